@@ -1,0 +1,38 @@
+#pragma once
+// The contract of one benchmark (DESIGN.md "Benchmarks"; nvbandwidth's testcase.h): a stable
+// key `<family>.<name>`, a description, typed axes, supported() and run(). One class per file,
+// named after its key; each family lists its benchmarks in register_<family>(Registry&).
+//
+// run() measures one point through RunContext::measure() and returns an Outcome; it never
+// times anything itself and never writes output. It may throw: the runner turns the exception
+// into an `error` record and carries on with the next point.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/axis.h"
+#include "harness/record.h"
+
+namespace railgauge {
+
+class RunContext;
+
+class Benchmark {
+public:
+  virtual ~Benchmark() = default;
+  virtual std::string_view key() const = 0;
+  virtual std::string_view description() const = 0;
+  virtual std::vector<Axis> axes() const = 0;
+  // The values an axis takes here when neither the suite nor the command line names any:
+  // Axis::defaults unless the benchmark derives them from the machine (every NUMA node, a size
+  // sweep that reaches past the last-level cache, every GPU).
+  virtual std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &) const {
+    return axis.defaults;
+  }
+  // Why this point cannot run here (no GPU, built without CUDA, ...), or nullopt when it can.
+  virtual std::optional<std::string> supported(const RunContext &ctx, const Point &point) const = 0;
+  virtual Outcome run(RunContext &ctx, const Point &point) = 0;
+};
+
+} // namespace railgauge

@@ -1,0 +1,20 @@
+#include "collectives/register_collectives.h"
+#include "gemm/register_gemm.h"
+#include "harness/registry.h"
+#include "memory/register_memory.h"
+#include "offload/register_offload.h"
+#include "rdma/register_rdma.h"
+
+namespace railgauge {
+
+Registry make_registry() {
+  Registry registry;
+  register_memory(registry);
+  register_gemm(registry);
+  register_offload(registry);
+  register_rdma(registry);
+  register_collectives(registry);
+  return registry;
+}
+
+} // namespace railgauge

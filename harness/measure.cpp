@@ -1,0 +1,157 @@
+#include "harness/measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+namespace railgauge {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Collects the time of every repetition of the one benchmark registered for a round. With
+// manual time and one iteration per repetition, real_accumulated_time is that batch's time.
+class RepetitionCollector final : public benchmark::BenchmarkReporter {
+public:
+  explicit RepetitionCollector(std::vector<double> &out) : out_(out) {}
+  bool ReportContext(const Context &) override { return true; }
+  void ReportRuns(const std::vector<Run> &runs) override {
+    for (const auto &run : runs) {
+      if (run.run_type != Run::RT_Iteration)
+        continue;
+      if (run.error_occurred)
+        throw std::runtime_error("google benchmark repetition failed: " + run.error_message);
+      out_.push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
+    }
+  }
+
+private:
+  std::vector<double> &out_;
+};
+
+} // namespace
+
+nlohmann::json MeasureSpec::to_json() const {
+  return {{"warmup_runs", warmup_runs},     {"min_samples", min_samples},
+          {"max_samples", max_samples},     {"max_rel_noise", max_rel_noise},
+          {"time_budget_s", time_budget_s}, {"min_sample_s", min_sample_s}};
+}
+
+double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {
+  const auto start = Clock::now();
+  for (std::int64_t i = 0; i < batch; ++i)
+    op();
+  return seconds_since(start);
+}
+
+nlohmann::json Measurement::to_json() const {
+  return {{"time_s", railgauge::to_json(time_s)},
+          {"batch", batch},
+          {"timer", timer},
+          {"sampler", sampler},
+          {"stop", stop_reason},
+          {"elapsed_s", elapsed_s}};
+}
+
+GBenchSampler::GBenchSampler() {
+  // Google Benchmark wants Initialize() before it runs anything; no flags are passed, so its
+  // own command-line options never leak into railgauge's.
+  static char arg0[] = "railgauge";
+  static char *argv[] = {arg0, nullptr};
+  int argc = 1;
+  benchmark::Initialize(&argc, argv);
+}
+
+std::vector<double> GBenchSampler::take(Timer &timer, const Operation &op, std::int64_t batch,
+                                        int n) {
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(n));
+  benchmark::ClearRegisteredBenchmarks();
+  benchmark::RegisterBenchmark("point",
+                               [&](benchmark::State &state) {
+                                 for (auto _ : state)
+                                   state.SetIterationTime(timer.time_batch_s(op, batch));
+                               })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Repetitions(n)
+      ->ReportAggregatesOnly(false);
+  RepetitionCollector collector(times);
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  benchmark::ClearRegisteredBenchmarks();
+  if (static_cast<int>(times.size()) != n)
+    throw std::runtime_error(
+        fmt::format("google benchmark reported {} repetitions, expected {}", times.size(), n));
+  return times;
+}
+
+Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer,
+                    const Operation &op) {
+  if (spec.min_samples < 1 || spec.max_samples < spec.min_samples || spec.time_budget_s <= 0 ||
+      spec.max_rel_noise < 0 || spec.warmup_runs < 0)
+    throw std::invalid_argument(fmt::format("measurement spec cannot be met: {}",
+                                            spec.to_json().dump()));
+  const auto start = Clock::now();
+  Measurement m;
+  m.timer = std::string(timer.name());
+  m.sampler = std::string(sampler.name());
+
+  for (int i = 0; i < spec.warmup_runs; ++i)
+    op();
+
+  // Size the batch from one timed call, so one sample lasts at least min_sample_s.
+  const double one_call_s = timer.time_batch_s(op, 1);
+  if (one_call_s > 0 && one_call_s < spec.min_sample_s)
+    m.batch = static_cast<std::int64_t>(std::ceil(spec.min_sample_s / one_call_s));
+  m.batch = std::clamp<std::int64_t>(m.batch, 1, 1 << 24);
+
+  std::vector<double> batches;
+  while (true) {
+    const int have = static_cast<int>(batches.size());
+    // First round: min_samples. Later rounds: what the remaining budget allows at the
+    // observed sample time, at most as many as taken so far (so the noise is re-checked
+    // at least at every doubling), and at least one.
+    int want = spec.min_samples;
+    if (have > 0) {
+      const double per_sample_s =
+          std::max(seconds_since(start) / static_cast<double>(have), 1e-9);
+      const double left_s = spec.time_budget_s - seconds_since(start);
+      want = std::clamp(static_cast<int>(left_s / per_sample_s), 1, std::max(have, 1));
+    }
+    want = std::min(want, spec.max_samples - have);
+    auto round = sampler.take(timer, op, m.batch, want);
+    batches.insert(batches.end(), round.begin(), round.end());
+
+    std::vector<double> per_call;
+    per_call.reserve(batches.size());
+    for (double b : batches)
+      per_call.push_back(b / static_cast<double>(m.batch));
+    m.time_s = summarize(per_call);
+    m.samples_s = std::move(per_call);
+
+    if (m.time_s.relative_stdev() <= spec.max_rel_noise) {
+      m.stop_reason = "noise";
+      break;
+    }
+    if (static_cast<int>(batches.size()) >= spec.max_samples) {
+      m.stop_reason = "max_samples";
+      break;
+    }
+    if (seconds_since(start) >= spec.time_budget_s) {
+      m.stop_reason = "budget";
+      break;
+    }
+  }
+  m.elapsed_s = seconds_since(start);
+  return m;
+}
+
+} // namespace railgauge

@@ -1,0 +1,96 @@
+#pragma once
+// The one measurement core: warm-up, batching, repetition, statistics and the stopping rule.
+// Benchmarks never time anything themselves; they hand an operation and a Timer to
+// RunContext::measure() and get a Measurement back.
+//
+// A *sample* is one timed batch of `batch` calls of the operation; its time divided by `batch`
+// is one per-operation sample. Batching keeps a sample above `min_sample_s`, so that
+// microsecond operations are not lost in timer resolution.
+//
+// Stopping rule: after `min_samples`, sampling stops as soon as the relative standard deviation
+// of the samples is at most `max_rel_noise` ("noise"), or the point has spent `time_budget_s`
+// ("budget"), or `max_samples` were taken ("max_samples").
+//
+// Plug-in points: a Timer says how one batch is timed (HostTimer here; the CUDA-event timer
+// gates the batch behind a blocking kernel and reads events), a Sampler says who drives the
+// repetitions (GBenchSampler: Google Benchmark with manual time; the lockstep multi-rank loop
+// takes the max over ranks per iteration). Neither changes a benchmark.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/stats.h"
+
+namespace railgauge {
+
+struct MeasureSpec {
+  int warmup_runs = 2;         // untimed calls of the operation before sampling
+  int min_samples = 10;        // never stop before this many samples
+  int max_samples = 2000;      // never take more
+  double max_rel_noise = 0.02; // stop when stdev/mean of the samples is at most this
+  double time_budget_s = 1.0;  // stop sampling once the point has spent this long
+  double min_sample_s = 2e-4;  // batch calls so that one sample lasts at least this long
+
+  nlohmann::json to_json() const;
+};
+
+using Operation = std::function<void()>;
+
+// Times one batch of calls of an operation and returns the elapsed seconds for the batch.
+class Timer {
+public:
+  virtual ~Timer() = default;
+  // Recorded as metrics.timer: what clock the numbers come from.
+  virtual std::string_view name() const = 0;
+  virtual double time_batch_s(const Operation &op, std::int64_t batch) = 0;
+};
+
+// std::chrono::steady_clock around the batch, on the calling thread.
+class HostTimer final : public Timer {
+public:
+  std::string_view name() const override { return "host_steady_clock"; }
+  double time_batch_s(const Operation &op, std::int64_t batch) override;
+};
+
+struct Measurement {
+  Summary time_s;                   // per call of the operation
+  std::vector<double> samples_s;    // per call, one per sample, in the order taken
+  std::int64_t batch = 1;           // calls per sample
+  std::string timer;                // Timer::name()
+  std::string sampler;              // Sampler::name()
+  std::string stop_reason;          // "noise" | "budget" | "max_samples"
+  double elapsed_s = 0;             // wall time the point spent, warm-up included
+
+  // {"time_s": {...summary...}, "batch": .., "timer": .., "sampler": .., "stop": ..}
+  nlohmann::json to_json() const;
+};
+
+// Drives the repetitions of one point. `take(n)` must time n more samples and return them
+// (seconds per batch); the core does warm-up, batch sizing and the stopping rule around it.
+class Sampler {
+public:
+  virtual ~Sampler() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch,
+                                   int n) = 0;
+};
+
+// Google Benchmark runs each round of samples as repetitions of one benchmark with manual time
+// (one iteration per repetition = one batch), and a reporter hands back each repetition's
+// time. Google Benchmark keeps its registry in the process, so use one sampler at a time.
+class GBenchSampler final : public Sampler {
+public:
+  GBenchSampler();
+  std::string_view name() const override { return "google_benchmark"; }
+  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch,
+                           int n) override;
+};
+
+// Measures `op` under `spec`. Throws std::invalid_argument for a spec that cannot be met.
+Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op);
+
+} // namespace railgauge

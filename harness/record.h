@@ -1,0 +1,56 @@
+#pragma once
+// A record is one measured point, one line of records.jsonl (DESIGN.md "Records"). The schema
+// is results/schema/record.schema.json; its version is in every record.
+//
+// Units live in metric names: `_s` seconds, `_bytes` bytes, `_gbytes_per_s` GB/s with
+// GB = 1e9 bytes, `_gbits_per_s` Gb/s with Gb = 1e9 bits, `_tflops` 1e12 FLOP/s.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/status.h"
+
+namespace railgauge {
+
+inline constexpr const char *kRecordSchema = "railgauge.record/1";
+
+// What a benchmark's run() returns for one point; the runner adds the identity fields.
+struct Outcome {
+  Status status = Status::ok;
+  std::optional<std::string> reason;
+  nlohmann::json metrics = nlohmann::json::object();
+  // The part measured: {"gpu": uuid, "pci": bus id, "numa": node, "nic": name, "cpus": "0-7"}.
+  nlohmann::json device = nlohmann::json::object();
+  // Parameters derived while running (threads used, bytes per buffer), merged into params.
+  nlohmann::json derived_params = nlohmann::json::object();
+
+  static Outcome waived(std::string why) {
+    Outcome o;
+    o.status = Status::waived;
+    o.reason = std::move(why);
+    return o;
+  }
+};
+
+struct Record {
+  std::string run;
+  std::string host;
+  int rank = 0;
+  std::string key;
+  nlohmann::json params = nlohmann::json::object();
+  nlohmann::json device = nlohmann::json::object();
+  nlohmann::json metrics = nlohmann::json::object();
+  Status status = Status::ok;
+  std::optional<std::string> reason;
+  std::string time_utc; // when the point finished, ISO 8601
+
+  nlohmann::json to_json() const;
+  // Throws std::invalid_argument naming the field that is missing or wrong.
+  static Record from_json(const nlohmann::json &j);
+};
+
+// "2026-11-22T10:00:00.123Z"
+std::string utc_timestamp_now();
+
+} // namespace railgauge

@@ -1,0 +1,41 @@
+#pragma once
+// What a benchmark's run() and supported() may use: the machine's topology, the measurement
+// core, the measurement settings of the suite entry being run, and who this process is. Passed
+// in, never global (nvbandwidth's global deviceCount and Output* are the thing to avoid).
+#include <string>
+
+#include "harness/measure.h"
+#include "harness/topology.h"
+
+namespace railgauge {
+
+class RunContext {
+public:
+  RunContext(const Topology &topology, Sampler &sampler, std::string host, int rank)
+      : topology_(topology), sampler_(sampler), host_(std::move(host)), rank_(rank) {}
+
+  const Topology &topology() const { return topology_; }
+  const std::string &host() const { return host_; }
+  int rank() const { return rank_; }
+
+  // The suite entry's (or command line's) settings for the point being run.
+  const MeasureSpec &measure_spec() const { return spec_; }
+  void set_measure_spec(const MeasureSpec &spec) { spec_ = spec; }
+  // Verify data after each point (on unless the user turned it off for speed).
+  bool verify() const { return verify_; }
+  void set_verify(bool verify) { verify_ = verify; }
+
+  Measurement measure(Timer &timer, const Operation &op) const {
+    return railgauge::measure(spec_, sampler_, timer, op);
+  }
+
+private:
+  const Topology &topology_;
+  Sampler &sampler_;
+  std::string host_;
+  int rank_ = 0;
+  MeasureSpec spec_;
+  bool verify_ = true;
+};
+
+} // namespace railgauge

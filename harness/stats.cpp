@@ -1,0 +1,67 @@
+#include "harness/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace railgauge {
+
+double percentile_of_sorted(std::span<const double> sorted, double p) {
+  if (sorted.empty())
+    throw std::invalid_argument("percentile of an empty sample set");
+  const double rank = std::clamp(p, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(rank));
+  const auto hi = static_cast<std::size_t>(std::ceil(rank));
+  const double frac = rank - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+Summary summarize(std::span<const double> samples) {
+  if (samples.empty())
+    throw std::invalid_argument("summary of an empty sample set");
+  std::vector<double> sorted(samples.begin(), samples.end());
+  for (double v : sorted)
+    if (!std::isfinite(v))
+      throw std::invalid_argument("summary of a sample set holding a non-finite value");
+  std::sort(sorted.begin(), sorted.end());
+
+  Summary s;
+  s.n = sorted.size();
+  s.min = sorted.front();
+  s.max = sorted.back();
+  s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(s.n);
+  if (s.n > 1) {
+    double sq = 0;
+    for (double v : sorted)
+      sq += (v - s.mean) * (v - s.mean);
+    s.stdev = std::sqrt(sq / static_cast<double>(s.n - 1));
+  }
+  s.median = percentile_of_sorted(sorted, 0.5);
+  s.p10 = percentile_of_sorted(sorted, 0.10);
+  s.p90 = percentile_of_sorted(sorted, 0.90);
+  s.p99 = percentile_of_sorted(sorted, 0.99);
+  return s;
+}
+
+double scaled_mad(std::span<const double> samples) {
+  if (samples.empty())
+    throw std::invalid_argument("MAD of an empty sample set");
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double med = percentile_of_sorted(sorted, 0.5);
+  std::vector<double> dev;
+  dev.reserve(sorted.size());
+  for (double v : sorted)
+    dev.push_back(std::abs(v - med));
+  std::sort(dev.begin(), dev.end());
+  return 1.4826 * percentile_of_sorted(dev, 0.5);
+}
+
+nlohmann::json to_json(const Summary &s) {
+  return {{"n", s.n},         {"min", s.min},   {"max", s.max},   {"mean", s.mean},
+          {"stdev", s.stdev}, {"median", s.median}, {"p10", s.p10}, {"p90", s.p90},
+          {"p99", s.p99}};
+}
+
+} // namespace railgauge

@@ -1,0 +1,7 @@
+#include "memory/register_memory.h"
+
+namespace railgauge {
+
+void register_memory(Registry &) {}
+
+} // namespace railgauge
