@@ -1,1 +1,285 @@
-// (being written)
+#include "harness/cli.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "harness/error.h"
+#include "harness/inventory/inventory.h"
+#include "harness/manifest.h"
+#include "harness/printers.h"
+#include "harness/record_io.h"
+#include "harness/registry.h"
+#include "harness/runner.h"
+#include "harness/suite.h"
+#include "railgauge/config.h"
+
+namespace railgauge {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char *kFamilies[] = {"memory", "gemm", "offload", "rdma", "collectives"};
+
+// Flags every measuring subcommand takes.
+struct CommonOptions {
+  std::string out_dir = "runs";
+  std::optional<std::string> filter;
+  std::vector<std::string> axes;
+  std::string format = "table";
+  bool quiet = false;
+  bool no_verify = false;
+  std::vector<std::string> measure; // NAME=VALUE
+  std::optional<double> time_budget_s;
+  std::optional<std::string> topology_file;
+};
+
+void add_common_options(CLI::App &cmd, CommonOptions &o) {
+  cmd.add_option("--out", o.out_dir, "Directory that receives the run directory <out>/<run-id>/")
+      ->capture_default_str();
+  cmd.add_option("--filter", o.filter, "Run only the benchmarks whose key matches this glob");
+  cmd.add_option("-a,--axis", o.axes,
+                 "Override an axis: NAME=VALUES, e.g. -a size_bytes=4KiB:1GiB:*2 -a threads=1,2");
+  cmd.add_option("--format", o.format, "Console output: table (summary at the end), jsonl, csv")
+      ->capture_default_str();
+  cmd.add_option("--time-budget", o.time_budget_s, "Seconds of sampling per point (stopping rule)");
+  cmd.add_option("--measure", o.measure,
+                 "A measurement setting NAME=VALUE: time_budget_s, max_rel_noise, min_samples, "
+                 "max_samples, warmup_runs, min_sample_s");
+  cmd.add_flag("--no-verify", o.no_verify, "Skip the data check after each point");
+  cmd.add_flag("-q,--quiet", o.quiet, "No progress line and no table");
+}
+
+int rank_from_launcher() {
+  for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char *v = std::getenv(var))
+      return std::atoi(v);
+  return 0;
+}
+
+std::vector<std::string> suite_dirs(const std::optional<std::string> &extra) {
+  std::vector<std::string> dirs;
+  if (extra)
+    dirs.push_back(*extra);
+  if (const char *env = std::getenv("RAILGAUGE_SUITES"))
+    dirs.emplace_back(env);
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    dirs.push_back((exe.parent_path().parent_path() / "share/railgauge/suites").string());
+  dirs.push_back(std::string(RAILGAUGE_SOURCE_DIR) + "/results/suites");
+  return dirs;
+}
+
+MeasureSpec apply_measure_flags(MeasureSpec spec, const CommonOptions &o) {
+  for (const auto &setting : o.measure) {
+    const auto eq = setting.find('=');
+    if (eq == std::string::npos)
+      throw InputError(fmt::format("bad measurement setting '{}'", setting), "--measure",
+                       "write NAME=VALUE, e.g. --measure max_rel_noise=0.01");
+    apply_measure_setting(spec, setting.substr(0, eq), setting.substr(eq + 1),
+                          "--measure " + setting);
+  }
+  if (o.time_budget_s)
+    apply_measure_setting(spec, "time_budget_s", fmt::format("{}", *o.time_budget_s),
+                          "--time-budget");
+  return spec;
+}
+
+// The whole measuring path shared by `run` and the family subcommands: plan (every input error
+// surfaces here, before anything runs), create the run directory, write the manifest, run.
+int measure_entries(const Registry &registry, std::vector<SuiteEntry> entries,
+                    const CommonOptions &o, const std::vector<std::string> &argv,
+                    const nlohmann::json &suite_info) {
+  const auto format = parse_output_format(o.format, "--format");
+  std::vector<AxisOverride> overrides;
+  for (const auto &a : o.axes)
+    overrides.push_back(parse_axis_override(a));
+  for (auto &entry : entries)
+    entry.measure = apply_measure_flags(entry.measure, o);
+
+  Topology topology = Topology::load_this_machine();
+  GBenchSampler sampler;
+  const std::string host = this_host_name();
+  RunContext ctx(topology, sampler, host, rank_from_launcher());
+  ctx.set_verify(!o.no_verify);
+  const RunPlan plan = make_plan(registry, entries, overrides, o.filter, ctx);
+
+  const RunIdentity id = create_run_directory(o.out_dir, host, ctx.rank());
+  RecordFile records(id.dir + "/records.jsonl");
+  Manifest manifest(id, argv);
+  manifest.data()["suite"] = suite_info;
+  manifest.data()["points_planned"] = plan.point_count();
+  InventoryOptions inventory_options;
+  manifest.data()["inventory"] = collect_inventory(inventory_options);
+  manifest.write();
+
+  PrinterMultiplex printer;
+  if (format == OutputFormat::jsonl)
+    printer.add(make_jsonl_printer(std::cout));
+  else if (format == OutputFormat::csv)
+    printer.add(make_csv_printer(std::cout));
+  else if (!o.quiet)
+    printer.add(make_table_printer(std::cout));
+  const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
+  const auto counts = execute_plan(plan, ctx, id, {records, printer, progress});
+  printer.finish();
+  manifest.finish("complete", counts);
+  if (!o.quiet)
+    std::cerr << fmt::format("run directory: {}\n", id.dir);
+  const bool bad = counts.count("failed") || counts.count("error");
+  return bad ? 1 : 0;
+}
+
+int list_benchmarks(const Registry &registry, const std::string &format,
+                    const std::optional<std::string> &filter) {
+  Topology topology = Topology::load_this_machine();
+  GBenchSampler sampler;
+  RunContext ctx(topology, sampler, this_host_name(), 0);
+  nlohmann::json out = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  const auto benches = filter ? registry.select(*filter, "--filter") : registry.all();
+  for (auto *b : benches) {
+    nlohmann::json axes = nlohmann::json::array();
+    Point first;
+    std::string axes_text;
+    for (const auto &axis : b->axes()) {
+      const auto values = b->defaults_here(axis, ctx);
+      nlohmann::json defaults = nlohmann::json::array();
+      for (const auto &v : values)
+        defaults.push_back(to_json(v));
+      if (!values.empty())
+        first.set(axis.name, values.front());
+      axes.push_back({{"name", axis.name},
+                      {"type", std::string(to_string(axis.type))},
+                      {"help", axis.help},
+                      {"defaults_here", defaults},
+                      {"choices", axis.choices}});
+      axes_text += fmt::format("\n    {} ({}): {} [{} value{} here]", axis.name,
+                               to_string(axis.type), axis.help, values.size(),
+                               values.size() == 1 ? "" : "s");
+    }
+    const auto why = b->supported(ctx, first);
+    out.push_back({{"key", b->key()},
+                   {"description", b->description()},
+                   {"axes", axes},
+                   {"runs_here", !why.has_value()},
+                   {"waive_reason", why ? nlohmann::json(*why) : nlohmann::json(nullptr)}});
+    rows.push_back({std::string(b->key()), why ? "no: " + *why : "yes",
+                    std::string(b->description()) + axes_text});
+  }
+  if (format == "json")
+    std::cout << out.dump(2) << '\n';
+  else
+    std::cout << render_table("Benchmarks: key, whether its first default point runs on this "
+                              "machine (or why not), description and axes",
+                              {"key", "runs here", "description / axes"}, rows);
+  return 0;
+}
+
+int show_inventory(const std::optional<std::string> &topology_file, const std::string &format) {
+  InventoryOptions options;
+  options.topology_file = topology_file;
+  const auto inventory = collect_inventory(options);
+  if (format == "json")
+    std::cout << inventory.dump(2) << '\n';
+  else
+    std::cout << render_inventory_text(inventory);
+  return 0;
+}
+
+int dispatch(int argc, char **argv) {
+  const Registry registry = make_registry();
+  const std::vector<std::string> args(argv, argv + argc);
+
+  CLI::App app{"railgauge: microbenchmarks and fabric validation for GPU training clusters.\n"
+               "Records go to <out>/<run-id>/records.jsonl (one JSON object per point) with\n"
+               "the manifest run.json beside them. GB = 1e9 bytes, Gb = 1e9 bits."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("railgauge ") + RAILGAUGE_VERSION);
+
+  std::string list_format = "table";
+  std::optional<std::string> list_filter;
+  auto *list = app.add_subcommand("list", "Every benchmark key, its axes, and whether it can run here");
+  list->add_option("--format", list_format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  list->add_option("--filter", list_filter, "Only keys matching this glob");
+
+  std::optional<std::string> topology_file;
+  std::string inventory_format = "table";
+  auto *inventory = app.add_subcommand(
+      "inventory", "This machine's topology, GPUs, NICs and the GPU<->NIC rail map");
+  inventory->add_option("--topology", topology_file,
+                        "Read the topology from an hwloc XML or an NCCL topology XML file");
+  inventory->add_option("--format", inventory_format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+
+  CommonOptions run_options;
+  std::string suite_name = "node";
+  std::optional<std::string> suites_dir;
+  auto *run = app.add_subcommand(
+      "run", "Run a suite (default: node, every family on whatever this machine has)");
+  run->add_option("suite", suite_name, "Suite name (results/suites/NAME.yaml) or YAML path")
+      ->capture_default_str();
+  run->add_option("--suites-dir", suites_dir, "Also look for suites in this directory");
+  add_common_options(*run, run_options);
+
+  // One subcommand per family that has benchmarks: its benchmarks at their default axes.
+  std::vector<std::pair<CLI::App *, std::string>> family_cmds;
+  CommonOptions family_options;
+  for (const char *family : kFamilies) {
+    if (registry.match(std::string(family) + ".*").empty())
+      continue;
+    auto *cmd = app.add_subcommand(family, fmt::format("Run the {}.* benchmarks", family));
+    add_common_options(*cmd, family_options);
+    family_cmds.emplace_back(cmd, family);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  if (list->parsed())
+    return list_benchmarks(registry, list_format, list_filter);
+  if (inventory->parsed())
+    return show_inventory(topology_file, inventory_format);
+  if (run->parsed()) {
+    const auto path = find_suite(suite_name, suite_dirs(suites_dir));
+    const Suite suite = load_suite_file(path);
+    return measure_entries(registry, suite.entries, run_options, args,
+                           {{"name", suite.name}, {"path", path}});
+  }
+  for (const auto &[cmd, family] : family_cmds) {
+    if (cmd->parsed()) {
+      SuiteEntry entry;
+      entry.key_glob = family + ".*";
+      entry.where = family;
+      return measure_entries(registry, {entry}, family_options, args,
+                             {{"name", family}, {"path", nullptr}});
+    }
+  }
+  return 2;
+}
+
+} // namespace
+
+int run_cli(int argc, char **argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const InputError &e) {
+    std::cerr << "railgauge: error: " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception &e) {
+    std::cerr << "railgauge: failed: " << e.what() << '\n';
+    return 3;
+  }
+}
+
+} // namespace railgauge

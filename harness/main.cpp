@@ -1,1 +1,3 @@
-int main() { return 0; }
+#include "harness/cli.h"
+
+int main(int argc, char **argv) { return railgauge::run_cli(argc, argv); }

@@ -1,1 +1,106 @@
-// (being written)
+#include "harness/manifest.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include <benchmark/benchmark.h>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <hwloc.h>
+#include <yaml-cpp/yaml.h>
+
+#include "harness/error.h"
+#include "harness/record.h"
+#include "railgauge/config.h"
+
+namespace railgauge {
+namespace fs = std::filesystem;
+
+std::string this_host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0)
+    return "unknown-host";
+  return name;
+}
+
+RunIdentity create_run_directory(const std::string &out, const std::string &host, int rank) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec)
+    throw InputError(fmt::format("cannot create the output directory: {}", ec.message()), out,
+                     "give --out a directory you can write");
+  if (::access(out.c_str(), W_OK | X_OK) != 0)
+    throw InputError(fmt::format("the output directory is not writable: {}",
+                                 std::strerror(errno)),
+                     out, "give --out a directory you can write");
+
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  const std::string base = fmt::format("{:%Y-%m-%dT%H-%M-%SZ}-{}", fmt::gmtime(now), host);
+  for (int attempt = 1; attempt < 1000; ++attempt) {
+    const std::string id = attempt == 1 ? base : fmt::format("{}-{}", base, attempt);
+    const fs::path dir = fs::path(out) / id;
+    if (fs::create_directory(dir, ec))
+      return {id, host, rank, dir.string()};
+    if (ec)
+      throw InputError(fmt::format("cannot create the run directory: {}", ec.message()),
+                       dir.string(), "give --out a directory you can write");
+  }
+  throw InputError("too many runs started in the same second", out, "wait a second and retry");
+}
+
+Manifest::Manifest(const RunIdentity &id, const std::vector<std::string> &argv) : dir_(id.dir) {
+  nlohmann::json backends = nlohmann::json::object();
+  for (const auto &b : config::kBackends)
+    backends[b.name] = b.enabled;
+  data_ = {
+      {"schema", kRunSchema},
+      {"run", id.run_id},
+      {"host", id.host},
+      {"rank", id.rank},
+      {"argv", argv},
+      {"cwd", fs::current_path().string()},
+      {"start_utc", utc_timestamp_now()},
+      {"end_utc", nullptr},
+      {"status", "running"},
+      {"counts", nlohmann::json::object()},
+      {"railgauge",
+       {{"version", RAILGAUGE_VERSION},
+        {"compiler", RAILGAUGE_COMPILER},
+        {"backends", backends},
+        {"cuda_architectures", RAILGAUGE_CUDA_ARCHITECTURES}}},
+      {"libraries",
+       {{"hwloc", fmt::format("{}.{}.{}", hwloc_get_api_version() >> 16,
+                              (hwloc_get_api_version() >> 8) & 0xff,
+                              hwloc_get_api_version() & 0xff)}}},
+  };
+}
+
+void Manifest::write() const {
+  const fs::path final_path = fs::path(dir_) / "run.json";
+  const fs::path tmp_path = fs::path(dir_) / "run.json.tmp";
+  {
+    std::ofstream out(tmp_path);
+    out << data_.dump(2) << '\n';
+    out.flush();
+    if (!out)
+      throw BackendError(fmt::format("{}: cannot write the run manifest", tmp_path.string()));
+  }
+  std::error_code ec;
+  fs::rename(tmp_path, final_path, ec);
+  if (ec)
+    throw BackendError(
+        fmt::format("{}: cannot replace the run manifest: {}", final_path.string(), ec.message()));
+}
+
+void Manifest::finish(const std::string &status, const std::map<std::string, int> &counts) {
+  data_["end_utc"] = utc_timestamp_now();
+  data_["status"] = status;
+  data_["counts"] = counts;
+  write();
+}
+
+} // namespace railgauge

@@ -1,1 +1,67 @@
-// (being written)
+#include "harness/record_io.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+
+namespace railgauge {
+
+RecordFile::RecordFile(std::string path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw InputError(fmt::format("cannot open the records file for writing: {}",
+                                 std::strerror(errno)),
+                     path_, "choose a writable --out directory");
+}
+
+RecordFile::~RecordFile() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+void RecordFile::append(const Record &record) {
+  const std::string line = record.to_json().dump() + "\n";
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      throw BackendError(fmt::format("{}: writing a record failed: {}", path_,
+                                     n < 0 ? std::strerror(errno) : "no progress"));
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+RecordsRead read_records(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError("cannot open the records file", path,
+                     "give a run directory or a records.jsonl written by railgauge");
+  RecordsRead out;
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    if (line.empty())
+      continue;
+    const auto where = fmt::format("{}:{}", path, number);
+    const auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) {
+      out.problems.push_back(where + ": not a complete JSON line (truncated write?)");
+      continue;
+    }
+    try {
+      out.records.push_back(Record::from_json(parsed));
+    } catch (const std::invalid_argument &e) {
+      out.problems.push_back(where + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+} // namespace railgauge

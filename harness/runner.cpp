@@ -1,1 +1,160 @@
-// (being written)
+#include "harness/runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+
+namespace railgauge {
+namespace {
+
+std::string axis_list(const std::vector<Axis> &axes) {
+  std::string list;
+  for (const auto &a : axes)
+    list += (list.empty() ? "" : ", ") + a.name;
+  return list.empty() ? "(none)" : list;
+}
+
+Outcome run_point(Benchmark &bench, RunContext &ctx, const Point &point) {
+  if (auto why = bench.supported(ctx, point))
+    return Outcome::waived(*why);
+  try {
+    return bench.run(ctx, point);
+  } catch (const std::exception &e) {
+    Outcome o;
+    o.status = Status::error;
+    o.reason = e.what();
+    return o;
+  }
+}
+
+} // namespace
+
+AxisOverride parse_axis_override(const std::string &text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw InputError(fmt::format("bad axis override '{}'", text), "--axis",
+                     "write NAME=VALUES, e.g. -a size_bytes=4KiB:1GiB:*2 or -a threads=1,2");
+  return {text.substr(0, eq), text.substr(eq + 1), "--axis " + text};
+}
+
+std::size_t RunPlan::point_count() const {
+  std::size_t n = 0;
+  for (const auto &item : items)
+    n += item.points.size();
+  return n;
+}
+
+RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entries,
+                  const std::vector<AxisOverride> &overrides,
+                  const std::optional<std::string> &filter, const RunContext &ctx) {
+  RunPlan plan;
+  std::set<std::string> override_used;
+  std::set<std::string> planned_keys;
+  for (const auto &entry : entries) {
+    const auto selected = registry.select(entry.key_glob, entry.where);
+    // An entry's axis must exist in at least one benchmark its glob selects.
+    for (const auto &[name, spec] : entry.axes) {
+      bool known = false;
+      for (const auto *b : selected)
+        for (const auto &a : b->axes())
+          known = known || a.name == name;
+      if (!known)
+        throw InputError(fmt::format("'{}' selects no benchmark with an axis '{}'",
+                                     entry.key_glob, name),
+                         entry.axis_where.at(name),
+                         fmt::format("axes of {}: {}", selected.front()->key(),
+                                     axis_list(selected.front()->axes())));
+    }
+    for (auto *bench : selected) {
+      if (filter && !glob_match(*filter, bench->key()))
+        continue;
+      if (!planned_keys.insert(std::string(bench->key())).second)
+        continue; // the first entry that names a benchmark decides its points
+      const auto axes = bench->axes();
+      std::vector<std::vector<AxisValue>> values;
+      for (const auto &axis : axes) {
+        const AxisOverride *over = nullptr;
+        for (const auto &o : overrides)
+          if (o.name == axis.name)
+            over = &o;
+        if (over) {
+          override_used.insert(over->name);
+          values.push_back(parse_axis_values(axis, over->spec, over->where));
+        } else if (auto it = entry.axes.find(axis.name); it != entry.axes.end()) {
+          values.push_back(parse_axis_values(axis, it->second, entry.axis_where.at(axis.name)));
+        } else {
+          values.push_back(bench->defaults_here(axis, ctx));
+        }
+      }
+      plan.items.push_back({bench, cartesian_product(axes, values), entry.measure});
+    }
+  }
+  if (filter && plan.items.empty()) {
+    const auto near = registry.closest(*filter);
+    std::string list;
+    for (const auto &k : near)
+      list += (list.empty() ? "" : ", ") + k;
+    throw InputError(fmt::format("--filter '{}' selects no benchmark of this suite", *filter),
+                     "--filter", fmt::format("closest keys: {}", list));
+  }
+  for (const auto &o : overrides) {
+    if (!override_used.count(o.name)) {
+      std::string axes;
+      for (const auto &item : plan.items)
+        axes += fmt::format("{}{}: {}", axes.empty() ? "" : "; ", item.benchmark->key(),
+                            axis_list(item.benchmark->axes()));
+      throw InputError(fmt::format("no planned benchmark has an axis '{}'", o.name), o.where,
+                       fmt::format("axes here: {}", axes));
+    }
+  }
+  return plan;
+}
+
+std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx,
+                                        const RunIdentity &id, RunnerOutput out) {
+  std::map<std::string, int> counts;
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t total = plan.point_count();
+  std::size_t done = 0;
+  for (const auto &item : plan.items) {
+    ctx.set_measure_spec(item.measure);
+    for (const auto &point : item.points) {
+      if (out.progress) {
+        const double elapsed_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "\r\033[K[%zu/%zu %.0fs] %s %s", done + 1, total, elapsed_s,
+                     std::string(item.benchmark->key()).c_str(), point.label().c_str());
+        std::fflush(stderr);
+      }
+      Outcome outcome = run_point(*item.benchmark, ctx, point);
+      Record record;
+      record.run = id.run_id;
+      record.host = id.host;
+      record.rank = id.rank;
+      record.key = std::string(item.benchmark->key());
+      record.params = point.params();
+      for (const auto &[name, value] : outcome.derived_params.items())
+        record.params[name] = value;
+      record.device = std::move(outcome.device);
+      record.metrics = std::move(outcome.metrics);
+      record.status = outcome.status;
+      record.reason = std::move(outcome.reason);
+      record.time_utc = utc_timestamp_now();
+      out.records.append(record);
+      out.printer.on_record(record);
+      ++counts[std::string(to_string(record.status))];
+      ++done;
+    }
+  }
+  if (out.progress) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+  return counts;
+}
+
+} // namespace railgauge

@@ -1,1 +1,190 @@
-// (being written)
+#include "harness/suite.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "harness/error.h"
+
+namespace railgauge {
+namespace {
+
+std::string at(const std::string &path, const YAML::Node &node) {
+  const auto mark = node.Mark();
+  return mark.line >= 0 ? fmt::format("{}:{}", path, mark.line + 1) : path;
+}
+
+void expect_keys(const YAML::Node &map, const std::string &path, const std::string &what,
+                 std::initializer_list<const char *> allowed) {
+  for (const auto &kv : map) {
+    const auto name = kv.first.as<std::string>();
+    bool ok = false;
+    std::string list;
+    for (const char *a : allowed) {
+      ok = ok || name == a;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    if (!ok)
+      throw InputError(fmt::format("unknown field '{}' in {}", name, what), at(path, kv.first),
+                       fmt::format("{} takes: {}", what, list));
+  }
+}
+
+std::string scalar_or_list(const YAML::Node &node, const std::string &where) {
+  if (node.IsScalar())
+    return node.as<std::string>();
+  if (node.IsSequence()) {
+    std::string spec;
+    for (const auto &item : node) {
+      if (!item.IsScalar())
+        throw InputError("axis values must be scalars", where,
+                         "write a list of values such as [1, 2, 4] or a spec \"1:64:*2\"");
+      spec += (spec.empty() ? "" : ",") + item.as<std::string>();
+    }
+    return spec;
+  }
+  throw InputError("axis values must be a scalar spec or a list", where,
+                   "write e.g. size_bytes: \"4KiB:1GiB:*2\" or threads: [1, 2]");
+}
+
+void apply_measure_map(MeasureSpec &spec, const YAML::Node &node, const std::string &path) {
+  if (!node.IsMap())
+    throw InputError("'measure' must be a mapping", at(path, node),
+                     "write e.g. measure: {time_budget_s: 0.5, max_rel_noise: 0.02}");
+  for (const auto &kv : node)
+    apply_measure_setting(spec, kv.first.as<std::string>(), kv.second.as<std::string>(),
+                          at(path, kv.first));
+}
+
+} // namespace
+
+void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std::string &value,
+                           const std::string &where) {
+  const auto number = [&](double lo) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(value, &used);
+    } catch (const std::exception &) {
+      used = 0;
+    }
+    if (used != value.size() || !(v >= lo))
+      throw InputError(fmt::format("bad value '{}' for measurement setting '{}'", value, name),
+                       where, fmt::format("'{}' takes a number >= {}", name, lo));
+    return v;
+  };
+  if (name == "time_budget_s")
+    spec.time_budget_s = number(1e-6);
+  else if (name == "max_rel_noise")
+    spec.max_rel_noise = number(0);
+  else if (name == "min_samples")
+    spec.min_samples = static_cast<int>(number(1));
+  else if (name == "max_samples")
+    spec.max_samples = static_cast<int>(number(1));
+  else if (name == "warmup_runs")
+    spec.warmup_runs = static_cast<int>(number(0));
+  else if (name == "min_sample_s")
+    spec.min_sample_s = number(0);
+  else
+    throw InputError(fmt::format("unknown measurement setting '{}'", name), where,
+                     "use time_budget_s, max_rel_noise, min_samples, max_samples, warmup_runs "
+                     "or min_sample_s");
+  if (spec.max_samples < spec.min_samples)
+    spec.max_samples = spec.min_samples;
+}
+
+Suite parse_suite(const std::string &yaml_text, const std::string &path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception &e) {
+    throw InputError(fmt::format("YAML syntax error: {}", e.msg),
+                     e.mark.line >= 0 ? fmt::format("{}:{}", path, e.mark.line + 1) : path,
+                     "fix the YAML syntax at that line");
+  }
+  if (!root.IsMap())
+    throw InputError("a suite must be a YAML mapping", path,
+                     "start with 'suite: NAME' and a 'benchmarks:' list");
+  expect_keys(root, path, "a suite", {"suite", "description", "measure", "benchmarks"});
+  Suite suite;
+  suite.path = path;
+  if (!root["suite"] || !root["suite"].IsScalar())
+    throw InputError("the suite has no 'suite: NAME' field", path, "add 'suite: NAME'");
+  suite.name = root["suite"].as<std::string>();
+  if (root["description"])
+    suite.description = root["description"].as<std::string>();
+  MeasureSpec defaults;
+  if (root["measure"])
+    apply_measure_map(defaults, root["measure"], path);
+  const auto list = root["benchmarks"];
+  if (!list || !list.IsSequence() || list.size() == 0)
+    throw InputError("the suite has no 'benchmarks:' list", at(path, root),
+                     "add 'benchmarks:' with entries such as '- key: memory.host_copy'");
+  for (const auto &item : list) {
+    const auto where = at(path, item);
+    if (!item.IsMap())
+      throw InputError("a benchmarks entry must be a mapping", where,
+                       "write '- key: KEY' with optional 'axes:' and 'measure:'");
+    expect_keys(item, path, "a benchmarks entry", {"key", "axes", "measure"});
+    if (!item["key"] || !item["key"].IsScalar())
+      throw InputError("a benchmarks entry has no 'key'", where,
+                       "add 'key: <family>.<name>' (a glob such as memory.* works too)");
+    SuiteEntry entry;
+    entry.key_glob = item["key"].as<std::string>();
+    entry.where = at(path, item["key"]);
+    entry.measure = defaults;
+    if (item["measure"])
+      apply_measure_map(entry.measure, item["measure"], path);
+    if (const auto axes = item["axes"]) {
+      if (!axes.IsMap())
+        throw InputError("'axes' must be a mapping of axis name to values", at(path, axes),
+                         "write e.g. axes: {size_bytes: \"4KiB:1GiB:*2\"}");
+      for (const auto &kv : axes) {
+        const auto name = kv.first.as<std::string>();
+        const auto axis_where = at(path, kv.second);
+        entry.axes[name] = scalar_or_list(kv.second, axis_where);
+        entry.axis_where[name] = axis_where;
+      }
+    }
+    suite.entries.push_back(std::move(entry));
+  }
+  return suite;
+}
+
+Suite load_suite_file(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError("cannot read the suite file", path, "give a readable YAML suite");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_suite(text.str(), path);
+}
+
+std::string find_suite(const std::string &name_or_path, const std::vector<std::string> &dirs) {
+  namespace fs = std::filesystem;
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
+  if (looks_like_path) {
+    if (!fs::exists(name_or_path))
+      throw InputError("no such suite file", name_or_path, "check the path");
+    return name_or_path;
+  }
+  std::string known;
+  for (const auto &dir : dirs) {
+    const auto candidate = fs::path(dir) / (name_or_path + ".yaml");
+    if (fs::exists(candidate))
+      return candidate.string();
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".yaml")
+        known += (known.empty() ? "" : ", ") + e.path().stem().string();
+  }
+  throw InputError(fmt::format("no suite named '{}'", name_or_path), "",
+                   known.empty() ? "give the path of a suite YAML file"
+                                 : fmt::format("known suites: {}", known));
+}
+
+} // namespace railgauge

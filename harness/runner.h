@@ -1,0 +1,57 @@
+#pragma once
+// Turns suite entries and command-line overrides into a plan (benchmark x points), then runs
+// it: a point that supported() rejects becomes a `waived` record, an exception inside run()
+// an `error` record, and every record is appended to records.jsonl and shown as it finishes.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/manifest.h"
+#include "harness/printers.h"
+#include "harness/record_io.h"
+#include "harness/registry.h"
+#include "harness/run_context.h"
+#include "harness/suite.h"
+
+namespace railgauge {
+
+// `-a NAME=SPEC` on the command line: replaces the axis's values in every planned benchmark
+// that has the axis.
+struct AxisOverride {
+  std::string name;
+  std::string spec;
+  std::string where; // e.g. "--axis size_bytes=..."
+};
+
+// Throws InputError when the text is not NAME=SPEC.
+AxisOverride parse_axis_override(const std::string &text);
+
+struct PlanItem {
+  Benchmark *benchmark = nullptr;
+  std::vector<Point> points;
+  MeasureSpec measure;
+};
+
+struct RunPlan {
+  std::vector<PlanItem> items;
+  std::size_t point_count() const;
+};
+
+// Throws InputError on an unknown key (naming the closest), an unknown axis (naming the
+// benchmark's axes), a bad value (with file:line or flag) or a filter that selects nothing.
+RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entries,
+                  const std::vector<AxisOverride> &overrides,
+                  const std::optional<std::string> &filter, const RunContext &ctx);
+
+struct RunnerOutput {
+  RecordFile &records;
+  RecordPrinter &printer;
+  bool progress = false; // a progress line on stderr (a terminal, not --quiet)
+};
+
+// Runs every point; returns the number of records per status.
+std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx,
+                                        const RunIdentity &id, RunnerOutput out);
+
+} // namespace railgauge

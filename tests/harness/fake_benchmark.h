@@ -1,0 +1,65 @@
+#pragma once
+// Test doubles for the harness: a benchmark with two axes whose outcome is scripted by the
+// point, and a timer that returns times from a script instead of a clock.
+#include <deque>
+
+#include "harness/benchmark.h"
+#include "harness/run_context.h"
+
+namespace railgauge::testing {
+
+// key "fake.<name>"; axes size_bytes (bytes, default 1K,2K) and mode (text: ok|waive|throw|fail).
+class FakeBenchmark final : public Benchmark {
+public:
+  explicit FakeBenchmark(std::string key = "fake.alpha") : key_(std::move(key)) {}
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return "scripted outcome"; }
+  std::vector<Axis> axes() const override {
+    return {{"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}},
+            {"mode", AxisType::text, "outcome", {std::string("ok")}, {"ok", "waive", "throw", "fail"}}};
+  }
+  std::optional<std::string> supported(const RunContext &, const Point &p) const override {
+    if (p.text("mode") == "waive")
+      return "scripted waiver";
+    return std::nullopt;
+  }
+  Outcome run(RunContext &ctx, const Point &p) override {
+    if (p.text("mode") == "throw")
+      throw std::runtime_error("scripted failure inside run()");
+    Outcome o;
+    if (p.text("mode") == "fail") {
+      o.status = Status::failed;
+      o.reason = "3 wrong elements";
+    }
+    HostTimer timer;
+    const auto m = ctx.measure(timer, [] {});
+    o.metrics = m.to_json();
+    o.metrics["bandwidth_gbytes_per_s"] = static_cast<double>(p.integer("size_bytes")) / 1e9;
+    o.derived_params["threads_used"] = 1;
+    return o;
+  }
+
+private:
+  std::string key_;
+};
+
+class ScriptedTimer final : public Timer {
+public:
+  explicit ScriptedTimer(std::deque<double> batch_times_s) : times_(std::move(batch_times_s)) {}
+  std::string_view name() const override { return "scripted"; }
+  double time_batch_s(const Operation &op, std::int64_t batch) override {
+    for (std::int64_t i = 0; i < batch; ++i)
+      op();
+    if (times_.empty())
+      return last_;
+    last_ = times_.front();
+    times_.pop_front();
+    return last_;
+  }
+
+private:
+  std::deque<double> times_;
+  double last_ = 1e-3;
+};
+
+} // namespace railgauge::testing

@@ -1,0 +1,142 @@
+#include "harness/measure.h"
+
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+#include "fake_benchmark.h"
+
+namespace railgauge {
+namespace {
+
+using testing::ScriptedTimer;
+
+// Takes samples straight from the timer, without Google Benchmark.
+class DirectSampler final : public Sampler {
+public:
+  std::string_view name() const override { return "direct"; }
+  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch,
+                           int n) override {
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i)
+      out.push_back(timer.time_batch_s(op, batch));
+    ++rounds;
+    return out;
+  }
+  int rounds = 0;
+};
+
+TEST(Measure, QuietSamplesStopOnNoiseAfterMinSamples) {
+  MeasureSpec spec;
+  spec.warmup_runs = 3;
+  spec.min_samples = 8;
+  spec.max_rel_noise = 0.01;
+  spec.min_sample_s = 0; // no batching
+  ScriptedTimer timer({/*sizing call*/ 1e-3});
+  DirectSampler sampler;
+  int calls = 0;
+  const auto m = measure(spec, sampler, timer, [&] { ++calls; });
+  EXPECT_EQ(m.stop_reason, "noise");
+  EXPECT_EQ(m.time_s.n, 8u);
+  EXPECT_EQ(sampler.rounds, 1);
+  EXPECT_EQ(calls, 3 + 1 + 8); // warm-up, sizing call, samples
+  EXPECT_DOUBLE_EQ(m.time_s.median, 1e-3);
+  EXPECT_EQ(m.timer, "scripted");
+  EXPECT_EQ(m.sampler, "direct");
+}
+
+TEST(Measure, NoisySamplesStopAtMaxSamples) {
+  MeasureSpec spec;
+  spec.min_samples = 4;
+  spec.max_samples = 12;
+  spec.max_rel_noise = 0.001;
+  spec.time_budget_s = 1000;
+  spec.min_sample_s = 0;
+  std::deque<double> times = {1e-3};
+  for (int i = 0; i < 100; ++i)
+    times.push_back(i % 2 ? 1e-3 : 2e-3);
+  ScriptedTimer timer(times);
+  DirectSampler sampler;
+  const auto m = measure(spec, sampler, timer, [] {});
+  EXPECT_EQ(m.stop_reason, "max_samples");
+  EXPECT_EQ(m.time_s.n, 12u);
+  EXPECT_GT(sampler.rounds, 1);
+}
+
+TEST(Measure, NoisySamplesStopOnTimeBudget) {
+  MeasureSpec spec;
+  spec.min_samples = 2;
+  spec.max_samples = 1 << 20;
+  spec.max_rel_noise = 0;
+  spec.time_budget_s = 0.02;
+  spec.min_sample_s = 0;
+  HostTimer timer;
+  DirectSampler sampler;
+  volatile int sink = 0;
+  const auto m = measure(spec, sampler, timer, [&] {
+    for (int i = 0; i < 1000; ++i)
+      sink = sink + i;
+  });
+  EXPECT_EQ(m.stop_reason, "budget");
+  EXPECT_GE(m.elapsed_s, 0.02);
+  EXPECT_LT(m.elapsed_s, 1.0);
+}
+
+TEST(Measure, ShortOperationsAreBatchedAndReportedPerCall) {
+  MeasureSpec spec;
+  spec.min_samples = 3;
+  spec.max_rel_noise = 1;
+  spec.min_sample_s = 1e-3;
+  // Sizing call takes 1e-5 s, so 100 calls per sample; each batch takes 1e-3 s.
+  ScriptedTimer timer({1e-5, 1e-3, 1e-3, 1e-3});
+  DirectSampler sampler;
+  int calls = 0;
+  const auto m = measure(spec, sampler, timer, [&] { ++calls; });
+  EXPECT_EQ(m.batch, 100);
+  EXPECT_DOUBLE_EQ(m.time_s.median, 1e-5);
+  EXPECT_EQ(calls, spec.warmup_runs + 1 + 3 * 100);
+}
+
+TEST(Measure, ImpossibleSpecIsRejected) {
+  MeasureSpec spec;
+  spec.max_samples = 1;
+  spec.min_samples = 5;
+  HostTimer timer;
+  DirectSampler sampler;
+  EXPECT_THROW(measure(spec, sampler, timer, [] {}), std::invalid_argument);
+}
+
+TEST(Measure, GoogleBenchmarkDrivesTheRepetitions) {
+  MeasureSpec spec;
+  spec.min_samples = 6;
+  spec.max_rel_noise = 1;
+  spec.min_sample_s = 0;
+  ScriptedTimer timer({2e-3, 1e-3, 2e-3, 3e-3, 4e-3, 5e-3, 6e-3});
+  GBenchSampler sampler;
+  const auto m = measure(spec, sampler, timer, [] {});
+  ASSERT_EQ(m.samples_s.size(), 6u);
+  // The manual times come back through the reporter in order, unchanged.
+  EXPECT_DOUBLE_EQ(m.samples_s[0], 1e-3);
+  EXPECT_DOUBLE_EQ(m.samples_s[5], 6e-3);
+  EXPECT_DOUBLE_EQ(m.time_s.median, 3.5e-3);
+  EXPECT_EQ(m.sampler, "google_benchmark");
+  // A second point reuses the sampler with a fresh registration.
+  ScriptedTimer again({1e-3});
+  const auto m2 = measure(spec, sampler, again, [] {});
+  EXPECT_EQ(m2.samples_s.size(), 6u);
+}
+
+TEST(Measure, JsonNamesTimerAndStopReason) {
+  MeasureSpec spec;
+  spec.min_samples = 2;
+  spec.max_rel_noise = 1;
+  ScriptedTimer timer({1e-3});
+  GBenchSampler sampler;
+  const auto j = measure(spec, sampler, timer, [] {}).to_json();
+  EXPECT_EQ(j["timer"], "scripted");
+  EXPECT_EQ(j["stop"], "noise");
+  EXPECT_EQ(j["time_s"]["n"], 2);
+}
+
+} // namespace
+} // namespace railgauge

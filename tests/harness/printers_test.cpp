@@ -1,0 +1,84 @@
+#include "harness/printers.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "harness/error.h"
+
+namespace railgauge {
+namespace {
+
+Record record(const std::string &key, double bw, Status status = Status::ok) {
+  Record r;
+  r.run = "r";
+  r.host = "h";
+  r.key = key;
+  r.params = {{"size_bytes", 4096}, {"op", "copy"}};
+  if (status == Status::ok)
+    r.metrics = {{"time_s", {{"median", 2.5e-6}, {"mean", 2.5e-6}, {"stdev", 2.5e-8}}},
+                 {"bandwidth_gbytes_per_s", bw}};
+  r.status = status;
+  if (status != Status::ok)
+    r.reason = "no GPU, here";
+  r.time_utc = "2026-11-22T10:00:00.000Z";
+  return r;
+}
+
+TEST(Printers, CsvGolden) {
+  std::ostringstream out;
+  auto p = make_csv_printer(out);
+  p->on_record(record("memory.host_copy", 12.5));
+  p->on_record(record("memory.host_copy", 13));
+  p->on_record(record("gemm.cublaslt", 0, Status::waived));
+  EXPECT_EQ(out.str(),
+            "key,status,host,rank,params.op,params.size_bytes,metrics.bandwidth_gbytes_per_s,"
+            "metrics.time_s.mean,metrics.time_s.median,metrics.time_s.stdev,reason\n"
+            "memory.host_copy,ok,h,0,copy,4096,12.5,2.5e-06,2.5e-06,2.5e-08,\n"
+            "memory.host_copy,ok,h,0,copy,4096,13.0,2.5e-06,2.5e-06,2.5e-08,\n"
+            "key,status,host,rank,params.op,params.size_bytes,reason\n"
+            "gemm.cublaslt,waived,h,0,copy,4096,\"no GPU, here\"\n");
+}
+
+TEST(Printers, JsonlIsTheRecordItself) {
+  std::ostringstream out;
+  auto p = make_jsonl_printer(out);
+  const auto r = record("memory.host_copy", 12.5);
+  p->on_record(r);
+  EXPECT_EQ(nlohmann::json::parse(out.str()), r.to_json());
+}
+
+TEST(Printers, TableGolden) {
+  std::ostringstream out;
+  auto p = make_table_printer(out);
+  p->on_record(record("memory.host_copy", 12.5));
+  p->on_record(record("gemm.cublaslt", 0, Status::waived));
+  p->finish();
+  EXPECT_EQ(out.str(),
+            "Summary: one row per point (1 ok, 1 waived). time = median per call; noise = "
+            "stdev/mean of the samples; GB = 1e9 bytes\n"
+            "key               point                    status  time     noise  value  metric  "
+            "                reason\n"
+            "----------------  -----------------------  ------  -------  -----  -----  "
+            "----------------------  ------------\n"
+            "memory.host_copy  op=copy size_bytes=4096  ok      2.50 us  1.0%   12.5   "
+            "bandwidth_gbytes_per_s\n"
+            "gemm.cublaslt     op=copy size_bytes=4096  waived" +
+                std::string(55, ' ') + "no GPU, here\n");
+}
+
+TEST(Printers, HeadlinePrefersMostSpecificMetric) {
+  Record r = record("x.y", 5);
+  r.metrics["busbw_gbytes_per_s"] = 9.0;
+  EXPECT_EQ(headline_metric(r).name, "busbw_gbytes_per_s");
+  r.metrics = nlohmann::json::object();
+  EXPECT_EQ(headline_metric(r).name, "");
+}
+
+TEST(Printers, UnknownFormatIsAnInputError) {
+  EXPECT_EQ(parse_output_format("csv", "--format"), OutputFormat::csv);
+  EXPECT_THROW(parse_output_format("xml", "--format"), InputError);
+}
+
+} // namespace
+} // namespace railgauge

@@ -1,0 +1,123 @@
+#include "harness/runner.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "fake_benchmark.h"
+#include "harness/error.h"
+
+namespace railgauge {
+namespace {
+
+class RunnerTest : public ::testing::Test {
+protected:
+  RunnerTest()
+      : topology_(Topology::load_this_machine()), ctx_(topology_, sampler_, "testhost", 0) {
+    registry_.add(std::make_unique<testing::FakeBenchmark>("fake.alpha"));
+    registry_.add(std::make_unique<testing::FakeBenchmark>("fake.beta"));
+    MeasureSpec quick;
+    quick.min_samples = 2;
+    quick.time_budget_s = 0.01;
+    quick.max_rel_noise = 1;
+    entry_.key_glob = "fake.*";
+    entry_.where = "s.yaml:3";
+    entry_.measure = quick;
+  }
+  Topology topology_;
+  GBenchSampler sampler_;
+  RunContext ctx_;
+  Registry registry_;
+  SuiteEntry entry_;
+};
+
+TEST_F(RunnerTest, PlanSweepsDefaultsSuiteAxesAndOverrides) {
+  auto plan = make_plan(registry_, {entry_}, {}, std::nullopt, ctx_);
+  ASSERT_EQ(plan.items.size(), 2u);
+  EXPECT_EQ(plan.point_count(), 4u); // 2 sizes x 1 mode, two benchmarks
+
+  entry_.axes["mode"] = "ok,fail";
+  entry_.axis_where["mode"] = "s.yaml:5";
+  plan = make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K:8K:*2")},
+                   std::string("fake.beta"), ctx_);
+  ASSERT_EQ(plan.items.size(), 1u);
+  EXPECT_EQ(plan.items[0].benchmark->key(), "fake.beta");
+  EXPECT_EQ(plan.point_count(), 8u);
+}
+
+TEST_F(RunnerTest, PlanErrorsNameWhatWhereAndFix) {
+  EXPECT_THROW(parse_axis_override("size_bytes"), InputError);
+  try {
+    make_plan(registry_, {entry_}, {parse_axis_override("sizes=1K")}, std::nullopt, ctx_);
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "--axis sizes=1K");
+    EXPECT_NE(e.fix().find("size_bytes"), std::string::npos) << e.fix();
+  }
+  try {
+    make_plan(registry_, {entry_}, {}, std::string("fake.gamma"), ctx_);
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(e.fix().find("fake.alpha"), std::string::npos) << e.fix();
+  }
+  SuiteEntry bad = entry_;
+  bad.axes["colour"] = "red";
+  bad.axis_where["colour"] = "s.yaml:9";
+  try {
+    make_plan(registry_, {bad}, {}, std::nullopt, ctx_);
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "s.yaml:9");
+  }
+  bad = entry_;
+  bad.axes["mode"] = "sideways";
+  bad.axis_where["mode"] = "s.yaml:6";
+  try {
+    make_plan(registry_, {bad}, {}, std::nullopt, ctx_);
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "s.yaml:6");
+  }
+  bad = entry_;
+  bad.key_glob = "fake.alfa";
+  EXPECT_THROW(make_plan(registry_, {bad}, {}, std::nullopt, ctx_), InputError);
+}
+
+class NullPrinter final : public RecordPrinter {
+public:
+  void on_record(const Record &r) override { seen.push_back(r); }
+  std::vector<Record> seen;
+};
+
+TEST_F(RunnerTest, EveryPointBecomesOneRecordWhateverItsOutcome) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("railgauge_runner_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  entry_.axes["mode"] = "ok,waive,throw,fail";
+  entry_.axis_where["mode"] = "s.yaml:5";
+  const auto plan =
+      make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K")}, std::string("fake.alpha"), ctx_);
+  RecordFile file((dir / "records.jsonl").string());
+  NullPrinter printer;
+  const RunIdentity id{"run-1", "testhost", 0, dir.string()};
+  const auto counts = execute_plan(plan, ctx_, id, {file, printer, false});
+  EXPECT_EQ(counts.at("ok"), 1);
+  EXPECT_EQ(counts.at("waived"), 1);
+  EXPECT_EQ(counts.at("error"), 1);
+  EXPECT_EQ(counts.at("failed"), 1);
+
+  const auto read = read_records((dir / "records.jsonl").string());
+  ASSERT_EQ(read.records.size(), 4u);
+  EXPECT_EQ(read.records[0].params["threads_used"], 1); // derived params merged
+  EXPECT_EQ(read.records[0].params["size_bytes"], 1024);
+  EXPECT_EQ(read.records[1].reason, "scripted waiver");
+  EXPECT_EQ(read.records[2].reason, "scripted failure inside run()");
+  EXPECT_EQ(read.records[3].status, Status::failed);
+  EXPECT_EQ(read.records[3].run, "run-1");
+  EXPECT_EQ(printer.seen.size(), 4u);
+  std::filesystem::remove_all(dir);
+}
+
+} // namespace
+} // namespace railgauge
