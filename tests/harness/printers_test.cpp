@@ -64,7 +64,7 @@ TEST(Printers, TableGolden) {
             "memory.host_copy  op=copy size_bytes=4096  ok      2.50 us  1.0%   12.5   "
             "bandwidth_gbytes_per_s\n"
             "gemm.cublaslt     op=copy size_bytes=4096  waived" +
-                std::string(55, ' ') + "no GPU, here\n");
+                std::string(49, ' ') + "no GPU, here\n");
 }
 
 TEST(Printers, HeadlinePrefersMostSpecificMetric) {
