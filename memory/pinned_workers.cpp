@@ -52,7 +52,7 @@ void PinnedWorkers::loop(unsigned worker) {
   std::unique_ptr<hwloc_bitmap_s, decltype(&hwloc_bitmap_free)> set(hwloc_bitmap_alloc(),
                                                                      &hwloc_bitmap_free);
   hwloc_bitmap_only(set.get(), pus_[worker]);
-  if (hwloc_set_cpubind(topology_, set.get(), HWLOC_CPUBIND_THREAD | HWLOC_CPUBIND_STRICT) != 0)
+  if (hwloc_set_cpubind(topology_, set.get(), HWLOC_CPUBIND_THREAD) != 0)
     bind_errors_[worker] =
         fmt::format("hwloc_set_cpubind(PU {}, HWLOC_CPUBIND_THREAD) failed: {} ({})",
                     pus_[worker], std::strerror(errno), errno);

@@ -1,0 +1,260 @@
+#include "memory/host_stream.h"
+
+#include <algorithm>
+#include <bit>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/run_context.h"
+#include "memory/host_buffer.h"
+
+namespace railgauge::memory {
+namespace {
+
+constexpr std::int64_t kKiB = 1024;
+constexpr std::int64_t kGiB = kKiB * kKiB * kKiB;
+constexpr std::size_t kPageElements = 4096 / sizeof(double);
+// Arrays may take at most this share of the node's memory: the rest is headroom for the OS,
+// the page tables and whatever else runs there.
+constexpr double kMaxNodeMemoryShare = 0.75;
+
+std::optional<NumaNode> find_node(const Topology &topology, std::int64_t os_index) {
+  for (auto &node : topology.numa_nodes())
+    if (static_cast<std::int64_t>(node.os_index) == os_index)
+      return node;
+  return std::nullopt;
+}
+
+// Which clone of the kernels the ifunc resolver picks here: the same test, in the same order
+// of preference, as the target_clones list in host_kernels.cpp.
+std::string vector_isa() {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f"))
+    return "avx512f";
+  if (__builtin_cpu_supports("avx2"))
+    return "avx2";
+#endif
+  return "default";
+}
+
+// One slot per worker, a cache line each, so that workers storing their results do not
+// share lines.
+struct alignas(64) WorkerResult {
+  double sum = 0;
+  std::size_t wrong = 0;
+};
+
+} // namespace
+
+int arrays_used(Kernel kernel) {
+  switch (kernel) {
+  case Kernel::read:
+  case Kernel::write:
+    return 1;
+  case Kernel::copy:
+    return 2;
+  case Kernel::triad:
+    return 3;
+  }
+  return 0;
+}
+
+std::uint64_t bytes_moved_per_call(Kernel kernel, std::uint64_t array_bytes) {
+  switch (kernel) {
+  case Kernel::read:  // load a
+  case Kernel::write: // store a
+    return array_bytes;
+  case Kernel::copy: // load a, store c
+    return 2 * array_bytes;
+  case Kernel::triad: // load b, load c, store a
+    return 3 * array_bytes;
+  }
+  return 0;
+}
+
+std::vector<std::int64_t> default_sizes_bytes(const Topology &topology) {
+  std::uint64_t l1_bytes = 0;
+  for (const auto &level : topology.caches())
+    if (level.depth == 1 && level.type != 'i')
+      l1_bytes = level.size_bytes;
+  std::uint64_t first = 16 * kKiB;
+  if (l1_bytes > 0)
+    first = std::min(first, std::bit_floor(l1_bytes));
+  const std::uint64_t last = std::bit_ceil(
+      std::max<std::uint64_t>(8 * topology.last_level_cache_bytes(), static_cast<std::uint64_t>(kGiB)));
+  std::vector<std::int64_t> sizes;
+  for (std::uint64_t s = first; s <= last; s *= 2)
+    sizes.push_back(static_cast<std::int64_t>(s));
+  return sizes;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> split_slices(std::size_t elements,
+                                                              unsigned workers) {
+  const std::size_t pages = (elements + kPageElements - 1) / kPageElements;
+  const std::size_t base = pages / workers, extra = pages % workers;
+  std::vector<std::pair<std::size_t, std::size_t>> slices;
+  for (std::size_t w = 0; w < workers; ++w) {
+    const std::size_t first_page = w * base + std::min(w, extra);
+    const std::size_t count = base + (w < extra ? 1 : 0);
+    slices.emplace_back(std::min(first_page * kPageElements, elements),
+                        std::min((first_page + count) * kPageElements, elements));
+  }
+  return slices;
+}
+
+std::vector<Axis> HostStreamBenchmark::axes() const {
+  std::vector<AxisValue> sizes;
+  for (std::int64_t s = 16 * kKiB; s <= kGiB; s *= 2)
+    sizes.emplace_back(s);
+  return {
+      {"numa_node", AxisType::integer,
+       "NUMA node (OS index) that holds the arrays and whose cores run the threads; "
+       "default: every node",
+       {std::int64_t{0}}, {}},
+      {"threads", AxisType::integer,
+       "worker threads, one per physical core of the node, each pinned to one PU of its core; "
+       "0 = every physical core of the node",
+       {std::int64_t{0}}, {}},
+      {"size_bytes", AxisType::bytes,
+       "bytes PER ARRAY (read and write use 1 array, copy 2, triad 3); default: powers of two "
+       "from inside L1 to at least 8x the last-level cache and at least 1 GiB",
+       sizes, {}},
+  };
+}
+
+std::vector<AxisValue> HostStreamBenchmark::defaults_here(const Axis &axis,
+                                                          const RunContext &ctx) const {
+  std::vector<AxisValue> values;
+  if (axis.name == "size_bytes") {
+    for (std::int64_t s : default_sizes_bytes(ctx.topology()))
+      values.emplace_back(s);
+  } else if (axis.name == "numa_node") {
+    for (const auto &node : ctx.topology().numa_nodes())
+      values.emplace_back(static_cast<std::int64_t>(node.os_index));
+  }
+  return values.empty() ? axis.defaults : values;
+}
+
+std::optional<std::string> HostStreamBenchmark::supported(const RunContext &ctx,
+                                                          const Point &point) const {
+  const Topology &topology = ctx.topology();
+  if (!topology.is_this_machine())
+    return "the topology was loaded from an XML file, not read from this machine: threads "
+           "cannot be pinned nor memory bound by it";
+  const std::int64_t node_index = point.integer("numa_node");
+  const auto node = find_node(topology, node_index);
+  if (!node) {
+    std::vector<unsigned> indexes;
+    for (const auto &n : topology.numa_nodes())
+      indexes.push_back(n.os_index);
+    return fmt::format("NUMA node {} does not exist here (nodes: {})", node_index,
+                       fmt::join(indexes, ","));
+  }
+  if (node->core_pus.empty())
+    return fmt::format("NUMA node {} has no CPU cores (a memory-only node): no thread can run "
+                       "next to its memory",
+                       node_index);
+  const std::int64_t threads = point.integer("threads");
+  if (threads < 0)
+    return fmt::format("threads={} is negative (0 = one per physical core)", threads);
+  if (threads > static_cast<std::int64_t>(node->core_pus.size()))
+    return fmt::format("threads={} but NUMA node {} has {} physical cores (one thread per core)",
+                       threads, node_index, node->core_pus.size());
+  const std::int64_t size_bytes = point.integer("size_bytes");
+  if (size_bytes <= 0 || size_bytes % static_cast<std::int64_t>(sizeof(double)) != 0)
+    return fmt::format("size_bytes={} is not a positive multiple of 8 (arrays of doubles)",
+                       size_bytes);
+  const double total_bytes = static_cast<double>(size_bytes) * arrays_used(kernel_);
+  if (node->memory_bytes > 0 &&
+      total_bytes > kMaxNodeMemoryShare * static_cast<double>(node->memory_bytes))
+    return fmt::format("the arrays need {} bytes, more than {:.0f}% of NUMA node {}'s {} bytes",
+                       total_bytes, 100 * kMaxNodeMemoryShare, node_index, node->memory_bytes);
+  return std::nullopt;
+}
+
+Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
+  if (auto why = supported(ctx, point))
+    return Outcome::waived(*why);
+  const Topology &topology = ctx.topology();
+  const NumaNode node = *find_node(topology, point.integer("numa_node"));
+  const auto threads = point.integer("threads") > 0
+                           ? static_cast<std::size_t>(point.integer("threads"))
+                           : node.core_pus.size();
+  const std::vector<unsigned> pus(node.core_pus.begin(),
+                                  node.core_pus.begin() + static_cast<std::ptrdiff_t>(threads));
+  if (!pool_ || pool_topology_ != &topology || pool_->pus() != pus) {
+    pool_.reset();
+    pool_ = std::make_unique<PinnedWorkers>(topology.get(), pus);
+    pool_topology_ = &topology;
+  }
+
+  // Allocate (bound to the node, untouched), then first-touch each slice from its worker.
+  const auto array_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  std::vector<HostBuffer> buffers;
+  for (int i = 0; i < arrays_used(kernel_); ++i)
+    buffers.emplace_back(topology.get(), node.os_index, array_bytes);
+  StreamArrays arrays;
+  arrays.elements = array_bytes / sizeof(double);
+  arrays.a = buffers[0].doubles();
+  arrays.c = kernel_ == Kernel::copy ? buffers[1].doubles() : nullptr;
+  if (kernel_ == Kernel::triad) {
+    arrays.b = buffers[1].doubles();
+    arrays.c = buffers[2].doubles();
+  }
+  const auto slices = split_slices(arrays.elements, pool_->size());
+  pool_->run([&](unsigned w) { seed_slice(kernel_, arrays, slices[w].first, slices[w].second); });
+
+  // The workers store their sums in `results`, which is read after the measurement, so the
+  // compiler cannot drop the read kernel.
+  std::vector<WorkerResult> results(pool_->size());
+  const PinnedWorkers::Job call = [&](unsigned w) {
+    results[w].sum = run_slice(kernel_, arrays, slices[w].first, slices[w].second);
+  };
+  HostTimer timer;
+  const Measurement measurement = ctx.measure(timer, [&] { pool_->run(call); });
+
+  Outcome outcome;
+  const std::uint64_t bytes = bytes_moved_per_call(kernel_, array_bytes);
+  outcome.metrics = measurement.to_json();
+  outcome.metrics["bytes_per_call"] = bytes;
+  outcome.metrics["bandwidth_gbytes_per_s"] =
+      static_cast<double>(bytes) / measurement.time_s.median / 1e9;
+  outcome.metrics["bandwidth_max_gbytes_per_s"] =
+      static_cast<double>(bytes) / measurement.time_s.min / 1e9;
+  outcome.metrics["verified"] = false;
+  outcome.device = {{"numa", node.os_index}, {"cpus", fmt::format("{}", fmt::join(pus, ","))}};
+  outcome.derived_params = {{"threads_used", pus.size()},
+                            {"total_bytes", array_bytes * buffers.size()},
+                            {"vector_isa", vector_isa()}};
+  if (!ctx.verify())
+    return outcome;
+
+  if (before_verify_)
+    before_verify_(arrays);
+  pool_->run([&](unsigned w) {
+    results[w].wrong = count_wrong(kernel_, arrays, slices[w].first, slices[w].second);
+  });
+  std::size_t wrong = 0;
+  std::vector<std::string> problems;
+  for (std::size_t w = 0; w < results.size(); ++w) {
+    wrong += results[w].wrong;
+    const double expected = expected_read_sum(slices[w].first, slices[w].second);
+    if (kernel_ == Kernel::read && results[w].sum != expected)
+      problems.push_back(fmt::format("thread {} summed {} instead of {}", w, results[w].sum,
+                                     expected));
+  }
+  outcome.metrics["wrong_elements"] = wrong;
+  if (wrong > 0)
+    problems.insert(problems.begin(), fmt::format("{} of {} elements hold wrong values", wrong,
+                                                  arrays.elements));
+  if (!problems.empty()) {
+    outcome.status = Status::failed;
+    outcome.reason = fmt::format("data check failed: {}", fmt::join(problems, "; "));
+    return outcome;
+  }
+  outcome.metrics["verified"] = true;
+  return outcome;
+}
+
+} // namespace railgauge::memory

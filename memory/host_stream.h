@@ -1,0 +1,78 @@
+#pragma once
+// Host DRAM bandwidth per NUMA node: the shared part of memory.host_read, host_write,
+// host_copy and host_triad (docs/memory.md).
+//
+// One point = arrays of `size_bytes` each, bound to NUMA node `numa_node`, split into one
+// contiguous slice per worker thread; one worker per physical core of that node (or the first
+// `threads` of them), each pinned to one PU of its core and first-touching its own slice. One
+// call of the measured operation = every worker runs the kernel once over its slice; the
+// caller waits for all of them, so a call's time is the slowest worker's.
+//
+// Bandwidth counts the bytes the kernel reads plus the bytes it writes, once, in
+// bytes_moved_per_call(). Like STREAM, BabelStream and likwid-bench it does NOT count the
+// write-allocate read that a normal store causes (the line is read into cache before it is
+// written): copy reports 2x the array, but the DRAM moves 3x.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/benchmark.h"
+#include "harness/topology.h"
+#include "memory/host_kernels.h"
+#include "memory/pinned_workers.h"
+
+namespace railgauge::memory {
+
+// The arrays a kernel touches: read and write 1 (a), copy 2 (a, c), triad 3 (a, b, c).
+int arrays_used(Kernel kernel);
+
+// THE byte accounting of the host DRAM benchmarks, for arrays of `array_bytes` each:
+//   read  1x  (load a)
+//   write 1x  (store a)
+//   copy  2x  (load a, store c)
+//   triad 3x  (load b, load c, store a)
+// Write-allocate traffic is not counted (see above). Bandwidth = this / time, in GB/s, 1e9.
+std::uint64_t bytes_moved_per_call(Kernel kernel, std::uint64_t array_bytes);
+
+// The default size sweep, bytes per array: powers of two from 16 KiB (or half of L1 when L1 is
+// smaller) up to the first one at least 8x the last-level cache and at least 1 GiB, so the
+// largest points are DRAM whatever the cache.
+std::vector<std::int64_t> default_sizes_bytes(const Topology &topology);
+
+// [begin, end) of each of `workers` slices of `elements`: contiguous, cut at 4 KiB page
+// boundaries (512 doubles) so that no page is first-touched by two threads.
+std::vector<std::pair<std::size_t, std::size_t>> split_slices(std::size_t elements,
+                                                              unsigned workers);
+
+class HostStreamBenchmark : public Benchmark {
+public:
+  std::vector<Axis> axes() const override;
+  std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
+  std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
+  Outcome run(RunContext &ctx, const Point &point) override;
+
+  // Test hook: called after the measurement and before verification, with the arrays, so a
+  // test can corrupt them and check that the point fails.
+  void set_before_verify(std::function<void(const StreamArrays &)> hook) {
+    before_verify_ = std::move(hook);
+  }
+
+protected:
+  explicit HostStreamBenchmark(Kernel kernel) : kernel_(kernel) {}
+
+private:
+  Kernel kernel_;
+  // The pool outlives a point: rebuilt only when the topology, node or PU list changes.
+  std::unique_ptr<PinnedWorkers> pool_;
+  const Topology *pool_topology_ = nullptr;
+  std::function<void(const StreamArrays &)> before_verify_;
+};
+
+std::unique_ptr<HostStreamBenchmark> make_host_read();
+std::unique_ptr<HostStreamBenchmark> make_host_write();
+std::unique_ptr<HostStreamBenchmark> make_host_copy();
+std::unique_ptr<HostStreamBenchmark> make_host_triad();
+
+} // namespace railgauge::memory

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the railgauge command line: real runs, their files checked against the
+JSON Schemas with a real validator, and every bad-input path of the foundation issue.
+
+Run by CTest, one test method per CTest test:  cli_test.py RAILGAUGE_BINARY TestName.test_name
+"""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import validate_run  # noqa: E402
+
+BINARY = None  # set from argv in __main__
+
+
+def railgauge(*args, timeout=300):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def only_run_dir(out):
+    dirs = [p for p in pathlib.Path(out).iterdir() if p.is_dir()]
+    assert len(dirs) == 1, f"expected one run directory in {out}, found {dirs}"
+    return dirs[0]
+
+
+def records_of(run_dir):
+    with open(run_dir / "records.jsonl") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+class RunTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assert_valid(self, run_dir, require_complete=True):
+        problems, count = validate_run.validate_run_dir(run_dir, require_complete)
+        self.assertEqual(problems, [])
+        return count
+
+    def test_quick_suite_writes_valid_run_directory(self):
+        r = railgauge("run", "quick", "--out", self.out, "-q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        run_dir = only_run_dir(self.out)
+        self.assertEqual(self.assert_valid(run_dir), 8)
+        records = records_of(run_dir)
+        self.assertEqual({r["status"] for r in records}, {"ok"})
+        self.assertEqual({r["key"] for r in records},
+                         {"memory.host_read", "memory.host_write", "memory.host_copy",
+                          "memory.host_triad"})
+        for rec in records:
+            self.assertGreater(rec["metrics"]["bandwidth_gbytes_per_s"], 0)
+            self.assertTrue(rec["metrics"]["verified"])
+        manifest = json.loads((run_dir / "run.json").read_text())
+        self.assertEqual(manifest["counts"], {"ok": 8})
+        self.assertEqual(manifest["suite"]["name"], "quick")
+        self.assertEqual(manifest["run"], run_dir.name)
+
+    def test_default_suite_measures_host_and_waives_what_cannot_run(self):
+        r = railgauge("run", "--out", self.out, "--time-budget", "0.01",
+                      "-a", "size_bytes=64KiB", "-a", "threads=1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        run_dir = only_run_dir(self.out)
+        self.assert_valid(run_dir)
+        records = records_of(run_dir)
+        statuses = {}
+        for rec in records:
+            statuses.setdefault(rec["key"].split(".")[0], set()).add(rec["status"])
+            if rec["status"] == "waived":
+                self.assertTrue(rec["reason"])
+        self.assertEqual(statuses.pop("memory") - {"waived"}, {"ok"})
+        # Every GPU/NIC family registered so far is there, waived with a reason, on this
+        # machine (no GPU, no RDMA NIC).
+        if not os.path.exists("/dev/nvidia0"):
+            for family, seen in statuses.items():
+                self.assertEqual(seen, {"waived"}, family)
+        self.assertIn("Summary: one row per point", r.stdout)
+
+    def test_jsonl_and_csv_stream_the_records(self):
+        r = railgauge("memory", "--out", self.out, "--format", "jsonl", "--time-budget", "0.01",
+                      "--filter", "memory.host_copy", "-a", "size_bytes=16KiB", "-a", "threads=1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [json.loads(l) for l in r.stdout.splitlines()]
+        self.assertEqual(len(lines), 1)
+        self.assertEqual(lines, records_of(only_run_dir(self.out)))
+        r = railgauge("memory", "--out", self.out, "--format", "csv", "--time-budget", "0.01",
+                      "--filter", "memory.host_copy", "-a", "size_bytes=16KiB,32KiB",
+                      "-a", "threads=1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = r.stdout.splitlines()
+        self.assertEqual(len(rows), 3)
+        self.assertTrue(rows[0].startswith("key,status,host,rank,"))
+
+    def test_sigkill_leaves_every_record_written_so_far_valid(self):
+        proc = subprocess.Popen([BINARY, "memory", "--out", self.out, "-q", "--time-budget", "0.05",
+                                 "-a", "threads=1"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 120
+            records = None
+            while time.time() < deadline:
+                dirs = [p for p in pathlib.Path(self.out).iterdir() if p.is_dir()]
+                if dirs and (dirs[0] / "records.jsonl").exists():
+                    records = dirs[0] / "records.jsonl"
+                    if records.read_text().count("\n") >= 3:
+                        break
+                time.sleep(0.01)
+            self.assertIsNone(proc.poll(), "the run ended before it could be killed")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        self.assertEqual(proc.returncode, -signal.SIGKILL)
+        run_dir = only_run_dir(self.out)
+        count = self.assert_valid(run_dir, require_complete=False)
+        self.assertGreaterEqual(count, 3)
+        manifest = json.loads((run_dir / "run.json").read_text())
+        self.assertEqual(manifest["status"], "running")  # marks the run as interrupted
+
+    def test_inventory_json_validates(self):
+        r = railgauge("inventory", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        schemas, store = validate_run.load_schemas()
+        inventory = json.loads(r.stdout)
+        errors = list(validate_run.validator("inventory", schemas, store).iter_errors(inventory))
+        self.assertEqual([e.message for e in errors], [])
+
+    def test_list_shows_every_key_with_axes_and_whether_it_runs(self):
+        r = railgauge("list", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        listing = json.loads(r.stdout)
+        keys = [b["key"] for b in listing]
+        self.assertIn("memory.host_copy", keys)
+        for b in listing:
+            self.assertTrue(b["axes"], b["key"])
+            for axis in b["axes"]:
+                self.assertTrue(axis["help"], (b["key"], axis["name"]))
+            self.assertEqual(b["runs_here"], b["waive_reason"] is None)
+        r = railgauge("list")
+        self.assertIn("memory.host_triad", r.stdout)
+
+
+class BadInputTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = pathlib.Path(self.tmp.name) / "runs"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assert_input_error(self, r, *fragments):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, r.stderr)
+        self.assertFalse(self.out.exists() and any(self.out.iterdir()),
+                         "a bad input must stop the run before anything is written")
+
+    def test_unknown_key_names_the_closest(self):
+        r = railgauge("run", "--out", str(self.out), "--filter", "memory.host_cpy")
+        self.assert_input_error(r, "memory.host_copy", "--filter")
+
+    def test_bad_axis_value_on_the_command_line(self):
+        r = railgauge("memory", "--out", str(self.out), "-a", "size_bytes=12XB")
+        self.assert_input_error(r, "size_bytes=12XB", "12XB", "KiB")
+
+    def test_unknown_axis(self):
+        r = railgauge("memory", "--out", str(self.out), "-a", "colour=red")
+        self.assert_input_error(r, "colour", "size_bytes")
+
+    def test_bad_suite_yaml_gives_file_and_line(self):
+        suite = pathlib.Path(self.tmp.name) / "bad.yaml"
+        suite.write_text("suite: bad\nbenchmarks:\n  - key: memory.host_copy\n"
+                         "    axes:\n      threads: [1, two]\n")
+        r = railgauge("run", str(suite), "--out", str(self.out))
+        self.assert_input_error(r, f"{suite}:5", "threads", "integers")
+        suite.write_text("suite: bad\nbenchmarks:\n  - key: memory.host_copy\n   axes: [\n")
+        r = railgauge("run", str(suite), "--out", str(self.out))
+        self.assert_input_error(r, f"{suite}:", "YAML syntax error")
+        suite.write_text("suite: bad\nbenchmarks:\n  - key: memory.hots_copy\n")
+        r = railgauge("run", str(suite), "--out", str(self.out))
+        self.assert_input_error(r, f"{suite}:3", "memory.host_copy")
+
+    def test_unknown_suite_lists_the_known_ones(self):
+        r = railgauge("run", "nodes", "--out", str(self.out))
+        self.assert_input_error(r, "no suite named 'nodes'", "node")
+
+    def test_unwritable_out_fails_before_anything_runs(self):
+        blocker = pathlib.Path(self.tmp.name) / "a-file"
+        blocker.write_text("not a directory")
+        started = time.time()
+        r = railgauge("run", "--out", str(blocker / "runs"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(str(blocker / "runs"), r.stderr)
+        self.assertIn("--out", r.stderr)
+        self.assertLess(time.time() - started, 10, "it must fail before measuring")
+
+    def test_bad_format_and_measure_setting(self):
+        r = railgauge("memory", "--out", str(self.out), "--format", "xml")
+        self.assert_input_error(r, "xml", "table, jsonl, csv")
+        r = railgauge("memory", "--out", str(self.out), "--measure", "max_rel_noise=-1")
+        self.assert_input_error(r, "max_rel_noise")
+
+
+if __name__ == "__main__":
+    BINARY = sys.argv.pop(1)
+    unittest.main()
