@@ -36,7 +36,7 @@ if(RAILGAUGE_ENABLE_CUDA)
       set(CMAKE_CUDA_ARCHITECTURES 90)
     endif()
     enable_language(CUDA)
-    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD 17) # CMake 3.25 knows no C++20 dialect for nvcc
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit)
     if(CUDAToolkit_FOUND)

@@ -75,8 +75,7 @@ std::string expectation(const Axis &axis) {
 
 [[noreturn]] void bad_value(const Axis &axis, std::string_view item, const std::string &where) {
   throw InputError(fmt::format("bad value '{}' for axis '{}'", item, axis.name), where,
-                   fmt::format("axis '{}' ({}) takes {}", axis.name, axis.help,
-                               expectation(axis)));
+                   fmt::format("axis '{}' ({}) takes {}", axis.name, axis.help, expectation(axis)));
 }
 
 std::optional<std::int64_t> parse_number_for(const Axis &axis, std::string_view s) {

@@ -142,7 +142,9 @@ int list_benchmarks(const Registry &registry, const std::string &format,
   GBenchSampler sampler;
   RunContext ctx(topology, sampler, this_host_name(), 0);
   nlohmann::json out = nlohmann::json::array();
-  std::vector<std::vector<std::string>> rows;
+  std::string text = "Benchmarks: key, whether its first default point can run on this machine "
+                     "(or why not), description, and axes with the number of values each takes "
+                     "here by default\n";
   const auto benches = filter ? registry.select(*filter, "--filter") : registry.all();
   for (auto *b : benches) {
     nlohmann::json axes = nlohmann::json::array();
@@ -160,9 +162,9 @@ int list_benchmarks(const Registry &registry, const std::string &format,
                       {"help", axis.help},
                       {"defaults_here", defaults},
                       {"choices", axis.choices}});
-      axes_text += fmt::format("\n    {} ({}): {} [{} value{} here]", axis.name,
-                               to_string(axis.type), axis.help, values.size(),
-                               values.size() == 1 ? "" : "s");
+      axes_text +=
+          fmt::format("    {} ({}, {} value{} here): {}\n", axis.name, to_string(axis.type),
+                      values.size(), values.size() == 1 ? "" : "s", axis.help);
     }
     const auto why = b->supported(ctx, first);
     out.push_back({{"key", b->key()},
@@ -170,15 +172,13 @@ int list_benchmarks(const Registry &registry, const std::string &format,
                    {"axes", axes},
                    {"runs_here", !why.has_value()},
                    {"waive_reason", why ? nlohmann::json(*why) : nlohmann::json(nullptr)}});
-    rows.push_back({std::string(b->key()), why ? "no: " + *why : "yes",
-                    std::string(b->description()) + axes_text});
+    text += fmt::format("\n{}  [{}]\n  {}\n{}", b->key(),
+                        why ? "waived here: " + *why : "runs here", b->description(), axes_text);
   }
   if (format == "json")
     std::cout << out.dump(2) << '\n';
   else
-    std::cout << render_table("Benchmarks: key, whether its first default point runs on this "
-                              "machine (or why not), description and axes",
-                              {"key", "runs here", "description / axes"}, rows);
+    std::cout << text;
   return 0;
 }
 
@@ -205,8 +205,10 @@ int dispatch(int argc, char **argv) {
 
   std::string list_format = "table";
   std::optional<std::string> list_filter;
-  auto *list = app.add_subcommand("list", "Every benchmark key, its axes, and whether it can run here");
-  list->add_option("--format", list_format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  auto *list =
+      app.add_subcommand("list", "Every benchmark key, its axes, and whether it can run here");
+  list->add_option("--format", list_format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
   list->add_option("--filter", list_filter, "Only keys matching this glob");
 
   std::optional<std::string> topology_file;

@@ -34,8 +34,7 @@ RunIdentity create_run_directory(const std::string &out, const std::string &host
     throw InputError(fmt::format("cannot create the output directory: {}", ec.message()), out,
                      "give --out a directory you can write");
   if (::access(out.c_str(), W_OK | X_OK) != 0)
-    throw InputError(fmt::format("the output directory is not writable: {}",
-                                 std::strerror(errno)),
+    throw InputError(fmt::format("the output directory is not writable: {}", std::strerror(errno)),
                      out, "give --out a directory you can write");
 
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -73,9 +72,9 @@ Manifest::Manifest(const RunIdentity &id, const std::vector<std::string> &argv) 
         {"backends", backends},
         {"cuda_architectures", RAILGAUGE_CUDA_ARCHITECTURES}}},
       {"libraries",
-       {{"hwloc", fmt::format("{}.{}.{}", hwloc_get_api_version() >> 16,
-                              (hwloc_get_api_version() >> 8) & 0xff,
-                              hwloc_get_api_version() & 0xff)}}},
+       {{"hwloc",
+         fmt::format("{}.{}.{}", hwloc_get_api_version() >> 16,
+                     (hwloc_get_api_version() >> 8) & 0xff, hwloc_get_api_version() & 0xff)}}},
   };
 }
 

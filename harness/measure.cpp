@@ -93,12 +93,11 @@ std::vector<double> GBenchSampler::take(Timer &timer, const Operation &op, std::
   return times;
 }
 
-Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer,
-                    const Operation &op) {
+Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op) {
   if (spec.min_samples < 1 || spec.max_samples < spec.min_samples || spec.time_budget_s <= 0 ||
       spec.max_rel_noise < 0 || spec.warmup_runs < 0)
-    throw std::invalid_argument(fmt::format("measurement spec cannot be met: {}",
-                                            spec.to_json().dump()));
+    throw std::invalid_argument(
+        fmt::format("measurement spec cannot be met: {}", spec.to_json().dump()));
   const auto start = Clock::now();
   Measurement m;
   m.timer = std::string(timer.name());
@@ -111,7 +110,7 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer,
   const double one_call_s = timer.time_batch_s(op, 1);
   if (one_call_s > 0 && one_call_s < spec.min_sample_s)
     m.batch = static_cast<std::int64_t>(std::ceil(spec.min_sample_s / one_call_s));
-  m.batch = std::clamp<std::int64_t>(m.batch, 1, 1 << 24);
+  m.batch = std::clamp<std::int64_t>(m.batch, 1, std::max<std::int64_t>(timer.max_batch(), 1));
 
   std::vector<double> batches;
   while (true) {
@@ -121,8 +120,7 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer,
     // at least at every doubling), and at least one.
     int want = spec.min_samples;
     if (have > 0) {
-      const double per_sample_s =
-          std::max(seconds_since(start) / static_cast<double>(have), 1e-9);
+      const double per_sample_s = std::max(seconds_since(start) / static_cast<double>(have), 1e-9);
       const double left_s = spec.time_budget_s - seconds_since(start);
       want = std::clamp(static_cast<int>(left_s / per_sample_s), 1, std::max(have, 1));
     }

@@ -47,6 +47,9 @@ public:
   // Recorded as metrics.timer: what clock the numbers come from.
   virtual std::string_view name() const = 0;
   virtual double time_batch_s(const Operation &op, std::int64_t batch) = 0;
+  // The most calls one batch may hold (a GPU timer is bounded by the launch queue that the
+  // blocking kernel holds back).
+  virtual std::int64_t max_batch() const { return std::int64_t{1} << 24; }
 };
 
 // std::chrono::steady_clock around the batch, on the calling thread.
@@ -57,13 +60,13 @@ public:
 };
 
 struct Measurement {
-  Summary time_s;                   // per call of the operation
-  std::vector<double> samples_s;    // per call, one per sample, in the order taken
-  std::int64_t batch = 1;           // calls per sample
-  std::string timer;                // Timer::name()
-  std::string sampler;              // Sampler::name()
-  std::string stop_reason;          // "noise" | "budget" | "max_samples"
-  double elapsed_s = 0;             // wall time the point spent, warm-up included
+  Summary time_s;                // per call of the operation
+  std::vector<double> samples_s; // per call, one per sample, in the order taken
+  std::int64_t batch = 1;        // calls per sample
+  std::string timer;             // Timer::name()
+  std::string sampler;           // Sampler::name()
+  std::string stop_reason;       // "noise" | "budget" | "max_samples"
+  double elapsed_s = 0;          // wall time the point spent, warm-up included
 
   // {"time_s": {...summary...}, "batch": .., "timer": .., "sampler": .., "stop": ..}
   nlohmann::json to_json() const;
@@ -86,8 +89,7 @@ class GBenchSampler final : public Sampler {
 public:
   GBenchSampler();
   std::string_view name() const override { return "google_benchmark"; }
-  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch,
-                           int n) override;
+  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override;
 };
 
 // Measures `op` under `spec`. Throws std::invalid_argument for a spec that cannot be met.

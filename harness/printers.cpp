@@ -13,8 +13,8 @@ namespace {
 
 // Headline metrics, most specific first. Each is a scalar metric whose name carries its unit.
 constexpr const char *kHeadlines[] = {
-    "busbw_gbytes_per_s", "bandwidth_gbytes_per_s", "tflops",
-    "bandwidth_gbits_per_s", "latency_s", "message_rate_per_s",
+    "busbw_gbytes_per_s", "bandwidth_gbytes_per_s", "tflops", "bandwidth_gbits_per_s",
+    "latency_s",          "message_rate_per_s",
 };
 
 std::string time_text(const Record &r) {
@@ -94,7 +94,9 @@ public:
 private:
   static std::vector<std::pair<std::string, std::string>> flatten(const Record &r) {
     std::vector<std::pair<std::string, std::string>> out = {
-        {"key", r.key}, {"status", std::string(to_string(r.status))}, {"host", r.host},
+        {"key", r.key},
+        {"status", std::string(to_string(r.status))},
+        {"host", r.host},
         {"rank", std::to_string(r.rank)}};
     const auto add = [&](const std::string &prefix, const nlohmann::json &j, auto &self) -> void {
       if (j.is_object()) {
@@ -126,10 +128,9 @@ public:
     for (const auto &r : records_) {
       const auto head = headline_metric(r);
       ++counts[std::string(to_string(r.status))];
-      rows.push_back({r.key, params_text(r.params), std::string(to_string(r.status)),
-                      time_text(r), noise_text(r),
-                      head.name.empty() ? "" : fmt::format("{:.4g}", head.value), head.name,
-                      r.reason.value_or("")});
+      rows.push_back({r.key, params_text(r.params), std::string(to_string(r.status)), time_text(r),
+                      noise_text(r), head.name.empty() ? "" : fmt::format("{:.4g}", head.value),
+                      head.name, r.reason.value_or("")});
     }
     std::string tally;
     for (const auto &[status, n] : counts)
@@ -137,8 +138,7 @@ public:
     out_ << render_table(fmt::format("Summary: one row per point ({}). time = median per "
                                      "call; noise = stdev/mean of the samples; GB = 1e9 bytes",
                                      tally),
-                         {"key", "point", "status", "time", "noise", "value", "metric",
-                          "reason"},
+                         {"key", "point", "status", "time", "noise", "value", "metric", "reason"},
                          rows);
   }
 

@@ -60,10 +60,9 @@ Record Record::from_json(const nlohmann::json &j) {
 std::string utc_timestamp_now() {
   const auto now = std::chrono::system_clock::now();
   const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
-      1000;
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(now)),
-                     static_cast<int>(ms));
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(now)), static_cast<int>(ms));
 }
 
 } // namespace railgauge

@@ -15,9 +15,9 @@ namespace railgauge {
 RecordFile::RecordFile(std::string path) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0)
-    throw InputError(fmt::format("cannot open the records file for writing: {}",
-                                 std::strerror(errno)),
-                     path_, "choose a writable --out directory");
+    throw InputError(
+        fmt::format("cannot open the records file for writing: {}", std::strerror(errno)), path_,
+        "choose a writable --out directory");
 }
 
 RecordFile::~RecordFile() {

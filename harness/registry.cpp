@@ -74,9 +74,9 @@ std::vector<Benchmark *> Registry::select(std::string_view glob, const std::stri
     for (const auto &k : near)
       list += (list.empty() ? "" : ", ") + k;
     throw InputError(fmt::format("no benchmark key matches '{}'", glob), where,
-                     near.empty() ? "run `railgauge list` to see the keys"
-                                  : fmt::format("closest keys: {} (`railgauge list` shows all)",
-                                                list));
+                     near.empty()
+                         ? "run `railgauge list` to see the keys"
+                         : fmt::format("closest keys: {} (`railgauge list` shows all)", list));
   }
   return out;
 }

@@ -63,11 +63,11 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
         for (const auto &a : b->axes())
           known = known || a.name == name;
       if (!known)
-        throw InputError(fmt::format("'{}' selects no benchmark with an axis '{}'",
-                                     entry.key_glob, name),
-                         entry.axis_where.at(name),
-                         fmt::format("axes of {}: {}", selected.front()->key(),
-                                     axis_list(selected.front()->axes())));
+        throw InputError(
+            fmt::format("'{}' selects no benchmark with an axis '{}'", entry.key_glob, name),
+            entry.axis_where.at(name),
+            fmt::format("axes of {}: {}", selected.front()->key(),
+                        axis_list(selected.front()->axes())));
     }
     for (auto *bench : selected) {
       if (filter && !glob_match(*filter, bench->key()))
@@ -114,8 +114,8 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
   return plan;
 }
 
-std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx,
-                                        const RunIdentity &id, RunnerOutput out) {
+std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, const RunIdentity &id,
+                                        RunnerOutput out) {
   std::map<std::string, int> counts;
   const auto start = std::chrono::steady_clock::now();
   const std::size_t total = plan.point_count();

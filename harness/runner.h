@@ -51,7 +51,7 @@ struct RunnerOutput {
 };
 
 // Runs every point; returns the number of records per status.
-std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx,
-                                        const RunIdentity &id, RunnerOutput out);
+std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, const RunIdentity &id,
+                                        RunnerOutput out);
 
 } // namespace railgauge

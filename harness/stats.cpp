@@ -59,9 +59,9 @@ double scaled_mad(std::span<const double> samples) {
 }
 
 nlohmann::json to_json(const Summary &s) {
-  return {{"n", s.n},         {"min", s.min},   {"max", s.max},   {"mean", s.mean},
-          {"stdev", s.stdev}, {"median", s.median}, {"p10", s.p10}, {"p90", s.p90},
-          {"p99", s.p99}};
+  return {{"n", s.n},       {"min", s.min},     {"max", s.max},
+          {"mean", s.mean}, {"stdev", s.stdev}, {"median", s.median},
+          {"p10", s.p10},   {"p90", s.p90},     {"p99", s.p99}};
 }
 
 } // namespace railgauge

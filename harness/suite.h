@@ -22,8 +22,8 @@ namespace railgauge {
 
 struct SuiteEntry {
   std::string key_glob;
-  std::string where;                         // file:line of the entry
-  std::map<std::string, std::string> axes;   // axis name -> value spec ("1,2,4")
+  std::string where;                       // file:line of the entry
+  std::map<std::string, std::string> axes; // axis name -> value spec ("1,2,4")
   std::map<std::string, std::string> axis_where;
   MeasureSpec measure;
 };

@@ -41,7 +41,7 @@ public:
   bool is_this_machine() const { return this_machine_; }
 
   std::vector<NumaNode> numa_nodes() const;
-  std::vector<CacheLevel> caches() const; // data and unified caches, L1 first
+  std::vector<CacheLevel> caches() const;       // data and unified caches, L1 first
   std::uint64_t last_level_cache_bytes() const; // summed over instances
   unsigned physical_cores() const;
 

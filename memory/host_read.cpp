@@ -5,12 +5,16 @@
 namespace railgauge::memory {
 namespace {
 
-// Read: loads only, the sum kept per thread and checked against its closed form. Compare with likwid-bench's load kernel.
+// Read: loads only, the sum kept per thread and checked against its closed form. Compare with
+// likwid-bench's load kernel.
 class HostRead final : public HostStreamBenchmark {
 public:
   HostRead() : HostStreamBenchmark(Kernel::read) {}
   std::string_view key() const override { return "memory.host_read"; }
-  std::string_view description() const override { return "Host DRAM read bandwidth per NUMA node: sum += a[i] over threads pinned one per core (GB/s, 1 array counted)"; }
+  std::string_view description() const override {
+    return "Host DRAM read bandwidth per NUMA node: sum += a[i] over threads pinned one per core "
+           "(GB/s, 1 array counted)";
+  }
 };
 
 } // namespace

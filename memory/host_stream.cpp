@@ -81,8 +81,8 @@ std::vector<std::int64_t> default_sizes_bytes(const Topology &topology) {
   std::uint64_t first = 16 * kKiB;
   if (l1_bytes > 0)
     first = std::min(first, std::bit_floor(l1_bytes));
-  const std::uint64_t last = std::bit_ceil(
-      std::max<std::uint64_t>(8 * topology.last_level_cache_bytes(), static_cast<std::uint64_t>(kGiB)));
+  const std::uint64_t last = std::bit_ceil(std::max<std::uint64_t>(
+      8 * topology.last_level_cache_bytes(), static_cast<std::uint64_t>(kGiB)));
   std::vector<std::int64_t> sizes;
   for (std::uint64_t s = first; s <= last; s *= 2)
     sizes.push_back(static_cast<std::int64_t>(s));
@@ -108,18 +108,24 @@ std::vector<Axis> HostStreamBenchmark::axes() const {
   for (std::int64_t s = 16 * kKiB; s <= kGiB; s *= 2)
     sizes.emplace_back(s);
   return {
-      {"numa_node", AxisType::integer,
+      {"numa_node",
+       AxisType::integer,
        "NUMA node (OS index) that holds the arrays and whose cores run the threads; "
        "default: every node",
-       {std::int64_t{0}}, {}},
-      {"threads", AxisType::integer,
+       {std::int64_t{0}},
+       {}},
+      {"threads",
+       AxisType::integer,
        "worker threads, one per physical core of the node, each pinned to one PU of its core; "
        "0 = every physical core of the node",
-       {std::int64_t{0}}, {}},
-      {"size_bytes", AxisType::bytes,
+       {std::int64_t{0}},
+       {}},
+      {"size_bytes",
+       AxisType::bytes,
        "bytes PER ARRAY (read and write use 1 array, copy 2, triad 3); default: powers of two "
        "from inside L1 to at least 8x the last-level cache and at least 1 GiB",
-       sizes, {}},
+       sizes,
+       {}},
   };
 }
 
@@ -188,6 +194,8 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
     pool_ = std::make_unique<PinnedWorkers>(topology.get(), pus);
     pool_topology_ = &topology;
   }
+  // The calling thread is member 0: pinned for the point, its old binding restored after.
+  const auto caller = pool_->bind_caller();
 
   // Allocate (bound to the node, untouched), then first-touch each slice from its worker.
   const auto array_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
@@ -241,13 +249,13 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
     wrong += results[w].wrong;
     const double expected = expected_read_sum(slices[w].first, slices[w].second);
     if (kernel_ == Kernel::read && results[w].sum != expected)
-      problems.push_back(fmt::format("thread {} summed {} instead of {}", w, results[w].sum,
-                                     expected));
+      problems.push_back(
+          fmt::format("thread {} summed {} instead of {}", w, results[w].sum, expected));
   }
   outcome.metrics["wrong_elements"] = wrong;
   if (wrong > 0)
-    problems.insert(problems.begin(), fmt::format("{} of {} elements hold wrong values", wrong,
-                                                  arrays.elements));
+    problems.insert(problems.begin(),
+                    fmt::format("{} of {} elements hold wrong values", wrong, arrays.elements));
   if (!problems.empty()) {
     outcome.status = Status::failed;
     outcome.reason = fmt::format("data check failed: {}", fmt::join(problems, "; "));

@@ -3,10 +3,11 @@
 // host_copy and host_triad (docs/memory.md).
 //
 // One point = arrays of `size_bytes` each, bound to NUMA node `numa_node`, split into one
-// contiguous slice per worker thread; one worker per physical core of that node (or the first
-// `threads` of them), each pinned to one PU of its core and first-touching its own slice. One
-// call of the measured operation = every worker runs the kernel once over its slice; the
-// caller waits for all of them, so a call's time is the slowest worker's.
+// contiguous slice per thread; one thread per physical core of that node (or the first
+// `threads` of them), each pinned to one PU of its core and first-touching its own slice. The
+// calling thread is thread 0 (pinned for the point) and a persistent PinnedWorkers team runs
+// the others. One call of the measured operation = every thread runs the kernel once over its
+// slice and the caller waits for all of them, so a call's time is the slowest thread's.
 //
 // Bandwidth counts the bytes the kernel reads plus the bytes it writes, once, in
 // bytes_moved_per_call(). Like STREAM, BabelStream and likwid-bench it does NOT count the
@@ -64,7 +65,7 @@ protected:
 
 private:
   Kernel kernel_;
-  // The pool outlives a point: rebuilt only when the topology, node or PU list changes.
+  // The team outlives a point: rebuilt only when the topology, node or PU list changes.
   std::unique_ptr<PinnedWorkers> pool_;
   const Topology *pool_topology_ = nullptr;
   std::function<void(const StreamArrays &)> before_verify_;

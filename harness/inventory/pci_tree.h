@@ -44,7 +44,7 @@ struct PciDevice {
   std::optional<double> link_gbytes_per_s;
   std::optional<double> link_gtransfers_per_s;
   std::optional<int> link_width;
-  std::vector<std::string> os_names; // cuda0, nvml0, mlx5_0, ibp25s0, ...
+  std::vector<std::string> os_names;                    // cuda0, nvml0, mlx5_0, ibp25s0, ...
   nlohmann::json attributes = nlohmann::json::object(); // source specific (NCCL gpu/net tags)
 };
 

@@ -15,8 +15,9 @@ public:
   std::string_view key() const override { return key_; }
   std::string_view description() const override { return "scripted outcome"; }
   std::vector<Axis> axes() const override {
-    return {{"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}},
-            {"mode", AxisType::text, "outcome", {std::string("ok")}, {"ok", "waive", "throw", "fail"}}};
+    return {
+        {"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}},
+        {"mode", AxisType::text, "outcome", {std::string("ok")}, {"ok", "waive", "throw", "fail"}}};
   }
   std::optional<std::string> supported(const RunContext &, const Point &p) const override {
     if (p.text("mode") == "waive")

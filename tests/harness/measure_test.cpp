@@ -15,8 +15,7 @@ using testing::ScriptedTimer;
 class DirectSampler final : public Sampler {
 public:
   std::string_view name() const override { return "direct"; }
-  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch,
-                           int n) override {
+  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override {
     std::vector<double> out;
     for (int i = 0; i < n; ++i)
       out.push_back(timer.time_batch_s(op, batch));
@@ -136,6 +135,37 @@ TEST(Measure, JsonNamesTimerAndStopReason) {
   EXPECT_EQ(j["timer"], "scripted");
   EXPECT_EQ(j["stop"], "noise");
   EXPECT_EQ(j["time_s"]["n"], 2);
+}
+
+} // namespace
+} // namespace railgauge
+
+namespace railgauge {
+namespace {
+
+class SmallQueueTimer final : public Timer {
+public:
+  std::string_view name() const override { return "small_queue"; }
+  double time_batch_s(const Operation &op, std::int64_t batch) override {
+    largest = std::max(largest, batch);
+    for (std::int64_t i = 0; i < batch; ++i)
+      op();
+    return 1e-7 * static_cast<double>(batch);
+  }
+  std::int64_t max_batch() const override { return 8; }
+  std::int64_t largest = 0;
+};
+
+TEST(Measure, BatchNeverExceedsTheTimersLimit) {
+  MeasureSpec spec;
+  spec.min_samples = 3;
+  spec.max_rel_noise = 1;
+  spec.min_sample_s = 1e-3; // would ask for 10000 calls per batch
+  SmallQueueTimer timer;
+  GBenchSampler sampler;
+  const auto m = measure(spec, sampler, timer, [] {});
+  EXPECT_EQ(m.batch, 8);
+  EXPECT_EQ(timer.largest, 8);
 }
 
 } // namespace

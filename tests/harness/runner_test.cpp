@@ -96,8 +96,8 @@ TEST_F(RunnerTest, EveryPointBecomesOneRecordWhateverItsOutcome) {
   std::filesystem::create_directories(dir);
   entry_.axes["mode"] = "ok,waive,throw,fail";
   entry_.axis_where["mode"] = "s.yaml:5";
-  const auto plan =
-      make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K")}, std::string("fake.alpha"), ctx_);
+  const auto plan = make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K")},
+                              std::string("fake.alpha"), ctx_);
   RecordFile file((dir / "records.jsonl").string());
   NullPrinter printer;
   const RunIdentity id{"run-1", "testhost", 0, dir.string()};

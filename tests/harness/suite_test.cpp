@@ -51,8 +51,8 @@ TEST(Suite, ErrorsCarryFileLineAndExpectation) {
   expect_error("suite: x\nbenchmarks: [\n", "s.yaml:3", "YAML syntax error");
   expect_error("suite: x\n", "s.yaml:1", "no 'benchmarks:'");
   expect_error("benchmarks:\n  - key: a.b\n", "s.yaml", "no 'suite: NAME'");
-  expect_error("suite: x\nmeasure: {time_budget_s: fast}\nbenchmarks:\n  - key: a.b\n",
-               "s.yaml:2", "bad value 'fast'");
+  expect_error("suite: x\nmeasure: {time_budget_s: fast}\nbenchmarks:\n  - key: a.b\n", "s.yaml:2",
+               "bad value 'fast'");
   expect_error("suite: x\nbenchmarks:\n  - key: a.b\n    measure: {patience: 3}\n", "s.yaml:4",
                "unknown measurement setting 'patience'");
   expect_error("suite: x\nbenchmarks:\n  - axes: {n: 1}\n", "s.yaml:3", "no 'key'");

@@ -1,0 +1,313 @@
+// NVML through dlopen: the function types come from nvml.h (decltype of its declarations), the
+// addresses from dlsym, so nothing links against libnvidia-ml. nvml.h maps some names to
+// versioned symbols (nvmlInit -> nvmlInit_v2); dlsym is given those versioned names.
+#include <dlfcn.h>
+
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nvml.h>
+
+#include "harness/inventory/nvml_query.h"
+#include "harness/inventory/pci_tree.h"
+
+namespace railgauge {
+namespace {
+
+struct DlClose {
+  void operator()(void *handle) const {
+    if (handle)
+      dlclose(handle);
+  }
+};
+using Library = std::unique_ptr<void, DlClose>;
+
+// The entry points the inventory uses. Optional ones may be null on old drivers.
+struct NvmlApi {
+  decltype(&::nvmlInit) init = nullptr; // nvmlInit_v2
+  decltype(&::nvmlShutdown) shutdown = nullptr;
+  decltype(&::nvmlErrorString) error_string = nullptr;
+  decltype(&::nvmlDeviceGetCount) device_count = nullptr;            // _v2
+  decltype(&::nvmlDeviceGetHandleByIndex) handle_by_index = nullptr; // _v2
+  decltype(&::nvmlSystemGetDriverVersion) driver_version = nullptr;
+  decltype(&::nvmlSystemGetNVMLVersion) nvml_version = nullptr;
+  decltype(&::nvmlDeviceGetName) name = nullptr;
+  decltype(&::nvmlDeviceGetUUID) uuid = nullptr;
+  decltype(&::nvmlDeviceGetPciInfo) pci_info = nullptr; // _v3
+  decltype(&::nvmlDeviceGetCurrPcieLinkGeneration) pcie_gen_current = nullptr;
+  decltype(&::nvmlDeviceGetMaxPcieLinkGeneration) pcie_gen_max = nullptr;
+  decltype(&::nvmlDeviceGetCurrPcieLinkWidth) pcie_width_current = nullptr;
+  decltype(&::nvmlDeviceGetMaxPcieLinkWidth) pcie_width_max = nullptr;
+  decltype(&::nvmlDeviceGetClockInfo) clock = nullptr;
+  decltype(&::nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
+  decltype(&::nvmlDeviceGetPowerManagementLimit) power_limit = nullptr;
+  decltype(&::nvmlDeviceGetPowerUsage) power_usage = nullptr;
+  decltype(&::nvmlDeviceGetTemperature) temperature = nullptr;
+  decltype(&::nvmlDeviceGetEccMode) ecc_mode = nullptr;
+  decltype(&::nvmlDeviceGetTotalEccErrors) ecc_total = nullptr;
+  decltype(&::nvmlDeviceGetRetiredPages) retired_pages = nullptr;
+  decltype(&::nvmlDeviceGetRetiredPagesPendingStatus) retired_pending = nullptr;
+  decltype(&::nvmlDeviceGetRemappedRows) remapped_rows = nullptr;
+  decltype(&::nvmlDeviceGetCurrentClocksEventReasons) event_reasons = nullptr;
+  decltype(&::nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
+};
+
+template <typename Fn> void resolve(void *library, const char *symbol, Fn &out) {
+  out = reinterpret_cast<Fn>(dlsym(library, symbol));
+}
+
+NvmlApi resolve_api(void *lib) {
+  NvmlApi api;
+  resolve(lib, "nvmlInit_v2", api.init);
+  resolve(lib, "nvmlShutdown", api.shutdown);
+  resolve(lib, "nvmlErrorString", api.error_string);
+  resolve(lib, "nvmlDeviceGetCount_v2", api.device_count);
+  resolve(lib, "nvmlDeviceGetHandleByIndex_v2", api.handle_by_index);
+  resolve(lib, "nvmlSystemGetDriverVersion", api.driver_version);
+  resolve(lib, "nvmlSystemGetNVMLVersion", api.nvml_version);
+  resolve(lib, "nvmlDeviceGetName", api.name);
+  resolve(lib, "nvmlDeviceGetUUID", api.uuid);
+  resolve(lib, "nvmlDeviceGetPciInfo_v3", api.pci_info);
+  resolve(lib, "nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_gen_current);
+  resolve(lib, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_gen_max);
+  resolve(lib, "nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width_current);
+  resolve(lib, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_width_max);
+  resolve(lib, "nvmlDeviceGetClockInfo", api.clock);
+  resolve(lib, "nvmlDeviceGetMaxClockInfo", api.max_clock);
+  resolve(lib, "nvmlDeviceGetPowerManagementLimit", api.power_limit);
+  resolve(lib, "nvmlDeviceGetPowerUsage", api.power_usage);
+  resolve(lib, "nvmlDeviceGetTemperature", api.temperature);
+  resolve(lib, "nvmlDeviceGetEccMode", api.ecc_mode);
+  resolve(lib, "nvmlDeviceGetTotalEccErrors", api.ecc_total);
+  resolve(lib, "nvmlDeviceGetRetiredPages", api.retired_pages);
+  resolve(lib, "nvmlDeviceGetRetiredPagesPendingStatus", api.retired_pending);
+  resolve(lib, "nvmlDeviceGetRemappedRows", api.remapped_rows);
+  resolve(lib, "nvmlDeviceGetCurrentClocksEventReasons", api.event_reasons);
+  if (!api.event_reasons) // drivers before R535 only have the older name, same signature
+    resolve(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api.event_reasons);
+  resolve(lib, "nvmlDeviceGetNvLinkState", api.nvlink_state);
+  return api;
+}
+
+// nvmlInit/nvmlShutdown as a scope. NVML counts inits, so nesting with other users is safe.
+class NvmlSession {
+public:
+  explicit NvmlSession(const NvmlApi &api) : api_(api), status_(api.init()) {}
+  ~NvmlSession() {
+    if (status_ == NVML_SUCCESS)
+      api_.shutdown();
+  }
+  NvmlSession(const NvmlSession &) = delete;
+  NvmlSession &operator=(const NvmlSession &) = delete;
+  nvmlReturn_t status() const { return status_; }
+
+private:
+  const NvmlApi &api_;
+  nvmlReturn_t status_;
+};
+
+// Reads one field: the value, or nullopt with the failure noted (NOT_SUPPORTED is not a failure).
+class FieldReader {
+public:
+  FieldReader(const NvmlApi &api, nlohmann::json &errors) : api_(api), errors_(errors) {}
+
+  template <typename T, typename Fn, typename... Args>
+  std::optional<T> read(const char *field, Fn fn, Args... args) {
+    if (!fn) {
+      errors_[field] = "not in this libnvidia-ml";
+      return std::nullopt;
+    }
+    T value{};
+    if (check(field, fn(args..., &value)))
+      return value;
+    return std::nullopt;
+  }
+
+  bool check(const char *field, nvmlReturn_t status) {
+    if (status == NVML_SUCCESS)
+      return true;
+    if (status != NVML_ERROR_NOT_SUPPORTED)
+      errors_[field] = api_.error_string(status);
+    return false;
+  }
+
+private:
+  const NvmlApi &api_;
+  nlohmann::json &errors_;
+};
+
+template <typename T> nlohmann::json opt(const std::optional<T> &value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json watts(const std::optional<unsigned> &milliwatts) {
+  return milliwatts ? nlohmann::json(*milliwatts / 1000.0) : nlohmann::json(nullptr);
+}
+
+nlohmann::json enabled(const std::optional<nvmlEnableState_t> &state) {
+  return state ? nlohmann::json(*state == NVML_FEATURE_ENABLED) : nlohmann::json(nullptr);
+}
+
+nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device) {
+  nlohmann::json errors = nlohmann::json::object();
+  FieldReader r(api, errors);
+  nlohmann::json gpu = {{"index", index}};
+
+  char text[256] = {};
+  gpu["name"] = nullptr;
+  if (api.name && r.check("name", api.name(device, text, sizeof text)))
+    gpu["name"] = text;
+  gpu["uuid"] = nullptr;
+  if (api.uuid && r.check("uuid", api.uuid(device, text, sizeof text)))
+    gpu["uuid"] = text;
+  gpu["pci_bus_id"] = nullptr;
+  if (auto pci = r.read<nvmlPciInfo_t>("pci_bus_id", api.pci_info, device))
+    gpu["pci_bus_id"] = normalize_bus_id(pci->busId);
+
+  gpu["pcie"] = {
+      {"gen_current", opt(r.read<unsigned>("pcie.gen_current", api.pcie_gen_current, device))},
+      {"gen_max", opt(r.read<unsigned>("pcie.gen_max", api.pcie_gen_max, device))},
+      {"width_current",
+       opt(r.read<unsigned>("pcie.width_current", api.pcie_width_current, device))},
+      {"width_max", opt(r.read<unsigned>("pcie.width_max", api.pcie_width_max, device))}};
+  gpu["sm_clock_mhz"] = {
+      {"current", opt(r.read<unsigned>("sm_clock_mhz.current", api.clock, device, NVML_CLOCK_SM))},
+      {"max", opt(r.read<unsigned>("sm_clock_mhz.max", api.max_clock, device, NVML_CLOCK_SM))}};
+  gpu["mem_clock_mhz"] = {
+      {"current",
+       opt(r.read<unsigned>("mem_clock_mhz.current", api.clock, device, NVML_CLOCK_MEM))},
+      {"max", opt(r.read<unsigned>("mem_clock_mhz.max", api.max_clock, device, NVML_CLOCK_MEM))}};
+  gpu["power_limit_w"] = watts(r.read<unsigned>("power_limit_w", api.power_limit, device));
+  gpu["power_usage_w"] = watts(r.read<unsigned>("power_usage_w", api.power_usage, device));
+  gpu["temperature_c"] =
+      opt(r.read<unsigned>("temperature_c", api.temperature, device, NVML_TEMPERATURE_GPU));
+
+  // ECC mode has two outputs (current, pending): read it by hand.
+  nlohmann::json ecc = {{"enabled_current", nullptr}, {"enabled_pending", nullptr}};
+  if (api.ecc_mode) {
+    nvmlEnableState_t current{}, pending{};
+    if (r.check("ecc.mode", api.ecc_mode(device, &current, &pending))) {
+      ecc["enabled_current"] = enabled(current);
+      ecc["enabled_pending"] = enabled(pending);
+    }
+  }
+  for (auto [counter, counter_name] :
+       {std::pair{NVML_VOLATILE_ECC, "volatile"}, std::pair{NVML_AGGREGATE_ECC, "aggregate"}}) {
+    for (auto [type, type_name] : {std::pair{NVML_MEMORY_ERROR_TYPE_CORRECTED, "corrected"},
+                                   std::pair{NVML_MEMORY_ERROR_TYPE_UNCORRECTED, "uncorrected"}}) {
+      const std::string field = fmt::format("ecc.{}.{}", counter_name, type_name);
+      ecc[counter_name][type_name] =
+          opt(r.read<unsigned long long>(field.c_str(), api.ecc_total, device, type, counter));
+    }
+  }
+  gpu["ecc"] = std::move(ecc);
+
+  // Page retirement is pre-Ampere; Ampere and Hopper remap rows instead. Each is null where
+  // the GPU has the other.
+  gpu["retired_pages"] = nullptr;
+  if (api.retired_pages) {
+    nlohmann::json pages = nlohmann::json::object();
+    bool supported = true;
+    for (auto [cause, cause_name] :
+         {std::pair{NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, "single_bit"},
+          std::pair{NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, "double_bit"}}) {
+      unsigned count = 0; // 0 with no buffer: NVML returns the count only
+      const nvmlReturn_t status = api.retired_pages(device, cause, &count, nullptr);
+      if (status == NVML_SUCCESS || status == NVML_ERROR_INSUFFICIENT_SIZE)
+        pages[cause_name] = count;
+      else
+        supported = r.check("retired_pages", status) && supported;
+    }
+    if (supported) {
+      pages["pending"] =
+          enabled(r.read<nvmlEnableState_t>("retired_pages.pending", api.retired_pending, device));
+      gpu["retired_pages"] = std::move(pages);
+    }
+  }
+  gpu["remapped_rows"] = nullptr;
+  if (api.remapped_rows) {
+    unsigned correctable = 0, uncorrectable = 0, pending = 0, failure = 0;
+    if (r.check("remapped_rows",
+                api.remapped_rows(device, &correctable, &uncorrectable, &pending, &failure)))
+      gpu["remapped_rows"] = {{"correctable", correctable},
+                              {"uncorrectable", uncorrectable},
+                              {"pending", pending != 0},
+                              {"failure", failure != 0}};
+  }
+
+  gpu["clocks_event_reasons"] = nullptr;
+  if (auto reasons = r.read<unsigned long long>("clocks_event_reasons", api.event_reasons, device))
+    gpu["clocks_event_reasons"] = clocks_event_reason_names(*reasons);
+
+  // Links past the GPU's count answer NOT_SUPPORTED or INVALID_ARGUMENT: stop at the first.
+  gpu["nvlink"] = nullptr;
+  if (api.nvlink_state) {
+    nlohmann::json links = nlohmann::json::array();
+    int up = 0;
+    for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+      nvmlEnableState_t active{};
+      if (api.nvlink_state(device, link, &active) != NVML_SUCCESS)
+        break;
+      links.push_back(active == NVML_FEATURE_ENABLED ? "up" : "down");
+      up += active == NVML_FEATURE_ENABLED ? 1 : 0;
+    }
+    if (!links.empty())
+      gpu["nvlink"] = {{"links", links}, {"up", up}, {"down", static_cast<int>(links.size()) - up}};
+  }
+  gpu["errors"] = std::move(errors);
+  return gpu;
+}
+
+nlohmann::json unavailable(const std::string &library, std::string reason) {
+  return {{"available", false},
+          {"reason", std::move(reason)},
+          {"library", library},
+          {"gpus", nlohmann::json::array()}};
+}
+
+} // namespace
+
+nlohmann::json query_nvml(const std::string &library) {
+  dlerror(); // clear a stale message
+  Library lib(dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (!lib) {
+    const char *why = dlerror();
+    return unavailable(library, why ? why : "dlopen failed");
+  }
+  const NvmlApi api = resolve_api(lib.get());
+  if (!api.init || !api.shutdown || !api.error_string || !api.device_count || !api.handle_by_index)
+    return unavailable(library, "the library lacks nvmlInit_v2/nvmlDeviceGetCount_v2/"
+                                "nvmlDeviceGetHandleByIndex_v2 (not an NVML library?)");
+  NvmlSession session(api);
+  if (session.status() != NVML_SUCCESS)
+    return unavailable(library, fmt::format("nvmlInit_v2: {}", api.error_string(session.status())));
+
+  nlohmann::json result = {{"available", true}, {"reason", nullptr}, {"library", library}};
+  char text[128] = {};
+  result["driver_version"] = nullptr;
+  if (api.driver_version && api.driver_version(text, sizeof text) == NVML_SUCCESS)
+    result["driver_version"] = text;
+  result["nvml_version"] = nullptr;
+  if (api.nvml_version && api.nvml_version(text, sizeof text) == NVML_SUCCESS)
+    result["nvml_version"] = text;
+
+  nlohmann::json gpus = nlohmann::json::array();
+  unsigned count = 0;
+  if (const nvmlReturn_t status = api.device_count(&count); status != NVML_SUCCESS)
+    return unavailable(library, fmt::format("nvmlDeviceGetCount_v2: {}", api.error_string(status)));
+  for (unsigned i = 0; i < count; ++i) {
+    nvmlDevice_t device{};
+    if (const nvmlReturn_t status = api.handle_by_index(i, &device); status != NVML_SUCCESS) {
+      // A GPU NVML cannot open (fallen off the bus, no permission) is listed with the reason:
+      // a missing GPU is exactly what an inventory is for.
+      gpus.push_back({{"index", i}, {"errors", {{"handle", api.error_string(status)}}}});
+      continue;
+    }
+    gpus.push_back(query_gpu(api, i, device));
+  }
+  result["gpus"] = std::move(gpus);
+  return result;
+}
+
+} // namespace railgauge

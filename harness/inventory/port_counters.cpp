@@ -1,0 +1,119 @@
+#include "harness/inventory/port_counters.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace railgauge {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Reads one sysfs counter file; an empty string means success, anything else says why not.
+std::string read_counter(const fs::path &file, std::uint64_t &value) {
+  std::ifstream in(file);
+  if (!in)
+    return "cannot open";
+  std::string text;
+  if (!std::getline(in, text))
+    return "cannot read"; // e.g. EACCES/EIO on read of a counter the device cannot query
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r'))
+    text.pop_back();
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    return "not an integer: '" + text + "'";
+  return {};
+}
+
+void read_counter_dir(const fs::path &dir, const std::string &label, CounterMap &out,
+                      std::vector<std::string> &unreadable) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return;
+  std::vector<fs::path> files;
+  for (const auto &entry : fs::directory_iterator(dir, ec))
+    if (entry.is_regular_file(ec))
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path &file : files) {
+    std::uint64_t value = 0;
+    const std::string why = read_counter(file, value);
+    if (why.empty())
+      out[file.filename().string()] = value;
+    else
+      unreadable.push_back(label + "/" + file.filename().string() + ": " + why);
+  }
+}
+
+std::vector<std::string> sorted_names(const fs::path &dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return names;
+  for (const auto &entry : fs::directory_iterator(dir, ec))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace
+
+PortCounters read_port_counters(const std::string &sysfs_root, const std::string &device,
+                                unsigned port) {
+  PortCounters result;
+  result.device = device;
+  result.port = port;
+  const fs::path port_dir =
+      fs::path(sysfs_root) / "class" / "infiniband" / device / "ports" / std::to_string(port);
+  read_counter_dir(port_dir / "counters", "counters", result.counters, result.unreadable);
+  read_counter_dir(port_dir / "hw_counters", "hw_counters", result.hw_counters, result.unreadable);
+  return result;
+}
+
+std::vector<PortCounters> read_all_port_counters(const std::string &sysfs_root) {
+  std::vector<PortCounters> all;
+  const fs::path class_dir = fs::path(sysfs_root) / "class" / "infiniband";
+  for (const std::string &device : sorted_names(class_dir)) {
+    std::vector<unsigned> ports;
+    for (const std::string &name : sorted_names(class_dir / device / "ports")) {
+      unsigned port = 0;
+      const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), port);
+      if (ec == std::errc() && end == name.data() + name.size())
+        ports.push_back(port);
+    }
+    std::sort(ports.begin(), ports.end());
+    for (unsigned port : ports)
+      all.push_back(read_port_counters(sysfs_root, device, port));
+  }
+  return all;
+}
+
+std::map<std::string, std::int64_t> counter_deltas(const CounterMap &before,
+                                                   const CounterMap &after) {
+  std::map<std::string, std::int64_t> deltas;
+  for (const auto &[name, value_after] : after) {
+    const auto it = before.find(name);
+    if (it != before.end())
+      deltas[name] = static_cast<std::int64_t>(value_after - it->second);
+  }
+  return deltas;
+}
+
+nlohmann::json counter_deltas(const PortCounters &before, const PortCounters &after) {
+  return {{"device", after.device},
+          {"port", after.port},
+          {"counters", counter_deltas(before.counters, after.counters)},
+          {"hw_counters", counter_deltas(before.hw_counters, after.hw_counters)}};
+}
+
+nlohmann::json to_json(const PortCounters &counters) {
+  return {{"device", counters.device},
+          {"port", counters.port},
+          {"counters", counters.counters},
+          {"hw_counters", counters.hw_counters},
+          {"unreadable", counters.unreadable}};
+}
+
+} // namespace railgauge

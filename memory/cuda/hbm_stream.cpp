@@ -1,0 +1,146 @@
+// The parts of the HBM benchmarks that need no CUDA toolkit: axes, defaults, byte accounting
+// and waivers (compiled in every build; run() is in hbm_stream_run.cpp or its stub).
+#include "memory/cuda/hbm_stream.h"
+
+#include <algorithm>
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "harness/cuda/device.h"
+#include "harness/error.h"
+#include "harness/run_context.h"
+
+namespace railgauge::memory {
+namespace {
+
+constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kGiB = kKiB * kKiB * kKiB;
+constexpr std::uint64_t kFirstSizeBytes = 4 * kKiB;
+constexpr std::uint64_t kNoGpuLastSizeBytes = 4 * kGiB;
+// The arrays may take at most this share of the GPU's free memory: the rest is for the
+// context, the timer and the data check.
+constexpr double kMaxFreeMemoryShare = 0.9;
+// 16-byte vector accesses over whole arrays.
+constexpr std::int64_t kSizeMultipleBytes = 16;
+
+std::vector<std::int64_t> powers_of_two(std::uint64_t first, std::uint64_t last) {
+  std::vector<std::int64_t> sizes;
+  for (std::uint64_t s = first; s <= last; s *= 2)
+    sizes.push_back(static_cast<std::int64_t>(s));
+  return sizes;
+}
+
+} // namespace
+
+int hbm_arrays_used(HbmKernel kernel) {
+  switch (kernel) {
+  case HbmKernel::read:
+  case HbmKernel::write:
+    return 1;
+  case HbmKernel::copy:
+  case HbmKernel::memcpy_d2d:
+    return 2;
+  case HbmKernel::triad:
+    return 3;
+  }
+  return 0;
+}
+
+std::uint64_t hbm_bytes_moved_per_call(HbmKernel kernel, std::uint64_t array_bytes) {
+  switch (kernel) {
+  case HbmKernel::read:  // load a
+  case HbmKernel::write: // store a
+    return array_bytes;
+  case HbmKernel::copy:       // load a, store c
+  case HbmKernel::memcpy_d2d: // read the source, write the destination (nvbandwidth: 1x)
+    return 2 * array_bytes;
+  case HbmKernel::triad: // load b, load c, store a
+    return 3 * array_bytes;
+  }
+  return 0;
+}
+
+std::vector<std::int64_t> hbm_default_sizes_bytes(HbmKernel kernel,
+                                                  std::optional<std::uint64_t> free_bytes) {
+  if (!free_bytes)
+    return powers_of_two(kFirstSizeBytes, kNoGpuLastSizeBytes);
+  const auto fits =
+      static_cast<std::uint64_t>(kMaxFreeMemoryShare * static_cast<double>(*free_bytes)) /
+      static_cast<std::uint64_t>(hbm_arrays_used(kernel));
+  return powers_of_two(kFirstSizeBytes, std::max(kFirstSizeBytes, std::bit_floor(fits)));
+}
+
+std::vector<Axis> HbmStreamBenchmark::axes() const {
+  std::vector<AxisValue> sizes;
+  for (std::int64_t s : hbm_default_sizes_bytes(kernel_, std::nullopt))
+    sizes.emplace_back(s);
+  return {
+      {"size_bytes",
+       AxisType::bytes,
+       "bytes PER ARRAY, a multiple of 16 (read and write use 1 array, copy and memcpy_d2d 2, "
+       "triad 3); default: powers of two from 4 KiB (in L2) to most of the free HBM",
+       sizes,
+       {}},
+      {"gpu",
+       AxisType::integer,
+       "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them; default: every visible GPU",
+       {std::int64_t{0}},
+       {}},
+  };
+}
+
+std::vector<AxisValue> HbmStreamBenchmark::defaults_here(const Axis &axis,
+                                                         const RunContext &) const {
+  const int count = gpu::cuda_device_count();
+  std::vector<AxisValue> values;
+  if (axis.name == "gpu") {
+    for (int d = 0; d < count; ++d)
+      values.emplace_back(std::int64_t{d});
+  } else if (axis.name == "size_bytes") {
+    std::optional<std::uint64_t> smallest_free;
+    try {
+      for (int d = 0; d < count; ++d) {
+        const std::uint64_t free_bytes = gpu::cuda_device_info(d).free_memory_bytes;
+        smallest_free = std::min(smallest_free.value_or(free_bytes), free_bytes);
+      }
+    } catch (const BackendError &) {
+      // A GPU that cannot be queried is waived point by point, with the error, by supported().
+      smallest_free.reset();
+    }
+    for (std::int64_t s : hbm_default_sizes_bytes(kernel_, smallest_free))
+      values.emplace_back(s);
+  }
+  return values.empty() ? axis.defaults : values;
+}
+
+std::optional<std::string> HbmStreamBenchmark::supported(const RunContext &,
+                                                         const Point &point) const {
+  if (auto why = gpu::cuda_unavailable_reason())
+    return why;
+  const std::int64_t device = point.integer("gpu");
+  const int count = gpu::cuda_device_count();
+  if (device < 0 || device >= count)
+    return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible (0..{}); "
+                       "CUDA_VISIBLE_DEVICES renumbers them",
+                       device, count, count - 1);
+  const std::int64_t size_bytes = point.integer("size_bytes");
+  if (size_bytes <= 0 || size_bytes % kSizeMultipleBytes != 0)
+    return fmt::format("size_bytes={} is not a positive multiple of {} (16-byte vector accesses)",
+                       size_bytes, kSizeMultipleBytes);
+  gpu::CudaDeviceInfo info;
+  try {
+    info = gpu::cuda_device_info(static_cast<int>(device));
+  } catch (const BackendError &e) {
+    return fmt::format("CUDA device {} cannot be queried: {}", device, e.what());
+  }
+  const double total_bytes = static_cast<double>(size_bytes) * hbm_arrays_used(kernel_);
+  if (total_bytes > kMaxFreeMemoryShare * static_cast<double>(info.free_memory_bytes))
+    return fmt::format("the arrays need {} bytes, more than {:.0f}% of the {} bytes free on GPU {} "
+                       "({})",
+                       total_bytes, 100 * kMaxFreeMemoryShare, info.free_memory_bytes, device,
+                       info.name);
+  return std::nullopt;
+}
+
+} // namespace railgauge::memory

@@ -1,0 +1,96 @@
+// HbmStreamBenchmark::run() for CUDA builds (hbm_stream_run_stub.cpp without CUDA).
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/cuda/check.h"
+#include "harness/cuda/device.h"
+#include "harness/cuda/event_timer.h"
+#include "harness/cuda/resources.h"
+#include "harness/run_context.h"
+#include "memory/cuda/hbm_kernels.h"
+#include "memory/cuda/hbm_stream.h"
+
+namespace railgauge::memory {
+
+Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
+  if (auto why = supported(ctx, point))
+    return Outcome::waived(*why);
+  const int device = static_cast<int>(point.integer("gpu"));
+  const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
+  const gpu::DeviceGuard guard(device);
+
+  const auto array_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  std::vector<gpu::DeviceBuffer> buffers;
+  for (int i = 0; i < hbm_arrays_used(kernel_); ++i)
+    buffers.emplace_back(array_bytes);
+  HbmArrays arrays;
+  arrays.elements = array_bytes / sizeof(double);
+  arrays.a = buffers[0].as<double>();
+  if (kernel_ == HbmKernel::copy || kernel_ == HbmKernel::memcpy_d2d)
+    arrays.c = buffers[1].as<double>();
+  if (kernel_ == HbmKernel::triad) {
+    arrays.b = buffers[1].as<double>();
+    arrays.c = buffers[2].as<double>();
+  }
+  const HbmGrid grid = hbm_grid(kernel_, info.sm_count, arrays.elements);
+  gpu::DeviceBuffer partials(static_cast<std::size_t>(grid.blocks) * sizeof(double));
+
+  gpu::CudaEventTimer timer(device);
+  cudaStream_t stream = timer.stream();
+  seed_hbm_arrays(kernel_, arrays, stream);
+  const Measurement measurement = ctx.measure(
+      timer, [&] { launch_hbm_kernel(kernel_, arrays, partials.as<double>(), grid, stream); });
+
+  Outcome outcome;
+  const std::uint64_t bytes = hbm_bytes_moved_per_call(kernel_, array_bytes);
+  outcome.metrics = measurement.to_json();
+  outcome.metrics["bytes_per_call"] = bytes;
+  outcome.metrics["bandwidth_gbytes_per_s"] =
+      static_cast<double>(bytes) / measurement.time_s.median / 1e9;
+  outcome.metrics["bandwidth_max_gbytes_per_s"] =
+      static_cast<double>(bytes) / measurement.time_s.min / 1e9;
+  outcome.metrics["verified"] = false;
+  outcome.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
+  outcome.derived_params = {{"total_bytes", array_bytes * buffers.size()},
+                            {"gpu_name", info.name},
+                            {"sm_count", info.sm_count},
+                            {"l2_bytes", info.l2_bytes}};
+  if (kernel_ != HbmKernel::memcpy_d2d)
+    outcome.derived_params.update(
+        {{"grid_blocks", grid.blocks}, {"block_threads", grid.threads_per_block}});
+  if (!ctx.verify())
+    return outcome;
+
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  if (before_verify_)
+    before_verify_(arrays);
+  std::vector<std::string> problems;
+  const std::uint64_t wrong = count_wrong_hbm(kernel_, arrays, stream);
+  outcome.metrics["wrong_elements"] = wrong;
+  if (wrong > 0)
+    problems.push_back(fmt::format("{} of {} elements hold wrong values", wrong, arrays.elements));
+  if (kernel_ == HbmKernel::read) {
+    // The partial sums of the last call, one per block, must add up to the closed form.
+    std::vector<double> sums(static_cast<std::size_t>(grid.blocks));
+    RAILGAUGE_CUDA_CALL(
+        cudaMemcpy(sums.data(), partials.get(), partials.bytes(), cudaMemcpyDeviceToHost));
+    double sum = 0;
+    for (double s : sums)
+      sum += s;
+    const double expected = expected_hbm_read_sum(arrays.elements);
+    if (sum != expected)
+      problems.push_back(fmt::format("the read kernel summed {} instead of {}", sum, expected));
+  }
+  if (!problems.empty()) {
+    outcome.status = Status::failed;
+    outcome.reason = fmt::format("data check failed: {}", fmt::join(problems, "; "));
+    return outcome;
+  }
+  outcome.metrics["verified"] = true;
+  return outcome;
+}
+
+} // namespace railgauge::memory

@@ -1,0 +1,15 @@
+#include "memory/cuda/register_memory_cuda.h"
+
+#include "memory/cuda/hbm_stream.h"
+
+namespace railgauge {
+
+void register_memory_cuda(Registry &registry) {
+  registry.add(memory::make_hbm_read());
+  registry.add(memory::make_hbm_write());
+  registry.add(memory::make_hbm_copy());
+  registry.add(memory::make_hbm_triad());
+  registry.add(memory::make_hbm_memcpy_d2d());
+}
+
+} // namespace railgauge

@@ -1,0 +1,155 @@
+// HBM benchmarks without a GPU: byte accounting, the default sweep, registration, and that
+// every benchmark waives with a reason (never crashes) where CUDA cannot run.
+#include <bit>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "harness/cuda/device.h"
+#include "harness/cuda/event_timer.h"
+#include "harness/error.h"
+#include "harness/registry.h"
+#include "harness/run_context.h"
+#include "memory/cuda/hbm_stream.h"
+#include "memory/cuda/register_memory_cuda.h"
+
+namespace railgauge::memory {
+namespace {
+
+constexpr HbmKernel kAllKernels[] = {HbmKernel::read, HbmKernel::write, HbmKernel::copy,
+                                     HbmKernel::triad, HbmKernel::memcpy_d2d};
+constexpr auto kAllMakers = {make_hbm_read, make_hbm_write, make_hbm_copy, make_hbm_triad,
+                             make_hbm_memcpy_d2d};
+
+TEST(HbmBytes, CountsReadPlusWriteOncePerArrayLikeBabelStream) {
+  const std::uint64_t n = 1 << 20;
+  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::read, n), n);
+  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::write, n), n);
+  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::copy, n), 2 * n);
+  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::triad, n), 3 * n);
+  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::memcpy_d2d, n), 2 * n) << "not nvbandwidth's 1x";
+  EXPECT_EQ(hbm_arrays_used(HbmKernel::read), 1);
+  EXPECT_EQ(hbm_arrays_used(HbmKernel::write), 1);
+  EXPECT_EQ(hbm_arrays_used(HbmKernel::copy), 2);
+  EXPECT_EQ(hbm_arrays_used(HbmKernel::triad), 3);
+  EXPECT_EQ(hbm_arrays_used(HbmKernel::memcpy_d2d), 2);
+}
+
+TEST(HbmSweep, WithoutGpuIsFixedFourKiBToFourGiB) {
+  for (HbmKernel kernel : kAllKernels) {
+    const auto sizes = hbm_default_sizes_bytes(kernel, std::nullopt);
+    ASSERT_EQ(sizes.size(), 21u);
+    EXPECT_EQ(sizes.front(), 4096);
+    EXPECT_EQ(sizes.back(), std::int64_t{4} << 30);
+  }
+}
+
+TEST(HbmSweep, ReachesMostOfFreeMemoryAndStaysInsideIt) {
+  const std::uint64_t free_bytes = 79'000'000'000; // an H100 80GB with a context
+  for (HbmKernel kernel : kAllKernels) {
+    SCOPED_TRACE(static_cast<int>(kernel));
+    const auto sizes = hbm_default_sizes_bytes(kernel, free_bytes);
+    ASSERT_FALSE(sizes.empty());
+    EXPECT_EQ(sizes.front(), 4096) << "starts inside L2";
+    for (std::size_t i = 1; i < sizes.size(); ++i)
+      EXPECT_EQ(sizes[i], 2 * sizes[i - 1]);
+    const auto total_bytes = static_cast<std::uint64_t>(sizes.back()) * hbm_arrays_used(kernel);
+    EXPECT_LE(total_bytes, free_bytes * 9 / 10);
+    EXPECT_GT(2 * total_bytes, free_bytes * 9 / 10) << "the next power of two would not fit";
+    EXPECT_GE(static_cast<std::uint64_t>(sizes.back()), std::uint64_t{16} << 30)
+        << "far past the 50 MiB L2, whatever the kernel";
+  }
+  EXPECT_EQ(hbm_default_sizes_bytes(HbmKernel::read, 1024), std::vector<std::int64_t>{4096})
+      << "at least one point, even when nothing fits";
+}
+
+TEST(HbmRegistration, AddsTheFiveKeysWithSizeAndGpuAxes) {
+  Registry registry;
+  register_memory_cuda(registry);
+  std::vector<std::string> keys;
+  for (const Benchmark *b : registry.all()) {
+    keys.emplace_back(b->key());
+    EXPECT_FALSE(b->description().empty());
+    const auto axes = b->axes();
+    ASSERT_EQ(axes.size(), 2u);
+    EXPECT_EQ(axes[0].name, "size_bytes");
+    EXPECT_EQ(axes[0].type, AxisType::bytes);
+    EXPECT_EQ(axes[1].name, "gpu");
+    EXPECT_EQ(axes[1].type, AxisType::integer);
+  }
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"memory.hbm_read", "memory.hbm_write", "memory.hbm_copy",
+                                      "memory.hbm_triad", "memory.hbm_memcpy_d2d"}));
+  EXPECT_EQ(registry.match("memory.hbm_*").size(), 5u);
+}
+
+// These tests are about a machine where CUDA cannot run (this build's CI machine); with a GPU,
+// cuda_tests cover the same benchmarks for real.
+class HbmWithoutGpu : public ::testing::Test {
+protected:
+  HbmWithoutGpu() : topology_(Topology::load_this_machine()), ctx_(topology_, sampler_, "t", 0) {}
+  void SetUp() override {
+    reason_ = gpu::cuda_unavailable_reason();
+    if (!reason_)
+      GTEST_SKIP() << "a CUDA device is usable here; cuda_tests (label gpu) cover it";
+  }
+  static Point point(std::int64_t size_bytes, std::int64_t device) {
+    Point p;
+    p.set("size_bytes", size_bytes);
+    p.set("gpu", device);
+    return p;
+  }
+  Topology topology_;
+  GBenchSampler sampler_;
+  RunContext ctx_;
+  std::optional<std::string> reason_;
+};
+
+TEST_F(HbmWithoutGpu, ReasonNamesTheCudaCause) {
+  EXPECT_EQ(gpu::cuda_device_count(), 0);
+  // "no CUDA device: cudaGetDeviceCount returned cudaErrorNoDevice (...)", "no CUDA driver ...",
+  // or "built without CUDA (...)".
+  EXPECT_NE(reason_->find("CUDA"), std::string::npos) << *reason_;
+  EXPECT_TRUE(reason_->find("cudaGetDeviceCount returned cudaError") != std::string::npos ||
+              reason_->find("built without CUDA") != std::string::npos)
+      << *reason_;
+}
+
+TEST_F(HbmWithoutGpu, EveryBenchmarkWaivesWithTheReasonAndNeverThrows) {
+  for (auto make : kAllMakers) {
+    auto bench = make();
+    SCOPED_TRACE(std::string(bench->key()));
+    for (std::int64_t device : {0, 3}) {
+      const Point p = point(1 << 20, device);
+      const auto why = bench->supported(ctx_, p);
+      ASSERT_TRUE(why.has_value());
+      EXPECT_EQ(*why, *reason_);
+      Outcome out;
+      ASSERT_NO_THROW(out = bench->run(ctx_, p));
+      EXPECT_EQ(out.status, Status::waived);
+      EXPECT_EQ(out.reason, reason_);
+    }
+  }
+}
+
+TEST_F(HbmWithoutGpu, DefaultsStillCarryTheFixedSweepAndGpuZero) {
+  for (auto make : kAllMakers) {
+    auto bench = make();
+    SCOPED_TRACE(std::string(bench->key()));
+    const auto axes = bench->axes();
+    const auto sizes = bench->defaults_here(axes[0], ctx_);
+    ASSERT_EQ(sizes.size(), 21u);
+    EXPECT_EQ(std::get<std::int64_t>(sizes.front()), 4096);
+    EXPECT_EQ(std::get<std::int64_t>(sizes.back()), std::int64_t{4} << 30);
+    const auto gpus = bench->defaults_here(axes[1], ctx_);
+    EXPECT_EQ(gpus, (std::vector<AxisValue>{std::int64_t{0}}));
+  }
+}
+
+TEST_F(HbmWithoutGpu, CudaObjectsThrowBackendErrorNotCrash) {
+  EXPECT_THROW(gpu::cuda_device_info(0), BackendError);
+  EXPECT_THROW(gpu::CudaEventTimer timer(0), BackendError);
+}
+
+} // namespace
+} // namespace railgauge::memory
