@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "gemm/tp_table.h"
 #include "harness/error.h"
 #include "harness/inventory/inventory.h"
 #include "harness/manifest.h"
@@ -124,8 +125,12 @@ int measure_entries(const Registry &registry, std::vector<SuiteEntry> entries,
     printer.add(make_jsonl_printer(std::cout));
   else if (format == OutputFormat::csv)
     printer.add(make_csv_printer(std::cout));
-  else if (!o.quiet)
+  else if (!o.quiet) {
     printer.add(make_table_printer(std::cout));
+    // GEMM TP sweeps end with the curve users came for: efficiency per GEMM per t.
+    printer.add(make_collecting_printer(
+        [](const std::vector<Record> &records) { std::cout << gemm::render_tp_table(records); }));
+  }
   const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
   const auto counts = execute_plan(plan, ctx, id, {records, printer, progress});
   printer.finish();

@@ -147,7 +147,24 @@ private:
   std::vector<Record> records_;
 };
 
+class CollectingPrinter final : public RecordPrinter {
+public:
+  explicit CollectingPrinter(std::function<void(const std::vector<Record> &)> at_finish)
+      : at_finish_(std::move(at_finish)) {}
+  void on_record(const Record &record) override { records_.push_back(record); }
+  void finish() override { at_finish_(records_); }
+
+private:
+  std::function<void(const std::vector<Record> &)> at_finish_;
+  std::vector<Record> records_;
+};
+
 } // namespace
+
+std::unique_ptr<RecordPrinter>
+make_collecting_printer(std::function<void(const std::vector<Record> &)> at_finish) {
+  return std::make_unique<CollectingPrinter>(std::move(at_finish));
+}
 
 OutputFormat parse_output_format(const std::string &text, const std::string &where) {
   if (text == "table")

@@ -2,6 +2,7 @@
 // Console output of records, behind one interface so several run at once (nvbench's
 // printer_multiplex): JSON Lines or CSV streamed to stdout as points finish, and a summary
 // table at the end. records.jsonl on disk is written separately and always.
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -25,6 +26,11 @@ OutputFormat parse_output_format(const std::string &text, const std::string &whe
 std::unique_ptr<RecordPrinter> make_jsonl_printer(std::ostream &out);
 std::unique_ptr<RecordPrinter> make_csv_printer(std::ostream &out);
 std::unique_ptr<RecordPrinter> make_table_printer(std::ostream &out);
+
+// Keeps every record and hands them to `at_finish` (a family's own summary, e.g. the GEMM TP
+// table).
+std::unique_ptr<RecordPrinter>
+make_collecting_printer(std::function<void(const std::vector<Record> &)> at_finish);
 
 class PrinterMultiplex final : public RecordPrinter {
 public:

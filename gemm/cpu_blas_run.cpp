@@ -1,0 +1,163 @@
+// run_cpu_blas() with OpenBLAS: operands, the measured operation, the data check.
+#include <sched.h>
+
+#include <cblas.h>
+
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gemm/cpu_blas.h"
+#include "harness/run_context.h"
+
+namespace railgauge::gemm {
+namespace {
+
+// How many output elements per GEMM the data check recomputes (each costs K multiply-adds in
+// long double: negligible next to the GEMM).
+constexpr std::int64_t kVerifiedElements = 256;
+constexpr std::uint64_t kSeed = 0x7261696c;
+
+// The CPUs this process may run on: OpenBLAS's own default is every CPU of the machine, which
+// oversubscribes a process confined by taskset, cgroups or Slurm.
+int cpus_given() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+template <typename T> struct Operands {
+  GemmShape shape;
+  std::vector<T> a, b, c; // batch × (M×K), batch × (K×N), batch × (M×N), row-major
+};
+
+template <typename T> Operands<T> make_operands(const GemmShape &s, std::uint64_t seed) {
+  Operands<T> o{s, {}, {}, {}};
+  o.a.resize(static_cast<std::size_t>(s.batch * s.m * s.k));
+  o.b.resize(static_cast<std::size_t>(s.batch * s.k * s.n));
+  o.c.assign(static_cast<std::size_t>(s.batch * s.m * s.n), T(0));
+  for (std::size_t i = 0; i < o.a.size(); ++i)
+    o.a[i] = static_cast<T>(operand_value(seed, i));
+  for (std::size_t i = 0; i < o.b.size(); ++i)
+    o.b[i] = static_cast<T>(operand_value(seed + 1, i));
+  return o;
+}
+
+void gemm_call(const Operands<float> &o, float *c) {
+  const auto &s = o.shape;
+  for (std::int64_t i = 0; i < s.batch; ++i)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.m), int(s.n), int(s.k), 1.0f,
+                o.a.data() + i * s.m * s.k, int(s.k), o.b.data() + i * s.k * s.n, int(s.n), 0.0f,
+                c + i * s.m * s.n, int(s.n));
+}
+
+void gemm_call(const Operands<double> &o, double *c) {
+  const auto &s = o.shape;
+  for (std::int64_t i = 0; i < s.batch; ++i)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.m), int(s.n), int(s.k), 1.0,
+                o.a.data() + i * s.m * s.k, int(s.k), o.b.data() + i * s.k * s.n, int(s.n), 0.0,
+                c + i * s.m * s.n, int(s.n));
+}
+
+struct CheckResult {
+  std::int64_t checked = 0, wrong = 0;
+  double worst_error = 0; // |c - ref| / Σ|a·b| of the worst element
+};
+
+template <typename T> CheckResult check(const Operands<T> &o, double tolerance) {
+  const auto &s = o.shape;
+  CheckResult r;
+  for (std::int64_t e : sampled_elements(s.batch * s.m * s.n, kVerifiedElements, kSeed)) {
+    const std::int64_t batch = e / (s.m * s.n), i = (e / s.n) % s.m, j = e % s.n;
+    const T *a = o.a.data() + batch * s.m * s.k + i * s.k;
+    const T *b = o.b.data() + batch * s.k * s.n + j;
+    long double ref = 0, scale = 0;
+    for (std::int64_t k = 0; k < s.k; ++k) {
+      const long double term = static_cast<long double>(a[k]) * b[k * s.n];
+      ref += term;
+      scale += std::fabs(term);
+    }
+    const double error = static_cast<double>(std::fabs(o.c[std::size_t(e)] - ref) / scale);
+    ++r.checked;
+    // NaN compares false: count it wrong explicitly.
+    if (!(error <= tolerance))
+      ++r.wrong;
+    r.worst_error = std::isnan(error) ? error : std::max(r.worst_error, error);
+  }
+  return r;
+}
+
+template <typename T>
+Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double peak_tflops,
+                  const BeforeVerify &before_verify) {
+  const int threads = cpus_given();
+  openblas_set_num_threads(threads);
+
+  std::vector<Operands<T>> ops;
+  for (std::size_t g = 0; g < plan.gemms.size(); ++g)
+    ops.push_back(make_operands<T>(plan.gemms[g], kSeed + 2 * g));
+
+  HostTimer timer;
+  const Measurement m = ctx.measure(timer, [&] {
+    for (auto &o : ops)
+      gemm_call(o, o.c.data());
+  });
+
+  Outcome out;
+  out.metrics = gemm_metrics(m, plan, dtype, peak_tflops);
+  out.derived_params = {{"blas_threads", openblas_get_num_threads()},
+                        {"blas_library", fmt::format("OpenBLAS {} ({})", openblas_get_config(),
+                                                     openblas_get_corename())},
+                        {"layout", "row_major_nn"}};
+
+  bool verified = false;
+  if (ctx.verify()) {
+    if (before_verify)
+      for (std::size_t g = 0; g < ops.size(); ++g)
+        before_verify(g, ops[g].c.data());
+    CheckResult total;
+    for (const auto &o : ops) {
+      const CheckResult r = check(o, verify_tolerance(dtype));
+      total.checked += r.checked;
+      total.wrong += r.wrong;
+      total.worst_error =
+          std::isnan(r.worst_error) ? r.worst_error : std::max(total.worst_error, r.worst_error);
+    }
+    out.metrics["verified_elements"] = total.checked;
+    out.metrics["wrong_elements"] = total.wrong;
+    out.metrics["worst_relative_error"] = total.worst_error;
+    out.metrics["tolerance"] = verify_tolerance(dtype);
+    verified = total.wrong == 0;
+    if (total.wrong > 0) {
+      out.status = Status::failed;
+      out.reason = fmt::format(
+          "{} of {} sampled output elements differ from the long double reference by more "
+          "than {:g} of Σ|a·b| (worst {:.3g})",
+          total.wrong, total.checked, verify_tolerance(dtype), total.worst_error);
+    }
+  }
+  out.metrics["verified"] = verified;
+  return out;
+}
+
+} // namespace
+
+std::optional<std::string> cpu_blas_unavailable_reason() { return std::nullopt; }
+
+Outcome run_cpu_blas(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double peak_tflops,
+                     const BeforeVerify &before_verify) {
+  switch (dtype) {
+  case Dtype::fp32:
+    return run_typed<float>(ctx, plan, dtype, peak_tflops, before_verify);
+  case Dtype::fp64:
+    return run_typed<double>(ctx, plan, dtype, peak_tflops, before_verify);
+  default:
+    return Outcome::waived(
+        fmt::format("the CPU backend runs fp32 and fp64, not {}", to_string(dtype)));
+  }
+}
+
+} // namespace railgauge::gemm

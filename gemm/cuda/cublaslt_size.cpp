@@ -1,0 +1,27 @@
+#include <memory>
+
+#include "gemm/cuda/cublaslt.h"
+
+namespace railgauge::gemm {
+namespace {
+
+// Square GEMMs from 256 (launch-bound) to 16384 (at the plateau: [AZ]'s FP8 square sweep is
+// flat from 8k).
+class CublasLtSize final : public CublasLtBenchmark {
+public:
+  std::string_view key() const override { return "gemm.cublaslt_size"; }
+  std::string_view description() const override {
+    return "GPU GEMM (cuBLASLt) TFLOP/s and efficiency against M, N, K (square by default)";
+  }
+  std::vector<Axis> axes() const override {
+    return size_sweep_axes({Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::tf32, Dtype::fp32},
+                           {Dtype::bf16}, {256, 512, 1024, 2048, 4096, 8192, 16384});
+  }
+  GemmPlan plan(const Point &point) const override { return plan_size_point(point); }
+};
+
+} // namespace
+
+std::unique_ptr<CublasLtBenchmark> make_cublaslt_size() { return std::make_unique<CublasLtSize>(); }
+
+} // namespace railgauge::gemm

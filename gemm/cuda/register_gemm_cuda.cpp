@@ -1,0 +1,12 @@
+#include "gemm/cuda/register_gemm_cuda.h"
+
+#include "gemm/cuda/cublaslt.h"
+
+namespace railgauge::gemm {
+
+void register_gemm_cuda(Registry &registry) {
+  registry.add(make_cublaslt());
+  registry.add(make_cublaslt_size());
+}
+
+} // namespace railgauge::gemm

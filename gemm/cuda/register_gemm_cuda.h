@@ -1,0 +1,7 @@
+#pragma once
+#include "harness/registry.h"
+
+namespace railgauge::gemm {
+// Adds gemm.cublaslt and gemm.cublaslt_size (waived point by point without CUDA).
+void register_gemm_cuda(Registry &registry);
+} // namespace railgauge::gemm

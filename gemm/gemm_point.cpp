@@ -1,0 +1,260 @@
+#include "gemm/gemm_point.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+
+namespace railgauge::gemm {
+namespace {
+
+std::vector<AxisValue> int_values(const std::vector<std::int64_t> &v) {
+  return {v.begin(), v.end()};
+}
+
+std::vector<AxisValue> text_values(const std::vector<std::string> &v) {
+  return {v.begin(), v.end()};
+}
+
+Axis dtype_axis(const std::vector<Dtype> &dtypes, const std::vector<Dtype> &defaults) {
+  return {"dtype", AxisType::text,
+          "element type: " + fmt::format("{}", fmt::join(dtype_names(dtypes), ", ")),
+          text_values(dtype_names(defaults)), dtype_names(dtypes)};
+}
+
+Axis peak_axis() {
+  return {"peak_tflops",
+          AxisType::real,
+          "dense peak of this dtype in TFLOP/s (1e12 FLOP/s) for `efficiency`; 0 = the backend's "
+          "own (GPU: results/peaks/gpu_peaks.yaml by name; CPU: none)",
+          {0.0},
+          {}};
+}
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+} // namespace
+
+double GemmPlan::flops() const {
+  double f = 0;
+  for (const auto &g : gemms)
+    f += gemm_flops(g);
+  return f;
+}
+
+double GemmPlan::bytes(const DtypeBytes &element) const {
+  double b = 0;
+  for (const auto &g : gemms)
+    b += gemm_bytes(g, element);
+  return b;
+}
+
+std::vector<Axis> tp_sweep_axes(const TpAxesDefaults &d) {
+  const auto model_override = [](const char *name, const std::string &help) {
+    return Axis{name, AxisType::integer, help + "; 0 = the model's own", {std::int64_t{0}}, {}};
+  };
+  return {
+      dtype_axis(d.dtypes, d.default_dtypes),
+      {"model",
+       AxisType::text,
+       "transformer whose block GEMMs are measured (docs/gemm.md); `custom` takes its "
+       "dimensions from hidden, heads, seq (and kv_heads, ffn)",
+       {d.model},
+       model_names()},
+      {"tp",
+       AxisType::integer,
+       "tensor-parallel degree t: the GEMMs one of t GPUs runs; a t that does not divide the "
+       "heads, kv heads or ffn is waived",
+       int_values(d.tp),
+       {}},
+      {"gemm", AxisType::text, "which GEMM of the block (rows of the TP table)",
+       text_values(layer_names()), layer_names()},
+      {"pass", AxisType::text,
+       "fwd, dgrad (data gradient) or wgrad (weight gradient; the attention BMMs have none and "
+       "are waived)",
+       text_values(pass_names()), pass_names()},
+      model_override("seq", "sequence length s (M = s·micro_batch tokens)"),
+      model_override("micro_batch", "sequences per micro-batch b"),
+      model_override("hidden", "hidden size h"),
+      model_override("heads", "attention (query) heads"),
+      model_override("kv_heads", "key/value heads (GQA)"),
+      model_override("ffn", "MLP inner size (per gate for SwiGLU)"),
+      {"swiglu",
+       AxisType::integer,
+       "gated MLP (gate and up fused: N = 2·ffn/t): 1 on, 0 off, -1 the model's own",
+       {std::int64_t{-1}},
+       {}},
+      peak_axis(),
+  };
+}
+
+Dtype point_dtype(const Point &point) { return parse_dtype(point.text("dtype"), "dtype"); }
+
+GemmPlan plan_tp_point(const Point &point) {
+  ModelOverrides o;
+  o.seq = point.integer("seq");
+  o.micro_batch = point.integer("micro_batch");
+  o.hidden = point.integer("hidden");
+  o.heads = point.integer("heads");
+  o.kv_heads = point.integer("kv_heads");
+  o.ffn = point.integer("ffn");
+  o.swiglu = static_cast<int>(point.integer("swiglu"));
+  const ModelShape model = resolve_model(point.text("model"), o, "model");
+  const auto tp = point.integer("tp");
+  const auto layer = parse_layer(point.text("gemm"));
+  const auto pass = parse_pass(point.text("pass"));
+  if (!layer || !pass)
+    throw InputError(
+        fmt::format("unknown gemm '{}' or pass '{}'", point.text("gemm"), point.text("pass")),
+        "gemm/pass", "see `railgauge list gemm`");
+  if (is_attention_bmm(*layer) && *pass == Pass::wgrad)
+    throw InputError(
+        fmt::format("{} is an attention BMM: it has no weights, so no wgrad", to_string(*layer)),
+        "pass", "its backward pass is `dgrad` (two GEMMs)");
+  if (tp < 1 || tp > (1 << 20))
+    throw InputError(fmt::format("tp = {} is not a TP degree", tp), "tp", "give 1, 2, 4, ...");
+  const auto gemms = transformer_gemms(model, static_cast<int>(tp), *layer, *pass);
+
+  GemmPlan plan;
+  plan.op = gemms.front().op();
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto &g : gemms) {
+    plan.gemms.push_back(g.shape);
+    plan.operands.push_back(g.operand);
+    shapes.push_back({{"operand", g.operand},
+                      {"m", g.shape.m},
+                      {"n", g.shape.n},
+                      {"k", g.shape.k},
+                      {"batch", g.shape.batch}});
+  }
+  const auto &first = gemms.front().shape;
+  plan.derived = {{"op", plan.op},
+                  {"m", first.m},
+                  {"n", first.n},
+                  {"k", first.k},
+                  {"batch", first.batch},
+                  {"gemm_count", gemms.size()},
+                  {"seq", model.seq},
+                  {"micro_batch", model.micro_batch},
+                  {"hidden", model.hidden},
+                  {"heads", model.heads},
+                  {"kv_heads", model.kv_heads},
+                  {"ffn", model.ffn},
+                  {"swiglu", model.swiglu ? 1 : 0}};
+  if (gemms.size() > 1)
+    plan.gemm_list = shapes;
+  return plan;
+}
+
+std::vector<Axis> size_sweep_axes(const std::vector<Dtype> &dtypes,
+                                  const std::vector<Dtype> &default_dtypes,
+                                  const std::vector<std::int64_t> &default_m) {
+  return {
+      dtype_axis(dtypes, default_dtypes),
+      {"m",
+       AxisType::integer,
+       "rows of A and C (C[M×N] = A[M×K]·B[K×N], row-major)",
+       int_values(default_m),
+       {}},
+      {"n",
+       AxisType::integer,
+       "columns of B and C; 0 = the same as m (square)",
+       {std::int64_t{0}},
+       {}},
+      {"k",
+       AxisType::integer,
+       "the reduced dimension; 0 = the same as m (square)",
+       {std::int64_t{0}},
+       {}},
+      {"batch",
+       AxisType::integer,
+       "independent GEMMs of this shape per call (strided batched)",
+       {std::int64_t{1}},
+       {}},
+      peak_axis(),
+  };
+}
+
+GemmPlan plan_size_point(const Point &point) {
+  GemmShape s;
+  s.m = point.integer("m");
+  s.n = point.integer("n") == 0 ? s.m : point.integer("n");
+  s.k = point.integer("k") == 0 ? s.m : point.integer("k");
+  s.batch = point.integer("batch");
+  // Each dimension is an `int` in the BLAS interfaces.
+  for (auto [name, v] : {std::pair{"m", s.m}, {"n", s.n}, {"k", s.k}, {"batch", s.batch}})
+    if (v <= 0 || v > std::numeric_limits<int>::max())
+      throw InputError(fmt::format("{} = {} is not a positive 32-bit GEMM dimension", name, v),
+                       name, "give a size from 1 to 2^31-1");
+  GemmPlan plan;
+  plan.op = "size";
+  plan.gemms = {s};
+  plan.operands = {""};
+  plan.derived = {{"op", plan.op}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"batch", s.batch}};
+  return plan;
+}
+
+nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dtype,
+                            double peak_tflops) {
+  nlohmann::json j = m.to_json();
+  const double flops = plan.flops();
+  const double bytes = plan.bytes(dtype_bytes(dtype));
+  j["flops_per_call"] = flops;
+  j["bytes_per_call"] = bytes;
+  j["flops_per_byte"] = flops / bytes;
+  const double tflops = m.time_s.median > 0 ? flops / m.time_s.median / 1e12 : 0.0;
+  j["tflops"] = tflops;
+  j["tflops_max"] = m.time_s.min > 0 ? flops / m.time_s.min / 1e12 : 0.0;
+  if (peak_tflops > 0) {
+    j["peak_tflops"] = peak_tflops;
+    j["efficiency"] = tflops / peak_tflops;
+  }
+  return j;
+}
+
+double verify_tolerance(Dtype dtype) {
+  switch (dtype) {
+  case Dtype::fp64:
+    return 1e-12;
+  case Dtype::fp32:
+    return 1e-4;
+  case Dtype::tf32:
+  case Dtype::fp16:
+    return 5e-3;
+  case Dtype::bf16:
+    return 1e-2;
+  case Dtype::fp8_e4m3:
+    return 2e-2;
+  }
+  return 0;
+}
+
+std::vector<std::int64_t> sampled_elements(std::int64_t total, std::int64_t count,
+                                           std::uint64_t seed) {
+  if (total <= count) {
+    std::vector<std::int64_t> all(static_cast<std::size_t>(total));
+    for (std::int64_t i = 0; i < total; ++i)
+      all[static_cast<std::size_t>(i)] = i;
+    return all;
+  }
+  std::set<std::int64_t> picked = {0, total - 1};
+  for (std::uint64_t i = 0; static_cast<std::int64_t>(picked.size()) < count; ++i)
+    picked.insert(static_cast<std::int64_t>(splitmix64(seed ^ (i * 0x632be59bd9b4e019ULL)) %
+                                            static_cast<std::uint64_t>(total)));
+  return {picked.begin(), picked.end()};
+}
+
+double operand_value(std::uint64_t seed, std::uint64_t index) {
+  const std::uint64_t r = splitmix64(seed * 0x9e3779b97f4a7c15ULL + index);
+  const double magnitude = 0.5 + 0.5 * static_cast<double>(r >> 11) * 0x1.0p-53;
+  return (r & 1) ? -magnitude : magnitude;
+}
+
+} // namespace railgauge::gemm

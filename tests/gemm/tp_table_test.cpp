@@ -1,0 +1,83 @@
+// render_tp_table(): golden output for a small TP sweep, efficiency mode, and what it ignores.
+#include <gtest/gtest.h>
+
+#include "gemm/tp_table.h"
+
+namespace railgauge::gemm {
+namespace {
+
+Record tp_record(const std::string &op, std::int64_t tp, double tflops, Status status = Status::ok,
+                 std::optional<double> efficiency = std::nullopt) {
+  Record r;
+  r.key = "gemm.cpu_blas";
+  r.params = {{"model", "cpu-small"}, {"dtype", "fp32"}, {"seq", 1024},
+              {"micro_batch", 1},     {"tp", tp},        {"op", op}};
+  r.status = status;
+  if (status == Status::ok) {
+    r.metrics["tflops"] = tflops;
+    if (efficiency)
+      r.metrics["efficiency"] = *efficiency;
+  }
+  return r;
+}
+
+TEST(TpTable, RowsInBlockOrderColumnsByTp) {
+  const std::vector<Record> records = {
+      tp_record("mlp_up.fwd", 2, 0.0512),
+      tp_record("qkv.fwd", 1, 0.1),
+      tp_record("qkv.fwd", 2, 0.09),
+      tp_record("qkv.dgrad", 1, 0.12345),
+      tp_record("scores.wgrad", 1, 0, Status::waived),
+      tp_record("qkv.dgrad", 2, 0, Status::failed),
+  };
+  const std::string expect =
+      "\ngemm.cpu_blas cpu-small fp32 (seq 1024, micro_batch 1): TFLOP/s (1e12 FLOP/s, median "
+      "time) per GEMM (row) at TP degree t (column)\n"
+      "gemm               t=1       t=2\n"
+      "qkv.fwd            0.1      0.09\n"
+      "qkv.dgrad       0.1235    FAILED\n"
+      "scores.wgrad    waived          \n"
+      "mlp_up.fwd                0.0512\n";
+  EXPECT_EQ(render_tp_table(records), expect);
+}
+
+TEST(TpTable, EfficiencyWhenEveryCellHasOne) {
+  const std::vector<Record> records = {tp_record("qkv.fwd", 1, 700, Status::ok, 0.7078),
+                                       tp_record("qkv.fwd", 8, 500, Status::ok, 0.5)};
+  const std::string table = render_tp_table(records);
+  EXPECT_NE(table.find("efficiency, % of the dense peak"), std::string::npos) << table;
+  EXPECT_NE(table.find("qkv.fwd      70.8      50.0"), std::string::npos) << table;
+}
+
+TEST(TpTable, UnplannedWaivedPointUsesGemmAndPass) {
+  Record waived = tp_record("", 64, 0, Status::waived);
+  waived.params.erase("op");
+  waived.params["gemm"] = "qkv";
+  waived.params["pass"] = "fwd";
+  waived.params["seq"] = 0; // the axis default: "the model's own", never resolved
+  const std::string table = render_tp_table({tp_record("qkv.fwd", 1, 1), waived});
+  EXPECT_NE(table.find("qkv.fwd         1    waived"), std::string::npos) << table;
+  EXPECT_EQ(table.find("seq 0"), std::string::npos) << table;
+}
+
+TEST(TpTable, OneTablePerModelAndDtype) {
+  Record other = tp_record("qkv.fwd", 1, 1);
+  other.params["dtype"] = "fp64";
+  const std::string table = render_tp_table({tp_record("qkv.fwd", 1, 1), other});
+  EXPECT_NE(table.find("cpu-small fp32"), std::string::npos);
+  EXPECT_NE(table.find("cpu-small fp64"), std::string::npos);
+}
+
+TEST(TpTable, IgnoresSizeSweepsAndOtherFamilies) {
+  Record size;
+  size.key = "gemm.cpu_blas_size";
+  size.params = {{"op", "size"}, {"m", 64}};
+  Record memory;
+  memory.key = "memory.host_copy";
+  memory.params = {{"size_bytes", 4096}};
+  EXPECT_EQ(render_tp_table({size, memory}), "");
+  EXPECT_EQ(render_tp_table({}), "");
+}
+
+} // namespace
+} // namespace railgauge::gemm
