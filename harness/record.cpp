@@ -8,6 +8,18 @@
 
 namespace railgauge {
 
+void Outcome::conclude_data_check(const std::vector<std::string> &problems) {
+  if (problems.empty()) {
+    metrics["verified"] = true;
+    return;
+  }
+  status = Status::failed;
+  std::string all;
+  for (const auto &p : problems)
+    all += (all.empty() ? "" : "; ") + p;
+  reason = "data check failed: " + all;
+}
+
 nlohmann::json Record::to_json() const {
   nlohmann::json j;
   j["schema"] = kRecordSchema;

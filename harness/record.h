@@ -6,6 +6,7 @@
 // GB = 1e9 bytes, `_gbits_per_s` Gb/s with Gb = 1e9 bits, `_tflops` 1e12 FLOP/s.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,9 @@ struct Outcome {
   nlohmann::json device = nlohmann::json::object();
   // Parameters derived while running (threads used, bytes per buffer), merged into params.
   nlohmann::json derived_params = nlohmann::json::object();
+
+  // Ends a point's data check: `failed` with every problem in the reason, or metrics.verified.
+  void conclude_data_check(const std::vector<std::string> &problems);
 
   static Outcome waived(std::string why) {
     Outcome o;

@@ -14,14 +14,12 @@
 // switches to non-temporal stores for large sizes and would measure a different thing.
 #include <cstddef>
 
+#include "memory/stream_kernel.h"
+
 namespace railgauge::memory {
 
-enum class Kernel {
-  read,  // sum += a[i]
-  write, // a[i] = s
-  copy,  // c[i] = a[i]
-  triad, // a[i] = b[i] + s * c[i]
-};
+// The host benchmarks run read, write, copy and triad (library_copy is the HBM memcpy).
+using Kernel = StreamKernel;
 
 // The scalar of write and triad.
 inline constexpr double kScalar = 3.0;

@@ -47,32 +47,6 @@ struct alignas(64) WorkerResult {
 
 } // namespace
 
-int arrays_used(Kernel kernel) {
-  switch (kernel) {
-  case Kernel::read:
-  case Kernel::write:
-    return 1;
-  case Kernel::copy:
-    return 2;
-  case Kernel::triad:
-    return 3;
-  }
-  return 0;
-}
-
-std::uint64_t bytes_moved_per_call(Kernel kernel, std::uint64_t array_bytes) {
-  switch (kernel) {
-  case Kernel::read:  // load a
-  case Kernel::write: // store a
-    return array_bytes;
-  case Kernel::copy: // load a, store c
-    return 2 * array_bytes;
-  case Kernel::triad: // load b, load c, store a
-    return 3 * array_bytes;
-  }
-  return 0;
-}
-
 std::vector<std::int64_t> default_sizes_bytes(const Topology &topology) {
   std::uint64_t l1_bytes = 0;
   for (const auto &level : topology.caches())
@@ -256,12 +230,7 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
   if (wrong > 0)
     problems.insert(problems.begin(),
                     fmt::format("{} of {} elements hold wrong values", wrong, arrays.elements));
-  if (!problems.empty()) {
-    outcome.status = Status::failed;
-    outcome.reason = fmt::format("data check failed: {}", fmt::join(problems, "; "));
-    return outcome;
-  }
-  outcome.metrics["verified"] = true;
+  outcome.conclude_data_check(problems);
   return outcome;
 }
 

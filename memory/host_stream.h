@@ -10,9 +10,9 @@
 // slice and the caller waits for all of them, so a call's time is the slowest thread's.
 //
 // Bandwidth counts the bytes the kernel reads plus the bytes it writes, once, in
-// bytes_moved_per_call(). Like STREAM, BabelStream and likwid-bench it does NOT count the
-// write-allocate read that a normal store causes (the line is read into cache before it is
-// written): copy reports 2x the array, but the DRAM moves 3x.
+// bytes_moved_per_call() (memory/stream_kernel.h). Like STREAM, BabelStream and likwid-bench it
+// does NOT count the write-allocate read that a normal store causes (the line is read into cache
+// before it is written): copy reports 2x the array, but the DRAM moves 3x.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,16 +26,7 @@
 
 namespace railgauge::memory {
 
-// The arrays a kernel touches: read and write 1 (a), copy 2 (a, c), triad 3 (a, b, c).
-int arrays_used(Kernel kernel);
-
-// THE byte accounting of the host DRAM benchmarks, for arrays of `array_bytes` each:
-//   read  1x  (load a)
-//   write 1x  (store a)
-//   copy  2x  (load a, store c)
-//   triad 3x  (load b, load c, store a)
-// Write-allocate traffic is not counted (see above). Bandwidth = this / time, in GB/s, 1e9.
-std::uint64_t bytes_moved_per_call(Kernel kernel, std::uint64_t array_bytes);
+// Bytes are counted by arrays_used() and bytes_moved_per_call() in memory/stream_kernel.h.
 
 // The default size sweep, bytes per array: powers of two from 16 KiB (or half of L1 when L1 is
 // smaller) up to the first one at least 8x the last-level cache and at least 1 GiB, so the

@@ -29,7 +29,7 @@ __host__ __device__ double expected_value(HbmKernel kernel, std::size_t i) {
     return pattern_a(i) + kHbmTriadScalar * pattern_c(i);
   case HbmKernel::read:
   case HbmKernel::copy:
-  case HbmKernel::memcpy_d2d:
+  case HbmKernel::library_copy:
     break;
   }
   return pattern_a(i);
@@ -123,7 +123,7 @@ HbmGrid hbm_grid(HbmKernel kernel, int sm_count, std::size_t elements) {
     per_sm = resident_blocks_per_sm(write_kernel);
     break;
   case HbmKernel::copy:
-  case HbmKernel::memcpy_d2d: // not a kernel; the grid is unused
+  case HbmKernel::library_copy: // not a kernel; the grid is unused
     per_sm = resident_blocks_per_sm(copy_kernel);
     break;
   case HbmKernel::triad:
@@ -150,7 +150,7 @@ void seed_hbm_arrays(HbmKernel kernel, const HbmArrays &arrays, cudaStream_t str
     RAILGAUGE_CUDA_CALL(cudaMemsetAsync(arrays.a, 0, bytes, stream));
     break;
   case HbmKernel::copy:
-  case HbmKernel::memcpy_d2d:
+  case HbmKernel::library_copy:
     seed_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(arrays.a, n, 0);
     RAILGAUGE_CUDA_CALL(cudaMemsetAsync(arrays.c, 0, bytes, stream));
     break;
@@ -184,7 +184,7 @@ void launch_hbm_kernel(HbmKernel kernel, const HbmArrays &arrays, double *partia
         reinterpret_cast<double2 *>(arrays.a), reinterpret_cast<const double2 *>(arrays.b),
         reinterpret_cast<const double2 *>(arrays.c), vectors, kHbmTriadScalar);
     break;
-  case HbmKernel::memcpy_d2d:
+  case HbmKernel::library_copy:
     // The copy engines or the driver's copy kernel, whichever cudaMemcpyAsync picks for D2D.
     RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(arrays.c, arrays.a, arrays.elements * sizeof(double),
                                         cudaMemcpyDeviceToDevice, stream));
@@ -195,7 +195,7 @@ void launch_hbm_kernel(HbmKernel kernel, const HbmArrays &arrays, double *partia
 
 std::uint64_t count_wrong_hbm(HbmKernel kernel, const HbmArrays &arrays, cudaStream_t stream) {
   const double *checked = arrays.a;
-  if (kernel == HbmKernel::copy || kernel == HbmKernel::memcpy_d2d)
+  if (kernel == HbmKernel::copy || kernel == HbmKernel::library_copy)
     checked = arrays.c;
   gpu::DeviceBuffer wrong(sizeof(unsigned long long));
   RAILGAUGE_CUDA_CALL(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), stream));

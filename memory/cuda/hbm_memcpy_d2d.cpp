@@ -10,7 +10,7 @@ namespace {
 // the bytes copied once.
 class HbmMemcpyD2d final : public HbmStreamBenchmark {
 public:
-  HbmMemcpyD2d() : HbmStreamBenchmark(HbmKernel::memcpy_d2d) {}
+  HbmMemcpyD2d() : HbmStreamBenchmark(HbmKernel::library_copy) {}
   std::string_view key() const override { return "memory.hbm_memcpy_d2d"; }
   std::string_view description() const override {
     return "HBM device-to-device cudaMemcpyAsync bandwidth of one GPU (GB/s, read + write counted: "

@@ -33,41 +33,13 @@ std::vector<std::int64_t> powers_of_two(std::uint64_t first, std::uint64_t last)
 
 } // namespace
 
-int hbm_arrays_used(HbmKernel kernel) {
-  switch (kernel) {
-  case HbmKernel::read:
-  case HbmKernel::write:
-    return 1;
-  case HbmKernel::copy:
-  case HbmKernel::memcpy_d2d:
-    return 2;
-  case HbmKernel::triad:
-    return 3;
-  }
-  return 0;
-}
-
-std::uint64_t hbm_bytes_moved_per_call(HbmKernel kernel, std::uint64_t array_bytes) {
-  switch (kernel) {
-  case HbmKernel::read:  // load a
-  case HbmKernel::write: // store a
-    return array_bytes;
-  case HbmKernel::copy:       // load a, store c
-  case HbmKernel::memcpy_d2d: // read the source, write the destination (nvbandwidth: 1x)
-    return 2 * array_bytes;
-  case HbmKernel::triad: // load b, load c, store a
-    return 3 * array_bytes;
-  }
-  return 0;
-}
-
 std::vector<std::int64_t> hbm_default_sizes_bytes(HbmKernel kernel,
                                                   std::optional<std::uint64_t> free_bytes) {
   if (!free_bytes)
     return powers_of_two(kFirstSizeBytes, kNoGpuLastSizeBytes);
   const auto fits =
       static_cast<std::uint64_t>(kMaxFreeMemoryShare * static_cast<double>(*free_bytes)) /
-      static_cast<std::uint64_t>(hbm_arrays_used(kernel));
+      static_cast<std::uint64_t>(arrays_used(kernel));
   return powers_of_two(kFirstSizeBytes, std::max(kFirstSizeBytes, std::bit_floor(fits)));
 }
 
@@ -134,7 +106,7 @@ std::optional<std::string> HbmStreamBenchmark::supported(const RunContext &,
   } catch (const BackendError &e) {
     return fmt::format("CUDA device {} cannot be queried: {}", device, e.what());
   }
-  const double total_bytes = static_cast<double>(size_bytes) * hbm_arrays_used(kernel_);
+  const double total_bytes = static_cast<double>(size_bytes) * arrays_used(kernel_);
   if (total_bytes > kMaxFreeMemoryShare * static_cast<double>(info.free_memory_bytes))
     return fmt::format("the arrays need {} bytes, more than {:.0f}% of the {} bytes free on GPU {} "
                        "({})",

@@ -21,20 +21,7 @@
 
 namespace railgauge::memory {
 
-// The arrays a kernel touches: read and write 1 (a), copy and memcpy_d2d 2 (a, c), triad 3.
-int hbm_arrays_used(HbmKernel kernel);
-
-// THE byte accounting of the HBM benchmarks, for arrays of `array_bytes` each (BabelStream's
-// table: every byte read plus every byte written, once):
-//   read        1x  (load a)
-//   write       1x  (store a)
-//   copy        2x  (load a, store c)
-//   triad       3x  (load b, load c, store a)
-//   memcpy_d2d  2x  (read the source, write the destination)
-// Bandwidth = this / time, in GB/s with GB = 1e9 bytes. Note that nvbandwidth counts a
-// device-to-device copy ONCE (the bytes copied), so its D2D numbers are half of ours for the same
-// time; divide by 2 to compare. GPUs have no write-allocate read, so HBM moves what we count.
-std::uint64_t hbm_bytes_moved_per_call(HbmKernel kernel, std::uint64_t array_bytes);
+// Bytes are counted by arrays_used() and bytes_moved_per_call() in memory/stream_kernel.h.
 
 // The default size sweep, bytes per array: powers of two from 4 KiB to the largest whose arrays
 // together fit in 90% of `free_bytes` (the smallest free memory over the GPUs swept). Without a

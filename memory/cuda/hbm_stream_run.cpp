@@ -24,12 +24,12 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
 
   const auto array_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
   std::vector<gpu::DeviceBuffer> buffers;
-  for (int i = 0; i < hbm_arrays_used(kernel_); ++i)
+  for (int i = 0; i < arrays_used(kernel_); ++i)
     buffers.emplace_back(array_bytes);
   HbmArrays arrays;
   arrays.elements = array_bytes / sizeof(double);
   arrays.a = buffers[0].as<double>();
-  if (kernel_ == HbmKernel::copy || kernel_ == HbmKernel::memcpy_d2d)
+  if (kernel_ == HbmKernel::copy || kernel_ == HbmKernel::library_copy)
     arrays.c = buffers[1].as<double>();
   if (kernel_ == HbmKernel::triad) {
     arrays.b = buffers[1].as<double>();
@@ -45,7 +45,7 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
       timer, [&] { launch_hbm_kernel(kernel_, arrays, partials.as<double>(), grid, stream); });
 
   Outcome outcome;
-  const std::uint64_t bytes = hbm_bytes_moved_per_call(kernel_, array_bytes);
+  const std::uint64_t bytes = bytes_moved_per_call(kernel_, array_bytes);
   outcome.metrics = measurement.to_json();
   outcome.metrics["bytes_per_call"] = bytes;
   outcome.metrics["bandwidth_gbytes_per_s"] =
@@ -58,7 +58,7 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
                             {"gpu_name", info.name},
                             {"sm_count", info.sm_count},
                             {"l2_bytes", info.l2_bytes}};
-  if (kernel_ != HbmKernel::memcpy_d2d)
+  if (kernel_ != HbmKernel::library_copy)
     outcome.derived_params.update(
         {{"grid_blocks", grid.blocks}, {"block_threads", grid.threads_per_block}});
   if (!ctx.verify())
@@ -84,12 +84,7 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
     if (sum != expected)
       problems.push_back(fmt::format("the read kernel summed {} instead of {}", sum, expected));
   }
-  if (!problems.empty()) {
-    outcome.status = Status::failed;
-    outcome.reason = fmt::format("data check failed: {}", fmt::join(problems, "; "));
-    return outcome;
-  }
-  outcome.metrics["verified"] = true;
+  outcome.conclude_data_check(problems);
   return outcome;
 }
 

@@ -3,9 +3,11 @@
 // that nvcc compiles the kernels without the harness's headers.
 #include <cstddef>
 
+#include "memory/stream_kernel.h"
+
 namespace railgauge::memory {
 
-enum class HbmKernel { read, write, copy, triad, memcpy_d2d };
+using HbmKernel = StreamKernel;
 
 // The device arrays of one point, `elements` doubles each; unused ones are null.
 //   read: a          write: a          copy, memcpy_d2d: a -> c          triad: a = b + s * c

@@ -56,7 +56,7 @@ TEST_F(HbmOnGpu, EveryKernelIsVerifiedWithPlausibleBandwidth) {
       EXPECT_EQ(out.metrics.at("wrong_elements").get<std::uint64_t>(), 0u);
       EXPECT_EQ(out.metrics.at("timer"), "cuda_event");
       EXPECT_EQ(out.metrics.at("bytes_per_call").get<std::uint64_t>(),
-                hbm_bytes_moved_per_call(bench->kernel(), static_cast<std::uint64_t>(size)));
+                bytes_moved_per_call(bench->kernel(), static_cast<std::uint64_t>(size)));
       const double median = out.metrics.at("bandwidth_gbytes_per_s").get<double>();
       const double best = out.metrics.at("bandwidth_max_gbytes_per_s").get<double>();
       EXPECT_GT(median, 0);

@@ -17,22 +17,22 @@ namespace railgauge::memory {
 namespace {
 
 constexpr HbmKernel kAllKernels[] = {HbmKernel::read, HbmKernel::write, HbmKernel::copy,
-                                     HbmKernel::triad, HbmKernel::memcpy_d2d};
+                                     HbmKernel::triad, HbmKernel::library_copy};
 constexpr auto kAllMakers = {make_hbm_read, make_hbm_write, make_hbm_copy, make_hbm_triad,
                              make_hbm_memcpy_d2d};
 
 TEST(HbmBytes, CountsReadPlusWriteOncePerArrayLikeBabelStream) {
   const std::uint64_t n = 1 << 20;
-  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::read, n), n);
-  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::write, n), n);
-  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::copy, n), 2 * n);
-  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::triad, n), 3 * n);
-  EXPECT_EQ(hbm_bytes_moved_per_call(HbmKernel::memcpy_d2d, n), 2 * n) << "not nvbandwidth's 1x";
-  EXPECT_EQ(hbm_arrays_used(HbmKernel::read), 1);
-  EXPECT_EQ(hbm_arrays_used(HbmKernel::write), 1);
-  EXPECT_EQ(hbm_arrays_used(HbmKernel::copy), 2);
-  EXPECT_EQ(hbm_arrays_used(HbmKernel::triad), 3);
-  EXPECT_EQ(hbm_arrays_used(HbmKernel::memcpy_d2d), 2);
+  EXPECT_EQ(bytes_moved_per_call(HbmKernel::read, n), n);
+  EXPECT_EQ(bytes_moved_per_call(HbmKernel::write, n), n);
+  EXPECT_EQ(bytes_moved_per_call(HbmKernel::copy, n), 2 * n);
+  EXPECT_EQ(bytes_moved_per_call(HbmKernel::triad, n), 3 * n);
+  EXPECT_EQ(bytes_moved_per_call(HbmKernel::library_copy, n), 2 * n) << "not nvbandwidth's 1x";
+  EXPECT_EQ(arrays_used(HbmKernel::read), 1);
+  EXPECT_EQ(arrays_used(HbmKernel::write), 1);
+  EXPECT_EQ(arrays_used(HbmKernel::copy), 2);
+  EXPECT_EQ(arrays_used(HbmKernel::triad), 3);
+  EXPECT_EQ(arrays_used(HbmKernel::library_copy), 2);
 }
 
 TEST(HbmSweep, WithoutGpuIsFixedFourKiBToFourGiB) {
@@ -53,7 +53,7 @@ TEST(HbmSweep, ReachesMostOfFreeMemoryAndStaysInsideIt) {
     EXPECT_EQ(sizes.front(), 4096) << "starts inside L2";
     for (std::size_t i = 1; i < sizes.size(); ++i)
       EXPECT_EQ(sizes[i], 2 * sizes[i - 1]);
-    const auto total_bytes = static_cast<std::uint64_t>(sizes.back()) * hbm_arrays_used(kernel);
+    const auto total_bytes = static_cast<std::uint64_t>(sizes.back()) * arrays_used(kernel);
     EXPECT_LE(total_bytes, free_bytes * 9 / 10);
     EXPECT_GT(2 * total_bytes, free_bytes * 9 / 10) << "the next power of two would not fit";
     EXPECT_GE(static_cast<std::uint64_t>(sizes.back()), std::uint64_t{16} << 30)

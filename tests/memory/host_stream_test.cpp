@@ -112,6 +112,7 @@ TEST(HostStreamKernels, ComputeExpectedValuesOnSmallArrays) {
         EXPECT_EQ(arrays.a[i], kScalar);
         break;
       case Kernel::copy:
+      case Kernel::library_copy:
         EXPECT_EQ(arrays.c[i], arrays.a[i]);
         break;
       case Kernel::triad:
