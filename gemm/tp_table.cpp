@@ -90,12 +90,16 @@ std::string render_tp_table(const std::vector<Record> &records) {
     const auto &[bench, model, dtype, seq, micro_batch] = key;
     std::set<std::int64_t> tps;
     bool all_efficiency = true;
+    bool any_measured = false;
     for (const auto &[op, cells] : rows)
       for (const auto &[tp, cell] : cells) {
         tps.insert(tp);
+        any_measured = any_measured || cell.status != Status::waived;
         if (cell.status == Status::ok && !cell.efficiency)
           all_efficiency = false;
       }
+    if (!any_measured)
+      continue; // a curve of nothing but waivers: the summary table already says why
     std::vector<std::string> ops;
     for (const auto &[op, cells] : rows)
       ops.push_back(op);

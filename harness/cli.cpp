@@ -18,6 +18,7 @@
 #include "harness/registry.h"
 #include "harness/runner.h"
 #include "harness/suite.h"
+#include "memory/bandwidth_table.h"
 #include "railgauge/config.h"
 
 namespace railgauge {
@@ -127,9 +128,11 @@ int measure_entries(const Registry &registry, std::vector<SuiteEntry> entries,
     printer.add(make_csv_printer(std::cout));
   else if (!o.quiet) {
     printer.add(make_table_printer(std::cout));
-    // GEMM TP sweeps end with the curve users came for: efficiency per GEMM per t.
-    printer.add(make_collecting_printer(
-        [](const std::vector<Record> &records) { std::cout << gemm::render_tp_table(records); }));
+    // Each family's curve after the summary: bandwidth per size per kernel, and efficiency
+    // (or TFLOP/s) per GEMM per TP degree t.
+    printer.add(make_collecting_printer([](const std::vector<Record> &records) {
+      std::cout << memory::render_bandwidth_table(records) << gemm::render_tp_table(records);
+    }));
   }
   const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
   const auto counts = execute_plan(plan, ctx, id, {records, printer, progress});

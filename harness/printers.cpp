@@ -17,28 +17,6 @@ constexpr const char *kHeadlines[] = {
     "latency_s",          "message_rate_per_s",
 };
 
-std::string time_text(const Record &r) {
-  if (!r.metrics.contains("time_s") || !r.metrics["time_s"].contains("median"))
-    return "";
-  const double t = r.metrics["time_s"]["median"].get<double>();
-  if (t < 1e-6)
-    return fmt::format("{:.1f} ns", t * 1e9);
-  if (t < 1e-3)
-    return fmt::format("{:.2f} us", t * 1e6);
-  if (t < 1)
-    return fmt::format("{:.3f} ms", t * 1e3);
-  return fmt::format("{:.3f} s", t);
-}
-
-std::string noise_text(const Record &r) {
-  if (!r.metrics.contains("time_s"))
-    return "";
-  const auto &t = r.metrics["time_s"];
-  if (!t.contains("stdev") || !t.contains("mean") || t["mean"].get<double>() == 0)
-    return "";
-  return fmt::format("{:.1f}%", 100.0 * t["stdev"].get<double>() / t["mean"].get<double>());
-}
-
 std::string params_text(const nlohmann::json &params) {
   std::string out;
   for (const auto &[name, value] : params.items())
@@ -116,6 +94,13 @@ private:
   std::vector<std::string> columns_;
 };
 
+std::string shorten(const std::string &text, std::size_t max_chars) {
+  return text.size() <= max_chars ? text : text.substr(0, max_chars - 3) + "...";
+}
+
+// The end-of-run summary: one row per benchmark key (how many points ended how, the range of
+// its headline metric, the worst sampling noise, why points were waived), then every failed
+// or broken point in full, so that no problem hides in a long run. The records have the rest.
 class TablePrinter final : public RecordPrinter {
 public:
   explicit TablePrinter(std::ostream &out) : out_(out) {}
@@ -123,23 +108,75 @@ public:
   void finish() override {
     if (records_.empty())
       return;
-    std::vector<std::vector<std::string>> rows;
-    std::map<std::string, int> counts;
+    struct KeySummary {
+      std::map<Status, int> counts;
+      std::string metric;
+      double lo = 0, hi = 0, worst_noise = 0;
+      bool any_value = false;
+      std::string first_reason;
+    };
+    std::vector<std::string> order;
+    std::map<std::string, KeySummary> by_key;
+    std::map<Status, int> totals;
     for (const auto &r : records_) {
+      auto [it, added] = by_key.try_emplace(r.key);
+      if (added)
+        order.push_back(r.key);
+      KeySummary &k = it->second;
+      ++k.counts[r.status];
+      ++totals[r.status];
+      if (r.status != Status::ok) {
+        if (k.first_reason.empty() && r.reason)
+          k.first_reason = *r.reason;
+        continue;
+      }
       const auto head = headline_metric(r);
-      ++counts[std::string(to_string(r.status))];
-      rows.push_back({r.key, params_text(r.params), std::string(to_string(r.status)), time_text(r),
-                      noise_text(r), head.name.empty() ? "" : fmt::format("{:.4g}", head.value),
-                      head.name, r.reason.value_or("")});
+      if (!head.name.empty()) {
+        k.metric = head.name;
+        k.lo = k.any_value ? std::min(k.lo, head.value) : head.value;
+        k.hi = k.any_value ? std::max(k.hi, head.value) : head.value;
+        k.any_value = true;
+      }
+      if (r.metrics.contains("time_s") && r.metrics["time_s"].contains("stdev")) {
+        const double mean = r.metrics["time_s"].value("mean", 0.0);
+        if (mean > 0)
+          k.worst_noise =
+              std::max(k.worst_noise, r.metrics["time_s"]["stdev"].get<double>() / mean);
+      }
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto &key : order) {
+      const KeySummary &k = by_key[key];
+      const auto count = [&](Status s) {
+        auto it = k.counts.find(s);
+        return std::to_string(it == k.counts.end() ? 0 : it->second);
+      };
+      rows.push_back({key, count(Status::ok), count(Status::waived), count(Status::failed),
+                      count(Status::error),
+                      k.any_value ? fmt::format("{:.4g} .. {:.4g}", k.lo, k.hi) : "", k.metric,
+                      k.any_value ? fmt::format("{:.1f}%", 100 * k.worst_noise) : "",
+                      shorten(k.first_reason, 90)});
     }
     std::string tally;
-    for (const auto &[status, n] : counts)
-      tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, status);
-    out_ << render_table(fmt::format("Summary: one row per point ({}). time = median per "
-                                     "call; noise = stdev/mean of the samples; GB = 1e9 bytes",
-                                     tally),
-                         {"key", "point", "status", "time", "noise", "value", "metric", "reason"},
+    for (const auto &[status, n] : totals)
+      tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, to_string(status));
+    out_ << render_table(fmt::format("Summary: one row per benchmark ({} points: {}). range = "
+                                     "lowest .. highest value of the metric over its ok points "
+                                     "(median time each); noise = the worst stdev/mean of a "
+                                     "point's samples; GB = 1e9 bytes",
+                                     records_.size(), tally),
+                         {"key", "ok", "waived", "failed", "error", "range", "metric", "noise",
+                          "why not ok (first)"},
                          rows);
+    std::vector<std::vector<std::string>> problems;
+    for (const auto &r : records_)
+      if (r.status == Status::failed || r.status == Status::error)
+        problems.push_back({r.key, params_text(r.params), std::string(to_string(r.status)),
+                            r.reason.value_or("")});
+    if (!problems.empty())
+      out_ << "\n"
+           << render_table("Points that failed (wrong data) or broke (error), in full",
+                           {"key", "point", "status", "reason"}, problems);
   }
 
 private:

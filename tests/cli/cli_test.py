@@ -95,7 +95,9 @@ class RunTest(unittest.TestCase):
                                         "memory.hbm_triad", "memory.hbm_memcpy_d2d",
                                         "gemm.cublaslt", "gemm.cublaslt_size"})
             self.assertNotIn("gemm.cublaslt", by_status["ok"])
-        self.assertIn("Summary: one row per point", r.stdout)
+        self.assertIn("Summary: one row per benchmark", r.stdout)
+        self.assertIn("Bandwidth of the host DRAM of NUMA node 0", r.stdout)
+        self.assertIn("per GEMM (row) at TP degree t (column)", r.stdout)
 
     def test_jsonl_and_csv_stream_the_records(self):
         r = railgauge("memory", "--out", self.out, "--format", "jsonl", "--time-budget", "0.01",

@@ -81,3 +81,15 @@ TEST(TpTable, IgnoresSizeSweepsAndOtherFamilies) {
 
 } // namespace
 } // namespace railgauge::gemm
+
+namespace railgauge::gemm {
+namespace {
+
+TEST(TpTable, AllWaivedCurveIsLeftToTheSummary) {
+  EXPECT_EQ(render_tp_table({tp_record("qkv.fwd", 1, 0, Status::waived),
+                             tp_record("qkv.fwd", 2, 0, Status::waived)}),
+            "");
+}
+
+} // namespace
+} // namespace railgauge::gemm

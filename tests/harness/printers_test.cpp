@@ -48,23 +48,35 @@ TEST(Printers, JsonlIsTheRecordItself) {
   EXPECT_EQ(nlohmann::json::parse(out.str()), r.to_json());
 }
 
-TEST(Printers, TableGolden) {
+TEST(Printers, TableSummarisesPerKeyAndListsEveryProblem) {
   std::ostringstream out;
   auto p = make_table_printer(out);
   p->on_record(record("memory.host_copy", 12.5));
+  p->on_record(record("memory.host_copy", 3));
   p->on_record(record("gemm.cublaslt", 0, Status::waived));
+  Record bad = record("memory.host_copy", 0, Status::failed);
+  bad.reason = "data check failed: 1 of 512 elements hold wrong values";
+  p->on_record(bad);
   p->finish();
   EXPECT_EQ(out.str(),
-            "Summary: one row per point (1 ok, 1 waived). time = median per call; noise = "
-            "stdev/mean of the samples; GB = 1e9 bytes\n"
-            "key               point                    status  time     noise  value  metric  "
-            "                reason\n"
-            "----------------  -----------------------  ------  -------  -----  -----  "
-            "----------------------  ------------\n"
-            "memory.host_copy  op=copy size_bytes=4096  ok      2.50 us  1.0%   12.5   "
-            "bandwidth_gbytes_per_s\n"
-            "gemm.cublaslt     op=copy size_bytes=4096  waived" +
-                std::string(49, ' ') + "no GPU, here\n");
+            "Summary: one row per benchmark (4 points: 2 ok, 1 waived, 1 failed). range = lowest "
+            ".. highest value of the metric over its ok points (median time each); noise = the "
+            "worst stdev/mean of a point's samples; GB = 1e9 bytes\n"
+            "key               ok  waived  failed  error  range      metric                  "
+            "noise  why not ok (first)\n"
+            "----------------  --  ------  ------  -----  ---------  ----------------------  "
+            "-----  ------------------------------------------------------\n"
+            "memory.host_copy  2   0       1       0      3 .. 12.5  bandwidth_gbytes_per_s  "
+            "1.0%   data check failed: 1 of 512 elements hold wrong values\n"
+            "gemm.cublaslt     0   1       0       0" +
+                std::string(48, ' ') + "no GPU, here\n" +
+                "\n"
+                "Points that failed (wrong data) or broke (error), in full\n"
+                "key               point                    status  reason\n"
+                "----------------  -----------------------  ------  "
+                "------------------------------------------------------\n"
+                "memory.host_copy  op=copy size_bytes=4096  failed  data check failed: 1 of 512 "
+                "elements hold wrong values\n");
 }
 
 TEST(Printers, HeadlinePrefersMostSpecificMetric) {
