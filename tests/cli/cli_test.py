@@ -19,6 +19,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import validate_run  # noqa: E402
 
 BINARY = None  # set from argv in __main__
+EMITTER = None  # emit_record_kinds, set from argv in __main__
+FIXTURES = ROOT / "tests" / "fixtures" / "topology"
 
 
 def railgauge(*args, timeout=300):
@@ -149,6 +151,37 @@ class RunTest(unittest.TestCase):
         errors = list(validate_run.validator("inventory", schemas, store).iter_errors(inventory))
         self.assertEqual([e.message for e in errors], [])
 
+    def test_every_record_status_validates(self):
+        path = pathlib.Path(self.out) / "records.jsonl"
+        r = subprocess.run([EMITTER, str(path)], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        schemas, store = validate_run.load_schemas()
+        problems, count = validate_run.validate_records(
+            path, validate_run.validator("record", schemas, store))
+        self.assertEqual(problems, [])
+        self.assertEqual([rec["status"] for rec in records_of(pathlib.Path(self.out))],
+                         ["ok", "waived", "failed", "error"])
+        # The schema is not a rubber stamp: a waived record without its reason is refused.
+        bad = records_of(pathlib.Path(self.out))[1]
+        bad["reason"] = None
+        errors = list(validate_run.validator("record", schemas, store).iter_errors(bad))
+        self.assertTrue(errors)
+
+    def test_inventory_of_topology_files_validates(self):
+        schemas, store = validate_run.load_schemas()
+        check = validate_run.validator("inventory", schemas, store)
+        for name in ("h100_8gpu_8nic.hwloc.xml", "h100_8gpu_8nic.nccl.xml"):
+            r = railgauge("inventory", "--topology", str(FIXTURES / name), "--format", "json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            inventory = json.loads(r.stdout)
+            self.assertEqual([e.message for e in check.iter_errors(inventory)], [], name)
+            rails = inventory["rail_map"]["rails"]
+            self.assertEqual(len(rails), 8, name)
+            self.assertEqual({rail["path"] for rail in rails}, {"PIX"}, name)
+        r = railgauge("inventory", "--topology", str(FIXTURES / "missing.xml"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("missing.xml", r.stderr)
+
     def test_list_shows_every_key_with_axes_and_whether_it_runs(self):
         r = railgauge("list", "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -227,4 +260,5 @@ class BadInputTest(unittest.TestCase):
 
 if __name__ == "__main__":
     BINARY = sys.argv.pop(1)
+    EMITTER = sys.argv.pop(1)
     unittest.main()
