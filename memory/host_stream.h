@@ -26,6 +26,10 @@
 
 namespace railgauge::memory {
 
+// Each call moves at least this much (several passes over cache-sized arrays), so that the
+// team's synchronisation is a small part of a call.
+inline constexpr std::uint64_t kMinBytesPerCall = std::uint64_t{64} << 20;
+
 // Bytes are counted by arrays_used() and bytes_moved_per_call() in memory/stream_kernel.h.
 
 // The default size sweep, bytes per array: powers of two from 16 KiB (or half of L1 when L1 is

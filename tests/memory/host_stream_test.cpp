@@ -229,6 +229,19 @@ TEST_F(HostStreamPoint, EveryKernelRunsVerifiedWithPositiveBandwidth) {
   }
 }
 
+TEST_F(HostStreamPoint, CacheSizedArraysTakeSeveralPassesPerCall) {
+  // 16 KiB read: 64 MiB per call / 16 KiB per pass = 4096 passes; the bytes count them all.
+  const Outcome small = make_host_read()->run(ctx_, point(16 * 1024, 1));
+  ASSERT_EQ(small.status, Status::ok) << small.reason.value_or("");
+  EXPECT_EQ(small.derived_params.at("passes_per_call"), 4096);
+  EXPECT_EQ(small.metrics.at("bytes_per_call"), std::uint64_t{64} << 20);
+  // 64 MiB triad moves 192 MiB per pass: one pass.
+  const Outcome big = make_host_triad()->run(ctx_, point(64 << 20, 1));
+  ASSERT_EQ(big.status, Status::ok) << big.reason.value_or("");
+  EXPECT_EQ(big.derived_params.at("passes_per_call"), 1);
+  EXPECT_EQ(big.metrics.at("bytes_per_call"), std::uint64_t{3} * (64 << 20));
+}
+
 TEST_F(HostStreamPoint, CorruptedArrayFailsThePoint) {
   auto bench = make_host_copy();
   bench->set_before_verify([](const StreamArrays &arrays) { arrays.c[42] = -1; });
