@@ -97,12 +97,16 @@ std::vector<AxisValue> parse_range(const Axis &axis, std::string_view item,
     bad_value(axis, item, where);
   std::vector<AxisValue> values;
   constexpr std::size_t kMaxPoints = 100000;
-  for (std::int64_t v = *lo; v <= *hi; v = kind == '*' ? v * *step : v + *step) {
+  for (std::int64_t v = *lo;;) {
     values.emplace_back(v);
     if (values.size() > kMaxPoints)
       throw InputError(fmt::format("range '{}' for axis '{}' has more than {} values", item,
                                    axis.name, kMaxPoints),
                        where, "use a coarser step");
+    // Step without overflowing int64: stop when the next value would pass `hi`.
+    if (kind == '*' ? v > *hi / *step : v > *hi - *step)
+      break;
+    v = kind == '*' ? v * *step : v + *step;
   }
   return values;
 }

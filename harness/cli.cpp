@@ -90,6 +90,7 @@ MeasureSpec apply_measure_flags(MeasureSpec spec, const CommonOptions &o) {
   if (o.time_budget_s)
     apply_measure_setting(spec, "time_budget_s", fmt::format("{}", *o.time_budget_s),
                           "--time-budget");
+  check_measure_spec(spec, "--measure");
   return spec;
 }
 

@@ -122,7 +122,9 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
     if (have > 0) {
       const double per_sample_s = std::max(seconds_since(start) / static_cast<double>(have), 1e-9);
       const double left_s = spec.time_budget_s - seconds_since(start);
-      want = std::clamp(static_cast<int>(left_s / per_sample_s), 1, std::max(have, 1));
+      // Clamp in floating point first: a long budget over short samples exceeds int.
+      const double affordable = std::clamp(left_s / per_sample_s, 1.0, static_cast<double>(have));
+      want = static_cast<int>(affordable);
     }
     want = std::min(want, spec.max_samples - have);
     auto round = sampler.take(timer, op, m.batch, want);

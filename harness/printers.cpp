@@ -28,7 +28,9 @@ std::string params_text(const nlohmann::json &params) {
 class JsonlPrinter final : public RecordPrinter {
 public:
   explicit JsonlPrinter(std::ostream &out) : out_(out) {}
-  void on_record(const Record &record) override { out_ << record.to_json().dump() << '\n'; }
+  void on_record(const Record &record) override {
+    out_ << record.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  }
 
 private:
   std::ostream &out_;
@@ -43,29 +45,27 @@ std::string csv_field(const std::string &text) {
   return quoted + "\"";
 }
 
-// One row per record; nested metrics are flattened with '.' (time_s.median). The columns are
-// fixed by the first record of each key, so a header is printed when the key changes.
+// One row per record; nested metrics are flattened with '.' (time_s.median). A header line is
+// printed whenever the columns change (a new key, or a measured point after a waived one), so
+// no record loses a column to the header of another.
 class CsvPrinter final : public RecordPrinter {
 public:
   explicit CsvPrinter(std::ostream &out) : out_(out) {}
   void on_record(const Record &record) override {
     const auto flat = flatten(record);
-    if (record.key != last_key_) {
-      columns_.clear();
-      for (const auto &[name, value] : flat)
-        columns_.push_back(name);
+    std::vector<std::string> names;
+    for (const auto &[name, value] : flat)
+      names.push_back(name);
+    if (names != columns_) {
+      columns_ = std::move(names);
       std::string header;
       for (const auto &c : columns_)
         header += (header.empty() ? "" : ",") + csv_field(c);
       out_ << header << '\n';
-      last_key_ = record.key;
     }
     std::string line;
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      auto it = std::find_if(flat.begin(), flat.end(),
-                             [&](const auto &kv) { return kv.first == columns_[i]; });
-      line += (i ? "," : "") + csv_field(it == flat.end() ? "" : it->second);
-    }
+    for (const auto &[name, value] : flat)
+      line += (line.empty() ? "" : ",") + csv_field(value);
     out_ << line << '\n';
   }
 
@@ -90,7 +90,6 @@ private:
     return out;
   }
   std::ostream &out_;
-  std::string last_key_;
   std::vector<std::string> columns_;
 };
 

@@ -26,7 +26,10 @@ RecordFile::~RecordFile() {
 }
 
 void RecordFile::append(const Record &record) {
-  const std::string line = record.to_json().dump() + "\n";
+  // Replace invalid UTF-8 (a library's error text, a device name from sysfs) instead of
+  // throwing: the record must be written whatever its strings hold.
+  const std::string line =
+      record.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);

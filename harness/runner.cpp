@@ -18,17 +18,21 @@ std::string axis_list(const std::vector<Axis> &axes) {
   return list.empty() ? "(none)" : list;
 }
 
+// Whatever supported() or run() throws becomes this point's `error` record: one broken point
+// never costs the rest of the run.
 Outcome run_point(Benchmark &bench, RunContext &ctx, const Point &point) {
-  if (auto why = bench.supported(ctx, point))
-    return Outcome::waived(*why);
+  Outcome broke;
+  broke.status = Status::error;
   try {
+    if (auto why = bench.supported(ctx, point))
+      return Outcome::waived(*why);
     return bench.run(ctx, point);
   } catch (const std::exception &e) {
-    Outcome o;
-    o.status = Status::error;
-    o.reason = e.what();
-    return o;
+    broke.reason = e.what();
+  } catch (...) {
+    broke.reason = "an exception that is not a std::exception";
   }
+  return broke;
 }
 
 } // namespace

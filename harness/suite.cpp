@@ -1,7 +1,9 @@
 #include "harness/suite.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -57,6 +59,7 @@ void apply_measure_map(MeasureSpec &spec, const YAML::Node &node, const std::str
   for (const auto &kv : node)
     apply_measure_setting(spec, kv.first.as<std::string>(), kv.second.as<std::string>(),
                           at(path, kv.first));
+  check_measure_spec(spec, at(path, node));
 }
 
 } // namespace
@@ -76,24 +79,38 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
                        where, fmt::format("'{}' takes a number >= {}", name, lo));
     return v;
   };
+  const auto count = [&](int lo) {
+    const double v = number(lo);
+    if (v != std::floor(v) || v > std::numeric_limits<int>::max())
+      throw InputError(fmt::format("bad value '{}' for measurement setting '{}'", value, name),
+                       where,
+                       fmt::format("'{}' takes a whole number from {} to {}", name, lo,
+                                   std::numeric_limits<int>::max()));
+    return static_cast<int>(v);
+  };
   if (name == "time_budget_s")
     spec.time_budget_s = number(1e-6);
   else if (name == "max_rel_noise")
     spec.max_rel_noise = number(0);
   else if (name == "min_samples")
-    spec.min_samples = static_cast<int>(number(1));
+    spec.min_samples = count(1);
   else if (name == "max_samples")
-    spec.max_samples = static_cast<int>(number(1));
+    spec.max_samples = count(1);
   else if (name == "warmup_runs")
-    spec.warmup_runs = static_cast<int>(number(0));
+    spec.warmup_runs = count(0);
   else if (name == "min_sample_s")
     spec.min_sample_s = number(0);
   else
     throw InputError(fmt::format("unknown measurement setting '{}'", name), where,
                      "use time_budget_s, max_rel_noise, min_samples, max_samples, warmup_runs "
                      "or min_sample_s");
+}
+
+void check_measure_spec(const MeasureSpec &spec, const std::string &where) {
   if (spec.max_samples < spec.min_samples)
-    spec.max_samples = spec.min_samples;
+    throw InputError(fmt::format("max_samples ({}) is below min_samples ({})", spec.max_samples,
+                                 spec.min_samples),
+                     where, "raise max_samples or lower min_samples");
 }
 
 Suite parse_suite(const std::string &yaml_text, const std::string &path) {

@@ -45,5 +45,7 @@ std::string find_suite(const std::string &name_or_path, const std::vector<std::s
 // Applies the `measure:` mapping of a YAML node to `spec`; shared with the command line.
 void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std::string &value,
                            const std::string &where);
+// Throws InputError when the settings contradict each other (max_samples < min_samples).
+void check_measure_spec(const MeasureSpec &spec, const std::string &where);
 
 } // namespace railgauge

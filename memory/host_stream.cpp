@@ -163,13 +163,11 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
                            : node.core_pus.size();
   const std::vector<unsigned> pus(node.core_pus.begin(),
                                   node.core_pus.begin() + static_cast<std::ptrdiff_t>(threads));
-  if (!pool_ || pool_topology_ != &topology || pool_->pus() != pus) {
-    pool_.reset();
-    pool_ = std::make_unique<PinnedWorkers>(topology.get(), pus);
-    pool_topology_ = &topology;
-  }
+  // A team per point: starting a thread per core costs microseconds, far below a point's
+  // budget, and the team never outlives the topology its bindings come from.
+  PinnedWorkers team(topology.get(), pus);
   // The calling thread is member 0: pinned for the point, its old binding restored after.
-  const auto caller = pool_->bind_caller();
+  const auto caller = team.bind_caller();
 
   // Allocate (bound to the node, untouched), then first-touch each slice from its worker.
   const auto array_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
@@ -184,8 +182,8 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
     arrays.b = buffers[1].doubles();
     arrays.c = buffers[2].doubles();
   }
-  const auto slices = split_slices(arrays.elements, pool_->size());
-  pool_->run([&](unsigned w) { seed_slice(kernel_, arrays, slices[w].first, slices[w].second); });
+  const auto slices = split_slices(arrays.elements, team.size());
+  team.run([&](unsigned w) { seed_slice(kernel_, arrays, slices[w].first, slices[w].second); });
 
   // A pass over cache-sized arrays takes less than waking and joining the team, so one call
   // runs `passes` back-to-back passes over the slices (likwid-bench's iterations) until it moves
@@ -196,13 +194,13 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
 
   // The workers store their sums in `results`, which is read after the measurement, so the
   // compiler cannot drop the read kernel (run_slice is in another translation unit).
-  std::vector<WorkerResult> results(pool_->size());
+  std::vector<WorkerResult> results(team.size());
   const PinnedWorkers::Job call = [&](unsigned w) {
     for (std::uint64_t p = 0; p < passes; ++p)
       results[w].sum = run_slice(kernel_, arrays, slices[w].first, slices[w].second);
   };
   HostTimer timer;
-  const Measurement measurement = ctx.measure(timer, [&] { pool_->run(call); });
+  const Measurement measurement = ctx.measure(timer, [&] { team.run(call); });
 
   Outcome outcome;
   const std::uint64_t bytes = bytes_per_pass * passes;
@@ -223,7 +221,7 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
 
   if (before_verify_)
     before_verify_(arrays);
-  pool_->run([&](unsigned w) {
+  team.run([&](unsigned w) {
     results[w].wrong = count_wrong(kernel_, arrays, slices[w].first, slices[w].second);
   });
   std::size_t wrong = 0;

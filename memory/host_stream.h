@@ -32,9 +32,9 @@ inline constexpr std::uint64_t kMinBytesPerCall = std::uint64_t{64} << 20;
 
 // Bytes are counted by arrays_used() and bytes_moved_per_call() in memory/stream_kernel.h.
 
-// The default size sweep, bytes per array: powers of two from 16 KiB (or half of L1 when L1 is
-// smaller) up to the first one at least 8x the last-level cache and at least 1 GiB, so the
-// largest points are DRAM whatever the cache.
+// The default size sweep, bytes per array: powers of two from 16 KiB (or the L1 data cache rounded
+// down to a power of two, when L1 is smaller) up to the first one at least 8x the last-level cache
+// and at least 1 GiB, so the largest points are DRAM whatever the cache.
 std::vector<std::int64_t> default_sizes_bytes(const Topology &topology);
 
 // [begin, end) of each of `workers` slices of `elements`: contiguous, cut at 4 KiB page
@@ -61,8 +61,6 @@ protected:
 private:
   Kernel kernel_;
   // The team outlives a point: rebuilt only when the topology, node or PU list changes.
-  std::unique_ptr<PinnedWorkers> pool_;
-  const Topology *pool_topology_ = nullptr;
   std::function<void(const StreamArrays &)> before_verify_;
 };
 

@@ -1,5 +1,7 @@
 #include "memory/pinned_workers.h"
 
+#include <system_error>
+
 #include <cerrno>
 #include <cstring>
 
@@ -58,8 +60,14 @@ PinnedWorkers::PinnedWorkers(hwloc_topology_t topology, std::vector<unsigned> pu
   if (pus_.empty())
     throw BackendError("PinnedWorkers: no processing units to run on");
   threads_.reserve(pus_.size());
-  for (unsigned m = 1; m < pus_.size(); ++m)
-    threads_.emplace_back([this, m] { loop(m); });
+  try {
+    for (unsigned m = 1; m < pus_.size(); ++m)
+      threads_.emplace_back([this, m] { loop(m); });
+  } catch (const std::system_error &e) {
+    stop(); // join the members already started: a joinable std::thread would terminate
+    throw BackendError(
+        fmt::format("PinnedWorkers: cannot start {} threads: {}", pus_.size() - 1, e.what()));
+  }
   // Every member binds itself before its first job; an empty job waits for all of them.
   run([](unsigned) {});
   for (unsigned m = 1; m < pus_.size(); ++m) {

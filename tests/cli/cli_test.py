@@ -103,18 +103,28 @@ class RunTest(unittest.TestCase):
 
     def test_jsonl_and_csv_stream_the_records(self):
         r = railgauge("memory", "--out", self.out, "--format", "jsonl", "--time-budget", "0.01",
-                      "--filter", "memory.host_copy", "-a", "size_bytes=16KiB", "-a", "threads=1")
+                      "--filter", "memory.host_copy", "-a", "size_bytes=16KiB", "-a", "threads=1",
+                      "-a", "numa_node=0")
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = [json.loads(l) for l in r.stdout.splitlines()]
         self.assertEqual(len(lines), 1)
         self.assertEqual(lines, records_of(only_run_dir(self.out)))
+        # The first point is waived (not a multiple of 8 bytes): the measured ones that follow
+        # still get their own header with every metric.
         r = railgauge("memory", "--out", self.out, "--format", "csv", "--time-budget", "0.01",
-                      "--filter", "memory.host_copy", "-a", "size_bytes=16KiB,32KiB",
-                      "-a", "threads=1")
+                      "--filter", "memory.host_copy", "-a", "size_bytes=4,16KiB,32KiB",
+                      "-a", "threads=1", "-a", "numa_node=0")
         self.assertEqual(r.returncode, 0, r.stderr)
         rows = r.stdout.splitlines()
-        self.assertEqual(len(rows), 3)
+        self.assertEqual(len(rows), 5, rows)
         self.assertTrue(rows[0].startswith("key,status,host,rank,"))
+        self.assertIn(",waived,", rows[1])
+        header = rows[2].split(",")
+        self.assertIn("metrics.bandwidth_gbytes_per_s", header)
+        for row in rows[3:]:
+            cells = dict(zip(header, row.split(",")))
+            self.assertEqual(cells["status"], "ok")
+            self.assertGreater(float(cells["metrics.bandwidth_gbytes_per_s"]), 0)
 
     def test_sigkill_leaves_every_record_written_so_far_valid(self):
         proc = subprocess.Popen([BINARY, "memory", "--out", self.out, "-q", "--time-budget", "0.05",

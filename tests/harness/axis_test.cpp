@@ -52,6 +52,10 @@ TEST(Axis, BadValuesNameAxisWhereAndExpectation) {
   EXPECT_THROW(parse_axis_values(threads, "0:8:*2", "t"), InputError);
   EXPECT_THROW(parse_axis_values(threads, "1,,2", "t"), InputError);
   EXPECT_THROW(parse_axis_values(threads, "1:100000000:+1", "t"), InputError);
+  // Ranges up to INT64_MAX stop at the last value that fits, without overflowing.
+  const auto big = parse_axis_values(threads, "1:9223372036854775807:*2", "t");
+  ASSERT_EQ(big.size(), 63u);
+  EXPECT_EQ(std::get<std::int64_t>(big.back()), std::int64_t{1} << 62);
 }
 
 TEST(Axis, TextChoicesAreChecked) {

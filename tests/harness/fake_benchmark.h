@@ -15,13 +15,18 @@ public:
   std::string_view key() const override { return key_; }
   std::string_view description() const override { return "scripted outcome"; }
   std::vector<Axis> axes() const override {
-    return {
-        {"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}},
-        {"mode", AxisType::text, "outcome", {std::string("ok")}, {"ok", "waive", "throw", "fail"}}};
+    return {{"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}},
+            {"mode",
+             AxisType::text,
+             "outcome",
+             {std::string("ok")},
+             {"ok", "waive", "throw", "fail", "throw_in_supported"}}};
   }
   std::optional<std::string> supported(const RunContext &, const Point &p) const override {
     if (p.text("mode") == "waive")
       return "scripted waiver";
+    if (p.text("mode") == "throw_in_supported")
+      throw std::out_of_range("scripted failure inside supported()");
     return std::nullopt;
   }
   Outcome run(RunContext &ctx, const Point &p) override {

@@ -40,6 +40,28 @@ TEST(Printers, CsvGolden) {
             "gemm.cublaslt,waived,h,0,copy,4096,\"no GPU, here\"\n");
 }
 
+TEST(Printers, CsvMeasuredPointAfterAWaivedOneKeepsItsMetrics) {
+  std::ostringstream out;
+  auto p = make_csv_printer(out);
+  p->on_record(record("memory.host_copy", 0, Status::waived));
+  p->on_record(record("memory.host_copy", 12.5));
+  const std::string text = out.str();
+  EXPECT_NE(text.find("\nkey,status,host,rank,params.op,params.size_bytes,"
+                      "metrics.bandwidth_gbytes_per_s,"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(",12.5,"), std::string::npos) << text;
+}
+
+TEST(Printers, InvalidUtf8IsReplacedNotThrown) {
+  std::ostringstream out;
+  auto p = make_jsonl_printer(out);
+  Record r = record("memory.host_copy", 0, Status::error);
+  r.reason = std::string("driver said \xff\xfe");
+  EXPECT_NO_THROW(p->on_record(r));
+  EXPECT_TRUE(nlohmann::json::parse(out.str()).contains("reason"));
+}
+
 TEST(Printers, JsonlIsTheRecordItself) {
   std::ostringstream out;
   auto p = make_jsonl_printer(out);

@@ -94,7 +94,7 @@ TEST_F(RunnerTest, EveryPointBecomesOneRecordWhateverItsOutcome) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("railgauge_runner_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  entry_.axes["mode"] = "ok,waive,throw,fail";
+  entry_.axes["mode"] = "ok,waive,throw,fail,throw_in_supported";
   entry_.axis_where["mode"] = "s.yaml:5";
   const auto plan = make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K")},
                               std::string("fake.alpha"), ctx_);
@@ -104,18 +104,19 @@ TEST_F(RunnerTest, EveryPointBecomesOneRecordWhateverItsOutcome) {
   const auto counts = execute_plan(plan, ctx_, id, {file, printer, false});
   EXPECT_EQ(counts.at("ok"), 1);
   EXPECT_EQ(counts.at("waived"), 1);
-  EXPECT_EQ(counts.at("error"), 1);
+  EXPECT_EQ(counts.at("error"), 2);
   EXPECT_EQ(counts.at("failed"), 1);
 
   const auto read = read_records((dir / "records.jsonl").string());
-  ASSERT_EQ(read.records.size(), 4u);
+  ASSERT_EQ(read.records.size(), 5u);
+  EXPECT_EQ(read.records[4].reason, "scripted failure inside supported()");
   EXPECT_EQ(read.records[0].params["threads_used"], 1); // derived params merged
   EXPECT_EQ(read.records[0].params["size_bytes"], 1024);
   EXPECT_EQ(read.records[1].reason, "scripted waiver");
   EXPECT_EQ(read.records[2].reason, "scripted failure inside run()");
   EXPECT_EQ(read.records[3].status, Status::failed);
   EXPECT_EQ(read.records[3].run, "run-1");
-  EXPECT_EQ(printer.seen.size(), 4u);
+  EXPECT_EQ(printer.seen.size(), 5u);
   std::filesystem::remove_all(dir);
 }
 

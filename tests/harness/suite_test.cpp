@@ -59,6 +59,13 @@ TEST(Suite, ErrorsCarryFileLineAndExpectation) {
   expect_error("suite: x\nbenchmarks:\n  - key: a.b\n    axes: {n: {lo: 1}}\n", "s.yaml:4",
                "scalar spec or a list");
   expect_error("- 1\n- 2\n", "s.yaml", "must be a YAML mapping");
+  expect_error("suite: x\nmeasure: {min_samples: 2.5}\nbenchmarks:\n  - key: a.b\n", "s.yaml:2",
+               "whole number");
+  expect_error("suite: x\nmeasure: {max_samples: 1e10}\nbenchmarks:\n  - key: a.b\n", "s.yaml:2",
+               "whole number");
+  expect_error("suite: x\nmeasure: {min_samples: 50, max_samples: 5}\nbenchmarks:\n"
+               "  - key: a.b\n",
+               "s.yaml:2", "max_samples (5) is below min_samples (50)");
 }
 
 TEST(Suite, FindsByNameOrPathAndListsKnownOnes) {
