@@ -61,6 +61,15 @@ nlohmann::json Measurement::to_json() const {
           {"elapsed_s", elapsed_s}};
 }
 
+nlohmann::json Measurement::bandwidth_metrics(std::uint64_t bytes_per_call) const {
+  nlohmann::json j = to_json();
+  const auto bytes = static_cast<double>(bytes_per_call);
+  j["bytes_per_call"] = bytes_per_call;
+  j["bandwidth_gbytes_per_s"] = bytes / time_s.median / 1e9;
+  j["bandwidth_max_gbytes_per_s"] = bytes / time_s.min / 1e9;
+  return j;
+}
+
 GBenchSampler::GBenchSampler() {
   // Google Benchmark wants Initialize() before it runs anything; no flags are passed, so its
   // own command-line options never leak into railgauge's.

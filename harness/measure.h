@@ -70,6 +70,10 @@ struct Measurement {
 
   // {"time_s": {...summary...}, "batch": .., "timer": .., "sampler": .., "stop": ..}
   nlohmann::json to_json() const;
+  // to_json() plus the bandwidth of a call that moves `bytes_per_call` bytes, in GB/s (1e9):
+  // bandwidth_gbytes_per_s from the median time, bandwidth_max_gbytes_per_s from the fastest
+  // sample (BabelStream's figure), and bytes_per_call itself.
+  nlohmann::json bandwidth_metrics(std::uint64_t bytes_per_call) const;
 };
 
 // Drives the repetitions of one point. `take(n)` must time n more samples and return them

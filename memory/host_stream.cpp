@@ -203,13 +203,7 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
   const Measurement measurement = ctx.measure(timer, [&] { team.run(call); });
 
   Outcome outcome;
-  const std::uint64_t bytes = bytes_per_pass * passes;
-  outcome.metrics = measurement.to_json();
-  outcome.metrics["bytes_per_call"] = bytes;
-  outcome.metrics["bandwidth_gbytes_per_s"] =
-      static_cast<double>(bytes) / measurement.time_s.median / 1e9;
-  outcome.metrics["bandwidth_max_gbytes_per_s"] =
-      static_cast<double>(bytes) / measurement.time_s.min / 1e9;
+  outcome.metrics = measurement.bandwidth_metrics(bytes_per_pass * passes);
   outcome.metrics["verified"] = false;
   outcome.device = {{"numa", node.os_index}, {"cpus", fmt::format("{}", fmt::join(pus, ","))}};
   outcome.derived_params = {{"threads_used", pus.size()},

@@ -45,13 +45,7 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
       timer, [&] { launch_hbm_kernel(kernel_, arrays, partials.as<double>(), grid, stream); });
 
   Outcome outcome;
-  const std::uint64_t bytes = bytes_moved_per_call(kernel_, array_bytes);
-  outcome.metrics = measurement.to_json();
-  outcome.metrics["bytes_per_call"] = bytes;
-  outcome.metrics["bandwidth_gbytes_per_s"] =
-      static_cast<double>(bytes) / measurement.time_s.median / 1e9;
-  outcome.metrics["bandwidth_max_gbytes_per_s"] =
-      static_cast<double>(bytes) / measurement.time_s.min / 1e9;
+  outcome.metrics = measurement.bandwidth_metrics(bytes_moved_per_call(kernel_, array_bytes));
   outcome.metrics["verified"] = false;
   outcome.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
   outcome.derived_params = {{"total_bytes", array_bytes * buffers.size()},

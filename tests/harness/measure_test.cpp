@@ -170,3 +170,20 @@ TEST(Measure, BatchNeverExceedsTheTimersLimit) {
 
 } // namespace
 } // namespace railgauge
+
+namespace railgauge {
+namespace {
+
+TEST(Measure, BandwidthFromMedianAndFastestSample) {
+  Measurement m;
+  const std::vector<double> samples = {2e-3, 1e-3, 4e-3};
+  m.time_s = summarize(samples);
+  const auto j = m.bandwidth_metrics(4'000'000);
+  EXPECT_EQ(j["bytes_per_call"], 4'000'000);
+  EXPECT_DOUBLE_EQ(j["bandwidth_gbytes_per_s"].get<double>(), 2.0); // 4e6 B / 2e-3 s / 1e9
+  EXPECT_DOUBLE_EQ(j["bandwidth_max_gbytes_per_s"].get<double>(), 4.0);
+  EXPECT_TRUE(j.contains("time_s"));
+}
+
+} // namespace
+} // namespace railgauge
