@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/quick_run_context.h"
+
 #include "harness/cuda/device.h"
 #include "harness/run_context.h"
 #include "memory/cuda/hbm_stream.h"
@@ -18,16 +20,8 @@ constexpr auto kAllMakers = {make_hbm_read, make_hbm_write, make_hbm_copy, make_
 // but not this.
 constexpr double kImplausibleGBytesPerS = 10'000;
 
-class HbmOnGpu : public ::testing::Test {
+class HbmOnGpu : public testing::QuickRunContextTest {
 protected:
-  HbmOnGpu() : topology_(Topology::load_this_machine()), ctx_(topology_, sampler_, "t", 0) {
-    MeasureSpec spec;
-    spec.warmup_runs = 1;
-    spec.min_samples = 3;
-    spec.max_samples = 20;
-    spec.time_budget_s = 0.05;
-    ctx_.set_measure_spec(spec);
-  }
   void SetUp() override {
     const auto why = gpu::cuda_unavailable_reason();
     ASSERT_FALSE(why.has_value()) << "these tests need a CUDA GPU: " << *why;
@@ -38,9 +32,6 @@ protected:
     p.set("gpu", device);
     return p;
   }
-  Topology topology_;
-  GBenchSampler sampler_;
-  RunContext ctx_;
 };
 
 TEST_F(HbmOnGpu, EveryKernelIsVerifiedWithPlausibleBandwidth) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/quick_run_context.h"
+
 #include "gemm/cpu_blas.h"
 #include "gemm/register_gemm.h"
 #include "harness/error.h"
@@ -101,19 +103,8 @@ TEST(GemmPoint, SampledElementsAndOperands) {
   EXPECT_NE(operand_value(3, 7), operand_value(4, 7));
 }
 
-class CpuBlasPoint : public ::testing::Test {
+class CpuBlasPoint : public testing::QuickRunContextTest {
 protected:
-  CpuBlasPoint() : topology_(Topology::load_this_machine()), ctx_(topology_, sampler_, "test", 0) {
-    MeasureSpec spec;
-    spec.warmup_runs = 1;
-    spec.min_samples = 3;
-    spec.max_samples = 20;
-    spec.time_budget_s = 0.05;
-    ctx_.set_measure_spec(spec);
-  }
-  Topology topology_;
-  GBenchSampler sampler_;
-  RunContext ctx_;
 };
 
 TEST_F(CpuBlasPoint, RegistryHasBothKeys) {

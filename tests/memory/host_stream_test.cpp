@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/quick_run_context.h"
+
 #include "harness/registry.h"
 #include "harness/run_context.h"
 #include "memory/host_stream.h"
@@ -177,17 +179,8 @@ TEST(PinnedWorkers, EveryMemberRunsOnceOnItsProcessingUnit) {
 }
 
 // A RunContext on this machine with a short measurement, as the runner builds one.
-class HostStreamPoint : public ::testing::Test {
+class HostStreamPoint : public testing::QuickRunContextTest {
 protected:
-  HostStreamPoint()
-      : topology_(Topology::load_this_machine()), ctx_(topology_, sampler_, "test", 0) {
-    MeasureSpec spec;
-    spec.warmup_runs = 1;
-    spec.min_samples = 3;
-    spec.max_samples = 50;
-    spec.time_budget_s = 0.05;
-    ctx_.set_measure_spec(spec);
-  }
   Point point(std::int64_t size_bytes, std::int64_t threads = 0, std::int64_t numa_node = -1) {
     Point p;
     p.set("numa_node", numa_node >= 0
@@ -197,9 +190,6 @@ protected:
     p.set("size_bytes", size_bytes);
     return p;
   }
-  Topology topology_;
-  GBenchSampler sampler_;
-  RunContext ctx_;
 };
 
 TEST_F(HostStreamPoint, EveryKernelRunsVerifiedWithPositiveBandwidth) {
