@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/analysis_commands.h"
 #include "gemm/tp_table.h"
 #include "harness/error.h"
 #include "harness/inventory/inventory.h"
@@ -250,6 +251,10 @@ int dispatch(int argc, char **argv) {
     family_cmds.emplace_back(cmd, family);
   }
 
+  // Commands that read run directories run inside parse() and set this.
+  int analysis_exit = -1;
+  analysis::add_analysis_commands(app, analysis_exit);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -257,6 +262,8 @@ int dispatch(int argc, char **argv) {
     return code == 0 ? 0 : 2;
   }
 
+  if (analysis_exit >= 0)
+    return analysis_exit;
   if (list->parsed())
     return list_benchmarks(registry, list_format, list_filter);
   if (inventory->parsed())

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/measure.h"
+#include "harness/store/store.h"
 #include "harness/topology.h"
 
 namespace railgauge {
@@ -17,6 +18,15 @@ public:
   const Topology &topology() const { return topology_; }
   const std::string &host() const { return host_; }
   int rank() const { return rank_; }
+  // How many ranks the launcher (srun, mpirun) started; 1 for a single process.
+  int world_size() const { return world_size_; }
+  // The store every rank of this run shares, or nullptr when the run has a single rank and
+  // nothing set one. Multi-rank benchmarks waive when it is missing.
+  Store *store() const { return store_; }
+  void set_world(int world_size, Store *store) {
+    world_size_ = world_size;
+    store_ = store;
+  }
 
   // The suite entry's (or command line's) settings for the point being run.
   const MeasureSpec &measure_spec() const { return spec_; }
@@ -34,6 +44,8 @@ private:
   Sampler &sampler_;
   std::string host_;
   int rank_ = 0;
+  int world_size_ = 1;
+  Store *store_ = nullptr;
   MeasureSpec spec_;
   bool verify_ = true;
 };

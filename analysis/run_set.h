@@ -1,0 +1,36 @@
+#pragma once
+// The input of every analysis command (check, compare, report, calibrate): run directories read
+// back from disk, never the hardware. A path may be a run directory (run.json beside
+// records.jsonl), a directory holding many (every rank's or node's run of a rack, gathered or
+// on a shared file system: searched recursively), or a records.jsonl file itself.
+//
+// Lines that cannot be read are kept as problems with file:line, never silently dropped.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/record.h"
+
+namespace railgauge::analysis {
+
+struct LoadedRun {
+  std::string dir;         // the directory holding records.jsonl
+  nlohmann::json manifest; // run.json, or null when the directory has none
+  std::vector<Record> records;
+};
+
+struct RunSet {
+  std::vector<LoadedRun> runs;
+  std::vector<std::string> problems; // "<path>:<line>: <what>", run.json that cannot be read
+
+  std::size_t record_count() const;
+  // Every record of every run, in load order.
+  std::vector<const Record *> records() const;
+};
+
+// Loads every path in order. Throws InputError naming the path when it does not exist or holds
+// no records.jsonl at all.
+RunSet load_runs(const std::vector<std::string> &paths);
+
+} // namespace railgauge::analysis
