@@ -2,10 +2,21 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analysis/calibrate/calibrate_command.h"
+#include "analysis/check/check_command.h"
+#include "analysis/compare/compare_command.h"
+#include "analysis/report/report_command.h"
+#include "offload/import_nvbandwidth_command.h"
+
 namespace railgauge::analysis {
 
 void add_analysis_commands(CLI::App &app, int &exit_code) {
   // One line per command, e.g. add_check_command(app, exit_code);
+  add_check_command(app, exit_code);
+  add_compare_command(app, exit_code);
+  add_report_command(app, exit_code);
+  add_calibrate_command(app, exit_code);
+  offload::add_import_nvbandwidth_command(app, exit_code);
   (void)app;
   (void)exit_code;
 }

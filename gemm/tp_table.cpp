@@ -12,7 +12,10 @@
 namespace railgauge::gemm {
 namespace {
 
-using GroupKey = std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t>;
+// key, model, dtype, seq, micro_batch, and "gpu N, layout L" for the GPU backend's points (so
+// that two GPUs or layouts of one run do not share cells).
+using GroupKey =
+    std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t, std::string>;
 
 std::string text_param(const nlohmann::json &params, const char *name) {
   const auto it = params.find(name);
@@ -42,10 +45,50 @@ struct Cell {
   std::optional<double> efficiency;
 };
 
+std::string extra_label(const nlohmann::json &params) {
+  std::string label;
+  if (params.contains("gpu") && params.at("gpu").is_number_integer())
+    label = fmt::format("gpu {}", params.at("gpu").get<std::int64_t>());
+  if (const std::string layout = text_param(params, "layout"); !layout.empty())
+    label += fmt::format("{}layout {}", label.empty() ? "" : ", ", layout);
+  return label;
+}
+
+// The achievable peak of a dtype on a GPU model: the fastest point measured in the run (the
+// best algorithm's TFLOP/s where a record has one), over every key (size sweeps included).
+struct RunBest {
+  double tflops = 0;
+  std::string where;
+};
+
+std::map<std::pair<std::string, std::string>, RunBest>
+run_bests(const std::vector<Record> &records) {
+  std::map<std::pair<std::string, std::string>, RunBest> bests;
+  for (const auto &r : records) {
+    if (r.status != Status::ok)
+      continue;
+    const double tflops =
+        std::max(r.metrics.value("tflops", 0.0), r.metrics.value("best_tflops", 0.0));
+    auto &best = bests[{text_param(r.params, "dtype"), text_param(r.params, "gpu_name")}];
+    if (tflops > best.tflops) {
+      best.tflops = tflops;
+      const std::string op = text_param(r.params, "op");
+      best.where =
+          fmt::format("{} {}{}×{}×{}", r.key, op.empty() || op == "size" ? "" : op + " ",
+                      int_param(r.params, "m"), int_param(r.params, "n"), int_param(r.params, "k"));
+    }
+  }
+  return bests;
+}
+
 } // namespace
 
 std::string render_tp_table(const std::vector<Record> &records) {
   std::map<GroupKey, std::map<std::string, std::map<std::int64_t, Cell>>> groups;
+  // Keys whose measured records carry best_tflops (an algorithm search, the GPU backend): their
+  // tables are followed by one against the best measured in the run.
+  std::set<std::string> searched;
+  std::map<std::string, std::string> gpu_name_of; // key/dtype -> the GPU's name
   for (const auto &r : records) {
     // A point waived before it was planned (a t that does not split the model) has no `op`:
     // its gemm and pass axes name the row.
@@ -62,21 +105,25 @@ std::string render_tp_table(const std::vector<Record> &records) {
       cell.tflops = r.metrics.value("tflops", 0.0);
       if (r.metrics.contains("efficiency"))
         cell.efficiency = r.metrics.at("efficiency").get<double>();
+      if (r.metrics.contains("best_tflops")) {
+        searched.insert(r.key);
+        gpu_name_of[r.key + "/" + text_param(r.params, "dtype")] = text_param(r.params, "gpu_name");
+      }
     }
     groups[{r.key, text_param(r.params, "model"), text_param(r.params, "dtype"),
-            int_param(r.params, "seq"), int_param(r.params, "micro_batch")}][op]
-          [int_param(r.params, "tp")] = cell;
+            int_param(r.params, "seq"), int_param(r.params, "micro_batch"), extra_label(r.params)}]
+          [op][int_param(r.params, "tp")] = cell;
   }
 
   // A point waived before planning keeps its axes' seq/micro_batch, 0 when the model's own was
   // asked for: show its cells in every table of the same key, model and dtype that lacks them.
   for (auto it = groups.begin(); it != groups.end();) {
-    const auto &[bench, model, dtype, seq, micro_batch] = it->first;
+    const auto &[bench, model, dtype, seq, micro_batch, extra] = it->first;
     bool merged = false;
     if (seq == 0 || micro_batch == 0)
       for (auto &[other, rows] : groups)
         if (other != it->first && std::get<0>(other) == bench && std::get<1>(other) == model &&
-            std::get<2>(other) == dtype) {
+            std::get<2>(other) == dtype && std::get<5>(other) == extra) {
           for (const auto &[op, cells] : it->second)
             for (const auto &[tp, cell] : cells)
               rows[op].emplace(tp, cell);
@@ -85,9 +132,10 @@ std::string render_tp_table(const std::vector<Record> &records) {
     it = merged ? groups.erase(it) : std::next(it);
   }
 
+  const auto bests = run_bests(records);
   std::string out;
   for (const auto &[key, rows] : groups) {
-    const auto &[bench, model, dtype, seq, micro_batch] = key;
+    const auto &[bench, model, dtype, seq, micro_batch, extra] = key;
     std::set<std::int64_t> tps;
     bool all_efficiency = true;
     bool any_measured = false;
@@ -112,33 +160,54 @@ std::string render_tp_table(const std::vector<Record> &records) {
       label_width = std::max(label_width, op.size());
     constexpr std::size_t kCellWidth = 9;
 
-    out += fmt::format("\n{} {} {} (seq {}, micro_batch {}): {} per GEMM (row) at TP degree t "
-                       "(column)\n",
-                       bench, model, dtype, seq, micro_batch,
+    const std::string setting = fmt::format("seq {}, micro_batch {}{}{}", seq, micro_batch,
+                                            extra.empty() ? "" : ", ", extra);
+    out += fmt::format("\n{} {} {} ({}): {} per GEMM (row) at TP degree t (column)\n", bench, model,
+                       dtype, setting,
                        all_efficiency ? "efficiency, % of the dense peak"
                                       : "TFLOP/s (1e12 FLOP/s, median time)");
-    out += fmt::format("{:<{}}", "gemm", label_width);
-    for (std::int64_t tp : tps)
-      out += fmt::format(" {:>{}}", fmt::format("t={}", tp), kCellWidth);
-    out += "\n";
-    for (const auto &op : ops) {
-      out += fmt::format("{:<{}}", op, label_width);
-      for (std::int64_t tp : tps) {
-        const auto &cells = rows.at(op);
-        const auto it = cells.find(tp);
-        std::string text;
-        if (it != cells.end()) {
-          const Cell &c = it->second;
-          if (c.status == Status::ok)
-            text = all_efficiency ? fmt::format("{:.1f}", 100 * *c.efficiency)
-                                  : fmt::format("{:.4g}", c.tflops);
-          else
-            text = c.status == Status::failed ? "FAILED" : std::string(to_string(c.status));
-        }
-        out += fmt::format(" {:>{}}", text, kCellWidth);
-      }
+    // One table body: `ok_text` gives an ok cell's text.
+    const auto body = [&](const auto &ok_text) {
+      out += fmt::format("{:<{}}", "gemm", label_width);
+      for (std::int64_t tp : tps)
+        out += fmt::format(" {:>{}}", fmt::format("t={}", tp), kCellWidth);
       out += "\n";
-    }
+      for (const auto &op : ops) {
+        out += fmt::format("{:<{}}", op, label_width);
+        for (std::int64_t tp : tps) {
+          const auto &cells = rows.at(op);
+          const auto it = cells.find(tp);
+          std::string text;
+          if (it != cells.end()) {
+            const Cell &c = it->second;
+            if (c.status == Status::ok)
+              text = ok_text(c);
+            else
+              text = c.status == Status::failed ? "FAILED" : std::string(to_string(c.status));
+          }
+          out += fmt::format(" {:>{}}", text, kCellWidth);
+        }
+        out += "\n";
+      }
+    };
+    body([&](const Cell &c) {
+      return all_efficiency ? fmt::format("{:.1f}", 100 * *c.efficiency)
+                            : fmt::format("{:.4g}", c.tflops);
+    });
+
+    // The same cells against the achievable peak: the fastest point of this dtype on this GPU
+    // model measured in the run.
+    if (!searched.count(bench))
+      continue;
+    const auto name = gpu_name_of.find(bench + "/" + dtype);
+    const auto best = bests.find({dtype, name == gpu_name_of.end() ? "" : name->second});
+    if (best == bests.end() || !(best->second.tflops > 0))
+      continue;
+    out += fmt::format("\n{} {} {} ({}): % of the best measured in this run ({:.4g} TFLOP/s, "
+                       "{}) per GEMM (row) at TP degree t (column)\n",
+                       bench, model, dtype, setting, best->second.tflops, best->second.where);
+    body(
+        [&](const Cell &c) { return fmt::format("{:.1f}", 100 * c.tflops / best->second.tflops); });
   }
   return out;
 }

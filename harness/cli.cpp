@@ -1,5 +1,6 @@
 #include "harness/cli.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -13,10 +14,13 @@
 #include "gemm/tp_table.h"
 #include "harness/error.h"
 #include "harness/inventory/inventory.h"
+#include "harness/launch.h"
 #include "harness/manifest.h"
 #include "harness/printers.h"
 #include "harness/record_io.h"
 #include "harness/registry.h"
+#include "harness/resume.h"
+#include "harness/run_failure.h"
 #include "harness/runner.h"
 #include "harness/suite.h"
 #include "memory/bandwidth_table.h"
@@ -40,6 +44,12 @@ struct CommonOptions {
   std::vector<std::string> measure; // NAME=VALUE
   std::optional<double> time_budget_s;
   std::optional<std::string> topology_file;
+  std::optional<std::string> resume_dir; // --resume: continue this run directory
+  bool force = false;
+  bool retry_errors = false;
+  double point_timeout_s = 600;
+  std::optional<std::string> store_url; // --store: where several ranks meet
+  double store_timeout_s = 300;
 };
 
 void add_common_options(CLI::App &cmd, CommonOptions &o) {
@@ -56,13 +66,26 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
                  "max_samples, warmup_runs, min_sample_s");
   cmd.add_flag("--no-verify", o.no_verify, "Skip the data check after each point");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress line and no table");
-}
-
-int rank_from_launcher() {
-  for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char *v = std::getenv(var))
-      return std::atoi(v);
-  return 0;
+  cmd.add_option("--resume", o.resume_dir,
+                 "Continue the interrupted run in this run directory (same command otherwise): "
+                 "points already recorded are skipped, new records are appended");
+  cmd.add_flag("--retry-errors", o.retry_errors,
+               "With --resume: run the points recorded as `error` again");
+  cmd.add_flag("--force", o.force, "With --resume: resume a run that run.json calls complete");
+  cmd.add_option("--point-timeout", o.point_timeout_s,
+                 "Seconds a point may run before it is recorded as `error` and the run stops "
+                 "(exit 4; a hung GPU kernel cannot be cancelled); 0: no limit")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--store", o.store_url,
+                 "Where the ranks of a multi-rank run meet (docs/launch.md): tcp://HOST:PORT (rank "
+                 "0 listens there; also RAILGAUGE_STORE), mpi or mpi://HOST (under mpirun; the "
+                 "default there)");
+  cmd.add_option("--store-timeout", o.store_timeout_s,
+                 "Seconds a rank waits for the others at the start and end of the run before it "
+                 "names the ones missing and stops")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 }
 
 std::vector<std::string> suite_dirs(const std::optional<std::string> &extra) {
@@ -110,18 +133,48 @@ int measure_entries(const Registry &registry, std::vector<SuiteEntry> entries,
   Topology topology = Topology::load_this_machine();
   GBenchSampler sampler;
   const std::string host = this_host_name();
-  RunContext ctx(topology, sampler, host, rank_from_launcher());
+  // Who this rank is and, with several ranks, the store they meet in (harness/launch.h).
+  const Environment env = process_environment();
+  const LaunchInfo launch = launch_info_from(env);
+  World world(launch,
+              {o.store_url, std::chrono::milliseconds(std::llround(o.store_timeout_s * 1e3))}, env,
+              host);
+  RunContext ctx(topology, sampler, host, launch.rank);
+  ctx.set_world(world.world_size(), world.store());
   ctx.set_verify(!o.no_verify);
   const RunPlan plan = make_plan(registry, entries, overrides, o.filter, ctx);
 
-  const RunIdentity id = create_run_directory(o.out_dir, host, ctx.rank());
+  if (!o.resume_dir && (o.force || o.retry_errors))
+    throw InputError("--force and --retry-errors only go with --resume",
+                     o.force ? "--force" : "--retry-errors", "add --resume RUN_DIR, or drop them");
+  // --resume: the same directory, manifest and records file, checked against this plan.
+  std::optional<RunDirLock> lock;
+  std::optional<ResumeState> resume;
+  std::optional<Manifest> manifest;
+  if (o.resume_dir) {
+    manifest.emplace(Manifest::load(*o.resume_dir));
+    lock.emplace(*o.resume_dir);
+    resume.emplace(*o.resume_dir, manifest->data(), plan, suite_info, host, ctx.rank(),
+                   ResumeOptions{o.force, o.retry_errors});
+    for (const auto &note : resume->notes())
+      std::cerr << "railgauge: note: " << note << '\n';
+    mark_resumed(*manifest, argv, *resume, plan.point_count());
+    manifest->write();
+  }
+  const RunIdentity id = resume ? resume->id() : world.create_run_directory(o.out_dir);
+  if (!lock)
+    lock.emplace(id.dir);
   RecordFile records(id.dir + "/records.jsonl");
-  Manifest manifest(id, argv);
-  manifest.data()["suite"] = suite_info;
-  manifest.data()["points_planned"] = plan.point_count();
-  InventoryOptions inventory_options;
-  manifest.data()["inventory"] = collect_inventory(inventory_options);
-  manifest.write();
+  if (!manifest) {
+    manifest.emplace(id, argv);
+    manifest->data()["suite"] = suite_info;
+    manifest->data()["points_planned"] = plan.point_count();
+    manifest->data()["plan"] = plan_summary(plan);
+    manifest->data()["world"] = world.describe();
+    InventoryOptions inventory_options;
+    manifest->data()["inventory"] = collect_inventory(inventory_options);
+    manifest->write();
+  }
 
   PrinterMultiplex printer;
   if (format == OutputFormat::jsonl)
@@ -137,9 +190,54 @@ int measure_entries(const Registry &registry, std::vector<SuiteEntry> entries,
     }));
   }
   const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
-  const auto counts = execute_plan(plan, ctx, id, {records, printer, progress});
+  RunnerOutput output{records, printer, progress};
+  if (resume) {
+    output.skip = [&](std::string_view key, const Point &point) {
+      return resume->skip(key, point);
+    };
+    if (!o.quiet)
+      std::cerr << fmt::format("resuming {}: {} of {} points already recorded\n", id.dir,
+                               resume->skipped_points(), plan.point_count());
+  }
+  const auto resume_hint =
+      fmt::format("the records written so far are intact in {}; continue with the same command and "
+                  "--resume {}",
+                  records.path(), id.dir);
+  output.point_timeout_s = o.point_timeout_s;
+  output.on_point_hung = [&](const Record &hung) {
+    end_hung_run(*manifest, hung, records.path(), resume_hint);
+  };
+  // The ranks start together; one that never comes is named (and this rank's run.json says so).
+  try {
+    world.barrier("start");
+  } catch (const BackendError &e) {
+    mark_run_failed(*manifest, e.what(), {});
+    throw;
+  }
+  std::map<std::string, int> counts;
+  try {
+    counts = execute_plan(plan, ctx, id, output);
+  } catch (const std::exception &e) {
+    // The records file cannot be written (disk full, directory removed): stop, keep what is
+    // there, say so in run.json when that can still be written.
+    mark_run_failed(*manifest, e.what(), count_records(records.path()));
+    throw BackendError(fmt::format("{}\n  {}", e.what(),
+                                   fs::exists(records.path())
+                                       ? resume_hint
+                                       : fmt::format("{} is gone: its records are lost", id.dir)));
+  }
+  if (resume)
+    for (const auto &[status, n] : resume->kept_counts())
+      counts[status] += n;
   printer.finish();
-  manifest.finish("complete", counts);
+  manifest->finish("complete", counts);
+  // And end together: rank 0 serves the store, so it stays until every rank is done with it.
+  try {
+    world.barrier("end");
+  } catch (const BackendError &e) {
+    mark_run_failed(*manifest, e.what(), counts);
+    throw;
+  }
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);
   const bool bad = counts.count("failed") || counts.count("error");
@@ -197,7 +295,7 @@ int show_inventory(const std::optional<std::string> &topology_file, const std::s
   options.topology_file = topology_file;
   const auto inventory = collect_inventory(options);
   if (format == "json")
-    std::cout << inventory.dump(2) << '\n';
+    std::cout << inventory.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   else
     std::cout << render_inventory_text(inventory);
   return 0;
@@ -243,11 +341,18 @@ int dispatch(int argc, char **argv) {
   // One subcommand per family that has benchmarks: its benchmarks at their default axes.
   std::vector<std::pair<CLI::App *, std::string>> family_cmds;
   CommonOptions family_options;
+  // `railgauge gemm --model gpt3-175b --tp 1,2,4,8`: the headline sweep without -a syntax.
+  std::optional<std::string> gemm_model, gemm_tp;
   for (const char *family : kFamilies) {
     if (registry.match(std::string(family) + ".*").empty())
       continue;
     auto *cmd = app.add_subcommand(family, fmt::format("Run the {}.* benchmarks", family));
     add_common_options(*cmd, family_options);
+    if (std::string_view(family) == "gemm") {
+      cmd->add_option("--model", gemm_model,
+                      "The GPU TP sweep of this model: --filter gemm.cublaslt -a model=NAME");
+      cmd->add_option("--tp", gemm_tp, "With --model: TP degrees, e.g. 1,2,4,8 (-a tp=...)");
+    }
     family_cmds.emplace_back(cmd, family);
   }
 
@@ -279,6 +384,13 @@ int dispatch(int argc, char **argv) {
       SuiteEntry entry;
       entry.key_glob = family + ".*";
       entry.where = family;
+      if (gemm_model) {
+        family_options.axes.push_back("model=" + *gemm_model);
+        if (!family_options.filter)
+          family_options.filter = "gemm.cublaslt";
+      }
+      if (gemm_tp)
+        family_options.axes.push_back("tp=" + *gemm_tp);
       return measure_entries(registry, {entry}, family_options, args,
                              {{"name", family}, {"path", nullptr}});
     }

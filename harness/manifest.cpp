@@ -78,12 +78,29 @@ Manifest::Manifest(const RunIdentity &id, const std::vector<std::string> &argv) 
   };
 }
 
+Manifest Manifest::load(const std::string &dir) {
+  const std::string path = (fs::path(dir) / "run.json").string();
+  const std::string fix = "give --resume the run directory <out>/<run-id> that holds run.json";
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(fmt::format("cannot read the run manifest: {}", std::strerror(errno)), path,
+                     fix);
+  auto data = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (data.is_discarded() || !data.is_object())
+    throw InputError("the run manifest is not a JSON object", path, fix);
+  if (!data.contains("schema") || data["schema"] != kRunSchema)
+    throw InputError(fmt::format("the run manifest's schema is not {}", kRunSchema), path, fix);
+  return Manifest(dir, std::move(data));
+}
+
 void Manifest::write() const {
   const fs::path final_path = fs::path(dir_) / "run.json";
   const fs::path tmp_path = fs::path(dir_) / "run.json.tmp";
   {
     std::ofstream out(tmp_path);
-    out << data_.dump(2) << '\n';
+    // Invalid UTF-8 (a device name from sysfs, a topology file) is replaced, never thrown:
+    // the manifest must be written whatever its strings hold.
+    out << data_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     out.flush();
     if (!out)
       throw BackendError(fmt::format("{}: cannot write the run manifest", tmp_path.string()));

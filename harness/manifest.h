@@ -29,6 +29,9 @@ std::string this_host_name();
 class Manifest {
 public:
   Manifest(const RunIdentity &id, const std::vector<std::string> &argv);
+  // The run.json of an existing run directory (--resume). Throws InputError naming the file
+  // when it is missing, not JSON, or not a railgauge run manifest.
+  static Manifest load(const std::string &dir);
 
   nlohmann::json &data() { return data_; }
   // Replaces <dir>/run.json atomically (write to a temporary file, then rename).
@@ -37,6 +40,7 @@ public:
   void finish(const std::string &status, const std::map<std::string, int> &counts);
 
 private:
+  Manifest(std::string dir, nlohmann::json data) : dir_(std::move(dir)), data_(std::move(data)) {}
   std::string dir_;
   nlohmann::json data_;
 };

@@ -28,6 +28,8 @@ nlohmann::json Record::to_json() const {
   j["rank"] = rank;
   j["key"] = key;
   j["params"] = params;
+  if (!axes.is_null())
+    j["axes"] = axes;
   j["device"] = device;
   j["metrics"] = metrics;
   j["status"] = std::string(railgauge::to_string(status));
@@ -54,6 +56,9 @@ Record Record::from_json(const nlohmann::json &j) {
     r.rank = field("rank").get<int>();
     r.key = field("key").get<std::string>();
     r.params = field("params");
+    if (j.contains("axes") && !j.at("axes").is_object())
+      throw std::invalid_argument("record field 'axes' is not an object");
+    r.axes = j.value("axes", nlohmann::json(nullptr));
     r.device = field("device");
     r.metrics = field("metrics");
     const auto status = parse_status(field("status").get<std::string>());

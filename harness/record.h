@@ -43,6 +43,10 @@ struct Record {
   int rank = 0;
   std::string key;
   nlohmann::json params = nlohmann::json::object();
+  // The axis values the runner planned for this point, before derived parameters were merged
+  // into params (which may replace one: n = 0 "square" becomes n = m). --resume matches points
+  // on key + axes. Null (and not written) in records that do not come from the runner.
+  nlohmann::json axes = nullptr;
   nlohmann::json device = nlohmann::json::object();
   nlohmann::json metrics = nlohmann::json::object();
   Status status = Status::ok;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -30,14 +31,32 @@ void RecordFile::append(const Record &record) {
   // throwing: the record must be written whatever its strings hold.
   const std::string line =
       record.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // A file whose last link is gone (its directory was removed) still takes writes: they would
+  // go nowhere for the rest of the run. Stop at once instead.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0)
+    throw BackendError(
+        fmt::format("{}: cannot stat the records file: {}", path_, std::strerror(errno)));
+  if (st.st_nlink == 0)
+    throw BackendError(fmt::format("{}: the records file was removed (was its directory "
+                                   "deleted?): {}; this point's record could not be written",
+                                   path_, std::strerror(ENOENT)));
   std::size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      // A disk that fills up mid-line (ENOSPC, EFBIG past a file size limit) leaves part of the
+      // line behind; cut it off so that every line of the file stays a whole record.
+      if (done > 0 && ::ftruncate(fd_, st.st_size) != 0)
+        throw BackendError(fmt::format("{}: writing a record failed: {}; removing the partial "
+                                       "line failed too: {}",
+                                       path_, std::strerror(err), std::strerror(errno)));
       throw BackendError(fmt::format("{}: writing a record failed: {}", path_,
-                                     n < 0 ? std::strerror(errno) : "no progress"));
+                                     n < 0 ? std::strerror(err) : "no progress"));
+    }
     done += static_cast<std::size_t>(n);
   }
 }

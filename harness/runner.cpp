@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/watchdog.h"
 
 namespace railgauge {
 namespace {
@@ -122,11 +123,49 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
                                         RunnerOutput out) {
   std::map<std::string, int> counts;
   const auto start = std::chrono::steady_clock::now();
-  const std::size_t total = plan.point_count();
+  std::size_t total = 0;
+  for (const auto &item : plan.items)
+    for (const auto &point : item.points)
+      total += !(out.skip && out.skip(item.benchmark->key(), point));
   std::size_t done = 0;
+
+  const auto identify = [&](const Benchmark &bench, const Point &point) {
+    Record record;
+    record.run = id.run_id;
+    record.host = id.host;
+    record.rank = id.rank;
+    record.key = std::string(bench.key());
+    record.params = point.params();
+    record.axes = record.params;
+    return record;
+  };
+  // The point the watchdog watches; set before arm(), read only by on_expiry.
+  const Benchmark *running_bench = nullptr;
+  const Point *running_point = nullptr;
+  std::optional<Watchdog> watchdog;
+  if (out.point_timeout_s > 0)
+    watchdog.emplace([&](const std::string &what, double waited_s) {
+      Record record = identify(*running_bench, *running_point);
+      record.status = Status::error;
+      record.reason = fmt::format("did not finish within {:g} s (--point-timeout): {} hangs; a "
+                                  "hung GPU kernel or library call cannot be cancelled, so the "
+                                  "run stops here",
+                                  waited_s, what);
+      record.time_utc = utc_timestamp_now();
+      try {
+        out.records.append(record);
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "railgauge: %s\n", e.what());
+      }
+      if (out.on_point_hung)
+        out.on_point_hung(record);
+    });
+
   for (const auto &item : plan.items) {
     ctx.set_measure_spec(item.measure);
     for (const auto &point : item.points) {
+      if (out.skip && out.skip(item.benchmark->key(), point))
+        continue;
       if (out.progress) {
         const double elapsed_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -134,13 +173,19 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
                      std::string(item.benchmark->key()).c_str(), point.label().c_str());
         std::fflush(stderr);
       }
+      if (watchdog) {
+        running_bench = item.benchmark;
+        running_point = &point;
+        watchdog->arm(fmt::format("{} {}", item.benchmark->key(), point.label()),
+                      out.point_timeout_s);
+      }
       Outcome outcome = run_point(*item.benchmark, ctx, point);
-      Record record;
-      record.run = id.run_id;
-      record.host = id.host;
-      record.rank = id.rank;
-      record.key = std::string(item.benchmark->key());
-      record.params = point.params();
+      if (watchdog && watchdog->disarm()) {
+        ++counts[std::string(to_string(Status::error))]; // recorded by the watchdog
+        ++done;
+        continue;
+      }
+      Record record = identify(*item.benchmark, point);
       for (const auto &[name, value] : outcome.derived_params.items())
         record.params[name] = value;
       record.device = std::move(outcome.device);

@@ -2,6 +2,7 @@
 // Turns suite entries and command-line overrides into a plan (benchmark x points), then runs
 // it: a point that supported() rejects becomes a `waived` record, an exception inside run()
 // an `error` record, and every record is appended to records.jsonl and shown as it finishes.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,9 +49,17 @@ struct RunnerOutput {
   RecordFile &records;
   RecordPrinter &printer;
   bool progress = false; // a progress line on stderr (a terminal, not --quiet)
+  // --resume: the points that the interrupted run already recorded are not run again.
+  std::function<bool(std::string_view key, const Point &point)> skip = {};
+  // A point still running after this many seconds (a GPU kernel that never finishes) becomes an
+  // `error` record written by a watchdog thread, which then calls on_point_hung with it (the
+  // command line marks run.json and ends the process: harness/watchdog.h). 0: no deadline.
+  double point_timeout_s = 0;
+  std::function<void(const Record &record)> on_point_hung = {};
 };
 
-// Runs every point; returns the number of records per status.
+// Runs every point (but those out.skip() says are done); returns the number of records per
+// status. A record that cannot be written (disk full, directory removed) throws BackendError.
 std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, const RunIdentity &id,
                                         RunnerOutput out);
 

@@ -19,10 +19,37 @@ std::string at(const std::string &path, const YAML::Node &node) {
   return mark.line >= 0 ? fmt::format("{}:{}", path, mark.line + 1) : path;
 }
 
+const char *kind_of(const YAML::Node &node) {
+  switch (node.Type()) {
+  case YAML::NodeType::Map:
+    return "a mapping";
+  case YAML::NodeType::Sequence:
+    return "a list";
+  case YAML::NodeType::Null:
+    return "empty";
+  default:
+    return "not a value";
+  }
+}
+
+// The text of a scalar; a mapping, a list or an empty value is an InputError at its line
+// (yaml-cpp's as<std::string>() would throw its own exception type instead).
+// An empty value has the position of what follows it: `line_of` names the line instead (its key).
+std::string text_of(const YAML::Node &node, const std::string &path, const std::string &what,
+                    const YAML::Node &line_of) {
+  if (!node.IsScalar())
+    throw InputError(fmt::format("{} must be a single value, but it is {}", what, kind_of(node)),
+                     at(path, line_of), "write a plain value, e.g. memory.host_copy or 0.5");
+  return node.Scalar();
+}
+std::string text_of(const YAML::Node &node, const std::string &path, const std::string &what) {
+  return text_of(node, path, what, node);
+}
+
 void expect_keys(const YAML::Node &map, const std::string &path, const std::string &what,
                  std::initializer_list<const char *> allowed) {
   for (const auto &kv : map) {
-    const auto name = kv.first.as<std::string>();
+    const auto name = text_of(kv.first, path, "a field name");
     bool ok = false;
     std::string list;
     for (const char *a : allowed) {
@@ -37,14 +64,14 @@ void expect_keys(const YAML::Node &map, const std::string &path, const std::stri
 
 std::string scalar_or_list(const YAML::Node &node, const std::string &where) {
   if (node.IsScalar())
-    return node.as<std::string>();
+    return node.Scalar();
   if (node.IsSequence()) {
     std::string spec;
     for (const auto &item : node) {
       if (!item.IsScalar())
         throw InputError("axis values must be scalars", where,
                          "write a list of values such as [1, 2, 4] or a spec \"1:64:*2\"");
-      spec += (spec.empty() ? "" : ",") + item.as<std::string>();
+      spec += (spec.empty() ? "" : ",") + item.Scalar();
     }
     return spec;
   }
@@ -57,7 +84,8 @@ void apply_measure_map(MeasureSpec &spec, const YAML::Node &node, const std::str
     throw InputError("'measure' must be a mapping", at(path, node),
                      "write e.g. measure: {time_budget_s: 0.5, max_rel_noise: 0.02}");
   for (const auto &kv : node)
-    apply_measure_setting(spec, kv.first.as<std::string>(), kv.second.as<std::string>(),
+    apply_measure_setting(spec, text_of(kv.first, path, "a measurement setting's name"),
+                          text_of(kv.second, path, "a measurement setting", kv.first),
                           at(path, kv.first));
   check_measure_spec(spec, at(path, node));
 }
@@ -122,53 +150,60 @@ Suite parse_suite(const std::string &yaml_text, const std::string &path) {
                      e.mark.line >= 0 ? fmt::format("{}:{}", path, e.mark.line + 1) : path,
                      "fix the YAML syntax at that line");
   }
-  if (!root.IsMap())
-    throw InputError("a suite must be a YAML mapping", path,
-                     "start with 'suite: NAME' and a 'benchmarks:' list");
-  expect_keys(root, path, "a suite", {"suite", "description", "measure", "benchmarks"});
-  Suite suite;
-  suite.path = path;
-  if (!root["suite"] || !root["suite"].IsScalar())
-    throw InputError("the suite has no 'suite: NAME' field", path, "add 'suite: NAME'");
-  suite.name = root["suite"].as<std::string>();
-  if (root["description"])
-    suite.description = root["description"].as<std::string>();
-  MeasureSpec defaults;
-  if (root["measure"])
-    apply_measure_map(defaults, root["measure"], path);
-  const auto list = root["benchmarks"];
-  if (!list || !list.IsSequence() || list.size() == 0)
-    throw InputError("the suite has no 'benchmarks:' list", at(path, root),
-                     "add 'benchmarks:' with entries such as '- key: memory.host_copy'");
-  for (const auto &item : list) {
-    const auto where = at(path, item);
-    if (!item.IsMap())
-      throw InputError("a benchmarks entry must be a mapping", where,
-                       "write '- key: KEY' with optional 'axes:' and 'measure:'");
-    expect_keys(item, path, "a benchmarks entry", {"key", "axes", "measure"});
-    if (!item["key"] || !item["key"].IsScalar())
-      throw InputError("a benchmarks entry has no 'key'", where,
-                       "add 'key: <family>.<name>' (a glob such as memory.* works too)");
-    SuiteEntry entry;
-    entry.key_glob = item["key"].as<std::string>();
-    entry.where = at(path, item["key"]);
-    entry.measure = defaults;
-    if (item["measure"])
-      apply_measure_map(entry.measure, item["measure"], path);
-    if (const auto axes = item["axes"]) {
-      if (!axes.IsMap())
-        throw InputError("'axes' must be a mapping of axis name to values", at(path, axes),
-                         "write e.g. axes: {size_bytes: \"4KiB:1GiB:*2\"}");
-      for (const auto &kv : axes) {
-        const auto name = kv.first.as<std::string>();
-        const auto axis_where = at(path, kv.second);
-        entry.axes[name] = scalar_or_list(kv.second, axis_where);
-        entry.axis_where[name] = axis_where;
+  // Whatever yaml-cpp still throws on a shape not foreseen below becomes an InputError too.
+  try {
+    if (!root.IsMap())
+      throw InputError("a suite must be a YAML mapping", path,
+                       "start with 'suite: NAME' and a 'benchmarks:' list");
+    expect_keys(root, path, "a suite", {"suite", "description", "measure", "benchmarks"});
+    Suite suite;
+    suite.path = path;
+    if (!root["suite"] || !root["suite"].IsScalar())
+      throw InputError("the suite has no 'suite: NAME' field", path, "add 'suite: NAME'");
+    suite.name = root["suite"].Scalar();
+    if (root["description"])
+      suite.description = text_of(root["description"], path, "'description'");
+    MeasureSpec defaults;
+    if (root["measure"])
+      apply_measure_map(defaults, root["measure"], path);
+    const auto list = root["benchmarks"];
+    if (!list || !list.IsSequence() || list.size() == 0)
+      throw InputError("the suite has no 'benchmarks:' list", at(path, root),
+                       "add 'benchmarks:' with entries such as '- key: memory.host_copy'");
+    for (const auto &item : list) {
+      const auto where = at(path, item);
+      if (!item.IsMap())
+        throw InputError("a benchmarks entry must be a mapping", where,
+                         "write '- key: KEY' with optional 'axes:' and 'measure:'");
+      expect_keys(item, path, "a benchmarks entry", {"key", "axes", "measure"});
+      if (!item["key"] || !item["key"].IsScalar())
+        throw InputError("a benchmarks entry has no 'key'", where,
+                         "add 'key: <family>.<name>' (a glob such as memory.* works too)");
+      SuiteEntry entry;
+      entry.key_glob = item["key"].Scalar();
+      entry.where = at(path, item["key"]);
+      entry.measure = defaults;
+      if (item["measure"])
+        apply_measure_map(entry.measure, item["measure"], path);
+      if (const auto axes = item["axes"]) {
+        if (!axes.IsMap())
+          throw InputError("'axes' must be a mapping of axis name to values", at(path, axes),
+                           "write e.g. axes: {size_bytes: \"4KiB:1GiB:*2\"}");
+        for (const auto &kv : axes) {
+          const auto name = text_of(kv.first, path, "an axis name");
+          const auto axis_where = at(path, kv.second);
+          entry.axes[name] = scalar_or_list(kv.second, axis_where);
+          entry.axis_where[name] = axis_where;
+        }
       }
+      suite.entries.push_back(std::move(entry));
     }
-    suite.entries.push_back(std::move(entry));
+    return suite;
+  } catch (const YAML::Exception &e) {
+    throw InputError(fmt::format("unexpected YAML structure: {}", e.msg),
+                     e.mark.line >= 0 ? fmt::format("{}:{}", path, e.mark.line + 1) : path,
+                     "compare the suite with results/suites/node.yaml");
   }
-  return suite;
 }
 
 Suite load_suite_file(const std::string &path) {

@@ -1,7 +1,20 @@
 #include "rdma/register_rdma.h"
 
+#include "rdma/tcp/tcp_benchmarks.h"
+#include "rdma/verbs_benchmark.h"
+
 namespace railgauge {
 
-void register_rdma(Registry &) {}
+void register_rdma(Registry &registry) {
+  registry.add(rdma::make_write_bw());
+  registry.add(rdma::make_read_bw());
+  registry.add(rdma::make_send_bw());
+  registry.add(rdma::make_write_lat());
+  registry.add(rdma::make_read_lat());
+  registry.add(rdma::make_send_lat());
+  registry.add(rdma::make_tcp_lat());
+  registry.add(rdma::make_tcp_bw());
+  registry.add(rdma::make_tcp_pair_matrix());
+}
 
 } // namespace railgauge

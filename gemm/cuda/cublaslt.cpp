@@ -17,10 +17,13 @@ public:
            "dgrad, wgrad) under tensor parallelism t";
   }
   std::vector<Axis> axes() const override {
-    return tp_sweep_axes({"gpt3-175b",
-                          {1, 2, 4, 8, 16, 32, 64},
-                          {std::begin(kGpuDtypes), std::end(kGpuDtypes)},
-                          {Dtype::bf16}});
+    auto axes = tp_sweep_axes({"gpt3-175b",
+                               {1, 2, 4, 8, 16, 32, 64},
+                               {std::begin(kGpuDtypes), std::end(kGpuDtypes)},
+                               {Dtype::bf16}});
+    for (auto &axis : cublaslt_axes())
+      axes.push_back(std::move(axis));
+    return axes;
   }
   GemmPlan plan(const Point &point) const override { return plan_tp_point(point); }
 };

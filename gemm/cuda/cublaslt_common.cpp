@@ -1,25 +1,142 @@
-// Waivers of the cuBLASLt benchmarks; compiled in every build (device.h has a stub without CUDA).
+// The parts of the cuBLASLt benchmarks that need no CUDA toolkit: axes, options, the peak
+// choice and the waivers (compiled in every build; device.h has a stub without CUDA).
 #include "gemm/cuda/cublaslt.h"
 
+#include <fmt/format.h>
+
+#include "gemm/gpu_peaks.h"
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 
 namespace railgauge::gemm {
+namespace {
+
+constexpr int kMaxTopK = 64;
+
+} // namespace
+
+std::vector<Axis> cublaslt_axes() {
+  return {
+      {"gpu",
+       AxisType::integer,
+       "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them",
+       {std::int64_t{0}},
+       {}},
+      {"layout",
+       AxisType::text,
+       "operand storage of C[M×N] = A[M×K]·B[K×N]: nt = B stored as Bᵀ [N×K] (a linear layer's "
+       "[out × in] weight; the only fp8 layout on Hopper), nn = B stored [K×N]",
+       {std::string("nt")},
+       {"nt", "nn"}},
+      {"top_k",
+       AxisType::integer,
+       "cuBLASLt heuristic candidates screened per GEMM; the fastest is measured beside the "
+       "heuristic's first pick (1 = the first pick only)",
+       {std::int64_t{8}},
+       {}},
+  };
+}
+
+CublasLtOptions cublaslt_options(const Point &point) {
+  CublasLtOptions o;
+  o.dtype = point_dtype(point);
+  o.layout = parse_layout(point.text("layout"), "layout");
+  const std::int64_t gpu = point.integer("gpu");
+  if (gpu < 0 || gpu > 1024)
+    throw InputError(fmt::format("gpu = {} is not a CUDA device index", gpu), "gpu",
+                     "give 0, 1, ... (CUDA_VISIBLE_DEVICES order)");
+  o.gpu = static_cast<int>(gpu);
+  const std::int64_t top_k = point.integer("top_k");
+  if (top_k < 1 || top_k > kMaxTopK)
+    throw InputError(fmt::format("top_k = {} is out of range", top_k), "top_k",
+                     fmt::format("give 1 to {}", kMaxTopK));
+  o.top_k = static_cast<int>(top_k);
+  o.peak_tflops = point.real("peak_tflops");
+  return o;
+}
+
+PeakChoice choose_gpu_peak(double axis_peak_tflops, const std::string &table_path,
+                           const std::string &device_name, Dtype dtype) {
+  PeakChoice c;
+  if (axis_peak_tflops > 0) {
+    c.tflops = axis_peak_tflops;
+    c.source = "axis peak_tflops";
+    return c;
+  }
+  GpuPeakTable table;
+  try {
+    table = load_gpu_peaks(table_path);
+  } catch (const InputError &e) {
+    c.source = fmt::format("none: {}: {}", e.where(), e.problem()); // one line: it is a param
+    return c;
+  }
+  const GpuPeak *peak = find_gpu_peak(table, device_name);
+  if (!peak) {
+    c.source = fmt::format("none: {} has no entry matching '{}' (add one, or give "
+                           "-a peak_tflops=X)",
+                           table_path, device_name);
+    return c;
+  }
+  c.sku = peak->name;
+  if (const auto tflops = peak->tflops_of(dtype)) {
+    c.tflops = *tflops;
+    c.source = fmt::format("{} ({})", peak->where, peak->source);
+  } else {
+    c.source =
+        fmt::format("none: {} gives no {} peak for {}", peak->where, to_string(dtype), peak->name);
+  }
+  return c;
+}
 
 std::optional<std::string> CublasLtBenchmark::supported(const RunContext &,
                                                         const Point &point) const {
   if (auto why = gpu::cuda_unavailable_reason())
     return why;
+  CublasLtOptions o;
+  GemmPlan p;
   try {
-    plan(point);
+    o = cublaslt_options(point);
+    p = plan(point);
   } catch (const InputError &e) {
     return e.problem();
   }
-  return "the cuBLASLt measuring path is not implemented yet (docs/gemm.md, \"Left out\")";
+  if (auto why = layout_problem(o.dtype, o.layout))
+    return why;
+  const int count = gpu::cuda_device_count();
+  if (o.gpu >= count)
+    return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible (0..{}); "
+                       "CUDA_VISIBLE_DEVICES renumbers them",
+                       o.gpu, count, count - 1);
+  gpu::CudaDeviceInfo info;
+  try {
+    info = gpu::cuda_device_info(o.gpu);
+  } catch (const BackendError &e) {
+    return fmt::format("CUDA device {} cannot be queried: {}", o.gpu, e.what());
+  }
+  if (auto why = dtype_capability_problem(o.dtype, info.compute_capability))
+    return fmt::format("{} ({})", *why, info.name);
+  std::uint64_t set_bytes = 0;
+  for (const auto &g : p.gemms)
+    set_bytes += operand_set_bytes(g, o.dtype);
+  const double need = static_cast<double>(set_bytes + kLtWorkspaceBytes);
+  if (need > kMaxFreeMemoryShare * static_cast<double>(info.free_memory_bytes))
+    return fmt::format("the operands need {:.3g} GB, more than {:.0f}% of the {:.3g} GB free on "
+                       "GPU {} ({}): use a larger tp or a smaller seq/micro_batch",
+                       need / 1e9, 100 * kMaxFreeMemoryShare,
+                       static_cast<double>(info.free_memory_bytes) / 1e9, o.gpu, info.name);
+  return std::nullopt;
 }
 
 Outcome CublasLtBenchmark::run(RunContext &ctx, const Point &point) {
-  return Outcome::waived(supported(ctx, point).value_or("not implemented"));
+  if (auto why = supported(ctx, point))
+    return Outcome::waived(*why);
+  const GemmPlan p = plan(point);
+  Outcome out = run_cublaslt(ctx, p, cublaslt_options(point), before_verify_);
+  for (const auto &[name, value] : p.derived.items())
+    out.derived_params[name] = value;
+  if (!p.gemm_list.is_null())
+    out.metrics["gemms"] = p.gemm_list;
+  return out;
 }
 
 } // namespace railgauge::gemm

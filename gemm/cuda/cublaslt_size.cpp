@@ -6,7 +6,8 @@ namespace railgauge::gemm {
 namespace {
 
 // Square GEMMs from 256 (launch-bound) to 16384 (at the plateau: [AZ]'s FP8 square sweep is
-// flat from 8k).
+// flat from 8k). `-a m=1:16384:*2 -a n=12288 -a k=5376` sweeps one dimension with the others
+// fixed; `-a batch=96 -a m=2048 -a n=2048 -a k=128` is a strided-batched attention BMM.
 class CublasLtSize final : public CublasLtBenchmark {
 public:
   std::string_view key() const override { return "gemm.cublaslt_size"; }
@@ -14,8 +15,12 @@ public:
     return "GPU GEMM (cuBLASLt) TFLOP/s and efficiency against M, N, K (square by default)";
   }
   std::vector<Axis> axes() const override {
-    return size_sweep_axes({Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::tf32, Dtype::fp32},
-                           {Dtype::bf16}, {256, 512, 1024, 2048, 4096, 8192, 16384});
+    auto axes =
+        size_sweep_axes({Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::tf32, Dtype::fp32},
+                        {Dtype::bf16}, {256, 512, 1024, 2048, 4096, 8192, 16384});
+    for (auto &axis : cublaslt_axes())
+      axes.push_back(std::move(axis));
+    return axes;
   }
   GemmPlan plan(const Point &point) const override { return plan_size_point(point); }
 };

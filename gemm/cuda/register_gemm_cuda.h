@@ -2,6 +2,6 @@
 #include "harness/registry.h"
 
 namespace railgauge::gemm {
-// Adds gemm.cublaslt and gemm.cublaslt_size (waived point by point without CUDA).
+// Adds gemm.cublaslt, gemm.cublaslt_size and gemm.burn (waived point by point without CUDA).
 void register_gemm_cuda(Registry &registry);
 } // namespace railgauge::gemm

@@ -93,3 +93,48 @@ TEST(TpTable, AllWaivedCurveIsLeftToTheSummary) {
 
 } // namespace
 } // namespace railgauge::gemm
+
+namespace railgauge::gemm {
+namespace {
+
+Record gpu_record(const std::string &op, std::int64_t tp, double tflops, double best_tflops,
+                  std::int64_t gpu = 0) {
+  Record r = tp_record(op, tp, tflops, Status::ok, tflops / 989);
+  r.key = "gemm.cublaslt";
+  r.params["model"] = "gpt3-175b";
+  r.params["dtype"] = "bf16";
+  r.params["seq"] = 2048;
+  r.params["gpu"] = gpu;
+  r.params["layout"] = "nt";
+  r.params["gpu_name"] = "NVIDIA H100 80GB HBM3";
+  r.params["m"] = 2048;
+  r.params["n"] = 36864;
+  r.params["k"] = 12288;
+  r.metrics["best_tflops"] = best_tflops;
+  return r;
+}
+
+TEST(TpTable, GpuBackendAddsTheTableAgainstTheBestMeasuredInTheRun) {
+  // Illustrative numbers, not measurements.
+  Record square;
+  square.key = "gemm.cublaslt_size";
+  square.params = {{"op", "size"}, {"dtype", "bf16"}, {"gpu_name", "NVIDIA H100 80GB HBM3"},
+                   {"m", 8192},    {"n", 8192},       {"k", 8192}};
+  square.metrics = {{"tflops", 790.0}, {"best_tflops", 800.0}};
+  const std::string table =
+      render_tp_table({gpu_record("qkv.fwd", 1, 700, 720), gpu_record("qkv.fwd", 8, 400, 420),
+                       square, gpu_record("qkv.fwd", 1, 100, 100, 1)});
+  EXPECT_NE(table.find("(seq 2048, micro_batch 1, gpu 0, layout nt): efficiency"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("gpu 1, layout nt"), std::string::npos) << "each GPU its own table";
+  EXPECT_NE(table.find("% of the best measured in this run (800 TFLOP/s, gemm.cublaslt_size "
+                       "8192×8192×8192)"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("qkv.fwd      87.5      50.0"), std::string::npos) << table;
+  EXPECT_NE(table.find("qkv.fwd      70.8      40.4"), std::string::npos) << table;
+}
+
+} // namespace
+} // namespace railgauge::gemm

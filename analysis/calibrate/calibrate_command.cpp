@@ -1,0 +1,153 @@
+#include "analysis/calibrate/calibrate_command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "analysis/calibrate/astra_network.h"
+#include "analysis/calibrate/calculon_system.h"
+#include "analysis/calibrate/calibration.h"
+#include "analysis/calibrate/coefficient_file.h"
+#include "analysis/calibrate/fit_report.h"
+#include "analysis/run_set.h"
+#include "harness/error.h"
+
+namespace railgauge::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace railgauge::calibrate;
+
+constexpr int kExitInput = 2;
+constexpr int kExitInternal = 3;
+
+struct Options {
+  std::vector<std::string> runs;
+  std::string out;
+  std::vector<std::string> assume;
+  std::string mode = "no_overlap";
+  int max_steps = 8;
+  int folds = 5;
+  std::uint64_t seed = 1;
+};
+
+// Whole file or nothing: written beside, then renamed over.
+void write_file(const fs::path &path, const std::string &text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f)
+      throw InputError(fmt::format("cannot write '{}'", tmp.string()), "--out",
+                       "give a directory you can write to");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec)
+    throw InputError(fmt::format("cannot rename '{}': {}", tmp.string(), ec.message()), "--out",
+                     "give a directory you can write to");
+}
+
+int run_calibrate(const Options &o) {
+  if (o.runs.empty())
+    throw InputError("no run directories", "calibrate",
+                     "give one or more run directories: railgauge calibrate RUN... --out DIR");
+  if (o.out.empty())
+    throw InputError("no output directory", "--out", "give --out DIR");
+  CalibrateOptions opt;
+  if (o.mode == "no_overlap")
+    opt.mode = ProcessingMode::no_overlap;
+  else if (o.mode == "roofline")
+    opt.mode = ProcessingMode::roofline;
+  else
+    throw InputError(fmt::format("unknown processing mode '{}'", o.mode), "--processing-mode",
+                     "give no_overlap (Calculon adds memory time to compute time) or roofline");
+  if (o.max_steps < 1 || o.max_steps > 32)
+    throw InputError(fmt::format("--max-steps {} is outside 1..32", o.max_steps), "--max-steps",
+                     "give a number of table rows from 1 to 32");
+  if (o.folds < 2 || o.folds > 100)
+    throw InputError(fmt::format("--folds {} is outside 2..100", o.folds), "--folds",
+                     "give k from 2 to 100");
+  opt.max_steps = o.max_steps;
+  opt.folds = o.folds;
+  opt.seed = o.seed;
+  const auto assumptions = Assumptions::parse(o.assume);
+
+  const RunSet runs = load_runs(o.runs);
+  for (const auto &p : runs.problems)
+    std::cerr << "railgauge: warning: " << p << '\n';
+  const Calibration c = railgauge::calibrate::calibrate(runs, assumptions, opt);
+  if (c.samples.used_by_key.empty())
+    throw InputError(fmt::format("none of the {} records can be calibrated from ({} not ok, {} "
+                                 "unusable)",
+                                 runs.record_count(), c.samples.ignored_status.size(),
+                                 c.samples.skipped.size()),
+                     o.runs.front(),
+                     "give runs with ok gemm.*, memory.*, offload.*, collectives.* or rdma.* "
+                     "records");
+
+  const auto system = calculon_system(c);
+  if (const auto problems = calculon_problems(system); !problems.empty()) {
+    for (const auto &p : problems)
+      std::cerr << "railgauge: internal error: Calculon file: " << p << '\n';
+    return kExitInternal;
+  }
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec)
+    throw InputError(fmt::format("cannot create '{}': {}", o.out, ec.message()), "--out",
+                     "give a directory you can write to");
+  const fs::path dir(o.out);
+  const auto report = fit_report_json(c);
+  write_file(dir / "coefficients.json", coefficient_file(c).dump(2) + "\n");
+  write_file(dir / "calculon_system.json", system.dump(2) + "\n");
+  write_file(dir / "astra_network.yml", astra_network_yaml(c));
+  write_file(dir / "fit_report.json", report.dump(2) + "\n");
+  write_file(dir / "fit_report.md", fit_report_markdown(report));
+  std::cout << fit_report_markdown(report)
+            << fmt::format("\nWrote coefficients.json, calculon_system.json, astra_network.yml, "
+                           "fit_report.json and fit_report.md to {}\n",
+                           dir.string());
+  return 0;
+}
+
+} // namespace
+
+void add_calibrate_command(CLI::App &app, int &exit_code) {
+  auto o = std::make_shared<Options>();
+  auto *cmd = app.add_subcommand(
+      "calibrate", "Fit model coefficients (GEMM, memory, offload, network α/β) from run "
+                   "directories; write railgauge's coefficient file, a Calculon system file, an "
+                   "ASTRA-sim network file and a fit report with held-out errors");
+  cmd->add_option("runs", o->runs,
+                  "Run directories, directories holding many, or records.jsonl files");
+  cmd->add_option("--out", o->out, "Directory that receives the five output files");
+  cmd->add_option("--assume", o->assume,
+                  "KEY=VALUE for what the runs did not measure (Calculon paths: "
+                  "matrix.float16.tflops, mem1.GBps, networks.0.bandwidth, ...); "
+                  "see docs/calibrate.md");
+  cmd->add_option("--processing-mode", o->mode,
+                  "Calculon processing_mode: no_overlap (compute efficiency after taking the "
+                  "memory time out) or roofline")
+      ->capture_default_str();
+  cmd->add_option("--max-steps", o->max_steps, "Most rows of a fitted efficiency table")
+      ->capture_default_str();
+  cmd->add_option("--folds", o->folds, "k of the k-fold held-out error")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the fold assignment")->capture_default_str();
+  cmd->callback([o, &exit_code] {
+    try {
+      exit_code = run_calibrate(*o);
+    } catch (const InputError &e) {
+      std::cerr << "railgauge: error: " << e.what() << '\n';
+      exit_code = kExitInput;
+    }
+  });
+}
+
+} // namespace railgauge::analysis

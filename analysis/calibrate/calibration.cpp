@@ -1,0 +1,572 @@
+#include "analysis/calibrate/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace railgauge::calibrate {
+namespace {
+
+constexpr double kGiga = 1e9;
+constexpr double kMega = 1e6;
+constexpr double kTera = 1e12;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+FitQuality quality_of(const StepFit &f, std::size_t n) { return {n, f.held_out, f.in_sample}; }
+
+// A table fitted to measured points.
+TableFit fit_table(std::string name, std::string unit, Sourced peak,
+                   const std::vector<StepPoint> &points, const CalibrateOptions &o,
+                   std::string source) {
+  TableFit t;
+  t.name = std::move(name);
+  t.x_unit = std::move(unit);
+  t.peak = std::move(peak);
+  t.measured = true;
+  t.source = std::move(source);
+  const StepFit f = choose_step_table(points, o.max_steps, o.folds, o.seed);
+  t.table = f.table;
+  t.steps = f.steps;
+  t.quality = quality_of(f, points.size());
+  return t;
+}
+
+// A table taken from an assumption: Calculon rows (GFLOP or MB) into FLOPs or bytes.
+TableFit assumed_table(std::string name, std::string unit, Sourced peak,
+                       const std::pair<EfficiencyRows, std::string> &rows, double scale) {
+  TableFit t;
+  t.name = std::move(name);
+  t.x_unit = std::move(unit);
+  t.peak = std::move(peak);
+  t.source = rows.second;
+  for (const auto &[x, e] : rows.first)
+    t.table.rows.emplace_back(x * scale, e);
+  t.steps = static_cast<int>(t.table.rows.size());
+  return t;
+}
+
+HeldOutError linear_error(const LinearFit &f, const std::vector<LinearSample> &s) {
+  HeldOutError e;
+  for (const auto &x : s) {
+    const double r = std::abs(f.predict(x.x) - x.t) / x.t;
+    e.mean_rel += r;
+    e.max_rel = std::max(e.max_rel, r);
+  }
+  e.points = s.size();
+  if (!s.empty())
+    e.mean_rel /= static_cast<double>(s.size());
+  return e;
+}
+
+// k-fold held-out error of a robust linear fit.
+FitQuality linear_quality(const std::vector<LinearSample> &s, const LinearFit &all, int folds,
+                          std::uint64_t seed) {
+  FitQuality q;
+  q.points = s.size();
+  q.in_sample = linear_error(all, s);
+  if (s.size() < 4)
+    return q;
+  const int k = std::min<int>(folds, static_cast<int>(s.size()));
+  const auto fold = fold_assignment(s.size(), k, seed);
+  HeldOutError e;
+  e.folds = k;
+  for (int f = 0; f < k; ++f) {
+    std::vector<LinearSample> train, test;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      (fold[i] == f ? test : train).push_back(s[i]);
+    if (test.empty() || train.empty())
+      continue;
+    const auto fit = robust_linear_fit(train);
+    for (const auto &x : test) {
+      const double r = std::abs(fit.predict(x.x) - x.t) / x.t;
+      e.mean_rel += r;
+      e.max_rel = std::max(e.max_rel, r);
+      ++e.points;
+    }
+  }
+  if (e.points > 0)
+    e.mean_rel /= static_cast<double>(e.points);
+  q.held_out = e;
+  return q;
+}
+
+Sourced measured(double v, std::string what) { return {v, "measured: " + std::move(what), true}; }
+
+// ---- memory -------------------------------------------------------------------------------
+
+std::vector<MemorySample> preferred_kinds(const std::vector<MemorySample> &all,
+                                          const std::string &tier, std::set<std::string> &kinds) {
+  // Calculon's memory term is an op that reads and writes: copy and triad (and the D2D memcpy)
+  // stand for it; read-only or write-only kernels only when nothing else was measured.
+  // A processor's memory term is what all its cores get: points with fewer threads than the
+  // most measured (a single-thread sweep beside a whole-node one) would mix two curves.
+  int most_threads = 0;
+  for (const auto &s : all)
+    if (s.tier == tier)
+      most_threads = std::max(most_threads, s.threads);
+  std::vector<MemorySample> rw, any;
+  for (const auto &s : all) {
+    if (s.tier != tier || s.threads != most_threads)
+      continue;
+    any.push_back(s);
+    if (s.kind == "copy" || s.kind == "triad" || s.kind == "memcpy_d2d")
+      rw.push_back(s);
+  }
+  const auto &use = rw.empty() ? any : rw;
+  for (const auto &s : use)
+    kinds.insert(s.kind);
+  return use;
+}
+
+TableFit fit_memory(const std::string &name, const std::vector<MemorySample> &s,
+                    std::optional<double> user_peak, const CalibrateOptions &o,
+                    const std::string &what) {
+  double best = 0;
+  for (const auto &x : s)
+    best = std::max(best, x.bytes / x.time_s / kGiga);
+  const Sourced peak = user_peak ? Sourced{*user_peak, kUserSource, false}
+                                 : measured(best, "the highest bandwidth measured (no peak given)");
+  std::vector<StepPoint> pts;
+  for (const auto &x : s)
+    pts.push_back({x.bytes, x.bytes / (peak.value * kGiga), 0, x.time_s});
+  return fit_table(name, "bytes", peak, pts, o, "measured: " + what);
+}
+
+double host_memory_gib(const analysis::RunSet &runs) {
+  for (const auto &r : runs.runs) {
+    const auto &m = r.manifest;
+    if (!m.is_object() || !m.contains("inventory"))
+      continue;
+    const auto inv = m["inventory"];
+    if (!inv.contains("machine") || !inv["machine"].contains("numa_nodes"))
+      continue;
+    double bytes = 0;
+    for (const auto &n : inv["machine"]["numa_nodes"])
+      if (n.contains("memory_bytes") && n["memory_bytes"].is_number())
+        bytes += n["memory_bytes"].get<double>();
+    if (bytes > 0)
+      return bytes / (1024.0 * 1024.0 * 1024.0);
+  }
+  return 0;
+}
+
+// ---- GEMM ---------------------------------------------------------------------------------
+
+double memory_term_s(const Calibration &c, double bytes) {
+  if (c.options.mode == ProcessingMode::roofline)
+    return 0;
+  return bytes / (c.mem1.peak.value * kGiga * c.mem1.table.efficiency(bytes));
+}
+
+void fit_gemm(Calibration &c) {
+  std::map<std::string, std::vector<GemmSample>> by_dtype;
+  for (const auto &g : c.samples.gemm)
+    by_dtype[g.dtype].push_back(g);
+  for (const auto &[dtype, samples] : by_dtype) {
+    const auto cdt = calculon_dtype(dtype);
+    const std::string name = "gemm." + dtype;
+    // The peak: the user's, else the one the records carry (a GPU's spec peak), else derived
+    // from the best point with the memory term taken out (a CPU has no peak in its records).
+    std::optional<Sourced> peak;
+    if (cdt)
+      if (auto u = c.assumptions.user("matrix." + *cdt + ".tflops"))
+        peak = Sourced{*u, kUserSource, false};
+    double record_peak = 0, best = 0;
+    for (const auto &g : samples) {
+      record_peak = std::max(record_peak, g.peak_tflops);
+      const double compute_s = g.time_s - memory_term_s(c, g.bytes);
+      if (compute_s > 0)
+        best = std::max(best, g.flops / compute_s / kTera);
+    }
+    if (!peak && record_peak > 0)
+      peak = Sourced{record_peak, "the records' peak_tflops (spec peak)", false};
+    if (!peak)
+      peak = measured(best, c.options.mode == ProcessingMode::no_overlap
+                                ? "the highest compute rate measured, memory term taken out "
+                                  "(no spec peak given)"
+                                : "the highest rate measured (no spec peak given)");
+    std::vector<StepPoint> pts;
+    std::vector<GemmShapeRow> rows;
+    for (const auto &g : samples) {
+      const double mem_s = memory_term_s(c, g.bytes);
+      pts.push_back({g.flops, g.flops / (peak->value * kTera), mem_s, g.time_s});
+      GemmShapeRow row;
+      row.sample = g;
+      row.tflops = g.flops / g.time_s / kTera;
+      row.efficiency = row.tflops / peak->value;
+      row.memory_s = mem_s;
+      row.compute_efficiency =
+          g.time_s > mem_s ? g.flops / (peak->value * kTera * (g.time_s - mem_s)) : 1.0;
+      rows.push_back(row);
+    }
+    TableFit t = fit_table(name, "flops", *peak, pts, c.options,
+                           fmt::format("measured: {} {} GEMM points", samples.size(), dtype));
+    if (c.options.mode == ProcessingMode::no_overlap) {
+      std::size_t memory_bound = 0;
+      for (const auto &r : rows)
+        memory_bound += r.memory_s >= r.sample.time_s;
+      t.notes.push_back("efficiencies are of the compute term: Calculon's no_overlap mode adds "
+                        "the mem1 time of each GEMM's bytes, so that time was taken out first");
+      if (memory_bound > 0)
+        t.notes.push_back(fmt::format("{} points take less time than their mem1 term alone; "
+                                      "their efficiency is capped at 1",
+                                      memory_bound));
+    }
+    c.gemm_by_dtype[dtype] = t;
+    c.gemm_shapes[dtype] = rows;
+    if (cdt) {
+      // fp32 and tf32 both map to float32: the exact name wins.
+      const bool exact = dtype != "tf32";
+      if (!c.matrix.count(*cdt) || exact) {
+        TableFit m = t;
+        m.name = "matrix." + *cdt;
+        c.matrix[*cdt] = m;
+      }
+    } else {
+      c.notes.push_back(fmt::format("{} GEMMs are in the coefficient file only: Calculon has no "
+                                    "datatype for them",
+                                    dtype));
+    }
+  }
+  if (c.matrix.empty()) {
+    const auto peak = *c.assumptions.value("matrix.float16.tflops");
+    c.matrix["float16"] = assumed_table("matrix.float16", "flops", peak,
+                                        c.assumptions.table("matrix.float16", "matrix"), kGiga);
+    c.notes.push_back("no GEMM records: the matrix table is assumed, not measured");
+  }
+  for (const auto &[cdt, unused] : c.matrix) {
+    const auto peak = *c.assumptions.value("vector." + cdt + ".tflops");
+    TableFit v = assumed_table("vector." + cdt, "flops", peak,
+                               c.assumptions.table("vector." + cdt, "vector"), kGiga);
+    v.notes.push_back("railgauge has no vector-op benchmark yet: not measured");
+    c.vector[cdt] = v;
+  }
+}
+
+// ---- networks -----------------------------------------------------------------------------
+
+const std::vector<std::string> &calculon_op_names() {
+  static const std::vector<std::string> n = {"p2p", "reduce_scatter", "all_gather", "all_reduce"};
+  return n;
+}
+
+// The ring algorithm's (scalar, offset): scalar·(1 + offset/n) is bus_factor().
+std::pair<double, std::optional<double>> ring_op(const std::string &op) {
+  if (op == "p2p")
+    return {1.0, std::nullopt};
+  if (op == "all_reduce")
+    return {2.0, -1.0};
+  return {1.0, -1.0};
+}
+
+// Calculon's a100_80g ops per tier (the default when a tier has no measurement).
+std::pair<double, std::optional<double>> default_op(int tier, const std::string &op) {
+  if (op == "p2p")
+    return {1.0, std::nullopt};
+  if (tier == 0)
+    return {op == "all_reduce" ? 2.0 : 1.5, -1.0};
+  return {1.0, 0.0};
+}
+
+nlohmann::json size_table(const std::vector<CollectiveSample> &s, const std::string &op) {
+  std::map<std::pair<int, double>, std::vector<double>> times;
+  for (const auto &x : s)
+    times[{x.ranks, x.size_bytes}].push_back(x.time_s);
+  nlohmann::json t = nlohmann::json::array();
+  for (const auto &[k, v] : times) {
+    const double time = median(v);
+    const double algbw = k.second / time / kGiga;
+    t.push_back({{"ranks", k.first},
+                 {"size_bytes", k.second},
+                 {"time_s", time},
+                 {"samples", v.size()},
+                 {"algbw_gbytes_per_s", algbw},
+                 {"busbw_gbytes_per_s", algbw * bus_factor(op, k.first)}});
+  }
+  return t;
+}
+
+void fit_tier(Calibration &c, NetworkTier &tier) {
+  const std::string net = fmt::format("networks.{}", tier.index);
+  std::map<std::string, std::vector<CollectiveSample>> by_op;
+  for (const auto &s : c.samples.collectives)
+    if (s.tier == tier.name)
+      by_op[s.op].push_back(s);
+  tier.measured = !by_op.empty();
+  std::vector<double> ranks_seen;
+  int largest = 0;
+  for (const auto &[op, s] : by_op) {
+    CollectiveFit f;
+    f.op = op;
+    f.table = size_table(s, op);
+    std::vector<std::pair<double, double>> xt;
+    for (const auto &x : s) {
+      largest = std::max(largest, x.ranks);
+      if (x.ranks < 2 && op != "p2p") {
+        ++f.single_rank_samples;
+        continue;
+      }
+      xt.emplace_back(x.size_bytes * bus_factor(op, x.ranks), x.time_s);
+      ranks_seen.push_back(x.ranks);
+    }
+    if (!xt.empty())
+      f.fit = fit_alpha_beta(xt, c.options.folds, c.options.seed);
+    tier.ops[op] = f;
+  }
+
+  // The joint model of Calculon's four ops: one α, one β per op.
+  std::vector<std::string> cols;
+  for (const auto &op : calculon_op_names())
+    if (by_op.count(op))
+      cols.push_back(op);
+  std::vector<LinearSample> joint;
+  for (std::size_t j = 0; j < cols.size(); ++j)
+    for (const auto &x : by_op[cols[j]]) {
+      if (x.ranks < 2 && cols[j] != "p2p")
+        continue;
+      LinearSample ls;
+      ls.x.assign(cols.size() + 1, 0.0);
+      ls.x[0] = 1;
+      ls.x[j + 1] = x.size_bytes * bus_factor(cols[j], x.ranks);
+      ls.t = x.time_s;
+      joint.push_back(ls);
+    }
+  std::string ref;
+  if (!joint.empty()) {
+    const auto fit = robust_linear_fit(joint);
+    tier.joint_quality = linear_quality(joint, fit, c.options.folds, c.options.seed);
+    tier.joint_alpha_s = fit.coef[0];
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      tier.joint_beta_s_per_byte[cols[j]] = fit.coef[j + 1];
+    for (const char *candidate : {"all_reduce", "reduce_scatter", "all_gather", "p2p"})
+      if (tier.joint_beta_s_per_byte.count(candidate) &&
+          tier.joint_beta_s_per_byte[candidate] > 0) {
+        ref = candidate;
+        break;
+      }
+  }
+  tier.group_ranks = ranks_seen.empty() ? 0 : static_cast<int>(median(ranks_seen));
+
+  const auto assumed = [&](const char *key) { return *c.assumptions.value(net + "." + key); };
+  tier.must_be_filled = tier.index == 0;
+  if (ref.empty()) {
+    if (tier.measured)
+      c.notes.push_back(fmt::format("{}: collectives measured, but none of Calculon's four ops on "
+                                    "two or more ranks: the tier is assumed",
+                                    tier.name));
+    tier.measured = false;
+    tier.bandwidth_gbytes_per_s = assumed("bandwidth");
+    tier.efficiency = assumed("efficiency");
+    tier.latency_s = assumed("latency");
+    for (const auto &op : calculon_op_names()) {
+      tier.calculon_ops[op] = default_op(tier.index, op);
+      tier.calculon_op_source[op] = kDefaultSource;
+    }
+  } else {
+    const double bw_ref = 1.0 / tier.joint_beta_s_per_byte[ref]; // bytes/s on each link
+    if (auto u = c.assumptions.user(net + ".bandwidth"))
+      tier.bandwidth_gbytes_per_s = {*u, kUserSource, false};
+    else
+      tier.bandwidth_gbytes_per_s = measured(
+          bw_ref / kGiga, fmt::format("1/β of {} (bus bandwidth; no link rate given)", ref));
+    if (auto u = c.assumptions.user(net + ".efficiency"))
+      tier.efficiency = {*u, kUserSource, false};
+    else
+      tier.efficiency =
+          measured(std::min(1.0, bw_ref / (tier.bandwidth_gbytes_per_s.value * kGiga)),
+                   fmt::format("(1/β of {}) / bandwidth", ref));
+    const double bw_eff = tier.bandwidth_gbytes_per_s.value * kGiga * tier.efficiency.value;
+    for (const auto &op : calculon_op_names()) {
+      const auto ring = ring_op(op);
+      const auto b = tier.joint_beta_s_per_byte.find(op);
+      if (b != tier.joint_beta_s_per_byte.end() && b->second > 0) {
+        tier.calculon_ops[op] = {ring.first * b->second * bw_eff, ring.second};
+        tier.calculon_op_source[op] = "measured: β of this op × bandwidth × efficiency";
+      } else {
+        tier.calculon_ops[op] = ring;
+        tier.calculon_op_source[op] =
+            "assumed: the ring algorithm at the tier's bandwidth (this op was not measured)";
+      }
+    }
+    if (auto u = c.assumptions.user(net + ".latency"))
+      tier.latency_s = {*u, kUserSource, false};
+    else
+      tier.latency_s = measured(tier.joint_alpha_s, "α of the tier's joint fit");
+  }
+  if (auto u = c.assumptions.user(net + ".size"))
+    tier.size = {*u, kUserSource, false};
+  else if (largest > 1)
+    tier.size = measured(largest, "the largest group in the runs (a lower bound)");
+  else
+    tier.size = assumed("size");
+
+  std::vector<double> slowdowns;
+  for (const auto &o : c.samples.overlap)
+    if (o.family == "collectives" && o.tier == tier.name)
+      slowdowns.push_back(o.gemm_slowdown);
+  if (auto u = c.assumptions.user(net + ".processor_usage"))
+    tier.processor_usage = {*u, kUserSource, false};
+  else if (!slowdowns.empty())
+    tier.processor_usage = measured(std::clamp(1.0 - 1.0 / median(slowdowns), 0.0, 0.99),
+                                    "1 - 1/(median GEMM slowdown under a concurrent collective)");
+  else
+    tier.processor_usage = assumed("processor_usage");
+}
+
+} // namespace
+
+double bus_factor(const std::string &op, int n) {
+  const double r = n < 1 ? 1 : n;
+  if (op == "all_reduce")
+    return 2.0 * (r - 1) / r;
+  if (op == "all_gather" || op == "reduce_scatter" || op == "alltoall")
+    return (r - 1) / r;
+  return 1.0;
+}
+
+AlphaBeta fit_alpha_beta(const std::vector<std::pair<double, double>> &x_t, int folds,
+                         std::uint64_t seed) {
+  std::vector<LinearSample> s;
+  for (const auto &[x, t] : x_t)
+    s.push_back({{1.0, x}, t});
+  const auto fit = robust_linear_fit(s);
+  AlphaBeta ab;
+  ab.alpha_s = fit.coef[0];
+  ab.beta_s_per_byte = fit.coef[1];
+  ab.quality = linear_quality(s, fit, folds, seed);
+  return ab;
+}
+
+Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptions,
+                      const CalibrateOptions &options) {
+  Calibration c;
+  c.options = options;
+  c.assumptions = assumptions;
+  for (const auto &r : runs.runs)
+    c.runs.push_back(r.dir);
+  c.samples = extract_samples(runs);
+
+  // Memory first: the GEMM fit takes the mem1 term out with this table.
+  for (const char *tier : {"hbm", "host"}) {
+    std::set<std::string> kinds;
+    const auto s = preferred_kinds(c.samples.memory, tier, kinds);
+    if (s.empty())
+      continue;
+    const bool is_mem1 = std::string(tier) == "hbm" ||
+                         std::none_of(c.samples.memory.begin(), c.samples.memory.end(),
+                                      [](const MemorySample &m) { return m.tier == "hbm"; });
+    const auto user_peak = is_mem1 ? assumptions.user("mem1.GBps") : std::nullopt;
+    std::string kind_list;
+    for (const auto &k : kinds)
+      kind_list += (kind_list.empty() ? "" : ", ") + k;
+    c.memory_by_tier[tier] =
+        fit_memory(fmt::format("memory.{}", tier), s, user_peak, options,
+                   s.front().threads > 0
+                       ? fmt::format("{} memory.{}_* points ({}; {} threads)", s.size(), tier,
+                                     kind_list, s.front().threads)
+                       : fmt::format("{} memory.{}_* points ({})", s.size(), tier, kind_list));
+    if (is_mem1) {
+      c.mem1 = c.memory_by_tier[tier];
+      c.mem1.name = "mem1";
+      c.mem1_tier = tier;
+    }
+  }
+  if (c.mem1_tier.empty()) {
+    c.mem1 = assumed_table("mem1", "bytes", *assumptions.value("mem1.GBps"),
+                           assumptions.table("mem1", "mem1"), kMega);
+    c.notes.push_back("no memory records: the mem1 table is assumed, not measured");
+  } else if (c.mem1_tier == "host") {
+    c.mem1.notes.push_back("no HBM records: host DRAM (memory.host_*) stands for mem1, the "
+                           "processor's own memory, as on a CPU");
+  }
+
+  {
+    std::vector<OffloadSample> use;
+    for (const auto &s : c.samples.offload)
+      if ((s.direction == "h2d" || s.direction == "d2h") && s.host_memory == "pinned" &&
+          s.placement == "near")
+        use.push_back(s);
+    if (use.empty()) {
+      c.mem2 = assumed_table("mem2", "bytes", *assumptions.value("mem2.GBps"),
+                             assumptions.table("mem2", "mem2"), kMega);
+      c.notes.push_back("no offload.h2d/d2h records (pinned, near): the mem2 table is assumed");
+    } else {
+      std::vector<MemorySample> m;
+      for (const auto &s : use)
+        m.push_back({"offload", s.direction, s.bytes, s.time_s, 0, s.key});
+      c.mem2 = fit_memory("mem2", m, assumptions.user("mem2.GBps"), options,
+                          fmt::format("{} offload.h2d/d2h points (pinned, near)", m.size()));
+    }
+  }
+
+  if (auto u = assumptions.user("mem1.GiB"))
+    c.mem1_gib = {*u, kUserSource, false};
+  else if (const double gib = host_memory_gib(runs); c.mem1_tier == "host" && gib > 0)
+    c.mem1_gib = {gib, "the runs' inventory (host memory of the NUMA nodes)", true};
+  else
+    c.mem1_gib = *assumptions.value("mem1.GiB");
+  c.mem2_gib = *assumptions.value("mem2.GiB");
+
+  fit_gemm(c);
+
+  std::map<std::string, std::vector<OffloadSample>> by_dir;
+  for (const auto &s : c.samples.offload)
+    by_dir[s.direction].push_back(s);
+  for (const auto &[dir, s] : by_dir) {
+    OffloadFit f;
+    f.direction = dir;
+    std::vector<std::pair<double, double>> xt;
+    std::map<double, std::vector<double>> per_size;
+    for (const auto &x : s) {
+      xt.emplace_back(x.bytes, x.time_s);
+      per_size[x.bytes].push_back(x.time_s);
+    }
+    f.fit = fit_alpha_beta(xt, options.folds, options.seed);
+    f.table = nlohmann::json::array();
+    for (const auto &[bytes, times] : per_size)
+      f.table.push_back({{"bytes", bytes},
+                         {"time_s", median(times)},
+                         {"gbytes_per_s", bytes / median(times) / kGiga}});
+    c.offload.push_back(f);
+  }
+
+  for (int i = 0; i < 2; ++i) {
+    NetworkTier t;
+    t.index = i;
+    t.name = i == 0 ? kScaleUp : kScaleOut;
+    fit_tier(c, t);
+    if (!t.measured)
+      c.notes.push_back(
+          fmt::format("no collective records for {}: networks[{}] is assumed", t.name, i));
+    c.networks.push_back(t);
+  }
+
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> p2p;
+  for (const auto &s : c.samples.p2p)
+    p2p[{s.verb, s.measure}].emplace_back(s.bytes, s.time_s);
+  for (const auto &[k, xt] : p2p)
+    c.p2p.push_back({k.first, k.second, fit_alpha_beta(xt, options.folds, options.seed)});
+
+  std::vector<double> offload_slowdown;
+  for (const auto &o : c.samples.overlap)
+    if (o.family == "offload")
+      offload_slowdown.push_back(o.gemm_slowdown);
+  if (!offload_slowdown.empty()) {
+    const double m = median(offload_slowdown);
+    c.overlap["offload"] = {{"points", offload_slowdown.size()},
+                            {"gemm_slowdown_median", m},
+                            {"processor_usage", std::clamp(1.0 - 1.0 / m, 0.0, 0.99)}};
+  }
+  if (c.samples.gemm.empty())
+    c.notes.push_back("no GEMM records");
+  return c;
+}
+
+} // namespace railgauge::calibrate

@@ -1,0 +1,145 @@
+#include "analysis/calibrate/coefficient_file.h"
+
+#include "harness/record.h"
+
+namespace railgauge::calibrate {
+namespace {
+
+nlohmann::json error_json(const HeldOutError &e) {
+  return {
+      {"folds", e.folds}, {"points", e.points}, {"mean_rel", e.mean_rel}, {"max_rel", e.max_rel}};
+}
+
+nlohmann::json table_json(const TableFit &t) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto &[x, e] : t.table.rows)
+    rows.push_back({x, e});
+  return {{"name", t.name},         {"x_unit", t.x_unit},        {"peak", to_json(t.peak)},
+          {"measured", t.measured}, {"source", t.source},        {"rows", rows},
+          {"steps", t.steps},       {"fit", to_json(t.quality)}, {"notes", t.notes}};
+}
+
+nlohmann::json alpha_beta_json(const AlphaBeta &f) {
+  return {{"alpha_s", f.alpha_s},
+          {"beta_s_per_byte", f.beta_s_per_byte},
+          {"gbytes_per_s", f.beta_s_per_byte > 0 ? nlohmann::json(1.0 / f.beta_s_per_byte / 1e9)
+                                                 : nlohmann::json(nullptr)},
+          {"fit", to_json(f.quality)}};
+}
+
+} // namespace
+
+nlohmann::json to_json(const FitQuality &q) {
+  return {{"points", q.points},
+          {"held_out", q.held_out ? error_json(*q.held_out) : nlohmann::json(nullptr)},
+          {"in_sample", error_json(q.in_sample)}};
+}
+
+nlohmann::json to_json(const Sourced &s) {
+  return {{"value", s.value}, {"source", s.source}, {"measured", s.measured}};
+}
+
+nlohmann::json coefficient_file(const Calibration &c) {
+  nlohmann::json j;
+  j["schema"] = kCoefficientSchema;
+  j["created_utc"] = utc_timestamp_now();
+  j["runs"] = c.runs;
+  j["processing_mode"] = c.options.mode == ProcessingMode::no_overlap ? "no_overlap" : "roofline";
+
+  j["gemm"] = nlohmann::json::object();
+  for (const auto &[dtype, t] : c.gemm_by_dtype) {
+    nlohmann::json shapes = nlohmann::json::array();
+    for (const auto &r : c.gemm_shapes.at(dtype)) {
+      const auto &g = r.sample;
+      shapes.push_back({{"key", g.key},
+                        {"op", g.op},
+                        {"model", g.model},
+                        {"layer", g.layer},
+                        {"pass", g.pass},
+                        {"tp", g.tp},
+                        {"m", g.m},
+                        {"n", g.n},
+                        {"k", g.k},
+                        {"batch", g.batch},
+                        {"flops", g.flops},
+                        {"bytes", g.bytes},
+                        {"time_s", g.time_s},
+                        {"tflops", r.tflops},
+                        {"efficiency", r.efficiency},
+                        {"memory_s", r.memory_s},
+                        {"compute_efficiency", r.compute_efficiency}});
+    }
+    j["gemm"][dtype] = {{"by_flops", table_json(t)}, {"by_shape", shapes}};
+  }
+
+  j["memory"] = nlohmann::json::object();
+  for (const auto &[tier, t] : c.memory_by_tier)
+    j["memory"][tier] = table_json(t);
+  j["calculon_tables"] = nlohmann::json::object();
+  for (const auto &[dt, t] : c.matrix)
+    j["calculon_tables"]["matrix." + dt] = table_json(t);
+  for (const auto &[dt, t] : c.vector)
+    j["calculon_tables"]["vector." + dt] = table_json(t);
+  j["calculon_tables"]["mem1"] = table_json(c.mem1);
+  j["calculon_tables"]["mem2"] = table_json(c.mem2);
+  j["mem1_stands_for"] =
+      c.mem1_tier.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.mem1_tier);
+  j["mem1_gib"] = to_json(c.mem1_gib);
+  j["mem2_gib"] = to_json(c.mem2_gib);
+
+  j["offload"] = nlohmann::json::object();
+  for (const auto &o : c.offload) {
+    auto e = alpha_beta_json(o.fit);
+    e["table"] = o.table;
+    j["offload"][o.direction] = e;
+  }
+
+  j["network"] = nlohmann::json::object();
+  for (const auto &n : c.networks) {
+    nlohmann::json ops = nlohmann::json::object();
+    for (const auto &[op, f] : n.ops) {
+      auto e = alpha_beta_json(f.fit);
+      e["table"] = f.table;
+      e["single_rank_points"] = f.single_rank_samples;
+      ops[op] = e;
+    }
+    nlohmann::json calculon_ops = nlohmann::json::object();
+    for (const auto &[op, so] : n.calculon_ops)
+      calculon_ops[op] = {
+          {"scalar", so.first},
+          {"offset", so.second ? nlohmann::json(*so.second) : nlohmann::json(nullptr)},
+          {"source", n.calculon_op_source.at(op)}};
+    nlohmann::json joint = nullptr;
+    if (n.joint_quality)
+      joint = {{"alpha_s", n.joint_alpha_s},
+               {"beta_s_per_byte", n.joint_beta_s_per_byte},
+               {"fit", to_json(*n.joint_quality)}};
+    j["network"][n.name] = {{"index", n.index},
+                            {"measured", n.measured},
+                            {"ops", ops},
+                            {"joint", joint},
+                            {"bandwidth_gbytes_per_s", to_json(n.bandwidth_gbytes_per_s)},
+                            {"efficiency", to_json(n.efficiency)},
+                            {"size", to_json(n.size)},
+                            {"latency_s", to_json(n.latency_s)},
+                            {"processor_usage", to_json(n.processor_usage)},
+                            {"must_be_filled", n.must_be_filled},
+                            {"calculon_ops", calculon_ops}};
+  }
+
+  j["rdma"] = nlohmann::json::object();
+  for (const auto &p : c.p2p)
+    j["rdma"][p.verb][p.measure] = alpha_beta_json(p.fit);
+  j["overlap"] = c.overlap;
+
+  j["assumptions"] = nlohmann::json::object();
+  for (const auto &[k, v] : c.assumptions.given())
+    j["assumptions"][k] = v;
+  j["notes"] = c.notes;
+  j["records"] = {{"used_by_key", c.samples.used_by_key},
+                  {"not_ok", c.samples.ignored_status},
+                  {"skipped", c.samples.skipped}};
+  return j;
+}
+
+} // namespace railgauge::calibrate

@@ -1,0 +1,132 @@
+#include "analysis/calibrate/fit_report.h"
+
+#include <fmt/format.h>
+
+#include "analysis/calibrate/coefficient_file.h"
+
+namespace railgauge::calibrate {
+namespace {
+
+nlohmann::json entry(const std::string &name, const std::string &model, bool measured,
+                     const std::string &source, const std::optional<FitQuality> &q) {
+  nlohmann::json e = {{"name", name}, {"model", model}, {"measured", measured}, {"source", source}};
+  e["fit"] = q ? to_json(*q) : nlohmann::json(nullptr);
+  return e;
+}
+
+nlohmann::json table_entry(const TableFit &t, const std::string &model) {
+  auto e = entry(t.name, model, t.measured, t.source,
+                 t.measured ? std::optional(t.quality) : std::nullopt);
+  e["steps"] = t.steps;
+  e["peak"] = to_json(t.peak);
+  e["notes"] = t.notes;
+  return e;
+}
+
+std::string percent(const nlohmann::json &v) {
+  return v.is_number() ? fmt::format("{:.2f}%", 100 * v.get<double>()) : "-";
+}
+
+} // namespace
+
+nlohmann::json fit_report_json(const Calibration &c) {
+  nlohmann::json sets = nlohmann::json::array();
+  const std::string step = "step table, Calculon per-op time";
+  for (const auto &[dt, t] : c.gemm_by_dtype)
+    sets.push_back(table_entry(t, c.options.mode == ProcessingMode::no_overlap
+                                      ? "t = F/(peak·eff(F)) + mem1 time (no_overlap)"
+                                      : "t = F/(peak·eff(F))"));
+  for (const auto &[dt, t] : c.matrix)
+    if (!t.measured)
+      sets.push_back(table_entry(t, step));
+  for (const auto &[dt, t] : c.vector)
+    sets.push_back(table_entry(t, step));
+  for (const auto &[tier, t] : c.memory_by_tier)
+    sets.push_back(table_entry(t, "t = B/(peak·eff(B))"));
+  if (c.mem1_tier.empty())
+    sets.push_back(table_entry(c.mem1, step));
+  sets.push_back(table_entry(c.mem2, "t = B/(peak·eff(B))"));
+  for (const auto &o : c.offload)
+    sets.push_back(entry("offload." + o.direction, "t = α + β·B", true, "measured", o.fit.quality));
+  for (const auto &n : c.networks) {
+    for (const auto &[op, f] : n.ops)
+      if (f.fit.quality.points > 0)
+        sets.push_back(entry(fmt::format("{}.{}", n.name, op), "t = α + β·S·busfactor(n)", true,
+                             "measured", f.fit.quality));
+    sets.push_back(entry(fmt::format("networks[{}] {}", n.index, n.name),
+                         "Calculon: t = latency + S·scalar·(1+offset/n)/(bandwidth·efficiency)",
+                         n.measured, n.measured ? "measured" : n.bandwidth_gbytes_per_s.source,
+                         n.joint_quality));
+  }
+  for (const auto &p : c.p2p)
+    sets.push_back(entry(fmt::format("rdma.{}.{}", p.verb, p.measure), "t = α + β·B", true,
+                         "measured", p.fit.quality));
+
+  nlohmann::json assumed = nlohmann::json::array();
+  const auto add = [&](const std::string &name, const Sourced &s) {
+    if (!s.measured)
+      assumed.push_back({{"name", name}, {"value", s.value}, {"source", s.source}});
+  };
+  for (const auto &[dt, t] : c.matrix)
+    add("matrix." + dt + ".tflops", t.peak);
+  for (const auto &[dt, t] : c.vector)
+    add("vector." + dt + ".tflops", t.peak);
+  add("mem1.GBps", c.mem1.peak);
+  add("mem1.GiB", c.mem1_gib);
+  add("mem2.GBps", c.mem2.peak);
+  add("mem2.GiB", c.mem2_gib);
+  for (const auto &n : c.networks) {
+    const std::string p = fmt::format("networks.{}.", n.index);
+    add(p + "bandwidth", n.bandwidth_gbytes_per_s);
+    add(p + "efficiency", n.efficiency);
+    add(p + "size", n.size);
+    add(p + "latency", n.latency_s);
+    add(p + "processor_usage", n.processor_usage);
+  }
+  return {{"schema", "railgauge.fit_report/1"},
+          {"runs", c.runs},
+          {"folds", c.options.folds},
+          {"coefficient_sets", sets},
+          {"not_measured", assumed},
+          {"notes", c.notes},
+          {"records_used", c.samples.used_by_key},
+          {"records_skipped", c.samples.skipped.size()}};
+}
+
+std::string fit_report_markdown(const nlohmann::json &r) {
+  std::string md = "# Calibration fit report\n\n";
+  md += fmt::format("Runs: {}. Error = |t_model - t_measured| / t_measured per point; held out = "
+                    "{}-fold (each point predicted by a fit that did not see it).\n\n",
+                    r["runs"].size(), r["folds"].get<int>());
+  md += "| coefficient set | measured | points | steps | held-out mean | held-out max | "
+        "in-sample mean | in-sample max | source |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto &s : r["coefficient_sets"]) {
+    const auto &f = s["fit"];
+    const bool has = f.is_object();
+    const bool held = has && f["held_out"].is_object();
+    md +=
+        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    s["name"].get<std::string>(), s["measured"].get<bool>() ? "yes" : "**no**",
+                    has ? std::to_string(f["points"].get<std::size_t>()) : "-",
+                    s.contains("steps") ? std::to_string(s["steps"].get<int>()) : "-",
+                    held ? percent(f["held_out"]["mean_rel"]) : "-",
+                    held ? percent(f["held_out"]["max_rel"]) : "-",
+                    has ? percent(f["in_sample"]["mean_rel"]) : "-",
+                    has ? percent(f["in_sample"]["max_rel"]) : "-", s["source"].get<std::string>());
+  }
+  if (!r["not_measured"].empty()) {
+    md += "\n## Not measured (taken from the named source)\n\n| value | = | source "
+          "|\n|---|---|---|\n";
+    for (const auto &a : r["not_measured"])
+      md += fmt::format("| {} | {:.6g} | {} |\n", a["name"].get<std::string>(),
+                        a["value"].get<double>(), a["source"].get<std::string>());
+  }
+  if (!r["notes"].empty()) {
+    md += "\n## Notes\n\n";
+    for (const auto &n : r["notes"])
+      md += "- " + n.get<std::string>() + "\n";
+  }
+  return md;
+}
+
+} // namespace railgauge::calibrate

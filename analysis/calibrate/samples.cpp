@@ -1,0 +1,281 @@
+#include "analysis/calibrate/samples.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+namespace railgauge::calibrate {
+namespace {
+
+bool starts_with(const std::string &s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::optional<double> number(const nlohmann::json &obj, const char *name) {
+  if (!obj.is_object() || !obj.contains(name) || !obj[name].is_number())
+    return std::nullopt;
+  return obj[name].get<double>();
+}
+
+std::optional<std::string> text(const nlohmann::json &obj, const char *name) {
+  if (!obj.is_object() || !obj.contains(name) || !obj[name].is_string())
+    return std::nullopt;
+  return obj[name].get<std::string>();
+}
+
+// The median time of one call: metrics.time_s is a summary object (or a plain number).
+std::optional<double> median_time_s(const nlohmann::json &metrics) {
+  if (!metrics.contains("time_s"))
+    return std::nullopt;
+  const auto &t = metrics["time_s"];
+  if (t.is_number())
+    return t.get<double>();
+  return number(t, "median");
+}
+
+std::string suffix_after_dot(const std::string &key) {
+  const auto dot = key.find('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
+std::string describe(const Record &r) {
+  return fmt::format("{}: {} {}", r.run, r.key, r.params.dump());
+}
+
+// The first of `names` in params, as a positive integer.
+std::optional<int> first_int(const nlohmann::json &params,
+                             std::initializer_list<const char *> names) {
+  for (const char *n : names)
+    if (auto v = number(params, n); v && *v >= 1)
+      return static_cast<int>(*v);
+  return std::nullopt;
+}
+
+// Where the tier is not in the record, it comes from how the ranks were laid out: a group on
+// more than one node crosses the scale-out fabric, a group inside one node stays in its NVLink
+// domain. The first rule that applies decides, and is recorded (tier_from).
+std::pair<std::string, std::string> decide_tier(const Record &r, std::size_t hosts_in_run) {
+  for (const char *name : {"tier", "network_tier", "net"}) {
+    if (auto t = text(r.params, name)) {
+      if (*t == "scale_up" || *t == "nvlink" || *t == "intra_node" || *t == "0")
+        return {kScaleUp, fmt::format("params.{}", name)};
+      if (*t == "scale_out" || *t == "inter_node" || *t == "rdma" || *t == "1")
+        return {kScaleOut, fmt::format("params.{}", name)};
+    }
+  }
+  if (auto nodes = first_int(r.params, {"nodes", "node_count", "hosts"}))
+    return {*nodes > 1 ? kScaleOut : kScaleUp, "params.nodes"};
+  const auto ranks = first_int(r.params, {"ranks", "nranks", "world_size", "group_size"});
+  if (auto per_node = first_int(r.params, {"ranks_per_node", "local_size", "gpus_per_node"});
+      per_node && ranks)
+    return {*ranks > *per_node ? kScaleOut : kScaleUp, "params.ranks_per_node"};
+  return {hosts_in_run > 1 ? kScaleOut : kScaleUp, "hosts in the run"};
+}
+
+constexpr std::pair<const char *, const char *> kCollectiveNames[] = {
+    // Longest first: "reduce_scatter" and "all_reduce" contain "reduce".
+    {"reduce_scatter", "reduce_scatter"},
+    {"all_reduce", "all_reduce"},
+    {"allreduce", "all_reduce"},
+    {"all_gather", "all_gather"},
+    {"allgather", "all_gather"},
+    {"reducescatter", "reduce_scatter"},
+    {"alltoall", "alltoall"},
+    {"all_to_all", "alltoall"},
+    {"sendrecv", "p2p"},
+    {"send_recv", "p2p"},
+    {"p2p", "p2p"},
+    {"broadcast", "broadcast"},
+    {"reduce", "reduce"},
+};
+
+std::optional<std::string> canonical_collective(const std::string &name) {
+  for (const auto &[pattern, canonical] : kCollectiveNames)
+    if (name.find(pattern) != std::string::npos)
+      return std::string(canonical);
+  return std::nullopt;
+}
+
+// Library collectives only: the textbook algorithms over point-to-point are measured against
+// the library, not what a training job runs.
+bool is_textbook(const Record &r) {
+  const auto a = text(r.params, "algorithm");
+  return a && (*a == "ring" || *a == "recursive_doubling" || *a == "recursive_halving" ||
+               *a == "halving_doubling" || *a == "tree");
+}
+
+} // namespace
+
+std::optional<std::string> collective_op(const Record &r) {
+  for (const char *name : {"kind", "collective", "op"})
+    if (auto t = text(r.params, name))
+      if (auto c = canonical_collective(*t))
+        return c;
+  return canonical_collective(suffix_after_dot(r.key));
+}
+
+Samples extract_samples(const analysis::RunSet &runs) {
+  Samples out;
+  // Every record in load order (RunSet::records() lives in railgauge_analysis, which links
+  // this library, not the other way round).
+  std::vector<const Record *> all;
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records)
+      all.push_back(&r);
+  // Hosts per (run, key) among ok records: a collective run whose records come from several
+  // hosts spanned nodes.
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> hosts;
+  for (const Record *r : all)
+    if (r->status == Status::ok)
+      hosts[{r->run, r->key}].insert(r->host);
+
+  const auto skip = [&](const Record &r, const std::string &why) {
+    out.skipped.push_back(fmt::format("{}: {}", describe(r), why));
+  };
+
+  for (const Record *rp : all) {
+    const Record &r = *rp;
+    const bool known_family = starts_with(r.key, "gemm.") || starts_with(r.key, "memory.") ||
+                              starts_with(r.key, "offload.") ||
+                              starts_with(r.key, "collectives.") || starts_with(r.key, "rdma.");
+    if (!known_family)
+      continue;
+    if (r.status != Status::ok) {
+      ++out.ignored_status[std::string(to_string(r.status))];
+      continue;
+    }
+    const auto &p = r.params;
+    const auto &m = r.metrics;
+    const auto time = median_time_s(m);
+    bool used = false;
+
+    if (auto slowdown = number(m, "gemm_slowdown"); slowdown && *slowdown > 0) {
+      OverlapSample o;
+      o.family = starts_with(r.key, "offload.") ? "offload" : "collectives";
+      if (o.family == "collectives")
+        o.tier = decide_tier(r, hosts[{r.run, r.key}].size()).first;
+      o.gemm_slowdown = *slowdown;
+      o.key = r.key;
+      out.overlap.push_back(o);
+      ++out.used_by_key[r.key];
+      continue; // the concurrent point's own time is not a clean bandwidth sample
+    }
+
+    if (starts_with(r.key, "gemm.")) {
+      const auto flops = number(m, "flops_per_call");
+      const auto bytes = number(m, "bytes_per_call");
+      const auto dtype = text(p, "dtype");
+      if (!flops || !bytes || !time || !dtype || !(*time > 0) || !(*flops > 0)) {
+        skip(r, "no flops_per_call, bytes_per_call, time_s.median or dtype");
+        continue;
+      }
+      GemmSample g;
+      g.dtype = *dtype;
+      g.m = static_cast<std::int64_t>(number(p, "m").value_or(0));
+      g.n = static_cast<std::int64_t>(number(p, "n").value_or(0));
+      g.k = static_cast<std::int64_t>(number(p, "k").value_or(0));
+      g.batch = static_cast<std::int64_t>(number(p, "batch").value_or(1));
+      g.flops = *flops;
+      g.bytes = *bytes;
+      g.time_s = *time;
+      g.peak_tflops =
+          std::max(number(m, "peak_tflops").value_or(0), number(p, "peak_tflops").value_or(0));
+      g.op = text(p, "op").value_or("");
+      g.model = text(p, "model").value_or("");
+      g.layer = text(p, "gemm").value_or("");
+      g.pass = text(p, "pass").value_or("");
+      g.tp = static_cast<int>(number(p, "tp").value_or(0));
+      g.key = r.key;
+      out.gemm.push_back(g);
+      used = true;
+    } else if (starts_with(r.key, "memory.")) {
+      const auto bytes = number(m, "bytes_per_call");
+      if (!bytes || !time || !(*time > 0) || !(*bytes > 0)) {
+        skip(r, "no bytes_per_call or time_s.median");
+        continue;
+      }
+      const double passes = std::max(1.0, number(p, "passes_per_call").value_or(1));
+      const std::string name = suffix_after_dot(r.key);
+      MemorySample s;
+      s.tier = starts_with(name, "hbm_") ? "hbm" : starts_with(name, "host_") ? "host" : "";
+      if (s.tier.empty()) {
+        skip(r, "a memory key that is neither memory.hbm_* nor memory.host_*");
+        continue;
+      }
+      s.kind = name.substr(name.find('_') + 1);
+      s.bytes = *bytes / passes;
+      s.time_s = *time / passes;
+      s.threads = static_cast<int>(number(p, "threads_used").value_or(0));
+      s.key = r.key;
+      out.memory.push_back(s);
+      used = true;
+    } else if (starts_with(r.key, "offload.")) {
+      const auto bytes = number(m, "bytes_per_call");
+      if (!bytes || !time || !(*time > 0) || !(*bytes > 0)) {
+        skip(r, "no bytes_per_call or time_s.median");
+        continue;
+      }
+      OffloadSample s;
+      s.direction = suffix_after_dot(r.key);
+      s.host_memory = text(p, "host_memory").value_or("pinned");
+      s.placement = text(p, "placement").value_or("near");
+      s.bytes = *bytes;
+      s.time_s = *time;
+      s.key = r.key;
+      out.offload.push_back(s);
+      used = true;
+    } else if (starts_with(r.key, "collectives.")) {
+      if (is_textbook(r)) {
+        skip(r, "a textbook algorithm over point-to-point, not the library's collective");
+        continue;
+      }
+      const auto op = collective_op(r);
+      const auto size = number(p, "size_bytes");
+      const auto ranks = first_int(p, {"ranks", "nranks", "world_size", "group_size"});
+      if (!op || !size || !ranks || !time || !(*time > 0) || !(*size > 0)) {
+        skip(r, "no collective name, size_bytes, ranks or time_s.median");
+        continue;
+      }
+      CollectiveSample s;
+      std::tie(s.tier, s.tier_from) = decide_tier(r, hosts[{r.run, r.key}].size());
+      s.op = *op;
+      s.ranks = *ranks;
+      s.size_bytes = *size;
+      s.time_s = *time;
+      s.key = r.key;
+      out.collectives.push_back(s);
+      used = true;
+    } else if (starts_with(r.key, "rdma.")) {
+      const std::string name = suffix_after_dot(r.key);
+      const auto us = name.rfind('_');
+      const std::string verb = name.substr(0, us);
+      const std::string what = us == std::string::npos ? "" : name.substr(us + 1);
+      const auto size = number(p, "size_bytes");
+      P2pSample s;
+      s.verb = verb;
+      s.key = r.key;
+      if (what == "lat" && size && m.contains("latency")) {
+        const auto p50 = number(m["latency"], "p50_s");
+        if (p50 && *p50 > 0) {
+          s.measure = "latency";
+          s.bytes = *size;
+          s.time_s = *p50;
+        }
+      } else if (what == "bw" && size && time && *time > 0) {
+        const double per_call = std::max(1.0, number(m, "messages_per_call").value_or(1));
+        s.measure = "bandwidth";
+        s.bytes = *size;
+        s.time_s = *time / per_call;
+      }
+      if (s.measure.empty()) {
+        skip(r, "an rdma key that is neither *_lat with latency.p50_s nor *_bw with time_s");
+        continue;
+      }
+      out.p2p.push_back(s);
+      used = true;
+    }
+    if (used)
+      ++out.used_by_key[r.key];
+  }
+  return out;
+}
+
+} // namespace railgauge::calibrate

@@ -1,0 +1,90 @@
+#pragma once
+// The measured points a calibration fits, read out of records. Only `ok` records are used;
+// every record of a family that cannot be used says why in `skipped` (never silently dropped).
+//
+// Which records feed what (docs/calibrate.md):
+//   gemm.*          GemmSample      flops_per_call, bytes_per_call, time_s.median, params.dtype
+//   memory.hbm_*    MemorySample    tier "hbm"; bytes the op touches = bytes_per_call /
+//   memory.host_*                   tier "host"  passes_per_call, time likewise per pass
+//   offload.*       OffloadSample   direction from the key (h2d, d2h, bidir, ...)
+//   collectives.*   CollectiveSample op, ranks, size_bytes (nccl-tests' size), tier
+//   rdma.*          P2pSample       *_lat: latency.p50_s per message; *_bw: time per message
+//   any record with metrics.gemm_slowdown  OverlapSample (processor usage under overlap)
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/run_set.h"
+
+namespace railgauge::calibrate {
+
+struct GemmSample {
+  std::string dtype; // railgauge's name: fp32, bf16, ...
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  double flops = 0, bytes = 0, time_s = 0;
+  double peak_tflops = 0; // from the record; 0 = not known
+  std::string op, model, layer, pass;
+  int tp = 0; // 0 = not a TP-sweep point
+  std::string key;
+};
+
+struct MemorySample {
+  std::string tier; // "hbm" or "host"
+  std::string kind; // read, write, copy, triad, memcpy_d2d
+  double bytes = 0, time_s = 0;
+  int threads = 0; // params.threads_used (host), 0 = not given
+  std::string key;
+};
+
+struct OffloadSample {
+  std::string direction; // the key's name: h2d, d2h, bidir, zero_copy_read, ...
+  std::string host_memory, placement;
+  double bytes = 0, time_s = 0;
+  std::string key;
+};
+
+// Network tiers, in Calculon's networks[] order.
+inline constexpr const char *kScaleUp = "scale_up";   // the NVLink domain (one node)
+inline constexpr const char *kScaleOut = "scale_out"; // the RDMA fabric between nodes
+
+struct CollectiveSample {
+  std::string tier, op;  // op: all_reduce, all_gather, reduce_scatter, p2p, alltoall, ...
+  std::string tier_from; // how the tier was decided
+  int ranks = 0;
+  double size_bytes = 0, time_s = 0;
+  std::string key;
+};
+
+struct P2pSample {
+  std::string verb;    // write, read, send
+  std::string measure; // "latency" (one message, ping-pong) or "bandwidth" (streamed)
+  double bytes = 0, time_s = 0;
+  std::string key;
+};
+
+struct OverlapSample {
+  std::string family; // "offload" or "collectives"
+  std::string tier;   // collectives only
+  double gemm_slowdown = 0;
+  std::string key;
+};
+
+struct Samples {
+  std::vector<GemmSample> gemm;
+  std::vector<MemorySample> memory;
+  std::vector<OffloadSample> offload;
+  std::vector<CollectiveSample> collectives;
+  std::vector<P2pSample> p2p;
+  std::vector<OverlapSample> overlap;
+  std::map<std::string, int> used_by_key;    // ok records turned into samples
+  std::map<std::string, int> ignored_status; // "waived" etc.: records that are not ok
+  std::vector<std::string> skipped;          // "<run>: <key> <params>: why"
+};
+
+// The canonical collective name in a record: params kind/collective/op, else the key.
+// "sendrecv", "send_recv" and "p2p" become "p2p"; nullopt when none is found.
+std::optional<std::string> collective_op(const Record &r);
+
+Samples extract_samples(const analysis::RunSet &runs);
+
+} // namespace railgauge::calibrate

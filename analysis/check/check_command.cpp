@@ -1,0 +1,108 @@
+#include "analysis/check/check_command.h"
+
+#include <iostream>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "analysis/check/check_output.h"
+#include "analysis/check/evaluate.h"
+#include "analysis/check/output_file.h"
+#include "analysis/run_set.h"
+#include "harness/error.h"
+
+namespace railgauge::analysis {
+namespace {
+
+struct CheckOptions {
+  std::string rules;
+  std::vector<std::string> runs;
+  std::string format = "table";
+  std::optional<std::string> json, markdown, junit, prometheus, drain;
+};
+
+std::string render(const check::CheckResult &r, const std::string &format) {
+  if (format == "table")
+    return check::render_table(r);
+  if (format == "json")
+    return check::to_json(r).dump(2) + "\n";
+  if (format == "markdown")
+    return check::render_markdown(r);
+  if (format == "junit")
+    return check::render_junit(r);
+  if (format == "prometheus")
+    return check::render_prometheus(r);
+  return check::render_drain(r);
+}
+
+// Flags are checked here rather than by CLI11 so that every input error exits with 4, never
+// with the 2 that means "fail".
+void validate(const CLI::App &cmd, const CheckOptions &o) {
+  if (!cmd.remaining().empty())
+    throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "check",
+                     "see railgauge check --help");
+  if (o.rules.empty())
+    throw InputError("no rules file", "--rules",
+                     "give --rules FILE, e.g. results/rules/host-only.yaml");
+  if (o.runs.empty())
+    throw InputError("no run directories to judge", "check",
+                     "give one or more run directories (or directories of runs) after the flags");
+  for (const char *f : {"table", "json", "markdown", "junit", "prometheus", "drain"})
+    if (o.format == f)
+      return;
+  throw InputError(fmt::format("unknown format '{}'", o.format), "--format",
+                   "use table, json, markdown, junit, prometheus or drain");
+}
+
+int run_check(const CLI::App &cmd, const CheckOptions &o) {
+  validate(cmd, o);
+  const auto rules = check::load_rules_file(o.rules);
+  const auto runs = load_runs(o.runs);
+  const auto result = check::evaluate(rules, runs);
+  std::cout << render(result, o.format);
+  if (o.json)
+    write_output_file(*o.json, check::to_json(result).dump(2) + "\n", "--json");
+  if (o.markdown)
+    write_output_file(*o.markdown, check::render_markdown(result), "--markdown");
+  if (o.junit)
+    write_output_file(*o.junit, check::render_junit(result), "--junit");
+  if (o.prometheus)
+    write_output_file(*o.prometheus, check::render_prometheus(result), "--prometheus");
+  if (o.drain)
+    write_output_file(*o.drain, check::render_drain(result), "--drain");
+  return check::exit_status(result.verdict);
+}
+
+} // namespace
+
+void add_check_command(CLI::App &app, int &exit_code) {
+  auto o = std::make_shared<CheckOptions>();
+  auto *cmd = app.add_subcommand(
+      "check", "Judge run directories against acceptance rules: a verdict per node, GPU and NIC.\n"
+               "Exit status: 0 pass, 1 warn, 2 fail, 3 crashed, 4 input error (nothing judged).");
+  cmd->add_option("--rules", o->rules, "Rules file (YAML), e.g. results/rules/h100-sxm-ib.yaml");
+  cmd->add_option("runs", o->runs,
+                  "Run directories, directories holding many (every rank's or node's), or "
+                  "records.jsonl files; all judged together as one fleet");
+  cmd->add_option("--format", o->format,
+                  "Standard output: table, json, markdown, junit, prometheus or drain")
+      ->capture_default_str();
+  cmd->add_option("--json", o->json, "Also write the verdict as JSON (railgauge.check/1)");
+  cmd->add_option("--markdown", o->markdown, "Also write the verdict as markdown");
+  cmd->add_option("--junit", o->junit, "Also write JUnit XML for CI systems");
+  cmd->add_option("--prometheus", o->prometheus,
+                  "Also write a Prometheus textfile (node_exporter textfile collector)");
+  cmd->add_option("--drain", o->drain, "Also write the failed hosts, one per line");
+  cmd->allow_extras();
+  cmd->callback([cmd, o, &exit_code] {
+    try {
+      exit_code = run_check(*cmd, *o);
+    } catch (const InputError &e) {
+      std::cerr << "railgauge: error: " << e.what() << '\n';
+      exit_code = kExitInputError;
+    }
+  });
+}
+
+} // namespace railgauge::analysis

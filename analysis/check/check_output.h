@@ -1,0 +1,28 @@
+#pragma once
+// Every form a check result takes. All are pure functions of the result, which is sorted, so
+// the same inputs give byte-identical outputs (no timestamps: the runs carry their own).
+//
+//   table       console: one row per node and per part with a finding, then each finding
+//   markdown    the same as tables, for a ticket or a pull request
+//   json        railgauge.check/1: everything, for scripts and for `railgauge report --check`
+//   junit       JUnit XML for CI systems: a testsuite per category, a testcase per part and rule
+//   prometheus  node_exporter textfile: verdict per node and part, one series per violation
+//   drain       the hosts that failed, one per line (feed to scontrol / kubectl cordon)
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/check/check_result.h"
+
+namespace railgauge::check {
+
+inline constexpr const char *kCheckSchema = "railgauge.check/1";
+
+std::string render_table(const CheckResult &result);
+std::string render_markdown(const CheckResult &result);
+nlohmann::json to_json(const CheckResult &result);
+std::string render_junit(const CheckResult &result);
+std::string render_prometheus(const CheckResult &result);
+std::string render_drain(const CheckResult &result);
+
+} // namespace railgauge::check

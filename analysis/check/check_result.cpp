@@ -1,0 +1,143 @@
+#include "analysis/check/check_result.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace railgauge::check {
+
+bool natural_less(const std::string &a, const std::string &b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+        std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie])))
+        ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je])))
+        ++je;
+      // Compare without leading zeros by length, then digits; ties by raw length ("01" > "1").
+      auto ta = a.substr(i, ie - i), tb = b.substr(j, je - j);
+      const auto strip = [](std::string s) {
+        const auto nz = s.find_first_not_of('0');
+        return nz == std::string::npos ? std::string("0") : s.substr(nz);
+      };
+      const auto sa = strip(ta), sb = strip(tb);
+      if (sa.size() != sb.size())
+        return sa.size() < sb.size();
+      if (sa != sb)
+        return sa < sb;
+      if (ta.size() != tb.size())
+        return ta.size() < tb.size();
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j])
+        return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+bool PartKey::operator<(const PartKey &o) const {
+  if (host != o.host)
+    return natural_less(host, o.host);
+  if (kind != o.kind)
+    return kind < o.kind;
+  return natural_less(id, o.id);
+}
+
+namespace {
+auto tie_of(const Finding &f) {
+  return std::tie(f.rule_id, f.missing, f.what, f.key, f.run, f.detail, f.bound);
+}
+} // namespace
+
+bool Finding::operator<(const Finding &o) const {
+  // Worst first, then by rule and what was judged; params and values as their JSON text.
+  if (level != o.level)
+    return level > o.level;
+  if (tie_of(*this) != tie_of(o))
+    return tie_of(*this) < tie_of(o);
+  const auto pa = params.dump(), pb = o.params.dump();
+  if (pa != pb)
+    return natural_less(pa, pb);
+  return value.dump() < o.value.dump();
+}
+
+bool Finding::operator==(const Finding &o) const {
+  return level == o.level && tie_of(*this) == tie_of(o) && params == o.params && value == o.value;
+}
+
+namespace {
+std::string number_text(const nlohmann::json &v) {
+  if (v.is_number_float())
+    return fmt::format("{:.4g}", v.get<double>());
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::string params_text(const nlohmann::json &params) {
+  std::string s;
+  if (!params.is_object())
+    return s;
+  for (const auto &[k, v] : params.items())
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, number_text(v));
+  return s;
+}
+} // namespace
+
+std::string describe(const Finding &f) {
+  std::string where;
+  if (!f.key.empty())
+    where = fmt::format(" [{}{}{}]", f.key, f.params.empty() ? "" : " ", params_text(f.params));
+  if (f.missing)
+    return fmt::format("{}: missing, {}{}", f.what, f.detail, where);
+  std::string text = fmt::format("{} = {}, needs {}", f.what, number_text(f.value), f.bound);
+  if (!f.detail.empty())
+    text += "; " + f.detail;
+  return text + where;
+}
+
+Level CheckResult::node_verdict(const std::string &host) const {
+  Level worst = Level::pass;
+  for (const auto &p : parts)
+    if (p.key.host == host)
+      worst = std::max(worst, p.verdict);
+  return worst;
+}
+
+std::vector<std::string> CheckResult::hosts() const {
+  std::vector<std::string> out;
+  for (const auto &p : parts)
+    if (out.empty() || out.back() != p.key.host)
+      out.push_back(p.key.host);
+  return out;
+}
+
+std::vector<std::string> CheckResult::drain() const {
+  std::vector<std::string> out;
+  for (const auto &h : hosts())
+    if (node_verdict(h) == Level::fail)
+      out.push_back(h);
+  return out;
+}
+
+int exit_status(Level verdict) {
+  switch (verdict) {
+  case Level::pass:
+  case Level::info:
+    return 0;
+  case Level::warn:
+    return 1;
+  case Level::fail:
+    return 2;
+  }
+  return 2;
+}
+
+} // namespace railgauge::check

@@ -1,0 +1,83 @@
+#pragma once
+// What `railgauge check` concludes: a verdict per part (node, GPU, NIC) with the findings that
+// made it, and per rule how many values each part had judged. Every container is sorted (hosts
+// in natural order: node2 before node10), so the same inputs always give the same output.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/check/fleet_stats.h"
+#include "analysis/check/rules.h"
+
+namespace railgauge::check {
+
+// a < b comparing digit runs as numbers: "node2" < "node10", "gpu9" < "gpu10".
+bool natural_less(const std::string &a, const std::string &b);
+
+struct PartKey {
+  std::string host;
+  PartKind kind = PartKind::node;
+  std::string id; // GPU: PCI bus id; NIC: device name; node: ""
+
+  bool operator==(const PartKey &) const = default;
+  bool operator<(const PartKey &o) const;
+};
+
+struct Finding {
+  std::string rule_id;
+  std::string category;
+  Level level = Level::fail;
+  bool missing = false;  // the rule could not judge: no record, no metric, no fleet
+  std::string what;      // concrete metric path or probe, with its detail
+  nlohmann::json value;  // null when missing
+  std::string bound;     // ">= 706.1" or ">= 706.1 (fleet median ...)"
+  std::optional<double> threshold;
+  std::optional<FleetStats> fleet;
+  std::string key; // benchmark key, for record rules
+  nlohmann::json params;
+  std::string detail; // why missing, the record's reason
+  std::string run;    // run directory the value came from
+
+  bool operator<(const Finding &o) const;
+  bool operator==(const Finding &o) const;
+};
+
+// One-line text: "metrics.tflops = 652.3, needs >= 706.1 (fleet median 742 - 3 MAD 12, n=64)".
+std::string describe(const Finding &f);
+
+struct RuleTally {
+  int checked = 0; // values judged on this part
+  int passed = 0;
+};
+
+struct PartResult {
+  PartKey key;
+  std::string label; // "gpu3", "mlx5_0", the host name
+  Level verdict = Level::pass;
+  std::map<std::string, RuleTally> rules; // rule id -> tally
+  std::vector<Finding> findings;          // sorted
+};
+
+struct CheckResult {
+  std::string rules_name;
+  std::string rules_file;
+  std::vector<std::string> inputs;   // run directories, sorted
+  std::vector<std::string> problems; // unreadable record lines, run.json that cannot be read
+  std::vector<PartResult> parts;     // sorted by key; every node appears, then its GPUs, NICs
+  std::map<std::string, std::string> rule_categories; // rule id -> category
+  Level verdict = Level::pass;
+
+  // Worst verdict of the node and of every part on it.
+  Level node_verdict(const std::string &host) const;
+  std::vector<std::string> hosts() const; // natural order
+  // Hosts whose verdict is fail: the nodes to take out of service.
+  std::vector<std::string> drain() const;
+};
+
+// 0 pass (info findings included), 1 warn, 2 fail.
+int exit_status(Level verdict);
+
+} // namespace railgauge::check

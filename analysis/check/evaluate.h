@@ -1,0 +1,22 @@
+#pragma once
+// Judges run directories against a rule set: the heart of `railgauge check`.
+//
+//   const auto rules = railgauge::check::load_rules_file("results/rules/h100-sxm-ib.yaml");
+//   const auto runs = railgauge::analysis::load_runs({"rack07/"});
+//   const auto result = railgauge::check::evaluate(rules, runs);
+//   return railgauge::check::exit_status(result.verdict);
+//
+// Besides the rules, one built-in rule always applies: `record-status` fails the part of every
+// record whose status is failed or error (a wrong result or a broken point never passes just
+// because no rule asked for its metric).
+#include "analysis/check/check_result.h"
+#include "analysis/check/rules.h"
+#include "analysis/run_set.h"
+
+namespace railgauge::check {
+
+inline constexpr const char *kRecordStatusRule = "record-status";
+
+CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs);
+
+} // namespace railgauge::check

@@ -1,0 +1,245 @@
+#include "analysis/check/inventory_probes.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace railgauge::check {
+namespace {
+
+using json = nlohmann::json;
+
+// nvml.gpus[] field paths for the plain GPU probes; booleans become 0/1.
+const std::map<std::string, std::vector<std::string>> &gpu_fields() {
+  static const std::map<std::string, std::vector<std::string>> fields = {
+      {"gpu.ecc_uncorrected_volatile", {"ecc", "volatile", "uncorrected"}},
+      {"gpu.ecc_uncorrected_aggregate", {"ecc", "aggregate", "uncorrected"}},
+      {"gpu.ecc_corrected_volatile", {"ecc", "volatile", "corrected"}},
+      {"gpu.ecc_enabled", {"ecc", "enabled_current"}},
+      {"gpu.remapped_rows_pending", {"remapped_rows", "pending"}},
+      {"gpu.remapped_rows_failure", {"remapped_rows", "failure"}},
+      {"gpu.remapped_rows_uncorrectable", {"remapped_rows", "uncorrectable"}},
+      {"gpu.remapped_rows_correctable", {"remapped_rows", "correctable"}},
+      {"gpu.retired_pages_double_bit", {"retired_pages", "double_bit"}},
+      {"gpu.retired_pages_single_bit", {"retired_pages", "single_bit"}},
+      {"gpu.retired_pages_pending", {"retired_pages", "pending"}},
+      {"gpu.clocks_event_reasons", {"clocks_event_reasons"}},
+      {"gpu.pcie_gen_current", {"pcie", "gen_current"}},
+      {"gpu.pcie_gen_max", {"pcie", "gen_max"}},
+      {"gpu.pcie_width_current", {"pcie", "width_current"}},
+      {"gpu.pcie_width_max", {"pcie", "width_max"}},
+      {"gpu.nvlink_up", {"nvlink", "up"}},
+      {"gpu.nvlink_down", {"nvlink", "down"}},
+      {"gpu.temperature_c", {"temperature_c"}},
+      {"gpu.power_limit_w", {"power_limit_w"}},
+      {"gpu.sm_clock_max_mhz", {"sm_clock_mhz", "max"}},
+  };
+  return fields;
+}
+
+// Probes computed from two fields: max - current, so "below max" is "> 0".
+const std::map<std::string, std::pair<std::string, std::string>> &gpu_deficits() {
+  static const std::map<std::string, std::pair<std::string, std::string>> d = {
+      {"gpu.pcie_gen_below_max", {"gen_max", "gen_current"}},
+      {"gpu.pcie_width_below_max", {"width_max", "width_current"}},
+  };
+  return d;
+}
+
+const std::vector<std::string> &nic_port_probes() {
+  static const std::vector<std::string> p = {"nic.port_active", "nic.port_link_up",
+                                             "nic.rate_gbits_per_s", "nic.link_layer",
+                                             "nic.active_mtu_bytes"};
+  return p;
+}
+
+const std::map<std::string, std::vector<std::string>> &node_fields() {
+  static const std::map<std::string, std::vector<std::string>> f = {
+      {"node.gpu_count", {"summary", "gpus"}},
+      {"node.nic_count", {"summary", "nics"}},
+      {"node.nvswitch_count", {"summary", "nvswitches"}},
+      {"node.numa_node_count", {"summary", "numa_nodes"}},
+  };
+  return f;
+}
+
+constexpr const char *kCounterPrefix = "nic.counter.";
+
+json at_path(const json &node, const std::vector<std::string> &path) {
+  const json *cur = &node;
+  for (const auto &p : path) {
+    if (!cur->is_object() || !cur->contains(p))
+      return nullptr;
+    cur = &(*cur)[p];
+  }
+  if (cur->is_boolean())
+    return cur->get<bool>() ? 1 : 0;
+  return *cur;
+}
+
+std::string dotted(const std::vector<std::string> &path) {
+  std::string s;
+  for (const auto &p : path)
+    s += (s.empty() ? "" : ".") + p;
+  return s;
+}
+
+ProbeResult unavailable(const json &inventory, const char *section) {
+  ProbeResult r;
+  r.available = false;
+  const auto &sec = inventory.contains(section) ? inventory[section] : json();
+  r.reason = sec.is_object() && sec.contains("reason") && sec["reason"].is_string()
+                 ? fmt::format("{} unavailable: {}", section, sec["reason"].get<std::string>())
+                 : fmt::format("the inventory has no '{}' section", section);
+  return r;
+}
+
+bool section_available(const json &inventory, const char *section) {
+  return inventory.contains(section) && inventory[section].is_object() &&
+         inventory[section].value("available", false);
+}
+
+template <class F> ProbeResult per_gpu(const json &inventory, F &&value_of) {
+  if (!section_available(inventory, "nvml"))
+    return unavailable(inventory, "nvml");
+  ProbeResult r;
+  for (const auto &g : inventory["nvml"].value("gpus", json::array())) {
+    ProbeValue v;
+    v.kind = PartKind::gpu;
+    v.id = g.contains("pci_bus_id") && g["pci_bus_id"].is_string()
+               ? normalize_bus_id(g["pci_bus_id"].get<std::string>())
+               : fmt::format("nvml{}", g.value("index", 0));
+    std::tie(v.value, v.detail) = value_of(g);
+    r.values.push_back(std::move(v));
+  }
+  if (r.values.empty()) {
+    r.available = false;
+    r.reason = "NVML found no GPU";
+  }
+  return r;
+}
+
+ProbeResult nic_ports(const json &inventory, const std::string &probe) {
+  if (!section_available(inventory, "verbs"))
+    return unavailable(inventory, "verbs");
+  ProbeResult r;
+  for (const auto &dev : inventory["verbs"].value("devices", json::array())) {
+    for (const auto &port : dev.value("ports", json::array())) {
+      ProbeValue v;
+      v.kind = PartKind::nic;
+      v.id = dev.value("name", "");
+      v.detail = fmt::format("port {}", port.value("port", 0));
+      if (port.contains("error"))
+        v.value = nullptr;
+      else if (probe == "nic.port_active")
+        v.value = port.value("state", "") == "PORT_ACTIVE" ? 1 : 0;
+      else if (probe == "nic.port_link_up")
+        v.value = port.value("physical_state", "") == "link_up" ? 1 : 0;
+      else if (probe == "nic.rate_gbits_per_s")
+        v.value = port.value("rate_gbits_per_s", json());
+      else if (probe == "nic.link_layer")
+        v.value = port.value("link_layer", json());
+      else if (probe == "nic.active_mtu_bytes")
+        v.value = port.value("active_mtu_bytes", json());
+      r.values.push_back(std::move(v));
+    }
+  }
+  if (r.values.empty()) {
+    r.available = false;
+    r.reason = "verbs found no RDMA device port";
+  }
+  return r;
+}
+
+ProbeResult nic_counter(const json &inventory, const std::string &counter) {
+  if (!section_available(inventory, "port_counters"))
+    return unavailable(inventory, "port_counters");
+  ProbeResult r;
+  for (const auto &port : inventory["port_counters"].value("ports", json::array())) {
+    ProbeValue v;
+    v.kind = PartKind::nic;
+    v.id = port.value("device", "");
+    v.detail = fmt::format("port {}", port.value("port", 0));
+    for (const char *map : {"counters", "hw_counters"})
+      if (port.contains(map) && port[map].contains(counter)) {
+        v.value = port[map][counter];
+        v.detail += fmt::format(" {}/{}", map, counter);
+      }
+    r.values.push_back(std::move(v));
+  }
+  if (r.values.empty()) {
+    r.available = false;
+    r.reason = "no RDMA port counters in the inventory";
+  }
+  return r;
+}
+
+} // namespace
+
+std::string normalize_bus_id(const std::string &bus_id) {
+  std::string s = bus_id;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  const auto colon = s.find(':');
+  if (colon != std::string::npos && colon > 4 && s.find(':', colon + 1) != std::string::npos)
+    s = s.substr(colon - 4);
+  return s;
+}
+
+bool is_known_probe(const std::string &name) {
+  if (gpu_fields().count(name) || gpu_deficits().count(name) || node_fields().count(name))
+    return true;
+  if (std::find(nic_port_probes().begin(), nic_port_probes().end(), name) !=
+      nic_port_probes().end())
+    return true;
+  return name.starts_with(kCounterPrefix) && name.size() > std::string(kCounterPrefix).size();
+}
+
+std::string known_probes_text() {
+  std::string s;
+  const auto add = [&](const std::string &n) { s += (s.empty() ? "" : ", ") + n; };
+  for (const auto &[n, _] : node_fields())
+    add(n);
+  for (const auto &[n, _] : gpu_fields())
+    add(n);
+  for (const auto &[n, _] : gpu_deficits())
+    add(n);
+  for (const auto &n : nic_port_probes())
+    add(n);
+  add("nic.counter.<sysfs counter name, e.g. link_downed>");
+  return s;
+}
+
+ProbeResult run_probe(const std::string &name, const json &inventory) {
+  if (const auto it = node_fields().find(name); it != node_fields().end()) {
+    ProbeResult r;
+    r.values.push_back({PartKind::node, "", dotted(it->second), at_path(inventory, it->second)});
+    return r;
+  }
+  if (const auto it = gpu_fields().find(name); it != gpu_fields().end())
+    return per_gpu(inventory, [&](const json &g) {
+      return std::pair{at_path(g, it->second), dotted(it->second)};
+    });
+  if (const auto it = gpu_deficits().find(name); it != gpu_deficits().end())
+    return per_gpu(inventory, [&](const json &g) {
+      const auto max = at_path(g, {"pcie", it->second.first});
+      const auto cur = at_path(g, {"pcie", it->second.second});
+      const std::string detail =
+          fmt::format("pcie.{} {} vs pcie.{} {}", it->second.second, cur.dump(),
+                      it->second.first, max.dump());
+      if (!max.is_number() || !cur.is_number())
+        return std::pair{json(), detail};
+      return std::pair{json(max.get<double>() - cur.get<double>()), detail};
+    });
+  if (std::find(nic_port_probes().begin(), nic_port_probes().end(), name) !=
+      nic_port_probes().end())
+    return nic_ports(inventory, name);
+  if (name.starts_with(kCounterPrefix))
+    return nic_counter(inventory, name.substr(std::string(kCounterPrefix).size()));
+  throw std::invalid_argument("unknown inventory probe " + name);
+}
+
+} // namespace railgauge::check

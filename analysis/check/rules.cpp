@@ -1,0 +1,476 @@
+#include "analysis/check/rules.h"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "analysis/check/inventory_probes.h"
+#include "harness/error.h"
+#include "harness/registry.h"
+
+namespace railgauge::check {
+namespace {
+
+constexpr const char *kCategories[] = {"compute", "memory", "pcie",  "nvlink",
+                                       "nic",     "fabric", "health"};
+
+std::string at(const std::string &file, const YAML::Node &node) {
+  const auto mark = node.Mark();
+  return mark.line >= 0 ? fmt::format("{}:{}", file, mark.line + 1) : file;
+}
+
+void expect_keys(const YAML::Node &map, const std::string &file, const std::string &what,
+                 std::initializer_list<const char *> allowed) {
+  for (const auto &kv : map) {
+    const auto name = kv.first.as<std::string>();
+    bool ok = false;
+    std::string list;
+    for (const char *a : allowed) {
+      ok = ok || name == a;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    if (!ok)
+      throw InputError(fmt::format("unknown field '{}' in {}", name, what), at(file, kv.first),
+                       fmt::format("{} takes: {}", what, list));
+  }
+}
+
+std::string scalar(const YAML::Node &node, const std::string &file, const std::string &what) {
+  if (!node.IsScalar())
+    throw InputError(fmt::format("'{}' must be a single value", what), at(file, node),
+                     fmt::format("write {}: VALUE", what));
+  return node.as<std::string>();
+}
+
+double number(const YAML::Node &node, const std::string &file, const std::string &what) {
+  const auto text = scalar(node, file, what);
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v))
+      return v;
+  } catch (const std::exception &) {
+  }
+  throw InputError(fmt::format("'{}' must be a number, not '{}'", what, text), at(file, node),
+                   fmt::format("write {}: followed by a number such as 0.9", what));
+}
+
+Level level(const YAML::Node &node, const std::string &file, const std::string &what,
+            bool allow_info) {
+  const auto text = scalar(node, file, what);
+  if (text == "warn")
+    return Level::warn;
+  if (text == "fail")
+    return Level::fail;
+  if (allow_info && text == "info")
+    return Level::info;
+  throw InputError(fmt::format("unknown {} '{}'", what, text), at(file, node),
+                   allow_info ? "use info, warn or fail" : "use warn or fail");
+}
+
+Op parse_op(const YAML::Node &node, const std::string &file) {
+  const auto text = scalar(node, file, "compare");
+  for (Op op : {Op::ge, Op::gt, Op::le, Op::lt, Op::eq, Op::ne, Op::none_of, Op::any_of})
+    if (to_string(op) == text)
+      return op;
+  throw InputError(fmt::format("unknown comparison '{}'", text), at(file, node),
+                   "use one of >=, >, <=, <, ==, !=, none_of, any_of (quote the symbols: "
+                   "compare: \">=\")");
+}
+
+// YAML scalar -> JSON number, bool or string, so filters compare like record params.
+nlohmann::json to_json_value(const YAML::Node &node, const std::string &file) {
+  if (node.IsSequence()) {
+    auto list = nlohmann::json::array();
+    for (const auto &item : node)
+      list.push_back(to_json_value(item, file));
+    return list;
+  }
+  if (!node.IsScalar())
+    throw InputError("a params filter value must be a scalar or a list of scalars",
+                     at(file, node), "write e.g. params: {dtype: bf16, tp: [1, 2, 4, 8]}");
+  const auto text = node.as<std::string>();
+  if (node.Tag() != "!") { // not a quoted string: try number and bool
+    if (text == "true" || text == "false")
+      return text == "true";
+    try {
+      std::size_t used = 0;
+      const long long i = std::stoll(text, &used);
+      if (used == text.size())
+        return i;
+      const double d = std::stod(text, &used);
+      if (used == text.size())
+        return d;
+    } catch (const std::exception &) {
+    }
+  }
+  return text;
+}
+
+FleetBound parse_fleet(const YAML::Node &node, const std::string &file) {
+  if (!node.IsMap())
+    throw InputError("'fleet' must be a mapping", at(file, node),
+                     "write e.g. fleet: {mads: 3, fraction: 0.95}");
+  expect_keys(node, file, "a fleet bound",
+              {"mads", "fraction", "min_size", "on_too_small", "ignore_params"});
+  FleetBound f;
+  if (node["mads"]) {
+    f.mads = number(node["mads"], file, "mads");
+    if (*f.mads < 0)
+      throw InputError("'mads' must not be negative", at(file, node["mads"]),
+                       "give how many MADs away from the median a value may be, e.g. 3");
+  }
+  if (node["fraction"]) {
+    f.fraction = number(node["fraction"], file, "fraction");
+    if (*f.fraction <= 0)
+      throw InputError("'fraction' must be positive", at(file, node["fraction"]),
+                       "give the threshold as a fraction of the fleet median, e.g. 0.9");
+  }
+  if (!f.mads && !f.fraction)
+    throw InputError("a fleet bound needs 'mads', 'fraction' or both", at(file, node),
+                     "write e.g. fleet: {mads: 3, fraction: 0.95}");
+  if (node["min_size"]) {
+    const double n = number(node["min_size"], file, "min_size");
+    if (n < 2 || n != std::floor(n))
+      throw InputError("'min_size' must be a whole number of at least 2",
+                       at(file, node["min_size"]), "write e.g. min_size: 5");
+    f.min_size = static_cast<int>(n);
+  }
+  if (node["on_too_small"])
+    f.on_too_small = level(node["on_too_small"], file, "on_too_small", true);
+  if (node["ignore_params"]) {
+    const auto list = node["ignore_params"];
+    if (!list.IsSequence())
+      throw InputError("'ignore_params' must be a list", at(file, list),
+                       "write e.g. ignore_params: [gpu, numa_node]");
+    f.ignore_params.clear();
+    for (const auto &item : list)
+      f.ignore_params.push_back(scalar(item, file, "ignore_params"));
+  }
+  return f;
+}
+
+Rule parse_rule(const YAML::Node &node, const std::string &file) {
+  if (!node.IsMap())
+    throw InputError("a rule must be a mapping", at(file, node),
+                     "start each rule with '- id: NAME' followed by its fields");
+  expect_keys(node, file, "a rule",
+              {"id", "description", "category", "severity", "on_missing", "select", "metric",
+               "inventory", "part", "compare", "value", "values", "fleet"});
+  Rule r;
+  r.where = at(file, node);
+  if (!node["id"])
+    throw InputError("a rule has no 'id'", r.where, "add 'id: short-name' to the rule");
+  r.id = scalar(node["id"], file, "id");
+  if (node["description"])
+    r.description = scalar(node["description"], file, "description");
+
+  if (!node["category"])
+    throw InputError(fmt::format("rule '{}' has no 'category'", r.id), r.where,
+                     "add category: compute, memory, pcie, nvlink, nic, fabric or health");
+  r.category = scalar(node["category"], file, "category");
+  if (std::find(std::begin(kCategories), std::end(kCategories), r.category) ==
+      std::end(kCategories))
+    throw InputError(fmt::format("unknown category '{}'", r.category), at(file, node["category"]),
+                     "use compute, memory, pcie, nvlink, nic, fabric or health");
+
+  if (!node["severity"])
+    throw InputError(fmt::format("rule '{}' has no 'severity'", r.id), r.where,
+                     "add severity: warn or severity: fail");
+  r.severity = level(node["severity"], file, "severity", false);
+  r.on_missing = node["on_missing"] ? level(node["on_missing"], file, "on_missing", true)
+                                    : r.severity;
+
+  const bool has_metric = static_cast<bool>(node["metric"]);
+  const bool has_probe = static_cast<bool>(node["inventory"]);
+  if (has_metric == has_probe)
+    throw InputError(fmt::format("rule '{}' needs exactly one of 'metric' or 'inventory'", r.id),
+                     r.where,
+                     "judge records with select: + metric: metrics.NAME, or the run's "
+                     "inventory with inventory: PROBE (docs/check.md lists the probes)");
+  if (has_metric) {
+    if (!node["select"])
+      throw InputError(fmt::format("rule '{}' has a metric but no 'select'", r.id), r.where,
+                       "add select: {key: \"gemm.*\"} to pick the records it judges");
+    const auto sel = node["select"];
+    if (!sel.IsMap())
+      throw InputError("'select' must be a mapping", at(file, sel),
+                       "write select: {key: \"memory.host_*\", params: {size_bytes: 1073741824}}");
+    expect_keys(sel, file, "a select", {"key", "params"});
+    if (!sel["key"])
+      throw InputError("'select' has no 'key'", at(file, sel),
+                       "add key: followed by a benchmark key or glob such as \"gemm.*\"");
+    r.key_glob = scalar(sel["key"], file, "key");
+    if (sel["params"]) {
+      if (!sel["params"].IsMap())
+        throw InputError("'params' must be a mapping", at(file, sel["params"]),
+                         "write params: {dtype: bf16, tp: [1, 8]}");
+      for (const auto &kv : sel["params"])
+        r.params[kv.first.as<std::string>()] = to_json_value(kv.second, file);
+    }
+    r.metric = scalar(node["metric"], file, "metric");
+    const auto root = r.metric.substr(0, r.metric.find('.'));
+    if (root != "metrics" && root != "params" && root != "device")
+      throw InputError(fmt::format("metric path '{}' must start with metrics., params. or "
+                                   "device.",
+                                   r.metric),
+                       at(file, node["metric"]),
+                       "write e.g. metric: metrics.bandwidth_gbytes_per_s or "
+                       "metrics.time_s.median");
+  } else {
+    if (node["select"])
+      throw InputError("an inventory rule takes no 'select'", at(file, node["select"]),
+                       "remove select:, or judge records with metric: instead of inventory:");
+    r.probe = scalar(node["inventory"], file, "inventory");
+    if (!is_known_probe(r.probe))
+      throw InputError(fmt::format("unknown inventory probe '{}'", r.probe),
+                       at(file, node["inventory"]),
+                       "use one of: " + known_probes_text());
+  }
+  if (node["part"]) {
+    const auto text = scalar(node["part"], file, "part");
+    if (text == "node")
+      r.part = PartKind::node;
+    else if (text == "gpu")
+      r.part = PartKind::gpu;
+    else if (text == "nic")
+      r.part = PartKind::nic;
+    else
+      throw InputError(fmt::format("unknown part '{}'", text), at(file, node["part"]),
+                       "use node, gpu or nic");
+  }
+
+  if (!node["compare"])
+    throw InputError(fmt::format("rule '{}' has no 'compare'", r.id), r.where,
+                     "add compare: \">=\" (or >, <=, <, ==, !=, none_of, any_of)");
+  r.op = parse_op(node["compare"], file);
+  const bool set_op = r.op == Op::none_of || r.op == Op::any_of;
+  if (set_op) {
+    if (!node["values"] || !node["values"].IsSequence())
+      throw InputError(fmt::format("'{}' needs a 'values' list", to_string(r.op)), r.where,
+                       "write values: [hw_slowdown, hw_thermal_slowdown]");
+    if (node["value"] || node["fleet"])
+      throw InputError(fmt::format("'{}' takes 'values', not 'value' or 'fleet'",
+                                   to_string(r.op)),
+                       r.where, "remove value:/fleet: from this rule");
+    for (const auto &item : node["values"])
+      r.values.push_back(scalar(item, file, "values"));
+    return r;
+  }
+  if (node["values"])
+    throw InputError("'values' is only for none_of and any_of", at(file, node["values"]),
+                     "use value: NUMBER with a numeric comparison");
+  const bool has_value = static_cast<bool>(node["value"]);
+  const bool has_fleet = static_cast<bool>(node["fleet"]);
+  if (has_value == has_fleet)
+    throw InputError(fmt::format("rule '{}' needs exactly one bound: 'value' or 'fleet'", r.id),
+                     r.where,
+                     "write value: NUMBER for an absolute bound, or fleet: {mads: 3} for one "
+                     "relative to the same metric on the other parts");
+  if (has_value)
+    r.value = number(node["value"], file, "value");
+  else {
+    if (r.op == Op::eq || r.op == Op::ne)
+      throw InputError("a fleet bound needs >=, >, <= or <", at(file, node["compare"]),
+                       "say which side is bad: \">=\" when lower is worse, \"<=\" when higher");
+    r.fleet = parse_fleet(node["fleet"], file);
+    const bool higher_is_better = r.op == Op::ge || r.op == Op::gt;
+    if (r.fleet->fraction && (higher_is_better ? *r.fleet->fraction > 1 : *r.fleet->fraction < 1))
+      throw InputError(
+          fmt::format("fraction {} is on the wrong side of the median for compare '{}'",
+                      *r.fleet->fraction, to_string(r.op)),
+          at(file, node["fleet"]),
+          higher_is_better ? "with >= the threshold is below the median: use a fraction <= 1"
+                           : "with <= the threshold is above the median: use a fraction >= 1");
+  }
+  return r;
+}
+
+// ">=1073741824" -> (ge, 1073741824): a numeric range in a params filter.
+std::optional<std::pair<Op, double>> parse_range(const std::string &text) {
+  for (Op op : {Op::ge, Op::le, Op::gt, Op::lt}) {
+    const auto sym = to_string(op);
+    if (text.starts_with(sym)) {
+      try {
+        std::size_t used = 0;
+        const auto rest = text.substr(sym.size());
+        const double v = std::stod(rest, &used);
+        if (used == rest.size())
+          return std::pair{op, v};
+      } catch (const std::exception &) {
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string_view to_string(Level level) {
+  switch (level) {
+  case Level::pass:
+    return "pass";
+  case Level::info:
+    return "info";
+  case Level::warn:
+    return "warn";
+  case Level::fail:
+    return "fail";
+  }
+  return "fail";
+}
+
+std::string_view to_string(Op op) {
+  switch (op) {
+  case Op::ge:
+    return ">=";
+  case Op::gt:
+    return ">";
+  case Op::le:
+    return "<=";
+  case Op::lt:
+    return "<";
+  case Op::eq:
+    return "==";
+  case Op::ne:
+    return "!=";
+  case Op::none_of:
+    return "none_of";
+  case Op::any_of:
+    return "any_of";
+  }
+  return "?";
+}
+
+std::string_view to_string(PartKind kind) {
+  switch (kind) {
+  case PartKind::node:
+    return "node";
+  case PartKind::gpu:
+    return "gpu";
+  case PartKind::nic:
+    return "nic";
+  }
+  return "node";
+}
+
+RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception &e) {
+    throw InputError(fmt::format("not valid YAML: {}", e.msg),
+                     e.mark.line >= 0 ? fmt::format("{}:{}", file, e.mark.line + 1) : file,
+                     "fix the YAML syntax at that line (indentation, a missing ':' or quote)");
+  }
+  if (!root.IsMap())
+    throw InputError("a rules file must be a mapping", file,
+                     "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
+  expect_keys(root, file, "a rules file", {"schema", "name", "description", "rules"});
+  if (!root["schema"] || root["schema"].as<std::string>() != kRulesSchema)
+    throw InputError("missing or unknown 'schema'", root["schema"] ? at(file, root["schema"]) : file,
+                     fmt::format("start the file with 'schema: {}'", kRulesSchema));
+  RuleSet set;
+  set.file = file;
+  if (!root["name"])
+    throw InputError("a rules file has no 'name'", file, "add name: PROFILE-NAME");
+  set.name = scalar(root["name"], file, "name");
+  if (root["description"])
+    set.description = scalar(root["description"], file, "description");
+  const auto list = root["rules"];
+  if (!list || !list.IsSequence() || list.size() == 0)
+    throw InputError("a rules file needs a non-empty 'rules:' list",
+                     list ? at(file, list) : file, "add rules: with entries starting '- id:'");
+  std::set<std::string> ids;
+  for (const auto &item : list) {
+    auto rule = parse_rule(item, file);
+    if (!ids.insert(rule.id).second)
+      throw InputError(fmt::format("duplicate rule id '{}'", rule.id), rule.where,
+                       "give every rule its own id: verdicts and dashboards name rules by id");
+    set.rules.push_back(std::move(rule));
+  }
+  return set;
+}
+
+RuleSet load_rules_file(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(fmt::format("cannot read rules file '{}'", path), "--rules",
+                     "give a YAML rules file, e.g. results/rules/host-only.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_rules(text.str(), path);
+}
+
+bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
+  for (const auto &[name, want] : filter.items()) {
+    const auto it = params.find(name);
+    if (it == params.end())
+      return false;
+    const auto one = [&](const nlohmann::json &w) {
+      if (w.is_string() && it->is_number())
+        if (const auto range = parse_range(w.get<std::string>()))
+          return compare_pass(range->first, it->get<double>(), range->second);
+      if (w.is_number() && it->is_number())
+        return w.get<double>() == it->get<double>();
+      if (w.is_string() && it->is_string())
+        return glob_match(w.get<std::string>(), it->get<std::string>());
+      if (w.is_string())
+        return glob_match(w.get<std::string>(), it->dump());
+      return w == *it;
+    };
+    bool any = false;
+    if (want.is_array()) {
+      for (const auto &w : want)
+        any = any || one(w);
+    } else {
+      any = one(want);
+    }
+    if (!any)
+      return false;
+  }
+  return true;
+}
+
+bool compare_pass(Op op, double value, double threshold) {
+  switch (op) {
+  case Op::ge:
+    return value >= threshold;
+  case Op::gt:
+    return value > threshold;
+  case Op::le:
+    return value <= threshold;
+  case Op::lt:
+    return value < threshold;
+  case Op::eq:
+    return value == threshold;
+  case Op::ne:
+    return value != threshold;
+  case Op::none_of:
+  case Op::any_of:
+    return false;
+  }
+  return false;
+}
+
+bool values_pass(Op op, const nlohmann::json &value, const std::vector<std::string> &values) {
+  std::vector<std::string> seen;
+  if (value.is_string())
+    seen.push_back(value.get<std::string>());
+  else if (value.is_array())
+    for (const auto &v : value)
+      seen.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+  else
+    seen.push_back(value.dump());
+  bool hit = false;
+  for (const auto &s : seen)
+    hit = hit || std::find(values.begin(), values.end(), s) != values.end();
+  return op == Op::none_of ? !hit : hit;
+}
+
+} // namespace railgauge::check

@@ -1,0 +1,107 @@
+#pragma once
+// Acceptance rules: data read from YAML (results/rules/*.yaml), never evaluated code. A rule
+// picks values (a metric of the records, or a named probe of the inventory), compares each with
+// an absolute bound or a bound relative to the fleet (median and MAD of the same metric on the
+// same kind of part in the runs judged), and says how bad a violation is and what it is about.
+//
+//   schema: railgauge.rules/1
+//   name: h100-sxm-ib
+//   rules:
+//     - id: gemm-bf16-vs-fleet
+//       category: compute            # compute memory pcie nvlink nic fabric health
+//       severity: fail               # warn | fail
+//       select: {key: "gemm.*", params: {dtype: bf16}}
+//       metric: metrics.tflops        # a path; `*` matches one level, `**` any number
+//       compare: ">="                 # >= > <= < == != none_of any_of
+//       fleet: {mads: 3, fraction: 0.95}   # or `value: 600` for an absolute bound
+//     - id: ecc-uncorrectable
+//       category: health
+//       severity: fail
+//       inventory: gpu.ecc_uncorrected_volatile
+//       compare: "<="
+//       value: 0
+//
+// docs/check.md lists every field and every inventory probe.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace railgauge::check {
+
+inline constexpr const char *kRulesSchema = "railgauge.rules/1";
+
+// Ordered by how bad: the verdict of a part is the worst level of its findings.
+enum class Level { pass = 0, info = 1, warn = 2, fail = 3 };
+std::string_view to_string(Level level);
+
+enum class Op { ge, gt, le, lt, eq, ne, none_of, any_of };
+std::string_view to_string(Op op);
+
+enum class PartKind { node, gpu, nic };
+std::string_view to_string(PartKind kind);
+
+// A bound relative to the fleet. For `>=`/`>` (higher is better) the threshold is
+// median - mads * MAD and/or fraction * median; for `<=`/`<` it is median + mads * MAD and/or
+// fraction * median. With both, the looser of the two applies, so a violation must be both far
+// outside the fleet's spread and a real fraction away from its median (a fleet of identical
+// parts has MAD 0, and mads alone would flag the last digit).
+struct FleetBound {
+  std::optional<double> mads;     // MAD = median absolute deviation from the median (unscaled)
+  std::optional<double> fraction; // of the median
+  int min_size = 5;               // fewer values than this: cannot judge, a missing finding
+  Level on_too_small = Level::info;
+  // Params that name the part rather than the point (GPU index, NUMA node, the two ends of a
+  // pair): ignored when grouping values into fleets, so one fleet holds every GPU's value of the
+  // same point.
+  std::vector<std::string> ignore_params = {"gpu",  "nic", "numa_node", "rank", "device",
+                                           "src", "dst", "src_rank",  "dst_rank"};
+};
+
+struct Rule {
+  std::string id;
+  std::string description;
+  std::string category;
+  Level severity = Level::fail; // warn or fail
+  Level on_missing = Level::fail; // info, warn or fail; defaults to the severity
+  std::string where;              // rules.yaml:LINE, for messages
+
+  // Exactly one source: records (key glob, params filter, metric path) or an inventory probe.
+  std::string key_glob;
+  nlohmann::json params = nlohmann::json::object(); // name -> value, list of values, or glob
+  std::string metric;
+  std::string probe;
+  std::optional<PartKind> part; // attribute findings to this kind of part instead of the record's
+
+  Op op = Op::ge;
+  std::optional<double> value;     // absolute bound
+  std::vector<std::string> values; // for none_of / any_of
+  std::optional<FleetBound> fleet;
+
+  bool from_inventory() const { return !probe.empty(); }
+};
+
+struct RuleSet {
+  std::string name;
+  std::string description;
+  std::string file;
+  std::vector<Rule> rules;
+};
+
+// Throws InputError with file:line and the fix for anything wrong: unknown field, missing
+// bound, both bounds, unknown probe, category or comparison, duplicate id.
+RuleSet load_rules_file(const std::string &path);
+RuleSet parse_rules(const std::string &yaml_text, const std::string &file_name);
+
+// Does a record's params satisfy a rule's filter? Numbers compare by value, strings by glob, a
+// string ">=N" (or <=, >, <) is a range for a numeric param, a list means any of its values; a
+// param the record lacks never matches.
+bool params_match(const nlohmann::json &filter, const nlohmann::json &params);
+
+// Applies `op` with an absolute threshold. For none_of/any_of use values_pass.
+bool compare_pass(Op op, double value, double threshold);
+// none_of/any_of over a string or a list of strings.
+bool values_pass(Op op, const nlohmann::json &value, const std::vector<std::string> &values);
+
+} // namespace railgauge::check

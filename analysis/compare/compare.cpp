@@ -1,0 +1,410 @@
+#include "analysis/compare/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analysis/check/check_result.h"
+#include "analysis/check/json_path.h"
+#include "harness/error.h"
+
+namespace railgauge::compare {
+namespace {
+
+using json = nlohmann::json;
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::optional<double> number_at(const json &doc, const std::string &path) {
+  const auto found = check::resolve_path(doc, path);
+  if (found.size() != 1 || !found[0].value.is_number())
+    return std::nullopt;
+  return found[0].value.get<double>();
+}
+
+// Seconds are better lower (time, latency); rates ("_per_s") and everything else higher.
+bool lower_is_better(const std::string &metric) {
+  if (metric.ends_with("_per_s"))
+    return false;
+  return metric.ends_with("_s") || metric.find("time_s.") != std::string::npos ||
+         metric.find("latency.") != std::string::npos;
+}
+
+std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
+
+std::string params_text(const json &params) {
+  std::string s;
+  for (const auto &[k, v] : params.items())
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", k,
+                     v.is_string() ? v.get<std::string>() : v.dump());
+  return s;
+}
+
+std::string family_of(const std::string &key) { return key.substr(0, key.find('.')); }
+
+struct Slot {
+  std::vector<double> values;
+  std::vector<double> noises;
+};
+
+struct PointId {
+  std::string key, params, device;
+  bool operator<(const PointId &o) const {
+    if (key != o.key)
+      return key < o.key;
+    if (params != o.params)
+      return check::natural_less(params, o.params);
+    return check::natural_less(device, o.device);
+  }
+};
+
+} // namespace
+
+std::string default_metric(const json &metrics) {
+  for (const char *path :
+       {"metrics.busbw_gbytes_per_s", "metrics.bandwidth_gbits_per_s",
+        "metrics.bandwidth_gbytes_per_s", "metrics.tflops", "metrics.latency.p50_s",
+        "metrics.time_s.median"})
+    if (number_at(json{{"metrics", metrics}}, path))
+      return path;
+  return "";
+}
+
+std::optional<double> relative_noise(const json &metrics) {
+  const json doc = {{"metrics", metrics}};
+  const auto p10 = number_at(doc, "metrics.time_s.p10"), p90 = number_at(doc, "metrics.time_s.p90"),
+             med = number_at(doc, "metrics.time_s.median");
+  if (p10 && p90 && med && *med > 0)
+    return (*p90 - *p10) / (2 * *med);
+  const auto l50 = number_at(doc, "metrics.latency.p50_s"),
+             l90 = number_at(doc, "metrics.latency.p90_s");
+  if (l50 && l90 && *l50 > 0)
+    return (*l90 - *l50) / *l50;
+  return std::nullopt;
+}
+
+Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
+                        const std::vector<std::string> &labels, const CompareOptions &o) {
+  if (inputs.size() < 2)
+    throw InputError("compare needs at least two runs", "compare",
+                     "give two or more run directories: railgauge compare RUN_A RUN_B");
+  if (labels.size() != inputs.size())
+    throw InputError(fmt::format("{} labels for {} runs", labels.size(), inputs.size()),
+                     "--label", "give one --label per run, in the same order, or none");
+  Comparison c;
+  c.labels = labels;
+  // point -> metric chosen, and per input its slot
+  std::map<PointId, std::pair<std::string, std::vector<Slot>>> points;
+  std::map<PointId, json> params_of;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::vector<std::string> dirs;
+    for (const auto &run : inputs[i].runs)
+      dirs.push_back(run.dir);
+    std::sort(dirs.begin(), dirs.end());
+    c.inputs.push_back(dirs);
+    for (const auto &run : inputs[i].runs)
+      for (const auto &r : run.records) {
+        if (r.status != Status::ok)
+          continue;
+        json params = r.params;
+        for (const auto &name : o.ignore_params)
+          params.erase(name);
+        const std::string device = o.match_device ? r.host + " " + r.device.dump() : "";
+        const PointId id{r.key, params.dump(), device};
+        auto &entry = points[id];
+        if (entry.second.empty())
+          entry.second.resize(inputs.size());
+        if (entry.first.empty())
+          entry.first = o.metric ? *o.metric : default_metric(r.metrics);
+        params_of[id] = params;
+        const json doc = {{"metrics", r.metrics}, {"params", r.params}};
+        const auto v = entry.first.empty() ? std::nullopt : number_at(doc, entry.first);
+        if (!v)
+          continue;
+        entry.second[i].values.push_back(*v);
+        if (const auto n = relative_noise(r.metrics))
+          entry.second[i].noises.push_back(*n);
+      }
+  }
+  std::map<std::pair<std::string, int>, std::vector<double>> speedups_by_family, speedups_by_key;
+  std::map<std::pair<std::string, int>, Summary> fam, keys;
+  for (const auto &[id, entry] : points) {
+    PointComparison p;
+    p.key = id.key;
+    p.params = params_of[id];
+    p.device = id.device;
+    p.metric = entry.first;
+    p.higher_is_better = !lower_is_better(p.metric);
+    for (const auto &slot : entry.second) {
+      if (slot.values.empty()) {
+        p.sides.emplace_back();
+        continue;
+      }
+      Side s;
+      s.value = median_of(slot.values);
+      s.records = static_cast<int>(slot.values.size());
+      if (!slot.noises.empty())
+        s.noise = median_of(slot.noises);
+      if (slot.values.size() >= 2 && s.value != 0) {
+        const auto [lo, hi] = std::minmax_element(slot.values.begin(), slot.values.end());
+        s.noise = std::max(s.noise.value_or(0), (*hi - *lo) / (2 * std::fabs(s.value)));
+      }
+      p.sides.push_back(s);
+    }
+    if (std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return !s; }))
+      continue; // no input has a number for this point
+    for (std::size_t i = 1; i < p.sides.size(); ++i) {
+      const auto &a = p.sides[0], &b = p.sides[i];
+      if (!a || !b || a->value == 0) {
+        p.ratio.emplace_back();
+        p.verdict.push_back(!a && !b ? "in neither"
+                            : !a     ? "only in " + c.labels[i]
+                            : !b     ? "only in " + c.labels[0]
+                                     : "baseline is zero");
+        continue;
+      }
+      const double ratio = b->value / a->value;
+      p.ratio.push_back(ratio);
+      const double speedup = p.higher_is_better ? ratio : 1 / ratio;
+      auto &fs = fam[{family_of(p.key), static_cast<int>(i)}];
+      auto &ks = keys[{p.key, static_cast<int>(i)}];
+      std::string verdict;
+      if (!a->noise || !b->noise) {
+        verdict = "noise unknown";
+      } else if (std::fabs(ratio - 1) <= *a->noise + *b->noise) {
+        verdict = "within noise";
+        ++fs.within_noise;
+        ++ks.within_noise;
+      } else if (speedup > 1) {
+        verdict = "better";
+        ++fs.better;
+        ++ks.better;
+      } else {
+        verdict = "worse";
+        ++fs.worse;
+        ++ks.worse;
+      }
+      p.verdict.push_back(verdict);
+      if (speedup > 0) {
+        speedups_by_family[{family_of(p.key), static_cast<int>(i)}].push_back(std::log(speedup));
+        speedups_by_key[{p.key, static_cast<int>(i)}].push_back(std::log(speedup));
+      }
+    }
+    c.points.push_back(std::move(p));
+  }
+  const auto finish = [](auto &summaries, auto &logs, std::vector<Summary> &out) {
+    for (auto &[k, s] : summaries) {
+      s.group = k.first;
+      s.input = k.second;
+      const auto &l = logs[k];
+      s.points = static_cast<int>(l.size());
+      double sum = 0;
+      for (double x : l)
+        sum += x;
+      s.geomean_speedup = l.empty() ? 1 : std::exp(sum / static_cast<double>(l.size()));
+      out.push_back(s);
+    }
+  };
+  finish(fam, speedups_by_family, c.families);
+  finish(keys, speedups_by_key, c.keys);
+  return c;
+}
+
+json to_json(const Comparison &c) {
+  json points = json::array();
+  for (const auto &p : c.points) {
+    json sides = json::array();
+    for (const auto &s : p.sides)
+      sides.push_back(s ? json{{"value", s->value},
+                               {"noise", s->noise ? json(*s->noise) : json(nullptr)},
+                               {"records", s->records}}
+                        : json(nullptr));
+    json ratios = json::array();
+    for (const auto &r : p.ratio)
+      ratios.push_back(r ? json(*r) : json(nullptr));
+    points.push_back({{"key", p.key},
+                      {"params", p.params},
+                      {"device", p.device},
+                      {"metric", p.metric},
+                      {"higher_is_better", p.higher_is_better},
+                      {"sides", sides},
+                      {"ratio", ratios},
+                      {"verdict", p.verdict}});
+  }
+  const auto summaries = [](const std::vector<Summary> &list) {
+    json out = json::array();
+    for (const auto &s : list)
+      out.push_back({{"group", s.group},
+                     {"input", s.input},
+                     {"points", s.points},
+                     {"geomean_speedup", s.geomean_speedup},
+                     {"better", s.better},
+                     {"worse", s.worse},
+                     {"within_noise", s.within_noise}});
+    return out;
+  };
+  return {{"schema", kCompareSchema}, {"labels", c.labels},
+          {"inputs", c.inputs},       {"points", points},
+          {"families", summaries(c.families)}, {"keys", summaries(c.keys)}};
+}
+
+Comparison comparison_from_json(const json &j) {
+  if (!j.is_object() || j.value("schema", "") != kCompareSchema)
+    throw InputError("not a comparison", "report",
+                     fmt::format("give the JSON that `railgauge compare --json FILE` wrote "
+                                 "(schema {})",
+                                 kCompareSchema));
+  try {
+    Comparison c;
+    c.labels = j.at("labels").get<std::vector<std::string>>();
+    c.inputs = j.at("inputs").get<std::vector<std::vector<std::string>>>();
+    for (const auto &pj : j.at("points")) {
+      PointComparison p;
+      p.key = pj.at("key");
+      p.params = pj.at("params");
+      p.device = pj.at("device");
+      p.metric = pj.at("metric");
+      p.higher_is_better = pj.at("higher_is_better");
+      for (const auto &s : pj.at("sides")) {
+        if (s.is_null()) {
+          p.sides.emplace_back();
+          continue;
+        }
+        Side side;
+        side.value = s.at("value");
+        if (!s.at("noise").is_null())
+          side.noise = s.at("noise").get<double>();
+        side.records = s.at("records");
+        p.sides.push_back(side);
+      }
+      for (const auto &r : pj.at("ratio"))
+        p.ratio.push_back(r.is_null() ? std::nullopt : std::optional<double>(r.get<double>()));
+      p.verdict = pj.at("verdict").get<std::vector<std::string>>();
+      c.points.push_back(std::move(p));
+    }
+    const auto read = [](const json &list, std::vector<Summary> &out) {
+      for (const auto &s : list)
+        out.push_back({s.at("group"), s.at("input"), s.at("points"), s.at("geomean_speedup"),
+                       s.at("better"), s.at("worse"), s.at("within_noise")});
+    };
+    read(j.at("families"), c.families);
+    read(j.at("keys"), c.keys);
+    return c;
+  } catch (const json::exception &e) {
+    throw InputError(fmt::format("malformed comparison: {}", e.what()), "report",
+                     "regenerate it with railgauge compare --json FILE");
+  }
+}
+
+namespace {
+
+std::string noise_text(const std::optional<Side> &s) {
+  return s && s->noise ? fmt::format("±{:.1f}%", *s->noise * 100) : "-";
+}
+
+std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
+  std::vector<std::vector<std::string>> out;
+  if (header) {
+    std::vector<std::string> h = {"key", "params", "metric"};
+    for (const auto &l : c.labels)
+      h.push_back(l);
+    for (std::size_t i = 1; i < c.labels.size(); ++i) {
+      h.push_back(c.labels[i] + "/" + c.labels[0]);
+      h.push_back("noise");
+      h.push_back("verdict");
+    }
+    out.push_back(h);
+  }
+  for (const auto &p : c.points) {
+    std::vector<std::string> row = {p.key, params_text(p.params) + (p.device.empty() ? "" : " " + p.device),
+                                    p.metric.starts_with("metrics.") ? p.metric.substr(8)
+                                                                     : p.metric};
+    for (const auto &s : p.sides)
+      row.push_back(s ? fmt_num(s->value) : "-");
+    for (std::size_t i = 1; i < p.sides.size(); ++i) {
+      row.push_back(p.ratio[i - 1] ? fmt::format("{:.3f}", *p.ratio[i - 1]) : "-");
+      const auto &a = p.sides[0], &b = p.sides[i];
+      row.push_back(a && b && a->noise && b->noise
+                        ? fmt::format("±{:.1f}%", (*a->noise + *b->noise) * 100)
+                        : noise_text(a ? a : b));
+      row.push_back(p.verdict[i - 1]);
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::string summary_heading(const Comparison &c) {
+  std::string s = "Comparison of";
+  for (std::size_t i = 0; i < c.labels.size(); ++i)
+    s += fmt::format("{} {} ({} run{})", i ? "," : "", c.labels[i], c.inputs[i].size(),
+                     c.inputs[i].size() == 1 ? "" : "s");
+  return s;
+}
+
+} // namespace
+
+std::string render_table(const Comparison &c) {
+  std::string out = summary_heading(c) +
+                    "\nPer point: each input's median value, ratio to the first input, noise "
+                    "(both inputs' repetition spread, relative, added) and whether the difference "
+                    "exceeds it\n";
+  const auto table = rows(c, true);
+  std::vector<std::size_t> w(table.front().size(), 0);
+  for (const auto &r : table)
+    for (std::size_t i = 0; i < r.size(); ++i)
+      w[i] = std::max(w[i], r[i].size());
+  for (const auto &r : table) {
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i)
+      line += fmt::format("{:<{}}", r[i], i + 1 < r.size() ? w[i] + 2 : 0);
+    out += line + "\n";
+  }
+  out += "\nSummary per family: geometric mean of the speedup (> 1: the second input is better; "
+         "time and latency inverted)\n";
+  for (const auto &s : c.families)
+    out += fmt::format("{:<12} {} vs {}: {:.3f} over {} point{} ({} better, {} worse, {} "
+                       "within noise)\n",
+                       s.group, c.labels[s.input], c.labels[0], s.geomean_speedup, s.points,
+                       s.points == 1 ? "" : "s", s.better, s.worse, s.within_noise);
+  return out;
+}
+
+std::string render_markdown(const Comparison &c) {
+  std::string out = "# " + summary_heading(c) + "\n\n## Summary per family\n\n"
+                    "Geometric mean of the speedup over matched points (> 1: better than " +
+                    c.labels[0] + "; time and latency inverted).\n\n"
+                    "| family | compared | speedup | points | better | worse | within noise |\n"
+                    "|---|---|---|---|---|---|---|\n";
+  for (const auto &s : c.families)
+    out += fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} |\n", s.group,
+                       c.labels[s.input], c.labels[0], s.geomean_speedup, s.points, s.better,
+                       s.worse, s.within_noise);
+  out += "\n## Per point\n\n";
+  const auto table = rows(c, true);
+  for (std::size_t r = 0; r < table.size(); ++r) {
+    std::string line = "|";
+    for (const auto &cell : table[r]) {
+      std::string esc;
+      for (char ch : cell)
+        esc += ch == '|' ? std::string("\\|") : std::string(1, ch);
+      line += " " + esc + " |";
+    }
+    out += line + "\n";
+    if (r == 0) {
+      out += "|";
+      for (std::size_t i = 0; i < table[0].size(); ++i)
+        out += "---|";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+} // namespace railgauge::compare

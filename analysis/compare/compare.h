@@ -1,0 +1,82 @@
+#pragma once
+// Runs side by side: `railgauge compare RUN_A RUN_B [...]` (RoCE against InfiniBand, before
+// against after). Points are matched by key and params (and by device with match_device, for
+// the same machine before and after); each input's value of a point is the median over its
+// records (every GPU, every rank), and its noise is the larger of the repetitions' spread
+// (time_s p10..p90, relative half-width) and the spread over those records.
+//
+// ratio = value(input i) / value(input 0). speedup = ratio when higher is better (bandwidth,
+// TFLOP/s), 1/ratio when lower is (time, latency): > 1 always means input i is better. A
+// difference counts only when |ratio - 1| exceeds the two inputs' noise added together.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/run_set.h"
+
+namespace railgauge::compare {
+
+inline constexpr const char *kCompareSchema = "railgauge.compare/1";
+
+struct CompareOptions {
+  std::optional<std::string> metric; // a path like metrics.busbw_gbytes_per_s; else per point
+  bool match_device = false;
+  // Params a benchmark derives while running (they differ between runs of the same point), and
+  // those naming the GPU or rank: a point of one cluster is all its GPUs' values.
+  std::vector<std::string> ignore_params = {"passes_per_call", "threads_used", "total_bytes",
+                                            "gpu", "rank"};
+};
+
+struct Side {
+  double value = 0;
+  std::optional<double> noise; // relative half-width; none when no repetitions were recorded
+  int records = 0;
+};
+
+struct PointComparison {
+  std::string key;
+  nlohmann::json params; // as matched (ignored params removed)
+  std::string device;    // when matching by device
+  std::string metric;
+  bool higher_is_better = true;
+  std::vector<std::optional<Side>> sides; // one per input; none: the input lacks the point
+  // Per input i >= 1, against input 0: none when either side lacks the point.
+  std::vector<std::optional<double>> ratio;
+  std::vector<std::string> verdict; // "better", "worse", "within noise", "noise unknown", "only in A"...
+};
+
+struct Summary {
+  std::string group; // a family ("memory") or a key ("memory.host_read")
+  int input = 1;     // compared with input 0
+  int points = 0;
+  double geomean_speedup = 1;
+  int better = 0, worse = 0, within_noise = 0;
+};
+
+struct Comparison {
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::string>> inputs; // run directories per input
+  std::vector<PointComparison> points;          // sorted by key, then params
+  std::vector<Summary> families;
+  std::vector<Summary> keys;
+};
+
+// The metric compared when none is given: the first the records have of busbw, Gb/s and GB/s
+// bandwidth, TFLOP/s, latency p50, time median.
+std::string default_metric(const nlohmann::json &metrics);
+// Relative half-width of the repetitions behind a value, from time_s p10/p90 (or latency
+// p50/p90); none when the record has neither.
+std::optional<double> relative_noise(const nlohmann::json &metrics);
+
+// Throws InputError when fewer than two inputs or labels of the wrong count are given.
+Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
+                        const std::vector<std::string> &labels, const CompareOptions &options);
+
+nlohmann::json to_json(const Comparison &c);
+Comparison comparison_from_json(const nlohmann::json &j); // for `railgauge report`
+std::string render_table(const Comparison &c);
+std::string render_markdown(const Comparison &c);
+
+} // namespace railgauge::compare

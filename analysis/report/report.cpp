@@ -1,0 +1,443 @@
+#include "analysis/report/report.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analysis/check/check_result.h"
+#include "analysis/report/svg.h"
+
+namespace railgauge::report {
+namespace {
+
+using json = nlohmann::json;
+
+// Params derived while running, or naming the part: not part of a curve's identity.
+const std::set<std::string> kNotSeries = {"size_bytes", "passes_per_call", "threads_used",
+                                          "total_bytes", "gpu", "rank", "numa_node", "device"};
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string text(const json &v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string md_escape(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+struct Page {
+  std::string html, md;
+  void heading(const std::string &h) {
+    std::string id;
+    for (char c : h)
+      id += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+    html += "<h2 id=\"" + id + "\">" + xml_escape(h) + "</h2>\n";
+    md += "\n## " + h + "\n\n";
+  }
+  void para(const std::string &p) {
+    html += "<p>" + xml_escape(p) + "</p>\n";
+    md += p + "\n\n";
+  }
+  void table(const std::vector<std::vector<std::string>> &rows,
+             const std::vector<std::string> &row_class = {}) {
+    if (rows.empty())
+      return;
+    html += "<table>";
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const auto cls = r < row_class.size() && !row_class[r].empty()
+                           ? " class=\"" + row_class[r] + "\""
+                           : std::string();
+      html += "<tr" + cls + ">";
+      for (const auto &c : rows[r])
+        html += (r == 0 ? "<th>" : "<td>") + xml_escape(c) + (r == 0 ? "</th>" : "</td>");
+      html += "</tr>";
+      md += "|";
+      for (const auto &c : rows[r])
+        md += " " + md_escape(c) + " |";
+      md += "\n";
+      if (r == 0) {
+        md += "|";
+        for (std::size_t i = 0; i < rows[0].size(); ++i)
+          md += "---|";
+        md += "\n";
+      }
+    }
+    html += "</table>\n";
+    md += "\n";
+  }
+};
+
+// ---------------------------------------------------------------- verdict
+void verdict_section(Page &page, const json &check) {
+  page.heading("Verdict");
+  page.para(fmt::format("Rules {} ({}): {} — {} node(s), {} fail, {} warn; {} violation(s), {} "
+                        "missing.",
+                        text(check["rules"]["name"]), text(check["rules"]["file"]),
+                        text(check["verdict"]), text(check["summary"]["nodes"]),
+                        text(check["summary"]["nodes_fail"]), text(check["summary"]["nodes_warn"]),
+                        text(check["summary"]["violations"]), text(check["summary"]["missing"])));
+  // Violations one per row; what could not be judged grouped by rule (a CPU-only run against a
+  // GPU profile misses hundreds of values, and one line per rule says it).
+  std::vector<std::vector<std::string>> rows = {{"host", "part", "level", "rule", "finding"}};
+  std::vector<std::string> cls = {""};
+  std::map<std::string, std::tuple<std::string, int, std::string>> missing; // rule -> level, n, eg
+  for (const auto &p : check["parts"])
+    for (const auto &f : p["findings"]) {
+      if (f["missing"].get<bool>()) {
+        auto &[level, n, example] = missing[text(f["rule"])];
+        if (level.empty() || (level != "fail" && text(f["level"]) == "fail"))
+          level = text(f["level"]);
+        if (example.empty())
+          example = text(p["host"]) + " " + text(p["label"]) + ": " + text(f["detail"]);
+        ++n;
+        continue;
+      }
+      rows.push_back({text(p["host"]), text(p["label"]), text(f["level"]), text(f["rule"]),
+                      text(f["text"])});
+      cls.push_back(f["level"] == "fail" ? "fail" : "warn");
+    }
+  if (rows.size() == 1)
+    page.para("No rule violated.");
+  else
+    page.table(rows, cls);
+  if (!missing.empty()) {
+    page.para("Rules that could not judge every value (missing records or metrics, a fleet too "
+              "small); a missing value is never a pass:");
+    std::vector<std::vector<std::string>> m = {{"rule", "level", "values", "for example"}};
+    std::vector<std::string> mcls = {""};
+    for (const auto &[rule, v] : missing) {
+      const auto &[level, n, example] = v;
+      m.push_back({rule, level, std::to_string(n), example});
+      mcls.push_back(level == "fail" ? "fail" : level == "warn" ? "warn" : "");
+    }
+    page.table(m, mcls);
+  }
+  if (!check["drain"].empty()) {
+    std::string d;
+    for (const auto &h : check["drain"])
+      d += (d.empty() ? "" : ", ") + text(h);
+    page.para("Drain: " + d);
+  }
+}
+
+// ---------------------------------------------------------------- GEMM vs t
+void gemm_section(Page &page, const analysis::RunSet &runs) {
+  // (key, model, dtype) -> op -> tp -> values
+  std::map<std::string, std::map<std::string, std::map<double, std::vector<double>>>> groups;
+  bool any_efficiency = false;
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records) {
+      if (!r.key.starts_with("gemm.") || r.status != Status::ok || !r.params.contains("tp") ||
+          !r.params["tp"].is_number())
+        continue;
+      const bool eff = r.metrics.contains("efficiency") && r.metrics["efficiency"].is_number();
+      const bool tfl = r.metrics.contains("tflops") && r.metrics["tflops"].is_number();
+      if (!eff && !tfl)
+        continue;
+      any_efficiency = any_efficiency || eff;
+      const std::string op = r.params.contains("op") ? text(r.params["op"]) : r.key;
+      const std::string group =
+          fmt::format("{} model={} dtype={}", r.key,
+                      r.params.contains("model") ? text(r.params["model"]) : "-",
+                      r.params.contains("dtype") ? text(r.params["dtype"]) : "-");
+      groups[group][op][r.params["tp"].get<double>()].push_back(
+          eff ? r.metrics["efficiency"].get<double>() : r.metrics["tflops"].get<double>());
+    }
+  if (groups.empty())
+    return;
+  page.heading("GEMM efficiency versus tensor parallelism t");
+  const std::string unit = any_efficiency ? "efficiency (fraction of peak)" : "TFLOP/s";
+  page.para("Each line is one GEMM of a transformer layer; x: tensor-parallel degree t (the "
+            "shard each GPU computes shrinks with t), y: " +
+            unit + ", median over GPUs and ranks.");
+  for (const auto &[group, ops] : groups) {
+    std::vector<Series> series;
+    std::vector<std::vector<std::string>> rows = {{"op"}};
+    std::set<double> tps;
+    for (const auto &[op, by_tp] : ops)
+      for (const auto &[tp, _] : by_tp)
+        tps.insert(tp);
+    for (double t : tps)
+      rows[0].push_back(fmt::format("t={:g}", t));
+    for (const auto &[op, by_tp] : ops) {
+      Series s{op, {}};
+      std::vector<std::string> row = {op};
+      for (double t : tps) {
+        const auto it = by_tp.find(t);
+        if (it == by_tp.end()) {
+          row.push_back("-");
+          continue;
+        }
+        const double v = median_of(it->second);
+        s.points.emplace_back(t, v);
+        row.push_back(fmt::format("{:.3g}", v));
+      }
+      series.push_back(std::move(s));
+      rows.push_back(row);
+    }
+    page.html += "<figure>" + line_chart(group, "tensor-parallel degree t", unit, series, true,
+                                         false) +
+                 "</figure>\n";
+    page.md += "**" + group + "** (" + unit + ")\n\n";
+    const auto html = page.html;
+    page.table(rows);
+    page.html = html; // the chart stands for the table on the HTML page
+  }
+}
+
+// ---------------------------------------------------------------- bandwidth vs size
+struct FamilyMetric {
+  const char *family, *metric, *unit;
+};
+constexpr FamilyMetric kFamilies[] = {
+    {"memory", "bandwidth_gbytes_per_s", "GB/s"},
+    {"offload", "bandwidth_gbytes_per_s", "GB/s"},
+    {"collectives", "busbw_gbytes_per_s", "bus bandwidth GB/s"},
+    {"rdma", "bandwidth_gbits_per_s", "Gb/s"},
+};
+
+void bandwidth_section(Page &page, const analysis::RunSet &runs) {
+  bool headed = false;
+  for (const auto &fm : kFamilies) {
+    std::map<std::string, std::map<double, std::vector<double>>> curves;
+    for (const auto &run : runs.runs)
+      for (const auto &r : run.records) {
+        if (!r.key.starts_with(std::string(fm.family) + ".") || r.status != Status::ok ||
+            !r.params.contains("size_bytes") || !r.params["size_bytes"].is_number() ||
+            !r.metrics.contains(fm.metric) || !r.metrics[fm.metric].is_number() ||
+            r.params.contains("src") || r.params.contains("src_rank"))
+          continue;
+        std::string name = r.key;
+        for (const auto &[k, v] : r.params.items())
+          if (!kNotSeries.count(k))
+            name += " " + k + "=" + text(v);
+        curves[name][r.params["size_bytes"].get<double>()].push_back(
+            r.metrics[fm.metric].get<double>());
+      }
+    if (curves.empty())
+      continue;
+    if (!headed) {
+      page.heading("Bandwidth versus size");
+      page.para("x: bytes per buffer or message (log scale), y: bandwidth (GB = 1e9 bytes, "
+                "Gb = 1e9 bits), median over parts and ranks; one line per benchmark and "
+                "setting.");
+      headed = true;
+    }
+    std::vector<Series> series;
+    std::vector<std::vector<std::string>> rows = {{"series", "size_bytes", fm.unit}};
+    for (const auto &[name, by_size] : curves) {
+      Series s{name, {}};
+      for (const auto &[size, values] : by_size) {
+        s.points.emplace_back(size, median_of(values));
+        rows.push_back({name, tick_label(size, true), fmt::format("{:.4g}", median_of(values))});
+      }
+      series.push_back(std::move(s));
+    }
+    page.html += "<figure>" +
+                 line_chart(std::string(fm.family) + ": " + fm.unit + " versus size", "size",
+                            fm.unit, series, true, true) +
+                 "</figure>\n";
+    page.md += "**" + std::string(fm.family) + "** (" + fm.unit + ")\n\n";
+    const auto html = page.html;
+    page.table(rows);
+    page.html = html;
+  }
+}
+
+// ---------------------------------------------------------------- pair matrices
+void pair_section(Page &page, const analysis::RunSet &runs) {
+  // (key, size) -> (src, dst) -> values
+  std::map<std::string, std::map<std::pair<std::string, std::string>, std::vector<double>>> mats;
+  std::map<std::string, std::string> units;
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records) {
+      const char *src = r.params.contains("src") ? "src" : "src_rank";
+      const char *dst = r.params.contains("dst") ? "dst" : "dst_rank";
+      if (r.status != Status::ok || !r.params.contains(src) || !r.params.contains(dst))
+        continue;
+      const auto metric = compare::default_metric(r.metrics);
+      if (metric.empty() || metric.find("latency") != std::string::npos ||
+          metric.find("time_s") != std::string::npos)
+        continue;
+      const auto name = metric.substr(std::string("metrics.").size());
+      const std::string id =
+          r.key + (r.params.contains("size_bytes")
+                       ? " size " + tick_label(r.params["size_bytes"].get<double>(), true)
+                       : "");
+      units[id] = name;
+      mats[id][{text(r.params[src]), text(r.params[dst])}].push_back(r.metrics[name].get<double>());
+    }
+  if (mats.empty())
+    return;
+  page.heading("Pair matrices");
+  page.para(fmt::format("Rows: source, columns: destination. A pair under {:.0f}% of the "
+                        "matrix's best value is marked bad (ClusterKit's rule).",
+                        kBadPairFraction * 100));
+  for (const auto &[id, cells] : mats) {
+    std::set<std::string, decltype(&check::natural_less)> names(&check::natural_less);
+    double best = 0;
+    for (const auto &[pair, v] : cells) {
+      names.insert(pair.first);
+      names.insert(pair.second);
+      best = std::max(best, median_of(v));
+    }
+    const std::vector<std::string> labels(names.begin(), names.end());
+    std::vector<std::vector<std::optional<double>>> values(labels.size(),
+                                                           std::vector<std::optional<double>>(labels.size()));
+    std::vector<std::vector<bool>> bad(labels.size(), std::vector<bool>(labels.size()));
+    std::vector<std::vector<std::string>> bad_rows = {{"source", "destination", units[id]}};
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      for (std::size_t j = 0; j < labels.size(); ++j) {
+        const auto it = cells.find({labels[i], labels[j]});
+        if (it == cells.end())
+          continue;
+        const double v = median_of(it->second);
+        values[i][j] = v;
+        bad[i][j] = v < kBadPairFraction * best;
+        if (bad[i][j])
+          bad_rows.push_back({labels[i], labels[j], fmt::format("{:.4g}", v)});
+      }
+    page.html += "<figure>" + heat_map(id, labels, labels, values, bad, units[id]) + "</figure>\n";
+    page.md += fmt::format("**{}**: {} pairs, best {:.4g} {}; bad pairs:\n\n", id, cells.size(),
+                           best, units[id]);
+    if (bad_rows.size() == 1)
+      page.para("none");
+    else
+      page.table(bad_rows);
+  }
+}
+
+// ---------------------------------------------------------------- comparison
+void comparison_section(Page &page, const compare::Comparison &c) {
+  page.heading("Summary per family");
+  page.para("Geometric mean over matched points of the speedup against " + c.labels[0] +
+            " (> 1: better; time and latency inverted).");
+  std::vector<std::vector<std::string>> rows = {
+      {"family", "compared", "speedup", "points", "better", "worse", "within noise"}};
+  for (const auto &s : c.families)
+    rows.push_back({s.group, c.labels[s.input] + " vs " + c.labels[0],
+                    fmt::format("{:.3f}", s.geomean_speedup), std::to_string(s.points),
+                    std::to_string(s.better), std::to_string(s.worse),
+                    std::to_string(s.within_noise)});
+  page.table(rows);
+  // Ratio versus size per key and input.
+  std::map<std::string, std::vector<Series>> by_key;
+  for (std::size_t i = 1; i < c.labels.size(); ++i) {
+    std::map<std::string, Series> series;
+    for (const auto &p : c.points) {
+      if (!p.params.contains("size_bytes") || !p.ratio[i - 1])
+        continue;
+      std::string name = c.labels[i] + "/" + c.labels[0];
+      for (const auto &[k, v] : p.params.items())
+        if (!kNotSeries.count(k))
+          name += " " + k + "=" + text(v);
+      auto &s = series[p.key + "\n" + name];
+      s.name = name;
+      s.points.emplace_back(p.params["size_bytes"].get<double>(), *p.ratio[i - 1]);
+    }
+    for (auto &[k, s] : series) {
+      std::sort(s.points.begin(), s.points.end());
+      by_key[k.substr(0, k.find('\n'))].push_back(s);
+    }
+  }
+  if (!by_key.empty())
+    page.heading("Ratio versus size");
+  for (const auto &[key, series] : by_key)
+    page.html += "<figure>" + line_chart(key + ": ratio of the metric", "size", "ratio", series,
+                                         true, true) +
+                 "</figure>\n";
+  page.heading("Per point");
+  std::vector<std::vector<std::string>> pts = {{"key", "params", "metric"}};
+  for (const auto &l : c.labels)
+    pts[0].push_back(l);
+  for (std::size_t i = 1; i < c.labels.size(); ++i) {
+    pts[0].push_back(c.labels[i] + "/" + c.labels[0]);
+    pts[0].push_back("verdict");
+  }
+  std::vector<std::string> cls = {""};
+  for (const auto &p : c.points) {
+    std::string params;
+    for (const auto &[k, v] : p.params.items())
+      params += (params.empty() ? "" : " ") + k + "=" + text(v);
+    std::vector<std::string> row = {p.key, params, p.metric};
+    for (const auto &s : p.sides)
+      row.push_back(s ? fmt::format("{:.4g}", s->value) : "-");
+    std::string worst;
+    for (std::size_t i = 1; i < p.sides.size(); ++i) {
+      row.push_back(p.ratio[i - 1] ? fmt::format("{:.3f}", *p.ratio[i - 1]) : "-");
+      row.push_back(p.verdict[i - 1]);
+      if (p.verdict[i - 1] == "worse")
+        worst = "warn";
+    }
+    pts.push_back(row);
+    cls.push_back(worst);
+  }
+  page.table(pts, cls);
+}
+
+constexpr const char *kStyle =
+    "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}"
+    "table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}"
+    "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}"
+    "tr.fail td{background:#fde2e2}tr.warn td{background:#fff4d6}"
+    "figure{margin:8px 0 20px}h2{border-bottom:1px solid #ddd;padding-bottom:4px}"
+    "p.meta{color:#666;font-size:12px}";
+
+} // namespace
+
+Report build_report(const ReportInput &in) {
+  Page page;
+  std::string meta;
+  if (in.runs) {
+    std::set<std::string> hosts;
+    std::map<std::string, int> status;
+    for (const auto &run : in.runs->runs)
+      for (const auto &r : run.records) {
+        hosts.insert(r.host);
+        ++status[std::string(to_string(r.status))];
+      }
+    std::string counts;
+    for (const auto &[s, n] : status)
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, s);
+    meta = fmt::format("{} run director{}, {} host{}, records: {}.", in.runs->runs.size(),
+                       in.runs->runs.size() == 1 ? "y" : "ies", hosts.size(),
+                       hosts.size() == 1 ? "" : "s", counts.empty() ? "none" : counts);
+  } else if (in.comparison) {
+    meta = "Comparison of";
+    for (std::size_t i = 0; i < in.comparison->labels.size(); ++i)
+      meta += fmt::format("{} {} ({} run{})", i ? "," : "", in.comparison->labels[i],
+                          in.comparison->inputs[i].size(),
+                          in.comparison->inputs[i].size() == 1 ? "" : "s");
+    meta += ".";
+  }
+  page.md = "# " + in.title + "\n\n" + meta + "\n";
+  if (in.check)
+    verdict_section(page, *in.check);
+  if (in.runs) {
+    gemm_section(page, *in.runs);
+    bandwidth_section(page, *in.runs);
+    pair_section(page, *in.runs);
+  }
+  if (in.comparison)
+    comparison_section(page, *in.comparison);
+  Report out;
+  out.html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
+             xml_escape(in.title) + "</title><style>" + kStyle + "</style></head><body>\n<h1>" +
+             xml_escape(in.title) + "</h1>\n<p class=\"meta\">" + xml_escape(meta) + "</p>\n" +
+             page.html + "</body></html>\n";
+  out.markdown = page.md;
+  return out;
+}
+
+} // namespace railgauge::report

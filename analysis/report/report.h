@@ -1,0 +1,38 @@
+#pragma once
+// `railgauge report`: one self-contained HTML page (inline SVG and CSS, no scripts, nothing
+// fetched) and its markdown twin, for a run (or many) or for a comparison:
+//   - the verdict table, when given a check JSON (railgauge check --json);
+//   - GEMM efficiency (else TFLOP/s) versus tensor-parallel degree t, one line per GEMM (op);
+//   - bandwidth versus message/buffer size per family (memory, offload: GB/s; collectives: bus
+//     bandwidth GB/s; rdma: Gb/s);
+//   - pair matrices as heat maps for records with src/dst params, pairs under 93% of the best
+//     marked bad (ClusterKit's rule);
+//   - for a comparison: the per-family summary and ratio versus size per key.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/compare/compare.h"
+#include "analysis/run_set.h"
+
+namespace railgauge::report {
+
+struct ReportInput {
+  std::string title;
+  const analysis::RunSet *runs = nullptr;            // a run report, or
+  const compare::Comparison *comparison = nullptr;   // a comparison report
+  std::optional<nlohmann::json> check;               // railgauge.check/1, optional
+};
+
+struct Report {
+  std::string html;
+  std::string markdown;
+};
+
+// Pairs under this fraction of the matrix's best value are marked bad (ClusterKit: 93%).
+inline constexpr double kBadPairFraction = 0.93;
+
+Report build_report(const ReportInput &input);
+
+} // namespace railgauge::report

@@ -1,0 +1,57 @@
+#pragma once
+// Small SVG pieces for the report: scales, axes, polylines, heat-map cells and two charts built
+// from them. Plain strings of inline SVG (no scripts, no external references), each a pure
+// function so the tests can check them piece by piece and the page is deterministic.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace railgauge::report {
+
+// Maps a data interval onto a pixel interval, linearly or in log10 (log needs positive data).
+struct Scale {
+  double d0 = 0, d1 = 1; // data
+  double r0 = 0, r1 = 1; // pixels
+  bool log = false;
+
+  double map(double v) const;
+  // Tick values: powers of 2 or 10 on a log scale (at most ~8), "nice" steps on a linear one.
+  std::vector<double> ticks() const;
+};
+
+// Padded to nice bounds; a log scale over bytes uses powers of two.
+Scale make_scale(double lo, double hi, double r0, double r1, bool log);
+
+std::string xml_escape(const std::string &text);
+// 1024 -> "1 KiB", 1.5e9 -> "1.5 GiB" for byte axes; %.3g otherwise.
+std::string tick_label(double v, bool bytes);
+// Colour for t in [0, 1] (dark blue -> yellow, viridis-like), "#rrggbb".
+std::string heat_color(double t);
+
+std::string axes(const Scale &x, const Scale &y, const std::string &x_label,
+                 const std::string &y_label, bool x_bytes);
+std::string polyline(const Scale &x, const Scale &y,
+                     const std::vector<std::pair<double, double>> &points,
+                     const std::string &color, const std::string &title);
+// One cell; `bad` draws a red frame and a cross over it.
+std::string heat_cell(double x, double y, double w, double h, const std::string &color,
+                      const std::string &title, bool bad);
+
+struct Series {
+  std::string name;
+  std::vector<std::pair<double, double>> points; // sorted by x
+};
+
+// A whole chart, width x height px, with a legend under the plot.
+std::string line_chart(const std::string &title, const std::string &x_label,
+                       const std::string &y_label, const std::vector<Series> &series, bool log_x,
+                       bool x_bytes);
+
+// rows x cols matrix (missing cells none), bad cells marked; caption says what is what.
+std::string heat_map(const std::string &title, const std::vector<std::string> &rows,
+                     const std::vector<std::string> &cols,
+                     const std::vector<std::vector<std::optional<double>>> &values,
+                     const std::vector<std::vector<bool>> &bad, const std::string &unit);
+
+} // namespace railgauge::report

@@ -1,0 +1,115 @@
+#include "collectives/collective_point.h"
+
+#include <fmt/format.h>
+
+namespace railgauge::collectives {
+
+std::vector<Axis> collective_axes(Kind kind, bool textbook) {
+  std::vector<Axis> axes;
+  axes.push_back(
+      {"size_bytes",
+       AxisType::bytes,
+       "max(send, recv) bytes of one rank, as nccl-tests counts them",
+       {std::int64_t{4096}, std::int64_t{65536}, std::int64_t{1} << 20, std::int64_t{16} << 20},
+       {}});
+  axes.push_back(
+      {"dtype", AxisType::text, "element type", {std::string("float32")}, dtype_names()});
+  if (reduces(kind))
+    axes.push_back(
+        {"op", AxisType::text, "reduction operation", {std::string("sum")}, redop_names()});
+  if (textbook) {
+    std::vector<std::string> names;
+    std::vector<AxisValue> all;
+    for (auto a : algorithms_for(kind)) {
+      names.emplace_back(to_string(a));
+      all.emplace_back(std::string(to_string(a)));
+    }
+    axes.push_back({"algorithm", AxisType::text,
+                    "textbook algorithm, measured beside the library's own collective", all,
+                    names});
+  } else {
+    axes.push_back({"in_place",
+                    AxisType::text,
+                    "out_of_place (separate send and receive buffers) or in_place",
+                    {std::string("out_of_place"), std::string("in_place")},
+                    {"out_of_place", "in_place"}});
+  }
+  if (has_root(kind) && !textbook)
+    axes.push_back({"root", AxisType::integer, "root rank (of the group)", {std::int64_t{0}}, {}});
+  axes.push_back({"iterations",
+                  AxisType::integer,
+                  "timed iterations, each after a barrier, every rank timing each",
+                  {std::int64_t{20}},
+                  {}});
+  axes.push_back({"warmup", AxisType::integer, "untimed iterations first", {std::int64_t{5}}, {}});
+  axes.push_back({"timeout_s",
+                  AxisType::real,
+                  "watchdog: a collective not complete after this long aborts the communicator "
+                  "and names the ranks that did not answer",
+                  {30.0},
+                  {}});
+  axes.push_back({"groups",
+                  AxisType::text,
+                  "group split, fastest-varying first, e.g. tp=8,pp=4,dp=rest; world = no split",
+                  {std::string("world")},
+                  {}});
+  axes.push_back({"group_type",
+                  AxisType::text,
+                  "which groups run: world, one axis of `groups` (all its groups at once), or "
+                  "concurrent (every axis at once)",
+                  {std::string("world")},
+                  {}});
+  return axes;
+}
+
+CollectivePoint read_point(Kind kind, const Point &point) {
+  CollectivePoint p;
+  p.kind = kind;
+  p.size_bytes = static_cast<std::uint64_t>(point.integer("size_bytes"));
+  p.dtype = *parse_dtype(point.text("dtype"));
+  if (point.has("op"))
+    p.op = *parse_redop(point.text("op"));
+  if (point.has("in_place"))
+    p.in_place = point.text("in_place") == "in_place";
+  if (point.has("root"))
+    p.root = static_cast<int>(point.integer("root"));
+  if (point.has("algorithm"))
+    p.algorithm = parse_algorithm(point.text("algorithm"));
+  p.iterations = static_cast<int>(point.integer("iterations"));
+  p.warmup = static_cast<int>(point.integer("warmup"));
+  p.timeout_s = point.real("timeout_s");
+  p.groups = point.text("groups");
+  p.group_type = point.text("group_type");
+  return p;
+}
+
+std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks) {
+  if (group_ranks < 2)
+    return std::string(kNeedsRanks);
+  if (p.iterations < 1 || p.warmup < 0 || !(p.timeout_s > 0))
+    return std::string("iterations must be >= 1, warmup >= 0 and timeout_s > 0");
+  if (p.root < 0 || p.root >= group_ranks)
+    return fmt::format("root {} is not a rank of a group of {}", p.root, group_ranks);
+  if (!counts_for(p.kind, p.size_bytes, element_bytes(p.dtype), group_ranks))
+    return fmt::format("{} bytes of {} do not split into whole elements for each of {} ranks",
+                       p.size_bytes, to_string(p.dtype), group_ranks);
+  return std::nullopt;
+}
+
+nlohmann::json collective_metrics(const LockstepResult &r, Kind kind, std::uint64_t size_bytes,
+                                  int group_ranks) {
+  auto m = r.to_json();
+  m["bytes_per_call"] = size_bytes;
+  const auto median = bandwidth(kind, size_bytes, group_ranks, r.time_s.median);
+  const auto best = bandwidth(kind, size_bytes, group_ranks, r.time_s.min);
+  m["algbw_gbytes_per_s"] = median.algbw_gbytes_per_s;
+  m["busbw_gbytes_per_s"] = median.busbw_gbytes_per_s;
+  m["busbw_max_gbytes_per_s"] = best.busbw_gbytes_per_s;
+  m["bus_factor"] = bus_factor(kind, group_ranks);
+  if (r.back_to_back_s > 0)
+    m["wall_busbw_gbytes_per_s"] =
+        bandwidth(kind, size_bytes, group_ranks, r.back_to_back_s).busbw_gbytes_per_s;
+  return m;
+}
+
+} // namespace railgauge::collectives

@@ -1,0 +1,51 @@
+#pragma once
+// The axes every collectives benchmark shares, whatever its backend (MPI on host memory, NCCL
+// on device memory), read back into one struct, and the metrics one lockstep point becomes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectives/bus_bandwidth.h"
+#include "collectives/dtype.h"
+#include "collectives/textbook.h"
+#include "harness/axis.h"
+#include "harness/lockstep.h"
+
+namespace railgauge::collectives {
+
+// What a single-process run says for every multi-rank point.
+inline constexpr const char *kNeedsRanks =
+    "needs >= 2 ranks: launch with mpirun -np N or srun (one rank per GPU or per node)";
+
+struct CollectivePoint {
+  Kind kind = Kind::all_reduce;
+  std::uint64_t size_bytes = 0;
+  DType dtype = DType::f32;
+  RedOp op = RedOp::sum;
+  bool in_place = false;
+  int root = 0;
+  int iterations = 20;
+  int warmup = 5;
+  double timeout_s = 30;
+  std::string groups = "world";       // a group spec (groups.h) or "world"
+  std::string group_type = "world";   // an axis of `groups`, "world" or "concurrent"
+  std::optional<Algorithm> algorithm; // textbook benchmarks only
+};
+
+// The axes of a `kind` benchmark; `textbook` adds the algorithm axis (and drops the kinds'
+// root and in-place choices that the textbook algorithms do not have).
+std::vector<Axis> collective_axes(Kind kind, bool textbook);
+CollectivePoint read_point(Kind kind, const Point &point);
+
+// The waive reason of a point on `ranks` ranks (its group size), or nullopt.
+std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks);
+
+// Lockstep metrics plus size_bytes, algbw and busbw from the per-iteration max over ranks
+// (median: busbw_gbytes_per_s; fastest iteration: busbw_max_gbytes_per_s).
+nlohmann::json collective_metrics(const LockstepResult &r, Kind kind, std::uint64_t size_bytes,
+                                  int group_ranks);
+
+} // namespace railgauge::collectives

@@ -1,0 +1,123 @@
+#include "collectives/mpi/mpi_collective.h"
+
+#include <fmt/format.h>
+
+#include "harness/run_context.h"
+
+namespace railgauge::collectives {
+namespace {
+
+constexpr std::uint64_t kSeed = 2026;
+
+// collectives.mpi_<kind>: the MPI library's own collective on host memory, every rank in
+// lockstep. Nonblocking calls (MPI_Iallreduce, ...) waited for in the watchdog's test loop, so
+// that no call can hang; Open MPI serves them from its nonblocking component (libnbc), whose
+// algorithms can differ from the blocking calls' tuned ones.
+class MpiCollective final : public Benchmark {
+public:
+  MpiCollective(Kind kind, std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
+      : kind_(kind), family_(std::move(family)), hooks_(std::move(hooks)),
+        key_(fmt::format("collectives.mpi_{}", to_string(kind))),
+        description_(fmt::format("MPI {} on host memory: per-iteration time (max over ranks), "
+                                 "algbw and busbw (GB/s), slowest rank, data checked",
+                                 to_string(kind))) {}
+
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
+  std::vector<Axis> axes() const override { return collective_axes(kind_, false); }
+
+  std::optional<std::string> supported(const RunContext &, const Point &point) const override {
+    const auto p = read_point(kind_, point);
+    if (p.in_place && (kind_ == Kind::sendrecv))
+      return "MPI has no nonblocking in-place sendrecv (MPI_Isendrecv_replace is MPI-4): "
+             "out_of_place only";
+    if (!p.in_place && kind_ == Kind::broadcast)
+      return "MPI_Bcast has a single buffer: in_place only";
+    const int world = family_->world_size_hint();
+    if (world < 2)
+      return std::string(kNeedsRanks);
+    if (p.groups == "world" && p.group_type != "world")
+      return "group_type needs a `groups` split (e.g. -a groups=tp=2,dp=rest)";
+    return point_problem(p, group_size_for(p, world));
+  }
+
+  Outcome run(RunContext &, const Point &point) override {
+    const auto p = read_point(kind_, point);
+    auto &s = family_->session();
+    const auto groups = mpi_groups(s, p);
+    std::vector<MpiBuffers> buffers;
+    for (const auto &g : groups)
+      buffers.emplace_back(p, g);
+    for (auto &b : buffers)
+      b.fill(kSeed);
+    const std::string what = fmt::format("{} of {} bytes", to_string(kind_), p.size_bytes);
+    int iteration = -p.warmup;
+    std::vector<MPI_Request> requests;
+    const Operation op = [&] {
+      if (hooks_->before_iteration)
+        hooks_->before_iteration(iteration);
+      ++iteration;
+      requests.clear();
+      for (auto &b : buffers)
+        b.start(s, requests);
+      s.wait_all(requests, what, p.timeout_s);
+    };
+    MpiLockstepGroup world(s, s.world(), p.timeout_s);
+    HostIterationTimer timer;
+    LockstepSpec spec;
+    spec.warmup = p.warmup;
+    spec.iterations = p.iterations;
+    std::vector<int> names;
+    for (int r = 0; r < s.size(); ++r)
+      names.push_back(r);
+    const auto result = run_lockstep(world, timer, spec, op, names);
+
+    // The data check: fresh inputs, one more call, every rank's outputs compared.
+    for (auto &b : buffers)
+      b.fill(kSeed);
+    iteration = p.iterations; // past the hooks' range
+    op();
+    CheckResult mine;
+    for (auto &b : buffers) {
+      if (hooks_->before_check)
+        hooks_->before_check(b.output(), b.output_bytes());
+      mine.add(b.check(kSeed));
+    }
+    const long long wrong_all =
+        s.all_reduce_sum(s.world(), static_cast<long long>(mine.wrong), p.timeout_s);
+
+    Outcome out;
+    const auto &g = groups.front();
+    out.metrics = groups.size() == 1 ? collective_metrics(result, kind_, p.size_bytes, g.size)
+                                     : result.to_json();
+    out.metrics["wrong_elements"] = wrong_all;
+    out.metrics["wrong_elements_this_rank"] = mine.wrong;
+    out.metrics["mpi_library"] = s.library_version();
+    out.derived_params["world_size"] = s.size();
+    out.derived_params["group_type"] = groups.size() == 1 ? g.type : "concurrent";
+    out.derived_params["group_index"] = g.index;
+    out.derived_params["group_size"] = g.size;
+    out.derived_params["backend"] = "mpi";
+    std::vector<std::string> problems;
+    if (wrong_all > 0)
+      problems.push_back(fmt::format("{} elements wrong over all ranks; this rank: {}", wrong_all,
+                                     mine.describe("its output")));
+    out.conclude_data_check(problems);
+    return out;
+  }
+
+private:
+  Kind kind_;
+  std::shared_ptr<MpiFamily> family_;
+  std::shared_ptr<MpiTestHooks> hooks_;
+  std::string key_, description_;
+};
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_mpi_collective(Kind kind, std::shared_ptr<MpiFamily> family,
+                                               std::shared_ptr<MpiTestHooks> hooks) {
+  return std::make_unique<MpiCollective>(kind, std::move(family), std::move(hooks));
+}
+
+} // namespace railgauge::collectives

@@ -1,0 +1,16 @@
+#pragma once
+// The MPI backend's benchmarks (built only with MPI; register_collectives_mpi registers them).
+#include <memory>
+
+#include "collectives/bus_bandwidth.h"
+#include "collectives/mpi/mpi_point.h"
+#include "harness/benchmark.h"
+
+namespace railgauge::collectives {
+
+std::unique_ptr<Benchmark> make_mpi_collective(Kind kind, std::shared_ptr<MpiFamily> family,
+                                               std::shared_ptr<MpiTestHooks> hooks);
+std::unique_ptr<Benchmark> make_mpi_textbook(Kind kind, std::shared_ptr<MpiFamily> family,
+                                             std::shared_ptr<MpiTestHooks> hooks);
+
+} // namespace railgauge::collectives

@@ -1,0 +1,205 @@
+#include "collectives/mpi/mpi_point.h"
+
+#include <climits>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "collectives/groups.h"
+
+namespace railgauge::collectives {
+namespace {
+
+int to_int(std::uint64_t count) {
+  if (count > static_cast<std::uint64_t>(INT_MAX))
+    throw BackendError(fmt::format("count {} exceeds MPI's int count", count));
+  return static_cast<int>(count);
+}
+
+} // namespace
+
+int group_size_for(const CollectivePoint &p, int world) {
+  if (p.groups == "world" || p.group_type == "world")
+    return world;
+  const auto layout = parse_group_layout(p.groups, world, "axis groups");
+  if (p.group_type == "concurrent") {
+    int smallest = world;
+    for (const auto &a : layout.axes)
+      smallest = std::min(smallest, a.size);
+    return smallest;
+  }
+  return layout.axis(p.group_type).size;
+}
+
+std::vector<MpiGroup> mpi_groups(MpiSession &s, const CollectivePoint &p) {
+  if (p.groups == "world" || p.group_type == "world") {
+    MpiGroup g;
+    g.comm = s.world();
+    g.rank = s.rank();
+    g.size = s.size();
+    return {g};
+  }
+  const auto layout = parse_group_layout(p.groups, s.size(), "axis groups");
+  std::vector<std::string> types;
+  if (p.group_type == "concurrent") {
+    for (const auto &a : layout.axes)
+      types.push_back(a.name);
+  } else {
+    bool known = false;
+    for (const auto &a : layout.axes)
+      known = known || a.name == p.group_type;
+    if (!known)
+      throw InputError(
+          fmt::format("group_type '{}' is not an axis of '{}'", p.group_type, p.groups),
+          "axis group_type", "name one of the axes of `groups`, world or concurrent");
+    types.push_back(p.group_type);
+  }
+  std::vector<MpiGroup> groups;
+  for (const auto &type : types) {
+    const auto g = group_of(layout, type, s.rank());
+    MpiGroup m;
+    m.type = type;
+    m.index = g.index;
+    m.rank = g.rank_in_group;
+    m.size = static_cast<int>(g.members.size());
+    m.comm = s.split(p.groups + "/" + type, g.index, g.rank_in_group);
+    groups.push_back(m);
+  }
+  return groups;
+}
+
+MpiBuffers::MpiBuffers(const CollectivePoint &p, const MpiGroup &g)
+    : p_(p), g_(g), elt_(element_bytes(p.dtype)) {
+  const auto c = counts_for(p.kind, p.size_bytes, elt_, g.size);
+  if (!c)
+    throw BackendError("size does not split into whole elements per rank");
+  c_ = *c;
+  // In place, one buffer holds both: the larger of the two.
+  const std::size_t recv_elems =
+      p.in_place ? std::max(c_.send_elems, c_.recv_elems) : c_.recv_elems;
+  recv_.resize(recv_elems * elt_);
+  if (!p.in_place)
+    send_.resize(c_.send_elems * elt_);
+}
+
+std::byte *MpiBuffers::output() { return recv_.data(); }
+std::size_t MpiBuffers::output_bytes() const { return recv_.size(); }
+
+void MpiBuffers::fill(std::uint64_t seed) {
+  std::memset(recv_.data(), 0xff, recv_.size()); // NaN / -1: an unwritten output is wrong
+  const int r = g_.rank, n = g_.size;
+  const std::uint64_t count = c_.count;
+  std::byte *in = p_.in_place ? recv_.data() : send_.data();
+  switch (p_.kind) {
+  case Kind::all_reduce:
+  case Kind::reduce:
+  case Kind::sendrecv:
+  case Kind::reduce_scatter:
+  case Kind::alltoall:
+    fill_input(p_.dtype, p_.op, seed, r, n, 0, in, c_.send_elems);
+    break;
+  case Kind::broadcast:
+    if (r == p_.root)
+      fill_input(p_.dtype, p_.op, seed, r, n, 0, in, c_.send_elems);
+    break;
+  case Kind::all_gather: {
+    // In place, this rank's block sits at its offset of the output.
+    std::byte *at = p_.in_place ? recv_.data() + static_cast<std::size_t>(r) * count * elt_ : in;
+    fill_input(p_.dtype, p_.op, seed, r, n, static_cast<std::uint64_t>(r) * count, at, count);
+    break;
+  }
+  }
+}
+
+void MpiBuffers::start(MpiSession &s, std::vector<MPI_Request> &requests) {
+  const MPI_Datatype type = s.datatype(p_.dtype);
+  const int count = to_int(c_.count);
+  const void *send = p_.in_place ? MPI_IN_PLACE : send_.data();
+  void *recv = recv_.data();
+  MPI_Request req = MPI_REQUEST_NULL;
+  switch (p_.kind) {
+  case Kind::all_reduce:
+    check_mpi(MPI_Iallreduce(send, recv, count, type, s.op(p_.dtype, p_.op), g_.comm, &req),
+              "MPI_Iallreduce");
+    break;
+  case Kind::all_gather:
+    check_mpi(MPI_Iallgather(send, count, type, recv, count, type, g_.comm, &req),
+              "MPI_Iallgather");
+    break;
+  case Kind::reduce_scatter:
+    check_mpi(
+        MPI_Ireduce_scatter_block(send, recv, count, type, s.op(p_.dtype, p_.op), g_.comm, &req),
+        "MPI_Ireduce_scatter_block");
+    break;
+  case Kind::alltoall:
+    check_mpi(MPI_Ialltoall(send, count, type, recv, count, type, g_.comm, &req), "MPI_Ialltoall");
+    break;
+  case Kind::broadcast:
+    check_mpi(MPI_Ibcast(recv, count, type, p_.root, g_.comm, &req), "MPI_Ibcast");
+    break;
+  case Kind::reduce: {
+    // In place, only the root passes MPI_IN_PLACE; the others send from the same buffer.
+    const void *rsend = p_.in_place ? (g_.rank == p_.root ? MPI_IN_PLACE : recv) : send;
+    check_mpi(MPI_Ireduce(rsend, recv, count, type, s.op(p_.dtype, p_.op), p_.root, g_.comm, &req),
+              "MPI_Ireduce");
+    break;
+  }
+  case Kind::sendrecv: {
+    // Ring shift: receive from the left neighbour, send to the right one.
+    const int n = g_.size, left = (g_.rank - 1 + n) % n, right = (g_.rank + 1) % n;
+    MPI_Request recv_req;
+    check_mpi(MPI_Irecv(recv, count, type, left, 0, g_.comm, &recv_req), "MPI_Irecv");
+    requests.push_back(recv_req);
+    check_mpi(MPI_Isend(send_.data(), count, type, right, 0, g_.comm, &req), "MPI_Isend");
+    break;
+  }
+  }
+  requests.push_back(req);
+}
+
+CheckResult MpiBuffers::check(std::uint64_t seed) const {
+  const int r = g_.rank, n = g_.size;
+  const std::uint64_t count = c_.count;
+  const DType t = p_.dtype;
+  const RedOp op = p_.op;
+  const std::byte *out = recv_.data();
+  switch (p_.kind) {
+  case Kind::all_reduce:
+    return check_elements(t, out, count, 0,
+                          [&](std::uint64_t i) { return reduced_value(t, op, seed, n, i); });
+  case Kind::reduce:
+    if (r != p_.root)
+      return {};
+    return check_elements(t, out, count, 0,
+                          [&](std::uint64_t i) { return reduced_value(t, op, seed, n, i); });
+  case Kind::reduce_scatter: // MPI puts the result at the start of the buffer, in place too
+    return check_elements(t, out, count, static_cast<std::uint64_t>(r) * count,
+                          [&](std::uint64_t i) { return reduced_value(t, op, seed, n, i); });
+  case Kind::all_gather:
+    return check_elements(t, out, count * static_cast<std::uint64_t>(n), 0, [&](std::uint64_t j) {
+      return input_value(t, op, seed, static_cast<int>(j / count), n, j);
+    });
+  case Kind::alltoall:
+    return check_elements(t, out, count * static_cast<std::uint64_t>(n), 0, [&](std::uint64_t k) {
+      return input_value(t, op, seed, static_cast<int>(k / count), n,
+                         static_cast<std::uint64_t>(r) * count + k % count);
+    });
+  case Kind::broadcast:
+    return check_elements(t, out, count, 0,
+                          [&](std::uint64_t i) { return input_value(t, op, seed, p_.root, n, i); });
+  case Kind::sendrecv: {
+    const int left = (r - 1 + n) % n;
+    return check_elements(t, out, count, 0,
+                          [&](std::uint64_t i) { return input_value(t, op, seed, left, n, i); });
+  }
+  }
+  return {};
+}
+
+MpiLockstepGroup::MpiLockstepGroup(MpiSession &s, MPI_Comm comm, double timeout_s)
+    : s_(s), comm_(comm), timeout_s_(timeout_s) {
+  MPI_Comm_rank(comm, &rank_);
+  MPI_Comm_size(comm, &size_);
+}
+
+} // namespace railgauge::collectives

@@ -1,0 +1,296 @@
+#include "collectives/mpi/mpi_session.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <sched.h>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "collectives/watchdog_grace.h"
+
+namespace railgauge::collectives {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kCensusTag = 7001;
+constexpr int kDoneTag = 7002;
+
+template <DType T, RedOp O> void half_op(void *in, void *inout, int *len, MPI_Datatype *) {
+  reduce_into(T, O, inout, in, static_cast<std::size_t>(*len));
+}
+
+const char *env(const char *name) { return std::getenv(name); }
+
+} // namespace
+
+void check_mpi(int rc, const char *call) {
+  if (rc == MPI_SUCCESS)
+    return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw BackendError(fmt::format("{} failed: {}", call, text));
+}
+
+bool launched_by_mpi_launcher() {
+  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (env(v))
+      return true;
+  return false;
+}
+
+MpiSession::MpiSession() {
+  int already = 0;
+  MPI_Initialized(&already);
+  if (!already) {
+    int provided = 0;
+    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    initialised_here_ = true;
+  }
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_), "MPI_Comm_dup");
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &census_), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(world_, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(census_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(world_, &rank_);
+  MPI_Comm_size(world_, &size_);
+  if (const char *local = env("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    yield_ = std::atoi(local) > static_cast<int>(std::thread::hardware_concurrency());
+  MPI_User_function *fns[] = {half_op<DType::bf16, RedOp::sum>, half_op<DType::bf16, RedOp::prod>,
+                              half_op<DType::bf16, RedOp::max>, half_op<DType::bf16, RedOp::min>,
+                              half_op<DType::f16, RedOp::sum>,  half_op<DType::f16, RedOp::prod>,
+                              half_op<DType::f16, RedOp::max>,  half_op<DType::f16, RedOp::min>};
+  for (auto *fn : fns) {
+    MPI_Op op;
+    check_mpi(MPI_Op_create(fn, 1, &op), "MPI_Op_create");
+    half_ops_.push_back(op);
+  }
+}
+
+MpiSession::~MpiSession() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return; // whoever initialised MPI has finalised it: nothing may be freed any more
+  if (broken_) {
+    // A rank is dead or hung: MPI_Finalize would wait for it. Records are written by now.
+    int marker = rank_;
+    std::vector<MPI_Request> sends;
+    for (int r : survivors_) {
+      MPI_Request req;
+      if (r != rank_ && MPI_Isend(&marker, 1, MPI_INT, r, kDoneTag, census_, &req) == MPI_SUCCESS)
+        sends.push_back(req);
+    }
+    std::set<int> done{rank_};
+    const auto until = Clock::now() + grace_period(5.0);
+    while (done.size() < survivors_.size() && Clock::now() < until) {
+      int flag = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, kDoneTag, census_, &flag, &status);
+      if (flag) {
+        int from = 0;
+        MPI_Recv(&from, 1, MPI_INT, status.MPI_SOURCE, kDoneTag, census_, MPI_STATUS_IGNORE);
+        done.insert(status.MPI_SOURCE);
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    }
+    std::cerr << "railgauge: aborting the MPI job after a watchdog expiry: " << *broken_ << '\n';
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    return;
+  }
+  for (auto &op : half_ops_)
+    MPI_Op_free(&op);
+  for (auto &[name, comm] : splits_)
+    MPI_Comm_free(&comm);
+  MPI_Comm_free(&census_);
+  MPI_Comm_free(&world_);
+  if (initialised_here_)
+    MPI_Finalize();
+}
+
+std::string MpiSession::library_version() const {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  std::string v(text, static_cast<std::size_t>(len));
+  if (const auto nl = v.find_first_of("\n,"); nl != std::string::npos)
+    v.resize(nl);
+  return v;
+}
+
+MPI_Datatype MpiSession::datatype(DType type) const {
+  switch (type) {
+  case DType::f32:
+    return MPI_FLOAT;
+  case DType::f64:
+    return MPI_DOUBLE;
+  case DType::i32:
+    return MPI_INT32_T;
+  case DType::bf16:
+  case DType::f16:
+    return MPI_UINT16_T;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op MpiSession::op(DType type, RedOp op) const {
+  const int k = static_cast<int>(op);
+  if (type == DType::bf16)
+    return half_ops_[static_cast<std::size_t>(k)];
+  if (type == DType::f16)
+    return half_ops_[static_cast<std::size_t>(4 + k)];
+  switch (op) {
+  case RedOp::sum:
+    return MPI_SUM;
+  case RedOp::prod:
+    return MPI_PROD;
+  case RedOp::max:
+    return MPI_MAX;
+  case RedOp::min:
+    return MPI_MIN;
+  }
+  return MPI_SUM;
+}
+
+bool MpiSession::census_pending() {
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, kCensusTag, census_, &flag, MPI_STATUS_IGNORE);
+  return flag != 0;
+}
+
+void MpiSession::wait(MPI_Request &request, const std::string &what, double timeout_s) {
+  std::vector<MPI_Request> one{request};
+  wait_all(one, what, timeout_s);
+  request = one[0];
+}
+
+void MpiSession::wait_all(std::vector<MPI_Request> &requests, const std::string &what,
+                          double timeout_s) {
+  if (broken_)
+    throw BackendError("MPI communicator unusable after a watchdog expiry: " + *broken_);
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(timeout_s));
+  for (unsigned spin = 0;; ++spin) {
+    int done = 0;
+    check_mpi(
+        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+        "MPI_Testall");
+    if (done)
+      return;
+    if (yield_)
+      sched_yield();
+    if (spin % 64 == 63) {
+      if (Clock::now() > deadline)
+        fire(what, timeout_s, false);
+      if (census_pending())
+        fire(what, timeout_s, true);
+    }
+  }
+}
+
+void MpiSession::fire(const std::string &what, double timeout_s, bool heard_census) {
+  // Tell every rank, then collect answers for a grace period: ranks waiting in wait_all() see
+  // the census within a millisecond and answer with their own.
+  std::vector<MPI_Request> sends;
+  int marker = rank_;
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_)
+      continue;
+    MPI_Request req;
+    if (MPI_Isend(&marker, 1, MPI_INT, r, kCensusTag, census_, &req) == MPI_SUCCESS)
+      sends.push_back(req);
+  }
+  std::set<int> heard{rank_};
+  const auto until = Clock::now() + grace_period(timeout_s);
+  while (Clock::now() < until && static_cast<int>(heard.size()) < size_) {
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, kCensusTag, census_, &flag, &status);
+    if (flag) {
+      int from = 0;
+      MPI_Recv(&from, 1, MPI_INT, status.MPI_SOURCE, kCensusTag, census_, MPI_STATUS_IGNORE);
+      heard.insert(status.MPI_SOURCE);
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  std::vector<int> missing;
+  for (int r = 0; r < size_; ++r)
+    if (!heard.count(r))
+      missing.push_back(r);
+  survivors_.assign(heard.begin(), heard.end());
+  const std::string who = missing.empty() ? std::string("every rank answered the census")
+                                          : fmt::format("rank{} {} of {} did not answer",
+                                                        missing.size() == 1 ? "" : "s",
+                                                        fmt::join(missing, ", "), size_);
+  const std::string msg =
+      heard_census
+          ? fmt::format("watchdog: {} abandoned on rank {}: another rank's watchdog fired; {}",
+                        what, rank_, who)
+          : fmt::format("watchdog: {} not complete within {} s on rank {}; {}", what, timeout_s,
+                        rank_, who);
+  broken_ = msg;
+  std::cerr << "railgauge: " << msg << '\n';
+  throw CollectiveTimeout(msg, missing);
+}
+
+void MpiSession::barrier(MPI_Comm comm, double timeout_s) {
+  MPI_Request req;
+  check_mpi(MPI_Ibarrier(comm, &req), "MPI_Ibarrier");
+  wait(req, "barrier", timeout_s);
+}
+
+std::vector<double> MpiSession::all_gather(MPI_Comm comm, const std::vector<double> &mine,
+                                           double timeout_s) {
+  int n = 0;
+  MPI_Comm_size(comm, &n);
+  std::vector<double> all(mine.size() * static_cast<std::size_t>(n));
+  MPI_Request req;
+  check_mpi(MPI_Iallgather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                           static_cast<int>(mine.size()), MPI_DOUBLE, comm, &req),
+            "MPI_Iallgather");
+  wait(req, "all-gather of iteration times", timeout_s);
+  return all;
+}
+
+long long MpiSession::all_reduce_sum(MPI_Comm comm, long long mine, double timeout_s) {
+  long long sum = 0;
+  MPI_Request req;
+  check_mpi(MPI_Iallreduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, comm, &req), "MPI_Iallreduce");
+  wait(req, "all-reduce of the data check", timeout_s);
+  return sum;
+}
+
+MPI_Comm MpiSession::split(const std::string &name, int colour, int key) {
+  for (const auto &[n, comm] : splits_)
+    if (n == name)
+      return comm;
+  MPI_Comm comm;
+  check_mpi(MPI_Comm_split(world_, colour, key, &comm), "MPI_Comm_split");
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  splits_.emplace_back(name, comm);
+  return comm;
+}
+
+int MpiFamily::world_size_hint() const {
+  if (session_)
+    return session_->size();
+  if (!launched_by_mpi_launcher())
+    return 1;
+  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})
+    if (const char *s = env(v))
+      return std::max(1, std::atoi(s));
+  return 2; // a launcher we cannot read the size from: MPI will tell
+}
+
+MpiSession &MpiFamily::session() {
+  if (!session_)
+    session_ = std::make_unique<MpiSession>();
+  return *session_;
+}
+
+} // namespace railgauge::collectives

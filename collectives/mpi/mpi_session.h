@@ -1,0 +1,104 @@
+#pragma once
+// MPI for the collectives family: initialised once per process by the first MPI benchmark
+// point that runs (MPI_Init_thread, MPI_THREAD_FUNNELED; not at all when someone else has
+// initialised it already, or when no MPI launcher started this process), finalised when the
+// family is destroyed. Not a global: register_collectives owns it and hands it to each
+// benchmark.
+//
+// Watchdog: every MPI call the family makes is nonblocking and waited for here, in an MPI_Test
+// loop against a deadline. When the deadline passes, this rank tells every other rank on a
+// side communicator (a census) and listens for a grace period; a rank that is waiting in the
+// same loop hears it, stops waiting and answers. The ranks that never answer are the ones that
+// are dead, hung or stuck elsewhere: they are named in the CollectiveTimeout thrown, and the
+// session is broken: later calls fail at once, and at the end the job is aborted (MPI_Abort)
+// instead of finalised, since MPI_Finalize would wait for the dead rank. Before aborting, the
+// surviving ranks tell each other they are done (bounded by the grace period), so that one
+// rank's abort does not kill another before it has written its records.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "collectives/dtype.h"
+#include "harness/error.h"
+
+namespace railgauge::collectives {
+
+class CollectiveTimeout : public BackendError {
+public:
+  CollectiveTimeout(std::string what, std::vector<int> missing)
+      : BackendError(std::move(what)), missing_(std::move(missing)) {}
+  const std::vector<int> &missing_ranks() const { return missing_; }
+
+private:
+  std::vector<int> missing_;
+};
+
+// Throws BackendError naming the call and MPI's error string unless rc is MPI_SUCCESS.
+void check_mpi(int rc, const char *call);
+
+// True when an MPI launcher (mpirun, srun with PMI/PMIx) started this process.
+bool launched_by_mpi_launcher();
+
+class MpiSession {
+public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession &) = delete;
+  MpiSession &operator=(const MpiSession &) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // A duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN, for the family's traffic.
+  MPI_Comm world() const { return world_; }
+  std::string library_version() const;
+
+  // Waits for `request` under the watchdog; throws CollectiveTimeout (see above).
+  void wait(MPI_Request &request, const std::string &what, double timeout_s);
+  void wait_all(std::vector<MPI_Request> &requests, const std::string &what, double timeout_s);
+  // Guarded world barrier and all-gather of doubles, for the lockstep loop.
+  void barrier(MPI_Comm comm, double timeout_s);
+  std::vector<double> all_gather(MPI_Comm comm, const std::vector<double> &mine, double timeout_s);
+  long long all_reduce_sum(MPI_Comm comm, long long mine, double timeout_s);
+
+  bool broken() const { return broken_.has_value(); }
+
+  // MPI_Comm_split of world() by colour and key, made once per `name` (collective: every rank
+  // calls it with the same name at the same point) and freed with the session.
+  MPI_Comm split(const std::string &name, int colour, int key);
+
+  // The MPI datatype of elements of `type` (16-bit types travel as MPI_UINT16_T) and the
+  // reduction operation (a user-defined, commutative op for bf16 and fp16, which MPI-3 lacks).
+  MPI_Datatype datatype(DType type) const;
+  MPI_Op op(DType type, RedOp op) const;
+
+private:
+  [[noreturn]] void fire(const std::string &what, double timeout_s, bool heard_census);
+  bool census_pending();
+
+  bool initialised_here_ = false;
+  int rank_ = 0, size_ = 1;
+  MPI_Comm world_ = MPI_COMM_NULL;
+  MPI_Comm census_ = MPI_COMM_NULL;
+  bool yield_ = false; // more ranks than cores here: yield while polling
+  std::optional<std::string> broken_;
+  std::vector<int> survivors_; // ranks that answered the census, this one included
+  std::vector<std::pair<std::string, MPI_Comm>> splits_;
+  std::vector<MPI_Op> half_ops_; // [bf16 sum, prod, max, min, fp16 sum, prod, max, min]
+};
+
+// One MpiSession per family, created by the first point that needs it.
+class MpiFamily {
+public:
+  // World size without initialising MPI: 1 when no MPI launcher started this process.
+  int world_size_hint() const;
+  MpiSession &session();
+
+private:
+  std::unique_ptr<MpiSession> session_;
+};
+
+} // namespace railgauge::collectives

@@ -1,0 +1,150 @@
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "collectives/mpi/mpi_collective.h"
+#include "collectives/mpi/mpi_transport.h"
+#include "harness/run_context.h"
+
+namespace railgauge::collectives {
+namespace {
+
+constexpr std::uint64_t kSeed = 4242;
+
+// collectives.mpi_textbook_<kind>: a textbook algorithm (textbook.h) over MPI point-to-point,
+// and in the same point, on the same ranks and sizes, the library's own in-place collective;
+// the record holds both and their time ratio. Both are timed in lockstep.
+class MpiTextbook final : public Benchmark {
+public:
+  MpiTextbook(Kind kind, std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
+      : kind_(kind), family_(std::move(family)), hooks_(std::move(hooks)),
+        key_(fmt::format("collectives.mpi_textbook_{}", to_string(kind))),
+        description_(fmt::format("Textbook {} algorithms over MPI send/recv on host memory, each "
+                                 "beside MPI's own {} in the same point (time ratio), data checked",
+                                 to_string(kind), to_string(kind))) {}
+
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
+  std::vector<Axis> axes() const override { return collective_axes(kind_, true); }
+
+  std::optional<std::string> supported(const RunContext &, const Point &point) const override {
+    const auto p = read_point(kind_, point);
+    const int world = family_->world_size_hint();
+    if (world < 2)
+      return std::string(kNeedsRanks);
+    if (p.group_type == "concurrent")
+      return "textbook algorithms run on one group type at a time";
+    if (p.groups == "world" && p.group_type != "world")
+      return "group_type needs a `groups` split (e.g. -a groups=tp=2,dp=rest)";
+    return point_problem(p, group_size_for(p, world));
+  }
+
+  Outcome run(RunContext &, const Point &point) override {
+    auto p = read_point(kind_, point);
+    p.in_place = true; // the algorithms work in place; so does the library call beside them
+    auto &s = family_->session();
+    const auto group = mpi_groups(s, p).front();
+    const std::size_t elt = element_bytes(p.dtype);
+    const auto counts = *counts_for(kind_, p.size_bytes, elt, group.size);
+    const std::size_t count = counts.count;
+    const std::size_t elems = kind_ == Kind::all_reduce ? count : count * group.size;
+    std::vector<std::byte> buf(elems * elt);
+    MpiTransport transport(s, group.comm, p.timeout_s);
+    const Algorithm algorithm = *p.algorithm;
+
+    auto fill = [&] {
+      std::memset(buf.data(), 0xff, buf.size());
+      if (kind_ == Kind::all_gather)
+        fill_input(p.dtype, p.op, kSeed, group.rank, group.size,
+                   static_cast<std::uint64_t>(group.rank) * count,
+                   buf.data() + static_cast<std::size_t>(group.rank) * count * elt, count);
+      else
+        fill_input(p.dtype, p.op, kSeed, group.rank, group.size, 0, buf.data(), elems);
+    };
+    const Operation textbook = [&] {
+      run_textbook(algorithm, kind_, transport, buf.data(), count, p.dtype, p.op);
+    };
+    MpiLockstepGroup world(s, s.world(), p.timeout_s);
+    HostIterationTimer timer;
+    LockstepSpec spec;
+    spec.warmup = p.warmup;
+    spec.iterations = p.iterations;
+    std::vector<int> names;
+    for (int r = 0; r < s.size(); ++r)
+      names.push_back(r);
+    fill();
+    const auto mine = run_lockstep(world, timer, spec, textbook, names);
+
+    fill();
+    textbook();
+    if (hooks_->before_check)
+      hooks_->before_check(buf.data(), buf.size());
+    CheckResult check;
+    const std::uint64_t n = static_cast<std::uint64_t>(group.size);
+    const auto reduced = [&](std::uint64_t i) {
+      return reduced_value(p.dtype, p.op, kSeed, group.size, i);
+    };
+    if (kind_ == Kind::all_reduce)
+      check = check_elements(p.dtype, buf.data(), count, 0, reduced);
+    else if (kind_ == Kind::reduce_scatter)
+      check =
+          check_elements(p.dtype, buf.data() + static_cast<std::size_t>(group.rank) * count * elt,
+                         count, static_cast<std::uint64_t>(group.rank) * count, reduced);
+    else
+      check = check_elements(p.dtype, buf.data(), count * n, 0, [&](std::uint64_t j) {
+        return input_value(p.dtype, p.op, kSeed, static_cast<int>(j / count), group.size, j);
+      });
+    const long long wrong_all =
+        s.all_reduce_sum(s.world(), static_cast<long long>(check.wrong), p.timeout_s);
+
+    // The library's own collective, same sizes and ranks, in place.
+    MpiBuffers lib(p, group);
+    lib.fill(kSeed);
+    std::vector<MPI_Request> requests;
+    const Operation library = [&] {
+      requests.clear();
+      lib.start(s, requests);
+      s.wait_all(requests, to_string(kind_).data(), p.timeout_s);
+    };
+    const auto theirs = run_lockstep(world, timer, spec, library, names);
+
+    Outcome out;
+    out.metrics = collective_metrics(mine, kind_, p.size_bytes, group.size);
+    auto lib_metrics = collective_metrics(theirs, kind_, p.size_bytes, group.size);
+    out.metrics["library"] = {{"time_s", lib_metrics["time_s"]},
+                              {"busbw_gbytes_per_s", lib_metrics["busbw_gbytes_per_s"]},
+                              {"slowest_rank", lib_metrics["slowest_rank"]},
+                              {"wall_time_s", lib_metrics.value("wall_time_s", -1.0)}};
+    out.metrics["time_ratio_to_library"] = mine.time_s.median / theirs.time_s.median;
+    out.metrics["wrong_elements"] = wrong_all;
+    out.metrics["mpi_library"] = s.library_version();
+    out.derived_params["world_size"] = s.size();
+    out.derived_params["group_type"] = group.type;
+    out.derived_params["group_index"] = group.index;
+    out.derived_params["group_size"] = group.size;
+    out.derived_params["backend"] = "mpi";
+    out.derived_params["in_place"] = "in_place";
+    std::vector<std::string> problems;
+    if (wrong_all > 0)
+      problems.push_back(fmt::format("{} {}: {} elements wrong over all ranks; this rank: {}",
+                                     to_string(algorithm), to_string(kind_), wrong_all,
+                                     check.describe("its output")));
+    out.conclude_data_check(problems);
+    return out;
+  }
+
+private:
+  Kind kind_;
+  std::shared_ptr<MpiFamily> family_;
+  std::shared_ptr<MpiTestHooks> hooks_;
+  std::string key_, description_;
+};
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_mpi_textbook(Kind kind, std::shared_ptr<MpiFamily> family,
+                                             std::shared_ptr<MpiTestHooks> hooks) {
+  return std::make_unique<MpiTextbook>(kind, std::move(family), std::move(hooks));
+}
+
+} // namespace railgauge::collectives

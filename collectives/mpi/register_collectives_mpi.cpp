@@ -1,0 +1,17 @@
+#include "collectives/mpi/register_collectives_mpi.h"
+
+#include "collectives/mpi/mpi_collective.h"
+
+namespace railgauge::collectives {
+
+void register_collectives_mpi(Registry &registry) {
+  // One MPI session for the family, created by the first point that runs; no hooks.
+  auto family = std::make_shared<MpiFamily>();
+  auto hooks = std::make_shared<MpiTestHooks>();
+  for (auto kind : all_kinds())
+    registry.add(make_mpi_collective(kind, family, hooks));
+  for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
+    registry.add(make_mpi_textbook(kind, family, hooks));
+}
+
+} // namespace railgauge::collectives

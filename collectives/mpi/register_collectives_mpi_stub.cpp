@@ -1,0 +1,18 @@
+#include <string>
+
+#include "collectives/mpi/register_collectives_mpi.h"
+#include "collectives/waived_collective.h"
+
+namespace railgauge::collectives {
+
+void register_collectives_mpi(Registry &registry) {
+  const std::string why = "built without MPI (install libopenmpi-dev and reconfigure)";
+  for (auto kind : all_kinds())
+    registry.add(make_waived_collective("collectives.mpi_" + std::string(to_string(kind)), kind,
+                                        false, why));
+  for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
+    registry.add(make_waived_collective("collectives.mpi_textbook_" + std::string(to_string(kind)),
+                                        kind, true, why));
+}
+
+} // namespace railgauge::collectives

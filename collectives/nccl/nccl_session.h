@@ -1,0 +1,74 @@
+#pragma once
+// NCCL communicators for the collectives family (compiled only with NCCL; include only from
+// sources compiled then). NCCL library features are derived here once (STYLE 17).
+//
+// Two ways to build the communicator:
+//   - one process drives every local GPU (ncclCommInitAll): a single node without MPI;
+//   - one process per GPU, started by srun or mpirun: rank 0's unique id travels through the
+//     run's Store, then ncclCommInitRank on each.
+// Watchdog: every wait polls the streams and ncclCommGetAsyncError against a deadline; on
+// expiry the ranks that do not answer a census through the Store are named, every communicator
+// is aborted (ncclCommAbort) and the session is broken: later points fail at once.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "collectives/dtype.h"
+#include "harness/error.h"
+#include "harness/store/store.h"
+
+namespace railgauge::collectives {
+
+// ncclCommGetAsyncError and ncclCommAbort: NCCL 2.4; bf16: 2.10; ncclCommInitRankConfig: 2.14.
+inline constexpr bool kNcclHasBf16 = NCCL_VERSION_CODE >= NCCL_VERSION(2, 10, 0);
+
+void check_nccl(ncclResult_t rc, const char *call);
+ncclDataType_t nccl_type(DType t);
+ncclRedOp_t nccl_op(RedOp op);
+// "2.28.9" from ncclGetVersion (the library loaded, which may differ from the header).
+std::string nccl_version_string();
+
+class NcclSession {
+public:
+  // One process, every device in `devices`.
+  explicit NcclSession(const std::vector<int> &devices);
+  // One rank of `world`, on `device`, unique id through `store` under `name`.
+  NcclSession(Store &store, const std::string &name, int rank, int world, int device,
+              std::chrono::milliseconds timeout);
+  ~NcclSession();
+  NcclSession(const NcclSession &) = delete;
+  NcclSession &operator=(const NcclSession &) = delete;
+
+  // One local communicator per device this process drives.
+  std::size_t local_count() const { return comms_.size(); }
+  ncclComm_t comm(std::size_t i) const { return comms_[i]; }
+  cudaStream_t stream(std::size_t i) const { return streams_[i]; }
+  int device(std::size_t i) const { return devices_[i]; }
+  int nranks() const { return nranks_; }
+  int rank(std::size_t i) const { return first_rank_ + static_cast<int>(i); }
+
+  // Waits for every local stream under the watchdog (see above).
+  void wait(const std::string &what, double timeout_s);
+  bool broken() const { return broken_.has_value(); }
+
+private:
+  [[noreturn]] void fire(const std::string &what, double timeout_s);
+  void make_streams();
+
+  std::vector<int> devices_;
+  std::vector<ncclComm_t> comms_;
+  std::vector<cudaStream_t> streams_;
+  int nranks_ = 1, first_rank_ = 0;
+  Store *store_ = nullptr;
+  std::string name_;
+  int process_rank_ = 0, world_ = 1;
+  long waits_ = 0;
+  std::optional<std::string> broken_;
+};
+
+} // namespace railgauge::collectives

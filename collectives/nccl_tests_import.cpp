@@ -1,0 +1,130 @@
+#include "collectives/nccl_tests_import.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+
+namespace railgauge::collectives {
+namespace {
+
+std::string dtype_name(const std::string &t) {
+  if (t == "float")
+    return "float32";
+  if (t == "double")
+    return "float64";
+  if (t == "half")
+    return "fp16";
+  if (t == "bfloat16")
+    return "bf16";
+  return t; // int8, int32, uint64, f8e4m3, ... as nccl-tests names them
+}
+
+std::optional<double> number(const std::string &s) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size())
+      return v;
+  } catch (const std::exception &) {
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
+                                       std::optional<Kind> kind, const std::string &run,
+                                       const std::string &host) {
+  NcclTestsImport out;
+  out.kind = kind;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos)
+      continue;
+    if (line[first] == '#') {
+      const std::string body = line.substr(first + 1);
+      if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
+        std::string name = body.substr(at + 26);
+        name = name.substr(0, name.find_first_of(" \t\r"));
+        if (name.size() > 5 && name.ends_with("_perf"))
+          name.resize(name.size() - 5);
+        if (!kind)
+          out.kind = parse_kind(name);
+      }
+      std::istringstream words(body);
+      std::string w;
+      words >> w;
+      if (w == "Rank")
+        out.ranks.push_back(body.substr(body.find("Rank")));
+      if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos)
+        out.avg_busbw_gbytes_per_s = number(body.substr(body.find(':', at) + 1).erase(0, 1));
+      continue;
+    }
+    if (!out.kind)
+      throw InputError("cannot tell which collective this nccl-tests output measured", where,
+                       "pass the collective (e.g. all_reduce): the file has no 'Collective test "
+                       "starting' line");
+    std::istringstream cols(line);
+    std::vector<std::string> f;
+    for (std::string w; cols >> w;)
+      f.push_back(w);
+    const std::string here = fmt::format("{}:{}", where, line_no);
+    if (f.size() < 13)
+      throw InputError(fmt::format("a result row needs 13 columns, this one has {}", f.size()),
+                       here, "give the unmodified text output of an nccl-tests *_perf binary");
+    const auto size = number(f[0]), count = number(f[1]);
+    if (!size || !count)
+      throw InputError(fmt::format("size '{}' or count '{}' is not a number", f[0], f[1]), here,
+                       "give the unmodified text output of an nccl-tests *_perf binary");
+    for (int half = 0; half < 2; ++half) {
+      const std::size_t c = 5 + 4 * static_cast<std::size_t>(half);
+      Record r;
+      r.run = run;
+      r.host = host;
+      r.key = fmt::format("collectives.nccl_{}", to_string(*out.kind));
+      r.params = {{"size_bytes", static_cast<std::int64_t>(*size)},
+                  {"count", static_cast<std::int64_t>(*count)},
+                  {"dtype", dtype_name(f[2])},
+                  {"in_place", half ? "in_place" : "out_of_place"},
+                  {"source", "nccl-tests"}};
+      if (f[3] != "none")
+        r.params["op"] = f[3];
+      if (f[4] != "-1")
+        r.params["root"] = f[4];
+      const auto time_us = number(f[c]), algbw = number(f[c + 1]), busbw = number(f[c + 2]);
+      if (!time_us || !algbw || !busbw)
+        throw InputError(
+            fmt::format("time/algbw/busbw '{} {} {}' are not numbers", f[c], f[c + 1], f[c + 2]),
+            here, "give the unmodified text output of an nccl-tests *_perf binary");
+      r.metrics = {{"wall_time_s", *time_us * 1e-6},
+                   {"algbw_gbytes_per_s", *algbw},
+                   {"busbw_gbytes_per_s", *busbw},
+                   {"timer", "nccl-tests host wall clock, mean over iterations"}};
+      const std::string &wrong = f[c + 3];
+      if (wrong == "N/A") {
+        r.status = Status::ok;
+      } else if (const auto w = number(wrong)) {
+        r.metrics["wrong_elements"] = *w;
+        if (*w > 0) {
+          r.status = Status::failed;
+          r.reason = fmt::format("nccl-tests counted {} wrong elements", *w);
+        } else {
+          r.metrics["verified"] = true;
+        }
+      } else {
+        throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
+                         "give the unmodified text output of an nccl-tests *_perf binary");
+      }
+      r.time_utc = utc_timestamp_now();
+      out.records.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+} // namespace railgauge::collectives

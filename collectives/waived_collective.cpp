@@ -1,0 +1,35 @@
+#include "collectives/waived_collective.h"
+
+#include "collectives/collective_point.h"
+
+namespace railgauge::collectives {
+namespace {
+
+class WaivedCollective final : public Benchmark {
+public:
+  WaivedCollective(std::string key, Kind kind, bool textbook, std::string reason)
+      : key_(std::move(key)), kind_(kind), textbook_(textbook), reason_(std::move(reason)),
+        description_(std::string(to_string(kind)) + " (" + reason_ + ")") {}
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
+  std::vector<Axis> axes() const override { return collective_axes(kind_, textbook_); }
+  std::optional<std::string> supported(const RunContext &, const Point &) const override {
+    return reason_;
+  }
+  Outcome run(RunContext &, const Point &) override { return Outcome::waived(reason_); }
+
+private:
+  std::string key_;
+  Kind kind_;
+  bool textbook_;
+  std::string reason_, description_;
+};
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_waived_collective(std::string key, Kind kind, bool textbook,
+                                                  std::string reason) {
+  return std::make_unique<WaivedCollective>(std::move(key), kind, textbook, std::move(reason));
+}
+
+} // namespace railgauge::collectives

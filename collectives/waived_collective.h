@@ -1,0 +1,16 @@
+#pragma once
+// A collectives benchmark of a backend this build does not have: the same key and axes as the
+// real one, every point waived with the reason (so suites and `railgauge list` are the same on
+// every build).
+#include <memory>
+#include <string>
+
+#include "collectives/bus_bandwidth.h"
+#include "harness/benchmark.h"
+
+namespace railgauge::collectives {
+
+std::unique_ptr<Benchmark> make_waived_collective(std::string key, Kind kind, bool textbook,
+                                                  std::string reason);
+
+} // namespace railgauge::collectives

@@ -1,0 +1,220 @@
+// gemm.burn's axes, waivers and verdict: compiled in every build (run_burn() is in burn_run.cpp
+// or its stub).
+#include "gemm/cuda/burn.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gemm/cuda/cublaslt_plan.h"
+#include "harness/cuda/device.h"
+#include "harness/error.h"
+
+namespace railgauge::gemm {
+namespace {
+
+constexpr Dtype kBurnDtypes[] = {Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::tf32,
+                                 Dtype::fp32};
+
+std::string gpu_label(const BurnGpuResult &g) {
+  return fmt::format("GPU {} ({}, {}, {})", g.index, g.name, g.uuid, g.pci);
+}
+
+} // namespace
+
+nlohmann::json BurnGpuResult::to_json() const {
+  return {{"index", index},
+          {"name", name},
+          {"uuid", uuid},
+          {"pci", pci},
+          {"verdict", error ? "error" : (corrupt() ? "failed" : "ok")},
+          {"error", error ? nlohmann::json(*error) : nlohmann::json(nullptr)},
+          {"iterations", iterations},
+          {"bad_iterations", bad_iterations},
+          {"first_bad_iteration", first_bad_iteration},
+          {"mismatched_elements", mismatched_elements},
+          {"nan_elements", nan_elements},
+          {"inf_elements", inf_elements},
+          {"reference_checked_elements", reference_checked},
+          {"reference_wrong_elements", reference_wrong},
+          {"tflops", tflops},
+          {"tflops_min", tflops_min},
+          {"elapsed_s", elapsed_s},
+          {"algo", algo},
+          {"telemetry", telemetry}};
+}
+
+Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_gemm) {
+  Outcome out;
+  nlohmann::json list = nlohmann::json::array();
+  std::vector<std::string> corrupt, broke;
+  std::vector<std::pair<double, int>> speeds;
+  for (const auto &g : gpus) {
+    list.push_back(g.to_json());
+    if (g.corrupt()) {
+      std::string what;
+      if (g.reference_wrong > 0)
+        what = fmt::format("its first result differs from the fp64 reference in {} of {} sampled "
+                           "elements; ",
+                           g.reference_wrong, g.reference_checked);
+      if (g.bad_iterations > 0 || g.mismatched_elements > 0 || g.nan_elements > 0 ||
+          g.inf_elements > 0)
+        what += fmt::format("{} elements differ from the first result in {} of {} repetitions "
+                            "(first at repetition {}), {} NaN, {} Inf",
+                            g.mismatched_elements, g.bad_iterations, g.iterations,
+                            g.first_bad_iteration, g.nan_elements, g.inf_elements);
+      corrupt.push_back(fmt::format("{}: {}", gpu_label(g), what));
+    }
+    if (g.error)
+      broke.push_back(fmt::format("{}: {}", gpu_label(g), *g.error));
+    else if (g.tflops > 0)
+      speeds.emplace_back(g.tflops, g.index);
+  }
+  out.metrics["gpus"] = list;
+  out.metrics["flops_per_call"] = flops_per_gemm;
+  if (!speeds.empty()) {
+    std::sort(speeds.begin(), speeds.end());
+    const double median =
+        speeds.size() % 2
+            ? speeds[speeds.size() / 2].first
+            : (speeds[speeds.size() / 2 - 1].first + speeds[speeds.size() / 2].first) / 2;
+    out.metrics["tflops_min"] = speeds.front().first;
+    out.metrics["tflops_median"] = median;
+    out.metrics["tflops_max"] = speeds.back().first;
+    out.metrics["slowest_gpu"] = speeds.front().second;
+    out.metrics["slowest_vs_median"] = median > 0 ? speeds.front().first / median : 0.0;
+  }
+  if (gpus.size() == 1)
+    out.device = {{"gpu", gpus.front().uuid}, {"pci", gpus.front().pci}};
+  out.metrics["verified"] = corrupt.empty() && broke.empty() && !gpus.empty();
+  const auto join = [](const std::vector<std::string> &parts) {
+    std::string all;
+    for (const auto &p : parts)
+      all += (all.empty() ? "" : "; ") + p;
+    return all;
+  };
+  if (!corrupt.empty()) {
+    out.status = Status::failed;
+    out.reason = fmt::format("silent data corruption on {} of {} GPU(s): {}", corrupt.size(),
+                             gpus.size(), join(corrupt));
+    if (!broke.empty())
+      *out.reason += fmt::format("; and {} GPU(s) broke: {}", broke.size(), join(broke));
+  } else if (!broke.empty()) {
+    out.status = Status::error;
+    out.reason = fmt::format("{} of {} GPU(s) broke during the burn: {}", broke.size(), gpus.size(),
+                             join(broke));
+  } else if (gpus.empty()) {
+    out.status = Status::error;
+    out.reason = "no GPU took part in the burn";
+  }
+  return out;
+}
+
+std::vector<Axis> BurnBenchmark::axes() const {
+  const std::vector<Dtype> dtypes(std::begin(kBurnDtypes), std::end(kBurnDtypes));
+  return {
+      {"dtype",
+       AxisType::text,
+       "element type: " + fmt::format("{}", fmt::join(dtype_names(dtypes), ", ")),
+       {std::string("bf16")},
+       dtype_names(dtypes)},
+      {"m", AxisType::integer, "rows of A and C", {std::int64_t{8192}}, {}},
+      {"n", AxisType::integer, "columns of B and C; 0 = the same as m", {std::int64_t{0}}, {}},
+      {"k", AxisType::integer, "the reduced dimension; 0 = the same as m", {std::int64_t{0}}, {}},
+      {"layout",
+       AxisType::text,
+       "nt (B stored as Bᵀ [N×K]; fp8 needs it) or nn",
+       {std::string("nt")},
+       {"nt", "nn"}},
+      {"duration_s",
+       AxisType::real,
+       "seconds of repeated GEMMs per GPU (all GPUs at once); a burn longer than the "
+       "--point-timeout (600 s by default) needs a larger one",
+       {60.0},
+       {}},
+      {"gpu",
+       AxisType::integer,
+       "CUDA device index to burn alone; -1 = every visible GPU at once",
+       {std::int64_t{-1}},
+       {}},
+  };
+}
+
+BurnOptions burn_options(const Point &point, int gpus_visible) {
+  BurnOptions o;
+  o.dtype = point_dtype(point);
+  o.layout = std::string(to_string(parse_layout(point.text("layout"), "layout")));
+  o.shape.m = point.integer("m");
+  o.shape.n = point.integer("n") == 0 ? o.shape.m : point.integer("n");
+  o.shape.k = point.integer("k") == 0 ? o.shape.m : point.integer("k");
+  for (auto [name, v] : {std::pair{"m", o.shape.m}, {"n", o.shape.n}, {"k", o.shape.k}})
+    if (v <= 0 || v > std::numeric_limits<int>::max())
+      throw InputError(fmt::format("{} = {} is not a positive 32-bit GEMM dimension", name, v),
+                       name, "give a size from 1 to 2^31-1");
+  o.duration_s = point.real("duration_s");
+  if (!(o.duration_s > 0) || o.duration_s > 7 * 24 * 3600.0)
+    throw InputError(fmt::format("duration_s = {} is not a burn duration", o.duration_s),
+                     "duration_s", "give seconds, more than 0 and at most a week");
+  const std::int64_t gpu = point.integer("gpu");
+  if (gpu < -1)
+    throw InputError(fmt::format("gpu = {} is not a device index", gpu), "gpu",
+                     "give -1 (every GPU) or 0, 1, ...");
+  if (gpu == -1)
+    for (int d = 0; d < gpus_visible; ++d)
+      o.gpus.push_back(d);
+  else
+    o.gpus.push_back(static_cast<int>(gpu));
+  return o;
+}
+
+std::optional<std::string> BurnBenchmark::supported(const RunContext &, const Point &point) const {
+  if (auto why = gpu::cuda_unavailable_reason())
+    return why;
+  const int count = gpu::cuda_device_count();
+  BurnOptions o;
+  try {
+    o = burn_options(point, count);
+  } catch (const InputError &e) {
+    return e.problem();
+  }
+  if (auto why = layout_problem(o.dtype, parse_layout(o.layout, "layout")))
+    return why;
+  for (int d : o.gpus) {
+    if (d >= count)
+      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible", d, count);
+    gpu::CudaDeviceInfo info;
+    try {
+      info = gpu::cuda_device_info(d);
+    } catch (const BackendError &e) {
+      return fmt::format("CUDA device {} cannot be queried: {}", d, e.what());
+    }
+    if (auto why = dtype_capability_problem(o.dtype, info.compute_capability))
+      return fmt::format("GPU {} ({}): {}", d, info.name, *why);
+    // Operands, the golden output and at least one ring buffer.
+    const double need =
+        static_cast<double>(operand_set_bytes(o.shape, o.dtype) + kLtWorkspaceBytes) +
+        static_cast<double>(o.shape.m * o.shape.n * dtype_bytes(o.dtype).c);
+    if (need > 0.8 * static_cast<double>(info.free_memory_bytes))
+      return fmt::format("the burn needs {:.3g} GB on GPU {} ({}), more than 80% of its {:.3g} "
+                         "GB free: use a smaller m, n, k",
+                         need / 1e9, d, info.name,
+                         static_cast<double>(info.free_memory_bytes) / 1e9);
+  }
+  return std::nullopt;
+}
+
+Outcome BurnBenchmark::run(RunContext &ctx, const Point &point) {
+  if (auto why = supported(ctx, point))
+    return Outcome::waived(*why);
+  const BurnOptions o = burn_options(point, gpu::cuda_device_count());
+  Outcome out = burn_outcome(run_burn(o), gemm_flops(o.shape));
+  out.derived_params = {{"n", o.shape.n},
+                        {"k", o.shape.k},
+                        {"gpus_burned", o.gpus.size()},
+                        {"workspace_bytes", kLtWorkspaceBytes}};
+  return out;
+}
+
+std::unique_ptr<BurnBenchmark> make_burn() { return std::make_unique<BurnBenchmark>(); }
+
+} // namespace railgauge::gemm

@@ -1,0 +1,190 @@
+// run_burn() for CUDA builds: one thread per GPU (see burn.h for the method).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "gemm/cuda/burn.h"
+#include "gemm/cuda/cublaslt_plan.h"
+#include "gemm/cuda/gemm_kernels.h"
+#include "gemm/cuda/gpu_telemetry.h"
+#include "gemm/cuda/lt_matmul.h"
+#include "harness/cuda/check.h"
+#include "harness/cuda/device.h"
+#include "harness/cuda/event_timer.h"
+#include "harness/cuda/resources.h"
+#include "harness/error.h"
+#include "harness/stats.h"
+
+namespace railgauge::gemm {
+namespace {
+
+constexpr std::uint64_t kSeed = 0x6275726e;
+constexpr float kFp8Scales[2] = {0.5f, 0.25f};
+// Output buffers per timed batch: each repetition keeps its result until it is compared, and
+// the comparison runs outside the timed batch. At most this many, within a quarter of the
+// free memory.
+constexpr int kMaxRingBuffers = 8;
+
+void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
+  const GemmShape &s = o.shape;
+  const Layout layout = parse_layout(o.layout, "layout");
+  const gpu::CudaDeviceInfo info = gpu::cuda_device_info(r.index);
+  const gpu::DeviceGuard guard(r.index);
+  r.name = info.name;
+  r.uuid = info.uuid;
+  r.pci = info.pci_bus_id;
+  const nlohmann::json before = sample_gpu_telemetry(info.uuid);
+
+  gpu::CudaEventTimer timer(r.index);
+  const cudaStream_t stream = timer.stream();
+  const LtHandle handle;
+  const gpu::DeviceBuffer workspace(kLtWorkspaceBytes);
+  gpu::DeviceBuffer scales(sizeof kFp8Scales);
+  RAILGAUGE_CUDA_CALL(
+      cudaMemcpy(scales.get(), kFp8Scales, sizeof kFp8Scales, cudaMemcpyHostToDevice));
+  const DtypeStorage storage = dtype_storage(o.dtype);
+  const LtMatmul lt(s, o.dtype, layout, scales.as<float>());
+  const auto count = [&](std::int64_t rows, std::int64_t cols) {
+    return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+  };
+  const std::uint64_t c_elements = count(s.m, s.n);
+  const std::uint64_t c_bytes = aligned_bytes(c_elements * element_bytes(storage.c));
+  gpu::DeviceBuffer a(aligned_bytes(count(s.m, s.k) * element_bytes(storage.a)));
+  gpu::DeviceBuffer b(aligned_bytes(count(s.k, s.n) * element_bytes(storage.b)));
+  gpu::DeviceBuffer golden(c_bytes);
+  fill_operand(a.get(), storage.a, count(s.m, s.k), kSeed, stream);
+  fill_operand(b.get(), storage.b, count(s.k, s.n), kSeed + 1, stream);
+
+  const auto candidates = lt.heuristic(handle, 1, workspace.bytes(), true);
+  if (candidates.empty())
+    throw BackendError(fmt::format("cuBLASLt {} has no algorithm without split-K reduction for "
+                                   "{} {}×{}×{} in layout {}",
+                                   cublaslt_version(), to_string(o.dtype), s.m, s.n, s.k,
+                                   o.layout));
+  const cublasLtMatmulAlgo_t &algo = candidates.front().algo;
+  r.algo = algo_json(candidates.front());
+
+  // The golden result, checked against the fp64 reference.
+  RAILGAUGE_CUDA_CALL(cudaMemsetAsync(golden.get(), 0xff, c_bytes, stream));
+  RAILGAUGE_CUBLAS_CALL(lt.run(handle, algo, a.get(), b.get(), golden.get(), workspace.get(),
+                               workspace.bytes(), stream));
+  {
+    const auto picked =
+        sampled_elements(static_cast<std::int64_t>(c_elements), kVerifiedElementsPerGemm, kSeed);
+    gpu::DeviceBuffer elements(picked.size() * sizeof(std::int64_t));
+    gpu::DeviceBuffer errors(picked.size() * sizeof(double));
+    RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(elements.get(), picked.data(), elements.bytes(),
+                                        cudaMemcpyHostToDevice, stream));
+    ReferenceProblem pr;
+    pr.a = a.get();
+    pr.b = b.get();
+    pr.c = golden.get();
+    pr.a_type = storage.a;
+    pr.b_type = storage.b;
+    pr.c_type = storage.c;
+    pr.m = s.m;
+    pr.n = s.n;
+    pr.k = s.k;
+    pr.b_transposed = layout == Layout::nt;
+    pr.scale = o.dtype == Dtype::fp8_e4m3 ? double(kFp8Scales[0]) * kFp8Scales[1] : 1.0;
+    reference_errors(pr, elements.as<std::int64_t>(), static_cast<std::int64_t>(picked.size()),
+                     errors.as<double>(), stream);
+    std::vector<double> host(picked.size());
+    RAILGAUGE_CUDA_CALL(
+        cudaMemcpyAsync(host.data(), errors.get(), errors.bytes(), cudaMemcpyDeviceToHost, stream));
+    RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+    for (double e : host) {
+      ++r.reference_checked;
+      if (!(e <= verify_tolerance(o.dtype)))
+        ++r.reference_wrong;
+    }
+  }
+
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RAILGAUGE_CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const int ring =
+      static_cast<int>(std::clamp<std::uint64_t>(free_bytes / 4 / c_bytes, 1, kMaxRingBuffers));
+  gpu::DeviceBuffer outputs(c_bytes * static_cast<std::uint64_t>(ring));
+  // Three counters (differing, NaN, Inf) per ring buffer: which repetition went wrong.
+  gpu::DeviceBuffer counters(sizeof(unsigned long long) * 3 * static_cast<std::size_t>(ring));
+  std::vector<unsigned long long> host_counters(3 * static_cast<std::size_t>(ring));
+  const auto output = [&](int i) { return outputs.as<char>() + c_bytes * std::uint64_t(i); };
+
+  std::vector<double> per_gemm_s;
+  int slot = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  while (elapsed_s() < o.duration_s) {
+    slot = 0;
+    const double batch_s = timer.time_batch_s(
+        [&] {
+          const cublasStatus_t status = lt.run(handle, algo, a.get(), b.get(), output(slot++),
+                                               workspace.get(), workspace.bytes(), stream);
+          if (status != CUBLAS_STATUS_SUCCESS)
+            throw BackendError(
+                gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__));
+        },
+        ring);
+    per_gemm_s.push_back(batch_s / ring);
+    RAILGAUGE_CUDA_CALL(cudaMemsetAsync(counters.get(), 0, counters.bytes(), stream));
+    for (int i = 0; i < ring; ++i)
+      compare_outputs(golden.get(), output(i), c_elements, storage.output,
+                      counters.as<unsigned long long>() + 3 * i, stream);
+    RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(host_counters.data(), counters.get(), counters.bytes(),
+                                        cudaMemcpyDeviceToHost, stream));
+    RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+    for (int i = 0; i < ring; ++i) {
+      const unsigned long long *c = host_counters.data() + 3 * i;
+      if (c[0] || c[1] || c[2]) {
+        if (r.first_bad_iteration < 0)
+          r.first_bad_iteration = r.iterations + i;
+        ++r.bad_iterations;
+      }
+      r.mismatched_elements += c[0];
+      r.nan_elements += c[1];
+      r.inf_elements += c[2];
+    }
+    r.iterations += ring;
+  }
+  r.elapsed_s = elapsed_s();
+  if (!per_gemm_s.empty()) {
+    const Summary t = summarize(per_gemm_s);
+    r.tflops = gemm_flops(s) / t.median / 1e12;
+    r.tflops_min = gemm_flops(s) / t.max / 1e12;
+  }
+  r.telemetry = telemetry_pair(before, sample_gpu_telemetry(info.uuid));
+}
+
+} // namespace
+
+std::vector<BurnGpuResult> run_burn(const BurnOptions &o) {
+  std::vector<BurnGpuResult> results(o.gpus.size());
+  std::vector<std::jthread> threads; // joined on every path, an exception included
+  for (std::size_t i = 0; i < o.gpus.size(); ++i) {
+    results[i].index = o.gpus[i];
+    // Each thread owns its result slot and catches everything: a GPU that breaks is reported by
+    // its verdict, and the others finish their burn.
+    threads.emplace_back([&o, &r = results[i]] {
+      try {
+        burn_gpu(o, r);
+      } catch (const std::exception &e) {
+        r.error = e.what();
+      } catch (...) {
+        r.error = "an exception that is not a std::exception";
+      }
+    });
+  }
+  for (auto &t : threads)
+    t.join();
+  return results;
+}
+
+} // namespace railgauge::gemm

@@ -1,0 +1,86 @@
+#pragma once
+// The host-side decisions of the cuBLASLt backend, free of CUDA types so that they are compiled
+// and tested in every build: operand layout and its mapping onto cuBLASLt's column-major call,
+// which GPUs run which dtype, how many operand sets rotate through a batch so that small shapes
+// do not run from L2, and the memory one point needs.
+//
+// Layout names describe OUR row-major problem C[M×N] = A[M×K]·B[K×N]:
+//   nt  A is [M×K] and B is stored transposed, as Bᵀ [N×K]: both operands are K-contiguous.
+//       This is how a framework's linear layer stores its weight ([out × in], torch
+//       `x @ w.t()`), and the only layout Hopper's FP8 GEMM takes (cuBLASLt: "A must be
+//       transposed and B non-transposed", i.e. its column-major TN). The default.
+//   nn  A [M×K] and B [K×N], both row-major (torch.matmul(a, b) on contiguous tensors).
+// cuBLASLt is column-major, so the call computes Cᵀ = op(B')·A' with m' = N, n' = M, k' = K:
+// a row-major X[r×c] is a column-major [c×r] with leading dimension c, at no cost.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gemm/dtype.h"
+#include "gemm/transformer_shapes.h"
+
+namespace railgauge::gemm {
+
+enum class Layout { nt, nn };
+
+std::string_view to_string(Layout layout);
+// Throws InputError naming `where` for anything but "nt" or "nn".
+Layout parse_layout(std::string_view text, const std::string &where);
+
+// Why `dtype` cannot run in `layout` (fp8 needs nt), or nullopt.
+std::optional<std::string> layout_problem(Dtype dtype, Layout layout);
+
+// Why a GPU of compute capability `cc` (90 = sm_90) has no tensor-core path for `dtype` (fp8
+// needs 89+, bf16 and tf32 80+; fp64 is not offered by the GPU backend), or nullopt.
+std::optional<std::string> dtype_capability_problem(Dtype dtype, int cc);
+
+// One column-major cuBLASLt matrix: rows, columns, leading dimension, elements between
+// consecutive matrices of a strided batch.
+struct LtMatrix {
+  std::int64_t rows = 0, cols = 0, ld = 0, batch_stride = 0;
+};
+
+// The column-major call that computes our row-major GEMM (see the top of this file).
+struct LtCall {
+  bool transpose_a = false;         // op of cuBLASLt's A (our B)
+  bool transpose_b = false;         // op of cuBLASLt's B (our A): always N
+  std::int64_t m = 0, n = 0, k = 0; // cuBLASLt's: N, M, K of ours
+  LtMatrix a, b, c;                 // cuBLASLt's A (our B), B (our A), C = D (our C)
+  std::int64_t batch = 1;
+};
+LtCall lt_call(const GemmShape &shape, Layout layout);
+
+// Bytes of one set of operands of a GEMM (A, B and C of every batch entry), each rounded up to
+// 256 bytes so that every rotated set starts aligned like a cudaMalloc'ed buffer.
+std::uint64_t operand_set_bytes(const GemmShape &shape, Dtype dtype);
+std::uint64_t aligned_bytes(std::uint64_t bytes);
+
+// How many copies of the operands a batch rotates through. One call of the measured operation
+// uses the next set, so that a GEMM whose operands fit in L2 does not read them from L2 left
+// warm by the previous call (a framework's GEMM reads activations just written by another
+// kernel, and weights that have long left L2). Sets are added until they hold
+// kRotationL2Multiple × the L2 size, at most kMaxOperandSets and within `memory_budget_bytes`.
+//   policy "single_set"       one set already holds kRotationL2Multiple × L2: no rotation needed
+//   policy "rotated"          `sets` sets hold at least kRotationL2Multiple × L2
+//   policy "rotated_partial"  the cap or the memory budget stopped short of it: small shapes
+//                             may still be partly served from L2 (the record says so)
+inline constexpr double kRotationL2Multiple = 4.0;
+inline constexpr int kMaxOperandSets = 4096;
+struct OperandRotation {
+  int sets = 1;
+  std::string policy;
+  std::uint64_t total_bytes = 0; // sets × set bytes
+};
+OperandRotation operand_rotation(std::uint64_t set_bytes, std::uint64_t l2_bytes,
+                                 std::uint64_t memory_budget_bytes);
+
+// The cuBLASLt workspace the heuristic may use: 32 MiB, what NVIDIA's cuBLAS documentation
+// recommends for Hopper (and what PyTorch gives cuBLASLt on sm_90), so the algorithms found are
+// those a framework would get.
+inline constexpr std::uint64_t kLtWorkspaceBytes = std::uint64_t{32} << 20;
+
+// Output elements per GEMM that the data check recomputes on the GPU in fp64.
+inline constexpr std::int64_t kVerifiedElementsPerGemm = 4096;
+
+} // namespace railgauge::gemm

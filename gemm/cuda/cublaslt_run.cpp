@@ -1,0 +1,334 @@
+// run_cublaslt() for CUDA builds (cublaslt_run_stub.cpp without CUDA). See cublaslt.h for what
+// one point does.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "gemm/cuda/cublaslt.h"
+#include "gemm/cuda/gemm_kernels.h"
+#include "gemm/cuda/gpu_telemetry.h"
+#include "gemm/cuda/lt_matmul.h"
+#include "gemm/gpu_peaks.h"
+#include "harness/cuda/check.h"
+#include "harness/cuda/device.h"
+#include "harness/cuda/event_timer.h"
+#include "harness/cuda/resources.h"
+#include "harness/error.h"
+#include "harness/run_context.h"
+
+namespace railgauge::gemm {
+namespace {
+
+constexpr std::uint64_t kSeed = 0x7261696c;
+// fp8 per-tensor scales of A and B: powers of two, so the reference scales exactly, and not 1,
+// so a scale that is ignored shows in the data check.
+constexpr float kFp8Scales[2] = {0.5f, 0.25f};
+
+// The operands of one GEMM of the plan, `sets` copies of each, rotated per call.
+struct GemmOperands {
+  GemmShape shape;
+  LtMatmul lt;
+  std::uint64_t a_bytes, b_bytes, c_bytes; // one set, 256-byte aligned
+  gpu::DeviceBuffer a, b, c;
+  std::vector<cublasLtMatmulHeuristicResult_t> candidates;
+
+  GemmOperands(const GemmShape &s, Dtype dtype, Layout layout, const float *scales, int sets)
+      : shape(s), lt(s, dtype, layout, scales),
+        a_bytes(aligned_bytes(elements(s.m, s.k) * element_bytes(dtype_storage(dtype).a))),
+        b_bytes(aligned_bytes(elements(s.k, s.n) * element_bytes(dtype_storage(dtype).b))),
+        c_bytes(aligned_bytes(elements(s.m, s.n) * element_bytes(dtype_storage(dtype).c))),
+        a(a_bytes * static_cast<std::uint64_t>(sets)),
+        b(b_bytes * static_cast<std::uint64_t>(sets)),
+        c(c_bytes * static_cast<std::uint64_t>(sets)) {}
+
+  std::uint64_t elements(std::int64_t rows, std::int64_t cols) const {
+    return static_cast<std::uint64_t>(shape.batch) * static_cast<std::uint64_t>(rows) *
+           static_cast<std::uint64_t>(cols);
+  }
+  const void *a_at(int set) const { return a.as<char>() + a_bytes * std::uint64_t(set); }
+  const void *b_at(int set) const { return b.as<char>() + b_bytes * std::uint64_t(set); }
+  void *c_at(int set) const { return c.as<char>() + c_bytes * std::uint64_t(set); }
+};
+
+// Sets the measurement settings for a scope and restores the point's own afterwards.
+class MeasureSpecScope {
+public:
+  MeasureSpecScope(RunContext &ctx, const MeasureSpec &spec)
+      : ctx_(ctx), saved_(ctx.measure_spec()) {
+    ctx_.set_measure_spec(spec);
+  }
+  ~MeasureSpecScope() { ctx_.set_measure_spec(saved_); }
+  MeasureSpecScope(const MeasureSpecScope &) = delete;
+  MeasureSpecScope &operator=(const MeasureSpecScope &) = delete;
+
+private:
+  RunContext &ctx_;
+  MeasureSpec saved_;
+};
+
+// Screening a candidate: a few samples, a quarter of the point's budget.
+MeasureSpec screening_spec(const MeasureSpec &point) {
+  MeasureSpec s = point;
+  s.warmup_runs = 1;
+  s.max_samples = std::max(1, std::min(point.max_samples, 20));
+  s.min_samples = std::min(3, s.max_samples);
+  s.time_budget_s = std::max(0.01, point.time_budget_s / 4);
+  return s;
+}
+
+struct Runner {
+  const gpu::CudaEventTimer &timer;
+  const LtHandle &handle;
+  const gpu::DeviceBuffer &workspace;
+  std::vector<GemmOperands> &gemms;
+  int sets = 1;
+  int next_set = 0;
+
+  // One call of the measured operation: the GEMMs `which` (all when empty) with algorithm
+  // picks[g] each, on the next operand set.
+  void call(const std::vector<const cublasLtMatmulAlgo_t *> &picks, std::ptrdiff_t only = -1) {
+    for (std::size_t g = 0; g < gemms.size(); ++g) {
+      if (only >= 0 && static_cast<std::size_t>(only) != g)
+        continue;
+      const GemmOperands &x = gemms[g];
+      const cublasStatus_t status =
+          x.lt.run(handle, *picks[g], x.a_at(next_set), x.b_at(next_set), x.c_at(next_set),
+                   workspace.get(), workspace.bytes(), timer.stream());
+      if (status != CUBLAS_STATUS_SUCCESS)
+        throw BackendError(gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__));
+    }
+    next_set = (next_set + 1) % sets;
+  }
+};
+
+double tflops_of(double flops, const Summary &time_s) {
+  return time_s.median > 0 ? flops / time_s.median / 1e12 : 0.0;
+}
+
+struct CheckResult {
+  std::int64_t checked = 0, wrong = 0;
+  double worst = 0; // NaN when an element was NaN or Inf
+};
+
+CheckResult check_output(const GemmOperands &x, Dtype dtype, Layout layout, cudaStream_t stream,
+                         std::uint64_t seed) {
+  const auto &s = x.shape;
+  const auto picked = sampled_elements(s.batch * s.m * s.n, kVerifiedElementsPerGemm, seed);
+  gpu::DeviceBuffer elements(picked.size() * sizeof(std::int64_t));
+  gpu::DeviceBuffer errors(picked.size() * sizeof(double));
+  RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(elements.get(), picked.data(), elements.bytes(),
+                                      cudaMemcpyHostToDevice, stream));
+  const DtypeStorage storage = dtype_storage(dtype);
+  ReferenceProblem pr;
+  pr.a = x.a_at(0);
+  pr.b = x.b_at(0);
+  pr.c = x.c_at(0);
+  pr.a_type = storage.a;
+  pr.b_type = storage.b;
+  pr.c_type = storage.c;
+  pr.m = s.m;
+  pr.n = s.n;
+  pr.k = s.k;
+  pr.batch = s.batch;
+  pr.b_transposed = layout == Layout::nt;
+  pr.scale = dtype == Dtype::fp8_e4m3 ? double(kFp8Scales[0]) * double(kFp8Scales[1]) : 1.0;
+  reference_errors(pr, elements.as<std::int64_t>(), static_cast<std::int64_t>(picked.size()),
+                   errors.as<double>(), stream);
+  std::vector<double> host(picked.size());
+  RAILGAUGE_CUDA_CALL(
+      cudaMemcpyAsync(host.data(), errors.get(), errors.bytes(), cudaMemcpyDeviceToHost, stream));
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  CheckResult r;
+  const double tolerance = verify_tolerance(dtype);
+  for (double e : host) {
+    ++r.checked;
+    if (!(e <= tolerance)) // NaN compares false: wrong
+      ++r.wrong;
+    r.worst = std::isnan(e) || std::isnan(r.worst) ? std::nan("") : std::max(r.worst, e);
+  }
+  return r;
+}
+
+} // namespace
+
+Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOptions &o,
+                     const LtBeforeVerify &before_verify) {
+  const gpu::CudaDeviceInfo info = gpu::cuda_device_info(o.gpu);
+  const gpu::DeviceGuard guard(o.gpu);
+  const nlohmann::json telemetry_before = sample_gpu_telemetry(info.uuid);
+
+  gpu::CudaEventTimer timer(o.gpu);
+  const cudaStream_t stream = timer.stream();
+  const LtHandle handle;
+  const gpu::DeviceBuffer workspace(kLtWorkspaceBytes);
+  gpu::DeviceBuffer scales(sizeof kFp8Scales);
+  RAILGAUGE_CUDA_CALL(
+      cudaMemcpy(scales.get(), kFp8Scales, sizeof kFp8Scales, cudaMemcpyHostToDevice));
+
+  std::uint64_t set_bytes = 0;
+  for (const auto &g : plan.gemms)
+    set_bytes += operand_set_bytes(g, o.dtype);
+  const OperandRotation rotation =
+      operand_rotation(set_bytes, info.l2_bytes, info.free_memory_bytes / 2);
+
+  std::vector<GemmOperands> gemms;
+  gemms.reserve(plan.gemms.size());
+  const DtypeStorage storage = dtype_storage(o.dtype);
+  for (std::size_t g = 0; g < plan.gemms.size(); ++g) {
+    auto &x =
+        gemms.emplace_back(plan.gemms[g], o.dtype, o.layout, scales.as<float>(), rotation.sets);
+    fill_operand(x.a.get(), storage.a, x.a.bytes() / element_bytes(storage.a), kSeed + 2 * g,
+                 stream);
+    fill_operand(x.b.get(), storage.b, x.b.bytes() / element_bytes(storage.b), kSeed + 2 * g + 1,
+                 stream);
+    x.candidates = x.lt.heuristic(handle, o.top_k, workspace.bytes(), false);
+    if (x.candidates.empty())
+      return Outcome::waived(fmt::format(
+          "cuBLASLt {} has no algorithm for {} {}×{}×{} (batch {}) in layout {} on {} (a "
+          "dimension's alignment or the dtype/layout combination)",
+          cublaslt_version(), to_string(o.dtype), x.shape.m, x.shape.n, x.shape.k, x.shape.batch,
+          to_string(o.layout), info.name));
+  }
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+
+  Runner runner{timer, handle, workspace, gemms, rotation.sets, 0};
+  std::vector<const cublasLtMatmulAlgo_t *> heuristic_picks, best_picks;
+  nlohmann::json candidates = nlohmann::json::array();
+  for (std::size_t g = 0; g < gemms.size(); ++g) {
+    auto &x = gemms[g];
+    heuristic_picks.push_back(&x.candidates.front().algo);
+    best_picks.push_back(&x.candidates.front().algo);
+  }
+  // Screen the candidates of each GEMM on its own (a BMM dgrad's two GEMMs pick separately).
+  if (o.top_k > 1) {
+    const MeasureSpecScope scope(ctx, screening_spec(ctx.measure_spec()));
+    for (std::size_t g = 0; g < gemms.size(); ++g) {
+      auto &x = gemms[g];
+      if (x.candidates.size() < 2)
+        continue;
+      double best_median = 0;
+      for (std::size_t c = 0; c < x.candidates.size(); ++c) {
+        nlohmann::json entry = algo_json(x.candidates[c]);
+        entry["gemm"] = g;
+        entry["rank"] = c;
+        std::vector<const cublasLtMatmulAlgo_t *> picks = heuristic_picks;
+        picks[g] = &x.candidates[c].algo;
+        // A candidate that cuBLASLt refuses to run is noted and skipped, never timed.
+        const cublasStatus_t status =
+            x.lt.run(handle, x.candidates[c].algo, x.a_at(0), x.b_at(0), x.c_at(0), workspace.get(),
+                     workspace.bytes(), stream);
+        if (status != CUBLAS_STATUS_SUCCESS) {
+          entry["error"] = gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__);
+          candidates.push_back(entry);
+          continue;
+        }
+        RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+        const Measurement m =
+            ctx.measure(timer, [&] { runner.call(picks, static_cast<std::ptrdiff_t>(g)); });
+        entry["screen_time_s"] = m.time_s.median;
+        entry["screen_tflops"] = tflops_of(gemm_flops(x.shape), m.time_s);
+        candidates.push_back(entry);
+        if (best_median == 0 || m.time_s.median < best_median) {
+          best_median = m.time_s.median;
+          best_picks[g] = &x.candidates[c].algo;
+        }
+      }
+    }
+  }
+
+  const Measurement heuristic = ctx.measure(timer, [&] { runner.call(heuristic_picks); });
+  const bool same = best_picks == heuristic_picks;
+  const Measurement best_try =
+      same ? heuristic : ctx.measure(timer, [&] { runner.call(best_picks); });
+  // The achievable figure is the faster of the two full measurements.
+  const bool heuristic_wins = best_try.time_s.median >= heuristic.time_s.median;
+  const Measurement &best = heuristic_wins ? heuristic : best_try;
+  const auto &winning_picks = heuristic_wins ? heuristic_picks : best_picks;
+
+  const PeakChoice peak =
+      choose_gpu_peak(o.peak_tflops, default_gpu_peaks_path(), info.name, o.dtype);
+  Outcome out;
+  out.metrics = gemm_metrics(heuristic, plan, o.dtype, peak.tflops);
+  const double flops = plan.flops();
+  const double best_tflops = tflops_of(flops, best.time_s);
+  out.metrics["best_time_s"] = to_json(best.time_s);
+  out.metrics["best_tflops"] = best_tflops;
+  out.metrics["best_tflops_max"] = best.time_s.min > 0 ? flops / best.time_s.min / 1e12 : 0.0;
+  if (peak.tflops > 0)
+    out.metrics["best_efficiency"] = best_tflops / peak.tflops;
+  const double heuristic_tflops = out.metrics.at("tflops").get<double>();
+  out.metrics["best_vs_heuristic"] = heuristic_tflops > 0 ? best_tflops / heuristic_tflops : 0.0;
+  out.metrics["best_is_heuristic"] = heuristic_wins;
+  nlohmann::json heuristic_algos = nlohmann::json::array(), best_algos = nlohmann::json::array();
+  for (std::size_t g = 0; g < gemms.size(); ++g) {
+    for (const auto &c : gemms[g].candidates) {
+      if (&c.algo == heuristic_picks[g])
+        heuristic_algos.push_back(algo_json(c));
+      if (&c.algo == winning_picks[g])
+        best_algos.push_back(algo_json(c));
+    }
+  }
+  out.metrics["heuristic_algos"] = heuristic_algos;
+  out.metrics["best_algos"] = best_algos;
+  out.metrics["candidates"] = candidates;
+  out.metrics["lt_types"] = gemms.front().lt.types_json();
+  out.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
+  out.derived_params = {{"gpu_name", info.name},
+                        {"gpu_sku", peak.sku},
+                        {"peak_source", peak.source},
+                        {"cublaslt_version", cublaslt_version()},
+                        {"workspace_bytes", kLtWorkspaceBytes},
+                        {"candidates_returned", gemms.front().candidates.size()},
+                        {"operand_sets", rotation.sets},
+                        {"operand_bytes_rotated", rotation.total_bytes},
+                        {"l2_bytes", info.l2_bytes},
+                        {"l2_policy", rotation.policy}};
+
+  if (ctx.verify()) {
+    std::vector<std::string> problems;
+    std::int64_t checked = 0, wrong = 0;
+    double worst = 0;
+    const auto verify = [&](const std::vector<const cublasLtMatmulAlgo_t *> &picks,
+                            const char *which) {
+      for (std::size_t g = 0; g < gemms.size(); ++g) {
+        const auto &x = gemms[g];
+        // NaN bytes first: an element the GEMM does not write fails the check.
+        RAILGAUGE_CUDA_CALL(cudaMemsetAsync(x.c_at(0), 0xff, x.c_bytes, stream));
+        RAILGAUGE_CUBLAS_CALL(x.lt.run(handle, *picks[g], x.a_at(0), x.b_at(0), x.c_at(0),
+                                       workspace.get(), workspace.bytes(), stream));
+        RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+        if (before_verify)
+          before_verify(g, x.c_at(0), x.c_bytes);
+        const CheckResult r = check_output(x, o.dtype, o.layout, stream, kSeed + g);
+        checked += r.checked;
+        wrong += r.wrong;
+        worst = std::isnan(r.worst) || std::isnan(worst) ? std::nan("") : std::max(worst, r.worst);
+        if (r.wrong > 0)
+          problems.push_back(fmt::format(
+              "{} algorithm, GEMM {}: {} of {} sampled output elements differ from the fp64 "
+              "reference by more than {:g} of Σ|a·b| (worst {:.3g})",
+              which, g, r.wrong, r.checked, verify_tolerance(o.dtype), r.worst));
+      }
+    };
+    verify(heuristic_picks, "heuristic");
+    if (!same)
+      verify(best_picks, "best");
+    out.metrics["verified_elements"] = checked;
+    out.metrics["wrong_elements"] = wrong;
+    // NaN is not JSON: a NaN or Inf output is reported by its count, and the worst as null.
+    out.metrics["worst_relative_error"] =
+        std::isnan(worst) ? nlohmann::json(nullptr) : nlohmann::json(worst);
+    out.metrics["tolerance"] = verify_tolerance(o.dtype);
+    out.metrics["verified"] = false;
+    out.conclude_data_check(problems);
+  } else {
+    out.metrics["verified"] = false;
+  }
+  out.metrics["telemetry"] = telemetry_pair(telemetry_before, sample_gpu_telemetry(info.uuid));
+  return out;
+}
+
+} // namespace railgauge::gemm

@@ -1,0 +1,234 @@
+#include "gemm/cuda/lt_matmul.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+
+namespace railgauge::gpu {
+
+std::string cublas_error_message(cublasStatus_t status, std::string_view call,
+                                 std::string_view file, int line) {
+  const auto slash = file.rfind('/');
+  return fmt::format("{} failed: {} ({}) at {}:{}", call, cublasLtGetStatusName(status),
+                     cublasLtGetStatusString(status),
+                     slash == std::string_view::npos ? file : file.substr(slash + 1), line);
+}
+
+void throw_on_cublas_error(cublasStatus_t status, std::string_view call, std::string_view file,
+                           int line) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw BackendError(cublas_error_message(status, call, file, line));
+}
+
+void report_cublas_error(cublasStatus_t status, std::string_view call, std::string_view file,
+                         int line) noexcept {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    std::fprintf(stderr, "railgauge: %s\n", cublas_error_message(status, call, file, line).c_str());
+}
+
+} // namespace railgauge::gpu
+
+namespace railgauge::gemm {
+namespace {
+
+cudaDataType_t cuda_type(ElementType type) {
+  switch (type) {
+  case ElementType::fp8_e4m3:
+    return CUDA_R_8F_E4M3;
+  case ElementType::bf16:
+    return CUDA_R_16BF;
+  case ElementType::fp16:
+    return CUDA_R_16F;
+  case ElementType::fp32:
+    return CUDA_R_32F;
+  }
+  return CUDA_R_32F;
+}
+
+const char *cuda_type_name(cudaDataType_t type) {
+  switch (type) {
+  case CUDA_R_8F_E4M3:
+    return "CUDA_R_8F_E4M3";
+  case CUDA_R_16BF:
+    return "CUDA_R_16BF";
+  case CUDA_R_16F:
+    return "CUDA_R_16F";
+  case CUDA_R_32F:
+    return "CUDA_R_32F";
+  default:
+    return "?";
+  }
+}
+
+const char *compute_type_name(cublasComputeType_t type) {
+  switch (type) {
+  case CUBLAS_COMPUTE_32F:
+    return "CUBLAS_COMPUTE_32F";
+  case CUBLAS_COMPUTE_32F_FAST_TF32:
+    return "CUBLAS_COMPUTE_32F_FAST_TF32";
+  default:
+    return "?";
+  }
+}
+
+template <typename T>
+void set_desc(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr, const T &value) {
+  RAILGAUGE_CUBLAS_CALL(cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value));
+}
+
+gpu::UniqueCudaHandle<cublasLtMatrixLayout_t, LtLayoutTraits>
+make_layout(cudaDataType_t type, const LtMatrix &m, std::int64_t batch) {
+  cublasLtMatrixLayout_t layout = nullptr;
+  RAILGAUGE_CUBLAS_CALL(cublasLtMatrixLayoutCreate(
+      &layout, type, static_cast<std::uint64_t>(m.rows), static_cast<std::uint64_t>(m.cols), m.ld));
+  gpu::UniqueCudaHandle<cublasLtMatrixLayout_t, LtLayoutTraits> owner(layout);
+  if (batch > 1) {
+    const auto count = static_cast<std::int32_t>(batch);
+    const std::int64_t stride = m.batch_stride;
+    RAILGAUGE_CUBLAS_CALL(cublasLtMatrixLayoutSetAttribute(
+        layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
+    RAILGAUGE_CUBLAS_CALL(cublasLtMatrixLayoutSetAttribute(
+        layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+  }
+  return owner;
+}
+
+template <typename T>
+T algo_attribute(const cublasLtMatmulAlgo_t &algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  T value{};
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written) !=
+      CUBLAS_STATUS_SUCCESS)
+    return T{};
+  return value;
+}
+
+} // namespace
+
+LtHandle::LtHandle() {
+  cublasLtHandle_t h = nullptr;
+  RAILGAUGE_CUBLAS_CALL(cublasLtCreate(&h));
+  handle_ = gpu::UniqueCudaHandle<cublasLtHandle_t, LtHandleTraits>(h);
+}
+
+DtypeStorage dtype_storage(Dtype dtype) {
+  switch (dtype) {
+  case Dtype::fp8_e4m3:
+    return {ElementType::fp8_e4m3, ElementType::fp8_e4m3, ElementType::bf16, OutputFormat::bf16};
+  case Dtype::bf16:
+    return {ElementType::bf16, ElementType::bf16, ElementType::bf16, OutputFormat::bf16};
+  case Dtype::fp16:
+    return {ElementType::fp16, ElementType::fp16, ElementType::fp16, OutputFormat::fp16};
+  case Dtype::tf32:
+  case Dtype::fp32:
+  case Dtype::fp64: // refused before it gets here (dtype_capability_problem)
+    return {ElementType::fp32, ElementType::fp32, ElementType::fp32, OutputFormat::fp32};
+  }
+  return {ElementType::fp32, ElementType::fp32, ElementType::fp32, OutputFormat::fp32};
+}
+
+LtMatmul::LtMatmul(const GemmShape &shape, Dtype dtype, Layout layout, const float *scales)
+    : call_(lt_call(shape, layout)) {
+  if (auto why = layout_problem(dtype, layout))
+    throw InputError(*why, "layout", "use -a layout=nt");
+  const DtypeStorage storage = dtype_storage(dtype);
+  // cuBLASLt's A is our B and its B our A (cublaslt_plan.h).
+  a_type_ = cuda_type(storage.b);
+  b_type_ = cuda_type(storage.a);
+  c_type_ = cuda_type(storage.c);
+  compute_ = dtype == Dtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+
+  cublasLtMatmulDesc_t desc = nullptr;
+  RAILGAUGE_CUBLAS_CALL(cublasLtMatmulDescCreate(&desc, compute_, CUDA_R_32F));
+  desc_ = gpu::UniqueCudaHandle<cublasLtMatmulDesc_t, LtMatmulDescTraits>(desc);
+  const cublasOperation_t op_a = call_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = call_.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSA, op_a);
+  set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSB, op_b);
+  if (dtype == Dtype::fp8_e4m3) {
+    // cuBLASLt's A is our B: its scale is scales[1].
+    const float *a_scale = scales + 1;
+    const float *b_scale = scales;
+    set_desc(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scale);
+    set_desc(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scale);
+    // Fast accumulation off (cuBLASLt's default, stated so the record can say it): Hopper's FP8
+    // tensor cores accumulate in reduced precision, and cuBLASLt promotes to fp32 at intervals.
+    const std::int8_t fast_accum = 0;
+    set_desc(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, fast_accum);
+  }
+  a_ = make_layout(a_type_, call_.a, call_.batch);
+  b_ = make_layout(b_type_, call_.b, call_.batch);
+  c_ = make_layout(c_type_, call_.c, call_.batch);
+}
+
+std::vector<cublasLtMatmulHeuristicResult_t> LtMatmul::heuristic(const LtHandle &handle, int count,
+                                                                 std::uint64_t workspace_bytes,
+                                                                 bool deterministic) const {
+  cublasLtMatmulPreference_t pref = nullptr;
+  RAILGAUGE_CUBLAS_CALL(cublasLtMatmulPreferenceCreate(&pref));
+  const gpu::UniqueCudaHandle<cublasLtMatmulPreference_t, LtPreferenceTraits> owner(pref);
+  RAILGAUGE_CUBLAS_CALL(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes, sizeof workspace_bytes));
+  if (deterministic) {
+    const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_NONE;
+    RAILGAUGE_CUBLAS_CALL(cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask));
+  }
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(count));
+  int returned = 0;
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(handle.get(), desc_.get(), a_.get(), b_.get(), c_.get(),
+                                     c_.get(), pref, count, results.data(), &returned);
+  // NOT_SUPPORTED: no algorithm for this problem on this GPU (an empty list, a waiver).
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+    return {};
+  RAILGAUGE_CUBLAS_CALL(status);
+  results.resize(static_cast<std::size_t>(returned));
+  std::erase_if(results, [](const auto &r) { return r.state != CUBLAS_STATUS_SUCCESS; });
+  return results;
+}
+
+cublasStatus_t LtMatmul::run(const LtHandle &handle, const cublasLtMatmulAlgo_t &algo,
+                             const void *a, const void *b, void *c, void *workspace,
+                             std::uint64_t workspace_bytes, cudaStream_t stream) const {
+  const float alpha = 1.0f, beta = 0.0f;
+  // cuBLASLt's A is our B, its B our A; beta = 0, so C is only written (C and D alias).
+  return cublasLtMatmul(handle.get(), desc_.get(), &alpha, b, a_.get(), a, b_.get(), &beta, c,
+                        c_.get(), c, c_.get(), &algo, workspace, workspace_bytes, stream);
+}
+
+nlohmann::json LtMatmul::types_json() const {
+  return {{"a", cuda_type_name(b_type_)},
+          {"b", cuda_type_name(a_type_)},
+          {"c", cuda_type_name(c_type_)},
+          {"compute", compute_type_name(compute_)},
+          {"scale", "CUDA_R_32F"},
+          {"cublaslt_trans_a", call_.transpose_a ? "T" : "N"},
+          {"cublaslt_trans_b", call_.transpose_b ? "T" : "N"}};
+}
+
+nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &r) {
+  const auto &a = r.algo;
+  return {
+      {"algo_id", algo_attribute<std::int32_t>(a, CUBLASLT_ALGO_CONFIG_ID)},
+      {"tile_id", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_TILE_ID)},
+      {"stages_id", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_STAGES_ID)},
+      {"split_k", algo_attribute<std::int32_t>(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM)},
+      {"reduction_scheme", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME)},
+      {"cta_swizzling", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING)},
+      {"custom_option", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION)},
+      {"inner_shape_id", algo_attribute<std::uint16_t>(a, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID)},
+      {"cluster_shape_id", algo_attribute<std::uint16_t>(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)},
+      {"workspace_bytes", r.workspaceSize},
+      {"waves_count", r.wavesCount},
+  };
+}
+
+std::string cublaslt_version() {
+  const std::size_t v = cublasLtGetVersion();
+  return fmt::format("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+}
+
+} // namespace railgauge::gemm

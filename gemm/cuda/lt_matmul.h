@@ -1,0 +1,125 @@
+#pragma once
+// cuBLASLt for one GEMM shape: RAII owners of the handle and descriptors (STYLE 8;
+// superbenchmark's cublaslt_utils.h keeps them in unique_ptrs with deleters), the error macro
+// for cuBLAS status codes, the heuristic query and the call. Include only from sources compiled
+// when RAILGAUGE_HAS_CUDA.
+//
+// Types per dtype (cuBLASLt's supported combinations; scale type fp32 everywhere):
+//   dtype      A, B          C = D   compute
+//   bf16       16BF          16BF    32F
+//   fp16       16F           16F     32F      (fp32 accumulation, as frameworks use)
+//   fp8_e4m3   8F_E4M3       16BF    32F      per-tensor A and B scale pointers; layout nt only
+//   tf32       32F           32F     32F_FAST_TF32
+//   fp32       32F           32F     32F
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <cublasLt.h>
+#include <nlohmann/json.hpp>
+
+#include "gemm/cuda/cublaslt_plan.h"
+#include "gemm/cuda/gemm_kernels.h"
+#include "harness/cuda/resources.h"
+
+namespace railgauge::gpu {
+
+// "cublasLtMatmul(...) failed: CUBLAS_STATUS_NOT_SUPPORTED (the functionality requested is not
+// supported) at lt_matmul.cpp:42"
+std::string cublas_error_message(cublasStatus_t status, std::string_view call,
+                                 std::string_view file, int line);
+// Throws BackendError with cublas_error_message() unless `status` is CUBLAS_STATUS_SUCCESS.
+void throw_on_cublas_error(cublasStatus_t status, std::string_view call, std::string_view file,
+                           int line);
+// Prints it to stderr instead: for destructors.
+void report_cublas_error(cublasStatus_t status, std::string_view call, std::string_view file,
+                         int line) noexcept;
+
+} // namespace railgauge::gpu
+
+#define RAILGAUGE_CUBLAS_CALL(call)                                                                \
+  ::railgauge::gpu::throw_on_cublas_error((call), #call, __FILE__, __LINE__)
+#define RAILGAUGE_CUBLAS_CALL_NOEXCEPT(call)                                                       \
+  ::railgauge::gpu::report_cublas_error((call), #call, __FILE__, __LINE__)
+
+namespace railgauge::gemm {
+
+struct LtHandleTraits {
+  static void destroy(cublasLtHandle_t h) noexcept {
+    RAILGAUGE_CUBLAS_CALL_NOEXCEPT(cublasLtDestroy(h));
+  }
+};
+struct LtMatmulDescTraits {
+  static void destroy(cublasLtMatmulDesc_t d) noexcept {
+    RAILGAUGE_CUBLAS_CALL_NOEXCEPT(cublasLtMatmulDescDestroy(d));
+  }
+};
+struct LtLayoutTraits {
+  static void destroy(cublasLtMatrixLayout_t l) noexcept {
+    RAILGAUGE_CUBLAS_CALL_NOEXCEPT(cublasLtMatrixLayoutDestroy(l));
+  }
+};
+struct LtPreferenceTraits {
+  static void destroy(cublasLtMatmulPreference_t p) noexcept {
+    RAILGAUGE_CUBLAS_CALL_NOEXCEPT(cublasLtMatmulPreferenceDestroy(p));
+  }
+};
+
+// A cuBLASLt handle on the current device.
+class LtHandle {
+public:
+  LtHandle();
+  cublasLtHandle_t get() const { return handle_.get(); }
+
+private:
+  gpu::UniqueCudaHandle<cublasLtHandle_t, LtHandleTraits> handle_;
+};
+
+// The storage of the operands and output of `dtype` (fp8: e4m3 A and B, bf16 C).
+struct DtypeStorage {
+  ElementType a, b, c;
+  OutputFormat output;
+};
+DtypeStorage dtype_storage(Dtype dtype);
+
+// One GEMM shape in one dtype and layout: its descriptors, the heuristic's candidates and the
+// call. Our row-major operands are passed as they are stored (see cublaslt_plan.h).
+class LtMatmul {
+public:
+  // `scales` (device, 2 floats: A's and B's per-tensor scale) is used for fp8 only.
+  LtMatmul(const GemmShape &shape, Dtype dtype, Layout layout, const float *scales);
+
+  // Up to `count` algorithms, best first as the heuristic ranks them (the first is what a
+  // framework calling cublasLtMatmul with this workspace gets). `deterministic` keeps only
+  // algorithms without split-K reduction (gemm.burn compares results bit for bit).
+  std::vector<cublasLtMatmulHeuristicResult_t> heuristic(const LtHandle &handle, int count,
+                                                         std::uint64_t workspace_bytes,
+                                                         bool deterministic) const;
+
+  // Enqueues C = A·B on `stream`; returns cuBLASLt's status (the caller decides whether a
+  // failure is an error or a candidate to skip).
+  cublasStatus_t run(const LtHandle &handle, const cublasLtMatmulAlgo_t &algo, const void *a,
+                     const void *b, void *c, void *workspace, std::uint64_t workspace_bytes,
+                     cudaStream_t stream) const;
+
+  // cuBLASLt's type names, for the record: {"a": "CUDA_R_16BF", ..., "compute": "..."}.
+  nlohmann::json types_json() const;
+
+private:
+  LtCall call_;
+  gpu::UniqueCudaHandle<cublasLtMatmulDesc_t, LtMatmulDescTraits> desc_;
+  gpu::UniqueCudaHandle<cublasLtMatrixLayout_t, LtLayoutTraits> a_, b_, c_;
+  cudaDataType_t a_type_{}, b_type_{}, c_type_{};
+  cublasComputeType_t compute_{};
+};
+
+// What cuBLASLt says of an algorithm: {"algo_id", "tile_id", "stages_id", "split_k",
+// "reduction_scheme", "cta_swizzling", "custom_option", "inner_shape_id", "cluster_shape_id",
+// "workspace_bytes", "waves_count"} (ids are the enum values of cublasLt.h:
+// cublasLtMatmulTile_t, cublasLtMatmulStages_t, cublasLtClusterShape_t).
+nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &result);
+
+// "12.9.1.4"-style version of the cuBLASLt library loaded at run time.
+std::string cublaslt_version();
+
+} // namespace railgauge::gemm

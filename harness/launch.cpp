@@ -1,0 +1,318 @@
+#include "harness/launch.h"
+
+#include <arpa/inet.h>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <netdb.h>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+#include "harness/store/memory_store.h"
+#include "harness/store/mpi_bootstrap.h"
+#include "harness/store/tcp_store.h"
+#include "railgauge/config.h"
+
+namespace railgauge {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char *kRunIdKey = "railgauge/run-id";
+constexpr const char *kTokenFix =
+    "export the same RAILGAUGE_RUN_TOKEN (any string up to 256 bytes) to every rank, or run under "
+    "Slurm (the job and step id are the default token), or let MPI set the store up (--store mpi)";
+
+struct Found {
+  std::string name;
+  int value = 0;
+};
+
+// The first of `names` that is set, as a whole number; InputError when it is not one.
+std::optional<Found> first_number(const Environment &env, std::initializer_list<const char *> names,
+                                  std::vector<Found> *all_found = nullptr) {
+  std::optional<Found> first;
+  for (const char *name : names) {
+    const auto text = env(name);
+    if (!text)
+      continue;
+    int value = -1;
+    const auto *end = text->data() + text->size();
+    const auto [ptr, ec] = std::from_chars(text->data(), end, value);
+    if (text->empty() || ec != std::errc() || ptr != end || value < 0)
+      throw InputError(fmt::format("{}='{}' is not a whole number", name, *text), name,
+                       "start railgauge with mpirun or srun, or unset the variable");
+    if (!first)
+      first = Found{name, value};
+    if (all_found)
+      all_found->push_back({name, value});
+  }
+  return first;
+}
+
+void check_agree(const std::vector<Found> &found, const char *what) {
+  for (const auto &f : found)
+    if (f.value != found.front().value)
+      throw InputError(fmt::format("the launcher's variables disagree on the {}: {}={} but {}={}",
+                                   what, found.front().name, found.front().value, f.name, f.value),
+                       f.name,
+                       "start railgauge directly from one launcher (mpirun or srun), not from a "
+                       "process that another launcher started");
+}
+
+std::string random_token() {
+  std::random_device device; // /dev/urandom
+  return fmt::format("{:08x}{:08x}{:08x}{:08x}", device(), device(), device(), device());
+}
+
+// The first non-loopback address `host` resolves to: where rank 0 listens when the ranks span
+// several hosts and nobody named an address.
+std::optional<std::string> routable_address(const std::string &host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo *found = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0)
+    return std::nullopt;
+  std::optional<std::string> address;
+  for (const addrinfo *a = found; a && !address; a = a->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    if (a->ai_family == AF_INET) {
+      const auto *in = reinterpret_cast<const sockaddr_in *>(a->ai_addr);
+      if ((ntohl(in->sin_addr.s_addr) >> 24) != 127)
+        address = inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    } else if (a->ai_family == AF_INET6) {
+      const auto *in6 = reinterpret_cast<const sockaddr_in6 *>(a->ai_addr);
+      if (!IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) && !IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr))
+        address = inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+    }
+  }
+  freeaddrinfo(found);
+  return address;
+}
+
+} // namespace
+
+// Destroyed in reverse: the stores hang up before MPI is finalised.
+struct World::Connection {
+  std::unique_ptr<MpiRuntime> mpi;
+  MemoryStore memory;
+  std::unique_ptr<TcpStoreServer> server;
+  std::unique_ptr<TcpStoreClient> client;
+};
+
+Environment process_environment() {
+  return [](const std::string &name) -> std::optional<std::string> {
+    if (const char *v = std::getenv(name.c_str()))
+      return std::string(v);
+    return std::nullopt;
+  };
+}
+
+LaunchInfo launch_info_from(const Environment &env) {
+  LaunchInfo info;
+  std::vector<Found> ranks, sizes;
+  const auto rank = first_number(env, {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, &ranks);
+  const auto size = first_number(env, {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, &sizes);
+  check_agree(ranks, "rank");
+  check_agree(sizes, "world size");
+  std::optional<Found> local;
+  if (rank) {
+    info.mpi_launcher = true;
+    info.source = rank->name.starts_with("OMPI")   ? "OMPI_COMM_WORLD_*"
+                  : rank->name.starts_with("PMIX") ? "PMIX_*"
+                                                   : "PMI_*";
+    // srun --mpi=pmix sets PMIX_RANK but leaves the size to SLURM_NTASKS.
+    const auto slurm_size = size ? size : first_number(env, {"SLURM_NTASKS"});
+    if (!slurm_size)
+      throw InputError(fmt::format("{} is set but no world size is", rank->name), rank->name,
+                       "start railgauge with mpirun or srun, which set both");
+    info.rank = rank->value;
+    info.world_size = slurm_size->value;
+    local = first_number(env, {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"});
+  } else if (size) {
+    throw InputError(fmt::format("{} is set but no rank is", size->name), size->name,
+                     "start railgauge with mpirun or srun, which set both");
+  } else if (const auto slurm_rank = first_number(env, {"SLURM_PROCID"})) {
+    const auto slurm_size = first_number(env, {"SLURM_NTASKS"});
+    if (!slurm_size)
+      throw InputError("SLURM_PROCID is set but SLURM_NTASKS is not", "SLURM_NTASKS",
+                       "start railgauge with srun, which sets both");
+    info.source = "SLURM_*";
+    info.rank = slurm_rank->value;
+    info.world_size = slurm_size->value;
+    local = first_number(env, {"SLURM_LOCALID"});
+  }
+  if (info.world_size < 1 || info.rank >= info.world_size)
+    throw InputError(fmt::format("rank {} of a world of {} ranks (from {})", info.rank,
+                                 info.world_size, info.source),
+                     info.source,
+                     "a rank must be in 0..world size-1: check the launcher's variables");
+  info.local_rank = local ? local->value : 0;
+  return info;
+}
+
+std::string rank_directory_name(int rank) { return fmt::format("rank-{:05d}", rank); }
+
+World::World(const LaunchInfo &launch, StoreSettings settings, const Environment &env,
+             std::string host)
+    : launch_(launch), settings_(std::move(settings)), host_(std::move(host)),
+      connection_(std::make_unique<Connection>()) {
+  store_ = &connection_->memory;
+  if (launch_.world_size == 1)
+    return; // nobody to meet
+  std::string where = "--store";
+  if (!settings_.url) {
+    settings_.url = env("RAILGAUGE_STORE");
+    where = "RAILGAUGE_STORE";
+  }
+  if (!settings_.url || settings_.url->empty()) {
+    if (!(RAILGAUGE_HAS_MPI && launch_.mpi_launcher))
+      throw InputError(
+          fmt::format("{} ranks (from {}) but no store to meet in", launch_.world_size,
+                      launch_.source),
+          "--store",
+          "give every rank --store tcp://RANK0_HOST:PORT (or export RAILGAUGE_STORE), or start "
+          "the ranks with mpirun in a build with MPI");
+    settings_.url = "mpi";
+  }
+  const std::string &url = *settings_.url;
+  const TcpStoreClientOptions client_options{settings_.timeout, Milliseconds(10'000),
+                                             Milliseconds(10'000)};
+  auto &c = *connection_;
+
+  if (url == "mpi" || url.starts_with("mpi://")) {
+    c.mpi = start_mpi();
+    if (c.mpi->rank() != launch_.rank || c.mpi->size() != launch_.world_size)
+      throw BackendError(fmt::format("MPI says rank {} of {}, the launcher's variables ({}) say "
+                                     "rank {} of {}",
+                                     c.mpi->rank(), c.mpi->size(), launch_.source, launch_.rank,
+                                     launch_.world_size));
+    std::string listen_host = url.size() > 6 ? url.substr(6) : "";
+    if (listen_host.empty()) {
+      // Loopback when every rank shares rank 0's host: nothing off the machine can connect.
+      const std::string root_host = c.mpi->broadcast_from_root(host_);
+      const bool one_host = c.mpi->all(root_host == host_);
+      if (one_host)
+        listen_host = "127.0.0.1";
+      else if (launch_.rank == 0)
+        listen_host = routable_address(host_).value_or("");
+    }
+    // Rank 0 starts the server and sends "ok HOST PORT TOKEN", or "error WHY" so that no rank
+    // waits for a server that will never be.
+    std::string message;
+    if (launch_.rank == 0) {
+      try {
+        if (listen_host.empty())
+          throw InputError(
+              fmt::format("host '{}' resolves to no address other ranks can reach", host_),
+              "--store mpi", "name rank 0's address: --store mpi://ADDRESS");
+        const std::string token = random_token();
+        c.server = std::make_unique<TcpStoreServer>(TcpEndpoint{listen_host, 0}, token);
+        message =
+            fmt::format("ok {} {} {}", c.server->endpoint().host, c.server->endpoint().port, token);
+      } catch (const std::exception &e) {
+        c.mpi->broadcast_from_root(std::string("error ") + e.what());
+        throw;
+      }
+    }
+    message = c.mpi->broadcast_from_root(message);
+    if (message.starts_with("error "))
+      throw BackendError("rank 0 could not start the store: " + message.substr(6));
+    TcpEndpoint endpoint;
+    if (c.server) {
+      endpoint = c.server->endpoint();
+    } else {
+      char host_text[256] = {}, token_text[300] = {};
+      unsigned port = 0;
+      if (std::sscanf(message.c_str(), "ok %255s %u %299s", host_text, &port, token_text) != 3 ||
+          port == 0 || port > 65535)
+        throw BackendError(
+            fmt::format("rank 0 sent a store address that is not one: '{}'", message));
+      endpoint = {host_text, static_cast<std::uint16_t>(port)};
+      c.client =
+          std::make_unique<TcpStoreClient>(endpoint, token_text, launch_.rank, client_options);
+    }
+    store_text_ = fmt::format("tcp://{} (address from MPI)", endpoint.to_string());
+  } else {
+    TcpEndpoint endpoint = parse_tcp_url(url, where);
+    if (endpoint.port == 0)
+      throw InputError(fmt::format("'{}': the other ranks cannot find port 0", url), where,
+                       "give a port (e.g. tcp://HOST:29500), or --store mpi under mpirun");
+    std::string token;
+    if (const auto t = env("RAILGAUGE_RUN_TOKEN"); t && !t->empty())
+      token = *t;
+    else if (const auto job = env("SLURM_JOB_ID"))
+      token = fmt::format("slurm-{}.{}", *job, env("SLURM_STEP_ID").value_or("0"));
+    else
+      throw InputError("no run token: a store needs one to tell this run's ranks from others",
+                       "RAILGAUGE_RUN_TOKEN", kTokenFix);
+    if (launch_.rank == 0)
+      c.server = std::make_unique<TcpStoreServer>(endpoint, token);
+    else
+      c.client = std::make_unique<TcpStoreClient>(endpoint, token, launch_.rank, client_options);
+    store_text_ = fmt::format("tcp://{}", endpoint.to_string());
+  }
+  store_ = c.server ? static_cast<Store *>(c.server.get()) : c.client.get();
+}
+
+World::~World() = default;
+
+RunIdentity World::create_run_directory(const std::string &out) {
+  if (launch_.world_size == 1)
+    return railgauge::create_run_directory(out, host_, launch_.rank);
+  std::string run_id;
+  if (launch_.rank == 0) {
+    run_id = railgauge::create_run_directory(out, host_, 0).run_id;
+    store_->set(kRunIdKey, run_id);
+  } else {
+    try {
+      run_id = store_->get(kRunIdKey, settings_.timeout);
+    } catch (const StoreTimeout &e) {
+      throw StoreTimeout(fmt::format("rank 0 did not share the run id within {} s (see rank 0's "
+                                     "output: it may have stopped on an error)",
+                                     settings_.timeout.count() / 1000.0),
+                         e.missing_keys());
+    }
+  }
+  const fs::path dir = fs::path(out) / run_id / rank_directory_name(launch_.rank);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw InputError(fmt::format("cannot create this rank's run directory: {}", ec.message()),
+                     dir.string(), "give --out a directory every rank can write");
+  return {run_id, host_, launch_.rank, dir.string()};
+}
+
+void World::barrier(const std::string &name) {
+  if (launch_.world_size == 1)
+    return;
+  try {
+    store_barrier(*store_, "railgauge/" + name, launch_.rank, launch_.world_size,
+                  settings_.timeout);
+  } catch (const StoreTimeout &e) {
+    // A rank missing because the store turned it away (wrong token, another build) is named
+    // with the reason on rank 0, which alone can see it.
+    const auto refused =
+        connection_->server ? connection_->server->refusals() : std::vector<std::string>{};
+    if (refused.empty())
+      throw;
+    throw StoreTimeout(fmt::format("{}; the store refused {} connection{}, the last: {}", e.what(),
+                                   refused.size(), refused.size() == 1 ? "" : "s", refused.back()),
+                       e.missing_keys());
+  }
+}
+
+nlohmann::json World::describe() const {
+  return {{"size", launch_.world_size},
+          {"rank", launch_.rank},
+          {"local_rank", launch_.local_rank},
+          {"launcher", launch_.source},
+          {"store", store_text_},
+          {"store_timeout_s", settings_.timeout.count() / 1000.0}};
+}
+
+} // namespace railgauge

@@ -1,0 +1,48 @@
+#include "harness/run_failure.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "harness/record_io.h"
+#include "harness/watchdog.h"
+
+namespace railgauge {
+
+std::map<std::string, int> count_records(const std::string &path) noexcept {
+  std::map<std::string, int> counts;
+  try {
+    std::map<std::string, Status> last;
+    for (const auto &r : read_records(path).records)
+      last[r.key + " " + (r.axes.is_object() ? r.axes : r.params).dump()] = r.status;
+    for (const auto &[point, status] : last)
+      ++counts[std::string(to_string(status))];
+  } catch (const std::exception &) {
+    counts.clear();
+  }
+  return counts;
+}
+
+bool mark_run_failed(Manifest &manifest, const std::string &why,
+                     const std::map<std::string, int> &counts) noexcept {
+  try {
+    manifest.data()["failure"] = why;
+    manifest.finish("failed", counts);
+    return true;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "railgauge: run.json could not be marked failed either: %s\n", e.what());
+    return false;
+  }
+}
+
+void end_hung_run(Manifest &manifest, const Record &hung, const std::string &records_path,
+                  const std::string &resume_hint) {
+  std::fprintf(stderr, "\nrailgauge: watchdog: %s: %s\n  %s\n", hung.key.c_str(),
+               hung.reason.value_or("").c_str(), resume_hint.c_str());
+  mark_run_failed(manifest, hung.key + ": " + hung.reason.value_or(""),
+                  count_records(records_path));
+  std::fflush(nullptr);
+  std::_Exit(kWatchdogExitCode);
+}
+
+} // namespace railgauge

@@ -1,0 +1,31 @@
+#pragma once
+// What the command line does when a run cannot go on: the records file cannot be written (disk
+// full, file size limit, directory removed) or a point hangs past --point-timeout. The records
+// written so far stay as they are (each is one whole line); run.json is marked "failed" with
+// what happened, when its directory can still be written, so that the run can be resumed
+// (harness/resume.h).
+#include <map>
+#include <string>
+
+#include "harness/manifest.h"
+#include "harness/record.h"
+
+namespace railgauge {
+
+// The status of each point's last record in a records file (points told apart by key and
+// axes, or params for records without axes). Empty when the file cannot be read.
+std::map<std::string, int> count_records(const std::string &path) noexcept;
+
+// Sets run.json's status to "failed", its failure text, end time and counts, and writes it.
+// Never throws: returns false and says why on stderr when run.json cannot be written.
+bool mark_run_failed(Manifest &manifest, const std::string &why,
+                     const std::map<std::string, int> &counts) noexcept;
+
+// RunnerOutput::on_point_hung of the command line, on the watchdog's thread while the point
+// still hangs: says which point hung and how to resume, marks run.json failed, and ends the
+// process with kWatchdogExitCode without running destructors (they would wait for the hung GPU
+// work, as cudaStreamSynchronize and cudaDeviceReset do).
+[[noreturn]] void end_hung_run(Manifest &manifest, const Record &hung,
+                               const std::string &records_path, const std::string &resume_hint);
+
+} // namespace railgauge

@@ -1,0 +1,126 @@
+#pragma once
+// The TCP store: rank 0 serves the key-value table on the one address it is told, every other
+// rank connects to it (DESIGN.md "Launching across nodes"). Wire format and limits:
+// harness/store/store_wire.h.
+//
+// The server lets in only clients that open with the right magic, protocol version and run
+// token; it refuses the others with a message and closes. A malformed or oversized message
+// drops that connection only; a connection that says nothing (no hello, or no request for
+// `idle_timeout`) is closed. Clients reconnect by themselves after an idle close, so a long
+// benchmark point between two store operations is fine: every request is idempotent.
+//
+//   TcpStoreServer server({"10.0.0.1", 0}, token);          // rank 0
+//   TcpStoreClient store(server_endpoint, token, rank);     // every other rank
+//   store_barrier(store, "start", rank, world_size, 300s);  // rank 0 uses `server` itself
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/store/socket.h"
+#include "harness/store/store.h"
+
+namespace railgauge {
+
+struct TcpStoreServerOptions {
+  // An authenticated client that sends no request for this long is disconnected (it reconnects
+  // when it next needs the store).
+  Milliseconds idle_timeout{600'000};
+  // A connection that has not sent a whole hello by then is refused.
+  Milliseconds hello_timeout{10'000};
+  // Connections beyond this are closed at once.
+  std::size_t max_connections = 16384;
+  // Keys and values held in all, so that no client can exhaust rank 0's memory.
+  std::size_t max_total_bytes = std::size_t{1} << 30;
+  // How long the destructor waits for clients to hang up before it closes their connections.
+  Milliseconds shutdown_grace{10'000};
+};
+
+class TcpStoreServer final : public Store {
+public:
+  // Listens on `listen_at` (port 0: the kernel picks one; endpoint() says which). Throws
+  // BackendError when the address cannot be bound.
+  TcpStoreServer(const TcpEndpoint &listen_at, std::string token,
+                 TcpStoreServerOptions options = {});
+  // Waits up to shutdown_grace for the clients to disconnect, then stops.
+  ~TcpStoreServer() override;
+  TcpStoreServer(const TcpStoreServer &) = delete;
+  TcpStoreServer &operator=(const TcpStoreServer &) = delete;
+
+  // The address clients connect to, with the port actually bound.
+  const TcpEndpoint &endpoint() const { return endpoint_; }
+
+  // The store operations of the rank that serves: on the table directly.
+  void set(const std::string &key, const std::string &value) override;
+  void wait(const std::vector<std::string> &keys, Milliseconds timeout) override;
+  std::string get(const std::string &key, Milliseconds timeout) override;
+
+  // Why the most recent refused or dropped connections were refused (the last 32), oldest first.
+  std::vector<std::string> refusals() const;
+  // Connections open now (authenticated or not).
+  std::size_t connection_count() const { return connection_count_; }
+
+private:
+  struct Connection;
+  void serve();
+  void wake();
+  void handle_input(Connection &c);
+  void check_pending(Connection &c);
+  void note_refusal(const Connection &c, const std::string &why);
+
+  TcpStoreServerOptions options_;
+  std::string token_;
+  TcpEndpoint endpoint_;
+  UniqueFd listen_fd_;
+  UniqueFd wake_read_, wake_write_;
+
+  mutable std::mutex mutex_; // guards values_, total_bytes_, refusals_
+  std::condition_variable changed_;
+  std::map<std::string, std::string> values_;
+  std::size_t total_bytes_ = 0;
+  std::vector<std::string> refusals_;
+
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::size_t> connection_count_{0};
+  std::thread thread_;
+};
+
+struct TcpStoreClientOptions {
+  // How long to keep trying to reach the server at first (it may start after this rank).
+  Milliseconds connect_timeout{300'000};
+  // How long to try again after the connection was lost (an idle close, or rank 0 gone).
+  Milliseconds reconnect_timeout{10'000};
+  // A reply may come this much later than the wait it answers before the server counts as
+  // unresponsive.
+  Milliseconds reply_grace{10'000};
+};
+
+class TcpStoreClient final : public Store {
+public:
+  // Connects and says hello. Throws InputError when the server refuses this client (wrong token
+  // or version), BackendError when it cannot be reached within connect_timeout.
+  TcpStoreClient(TcpEndpoint server, std::string token, int rank,
+                 TcpStoreClientOptions options = {});
+
+  void set(const std::string &key, const std::string &value) override;
+  void wait(const std::vector<std::string> &keys, Milliseconds timeout) override;
+  std::string get(const std::string &key, Milliseconds timeout) override;
+
+private:
+  UniqueFd open_connection(SteadyClock::time_point deadline);
+  std::string request(const std::string &frame, Milliseconds reply_timeout,
+                      const std::vector<std::string> &keys);
+
+  TcpEndpoint server_;
+  std::string token_;
+  int rank_;
+  TcpStoreClientOptions options_;
+  std::mutex mutex_; // one request at a time on the connection
+  UniqueFd fd_;
+};
+
+} // namespace railgauge

@@ -1,0 +1,350 @@
+#include "harness/store/tcp_store.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <netdb.h>
+#include <optional>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/store/store_wire.h"
+
+namespace railgauge {
+namespace wire = store_wire;
+
+namespace {
+
+// Constant-time comparison, so that the time a refusal takes says nothing about the token.
+bool same_token(const std::string &a, const std::string &b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+  return diff == 0;
+}
+
+// The longest wait the server holds for a client, whatever the client asks.
+constexpr Milliseconds kMaxServerWait{24LL * 3600 * 1000};
+// Bytes read from one connection per poll round, so that one fast sender cannot starve others.
+constexpr std::size_t kReadChunkBytes = 256 * 1024;
+
+} // namespace
+
+struct TcpStoreServer::Connection {
+  UniqueFd fd;
+  std::string peer;
+  std::string in, out;
+  bool authenticated = false;
+  bool closing = false; // close once `out` is sent
+  bool dead = false;    // close now
+  std::int32_t rank = -1;
+  SteadyClock::time_point last_activity;
+  // A wait or get the table cannot answer yet. Keys never disappear, so `cursor` (the first key
+  // not yet seen) only moves forward.
+  struct Pending {
+    wire::RequestType type;
+    std::vector<std::string> keys;
+    std::size_t cursor = 0;
+    SteadyClock::time_point deadline;
+  };
+  std::optional<Pending> pending;
+};
+
+TcpStoreServer::TcpStoreServer(const TcpEndpoint &listen_at, std::string token,
+                               TcpStoreServerOptions options)
+    : options_(options), token_(std::move(token)), endpoint_(listen_at),
+      listen_fd_(listen_on(listen_at)) {
+  if (token_.size() > wire::kMaxTokenBytes)
+    throw InputError(fmt::format("the run token has {} bytes, more than the {} allowed",
+                                 token_.size(), wire::kMaxTokenBytes),
+                     "RAILGAUGE_RUN_TOKEN", "use a shorter token");
+  endpoint_.port = bound_port(listen_fd_.get());
+  set_nonblocking(listen_fd_.get());
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0)
+    throw BackendError(fmt::format("store: pipe2: {}", std::strerror(errno)));
+  wake_read_.reset(pipe_fds[0]);
+  wake_write_.reset(pipe_fds[1]);
+  thread_ = std::thread([this] { serve(); });
+}
+
+TcpStoreServer::~TcpStoreServer() {
+  // The other ranks may still be reading the answer to their last wait: give them time to hang
+  // up before their connections are closed under them.
+  const auto deadline = SteadyClock::now() + options_.shutdown_grace;
+  while (connection_count_ > 0 && SteadyClock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  stopping_ = true;
+  wake();
+  changed_.notify_all();
+  thread_.join();
+}
+
+void TcpStoreServer::wake() {
+  const char byte = 1;
+  [[maybe_unused]] const auto n = ::write(wake_write_.get(), &byte, 1); // full pipe: awake already
+}
+
+void TcpStoreServer::set(const std::string &key, const std::string &value) {
+  {
+    std::lock_guard lock(mutex_);
+    auto [it, inserted] = values_.try_emplace(key);
+    total_bytes_ =
+        total_bytes_ - (inserted ? 0 : key.size() + it->second.size()) + key.size() + value.size();
+    it->second = value;
+  }
+  changed_.notify_all();
+  wake();
+}
+
+void TcpStoreServer::wait(const std::vector<std::string> &keys, Milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  const auto all_present = [&] {
+    return std::all_of(keys.begin(), keys.end(), [&](const auto &k) { return values_.count(k); });
+  };
+  if (changed_.wait_for(lock, timeout, all_present))
+    return;
+  std::vector<std::string> missing;
+  for (const auto &k : keys)
+    if (!values_.count(k))
+      missing.push_back(k);
+  throw StoreTimeout(
+      fmt::format("store: keys {} did not appear within {} ms", missing, timeout.count()), missing);
+}
+
+std::string TcpStoreServer::get(const std::string &key, Milliseconds timeout) {
+  wait({key}, timeout);
+  std::lock_guard lock(mutex_);
+  return values_.at(key);
+}
+
+std::vector<std::string> TcpStoreServer::refusals() const {
+  std::lock_guard lock(mutex_);
+  return refusals_;
+}
+
+void TcpStoreServer::note_refusal(const Connection &c, const std::string &why) {
+  std::lock_guard lock(mutex_);
+  if (refusals_.size() == 32)
+    refusals_.erase(refusals_.begin());
+  refusals_.push_back(fmt::format("{} (rank {}): {}", c.peer, c.rank, why));
+}
+
+void TcpStoreServer::handle_input(Connection &c) {
+  const auto now = SteadyClock::now();
+  if (!c.authenticated) {
+    auto hello = wire::parse_hello(c.in);
+    if (hello.state == wire::Parse::incomplete)
+      return;
+    std::string why;
+    if (hello.state == wire::Parse::malformed)
+      why = hello.error;
+    else if (hello.message.version != wire::kVersion)
+      why = fmt::format("protocol version {}, this store speaks version {}: run the same "
+                        "railgauge build on every rank",
+                        hello.message.version, wire::kVersion);
+    else if (!same_token(hello.message.token, token_))
+      why = "wrong run token: every rank of a run needs the same RAILGAUGE_RUN_TOKEN";
+    c.rank = hello.message.rank;
+    if (!why.empty()) {
+      note_refusal(c, why);
+      c.out += wire::encode_hello_reply({false, "refused: " + why});
+      c.in.clear();
+      c.closing = true;
+      return;
+    }
+    c.in.erase(0, hello.consumed_bytes);
+    c.out += wire::encode_hello_reply({true, ""});
+    c.authenticated = true;
+    c.last_activity = now;
+  }
+  while (!c.pending && !c.closing) {
+    auto parsed = wire::parse_request(c.in);
+    if (parsed.state == wire::Parse::incomplete)
+      return;
+    if (parsed.state == wire::Parse::malformed) {
+      note_refusal(c, "malformed request: " + parsed.error);
+      c.out += wire::encode_reply(
+          {wire::ReplyStatus::error, "", {}, "malformed request: " + parsed.error});
+      c.in.clear();
+      c.closing = true;
+      return;
+    }
+    c.in.erase(0, parsed.consumed_bytes);
+    c.last_activity = now;
+    auto &req = parsed.message;
+    if (req.type == wire::RequestType::set) {
+      bool full = false;
+      {
+        std::lock_guard lock(mutex_);
+        const auto it = values_.find(req.key);
+        const std::size_t old = it == values_.end() ? 0 : req.key.size() + it->second.size();
+        full = total_bytes_ - old + req.key.size() + req.value.size() > options_.max_total_bytes;
+        if (!full) {
+          total_bytes_ = total_bytes_ - old + req.key.size() + req.value.size();
+          values_[req.key] = std::move(req.value);
+        }
+      }
+      if (full) {
+        const auto why =
+            fmt::format("the store holds its limit of {} bytes", options_.max_total_bytes);
+        note_refusal(c, why);
+        c.out += wire::encode_reply({wire::ReplyStatus::error, "", {}, why});
+        c.closing = true;
+        return;
+      }
+      changed_.notify_all();
+      c.out += wire::encode_reply({});
+      continue;
+    }
+    const Milliseconds asked{req.timeout_ms};
+    Connection::Pending p{req.type, {}, 0, now + std::min(asked, kMaxServerWait)};
+    p.keys = req.type == wire::RequestType::get ? std::vector<std::string>{req.key}
+                                                : std::move(req.keys);
+    c.pending = std::move(p);
+    check_pending(c);
+  }
+}
+
+void TcpStoreServer::check_pending(Connection &c) {
+  if (!c.pending)
+    return;
+  auto &p = *c.pending;
+  wire::Reply reply;
+  {
+    std::lock_guard lock(mutex_);
+    while (p.cursor < p.keys.size() && values_.count(p.keys[p.cursor]))
+      ++p.cursor;
+    if (p.cursor == p.keys.size()) {
+      if (p.type == wire::RequestType::get)
+        reply.value = values_.at(p.keys.front());
+    } else if (SteadyClock::now() >= p.deadline || stopping_) {
+      reply.status = wire::ReplyStatus::timeout;
+      for (std::size_t i = p.cursor; i < p.keys.size(); ++i)
+        if (!values_.count(p.keys[i]))
+          reply.missing.push_back(p.keys[i]);
+    } else {
+      return;
+    }
+  }
+  c.out += wire::encode_reply(reply);
+  c.pending.reset();
+  c.last_activity = SteadyClock::now();
+  handle_input(c); // requests that arrived behind the wait
+}
+
+void TcpStoreServer::serve() {
+  std::vector<std::unique_ptr<Connection>> conns;
+  std::vector<pollfd> fds;
+  while (!stopping_) {
+    // Sleep until the nearest deadline (a pending wait, an idle or hello timeout), at most 1 s.
+    auto now = SteadyClock::now();
+    auto next = now + std::chrono::seconds(1);
+    for (const auto &c : conns) {
+      if (c->pending)
+        next = std::min(next, c->pending->deadline);
+      next = std::min(next, c->last_activity + (c->authenticated ? options_.idle_timeout
+                                                                 : options_.hello_timeout));
+    }
+    fds.assign({{listen_fd_.get(), POLLIN, 0}, {wake_read_.get(), POLLIN, 0}});
+    for (const auto &c : conns) {
+      short events = 0;
+      if (!c->closing && c->in.size() < wire::kFrameHeaderBytes + wire::kMaxFrameBodyBytes)
+        events |= POLLIN;
+      if (!c->out.empty())
+        events |= POLLOUT;
+      fds.push_back({c->fd.get(), events, 0});
+    }
+    const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count();
+    if (::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait_ms, 0, 1000))) <
+            0 &&
+        errno != EINTR)
+      break;
+    if (fds[1].revents & POLLIN) {
+      char drain[64];
+      while (::read(wake_read_.get(), drain, sizeof drain) > 0) {
+      }
+    }
+    now = SteadyClock::now();
+    for (std::size_t i = 0; i < conns.size(); ++i) {
+      Connection &c = *conns[i];
+      const short revents = fds[2 + i].revents;
+      if (revents & (POLLIN | POLLHUP | POLLERR)) {
+        const std::size_t room =
+            wire::kFrameHeaderBytes + wire::kMaxFrameBodyBytes -
+            std::min(c.in.size(), wire::kFrameHeaderBytes + wire::kMaxFrameBodyBytes);
+        const std::size_t want = std::min(kReadChunkBytes, room);
+        if (want > 0) {
+          const std::size_t old = c.in.size();
+          c.in.resize(old + want);
+          const ssize_t n = ::recv(c.fd.get(), c.in.data() + old, want, MSG_DONTWAIT);
+          c.in.resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
+          if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            c.dead = true;
+        }
+        if (!c.dead && !c.closing)
+          try {
+            handle_input(c);
+          } catch (const std::exception &e) { // out of memory, say: this connection only
+            note_refusal(c, std::string("dropped: ") + e.what());
+            c.dead = true;
+          }
+      }
+      if (!c.dead)
+        check_pending(c);
+      if (!c.out.empty() && !c.dead) {
+        const ssize_t n =
+            ::send(c.fd.get(), c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0)
+          c.out.erase(0, static_cast<std::size_t>(n));
+        else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+          c.dead = true;
+      }
+      if (c.closing && c.out.empty())
+        c.dead = true;
+      if (!c.dead && !c.closing && !c.pending) {
+        if (!c.authenticated && now - c.last_activity > options_.hello_timeout) {
+          const auto why = fmt::format("no hello within {} ms", options_.hello_timeout.count());
+          note_refusal(c, why);
+          c.out += wire::encode_hello_reply({false, "refused: " + why});
+          c.closing = true;
+        } else if (c.authenticated && now - c.last_activity > options_.idle_timeout) {
+          c.dead = true; // the client reconnects when it next needs the store
+        }
+      }
+    }
+    std::erase_if(conns, [](const auto &c) { return c->dead; });
+    if (fds[0].revents & POLLIN) {
+      while (true) {
+        sockaddr_storage addr{};
+        socklen_t len = sizeof addr;
+        UniqueFd fd(::accept4(listen_fd_.get(), reinterpret_cast<sockaddr *>(&addr), &len,
+                              SOCK_NONBLOCK | SOCK_CLOEXEC));
+        if (!fd)
+          break;
+        char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
+        ::getnameinfo(reinterpret_cast<sockaddr *>(&addr), len, host, sizeof host, port,
+                      sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
+        auto c = std::make_unique<Connection>();
+        c->peer = fmt::format("{}:{}", host, port);
+        c->last_activity = now;
+        if (conns.size() >= options_.max_connections) {
+          note_refusal(*c, fmt::format("more than {} connections", options_.max_connections));
+          continue; // closed by UniqueFd
+        }
+        c->fd = std::move(fd);
+        conns.push_back(std::move(c));
+      }
+    }
+    connection_count_ = conns.size();
+  }
+  connection_count_ = 0;
+}
+
+} // namespace railgauge

@@ -1,0 +1,169 @@
+// The parts of the offload benchmarks that need no CUDA toolkit: axes, defaults and waivers
+// (compiled in every build; run() is in offload_run.cpp or its stub).
+#include "offload/offload_benchmark.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/cuda/device.h"
+#include "harness/error.h"
+#include "harness/run_context.h"
+#include "offload/offload_sizes.h"
+#include "offload/placement.h"
+
+namespace railgauge::offload {
+namespace {
+
+constexpr std::int64_t kSizeMultipleBytes = 16; // 16-byte vector accesses in the kernels
+constexpr double kMaxDeviceMemoryShare = 0.9;
+constexpr std::int64_t kDefaultGemmMnk = 8192;
+constexpr std::uint64_t kGemmWorkspaceBytes = std::uint64_t{32} << 20;
+
+bool has_host_memory_axis(OffloadPath path) {
+  return path == OffloadPath::h2d || path == OffloadPath::d2h;
+}
+
+std::vector<int> gpus_of(OffloadPath path, const Point &point) {
+  std::vector<int> gpus;
+  if (is_all_gpus(path)) {
+    for (int d = 0; d < gpu::cuda_device_count(); ++d)
+      gpus.push_back(d);
+  } else {
+    gpus.push_back(static_cast<int>(point.integer("gpu")));
+  }
+  return gpus;
+}
+
+} // namespace
+
+std::uint64_t gemm_device_bytes(std::int64_t mnk) {
+  const auto n = static_cast<std::uint64_t>(std::max<std::int64_t>(mnk, 0));
+  return 2 * n * n * 2 /* A, B bf16 */ + n * n * 4 /* D fp32 */ + kGemmWorkspaceBytes;
+}
+
+std::vector<Axis> OffloadBenchmark::axes() const {
+  std::vector<AxisValue> sizes;
+  if (path_ == OffloadPath::with_gemm)
+    sizes.emplace_back(std::int64_t{256} << 20);
+  else
+    for (std::int64_t s : offload_default_sizes_bytes(std::nullopt, 1))
+      sizes.emplace_back(s);
+  std::vector<Axis> axes;
+  axes.push_back({"size_bytes",
+                  AxisType::bytes,
+                  is_all_gpus(path_)
+                      ? "bytes PER GPU per copy, a multiple of 16; default: powers of two from "
+                        "4 KiB to 4 GiB, cut where the GPUs' pinned buffers would lock more than "
+                        "half of the available host memory"
+                      : "bytes per copy (per direction for bidir), a multiple of 16; default: "
+                        "powers of two from 4 KiB to 4 GiB, cut where the pinned buffers would "
+                        "lock more than half of the available host memory",
+                  sizes,
+                  {}});
+  if (!is_all_gpus(path_))
+    axes.push_back({"gpu",
+                    AxisType::integer,
+                    "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them; default: every "
+                    "visible GPU",
+                    {std::int64_t{0}},
+                    {}});
+  if (has_host_memory_axis(path_))
+    axes.push_back({"host_memory",
+                    AxisType::text,
+                    "pinned: page-locked, the copy engine reads it directly (timed by CUDA "
+                    "events); pageable: ordinary memory the driver stages through its own pinned "
+                    "buffers (timed by the host clock), for contrast",
+                    {std::string("pinned"), std::string("pageable")},
+                    {"pinned", "pageable"}});
+  axes.push_back({"placement",
+                  AxisType::text,
+                  "near: host memory and CPU thread on the GPU's own NUMA node; far: on another "
+                  "node (another socket when there is one)",
+                  {std::string("near"), std::string("far")},
+                  {"near", "far"}});
+  if (path_ == OffloadPath::with_gemm) {
+    axes.push_back({"direction",
+                    AxisType::text,
+                    "the copy that runs beside the GEMM: h2d (prefetching weights or optimizer "
+                    "state) or d2h (offloading them)",
+                    {std::string("h2d"), std::string("d2h")},
+                    {"h2d", "d2h"}});
+    axes.push_back({"gemm_mnk",
+                    AxisType::integer,
+                    "M = N = K of the bf16 GEMM (fp32 accumulate and output) on the same GPU",
+                    {kDefaultGemmMnk},
+                    {}});
+  }
+  return axes;
+}
+
+std::vector<AxisValue> OffloadBenchmark::defaults_here(const Axis &axis, const RunContext &) const {
+  std::vector<AxisValue> values;
+  if (axis.name == "gpu") {
+    for (int d = 0; d < gpu::cuda_device_count(); ++d)
+      values.emplace_back(std::int64_t{d});
+  } else if (axis.name == "size_bytes" && path_ != OffloadPath::with_gemm) {
+    const int gpus = std::max(gpu::cuda_device_count(), 1);
+    for (std::int64_t s :
+         offload_default_sizes_bytes(host_available_bytes(), host_buffers(path_, gpus)))
+      values.emplace_back(s);
+  }
+  return values.empty() ? axis.defaults : values;
+}
+
+std::optional<std::string> OffloadBenchmark::supported(const RunContext &ctx,
+                                                       const Point &point) const {
+  if (auto why = gpu::cuda_unavailable_reason())
+    return why;
+  if (!ctx.topology().is_this_machine())
+    return "the topology was loaded from an XML file, not read from this machine: host memory "
+           "cannot be bound nor threads pinned by it";
+  const int count = gpu::cuda_device_count();
+  const std::vector<int> gpus = gpus_of(path_, point);
+  for (int device : gpus)
+    if (device < 0 || device >= count)
+      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible (0..{}); "
+                         "CUDA_VISIBLE_DEVICES renumbers them",
+                         device, count, count - 1);
+  const std::int64_t size_bytes = point.integer("size_bytes");
+  if (size_bytes <= 0 || size_bytes % kSizeMultipleBytes != 0)
+    return fmt::format("size_bytes={} is not a positive multiple of {} (16-byte vector accesses)",
+                       size_bytes, kSizeMultipleBytes);
+  const auto placement = parse_placement(point.text("placement"));
+  if (!placement)
+    return fmt::format("placement={} is neither near nor far", point.text("placement"));
+  if (path_ == OffloadPath::with_gemm && point.integer("gemm_mnk") < 16)
+    return fmt::format("gemm_mnk={} is below 16", point.integer("gemm_mnk"));
+
+  const double host_bytes =
+      static_cast<double>(size_bytes) * host_buffers(path_, static_cast<int>(gpus.size()));
+  if (const auto available = host_available_bytes();
+      available && host_bytes > kMaxHostMemoryShare * static_cast<double>(*available))
+    return fmt::format("the host buffers need {} bytes, more than {:.0f}% of the {} bytes of "
+                       "available host memory (MemAvailable)",
+                       host_bytes, 100 * kMaxHostMemoryShare, *available);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    gpu::CudaDeviceInfo info;
+    try {
+      info = gpu::cuda_device_info(gpus[i]);
+    } catch (const BackendError &e) {
+      return fmt::format("CUDA device {} cannot be queried: {}", gpus[i], e.what());
+    }
+    auto where = choose_host_placement(ctx.topology(), info.pci_bus_id, *placement,
+                                       static_cast<unsigned>(i));
+    if (auto *why = std::get_if<std::string>(&where))
+      return fmt::format("placement={} for GPU {}: {}", point.text("placement"), gpus[i], *why);
+    double device_bytes = static_cast<double>(size_bytes) * device_buffers(path_);
+    if (path_ == OffloadPath::with_gemm)
+      device_bytes += static_cast<double>(gemm_device_bytes(point.integer("gemm_mnk")));
+    if (device_bytes > kMaxDeviceMemoryShare * static_cast<double>(info.free_memory_bytes))
+      return fmt::format("the point needs {} bytes of GPU memory, more than {:.0f}% of the {} "
+                         "bytes free on GPU {} ({})",
+                         device_bytes, 100 * kMaxDeviceMemoryShare, info.free_memory_bytes, gpus[i],
+                         info.name);
+  }
+  return std::nullopt;
+}
+
+} // namespace railgauge::offload

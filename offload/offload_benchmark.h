@@ -1,0 +1,81 @@
+#pragma once
+// Host<->GPU bandwidth (docs/offload.md): the shared part of offload.h2d, d2h, bidir,
+// zero_copy_read, zero_copy_write, all_gpus_h2d, all_gpus_d2h and with_gemm (one small class per
+// key, in the file named after it).
+//
+// One point = host buffers of `size_bytes` bound by hwloc to the GPU's own NUMA node or a far
+// one (placement.h), with the point's CPU thread pinned to a core of that node; pinned buffers
+// are page-locked with cudaHostRegister (mapped, for the zero-copy kernels), pageable ones are
+// left as they are. The source is seeded with a pattern and the destination zeroed, the transfer
+// is measured, then the whole destination is checked against the pattern.
+//
+// Timing. Pinned copies and kernels: CUDA events around a batch enqueued behind a blocking
+// kernel (gpu::CudaEventTimer, or GatedLanesTimer when several streams or GPUs run at once).
+// Pageable copies cannot sit behind a blocked stream (the runtime synchronises the stream before
+// a pageable copy returns), so they are timed on the host clock around copy + stream
+// synchronisation; metrics.timer says which.
+//
+// Every record carries the GPU's PCIe link as negotiated (NVML, else sysfs), read right after
+// the measurement (an idle GPU drops its link to a lower generation to save power), the
+// bandwidth that link can carry and the efficiency against it (pcie_link.h).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/benchmark.h"
+#include "offload/offload_types.h"
+
+namespace railgauge::offload {
+
+class OffloadBenchmark : public Benchmark {
+public:
+  std::vector<Axis> axes() const override;
+  std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
+  std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
+  Outcome run(RunContext &ctx, const Point &point) override;
+
+  OffloadPath path() const { return path_; }
+
+  // Test hook: called after the measurement and before the data check with each destination
+  // buffer (`device_memory` says whether it is GPU memory), so a test can corrupt it and see the
+  // point fail.
+  using BeforeVerify = std::function<void(void *destination, bool device_memory, std::size_t)>;
+  void set_before_verify(BeforeVerify hook) { before_verify_ = std::move(hook); }
+
+  // Where the NVML library and sysfs are read for the PCIe link (tests point them elsewhere).
+  void set_link_sources(std::string nvml_library, std::string sysfs_root) {
+    nvml_library_ = std::move(nvml_library);
+    sysfs_root_ = std::move(sysfs_root);
+  }
+
+protected:
+  explicit OffloadBenchmark(OffloadPath path) : path_(path) {}
+
+private:
+  Outcome run_copy(RunContext &ctx, const Point &point);
+  Outcome run_bidir(RunContext &ctx, const Point &point);
+  Outcome run_all_gpus(RunContext &ctx, const Point &point);
+  Outcome run_with_gemm(RunContext &ctx, const Point &point);
+
+  OffloadPath path_;
+  BeforeVerify before_verify_;
+  std::string nvml_library_ = "libnvidia-ml.so.1";
+  std::string sysfs_root_ = "/sys";
+};
+
+std::unique_ptr<OffloadBenchmark> make_h2d();
+std::unique_ptr<OffloadBenchmark> make_d2h();
+std::unique_ptr<OffloadBenchmark> make_bidir();
+std::unique_ptr<OffloadBenchmark> make_zero_copy_read();
+std::unique_ptr<OffloadBenchmark> make_zero_copy_write();
+std::unique_ptr<OffloadBenchmark> make_all_gpus_h2d();
+std::unique_ptr<OffloadBenchmark> make_all_gpus_d2h();
+std::unique_ptr<OffloadBenchmark> make_with_gemm();
+
+// Bytes of GPU memory the with_gemm point's GEMM needs (A, B bf16; D fp32; 32 MiB workspace).
+std::uint64_t gemm_device_bytes(std::int64_t mnk);
+
+} // namespace railgauge::offload

@@ -1,0 +1,117 @@
+#include "offload/offload_kernels.h"
+
+#include <algorithm>
+
+#include <cuda_bf16.h>
+
+#include "harness/cuda/check.h"
+#include "harness/cuda/resources.h"
+#include "offload/pattern.h"
+
+namespace railgauge::offload {
+namespace {
+
+constexpr int kThreadsPerBlock = 256;
+constexpr int kUnroll = 4; // independent 16-byte loads in flight per thread before any store
+
+__device__ std::size_t first_index() {
+  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ std::size_t grid_stride() { return static_cast<std::size_t>(gridDim.x) * blockDim.x; }
+
+// Each thread loads kUnroll vectors, a grid apart (so the warp's loads stay coalesced), before it
+// stores any; the tail that does not fill a whole round goes one vector at a time.
+__global__ void zero_copy_kernel(const uint4 *__restrict__ src, uint4 *__restrict__ dst,
+                                 std::size_t vectors) {
+  const std::size_t stride = grid_stride();
+  std::size_t i = first_index();
+  for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
+    uint4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      v[u] = src[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      dst[i + u * stride] = v[u];
+  }
+  for (; i < vectors; i += stride)
+    dst[i] = src[i];
+}
+
+__global__ void seed_pattern_kernel(std::uint32_t *dst, std::size_t words, std::uint32_t seed) {
+  for (std::size_t i = first_index(); i < words; i += grid_stride())
+    dst[i] = pattern_word(i, seed);
+}
+
+__global__ void count_wrong_kernel(const std::uint32_t *data, std::size_t words, std::uint32_t seed,
+                                   unsigned long long *wrong) {
+  unsigned long long mine = 0;
+  for (std::size_t i = first_index(); i < words; i += grid_stride())
+    mine += data[i] != pattern_word(i, seed) ? 1 : 0;
+  if (mine > 0)
+    atomicAdd(wrong, mine);
+}
+
+__global__ void seed_gemm_kernel(__nv_bfloat16 *dst, std::size_t elements, std::uint32_t seed) {
+  for (std::size_t i = first_index(); i < elements; i += grid_stride())
+    dst[i] = __float2bfloat16(static_cast<float>(gemm_input_value(i, seed)));
+}
+
+// A grid for the helper kernels (seed, check), whose speed does not matter.
+int helper_blocks(std::size_t n) {
+  return static_cast<int>(
+      std::clamp<std::size_t>((n + kThreadsPerBlock - 1) / kThreadsPerBlock, 1, 4096));
+}
+
+} // namespace
+
+KernelGrid zero_copy_grid(int sm_count, std::size_t bytes) {
+  int per_sm = 0;
+  RAILGAUGE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, zero_copy_kernel,
+                                                                    kThreadsPerBlock, 0));
+  const std::size_t full = static_cast<std::size_t>(std::max(sm_count, 1)) *
+                           static_cast<std::size_t>(std::max(per_sm, 1));
+  const std::size_t needed = (bytes / 16 + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  KernelGrid grid;
+  grid.threads_per_block = kThreadsPerBlock;
+  grid.blocks = static_cast<int>(std::clamp<std::size_t>(needed, 1, full));
+  return grid;
+}
+
+void launch_zero_copy(const void *src, void *dst, std::size_t bytes, const KernelGrid &grid,
+                      cudaStream_t stream) {
+  zero_copy_kernel<<<grid.blocks, grid.threads_per_block, 0, stream>>>(
+      static_cast<const uint4 *>(src), static_cast<uint4 *>(dst), bytes / 16);
+  RAILGAUGE_CUDA_CALL(cudaGetLastError());
+}
+
+void seed_pattern_on_device(void *dst, std::size_t bytes, std::uint32_t seed, cudaStream_t stream) {
+  const std::size_t words = bytes / 4;
+  seed_pattern_kernel<<<helper_blocks(words), kThreadsPerBlock, 0, stream>>>(
+      static_cast<std::uint32_t *>(dst), words, seed);
+  RAILGAUGE_CUDA_CALL(cudaGetLastError());
+}
+
+std::uint64_t count_wrong_on_device(const void *data, std::size_t bytes, std::uint32_t seed,
+                                    cudaStream_t stream) {
+  const std::size_t words = bytes / 4;
+  gpu::DeviceBuffer wrong(sizeof(unsigned long long));
+  RAILGAUGE_CUDA_CALL(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), stream));
+  count_wrong_kernel<<<helper_blocks(words), kThreadsPerBlock, 0, stream>>>(
+      static_cast<const std::uint32_t *>(data), words, seed, wrong.as<unsigned long long>());
+  RAILGAUGE_CUDA_CALL(cudaGetLastError());
+  unsigned long long count = 0;
+  RAILGAUGE_CUDA_CALL(
+      cudaMemcpyAsync(&count, wrong.get(), sizeof count, cudaMemcpyDeviceToHost, stream));
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  return count;
+}
+
+void seed_gemm_input(void *bf16_data, std::size_t elements, std::uint32_t seed,
+                     cudaStream_t stream) {
+  seed_gemm_kernel<<<helper_blocks(elements), kThreadsPerBlock, 0, stream>>>(
+      static_cast<__nv_bfloat16 *>(bf16_data), elements, seed);
+  RAILGAUGE_CUDA_CALL(cudaGetLastError());
+}
+
+} // namespace railgauge::offload

@@ -1,0 +1,528 @@
+// OffloadBenchmark::run() for CUDA builds (offload_run_stub.cpp without CUDA).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/cuda/check.h"
+#include "harness/cuda/device.h"
+#include "harness/cuda/event_timer.h"
+#include "harness/cuda/resources.h"
+#include "harness/inventory/nvml_query.h"
+#include "harness/run_context.h"
+#include "harness/stats.h"
+#include "memory/host_buffer.h"
+#include "memory/pinned_workers.h"
+#include "offload/gated_lanes_timer.h"
+#include "offload/gemm_load.h"
+#include "offload/offload_benchmark.h"
+#include "offload/offload_kernels.h"
+#include "offload/pattern.h"
+#include "offload/pcie_link.h"
+#include "offload/placement.h"
+
+namespace railgauge::offload {
+namespace {
+
+// Host memory bound to one NUMA node (memory::HostBuffer), page-locked and mapped into every
+// device's address space when pinned (cudaHostRegister), unregistered before it is freed.
+class HostRegion {
+public:
+  HostRegion(hwloc_topology_t topology, unsigned numa_node, std::size_t bytes, bool pinned)
+      : buffer_(topology, numa_node, bytes) {
+    if (!pinned)
+      return;
+    RAILGAUGE_CUDA_CALL(cudaHostRegister(buffer_.doubles(), bytes,
+                                         cudaHostRegisterPortable | cudaHostRegisterMapped));
+    registered_ = true;
+    RAILGAUGE_CUDA_CALL(cudaHostGetDevicePointer(&device_pointer_, buffer_.doubles(), 0));
+  }
+  ~HostRegion() {
+    if (registered_)
+      RAILGAUGE_CUDA_CALL_NOEXCEPT(cudaHostUnregister(buffer_.doubles()));
+  }
+  HostRegion(const HostRegion &) = delete;
+  HostRegion &operator=(const HostRegion &) = delete;
+
+  void *data() const { return buffer_.doubles(); }
+  void *device_pointer() const { return device_pointer_; } // mapped pinned memory only
+  std::size_t bytes() const { return buffer_.size_bytes(); }
+
+private:
+  memory::HostBuffer buffer_;
+  bool registered_ = false;
+  void *device_pointer_ = nullptr;
+};
+
+void seed_host(void *data, std::size_t bytes, std::uint32_t seed) {
+  auto *words = static_cast<std::uint32_t *>(data);
+  for (std::size_t i = 0; i < bytes / 4; ++i)
+    words[i] = pattern_word(i, seed);
+}
+
+std::uint64_t count_wrong_host(const void *data, std::size_t bytes, std::uint32_t seed) {
+  const auto *words = static_cast<const std::uint32_t *>(data);
+  std::uint64_t wrong = 0;
+  for (std::size_t i = 0; i < bytes / 4; ++i)
+    wrong += words[i] != pattern_word(i, seed) ? 1 : 0;
+  return wrong;
+}
+
+// A seed per point and buffer, so that data left over from an earlier point cannot pass.
+std::uint32_t seed_for(std::size_t bytes, int device, int buffer) {
+  return static_cast<std::uint32_t>(bytes * 2654435761u) ^ static_cast<std::uint32_t>(device << 8) ^
+         static_cast<std::uint32_t>(buffer + 1) * 0x27d4eb2du;
+}
+
+// The median of a lane's per-call samples without the first one, which is the measurement core's
+// batch-sizing call (one call, not a batch).
+double lane_median_s(const std::vector<double> &samples) {
+  if (samples.size() <= 1)
+    return samples.empty() ? 0.0 : samples.front();
+  return summarize(std::span<const double>(samples).subspan(1)).median;
+}
+
+double gbytes_per_s(std::uint64_t bytes, double seconds) {
+  return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
+}
+
+// The GPU's PCIe link, read after the measurement: NVML when it answers, else sysfs.
+class LinkReader {
+public:
+  LinkReader(const std::string &nvml_library, std::string sysfs_root)
+      : nvml_(query_nvml(nvml_library)), sysfs_root_(std::move(sysfs_root)) {}
+  std::pair<std::optional<PcieLinkState>, std::string> read(const std::string &bus_id) const {
+    if (auto link = pcie_link_from_nvml(nvml_, bus_id))
+      return {link, ""};
+    if (auto link = read_sysfs_pcie_link(sysfs_root_, bus_id))
+      return {link, ""};
+    std::string nvml_why = "no GPU with this bus id, or no PCIe fields";
+    if (!nvml_.value("available", false) && nvml_.contains("reason") &&
+        nvml_.at("reason").is_string())
+      nvml_why = nvml_.at("reason").get<std::string>();
+    return {std::nullopt, fmt::format("neither NVML ({}) nor {}/bus/pci/devices/{} gave the link",
+                                      nvml_why, sysfs_root_, bus_id)};
+  }
+
+private:
+  nlohmann::json nvml_;
+  std::string sysfs_root_;
+};
+
+nlohmann::json link_metrics(const LinkReader &links, const std::string &bus_id,
+                            std::optional<double> measured, int directions = 1) {
+  const auto [link, why] = links.read(bus_id);
+  return pcie_metrics(link, measured, directions, why);
+}
+
+HostPlacement placement_of(const RunContext &ctx, const Point &point,
+                           const gpu::CudaDeviceInfo &info, unsigned nth_thread) {
+  auto where = choose_host_placement(ctx.topology(), info.pci_bus_id,
+                                     *parse_placement(point.text("placement")), nth_thread);
+  if (auto *why = std::get_if<std::string>(&where))
+    throw BackendError(*why); // supported() checked it: the topology changed under the run
+  return std::get<HostPlacement>(where);
+}
+
+void add_placement(Outcome &outcome, const gpu::CudaDeviceInfo &info, const HostPlacement &p) {
+  outcome.device = {{"gpu", info.uuid},
+                    {"pci", info.pci_bus_id},
+                    {"numa", p.numa_node},
+                    {"cpus", std::to_string(p.pu)}};
+  outcome.derived_params.update({{"gpu_name", info.name},
+                                 {"host_numa_node", p.numa_node},
+                                 {"gpu_numa_node", p.gpu_numa_node},
+                                 {"cpu_pu", p.pu},
+                                 {"placement_how", p.how}});
+}
+
+// Enqueues one transfer of the point's path (h2d, d2h or a zero-copy kernel) on `stream`.
+struct Transfer {
+  OffloadPath path;
+  const HostRegion *host;
+  void *device;
+  std::size_t bytes;
+  KernelGrid grid;
+
+  void operator()(cudaStream_t stream) const {
+    switch (path) {
+    case OffloadPath::zero_copy_read:
+      launch_zero_copy(host->device_pointer(), device, bytes, grid, stream);
+      return;
+    case OffloadPath::zero_copy_write:
+      launch_zero_copy(device, host->device_pointer(), bytes, grid, stream);
+      return;
+    case OffloadPath::d2h:
+    case OffloadPath::all_gpus_d2h:
+      RAILGAUGE_CUDA_CALL(
+          cudaMemcpyAsync(host->data(), device, bytes, cudaMemcpyDeviceToHost, stream));
+      return;
+    default:
+      RAILGAUGE_CUDA_CALL(
+          cudaMemcpyAsync(device, host->data(), bytes, cudaMemcpyHostToDevice, stream));
+      return;
+    }
+  }
+  bool to_device() const {
+    return path == OffloadPath::h2d || path == OffloadPath::zero_copy_read ||
+           path == OffloadPath::all_gpus_h2d;
+  }
+};
+
+// Seeds the source with the pattern and zeroes the destination; synchronises `stream`.
+void prepare(const Transfer &t, std::uint32_t seed, cudaStream_t stream) {
+  if (t.to_device()) {
+    seed_host(t.host->data(), t.bytes, seed);
+    RAILGAUGE_CUDA_CALL(cudaMemsetAsync(t.device, 0, t.bytes, stream));
+  } else {
+    std::memset(t.host->data(), 0, t.bytes);
+    seed_pattern_on_device(t.device, t.bytes, seed, stream);
+  }
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+}
+
+// The destination's wrong words, after the hook has had its chance to corrupt it.
+std::uint64_t check(const Transfer &t, std::uint32_t seed, cudaStream_t stream,
+                    const OffloadBenchmark::BeforeVerify &hook) {
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  if (hook)
+    hook(t.to_device() ? t.device : t.host->data(), t.to_device(), t.bytes);
+  return t.to_device() ? count_wrong_on_device(t.device, t.bytes, seed, stream)
+                       : count_wrong_host(t.host->data(), t.bytes, seed);
+}
+
+std::string problem(std::string_view what, std::uint64_t wrong, std::size_t bytes) {
+  return fmt::format("{}: {} of {} words hold wrong values", what, wrong, bytes / 4);
+}
+
+} // namespace
+
+Outcome OffloadBenchmark::run(RunContext &ctx, const Point &point) {
+  if (auto why = supported(ctx, point))
+    return Outcome::waived(*why);
+  switch (path_) {
+  case OffloadPath::bidir:
+    return run_bidir(ctx, point);
+  case OffloadPath::all_gpus_h2d:
+  case OffloadPath::all_gpus_d2h:
+    return run_all_gpus(ctx, point);
+  case OffloadPath::with_gemm:
+    return run_with_gemm(ctx, point);
+  default:
+    return run_copy(ctx, point);
+  }
+}
+
+Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
+  const int device = static_cast<int>(point.integer("gpu"));
+  const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
+  const HostPlacement where = placement_of(ctx, point, info, 0);
+  const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const bool pinned = !point.has("host_memory") || point.text("host_memory") == "pinned";
+  const bool zero_copy =
+      path_ == OffloadPath::zero_copy_read || path_ == OffloadPath::zero_copy_write;
+
+  // The thread that seeds, enqueues (and, for pageable memory, copies through the driver's
+  // staging buffers) runs on the placement's node.
+  const memory::PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
+  const gpu::DeviceGuard guard(device);
+  HostRegion host(ctx.topology().get(), where.numa_node, bytes, pinned);
+  gpu::DeviceBuffer dev(bytes);
+  const Transfer transfer{path_, &host, dev.get(), bytes, zero_copy_grid(info.sm_count, bytes)};
+  const std::uint32_t seed = seed_for(bytes, device, 0);
+
+  std::optional<gpu::CudaEventTimer> event_timer;
+  std::optional<gpu::Stream> host_timed_stream;
+  HostTimer host_timer;
+  Timer *timer = nullptr;
+  cudaStream_t stream = nullptr;
+  Operation op;
+  if (pinned) {
+    event_timer.emplace(device);
+    timer = &*event_timer;
+    stream = event_timer->stream();
+    op = [&] { transfer(stream); };
+  } else {
+    host_timed_stream.emplace();
+    timer = &host_timer;
+    stream = host_timed_stream->get();
+    op = [&] {
+      transfer(stream);
+      RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+    };
+  }
+  prepare(transfer, seed, stream);
+  const Measurement measurement = ctx.measure(*timer, op);
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  const LinkReader links(nvml_library_, sysfs_root_);
+
+  Outcome outcome;
+  const std::uint64_t bytes_per_call = offload_bytes_per_call(path_, bytes);
+  outcome.metrics = measurement.bandwidth_metrics(bytes_per_call);
+  outcome.metrics.update(link_metrics(links, info.pci_bus_id,
+                                      gbytes_per_s(bytes_per_call, measurement.time_s.median)));
+  outcome.metrics["verified"] = false;
+  add_placement(outcome, info, where);
+  outcome.derived_params.update({{"engine", zero_copy ? "sm" : "copy_engine"}});
+  if (zero_copy)
+    outcome.derived_params.update({{"grid_blocks", transfer.grid.blocks},
+                                   {"block_threads", transfer.grid.threads_per_block}});
+  if (!ctx.verify())
+    return outcome;
+  const std::uint64_t wrong = check(transfer, seed, stream, before_verify_);
+  outcome.metrics["wrong_words"] = wrong;
+  std::vector<std::string> problems;
+  if (wrong > 0)
+    problems.push_back(
+        problem(transfer.to_device() ? "device buffer" : "host buffer", wrong, bytes));
+  outcome.conclude_data_check(problems);
+  return outcome;
+}
+
+Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
+  const int device = static_cast<int>(point.integer("gpu"));
+  const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
+  const HostPlacement where = placement_of(ctx, point, info, 0);
+  const HostPlacement second = placement_of(ctx, point, info, 1);
+  const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const memory::PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
+  const gpu::DeviceGuard guard(device);
+
+  HostRegion host_in(ctx.topology().get(), where.numa_node, bytes, true);
+  HostRegion host_out(ctx.topology().get(), where.numa_node, bytes, true);
+  gpu::DeviceBuffer dev_in(bytes), dev_out(bytes);
+  const Transfer h2d{OffloadPath::h2d, &host_in, dev_in.get(), bytes, {}};
+  const Transfer d2h{OffloadPath::d2h, &host_out, dev_out.get(), bytes, {}};
+  const std::uint32_t seed_h2d = seed_for(bytes, device, 0), seed_d2h = seed_for(bytes, device, 1);
+
+  GatedLanesTimer timer(ctx.topology().get(),
+                        {{device, where.pu, [&](cudaStream_t s) { h2d(s); }},
+                         {device, second.pu, [&](cudaStream_t s) { d2h(s); }}});
+  prepare(h2d, seed_h2d, timer.stream(0));
+  prepare(d2h, seed_d2h, timer.stream(1));
+  const Measurement measurement = ctx.measure(timer, timer.every_lane_once());
+  const LinkReader links(nvml_library_, sysfs_root_);
+
+  const double h2d_bw = gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(0)));
+  const double d2h_bw = gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(1)));
+  Outcome outcome;
+  outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes));
+  outcome.metrics.update(link_metrics(links, info.pci_bus_id, h2d_bw + d2h_bw, 2));
+  outcome.metrics["h2d_gbytes_per_s"] = h2d_bw;
+  outcome.metrics["d2h_gbytes_per_s"] = d2h_bw;
+  outcome.metrics["sum_gbytes_per_s"] = h2d_bw + d2h_bw;
+  if (outcome.metrics.contains("expected_gbytes_per_s") &&
+      outcome.metrics["expected_gbytes_per_s"].is_number()) {
+    const double per_direction = outcome.metrics["expected_gbytes_per_s"].get<double>() / 2;
+    outcome.metrics["h2d_efficiency"] = h2d_bw / per_direction;
+    outcome.metrics["d2h_efficiency"] = d2h_bw / per_direction;
+  }
+  outcome.metrics["verified"] = false;
+  add_placement(outcome, info, where);
+  outcome.device["cpus"] = fmt::format("{},{}", where.pu, second.pu);
+  outcome.derived_params.update({{"engine", "copy_engine"}, {"streams", 2}});
+  if (!ctx.verify())
+    return outcome;
+  std::vector<std::string> problems;
+  const std::uint64_t wrong_in = check(h2d, seed_h2d, timer.stream(0), before_verify_);
+  const std::uint64_t wrong_out = check(d2h, seed_d2h, timer.stream(1), before_verify_);
+  outcome.metrics["wrong_words"] = wrong_in + wrong_out;
+  if (wrong_in > 0)
+    problems.push_back(problem("h2d destination (device)", wrong_in, bytes));
+  if (wrong_out > 0)
+    problems.push_back(problem("d2h destination (host)", wrong_out, bytes));
+  outcome.conclude_data_check(problems);
+  return outcome;
+}
+
+Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
+  const int gpus = gpu::cuda_device_count();
+  const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const OffloadPath one = path_ == OffloadPath::all_gpus_h2d ? OffloadPath::h2d : OffloadPath::d2h;
+
+  struct PerGpu {
+    gpu::CudaDeviceInfo info;
+    HostPlacement where;
+    std::unique_ptr<HostRegion> host;
+    std::unique_ptr<gpu::DeviceBuffer> dev;
+    Transfer transfer;
+    std::uint32_t seed;
+  };
+  std::vector<PerGpu> per_gpu;
+  std::vector<Lane> lanes;
+  for (int d = 0; d < gpus; ++d) {
+    PerGpu g;
+    g.info = gpu::cuda_device_info(d);
+    g.where = placement_of(ctx, point, g.info, static_cast<unsigned>(d));
+    const gpu::DeviceGuard guard(d);
+    g.host = std::make_unique<HostRegion>(ctx.topology().get(), g.where.numa_node, bytes, true);
+    g.dev = std::make_unique<gpu::DeviceBuffer>(bytes);
+    g.transfer = Transfer{one, g.host.get(), g.dev->get(), bytes, {}};
+    g.seed = seed_for(bytes, d, 0);
+    per_gpu.push_back(std::move(g));
+  }
+  for (int d = 0; d < gpus; ++d) {
+    const Transfer *t = &per_gpu[static_cast<std::size_t>(d)].transfer;
+    lanes.push_back(
+        {d, per_gpu[static_cast<std::size_t>(d)].where.pu, [t](cudaStream_t s) { (*t)(s); }});
+  }
+  GatedLanesTimer timer(ctx.topology().get(), std::move(lanes));
+  for (int d = 0; d < gpus; ++d) {
+    const gpu::DeviceGuard guard(d);
+    const auto &g = per_gpu[static_cast<std::size_t>(d)];
+    prepare(g.transfer, g.seed, timer.stream(static_cast<std::size_t>(d)));
+  }
+  const Measurement measurement = ctx.measure(timer, timer.every_lane_once());
+  const LinkReader links(nvml_library_, sysfs_root_);
+
+  std::vector<double> bandwidths;
+  for (int d = 0; d < gpus; ++d)
+    bandwidths.push_back(
+        gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(static_cast<std::size_t>(d)))));
+  double sum = 0, expected_sum = 0;
+  for (double b : bandwidths)
+    sum += b;
+  bool all_expected = true;
+  nlohmann::json gpus_json = nlohmann::json::array();
+  std::vector<unsigned> pus;
+  int slowest = 0;
+  for (int d = 0; d < gpus; ++d) {
+    const auto &g = per_gpu[static_cast<std::size_t>(d)];
+    const double bw = bandwidths[static_cast<std::size_t>(d)];
+    if (bw < bandwidths[static_cast<std::size_t>(slowest)])
+      slowest = d;
+    nlohmann::json entry = {{"gpu", d},
+                            {"uuid", g.info.uuid},
+                            {"pci", g.info.pci_bus_id},
+                            {"host_numa_node", g.where.numa_node},
+                            {"cpu_pu", g.where.pu},
+                            {"bandwidth_gbytes_per_s", bw},
+                            {"share", sum > 0 ? bw / sum : 0.0}};
+    entry.update(link_metrics(links, g.info.pci_bus_id, bw));
+    if (entry.contains("expected_gbytes_per_s") && entry["expected_gbytes_per_s"].is_number())
+      expected_sum += entry["expected_gbytes_per_s"].get<double>();
+    else
+      all_expected = false;
+    gpus_json.push_back(std::move(entry));
+    pus.push_back(g.where.pu);
+  }
+  Outcome outcome;
+  outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes, gpus));
+  outcome.metrics["sum_of_gpus_gbytes_per_s"] = sum;
+  outcome.metrics["per_gpu"] = gpus_json;
+  outcome.metrics["slowest_gpu"] = slowest;
+  outcome.metrics["slowest_gpu_share"] =
+      sum > 0 ? bandwidths[static_cast<std::size_t>(slowest)] / sum : 0.0;
+  // The links' sum is an upper bound: GPUs behind one switch or root port share its uplink.
+  outcome.metrics["expected_gbytes_per_s"] = all_expected ? nlohmann::json(expected_sum) : nullptr;
+  if (all_expected && expected_sum > 0)
+    outcome.metrics["efficiency"] =
+        outcome.metrics["bandwidth_gbytes_per_s"].get<double>() / expected_sum;
+  outcome.metrics["verified"] = false;
+  outcome.device = {{"cpus", fmt::format("{}", fmt::join(pus, ","))}};
+  outcome.derived_params.update({{"gpus", gpus}, {"engine", "copy_engine"}});
+  if (!ctx.verify())
+    return outcome;
+  std::vector<std::string> problems;
+  std::uint64_t wrong_total = 0;
+  for (int d = 0; d < gpus; ++d) {
+    const gpu::DeviceGuard guard(d);
+    const auto &g = per_gpu[static_cast<std::size_t>(d)];
+    const std::uint64_t wrong =
+        check(g.transfer, g.seed, timer.stream(static_cast<std::size_t>(d)), before_verify_);
+    wrong_total += wrong;
+    if (wrong > 0)
+      problems.push_back(problem(fmt::format("GPU {}", d), wrong, bytes));
+  }
+  outcome.metrics["wrong_words"] = wrong_total;
+  outcome.conclude_data_check(problems);
+  return outcome;
+}
+
+Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
+  const int device = static_cast<int>(point.integer("gpu"));
+  const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
+  const HostPlacement where = placement_of(ctx, point, info, 0);
+  const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const OffloadPath one = point.text("direction") == "d2h" ? OffloadPath::d2h : OffloadPath::h2d;
+  const memory::PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
+  const gpu::DeviceGuard guard(device);
+
+  HostRegion host(ctx.topology().get(), where.numa_node, bytes, true);
+  gpu::DeviceBuffer dev(bytes);
+  const Transfer transfer{one, &host, dev.get(), bytes, {}};
+  const std::uint32_t seed = seed_for(bytes, device, 0);
+  gpu::Stream setup;
+  prepare(transfer, seed, setup.get());
+  GemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")), setup.get());
+
+  const auto copy_lane = [&] {
+    return Lane{device, where.pu, [&](cudaStream_t s) { transfer(s); }};
+  };
+  int gemms_per_call = 1;
+  const auto gemm_lane = [&] {
+    return Lane{device, where.pu, [&](cudaStream_t s) {
+                  for (int i = 0; i < gemms_per_call; ++i)
+                    gemm.enqueue(s);
+                }};
+  };
+  double copy_alone_s = 0, gemm_alone_s = 0;
+  {
+    GatedLanesTimer timer(ctx.topology().get(), {copy_lane()});
+    copy_alone_s = ctx.measure(timer, timer.every_lane_once()).time_s.median;
+  }
+  {
+    GatedLanesTimer timer(ctx.topology().get(), {gemm_lane()});
+    gemm_alone_s = ctx.measure(timer, timer.every_lane_once()).time_s.median;
+  }
+  // Balance the two lanes so that they overlap for most of a call: as many GEMMs per call as
+  // fit in one copy.
+  gemms_per_call = std::max(1, static_cast<int>(std::lround(copy_alone_s / gemm_alone_s)));
+  GatedLanesTimer both(ctx.topology().get(), {copy_lane(), gemm_lane()});
+  const Measurement measurement = ctx.measure(both, both.every_lane_once());
+  const LinkReader links(nvml_library_, sysfs_root_);
+  const double copy_together_s = lane_median_s(both.lane_samples_s(0));
+  const double gemm_together_s = lane_median_s(both.lane_samples_s(1)) / gemms_per_call;
+
+  Outcome outcome;
+  outcome.metrics = measurement.to_json();
+  const double copy_bw = gbytes_per_s(bytes, copy_together_s);
+  outcome.metrics["bytes_per_call"] = bytes;
+  outcome.metrics["bandwidth_gbytes_per_s"] = copy_bw;
+  outcome.metrics["copy_alone_gbytes_per_s"] = gbytes_per_s(bytes, copy_alone_s);
+  outcome.metrics["copy_concurrent_gbytes_per_s"] = copy_bw;
+  outcome.metrics["gemm_alone_tflops"] = gemm.flops() / gemm_alone_s / 1e12;
+  outcome.metrics["gemm_concurrent_tflops"] = gemm.flops() / gemm_together_s / 1e12;
+  // > 1: slower beside the other. 1.0 for both means the copy hides completely behind compute.
+  outcome.metrics["copy_slowdown"] = copy_together_s / copy_alone_s;
+  outcome.metrics["gemm_slowdown"] = gemm_together_s / gemm_alone_s;
+  outcome.metrics.update(link_metrics(links, info.pci_bus_id, copy_bw));
+  outcome.metrics["verified"] = false;
+  add_placement(outcome, info, where);
+  outcome.derived_params.update({{"gemms_per_call", gemms_per_call},
+                                 {"gemm_dtype", "bf16 in, fp32 accumulate and out"},
+                                 {"engine", "copy_engine"}});
+  if (!ctx.verify())
+    return outcome;
+  // Every lane's stream has been synchronised by its last batch; make sure of it all the same.
+  RAILGAUGE_CUDA_CALL(cudaDeviceSynchronize());
+  std::vector<std::string> problems;
+  const std::uint64_t wrong = check(transfer, seed, setup.get(), before_verify_);
+  outcome.metrics["wrong_words"] = wrong;
+  if (wrong > 0)
+    problems.push_back(problem("copy destination", wrong, bytes));
+  const std::uint64_t wrong_gemm = gemm.count_wrong(both.stream(1));
+  outcome.metrics["gemm_wrong_samples"] = wrong_gemm;
+  if (wrong_gemm > 0)
+    problems.push_back(
+        fmt::format("GEMM: {} of 64 sampled entries differ from the exact product", wrong_gemm));
+  outcome.conclude_data_check(problems);
+  return outcome;
+}
+
+} // namespace railgauge::offload

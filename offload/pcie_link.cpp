@@ -1,0 +1,202 @@
+#include "offload/pcie_link.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace railgauge::offload {
+namespace {
+
+std::optional<std::string> read_line(const std::string &path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line))
+    return std::nullopt;
+  return line;
+}
+
+std::optional<int> to_int(std::string_view text) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end == text.data())
+    return std::nullopt;
+  return value;
+}
+
+std::optional<int> json_int(const nlohmann::json &j, const char *field) {
+  if (!j.contains(field) || !j.at(field).is_number_integer())
+    return std::nullopt;
+  return j.at(field).get<int>();
+}
+
+nlohmann::json opt(const std::optional<int> &v) { return v ? nlohmann::json(*v) : nullptr; }
+
+} // namespace
+
+std::optional<double> pcie_gtransfers_per_s(int generation) {
+  switch (generation) {
+  case 1:
+    return 2.5;
+  case 2:
+    return 5.0;
+  case 3:
+    return 8.0;
+  case 4:
+    return 16.0;
+  case 5:
+    return 32.0;
+  case 6:
+    return 64.0;
+  case 7:
+    return 128.0;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<double> pcie_encoding_efficiency(int generation) {
+  if (generation == 1 || generation == 2)
+    return 8.0 / 10.0;
+  if (generation >= 3 && generation <= 5)
+    return 128.0 / 130.0;
+  if (generation == 6 || generation == 7)
+    return 236.0 / 256.0;
+  return std::nullopt;
+}
+
+std::string_view pcie_encoding_name(int generation) {
+  if (generation == 1 || generation == 2)
+    return "8b/10b";
+  if (generation >= 3 && generation <= 5)
+    return "128b/130b";
+  if (generation == 6 || generation == 7)
+    return "flit 236/256";
+  return "unknown";
+}
+
+std::optional<double> pcie_link_gbytes_per_s(int generation, int width) {
+  const auto rate = pcie_gtransfers_per_s(generation);
+  const auto encoding = pcie_encoding_efficiency(generation);
+  if (!rate || !encoding || width < 1)
+    return std::nullopt;
+  return *rate * width * *encoding / 8.0;
+}
+
+int pcie_tlp_overhead_bytes(int generation) { return generation >= 6 ? 16 : 24; }
+
+double pcie_tlp_efficiency(int generation, int max_payload_bytes) {
+  const double payload = max_payload_bytes;
+  return payload / (payload + pcie_tlp_overhead_bytes(generation));
+}
+
+std::optional<double> pcie_expected_gbytes_per_s(int generation, int width, int max_payload_bytes) {
+  const auto link = pcie_link_gbytes_per_s(generation, width);
+  if (!link)
+    return std::nullopt;
+  return *link * pcie_tlp_efficiency(generation, max_payload_bytes);
+}
+
+std::optional<std::string> pcie_downtrained_reason(const PcieLinkState &link) {
+  if (!link.gen_current || !link.width_current || !link.gen_max || !link.width_max)
+    return std::nullopt;
+  const bool slow_gen = *link.gen_current < *link.gen_max;
+  const bool narrow = *link.width_current < *link.width_max;
+  if (!slow_gen && !narrow)
+    return std::nullopt;
+  const char *what = slow_gen && narrow ? "generation and width"
+                     : slow_gen         ? "generation"
+                                        : "width";
+  return fmt::format("Gen{} x{} of Gen{} x{}: {}", *link.gen_current, *link.width_current,
+                     *link.gen_max, *link.width_max, what);
+}
+
+nlohmann::json pcie_metrics(const std::optional<PcieLinkState> &link,
+                            std::optional<double> measured_gbytes_per_s, int directions,
+                            const std::string &unknown_reason) {
+  nlohmann::json m;
+  if (!link) {
+    m["pcie_link_source"] = nullptr;
+    m["pcie_link_unknown_reason"] = unknown_reason.empty() ? "no link information" : unknown_reason;
+    return m;
+  }
+  m["pcie_link_source"] = link->source;
+  m["pcie_gen"] = opt(link->gen_current);
+  m["pcie_width"] = opt(link->width_current);
+  m["pcie_gen_max"] = opt(link->gen_max);
+  m["pcie_width_max"] = opt(link->width_max);
+  const auto reason = pcie_downtrained_reason(*link);
+  m["pcie_link_downtrained"] = reason.has_value();
+  m["pcie_link_downtrained_reason"] = reason ? nlohmann::json(*reason) : nullptr;
+  if (!link->gen_current || !link->width_current)
+    return m;
+  const int gen = *link->gen_current, width = *link->width_current;
+  m["pcie_encoding"] = std::string(pcie_encoding_name(gen));
+  const auto raw = pcie_link_gbytes_per_s(gen, width);
+  const auto expected = pcie_expected_gbytes_per_s(gen, width);
+  m["pcie_link_gbytes_per_s"] = raw ? nlohmann::json(*raw) : nullptr;
+  m["pcie_max_payload_bytes_assumed"] = kAssumedMaxPayloadBytes;
+  m["expected_gbytes_per_s"] = expected ? nlohmann::json(*expected * directions) : nullptr;
+  if (expected && measured_gbytes_per_s)
+    m["efficiency"] = *measured_gbytes_per_s / (*expected * directions);
+  return m;
+}
+
+std::optional<int> pcie_generation_from_sysfs_speed(std::string_view text) {
+  const auto space = text.find(' ');
+  if (space == std::string_view::npos || text.substr(space + 1, 4) != "GT/s")
+    return std::nullopt;
+  const std::string number(text.substr(0, space));
+  char *end = nullptr;
+  const double rate = std::strtod(number.c_str(), &end);
+  if (end == number.c_str())
+    return std::nullopt;
+  for (int gen = 1; gen <= 7; ++gen)
+    if (std::abs(*pcie_gtransfers_per_s(gen) - rate) < 1e-6)
+      return gen;
+  return std::nullopt;
+}
+
+std::optional<PcieLinkState> read_sysfs_pcie_link(const std::string &sysfs_root,
+                                                  const std::string &bus_id) {
+  const std::string dir = sysfs_root + "/bus/pci/devices/" + bus_id + "/";
+  const auto current_speed = read_line(dir + "current_link_speed");
+  if (!current_speed)
+    return std::nullopt;
+  PcieLinkState link;
+  link.source = "sysfs";
+  link.gen_current = pcie_generation_from_sysfs_speed(*current_speed);
+  if (const auto max_speed = read_line(dir + "max_link_speed"))
+    link.gen_max = pcie_generation_from_sysfs_speed(*max_speed);
+  if (const auto w = read_line(dir + "current_link_width"))
+    link.width_current = to_int(*w);
+  if (const auto w = read_line(dir + "max_link_width"))
+    link.width_max = to_int(*w);
+  return link;
+}
+
+std::optional<PcieLinkState> pcie_link_from_nvml(const nlohmann::json &nvml,
+                                                 const std::string &bus_id) {
+  if (!nvml.is_object() || !nvml.value("available", false) || !nvml.contains("gpus"))
+    return std::nullopt;
+  for (const auto &gpu : nvml.at("gpus")) {
+    if (!gpu.contains("pci_bus_id") || !gpu.at("pci_bus_id").is_string() ||
+        gpu.at("pci_bus_id").get<std::string>() != bus_id || !gpu.contains("pcie") ||
+        !gpu.at("pcie").is_object())
+      continue;
+    const auto &p = gpu.at("pcie");
+    PcieLinkState link;
+    link.source = "nvml";
+    link.gen_current = json_int(p, "gen_current");
+    link.width_current = json_int(p, "width_current");
+    link.gen_max = json_int(p, "gen_max");
+    link.width_max = json_int(p, "width_max");
+    if (!link.gen_current && !link.width_current)
+      return std::nullopt;
+    return link;
+  }
+  return std::nullopt;
+}
+
+} // namespace railgauge::offload

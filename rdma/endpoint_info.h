@@ -1,0 +1,33 @@
+#pragma once
+// What one side of an RC connection tells the other through the Store (perftest's
+// "LID:OUT:QPN:PSN:RKEY:VADDR:GID" line, as JSON): the port's LID and chosen GID, the MTU, one
+// QPN/PSN per QP, and the registered region (address, rkey, bytes) the peer may write or read.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace railgauge::rdma {
+
+struct EndpointInfo {
+  std::uint16_t lid = 0;
+  int gid_index = 0;
+  std::array<std::uint8_t, 16> gid{};
+  bool ethernet = false;       // RoCE: address by GID (GRH); InfiniBand: by LID
+  std::uint32_t mtu_bytes = 0; // active MTU of the port
+  std::vector<std::uint32_t> qpns;
+  std::vector<std::uint32_t> psns;
+  std::uint64_t addr = 0;
+  std::uint32_t rkey = 0;
+  std::uint64_t region_bytes = 0;
+
+  std::string serialize() const;
+  // Throws BackendError naming the missing or malformed field.
+  static EndpointInfo parse(const std::string &text);
+};
+
+// "fe80:0000:...:3456" <-> 16 bytes. parse throws BackendError on malformed text.
+std::string gid_to_text(const std::array<std::uint8_t, 16> &gid);
+std::array<std::uint8_t, 16> gid_from_text(const std::string &text);
+
+} // namespace railgauge::rdma

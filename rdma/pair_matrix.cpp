@@ -1,0 +1,236 @@
+#include "rdma/pair_matrix.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace railgauge::rdma {
+namespace {
+
+EndpointPair ordered(int a, int b) { return a < b ? EndpointPair{a, b} : EndpointPair{b, a}; }
+
+std::string name_of(const std::vector<FabricEndpoint> &eps, int i) {
+  const auto &e = eps[static_cast<std::size_t>(i)];
+  return e.label.empty() ? fmt::format("node {} rail {}", e.node, e.rail) : e.label;
+}
+
+} // namespace
+
+std::vector<Round> circle_rounds(int n) {
+  std::vector<Round> rounds;
+  if (n < 2)
+    return rounds;
+  // Odd n: a phantom participant n; whoever meets it sits the round out.
+  const int m = n % 2 == 0 ? n : n + 1;
+  for (int r = 0; r < m - 1; ++r) {
+    Round round;
+    // Participant m-1 stays put; the others rotate: position i holds (r + i) mod (m - 1).
+    for (int i = 0; i < m / 2; ++i) {
+      const int a = i == 0 ? m - 1 : (r + i) % (m - 1);
+      const int b = (r + m - 1 - i) % (m - 1);
+      if (a < n && b < n)
+        round.push_back(ordered(a, b));
+    }
+    rounds.push_back(std::move(round));
+  }
+  return rounds;
+}
+
+std::vector<Round> fabric_rounds(const std::vector<FabricEndpoint> &endpoints, PairMode mode) {
+  if (mode == PairMode::all_to_all) {
+    std::vector<Round> rounds;
+    for (Round r : circle_rounds(static_cast<int>(endpoints.size()))) {
+      std::erase_if(r, [&](const EndpointPair &p) {
+        return endpoints[static_cast<std::size_t>(p.first)].node ==
+               endpoints[static_cast<std::size_t>(p.second)].node;
+      });
+      if (!r.empty())
+        rounds.push_back(std::move(r));
+    }
+    return rounds;
+  }
+  // Rail-aligned: the circle over nodes; in each round every rail of a node pair runs.
+  std::map<int, std::map<int, int>> by_node_rail; // node -> rail -> endpoint
+  for (std::size_t i = 0; i < endpoints.size(); ++i)
+    by_node_rail[endpoints[i].node][endpoints[i].rail] = static_cast<int>(i);
+  std::vector<int> nodes;
+  for (const auto &[node, rails] : by_node_rail)
+    nodes.push_back(node);
+  std::vector<Round> rounds;
+  for (const Round &node_round : circle_rounds(static_cast<int>(nodes.size()))) {
+    Round r;
+    for (const auto &[a, b] : node_round) {
+      const auto &rails_a = by_node_rail[nodes[static_cast<std::size_t>(a)]];
+      const auto &rails_b = by_node_rail[nodes[static_cast<std::size_t>(b)]];
+      for (const auto &[rail, ea] : rails_a)
+        if (const auto it = rails_b.find(rail); it != rails_b.end())
+          r.push_back(ordered(ea, it->second));
+    }
+    if (!r.empty())
+      rounds.push_back(std::move(r));
+  }
+  return rounds;
+}
+
+std::vector<Round> pack_rounds(const std::vector<EndpointPair> &pairs) {
+  std::vector<Round> rounds;
+  std::vector<std::set<int>> busy;
+  for (const auto &p : pairs) {
+    std::size_t r = 0;
+    while (r < rounds.size() && (busy[r].count(p.first) || busy[r].count(p.second)))
+      ++r;
+    if (r == rounds.size()) {
+      rounds.emplace_back();
+      busy.emplace_back();
+    }
+    rounds[r].push_back(ordered(p.first, p.second));
+    busy[r].insert(p.first);
+    busy[r].insert(p.second);
+  }
+  return rounds;
+}
+
+FleetReference fleet_reference(const std::vector<PairResult> &results) {
+  FleetReference ref{std::numeric_limits<double>::infinity(), 0};
+  for (const auto &r : results) {
+    if (r.latency_s > 0)
+      ref.min_latency_s = std::min(ref.min_latency_s, r.latency_s);
+    ref.max_bandwidth_gbits_per_s =
+        std::max(ref.max_bandwidth_gbits_per_s, r.bandwidth_gbits_per_s);
+  }
+  if (results.empty())
+    ref.min_latency_s = 0;
+  return ref;
+}
+
+std::string judge_pair(const PairResult &r, const FleetReference &ref, const PairThresholds &t) {
+  std::string why;
+  if (r.latency_s <= 0 || r.bandwidth_gbits_per_s <= 0)
+    return "no result (the pair failed to run)";
+  if (ref.min_latency_s > 0 && r.latency_s > t.latency_factor * ref.min_latency_s)
+    why = fmt::format("latency {:.3g} us > {} x fleet minimum {:.3g} us", r.latency_s * 1e6,
+                      t.latency_factor, ref.min_latency_s * 1e6);
+  if (r.bandwidth_gbits_per_s < t.bandwidth_fraction * ref.max_bandwidth_gbits_per_s)
+    why += fmt::format("{}bandwidth {:.4g} Gb/s < {} x fleet maximum {:.4g} Gb/s",
+                       why.empty() ? "" : "; ", r.bandwidth_gbits_per_s, t.bandwidth_fraction,
+                       ref.max_bandwidth_gbits_per_s);
+  return why;
+}
+
+std::vector<BadPair> find_bad_pairs(const std::vector<PairResult> &results,
+                                    const PairThresholds &t) {
+  const FleetReference ref = fleet_reference(results);
+  std::vector<BadPair> bad;
+  for (const auto &r : results)
+    if (std::string why = judge_pair(r, ref, t); !why.empty())
+      bad.push_back({r.pair, std::move(why)});
+  return bad;
+}
+
+IsolationPlan plan_isolation(const std::vector<FabricEndpoint> &endpoints,
+                             const std::vector<BadPair> &bad, PairMode mode, int partners) {
+  IsolationPlan plan;
+  // The endpoint common to several bad pairs is the prime suspect; an endpoint whose every
+  // bad pair includes a prime suspect is explained by it and cleared. A bad pair with no
+  // prime suspect in it puts both its ends under suspicion (a NIC, or the path between them).
+  std::map<int, int> bad_count;
+  for (const auto &b : bad) {
+    ++bad_count[b.pair.first];
+    ++bad_count[b.pair.second];
+  }
+  std::set<int> suspects;
+  for (const auto &[e, count] : bad_count)
+    if (count >= 2)
+      suspects.insert(e);
+  for (const auto &b : bad)
+    if (!suspects.count(b.pair.first) && !suspects.count(b.pair.second)) {
+      suspects.insert(b.pair.first);
+      suspects.insert(b.pair.second);
+    }
+  for (int i = 0; i < static_cast<int>(endpoints.size()); ++i)
+    (suspects.count(i) ? plan.suspects : plan.known_good).push_back(i);
+  // Round-robin over the known-good endpoints so no single partner carries every retest.
+  std::size_t cursor = 0;
+  for (int s : plan.suspects) {
+    const auto &es = endpoints[static_cast<std::size_t>(s)];
+    int found = 0;
+    for (std::size_t k = 0; k < plan.known_good.size() && found < partners; ++k) {
+      const int g = plan.known_good[(cursor + k) % plan.known_good.size()];
+      const auto &eg = endpoints[static_cast<std::size_t>(g)];
+      if (eg.node == es.node || (mode == PairMode::rail_aligned && eg.rail != es.rail))
+        continue;
+      plan.retests.push_back(ordered(s, g));
+      ++found;
+    }
+    ++cursor;
+  }
+  return plan;
+}
+
+std::vector<Finding> conclude_isolation(const std::vector<FabricEndpoint> &endpoints,
+                                        const std::vector<BadPair> &bad, const IsolationPlan &plan,
+                                        const std::vector<PairResult> &retests,
+                                        const FleetReference &ref, const PairThresholds &t) {
+  const std::set<int> suspects(plan.suspects.begin(), plan.suspects.end());
+  std::map<int, int> tested, failed; // suspect -> retests run / bad
+  for (const auto &r : retests) {
+    const int s = suspects.count(r.pair.first) ? r.pair.first : r.pair.second;
+    ++tested[s];
+    if (!judge_pair(r, ref, t).empty())
+      ++failed[s];
+  }
+  std::vector<Finding> findings;
+  std::set<int> culprits;
+  std::map<int, std::vector<int>> culprits_by_node;
+  for (int s : plan.suspects) {
+    if (tested[s] == 0)
+      continue;
+    // Bad when at least half of its retests against known-good partners are bad.
+    if (2 * failed[s] >= tested[s]) {
+      culprits.insert(s);
+      culprits_by_node[endpoints[static_cast<std::size_t>(s)].node].push_back(s);
+    }
+  }
+  std::map<int, int> endpoints_per_node;
+  for (const auto &e : endpoints)
+    ++endpoints_per_node[e.node];
+  for (const auto &[node, eps] : culprits_by_node) {
+    if (eps.size() >= 2 && static_cast<int>(eps.size()) == endpoints_per_node[node]) {
+      findings.push_back({"node", eps,
+                          fmt::format("node {}: all {} of its NICs are bad against known-good "
+                                      "partners (the node, not one NIC)",
+                                      node, eps.size())});
+      continue;
+    }
+    for (int s : eps)
+      findings.push_back(
+          {"nic",
+           {s},
+           fmt::format("{}: {} of {} retests against known-good partners bad (the NIC, its "
+                       "cable or its switch port)",
+                       name_of(endpoints, s), failed[s], tested[s])});
+  }
+  for (const auto &b : bad) {
+    const int a = b.pair.first, c = b.pair.second;
+    if (culprits.count(a) || culprits.count(c))
+      continue;
+    if (tested[a] > 0 && tested[c] > 0)
+      findings.push_back({"path",
+                          {a, c},
+                          fmt::format("{} <-> {}: bad together ({}), both good with known-good "
+                                      "partners (the path between them: a cable or switch hop)",
+                                      name_of(endpoints, a), name_of(endpoints, c), b.why)});
+    else
+      findings.push_back({"inconclusive",
+                          {a, c},
+                          fmt::format("{} <-> {}: bad ({}), and no known-good partner to retest "
+                                      "against",
+                                      name_of(endpoints, a), name_of(endpoints, c), b.why)});
+  }
+  return findings;
+}
+
+} // namespace railgauge::rdma

@@ -1,0 +1,67 @@
+#include <fmt/format.h>
+
+#include "rdma/tcp/tcp_benchmarks.h"
+#include "rdma/tcp/tcp_point.h"
+
+namespace railgauge::rdma {
+
+void add_tcp_axes(std::vector<Axis> &axes) {
+  axes.push_back({"mode",
+                  AxisType::text,
+                  "loopback: both ends in this process; ranks: rank 0 against rank 1",
+                  {std::string("loopback")},
+                  {"loopback", "ranks"}});
+  axes.push_back({"bind_address",
+                  AxisType::text,
+                  "The only address (or interface name) the sockets bind to",
+                  {std::string("127.0.0.1")},
+                  {}});
+}
+
+namespace {
+
+// TCP ping-pong: the same pattern as rdma.write_lat over sockets (TCP_NODELAY, blocking-free
+// poll loops), one-way latency = round trip / 2.
+class TcpLat final : public Benchmark {
+public:
+  std::string_view key() const override { return "rdma.tcp_lat"; }
+  std::string_view description() const override {
+    return "TCP ping-pong latency baseline (round trip / 2): min/p50/p90/p99/p99.9/max, stdev; "
+           "data checked";
+  }
+  std::vector<Axis> axes() const override {
+    std::vector<Axis> axes = {
+        {"size_bytes",
+         AxisType::bytes,
+         "Message size (at most 64 MiB)",
+         {std::int64_t{2}, std::int64_t{128}, std::int64_t{8192}, std::int64_t{65536}},
+         {}}};
+    add_tcp_axes(axes);
+    return axes;
+  }
+  std::optional<std::string> supported(const RunContext &ctx, const Point &p) const override {
+    return tcp_waive_reason(ctx, spec(p));
+  }
+  Outcome run(RunContext &ctx, const Point &p) override {
+    TcpPointSpec s = spec(p);
+    s.point_id = fmt::format("{}/{}", key(), points_run_++);
+    return run_tcp_point(ctx, s);
+  }
+
+private:
+  static TcpPointSpec spec(const Point &p) {
+    TcpPointSpec s;
+    s.pattern = Pattern::latency;
+    s.size_bytes = static_cast<std::size_t>(p.integer("size_bytes"));
+    s.mode = p.text("mode");
+    s.bind_address = p.text("bind_address");
+    return s;
+  }
+  int points_run_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_tcp_lat() { return std::make_unique<TcpLat>(); }
+
+} // namespace railgauge::rdma

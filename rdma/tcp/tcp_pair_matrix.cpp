@@ -1,0 +1,171 @@
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/store/store.h"
+#include "rdma/pair_matrix.h"
+#include "rdma/tcp/tcp_benchmarks.h"
+#include "rdma/tcp/tcp_point.h"
+
+namespace railgauge::rdma {
+namespace {
+
+// The pair matrix over the TCP baseline: every rank is one endpoint; n-1 rounds of disjoint
+// pairs (pair_matrix.h) run at once, each pair measuring latency and bandwidth, the results
+// all-gathered so every rank judges the same matrix; then the suspects of bad pairs are
+// re-tested against known-good ranks and named. Rank 0's record holds the matrix, the bad
+// pairs and the findings.
+class TcpPairMatrix final : public Benchmark {
+public:
+  std::string_view key() const override { return "rdma.tcp_pair_matrix"; }
+  std::string_view description() const override {
+    return "Every pair of ranks once (n-1 rounds of disjoint pairs) over TCP: latency and "
+           "bandwidth matrix, bad pairs (ClusterKit: >2.1x min latency, <93% max bandwidth), "
+           "suspects re-tested against known-good ranks and named";
+  }
+  std::vector<Axis> axes() const override {
+    return {
+        {"latency_size_bytes", AxisType::bytes, "Ping-pong message size", {std::int64_t{8}}, {}},
+        {"bandwidth_size_bytes",
+         AxisType::bytes,
+         "Streaming message size",
+         {std::int64_t{1048576}},
+         {}},
+        {"bind_address",
+         AxisType::text,
+         "The only address or interface each rank binds to (an interface name for "
+         "several hosts, e.g. eth0)",
+         {std::string("127.0.0.1")},
+         {}},
+        {"latency_factor",
+         AxisType::real,
+         "Bad: latency above this x the fleet minimum",
+         {2.1},
+         {}},
+        {"bandwidth_fraction",
+         AxisType::real,
+         "Bad: bandwidth below this fraction of the fleet maximum",
+         {0.93},
+         {}}};
+  }
+  std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
+    if (ctx.world_size() < 3 || ctx.store() == nullptr)
+      return fmt::format("a pair matrix needs at least 3 ranks and a store (this run has {}); "
+                         "launch with mpirun/srun -n N",
+                         ctx.world_size());
+    return std::nullopt;
+  }
+  Outcome run(RunContext &ctx, const Point &p) override;
+
+private:
+  int points_run_ = 0;
+};
+
+struct MatrixRun {
+  RunContext &ctx;
+  Store &store;
+  std::string prefix;
+  TcpPointSpec lat, bw;
+  int pairs_tested = 0;
+
+  // Runs every round; returns every pair's result on every rank.
+  std::vector<PairResult> run_rounds(const std::vector<Round> &rounds, const std::string &tag) {
+    std::vector<PairResult> results;
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      nlohmann::json mine;
+      for (const auto &[a, b] : rounds[r]) {
+        if (a != ctx.rank() && b != ctx.rank())
+          continue;
+        const std::string pair_prefix = fmt::format("{}{}/{}-{}/", prefix, tag, a, b);
+        ++pairs_tested;
+        // The lower rank serves, the higher measures.
+        if (ctx.rank() == a) {
+          const std::atomic<bool> never{false};
+          tcp_server(lat, store, pair_prefix + "lat/", never);
+          tcp_server(bw, store, pair_prefix + "bw/", never);
+          continue;
+        }
+        mine = {{"a", a}, {"b", b}, {"latency_s", 0.0}, {"bandwidth_gbits_per_s", 0.0}};
+        try {
+          const Outcome l = tcp_client(ctx, lat, store, pair_prefix + "lat/");
+          const Outcome w = tcp_client(ctx, bw, store, pair_prefix + "bw/");
+          if (l.status == Status::ok && w.status == Status::ok) {
+            mine["latency_s"] = l.metrics.at("latency").at("p50_s");
+            mine["bandwidth_gbits_per_s"] = w.metrics.at("bandwidth_gbits_per_s");
+          } else {
+            mine["error"] = l.reason.value_or("") + w.reason.value_or("");
+          }
+        } catch (const std::exception &e) {
+          mine["error"] = e.what(); // a pair that fails is a bad pair, not a failed matrix
+        }
+      }
+      const auto all =
+          store_all_gather(store, fmt::format("{}{}/round{}", prefix, tag, r), ctx.rank(),
+                           ctx.world_size(), mine.dump(), Milliseconds(600'000));
+      for (const auto &text : all) {
+        const auto j = nlohmann::json::parse(text);
+        if (j.is_object())
+          results.push_back({{j["a"].get<int>(), j["b"].get<int>()},
+                             j["latency_s"].get<double>(),
+                             j["bandwidth_gbits_per_s"].get<double>()});
+      }
+    }
+    return results;
+  }
+};
+
+nlohmann::json to_json(const std::vector<PairResult> &results) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto &r : results)
+    j.push_back({{"ranks", {r.pair.first, r.pair.second}},
+                 {"latency_p50_s", r.latency_s},
+                 {"bandwidth_gbits_per_s", r.bandwidth_gbits_per_s}});
+  return j;
+}
+
+Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
+  MatrixRun m{ctx, *ctx.store(), fmt::format("pairs/{}/", points_run_++), {}, {}};
+  m.lat.pattern = Pattern::latency;
+  m.lat.size_bytes = static_cast<std::size_t>(p.integer("latency_size_bytes"));
+  m.bw.pattern = Pattern::bandwidth;
+  m.bw.size_bytes = static_cast<std::size_t>(p.integer("bandwidth_size_bytes"));
+  m.lat.bind_address = m.bw.bind_address = p.text("bind_address");
+  const PairThresholds t{p.real("latency_factor"), p.real("bandwidth_fraction")};
+
+  const auto hosts = store_all_gather(m.store, m.prefix + "hosts", ctx.rank(), ctx.world_size(),
+                                      ctx.host(), Milliseconds(120'000));
+  std::vector<FabricEndpoint> eps;
+  for (int r = 0; r < ctx.world_size(); ++r)
+    eps.push_back({r, 0, fmt::format("rank {} ({})", r, hosts[static_cast<std::size_t>(r)])});
+
+  const auto results = m.run_rounds(fabric_rounds(eps, PairMode::rail_aligned), "matrix");
+  const auto bad = find_bad_pairs(results, t);
+  const auto plan = plan_isolation(eps, bad, PairMode::rail_aligned);
+  const auto retests = m.run_rounds(pack_rounds(plan.retests), "retest");
+  const auto ref = fleet_reference(results);
+  const auto findings = conclude_isolation(eps, bad, plan, retests, ref, t);
+
+  Outcome out;
+  out.device = {{"interface_address", resolve_bind_address(m.lat.bind_address)}};
+  out.metrics = {{"pairs_tested_by_this_rank", m.pairs_tested}};
+  if (ctx.rank() != 0)
+    return out;
+  nlohmann::json bad_j = nlohmann::json::array(), findings_j = nlohmann::json::array();
+  for (const auto &b : bad)
+    bad_j.push_back({{"ranks", {b.pair.first, b.pair.second}}, {"why", b.why}});
+  for (const auto &f : findings)
+    findings_j.push_back({{"kind", f.kind}, {"ranks", f.endpoints}, {"text", f.text}});
+  out.metrics["pairs"] = to_json(results);
+  out.metrics["rounds"] = fabric_rounds(eps, PairMode::rail_aligned).size();
+  out.metrics["fleet_min_latency_s"] = ref.min_latency_s;
+  out.metrics["fleet_max_bandwidth_gbits_per_s"] = ref.max_bandwidth_gbits_per_s;
+  out.metrics["bad_pairs"] = bad_j;
+  out.metrics["retests"] = to_json(retests);
+  out.metrics["findings"] = findings_j;
+  return out;
+}
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_tcp_pair_matrix() { return std::make_unique<TcpPairMatrix>(); }
+
+} // namespace railgauge::rdma

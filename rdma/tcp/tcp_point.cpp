@@ -1,0 +1,267 @@
+#include "rdma/tcp/tcp_point.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+#include "harness/store/memory_store.h"
+#include "rdma/data_pattern.h"
+#include "rdma/latency_summary.h"
+#include "rdma/per_call_timer.h"
+#include "rdma/tcp/tcp_socket.h"
+
+namespace railgauge::rdma {
+namespace {
+
+// Messages per measured call of the streaming patterns: about 1 MiB, at most 4096 messages.
+std::uint64_t messages_per_call(std::size_t size) {
+  return std::clamp<std::uint64_t>((std::uint64_t{1} << 20) / size, 1, 4096);
+}
+
+Milliseconds store_timeout(const TcpPointSpec &s) {
+  return Milliseconds(static_cast<long long>(s.timeout_s * 1000));
+}
+
+} // namespace
+
+std::string resolve_bind_address(const std::string &name) {
+  in6_addr probe{};
+  if (inet_pton(AF_INET, name.c_str(), &probe) == 1 ||
+      inet_pton(AF_INET6, name.c_str(), &probe) == 1)
+    return name;
+  ifaddrs *list = nullptr;
+  if (getifaddrs(&list) != 0)
+    throw BackendError("getifaddrs failed");
+  std::unique_ptr<ifaddrs, void (*)(ifaddrs *)> guard(list, freeifaddrs);
+  std::string v6, seen;
+  for (ifaddrs *i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr || !i->ifa_name)
+      continue;
+    if (seen.find(std::string(i->ifa_name) + " ") == std::string::npos)
+      seen += std::string(i->ifa_name) + " ";
+    if (name != i->ifa_name)
+      continue;
+    char text[INET6_ADDRSTRLEN] = {};
+    if (i->ifa_addr->sa_family == AF_INET) {
+      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in *>(i->ifa_addr)->sin_addr, text,
+                sizeof text);
+      return text;
+    }
+    if (i->ifa_addr->sa_family == AF_INET6 && v6.empty()) {
+      const auto *a6 = reinterpret_cast<sockaddr_in6 *>(i->ifa_addr);
+      if (!IN6_IS_ADDR_LINKLOCAL(&a6->sin6_addr)) {
+        inet_ntop(AF_INET6, &a6->sin6_addr, text, sizeof text);
+        v6 = text;
+      }
+    }
+  }
+  if (!v6.empty())
+    return v6;
+  throw InputError(fmt::format("'{}' is neither an address nor an interface with one", name),
+                   "axis bind_address", fmt::format("use an address or one of: {}", seen));
+}
+
+std::optional<std::string> tcp_waive_reason(const RunContext &ctx, const TcpPointSpec &spec) {
+  if (spec.size_bytes < 1 || spec.size_bytes > kTcpMaxMessageBytes)
+    return fmt::format("message size {} B is outside 1 B..64 MiB", spec.size_bytes);
+  if (spec.mode == "ranks") {
+    if (ctx.world_size() < 2 || ctx.store() == nullptr)
+      return fmt::format("mode=ranks needs 2 ranks and a store (this run has {}); use "
+                         "mode=loopback or launch with mpirun/srun -n 2",
+                         ctx.world_size());
+    if (ctx.rank() > 1)
+      return fmt::format("rank {} is not part of the pair (ranks 0 and 1 are)", ctx.rank());
+  }
+  return std::nullopt;
+}
+
+nlohmann::json tcp_server(const TcpPointSpec &s, Store &store, const std::string &prefix,
+                          const std::atomic<bool> &abort) {
+  nlohmann::json result;
+  bool announced = false;
+  try {
+    const std::string address = resolve_bind_address(s.bind_address);
+    Socket listener = listen_on(address);
+    store.set(prefix + "server_endpoint", listening_endpoint(listener, address));
+    announced = true;
+    Socket conn = accept_one(listener, s.timeout_s);
+    std::vector<std::uint8_t> in, out;
+    std::uint64_t messages = 0;
+    const std::size_t size = s.size_bytes;
+    if (s.pattern == Pattern::latency) {
+      in.resize(size);
+      while (!abort && recv_all(conn, in.data(), size, s.timeout_s)) {
+        send_all(conn, in.data(), size, s.timeout_s); // echo
+        ++messages;
+      }
+    } else if (s.pattern == Pattern::bandwidth) {
+      const std::uint64_t per_call = messages_per_call(size);
+      in.resize(size);
+      const std::uint8_t ack = 1;
+      bool open = true;
+      while (open && !abort) {
+        for (std::uint64_t m = 0; m < per_call; ++m)
+          if (!recv_all(conn, in.data(), size, s.timeout_s)) {
+            if (m != 0)
+              throw BackendError("client closed in the middle of a call");
+            open = false;
+            break;
+          }
+        if (open) {
+          send_all(conn, &ack, 1, s.timeout_s);
+          messages += per_call;
+        }
+      }
+    } else {
+      const std::size_t bytes = messages_per_call(size) * size;
+      in.resize(bytes);
+      out.resize(bytes);
+      for (std::size_t off = 0; off < bytes; off += size)
+        fill_pattern(out.data() + off, size, size);
+      while (!abort) {
+        // Receive the client's call and send ours back at once; a clean close ends the loop.
+        if (!recv_all(conn, in.data(), 1, s.timeout_s))
+          break;
+        exchange(conn, out.data(), bytes, in.data() + 1, bytes - 1, s.timeout_s);
+        messages += bytes / size;
+      }
+    }
+    std::vector<std::string> problems;
+    if (messages > 0)
+      if (auto p = check_pattern(in.data(), size, size, "server's last received message");
+          !p.empty())
+        problems.push_back(std::move(p));
+    result = {{"messages", messages}, {"problems", problems}};
+  } catch (const std::exception &e) {
+    result = {{"error", e.what()}};
+    if (!announced) // the client waits for an endpoint: give it the reason instead
+      store.set(prefix + "server_endpoint", std::string("error: ") + e.what());
+  }
+  store.set(prefix + "server_result", result.dump());
+  return result;
+}
+
+Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
+                   const std::string &prefix) {
+  const std::string endpoint = store.get(prefix + "server_endpoint", store_timeout(s));
+  if (endpoint.rfind("error: ", 0) == 0)
+    throw BackendError("the TCP server side failed: " + endpoint.substr(7));
+  Socket conn = connect_to(endpoint, s.timeout_s);
+  const std::size_t size = s.size_bytes;
+  Outcome out;
+  std::vector<std::string> problems;
+  {
+    std::vector<std::uint8_t> msg(size), in(size);
+    fill_pattern(msg.data(), size, size);
+    if (s.pattern == Pattern::latency) {
+      PerCallTimer timer;
+      const Measurement m = ctx.measure(timer, [&] {
+        send_all(conn, msg.data(), size, s.timeout_s);
+        if (!recv_all(conn, in.data(), size, s.timeout_s))
+          throw BackendError("TCP server closed the connection");
+      });
+      std::vector<double> one_way = timer.calls_s();
+      for (double &v : one_way)
+        v *= 0.5;
+      out.metrics = m.to_json();
+      out.metrics["latency"] = to_json(summarize_latency(one_way));
+      out.metrics["latency_definition"] = "round trip / 2";
+      out.metrics["round_trips_measured"] = timer.measured();
+      if (auto p = check_pattern(in.data(), size, size, "client's echo"); !p.empty())
+        problems.push_back(std::move(p));
+    } else {
+      const std::uint64_t per_call = messages_per_call(size);
+      const std::size_t bytes = per_call * size;
+      std::vector<std::uint8_t> call(bytes), back(bytes);
+      for (std::size_t off = 0; off < bytes; off += size)
+        fill_pattern(call.data() + off, size, size);
+      HostTimer timer;
+      std::uint8_t ack = 0;
+      const bool bidir = s.pattern == Pattern::bandwidth_bidirectional;
+      const Measurement m = ctx.measure(timer, [&] {
+        if (bidir) {
+          exchange(conn, call.data(), bytes, back.data(), bytes, s.timeout_s);
+        } else {
+          for (std::uint64_t k = 0; k < per_call; ++k)
+            send_all(conn, call.data() + k * size, size, s.timeout_s);
+          if (!recv_all(conn, &ack, 1, s.timeout_s))
+            throw BackendError("TCP server closed the connection");
+        }
+      });
+      // Bidirectional: each call moves `bytes` each way; the figure is the sum (perftest -b).
+      const std::uint64_t moved = bidir ? 2 * bytes : bytes;
+      out.metrics = m.bandwidth_metrics(moved);
+      out.metrics["bandwidth_gbits_per_s"] = 8.0 * moved / m.time_s.median / 1e9;
+      out.metrics["bandwidth_max_gbits_per_s"] = 8.0 * moved / m.time_s.min / 1e9;
+      out.metrics["message_rate_per_s"] = static_cast<double>(per_call) / m.time_s.median;
+      out.metrics["messages_per_call"] = per_call;
+      if (bidir)
+        if (auto p = check_pattern(back.data(), size, size, "client's received stream"); !p.empty())
+          problems.push_back(std::move(p));
+    }
+  }
+  conn.shutdown_write();
+  // Drain what the server still sends (bidirectional) until it closes.
+  std::vector<std::uint8_t> sink(65536);
+  while (recv_all(conn, sink.data(), 1, s.timeout_s)) {
+  }
+  const auto server = nlohmann::json::parse(store.get(prefix + "server_result", store_timeout(s)));
+  if (server.contains("error"))
+    throw BackendError("the TCP server side failed: " + server["error"].get<std::string>());
+  for (const auto &p : server.at("problems"))
+    problems.push_back(p.get<std::string>());
+  out.metrics["server_messages"] = server.at("messages");
+  out.device = {{"interface_address", resolve_bind_address(s.bind_address)}};
+  if (ctx.verify())
+    out.conclude_data_check(problems);
+  return out;
+}
+
+Outcome run_tcp_point(RunContext &ctx, const TcpPointSpec &s) {
+  if (const auto why = tcp_waive_reason(ctx, s))
+    return Outcome::waived(*why);
+  const std::string prefix = fmt::format("tcp/{}/", s.point_id);
+  if (s.mode == "ranks") {
+    if (ctx.rank() == 0)
+      return tcp_client(ctx, s, *ctx.store(), prefix);
+    const std::atomic<bool> never{false};
+    const auto result = tcp_server(s, *ctx.store(), prefix, never);
+    if (result.contains("error"))
+      throw BackendError(result["error"].get<std::string>());
+    Outcome out;
+    out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
+    if (ctx.verify())
+      out.conclude_data_check(result["problems"].get<std::vector<std::string>>());
+    return out;
+  }
+  // The user's address is checked here first, so a wrong one is an InputError naming the axis.
+  listen_on(resolve_bind_address(s.bind_address));
+  MemoryStore store;
+  std::atomic<bool> abort{false};
+  std::thread server([&] { tcp_server(s, store, prefix, abort); });
+  try {
+    Outcome out = tcp_client(ctx, s, store, prefix);
+    server.join();
+    return out;
+  } catch (...) {
+    // Unblock the server wherever it waits: a connection that closes at once ends accept and
+    // the serving loop alike.
+    abort = true;
+    try {
+      Socket poke = connect_to(store.get(prefix + "server_endpoint", Milliseconds(1000)), 5);
+    } catch (...) {
+    }
+    server.join();
+    throw;
+  }
+}
+
+} // namespace railgauge::rdma

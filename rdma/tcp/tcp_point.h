@@ -1,0 +1,45 @@
+#pragma once
+// The TCP baseline: the rdma family's patterns over sockets (latency ping-pong, bandwidth
+// streaming, bidirectional), for comparison with verbs and for machines without RDMA. Same
+// roles as verbs_point.h: the client (rank 0, or this process in loopback) measures through
+// RunContext::measure(), the server echoes, acknowledges or streams back until the client
+// closes. Every socket binds to the one address or interface the user names.
+#include <atomic>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/record.h"
+#include "harness/run_context.h"
+#include "rdma/verbs_pattern.h"
+
+namespace railgauge::rdma {
+
+inline constexpr std::size_t kTcpMaxMessageBytes = std::size_t{64} << 20;
+
+struct TcpPointSpec {
+  Pattern pattern = Pattern::latency;
+  std::size_t size_bytes = 8;
+  std::string bind_address = "127.0.0.1"; // an IPv4/IPv6 literal or an interface name
+  std::string mode = "loopback";          // "loopback" | "ranks"
+  std::string point_id;
+  double timeout_s = 120;
+};
+
+// An address literal as is; an interface name ("eth0") as its first IPv4 (else IPv6)
+// address. Throws InputError naming the interfaces that exist.
+std::string resolve_bind_address(const std::string &address_or_interface);
+
+std::optional<std::string> tcp_waive_reason(const RunContext &ctx, const TcpPointSpec &spec);
+Outcome run_tcp_point(RunContext &ctx, const TcpPointSpec &spec);
+
+// One pair, either side, through `store` under `prefix` (the pair matrix runs many at once).
+// The client returns the Outcome of its measurement; the server returns
+// {"messages":..,"problems":[..]} or {"error":..}.
+Outcome tcp_client(RunContext &ctx, const TcpPointSpec &spec, Store &store,
+                   const std::string &prefix);
+nlohmann::json tcp_server(const TcpPointSpec &spec, Store &store, const std::string &prefix,
+                          const std::atomic<bool> &abort);
+
+} // namespace railgauge::rdma

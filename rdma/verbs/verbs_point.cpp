@@ -1,0 +1,304 @@
+#include "rdma/verbs_point.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/error.h"
+#include "harness/inventory/port_counters.h"
+#include "harness/store/memory_store.h"
+#include "rdma/latency_summary.h"
+#include "rdma/per_call_timer.h"
+#include "rdma/verbs/endpoint.h"
+#include "rdma/verbs/traffic.h"
+
+namespace railgauge::rdma {
+namespace {
+
+// Soft-RoCE under emulation is about 100x slower than hardware: generous, but bounded.
+constexpr auto kStoreTimeout = Milliseconds(180'000);
+constexpr double kDrainTimeout_s = 60;
+
+bool is_latency(const VerbsPointSpec &s) { return s.pattern == Pattern::latency; }
+bool bidirectional(const VerbsPointSpec &s) {
+  return s.pattern == Pattern::bandwidth_bidirectional;
+}
+
+EndpointConfig endpoint_config(const VerbsPointSpec &s) {
+  EndpointConfig c;
+  c.device = s.device;
+  c.port = s.port;
+  c.gid_index = s.gid_index;
+  c.traffic_class = s.traffic_class;
+  c.service_level = s.service_level;
+  c.qps = is_latency(s) ? 1 : s.qps;
+  c.send_depth = is_latency(s) ? 16 : s.tx_depth;
+  c.recv_depth = is_latency(s) ? 16 : std::max(2 * s.tx_depth, 64);
+  c.slot_bytes =
+      is_latency(s) ? PingPongSlots::slot_bytes(s.size_bytes) : (s.size_bytes + 63) / 64 * 64;
+  c.max_inline_bytes = s.verb == Verb::read ? 0 : s.inline_bytes;
+  c.sysfs_root = s.sysfs_root;
+  return c;
+}
+
+// Messages per measured call of the bandwidth patterns: about 1 MiB, at most 4096 messages.
+std::uint64_t wanted_per_call(const VerbsPointSpec &s) {
+  return std::clamp<std::uint64_t>((std::uint64_t{1} << 20) / s.size_bytes, 1, 4096);
+}
+
+TrafficShape traffic_shape(const VerbsPointSpec &s, const Endpoint &ep) {
+  TrafficShape t;
+  t.verb = s.verb;
+  t.message_bytes = s.size_bytes;
+  t.post_list = is_latency(s) ? 1 : s.post_list;
+  t.cq_moderation = is_latency(s) ? 1 : s.cq_moderation;
+  // Large messages: fewer per call than one moderation unit would make calls alternate between
+  // no completion and a burst; moderation matters only for small messages, so lower it to the
+  // largest divisor of the queue depth that fits.
+  const auto per_qp = std::max<std::uint64_t>(1, wanted_per_call(s) / ep.config().qps);
+  while (!is_latency(s) && static_cast<std::uint64_t>(t.cq_moderation) > per_qp &&
+         t.cq_moderation > 1) {
+    --t.cq_moderation;
+    while (ep.config().send_depth % t.cq_moderation != 0)
+      --t.cq_moderation;
+  }
+  t.use_inline = s.verb != Verb::read && s.size_bytes <= static_cast<std::size_t>(ep.max_inline());
+  return t;
+}
+
+// What each side's memory must hold before the first message: the pattern where this side's
+// data is the source, receives where it receives.
+void prepare(Endpoint &ep, const VerbsPointSpec &s, bool server) {
+  const int qps = ep.config().qps;
+  if (is_latency(s)) {
+    if (server) {
+      fill_pattern(ep.slot(0) + PingPongSlots::out_offset(s.size_bytes), s.size_bytes,
+                   s.size_bytes);
+      if (s.verb == Verb::send)
+        ep.post_recvs(0, ep.config().recv_depth);
+    }
+    return; // the client's PingPong prepares itself
+  }
+  const bool source = bidirectional(s) || (server == (s.verb == Verb::read));
+  for (int q = 0; q < qps; ++q) {
+    if (source)
+      fill_pattern(ep.slot(q), s.size_bytes, s.size_bytes);
+    if (s.verb == Verb::send && (server || bidirectional(s)))
+      ep.post_recvs(q, ep.config().recv_depth);
+  }
+}
+
+// The data this side received, checked against the pattern.
+std::vector<std::string> check_received(const Endpoint &ep, const VerbsPointSpec &s, bool server) {
+  std::vector<std::string> problems;
+  auto add = [&](std::string p) {
+    if (!p.empty())
+      problems.push_back(std::move(p));
+  };
+  const std::string side = server ? "server" : "client";
+  if (is_latency(s)) {
+    // The last byte carries the iteration tag, the rest is the peer's pattern.
+    if (server && s.verb == Verb::read)
+      return problems;
+    if (s.size_bytes > 1)
+      add(check_pattern(ep.slot(0), s.size_bytes - 1, s.size_bytes, side + " ping buffer"));
+    return problems;
+  }
+  const bool receiver = bidirectional(s) || (server != (s.verb == Verb::read));
+  if (receiver)
+    for (int q = 0; q < ep.config().qps; ++q)
+      add(check_pattern(ep.slot(q), s.size_bytes, s.size_bytes,
+                        fmt::format("{} buffer of QP {}", side, q)));
+  return problems;
+}
+
+PortCounters counters_of(const Endpoint &ep) {
+  return read_port_counters(ep.config().sysfs_root, ep.device_name(), ep.config().port);
+}
+
+// The passive side. Never throws: errors go to the store, where the client reports them.
+void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix,
+                hwloc_topology_t topology, const std::atomic<bool> &abort,
+                nlohmann::json *result_out) {
+  nlohmann::json result;
+  bool ready_sent = false;
+  try {
+    Endpoint ep(endpoint_config(s), topology);
+    store.set(prefix + "server_info", ep.local_info().serialize());
+    ep.connect(EndpointInfo::parse(store.get(prefix + "client_info", kStoreTimeout)));
+    prepare(ep, s, true);
+    store.set(prefix + "server_ready", "ok");
+    ready_sent = true;
+    const ServeResult served =
+        serve(ep, traffic_shape(s, ep), s.pattern, abort, kStoreTimeout.count() / 1000.0 * 4);
+    result = {{"messages", served.messages},
+              {"active_s", served.active_s},
+              {"problems", check_received(ep, s, true)},
+              {"device", ep.device_name()}};
+  } catch (const std::exception &e) {
+    if (!ready_sent)
+      store.set(prefix + "server_ready", std::string("error: ") + e.what());
+    result = {{"error", e.what()}};
+  }
+  if (result_out)
+    *result_out = result;
+  store.set(prefix + "server_result", result.dump());
+}
+
+Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
+                   const std::string &prefix) {
+  Endpoint ep(endpoint_config(s), ctx.topology().get());
+  store.set(prefix + "client_info", ep.local_info().serialize());
+  ep.connect(EndpointInfo::parse(store.get(prefix + "server_info", kStoreTimeout)));
+  const TrafficShape shape = traffic_shape(s, ep);
+  check_shape(shape, ep.config().send_depth);
+  prepare(ep, s, false);
+  const std::string ready = store.get(prefix + "server_ready", kStoreTimeout);
+  if (ready != "ok")
+    throw BackendError("the server side failed: " + ready);
+
+  Outcome out;
+  try {
+    const PortCounters before = counters_of(ep);
+    if (is_latency(s)) {
+      PingPong pingpong(ep, shape);
+      PerCallTimer timer;
+      const Measurement m = ctx.measure(timer, [&] { pingpong.round_trip(); });
+      const PortCounters after = counters_of(ep);
+      // perftest's convention: WRITE and SEND latency is half the round trip; READ is the
+      // round trip (the request and the data are one operation).
+      const double scale = s.verb == Verb::read ? 1.0 : 0.5;
+      std::vector<double> latency = timer.calls_s();
+      for (double &v : latency)
+        v *= scale;
+      out.metrics = m.to_json();
+      out.metrics["latency"] = to_json(summarize_latency(latency));
+      out.metrics["latency_definition"] =
+          s.verb == Verb::read ? "round trip" : "round trip / 2 (as perftest)";
+      out.metrics["round_trips_measured"] = timer.measured();
+      out.metrics["round_trips_kept"] = timer.calls_s().size();
+      out.metrics["port_counter_deltas"] = counter_deltas(before, after);
+    } else {
+      Streamer streamer(ep, shape);
+      const std::uint64_t unit = static_cast<std::uint64_t>(ep.config().qps) * shape.cq_moderation;
+      const std::uint64_t per_call = (wanted_per_call(s) + unit - 1) / unit * unit;
+      // A cumulative target, so that overshoot in one call is credited to the next and the
+      // calls average exactly per_call messages.
+      std::uint64_t target = 0;
+      HostTimer timer;
+      const Measurement m = ctx.measure(timer, [&] {
+        target += per_call;
+        if (streamer.completed() < target)
+          streamer.run(target - streamer.completed());
+      });
+      streamer.drain(kDrainTimeout_s);
+      const PortCounters after = counters_of(ep);
+      const std::uint64_t bytes_per_call = per_call * s.size_bytes;
+      out.metrics = m.bandwidth_metrics(bytes_per_call);
+      out.metrics["bandwidth_gbits_per_s"] = 8.0 * bytes_per_call / m.time_s.median / 1e9;
+      out.metrics["bandwidth_max_gbits_per_s"] = 8.0 * bytes_per_call / m.time_s.min / 1e9;
+      out.metrics["message_rate_per_s"] = static_cast<double>(per_call) / m.time_s.median;
+      out.metrics["messages_per_call"] = per_call;
+      out.metrics["messages_completed"] = streamer.completed();
+      out.metrics["port_counter_deltas"] = counter_deltas(before, after);
+    }
+  } catch (...) {
+    try {
+      ep.write_peer_control(1, 5);
+    } catch (...) {
+    }
+    throw;
+  }
+  ep.write_peer_control(1, kDrainTimeout_s);
+  const auto server = nlohmann::json::parse(store.get(prefix + "server_result", kStoreTimeout));
+  if (server.contains("error"))
+    throw BackendError("the server side failed: " + server["error"].get<std::string>());
+  std::vector<std::string> problems = check_received(ep, s, false);
+  for (const auto &p : server.at("problems"))
+    problems.push_back(p.get<std::string>());
+  if (bidirectional(s)) {
+    const double active_s = server.at("active_s").get<double>();
+    const double peer_gbits =
+        active_s > 0 ? 8.0 * server.at("messages").get<double>() * s.size_bytes / active_s / 1e9
+                     : 0;
+    // The peer's direction is timed by the peer from its first to its last completion
+    // (perftest sums both sides' results the same way).
+    out.metrics["peer_bandwidth_gbits_per_s"] = peer_gbits;
+    out.metrics["bidirectional_gbits_per_s"] =
+        out.metrics["bandwidth_gbits_per_s"].get<double>() + peer_gbits;
+  }
+  out.metrics["server_messages"] = server.at("messages");
+  out.device = {{"nic", ep.device_name()}, {"port", s.port}, {"numa", ep.numa_node()}};
+  out.derived_params = {{"gid_index_used", ep.gid().index},
+                        {"gid_type", to_string(ep.gid().type)},
+                        {"gid_choice", ep.gid().why},
+                        {"link_layer", ep.ethernet() ? "Ethernet" : "InfiniBand"},
+                        {"mtu_bytes", ep.mtu_bytes()},
+                        {"inline_used", shape.use_inline},
+                        {"max_inline_granted_bytes", ep.max_inline()},
+                        {"qps_used", ep.config().qps},
+                        {"cq_moderation_used", shape.cq_moderation}};
+  if (ctx.verify())
+    out.conclude_data_check(problems);
+  return out;
+}
+
+} // namespace
+
+std::optional<std::string> verbs_waive_reason(const RunContext &ctx, const VerbsPointSpec &spec) {
+  std::string why;
+  if (list_verbs_devices(why).empty())
+    return why;
+  if (spec.mode == "ranks") {
+    if (ctx.world_size() < 2 || ctx.store() == nullptr)
+      return fmt::format("mode=ranks needs 2 ranks and a store (this run has {} rank{}); "
+                         "use mode=loopback or launch with mpirun/srun -n 2",
+                         ctx.world_size(), ctx.world_size() == 1 ? "" : "s");
+    if (ctx.rank() > 1)
+      return fmt::format("rank {} is not part of the pair (ranks 0 and 1 are)", ctx.rank());
+  }
+  return std::nullopt;
+}
+
+Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec) {
+  if (const auto why = verbs_waive_reason(ctx, spec))
+    return Outcome::waived(*why);
+  const std::string prefix = fmt::format("rdma/{}/", spec.point_id);
+  if (spec.mode == "ranks") {
+    if (ctx.rank() == 0)
+      return run_client(ctx, spec, *ctx.store(), prefix);
+    const std::atomic<bool> never{false};
+    nlohmann::json result;
+    run_server(spec, *ctx.store(), prefix, ctx.topology().get(), never, &result);
+    if (result.contains("error"))
+      throw BackendError(result["error"].get<std::string>());
+    Outcome out;
+    out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
+    out.device = {{"nic", result["device"]}, {"port", spec.port}};
+    if (ctx.verify())
+      out.conclude_data_check(result["problems"].get<std::vector<std::string>>());
+    return out;
+  }
+  // Loopback: the server on a second thread, both ends on the same device.
+  MemoryStore store;
+  std::atomic<bool> abort{false};
+  std::thread server(
+      [&] { run_server(spec, store, prefix, ctx.topology().get(), abort, nullptr); });
+  try {
+    Outcome out = run_client(ctx, spec, store, prefix);
+    server.join();
+    return out;
+  } catch (...) {
+    // Unblock the server wherever it waits: on the client's info (it fails to parse this) or
+    // in its serving loop.
+    store.set(prefix + "client_info", "client failed");
+    abort = true;
+    server.join();
+    throw;
+  }
+}
+
+} // namespace railgauge::rdma

@@ -1,0 +1,112 @@
+#include "rdma/verbs_benchmark.h"
+
+#include <fmt/format.h>
+
+namespace railgauge::rdma {
+
+std::vector<Axis> VerbsBenchmark::axes() const {
+  std::vector<Axis> axes;
+  if (latency_)
+    axes.push_back({"size_bytes",
+                    AxisType::bytes,
+                    "Message size",
+                    {std::int64_t{2}, std::int64_t{16}, std::int64_t{128}, std::int64_t{1024},
+                     std::int64_t{8192}, std::int64_t{65536}},
+                    {}});
+  else
+    axes.push_back(
+        {"size_bytes",
+         AxisType::bytes,
+         "Message size (2 B to 8 MiB by x4 by default)",
+         {std::int64_t{2}, std::int64_t{8}, std::int64_t{32}, std::int64_t{128}, std::int64_t{512},
+          std::int64_t{2048}, std::int64_t{8192}, std::int64_t{32768}, std::int64_t{131072},
+          std::int64_t{524288}, std::int64_t{2097152}, std::int64_t{8388608}},
+         {}});
+  axes.push_back({"mode",
+                  AxisType::text,
+                  "loopback: both ends in this process on one device; ranks: rank 0 measures "
+                  "against rank 1 through the run's store",
+                  {std::string("loopback")},
+                  {"loopback", "ranks"}});
+  axes.push_back({"device",
+                  AxisType::text,
+                  "RDMA device name (empty: the first ACTIVE port)",
+                  {std::string("")},
+                  {}});
+  axes.push_back({"port", AxisType::integer, "Port number (1-based)", {std::int64_t{1}}, {}});
+  axes.push_back({"gid_index",
+                  AxisType::integer,
+                  "GID index; -1 chooses RoCEv2 IPv4 > RoCEv2 IPv6 > RoCEv1 (IB: 0)",
+                  {std::int64_t{-1}},
+                  {}});
+  axes.push_back({"traffic_class",
+                  AxisType::integer,
+                  "RoCE GRH traffic class (DSCP<<2|ECN)",
+                  {std::int64_t{0}},
+                  {}});
+  axes.push_back(
+      {"service_level", AxisType::integer, "InfiniBand service level", {std::int64_t{0}}, {}});
+  axes.push_back({"inline_bytes",
+                  AxisType::bytes,
+                  "Send messages up to this size inline (WRITE/SEND; capped by the QP)",
+                  {std::int64_t{verb_ == Verb::read ? 0 : 64}},
+                  {}});
+  if (!latency_) {
+    axes.push_back({"direction",
+                    AxisType::text,
+                    "uni: client to server; bidir: both at once (sum reported)",
+                    {std::string("uni")},
+                    {"uni", "bidir"}});
+    axes.push_back(
+        {"qps", AxisType::integer, "Queue pairs (messages round-robin)", {std::int64_t{1}}, {}});
+    axes.push_back(
+        {"tx_depth", AxisType::integer, "Send queue depth per QP", {std::int64_t{128}}, {}});
+    axes.push_back({"post_list",
+                    AxisType::integer,
+                    "Work requests chained per ibv_post_send",
+                    {std::int64_t{1}},
+                    {}});
+    axes.push_back({"cq_moderation",
+                    AxisType::integer,
+                    "One signaled completion per this many WRs (divides tx_depth)",
+                    {std::int64_t{16}},
+                    {}});
+  }
+  return axes;
+}
+
+VerbsPointSpec VerbsBenchmark::spec_of(const Point &point) const {
+  VerbsPointSpec s;
+  s.verb = verb_;
+  s.pattern = latency_                             ? Pattern::latency
+              : point.text("direction") == "bidir" ? Pattern::bandwidth_bidirectional
+                                                   : Pattern::bandwidth;
+  s.mode = point.text("mode");
+  s.device = point.text("device");
+  s.port = static_cast<unsigned>(point.integer("port"));
+  s.gid_index = static_cast<int>(point.integer("gid_index"));
+  s.traffic_class = static_cast<int>(point.integer("traffic_class"));
+  s.service_level = static_cast<int>(point.integer("service_level"));
+  s.inline_bytes = static_cast<int>(point.integer("inline_bytes"));
+  s.size_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  if (!latency_) {
+    s.qps = static_cast<int>(point.integer("qps"));
+    s.tx_depth = static_cast<int>(point.integer("tx_depth"));
+    s.post_list = static_cast<int>(point.integer("post_list"));
+    s.cq_moderation = static_cast<int>(point.integer("cq_moderation"));
+  }
+  return s;
+}
+
+std::optional<std::string> VerbsBenchmark::supported(const RunContext &ctx,
+                                                     const Point &point) const {
+  return verbs_waive_reason(ctx, spec_of(point));
+}
+
+Outcome VerbsBenchmark::run(RunContext &ctx, const Point &point) {
+  VerbsPointSpec spec = spec_of(point);
+  spec.point_id = fmt::format("{}/{}", key(), points_run_++);
+  return run_verbs_point(ctx, spec);
+}
+
+} // namespace railgauge::rdma

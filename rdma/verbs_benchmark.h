@@ -1,0 +1,33 @@
+#pragma once
+// The RC verbs benchmarks (rdma.write_bw, rdma.read_lat, ...): one small class per key, all
+// sharing these axes and this run(): the point is built into a VerbsPointSpec and run by the
+// verbs backend (verbs_point.h).
+#include <memory>
+
+#include "harness/benchmark.h"
+#include "rdma/verbs_point.h"
+
+namespace railgauge::rdma {
+
+class VerbsBenchmark : public Benchmark {
+public:
+  VerbsBenchmark(Verb verb, bool latency) : verb_(verb), latency_(latency) {}
+  std::vector<Axis> axes() const override;
+  std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
+  Outcome run(RunContext &ctx, const Point &point) override;
+
+private:
+  VerbsPointSpec spec_of(const Point &point) const;
+  Verb verb_;
+  bool latency_;
+  int points_run_ = 0; // store keys: the same sequence on every rank
+};
+
+std::unique_ptr<Benchmark> make_write_bw();
+std::unique_ptr<Benchmark> make_read_bw();
+std::unique_ptr<Benchmark> make_send_bw();
+std::unique_ptr<Benchmark> make_write_lat();
+std::unique_ptr<Benchmark> make_read_lat();
+std::unique_ptr<Benchmark> make_send_lat();
+
+} // namespace railgauge::rdma

@@ -1,0 +1,44 @@
+#pragma once
+// One verbs point end to end: open, exchange endpoint info through a Store, connect, prepare
+// the data, measure on the active side while the passive side serves, check the data on both
+// sides, and put counters, addressing and statistics into the Outcome.
+//
+// Roles: the client (rank 0) measures through RunContext::measure(); the server (rank 1)
+// answers or waits until the client sets its control word by RDMA WRITE. In loopback mode one
+// process plays both, the server on a second thread, on the same device (one NIC's loopback,
+// or Soft-RoCE in a VM). Built from verbs/verbs_point.cpp with libibverbs, else from
+// verbs_point_stub.cpp, whose points are waived.
+#include <optional>
+#include <string>
+
+#include "harness/record.h"
+#include "harness/run_context.h"
+#include "rdma/verbs_pattern.h"
+
+namespace railgauge::rdma {
+
+struct VerbsPointSpec {
+  Verb verb = Verb::write;
+  Pattern pattern = Pattern::bandwidth;
+  std::string mode = "loopback"; // "loopback" | "ranks"
+  std::string device;            // "" = first ACTIVE port
+  unsigned port = 1;
+  int gid_index = -1;
+  int traffic_class = 0;
+  int service_level = 0;
+  int qps = 1;
+  int tx_depth = 128;
+  int post_list = 1;
+  int cq_moderation = 16;
+  int inline_bytes = 64; // messages up to this size go inline (if the QP grants it)
+  std::size_t size_bytes = 65536;
+  std::string sysfs_root = "/sys";
+  std::string point_id; // unique per point and equal on every rank (store keys)
+};
+
+// Why a point cannot run here (no verbs build, no device, too few ranks), or nullopt.
+std::optional<std::string> verbs_waive_reason(const RunContext &ctx, const VerbsPointSpec &spec);
+
+Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec);
+
+} // namespace railgauge::rdma

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz with clang into ./build-fuzz (RAILGAUGE_FUZZ=ON:
+# ASan + UBSan + coverage instrumentation) and runs each one for FUZZ_SECONDS (default 60)
+# starting from its committed seed corpus tests/fuzz/corpus/<name>/. New inputs go to a scratch
+# corpus under the build directory, never into the source tree. Fails when any target crashes,
+# leaks, trips a sanitizer or times out on one input; the input is kept as
+# build-fuzz/artifacts/<name>-crash-* (turn it into a regression: copy it to
+# tests/fuzz/regressions/<name>/ and fix the parser). Prints the executions per target.
+#
+#   scripts/fuzz.sh                      # every target, 60 s each
+#   FUZZ_SECONDS=10 scripts/fuzz.sh suite_yaml axis_values
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build-fuzz}
+seconds=${FUZZ_SECONDS:-60}
+jobs=${FUZZ_BUILD_JOBS:-$(nproc)}
+cmake -S . -B "$build_dir" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILGAUGE_FUZZ=ON -DRAILGAUGE_ENABLE_CUDA=OFF >/dev/null
+if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets <"$build_dir/fuzz_targets.txt"; fi
+cmake --build "$build_dir" -j "$jobs" --target "${targets[@]/#/fuzz_}"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
+artifacts="$build_dir/artifacts"
+mkdir -p "$artifacts"
+summary=()
+failed=0
+for name in "${targets[@]}"; do
+  scratch="$build_dir/fuzz_corpus/$name"
+  log="$build_dir/fuzz_$name.log"
+  mkdir -p "$scratch"
+  echo "== fuzz_$name: ${seconds}s"
+  status=0
+  "$build_dir/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/$name-" "$scratch" "tests/fuzz/corpus/$name" \
+    >"$log" 2>&1 || status=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  if [ "$status" -ne 0 ]; then
+    failed=1
+    tail -60 "$log"
+    summary+=("$(printf '%-20s FAILED (exit %s) after %s executions; see %s' "$name" "$status" "${runs:-?}" "$log")")
+  else
+    summary+=("$(printf '%-20s ok  %12s executions in %ss' "$name" "${runs:-?}" "$seconds")")
+  fi
+done
+echo "== fuzzing summary (executions per target, clang libFuzzer, ASan+UBSan)"
+printf '%s\n' "${summary[@]}"
+exit $failed

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Measure torch.matmul on the shapes of a railgauge GEMM run, on the same GPU, as peer records.
+
+    scripts/gemm_vs_torch.py RUN_DIR [--out DIR] [--keys gemm.cublaslt,gemm.cublaslt_size]
+
+For every `ok` record of a cuBLASLt key in RUN_DIR/records.jsonl, the same GEMMs (M, N, K,
+batch, dtype, layout, GPU; both GEMMs of a BMM's dgrad) are run through PyTorch and timed the
+way railgauge times them: CUDA events around a batch of calls, the stream held by a sleep kernel
+while the batch is enqueued (so Python's launch cost is excluded), warm-up, the median of many
+samples, and as many rotated operand sets as the railgauge record used (params.operand_sets), so
+both read their operands from HBM alike. Both libraries end in cuBLAS(Lt): a gap larger than
+noise is a railgauge bug.
+
+Writes DIR/<run-id>/records.jsonl, one record per point with key `peer.torch_matmul`, the
+source record's params (plus peer_of and torch_version) and metrics tflops and
+ours_vs_torch (railgauge's heuristic-pick TFLOP/s / torch's), then prints the ratios.
+
+torch mapping: bf16/fp16 -> torch.matmul on that dtype (fp32 accumulation is cuBLAS's default);
+tf32 -> float32 with torch.backends.cuda.matmul.allow_tf32 = True; fp32 -> allow_tf32 = False;
+fp8_e4m3 -> torch._scaled_mm with per-tensor scales and bf16 output (unbatched only; a batched
+fp8 point is written as waived). Layout nt multiplies by a [N x K] tensor's transpose, nn by a
+[K x N] tensor.
+
+Needs a CUDA GPU and PyTorch; it is not part of CI and exits with status 2 and a message when
+either is missing.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import socket
+import sys
+
+GPU_KEYS = ("gemm.cublaslt", "gemm.cublaslt_size")
+
+
+def summary(samples):
+    s = sorted(samples)
+    n = len(s)
+
+    def pct(p):
+        x = p * (n - 1)
+        lo = int(math.floor(x))
+        hi = min(lo + 1, n - 1)
+        return s[lo] + (s[hi] - s[lo]) * (x - lo)
+
+    mean = sum(s) / n
+    stdev = math.sqrt(sum((v - mean) ** 2 for v in s) / (n - 1)) if n > 1 else 0.0
+    return {"n": n, "min": s[0], "max": s[-1], "mean": mean, "stdev": stdev,
+            "median": pct(0.5), "p10": pct(0.1), "p90": pct(0.9), "p99": pct(0.99)}
+
+
+def gemms_of(record):
+    gemms = record["metrics"].get("gemms")
+    if gemms:
+        return [(g["m"], g["n"], g["k"], g["batch"]) for g in gemms]
+    p = record["params"]
+    return [(p["m"], p["n"], p["k"], p.get("batch", 1))]
+
+
+def make_operands(torch, dtype, layout, m, n, k, batch, sets, device):
+    def values(*shape):
+        x = torch.rand(*shape, device=device) * 0.5 + 0.5  # |x| in [0.5, 1), never zero
+        return torch.where(torch.rand(*shape, device=device) < 0.5, -x, x)
+
+    lead = (batch,) if batch > 1 else ()
+    storage = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32,
+               "fp32": torch.float32, "fp8_e4m3": torch.float8_e4m3fn}[dtype]
+    out = []
+    for _ in range(sets):
+        a = values(*lead, m, k).to(storage)
+        if layout == "nt":
+            b = values(*lead, n, k).to(storage).transpose(-1, -2)  # column-major K x N
+        else:
+            b = values(*lead, k, n).to(storage)
+        out.append((a, b))
+    return out
+
+
+def make_call(torch, dtype, operands):
+    sets = len(operands)
+    state = {"i": 0}
+    if dtype == "fp8_e4m3":
+        scale_a = torch.tensor(0.5, device=operands[0][0].device)
+        scale_b = torch.tensor(0.25, device=operands[0][0].device)
+
+        def call():
+            a, b = operands[state["i"]]
+            state["i"] = (state["i"] + 1) % sets
+            torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
+    else:
+        def call():
+            a, b = operands[state["i"]]
+            state["i"] = (state["i"] + 1) % sets
+            torch.matmul(a, b)
+    return call
+
+
+def time_batches(torch, calls, batch, samples, warmup):
+    """Seconds per call of `calls` (run in turn), CUDA events around `batch` calls."""
+    for _ in range(warmup):
+        for c in calls:
+            c()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(samples):
+        # Hold the stream while Python enqueues the batch (~20 us of GPU sleep per launch).
+        torch.cuda._sleep(int(20_000 * batch * len(calls)))
+        start.record()
+        for _ in range(batch):
+            for c in calls:
+                c()
+        stop.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(stop) * 1e-3 / batch)
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run_dir", help="a railgauge run directory (or its records.jsonl)")
+    ap.add_argument("--out", default="runs", help="directory that receives <run-id>/")
+    ap.add_argument("--keys", default=",".join(GPU_KEYS))
+    ap.add_argument("--samples", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--max-sets", type=int, default=256,
+                    help="cap on rotated operand sets (Python objects per set)")
+    args = ap.parse_args()
+
+    try:
+        import torch
+    except ImportError:
+        print("gemm_vs_torch.py: PyTorch is not installed. This script compares railgauge's "
+              "cuBLASLt numbers with torch.matmul on a GPU machine; it is not part of CI. "
+              "Install torch there (pip install torch) and run it again.", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("gemm_vs_torch.py: torch.cuda.is_available() is False: no CUDA GPU here, nothing "
+              "to compare.", file=sys.stderr)
+        return 2
+
+    path = args.run_dir
+    if os.path.isdir(path):
+        path = os.path.join(path, "records.jsonl")
+    with open(path) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    keys = set(args.keys.split(","))
+    selected = [r for r in records if r["key"] in keys and r["status"] == "ok"]
+    if not selected:
+        print(f"gemm_vs_torch.py: no ok record of {sorted(keys)} in {path}", file=sys.stderr)
+        return 2
+
+    host = socket.gethostname().split(".")[0]
+    run_id = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H-%M-%SZ") + f"-{host}-torch"
+    out_dir = os.path.join(args.out, run_id)
+    os.makedirs(out_dir, exist_ok=True)
+    out_path = os.path.join(out_dir, "records.jsonl")
+    print(f"{'key':<20} {'op':<14} {'M x N x K (batch)':<28} {'dtype':<9} "
+          f"{'ours':>9} {'best':>9} {'torch':>9} {'ours/torch':>10}  (TFLOP/s)")
+    with open(out_path, "w") as out:
+        for r in selected:
+            p = r["params"]
+            dtype, layout = p["dtype"], p.get("layout", "nn")
+            device = torch.device("cuda", int(p.get("gpu", 0)))
+            torch.cuda.set_device(device)
+            torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
+            rec = {"schema": "railgauge.record/1", "run": run_id, "host": host, "rank": 0,
+                   "key": "peer.torch_matmul",
+                   "params": dict(p, peer_of=r["key"], torch_version=torch.__version__),
+                   "device": r.get("device", {}), "metrics": {}, "status": "ok", "reason": None}
+            shapes = gemms_of(r)
+            if dtype == "fp8_e4m3" and any(b > 1 for (_, _, _, b) in shapes):
+                rec["status"] = "waived"
+                rec["reason"] = "torch._scaled_mm has no batched form"
+            else:
+                sets = max(1, min(int(p.get("operand_sets", 1)), args.max_sets))
+                calls = [make_call(torch, dtype, make_operands(torch, dtype, layout, m, n, k, b,
+                                                               sets, device))
+                         for (m, n, k, b) in shapes]
+                batch = int(r["metrics"].get("batch", 1))
+                times = time_batches(torch, calls, batch, args.samples, args.warmup)
+                flops = sum(2.0 * m * n * k * b for (m, n, k, b) in shapes)
+                s = summary(times)
+                tflops = flops / s["median"] / 1e12
+                ours = r["metrics"].get("tflops", 0.0)
+                rec["metrics"] = {"time_s": s, "batch": batch, "timer": "cuda_event",
+                                  "flops_per_call": flops, "tflops": tflops,
+                                  "ours_tflops": ours,
+                                  "ours_best_tflops": r["metrics"].get("best_tflops", ours),
+                                  "ours_vs_torch": ours / tflops if tflops > 0 else 0.0,
+                                  "operand_sets": sets}
+            rec["time_utc"] = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+            shape = " + ".join(f"{m}x{n}x{k}" + (f" ({b})" if b > 1 else "")
+                               for (m, n, k, b) in shapes)
+            m = rec["metrics"]
+            if rec["status"] == "ok":
+                print(f"{r['key']:<20} {p.get('op', ''):<14} {shape:<28} {dtype:<9} "
+                      f"{m['ours_tflops']:>9.1f} {m['ours_best_tflops']:>9.1f} "
+                      f"{m['tflops']:>9.1f} {m['ours_vs_torch']:>10.3f}")
+            else:
+                print(f"{r['key']:<20} {p.get('op', ''):<14} {shape:<28} {dtype:<9} "
+                      f"waived: {rec['reason']}")
+    print(f"records: {out_path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""railgauge vs perftest in the same Soft-RoCE VM: prints a markdown table of both figures and
+their ratio. Usage: ratios.py OUT_DIR (the directory scripts/softroce_vm.sh filled).
+
+Reads OUT_DIR/runs/*/records.jsonl (railgauge) and OUT_DIR/perftest_*.jsonl (perftest output
+imported by rdma_perftest_import). Exit 1 when a figure is missing on either side."""
+import glob
+import json
+import sys
+
+
+def load(pattern):
+    records = []
+    for path in sorted(glob.glob(pattern)):
+        with open(path) as f:
+            records += [json.loads(line) for line in f if line.strip()]
+    return records
+
+
+def pick(records, key, size, **params):
+    for r in records:
+        p = r.get("params", {})
+        if (r.get("key") == key and r.get("status") == "ok" and p.get("size_bytes") == size
+                and all(p.get(k, v) == v for k, v in params.items())):
+            return r
+    return None
+
+
+def main(out_dir):
+    ours = load(f"{out_dir}/runs/*/records.jsonl")
+    theirs = [r for r in load(f"{out_dir}/perftest_*.jsonl")
+              if not r["params"]["source"].endswith("_server.txt")]
+    rows = []
+    bw_ours = pick(ours, "rdma.write_bw", 65536, direction="uni", qps=1)
+    bw_theirs = pick(theirs, "rdma.write_bw", 65536)
+    if bw_ours and bw_theirs:
+        rows.append(("ib_write_bw 64 KiB, Gb/s (higher is better)",
+                     bw_ours["metrics"]["bandwidth_gbits_per_s"],
+                     bw_theirs["metrics"]["bandwidth_gbits_per_s"]))
+    lat_ours = pick(ours, "rdma.write_lat", 8)
+    lat_theirs = pick(theirs, "rdma.write_lat", 8)
+    if lat_ours and lat_theirs:
+        for stat, label in (("min_s", "min"), ("p50_s", "median"), ("p99_s", "p99")):
+            rows.append((f"ib_write_lat 8 B {label}, us (lower is better)",
+                         lat_ours["metrics"]["latency"][stat] * 1e6,
+                         lat_theirs["metrics"]["latency"][stat] * 1e6))
+    print("Soft-RoCE (rdma_rxe) under QEMU TCG, 4 vCPUs on the host's cores: emulation is "
+          "about 100x slower than hardware; compare only these ratios, measured in one VM.")
+    print()
+    print("| figure | railgauge | perftest | railgauge / perftest |")
+    print("|---|---|---|---|")
+    for label, a, b in rows:
+        print(f"| {label} | {a:.4g} | {b:.4g} | {a / b:.2f} |")
+    return 0 if len(rows) == 4 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

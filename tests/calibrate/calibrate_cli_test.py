@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""End-to-end test of `railgauge calibrate` on records the CPU backends produce here (OpenBLAS
+GEMM, host memory): the Calculon system file is checked rule by rule, independently of the C++
+checker, and the coefficient file against its JSON Schema.
+
+Run by CTest, one test method per CTest test:  calibrate_cli_test.py RAILGAUGE_BINARY Test.test_x
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import jsonschema
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BINARY = None  # set from argv in __main__
+DATATYPES = {"float8", "float16", "bfloat16", "float32"}
+NETWORK_KEYS = {"bandwidth", "efficiency", "size", "latency", "ops", "must_be_filled",
+                "processor_usage"}
+
+
+def railgauge(*args, timeout=600):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def check_rows(rows, where):
+    """Calculon's step tables: [threshold, eff] rows, strictly descending, last threshold 0."""
+    problems = []
+    if not isinstance(rows, list) or not rows:
+        return [f"{where}: empty"]
+    previous = float("inf")
+    for i, row in enumerate(rows):
+        if not (isinstance(row, list) and len(row) == 2):
+            problems.append(f"{where}[{i}]: not a pair")
+            continue
+        x, e = row
+        if not x < previous:
+            problems.append(f"{where}[{i}]: not descending")
+        if x < 0 or not 0 < e <= 1:
+            problems.append(f"{where}[{i}]: out of range")
+        previous = x
+    if rows[-1][0] != 0:
+        problems.append(f"{where}: last threshold is not 0")
+    return problems
+
+
+def calculon_problems(s):
+    p = []
+    if set(s) != {"matrix", "vector", "mem1", "mem2", "processing_mode", "networks"}:
+        p.append(f"top-level keys {sorted(s)}")
+    for family in ("matrix", "vector"):
+        if not s.get(family):
+            p.append(f"{family}: empty")
+        for dt, v in s.get(family, {}).items():
+            if dt not in DATATYPES:
+                p.append(f"{family}.{dt}: unknown datatype")
+            if not v.get("tflops", 0) > 0:
+                p.append(f"{family}.{dt}.tflops")
+            p += check_rows(v.get("gflops_efficiency"), f"{family}.{dt}.gflops_efficiency")
+    for dt in s.get("matrix", {}):
+        if dt not in s.get("vector", {}):
+            p.append(f"vector.{dt} missing")
+    for tier in ("mem1", "mem2"):
+        m = s.get(tier, {})
+        if not (m.get("GiB", 0) > 0 and m.get("GBps", 0) > 0):
+            p.append(f"{tier}: GiB/GBps")
+        p += check_rows(m.get("MB_efficiency"), f"{tier}.MB_efficiency")
+    if s.get("processing_mode") not in ("no_overlap", "roofline"):
+        p.append("processing_mode")
+    if not s.get("networks"):
+        p.append("networks: empty")
+    for i, n in enumerate(s.get("networks", [])):
+        if set(n) != NETWORK_KEYS:
+            p.append(f"networks[{i}] keys {sorted(n)}")
+            continue
+        if not (n["bandwidth"] > 0 and 0 < n["efficiency"] <= 1 and isinstance(n["size"], int)
+                and n["size"] >= 1 and n["latency"] >= 0 and 0 <= n["processor_usage"] < 1
+                and isinstance(n["must_be_filled"], bool)):
+            p.append(f"networks[{i}]: a value out of range")
+        if set(n["ops"]) != {"p2p", "reduce_scatter", "all_gather", "all_reduce"}:
+            p.append(f"networks[{i}].ops keys")
+        for op, (scalar, offset) in n["ops"].items():
+            if not scalar > 0:
+                p.append(f"networks[{i}].ops.{op}: scalar")
+            if (op == "p2p") != (offset is None):
+                p.append(f"networks[{i}].ops.{op}: offset {offset}")
+    return p
+
+
+class CalibrateTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.runs = pathlib.Path(cls.tmp.name) / "runs"
+        # Small sweeps: seconds on 2 cores.
+        r = railgauge("gemm", "--out", str(cls.runs), "-q", "--filter", "gemm.cpu_blas_size",
+                      "-a", "m=16,32,64,96,128,192,256", "-a", "dtype=fp32",
+                      "--time-budget", "0.02", "--no-verify")
+        assert r.returncode == 0, r.stderr
+        r = railgauge("memory", "--out", str(cls.runs), "-q", "--filter", "memory.host_*",
+                      "-a", "size_bytes=16KiB:16MiB:*4", "-a", "threads=1",
+                      "--time-budget", "0.02")
+        assert r.returncode == 0, r.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def calibrate(self, *extra):
+        out = pathlib.Path(self.tmp.name) / f"cal-{self.id().split('.')[-1]}"
+        r = railgauge("calibrate", str(self.runs), "--out", str(out), *extra)
+        return r, out
+
+    def test_calibration_of_cpu_records_is_complete(self):
+        r, out = self.calibrate()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        system = json.loads((out / "calculon_system.json").read_text())
+        self.assertEqual(calculon_problems(system), [])
+        self.assertIn("float32", system["matrix"])  # measured: OpenBLAS sgemm
+        self.assertEqual(system["processing_mode"], "no_overlap")
+
+        coeff = json.loads((out / "coefficients.json").read_text())
+        schema = json.loads((ROOT / "results/schema/coefficients.schema.json").read_text())
+        jsonschema.validate(coeff, schema)
+        self.assertEqual(coeff["mem1_stands_for"], "host")
+        self.assertTrue(coeff["calculon_tables"]["matrix.float32"]["measured"])
+        self.assertFalse(coeff["calculon_tables"]["mem2"]["measured"])
+        self.assertEqual(len(coeff["gemm"]["fp32"]["by_shape"]), 7)
+
+        report = json.loads((out / "fit_report.json").read_text())
+        by_name = {s["name"]: s for s in report["coefficient_sets"]}
+        for name in ("gemm.fp32", "memory.host"):
+            held = by_name[name]["fit"]["held_out"]
+            self.assertIsNotNone(held, name)
+            self.assertGreater(held["points"], 0)
+            self.assertGreaterEqual(held["max_rel"], held["mean_rel"])
+        # What was not measured is listed with its source, never silently filled.
+        not_measured = {a["name"]: a["source"] for a in report["not_measured"]}
+        self.assertIn("networks.0.bandwidth", not_measured)
+        self.assertIn("Calculon", not_measured["networks.0.bandwidth"])
+        self.assertIn("held-out mean", (out / "fit_report.md").read_text())
+
+        yml = (out / "astra_network.yml").read_text()
+        for key in ("topology:", "npus_count:", "bandwidth:", "latency:"):
+            self.assertIn(key, yml)
+
+    def test_assume_and_roofline(self):
+        r, out = self.calibrate("--assume", "networks.0.bandwidth=450", "--assume",
+                                "mem2.GBps=50", "--processing-mode", "roofline")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        system = json.loads((out / "calculon_system.json").read_text())
+        self.assertEqual(calculon_problems(system), [])
+        self.assertEqual(system["networks"][0]["bandwidth"], 450)
+        self.assertEqual(system["mem2"]["GBps"], 50)
+        self.assertEqual(system["processing_mode"], "roofline")
+
+    def test_bad_input_writes_nothing(self):
+        for args, expect in [
+            (("--assume", "mem1.speed=3"), "unknown key"),
+            (("--assume", "mem1.GBps=-1"), "out of range"),
+            (("--processing-mode", "overlap"), "processing mode"),
+            (("--folds", "1"), "--folds"),
+        ]:
+            r, out = self.calibrate(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(expect, r.stderr)
+            self.assertFalse(out.exists(), args)
+        empty = pathlib.Path(self.tmp.name) / "empty"
+        empty.mkdir()
+        r = railgauge("calibrate", str(empty), "--out", str(empty / "out"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no records.jsonl", r.stderr)
+
+
+if __name__ == "__main__":
+    BINARY = sys.argv[1]
+    unittest.main(argv=[sys.argv[0], sys.argv[2]])

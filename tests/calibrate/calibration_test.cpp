@@ -1,0 +1,329 @@
+// A calibration over synthetic records of every family: what it fits, what it assumes (and
+// says so), and a Calculon file that passes every structural rule of the format.
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "analysis/calibrate/astra_network.h"
+#include "analysis/calibrate/calculon_system.h"
+#include "analysis/calibrate/calibration.h"
+#include "analysis/calibrate/coefficient_file.h"
+#include "analysis/calibrate/fit_report.h"
+#include "harness/error.h"
+
+namespace railgauge::calibrate {
+namespace {
+
+using analysis::LoadedRun;
+using analysis::RunSet;
+
+constexpr double kMemPeak = 2000e9; // bytes/s
+constexpr double kPeakTflops = 500;
+
+// A memory curve: 30% under 1 MB, 80% under 100 MB, 95% above.
+double mem_eff(double bytes) { return bytes >= 100e6 ? 0.95 : bytes >= 1e6 ? 0.8 : 0.3; }
+// A GEMM compute curve: 40% under 10 GFLOP, 85% above.
+double gemm_eff(double flops) { return flops >= 10e9 ? 0.85 : 0.4; }
+
+Record rec(const std::string &key, nlohmann::json params, nlohmann::json metrics,
+           const std::string &host = "node0") {
+  Record r;
+  r.run = "synthetic";
+  r.host = host;
+  r.key = key;
+  r.params = std::move(params);
+  r.metrics = std::move(metrics);
+  return r;
+}
+
+nlohmann::json time_json(double t) { return {{"median", t}, {"n", 10}}; }
+
+struct Synthetic {
+  bool gemm = true, memory = true, collectives = true, offload = true, rdma = true;
+  double noise = 0.01;
+};
+
+RunSet make_runs(const Synthetic &s) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> err(0.0, s.noise);
+  const auto noisy = [&](double t) { return t * (1 + err(rng)); };
+  LoadedRun run;
+  run.dir = "synthetic";
+  if (s.memory)
+    for (double b = 4096; b <= 4e9; b *= 2)
+      for (const char *kind : {"copy", "triad"})
+        run.records.push_back(rec(
+            std::string("memory.hbm_") + kind, {{"size_bytes", b / 2}},
+            {{"bytes_per_call", b}, {"time_s", time_json(noisy(b / (kMemPeak * mem_eff(b))))}}));
+  if (s.gemm)
+    for (std::int64_t m = 16; m <= 16384; m *= 2)
+      for (std::int64_t n : {1536, 4608, 12288}) {
+        const std::int64_t k = 12288;
+        const double flops = 2.0 * m * n * k;
+        const double bytes = 2.0 * (m * k + k * n + m * n);
+        // What a GPU measures: compute and memory one after the other (Calculon no_overlap).
+        const double t =
+            flops / (kPeakTflops * 1e12 * gemm_eff(flops)) + bytes / (kMemPeak * mem_eff(bytes));
+        run.records.push_back(rec("gemm.cublaslt",
+                                  {{"dtype", "bf16"},
+                                   {"m", m},
+                                   {"n", n},
+                                   {"k", k},
+                                   {"batch", 1},
+                                   {"op", "qkv.fwd"},
+                                   {"model", "gpt3-175b"},
+                                   {"tp", 8}},
+                                  {{"flops_per_call", flops},
+                                   {"bytes_per_call", bytes},
+                                   {"peak_tflops", kPeakTflops},
+                                   {"time_s", time_json(noisy(t))}}));
+      }
+  if (s.collectives) {
+    // NVLink domain: 8 ranks on one host; the fabric: 16 ranks over 2 nodes.
+    struct Tier {
+      int ranks;
+      int nodes;
+      double alpha, busbw;
+    };
+    for (const Tier tier : {Tier{8, 1, 12e-6, 360e9}, Tier{16, 2, 30e-6, 45e9}})
+      for (const char *op : {"all_reduce", "all_gather", "reduce_scatter", "sendrecv"})
+        for (double size = 1024; size <= 1 << 30; size *= 4) {
+          const std::string name = op == std::string("sendrecv") ? "p2p" : op;
+          const double t = tier.alpha + size * bus_factor(name, tier.ranks) / tier.busbw;
+          run.records.push_back(rec(std::string("collectives.nccl_") + op,
+                                    {{"size_bytes", size},
+                                     {"ranks", tier.ranks},
+                                     {"nodes", tier.nodes},
+                                     {"dtype", "bf16"}},
+                                    {{"time_s", time_json(noisy(t))}}));
+        }
+    run.records.push_back(rec("collectives.nccl_all_reduce_with_gemm", {{"ranks", 8}, {"nodes", 1}},
+                              {{"gemm_slowdown", 1.25}}));
+    Record waived = rec("collectives.nccl_all_reduce", {{"size_bytes", 8}, {"ranks", 8}}, {});
+    waived.status = Status::waived;
+    run.records.push_back(waived);
+    run.records.push_back(rec("collectives.mpi_all_reduce",
+                              {{"size_bytes", 1024}, {"ranks", 4}, {"algorithm", "ring"}},
+                              {{"time_s", time_json(1e-5)}}));
+  }
+  if (s.offload)
+    for (double b = 4096; b <= 1 << 30; b *= 4)
+      for (const char *dir : {"h2d", "d2h"})
+        run.records.push_back(
+            rec(std::string("offload.") + dir,
+                {{"size_bytes", b}, {"host_memory", "pinned"}, {"placement", "near"}},
+                {{"bytes_per_call", b}, {"time_s", time_json(noisy(5e-6 + b / 50e9))}}));
+  if (s.rdma)
+    for (double b = 2; b <= 1 << 20; b *= 4)
+      run.records.push_back(rec("rdma.write_lat", {{"size_bytes", b}},
+                                {{"latency", {{"p50_s", noisy(2e-6 + b / 45e9)}}}}));
+  RunSet set;
+  set.runs.push_back(run);
+  return set;
+}
+
+const NetworkTier &tier(const Calibration &c, const char *name) {
+  for (const auto &n : c.networks)
+    if (n.name == name)
+      return n;
+  throw std::logic_error("no tier");
+}
+
+TEST(Calibrate, RecoversEveryFamilyFromSyntheticRecords) {
+  const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
+  // mem1 from HBM, in bytes: the three steps of the curve.
+  EXPECT_EQ(c.mem1_tier, "hbm");
+  EXPECT_TRUE(c.mem1.measured);
+  EXPECT_NEAR(c.mem1.table.efficiency(1e9) / c.mem1.table.efficiency(1e4), 0.95 / 0.3, 0.1);
+  // The matrix table holds the COMPUTE efficiency: the memory term was taken out.
+  ASSERT_TRUE(c.matrix.count("bfloat16"));
+  const auto &m = c.matrix.at("bfloat16");
+  EXPECT_EQ(m.peak.value, kPeakTflops);
+  EXPECT_NEAR(m.table.efficiency(1e12), 0.85, 0.03);
+  EXPECT_NEAR(m.table.efficiency(2e9), 0.40, 0.03);
+  ASSERT_TRUE(m.quality.held_out.has_value());
+  EXPECT_LT(m.quality.held_out->mean_rel, 0.03);
+
+  const auto &up = tier(c, kScaleUp);
+  const auto &out = tier(c, kScaleOut);
+  EXPECT_TRUE(up.measured);
+  EXPECT_TRUE(out.measured);
+  EXPECT_NEAR(up.latency_s.value / 12e-6, 1.0, 0.05);
+  EXPECT_NEAR(out.latency_s.value / 30e-6, 1.0, 0.05);
+  EXPECT_NEAR(up.bandwidth_gbytes_per_s.value * up.efficiency.value / 360, 1.0, 0.03);
+  EXPECT_NEAR(out.bandwidth_gbytes_per_s.value * out.efficiency.value / 45, 1.0, 0.03);
+  EXPECT_NEAR(up.calculon_ops.at("all_reduce").first, 2.0, 0.05);
+  EXPECT_NEAR(up.calculon_ops.at("all_gather").first, 1.0, 0.05);
+  EXPECT_FALSE(up.calculon_ops.at("p2p").second.has_value());
+  EXPECT_EQ(up.size.value, 8);
+  EXPECT_EQ(out.size.value, 16);
+  EXPECT_TRUE(up.must_be_filled);
+  EXPECT_FALSE(out.must_be_filled);
+  EXPECT_NEAR(up.processor_usage.value, 0.2, 1e-9); // 1 - 1/1.25
+  EXPECT_TRUE(up.processor_usage.measured);
+  EXPECT_FALSE(out.processor_usage.measured);
+  ASSERT_TRUE(up.joint_quality && up.joint_quality->held_out);
+  EXPECT_LT(up.joint_quality->held_out->mean_rel, 0.03);
+  // The waived record and the textbook algorithm are counted, not fitted.
+  EXPECT_EQ(c.samples.ignored_status.at("waived"), 1);
+  EXPECT_EQ(c.samples.skipped.size(), 1u);
+
+  ASSERT_EQ(c.offload.size(), 2u);
+  EXPECT_NEAR(c.offload[0].fit.beta_s_per_byte * 50e9, 1.0, 0.03);
+  EXPECT_TRUE(c.mem2.measured);
+  ASSERT_EQ(c.p2p.size(), 1u);
+  EXPECT_NEAR(c.p2p[0].fit.alpha_s / 2e-6, 1.0, 0.05);
+  EXPECT_NEAR(c.p2p[0].fit.beta_s_per_byte * 45e9, 1.0, 0.05);
+}
+
+TEST(Calibrate, CalculonFileObeysEveryRule) {
+  const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
+  const auto s = calculon_system(c);
+  EXPECT_EQ(calculon_problems(s), std::vector<std::string>{});
+  // Units: GFLOP thresholds for the matrix, MB for memory, GB/s, seconds.
+  const auto &rows = s["matrix"]["bfloat16"]["gflops_efficiency"];
+  EXPECT_EQ(rows.back()[0], 0);
+  bool gflop_step = false;
+  for (const auto &r : rows)
+    gflop_step |= r[0].get<double>() > 3 && r[0].get<double>() < 30; // the 10 GFLOP boundary
+  EXPECT_TRUE(gflop_step) << rows.dump();
+  bool mb_step = false;
+  for (const auto &r : s["mem1"]["MB_efficiency"])
+    mb_step |= r[0].get<double>() > 30 && r[0].get<double>() < 300; // the 100 MB boundary
+  EXPECT_TRUE(mb_step) << s["mem1"].dump();
+  EXPECT_NEAR(s["mem1"]["GBps"].get<double>(), 2000, 2000 * 0.05);
+  EXPECT_NEAR(s["networks"][0]["latency"].get<double>(), 12e-6, 1e-6);
+  EXPECT_TRUE(s["networks"][0]["ops"]["p2p"][1].is_null());
+  EXPECT_EQ(s["processing_mode"], "no_overlap");
+  EXPECT_TRUE(s["vector"].contains("bfloat16"));
+}
+
+TEST(Calibrate, UnmeasuredFamiliesAreCompleteAndLabelled) {
+  Synthetic only_memory;
+  only_memory.gemm = only_memory.collectives = only_memory.offload = only_memory.rdma = false;
+  const Calibration c = calibrate(make_runs(only_memory), Assumptions{}, {});
+  const auto s = calculon_system(c);
+  EXPECT_EQ(calculon_problems(s), std::vector<std::string>{});
+  EXPECT_FALSE(c.matrix.at("float16").measured);
+  EXPECT_EQ(c.matrix.at("float16").source, kDefaultSource);
+  EXPECT_EQ(s["networks"].size(), 2u);
+  EXPECT_EQ(s["networks"][0]["bandwidth"], 300);
+  EXPECT_EQ(s["networks"][1]["ops"]["all_reduce"][1], 0);
+  const auto report = fit_report_json(c);
+  bool listed = false;
+  for (const auto &a : report["not_measured"])
+    listed |= a["name"] == "networks.0.bandwidth" && a["source"] == kDefaultSource;
+  EXPECT_TRUE(listed) << report["not_measured"].dump();
+  EXPECT_NE(fit_report_markdown(report).find("Not measured"), std::string::npos);
+}
+
+TEST(Calibrate, AssumptionsOverrideDefaultsAndAreChecked) {
+  Synthetic none_but_memory;
+  none_but_memory.gemm = none_but_memory.collectives = none_but_memory.offload = false;
+  const auto a = Assumptions::parse({"matrix.float16.tflops=989", "networks.1.bandwidth=50",
+                                     "mem2.efficiency=0.8", "networks.1.processor_usage=0"});
+  const Calibration c = calibrate(make_runs(none_but_memory), a, {});
+  const auto s = calculon_system(c);
+  EXPECT_EQ(s["matrix"]["float16"]["tflops"], 989);
+  EXPECT_EQ(s["networks"][1]["bandwidth"], 50);
+  EXPECT_EQ(s["networks"][1]["processor_usage"], 0);
+  EXPECT_EQ(s["mem2"]["MB_efficiency"], nlohmann::json::parse("[[0, 0.8]]"));
+  EXPECT_EQ(c.networks[1].bandwidth_gbytes_per_s.source, kUserSource);
+  EXPECT_THROW(Assumptions::parse({"mem1.speed=3"}), InputError);
+  EXPECT_THROW(Assumptions::parse({"mem1.GBps"}), InputError);
+  EXPECT_THROW(Assumptions::parse({"mem1.GBps=fast"}), InputError);
+  EXPECT_THROW(Assumptions::parse({"mem1.efficiency=1.5"}), InputError);
+  EXPECT_THROW(Assumptions::parse({"networks.0.processor_usage=1"}), InputError);
+}
+
+TEST(Calibrate, RooflineModeUsesTheRawEfficiency) {
+  CalibrateOptions o;
+  o.mode = ProcessingMode::roofline;
+  const Calibration c = calibrate(make_runs({}), Assumptions{}, o);
+  EXPECT_EQ(calculon_system(c)["processing_mode"], "roofline");
+  // Without taking memory out, the small GEMMs look less efficient than their compute.
+  EXPECT_LT(c.matrix.at("bfloat16").table.efficiency(2e9), 0.39);
+}
+
+TEST(Calibrate, TierFromHostsWhenTheRecordDoesNotSay) {
+  RunSet set;
+  LoadedRun run;
+  for (const char *host : {"a", "b"})
+    for (double size = 1024; size <= 1 << 24; size *= 8)
+      run.records.push_back(rec("collectives.nccl_all_reduce",
+                                {{"size_bytes", size}, {"ranks", 16}},
+                                {{"time_s", time_json(1e-5 + size / 40e9)}}, host));
+  for (double size = 1024; size <= 1 << 24; size *= 8)
+    run.records.push_back(rec("collectives.mpi_all_gather", {{"size_bytes", size}, {"ranks", 4}},
+                              {{"time_s", time_json(1e-5 + size / 40e9)}}, "a"));
+  set.runs.push_back(run);
+  const Samples s = extract_samples(set);
+  ASSERT_EQ(s.collectives.size(), 15u);
+  for (const auto &x : s.collectives) {
+    EXPECT_EQ(x.tier, x.op == "all_reduce" ? kScaleOut : kScaleUp) << x.op;
+    EXPECT_EQ(x.tier_from, "hosts in the run");
+  }
+}
+
+TEST(CalculonProblems, EveryRuleIsChecked) {
+  const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
+  const auto good = calculon_system(c);
+  ASSERT_TRUE(calculon_problems(good).empty());
+  const auto broken = [&](auto mutate) {
+    auto s = good;
+    mutate(s);
+    return calculon_problems(s);
+  };
+  using J = nlohmann::json;
+  EXPECT_FALSE(broken([](J &s) { s.erase("mem2"); }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["extra"] = 1; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["processing_mode"] = "overlap"; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["matrix"]["float64"] = s["matrix"]["bfloat16"]; }).empty());
+  EXPECT_FALSE(broken([](J &s) {
+                 s["matrix"]["bfloat16"]["gflops_efficiency"] =
+                     J::parse("[[1,0.5],[10,0.9],[0,0.1]]");
+               }).empty());
+  EXPECT_FALSE(broken([](J &s) {
+                 s["matrix"]["bfloat16"]["gflops_efficiency"] = J::parse("[[10,0.9],[1,0.5]]");
+               }).empty());
+  EXPECT_FALSE(
+      broken([](J &s) { s["mem1"]["MB_efficiency"] = J::parse("[[10,1.2],[0,0.5]]"); }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["mem1"]["GBps"] = 0; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["vector"].erase("bfloat16"); }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][0]["ops"]["p2p"][1] = 0; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][0]["ops"]["all_reduce"][1] = nullptr; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][0]["ops"].erase("reduce_scatter"); }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][0]["size"] = 8.5; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][0]["efficiency"] = 1.5; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][0]["processor_usage"] = 1.0; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][0]["must_be_filled"] = 1; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][1]["speed"] = 1; }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"][1].erase("latency"); }).empty());
+  EXPECT_FALSE(broken([](J &s) { s["networks"] = J::array(); }).empty());
+}
+
+TEST(AstraNetwork, OneEntryPerDimension) {
+  const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
+  const std::string y = astra_network_yaml(c);
+  EXPECT_NE(y.find("topology: [ Switch, Switch ]"), std::string::npos) << y;
+  EXPECT_NE(y.find("npus_count: [ 8, 2 ]"), std::string::npos) << y;
+  // 360 GB/s bus bandwidth; 12 µs over the 2·7 steps of an 8-rank ring: about 857 ns.
+  EXPECT_NE(y.find("bandwidth: [ 3"), std::string::npos) << y;
+  EXPECT_NE(y.find("latency: [ 8"), std::string::npos) << y;
+}
+
+TEST(CoefficientFile, CarriesTheSchemaAndEveryFamily) {
+  const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
+  const auto j = coefficient_file(c);
+  EXPECT_EQ(j["schema"], kCoefficientSchema);
+  EXPECT_TRUE(j["gemm"].contains("bf16"));
+  EXPECT_EQ(j["gemm"]["bf16"]["by_shape"].size(), 33u);
+  EXPECT_TRUE(j["network"]["scale_up"]["ops"].contains("all_reduce"));
+  EXPECT_TRUE(j["network"]["scale_up"]["ops"]["all_reduce"]["table"].is_array());
+  EXPECT_TRUE(j["rdma"]["write"].contains("latency"));
+  EXPECT_TRUE(j["offload"].contains("h2d"));
+}
+
+} // namespace
+} // namespace railgauge::calibrate

@@ -1,0 +1,225 @@
+#include <gtest/gtest.h>
+
+#include "analysis/compare/compare.h"
+#include "analysis/report/report.h"
+#include "analysis/report/svg.h"
+#include "harness/error.h"
+#include "synthetic_fleet.h"
+
+namespace railgauge {
+namespace {
+
+using json = nlohmann::json;
+using check::testing::make_fleet;
+
+// A copy of a fleet with every value of `key`'s metric scaled and its repetition spread set.
+analysis::RunSet scaled(analysis::RunSet set, const std::string &key, const std::string &metric,
+                        double factor) {
+  for (auto &run : set.runs)
+    for (auto &r : run.records)
+      if (r.key == key)
+        r.metrics[metric] = r.metrics[metric].get<double>() * factor;
+  return set;
+}
+
+// ------------------------------------------------------------------ compare
+
+TEST(Compare, DefaultMetricAndNoise) {
+  EXPECT_EQ(compare::default_metric({{"busbw_gbytes_per_s", 1}, {"bandwidth_gbytes_per_s", 2}}),
+            "metrics.busbw_gbytes_per_s");
+  EXPECT_EQ(compare::default_metric({{"time_s", {{"median", 1}}}}), "metrics.time_s.median");
+  EXPECT_EQ(compare::default_metric({{"verified", true}}), "");
+  const json m = {{"time_s", {{"median", 2.0}, {"p10", 1.8}, {"p90", 2.4}}}};
+  EXPECT_DOUBLE_EQ(*compare::relative_noise(m), 0.15);
+  EXPECT_FALSE(compare::relative_noise({{"tflops", 1}}));
+}
+
+TEST(Compare, MatchesPointsAndJudgesAgainstNoise) {
+  const auto a = make_fleet({}, 2, 2);
+  // 10% more bandwidth on every h2d point, 0.3% on HBM: the first beyond the fixture's noise
+  // (+-1% per record, 0.5% jitter across GPUs), the second within it.
+  auto b = scaled(make_fleet({}, 2, 2), "offload.h2d", "bandwidth_gbytes_per_s", 1.10);
+  b = scaled(std::move(b), "memory.hbm_copy", "bandwidth_gbytes_per_s", 1.003);
+  const auto c = compare::compare_runs({a, b}, {"ib", "roce"}, {});
+  const compare::PointComparison *h2d = nullptr, *hbm = nullptr;
+  for (const auto &p : c.points) {
+    if (p.key == "offload.h2d")
+      h2d = &p;
+    if (p.key == "memory.hbm_copy")
+      hbm = &p;
+  }
+  ASSERT_NE(h2d, nullptr);
+  ASSERT_NE(hbm, nullptr);
+  EXPECT_EQ(h2d->sides[0]->records, 4); // 2 nodes x 2 GPUs into one point
+  EXPECT_NEAR(*h2d->ratio[0], 1.10, 1e-9);
+  EXPECT_EQ(h2d->verdict[0], "better");
+  EXPECT_EQ(hbm->verdict[0], "within noise");
+  EXPECT_EQ(hbm->params, json({{"size_bytes", 4294967296LL}})); // the GPU index is not a point
+  EXPECT_EQ(hbm->sides[1]->records, 4);
+}
+
+TEST(Compare, TimeIsInvertedAndFamiliesSummarised) {
+  const auto a = make_fleet({}, 2, 2);
+  auto b = scaled(make_fleet({}, 2, 2), "offload.h2d", "bandwidth_gbytes_per_s", 0.5);
+  compare::CompareOptions o;
+  o.metric = "metrics.time_s.median";
+  const auto slower_time = compare::compare_runs({a, a}, {"x", "y"}, o);
+  for (const auto &p : slower_time.points)
+    EXPECT_FALSE(p.higher_is_better);
+  const auto c = compare::compare_runs({a, b}, {"a", "b"}, {});
+  bool found = false;
+  for (const auto &s : c.families)
+    if (s.group == "offload") {
+      found = true;
+      EXPECT_NEAR(s.geomean_speedup, 0.5, 1e-9);
+      EXPECT_EQ(s.worse, 1);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(Compare, UnmatchedPointsAreNamedAndJsonRoundTrips) {
+  auto a = make_fleet({}, 1, 1);
+  auto b = make_fleet({.drop_h2d = false}, 1, 1);
+  for (auto &r : b.runs[0].records)
+    if (r.key == "offload.h2d")
+      r.params["size_bytes"] = 1024;
+  const auto c = compare::compare_runs({a, b}, {"old", "new"}, {});
+  std::vector<std::string> verdicts;
+  for (const auto &p : c.points)
+    if (p.key == "offload.h2d")
+      verdicts.push_back(p.verdict[0]);
+  std::sort(verdicts.begin(), verdicts.end());
+  EXPECT_EQ(verdicts, (std::vector<std::string>{"only in new", "only in old"}));
+  const auto j = compare::to_json(c);
+  EXPECT_EQ(compare::to_json(compare::comparison_from_json(j)), j);
+  EXPECT_THROW(compare::comparison_from_json({{"schema", "x"}}), InputError);
+  EXPECT_THROW(compare::compare_runs({a}, {"a"}, {}), InputError);
+  EXPECT_THROW(compare::compare_runs({a, b}, {"a"}, {}), InputError);
+  const auto md = compare::render_markdown(c);
+  EXPECT_NE(md.find("| family | compared | speedup |"), std::string::npos);
+  EXPECT_NE(compare::render_table(c).find("new/old"), std::string::npos);
+}
+
+// ------------------------------------------------------------------ svg pieces
+
+TEST(Svg, LinearAndLogScalesMapEnds) {
+  const auto lin = report::make_scale(0, 100, 10, 110, false);
+  EXPECT_DOUBLE_EQ(lin.map(lin.d0), 10);
+  EXPECT_DOUBLE_EQ(lin.map(lin.d1), 110);
+  EXPECT_GE(lin.d1, 100);
+  const auto log = report::make_scale(1024, 1 << 30, 0, 200, true);
+  EXPECT_DOUBLE_EQ(log.map(1024), 0);
+  EXPECT_DOUBLE_EQ(log.map(1 << 30), 200);
+  EXPECT_NEAR(log.map(1 << 20), 100, 1e-9); // halfway in log2 from 2^10 to 2^30
+  for (double t : log.ticks()) {
+    EXPECT_GE(t, 1024);
+    EXPECT_LE(t, 1 << 30);
+  }
+  EXPECT_LE(log.ticks().size(), 9u);
+  const auto ticks = lin.ticks();
+  ASSERT_GE(ticks.size(), 3u);
+  EXPECT_DOUBLE_EQ(ticks[0], 0);
+  for (std::size_t i = 2; i < ticks.size(); ++i)
+    EXPECT_DOUBLE_EQ(ticks[i] - ticks[i - 1], ticks[1] - ticks[0]);
+  EXPECT_LE(ticks.back(), lin.d1);
+}
+
+TEST(Svg, LabelsColoursAndEscaping) {
+  EXPECT_EQ(report::tick_label(1024, true), "1 KiB");
+  EXPECT_EQ(report::tick_label(1 << 30, true), "1 GiB");
+  EXPECT_EQ(report::tick_label(3000, false), "3000");
+  EXPECT_EQ(report::tick_label(0.25, false), "0.25");
+  EXPECT_EQ(report::heat_color(0), "#440154");
+  EXPECT_EQ(report::heat_color(1), "#fde725");
+  EXPECT_EQ(report::xml_escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+}
+
+TEST(Svg, PolylineAndHeatCell) {
+  const auto x = report::make_scale(1, 8, 0, 70, true);
+  const auto y = report::make_scale(0, 1, 100, 0, false);
+  const auto line = report::polyline(x, y, {{1, 0}, {8, 0.5}}, "#123456", "qkv<fwd>");
+  EXPECT_NE(line.find("points=\"0.0,100.0 70.0,"), std::string::npos) << line;
+  EXPECT_NE(line.find("stroke=\"#123456\""), std::string::npos);
+  EXPECT_NE(line.find("qkv&lt;fwd&gt;"), std::string::npos);
+  const auto good = report::heat_cell(0, 0, 10, 10, "#fde725", "a -> b", false);
+  const auto bad = report::heat_cell(0, 0, 10, 10, "#440154", "a -> b", true);
+  EXPECT_EQ(good.find("#e00"), std::string::npos);
+  EXPECT_NE(bad.find("stroke=\"#e00\""), std::string::npos);
+  EXPECT_NE(bad.find("<path"), std::string::npos);
+}
+
+// ------------------------------------------------------------------ report
+
+TEST(Report, RunPageIsSelfContainedWithEverySection) {
+  auto fleet = make_fleet({.slow_gpu = true}, 3, 2);
+  // TP records and a pair matrix with one bad pair.
+  for (auto &run : fleet.runs) {
+    const auto host = run.manifest["host"].get<std::string>();
+    auto r = run.records.front();
+    for (int tp : {1, 2, 4}) {
+      r.params = {{"tp", tp}, {"op", "qkv.fwd"}, {"model", "gpt3-175b"}, {"dtype", "bf16"}};
+      r.metrics["efficiency"] = 0.8 - 0.05 * tp;
+      run.records.push_back(r);
+    }
+    for (const auto &dst : {"node01", "node02", "node03"}) {
+      if (host == dst)
+        continue;
+      auto p = run.records.back();
+      p.key = "rdma.write_bw";
+      p.params = {{"src", host}, {"dst", dst}, {"size_bytes", 65536}};
+      p.metrics = {{"bandwidth_gbits_per_s", host == "node03" && std::string(dst) == "node01"
+                                                 ? 200.0
+                                                 : 390.0}};
+      run.records.push_back(p);
+    }
+  }
+  report::ReportInput in;
+  in.title = "fleet <test>";
+  in.runs = &fleet;
+  in.check = json{{"schema", "railgauge.check/1"},
+                  {"rules", {{"name", "p"}, {"file", "p.yaml"}}},
+                  {"verdict", "fail"},
+                  {"summary",
+                   {{"nodes", 3}, {"nodes_fail", 1}, {"nodes_warn", 0}, {"violations", 1},
+                    {"missing", 0}}},
+                  {"parts", json::array({{{"host", "node03"},
+                                          {"label", "gpu1"},
+                                          {"findings", json::array({{{"rule", "gemm"},
+                                                                     {"level", "fail"},
+                                                                     {"missing", false},
+                                                                     {"detail", ""},
+                                                                     {"text", "slow"}}})}}})},
+                  {"drain", json::array({"node03"})}};
+  const auto rep = report::build_report(in);
+  for (const char *part : {"<h2 id=\"verdict\">", "GEMM efficiency versus tensor parallelism t",
+                           "memory: GB/s versus size", "offload: GB/s versus size",
+                           "Pair matrices", "<svg", "fleet &lt;test&gt;", "Drain: node03"})
+    EXPECT_NE(rep.html.find(part), std::string::npos) << part;
+  EXPECT_EQ(rep.html.find("<script"), std::string::npos);
+  EXPECT_EQ(rep.html.find("http"), std::string::npos); // nothing fetched, no namespaces needed
+  EXPECT_EQ(rep.html.find("src=\"http"), std::string::npos);
+  // The bad pair is marked in the heat map and listed in the markdown twin.
+  EXPECT_NE(rep.html.find("node03 -&gt; node01: 200 bandwidth_gbits_per_s"), std::string::npos);
+  EXPECT_NE(rep.markdown.find("| node03 | node01 | 200 |"), std::string::npos) << rep.markdown;
+  EXPECT_NE(rep.markdown.find("| qkv.fwd | 0.75 | 0.7 | 0.6 |"), std::string::npos)
+      << rep.markdown;
+  // Deterministic.
+  EXPECT_EQ(report::build_report(in).html, rep.html);
+}
+
+TEST(Report, ComparisonPage) {
+  const auto a = make_fleet({}, 2, 2);
+  const auto b = scaled(make_fleet({}, 2, 2), "offload.h2d", "bandwidth_gbytes_per_s", 0.8);
+  const auto c = compare::compare_runs({a, b}, {"ib", "roce"}, {});
+  report::ReportInput in;
+  in.title = "ib vs roce";
+  in.comparison = &c;
+  const auto rep = report::build_report(in);
+  EXPECT_NE(rep.html.find("Summary per family"), std::string::npos);
+  EXPECT_NE(rep.html.find("offload.h2d: ratio of the metric"), std::string::npos);
+  EXPECT_NE(rep.markdown.find("| offload | roce vs ib | 0.800 |"), std::string::npos)
+      << rep.markdown;
+}
+
+} // namespace
+} // namespace railgauge

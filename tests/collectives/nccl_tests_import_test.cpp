@@ -1,0 +1,80 @@
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "collectives/nccl_tests_import.h"
+#include "harness/error.h"
+
+namespace railgauge::collectives {
+namespace {
+
+// A FORMAT SAMPLE, not a measurement: text laid out as nccl-tests 2.x prints it (header, rank
+// lines, column titles, rows, footer), with made-up numbers, written from the format
+// description; the parser must read the real layout, and the numbers only need to round-trip.
+constexpr const char *kSample = R"(# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid  41001 on     node01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid  41002 on     node01 device  1 [0000:3b:00] NVIDIA H100 80GB HBM3
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+           8             2     float     sum      -1    11.00    0.00    0.00      0    10.50    0.00    0.00      0
+     1048576        262144     float     sum      -1    20.00   52.43   52.43      0    19.00   55.19   55.19      3
+# Out of bounds values : 3 FAILED
+# Avg bus bandwidth    : 26.905
+#
+)";
+
+TEST(NcclTestsImport, ReadsEveryRowTwiceWithTheirStatus) {
+  std::istringstream in(kSample);
+  const auto r = import_nccl_tests_text(in, "sample.txt", std::nullopt, "imp", "node01");
+  ASSERT_EQ(r.kind, Kind::all_reduce);
+  ASSERT_EQ(r.records.size(), 4u);
+  EXPECT_EQ(r.ranks.size(), 2u);
+  ASSERT_TRUE(r.avg_busbw_gbytes_per_s);
+  EXPECT_DOUBLE_EQ(*r.avg_busbw_gbytes_per_s, 26.905);
+  const auto &big_out = r.records[2];
+  EXPECT_EQ(big_out.key, "collectives.nccl_all_reduce");
+  EXPECT_EQ(big_out.params["size_bytes"], 1048576);
+  EXPECT_EQ(big_out.params["dtype"], "float32");
+  EXPECT_EQ(big_out.params["in_place"], "out_of_place");
+  EXPECT_EQ(big_out.params["source"], "nccl-tests");
+  EXPECT_DOUBLE_EQ(big_out.metrics["wall_time_s"].get<double>(), 20e-6);
+  EXPECT_DOUBLE_EQ(big_out.metrics["busbw_gbytes_per_s"].get<double>(), 52.43);
+  EXPECT_EQ(big_out.status, Status::ok);
+  EXPECT_FALSE(big_out.metrics.contains("time_s")); // a wall-clock mean, not event samples
+  const auto &big_in = r.records[3];
+  EXPECT_EQ(big_in.status, Status::failed);
+  EXPECT_EQ(big_in.metrics["wrong_elements"], 3);
+  EXPECT_NE(big_in.reason->find("3 wrong"), std::string::npos);
+  EXPECT_NO_THROW(Record::from_json(big_in.to_json()));
+}
+
+TEST(NcclTestsImport, WithoutAHeaderTheCallerNamesTheCollective) {
+  std::istringstream rows(
+      "  4096  1024  bfloat16  none  -1  5.0 0.82 0.82 N/A  5.0 0.82 0.82 N/A\n");
+  EXPECT_THROW(import_nccl_tests_text(rows, "x.txt", std::nullopt, "r", "h"), InputError);
+  std::istringstream again(
+      "  4096  1024  bfloat16  none  -1  5.0 0.82 0.82 N/A  5.0 0.82 0.82 N/A\n");
+  const auto r = import_nccl_tests_text(again, "x.txt", Kind::all_gather, "r", "h");
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[0].params["dtype"], "bf16");
+  EXPECT_FALSE(r.records[0].params.contains("op"));
+  EXPECT_FALSE(r.records[0].metrics.contains("verified"));
+}
+
+TEST(NcclTestsImport, AMalformedRowNamesItsLine) {
+  std::istringstream in("# Collective test starting: sendrecv_perf\n  8  2  float  sum  -1  x\n");
+  try {
+    import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "log.txt:2");
+  }
+}
+
+} // namespace
+} // namespace railgauge::collectives

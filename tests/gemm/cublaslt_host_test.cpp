@@ -1,0 +1,385 @@
+// The cuBLASLt backend's host-side pieces, without a GPU: layout and its column-major mapping,
+// dtype and capability rules, operand rotation, options and axes, the peak choice, telemetry
+// parsing, the SDC comparator, the burn verdict, and waivers where CUDA cannot run.
+#include <algorithm>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "gemm/cuda/burn.h"
+#include "gemm/cuda/cublaslt.h"
+#include "gemm/cuda/cublaslt_plan.h"
+#include "gemm/cuda/gpu_telemetry.h"
+#include "gemm/cuda/sdc_compare.h"
+#include "gemm/register_gemm.h"
+#include "harness/cuda/device.h"
+#include "harness/error.h"
+#include "harness/registry.h"
+#include "harness/run_context.h"
+#include "railgauge/config.h"
+
+namespace railgauge::gemm {
+namespace {
+
+// ---- layout ---------------------------------------------------------------------------------
+
+TEST(CublasLtLayout, NtIsColumnMajorTnWithBothOperandsKContiguous) {
+  const GemmShape s{2048, 4608, 12288, 1}; // GPT-3 QKV fwd at t = 8
+  const LtCall c = lt_call(s, Layout::nt);
+  EXPECT_TRUE(c.transpose_a);
+  EXPECT_FALSE(c.transpose_b);
+  EXPECT_EQ(c.m, 4608); // cuBLASLt's m is our N
+  EXPECT_EQ(c.n, 2048);
+  EXPECT_EQ(c.k, 12288);
+  // cuBLASLt's A = our Bᵀ [N×K] row-major = column-major K×N, ld K.
+  EXPECT_EQ(c.a.rows, 12288);
+  EXPECT_EQ(c.a.cols, 4608);
+  EXPECT_EQ(c.a.ld, 12288);
+  // cuBLASLt's B = our A [M×K] row-major = column-major K×M, ld K.
+  EXPECT_EQ(c.b.rows, 12288);
+  EXPECT_EQ(c.b.cols, 2048);
+  EXPECT_EQ(c.b.ld, 12288);
+  // C [M×N] row-major = column-major N×M, ld N.
+  EXPECT_EQ(c.c.rows, 4608);
+  EXPECT_EQ(c.c.cols, 2048);
+  EXPECT_EQ(c.c.ld, 4608);
+}
+
+TEST(CublasLtLayout, NnAndBatchStrides) {
+  const GemmShape s{2048, 128, 2048, 12}; // scores dgrad dQ at t = 8: (s, d, s), batch b·a/t
+  const LtCall c = lt_call(s, Layout::nn);
+  EXPECT_FALSE(c.transpose_a);
+  EXPECT_FALSE(c.transpose_b);
+  EXPECT_EQ(c.a.rows, 128); // our B [K×N] row-major = column-major N×K, ld N
+  EXPECT_EQ(c.a.cols, 2048);
+  EXPECT_EQ(c.a.ld, 128);
+  EXPECT_EQ(c.batch, 12);
+  EXPECT_EQ(c.a.batch_stride, 2048 * 128);
+  EXPECT_EQ(c.b.batch_stride, 2048 * 2048);
+  EXPECT_EQ(c.c.batch_stride, 2048 * 128);
+}
+
+TEST(CublasLtLayout, Fp8NeedsNtOnHopper) {
+  EXPECT_FALSE(layout_problem(Dtype::fp8_e4m3, Layout::nt).has_value());
+  const auto why = layout_problem(Dtype::fp8_e4m3, Layout::nn);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("layout=nt"), std::string::npos) << *why;
+  for (Dtype d : {Dtype::bf16, Dtype::fp16, Dtype::tf32, Dtype::fp32})
+    for (Layout l : {Layout::nt, Layout::nn})
+      EXPECT_FALSE(layout_problem(d, l).has_value()) << to_string(d) << " " << to_string(l);
+  EXPECT_EQ(parse_layout("nn", "x"), Layout::nn);
+  EXPECT_THROW(parse_layout("tn", "layout"), InputError);
+}
+
+TEST(CublasLtDtypes, CapabilityRules) {
+  EXPECT_FALSE(dtype_capability_problem(Dtype::fp8_e4m3, 90).has_value());
+  EXPECT_FALSE(dtype_capability_problem(Dtype::fp8_e4m3, 89).has_value());
+  EXPECT_TRUE(dtype_capability_problem(Dtype::fp8_e4m3, 80).has_value());
+  EXPECT_TRUE(dtype_capability_problem(Dtype::bf16, 75).has_value());
+  EXPECT_FALSE(dtype_capability_problem(Dtype::bf16, 80).has_value());
+  EXPECT_FALSE(dtype_capability_problem(Dtype::fp16, 70).has_value());
+  EXPECT_TRUE(dtype_capability_problem(Dtype::fp64, 90).has_value());
+  EXPECT_NE(dtype_capability_problem(Dtype::fp8_e4m3, 80)->find("8.9"), std::string::npos);
+}
+
+TEST(CublasLtDtypes, ErrorBoundsGrowAsPrecisionShrinks) {
+  // The data check's bound is relative to Σ|a·b| (docs/gemm.md explains each).
+  EXPECT_LT(verify_tolerance(Dtype::fp32), verify_tolerance(Dtype::tf32));
+  EXPECT_LE(verify_tolerance(Dtype::tf32), verify_tolerance(Dtype::bf16));
+  EXPECT_LE(verify_tolerance(Dtype::fp16), verify_tolerance(Dtype::bf16));
+  EXPECT_LT(verify_tolerance(Dtype::bf16), verify_tolerance(Dtype::fp8_e4m3));
+  // bf16 output rounding alone (2^-9 of |c| <= Σ|a·b|) fits with margin.
+  EXPECT_GT(verify_tolerance(Dtype::bf16), 4 * 0x1.0p-9);
+  EXPECT_LT(verify_tolerance(Dtype::fp8_e4m3), 0.1) << "a flipped exponent bit must fail";
+}
+
+// ---- operands -------------------------------------------------------------------------------
+
+TEST(CublasLtOperands, SetBytesCountEveryOperandAligned) {
+  const GemmShape s{3, 5, 7, 2};
+  // bf16: A 2·3·7·2 = 84 -> 256, B 2·7·5·2 = 140 -> 256, C 2·3·5·2 = 60 -> 256.
+  EXPECT_EQ(operand_set_bytes(s, Dtype::bf16), 768u);
+  const GemmShape big{8192, 8192, 8192, 1};
+  EXPECT_EQ(operand_set_bytes(big, Dtype::fp8_e4m3), 8192ull * 8192 * (1 + 1 + 2));
+  EXPECT_EQ(operand_set_bytes(big, Dtype::tf32), 8192ull * 8192 * 12);
+}
+
+TEST(CublasLtOperands, RotationReachesFourTimesL2OrSaysWhy) {
+  const std::uint64_t l2 = 50 << 20; // H100
+  const std::uint64_t budget = 40ull << 30;
+  const auto big = operand_rotation(805306368, l2, budget); // 8192³ bf16: 384 MiB
+  EXPECT_EQ(big.sets, 1);
+  EXPECT_EQ(big.policy, "single_set");
+  const auto mid = operand_rotation(24 << 20, l2, budget);
+  EXPECT_EQ(mid.policy, "rotated");
+  EXPECT_EQ(mid.sets, 9); // ceil(200 MiB / 24 MiB)
+  EXPECT_GE(mid.total_bytes, static_cast<std::uint64_t>(kRotationL2Multiple * l2));
+  const auto tiny = operand_rotation(3 << 10, l2, budget);
+  EXPECT_EQ(tiny.sets, kMaxOperandSets);
+  EXPECT_EQ(tiny.policy, "rotated_partial");
+  const auto tight = operand_rotation(24 << 20, l2, 48 << 20);
+  EXPECT_EQ(tight.sets, 2);
+  EXPECT_EQ(tight.policy, "rotated_partial");
+  EXPECT_EQ(operand_rotation(24 << 20, l2, 0).sets, 1) << "at least the one set";
+}
+
+// ---- axes, options, registration -------------------------------------------------------------
+
+Point tp_point(const std::string &dtype, const std::string &layout, std::int64_t tp = 8,
+               const std::string &gemm = "qkv", const std::string &pass = "fwd") {
+  Point p;
+  p.set("dtype", dtype);
+  p.set("model", std::string("gpt3-175b"));
+  p.set("tp", tp);
+  p.set("gemm", gemm);
+  p.set("pass", pass);
+  for (const char *name : {"seq", "micro_batch", "hidden", "heads", "kv_heads", "ffn"})
+    p.set(name, std::int64_t{0});
+  p.set("swiglu", std::int64_t{-1});
+  p.set("peak_tflops", 0.0);
+  p.set("gpu", std::int64_t{0});
+  p.set("layout", layout);
+  p.set("top_k", std::int64_t{8});
+  return p;
+}
+
+TEST(CublasLtAxes, KeysAxesAndOptions) {
+  Registry registry;
+  register_gemm(registry);
+  for (const char *key : {"gemm.cublaslt", "gemm.cublaslt_size", "gemm.burn"})
+    EXPECT_EQ(registry.match(key).size(), 1u) << key;
+  auto bench = make_cublaslt();
+  std::vector<std::string> names;
+  for (const auto &a : bench->axes())
+    names.push_back(a.name);
+  for (const char *want : {"dtype", "model", "tp", "gemm", "pass", "gpu", "layout", "top_k",
+                           "kv_heads", "ffn", "swiglu", "peak_tflops"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+
+  const CublasLtOptions o = cublaslt_options(tp_point("fp8_e4m3", "nt"));
+  EXPECT_EQ(o.dtype, Dtype::fp8_e4m3);
+  EXPECT_EQ(o.layout, Layout::nt);
+  EXPECT_EQ(o.top_k, 8);
+  Point bad = tp_point("bf16", "nt");
+  bad.set("top_k", std::int64_t{0});
+  EXPECT_THROW(cublaslt_options(bad), InputError);
+  // Records carry model, layer (gemm), pass, t and M, N, K.
+  const GemmPlan plan = bench->plan(tp_point("bf16", "nt"));
+  EXPECT_EQ(plan.derived.at("op"), "qkv.fwd");
+  EXPECT_EQ(plan.derived.at("m"), 2048);
+  EXPECT_EQ(plan.derived.at("n"), 4608);
+  EXPECT_EQ(plan.derived.at("k"), 12288);
+}
+
+TEST(CublasLtAxes, BadPointsWaiveWithTheReasonEverywhere) {
+  auto bench = make_cublaslt();
+  Topology topology = Topology::load_this_machine();
+  GBenchSampler sampler;
+  RunContext ctx(topology, sampler, "t", 0);
+  // Reasons that hold with or without a GPU: CUDA's own reason comes first without one.
+  const auto no_cuda = gpu::cuda_unavailable_reason();
+  for (const auto &[point, words] :
+       {std::pair{tp_point("fp8_e4m3", "nn"), "layout=nt"},
+        std::pair{tp_point("bf16", "nt", 64), "does not divide"},
+        std::pair{tp_point("bf16", "nt", 8, "scores", "wgrad"), "no wgrad"}}) {
+    const auto why = bench->supported(ctx, point);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find(no_cuda ? "CUDA" : words), std::string::npos) << *why;
+    Outcome out;
+    ASSERT_NO_THROW(out = bench->run(ctx, point));
+    EXPECT_EQ(out.status, Status::waived);
+  }
+}
+
+TEST(CublasLtAxes, WithoutCudaEveryKeyWaivesWithTheCudaReason) {
+  const auto why = gpu::cuda_unavailable_reason();
+  if (!why)
+    GTEST_SKIP() << "a CUDA device is usable here; cublaslt_gpu_tests (label gpu) cover it";
+  Topology topology = Topology::load_this_machine();
+  GBenchSampler sampler;
+  RunContext ctx(topology, sampler, "t", 0);
+  auto bench = make_cublaslt();
+  const Outcome out = bench->run(ctx, tp_point("bf16", "nt"));
+  EXPECT_EQ(out.status, Status::waived);
+  EXPECT_EQ(out.reason, why);
+  auto burn = make_burn();
+  Point p;
+  for (const auto &axis : burn->axes())
+    p.set(axis.name, axis.defaults.front());
+  EXPECT_EQ(burn->supported(ctx, p), why);
+  EXPECT_EQ(burn->run(ctx, p).status, Status::waived);
+}
+
+TEST(BurnAxes, OptionsResolveSquareAndEveryGpu) {
+  auto burn = make_burn();
+  Point p;
+  for (const auto &axis : burn->axes())
+    p.set(axis.name, axis.defaults.front());
+  const BurnOptions o = burn_options(p, 8);
+  EXPECT_EQ(o.shape, (GemmShape{8192, 8192, 8192, 1}));
+  EXPECT_EQ(o.gpus.size(), 8u);
+  EXPECT_EQ(o.dtype, Dtype::bf16);
+  p.set("gpu", std::int64_t{3});
+  EXPECT_EQ(burn_options(p, 8).gpus, std::vector<int>{3});
+  p.set("duration_s", 0.0);
+  EXPECT_THROW(burn_options(p, 8), InputError);
+}
+
+// ---- peak choice ------------------------------------------------------------------------------
+
+TEST(CublasLtPeak, AxisThenTableThenWhyNot) {
+  const std::string table = std::string(RAILGAUGE_SOURCE_DIR) + "/results/peaks/gpu_peaks.yaml";
+  const PeakChoice axis = choose_gpu_peak(500, table, "NVIDIA H100 80GB HBM3", Dtype::bf16);
+  EXPECT_EQ(axis.tflops, 500);
+  EXPECT_EQ(axis.source, "axis peak_tflops");
+  const PeakChoice h100 = choose_gpu_peak(0, table, "NVIDIA H100 80GB HBM3", Dtype::fp8_e4m3);
+  EXPECT_EQ(h100.tflops, 1979);
+  EXPECT_EQ(h100.sku, "H100 SXM 80GB");
+  EXPECT_NE(h100.source.find("gpu_peaks.yaml:"), std::string::npos) << h100.source;
+  const PeakChoice other = choose_gpu_peak(0, table, "NVIDIA A10", Dtype::bf16);
+  EXPECT_EQ(other.tflops, 0);
+  EXPECT_NE(other.source.find("none:"), std::string::npos);
+  const PeakChoice missing = choose_gpu_peak(0, "/nonexistent.yaml", "NVIDIA H100", Dtype::bf16);
+  EXPECT_EQ(missing.tflops, 0);
+  EXPECT_NE(missing.source.find("cannot read"), std::string::npos) << missing.source;
+}
+
+// ---- telemetry --------------------------------------------------------------------------------
+
+TEST(GpuTelemetry, PicksTheGpuByUuidAndFlagsThrottling) {
+  const nlohmann::json nvml = {{"available", true},
+                               {"gpus",
+                                {{{"uuid", "GPU-a"},
+                                  {"sm_clock_mhz", {{"current", 1980}, {"max", 1980}}},
+                                  {"mem_clock_mhz", {{"current", 2619}, {"max", 2619}}},
+                                  {"power_usage_w", 650.5},
+                                  {"power_limit_w", 700.0},
+                                  {"temperature_c", 61},
+                                  {"clocks_event_reasons", {"sw_power_cap"}}},
+                                 {{"uuid", "GPU-b"},
+                                  {"sm_clock_mhz", {{"current", 345}, {"max", 1980}}},
+                                  {"power_usage_w", nullptr},
+                                  {"clocks_event_reasons", {"gpu_idle"}}}}}};
+  const auto a = gpu_telemetry_from_nvml(nvml, "GPU-a");
+  EXPECT_EQ(a.at("sm_clock_mhz"), 1980);
+  EXPECT_EQ(a.at("mem_clock_mhz"), 2619);
+  EXPECT_EQ(a.at("power_w"), 650.5);
+  EXPECT_EQ(a.at("temperature_c"), 61);
+  EXPECT_TRUE(a.at("throttled").get<bool>());
+  const auto b = gpu_telemetry_from_nvml(nvml, "GPU-b");
+  EXPECT_EQ(b.at("sm_clock_mhz"), 345);
+  EXPECT_TRUE(b.at("power_w").is_null());
+  EXPECT_TRUE(b.at("mem_clock_mhz").is_null());
+  EXPECT_FALSE(b.at("throttled").get<bool>()) << "idle is not throttling";
+  const auto none = gpu_telemetry_from_nvml(nvml, "GPU-c");
+  EXPECT_FALSE(none.at("available").get<bool>());
+  EXPECT_NE(none.at("reason").get<std::string>().find("GPU-c"), std::string::npos);
+  const auto off =
+      gpu_telemetry_from_nvml({{"available", false}, {"reason", "dlopen failed"}}, "GPU-a");
+  EXPECT_EQ(off.at("reason"), "dlopen failed");
+  EXPECT_TRUE(telemetry_pair(b, a).at("throttled").get<bool>());
+  EXPECT_FALSE(telemetry_pair(b, off).at("throttled").get<bool>());
+}
+
+TEST(GpuTelemetry, SamplingNeverThrowsWithoutAGpu) {
+  nlohmann::json t;
+  ASSERT_NO_THROW(t = sample_gpu_telemetry("GPU-00000000-0000-0000-0000-000000000000"));
+  EXPECT_TRUE(t.contains("available") || t.contains("sm_clock_mhz")) << t.dump();
+}
+
+// ---- silent data corruption ---------------------------------------------------------------------
+
+TEST(SdcComparator, AnyFlippedBitIsCaught) {
+  const std::uint32_t bf16_one = 0x3f80, fp16_one = 0x3c00;
+  const float x = 1.2345f;
+  std::uint32_t fp32_bits = 0;
+  std::memcpy(&fp32_bits, &x, sizeof x);
+  for (auto [format, value, width] :
+       {std::tuple{OutputFormat::bf16, bf16_one, 16}, std::tuple{OutputFormat::fp16, fp16_one, 16},
+        std::tuple{OutputFormat::fp32, fp32_bits, 32}}) {
+    EXPECT_FALSE(compare_element(format, value, value).mismatch);
+    for (int bit = 0; bit < width; ++bit) {
+      const ElementVerdict v = compare_element(format, value, value ^ (1u << bit));
+      EXPECT_TRUE(v.mismatch) << "bit " << bit;
+    }
+  }
+}
+
+TEST(SdcComparator, NanAndInfAreNamed) {
+  EXPECT_TRUE(compare_element(OutputFormat::bf16, 0x3f80, 0x7fc0).nan);
+  EXPECT_TRUE(compare_element(OutputFormat::bf16, 0x3f80, 0x7f80).inf);
+  EXPECT_TRUE(compare_element(OutputFormat::bf16, 0x3f80, 0xff80).inf);
+  EXPECT_TRUE(compare_element(OutputFormat::fp16, 0x3c00, 0x7e00).nan);
+  EXPECT_TRUE(compare_element(OutputFormat::fp16, 0x3c00, 0x7c00).inf);
+  EXPECT_TRUE(compare_element(OutputFormat::fp32, 0x3f800000, 0x7fc00000).nan);
+  EXPECT_TRUE(compare_element(OutputFormat::fp32, 0x3f800000, 0xff800000).inf);
+  const ElementVerdict fine = compare_element(OutputFormat::fp32, 0x3f800000, 0x3f800000);
+  EXPECT_FALSE(fine.nan || fine.inf || fine.mismatch);
+  // A NaN that repeats bit for bit is still a NaN (the first result was NaN too).
+  EXPECT_TRUE(compare_element(OutputFormat::bf16, 0x7fc0, 0x7fc0).nan);
+  EXPECT_EQ(output_element_bytes(OutputFormat::fp32), 4);
+  EXPECT_EQ(output_element_bytes(OutputFormat::bf16), 2);
+}
+
+BurnGpuResult healthy(int index, double tflops) {
+  BurnGpuResult g;
+  g.index = index;
+  g.name = "NVIDIA H100 80GB HBM3";
+  g.uuid = "GPU-" + std::to_string(index);
+  g.pci = "0000:1" + std::to_string(index) + ":00.0";
+  g.iterations = 4800;
+  g.reference_checked = 4096;
+  g.tflops = tflops;
+  g.tflops_min = tflops * 0.98;
+  return g;
+}
+
+TEST(BurnVerdict, HealthyGpusPassAndTheSlowOneShows) {
+  const Outcome out = burn_outcome({healthy(0, 700), healthy(1, 710), healthy(2, 560)}, 1e12);
+  EXPECT_EQ(out.status, Status::ok);
+  EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+  EXPECT_EQ(out.metrics.at("slowest_gpu"), 2);
+  EXPECT_EQ(out.metrics.at("tflops_median"), 700);
+  EXPECT_DOUBLE_EQ(out.metrics.at("slowest_vs_median").get<double>(), 0.8);
+  EXPECT_EQ(out.metrics.at("gpus").size(), 3u);
+  EXPECT_EQ(out.metrics.at("gpus")[0].at("verdict"), "ok");
+  EXPECT_TRUE(out.device.empty()) << "several GPUs: no single device";
+}
+
+TEST(BurnVerdict, CorruptionFailsNamingGpuRepetitionAndCounts) {
+  BurnGpuResult bad = healthy(5, 700);
+  bad.mismatched_elements = 12;
+  bad.nan_elements = 1;
+  bad.bad_iterations = 2;
+  bad.first_bad_iteration = 1234;
+  BurnGpuResult broke = healthy(6, 0);
+  broke.error = "cudaErrorECCUncorrectable";
+  const Outcome out = burn_outcome({healthy(4, 700), bad, broke}, 1e12);
+  EXPECT_EQ(out.status, Status::failed);
+  ASSERT_TRUE(out.reason.has_value());
+  for (const char *word : {"GPU 5", "GPU-5", "0000:15:00.0", "12 elements", "2 of 4800",
+                           "repetition 1234", "1 NaN", "GPU 6", "cudaErrorECCUncorrectable"})
+    EXPECT_NE(out.reason->find(word), std::string::npos) << word << " in " << *out.reason;
+  EXPECT_EQ(out.reason->find("GPU 4 "), std::string::npos) << "the healthy GPU is not named";
+  EXPECT_EQ(out.metrics.at("gpus")[1].at("verdict"), "failed");
+  EXPECT_EQ(out.metrics.at("gpus")[2].at("verdict"), "error");
+  EXPECT_FALSE(out.metrics.at("verified").get<bool>());
+}
+
+TEST(BurnVerdict, WrongFromTheStartFailsAndABrokenGpuIsAnError) {
+  BurnGpuResult wrong = healthy(0, 700);
+  wrong.reference_wrong = 7;
+  const Outcome failed = burn_outcome({wrong}, 1e12);
+  EXPECT_EQ(failed.status, Status::failed);
+  EXPECT_NE(failed.reason->find("fp64 reference"), std::string::npos) << *failed.reason;
+  EXPECT_EQ(failed.device.at("gpu"), "GPU-0");
+  BurnGpuResult broke = healthy(1, 0);
+  broke.error = "boom";
+  const Outcome error = burn_outcome({healthy(0, 700), broke}, 1e12);
+  EXPECT_EQ(error.status, Status::error);
+  EXPECT_NE(error.reason->find("boom"), std::string::npos);
+  EXPECT_EQ(burn_outcome({}, 1).status, Status::error);
+}
+
+} // namespace
+} // namespace railgauge::gemm

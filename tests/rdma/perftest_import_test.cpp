@@ -1,0 +1,104 @@
+// The perftest importer on real output: tests/fixtures/rdma/perftest/ holds ib_write_bw and
+// ib_write_lat output (perftest 4.5+0.17, Debian 12) taken on Soft-RoCE (rxe0) in the VM that
+// scripts/softroce_vm.sh boots; see the README there.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "harness/error.h"
+#include "rdma/perftest_import.h"
+
+namespace railgauge::rdma {
+namespace {
+
+std::string fixture(const std::string &name) {
+  std::ifstream in(std::string(RAILGAUGE_RDMA_FIXTURES) + "/perftest/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  EXPECT_FALSE(s.str().empty()) << name;
+  return s.str();
+}
+
+TEST(PerftestImport, WriteBwClient) {
+  const auto records = import_perftest(fixture("ib_write_bw_rxe_client.txt"), "bw.txt");
+  ASSERT_EQ(records.size(), 1u);
+  const Record &r = records[0];
+  EXPECT_EQ(r.key, "rdma.write_bw");
+  EXPECT_EQ(r.params.at("tool"), "perftest ib_write_bw");
+  EXPECT_EQ(r.params.at("size_bytes"), 65536);
+  EXPECT_EQ(r.params.at("iterations"), 2000);
+  EXPECT_EQ(r.params.at("device"), "rxe0");
+  EXPECT_EQ(r.params.at("qps"), 1);
+  EXPECT_EQ(r.params.at("mtu_bytes"), 1024);
+  EXPECT_EQ(r.params.at("gid_index"), 0);
+  EXPECT_EQ(r.params.at("link_layer"), "Ethernet");
+  EXPECT_GT(r.metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(r.metrics.at("bandwidth_gbytes_per_s").get<double>(),
+                   r.metrics.at("bandwidth_gbits_per_s").get<double>() / 8);
+  EXPECT_GE(r.metrics.at("bandwidth_peak_gbits_per_s").get<double>(),
+            r.metrics.at("bandwidth_gbits_per_s").get<double>());
+  EXPECT_GT(r.metrics.at("message_rate_per_s").get<double>(), 0.0);
+  EXPECT_EQ(r.status, Status::ok);
+}
+
+TEST(PerftestImport, WriteBwServerSideToo) {
+  const auto records = import_perftest(fixture("ib_write_bw_rxe_server.txt"), "srv.txt");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].key, "rdma.write_bw");
+}
+
+TEST(PerftestImport, WriteLatHasEveryStatisticInSeconds) {
+  const auto records = import_perftest(fixture("ib_write_lat_rxe_client.txt"), "lat.txt");
+  ASSERT_EQ(records.size(), 1u);
+  const auto &l = records[0].metrics.at("latency");
+  EXPECT_EQ(records[0].key, "rdma.write_lat");
+  EXPECT_EQ(records[0].params.at("size_bytes"), 8);
+  for (const char *k : {"min_s", "max_s", "p50_s", "mean_s", "stdev_s", "p99_s", "p99_9_s"})
+    ASSERT_TRUE(l.contains(k)) << k;
+  EXPECT_LE(l.at("min_s").get<double>(), l.at("p50_s").get<double>());
+  EXPECT_LE(l.at("p99_s").get<double>(), l.at("p99_9_s").get<double>());
+  EXPECT_LE(l.at("p99_9_s").get<double>(), l.at("max_s").get<double>());
+  EXPECT_LT(l.at("min_s").get<double>(), 1.0); // microseconds were scaled to seconds
+  EXPECT_EQ(records[0].metrics.at("latency_definition"), "round trip / 2 (perftest)");
+}
+
+TEST(PerftestImport, MibPerSecondIsConvertedToGbits) {
+  // Without --report_gbits perftest prints MB/sec, meaning MiB/s.
+  std::string text = fixture("ib_write_bw_rxe_client.txt");
+  const auto at = text.find("BW peak[Gb/sec]    BW average[Gb/sec]");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 38, "BW peak[MB/sec]    BW average[MB/sec]");
+  const auto row = text.find(" 65536 ");
+  text.replace(
+      row, text.find('\n', row) - row,
+      " 65536      2000             100.00               50.00   		   0.000800");
+  const auto r = import_perftest(text, "mib.txt").at(0);
+  EXPECT_NEAR(r.metrics.at("bandwidth_gbits_per_s").get<double>(), 50 * 1048576.0 * 8 / 1e9, 1e-9);
+}
+
+TEST(PerftestImport, FailedRunAndForeignTextAreInputErrorsWithLocation) {
+  try {
+    import_perftest(" Couldn't connect to 127.0.0.1:18515\nUnable to open file descriptor for "
+                    "socket connection\n",
+                    "fail.txt");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("Couldn't connect"), std::string::npos) << e.what();
+    EXPECT_EQ(e.where(), "fail.txt");
+  }
+  std::string cut = fixture("ib_write_lat_rxe_client.txt");
+  cut = cut.substr(0, cut.find(" #bytes"));
+  EXPECT_THROW(import_perftest(cut, "cut.txt"), InputError);
+  std::string broken = fixture("ib_write_bw_rxe_client.txt");
+  broken.replace(broken.find(" 65536 "), 7, " 65536 x ");
+  try {
+    import_perftest(broken, "broken.txt");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(e.where().find("broken.txt:"), std::string::npos) << e.where();
+  }
+}
+
+} // namespace
+} // namespace railgauge::rdma

@@ -1,0 +1,121 @@
+// The TCP baseline on loopback: every pattern with its data check, the bounds and the bind
+// rule, and the pair matrix with four ranks as threads on an in-memory store.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "harness/error.h"
+#include "harness/store/memory_store.h"
+#include "rdma/tcp/tcp_benchmarks.h"
+#include "rdma/tcp/tcp_point.h"
+#include "tests/support/quick_run_context.h"
+
+namespace railgauge::rdma {
+namespace {
+
+class TcpBaseline : public railgauge::testing::QuickRunContextTest {};
+
+TEST_F(TcpBaseline, LatencyPingPongOnLoopback) {
+  for (std::size_t size : {std::size_t{2}, std::size_t{65536}}) {
+    TcpPointSpec s;
+    s.pattern = Pattern::latency;
+    s.size_bytes = size;
+    s.point_id = "lat" + std::to_string(size);
+    const Outcome out = run_tcp_point(ctx_, s);
+    ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+    EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+    const auto &l = out.metrics.at("latency");
+    EXPECT_GT(l.at("min_s").get<double>(), 0.0);
+    EXPECT_LE(l.at("p50_s").get<double>(), l.at("max_s").get<double>());
+    EXPECT_GT(out.metrics.at("server_messages").get<int>(), 0);
+  }
+}
+
+TEST_F(TcpBaseline, StreamingUniAndBidirectional) {
+  for (Pattern p : {Pattern::bandwidth, Pattern::bandwidth_bidirectional})
+    for (std::size_t size : {std::size_t{2}, std::size_t{1} << 20}) {
+      TcpPointSpec s;
+      s.pattern = p;
+      s.size_bytes = size;
+      s.point_id = "bw" + std::to_string(size) + (p == Pattern::bandwidth ? "u" : "b");
+      const Outcome out = run_tcp_point(ctx_, s);
+      ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+      EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+      EXPECT_GT(out.metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0);
+      EXPECT_GT(out.metrics.at("message_rate_per_s").get<double>(), 0.0);
+    }
+}
+
+TEST_F(TcpBaseline, BindsOnlyToTheNamedAddressAndBoundsSizes) {
+  TcpPointSpec s;
+  s.bind_address = "192.0.2.77"; // TEST-NET-1: not an address of this machine
+  s.point_id = "bind";
+  EXPECT_THROW(run_tcp_point(ctx_, s), InputError);
+  s.bind_address = "no-such-interface0";
+  EXPECT_THROW(run_tcp_point(ctx_, s), InputError);
+  EXPECT_EQ(resolve_bind_address("lo"), "127.0.0.1");
+  s.bind_address = "127.0.0.1";
+  s.size_bytes = kTcpMaxMessageBytes + 1;
+  EXPECT_TRUE(tcp_waive_reason(ctx_, s).has_value());
+  s.size_bytes = 8;
+  s.mode = "ranks";
+  EXPECT_TRUE(tcp_waive_reason(ctx_, s).has_value()); // one rank, no store
+}
+
+// Google Benchmark keeps one registry per process: ranks as threads time with a plain loop.
+class LoopSampler final : public Sampler {
+public:
+  std::string_view name() const override { return "loop"; }
+  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override {
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i)
+      out.push_back(timer.time_batch_s(op, batch));
+    return out;
+  }
+};
+
+TEST(TcpPairMatrix, FourRanksAsThreadsTestEveryPairOnce) {
+  constexpr int kRanks = 4;
+  MemoryStore store;
+  Topology topology = Topology::load_this_machine();
+  std::vector<Outcome> outs(kRanks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < kRanks; ++r)
+    threads.emplace_back([&, r] {
+      LoopSampler sampler;
+      RunContext ctx(topology, sampler, "test", r);
+      MeasureSpec spec;
+      spec.warmup_runs = 1;
+      spec.min_samples = 3;
+      spec.max_samples = 10;
+      spec.time_budget_s = 0.02;
+      ctx.set_measure_spec(spec);
+      ctx.set_world(kRanks, &store);
+      auto bench = make_tcp_pair_matrix();
+      Point p;
+      for (const Axis &a : bench->axes())
+        p.set(a.name, a.defaults.front());
+      EXPECT_FALSE(bench->supported(ctx, p).has_value());
+      outs[static_cast<std::size_t>(r)] = bench->run(ctx, p);
+    });
+  for (auto &t : threads)
+    t.join();
+  const auto &m = outs[0].metrics;
+  ASSERT_TRUE(m.contains("pairs")) << m.dump();
+  EXPECT_EQ(m.at("pairs").size(), 6u); // 4 choose 2
+  EXPECT_EQ(m.at("rounds"), 3);        // n - 1
+  std::set<std::pair<int, int>> seen;
+  for (const auto &pr : m.at("pairs")) {
+    seen.insert({pr.at("ranks")[0].get<int>(), pr.at("ranks")[1].get<int>()});
+    EXPECT_GT(pr.at("latency_p50_s").get<double>(), 0.0) << pr.dump();
+    EXPECT_GT(pr.at("bandwidth_gbits_per_s").get<double>(), 0.0) << pr.dump();
+  }
+  EXPECT_EQ(seen.size(), 6u);
+  for (int r = 0; r < kRanks; ++r)
+    EXPECT_GE(outs[static_cast<std::size_t>(r)].metrics.at("pairs_tested_by_this_rank").get<int>(),
+              3);
+}
+
+} // namespace
+} // namespace railgauge::rdma

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""End-to-end fault tests of the railgauge command line: a run killed with SIGKILL and resumed,
+every refusal of --resume, a file size limit (a full disk) and a run directory removed mid-run.
+Every record left behind is checked against the JSON Schema.
+
+Run by CTest, one test method per CTest test:
+    reliability_cli_test.py RAILGAUGE_BINARY TestName.test_name
+"""
+import json
+import os
+import pathlib
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import validate_run  # noqa: E402
+
+BINARY = None  # set from argv in __main__
+
+# Many quick points of one benchmark: enough that a run is still going when it is interrupted.
+MANY_POINTS = ["memory", "-q", "--time-budget", "0.01", "--filter", "memory.host_copy",
+               "-a", "size_bytes=" + ",".join(f"{16 * i}KiB" for i in range(1, 33)), "-a", "threads=1", "-a", "numa_node=0"]
+MANY_POINTS_COUNT = 32
+
+
+def railgauge(*args, timeout=300, **kwargs):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout,
+                          **kwargs)
+
+
+def only_run_dir(out):
+    dirs = [p for p in pathlib.Path(out).iterdir() if p.is_dir()]
+    assert len(dirs) == 1, f"expected one run directory in {out}, found {dirs}"
+    return dirs[0]
+
+
+def records_of(run_dir):
+    with open(run_dir / "records.jsonl") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def manifest_of(run_dir):
+    return json.loads((run_dir / "run.json").read_text())
+
+
+def point_of(record):
+    return record["key"], json.dumps(record["axes"], sort_keys=True)
+
+
+def start_and_wait_for_records(args, out, at_least):
+    """Starts railgauge and returns (process, run_dir) once it has written `at_least` records."""
+    proc = subprocess.Popen([BINARY, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        dirs = [p for p in pathlib.Path(out).iterdir() if p.is_dir()]
+        if dirs and (dirs[0] / "records.jsonl").exists():
+            if (dirs[0] / "records.jsonl").read_text().count("\n") >= at_least:
+                return proc, dirs[0]
+        if proc.poll() is not None:
+            break
+        time.sleep(0.01)
+    proc.kill()
+    raise AssertionError(f"railgauge wrote fewer than {at_least} records: {proc.stderr.read()}")
+
+
+class ResumeCliTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assert_valid(self, run_dir, require_complete):
+        problems, count = validate_run.validate_run_dir(run_dir, require_complete)
+        self.assertEqual(problems, [])
+        return count
+
+    def test_sigkill_then_resume_completes_the_run(self):
+        args = [*MANY_POINTS, "--out", self.out]
+        proc, run_dir = start_and_wait_for_records(args, self.out, 3)
+        self.assertIsNone(proc.poll(), "the run ended before it could be killed")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        self.assertEqual(proc.returncode, -signal.SIGKILL)
+        before = records_of(run_dir)
+        self.assert_valid(run_dir, require_complete=False)
+        self.assertEqual(manifest_of(run_dir)["status"], "running")  # interrupted
+        self.assertLess(len(before), MANY_POINTS_COUNT)
+
+        r = railgauge(*args, "--resume", str(run_dir))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.assert_valid(run_dir, require_complete=True), MANY_POINTS_COUNT)
+        after = records_of(run_dir)
+        self.assertEqual(after[:len(before)], before, "records already written were kept as is")
+        points = [point_of(rec) for rec in after]
+        self.assertEqual(len(set(points)), MANY_POINTS_COUNT, "each point recorded exactly once")
+        self.assertEqual({rec["run"] for rec in after}, {run_dir.name})
+        manifest = manifest_of(run_dir)
+        self.assertEqual(manifest["counts"], {"ok": MANY_POINTS_COUNT})
+        self.assertEqual(len(manifest["resumes"]), 1)
+        self.assertEqual(manifest["resumes"][0]["points_skipped"], len(before))
+        self.assertEqual(manifest["resumes"][0]["previous_status"], "running")
+
+        # A complete run is not resumed without --force; with it, nothing runs again.
+        r = railgauge(*args, "--resume", str(run_dir))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("complete", r.stderr)
+        r = railgauge(*args, "--resume", str(run_dir), "--force")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(records_of(run_dir)), MANY_POINTS_COUNT)
+
+    def test_resume_refusals(self):
+        args = ["memory", "-q", "--time-budget", "0.01", "--filter", "memory.host_copy",
+                "-a", "size_bytes=16KiB,32KiB", "-a", "threads=1", "-a", "numa_node=0",
+                "--out", self.out]
+        r = railgauge(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        run_dir = only_run_dir(self.out)
+        manifest = manifest_of(run_dir)
+        manifest["status"] = "running"  # as if it had been interrupted
+        (run_dir / "run.json").write_text(json.dumps(manifest))
+        # Another plan: different axis values.
+        r = railgauge("memory", "-q", "--filter", "memory.host_copy", "-a", "size_bytes=64KiB",
+                      "-a", "threads=1", "-a", "numa_node=0", "--resume", str(run_dir))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("differ from the run's 2", r.stderr)
+        self.assertIn("fix: resume with the options of the original command", r.stderr)
+        # Another suite.
+        r = railgauge("run", "quick", "-q", "--resume", str(run_dir))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("made by suite", r.stderr)
+        # Not a run directory.
+        r = railgauge(*args, "--resume", self.out)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("run.json", r.stderr)
+        # --force without --resume.
+        r = railgauge(*args, "--force")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("only go with --resume", r.stderr)
+        # A run that is still being written by a live process.
+        live_out = pathlib.Path(self.out) / "live"
+        live_out.mkdir()
+        live_args = [*MANY_POINTS, "--out", str(live_out)]
+        proc, live_dir = start_and_wait_for_records(live_args, live_out, 1)
+        try:
+            r = railgauge(*live_args, "--resume", str(live_dir))
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("still writing", r.stderr)
+        finally:
+            proc.kill()
+            proc.wait(timeout=30)
+        # Nothing refused wrote anything.
+        self.assertEqual(len(records_of(run_dir)), 2)
+        self.assertEqual(manifest_of(run_dir).get("resumes"), None)
+
+
+class OutputFailureTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_file_size_limit_stops_the_run_with_records_intact(self):
+        # How big run.json is here, from a one-point run: the limit must let it be written and
+        # rewritten, and stop records.jsonl a few records in.
+        probe_out = pathlib.Path(self.out) / "probe"
+        r = railgauge("memory", "-q", "--time-budget", "0.01", "--filter", "memory.host_copy",
+                      "-a", "size_bytes=16KiB", "-a", "threads=1", "-a", "numa_node=0",
+                      "--out", str(probe_out))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        probe = only_run_dir(probe_out)
+        manifest_bytes = (probe / "run.json").stat().st_size
+        record_bytes = (probe / "records.jsonl").stat().st_size
+        limit = manifest_bytes + 1024
+        self.assertGreater(MANY_POINTS_COUNT * record_bytes, limit + 2 * record_bytes,
+                           "the run must outgrow the limit")
+
+        def limit_file_size():
+            # A disk that fills up: write() past the limit returns EFBIG (SIGXFSZ ignored).
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        out = pathlib.Path(self.out) / "runs"
+        args = [*MANY_POINTS, "--out", str(out)]
+        r = railgauge(*args, preexec_fn=limit_file_size)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        run_dir = only_run_dir(out)
+        records_path = run_dir / "records.jsonl"
+        self.assertIn(f"{records_path}: writing a record failed: File too large", r.stderr)
+        self.assertIn(f"--resume {run_dir}", r.stderr)
+        # Every line whole and valid; run.json says what happened.
+        kept = len(records_of(run_dir))
+        self.assertGreater(kept, 0)
+        self.assertLess(kept, MANY_POINTS_COUNT)
+        problems, count = validate_run.validate_run_dir(run_dir, require_complete=False)
+        self.assertEqual(problems, [])
+        manifest = manifest_of(run_dir)
+        self.assertEqual(manifest["status"], "failed")
+        self.assertIn("File too large", manifest["failure"])
+        self.assertEqual(manifest["counts"], {"ok": kept})
+
+        # Space again: --resume completes the run, nothing lost, nothing twice.
+        r = railgauge(*args, "--resume", str(run_dir))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        problems, count = validate_run.validate_run_dir(run_dir, require_complete=True)
+        self.assertEqual(problems, [])
+        self.assertEqual(count, MANY_POINTS_COUNT)
+        self.assertEqual(len({point_of(rec) for rec in records_of(run_dir)}), MANY_POINTS_COUNT)
+        self.assertEqual(manifest_of(run_dir)["resumes"][0]["previous_status"], "failed")
+
+    def test_removed_run_directory_stops_the_run(self):
+        args = [*MANY_POINTS, "--out", self.out]
+        proc, run_dir = start_and_wait_for_records(args, self.out, 2)
+        shutil.rmtree(run_dir)
+        try:
+            _, stderr = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        self.assertEqual(proc.returncode, 3, stderr)
+        self.assertIn(f"{run_dir}/records.jsonl: the records file was removed", stderr)
+        self.assertIn("No such file or directory", stderr)
+        self.assertIn(f"{run_dir} is gone", stderr)
+        self.assertFalse(run_dir.exists(), "nothing is written back into a removed run")
+
+
+if __name__ == "__main__":
+    BINARY = sys.argv.pop(1)
+    unittest.main()

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Several processes meeting in the TCP store: under mpirun (the store set up through MPI), and
+as a launcher like srun does it (rank and size in SLURM_* variables, --store tcp://...). A rank
+killed with SIGKILL must not hang the others: they stop within their store timeout, name the
+dead rank, and every record written so far stays valid against the schema.
+
+Run by CTest, one test per CTest test:
+  multi_rank_test.py RAILGAUGE STORE_MPI_CHECK TestName.test_name
+"""
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import validate_run  # noqa: E402
+
+RAILGAUGE = None  # set from argv
+CHECK = None
+MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+
+
+def free_port():
+    """A loopback port nothing listens on now (the kernel's pick, released for rank 0)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def records_of(rank_dir):
+    with open(rank_dir / "records.jsonl") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def stop(process):
+    """Ends a process and its children (mpirun after the job it no longer ends by itself)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_for_files(paths, limit_s):
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if all(p.exists() for p in paths):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="railgauge-ranks-")
+        self.out = pathlib.Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def only_run_dir(self):
+        dirs = [p for p in self.out.iterdir() if p.is_dir()]
+        self.assertEqual(len(dirs), 1, dirs)
+        return dirs[0]
+
+
+class MpiStoreTest(Base):
+    def test_barrier_and_all_gather_over_the_mpi_bootstrapped_store(self):
+        r = subprocess.run(MPIRUN + ["-np", "4", CHECK, "gather", str(self.out), "60000"],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        for rank in range(4):
+            text = (self.out / f"rank-{rank}.txt").read_text()
+            self.assertIn(f"rank {rank} of 4 gathered 4 values, all right", text)
+
+    def test_a_rank_killed_before_a_barrier_is_named_by_every_other_rank(self):
+        timeout_s = 3
+        # mpirun would otherwise end the whole job when a rank dies, before the store's timeout
+        # has anything to say. OpenMPI 4.1's mpirun then does not exit by itself when the job is
+        # over: the test ends it once every surviving rank has written its result.
+        mpirun = subprocess.Popen(
+            MPIRUN + ["--mca", "orte_abort_on_non_zero_status", "0", "-np", "4", CHECK, "kill",
+                      str(self.out), str(timeout_s * 1000), "2"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            survivors = [self.out / f"rank-{r}.txt" for r in (0, 1, 3)]
+            done = wait_for_files(survivors, 120)
+        finally:
+            stop(mpirun)
+        output = mpirun.stdout.read()
+        self.assertTrue(done, f"not every surviving rank finished: {output}")
+        self.assertFalse((self.out / "rank-2.txt").exists())
+        for path in survivors:
+            text = path.read_text()
+            self.assertIn("barrier 'before': rank 2 of 4 did not arrive within 3 s", text)
+            waited_s = float(text.split("waited_s ")[1])
+            self.assertLess(waited_s, timeout_s + 5, text)
+
+
+class RailgaugeRanksTest(Base):
+    def test_mpirun_writes_one_run_directory_with_a_directory_per_rank(self):
+        r = subprocess.run(MPIRUN + ["-np", "4", RAILGAUGE, "run", "quick", "--out", str(self.out),
+                                     "-q", "--store-timeout", "120"],
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        run_dir = self.only_run_dir()
+        ranks = sorted(p.name for p in run_dir.iterdir())
+        self.assertEqual(ranks, [f"rank-{r:05d}" for r in range(4)])
+        for rank in range(4):
+            rank_dir = run_dir / f"rank-{rank:05d}"
+            problems, count = validate_run.validate_run_dir(rank_dir, True)
+            self.assertEqual(problems, [])
+            self.assertEqual(count, 8)
+            manifest = json.loads((rank_dir / "run.json").read_text())
+            self.assertEqual(manifest["run"], run_dir.name)
+            self.assertEqual(manifest["rank"], rank)
+            self.assertEqual(manifest["world"]["size"], 4)
+            self.assertIn("address from MPI", manifest["world"]["store"])
+            self.assertEqual({rec["rank"] for rec in records_of(rank_dir)}, {rank})
+            self.assertEqual({rec["run"] for rec in records_of(rank_dir)}, {run_dir.name})
+
+    def kill_one_rank_mid_run(self, victim):
+        """Four railgauge processes started as srun starts them; `victim` runs a longer sweep and
+        is killed (SIGKILL) once it has written its first record."""
+        timeout_s = 5
+        store = f"tcp://127.0.0.1:{free_port()}"
+        procs = []
+        for rank in range(4):
+            env = dict(os.environ, SLURM_NTASKS="4", SLURM_PROCID=str(rank),
+                       SLURM_LOCALID=str(rank), RAILGAUGE_RUN_TOKEN=f"test-{os.getpid()}")
+            args = [RAILGAUGE, "run", "quick", "--out", str(self.out), "-q", "--store", store,
+                    "--store-timeout", str(timeout_s)]
+            if rank == victim:
+                args += ["-a", "size_bytes=16KiB:256MiB:*2"]
+            procs.append(subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+        try:
+            deadline = time.monotonic() + 120
+            victim_records = None
+            while time.monotonic() < deadline and victim_records is None:
+                for path in self.out.glob(f"*/rank-{victim:05d}/records.jsonl"):
+                    if path.stat().st_size > 0:
+                        victim_records = path
+                time.sleep(0.01)
+            self.assertIsNotNone(victim_records, "the victim never wrote a record")
+            procs[victim].send_signal(signal.SIGKILL)
+            killed_at = time.monotonic()
+            results = {}
+            for rank, p in enumerate(procs):
+                out, err = p.communicate(timeout=timeout_s + 60)
+                results[rank] = (p.returncode, err, time.monotonic() - killed_at)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        run_dir = self.only_run_dir()
+        for rank, (rc, err, _) in results.items():
+            rank_dir = run_dir / f"rank-{rank:05d}"
+            problems, count = validate_run.validate_run_dir(rank_dir, False)
+            self.assertEqual(problems, [], f"rank {rank}")
+            self.assertGreater(count, 0, f"rank {rank} lost its records")
+            if rank == victim:
+                self.assertEqual(rc, -signal.SIGKILL)
+        return run_dir, results, timeout_s
+
+    def test_a_rank_killed_mid_run_is_named_and_no_record_is_lost(self):
+        run_dir, results, timeout_s = self.kill_one_rank_mid_run(victim=2)
+        for rank in (0, 1, 3):
+            rc, err, after_s = results[rank]
+            self.assertEqual(rc, 3, err)
+            self.assertIn("barrier 'railgauge/end': rank 2 of 4 did not arrive within 5 s", err)
+            # Every survivor was waiting at the end barrier when rank 2 died.
+            self.assertLess(after_s, timeout_s + 30, err)
+            manifest = json.loads((run_dir / f"rank-{rank:05d}" / "run.json").read_text())
+            self.assertEqual(manifest["status"], "failed")
+            self.assertIn("rank 2 of 4 did not arrive", manifest["failure"])
+
+    def test_rank_zero_killed_mid_run_is_named_by_the_others(self):
+        _, results, timeout_s = self.kill_one_rank_mid_run(victim=0)
+        for rank in (1, 2, 3):
+            rc, err, after_s = results[rank]
+            self.assertEqual(rc, 3, err)
+            self.assertIn("served by rank 0; did rank 0 exit?", err)
+            self.assertLess(after_s, timeout_s + 30, err)
+
+
+if __name__ == "__main__":
+    RAILGAUGE, CHECK = sys.argv[1], sys.argv[2]
+    unittest.main(argv=[sys.argv[0], sys.argv[3]], verbosity=2)
