@@ -79,7 +79,7 @@ private:
   std::vector<std::string> notes_;
 };
 
-// Adds this session to run.json "resumes" and sets it running again; the caller writes it.
+// Adds this resume to run.json "resumes" and sets it running again; the caller writes it.
 void mark_resumed(Manifest &manifest, const std::vector<std::string> &argv,
                   const ResumeState &state, std::size_t points_planned);
 

@@ -72,8 +72,8 @@ std::string summary_line(const CheckResult &r) {
                      "rules {}",
                      upper(verdict_text(r.verdict)), c.nodes, c.nodes == 1 ? "" : "s",
                      c.nodes_by_verdict[Level::pass] + c.nodes_by_verdict[Level::info],
-                     c.nodes_by_verdict[Level::warn], c.nodes_by_verdict[Level::fail],
-                     c.violations, c.violations == 1 ? "" : "s", c.missing, r.rules_name);
+                     c.nodes_by_verdict[Level::warn], c.nodes_by_verdict[Level::fail], c.violations,
+                     c.violations == 1 ? "" : "s", c.missing, r.rules_name);
 }
 
 std::string escape_md(std::string s) {
@@ -163,9 +163,8 @@ std::string render_table(const CheckResult &r) {
 }
 
 std::string render_markdown(const CheckResult &r) {
-  std::string out = fmt::format("# Check: {}\n\n**{}**\n\nRules: `{}`. Runs: {}.\n\n",
-                                r.rules_name, escape_md(summary_line(r)), r.rules_file,
-                                r.inputs.size());
+  std::string out = fmt::format("# Check: {}\n\n**{}**\n\nRules: `{}`. Runs: {}.\n\n", r.rules_name,
+                                escape_md(summary_line(r)), r.rules_file, r.inputs.size());
   out += "| host | part | verdict | rules |\n|---|---|---|---|\n";
   for (const auto &p : r.parts) {
     const bool node = p.key.kind == PartKind::node;
@@ -183,10 +182,10 @@ std::string render_markdown(const CheckResult &r) {
                "|---|---|---|---|---|---|\n";
         header = true;
       }
-      out += fmt::format("| {}{} | {} | {} | {} | {} | {} |\n", upper(to_string(f.level)),
-                         f.missing ? " (missing)" : "", escape_md(p.key.host),
-                         escape_md(part_name(p)), escape_md(f.rule_id), f.category,
-                         escape_md(describe(f)));
+      out +=
+          fmt::format("| {}{} | {} | {} | {} | {} | {} |\n", upper(to_string(f.level)),
+                      f.missing ? " (missing)" : "", escape_md(p.key.host), escape_md(part_name(p)),
+                      escape_md(f.rule_id), f.category, escape_md(describe(f)));
     }
   const auto drain = r.drain();
   if (!drain.empty()) {

@@ -30,10 +30,10 @@ struct Finding {
   std::string rule_id;
   std::string category;
   Level level = Level::fail;
-  bool missing = false;  // the rule could not judge: no record, no metric, no fleet
-  std::string what;      // concrete metric path or probe, with its detail
-  nlohmann::json value;  // null when missing
-  std::string bound;     // ">= 706.1" or ">= 706.1 (fleet median ...)"
+  bool missing = false; // the rule could not judge: no record, no metric, no fleet
+  std::string what;     // concrete metric path or probe, with its detail
+  nlohmann::json value; // null when missing
+  std::string bound;    // ">= 706.1" or ">= 706.1 (fleet median ...)"
   std::optional<double> threshold;
   std::optional<FleetStats> fleet;
   std::string key; // benchmark key, for record rules

@@ -213,8 +213,7 @@ private:
                const std::string &group) {
     if (!judgeable(rule, value)) {
       tally(key, rule.id, false);
-      add_finding(key, missing(rule, f.what,
-                               fmt::format("value {} is not a number", value.dump()),
+      add_finding(key, missing(rule, f.what, fmt::format("value {} is not a number", value.dump()),
                                rule.on_missing));
       return;
     }
@@ -264,8 +263,8 @@ private:
         if (fb.fraction)
           how += fmt::format("{}{} x median {}", how.empty() ? "" : " or ", fmt_num(*fb.fraction),
                              fmt_num(stats.median));
-        f.bound = fmt::format("{} {} (fleet of {}: {})", to_string(rule.op), fmt_num(t), stats.n,
-                              how);
+        f.bound =
+            fmt::format("{} {} (fleet of {}: {})", to_string(rule.op), fmt_num(t), stats.n, how);
         const double rel = stats.median != 0 ? (o.value / stats.median - 1) * 100 : 0;
         f.detail = fmt::format("{:+.1f}% from the fleet median", rel);
         add_finding(o.part, std::move(f));
@@ -291,10 +290,10 @@ private:
         base.what = rule.metric;
         if (r.status != Status::ok) {
           tally(key, rule.id, false);
-          auto m = missing(rule, rule.metric,
-                           fmt::format("record is {}{}", to_string(r.status),
-                                       r.reason ? ": " + *r.reason : ""),
-                           rule.on_missing);
+          auto m = missing(
+              rule, rule.metric,
+              fmt::format("record is {}{}", to_string(r.status), r.reason ? ": " + *r.reason : ""),
+              rule.on_missing);
           m.key = r.key;
           m.params = r.params;
           m.run = run.dir;
@@ -323,10 +322,10 @@ private:
     for (const auto &[key, p] : parts_)
       if (key.kind == PartKind::node && !hosts_with_match.count(key.host)) {
         std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
-        add_finding(key, missing(rule, rule.metric,
-                                 fmt::format("no record of '{}'{} on this node", rule.key_glob,
-                                             filter),
-                                 rule.on_missing));
+        add_finding(key,
+                    missing(rule, rule.metric,
+                            fmt::format("no record of '{}'{} on this node", rule.key_glob, filter),
+                            rule.on_missing));
       }
     if (rule.fleet)
       judge_fleets(rule);

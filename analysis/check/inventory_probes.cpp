@@ -227,9 +227,8 @@ ProbeResult run_probe(const std::string &name, const json &inventory) {
     return per_gpu(inventory, [&](const json &g) {
       const auto max = at_path(g, {"pcie", it->second.first});
       const auto cur = at_path(g, {"pcie", it->second.second});
-      const std::string detail =
-          fmt::format("pcie.{} {} vs pcie.{} {}", it->second.second, cur.dump(),
-                      it->second.first, max.dump());
+      const std::string detail = fmt::format("pcie.{} {} vs pcie.{} {}", it->second.second,
+                                             cur.dump(), it->second.first, max.dump());
       if (!max.is_number() || !cur.is_number())
         return std::pair{json(), detail};
       return std::pair{json(max.get<double>() - cur.get<double>()), detail};

@@ -20,8 +20,8 @@ namespace railgauge::check {
 
 struct ProbeValue {
   PartKind kind = PartKind::node;
-  std::string id;     // bus id, NIC name, "" for the node
-  std::string detail; // "port 1", the inventory field read
+  std::string id;       // bus id, NIC name, "" for the node
+  std::string detail;   // "port 1", the inventory field read
   nlohmann::json value; // number, bool as 0/1, string or list of strings; null = not reported
 };
 

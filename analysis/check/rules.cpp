@@ -91,8 +91,8 @@ nlohmann::json to_json_value(const YAML::Node &node, const std::string &file) {
     return list;
   }
   if (!node.IsScalar())
-    throw InputError("a params filter value must be a scalar or a list of scalars",
-                     at(file, node), "write e.g. params: {dtype: bf16, tp: [1, 2, 4, 8]}");
+    throw InputError("a params filter value must be a scalar or a list of scalars", at(file, node),
+                     "write e.g. params: {dtype: bf16, tp: [1, 2, 4, 8]}");
   const auto text = node.as<std::string>();
   if (node.Tag() != "!") { // not a quoted string: try number and bool
     if (text == "true" || text == "false")
@@ -182,8 +182,8 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
     throw InputError(fmt::format("rule '{}' has no 'severity'", r.id), r.where,
                      "add severity: warn or severity: fail");
   r.severity = level(node["severity"], file, "severity", false);
-  r.on_missing = node["on_missing"] ? level(node["on_missing"], file, "on_missing", true)
-                                    : r.severity;
+  r.on_missing =
+      node["on_missing"] ? level(node["on_missing"], file, "on_missing", true) : r.severity;
 
   const bool has_metric = static_cast<bool>(node["metric"]);
   const bool has_probe = static_cast<bool>(node["inventory"]);
@@ -228,8 +228,7 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
     r.probe = scalar(node["inventory"], file, "inventory");
     if (!is_known_probe(r.probe))
       throw InputError(fmt::format("unknown inventory probe '{}'", r.probe),
-                       at(file, node["inventory"]),
-                       "use one of: " + known_probes_text());
+                       at(file, node["inventory"]), "use one of: " + known_probes_text());
   }
   if (node["part"]) {
     const auto text = scalar(node["part"], file, "part");
@@ -254,8 +253,7 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
       throw InputError(fmt::format("'{}' needs a 'values' list", to_string(r.op)), r.where,
                        "write values: [hw_slowdown, hw_thermal_slowdown]");
     if (node["value"] || node["fleet"])
-      throw InputError(fmt::format("'{}' takes 'values', not 'value' or 'fleet'",
-                                   to_string(r.op)),
+      throw InputError(fmt::format("'{}' takes 'values', not 'value' or 'fleet'", to_string(r.op)),
                        r.where, "remove value:/fleet: from this rule");
     for (const auto &item : node["values"])
       r.values.push_back(scalar(item, file, "values"));
@@ -373,7 +371,8 @@ RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
   expect_keys(root, file, "a rules file", {"schema", "name", "description", "rules"});
   if (!root["schema"] || root["schema"].as<std::string>() != kRulesSchema)
-    throw InputError("missing or unknown 'schema'", root["schema"] ? at(file, root["schema"]) : file,
+    throw InputError("missing or unknown 'schema'",
+                     root["schema"] ? at(file, root["schema"]) : file,
                      fmt::format("start the file with 'schema: {}'", kRulesSchema));
   RuleSet set;
   set.file = file;
@@ -384,8 +383,8 @@ RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
     set.description = scalar(root["description"], file, "description");
   const auto list = root["rules"];
   if (!list || !list.IsSequence() || list.size() == 0)
-    throw InputError("a rules file needs a non-empty 'rules:' list",
-                     list ? at(file, list) : file, "add rules: with entries starting '- id:'");
+    throw InputError("a rules file needs a non-empty 'rules:' list", list ? at(file, list) : file,
+                     "add rules: with entries starting '- id:'");
   std::set<std::string> ids;
   for (const auto &item : list) {
     auto rule = parse_rule(item, file);

@@ -55,15 +55,15 @@ struct FleetBound {
   // Params that name the part rather than the point (GPU index, NUMA node, the two ends of a
   // pair): ignored when grouping values into fleets, so one fleet holds every GPU's value of the
   // same point.
-  std::vector<std::string> ignore_params = {"gpu",  "nic", "numa_node", "rank", "device",
-                                           "src", "dst", "src_rank",  "dst_rank"};
+  std::vector<std::string> ignore_params = {"gpu", "nic", "numa_node", "rank",    "device",
+                                            "src", "dst", "src_rank",  "dst_rank"};
 };
 
 struct Rule {
   std::string id;
   std::string description;
   std::string category;
-  Level severity = Level::fail; // warn or fail
+  Level severity = Level::fail;   // warn or fail
   Level on_missing = Level::fail; // info, warn or fail; defaults to the severity
   std::string where;              // rules.yaml:LINE, for messages
 

@@ -67,10 +67,9 @@ struct PointId {
 } // namespace
 
 std::string default_metric(const json &metrics) {
-  for (const char *path :
-       {"metrics.busbw_gbytes_per_s", "metrics.bandwidth_gbits_per_s",
-        "metrics.bandwidth_gbytes_per_s", "metrics.tflops", "metrics.latency.p50_s",
-        "metrics.time_s.median"})
+  for (const char *path : {"metrics.busbw_gbytes_per_s", "metrics.bandwidth_gbits_per_s",
+                           "metrics.bandwidth_gbytes_per_s", "metrics.tflops",
+                           "metrics.latency.p50_s", "metrics.time_s.median"})
     if (number_at(json{{"metrics", metrics}}, path))
       return path;
   return "";
@@ -95,8 +94,8 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
     throw InputError("compare needs at least two runs", "compare",
                      "give two or more run directories: railgauge compare RUN_A RUN_B");
   if (labels.size() != inputs.size())
-    throw InputError(fmt::format("{} labels for {} runs", labels.size(), inputs.size()),
-                     "--label", "give one --label per run, in the same order, or none");
+    throw InputError(fmt::format("{} labels for {} runs", labels.size(), inputs.size()), "--label",
+                     "give one --label per run, in the same order, or none");
   Comparison c;
   c.labels = labels;
   // point -> metric chosen, and per input its slot
@@ -249,9 +248,12 @@ json to_json(const Comparison &c) {
                      {"within_noise", s.within_noise}});
     return out;
   };
-  return {{"schema", kCompareSchema}, {"labels", c.labels},
-          {"inputs", c.inputs},       {"points", points},
-          {"families", summaries(c.families)}, {"keys", summaries(c.keys)}};
+  return {{"schema", kCompareSchema},
+          {"labels", c.labels},
+          {"inputs", c.inputs},
+          {"points", points},
+          {"families", summaries(c.families)},
+          {"keys", summaries(c.keys)}};
 }
 
 Comparison comparison_from_json(const json &j) {
@@ -322,9 +324,9 @@ std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
     out.push_back(h);
   }
   for (const auto &p : c.points) {
-    std::vector<std::string> row = {p.key, params_text(p.params) + (p.device.empty() ? "" : " " + p.device),
-                                    p.metric.starts_with("metrics.") ? p.metric.substr(8)
-                                                                     : p.metric};
+    std::vector<std::string> row = {
+        p.key, params_text(p.params) + (p.device.empty() ? "" : " " + p.device),
+        p.metric.starts_with("metrics.") ? p.metric.substr(8) : p.metric};
     for (const auto &s : p.sides)
       row.push_back(s ? fmt_num(s->value) : "-");
     for (std::size_t i = 1; i < p.sides.size(); ++i) {
@@ -377,15 +379,17 @@ std::string render_table(const Comparison &c) {
 }
 
 std::string render_markdown(const Comparison &c) {
-  std::string out = "# " + summary_heading(c) + "\n\n## Summary per family\n\n"
+  std::string out = "# " + summary_heading(c) +
+                    "\n\n## Summary per family\n\n"
                     "Geometric mean of the speedup over matched points (> 1: better than " +
-                    c.labels[0] + "; time and latency inverted).\n\n"
+                    c.labels[0] +
+                    "; time and latency inverted).\n\n"
                     "| family | compared | speedup | points | better | worse | within noise |\n"
                     "|---|---|---|---|---|---|---|\n";
   for (const auto &s : c.families)
-    out += fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} |\n", s.group,
-                       c.labels[s.input], c.labels[0], s.geomean_speedup, s.points, s.better,
-                       s.worse, s.within_noise);
+    out +=
+        fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} |\n", s.group, c.labels[s.input],
+                    c.labels[0], s.geomean_speedup, s.points, s.better, s.worse, s.within_noise);
   out += "\n## Per point\n\n";
   const auto table = rows(c, true);
   for (std::size_t r = 0; r < table.size(); ++r) {

@@ -25,8 +25,8 @@ struct CompareOptions {
   bool match_device = false;
   // Params a benchmark derives while running (they differ between runs of the same point), and
   // those naming the GPU or rank: a point of one cluster is all its GPUs' values.
-  std::vector<std::string> ignore_params = {"passes_per_call", "threads_used", "total_bytes",
-                                            "gpu", "rank"};
+  std::vector<std::string> ignore_params = {"passes_per_call", "threads_used", "total_bytes", "gpu",
+                                            "rank"};
 };
 
 struct Side {
@@ -44,7 +44,8 @@ struct PointComparison {
   std::vector<std::optional<Side>> sides; // one per input; none: the input lacks the point
   // Per input i >= 1, against input 0: none when either side lacks the point.
   std::vector<std::optional<double>> ratio;
-  std::vector<std::string> verdict; // "better", "worse", "within noise", "noise unknown", "only in A"...
+  std::vector<std::string>
+      verdict; // "better", "worse", "within noise", "noise unknown", "only in A"...
 };
 
 struct Summary {

@@ -60,8 +60,8 @@ int run_compare(const CLI::App &cmd, const Options &o) {
   options.match_device = o.match_device;
   for (const auto &p : o.ignore_params)
     options.ignore_params.push_back(p);
-  const auto c = compare::compare_runs(inputs, o.labels.empty() ? default_labels(o.runs) : o.labels,
-                                       options);
+  const auto c =
+      compare::compare_runs(inputs, o.labels.empty() ? default_labels(o.runs) : o.labels, options);
   if (o.format == "json")
     std::cout << compare::to_json(c).dump(2) << '\n';
   else if (o.format == "markdown")
@@ -88,7 +88,8 @@ void add_compare_command(CLI::App &app, int &exit_code) {
                  "Exit status: 0 compared, 3 crashed, 4 input error.");
   cmd->add_option("runs", o->runs,
                   "Two or more inputs, each a run directory or a directory of runs (a cluster)");
-  cmd->add_option("--label", o->labels, "A name per input, in order (e.g. --label ib --label roce)");
+  cmd->add_option("--label", o->labels,
+                  "A name per input, in order (e.g. --label ib --label roce)");
   cmd->add_option("--metric", o->metric,
                   "Compare this metric path for every point (default: busbw, bandwidth, "
                   "TFLOP/s, latency or time, whichever the record has)");

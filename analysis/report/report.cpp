@@ -18,8 +18,9 @@ namespace {
 using json = nlohmann::json;
 
 // Params derived while running, or naming the part: not part of a curve's identity.
-const std::set<std::string> kNotSeries = {"size_bytes", "passes_per_call", "threads_used",
-                                          "total_bytes", "gpu", "rank", "numa_node", "device"};
+const std::set<std::string> kNotSeries = {
+    "size_bytes", "passes_per_call", "threads_used", "total_bytes", "gpu",
+    "rank",       "numa_node",       "device"};
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -103,8 +104,8 @@ void verdict_section(Page &page, const json &check) {
         ++n;
         continue;
       }
-      rows.push_back({text(p["host"]), text(p["label"]), text(f["level"]), text(f["rule"]),
-                      text(f["text"])});
+      rows.push_back(
+          {text(p["host"]), text(p["label"]), text(f["level"]), text(f["rule"]), text(f["text"])});
       cls.push_back(f["level"] == "fail" ? "fail" : "warn");
     }
   if (rows.size() == 1)
@@ -147,10 +148,9 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
         continue;
       any_efficiency = any_efficiency || eff;
       const std::string op = r.params.contains("op") ? text(r.params["op"]) : r.key;
-      const std::string group =
-          fmt::format("{} model={} dtype={}", r.key,
-                      r.params.contains("model") ? text(r.params["model"]) : "-",
-                      r.params.contains("dtype") ? text(r.params["dtype"]) : "-");
+      const std::string group = fmt::format(
+          "{} model={} dtype={}", r.key, r.params.contains("model") ? text(r.params["model"]) : "-",
+          r.params.contains("dtype") ? text(r.params["dtype"]) : "-");
       groups[group][op][r.params["tp"].get<double>()].push_back(
           eff ? r.metrics["efficiency"].get<double>() : r.metrics["tflops"].get<double>());
     }
@@ -186,8 +186,8 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
       series.push_back(std::move(s));
       rows.push_back(row);
     }
-    page.html += "<figure>" + line_chart(group, "tensor-parallel degree t", unit, series, true,
-                                         false) +
+    page.html += "<figure>" +
+                 line_chart(group, "tensor-parallel degree t", unit, series, true, false) +
                  "</figure>\n";
     page.md += "**" + group + "** (" + unit + ")\n\n";
     const auto html = page.html;
@@ -293,8 +293,8 @@ void pair_section(Page &page, const analysis::RunSet &runs) {
       best = std::max(best, median_of(v));
     }
     const std::vector<std::string> labels(names.begin(), names.end());
-    std::vector<std::vector<std::optional<double>>> values(labels.size(),
-                                                           std::vector<std::optional<double>>(labels.size()));
+    std::vector<std::vector<std::optional<double>>> values(
+        labels.size(), std::vector<std::optional<double>>(labels.size()));
     std::vector<std::vector<bool>> bad(labels.size(), std::vector<bool>(labels.size()));
     std::vector<std::vector<std::string>> bad_rows = {{"source", "destination", units[id]}};
     for (std::size_t i = 0; i < labels.size(); ++i)
@@ -354,8 +354,8 @@ void comparison_section(Page &page, const compare::Comparison &c) {
   if (!by_key.empty())
     page.heading("Ratio versus size");
   for (const auto &[key, series] : by_key)
-    page.html += "<figure>" + line_chart(key + ": ratio of the metric", "size", "ratio", series,
-                                         true, true) +
+    page.html += "<figure>" +
+                 line_chart(key + ": ratio of the metric", "size", "ratio", series, true, true) +
                  "</figure>\n";
   page.heading("Per point");
   std::vector<std::vector<std::string>> pts = {{"key", "params", "metric"}};

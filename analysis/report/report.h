@@ -20,9 +20,9 @@ namespace railgauge::report {
 
 struct ReportInput {
   std::string title;
-  const analysis::RunSet *runs = nullptr;            // a run report, or
-  const compare::Comparison *comparison = nullptr;   // a comparison report
-  std::optional<nlohmann::json> check;               // railgauge.check/1, optional
+  const analysis::RunSet *runs = nullptr;          // a run report, or
+  const compare::Comparison *comparison = nullptr; // a comparison report
+  std::optional<nlohmann::json> check;             // railgauge.check/1, optional
 };
 
 struct Report {

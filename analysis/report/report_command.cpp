@@ -45,8 +45,7 @@ int run_report(const CLI::App &cmd, const Options &o) {
   std::optional<RunSet> runs;
   std::optional<compare::Comparison> comparison;
   const auto &first = o.inputs.front();
-  if (o.inputs.size() == 1 && std::filesystem::is_regular_file(first) &&
-      first.ends_with(".json")) {
+  if (o.inputs.size() == 1 && std::filesystem::is_regular_file(first) && first.ends_with(".json")) {
     comparison = compare::comparison_from_json(read_json(first, "report"));
     in.comparison = &*comparison;
     in.title = "railgauge comparison";

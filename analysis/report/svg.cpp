@@ -29,15 +29,13 @@ std::vector<double> Scale::ticks() const {
   if (log) {
     // Powers of two when the span is small enough to label them, else powers of 1024 or 10.
     const double decades = std::log10(d1 / d0);
-    const double base = decades <= 3 ? 2 : (std::fabs(std::log2(d0) - std::round(std::log2(d0))) <
-                                                    1e-9
-                                                ? 4
-                                                : 10);
+    const double base =
+        decades <= 3 ? 2 : (std::fabs(std::log2(d0) - std::round(std::log2(d0))) < 1e-9 ? 4 : 10);
     double step = base;
     while (std::log(d1 / d0) / std::log(step) > 8)
       step *= base;
-    for (double v = std::pow(base, std::ceil(std::log(d0) / std::log(base) - 1e-9)); v <= d1 * (1 + 1e-9);
-         v *= step)
+    for (double v = std::pow(base, std::ceil(std::log(d0) / std::log(base) - 1e-9));
+         v <= d1 * (1 + 1e-9); v *= step)
       out.push_back(v);
     return out;
   }
@@ -141,10 +139,12 @@ std::string axes(const Scale &x, const Scale &y, const std::string &x_label,
                  const std::string &y_label, bool x_bytes) {
   std::string s = "<g class=\"axes\" font-size=\"11\" fill=\"#333\">";
   const double y0 = y.r0, x0 = x.r0;
-  s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>",
-                   x.r0, y0, x.r1, y0);
-  s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>",
-                   x0, y.r0, x0, y.r1);
+  s +=
+      fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>",
+                  x.r0, y0, x.r1, y0);
+  s +=
+      fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>",
+                  x0, y.r0, x0, y.r1);
   for (double t : x.ticks()) {
     const double px = x.map(t);
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
@@ -168,8 +168,8 @@ std::string axes(const Scale &x, const Scale &y, const std::string &x_label,
 }
 
 std::string polyline(const Scale &x, const Scale &y,
-                     const std::vector<std::pair<double, double>> &points,
-                     const std::string &color, const std::string &title) {
+                     const std::vector<std::pair<double, double>> &points, const std::string &color,
+                     const std::string &title) {
   std::string pts, dots;
   for (const auto &[px, py] : points) {
     const double sx = x.map(px), sy = y.map(py);
@@ -187,8 +187,7 @@ std::string heat_cell(double x, double y, double w, double h, const std::string 
                       const std::string &title, bool bad) {
   std::string s = fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
                               "fill=\"{}\"{}><title>{}</title></rect>",
-                              x, y, w, h, color,
-                              bad ? " stroke=\"#e00\" stroke-width=\"2.5\"" : "",
+                              x, y, w, h, color, bad ? " stroke=\"#e00\" stroke-width=\"2.5\"" : "",
                               xml_escape(title));
   if (bad)
     s += fmt::format("<path d=\"M{:.1f},{:.1f}L{:.1f},{:.1f}M{:.1f},{:.1f}L{:.1f},{:.1f}\" "
@@ -237,7 +236,8 @@ std::string heat_map(const std::string &title, const std::vector<std::string> &r
                      const std::vector<std::string> &cols,
                      const std::vector<std::vector<std::optional<double>>> &values,
                      const std::vector<std::vector<bool>> &bad, const std::string &unit) {
-  const double cell = std::clamp(480.0 / std::max<double>(1, static_cast<double>(cols.size())), 14.0, 40.0);
+  const double cell =
+      std::clamp(480.0 / std::max<double>(1, static_cast<double>(cols.size())), 14.0, 40.0);
   const double left = 90, top = 60;
   double lo = INFINITY, hi = -INFINITY;
   for (const auto &r : values)

@@ -32,8 +32,8 @@ std::string heat_color(double t);
 std::string axes(const Scale &x, const Scale &y, const std::string &x_label,
                  const std::string &y_label, bool x_bytes);
 std::string polyline(const Scale &x, const Scale &y,
-                     const std::vector<std::pair<double, double>> &points,
-                     const std::string &color, const std::string &title);
+                     const std::vector<std::pair<double, double>> &points, const std::string &color,
+                     const std::string &title);
 // One cell; `bad` draws a red frame and a cross over it.
 std::string heat_cell(double x, double y, double w, double h, const std::string &color,
                       const std::string &title, bool bad);

@@ -109,8 +109,9 @@ TEST(Rules, ErrorsNameTheLineAndTheFix) {
   EXPECT_NE(rules_error(base + "    compare: \">=\"\n    value: 1\n    colour: red\n")
                 .find("t.yaml:11: unknown field 'colour'"),
             std::string::npos);
-  EXPECT_NE(rules_error(base + "    compare: \">=\"\n").find("t.yaml:4: rule 'a' needs exactly one "
-                                                          "bound"),
+  EXPECT_NE(rules_error(base + "    compare: \">=\"\n")
+                .find("t.yaml:4: rule 'a' needs exactly one "
+                      "bound"),
             std::string::npos);
   EXPECT_NE(rules_error(base + "    compare: \">=\"\n    value: 1\n    fleet: {mads: 3}\n")
                 .find("exactly one bound"),
@@ -234,8 +235,8 @@ TEST(Probes, ReadInventoryAndNormalizeBusIds) {
   EXPECT_EQ(run_probe("nic.counter.link_downed", inv).values.at(0).value, 0);
   EXPECT_EQ(run_probe("node.gpu_count", inv).values.at(0).value, 8);
   json no_nvml = inv;
-  no_nvml["nvml"] = {{"available", false}, {"reason", "libnvidia-ml.so.1: not found"},
-                     {"gpus", json::array()}};
+  no_nvml["nvml"] = {
+      {"available", false}, {"reason", "libnvidia-ml.so.1: not found"}, {"gpus", json::array()}};
   const auto r = run_probe("gpu.nvlink_down", no_nvml);
   EXPECT_FALSE(r.available);
   EXPECT_NE(r.reason.find("libnvidia-ml"), std::string::npos);
@@ -252,8 +253,7 @@ TEST(Check, SlowGpuIsCaughtByTheRelativeRuleAndNotTheAbsoluteOne) {
   EXPECT_EQ(gpu->verdict, Level::fail);
   ASSERT_EQ(gpu->findings.size(), 1u);
   EXPECT_EQ(gpu->findings[0].fleet->n, 64);
-  EXPECT_NE(gpu->findings[0].detail.find("-8."), std::string::npos)
-      << gpu->findings[0].detail;
+  EXPECT_NE(gpu->findings[0].detail.find("-8."), std::string::npos) << gpu->findings[0].detail;
   EXPECT_EQ(gpu->rules.at("gemm-relative").checked, 1);
   EXPECT_EQ(r.drain(), std::vector<std::string>{"node03"});
   EXPECT_EQ(exit_status(r.verdict), 2);
@@ -285,8 +285,7 @@ TEST(Check, NicWithLinkDownedDeltasFails) {
   const auto profile = load_rules_file(kSource + "/results/rules/h100-sxm-ib.yaml");
   const auto r = evaluate(profile, make_fleet({.nic_link_downed = true}));
   EXPECT_EQ(violators(r, "link-downed-during-point"), std::vector<std::string>{"node07/mlx5_4"});
-  EXPECT_EQ(violators(r, "symbol-errors-during-point"),
-            std::vector<std::string>{"node07/mlx5_4"});
+  EXPECT_EQ(violators(r, "symbol-errors-during-point"), std::vector<std::string>{"node07/mlx5_4"});
   const auto *nic = find_part(r, "node07", PartKind::nic, "mlx5_4");
   ASSERT_NE(nic, nullptr);
   EXPECT_EQ(nic->verdict, Level::fail);
@@ -460,8 +459,8 @@ TEST_F(Outputs, JunitParsesBackWithEveryFailure) {
   EXPECT_EQ(suites.attribute("failures").as_int(), failures);
   EXPECT_EQ(suites.attribute("tests").as_int(), cases);
   std::sort(failed.begin(), failed.end());
-  EXPECT_EQ(failed, (std::vector<std::string>{"node02.gpu0 record-status",
-                                              "node03.gpu1 gemm-relative"}));
+  EXPECT_EQ(failed,
+            (std::vector<std::string>{"node02.gpu0 record-status", "node03.gpu1 gemm-relative"}));
   expect_golden("check.junit.xml", text);
 }
 

@@ -167,33 +167,32 @@ TEST(Report, RunPageIsSelfContainedWithEverySection) {
       auto p = run.records.back();
       p.key = "rdma.write_bw";
       p.params = {{"src", host}, {"dst", dst}, {"size_bytes", 65536}};
-      p.metrics = {{"bandwidth_gbits_per_s", host == "node03" && std::string(dst) == "node01"
-                                                 ? 200.0
-                                                 : 390.0}};
+      p.metrics = {{"bandwidth_gbits_per_s",
+                    host == "node03" && std::string(dst) == "node01" ? 200.0 : 390.0}};
       run.records.push_back(p);
     }
   }
   report::ReportInput in;
   in.title = "fleet <test>";
   in.runs = &fleet;
-  in.check = json{{"schema", "railgauge.check/1"},
-                  {"rules", {{"name", "p"}, {"file", "p.yaml"}}},
-                  {"verdict", "fail"},
-                  {"summary",
-                   {{"nodes", 3}, {"nodes_fail", 1}, {"nodes_warn", 0}, {"violations", 1},
-                    {"missing", 0}}},
-                  {"parts", json::array({{{"host", "node03"},
-                                          {"label", "gpu1"},
-                                          {"findings", json::array({{{"rule", "gemm"},
-                                                                     {"level", "fail"},
-                                                                     {"missing", false},
-                                                                     {"detail", ""},
-                                                                     {"text", "slow"}}})}}})},
-                  {"drain", json::array({"node03"})}};
+  in.check = json{
+      {"schema", "railgauge.check/1"},
+      {"rules", {{"name", "p"}, {"file", "p.yaml"}}},
+      {"verdict", "fail"},
+      {"summary",
+       {{"nodes", 3}, {"nodes_fail", 1}, {"nodes_warn", 0}, {"violations", 1}, {"missing", 0}}},
+      {"parts", json::array({{{"host", "node03"},
+                              {"label", "gpu1"},
+                              {"findings", json::array({{{"rule", "gemm"},
+                                                         {"level", "fail"},
+                                                         {"missing", false},
+                                                         {"detail", ""},
+                                                         {"text", "slow"}}})}}})},
+      {"drain", json::array({"node03"})}};
   const auto rep = report::build_report(in);
   for (const char *part : {"<h2 id=\"verdict\">", "GEMM efficiency versus tensor parallelism t",
-                           "memory: GB/s versus size", "offload: GB/s versus size",
-                           "Pair matrices", "<svg", "fleet &lt;test&gt;", "Drain: node03"})
+                           "memory: GB/s versus size", "offload: GB/s versus size", "Pair matrices",
+                           "<svg", "fleet &lt;test&gt;", "Drain: node03"})
     EXPECT_NE(rep.html.find(part), std::string::npos) << part;
   EXPECT_EQ(rep.html.find("<script"), std::string::npos);
   EXPECT_EQ(rep.html.find("http"), std::string::npos); // nothing fetched, no namespaces needed
@@ -201,8 +200,7 @@ TEST(Report, RunPageIsSelfContainedWithEverySection) {
   // The bad pair is marked in the heat map and listed in the markdown twin.
   EXPECT_NE(rep.html.find("node03 -&gt; node01: 200 bandwidth_gbits_per_s"), std::string::npos);
   EXPECT_NE(rep.markdown.find("| node03 | node01 | 200 |"), std::string::npos) << rep.markdown;
-  EXPECT_NE(rep.markdown.find("| qkv.fwd | 0.75 | 0.7 | 0.6 |"), std::string::npos)
-      << rep.markdown;
+  EXPECT_NE(rep.markdown.find("| qkv.fwd | 0.75 | 0.7 | 0.6 |"), std::string::npos) << rep.markdown;
   // Deterministic.
   EXPECT_EQ(report::build_report(in).html, rep.html);
 }

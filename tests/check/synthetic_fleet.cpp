@@ -52,7 +52,10 @@ json inventory(int node, int gpus, const FleetFaults &f) {
          {"uuid", fmt::format("GPU-fixture-{:02d}-{}", node, g)},
          {"pci_bus_id", fmt::format("00000000:{:02X}:00.0", 0x18 + g * 0x10)},
          {"pcie",
-          {{"gen_current", gen4 ? 4 : 5}, {"gen_max", 5}, {"width_current", 16}, {"width_max", 16}}},
+          {{"gen_current", gen4 ? 4 : 5},
+           {"gen_max", 5},
+           {"width_current", 16},
+           {"width_max", 16}}},
          {"ecc",
           {{"enabled_current", true},
            {"enabled_pending", true},
@@ -63,8 +66,10 @@ json inventory(int node, int gpus, const FleetFaults &f) {
           {{"correctable", 0}, {"uncorrectable", 0}, {"pending", false}, {"failure", false}}},
          {"clocks_event_reasons", json::array({"gpu_idle"})},
          {"nvlink", {{"links", json::array()}, {"up", 18}, {"down", 0}}}});
-    rail_gpus.push_back({{"bus_id", gpu_bus_id(g)}, {"name", fmt::format("cuda{}", g)},
-                         {"numa_node", g / 4}, {"nvml_index", g}});
+    rail_gpus.push_back({{"bus_id", gpu_bus_id(g)},
+                         {"name", fmt::format("cuda{}", g)},
+                         {"numa_node", g / 4},
+                         {"nvml_index", g}});
     devices.push_back({{"name", fmt::format("mlx5_{}", g)},
                        {"node_guid", "0000:0000:0000:0000"},
                        {"ports", json::array({{{"port", 1},
@@ -89,8 +94,11 @@ json inventory(int node, int gpus, const FleetFaults &f) {
           {"host", host_name(node)},
           {"summary",
            {{"packages", 2}, {"numa_nodes", 2}, {"gpus", gpus}, {"nics", gpus}, {"nvswitches", 4}}},
-          {"rail_map", {{"gpus", rail_gpus}, {"nics", json::array()}, {"paths", json::array()},
-                        {"rails", json::array()}}},
+          {"rail_map",
+           {{"gpus", rail_gpus},
+            {"nics", json::array()},
+            {"paths", json::array()},
+            {"rails", json::array()}}},
           {"nvml", {{"available", true}, {"reason", nullptr}, {"gpus", nvml_gpus}}},
           {"verbs", {{"available", true}, {"reason", nullptr}, {"devices", devices}}},
           {"port_counters", {{"available", true}, {"reason", nullptr}, {"ports", ports}}}};
@@ -107,7 +115,9 @@ analysis::RunSet make_fleet(const FleetFaults &f, int nodes, int gpus) {
     const auto host = host_name(n);
     analysis::LoadedRun run;
     run.dir = "fleet/" + host;
-    run.manifest = {{"schema", "railgauge.run/1"}, {"host", host}, {"rank", 0},
+    run.manifest = {{"schema", "railgauge.run/1"},
+                    {"host", host},
+                    {"rank", 0},
                     {"inventory", inventory(n, gpus, f)}};
     for (int g = 0; g < gpus; ++g) {
       const json device = {{"gpu", fmt::format("GPU-fixture-{:02d}-{}", n, g)},
@@ -117,15 +127,15 @@ analysis::RunSet make_fleet(const FleetFaults &f, int nodes, int gpus) {
       const double tflops = 740.0 * jitter(n, g) * slow;
       const double flops = 2.0 * 8192 * 8192 * 8192;
       auto m = time_stats(flops / (tflops * 1e12));
-      run.records.push_back(record(
-          host, "gemm.cublaslt", {{"m", 8192}, {"n", 8192}, {"k", 8192}, {"dtype", "bf16"}},
-          device, {{"time_s", m}, {"tflops", tflops}, {"efficiency", tflops / 989.0}}));
+      run.records.push_back(
+          record(host, "gemm.cublaslt", {{"m", 8192}, {"n", 8192}, {"k", 8192}, {"dtype", "bf16"}},
+                 device, {{"time_s", m}, {"tflops", tflops}, {"efficiency", tflops / 989.0}}));
       const double hbm = 2900.0 * jitter(n, g + 1);
-      auto hbm_rec = record(host, "memory.hbm_copy", {{"size_bytes", 4294967296LL}, {"gpu", g}},
-                            device,
-                            {{"time_s", time_stats(2 * 4294967296.0 / hbm / 1e9)},
-                             {"bandwidth_gbytes_per_s", hbm},
-                             {"verified", true}});
+      auto hbm_rec =
+          record(host, "memory.hbm_copy", {{"size_bytes", 4294967296LL}, {"gpu", g}}, device,
+                 {{"time_s", time_stats(2 * 4294967296.0 / hbm / 1e9)},
+                  {"bandwidth_gbytes_per_s", hbm},
+                  {"verified", true}});
       if (f.failed_record && n == 2 && g == 0) {
         hbm_rec.status = Status::failed;
         hbm_rec.reason = "3 of 536870912 elements wrong";
@@ -134,9 +144,9 @@ analysis::RunSet make_fleet(const FleetFaults &f, int nodes, int gpus) {
       run.records.push_back(hbm_rec);
       if (!(f.drop_h2d && n == 8)) {
         const double h2d = f.pcie_gen4 && n == 5 && g == 2 ? 26.0 : 55.0 * jitter(n, g + 2);
-        run.records.push_back(record(host, "offload.h2d", {{"size_bytes", 536870912}}, device,
-                                     {{"time_s", time_stats(536870912.0 / h2d / 1e9)},
-                                      {"bandwidth_gbytes_per_s", h2d}}));
+        run.records.push_back(record(
+            host, "offload.h2d", {{"size_bytes", 536870912}}, device,
+            {{"time_s", time_stats(536870912.0 / h2d / 1e9)}, {"bandwidth_gbytes_per_s", h2d}}));
       }
       const bool bad_nic = f.nic_link_downed && n == 7 && g == 4;
       run.records.push_back(record(

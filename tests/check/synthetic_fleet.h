@@ -13,15 +13,15 @@
 namespace railgauge::check::testing {
 
 struct FleetFaults {
-  bool slow_gpu = false;         // node03 gpu5: GEMM 8% below the others
-  bool pcie_gen4 = false;        // node05 gpu2: link trained to Gen4 x16, H2D at Gen4 speed
-  bool nic_link_downed = false;  // node07 mlx5_4: link_downed and symbol_error deltas
-  bool failed_record = false;    // node02 gpu0: an HBM record whose data check failed
-  bool drop_h2d = false;         // node08: no offload.h2d records at all
+  bool slow_gpu = false;        // node03 gpu5: GEMM 8% below the others
+  bool pcie_gen4 = false;       // node05 gpu2: link trained to Gen4 x16, H2D at Gen4 speed
+  bool nic_link_downed = false; // node07 mlx5_4: link_downed and symbol_error deltas
+  bool failed_record = false;   // node02 gpu0: an HBM record whose data check failed
+  bool drop_h2d = false;        // node08: no offload.h2d records at all
 };
 
-std::string gpu_bus_id(int gpu);   // "0000:18:00.0" + gpu * 0x10 on the bus
-std::string host_name(int node);   // node01..node08
+std::string gpu_bus_id(int gpu); // "0000:18:00.0" + gpu * 0x10 on the bus
+std::string host_name(int node); // node01..node08
 analysis::RunSet make_fleet(const FleetFaults &faults, int nodes = 8, int gpus = 8);
 
 // Writes the fleet as run directories <dir>/<host>/{run.json,records.jsonl}.

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""End-to-end tests of check, compare and report: real `railgauge run quick` records on this
+machine judged with the host-only profile, synthetic fleets (make_fleet.py) with a slow GPU and
+a bad pair, bad rules files, and the exit statuses (0 pass, 1 warn, 2 fail, 4 input error).
+
+Run by CTest, one test method per CTest test:  verdict_cli_test.py RAILGAUGE_BINARY Test.test_x
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+BINARY = None
+
+
+def railgauge(*args, timeout=300):
+    return subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+class VerdictTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def quick_run(self, name):
+        out = self.dir / name
+        r = railgauge("run", "quick", "--out", out, "-q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return out
+
+    def fleet(self, name, *args):
+        out = self.dir / name
+        subprocess.run([sys.executable, HERE / "make_fleet.py", out, *args], check=True)
+        return out
+
+    def test_host_profile_passes_a_real_quick_run(self):
+        run = self.quick_run("runs")
+        files = {k: self.dir / f"check.{k}" for k in ("json", "xml", "prom", "md", "drain")}
+        r = railgauge("check", "--rules", ROOT / "results/rules/host-only.yaml", run,
+                      "--json", files["json"], "--junit", files["xml"], "--prometheus",
+                      files["prom"], "--markdown", files["md"], "--drain", files["drain"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("PASS: 1 node", r.stdout)
+        verdict = json.loads(files["json"].read_text())
+        self.assertEqual(verdict["schema"], "railgauge.check/1")
+        self.assertEqual(verdict["verdict"], "pass")
+        checked = sum(t["checked"] for p in verdict["parts"]
+                      for t in p["rules"].values())
+        self.assertGreaterEqual(checked, 8 * 3)  # 8 records x data check, measured, fleet
+        suites = ET.parse(files["xml"]).getroot()
+        self.assertEqual(suites.tag, "testsuites")
+        self.assertEqual(suites.get("failures"), "0")
+        for line in files["prom"].read_text().splitlines():
+            self.assertRegex(line, r'^(# (HELP|TYPE) .*|[a-z_]+\{.*\} -?\d+)$')
+        self.assertEqual(files["drain"].read_text(), "")
+
+    def test_slow_gpu_fails_drains_and_is_deterministic(self):
+        fleet = self.fleet("fleet", "--slow", "node03:5")
+        drain = self.dir / "drain.txt"
+        args = ["check", "--rules", HERE / "fixture_rules.yaml", fleet, "--format", "json"]
+        first = railgauge(*args, "--drain", drain)
+        self.assertEqual(first.returncode, 2, first.stderr)
+        self.assertEqual(drain.read_text(), "node03\n")
+        verdict = json.loads(first.stdout)
+        bad = [(p["host"], p["label"], p["verdict"]) for p in verdict["parts"]
+               if p["verdict"] != "pass"]
+        self.assertEqual(bad, [("node03", "gpu5", "fail"), ("node04", "mlx5_0", "warn")])
+        self.assertEqual(railgauge(*args).stdout, first.stdout)
+        junit = railgauge("check", "--rules", HERE / "fixture_rules.yaml", fleet,
+                          "--format", "junit")
+        failed = [tc.get("classname") + " " + tc.get("name")
+                  for tc in ET.fromstring(junit.stdout).iter("testcase")
+                  if tc.find("failure") is not None]
+        self.assertEqual(failed, ["node03.gpu5 gemm-vs-fleet"])
+
+    def test_warn_only_exits_1(self):
+        fleet = self.fleet("fleet")  # only the bad pair: a warning
+        r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", fleet)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("WARN node04 mlx5_0 rdma-pair-vs-fleet", r.stdout)
+
+    def test_bad_rules_and_flags_exit_4_with_file_and_line(self):
+        run = self.fleet("fleet")
+        rules = self.dir / "bad.yaml"
+        rules.write_text("schema: railgauge.rules/1\nname: bad\nrules:\n  - id: a\n"
+                         "    category: compute\n    severity: fail\n"
+                         "    select: {key: gemm.x}\n    metric: metrics.tflops\n"
+                         "    compare: \">=\"\n    fleet: {mads: -1}\n")
+        r = railgauge("check", "--rules", rules, run)
+        self.assertEqual(r.returncode, 4)
+        self.assertIn(f"{rules}:10: 'mads' must not be negative", r.stderr)
+        r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", run, "--bogus")
+        self.assertEqual(r.returncode, 4)
+        self.assertIn("unknown argument '--bogus'", r.stderr)
+        r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", self.dir / "nope")
+        self.assertEqual(r.returncode, 4)
+        r = railgauge("compare", run)
+        self.assertEqual(r.returncode, 4)
+        self.assertIn("at least two runs", r.stderr)
+
+    def test_compare_two_real_runs_and_report_the_comparison(self):
+        a, b = self.quick_run("a"), self.quick_run("b")
+        cmp_json = self.dir / "cmp.json"
+        r = railgauge("compare", a, b, "--label", "before", "--label", "after",
+                      "--json", cmp_json)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("after/before", r.stdout)
+        c = json.loads(cmp_json.read_text())
+        self.assertEqual(c["labels"], ["before", "after"])
+        self.assertEqual(len(c["points"]), 8)  # quick: 4 kernels x 2 sizes, all matched
+        for p in c["points"]:
+            self.assertIsNotNone(p["ratio"][0])
+            self.assertIn(p["verdict"][0], ["better", "worse", "within noise"])
+        self.assertEqual([f["group"] for f in c["families"]], ["memory"])
+        html, md = self.dir / "cmp.html", self.dir / "cmp.md"
+        r = railgauge("report", cmp_json, "--html", html, "--markdown", md)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = html.read_text()
+        self.assertIn("<svg", page)
+        self.assertNotIn("<script", page)
+        self.assertIn("| memory | after vs before |", md.read_text())
+
+    def test_compare_two_fleets_and_report_runs_with_verdict(self):
+        ib, roce = self.fleet("ib"), self.fleet("roce", "--busbw-scale", "0.8")
+        r = railgauge("compare", ib, roce, "--label", "ib", "--label", "roce",
+                      "--format", "markdown")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| collectives | roce vs ib |", r.stdout)
+        check = self.dir / "check.json"
+        railgauge("check", "--rules", HERE / "fixture_rules.yaml", ib, "--json", check)
+        html, md = self.dir / "r.html", self.dir / "r.md"
+        r = railgauge("report", ib, "--check", check, "--html", html, "--markdown", md)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = html.read_text()
+        for part in ("Verdict", "GEMM efficiency versus tensor parallelism t",
+                     "collectives: bus bandwidth GB/s versus size", "Pair matrices"):
+            self.assertIn(part, page)
+        self.assertIn("| node04 | node02 |", md.read_text())  # the bad pair, listed
+
+
+if __name__ == "__main__":
+    BINARY = sys.argv[1]
+    unittest.main(argv=[sys.argv[0], *sys.argv[2:]])
