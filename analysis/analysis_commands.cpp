@@ -5,20 +5,20 @@
 #include "analysis/calibrate/calibrate_command.h"
 #include "analysis/check/check_command.h"
 #include "analysis/compare/compare_command.h"
+#include "analysis/import/import_commands.h"
 #include "analysis/report/report_command.h"
 #include "offload/import_nvbandwidth_command.h"
 
 namespace railgauge::analysis {
 
 void add_analysis_commands(CLI::App &app, int &exit_code) {
-  // One line per command, e.g. add_check_command(app, exit_code);
   add_check_command(app, exit_code);
   add_compare_command(app, exit_code);
   add_report_command(app, exit_code);
   add_calibrate_command(app, exit_code);
   offload::add_import_nvbandwidth_command(app, exit_code);
-  (void)app;
-  (void)exit_code;
+  add_import_nccl_tests_command(app, exit_code);
+  add_import_perftest_command(app, exit_code);
 }
 
 } // namespace railgauge::analysis

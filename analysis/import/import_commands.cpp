@@ -1,0 +1,111 @@
+#include "analysis/import/import_commands.h"
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "analysis/import/imported_run.h"
+#include "collectives/nccl_tests_import.h"
+#include "harness/error.h"
+#include "rdma/perftest_import.h"
+
+namespace railgauge::analysis {
+namespace {
+
+struct ImportOptions {
+  std::string file;
+  std::string out = "runs";
+  std::string host;
+};
+
+CLI::App *add_import_subcommand(CLI::App &app, const std::string &tool,
+                                const std::string &description, ImportOptions &o) {
+  auto *cmd = import_command(app)->add_subcommand(tool, description);
+  cmd->add_option("file", o.file, fmt::format("A saved {} output", tool))->required();
+  cmd->add_option("--out", o.out, "Directory that receives the run directory <out>/<run-id>/")
+      ->capture_default_str();
+  cmd->add_option("--host", o.host, "The host the output came from (default: unknown)");
+  return cmd;
+}
+
+std::vector<std::string> import_argv(const std::string &tool, const ImportOptions &o) {
+  std::vector<std::string> argv = {"railgauge", "import", tool, o.file, "--out", o.out};
+  if (!o.host.empty())
+    argv.insert(argv.end(), {"--host", o.host});
+  return argv;
+}
+
+// Records carry the run directory's identity, whatever the importer put there.
+std::vector<Record> with_identity(std::vector<Record> records, const RunIdentity &id) {
+  for (auto &r : records) {
+    r.run = id.run_id;
+    r.host = id.host;
+    if (r.time_utc.empty())
+      r.time_utc = utc_timestamp_now();
+  }
+  return records;
+}
+
+void report(const std::string &file, const ImportedRun &run) {
+  std::cout << fmt::format("imported {} record(s) from {} into {}\n", run.records, file, run.dir);
+}
+
+} // namespace
+
+void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
+  auto o = std::make_shared<ImportOptions>();
+  auto kind = std::make_shared<std::string>();
+  auto *cmd = add_import_subcommand(
+      app, "nccl-tests",
+      "nccl-tests' text output (all_reduce_perf and siblings) as collectives.nccl_<kind> records, "
+      "two per size row (out of place, in place)",
+      *o);
+  cmd->add_option("--kind", *kind,
+                  "The collective, when the log has no 'Collective test starting' header "
+                  "(all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, "
+                  "sendrecv)");
+  cmd->callback([&exit_code, o, kind] {
+    std::optional<collectives::Kind> k;
+    if (!kind->empty()) {
+      k = collectives::parse_kind(*kind);
+      if (!k)
+        throw InputError(fmt::format("unknown collective '{}'", *kind), "--kind",
+                         "give one of all_reduce, all_gather, reduce_scatter, alltoall, "
+                         "broadcast, reduce, sendrecv");
+    }
+    std::istringstream text(
+        read_text_file(o->file, "give the path of a saved nccl-tests output (stdout)"));
+    const auto parsed = collectives::import_nccl_tests_text(text, o->file, k, "", o->host);
+    nlohmann::json imported = {{"ranks", parsed.ranks}};
+    if (parsed.avg_busbw_gbytes_per_s)
+      imported["avg_busbw_gbytes_per_s"] = *parsed.avg_busbw_gbytes_per_s;
+    const auto run = write_imported_run(
+        o->out, o->host, import_argv("nccl-tests", *o), "nccl-tests", o->file, imported,
+        [&](const RunIdentity &id) { return with_identity(parsed.records, id); });
+    report(o->file, run);
+    exit_code = 0;
+  });
+}
+
+void add_import_perftest_command(CLI::App &app, int &exit_code) {
+  auto o = std::make_shared<ImportOptions>();
+  auto *cmd = add_import_subcommand(
+      app, "perftest",
+      "perftest's text output (ib_write_bw, ib_read_lat, ...) as rdma.<verb>_<bw|lat> records", *o);
+  cmd->callback([&exit_code, o] {
+    const auto records = rdma::import_perftest(
+        read_text_file(o->file, "give the path of a saved perftest output (client or server)"),
+        o->file);
+    const auto run =
+        write_imported_run(o->out, o->host, import_argv("perftest", *o), "perftest", o->file, {},
+                           [&](const RunIdentity &id) { return with_identity(records, id); });
+    report(o->file, run);
+    exit_code = 0;
+  });
+}
+
+} // namespace railgauge::analysis

@@ -1,0 +1,122 @@
+"""`railgauge import` end to end: nccl-tests, perftest and nvbandwidth output become run
+directories that validate against the schemas, and two imported nccl-tests logs (one fabric
+against another) go through `railgauge compare` like measured runs.
+
+Usage: import_cli_test.py RAILGAUGE_BINARY SOURCE_DIR TestName
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BINARY = SOURCE = None
+
+
+def railgauge(*args):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=300)
+
+
+def run_dir_of(output):
+    match = re.search(r"into (\S+)", output)
+    assert match, output
+    return match.group(1)
+
+
+def records(run_dir):
+    with open(os.path.join(run_dir, "records.jsonl")) as f:
+        return [json.loads(line) for line in f]
+
+
+def validate(test, run_dir):
+    check = subprocess.run(
+        [sys.executable, os.path.join(SOURCE, "scripts/validate_run.py"), run_dir],
+        capture_output=True, text=True, timeout=120)
+    test.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
+
+class ImportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="railgauge_import_")
+        self.out = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_nccl_tests_log_becomes_a_valid_run(self):
+        sample = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_format_sample.txt")
+        p = railgauge("import", "nccl-tests", sample, "--out", self.out, "--host", "node01")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        run = run_dir_of(p.stdout)
+        validate(self, run)
+        recs = records(run)
+        self.assertEqual(len(recs), 4)
+        self.assertEqual({r["key"] for r in recs}, {"collectives.nccl_all_reduce"})
+        self.assertEqual(sorted(r["status"] for r in recs), ["failed", "ok", "ok", "ok"])
+        self.assertTrue(all(r["host"] == "node01" for r in recs))
+        with open(os.path.join(run, "run.json")) as f:
+            manifest = json.load(f)
+        self.assertEqual(manifest["imported"]["tool"], "nccl-tests")
+        self.assertEqual(manifest["status"], "complete")
+
+    def test_two_imported_fabrics_compare_with_a_ratio_per_point(self):
+        sample = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_format_sample.txt")
+        with open(sample) as f:
+            text = f.read()
+        # The second "fabric": the 1 MiB out-of-place row twice as slow (busbw halved).
+        slower = text.replace("20.00   52.43   52.43", "40.00   26.21   26.21")
+        self.assertNotEqual(slower, text)
+        other = os.path.join(self.out, "roce.txt")
+        with open(other, "w") as f:
+            f.write(slower)
+        a = railgauge("import", "nccl-tests", sample, "--out", self.out + "/ib")
+        b = railgauge("import", "nccl-tests", other, "--out", self.out + "/roce")
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertEqual(b.returncode, 0, b.stderr)
+        p = railgauge("compare", run_dir_of(a.stdout), run_dir_of(b.stdout), "--label", "ib",
+                      "--label", "roce", "--format", "json")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        doc = json.loads(p.stdout)
+        big = [pt for pt in doc["points"]
+               if pt["params"].get("size_bytes") == 1048576
+               and pt["params"].get("in_place") == "out_of_place"]
+        self.assertEqual(len(big), 1, doc["points"])
+        self.assertEqual(big[0]["key"], "collectives.nccl_all_reduce")
+        self.assertAlmostEqual(big[0]["ratio"][0], 26.21 / 52.43, places=3)
+        families = {f["group"]: f for f in doc["families"]}
+        self.assertAlmostEqual(families["collectives"]["geomean_speedup"], 0.5, places=2)
+
+    def test_perftest_client_output_becomes_a_valid_run(self):
+        files = sorted(glob.glob(os.path.join(SOURCE, "tests/fixtures/rdma/perftest/*client*.txt")))
+        self.assertTrue(files)
+        for path in files:
+            p = railgauge("import", "perftest", path, "--out", self.out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            run = run_dir_of(p.stdout)
+            validate(self, run)
+            recs = records(run)
+            self.assertTrue(recs)
+            self.assertTrue(all(r["key"].startswith("rdma.") for r in recs))
+
+    def test_not_the_tools_output_is_an_input_error(self):
+        bad = os.path.join(self.out, "bad.txt")
+        with open(bad, "w") as f:
+            f.write("hello\n")
+        for tool in ("nccl-tests", "perftest"):
+            p = railgauge("import", tool, bad, "--out", self.out)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn("bad.txt", p.stderr)
+            self.assertFalse(glob.glob(os.path.join(self.out, "*", "records.jsonl")))
+        p = railgauge("import", "nccl-tests", bad, "--kind", "allreduce", "--out", self.out)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--kind", p.stderr)
+
+
+if __name__ == "__main__":
+    BINARY, SOURCE, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    suite = unittest.TestSuite([ImportTest(name)])
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    sys.exit(0 if result.wasSuccessful() else 1)
