@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-build_dir=${BUILD_DIR:-build}
+build_dir=${BUILD_DIR:-build-softroce}
 cache_dir=${RAILGAUGE_SOFTROCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/railgauge-softroce}
 out_dir=""
 while [ $# -gt 0 ]; do
@@ -51,10 +51,18 @@ fi
 # --- the binaries the guest runs ------------------------------------------------------------
 targets=(railgauge rdma_softroce_tests rdma_perftest_import)
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  timeout 1800 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  # Without CUDA: the guest has no GPU, and the CUDA libraries a CUDA build links (cuBLASLt
+  # alone is over 500 MB) would not fit the guest's memory as an initramfs.
+  timeout 1800 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DRAILGAUGE_ENABLE_CUDA=OFF >/dev/null
 fi
 timeout 3600 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}" >/dev/null
 railgauge_bin=$build_dir/bin/railgauge
+if ldd "$railgauge_bin" | grep -q 'libcublas\|libnccl'; then
+  log "$build_dir is a CUDA build: its libraries do not fit the guest's memory; give a build" \
+    "directory configured with -DRAILGAUGE_ENABLE_CUDA=OFF (the default build-softroce is)"
+  exit 2
+fi
 tests_bin=$(find "$build_dir" -type f -name rdma_softroce_tests -perm -u+x | head -n1)
 import_bin=$(find "$build_dir" -type f -name rdma_perftest_import -perm -u+x | head -n1)
 for f in "$railgauge_bin" "$tests_bin" "$import_bin"; do
