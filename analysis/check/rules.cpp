@@ -11,33 +11,13 @@
 #include "analysis/check/inventory_probes.h"
 #include "harness/error.h"
 #include "harness/registry.h"
+#include "harness/yaml_input.h"
 
 namespace railgauge::check {
 namespace {
 
 constexpr const char *kCategories[] = {"compute", "memory", "pcie",  "nvlink",
                                        "nic",     "fabric", "health"};
-
-std::string at(const std::string &file, const YAML::Node &node) {
-  const auto mark = node.Mark();
-  return mark.line >= 0 ? fmt::format("{}:{}", file, mark.line + 1) : file;
-}
-
-void expect_keys(const YAML::Node &map, const std::string &file, const std::string &what,
-                 std::initializer_list<const char *> allowed) {
-  for (const auto &kv : map) {
-    const auto name = kv.first.as<std::string>();
-    bool ok = false;
-    std::string list;
-    for (const char *a : allowed) {
-      ok = ok || name == a;
-      list += (list.empty() ? "" : ", ") + std::string(a);
-    }
-    if (!ok)
-      throw InputError(fmt::format("unknown field '{}' in {}", name, what), at(file, kv.first),
-                       fmt::format("{} takes: {}", what, list));
-  }
-}
 
 std::string scalar(const YAML::Node &node, const std::string &file, const std::string &what) {
   if (!node.IsScalar())
