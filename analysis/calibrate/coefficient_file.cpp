@@ -5,11 +5,6 @@
 namespace railgauge::calibrate {
 namespace {
 
-nlohmann::json error_json(const HeldOutError &e) {
-  return {
-      {"folds", e.folds}, {"points", e.points}, {"mean_rel", e.mean_rel}, {"max_rel", e.max_rel}};
-}
-
 nlohmann::json table_json(const TableFit &t) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto &[x, e] : t.table.rows)
@@ -29,10 +24,15 @@ nlohmann::json alpha_beta_json(const AlphaBeta &f) {
 
 } // namespace
 
+nlohmann::json to_json(const HeldOutError &e) {
+  return {
+      {"folds", e.folds}, {"points", e.points}, {"mean_rel", e.mean_rel}, {"max_rel", e.max_rel}};
+}
+
 nlohmann::json to_json(const FitQuality &q) {
   return {{"points", q.points},
-          {"held_out", q.held_out ? error_json(*q.held_out) : nlohmann::json(nullptr)},
-          {"in_sample", error_json(q.in_sample)}};
+          {"held_out", q.held_out ? to_json(*q.held_out) : nlohmann::json(nullptr)},
+          {"in_sample", to_json(q.in_sample)}};
 }
 
 nlohmann::json to_json(const Sourced &s) {

@@ -14,6 +14,7 @@ inline constexpr const char *kCoefficientSchema = "railgauge.coefficients/1";
 nlohmann::json coefficient_file(const Calibration &c);
 
 // {"points", "held_out": {folds, points, mean_rel, max_rel} or null, "in_sample": {...}}
+nlohmann::json to_json(const HeldOutError &e);
 nlohmann::json to_json(const FitQuality &q);
 nlohmann::json to_json(const Sourced &s);
 

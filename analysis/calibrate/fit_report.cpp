@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/calibrate/coefficient_file.h"
+#include "analysis/calibrate/tp_sweep_check.h"
 
 namespace railgauge::calibrate {
 namespace {
@@ -25,6 +26,37 @@ nlohmann::json table_entry(const TableFit &t, const std::string &model) {
 
 std::string percent(const nlohmann::json &v) {
   return v.is_number() ? fmt::format("{:.2f}%", 100 * v.get<double>()) : "-";
+}
+
+std::string error_cells(const nlohmann::json &e) {
+  return e.is_object() ? fmt::format("{} | {}", percent(e["mean_rel"]), percent(e["max_rel"]))
+                       : "- | -";
+}
+
+std::string tp_sweep_markdown(const nlohmann::json &sweeps) {
+  if (sweeps.empty())
+    return "";
+  std::string md =
+      "\n## Model GEMMs under tensor parallelism\n\nThe time the fitted matrix table implies "
+      "for each GEMM of the block (Calculon's t = F/(peak·eff(F)) + mem1 term) against the "
+      "measured time. In-sample: the table written (it saw these points). Leave-t-out: a table "
+      "with the same step count fitted without this model's GEMMs at this t. Block: Σ count·t "
+      "over the block's GEMMs.\n";
+  for (const auto &s : sweeps) {
+    md += fmt::format("\n### {} {}: per GEMM in-sample {} (mean | max), leave-t-out {}\n\n",
+                      s["model"].get<std::string>(), s["dtype"].get<std::string>(),
+                      error_cells(s["in_sample"]), error_cells(s["leave_t_out"]));
+    md += "| t | GEMMs | in-sample mean | in-sample max | leave-t-out mean | leave-t-out max | "
+          "block measured | block predicted | block error | block leave-t-out error "
+          "|\n|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto &d : s["degrees"])
+      md += fmt::format("| {} | {} | {} | {} | {:.6g} s | {:.6g} s | {} | {} |\n",
+                        d["tp"].get<int>(), d["gemms"].get<std::size_t>(),
+                        error_cells(d["in_sample"]), error_cells(d["leave_t_out"]),
+                        d["block_measured_s"].get<double>(), d["block_predicted_s"].get<double>(),
+                        percent(d["block_in_sample_rel"]), percent(d["block_leave_t_out_rel"]));
+  }
+  return md;
 }
 
 } // namespace
@@ -83,11 +115,15 @@ nlohmann::json fit_report_json(const Calibration &c) {
     add(p + "latency", n.latency_s);
     add(p + "processor_usage", n.processor_usage);
   }
+  nlohmann::json sweeps = nlohmann::json::array();
+  for (const auto &check : check_tp_sweeps(c))
+    sweeps.push_back(to_json(check));
   return {{"schema", "railgauge.fit_report/1"},
           {"runs", c.runs},
           {"folds", c.options.folds},
           {"coefficient_sets", sets},
           {"not_measured", assumed},
+          {"tp_sweeps", sweeps},
           {"notes", c.notes},
           {"records_used", c.samples.used_by_key},
           {"records_skipped", c.samples.skipped.size()}};
@@ -114,6 +150,8 @@ std::string fit_report_markdown(const nlohmann::json &r) {
                     has ? percent(f["in_sample"]["mean_rel"]) : "-",
                     has ? percent(f["in_sample"]["max_rel"]) : "-", s["source"].get<std::string>());
   }
+  if (r.contains("tp_sweeps"))
+    md += tp_sweep_markdown(r["tp_sweeps"]);
   if (!r["not_measured"].empty()) {
     md += "\n## Not measured (taken from the named source)\n\n| value | = | source "
           "|\n|---|---|---|\n";

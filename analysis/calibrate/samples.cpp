@@ -183,6 +183,7 @@ Samples extract_samples(const analysis::RunSet &runs) {
       g.layer = text(p, "gemm").value_or("");
       g.pass = text(p, "pass").value_or("");
       g.tp = static_cast<int>(number(p, "tp").value_or(0));
+      g.count = std::max(1, static_cast<int>(number(p, "gemm_count").value_or(1)));
       g.key = r.key;
       out.gemm.push_back(g);
       used = true;

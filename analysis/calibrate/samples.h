@@ -24,7 +24,8 @@ struct GemmSample {
   double flops = 0, bytes = 0, time_s = 0;
   double peak_tflops = 0; // from the record; 0 = not known
   std::string op, model, layer, pass;
-  int tp = 0; // 0 = not a TP-sweep point
+  int tp = 0;    // 0 = not a TP-sweep point
+  int count = 1; // how often the block runs this GEMM (params.gemm_count)
   std::string key;
 };
 

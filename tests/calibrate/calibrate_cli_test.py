@@ -99,6 +99,11 @@ class CalibrateTest(unittest.TestCase):
                       "-a", "m=16,32,64,96,128,192,256", "-a", "dtype=fp32",
                       "--time-budget", "0.02", "--no-verify")
         assert r.returncode == 0, r.stderr
+        # A transformer block's GEMMs under t = 1, 2, 4: the TP-sweep check of the fit report.
+        r = railgauge("gemm", "--out", str(cls.runs), "-q", "--filter", "gemm.cpu_blas", "-a",
+                      "model=custom", "-a", "hidden=256", "-a", "heads=4", "-a", "seq=256",
+                      "-a", "tp=1,2,4", "--time-budget", "0.02", "--no-verify")
+        assert r.returncode == 0, r.stderr
         r = railgauge("memory", "--out", str(cls.runs), "-q", "--filter", "memory.host_*",
                       "-a", "size_bytes=16KiB:16MiB:*4", "-a", "threads=1",
                       "--time-budget", "0.02")
@@ -127,7 +132,8 @@ class CalibrateTest(unittest.TestCase):
         self.assertEqual(coeff["mem1_stands_for"], "host")
         self.assertTrue(coeff["calculon_tables"]["matrix.float32"]["measured"])
         self.assertFalse(coeff["calculon_tables"]["mem2"]["measured"])
-        self.assertEqual(len(coeff["gemm"]["fp32"]["by_shape"]), 7)
+        by_key = [row["key"] for row in coeff["gemm"]["fp32"]["by_shape"]]
+        self.assertEqual(by_key.count("gemm.cpu_blas_size"), 7)
 
         report = json.loads((out / "fit_report.json").read_text())
         by_name = {s["name"]: s for s in report["coefficient_sets"]}
@@ -141,6 +147,17 @@ class CalibrateTest(unittest.TestCase):
         self.assertIn("networks.0.bandwidth", not_measured)
         self.assertIn("Calculon", not_measured["networks.0.bandwidth"])
         self.assertIn("held-out mean", (out / "fit_report.md").read_text())
+        # The block's GEMMs: each t predicted by the table, and again by one fitted without it.
+        [sweep] = report["tp_sweeps"]
+        self.assertEqual((sweep["model"], sweep["dtype"]), ("custom", "fp32"))
+        self.assertEqual([d["tp"] for d in sweep["degrees"]], [1, 2, 4])
+        for d in sweep["degrees"]:
+            self.assertGreater(d["gemms"], 0)
+            self.assertGreater(d["block_measured_s"], 0)
+            self.assertIsNotNone(d["leave_t_out"])
+        self.assertEqual(len(sweep["gemms"]), sum(d["gemms"] for d in sweep["degrees"]))
+        self.assertIn("## Model GEMMs under tensor parallelism",
+                      (out / "fit_report.md").read_text())
 
         yml = (out / "astra_network.yml").read_text()
         for key in ("topology:", "npus_count:", "bandwidth:", "latency:"):
