@@ -82,8 +82,8 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
                  "0 listens there; also RAILGAUGE_STORE), mpi or mpi://HOST (under mpirun; the "
                  "default there)");
   cmd.add_option("--store-timeout", o.store_timeout_s,
-                 "Seconds a rank waits for the others at the start and end of the run before it "
-                 "names the ones missing and stops")
+                 "Seconds a rank waits for another rank (at the start and end of the run, and "
+                 "inside multi-rank points: a pair's peer) before it names the ones missing")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 }
@@ -136,11 +136,10 @@ int measure_entries(const Registry &registry, std::vector<SuiteEntry> entries,
   // Who this rank is and, with several ranks, the store they meet in (harness/launch.h).
   const Environment env = process_environment();
   const LaunchInfo launch = launch_info_from(env);
-  World world(launch,
-              {o.store_url, std::chrono::milliseconds(std::llround(o.store_timeout_s * 1e3))}, env,
-              host);
+  const Milliseconds store_timeout(std::llround(o.store_timeout_s * 1e3));
+  World world(launch, {o.store_url, store_timeout}, env, host);
   RunContext ctx(topology, sampler, host, launch.rank);
-  ctx.set_world(world.world_size(), world.store());
+  ctx.set_world(world.world_size(), world.store(), store_timeout);
   ctx.set_verify(!o.no_verify);
   const RunPlan plan = make_plan(registry, entries, overrides, o.filter, ctx);
 

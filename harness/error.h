@@ -36,4 +36,12 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// A point of several ranks failed because another rank died or stopped answering. The point
+// becomes an `error` record like any BackendError, and then the run stops: every later point
+// with that rank would wait its timeout for it in vain (the end barrier then names it).
+class PeerLost : public BackendError {
+public:
+  using BackendError::BackendError;
+};
+
 } // namespace railgauge

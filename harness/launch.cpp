@@ -180,8 +180,12 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
     settings_.url = "mpi";
   }
   const std::string &url = *settings_.url;
-  const TcpStoreClientOptions client_options{settings_.timeout, Milliseconds(10'000),
-                                             Milliseconds(10'000)};
+  // A rank that is gone is waited for no longer than the run's timeout anywhere: not in the
+  // reconnects after rank 0's store vanished, nor in rank 0's wait for clients to hang up.
+  const Milliseconds grace = std::min(Milliseconds(10'000), settings_.timeout);
+  const TcpStoreClientOptions client_options{settings_.timeout, grace, grace};
+  TcpStoreServerOptions server_options;
+  server_options.shutdown_grace = grace;
   auto &c = *connection_;
 
   if (url == "mpi" || url.starts_with("mpi://")) {
@@ -211,7 +215,8 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
               fmt::format("host '{}' resolves to no address other ranks can reach", host_),
               "--store mpi", "name rank 0's address: --store mpi://ADDRESS");
         const std::string token = random_token();
-        c.server = std::make_unique<TcpStoreServer>(TcpEndpoint{listen_host, 0}, token);
+        c.server =
+            std::make_unique<TcpStoreServer>(TcpEndpoint{listen_host, 0}, token, server_options);
         message =
             fmt::format("ok {} {} {}", c.server->endpoint().host, c.server->endpoint().port, token);
       } catch (const std::exception &e) {
@@ -251,7 +256,7 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
       throw InputError("no run token: a store needs one to tell this run's ranks from others",
                        "RAILGAUGE_RUN_TOKEN", kTokenFix);
     if (launch_.rank == 0)
-      c.server = std::make_unique<TcpStoreServer>(endpoint, token);
+      c.server = std::make_unique<TcpStoreServer>(endpoint, token, server_options);
     else
       c.client = std::make_unique<TcpStoreClient>(endpoint, token, launch_.rank, client_options);
     store_text_ = fmt::format("tcp://{}", endpoint.to_string());

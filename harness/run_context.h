@@ -23,9 +23,14 @@ public:
   // The store every rank of this run shares, or nullptr when the run has a single rank and
   // nothing set one. Multi-rank benchmarks waive when it is missing.
   Store *store() const { return store_; }
-  void set_world(int world_size, Store *store) {
+  // How long a multi-rank benchmark waits for another rank (its store keys, its socket, its
+  // completions) before it reports that rank as dead or hung: the run's --store-timeout.
+  Milliseconds peer_timeout() const { return peer_timeout_; }
+  double peer_timeout_s() const { return static_cast<double>(peer_timeout_.count()) / 1e3; }
+  void set_world(int world_size, Store *store, Milliseconds peer_timeout = Milliseconds(300'000)) {
     world_size_ = world_size;
     store_ = store;
+    peer_timeout_ = peer_timeout;
   }
 
   // The suite entry's (or command line's) settings for the point being run.
@@ -46,6 +51,7 @@ private:
   int rank_ = 0;
   int world_size_ = 1;
   Store *store_ = nullptr;
+  Milliseconds peer_timeout_{300'000};
   MeasureSpec spec_;
   bool verify_ = true;
 };

@@ -20,14 +20,17 @@ std::string axis_list(const std::vector<Axis> &axes) {
 }
 
 // Whatever supported() or run() throws becomes this point's `error` record: one broken point
-// never costs the rest of the run.
-Outcome run_point(Benchmark &bench, RunContext &ctx, const Point &point) {
+// never costs the rest of the run, except a lost peer (PeerLost), which sets peer_lost.
+Outcome run_point(Benchmark &bench, RunContext &ctx, const Point &point, bool &peer_lost) {
   Outcome broke;
   broke.status = Status::error;
   try {
     if (auto why = bench.supported(ctx, point))
       return Outcome::waived(*why);
     return bench.run(ctx, point);
+  } catch (const PeerLost &e) {
+    broke.reason = e.what();
+    peer_lost = true;
   } catch (const std::exception &e) {
     broke.reason = e.what();
   } catch (...) {
@@ -161,9 +164,17 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
         out.on_point_hung(record);
     });
 
+  bool peer_lost = false;
   for (const auto &item : plan.items) {
+    if (peer_lost)
+      break;
     ctx.set_measure_spec(item.measure);
     for (const auto &point : item.points) {
+      if (peer_lost) {
+        std::fprintf(stderr, "railgauge: the run stops after this point: another rank is lost, "
+                             "and every later point would wait for it in vain\n");
+        break;
+      }
       if (out.skip && out.skip(item.benchmark->key(), point))
         continue;
       if (out.progress) {
@@ -179,7 +190,7 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
         watchdog->arm(fmt::format("{} {}", item.benchmark->key(), point.label()),
                       out.point_timeout_s);
       }
-      Outcome outcome = run_point(*item.benchmark, ctx, point);
+      Outcome outcome = run_point(*item.benchmark, ctx, point, peer_lost);
       if (watchdog && watchdog->disarm()) {
         ++counts[std::string(to_string(Status::error))]; // recorded by the watchdog
         ++done;
@@ -195,6 +206,11 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       record.time_utc = utc_timestamp_now();
       out.records.append(record);
       out.printer.on_record(record);
+      // An error is the tool's own trouble (a dead peer, a failing call), not a measurement: say
+      // it at once, --quiet or not, so a rank that stops later still shows the point it was at.
+      if (record.status == Status::error)
+        std::fprintf(stderr, "%srailgauge: error at %s %s: %s\n", out.progress ? "\r\033[K" : "",
+                     record.key.c_str(), point.label().c_str(), record.reason.value_or("").c_str());
       ++counts[std::string(to_string(record.status))];
       ++done;
     }

@@ -34,6 +34,10 @@ struct VerbsPointSpec {
   std::size_t size_bytes = 65536;
   std::string sysfs_root = "/sys";
   std::string point_id; // unique per point and equal on every rank (store keys)
+  // How long one side waits for the other (store keys, drains, the control write), and how long
+  // the server serves before it gives the client up. Ranks mode: from the run's --store-timeout.
+  double peer_timeout_s = 180;
+  double serve_deadline_s = 720;
 };
 
 // Why a point cannot run here (no verbs build, no device, too few ranks), or nullopt.

@@ -15,6 +15,7 @@
 #include "harness/store/memory_store.h"
 #include "rdma/data_pattern.h"
 #include "rdma/latency_summary.h"
+#include "rdma/pair_failure.h"
 #include "rdma/per_call_timer.h"
 #include "rdma/tcp/tcp_socket.h"
 
@@ -225,23 +226,33 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   return out;
 }
 
-Outcome run_tcp_point(RunContext &ctx, const TcpPointSpec &s) {
-  if (const auto why = tcp_waive_reason(ctx, s))
+Outcome run_tcp_point(RunContext &ctx, const TcpPointSpec &spec) {
+  if (const auto why = tcp_waive_reason(ctx, spec))
     return Outcome::waived(*why);
-  const std::string prefix = fmt::format("tcp/{}/", s.point_id);
-  if (s.mode == "ranks") {
-    if (ctx.rank() == 0)
-      return tcp_client(ctx, s, *ctx.store(), prefix);
-    const std::atomic<bool> never{false};
-    const auto result = tcp_server(s, *ctx.store(), prefix, never);
-    if (result.contains("error"))
-      throw BackendError(result["error"].get<std::string>());
-    Outcome out;
-    out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
-    if (ctx.verify())
-      out.conclude_data_check(result["problems"].get<std::vector<std::string>>());
-    return out;
+  const std::string prefix = fmt::format("tcp/{}/", spec.point_id);
+  if (spec.mode == "ranks") {
+    // The other rank answers within the run's peer timeout (--store-timeout) or is reported.
+    TcpPointSpec s = spec;
+    s.timeout_s = ctx.peer_timeout_s();
+    try {
+      if (ctx.rank() == 0)
+        return tcp_client(ctx, s, *ctx.store(), prefix);
+      const std::atomic<bool> never{false};
+      const auto result = tcp_server(s, *ctx.store(), prefix, never);
+      if (result.contains("error"))
+        throw BackendError(result["error"].get<std::string>());
+      Outcome out;
+      out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
+      if (ctx.verify())
+        out.conclude_data_check(result["problems"].get<std::vector<std::string>>());
+      return out;
+    } catch (const InputError &) {
+      throw;
+    } catch (const std::exception &e) {
+      throw_naming_peer(ctx, e);
+    }
   }
+  const TcpPointSpec &s = spec;
   // The user's address is checked here first, so a wrong one is an InputError naming the axis.
   listen_on(resolve_bind_address(s.bind_address));
   MemoryStore store;

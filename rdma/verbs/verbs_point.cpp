@@ -11,6 +11,7 @@
 #include "harness/inventory/port_counters.h"
 #include "harness/store/memory_store.h"
 #include "rdma/latency_summary.h"
+#include "rdma/pair_failure.h"
 #include "rdma/per_call_timer.h"
 #include "rdma/verbs/endpoint.h"
 #include "rdma/verbs/traffic.h"
@@ -19,7 +20,9 @@ namespace railgauge::rdma {
 namespace {
 
 // Soft-RoCE under emulation is about 100x slower than hardware: generous, but bounded.
-constexpr auto kStoreTimeout = Milliseconds(180'000);
+Milliseconds peer_timeout(const VerbsPointSpec &s) {
+  return Milliseconds(static_cast<long long>(s.peer_timeout_s * 1e3));
+}
 constexpr double kDrainTimeout_s = 60;
 
 bool is_latency(const VerbsPointSpec &s) { return s.pattern == Pattern::latency; }
@@ -128,12 +131,12 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
   try {
     Endpoint ep(endpoint_config(s), topology);
     store.set(prefix + "server_info", ep.local_info().serialize());
-    ep.connect(EndpointInfo::parse(store.get(prefix + "client_info", kStoreTimeout)));
+    ep.connect(EndpointInfo::parse(store.get(prefix + "client_info", peer_timeout(s))));
     prepare(ep, s, true);
     store.set(prefix + "server_ready", "ok");
     ready_sent = true;
     const ServeResult served =
-        serve(ep, traffic_shape(s, ep), s.pattern, abort, kStoreTimeout.count() / 1000.0 * 4);
+        serve(ep, traffic_shape(s, ep), s.pattern, abort, s.serve_deadline_s);
     result = {{"messages", served.messages},
               {"active_s", served.active_s},
               {"problems", check_received(ep, s, true)},
@@ -152,11 +155,11 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
                    const std::string &prefix) {
   Endpoint ep(endpoint_config(s), ctx.topology().get());
   store.set(prefix + "client_info", ep.local_info().serialize());
-  ep.connect(EndpointInfo::parse(store.get(prefix + "server_info", kStoreTimeout)));
+  ep.connect(EndpointInfo::parse(store.get(prefix + "server_info", peer_timeout(s))));
   const TrafficShape shape = traffic_shape(s, ep);
   check_shape(shape, ep.config().send_depth);
   prepare(ep, s, false);
-  const std::string ready = store.get(prefix + "server_ready", kStoreTimeout);
+  const std::string ready = store.get(prefix + "server_ready", peer_timeout(s));
   if (ready != "ok")
     throw BackendError("the server side failed: " + ready);
 
@@ -194,7 +197,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
         if (streamer.completed() < target)
           streamer.run(target - streamer.completed());
       });
-      streamer.drain(kDrainTimeout_s);
+      streamer.drain(std::min(kDrainTimeout_s, s.peer_timeout_s));
       const PortCounters after = counters_of(ep);
       const std::uint64_t bytes_per_call = per_call * s.size_bytes;
       out.metrics = m.bandwidth_metrics(bytes_per_call);
@@ -212,8 +215,8 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
     }
     throw;
   }
-  ep.write_peer_control(1, kDrainTimeout_s);
-  const auto server = nlohmann::json::parse(store.get(prefix + "server_result", kStoreTimeout));
+  ep.write_peer_control(1, std::min(kDrainTimeout_s, s.peer_timeout_s));
+  const auto server = nlohmann::json::parse(store.get(prefix + "server_result", peer_timeout(s)));
   if (server.contains("error"))
     throw BackendError("the server side failed: " + server["error"].get<std::string>());
   std::vector<std::string> problems = check_received(ep, s, false);
@@ -268,19 +271,30 @@ Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec) {
     return Outcome::waived(*why);
   const std::string prefix = fmt::format("rdma/{}/", spec.point_id);
   if (spec.mode == "ranks") {
-    if (ctx.rank() == 0)
-      return run_client(ctx, spec, *ctx.store(), prefix);
-    const std::atomic<bool> never{false};
-    nlohmann::json result;
-    run_server(spec, *ctx.store(), prefix, ctx.topology().get(), never, &result);
-    if (result.contains("error"))
-      throw BackendError(result["error"].get<std::string>());
-    Outcome out;
-    out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
-    out.device = {{"nic", result["device"]}, {"port", spec.port}};
-    if (ctx.verify())
-      out.conclude_data_check(result["problems"].get<std::vector<std::string>>());
-    return out;
+    // The other rank answers within the run's peer timeout (--store-timeout) or is reported.
+    // The server waits for the client's measurement: at most about twice its time budget.
+    VerbsPointSpec s = spec;
+    s.peer_timeout_s = ctx.peer_timeout_s();
+    s.serve_deadline_s = s.peer_timeout_s + 2 * ctx.measure_spec().time_budget_s;
+    try {
+      if (ctx.rank() == 0)
+        return run_client(ctx, s, *ctx.store(), prefix);
+      const std::atomic<bool> never{false};
+      nlohmann::json result;
+      run_server(s, *ctx.store(), prefix, ctx.topology().get(), never, &result);
+      if (result.contains("error"))
+        throw BackendError(result["error"].get<std::string>());
+      Outcome out;
+      out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
+      out.device = {{"nic", result["device"]}, {"port", s.port}};
+      if (ctx.verify())
+        out.conclude_data_check(result["problems"].get<std::vector<std::string>>());
+      return out;
+    } catch (const InputError &) {
+      throw;
+    } catch (const std::exception &e) {
+      throw_naming_peer(ctx, e);
+    }
   }
   // Loopback: the server on a second thread, both ends on the same device.
   MemoryStore store;

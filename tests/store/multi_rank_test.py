@@ -8,10 +8,8 @@ Run by CTest, one test per CTest test:
   multi_rank_test.py RAILGAUGE STORE_MPI_CHECK TestName.test_name
 """
 import json
-import os
 import pathlib
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,23 +18,13 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 import validate_run  # noqa: E402
+from srun_ranks import end_all, records_of, start_ranks  # noqa: E402
 
 RAILGAUGE = None  # set from argv
 CHECK = None
 MPIRUN = ["mpirun", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
-
-
-def free_port():
-    """A loopback port nothing listens on now (the kernel's pick, released for rank 0)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def records_of(rank_dir):
-    with open(rank_dir / "records.jsonl") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def stop(process):
@@ -132,17 +120,12 @@ class RailgaugeRanksTest(Base):
         """Four railgauge processes started as srun starts them; `victim` runs a longer sweep and
         is killed (SIGKILL) once it has written its first record."""
         timeout_s = 5
-        store = f"tcp://127.0.0.1:{free_port()}"
-        procs = []
-        for rank in range(4):
-            env = dict(os.environ, SLURM_NTASKS="4", SLURM_PROCID=str(rank),
-                       SLURM_LOCALID=str(rank), RAILGAUGE_RUN_TOKEN=f"test-{os.getpid()}")
-            args = [RAILGAUGE, "run", "quick", "--out", str(self.out), "-q", "--store", store,
-                    "--store-timeout", str(timeout_s)]
-            if rank == victim:
-                args += ["-a", "size_bytes=16KiB:256MiB:*2"]
-            procs.append(subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True))
+
+        def args_of(rank):
+            args = ["run", "quick", "--out", str(self.out), "-q"]
+            return args + ["-a", "size_bytes=16KiB:256MiB:*2"] if rank == victim else args
+
+        procs = start_ranks(RAILGAUGE, args_of, 4, timeout_s)
         try:
             deadline = time.monotonic() + 120
             victim_records = None
@@ -159,10 +142,7 @@ class RailgaugeRanksTest(Base):
                 out, err = p.communicate(timeout=timeout_s + 60)
                 results[rank] = (p.returncode, err, time.monotonic() - killed_at)
         finally:
-            for p in procs:
-                if p.poll() is None:
-                    p.kill()
-                    p.wait()
+            end_all(procs)
         run_dir = self.only_run_dir()
         for rank, (rc, err, _) in results.items():
             rank_dir = run_dir / f"rank-{rank:05d}"

@@ -1,0 +1,16 @@
+#include "rdma/pair_failure.h"
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+
+namespace railgauge::rdma {
+
+void throw_naming_peer(const RunContext &ctx, const std::exception &cause) {
+  const int peer = ctx.rank() == 0 ? 1 : 0;
+  throw PeerLost(fmt::format("pair with rank {} ({} side here) failed: {}; if rank {} died "
+                             "or hangs, its own output and run.json say why",
+                             peer, ctx.rank() == 0 ? "client" : "server", cause.what(), peer));
+}
+
+} // namespace railgauge::rdma

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""A pair point (rdma.tcp_bw, rank 0 against rank 1) whose peer dies or stops answering in the
+middle: the survivor writes an `error` record for the point in progress naming the peer, says so
+on stderr, and exits within its peer timeout (--store-timeout) plus slack; every record written
+so far, on both ranks, stays valid against the schema.
+
+Run by CTest, one test per CTest test:  pair_fault_test.py RAILGAUGE TestName.test_name
+"""
+import json
+import pathlib
+import signal
+import sys
+import tempfile
+import time
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+import validate_run  # noqa: E402
+from srun_ranks import end_all, records_of, start_ranks  # noqa: E402
+
+RAILGAUGE = None  # set from argv
+TIMEOUT_S = 4
+# Large messages and a long budget: the victim is certainly mid-point when the signal comes.
+SIZES = "size_bytes=1MiB,4MiB,16MiB,64MiB"
+
+
+class PairFaultTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="railgauge-pair-")
+        self.out = pathlib.Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_pair_and_hit(self, victim, sig):
+        """Starts the pair, waits until rank 0 has written its first record (the pair is then in
+        its second point), sends `sig` to `victim`, and returns per rank (rc, stderr, seconds from
+        the signal to the exit) for the survivor, with the victim's records."""
+        args = ["rdma", "--filter", "rdma.tcp_bw", "-a", "mode=ranks", "-a", SIZES,
+                "--time-budget", "3", "--out", str(self.out), "-q"]
+        procs = start_ranks(RAILGAUGE, lambda rank: args, 2, TIMEOUT_S)
+        try:
+            deadline = time.monotonic() + 120
+            first = None
+            while time.monotonic() < deadline and first is None:
+                for path in self.out.glob("*/rank-00000/records.jsonl"):
+                    if path.stat().st_size > 0:
+                        first = path
+                time.sleep(0.01)
+            self.assertIsNotNone(first, "rank 0 never wrote a record")
+            time.sleep(0.3)  # well inside the second point's 3 s budget
+            procs[victim].send_signal(sig)
+            hit_at = time.monotonic()
+            survivor = 1 - victim
+            _, err = procs[survivor].communicate(timeout=TIMEOUT_S * 10 + 60)
+            print(f"survivor rank {survivor} exited {time.monotonic() - hit_at:.1f} s after "
+                  f"the signal", file=sys.stderr)
+            after_s = time.monotonic() - hit_at
+            rc = procs[survivor].returncode
+        finally:
+            if sig == signal.SIGSTOP:
+                procs[victim].send_signal(signal.SIGCONT)
+            end_all(procs)
+        [run_dir] = [p for p in self.out.iterdir() if p.is_dir()]
+        for rank in (0, 1):
+            problems, count = validate_run.validate_run_dir(run_dir / f"rank-{rank:05d}", False)
+            self.assertEqual(problems, [], f"rank {rank}")
+            self.assertGreater(count, 0, f"rank {rank} lost its records")
+        return run_dir / f"rank-{survivor:05d}", rc, err, after_s
+
+    def check_survivor(self, rank_dir, rc, err, after_s, peer, limit_s):
+        self.assertEqual(rc, 3, err)  # the end barrier: the peer never arrives
+        self.assertLess(after_s, limit_s, err)
+        errors = [r for r in records_of(rank_dir) if r["status"] == "error"]
+        self.assertEqual(len(errors), 1, errors)
+        reason = errors[0]["reason"]
+        self.assertIn(f"pair with rank {peer}", reason)
+        self.assertEqual(errors[0]["key"], "rdma.tcp_bw")
+        # The point in progress: named in the record (its axes) and on stderr.
+        size = errors[0]["axes"]["size_bytes"]
+        self.assertIn(f"railgauge: error at rdma.tcp_bw size_bytes={size}", err)
+        self.assertIn(f"pair with rank {peer}", err)
+        # The end barrier names it too: a missing rank, or rank 0 whose store is gone.
+        self.assertTrue(f"rank {peer} of 2 did not arrive" in err
+                        or f"did rank {peer} exit?" in err, err)
+        manifest = json.loads((rank_dir / "run.json").read_text())
+        self.assertEqual(manifest["status"], "failed")
+        return reason
+
+    def test_server_killed_mid_point_is_named_by_the_client(self):
+        rank_dir, rc, err, after_s = self.run_pair_and_hit(1, signal.SIGKILL)
+        # A dead process's socket is reset at once; the end barrier then waits TIMEOUT_S.
+        self.check_survivor(rank_dir, rc, err, after_s, 1, TIMEOUT_S + 10)
+
+    def test_client_killed_mid_point_is_named_by_the_server(self):
+        rank_dir, rc, err, after_s = self.run_pair_and_hit(0, signal.SIGKILL)
+        # Rank 0 served the store: the end barrier first tries to reconnect for TIMEOUT_S.
+        self.check_survivor(rank_dir, rc, err, after_s, 0, 2 * TIMEOUT_S + 10)
+
+    def test_stopped_server_times_out_and_is_named(self):
+        # SIGSTOP: the peer's socket stays open and silent, like a hung host. The client's send
+        # or receive waits TIMEOUT_S, the end barrier another, and rank 0's store as long again
+        # for the stopped rank to hang up.
+        rank_dir, rc, err, after_s = self.run_pair_and_hit(1, signal.SIGSTOP)
+        reason = self.check_survivor(rank_dir, rc, err, after_s, 1, 3 * TIMEOUT_S + 10)
+        self.assertIn("pair with rank 1 (client side here)", reason)
+
+
+if __name__ == "__main__":
+    RAILGAUGE = sys.argv[1]
+    unittest.main(argv=[sys.argv[0], sys.argv[2]], verbosity=2)

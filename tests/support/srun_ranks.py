@@ -1,0 +1,41 @@
+"""railgauge processes started the way srun starts them, for tests on one machine: the rank and
+world size in SLURM_* variables, a TCP store on a loopback port, one run token for all ranks."""
+import json
+import os
+import socket
+import subprocess
+
+
+def free_port():
+    """A loopback port nothing listens on now (the kernel's pick, released for rank 0)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def records_of(rank_dir):
+    with open(rank_dir / "records.jsonl") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def start_ranks(railgauge, args_of_rank, ranks, store_timeout_s):
+    """Starts `ranks` processes of `railgauge`; args_of_rank(rank) gives each one's arguments,
+    to which the store settings are added. Returns the Popen objects (text pipes)."""
+    store = f"tcp://127.0.0.1:{free_port()}"
+    procs = []
+    for rank in range(ranks):
+        env = dict(os.environ, SLURM_NTASKS=str(ranks), SLURM_PROCID=str(rank),
+                   SLURM_LOCALID=str(rank), RAILGAUGE_RUN_TOKEN=f"test-{os.getpid()}")
+        args = [railgauge, *args_of_rank(rank), "--store", store, "--store-timeout",
+                str(store_timeout_s)]
+        procs.append(subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True))
+    return procs
+
+
+def end_all(procs):
+    """Kills what still runs and collects every process's output (closing its pipes)."""
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+        p.communicate()
