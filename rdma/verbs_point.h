@@ -13,6 +13,7 @@
 
 #include "harness/record.h"
 #include "harness/run_context.h"
+#include "rdma/data_pattern.h"
 #include "rdma/verbs_pattern.h"
 
 namespace railgauge::rdma {
@@ -38,6 +39,7 @@ struct VerbsPointSpec {
   // the server serves before it gives the client up. Ranks mode: from the run's --store-timeout.
   double peer_timeout_s = 180;
   double serve_deadline_s = 720;
+  BeforeDataCheck before_data_check; // test hook (rdma/data_pattern.h)
 };
 
 // Why a point cannot run here (no verbs build, no device, too few ranks), or nullopt.

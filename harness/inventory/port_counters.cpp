@@ -1,5 +1,7 @@
 #include "harness/inventory/port_counters.h"
 
+#include "harness/inventory/netdev_stats.h"
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
@@ -61,7 +63,7 @@ std::vector<std::string> sorted_names(const fs::path &dir) {
 } // namespace
 
 PortCounters read_port_counters(const std::string &sysfs_root, const std::string &device,
-                                unsigned port) {
+                                unsigned port, const NetdevStatsReader &netdev_stats) {
   PortCounters result;
   result.device = device;
   result.port = port;
@@ -69,6 +71,13 @@ PortCounters read_port_counters(const std::string &sysfs_root, const std::string
       fs::path(sysfs_root) / "class" / "infiniband" / device / "ports" / std::to_string(port);
   read_counter_dir(port_dir / "counters", "counters", result.counters, result.unreadable);
   read_counter_dir(port_dir / "hw_counters", "hw_counters", result.hw_counters, result.unreadable);
+  const NetdevStatsReader reader =
+      netdev_stats ? netdev_stats
+                   : (fs::path(sysfs_root) == "/sys" ? NetdevStatsReader(read_ethtool_stats)
+                                                     : NetdevStatsReader());
+  result.netdev = rdma_port_netdev(sysfs_root, device, port);
+  if (reader && !result.netdev.empty())
+    result.netdev_counters = read_fabric_counters(result.netdev, reader, result.unreadable);
   return result;
 }
 
@@ -105,14 +114,15 @@ nlohmann::json counter_deltas(const PortCounters &before, const PortCounters &af
   return {{"device", after.device},
           {"port", after.port},
           {"counters", counter_deltas(before.counters, after.counters)},
-          {"hw_counters", counter_deltas(before.hw_counters, after.hw_counters)}};
+          {"hw_counters", counter_deltas(before.hw_counters, after.hw_counters)},
+          {"netdev", after.netdev},
+          {"netdev_counters", counter_deltas(before.netdev_counters, after.netdev_counters)}};
 }
 
 nlohmann::json to_json(const PortCounters &counters) {
-  return {{"device", counters.device},
-          {"port", counters.port},
-          {"counters", counters.counters},
-          {"hw_counters", counters.hw_counters},
+  return {{"device", counters.device},        {"port", counters.port},
+          {"counters", counters.counters},    {"hw_counters", counters.hw_counters},
+          {"netdev", counters.netdev},        {"netdev_counters", counters.netdev_counters},
           {"unreadable", counters.unreadable}};
 }
 

@@ -10,6 +10,7 @@
 // Caveat: port_xmit_data and port_rcv_data count 4-byte words (IBA), not bytes; the names are
 // kept as the kernel spells them, the unit is the reader's to apply (x4 for bytes).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,19 +20,29 @@
 namespace railgauge {
 
 using CounterMap = std::map<std::string, std::uint64_t>;
+// Every statistic of a network device by name (harness/inventory/netdev_stats.h); throws
+// std::runtime_error when they cannot be read.
+using NetdevStatsReader = std::function<CounterMap(const std::string &ifname)>;
 
 struct PortCounters {
   std::string device; // mlx5_0
   unsigned port = 0;  // 1-based, as in sysfs
   CounterMap counters;
   CounterMap hw_counters;
+  // RoCE: the port's network device and its fabric counters (PFC pause, discards, ECN, CNP)
+  // from the driver's ethtool statistics; empty for InfiniBand.
+  std::string netdev;
+  CounterMap netdev_counters;
   // Files that could not be read or do not hold one integer: "hw_counters/foo: <why>".
   std::vector<std::string> unreadable;
 };
 
 // One port. A missing counters/ or hw_counters/ directory gives an empty map (not an error).
+// The netdev statistics come from `netdev_stats`, by default the live ethtool ioctl, which is
+// used only when sysfs_root is this machine's /sys (a recorded tree names another machine's
+// devices).
 PortCounters read_port_counters(const std::string &sysfs_root, const std::string &device,
-                                unsigned port);
+                                unsigned port, const NetdevStatsReader &netdev_stats = {});
 // Every port of every device under <sysfs_root>/class/infiniband; none gives an empty list.
 std::vector<PortCounters> read_all_port_counters(const std::string &sysfs_root);
 
@@ -39,7 +50,8 @@ std::vector<PortCounters> read_all_port_counters(const std::string &sysfs_root);
 // reset or wrapped between the reads (the caller decides whether that invalidates the point).
 std::map<std::string, std::int64_t> counter_deltas(const CounterMap &before,
                                                    const CounterMap &after);
-// Both maps of one port: {"counters": {...}, "hw_counters": {...}}.
+// Every map of one port: {"counters": {...}, "hw_counters": {...}, "netdev": name,
+// "netdev_counters": {...}}.
 nlohmann::json counter_deltas(const PortCounters &before, const PortCounters &after);
 
 nlohmann::json to_json(const PortCounters &counters);

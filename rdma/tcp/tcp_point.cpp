@@ -135,12 +135,11 @@ nlohmann::json tcp_server(const TcpPointSpec &s, Store &store, const std::string
         messages += bytes / size;
       }
     }
-    std::vector<std::string> problems;
+    DataCheck checked;
     if (messages > 0)
-      if (auto p = check_pattern(in.data(), size, size, "server's last received message");
-          !p.empty())
-        problems.push_back(std::move(p));
-    result = {{"messages", messages}, {"problems", problems}};
+      checked.check(in.data(), size, size, "server's last received message", s.before_data_check);
+    result = checked.to_json();
+    result["messages"] = messages;
   } catch (const std::exception &e) {
     result = {{"error", e.what()}};
     if (!announced) // the client waits for an endpoint: give it the reason instead
@@ -158,7 +157,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   Socket conn = connect_to(endpoint, s.timeout_s);
   const std::size_t size = s.size_bytes;
   Outcome out;
-  std::vector<std::string> problems;
+  DataCheck checked;
   {
     std::vector<std::uint8_t> msg(size), in(size);
     fill_pattern(msg.data(), size, size);
@@ -176,8 +175,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       out.metrics["latency"] = to_json(summarize_latency(one_way));
       out.metrics["latency_definition"] = "round trip / 2";
       out.metrics["round_trips_measured"] = timer.measured();
-      if (auto p = check_pattern(in.data(), size, size, "client's echo"); !p.empty())
-        problems.push_back(std::move(p));
+      checked.check(in.data(), size, size, "client's echo", s.before_data_check);
     } else {
       const std::uint64_t per_call = messages_per_call(size);
       const std::size_t bytes = per_call * size;
@@ -205,8 +203,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       out.metrics["message_rate_per_s"] = static_cast<double>(per_call) / m.time_s.median;
       out.metrics["messages_per_call"] = per_call;
       if (bidir)
-        if (auto p = check_pattern(back.data(), size, size, "client's received stream"); !p.empty())
-          problems.push_back(std::move(p));
+        checked.check(back.data(), size, size, "client's received stream", s.before_data_check);
     }
   }
   conn.shutdown_write();
@@ -217,12 +214,11 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   const auto server = nlohmann::json::parse(store.get(prefix + "server_result", store_timeout(s)));
   if (server.contains("error"))
     throw BackendError("the TCP server side failed: " + server["error"].get<std::string>());
-  for (const auto &p : server.at("problems"))
-    problems.push_back(p.get<std::string>());
+  checked.add(DataCheck::from_json(server));
   out.metrics["server_messages"] = server.at("messages");
   out.device = {{"interface_address", resolve_bind_address(s.bind_address)}};
   if (ctx.verify())
-    out.conclude_data_check(problems);
+    checked.conclude(out);
   return out;
 }
 
@@ -244,7 +240,7 @@ Outcome run_tcp_point(RunContext &ctx, const TcpPointSpec &spec) {
       Outcome out;
       out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
       if (ctx.verify())
-        out.conclude_data_check(result["problems"].get<std::vector<std::string>>());
+        DataCheck::from_json(result).conclude(out);
       return out;
     } catch (const InputError &) {
       throw;

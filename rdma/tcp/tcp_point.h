@@ -12,6 +12,7 @@
 
 #include "harness/record.h"
 #include "harness/run_context.h"
+#include "rdma/data_pattern.h"
 #include "rdma/verbs_pattern.h"
 
 namespace railgauge::rdma {
@@ -25,6 +26,7 @@ struct TcpPointSpec {
   std::string mode = "loopback";          // "loopback" | "ranks"
   std::string point_id;
   double timeout_s = 120;
+  BeforeDataCheck before_data_check; // test hook (rdma/data_pattern.h)
 };
 
 // An address literal as is; an interface name ("eth0") as its first IPv4 (else IPv6)

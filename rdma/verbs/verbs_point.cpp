@@ -95,27 +95,24 @@ void prepare(Endpoint &ep, const VerbsPointSpec &s, bool server) {
 }
 
 // The data this side received, checked against the pattern.
-std::vector<std::string> check_received(const Endpoint &ep, const VerbsPointSpec &s, bool server) {
-  std::vector<std::string> problems;
-  auto add = [&](std::string p) {
-    if (!p.empty())
-      problems.push_back(std::move(p));
-  };
+DataCheck check_received(const Endpoint &ep, const VerbsPointSpec &s, bool server) {
+  DataCheck checked;
   const std::string side = server ? "server" : "client";
   if (is_latency(s)) {
     // The last byte carries the iteration tag, the rest is the peer's pattern.
     if (server && s.verb == Verb::read)
-      return problems;
+      return checked;
     if (s.size_bytes > 1)
-      add(check_pattern(ep.slot(0), s.size_bytes - 1, s.size_bytes, side + " ping buffer"));
-    return problems;
+      checked.check(ep.slot(0), s.size_bytes - 1, s.size_bytes, side + " ping buffer",
+                    s.before_data_check);
+    return checked;
   }
   const bool receiver = bidirectional(s) || (server != (s.verb == Verb::read));
   if (receiver)
     for (int q = 0; q < ep.config().qps; ++q)
-      add(check_pattern(ep.slot(q), s.size_bytes, s.size_bytes,
-                        fmt::format("{} buffer of QP {}", side, q)));
-  return problems;
+      checked.check(ep.slot(q), s.size_bytes, s.size_bytes,
+                    fmt::format("{} buffer of QP {}", side, q), s.before_data_check);
+  return checked;
 }
 
 PortCounters counters_of(const Endpoint &ep) {
@@ -137,10 +134,10 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
     ready_sent = true;
     const ServeResult served =
         serve(ep, traffic_shape(s, ep), s.pattern, abort, s.serve_deadline_s);
-    result = {{"messages", served.messages},
-              {"active_s", served.active_s},
-              {"problems", check_received(ep, s, true)},
-              {"device", ep.device_name()}};
+    result = check_received(ep, s, true).to_json();
+    result["messages"] = served.messages;
+    result["active_s"] = served.active_s;
+    result["device"] = ep.device_name();
   } catch (const std::exception &e) {
     if (!ready_sent)
       store.set(prefix + "server_ready", std::string("error: ") + e.what());
@@ -219,9 +216,8 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
   const auto server = nlohmann::json::parse(store.get(prefix + "server_result", peer_timeout(s)));
   if (server.contains("error"))
     throw BackendError("the server side failed: " + server["error"].get<std::string>());
-  std::vector<std::string> problems = check_received(ep, s, false);
-  for (const auto &p : server.at("problems"))
-    problems.push_back(p.get<std::string>());
+  DataCheck checked = check_received(ep, s, false);
+  checked.add(DataCheck::from_json(server));
   if (bidirectional(s)) {
     const double active_s = server.at("active_s").get<double>();
     const double peer_gbits =
@@ -245,7 +241,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
                         {"qps_used", ep.config().qps},
                         {"cq_moderation_used", shape.cq_moderation}};
   if (ctx.verify())
-    out.conclude_data_check(problems);
+    checked.conclude(out);
   return out;
 }
 
@@ -288,7 +284,7 @@ Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec) {
       out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
       out.device = {{"nic", result["device"]}, {"port", s.port}};
       if (ctx.verify())
-        out.conclude_data_check(result["problems"].get<std::vector<std::string>>());
+        DataCheck::from_json(result).conclude(out);
       return out;
     } catch (const InputError &) {
       throw;

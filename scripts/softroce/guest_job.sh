@@ -34,5 +34,33 @@ perftest_pair() { # name, port, tool args...
 }
 step perftest_write_bw perftest_pair write_bw 18515 ib_write_bw -d rxe0 -x 0 -F -s 65536 -n 2000 --report_gbits
 step perftest_write_lat perftest_pair write_lat 18516 ib_write_lat -d rxe0 -x 0 -F -s 8 -n 2000
+# A verbs pair (rdma.write_bw, two railgauge processes started as srun starts them) whose rank 1
+# is SIGKILLed mid-point: rank 0 must name it and exit 3 within its timeout. The host validates
+# both ranks' records afterwards (softroce_vm.sh).
+pair_fault() {
+  rm -rf pair_fault && mkdir -p pair_fault
+  for r in 0 1; do
+    SLURM_NTASKS=2 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=softroce-pair \
+      /rg/railgauge rdma --filter rdma.write_bw -a mode=ranks -a device=rxe0 \
+      -a size_bytes=65536,1048576,4194304 --time-budget 3 --out pair_fault/runs -q \
+      --store tcp://127.0.0.1:18600 --store-timeout 10 > "pair_fault/rank$r.log" 2>&1 &
+    eval "pid$r=\$!"
+  done
+  i=0
+  until [ -s "$(ls pair_fault/runs/*/rank-00000/records.jsonl 2>/dev/null | head -n1)" ]; do
+    i=$((i + 1))
+    if [ $i -gt 1200 ]; then kill -9 "$pid0" "$pid1"; echo "no first record" >> pair_fault/summary.txt; return 1; fi
+    sleep 0.1
+  done
+  sleep 0.5
+  kill -9 "$pid1"
+  killed=$(cut -d' ' -f1 /proc/uptime)
+  wait "$pid0"; rc=$?
+  echo "rank 0 exit $rc, uptime $killed -> $(cut -d' ' -f1 /proc/uptime) s (rank 1 SIGKILLed at the first)" \
+    >> pair_fault/summary.txt
+  [ $rc -eq 3 ] && grep -q "pair with rank 1" pair_fault/rank0.log
+}
+step pair_fault pair_fault
+
 echo "failures: $failures" | tee -a steps.log > /dev/console
 [ $failures -eq 0 ]

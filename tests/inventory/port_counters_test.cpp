@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "harness/inventory/netdev_stats.h"
 #include "harness/inventory/port_counters.h"
 #include "tests/inventory/fixtures.h"
 
@@ -74,6 +75,61 @@ TEST(PortCounters, JsonListsUnreadable) {
   EXPECT_EQ(j["port"], 1);
   EXPECT_EQ(j["hw_counters"]["rp_cnp_handled"], 2048);
   EXPECT_EQ(j["unreadable"].size(), 1u);
+}
+
+// A RoCE port's netdev statistics (ethtool -S), through a stand-in for the NIC: only the fabric
+// counters are kept, their deltas land beside the sysfs ones, and a failing read is reported.
+TEST(PortCounters, NetdevFabricCountersOfARocePort) {
+  std::uint64_t pauses = 10;
+  const NetdevStatsReader nic = [&](const std::string &ifname) {
+    EXPECT_EQ(ifname, "eth2"); // gid_attrs/ndevs/0 of mlx5_0 port 1
+    return CounterMap{
+        {"rx_prio3_pause", pauses}, {"tx_prio3_pause_duration", 2 * pauses}, {"rx_discards_phy", 1},
+        {"rx_out_of_buffer", 4},    {"rx_vport_unicast_packets", 123456},    {"rx0_bytes", 99}};
+  };
+  const PortCounters before = read_port_counters(test::fake_sysfs(), "mlx5_0", 1, nic);
+  EXPECT_EQ(before.netdev, "eth2");
+  EXPECT_EQ(before.netdev_counters, (CounterMap{{"rx_discards_phy", 1},
+                                                {"rx_out_of_buffer", 4},
+                                                {"rx_prio3_pause", 10},
+                                                {"tx_prio3_pause_duration", 20}}));
+  pauses = 25;
+  const PortCounters after = read_port_counters(test::fake_sysfs(), "mlx5_0", 1, nic);
+  const auto deltas = counter_deltas(before, after);
+  EXPECT_EQ(deltas["netdev"], "eth2");
+  EXPECT_EQ(deltas["netdev_counters"]["rx_prio3_pause"], 15);
+  EXPECT_EQ(deltas["netdev_counters"]["tx_prio3_pause_duration"], 30);
+  EXPECT_EQ(deltas["netdev_counters"]["rx_discards_phy"], 0);
+
+  const NetdevStatsReader broken = [](const std::string &) -> CounterMap {
+    throw std::runtime_error("ethtool GSTATS on eth2: Operation not supported");
+  };
+  const PortCounters failed = read_port_counters(test::fake_sysfs(), "mlx5_0", 1, broken);
+  EXPECT_TRUE(failed.netdev_counters.empty());
+  EXPECT_EQ(failed.unreadable.back(),
+            "netdev eth2: ethtool GSTATS on eth2: Operation not supported");
+  // A recorded tree is another machine's: its netdev is never read through this one's ioctl.
+  EXPECT_TRUE(read_port_counters(test::fake_sysfs(), "mlx5_0", 1).netdev_counters.empty());
+}
+
+TEST(NetdevStats, FabricCounterNames) {
+  for (const char *kept : {"rx_prio3_pause", "tx_pause_ctrl_phy", "rx_discards_phy",
+                           "rx_out_of_buffer", "np_ecn_marked_roce_packets", "PFC_rx_frames",
+                           "tx_queue_dropped", "rx_ecn_mark", "np_cnp_sent"})
+    EXPECT_TRUE(is_fabric_counter(kept)) << kept;
+  for (const char *dropped : {"rx_bytes", "tx_packets", "rx0_cache_reuse", "ch_events"})
+    EXPECT_FALSE(is_fabric_counter(dropped)) << dropped;
+}
+
+// The live ioctl on this machine's loopback: it has no driver statistics, which must read as
+// an empty map or a clear error naming the device, never a crash.
+TEST(NetdevStats, LiveEthtoolOnLoopbackIsEmptyOrAClearError) {
+  try {
+    EXPECT_TRUE(read_ethtool_stats("lo").empty());
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find("on lo: "), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_ethtool_stats("no-such-nic0"), std::runtime_error);
 }
 
 } // namespace

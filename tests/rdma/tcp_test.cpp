@@ -2,6 +2,7 @@
 // rule, and the pair matrix with four ranks as threads on an in-memory store.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <set>
 #include <thread>
 
@@ -45,6 +46,32 @@ TEST_F(TcpBaseline, StreamingUniAndBidirectional) {
       EXPECT_GT(out.metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0);
       EXPECT_GT(out.metrics.at("message_rate_per_s").get<double>(), 0.0);
     }
+}
+
+// Wrong data injected into each received buffer (one flipped bit, on both sides where both
+// check): the point fails with the count, never ok.
+TEST_F(TcpBaseline, InjectedWrongDataFailsThePointWithTheCount) {
+  for (Pattern p : {Pattern::latency, Pattern::bandwidth, Pattern::bandwidth_bidirectional}) {
+    TcpPointSpec s;
+    s.pattern = p;
+    s.size_bytes = 4096;
+    s.point_id = "inject" + std::to_string(static_cast<int>(p));
+    std::atomic<int> buffers{0};
+    s.before_data_check = [&](std::uint8_t *data, std::size_t bytes) {
+      data[bytes / 2] ^= 0x10;
+      ++buffers;
+    };
+    const Outcome out = run_tcp_point(ctx_, s);
+    EXPECT_EQ(out.status, Status::failed) << out.reason.value_or("");
+    // Latency: the echo and the server's message; uni: the server's; bidir: both streams.
+    const int expected = p == Pattern::bandwidth ? 1 : 2;
+    EXPECT_EQ(buffers, expected);
+    EXPECT_EQ(out.metrics.at("wrong_bytes").get<int>(), expected);
+    EXPECT_NE(out.reason->find("1 of 4096 bytes differ from the pattern, first at byte 2048"),
+              std::string::npos)
+        << *out.reason;
+    EXPECT_FALSE(out.metrics.contains("verified"));
+  }
 }
 
 TEST_F(TcpBaseline, BindsOnlyToTheNamedAddressAndBoundsSizes) {

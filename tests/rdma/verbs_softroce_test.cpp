@@ -1,6 +1,8 @@
 // Verbs end to end on a real RDMA device: Soft-RoCE (rxe0) in the VM that
 // scripts/softroce_vm.sh boots, or any NIC. Without a device the tests skip, unless
 // RAILGAUGE_REQUIRE_RDMA=1 (set in the VM), where a missing device fails them.
+#include <atomic>
+
 #include <gtest/gtest.h>
 
 #include <infiniband/verbs.h>
@@ -63,6 +65,27 @@ TEST_F(VerbsSoftRoce, EveryVerbBandwidthUniAndBidirectionalWithDataCheck) {
               << what;
         }
       }
+}
+
+// Wrong data injected into every received buffer (one flipped bit): each verb and pattern fails
+// with the count of wrong bytes, never ok.
+TEST_F(VerbsSoftRoce, InjectedWrongDataFailsEveryVerbWithTheCount) {
+  for (Verb verb : {Verb::write, Verb::read, Verb::send})
+    for (Pattern pattern : {Pattern::bandwidth, Pattern::latency}) {
+      VerbsPointSpec s = spec(verb, pattern, 4096);
+      std::atomic<int> buffers{0};
+      s.before_data_check = [&](std::uint8_t *data, std::size_t bytes) {
+        data[bytes / 2] ^= 0x01;
+        ++buffers;
+      };
+      const Outcome out = run_verbs_point(ctx_, s);
+      const std::string what = std::string(to_string(verb)) + " " + std::to_string(buffers);
+      EXPECT_EQ(out.status, Status::failed) << what << ": " << out.reason.value_or("");
+      EXPECT_GT(buffers.load(), 0) << what;
+      EXPECT_EQ(out.metrics.value("wrong_bytes", 0), buffers.load()) << what;
+      EXPECT_NE(out.reason.value_or("").find("bytes differ from the pattern"), std::string::npos)
+          << what;
+    }
 }
 
 TEST_F(VerbsSoftRoce, EveryVerbLatencyHasOrderedPercentiles) {
