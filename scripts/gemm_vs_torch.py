@@ -25,30 +25,12 @@ Needs a CUDA GPU and PyTorch; it is not part of CI and exits with status 2 and a
 either is missing.
 """
 import argparse
-import datetime
-import json
-import math
-import os
-import socket
 import sys
 
+import peer_records
+from peer_records import summary, time_batches
+
 GPU_KEYS = ("gemm.cublaslt", "gemm.cublaslt_size")
-
-
-def summary(samples):
-    s = sorted(samples)
-    n = len(s)
-
-    def pct(p):
-        x = p * (n - 1)
-        lo = int(math.floor(x))
-        hi = min(lo + 1, n - 1)
-        return s[lo] + (s[hi] - s[lo]) * (x - lo)
-
-    mean = sum(s) / n
-    stdev = math.sqrt(sum((v - mean) ** 2 for v in s) / (n - 1)) if n > 1 else 0.0
-    return {"n": n, "min": s[0], "max": s[-1], "mean": mean, "stdev": stdev,
-            "median": pct(0.5), "p10": pct(0.1), "p90": pct(0.9), "p99": pct(0.99)}
 
 
 def gemms_of(record):
@@ -97,27 +79,6 @@ def make_call(torch, dtype, operands):
     return call
 
 
-def time_batches(torch, calls, batch, samples, warmup):
-    """Seconds per call of `calls` (run in turn), CUDA events around `batch` calls."""
-    for _ in range(warmup):
-        for c in calls:
-            c()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(samples):
-        # Hold the stream while Python enqueues the batch (~20 us of GPU sleep per launch).
-        torch.cuda._sleep(int(20_000 * batch * len(calls)))
-        start.record()
-        for _ in range(batch):
-            for c in calls:
-                c()
-        stop.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop) * 1e-3 / batch)
-    return times
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir", help="a railgauge run directory (or its records.jsonl)")
@@ -129,47 +90,29 @@ def main():
                     help="cap on rotated operand sets (Python objects per set)")
     args = ap.parse_args()
 
-    try:
-        import torch
-    except ImportError:
-        print("gemm_vs_torch.py: PyTorch is not installed. This script compares railgauge's "
-              "cuBLASLt numbers with torch.matmul on a GPU machine; it is not part of CI. "
-              "Install torch there (pip install torch) and run it again.", file=sys.stderr)
-        return 2
-    if not torch.cuda.is_available():
-        print("gemm_vs_torch.py: torch.cuda.is_available() is False: no CUDA GPU here, nothing "
-              "to compare.", file=sys.stderr)
+    torch = peer_records.import_torch_cuda(
+        "gemm_vs_torch.py", "compares railgauge's cuBLASLt numbers with torch.matmul")
+    if torch is None:
         return 2
 
-    path = args.run_dir
-    if os.path.isdir(path):
-        path = os.path.join(path, "records.jsonl")
-    with open(path) as f:
-        records = [json.loads(line) for line in f if line.strip()]
+    path = peer_records.records_path(args.run_dir)
     keys = set(args.keys.split(","))
-    selected = [r for r in records if r["key"] in keys and r["status"] == "ok"]
+    selected = peer_records.ok_records(peer_records.read_records(path), keys)
     if not selected:
         print(f"gemm_vs_torch.py: no ok record of {sorted(keys)} in {path}", file=sys.stderr)
         return 2
 
-    host = socket.gethostname().split(".")[0]
-    run_id = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H-%M-%SZ") + f"-{host}-torch"
-    out_dir = os.path.join(args.out, run_id)
-    os.makedirs(out_dir, exist_ok=True)
-    out_path = os.path.join(out_dir, "records.jsonl")
     print(f"{'key':<20} {'op':<14} {'M x N x K (batch)':<28} {'dtype':<9} "
           f"{'ours':>9} {'best':>9} {'torch':>9} {'ours/torch':>10}  (TFLOP/s)")
-    with open(out_path, "w") as out:
+    with peer_records.PeerRun(args.out, "torch") as out:
         for r in selected:
             p = r["params"]
             dtype, layout = p["dtype"], p.get("layout", "nn")
             device = torch.device("cuda", int(p.get("gpu", 0)))
             torch.cuda.set_device(device)
             torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
-            rec = {"schema": "railgauge.record/1", "run": run_id, "host": host, "rank": 0,
-                   "key": "peer.torch_matmul",
-                   "params": dict(p, peer_of=r["key"], torch_version=torch.__version__),
-                   "device": r.get("device", {}), "metrics": {}, "status": "ok", "reason": None}
+            rec = peer_records.peer_record(out.run_id, out.host, "peer.torch_matmul", r,
+                                           {"torch_version": torch.__version__})
             shapes = gemms_of(r)
             if dtype == "fp8_e4m3" and any(b > 1 for (_, _, _, b) in shapes):
                 rec["status"] = "waived"
@@ -191,9 +134,7 @@ def main():
                                   "ours_best_tflops": r["metrics"].get("best_tflops", ours),
                                   "ours_vs_torch": ours / tflops if tflops > 0 else 0.0,
                                   "operand_sets": sets}
-            rec["time_utc"] = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-            out.write(json.dumps(rec) + "\n")
-            out.flush()
+            out.write(rec)
             shape = " + ".join(f"{m}x{n}x{k}" + (f" ({b})" if b > 1 else "")
                                for (m, n, k, b) in shapes)
             m = rec["metrics"]
@@ -204,7 +145,7 @@ def main():
             else:
                 print(f"{r['key']:<20} {p.get('op', ''):<14} {shape:<28} {dtype:<9} "
                       f"waived: {rec['reason']}")
-    print(f"records: {out_path}", file=sys.stderr)
+    print(f"records: {out.path}", file=sys.stderr)
     return 0
 
 

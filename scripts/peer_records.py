@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""What the peer scripts (gemm_vs_torch.py, copy_vs_torch.py) share: reading a railgauge run's
+records, timing a batch of GPU calls the way railgauge's CUDA-event timer does, writing peer
+records, and summarising the ratios of several peer runs.
+
+    scripts/peer_records.py summary [--runs DIR] PEER_DIR...
+
+`summary` prints, per peer key and source benchmark (and dtype, host memory, placement), the
+number of points and the median, lowest, highest and largest-size value of `ours_vs_torch`;
+with --runs, the record count per status of every railgauge run directory under DIR first.
+
+Importing this module needs neither torch nor a GPU: the functions that time GPU work take the
+torch module as an argument.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import socket
+import statistics
+import sys
+
+RECORD_SCHEMA = "railgauge.record/1"
+
+
+def summary(samples):
+    """The distribution of `samples` in railgauge's time_s form (harness/stats.h)."""
+    s = sorted(samples)
+    n = len(s)
+
+    def pct(p):
+        x = p * (n - 1)
+        lo = int(math.floor(x))
+        hi = min(lo + 1, n - 1)
+        return s[lo] + (s[hi] - s[lo]) * (x - lo)
+
+    mean = sum(s) / n
+    stdev = math.sqrt(sum((v - mean) ** 2 for v in s) / (n - 1)) if n > 1 else 0.0
+    return {"n": n, "min": s[0], "max": s[-1], "mean": mean, "stdev": stdev,
+            "median": pct(0.5), "p10": pct(0.1), "p90": pct(0.9), "p99": pct(0.99)}
+
+
+def ratio(ours, theirs):
+    """ours / theirs, or None when either side is missing or not positive."""
+    if ours is None or theirs is None or ours <= 0 or theirs <= 0:
+        return None
+    return ours / theirs
+
+
+def records_path(path):
+    """A run directory's records.jsonl, or `path` itself when it names a file."""
+    return os.path.join(path, "records.jsonl") if os.path.isdir(path) else path
+
+
+def read_records(path):
+    """Every record of a run directory (or of a records.jsonl file)."""
+    with open(records_path(path), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def ok_records(records, keys):
+    """The `ok` records whose key is one of `keys`, in file order."""
+    keys = set(keys)
+    return [r for r in records if r.get("key") in keys and r.get("status") == "ok"]
+
+
+def utc_now():
+    """railgauge's time_utc form: 2026-11-22T04:53:19.249Z."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def host_name():
+    return socket.gethostname().split(".")[0]
+
+
+def new_run_id(host, suffix):
+    """<UTC time>-<host>-<suffix>, the form of railgauge's run ids plus what made the run."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
+    return f"{stamp}-{host}-{suffix}"
+
+
+def peer_record(run_id, host, key, source, extra_params):
+    """A peer record for `source` (a railgauge record): its params and device, plus peer_of and
+    `extra_params`; metrics empty and status ok until the caller fills them in."""
+    return {"schema": RECORD_SCHEMA, "run": run_id, "host": host, "rank": 0, "key": key,
+            "params": dict(source.get("params", {}), peer_of=source["key"], **extra_params),
+            "device": source.get("device", {}), "metrics": {}, "status": "ok", "reason": None}
+
+
+class PeerRun:
+    """DIR/<run-id>/records.jsonl, written one line per record as each point finishes (like
+    railgauge, so an interrupted peer run keeps every point measured so far)."""
+
+    def __init__(self, out_dir, suffix, host=None):
+        self.host = host or host_name()
+        self.run_id = new_run_id(self.host, suffix)
+        self.dir = os.path.join(out_dir, self.run_id)
+        os.makedirs(self.dir, exist_ok=True)
+        self.path = os.path.join(self.dir, "records.jsonl")
+        self._file = open(self.path, "w", encoding="utf-8")
+
+    def write(self, record):
+        record["time_utc"] = utc_now()
+        self._file.write(json.dumps(record) + "\n")
+        self._file.flush()
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def import_torch_cuda(prog, purpose):
+    """torch when it is installed and sees a CUDA GPU; else prints why to stderr and returns
+    None (the peer scripts then exit 2)."""
+    try:
+        import torch
+    except ImportError:
+        print(f"{prog}: PyTorch is not installed. This script {purpose} on a GPU machine; it is "
+              "not part of CI. Install torch there (pip install torch) and run it again.",
+              file=sys.stderr)
+        return None
+    if not torch.cuda.is_available():
+        print(f"{prog}: torch.cuda.is_available() is False: no CUDA GPU here, nothing to "
+              "compare.", file=sys.stderr)
+        return None
+    return torch
+
+
+# GPU clock cycles that torch.cuda._sleep holds the stream per enqueued call: at least the
+# host's enqueue time of one call, so that the whole batch is queued before the first call runs
+# (about 10 us at H100 clocks; Python enqueues a matmul or a copy in a few microseconds).
+GATE_CYCLES_PER_CALL = 20_000
+
+
+def time_gated_batch(torch, calls, batch, gate_cycles_per_call=GATE_CYCLES_PER_CALL):
+    """Seconds per call of `calls` (run in turn) on the current stream: a CUDA event before and
+    after `batch` rounds, the stream held by a sleep kernel while the batch is enqueued (so
+    Python's launch cost is excluded, as railgauge's blocking kernel does)."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda._sleep(int(gate_cycles_per_call * batch * len(calls)))
+    start.record()
+    for _ in range(batch):
+        for c in calls:
+            c()
+    stop.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(stop) * 1e-3 / batch
+
+
+def time_batches(torch, calls, batch, samples, warmup,
+                 gate_cycles_per_call=GATE_CYCLES_PER_CALL):
+    """`samples` timings of time_gated_batch after `warmup` untimed rounds of `calls`."""
+    for _ in range(warmup):
+        for c in calls:
+            c()
+    torch.cuda.synchronize()
+    return [time_gated_batch(torch, calls, batch, gate_cycles_per_call) for _ in range(samples)]
+
+
+# ---------------------------------------------------------------------------- summary
+
+def group_label(record):
+    """What a ratio row is about: the source key plus the params that change its meaning."""
+    p = record.get("params", {})
+    parts = [p.get("peer_of", "?")]
+    for name in ("dtype", "host_memory", "placement", "torch_op"):
+        if p.get(name) not in (None, ""):
+            parts.append(str(p[name]))
+    return " ".join(parts)
+
+
+def point_size(record):
+    """The size that orders a group's points: bytes per call, else FLOPs per call."""
+    m = record.get("metrics", {})
+    return m.get("bytes_per_call") or m.get("flops_per_call") or record["params"].get(
+        "size_bytes", 0)
+
+
+def ratio_rows(records):
+    """[(peer key, group label, n, median, min, max, ratio at the largest size, not ok)]."""
+    groups = {}
+    for r in records:
+        groups.setdefault((r["key"], group_label(r)), []).append(r)
+    rows = []
+    for (key, label), recs in sorted(groups.items()):
+        ok = [r for r in recs if r.get("status") == "ok"
+              and r.get("metrics", {}).get("ours_vs_torch") is not None]
+        not_ok = len(recs) - len(ok)
+        if not ok:
+            rows.append((key, label, 0, None, None, None, None, not_ok))
+            continue
+        values = [r["metrics"]["ours_vs_torch"] for r in ok]
+        largest = max(ok, key=point_size)["metrics"]["ours_vs_torch"]
+        rows.append((key, label, len(ok), statistics.median(values), min(values), max(values),
+                     largest, not_ok))
+    return rows
+
+
+def find_record_files(root):
+    """Every records.jsonl under `root` (or `root` itself when it is one), sorted."""
+    if os.path.isfile(root):
+        return [root]
+    found = []
+    for dirpath, _, files in os.walk(root):
+        if "records.jsonl" in files:
+            found.append(os.path.join(dirpath, "records.jsonl"))
+    return sorted(found)
+
+
+def status_counts(path):
+    counts = {}
+    for r in read_records(path):
+        counts[r.get("status", "?")] = counts.get(r.get("status", "?"), 0) + 1
+    return counts
+
+
+def print_summary(runs_root, peer_roots, out=sys.stdout):
+    def fmt(v):
+        return "-" if v is None else f"{v:.3f}"
+
+    if runs_root:
+        print("Records per run (status counts):", file=out)
+        for path in find_record_files(runs_root):
+            counts = status_counts(path)
+            text = ", ".join(f"{counts[s]} {s}" for s in sorted(counts)) or "no records"
+            print(f"  {os.path.relpath(os.path.dirname(path), runs_root)}: {text}", file=out)
+    peers = []
+    for root in peer_roots:
+        for path in find_record_files(root):
+            peers.extend(read_records(path))
+    print("Peer ratios ours_vs_torch (railgauge / torch on the same GPU; 1.0 = equal):", file=out)
+    rows = ratio_rows(peers)
+    if not rows:
+        print("  no peer records", file=out)
+        return
+    label_width = max(len(r[1]) for r in rows)
+    print(f"  {'peer':<18} {'source':<{label_width}} {'n':>4} {'median':>7} {'min':>7} "
+          f"{'max':>7} {'largest':>7} {'not ok':>6}", file=out)
+    for key, label, n, med, lo, hi, largest, not_ok in rows:
+        print(f"  {key:<18} {label:<{label_width}} {n:>4} {fmt(med):>7} {fmt(lo):>7} "
+              f"{fmt(hi):>7} {fmt(largest):>7} {not_ok:>6}", file=out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("summary", help="ratio table of peer runs")
+    s.add_argument("peers", nargs="*", help="peer run directories, or directories holding them")
+    s.add_argument("--runs", help="also count the records of the railgauge runs under this")
+    args = ap.parse_args(argv)
+    print_summary(args.runs, args.peers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

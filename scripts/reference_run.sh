@@ -1,0 +1,522 @@
+#!/usr/bin/env bash
+# One command for a reference run on a GPU node: the GPU tests, railgauge's GPU families, the
+# torch peers, check and calibrate, all into one output directory that can be committed under
+# results/reference/<gpu>-<date>/ (docs/reference-runs.md).
+#
+#   scripts/reference_run.sh [--build-dir DIR] [--out DIR] [--quick] [--budget-s S]
+#                            [--rules FILE] [--lib-dir DIR]
+#
+#   --build-dir DIR  the railgauge build: DIR/bin/railgauge, and the GPU tests when the build's
+#                    ctest files or test executables are there (default: build/)
+#   --out DIR        the output directory; must not exist or be empty
+#                    (default: runs/reference-<UTC time>)
+#   --quick          smaller sweeps and --time-budget 0.2 s per point, to fit about 8 minutes;
+#                    the default budget becomes 480 s
+#   --budget-s S     total seconds for all steps (default 480 with --quick, 3600 without); each
+#                    step runs under `timeout` with its share, the last steps (validate, check,
+#                    calibrate, summary) keep a reserve
+#   --rules FILE     rules for `railgauge check` (default results/rules/h100-sxm-ib.yaml)
+#   --lib-dir DIR    shared libraries copied with a build from another machine (the Debian
+#                    libraries railgauge links); searched by railgauge and the GPU tests only
+#
+# Environment: PYTHON (default python3) is the Python that holds PyTorch. For railgauge and the
+# GPU tests, LD_LIBRARY_PATH becomes torch/lib and site-packages/nvidia/*/lib (libcublasLt,
+# libnccl), then --lib-dir, then the caller's; the Python steps keep the caller's.
+# RAILGAUGE_GPU_PEAKS is set to this tree's results/peaks/gpu_peaks.yaml unless already set.
+#
+# Read-only on the GPU: nvidia-smi is only queried; clocks, power limits and MIG are never
+# changed. A failing or timed-out step is logged and the next one runs.
+#
+# Output: manifest.json (command, machine, versions, every step's command, exit status, seconds
+# and run directory), reference_run.log (this script's output), summary.txt, gpu/ (nvidia-smi
+# excerpts), logs/NN-step.log, runs/<step>/<run-id>/ (railgauge runs), peers/<step>/<run-id>/
+# (peer.torch_matmul and peer.torch_copy records), check/, calibrate/, inventory.json.
+#
+# Exit status: 0 a GPU was seen and every step finished (check's pass, warn and fail are
+# verdicts, written to check/); 1 some step failed, timed out or had no time left; 2 bad
+# arguments, nothing ran; 3 no GPU here: every step that needs none ran, the GPU points are
+# waived records, the GPU-only steps say "no GPU" (not a reference run).
+set -uo pipefail
+
+script_args=("$@")
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+build_dir="$repo/build"
+out=""
+quick=0
+budget_s=""
+rules="$repo/results/rules/h100-sxm-ib.yaml"
+lib_dir=""
+python="${PYTHON:-python3}"
+
+usage_error() {
+  echo "reference_run.sh: $1 (see --help)" >&2
+  exit 2
+}
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+  --quick) quick=1; shift; continue ;;
+  -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
+  --build-dir | --out | --budget-s | --rules | --lib-dir)
+    [[ $# -ge 2 ]] || usage_error "$1 needs a value"
+    ;;
+  *) usage_error "unknown argument '$1'" ;;
+  esac
+  case "$1" in
+  --build-dir) build_dir="$2" ;;
+  --out) out="$2" ;;
+  --budget-s) budget_s="$2" ;;
+  --rules) rules="$2" ;;
+  --lib-dir) lib_dir="$2" ;;
+  esac
+  shift 2
+done
+
+if [[ -n "$budget_s" && ! "$budget_s" =~ ^[0-9]+$ ]]; then
+  usage_error "--budget-s '$budget_s' is not a whole number of seconds"
+fi
+[[ -z "$budget_s" ]] && budget_s=$((quick ? 480 : 3600))
+if ((budget_s < 60)); then
+  usage_error "--budget-s $budget_s is too short: the last steps alone keep 30 s; give 60 or more"
+fi
+build_dir="$(cd "$build_dir" 2>/dev/null && pwd)" ||
+  usage_error "--build-dir: no such directory; build first (scripts/build.sh) or name the build"
+railgauge="$build_dir/bin/railgauge"
+[[ -x "$railgauge" ]] ||
+  usage_error "no railgauge binary at $railgauge: build it (scripts/build.sh) or give --build-dir"
+[[ -f "$rules" ]] || usage_error "--rules: no file $rules (results/rules/ lists the profiles)"
+rules="$(cd "$(dirname "$rules")" && pwd)/$(basename "$rules")"
+if [[ -n "$lib_dir" ]]; then
+  lib_dir="$(cd "$lib_dir" 2>/dev/null && pwd)" || usage_error "--lib-dir: no such directory"
+fi
+command -v timeout >/dev/null || usage_error "needs timeout (GNU coreutils) on PATH"
+command -v "$python" >/dev/null || usage_error "no $python on PATH: set PYTHON"
+[[ -z "$out" ]] && out="$repo/runs/reference-$(date -u +%Y-%m-%dT%H-%M-%SZ)"
+if [[ -e "$out" && -n "$(ls -A "$out" 2>/dev/null)" ]]; then
+  usage_error "--out $out exists and is not empty: give a new directory (runs are never mixed)"
+fi
+mkdir -p "$out/logs" "$out/runs" "$out/peers" "$out/gpu" ||
+  usage_error "cannot create the output directory $out"
+out="$(cd "$out" && pwd)"
+# Python (and torch inside it) runs with the caller's library path: libraries copied for
+# railgauge from another distribution must not shadow the ones torch was built against.
+if [[ -n "${LD_LIBRARY_PATH:-}" ]]; then
+  py_env=(env "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" PYTHONUNBUFFERED=1)
+else
+  py_env=(env -u LD_LIBRARY_PATH PYTHONUNBUFFERED=1)
+fi
+py=("${py_env[@]}" "$python")
+
+# Everything this script prints also goes to reference_run.log.
+exec > >(tee -a "$out/reference_run.log") 2>&1
+tee_pid=$!
+
+start_s=$(date +%s)
+start_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+tail_reserve_s=$((budget_s / 16 > 30 ? budget_s / 16 : 30)) # validate, check, calibrate, summary
+min_step_s=5
+steps_tsv="$out/logs/steps.tsv"
+: >"$steps_tsv"
+step_no=0
+failed=0
+have_gpu=0
+
+log() { echo "[reference_run $(date -u +%H:%M:%S)] $*"; }
+elapsed_s() { echo $(($(date +%s) - start_s)); }
+
+# record NN NAME STATUS RC SECONDS LIMIT LOG RUN_DIR NOTE COMMAND...: one line of steps.tsv.
+record() {
+  local nn=$1 name=$2 status=$3 rc=$4 secs=$5 limit=$6 logf=$7 rundir=$8 note=$9
+  shift 9
+  local cmd="" arg
+  for arg in "$@"; do # quoted only where a shell needs it
+    if [[ $arg =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
+      cmd+="$arg "
+    else
+      cmd+="$(printf '%q' "$arg") "
+    fi
+  done
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nn" "$name" "$status" "$rc" "$secs" \
+    "$limit" "$logf" "$rundir" "$note" "$cmd" >>"$steps_tsv"
+  log "step $nn $name: $status${note:+ ($note)}, exit $rc, $secs s of $limit s -> $logf"
+}
+
+# step NAME CAP_S MODE CMD...: runs CMD under timeout with min(CAP_S, what the budget leaves),
+# output in logs/NN-NAME.log (stdout to $STEP_STDOUT instead when set). MODE: plain (exit 0 is
+# ok), verdict (railgauge check: 0/1/2 are pass/warn/fail), tail (may use the reserve).
+# $STEP_RUN_DIR, when set, is the directory the step writes its run into (for the manifest).
+step() {
+  local name=$1 cap=$2 mode=$3
+  shift 3
+  step_no=$((step_no + 1))
+  local nn
+  nn=$(printf '%02d' "$step_no")
+  local logf="logs/$nn-$name.log"
+  local left=$((budget_s - $(elapsed_s)))
+  [[ $mode != tail ]] && left=$((left - tail_reserve_s))
+  local limit=$((cap < left ? cap : left))
+  if ((limit < min_step_s)); then
+    echo "skipped: the budget of $budget_s s is spent ($(elapsed_s) s elapsed)" >"$out/$logf"
+    record "$nn" "$name" skipped - 0 0 "$logf" "${STEP_RUN_DIR:-}" "no time left" "$@"
+    failed=1
+    return 0
+  fi
+  log "step $nn $name (limit $limit s): $*"
+  local t0 rc
+  t0=$(date +%s)
+  if [[ -n "${STEP_STDOUT:-}" ]]; then
+    timeout -k 10 "$limit" "$@" >"$STEP_STDOUT" 2>"$out/$logf"
+  else
+    timeout -k 10 "$limit" "$@" >"$out/$logf" 2>&1
+  fi
+  rc=$?
+  local secs=$(($(date +%s) - t0)) status
+  if ((rc == 124 || rc == 137)); then
+    status="timed out"
+    failed=1
+  elif [[ $mode == verdict ]] && ((rc <= 2)); then
+    local verdicts=(pass warn fail)
+    status="verdict ${verdicts[$rc]}"
+  elif ((rc == 0)); then
+    status="ok"
+  else
+    status="failed"
+    failed=1
+  fi
+  local note=""
+  if [[ $status == "timed out" ]]; then
+    note="killed after $limit s"
+  elif [[ $status == failed ]]; then # ctest's count, else the last line the tool printed
+    note=$(grep -m 1 'tests passed, ' "$out/$logf" ||
+      grep -v '^[[:space:]]*$' "$out/$logf" | tail -n 1)
+    note=$(echo "$note" | cut -c1-160 | tr '\t' ' ')
+  fi
+  record "$nn" "$name" "$status" "$rc" "$secs" "$limit" "$logf" "${STEP_RUN_DIR:-}" "$note" "$@"
+}
+
+# skip NAME WHY: a step that does not run here, with the reason in its log.
+skip() {
+  step_no=$((step_no + 1))
+  local nn
+  nn=$(printf '%02d' "$step_no")
+  echo "$2" >"$out/logs/$nn-$1.log"
+  record "$nn" "$1" skipped - 0 0 "logs/$nn-$1.log" "" "$2"
+}
+
+# The one run directory a railgauge step wrote under runs/STEP (empty when none).
+run_dir_of() {
+  local d
+  for d in "$out/runs/$1"/*/; do
+    [[ -f "$d/records.jsonl" ]] && { echo "${d%/}"; return; }
+  done
+}
+
+write_manifest() {
+  local exit_status=$1
+  "${py[@]}" - "$out" "$exit_status" "$start_utc" "$quick" "$budget_s" "$build_dir" "$rules" \
+    "$have_gpu" "$repo" "${LD_LIBRARY_PATH:-}" "$0" "${script_args[@]}" <<'EOF'
+import datetime, json, os, socket, subprocess, sys
+(out, exit_status, start_utc, quick, budget_s, build_dir, rules, have_gpu, repo,
+ railgauge_ld) = sys.argv[1:11]
+command = sys.argv[11:]
+
+def text(path):
+    try:
+        with open(os.path.join(out, path)) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+def git(*args):
+    try:
+        p = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, timeout=30)
+        return p.stdout.strip() if p.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+steps = []
+with open(os.path.join(out, "logs/steps.tsv")) as f:
+    for line in f:
+        nn, name, status, rc, secs, limit, log, run_dir, note, cmd = \
+            line.rstrip("\n").split("\t")
+        steps.append({"step": int(nn), "name": name, "status": status, "note": note or None,
+                      "exit": None if rc == "-" else int(rc), "seconds": int(secs),
+                      "limit_s": int(limit), "log": log,
+                      "run_dir": os.path.relpath(run_dir, out) if run_dir else None,
+                      "command": cmd.strip() or None})
+dirty = git("status", "--porcelain")
+manifest = {
+    "schema": "railgauge.reference_run/1",
+    "command": " ".join(command),
+    "host": socket.gethostname().split(".")[0],
+    "start_utc": start_utc,
+    "end_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "quick": quick == "1", "budget_s": int(budget_s), "gpu_seen": have_gpu == "1",
+    "exit_status": int(exit_status),
+    "build_dir": build_dir, "rules": os.path.relpath(rules, repo),
+    "railgauge_version": text("logs/railgauge-version.txt"),
+    "source_commit": git("rev-parse", "HEAD"),
+    "source_modified_files": None if dirty is None else len(dirty.splitlines()),
+    "gpus": text("gpu/nvidia-smi-L.txt"),
+    "torch": text("logs/torch.txt"),
+    "railgauge_ld_library_path": railgauge_ld,
+    "files": {"log": "reference_run.log", "summary": "summary.txt", "nvidia_smi": "gpu/",
+              "runs": "runs/", "peers": "peers/", "check": "check/", "calibrate": "calibrate/",
+              "inventory": "inventory.json"},
+    "steps": steps,
+}
+with open(os.path.join(out, "manifest.json"), "w") as f:
+    json.dump(manifest, f, indent=1)
+    f.write("\n")
+EOF
+}
+
+finish() {
+  local status=0
+  if ((failed)); then
+    status=1
+  elif ((!have_gpu)); then
+    status=3
+  fi
+  write_manifest "$status" || log "could not write manifest.json"
+  log "exit status $status (0 reference run complete, 1 a step failed or ran out of time, 3 no GPU)"
+  log "output: $out"
+  exec >&- 2>&- # let tee write the last lines of the log before the script returns
+  wait "$tee_pid" 2>/dev/null
+  exit "$status"
+}
+# shellcheck disable=SC2317 # called by the trap below
+on_signal() {
+  log "interrupted: writing the manifest of the steps so far"
+  failed=1
+  finish
+}
+trap on_signal INT TERM
+
+mode=""
+((quick)) && mode=", --quick"
+log "railgauge reference run: $railgauge -> $out (budget $budget_s s$mode)"
+"$railgauge" --version >"$out/logs/railgauge-version.txt" 2>&1
+
+# ------------------------------------------------------------------ environment
+# PyTorch's CUDA libraries (cuBLASLt, NCCL) for railgauge: the node has no CUDA runtime of its
+# own beyond the driver and what the torch install brings.
+torch_dir=$(timeout 60 "${py[@]}" -c 'import torch, os; print(os.path.dirname(torch.__file__))' \
+  2>/dev/null | tail -n 1)
+if [[ -n "$torch_dir" && -d "$torch_dir" ]]; then
+  lib_dirs=()
+  [[ -d "$torch_dir/lib" ]] && lib_dirs+=("$torch_dir/lib")
+  for d in "$torch_dir"/../nvidia/*/lib; do
+    [[ -d "$d" ]] && lib_dirs+=("$(cd "$d" && pwd)")
+  done
+  [[ -n "$lib_dir" ]] && lib_dirs+=("$lib_dir")
+  joined=$(IFS=:; echo "${lib_dirs[*]}")
+  export LD_LIBRARY_PATH="$joined${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  timeout 60 "${py[@]}" -c 'import torch; print("torch", torch.__version__, "cuda",
+                                        torch.version.cuda, "gpus", torch.cuda.device_count())' \
+    >"$out/logs/torch.txt" 2>&1
+  log "PyTorch at $torch_dir: $(tail -n 1 "$out/logs/torch.txt")"
+  for lib in libcublasLt.so.13 libnccl.so.2; do
+    found=$(for d in "${lib_dirs[@]}"; do [[ -e "$d/$lib" ]] && echo "$d/$lib"; done | head -n 1)
+    log "  $lib: ${found:-not in the torch install}"
+  done
+else
+  echo "no PyTorch for $python" >"$out/logs/torch.txt"
+  log "no PyTorch for $python: the CUDA libraries come from LD_LIBRARY_PATH and the system;" \
+    "the torch peers cannot run"
+  [[ -n "$lib_dir" ]] && export LD_LIBRARY_PATH="$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
+log "LD_LIBRARY_PATH for railgauge and the GPU tests: $LD_LIBRARY_PATH"
+if [[ -z "${RAILGAUGE_GPU_PEAKS:-}" && -f "$repo/results/peaks/gpu_peaks.yaml" ]]; then
+  export RAILGAUGE_GPU_PEAKS="$repo/results/peaks/gpu_peaks.yaml"
+fi
+missing=$(ldd "$railgauge" 2>&1 | grep 'not found' || true)
+if [[ -n "$missing" ]]; then
+  log "railgauge cannot find these shared libraries (its GPU or MPI steps will fail):"
+  echo "$missing"
+fi
+
+# ------------------------------------------------------------------ the GPU, read only
+smi=$(command -v nvidia-smi || true)
+[[ -z "$smi" && -x /usr/local/nvidia/bin/nvidia-smi ]] && smi=/usr/local/nvidia/bin/nvidia-smi
+if [[ -n "$smi" ]]; then
+  timeout 60 "$smi" -L >"$out/gpu/nvidia-smi-L.txt" 2>&1
+  fields=index,name,uuid,pci.bus_id,driver_version,vbios_version,pstate,temperature.gpu
+  fields+=,power.draw,power.limit,power.default_limit,power.max_limit
+  fields+=,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem
+  fields+=,clocks.applications.graphics,clocks.applications.memory
+  fields+=,ecc.mode.current,mig.mode.current,persistence_mode,memory.total
+  fields+=,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current
+  timeout 60 "$smi" --query-gpu="$fields" --format=csv >"$out/gpu/nvidia-smi-query.csv" 2>&1
+  timeout 60 "$smi" -q -d CLOCK,POWER,ECC,PERFORMANCE,TEMPERATURE >"$out/gpu/nvidia-smi-q.txt" 2>&1
+  grep -q '^GPU [0-9]' "$out/gpu/nvidia-smi-L.txt" && have_gpu=1
+  log "nvidia-smi ($smi):"
+  cat "$out/gpu/nvidia-smi-L.txt" "$out/gpu/nvidia-smi-query.csv"
+  grep -E 'Driver Version|CUDA Version' "$out/gpu/nvidia-smi-q.txt" | head -n 2
+else
+  echo "no nvidia-smi on PATH or in /usr/local/nvidia/bin" >"$out/gpu/nvidia-smi-L.txt"
+fi
+if ((!have_gpu)) && grep -q 'gpus [1-9]' "$out/logs/torch.txt" 2>/dev/null; then
+  have_gpu=1 # torch sees one even though nvidia-smi is missing
+fi
+if ((!have_gpu)); then
+  log "no GPU: nvidia-smi lists none and torch sees none. The railgauge steps still run" \
+    "(their GPU points are waived records); the GPU tests and the torch peers are skipped."
+fi
+
+# ------------------------------------------------------------------ sweeps and step shares
+if ((quick)); then
+  measure=(--time-budget 0.2 --point-timeout 60)
+  hbm_sizes=(-a 'size_bytes=4KiB:4GiB:*4')
+  offload_sizes=(-a 'size_bytes=4KiB:256MiB:*4' -a placement=near)
+  ctest_per_test_s=120
+  gemm_peer_args=(--samples 10)
+  copy_peer_args=(--max-samples 30)
+else
+  measure=(--point-timeout 300)
+  hbm_sizes=()
+  offload_sizes=()
+  ctest_per_test_s=600
+  gemm_peer_args=()
+  copy_peer_args=()
+fi
+# Seconds for a step: a percentage of the budget, at least 10.
+share() { echo $((budget_s * $1 / 100 > 10 ? budget_s * $1 / 100 : 10)); }
+
+# ------------------------------------------------------------------ GPU tests
+if ((!have_gpu)); then
+  skip gpu-tests "no GPU: the gpu-labelled tests fail by design without one"
+elif [[ -f "$build_dir/CTestTestfile.cmake" ]] &&
+  grep -qx "CMAKE_CACHEFILE_DIR:INTERNAL=$build_dir" "$build_dir/CMakeCache.txt" 2>/dev/null; then
+  step gpu-tests "$(share 12)" plain ctest --test-dir "$build_dir" -L gpu --no-tests=error \
+    --output-on-failure --timeout "$ctest_per_test_s" --output-junit "$out/logs/gpu-tests.xml"
+else
+  # A build copied from elsewhere: its ctest files name the directory it was built in, so the
+  # GPU test executables (the targets labelled gpu in tests/) run directly.
+  mapfile -t gpu_tests < <(find "$build_dir" -type f -perm -u+x \
+    \( -name '*_gpu_tests' -o -name cuda_tests \) 2>/dev/null | sort)
+  if ((${#gpu_tests[@]} == 0)); then
+    skip gpu-tests "no ctest files for $build_dir and no GPU test executables in it"
+  else
+    for t in "${gpu_tests[@]}"; do
+      step "gpu-tests-$(basename "$t")" $(($(share 12) / ${#gpu_tests[@]})) plain \
+        "$t" --gtest_output="xml:$out/logs/$(basename "$t").xml"
+    done
+  fi
+fi
+
+# ------------------------------------------------------------------ railgauge
+STEP_STDOUT="$out/inventory.json" step inventory "$(share 2)" plain \
+  "$railgauge" inventory --format json
+
+STEP_RUN_DIR="$out/runs/gemm-model" step gemm-model "$(share 25)" plain \
+  "$railgauge" gemm --model gpt3-175b --tp 1,2,4,8,16,32 --out "$out/runs/gemm-model" \
+  "${measure[@]}"
+STEP_RUN_DIR="$out/runs/gemm-size" step gemm-size "$(share 5)" plain \
+  "$railgauge" gemm --filter gemm.cublaslt_size --out "$out/runs/gemm-size" "${measure[@]}"
+STEP_RUN_DIR="$out/runs/memory-hbm" step memory-hbm "$(share 8)" plain \
+  "$railgauge" memory --filter 'memory.hbm_*' --out "$out/runs/memory-hbm" "${hbm_sizes[@]}" \
+  "${measure[@]}"
+STEP_RUN_DIR="$out/runs/offload" step offload "$(share 12)" plain \
+  "$railgauge" offload --out "$out/runs/offload" "${offload_sizes[@]}" "${measure[@]}"
+STEP_RUN_DIR="$out/runs/collectives" step collectives "$(share 2)" plain \
+  "$railgauge" collectives --out "$out/runs/collectives" "${measure[@]}"
+
+# ------------------------------------------------------------------ torch peers
+if ((!have_gpu)); then
+  skip gemm-vs-torch "no GPU: nothing measured to compare with torch"
+  skip copy-vs-torch "no GPU: nothing measured to compare with torch"
+else
+  for s in gemm-model:7 gemm-size:4; do
+    pct=${s#*:}
+    s=${s%:*}
+    rd=$(run_dir_of "$s")
+    if [[ -z "$rd" ]]; then
+      skip "gemm-vs-torch-${s#gemm-}" "no run directory from step $s"
+      continue
+    fi
+    STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" "$(share "$pct")" plain \
+      "${py[@]}" "$repo/scripts/gemm_vs_torch.py" "$rd" \
+      --out "$out/peers/$s" "${gemm_peer_args[@]}"
+  done
+  copy_runs=()
+  for s in memory-hbm offload; do
+    rd=$(run_dir_of "$s")
+    [[ -n "$rd" ]] && copy_runs+=("$rd")
+  done
+  if ((${#copy_runs[@]} == 0)); then
+    skip copy-vs-torch "no run directory from the memory-hbm and offload steps"
+  else
+    STEP_RUN_DIR="$out/peers/copy" step copy-vs-torch "$(share 8)" plain \
+      "${py[@]}" "$repo/scripts/copy_vs_torch.py" "${copy_runs[@]}" \
+      --out "$out/peers/copy" "${copy_peer_args[@]}"
+  fi
+fi
+
+# ------------------------------------------------------------------ analysis (the reserve)
+run_dirs=()
+for s in gemm-model gemm-size memory-hbm offload collectives; do
+  rd=$(run_dir_of "$s")
+  [[ -n "$rd" ]] && run_dirs+=("$rd")
+done
+schema_python=""
+for p in "$python" /usr/bin/python3; do
+  if command -v "$p" >/dev/null && "${py_env[@]}" "$p" -c 'import jsonschema' 2>/dev/null; then
+    schema_python="$p"
+    break
+  fi
+done
+if ((${#run_dirs[@]} == 0)); then
+  skip validate "no railgauge run directory to validate"
+  skip check "no railgauge run directory to judge"
+  skip calibrate "no railgauge run directory to fit"
+  failed=1
+else
+  if [[ -n "$schema_python" ]]; then
+    step validate 60 tail "${py_env[@]}" "$schema_python" "$repo/scripts/validate_run.py" \
+      "${run_dirs[@]}"
+  else
+    skip validate "no Python with the jsonschema module here (Debian: python3-jsonschema)"
+  fi
+  mkdir -p "$out/check"
+  step check 60 verdict "$railgauge" check --rules "$rules" --format table \
+    --json "$out/check/verdict.json" --markdown "$out/check/verdict.md" "${run_dirs[@]}"
+  if ((have_gpu)); then
+    step calibrate 120 tail "$railgauge" calibrate --out "$out/calibrate" "${run_dirs[@]}"
+  else
+    skip calibrate "no GPU: the runs hold no ok GPU record to fit"
+  fi
+fi
+if [[ -n "$smi" ]]; then
+  timeout 60 "$smi" -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE \
+    >"$out/gpu/nvidia-smi-q-after.txt" 2>&1
+fi
+
+# ------------------------------------------------------------------ summary
+{
+  echo "Reference run $(basename "$out"): $(elapsed_s) s of a $budget_s s budget$mode"
+  echo "GPU: $(grep -m1 '^GPU 0' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null || echo 'none seen')"
+  echo
+  echo "Steps (logs/NN-step.log):"
+  awk -F'\t' '{printf "  %s %-26s %-12s %5s s  exit %-2s %s\n", $1, $2, $3, $5, $4, $9}' \
+    "$steps_tsv"
+  echo
+  timeout 120 "${py[@]}" "$repo/scripts/peer_records.py" summary --runs "$out/runs" \
+    "$out/peers" 2>&1
+  if [[ -f "$out/check/verdict.json" ]]; then
+    echo
+    echo "check ($(basename "$rules")): see check/verdict.md"
+  fi
+  gpu_name=$(sed -n 's/^GPU 0: \(.*\) (UUID.*/\1/p' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null |
+    tr '[:upper:]' '[:lower:]' | sed -e 's/nvidia //' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//;s/-$//')
+  echo
+  if ((have_gpu)); then
+    echo "To commit: results/reference/${gpu_name:-gpu}-$(date -u +%Y-%m-%d)/" \
+      "(docs/reference-runs.md)"
+  else
+    echo "No GPU here: this is not a reference run; nothing to commit."
+  fi
+} >"$out/summary.txt"
+cat "$out/summary.txt"
+finish

@@ -1,0 +1,193 @@
+"""scripts/reference_run.sh end to end on a machine without a GPU: bad arguments, the --quick
+run (every GPU point a waived record, the GPU-only steps saying "no GPU", exit 3), the GPU path
+with a stand-in nvidia-smi (GPU tests run, peers and calibrate fail clearly, exit 1), and the
+time budget (a step that outlives its share is killed, later ones are skipped, exit 1).
+
+Usage: reference_run_test.py RAILGAUGE_BINARY SOURCE_DIR [TestName ...]
+"""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from named_tests import run_named_tests  # noqa: E402
+
+BINARY = SOURCE = None
+
+
+def gpu_here():
+    smi = shutil.which("nvidia-smi") or "/usr/local/nvidia/bin/nvidia-smi"
+    try:
+        p = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return p.returncode == 0 and "GPU " in p.stdout
+
+
+def executable(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+class ReferenceRunTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="railgauge_reference_")
+        self.addCleanup(self.tmp.cleanup)
+        self.script = os.path.join(SOURCE, "scripts", "reference_run.sh")
+        self.env = dict(os.environ, PYTHON=sys.executable)
+
+    def run_script(self, *args, env=None, timeout=300):
+        return subprocess.run([self.script, *args], capture_output=True, text=True,
+                              timeout=timeout, env=env or self.env)
+
+    def manifest(self, out):
+        with open(os.path.join(out, "manifest.json")) as f:
+            m = json.load(f)
+        return m, {s["name"]: s for s in m["steps"]}
+
+    def fake_build(self, railgauge=None):
+        """A build directory as copied to a node: bin/railgauge and one GPU test executable,
+        no ctest files."""
+        build = os.path.join(self.tmp.name, "build")
+        os.makedirs(os.path.join(build, "bin"))
+        if railgauge:
+            executable(os.path.join(build, "bin", "railgauge"), railgauge)
+        else:
+            os.symlink(BINARY, os.path.join(build, "bin", "railgauge"))
+        executable(os.path.join(build, "tests", "cuda", "cuda_tests"),
+                   "#!/bin/sh\necho \"stand-in GPU test $*\"\n")
+        return build
+
+    def fake_gpu_env(self):
+        bin_dir = os.path.join(self.tmp.name, "fakebin")
+        executable(os.path.join(bin_dir, "nvidia-smi"),
+                   "#!/bin/sh\ncase \"$1\" in\n"
+                   "-L) echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-"
+                   "000000000000)' ;;\n*) echo \"stand-in nvidia-smi $*\" ;;\nesac\n")
+        return dict(self.env, PATH=bin_dir + os.pathsep + self.env["PATH"])
+
+    def test_bad_arguments_exit_2_and_run_nothing(self):
+        out = os.path.join(self.tmp.name, "out")
+        build = os.path.dirname(os.path.dirname(BINARY))
+        cases = [(["--frobnicate"], "unknown argument"),
+                 (["--build-dir", os.path.join(self.tmp.name, "nope")], "--build-dir"),
+                 (["--build-dir", self.tmp.name], "no railgauge binary"),
+                 (["--build-dir", build, "--budget-s", "soon"], "not a whole number"),
+                 (["--build-dir", build, "--budget-s", "10"], "too short"),
+                 (["--build-dir", build, "--rules", "/nonexistent.yaml"], "--rules"),
+                 (["--build-dir", build, "--lib-dir", "/nonexistent"], "--lib-dir"),
+                 (["--build-dir", build, "--out"], "--out needs")]
+        for args, message in cases:
+            p = self.run_script(*args, "--out", out) if args[-1] != "--out" else \
+                self.run_script(*args)
+            self.assertEqual(p.returncode, 2, (args, p.stdout, p.stderr))
+            self.assertIn(message, p.stderr, args)
+            self.assertFalse(os.path.exists(out), args)
+        os.makedirs(out)
+        open(os.path.join(out, "something"), "w").close()
+        p = self.run_script("--build-dir", build, "--out", out, "--quick")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("not empty", p.stderr)
+        self.assertEqual(os.listdir(out), ["something"])
+
+    @unittest.skipIf(gpu_here(), "this machine has a GPU: the no-GPU path does not apply")
+    def test_quick_run_without_gpu_waives_gpu_points_and_exits_3(self):
+        out = os.path.join(self.tmp.name, "out")
+        build = os.path.dirname(os.path.dirname(BINARY))
+        p = self.run_script("--build-dir", build, "--out", out, "--quick")
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("no GPU", p.stdout)
+        m, steps = self.manifest(out)
+        self.assertEqual((m["exit_status"], m["gpu_seen"], m["quick"]), (3, False, True))
+        for name in ("gpu-tests", "gemm-vs-torch", "copy-vs-torch", "calibrate"):
+            self.assertEqual(steps[name]["status"], "skipped", name)
+            self.assertIn("no GPU", steps[name]["note"], name)
+        self.assertEqual(steps["check"]["status"], "verdict fail")  # 8-GPU rules, no GPU
+        for name in ("gemm-model", "gemm-size", "memory-hbm", "offload", "collectives"):
+            self.assertEqual((steps[name]["status"], steps[name]["exit"]), ("ok", 0), name)
+            self.assertTrue(steps[name]["command"].startswith(build), name)
+            run_dir = os.path.join(out, steps[name]["run_dir"])
+            (run_id,) = os.listdir(run_dir)
+            with open(os.path.join(run_dir, run_id, "records.jsonl")) as f:
+                recs = [json.loads(line) for line in f]
+            self.assertTrue(recs, name)
+            gpu_keys = [r for r in recs if not r["key"].startswith("collectives.mpi")]
+            self.assertTrue(gpu_keys, name)
+            for r in gpu_keys:
+                self.assertEqual(r["status"], "waived", r)
+                self.assertTrue(r["reason"], r)
+        self.assertIn("--tp 1,2,4,8,16,32", steps["gemm-model"]["command"])
+        if "validate" in steps:  # needs python3-jsonschema
+            self.assertEqual(steps["validate"]["status"], "ok", steps["validate"])
+        with open(os.path.join(out, "inventory.json")) as f:
+            self.assertIsInstance(json.load(f), dict)
+        with open(os.path.join(out, "summary.txt")) as f:
+            summary = f.read()
+        self.assertIn("No GPU here", summary)
+        self.assertIn("108 waived", summary)  # gpt3-175b: 6 t x 6 GEMMs x 3 passes
+        self.assertTrue(os.path.getsize(os.path.join(out, "reference_run.log")) > 0)
+        for s in m["steps"]:
+            self.assertTrue(os.path.exists(os.path.join(out, s["log"])), s)
+
+    def test_gpu_steps_run_and_fail_clearly_when_the_gpu_does_not_answer(self):
+        out = os.path.join(self.tmp.name, "out")
+        lib_dir = os.path.join(self.tmp.name, "lib")
+        os.makedirs(lib_dir)
+        p = self.run_script("--build-dir", self.fake_build(), "--out", out, "--quick",
+                            "--lib-dir", lib_dir, env=self.fake_gpu_env())
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        m, steps = self.manifest(out)
+        self.assertTrue(m["gpu_seen"])
+        # The copied libraries are for railgauge; the Python steps keep the caller's path.
+        self.assertIn(lib_dir, m["railgauge_ld_library_path"])
+        self.assertNotIn(lib_dir, steps["copy-vs-torch"]["command"])
+        # A copied build has no ctest files: its GPU test executables run directly.
+        self.assertEqual(steps["gpu-tests-cuda_tests"]["status"], "ok")
+        with open(os.path.join(out, steps["gpu-tests-cuda_tests"]["log"])) as f:
+            self.assertIn("stand-in GPU test --gtest_output=xml:", f.read())
+        for name in ("gemm-vs-torch-model", "gemm-vs-torch-size", "copy-vs-torch", "calibrate"):
+            self.assertEqual((steps[name]["status"], steps[name]["exit"]), ("failed", 2), name)
+            self.assertTrue(steps[name]["note"], name)
+        self.assertIn("no ok record", steps["copy-vs-torch"]["note"])
+        with open(os.path.join(out, "summary.txt")) as f:
+            self.assertIn("results/reference/h100-80gb-hbm3-", f.read())
+        with open(os.path.join(out, "gpu", "nvidia-smi-query.csv")) as f:
+            self.assertIn("--query-gpu=", f.read())
+
+    def test_a_step_past_its_share_is_killed_and_the_budget_skips_the_rest(self):
+        # railgauge that hangs in `gemm` and `memory`: each step is killed at its share of a 60 s
+        # budget, the steps after them find none left and are skipped; no run directory is
+        # written, so the peers and the analysis have nothing to read.
+        hang = ("#!/bin/sh\ncase \"$1\" in\n--version) echo 'railgauge stand-in' ;;\n"
+                "gemm | memory) sleep 300 ;;\n*) echo \"stand-in $*\" ;;\nesac\n")
+        out = os.path.join(self.tmp.name, "out")
+        p = self.run_script("--build-dir", self.fake_build(railgauge=hang), "--out", out,
+                            "--budget-s", "60", env=self.fake_gpu_env(), timeout=200)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        m, steps = self.manifest(out)
+        self.assertEqual(m["budget_s"], 60)
+        self.assertEqual(steps["gemm-model"]["status"], "timed out")
+        self.assertLessEqual(steps["gemm-model"]["seconds"], steps["gemm-model"]["limit_s"] + 11)
+        skipped = [s["name"] for s in m["steps"] if s["note"] == "no time left"]
+        self.assertTrue(skipped, m["steps"])
+        self.assertEqual(steps["check"]["status"], "skipped")
+        total = sum(s["seconds"] for s in m["steps"])
+        self.assertLess(total, 60 + 15, m["steps"])
+
+
+def main():
+    global BINARY, SOURCE
+    BINARY, SOURCE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    run_named_tests(sys.argv[3:])
+
+
+if __name__ == "__main__":
+    main()
