@@ -19,6 +19,8 @@ struct TrafficShape {
   int post_list = 1;     // WRs chained per ibv_post_send
   int cq_moderation = 1; // one signaled WR per this many, per QP
   bool use_inline = false;
+  // Seconds without progress (no completion, no answer) before the peer counts as gone.
+  double progress_timeout_s = 60;
 };
 
 // Throws InputError when the shape cannot run on queues of `send_depth` entries.

@@ -12,6 +12,7 @@
 #include "harness/store/memory_store.h"
 #include "rdma/latency_summary.h"
 #include "rdma/pair_failure.h"
+#include "rdma/peer_result.h"
 #include "rdma/per_call_timer.h"
 #include "rdma/verbs/endpoint.h"
 #include "rdma/verbs/traffic.h"
@@ -58,6 +59,7 @@ TrafficShape traffic_shape(const VerbsPointSpec &s, const Endpoint &ep) {
   t.message_bytes = s.size_bytes;
   t.post_list = is_latency(s) ? 1 : s.post_list;
   t.cq_moderation = is_latency(s) ? 1 : s.cq_moderation;
+  t.progress_timeout_s = s.peer_timeout_s;
   // Large messages: fewer per call than one moderation unit would make calls alternate between
   // no completion and a burst; moderation matters only for small messages, so lower it to the
   // largest divisor of the queue depth that fits.
@@ -213,15 +215,17 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
     throw;
   }
   ep.write_peer_control(1, std::min(kDrainTimeout_s, s.peer_timeout_s));
-  const auto server = nlohmann::json::parse(store.get(prefix + "server_result", peer_timeout(s)));
-  if (server.contains("error"))
-    throw BackendError("the server side failed: " + server["error"].get<std::string>());
+  const auto server = PeerResult::parse(store.get(prefix + "server_result", peer_timeout(s)));
+  if (server.error)
+    throw BackendError("the server side failed: " + *server.error);
   DataCheck checked = check_received(ep, s, false);
-  checked.add(DataCheck::from_json(server));
+  checked.add(server.checked);
   if (bidirectional(s)) {
-    const double active_s = server.at("active_s").get<double>();
+    if (!server.active_s)
+      throw BackendError("the server's result has no active_s, which a bidirectional point needs");
+    const double active_s = *server.active_s;
     const double peer_gbits =
-        active_s > 0 ? 8.0 * server.at("messages").get<double>() * s.size_bytes / active_s / 1e9
+        active_s > 0 ? 8.0 * static_cast<double>(server.messages) * s.size_bytes / active_s / 1e9
                      : 0;
     // The peer's direction is timed by the peer from its first to its last completion
     // (perftest sums both sides' results the same way).
@@ -229,8 +233,10 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
     out.metrics["bidirectional_gbits_per_s"] =
         out.metrics["bandwidth_gbits_per_s"].get<double>() + peer_gbits;
   }
-  out.metrics["server_messages"] = server.at("messages");
-  out.device = {{"nic", ep.device_name()}, {"port", s.port}, {"numa", ep.numa_node()}};
+  out.metrics["server_messages"] = server.messages;
+  out.device = {{"nic", ep.device_name()}, {"port", s.port}};
+  if (ep.numa_node() >= 0) // -1: the device does not say (Soft-RoCE, one-node machines)
+    out.device["numa"] = ep.numa_node();
   out.derived_params = {{"gid_index_used", ep.gid().index},
                         {"gid_type", to_string(ep.gid().type)},
                         {"gid_choice", ep.gid().why},

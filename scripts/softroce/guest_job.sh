@@ -21,6 +21,22 @@ step softroce_tests env RAILGAUGE_REQUIRE_RDMA=1 timeout 900 /rg/rdma_softroce_t
 step railgauge_rdma timeout 900 /rg/railgauge rdma --out runs --format jsonl -q \
   --measure time_budget_s=2 -a device=rxe0 -a size_bytes=8,65536 > railgauge_rdma.jsonl 2> railgauge_rdma.log
 
+# The same WRITE points with each end in its own process (ranks 0 and 1 through the TCP store),
+# the way perftest runs its server and client.
+ranks_pair() {
+  for r in 0 1; do
+    SLURM_NTASKS=2 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=softroce-ranks \
+      /rg/railgauge rdma --filter 'rdma.write_*' -a mode=ranks -a device=rxe0 -a size_bytes=8,65536 \
+      --measure time_budget_s=2 --out runs_ranks -q --store tcp://127.0.0.1:18601 \
+      --store-timeout 120 > "railgauge_ranks_$r.log" 2>&1 &
+    eval "pid$r=\$!"
+  done
+  wait "$pid0"; rc0=$?
+  wait "$pid1"; rc1=$?
+  [ $rc0 -eq 0 ] && [ $rc1 -eq 0 ]
+}
+step railgauge_rdma_ranks ranks_pair
+
 # perftest on the same device: server, 1.5 s head start, client; distinct ports.
 perftest_pair() { # name, port, tool args...
   pname=$1; port=$2; shift 2
@@ -52,7 +68,8 @@ pair_fault() {
     if [ $i -gt 1200 ]; then kill -9 "$pid0" "$pid1"; echo "no first record" >> pair_fault/summary.txt; return 1; fi
     sleep 0.1
   done
-  sleep 0.5
+  # The next point's setup takes about a second under emulation: kill in its measurement.
+  sleep 2
   kill -9 "$pid1"
   killed=$(cut -d' ' -f1 /proc/uptime)
   wait "$pid0"; rc=$?
