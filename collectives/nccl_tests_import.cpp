@@ -1,10 +1,13 @@
 #include "collectives/nccl_tests_import.h"
 
+#include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/number_text.h"
 
 namespace railgauge::collectives {
 namespace {
@@ -21,15 +24,14 @@ std::string dtype_name(const std::string &t) {
   return t; // int8, int32, uint64, f8e4m3, ... as nccl-tests names them
 }
 
-std::optional<double> number(const std::string &s) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used == s.size())
-      return v;
-  } catch (const std::exception &) {
-  }
-  return std::nullopt;
+// A size in bytes or an element count: a whole non-negative integer, as nccl-tests prints them
+// (a double cast to an integer is undefined beyond its range).
+std::optional<std::int64_t> integer(const std::string &s) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0)
+    return std::nullopt;
+  return v;
 }
 
 } // namespace
@@ -62,7 +64,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       if (w == "Rank")
         out.ranks.push_back(body.substr(body.find("Rank")));
       if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos)
-        out.avg_busbw_gbytes_per_s = number(body.substr(body.find(':', at) + 1).erase(0, 1));
+        out.avg_busbw_gbytes_per_s = finite_number(body.substr(body.find(':', at) + 1).erase(0, 1));
       continue;
     }
     if (!out.kind)
@@ -77,18 +79,18 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     if (f.size() < 13)
       throw InputError(fmt::format("a result row needs 13 columns, this one has {}", f.size()),
                        here, "give the unmodified text output of an nccl-tests *_perf binary");
-    const auto size = number(f[0]), count = number(f[1]);
+    const auto size = integer(f[0]), count = integer(f[1]);
     if (!size || !count)
-      throw InputError(fmt::format("size '{}' or count '{}' is not a number", f[0], f[1]), here,
-                       "give the unmodified text output of an nccl-tests *_perf binary");
+      throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]),
+                       here, "give the unmodified text output of an nccl-tests *_perf binary");
     for (int half = 0; half < 2; ++half) {
       const std::size_t c = 5 + 4 * static_cast<std::size_t>(half);
       Record r;
       r.run = run;
       r.host = host;
       r.key = fmt::format("collectives.nccl_{}", to_string(*out.kind));
-      r.params = {{"size_bytes", static_cast<std::int64_t>(*size)},
-                  {"count", static_cast<std::int64_t>(*count)},
+      r.params = {{"size_bytes", *size},
+                  {"count", *count},
                   {"dtype", dtype_name(f[2])},
                   {"in_place", half ? "in_place" : "out_of_place"},
                   {"source", "nccl-tests"}};
@@ -96,7 +98,8 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
         r.params["op"] = f[3];
       if (f[4] != "-1")
         r.params["root"] = f[4];
-      const auto time_us = number(f[c]), algbw = number(f[c + 1]), busbw = number(f[c + 2]);
+      const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),
+                 busbw = finite_number(f[c + 2]);
       if (!time_us || !algbw || !busbw)
         throw InputError(
             fmt::format("time/algbw/busbw '{} {} {}' are not numbers", f[c], f[c + 1], f[c + 2]),
@@ -108,7 +111,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       const std::string &wrong = f[c + 3];
       if (wrong == "N/A") {
         r.status = Status::ok;
-      } else if (const auto w = number(wrong)) {
+      } else if (const auto w = finite_number(wrong)) {
         r.metrics["wrong_elements"] = *w;
         if (*w > 0) {
           r.status = Status::failed;

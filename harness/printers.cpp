@@ -28,9 +28,7 @@ std::string params_text(const nlohmann::json &params) {
 class JsonlPrinter final : public RecordPrinter {
 public:
   explicit JsonlPrinter(std::ostream &out) : out_(out) {}
-  void on_record(const Record &record) override {
-    out_ << record.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-  }
+  void on_record(const Record &record) override { out_ << record.json_line() << '\n'; }
 
 private:
   std::ostream &out_;

@@ -20,6 +20,10 @@ void Outcome::conclude_data_check(const std::vector<std::string> &problems) {
   reason = "data check failed: " + all;
 }
 
+std::string Record::json_line() const {
+  return to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json Record::to_json() const {
   nlohmann::json j;
   j["schema"] = kRecordSchema;

@@ -54,6 +54,10 @@ struct Record {
   std::string time_utc; // when the point finished, ISO 8601
 
   nlohmann::json to_json() const;
+  // One line of records.jsonl, without the newline. Invalid UTF-8 (a library's error text, a
+  // device name from sysfs, an imported log) is replaced instead of throwing: the record must be
+  // written whatever its strings hold.
+  std::string json_line() const;
   // Throws std::invalid_argument naming the field that is missing or wrong.
   static Record from_json(const nlohmann::json &j);
 };

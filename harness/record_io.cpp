@@ -27,10 +27,7 @@ RecordFile::~RecordFile() {
 }
 
 void RecordFile::append(const Record &record) {
-  // Replace invalid UTF-8 (a library's error text, a device name from sysfs) instead of
-  // throwing: the record must be written whatever its strings hold.
-  const std::string line =
-      record.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string line = record.json_line() + "\n";
   // A file whose last link is gone (its directory was removed) still takes writes: they would
   // go nowhere for the rest of the run. Stop at once instead.
   struct stat st {};

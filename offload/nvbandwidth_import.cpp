@@ -1,6 +1,7 @@
 #include "offload/nvbandwidth_import.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -32,15 +33,15 @@ std::vector<std::string> split_words(std::string_view s) {
   return words;
 }
 
-// "26.03" -> 26.03, "N/A" -> nullopt (a cell nvbandwidth did not measure); anything else is
-// not a value (nullopt through `ok`).
+// "26.03" -> 26.03, "N/A" -> nullopt (a cell nvbandwidth did not measure); anything else
+// ("inf", "nan", "12abc") is not a value (nullopt through `ok`).
 std::optional<double> parse_cell(const std::string &text, bool &ok) {
   ok = true;
   if (text == "N/A")
     return std::nullopt;
   char *end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') {
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(v)) {
     ok = false;
     return std::nullopt;
   }
@@ -266,7 +267,9 @@ NvbDocument parse_json(const std::string &text, const std::string &where) {
           broken = true;
         all.values.push_back(std::move(values));
       }
-      if (broken || all.values.empty()) {
+      // A matrix without a column (rows that are empty lists) has nothing to import and no
+      // shape to split by.
+      if (broken || all.values.empty() || all.values.front().empty()) {
         doc.problems.push_back(fmt::format(
             "{}: the bandwidth_matrix of {} is malformed and was not imported", where, t.name));
       } else {

@@ -1,5 +1,7 @@
 #include "rdma/endpoint_info.h"
 
+#include <limits>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -52,20 +54,51 @@ std::string EndpointInfo::serialize() const {
       .dump();
 }
 
+namespace {
+
+// An unsigned field of the peer's data, exactly: a QPN, LID or rkey out of its range is refused,
+// never wrapped or rounded (a wrapped QPN connects to another queue pair).
+template <class T>
+T exact(const nlohmann::json &v, const char *name,
+        std::uint64_t max = std::numeric_limits<T>::max()) {
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max)
+    throw BackendError(fmt::format("malformed endpoint info from the peer: '{}' is {}, not a "
+                                   "whole number in 0..{}",
+                                   name, v.dump(), max));
+  return static_cast<T>(v.get<std::uint64_t>());
+}
+
+// QPNs and PSNs are 24-bit numbers (InfiniBand Architecture Specification, BTH fields).
+constexpr std::uint64_t kMax24Bit = 0xffffff;
+
+std::vector<std::uint32_t> exact_list(const nlohmann::json &v, const char *name) {
+  if (!v.is_array())
+    throw BackendError(
+        fmt::format("malformed endpoint info from the peer: '{}' is not a list", name));
+  std::vector<std::uint32_t> out;
+  for (const auto &e : v)
+    out.push_back(exact<std::uint32_t>(e, name, kMax24Bit));
+  return out;
+}
+
+} // namespace
+
 EndpointInfo EndpointInfo::parse(const std::string &text) {
   try {
     const auto j = nlohmann::json::parse(text);
+    if (!j.is_object())
+      throw BackendError("malformed endpoint info from the peer: not a JSON object");
     EndpointInfo e;
-    e.lid = j.at("lid").get<std::uint16_t>();
-    e.gid_index = j.at("gid_index").get<int>();
+    e.lid = exact<std::uint16_t>(j.at("lid"), "lid");
+    e.gid_index = exact<int>(j.at("gid_index"), "gid_index");
     e.gid = gid_from_text(j.at("gid").get<std::string>());
     e.ethernet = j.at("ethernet").get<bool>();
-    e.mtu_bytes = j.at("mtu_bytes").get<std::uint32_t>();
-    e.qpns = j.at("qpns").get<std::vector<std::uint32_t>>();
-    e.psns = j.at("psns").get<std::vector<std::uint32_t>>();
-    e.addr = j.at("addr").get<std::uint64_t>();
-    e.rkey = j.at("rkey").get<std::uint32_t>();
-    e.region_bytes = j.at("region_bytes").get<std::uint64_t>();
+    e.mtu_bytes = exact<std::uint32_t>(j.at("mtu_bytes"), "mtu_bytes");
+    e.qpns = exact_list(j.at("qpns"), "qpns");
+    e.psns = exact_list(j.at("psns"), "psns");
+    e.addr = exact<std::uint64_t>(j.at("addr"), "addr");
+    e.rkey = exact<std::uint32_t>(j.at("rkey"), "rkey");
+    e.region_bytes = exact<std::uint64_t>(j.at("region_bytes"), "region_bytes");
     if (e.qpns.empty() || e.qpns.size() != e.psns.size())
       throw BackendError("qpns and psns must be non-empty and of equal length");
     return e;

@@ -1,13 +1,16 @@
 #include "rdma/perftest_import.h"
 
+#include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/number_text.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -27,8 +30,11 @@ std::string trim(std::string s) {
 bool parse_title(const std::string &line, TestKind &kind) {
   static const std::regex title(
       R"(^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*(?: \S+)?) (BW|Latency) Test\s*$)");
+  // std::regex matches recursively, a frame per character: a long line (a binary file, a log
+  // without newlines) would overflow the stack. A title is a few dozen characters.
+  constexpr std::size_t kLongestTitle = 256;
   std::smatch m;
-  if (!std::regex_match(line, m, title))
+  if (line.size() > kLongestTitle || !std::regex_match(line, m, title))
     return false;
   const std::string verb = m[1];
   kind.verb = verb == "RDMA_Write"  ? "write"
@@ -60,12 +66,15 @@ void parse_fields(const std::string &line, std::map<std::string, std::string> &f
   }
 }
 
-// "1024[B]" -> 1024; "ON" -> text.
+// "1024[B]" -> 1024; "ON" (or a number too large for a 64-bit integer) -> text.
 nlohmann::json field_value(const std::string &value) {
-  static const std::regex number(R"(^(-?\d+)(\[B\])?$)");
-  std::smatch m;
-  if (std::regex_match(value, m, number))
-    return std::stoll(m[1]);
+  std::string_view digits(value);
+  if (digits.ends_with("[B]"))
+    digits.remove_suffix(3);
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size())
+    return v;
   return value;
 }
 
@@ -163,20 +172,21 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
     nlohmann::json latency = nlohmann::json::object();
     for (std::size_t i = 0; i < columns.size(); ++i) {
       const std::string &c = columns[i];
-      double v = 0;
-      try {
-        v = std::stod(values[i]);
-      } catch (const std::exception &) {
-        throw InputError(fmt::format("'{}' in column '{}' is not a number", values[i], c),
+      const auto number = finite_number(values[i]);
+      const bool whole = c == "#bytes" || c == "#iterations";
+      const auto count = whole ? field_value(values[i]) : nlohmann::json();
+      if (!number || (whole && (!count.is_number_integer() || count.get<long long>() < 0)))
+        throw InputError(fmt::format("'{}' in column '{}' is not a {}", values[i], c,
+                                     whole ? "whole number" : "number"),
                          fmt::format("{}:{}", source, line_no),
                          "pass the complete, unmodified output of one perftest run");
-      }
+      const double v = *number;
       const bool gbits = c.find("[Gb/sec]") != std::string::npos;
       const double to_gbits = gbits ? 1.0 : 8.0 * 1048576.0 / 1e9; // MB/sec is MiB/s
       if (c == "#bytes")
-        r.params["size_bytes"] = static_cast<std::int64_t>(v);
+        r.params["size_bytes"] = count;
       else if (c == "#iterations")
-        r.params["iterations"] = static_cast<std::int64_t>(v);
+        r.params["iterations"] = count;
       else if (c.rfind("BW peak", 0) == 0)
         r.metrics["bandwidth_peak_gbits_per_s"] = v * to_gbits;
       else if (c.rfind("BW average", 0) == 0) {

@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
       for (auto &r : railgauge::rdma::import_perftest(text.str(), argv[i])) {
         r.run = "imported";
         r.host = "imported";
-        std::cout << r.to_json().dump() << "\n";
+        std::cout << r.json_line() << "\n";
       }
     }
   } catch (const std::exception &e) {

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz with clang into ./build-fuzz (RAILGAUGE_FUZZ=ON:
-# ASan + UBSan + coverage instrumentation) and runs each one for FUZZ_SECONDS (default 60)
-# starting from its committed seed corpus tests/fuzz/corpus/<name>/. New inputs go to a scratch
-# corpus under the build directory, never into the source tree. Fails when any target crashes,
-# leaks, trips a sanitizer or times out on one input; the input is kept as
-# build-fuzz/artifacts/<name>-crash-* (turn it into a regression: copy it to
+# Builds the libFuzzer targets of tests/fuzz with clang into ./build-fuzz, or BUILD_DIR
+# (RAILGAUGE_FUZZ=ON: ASan + UBSan + coverage instrumentation), and runs each one for
+# FUZZ_SECONDS (default 60) starting from its committed seed corpus tests/fuzz/corpus/<name>/.
+# New inputs go to a scratch corpus under the build directory, never into the source tree. Fails
+# when any target crashes, leaks, trips a sanitizer or times out on one input; the input is kept
+# as <build dir>/artifacts/<name>-crash-* (turn it into a regression: copy it to
 # tests/fuzz/regressions/<name>/ and fix the parser). Prints the executions per target.
 #
 #   scripts/fuzz.sh                      # every target, 60 s each
 #   FUZZ_SECONDS=10 scripts/fuzz.sh suite_yaml axis_values
+#   BUILD_DIR=build-fuzz-2 FUZZ_BUILD_JOBS=2 scripts/fuzz.sh   # another build directory
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build-fuzz}

@@ -1,7 +1,9 @@
 #include "analysis/check/evaluate.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -22,6 +24,22 @@ struct HostIndex {
 };
 
 std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
+
+// A field of run.json read back: a file, it may hold anything. Missing or of another type, the
+// field is absent (never the JSON library's type_error, never a float cast out of range).
+std::string text_field(const json &j, const char *name) {
+  return j.is_object() && j.contains(name) && j.at(name).is_string() ? j.at(name).get<std::string>()
+                                                                     : "";
+}
+
+std::optional<int> int_field(const json &j, const char *name) {
+  if (!j.is_object() || !j.contains(name) || !j.at(name).is_number_integer())
+    return std::nullopt;
+  const auto v = j.at(name).get<std::int64_t>();
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    return std::nullopt;
+  return static_cast<int>(v);
+}
 
 std::string category_of_key(const std::string &key) {
   const auto family = key.substr(0, key.find('.'));
@@ -64,7 +82,7 @@ private:
 
   void index_hosts() {
     for (const auto &run : runs_.runs) {
-      std::string host = run.manifest.is_object() ? run.manifest.value("host", "") : "";
+      std::string host = text_field(run.manifest, "host");
       if (host.empty() && !run.records.empty())
         host = run.records.front().host;
       if (host.empty())
@@ -84,20 +102,27 @@ private:
   void index_inventory(const std::string &host, const json &inv) {
     auto &idx = hosts_[host];
     const auto add = [&](const json &g, const char *bus_field, int index) {
-      if (!g.contains(bus_field) || !g[bus_field].is_string())
+      const std::string bus = text_field(g, bus_field);
+      if (bus.empty())
         return;
-      const auto pci = normalize_bus_id(g[bus_field].get<std::string>());
-      if (g.contains("uuid") && g["uuid"].is_string())
-        idx.pci_by_uuid[g["uuid"].get<std::string>()] = pci;
+      const auto pci = normalize_bus_id(bus);
+      if (const auto uuid = text_field(g, "uuid"); !uuid.empty())
+        idx.pci_by_uuid[uuid] = pci;
       idx.index_by_pci.emplace(pci, index);
     };
-    if (inv.contains("nvml") && inv["nvml"].is_object())
-      for (const auto &g : inv["nvml"].value("gpus", json::array()))
-        add(g, "pci_bus_id", g.value("index", 0));
-    if (inv.contains("rail_map") && inv["rail_map"].is_object()) {
-      int i = 0;
-      for (const auto &g : inv["rail_map"].value("gpus", json::array()))
-        add(g, "bus_id", g.contains("nvml_index") ? g["nvml_index"].get<int>() : i++);
+    const auto gpus = [&](const char *section) -> const json & {
+      static const json none = json::array();
+      if (!inv.contains(section) || !inv.at(section).is_object())
+        return none;
+      const auto &s = inv.at(section);
+      return s.contains("gpus") && s.at("gpus").is_array() ? s.at("gpus") : none;
+    };
+    for (const auto &g : gpus("nvml"))
+      add(g, "pci_bus_id", int_field(g, "index").value_or(0));
+    int i = 0;
+    for (const auto &g : gpus("rail_map")) {
+      const auto nvml_index = int_field(g, "nvml_index");
+      add(g, "bus_id", nvml_index ? *nvml_index : i++);
     }
   }
 

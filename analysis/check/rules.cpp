@@ -10,6 +10,7 @@
 
 #include "analysis/check/inventory_probes.h"
 #include "harness/error.h"
+#include "harness/number_text.h"
 #include "harness/registry.h"
 #include "harness/yaml_input.h"
 
@@ -28,13 +29,8 @@ std::string scalar(const YAML::Node &node, const std::string &file, const std::s
 
 double number(const YAML::Node &node, const std::string &file, const std::string &what) {
   const auto text = scalar(node, file, what);
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(v))
-      return v;
-  } catch (const std::exception &) {
-  }
+  if (const auto v = finite_number(text))
+    return *v;
   throw InputError(fmt::format("'{}' must be a number, not '{}'", what, text), at(file, node),
                    fmt::format("write {}: followed by a number such as 0.9", what));
 }

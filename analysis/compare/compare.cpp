@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -256,52 +257,97 @@ json to_json(const Comparison &c) {
           {"keys", summaries(c.keys)}};
 }
 
+namespace {
+
+const char *const kComparisonFix = "regenerate it with railgauge compare --json FILE";
+
+// A count in a comparison file: an integer, never a float cast (out of range is undefined).
+int count_of(const json &j) {
+  if (!j.is_number_integer() || j.get<std::int64_t>() < 0 ||
+      j.get<std::int64_t>() > std::numeric_limits<int>::max())
+    throw InputError(fmt::format("malformed comparison: {} is not a count", j.dump()), "report",
+                     kComparisonFix);
+  return j.get<int>();
+}
+
+// A value, ratio or noise.
+double number_of(const json &j) {
+  if (!j.is_number())
+    throw InputError(fmt::format("malformed comparison: {} is not a number", j.dump()), "report",
+                     kComparisonFix);
+  return j.get<double>();
+}
+
+// The shape the renderers index by: one input per label, one side per input, one ratio and one
+// verdict per input after the first, summaries against an input that exists.
+std::string shape_problem(const Comparison &c) {
+  if (c.labels.size() < 2 || c.inputs.size() != c.labels.size())
+    return fmt::format("{} labels for {} inputs (at least 2, one each)", c.labels.size(),
+                       c.inputs.size());
+  for (const auto &p : c.points)
+    if (p.sides.size() != c.labels.size() || p.ratio.size() + 1 != c.labels.size() ||
+        p.verdict.size() + 1 != c.labels.size())
+      return fmt::format("point {} has {} sides, {} ratios and {} verdicts for {} inputs", p.key,
+                         p.sides.size(), p.ratio.size(), p.verdict.size(), c.labels.size());
+  for (const auto *list : {&c.families, &c.keys})
+    for (const auto &s : *list)
+      if (s.input < 1 || static_cast<std::size_t>(s.input) >= c.labels.size())
+        return fmt::format("summary {} compares input {}, which is not one after the first",
+                           s.group, s.input);
+  return "";
+}
+
+} // namespace
+
 Comparison comparison_from_json(const json &j) {
-  if (!j.is_object() || j.value("schema", "") != kCompareSchema)
+  if (!j.is_object() || !j.contains("schema") || j.at("schema") != kCompareSchema)
     throw InputError("not a comparison", "report",
                      fmt::format("give the JSON that `railgauge compare --json FILE` wrote "
                                  "(schema {})",
                                  kCompareSchema));
+  Comparison c;
   try {
-    Comparison c;
     c.labels = j.at("labels").get<std::vector<std::string>>();
     c.inputs = j.at("inputs").get<std::vector<std::vector<std::string>>>();
     for (const auto &pj : j.at("points")) {
       PointComparison p;
-      p.key = pj.at("key");
+      p.key = pj.at("key").get<std::string>();
       p.params = pj.at("params");
-      p.device = pj.at("device");
-      p.metric = pj.at("metric");
-      p.higher_is_better = pj.at("higher_is_better");
+      p.device = pj.at("device").get<std::string>();
+      p.metric = pj.at("metric").get<std::string>();
+      p.higher_is_better = pj.at("higher_is_better").get<bool>();
       for (const auto &s : pj.at("sides")) {
         if (s.is_null()) {
           p.sides.emplace_back();
           continue;
         }
         Side side;
-        side.value = s.at("value");
+        side.value = number_of(s.at("value"));
         if (!s.at("noise").is_null())
-          side.noise = s.at("noise").get<double>();
-        side.records = s.at("records");
+          side.noise = number_of(s.at("noise"));
+        side.records = count_of(s.at("records"));
         p.sides.push_back(side);
       }
       for (const auto &r : pj.at("ratio"))
-        p.ratio.push_back(r.is_null() ? std::nullopt : std::optional<double>(r.get<double>()));
+        p.ratio.push_back(r.is_null() ? std::nullopt : std::optional<double>(number_of(r)));
       p.verdict = pj.at("verdict").get<std::vector<std::string>>();
       c.points.push_back(std::move(p));
     }
     const auto read = [](const json &list, std::vector<Summary> &out) {
       for (const auto &s : list)
-        out.push_back({s.at("group"), s.at("input"), s.at("points"), s.at("geomean_speedup"),
-                       s.at("better"), s.at("worse"), s.at("within_noise")});
+        out.push_back({s.at("group").get<std::string>(), count_of(s.at("input")),
+                       count_of(s.at("points")), number_of(s.at("geomean_speedup")),
+                       count_of(s.at("better")), count_of(s.at("worse")),
+                       count_of(s.at("within_noise"))});
     };
     read(j.at("families"), c.families);
     read(j.at("keys"), c.keys);
-    return c;
   } catch (const json::exception &e) {
-    throw InputError(fmt::format("malformed comparison: {}", e.what()), "report",
-                     "regenerate it with railgauge compare --json FILE");
+    throw InputError(fmt::format("malformed comparison: {}", e.what()), "report", kComparisonFix);
   }
+  if (const auto problem = shape_problem(c); !problem.empty())
+    throw InputError(fmt::format("malformed comparison: {}", problem), "report", kComparisonFix);
+  return c;
 }
 
 namespace {

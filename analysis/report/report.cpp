@@ -9,8 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/check_output.h"
 #include "analysis/check/check_result.h"
 #include "analysis/report/svg.h"
+#include "harness/error.h"
 
 namespace railgauge::report {
 namespace {
@@ -80,6 +82,48 @@ struct Page {
 };
 
 // ---------------------------------------------------------------- verdict
+// The check result's fields this section reads, as check_output.cpp writes them.
+const json *field_of(const json &j, const char *name) {
+  return j.is_object() && j.contains(name) ? &j.at(name) : nullptr;
+}
+
+std::string check_result_problem(const json &check) {
+  if (!check.is_object())
+    return "it is not a JSON object";
+  const json *schema = field_of(check, "schema");
+  if (!schema || *schema != check::kCheckSchema)
+    return fmt::format("its schema is not {}", check::kCheckSchema);
+  const json *rules = field_of(check, "rules");
+  if (!rules || !field_of(*rules, "name") || !field_of(*rules, "file"))
+    return "'rules' is not an object with a name and a file";
+  const json *summary = field_of(check, "summary");
+  if (!field_of(check, "verdict") || !summary)
+    return "it has no verdict or no summary";
+  for (const char *f : {"nodes", "nodes_fail", "nodes_warn", "violations", "missing"})
+    if (!field_of(*summary, f))
+      return fmt::format("the summary has no '{}'", f);
+  const json *parts = field_of(check, "parts");
+  if (!parts || !parts->is_array())
+    return "'parts' is not a list";
+  for (const auto &p : *parts) {
+    const json *findings = field_of(p, "findings");
+    if (!field_of(p, "host") || !field_of(p, "label") || !findings || !findings->is_array())
+      return "a part is not an object with a host, a label and a list of findings";
+    for (const auto &f : *findings) {
+      const json *missing = field_of(f, "missing");
+      if (!missing || !missing->is_boolean())
+        return "a finding has no true/false 'missing'";
+      for (const char *name : {"rule", "level", "detail", "text"})
+        if (!field_of(f, name))
+          return fmt::format("a finding has no '{}'", name);
+    }
+  }
+  const json *drain = field_of(check, "drain");
+  if (!drain || !drain->is_array())
+    return "'drain' is not a list";
+  return "";
+}
+
 void verdict_section(Page &page, const json &check) {
   page.heading("Verdict");
   page.para(fmt::format("Rules {} ({}): {} — {} node(s), {} fail, {} warn; {} violation(s), {} "
@@ -395,6 +439,12 @@ constexpr const char *kStyle =
     "p.meta{color:#666;font-size:12px}";
 
 } // namespace
+
+void check_result_for_report(const nlohmann::json &check, const std::string &where) {
+  if (const auto problem = check_result_problem(check); !problem.empty())
+    throw InputError(fmt::format("not a check result: {}", problem), where,
+                     "give the file railgauge check --json FILE wrote");
+}
 
 Report build_report(const ReportInput &in) {
   Page page;

@@ -33,6 +33,11 @@ struct Report {
 // Pairs under this fraction of the matrix's best value are marked bad (ClusterKit: 93%).
 inline constexpr double kBadPairFraction = 0.93;
 
+// Checks that `check` is what `railgauge check --json` writes, as far as the verdict section reads
+// it; throws InputError naming `where` and the first field that is missing or of the wrong type.
+void check_result_for_report(const nlohmann::json &check, const std::string &where);
+
+// `input.check`, when given, has passed check_result_for_report.
 Report build_report(const ReportInput &input);
 
 } // namespace railgauge::report

@@ -56,9 +56,7 @@ int run_report(const CLI::App &cmd, const Options &o) {
   }
   if (o.check) {
     in.check = read_json(*o.check, "--check");
-    if (!in.check->is_object() || in.check->value("schema", "") != check::kCheckSchema)
-      throw InputError(fmt::format("'{}' is not a check result", *o.check), "--check",
-                       "give the file railgauge check --json FILE wrote");
+    report::check_result_for_report(*in.check, *o.check);
   }
   if (o.title)
     in.title = *o.title;

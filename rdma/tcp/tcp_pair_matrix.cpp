@@ -3,6 +3,7 @@
 
 #include "harness/store/store.h"
 #include "rdma/pair_matrix.h"
+#include "rdma/tcp/pair_report.h"
 #include "rdma/tcp/tcp_benchmarks.h"
 #include "rdma/tcp/tcp_point.h"
 
@@ -71,7 +72,7 @@ struct MatrixRun {
   std::vector<PairResult> run_rounds(const std::vector<Round> &rounds, const std::string &tag) {
     std::vector<PairResult> results;
     for (std::size_t r = 0; r < rounds.size(); ++r) {
-      nlohmann::json mine;
+      std::optional<PairReport> mine;
       for (const auto &[a, b] : rounds[r]) {
         if (a != ctx.rank() && b != ctx.rank())
           continue;
@@ -84,30 +85,27 @@ struct MatrixRun {
           tcp_server(bw, store, pair_prefix + "bw/", never);
           continue;
         }
-        mine = {{"a", a}, {"b", b}, {"latency_s", 0.0}, {"bandwidth_gbits_per_s", 0.0}};
+        mine = PairReport{{{a, b}, 0.0, 0.0}, ""};
         try {
           const Outcome l = tcp_client(ctx, lat, store, pair_prefix + "lat/");
           const Outcome w = tcp_client(ctx, bw, store, pair_prefix + "bw/");
           if (l.status == Status::ok && w.status == Status::ok) {
-            mine["latency_s"] = l.metrics.at("latency").at("p50_s");
-            mine["bandwidth_gbits_per_s"] = w.metrics.at("bandwidth_gbits_per_s");
+            mine->result.latency_s = l.metrics.at("latency").at("p50_s").get<double>();
+            mine->result.bandwidth_gbits_per_s =
+                w.metrics.at("bandwidth_gbits_per_s").get<double>();
           } else {
-            mine["error"] = l.reason.value_or("") + w.reason.value_or("");
+            mine->error = l.reason.value_or("") + w.reason.value_or("");
           }
         } catch (const std::exception &e) {
-          mine["error"] = e.what(); // a pair that fails is a bad pair, not a failed matrix
+          mine->error = e.what(); // a pair that fails is a bad pair, not a failed matrix
         }
       }
       const auto all =
           store_all_gather(store, fmt::format("{}{}/round{}", prefix, tag, r), ctx.rank(),
-                           ctx.world_size(), mine.dump(), Milliseconds(600'000));
-      for (const auto &text : all) {
-        const auto j = nlohmann::json::parse(text);
-        if (j.is_object())
-          results.push_back({{j["a"].get<int>(), j["b"].get<int>()},
-                             j["latency_s"].get<double>(),
-                             j["bandwidth_gbits_per_s"].get<double>()});
-      }
+                           ctx.world_size(), encode_pair_report(mine), Milliseconds(600'000));
+      for (std::size_t from = 0; from < all.size(); ++from)
+        if (const auto report = decode_pair_report(all[from], static_cast<int>(from), rounds[r]))
+          results.push_back(report->result);
     }
     return results;
   }

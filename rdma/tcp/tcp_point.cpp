@@ -16,6 +16,7 @@
 #include "rdma/data_pattern.h"
 #include "rdma/latency_summary.h"
 #include "rdma/pair_failure.h"
+#include "rdma/peer_result.h"
 #include "rdma/per_call_timer.h"
 #include "rdma/tcp/tcp_socket.h"
 
@@ -135,17 +136,22 @@ nlohmann::json tcp_server(const TcpPointSpec &s, Store &store, const std::string
         messages += bytes / size;
       }
     }
-    DataCheck checked;
+    PeerResult done;
     if (messages > 0)
-      checked.check(in.data(), size, size, "server's last received message", s.before_data_check);
-    result = checked.to_json();
-    result["messages"] = messages;
+      done.checked.check(in.data(), size, size, "server's last received message",
+                         s.before_data_check);
+    done.messages = messages;
+    result = done.to_json();
   } catch (const std::exception &e) {
-    result = {{"error", e.what()}};
+    PeerResult failed;
+    failed.error = e.what();
+    result = failed.to_json();
     if (!announced) // the client waits for an endpoint: give it the reason instead
       store.set(prefix + "server_endpoint", std::string("error: ") + e.what());
   }
-  store.set(prefix + "server_result", result.dump());
+  // An error text may quote the OS or a peer: invalid UTF-8 is replaced, never thrown.
+  store.set(prefix + "server_result",
+            result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   return result;
 }
 
@@ -211,11 +217,11 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   std::vector<std::uint8_t> sink(65536);
   while (recv_all(conn, sink.data(), 1, s.timeout_s)) {
   }
-  const auto server = nlohmann::json::parse(store.get(prefix + "server_result", store_timeout(s)));
-  if (server.contains("error"))
-    throw BackendError("the TCP server side failed: " + server["error"].get<std::string>());
-  checked.add(DataCheck::from_json(server));
-  out.metrics["server_messages"] = server.at("messages");
+  const auto server = PeerResult::parse(store.get(prefix + "server_result", store_timeout(s)));
+  if (server.error)
+    throw BackendError("the TCP server side failed: " + *server.error);
+  checked.add(server.checked);
+  out.metrics["server_messages"] = server.messages;
   out.device = {{"interface_address", resolve_bind_address(s.bind_address)}};
   if (ctx.verify())
     checked.conclude(out);

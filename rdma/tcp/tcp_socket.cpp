@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 
@@ -123,6 +124,38 @@ Socket listen_on(const std::string &address) {
   return s;
 }
 
+std::string PeerEndpoint::to_string() const {
+  return address.find(':') != std::string::npos ? fmt::format("[{}]:{}", address, port)
+                                                : fmt::format("{}:{}", address, port);
+}
+
+PeerEndpoint parse_peer_endpoint(const std::string &text) {
+  const auto malformed = [&](const std::string &why) {
+    return BackendError(fmt::format("malformed endpoint '{}' from the peer: {}", text, why));
+  };
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos)
+    throw malformed("no ':PORT'");
+  std::string address = text.substr(0, colon);
+  const bool bracketed = address.size() >= 2 && address.front() == '[' && address.back() == ']';
+  if (bracketed)
+    address = address.substr(1, address.size() - 2);
+  const std::string port_text = text.substr(colon + 1);
+  unsigned port = 0;
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
+      port == 0 || port > 65535)
+    throw malformed(fmt::format("port '{}' is not a number in 1..65535", port_text));
+  in6_addr scratch{};
+  const int family = bracketed ? AF_INET6 : AF_INET;
+  if (address.find('\0') != std::string::npos || inet_pton(family, address.c_str(), &scratch) != 1)
+    throw malformed(fmt::format(
+        "'{}' is not {}", address,
+        bracketed ? "an IPv6 address" : "an IPv4 address (IPv6 goes in brackets: [ADDRESS]:PORT)"));
+  return {address, static_cast<std::uint16_t>(port)};
+}
+
 std::string listening_endpoint(const Socket &listener, const std::string &address) {
   sockaddr_storage st{};
   socklen_t len = sizeof st;
@@ -131,8 +164,7 @@ std::string listening_endpoint(const Socket &listener, const std::string &addres
   const std::uint16_t port = st.ss_family == AF_INET
                                  ? ntohs(reinterpret_cast<sockaddr_in *>(&st)->sin_port)
                                  : ntohs(reinterpret_cast<sockaddr_in6 *>(&st)->sin6_port);
-  return st.ss_family == AF_INET6 ? fmt::format("[{}]:{}", address, port)
-                                  : fmt::format("{}:{}", address, port);
+  return PeerEndpoint{address, port}.to_string();
 }
 
 Socket accept_one(const Socket &listener, double timeout_s) {
@@ -150,14 +182,8 @@ Socket accept_one(const Socket &listener, double timeout_s) {
 }
 
 Socket connect_to(const std::string &endpoint, double timeout_s) {
-  const auto colon = endpoint.rfind(':');
-  if (colon == std::string::npos)
-    throw BackendError(fmt::format("malformed endpoint '{}'", endpoint));
-  std::string host = endpoint.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[')
-    host = host.substr(1, host.size() - 2);
-  const Address a =
-      parse_address(host, static_cast<std::uint16_t>(std::stoi(endpoint.substr(colon + 1))));
+  const PeerEndpoint peer = parse_peer_endpoint(endpoint);
+  const Address a = parse_address(peer.address, peer.port);
   Socket s(::socket(a.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!s)
     fail("socket");

@@ -28,9 +28,23 @@ private:
 // Listens on `address` (IPv4 or IPv6 literal) at an ephemeral port. Throws InputError when the
 // address is not one of this machine's, BackendError otherwise.
 Socket listen_on(const std::string &address);
+// Where a listener waits, as one side announces it to the other through the Store:
+// "10.0.0.5:41234", or "[fd00::1]:41234" for IPv6. Only address literals: the peer is never
+// made to resolve a name.
+struct PeerEndpoint {
+  std::string address; // an IPv4 or IPv6 literal, without brackets
+  std::uint16_t port = 0;
+  std::string to_string() const;
+  bool operator==(const PeerEndpoint &) const = default;
+};
+// Decodes what the peer announced; throws BackendError saying what is malformed (the text comes
+// from another process, perhaps of another version: never trusted).
+PeerEndpoint parse_peer_endpoint(const std::string &text);
+
 // "address:port" ("[v6]:port") a peer can connect to.
 std::string listening_endpoint(const Socket &listener, const std::string &address);
 Socket accept_one(const Socket &listener, double timeout_s);
+// `endpoint` as parse_peer_endpoint reads it.
 Socket connect_to(const std::string &endpoint, double timeout_s);
 
 // Whole buffers, or BackendError at the deadline. recv_all returns false on a clean end of

@@ -1,12 +1,13 @@
 // The nccl-tests text importer (collectives/nccl_tests_import.h): any text is records or an
 // InputError with where:line, never a crash, a hang or another exception; every record it makes
-// serializes to JSON.
+// is written and read back by the records reader.
 #include <cstdint>
 #include <sstream>
 #include <string>
 
 #include "collectives/nccl_tests_import.h"
 #include "harness/error.h"
+#include "tests/fuzz/record_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char *>(data), size));
@@ -14,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const auto imported =
         railgauge::collectives::import_nccl_tests_text(in, "fuzz.txt", std::nullopt, "r", "h");
     for (const auto &r : imported.records)
-      (void)r.to_json().dump();
+      expect_record_reads_back(r);
   } catch (const railgauge::InputError &) {
   }
   return 0;
