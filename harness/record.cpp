@@ -1,5 +1,7 @@
 #include "harness/record.h"
 
+#include "harness/json_integer.h"
+
 #include <chrono>
 #include <stdexcept>
 
@@ -57,7 +59,11 @@ Record Record::from_json(const nlohmann::json &j) {
   try {
     r.run = field("run").get<std::string>();
     r.host = field("host").get<std::string>();
-    r.rank = field("rank").get<int>();
+    const auto rank = json_integer<int>(field("rank"));
+    if (!rank || *rank < 0)
+      throw std::invalid_argument("record field 'rank' is " + field("rank").dump() +
+                                  ", not a rank (a whole number from 0)");
+    r.rank = *rank;
     r.key = field("key").get<std::string>();
     r.params = field("params");
     if (j.contains("axes") && !j.at("axes").is_object())

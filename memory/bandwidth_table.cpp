@@ -1,4 +1,5 @@
 #include "memory/bandwidth_table.h"
+#include "harness/json_integer.h"
 
 #include <algorithm>
 #include <map>
@@ -48,6 +49,9 @@ std::string render_bandwidth_table(const std::vector<Record> &records) {
   for (const auto &r : records) {
     if (!r.key.starts_with("memory.") || !r.params.contains("size_bytes"))
       continue;
+    const auto size_bytes = json_integer<std::int64_t>(r.params["size_bytes"]);
+    if (!size_bytes)
+      continue;
     const auto [tier, kernel] = tier_and_kernel(r.key);
     const std::string where =
         tier == "hbm"
@@ -70,7 +74,7 @@ std::string render_bandwidth_table(const std::vector<Record> &records) {
       text = r.status == Status::failed ? "FAILED" : std::string(to_string(r.status));
       g.any_measured = g.any_measured || r.status != Status::waived;
     }
-    g.cells[r.params["size_bytes"].get<std::int64_t>()][kernel] = text;
+    g.cells[*size_bytes][kernel] = text;
   }
 
   std::string out;

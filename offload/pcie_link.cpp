@@ -1,4 +1,5 @@
 #include "offload/pcie_link.h"
+#include "harness/json_integer.h"
 
 #include <charconv>
 #include <cmath>
@@ -26,9 +27,7 @@ std::optional<int> to_int(std::string_view text) {
 }
 
 std::optional<int> json_int(const nlohmann::json &j, const char *field) {
-  if (!j.contains(field) || !j.at(field).is_number_integer())
-    return std::nullopt;
-  return j.at(field).get<int>();
+  return j.contains(field) ? json_integer<int>(j.at(field)) : std::nullopt;
 }
 
 nlohmann::json opt(const std::optional<int> &v) { return v ? nlohmann::json(*v) : nullptr; }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/json_integer.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -15,9 +16,10 @@ namespace {
 
 std::uint64_t count_field(const nlohmann::json &j, const char *name) {
   const auto &v = j.at(name);
-  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+  const auto count = json_integer<std::uint64_t>(v);
+  if (!count)
     malformed(fmt::format("'{}' is {}, not a count", name, v.dump()));
-  return v.get<std::uint64_t>();
+  return *count;
 }
 
 } // namespace

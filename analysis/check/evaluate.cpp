@@ -10,6 +10,7 @@
 
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
+#include "harness/json_integer.h"
 #include "harness/registry.h"
 
 namespace railgauge::check {
@@ -33,12 +34,9 @@ std::string text_field(const json &j, const char *name) {
 }
 
 std::optional<int> int_field(const json &j, const char *name) {
-  if (!j.is_object() || !j.contains(name) || !j.at(name).is_number_integer())
+  if (!j.is_object() || !j.contains(name))
     return std::nullopt;
-  const auto v = j.at(name).get<std::int64_t>();
-  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
-    return std::nullopt;
-  return static_cast<int>(v);
+  return json_integer<int>(j.at(name));
 }
 
 std::string category_of_key(const std::string &key) {

@@ -10,6 +10,7 @@
 #include "analysis/check/check_result.h"
 #include "analysis/check/json_path.h"
 #include "harness/error.h"
+#include "harness/json_integer.h"
 
 namespace railgauge::compare {
 namespace {
@@ -261,13 +262,13 @@ namespace {
 
 const char *const kComparisonFix = "regenerate it with railgauge compare --json FILE";
 
-// A count in a comparison file: an integer, never a float cast (out of range is undefined).
+// A count in a comparison file.
 int count_of(const json &j) {
-  if (!j.is_number_integer() || j.get<std::int64_t>() < 0 ||
-      j.get<std::int64_t>() > std::numeric_limits<int>::max())
+  const auto count = json_integer<int>(j);
+  if (!count || *count < 0)
     throw InputError(fmt::format("malformed comparison: {} is not a count", j.dump()), "report",
                      kComparisonFix);
-  return j.get<int>();
+  return *count;
 }
 
 // A value, ratio or noise.

@@ -71,9 +71,10 @@ TEST(Measure, NoisySamplesStopOnTimeBudget) {
   spec.min_sample_s = 0;
   HostTimer timer;
   DirectSampler sampler;
-  volatile int sink = 0;
+  // Unsigned: the sum runs over many calls and must wrap, not overflow (UBSan fails on that).
+  volatile unsigned sink = 0;
   const auto m = measure(spec, sampler, timer, [&] {
-    for (int i = 0; i < 1000; ++i)
+    for (unsigned i = 0; i < 1000; ++i)
       sink = sink + i;
   });
   EXPECT_EQ(m.stop_reason, "budget");

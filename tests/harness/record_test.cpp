@@ -61,6 +61,11 @@ TEST(Record, FromJsonNamesTheBadField) {
   j = sample_record().to_json();
   j["rank"] = "three";
   EXPECT_THROW(Record::from_json(j), std::invalid_argument);
+  // A float or an integer out of int's range is refused, never cast (found by fuzz_record_line).
+  for (const auto *bad : {"1e300", "2.5", "4294967297", "-1"}) {
+    j["rank"] = nlohmann::json::parse(bad);
+    EXPECT_THROW(Record::from_json(j), std::invalid_argument) << bad;
+  }
 }
 
 TEST(Record, TimestampIsIso8601Utc) {

@@ -85,7 +85,7 @@ TEST(FuzzRegressions, InvalidUtf8InARecordIsReplacedWhenWritten) {
   const std::string line = r.json_line();
   EXPECT_NE(line.find("node\xef\xbf\xbd"), std::string::npos) << line; // U+FFFD
   EXPECT_NE(line.find("mlx5_\xef\xbf\xbd"), std::string::npos) << line;
-  EXPECT_NO_THROW((void)nlohmann::json::parse(line));
+  EXPECT_TRUE(nlohmann::json::parse(line).is_object()) << line;
 }
 
 // ---- importers of other tools' output --------------------------------------------------------
