@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/error.h"
+#include "harness/json_integer.h"
 
 namespace railgauge::rdma {
 
@@ -50,7 +51,9 @@ std::string EndpointInfo::serialize() const {
                         {"psns", psns},
                         {"addr", addr},
                         {"rkey", rkey},
-                        {"region_bytes", region_bytes}}
+                        {"region_bytes", region_bytes},
+                        {"control_addr", control_addr},
+                        {"control_rkey", control_rkey}}
       .dump();
 }
 
@@ -61,11 +64,12 @@ namespace {
 template <class T>
 T exact(const nlohmann::json &v, const char *name,
         std::uint64_t max = std::numeric_limits<T>::max()) {
-  if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max)
+  const auto value = json_integer<T>(v);
+  if (!value || static_cast<std::uint64_t>(*value) > max)
     throw BackendError(fmt::format("malformed endpoint info from the peer: '{}' is {}, not a "
                                    "whole number in 0..{}",
                                    name, v.dump(), max));
-  return static_cast<T>(v.get<std::uint64_t>());
+  return *value;
 }
 
 // QPNs and PSNs are 24-bit numbers (InfiniBand Architecture Specification, BTH fields).
@@ -99,6 +103,8 @@ EndpointInfo EndpointInfo::parse(const std::string &text) {
     e.addr = exact<std::uint64_t>(j.at("addr"), "addr");
     e.rkey = exact<std::uint32_t>(j.at("rkey"), "rkey");
     e.region_bytes = exact<std::uint64_t>(j.at("region_bytes"), "region_bytes");
+    e.control_addr = exact<std::uint64_t>(j.at("control_addr"), "control_addr");
+    e.control_rkey = exact<std::uint32_t>(j.at("control_rkey"), "control_rkey");
     if (e.qpns.empty() || e.qpns.size() != e.psns.size())
       throw BackendError("qpns and psns must be non-empty and of equal length");
     return e;

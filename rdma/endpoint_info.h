@@ -1,7 +1,9 @@
 #pragma once
 // What one side of an RC connection tells the other through the Store (perftest's
 // "LID:OUT:QPN:PSN:RKEY:VADDR:GID" line, as JSON): the port's LID and chosen GID, the MTU, one
-// QPN/PSN per QP, and the registered region (address, rkey, bytes) the peer may write or read.
+// QPN/PSN per QP, the registered slots (address, rkey, bytes) the peer may write or read, and
+// the control word it writes to stop this side (host memory, its own rkey when the slots are in
+// GPU memory).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -20,6 +22,8 @@ struct EndpointInfo {
   std::uint64_t addr = 0;
   std::uint32_t rkey = 0;
   std::uint64_t region_bytes = 0;
+  std::uint64_t control_addr = 0;
+  std::uint32_t control_rkey = 0;
 
   std::string serialize() const;
   // Throws BackendError naming the missing or malformed field.

@@ -1,8 +1,28 @@
 #include "rdma/verbs_benchmark.h"
 
+#include <charconv>
+
 #include <fmt/format.h>
 
+#include "harness/error.h"
+
 namespace railgauge::rdma {
+
+int parse_rdma_memory(const std::string &text) {
+  if (text == "host")
+    return -1;
+  int gpu = -1;
+  const char *digits = text.data() + 4;
+  const char *end = text.data() + text.size();
+  if (text.starts_with("gpu:") && digits != end) {
+    const auto [stop, ec] = std::from_chars(digits, end, gpu);
+    if (ec == std::errc() && stop == end && gpu >= 0)
+      return gpu;
+  }
+  throw InputError(fmt::format("memory '{}' is neither host nor gpu:N", text), "axis memory",
+                   "use memory=host (the NIC's NUMA node) or memory=gpu:0 (CUDA device 0's "
+                   "memory, GPUDirect RDMA)");
+}
 
 std::vector<Axis> VerbsBenchmark::axes() const {
   std::vector<Axis> axes;
@@ -71,6 +91,12 @@ std::vector<Axis> VerbsBenchmark::axes() const {
                     "One signaled completion per this many WRs (divides tx_depth)",
                     {std::int64_t{16}},
                     {}});
+    axes.push_back({"memory",
+                    AxisType::text,
+                    "host: the NIC's NUMA node; gpu:N: CUDA device N (GPUDirect RDMA, dma-buf "
+                    "else nvidia-peermem)",
+                    {std::string("host")},
+                    {}});
   }
   return axes;
 }
@@ -94,6 +120,7 @@ VerbsPointSpec VerbsBenchmark::spec_of(const Point &point) const {
     s.tx_depth = static_cast<int>(point.integer("tx_depth"));
     s.post_list = static_cast<int>(point.integer("post_list"));
     s.cq_moderation = static_cast<int>(point.integer("cq_moderation"));
+    s.gpu = parse_rdma_memory(point.text("memory"));
   }
   return s;
 }

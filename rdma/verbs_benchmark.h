@@ -3,6 +3,7 @@
 // sharing these axes and this run(): the point is built into a VerbsPointSpec and run by the
 // verbs backend (verbs_point.h).
 #include <memory>
+#include <string>
 
 #include "harness/benchmark.h"
 #include "rdma/verbs_point.h"
@@ -22,6 +23,9 @@ private:
   bool latency_;
   int points_run_ = 0; // store keys: the same sequence on every rank
 };
+
+// The bandwidth tests' `memory` axis: "host" -> -1, "gpu:N" -> N; InputError otherwise.
+int parse_rdma_memory(const std::string &text);
 
 std::unique_ptr<Benchmark> make_write_bw();
 std::unique_ptr<Benchmark> make_read_bw();

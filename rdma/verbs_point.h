@@ -34,6 +34,7 @@ struct VerbsPointSpec {
   int inline_bytes = 64; // messages up to this size go inline (if the QP grants it)
   std::size_t size_bytes = 65536;
   std::string sysfs_root = "/sys";
+  int gpu = -1;         // the slots in this CUDA device's memory (GPUDirect RDMA); -1: host memory
   std::string point_id; // unique per point and equal on every rank (store keys)
   // How long one side waits for the other (store keys, drains, the control write), and how long
   // the server serves before it gives the client up. Ranks mode: from the run's --store-timeout.

@@ -8,9 +8,13 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <variant>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "harness/cuda/gpudirect_buffer.h"
 #include "harness/error.h"
 #include "harness/inventory/verbs_query.h"
 #include "memory/host_buffer.h"
@@ -68,12 +72,14 @@ std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to *
 } // namespace
 
 // Declared in the header as an opaque type: members are destroyed in reverse order, so QPs go
-// before CQs, the MR before its buffer and PD, everything before the context.
+// before CQs, each MR before its buffer and PD, everything before the context.
 struct VerbsHandles {
   std::unique_ptr<ibv_context, ContextClose> context;
   std::unique_ptr<ibv_pd, PdFree> pd;
-  std::optional<memory::HostBuffer> buffer;
+  std::optional<memory::HostBuffer> buffer; // the control word, and the slots in host memory
   std::unique_ptr<ibv_mr, MrFree> mr;
+  std::optional<gpu::GpuDirectBuffer> gpu_buffer; // the slots in GPU memory
+  std::unique_ptr<ibv_mr, MrFree> gpu_mr;
   std::unique_ptr<ibv_cq, CqFree> send_cq;
   std::unique_ptr<ibv_cq, CqFree> recv_cq;
   std::vector<std::unique_ptr<ibv_qp, QpFree>> qps;
@@ -147,8 +153,8 @@ Endpoint::Endpoint(const EndpointConfig &config, hwloc_topology_t topology)
   RAILGAUGE_VERBS_NOT_NULL(h_->pd, ibv_alloc_pd(ctx));
 
   numa_node_ = read_numa_node(config.sysfs_root, device_);
-  const std::size_t region =
-      round_up(static_cast<std::size_t>(config.qps) * config.slot_bytes + kControlBytes, 4096);
+  const std::size_t slots_bytes = static_cast<std::size_t>(config.qps) * config.slot_bytes;
+  const std::size_t region = round_up((config.gpu >= 0 ? 0 : slots_bytes) + kControlBytes, 4096);
   const int node =
       hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE) > 0
           ? (numa_node_ >= 0
@@ -162,6 +168,8 @@ Endpoint::Endpoint(const EndpointConfig &config, hwloc_topology_t topology)
       ibv_reg_mr(h_->pd.get(), h_->buffer->doubles(), region,
                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
   RAILGAUGE_VERBS_NOT_NULL(h_->mr, ibv_reg_mr);
+  if (config.gpu >= 0)
+    register_gpu_slots(slots_bytes);
 
   h_->send_cq.reset(ibv_create_cq(ctx, config.qps * config.send_depth, nullptr, nullptr, 0));
   RAILGAUGE_VERBS_NOT_NULL(h_->send_cq, ibv_create_cq(send));
@@ -212,9 +220,11 @@ EndpointInfo Endpoint::local_info() const {
   for (const auto &qp : h_->qps)
     info.qpns.push_back(qp->qp_num);
   info.psns = psns_;
-  info.addr = reinterpret_cast<std::uint64_t>(h_->buffer->doubles());
-  info.rkey = h_->mr->rkey;
-  info.region_bytes = h_->buffer->size_bytes();
+  info.addr = slot_addr(0);
+  info.rkey = h_->gpu_mr ? h_->gpu_mr->rkey : h_->mr->rkey;
+  info.region_bytes = static_cast<std::uint64_t>(config_.qps) * config_.slot_bytes;
+  info.control_addr = reinterpret_cast<std::uint64_t>(control());
+  info.control_rkey = h_->mr->rkey;
   return info;
 }
 
@@ -264,11 +274,36 @@ void Endpoint::connect(const EndpointInfo &remote) {
 }
 
 std::uint8_t *Endpoint::slot(int qp) const {
+  if (h_->gpu_buffer)
+    throw BackendError("the slots are in GPU memory: the CPU reaches them by copies only");
   return reinterpret_cast<std::uint8_t *>(h_->buffer->doubles()) +
          static_cast<std::size_t>(qp) * config_.slot_bytes;
 }
 std::uint64_t Endpoint::slot_addr(int qp) const {
-  return reinterpret_cast<std::uint64_t>(slot(qp));
+  const std::uint64_t base = h_->gpu_buffer
+                                 ? h_->gpu_buffer->address()
+                                 : reinterpret_cast<std::uint64_t>(h_->buffer->doubles());
+  return base + static_cast<std::uint64_t>(qp) * config_.slot_bytes;
+}
+std::size_t Endpoint::slot_offset(int qp, std::size_t bytes) const {
+  if (qp < 0 || qp >= config_.qps || bytes > config_.slot_bytes)
+    throw BackendError(fmt::format("{} bytes at slot {} do not fit {} slots of {} bytes", bytes, qp,
+                                   config_.qps, config_.slot_bytes));
+  return static_cast<std::size_t>(qp) * config_.slot_bytes;
+}
+void Endpoint::write_slot(int qp, const std::uint8_t *source, std::size_t bytes) {
+  const std::size_t offset = slot_offset(qp, bytes);
+  if (h_->gpu_buffer)
+    h_->gpu_buffer->copy_in(offset, source, bytes);
+  else
+    std::memcpy(slot(qp), source, bytes);
+}
+void Endpoint::read_slot(int qp, std::uint8_t *destination, std::size_t bytes) const {
+  const std::size_t offset = slot_offset(qp, bytes);
+  if (h_->gpu_buffer)
+    h_->gpu_buffer->copy_out(offset, destination, bytes);
+  else
+    std::memcpy(destination, slot(qp), bytes);
 }
 volatile std::uint64_t *Endpoint::control() const {
   return reinterpret_cast<volatile std::uint64_t *>(
@@ -278,13 +313,44 @@ volatile std::uint64_t *Endpoint::control() const {
 std::uint64_t Endpoint::remote_slot_addr(int qp) const {
   return remote_.addr + static_cast<std::uint64_t>(qp) * config_.slot_bytes;
 }
-std::uint64_t Endpoint::remote_control_addr() const {
-  return remote_.addr + remote_.region_bytes - kControlBytes;
-}
+std::uint64_t Endpoint::remote_control_addr() const { return remote_.control_addr; }
 ibv_qp *Endpoint::qp(int i) const { return h_->qps[static_cast<std::size_t>(i)].get(); }
 ibv_cq *Endpoint::send_cq() const { return h_->send_cq.get(); }
 ibv_cq *Endpoint::recv_cq() const { return h_->recv_cq.get(); }
-std::uint32_t Endpoint::lkey() const { return h_->mr->lkey; }
+std::uint32_t Endpoint::lkey() const { return h_->gpu_mr ? h_->gpu_mr->lkey : h_->mr->lkey; }
+
+void Endpoint::register_gpu_slots(std::size_t bytes) {
+  h_->gpu_buffer.emplace(config_.gpu, bytes);
+  const auto &buffer = *h_->gpu_buffer;
+  const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  // dma-buf first (upstream kernels, no out-of-tree module), as NCCL does; peer memory after.
+  std::string dmabuf_failure;
+  auto exported = buffer.export_dmabuf();
+  if (const auto *dmabuf = std::get_if<gpu::DmaBuf>(&exported)) {
+    h_->gpu_mr.reset(ibv_reg_dmabuf_mr(h_->pd.get(), dmabuf->offset, buffer.size_bytes(),
+                                       buffer.address(), dmabuf->fd, access));
+    const int error = errno;
+    ::close(dmabuf->fd); // the MR holds its own reference to the dma-buf
+    if (h_->gpu_mr) {
+      registration_ = "dmabuf";
+      return;
+    }
+    dmabuf_failure = fmt::format("ibv_reg_dmabuf_mr failed: {}", std::strerror(error));
+  } else {
+    dmabuf_failure = std::get<std::string>(exported);
+  }
+  h_->gpu_mr.reset(ibv_reg_mr(h_->pd.get(), reinterpret_cast<void *>(buffer.address()),
+                              buffer.size_bytes(), access));
+  if (h_->gpu_mr) {
+    registration_ = "peermem";
+    return;
+  }
+  throw BackendError(fmt::format(
+      "{} cannot register the memory of CUDA device {} (GPUDirect RDMA): dma-buf: {}; peer "
+      "memory: ibv_reg_mr of the device pointer failed: {} (is the nvidia-peermem module "
+      "loaded?)",
+      device_, config_.gpu, dmabuf_failure, std::strerror(errno)));
+}
 
 void Endpoint::post_recvs(int qp, int count) {
   for (int i = 0; i < count; ++i) {
@@ -318,7 +384,7 @@ void Endpoint::write_peer_control(std::uint64_t value, double timeout_s) {
   // there but this call), so the payload is in registered memory.
   auto *src = reinterpret_cast<std::uint64_t *>(const_cast<std::uint64_t *>(control()) + 1);
   *src = value;
-  ibv_sge sge{reinterpret_cast<std::uint64_t>(src), sizeof value, lkey()};
+  ibv_sge sge{reinterpret_cast<std::uint64_t>(src), sizeof value, h_->mr->lkey};
   ibv_send_wr wr{};
   wr.wr_id = 0xC0;
   wr.sg_list = &sge;
@@ -326,7 +392,7 @@ void Endpoint::write_peer_control(std::uint64_t value, double timeout_s) {
   wr.opcode = IBV_WR_RDMA_WRITE;
   wr.send_flags = IBV_SEND_SIGNALED;
   wr.wr.rdma.remote_addr = remote_control_addr();
-  wr.wr.rdma.rkey = remote_.rkey;
+  wr.wr.rdma.rkey = remote_.control_rkey;
   ibv_send_wr *bad = nullptr;
   RAILGAUGE_VERBS_CALL(ibv_post_send(qp(0), &wr, &bad));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);

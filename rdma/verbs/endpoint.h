@@ -1,12 +1,14 @@
 #pragma once
 // One side of a set of RC connections (gloo's ibverbs pair, perftest's ctx): an opened device,
-// a protection domain, one registered host region on the NIC's NUMA node, a send and a receive
-// completion queue, and N reliable-connected QPs taken INIT -> RTR -> RTS against a peer's
-// EndpointInfo. Every handle is RAII; move-only.
+// a protection domain, registered memory, a send and a receive completion queue, and N
+// reliable-connected QPs taken INIT -> RTR -> RTS against a peer's EndpointInfo. Every handle is
+// RAII; move-only.
 //
-// Region layout: N slots of slot_bytes (slot q is what QP q writes from, reads into, sends
-// from, receives into), then a 64-byte control word the peer sets with an RDMA WRITE to tell
-// this side to stop serving.
+// Memory: N slots of slot_bytes (slot q is what QP q writes from, reads into, sends from,
+// receives into), then a 64-byte control word the peer sets with an RDMA WRITE to tell this side
+// to stop serving. Both lie in one host region on the NIC's NUMA node; with `gpu` set the slots
+// lie in that GPU's memory instead (GPUDirect RDMA, registered through dma-buf, else through
+// nvidia-peermem) and only the control word stays in host memory, where the CPU polls it.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,6 +41,7 @@ struct EndpointConfig {
   std::size_t slot_bytes = 64;
   int max_inline_bytes = 0; // asked for; the QP may grant less (see Endpoint::max_inline())
   std::string sysfs_root = "/sys";
+  int gpu = -1; // CUDA device whose memory holds the slots; -1: host memory
 };
 
 struct VerbsHandles; // the RAII owners, defined in endpoint.cpp
@@ -64,8 +67,15 @@ public:
   int numa_node() const { return numa_node_; } // -1: the device does not say
   int max_inline() const { return max_inline_; }
   int max_rd_atomic() const { return max_rd_atomic_; }
+  // How the slots were registered: "host", "dmabuf" (ibv_reg_dmabuf_mr) or "peermem" (ibv_reg_mr
+  // of a device pointer, through the nvidia-peermem module).
+  const std::string &registration() const { return registration_; }
 
+  // The CPU's pointer to slot `qp`: host memory only (the ping-pong of the latency tests).
   std::uint8_t *slot(int qp) const;
+  // Copies into or out of the start of slot `qp`, wherever it lies.
+  void write_slot(int qp, const std::uint8_t *source, std::size_t bytes);
+  void read_slot(int qp, std::uint8_t *destination, std::size_t bytes) const;
   std::uint64_t slot_addr(int qp) const;
   volatile std::uint64_t *control() const;
   const EndpointInfo &remote() const { return remote_; }
@@ -75,7 +85,7 @@ public:
   ibv_qp *qp(int i) const;
   ibv_cq *send_cq() const;
   ibv_cq *recv_cq() const;
-  std::uint32_t lkey() const;
+  std::uint32_t lkey() const; // of the slots
 
   // Posts `count` receives into slot `qp` (slot_bytes each).
   void post_recvs(int qp, int count);
@@ -89,6 +99,12 @@ public:
   void write_peer_control(std::uint64_t value, double timeout_s);
 
 private:
+  // Allocates the slots on config_.gpu and registers them: dma-buf, else peer memory; throws
+  // BackendError naming both failures.
+  void register_gpu_slots(std::size_t bytes);
+  // Where slot `qp` starts; throws BackendError when qp or bytes fall outside the slots.
+  std::size_t slot_offset(int qp, std::size_t bytes) const;
+
   EndpointConfig config_;
   std::unique_ptr<VerbsHandles> h_;
   std::string device_;
@@ -99,6 +115,7 @@ private:
   int numa_node_ = -1;
   int max_inline_ = 0;
   int max_rd_atomic_ = 1;
+  std::string registration_ = "host";
   std::vector<std::uint32_t> psns_;
   EndpointInfo remote_;
 };

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/inventory/port_counters.h"
 #include "harness/store/memory_store.h"
@@ -45,6 +46,7 @@ EndpointConfig endpoint_config(const VerbsPointSpec &s) {
       is_latency(s) ? PingPongSlots::slot_bytes(s.size_bytes) : (s.size_bytes + 63) / 64 * 64;
   c.max_inline_bytes = s.verb == Verb::read ? 0 : s.inline_bytes;
   c.sysfs_root = s.sysfs_root;
+  c.gpu = s.gpu;
   return c;
 }
 
@@ -88,9 +90,11 @@ void prepare(Endpoint &ep, const VerbsPointSpec &s, bool server) {
     return; // the client's PingPong prepares itself
   }
   const bool source = bidirectional(s) || (server == (s.verb == Verb::read));
+  std::vector<std::uint8_t> pattern(source ? s.size_bytes : 0);
+  fill_pattern(pattern.data(), pattern.size(), s.size_bytes);
   for (int q = 0; q < qps; ++q) {
     if (source)
-      fill_pattern(ep.slot(q), s.size_bytes, s.size_bytes);
+      ep.write_slot(q, pattern.data(), pattern.size());
     if (s.verb == Verb::send && (server || bidirectional(s)))
       ep.post_recvs(q, ep.config().recv_depth);
   }
@@ -110,10 +114,15 @@ DataCheck check_received(const Endpoint &ep, const VerbsPointSpec &s, bool serve
     return checked;
   }
   const bool receiver = bidirectional(s) || (server != (s.verb == Verb::read));
-  if (receiver)
-    for (int q = 0; q < ep.config().qps; ++q)
-      checked.check(ep.slot(q), s.size_bytes, s.size_bytes,
-                    fmt::format("{} buffer of QP {}", side, q), s.before_data_check);
+  if (!receiver)
+    return checked;
+  // A copy wherever the slots lie: GPU memory is read back over PCIe.
+  std::vector<std::uint8_t> received(s.size_bytes);
+  for (int q = 0; q < ep.config().qps; ++q) {
+    ep.read_slot(q, received.data(), received.size());
+    checked.check(received.data(), received.size(), s.size_bytes,
+                  fmt::format("{} buffer of QP {}", side, q), s.before_data_check);
+  }
   return checked;
 }
 
@@ -245,7 +254,10 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
                         {"inline_used", shape.use_inline},
                         {"max_inline_granted_bytes", ep.max_inline()},
                         {"qps_used", ep.config().qps},
-                        {"cq_moderation_used", shape.cq_moderation}};
+                        {"cq_moderation_used", shape.cq_moderation},
+                        {"memory_registration", ep.registration()}};
+  if (s.gpu >= 0)
+    out.device["gpu"] = s.gpu;
   if (ctx.verify())
     checked.conclude(out);
   return out;
@@ -257,6 +269,17 @@ std::optional<std::string> verbs_waive_reason(const RunContext &ctx, const Verbs
   std::string why;
   if (list_verbs_devices(why).empty())
     return why;
+  if (spec.gpu >= 0) {
+    if (spec.pattern == Pattern::latency)
+      return std::string("the latency tests poll the arriving message from the CPU, which GPU "
+                         "memory does not allow; GPUDirect RDMA is measured by the bandwidth "
+                         "tests (memory=gpu:N)");
+    if (const auto no_cuda = gpu::cuda_unavailable_reason())
+      return "memory=gpu:" + std::to_string(spec.gpu) + " needs a GPU: " + *no_cuda;
+    if (spec.gpu >= gpu::cuda_device_count())
+      return fmt::format("memory=gpu:{}: this process sees {} CUDA device(s)", spec.gpu,
+                         gpu::cuda_device_count());
+  }
   if (spec.mode == "ranks") {
     if (ctx.world_size() < 2 || ctx.store() == nullptr)
       return fmt::format("mode=ranks needs 2 ranks and a store (this run has {} rank{}); "

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "harness/cuda/device.h"
 #include "harness/store/memory_store.h"
 #include "rdma/gid_select.h"
 #include "rdma/verbs/endpoint.h"
@@ -114,6 +115,39 @@ TEST_F(VerbsSoftRoce, SeveralQpsPostListsModerationAndInline) {
   EXPECT_EQ(out.derived_params.at("qps_used"), 4);
   EXPECT_EQ(out.derived_params.at("inline_used"),
             out.derived_params.at("max_inline_granted_bytes").get<int>() >= 64);
+}
+
+// GPUDirect RDMA: the slots in GPU memory. Without a usable GPU (the VM) the point is waived
+// saying so; with one it runs and names its registration, or (rxe pins pages with the CPU and
+// registers neither dma-buf nor device pointers) fails naming both ways tried.
+TEST_F(VerbsSoftRoce, GpuMemoryRunsOrSaysWhyNot) {
+  VerbsPointSpec s = spec(Verb::write, Pattern::bandwidth, 65536);
+  s.gpu = 0;
+  Outcome out;
+  try {
+    out = run_verbs_point(ctx_, s);
+  } catch (const BackendError &e) { // what the runner turns into the point's error record
+    out.status = Status::error;
+    out.reason = e.what();
+  }
+  if (const auto no_gpu = gpu::cuda_unavailable_reason()) {
+    EXPECT_EQ(out.status, Status::waived);
+    EXPECT_NE(out.reason.value_or("").find(*no_gpu), std::string::npos) << *out.reason;
+    return;
+  }
+  if (out.status == Status::ok) {
+    expect_ok(out, "WRITE into GPU memory");
+    const std::string how = out.derived_params.value("memory_registration", "");
+    EXPECT_TRUE(how == "dmabuf" || how == "peermem") << how;
+    EXPECT_EQ(out.device.value("gpu", -1), 0);
+  } else {
+    const std::string why = out.reason.value_or("");
+    EXPECT_NE(why.find("dma-buf"), std::string::npos) << why;
+    EXPECT_NE(why.find("peer memory"), std::string::npos) << why;
+  }
+  VerbsPointSpec lat = spec(Verb::write, Pattern::latency, 64);
+  lat.gpu = 0;
+  EXPECT_EQ(run_verbs_point(ctx_, lat).status, Status::waived);
 }
 
 TEST_F(VerbsSoftRoce, TwoRanksAsThreadsThroughTheStore) {
