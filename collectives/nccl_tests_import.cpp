@@ -36,6 +36,49 @@ std::optional<std::int64_t> integer(const std::string &s) {
 
 } // namespace
 
+Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string &run,
+                         const std::string &host) {
+  Record r;
+  r.run = run;
+  r.host = host;
+  r.key = fmt::format("collectives.nccl_{}", to_string(kind));
+  r.params = {{"size_bytes", half.size_bytes},
+              {"count", half.count},
+              {"dtype", dtype_name(half.type)},
+              {"in_place", half.in_place ? "in_place" : "out_of_place"},
+              {"source", "nccl-tests"}};
+  if (half.redop != "none")
+    r.params["op"] = half.redop;
+  if (half.root != "-1")
+    r.params["root"] = half.root;
+  r.metrics = {{"wall_time_s", half.time_us * 1e-6},
+               {"algbw_gbytes_per_s", half.algbw_gbytes_per_s},
+               {"busbw_gbytes_per_s", half.busbw_gbytes_per_s},
+               {"timer", "nccl-tests host wall clock, mean over iterations"}};
+  r.status = Status::ok;
+  if (half.wrong) {
+    r.metrics["wrong_elements"] = *half.wrong;
+    if (*half.wrong > 0) {
+      r.status = Status::failed;
+      r.reason = fmt::format("nccl-tests counted {} wrong elements", *half.wrong);
+    } else {
+      r.metrics["verified"] = true;
+    }
+  }
+  r.time_utc = utc_timestamp_now();
+  return r;
+}
+
+NcclTestsImport import_nccl_tests(const std::string &text, const std::string &where,
+                                  std::optional<Kind> kind, const std::string &run,
+                                  const std::string &host) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{')
+    return import_nccl_tests_json(text, where, kind, run, host);
+  std::istringstream in(text);
+  return import_nccl_tests_text(in, where, kind, run, host);
+}
+
 NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
                                        std::optional<Kind> kind, const std::string &run,
                                        const std::string &host) {
@@ -85,46 +128,30 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
                        here, "give the unmodified text output of an nccl-tests *_perf binary");
     for (int half = 0; half < 2; ++half) {
       const std::size_t c = 5 + 4 * static_cast<std::size_t>(half);
-      Record r;
-      r.run = run;
-      r.host = host;
-      r.key = fmt::format("collectives.nccl_{}", to_string(*out.kind));
-      r.params = {{"size_bytes", *size},
-                  {"count", *count},
-                  {"dtype", dtype_name(f[2])},
-                  {"in_place", half ? "in_place" : "out_of_place"},
-                  {"source", "nccl-tests"}};
-      if (f[3] != "none")
-        r.params["op"] = f[3];
-      if (f[4] != "-1")
-        r.params["root"] = f[4];
+      NcclTestsHalf h{.size_bytes = *size,
+                      .count = *count,
+                      .type = f[2],
+                      .redop = f[3],
+                      .root = f[4],
+                      .in_place = half == 1,
+                      .wrong = std::nullopt};
       const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),
                  busbw = finite_number(f[c + 2]);
       if (!time_us || !algbw || !busbw)
         throw InputError(
             fmt::format("time/algbw/busbw '{} {} {}' are not numbers", f[c], f[c + 1], f[c + 2]),
             here, "give the unmodified text output of an nccl-tests *_perf binary");
-      r.metrics = {{"wall_time_s", *time_us * 1e-6},
-                   {"algbw_gbytes_per_s", *algbw},
-                   {"busbw_gbytes_per_s", *busbw},
-                   {"timer", "nccl-tests host wall clock, mean over iterations"}};
+      h.time_us = *time_us;
+      h.algbw_gbytes_per_s = *algbw;
+      h.busbw_gbytes_per_s = *busbw;
       const std::string &wrong = f[c + 3];
-      if (wrong == "N/A") {
-        r.status = Status::ok;
-      } else if (const auto w = finite_number(wrong)) {
-        r.metrics["wrong_elements"] = *w;
-        if (*w > 0) {
-          r.status = Status::failed;
-          r.reason = fmt::format("nccl-tests counted {} wrong elements", *w);
-        } else {
-          r.metrics["verified"] = true;
-        }
-      } else {
-        throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
-                         "give the unmodified text output of an nccl-tests *_perf binary");
+      if (wrong != "N/A") {
+        h.wrong = finite_number(wrong);
+        if (!h.wrong)
+          throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
+                           "give the unmodified text output of an nccl-tests *_perf binary");
       }
-      r.time_utc = utc_timestamp_now();
-      out.records.push_back(std::move(r));
+      out.records.push_back(nccl_tests_record(h, *out.kind, run, host));
     }
   }
   return out;

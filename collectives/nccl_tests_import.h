@@ -1,6 +1,7 @@
 #pragma once
-// Reads the text output of nccl-tests (all_reduce_perf and its siblings) into records, so that
-// existing logs can be checked and compared beside railgauge's own (DESIGN.md "import").
+// Reads the output of nccl-tests (all_reduce_perf and its siblings), its text or the JSON it
+// writes with -J, into records, so that existing logs can be checked and compared beside
+// railgauge's own (DESIGN.md "import").
 //
 // The text format: '#' header lines (the "Collective test starting: <name>_perf" line in recent
 // versions; "Rank r Group g Pid p on host device d [busid] name" per rank), then one row per
@@ -10,6 +11,7 @@
 // collectives.nccl_<kind>, params.source = "nccl-tests". nccl-tests' time is a host wall-clock
 // mean over its iterations, so it goes to metrics.wall_time_s, never to time_s. A row with
 // #wrong > 0 is `failed`; "N/A" (data check off) leaves `verified` out.
+#include <cstdint>
 #include <istream>
 #include <optional>
 #include <string>
@@ -24,13 +26,48 @@ struct NcclTestsImport {
   std::optional<Kind> kind;       // from the header, or the caller's
   std::vector<std::string> ranks; // "Rank ..." header lines, trimmed
   std::vector<Record> records;
-  std::optional<double> avg_busbw_gbytes_per_s; // the footer (mean over all rows, as printed)
+  std::optional<double> avg_busbw_gbytes_per_s;    // the footer (mean over all rows, as printed)
+  nlohmann::json about = nlohmann::json::object(); // JSON only: version, argv, config, times
 };
+
+// One half (out of place or in place) of one size row, as both formats give it.
+struct NcclTestsHalf {
+  std::int64_t size_bytes = 0;
+  std::int64_t count = 0;
+  std::string type;  // as nccl-tests names it: float, bfloat16, int8, ...
+  std::string redop; // "none" for kinds without one
+  std::string root;  // "-1" for kinds without one
+  bool in_place = false;
+  double time_us = 0; // host wall clock, mean over the iterations
+  double algbw_gbytes_per_s = 0;
+  double busbw_gbytes_per_s = 0;
+  std::optional<double> wrong; // absent: the data check was off
+};
+
+// The record of one half: key collectives.nccl_<kind>, `failed` when elements were wrong.
+Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string &run,
+                         const std::string &host);
 
 // `kind` overrides the header; without either, throws InputError naming `where`. A malformed
 // row throws InputError with where:line.
 NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
                                        std::optional<Kind> kind, const std::string &run,
                                        const std::string &host);
+
+// The -J output (format version 3, nccl-tests 2.17.3 and later): the collective comes from
+// argv[0] (<kind>_perf) unless `kind` is given; metrics also carry the NCCL version and the
+// NCCL_ALGO / NCCL_PROTO / NCCL_NVLS_ENABLE / NCCL_COLLNET_ENABLE the run had in its
+// environment, under the names railgauge's own NCCL records use. With -I 1 (per-iteration CUDA
+// events), metrics.time_s is the summary of the per-iteration times (max over processes, the
+// leading skipped iterations left out) and, with several processes, the process slowest most
+// often is named. Malformed JSON or a field of the wrong type throws InputError naming `where`.
+NcclTestsImport import_nccl_tests_json(const std::string &text, const std::string &where,
+                                       std::optional<Kind> kind, const std::string &run,
+                                       const std::string &host);
+
+// Either format, told apart by the first non-blank character ('{': JSON).
+NcclTestsImport import_nccl_tests(const std::string &text, const std::string &where,
+                                  std::optional<Kind> kind, const std::string &run,
+                                  const std::string &host);
 
 } // namespace railgauge::collectives

@@ -3,7 +3,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -61,11 +60,12 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
   auto kind = std::make_shared<std::string>();
   auto *cmd = add_import_subcommand(
       app, "nccl-tests",
-      "nccl-tests' text output (all_reduce_perf and siblings) as collectives.nccl_<kind> records, "
-      "two per size row (out of place, in place)",
+      "nccl-tests' output (all_reduce_perf and siblings; its text, or the JSON of -J) as "
+      "collectives.nccl_<kind> records, two per size row (out of place, in place)",
       *o);
   cmd->add_option("--kind", *kind,
-                  "The collective, when the log has no 'Collective test starting' header "
+                  "The collective, when the log has no 'Collective test starting' header (JSON: "
+                  "when args[0] is not <kind>_perf) "
                   "(all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, "
                   "sendrecv)");
   cmd->callback([&exit_code, o, kind] {
@@ -77,10 +77,11 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
                          "give one of all_reduce, all_gather, reduce_scatter, alltoall, "
                          "broadcast, reduce, sendrecv");
     }
-    std::istringstream text(
-        read_text_file(o->file, "give the path of a saved nccl-tests output (stdout)"));
-    const auto parsed = collectives::import_nccl_tests_text(text, o->file, k, "", o->host);
-    nlohmann::json imported = {{"ranks", parsed.ranks}};
+    const auto parsed = collectives::import_nccl_tests(
+        read_text_file(o->file, "give the path of a saved nccl-tests output (stdout, or -J FILE)"),
+        o->file, k, "", o->host);
+    nlohmann::json imported = parsed.about;
+    imported["ranks"] = parsed.ranks;
     if (parsed.avg_busbw_gbytes_per_s)
       imported["avg_busbw_gbytes_per_s"] = *parsed.avg_busbw_gbytes_per_s;
     const auto run = write_imported_run(

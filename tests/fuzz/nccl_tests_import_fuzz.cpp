@@ -1,8 +1,7 @@
-// The nccl-tests text importer (collectives/nccl_tests_import.h): any text is records or an
-// InputError with where:line, never a crash, a hang or another exception; every record it makes
-// is written and read back by the records reader.
+// The nccl-tests importer, text and -J JSON (collectives/nccl_tests_import.h): any input is
+// records or an InputError naming where, never a crash, a hang or another exception; every
+// record it makes is written and read back by the records reader.
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 #include "collectives/nccl_tests_import.h"
@@ -10,10 +9,10 @@
 #include "tests/fuzz/record_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
-  std::istringstream in(std::string(reinterpret_cast<const char *>(data), size));
+  const std::string text(reinterpret_cast<const char *>(data), size);
   try {
     const auto imported =
-        railgauge::collectives::import_nccl_tests_text(in, "fuzz.txt", std::nullopt, "r", "h");
+        railgauge::collectives::import_nccl_tests(text, "fuzz.txt", std::nullopt, "r", "h");
     for (const auto &r : imported.records)
       expect_record_reads_back(r);
   } catch (const railgauge::InputError &) {

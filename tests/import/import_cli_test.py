@@ -46,8 +46,11 @@ class ImportTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def test_nccl_tests_log_becomes_a_valid_run(self):
-        sample = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_format_sample.txt")
+    def import_nccl_tests_sample(self, extension):
+        """Imports the format sample as node01's; returns its records and run.json, validated.
+        Both samples hold two size rows, the in-place half of the larger with 3 wrong elements."""
+        sample = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_format_sample."
+                              + extension)
         p = railgauge("import", "nccl-tests", sample, "--out", self.out, "--host", "node01")
         self.assertEqual(p.returncode, 0, p.stderr)
         run = run_dir_of(p.stdout)
@@ -61,6 +64,19 @@ class ImportTest(unittest.TestCase):
             manifest = json.load(f)
         self.assertEqual(manifest["imported"]["tool"], "nccl-tests")
         self.assertEqual(manifest["status"], "complete")
+        return recs, manifest
+
+    def test_nccl_tests_log_becomes_a_valid_run(self):
+        self.import_nccl_tests_sample("txt")
+
+    def test_nccl_tests_json_becomes_a_valid_run_with_its_environment(self):
+        recs, manifest = self.import_nccl_tests_sample("json")
+        self.assertTrue(all(r["metrics"]["env_NCCL_ALGO"] == "Ring" for r in recs))
+        self.assertTrue(all(r["metrics"]["nccl_version"] == "2.28.3" for r in recs))
+        self.assertEqual(recs[0]["metrics"]["slowest_process"], 0)
+        imported = manifest["imported"]
+        self.assertEqual(len(imported["ranks"]), 2)
+        self.assertEqual(imported["argv"][0], "./build/all_reduce_perf")
 
     def test_two_imported_fabrics_compare_with_a_ratio_per_point(self):
         sample = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_format_sample.txt")
