@@ -1,6 +1,10 @@
 #include "collectives/collective_point.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "harness/error.h"
 
 namespace railgauge::collectives {
 
@@ -81,6 +85,30 @@ CollectivePoint read_point(Kind kind, const Point &point) {
   p.groups = point.text("groups");
   p.group_type = point.text("group_type");
   return p;
+}
+
+int group_size_for(const CollectivePoint &p, int world) {
+  if (p.groups == "world" || p.group_type == "world")
+    return world;
+  const auto layout = parse_group_layout(p.groups, world, "axis groups");
+  if (p.group_type == "concurrent") {
+    int smallest = world;
+    for (const auto &a : layout.axes)
+      smallest = std::min(smallest, a.size);
+    return smallest;
+  }
+  return layout.axis(p.group_type).size;
+}
+
+std::vector<std::string> group_types_of(const CollectivePoint &p, const GroupLayout &layout) {
+  std::vector<std::string> types;
+  for (const auto &a : layout.axes)
+    if (p.group_type == "concurrent" || a.name == p.group_type)
+      types.push_back(a.name);
+  if (types.empty())
+    throw InputError(fmt::format("group_type '{}' is not an axis of '{}'", p.group_type, p.groups),
+                     "axis group_type", "name one of the axes of `groups`, world or concurrent");
+  return types;
 }
 
 std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks) {

@@ -10,6 +10,7 @@
 
 #include "collectives/bus_bandwidth.h"
 #include "collectives/dtype.h"
+#include "collectives/groups.h"
 #include "collectives/textbook.h"
 #include "harness/axis.h"
 #include "harness/lockstep.h"
@@ -39,6 +40,13 @@ struct CollectivePoint {
 // root and in-place choices that the textbook algorithms do not have).
 std::vector<Axis> collective_axes(Kind kind, bool textbook);
 CollectivePoint read_point(Kind kind, const Point &point);
+
+// The size of the groups a point's collective runs in on `world` ranks: the world, the
+// group_type's axis of `groups`, or for "concurrent" the smallest axis.
+int group_size_for(const CollectivePoint &p, int world);
+// The axes a point runs: its group_type, or every axis for "concurrent". Throws InputError when
+// group_type is not an axis of `layout`.
+std::vector<std::string> group_types_of(const CollectivePoint &p, const GroupLayout &layout);
 
 // The waive reason of a point on `ranks` ranks (its group size), or nullopt.
 std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks);

@@ -18,19 +18,6 @@ int to_int(std::uint64_t count) {
 
 } // namespace
 
-int group_size_for(const CollectivePoint &p, int world) {
-  if (p.groups == "world" || p.group_type == "world")
-    return world;
-  const auto layout = parse_group_layout(p.groups, world, "axis groups");
-  if (p.group_type == "concurrent") {
-    int smallest = world;
-    for (const auto &a : layout.axes)
-      smallest = std::min(smallest, a.size);
-    return smallest;
-  }
-  return layout.axis(p.group_type).size;
-}
-
 std::vector<MpiGroup> mpi_groups(MpiSession &s, const CollectivePoint &p) {
   if (p.groups == "world" || p.group_type == "world") {
     MpiGroup g;
@@ -40,22 +27,8 @@ std::vector<MpiGroup> mpi_groups(MpiSession &s, const CollectivePoint &p) {
     return {g};
   }
   const auto layout = parse_group_layout(p.groups, s.size(), "axis groups");
-  std::vector<std::string> types;
-  if (p.group_type == "concurrent") {
-    for (const auto &a : layout.axes)
-      types.push_back(a.name);
-  } else {
-    bool known = false;
-    for (const auto &a : layout.axes)
-      known = known || a.name == p.group_type;
-    if (!known)
-      throw InputError(
-          fmt::format("group_type '{}' is not an axis of '{}'", p.group_type, p.groups),
-          "axis group_type", "name one of the axes of `groups`, world or concurrent");
-    types.push_back(p.group_type);
-  }
   std::vector<MpiGroup> groups;
-  for (const auto &type : types) {
+  for (const auto &type : group_types_of(p, layout)) {
     const auto g = group_of(layout, type, s.rank());
     MpiGroup m;
     m.type = type;

@@ -25,9 +25,6 @@ struct MpiGroup {
 // The groups of point `p` this rank is in: one, or one per axis for "concurrent". Throws
 // InputError for a bad group spec or type.
 std::vector<MpiGroup> mpi_groups(MpiSession &s, const CollectivePoint &p);
-// The size of the groups `p` runs on, from the world size alone (for supported()): the
-// smallest group size of all axes for "concurrent".
-int group_size_for(const CollectivePoint &p, int world);
 
 // The buffers of one group's collective and the library call on them.
 class MpiBuffers {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
+#include "collectives/groups.h"
 #include "collectives/nccl/nccl_session.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
@@ -26,9 +27,41 @@ std::optional<std::string> env_value(const char *name) {
 // One local GPU's buffers, laid out as nccl-tests lays them: in place, all_gather sends from
 // recv + rank * count and reduce_scatter receives at send + rank * count.
 struct DeviceBuffers {
-  int device = 0, rank = 0;
+  int device = 0;
+  ncclComm_t comm = nullptr; // the world's, or the device's group's
+  int rank = 0;              // in that communicator
   std::unique_ptr<gpu::DeviceBuffer> send, recv;
 };
+
+// Where one local device's collective runs: the world, or its group of the point's group type.
+struct LocalGroup {
+  ncclComm_t comm = nullptr;
+  int rank = 0, size = 1, index = 0;
+  std::string type = "world";
+};
+
+std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p) {
+  std::vector<LocalGroup> out(s.local_count());
+  if (p.groups == "world" || p.group_type == "world") {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = {s.comm(i), s.rank(i), s.nranks(), 0, "world"};
+    return out;
+  }
+  const auto layout = parse_group_layout(p.groups, s.nranks(), "axis groups");
+  const std::string type = group_types_of(p, layout).front();
+  std::vector<Group> groups;
+  std::vector<int> colours, keys;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    groups.push_back(group_of(layout, type, s.rank(i)));
+    colours.push_back(groups.back().index);
+    keys.push_back(groups.back().rank_in_group);
+  }
+  const auto &comms = s.split(p.groups + "/" + type, colours, keys, p.timeout_s);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = {comms[i], groups[i].rank_in_group, static_cast<int>(groups[i].members.size()),
+              groups[i].index, type};
+  return out;
+}
 
 // CUDA events around each iteration's enqueue on every local stream, then the watchdog wait;
 // an iteration's time is the slowest local GPU's, and each GPU's time is kept so that a single
@@ -101,7 +134,7 @@ private:
 };
 
 // collectives.nccl_<kind>: NCCL's collective on device memory, timed with CUDA events per
-// iteration. Groups other than the world are not split here yet (waived).
+// iteration, on the world or on the groups of one group type (ncclCommSplit by colour).
 class NcclCollective final : public Benchmark {
 public:
   explicit NcclCollective(Kind kind)
@@ -131,11 +164,15 @@ public:
     if (auto why = gpu::cuda_unavailable_reason())
       return "no usable CUDA device: " + *why;
     const auto p = read_point(kind_, point);
-    if (p.groups != "world" || p.group_type != "world")
-      return "NCCL group splits are not implemented yet: run with groups=world";
-    const int ranks = ctx.world_size() > 1 ? ctx.world_size() : gpu::cuda_device_count();
+    if (p.group_type == "concurrent")
+      return "NCCL runs one group type at a time: concurrent groups would share each GPU's "
+             "stream and run one after another (give group_type one axis of `groups`)";
+    if (p.groups == "world" && p.group_type != "world")
+      return "group_type needs a `groups` split (e.g. -a groups=tp=2+dp=rest)";
+    const int world = ctx.world_size() > 1 ? ctx.world_size() : gpu::cuda_device_count();
     if (ctx.world_size() > 1 && !ctx.store())
       return "a multi-rank NCCL run needs the run's store (launch under srun or mpirun)";
+    const int ranks = group_size_for(p, world);
     // A single-rank communicator is allowed: it is what nccl-tests measures on one GPU.
     if (auto why = point_problem(p, std::max(ranks, 2)); why && ranks >= 2)
       return why;
@@ -148,14 +185,16 @@ public:
   Outcome run(RunContext &ctx, const Point &point) override {
     const auto p = read_point(kind_, point);
     NcclSession &s = session(ctx, p);
-    const int n = s.nranks();
+    const auto groups = local_groups(s, p);
+    const int n = groups.front().size; // every group of a type has the axis's size
     const std::size_t elt = element_bytes(p.dtype);
     const auto c = *counts_for(kind_, p.size_bytes, elt, n);
     std::vector<DeviceBuffers> bufs(s.local_count());
     for (std::size_t i = 0; i < s.local_count(); ++i) {
       gpu::DeviceGuard guard(s.device(i));
       bufs[i].device = s.device(i);
-      bufs[i].rank = s.rank(i);
+      bufs[i].comm = groups[i].comm;
+      bufs[i].rank = groups[i].rank;
       const std::size_t big = std::max(c.send_elems, c.recv_elems) * elt;
       bufs[i].recv = std::make_unique<gpu::DeviceBuffer>(p.in_place ? big : c.recv_elems * elt);
       if (!p.in_place)
@@ -257,9 +296,10 @@ public:
       out.metrics["note"] = "busbw exceeds the link rate: NCCL reduced in the switch (NVLS or "
                             "SHARP/CollNet), so the busbw factor overstates the bytes on a link";
     }
-    out.derived_params["world_size"] = n;
+    out.derived_params["world_size"] = s.nranks();
     out.derived_params["backend"] = "nccl";
-    out.derived_params["group_type"] = "world";
+    out.derived_params["group_type"] = groups.front().type;
+    out.derived_params["group_index"] = groups.front().index;
     out.derived_params["group_size"] = n;
     std::vector<std::string> problems;
     if (check.wrong)
@@ -296,7 +336,7 @@ private:
       auto &b = bufs[i];
       auto *recv = static_cast<std::byte *>(b.recv->get());
       const std::byte *send = p.in_place ? recv : static_cast<const std::byte *>(b.send->get());
-      ncclComm_t comm = s.comm(i);
+      ncclComm_t comm = b.comm;
       cudaStream_t st = s.stream(i);
       const std::size_t block = c.count * elt;
       switch (kind_) {

@@ -96,19 +96,65 @@ NcclSession::NcclSession(Store &store, const std::string &name, int rank, int wo
   make_streams();
 }
 
-NcclSession::~NcclSession() {
-  for (std::size_t i = 0; i < comms_.size(); ++i) {
-    if (!comms_[i])
+namespace {
+void check_async_error(ncclComm_t comm) {
+  ncclResult_t async = ncclSuccess;
+  check_nccl(ncclCommGetAsyncError(comm, &async), "ncclCommGetAsyncError");
+  if (async != ncclSuccess && async != ncclInProgress)
+    check_nccl(async, "NCCL (asynchronous error)");
+}
+
+void release(std::vector<ncclComm_t> &comms, bool broken) {
+  for (auto &c : comms) {
+    if (!c)
       continue;
-    if (broken_)
-      ncclCommAbort(comms_[i]);
+    if (broken)
+      ncclCommAbort(c);
     else
-      ncclCommDestroy(comms_[i]);
+      ncclCommDestroy(c);
+    c = nullptr;
   }
+}
+} // namespace
+
+NcclSession::~NcclSession() {
+  // Splits first: they were made from the world's communicators.
+  for (auto &[name, comms] : splits_)
+    release(comms, broken_.has_value());
+  release(comms_, broken_.has_value());
   for (std::size_t i = 0; i < streams_.size(); ++i) {
     gpu::DeviceGuard guard(devices_[i]);
     RAILGAUGE_CUDA_CALL_NOEXCEPT(cudaStreamDestroy(streams_[i]));
   }
+}
+
+const std::vector<ncclComm_t> &NcclSession::split(const std::string &name,
+                                                  const std::vector<int> &colours,
+                                                  const std::vector<int> &keys, double timeout_s) {
+  for (const auto &[n, comms] : splits_)
+    if (n == name)
+      return comms;
+  if (broken_)
+    throw BackendError("NCCL communicator aborted after a watchdog expiry: " + *broken_);
+  if (colours.size() != comms_.size() || keys.size() != comms_.size())
+    throw std::invalid_argument("NcclSession::split: one colour and key per local device");
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 18, 0)
+  throw BackendError(fmt::format(
+      "group splits need ncclCommSplit (NCCL 2.18); this build's nccl.h is {}", NCCL_VERSION_CODE));
+#else
+  if (store_)
+    store_barrier(*store_, fmt::format("nccl/{}/split/{}", name_, name), process_rank_, world_,
+                  std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
+  std::vector<ncclComm_t> out(comms_.size(), nullptr);
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  for (std::size_t i = 0; i < comms_.size(); ++i) {
+    gpu::DeviceGuard guard(devices_[i]);
+    check_nccl(ncclCommSplit(comms_[i], colours[i], keys[i], &out[i], nullptr), "ncclCommSplit");
+  }
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  splits_.emplace_back(name, std::move(out));
+  return splits_.back().second;
+#endif
 }
 
 void NcclSession::wait(const std::string &what, double timeout_s) {
@@ -126,10 +172,9 @@ void NcclSession::wait(const std::string &what, double timeout_s) {
       } else if (q != cudaSuccess) {
         RAILGAUGE_CUDA_CALL(q);
       }
-      ncclResult_t async = ncclSuccess;
-      check_nccl(ncclCommGetAsyncError(comms_[i], &async), "ncclCommGetAsyncError");
-      if (async != ncclSuccess && async != ncclInProgress)
-        check_nccl(async, "NCCL (asynchronous error)");
+      check_async_error(comms_[i]);
+      for (const auto &[name, comms] : splits_)
+        check_async_error(comms[i]);
     }
     if (all_done)
       return;
@@ -165,9 +210,9 @@ void NcclSession::fire(const std::string &what, double timeout_s) {
                                "communicator aborted (ncclCommAbort)",
                                what, timeout_s, process_rank_, who);
   broken_ = msg;
-  for (auto &c : comms_)
-    ncclCommAbort(c);
-  comms_.assign(comms_.size(), nullptr);
+  for (auto &[name, comms] : splits_)
+    release(comms, true);
+  release(comms_, true);
   std::cerr << "railgauge: " << msg << '\n';
   throw BackendError(msg);
 }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -24,7 +25,8 @@
 
 namespace railgauge::collectives {
 
-// ncclCommGetAsyncError and ncclCommAbort: NCCL 2.4; bf16: 2.10; ncclCommInitRankConfig: 2.14.
+// ncclCommGetAsyncError and ncclCommAbort: NCCL 2.4; bf16: 2.10; ncclCommInitRankConfig: 2.14;
+// ncclCommSplit: 2.18 (split() says so in its error before then).
 inline constexpr bool kNcclHasBf16 = NCCL_VERSION_CODE >= NCCL_VERSION(2, 10, 0);
 
 void check_nccl(ncclResult_t rc, const char *call);
@@ -52,6 +54,13 @@ public:
   int nranks() const { return nranks_; }
   int rank(std::size_t i) const { return first_rank_ + static_cast<int>(i); }
 
+  // The communicators of one split of the world, one per local device: device i joins colour
+  // colours[i] with key keys[i] (ncclCommSplit, every local device in one NCCL group). Split
+  // once per name after a store barrier (so a missing rank is named instead of hanging the
+  // split), kept for the session, aborted with the world's by the watchdog.
+  const std::vector<ncclComm_t> &split(const std::string &name, const std::vector<int> &colours,
+                                       const std::vector<int> &keys, double timeout_s);
+
   // Waits for every local stream under the watchdog (see above).
   void wait(const std::string &what, double timeout_s);
   bool broken() const { return broken_.has_value(); }
@@ -62,6 +71,7 @@ private:
 
   std::vector<int> devices_;
   std::vector<ncclComm_t> comms_;
+  std::vector<std::pair<std::string, std::vector<ncclComm_t>>> splits_;
   std::vector<cudaStream_t> streams_;
   int nranks_ = 1, first_rank_ = 0;
   Store *store_ = nullptr;

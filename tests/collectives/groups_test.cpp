@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collectives/collective_point.h"
 #include "collectives/groups.h"
 #include "harness/error.h"
 
@@ -87,6 +88,23 @@ TEST(Groups, BadSpecsAreInputErrorsNamingWhere) {
       EXPECT_FALSE(e.fix().empty());
     }
   }
+}
+
+// What a point runs on, which the MPI and NCCL backends share: the group type's axis, every axis
+// for "concurrent" (sized by the smallest), the world by default.
+TEST(Groups, APointRunsOnItsGroupTypeOrEveryAxis) {
+  CollectivePoint p;
+  EXPECT_EQ(group_size_for(p, 16), 16);
+  p.groups = "tp=8,pp=2";
+  const auto layout = parse_group_layout(p.groups, 16, "axis groups");
+  p.group_type = "pp";
+  EXPECT_EQ(group_size_for(p, 16), 2);
+  EXPECT_EQ(group_types_of(p, layout), std::vector<std::string>{"pp"});
+  p.group_type = "concurrent";
+  EXPECT_EQ(group_size_for(p, 16), 2);
+  EXPECT_EQ(group_types_of(p, layout), (std::vector<std::string>{"tp", "pp"}));
+  p.group_type = "dp";
+  EXPECT_THROW(group_types_of(p, layout), InputError);
 }
 
 } // namespace
