@@ -104,12 +104,8 @@ void Streamer::reap() {
     retired_[qp] += n;
     completed_ += n;
   }
-  if (shape_.verb == Verb::send && ep_.config().recv_depth > 0) {
-    // Bidirectional SEND: this side also receives; give every receive back to its QP.
-    const int rgot = ep_.poll_recv(wcs, kPollBatch);
-    for (int i = 0; i < rgot; ++i)
-      ep_.post_recvs(static_cast<int>(wcs[i].wr_id), 1);
-  }
+  if (shape_.verb == Verb::send && ep_.config().recv_depth > 0)
+    repost_completed_receives(ep_); // bidirectional SEND: this side also receives
 }
 
 std::uint64_t Streamer::run(std::uint64_t messages) {
@@ -216,6 +212,14 @@ void PingPong::round_trip() {
   ++count_;
 }
 
+int repost_completed_receives(Endpoint &ep) {
+  ibv_wc wcs[kPollBatch];
+  const int got = ep.poll_recv(wcs, kPollBatch);
+  for (int i = 0; i < got; ++i)
+    ep.post_recvs(static_cast<int>(wcs[i].wr_id), 1);
+  return got;
+}
+
 ServeResult serve(Endpoint &ep, const TrafficShape &shape, Pattern pattern,
                   const std::atomic<bool> &abort, double deadline_s) {
   const auto began = Clock::now();
@@ -271,12 +275,8 @@ ServeResult serve(Endpoint &ep, const TrafficShape &shape, Pattern pattern,
         outstanding -= ep.poll_send(wcs, kPollBatch);
     }
   } else if (pattern == Pattern::bandwidth && shape.verb == Verb::send) {
-    while (!stop()) {
-      const int got = ep.poll_recv(wcs, kPollBatch);
-      for (int i = 0; i < got; ++i)
-        ep.post_recvs(static_cast<int>(wcs[i].wr_id), 1);
-      handled(static_cast<std::uint64_t>(got));
-    }
+    while (!stop())
+      handled(static_cast<std::uint64_t>(repost_completed_receives(ep)));
   } else {
     // One-sided: the peer's WRITEs and READs need nothing from this CPU.
     while (!stop())

@@ -70,6 +70,9 @@ private:
   int outstanding_sends_ = 0;
 };
 
+// Gives every completed receive back to its QP (SEND); returns how many completed.
+int repost_completed_receives(Endpoint &ep);
+
 // The passive side until the peer sets this side's control word (or `abort`, or the
 // deadline): answers pings (latency), reposts receives (SEND bandwidth), streams back
 // (bidirectional bandwidth) or just waits (one-sided WRITE/READ bandwidth, READ latency).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <thread>
 
 #include <fmt/format.h>
@@ -126,6 +127,39 @@ DataCheck check_received(const Endpoint &ep, const VerbsPointSpec &s, bool serve
   return checked;
 }
 
+// The server's result. Bidirectional SEND: the server's last sends need receives on this side,
+// and with infinite RNR retry a send without one waits for ever, so a thread keeps giving
+// receives back while this one waits; a client that only waited would hang the server's drain.
+std::string server_result(Endpoint &ep, const VerbsPointSpec &s, Store &store,
+                          const std::string &key) {
+  if (!(bidirectional(s) && s.verb == Verb::send))
+    return store.get(key, peer_timeout(s));
+  std::atomic<bool> done{false};
+  std::exception_ptr failure;
+  std::thread receiver([&] {
+    try {
+      while (!done.load(std::memory_order_relaxed))
+        if (repost_completed_receives(ep) == 0)
+          std::this_thread::sleep_for(std::chrono::microseconds(50));
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  std::string result;
+  try {
+    result = store.get(key, peer_timeout(s));
+  } catch (...) {
+    done = true;
+    receiver.join();
+    throw;
+  }
+  done = true;
+  receiver.join();
+  if (failure)
+    std::rethrow_exception(failure);
+  return result;
+}
+
 PortCounters counters_of(const Endpoint &ep) {
   return read_port_counters(ep.config().sysfs_root, ep.device_name(), ep.config().port);
 }
@@ -224,7 +258,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
     throw;
   }
   ep.write_peer_control(1, std::min(kDrainTimeout_s, s.peer_timeout_s));
-  const auto server = PeerResult::parse(store.get(prefix + "server_result", peer_timeout(s)));
+  const auto server = PeerResult::parse(server_result(ep, s, store, prefix + "server_result"));
   if (server.error)
     throw BackendError("the server side failed: " + *server.error);
   DataCheck checked = check_received(ep, s, false);
