@@ -5,22 +5,57 @@
 
 #include <fmt/format.h>
 
+#include "harness/error.h"
+
 namespace railgauge::calibrate {
 namespace {
 
+// v to `digits` significant digits; v itself when the scale would overflow (subnormal or huge
+// values), so that rounding never turns a finite number into inf or NaN.
 double round_sig(double v, int digits) {
   if (v == 0 || !std::isfinite(v))
     return v;
   const double scale =
       std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(std::abs(v)))));
-  return std::round(v * scale) / scale;
+  const double r = std::round(v * scale) / scale;
+  return std::isfinite(scale) && std::isfinite(r) ? r : v;
+}
+
+// A number the Calculon file needs finite and positive; degenerate runs (a time of 1e-300 s, a
+// rate that overflows) give inf, NaN or 0 here, and the user is told which coefficient and
+// where it came from instead of receiving a file Calculon would reject.
+double checked_number(double v, bool positive, const std::string &name, const std::string &source) {
+  if (!std::isfinite(v) || (positive ? !(v > 0) : v < 0))
+    throw InputError(fmt::format("the calibrated {} is {}, not a {} finite number", name, v,
+                                 positive ? "positive" : "non-negative"),
+                     fmt::format("calibrate ({})", source),
+                     "check the records behind it (time_s, flops_per_call, bytes_per_call, "
+                     "size_bytes) or give the value with --assume");
+  return v;
+}
+double positive_finite(double v, const std::string &name, const std::string &source) {
+  return checked_number(v, true, name, source);
 }
 
 // Rows in Calculon's unit (GFLOP or MB): thresholds to 6 significant digits, efficiencies to 4.
+// Two thresholds closer than 6 digits can round to one value; Calculon's lookup takes the first
+// row whose threshold x reaches, so the later of two equal rows is never used and is dropped
+// (likewise a threshold that overflows the unit). The last row's threshold stays 0.
 nlohmann::json rows(const TableFit &t, double unit) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto &[x, e] : t.table.rows)
-    out.push_back({round_sig(x / unit, 6), std::clamp(round_sig(e, 4), kMinEfficiency, 1.0)});
+  double previous = INFINITY;
+  for (const auto &[x, e] : t.table.rows) {
+    const double threshold = round_sig(x / unit, 6);
+    if (!(threshold < previous))
+      continue;
+    if (std::isnan(e))
+      throw InputError(
+          fmt::format("the {} table has no efficiency above {} {}", t.name, x, t.x_unit),
+          fmt::format("calibrate ({})", t.source),
+          "check the records behind it, or give the table with --assume");
+    out.push_back({threshold, std::clamp(round_sig(e, 4), kMinEfficiency, 1.0)});
+    previous = threshold;
+  }
   return out;
 }
 
@@ -142,31 +177,49 @@ void check_network(const nlohmann::json &n, const std::string &at, std::vector<s
 
 nlohmann::json calculon_system(const Calibration &c) {
   nlohmann::json s;
+  const auto peak = [](const TableFit &t, const char *unit) {
+    return round_sig(
+        positive_finite(t.peak.value, fmt::format("{} peak ({})", t.name, unit), t.peak.source), 6);
+  };
   for (const auto &[dt, t] : c.matrix)
-    s["matrix"][dt] = {{"tflops", round_sig(t.peak.value, 6)}, {"gflops_efficiency", rows(t, 1e9)}};
+    s["matrix"][dt] = {{"tflops", peak(t, "TFLOP/s")}, {"gflops_efficiency", rows(t, 1e9)}};
   for (const auto &[dt, t] : c.vector)
-    s["vector"][dt] = {{"tflops", round_sig(t.peak.value, 6)}, {"gflops_efficiency", rows(t, 1e9)}};
-  s["mem1"] = {{"GiB", round_sig(c.mem1_gib.value, 6)},
-               {"GBps", round_sig(c.mem1.peak.value, 6)},
-               {"MB_efficiency", rows(c.mem1, 1e6)}};
-  s["mem2"] = {{"GiB", round_sig(c.mem2_gib.value, 6)},
-               {"GBps", round_sig(c.mem2.peak.value, 6)},
-               {"MB_efficiency", rows(c.mem2, 1e6)}};
+    s["vector"][dt] = {{"tflops", peak(t, "TFLOP/s")}, {"gflops_efficiency", rows(t, 1e9)}};
+  const auto memory = [&](const TableFit &t, const Sourced &gib) {
+    return nlohmann::json{
+        {"GiB", round_sig(positive_finite(gib.value, t.name + " capacity (GiB)", gib.source), 6)},
+        {"GBps", peak(t, "GB/s")},
+        {"MB_efficiency", rows(t, 1e6)}};
+  };
+  s["mem1"] = memory(c.mem1, c.mem1_gib);
+  s["mem2"] = memory(c.mem2, c.mem2_gib);
   s["processing_mode"] = c.options.mode == ProcessingMode::no_overlap ? "no_overlap" : "roofline";
   s["networks"] = nlohmann::json::array();
   for (const auto &n : c.networks) {
+    const auto checked = [&](const Sourced &v, const char *what, bool positive = true) {
+      return checked_number(v.value, positive, fmt::format("{} {}", n.name, what), v.source);
+    };
     nlohmann::json ops = nlohmann::json::object();
     for (const auto &[op, so] : n.calculon_ops)
-      ops[op] = {round_sig(so.first, 4),
-                 so.second ? nlohmann::json(*so.second) : nlohmann::json(nullptr)};
+      ops[op] = {
+          round_sig(positive_finite(so.first, fmt::format("{} {} scalar", n.name, op),
+                                    n.calculon_op_source.count(op) ? n.calculon_op_source.at(op)
+                                                                   : std::string("the tier's fit")),
+                    4),
+          so.second ? nlohmann::json(*so.second) : nlohmann::json(nullptr)};
     s["networks"].push_back(
-        {{"bandwidth", round_sig(n.bandwidth_gbytes_per_s.value, 6)},
-         {"efficiency", std::clamp(round_sig(n.efficiency.value, 4), kMinEfficiency, 1.0)},
-         {"size", static_cast<long long>(std::llround(std::max(1.0, n.size.value)))},
-         {"latency", round_sig(n.latency_s.value, 4)},
+        {{"bandwidth", round_sig(checked(n.bandwidth_gbytes_per_s, "bandwidth (GB/s)"), 6)},
+         {"efficiency",
+          std::clamp(round_sig(checked(n.efficiency, "efficiency"), 4), kMinEfficiency, 1.0)},
+         {"size", static_cast<long long>(
+                      std::llround(std::clamp(checked(n.size, "size (ranks)"), 1.0, 1e15)))},
+         {"latency", round_sig(checked(n.latency_s, "latency (s)", false), 4)},
          {"ops", ops},
          {"must_be_filled", n.must_be_filled},
-         {"processor_usage", round_sig(n.processor_usage.value, 4)}});
+         // Calculon requires processor usage in [0, 1).
+         {"processor_usage",
+          std::clamp(round_sig(checked(n.processor_usage, "processor usage", false), 4), 0.0,
+                     0.99)}});
   }
   return s;
 }

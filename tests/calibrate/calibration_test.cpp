@@ -303,6 +303,51 @@ TEST(CalculonProblems, EveryRuleIsChecked) {
   EXPECT_FALSE(broken([](J &s) { s["networks"] = J::array(); }).empty());
 }
 
+// Found by fuzzing calibrate on records of extreme sizes and times: thresholds that differ only
+// past the 6 digits the file keeps, a threshold of inf, and a subnormal peak (whose rounding was
+// NaN) gave Calculon files that broke its rules.
+TEST(CalculonSystem, ExtremeFitsStillObeyEveryRule) {
+  Calibration c = calibrate(make_runs({}), Assumptions{}, {});
+  c.matrix.at("bfloat16").table.rows = {
+      {INFINITY, 0.95}, {1000000.7, 0.9}, {1000000.2, 0.5}, {1000000.1, 0.4}, {0, 0.3}};
+  c.mem1.peak.value = 1e-320;
+  const auto s = calculon_system(c);
+  EXPECT_EQ(calculon_problems(s), std::vector<std::string>{});
+  // Calculon uses the first row x reaches: of the rows that round to one threshold, the first.
+  EXPECT_EQ(s["matrix"]["bfloat16"]["gflops_efficiency"],
+            nlohmann::json::parse("[[0.001, 0.9], [0, 0.3]]"));
+  EXPECT_GT(s["mem1"]["GBps"].get<double>(), 0);
+}
+
+TEST(CalculonSystem, NonFiniteCoefficientIsAnInputErrorNamingIt) {
+  const Calibration good = calibrate(make_runs({}), Assumptions{}, {});
+  const auto message = [&](auto mutate) -> std::string {
+    Calibration c = good;
+    mutate(c);
+    try {
+      calculon_system(c);
+    } catch (const InputError &e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message([](Calibration &c) {
+              c.networks[0].bandwidth_gbytes_per_s.value = INFINITY;
+            }).find("bandwidth (GB/s) is inf"),
+            std::string::npos);
+  EXPECT_NE(message([](Calibration &c) { c.networks[1].latency_s.value = NAN; }).find("latency"),
+            std::string::npos);
+  EXPECT_NE(message([](Calibration &c) {
+              c.matrix.at("bfloat16").peak.value = 0;
+            }).find("matrix.bfloat16 peak (TFLOP/s) is 0"),
+            std::string::npos);
+  EXPECT_NE(message([](Calibration &c) {
+              c.mem2.table.rows = {{0, NAN}};
+            }).find("mem2 table"),
+            std::string::npos);
+  EXPECT_EQ(message([](Calibration &c) { c.networks[1].latency_s.value = 0; }), "no error");
+}
+
 TEST(AstraNetwork, OneEntryPerDimension) {
   const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
   const std::string y = astra_network_yaml(c);

@@ -4,6 +4,7 @@
 // markdown) are made or an InputError says why not: never a crash, a hang or an exception of
 // another type, and never a Calculon file the checker of calculon_system.h refuses.
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -27,8 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (c.samples.used_by_key.empty())
       return 0; // calibrate_command stops here with an InputError
     const auto system = cal::calculon_system(c);
-    if (!cal::calculon_problems(system).empty())
+    if (const auto problems = cal::calculon_problems(system); !problems.empty()) {
+      for (const auto &p : problems)
+        std::fprintf(stderr, "calculon_problems: %s\n", p.c_str());
       std::abort(); // calibrate_command would stop with "internal error"
+    }
     (void)system.dump(2);
     (void)cal::coefficient_file(c).dump(2);
     (void)cal::astra_network_yaml(c);
