@@ -1,6 +1,8 @@
 #include "collectives/collective_point.h"
 
 #include <algorithm>
+#include <cstring>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -138,6 +140,64 @@ nlohmann::json collective_metrics(const LockstepResult &r, Kind kind, std::uint6
     m["wall_busbw_gbytes_per_s"] =
         bandwidth(kind, size_bytes, group_ranks, r.back_to_back_s).busbw_gbytes_per_s;
   return m;
+}
+
+nlohmann::json textbook_metrics(const LockstepResult &mine, const LockstepResult &library,
+                                Kind kind, std::uint64_t size_bytes, int group_ranks) {
+  auto metrics = collective_metrics(mine, kind, size_bytes, group_ranks);
+  const auto theirs = collective_metrics(library, kind, size_bytes, group_ranks);
+  metrics["library"] = {{"time_s", theirs["time_s"]},
+                        {"busbw_gbytes_per_s", theirs["busbw_gbytes_per_s"]},
+                        {"slowest_rank", theirs["slowest_rank"]},
+                        {"wall_time_s", theirs.value("wall_time_s", -1.0)}};
+  metrics["time_ratio_to_library"] = mine.time_s.median / library.time_s.median;
+  return metrics;
+}
+
+void add_group_params(nlohmann::json &derived_params, const GroupPlacement &where) {
+  derived_params["backend"] = where.backend;
+  derived_params["world_size"] = where.world_size;
+  derived_params["group_type"] = where.type;
+  derived_params["group_index"] = where.index;
+  derived_params["group_size"] = where.size;
+}
+
+std::size_t textbook_elements(Kind kind, std::size_t count, int ranks) {
+  return kind == Kind::all_reduce ? count : count * static_cast<std::size_t>(ranks);
+}
+
+void fill_textbook_input(const CollectivePoint &p, std::uint64_t seed, int rank, int ranks,
+                         std::size_t count, std::byte *buf) {
+  const std::size_t elt = element_bytes(p.dtype);
+  const std::size_t elems = textbook_elements(p.kind, count, ranks);
+  std::memset(buf, 0xff, elems * elt);
+  if (p.kind == Kind::all_gather) {
+    const std::size_t first = static_cast<std::size_t>(rank) * count;
+    fill_input(p.dtype, p.op, seed, rank, ranks, first, buf + first * elt, count);
+  } else {
+    fill_input(p.dtype, p.op, seed, rank, ranks, 0, buf, elems);
+  }
+}
+
+CheckResult check_textbook_output(const CollectivePoint &p, std::uint64_t seed, int rank, int ranks,
+                                  std::size_t count, const std::byte *buf) {
+  const auto reduced = [&](std::uint64_t i) {
+    return reduced_value(p.dtype, p.op, seed, ranks, i);
+  };
+  const std::size_t first = static_cast<std::size_t>(rank) * count;
+  switch (p.kind) {
+  case Kind::all_reduce:
+    return check_elements(p.dtype, buf, count, 0, reduced);
+  case Kind::reduce_scatter:
+    return check_elements(p.dtype, buf + first * element_bytes(p.dtype), count, first, reduced);
+  case Kind::all_gather:
+    return check_elements(
+        p.dtype, buf, textbook_elements(p.kind, count, ranks), 0, [&](std::uint64_t j) {
+          return input_value(p.dtype, p.op, seed, static_cast<int>(j / count), ranks, j);
+        });
+  default:
+    throw std::invalid_argument(fmt::format("no textbook algorithm for {}", to_string(p.kind)));
+  }
 }
 
 } // namespace railgauge::collectives

@@ -1,6 +1,7 @@
 #pragma once
 // The axes every collectives benchmark shares, whatever its backend (MPI on host memory, NCCL
 // on device memory), read back into one struct, and the metrics one lockstep point becomes.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,9 +52,33 @@ std::vector<std::string> group_types_of(const CollectivePoint &p, const GroupLay
 // The waive reason of a point on `ranks` ranks (its group size), or nullopt.
 std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks);
 
+// The textbook algorithms' in-place buffer (textbook.h) on one rank of a `ranks`-rank group,
+// `count` elements per block: all_reduce holds one block, all_gather and reduce_scatter `ranks`.
+std::size_t textbook_elements(Kind kind, std::size_t count, int ranks);
+// Seeded inputs where the algorithm reads them and 0xff bytes elsewhere, so that an output the
+// algorithm never writes is caught by the check.
+void fill_textbook_input(const CollectivePoint &p, std::uint64_t seed, int rank, int ranks,
+                         std::size_t count, std::byte *buf);
+// This rank's part of the result against the expected values.
+CheckResult check_textbook_output(const CollectivePoint &p, std::uint64_t seed, int rank, int ranks,
+                                  std::size_t count, const std::byte *buf);
+
 // Lockstep metrics plus size_bytes, algbw and busbw from the per-iteration max over ranks
 // (median: busbw_gbytes_per_s; fastest iteration: busbw_max_gbytes_per_s).
 nlohmann::json collective_metrics(const LockstepResult &r, Kind kind, std::uint64_t size_bytes,
                                   int group_ranks);
+// A textbook point's metrics: the algorithm's (collective_metrics), the library's collective
+// beside it under `library`, and time_ratio_to_library (> 1: the algorithm is slower).
+nlohmann::json textbook_metrics(const LockstepResult &mine, const LockstepResult &library,
+                                Kind kind, std::uint64_t size_bytes, int group_ranks);
+
+// The derived parameters saying where a point ran: backend, world size and the group.
+struct GroupPlacement {
+  std::string backend; // "mpi", "nccl"
+  int world_size = 1;
+  std::string type = "world";
+  int index = 0, size = 1;
+};
+void add_group_params(nlohmann::json &derived_params, const GroupPlacement &where);
 
 } // namespace railgauge::collectives

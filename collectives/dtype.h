@@ -19,10 +19,9 @@
 #include <string_view>
 #include <vector>
 
-namespace railgauge::collectives {
+#include "collectives/element_type.h"
 
-enum class DType { f32, f64, i32, bf16, f16 };
-enum class RedOp { sum, prod, max, min };
+namespace railgauge::collectives {
 
 std::string_view to_string(DType t);  // "float32", "float64", "int32", "bf16", "fp16"
 std::string_view to_string(RedOp op); // "sum", "prod", "max", "min"

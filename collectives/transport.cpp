@@ -15,6 +15,14 @@ private:
 };
 } // namespace
 
+void Transport::send(int peer, const std::byte *data, std::size_t bytes) {
+  sendrecv(peer, data, bytes, -1, nullptr, 0);
+}
+
+void Transport::recv(int peer, std::byte *data, std::size_t bytes) {
+  sendrecv(-1, nullptr, 0, peer, data, bytes);
+}
+
 std::unique_ptr<Transport::Scratch> Transport::scratch(std::size_t bytes) {
   return std::make_unique<HostScratch>(bytes);
 }

@@ -18,11 +18,13 @@ public:
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  virtual void send(int peer, const std::byte *data, std::size_t bytes) = 0;
-  virtual void recv(int peer, std::byte *data, std::size_t bytes) = 0;
-  // Sends to `to` while receiving from `from`, without deadlock when the peers do the same.
+  // Sends to `to` while receiving from `from`, without deadlock when the peers do the same; a
+  // negative peer leaves that direction out.
   virtual void sendrecv(int to, const std::byte *send_data, std::size_t send_bytes, int from,
                         std::byte *recv_data, std::size_t recv_bytes) = 0;
+  // One direction of sendrecv, unless an implementation has something better.
+  virtual void send(int peer, const std::byte *data, std::size_t bytes);
+  virtual void recv(int peer, std::byte *data, std::size_t bytes);
 
   // Local memory: host memory unless an implementation says otherwise.
   class Scratch {

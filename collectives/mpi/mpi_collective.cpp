@@ -93,11 +93,9 @@ public:
     out.metrics["wrong_elements"] = wrong_all;
     out.metrics["wrong_elements_this_rank"] = mine.wrong;
     out.metrics["mpi_library"] = s.library_version();
-    out.derived_params["world_size"] = s.size();
-    out.derived_params["group_type"] = groups.size() == 1 ? g.type : "concurrent";
-    out.derived_params["group_index"] = g.index;
-    out.derived_params["group_size"] = g.size;
-    out.derived_params["backend"] = "mpi";
+    add_group_params(
+        out.derived_params,
+        {"mpi", s.size(), groups.size() == 1 ? g.type : "concurrent", g.index, g.size});
     std::vector<std::string> problems;
     if (wrong_all > 0)
       problems.push_back(fmt::format("{} elements wrong over all ranks; this rank: {}", wrong_all,

@@ -1,5 +1,3 @@
-#include <cstring>
-
 #include <fmt/format.h>
 
 #include "collectives/mpi/mpi_collective.h"
@@ -47,19 +45,11 @@ public:
     const std::size_t elt = element_bytes(p.dtype);
     const auto counts = *counts_for(kind_, p.size_bytes, elt, group.size);
     const std::size_t count = counts.count;
-    const std::size_t elems = kind_ == Kind::all_reduce ? count : count * group.size;
-    std::vector<std::byte> buf(elems * elt);
+    std::vector<std::byte> buf(textbook_elements(kind_, count, group.size) * elt);
     MpiTransport transport(s, group.comm, p.timeout_s);
     const Algorithm algorithm = *p.algorithm;
-
-    auto fill = [&] {
-      std::memset(buf.data(), 0xff, buf.size());
-      if (kind_ == Kind::all_gather)
-        fill_input(p.dtype, p.op, kSeed, group.rank, group.size,
-                   static_cast<std::uint64_t>(group.rank) * count,
-                   buf.data() + static_cast<std::size_t>(group.rank) * count * elt, count);
-      else
-        fill_input(p.dtype, p.op, kSeed, group.rank, group.size, 0, buf.data(), elems);
+    const auto fill = [&] {
+      fill_textbook_input(p, kSeed, group.rank, group.size, count, buf.data());
     };
     const Operation textbook = [&] {
       run_textbook(algorithm, kind_, transport, buf.data(), count, p.dtype, p.op);
@@ -79,21 +69,7 @@ public:
     textbook();
     if (hooks_->before_check)
       hooks_->before_check(buf.data(), buf.size());
-    CheckResult check;
-    const std::uint64_t n = static_cast<std::uint64_t>(group.size);
-    const auto reduced = [&](std::uint64_t i) {
-      return reduced_value(p.dtype, p.op, kSeed, group.size, i);
-    };
-    if (kind_ == Kind::all_reduce)
-      check = check_elements(p.dtype, buf.data(), count, 0, reduced);
-    else if (kind_ == Kind::reduce_scatter)
-      check =
-          check_elements(p.dtype, buf.data() + static_cast<std::size_t>(group.rank) * count * elt,
-                         count, static_cast<std::uint64_t>(group.rank) * count, reduced);
-    else
-      check = check_elements(p.dtype, buf.data(), count * n, 0, [&](std::uint64_t j) {
-        return input_value(p.dtype, p.op, kSeed, static_cast<int>(j / count), group.size, j);
-      });
+    const auto check = check_textbook_output(p, kSeed, group.rank, group.size, count, buf.data());
     const long long wrong_all =
         s.all_reduce_sum(s.world(), static_cast<long long>(check.wrong), p.timeout_s);
 
@@ -109,20 +85,10 @@ public:
     const auto theirs = run_lockstep(world, timer, spec, library, names);
 
     Outcome out;
-    out.metrics = collective_metrics(mine, kind_, p.size_bytes, group.size);
-    auto lib_metrics = collective_metrics(theirs, kind_, p.size_bytes, group.size);
-    out.metrics["library"] = {{"time_s", lib_metrics["time_s"]},
-                              {"busbw_gbytes_per_s", lib_metrics["busbw_gbytes_per_s"]},
-                              {"slowest_rank", lib_metrics["slowest_rank"]},
-                              {"wall_time_s", lib_metrics.value("wall_time_s", -1.0)}};
-    out.metrics["time_ratio_to_library"] = mine.time_s.median / theirs.time_s.median;
+    out.metrics = textbook_metrics(mine, theirs, kind_, p.size_bytes, group.size);
     out.metrics["wrong_elements"] = wrong_all;
     out.metrics["mpi_library"] = s.library_version();
-    out.derived_params["world_size"] = s.size();
-    out.derived_params["group_type"] = group.type;
-    out.derived_params["group_index"] = group.index;
-    out.derived_params["group_size"] = group.size;
-    out.derived_params["backend"] = "mpi";
+    add_group_params(out.derived_params, {"mpi", s.size(), group.type, group.index, group.size});
     out.derived_params["in_place"] = "in_place";
     std::vector<std::string> problems;
     if (wrong_all > 0)

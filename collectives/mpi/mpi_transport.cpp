@@ -15,14 +15,6 @@ MpiTransport::MpiTransport(MpiSession &s, MPI_Comm comm, double timeout_s)
   MPI_Comm_size(comm, &size_);
 }
 
-void MpiTransport::send(int peer, const std::byte *data, std::size_t bytes) {
-  sendrecv(peer, data, bytes, -1, nullptr, 0);
-}
-
-void MpiTransport::recv(int peer, std::byte *data, std::size_t bytes) {
-  sendrecv(-1, nullptr, 0, peer, data, bytes);
-}
-
 void MpiTransport::sendrecv(int to, const std::byte *send_data, std::size_t send_bytes, int from,
                             std::byte *recv_data, std::size_t recv_bytes) {
   std::vector<MPI_Request> requests;

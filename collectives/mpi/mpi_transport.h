@@ -12,8 +12,6 @@ public:
   MpiTransport(MpiSession &s, MPI_Comm comm, double timeout_s);
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  void send(int peer, const std::byte *data, std::size_t bytes) override;
-  void recv(int peer, std::byte *data, std::size_t bytes) override;
   void sendrecv(int to, const std::byte *send_data, std::size_t send_bytes, int from,
                 std::byte *recv_data, std::size_t recv_bytes) override;
 

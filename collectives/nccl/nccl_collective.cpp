@@ -1,13 +1,12 @@
 #include "collectives/nccl/nccl_collective.h"
 
-#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
 #include "collectives/groups.h"
-#include "collectives/nccl/nccl_session.h"
+#include "collectives/nccl/nccl_point.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
@@ -18,12 +17,6 @@ namespace {
 
 constexpr std::uint64_t kSeed = 2027;
 
-std::optional<std::string> env_value(const char *name) {
-  if (const char *v = std::getenv(name))
-    return std::string(v);
-  return std::nullopt;
-}
-
 // One local GPU's buffers, laid out as nccl-tests lays them: in place, all_gather sends from
 // recv + rank * count and reduce_scatter receives at send + rank * count.
 struct DeviceBuffers {
@@ -31,106 +24,6 @@ struct DeviceBuffers {
   ncclComm_t comm = nullptr; // the world's, or the device's group's
   int rank = 0;              // in that communicator
   std::unique_ptr<gpu::DeviceBuffer> send, recv;
-};
-
-// Where one local device's collective runs: the world, or its group of the point's group type.
-struct LocalGroup {
-  ncclComm_t comm = nullptr;
-  int rank = 0, size = 1, index = 0;
-  std::string type = "world";
-};
-
-std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p) {
-  std::vector<LocalGroup> out(s.local_count());
-  if (p.groups == "world" || p.group_type == "world") {
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = {s.comm(i), s.rank(i), s.nranks(), 0, "world"};
-    return out;
-  }
-  const auto layout = parse_group_layout(p.groups, s.nranks(), "axis groups");
-  const std::string type = group_types_of(p, layout).front();
-  std::vector<Group> groups;
-  std::vector<int> colours, keys;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    groups.push_back(group_of(layout, type, s.rank(i)));
-    colours.push_back(groups.back().index);
-    keys.push_back(groups.back().rank_in_group);
-  }
-  const auto &comms = s.split(p.groups + "/" + type, colours, keys, p.timeout_s);
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = {comms[i], groups[i].rank_in_group, static_cast<int>(groups[i].members.size()),
-              groups[i].index, type};
-  return out;
-}
-
-// CUDA events around each iteration's enqueue on every local stream, then the watchdog wait;
-// an iteration's time is the slowest local GPU's, and each GPU's time is kept so that a single
-// process driving every GPU can name the slowest one.
-class NcclIterationTimer final : public IterationTimer {
-public:
-  NcclIterationTimer(NcclSession &s, std::string what, double timeout_s)
-      : s_(s), what_(std::move(what)), timeout_s_(timeout_s), per_gpu_(s.local_count()) {
-    for (std::size_t i = 0; i < s.local_count(); ++i) {
-      gpu::DeviceGuard guard(s.device(i));
-      start_.emplace_back();
-      stop_.emplace_back();
-    }
-  }
-  std::string_view name() const override { return "cuda_event"; }
-  double time_one_s(const Operation &op) override {
-    for (std::size_t i = 0; i < s_.local_count(); ++i)
-      RAILGAUGE_CUDA_CALL(cudaEventRecord(start_[i].get(), s_.stream(i)));
-    op();
-    for (std::size_t i = 0; i < s_.local_count(); ++i)
-      RAILGAUGE_CUDA_CALL(cudaEventRecord(stop_[i].get(), s_.stream(i)));
-    s_.wait(what_, timeout_s_);
-    double worst = 0;
-    for (std::size_t i = 0; i < s_.local_count(); ++i) {
-      float ms = 0;
-      RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&ms, start_[i].get(), stop_[i].get()));
-      per_gpu_[i].push_back(ms * 1e-3);
-      worst = std::max(worst, ms * 1e-3);
-    }
-    return worst;
-  }
-  double time_back_to_back_s(const Operation &op, int n) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i)
-      op();
-    s_.wait(what_, timeout_s_);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
-  const std::vector<std::vector<double>> &per_gpu() const { return per_gpu_; }
-  void drain() { s_.wait(what_, timeout_s_); }
-
-private:
-  NcclSession &s_;
-  std::string what_;
-  double timeout_s_;
-  std::vector<gpu::Event> start_, stop_;
-  std::vector<std::vector<double>> per_gpu_;
-};
-
-// The lockstep group: in one process, the local GPUs (a barrier drains their streams); across
-// processes, the run's Store, after draining.
-class NcclLockstepGroup final : public LockstepGroup {
-public:
-  NcclLockstepGroup(NcclIterationTimer &timer, LockstepGroup *across)
-      : timer_(timer), across_(across) {}
-  int rank() const override { return across_ ? across_->rank() : 0; }
-  int size() const override { return across_ ? across_->size() : 1; }
-  void barrier() override {
-    timer_.drain();
-    if (across_)
-      across_->barrier();
-  }
-  std::vector<double> all_gather(const std::vector<double> &mine) override {
-    return across_ ? across_->all_gather(mine) : mine;
-  }
-
-private:
-  NcclIterationTimer &timer_;
-  LockstepGroup *across_;
 };
 
 // collectives.nccl_<kind>: NCCL's collective on device memory, timed with CUDA events per
@@ -161,30 +54,12 @@ public:
   }
 
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
-    if (auto why = gpu::cuda_unavailable_reason())
-      return "no usable CUDA device: " + *why;
-    const auto p = read_point(kind_, point);
-    if (p.group_type == "concurrent")
-      return "NCCL runs one group type at a time: concurrent groups would share each GPU's "
-             "stream and run one after another (give group_type one axis of `groups`)";
-    if (p.groups == "world" && p.group_type != "world")
-      return "group_type needs a `groups` split (e.g. -a groups=tp=2+dp=rest)";
-    const int world = ctx.world_size() > 1 ? ctx.world_size() : gpu::cuda_device_count();
-    if (ctx.world_size() > 1 && !ctx.store())
-      return "a multi-rank NCCL run needs the run's store (launch under srun or mpirun)";
-    const int ranks = group_size_for(p, world);
-    // A single-rank communicator is allowed: it is what nccl-tests measures on one GPU.
-    if (auto why = point_problem(p, std::max(ranks, 2)); why && ranks >= 2)
-      return why;
-    if (!counts_for(kind_, p.size_bytes, element_bytes(p.dtype), ranks))
-      return fmt::format("{} bytes do not split into whole elements for {} ranks", p.size_bytes,
-                         ranks);
-    return std::nullopt;
+    return nccl_point_problem(ctx, read_point(kind_, point));
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
     const auto p = read_point(kind_, point);
-    NcclSession &s = session(ctx, p);
+    NcclSession &s = open_nccl_session(session_, ctx, key_, p.timeout_s);
     const auto groups = local_groups(s, p);
     const int n = groups.front().size; // every group of a type has the axis's size
     const std::size_t elt = element_bytes(p.dtype);
@@ -200,13 +75,13 @@ public:
       if (!p.in_place)
         bufs[i].send = std::make_unique<gpu::DeviceBuffer>(c.send_elems * elt);
     }
+    DrainOnFailure drain_on_failure(s, p.timeout_s);
     auto fill = [&] {
-      for (auto &b : bufs) {
+      for (std::size_t i = 0; i < bufs.size(); ++i) {
+        auto &b = bufs[i];
         std::vector<std::byte> host(std::max(c.send_elems, c.recv_elems) * elt);
         std::memset(host.data(), 0xff, host.size());
-        gpu::DeviceGuard guard(b.device);
-        RAILGAUGE_CUDA_CALL(
-            cudaMemcpy(b.recv->get(), host.data(), b.recv->bytes(), cudaMemcpyHostToDevice));
+        upload(s, i, b.recv->get(), host.data(), b.recv->bytes());
         std::uint64_t first = 0, elems = c.send_elems;
         std::size_t at = 0;
         if (kind_ == Kind::all_gather) {
@@ -218,7 +93,7 @@ public:
           continue;
         fill_input(p.dtype, p.op, kSeed, b.rank, n, first, host.data(), elems);
         void *dst = p.in_place ? static_cast<std::byte *>(b.recv->get()) + at : b.send->get();
-        RAILGAUGE_CUDA_CALL(cudaMemcpy(dst, host.data(), elems * elt, cudaMemcpyHostToDevice));
+        upload(s, i, dst, host.data(), elems * elt);
       }
     };
     const Operation enqueue = [&] { enqueue_all(s, bufs, p, c, n); };
@@ -226,12 +101,8 @@ public:
 
     const std::string what = fmt::format("{} of {} bytes", to_string(kind_), p.size_bytes);
     NcclIterationTimer timer(s, what, p.timeout_s);
-    std::unique_ptr<StoreLockstepGroup> across;
-    if (ctx.world_size() > 1)
-      across = std::make_unique<StoreLockstepGroup>(
-          *ctx.store(), fmt::format("lockstep/{}/{}", key_, point.label()), ctx.rank(),
-          ctx.world_size(), std::chrono::milliseconds(static_cast<long>(p.timeout_s * 1000)));
-    NcclLockstepGroup group(timer, across.get());
+    NcclLockstepGroup group(ctx, timer, fmt::format("lockstep/{}/{}", key_, point.label()),
+                            p.timeout_s);
     LockstepSpec spec;
     spec.warmup = p.warmup;
     spec.iterations = p.iterations;
@@ -265,16 +136,7 @@ public:
     } graphs_guard{graphs};
 
     auto result = run_lockstep(group, timer, spec, op);
-    if (!across && s.local_count() > 1) {
-      // One process, several GPUs: name the slowest GPU from the per-GPU event times.
-      std::vector<std::vector<double>> timed;
-      for (const auto &row : timer.per_gpu())
-        timed.emplace_back(row.end() - p.iterations, row.end());
-      const auto per_gpu = summarize_lockstep(timed, {}, 0);
-      result.slowest_rank = per_gpu.slowest_rank;
-      result.slowest_share = per_gpu.slowest_share;
-      result.ranks = static_cast<int>(s.local_count());
-    }
+    group.name_slowest_gpu(result, p.iterations);
 
     fill();
     op();
@@ -286,21 +148,15 @@ public:
     Outcome out;
     out.metrics = collective_metrics(result, kind_, p.size_bytes, n);
     out.metrics["wrong_elements_this_process"] = check.wrong;
-    out.metrics["nccl_version"] = nccl_version_string();
-    for (const char *var : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE"})
-      if (auto v = env_value(var))
-        out.metrics[std::string("env_") + var] = *v;
+    add_nccl_identity(out.metrics);
     const double link = point.real("link_gbytes_per_s");
     if (link > 0 && out.metrics["busbw_gbytes_per_s"].get<double>() > link) {
       out.metrics["above_link_rate"] = true;
       out.metrics["note"] = "busbw exceeds the link rate: NCCL reduced in the switch (NVLS or "
                             "SHARP/CollNet), so the busbw factor overstates the bytes on a link";
     }
-    out.derived_params["world_size"] = s.nranks();
-    out.derived_params["backend"] = "nccl";
-    out.derived_params["group_type"] = groups.front().type;
-    out.derived_params["group_index"] = groups.front().index;
-    out.derived_params["group_size"] = n;
+    add_group_params(out.derived_params,
+                     {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
     std::vector<std::string> problems;
     if (check.wrong)
       problems.push_back(check.describe("this process's outputs"));
@@ -309,23 +165,6 @@ public:
   }
 
 private:
-  NcclSession &session(const RunContext &ctx, const CollectivePoint &p) {
-    if (!session_) {
-      if (ctx.world_size() > 1) {
-        const int device = ctx.rank() % std::max(1, gpu::cuda_device_count());
-        session_ = std::make_unique<NcclSession>(
-            *ctx.store(), key_, ctx.rank(), ctx.world_size(), device,
-            std::chrono::milliseconds(static_cast<long>(p.timeout_s * 1000)));
-      } else {
-        std::vector<int> devices;
-        for (int d = 0; d < gpu::cuda_device_count(); ++d)
-          devices.push_back(d);
-        session_ = std::make_unique<NcclSession>(devices);
-      }
-    }
-    return *session_;
-  }
-
   void enqueue_all(NcclSession &s, std::vector<DeviceBuffers> &bufs, const CollectivePoint &p,
                    const Counts &c, int n) {
     const auto type = nccl_type(p.dtype);

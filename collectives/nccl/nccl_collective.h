@@ -1,5 +1,6 @@
 #pragma once
-// The NCCL backend's benchmarks: collectives.nccl_<kind> (built only with NCCL).
+// The NCCL backend's benchmarks (built only with NCCL): collectives.nccl_<kind>, NCCL's own
+// collective, and collectives.nccl_textbook_<kind>, a textbook algorithm over NCCL send/recv.
 #include <memory>
 
 #include "collectives/bus_bandwidth.h"
@@ -7,4 +8,6 @@
 
 namespace railgauge::collectives {
 std::unique_ptr<Benchmark> make_nccl_collective(Kind kind);
+// all_reduce, all_gather and reduce_scatter (algorithms_for() is not empty).
+std::unique_ptr<Benchmark> make_nccl_textbook(Kind kind);
 } // namespace railgauge::collectives

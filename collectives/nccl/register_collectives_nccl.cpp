@@ -7,6 +7,8 @@ namespace railgauge::collectives {
 void register_collectives_nccl(Registry &registry) {
   for (auto kind : all_kinds())
     registry.add(make_nccl_collective(kind));
+  for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
+    registry.add(make_nccl_textbook(kind));
 }
 
 } // namespace railgauge::collectives

@@ -6,10 +6,13 @@
 namespace railgauge::collectives {
 
 void register_collectives_nccl(Registry &registry) {
+  const std::string why = "built without NCCL (needs CUDA and NCCL at configure time)";
   for (auto kind : all_kinds())
-    registry.add(
-        make_waived_collective("collectives.nccl_" + std::string(to_string(kind)), kind, false,
-                               "built without NCCL (needs CUDA and NCCL at configure time)"));
+    registry.add(make_waived_collective("collectives.nccl_" + std::string(to_string(kind)), kind,
+                                        false, why));
+  for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
+    registry.add(make_waived_collective("collectives.nccl_textbook_" + std::string(to_string(kind)),
+                                        kind, true, why));
 }
 
 } // namespace railgauge::collectives

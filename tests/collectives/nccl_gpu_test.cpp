@@ -1,13 +1,26 @@
 // NCCL collectives on the GPUs of this machine, one process driving all of them (label gpu):
-// every kind's data is right in and out of place, and a group split runs on the split
-// communicators with the group's size. Fails, never skips, without a GPU.
+// every kind's data is right in and out of place, a group split runs on the split
+// communicators with the group's size, the device reduction matches the host's, the NCCL
+// transport moves bytes, and every textbook algorithm is verified beside NCCL's own collective
+// (on two or more GPUs; on one, the waiver is checked). Fails, never skips, without a GPU.
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "tests/support/quick_run_context.h"
 
 #include "collectives/bus_bandwidth.h"
+#include "collectives/dtype.h"
+#include "collectives/nccl/device_reduce.h"
 #include "collectives/nccl/nccl_collective.h"
+#include "collectives/nccl/nccl_session.h"
+#include "collectives/nccl/nccl_transport.h"
+#include "collectives/textbook.h"
 #include "harness/cuda/device.h"
+#include "harness/cuda/resources.h"
 
 namespace railgauge::collectives {
 namespace {
@@ -77,6 +90,135 @@ TEST_F(NcclOnGpus, GroupSplitsRunOnTheGroupsCommunicators) {
   const Point concurrent = point_of(
       *bench, {{"groups", std::string("tp=1+dp=rest")}, {"group_type", std::string("concurrent")}});
   EXPECT_TRUE(bench->supported(ctx_, concurrent).has_value());
+}
+
+// Inputs that make rounding, overflow and ties matter: fractions that 16-bit floats round,
+// the fp16 overflow boundary (65504, 65519, 65520), float overflow, subnormals, +0 against -0,
+// int32 wrap-around; then seeded values in [-1000, 1000) with fractions.
+std::vector<double> hard_values(DType type, std::size_t count, std::uint64_t seed) {
+  std::vector<double> v;
+  if (type == DType::i32)
+    v = {2147483647.0, -2147483648.0, -1, 0, 65536, 46341, -46341};
+  else
+    v = {0.0,    -0.0,    1.0 / 3, 0.1,      65504, 65519, 65520,
+         3.0e38, -3.0e38, 1.0e-7,  -1.0e-40, 2.5,   -2.5,  1.0009765625};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> any(-1000, 1000);
+  while (v.size() < count)
+    v.push_back(type == DType::i32 ? std::floor(any(rng) * 2e6) : any(rng));
+  v.resize(count);
+  return v;
+}
+
+TEST_F(NcclOnGpus, DeviceReductionMatchesTheHostReductionBitForBit) {
+  const std::size_t count = 100'003; // not a multiple of the block size
+  for (auto type : {DType::f32, DType::f64, DType::i32, DType::bf16, DType::f16})
+    for (auto op : {RedOp::sum, RedOp::prod, RedOp::max, RedOp::min}) {
+      SCOPED_TRACE(std::string(to_string(type)) + " " + std::string(to_string(op)));
+      const std::size_t bytes = count * element_bytes(type);
+      std::vector<std::byte> acc(bytes), in(bytes), from_gpu(bytes);
+      const auto a = hard_values(type, count, 1), b = hard_values(type, count, 2);
+      // b reversed, so that every hard value meets every kind of partner.
+      for (std::size_t i = 0; i < count; ++i) {
+        store_value(type, a[i], acc.data(), i);
+        store_value(type, b[count - 1 - i], in.data(), i);
+      }
+      gpu::DeviceBuffer dacc(bytes), din(bytes);
+      ASSERT_EQ(cudaMemcpy(dacc.get(), acc.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(din.get(), in.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+      enqueue_device_reduce(type, op, dacc.get(), din.get(), count, nullptr);
+      ASSERT_EQ(cudaMemcpy(from_gpu.data(), dacc.get(), bytes, cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      reduce_into(type, op, acc.data(), in.data(), count);
+      EXPECT_EQ(from_gpu, acc);
+    }
+}
+
+TEST_F(NcclOnGpus, TransportSendsToItselfAndCopiesOnOneGpu) {
+  NcclSession session(std::vector<int>{0});
+  const std::size_t bytes = 1 << 20;
+  NcclTransport t(session.comm(0), 0, 1, 0, session.stream(0), bytes);
+  std::vector<std::byte> host(bytes), back(bytes);
+  for (std::size_t i = 0; i < bytes; ++i)
+    host[i] = static_cast<std::byte>(i * 131 + 7);
+  gpu::DeviceBuffer a(bytes), b(bytes);
+  auto staging = t.scratch(bytes);
+  ASSERT_EQ(cudaMemcpy(a.get(), host.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  t.sendrecv(0, static_cast<const std::byte *>(a.get()), bytes, 0, staging->data(), bytes);
+  t.copy(static_cast<std::byte *>(b.get()), staging->data(), bytes);
+  session.wait("self send/recv", 60);
+  ASSERT_EQ(cudaMemcpy(back.data(), b.get(), bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, host);
+  auto second = t.scratch(bytes);
+  EXPECT_THROW(t.scratch(1), std::logic_error) << "two staging regions, both in use";
+}
+
+// Staging regions are reachable by a peer GPU of the same process (NCCL's direct P2P path
+// reads and writes them): two GPUs swap 1 MiB from staging to staging.
+TEST_F(NcclOnGpus, TwoGpusExchangeBetweenStagingRegions) {
+  if (gpus_ < 2)
+    GTEST_SKIP() << "needs 2 GPUs; this machine has " << gpus_;
+  NcclSession session(std::vector<int>{0, 1});
+  const std::size_t bytes = 1 << 20;
+  std::vector<std::unique_ptr<NcclTransport>> t;
+  std::vector<std::unique_ptr<Transport::Scratch>> out, in;
+  for (int d = 0; d < 2; ++d) {
+    t.push_back(
+        std::make_unique<NcclTransport>(session.comm(d), d, 2, d, session.stream(d), bytes));
+    out.push_back(t[d]->scratch(bytes));
+    in.push_back(t[d]->scratch(bytes));
+    std::vector<std::byte> pattern(bytes, static_cast<std::byte>(0x10 + d));
+    gpu::DeviceGuard guard(d);
+    ASSERT_EQ(cudaMemcpy(out[d]->data(), pattern.data(), bytes, cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  std::vector<std::thread> threads;
+  for (int d = 0; d < 2; ++d)
+    threads.emplace_back(
+        [&, d] { t[d]->sendrecv(1 - d, out[d]->data(), bytes, 1 - d, in[d]->data(), bytes); });
+  for (auto &th : threads)
+    th.join();
+  session.wait("staging exchange", 60);
+  for (int d = 0; d < 2; ++d) {
+    std::vector<std::byte> got(bytes);
+    gpu::DeviceGuard guard(d);
+    ASSERT_EQ(cudaMemcpy(got.data(), in[d]->data(), bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(got, std::vector<std::byte>(bytes, static_cast<std::byte>(0x10 + (1 - d))));
+  }
+}
+
+TEST_F(NcclOnGpus, TextbookAlgorithmsAreVerifiedBesideNccl) {
+  // 840 * 256 bytes: whole blocks of every dtype for 1 to 8 GPUs, so that odd GPU counts run
+  // the algorithms' non-power-of-two steps instead of being waived.
+  const std::int64_t size_bytes = 840 * 256;
+  const std::vector<std::pair<std::string, std::string>> types = {
+      {"float32", "sum"}, {"int32", "prod"}, {"bf16", "max"}, {"fp16", "sum"}};
+  for (const Kind kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter}) {
+    auto bench = make_nccl_textbook(kind);
+    for (const auto algorithm : algorithms_for(kind))
+      for (const auto &[dtype, op] : types) {
+        std::vector<std::pair<std::string, AxisValue>> set = {
+            {"size_bytes", size_bytes},
+            {"dtype", dtype},
+            {"algorithm", std::string(to_string(algorithm))}};
+        if (kind != Kind::all_gather)
+          set.emplace_back("op", op);
+        const Point p = point_of(*bench, set);
+        SCOPED_TRACE(std::string(bench->key()) + " " + p.label());
+        const auto why = bench->supported(ctx_, p);
+        if (gpus_ < 2) {
+          ASSERT_TRUE(why.has_value());
+          EXPECT_NE(why->find(">= 2 GPUs"), std::string::npos) << *why;
+          continue;
+        }
+        ASSERT_FALSE(why.has_value()) << *why;
+        const Outcome out = bench->run(ctx_, p);
+        ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+        EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+        EXPECT_GT(out.metrics.at("time_ratio_to_library").get<double>(), 0);
+        EXPECT_GT(out.metrics.at("library").at("busbw_gbytes_per_s").get<double>(), 0);
+      }
+  }
 }
 
 } // namespace

@@ -1,9 +1,11 @@
 #include <exception>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "collectives/collective_point.h"
 #include "collectives/textbook.h"
 #include "collectives/thread_transport.h"
 #include "harness/error.h"
@@ -18,20 +20,19 @@ struct Case {
 
 // Runs one algorithm with `ranks` threads on `count` elements per block and returns the number
 // of wrong elements summed over ranks (every rank's whole output is checked).
-std::uint64_t run_and_check(Case c, int ranks, std::size_t count, DType type, RedOp op) {
-  ThreadMailboxes boxes(ranks, std::chrono::seconds(10));
+std::uint64_t run_and_check(Case c, int ranks, std::size_t count, DType type, RedOp op,
+                            Delivery delivery = Delivery::buffered) {
+  ThreadMailboxes boxes(ranks, std::chrono::seconds(10), delivery);
   const std::uint64_t seed = 7;
   const std::size_t n = static_cast<std::size_t>(ranks);
-  const std::size_t elems = c.kind == Kind::all_reduce ? count : count * n;
-  std::vector<std::vector<std::byte>> bufs(n, std::vector<std::byte>(elems * element_bytes(type)));
-  for (int r = 0; r < ranks; ++r) {
-    auto *buf = bufs[static_cast<std::size_t>(r)].data();
-    if (c.kind == Kind::all_gather) // only this rank's block is input; the rest must be written
-      fill_input(type, op, seed, r, ranks, static_cast<std::uint64_t>(r) * count,
-                 buf + static_cast<std::size_t>(r) * count * element_bytes(type), count);
-    else
-      fill_input(type, op, seed, r, ranks, 0, buf, elems);
-  }
+  CollectivePoint p;
+  p.kind = c.kind;
+  p.dtype = type;
+  p.op = op;
+  std::vector<std::vector<std::byte>> bufs(
+      n, std::vector<std::byte>(textbook_elements(c.kind, count, ranks) * element_bytes(type)));
+  for (int r = 0; r < ranks; ++r)
+    fill_textbook_input(p, seed, r, ranks, count, bufs[static_cast<std::size_t>(r)].data());
   std::vector<std::exception_ptr> errors(n);
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r)
@@ -89,14 +90,15 @@ std::vector<Case> every_case() {
 }
 
 // Every algorithm of every kind, 1 to 16 ranks (powers of two and not), counts that divide
-// evenly and counts that leave blocks uneven or empty.
+// evenly and counts that leave blocks uneven or empty; with rendezvous delivery, so that an
+// algorithm that would deadlock under synchronous sends (NCCL, MPI_Ssend) fails here.
 TEST(Textbook, EveryAlgorithmCorrectFor1To16Ranks) {
   for (const auto c : every_case())
     for (int ranks = 1; ranks <= 16; ++ranks)
       for (std::size_t count : {1, 5, 64}) {
         SCOPED_TRACE(testing::Message() << to_string(c.kind) << " " << to_string(c.algorithm)
                                         << " ranks " << ranks << " count " << count);
-        EXPECT_EQ(run_and_check(c, ranks, count, DType::f32, RedOp::sum), 0u);
+        EXPECT_EQ(run_and_check(c, ranks, count, DType::f32, RedOp::sum, Delivery::rendezvous), 0u);
       }
 }
 
@@ -159,6 +161,41 @@ TEST(Textbook, ACorruptedMessageIsCounted) {
   EXPECT_GT(wrong, 0u);
 }
 
+// The benchmarks' own check (check_textbook_output) passes what the algorithms produce, and
+// fails an element flipped in this rank's part and an all_gather block never written.
+TEST(TextbookBuffers, TheBenchmarksCheckCatchesAWrongOrUnwrittenElement) {
+  const int ranks = 3;
+  const std::size_t count = 8;
+  for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter}) {
+    SCOPED_TRACE(to_string(kind));
+    CollectivePoint p;
+    p.kind = kind;
+    ThreadMailboxes boxes(ranks, std::chrono::seconds(10));
+    std::vector<std::vector<std::byte>> bufs(
+        ranks, std::vector<std::byte>(textbook_elements(kind, count, ranks) * sizeof(float)));
+    for (int r = 0; r < ranks; ++r)
+      fill_textbook_input(p, 3, r, ranks, count, bufs[r].data());
+    if (kind == Kind::all_gather) { // before the algorithm: the other ranks' blocks are unwritten
+      EXPECT_EQ(check_textbook_output(p, 3, 0, ranks, count, bufs[0].data()).wrong,
+                (ranks - 1) * count);
+    }
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r)
+      threads.emplace_back([&, r] {
+        ThreadTransport t(boxes, r);
+        run_textbook(Algorithm::ring, kind, t, bufs[r].data(), count, p.dtype, p.op);
+      });
+    for (auto &t : threads)
+      t.join();
+    for (int r = 0; r < ranks; ++r)
+      EXPECT_EQ(check_textbook_output(p, 3, r, ranks, count, bufs[r].data()).wrong, 0u);
+    // Rank 2's first element of its own part (reduce_scatter: its block).
+    const std::size_t at = kind == Kind::reduce_scatter ? 2 * count : 0;
+    reinterpret_cast<float *>(bufs[2].data())[at] += 1;
+    EXPECT_EQ(check_textbook_output(p, 3, 2, ranks, count, bufs[2].data()).wrong, 1u);
+  }
+}
+
 TEST(Textbook, NamesAndSupportTable) {
   EXPECT_EQ(parse_algorithm("halving_doubling"), Algorithm::halving_doubling);
   EXPECT_FALSE(parse_algorithm("butterfly"));
@@ -181,6 +218,35 @@ TEST(ThreadTransport, ARecvWithNoSenderTimesOutNamingThePeer) {
     FAIL() << "no timeout";
   } catch (const BackendError &e) {
     EXPECT_NE(std::string(e.what()).find("no message from rank 1"), std::string::npos);
+  }
+}
+
+// Two ranks that each send before receiving: fine with buffered delivery, a named deadlock with
+// rendezvous delivery (what the algorithms are tested against above).
+TEST(ThreadTransport, RendezvousDeliveryTurnsSendBeforeRecvIntoANamedDeadlock) {
+  for (const auto delivery : {Delivery::buffered, Delivery::rendezvous}) {
+    ThreadMailboxes boxes(2, std::chrono::milliseconds(200), delivery);
+    std::vector<std::string> errors(2);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 2; ++r)
+      threads.emplace_back([&, r] {
+        ThreadTransport t(boxes, r);
+        std::byte out{static_cast<unsigned char>(r)}, in{};
+        try {
+          t.send(1 - r, &out, 1);
+          t.recv(1 - r, &in, 1);
+        } catch (const BackendError &e) {
+          errors[r] = e.what();
+        }
+      });
+    for (auto &t : threads)
+      t.join();
+    if (delivery == Delivery::buffered) {
+      EXPECT_EQ(errors, (std::vector<std::string>{"", ""}));
+    } else {
+      for (const auto &e : errors)
+        EXPECT_NE(e.find("was not received within 200 ms"), std::string::npos) << e;
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 #include "harness/measure.h"
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -71,11 +73,12 @@ TEST(Measure, NoisySamplesStopOnTimeBudget) {
   spec.min_sample_s = 0;
   HostTimer timer;
   DirectSampler sampler;
-  // Unsigned: the sum runs over many calls and must wrap, not overflow (UBSan fails on that).
-  volatile unsigned sink = 0;
+  // Calls alternate between 100 and 300 microseconds, so the noise can never reach the
+  // (zero) bound even on a coarse clock, and the budget runs out long before max_samples.
+  bool slow = false;
   const auto m = measure(spec, sampler, timer, [&] {
-    for (unsigned i = 0; i < 1000; ++i)
-      sink = sink + i;
+    slow = !slow;
+    std::this_thread::sleep_for(std::chrono::microseconds(slow ? 300 : 100));
   });
   EXPECT_EQ(m.stop_reason, "budget");
   EXPECT_GE(m.elapsed_s, 0.02);

@@ -1,0 +1,166 @@
+#include "collectives/nccl/nccl_point.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "collectives/groups.h"
+#include "harness/cuda/check.h"
+#include "harness/cuda/device.h"
+#include "harness/run_context.h"
+
+namespace railgauge::collectives {
+
+NcclSession &open_nccl_session(std::unique_ptr<NcclSession> &session, const RunContext &ctx,
+                               const std::string &name, double timeout_s) {
+  if (session)
+    return *session;
+  if (ctx.world_size() > 1) {
+    const int device = ctx.rank() % std::max(1, gpu::cuda_device_count());
+    session = std::make_unique<NcclSession>(
+        *ctx.store(), name, ctx.rank(), ctx.world_size(), device,
+        std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
+  } else {
+    std::vector<int> devices;
+    for (int d = 0; d < gpu::cuda_device_count(); ++d)
+      devices.push_back(d);
+    session = std::make_unique<NcclSession>(devices);
+  }
+  return *session;
+}
+
+std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p) {
+  if (auto why = gpu::cuda_unavailable_reason())
+    return "no usable CUDA device: " + *why;
+  if (p.group_type == "concurrent")
+    return "NCCL runs one group type at a time: concurrent groups would share each GPU's "
+           "stream and run one after another (give group_type one axis of `groups`)";
+  if (p.groups == "world" && p.group_type != "world")
+    return "group_type needs a `groups` split (e.g. -a groups=tp=2+dp=rest)";
+  const int world = ctx.world_size() > 1 ? ctx.world_size() : gpu::cuda_device_count();
+  if (ctx.world_size() > 1 && !ctx.store())
+    return "a multi-rank NCCL run needs the run's store (launch under srun or mpirun)";
+  const int ranks = group_size_for(p, world);
+  // A single-rank communicator is allowed: it is what nccl-tests measures on one GPU.
+  if (auto why = point_problem(p, std::max(ranks, 2)); why && ranks >= 2)
+    return why;
+  if (!counts_for(p.kind, p.size_bytes, element_bytes(p.dtype), ranks))
+    return fmt::format("{} bytes do not split into whole elements for {} ranks", p.size_bytes,
+                       ranks);
+  return std::nullopt;
+}
+
+std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p) {
+  std::vector<LocalGroup> out(s.local_count());
+  if (p.groups == "world" || p.group_type == "world") {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = {s.comm(i), s.rank(i), s.nranks(), 0, "world"};
+    return out;
+  }
+  const auto layout = parse_group_layout(p.groups, s.nranks(), "axis groups");
+  const std::string type = group_types_of(p, layout).front();
+  std::vector<Group> groups;
+  std::vector<int> colours, keys;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    groups.push_back(group_of(layout, type, s.rank(i)));
+    colours.push_back(groups.back().index);
+    keys.push_back(groups.back().rank_in_group);
+  }
+  const auto &comms = s.split(p.groups + "/" + type, colours, keys, p.timeout_s);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = {comms[i], groups[i].rank_in_group, static_cast<int>(groups[i].members.size()),
+              groups[i].index, type};
+  return out;
+}
+
+NcclIterationTimer::NcclIterationTimer(NcclSession &s, std::string what, double timeout_s)
+    : s_(s), what_(std::move(what)), timeout_s_(timeout_s), per_gpu_(s.local_count()) {
+  for (std::size_t i = 0; i < s.local_count(); ++i) {
+    gpu::DeviceGuard guard(s.device(i));
+    start_.emplace_back();
+    stop_.emplace_back();
+  }
+}
+
+double NcclIterationTimer::time_one_s(const Operation &op) {
+  for (std::size_t i = 0; i < s_.local_count(); ++i)
+    RAILGAUGE_CUDA_CALL(cudaEventRecord(start_[i].get(), s_.stream(i)));
+  op();
+  for (std::size_t i = 0; i < s_.local_count(); ++i)
+    RAILGAUGE_CUDA_CALL(cudaEventRecord(stop_[i].get(), s_.stream(i)));
+  s_.wait(what_, timeout_s_);
+  double worst = 0;
+  for (std::size_t i = 0; i < s_.local_count(); ++i) {
+    float ms = 0;
+    RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&ms, start_[i].get(), stop_[i].get()));
+    per_gpu_[i].push_back(ms * 1e-3);
+    worst = std::max(worst, ms * 1e-3);
+  }
+  return worst;
+}
+
+double NcclIterationTimer::time_back_to_back_s(const Operation &op, int n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i)
+    op();
+  s_.wait(what_, timeout_s_);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+NcclLockstepGroup::NcclLockstepGroup(const RunContext &ctx, NcclIterationTimer &timer,
+                                     const std::string &name, double timeout_s)
+    : timer_(timer) {
+  if (ctx.world_size() > 1)
+    across_ = std::make_unique<StoreLockstepGroup>(
+        *ctx.store(), name, ctx.rank(), ctx.world_size(),
+        std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
+}
+
+void NcclLockstepGroup::barrier() {
+  timer_.drain();
+  if (across_)
+    across_->barrier();
+}
+
+std::vector<double> NcclLockstepGroup::all_gather(const std::vector<double> &mine) {
+  return across_ ? across_->all_gather(mine) : mine;
+}
+
+void NcclLockstepGroup::name_slowest_gpu(LockstepResult &result, int iterations) const {
+  const auto &per_gpu = timer_.per_gpu();
+  if (across_ || per_gpu.size() < 2)
+    return;
+  std::vector<std::vector<double>> timed;
+  for (const auto &row : per_gpu)
+    timed.emplace_back(row.end() - iterations, row.end());
+  const auto slowest = summarize_lockstep(timed, {}, 0);
+  result.slowest_rank = slowest.slowest_rank;
+  result.slowest_share = slowest.slowest_share;
+  result.ranks = static_cast<int>(per_gpu.size());
+}
+
+DrainOnFailure::~DrainOnFailure() {
+  if (std::uncaught_exceptions() <= exceptions_ || s_.broken())
+    return;
+  try {
+    s_.wait("the failed point's queued NCCL work", timeout_s_);
+  } catch (const std::exception &) {
+    // The watchdog has reported and aborted; the point's own error is what the caller sees.
+  }
+}
+
+void upload(NcclSession &s, std::size_t i, void *dst, const void *src, std::size_t bytes) {
+  gpu::DeviceGuard guard(s.device(i));
+  RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s.stream(i)));
+}
+
+void add_nccl_identity(nlohmann::json &metrics) {
+  metrics["nccl_version"] = nccl_version_string();
+  for (const char *var : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE"})
+    if (const char *value = std::getenv(var))
+      metrics[std::string("env_") + var] = std::string(value);
+}
+
+} // namespace railgauge::collectives

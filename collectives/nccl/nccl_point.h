@@ -1,0 +1,105 @@
+#pragma once
+// What the NCCL benchmarks share (compiled only with NCCL): the session a benchmark opens on its
+// first point, the communicators of a point's groups, CUDA-event timing per iteration, the
+// lockstep group over local GPUs and other processes, and the record fields that say which NCCL
+// ran and what the user forced.
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectives/collective_point.h"
+#include "collectives/nccl/nccl_session.h"
+#include "harness/benchmark.h"
+#include "harness/cuda/resources.h"
+#include "harness/lockstep.h"
+
+namespace railgauge::collectives {
+
+// The session of a benchmark, opened by its first point: one rank per process under srun or
+// mpirun (unique id through the run's store, under `name`), else one process driving every
+// local GPU.
+NcclSession &open_nccl_session(std::unique_ptr<NcclSession> &session, const RunContext &ctx,
+                               const std::string &name, double timeout_s);
+
+// Why an NCCL point on `ranks` group ranks cannot run here (no GPU, concurrent groups, no
+// store for a multi-rank run, a bad split), or nullopt. `ranks` is 1 on a single GPU.
+std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p);
+
+// Where one local device's collective runs: the world, or its group of the point's group type.
+struct LocalGroup {
+  ncclComm_t comm = nullptr;
+  int rank = 0, size = 1, index = 0;
+  std::string type = "world";
+};
+std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p);
+
+// CUDA events around each iteration's enqueue on every local stream, then the watchdog wait;
+// an iteration's time is the slowest local GPU's, and each GPU's time is kept so that a single
+// process driving every GPU can name the slowest one.
+class NcclIterationTimer final : public IterationTimer {
+public:
+  NcclIterationTimer(NcclSession &s, std::string what, double timeout_s);
+  std::string_view name() const override { return "cuda_event"; }
+  double time_one_s(const Operation &op) override;
+  double time_back_to_back_s(const Operation &op, int n) override;
+  const std::vector<std::vector<double>> &per_gpu() const { return per_gpu_; }
+  void drain() { s_.wait(what_, timeout_s_); }
+
+private:
+  NcclSession &s_;
+  std::string what_;
+  double timeout_s_;
+  std::vector<gpu::Event> start_, stop_;
+  std::vector<std::vector<double>> per_gpu_;
+};
+
+// The lockstep group of an NCCL point: the local GPUs (a barrier drains their streams) and,
+// across processes, the run's store (after draining).
+class NcclLockstepGroup final : public LockstepGroup {
+public:
+  NcclLockstepGroup(const RunContext &ctx, NcclIterationTimer &timer, const std::string &name,
+                    double timeout_s);
+  int rank() const override { return across_ ? across_->rank() : 0; }
+  int size() const override { return across_ ? across_->size() : 1; }
+  void barrier() override;
+  std::vector<double> all_gather(const std::vector<double> &mine) override;
+  // One process driving several GPUs: the slowest GPU of the last `iterations`, from the
+  // per-GPU event times, into `result` (across processes, run_lockstep named the rank).
+  void name_slowest_gpu(LockstepResult &result, int iterations) const;
+
+private:
+  NcclIterationTimer &timer_;
+  std::unique_ptr<StoreLockstepGroup> across_;
+};
+
+// Declared after a point's device buffers: when the point leaves by an exception, waits for
+// the session's streams under the watchdog before the buffers are freed (cudaFree would wait,
+// without a deadline, for work stuck on a peer); on expiry the watchdog aborts the
+// communicators, which ends that work. The point's own exception is the one that propagates.
+class DrainOnFailure {
+public:
+  DrainOnFailure(NcclSession &s, double timeout_s)
+      : s_(s), timeout_s_(timeout_s), exceptions_(std::uncaught_exceptions()) {}
+  ~DrainOnFailure();
+  DrainOnFailure(const DrainOnFailure &) = delete;
+  DrainOnFailure &operator=(const DrainOnFailure &) = delete;
+
+private:
+  NcclSession &s_;
+  double timeout_s_;
+  int exceptions_;
+};
+
+// Copies host bytes to device i's memory in the order of its stream, so that the NCCL work
+// enqueued next reads them (a cudaMemcpy from pageable memory may return before its DMA ends,
+// and the session's streams do not wait for the legacy stream).
+void upload(NcclSession &s, std::size_t i, void *dst, const void *src, std::size_t bytes);
+
+// nccl_version and the NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE and NCCL_COLLNET_ENABLE the
+// user set (env_<name>), added to `metrics`.
+void add_nccl_identity(nlohmann::json &metrics);
+
+} // namespace railgauge::collectives

@@ -1,0 +1,199 @@
+#include <exception>
+#include <functional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "collectives/nccl/nccl_collective.h"
+#include "collectives/nccl/nccl_point.h"
+#include "collectives/nccl/nccl_transport.h"
+#include "harness/cuda/check.h"
+#include "harness/cuda/device.h"
+#include "harness/run_context.h"
+
+namespace railgauge::collectives {
+namespace {
+
+constexpr std::uint64_t kSeed = 2029;
+
+// Runs job(i) for every local device i at once and returns when all have finished, rethrowing
+// the first failure. Each device needs its own host thread: an algorithm's NCCL calls on one
+// device wait, at connection setup, for the peer's matching calls, which a single thread
+// driving every device in turn would never make. One device runs on the calling thread.
+void on_every_device(std::size_t devices, const std::function<void(std::size_t)> &job) {
+  if (devices == 1)
+    return job(0);
+  std::vector<std::exception_ptr> errors(devices);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < devices; ++i)
+    threads.emplace_back([&, i] {
+      try {
+        job(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  for (auto &t : threads)
+    t.join();
+  for (auto &e : errors)
+    if (e)
+      std::rethrow_exception(e);
+}
+
+// One local device's in-place buffer (textbook.h layout) and the transport over its group.
+struct DeviceSide {
+  LocalGroup group;
+  int device = 0;
+  std::unique_ptr<gpu::DeviceBuffer> buf;
+  std::unique_ptr<NcclTransport> transport;
+  std::vector<std::byte> host;
+};
+
+// collectives.nccl_textbook_<kind>: a textbook algorithm (textbook.h) over ncclSend/ncclRecv on
+// device memory, and in the same point, on the same GPUs and sizes, NCCL's own in-place
+// collective; the record holds both and their time ratio, each timed with CUDA events per
+// iteration in lockstep.
+class NcclTextbook final : public Benchmark {
+public:
+  explicit NcclTextbook(Kind kind)
+      : kind_(kind), key_(fmt::format("collectives.nccl_textbook_{}", to_string(kind))),
+        description_(fmt::format("Textbook {} algorithms over NCCL send/recv on GPU memory, each "
+                                 "beside NCCL's own {} in the same point (time ratio), data "
+                                 "checked",
+                                 to_string(kind), to_string(kind))) {}
+
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
+  std::vector<Axis> axes() const override { return collective_axes(kind_, true); }
+
+  std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
+    const auto p = read_point(kind_, point);
+    if (auto why = nccl_point_problem(ctx, p))
+      return why;
+    const int world = ctx.world_size() > 1 ? ctx.world_size() : gpu::cuda_device_count();
+    if (group_size_for(p, world) < 2)
+      return "a textbook algorithm needs >= 2 GPUs in its group: one process per GPU under srun "
+             "or mpirun, or one process on a node with several GPUs";
+    return std::nullopt;
+  }
+
+  Outcome run(RunContext &ctx, const Point &point) override {
+    auto p = read_point(kind_, point);
+    p.in_place = true; // the algorithms work in place; so does the library call beside them
+    NcclSession &s = open_nccl_session(session_, ctx, key_, p.timeout_s);
+    const auto groups = local_groups(s, p);
+    const int n = groups.front().size;
+    const std::size_t elt = element_bytes(p.dtype);
+    const std::size_t count = counts_for(kind_, p.size_bytes, elt, n)->count;
+    const std::size_t bytes = textbook_elements(kind_, count, n) * elt;
+    std::vector<DeviceSide> sides(s.local_count());
+    for (std::size_t i = 0; i < sides.size(); ++i) {
+      gpu::DeviceGuard guard(s.device(i));
+      sides[i].group = groups[i];
+      sides[i].device = s.device(i);
+      sides[i].buf = std::make_unique<gpu::DeviceBuffer>(bytes);
+      sides[i].transport = std::make_unique<NcclTransport>(groups[i].comm, groups[i].rank, n,
+                                                           s.device(i), s.stream(i), bytes);
+      sides[i].host.resize(bytes);
+    }
+    DrainOnFailure drain_on_failure(s, p.timeout_s);
+    const auto fill = [&] {
+      for (std::size_t i = 0; i < sides.size(); ++i) {
+        fill_textbook_input(p, kSeed, sides[i].group.rank, n, count, sides[i].host.data());
+        upload(s, i, sides[i].buf->get(), sides[i].host.data(), bytes);
+      }
+    };
+    const Algorithm algorithm = *p.algorithm;
+    const Operation textbook = [&] {
+      on_every_device(sides.size(), [&](std::size_t i) {
+        run_textbook(algorithm, kind_, *sides[i].transport,
+                     static_cast<std::byte *>(sides[i].buf->get()), count, p.dtype, p.op);
+      });
+    };
+
+    NcclIterationTimer timer(s,
+                             fmt::format("textbook {} {} of {} bytes", to_string(algorithm),
+                                         to_string(kind_), p.size_bytes),
+                             p.timeout_s);
+    NcclLockstepGroup group(ctx, timer, fmt::format("lockstep/{}/{}", key_, point.label()),
+                            p.timeout_s);
+    LockstepSpec spec;
+    spec.warmup = p.warmup;
+    spec.iterations = p.iterations;
+    fill();
+    auto mine = run_lockstep(group, timer, spec, textbook);
+    group.name_slowest_gpu(mine, p.iterations);
+
+    fill();
+    textbook();
+    timer.drain();
+    CheckResult check;
+    for (auto &side : sides) {
+      gpu::DeviceGuard guard(side.device);
+      RAILGAUGE_CUDA_CALL(
+          cudaMemcpy(side.host.data(), side.buf->get(), bytes, cudaMemcpyDeviceToHost));
+      check.add(check_textbook_output(p, kSeed, side.group.rank, n, count, side.host.data()));
+    }
+
+    // NCCL's own collective, same GPUs, sizes and layout, in place.
+    const Operation library = [&] { enqueue_library(s, sides, p, count); };
+    fill();
+    auto theirs = run_lockstep(group, timer, spec, library);
+    group.name_slowest_gpu(theirs, p.iterations);
+
+    Outcome out;
+    out.metrics = textbook_metrics(mine, theirs, kind_, p.size_bytes, n);
+    out.metrics["wrong_elements_this_process"] = check.wrong;
+    add_nccl_identity(out.metrics);
+    add_group_params(out.derived_params,
+                     {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
+    out.derived_params["in_place"] = "in_place";
+    std::vector<std::string> problems;
+    if (check.wrong)
+      problems.push_back(fmt::format("{} {}: {}", to_string(algorithm), to_string(kind_),
+                                     check.describe("this process's outputs")));
+    out.conclude_data_check(problems);
+    return out;
+  }
+
+private:
+  void enqueue_library(NcclSession &s, std::vector<DeviceSide> &sides, const CollectivePoint &p,
+                       std::size_t count) {
+    const auto type = nccl_type(p.dtype);
+    const auto op = nccl_op(p.op);
+    const std::size_t block = count * element_bytes(p.dtype);
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    for (std::size_t i = 0; i < sides.size(); ++i) {
+      auto *buf = static_cast<std::byte *>(sides[i].buf->get());
+      std::byte *mine = buf + static_cast<std::size_t>(sides[i].group.rank) * block;
+      ncclComm_t comm = sides[i].group.comm;
+      cudaStream_t st = s.stream(i);
+      switch (kind_) {
+      case Kind::all_reduce:
+        check_nccl(ncclAllReduce(buf, buf, count, type, op, comm, st), "ncclAllReduce");
+        break;
+      case Kind::all_gather:
+        check_nccl(ncclAllGather(mine, buf, count, type, comm, st), "ncclAllGather");
+        break;
+      case Kind::reduce_scatter:
+        check_nccl(ncclReduceScatter(buf, mine, count, type, op, comm, st), "ncclReduceScatter");
+        break;
+      default:
+        throw std::invalid_argument(fmt::format("no textbook {}", to_string(kind_)));
+      }
+    }
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+
+  Kind kind_;
+  std::string key_, description_;
+  std::unique_ptr<NcclSession> session_;
+};
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_nccl_textbook(Kind kind) {
+  return std::make_unique<NcclTextbook>(kind);
+}
+
+} // namespace railgauge::collectives
