@@ -87,6 +87,20 @@ std::vector<std::uint32_t> exact_list(const nlohmann::json &v, const char *name)
 
 } // namespace
 
+std::optional<std::string> connection_mismatch(const EndpointInfo &remote, std::size_t qps,
+                                               bool ethernet, std::uint64_t needed_region_bytes) {
+  if (remote.qpns.size() != qps)
+    return fmt::format("peer has {} QPs, this side {}: both must run the same point",
+                       remote.qpns.size(), qps);
+  if (remote.ethernet != ethernet)
+    return "one side is RoCE and the other InfiniBand: they cannot connect";
+  if (remote.region_bytes < needed_region_bytes)
+    return fmt::format("peer registered {} bytes, this point reaches {}: both must run the same "
+                       "point",
+                       remote.region_bytes, needed_region_bytes);
+  return std::nullopt;
+}
+
 EndpointInfo EndpointInfo::parse(const std::string &text) {
   try {
     const auto j = nlohmann::json::parse(text);
@@ -107,6 +121,17 @@ EndpointInfo EndpointInfo::parse(const std::string &text) {
     e.control_rkey = exact<std::uint32_t>(j.at("control_rkey"), "control_rkey");
     if (e.qpns.empty() || e.qpns.size() != e.psns.size())
       throw BackendError("qpns and psns must be non-empty and of equal length");
+    const auto malformed = [](const std::string &why) {
+      return BackendError("malformed endpoint info from the peer: " + why);
+    };
+    if (e.mtu_bytes != 256 && e.mtu_bytes != 512 && e.mtu_bytes != 1024 && e.mtu_bytes != 2048 &&
+        e.mtu_bytes != 4096)
+      throw malformed(fmt::format("'mtu_bytes' is {}, not an InfiniBand MTU (256, 512, 1024, 2048 "
+                                  "or 4096)",
+                                  e.mtu_bytes));
+    if (e.region_bytes > UINT64_MAX - e.addr)
+      throw malformed(fmt::format("region of {} bytes at {:#x} wraps around the address space",
+                                  e.region_bytes, e.addr));
     return e;
   } catch (const nlohmann::json::exception &ex) {
     throw BackendError(fmt::format("malformed endpoint info from the peer: {}", ex.what()));

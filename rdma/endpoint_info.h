@@ -6,6 +6,7 @@
 // GPU memory).
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,16 @@ struct EndpointInfo {
   std::uint32_t control_rkey = 0;
 
   std::string serialize() const;
-  // Throws BackendError naming the missing or malformed field.
+  // Throws BackendError naming the missing or malformed field: also a QPN or PSN over 24 bits,
+  // an MTU that is not an InfiniBand MTU and a region that wraps around the address space.
   static EndpointInfo parse(const std::string &text);
 };
+
+// Why this side cannot connect to `remote` (another point's QP count or transport, or slots too
+// small for what this side will write or read into them), or nullopt. Checked before any QP is
+// moved to RTR: the peer's addresses and sizes are never trusted.
+std::optional<std::string> connection_mismatch(const EndpointInfo &remote, std::size_t qps,
+                                               bool ethernet, std::uint64_t needed_region_bytes);
 
 // "fe80:0000:...:3456" <-> 16 bytes. parse throws BackendError on malformed text.
 std::string gid_to_text(const std::array<std::uint8_t, 16> &gid);

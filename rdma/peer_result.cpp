@@ -33,6 +33,8 @@ nlohmann::json PeerResult::to_json() const {
     j["active_s"] = *active_s;
   if (device)
     j["device"] = *device;
+  if (refused_connections)
+    j["refused_connections"] = refused_connections;
   return j;
 }
 
@@ -61,6 +63,8 @@ PeerResult PeerResult::parse(const std::string &text) {
   if (j.contains("wrong_bytes"))
     r.checked.wrong_bytes = count_field(j, "wrong_bytes");
   r.messages = count_field(j, "messages");
+  if (j.contains("refused_connections"))
+    r.refused_connections = count_field(j, "refused_connections");
   if (j.contains("active_s")) {
     const auto &a = j.at("active_s");
     if (!a.is_number() || !std::isfinite(a.get<double>()) || a.get<double>() < 0)

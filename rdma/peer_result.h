@@ -18,11 +18,12 @@ struct PeerResult {
   std::optional<std::string> error; // the peer failed and says why; nothing else is set
   DataCheck checked;
   std::uint64_t messages = 0;
-  std::optional<double> active_s;    // verbs: from the peer's first to its last completion
-  std::optional<std::string> device; // verbs: the peer's NIC
+  std::optional<double> active_s;        // verbs: from the peer's first to its last completion
+  std::optional<std::string> device;     // verbs: the peer's NIC
+  std::uint64_t refused_connections = 0; // TCP: connections refused before the client's
 
   // {"error": why} or {"problems": [..], "wrong_bytes": n, "messages": n[, "active_s": s]
-  //  [, "device": name]}
+  //  [, "device": name][, "refused_connections": n]}
   nlohmann::json to_json() const;
   // Throws BackendError naming the malformed field.
   static PeerResult parse(const std::string &text);

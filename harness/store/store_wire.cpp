@@ -226,10 +226,17 @@ std::string encode_reply(const Reply &reply) {
   return out + body;
 }
 
+bool same_token(std::string_view presented, std::string_view expected) {
+  unsigned char diff = presented.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < presented.size(); ++i)
+    diff |= static_cast<unsigned char>(presented[i] ^ (i < expected.size() ? expected[i] : 0));
+  return diff == 0;
+}
+
 Parsed<Hello> parse_hello(std::string_view bytes) {
   if (!magic_ok(bytes))
     return malformed<Hello>(
-        fmt::format("not a railgauge store client (first bytes '{}')", printable_prefix(bytes)));
+        fmt::format("not a railgauge client (first bytes '{}')", printable_prefix(bytes)));
   if (bytes.size() < kMagic.size())
     return {};
   Reader r(bytes.substr(kMagic.size()));
@@ -256,7 +263,7 @@ Parsed<Hello> parse_hello(std::string_view bytes) {
 Parsed<HelloReply> parse_hello_reply(std::string_view bytes) {
   if (!magic_ok(bytes))
     return malformed<HelloReply>(
-        fmt::format("not a railgauge store server (first bytes '{}')", printable_prefix(bytes)));
+        fmt::format("not a railgauge server (first bytes '{}')", printable_prefix(bytes)));
   if (bytes.size() < kMagic.size())
     return {};
   Reader r(bytes.substr(kMagic.size()));

@@ -10,7 +10,9 @@
 // server can refuse a client of another version with a message it understands. The server
 // answers with a hello reply, also version-independent:
 //   "RGST" u8 accepted (1) or refused (0), u16 text length, text
-// and closes the connection after a refusal. Then each request and each reply is a frame:
+// and closes the connection after a refusal. (The TCP baseline of the rdma family opens its
+// connections with the same hello and reply, with a version and token of its own:
+// rdma/tcp/tcp_hello.h.) Then each request and each reply is a frame:
 //   u32 body length, body
 // Request bodies: u8 type, then
 //   set:  u32 key length, key, u32 value length, value
@@ -43,6 +45,7 @@ inline constexpr std::size_t kMaxTextBytes = 4096;
 inline constexpr std::size_t kMaxFrameBodyBytes = kMaxValueBytes + kMaxKeyBytes + 64;
 inline constexpr std::size_t kFrameHeaderBytes = 4;
 inline constexpr std::size_t kHelloFixedBytes = 12; // magic 4, version 2, token length 2, rank 4
+inline constexpr std::size_t kHelloReplyFixedBytes = 7; // magic 4, accepted 1, text length 2
 
 struct Hello {
   std::uint16_t version = kVersion;
@@ -84,6 +87,10 @@ template <class Message> struct Parsed {
   std::size_t consumed_bytes = 0;
   std::string error; // when malformed
 };
+
+// Whether a hello's token is the expected one, in time that does not depend on where they
+// differ, so that the time a refusal takes says nothing about the token.
+bool same_token(std::string_view presented, std::string_view expected);
 
 std::string encode_hello(const Hello &hello);
 std::string encode_hello_reply(const HelloReply &reply);

@@ -21,14 +21,6 @@ namespace wire = store_wire;
 
 namespace {
 
-// Constant-time comparison, so that the time a refusal takes says nothing about the token.
-bool same_token(const std::string &a, const std::string &b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
-  return diff == 0;
-}
-
 // The longest wait the server holds for a client, whatever the client asks.
 constexpr Milliseconds kMaxServerWait{24LL * 3600 * 1000};
 // Bytes read from one connection per poll round, so that one fast sender cannot starve others.
@@ -149,7 +141,7 @@ void TcpStoreServer::handle_input(Connection &c) {
       why = fmt::format("protocol version {}, this store speaks version {}: run the same "
                         "railgauge build on every rank",
                         hello.message.version, wire::kVersion);
-    else if (!same_token(hello.message.token, token_))
+    else if (!wire::same_token(hello.message.token, token_))
       why = "wrong run token: every rank of a run needs the same RAILGAUGE_RUN_TOKEN";
     c.rank = hello.message.rank;
     if (!why.empty()) {

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/error.h"
 #include "harness/store/store.h"
 #include "rdma/pair_matrix.h"
 #include "rdma/tcp/pair_report.h"
@@ -68,6 +69,15 @@ struct MatrixRun {
   TcpPointSpec lat, bw;
   int pairs_tested = 0;
 
+  // How long a round may take on the slowest rank: a healthy pair measures latency, then
+  // bandwidth, each for the time budget; a pair whose peer is gone gives up after at most two
+  // peer timeouts (the server's latency and bandwidth accepts). One more peer timeout of slack.
+  Milliseconds round_timeout() const {
+    const double s =
+        2 * (ctx.measure_spec().time_budget_s + ctx.peer_timeout_s()) + ctx.peer_timeout_s();
+    return Milliseconds(static_cast<long long>(s * 1000));
+  }
+
   // Runs every round; returns every pair's result on every rank.
   std::vector<PairResult> run_rounds(const std::vector<Round> &rounds, const std::string &tag) {
     std::vector<PairResult> results;
@@ -81,8 +91,9 @@ struct MatrixRun {
         // The lower rank serves, the higher measures.
         if (ctx.rank() == a) {
           const std::atomic<bool> never{false};
-          tcp_server(lat, store, pair_prefix + "lat/", never);
-          tcp_server(bw, store, pair_prefix + "bw/", never);
+          // The client measures bandwidth only after its latency point worked.
+          if (!tcp_server(lat, store, pair_prefix + "lat/", never).contains("error"))
+            tcp_server(bw, store, pair_prefix + "bw/", never);
           continue;
         }
         mine = PairReport{{{a, b}, 0.0, 0.0}, ""};
@@ -100,9 +111,17 @@ struct MatrixRun {
           mine->error = e.what(); // a pair that fails is a bad pair, not a failed matrix
         }
       }
-      const auto all =
-          store_all_gather(store, fmt::format("{}{}/round{}", prefix, tag, r), ctx.rank(),
-                           ctx.world_size(), encode_pair_report(mine), Milliseconds(600'000));
+      std::vector<std::string> all;
+      try {
+        all = store_all_gather(store, fmt::format("{}{}/round{}", prefix, tag, r), ctx.rank(),
+                               ctx.world_size(), encode_pair_report(mine), round_timeout());
+      } catch (const StoreTimeout &e) {
+        // A rank that does not reach the end of a round died or hangs: the matrix cannot go on
+        // (its later pairs would wait for it too), and the run stops naming it.
+        throw PeerLost(fmt::format("pair matrix, {}round {} of {}: {}",
+                                   tag == "matrix" ? "" : tag + " ", r + 1, rounds.size(),
+                                   e.what()));
+      }
       for (std::size_t from = 0; from < all.size(); ++from)
         if (const auto report = decode_pair_report(all[from], static_cast<int>(from), rounds[r]))
           results.push_back(report->result);
@@ -129,8 +148,11 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
   m.lat.bind_address = m.bw.bind_address = p.text("bind_address");
   const PairThresholds t{p.real("latency_factor"), p.real("bandwidth_fraction")};
 
-  const auto hosts = store_all_gather(m.store, m.prefix + "hosts", ctx.rank(), ctx.world_size(),
-                                      ctx.host(), Milliseconds(120'000));
+  // Every wait of the matrix is bounded by the run's peer timeout (--store-timeout).
+  m.lat.timeout_s = m.bw.timeout_s = ctx.peer_timeout_s();
+  const auto hosts =
+      store_all_gather(m.store, m.prefix + "hosts", ctx.rank(), ctx.world_size(), ctx.host(),
+                       Milliseconds(static_cast<long long>(ctx.peer_timeout_s() * 1000)));
   std::vector<FabricEndpoint> eps;
   for (int r = 0; r < ctx.world_size(); ++r)
     eps.push_back({r, 0, fmt::format("rank {} ({})", r, hosts[static_cast<std::size_t>(r)])});

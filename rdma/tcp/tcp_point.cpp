@@ -18,6 +18,7 @@
 #include "rdma/pair_failure.h"
 #include "rdma/peer_result.h"
 #include "rdma/per_call_timer.h"
+#include "rdma/tcp/tcp_hello.h"
 #include "rdma/tcp/tcp_socket.h"
 
 namespace railgauge::rdma {
@@ -89,12 +90,15 @@ nlohmann::json tcp_server(const TcpPointSpec &s, Store &store, const std::string
                           const std::atomic<bool> &abort) {
   nlohmann::json result;
   bool announced = false;
+  std::vector<std::string> refused;
   try {
     const std::string address = resolve_bind_address(s.bind_address);
     Socket listener = listen_on(address);
+    const std::string token = new_pair_token();
+    store.set(prefix + "server_token", token); // before the endpoint: a client reads both
     store.set(prefix + "server_endpoint", listening_endpoint(listener, address));
     announced = true;
-    Socket conn = accept_one(listener, s.timeout_s);
+    Socket conn = accept_tcp_client(listener, token, s.timeout_s, abort, refused);
     std::vector<std::uint8_t> in, out;
     std::uint64_t messages = 0;
     const std::size_t size = s.size_bytes;
@@ -141,6 +145,7 @@ nlohmann::json tcp_server(const TcpPointSpec &s, Store &store, const std::string
       done.checked.check(in.data(), size, size, "server's last received message",
                          s.before_data_check);
     done.messages = messages;
+    done.refused_connections = refused.size();
     result = done.to_json();
   } catch (const std::exception &e) {
     PeerResult failed;
@@ -160,7 +165,9 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   const std::string endpoint = store.get(prefix + "server_endpoint", store_timeout(s));
   if (endpoint.rfind("error: ", 0) == 0)
     throw BackendError("the TCP server side failed: " + endpoint.substr(7));
+  const std::string token = store.get(prefix + "server_token", store_timeout(s));
   Socket conn = connect_to(endpoint, s.timeout_s);
+  send_tcp_hello(conn, token, ctx.rank(), s.timeout_s);
   const std::size_t size = s.size_bytes;
   Outcome out;
   DataCheck checked;
@@ -222,6 +229,9 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
     throw BackendError("the TCP server side failed: " + *server.error);
   checked.add(server.checked);
   out.metrics["server_messages"] = server.messages;
+  // Connections the server refused before this client's (tcp_hello.h): not 0 means something
+  // else on the network reached the benchmark's port.
+  out.metrics["server_refused_connections"] = server.refused_connections;
   out.device = {{"interface_address", resolve_bind_address(s.bind_address)}};
   if (ctx.verify())
     checked.conclude(out);

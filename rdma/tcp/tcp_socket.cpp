@@ -228,6 +228,18 @@ bool recv_all(const Socket &s, void *data, std::size_t bytes, double timeout_s) 
   return true;
 }
 
+std::size_t recv_some(const Socket &s, void *data, std::size_t max_bytes, double timeout_s) {
+  const auto deadline = deadline_in(timeout_s);
+  while (true) {
+    const ssize_t n = ::recv(s.fd(), data, max_bytes, 0);
+    if (n >= 0)
+      return static_cast<std::size_t>(n);
+    if (errno != EAGAIN && errno != EINTR)
+      fail("recv");
+    wait_ready(s.fd(), POLLIN, deadline, "receive");
+  }
+}
+
 void exchange(const Socket &s, const void *out, std::size_t out_bytes, void *in,
               std::size_t in_bytes, double timeout_s) {
   const auto deadline = deadline_in(timeout_s);

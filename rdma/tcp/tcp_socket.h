@@ -51,6 +51,9 @@ Socket connect_to(const std::string &endpoint, double timeout_s);
 // stream before the first byte (the peer closed between messages).
 void send_all(const Socket &s, const void *data, std::size_t bytes, double timeout_s);
 bool recv_all(const Socket &s, void *data, std::size_t bytes, double timeout_s);
+// Whatever has arrived, 1 to `max_bytes` bytes, waiting for the first until the deadline;
+// 0 on a clean end of stream.
+std::size_t recv_some(const Socket &s, void *data, std::size_t max_bytes, double timeout_s);
 // Sends and receives at once (bidirectional streaming without a second thread).
 void exchange(const Socket &s, const void *out, std::size_t out_bytes, void *in,
               std::size_t in_bytes, double timeout_s);

@@ -229,11 +229,11 @@ EndpointInfo Endpoint::local_info() const {
 }
 
 void Endpoint::connect(const EndpointInfo &remote) {
-  if (remote.qpns.size() != h_->qps.size())
-    throw BackendError(fmt::format("peer has {} QPs, this side {}: both must run the same point",
-                                   remote.qpns.size(), h_->qps.size()));
-  if (remote.ethernet != ethernet_)
-    throw BackendError("one side is RoCE and the other InfiniBand: they cannot connect");
+  // The peer's slots are written and read at the same offsets as this side's own.
+  if (const auto why =
+          connection_mismatch(remote, h_->qps.size(), ethernet_,
+                              static_cast<std::uint64_t>(config_.qps) * config_.slot_bytes))
+    throw BackendError(*why);
   remote_ = remote;
   const std::uint32_t mtu = std::min(mtu_bytes_, remote.mtu_bytes);
   for (std::size_t i = 0; i < h_->qps.size(); ++i) {

@@ -47,8 +47,47 @@ TEST(EndpointInfo, MalformedInputNamesTheProblem) {
   j = nlohmann::json::parse(e.serialize());
   j["control_addr"] = 1e30; // a float cast to an address would be undefined
   EXPECT_THROW(EndpointInfo::parse(j.dump()), BackendError);
+  const auto why = [&](const char *field, nlohmann::json value) -> std::string {
+    EndpointInfo good;
+    good.mtu_bytes = 1024;
+    good.qpns = good.psns = {1};
+    good.addr = 0x1000;
+    auto bad = nlohmann::json::parse(good.serialize());
+    bad[field] = value;
+    try {
+      EndpointInfo::parse(bad.dump());
+    } catch (const BackendError &e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(why("mtu_bytes", 2048), "accepted");
+  EXPECT_NE(why("mtu_bytes", 0).find("'mtu_bytes' is 0, not an InfiniBand MTU"), std::string::npos);
+  EXPECT_NE(why("mtu_bytes", 4095).find("not an InfiniBand MTU"), std::string::npos);
+  EXPECT_NE(why("qpns", nlohmann::json::array({0x1000000}))
+                .find("'qpns' is 16777216, not a whole number in 0..16777215"),
+            std::string::npos);
+  EXPECT_NE(why("psns", nlohmann::json::array({0x1000000})).find("'psns' is 16777216"),
+            std::string::npos);
+  EXPECT_NE(why("region_bytes", UINT64_MAX).find("wraps around"), std::string::npos);
   EXPECT_THROW(gid_from_text("fe80::1"), BackendError);
   EXPECT_THROW(gid_from_text("zz80:0000:0000:0000:0000:0000:0000:0001"), BackendError);
+}
+
+// What the peer sends is checked against what this side will do with it before any QP moves.
+TEST(EndpointInfo, ConnectionMismatchNamesWhatDiffers) {
+  EndpointInfo remote;
+  remote.qpns = remote.psns = {1, 2};
+  remote.ethernet = true;
+  remote.region_bytes = 2 * 65536;
+  EXPECT_EQ(connection_mismatch(remote, 2, true, 2 * 65536), std::nullopt);
+  EXPECT_NE(connection_mismatch(remote, 4, true, 2 * 65536)->find("peer has 2 QPs, this side 4"),
+            std::string::npos);
+  EXPECT_NE(connection_mismatch(remote, 2, false, 2 * 65536)->find("RoCE and the other InfiniBand"),
+            std::string::npos);
+  EXPECT_NE(connection_mismatch(remote, 2, true, 2 * 1048576)
+                ->find("peer registered 131072 bytes, this point reaches 2097152"),
+            std::string::npos);
 }
 
 } // namespace

@@ -108,6 +108,61 @@ class PairFaultTest(unittest.TestCase):
         self.assertIn("pair with rank 1 (client side here)", reason)
 
 
+class PairMatrixFaultTest(unittest.TestCase):
+    """rdma.tcp_pair_matrix on 4 ranks; rank 3 is killed in the middle of the matrix's second
+    point. Every survivor stops within its bounded waits (peer timeouts and the round bound, not
+    the 10 minutes a round once waited), names rank 3, and keeps valid records."""
+
+    def test_rank_killed_mid_matrix_is_named_by_every_survivor(self):
+        with tempfile.TemporaryDirectory(prefix="railgauge-matrix-") as tmp:
+            out = pathlib.Path(tmp)
+            args = ["rdma", "--filter", "rdma.tcp_pair_matrix", "-a",
+                    "latency_size_bytes=8,16,32", "--time-budget", "0.5", "--out", str(out),
+                    "-q"]
+            procs = start_ranks(RAILGAUGE, lambda rank: args, 4, TIMEOUT_S)
+            try:
+                deadline = time.monotonic() + 180
+                first = None
+                while time.monotonic() < deadline and first is None:
+                    for path in out.glob("*/rank-00000/records.jsonl"):
+                        if path.stat().st_size > 0:
+                            first = path
+                    time.sleep(0.01)
+                self.assertIsNotNone(first, "rank 0 never finished the first matrix")
+                time.sleep(0.5)  # inside the second matrix: 3 rounds of pairs, 1 s each
+                procs[3].send_signal(signal.SIGKILL)
+                hit_at = time.monotonic()
+                outputs = {}
+                for rank in (0, 1, 2):
+                    _, err = procs[rank].communicate(timeout=240)
+                    outputs[rank] = (procs[rank].returncode, err, time.monotonic() - hit_at)
+            finally:
+                end_all(procs)
+            [run_dir] = [p for p in out.iterdir() if p.is_dir()]
+            # A round waits at most 2 * (budget + T) + T; then the end barrier T (rank 0's
+            # store may take another T to notice the dead connection).
+            limit_s = 2 * (0.5 + TIMEOUT_S) + TIMEOUT_S + 3 * TIMEOUT_S + 20
+            for rank, (rc, err, after_s) in outputs.items():
+                print(f"rank {rank} exited {after_s:.1f} s after the kill", file=sys.stderr)
+                self.assertEqual(rc, 3, err)
+                self.assertLess(after_s, limit_s, err)
+                rank_dir = run_dir / f"rank-{rank:05d}"
+                problems, count = validate_run.validate_run_dir(rank_dir, False)
+                self.assertEqual(problems, [], f"rank {rank}")
+                records = records_of(rank_dir)
+                self.assertEqual([r["status"] for r in records], ["ok", "error"], err)
+                error = records[1]
+                self.assertEqual(error["key"], "rdma.tcp_pair_matrix")
+                self.assertEqual(error["axes"]["latency_size_bytes"], 16)
+                self.assertIn("pair matrix, round", error["reason"])
+                self.assertIn("rank 3 of 4 did not arrive", error["reason"])
+                self.assertIn("railgauge: error at rdma.tcp_pair_matrix", err)
+            # What rank 3 wrote before it died is still valid.
+            problems, count = validate_run.validate_run_dir(run_dir / "rank-00003", False)
+            self.assertEqual(problems, [])
+            self.assertEqual(count, 1)
+
+
 if __name__ == "__main__":
     RAILGAUGE = sys.argv[1]
     unittest.main(argv=[sys.argv[0], sys.argv[2]], verbosity=2)

@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <set>
 #include <thread>
 
 #include "harness/error.h"
 #include "harness/store/memory_store.h"
 #include "rdma/tcp/tcp_benchmarks.h"
+#include "rdma/tcp/tcp_hello.h"
 #include "rdma/tcp/tcp_point.h"
+#include "rdma/tcp/tcp_socket.h"
 #include "tests/support/quick_run_context.h"
 
 namespace railgauge::rdma {
@@ -72,6 +75,76 @@ TEST_F(TcpBaseline, InjectedWrongDataFailsThePointWithTheCount) {
         << *out.reason;
     EXPECT_FALSE(out.metrics.contains("verified"));
   }
+}
+
+// A pair's server serves only the client that presents the pair token the Store carried, in the
+// baseline's protocol version (tcp_hello.h). Strangers first (an HTTP request, a wrong token, a
+// client of another version, one that connects and closes) are refused with the reason and
+// counted, and the real client still measures.
+TEST_F(TcpBaseline, StrangersAreRefusedWithTheReasonAndTheClientStillMeasures) {
+  MemoryStore store;
+  std::atomic<bool> abort{false};
+  TcpPointSpec s;
+  s.size_bytes = 8;
+  s.timeout_s = 20;
+  nlohmann::json served;
+  std::thread server([&] { served = tcp_server(s, store, "hello/", abort); });
+  const std::string endpoint = store.get("hello/server_endpoint", std::chrono::seconds(10));
+  const std::string token = store.get("hello/server_token", std::chrono::seconds(10));
+  EXPECT_EQ(token.size(), 32u);
+  const auto refusal = [&](const std::function<void(const Socket &)> &stranger) {
+    Socket conn = connect_to(endpoint, 5);
+    try {
+      stranger(conn);
+    } catch (const BackendError &e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  { // not a hello at all: the answer is a refusal, then the server closes
+    Socket c = connect_to(endpoint, 5);
+    const std::string http = "GET / HTTP/1.0\r\n\r\n";
+    send_all(c, http.data(), http.size(), 5);
+    std::string answer;
+    char ch = 0;
+    while (answer.size() < 4096 && recv_all(c, &ch, 1, 5))
+      answer.push_back(ch);
+    EXPECT_NE(answer.find("not a railgauge client (first bytes 'GET / HT')"), std::string::npos)
+        << answer;
+  }
+  EXPECT_NE(refusal([](const Socket &c) {
+              send_tcp_hello(c, "0123", 7, 5);
+            }).find("refused this connection: wrong pair token from a client saying it is rank 7"),
+            std::string::npos);
+  EXPECT_NE(refusal([&](const Socket &c) {
+              send_tcp_hello(c, token, 1, 5, 99);
+            }).find("protocol version 99, this server speaks 1"),
+            std::string::npos);
+  EXPECT_EQ(refusal([](const Socket &) {}), "accepted"); // connects and closes at once
+  const Outcome out = tcp_client(ctx_, s, store, "hello/");
+  server.join();
+  EXPECT_EQ(out.status, Status::ok) << out.reason.value_or("");
+  EXPECT_EQ(out.metrics.at("server_refused_connections"), 4);
+  EXPECT_EQ(served.value("refused_connections", 0), 4);
+}
+
+// A connection that opens and says nothing holds the server for kTcpHelloTimeoutS at most; a
+// server whose client never comes fails at its deadline, naming what it refused meanwhile.
+TEST_F(TcpBaseline, ASilentConnectionIsDroppedAndAMissingClientNamed) {
+  MemoryStore store;
+  std::atomic<bool> abort{false};
+  TcpPointSpec s;
+  s.size_bytes = 8;
+  s.timeout_s = kTcpHelloTimeoutS + 3;
+  nlohmann::json served;
+  std::thread server([&] { served = tcp_server(s, store, "silent/", abort); });
+  Socket silent = connect_to(store.get("silent/server_endpoint", std::chrono::seconds(10)), 5);
+  server.join();
+  ASSERT_TRUE(served.contains("error")) << served.dump();
+  const std::string error = served["error"].get<std::string>();
+  EXPECT_NE(error.find("TCP accept: timed out; refused before that: no whole hello within 5 s"),
+            std::string::npos)
+      << error;
 }
 
 TEST_F(TcpBaseline, BindsOnlyToTheNamedAddressAndBoundsSizes) {

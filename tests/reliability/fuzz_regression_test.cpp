@@ -176,6 +176,7 @@ template <class F> std::string backend_error_in(F &&f) {
 // 4464, -1 QPN 4294967295): a connection to the wrong port or queue pair. Refused now.
 TEST(FuzzRegressions, EndpointInfoValuesOutOfRangeAreRefused) {
   rdma::EndpointInfo good;
+  good.mtu_bytes = 4096;
   good.qpns = {17};
   good.psns = {0xabcdef};
   auto j = nlohmann::json::parse(good.serialize());

@@ -175,7 +175,7 @@ TEST(TcpStore, ABadMagicIsRefusedAndClosed) {
   RawPeer peer(server.endpoint());
   peer.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
   const auto text = refusal_text(peer.read_until_closed());
-  EXPECT_NE(text.find("not a railgauge store client (first bytes 'GET / HT')"), std::string::npos)
+  EXPECT_NE(text.find("not a railgauge client (first bytes 'GET / HT')"), std::string::npos)
       << text;
   EXPECT_TRUE(peer.closed());
   expect_server_works(server);
