@@ -120,9 +120,8 @@ MeasureSpec apply_measure_flags(MeasureSpec spec, const CommonOptions &o) {
 
 // The whole measuring path shared by `run` and the family subcommands: plan (every input error
 // surfaces here, before anything runs), create the run directory, write the manifest, run.
-int measure_entries(const Registry &registry, std::vector<SuiteEntry> entries,
-                    const CommonOptions &o, const std::vector<std::string> &argv,
-                    const nlohmann::json &suite_info) {
+int measure_entries(std::vector<SuiteEntry> entries, const CommonOptions &o,
+                    const std::vector<std::string> &argv, const nlohmann::json &suite_info) {
   const auto format = parse_output_format(o.format, "--format");
   std::vector<AxisOverride> overrides;
   for (const auto &a : o.axes)
@@ -138,6 +137,10 @@ int measure_entries(const Registry &registry, std::vector<SuiteEntry> entries,
   const LaunchInfo launch = launch_info_from(env);
   const Milliseconds store_timeout(std::llround(o.store_timeout_s * 1e3));
   World world(launch, {o.store_url, store_timeout}, env, host);
+  // The benchmarks are made after the World, so they are destroyed before it: an MPI family whose
+  // watchdog found a dead rank aborts the job (MPI_Abort) before the World's MPI runtime could
+  // call MPI_Finalize, which would wait for the dead rank (or leave mpirun waiting for it).
+  const Registry registry = make_registry();
   RunContext ctx(topology, sampler, host, launch.rank);
   ctx.set_world(world.world_size(), world.store(), store_timeout);
   ctx.set_verify(!o.no_verify);
@@ -375,7 +378,7 @@ int dispatch(int argc, char **argv) {
   if (run->parsed()) {
     const auto path = find_suite(suite_name, suite_dirs(suites_dir));
     const Suite suite = load_suite_file(path);
-    return measure_entries(registry, suite.entries, run_options, args,
+    return measure_entries(suite.entries, run_options, args,
                            {{"name", suite.name}, {"path", path}});
   }
   for (const auto &[cmd, family] : family_cmds) {
@@ -390,8 +393,7 @@ int dispatch(int argc, char **argv) {
       }
       if (gemm_tp)
         family_options.axes.push_back("tp=" + *gemm_tp);
-      return measure_entries(registry, {entry}, family_options, args,
-                             {{"name", family}, {"path", nullptr}});
+      return measure_entries({entry}, family_options, args, {{"name", family}, {"path", nullptr}});
     }
   }
   return 2;

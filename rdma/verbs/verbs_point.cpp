@@ -164,6 +164,11 @@ PortCounters counters_of(const Endpoint &ep) {
   return read_port_counters(ep.config().sysfs_root, ep.device_name(), ep.config().port);
 }
 
+void wait_client_ready(Store &store, const std::string &prefix, const VerbsPointSpec &s) {
+  if (store.get(prefix + "client_ready", peer_timeout(s)) != "ok")
+    throw BackendError("the client side failed before its first message");
+}
+
 // The passive side. Never throws: errors go to the store, where the client reports them.
 void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix,
                 hwloc_topology_t topology, const std::atomic<bool> &abort,
@@ -177,6 +182,12 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
     prepare(ep, s, true);
     store.set(prefix + "server_ready", "ok");
     ready_sent = true;
+    // Bidirectional: this side's traffic reads or writes the client's slots, which must hold
+    // their pattern first. A READ into slots that are also read from would otherwise copy the
+    // client's half-written slot here, and the client's later READs would copy it back (seen on
+    // Soft-RoCE: memcpy stores the first 32 bytes of 1 MiB last).
+    if (bidirectional(s))
+      wait_client_ready(store, prefix, s);
     const ServeResult served =
         serve(ep, traffic_shape(s, ep), s.pattern, abort, s.serve_deadline_s);
     result = check_received(ep, s, true).to_json();
@@ -201,6 +212,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
   const TrafficShape shape = traffic_shape(s, ep);
   check_shape(shape, ep.config().send_depth);
   prepare(ep, s, false);
+  store.set(prefix + "client_ready", "ok");
   const std::string ready = store.get(prefix + "server_ready", peer_timeout(s));
   if (ready != "ok")
     throw BackendError("the server side failed: " + ready);
@@ -365,9 +377,10 @@ Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec) {
     server.join();
     return out;
   } catch (...) {
-    // Unblock the server wherever it waits: on the client's info (it fails to parse this) or
-    // in its serving loop.
+    // Unblock the server wherever it waits: on the client's info (it fails to parse this), on
+    // its readiness, or in its serving loop.
     store.set(prefix + "client_info", "client failed");
+    store.set(prefix + "client_ready", "client failed");
     abort = true;
     server.join();
     throw;
