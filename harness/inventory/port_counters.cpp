@@ -29,8 +29,22 @@ std::string read_counter(const fs::path &file, std::uint64_t &value) {
   return {};
 }
 
-void read_counter_dir(const fs::path &dir, const std::string &label, CounterMap &out,
+std::vector<std::string> sorted_names(const fs::path &dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return names;
+  for (const auto &entry : fs::directory_iterator(dir, ec))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace
+
+void read_counter_dir(const std::string &dir_path, const std::string &label, CounterMap &out,
                       std::vector<std::string> &unreadable) {
+  const fs::path dir(dir_path);
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return;
@@ -48,19 +62,6 @@ void read_counter_dir(const fs::path &dir, const std::string &label, CounterMap 
       unreadable.push_back(label + "/" + file.filename().string() + ": " + why);
   }
 }
-
-std::vector<std::string> sorted_names(const fs::path &dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    return names;
-  for (const auto &entry : fs::directory_iterator(dir, ec))
-    names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-} // namespace
 
 PortCounters read_port_counters(const std::string &sysfs_root, const std::string &device,
                                 unsigned port, const NetdevStatsReader &netdev_stats) {

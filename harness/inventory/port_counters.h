@@ -46,6 +46,11 @@ PortCounters read_port_counters(const std::string &sysfs_root, const std::string
 // Every port of every device under <sysfs_root>/class/infiniband; none gives an empty list.
 std::vector<PortCounters> read_all_port_counters(const std::string &sysfs_root);
 
+// Every file of `dir` that holds one unsigned integer, as {file name: value}; the others are
+// appended to `unreadable` as "<label>/<name>: <why>". A missing directory adds nothing.
+void read_counter_dir(const std::string &dir, const std::string &label, CounterMap &out,
+                      std::vector<std::string> &unreadable);
+
 // after - before for every name in both maps. Signed: a negative delta means the counter was
 // reset or wrapped between the reads (the caller decides whether that invalidates the point).
 std::map<std::string, std::int64_t> counter_deltas(const CounterMap &before,

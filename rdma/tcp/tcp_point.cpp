@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/inventory/tcp_counters.h"
 #include "harness/store/memory_store.h"
 #include "rdma/data_pattern.h"
 #include "rdma/latency_summary.h"
@@ -168,6 +169,9 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   const std::string token = store.get(prefix + "server_token", store_timeout(s));
   Socket conn = connect_to(endpoint, s.timeout_s);
   send_tcp_hello(conn, token, ctx.rank(), s.timeout_s);
+  const std::string address = resolve_bind_address(s.bind_address);
+  const std::string netdev = netdev_of_address(address);
+  const TcpCounters counters_before = read_tcp_counters("/proc", "/sys", netdev);
   const std::size_t size = s.size_bytes;
   Outcome out;
   DataCheck checked;
@@ -224,6 +228,9 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   std::vector<std::uint8_t> sink(65536);
   while (recv_all(conn, sink.data(), 1, s.timeout_s)) {
   }
+  // The whole host's TCP counters and the device's: retransmissions here mean loss on the path.
+  out.metrics["tcp_counter_deltas"] =
+      counter_deltas(counters_before, read_tcp_counters("/proc", "/sys", netdev));
   const auto server = PeerResult::parse(store.get(prefix + "server_result", store_timeout(s)));
   if (server.error)
     throw BackendError("the TCP server side failed: " + *server.error);
@@ -232,7 +239,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   // Connections the server refused before this client's (tcp_hello.h): not 0 means something
   // else on the network reached the benchmark's port.
   out.metrics["server_refused_connections"] = server.refused_connections;
-  out.device = {{"interface_address", resolve_bind_address(s.bind_address)}};
+  out.device = {{"interface_address", address}, {"netdev", netdev}};
   if (ctx.verify())
     checked.conclude(out);
   return out;

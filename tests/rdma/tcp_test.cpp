@@ -33,6 +33,11 @@ TEST_F(TcpBaseline, LatencyPingPongOnLoopback) {
     EXPECT_GT(l.at("min_s").get<double>(), 0.0);
     EXPECT_LE(l.at("p50_s").get<double>(), l.at("max_s").get<double>());
     EXPECT_GT(out.metrics.at("server_messages").get<int>(), 0);
+    // Loss on the path shows in the kernel's counters around the point.
+    const auto &counters = out.metrics.at("tcp_counter_deltas");
+    EXPECT_EQ(counters.at("netdev"), "lo");
+    EXPECT_GE(counters.at("host_tcp").at("RetransSegs").get<long long>(), 0);
+    EXPECT_GT(counters.at("netdev_statistics").at("rx_packets").get<long long>(), 0);
   }
 }
 
