@@ -1,10 +1,13 @@
 #include "harness/cli.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +25,7 @@
 #include "harness/resume.h"
 #include "harness/run_failure.h"
 #include "harness/runner.h"
+#include "harness/store/store.h"
 #include "harness/suite.h"
 #include "memory/bandwidth_table.h"
 #include "railgauge/config.h"
@@ -118,6 +122,37 @@ MeasureSpec apply_measure_flags(MeasureSpec spec, const CommonOptions &o) {
   return spec;
 }
 
+// Every rank resuming a multi-rank run skips the same points: those all of them have done.
+void agree_on_skipped_points(ResumeState &resume, Store &store, int rank, int world_size,
+                             Milliseconds timeout) {
+  const auto all = store_all_gather(store, "railgauge/resume/skipped", rank, world_size,
+                                    nlohmann::json(resume.skipped_identities()).dump(), timeout);
+  std::optional<std::set<std::string>> everywhere;
+  for (const auto &text : all) {
+    // Written by this build's ranks a moment ago; anything else is a rank of another version.
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    std::set<std::string> theirs;
+    if (j.is_array())
+      for (const auto &e : j)
+        if (e.is_string())
+          theirs.insert(e.get<std::string>());
+    if (!everywhere) {
+      everywhere = std::move(theirs);
+      continue;
+    }
+    std::set<std::string> both;
+    std::set_intersection(everywhere->begin(), everywhere->end(), theirs.begin(), theirs.end(),
+                          std::inserter(both, both.begin()));
+    everywhere = std::move(both);
+  }
+  const std::size_t mine = resume.skipped_identities().size();
+  resume.agree(everywhere.value_or(std::set<std::string>{}));
+  if (const std::size_t agreed = resume.skipped_identities().size(); agreed < mine)
+    std::cerr << fmt::format("railgauge: note: {} of the {} points this rank has done run again: "
+                             "another rank has not done them\n",
+                             mine - agreed, mine);
+}
+
 // The whole measuring path shared by `run` and the family subcommands: plan (every input error
 // surfaces here, before anything runs), create the run directory, write the manifest, run.
 int measure_entries(std::vector<SuiteEntry> entries, const CommonOptions &o,
@@ -154,10 +189,14 @@ int measure_entries(std::vector<SuiteEntry> entries, const CommonOptions &o,
   std::optional<ResumeState> resume;
   std::optional<Manifest> manifest;
   if (o.resume_dir) {
-    manifest.emplace(Manifest::load(*o.resume_dir));
-    lock.emplace(*o.resume_dir);
-    resume.emplace(*o.resume_dir, manifest->data(), plan, suite_info, host, ctx.rank(),
+    const std::string resume_dir = resume_directory(*o.resume_dir, ctx.rank());
+    manifest.emplace(Manifest::load(resume_dir));
+    lock.emplace(resume_dir);
+    resume.emplace(resume_dir, manifest->data(), plan, suite_info, host, ctx.rank(),
                    ResumeOptions{o.force, o.retry_errors});
+    if (world.world_size() > 1)
+      agree_on_skipped_points(*resume, *world.store(), ctx.rank(), world.world_size(),
+                              store_timeout);
     for (const auto &note : resume->notes())
       std::cerr << "railgauge: note: " << note << '\n';
     mark_resumed(*manifest, argv, *resume, plan.point_count());

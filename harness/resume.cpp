@@ -191,21 +191,43 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
   }
 }
 
-bool ResumeState::skip(std::string_view key, const Point &point) const {
-  const auto it = last_status_.find(point_identity(key, point.params()));
-  if (it == last_status_.end())
+bool ResumeState::skips(const std::string &identity) const {
+  const auto it = last_status_.find(identity);
+  if (it == last_status_.end() || (it->second == Status::error && options_.retry_errors))
     return false;
-  return !(it->second == Status::error && options_.retry_errors);
+  return !agreed_ || agreed_->count(identity);
+}
+
+bool ResumeState::skip(std::string_view key, const Point &point) const {
+  return skips(point_identity(key, point.params()));
+}
+
+std::vector<std::string> ResumeState::skipped_identities() const {
+  std::vector<std::string> out;
+  for (const auto &identity : planned_)
+    if (skips(identity))
+      out.push_back(identity);
+  return out;
+}
+
+void ResumeState::agree(const std::set<std::string> &skipped_by_every_rank) {
+  agreed_ = skipped_by_every_rank;
 }
 
 std::map<std::string, int> ResumeState::kept_counts() const {
   std::map<std::string, int> counts;
-  for (const auto &identity : planned_) {
-    const auto it = last_status_.find(identity);
-    if (it != last_status_.end() && !(it->second == Status::error && options_.retry_errors))
-      ++counts[std::string(to_string(it->second))];
-  }
+  for (const auto &identity : planned_)
+    if (skips(identity))
+      ++counts[std::string(to_string(last_status_.at(identity)))];
   return counts;
+}
+
+std::string resume_directory(const std::string &given, int rank) {
+  const fs::path mine = fs::path(given) / fmt::format("rank-{:05d}", rank);
+  std::error_code ec;
+  if (!fs::exists(fs::path(given) / "run.json", ec) && fs::is_directory(mine, ec))
+    return mine.string();
+  return given;
 }
 
 std::size_t ResumeState::skipped_points() const {

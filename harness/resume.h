@@ -9,12 +9,18 @@
 // `ok` and `failed` are results. A retried point gets a second record after its `error` one;
 // records are never rewritten, and a point's last record is its result.
 //
+// A multi-rank run resumes from its root directory (each rank takes its rank-NNNNN directory)
+// with the same launcher and rank count; the ranks agree through the store on the points that
+// every one of them has done, and only those are skipped.
+//
 // Refused, with an InputError, when: the directory has no readable run.json; another process
 // holds the run (a live `railgauge` still writing it); the run belongs to another host or rank;
 // this command's suite or plan (keys, axis values, measurement settings) differs from the run's
 // (run.json "plan.digest"); or run.json says "complete" (unless --force, e.g. with
 // --retry-errors).
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +71,12 @@ public:
   const RunIdentity &id() const { return id_; }
   // Whether this planned point is done and is not to be run again.
   bool skip(std::string_view key, const Point &point) const;
+  // The identities (point_identity) of the planned points skip() would skip.
+  std::vector<std::string> skipped_identities() const;
+  // Several ranks resume together: a point is skipped only where every rank skips it (a point
+  // that one rank recorded and another did not, the one in progress when a rank died, runs
+  // again on all of them, so that no rank waits in a collective the others skip).
+  void agree(const std::set<std::string> &skipped_by_every_rank);
   // The statuses of the planned points that are skipped (their last records).
   std::map<std::string, int> kept_counts() const;
   std::size_t skipped_points() const;
@@ -72,12 +84,18 @@ public:
   const std::vector<std::string> &notes() const { return notes_; }
 
 private:
+  bool skips(const std::string &identity) const;
   RunIdentity id_;
   ResumeOptions options_;
   std::map<std::string, Status> last_status_; // identity -> status of its last record
   std::vector<std::string> planned_;          // identities of the plan's points
   std::vector<std::string> notes_;
+  std::optional<std::set<std::string>> agreed_; // skipped on every rank (agree())
 };
+
+// The run directory --resume RUN_DIR means for this rank: RUN_DIR itself, or, when RUN_DIR is
+// the root of a multi-rank run (no run.json, a rank-NNNNN directory per rank), this rank's.
+std::string resume_directory(const std::string &given, int rank);
 
 // Adds this resume to run.json "resumes" and sets it running again; the caller writes it.
 void mark_resumed(Manifest &manifest, const std::vector<std::string> &argv,

@@ -108,6 +108,38 @@ class PairFaultTest(unittest.TestCase):
         self.assertIn("pair with rank 1 (client side here)", reason)
 
 
+class PairResumeTest(PairFaultTest):
+    def test_killed_pair_run_resumes_from_its_root_on_both_ranks(self):
+        """After rank 1 died in the second point, `--resume RUN_ROOT` on both ranks: each takes
+        its own rank directory, the ranks agree to skip only the point both recorded (rank 0's
+        `error` for the second point is not enough: rank 1 has nothing for it), and the run
+        completes with every planned point's last record `ok` on both ranks."""
+        self.run_pair_and_hit(1, signal.SIGKILL)
+        [run_dir] = [p for p in self.out.iterdir() if p.is_dir()]
+        args = ["rdma", "--filter", "rdma.tcp_bw", "-a", "mode=ranks", "-a", SIZES,
+                "--time-budget", "3", "--out", str(self.out), "-q", "--resume", str(run_dir)]
+        procs = start_ranks(RAILGAUGE, lambda rank: args, 2, TIMEOUT_S)
+        try:
+            outputs = [p.communicate(timeout=240) for p in procs]
+        finally:
+            end_all(procs)
+        for rank, (p, (_, err)) in enumerate(zip(procs, outputs)):
+            self.assertEqual(p.returncode, 0, f"rank {rank}: {err}")
+            rank_dir = run_dir / f"rank-{rank:05d}"
+            problems, count = validate_run.validate_run_dir(rank_dir, False)
+            self.assertEqual(problems, [], f"rank {rank}")
+            records = records_of(rank_dir)
+            sizes = [r["axes"]["size_bytes"] for r in records]
+            last = {r["axes"]["size_bytes"]: r["status"] for r in records}
+            self.assertEqual(sorted(last), [1 << 20, 4 << 20, 16 << 20, 64 << 20], sizes)
+            self.assertEqual(set(last.values()), {"ok"}, records)
+            self.assertEqual(sizes.count(1 << 20), 1, sizes)  # done by both: not run again
+            manifest = json.loads((rank_dir / "run.json").read_text())
+            self.assertEqual(manifest["status"], "complete")
+            self.assertEqual(manifest["resumes"][-1]["points_skipped"], 1)
+        self.assertIn("1 of the 2 points this rank has done run again", outputs[0][1])
+
+
 class PairMatrixFaultTest(unittest.TestCase):
     """rdma.tcp_pair_matrix on 4 ranks; rank 3 is killed in the middle of the matrix's second
     point. Every survivor stops within its bounded waits (peer timeouts and the round bound, not
