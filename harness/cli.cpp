@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <unistd.h>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -25,7 +25,6 @@
 #include "harness/resume.h"
 #include "harness/run_failure.h"
 #include "harness/runner.h"
-#include "harness/store/store.h"
 #include "harness/suite.h"
 #include "memory/bandwidth_table.h"
 #include "railgauge/config.h"
@@ -122,40 +121,9 @@ MeasureSpec apply_measure_flags(MeasureSpec spec, const CommonOptions &o) {
   return spec;
 }
 
-// Every rank resuming a multi-rank run skips the same points: those all of them have done.
-void agree_on_skipped_points(ResumeState &resume, Store &store, int rank, int world_size,
-                             Milliseconds timeout) {
-  const auto all = store_all_gather(store, "railgauge/resume/skipped", rank, world_size,
-                                    nlohmann::json(resume.skipped_identities()).dump(), timeout);
-  std::optional<std::set<std::string>> everywhere;
-  for (const auto &text : all) {
-    // Written by this build's ranks a moment ago; anything else is a rank of another version.
-    const auto j = nlohmann::json::parse(text, nullptr, false);
-    std::set<std::string> theirs;
-    if (j.is_array())
-      for (const auto &e : j)
-        if (e.is_string())
-          theirs.insert(e.get<std::string>());
-    if (!everywhere) {
-      everywhere = std::move(theirs);
-      continue;
-    }
-    std::set<std::string> both;
-    std::set_intersection(everywhere->begin(), everywhere->end(), theirs.begin(), theirs.end(),
-                          std::inserter(both, both.begin()));
-    everywhere = std::move(both);
-  }
-  const std::size_t mine = resume.skipped_identities().size();
-  resume.agree(everywhere.value_or(std::set<std::string>{}));
-  if (const std::size_t agreed = resume.skipped_identities().size(); agreed < mine)
-    std::cerr << fmt::format("railgauge: note: {} of the {} points this rank has done run again: "
-                             "another rank has not done them\n",
-                             mine - agreed, mine);
-}
-
 // The whole measuring path shared by `run` and the family subcommands: plan (every input error
 // surfaces here, before anything runs), create the run directory, write the manifest, run.
-int measure_entries(std::vector<SuiteEntry> entries, const CommonOptions &o,
+int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, const CommonOptions &o,
                     const std::vector<std::string> &argv, const nlohmann::json &suite_info) {
   const auto format = parse_output_format(o.format, "--format");
   std::vector<AxisOverride> overrides;
@@ -172,10 +140,11 @@ int measure_entries(std::vector<SuiteEntry> entries, const CommonOptions &o,
   const LaunchInfo launch = launch_info_from(env);
   const Milliseconds store_timeout(std::llround(o.store_timeout_s * 1e3));
   World world(launch, {o.store_url, store_timeout}, env, host);
-  // The benchmarks are made after the World, so they are destroyed before it: an MPI family whose
-  // watchdog found a dead rank aborts the job (MPI_Abort) before the World's MPI runtime could
-  // call MPI_Finalize, which would wait for the dead rank (or leave mpirun waiting for it).
-  const Registry registry = make_registry();
+  // The benchmarks are owned here, after the World, so they are destroyed before it: an MPI
+  // family whose watchdog found a dead rank aborts the job (MPI_Abort) before the World's MPI
+  // runtime could call MPI_Finalize, which would wait for the dead rank (or leave mpirun
+  // waiting for it).
+  const Registry registry = std::move(benchmarks);
   RunContext ctx(topology, sampler, host, launch.rank);
   ctx.set_world(world.world_size(), world.store(), store_timeout);
   ctx.set_verify(!o.no_verify);
@@ -195,8 +164,7 @@ int measure_entries(std::vector<SuiteEntry> entries, const CommonOptions &o,
     resume.emplace(resume_dir, manifest->data(), plan, suite_info, host, ctx.rank(),
                    ResumeOptions{o.force, o.retry_errors});
     if (world.world_size() > 1)
-      agree_on_skipped_points(*resume, *world.store(), ctx.rank(), world.world_size(),
-                              store_timeout);
+      resume->agree_with_other_ranks(*world.store(), world.world_size(), store_timeout);
     for (const auto &note : resume->notes())
       std::cerr << "railgauge: note: " << note << '\n';
     mark_resumed(*manifest, argv, *resume, plan.point_count());
@@ -343,7 +311,7 @@ int show_inventory(const std::optional<std::string> &topology_file, const std::s
 }
 
 int dispatch(int argc, char **argv) {
-  const Registry registry = make_registry();
+  Registry registry = make_registry();
   const std::vector<std::string> args(argv, argv + argc);
 
   CLI::App app{"railgauge: microbenchmarks and fabric validation for GPU training clusters.\n"
@@ -417,7 +385,7 @@ int dispatch(int argc, char **argv) {
   if (run->parsed()) {
     const auto path = find_suite(suite_name, suite_dirs(suites_dir));
     const Suite suite = load_suite_file(path);
-    return measure_entries(suite.entries, run_options, args,
+    return measure_entries(std::move(registry), suite.entries, run_options, args,
                            {{"name", suite.name}, {"path", path}});
   }
   for (const auto &[cmd, family] : family_cmds) {
@@ -432,7 +400,8 @@ int dispatch(int argc, char **argv) {
       }
       if (gemm_tp)
         family_options.axes.push_back("tp=" + *gemm_tp);
-      return measure_entries({entry}, family_options, args, {{"name", family}, {"path", nullptr}});
+      return measure_entries(std::move(registry), {entry}, family_options, args,
+                             {{"name", family}, {"path", nullptr}});
     }
   }
   return 2;

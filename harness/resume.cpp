@@ -210,8 +210,28 @@ std::vector<std::string> ResumeState::skipped_identities() const {
   return out;
 }
 
-void ResumeState::agree(const std::set<std::string> &skipped_by_every_rank) {
-  agreed_ = skipped_by_every_rank;
+void ResumeState::agree_with_other_ranks(Store &store, int world_size, Milliseconds timeout) {
+  const auto mine = skipped_identities();
+  const auto all = store_all_gather(store, "railgauge/resume/skipped", id_.rank, world_size,
+                                    nlohmann::json(mine).dump(), timeout);
+  // How many ranks skip each point; each rank lists a point once. A rank's list that does not
+  // parse (another version) counts as skipping nothing.
+  std::map<std::string, int> ranks_skipping;
+  for (const auto &text : all) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_array())
+      for (const auto &e : j)
+        if (e.is_string())
+          ++ranks_skipping[e.get<std::string>()];
+  }
+  agreed_.emplace();
+  for (const auto &[identity, ranks] : ranks_skipping)
+    if (ranks == world_size)
+      agreed_->insert(identity);
+  if (const std::size_t agreed = skipped_identities().size(); agreed < mine.size())
+    notes_.push_back(fmt::format("{} of the {} points this rank has done run again: another rank "
+                                 "has not done them",
+                                 mine.size() - agreed, mine.size()));
 }
 
 std::map<std::string, int> ResumeState::kept_counts() const {

@@ -29,6 +29,7 @@
 
 #include "harness/manifest.h"
 #include "harness/runner.h"
+#include "harness/store/store.h"
 
 namespace railgauge {
 
@@ -71,12 +72,11 @@ public:
   const RunIdentity &id() const { return id_; }
   // Whether this planned point is done and is not to be run again.
   bool skip(std::string_view key, const Point &point) const;
-  // The identities (point_identity) of the planned points skip() would skip.
-  std::vector<std::string> skipped_identities() const;
-  // Several ranks resume together: a point is skipped only where every rank skips it (a point
-  // that one rank recorded and another did not, the one in progress when a rank died, runs
-  // again on all of them, so that no rank waits in a collective the others skip).
-  void agree(const std::set<std::string> &skipped_by_every_rank);
+  // Several ranks resume together: through the store they agree that a point is skipped only
+  // where every rank skips it (a point that one rank recorded and another did not, the one in
+  // progress when a rank died, runs again on all of them, so that no rank waits in a collective
+  // the others skip). Points this rank gives up are said in notes().
+  void agree_with_other_ranks(Store &store, int world_size, Milliseconds timeout);
   // The statuses of the planned points that are skipped (their last records).
   std::map<std::string, int> kept_counts() const;
   std::size_t skipped_points() const;
@@ -85,6 +85,8 @@ public:
 
 private:
   bool skips(const std::string &identity) const;
+  // The identities (point_identity) of the planned points skip() would skip.
+  std::vector<std::string> skipped_identities() const;
   RunIdentity id_;
   ResumeOptions options_;
   std::map<std::string, Status> last_status_; // identity -> status of its last record

@@ -24,7 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 import validate_run  # noqa: E402
-from srun_ranks import records_of  # noqa: E402
+from srun_ranks import records_of, wait_for_first_record  # noqa: E402
 
 MPIRUN = RAILGAUGE = None  # set from argv
 RANKS, VICTIM, WATCHDOG_S = 4, 1, 3
@@ -61,14 +61,8 @@ class CliFaultTest(unittest.TestCase):
             job = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True)
             try:
-                deadline = time.monotonic() + 120
-                first = None
-                while time.monotonic() < deadline and first is None:
-                    for path in out.glob("*/rank-00000/records.jsonl"):
-                        if path.stat().st_size > 0:
-                            first = path
-                    time.sleep(0.05)
-                self.assertIsNotNone(first, "rank 0 never wrote its first record")
+                self.assertIsNotNone(wait_for_first_record(out),
+                                     "rank 0 never wrote its first record")
                 time.sleep(0.5)
                 victim = pid_of_rank(out, VICTIM)
                 self.assertIsNotNone(victim, "no process of rank 1 found")

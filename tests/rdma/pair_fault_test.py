@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 import validate_run  # noqa: E402
-from srun_ranks import end_all, records_of, start_ranks  # noqa: E402
+from srun_ranks import end_all, records_of, start_ranks, wait_for_first_record  # noqa: E402
 
 RAILGAUGE = None  # set from argv
 TIMEOUT_S = 4
@@ -42,14 +42,7 @@ class PairFaultTest(unittest.TestCase):
                 "--time-budget", "3", "--out", str(self.out), "-q"]
         procs = start_ranks(RAILGAUGE, lambda rank: args, 2, TIMEOUT_S)
         try:
-            deadline = time.monotonic() + 120
-            first = None
-            while time.monotonic() < deadline and first is None:
-                for path in self.out.glob("*/rank-00000/records.jsonl"):
-                    if path.stat().st_size > 0:
-                        first = path
-                time.sleep(0.01)
-            self.assertIsNotNone(first, "rank 0 never wrote a record")
+            self.assertIsNotNone(wait_for_first_record(self.out), "rank 0 never wrote a record")
             time.sleep(0.3)  # well inside the second point's 3 s budget
             procs[victim].send_signal(sig)
             hit_at = time.monotonic()
@@ -153,14 +146,8 @@ class PairMatrixFaultTest(unittest.TestCase):
                     "-q"]
             procs = start_ranks(RAILGAUGE, lambda rank: args, 4, TIMEOUT_S)
             try:
-                deadline = time.monotonic() + 180
-                first = None
-                while time.monotonic() < deadline and first is None:
-                    for path in out.glob("*/rank-00000/records.jsonl"):
-                        if path.stat().st_size > 0:
-                            first = path
-                    time.sleep(0.01)
-                self.assertIsNotNone(first, "rank 0 never finished the first matrix")
+                self.assertIsNotNone(wait_for_first_record(out, 180),
+                                     "rank 0 never finished the first matrix")
                 time.sleep(0.5)  # inside the second matrix: 3 rounds of pairs, 1 s each
                 procs[3].send_signal(signal.SIGKILL)
                 hit_at = time.monotonic()

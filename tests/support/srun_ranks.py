@@ -4,6 +4,7 @@ import json
 import os
 import socket
 import subprocess
+import time
 
 
 def free_port():
@@ -16,6 +17,18 @@ def free_port():
 def records_of(rank_dir):
     with open(rank_dir / "records.jsonl") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def wait_for_first_record(out_dir, timeout_s=120):
+    """Waits until rank 0 of the run under `out_dir` has written a record (its first point is
+    over); returns the records file, or None at the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for path in out_dir.glob("*/rank-00000/records.jsonl"):
+            if path.stat().st_size > 0:
+                return path
+        time.sleep(0.01)
+    return None
 
 
 def start_ranks(railgauge, args_of_rank, ranks, store_timeout_s):
