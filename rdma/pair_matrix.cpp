@@ -170,6 +170,18 @@ IsolationPlan plan_isolation(const std::vector<FabricEndpoint> &endpoints,
   return plan;
 }
 
+std::optional<Finding> fleet_finding(std::size_t pairs, std::size_t bad_pairs) {
+  if (pairs < 2 || 2 * bad_pairs <= pairs)
+    return std::nullopt;
+  return Finding{"fleet",
+                 {},
+                 fmt::format("{} of {} pairs are bad: more than half, so the fleet's best pair is "
+                             "the outlier or the whole fabric is slow; the findings below are in "
+                             "doubt. Rerun with a longer --time-budget on an idle fabric, and check "
+                             "congestion control and switch configuration fleet-wide",
+                             bad_pairs, pairs)};
+}
+
 std::vector<Finding> conclude_isolation(const std::vector<FabricEndpoint> &endpoints,
                                         const std::vector<BadPair> &bad, const IsolationPlan &plan,
                                         const std::vector<PairResult> &retests,

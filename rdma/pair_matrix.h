@@ -15,6 +15,7 @@
 // partners (same rail when rail-aligned); an endpoint whose retests
 // are bad is named (a NIC, its cable or switch port); a node whose every tested endpoint is
 // bad is named as the node; a bad pair whose both ends retest good names the path between them.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,10 +78,15 @@ IsolationPlan plan_isolation(const std::vector<FabricEndpoint> &endpoints,
                              const std::vector<BadPair> &bad, PairMode mode, int partners = 2);
 
 struct Finding {
-  std::string kind; // "nic", "node", "path" or "inconclusive"
+  std::string kind; // "nic", "node", "path", "inconclusive" or "fleet"
   std::vector<int> endpoints;
   std::string text; // "node 3 rail 2 (node3/mlx5_2): 2 of 2 retests bad against known-good ..."
 };
+// When most pairs are bad, no single part explains it and the fleet reference itself is in
+// doubt (a noisy measurement, or a fabric-wide problem such as congestion control or a
+// misconfigured switch): a "fleet" finding that says so, else nullopt.
+std::optional<Finding> fleet_finding(std::size_t pairs, std::size_t bad_pairs);
+
 // Judges the retests against the first matrix's fleet reference and names the culprits.
 std::vector<Finding> conclude_isolation(const std::vector<FabricEndpoint> &endpoints,
                                         const std::vector<BadPair> &bad, const IsolationPlan &plan,

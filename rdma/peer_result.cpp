@@ -35,6 +35,8 @@ nlohmann::json PeerResult::to_json() const {
     j["device"] = *device;
   if (refused_connections)
     j["refused_connections"] = refused_connections;
+  if (port_counter_deltas)
+    j["port_counter_deltas"] = *port_counter_deltas;
   return j;
 }
 
@@ -75,6 +77,12 @@ PeerResult PeerResult::parse(const std::string &text) {
     if (!j.at("device").is_string())
       malformed(fmt::format("'device' is {}, not a text", j.at("device").dump()));
     r.device = j.at("device").get<std::string>();
+  }
+  if (j.contains("port_counter_deltas")) {
+    if (!j.at("port_counter_deltas").is_object())
+      malformed(fmt::format("'port_counter_deltas' is {}, not an object",
+                            j.at("port_counter_deltas").dump().substr(0, 200)));
+    r.port_counter_deltas = j.at("port_counter_deltas");
   }
   return r;
 }

@@ -112,6 +112,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   int line_no = 0;
   TestKind kind;
   bool have_title = false;
+  bool connected = false; // the peer's address was printed: the two sides met
   std::map<std::string, std::string> fields;
   std::vector<std::string> columns;
   int header_line = 0;
@@ -130,6 +131,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       first_error = fmt::format("{}:{}: {}", source, line_no, t);
     if (!have_title)
       continue;
+    connected = connected || t.rfind("remote address", 0) == 0;
     if (t.rfind("#bytes", 0) == 0) {
       columns = header_columns(t);
       header_line = line_no;
@@ -187,8 +189,12 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
         r.params["size_bytes"] = count;
       else if (c == "#iterations")
         r.params["iterations"] = count;
-      else if (c.rfind("BW peak", 0) == 0)
-        r.metrics["bandwidth_peak_gbits_per_s"] = v * to_gbits;
+      else if (c.rfind("BW peak", 0) == 0) {
+        // The server side of ib_send_bw prints a peak of 0.00 beside a real average: it does
+        // not time single completions. A peak that was not measured is left out, not a zero.
+        if (v > 0)
+          r.metrics["bandwidth_peak_gbits_per_s"] = v * to_gbits;
+      }
       else if (c.rfind("BW average", 0) == 0) {
         r.metrics["bandwidth_gbits_per_s"] = v * to_gbits;
         r.metrics["bandwidth_gbytes_per_s"] = v * to_gbits / 8.0;
@@ -222,6 +228,11 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
     throw InputError("not perftest output: no 'RDMA_Write BW Test'-style title line", source,
                      first_error.empty() ? "pass the output of ib_write_bw, ib_read_lat, ..."
                                          : "perftest said: " + first_error);
+  // ib_read_lat's server only lends its memory to the client's READs: it prints no table.
+  if (records.empty() && connected && kind.verb == "read" && kind.latency && first_error.empty())
+    throw InputError("the server side of ib_read_lat: perftest prints its results on the client "
+                     "only",
+                     source, "import the client's output (the side given the server's address)");
   if (records.empty())
     throw InputError("perftest output without a result table (the run failed or was cut off)",
                      source,

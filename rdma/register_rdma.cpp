@@ -12,6 +12,7 @@ void register_rdma(Registry &registry) {
   registry.add(rdma::make_write_lat());
   registry.add(rdma::make_read_lat());
   registry.add(rdma::make_send_lat());
+  registry.add(rdma::make_verbs_pair_matrix());
   registry.add(rdma::make_tcp_lat());
   registry.add(rdma::make_tcp_bw());
   registry.add(rdma::make_tcp_pair_matrix());

@@ -33,5 +33,7 @@ std::unique_ptr<Benchmark> make_send_bw();
 std::unique_ptr<Benchmark> make_write_lat();
 std::unique_ptr<Benchmark> make_read_lat();
 std::unique_ptr<Benchmark> make_send_lat();
+// rdma.pair_matrix: every NIC pair across nodes over verbs, bad pairs, isolation.
+std::unique_ptr<Benchmark> make_verbs_pair_matrix();
 
 } // namespace railgauge::rdma

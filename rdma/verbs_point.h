@@ -10,9 +10,11 @@
 // verbs_point_stub.cpp, whose points are waived.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/record.h"
 #include "harness/run_context.h"
+#include "harness/store/store.h"
 #include "rdma/data_pattern.h"
 #include "rdma/verbs_pattern.h"
 
@@ -47,5 +49,15 @@ struct VerbsPointSpec {
 std::optional<std::string> verbs_waive_reason(const RunContext &ctx, const VerbsPointSpec &spec);
 
 Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec);
+
+// One side of a verbs point against another rank, through `store` under `prefix` (a pair
+// matrix plays many such pairs per rank): the client measures and returns the point's Outcome,
+// the server serves until the client is done and returns its own (messages served, its port's
+// counters, its data check). Waits are bounded by the run's --store-timeout. Throws on failure.
+Outcome run_verbs_side(RunContext &ctx, const VerbsPointSpec &spec, Store &store,
+                       const std::string &prefix, bool client);
+
+// The RDMA devices this process sees, by name; empty with the reason when there are none.
+std::vector<std::string> verbs_device_names(std::string &why_none);
 
 } // namespace railgauge::rdma

@@ -8,8 +8,9 @@
 # Steps, each under a timeout: install the host packages (apt-get), build the binaries the
 # guest needs, download Debian's stock kernel (its rdma_rxe module; cached), pack a busybox
 # initramfs with the binaries and the shared libraries they load, boot QEMU TCG with 4 vCPUs,
-# create rxe0 over dummy0, run the `softroce` tests, railgauge's rdma benchmarks and perftest's
-# ib_write_bw/ib_write_lat in the guest, and read the results back through a 9p share.
+# create rxe0 and rxe1 over two dummy devices, run the `softroce` tests, railgauge's rdma
+# benchmarks, perftest's ib_{write,read,send}_{bw,lat} and a four-process rdma.pair_matrix in
+# the guest, and read the results back through a 9p share.
 # Exit status: 0 when the guest's tests, benchmarks and perftest all passed, 1 otherwise.
 # Gated on setup, data checks and exit status only: emulated speed is about 100x below
 # hardware, so the ratios are reported, never asserted.
@@ -107,7 +108,7 @@ mkdir -p "$root/etc/libibverbs.d"
 cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
 provider=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)
 tools=(/usr/bin/rdma /usr/bin/ip /usr/bin/ibv_devinfo /usr/bin/ib_write_bw /usr/bin/ib_write_lat
-       /usr/bin/ib_read_bw /usr/bin/ib_send_lat)
+       /usr/bin/ib_read_bw /usr/bin/ib_read_lat /usr/bin/ib_send_bw /usr/bin/ib_send_lat)
 for t in "${tools[@]}"; do rm -f "$root/bin/$(basename "$t")"; cp "$t" "$root/bin/"; done
 cp "$railgauge_bin" "$tests_bin" "$root/rg/"
 # Debug info would make the initramfs ten times larger; the guest needs none.
@@ -159,8 +160,10 @@ python3 scripts/softroce/ratios.py "$out_dir" || true
 # The pair whose rank 1 was SIGKILLed: what rank 0 said. Every run the guest wrote (that pair's
 # both ranks included) must be valid against the schemas.
 cat "$out_dir/pair_fault/summary.txt" "$out_dir/pair_fault/rank0.log" >&2 2>/dev/null || true
+python3 scripts/softroce/matrix_summary.py "$out_dir"/runs_matrix/*/rank-00000/records.jsonl >&2 || true
 records_ok=1
-runs=("$out_dir"/runs/* "$out_dir"/runs_ranks/*/rank-* "$out_dir"/pair_fault/runs/*/rank-*)
+runs=("$out_dir"/runs/* "$out_dir"/runs_ranks/*/rank-* "$out_dir"/pair_fault/runs/*/rank-*
+      "$out_dir"/runs_matrix/*/rank-*)
 python3 -W ignore::DeprecationWarning scripts/validate_run.py "${runs[@]}" >&2 || records_ok=0
 guest_status=${marker#RAILGAUGE_SOFTROCE_STATUS=}
 log "guest status $guest_status; records valid: $records_ok; total $(( $(date +%s) - start_s )) s; results in $out_dir"

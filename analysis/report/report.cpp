@@ -362,6 +362,95 @@ void pair_section(Page &page, const analysis::RunSet &runs) {
   }
 }
 
+// ---------------------------------------------------------------- NIC pair matrices
+// rdma.pair_matrix and rdma.tcp_pair_matrix: one record (rank 0's) holds the whole matrix, its
+// bad pairs and the isolation's findings. Records of another shape are left out, never thrown on.
+struct PairMatrixView {
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::optional<double>>> bandwidth;
+  std::vector<std::vector<bool>> bad;
+  std::vector<std::vector<std::string>> bad_rows = {{"pair", "why"}};
+  std::vector<std::vector<std::string>> finding_rows = {{"kind", "finding"}};
+};
+
+std::optional<std::size_t> endpoint_index(const json &v, std::size_t n) {
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+      static_cast<std::size_t>(v.get<std::int64_t>()) >= n)
+    return std::nullopt;
+  return static_cast<std::size_t>(v.get<std::int64_t>());
+}
+
+// The two endpoints an entry names ("endpoints": [a, b]), when both are in range.
+std::optional<std::pair<std::size_t, std::size_t>> pair_of(const json &entry, std::size_t n) {
+  if (!entry.is_object() || !entry.contains("endpoints") || !entry["endpoints"].is_array() ||
+      entry["endpoints"].size() != 2)
+    return std::nullopt;
+  const auto a = endpoint_index(entry["endpoints"][0], n);
+  const auto b = endpoint_index(entry["endpoints"][1], n);
+  if (!a || !b)
+    return std::nullopt;
+  return std::pair{*a, *b};
+}
+
+std::optional<PairMatrixView> pair_matrix_view(const json &m) {
+  if (!m.is_object() || !m.contains("endpoints") || !m["endpoints"].is_array() ||
+      !m.contains("pairs") || !m["pairs"].is_array())
+    return std::nullopt;
+  PairMatrixView v;
+  for (const auto &e : m["endpoints"])
+    v.labels.push_back(e.is_object() && e.contains("label") ? text(e["label"]) : "?");
+  const std::size_t n = v.labels.size();
+  v.bandwidth.assign(n, std::vector<std::optional<double>>(n));
+  v.bad.assign(n, std::vector<bool>(n));
+  for (const auto &p : m["pairs"])
+    if (const auto ab = pair_of(p, n);
+        ab && p.contains("bandwidth_gbits_per_s") && p["bandwidth_gbits_per_s"].is_number()) {
+      const double gbits = p["bandwidth_gbits_per_s"].get<double>();
+      v.bandwidth[ab->first][ab->second] = v.bandwidth[ab->second][ab->first] = gbits;
+    }
+  if (m.contains("bad_pairs") && m["bad_pairs"].is_array())
+    for (const auto &b : m["bad_pairs"])
+      if (const auto ab = pair_of(b, n)) {
+        v.bad[ab->first][ab->second] = v.bad[ab->second][ab->first] = true;
+        v.bad_rows.push_back({v.labels[ab->first] + " <-> " + v.labels[ab->second],
+                              b.contains("why") ? text(b["why"]) : ""});
+      }
+  if (m.contains("findings") && m["findings"].is_array())
+    for (const auto &f : m["findings"])
+      if (f.is_object() && f.contains("text"))
+        v.finding_rows.push_back({f.contains("kind") ? text(f["kind"]) : "", text(f["text"])});
+  return v;
+}
+
+void nic_matrix_section(Page &page, const analysis::RunSet &runs) {
+  bool headed = false;
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records) {
+      if (r.status != Status::ok || !r.key.ends_with("pair_matrix"))
+        continue;
+      const auto v = pair_matrix_view(r.metrics);
+      if (!v || v->labels.empty())
+        continue;
+      if (!headed) {
+        page.heading("NIC pair matrices");
+        page.para("Bandwidth of every pair tested (both halves of the symmetric matrix); bad "
+                  "pairs by the run's thresholds (ClusterKit's defaults: latency over 2.1x the "
+                  "fleet minimum, bandwidth under 93% of its maximum) are marked, then what the "
+                  "retests against known-good partners named.");
+        headed = true;
+      }
+      const std::string id = r.key + " (" + r.run + ")";
+      page.html += "<figure>" + heat_map(id, v->labels, v->labels, v->bandwidth, v->bad, "Gb/s") +
+                   "</figure>\n";
+      page.md += fmt::format("**{}**: {} endpoints, {} bad pairs, {} findings\n\n", id,
+                             v->labels.size(), v->bad_rows.size() - 1, v->finding_rows.size() - 1);
+      if (v->bad_rows.size() > 1)
+        page.table(v->bad_rows);
+      if (v->finding_rows.size() > 1)
+        page.table(v->finding_rows);
+    }
+}
+
 // ---------------------------------------------------------------- comparison
 void comparison_section(Page &page, const compare::Comparison &c) {
   page.heading("Summary per family");
@@ -478,6 +567,7 @@ Report build_report(const ReportInput &in) {
     gemm_section(page, *in.runs);
     bandwidth_section(page, *in.runs);
     pair_section(page, *in.runs);
+    nic_matrix_section(page, *in.runs);
   }
   if (in.comparison)
     comparison_section(page, *in.comparison);

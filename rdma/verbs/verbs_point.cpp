@@ -188,12 +188,16 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
     // Soft-RoCE: memcpy stores the first 32 bytes of 1 MiB last).
     if (bidirectional(s))
       wait_client_ready(store, prefix, s);
+    // This side's port too: a bad cable or switch port may show on either end only.
+    const PortCounters before = counters_of(ep);
     const ServeResult served =
         serve(ep, traffic_shape(s, ep), s.pattern, abort, s.serve_deadline_s);
+    const PortCounters after = counters_of(ep);
     result = check_received(ep, s, true).to_json();
     result["messages"] = served.messages;
     result["active_s"] = served.active_s;
     result["device"] = ep.device_name();
+    result["port_counter_deltas"] = counter_deltas(before, after);
   } catch (const std::exception &e) {
     if (!ready_sent)
       store.set(prefix + "server_ready", std::string("error: ") + e.what());
@@ -289,6 +293,8 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
         out.metrics["bandwidth_gbits_per_s"].get<double>() + peer_gbits;
   }
   out.metrics["server_messages"] = server.messages;
+  if (server.port_counter_deltas)
+    out.metrics["peer_port_counter_deltas"] = *server.port_counter_deltas;
   out.device = {{"nic", ep.device_name()}, {"port", s.port}};
   if (ep.numa_node() >= 0) // -1: the device does not say (Soft-RoCE, one-node machines)
     out.device["numa"] = ep.numa_node();
@@ -337,30 +343,41 @@ std::optional<std::string> verbs_waive_reason(const RunContext &ctx, const Verbs
   return std::nullopt;
 }
 
+std::vector<std::string> verbs_device_names(std::string &why_none) {
+  return list_verbs_devices(why_none);
+}
+
+Outcome run_verbs_side(RunContext &ctx, const VerbsPointSpec &spec, Store &store,
+                       const std::string &prefix, bool client) {
+  // The other rank answers within the run's peer timeout (--store-timeout) or is reported.
+  // The server waits for the client's measurement: at most about twice its time budget.
+  VerbsPointSpec s = spec;
+  s.peer_timeout_s = ctx.peer_timeout_s();
+  s.serve_deadline_s = s.peer_timeout_s + 2 * ctx.measure_spec().time_budget_s;
+  if (client)
+    return run_client(ctx, s, store, prefix);
+  const std::atomic<bool> never{false};
+  nlohmann::json result;
+  run_server(s, store, prefix, ctx.topology().get(), never, &result);
+  if (result.contains("error"))
+    throw BackendError(result["error"].get<std::string>());
+  Outcome out;
+  out.metrics = {{"role", "server"},
+                 {"messages_served", result["messages"]},
+                 {"port_counter_deltas", result["port_counter_deltas"]}};
+  out.device = {{"nic", result["device"]}, {"port", s.port}};
+  if (ctx.verify())
+    DataCheck::from_json(result).conclude(out);
+  return out;
+}
+
 Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec) {
   if (const auto why = verbs_waive_reason(ctx, spec))
     return Outcome::waived(*why);
   const std::string prefix = fmt::format("rdma/{}/", spec.point_id);
   if (spec.mode == "ranks") {
-    // The other rank answers within the run's peer timeout (--store-timeout) or is reported.
-    // The server waits for the client's measurement: at most about twice its time budget.
-    VerbsPointSpec s = spec;
-    s.peer_timeout_s = ctx.peer_timeout_s();
-    s.serve_deadline_s = s.peer_timeout_s + 2 * ctx.measure_spec().time_budget_s;
     try {
-      if (ctx.rank() == 0)
-        return run_client(ctx, s, *ctx.store(), prefix);
-      const std::atomic<bool> never{false};
-      nlohmann::json result;
-      run_server(s, *ctx.store(), prefix, ctx.topology().get(), never, &result);
-      if (result.contains("error"))
-        throw BackendError(result["error"].get<std::string>());
-      Outcome out;
-      out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
-      out.device = {{"nic", result["device"]}, {"port", s.port}};
-      if (ctx.verify())
-        DataCheck::from_json(result).conclude(out);
-      return out;
+      return run_verbs_side(ctx, spec, *ctx.store(), prefix, ctx.rank() == 0);
     } catch (const InputError &) {
       throw;
     } catch (const std::exception &e) {

@@ -50,6 +50,28 @@ perftest_pair() { # name, port, tool args...
 }
 step perftest_write_bw perftest_pair write_bw 18515 ib_write_bw -d rxe0 -x 0 -F -s 65536 -n 2000 --report_gbits
 step perftest_write_lat perftest_pair write_lat 18516 ib_write_lat -d rxe0 -x 0 -F -s 8 -n 2000
+step perftest_read_bw perftest_pair read_bw 18517 ib_read_bw -d rxe0 -x 0 -F -s 65536 -n 2000 --report_gbits
+step perftest_read_lat perftest_pair read_lat 18518 ib_read_lat -d rxe0 -x 0 -F -s 8 -n 2000
+step perftest_send_bw perftest_pair send_bw 18519 ib_send_bw -d rxe0 -x 0 -F -s 65536 -n 2000 --report_gbits
+step perftest_send_lat perftest_pair send_lat 18520 ib_send_lat -d rxe0 -x 0 -F -s 8 -n 2000
+
+# rdma.pair_matrix over verbs: four railgauge processes standing for four nodes
+# (node_identity=rank), every NIC of the guest (rxe0, rxe1) a rail: 2 x 6 pairs in 3 rounds,
+# then the retests of whatever the emulation's noise made look bad.
+pair_matrix() {
+  rm -rf runs_matrix
+  for r in 0 1 2 3; do
+    SLURM_NTASKS=4 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=softroce-matrix \
+      /rg/railgauge rdma --filter rdma.pair_matrix -a node_identity=rank \
+      -a bandwidth_size_bytes=65536 --time-budget 0.3 --out runs_matrix -q \
+      --store tcp://127.0.0.1:18602 --store-timeout 120 > "railgauge_matrix_$r.log" 2>&1 &
+    eval "pid$r=\$!"
+  done
+  rc=0
+  for r in 0 1 2 3; do eval "wait \$pid$r" || rc=1; done
+  [ $rc -eq 0 ] && grep -q '"status":"ok"' runs_matrix/*/rank-00000/records.jsonl
+}
+step pair_matrix pair_matrix
 # A verbs pair (rdma.write_bw, two railgauge processes started as srun starts them) whose rank 1
 # is SIGKILLed mid-point: rank 0 must name it and exit 3 within its timeout. The host validates
 # both ranks' records afterwards (softroce_vm.sh).

@@ -26,21 +26,22 @@ def pick(records, key, size, **params):
     return None
 
 
-def rows_of(ours, theirs, how):
+def rows_of(ours, theirs, how, verbs):
     rows = []
-    bw_ours = pick(ours, "rdma.write_bw", 65536, direction="uni", qps=1)
-    bw_theirs = pick(theirs, "rdma.write_bw", 65536)
-    if bw_ours and bw_theirs:
-        rows.append((f"ib_write_bw 64 KiB, Gb/s (higher is better), railgauge {how}",
-                     bw_ours["metrics"]["bandwidth_gbits_per_s"],
-                     bw_theirs["metrics"]["bandwidth_gbits_per_s"]))
-    lat_ours = pick(ours, "rdma.write_lat", 8)
-    lat_theirs = pick(theirs, "rdma.write_lat", 8)
-    if lat_ours and lat_theirs:
-        for stat, label in (("min_s", "min"), ("p50_s", "median"), ("p99_s", "p99")):
-            rows.append((f"ib_write_lat 8 B {label}, us (lower is better), railgauge {how}",
-                         lat_ours["metrics"]["latency"][stat] * 1e6,
-                         lat_theirs["metrics"]["latency"][stat] * 1e6))
+    for verb in verbs:
+        bw_ours = pick(ours, f"rdma.{verb}_bw", 65536, direction="uni", qps=1)
+        bw_theirs = pick(theirs, f"rdma.{verb}_bw", 65536)
+        if bw_ours and bw_theirs:
+            rows.append((f"ib_{verb}_bw 64 KiB, Gb/s (higher is better), railgauge {how}",
+                         bw_ours["metrics"]["bandwidth_gbits_per_s"],
+                         bw_theirs["metrics"]["bandwidth_gbits_per_s"]))
+        lat_ours = pick(ours, f"rdma.{verb}_lat", 8)
+        lat_theirs = pick(theirs, f"rdma.{verb}_lat", 8)
+        if lat_ours and lat_theirs:
+            for stat, label in (("min_s", "min"), ("p50_s", "median"), ("p99_s", "p99")):
+                rows.append((f"ib_{verb}_lat 8 B {label}, us (lower is better), railgauge {how}",
+                             lat_ours["metrics"]["latency"][stat] * 1e6,
+                             lat_theirs["metrics"]["latency"][stat] * 1e6))
     return rows
 
 
@@ -48,8 +49,10 @@ def main(out_dir):
     theirs = [r for r in load(f"{out_dir}/perftest_*.jsonl")
               if not r["params"]["source"].endswith("_server.txt")]
     # Both ends in one process (loopback), and each end in its own process as perftest runs.
-    rows = rows_of(load(f"{out_dir}/runs/*/records.jsonl"), theirs, "loopback")
-    ranks = rows_of(load(f"{out_dir}/runs_ranks/*/rank-00000/records.jsonl"), theirs, "2 ranks")
+    verbs = ("write", "read", "send")
+    rows = rows_of(load(f"{out_dir}/runs/*/records.jsonl"), theirs, "loopback", verbs)
+    ranks = rows_of(load(f"{out_dir}/runs_ranks/*/rank-00000/records.jsonl"), theirs, "2 ranks",
+                    ("write",))
     print("Soft-RoCE (rdma_rxe) under QEMU TCG, 4 vCPUs on the host's cores: emulation is "
           "about 100x slower than hardware; compare only these ratios, measured in one VM.")
     print()
@@ -57,7 +60,7 @@ def main(out_dir):
     print("|---|---|---|---|")
     for label, a, b in rows + ranks:
         print(f"| {label} | {a:.4g} | {b:.4g} | {a / b:.2f} |")
-    return 0 if len(rows) == 4 and len(ranks) == 4 else 1
+    return 0 if len(rows) == 4 * len(verbs) and len(ranks) == 4 else 1
 
 
 if __name__ == "__main__":

@@ -205,6 +205,43 @@ TEST(Report, RunPageIsSelfContainedWithEverySection) {
   EXPECT_EQ(report::build_report(in).html, rep.html);
 }
 
+// rdma.pair_matrix's one record per matrix: a heat map over the NIC labels with the bad pair
+// marked, the bad pairs and the findings as tables; a record of another shape is left out.
+TEST(Report, NicPairMatrixRecordIsAHeatMapWithItsFindings) {
+  auto fleet = make_fleet({}, 1, 1);
+  Record r = fleet.runs[0].records.front();
+  r.key = "rdma.pair_matrix";
+  r.params = json::object();
+  r.metrics = {
+      {"endpoints", json::array({{{"endpoint", 0}, {"label", "node1/mlx5_0"}},
+                                 {{"endpoint", 1}, {"label", "node2/mlx5_0"}},
+                                 {{"endpoint", 2}, {"label", "node3/mlx5_0"}}})},
+      {"pairs", json::array({{{"endpoints", {0, 1}}, {"bandwidth_gbits_per_s", 390.0}},
+                             {{"endpoints", {0, 2}}, {"bandwidth_gbits_per_s", 180.0}},
+                             {{"endpoints", {1, 2}}, {"bandwidth_gbits_per_s", 185.0}},
+                             {{"endpoints", {1, 9}}, {"bandwidth_gbits_per_s", 1.0}}})},
+      {"bad_pairs", json::array({{{"endpoints", {0, 2}}, {"why", "bandwidth 180 Gb/s < 0.93"}},
+                                 {{"endpoints", {1, 2}}, {"why", "bandwidth 185 Gb/s < 0.93"}}})},
+      {"findings", json::array({{{"kind", "nic"}, {"text", "node3/mlx5_0: 2 of 2 retests bad"}}})}};
+  fleet.runs[0].records.push_back(r);
+  Record odd = r;
+  odd.metrics = {{"endpoints", 3}, {"pairs", {{"endpoints", "x"}}}};
+  fleet.runs[0].records.push_back(odd);
+  report::ReportInput in;
+  in.title = "matrix";
+  in.runs = &fleet;
+  const auto rep = report::build_report(in);
+  EXPECT_NE(rep.html.find("NIC pair matrices"), std::string::npos);
+  EXPECT_NE(rep.html.find("node1/mlx5_0 -&gt; node3/mlx5_0: 180 Gb/s"), std::string::npos)
+      << rep.html;
+  EXPECT_NE(rep.markdown.find("2 bad pairs, 1 findings"), std::string::npos) << rep.markdown;
+  EXPECT_NE(rep.markdown.find("| node1/mlx5_0 <-> node3/mlx5_0 | bandwidth 180 Gb/s < 0.93 |"),
+            std::string::npos)
+      << rep.markdown;
+  EXPECT_NE(rep.markdown.find("| nic | node3/mlx5_0: 2 of 2 retests bad |"), std::string::npos)
+      << rep.markdown;
+}
+
 TEST(Report, ComparisonPage) {
   const auto a = make_fleet({}, 2, 2);
   const auto b = scaled(make_fleet({}, 2, 2), "offload.h2d", "bandwidth_gbytes_per_s", 0.8);

@@ -184,3 +184,19 @@ TEST(Isolation, TwoNodeFleetIsInconclusive) {
 
 } // namespace
 } // namespace railgauge::rdma
+
+namespace railgauge::rdma {
+namespace {
+
+// More than half the pairs bad: the fleet reference is in doubt and a finding says so.
+TEST(Isolation, MostPairsBadIsAFleetFinding) {
+  EXPECT_FALSE(fleet_finding(12, 6)); // half: still a reference
+  EXPECT_FALSE(fleet_finding(1, 1));  // one pair is its own reference
+  const auto f = fleet_finding(12, 10);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->kind, "fleet");
+  EXPECT_NE(f->text.find("10 of 12 pairs are bad"), std::string::npos) << f->text;
+}
+
+} // namespace
+} // namespace railgauge::rdma

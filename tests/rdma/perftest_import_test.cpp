@@ -1,6 +1,6 @@
-// The perftest importer on real output: tests/fixtures/rdma/perftest/ holds ib_write_bw and
-// ib_write_lat output (perftest 4.5+0.17, Debian 12) taken on Soft-RoCE (rxe0) in the VM that
-// scripts/softroce_vm.sh boots; see the README there.
+// The perftest importer on real output: tests/fixtures/rdma/perftest/ holds
+// ib_{write,read,send}_{bw,lat} output (perftest 4.5+0.17, Debian 12) taken on Soft-RoCE (rxe0)
+// in the VM that scripts/softroce_vm.sh boots; see the README there.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -61,6 +61,57 @@ TEST(PerftestImport, WriteLatHasEveryStatisticInSeconds) {
   EXPECT_LE(l.at("p99_9_s").get<double>(), l.at("max_s").get<double>());
   EXPECT_LT(l.at("min_s").get<double>(), 1.0); // microseconds were scaled to seconds
   EXPECT_EQ(records[0].metrics.at("latency_definition"), "round trip / 2 (perftest)");
+}
+
+// Every verb's bandwidth and latency test, each under its own key with its own figures.
+TEST(PerftestImport, ReadAndSendBandwidthAndLatency) {
+  for (const char *verb : {"read", "send"}) {
+    const std::string v = verb;
+    const auto bw = import_perftest(fixture("ib_" + v + "_bw_rxe_client.txt"), "bw.txt");
+    ASSERT_EQ(bw.size(), 1u) << v;
+    EXPECT_EQ(bw[0].key, "rdma." + v + "_bw");
+    EXPECT_EQ(bw[0].params.at("tool"), "perftest ib_" + v + "_bw");
+    EXPECT_EQ(bw[0].params.at("size_bytes"), 65536);
+    EXPECT_GT(bw[0].metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0) << v;
+    EXPECT_GE(bw[0].metrics.at("bandwidth_peak_gbits_per_s").get<double>(),
+              bw[0].metrics.at("bandwidth_gbits_per_s").get<double>())
+        << v;
+    const auto lat = import_perftest(fixture("ib_" + v + "_lat_rxe_client.txt"), "lat.txt");
+    ASSERT_EQ(lat.size(), 1u) << v;
+    EXPECT_EQ(lat[0].key, "rdma." + v + "_lat");
+    const auto &l = lat[0].metrics.at("latency");
+    EXPECT_LE(l.at("min_s").get<double>(), l.at("p50_s").get<double>()) << v;
+    EXPECT_LE(l.at("p99_s").get<double>(), l.at("p99_9_s").get<double>()) << v;
+    EXPECT_LE(l.at("p99_9_s").get<double>(), l.at("max_s").get<double>()) << v;
+    // perftest's convention, which railgauge's own records follow.
+    EXPECT_EQ(lat[0].metrics.at("latency_definition"),
+              v == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)");
+  }
+  // ib_read_lat printed 20.89 us minimum and 36.18 us typical in that run.
+  const auto read = import_perftest(fixture("ib_read_lat_rxe_client.txt"), "lat.txt");
+  EXPECT_DOUBLE_EQ(read[0].metrics.at("latency").at("min_s").get<double>(), 20.89e-6);
+  EXPECT_DOUBLE_EQ(read[0].metrics.at("latency").at("p50_s").get<double>(), 36.18e-6);
+}
+
+// ib_send_bw's server prints "BW peak 0.00" beside a real average: no peak, not a zero peak.
+TEST(PerftestImport, SendBwServerPeakOfZeroIsLeftOut) {
+  const auto r = import_perftest(fixture("ib_send_bw_rxe_server.txt"), "srv.txt").at(0);
+  EXPECT_EQ(r.key, "rdma.send_bw");
+  EXPECT_GT(r.metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0);
+  EXPECT_FALSE(r.metrics.contains("bandwidth_peak_gbits_per_s")) << r.metrics.dump();
+}
+
+// ib_read_lat's server has no table: the error says to import the client's output.
+TEST(PerftestImport, ReadLatServerSaysTheClientHasTheResults) {
+  try {
+    import_perftest(fixture("ib_read_lat_rxe_server.txt"), "srv.txt");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("prints its results on the client only"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.where(), "srv.txt");
+  }
 }
 
 TEST(PerftestImport, MibPerSecondIsConvertedToGbits) {

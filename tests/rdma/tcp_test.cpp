@@ -14,6 +14,7 @@
 #include "rdma/tcp/tcp_point.h"
 #include "rdma/tcp/tcp_socket.h"
 #include "tests/support/quick_run_context.h"
+#include "tests/support/thread_ranks.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -168,57 +169,31 @@ TEST_F(TcpBaseline, BindsOnlyToTheNamedAddressAndBoundsSizes) {
   EXPECT_TRUE(tcp_waive_reason(ctx_, s).has_value()); // one rank, no store
 }
 
-// Google Benchmark keeps one registry per process: ranks as threads time with a plain loop.
-class LoopSampler final : public Sampler {
-public:
-  std::string_view name() const override { return "loop"; }
-  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override {
-    std::vector<double> out;
-    for (int i = 0; i < n; ++i)
-      out.push_back(timer.time_batch_s(op, batch));
-    return out;
-  }
-};
-
 TEST(TcpPairMatrix, FourRanksAsThreadsTestEveryPairOnce) {
   constexpr int kRanks = 4;
   MemoryStore store;
-  Topology topology = Topology::load_this_machine();
-  std::vector<Outcome> outs(kRanks);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < kRanks; ++r)
-    threads.emplace_back([&, r] {
-      LoopSampler sampler;
-      RunContext ctx(topology, sampler, "test", r);
-      MeasureSpec spec;
-      spec.warmup_runs = 1;
-      spec.min_samples = 3;
-      spec.max_samples = 10;
-      spec.time_budget_s = 0.02;
-      ctx.set_measure_spec(spec);
-      ctx.set_world(kRanks, &store);
-      auto bench = make_tcp_pair_matrix();
-      Point p;
-      for (const Axis &a : bench->axes())
-        p.set(a.name, a.defaults.front());
-      EXPECT_FALSE(bench->supported(ctx, p).has_value());
-      outs[static_cast<std::size_t>(r)] = bench->run(ctx, p);
-    });
-  for (auto &t : threads)
-    t.join();
+  const auto outs = testing::run_ranks_as_threads(
+      kRanks, store, testing::brief_measure_spec(), [](RunContext &ctx) {
+        auto bench = make_tcp_pair_matrix();
+        Point p;
+        for (const Axis &a : bench->axes())
+          p.set(a.name, a.defaults.front());
+        EXPECT_FALSE(bench->supported(ctx, p).has_value());
+        return bench->run(ctx, p);
+      });
   const auto &m = outs[0].metrics;
   ASSERT_TRUE(m.contains("pairs")) << m.dump();
   EXPECT_EQ(m.at("pairs").size(), 6u); // 4 choose 2
   EXPECT_EQ(m.at("rounds"), 3);        // n - 1
   std::set<std::pair<int, int>> seen;
   for (const auto &pr : m.at("pairs")) {
-    seen.insert({pr.at("ranks")[0].get<int>(), pr.at("ranks")[1].get<int>()});
+    seen.insert({pr.at("endpoints")[0].get<int>(), pr.at("endpoints")[1].get<int>()});
     EXPECT_GT(pr.at("latency_p50_s").get<double>(), 0.0) << pr.dump();
     EXPECT_GT(pr.at("bandwidth_gbits_per_s").get<double>(), 0.0) << pr.dump();
   }
   EXPECT_EQ(seen.size(), 6u);
   for (int r = 0; r < kRanks; ++r)
-    EXPECT_GE(outs[static_cast<std::size_t>(r)].metrics.at("pairs_tested_by_this_rank").get<int>(),
+    EXPECT_GE(outs[static_cast<std::size_t>(r)].metrics.at("pairs_played_by_this_rank").get<int>(),
               3);
 }
 

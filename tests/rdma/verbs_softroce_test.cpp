@@ -13,9 +13,12 @@
 #include "harness/cuda/device.h"
 #include "harness/store/memory_store.h"
 #include "rdma/gid_select.h"
+#include "rdma/matrix_endpoints.h"
 #include "rdma/verbs/endpoint.h"
+#include "rdma/verbs_benchmark.h"
 #include "rdma/verbs_point.h"
 #include "tests/support/quick_run_context.h"
+#include "tests/support/thread_ranks.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -169,6 +172,48 @@ TEST_F(VerbsSoftRoce, TwoRanksAsThreadsThroughTheStore) {
       EXPECT_EQ(server_out.status, Status::ok) << server_out.reason.value_or("");
       EXPECT_EQ(server_out.metrics.at("role"), "server");
     }
+  }
+}
+
+// rdma.pair_matrix over real verbs: four ranks as threads, each standing for a node
+// (node_identity=rank), every ACTIVE device a rail (rxe0 and rxe1 in the VM). Every pair is
+// measured with data checks; the matrix's verdicts depend on the emulation's noise and are not
+// asserted, only that every pair ran and the retests and findings are well-formed.
+TEST_F(VerbsSoftRoce, PairMatrixOfFourRanksOverEveryNic) {
+  std::string why;
+  const auto rails = active_devices("/sys", devices_, 1, why);
+  ASSERT_FALSE(rails.empty()) << why;
+  MemoryStore store;
+  const auto outs =
+      testing::run_ranks_as_threads(4, store, testing::brief_measure_spec(), [](RunContext &ctx) {
+        auto bench = make_verbs_pair_matrix();
+        Point p;
+        for (const Axis &a : bench->axes())
+          p.set(a.name, a.defaults.front());
+        p.set("node_identity", std::string("rank"));
+        p.set("bandwidth_size_bytes", std::int64_t{65536});
+        return bench->run(ctx, p);
+      });
+  for (const Outcome &o : outs)
+    ASSERT_EQ(o.status, Status::ok) << o.reason.value_or("");
+  const auto &m = outs[0].metrics;
+  ASSERT_TRUE(m.contains("pairs")) << m.dump();
+  EXPECT_EQ(m.at("endpoints").size(), 4 * rails.size());
+  EXPECT_EQ(m.at("pairs").size(), 6 * rails.size()); // C(4,2) node pairs per rail
+  for (const auto &pair : m.at("pairs")) {
+    EXPECT_FALSE(pair.contains("error")) << pair.dump();
+    EXPECT_GT(pair.at("latency_p50_s").get<double>(), 0.0) << pair.dump();
+    EXPECT_GT(pair.at("bandwidth_gbits_per_s").get<double>(), 0.0) << pair.dump();
+  }
+  for (const auto &f : m.at("findings"))
+    EXPECT_FALSE(f.at("text").get<std::string>().empty());
+  for (const Outcome &o : outs) {
+    EXPECT_GE(o.metrics.at("this_rank_pairs").size(), 3 * rails.size());
+    // Every rank's own ports, summed over its pairs, where the rules for rdma.* points look.
+    const auto &c = o.metrics.at("port_counter_deltas");
+    EXPECT_EQ(c.at("devices").size(), rails.size()) << c.dump();
+    if (c.contains("hw_counters") && c.at("hw_counters").contains("rcvd_pkts")) // rxe has it
+      EXPECT_GT(c.at("hw_counters").at("rcvd_pkts").get<std::int64_t>(), 0) << c.dump();
   }
 }
 

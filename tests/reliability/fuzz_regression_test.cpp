@@ -22,9 +22,9 @@
 #include "harness/suite.h"
 #include "offload/nvbandwidth_import.h"
 #include "rdma/endpoint_info.h"
+#include "rdma/pair_report.h"
 #include "rdma/peer_result.h"
 #include "rdma/perftest_import.h"
-#include "rdma/tcp/pair_report.h"
 #include "rdma/tcp/tcp_socket.h"
 #include "tests/reliability/temp_dir.h"
 
@@ -215,7 +215,8 @@ TEST(FuzzRegressions, TcpPeerEndpointIsDecodedOrABackendError) {
 TEST(FuzzRegressions, PeerResultIsDecodedOrABackendError) {
   for (const char *bad : {R"({"problems": [1], "messages": 3})", R"({"problems": []})",
                           R"({"problems": [], "messages": -1})", R"({"error": 7})", "[1]",
-                          R"({"problems": [], "messages": 1, "active_s": "0.5"})"}) {
+                          R"({"problems": [], "messages": 1, "active_s": "0.5"})",
+                          R"({"problems": [], "messages": 1, "port_counter_deltas": [1]})"}) {
     const auto e = backend_error_in([&] { rdma::PeerResult::parse(bad); });
     EXPECT_NE(e.find("malformed result from the peer"), std::string::npos) << bad << ": " << e;
   }
@@ -223,34 +224,46 @@ TEST(FuzzRegressions, PeerResultIsDecodedOrABackendError) {
   EXPECT_EQ(failed.error, "TCP accept: timed out");
   const auto ok = rdma::PeerResult::parse(
       R"({"problems": ["x: 1 of 8 bytes differ"], "wrong_bytes": 1, "messages": 12,
-          "active_s": 0.5, "device": "rxe0"})");
+          "active_s": 0.5, "device": "rxe0",
+          "port_counter_deltas": {"hw_counters": {"duplicate_request": 3}}})");
   EXPECT_EQ(ok.messages, 12u);
   EXPECT_EQ(ok.checked.wrong_bytes, 1u);
   EXPECT_EQ(ok.active_s, 0.5);
+  ASSERT_TRUE(ok.port_counter_deltas);
+  EXPECT_EQ((*ok.port_counter_deltas)["hw_counters"]["duplicate_request"], 3);
   EXPECT_EQ(rdma::PeerResult::parse(ok.to_json().dump()).to_json(), ok.to_json());
 }
 
-// A rank's pair matrix report: {} made every rank read a missing key through a const
+// A rank's pair matrix reports: {} made every rank read a missing key through a const
 // operator[] (undefined), and a pair outside the round indexed the endpoint list out of range.
 TEST(FuzzRegressions, PairReportIsOfTheRoundAndItsSenderOrABackendError) {
   const rdma::Round round = {{0, 3}, {1, 2}};
+  const std::vector<int> owner = {0, 1, 2, 3};
   for (const auto &[from, text] : std::vector<std::pair<int, std::string>>{
-           {3, "{}"},
-           {3, R"({"a": 0, "b": 7, "latency_s": 1e-5, "bandwidth_gbits_per_s": 9})"},
-           {2, R"({"a": 0, "b": 3, "latency_s": 1e-5, "bandwidth_gbits_per_s": 9})"},
-           {3, R"({"a": 0, "b": 3, "latency_s": -1, "bandwidth_gbits_per_s": 9})"},
+           {3, "[{}]"},
+           {3, "null"},
+           {3, R"([{"a": 0, "b": 7, "latency_s": 1e-5, "bandwidth_gbits_per_s": 9}])"},
+           {2, R"([{"a": 0, "b": 3, "latency_s": 1e-5, "bandwidth_gbits_per_s": 9}])"},
+           {3, R"([{"a": 0, "b": 3, "latency_s": -1, "bandwidth_gbits_per_s": 9}])"},
+           {3, R"([{"a": 0, "b": 3, "latency_s": 1, "bandwidth_gbits_per_s": 9},
+                  {"a": 0, "b": 3, "latency_s": 1, "bandwidth_gbits_per_s": 9}])"},
            {3, "not json"}}) {
-    const auto e = backend_error_in([&] { rdma::decode_pair_report(text, from, round); });
+    const auto e = backend_error_in([&] { rdma::decode_pair_reports(text, from, round, owner); });
     EXPECT_NE(e.find("rank " + std::to_string(from) + " sent a malformed pair matrix report"),
               std::string::npos)
         << text << ": " << e;
   }
-  EXPECT_FALSE(rdma::decode_pair_report("null", 0, round));
+  EXPECT_TRUE(rdma::decode_pair_reports("[]", 0, round, owner).empty());
   const rdma::PairReport sent{{{1, 2}, 2e-5, 9.5}, ""};
-  const auto got = rdma::decode_pair_report(rdma::encode_pair_report(sent), 2, round);
-  ASSERT_TRUE(got);
-  EXPECT_EQ(got->result.pair, (rdma::EndpointPair{1, 2}));
-  EXPECT_EQ(got->result.bandwidth_gbits_per_s, 9.5);
+  const auto got = rdma::decode_pair_reports(rdma::encode_pair_reports({sent}), 2, round, owner);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].result.pair, (rdma::EndpointPair{1, 2}));
+  EXPECT_EQ(got[0].result.bandwidth_gbits_per_s, 9.5);
+  // Two NICs per rank: rank 1 owns endpoints 2 and 3 and measures both pairs.
+  const auto both = rdma::decode_pair_reports(
+      rdma::encode_pair_reports({{{{0, 3}, 1e-5, 9}, ""}, {{{1, 2}, 1e-5, 9}, ""}}), 1, round,
+      {0, 0, 1, 1});
+  EXPECT_EQ(both.size(), 2u);
 }
 
 // ---- the JSON files `railgauge report` reads ---------------------------------------------------

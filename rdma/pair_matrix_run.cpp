@@ -1,0 +1,199 @@
+#include "rdma/pair_matrix_run.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/error.h"
+#include "rdma/pair_report.h"
+
+namespace railgauge::rdma {
+namespace {
+
+class MatrixRun {
+public:
+  MatrixRun(RunContext &ctx, Store &store, const MatrixEndpoints &eps, const PairMatrixSpec &spec,
+            const PairSideFn &side)
+      : ctx_(ctx), store_(store), eps_(eps), spec_(spec), side_(side) {}
+
+  // Runs every round; returns every pair's report on every rank.
+  std::vector<PairReport> run_rounds(const std::vector<Round> &rounds, const std::string &tag) {
+    std::vector<PairReport> reports;
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      std::vector<std::string> all;
+      try {
+        all = store_all_gather(store_, fmt::format("{}{}/round{}", spec_.prefix, tag, r),
+                               ctx_.rank(), ctx_.world_size(),
+                               encode_pair_reports(play(rounds[r], tag)), round_timeout(rounds[r]));
+      } catch (const StoreTimeout &e) {
+        // A rank that does not reach the end of a round died or hangs: the matrix cannot go on
+        // (its later pairs would wait for it too), and the run stops naming it.
+        throw PeerLost(fmt::format("pair matrix, {}round {} of {}: {}",
+                                   tag == "matrix" ? "" : tag + " ", r + 1, rounds.size(),
+                                   e.what()));
+      }
+      for (std::size_t from = 0; from < all.size(); ++from)
+        for (PairReport &report :
+             decode_pair_reports(all[from], static_cast<int>(from), rounds[r], eps_.owner_rank))
+          reports.push_back(std::move(report));
+    }
+    return reports;
+  }
+
+  int pairs_played() const { return pairs_played_; }
+
+private:
+  int owner(int endpoint) const { return eps_.owner_rank[static_cast<std::size_t>(endpoint)]; }
+
+  // This rank's pairs of the round, in the round's order; the reports of those it measured.
+  std::vector<PairReport> play(const Round &round, const std::string &tag) {
+    std::vector<PairReport> mine;
+    for (const EndpointPair &pair : round) {
+      const bool measuring = owner(pair.second) == ctx_.rank();
+      if (!measuring && owner(pair.first) != ctx_.rank())
+        continue;
+      ++pairs_played_;
+      const std::string prefix =
+          fmt::format("{}{}/{}-{}/", spec_.prefix, tag, pair.first, pair.second);
+      if (!measuring) {
+        try {
+          side_(pair, false, prefix);
+        } catch (const std::exception &) {
+          // The measuring side reports the pair's failure (it sees it too, or times out).
+        }
+        continue;
+      }
+      PairReport report{{pair, 0.0, 0.0}, ""};
+      try {
+        const PairResult got = side_(pair, true, prefix);
+        report.result.latency_s = got.latency_s;
+        report.result.bandwidth_gbits_per_s = got.bandwidth_gbits_per_s;
+      } catch (const std::exception &e) {
+        report.error = e.what(); // a pair that fails is a bad pair, not a failed matrix
+      }
+      mine.push_back(std::move(report));
+    }
+    return mine;
+  }
+
+  // The busiest rank of the round plays its pairs one after another; one more peer timeout of
+  // slack for the all-gather itself.
+  Milliseconds round_timeout(const Round &round) const {
+    std::map<int, int> pairs_of_rank;
+    int busiest = 0;
+    for (const auto &[a, b] : round) {
+      busiest = std::max(busiest, ++pairs_of_rank[owner(a)]);
+      busiest = std::max(busiest, ++pairs_of_rank[owner(b)]);
+    }
+    const double s = busiest * spec_.pair_timeout_s + ctx_.peer_timeout_s();
+    return Milliseconds(static_cast<long long>(s * 1000));
+  }
+
+  RunContext &ctx_;
+  Store &store_;
+  const MatrixEndpoints &eps_;
+  const PairMatrixSpec &spec_;
+  const PairSideFn &side_;
+  int pairs_played_ = 0;
+};
+
+std::vector<PairResult> results_of(const std::vector<PairReport> &reports) {
+  std::vector<PairResult> results;
+  for (const auto &r : reports)
+    results.push_back(r.result);
+  return results;
+}
+
+nlohmann::json pairs_json(const std::vector<PairReport> &reports) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto &r : reports) {
+    nlohmann::json p = {{"endpoints", {r.result.pair.first, r.result.pair.second}},
+                        {"latency_p50_s", r.result.latency_s},
+                        {"bandwidth_gbits_per_s", r.result.bandwidth_gbits_per_s}};
+    if (!r.error.empty())
+      p["error"] = r.error;
+    j.push_back(std::move(p));
+  }
+  return j;
+}
+
+nlohmann::json labels_json(const MatrixEndpoints &eps, const std::vector<int> &which) {
+  nlohmann::json j = nlohmann::json::array();
+  for (int e : which)
+    j.push_back(eps.endpoints[static_cast<std::size_t>(e)].label);
+  return j;
+}
+
+} // namespace
+
+std::vector<Axis> pair_matrix_axes() {
+  return {
+      {"latency_size_bytes", AxisType::bytes, "Ping-pong message size", {std::int64_t{8}}, {}},
+      {"bandwidth_size_bytes",
+       AxisType::bytes,
+       "Streaming message size",
+       {std::int64_t{1048576}},
+       {}},
+      {"latency_factor", AxisType::real, "Bad: latency above this x the fleet minimum", {2.1}, {}},
+      {"bandwidth_fraction",
+       AxisType::real,
+       "Bad: bandwidth below this fraction of the fleet maximum",
+       {0.93},
+       {}}};
+}
+
+PairThresholds thresholds_of(const Point &p) {
+  return {p.real("latency_factor"), p.real("bandwidth_fraction")};
+}
+
+Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &eps,
+                        const PairMatrixSpec &spec, const PairSideFn &side) {
+  MatrixRun m(ctx, store, eps, spec, side);
+  const auto rounds = fabric_rounds(eps.endpoints, spec.mode);
+  const auto matrix = m.run_rounds(rounds, "matrix");
+  const auto results = results_of(matrix);
+  const auto bad = find_bad_pairs(results, spec.thresholds);
+  const auto plan = plan_isolation(eps.endpoints, bad, spec.mode);
+  const auto retests = m.run_rounds(pack_rounds(plan.retests), "retest");
+  const auto ref = fleet_reference(results);
+  auto findings =
+      conclude_isolation(eps.endpoints, bad, plan, results_of(retests), ref, spec.thresholds);
+  if (auto fleet = fleet_finding(results.size(), bad.size()))
+    findings.insert(findings.begin(), std::move(*fleet));
+
+  Outcome out;
+  out.metrics = {{"pairs_played_by_this_rank", m.pairs_played()}};
+  if (ctx.rank() != 0)
+    return out;
+  nlohmann::json endpoints_j = nlohmann::json::array(), bad_j = nlohmann::json::array(),
+                 findings_j = nlohmann::json::array();
+  for (std::size_t i = 0; i < eps.endpoints.size(); ++i)
+    endpoints_j.push_back({{"endpoint", i},
+                           {"rank", eps.owner_rank[i]},
+                           {"node", eps.endpoints[i].node},
+                           {"rail", eps.endpoints[i].rail},
+                           {"label", eps.endpoints[i].label}});
+  for (const auto &b : bad)
+    bad_j.push_back({{"endpoints", {b.pair.first, b.pair.second}},
+                     {"labels", labels_json(eps, {b.pair.first, b.pair.second})},
+                     {"why", b.why}});
+  for (const auto &f : findings)
+    findings_j.push_back({{"kind", f.kind},
+                          {"endpoints", f.endpoints},
+                          {"labels", labels_json(eps, f.endpoints)},
+                          {"text", f.text}});
+  out.metrics["endpoints"] = endpoints_j;
+  out.metrics["pairing"] = spec.mode == PairMode::rail_aligned ? "rail_aligned" : "all_to_all";
+  out.metrics["rounds"] = rounds.size();
+  out.metrics["pairs"] = pairs_json(matrix);
+  out.metrics["fleet_min_latency_s"] = ref.min_latency_s;
+  out.metrics["fleet_max_bandwidth_gbits_per_s"] = ref.max_bandwidth_gbits_per_s;
+  out.metrics["bad_pairs"] = bad_j;
+  out.metrics["retests"] = pairs_json(retests);
+  out.metrics["findings"] = findings_j;
+  return out;
+}
+
+} // namespace railgauge::rdma

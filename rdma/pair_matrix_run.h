@@ -1,0 +1,52 @@
+#pragma once
+// A pair matrix run over any transport: rdma.tcp_pair_matrix (sockets, one endpoint per rank) and
+// rdma.pair_matrix (verbs, one endpoint per NIC, several per rank). The rounds come from
+// pair_matrix.h. Within a round a rank plays its pairs one after another in the round's order,
+// which cannot deadlock: the lowest pair not yet done always has both its ranks at it; pairs of
+// different ranks run at once. After each round the measuring sides' reports are all-gathered
+// through the Store, so every rank judges the same matrix; then the suspects of bad pairs are
+// re-tested against known-good endpoints and named. Every wait is bounded: a rank that does not
+// finish a round stops the matrix with PeerLost naming it.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/benchmark.h"
+#include "harness/record.h"
+#include "harness/run_context.h"
+#include "harness/store/store.h"
+#include "rdma/pair_matrix.h"
+
+namespace railgauge::rdma {
+
+struct MatrixEndpoints {
+  std::vector<FabricEndpoint> endpoints;
+  std::vector<int> owner_rank; // the rank that holds each endpoint
+};
+
+struct PairMatrixSpec {
+  std::string prefix; // store keys: unique per point and equal on every rank
+  PairMode mode = PairMode::rail_aligned;
+  PairThresholds thresholds;
+  // The longest one pair may take on its slowest side (both measurements, or the server's
+  // waits for a peer that is gone): a round is bounded by this x its busiest rank's pairs.
+  double pair_timeout_s = 0;
+};
+
+// The axes every pair matrix has: latency_size_bytes, bandwidth_size_bytes, latency_factor and
+// bandwidth_fraction (ClusterKit's defaults), and the thresholds they give.
+std::vector<Axis> pair_matrix_axes();
+PairThresholds thresholds_of(const Point &p);
+
+// One side of one pair, under its own store prefix. The measuring side (the owner of the pair's
+// second endpoint) returns the pair's p50 latency and bandwidth, and throws when the pair fails
+// (a failed pair is a bad pair, not a failed matrix); the serving side's return is not used.
+using PairSideFn = std::function<PairResult(const EndpointPair &pair, bool measuring,
+                                            const std::string &store_prefix)>;
+
+// The matrix and the retests; every rank's Outcome counts its pairs, rank 0's holds the
+// endpoints, every pair's figures, the bad pairs, the retests and the findings.
+Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &eps,
+                        const PairMatrixSpec &spec, const PairSideFn &side);
+
+} // namespace railgauge::rdma

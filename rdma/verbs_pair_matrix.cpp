@@ -1,0 +1,214 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/benchmark.h"
+#include "harness/error.h"
+#include "rdma/matrix_endpoints.h"
+#include "rdma/pair_matrix_run.h"
+#include "rdma/verbs_benchmark.h"
+#include "rdma/verbs_point.h"
+
+namespace railgauge::rdma {
+namespace {
+
+// The pair matrix over verbs (pair_matrix_run.h): every NIC of every rank is an endpoint (which
+// ones: matrix_endpoints.h); each pair measures WRITE (or READ, SEND) latency and then bandwidth,
+// the owner of the pair's second NIC measuring. Rank 0's record holds the matrix, the bad pairs
+// and the findings; every rank's record holds the port counters of its NICs' pairs that moved.
+class VerbsPairMatrix final : public Benchmark {
+public:
+  std::string_view key() const override { return "rdma.pair_matrix"; }
+  std::string_view description() const override {
+    return "Every NIC pair across nodes once (rail-aligned or all-to-all rounds of disjoint "
+           "pairs) over RC verbs: latency and bandwidth matrix, bad pairs (ClusterKit: >2.1x min "
+           "latency, <93% max bandwidth), suspects re-tested against known-good NICs and named";
+  }
+  std::vector<Axis> axes() const override {
+    std::vector<Axis> axes = pair_matrix_axes();
+    const std::vector<Axis> own = {
+        {"nics",
+         AxisType::text,
+         "all: every device with an ACTIVE port (one rank per node); local_rank: the device at "
+         "the rank's index on its host (one rank per GPU); or a comma list of names",
+         {std::string("all")},
+         {}},
+        {"node_identity",
+         AxisType::text,
+         "host: ranks on one host are one node; rank: every rank stands for a node",
+         {std::string("host")},
+         {"host", "rank"}},
+        {"pairing",
+         AxisType::text,
+         "rail_aligned: NIC i with NIC i of the other nodes; all_to_all: every NIC pair across "
+         "nodes",
+         {std::string("rail_aligned")},
+         {"rail_aligned", "all_to_all"}},
+        {"verb", AxisType::text, "RC operation", {std::string("write")}, {"write", "read", "send"}},
+        {"qps", AxisType::integer, "Queue pairs for bandwidth", {std::int64_t{1}}, {}},
+        {"port", AxisType::integer, "Port number (1-based)", {std::int64_t{1}}, {}},
+        {"gid_index",
+         AxisType::integer,
+         "GID index; -1 chooses (rdma.write_bw's rule)",
+         {std::int64_t{-1}},
+         {}},
+        {"traffic_class", AxisType::integer, "RoCE GRH traffic class", {std::int64_t{0}}, {}},
+        {"service_level", AxisType::integer, "InfiniBand service level", {std::int64_t{0}}, {}}};
+    axes.insert(axes.end(), own.begin(), own.end());
+    return axes;
+  }
+  std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
+    if (ctx.world_size() < 2 || ctx.store() == nullptr)
+      return fmt::format("a pair matrix needs at least 2 ranks and a store (this run has {}); "
+                         "launch one rank per node (or per GPU with nics=local_rank) with "
+                         "mpirun/srun",
+                         ctx.world_size());
+    return std::nullopt;
+  }
+  Outcome run(RunContext &ctx, const Point &p) override;
+
+private:
+  int points_run_ = 0;
+};
+
+Verb verb_of(const std::string &text) {
+  return text == "read" ? Verb::read : text == "send" ? Verb::send : Verb::write;
+}
+
+// The counters that moved, without the many that did not.
+nlohmann::json moved(const nlohmann::json &deltas) {
+  if (deltas.is_object()) {
+    nlohmann::json kept = nlohmann::json::object();
+    for (const auto &[name, value] : deltas.items())
+      if (nlohmann::json m = moved(value); !m.is_null())
+        kept[name] = std::move(m);
+    return kept.empty() ? nlohmann::json() : kept;
+  }
+  return deltas.is_number() && deltas.get<double>() == 0 ? nlohmann::json() : deltas;
+}
+
+// This rank's own ports' counters summed over every pair it played, shaped like one point's
+// port_counter_deltas, so that the rules that judge rdma.* points (a link downed, symbol errors,
+// CNPs, ...) judge the matrix too; which NIC and which pair: this_rank_pairs.
+void add_counters(nlohmann::json &total, const nlohmann::json &deltas) {
+  if (!deltas.is_object())
+    return;
+  for (const char *group : {"counters", "hw_counters", "netdev_counters"})
+    if (deltas.contains(group) && deltas.at(group).is_object())
+      for (const auto &[name, value] : deltas.at(group).items())
+        if (value.is_number_integer())
+          total[group][name] =
+              total[group].value(name, std::int64_t{0}) + value.get<std::int64_t>();
+  if (deltas.contains("device")) {
+    auto &devices = total["devices"];
+    if (std::find(devices.begin(), devices.end(), deltas.at("device")) == devices.end())
+      devices.push_back(deltas.at("device"));
+  }
+}
+
+Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
+  PairMatrixSpec spec;
+  spec.prefix = fmt::format("nic_pairs/{}/", points_run_++);
+  spec.mode = p.text("pairing") == "all_to_all" ? PairMode::all_to_all : PairMode::rail_aligned;
+  spec.thresholds = thresholds_of(p);
+  // A pair's side waits at most a peer timeout for the other's connection data, then serves or
+  // measures for at most two time budgets, twice (latency, then bandwidth).
+  spec.pair_timeout_s = 2 * (2 * ctx.peer_timeout_s() + 2 * ctx.measure_spec().time_budget_s);
+  Store &store = *ctx.store();
+  const auto peer_timeout = Milliseconds(static_cast<long long>(ctx.peer_timeout_s() * 1000));
+
+  VerbsPointSpec base;
+  base.verb = verb_of(p.text("verb"));
+  base.mode = "ranks";
+  base.port = static_cast<unsigned>(p.integer("port"));
+  base.gid_index = static_cast<int>(p.integer("gid_index"));
+  base.traffic_class = static_cast<int>(p.integer("traffic_class"));
+  base.service_level = static_cast<int>(p.integer("service_level"));
+  base.qps = static_cast<int>(p.integer("qps"));
+  base.inline_bytes = base.verb == Verb::read ? 0 : 64;
+
+  RankNics mine{ctx.host(), {}, ""};
+  std::string why_none;
+  const auto devices = verbs_device_names(why_none);
+  mine.usable = active_devices(base.sysfs_root, devices, base.port, why_none);
+  mine.why_none = why_none;
+  const auto all = store_all_gather(store, spec.prefix + "nics", ctx.rank(), ctx.world_size(),
+                                    encode_rank_nics(mine), peer_timeout);
+  std::vector<RankNics> ranks;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    ranks.push_back(decode_rank_nics(all[r], static_cast<int>(r)));
+  const NicMatrixPlan plan =
+      plan_nic_matrix(ranks, p.text("nics"), p.text("node_identity") == "rank");
+  if (plan.waive)
+    return Outcome::waived(*plan.waive);
+  if (!plan.problems.empty()) {
+    Outcome failed;
+    failed.status = Status::failed;
+    failed.reason =
+        fmt::format("ranks without the NICs the matrix needs: {}", fmt::join(plan.problems, "; "));
+    return failed;
+  }
+
+  nlohmann::json this_rank_pairs = nlohmann::json::array();
+  nlohmann::json own_counters = {{"devices", nlohmann::json::array()}};
+  const auto side = [&](const EndpointPair &pair, bool measuring, const std::string &prefix) {
+    const int me = measuring ? pair.second : pair.first;
+    VerbsPointSpec lat = base, bw = base;
+    lat.device = bw.device = plan.device[static_cast<std::size_t>(me)];
+    lat.pattern = Pattern::latency;
+    lat.size_bytes = static_cast<std::size_t>(p.integer("latency_size_bytes"));
+    bw.pattern = Pattern::bandwidth;
+    bw.size_bytes = static_cast<std::size_t>(p.integer("bandwidth_size_bytes"));
+    nlohmann::json detail = {{"endpoints", {pair.first, pair.second}},
+                             {"role", measuring ? "client" : "server"}};
+    const auto note_counters = [&](const char *what, const Outcome &o) {
+      if (o.metrics.contains("port_counter_deltas"))
+        add_counters(own_counters, o.metrics.at("port_counter_deltas"));
+      for (const char *name : {"port_counter_deltas", "peer_port_counter_deltas"})
+        if (o.metrics.contains(name))
+          if (nlohmann::json m = moved(o.metrics.at(name)); !m.is_null())
+            detail[fmt::format("{}_{}", what, name)] = std::move(m);
+    };
+    if (!measuring) {
+      // Serve both; the bandwidth side fails fast when the client skipped it.
+      try {
+        note_counters("latency", run_verbs_side(ctx, lat, store, prefix + "lat/", false));
+      } catch (const std::exception &) {
+      }
+      note_counters("bandwidth", run_verbs_side(ctx, bw, store, prefix + "bw/", false));
+      this_rank_pairs.push_back(std::move(detail));
+      return PairResult{};
+    }
+    Outcome l;
+    try {
+      l = run_verbs_side(ctx, lat, store, prefix + "lat/", true);
+      if (l.status != Status::ok)
+        throw BackendError("latency: " + l.reason.value_or(""));
+    } catch (const std::exception &) {
+      // The server's bandwidth side waits for this side's connection data: tell it now.
+      store.set(prefix + "bw/client_info", "the client's latency point failed");
+      throw;
+    }
+    const Outcome w = run_verbs_side(ctx, bw, store, prefix + "bw/", true);
+    if (w.status != Status::ok)
+      throw BackendError("bandwidth: " + w.reason.value_or(""));
+    note_counters("latency", l);
+    note_counters("bandwidth", w);
+    this_rank_pairs.push_back(std::move(detail));
+    return PairResult{{},
+                      l.metrics.at("latency").at("p50_s").get<double>(),
+                      w.metrics.at("bandwidth_gbits_per_s").get<double>()};
+  };
+  Outcome out = run_pair_matrix(ctx, store, plan.eps, spec, side);
+  out.metrics["this_rank_pairs"] = this_rank_pairs;
+  out.metrics["port_counter_deltas"] = own_counters;
+  return out;
+}
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_verbs_pair_matrix() { return std::make_unique<VerbsPairMatrix>(); }
+
+} // namespace railgauge::rdma

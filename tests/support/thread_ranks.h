@@ -1,0 +1,56 @@
+#pragma once
+// Ranks as threads: `body` runs once per rank, each on its own thread with its own RunContext
+// (this machine's topology, a plain-loop sampler, the given measurement) over one shared store,
+// the way srun/mpirun ranks share the run's store. Returns every rank's Outcome in rank order.
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "harness/measure.h"
+#include "harness/record.h"
+#include "harness/run_context.h"
+#include "harness/store/store.h"
+
+namespace railgauge::testing {
+
+// Google Benchmark keeps one registry per process: ranks as threads time with a plain loop.
+class LoopSampler final : public Sampler {
+public:
+  std::string_view name() const override { return "loop"; }
+  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override {
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i)
+      out.push_back(timer.time_batch_s(op, batch));
+    return out;
+  }
+};
+
+// A few samples within 20 ms: enough for a point to run through the whole measurement core.
+inline MeasureSpec brief_measure_spec() {
+  MeasureSpec spec;
+  spec.warmup_runs = 1;
+  spec.min_samples = 3;
+  spec.max_samples = 10;
+  spec.time_budget_s = 0.02;
+  return spec;
+}
+
+inline std::vector<Outcome> run_ranks_as_threads(int ranks, Store &store, const MeasureSpec &spec,
+                                                 const std::function<Outcome(RunContext &)> &body) {
+  Topology topology = Topology::load_this_machine();
+  std::vector<Outcome> outs(static_cast<std::size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      LoopSampler sampler;
+      RunContext ctx(topology, sampler, "test", r);
+      ctx.set_measure_spec(spec);
+      ctx.set_world(ranks, &store);
+      outs[static_cast<std::size_t>(r)] = body(ctx);
+    });
+  for (auto &t : threads)
+    t.join();
+  return outs;
+}
+
+} // namespace railgauge::testing
