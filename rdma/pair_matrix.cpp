@@ -40,55 +40,68 @@ std::vector<Round> circle_rounds(int n) {
 }
 
 std::vector<Round> fabric_rounds(const std::vector<FabricEndpoint> &endpoints, PairMode mode) {
-  if (mode == PairMode::all_to_all) {
-    std::vector<Round> rounds;
-    for (Round r : circle_rounds(static_cast<int>(endpoints.size()))) {
-      std::erase_if(r, [&](const EndpointPair &p) {
-        return endpoints[static_cast<std::size_t>(p.first)].node ==
-               endpoints[static_cast<std::size_t>(p.second)].node;
-      });
+  // The circle over nodes; in each round a node meets one other node only, so a rank (one per
+  // node, or one per NIC) never waits on two partners in one round. Rail-aligned: every rail of
+  // the node pair at once. All-to-all: k sub-rounds of the node round, the s-th pairing NIC i
+  // with NIC (i + s) mod k of the other node, so every NIC pair of the two nodes meets once.
+  std::map<int, std::vector<int>> by_node; // node -> endpoints in rail order
+  for (std::size_t i = 0; i < endpoints.size(); ++i)
+    by_node[endpoints[i].node].push_back(static_cast<int>(i));
+  std::vector<int> nodes;
+  std::size_t k = 0;
+  for (auto &[node, eps] : by_node) {
+    std::sort(eps.begin(), eps.end(), [&](int x, int y) {
+      return endpoints[static_cast<std::size_t>(x)].rail <
+             endpoints[static_cast<std::size_t>(y)].rail;
+    });
+    nodes.push_back(node);
+    k = std::max(k, eps.size());
+  }
+  std::vector<Round> rounds;
+  for (const Round &node_round : circle_rounds(static_cast<int>(nodes.size()))) {
+    const std::size_t shifts = mode == PairMode::all_to_all ? k : 1;
+    for (std::size_t s = 0; s < shifts; ++s) {
+      Round r;
+      for (const auto &[a, b] : node_round) {
+        const auto &eps_a = by_node[nodes[static_cast<std::size_t>(a)]];
+        const auto &eps_b = by_node[nodes[static_cast<std::size_t>(b)]];
+        for (std::size_t i = 0; i < eps_a.size(); ++i) {
+          if (mode == PairMode::all_to_all) {
+            if (const std::size_t j = (i + s) % k; j < eps_b.size())
+              r.push_back(ordered(eps_a[i], eps_b[j]));
+            continue;
+          }
+          const int rail = endpoints[static_cast<std::size_t>(eps_a[i])].rail;
+          for (int e : eps_b)
+            if (endpoints[static_cast<std::size_t>(e)].rail == rail)
+              r.push_back(ordered(eps_a[i], e));
+        }
+      }
       if (!r.empty())
         rounds.push_back(std::move(r));
     }
-    return rounds;
-  }
-  // Rail-aligned: the circle over nodes; in each round every rail of a node pair runs.
-  std::map<int, std::map<int, int>> by_node_rail; // node -> rail -> endpoint
-  for (std::size_t i = 0; i < endpoints.size(); ++i)
-    by_node_rail[endpoints[i].node][endpoints[i].rail] = static_cast<int>(i);
-  std::vector<int> nodes;
-  for (const auto &[node, rails] : by_node_rail)
-    nodes.push_back(node);
-  std::vector<Round> rounds;
-  for (const Round &node_round : circle_rounds(static_cast<int>(nodes.size()))) {
-    Round r;
-    for (const auto &[a, b] : node_round) {
-      const auto &rails_a = by_node_rail[nodes[static_cast<std::size_t>(a)]];
-      const auto &rails_b = by_node_rail[nodes[static_cast<std::size_t>(b)]];
-      for (const auto &[rail, ea] : rails_a)
-        if (const auto it = rails_b.find(rail); it != rails_b.end())
-          r.push_back(ordered(ea, it->second));
-    }
-    if (!r.empty())
-      rounds.push_back(std::move(r));
   }
   return rounds;
 }
 
-std::vector<Round> pack_rounds(const std::vector<EndpointPair> &pairs) {
+std::vector<Round> pack_rounds(const std::vector<EndpointPair> &pairs,
+                               const std::vector<FabricEndpoint> &endpoints) {
+  // Node-disjoint rounds, for the same reason as above: a node (its rank or ranks) meets at
+  // most one other node per round.
+  const auto node = [&](int e) { return endpoints[static_cast<std::size_t>(e)].node; };
   std::vector<Round> rounds;
   std::vector<std::set<int>> busy;
   for (const auto &p : pairs) {
     std::size_t r = 0;
-    while (r < rounds.size() && (busy[r].count(p.first) || busy[r].count(p.second)))
+    while (r < rounds.size() && (busy[r].count(node(p.first)) || busy[r].count(node(p.second))))
       ++r;
     if (r == rounds.size()) {
       rounds.emplace_back();
       busy.emplace_back();
     }
     rounds[r].push_back(ordered(p.first, p.second));
-    busy[r].insert(p.first);
-    busy[r].insert(p.second);
+    busy[r].insert(node(p.first));
+    busy[r].insert(node(p.second));
   }
   return rounds;
 }
@@ -173,13 +186,14 @@ IsolationPlan plan_isolation(const std::vector<FabricEndpoint> &endpoints,
 std::optional<Finding> fleet_finding(std::size_t pairs, std::size_t bad_pairs) {
   if (pairs < 2 || 2 * bad_pairs <= pairs)
     return std::nullopt;
-  return Finding{"fleet",
-                 {},
-                 fmt::format("{} of {} pairs are bad: more than half, so the fleet's best pair is "
-                             "the outlier or the whole fabric is slow; the findings below are in "
-                             "doubt. Rerun with a longer --time-budget on an idle fabric, and check "
-                             "congestion control and switch configuration fleet-wide",
-                             bad_pairs, pairs)};
+  return Finding{
+      "fleet",
+      {},
+      fmt::format("{} of {} pairs are bad: more than half, so the fleet's best pair is "
+                  "the outlier or the whole fabric is slow; the findings below are in "
+                  "doubt. Rerun with a longer --time-budget on an idle fabric, and check "
+                  "congestion control and switch configuration fleet-wide",
+                  bad_pairs, pairs)};
 }
 
 std::vector<Finding> conclude_isolation(const std::vector<FabricEndpoint> &endpoints,

@@ -6,7 +6,7 @@
 // even n (n rounds for odd n, one endpoint idle per round), so every pair meets exactly once
 // and every endpoint is busy with at most one partner at a time. Rail-aligned (default): NIC i
 // of node a meets NIC i of node b, all rails of a round at once; all-to-all: every pair of
-// endpoints on different nodes.
+// endpoints on different nodes, in k sub-rounds per round of nodes (k NICs per node).
 //
 // Verdict (ClusterKit's defaults, HPC-X docs "Running ClusterKit"): a pair is bad when its
 // latency exceeds k x the fleet's minimum (k = 2.1) or its bandwidth is under x of the fleet's
@@ -35,10 +35,12 @@ enum class PairMode { rail_aligned, all_to_all };
 
 // Rounds of the circle method over n participants 0..n-1.
 std::vector<Round> circle_rounds(int n);
-// Rounds over endpoints: rail-aligned or all-to-all; never pairs two endpoints of one node.
+// Rounds over endpoints: rail-aligned or all-to-all; never pairs two endpoints of one node, and
+// in each round a node meets at most one other node (so no rank waits on two partners at once).
 std::vector<Round> fabric_rounds(const std::vector<FabricEndpoint> &endpoints, PairMode mode);
-// Packs arbitrary pairs greedily into rounds of disjoint pairs (retests).
-std::vector<Round> pack_rounds(const std::vector<EndpointPair> &pairs);
+// Packs arbitrary pairs greedily into rounds where a node meets at most one other (retests).
+std::vector<Round> pack_rounds(const std::vector<EndpointPair> &pairs,
+                               const std::vector<FabricEndpoint> &endpoints);
 
 struct PairResult {
   EndpointPair pair;

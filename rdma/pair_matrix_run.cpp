@@ -1,7 +1,9 @@
 #include "rdma/pair_matrix_run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -34,10 +36,19 @@ public:
                                    tag == "matrix" ? "" : tag + " ", r + 1, rounds.size(),
                                    e.what()));
       }
+      std::set<EndpointPair> reported;
       for (std::size_t from = 0; from < all.size(); ++from)
         for (PairReport &report :
-             decode_pair_reports(all[from], static_cast<int>(from), rounds[r], eps_.owner_rank))
+             decode_pair_reports(all[from], static_cast<int>(from), rounds[r], eps_.owner_rank)) {
+          reported.insert(report.result.pair);
           reports.push_back(std::move(report));
+        }
+      // A pair its measuring rank left out is a bad pair, never one that silently vanishes.
+      for (const EndpointPair &pair : rounds[r])
+        if (!reported.contains(pair))
+          reports.push_back({{pair, 0.0, 0.0},
+                             fmt::format("rank {} (its measuring side) reported nothing for it",
+                                         owner(pair.second))});
     }
     return reports;
   }
@@ -68,6 +79,11 @@ private:
       PairReport report{{pair, 0.0, 0.0}, ""};
       try {
         const PairResult got = side_(pair, true, prefix);
+        // A figure that is not a positive number would make every rank's decoding fail.
+        if (!(std::isfinite(got.latency_s) && got.latency_s > 0 &&
+              std::isfinite(got.bandwidth_gbits_per_s) && got.bandwidth_gbits_per_s > 0))
+          throw BackendError(fmt::format("the pair measured latency {} s, bandwidth {} Gb/s",
+                                         got.latency_s, got.bandwidth_gbits_per_s));
         report.result.latency_s = got.latency_s;
         report.result.bandwidth_gbits_per_s = got.bandwidth_gbits_per_s;
       } catch (const std::exception &e) {
@@ -156,7 +172,7 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
   const auto results = results_of(matrix);
   const auto bad = find_bad_pairs(results, spec.thresholds);
   const auto plan = plan_isolation(eps.endpoints, bad, spec.mode);
-  const auto retests = m.run_rounds(pack_rounds(plan.retests), "retest");
+  const auto retests = m.run_rounds(pack_rounds(plan.retests, eps.endpoints), "retest");
   const auto ref = fleet_reference(results);
   auto findings =
       conclude_isolation(eps.endpoints, bad, plan, results_of(retests), ref, spec.thresholds);

@@ -20,6 +20,14 @@ struct TestKind {
   bool latency = false;
 };
 
+bool is_inf_or_nan(std::string text) {
+  if (!text.empty() && (text.front() == '-' || text.front() == '+'))
+    text.erase(0, 1);
+  for (char &c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text == "inf" || text == "nan" || text == "infinity";
+}
+
 std::string trim(std::string s) {
   const auto b = s.find_first_not_of(" \t\r");
   const auto e = s.find_last_not_of(" \t\r");
@@ -172,10 +180,17 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
         r.params[it->second] = field_value(value);
     }
     nlohmann::json latency = nlohmann::json::object();
+    std::vector<std::string> not_computed;
     for (std::size_t i = 0; i < columns.size(); ++i) {
       const std::string &c = columns[i];
       const auto number = finite_number(values[i]);
       const bool whole = c == "#bytes" || c == "#iterations";
+      // perftest prints inf and -nan where it computed nothing (seen: the server side of
+      // ib_write_lat on Soft-RoCE, every statistic): no figure, named, never a number.
+      if (!whole && !number && is_inf_or_nan(values[i])) {
+        not_computed.push_back(c);
+        continue;
+      }
       const auto count = whole ? field_value(values[i]) : nlohmann::json();
       if (!number || (whole && (!count.is_number_integer() || count.get<long long>() < 0)))
         throw InputError(fmt::format("'{}' in column '{}' is not a {}", values[i], c,
@@ -194,8 +209,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
         // not time single completions. A peak that was not measured is left out, not a zero.
         if (v > 0)
           r.metrics["bandwidth_peak_gbits_per_s"] = v * to_gbits;
-      }
-      else if (c.rfind("BW average", 0) == 0) {
+      } else if (c.rfind("BW average", 0) == 0) {
         r.metrics["bandwidth_gbits_per_s"] = v * to_gbits;
         r.metrics["bandwidth_gbytes_per_s"] = v * to_gbits / 8.0;
       } else if (c.rfind("MsgRate", 0) == 0)
@@ -221,6 +235,14 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
           kind.verb == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)";
     }
     r.status = Status::ok;
+    if (!not_computed.empty()) {
+      r.params["perftest_not_computed"] = not_computed;
+      if (r.metrics.empty()) {
+        r.status = Status::failed;
+        r.reason =
+            fmt::format("perftest printed inf or nan for every figure ({}:{})", source, line_no);
+      }
+    }
     r.time_utc = utc_timestamp_now();
     records.push_back(std::move(r));
   }

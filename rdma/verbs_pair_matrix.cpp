@@ -1,11 +1,10 @@
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "harness/benchmark.h"
 #include "harness/error.h"
+#include "harness/inventory/port_counters.h"
 #include "rdma/matrix_endpoints.h"
 #include "rdma/pair_matrix_run.h"
 #include "rdma/verbs_benchmark.h"
@@ -89,25 +88,6 @@ nlohmann::json moved(const nlohmann::json &deltas) {
   return deltas.is_number() && deltas.get<double>() == 0 ? nlohmann::json() : deltas;
 }
 
-// This rank's own ports' counters summed over every pair it played, shaped like one point's
-// port_counter_deltas, so that the rules that judge rdma.* points (a link downed, symbol errors,
-// CNPs, ...) judge the matrix too; which NIC and which pair: this_rank_pairs.
-void add_counters(nlohmann::json &total, const nlohmann::json &deltas) {
-  if (!deltas.is_object())
-    return;
-  for (const char *group : {"counters", "hw_counters", "netdev_counters"})
-    if (deltas.contains(group) && deltas.at(group).is_object())
-      for (const auto &[name, value] : deltas.at(group).items())
-        if (value.is_number_integer())
-          total[group][name] =
-              total[group].value(name, std::int64_t{0}) + value.get<std::int64_t>();
-  if (deltas.contains("device")) {
-    auto &devices = total["devices"];
-    if (std::find(devices.begin(), devices.end(), deltas.at("device")) == devices.end())
-      devices.push_back(deltas.at("device"));
-  }
-}
-
 Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   PairMatrixSpec spec;
   spec.prefix = fmt::format("nic_pairs/{}/", points_run_++);
@@ -152,6 +132,9 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   }
 
   nlohmann::json this_rank_pairs = nlohmann::json::array();
+  // This rank's own ports' counters summed over every pair it played, shaped like one point's
+  // port_counter_deltas, so that the rules that judge rdma.* points (a link downed, symbol
+  // errors, CNPs, ...) judge the matrix too; which NIC and which pair: this_rank_pairs.
   nlohmann::json own_counters = {{"devices", nlohmann::json::array()}};
   const auto side = [&](const EndpointPair &pair, bool measuring, const std::string &prefix) {
     const int me = measuring ? pair.second : pair.first;
@@ -165,7 +148,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
                              {"role", measuring ? "client" : "server"}};
     const auto note_counters = [&](const char *what, const Outcome &o) {
       if (o.metrics.contains("port_counter_deltas"))
-        add_counters(own_counters, o.metrics.at("port_counter_deltas"));
+        add_counter_deltas(own_counters, o.metrics.at("port_counter_deltas"));
       for (const char *name : {"port_counter_deltas", "peer_port_counter_deltas"})
         if (o.metrics.contains(name))
           if (nlohmann::json m = moved(o.metrics.at(name)); !m.is_null())
@@ -187,8 +170,9 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
       if (l.status != Status::ok)
         throw BackendError("latency: " + l.reason.value_or(""));
     } catch (const std::exception &) {
-      // The server's bandwidth side waits for this side's connection data: tell it now.
-      store.set(prefix + "bw/client_info", "the client's latency point failed");
+      // The server's bandwidth side waits for this side's connection data: tell it now (the
+      // form verbs_point.cpp reads as the client's failure).
+      store.set(prefix + "bw/client_info", "error: the client's latency point failed");
       throw;
     }
     const Outcome w = run_verbs_side(ctx, bw, store, prefix + "bw/", true);

@@ -403,8 +403,10 @@ std::optional<PairMatrixView> pair_matrix_view(const json &m) {
   v.bandwidth.assign(n, std::vector<std::optional<double>>(n));
   v.bad.assign(n, std::vector<bool>(n));
   for (const auto &p : m["pairs"])
-    if (const auto ab = pair_of(p, n);
-        ab && p.contains("bandwidth_gbits_per_s") && p["bandwidth_gbits_per_s"].is_number()) {
+    // A pair that failed has no figure: not measured, rather than a 0 that flattens the scale.
+    if (const auto ab = pair_of(p, n); ab && !p.contains("error") &&
+                                       p.contains("bandwidth_gbits_per_s") &&
+                                       p["bandwidth_gbits_per_s"].is_number()) {
       const double gbits = p["bandwidth_gbits_per_s"].get<double>();
       v.bandwidth[ab->first][ab->second] = v.bandwidth[ab->second][ab->first] = gbits;
     }

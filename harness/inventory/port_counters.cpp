@@ -120,6 +120,32 @@ nlohmann::json counter_deltas(const PortCounters &before, const PortCounters &af
           {"netdev_counters", counter_deltas(before.netdev_counters, after.netdev_counters)}};
 }
 
+void add_counter_deltas(nlohmann::json &total, const nlohmann::json &deltas) {
+  if (!deltas.is_object())
+    return;
+  if (!total.is_object())
+    total = nlohmann::json::object();
+  for (const char *group : {"counters", "hw_counters", "netdev_counters"}) {
+    if (!deltas.contains(group) || !deltas.at(group).is_object())
+      continue;
+    nlohmann::json &sums = total[group];
+    if (!sums.is_object())
+      sums = nlohmann::json::object();
+    for (const auto &[name, value] : deltas.at(group).items()) {
+      if (!value.is_number_integer())
+        continue;
+      nlohmann::json &sum = sums[name];
+      sum = (sum.is_number_integer() ? sum.get<std::int64_t>() : 0) + value.get<std::int64_t>();
+    }
+  }
+  nlohmann::json &devices = total["devices"];
+  if (!devices.is_array())
+    devices = nlohmann::json::array();
+  if (deltas.contains("device") &&
+      std::find(devices.begin(), devices.end(), deltas.at("device")) == devices.end())
+    devices.push_back(deltas.at("device"));
+}
+
 nlohmann::json to_json(const PortCounters &counters) {
   return {{"device", counters.device},        {"port", counters.port},
           {"counters", counters.counters},    {"hw_counters", counters.hw_counters},

@@ -59,6 +59,11 @@ std::map<std::string, std::int64_t> counter_deltas(const CounterMap &before,
 // "netdev_counters": {...}}.
 nlohmann::json counter_deltas(const PortCounters &before, const PortCounters &after);
 
+// Adds one point's deltas (the JSON above) into `total`, counter by counter in each of the
+// three maps, and the device's name to total["devices"] once: the sum over many points (a pair
+// matrix's pairs), shaped like one point's deltas so that rules read both the same way.
+void add_counter_deltas(nlohmann::json &total, const nlohmann::json &deltas);
+
 nlohmann::json to_json(const PortCounters &counters);
 
 } // namespace railgauge

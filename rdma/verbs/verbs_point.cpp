@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -164,6 +165,18 @@ PortCounters counters_of(const Endpoint &ep) {
   return read_port_counters(ep.config().sysfs_root, ep.device_name(), ep.config().port);
 }
 
+// The peer's connection data, or its failure: a side that fails before it sends its data sends
+// "error: <why>" in its place, so that the other side does not wait out its timeout.
+constexpr std::string_view kFailedInfo = "error: ";
+EndpointInfo peer_info(Store &store, const std::string &key, const VerbsPointSpec &s,
+                       const char *peer) {
+  const std::string text = store.get(key, peer_timeout(s));
+  if (text.starts_with(kFailedInfo))
+    throw BackendError(
+        fmt::format("the {} side failed: {}", peer, text.substr(kFailedInfo.size())));
+  return EndpointInfo::parse(text);
+}
+
 void wait_client_ready(Store &store, const std::string &prefix, const VerbsPointSpec &s) {
   if (store.get(prefix + "client_ready", peer_timeout(s)) != "ok")
     throw BackendError("the client side failed before its first message");
@@ -174,11 +187,12 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
                 hwloc_topology_t topology, const std::atomic<bool> &abort,
                 nlohmann::json *result_out) {
   nlohmann::json result;
-  bool ready_sent = false;
+  bool info_sent = false, ready_sent = false;
   try {
     Endpoint ep(endpoint_config(s), topology);
     store.set(prefix + "server_info", ep.local_info().serialize());
-    ep.connect(EndpointInfo::parse(store.get(prefix + "client_info", peer_timeout(s))));
+    info_sent = true;
+    ep.connect(peer_info(store, prefix + "client_info", s, "client"));
     prepare(ep, s, true);
     store.set(prefix + "server_ready", "ok");
     ready_sent = true;
@@ -199,6 +213,8 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
     result["device"] = ep.device_name();
     result["port_counter_deltas"] = counter_deltas(before, after);
   } catch (const std::exception &e) {
+    if (!info_sent)
+      store.set(prefix + "server_info", std::string(kFailedInfo) + e.what());
     if (!ready_sent)
       store.set(prefix + "server_ready", std::string("error: ") + e.what());
     result = {{"error", e.what()}};
@@ -210,9 +226,16 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
 
 Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
                    const std::string &prefix) {
-  Endpoint ep(endpoint_config(s), ctx.topology().get());
+  std::optional<Endpoint> opened;
+  try {
+    opened.emplace(endpoint_config(s), ctx.topology().get());
+  } catch (const std::exception &e) {
+    store.set(prefix + "client_info", std::string(kFailedInfo) + e.what());
+    throw;
+  }
+  Endpoint &ep = *opened;
   store.set(prefix + "client_info", ep.local_info().serialize());
-  ep.connect(EndpointInfo::parse(store.get(prefix + "server_info", peer_timeout(s))));
+  ep.connect(peer_info(store, prefix + "server_info", s, "server"));
   const TrafficShape shape = traffic_shape(s, ep);
   check_shape(shape, ep.config().send_depth);
   prepare(ep, s, false);
@@ -396,7 +419,7 @@ Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec) {
   } catch (...) {
     // Unblock the server wherever it waits: on the client's info (it fails to parse this), on
     // its readiness, or in its serving loop.
-    store.set(prefix + "client_info", "client failed");
+    store.set(prefix + "client_info", std::string(kFailedInfo) + "the client failed");
     store.set(prefix + "client_ready", "client failed");
     abort = true;
     server.join();

@@ -132,5 +132,32 @@ TEST(NetdevStats, LiveEthtoolOnLoopbackIsEmptyOrAClearError) {
   EXPECT_THROW(read_ethtool_stats("no-such-nic0"), std::runtime_error);
 }
 
+// Many points' deltas summed counter by counter, each device named once; what is not a count
+// (a name, a list) is left out, never thrown on.
+TEST(PortCounters, DeltasOfManyPointsAddUp) {
+  nlohmann::json total = {{"devices", nlohmann::json::array()}};
+  add_counter_deltas(total, {{"device", "mlx5_0"},
+                             {"port", 1},
+                             {"counters", {{"symbol_error", 2}, {"link_downed", 0}}},
+                             {"hw_counters", {{"np_cnp_sent", 5}}},
+                             {"netdev", "eth0"},
+                             {"netdev_counters", nlohmann::json::object()}});
+  add_counter_deltas(total, {{"device", "mlx5_1"},
+                             {"counters", {{"symbol_error", 1}, {"weird", "x"}}},
+                             {"hw_counters", {{"np_cnp_sent", 7}, {"out_of_sequence", 3}}}});
+  add_counter_deltas(total, {{"device", "mlx5_0"}, {"counters", {{"link_downed", 1}}}});
+  add_counter_deltas(total, "not deltas");
+  EXPECT_EQ(total.at("counters").at("symbol_error"), 3);
+  EXPECT_EQ(total.at("counters").at("link_downed"), 1);
+  EXPECT_FALSE(total.at("counters").contains("weird"));
+  EXPECT_EQ(total.at("hw_counters").at("np_cnp_sent"), 12);
+  EXPECT_EQ(total.at("hw_counters").at("out_of_sequence"), 3);
+  EXPECT_EQ(total.at("devices"), (nlohmann::json{"mlx5_0", "mlx5_1"}));
+  nlohmann::json from_null; // no "devices" yet
+  add_counter_deltas(from_null, {{"device", "rxe0"}, {"counters", {{"a", 1}}}});
+  EXPECT_EQ(from_null.at("counters").at("a"), 1);
+  EXPECT_EQ(from_null.at("devices"), (nlohmann::json{"rxe0"}));
+}
+
 } // namespace
 } // namespace railgauge

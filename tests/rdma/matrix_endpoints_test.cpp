@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -202,7 +203,8 @@ TEST(PairMatrixRun, RanksAsThreadsFindTheSlowNicOfAFleet) {
     EXPECT_FALSE(outs[static_cast<std::size_t>(r)].metrics.contains("pairs"));
 }
 
-// A pair whose side throws is a bad pair carrying its error, not a failed matrix.
+// A pair whose side throws, or measures no finite figure, is a bad pair carrying its error, not
+// a failed matrix.
 TEST(PairMatrixRun, AFailingPairIsABadPairWithItsError) {
   MatrixEndpoints eps;
   for (int node = 0; node < 3; ++node) {
@@ -219,17 +221,22 @@ TEST(PairMatrixRun, AFailingPairIsABadPairWithItsError) {
                              const std::string &) -> PairResult {
           if (measuring && pair == EndpointPair{0, 1})
             throw BackendError("IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded)");
+          if (measuring && pair == EndpointPair{1, 2}) // a zero median time: no figure
+            return {{}, 2e-6, std::numeric_limits<double>::infinity()};
           return {{}, 2e-6, 390.0};
         };
         return run_pair_matrix(ctx, store, eps, spec, side);
       });
   const auto &m = outs[0].metrics;
-  ASSERT_EQ(m.at("bad_pairs").size(), 1u) << m.dump();
+  ASSERT_EQ(m.at("bad_pairs").size(), 2u) << m.dump();
   EXPECT_EQ(m.at("bad_pairs")[0].at("why"), "no result (the pair failed to run)");
-  bool carried = false;
-  for (const auto &p : m.at("pairs"))
+  bool carried = false, infinite = false;
+  for (const auto &p : m.at("pairs")) {
     carried |= p.value("error", "").find("RETRY_EXC") != std::string::npos;
+    infinite |= p.value("error", "").find("bandwidth inf Gb/s") != std::string::npos;
+  }
   EXPECT_TRUE(carried) << m.at("pairs").dump();
+  EXPECT_TRUE(infinite) << m.at("pairs").dump();
 }
 
 } // namespace

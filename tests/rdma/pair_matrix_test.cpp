@@ -80,10 +80,60 @@ TEST(FabricRounds, AllToAllPairsEveryCrossNodeEndpointOnce) {
   EXPECT_EQ(seen.size(), static_cast<std::size_t>(15 * 14 / 2 - 5 * 3)); // minus same-node
 }
 
+// In every round a node meets at most one other node: a rank (one per node) then plays its
+// pairs of a round with one partner only, and no rank waits behind a chain of others.
+void expect_one_partner_node(const std::vector<FabricEndpoint> &eps,
+                             const std::vector<Round> &rounds, const std::string &what) {
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    std::map<int, int> partner;
+    for (const auto &[a, b] : rounds[r]) {
+      const int na = eps[a].node, nb = eps[b].node;
+      EXPECT_EQ(partner.try_emplace(na, nb).first->second, nb) << what << " round " << r;
+      EXPECT_EQ(partner.try_emplace(nb, na).first->second, na) << what << " round " << r;
+    }
+  }
+}
+
+TEST(FabricRounds, EachNodeMeetsOneOtherNodePerRound) {
+  for (int nodes = 2; nodes <= 9; ++nodes)
+    for (int rails : {1, 2, 3, 8})
+      for (PairMode mode : {PairMode::rail_aligned, PairMode::all_to_all}) {
+        const auto eps = fleet(nodes, rails);
+        const std::string what = std::to_string(nodes) + "x" + std::to_string(rails);
+        const auto rounds = fabric_rounds(eps, mode);
+        expect_disjoint(rounds, what);
+        expect_one_partner_node(eps, rounds, what);
+        // All-to-all: (nodes - 1 or nodes) node rounds x rails sub-rounds.
+        if (mode == PairMode::all_to_all)
+          EXPECT_EQ(rounds.size(),
+                    static_cast<std::size_t>((nodes % 2 ? nodes : nodes - 1) * rails))
+              << what;
+      }
+}
+
+TEST(FabricRounds, AllToAllWithUnevenNicCountsStillPairsEveryCrossNodeEndpointOnce) {
+  std::vector<FabricEndpoint> eps = fleet(4, 3);
+  eps.erase(eps.begin() + 4); // node 1 has lost its NIC 1
+  const auto rounds = fabric_rounds(eps, PairMode::all_to_all);
+  expect_disjoint(rounds, "uneven");
+  expect_one_partner_node(eps, rounds, "uneven");
+  std::set<std::pair<int, int>> seen;
+  for (const auto &r : rounds)
+    for (const auto &p : r)
+      EXPECT_TRUE(seen.insert(p).second);
+  std::size_t cross = 0;
+  for (std::size_t a = 0; a < eps.size(); ++a)
+    for (std::size_t b = a + 1; b < eps.size(); ++b)
+      cross += eps[a].node != eps[b].node ? 1 : 0;
+  EXPECT_EQ(seen.size(), cross);
+}
+
 TEST(PackRounds, DisjointAndComplete) {
-  const std::vector<EndpointPair> pairs = {{0, 1}, {0, 2}, {1, 2}, {3, 4}, {0, 4}, {2, 3}};
-  const auto rounds = pack_rounds(pairs);
+  const auto eps = fleet(5, 2);
+  const std::vector<EndpointPair> pairs = {{0, 2}, {0, 4}, {2, 4}, {6, 8}, {0, 8}, {4, 6}, {1, 3}};
+  const auto rounds = pack_rounds(pairs, eps);
   expect_disjoint(rounds, "packed");
+  expect_one_partner_node(eps, rounds, "packed");
   std::size_t total = 0;
   for (const auto &r : rounds)
     total += r.size();
@@ -118,7 +168,7 @@ struct SimFleet {
     const auto bad = find_bad_pairs(results, t);
     const auto plan = plan_isolation(eps, bad, mode);
     std::vector<PairResult> retests;
-    for (const auto &round : pack_rounds(plan.retests))
+    for (const auto &round : pack_rounds(plan.retests, eps))
       for (const auto &p : round)
         retests.push_back(measure(p));
     return conclude_isolation(eps, bad, plan, retests, fleet_reference(results), t);

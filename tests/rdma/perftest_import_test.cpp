@@ -114,6 +114,28 @@ TEST(PerftestImport, ReadLatServerSaysTheClientHasTheResults) {
   }
 }
 
+// The server side of ib_write_lat once printed inf and -nan for every statistic (a later run
+// of the same command printed numbers): a failed record naming the columns, never a figure.
+TEST(PerftestImport, InfAndNanAreNotComputedNeverFigures) {
+  const auto r = import_perftest(fixture("ib_write_lat_rxe_server_inf.txt"), "srv.txt").at(0);
+  EXPECT_EQ(r.key, "rdma.write_lat");
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_NE(r.reason.value_or("").find("inf or nan for every figure"), std::string::npos);
+  EXPECT_EQ(r.params.at("perftest_not_computed").size(), 7u) << r.params.dump();
+  EXPECT_FALSE(r.metrics.contains("latency"));
+  // One column of inf among numbers: that column only is left out.
+  std::string text = fixture("ib_write_lat_rxe_client.txt");
+  const auto row = text.find(" 8       2000");
+  ASSERT_NE(row, std::string::npos);
+  const auto first = text.find_first_not_of(' ', text.find("2000", row) + 4);
+  text.replace(first, text.find(' ', first) - first, "inf");
+  const auto partial = import_perftest(text, "partial.txt").at(0);
+  EXPECT_EQ(partial.status, Status::ok);
+  EXPECT_FALSE(partial.metrics.at("latency").contains("min_s"));
+  EXPECT_TRUE(partial.metrics.at("latency").contains("p50_s"));
+  EXPECT_EQ(partial.params.at("perftest_not_computed"), nlohmann::json{"t_min[usec]"});
+}
+
 TEST(PerftestImport, MibPerSecondIsConvertedToGbits) {
   // Without --report_gbits perftest prints MB/sec, meaning MiB/s.
   std::string text = fixture("ib_write_bw_rxe_client.txt");

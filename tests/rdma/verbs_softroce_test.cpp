@@ -212,8 +212,9 @@ TEST_F(VerbsSoftRoce, PairMatrixOfFourRanksOverEveryNic) {
     // Every rank's own ports, summed over its pairs, where the rules for rdma.* points look.
     const auto &c = o.metrics.at("port_counter_deltas");
     EXPECT_EQ(c.at("devices").size(), rails.size()) << c.dump();
-    if (c.contains("hw_counters") && c.at("hw_counters").contains("rcvd_pkts")) // rxe has it
+    if (c.contains("hw_counters") && c.at("hw_counters").contains("rcvd_pkts")) { // rxe has it
       EXPECT_GT(c.at("hw_counters").at("rcvd_pkts").get<std::int64_t>(), 0) << c.dump();
+    }
   }
 }
 
