@@ -112,7 +112,8 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   RankNics mine{ctx.host(), {}, ""};
   std::string why_none;
   const auto devices = verbs_device_names(why_none);
-  mine.usable = active_devices(base.sysfs_root, devices, base.port, why_none);
+  if (!devices.empty()) // else why_none already says why (no verbs build, ENOSYS, none found)
+    mine.usable = active_devices(base.sysfs_root, devices, base.port, why_none);
   mine.why_none = why_none;
   const auto all = store_all_gather(store, spec.prefix + "nics", ctx.rank(), ctx.world_size(),
                                     encode_rank_nics(mine), peer_timeout);

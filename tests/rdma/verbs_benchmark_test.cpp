@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "harness/error.h"
+#include "harness/store/memory_store.h"
 #include "rdma/verbs_benchmark.h"
+#include "tests/support/thread_ranks.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -42,6 +44,35 @@ TEST(VerbsBenchmark, MemoryValues) {
       EXPECT_NE(e.fix().find("gpu:0"), std::string::npos) << e.what();
     }
   }
+}
+
+// rdma.pair_matrix on a machine without RDMA devices (this one, CI): every rank waives the point
+// with the reason the verbs layer gave, the same on every rank; one rank is not a matrix.
+TEST(VerbsPairMatrix, WithoutDevicesEveryRankWaivesSayingWhy) {
+  std::string why;
+  if (!verbs_device_names(why).empty())
+    GTEST_SKIP() << "this machine has RDMA devices (the softroce tier runs the matrix)";
+  MemoryStore store;
+  const auto outs =
+      testing::run_ranks_as_threads(3, store, testing::brief_measure_spec(), [](RunContext &ctx) {
+        auto bench = make_verbs_pair_matrix();
+        Point p;
+        for (const Axis &a : bench->axes())
+          p.set(a.name, a.defaults.front());
+        EXPECT_FALSE(bench->supported(ctx, p).has_value());
+        return bench->run(ctx, p);
+      });
+  for (const Outcome &o : outs) {
+    EXPECT_EQ(o.status, Status::waived);
+    EXPECT_EQ(o.reason.value_or(""), outs[0].reason.value_or(""));
+    EXPECT_NE(o.reason.value_or("").find(why), std::string::npos) << *o.reason << " / " << why;
+  }
+  Topology topology = Topology::load_this_machine();
+  testing::LoopSampler sampler;
+  RunContext alone(topology, sampler, "test", 0);
+  Point p;
+  auto bench = make_verbs_pair_matrix();
+  EXPECT_NE(bench->supported(alone, p).value_or("").find("at least 2 ranks"), std::string::npos);
 }
 
 } // namespace
