@@ -24,6 +24,28 @@ int parse_rdma_memory(const std::string &text) {
                    "memory, GPUDirect RDMA)");
 }
 
+std::vector<Axis> verbs_addressing_axes() {
+  return {{"port", AxisType::integer, "Port number (1-based)", {std::int64_t{1}}, {}},
+          {"gid_index",
+           AxisType::integer,
+           "GID index; -1 chooses RoCEv2 IPv4 > RoCEv2 IPv6 > RoCEv1 (IB: 0)",
+           {std::int64_t{-1}},
+           {}},
+          {"traffic_class",
+           AxisType::integer,
+           "RoCE GRH traffic class (DSCP<<2|ECN)",
+           {std::int64_t{0}},
+           {}},
+          {"service_level", AxisType::integer, "InfiniBand service level", {std::int64_t{0}}, {}}};
+}
+
+void apply_addressing_axes(const Point &point, VerbsPointSpec &spec) {
+  spec.port = static_cast<unsigned>(point.integer("port"));
+  spec.gid_index = static_cast<int>(point.integer("gid_index"));
+  spec.traffic_class = static_cast<int>(point.integer("traffic_class"));
+  spec.service_level = static_cast<int>(point.integer("service_level"));
+}
+
 std::vector<Axis> VerbsBenchmark::axes() const {
   std::vector<Axis> axes;
   if (latency_)
@@ -53,19 +75,8 @@ std::vector<Axis> VerbsBenchmark::axes() const {
                   "RDMA device name (empty: the first ACTIVE port)",
                   {std::string("")},
                   {}});
-  axes.push_back({"port", AxisType::integer, "Port number (1-based)", {std::int64_t{1}}, {}});
-  axes.push_back({"gid_index",
-                  AxisType::integer,
-                  "GID index; -1 chooses RoCEv2 IPv4 > RoCEv2 IPv6 > RoCEv1 (IB: 0)",
-                  {std::int64_t{-1}},
-                  {}});
-  axes.push_back({"traffic_class",
-                  AxisType::integer,
-                  "RoCE GRH traffic class (DSCP<<2|ECN)",
-                  {std::int64_t{0}},
-                  {}});
-  axes.push_back(
-      {"service_level", AxisType::integer, "InfiniBand service level", {std::int64_t{0}}, {}});
+  for (Axis &a : verbs_addressing_axes())
+    axes.push_back(std::move(a));
   axes.push_back({"inline_bytes",
                   AxisType::bytes,
                   "Send messages up to this size inline (WRITE/SEND; capped by the QP)",
@@ -109,10 +120,7 @@ VerbsPointSpec VerbsBenchmark::spec_of(const Point &point) const {
                                                    : Pattern::bandwidth;
   s.mode = point.text("mode");
   s.device = point.text("device");
-  s.port = static_cast<unsigned>(point.integer("port"));
-  s.gid_index = static_cast<int>(point.integer("gid_index"));
-  s.traffic_class = static_cast<int>(point.integer("traffic_class"));
-  s.service_level = static_cast<int>(point.integer("service_level"));
+  apply_addressing_axes(point, s);
   s.inline_bytes = static_cast<int>(point.integer("inline_bytes"));
   s.size_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
   if (!latency_) {

@@ -24,6 +24,12 @@ private:
   int points_run_ = 0; // store keys: the same sequence on every rank
 };
 
+// Where a verbs point runs and how it is addressed: port, gid_index, traffic_class and
+// service_level, shared by the per-NIC benchmarks and rdma.pair_matrix, and the spec fields they
+// set.
+std::vector<Axis> verbs_addressing_axes();
+void apply_addressing_axes(const Point &point, VerbsPointSpec &spec);
+
 // The bandwidth tests' `memory` axis: "host" -> -1, "gpu:N" -> N; InputError otherwise.
 int parse_rdma_memory(const std::string &text);
 

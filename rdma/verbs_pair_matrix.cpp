@@ -46,16 +46,10 @@ public:
          {std::string("rail_aligned")},
          {"rail_aligned", "all_to_all"}},
         {"verb", AxisType::text, "RC operation", {std::string("write")}, {"write", "read", "send"}},
-        {"qps", AxisType::integer, "Queue pairs for bandwidth", {std::int64_t{1}}, {}},
-        {"port", AxisType::integer, "Port number (1-based)", {std::int64_t{1}}, {}},
-        {"gid_index",
-         AxisType::integer,
-         "GID index; -1 chooses (rdma.write_bw's rule)",
-         {std::int64_t{-1}},
-         {}},
-        {"traffic_class", AxisType::integer, "RoCE GRH traffic class", {std::int64_t{0}}, {}},
-        {"service_level", AxisType::integer, "InfiniBand service level", {std::int64_t{0}}, {}}};
+        {"qps", AxisType::integer, "Queue pairs for bandwidth", {std::int64_t{1}}, {}}};
     axes.insert(axes.end(), own.begin(), own.end());
+    for (Axis &a : verbs_addressing_axes())
+      axes.push_back(std::move(a));
     return axes;
   }
   std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
@@ -102,10 +96,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   VerbsPointSpec base;
   base.verb = verb_of(p.text("verb"));
   base.mode = "ranks";
-  base.port = static_cast<unsigned>(p.integer("port"));
-  base.gid_index = static_cast<int>(p.integer("gid_index"));
-  base.traffic_class = static_cast<int>(p.integer("traffic_class"));
-  base.service_level = static_cast<int>(p.integer("service_level"));
+  apply_addressing_axes(p, base);
   base.qps = static_cast<int>(p.integer("qps"));
   base.inline_bytes = base.verb == Verb::read ? 0 : 64;
 

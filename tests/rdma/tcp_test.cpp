@@ -175,9 +175,7 @@ TEST(TcpPairMatrix, FourRanksAsThreadsTestEveryPairOnce) {
   const auto outs = testing::run_ranks_as_threads(
       kRanks, store, testing::brief_measure_spec(), [](RunContext &ctx) {
         auto bench = make_tcp_pair_matrix();
-        Point p;
-        for (const Axis &a : bench->axes())
-          p.set(a.name, a.defaults.front());
+        Point p = testing::first_default_point(*bench);
         EXPECT_FALSE(bench->supported(ctx, p).has_value());
         return bench->run(ctx, p);
       });

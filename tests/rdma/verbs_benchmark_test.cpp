@@ -56,9 +56,7 @@ TEST(VerbsPairMatrix, WithoutDevicesEveryRankWaivesSayingWhy) {
   const auto outs =
       testing::run_ranks_as_threads(3, store, testing::brief_measure_spec(), [](RunContext &ctx) {
         auto bench = make_verbs_pair_matrix();
-        Point p;
-        for (const Axis &a : bench->axes())
-          p.set(a.name, a.defaults.front());
+        Point p = testing::first_default_point(*bench);
         EXPECT_FALSE(bench->supported(ctx, p).has_value());
         return bench->run(ctx, p);
       });

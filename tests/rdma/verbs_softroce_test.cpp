@@ -187,9 +187,7 @@ TEST_F(VerbsSoftRoce, PairMatrixOfFourRanksOverEveryNic) {
   const auto outs =
       testing::run_ranks_as_threads(4, store, testing::brief_measure_spec(), [](RunContext &ctx) {
         auto bench = make_verbs_pair_matrix();
-        Point p;
-        for (const Axis &a : bench->axes())
-          p.set(a.name, a.defaults.front());
+        Point p = testing::first_default_point(*bench);
         p.set("node_identity", std::string("rank"));
         p.set("bandwidth_size_bytes", std::int64_t{65536});
         return bench->run(ctx, p);

@@ -2,10 +2,12 @@
 // Ranks as threads: `body` runs once per rank, each on its own thread with its own RunContext
 // (this machine's topology, a plain-loop sampler, the given measurement) over one shared store,
 // the way srun/mpirun ranks share the run's store. Returns every rank's Outcome in rank order.
+// Ranks as threads mostly run a benchmark at its defaults: first_default_point.
 #include <functional>
 #include <thread>
 #include <vector>
 
+#include "harness/benchmark.h"
 #include "harness/measure.h"
 #include "harness/record.h"
 #include "harness/run_context.h"
@@ -33,6 +35,14 @@ inline MeasureSpec brief_measure_spec() {
   spec.max_samples = 10;
   spec.time_budget_s = 0.02;
   return spec;
+}
+
+// The benchmark's first default point: every axis at its first default value.
+inline Point first_default_point(const Benchmark &bench) {
+  Point p;
+  for (const Axis &a : bench.axes())
+    p.set(a.name, a.defaults.front());
+  return p;
 }
 
 inline std::vector<Outcome> run_ranks_as_threads(int ranks, Store &store, const MeasureSpec &spec,
