@@ -12,6 +12,8 @@
 namespace railgauge::rdma {
 namespace {
 
+constexpr const char *kBandwidthFollows = "bandwidth";
+
 // The pair matrix over the TCP baseline (pair_matrix_run.h): every rank is one endpoint, each
 // pair measures latency and bandwidth. Rank 0's record holds the matrix, the bad pairs and the
 // findings.
@@ -63,9 +65,9 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
   // is gone gives up after at most two peer timeouts (the server's latency and bandwidth accepts).
   spec.pair_timeout_s = 2 * (ctx.measure_spec().time_budget_s + ctx.peer_timeout_s());
   Store &store = *ctx.store();
-  const auto hosts =
-      store_all_gather(store, spec.prefix + "hosts", ctx.rank(), ctx.world_size(), ctx.host(),
-                       Milliseconds(static_cast<long long>(ctx.peer_timeout_s() * 1000)));
+  const Milliseconds peer_timeout(static_cast<long long>(ctx.peer_timeout_s() * 1000));
+  const auto hosts = store_all_gather(store, spec.prefix + "hosts", ctx.rank(), ctx.world_size(),
+                                      ctx.host(), peer_timeout);
   MatrixEndpoints eps;
   for (int r = 0; r < ctx.world_size(); ++r) {
     eps.endpoints.push_back(
@@ -73,19 +75,33 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
     eps.owner_rank.push_back(r);
   }
 
-  // The lower rank serves, the higher measures.
+  // The lower rank serves, the higher measures. The client says whether bandwidth follows
+  // (kBandwidthFollows, or "error: why") so that a server whose client failed at latency does not
+  // wait a peer timeout for a bandwidth connection that will never come.
   const auto side = [&](const EndpointPair &, bool measuring, const std::string &prefix) {
+    const std::string next_key = prefix + "after_latency";
     if (!measuring) {
       const std::atomic<bool> never{false};
-      // The client measures bandwidth only after its latency point worked.
-      if (!tcp_server(lat, store, prefix + "lat/", never).contains("error"))
+      if (!tcp_server(lat, store, prefix + "lat/", never).contains("error") &&
+          store.get(next_key, peer_timeout) == kBandwidthFollows)
         tcp_server(bw, store, prefix + "bw/", never);
       return PairResult{};
     }
-    const Outcome l = tcp_client(ctx, lat, store, prefix + "lat/");
+    Outcome l;
+    try {
+      l = tcp_client(ctx, lat, store, prefix + "lat/");
+    } catch (const std::exception &e) {
+      store.set(next_key, std::string("error: ") + e.what());
+      throw;
+    }
+    if (l.status != Status::ok) {
+      store.set(next_key, "error: " + l.reason.value_or("latency failed"));
+      throw BackendError(l.reason.value_or("latency failed"));
+    }
+    store.set(next_key, kBandwidthFollows);
     const Outcome w = tcp_client(ctx, bw, store, prefix + "bw/");
-    if (l.status != Status::ok || w.status != Status::ok)
-      throw BackendError(l.reason.value_or("") + w.reason.value_or(""));
+    if (w.status != Status::ok)
+      throw BackendError(w.reason.value_or("bandwidth failed"));
     return PairResult{{},
                       l.metrics.at("latency").at("p50_s").get<double>(),
                       w.metrics.at("bandwidth_gbits_per_s").get<double>()};
