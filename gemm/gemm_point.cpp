@@ -40,6 +40,14 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Each dimension is an `int` in the BLAS interfaces (cblas and cuBLASLt's layouts).
+void require_blas_dimensions(const GemmShape &s, std::string_view fix) {
+  for (auto [name, v] : {std::pair{"m", s.m}, {"n", s.n}, {"k", s.k}, {"batch", s.batch}})
+    if (v <= 0 || v > std::numeric_limits<int>::max())
+      throw InputError(fmt::format("{} = {} is not a positive 32-bit GEMM dimension", name, v),
+                       name, std::string(fix));
+}
+
 } // namespace
 
 double GemmPlan::flops() const {
@@ -126,6 +134,7 @@ GemmPlan plan_tp_point(const Point &point) {
   plan.op = gemms.front().op();
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto &g : gemms) {
+    require_blas_dimensions(g.shape, "give a smaller seq, micro_batch, hidden or ffn");
     plan.gemms.push_back(g.shape);
     plan.operands.push_back(g.operand);
     shapes.push_back({{"operand", g.operand},
@@ -188,11 +197,7 @@ GemmPlan plan_size_point(const Point &point) {
   s.n = point.integer("n") == 0 ? s.m : point.integer("n");
   s.k = point.integer("k") == 0 ? s.m : point.integer("k");
   s.batch = point.integer("batch");
-  // Each dimension is an `int` in the BLAS interfaces.
-  for (auto [name, v] : {std::pair{"m", s.m}, {"n", s.n}, {"k", s.k}, {"batch", s.batch}})
-    if (v <= 0 || v > std::numeric_limits<int>::max())
-      throw InputError(fmt::format("{} = {} is not a positive 32-bit GEMM dimension", name, v),
-                       name, "give a size from 1 to 2^31-1");
+  require_blas_dimensions(s, "give a size from 1 to 2^31-1");
   GemmPlan plan;
   plan.op = "size";
   plan.gemms = {s};

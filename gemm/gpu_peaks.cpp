@@ -1,5 +1,6 @@
 #include "gemm/gpu_peaks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -66,6 +67,13 @@ GpuPeakTable parse_gpu_peaks(const std::string &yaml_text, const std::string &pa
     peak.match = required_text(entry, "match", path);
     peak.name = required_text(entry, "name", path);
     peak.source = required_text(entry, "source", path);
+    if (const YAML::Node unless = entry["unless"]) {
+      if (!unless.IsSequence())
+        throw InputError(fmt::format("GPU entry '{}': `unless` is not a list", peak.match),
+                         at(path, unless), "write e.g. unless: [\"NVL\"]");
+      for (const auto &u : unless)
+        peak.unless.push_back(u.as<std::string>());
+    }
     const YAML::Node tflops = entry["tflops"];
     if (!tflops || !tflops.IsMap() || tflops.size() == 0)
       throw InputError(fmt::format("GPU entry '{}' has no `tflops` mapping", peak.match),
@@ -102,8 +110,11 @@ GpuPeakTable load_gpu_peaks(const std::string &path) {
 }
 
 const GpuPeak *find_gpu_peak(const GpuPeakTable &table, std::string_view device_name) {
+  const auto contains = [&](const std::string &part) {
+    return device_name.find(part) != std::string_view::npos;
+  };
   for (const auto &gpu : table.gpus)
-    if (device_name.find(gpu.match) != std::string_view::npos)
+    if (contains(gpu.match) && std::none_of(gpu.unless.begin(), gpu.unless.end(), contains))
       return &gpu;
   return nullptr;
 }

@@ -1,14 +1,16 @@
 #pragma once
 // The dense tensor-core peaks of GPU SKUs (results/peaks/gpu_peaks.yaml), for the `efficiency`
 // of the GPU GEMM benchmarks: the SKU is chosen by the CUDA device name, the first entry whose
-// `match` is a substring of it (the file lists specific names before general ones: "H100 PCIe"
-// before "H100"). Figures are TFLOP/s = 1e12 FLOP/s, dense (half the datasheets' sparse ones).
+// `match` is a substring of it and none of whose `unless` are (the file lists specific names
+// before general ones: "H100 PCIe" before "H100"; "H200" is not "H200 NVL"). Figures are TFLOP/s =
+// 1e12 FLOP/s, dense (half the datasheets' sparse ones).
 //
 //   schema: railgauge.gpu_peaks/1
 //   gpus:
 //     - match: "H100"
 //       name: H100 SXM 80GB
 //       source: "[NV-H100] SXM column"
+//       unless: ["NVL"]                              # optional
 //       tflops: {bf16: 989, fp8_e4m3: 1979, ...}     # dtype names as dtype.h spells them
 #include <optional>
 #include <string>
@@ -21,9 +23,10 @@
 namespace railgauge::gemm {
 
 struct GpuPeak {
-  std::string match;  // a substring of the CUDA device name
-  std::string name;   // the SKU, for records
-  std::string source; // the citation
+  std::string match;               // a substring of the CUDA device name
+  std::vector<std::string> unless; // substrings that rule the entry out ("NVL" for "H200")
+  std::string name;                // the SKU, for records
+  std::string source;              // the citation
   std::vector<std::pair<Dtype, double>> tflops;
   std::string where; // file:line of the entry
 

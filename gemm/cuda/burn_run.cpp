@@ -19,13 +19,13 @@
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/resources.h"
 #include "harness/error.h"
+#include "harness/inventory/gpu_monitor.h"
 #include "harness/stats.h"
 
 namespace railgauge::gemm {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x6275726e;
-constexpr float kFp8Scales[2] = {0.5f, 0.25f};
 // Output buffers per timed batch: each repetition keeps its result until it is compared, and
 // the comparison runs outside the timed batch. At most this many, within a quarter of the
 // free memory.
@@ -45,9 +45,7 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   const cudaStream_t stream = timer.stream();
   const LtHandle handle;
   const gpu::DeviceBuffer workspace(kLtWorkspaceBytes);
-  gpu::DeviceBuffer scales(sizeof kFp8Scales);
-  RAILGAUGE_CUDA_CALL(
-      cudaMemcpy(scales.get(), kFp8Scales, sizeof kFp8Scales, cudaMemcpyHostToDevice));
+  const gpu::DeviceBuffer scales = device_fp8_scales(stream);
   const DtypeStorage storage = dtype_storage(o.dtype);
   const LtMatmul lt(s, o.dtype, layout, scales.as<float>());
   const auto count = [&](std::int64_t rows, std::int64_t cols) {
@@ -118,6 +116,7 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
 
   std::vector<double> per_gemm_s;
   int slot = 0;
+  GpuMonitor monitor(info.uuid); // clocks and power under the burn's load
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed_s = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -155,12 +154,13 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
     r.iterations += ring;
   }
   r.elapsed_s = elapsed_s();
+  const nlohmann::json during = monitor.stop();
   if (!per_gemm_s.empty()) {
     const Summary t = summarize(per_gemm_s);
     r.tflops = gemm_flops(s) / t.median / 1e12;
     r.tflops_min = gemm_flops(s) / t.max / 1e12;
   }
-  r.telemetry = telemetry_pair(before, sample_gpu_telemetry(info.uuid));
+  r.telemetry = telemetry_pair(before, during, sample_gpu_telemetry(info.uuid));
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
 
 namespace railgauge::gemm {
@@ -14,10 +15,6 @@ nlohmann::json field(const nlohmann::json &gpu, const char *object, const char *
   if (it == gpu.end() || !it->is_object())
     return nullptr;
   return it->value(name, nlohmann::json(nullptr));
-}
-
-bool is_throttle_reason(const std::string &reason) {
-  return reason != "gpu_idle" && reason != "applications_clocks_setting" && reason != "sync_boost";
 }
 
 } // namespace
@@ -55,9 +52,13 @@ nlohmann::json sample_gpu_telemetry(std::string_view uuid) {
   }
 }
 
-nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json after) {
-  const bool throttled = before.value("throttled", false) || after.value("throttled", false);
-  return {{"before", std::move(before)}, {"after", std::move(after)}, {"throttled", throttled}};
+nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nlohmann::json after) {
+  const bool throttled = before.value("throttled", false) || during.value("throttled", false) ||
+                         after.value("throttled", false);
+  return {{"before", std::move(before)},
+          {"during", std::move(during)},
+          {"after", std::move(after)},
+          {"throttled", throttled}};
 }
 
 } // namespace railgauge::gemm

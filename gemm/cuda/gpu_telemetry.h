@@ -1,8 +1,9 @@
 #pragma once
 // Clocks, power, temperature and clock-event (throttle) reasons of one GPU, read through the
 // inventory's NVML wrapper (harness/inventory/nvml_query.h: dlopen, so it works on machines
-// without the driver and says why). Sampled before and after each GPU GEMM point so that a
-// slow point shows whether the GPU was throttling (power cap, thermal slowdown) while it ran.
+// without the driver and says why). Snapshots before and after each GPU GEMM point (with the
+// limits and maximum clocks), beside the GpuMonitor's samples taken while the point ran, so that
+// a slow point shows whether the GPU was throttling (power cap, thermal slowdown).
 //
 // Each sample is a whole NVML inventory query (init, every GPU, shutdown): tens of
 // milliseconds, outside the timed region, once before and once after a point.
@@ -25,7 +26,8 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
 // query_nvml("libnvidia-ml.so.1") then gpu_telemetry_from_nvml(). Never throws.
 nlohmann::json sample_gpu_telemetry(std::string_view uuid);
 
-// {"before": .., "after": .., "throttled": before or after throttled}
-nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json after);
+// {"before": .., "during": .., "after": .., "throttled": any of them throttled}; `during` is a
+// GpuMonitor summary of the measurement itself (harness/inventory/gpu_monitor.h).
+nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nlohmann::json after);
 
 } // namespace railgauge::gemm

@@ -1,5 +1,6 @@
 #include "gemm/cuda/lt_matmul.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -32,6 +33,9 @@ void report_cublas_error(cublasStatus_t status, std::string_view call, std::stri
 
 namespace railgauge::gemm {
 namespace {
+
+// How many heuristic candidates a deterministic caller filters for split-K-free algorithms.
+constexpr int kDeterministicCandidates = 32;
 
 cudaDataType_t cuda_type(ElementType type) {
   switch (type) {
@@ -171,22 +175,27 @@ std::vector<cublasLtMatmulHeuristicResult_t> LtMatmul::heuristic(const LtHandle 
   const gpu::UniqueCudaHandle<cublasLtMatmulPreference_t, LtPreferenceTraits> owner(pref);
   RAILGAUGE_CUBLAS_CALL(cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes, sizeof workspace_bytes));
-  if (deterministic) {
-    const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_NONE;
-    RAILGAUGE_CUBLAS_CALL(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof mask));
-  }
-  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(count));
+  // A deterministic caller (the burn) keeps only algorithms without split-K: the reduction
+  // preference mask cannot say "no reduction" (NONE is 0, and an empty mask is undocumented), so
+  // more candidates are asked for and filtered here.
+  const int asked = deterministic ? std::max(count, kDeterministicCandidates) : count;
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(asked));
   int returned = 0;
   const cublasStatus_t status =
       cublasLtMatmulAlgoGetHeuristic(handle.get(), desc_.get(), a_.get(), b_.get(), c_.get(),
-                                     c_.get(), pref, count, results.data(), &returned);
+                                     c_.get(), pref, asked, results.data(), &returned);
   // NOT_SUPPORTED: no algorithm for this problem on this GPU (an empty list, a waiver).
   if (status == CUBLAS_STATUS_NOT_SUPPORTED)
     return {};
   RAILGAUGE_CUBLAS_CALL(status);
   results.resize(static_cast<std::size_t>(returned));
-  std::erase_if(results, [](const auto &r) { return r.state != CUBLAS_STATUS_SUCCESS; });
+  std::erase_if(results, [&](const auto &r) {
+    return r.state != CUBLAS_STATUS_SUCCESS ||
+           (deterministic &&
+            algo_attribute<std::int32_t>(r.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) > 1);
+  });
+  if (results.size() > static_cast<std::size_t>(count))
+    results.resize(static_cast<std::size_t>(count));
   return results;
 }
 
@@ -224,6 +233,14 @@ nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &r) {
       {"workspace_bytes", r.workspaceSize},
       {"waves_count", r.wavesCount},
   };
+}
+
+gpu::DeviceBuffer device_fp8_scales(cudaStream_t stream) {
+  gpu::DeviceBuffer scales(sizeof kFp8Scales);
+  RAILGAUGE_CUDA_CALL(
+      cudaMemcpyAsync(scales.get(), kFp8Scales, sizeof kFp8Scales, cudaMemcpyHostToDevice, stream));
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  return scales;
 }
 
 std::string cublaslt_version() {

@@ -119,6 +119,14 @@ private:
 // cublasLtMatmulTile_t, cublasLtMatmulStages_t, cublasLtClusterShape_t).
 nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &result);
 
+// fp8 per-tensor scales of A and B: powers of two, so the reference scales exactly, and not 1,
+// so a scale that is ignored shows in the data check.
+inline constexpr float kFp8Scales[2] = {0.5f, 0.25f};
+
+// kFp8Scales on the device, copied on `stream` and waited for: a plain cudaMemcpy from pageable
+// memory may return before its DMA lands and is not ordered with a non-blocking stream.
+gpu::DeviceBuffer device_fp8_scales(cudaStream_t stream);
+
 // "12.9.1.4"-style version of the cuBLASLt library loaded at run time.
 std::string cublaslt_version();
 

@@ -63,6 +63,14 @@ TEST(GemmPoint, TpPointPlansTheBlockGemm) {
   EXPECT_DOUBLE_EQ(ctx.flops(), 2 * gemm_flops({128, 64, 128, 8}));
   EXPECT_THROW(plan_tp_point(tp_point("scores", "wgrad", 1)), InputError);
   EXPECT_THROW(plan_tp_point(tp_point("qkv", "fwd", 32)), InputError); // 16 heads
+  // M = seq x micro_batch beyond a BLAS `int`: refused, never truncated.
+  try {
+    plan_tp_point(tp_point("qkv", "fwd", 1, std::int64_t{1} << 31));
+    FAIL() << "a 2^31-row GEMM was planned";
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("not a positive 32-bit GEMM dimension"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(GemmPoint, SizePointIsSquareUnlessNOrKIsGiven) {

@@ -277,8 +277,14 @@ TEST(GpuTelemetry, PicksTheGpuByUuidAndFlagsThrottling) {
   const auto off =
       gpu_telemetry_from_nvml({{"available", false}, {"reason", "dlopen failed"}}, "GPU-a");
   EXPECT_EQ(off.at("reason"), "dlopen failed");
-  EXPECT_TRUE(telemetry_pair(b, a).at("throttled").get<bool>());
-  EXPECT_FALSE(telemetry_pair(b, off).at("throttled").get<bool>());
+  const nlohmann::json quiet = {{"available", true}, {"throttled", false}};
+  const nlohmann::json capped = {{"available", true}, {"throttled", true}};
+  EXPECT_TRUE(telemetry_pair(b, quiet, a).at("throttled").get<bool>());
+  EXPECT_FALSE(telemetry_pair(b, quiet, off).at("throttled").get<bool>());
+  // Idle before and after, held down by its power cap while it ran: throttled.
+  const nlohmann::json t = telemetry_pair(b, capped, b);
+  EXPECT_TRUE(t.at("throttled").get<bool>());
+  EXPECT_EQ(t.at("during"), capped);
 }
 
 TEST(GpuTelemetry, SamplingNeverThrowsWithoutAGpu) {

@@ -38,6 +38,27 @@ TEST(GpuPeaks, ShippedTableLoadsAndMatchesCudaDeviceNames) {
   }
   EXPECT_EQ(find_gpu_peak(t, "NVIDIA A100-SXM4-80GB"), nullptr);
   EXPECT_EQ(find_gpu_peak(t, ""), nullptr);
+  // Other SKUs whose names contain a listed one get no peak rather than the wrong one.
+  EXPECT_EQ(find_gpu_peak(t, "NVIDIA H200 NVL"), nullptr);
+  EXPECT_EQ(find_gpu_peak(t, "NVIDIA GH200 480GB"), nullptr);
+}
+
+TEST(GpuPeaks, UnlessRulesAnEntryOutAndMustBeAList) {
+  const std::string head = "schema: railgauge.gpu_peaks/1\ngpus:\n";
+  const GpuPeakTable t = parse_gpu_peaks(head + "  - match: \"X1\"\n    unless: [\"X1 Lite\"]\n"
+                                                "    name: X1\n    source: s\n"
+                                                "    tflops: {bf16: 1}\n",
+                                         "peaks.yaml");
+  ASSERT_NE(find_gpu_peak(t, "Acme X1 Pro"), nullptr);
+  EXPECT_EQ(find_gpu_peak(t, "Acme X1 Lite"), nullptr);
+  try {
+    parse_gpu_peaks(head + "  - match: \"X1\"\n    unless: \"Lite\"\n    name: X1\n"
+                           "    source: s\n    tflops: {bf16: 1}\n",
+                    "peaks.yaml");
+    FAIL() << "a scalar `unless` was accepted";
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("`unless` is not a list"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GpuPeaks, BadTablesNameTheLine) {

@@ -1,0 +1,76 @@
+#pragma once
+// What one GPU did while a point ran: clocks, power, temperature, clock-event (throttle) reasons
+// and the PCIe link, sampled on a thread of its own every few tens of milliseconds between the
+// point's start and stop, plus NVML's energy counter and power/thermal violation times read at
+// both ends. A snapshot before or after a point sees an idle GPU (idle clocks, no power cap);
+// only samples taken while the work runs show a GPU held down by its power limit or heat, or a
+// PCIe link that trains down under load.
+//
+// NVML is dlopen'ed (nvml_api.h); without it, or without nvml.h at build time, the summary is
+// {"available": false, "reason": ...} and the point is measured as usual.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace railgauge {
+
+// One sample; a field NVML did not answer is empty.
+struct GpuSample {
+  std::optional<double> sm_clock_mhz;
+  std::optional<double> power_w;
+  std::optional<double> temperature_c;
+  std::optional<std::uint64_t> clocks_event_reasons; // nvmlClocksEventReason* bits
+  std::optional<int> pcie_gen;
+  std::optional<int> pcie_width;
+};
+
+// Energy and violation counters at the start and the end of a point, when NVML has them.
+struct GpuCounters {
+  std::optional<std::uint64_t> energy_mj;
+  std::optional<std::uint64_t> power_violation_ns;
+  std::optional<std::uint64_t> thermal_violation_ns;
+};
+
+// The summary a record carries under metrics.telemetry.during (pure, tested without a GPU):
+//   {"available": true, "samples", "duration_s", "sm_clock_mhz": {"min", "median", "max"},
+//    "power_w": {"mean", "max"}, "temperature_c_max", "pcie": {"gen_min", "gen_max",
+//    "width_min", "width_max"}, "clocks_event_reasons": [names seen in any sample],
+//    "throttled_fraction": samples with a reason that holds the clock down / samples,
+//    "throttled": a sample held down or a violation counter moved, "energy_j", "power_from_energy_w",
+//    "power_violation_s", "thermal_violation_s"}
+// A statistic with no sample is null. gpu_idle, applications_clocks_setting and sync_boost are
+// not throttling (is_throttle_reason).
+nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, double duration_s,
+                                     const GpuCounters &start, const GpuCounters &end);
+
+// True for a clock-event reason name that holds the clock below what the GPU would run at
+// (power cap, thermal or hardware slowdown, power brake), false for idle, application clock
+// settings and sync boost.
+bool is_throttle_reason(const std::string &reason);
+
+// Samples the GPU with `uuid` from construction until stop() (or destruction). Never throws:
+// a GPU NVML cannot open makes stop() say why.
+class GpuMonitor {
+public:
+  explicit GpuMonitor(std::string uuid,
+                      std::chrono::milliseconds period = std::chrono::milliseconds(50),
+                      std::string nvml_library = "libnvidia-ml.so.1");
+  ~GpuMonitor();
+  GpuMonitor(const GpuMonitor &) = delete;
+  GpuMonitor &operator=(const GpuMonitor &) = delete;
+
+  // Stops sampling and summarises (summarize_gpu_samples), or {"available": false, "reason"}.
+  // A second call returns the same summary.
+  nlohmann::json stop();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace railgauge

@@ -1,0 +1,16 @@
+// GpuMonitor for builds without nvml.h: every summary says why nothing was sampled.
+#include "harness/inventory/gpu_monitor.h"
+
+namespace railgauge {
+
+struct GpuMonitor::Impl {};
+
+GpuMonitor::GpuMonitor(std::string, std::chrono::milliseconds, std::string) {}
+
+GpuMonitor::~GpuMonitor() = default;
+
+nlohmann::json GpuMonitor::stop() {
+  return {{"available", false}, {"reason", "built without nvml.h (no NVML telemetry)"}};
+}
+
+} // namespace railgauge

@@ -1,0 +1,92 @@
+// The per-point GPU monitor: the summary of samples (pure) and the monitor on a machine without a
+// GPU or NVML, which must say why and never throw.
+#include <gtest/gtest.h>
+
+#include "harness/inventory/gpu_monitor.h"
+
+namespace railgauge {
+namespace {
+
+GpuSample sample(double clock_mhz, double power_w, std::uint64_t reasons, int gen) {
+  GpuSample s;
+  s.sm_clock_mhz = clock_mhz;
+  s.power_w = power_w;
+  s.temperature_c = 60 + power_w / 100;
+  s.clocks_event_reasons = reasons;
+  s.pcie_gen = gen;
+  s.pcie_width = 16;
+  return s;
+}
+
+TEST(GpuSamples, SummaryShowsAPowerCapThatOnlyHeldSomeSamples) {
+  // Four samples under load: two at the power cap (sw_power_cap, 0x4) with the clock pulled
+  // down, one idle (gpu_idle, 0x1, not throttling), one clean.
+  const std::vector<GpuSample> samples = {sample(1980, 690, 0x4, 5), sample(1755, 700, 0x4, 5),
+                                          sample(1980, 420, 0x0, 5), sample(345, 80, 0x1, 4)};
+  GpuCounters start, end;
+  start.energy_mj = 1'000'000;
+  end.energy_mj = 1'475'000; // 475 J over 1 s
+  start.power_violation_ns = 5;
+  end.power_violation_ns = 5;
+  const nlohmann::json j = summarize_gpu_samples(samples, 1.0, start, end);
+  EXPECT_TRUE(j.at("available"));
+  EXPECT_EQ(j.at("samples"), 4);
+  EXPECT_DOUBLE_EQ(j.at("sm_clock_mhz").at("min"), 345);
+  EXPECT_DOUBLE_EQ(j.at("sm_clock_mhz").at("max"), 1980);
+  EXPECT_DOUBLE_EQ(j.at("sm_clock_mhz").at("median"), (1755 + 1980) / 2.0);
+  EXPECT_DOUBLE_EQ(j.at("power_w").at("max"), 700);
+  EXPECT_DOUBLE_EQ(j.at("power_w").at("mean"), (690 + 700 + 420 + 80) / 4.0);
+  EXPECT_DOUBLE_EQ(j.at("temperature_c_max"), 67);
+  EXPECT_EQ(j.at("pcie").at("gen_min"), 4); // the link trained down in one sample
+  EXPECT_EQ(j.at("pcie").at("gen_max"), 5);
+  EXPECT_EQ(j.at("clocks_event_reasons"), (std::vector<std::string>{"gpu_idle", "sw_power_cap"}));
+  EXPECT_DOUBLE_EQ(j.at("throttled_fraction"), 0.5);
+  EXPECT_TRUE(j.at("throttled"));
+  EXPECT_DOUBLE_EQ(j.at("energy_j"), 475);
+  EXPECT_DOUBLE_EQ(j.at("power_from_energy_w"), 475);
+  EXPECT_DOUBLE_EQ(j.at("power_violation_s"), 0);
+  EXPECT_TRUE(j.at("thermal_violation_s").is_null());
+}
+
+TEST(GpuSamples, ViolationCounterAloneMeansThrottledAndMissingFieldsAreNull) {
+  GpuSample idle;
+  idle.clocks_event_reasons = 0x1;
+  GpuCounters start, end;
+  start.thermal_violation_ns = 1'000;
+  end.thermal_violation_ns = 2'000'001'000; // 2 s below the clocks asked for, between samples
+  start.energy_mj = 10;
+  end.energy_mj = 5; // went backwards (driver reload): not a difference
+  const nlohmann::json j = summarize_gpu_samples({idle}, 4.0, start, end);
+  EXPECT_DOUBLE_EQ(j.at("throttled_fraction"), 0.0);
+  EXPECT_DOUBLE_EQ(j.at("thermal_violation_s"), 2.0);
+  EXPECT_TRUE(j.at("throttled"));
+  EXPECT_TRUE(j.at("energy_j").is_null());
+  EXPECT_TRUE(j.at("power_from_energy_w").is_null());
+  EXPECT_TRUE(j.at("sm_clock_mhz").at("median").is_null());
+  EXPECT_TRUE(j.at("power_w").at("mean").is_null());
+  EXPECT_TRUE(j.at("pcie").at("gen_max").is_null());
+
+  const nlohmann::json none = summarize_gpu_samples({}, 0.0, {}, {});
+  EXPECT_EQ(none.at("samples"), 0);
+  EXPECT_FALSE(none.at("throttled"));
+  EXPECT_TRUE(none.at("throttled_fraction").is_null());
+}
+
+TEST(GpuMonitor, WithoutNvmlItSaysWhyAndNeverThrows) {
+  GpuMonitor monitor("GPU-00000000-0000-0000-0000-000000000000", std::chrono::milliseconds(1),
+                     "libnvidia-ml-that-is-not-here.so.1");
+  const nlohmann::json j = monitor.stop();
+  EXPECT_FALSE(j.at("available"));
+  EXPECT_FALSE(j.at("reason").get<std::string>().empty()) << j.dump();
+  EXPECT_EQ(monitor.stop(), j); // a second stop gives the same answer
+}
+
+TEST(GpuThrottleReasons, IdleApplicationClocksAndSyncBoostAreNotThrottling) {
+  for (const char *r : {"gpu_idle", "applications_clocks_setting", "sync_boost"})
+    EXPECT_FALSE(is_throttle_reason(r)) << r;
+  for (const char *r : {"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", "0x1000"})
+    EXPECT_TRUE(is_throttle_reason(r)) << r;
+}
+
+} // namespace
+} // namespace railgauge
