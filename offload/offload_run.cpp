@@ -1,7 +1,9 @@
 // OffloadBenchmark::run() for CUDA builds (offload_run_stub.cpp without CUDA).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -13,6 +15,7 @@
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/resources.h"
+#include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
@@ -28,6 +31,9 @@
 
 namespace railgauge::offload {
 namespace {
+
+// How often the GPU's clocks, power and PCIe link are sampled while a point runs.
+constexpr std::chrono::milliseconds kMonitorPeriod{50};
 
 // Host memory bound to one NUMA node (memory::HostBuffer), page-locked and mapped into every
 // device's address space when pinned (cudaHostRegister), unregistered before it is freed.
@@ -96,11 +102,14 @@ class LinkReader {
 public:
   LinkReader(const std::string &nvml_library, std::string sysfs_root)
       : nvml_(query_nvml(nvml_library)), sysfs_root_(std::move(sysfs_root)) {}
-  std::pair<std::optional<PcieLinkState>, std::string> read(const std::string &bus_id) const {
+  // `during`: the GPU's GpuMonitor summary of the point, whose PCIe samples replace the
+  // snapshot's current link (link_while_running).
+  std::pair<std::optional<PcieLinkState>, std::string> read(const std::string &bus_id,
+                                                            const nlohmann::json &during) const {
     if (auto link = pcie_link_from_nvml(nvml_, bus_id))
-      return {link, ""};
+      return {link_while_running(*link, during), ""};
     if (auto link = read_sysfs_pcie_link(sysfs_root_, bus_id))
-      return {link, ""};
+      return {link_while_running(*link, during), ""};
     std::string nvml_why = "no GPU with this bus id, or no PCIe fields";
     if (!nvml_.value("available", false) && nvml_.contains("reason") &&
         nvml_.at("reason").is_string())
@@ -114,10 +123,15 @@ private:
   std::string sysfs_root_;
 };
 
+// The link fields of a record (pcie_metrics), with what the GPU's monitor saw while the point ran
+// under `telemetry`.
 nlohmann::json link_metrics(const LinkReader &links, const std::string &bus_id,
-                            std::optional<double> measured, int directions = 1) {
-  const auto [link, why] = links.read(bus_id);
-  return pcie_metrics(link, measured, directions, why);
+                            const nlohmann::json &during, std::optional<double> measured,
+                            int directions = 1) {
+  const auto [link, why] = links.read(bus_id, during);
+  nlohmann::json j = pcie_metrics(link, measured, directions, why);
+  j["telemetry"] = during;
+  return j;
 }
 
 HostPlacement placement_of(const RunContext &ctx, const Point &point,
@@ -257,14 +271,16 @@ Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
     };
   }
   prepare(transfer, seed, stream);
+  GpuMonitor monitor(info.uuid, kMonitorPeriod, nvml_library_);
   const Measurement measurement = ctx.measure(*timer, op);
   RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  const nlohmann::json during = monitor.stop();
   const LinkReader links(nvml_library_, sysfs_root_);
 
   Outcome outcome;
   const std::uint64_t bytes_per_call = offload_bytes_per_call(path_, bytes);
   outcome.metrics = measurement.bandwidth_metrics(bytes_per_call);
-  outcome.metrics.update(link_metrics(links, info.pci_bus_id,
+  outcome.metrics.update(link_metrics(links, info.pci_bus_id, during,
                                       gbytes_per_s(bytes_per_call, measurement.time_s.median)));
   outcome.metrics["verified"] = false;
   add_placement(outcome, info, where);
@@ -305,14 +321,16 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
                          {device, second.pu, [&](cudaStream_t s) { d2h(s); }}});
   prepare(h2d, seed_h2d, timer.stream(0));
   prepare(d2h, seed_d2h, timer.stream(1));
+  GpuMonitor monitor(info.uuid, kMonitorPeriod, nvml_library_);
   const Measurement measurement = ctx.measure(timer, timer.every_lane_once());
+  const nlohmann::json during = monitor.stop();
   const LinkReader links(nvml_library_, sysfs_root_);
 
   const double h2d_bw = gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(0)));
   const double d2h_bw = gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(1)));
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes));
-  outcome.metrics.update(link_metrics(links, info.pci_bus_id, h2d_bw + d2h_bw, 2));
+  outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, h2d_bw + d2h_bw, 2));
   outcome.metrics["h2d_gbytes_per_s"] = h2d_bw;
   outcome.metrics["d2h_gbytes_per_s"] = d2h_bw;
   outcome.metrics["sum_gbytes_per_s"] = h2d_bw + d2h_bw;
@@ -377,7 +395,13 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
     const auto &g = per_gpu[static_cast<std::size_t>(d)];
     prepare(g.transfer, g.seed, timer.stream(static_cast<std::size_t>(d)));
   }
+  std::vector<std::unique_ptr<GpuMonitor>> monitors;
+  for (const auto &g : per_gpu)
+    monitors.push_back(std::make_unique<GpuMonitor>(g.info.uuid, kMonitorPeriod, nvml_library_));
   const Measurement measurement = ctx.measure(timer, timer.every_lane_once());
+  std::vector<nlohmann::json> during;
+  for (auto &m : monitors)
+    during.push_back(m->stop());
   const LinkReader links(nvml_library_, sysfs_root_);
 
   std::vector<double> bandwidths;
@@ -403,7 +427,7 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
                             {"cpu_pu", g.where.pu},
                             {"bandwidth_gbytes_per_s", bw},
                             {"share", sum > 0 ? bw / sum : 0.0}};
-    entry.update(link_metrics(links, g.info.pci_bus_id, bw));
+    entry.update(link_metrics(links, g.info.pci_bus_id, during[static_cast<std::size_t>(d)], bw));
     if (entry.contains("expected_gbytes_per_s") && entry["expected_gbytes_per_s"].is_number())
       expected_sum += entry["expected_gbytes_per_s"].get<double>();
     else
@@ -484,7 +508,9 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   // fit in one copy.
   gemms_per_call = std::max(1, static_cast<int>(std::lround(copy_alone_s / gemm_alone_s)));
   GatedLanesTimer both(ctx.topology().get(), {copy_lane(), gemm_lane()});
+  GpuMonitor monitor(info.uuid, kMonitorPeriod, nvml_library_);
   const Measurement measurement = ctx.measure(both, both.every_lane_once());
+  const nlohmann::json during = monitor.stop();
   const LinkReader links(nvml_library_, sysfs_root_);
   const double copy_together_s = lane_median_s(both.lane_samples_s(0));
   const double gemm_together_s = lane_median_s(both.lane_samples_s(1)) / gemms_per_call;
@@ -501,7 +527,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   // > 1: slower beside the other. 1.0 for both means the copy hides completely behind compute.
   outcome.metrics["copy_slowdown"] = copy_together_s / copy_alone_s;
   outcome.metrics["gemm_slowdown"] = gemm_together_s / gemm_alone_s;
-  outcome.metrics.update(link_metrics(links, info.pci_bus_id, copy_bw));
+  outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));
   outcome.metrics["verified"] = false;
   add_placement(outcome, info, where);
   outcome.derived_params.update({{"gemms_per_call", gemms_per_call},

@@ -198,4 +198,19 @@ std::optional<PcieLinkState> pcie_link_from_nvml(const nlohmann::json &nvml,
   return std::nullopt;
 }
 
+PcieLinkState link_while_running(PcieLinkState snapshot, const nlohmann::json &during) {
+  if (!during.is_object() || !during.value("available", false) || !during.contains("pcie"))
+    return snapshot;
+  const auto &pcie = during.at("pcie");
+  const std::optional<int> gen = json_int(pcie, "gen_max"), width = json_int(pcie, "width_max");
+  if (!gen && !width)
+    return snapshot;
+  if (gen)
+    snapshot.gen_current = gen;
+  if (width)
+    snapshot.width_current = width;
+  snapshot.source = "nvml_while_running";
+  return snapshot;
+}
+
 } // namespace railgauge::offload

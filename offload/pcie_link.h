@@ -86,4 +86,11 @@ std::optional<PcieLinkState> read_sysfs_pcie_link(const std::string &sysfs_root,
 std::optional<PcieLinkState> pcie_link_from_nvml(const nlohmann::json &nvml,
                                                  const std::string &bus_id);
 
+// The link as it ran: `snapshot`'s current generation and width replaced by the highest that a
+// GpuMonitor (harness/inventory/gpu_monitor.h) sampled while the point ran, when it sampled any,
+// with source "nvml_while_running". An idle GPU may drop its link to a lower generation to save
+// power, so a snapshot taken after the point can read low and make a healthy link look
+// downtrained. Without samples, `snapshot` unchanged.
+PcieLinkState link_while_running(PcieLinkState snapshot, const nlohmann::json &during);
+
 } // namespace railgauge::offload

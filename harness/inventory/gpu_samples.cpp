@@ -31,6 +31,12 @@ nlohmann::json extreme(const std::vector<double> &v, bool largest) {
   return largest ? *std::max_element(v.begin(), v.end()) : *std::min_element(v.begin(), v.end());
 }
 
+// The PCIe generation and width are whole numbers in the record (pcie_link.h reads them so).
+nlohmann::json extreme_int(const std::vector<double> &v, bool largest) {
+  const nlohmann::json x = extreme(v, largest);
+  return x.is_null() ? x : nlohmann::json(static_cast<int>(x.get<double>()));
+}
+
 // end - start of a counter both ends read, else null (a counter that went backwards, e.g. after a
 // driver reload, is not a difference either).
 nlohmann::json delta(const std::optional<std::uint64_t> &start,
@@ -74,10 +80,10 @@ nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, doub
         {"max", extreme(power, true)}}},
       {"temperature_c_max", extreme(values_of<double>(samples, &GpuSample::temperature_c), true)},
       {"pcie",
-       {{"gen_min", extreme(gens, false)},
-        {"gen_max", extreme(gens, true)},
-        {"width_min", extreme(widths, false)},
-        {"width_max", extreme(widths, true)}}},
+       {{"gen_min", extreme_int(gens, false)},
+        {"gen_max", extreme_int(gens, true)},
+        {"width_min", extreme_int(widths, false)},
+        {"width_max", extreme_int(widths, true)}}},
       {"clocks_event_reasons", std::vector<std::string>(reasons.begin(), reasons.end())},
       {"throttled_fraction", with_reasons > 0
                                  ? nlohmann::json(double(throttled) / double(with_reasons))

@@ -39,6 +39,8 @@ TEST(GpuSamples, SummaryShowsAPowerCapThatOnlyHeldSomeSamples) {
   EXPECT_DOUBLE_EQ(j.at("temperature_c_max"), 67);
   EXPECT_EQ(j.at("pcie").at("gen_min"), 4); // the link trained down in one sample
   EXPECT_EQ(j.at("pcie").at("gen_max"), 5);
+  EXPECT_TRUE(j.at("pcie").at("gen_max").is_number_integer());
+  EXPECT_EQ(j.at("pcie").at("width_max"), 16);
   EXPECT_EQ(j.at("clocks_event_reasons"), (std::vector<std::string>{"gpu_idle", "sw_power_cap"}));
   EXPECT_DOUBLE_EQ(j.at("throttled_fraction"), 0.5);
   EXPECT_TRUE(j.at("throttled"));

@@ -138,5 +138,35 @@ TEST(PcieLink, ReadsNvmlInventoryEntry) {
   EXPECT_FALSE(pcie_link_from_nvml(nlohmann::json{{"available", false}}, "0000:18:00.0"));
 }
 
+TEST(PcieLink, WhileRunningTheHighestSampledLinkReplacesAnIdleSnapshot) {
+  // After the point the idle GPU had dropped to Gen1; under load it ran Gen5 x16.
+  PcieLinkState idle{1, 16, 5, 16, "nvml"};
+  const nlohmann::json during = {
+      {"available", true},
+      {"pcie", {{"gen_min", 4}, {"gen_max", 5}, {"width_min", 16}, {"width_max", 16}}}};
+  const PcieLinkState ran = link_while_running(idle, during);
+  EXPECT_EQ(ran.gen_current, 5);
+  EXPECT_EQ(ran.width_current, 16);
+  EXPECT_EQ(ran.gen_max, 5);
+  EXPECT_EQ(ran.source, "nvml_while_running");
+  EXPECT_FALSE(pcie_downtrained_reason(ran));
+  // A link that stayed at x8 under load is still downtrained.
+  const nlohmann::json narrow = {
+      {"available", true},
+      {"pcie", {{"gen_min", 5}, {"gen_max", 5}, {"width_min", 8}, {"width_max", 8}}}};
+  EXPECT_EQ(pcie_downtrained_reason(link_while_running(idle, narrow)),
+            "Gen5 x8 of Gen5 x16: width");
+  // No samples: the snapshot as it was.
+  for (const nlohmann::json &none :
+       {nlohmann::json{{"available", false}, {"reason", "no NVML"}},
+        nlohmann::json{{"available", true},
+                       {"pcie", {{"gen_max", nullptr}, {"width_max", nullptr}}}},
+        nlohmann::json(nullptr)}) {
+    const PcieLinkState same = link_while_running(idle, none);
+    EXPECT_EQ(same.gen_current, 1) << none.dump();
+    EXPECT_EQ(same.source, "nvml");
+  }
+}
+
 } // namespace
 } // namespace railgauge::offload
