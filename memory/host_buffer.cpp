@@ -23,6 +23,25 @@ HostBuffer::HostBuffer(hwloc_topology_t topology, unsigned numa_os_index, std::s
         size_bytes, numa_os_index, std::strerror(errno), errno));
 }
 
+std::variant<std::vector<unsigned>, std::string> HostBuffer::page_nodes() const {
+  hwloc_nodeset_t nodes = hwloc_bitmap_alloc();
+  if (!nodes)
+    return std::string("hwloc_bitmap_alloc failed");
+  const int status =
+      hwloc_get_area_memlocation(topology_, data_, size_bytes_, nodes, HWLOC_MEMBIND_BYNODESET);
+  const int error = errno;
+  std::vector<unsigned> found;
+  if (status == 0)
+    for (int i = hwloc_bitmap_first(nodes); i >= 0; i = hwloc_bitmap_next(nodes, i))
+      found.push_back(static_cast<unsigned>(i));
+  hwloc_bitmap_free(nodes);
+  if (status != 0)
+    return fmt::format("hwloc_get_area_memlocation failed: {} ({})", std::strerror(error), error);
+  if (found.empty())
+    return std::string("the kernel reported no node for the buffer's pages (none touched yet?)");
+  return found;
+}
+
 HostBuffer::HostBuffer(HostBuffer &&other) noexcept
     : topology_(other.topology_), data_(std::exchange(other.data_, nullptr)),
       size_bytes_(std::exchange(other.size_bytes_, 0)) {}

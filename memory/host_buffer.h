@@ -5,6 +5,9 @@
 // that no page exists until the thread that will use it writes it first (first touch): the
 // benchmarks seed each thread's slice from that thread. Freed with hwloc_free.
 #include <cstddef>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include <hwloc.h>
 
@@ -21,6 +24,12 @@ public:
   ~HostBuffer();
 
   double *doubles() const { return static_cast<double *>(data_); }
+
+  // The NUMA nodes (OS indexes) the buffer's touched pages are on, as the kernel reports them
+  // (hwloc_get_area_memlocation), or why it cannot say. The binding is a request: without
+  // CAP_SYS_NICE in a container, or on a kernel without NUMA policy, the kernel may place pages
+  // elsewhere and hwloc still returns memory, so a record states where the pages went.
+  std::variant<std::vector<unsigned>, std::string> page_nodes() const;
   std::size_t size_bytes() const { return size_bytes_; }
 
 private:

@@ -309,6 +309,16 @@ struct CaptionMeaning {
   bool latency = false;
 };
 
+// What the number of a bidirectional testcase is. nvbandwidth times one stream while the reverse
+// copy runs as interference; newer versions print each direction (Read1, Write2, ...) and their
+// Total as separate matrices, older ones only the measured stream's matrix (no variant). Only a
+// Total compares with offload.bidir's bandwidth (the sum); the others with its h2d/d2h figures.
+std::string bidirectional_figure(const std::string &variant) {
+  if (variant.empty())
+    return "one_direction_under_reverse_traffic";
+  return variant.starts_with("Total") ? "sum_of_both_directions" : "one_direction";
+}
+
 CaptionMeaning meaning_of(const std::string &caption) {
   CaptionMeaning m;
   m.row_kind = caption.find("CPU(row)") != std::string::npos   ? "cpu"
@@ -417,6 +427,8 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
               pci_of(meaning.row_kind == "gpu" ? m.row_labels[ri] : m.column_labels[ci]);
           if (!pci.empty())
             r.device["pci"] = pci;
+          if (meaning.direction == "bidirectional")
+            r.params["bidirectional_figure"] = bidirectional_figure(m.variant);
           if (meaning.latency) {
             r.metrics["latency_s"] = *value * 1e-9;
           } else {

@@ -56,6 +56,7 @@ public:
   HostRegion &operator=(const HostRegion &) = delete;
 
   void *data() const { return buffer_.doubles(); }
+  const memory::HostBuffer &buffer() const { return buffer_; }
   void *device_pointer() const { return device_pointer_; } // mapped pinned memory only
   std::size_t bytes() const { return buffer_.size_bytes(); }
 
@@ -143,7 +144,13 @@ HostPlacement placement_of(const RunContext &ctx, const Point &point,
   return std::get<HostPlacement>(where);
 }
 
-void add_placement(Outcome &outcome, const gpu::CudaDeviceInfo &info, const HostPlacement &p) {
+// The point's placement, and where its host buffers' pages really are (placement_check).
+void add_placement(Outcome &outcome, const gpu::CudaDeviceInfo &info, const HostPlacement &p,
+                   std::initializer_list<const HostRegion *> regions) {
+  std::vector<std::variant<std::vector<unsigned>, std::string>> found;
+  for (const HostRegion *r : regions)
+    found.push_back(r->buffer().page_nodes());
+  outcome.metrics.update(placement_check(p.numa_node, found));
   outcome.device = {{"gpu", info.uuid},
                     {"pci", info.pci_bus_id},
                     {"numa", p.numa_node},
@@ -283,7 +290,7 @@ Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during,
                                       gbytes_per_s(bytes_per_call, measurement.time_s.median)));
   outcome.metrics["verified"] = false;
-  add_placement(outcome, info, where);
+  add_placement(outcome, info, where, {&host});
   outcome.derived_params.update({{"engine", zero_copy ? "sm" : "copy_engine"}});
   if (zero_copy)
     outcome.derived_params.update({{"grid_blocks", transfer.grid.blocks},
@@ -341,7 +348,7 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
     outcome.metrics["d2h_efficiency"] = d2h_bw / per_direction;
   }
   outcome.metrics["verified"] = false;
-  add_placement(outcome, info, where);
+  add_placement(outcome, info, where, {&host_in, &host_out});
   outcome.device["cpus"] = fmt::format("{},{}", where.pu, second.pu);
   outcome.derived_params.update({{"engine", "copy_engine"}, {"streams", 2}});
   if (!ctx.verify())
@@ -424,9 +431,12 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
                             {"uuid", g.info.uuid},
                             {"pci", g.info.pci_bus_id},
                             {"host_numa_node", g.where.numa_node},
+                            {"gpu_numa_node", g.where.gpu_numa_node},
+                            {"placement_how", g.where.how},
                             {"cpu_pu", g.where.pu},
                             {"bandwidth_gbytes_per_s", bw},
                             {"share", sum > 0 ? bw / sum : 0.0}};
+    entry.update(placement_check(g.where.numa_node, {g.host->buffer().page_nodes()}));
     entry.update(link_metrics(links, g.info.pci_bus_id, during[static_cast<std::size_t>(d)], bw));
     if (entry.contains("expected_gbytes_per_s") && entry["expected_gbytes_per_s"].is_number())
       expected_sum += entry["expected_gbytes_per_s"].get<double>();
@@ -529,7 +539,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   outcome.metrics["gemm_slowdown"] = gemm_together_s / gemm_alone_s;
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));
   outcome.metrics["verified"] = false;
-  add_placement(outcome, info, where);
+  add_placement(outcome, info, where, {&host});
   outcome.derived_params.update({{"gemms_per_call", gemms_per_call},
                                  {"gemm_dtype", "bf16 in, fp32 accumulate and out"},
                                  {"engine", "copy_engine"}});

@@ -1,6 +1,7 @@
 #include "offload/placement.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -96,6 +97,26 @@ std::variant<HostPlacement, std::string> choose_host_placement(const Topology &t
   chosen.numa_node = pick->os_index;
   chosen.pu = pick->core_pus[nth_thread % pick->core_pus.size()];
   return chosen;
+}
+
+nlohmann::json
+placement_check(unsigned requested,
+                const std::vector<std::variant<std::vector<unsigned>, std::string>> &found) {
+  std::set<unsigned> nodes;
+  for (const auto &f : found) {
+    if (const auto *why = std::get_if<std::string>(&f))
+      return {{"host_numa_nodes_measured", nullptr},
+              {"placement_honoured", nullptr},
+              {"host_numa_node_unknown_reason", *why}};
+    const auto &list = std::get<std::vector<unsigned>>(f);
+    nodes.insert(list.begin(), list.end());
+  }
+  if (nodes.empty())
+    return {{"host_numa_nodes_measured", nullptr},
+            {"placement_honoured", nullptr},
+            {"host_numa_node_unknown_reason", "no host buffer"}};
+  return {{"host_numa_nodes_measured", std::vector<unsigned>(nodes.begin(), nodes.end())},
+          {"placement_honoured", nodes.size() == 1 && *nodes.begin() == requested}};
 }
 
 } // namespace railgauge::offload

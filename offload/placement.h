@@ -8,6 +8,9 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/topology.h"
 
@@ -33,5 +36,13 @@ std::variant<HostPlacement, std::string> choose_host_placement(const Topology &t
                                                                std::string_view gpu_bus_id,
                                                                Placement placement,
                                                                unsigned nth_thread = 0);
+
+// Where the host buffers' pages went against where they were bound (`requested`, an OS index):
+// each entry of `found` is a buffer's nodes (memory::HostBuffer::page_nodes()) or why the kernel
+// could not say. {"host_numa_nodes_measured": [sorted union] or null, "placement_honoured":
+// every page on `requested` (null when unknown), "host_numa_node_unknown_reason" when unknown}.
+nlohmann::json
+placement_check(unsigned requested,
+                const std::vector<std::variant<std::vector<unsigned>, std::string>> &found);
 
 } // namespace railgauge::offload

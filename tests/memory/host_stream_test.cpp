@@ -1,5 +1,6 @@
 // Host DRAM benchmarks: byte accounting, the default sweep, the kernels' values, the data
 // check, waivers and one whole point through a hand-built RunContext. No timing assertions.
+#include <algorithm>
 #include <filesystem>
 #include <numeric>
 #include <sched.h>
@@ -11,6 +12,7 @@
 
 #include "harness/registry.h"
 #include "harness/run_context.h"
+#include "memory/host_buffer.h"
 #include "memory/host_stream.h"
 #include "memory/register_memory.h"
 
@@ -65,6 +67,21 @@ TEST(HostStreamSweep, DefaultSpansL1ToFarPastLastLevelCacheOnFixtures) {
       }
   if (seen == 0)
     GTEST_SKIP() << "no hwloc XML fixtures in " << dir;
+}
+
+TEST(HostBufferPages, TouchedPagesAreOnTheBoundNodeOrTheReasonIsGiven) {
+  const Topology topology = Topology::load_this_machine();
+  hwloc_obj_t node = hwloc_get_obj_by_type(topology.get(), HWLOC_OBJ_NUMANODE, 0);
+  ASSERT_NE(node, nullptr);
+  memory::HostBuffer buffer(topology.get(), node->os_index, 1 << 20);
+  std::fill_n(buffer.doubles(), (1 << 20) / sizeof(double), 1.0); // first touch
+  const auto where = buffer.page_nodes();
+  if (const auto *why = std::get_if<std::string>(&where)) {
+    // A kernel or container that refuses the query: the reason names the call.
+    EXPECT_NE(why->find("hwloc_get_area_memlocation"), std::string::npos) << *why;
+  } else {
+    EXPECT_EQ(std::get<std::vector<unsigned>>(where), std::vector<unsigned>{node->os_index});
+  }
 }
 
 TEST(HostStreamSlices, ContiguousPageAlignedAndComplete) {

@@ -131,6 +131,10 @@ TEST(NvbandwidthText, OneRecordPerMeasuredCell) {
   EXPECT_EQ(bidir[0]->device["pci"], "0000:19:00.0") << "the row's GPU";
   EXPECT_EQ(bidir[5]->params["variant"], "Total");
   EXPECT_EQ(bidir[5]->metrics["bandwidth_gbytes_per_s"], 610.0);
+  // Only the Total is both directions; Read1 is one stream under the other's traffic.
+  EXPECT_EQ(bidir[5]->params["bidirectional_figure"], "sum_of_both_directions");
+  EXPECT_EQ(bidir[0]->params["bidirectional_figure"], "one_direction");
+  EXPECT_FALSE(d2h[0]->params.contains("bidirectional_figure"));
 
   const auto latency = of_key(records, "import.nvbandwidth.host_device_latency_sm");
   ASSERT_EQ(latency.size(), 2u);

@@ -100,5 +100,23 @@ TEST(Placement, ThisMachineWithOneNodeHasNoFarNode) {
   EXPECT_NE(std::get<std::string>(far).find("no far node"), std::string::npos);
 }
 
+TEST(PlacementCheck, SaysWhereThePagesWentAndWhetherTheBindingHeld) {
+  using Found = std::vector<std::variant<std::vector<unsigned>, std::string>>;
+  const nlohmann::json held =
+      placement_check(1, Found{std::vector<unsigned>{1}, std::vector<unsigned>{1}});
+  EXPECT_EQ(held.at("host_numa_nodes_measured"), (std::vector<unsigned>{1}));
+  EXPECT_TRUE(held.at("placement_honoured"));
+  // A container without CAP_SYS_NICE: the far buffer's pages stayed on the local node.
+  const nlohmann::json ignored =
+      placement_check(1, Found{std::vector<unsigned>{0}, std::vector<unsigned>{1}});
+  EXPECT_EQ(ignored.at("host_numa_nodes_measured"), (std::vector<unsigned>{0, 1}));
+  EXPECT_FALSE(ignored.at("placement_honoured"));
+  const nlohmann::json unknown =
+      placement_check(0, Found{std::vector<unsigned>{0}, std::string("move_pages: EPERM")});
+  EXPECT_TRUE(unknown.at("placement_honoured").is_null());
+  EXPECT_EQ(unknown.at("host_numa_node_unknown_reason"), "move_pages: EPERM");
+  EXPECT_TRUE(placement_check(0, Found{}).at("placement_honoured").is_null());
+}
+
 } // namespace
 } // namespace railgauge::offload
