@@ -11,7 +11,7 @@
 // batch entry one cblas_?gemm call (OpenBLAS 0.3.21 has no batched GEMM), row-major, no
 // transposes, alpha 1, beta 0. Operands are seeded, never zero (operand_value()). After the
 // measurement, sampled output elements are recomputed in long double and compared with
-// verify_tolerance(); a mismatch makes the point `failed` with the counts. Timed with
+// verify_bound() (verify_bound.h); a mismatch makes the point `failed` with the counts. Timed with
 // HostTimer (steady_clock around the batch: a CPU GEMM is synchronous).
 //
 // Built without OpenBLAS, every point is waived with "built without OpenBLAS".

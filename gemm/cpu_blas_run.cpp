@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gemm/cpu_blas.h"
+#include "gemm/verify_bound.h"
 #include "harness/run_context.h"
 
 namespace railgauge::gemm {
@@ -64,10 +65,10 @@ void gemm_call(const Operands<double> &o, double *c) {
 
 struct CheckResult {
   std::int64_t checked = 0, wrong = 0;
-  double worst_error = 0; // |c - ref| / Σ|a·b| of the worst element
+  double worst_error = 0; // error_over_bound() of the worst element
 };
 
-template <typename T> CheckResult check(const Operands<T> &o, double tolerance) {
+template <typename T> CheckResult check(const Operands<T> &o, VerifyBound bound) {
   const auto &s = o.shape;
   CheckResult r;
   for (std::int64_t e : sampled_elements(s.batch * s.m * s.n, kVerifiedElements, kSeed)) {
@@ -80,10 +81,12 @@ template <typename T> CheckResult check(const Operands<T> &o, double tolerance) 
       ref += term;
       scale += std::fabs(term);
     }
-    const double error = static_cast<double>(std::fabs(o.c[std::size_t(e)] - ref) / scale);
+    const double error =
+        error_over_bound(static_cast<double>(o.c[std::size_t(e)]), static_cast<double>(ref),
+                         static_cast<double>(scale), bound);
     ++r.checked;
     // NaN compares false: count it wrong explicitly.
-    if (!(error <= tolerance))
+    if (!(error <= 1.0))
       ++r.wrong;
     r.worst_error = std::isnan(error) ? error : std::max(r.worst_error, error);
   }
@@ -120,7 +123,7 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
         before_verify(g, ops[g].c.data());
     CheckResult total;
     for (const auto &o : ops) {
-      const CheckResult r = check(o, verify_tolerance(dtype));
+      const CheckResult r = check(o, verify_bound(dtype));
       total.checked += r.checked;
       total.wrong += r.wrong;
       total.worst_error =
@@ -128,15 +131,15 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
     }
     out.metrics["verified_elements"] = total.checked;
     out.metrics["wrong_elements"] = total.wrong;
-    out.metrics["worst_relative_error"] = total.worst_error;
-    out.metrics["tolerance"] = verify_tolerance(dtype);
+    out.metrics["worst_error_over_bound"] = total.worst_error;
+    out.metrics["error_bound"] = verify_bound_json(dtype);
     verified = total.wrong == 0;
     if (total.wrong > 0) {
       out.status = Status::failed;
       out.reason = fmt::format(
           "{} of {} sampled output elements differ from the long double reference by more "
-          "than {:g} of Σ|a·b| (worst {:.3g})",
-          total.wrong, total.checked, verify_tolerance(dtype), total.worst_error);
+          "than {} (worst {:.3g} times that)",
+          total.wrong, total.checked, verify_bound_text(dtype), total.worst_error);
     }
   }
   out.metrics["verified"] = verified;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gemm/verify_bound.h"
 #include "harness/error.h"
 
 namespace railgauge::gemm {
@@ -224,21 +225,14 @@ nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dt
   return j;
 }
 
-double verify_tolerance(Dtype dtype) {
-  switch (dtype) {
-  case Dtype::fp64:
-    return 1e-12;
-  case Dtype::fp32:
-    return 1e-4;
-  case Dtype::tf32:
-  case Dtype::fp16:
-    return 5e-3;
-  case Dtype::bf16:
-    return 1e-2;
-  case Dtype::fp8_e4m3:
-    return 2e-2;
-  }
-  return 0;
+nlohmann::json verify_bound_json(Dtype dtype) {
+  const VerifyBound b = verify_bound(dtype);
+  return {{"of_result", b.of_result}, {"of_abs_sum", b.of_abs_sum}};
+}
+
+std::string verify_bound_text(Dtype dtype) {
+  const VerifyBound b = verify_bound(dtype);
+  return fmt::format("{:g}·|ref| + {:g}·Σ|a·b|", b.of_result, b.of_abs_sum);
 }
 
 std::vector<std::int64_t> sampled_elements(std::int64_t total, std::int64_t count,

@@ -69,11 +69,11 @@ Dtype point_dtype(const Point &point);
 nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dtype,
                             double peak_tflops);
 
-// Relative error bound of a verified output element, |c - ref| <= tol · Σ_k |a_ik·b_kj|:
-// generous multiples of the dtype's unit round-off (fp64 1e-12, fp32 1e-4, tf32 and fp16 5e-3,
-// bf16 1e-2, fp8 e4m3 with bf16 output 2e-2 against a reference on the same fp8 inputs).
-// Real corruption (a flipped exponent bit, a wrong tile) is orders of magnitude larger.
-double verify_tolerance(Dtype dtype);
+// The data check's bound of `dtype` (verify_bound.h) as a record holds it,
+// {"of_result": .., "of_abs_sum": ..}, and as an error message says it ("0.008·|ref| +
+// 0.0001·Σ|a·b|").
+nlohmann::json verify_bound_json(Dtype dtype);
+std::string verify_bound_text(Dtype dtype);
 
 // Which output elements a data check recomputes: the first and the last always (so a test's
 // corruption of either is seen), then `count` - 2 more drawn with `seed`.

@@ -20,7 +20,7 @@
 //     measured in the run.
 //  4. Data check (unless --no-verify): the output of each measured algorithm, written into
 //     memory filled with NaN, is compared on kVerifiedElementsPerGemm sampled elements with an
-//     fp64 reference of the same stored inputs: |c − ref| ≤ verify_tolerance(dtype)·Σ|a·b|.
+//     fp64 reference of the same stored inputs within verify_bound(dtype) (verify_bound.h).
 //  5. Telemetry: clocks, power, temperature and throttle reasons before and after (NVML).
 #include <cstdint>
 #include <functional>

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gemm/cuda/sdc_compare.h"
+#include "gemm/verify_bound.h"
 
 namespace railgauge::gemm {
 
@@ -30,12 +31,13 @@ struct ReferenceProblem {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   bool b_transposed = true;
   double scale = 1.0; // the product of the per-tensor scales of A and B (fp8), else 1
+  VerifyBound bound;  // verify_bound() of the GEMM's dtype
 };
 
-// For each of `count` output elements (flat indices into batch × M × N, on the device), the
-// relative error |c − ref| / Σ_k |scale·a·b| against an fp64 reference of the same stored
-// inputs, written to `errors` (device, `count` doubles; NaN when c is NaN or Inf). One block
-// per element. Enqueued on `stream`.
+// For each of `count` output elements (flat indices into batch × M × N, on the device), its error
+// against an fp64 reference of the same stored inputs over the problem's bound
+// (error_over_bound(): at most 1 passes), written to `errors` (device, `count` doubles; NaN when
+// c is NaN or Inf). One block per element. Enqueued on `stream`.
 void reference_errors(const ReferenceProblem &problem, const std::int64_t *elements,
                       std::int64_t count, double *errors, cudaStream_t stream);
 

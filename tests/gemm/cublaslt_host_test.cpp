@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "gemm/cuda/burn.h"
@@ -12,6 +14,7 @@
 #include "gemm/cuda/gpu_telemetry.h"
 #include "gemm/cuda/sdc_compare.h"
 #include "gemm/register_gemm.h"
+#include "gemm/verify_bound.h"
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/registry.h"
@@ -82,15 +85,76 @@ TEST(CublasLtDtypes, CapabilityRules) {
   EXPECT_NE(dtype_capability_problem(Dtype::fp8_e4m3, 80)->find("8.9"), std::string::npos);
 }
 
-TEST(CublasLtDtypes, ErrorBoundsGrowAsPrecisionShrinks) {
-  // The data check's bound is relative to Σ|a·b| (docs/gemm.md explains each).
-  EXPECT_LT(verify_tolerance(Dtype::fp32), verify_tolerance(Dtype::tf32));
-  EXPECT_LE(verify_tolerance(Dtype::tf32), verify_tolerance(Dtype::bf16));
-  EXPECT_LE(verify_tolerance(Dtype::fp16), verify_tolerance(Dtype::bf16));
-  EXPECT_LT(verify_tolerance(Dtype::bf16), verify_tolerance(Dtype::fp8_e4m3));
-  // bf16 output rounding alone (2^-9 of |c| <= Σ|a·b|) fits with margin.
-  EXPECT_GT(verify_tolerance(Dtype::bf16), 4 * 0x1.0p-9);
-  EXPECT_LT(verify_tolerance(Dtype::fp8_e4m3), 0.1) << "a flipped exponent bit must fail";
+// x with its mantissa cut to `bits` bits (the implicit one included), rounded to nearest or
+// truncated: what storing in bf16 (8), fp16 (11), tf32 (11) or fp32 (24) does to it.
+double to_bits(double x, int bits, bool truncate = false) {
+  int exponent = 0;
+  const double m = std::frexp(x, &exponent) * std::ldexp(1.0, bits);
+  return std::ldexp(truncate ? std::trunc(m) : std::nearbyint(m), exponent - bits);
+}
+
+// One output element of a K-long dot product of seeded operands, computed the way a GEMM of the
+// dtype computes it (inputs stored at `input_bits`, rounded again to `gemm_input_bits` inside the
+// GEMM, fp32 accumulation, output stored at `output_bits`), with its fp64 reference and Σ|a·b|.
+struct DotSample {
+  double c, ref, abs_sum, first_half;
+};
+DotSample dot(std::uint64_t seed, std::int64_t k, int input_bits, int gemm_input_bits,
+              bool truncate_in_gemm, int output_bits) {
+  DotSample d{0, 0, 0, 0};
+  float acc = 0;
+  for (std::int64_t i = 0; i < k; ++i) {
+    const double a = to_bits(operand_value(seed, 2 * i), input_bits);
+    const double b = to_bits(operand_value(seed, 2 * i + 1), input_bits);
+    d.ref += a * b;
+    d.abs_sum += std::fabs(a * b);
+    acc += static_cast<float>(to_bits(a, gemm_input_bits, truncate_in_gemm) *
+                              to_bits(b, gemm_input_bits, truncate_in_gemm));
+    if (i + 1 == k / 2)
+      d.first_half = acc;
+  }
+  d.c = to_bits(acc, output_bits);
+  return d;
+}
+
+TEST(GemmVerifyBound, HonestRoundingPassesAndRealFaultsFail) {
+  constexpr std::int64_t kK = 12288; // GPT-3's hidden size: the K of the big TP GEMMs
+  struct Case {
+    Dtype dtype;
+    int input_bits, gemm_input_bits;
+    bool truncate;
+    int output_bits;
+  };
+  for (const Case c : {Case{Dtype::bf16, 8, 8, false, 8}, Case{Dtype::fp16, 11, 11, false, 11},
+                       Case{Dtype::tf32, 24, 11, true, 24}, Case{Dtype::fp32, 24, 24, false, 24}}) {
+    SCOPED_TRACE(std::string(to_string(c.dtype)));
+    const VerifyBound bound = verify_bound(c.dtype);
+    int dropped_half_caught = 0;
+    for (std::uint64_t seed = 1; seed <= 32; ++seed) {
+      const DotSample d = dot(seed, kK, c.input_bits, c.gemm_input_bits, c.truncate, c.output_bits);
+      EXPECT_LE(error_over_bound(d.c, d.ref, d.abs_sum, bound), 1.0) << "seed " << seed;
+      // A GEMM that lost half of K (a split-K slice never reduced) is far outside the bound.
+      dropped_half_caught += error_over_bound(d.first_half, d.ref, d.abs_sum, bound) > 1.0;
+    }
+    // tf32's looser bound lets a half-sum that happens to be small pass now and then.
+    EXPECT_GE(dropped_half_caught, c.dtype == Dtype::tf32 ? 26 : 31);
+  }
+  const VerifyBound fp8 = verify_bound(Dtype::fp8_e4m3);
+  const DotSample d = dot(7, kK, 4, 4, false, 8); // e4m3 keeps 4 mantissa bits
+  EXPECT_LE(error_over_bound(d.c, d.ref, d.abs_sum, fp8), 1.0);
+  // The per-tensor scales (0.5 × 0.25) ignored: the output is 8× the reference.
+  EXPECT_GT(error_over_bound(d.c / 0.125, d.ref, d.abs_sum, fp8), 1.0);
+  // A flipped exponent bit doubles or halves the element.
+  EXPECT_GT(error_over_bound(2 * d.ref, d.ref, d.abs_sum, verify_bound(Dtype::bf16)), 1.0);
+  EXPECT_EQ(error_over_bound(d.ref, d.ref, 0, VerifyBound{}), 0.0) << "exact passes any bound";
+  EXPECT_TRUE(std::isnan(error_over_bound(NAN, 1, 1, fp8)));
+  EXPECT_TRUE(std::isnan(error_over_bound(INFINITY, 1, 1, fp8)));
+}
+
+TEST(GemmVerifyBound, RecordsAndMessagesCarryTheBound) {
+  EXPECT_EQ(verify_bound_json(Dtype::bf16),
+            (nlohmann::json{{"of_result", 8e-3}, {"of_abs_sum", 1e-4}}));
+  EXPECT_EQ(verify_bound_text(Dtype::bf16), "0.008·|ref| + 0.0001·Σ|a·b|");
 }
 
 // ---- operands -------------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+#pragma once
+// The data check's bound on one GEMM output element against an fp64 (CPU: long double)
+// reference computed from the same stored inputs:
+//
+//   |c − ref| ≤ of_result·|ref| + of_abs_sum·Σ_k |a_ik·b_kj|
+//
+// The first term is the rounding of the output to its storage type (twice its unit round-off);
+// the second the accumulation over K and, for tf32, the rounding of the inputs inside the
+// GEMM. A bound on Σ|a·b| alone would be as large as the result itself at large K (inputs of
+// random sign sum to about √K of Σ|a·b|'s K), so a GEMM that dropped a K slice or ignored an
+// fp8 scale could pass; this one does not. Shared by the GPU reference kernel
+// (gemm/cuda/gemm_kernels.cu) and the CPU backend, so what the host tests check is what the GPU
+// runs.
+#include <cmath>
+
+#include "gemm/dtype.h"
+
+#ifndef RAILGAUGE_HOST_DEVICE
+#if defined(__CUDACC__)
+#define RAILGAUGE_HOST_DEVICE __host__ __device__
+#else
+#define RAILGAUGE_HOST_DEVICE
+#endif
+#endif
+
+namespace railgauge::gemm {
+
+struct VerifyBound {
+  double of_result = 0;  // × |ref|
+  double of_abs_sum = 0; // × Σ|a·b|
+};
+
+// Per dtype (unit round-off u: fp32 2⁻²⁴, fp16 2⁻¹¹, bf16 2⁻⁸):
+//   fp64        1e-15, 1e-12
+//   fp32        2.5e-7 (2u of the fp32 output), 1e-4 (fp32 accumulation)
+//   tf32        2.5e-7, 5e-4 (inputs rounded or truncated to 10 mantissa bits inside the GEMM:
+//               up to 2·2⁻¹⁰ of each term, of random sign with these operands, so their sum
+//               stays far below; plus accumulation)
+//   fp16        1e-3 (2u of the fp16 output), 1e-4
+//   bf16        8e-3 (2u of the bf16 output), 1e-4
+//   fp8_e4m3    8e-3 (bf16 output), 4e-3 (Hopper's fp8 tensor cores accumulate in reduced
+//               precision between cuBLASLt's promotions to fp32)
+RAILGAUGE_HOST_DEVICE constexpr VerifyBound verify_bound(Dtype dtype) {
+  switch (dtype) {
+  case Dtype::fp64:
+    return {1e-15, 1e-12};
+  case Dtype::fp32:
+    return {2.5e-7, 1e-4};
+  case Dtype::tf32:
+    return {2.5e-7, 5e-4};
+  case Dtype::fp16:
+    return {1e-3, 1e-4};
+  case Dtype::bf16:
+    return {8e-3, 1e-4};
+  case Dtype::fp8_e4m3:
+    return {8e-3, 4e-3};
+  }
+  return {};
+}
+
+// |c − ref| over the bound: at most 1 passes. NaN when c is NaN or Inf (no bound passes NaN).
+// An exact result passes even when the bound is 0 (a zero reference and Σ|a·b| = 0).
+RAILGAUGE_HOST_DEVICE inline double error_over_bound(double c, double ref, double abs_sum,
+                                                     VerifyBound bound) {
+  if (!std::isfinite(c))
+    return NAN;
+  const double error = std::fabs(c - ref);
+  if (error == 0)
+    return 0;
+  return error / (bound.of_result * std::fabs(ref) + bound.of_abs_sum * abs_sum);
+}
+
+} // namespace railgauge::gemm
