@@ -40,9 +40,10 @@ private:
 } // namespace
 
 nlohmann::json MeasureSpec::to_json() const {
-  return {{"warmup_runs", warmup_runs},     {"min_samples", min_samples},
-          {"max_samples", max_samples},     {"max_rel_noise", max_rel_noise},
-          {"time_budget_s", time_budget_s}, {"min_sample_s", min_sample_s}};
+  return {{"warmup_runs", warmup_runs},     {"warmup_s", warmup_s},
+          {"min_samples", min_samples},     {"max_samples", max_samples},
+          {"max_rel_noise", max_rel_noise}, {"time_budget_s", time_budget_s},
+          {"min_sample_s", min_sample_s}};
 }
 
 double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {
@@ -58,7 +59,8 @@ nlohmann::json Measurement::to_json() const {
           {"timer", timer},
           {"sampler", sampler},
           {"stop", stop_reason},
-          {"elapsed_s", elapsed_s}};
+          {"elapsed_s", elapsed_s},
+          {"warmup_s", warmup_s}};
 }
 
 nlohmann::json Measurement::bandwidth_metrics(std::uint64_t bytes_per_call) const {
@@ -104,7 +106,7 @@ std::vector<double> GBenchSampler::take(Timer &timer, const Operation &op, std::
 
 Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op) {
   if (spec.min_samples < 1 || spec.max_samples < spec.min_samples || spec.time_budget_s <= 0 ||
-      spec.max_rel_noise < 0 || spec.warmup_runs < 0)
+      spec.max_rel_noise < 0 || spec.warmup_runs < 0 || !(spec.warmup_s >= 0))
     throw std::invalid_argument(
         fmt::format("measurement spec cannot be met: {}", spec.to_json().dump()));
   const auto start = Clock::now();
@@ -120,6 +122,13 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   if (one_call_s > 0 && one_call_s < spec.min_sample_s)
     m.batch = static_cast<std::int64_t>(std::ceil(spec.min_sample_s / one_call_s));
   m.batch = std::clamp<std::int64_t>(m.batch, 1, std::max<std::int64_t>(timer.max_batch(), 1));
+  // Whole batches through the timer, which waits for each (a GPU operation only enqueues).
+  // The sampling budget does not count this loop.
+  const auto warm_from = Clock::now();
+  while (seconds_since(start) < spec.warmup_s)
+    timer.time_batch_s(op, m.batch);
+  m.warmup_s = seconds_since(warm_from);
+  const auto sampling_start = start + (Clock::now() - warm_from);
 
   std::vector<double> batches;
   while (true) {
@@ -129,8 +138,9 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
     // at least at every doubling), and at least one.
     int want = spec.min_samples;
     if (have > 0) {
-      const double per_sample_s = std::max(seconds_since(start) / static_cast<double>(have), 1e-9);
-      const double left_s = spec.time_budget_s - seconds_since(start);
+      const double per_sample_s =
+          std::max(seconds_since(sampling_start) / static_cast<double>(have), 1e-9);
+      const double left_s = spec.time_budget_s - seconds_since(sampling_start);
       // Clamp in floating point first: a long budget over short samples exceeds int.
       const double affordable = std::clamp(left_s / per_sample_s, 1.0, static_cast<double>(have));
       want = static_cast<int>(affordable);
@@ -154,7 +164,7 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
       m.stop_reason = "max_samples";
       break;
     }
-    if (seconds_since(start) >= spec.time_budget_s) {
+    if (seconds_since(sampling_start) >= spec.time_budget_s) {
       m.stop_reason = "budget";
       break;
     }

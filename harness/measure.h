@@ -28,7 +28,11 @@
 namespace railgauge {
 
 struct MeasureSpec {
-  int warmup_runs = 2;         // untimed calls of the operation before sampling
+  int warmup_runs = 2; // untimed calls of the operation before sampling
+  // Then untimed batches until the point has run this long: a GPU reaches its power and thermal
+  // steady state only after seconds of load, and its boost clock flatters a short point. The
+  // sampling budget starts after it.
+  double warmup_s = 0;
   int min_samples = 10;        // never stop before this many samples
   int max_samples = 2000;      // never take more
   double max_rel_noise = 0.02; // stop when stdev/mean of the samples is at most this
@@ -67,6 +71,7 @@ struct Measurement {
   std::string sampler;           // Sampler::name()
   std::string stop_reason;       // "noise" | "budget" | "max_samples"
   double elapsed_s = 0;          // wall time the point spent, warm-up included
+  double warmup_s = 0;           // of which the timed warm-up (MeasureSpec::warmup_s)
 
   // {"time_s": {...summary...}, "batch": .., "timer": .., "sampler": .., "stop": ..}
   nlohmann::json to_json() const;

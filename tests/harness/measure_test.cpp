@@ -85,6 +85,35 @@ TEST(Measure, NoisySamplesStopOnTimeBudget) {
   EXPECT_LT(m.elapsed_s, 1.0);
 }
 
+TEST(Measure, TimedWarmupLoadsFirstAndIsNotChargedToTheBudget) {
+  MeasureSpec spec;
+  spec.warmup_runs = 0;
+  spec.warmup_s = 0.05;
+  spec.min_samples = 2;
+  spec.max_samples = 1 << 20;
+  spec.max_rel_noise = 0;
+  spec.time_budget_s = 0.02;
+  spec.min_sample_s = 0;
+  HostTimer timer;
+  DirectSampler sampler;
+  int calls = 0;
+  bool slow = false;
+  const auto m = measure(spec, sampler, timer, [&] {
+    ++calls;
+    slow = !slow;
+    std::this_thread::sleep_for(std::chrono::microseconds(slow ? 300 : 100));
+  });
+  EXPECT_EQ(m.stop_reason, "budget");
+  EXPECT_GE(m.warmup_s, 0.049); // the loop stops once 50 ms have passed since the point began
+  // The budget's 20 ms of sampling came after the 50 ms of warm-up, not out of it.
+  EXPECT_GE(m.elapsed_s - m.warmup_s, 0.02);
+  EXPECT_GT(static_cast<std::size_t>(calls), m.time_s.n + 50) << "warm-up calls ran";
+  EXPECT_EQ(m.to_json().at("warmup_s"), m.warmup_s);
+  EXPECT_EQ(spec.to_json().at("warmup_s"), 0.05);
+  spec.warmup_s = -1;
+  EXPECT_THROW(measure(spec, sampler, timer, [] {}), std::invalid_argument);
+}
+
 TEST(Measure, ShortOperationsAreBatchedAndReportedPerCall) {
   MeasureSpec spec;
   spec.min_samples = 3;
