@@ -138,6 +138,7 @@ nlohmann::json coefficient_file(const Calibration &c) {
   j["notes"] = c.notes;
   j["records"] = {{"used_by_key", c.samples.used_by_key},
                   {"not_ok", c.samples.ignored_status},
+                  {"rank_duplicates", c.samples.duplicates_by_key},
                   {"skipped", c.samples.skipped}};
   return j;
 }

@@ -127,6 +127,9 @@ Samples extract_samples(const analysis::RunSet &runs) {
     if (r->status == Status::ok)
       hosts[{r->run, r->key}].insert(r->host);
 
+  // A collective point (run, key, params) -> (its sample in out.collectives, the rank it is from).
+  std::map<std::string, std::pair<std::size_t, int>> first_of_point;
+
   const auto skip = [&](const Record &r, const std::string &why) {
     out.skipped.push_back(fmt::format("{}: {}", describe(r), why));
   };
@@ -242,6 +245,18 @@ Samples extract_samples(const analysis::RunSet &runs) {
       s.size_bytes = *size;
       s.time_s = *time;
       s.key = r.key;
+      // Every rank of a run writes the point, each with the same time (the max over ranks): one
+      // sample per point, else a held-out point's twin stays in the training folds.
+      const std::string point = fmt::format("{}\x1f{}\x1f{}", r.run, r.key, p.dump());
+      if (const auto seen = first_of_point.find(point); seen != first_of_point.end()) {
+        ++out.duplicates_by_key[r.key];
+        if (r.rank < seen->second.second) { // rank 0's record stands for the point
+          out.collectives[seen->second.first] = s;
+          seen->second.second = r.rank;
+        }
+        continue;
+      }
+      first_of_point[point] = {out.collectives.size(), r.rank};
       out.collectives.push_back(s);
       used = true;
     } else if (starts_with(r.key, "rdma.")) {

@@ -7,7 +7,8 @@
 //   memory.hbm_*    MemorySample    tier "hbm"; bytes the op touches = bytes_per_call /
 //   memory.host_*                   tier "host"  passes_per_call, time likewise per pass
 //   offload.*       OffloadSample   direction from the key (h2d, d2h, bidir, ...)
-//   collectives.*   CollectiveSample op, ranks, size_bytes (nccl-tests' size), tier
+//   collectives.*   CollectiveSample op, ranks, size_bytes (nccl-tests' size), tier; one per
+//                                    point (run, key, params), not one per rank
 //   rdma.*          P2pSample       *_lat: latency.p50_s per message; *_bw: time per message
 //   any record with metrics.gemm_slowdown  OverlapSample (processor usage under overlap)
 #include <map>
@@ -79,7 +80,10 @@ struct Samples {
   std::vector<OverlapSample> overlap;
   std::map<std::string, int> used_by_key;    // ok records turned into samples
   std::map<std::string, int> ignored_status; // "waived" etc.: records that are not ok
-  std::vector<std::string> skipped;          // "<run>: <key> <params>: why"
+  // ok collective records of a point that another rank of the same run already gave: every rank
+  // writes the point with the same time, and one sample stands for it.
+  std::map<std::string, int> duplicates_by_key;
+  std::vector<std::string> skipped; // "<run>: <key> <params>: why"
 };
 
 // The canonical collective name in a record: params kind/collective/op, else the key.

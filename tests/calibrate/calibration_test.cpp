@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analysis/calibrate/astra_network.h"
@@ -259,11 +260,54 @@ TEST(Calibrate, TierFromHostsWhenTheRecordDoesNotSay) {
                               {{"time_s", time_json(1e-5 + size / 40e9)}}, "a"));
   set.runs.push_back(run);
   const Samples s = extract_samples(set);
-  ASSERT_EQ(s.collectives.size(), 15u);
+  // The two hosts' records of an all_reduce point are one point: 5 sizes of each op.
+  ASSERT_EQ(s.collectives.size(), 10u);
   for (const auto &x : s.collectives) {
     EXPECT_EQ(x.tier, x.op == "all_reduce" ? kScaleOut : kScaleUp) << x.op;
     EXPECT_EQ(x.tier_from, "hosts in the run");
   }
+}
+
+// What `mpirun -n 4 railgauge collectives` writes: one rank directory per rank, each with every
+// point, all with the same time (the max over ranks).
+RunSet ranks_of_one_run(int ranks, const std::vector<double> &sizes) {
+  RunSet set;
+  for (int rank = ranks - 1; rank >= 0; --rank) { // rank 0's directory not first
+    LoadedRun run;
+    run.dir = fmt::format("runs/r1/rank{}", rank);
+    for (double size : sizes) {
+      Record r = rec("collectives.mpi_all_reduce",
+                     {{"size_bytes", size},
+                      {"dtype", "f32"},
+                      {"backend", "mpi"},
+                      {"world_size", ranks},
+                      {"groups", "world"},
+                      {"group_type", "world"},
+                      {"group_index", 0},
+                      {"group_size", ranks}},
+                     {{"time_s", time_json(1e-5 + size / 10e9 + rank * 1e-9)}});
+      r.run = "r1";
+      r.rank = rank;
+      run.records.push_back(r);
+    }
+    set.runs.push_back(run);
+  }
+  return set;
+}
+
+TEST(Samples, OneCollectiveSamplePerPointNotPerRank) {
+  const std::vector<double> sizes = {1024, 8192, 65536, 524288, 4194304};
+  const Samples s = extract_samples(ranks_of_one_run(4, sizes));
+  ASSERT_EQ(s.collectives.size(), sizes.size());
+  EXPECT_EQ(s.used_by_key.at("collectives.mpi_all_reduce"), 5);
+  EXPECT_EQ(s.duplicates_by_key.at("collectives.mpi_all_reduce"), 15);
+  for (std::size_t i = 0; i < sizes.size(); ++i) // rank 0's record stands for the point
+    EXPECT_DOUBLE_EQ(s.collectives[i].time_s, 1e-5 + sizes[i] / 10e9);
+  // Two runs of the same point are two measurements.
+  RunSet two = ranks_of_one_run(2, sizes);
+  for (auto &r : two.runs[0].records)
+    r.run = "r2";
+  EXPECT_EQ(extract_samples(two).collectives.size(), 2 * sizes.size());
 }
 
 TEST(CalculonProblems, EveryRuleIsChecked) {
