@@ -40,6 +40,29 @@ Record rec(const std::string &key, nlohmann::json params, nlohmann::json metrics
 
 nlohmann::json time_json(double t) { return {{"median", t}, {"n", 10}}; }
 
+// One rank's record of a run.
+Record rank_rec(const std::string &key, const std::string &run, int rank, const std::string &host,
+                nlohmann::json params, nlohmann::json metrics) {
+  Record r = rec(key, std::move(params), std::move(metrics), host);
+  r.run = run;
+  r.rank = rank;
+  return r;
+}
+
+// The params a collectives record carries (collectives/collective_point.cpp add_group_params).
+nlohmann::json collective_params(double size_bytes, int world_size, const std::string &groups,
+                                 const std::string &group_type, int group_index, int group_size) {
+  return {{"size_bytes", size_bytes},
+          {"dtype", "bf16"},
+          {"op", "sum"},
+          {"backend", "nccl"},
+          {"world_size", world_size},
+          {"groups", groups},
+          {"group_type", group_type},
+          {"group_index", group_index},
+          {"group_size", group_size}};
+}
+
 struct Synthetic {
   bool gemm = true, memory = true, collectives = true, offload = true, rdma = true;
   double noise = 0.01;
@@ -81,26 +104,30 @@ RunSet make_runs(const Synthetic &s) {
                                    {"time_s", time_json(noisy(t))}}));
       }
   if (s.collectives) {
-    // NVLink domain: 8 ranks on one host; the fabric: 16 ranks over 2 nodes.
+    // As real records are: every rank writes each point with the same time (the max over
+    // ranks), world_size and group_size, no node count. The NVLink domain: a run of 8 ranks on
+    // one host; the fabric: a run of 16 ranks over 2 hosts.
     struct Tier {
+      const char *run;
       int ranks;
-      int nodes;
+      int hosts;
       double alpha, busbw;
     };
-    for (const Tier tier : {Tier{8, 1, 12e-6, 360e9}, Tier{16, 2, 30e-6, 45e9}})
+    for (const Tier tier : {Tier{"up", 8, 1, 12e-6, 360e9}, Tier{"out", 16, 2, 30e-6, 45e9}})
       for (const char *op : {"all_reduce", "all_gather", "reduce_scatter", "sendrecv"})
         for (double size = 1024; size <= 1 << 30; size *= 4) {
           const std::string name = op == std::string("sendrecv") ? "p2p" : op;
-          const double t = tier.alpha + size * bus_factor(name, tier.ranks) / tier.busbw;
-          run.records.push_back(rec(std::string("collectives.nccl_") + op,
-                                    {{"size_bytes", size},
-                                     {"ranks", tier.ranks},
-                                     {"nodes", tier.nodes},
-                                     {"dtype", "bf16"}},
-                                    {{"time_s", time_json(noisy(t))}}));
+          const double t = noisy(tier.alpha + size * bus_factor(name, tier.ranks) / tier.busbw);
+          for (int rank = 0; rank < tier.ranks; ++rank)
+            run.records.push_back(
+                rank_rec(std::string("collectives.nccl_") + op, tier.run, rank,
+                         fmt::format("node{}", rank * tier.hosts / tier.ranks),
+                         collective_params(size, tier.ranks, "world", "world", 0, tier.ranks),
+                         {{"time_s", time_json(t)}}));
         }
-    run.records.push_back(rec("collectives.nccl_all_reduce_with_gemm", {{"ranks", 8}, {"nodes", 1}},
-                              {{"gemm_slowdown", 1.25}}));
+    run.records.push_back(rank_rec("collectives.nccl_all_reduce_with_gemm", "up", 0, "node0",
+                                   collective_params(1 << 20, 8, "world", "world", 0, 8),
+                                   {{"gemm_slowdown", 1.25}}));
     Record waived = rec("collectives.nccl_all_reduce", {{"size_bytes", 8}, {"ranks", 8}}, {});
     waived.status = Status::waived;
     run.records.push_back(waived);
@@ -169,6 +196,9 @@ TEST(Calibrate, RecoversEveryFamilyFromSyntheticRecords) {
   // The waived record and the textbook algorithm are counted, not fitted.
   EXPECT_EQ(c.samples.ignored_status.at("waived"), 1);
   EXPECT_EQ(c.samples.skipped.size(), 1u);
+  // Every point once: 4 ops × 11 sizes per tier, the other ranks' records counted as duplicates.
+  EXPECT_EQ(c.samples.collectives.size(), 2u * 4 * 11);
+  EXPECT_EQ(c.samples.duplicates_by_key.at("collectives.nccl_all_reduce"), (7 + 15) * 11);
 
   ASSERT_EQ(c.offload.size(), 2u);
   EXPECT_NEAR(c.offload[0].fit.beta_s_per_byte * 50e9, 1.0, 0.03);
@@ -264,7 +294,7 @@ TEST(Calibrate, TierFromHostsWhenTheRecordDoesNotSay) {
   ASSERT_EQ(s.collectives.size(), 10u);
   for (const auto &x : s.collectives) {
     EXPECT_EQ(x.tier, x.op == "all_reduce" ? kScaleOut : kScaleUp) << x.op;
-    EXPECT_EQ(x.tier_from, "hosts in the run");
+    EXPECT_EQ(x.tier_from, "hosts in the group");
   }
 }
 
@@ -308,6 +338,54 @@ TEST(Samples, OneCollectiveSamplePerPointNotPerRank) {
   for (auto &r : two.runs[0].records)
     r.run = "r2";
   EXPECT_EQ(extract_samples(two).collectives.size(), 2 * sizes.size());
+}
+
+// `mpirun -n 4 ... -a groups=tp=2+dp=rest` over two hosts (ranks 0, 1 on a; 2, 3 on b): each
+// tp group stays in its host, each dp group crosses them. Records carry world_size 4 and
+// group_size 2; the concurrent point (both axes at once) has only a contended time.
+RunSet tp_dp_run(const std::vector<double> &sizes) {
+  LoadedRun run;
+  run.dir = "runs/r1";
+  for (double size : sizes)
+    for (int rank = 0; rank < 4; ++rank) {
+      const std::string host = rank < 2 ? "a" : "b";
+      const auto add = [&](const char *type, int index, double t) {
+        run.records.push_back(rank_rec("collectives.mpi_all_reduce", "r1", rank, host,
+                                       collective_params(size, 4, "tp=2+dp=rest", type, index, 2),
+                                       {{"time_s", time_json(t)}}));
+      };
+      add("tp", rank / 2, 5e-6 + size / 100e9); // all_reduce on 2 ranks: bus factor 1
+      add("dp", rank % 2, 20e-6 + size / 10e9);
+      add("concurrent", rank / 2, 25e-6 + size / 8e9);
+    }
+  RunSet set;
+  set.runs.push_back(run);
+  return set;
+}
+
+TEST(Samples, GroupSizeAndTierComeFromTheGroup) {
+  const std::vector<double> sizes = {4096, 32768, 262144, 2097152, 16777216, 134217728};
+  const RunSet runs = tp_dp_run(sizes);
+  const Samples s = extract_samples(runs);
+  ASSERT_EQ(s.collectives.size(), 2 * sizes.size()); // one per point per axis
+  for (const auto &x : s.collectives) {
+    EXPECT_EQ(x.ranks, 2);
+    EXPECT_EQ(x.tier_from, "hosts in the group");
+  }
+  EXPECT_EQ(s.skipped.size(), 4 * sizes.size()); // the concurrent records, each named
+  for (const auto &why : s.skipped)
+    EXPECT_NE(why.find("concurrent"), std::string::npos) << why;
+
+  const Calibration c = calibrate(runs, Assumptions{}, {});
+  const auto &up = tier(c, kScaleUp);
+  const auto &out = tier(c, kScaleOut);
+  ASSERT_TRUE(up.measured && out.measured);
+  EXPECT_EQ(up.size.value, 2);
+  EXPECT_EQ(out.size.value, 2);
+  EXPECT_NEAR(up.bandwidth_gbytes_per_s.value * up.efficiency.value / 100, 1.0, 0.01);
+  EXPECT_NEAR(out.bandwidth_gbytes_per_s.value * out.efficiency.value / 10, 1.0, 0.01);
+  EXPECT_NEAR(up.latency_s.value / 5e-6, 1.0, 0.01);
+  EXPECT_NEAR(out.latency_s.value / 20e-6, 1.0, 0.01);
 }
 
 TEST(CalculonProblems, EveryRuleIsChecked) {
