@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -422,6 +423,10 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
 
 } // namespace
 
+std::string OffloadFit::name() const {
+  return fmt::format("{}.{}.{}", direction, host_memory, placement);
+}
+
 double bus_factor(const std::string &op, int n) {
   const double r = n < 1 ? 1 : n;
   if (op == "all_reduce")
@@ -503,6 +508,9 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
         m.push_back({"offload", s.direction, s.bytes, s.time_s, 0, s.key});
       c.mem2 = fit_memory("mem2", m, assumptions.user("mem2.GBps"), options,
                           fmt::format("{} offload.h2d/d2h points (pinned, near)", m.size()));
+      // Calculon has one offload tier; pageable or far copies are slower paths of their own.
+      c.mem2.notes.push_back("pinned host memory, near placement only: the fast path; every "
+                             "path's α/β is under `offload` in coefficients.json");
     }
   }
 
@@ -516,12 +524,12 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
 
   fit_gemm(c);
 
-  std::map<std::string, std::vector<OffloadSample>> by_dir;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<OffloadSample>> by_path;
   for (const auto &s : c.samples.offload)
-    by_dir[s.direction].push_back(s);
-  for (const auto &[dir, s] : by_dir) {
+    by_path[{s.direction, s.host_memory, s.placement}].push_back(s);
+  for (const auto &[path, s] : by_path) {
     OffloadFit f;
-    f.direction = dir;
+    std::tie(f.direction, f.host_memory, f.placement) = path;
     std::vector<std::pair<double, double>> xt;
     std::map<double, std::vector<double>> per_size;
     for (const auto &x : s) {

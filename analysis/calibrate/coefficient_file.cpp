@@ -90,8 +90,11 @@ nlohmann::json coefficient_file(const Calibration &c) {
   j["offload"] = nlohmann::json::object();
   for (const auto &o : c.offload) {
     auto e = alpha_beta_json(o.fit);
+    e["direction"] = o.direction;
+    e["host_memory"] = o.host_memory;
+    e["placement"] = o.placement;
     e["table"] = o.table;
-    j["offload"][o.direction] = e;
+    j["offload"][o.name()] = e;
   }
 
   j["network"] = nlohmann::json::object();

@@ -79,7 +79,7 @@ nlohmann::json fit_report_json(const Calibration &c) {
     sets.push_back(table_entry(c.mem1, step));
   sets.push_back(table_entry(c.mem2, "t = B/(peak·eff(B))"));
   for (const auto &o : c.offload)
-    sets.push_back(entry("offload." + o.direction, "t = α + β·B", true, "measured", o.fit.quality));
+    sets.push_back(entry("offload." + o.name(), "t = α + β·B", true, "measured", o.fit.quality));
   for (const auto &n : c.networks) {
     for (const auto &[op, f] : n.ops)
       if (f.fit.quality.points > 0)

@@ -201,6 +201,7 @@ TEST(Calibrate, RecoversEveryFamilyFromSyntheticRecords) {
   EXPECT_EQ(c.samples.duplicates_by_key.at("collectives.nccl_all_reduce"), (7 + 15) * 11);
 
   ASSERT_EQ(c.offload.size(), 2u);
+  EXPECT_EQ(c.offload[0].name(), "d2h.pinned.near");
   EXPECT_NEAR(c.offload[0].fit.beta_s_per_byte * 50e9, 1.0, 0.03);
   EXPECT_TRUE(c.mem2.measured);
   ASSERT_EQ(c.p2p.size(), 1u);
@@ -388,6 +389,40 @@ TEST(Samples, GroupSizeAndTierComeFromTheGroup) {
   EXPECT_NEAR(out.latency_s.value / 20e-6, 1.0, 0.01);
 }
 
+TEST(Calibrate, OffloadIsFittedPerDirectionHostMemoryAndPlacement) {
+  Synthetic memory_only;
+  memory_only.gemm = memory_only.collectives = memory_only.offload = memory_only.rdma = false;
+  RunSet runs = make_runs(memory_only);
+  struct Path {
+    const char *host_memory, *placement;
+    double gbytes_per_s;
+  };
+  for (const Path path : {Path{"pinned", "near", 50}, Path{"pinned", "far", 25},
+                          Path{"pageable", "near", 12}, Path{"pageable", "far", 8}})
+    for (double b = 4096; b <= 1 << 30; b *= 4)
+      for (const char *dir : {"h2d", "d2h"})
+        runs.runs[0].records.push_back(rec(
+            std::string("offload.") + dir,
+            {{"size_bytes", b}, {"host_memory", path.host_memory}, {"placement", path.placement}},
+            {{"bytes_per_call", b}, {"time_s", time_json(5e-6 + b / (path.gbytes_per_s * 1e9))}}));
+  const Calibration c = calibrate(runs, Assumptions{}, {});
+  ASSERT_EQ(c.offload.size(), 8u); // 2 directions × 2 host memories × 2 placements
+  const std::map<std::string, double> expected = {
+      {"pinned.near", 50}, {"pinned.far", 25}, {"pageable.near", 12}, {"pageable.far", 8}};
+  for (const auto &o : c.offload) {
+    const double gbytes = expected.at(o.host_memory + "." + o.placement);
+    EXPECT_NEAR(o.fit.beta_s_per_byte * gbytes * 1e9, 1.0, 1e-6) << o.name();
+    EXPECT_NEAR(o.fit.alpha_s / 5e-6, 1.0, 1e-6) << o.name();
+  }
+  const auto j = coefficient_file(c);
+  EXPECT_EQ(j["offload"]["h2d.pageable.far"]["host_memory"], "pageable");
+  EXPECT_EQ(j["offload"]["h2d.pageable.far"]["placement"], "far");
+  // Calculon's mem2 is the pinned, near path only: 50 GB/s at the largest size.
+  EXPECT_TRUE(c.mem2.measured);
+  EXPECT_NEAR(c.mem2.peak.value / 50, 1.0, 0.01);
+  EXPECT_NE(c.mem2.source.find("pinned, near"), std::string::npos) << c.mem2.source;
+}
+
 TEST(CalculonProblems, EveryRuleIsChecked) {
   const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
   const auto good = calculon_system(c);
@@ -489,7 +524,7 @@ TEST(CoefficientFile, CarriesTheSchemaAndEveryFamily) {
   EXPECT_TRUE(j["network"]["scale_up"]["ops"].contains("all_reduce"));
   EXPECT_TRUE(j["network"]["scale_up"]["ops"]["all_reduce"]["table"].is_array());
   EXPECT_TRUE(j["rdma"]["write"].contains("latency"));
-  EXPECT_TRUE(j["offload"].contains("h2d"));
+  EXPECT_TRUE(j["offload"].contains("h2d.pinned.near"));
 }
 
 } // namespace
