@@ -193,7 +193,6 @@ Samples extract_samples(const analysis::RunSet &runs) {
       g.k = static_cast<std::int64_t>(number(p, "k").value_or(0));
       g.batch = static_cast<std::int64_t>(number(p, "batch").value_or(1));
       g.flops = *flops;
-      g.bytes = *bytes;
       g.time_s = *time;
       g.peak_tflops =
           std::max(number(m, "peak_tflops").value_or(0), number(p, "peak_tflops").value_or(0));
@@ -203,6 +202,13 @@ Samples extract_samples(const analysis::RunSet &runs) {
       g.pass = text(p, "pass").value_or("");
       g.tp = static_cast<int>(number(p, "tp").value_or(0));
       g.count = std::max(1, static_cast<int>(number(p, "gemm_count").value_or(1)));
+      // A BMM's dgrad record runs its two GEMMs (dQ and dK, or dP and dV) in one call: FLOPs and
+      // bytes of both. Each touches as many bytes as the forward BMM (the same three matrices,
+      // transposed), and Calculon's BatchMatMul counts the backward as agrad_flops = 2F but
+      // agrad_mem_accessed = the forward's B (activation_space + activation_grads,
+      // calculon/llm/layers.py). Its memory term is Calculon's: B, not the record's 2B.
+      g.bytes_per_call = *bytes;
+      g.bytes = *bytes / g.count;
       g.key = r.key;
       out.gemm.push_back(g);
       used = true;

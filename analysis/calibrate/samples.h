@@ -22,11 +22,15 @@ namespace railgauge::calibrate {
 struct GemmSample {
   std::string dtype; // railgauge's name: fp32, bf16, ...
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
-  double flops = 0, bytes = 0, time_s = 0;
+  double flops = 0, time_s = 0;
+  // The bytes Calculon's memory term counts for this op; bytes_per_call is the record's own sum
+  // over the GEMMs of the call. They differ for a BMM's dgrad (gemm_count 2): Calculon counts
+  // its backward as 2F FLOPs but the forward's B bytes, the record 2B (samples.cpp).
+  double bytes = 0, bytes_per_call = 0;
   double peak_tflops = 0; // from the record; 0 = not known
   std::string op, model, layer, pass;
   int tp = 0;    // 0 = not a TP-sweep point
-  int count = 1; // how often the block runs this GEMM (params.gemm_count)
+  int count = 1; // GEMMs one call runs (params.gemm_count): 2 for a BMM's dgrad, else 1
   std::string key;
 };
 

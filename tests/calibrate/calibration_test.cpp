@@ -423,6 +423,47 @@ TEST(Calibrate, OffloadIsFittedPerDirectionHostMemoryAndPlacement) {
   EXPECT_NE(c.mem2.source.find("pinned, near"), std::string::npos) << c.mem2.source;
 }
 
+// A BMM's dgrad record as gemm.cublaslt writes it: dQ and dK (s, d, s) in one call, the FLOPs
+// and bytes of both.
+Record bmm_dgrad_record(double time_s) {
+  const std::int64_t s = 2048, d = 128, batch = 12;
+  const double gemm_flops = 2.0 * batch * s * d * s;
+  const double gemm_bytes = 2.0 * batch * (s * s + s * d + s * d); // bf16: A, B and C
+  return rec("gemm.cublaslt",
+             {{"dtype", "bf16"},
+              {"m", s},
+              {"n", d},
+              {"k", s},
+              {"batch", batch},
+              {"op", "scores.dgrad"},
+              {"gemm", "scores"},
+              {"pass", "dgrad"},
+              {"model", "gpt3-175b"},
+              {"tp", 8},
+              {"gemm_count", 2}},
+             {{"flops_per_call", 2 * gemm_flops},
+              {"bytes_per_call", 2 * gemm_bytes},
+              {"peak_tflops", kPeakTflops},
+              {"time_s", time_json(time_s)}});
+}
+
+TEST(Samples, BmmDgradMemoryTermCountsCalculonsBytes) {
+  Synthetic memory_only;
+  memory_only.gemm = memory_only.collectives = memory_only.offload = memory_only.rdma = false;
+  RunSet runs = make_runs(memory_only);
+  runs.runs[0].records.push_back(bmm_dgrad_record(2e-3));
+  const double forward_bytes = 2.0 * 12 * (2048.0 * 2048 + 2 * 2048.0 * 128);
+  const Calibration c = calibrate(runs, Assumptions{}, {});
+  ASSERT_EQ(c.gemm_shapes.at("bf16").size(), 1u);
+  const GemmShapeRow &row = c.gemm_shapes.at("bf16")[0];
+  // Calculon's BatchMatMul: backward FLOPs 2F, bytes B (the forward's), not the record's 2B.
+  EXPECT_DOUBLE_EQ(row.sample.flops, 2 * 2.0 * 12 * 2048 * 128 * 2048);
+  EXPECT_DOUBLE_EQ(row.sample.bytes, forward_bytes);
+  EXPECT_DOUBLE_EQ(row.sample.bytes_per_call, 2 * forward_bytes);
+  EXPECT_DOUBLE_EQ(row.memory_s, forward_bytes / (c.mem1.peak.value * 1e9 *
+                                                  c.mem1.table.efficiency(forward_bytes)));
+}
+
 TEST(CalculonProblems, EveryRuleIsChecked) {
   const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
   const auto good = calculon_system(c);
