@@ -407,6 +407,11 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     tier.size = measured(largest, "the largest group in the runs (a lower bound)");
   else
     tier.size = assumed("size");
+  if (!tier.size.measured && tier.size.source != kUserSource)
+    c.notes.push_back(fmt::format(
+        "{}: size {} is {}, not measured: it sets Calculon's networks[{}].size and ASTRA-sim's "
+        "npus_count; give --assume networks.{}.size=N for the real system",
+        tier.name, tier.size.value, tier.size.source, tier.index, tier.index));
 
   std::vector<double> slowdowns;
   for (const auto &o : c.samples.overlap)

@@ -556,6 +556,27 @@ TEST(AstraNetwork, OneEntryPerDimension) {
   EXPECT_NE(y.find("latency: [ 8"), std::string::npos) << y;
 }
 
+TEST(AstraNetwork, AnUnmeasuredTierKeepsItsAssumedLatencyAndSaysItsSizeIsAssumed) {
+  // One node of 4 ranks: the scale-out tier is not measured.
+  const Calibration c =
+      calibrate(ranks_of_one_run(4, {1024, 8192, 65536, 524288, 4194304}), Assumptions{}, {});
+  ASSERT_TRUE(c.networks[0].measured);
+  ASSERT_FALSE(c.networks[1].measured);
+  const std::string y = astra_network_yaml(c);
+  // Calculon's 65536-GPU fabric over 4-GPU nodes; its 20 µs as is, not over 2·16383 ring steps.
+  EXPECT_NE(y.find("npus_count: [ 4, 16384 ]"), std::string::npos) << y;
+  EXPECT_NE(y.find("latency: [ "), std::string::npos) << y;
+  EXPECT_NE(y.find(", 20000 ]  # ns"), std::string::npos) << y;
+  EXPECT_NE(y.find("ASSUMED: give --assume networks.1.size"), std::string::npos) << y;
+  bool noted = false;
+  for (const auto &n : c.notes)
+    noted |= n.find("scale_out: size 65536") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // The measured tier's α is still spread over its ring's 2(n-1) steps: 10 µs over 6.
+  const double up_ns = c.networks[0].latency_s.value * 1e9 / 6;
+  EXPECT_NE(y.find(fmt::format("latency: [ {:.6g},", up_ns)), std::string::npos) << y;
+}
+
 TEST(CoefficientFile, CarriesTheSchemaAndEveryFamily) {
   const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
   const auto j = coefficient_file(c);
