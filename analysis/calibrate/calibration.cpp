@@ -459,8 +459,20 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
   Calibration c;
   c.options = options;
   c.assumptions = assumptions;
-  for (const auto &r : runs.runs)
+  std::set<std::string> ids;
+  for (const auto &r : runs.runs) {
     c.runs.push_back(r.dir);
+    // Every rank of a run writes its own directory under the run's id (run.json "run", each
+    // record's "run"); a directory with neither counts as a run of its own.
+    if (r.manifest.is_object() && r.manifest.contains("run") && r.manifest["run"].is_string())
+      ids.insert(r.manifest["run"].get<std::string>());
+    else if (!r.records.empty())
+      for (const auto &rec : r.records)
+        ids.insert(rec.run);
+    else
+      ids.insert(r.dir);
+  }
+  c.run_ids.assign(ids.begin(), ids.end());
   c.samples = extract_samples(runs);
 
   // Memory first: the GEMM fit takes the mem1 term out with this table.
@@ -577,8 +589,6 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
                             {"gemm_slowdown_median", m},
                             {"processor_usage", std::clamp(1.0 - 1.0 / m, 0.0, 0.99)}};
   }
-  if (c.samples.gemm.empty())
-    c.notes.push_back("no GEMM records");
   return c;
 }
 

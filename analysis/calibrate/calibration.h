@@ -102,8 +102,9 @@ struct GemmShapeRow {
 
 struct Calibration {
   CalibrateOptions options;
-  std::vector<std::string> runs;
-  std::map<std::string, TableFit> matrix;        // by Calculon dtype
+  std::vector<std::string> runs;          // the directories read
+  std::vector<std::string> run_ids;       // distinct runs: an mpirun's rank directories are one run
+  std::map<std::string, TableFit> matrix; // by Calculon dtype
   std::map<std::string, TableFit> gemm_by_dtype; // by railgauge dtype (fp64 included)
   std::map<std::string, std::vector<GemmShapeRow>> gemm_shapes; // by railgauge dtype
   std::map<std::string, TableFit> vector;                       // by Calculon dtype

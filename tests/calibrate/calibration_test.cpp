@@ -577,6 +577,20 @@ TEST(AstraNetwork, AnUnmeasuredTierKeepsItsAssumedLatencyAndSaysItsSizeIsAssumed
   EXPECT_NE(y.find(fmt::format("latency: [ {:.6g},", up_ns)), std::string::npos) << y;
 }
 
+TEST(FitReport, CountsRunsNotRankDirectoriesAndNotesOnce) {
+  const Calibration c =
+      calibrate(ranks_of_one_run(4, {1024, 8192, 65536, 524288, 4194304}), Assumptions{}, {});
+  EXPECT_EQ(c.runs.size(), 4u);
+  EXPECT_EQ(c.run_ids, std::vector<std::string>{"r1"});
+  const std::string md = fit_report_markdown(fit_report_json(c));
+  EXPECT_NE(md.find("Runs: 1 (4 directories)."), std::string::npos) << md;
+  // Each note once: "no GEMM records" was added by the GEMM fit and again at the end.
+  std::size_t gemm_notes = 0;
+  for (const auto &n : c.notes)
+    gemm_notes += n.find("no GEMM records") != std::string::npos;
+  EXPECT_EQ(gemm_notes, 1u);
+}
+
 TEST(CoefficientFile, CarriesTheSchemaAndEveryFamily) {
   const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
   const auto j = coefficient_file(c);
