@@ -5,8 +5,11 @@
 // fabric, both `Switch`.
 //   npus_count  [scale-up size, scale-out size / scale-up size]
 //   bandwidth   the tier's bandwidth × efficiency: 1/β of its reference collective, in GB/s
-//   latency     the tier's α over the 2(n-1) steps of a ring all-reduce on its n fitted ranks:
-//               the analytical backend charges latency per step, a collective's α is the sum.
+//   latency     a measured tier: its α over the 2(n-1) steps of a ring all-reduce on its n fitted
+//               ranks (the analytical backend charges latency per step, a collective's α is the
+//               sum); an unmeasured one: the assumed latency as it is, never divided by steps.
+// Each dimension's comment line says where its size, bandwidth and latency came from; a size
+// that was neither measured nor given with --assume is marked ASSUMED.
 #include <string>
 
 #include "analysis/calibrate/calibration.h"

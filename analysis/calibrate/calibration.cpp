@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -406,6 +407,11 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     tier.size = measured(largest, "the largest group in the runs (a lower bound)");
   else
     tier.size = assumed("size");
+  if (!tier.size.measured && tier.size.source != kUserSource)
+    c.notes.push_back(fmt::format(
+        "{}: size {} is {}, not measured: it sets Calculon's networks[{}].size and ASTRA-sim's "
+        "npus_count; give --assume networks.{}.size=N for the real system",
+        tier.name, tier.size.value, tier.size.source, tier.index, tier.index));
 
   std::vector<double> slowdowns;
   for (const auto &o : c.samples.overlap)
@@ -421,6 +427,10 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
 }
 
 } // namespace
+
+std::string OffloadFit::name() const {
+  return fmt::format("{}.{}.{}", direction, host_memory, placement);
+}
 
 double bus_factor(const std::string &op, int n) {
   const double r = n < 1 ? 1 : n;
@@ -449,8 +459,20 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
   Calibration c;
   c.options = options;
   c.assumptions = assumptions;
-  for (const auto &r : runs.runs)
+  std::set<std::string> ids;
+  for (const auto &r : runs.runs) {
     c.runs.push_back(r.dir);
+    // Every rank of a run writes its own directory under the run's id (run.json "run", each
+    // record's "run"); a directory with neither counts as a run of its own.
+    if (r.manifest.is_object() && r.manifest.contains("run") && r.manifest["run"].is_string())
+      ids.insert(r.manifest["run"].get<std::string>());
+    else if (!r.records.empty())
+      for (const auto &rec : r.records)
+        ids.insert(rec.run);
+    else
+      ids.insert(r.dir);
+  }
+  c.run_ids.assign(ids.begin(), ids.end());
   c.samples = extract_samples(runs);
 
   // Memory first: the GEMM fit takes the mem1 term out with this table.
@@ -503,6 +525,9 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
         m.push_back({"offload", s.direction, s.bytes, s.time_s, 0, s.key});
       c.mem2 = fit_memory("mem2", m, assumptions.user("mem2.GBps"), options,
                           fmt::format("{} offload.h2d/d2h points (pinned, near)", m.size()));
+      // Calculon has one offload tier; pageable or far copies are slower paths of their own.
+      c.mem2.notes.push_back("pinned host memory, near placement only: the fast path; every "
+                             "path's α/β is under `offload` in coefficients.json");
     }
   }
 
@@ -516,12 +541,12 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
 
   fit_gemm(c);
 
-  std::map<std::string, std::vector<OffloadSample>> by_dir;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<OffloadSample>> by_path;
   for (const auto &s : c.samples.offload)
-    by_dir[s.direction].push_back(s);
-  for (const auto &[dir, s] : by_dir) {
+    by_path[{s.direction, s.host_memory, s.placement}].push_back(s);
+  for (const auto &[path, s] : by_path) {
     OffloadFit f;
-    f.direction = dir;
+    std::tie(f.direction, f.host_memory, f.placement) = path;
     std::vector<std::pair<double, double>> xt;
     std::map<double, std::vector<double>> per_size;
     for (const auto &x : s) {
@@ -564,8 +589,6 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
                             {"gemm_slowdown_median", m},
                             {"processor_usage", std::clamp(1.0 - 1.0 / m, 0.0, 0.99)}};
   }
-  if (c.samples.gemm.empty())
-    c.notes.push_back("no GEMM records");
   return c;
 }
 

@@ -77,8 +77,13 @@ struct NetworkTier {
   std::map<std::string, std::string> calculon_op_source;
 };
 
+// One offload path: pinned and pageable host memory, near and far NUMA placement are different
+// copy engines' paths with their own α and β, never one fit.
 struct OffloadFit {
-  std::string direction;
+  std::string direction;    // h2d, d2h, ...
+  std::string host_memory;  // pinned, pageable, ...
+  std::string placement;    // near, far
+  std::string name() const; // "<direction>.<host_memory>.<placement>", e.g. "h2d.pinned.near"
   AlphaBeta fit;
   nlohmann::json table; // per size: time, GB/s
 };
@@ -97,8 +102,9 @@ struct GemmShapeRow {
 
 struct Calibration {
   CalibrateOptions options;
-  std::vector<std::string> runs;
-  std::map<std::string, TableFit> matrix;        // by Calculon dtype
+  std::vector<std::string> runs;          // the directories read
+  std::vector<std::string> run_ids;       // distinct runs: an mpirun's rank directories are one run
+  std::map<std::string, TableFit> matrix; // by Calculon dtype
   std::map<std::string, TableFit> gemm_by_dtype; // by railgauge dtype (fp64 included)
   std::map<std::string, std::vector<GemmShapeRow>> gemm_shapes; // by railgauge dtype
   std::map<std::string, TableFit> vector;                       // by Calculon dtype

@@ -62,7 +62,9 @@ nlohmann::json coefficient_file(const Calibration &c) {
                         {"k", g.k},
                         {"batch", g.batch},
                         {"flops", g.flops},
+                        {"gemm_count", g.count},
                         {"bytes", g.bytes},
+                        {"bytes_per_call", g.bytes_per_call},
                         {"time_s", g.time_s},
                         {"tflops", r.tflops},
                         {"efficiency", r.efficiency},
@@ -90,8 +92,11 @@ nlohmann::json coefficient_file(const Calibration &c) {
   j["offload"] = nlohmann::json::object();
   for (const auto &o : c.offload) {
     auto e = alpha_beta_json(o.fit);
+    e["direction"] = o.direction;
+    e["host_memory"] = o.host_memory;
+    e["placement"] = o.placement;
     e["table"] = o.table;
-    j["offload"][o.direction] = e;
+    j["offload"][o.name()] = e;
   }
 
   j["network"] = nlohmann::json::object();
@@ -138,6 +143,7 @@ nlohmann::json coefficient_file(const Calibration &c) {
   j["notes"] = c.notes;
   j["records"] = {{"used_by_key", c.samples.used_by_key},
                   {"not_ok", c.samples.ignored_status},
+                  {"rank_duplicates", c.samples.duplicates_by_key},
                   {"skipped", c.samples.skipped}};
   return j;
 }

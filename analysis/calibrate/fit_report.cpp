@@ -79,7 +79,7 @@ nlohmann::json fit_report_json(const Calibration &c) {
     sets.push_back(table_entry(c.mem1, step));
   sets.push_back(table_entry(c.mem2, "t = B/(peak·eff(B))"));
   for (const auto &o : c.offload)
-    sets.push_back(entry("offload." + o.direction, "t = α + β·B", true, "measured", o.fit.quality));
+    sets.push_back(entry("offload." + o.name(), "t = α + β·B", true, "measured", o.fit.quality));
   for (const auto &n : c.networks) {
     for (const auto &[op, f] : n.ops)
       if (f.fit.quality.points > 0)
@@ -120,6 +120,7 @@ nlohmann::json fit_report_json(const Calibration &c) {
     sweeps.push_back(to_json(check));
   return {{"schema", "railgauge.fit_report/1"},
           {"runs", c.runs},
+          {"run_ids", c.run_ids},
           {"folds", c.options.folds},
           {"coefficient_sets", sets},
           {"not_measured", assumed},
@@ -131,9 +132,13 @@ nlohmann::json fit_report_json(const Calibration &c) {
 
 std::string fit_report_markdown(const nlohmann::json &r) {
   std::string md = "# Calibration fit report\n\n";
-  md += fmt::format("Runs: {}. Error = |t_model - t_measured| / t_measured per point; held out = "
-                    "{}-fold (each point predicted by a fit that did not see it).\n\n",
-                    r["runs"].size(), r["folds"].get<int>());
+  // A run of N ranks is N directories (one per rank) and one run.
+  const std::size_t dirs = r["runs"].size();
+  const std::size_t runs = r.contains("run_ids") ? r["run_ids"].size() : dirs;
+  md += fmt::format("Runs: {}{}. Error = |t_model - t_measured| / t_measured per point; held out "
+                    "= {}-fold (each point predicted by a fit that did not see it).\n\n",
+                    runs, runs == dirs ? "" : fmt::format(" ({} directories)", dirs),
+                    r["folds"].get<int>());
   md += "| coefficient set | measured | points | steps | held-out mean | held-out max | "
         "in-sample mean | in-sample max | source |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const auto &s : r["coefficient_sets"]) {

@@ -49,10 +49,26 @@ std::optional<int> first_int(const nlohmann::json &params,
   return std::nullopt;
 }
 
+// The ranks a collective ran on: its group's size first. A record of `groups=tp=2+dp=rest` on 4
+// ranks carries world_size 4 and group_size 2, and the bus factor and tier are the group's.
+std::optional<int> group_ranks(const nlohmann::json &params) {
+  return first_int(params, {"group_size", "ranks", "nranks", "world_size"});
+}
+
+// The group one rank's record ran in: run, key, the split and which group of it. Records without
+// group params (imports, older runs) fall into one group per (run, key).
+std::string group_of(const Record &r) {
+  return fmt::format(
+      "{}\x1f{}\x1f{}\x1f{}\x1f{}", r.run, r.key, text(r.params, "groups").value_or(""),
+      text(r.params, "group_type").value_or(""), number(r.params, "group_index").value_or(0));
+}
+
 // Where the tier is not in the record, it comes from how the ranks were laid out: a group on
 // more than one node crosses the scale-out fabric, a group inside one node stays in its NVLink
-// domain. The first rule that applies decides, and is recorded (tier_from).
-std::pair<std::string, std::string> decide_tier(const Record &r, std::size_t hosts_in_run) {
+// domain. The first rule that applies decides, and is recorded (tier_from). `hosts_in_group`:
+// the hosts of the records of this rank's group (with `groups=tp=2+dp=rest`, a tp group can sit
+// in one node while the dp groups of the same run cross nodes).
+std::pair<std::string, std::string> decide_tier(const Record &r, std::size_t hosts_in_group) {
   for (const char *name : {"tier", "network_tier", "net"}) {
     if (auto t = text(r.params, name)) {
       if (*t == "scale_up" || *t == "nvlink" || *t == "intra_node" || *t == "0")
@@ -63,11 +79,11 @@ std::pair<std::string, std::string> decide_tier(const Record &r, std::size_t hos
   }
   if (auto nodes = first_int(r.params, {"nodes", "node_count", "hosts"}))
     return {*nodes > 1 ? kScaleOut : kScaleUp, "params.nodes"};
-  const auto ranks = first_int(r.params, {"ranks", "nranks", "world_size", "group_size"});
+  const auto ranks = group_ranks(r.params);
   if (auto per_node = first_int(r.params, {"ranks_per_node", "local_size", "gpus_per_node"});
       per_node && ranks)
     return {*ranks > *per_node ? kScaleOut : kScaleUp, "params.ranks_per_node"};
-  return {hosts_in_run > 1 ? kScaleOut : kScaleUp, "hosts in the run"};
+  return {hosts_in_group > 1 ? kScaleOut : kScaleUp, "hosts in the group"};
 }
 
 constexpr std::pair<const char *, const char *> kCollectiveNames[] = {
@@ -120,12 +136,15 @@ Samples extract_samples(const analysis::RunSet &runs) {
   for (const auto &run : runs.runs)
     for (const auto &r : run.records)
       all.push_back(&r);
-  // Hosts per (run, key) among ok records: a collective run whose records come from several
-  // hosts spanned nodes.
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> hosts;
+  // Hosts per group among ok records: a group whose ranks' records come from several hosts
+  // spanned nodes.
+  std::map<std::string, std::set<std::string>> hosts;
   for (const Record *r : all)
     if (r->status == Status::ok)
-      hosts[{r->run, r->key}].insert(r->host);
+      hosts[group_of(*r)].insert(r->host);
+
+  // A collective point (run, key, params) -> (its sample in out.collectives, the rank it is from).
+  std::map<std::string, std::pair<std::size_t, int>> first_of_point;
 
   const auto skip = [&](const Record &r, const std::string &why) {
     out.skipped.push_back(fmt::format("{}: {}", describe(r), why));
@@ -151,7 +170,7 @@ Samples extract_samples(const analysis::RunSet &runs) {
       OverlapSample o;
       o.family = starts_with(r.key, "offload.") ? "offload" : "collectives";
       if (o.family == "collectives")
-        o.tier = decide_tier(r, hosts[{r.run, r.key}].size()).first;
+        o.tier = decide_tier(r, hosts[group_of(r)].size()).first;
       o.gemm_slowdown = *slowdown;
       o.key = r.key;
       out.overlap.push_back(o);
@@ -174,7 +193,6 @@ Samples extract_samples(const analysis::RunSet &runs) {
       g.k = static_cast<std::int64_t>(number(p, "k").value_or(0));
       g.batch = static_cast<std::int64_t>(number(p, "batch").value_or(1));
       g.flops = *flops;
-      g.bytes = *bytes;
       g.time_s = *time;
       g.peak_tflops =
           std::max(number(m, "peak_tflops").value_or(0), number(p, "peak_tflops").value_or(0));
@@ -184,6 +202,13 @@ Samples extract_samples(const analysis::RunSet &runs) {
       g.pass = text(p, "pass").value_or("");
       g.tp = static_cast<int>(number(p, "tp").value_or(0));
       g.count = std::max(1, static_cast<int>(number(p, "gemm_count").value_or(1)));
+      // A BMM's dgrad record runs its two GEMMs (dQ and dK, or dP and dV) in one call: FLOPs and
+      // bytes of both. Each touches as many bytes as the forward BMM (the same three matrices,
+      // transposed), and Calculon's BatchMatMul counts the backward as agrad_flops = 2F but
+      // agrad_mem_accessed = the forward's B (activation_space + activation_grads,
+      // calculon/llm/layers.py). Its memory term is Calculon's: B, not the record's 2B.
+      g.bytes_per_call = *bytes;
+      g.bytes = *bytes / g.count;
       g.key = r.key;
       out.gemm.push_back(g);
       used = true;
@@ -228,20 +253,41 @@ Samples extract_samples(const analysis::RunSet &runs) {
         skip(r, "a textbook algorithm over point-to-point, not the library's collective");
         continue;
       }
+      if (text(p, "group_type") == "concurrent") {
+        skip(r, "group_type concurrent: every axis's groups at once contend for the links, and the "
+                "record holds the time only; not an α/β point");
+        continue;
+      }
       const auto op = collective_op(r);
       const auto size = number(p, "size_bytes");
-      const auto ranks = first_int(p, {"ranks", "nranks", "world_size", "group_size"});
+      const auto ranks = group_ranks(p);
       if (!op || !size || !ranks || !time || !(*time > 0) || !(*size > 0)) {
         skip(r, "no collective name, size_bytes, ranks or time_s.median");
         continue;
       }
       CollectiveSample s;
-      std::tie(s.tier, s.tier_from) = decide_tier(r, hosts[{r.run, r.key}].size());
+      std::tie(s.tier, s.tier_from) = decide_tier(r, hosts[group_of(r)].size());
       s.op = *op;
       s.ranks = *ranks;
       s.size_bytes = *size;
       s.time_s = *time;
       s.key = r.key;
+      // Every rank of a run writes the point, each with the same time (the max over ranks): one
+      // sample per point, else a held-out point's twin stays in the training folds. The groups
+      // of one group_type run at once and share that time: one sample per tier they sit in.
+      nlohmann::json point_params = p;
+      point_params.erase("group_index");
+      const std::string point =
+          fmt::format("{}\x1f{}\x1f{}\x1f{}", r.run, r.key, point_params.dump(), s.tier);
+      if (const auto seen = first_of_point.find(point); seen != first_of_point.end()) {
+        ++out.duplicates_by_key[r.key];
+        if (r.rank < seen->second.second) { // rank 0's record stands for the point
+          out.collectives[seen->second.first] = s;
+          seen->second.second = r.rank;
+        }
+        continue;
+      }
+      first_of_point[point] = {out.collectives.size(), r.rank};
       out.collectives.push_back(s);
       used = true;
     } else if (starts_with(r.key, "rdma.")) {

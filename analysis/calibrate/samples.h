@@ -7,7 +7,8 @@
 //   memory.hbm_*    MemorySample    tier "hbm"; bytes the op touches = bytes_per_call /
 //   memory.host_*                   tier "host"  passes_per_call, time likewise per pass
 //   offload.*       OffloadSample   direction from the key (h2d, d2h, bidir, ...)
-//   collectives.*   CollectiveSample op, ranks, size_bytes (nccl-tests' size), tier
+//   collectives.*   CollectiveSample op, ranks, size_bytes (nccl-tests' size), tier; one per
+//                                    point (run, key, params), not one per rank
 //   rdma.*          P2pSample       *_lat: latency.p50_s per message; *_bw: time per message
 //   any record with metrics.gemm_slowdown  OverlapSample (processor usage under overlap)
 #include <map>
@@ -21,11 +22,15 @@ namespace railgauge::calibrate {
 struct GemmSample {
   std::string dtype; // railgauge's name: fp32, bf16, ...
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
-  double flops = 0, bytes = 0, time_s = 0;
+  double flops = 0, time_s = 0;
+  // The bytes Calculon's memory term counts for this op; bytes_per_call is the record's own sum
+  // over the GEMMs of the call. They differ for a BMM's dgrad (gemm_count 2): Calculon counts
+  // its backward as 2F FLOPs but the forward's B bytes, the record 2B (samples.cpp).
+  double bytes = 0, bytes_per_call = 0;
   double peak_tflops = 0; // from the record; 0 = not known
   std::string op, model, layer, pass;
   int tp = 0;    // 0 = not a TP-sweep point
-  int count = 1; // how often the block runs this GEMM (params.gemm_count)
+  int count = 1; // GEMMs one call runs (params.gemm_count): 2 for a BMM's dgrad, else 1
   std::string key;
 };
 
@@ -79,7 +84,10 @@ struct Samples {
   std::vector<OverlapSample> overlap;
   std::map<std::string, int> used_by_key;    // ok records turned into samples
   std::map<std::string, int> ignored_status; // "waived" etc.: records that are not ok
-  std::vector<std::string> skipped;          // "<run>: <key> <params>: why"
+  // ok collective records of a point that another rank of the same run already gave: every rank
+  // writes the point with the same time, and one sample stands for it.
+  std::map<std::string, int> duplicates_by_key;
+  std::vector<std::string> skipped; // "<run>: <key> <params>: why"
 };
 
 // The canonical collective name in a record: params kind/collective/op, else the key.

@@ -4,9 +4,13 @@ GEMM, host memory): the Calculon system file is checked rule by rule, independen
 checker, and the coefficient file against its JSON Schema.
 
 Run by CTest, one test method per CTest test:  calibrate_cli_test.py RAILGAUGE_BINARY Test.test_x
+MeasuredNetworkTest runs a 2-rank MPI sweep under the mpirun named by $RAILGAUGE_MPIRUN (else the
+one on PATH), and is skipped, saying so, when there is none.
 """
 import json
+import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -189,6 +193,55 @@ class CalibrateTest(unittest.TestCase):
         r = railgauge("calibrate", str(empty), "--out", str(empty / "out"))
         self.assertEqual(r.returncode, 2)
         self.assertIn("no records.jsonl", r.stderr)
+
+
+class MeasuredNetworkTest(unittest.TestCase):
+    """A measured collective sweep makes Calculon's scale-up tier a measured one."""
+
+    def test_measured_collectives_set_the_network_tier(self):
+        mpirun = os.environ.get("RAILGAUGE_MPIRUN") or shutil.which("mpirun")
+        if not mpirun or mpirun.endswith("-NOTFOUND"):
+            self.skipTest("no mpirun ($RAILGAUGE_MPIRUN or PATH): the 2-rank collectives sweep "
+                          "this test calibrates on cannot run")
+        with tempfile.TemporaryDirectory() as tmp:
+            runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
+            # 5 sizes x in-place or not of one all_reduce on 2 ranks: a few seconds.
+            r = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root", "-n", "2", BINARY,
+                                "collectives", "--out", str(runs), "-q", "--filter",
+                                "collectives.mpi_all_reduce", "-a", "size_bytes=1KiB:4MiB:*8",
+                                "--time-budget", "0.02"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = railgauge("calibrate", str(runs), "--out", str(out))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            system = json.loads((out / "calculon_system.json").read_text())
+            coeff = json.loads((out / "coefficients.json").read_text())
+            report = json.loads((out / "fit_report.json").read_text())
+
+        self.assertEqual(calculon_problems(system), [])
+        jsonschema.validate(
+            coeff, json.loads((ROOT / "results/schema/coefficients.schema.json").read_text()))
+        up = coeff["network"]["scale_up"]
+        self.assertTrue(up["measured"])
+        for value in ("bandwidth_gbytes_per_s", "efficiency", "latency_s", "size"):
+            self.assertTrue(up[value]["measured"], (value, up[value]))
+        self.assertFalse(coeff["network"]["scale_out"]["measured"])  # one host
+        # Calculon's networks[0] is the fit, not a100_80g's NVLink (300 GB/s, 10 us, size 8).
+        net = system["networks"][0]
+        self.assertAlmostEqual(net["bandwidth"] / up["bandwidth_gbytes_per_s"]["value"], 1,
+                               places=4)
+        self.assertAlmostEqual(net["latency"] / up["latency_s"]["value"], 1, places=3)
+        self.assertEqual(net["size"], 2)
+        not_measured = {a["name"] for a in report["not_measured"]}
+        for value in ("bandwidth", "efficiency", "latency", "size"):
+            self.assertNotIn(f"networks.0.{value}", not_measured)
+            self.assertIn(f"networks.1.{value}", not_measured)
+        # Both ranks wrote every point: one sample each, the other rank's counted apart.
+        key = "collectives.mpi_all_reduce"
+        self.assertEqual(coeff["records"]["used_by_key"][key], 10)
+        self.assertEqual(coeff["records"]["rank_duplicates"][key], 10)
+        self.assertEqual(len(report["run_ids"]), 1)
+        self.assertEqual(len(report["runs"]), 2)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analysis/calibrate/astra_network.h"
@@ -38,6 +39,29 @@ Record rec(const std::string &key, nlohmann::json params, nlohmann::json metrics
 }
 
 nlohmann::json time_json(double t) { return {{"median", t}, {"n", 10}}; }
+
+// One rank's record of a run.
+Record rank_rec(const std::string &key, const std::string &run, int rank, const std::string &host,
+                nlohmann::json params, nlohmann::json metrics) {
+  Record r = rec(key, std::move(params), std::move(metrics), host);
+  r.run = run;
+  r.rank = rank;
+  return r;
+}
+
+// The params a collectives record carries (collectives/collective_point.cpp add_group_params).
+nlohmann::json collective_params(double size_bytes, int world_size, const std::string &groups,
+                                 const std::string &group_type, int group_index, int group_size) {
+  return {{"size_bytes", size_bytes},
+          {"dtype", "bf16"},
+          {"op", "sum"},
+          {"backend", "nccl"},
+          {"world_size", world_size},
+          {"groups", groups},
+          {"group_type", group_type},
+          {"group_index", group_index},
+          {"group_size", group_size}};
+}
 
 struct Synthetic {
   bool gemm = true, memory = true, collectives = true, offload = true, rdma = true;
@@ -80,26 +104,30 @@ RunSet make_runs(const Synthetic &s) {
                                    {"time_s", time_json(noisy(t))}}));
       }
   if (s.collectives) {
-    // NVLink domain: 8 ranks on one host; the fabric: 16 ranks over 2 nodes.
+    // As real records are: every rank writes each point with the same time (the max over
+    // ranks), world_size and group_size, no node count. The NVLink domain: a run of 8 ranks on
+    // one host; the fabric: a run of 16 ranks over 2 hosts.
     struct Tier {
+      const char *run;
       int ranks;
-      int nodes;
+      int hosts;
       double alpha, busbw;
     };
-    for (const Tier tier : {Tier{8, 1, 12e-6, 360e9}, Tier{16, 2, 30e-6, 45e9}})
+    for (const Tier tier : {Tier{"up", 8, 1, 12e-6, 360e9}, Tier{"out", 16, 2, 30e-6, 45e9}})
       for (const char *op : {"all_reduce", "all_gather", "reduce_scatter", "sendrecv"})
         for (double size = 1024; size <= 1 << 30; size *= 4) {
           const std::string name = op == std::string("sendrecv") ? "p2p" : op;
-          const double t = tier.alpha + size * bus_factor(name, tier.ranks) / tier.busbw;
-          run.records.push_back(rec(std::string("collectives.nccl_") + op,
-                                    {{"size_bytes", size},
-                                     {"ranks", tier.ranks},
-                                     {"nodes", tier.nodes},
-                                     {"dtype", "bf16"}},
-                                    {{"time_s", time_json(noisy(t))}}));
+          const double t = noisy(tier.alpha + size * bus_factor(name, tier.ranks) / tier.busbw);
+          for (int rank = 0; rank < tier.ranks; ++rank)
+            run.records.push_back(
+                rank_rec(std::string("collectives.nccl_") + op, tier.run, rank,
+                         fmt::format("node{}", rank * tier.hosts / tier.ranks),
+                         collective_params(size, tier.ranks, "world", "world", 0, tier.ranks),
+                         {{"time_s", time_json(t)}}));
         }
-    run.records.push_back(rec("collectives.nccl_all_reduce_with_gemm", {{"ranks", 8}, {"nodes", 1}},
-                              {{"gemm_slowdown", 1.25}}));
+    run.records.push_back(rank_rec("collectives.nccl_all_reduce_with_gemm", "up", 0, "node0",
+                                   collective_params(1 << 20, 8, "world", "world", 0, 8),
+                                   {{"gemm_slowdown", 1.25}}));
     Record waived = rec("collectives.nccl_all_reduce", {{"size_bytes", 8}, {"ranks", 8}}, {});
     waived.status = Status::waived;
     run.records.push_back(waived);
@@ -168,8 +196,12 @@ TEST(Calibrate, RecoversEveryFamilyFromSyntheticRecords) {
   // The waived record and the textbook algorithm are counted, not fitted.
   EXPECT_EQ(c.samples.ignored_status.at("waived"), 1);
   EXPECT_EQ(c.samples.skipped.size(), 1u);
+  // Every point once: 4 ops × 11 sizes per tier, the other ranks' records counted as duplicates.
+  EXPECT_EQ(c.samples.collectives.size(), 2u * 4 * 11);
+  EXPECT_EQ(c.samples.duplicates_by_key.at("collectives.nccl_all_reduce"), (7 + 15) * 11);
 
   ASSERT_EQ(c.offload.size(), 2u);
+  EXPECT_EQ(c.offload[0].name(), "d2h.pinned.near");
   EXPECT_NEAR(c.offload[0].fit.beta_s_per_byte * 50e9, 1.0, 0.03);
   EXPECT_TRUE(c.mem2.measured);
   ASSERT_EQ(c.p2p.size(), 1u);
@@ -259,11 +291,177 @@ TEST(Calibrate, TierFromHostsWhenTheRecordDoesNotSay) {
                               {{"time_s", time_json(1e-5 + size / 40e9)}}, "a"));
   set.runs.push_back(run);
   const Samples s = extract_samples(set);
-  ASSERT_EQ(s.collectives.size(), 15u);
+  // The two hosts' records of an all_reduce point are one point: 5 sizes of each op.
+  ASSERT_EQ(s.collectives.size(), 10u);
   for (const auto &x : s.collectives) {
     EXPECT_EQ(x.tier, x.op == "all_reduce" ? kScaleOut : kScaleUp) << x.op;
-    EXPECT_EQ(x.tier_from, "hosts in the run");
+    EXPECT_EQ(x.tier_from, "hosts in the group");
   }
+}
+
+// What `mpirun -n 4 railgauge collectives` writes: one rank directory per rank, each with every
+// point, all with the same time (the max over ranks).
+RunSet ranks_of_one_run(int ranks, const std::vector<double> &sizes) {
+  RunSet set;
+  for (int rank = ranks - 1; rank >= 0; --rank) { // rank 0's directory not first
+    LoadedRun run;
+    run.dir = fmt::format("runs/r1/rank{}", rank);
+    for (double size : sizes) {
+      Record r = rec("collectives.mpi_all_reduce",
+                     {{"size_bytes", size},
+                      {"dtype", "f32"},
+                      {"backend", "mpi"},
+                      {"world_size", ranks},
+                      {"groups", "world"},
+                      {"group_type", "world"},
+                      {"group_index", 0},
+                      {"group_size", ranks}},
+                     {{"time_s", time_json(1e-5 + size / 10e9 + rank * 1e-9)}});
+      r.run = "r1";
+      r.rank = rank;
+      run.records.push_back(r);
+    }
+    set.runs.push_back(run);
+  }
+  return set;
+}
+
+TEST(Samples, OneCollectiveSamplePerPointNotPerRank) {
+  const std::vector<double> sizes = {1024, 8192, 65536, 524288, 4194304};
+  const Samples s = extract_samples(ranks_of_one_run(4, sizes));
+  ASSERT_EQ(s.collectives.size(), sizes.size());
+  EXPECT_EQ(s.used_by_key.at("collectives.mpi_all_reduce"), 5);
+  EXPECT_EQ(s.duplicates_by_key.at("collectives.mpi_all_reduce"), 15);
+  for (std::size_t i = 0; i < sizes.size(); ++i) // rank 0's record stands for the point
+    EXPECT_DOUBLE_EQ(s.collectives[i].time_s, 1e-5 + sizes[i] / 10e9);
+  // Two runs of the same point are two measurements.
+  RunSet two = ranks_of_one_run(2, sizes);
+  for (auto &r : two.runs[0].records)
+    r.run = "r2";
+  EXPECT_EQ(extract_samples(two).collectives.size(), 2 * sizes.size());
+}
+
+// `mpirun -n 4 ... -a groups=tp=2+dp=rest` over two hosts (ranks 0, 1 on a; 2, 3 on b): each
+// tp group stays in its host, each dp group crosses them. Records carry world_size 4 and
+// group_size 2; the concurrent point (both axes at once) has only a contended time.
+RunSet tp_dp_run(const std::vector<double> &sizes) {
+  LoadedRun run;
+  run.dir = "runs/r1";
+  for (double size : sizes)
+    for (int rank = 0; rank < 4; ++rank) {
+      const std::string host = rank < 2 ? "a" : "b";
+      const auto add = [&](const char *type, int index, double t) {
+        run.records.push_back(rank_rec("collectives.mpi_all_reduce", "r1", rank, host,
+                                       collective_params(size, 4, "tp=2+dp=rest", type, index, 2),
+                                       {{"time_s", time_json(t)}}));
+      };
+      add("tp", rank / 2, 5e-6 + size / 100e9); // all_reduce on 2 ranks: bus factor 1
+      add("dp", rank % 2, 20e-6 + size / 10e9);
+      add("concurrent", rank / 2, 25e-6 + size / 8e9);
+    }
+  RunSet set;
+  set.runs.push_back(run);
+  return set;
+}
+
+TEST(Samples, GroupSizeAndTierComeFromTheGroup) {
+  const std::vector<double> sizes = {4096, 32768, 262144, 2097152, 16777216, 134217728};
+  const RunSet runs = tp_dp_run(sizes);
+  const Samples s = extract_samples(runs);
+  ASSERT_EQ(s.collectives.size(), 2 * sizes.size()); // one per point per axis
+  for (const auto &x : s.collectives) {
+    EXPECT_EQ(x.ranks, 2);
+    EXPECT_EQ(x.tier_from, "hosts in the group");
+  }
+  EXPECT_EQ(s.skipped.size(), 4 * sizes.size()); // the concurrent records, each named
+  for (const auto &why : s.skipped)
+    EXPECT_NE(why.find("concurrent"), std::string::npos) << why;
+
+  const Calibration c = calibrate(runs, Assumptions{}, {});
+  const auto &up = tier(c, kScaleUp);
+  const auto &out = tier(c, kScaleOut);
+  ASSERT_TRUE(up.measured && out.measured);
+  EXPECT_EQ(up.size.value, 2);
+  EXPECT_EQ(out.size.value, 2);
+  EXPECT_NEAR(up.bandwidth_gbytes_per_s.value * up.efficiency.value / 100, 1.0, 0.01);
+  EXPECT_NEAR(out.bandwidth_gbytes_per_s.value * out.efficiency.value / 10, 1.0, 0.01);
+  EXPECT_NEAR(up.latency_s.value / 5e-6, 1.0, 0.01);
+  EXPECT_NEAR(out.latency_s.value / 20e-6, 1.0, 0.01);
+}
+
+TEST(Calibrate, OffloadIsFittedPerDirectionHostMemoryAndPlacement) {
+  Synthetic memory_only;
+  memory_only.gemm = memory_only.collectives = memory_only.offload = memory_only.rdma = false;
+  RunSet runs = make_runs(memory_only);
+  struct Path {
+    const char *host_memory, *placement;
+    double gbytes_per_s;
+  };
+  for (const Path path : {Path{"pinned", "near", 50}, Path{"pinned", "far", 25},
+                          Path{"pageable", "near", 12}, Path{"pageable", "far", 8}})
+    for (double b = 4096; b <= 1 << 30; b *= 4)
+      for (const char *dir : {"h2d", "d2h"})
+        runs.runs[0].records.push_back(rec(
+            std::string("offload.") + dir,
+            {{"size_bytes", b}, {"host_memory", path.host_memory}, {"placement", path.placement}},
+            {{"bytes_per_call", b}, {"time_s", time_json(5e-6 + b / (path.gbytes_per_s * 1e9))}}));
+  const Calibration c = calibrate(runs, Assumptions{}, {});
+  ASSERT_EQ(c.offload.size(), 8u); // 2 directions × 2 host memories × 2 placements
+  const std::map<std::string, double> expected = {
+      {"pinned.near", 50}, {"pinned.far", 25}, {"pageable.near", 12}, {"pageable.far", 8}};
+  for (const auto &o : c.offload) {
+    const double gbytes = expected.at(o.host_memory + "." + o.placement);
+    EXPECT_NEAR(o.fit.beta_s_per_byte * gbytes * 1e9, 1.0, 1e-6) << o.name();
+    EXPECT_NEAR(o.fit.alpha_s / 5e-6, 1.0, 1e-6) << o.name();
+  }
+  const auto j = coefficient_file(c);
+  EXPECT_EQ(j["offload"]["h2d.pageable.far"]["host_memory"], "pageable");
+  EXPECT_EQ(j["offload"]["h2d.pageable.far"]["placement"], "far");
+  // Calculon's mem2 is the pinned, near path only: 50 GB/s at the largest size.
+  EXPECT_TRUE(c.mem2.measured);
+  EXPECT_NEAR(c.mem2.peak.value / 50, 1.0, 0.01);
+  EXPECT_NE(c.mem2.source.find("pinned, near"), std::string::npos) << c.mem2.source;
+}
+
+// A BMM's dgrad record as gemm.cublaslt writes it: dQ and dK (s, d, s) in one call, the FLOPs
+// and bytes of both.
+Record bmm_dgrad_record(double time_s) {
+  const std::int64_t s = 2048, d = 128, batch = 12;
+  const double gemm_flops = 2.0 * batch * s * d * s;
+  const double gemm_bytes = 2.0 * batch * (s * s + s * d + s * d); // bf16: A, B and C
+  return rec("gemm.cublaslt",
+             {{"dtype", "bf16"},
+              {"m", s},
+              {"n", d},
+              {"k", s},
+              {"batch", batch},
+              {"op", "scores.dgrad"},
+              {"gemm", "scores"},
+              {"pass", "dgrad"},
+              {"model", "gpt3-175b"},
+              {"tp", 8},
+              {"gemm_count", 2}},
+             {{"flops_per_call", 2 * gemm_flops},
+              {"bytes_per_call", 2 * gemm_bytes},
+              {"peak_tflops", kPeakTflops},
+              {"time_s", time_json(time_s)}});
+}
+
+TEST(Samples, BmmDgradMemoryTermCountsCalculonsBytes) {
+  Synthetic memory_only;
+  memory_only.gemm = memory_only.collectives = memory_only.offload = memory_only.rdma = false;
+  RunSet runs = make_runs(memory_only);
+  runs.runs[0].records.push_back(bmm_dgrad_record(2e-3));
+  const double forward_bytes = 2.0 * 12 * (2048.0 * 2048 + 2 * 2048.0 * 128);
+  const Calibration c = calibrate(runs, Assumptions{}, {});
+  ASSERT_EQ(c.gemm_shapes.at("bf16").size(), 1u);
+  const GemmShapeRow &row = c.gemm_shapes.at("bf16")[0];
+  // Calculon's BatchMatMul: backward FLOPs 2F, bytes B (the forward's), not the record's 2B.
+  EXPECT_DOUBLE_EQ(row.sample.flops, 2 * 2.0 * 12 * 2048 * 128 * 2048);
+  EXPECT_DOUBLE_EQ(row.sample.bytes, forward_bytes);
+  EXPECT_DOUBLE_EQ(row.sample.bytes_per_call, 2 * forward_bytes);
+  EXPECT_DOUBLE_EQ(row.memory_s, forward_bytes / (c.mem1.peak.value * 1e9 *
+                                                  c.mem1.table.efficiency(forward_bytes)));
 }
 
 TEST(CalculonProblems, EveryRuleIsChecked) {
@@ -358,6 +556,41 @@ TEST(AstraNetwork, OneEntryPerDimension) {
   EXPECT_NE(y.find("latency: [ 8"), std::string::npos) << y;
 }
 
+TEST(AstraNetwork, AnUnmeasuredTierKeepsItsAssumedLatencyAndSaysItsSizeIsAssumed) {
+  // One node of 4 ranks: the scale-out tier is not measured.
+  const Calibration c =
+      calibrate(ranks_of_one_run(4, {1024, 8192, 65536, 524288, 4194304}), Assumptions{}, {});
+  ASSERT_TRUE(c.networks[0].measured);
+  ASSERT_FALSE(c.networks[1].measured);
+  const std::string y = astra_network_yaml(c);
+  // Calculon's 65536-GPU fabric over 4-GPU nodes; its 20 µs as is, not over 2·16383 ring steps.
+  EXPECT_NE(y.find("npus_count: [ 4, 16384 ]"), std::string::npos) << y;
+  EXPECT_NE(y.find("latency: [ "), std::string::npos) << y;
+  EXPECT_NE(y.find(", 20000 ]  # ns"), std::string::npos) << y;
+  EXPECT_NE(y.find("ASSUMED: give --assume networks.1.size"), std::string::npos) << y;
+  bool noted = false;
+  for (const auto &n : c.notes)
+    noted |= n.find("scale_out: size 65536") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // The measured tier's α is still spread over its ring's 2(n-1) steps: 10 µs over 6.
+  const double up_ns = c.networks[0].latency_s.value * 1e9 / 6;
+  EXPECT_NE(y.find(fmt::format("latency: [ {:.6g},", up_ns)), std::string::npos) << y;
+}
+
+TEST(FitReport, CountsRunsNotRankDirectoriesAndNotesOnce) {
+  const Calibration c =
+      calibrate(ranks_of_one_run(4, {1024, 8192, 65536, 524288, 4194304}), Assumptions{}, {});
+  EXPECT_EQ(c.runs.size(), 4u);
+  EXPECT_EQ(c.run_ids, std::vector<std::string>{"r1"});
+  const std::string md = fit_report_markdown(fit_report_json(c));
+  EXPECT_NE(md.find("Runs: 1 (4 directories)."), std::string::npos) << md;
+  // Each note once: "no GEMM records" was added by the GEMM fit and again at the end.
+  std::size_t gemm_notes = 0;
+  for (const auto &n : c.notes)
+    gemm_notes += n.find("no GEMM records") != std::string::npos;
+  EXPECT_EQ(gemm_notes, 1u);
+}
+
 TEST(CoefficientFile, CarriesTheSchemaAndEveryFamily) {
   const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
   const auto j = coefficient_file(c);
@@ -367,7 +600,7 @@ TEST(CoefficientFile, CarriesTheSchemaAndEveryFamily) {
   EXPECT_TRUE(j["network"]["scale_up"]["ops"].contains("all_reduce"));
   EXPECT_TRUE(j["network"]["scale_up"]["ops"]["all_reduce"]["table"].is_array());
   EXPECT_TRUE(j["rdma"]["write"].contains("latency"));
-  EXPECT_TRUE(j["offload"].contains("h2d"));
+  EXPECT_TRUE(j["offload"].contains("h2d.pinned.near"));
 }
 
 } // namespace
