@@ -61,12 +61,13 @@ TpSweepCheck check_one(const std::string &model, const std::string &dtype, const
       const StepPoint p = point_of(*r, peak);
       TpGemmPrediction g{r->sample, fit.table.predict_s(p), std::nullopt};
       in.emplace_back(g.predicted_s, p.measured_s);
-      d.block_measured_s += r->sample.count * p.measured_s;
-      d.block_predicted_s += r->sample.count * g.predicted_s;
+      // A record's time is one call, all its GEMMs (a BMM dgrad's two): once per block.
+      d.block_measured_s += p.measured_s;
+      d.block_predicted_s += g.predicted_s;
       if (without_t) {
         g.leave_t_out_s = without_t->predict_s(p);
         out.emplace_back(*g.leave_t_out_s, p.measured_s);
-        block_out_s += r->sample.count * *g.leave_t_out_s;
+        block_out_s += *g.leave_t_out_s;
       }
       check.gemms.push_back(std::move(g));
     }

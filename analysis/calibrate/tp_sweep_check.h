@@ -2,7 +2,8 @@
 // The end-to-end check of a calibrated matrix table: for every model whose transformer-block
 // GEMMs were measured under tensor parallelism (gemm.cublaslt / gemm.cpu_blas with a model and
 // tp), the time Calculon's table implies for each GEMM (t = F/(peak·eff(F)) + mem1 term) beside
-// the measured one, per TP degree t, and summed over the block (each GEMM times its count).
+// the measured one, per TP degree t, and summed over the block (each record once: its time is one
+// call, all its GEMMs).
 //
 // Two predictions per GEMM:
 //   in-sample    the table written to calculon_system.json (it saw these points);
@@ -31,8 +32,8 @@ struct TpDegreeSummary {
   std::size_t gemms = 0;
   HeldOutError in_sample;                  // per-GEMM |t_pred - t| / t
   std::optional<HeldOutError> leave_t_out; // likewise, predicted without this t
-  double block_measured_s = 0;             // Σ count·t over the block's GEMMs
-  double block_predicted_s = 0;            // Σ count·t_pred (in-sample)
+  double block_measured_s = 0;             // Σ t over the block's records
+  double block_predicted_s = 0;            // Σ t_pred (in-sample)
   std::optional<double> block_leave_t_out_s;
 };
 
