@@ -32,6 +32,9 @@ NcclSession &open_nccl_session(std::unique_ptr<NcclSession> &session, const RunC
 }
 
 std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p) {
+  // First: the result would be undefined on any machine, GPU or not.
+  if (auto why = placement_problem(p, Backend::nccl))
+    return why;
   if (auto why = gpu::cuda_unavailable_reason())
     return "no usable CUDA device: " + *why;
   if (p.group_type == "concurrent")
