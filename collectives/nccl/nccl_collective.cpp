@@ -6,6 +6,7 @@
 
 #include "collectives/collective_point.h"
 #include "collectives/groups.h"
+#include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
@@ -170,7 +171,7 @@ private:
     const auto type = nccl_type(p.dtype);
     const auto op = nccl_op(p.op);
     const std::size_t elt = element_bytes(p.dtype);
-    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    NcclGroup group;
     for (std::size_t i = 0; i < bufs.size(); ++i) {
       auto &b = bufs[i];
       auto *recv = static_cast<std::byte *>(b.recv->get());
@@ -214,7 +215,7 @@ private:
         break;
       }
     }
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    group.end();
   }
 
   CheckResult check_one(DeviceBuffers &b, const CollectivePoint &p, const Counts &c, int n) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "collectives/nccl/nccl_group.h"
 #include "collectives/watchdog_grace.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/resources.h"
@@ -146,12 +147,12 @@ const std::vector<ncclComm_t> &NcclSession::split(const std::string &name,
     store_barrier(*store_, fmt::format("nccl/{}/split/{}", name_, name), process_rank_, world_,
                   std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
   std::vector<ncclComm_t> out(comms_.size(), nullptr);
-  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  NcclGroup group;
   for (std::size_t i = 0; i < comms_.size(); ++i) {
     gpu::DeviceGuard guard(devices_[i]);
     check_nccl(ncclCommSplit(comms_[i], colours[i], keys[i], &out[i], nullptr), "ncclCommSplit");
   }
-  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  group.end();
   splits_.emplace_back(name, std::move(out));
   return splits_.back().second;
 #endif

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "collectives/nccl/nccl_collective.h"
+#include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
 #include "collectives/nccl/nccl_transport.h"
 #include "harness/cuda/check.h"
@@ -162,7 +163,7 @@ private:
     const auto type = nccl_type(p.dtype);
     const auto op = nccl_op(p.op);
     const std::size_t block = count * element_bytes(p.dtype);
-    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    NcclGroup calls;
     for (std::size_t i = 0; i < sides.size(); ++i) {
       auto *buf = static_cast<std::byte *>(sides[i].buf->get());
       std::byte *mine = buf + static_cast<std::size_t>(sides[i].group.rank) * block;
@@ -182,7 +183,7 @@ private:
         throw std::invalid_argument(fmt::format("no textbook {}", to_string(kind_)));
       }
     }
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    calls.end();
   }
 
   Kind kind_;
