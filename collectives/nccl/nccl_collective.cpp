@@ -8,6 +8,7 @@
 #include "collectives/groups.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
+#include "collectives/wrong_elements.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
@@ -143,12 +144,19 @@ public:
     op();
     timer.drain();
     CheckResult check;
-    for (auto &b : bufs)
-      check.add(check_one(b, p, c, n));
+    std::vector<double> wrong_per_gpu; // in world-rank order: this process's ranks are consecutive
+    for (auto &b : bufs) {
+      const auto one = check_one(b, p, c, n);
+      wrong_per_gpu.push_back(static_cast<double>(one.wrong));
+      check.add(one);
+    }
+    // Every rank's record carries the total: a rank whose own outputs are right fails too.
+    const auto wrong = wrong_across_ranks(group.all_gather(wrong_per_gpu));
 
     Outcome out;
     out.metrics = collective_metrics(result, kind_, p.size_bytes, n);
     out.metrics["wrong_elements_this_process"] = check.wrong;
+    add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);
     const double link = point.real("link_gbytes_per_s");
     if (link > 0 && out.metrics["busbw_gbytes_per_s"].get<double>() > link) {
@@ -159,8 +167,8 @@ public:
     add_group_params(out.derived_params,
                      {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
     std::vector<std::string> problems;
-    if (check.wrong)
-      problems.push_back(check.describe("this process's outputs"));
+    if (auto why = wrong_problem(wrong, check))
+      problems.push_back(*why);
     out.conclude_data_check(problems);
     return out;
   }
