@@ -77,6 +77,7 @@ public:
       if (!p.in_place)
         bufs[i].send = std::make_unique<gpu::DeviceBuffer>(c.send_elems * elt);
     }
+    GraphsOfPoint graphs(s);
     DrainOnFailure drain_on_failure(s, p.timeout_s);
     auto fill = [&] {
       for (std::size_t i = 0; i < bufs.size(); ++i) {
@@ -110,32 +111,11 @@ public:
     spec.iterations = p.iterations;
 
     Operation op = enqueue;
-    std::vector<cudaGraphExec_t> graphs;
     if (point.text("cuda_graph") == "on") {
       // Capture one iteration on every local stream, then replay it.
-      for (std::size_t i = 0; i < s.local_count(); ++i)
-        RAILGAUGE_CUDA_CALL(cudaStreamBeginCapture(s.stream(i), cudaStreamCaptureModeRelaxed));
-      enqueue();
-      for (std::size_t i = 0; i < s.local_count(); ++i) {
-        cudaGraph_t g = nullptr;
-        RAILGAUGE_CUDA_CALL(cudaStreamEndCapture(s.stream(i), &g));
-        cudaGraphExec_t e = nullptr;
-        RAILGAUGE_CUDA_CALL(cudaGraphInstantiate(&e, g, 0));
-        RAILGAUGE_CUDA_CALL(cudaGraphDestroy(g));
-        graphs.push_back(e);
-      }
-      op = [&] {
-        for (std::size_t i = 0; i < s.local_count(); ++i)
-          RAILGAUGE_CUDA_CALL(cudaGraphLaunch(graphs[i], s.stream(i)));
-      };
+      s.capture_graphs(enqueue);
+      op = [&] { s.launch_graphs(); };
     }
-    struct GraphsGuard {
-      std::vector<cudaGraphExec_t> &g;
-      ~GraphsGuard() {
-        for (auto e : g)
-          RAILGAUGE_CUDA_CALL_NOEXCEPT(cudaGraphExecDestroy(e));
-      }
-    } graphs_guard{graphs};
 
     auto result = run_lockstep(group, timer, spec, op);
     group.name_slowest_gpu(result, p.iterations);
