@@ -93,6 +93,13 @@ NcclSession::NcclSession(Store &store, const std::string &name, int rank, int wo
       throw BackendError("NCCL unique id from the store has the wrong size");
     std::memcpy(&id, bytes.data(), sizeof id);
   }
+  // ncclCommInitRank blocks on the host until every rank has called it, out of the watchdog's
+  // reach: every rank checks in first, so a rank that never arrives is named instead.
+  try {
+    store_barrier(store, "nccl/" + name + "/init", rank, world, timeout);
+  } catch (const StoreTimeout &e) {
+    throw StoreTimeout(fmt::format("before ncclCommInitRank: {}", e.what()), e.missing_keys());
+  }
   gpu::DeviceGuard guard(device);
   comms_.resize(1);
   check_nccl(ncclCommInitRank(&comms_[0], world, id, rank), "ncclCommInitRank");
