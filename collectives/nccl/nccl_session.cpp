@@ -100,7 +100,9 @@ NcclSession::NcclSession(Store &store, const std::string &name, int rank, int wo
   } catch (const StoreTimeout &e) {
     throw StoreTimeout(fmt::format("before ncclCommInitRank: {}", e.what()), e.missing_keys());
   }
-  gpu::DeviceGuard guard(device);
+  // The rank's GPU becomes this thread's device for good, not for a scope: restoring the
+  // default device 0 afterwards would create a context on GPU 0 (resources.h, DeviceGuard).
+  RAILGAUGE_CUDA_CALL(cudaSetDevice(device));
   comms_.resize(1);
   check_nccl(ncclCommInitRank(&comms_[0], world, id, rank), "ncclCommInitRank");
   make_streams();
