@@ -77,6 +77,20 @@ TEST_F(NcclOnGpus, EveryKindIsVerifiedInAndOutOfPlace) {
   }
 }
 
+// cuda_graph=on: the session captures one iteration per GPU and replays it; the replayed data is
+// checked, and the record carries the total over ranks (none wrong).
+TEST_F(NcclOnGpus, CudaGraphReplayIsVerified) {
+  auto bench = make_nccl_collective(Kind::all_reduce);
+  const Point p =
+      point_of(*bench, {{"size_bytes", std::int64_t{1} << 20}, {"cuda_graph", std::string("on")}});
+  ASSERT_FALSE(bench->supported(ctx_, p).has_value());
+  const Outcome out = bench->run(ctx_, p);
+  ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+  EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+  EXPECT_EQ(out.metrics.at("wrong_elements"), 0);
+  EXPECT_EQ(out.metrics.at("wrong_element_ranks"), nlohmann::json::array());
+}
+
 TEST_F(NcclOnGpus, GroupSplitsRunOnTheGroupsCommunicators) {
   auto bench = make_nccl_collective(Kind::all_reduce);
   // tp=1: every GPU its own tensor group; dp: all of them.
