@@ -52,6 +52,15 @@ std::vector<std::string> group_types_of(const CollectivePoint &p, const GroupLay
 // The waive reason of a point on `ranks` ranks (its group size), or nullopt.
 std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks);
 
+// Why a backend cannot give the point's in_place choice a defined result, or nullopt. Both
+// backends run sendrecv as a ring shift of point-to-point messages: in place, one buffer would be
+// sent from while the left neighbour's block lands in it. NCCL's alltoall is grouped
+// ncclSend/ncclRecv with every peer, so in place it overwrites blocks not yet sent (nccl-tests
+// turns its data check off for exactly these two); MPI_Alltoall has MPI_IN_PLACE. MPI_Bcast
+// has one buffer, so MPI's broadcast is in place only.
+enum class Backend { mpi, nccl };
+std::optional<std::string> placement_problem(const CollectivePoint &p, Backend backend);
+
 // The textbook algorithms' in-place buffer (textbook.h) on one rank of a `ranks`-rank group,
 // `count` elements per block: all_reduce holds one block, all_gather and reduce_scatter `ranks`.
 std::size_t textbook_elements(Kind kind, std::size_t count, int ranks);

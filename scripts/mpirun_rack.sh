@@ -11,11 +11,17 @@ set -euo pipefail
 RAILGAUGE=${RAILGAUGE:-$(dirname "$0")/../build/bin/railgauge}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
 NODES=$(grep -c . "$HOSTFILE")
-# --map-by ppr:4:numa:pe=<cores> places 4 ranks on each NUMA node (2 sockets x 4 GPUs) and
-# --bind-to core pins each to its cores; the wrapper selects the GPU of the same local rank, so
-# on H100 boxes (GPUs 0-3 on socket 0, 4-7 on socket 1) rank and GPU share a NUMA node.
+# --map-by ppr:4:numa places 4 ranks on each NUMA node (2 sockets x 4 GPUs) and --bind-to numa
+# pins each to all the cores of that NUMA node; the wrapper selects the GPU of the same local
+# rank, so on H100 boxes (GPUs 0-3 on socket 0, 4-7 on socket 1) rank and GPU share a NUMA node.
+# mpirun -x forwards only the variables it names: every NCCL_* variable set here is named, so a
+# forced NCCL_ALGO or NCCL_PROTO reaches every rank (NCCL_DEBUG defaults to WARN).
+nccl_env=(-x "NCCL_DEBUG=${NCCL_DEBUG:-WARN}")
+while IFS= read -r name; do
+  [[ $name == NCCL_DEBUG ]] || nccl_env+=(-x "$name")
+done < <(compgen -e | grep '^NCCL_' || true)
 exec mpirun --hostfile "$HOSTFILE" -np $((NODES * GPUS_PER_NODE)) \
   --map-by "ppr:$((GPUS_PER_NODE / 2)):numa" --bind-to numa \
-  -x NCCL_DEBUG=WARN -x PATH -x LD_LIBRARY_PATH \
+  "${nccl_env[@]}" -x PATH -x LD_LIBRARY_PATH \
   bash -c 'export CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK; exec "$0" "$@"' \
   "$RAILGAUGE" run collectives "$@"

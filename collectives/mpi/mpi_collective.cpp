@@ -28,11 +28,8 @@ public:
 
   std::optional<std::string> supported(const RunContext &, const Point &point) const override {
     const auto p = read_point(kind_, point);
-    if (p.in_place && (kind_ == Kind::sendrecv))
-      return "MPI has no nonblocking in-place sendrecv (MPI_Isendrecv_replace is MPI-4): "
-             "out_of_place only";
-    if (!p.in_place && kind_ == Kind::broadcast)
-      return "MPI_Bcast has a single buffer: in_place only";
+    if (auto why = placement_problem(p, Backend::mpi))
+      return why;
     const int world = family_->world_size_hint();
     if (world < 2)
       return std::string(kNeedsRanks);

@@ -6,7 +6,9 @@
 
 #include "collectives/collective_point.h"
 #include "collectives/groups.h"
+#include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
+#include "collectives/wrong_elements.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
@@ -75,6 +77,7 @@ public:
       if (!p.in_place)
         bufs[i].send = std::make_unique<gpu::DeviceBuffer>(c.send_elems * elt);
     }
+    GraphsOfPoint graphs(s);
     DrainOnFailure drain_on_failure(s, p.timeout_s);
     auto fill = [&] {
       for (std::size_t i = 0; i < bufs.size(); ++i) {
@@ -108,32 +111,11 @@ public:
     spec.iterations = p.iterations;
 
     Operation op = enqueue;
-    std::vector<cudaGraphExec_t> graphs;
     if (point.text("cuda_graph") == "on") {
       // Capture one iteration on every local stream, then replay it.
-      for (std::size_t i = 0; i < s.local_count(); ++i)
-        RAILGAUGE_CUDA_CALL(cudaStreamBeginCapture(s.stream(i), cudaStreamCaptureModeRelaxed));
-      enqueue();
-      for (std::size_t i = 0; i < s.local_count(); ++i) {
-        cudaGraph_t g = nullptr;
-        RAILGAUGE_CUDA_CALL(cudaStreamEndCapture(s.stream(i), &g));
-        cudaGraphExec_t e = nullptr;
-        RAILGAUGE_CUDA_CALL(cudaGraphInstantiate(&e, g, 0));
-        RAILGAUGE_CUDA_CALL(cudaGraphDestroy(g));
-        graphs.push_back(e);
-      }
-      op = [&] {
-        for (std::size_t i = 0; i < s.local_count(); ++i)
-          RAILGAUGE_CUDA_CALL(cudaGraphLaunch(graphs[i], s.stream(i)));
-      };
+      s.capture_graphs(enqueue);
+      op = [&] { s.launch_graphs(); };
     }
-    struct GraphsGuard {
-      std::vector<cudaGraphExec_t> &g;
-      ~GraphsGuard() {
-        for (auto e : g)
-          RAILGAUGE_CUDA_CALL_NOEXCEPT(cudaGraphExecDestroy(e));
-      }
-    } graphs_guard{graphs};
 
     auto result = run_lockstep(group, timer, spec, op);
     group.name_slowest_gpu(result, p.iterations);
@@ -142,12 +124,19 @@ public:
     op();
     timer.drain();
     CheckResult check;
-    for (auto &b : bufs)
-      check.add(check_one(b, p, c, n));
+    std::vector<double> wrong_per_gpu; // in world-rank order: this process's ranks are consecutive
+    for (auto &b : bufs) {
+      const auto one = check_one(b, p, c, n);
+      wrong_per_gpu.push_back(static_cast<double>(one.wrong));
+      check.add(one);
+    }
+    // Every rank's record carries the total: a rank whose own outputs are right fails too.
+    const auto wrong = wrong_across_ranks(group.all_gather(wrong_per_gpu));
 
     Outcome out;
     out.metrics = collective_metrics(result, kind_, p.size_bytes, n);
     out.metrics["wrong_elements_this_process"] = check.wrong;
+    add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);
     const double link = point.real("link_gbytes_per_s");
     if (link > 0 && out.metrics["busbw_gbytes_per_s"].get<double>() > link) {
@@ -158,8 +147,8 @@ public:
     add_group_params(out.derived_params,
                      {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
     std::vector<std::string> problems;
-    if (check.wrong)
-      problems.push_back(check.describe("this process's outputs"));
+    if (auto why = wrong_problem(wrong, check))
+      problems.push_back(*why);
     out.conclude_data_check(problems);
     return out;
   }
@@ -170,7 +159,7 @@ private:
     const auto type = nccl_type(p.dtype);
     const auto op = nccl_op(p.op);
     const std::size_t elt = element_bytes(p.dtype);
-    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    NcclGroup group;
     for (std::size_t i = 0; i < bufs.size(); ++i) {
       auto &b = bufs[i];
       auto *recv = static_cast<std::byte *>(b.recv->get());
@@ -214,7 +203,7 @@ private:
         break;
       }
     }
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    group.end();
   }
 
   CheckResult check_one(DeviceBuffers &b, const CollectivePoint &p, const Counts &c, int n) {

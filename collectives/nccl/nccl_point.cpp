@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/gpu_placement.h"
 #include "collectives/groups.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
@@ -13,15 +14,37 @@
 
 namespace railgauge::collectives {
 
+namespace {
+// This rank's GPU: by its local rank among the ranks on its host (gpu_placement.h), then every
+// rank's host and PCI bus id compared, so two ranks on one GPU fail the point naming both
+// instead of NCCL failing later with 'Duplicate GPU detected' or running shared.
+int select_device(const RunContext &ctx, const std::string &name,
+                  std::chrono::milliseconds timeout) {
+  Store &store = *ctx.store();
+  const int rank = ctx.rank(), world = ctx.world_size();
+  const auto hosts =
+      store_all_gather(store, "nccl/" + name + "/hosts", rank, world, ctx.host(), timeout);
+  const int device =
+      device_for_local_rank(local_rank_of(hosts, rank), std::max(1, gpu::cuda_device_count()));
+  char bus_id[32] = {};
+  RAILGAUGE_CUDA_CALL(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device));
+  const auto bus_ids =
+      store_all_gather(store, "nccl/" + name + "/pci_bus_ids", rank, world, bus_id, timeout);
+  if (auto why = shared_gpu_problem(hosts, bus_ids))
+    throw BackendError(*why);
+  return device;
+}
+} // namespace
+
 NcclSession &open_nccl_session(std::unique_ptr<NcclSession> &session, const RunContext &ctx,
                                const std::string &name, double timeout_s) {
   if (session)
     return *session;
   if (ctx.world_size() > 1) {
-    const int device = ctx.rank() % std::max(1, gpu::cuda_device_count());
-    session = std::make_unique<NcclSession>(
-        *ctx.store(), name, ctx.rank(), ctx.world_size(), device,
-        std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
+    const auto timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+    const int device = select_device(ctx, name, timeout);
+    session = std::make_unique<NcclSession>(*ctx.store(), name, ctx.rank(), ctx.world_size(),
+                                            device, timeout);
   } else {
     std::vector<int> devices;
     for (int d = 0; d < gpu::cuda_device_count(); ++d)
@@ -32,6 +55,9 @@ NcclSession &open_nccl_session(std::unique_ptr<NcclSession> &session, const RunC
 }
 
 std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p) {
+  // First: the result would be undefined on any machine, GPU or not.
+  if (auto why = placement_problem(p, Backend::nccl))
+    return why;
   if (auto why = gpu::cuda_unavailable_reason())
     return "no usable CUDA device: " + *why;
   if (p.group_type == "concurrent")

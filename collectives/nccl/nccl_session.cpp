@@ -2,11 +2,14 @@
 
 #include <cstring>
 #include <iostream>
+#include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "collectives/nccl/nccl_group.h"
 #include "collectives/watchdog_grace.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/resources.h"
@@ -90,7 +93,16 @@ NcclSession::NcclSession(Store &store, const std::string &name, int rank, int wo
       throw BackendError("NCCL unique id from the store has the wrong size");
     std::memcpy(&id, bytes.data(), sizeof id);
   }
-  gpu::DeviceGuard guard(device);
+  // ncclCommInitRank blocks on the host until every rank has called it, out of the watchdog's
+  // reach: every rank checks in first, so a rank that never arrives is named instead.
+  try {
+    store_barrier(store, "nccl/" + name + "/init", rank, world, timeout);
+  } catch (const StoreTimeout &e) {
+    throw StoreTimeout(fmt::format("before ncclCommInitRank: {}", e.what()), e.missing_keys());
+  }
+  // The rank's GPU becomes this thread's device for good, not for a scope: restoring the
+  // default device 0 afterwards would create a context on GPU 0 (resources.h, DeviceGuard).
+  RAILGAUGE_CUDA_CALL(cudaSetDevice(device));
   comms_.resize(1);
   check_nccl(ncclCommInitRank(&comms_[0], world, id, rank), "ncclCommInitRank");
   make_streams();
@@ -118,6 +130,7 @@ void release(std::vector<ncclComm_t> &comms, bool broken) {
 } // namespace
 
 NcclSession::~NcclSession() {
+  destroy_graphs(); // before the communicators: their destruction waits for the graphs
   // Splits first: they were made from the world's communicators.
   for (auto &[name, comms] : splits_)
     release(comms, broken_.has_value());
@@ -146,12 +159,12 @@ const std::vector<ncclComm_t> &NcclSession::split(const std::string &name,
     store_barrier(*store_, fmt::format("nccl/{}/split/{}", name_, name), process_rank_, world_,
                   std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
   std::vector<ncclComm_t> out(comms_.size(), nullptr);
-  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  NcclGroup group;
   for (std::size_t i = 0; i < comms_.size(); ++i) {
     gpu::DeviceGuard guard(devices_[i]);
     check_nccl(ncclCommSplit(comms_[i], colours[i], keys[i], &out[i], nullptr), "ncclCommSplit");
   }
-  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  group.end();
   splits_.emplace_back(name, std::move(out));
   return splits_.back().second;
 #endif
@@ -184,6 +197,61 @@ void NcclSession::wait(const std::string &what, double timeout_s) {
   }
 }
 
+namespace {
+// Ends whatever capture is still open on `stream` and discards its graph: after a failure
+// inside a capture, or for streams whose capture was not reached by the normal end.
+void discard_capture(cudaStream_t stream) noexcept {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess ||
+      status == cudaStreamCaptureStatusNone)
+    return;
+  cudaGraph_t g = nullptr;
+  // An invalidated capture ends with an error and may still hand back a graph to free.
+  (void)cudaStreamEndCapture(stream, &g);
+  if (g)
+    RAILGAUGE_CUDA_CALL_NOEXCEPT(cudaGraphDestroy(g));
+  (void)cudaGetLastError(); // the capture's error is the failure already being reported
+}
+} // namespace
+
+void NcclSession::capture_graphs(const std::function<void()> &enqueue) {
+  if (broken_)
+    throw BackendError("NCCL communicator aborted after a watchdog expiry: " + *broken_);
+  destroy_graphs();
+  try {
+    for (std::size_t i = 0; i < streams_.size(); ++i)
+      RAILGAUGE_CUDA_CALL(cudaStreamBeginCapture(streams_[i], cudaStreamCaptureModeRelaxed));
+    enqueue();
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+      cudaGraph_t g = nullptr;
+      RAILGAUGE_CUDA_CALL(cudaStreamEndCapture(streams_[i], &g));
+      // The graph is only needed to instantiate; the exec keeps what it captured.
+      const std::unique_ptr<CUgraph_st, decltype(&cudaGraphDestroy)> graph(g, cudaGraphDestroy);
+      cudaGraphExec_t e = nullptr;
+      RAILGAUGE_CUDA_CALL(cudaGraphInstantiate(&e, graph.get(), 0));
+      graphs_.push_back(e);
+    }
+  } catch (...) {
+    for (cudaStream_t st : streams_)
+      discard_capture(st);
+    destroy_graphs();
+    throw;
+  }
+}
+
+void NcclSession::launch_graphs() {
+  if (graphs_.size() != streams_.size())
+    throw std::logic_error("NcclSession::launch_graphs: no captured graphs");
+  for (std::size_t i = 0; i < graphs_.size(); ++i)
+    RAILGAUGE_CUDA_CALL(cudaGraphLaunch(graphs_[i], streams_[i]));
+}
+
+void NcclSession::destroy_graphs() noexcept {
+  for (cudaGraphExec_t e : graphs_)
+    RAILGAUGE_CUDA_CALL_NOEXCEPT(cudaGraphExecDestroy(e));
+  graphs_.clear();
+}
+
 void NcclSession::fire(const std::string &what, double timeout_s) {
   std::string who = "single process: no other rank to ask";
   std::vector<int> missing;
@@ -210,6 +278,9 @@ void NcclSession::fire(const std::string &what, double timeout_s) {
                                "communicator aborted (ncclCommAbort)",
                                what, timeout_s, process_rank_, who);
   broken_ = msg;
+  // ncclCommAbort would wait for graphs that captured NCCL work to be destroyed; a graph still
+  // in flight is freed when its launch ends, which the abort brings about.
+  destroy_graphs();
   for (auto &[name, comms] : splits_)
     release(comms, true);
   release(comms_, true);

@@ -10,6 +10,7 @@
 // expiry the ranks that do not answer a census through the Store are named, every communicator
 // is aborted (ncclCommAbort) and the session is broken: later points fail at once.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,17 @@ public:
   void wait(const std::string &what, double timeout_s);
   bool broken() const { return broken_.has_value(); }
 
+  // CUDA-graph mode: captures enqueue() on every local stream into one graph exec per stream,
+  // replacing any earlier ones. The session holds them because ncclCommAbort waits until graphs
+  // that captured NCCL work are destroyed (NCCL keeps a persistent reference per graph): the
+  // watchdog destroys them before it aborts. When enqueue() or the capture throws, every
+  // stream's capture is ended and its graph discarded, so the streams stay usable.
+  void capture_graphs(const std::function<void()> &enqueue);
+  // Launches the captured graphs on their streams; throws std::logic_error when none are held.
+  void launch_graphs();
+  // Destroys the graph execs (a point's scope ends with this; see GraphsOfPoint).
+  void destroy_graphs() noexcept;
+
 private:
   [[noreturn]] void fire(const std::string &what, double timeout_s);
   void make_streams();
@@ -73,12 +85,26 @@ private:
   std::vector<ncclComm_t> comms_;
   std::vector<std::pair<std::string, std::vector<ncclComm_t>>> splits_;
   std::vector<cudaStream_t> streams_;
+  std::vector<cudaGraphExec_t> graphs_; // one per local stream while a point replays a graph
   int nranks_ = 1, first_rank_ = 0;
   Store *store_ = nullptr;
   std::string name_;
   int process_rank_ = 0, world_ = 1;
   long waits_ = 0;
   std::optional<std::string> broken_;
+};
+
+// A point's captured graphs: destroyed with this scope (declare it before DrainOnFailure, so a
+// failed point's queued graph work is drained under the watchdog first).
+class GraphsOfPoint {
+public:
+  explicit GraphsOfPoint(NcclSession &s) : s_(s) {}
+  ~GraphsOfPoint() { s_.destroy_graphs(); }
+  GraphsOfPoint(const GraphsOfPoint &) = delete;
+  GraphsOfPoint &operator=(const GraphsOfPoint &) = delete;
+
+private:
+  NcclSession &s_;
 };
 
 } // namespace railgauge::collectives

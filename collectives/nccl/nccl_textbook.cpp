@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include "collectives/nccl/nccl_collective.h"
+#include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
 #include "collectives/nccl/nccl_transport.h"
+#include "collectives/wrong_elements.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/run_context.h"
@@ -128,12 +130,17 @@ public:
     textbook();
     timer.drain();
     CheckResult check;
+    std::vector<double> wrong_per_gpu; // in world-rank order: this process's ranks are consecutive
     for (auto &side : sides) {
       gpu::DeviceGuard guard(side.device);
       RAILGAUGE_CUDA_CALL(
           cudaMemcpy(side.host.data(), side.buf->get(), bytes, cudaMemcpyDeviceToHost));
-      check.add(check_textbook_output(p, kSeed, side.group.rank, n, count, side.host.data()));
+      const auto one = check_textbook_output(p, kSeed, side.group.rank, n, count, side.host.data());
+      wrong_per_gpu.push_back(static_cast<double>(one.wrong));
+      check.add(one);
     }
+    // Every rank's record carries the total: a rank whose own outputs are right fails too.
+    const auto wrong = wrong_across_ranks(group.all_gather(wrong_per_gpu));
 
     // NCCL's own collective, same GPUs, sizes and layout, in place.
     const Operation library = [&] { enqueue_library(s, sides, p, count); };
@@ -144,14 +151,14 @@ public:
     Outcome out;
     out.metrics = textbook_metrics(mine, theirs, kind_, p.size_bytes, n);
     out.metrics["wrong_elements_this_process"] = check.wrong;
+    add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);
     add_group_params(out.derived_params,
                      {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
     out.derived_params["in_place"] = "in_place";
     std::vector<std::string> problems;
-    if (check.wrong)
-      problems.push_back(fmt::format("{} {}: {}", to_string(algorithm), to_string(kind_),
-                                     check.describe("this process's outputs")));
+    if (auto why = wrong_problem(wrong, check))
+      problems.push_back(fmt::format("{} {}: {}", to_string(algorithm), to_string(kind_), *why));
     out.conclude_data_check(problems);
     return out;
   }
@@ -162,7 +169,7 @@ private:
     const auto type = nccl_type(p.dtype);
     const auto op = nccl_op(p.op);
     const std::size_t block = count * element_bytes(p.dtype);
-    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    NcclGroup calls;
     for (std::size_t i = 0; i < sides.size(); ++i) {
       auto *buf = static_cast<std::byte *>(sides[i].buf->get());
       std::byte *mine = buf + static_cast<std::size_t>(sides[i].group.rank) * block;
@@ -182,7 +189,7 @@ private:
         throw std::invalid_argument(fmt::format("no textbook {}", to_string(kind_)));
       }
     }
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    calls.end();
   }
 
   Kind kind_;

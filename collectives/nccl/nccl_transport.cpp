@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "collectives/nccl/device_reduce.h"
+#include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_session.h"
 #include "harness/cuda/check.h"
 
@@ -44,12 +45,12 @@ void NcclTransport::sendrecv(int to, const std::byte *send_data, std::size_t sen
   if (!sending && !receiving)
     return;
   gpu::DeviceGuard guard(device_);
-  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  NcclGroup group;
   if (sending)
     check_nccl(ncclSend(send_data, send_bytes, ncclUint8, to, comm_, stream_), "ncclSend");
   if (receiving)
     check_nccl(ncclRecv(recv_data, recv_bytes, ncclUint8, from, comm_, stream_), "ncclRecv");
-  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  group.end();
 }
 
 std::unique_ptr<Transport::Scratch> NcclTransport::scratch(std::size_t bytes) {

@@ -12,19 +12,29 @@
 namespace railgauge::gpu {
 
 // Makes `device` current for a scope and restores the previous one: the runtime's current
-// device is per-thread state that callers do not expect a helper to change.
+// device is per-thread state that callers do not expect a helper to change. When `device` is
+// already current it does nothing: since CUDA 12, cudaSetDevice creates the device's primary
+// context, so restoring a thread's default device 0 that it never used would put a context
+// (hundreds of MB) on GPU 0 from every process that drives another GPU. A process that drives
+// one GPU makes it current once (NcclSession does), and its guards then cost nothing.
 class DeviceGuard {
 public:
   explicit DeviceGuard(int device) {
     RAILGAUGE_CUDA_CALL(cudaGetDevice(&previous_));
-    RAILGAUGE_CUDA_CALL(cudaSetDevice(device));
+    if (previous_ != device)
+      RAILGAUGE_CUDA_CALL(cudaSetDevice(device));
+    changed_ = previous_ != device;
   }
-  ~DeviceGuard() { RAILGAUGE_CUDA_CALL_NOEXCEPT(cudaSetDevice(previous_)); }
+  ~DeviceGuard() {
+    if (changed_)
+      RAILGAUGE_CUDA_CALL_NOEXCEPT(cudaSetDevice(previous_));
+  }
   DeviceGuard(const DeviceGuard &) = delete;
   DeviceGuard &operator=(const DeviceGuard &) = delete;
 
 private:
   int previous_ = 0;
+  bool changed_ = false;
 };
 
 // Handle owner shared by the classes below: `Traits::destroy(handle)` frees a non-null handle.

@@ -1,0 +1,82 @@
+// Which in-place / out-of-place points each backend waives, and that the NCCL benchmarks say so
+// before anything about GPUs (the result would be undefined on any machine).
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/quick_run_context.h"
+
+#include "collectives/collective_point.h"
+#include "collectives/nccl/register_collectives_nccl.h"
+#include "harness/registry.h"
+#include "railgauge/config.h"
+
+namespace railgauge::collectives {
+namespace {
+
+CollectivePoint point(Kind kind, bool in_place) {
+  CollectivePoint p;
+  p.kind = kind;
+  p.in_place = in_place;
+  return p;
+}
+
+TEST(PlacementProblem, InPlaceSendrecvIsWaivedOnBothBackends) {
+  for (const Backend b : {Backend::mpi, Backend::nccl}) {
+    const auto why = placement_problem(point(Kind::sendrecv, true), b);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("undefined"), std::string::npos) << *why;
+    EXPECT_FALSE(placement_problem(point(Kind::sendrecv, false), b));
+  }
+}
+
+TEST(PlacementProblem, InPlaceAlltoallIsWaivedOnNcclOnly) {
+  const auto why = placement_problem(point(Kind::alltoall, true), Backend::nccl);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("ncclSend/ncclRecv"), std::string::npos) << *why;
+  // MPI_Alltoall with MPI_IN_PLACE is defined.
+  EXPECT_FALSE(placement_problem(point(Kind::alltoall, true), Backend::mpi));
+  EXPECT_FALSE(placement_problem(point(Kind::alltoall, false), Backend::nccl));
+}
+
+TEST(PlacementProblem, OtherKindsRunBothWaysExceptMpiBroadcast) {
+  for (const Kind k : all_kinds()) {
+    if (k == Kind::sendrecv || k == Kind::alltoall)
+      continue;
+    for (const bool in_place : {false, true}) {
+      EXPECT_FALSE(placement_problem(point(k, in_place), Backend::nccl)) << to_string(k);
+      const bool mpi_waived = k == Kind::broadcast && !in_place;
+      EXPECT_EQ(placement_problem(point(k, in_place), Backend::mpi).has_value(), mpi_waived)
+          << to_string(k);
+    }
+  }
+}
+
+class NcclPlacement : public testing::QuickRunContextTest {};
+
+// Every axis at its default, in_place set.
+Point with_in_place(const Benchmark &bench, const std::string &placement) {
+  Point p;
+  for (const auto &a : bench.axes())
+    p.set(a.name, a.defaults.front());
+  p.set("in_place", AxisValue(placement));
+  return p;
+}
+
+TEST_F(NcclPlacement, TheBenchmarkWaivesInPlaceAlltoallAndSendrecvWithTheReason) {
+  Registry registry;
+  register_collectives_nccl(registry);
+  for (const char *key : {"collectives.nccl_alltoall", "collectives.nccl_sendrecv"}) {
+    const Benchmark *bench = registry.find(key);
+    ASSERT_NE(bench, nullptr) << key;
+    const auto why = bench->supported(ctx_, with_in_place(*bench, "in_place"));
+    ASSERT_TRUE(why.has_value()) << key;
+    if constexpr (RAILGAUGE_HAS_NCCL)
+      EXPECT_NE(why->find("undefined result"), std::string::npos) << key << ": " << *why;
+    else
+      EXPECT_NE(why->find("built without NCCL"), std::string::npos) << key << ": " << *why;
+  }
+}
+
+} // namespace
+} // namespace railgauge::collectives
