@@ -40,8 +40,8 @@ std::string tp_sweep_markdown(const nlohmann::json &sweeps) {
       "\n## Model GEMMs under tensor parallelism\n\nThe time the fitted matrix table implies "
       "for each GEMM of the block (Calculon's t = F/(peak·eff(F)) + mem1 term) against the "
       "measured time. In-sample: the table written (it saw these points). Leave-t-out: a table "
-      "with the same step count fitted without this model's GEMMs at this t. Block: Σ count·t "
-      "over the block's GEMMs.\n";
+      "with the same step count fitted without this model's GEMMs at this t. Block: Σ t over the "
+      "block's records (a record's time is one call, all its GEMMs).\n";
   for (const auto &s : sweeps) {
     md += fmt::format("\n### {} {}: per GEMM in-sample {} (mean | max), leave-t-out {}\n\n",
                       s["model"].get<std::string>(), s["dtype"].get<std::string>(),

@@ -64,13 +64,19 @@ TEST(Measure, NoisySamplesStopAtMaxSamples) {
   EXPECT_GT(sampler.rounds, 1);
 }
 
-TEST(Measure, NoisySamplesStopOnTimeBudget) {
+// A spec that only its 20 ms budget can stop: no noise is low enough, no sample count high enough.
+MeasureSpec budget_bound_spec() {
   MeasureSpec spec;
   spec.min_samples = 2;
   spec.max_samples = 1 << 20;
   spec.max_rel_noise = 0;
   spec.time_budget_s = 0.02;
   spec.min_sample_s = 0;
+  return spec;
+}
+
+TEST(Measure, NoisySamplesStopOnTimeBudget) {
+  const MeasureSpec spec = budget_bound_spec();
   HostTimer timer;
   DirectSampler sampler;
   // Calls alternate between 100 and 300 microseconds, so the noise can never reach the
@@ -86,14 +92,9 @@ TEST(Measure, NoisySamplesStopOnTimeBudget) {
 }
 
 TEST(Measure, TimedWarmupLoadsFirstAndIsNotChargedToTheBudget) {
-  MeasureSpec spec;
+  MeasureSpec spec = budget_bound_spec();
   spec.warmup_runs = 0;
   spec.warmup_s = 0.05;
-  spec.min_samples = 2;
-  spec.max_samples = 1 << 20;
-  spec.max_rel_noise = 0;
-  spec.time_budget_s = 0.02;
-  spec.min_sample_s = 0;
   HostTimer timer;
   DirectSampler sampler;
   int calls = 0;
