@@ -12,5 +12,8 @@ std::unique_ptr<Benchmark> make_mpi_collective(Kind kind, std::shared_ptr<MpiFam
                                                std::shared_ptr<MpiTestHooks> hooks);
 std::unique_ptr<Benchmark> make_mpi_textbook(Kind kind, std::shared_ptr<MpiFamily> family,
                                              std::shared_ptr<MpiTestHooks> hooks);
+// collectives.mpi_all_reduce_with_gemm: an all_reduce beside a CPU GEMM on every rank.
+std::unique_ptr<Benchmark> make_mpi_all_reduce_with_gemm(std::shared_ptr<MpiFamily> family,
+                                                         std::shared_ptr<MpiTestHooks> hooks);
 
 } // namespace railgauge::collectives

@@ -12,6 +12,7 @@ void register_collectives_mpi(Registry &registry) {
     registry.add(make_mpi_collective(kind, family, hooks));
   for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
     registry.add(make_mpi_textbook(kind, family, hooks));
+  registry.add(make_mpi_all_reduce_with_gemm(family, hooks));
 }
 
 } // namespace railgauge::collectives

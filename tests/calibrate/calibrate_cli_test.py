@@ -244,6 +244,63 @@ class MeasuredNetworkTest(unittest.TestCase):
         self.assertEqual(len(report["runs"]), 2)
 
 
+class MeasuredProcessorUsageTest(unittest.TestCase):
+    """An all_reduce beside a GEMM makes Calculon's scale-up processor_usage a measured one."""
+
+    def test_all_reduce_with_gemm_sets_processor_usage(self):
+        mpirun = os.environ.get("RAILGAUGE_MPIRUN") or shutil.which("mpirun")
+        if not mpirun or mpirun.endswith("-NOTFOUND"):
+            self.skipTest("no mpirun ($RAILGAUGE_MPIRUN or PATH): the 2-rank run this test "
+                          "calibrates on cannot run")
+        with tempfile.TemporaryDirectory() as tmp:
+            runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
+            # The plain all_reduce gives the tier its bandwidth, the one beside a GEMM its
+            # processor usage; tiny sizes and few iterations: a few seconds on 2 ranks.
+            r = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root", "-n", "2", BINARY,
+                                "collectives", "--out", str(runs), "-q", "--filter",
+                                "collectives.mpi_all_reduce*", "-a", "size_bytes=64KiB:1MiB:*4",
+                                "-a", "in_place=out_of_place", "-a", "gemm_mnk=128",
+                                "-a", "iterations=5", "-a", "warmup=1", "--time-budget", "0.02"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            records = [json.loads(line) for path in sorted(runs.glob("*/rank-*/records.jsonl"))
+                       for line in path.read_text().splitlines() if line.strip()]
+            r = railgauge("calibrate", str(runs), "--out", str(out))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            system = json.loads((out / "calculon_system.json").read_text())
+            coeff = json.loads((out / "coefficients.json").read_text())
+            report = json.loads((out / "fit_report.json").read_text())
+
+        overlap = [x for x in records if x["key"] == "collectives.mpi_all_reduce_with_gemm"]
+        self.assertEqual(len(overlap), 2 * 3)  # 3 sizes, each rank's record
+        slowdowns = []
+        for x in overlap:
+            self.assertEqual(x["status"], "ok", x.get("reason"))
+            m = x["metrics"]
+            self.assertIs(m["verified"], True)
+            self.assertGreater(m["gemm_slowdown"], 0)
+            self.assertAlmostEqual(m["gemm_slowdown"], m["gemm_concurrent_s"] / m["gemm_alone_s"])
+            self.assertGreaterEqual(min(m["gemms_per_window"], m["allreduces_per_window"]), 1)
+            slowdowns.append(m["gemm_slowdown"])
+        # Every rank's record carries the slowest rank's figures: the same on both ranks.
+        self.assertEqual(sorted(slowdowns[:3]), sorted(slowdowns[3:]))
+
+        self.assertEqual(calculon_problems(system), [])
+        usage = coeff["network"]["scale_up"]["processor_usage"]
+        self.assertTrue(usage["measured"], usage)
+        expected = min(max(1 - 1 / sorted(slowdowns[:3])[1], 0.0), 0.99)
+        self.assertAlmostEqual(usage["value"], expected, places=6)
+        self.assertAlmostEqual(system["networks"][0]["processor_usage"], round_sig(expected, 4),
+                               places=6)
+        not_measured = {a["name"] for a in report["not_measured"]}
+        self.assertNotIn("networks.0.processor_usage", not_measured)
+        self.assertIn("networks.1.processor_usage", not_measured)
+
+
+def round_sig(x, digits):
+    return float(f"{x:.{digits}g}")
+
+
 if __name__ == "__main__":
     BINARY = sys.argv[1]
     unittest.main(argv=[sys.argv[0], sys.argv[2]])

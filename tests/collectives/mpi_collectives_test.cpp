@@ -1,7 +1,10 @@
 // Runs under mpirun with several processes (label mpi): every MPI collective and textbook
 // benchmark on real MPI ranks, data checked, and a corrupted output caught on every rank.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
+#include "collectives/mpi/host_gemm_load.h"
 #include "collectives/mpi/mpi_collective.h"
 #include "harness/error.h"
 #include "harness/run_context.h"
@@ -135,6 +138,44 @@ TEST_F(MpiCollectivesTest, InjectedWrongDataFailsOnEveryRank) {
     EXPECT_NE(out.reason->find("2 elements wrong over all ranks"), std::string::npos)
         << *out.reason;
   }
+}
+
+// The all_reduce beside a GEMM: both data-checked, every figure positive, the window balanced;
+// a wrong element in one rank's all_reduce output fails the point on every rank.
+TEST_F(MpiCollectivesTest, AllReduceWithGemmVerifiesAndCatchesWrongData) {
+  if (auto why = host_gemm_unavailable_reason())
+    GTEST_SKIP() << *why;
+  auto b = make_mpi_all_reduce_with_gemm(shared().family, shared().hooks);
+  const std::map<std::string, std::string> small = {
+      {"size_bytes", "96KiB"}, {"gemm_mnk", "96"}, {"iterations", "3"}, {"warmup", "1"}};
+  const auto out = run(*b, small);
+  ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+  EXPECT_EQ(out.metrics["verified"], true);
+  EXPECT_EQ(out.metrics["wrong_elements"], 0);
+  EXPECT_EQ(out.metrics["gemm_wrong_samples"], 0);
+  for (const char *m : {"allreduce_alone_s", "allreduce_concurrent_s", "gemm_alone_s",
+                        "gemm_concurrent_s", "gemm_slowdown", "collective_slowdown",
+                        "busbw_alone_gbytes_per_s", "busbw_concurrent_gbytes_per_s"})
+    EXPECT_GT(out.metrics[m].get<double>(), 0) << m;
+  EXPECT_DOUBLE_EQ(out.metrics["gemm_slowdown"].get<double>(),
+                   out.metrics["gemm_concurrent_s"].get<double>() /
+                       out.metrics["gemm_alone_s"].get<double>());
+  // One of the two runs once per window, the other as often as fits.
+  EXPECT_EQ(std::min(out.metrics["gemms_per_window"].get<int>(),
+                     out.metrics["allreduces_per_window"].get<int>()),
+            1);
+  EXPECT_EQ(out.derived_params["group_size"], world());
+
+  const int me = shared().family->session().rank();
+  shared().hooks->before_check = [me](std::byte *data, std::size_t bytes) {
+    if (me == 1 && bytes >= 8) {
+      data[0] ^= std::byte{0x10};
+      data[4] ^= std::byte{0x10};
+    }
+  };
+  const auto bad = run(*b, small);
+  ASSERT_EQ(bad.status, Status::failed);
+  EXPECT_EQ(bad.metrics["wrong_elements"], 2);
 }
 
 } // namespace
