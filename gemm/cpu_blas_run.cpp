@@ -1,6 +1,4 @@
 // run_cpu_blas() with OpenBLAS: operands, the measured operation, the data check.
-#include <sched.h>
-
 #include <cblas.h>
 
 #include <cmath>
@@ -10,6 +8,7 @@
 
 #include "gemm/cpu_blas.h"
 #include "gemm/verify_bound.h"
+#include "harness/cpus_given.h"
 #include "harness/run_context.h"
 
 namespace railgauge::gemm {
@@ -19,16 +18,6 @@ namespace {
 // long double: negligible next to the GEMM).
 constexpr std::int64_t kVerifiedElements = 256;
 constexpr std::uint64_t kSeed = 0x7261696c;
-
-// The CPUs this process may run on: OpenBLAS's own default is every CPU of the machine, which
-// oversubscribes a process confined by taskset, cgroups or Slurm.
-int cpus_given() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0)
-    return 1;
-  return std::max(1, CPU_COUNT(&set));
-}
 
 template <typename T> struct Operands {
   GemmShape shape;

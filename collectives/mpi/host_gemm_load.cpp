@@ -1,14 +1,14 @@
 // HostGemmLoad with OpenBLAS.
 #include "collectives/mpi/host_gemm_load.h"
 
-#include <sched.h>
-
 #include <cblas.h>
 
 #include <algorithm>
 #include <cstddef>
 
 #include <fmt/format.h>
+
+#include "harness/cpus_given.h"
 
 namespace railgauge::collectives {
 namespace {
@@ -19,16 +19,6 @@ float operand(std::uint64_t i, std::uint64_t seed) {
 }
 
 constexpr std::uint64_t kSeedA = 11, kSeedB = 29;
-
-// The CPUs this process may run on: OpenBLAS's own default is every CPU of the machine, which
-// oversubscribes ranks that mpirun or Slurm bound to a few cores.
-int cpus_given() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0)
-    return 1;
-  return std::max(1, CPU_COUNT(&set));
-}
 
 } // namespace
 
