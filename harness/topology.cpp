@@ -25,6 +25,12 @@ hwloc_topology_t init_topology() {
 
 Topology Topology::load_this_machine() {
   hwloc_topology_t topo = init_topology();
+  // Only PCI and the OS devices under it are wanted. hwloc's GL plugin opens X displays (slow,
+  // and it can block on a forwarded display) and its OpenCL plugin loads every ICD; both are
+  // dlopen'ed and closed again, whose leftover thread-local storage has crashed
+  // LeakSanitizer's exit scan.
+  for (const char *unwanted : {"gl", "opencl"})
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, unwanted);
   if (hwloc_topology_load(topo) != 0) {
     hwloc_topology_destroy(topo);
     throw BackendError("hwloc_topology_load failed for this machine");
