@@ -26,6 +26,9 @@ LoadedRun load_one(const fs::path &records_file, std::vector<std::string> &probl
       // Not e.what(): it quotes the bytes read last, which need not be UTF-8, and problems go
       // into `check --json` and the JUnit file, whose writers must not throw on them.
       problems.push_back(fmt::format("{}: not valid JSON (at byte {})", manifest.string(), e.byte));
+    } catch (const nlohmann::json::exception &) { // out_of_range: a number such as 1E800
+      problems.push_back(
+          fmt::format("{}: not valid JSON (a number out of range)", manifest.string()));
     }
   }
   auto read = read_records(records_file.string());

@@ -134,7 +134,7 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
+  } catch (const nlohmann::json::exception &e) { // parse_error, or out_of_range for 1E800
     throw InputError(fmt::format("not JSON: {}", e.what()), where,
                      std::string(kFix) +
                          " (nccl-tests writes an infinite time or bandwidth as a bare inf, "

@@ -206,7 +206,7 @@ NvbDocument parse_json(const std::string &text, const std::string &where) {
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error &e) {
+  } catch (const nlohmann::json::exception &e) { // parse_error, or out_of_range for 1E800
     throw InputError(fmt::format("not valid JSON: {}", e.what()), where,
                      "give the complete output of `nvbandwidth -j`, or its text output");
   }
