@@ -195,28 +195,36 @@ class CalibrateTest(unittest.TestCase):
         self.assertIn("no records.jsonl", r.stderr)
 
 
+def calibrate_two_ranks(test, collectives_args):
+    """Runs `railgauge collectives ARGS` on 2 ranks under mpirun (skipping the test without
+    one), then `railgauge calibrate` on the run: (records, calculon_system, coefficients,
+    fit_report)."""
+    mpirun = os.environ.get("RAILGAUGE_MPIRUN") or shutil.which("mpirun")
+    if not mpirun or mpirun.endswith("-NOTFOUND"):
+        test.skipTest("no mpirun ($RAILGAUGE_MPIRUN or PATH): the 2-rank collectives run this "
+                      "test calibrates on cannot run")
+    with tempfile.TemporaryDirectory() as tmp:
+        runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
+        r = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root", "-n", "2", BINARY,
+                            "collectives", "--out", str(runs), "-q", "--time-budget", "0.02"]
+                           + collectives_args, capture_output=True, text=True, timeout=300)
+        test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        records = [json.loads(line) for path in sorted(runs.glob("*/rank-*/records.jsonl"))
+                   for line in path.read_text().splitlines() if line.strip()]
+        r = railgauge("calibrate", str(runs), "--out", str(out))
+        test.assertEqual(r.returncode, 0, r.stderr)
+        return (records, json.loads((out / "calculon_system.json").read_text()),
+                json.loads((out / "coefficients.json").read_text()),
+                json.loads((out / "fit_report.json").read_text()))
+
+
 class MeasuredNetworkTest(unittest.TestCase):
     """A measured collective sweep makes Calculon's scale-up tier a measured one."""
 
     def test_measured_collectives_set_the_network_tier(self):
-        mpirun = os.environ.get("RAILGAUGE_MPIRUN") or shutil.which("mpirun")
-        if not mpirun or mpirun.endswith("-NOTFOUND"):
-            self.skipTest("no mpirun ($RAILGAUGE_MPIRUN or PATH): the 2-rank collectives sweep "
-                          "this test calibrates on cannot run")
-        with tempfile.TemporaryDirectory() as tmp:
-            runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
-            # 5 sizes x in-place or not of one all_reduce on 2 ranks: a few seconds.
-            r = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root", "-n", "2", BINARY,
-                                "collectives", "--out", str(runs), "-q", "--filter",
-                                "collectives.mpi_all_reduce", "-a", "size_bytes=1KiB:4MiB:*8",
-                                "--time-budget", "0.02"],
-                               capture_output=True, text=True, timeout=300)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            r = railgauge("calibrate", str(runs), "--out", str(out))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            system = json.loads((out / "calculon_system.json").read_text())
-            coeff = json.loads((out / "coefficients.json").read_text())
-            report = json.loads((out / "fit_report.json").read_text())
+        # 5 sizes x in-place or not of one all_reduce on 2 ranks: a few seconds.
+        _, system, coeff, report = calibrate_two_ranks(
+            self, ["--filter", "collectives.mpi_all_reduce", "-a", "size_bytes=1KiB:4MiB:*8"])
 
         self.assertEqual(calculon_problems(system), [])
         jsonschema.validate(
@@ -248,28 +256,12 @@ class MeasuredProcessorUsageTest(unittest.TestCase):
     """An all_reduce beside a GEMM makes Calculon's scale-up processor_usage a measured one."""
 
     def test_all_reduce_with_gemm_sets_processor_usage(self):
-        mpirun = os.environ.get("RAILGAUGE_MPIRUN") or shutil.which("mpirun")
-        if not mpirun or mpirun.endswith("-NOTFOUND"):
-            self.skipTest("no mpirun ($RAILGAUGE_MPIRUN or PATH): the 2-rank run this test "
-                          "calibrates on cannot run")
-        with tempfile.TemporaryDirectory() as tmp:
-            runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
-            # The plain all_reduce gives the tier its bandwidth, the one beside a GEMM its
-            # processor usage; tiny sizes and few iterations: a few seconds on 2 ranks.
-            r = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root", "-n", "2", BINARY,
-                                "collectives", "--out", str(runs), "-q", "--filter",
-                                "collectives.mpi_all_reduce*", "-a", "size_bytes=64KiB:1MiB:*4",
-                                "-a", "in_place=out_of_place", "-a", "gemm_mnk=128",
-                                "-a", "iterations=5", "-a", "warmup=1", "--time-budget", "0.02"],
-                               capture_output=True, text=True, timeout=300)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            records = [json.loads(line) for path in sorted(runs.glob("*/rank-*/records.jsonl"))
-                       for line in path.read_text().splitlines() if line.strip()]
-            r = railgauge("calibrate", str(runs), "--out", str(out))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            system = json.loads((out / "calculon_system.json").read_text())
-            coeff = json.loads((out / "coefficients.json").read_text())
-            report = json.loads((out / "fit_report.json").read_text())
+        # The plain all_reduce gives the tier its bandwidth, the one beside a GEMM its
+        # processor usage; tiny sizes and few iterations: a few seconds on 2 ranks.
+        records, system, coeff, report = calibrate_two_ranks(
+            self, ["--filter", "collectives.mpi_all_reduce*", "-a", "size_bytes=64KiB:1MiB:*4",
+                   "-a", "in_place=out_of_place", "-a", "gemm_mnk=128", "-a", "iterations=5",
+                   "-a", "warmup=1"])
 
         overlap = [x for x in records if x["key"] == "collectives.mpi_all_reduce_with_gemm"]
         self.assertEqual(len(overlap), 2 * 3)  # 3 sizes, each rank's record
