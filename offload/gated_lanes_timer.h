@@ -8,8 +8,12 @@
 // lane's PU, if it has one) holds its stream, records its start event, enqueues `batch` calls of
 // the lane's work and its stop event; when every lane has enqueued (a latch), the gates are
 // released back to back, so the lanes start together (the skew is the gates' polling, well under
-// a microsecond, plus a PCIe read of the release flag). Each lane's time comes from its own
-// events; the batch's time is the slowest lane's.
+// a microsecond, plus a PCIe read of the release flag). The batch's time is the slowest lane's.
+//
+// Lanes rarely finish together, and a lane that runs its tail alone runs it faster. With more
+// than one lane, each lane records a few progress events per batch (offload/common_window.h), and
+// its sample is its time per call over the calls it completed before the first lane finished: the
+// rate it achieved beside the others, not its batch average.
 //
 //   GatedLanesTimer timer(topology, {{gpu, pu, [&](cudaStream_t s) { copy(s); }}, ...});
 //   const Measurement m = ctx.measure(timer, timer.every_lane_once());
@@ -53,8 +57,14 @@ public:
   Operation every_lane_once();
   cudaStream_t stream(std::size_t lane) const;
   std::size_t lanes() const { return lanes_.size(); }
-  // Seconds per call of lane `lane`, one per batch timed since the timer was made.
+  // Seconds per call of lane `lane` inside the batch's common window, one per batch timed since
+  // the timer was made.
   const std::vector<double> &lane_samples_s(std::size_t lane) const;
+  // Per batch: the common window over the slowest lane's time (1.0 with one lane).
+  const std::vector<double> &overlap_fractions() const { return overlap_fractions_; }
+  // Batches in which some lane completed no marked call inside the common window (its sample then
+  // includes time it ran alone).
+  std::int64_t batches_outside_window() const { return batches_outside_window_; }
 
 private:
   struct State;
@@ -62,6 +72,8 @@ private:
   std::vector<Lane> lanes_;
   double spin_timeout_s_;
   std::vector<std::unique_ptr<State>> states_;
+  std::vector<double> overlap_fractions_;
+  std::int64_t batches_outside_window_ = 0;
 };
 
 } // namespace railgauge::offload

@@ -21,6 +21,7 @@
 #include "harness/stats.h"
 #include "memory/host_buffer.h"
 #include "memory/pinned_workers.h"
+#include "offload/common_window.h"
 #include "offload/gated_lanes_timer.h"
 #include "offload/gemm_load.h"
 #include "offload/offload_benchmark.h"
@@ -92,6 +93,14 @@ double lane_median_s(const std::vector<double> &samples) {
   if (samples.size() <= 1)
     return samples.empty() ? 0.0 : samples.front();
   return summarize(std::span<const double>(samples).subspan(1)).median;
+}
+
+// How far the lanes of a multi-lane point ran side by side (offload/common_window.h): the median
+// over the timed batches of the common window's share of the batch, and how many batches had a
+// lane that completed nothing inside it.
+nlohmann::json window_metrics(const GatedLanesTimer &timer) {
+  return {{"lanes_overlap_fraction", lane_median_s(timer.overlap_fractions())},
+          {"batches_with_a_lane_outside_window", timer.batches_outside_window()}};
 }
 
 double gbytes_per_s(std::uint64_t bytes, double seconds) {
@@ -340,7 +349,11 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, h2d_bw + d2h_bw, 2));
   outcome.metrics["h2d_gbytes_per_s"] = h2d_bw;
   outcome.metrics["d2h_gbytes_per_s"] = d2h_bw;
+  // Both rates come from the window in which both directions ran: their sum is the concurrent
+  // aggregate. bandwidth_gbytes_per_s is all bytes over the slower direction's time, tail alone
+  // included.
   outcome.metrics["sum_gbytes_per_s"] = h2d_bw + d2h_bw;
+  outcome.metrics.update(window_metrics(timer));
   if (outcome.metrics.contains("expected_gbytes_per_s") &&
       outcome.metrics["expected_gbytes_per_s"].is_number()) {
     const double per_direction = outcome.metrics["expected_gbytes_per_s"].get<double>() / 2;
@@ -447,7 +460,10 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   }
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes, gpus));
+  // Each GPU's rate is from the window in which all of them ran: a GPU that finishes early does
+  // not leave the others an uncontended tail that would hide a shared uplink.
   outcome.metrics["sum_of_gpus_gbytes_per_s"] = sum;
+  outcome.metrics.update(window_metrics(timer));
   outcome.metrics["per_gpu"] = gpus_json;
   outcome.metrics["slowest_gpu"] = slowest;
   outcome.metrics["slowest_gpu_share"] =
@@ -495,13 +511,19 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   prepare(transfer, seed, setup.get());
   GemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")), setup.get());
 
+  // One lane and two phases: each work alone, then both together, repeated per call so that the
+  // two lanes take about as long and overlap for most of a batch (the rest is cut off by the
+  // common window, offload/common_window.h).
+  RepeatsPerCall repeats;
   const auto copy_lane = [&] {
-    return Lane{device, where.pu, [&](cudaStream_t s) { transfer(s); }};
+    return Lane{device, where.pu, [&](cudaStream_t s) {
+                  for (int i = 0; i < repeats.first; ++i)
+                    transfer(s);
+                }};
   };
-  int gemms_per_call = 1;
   const auto gemm_lane = [&] {
     return Lane{device, where.pu, [&](cudaStream_t s) {
-                  for (int i = 0; i < gemms_per_call; ++i)
+                  for (int i = 0; i < repeats.second; ++i)
                     gemm.enqueue(s);
                 }};
   };
@@ -514,21 +536,19 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
     GatedLanesTimer timer(ctx.topology().get(), {gemm_lane()});
     gemm_alone_s = ctx.measure(timer, timer.every_lane_once()).time_s.median;
   }
-  // Balance the two lanes so that they overlap for most of a call: as many GEMMs per call as
-  // fit in one copy.
-  gemms_per_call = std::max(1, static_cast<int>(std::lround(copy_alone_s / gemm_alone_s)));
+  repeats = balance_repeats(copy_alone_s, gemm_alone_s);
   GatedLanesTimer both(ctx.topology().get(), {copy_lane(), gemm_lane()});
   GpuMonitor monitor(info.uuid, kMonitorPeriod, nvml_library_);
   const Measurement measurement = ctx.measure(both, both.every_lane_once());
   const nlohmann::json during = monitor.stop();
   const LinkReader links(nvml_library_, sysfs_root_);
-  const double copy_together_s = lane_median_s(both.lane_samples_s(0));
-  const double gemm_together_s = lane_median_s(both.lane_samples_s(1)) / gemms_per_call;
+  const double copy_together_s = lane_median_s(both.lane_samples_s(0)) / repeats.first;
+  const double gemm_together_s = lane_median_s(both.lane_samples_s(1)) / repeats.second;
 
   Outcome outcome;
   outcome.metrics = measurement.to_json();
   const double copy_bw = gbytes_per_s(bytes, copy_together_s);
-  outcome.metrics["bytes_per_call"] = bytes;
+  outcome.metrics["bytes_per_call"] = bytes * static_cast<std::size_t>(repeats.first);
   outcome.metrics["bandwidth_gbytes_per_s"] = copy_bw;
   outcome.metrics["copy_alone_gbytes_per_s"] = gbytes_per_s(bytes, copy_alone_s);
   outcome.metrics["copy_concurrent_gbytes_per_s"] = copy_bw;
@@ -537,10 +557,12 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   // > 1: slower beside the other. 1.0 for both means the copy hides completely behind compute.
   outcome.metrics["copy_slowdown"] = copy_together_s / copy_alone_s;
   outcome.metrics["gemm_slowdown"] = gemm_together_s / gemm_alone_s;
+  outcome.metrics.update(window_metrics(both));
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));
   outcome.metrics["verified"] = false;
   add_placement(outcome, info, where, {&host});
-  outcome.derived_params.update({{"gemms_per_call", gemms_per_call},
+  outcome.derived_params.update({{"gemms_per_call", repeats.second},
+                                 {"copies_per_call", repeats.first},
                                  {"gemm_dtype", "bf16 in, fp32 accumulate and out"},
                                  {"engine", "copy_engine"}});
   if (!ctx.verify())
