@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/benchmark.h"
 #include "offload/offload_types.h"
 
@@ -49,6 +51,7 @@ public:
   void set_link_sources(std::string nvml_library, std::string sysfs_root) {
     nvml_library_ = std::move(nvml_library);
     sysfs_root_ = std::move(sysfs_root);
+    nvml_snapshot_.reset();
   }
 
 protected:
@@ -59,11 +62,15 @@ private:
   Outcome run_bidir(RunContext &ctx, const Point &point);
   Outcome run_all_gpus(RunContext &ctx, const Point &point);
   Outcome run_with_gemm(RunContext &ctx, const Point &point);
+  // NVML's view of the GPUs (inventory/nvml_query.h), queried at the first point that needs it:
+  // opening NVML and reading every GPU per point would cost more than a small point measures.
+  const nlohmann::json &nvml_snapshot();
 
   OffloadPath path_;
   BeforeVerify before_verify_;
   std::string nvml_library_ = "libnvidia-ml.so.1";
   std::string sysfs_root_ = "/sys";
+  std::optional<nlohmann::json> nvml_snapshot_;
 };
 
 std::unique_ptr<OffloadBenchmark> make_h2d();

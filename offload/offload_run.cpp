@@ -107,29 +107,36 @@ double gbytes_per_s(std::uint64_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
 }
 
-// The GPU's PCIe link, read after the measurement: NVML when it answers, else sysfs.
+// The GPU's PCIe link: NVML when it answers, else sysfs. Its maximum generation and width come
+// from `snapshot`, NVML queried once per benchmark (OffloadBenchmark::nvml_snapshot), and its
+// current ones from what the monitor saw while the point ran; NVML is queried afresh only when
+// the monitor has no link samples, since a link read at the first point is no reading of this one.
 class LinkReader {
 public:
-  LinkReader(const std::string &nvml_library, std::string sysfs_root)
-      : nvml_(query_nvml(nvml_library)), sysfs_root_(std::move(sysfs_root)) {}
+  LinkReader(const nlohmann::json &snapshot, std::string nvml_library, std::string sysfs_root)
+      : snapshot_(snapshot), nvml_library_(std::move(nvml_library)),
+        sysfs_root_(std::move(sysfs_root)) {}
   // `during`: the GPU's GpuMonitor summary of the point, whose PCIe samples replace the
   // snapshot's current link (link_while_running).
   std::pair<std::optional<PcieLinkState>, std::string> read(const std::string &bus_id,
                                                             const nlohmann::json &during) const {
-    if (auto link = pcie_link_from_nvml(nvml_, bus_id))
+    const nlohmann::json fresh =
+        link_sampled_while_running(during) ? nlohmann::json() : query_nvml(nvml_library_);
+    const nlohmann::json &nvml = link_sampled_while_running(during) ? snapshot_ : fresh;
+    if (auto link = pcie_link_from_nvml(nvml, bus_id))
       return {link_while_running(*link, during), ""};
     if (auto link = read_sysfs_pcie_link(sysfs_root_, bus_id))
       return {link_while_running(*link, during), ""};
     std::string nvml_why = "no GPU with this bus id, or no PCIe fields";
-    if (!nvml_.value("available", false) && nvml_.contains("reason") &&
-        nvml_.at("reason").is_string())
-      nvml_why = nvml_.at("reason").get<std::string>();
+    if (!nvml.value("available", false) && nvml.contains("reason") && nvml.at("reason").is_string())
+      nvml_why = nvml.at("reason").get<std::string>();
     return {std::nullopt, fmt::format("neither NVML ({}) nor {}/bus/pci/devices/{} gave the link",
                                       nvml_why, sysfs_root_, bus_id)};
   }
 
 private:
-  nlohmann::json nvml_;
+  const nlohmann::json &snapshot_;
+  std::string nvml_library_;
   std::string sysfs_root_;
 };
 
@@ -291,7 +298,7 @@ Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
   const Measurement measurement = ctx.measure(*timer, op);
   RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
   const nlohmann::json during = monitor.stop();
-  const LinkReader links(nvml_library_, sysfs_root_);
+  const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
 
   Outcome outcome;
   const std::uint64_t bytes_per_call = offload_bytes_per_call(path_, bytes);
@@ -314,6 +321,12 @@ Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
         problem(transfer.to_device() ? "device buffer" : "host buffer", wrong, bytes));
   outcome.conclude_data_check(problems);
   return outcome;
+}
+
+const nlohmann::json &OffloadBenchmark::nvml_snapshot() {
+  if (!nvml_snapshot_)
+    nvml_snapshot_ = query_nvml(nvml_library_);
+  return *nvml_snapshot_;
 }
 
 Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
@@ -340,7 +353,7 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   GpuMonitor monitor(info.uuid, kMonitorPeriod, nvml_library_);
   const Measurement measurement = ctx.measure(timer, timer.every_lane_once());
   const nlohmann::json during = monitor.stop();
-  const LinkReader links(nvml_library_, sysfs_root_);
+  const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
 
   const double h2d_bw = gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(0)));
   const double d2h_bw = gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(1)));
@@ -422,7 +435,7 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   std::vector<nlohmann::json> during;
   for (auto &m : monitors)
     during.push_back(m->stop());
-  const LinkReader links(nvml_library_, sysfs_root_);
+  const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
 
   std::vector<double> bandwidths;
   for (int d = 0; d < gpus; ++d)
@@ -541,7 +554,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   GpuMonitor monitor(info.uuid, kMonitorPeriod, nvml_library_);
   const Measurement measurement = ctx.measure(both, both.every_lane_once());
   const nlohmann::json during = monitor.stop();
-  const LinkReader links(nvml_library_, sysfs_root_);
+  const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
   const double copy_together_s = lane_median_s(both.lane_samples_s(0)) / repeats.first;
   const double gemm_together_s = lane_median_s(both.lane_samples_s(1)) / repeats.second;
 

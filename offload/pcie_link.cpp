@@ -198,13 +198,19 @@ std::optional<PcieLinkState> pcie_link_from_nvml(const nlohmann::json &nvml,
   return std::nullopt;
 }
 
+bool link_sampled_while_running(const nlohmann::json &during) {
+  if (!during.is_object() || !during.value("available", false) || !during.contains("pcie") ||
+      !during.at("pcie").is_object())
+    return false;
+  const auto &pcie = during.at("pcie");
+  return json_int(pcie, "gen_max") || json_int(pcie, "width_max");
+}
+
 PcieLinkState link_while_running(PcieLinkState snapshot, const nlohmann::json &during) {
-  if (!during.is_object() || !during.value("available", false) || !during.contains("pcie"))
+  if (!link_sampled_while_running(during))
     return snapshot;
   const auto &pcie = during.at("pcie");
   const std::optional<int> gen = json_int(pcie, "gen_max"), width = json_int(pcie, "width_max");
-  if (!gen && !width)
-    return snapshot;
   if (gen)
     snapshot.gen_current = gen;
   if (width)

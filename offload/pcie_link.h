@@ -91,6 +91,8 @@ std::optional<PcieLinkState> pcie_link_from_nvml(const nlohmann::json &nvml,
 // with source "nvml_while_running". An idle GPU may drop its link to a lower generation to save
 // power, so a snapshot taken after the point can read low and make a healthy link look
 // downtrained. Without samples, `snapshot` unchanged.
+// True when a GpuMonitor summary holds PCIe link samples.
+bool link_sampled_while_running(const nlohmann::json &during);
 PcieLinkState link_while_running(PcieLinkState snapshot, const nlohmann::json &during);
 
 } // namespace railgauge::offload

@@ -144,6 +144,7 @@ TEST(PcieLink, WhileRunningTheHighestSampledLinkReplacesAnIdleSnapshot) {
   const nlohmann::json during = {
       {"available", true},
       {"pcie", {{"gen_min", 4}, {"gen_max", 5}, {"width_min", 16}, {"width_max", 16}}}};
+  EXPECT_TRUE(link_sampled_while_running(during));
   const PcieLinkState ran = link_while_running(idle, during);
   EXPECT_EQ(ran.gen_current, 5);
   EXPECT_EQ(ran.width_current, 16);
@@ -161,7 +162,8 @@ TEST(PcieLink, WhileRunningTheHighestSampledLinkReplacesAnIdleSnapshot) {
        {nlohmann::json{{"available", false}, {"reason", "no NVML"}},
         nlohmann::json{{"available", true},
                        {"pcie", {{"gen_max", nullptr}, {"width_max", nullptr}}}},
-        nlohmann::json(nullptr)}) {
+        nlohmann::json{{"available", true}, {"pcie", "Gen5"}}, nlohmann::json(nullptr)}) {
+    EXPECT_FALSE(link_sampled_while_running(none)) << none.dump();
     const PcieLinkState same = link_while_running(idle, none);
     EXPECT_EQ(same.gen_current, 1) << none.dump();
     EXPECT_EQ(same.source, "nvml");
