@@ -49,8 +49,13 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
               {"source", "nccl-tests"}};
   if (half.redop != "none")
     r.params["op"] = half.redop;
-  if (half.root != "-1")
-    r.params["root"] = half.root;
+  // An integer, as railgauge's own records have it, so that `railgauge compare` matches the two.
+  if (half.root != "-1") {
+    if (const auto root = integer(half.root))
+      r.params["root"] = *root;
+    else
+      r.params["root"] = half.root;
+  }
   r.metrics = {{"wall_time_s", half.time_us * 1e-6},
                {"algbw_gbytes_per_s", half.algbw_gbytes_per_s},
                {"busbw_gbytes_per_s", half.busbw_gbytes_per_s},

@@ -4,7 +4,7 @@
 # results/reference/<gpu>-<date>/ (docs/reference-runs.md).
 #
 #   scripts/reference_run.sh [--build-dir DIR] [--out DIR] [--quick] [--budget-s S]
-#                            [--rules FILE] [--lib-dir DIR]
+#                            [--rules FILE] [--lib-dir DIR] [--nccl-tests DIR]
 #
 #   --build-dir DIR  the railgauge build: DIR/bin/railgauge, and the GPU tests when the build's
 #                    ctest files or test executables are there (default: build/)
@@ -18,6 +18,10 @@
 #   --rules FILE     rules for `railgauge check` (default results/rules/h100-sxm-ib.yaml)
 #   --lib-dir DIR    shared libraries copied with a build from another machine (the Debian
 #                    libraries railgauge links); searched by railgauge and the GPU tests only
+#   --nccl-tests DIR nccl-tests binaries (all_reduce_perf, ...) built for this node: each runs
+#                    on the GPUs here beside railgauge's NCCL collective of the same kind, sizes
+#                    and iterations, and `railgauge compare` sets them side by side
+#                    (docs/reference-runs.md says how to build them; this script never does)
 #
 # Environment: PYTHON (default python3) is the Python that holds PyTorch. For railgauge and the
 # GPU tests, LD_LIBRARY_PATH becomes torch/lib and site-packages/nvidia/*/lib (libcublasLt,
@@ -46,6 +50,7 @@ quick=0
 budget_s=""
 rules="$repo/results/rules/h100-sxm-ib.yaml"
 lib_dir=""
+nccl_tests=""
 python="${PYTHON:-python3}"
 
 usage_error() {
@@ -57,7 +62,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
   --quick) quick=1; shift; continue ;;
   -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
-  --build-dir | --out | --budget-s | --rules | --lib-dir)
+  --build-dir | --out | --budget-s | --rules | --lib-dir | --nccl-tests)
     [[ $# -ge 2 ]] || usage_error "$1 needs a value"
     ;;
   *) usage_error "unknown argument '$1'" ;;
@@ -68,6 +73,7 @@ while [[ $# -gt 0 ]]; do
   --budget-s) budget_s="$2" ;;
   --rules) rules="$2" ;;
   --lib-dir) lib_dir="$2" ;;
+  --nccl-tests) nccl_tests="$2" ;;
   esac
   shift 2
 done
@@ -88,6 +94,11 @@ railgauge="$build_dir/bin/railgauge"
 rules="$(cd "$(dirname "$rules")" && pwd)/$(basename "$rules")"
 if [[ -n "$lib_dir" ]]; then
   lib_dir="$(cd "$lib_dir" 2>/dev/null && pwd)" || usage_error "--lib-dir: no such directory"
+fi
+if [[ -n "$nccl_tests" ]]; then
+  nccl_tests="$(cd "$nccl_tests" 2>/dev/null && pwd)" || usage_error "--nccl-tests: no such directory"
+  [[ -x "$nccl_tests/all_reduce_perf" ]] ||
+    usage_error "--nccl-tests: no all_reduce_perf in $nccl_tests (give nccl-tests' build directory)"
 fi
 command -v timeout >/dev/null || usage_error "needs timeout (GNU coreutils) on PATH"
 command -v "$python" >/dev/null || usage_error "no $python on PATH: set PYTHON"
@@ -261,7 +272,8 @@ manifest = {
     "torch": text("logs/torch.txt"),
     "railgauge_ld_library_path": railgauge_ld,
     "files": {"log": "reference_run.log", "summary": "summary.txt", "nvidia_smi": "gpu/",
-              "runs": "runs/", "peers": "peers/", "check": "check/", "calibrate": "calibrate/",
+              "runs": "runs/", "peers": "peers/", "compare": "compare/", "check": "check/",
+              "calibrate": "calibrate/",
               "inventory": "inventory.json"},
     "steps": steps,
 }
@@ -422,6 +434,53 @@ STEP_RUN_DIR="$out/runs/offload" step offload "$(share 12)" plain \
   "$railgauge" offload --out "$out/runs/offload" "${offload_sizes[@]}" "${measure[@]}"
 STEP_RUN_DIR="$out/runs/collectives" step collectives "$(share 2)" plain \
   "$railgauge" collectives --out "$out/runs/collectives" "${measure[@]}"
+
+# ------------------------------------------------------------------ nccl-tests beside railgauge
+# Each kind twice on the same GPUs, same sizes, warm-up and iterations: nccl-tests with per-
+# iteration CUDA-event times (-I 1) into JSON (-J), imported as records, and railgauge's NCCL
+# collective; `railgauge compare` matches them by kind, size, dtype, op and placement. On one GPU
+# both use a single-rank communicator (nccl-tests -g 1 with one process).
+nccl_kinds=(all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv)
+if ((quick)); then
+  nccl_size_args=(-b 8 -e 64M -f 8)
+  nccl_size_axis='size_bytes=8:64MiB:*8'
+else
+  nccl_size_args=(-b 8 -e 1G -f 4)
+  nccl_size_axis='size_bytes=8:1GiB:*4'
+fi
+nccl_gpus=$(grep -c '^GPU [0-9]' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null)
+[[ $nccl_gpus =~ ^[1-9][0-9]*$ ]] || nccl_gpus=1
+if [[ -z "$nccl_tests" ]]; then
+  skip nccl-tests "no --nccl-tests DIR: nccl-tests is built on the node first (docs/reference-runs.md)"
+elif ((!have_gpu)); then
+  skip nccl-tests "no GPU: nccl-tests has nothing to run on"
+else
+  mkdir -p "$out/peers/nccl-tests-output" "$out/peers/nccl-tests" "$out/runs/collectives-nccl"
+  for kind in "${nccl_kinds[@]}"; do
+    [[ -x "$nccl_tests/${kind}_perf" ]] || { skip "nccl-tests-$kind" "no ${kind}_perf"; continue; }
+    json="$out/peers/nccl-tests-output/$kind.json"
+    STEP_STDOUT="$out/peers/nccl-tests-output/$kind.txt" step "nccl-tests-$kind" "$(share 1)" \
+      plain "$nccl_tests/${kind}_perf" "${nccl_size_args[@]}" -g "$nccl_gpus" -w 5 -n 20 -c 1 \
+      -I 1 -J "$json"
+    if [[ -s "$json" ]]; then
+      step "import-nccl-tests-$kind" 30 plain \
+        "$railgauge" import nccl-tests "$json" --out "$out/peers/nccl-tests"
+    else
+      skip "import-nccl-tests-$kind" "${kind}_perf wrote no JSON (see its step's log)"
+    fi
+    axes=(-a "$nccl_size_axis" -a dtype=float32 -a warmup=5 -a iterations=20)
+    case $kind in all_reduce | reduce_scatter | reduce) axes+=(-a op=sum) ;; esac
+    STEP_RUN_DIR="$out/runs/collectives-nccl" step "collectives-nccl-$kind" "$(share 1)" plain \
+      "$railgauge" collectives --filter "collectives.nccl_$kind" --out \
+      "$out/runs/collectives-nccl" "${axes[@]}" "${measure[@]}"
+  done
+  mkdir -p "$out/compare"
+  step compare-nccl-tests 60 plain "$railgauge" compare "$out/runs/collectives-nccl" \
+    "$out/peers/nccl-tests" --label railgauge --label nccl-tests --metric metrics.time_s.median \
+    --ignore-param cuda_graph group_type groups iterations warmup link_gbytes_per_s timeout_s \
+    count source source_format --markdown "$out/compare/nccl-tests.md" \
+    --json "$out/compare/nccl-tests.json"
+fi
 
 # ------------------------------------------------------------------ torch peers
 if ((!have_gpu)); then

@@ -76,5 +76,23 @@ TEST(NcclTestsImport, AMalformedRowNamesItsLine) {
   }
 }
 
+// Params as railgauge's own records have them (root an integer, float named float32), so that
+// `railgauge compare` pairs an imported row with railgauge's point.
+TEST(NcclTestsImport, ParamsMatchRailgaugeRecords) {
+  NcclTestsHalf half;
+  half.size_bytes = 1024;
+  half.count = 256;
+  half.type = "float";
+  half.redop = "none";
+  half.root = "0";
+  const Record r = nccl_tests_record(half, Kind::broadcast, "r", "h");
+  EXPECT_EQ(r.params.at("root"), 0);
+  EXPECT_TRUE(r.params.at("root").is_number_integer());
+  EXPECT_EQ(r.params.at("dtype"), "float32");
+  EXPECT_FALSE(r.params.contains("op"));
+  half.root = "-1";
+  EXPECT_FALSE(nccl_tests_record(half, Kind::broadcast, "r", "h").params.contains("root"));
+}
+
 } // namespace
 } // namespace railgauge::collectives

@@ -74,6 +74,20 @@ class ReferenceRunTest(unittest.TestCase):
                    "000000000000)' ;;\n*) echo \"stand-in nvidia-smi $*\" ;;\nesac\n")
         return dict(self.env, PATH=bin_dir + os.pathsep + self.env["PATH"])
 
+    def fake_nccl_tests(self):
+        """An nccl-tests build directory with all_reduce_perf and all_gather_perf only, each of
+        which writes the JSON format sample of tests/fixtures/nccl-tests where -J says."""
+        sample = os.path.join(SOURCE, "tests", "fixtures", "nccl-tests",
+                              "all_reduce_format_sample.json")
+        directory = os.path.join(self.tmp.name, "nccl-tests")
+        for name in ("all_reduce_perf", "all_gather_perf"):
+            executable(os.path.join(directory, name),
+                       f"#!/bin/sh\necho \"stand-in {name} $*\"\n"
+                       "while [ $# -gt 0 ]; do\n"
+                       f"  if [ \"$1\" = -J ]; then cp '{sample}' \"$2\"; fi\n"
+                       "  shift\ndone\n")
+        return directory
+
     def test_bad_arguments_exit_2_and_run_nothing(self):
         out = os.path.join(self.tmp.name, "out")
         build = os.path.dirname(os.path.dirname(BINARY))
@@ -84,6 +98,8 @@ class ReferenceRunTest(unittest.TestCase):
                  (["--build-dir", build, "--budget-s", "10"], "too short"),
                  (["--build-dir", build, "--rules", "/nonexistent.yaml"], "--rules"),
                  (["--build-dir", build, "--lib-dir", "/nonexistent"], "--lib-dir"),
+                 (["--build-dir", build, "--nccl-tests", "/nonexistent"], "--nccl-tests"),
+                 (["--build-dir", build, "--nccl-tests", self.tmp.name], "no all_reduce_perf"),
                  (["--build-dir", build, "--out"], "--out needs")]
         for args, message in cases:
             p = self.run_script(*args, "--out", out) if args[-1] != "--out" else \
@@ -142,7 +158,8 @@ class ReferenceRunTest(unittest.TestCase):
         lib_dir = os.path.join(self.tmp.name, "lib")
         os.makedirs(lib_dir)
         p = self.run_script("--build-dir", self.fake_build(), "--out", out, "--quick",
-                            "--lib-dir", lib_dir, env=self.fake_gpu_env())
+                            "--lib-dir", lib_dir, "--nccl-tests", self.fake_nccl_tests(),
+                            env=self.fake_gpu_env())
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         m, steps = self.manifest(out)
         self.assertTrue(m["gpu_seen"])
@@ -161,6 +178,23 @@ class ReferenceRunTest(unittest.TestCase):
             self.assertIn("results/reference/h100-80gb-hbm3-", f.read())
         with open(os.path.join(out, "gpu", "nvidia-smi-query.csv")) as f:
             self.assertIn("--query-gpu=", f.read())
+        # nccl-tests beside railgauge: run with per-iteration events into JSON, imported, the
+        # same kind run by railgauge (waived here: no CUDA), both compared; kinds without a
+        # binary are skipped by name.
+        self.assertEqual(steps["nccl-tests-all_reduce"]["status"], "ok")
+        self.assertIn("-g 1 -w 5 -n 20 -c 1 -I 1 -J", steps["nccl-tests-all_reduce"]["command"])
+        self.assertEqual(steps["import-nccl-tests-all_reduce"]["status"], "ok")
+        imported = os.listdir(os.path.join(out, "peers", "nccl-tests"))
+        self.assertEqual(len(imported), 2, imported)  # one run directory per kind
+        with open(os.path.join(out, "peers", "nccl-tests", imported[0], "records.jsonl")) as f:
+            self.assertEqual(json.loads(f.readline())["key"], "collectives.nccl_all_reduce")
+        self.assertEqual(steps["collectives-nccl-all_reduce"]["status"], "ok")
+        self.assertIn("-a op=sum", steps["collectives-nccl-all_reduce"]["command"])
+        self.assertNotIn("-a op=sum", steps["collectives-nccl-all_gather"]["command"])
+        self.assertEqual(steps["nccl-tests-reduce_scatter"]["status"], "skipped")
+        self.assertIn("no reduce_scatter_perf", steps["nccl-tests-reduce_scatter"]["note"])
+        self.assertNotIn("collectives-nccl-reduce_scatter", steps)
+        self.assertIn(steps["compare-nccl-tests"]["status"], ("ok",), steps["compare-nccl-tests"])
 
     def test_a_step_past_its_share_is_killed_and_the_budget_skips_the_rest(self):
         # railgauge that hangs in `gemm` and `memory`: each step is killed at its share of a 60 s
