@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/error.h"
 #include "harness/number_text.h"
@@ -74,6 +75,21 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
   return r;
 }
 
+Record nccl_tests_failure_record(const NcclTestsImport &import, const std::string &run,
+                                 const std::string &host) {
+  Record r;
+  r.run = run;
+  r.host = host;
+  r.key = import.kind ? fmt::format("collectives.nccl_{}", to_string(*import.kind))
+                      : std::string("collectives.nccl_unknown");
+  r.params = {{"source", "nccl-tests"}};
+  r.status = Status::error;
+  r.reason = fmt::format("nccl-tests failed after {} result row(s): {}", import.records.size() / 2,
+                         fmt::join(import.failures, " | "));
+  r.time_utc = utc_timestamp_now();
+  return r;
+}
+
 NcclTestsImport import_nccl_tests(const std::string &text, const std::string &where,
                                   std::optional<Kind> kind, const std::string &run,
                                   const std::string &host) {
@@ -113,6 +129,17 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
         out.ranks.push_back(body.substr(body.find("Rank")));
       if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos)
         out.avg_busbw_gbytes_per_s = finite_number(body.substr(body.find(':', at) + 1).erase(0, 1));
+      continue;
+    }
+    // "node01: Test CUDA failure common.cu:891 'out of memory'" and the " .. node01 pid 4242:
+    // Test failure common.cu:1454" after it: nccl-tests stopped here.
+    if (line.find("Test failure") != std::string::npos ||
+        line.find("Test CUDA failure") != std::string::npos ||
+        line.find("Test NCCL failure") != std::string::npos) {
+      std::string failure = line.substr(first);
+      while (!failure.empty() && (failure.back() == '\r' || failure.back() == ' '))
+        failure.pop_back();
+      out.failures.push_back(fmt::format("{}:{}: {}", where, line_no, failure));
       continue;
     }
     if (!out.kind)

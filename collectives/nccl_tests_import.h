@@ -28,7 +28,15 @@ struct NcclTestsImport {
   std::vector<Record> records;
   std::optional<double> avg_busbw_gbytes_per_s;    // the footer (mean over all rows, as printed)
   nlohmann::json about = nlohmann::json::object(); // JSON only: version, argv, config, times
+  // Why nccl-tests stopped early: its "<host>: Test CUDA failure <file>:<line> '<message>'"
+  // lines (text), or a JSON file that ends before any result. The rows before it are kept.
+  std::vector<std::string> failures;
 };
+
+// The record that says an imported nccl-tests run failed: key collectives.nccl_<kind>, status
+// error, the failure lines as the reason.
+Record nccl_tests_failure_record(const NcclTestsImport &import, const std::string &run,
+                                 const std::string &host);
 
 // One half (out of place or in place) of one size row, as both formats give it.
 struct NcclTestsHalf {

@@ -199,6 +199,15 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
         f.number(f.member(doc["average_bus_bandwidth"], "average_bus_bandwidth", "bandwidth"),
                  "average_bus_bandwidth.bandwidth");
 
+  // nccl-tests writes the config first and each size's results as it measures them; a run that
+  // failed before its first size leaves a file with no results at all.
+  if (!doc.contains("results") && doc.contains("config")) {
+    out.failures.push_back(fmt::format(
+        "{}: the file ends after its config, with no results: nccl-tests stopped before its "
+        "first size (its standard output names the failure)",
+        where));
+    return out;
+  }
   const auto &results = f.member(doc, "(top level)", "results");
   if (!results.is_array())
     f.fail("results", "is not a list");

@@ -84,11 +84,26 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
     imported["ranks"] = parsed.ranks;
     if (parsed.avg_busbw_gbytes_per_s)
       imported["avg_busbw_gbytes_per_s"] = *parsed.avg_busbw_gbytes_per_s;
+    if (!parsed.failures.empty())
+      imported["failures"] = parsed.failures;
+    // A failed nccl-tests run keeps the rows it measured, and one error record says where it
+    // stopped: a check of the imported run then fails instead of passing on what is there.
+    std::vector<Record> records = parsed.records;
+    if (!parsed.failures.empty())
+      records.push_back(collectives::nccl_tests_failure_record(parsed, "", o->host));
     const auto run = write_imported_run(
         o->out, o->host, import_argv("nccl-tests", *o), "nccl-tests", o->file, imported,
-        [&](const RunIdentity &id) { return with_identity(parsed.records, id); });
+        [&](const RunIdentity &id) { return with_identity(records, id); });
     report(o->file, run);
     exit_code = 0;
+    if (!parsed.failures.empty()) {
+      std::cerr << fmt::format("railgauge: warning: {} says nccl-tests failed:\n", o->file);
+      for (const auto &failure : parsed.failures)
+        std::cerr << "  " << failure << "\n";
+      std::cerr << "  the rows before the failure are imported, with an error record saying "
+                   "where it stopped\n";
+      exit_code = 1;
+    }
   });
 }
 

@@ -94,5 +94,25 @@ TEST(NcclTestsImport, ParamsMatchRailgaugeRecords) {
   EXPECT_FALSE(nccl_tests_record(half, Kind::broadcast, "r", "h").params.contains("root"));
 }
 
+// nccl-tests stops at its first failure and prints where; the rows before it are kept and the
+// failure is reported, never read as a malformed row.
+TEST(NcclTestsImport, AFailureLineEndsTheRunAndKeepsTheRowsBeforeIt) {
+  std::string text = kSample;
+  text.insert(text.find("# Out of bounds"),
+              "node01: Test NCCL failure common.cu:1143 'unhandled system error'\n"
+              " .. node01 pid 41001: Test failure common.cu:1454\n");
+  std::istringstream in(text);
+  const auto r = import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h");
+  EXPECT_EQ(r.records.size(), 4u);
+  ASSERT_EQ(r.failures.size(), 2u);
+  EXPECT_EQ(r.failures[0], "log.txt:13: node01: Test NCCL failure common.cu:1143 'unhandled "
+                           "system error'");
+  const Record failure = nccl_tests_failure_record(r, "r", "h");
+  EXPECT_EQ(failure.status, Status::error);
+  EXPECT_EQ(failure.key, "collectives.nccl_all_reduce");
+  ASSERT_TRUE(failure.reason);
+  EXPECT_NE(failure.reason->find("after 2 result row(s)"), std::string::npos) << *failure.reason;
+}
+
 } // namespace
 } // namespace railgauge::collectives

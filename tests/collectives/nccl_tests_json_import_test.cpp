@@ -12,14 +12,16 @@
 namespace railgauge::collectives {
 namespace {
 
-std::string sample() {
-  std::ifstream in(std::string(RAILGAUGE_TEST_FIXTURES) +
-                   "/nccl-tests/all_reduce_format_sample.json");
+// A file of tests/fixtures/nccl-tests.
+std::string fixture(const std::string &name) {
+  std::ifstream in(std::string(RAILGAUGE_TEST_FIXTURES) + "/nccl-tests/" + name);
   std::stringstream s;
   s << in.rdbuf();
-  EXPECT_FALSE(s.str().empty());
+  EXPECT_FALSE(s.str().empty()) << name;
   return s.str();
 }
+
+std::string sample() { return fixture("all_reduce_format_sample.json"); }
 
 NcclTestsImport import(const std::string &text, std::optional<Kind> kind = std::nullopt) {
   return import_nccl_tests(text, "ar.json", kind, "imp", "node01");
@@ -128,7 +130,10 @@ TEST(NcclTestsJsonImport, BadFieldsAreNamedByTheirPath) {
             "ar.json: results[0].in_place_per_iter.per_process_max_times_us");
   doc = nlohmann::json::parse(sample());
   doc.erase("results");
-  EXPECT_EQ(error_where(doc.dump()), "ar.json: (top level)");
+  EXPECT_EQ(error_where(doc.dump()), "") << "config and no results: nccl-tests stopped early";
+  EXPECT_EQ(import(doc.dump()).failures.size(), 1u);
+  doc.erase("config");
+  EXPECT_EQ(error_where(doc.dump()), "ar.json: (top level)") << "neither: not nccl-tests' file";
   doc = nlohmann::json::parse(sample());
   doc["config"]["devices"][0].erase("pid");
   EXPECT_EQ(error_where(doc.dump()), "ar.json: config.devices[0]");
@@ -146,6 +151,26 @@ TEST(NcclTestsJsonImport, AnInfiniteBandwidthIsNotJsonAndTheErrorSaysSo) {
     EXPECT_NE(std::string(e.what()).find("not JSON"), std::string::npos) << e.what();
     EXPECT_NE(e.fix().find("bare inf"), std::string::npos) << e.fix();
   }
+}
+
+// Real output, not a sample: nccl-tests 2.19.6 `all_reduce_perf -b 8 -e 128M -f 4 -g 1 -w 5
+// -n 20 -c 1 -I 1 -J` on a machine without a CUDA driver, its JSON and its standard output.
+TEST(NcclTestsRealOutput, ARunThatFailedBeforeItsFirstSizeSaysSo) {
+  const auto json = import(fixture("all_reduce_no_cuda_driver.json"));
+  EXPECT_EQ(json.kind, Kind::all_reduce);
+  EXPECT_TRUE(json.records.empty());
+  ASSERT_EQ(json.failures.size(), 1u);
+  EXPECT_NE(json.failures[0].find("no results"), std::string::npos) << json.failures[0];
+  EXPECT_EQ(json.about.at("config").at("iterations"), 20);
+
+  const auto text = import(fixture("all_reduce_no_cuda_driver.txt"));
+  EXPECT_EQ(text.kind, Kind::all_reduce);
+  EXPECT_TRUE(text.records.empty());
+  ASSERT_EQ(text.failures.size(), 2u);
+  EXPECT_NE(text.failures[0].find("Test CUDA failure util.cu:674 'CUDA driver version is "
+                                  "insufficient for CUDA runtime version'"),
+            std::string::npos)
+      << text.failures[0];
 }
 
 } // namespace

@@ -78,6 +78,26 @@ class ImportTest(unittest.TestCase):
         self.assertEqual(len(imported["ranks"]), 2)
         self.assertEqual(imported["argv"][0], "./build/all_reduce_perf")
 
+    def test_a_failed_nccl_tests_run_imports_as_an_error_record(self):
+        # Real output: nccl-tests 2.19.6 all_reduce_perf on a machine without a CUDA driver.
+        for extension in ("txt", "json"):
+            real = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_no_cuda_driver."
+                                + extension)
+            p = railgauge("import", "nccl-tests", real, "--out", self.out)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("nccl-tests failed", p.stderr)
+            run = run_dir_of(p.stdout)
+            validate(self, run)
+            (rec,) = records(run)
+            self.assertEqual((rec["key"], rec["status"]), ("collectives.nccl_all_reduce", "error"))
+            self.assertIn("after 0 result row(s)", rec["reason"])
+            if extension == "txt":
+                self.assertIn("CUDA driver version is insufficient", rec["reason"])
+            else:
+                self.assertIn("no results", rec["reason"])
+            check = railgauge("check", run)
+            self.assertNotEqual(check.returncode, 0, "a failed import must not pass a check")
+
     def test_two_imported_fabrics_compare_with_a_ratio_per_point(self):
         sample = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_format_sample.txt")
         with open(sample) as f:
