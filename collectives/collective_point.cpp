@@ -84,8 +84,10 @@ CollectivePoint read_point(Kind kind, const Point &point) {
   p.iterations = static_cast<int>(point.integer("iterations"));
   p.warmup = static_cast<int>(point.integer("warmup"));
   p.timeout_s = point.real("timeout_s");
-  p.groups = point.text("groups");
-  p.group_type = point.text("group_type");
+  if (point.has("groups")) // benchmarks that run on the world only have no such axes
+    p.groups = point.text("groups");
+  if (point.has("group_type"))
+    p.group_type = point.text("group_type");
   return p;
 }
 

@@ -4,6 +4,7 @@
 // every build).
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collectives/bus_bandwidth.h"
 #include "harness/benchmark.h"
@@ -12,5 +13,8 @@ namespace railgauge::collectives {
 
 std::unique_ptr<Benchmark> make_waived_collective(std::string key, Kind kind, bool textbook,
                                                   std::string reason);
+// The same for a benchmark whose axes are not a kind's (collectives.*_all_reduce_with_gemm).
+std::unique_ptr<Benchmark> make_waived_collective(std::string key, Kind kind,
+                                                  std::vector<Axis> axes, std::string reason);
 
 } // namespace railgauge::collectives

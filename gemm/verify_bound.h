@@ -14,14 +14,7 @@
 #include <cmath>
 
 #include "gemm/dtype.h"
-
-#ifndef RAILGAUGE_HOST_DEVICE
-#if defined(__CUDACC__)
-#define RAILGAUGE_HOST_DEVICE __host__ __device__
-#else
-#define RAILGAUGE_HOST_DEVICE
-#endif
-#endif
+#include "harness/host_device.h"
 
 namespace railgauge::gemm {
 

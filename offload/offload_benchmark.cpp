@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gemm/cuda/gemm_load_values.h"
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/run_context.h"
@@ -18,7 +19,6 @@ namespace {
 constexpr std::int64_t kSizeMultipleBytes = 16; // 16-byte vector accesses in the kernels
 constexpr double kMaxDeviceMemoryShare = 0.9;
 constexpr std::int64_t kDefaultGemmMnk = 8192;
-constexpr std::uint64_t kGemmWorkspaceBytes = std::uint64_t{32} << 20;
 
 bool has_host_memory_axis(OffloadPath path) {
   return path == OffloadPath::h2d || path == OffloadPath::d2h;
@@ -36,11 +36,6 @@ std::vector<int> gpus_of(OffloadPath path, const Point &point) {
 }
 
 } // namespace
-
-std::uint64_t gemm_device_bytes(std::int64_t mnk) {
-  const auto n = static_cast<std::uint64_t>(std::max<std::int64_t>(mnk, 0));
-  return 2 * n * n * 2 /* A, B bf16 */ + n * n * 4 /* D fp32 */ + kGemmWorkspaceBytes;
-}
 
 std::vector<Axis> OffloadBenchmark::axes() const {
   std::vector<AxisValue> sizes;
@@ -156,7 +151,7 @@ std::optional<std::string> OffloadBenchmark::supported(const RunContext &ctx,
       return fmt::format("placement={} for GPU {}: {}", point.text("placement"), gpus[i], *why);
     double device_bytes = static_cast<double>(size_bytes) * device_buffers(path_);
     if (path_ == OffloadPath::with_gemm)
-      device_bytes += static_cast<double>(gemm_device_bytes(point.integer("gemm_mnk")));
+      device_bytes += static_cast<double>(gemm::gemm_load_device_bytes(point.integer("gemm_mnk")));
     if (device_bytes > kMaxDeviceMemoryShare * static_cast<double>(info.free_memory_bytes))
       return fmt::format("the point needs {} bytes of GPU memory, more than {:.0f}% of the {} "
                          "bytes free on GPU {} ({})",

@@ -82,7 +82,4 @@ std::unique_ptr<OffloadBenchmark> make_all_gpus_h2d();
 std::unique_ptr<OffloadBenchmark> make_all_gpus_d2h();
 std::unique_ptr<OffloadBenchmark> make_with_gemm();
 
-// Bytes of GPU memory the with_gemm point's GEMM needs (A, B bf16; D fp32; 32 MiB workspace).
-std::uint64_t gemm_device_bytes(std::int64_t mnk);
-
 } // namespace railgauge::offload

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <cuda_bf16.h>
-
 #include "harness/cuda/check.h"
 #include "harness/cuda/resources.h"
 #include "offload/pattern.h"
@@ -50,11 +48,6 @@ __global__ void count_wrong_kernel(const std::uint32_t *data, std::size_t words,
     mine += data[i] != pattern_word(i, seed) ? 1 : 0;
   if (mine > 0)
     atomicAdd(wrong, mine);
-}
-
-__global__ void seed_gemm_kernel(__nv_bfloat16 *dst, std::size_t elements, std::uint32_t seed) {
-  for (std::size_t i = first_index(); i < elements; i += grid_stride())
-    dst[i] = __float2bfloat16(static_cast<float>(gemm_input_value(i, seed)));
 }
 
 // A grid for the helper kernels (seed, check), whose speed does not matter.
@@ -105,13 +98,6 @@ std::uint64_t count_wrong_on_device(const void *data, std::size_t bytes, std::ui
       cudaMemcpyAsync(&count, wrong.get(), sizeof count, cudaMemcpyDeviceToHost, stream));
   RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
   return count;
-}
-
-void seed_gemm_input(void *bf16_data, std::size_t elements, std::uint32_t seed,
-                     cudaStream_t stream) {
-  seed_gemm_kernel<<<helper_blocks(elements), kThreadsPerBlock, 0, stream>>>(
-      static_cast<__nv_bfloat16 *>(bf16_data), elements, seed);
-  RAILGAUGE_CUDA_CALL(cudaGetLastError());
 }
 
 } // namespace railgauge::offload

@@ -30,8 +30,4 @@ void seed_pattern_on_device(void *dst, std::size_t bytes, std::uint32_t seed, cu
 std::uint64_t count_wrong_on_device(const void *data, std::size_t bytes, std::uint32_t seed,
                                     cudaStream_t stream);
 
-// The GEMM's inputs: `elements` bf16 values gemm_input_value(i, seed).
-void seed_gemm_input(void *bf16_data, std::size_t elements, std::uint32_t seed,
-                     cudaStream_t stream);
-
 } // namespace railgauge::offload

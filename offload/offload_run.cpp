@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gemm/cuda/gemm_load.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
@@ -23,7 +24,6 @@
 #include "memory/pinned_workers.h"
 #include "offload/common_window.h"
 #include "offload/gated_lanes_timer.h"
-#include "offload/gemm_load.h"
 #include "offload/offload_benchmark.h"
 #include "offload/offload_kernels.h"
 #include "offload/pattern.h"
@@ -522,7 +522,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   const std::uint32_t seed = seed_for(bytes, device, 0);
   gpu::Stream setup;
   prepare(transfer, seed, setup.get());
-  GemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")), setup.get());
+  gemm::GemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")), setup.get());
 
   // One lane and two phases: each work alone, then both together, repeated per call so that the
   // two lanes take about as long and overlap for most of a batch (the rest is cut off by the

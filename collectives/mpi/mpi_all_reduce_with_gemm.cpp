@@ -11,6 +11,7 @@
 
 #include "collectives/mpi/host_gemm_load.h"
 #include "collectives/mpi/mpi_collective.h"
+#include "collectives/with_gemm.h"
 #include "harness/run_context.h"
 
 namespace railgauge::collectives {
@@ -21,47 +22,12 @@ constexpr std::uint64_t kSeed = 2026;
 // operation is very much shorter than the other.
 constexpr int kMaxPerWindow = 1000;
 
-std::vector<Axis> with_gemm_axes() {
-  std::vector<Axis> axes;
-  // Out of place only: an in-place all_reduce repeated within a window would sum its own output
-  // until it overflows. World only: one all_reduce beside one GEMM per rank.
-  for (auto &a : collective_axes(Kind::all_reduce, false)) {
-    if (a.name == "in_place" || a.name == "groups" || a.name == "group_type")
-      continue;
-    if (a.name == "size_bytes")
-      a.defaults = {std::int64_t{1} << 20, std::int64_t{16} << 20};
-    axes.push_back(std::move(a));
-  }
-  axes.push_back({"gemm_mnk",
-                  AxisType::integer,
-                  "M = N = K of the fp32 OpenBLAS GEMM that runs beside the all_reduce",
-                  {std::int64_t{512}},
-                  {}});
-  return axes;
-}
-
-CollectivePoint read_with_gemm(const Point &point) {
-  CollectivePoint p;
-  p.kind = Kind::all_reduce;
-  p.size_bytes = static_cast<std::uint64_t>(point.integer("size_bytes"));
-  p.dtype = *parse_dtype(point.text("dtype"));
-  p.op = *parse_redop(point.text("op"));
-  p.iterations = static_cast<int>(point.integer("iterations"));
-  p.warmup = static_cast<int>(point.integer("warmup"));
-  p.timeout_s = point.real("timeout_s");
-  return p;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// What one measured window runs: `all_reduces` back to back on the main thread (the only one
-// that calls MPI: MPI_THREAD_FUNNELED) while a second thread runs `gemms` back to back.
-struct Window {
-  int all_reduces = 0;
-  int gemms = 0;
-};
+// A window (OverlapWindow, with_gemm.h) runs its all_reduces on the main thread (the only one
+// that calls MPI: MPI_THREAD_FUNNELED) while a second thread runs its GEMMs.
 
 // Per window, the max over ranks of each operation's time per call.
 struct WindowTimes {
@@ -82,12 +48,12 @@ public:
     return "MPI all_reduce on host memory concurrent with an fp32 OpenBLAS GEMM on every rank: "
            "each one's time alone and together (slowest rank), the slowdown of each, data checked";
   }
-  std::vector<Axis> axes() const override { return with_gemm_axes(); }
+  std::vector<Axis> axes() const override { return mpi_all_reduce_with_gemm_axes(); }
 
   std::optional<std::string> supported(const RunContext &, const Point &point) const override {
     if (auto why = host_gemm_unavailable_reason())
       return why;
-    const auto p = read_with_gemm(point);
+    const auto p = read_point(Kind::all_reduce, point);
     const int world = family_->world_size_hint();
     if (world < 2)
       return std::string(kNeedsRanks);
@@ -98,14 +64,14 @@ public:
   }
 
   Outcome run(RunContext &, const Point &point) override {
-    const auto p = read_with_gemm(point);
+    const auto p = read_point(Kind::all_reduce, point);
     auto &s = family_->session();
     MpiBuffers buffers(p, mpi_groups(s, p).front());
     buffers.fill(kSeed);
     HostGemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")));
     const std::string what = fmt::format("all_reduce of {} bytes beside a GEMM", p.size_bytes);
 
-    Window window;
+    OverlapWindow window;
     std::vector<double> all_reduce_s, gemm_s; // this rank's, per window, per call
     std::vector<MPI_Request> requests;
     const Operation op = [&] {
@@ -137,7 +103,7 @@ public:
       names.push_back(r);
     // The lockstep loop keeps the ranks' windows aligned; the times that count are each
     // operation's own, gathered afterwards.
-    const auto measure = [&](Window w) {
+    const auto measure = [&](OverlapWindow w) {
       window = w;
       all_reduce_s.clear();
       gemm_s.clear();
@@ -149,11 +115,7 @@ public:
       run_lockstep(world, timer, spec, op, names);
       const auto by_rank = [&](std::vector<double> mine) {
         mine.erase(mine.begin(), mine.begin() + p.warmup);
-        const auto all = world.all_gather(mine);
-        std::vector<std::vector<double>> out;
-        for (int r = 0; r < s.size(); ++r)
-          out.emplace_back(all.begin() + r * p.iterations, all.begin() + (r + 1) * p.iterations);
-        auto r = summarize_lockstep(out, names, s.rank());
+        auto r = summarize_gathered(world.all_gather(mine), p.iterations, names, s.rank());
         r.timer = std::string(timer.name());
         return r;
       };
@@ -167,20 +129,11 @@ public:
 
     const LockstepResult all_reduce_alone = measure({1, 0}).all_reduce;
     const LockstepResult gemm_alone = measure({0, 1}).gemm;
-    // Balance the window so that the two overlap for most of it: as many of the shorter
-    // operation as fit in one of the longer. Every rank has the same (gathered) times, so every
-    // rank runs the same number of all_reduces.
+    // Every rank has the same (gathered) times, so every rank runs the same window.
     const double ar_alone_s = all_reduce_alone.time_s.median;
     const double gemm_alone_s = gemm_alone.time_s.median;
-    Window balanced{1, 1};
-    if (gemm_alone_s >= ar_alone_s)
-      balanced.all_reduces =
-          std::clamp(static_cast<int>(std::lround(gemm_alone_s / ar_alone_s)), 1, kMaxPerWindow);
-    else
-      balanced.gemms =
-          std::clamp(static_cast<int>(std::lround(ar_alone_s / gemm_alone_s)), 1, kMaxPerWindow);
+    const OverlapWindow balanced = balance_window(ar_alone_s, gemm_alone_s, kMaxPerWindow);
     const WindowTimes both = measure(balanced);
-    const double ar_concurrent_s = both.all_reduce.time_s.median;
     const double gemm_concurrent_s = both.gemm.time_s.median;
 
     // The data check: fresh inputs, one window more (one all_reduce beside the GEMMs), every
@@ -201,19 +154,11 @@ public:
     Outcome out;
     // The record's own time and bandwidth are the all_reduce's beside the GEMM.
     out.metrics = collective_metrics(both.all_reduce, Kind::all_reduce, p.size_bytes, ranks);
-    out.metrics["allreduce_alone_s"] = ar_alone_s;
-    out.metrics["allreduce_concurrent_s"] = ar_concurrent_s;
-    out.metrics["gemm_alone_s"] = gemm_alone_s;
-    out.metrics["gemm_concurrent_s"] = gemm_concurrent_s;
-    // > 1: slower beside the other. calibrate turns the GEMM's into processor_usage.
-    out.metrics["gemm_slowdown"] = gemm_concurrent_s / gemm_alone_s;
-    out.metrics["collective_slowdown"] = ar_concurrent_s / ar_alone_s;
+    out.metrics.update(overlap_metrics(
+        {ar_alone_s, both.all_reduce.time_s.median, gemm_alone_s, gemm_concurrent_s}, p.size_bytes,
+        ranks));
     out.metrics["gemms_per_window"] = balanced.gemms;
     out.metrics["allreduces_per_window"] = balanced.all_reduces;
-    out.metrics["busbw_alone_gbytes_per_s"] =
-        bandwidth(Kind::all_reduce, p.size_bytes, ranks, ar_alone_s).busbw_gbytes_per_s;
-    out.metrics["busbw_concurrent_gbytes_per_s"] =
-        bandwidth(Kind::all_reduce, p.size_bytes, ranks, ar_concurrent_s).busbw_gbytes_per_s;
     out.metrics["gemm_alone_gflops"] = gemm.flops() / gemm_alone_s / 1e9;
     out.metrics["gemm_concurrent_gflops"] = gemm.flops() / gemm_concurrent_s / 1e9;
     out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
@@ -230,10 +175,8 @@ public:
     if (wrong_all > 0)
       problems.push_back(fmt::format("{} elements wrong over all ranks; this rank: {}", wrong_all,
                                      mine.describe("its output")));
-    if (gemm_wrong_all > 0)
-      problems.push_back(fmt::format(
-          "GEMM: {} sampled entries over all ranks differ from the exact product (this rank: {})",
-          gemm_wrong_all, gemm_wrong));
+    if (auto why = gemm_problem(static_cast<std::uint64_t>(gemm_wrong_all), gemm_wrong))
+      problems.push_back(*why);
     out.conclude_data_check(problems);
     return out;
   }

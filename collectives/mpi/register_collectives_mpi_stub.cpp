@@ -2,6 +2,7 @@
 
 #include "collectives/mpi/register_collectives_mpi.h"
 #include "collectives/waived_collective.h"
+#include "collectives/with_gemm.h"
 
 namespace railgauge::collectives {
 
@@ -13,8 +14,8 @@ void register_collectives_mpi(Registry &registry) {
   for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
     registry.add(make_waived_collective("collectives.mpi_textbook_" + std::string(to_string(kind)),
                                         kind, true, why));
-  registry.add(
-      make_waived_collective("collectives.mpi_all_reduce_with_gemm", Kind::all_reduce, false, why));
+  registry.add(make_waived_collective("collectives.mpi_all_reduce_with_gemm", Kind::all_reduce,
+                                      mpi_all_reduce_with_gemm_axes(), why));
 }
 
 } // namespace railgauge::collectives

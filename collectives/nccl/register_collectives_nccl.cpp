@@ -9,6 +9,7 @@ void register_collectives_nccl(Registry &registry) {
     registry.add(make_nccl_collective(kind));
   for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
     registry.add(make_nccl_textbook(kind));
+  registry.add(make_nccl_all_reduce_with_gemm());
 }
 
 } // namespace railgauge::collectives

@@ -5,11 +5,7 @@
 // the host tests, so what the tests check is what the GPU runs.
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define RAILGAUGE_HOST_DEVICE __host__ __device__
-#else
-#define RAILGAUGE_HOST_DEVICE
-#endif
+#include "harness/host_device.h"
 
 namespace railgauge::gemm {
 

@@ -2,8 +2,10 @@
 // says so), and a Calculon file that passes every structural rule of the format.
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 #include "analysis/calibrate/astra_network.h"
@@ -387,6 +389,28 @@ TEST(Samples, GroupSizeAndTierComeFromTheGroup) {
   EXPECT_NEAR(out.bandwidth_gbytes_per_s.value * out.efficiency.value / 10, 1.0, 0.01);
   EXPECT_NEAR(up.latency_s.value / 5e-6, 1.0, 0.01);
   EXPECT_NEAR(out.latency_s.value / 20e-6, 1.0, 0.01);
+}
+
+// collectives.nccl_all_reduce_with_gemm run per group type on the same two hosts: the tp
+// groups' GEMM slowdown (each group on one host) sets the NVLink domain's processor_usage, the
+// dp groups' (each over both hosts) the fabric's.
+TEST(Calibrate, AllReduceWithGemmSetsProcessorUsageOnItsGroupsTier) {
+  RunSet runs = tp_dp_run({4096, 262144, 16777216});
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string host = rank < 2 ? "a" : "b";
+    for (const auto &[type, index, slowdown] :
+         {std::tuple{"tp", rank / 2, 1.25}, std::tuple{"dp", rank % 2, 2.0}})
+      runs.runs[0].records.push_back(
+          rank_rec("collectives.nccl_all_reduce_with_gemm", "r1", rank, host,
+                   collective_params(1 << 20, 4, "tp=2+dp=rest", type, index, 2),
+                   {{"time_s", time_json(1e-4)}, {"gemm_slowdown", slowdown}}));
+  }
+  const Calibration c = calibrate(runs, Assumptions{}, {});
+  const auto &up = tier(c, kScaleUp);
+  const auto &out = tier(c, kScaleOut);
+  ASSERT_TRUE(up.processor_usage.measured && out.processor_usage.measured);
+  EXPECT_NEAR(up.processor_usage.value, 0.2, 1e-9);  // 1 - 1/1.25
+  EXPECT_NEAR(out.processor_usage.value, 0.5, 1e-9); // 1 - 1/2
 }
 
 TEST(Calibrate, OffloadIsFittedPerDirectionHostMemoryAndPlacement) {

@@ -206,6 +206,28 @@ class RunTest(unittest.TestCase):
         r = railgauge("list")
         self.assertIn("memory.host_triad", r.stdout)
 
+    def test_nccl_all_reduce_with_gemm_is_listed_and_waived_without_a_gpu(self):
+        if os.path.exists("/dev/nvidia0"):
+            self.skipTest("a GPU is here: nccl_gpu_tests (label gpu) run the benchmark")
+        key = "collectives.nccl_all_reduce_with_gemm"
+        r = railgauge("list", "--format", "json", "--filter", key)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        listing = json.loads(r.stdout)
+        self.assertEqual([b["key"] for b in listing], [key])
+        self.assertFalse(listing[0]["runs_here"])
+        self.assertIn("gemm_mnk", [a["name"] for a in listing[0]["axes"]])
+        r = railgauge("collectives", "--filter", key, "--out", self.out, "-q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        run_dir = only_run_dir(self.out)
+        self.assert_valid(run_dir)
+        records = records_of(run_dir)
+        self.assertTrue(records)
+        for rec in records:
+            self.assertEqual(rec["key"], key)
+            self.assertEqual(rec["status"], "waived")
+            # No GPU (or a build without NCCL): the reason says which.
+            self.assertRegex(rec["reason"], "no usable CUDA device|built without NCCL")
+
 
 class BadInputTest(unittest.TestCase):
     def setUp(self):

@@ -4,6 +4,7 @@
 // host's, the NCCL transport moves bytes, and every textbook algorithm is verified beside NCCL's
 // own collective (on two or more GPUs; on one, the waiver is checked). Fails, never skips, without
 // a GPU.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -110,6 +111,32 @@ TEST_F(NcclOnGpus, GroupSplitsRunOnTheGroupsCommunicators) {
   const Point concurrent = point_of(
       *bench, {{"groups", std::string("tp=1+dp=rest")}, {"group_type", std::string("concurrent")}});
   EXPECT_TRUE(bench->supported(ctx_, concurrent).has_value());
+}
+
+// The all_reduce beside a GEMM, on this machine's GPUs (a single-rank communicator on one GPU):
+// both data checks pass, the window is balanced, and neither operation runs faster beside the
+// other than alone, up to timing noise.
+TEST_F(NcclOnGpus, AllReduceWithGemmIsVerifiedAndSlowsNothingDown) {
+  auto bench = make_nccl_all_reduce_with_gemm();
+  const Point p = point_of(*bench, {{"size_bytes", std::int64_t{16} << 20},
+                                    {"gemm_mnk", std::int64_t{2048}},
+                                    {"iterations", std::int64_t{10}}});
+  ASSERT_FALSE(bench->supported(ctx_, p).has_value()) << *bench->supported(ctx_, p);
+  const Outcome out = bench->run(ctx_, p);
+  ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+  const auto &m = out.metrics;
+  EXPECT_TRUE(m.at("verified").get<bool>());
+  EXPECT_EQ(m.at("wrong_elements"), 0);
+  EXPECT_EQ(m.at("gemm_wrong_samples"), 0);
+  EXPECT_EQ(m.at("gate_timeouts"), 0);
+  EXPECT_GE(m.at("gemm_slowdown").get<double>(), 0.9);
+  EXPECT_GE(m.at("collective_slowdown").get<double>(), 0.9);
+  EXPECT_GT(m.at("gemm_alone_tflops").get<double>(), 0);
+  EXPECT_GE(m.at("gemms_per_call").get<int>(), 1);
+  EXPECT_GE(m.at("allreduces_per_call").get<int>(), 1);
+  EXPECT_EQ(std::min(m.at("gemms_per_call").get<int>(), m.at("allreduces_per_call").get<int>()), 1)
+      << "one of the longer operation per window";
+  EXPECT_EQ(out.derived_params.at("group_size"), gpus_);
 }
 
 // Inputs that make rounding, overflow and ties matter: fractions that 16-bit floats round,

@@ -1,0 +1,311 @@
+// collectives.nccl_all_reduce_with_gemm (compiled only with NCCL and CUDA): how much an NCCL
+// all_reduce and a cuBLASLt GEMM on the same GPU slow each other down, the figure behind
+// Calculon's networks[i].processor_usage. The GPU counterpart of mpi_all_reduce_with_gemm, with
+// offload.with_gemm's method (with_gemm.h): each alone, then both in balanced windows.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "collectives/collective_point.h"
+#include "collectives/nccl/nccl_collective.h"
+#include "collectives/nccl/nccl_group.h"
+#include "collectives/nccl/nccl_point.h"
+#include "collectives/with_gemm.h"
+#include "collectives/wrong_elements.h"
+#include "gemm/cuda/gemm_load.h"
+#include "harness/cuda/blocking_kernel.h"
+#include "harness/cuda/check.h"
+#include "harness/cuda/resources.h"
+#include "harness/run_context.h"
+
+namespace railgauge::collectives {
+namespace {
+
+constexpr std::uint64_t kSeed = 2029;
+constexpr std::string_view kKey = "collectives.nccl_all_reduce_with_gemm";
+// At most this many of the shorter operation per window. Every launch of a window queues behind
+// the gate, and a stream holds on the order of a thousand pending launches (a cuBLASLt matmul
+// can be more than one kernel); beyond that the host would wait for a GPU that waits for it.
+constexpr int kMaxPerWindow = 128;
+// The gate holds the streams only while the host enqueues one window.
+constexpr double kGateTimeoutS = 10;
+constexpr std::int64_t kMaxGemmMnk = 16384;
+
+// One local GPU's part of a point: its communicator, the all_reduce's buffers, the GEMM on a
+// second stream, the events of a window and the gate that holds both streams while the host
+// enqueues it. Constructed with the GPU current.
+struct LocalGpu {
+  LocalGpu(int device_index, LocalGroup where, std::size_t bytes, int mnk)
+      : device(device_index), group(std::move(where)), send(bytes), recv(bytes),
+        gemm(mnk, gemm_stream.get()) {}
+
+  int device;
+  LocalGroup group;
+  gpu::DeviceBuffer send, recv;
+  gpu::Stream gemm_stream;
+  gemm::GemmLoad gemm;
+  gpu::Event start, all_reduce_stop, gemm_stop;
+  gpu::BlockingKernel gate;
+  // Per timed window: from the window's start to each operation's end.
+  std::vector<double> all_reduce_window_s, gemm_window_s;
+};
+
+using LocalGpus = std::vector<std::unique_ptr<LocalGpu>>;
+
+// Releases every gate when a window's enqueue ends, an exception included, so a failed enqueue
+// never leaves a GPU spinning until the gate's timeout.
+class GateRelease {
+public:
+  explicit GateRelease(LocalGpus &gpus) : gpus_(gpus) {}
+  ~GateRelease() {
+    for (auto &g : gpus_)
+      g->gate.release();
+  }
+  GateRelease(const GateRelease &) = delete;
+  GateRelease &operator=(const GateRelease &) = delete;
+
+private:
+  LocalGpus &gpus_;
+};
+
+double elapsed_s(const gpu::Event &from, const gpu::Event &to) {
+  float ms = 0;
+  RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&ms, from.get(), to.get()));
+  return ms * 1e-3;
+}
+
+// Enqueues one window on every local GPU: `w.all_reduces` all_reduces on the session's (NCCL)
+// stream and `w.gemms` GEMMs on the GPU's second stream, both behind one gate, so that they
+// start together and the launches' host cost is not timed. The GEMM stream then joins the NCCL
+// stream, so that the session's watchdog wait covers the GEMMs too.
+void enqueue_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, std::size_t count,
+                    const OverlapWindow &w) {
+  GateRelease release(gpus);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    LocalGpu &g = *gpus[i];
+    gpu::DeviceGuard guard(g.device);
+    g.gate.block(s.stream(i), kGateTimeoutS);
+    RAILGAUGE_CUDA_CALL(cudaEventRecord(g.start.get(), s.stream(i)));
+    RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(g.gemm_stream.get(), g.start.get(), 0));
+  }
+  for (int k = 0; k < w.all_reduces; ++k) {
+    NcclGroup group; // one all_reduce of every local GPU, as nccl_collective enqueues it
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      LocalGpu &g = *gpus[i];
+      check_nccl(ncclAllReduce(g.send.get(), g.recv.get(), count, nccl_type(p.dtype), nccl_op(p.op),
+                               g.group.comm, s.stream(i)),
+                 "ncclAllReduce");
+    }
+    group.end();
+  }
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    LocalGpu &g = *gpus[i];
+    gpu::DeviceGuard guard(g.device);
+    for (int k = 0; k < w.gemms; ++k)
+      g.gemm.enqueue(g.gemm_stream.get());
+    RAILGAUGE_CUDA_CALL(cudaEventRecord(g.all_reduce_stop.get(), s.stream(i)));
+    RAILGAUGE_CUDA_CALL(cudaEventRecord(g.gemm_stop.get(), g.gemm_stream.get()));
+    RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(s.stream(i), g.gemm_stop.get(), 0));
+  }
+}
+
+// Times one window (the Operation is enqueue_window): waits for it under the session's
+// watchdog, then keeps each local GPU's time of each operation. The iteration's time, which
+// run_lockstep summarises but this benchmark does not report, is the longest of them.
+class WindowTimer final : public IterationTimer {
+public:
+  WindowTimer(NcclSession &s, LocalGpus &gpus, std::string what, double timeout_s)
+      : s_(s), gpus_(gpus), what_(std::move(what)), timeout_s_(timeout_s) {}
+  std::string_view name() const override { return "cuda_event"; }
+  double time_one_s(const Operation &op) override {
+    op();
+    s_.wait(what_, timeout_s_);
+    double longest = 0;
+    for (auto &g : gpus_) {
+      gate_timeouts_ += g->gate.timed_out() ? 1 : 0;
+      g->all_reduce_window_s.push_back(elapsed_s(g->start, g->all_reduce_stop));
+      g->gemm_window_s.push_back(elapsed_s(g->start, g->gemm_stop));
+      longest = std::max({longest, g->all_reduce_window_s.back(), g->gemm_window_s.back()});
+    }
+    return longest;
+  }
+  double time_back_to_back_s(const Operation &, int) override {
+    throw std::logic_error("WindowTimer: windows are timed one at a time (no back-to-back pass)");
+  }
+  int gate_timeouts() const { return gate_timeouts_; }
+
+private:
+  NcclSession &s_;
+  LocalGpus &gpus_;
+  std::string what_;
+  double timeout_s_;
+  int gate_timeouts_ = 0;
+};
+
+// Per window, the max over ranks of each operation's time per call.
+struct WindowTimes {
+  LockstepResult all_reduce, gemm;
+};
+
+class NcclAllReduceWithGemm final : public Benchmark {
+public:
+  std::string_view key() const override { return kKey; }
+  std::string_view description() const override {
+    return "NCCL all_reduce concurrent with a bf16 cuBLASLt GEMM on the same GPU (two streams): "
+           "each one's time alone and together (slowest rank), the slowdown of each, data checked";
+  }
+  std::vector<Axis> axes() const override { return nccl_all_reduce_with_gemm_axes(); }
+
+  std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
+    if (const auto mnk = point.integer("gemm_mnk"); mnk < 1 || mnk > kMaxGemmMnk)
+      return fmt::format("gemm_mnk {} is outside 1..{}", mnk, kMaxGemmMnk);
+    return nccl_point_problem(ctx, read_point(Kind::all_reduce, point));
+  }
+
+  Outcome run(RunContext &ctx, const Point &point) override {
+    const auto p = read_point(Kind::all_reduce, point);
+    NcclSession &s = open_nccl_session(session_, ctx, std::string(kKey), p.timeout_s);
+    const auto groups = local_groups(s, p);
+    const int n = groups.front().size; // every group of a type has the axis's size
+    const std::size_t elt = element_bytes(p.dtype);
+    const auto c = *counts_for(Kind::all_reduce, p.size_bytes, elt, n);
+    const int mnk = static_cast<int>(point.integer("gemm_mnk"));
+    LocalGpus gpus;
+    for (std::size_t i = 0; i < s.local_count(); ++i) {
+      gpu::DeviceGuard guard(s.device(i));
+      gpus.push_back(std::make_unique<LocalGpu>(s.device(i), groups[i], c.count * elt, mnk));
+    }
+    DrainOnFailure drain_on_failure(s, p.timeout_s);
+    // Out of place: the inputs stay as filled, so every window reduces the same data.
+    const auto fill = [&] {
+      std::vector<std::byte> host(c.count * elt);
+      for (std::size_t i = 0; i < gpus.size(); ++i) {
+        std::memset(host.data(), 0xff, host.size());
+        upload(s, i, gpus[i]->recv.get(), host.data(), host.size());
+        fill_input(p.dtype, p.op, kSeed, gpus[i]->group.rank, n, 0, host.data(), c.count);
+        upload(s, i, gpus[i]->send.get(), host.data(), host.size());
+      }
+    };
+    fill();
+
+    OverlapWindow window;
+    const Operation op = [&] { enqueue_window(s, gpus, p, c.count, window); };
+    WindowTimer timer(s, gpus,
+                      fmt::format("all_reduce of {} bytes beside {}^3 GEMMs", p.size_bytes, mnk),
+                      p.timeout_s);
+    // The lockstep group drains the session's streams before each barrier (the GEMM streams
+    // have joined them) through an NCCL iteration timer of its own.
+    NcclIterationTimer drainer(s, "the previous window", p.timeout_s);
+    NcclLockstepGroup group(ctx, drainer, fmt::format("lockstep/{}/{}", kKey, point.label()),
+                            p.timeout_s);
+    LockstepSpec spec;
+    spec.warmup = p.warmup;
+    spec.iterations = p.iterations;
+    spec.back_to_back_pass = false;
+    // Rows in world-rank order: a process's GPUs are consecutive ranks, one row each.
+    const auto slowest_rank = [&](std::vector<double> LocalGpu::*times, int per_window) {
+      std::vector<double> mine;
+      for (auto &g : gpus)
+        for (double t : (*g).*times)
+          mine.push_back(t / per_window);
+      auto r = summarize_gathered(group.all_gather(mine), p.iterations, {}, s.rank(0));
+      r.timer = std::string(timer.name());
+      return r;
+    };
+    const auto measure = [&](OverlapWindow w) {
+      window = w;
+      for (auto &g : gpus) {
+        g->all_reduce_window_s.clear();
+        g->gemm_window_s.clear();
+      }
+      run_lockstep(group, timer, spec, op);
+      WindowTimes t;
+      if (w.all_reduces > 0)
+        t.all_reduce = slowest_rank(&LocalGpu::all_reduce_window_s, w.all_reduces);
+      if (w.gemms > 0)
+        t.gemm = slowest_rank(&LocalGpu::gemm_window_s, w.gemms);
+      return t;
+    };
+
+    const double ar_alone_s = measure({1, 0}).all_reduce.time_s.median;
+    const double gemm_alone_s = measure({0, 1}).gemm.time_s.median;
+    // Every rank has the same (gathered) times, so every rank runs the same window.
+    const OverlapWindow balanced = balance_window(ar_alone_s, gemm_alone_s, kMaxPerWindow);
+    const WindowTimes both = measure(balanced);
+    const double gemm_concurrent_s = both.gemm.time_s.median;
+
+    // The data check: fresh inputs and one window more (one all_reduce beside the GEMMs); every
+    // GPU's output compared, and the GEMM's sampled entries against the exact product.
+    fill();
+    window = {1, balanced.gemms};
+    op();
+    drainer.drain();
+    CheckResult check;
+    std::vector<double> wrong_per_gpu, gemm_wrong_per_gpu;
+    std::uint64_t gemm_wrong_mine = 0;
+    for (auto &g : gpus) {
+      gpu::DeviceGuard guard(g->device);
+      std::vector<std::byte> host(g->recv.bytes());
+      RAILGAUGE_CUDA_CALL(
+          cudaMemcpy(host.data(), g->recv.get(), host.size(), cudaMemcpyDeviceToHost));
+      const auto one = check_elements(p.dtype, host.data(), c.count, 0, [&](std::uint64_t i) {
+        return reduced_value(p.dtype, p.op, kSeed, n, i);
+      });
+      wrong_per_gpu.push_back(static_cast<double>(one.wrong));
+      check.add(one);
+      const std::uint64_t gemm_wrong = g->gemm.count_wrong(g->gemm_stream.get());
+      gemm_wrong_per_gpu.push_back(static_cast<double>(gemm_wrong));
+      gemm_wrong_mine += gemm_wrong;
+    }
+    const auto wrong = wrong_across_ranks(group.all_gather(wrong_per_gpu));
+    const auto gemm_wrong_all = wrong_across_ranks(group.all_gather(gemm_wrong_per_gpu)).total;
+
+    Outcome out;
+    // The record's own time and bandwidth are the all_reduce's beside the GEMM.
+    out.metrics = collective_metrics(both.all_reduce, Kind::all_reduce, p.size_bytes, n);
+    out.metrics.update(overlap_metrics(
+        {ar_alone_s, both.all_reduce.time_s.median, gemm_alone_s, gemm_concurrent_s}, p.size_bytes,
+        n));
+    const double flops = gpus.front()->gemm.flops();
+    out.metrics["gemm_alone_tflops"] = flops / gemm_alone_s / 1e12;
+    out.metrics["gemm_concurrent_tflops"] = flops / gemm_concurrent_s / 1e12;
+    out.metrics["gemms_per_call"] = balanced.gemms;
+    out.metrics["allreduces_per_call"] = balanced.all_reduces;
+    out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
+    out.metrics["gate_timeouts"] = timer.gate_timeouts();
+    if (timer.gate_timeouts() > 0)
+      out.metrics["note"] = fmt::format(
+          "the gate gave up waiting for the host {} times: those windows timed the launches too",
+          timer.gate_timeouts());
+    out.metrics["wrong_elements_this_process"] = check.wrong;
+    add_wrong_elements(out.metrics, wrong);
+    out.metrics["gemm_wrong_samples"] = gemm_wrong_all;
+    add_nccl_identity(out.metrics);
+    add_group_params(out.derived_params,
+                     {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
+    out.derived_params.update(
+        {{"gemm_dtype", "bf16 in, fp32 accumulate and out"}, {"in_place", "out_of_place"}});
+    std::vector<std::string> problems;
+    if (auto why = wrong_problem(wrong, check))
+      problems.push_back(*why);
+    if (auto why = gemm_problem(gemm_wrong_all, gemm_wrong_mine))
+      problems.push_back(*why);
+    out.conclude_data_check(problems);
+    return out;
+  }
+
+private:
+  std::unique_ptr<NcclSession> session_;
+};
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_nccl_all_reduce_with_gemm() {
+  return std::make_unique<NcclAllReduceWithGemm>();
+}
+
+} // namespace railgauge::collectives

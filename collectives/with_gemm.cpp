@@ -1,0 +1,104 @@
+#include "collectives/with_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "collectives/bus_bandwidth.h"
+#include "collectives/collective_point.h"
+
+namespace railgauge::collectives {
+
+namespace {
+
+std::vector<Axis> all_reduce_with_gemm_axes(bool with_groups, std::vector<AxisValue> sizes_bytes,
+                                            std::string gemm_help, std::int64_t gemm_mnk) {
+  std::vector<Axis> axes;
+  for (auto &a : collective_axes(Kind::all_reduce, false)) {
+    if (a.name == "in_place")
+      continue;
+    if (!with_groups && (a.name == "groups" || a.name == "group_type"))
+      continue;
+    if (a.name == "size_bytes")
+      a.defaults = sizes_bytes;
+    axes.push_back(std::move(a));
+  }
+  axes.push_back({"gemm_mnk", AxisType::integer, std::move(gemm_help), {gemm_mnk}, {}});
+  return axes;
+}
+
+} // namespace
+
+std::vector<Axis> mpi_all_reduce_with_gemm_axes() {
+  return all_reduce_with_gemm_axes(
+      false, {std::int64_t{1} << 20, std::int64_t{16} << 20},
+      "M = N = K of the fp32 OpenBLAS GEMM that runs beside the all_reduce", 512);
+}
+
+std::vector<Axis> nccl_all_reduce_with_gemm_axes() {
+  // Defaults that keep a `railgauge run` quick: a 4096^3 bf16 GEMM is about 0.14 TFLOP, a few
+  // hundred microseconds on an H100, as long as a 16 MiB all_reduce over NVLink.
+  return all_reduce_with_gemm_axes(
+      true, {std::int64_t{1} << 20, std::int64_t{16} << 20},
+      "M = N = K of the bf16 cuBLASLt GEMM (fp32 output) that runs beside the all_reduce on "
+      "each GPU",
+      4096);
+}
+
+OverlapWindow balance_window(double all_reduce_alone_s, double gemm_alone_s, int max_per_window) {
+  const auto positive = [](double s) { return std::isfinite(s) && s > 0; };
+  if (!positive(all_reduce_alone_s) || !positive(gemm_alone_s) || max_per_window < 1)
+    throw std::invalid_argument(fmt::format(
+        "balance_window: times must be positive (all_reduce {} s, GEMM {} s), at most {} a window",
+        all_reduce_alone_s, gemm_alone_s, max_per_window));
+  const auto fit = [&](double longer_s, double shorter_s) {
+    const double n = std::round(longer_s / shorter_s);
+    return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(max_per_window)));
+  };
+  if (gemm_alone_s >= all_reduce_alone_s)
+    return {fit(gemm_alone_s, all_reduce_alone_s), 1};
+  return {1, fit(all_reduce_alone_s, gemm_alone_s)};
+}
+
+LockstepResult summarize_gathered(const std::vector<double> &all, int iterations,
+                                  std::span<const int> rank_names, int own_rank) {
+  const auto row = static_cast<std::size_t>(iterations);
+  if (iterations < 1 || all.empty() || all.size() % row != 0)
+    throw std::invalid_argument(fmt::format(
+        "summarize_gathered: {} values are not whole rows of {} iterations", all.size(), row));
+  std::vector<std::vector<double>> by_rank;
+  for (auto it = all.begin(); it != all.end(); it += static_cast<std::ptrdiff_t>(row))
+    by_rank.emplace_back(it, it + static_cast<std::ptrdiff_t>(row));
+  return summarize_lockstep(by_rank, rank_names, own_rank);
+}
+
+nlohmann::json overlap_metrics(const OverlapTimes &t, std::uint64_t size_bytes, int group_ranks) {
+  const auto ratio = [](double num, double den) {
+    return den > 0 && num > 0 ? nlohmann::json(num / den) : nlohmann::json(nullptr);
+  };
+  const auto busbw = [&](double time_s) {
+    return time_s > 0 ? nlohmann::json(bandwidth(Kind::all_reduce, size_bytes, group_ranks, time_s)
+                                           .busbw_gbytes_per_s)
+                      : nlohmann::json(nullptr);
+  };
+  return {{"allreduce_alone_s", t.all_reduce_alone_s},
+          {"allreduce_concurrent_s", t.all_reduce_concurrent_s},
+          {"gemm_alone_s", t.gemm_alone_s},
+          {"gemm_concurrent_s", t.gemm_concurrent_s},
+          {"gemm_slowdown", ratio(t.gemm_concurrent_s, t.gemm_alone_s)},
+          {"collective_slowdown", ratio(t.all_reduce_concurrent_s, t.all_reduce_alone_s)},
+          {"busbw_alone_gbytes_per_s", busbw(t.all_reduce_alone_s)},
+          {"busbw_concurrent_gbytes_per_s", busbw(t.all_reduce_concurrent_s)}};
+}
+
+std::optional<std::string> gemm_problem(std::uint64_t wrong_all, std::uint64_t wrong_mine) {
+  if (wrong_all == 0)
+    return std::nullopt;
+  return fmt::format(
+      "GEMM: {} sampled entries over all ranks differ from the exact product (this rank: {})",
+      wrong_all, wrong_mine);
+}
+
+} // namespace railgauge::collectives
