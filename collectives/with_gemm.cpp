@@ -8,6 +8,7 @@
 
 #include "collectives/bus_bandwidth.h"
 #include "collectives/collective_point.h"
+#include "harness/balance_repeats.h"
 
 namespace railgauge::collectives {
 
@@ -48,18 +49,8 @@ std::vector<Axis> nccl_all_reduce_with_gemm_axes() {
 }
 
 OverlapWindow balance_window(double all_reduce_alone_s, double gemm_alone_s, int max_per_window) {
-  const auto positive = [](double s) { return std::isfinite(s) && s > 0; };
-  if (!positive(all_reduce_alone_s) || !positive(gemm_alone_s) || max_per_window < 1)
-    throw std::invalid_argument(fmt::format(
-        "balance_window: times must be positive (all_reduce {} s, GEMM {} s), at most {} a window",
-        all_reduce_alone_s, gemm_alone_s, max_per_window));
-  const auto fit = [&](double longer_s, double shorter_s) {
-    const double n = std::round(longer_s / shorter_s);
-    return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(max_per_window)));
-  };
-  if (gemm_alone_s >= all_reduce_alone_s)
-    return {fit(gemm_alone_s, all_reduce_alone_s), 1};
-  return {1, fit(all_reduce_alone_s, gemm_alone_s)};
+  const RepeatsPerCall r = balance_repeats(all_reduce_alone_s, gemm_alone_s, max_per_window);
+  return {r.first, r.second};
 }
 
 LockstepResult summarize_gathered(const std::vector<double> &all, int iterations,

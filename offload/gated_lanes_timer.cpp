@@ -12,21 +12,19 @@
 #include "harness/cuda/resources.h"
 #include "harness/error.h"
 #include "memory/pinned_workers.h"
-#include "offload/common_window.h"
 
 namespace railgauge::offload {
 namespace {
 
-// Progress events per lane and batch, the stop event included: enough to use all but a sixteenth
-// of the common window, few enough not to slow a batch of small copies.
-constexpr std::int64_t kMarksPerBatch = 16;
+// Launches one lane's stream holds behind its blocking kernel (see blocking_kernel.h on the
+// launch queue): timed calls and padding together.
+constexpr std::int64_t kMaxQueuedLaunches = 256;
 
 } // namespace
 
 struct GatedLanesTimer::State {
   gpu::Stream stream;
-  gpu::Event start, stop;
-  std::vector<gpu::Event> marks = std::vector<gpu::Event>(kMarksPerBatch - 1);
+  gpu::Event start, stop, padded_end;
   gpu::BlockingKernel gate;
   std::vector<double> samples_s;
   std::exception_ptr error;
@@ -48,6 +46,14 @@ cudaStream_t GatedLanesTimer::stream(std::size_t lane) const {
   return states_.at(lane)->stream.get();
 }
 
+std::int64_t GatedLanesTimer::max_batch() const {
+  int launches = 1;
+  for (const Lane &lane : lanes_)
+    launches = std::max(launches, lane.launches_per_call);
+  const std::int64_t calls = kMaxQueuedLaunches / launches / (lanes_.size() > 1 ? 2 : 1);
+  return std::max<std::int64_t>(calls, 1);
+}
+
 const std::vector<double> &GatedLanesTimer::lane_samples_s(std::size_t lane) const {
   return states_.at(lane)->samples_s;
 }
@@ -64,8 +70,8 @@ Operation GatedLanesTimer::every_lane_once() {
 double GatedLanesTimer::time_batch_s(const Operation &, std::int64_t batch) {
   const std::size_t n = lanes_.size();
   std::latch enqueued(static_cast<std::ptrdiff_t>(n));
-  // One lane needs no window: its batch is its own.
-  const std::vector<std::int64_t> marked = marked_calls(batch, n > 1 ? kMarksPerBatch : 1);
+  // One lane needs no padding: nothing else runs beside it.
+  const std::int64_t padding = n > 1 ? padding_calls(batch, last_spans_, max_batch()) : 0;
   std::vector<std::thread> threads;
   threads.reserve(n);
   for (auto &state : states_)
@@ -82,13 +88,12 @@ double GatedLanesTimer::time_batch_s(const Operation &, std::int64_t batch) {
         RAILGAUGE_CUDA_CALL(cudaSetDevice(lane.device));
         s.gate.block(s.stream.get(), spin_timeout_s_);
         RAILGAUGE_CUDA_CALL(cudaEventRecord(s.start.get(), s.stream.get()));
-        std::size_t next_mark = 0;
-        for (std::int64_t i = 1; i <= batch; ++i) {
+        for (std::int64_t i = 0; i < batch; ++i)
           lane.enqueue_one(s.stream.get());
-          if (i == marked[next_mark] && i < batch)
-            RAILGAUGE_CUDA_CALL(cudaEventRecord(s.marks[next_mark++].get(), s.stream.get()));
-        }
         RAILGAUGE_CUDA_CALL(cudaEventRecord(s.stop.get(), s.stream.get()));
+        for (std::int64_t i = 0; i < padding; ++i)
+          lane.enqueue_one(s.stream.get());
+        RAILGAUGE_CUDA_CALL(cudaEventRecord(s.padded_end.get(), s.stream.get()));
         enqueued.count_down();
         counted = true;
         // Returns once the coordinator has released every gate and this lane's work is done.
@@ -123,28 +128,23 @@ double GatedLanesTimer::time_batch_s(const Operation &, std::int64_t batch) {
           "timed the launches; lower min_sample_s",
           k, lanes_[k].device, spin_timeout_s_, batch));
   }
-  std::vector<std::vector<CallMark>> marks(n);
+  const auto seconds = [](cudaEvent_t from, cudaEvent_t to) {
+    float elapsed_ms = 0;
+    RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&elapsed_ms, from, to));
+    return static_cast<double>(elapsed_ms) * 1e-3;
+  };
+  std::vector<LaneSpan> spans;
+  double slowest_s = 0;
   for (std::size_t k = 0; k < n; ++k) {
     State &s = *states_[k];
     const gpu::DeviceGuard guard(lanes_[k].device);
-    for (std::size_t m = 0; m < marked.size(); ++m) {
-      const cudaEvent_t end = m + 1 == marked.size() ? s.stop.get() : s.marks[m].get();
-      float elapsed_ms = 0;
-      RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&elapsed_ms, s.start.get(), end));
-      marks[k].push_back({marked[m], static_cast<double>(elapsed_ms) * 1e-3});
-    }
+    spans.push_back(
+        {seconds(s.start.get(), s.stop.get()), seconds(s.start.get(), s.padded_end.get())});
+    s.samples_s.push_back(spans.back().stop_s / static_cast<double>(batch));
+    slowest_s = std::max(slowest_s, spans.back().stop_s);
   }
-  const CommonWindow window = common_window(marks);
-  double slowest_s = 0;
-  bool outside = false;
-  for (std::size_t k = 0; k < n; ++k) {
-    const WindowedLane &lane = window.lanes[k];
-    states_[k]->samples_s.push_back(lane.seconds / static_cast<double>(lane.calls));
-    outside = outside || !lane.inside_window;
-    slowest_s = std::max(slowest_s, marks[k].back().end_s);
-  }
-  overlap_fractions_.push_back(window.overlap_fraction);
-  batches_outside_window_ += outside ? 1 : 0;
+  contention_fractions_.push_back(contention_fraction(spans));
+  last_spans_ = std::move(spans);
   return slowest_s;
 }
 

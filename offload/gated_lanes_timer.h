@@ -11,9 +11,9 @@
 // a microsecond, plus a PCIe read of the release flag). The batch's time is the slowest lane's.
 //
 // Lanes rarely finish together, and a lane that runs its tail alone runs it faster. With more
-// than one lane, each lane records a few progress events per batch (offload/common_window.h), and
-// its sample is its time per call over the calls it completed before the first lane finished: the
-// rate it achieved beside the others, not its batch average.
+// than one lane, each lane enqueues untimed padding calls after its stop event, as many as the
+// last batch's imbalance calls for (offload/lane_contention.h), so that every lane's timed calls
+// run beside the others' work throughout; contention_fractions() says whether they did.
 //
 //   GatedLanesTimer timer(topology, {{gpu, pu, [&](cudaStream_t s) { copy(s); }}, ...});
 //   const Measurement m = ctx.measure(timer, timer.every_lane_once());
@@ -32,6 +32,7 @@
 #include <hwloc.h>
 
 #include "harness/measure.h"
+#include "offload/lane_contention.h"
 
 namespace railgauge::offload {
 
@@ -39,6 +40,7 @@ struct Lane {
   int device = 0;
   std::optional<unsigned> pu;                    // PU (OS index) the lane's thread is pinned to
   std::function<void(cudaStream_t)> enqueue_one; // one call of the lane's work, asynchronous
+  int launches_per_call = 1; // kernels and copies one call enqueues (they queue behind the gate)
 };
 
 class GatedLanesTimer final : public Timer {
@@ -50,21 +52,20 @@ public:
 
   std::string_view name() const override { return "cuda_event_lanes"; }
   double time_batch_s(const Operation &op, std::int64_t batch) override;
-  // Each lane's stream holds at most this many launches behind its blocking kernel.
-  std::int64_t max_batch() const override { return 256; }
+  // Each lane's stream holds at most 256 launches behind its blocking kernel: the batch's and,
+  // with several lanes, as many again of padding.
+  std::int64_t max_batch() const override;
 
   // Runs every lane's work once, each on its stream, from the calling thread: the warm-up.
   Operation every_lane_once();
   cudaStream_t stream(std::size_t lane) const;
   std::size_t lanes() const { return lanes_.size(); }
-  // Seconds per call of lane `lane` inside the batch's common window, one per batch timed since
-  // the timer was made.
+  // Seconds per call of lane `lane`, one per batch timed since the timer was made (the sizing
+  // call and warm-up batches included: take the last Measurement::samples_s.size()).
   const std::vector<double> &lane_samples_s(std::size_t lane) const;
-  // Per batch: the common window over the slowest lane's time (1.0 with one lane).
-  const std::vector<double> &overlap_fractions() const { return overlap_fractions_; }
-  // Batches in which some lane completed no marked call inside the common window (its sample then
-  // includes time it ran alone).
-  std::int64_t batches_outside_window() const { return batches_outside_window_; }
+  // Per batch, the same way: the worst lane's share of its timed span during which every other
+  // lane still ran (contention_fraction; 1.0 with one lane).
+  const std::vector<double> &contention_fractions() const { return contention_fractions_; }
 
 private:
   struct State;
@@ -72,8 +73,8 @@ private:
   std::vector<Lane> lanes_;
   double spin_timeout_s_;
   std::vector<std::unique_ptr<State>> states_;
-  std::vector<double> overlap_fractions_;
-  std::int64_t batches_outside_window_ = 0;
+  std::vector<double> contention_fractions_;
+  std::vector<LaneSpan> last_spans_; // the last batch's, for the next batch's padding
 };
 
 } // namespace railgauge::offload

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "gemm/cuda/gemm_load.h"
+#include "harness/balance_repeats.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
@@ -22,7 +23,6 @@
 #include "harness/stats.h"
 #include "memory/host_buffer.h"
 #include "memory/pinned_workers.h"
-#include "offload/common_window.h"
 #include "offload/gated_lanes_timer.h"
 #include "offload/offload_benchmark.h"
 #include "offload/offload_kernels.h"
@@ -32,6 +32,10 @@
 
 namespace railgauge::offload {
 namespace {
+
+// The most copies or GEMMs one call of offload.with_gemm repeats: each is a launch queued behind
+// the call's gate, and a lane holds at most 256 launches, padding included.
+constexpr int kMaxRepeatsPerCall = 64;
 
 // How often the GPU's clocks, power and PCIe link are sampled while a point runs.
 constexpr std::chrono::milliseconds kMonitorPeriod{50};
@@ -87,20 +91,28 @@ std::uint32_t seed_for(std::size_t bytes, int device, int buffer) {
          static_cast<std::uint32_t>(buffer + 1) * 0x27d4eb2du;
 }
 
-// The median of a lane's per-call samples without the first one, which is the measurement core's
-// batch-sizing call (one call, not a batch).
-double lane_median_s(const std::vector<double> &samples) {
-  if (samples.size() <= 1)
-    return samples.empty() ? 0.0 : samples.front();
-  return summarize(std::span<const double>(samples).subspan(1)).median;
+// The batches `m`'s samples came from: the last m.samples_s.size() of a per-batch series of a
+// GatedLanesTimer, which also saw the batch-sizing call and any warm-up batches before them.
+std::span<const double> timed_batches(const std::vector<double> &series, const Measurement &m) {
+  const std::size_t n = std::min(series.size(), m.samples_s.size());
+  return std::span<const double>(series).subspan(series.size() - n);
 }
 
-// How far the lanes of a multi-lane point ran side by side (offload/common_window.h): the median
-// over the timed batches of the common window's share of the batch, and how many batches had a
-// lane that completed nothing inside it.
-nlohmann::json window_metrics(const GatedLanesTimer &timer) {
-  return {{"lanes_overlap_fraction", lane_median_s(timer.overlap_fractions())},
-          {"batches_with_a_lane_outside_window", timer.batches_outside_window()}};
+// Lane `lane`'s median seconds per call over the timed batches.
+double lane_median_s(const GatedLanesTimer &timer, std::size_t lane, const Measurement &m) {
+  const auto timed = timed_batches(timer.lane_samples_s(lane), m);
+  return timed.empty() ? 0.0 : summarize(timed).median;
+}
+
+// Whether the lanes of a multi-lane point were measured in contention throughout
+// (offload/lane_contention.h): the median and the lowest over the timed batches of the worst
+// lane's share of its timed span during which every other lane still ran.
+nlohmann::json contention_metrics(const GatedLanesTimer &timer, const Measurement &m) {
+  const auto timed = timed_batches(timer.contention_fractions(), m);
+  if (timed.empty())
+    return {{"lanes_contention_fraction", nullptr}, {"lanes_contention_fraction_min", nullptr}};
+  return {{"lanes_contention_fraction", summarize(timed).median},
+          {"lanes_contention_fraction_min", *std::min_element(timed.begin(), timed.end())}};
 }
 
 double gbytes_per_s(std::uint64_t bytes, double seconds) {
@@ -355,18 +367,17 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   const nlohmann::json during = monitor.stop();
   const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
 
-  const double h2d_bw = gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(0)));
-  const double d2h_bw = gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(1)));
+  const double h2d_bw = gbytes_per_s(bytes, lane_median_s(timer, 0, measurement));
+  const double d2h_bw = gbytes_per_s(bytes, lane_median_s(timer, 1, measurement));
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes));
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, h2d_bw + d2h_bw, 2));
   outcome.metrics["h2d_gbytes_per_s"] = h2d_bw;
   outcome.metrics["d2h_gbytes_per_s"] = d2h_bw;
-  // Both rates come from the window in which both directions ran: their sum is the concurrent
-  // aggregate. bandwidth_gbytes_per_s is all bytes over the slower direction's time, tail alone
-  // included.
+  // Each direction was timed while the other still ran (the timer's padding): their sum is the
+  // concurrent aggregate. bandwidth_gbytes_per_s is all bytes over the slower direction's time.
   outcome.metrics["sum_gbytes_per_s"] = h2d_bw + d2h_bw;
-  outcome.metrics.update(window_metrics(timer));
+  outcome.metrics.update(contention_metrics(timer, measurement));
   if (outcome.metrics.contains("expected_gbytes_per_s") &&
       outcome.metrics["expected_gbytes_per_s"].is_number()) {
     const double per_direction = outcome.metrics["expected_gbytes_per_s"].get<double>() / 2;
@@ -440,7 +451,7 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   std::vector<double> bandwidths;
   for (int d = 0; d < gpus; ++d)
     bandwidths.push_back(
-        gbytes_per_s(bytes, lane_median_s(timer.lane_samples_s(static_cast<std::size_t>(d)))));
+        gbytes_per_s(bytes, lane_median_s(timer, static_cast<std::size_t>(d), measurement)));
   double sum = 0, expected_sum = 0;
   for (double b : bandwidths)
     sum += b;
@@ -473,10 +484,10 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   }
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes, gpus));
-  // Each GPU's rate is from the window in which all of them ran: a GPU that finishes early does
-  // not leave the others an uncontended tail that would hide a shared uplink.
+  // Each GPU was timed while all the others still ran (the timer's padding): a GPU that finishes
+  // early does not leave the others an uncontended tail that would hide a shared uplink.
   outcome.metrics["sum_of_gpus_gbytes_per_s"] = sum;
-  outcome.metrics.update(window_metrics(timer));
+  outcome.metrics.update(contention_metrics(timer, measurement));
   outcome.metrics["per_gpu"] = gpus_json;
   outcome.metrics["slowest_gpu"] = slowest;
   outcome.metrics["slowest_gpu_share"] =
@@ -524,21 +535,25 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   prepare(transfer, seed, setup.get());
   gemm::GemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")), setup.get());
 
-  // One lane and two phases: each work alone, then both together, repeated per call so that the
-  // two lanes take about as long and overlap for most of a batch (the rest is cut off by the
-  // common window, offload/common_window.h).
+  // Each work alone, then both together, the shorter repeated per call so that the two lanes
+  // take about as long (the timer's padding keeps each in contention to its last call).
   RepeatsPerCall repeats;
   const auto copy_lane = [&] {
-    return Lane{device, where.pu, [&](cudaStream_t s) {
+    return Lane{device, where.pu,
+                [&](cudaStream_t s) {
                   for (int i = 0; i < repeats.first; ++i)
                     transfer(s);
-                }};
+                },
+                repeats.first};
   };
+  // A cuBLASLt matmul may launch two kernels (a split-K reduction after the GEMM).
   const auto gemm_lane = [&] {
-    return Lane{device, where.pu, [&](cudaStream_t s) {
+    return Lane{device, where.pu,
+                [&](cudaStream_t s) {
                   for (int i = 0; i < repeats.second; ++i)
                     gemm.enqueue(s);
-                }};
+                },
+                2 * repeats.second};
   };
   double copy_alone_s = 0, gemm_alone_s = 0;
   {
@@ -549,19 +564,21 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
     GatedLanesTimer timer(ctx.topology().get(), {gemm_lane()});
     gemm_alone_s = ctx.measure(timer, timer.every_lane_once()).time_s.median;
   }
-  repeats = balance_repeats(copy_alone_s, gemm_alone_s);
+  repeats = balance_repeats(copy_alone_s, gemm_alone_s, kMaxRepeatsPerCall);
   GatedLanesTimer both(ctx.topology().get(), {copy_lane(), gemm_lane()});
   GpuMonitor monitor(info.uuid, kMonitorPeriod, nvml_library_);
   const Measurement measurement = ctx.measure(both, both.every_lane_once());
   const nlohmann::json during = monitor.stop();
   const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
-  const double copy_together_s = lane_median_s(both.lane_samples_s(0)) / repeats.first;
-  const double gemm_together_s = lane_median_s(both.lane_samples_s(1)) / repeats.second;
+  const double copy_together_s = lane_median_s(both, 0, measurement) / repeats.first;
+  const double gemm_together_s = lane_median_s(both, 1, measurement) / repeats.second;
 
   Outcome outcome;
   outcome.metrics = measurement.to_json();
   const double copy_bw = gbytes_per_s(bytes, copy_together_s);
-  outcome.metrics["bytes_per_call"] = bytes * static_cast<std::size_t>(repeats.first);
+  // time_s (from to_json) is the slower lane's time per call of the pair; the bandwidth and
+  // the slowdowns are per copy and per GEMM.
+  outcome.metrics["bytes_per_copy"] = bytes;
   outcome.metrics["bandwidth_gbytes_per_s"] = copy_bw;
   outcome.metrics["copy_alone_gbytes_per_s"] = gbytes_per_s(bytes, copy_alone_s);
   outcome.metrics["copy_concurrent_gbytes_per_s"] = copy_bw;
@@ -570,7 +587,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   // > 1: slower beside the other. 1.0 for both means the copy hides completely behind compute.
   outcome.metrics["copy_slowdown"] = copy_together_s / copy_alone_s;
   outcome.metrics["gemm_slowdown"] = gemm_together_s / gemm_alone_s;
-  outcome.metrics.update(window_metrics(both));
+  outcome.metrics.update(contention_metrics(both, measurement));
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));
   outcome.metrics["verified"] = false;
   add_placement(outcome, info, where, {&host});
