@@ -115,8 +115,8 @@ std::vector<std::string> group_types_of(const CollectivePoint &p, const GroupLay
   return types;
 }
 
-std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks) {
-  if (group_ranks < 2)
+std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks, int min_ranks) {
+  if (group_ranks < min_ranks)
     return std::string(kNeedsRanks);
   if (p.iterations < 1 || p.warmup < 0 || !(p.timeout_s > 0))
     return std::string("iterations must be >= 1, warmup >= 0 and timeout_s > 0");

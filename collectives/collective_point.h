@@ -49,8 +49,11 @@ int group_size_for(const CollectivePoint &p, int world);
 // group_type is not an axis of `layout`.
 std::vector<std::string> group_types_of(const CollectivePoint &p, const GroupLayout &layout);
 
-// The waive reason of a point on `ranks` ranks (its group size), or nullopt.
-std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks);
+// The waive reason of a point on `group_ranks` ranks (its group size), or nullopt. Fewer than
+// `min_ranks` is one: NCCL passes 1, since a single-rank communicator is what nccl-tests
+// measures on one GPU.
+std::optional<std::string> point_problem(const CollectivePoint &p, int group_ranks,
+                                         int min_ranks = 2);
 
 // Why a backend cannot give the point's in_place choice a defined result, or nullopt. Both
 // backends run sendrecv as a ring shift of point-to-point messages: in place, one buffer would be

@@ -299,7 +299,7 @@ public:
   }
 
 private:
-  std::unique_ptr<NcclSession> session_;
+  NcclSessionSlot session_;
 };
 
 } // namespace

@@ -56,7 +56,14 @@ public:
   }
 
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
-    return nccl_point_problem(ctx, read_point(kind_, point));
+    if (auto why = nccl_point_problem(ctx, read_point(kind_, point)))
+      return why;
+    // NCCL's CUDA-graph guide: with several GPUs per process, cudaGraphLaunch of one GPU's graph
+    // may block until the others' are launched, and one thread launches them in turn.
+    if (point.text("cuda_graph") == "on" && ctx.world_size() <= 1 && gpu::cuda_device_count() > 1)
+      return "cuda_graph=on needs one process per GPU (srun or mpirun): one process driving "
+             "several GPUs may deadlock in cudaGraphLaunch (NCCL's CUDA-graph documentation)";
+    return std::nullopt;
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
@@ -252,7 +259,7 @@ private:
 
   Kind kind_;
   std::string key_, description_;
-  std::unique_ptr<NcclSession> session_;
+  NcclSessionSlot session_;
 };
 
 } // namespace

@@ -36,22 +36,31 @@ int select_device(const RunContext &ctx, const std::string &name,
 }
 } // namespace
 
-NcclSession &open_nccl_session(std::unique_ptr<NcclSession> &session, const RunContext &ctx,
+NcclSession &open_nccl_session(NcclSessionSlot &slot, const RunContext &ctx,
                                const std::string &name, double timeout_s) {
-  if (session)
-    return *session;
-  if (ctx.world_size() > 1) {
-    const auto timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
-    const int device = select_device(ctx, name, timeout);
-    session = std::make_unique<NcclSession>(*ctx.store(), name, ctx.rank(), ctx.world_size(),
-                                            device, timeout);
-  } else {
-    std::vector<int> devices;
-    for (int d = 0; d < gpu::cuda_device_count(); ++d)
-      devices.push_back(d);
-    session = std::make_unique<NcclSession>(devices);
+  if (slot.session)
+    return *slot.session;
+  if (slot.open_failed)
+    throw BackendError("the NCCL session of this benchmark could not be opened at an earlier "
+                       "point: " +
+                       *slot.open_failed);
+  try {
+    if (ctx.world_size() > 1) {
+      const auto timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+      const int device = select_device(ctx, name, timeout);
+      slot.session = std::make_unique<NcclSession>(*ctx.store(), name, ctx.rank(), ctx.world_size(),
+                                                   device, timeout);
+    } else {
+      std::vector<int> devices;
+      for (int d = 0; d < gpu::cuda_device_count(); ++d)
+        devices.push_back(d);
+      slot.session = std::make_unique<NcclSession>(devices);
+    }
+  } catch (const std::exception &e) {
+    slot.open_failed = e.what();
+    throw;
   }
-  return *session;
+  return *slot.session;
 }
 
 std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p) {
@@ -69,12 +78,10 @@ std::optional<std::string> nccl_point_problem(const RunContext &ctx, const Colle
   if (ctx.world_size() > 1 && !ctx.store())
     return "a multi-rank NCCL run needs the run's store (launch under srun or mpirun)";
   const int ranks = group_size_for(p, world);
-  // A single-rank communicator is allowed: it is what nccl-tests measures on one GPU.
-  if (auto why = point_problem(p, std::max(ranks, 2)); why && ranks >= 2)
+  // A single-rank communicator is allowed: it is what nccl-tests measures on one GPU. The rest
+  // of the point (iterations, root, sizes) is checked as on any group.
+  if (auto why = point_problem(p, ranks, 1))
     return why;
-  if (!counts_for(p.kind, p.size_bytes, element_bytes(p.dtype), ranks))
-    return fmt::format("{} bytes do not split into whole elements for {} ranks", p.size_bytes,
-                       ranks);
   return std::nullopt;
 }
 

@@ -18,10 +18,18 @@
 
 namespace railgauge::collectives {
 
+// A benchmark's session, opened by its first point, or why opening it failed.
+struct NcclSessionSlot {
+  std::unique_ptr<NcclSession> session;
+  std::optional<std::string> open_failed;
+};
+
 // The session of a benchmark, opened by its first point: one rank per process under srun or
 // mpirun (unique id through the run's store, under `name`), else one process driving every
-// local GPU.
-NcclSession &open_nccl_session(std::unique_ptr<NcclSession> &session, const RunContext &ctx,
+// local GPU. A failed open is final for the benchmark: later points fail with its reason at
+// once. Opening again would reuse the store's keys (the unique id, the completed init barrier),
+// so ranks could read different ids and block in ncclCommInitRank, out of any watchdog's reach.
+NcclSession &open_nccl_session(NcclSessionSlot &slot, const RunContext &ctx,
                                const std::string &name, double timeout_s);
 
 // Why an NCCL point on `ranks` group ranks cannot run here (no GPU, concurrent groups, no

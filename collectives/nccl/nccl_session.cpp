@@ -109,13 +109,6 @@ NcclSession::NcclSession(Store &store, const std::string &name, int rank, int wo
 }
 
 namespace {
-void check_async_error(ncclComm_t comm) {
-  ncclResult_t async = ncclSuccess;
-  check_nccl(ncclCommGetAsyncError(comm, &async), "ncclCommGetAsyncError");
-  if (async != ncclSuccess && async != ncclInProgress)
-    check_nccl(async, "NCCL (asynchronous error)");
-}
-
 void release(std::vector<ncclComm_t> &comms, bool broken) {
   for (auto &c : comms) {
     if (!c)
@@ -148,7 +141,7 @@ const std::vector<ncclComm_t> &NcclSession::split(const std::string &name,
     if (n == name)
       return comms;
   if (broken_)
-    throw BackendError("NCCL communicator aborted after a watchdog expiry: " + *broken_);
+    throw BackendError("NCCL communicator aborted earlier: " + *broken_);
   if (colours.size() != comms_.size() || keys.size() != comms_.size())
     throw std::invalid_argument("NcclSession::split: one colour and key per local device");
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 18, 0)
@@ -172,7 +165,7 @@ const std::vector<ncclComm_t> &NcclSession::split(const std::string &name,
 
 void NcclSession::wait(const std::string &what, double timeout_s) {
   if (broken_)
-    throw BackendError("NCCL communicator aborted after a watchdog expiry: " + *broken_);
+    throw BackendError("NCCL communicator aborted earlier: " + *broken_);
   ++waits_;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(timeout_s));
@@ -185,9 +178,9 @@ void NcclSession::wait(const std::string &what, double timeout_s) {
       } else if (q != cudaSuccess) {
         RAILGAUGE_CUDA_CALL(q);
       }
-      check_async_error(comms_[i]);
+      check_async_error(comms_[i], what);
       for (const auto &[name, comms] : splits_)
-        check_async_error(comms[i]);
+        check_async_error(comms[i], what);
     }
     if (all_done)
       return;
@@ -216,7 +209,7 @@ void discard_capture(cudaStream_t stream) noexcept {
 
 void NcclSession::capture_graphs(const std::function<void()> &enqueue) {
   if (broken_)
-    throw BackendError("NCCL communicator aborted after a watchdog expiry: " + *broken_);
+    throw BackendError("NCCL communicator aborted earlier: " + *broken_);
   destroy_graphs();
   try {
     for (std::size_t i = 0; i < streams_.size(); ++i)
@@ -274,9 +267,24 @@ void NcclSession::fire(const std::string &what, double timeout_s) {
       who = fmt::format("census failed: {}", e.what());
     }
   }
-  const auto msg = fmt::format("watchdog: {} not complete within {} s on rank {}; {}; "
-                               "communicator aborted (ncclCommAbort)",
-                               what, timeout_s, process_rank_, who);
+  abort_all(fmt::format("watchdog: {} not complete within {} s on rank {}; {}; "
+                        "communicator aborted (ncclCommAbort)",
+                        what, timeout_s, process_rank_, who));
+}
+
+void NcclSession::check_async_error(ncclComm_t comm, const std::string &what) {
+  ncclResult_t async = ncclSuccess;
+  const ncclResult_t rc = ncclCommGetAsyncError(comm, &async);
+  if (rc != ncclSuccess)
+    async = rc;
+  if (async == ncclSuccess || async == ncclInProgress)
+    return;
+  abort_all(fmt::format("{}: NCCL reported an asynchronous error on rank {}: {} ({}); "
+                        "communicator aborted (ncclCommAbort)",
+                        what, process_rank_, ncclGetErrorString(async), ncclGetLastError(comm)));
+}
+
+void NcclSession::abort_all(const std::string &msg) {
   broken_ = msg;
   // ncclCommAbort would wait for graphs that captured NCCL work to be destroyed; a graph still
   // in flight is freed when its launch ends, which the abort brings about.

@@ -8,7 +8,9 @@
 //     run's Store, then ncclCommInitRank on each.
 // Watchdog: every wait polls the streams and ncclCommGetAsyncError against a deadline; on
 // expiry the ranks that do not answer a census through the Store are named, every communicator
-// is aborted (ncclCommAbort) and the session is broken: later points fail at once.
+// is aborted (ncclCommAbort) and the session is broken: later points fail at once. An
+// asynchronous error (a peer gone, a network failure) aborts and breaks the session the same
+// way, at once.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -79,6 +81,11 @@ public:
 
 private:
   [[noreturn]] void fire(const std::string &what, double timeout_s);
+  // After an asynchronous error a communicator must be aborted (NCCL: nothing can be assumed of
+  // the work enqueued on it; its kernels may spin for data that never comes): breaks the
+  // session as fire() does, without the census.
+  void check_async_error(ncclComm_t comm, const std::string &what);
+  [[noreturn]] void abort_all(const std::string &msg);
   void make_streams();
 
   std::vector<int> devices_;

@@ -194,7 +194,7 @@ private:
 
   Kind kind_;
   std::string key_, description_;
-  std::unique_ptr<NcclSession> session_;
+  NcclSessionSlot session_;
 };
 
 } // namespace

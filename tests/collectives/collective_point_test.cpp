@@ -21,6 +21,24 @@ CollectivePoint point(Kind kind, bool in_place) {
   return p;
 }
 
+// One GPU's NCCL communicator has one rank (min_ranks 1), and its point is still checked: a root
+// beyond rank 0, no iterations or a size that is not whole elements is waived, not run.
+TEST(PointProblem, ASingleRankGroupIsCheckedLikeAnyOther) {
+  CollectivePoint p = point(Kind::broadcast, false);
+  p.size_bytes = 1024;
+  EXPECT_TRUE(point_problem(p, 1)) << "two ranks needed by default";
+  EXPECT_FALSE(point_problem(p, 1, 1));
+  p.root = 1;
+  ASSERT_TRUE(point_problem(p, 1, 1));
+  EXPECT_EQ(*point_problem(p, 1, 1), "root 1 is not a rank of a group of 1");
+  p.root = 0;
+  p.iterations = 0;
+  EXPECT_TRUE(point_problem(p, 1, 1));
+  p.iterations = 20;
+  p.size_bytes = 6; // not whole float32 elements
+  EXPECT_TRUE(point_problem(p, 1, 1));
+}
+
 TEST(PlacementProblem, InPlaceSendrecvIsWaivedOnBothBackends) {
   for (const Backend b : {Backend::mpi, Backend::nccl}) {
     const auto why = placement_problem(point(Kind::sendrecv, true), b);
