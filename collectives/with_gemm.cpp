@@ -53,6 +53,12 @@ OverlapWindow balance_window(double all_reduce_alone_s, double gemm_alone_s, int
   return {r.first, r.second};
 }
 
+OverlapWindow window_padding(const OverlapWindow &w) {
+  if (w.all_reduces < 1 || w.gemms < 1)
+    return {0, 0};
+  return {w.all_reduces / 2 + 1, w.gemms / 2 + 1};
+}
+
 LockstepResult summarize_gathered(const std::vector<double> &all, int iterations,
                                   std::span<const int> rank_names, int own_rank) {
   const auto row = static_cast<std::size_t>(iterations);

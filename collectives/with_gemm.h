@@ -40,6 +40,12 @@ struct OverlapWindow {
 // std::invalid_argument unless both times are positive and finite and max_per_window >= 1.
 OverlapWindow balance_window(double all_reduce_alone_s, double gemm_alone_s, int max_per_window);
 
+// The untimed calls each operation enqueues after its stop event in a window that runs both
+// (harness/lane_contention.h), so that neither runs its last timed calls alone: half the
+// window's count again and one more, per operation. None for a window of one operation. The
+// same on every rank for the same window, as collectives need.
+OverlapWindow window_padding(const OverlapWindow &w);
+
 // The lockstep summary of times already all-gathered: `all` holds rows of `iterations` values
 // (a rank's, or a GPU's when one process drives several), row after row; `rank_names[r]` names
 // row r (empty: 0..rows-1). Throws std::invalid_argument when `all` is not whole rows.

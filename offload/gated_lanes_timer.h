@@ -12,7 +12,7 @@
 //
 // Lanes rarely finish together, and a lane that runs its tail alone runs it faster. With more
 // than one lane, each lane enqueues untimed padding calls after its stop event, as many as the
-// last batch's imbalance calls for (offload/lane_contention.h), so that every lane's timed calls
+// last batch's imbalance calls for (harness/lane_contention.h), so that every lane's timed calls
 // run beside the others' work throughout; contention_fractions() says whether they did.
 //
 //   GatedLanesTimer timer(topology, {{gpu, pu, [&](cudaStream_t s) { copy(s); }}, ...});
@@ -32,7 +32,7 @@
 #include <hwloc.h>
 
 #include "harness/measure.h"
-#include "offload/lane_contention.h"
+#include "harness/lane_contention.h"
 
 namespace railgauge::offload {
 

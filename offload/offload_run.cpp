@@ -105,7 +105,7 @@ double lane_median_s(const GatedLanesTimer &timer, std::size_t lane, const Measu
 }
 
 // Whether the lanes of a multi-lane point were measured in contention throughout
-// (offload/lane_contention.h): the median and the lowest over the timed batches of the worst
+// (harness/lane_contention.h): the median and the lowest over the timed batches of the worst
 // lane's share of its timed span during which every other lane still ran.
 nlohmann::json contention_metrics(const GatedLanesTimer &timer, const Measurement &m) {
   const auto timed = timed_batches(timer.contention_fractions(), m);

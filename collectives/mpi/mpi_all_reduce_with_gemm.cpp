@@ -12,7 +12,9 @@
 #include "collectives/mpi/host_gemm_load.h"
 #include "collectives/mpi/mpi_collective.h"
 #include "collectives/with_gemm.h"
+#include "harness/lane_contention.h"
 #include "harness/run_context.h"
+#include "harness/stats.h"
 
 namespace railgauge::collectives {
 namespace {
@@ -73,28 +75,42 @@ public:
 
     OverlapWindow window;
     std::vector<double> all_reduce_s, gemm_s; // this rank's, per window, per call
+    std::vector<double> contention;           // this rank's, per window (contention_fraction)
     std::vector<MPI_Request> requests;
+    // Each operation's timed calls, then its padding (window_padding), so that neither runs its
+    // last timed calls alone; every rank pads the same window alike, as the all_reduce needs.
     const Operation op = [&] {
-      double gemm_window_s = 0;
+      const OverlapWindow padding = window_padding(window);
+      LaneSpan gemm_span, all_reduce_span;
+      const auto t0 = std::chrono::steady_clock::now();
       std::optional<std::jthread> worker; // joined when it goes, an exception included
       if (window.gemms > 0)
         worker.emplace([&] {
-          const auto t0 = std::chrono::steady_clock::now();
           for (int i = 0; i < window.gemms; ++i)
             gemm.run();
-          gemm_window_s = seconds_since(t0);
+          gemm_span.stop_s = seconds_since(t0);
+          for (int i = 0; i < padding.gemms; ++i)
+            gemm.run();
+          gemm_span.padded_end_s = seconds_since(t0);
         });
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < window.all_reduces; ++i) {
-        requests.clear();
-        buffers.start(s, requests);
-        s.wait_all(requests, what, p.timeout_s);
-      }
-      const double all_reduce_window_s = seconds_since(t0);
+      const auto all_reduces = [&](int calls) {
+        for (int i = 0; i < calls; ++i) {
+          requests.clear();
+          buffers.start(s, requests);
+          s.wait_all(requests, what, p.timeout_s);
+        }
+      };
+      all_reduces(window.all_reduces);
+      all_reduce_span.stop_s = seconds_since(t0);
+      all_reduces(padding.all_reduces);
+      all_reduce_span.padded_end_s = seconds_since(t0);
       worker.reset();
-      all_reduce_s.push_back(window.all_reduces > 0 ? all_reduce_window_s / window.all_reduces
+      all_reduce_s.push_back(window.all_reduces > 0 ? all_reduce_span.stop_s / window.all_reduces
                                                     : 0.0);
-      gemm_s.push_back(window.gemms > 0 ? gemm_window_s / window.gemms : 0.0);
+      gemm_s.push_back(window.gemms > 0 ? gemm_span.stop_s / window.gemms : 0.0);
+      contention.push_back(window.all_reduces > 0 && window.gemms > 0
+                               ? contention_fraction({all_reduce_span, gemm_span})
+                               : 1.0);
     };
 
     MpiLockstepGroup world(s, s.world(), p.timeout_s);
@@ -107,6 +123,7 @@ public:
       window = w;
       all_reduce_s.clear();
       gemm_s.clear();
+      contention.clear();
       HostIterationTimer timer;
       LockstepSpec spec;
       spec.warmup = p.warmup;
@@ -135,6 +152,8 @@ public:
     const OverlapWindow balanced = balance_window(ar_alone_s, gemm_alone_s, kMaxPerWindow);
     const WindowTimes both = measure(balanced);
     const double gemm_concurrent_s = both.gemm.time_s.median;
+    // This rank's timed windows of `both` (the warm-up windows left out).
+    const std::vector<double> both_contention(contention.begin() + p.warmup, contention.end());
 
     // The data check: fresh inputs, one window more (one all_reduce beside the GEMMs), every
     // rank's output compared, and the GEMM's sampled entries against the exact product.
@@ -157,6 +176,9 @@ public:
     out.metrics.update(overlap_metrics(
         {ar_alone_s, both.all_reduce.time_s.median, gemm_alone_s, gemm_concurrent_s}, p.size_bytes,
         ranks));
+    out.metrics["lanes_contention_fraction"] = summarize(both_contention).median;
+    out.metrics["lanes_contention_fraction_min"] =
+        *std::min_element(both_contention.begin(), both_contention.end());
     out.metrics["gemms_per_window"] = balanced.gemms;
     out.metrics["allreduces_per_window"] = balanced.all_reduces;
     out.metrics["gemm_alone_gflops"] = gemm.flops() / gemm_alone_s / 1e9;

@@ -20,17 +20,20 @@
 #include "harness/cuda/blocking_kernel.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/resources.h"
+#include "harness/lane_contention.h"
 #include "harness/run_context.h"
+#include "harness/stats.h"
 
 namespace railgauge::collectives {
 namespace {
 
 constexpr std::uint64_t kSeed = 2029;
 constexpr std::string_view kKey = "collectives.nccl_all_reduce_with_gemm";
-// At most this many of the shorter operation per window. Every launch of a window queues behind
-// the gate, and a stream holds on the order of a thousand pending launches (a cuBLASLt matmul
-// can be more than one kernel); beyond that the host would wait for a GPU that waits for it.
-constexpr int kMaxPerWindow = 128;
+// At most this many of the shorter operation per window, and window_padding() half as many again.
+// Every launch of a window queues behind the gate, and a stream holds on the order of a thousand
+// pending launches (a cuBLASLt matmul can be more than one kernel); beyond that the host would
+// wait for a GPU that waits for it.
+constexpr int kMaxPerWindow = 64;
 // The gate holds the streams only while the host enqueues one window.
 constexpr double kGateTimeoutS = 10;
 constexpr std::int64_t kMaxGemmMnk = 16384;
@@ -48,10 +51,11 @@ struct LocalGpu {
   gpu::DeviceBuffer send, recv;
   gpu::Stream gemm_stream;
   gemm::GemmLoad gemm;
-  gpu::Event start, all_reduce_stop, gemm_stop;
+  gpu::Event start, all_reduce_stop, gemm_stop, all_reduce_padded_end, gemm_padded_end;
   gpu::BlockingKernel gate;
-  // Per timed window: from the window's start to each operation's end.
-  std::vector<double> all_reduce_window_s, gemm_window_s;
+  // Per timed window: from the window's start to each operation's end, and the share of the
+  // window's timed spans during which the other operation still ran (contention_fraction).
+  std::vector<double> all_reduce_window_s, gemm_window_s, contention;
 };
 
 using LocalGpus = std::vector<std::unique_ptr<LocalGpu>>;
@@ -80,8 +84,9 @@ double elapsed_s(const gpu::Event &from, const gpu::Event &to) {
 
 // Enqueues one window on every local GPU: `w.all_reduces` all_reduces on the session's (NCCL)
 // stream and `w.gemms` GEMMs on the GPU's second stream, both behind one gate, so that they
-// start together and the launches' host cost is not timed. The GEMM stream then joins the NCCL
-// stream, so that the session's watchdog wait covers the GEMMs too.
+// start together and the launches' host cost is not timed; after each operation's stop event,
+// its padding (window_padding), so that neither runs its last timed calls alone. The GEMM
+// stream then joins the NCCL stream, so that the session's watchdog wait covers the GEMMs too.
 void enqueue_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, std::size_t count,
                     const OverlapWindow &w) {
   GateRelease release(gpus);
@@ -92,24 +97,37 @@ void enqueue_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, s
     RAILGAUGE_CUDA_CALL(cudaEventRecord(g.start.get(), s.stream(i)));
     RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(g.gemm_stream.get(), g.start.get(), 0));
   }
-  for (int k = 0; k < w.all_reduces; ++k) {
-    NcclGroup group; // one all_reduce of every local GPU, as nccl_collective enqueues it
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-      LocalGpu &g = *gpus[i];
-      check_nccl(ncclAllReduce(g.send.get(), g.recv.get(), count, nccl_type(p.dtype), nccl_op(p.op),
-                               g.group.comm, s.stream(i)),
-                 "ncclAllReduce");
+  const auto all_reduces = [&](int calls) {
+    for (int k = 0; k < calls; ++k) {
+      NcclGroup group; // one all_reduce of every local GPU, as nccl_collective enqueues it
+      for (std::size_t i = 0; i < gpus.size(); ++i) {
+        LocalGpu &g = *gpus[i];
+        check_nccl(ncclAllReduce(g.send.get(), g.recv.get(), count, nccl_type(p.dtype),
+                                 nccl_op(p.op), g.group.comm, s.stream(i)),
+                   "ncclAllReduce");
+      }
+      group.end();
     }
-    group.end();
-  }
+  };
+  const auto record_on_nccl_streams = [&](gpu::Event LocalGpu::*event) {
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      RAILGAUGE_CUDA_CALL(cudaEventRecord(((*gpus[i]).*event).get(), s.stream(i)));
+  };
+  const OverlapWindow padding = window_padding(w);
+  all_reduces(w.all_reduces);
+  record_on_nccl_streams(&LocalGpu::all_reduce_stop);
+  all_reduces(padding.all_reduces);
+  record_on_nccl_streams(&LocalGpu::all_reduce_padded_end);
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     LocalGpu &g = *gpus[i];
     gpu::DeviceGuard guard(g.device);
     for (int k = 0; k < w.gemms; ++k)
       g.gemm.enqueue(g.gemm_stream.get());
-    RAILGAUGE_CUDA_CALL(cudaEventRecord(g.all_reduce_stop.get(), s.stream(i)));
     RAILGAUGE_CUDA_CALL(cudaEventRecord(g.gemm_stop.get(), g.gemm_stream.get()));
-    RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(s.stream(i), g.gemm_stop.get(), 0));
+    for (int k = 0; k < padding.gemms; ++k)
+      g.gemm.enqueue(g.gemm_stream.get());
+    RAILGAUGE_CUDA_CALL(cudaEventRecord(g.gemm_padded_end.get(), g.gemm_stream.get()));
+    RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(s.stream(i), g.gemm_padded_end.get(), 0));
   }
 }
 
@@ -129,6 +147,9 @@ public:
       gate_timeouts_ += g->gate.timed_out() ? 1 : 0;
       g->all_reduce_window_s.push_back(elapsed_s(g->start, g->all_reduce_stop));
       g->gemm_window_s.push_back(elapsed_s(g->start, g->gemm_stop));
+      g->contention.push_back(contention_fraction(
+          {{g->all_reduce_window_s.back(), elapsed_s(g->start, g->all_reduce_padded_end)},
+           {g->gemm_window_s.back(), elapsed_s(g->start, g->gemm_padded_end)}}));
       longest = std::max({longest, g->all_reduce_window_s.back(), g->gemm_window_s.back()});
     }
     return longest;
@@ -221,6 +242,7 @@ public:
       for (auto &g : gpus) {
         g->all_reduce_window_s.clear();
         g->gemm_window_s.clear();
+        g->contention.clear();
       }
       run_lockstep(group, timer, spec, op);
       WindowTimes t;
@@ -237,6 +259,9 @@ public:
     const OverlapWindow balanced = balance_window(ar_alone_s, gemm_alone_s, kMaxPerWindow);
     const WindowTimes both = measure(balanced);
     const double gemm_concurrent_s = both.gemm.time_s.median;
+    std::vector<double> contention; // this process's GPUs, the timed windows of `both`
+    for (auto &g : gpus)
+      contention.insert(contention.end(), g->contention.begin(), g->contention.end());
 
     // The data check: fresh inputs and one window more (one all_reduce beside the GEMMs); every
     // GPU's output compared, and the GEMM's sampled entries against the exact product.
@@ -276,6 +301,10 @@ public:
     out.metrics["gemms_per_call"] = balanced.gemms;
     out.metrics["allreduces_per_call"] = balanced.all_reduces;
     out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
+    // A window of one operation has no other to contend with: only those of `both` count.
+    out.metrics["lanes_contention_fraction"] = summarize(contention).median;
+    out.metrics["lanes_contention_fraction_min"] =
+        *std::min_element(contention.begin(), contention.end());
     out.metrics["gate_timeouts"] = timer.gate_timeouts();
     if (timer.gate_timeouts() > 0)
       out.metrics["note"] = fmt::format(

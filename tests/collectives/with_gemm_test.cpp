@@ -48,6 +48,20 @@ TEST(BalanceWindow, RoundsToAtLeastOneAndStopsAtTheBound) {
   EXPECT_EQ(w.gemms, 1);
 }
 
+// Padding covers the rounding of the balance: at a ratio of 1.4 the window is one of each, and
+// the shorter operation's extra call keeps the longer one in contention to its end.
+TEST(WindowPadding, HalfAgainAndOneForEachOperationOfAWindowOfBoth) {
+  const OverlapWindow one_each = window_padding({1, 1});
+  EXPECT_EQ(one_each.all_reduces, 1);
+  EXPECT_EQ(one_each.gemms, 1);
+  const OverlapWindow many = window_padding({9, 1});
+  EXPECT_EQ(many.all_reduces, 5);
+  EXPECT_EQ(many.gemms, 1);
+  const OverlapWindow alone = window_padding({1, 0});
+  EXPECT_EQ(alone.all_reduces + alone.gemms, 0) << "nothing to contend with";
+  EXPECT_EQ(window_padding({0, 1}).gemms, 0);
+}
+
 TEST(BalanceWindow, RefusesTimesThatAreNotPositive) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -134,9 +148,11 @@ TEST(WithGemmAxes, OutOfPlaceOnlyWithGemmMnkAndNcclKeepsItsGroups) {
   EXPECT_EQ(std::count(nccl.begin(), nccl.end(), "groups"), 1);
   EXPECT_EQ(std::count(nccl.begin(), nccl.end(), "group_type"), 1);
   EXPECT_EQ(std::count(mpi.begin(), mpi.end(), "groups"), 0);
-  for (const auto &a : nccl_all_reduce_with_gemm_axes())
-    if (a.name == "gemm_mnk")
+  for (const auto &a : nccl_all_reduce_with_gemm_axes()) {
+    if (a.name == "gemm_mnk") {
       EXPECT_EQ(std::get<std::int64_t>(a.defaults.front()), 4096);
+    }
+  }
 }
 
 class NcclWithGemmHere : public testing::QuickRunContextTest {};

@@ -1,11 +1,11 @@
-#include "offload/lane_contention.h"
+#include "harness/lane_contention.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-namespace railgauge::offload {
+namespace railgauge {
 
 double contention_fraction(const std::vector<LaneSpan> &lanes) {
   for (std::size_t k = 0; k < lanes.size(); ++k)
@@ -43,4 +43,4 @@ std::int64_t padding_calls(std::int64_t batch, const std::vector<LaneSpan> &last
   return static_cast<std::int64_t>(std::clamp(wanted, 1.0, static_cast<double>(max_calls)));
 }
 
-} // namespace railgauge::offload
+} // namespace railgauge

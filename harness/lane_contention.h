@@ -2,17 +2,18 @@
 // Keeping lanes that start together in contention until the last of them is done. Plain C++,
 // tested without a GPU.
 //
-// Lanes started together (GatedLanesTimer) rarely finish together. A lane left running alone
-// runs its tail faster than it ran beside the others, so its rate would overstate what it
-// achieves concurrently, and a sum of lane rates would overstate the concurrent aggregate (a
-// PCIe switch shared by GPUs would look less shared than it is). So every lane enqueues a few
-// untimed padding calls after its stop event, as nvbandwidth keeps an interfering copy running
-// while it measures: a lane's timed calls are in contention throughout when every other lane's
-// padding ends after them. How many padding calls is learnt from the previous batch's imbalance.
+// Lanes started together (offload's GatedLanesTimer, a collective beside a GEMM) rarely finish
+// together. A lane left running alone runs its tail faster than it ran beside the others, so its
+// rate would overstate what it achieves concurrently, and a sum of lane rates would overstate
+// the concurrent aggregate (a PCIe switch shared by GPUs would look less shared than it is). So
+// every lane enqueues a few untimed padding calls after its stop event, as nvbandwidth keeps an
+// interfering copy running while it measures: a lane's timed calls are in contention throughout
+// when every other lane's padding ends after them. How many padding calls is learnt from the
+// previous batch's imbalance (padding_calls), or fixed by the caller.
 #include <cstdint>
 #include <vector>
 
-namespace railgauge::offload {
+namespace railgauge {
 
 // One lane's batch, in seconds after the lanes' common start: its timed calls ended at
 // `stop_s`, its padding at `padded_end_s`.
@@ -32,4 +33,4 @@ double contention_fraction(const std::vector<LaneSpan> &lanes);
 std::int64_t padding_calls(std::int64_t batch, const std::vector<LaneSpan> &last,
                            std::int64_t max_calls);
 
-} // namespace railgauge::offload
+} // namespace railgauge

@@ -1,12 +1,12 @@
-// Keeping lanes that start together in contention (offload/lane_contention.h): a lane's tail
+// Keeping lanes that start together in contention (harness/lane_contention.h): a lane's tail
 // run alone must show, and the padding that prevents it must follow the imbalance.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "offload/lane_contention.h"
+#include "harness/lane_contention.h"
 
-namespace railgauge::offload {
+namespace railgauge {
 namespace {
 
 TEST(ContentionFraction, LanesPaddedPastEveryStopAreInContentionThroughout) {
@@ -57,4 +57,4 @@ TEST(PaddingCalls, ThePaddingLearntCoversTheNextBatch) {
 }
 
 } // namespace
-} // namespace railgauge::offload
+} // namespace railgauge
