@@ -31,8 +31,8 @@
 #include <cuda_runtime_api.h>
 #include <hwloc.h>
 
-#include "harness/measure.h"
 #include "harness/lane_contention.h"
+#include "harness/measure.h"
 
 namespace railgauge::offload {
 
@@ -75,6 +75,7 @@ private:
   std::vector<std::unique_ptr<State>> states_;
   std::vector<double> contention_fractions_;
   std::vector<LaneSpan> last_spans_; // the last batch's, for the next batch's padding
+  bool primed_ = false;              // every lane ran once ungated (see time_batch_s)
 };
 
 } // namespace railgauge::offload

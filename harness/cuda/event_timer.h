@@ -50,6 +50,7 @@ private:
   int device_ = 0;
   double spin_timeout_s_ = 10.0;
   std::unique_ptr<State> state_;
+  bool primed_ = false; // the op ran once ungated (see time_batch_s)
 };
 
 } // namespace railgauge::gpu
