@@ -53,10 +53,39 @@ OverlapWindow balance_window(double all_reduce_alone_s, double gemm_alone_s, int
   return {r.first, r.second};
 }
 
-OverlapWindow window_padding(const OverlapWindow &w) {
+OverlapWindow window_padding(const OverlapWindow &w, double all_reduce_s, double gemm_s,
+                             int max_calls) {
+  const auto positive = [](double s) { return std::isfinite(s) && s > 0; };
+  if (!positive(all_reduce_s) || !positive(gemm_s) || max_calls < 1)
+    throw std::invalid_argument(fmt::format(
+        "window_padding: times must be positive (all_reduce {} s, GEMM {} s), at most {} calls",
+        all_reduce_s, gemm_s, max_calls));
   if (w.all_reduces < 1 || w.gemms < 1)
     return {0, 0};
-  return {w.all_reduces / 2 + 1, w.gemms / 2 + 1};
+  const double all_reduce_span_s = w.all_reduces * all_reduce_s, gemm_span_s = w.gemms * gemm_s;
+  // Calls of `per_call_s` to cover `behind_s` of the other's timed span, with the margin.
+  const auto cover = [&](double behind_s, double per_call_s) {
+    // Less than a billionth of a call behind is rounding, not a call to cover.
+    const double calls = std::ceil(1.5 * std::max(behind_s, 0.0) / per_call_s - 1e-9) + 1.0;
+    return static_cast<int>(std::min(calls, static_cast<double>(max_calls)));
+  };
+  return {cover(gemm_span_s - all_reduce_span_s, all_reduce_s),
+          cover(all_reduce_span_s - gemm_span_s, gemm_s)};
+}
+
+WindowTimes measure_padded(const OverlapWindow &balanced, double all_reduce_alone_s,
+                           double gemm_alone_s, int max_calls, OverlapWindow &padding,
+                           const std::function<WindowTimes(const OverlapWindow &)> &measure) {
+  padding = window_padding(balanced, all_reduce_alone_s, gemm_alone_s, max_calls);
+  WindowTimes both = measure(balanced);
+  const OverlapWindow needed =
+      window_padding(balanced, both.all_reduce.time_s.median, both.gemm.time_s.median, max_calls);
+  if (needed.all_reduces > padding.all_reduces || needed.gemms > padding.gemms) {
+    padding = {std::max(padding.all_reduces, needed.all_reduces),
+               std::max(padding.gemms, needed.gemms)};
+    both = measure(balanced);
+  }
+  return both;
 }
 
 LockstepResult summarize_gathered(const std::vector<double> &all, int iterations,

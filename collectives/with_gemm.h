@@ -8,6 +8,7 @@
 // windows. The GEMM's slowdown is what `railgauge calibrate` turns into Calculon's
 // networks[i].processor_usage = 1 - 1/slowdown. Plain C++: tested without MPI or a GPU.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,10 +42,26 @@ struct OverlapWindow {
 OverlapWindow balance_window(double all_reduce_alone_s, double gemm_alone_s, int max_per_window);
 
 // The untimed calls each operation enqueues after its stop event in a window that runs both
-// (harness/lane_contention.h), so that neither runs its last timed calls alone: half the
-// window's count again and one more, per operation. None for a window of one operation. The
-// same on every rank for the same window, as collectives need.
-OverlapWindow window_padding(const OverlapWindow &w);
+// (harness/lane_contention.h), so that neither runs its last timed calls alone, from each
+// operation's seconds per call: each pads until the other's timed calls have ended, with half
+// again as margin and one more call, at most `max_calls`. None for a window of one operation.
+// Given times every rank holds alike (gathered), every rank pads alike, as collectives need.
+// Throws std::invalid_argument unless both times are positive and finite and max_calls >= 1.
+OverlapWindow window_padding(const OverlapWindow &w, double all_reduce_s, double gemm_s,
+                             int max_calls);
+
+// Per window, the max over ranks of each operation's time per call.
+struct WindowTimes {
+  LockstepResult all_reduce, gemm;
+};
+
+// Measures the balanced windows (`measure` runs them with the caller's `padding`): padded first
+// from the times alone, then, when the times together call for more (the operations slowed
+// unevenly), measured again with that padding. Leaves `padding` as last used. The times are
+// gathered, so every rank pads alike.
+WindowTimes measure_padded(const OverlapWindow &balanced, double all_reduce_alone_s,
+                           double gemm_alone_s, int max_calls, OverlapWindow &padding,
+                           const std::function<WindowTimes(const OverlapWindow &)> &measure);
 
 // The lockstep summary of times already all-gathered: `all` holds rows of `iterations` values
 // (a rank's, or a GPU's when one process drives several), row after row; `rank_names[r]` names

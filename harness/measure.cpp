@@ -114,6 +114,7 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   m.timer = std::string(timer.name());
   m.sampler = std::string(sampler.name());
 
+  timer.prime(op);
   for (int i = 0; i < spec.warmup_runs; ++i)
     op();
 

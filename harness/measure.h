@@ -54,6 +54,11 @@ public:
   // The most calls one batch may hold (a GPU timer is bounded by the launch queue that the
   // blocking kernel holds back).
   virtual std::int64_t max_batch() const { return std::int64_t{1} << 24; }
+  // Runs `op` once, untimed, and waits for it: measure() calls it before anything is timed. A GPU
+  // timer gates its batches behind a spinning kernel, and with lazy module loading (CUDA's
+  // default since 12.2) a kernel's first launch may wait for the context that kernel holds; the
+  // warm-up runs would load it first, but warmup_runs may be 0. Host timers need nothing.
+  virtual void prime(const Operation &op) { (void)op; }
 };
 
 // std::chrono::steady_clock around the batch, on the calling thread.

@@ -67,18 +67,16 @@ Operation GatedLanesTimer::every_lane_once() {
   };
 }
 
+void GatedLanesTimer::prime(const Operation &) {
+  every_lane_once()();
+  for (std::size_t k = 0; k < lanes_.size(); ++k) {
+    const gpu::DeviceGuard guard(lanes_[k].device);
+    RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(states_[k]->stream.get()));
+  }
+}
+
 double GatedLanesTimer::time_batch_s(const Operation &, std::int64_t batch) {
   const std::size_t n = lanes_.size();
-  if (!primed_) {
-    // Once ungated first: with lazy module loading (CUDA's default since 12.2) a kernel's first
-    // launch may wait for the context, which the spinning gates hold (--measure warmup_runs=0).
-    every_lane_once()();
-    for (std::size_t k = 0; k < n; ++k) {
-      const gpu::DeviceGuard guard(lanes_[k].device);
-      RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(states_[k]->stream.get()));
-    }
-    primed_ = true;
-  }
   std::latch enqueued(static_cast<std::ptrdiff_t>(n));
   // One lane needs no padding: nothing else runs beside it.
   const std::int64_t padding = n > 1 ? padding_calls(batch, last_spans_, max_batch()) : 0;

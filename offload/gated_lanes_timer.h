@@ -52,6 +52,8 @@ public:
 
   std::string_view name() const override { return "cuda_event_lanes"; }
   double time_batch_s(const Operation &op, std::int64_t batch) override;
+  // Every lane's work once, ungated, waited for (Timer::prime).
+  void prime(const Operation &op) override;
   // Each lane's stream holds at most 256 launches behind its blocking kernel: the batch's and,
   // with several lanes, as many again of padding.
   std::int64_t max_batch() const override;
@@ -75,7 +77,6 @@ private:
   std::vector<std::unique_ptr<State>> states_;
   std::vector<double> contention_fractions_;
   std::vector<LaneSpan> last_spans_; // the last batch's, for the next batch's padding
-  bool primed_ = false;              // every lane ran once ungated (see time_batch_s)
 };
 
 } // namespace railgauge::offload

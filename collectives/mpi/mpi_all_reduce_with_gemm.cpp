@@ -31,11 +31,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // A window (OverlapWindow, with_gemm.h) runs its all_reduces on the main thread (the only one
 // that calls MPI: MPI_THREAD_FUNNELED) while a second thread runs its GEMMs.
 
-// Per window, the max over ranks of each operation's time per call.
-struct WindowTimes {
-  LockstepResult all_reduce, gemm;
-};
-
 // collectives.mpi_all_reduce_with_gemm: how much an MPI all_reduce and a CPU GEMM slow each
 // other down on one rank, the figure behind Calculon's network processor_usage. Mirrors
 // offload.with_gemm: each alone, then both in windows balanced so that they overlap for most of
@@ -73,14 +68,13 @@ public:
     HostGemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")));
     const std::string what = fmt::format("all_reduce of {} bytes beside a GEMM", p.size_bytes);
 
-    OverlapWindow window;
+    OverlapWindow window, padding;            // what op() runs: timed calls, then untimed ones
     std::vector<double> all_reduce_s, gemm_s; // this rank's, per window, per call
     std::vector<double> contention;           // this rank's, per window (contention_fraction)
     std::vector<MPI_Request> requests;
     // Each operation's timed calls, then its padding (window_padding), so that neither runs its
     // last timed calls alone; every rank pads the same window alike, as the all_reduce needs.
     const Operation op = [&] {
-      const OverlapWindow padding = window_padding(window);
       LaneSpan gemm_span, all_reduce_span;
       const auto t0 = std::chrono::steady_clock::now();
       std::optional<std::jthread> worker; // joined when it goes, an exception included
@@ -150,8 +144,10 @@ public:
     const double ar_alone_s = all_reduce_alone.time_s.median;
     const double gemm_alone_s = gemm_alone.time_s.median;
     const OverlapWindow balanced = balance_window(ar_alone_s, gemm_alone_s, kMaxPerWindow);
-    const WindowTimes both = measure(balanced);
+    const WindowTimes both =
+        measure_padded(balanced, ar_alone_s, gemm_alone_s, kMaxPerWindow, padding, measure);
     const double gemm_concurrent_s = both.gemm.time_s.median;
+    const OverlapWindow final_padding = padding;
     // This rank's timed windows of `both` (the warm-up windows left out).
     const std::vector<double> both_contention(contention.begin() + p.warmup, contention.end());
 
@@ -159,6 +155,7 @@ public:
     // rank's output compared, and the GEMM's sampled entries against the exact product.
     buffers.fill(kSeed);
     window = {1, balanced.gemms};
+    padding = {0, 0};
     op();
     if (hooks_->before_check)
       hooks_->before_check(buffers.output(), buffers.output_bytes());
@@ -179,6 +176,8 @@ public:
     out.metrics["lanes_contention_fraction"] = summarize(both_contention).median;
     out.metrics["lanes_contention_fraction_min"] =
         *std::min_element(both_contention.begin(), both_contention.end());
+    out.metrics["padding_per_window"] = {{"all_reduces", final_padding.all_reduces},
+                                         {"gemms", final_padding.gemms}};
     out.metrics["gemms_per_window"] = balanced.gemms;
     out.metrics["allreduces_per_window"] = balanced.all_reduces;
     out.metrics["gemm_alone_gflops"] = gemm.flops() / gemm_alone_s / 1e9;

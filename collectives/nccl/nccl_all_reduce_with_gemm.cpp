@@ -29,7 +29,7 @@ namespace {
 
 constexpr std::uint64_t kSeed = 2029;
 constexpr std::string_view kKey = "collectives.nccl_all_reduce_with_gemm";
-// At most this many of the shorter operation per window, and window_padding() half as many again.
+// At most this many of the shorter operation per window, and as many again of padding at most.
 // Every launch of a window queues behind the gate, and a stream holds on the order of a thousand
 // pending launches (a cuBLASLt matmul can be more than one kernel); beyond that the host would
 // wait for a GPU that waits for it.
@@ -85,10 +85,10 @@ double elapsed_s(const gpu::Event &from, const gpu::Event &to) {
 // Enqueues one window on every local GPU: `w.all_reduces` all_reduces on the session's (NCCL)
 // stream and `w.gemms` GEMMs on the GPU's second stream, both behind one gate, so that they
 // start together and the launches' host cost is not timed; after each operation's stop event,
-// its padding (window_padding), so that neither runs its last timed calls alone. The GEMM
+// its `padding` calls (window_padding), so that neither runs its last timed calls alone. The GEMM
 // stream then joins the NCCL stream, so that the session's watchdog wait covers the GEMMs too.
 void enqueue_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, std::size_t count,
-                    const OverlapWindow &w, bool gated = true) {
+                    const OverlapWindow &w, const OverlapWindow &padding, bool gated = true) {
   GateRelease release(gpus);
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     LocalGpu &g = *gpus[i];
@@ -114,7 +114,6 @@ void enqueue_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, s
     for (std::size_t i = 0; i < gpus.size(); ++i)
       RAILGAUGE_CUDA_CALL(cudaEventRecord(((*gpus[i]).*event).get(), s.stream(i)));
   };
-  const OverlapWindow padding = window_padding(w);
   all_reduces(w.all_reduces);
   record_on_nccl_streams(&LocalGpu::all_reduce_stop);
   all_reduces(padding.all_reduces);
@@ -168,11 +167,6 @@ private:
   int gate_timeouts_ = 0;
 };
 
-// Per window, the max over ranks of each operation's time per call.
-struct WindowTimes {
-  LockstepResult all_reduce, gemm;
-};
-
 class NcclAllReduceWithGemm final : public Benchmark {
 public:
   std::string_view key() const override { return kKey; }
@@ -214,8 +208,8 @@ public:
     };
     fill();
 
-    OverlapWindow window;
-    const Operation op = [&] { enqueue_window(s, gpus, p, c.count, window); };
+    OverlapWindow window, padding; // what op() enqueues: timed calls, then untimed ones
+    const Operation op = [&] { enqueue_window(s, gpus, p, c.count, window, padding); };
     WindowTimer timer(s, gpus,
                       fmt::format("all_reduce of {} bytes beside {}^3 GEMMs", p.size_bytes, mnk),
                       p.timeout_s);
@@ -257,14 +251,16 @@ public:
     // One window ungated first: NCCL connects a communicator's peers at its first collective
     // (NCCL_RUNTIME_CONNECT) and CUDA loads kernels at their first launch, either of which may
     // wait for work that a spinning gate holds back.
-    enqueue_window(s, gpus, p, c.count, {1, 1}, false);
+    enqueue_window(s, gpus, p, c.count, {1, 1}, {0, 0}, false);
     drainer.drain();
     const double ar_alone_s = measure({1, 0}).all_reduce.time_s.median;
     const double gemm_alone_s = measure({0, 1}).gemm.time_s.median;
     // Every rank has the same (gathered) times, so every rank runs the same window.
     const OverlapWindow balanced = balance_window(ar_alone_s, gemm_alone_s, kMaxPerWindow);
-    const WindowTimes both = measure(balanced);
+    const WindowTimes both =
+        measure_padded(balanced, ar_alone_s, gemm_alone_s, kMaxPerWindow, padding, measure);
     const double gemm_concurrent_s = both.gemm.time_s.median;
+    const OverlapWindow final_padding = padding;
     std::vector<double> contention; // this process's GPUs, the timed windows of `both`
     for (auto &g : gpus)
       contention.insert(contention.end(), g->contention.begin(), g->contention.end());
@@ -273,6 +269,7 @@ public:
     // GPU's output compared, and the GEMM's sampled entries against the exact product.
     fill();
     window = {1, balanced.gemms};
+    padding = {0, 0};
     op();
     drainer.drain();
     CheckResult check;
@@ -304,6 +301,8 @@ public:
     const double flops = gpus.front()->gemm.flops();
     out.metrics["gemm_alone_tflops"] = flops / gemm_alone_s / 1e12;
     out.metrics["gemm_concurrent_tflops"] = flops / gemm_concurrent_s / 1e12;
+    out.metrics["padding_per_window"] = {{"all_reduces", final_padding.all_reduces},
+                                         {"gemms", final_padding.gemms}};
     out.metrics["gemms_per_call"] = balanced.gemms;
     out.metrics["allreduces_per_call"] = balanced.all_reduces;
     out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;

@@ -26,16 +26,15 @@ CudaEventTimer::~CudaEventTimer() = default;
 
 StreamHandle CudaEventTimer::stream() const { return state_->stream.get(); }
 
+void CudaEventTimer::prime(const Operation &op) {
+  RAILGAUGE_CUDA_CALL(cudaSetDevice(device_));
+  op();
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(state_->stream.get()));
+}
+
 double CudaEventTimer::time_batch_s(const Operation &op, std::int64_t batch) {
   RAILGAUGE_CUDA_CALL(cudaSetDevice(device_));
   State &s = *state_;
-  if (!primed_) {
-    // Once ungated first: with lazy module loading (CUDA's default since 12.2) a kernel's first
-    // launch may wait for the context, which the spinning gate holds (--measure warmup_runs=0).
-    op();
-    RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(s.stream.get()));
-    primed_ = true;
-  }
   s.gate.block(s.stream.get(), spin_timeout_s_);
   try {
     RAILGAUGE_CUDA_CALL(cudaEventRecord(s.start.get(), s.stream.get()));

@@ -38,6 +38,8 @@ public:
   // Makes the timer's device current, then: block the stream, record start, call `op` `batch`
   // times, record stop, release, synchronise; returns the seconds between the two events.
   double time_batch_s(const Operation &op, std::int64_t batch) override;
+  // Runs `op` once on the timer's device, ungated, and waits for the stream (Timer::prime).
+  void prime(const Operation &op) override;
   // Well under the ~1000 pending launches a stream holds behind the blocking kernel: a longer
   // batch would stall the enqueue until the spin timeout.
   std::int64_t max_batch() const override { return 256; }
@@ -50,7 +52,6 @@ private:
   int device_ = 0;
   double spin_timeout_s_ = 10.0;
   std::unique_ptr<State> state_;
-  bool primed_ = false; // the op ran once ungated (see time_batch_s)
 };
 
 } // namespace railgauge::gpu

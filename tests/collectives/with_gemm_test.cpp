@@ -48,18 +48,51 @@ TEST(BalanceWindow, RoundsToAtLeastOneAndStopsAtTheBound) {
   EXPECT_EQ(w.gemms, 1);
 }
 
-// Padding covers the rounding of the balance: at a ratio of 1.4 the window is one of each, and
-// the shorter operation's extra call keeps the longer one in contention to its end.
-TEST(WindowPadding, HalfAgainAndOneForEachOperationOfAWindowOfBoth) {
-  const OverlapWindow one_each = window_padding({1, 1});
-  EXPECT_EQ(one_each.all_reduces, 1);
-  EXPECT_EQ(one_each.gemms, 1);
-  const OverlapWindow many = window_padding({9, 1});
-  EXPECT_EQ(many.all_reduces, 5);
-  EXPECT_EQ(many.gemms, 1);
-  const OverlapWindow alone = window_padding({1, 0});
+// Each operation pads until the other's timed calls have ended, with half again and one more.
+TEST(WindowPadding, EachOperationCoversTheOthersTimedSpan) {
+  // 1 all_reduce of 10 ms beside 3 GEMMs of 3 ms: the GEMMs end 1 ms early.
+  const OverlapWindow a = window_padding({1, 3}, 10e-3, 3e-3, 64);
+  EXPECT_EQ(a.all_reduces, 1) << "nothing to cover, one call of margin";
+  EXPECT_EQ(a.gemms, 2) << "ceil(1.5 x 1/3) + 1";
+  // The all_reduce slowed to 20 ms: 11 ms to cover at 3 ms a GEMM.
+  EXPECT_EQ(window_padding({1, 3}, 20e-3, 3e-3, 64).gemms, 7) << "ceil(1.5 x 11/3) + 1";
+  EXPECT_EQ(window_padding({1, 3}, 2.0, 3e-3, 64).gemms, 64) << "capped";
+  const OverlapWindow alone = window_padding({1, 0}, 1e-3, 1e-3, 64);
   EXPECT_EQ(alone.all_reduces + alone.gemms, 0) << "nothing to contend with";
-  EXPECT_EQ(window_padding({0, 1}).gemms, 0);
+  EXPECT_THROW(window_padding({1, 1}, 0.0, 1e-3, 64), std::invalid_argument);
+  EXPECT_THROW(window_padding({1, 1}, 1e-3, 1e-3, 0), std::invalid_argument);
+}
+
+// A fake measurement whose concurrent times are given: measured again only when the times
+// together call for more padding than the times alone gave.
+TEST(MeasurePadded, MeasuresAgainOnlyWhenTheOperationsSlowedUnevenly) {
+  const auto times = [](double all_reduce_s, double gemm_s) {
+    WindowTimes t;
+    t.all_reduce.time_s.median = all_reduce_s;
+    t.gemm.time_s.median = gemm_s;
+    return t;
+  };
+  OverlapWindow padding;
+  std::vector<OverlapWindow> paddings_measured;
+  // Alone: 1 all_reduce of 9 ms, 3 GEMMs of 3 ms. Together both slow alike: no second pass.
+  WindowTimes both = measure_padded({1, 3}, 9e-3, 3e-3, 64, padding, [&](const OverlapWindow &) {
+    paddings_measured.push_back(padding);
+    return times(18e-3, 6e-3);
+  });
+  EXPECT_EQ(paddings_measured.size(), 1u);
+  EXPECT_EQ(padding.all_reduces, 1);
+  EXPECT_EQ(padding.gemms, 1);
+  // Together the all_reduce slows to 20 ms, the GEMMs to 3.3 ms: 10.1 ms to cover, 6 GEMMs.
+  paddings_measured.clear();
+  both = measure_padded({1, 3}, 9e-3, 3e-3, 64, padding, [&](const OverlapWindow &) {
+    paddings_measured.push_back(padding);
+    return times(20e-3, 3.3e-3);
+  });
+  ASSERT_EQ(paddings_measured.size(), 2u);
+  EXPECT_EQ(paddings_measured[0].gemms, 1);
+  EXPECT_EQ(paddings_measured[1].gemms, 6) << "ceil(1.5 x 10.1/3.3) + 1";
+  EXPECT_EQ(padding.gemms, 6);
+  EXPECT_DOUBLE_EQ(both.gemm.time_s.median, 3.3e-3);
 }
 
 TEST(BalanceWindow, RefusesTimesThatAreNotPositive) {

@@ -36,7 +36,7 @@ TEST(PaddingCalls, FirstAsManyAsTheBatchThenWhatTheImbalanceNeeds) {
   EXPECT_EQ(padding_calls(16, {{1.0, 2.0}, {1.0, 2.0}}, 128), 1);
   // The slower lane 25% behind: 4 calls of 16 behind, 1.5 x 4 + 1 = 7 padding calls.
   EXPECT_EQ(padding_calls(16, {{1.0, 2.0}, {1.25, 2.0}}, 128), 7);
-  // A single call per batch (a 4 GiB copy) 10% behind: one call of padding covers it.
+  // A single call per batch (a 4 GiB copy) 10% behind: ceil(1.5 x 0.1) + 1 = 2 padding calls.
   EXPECT_EQ(padding_calls(1, {{0.10, 0.2}, {0.11, 0.2}}, 128), 2);
   // Far apart: as many as the queue allows.
   EXPECT_EQ(padding_calls(64, {{1.0, 2.0}, {5.0, 6.0}}, 128), 128);

@@ -1,8 +1,11 @@
 #include "harness/measure.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -192,6 +195,42 @@ public:
   std::int64_t max_batch() const override { return 8; }
   std::int64_t largest = 0;
 };
+
+// A timer that logs what measure() asks of it, in order.
+class LoggingTimer final : public Timer {
+public:
+  std::string_view name() const override { return "logging"; }
+  double time_batch_s(const Operation &op, std::int64_t batch) override {
+    log.push_back("batch");
+    for (std::int64_t i = 0; i < batch; ++i)
+      op();
+    return 1e-3 * static_cast<double>(batch);
+  }
+  void prime(const Operation &op) override {
+    log.push_back("prime");
+    op();
+  }
+  std::vector<std::string> log;
+};
+
+// A GPU timer's first gated batch must not be the first launch of its kernels: prime comes
+// first, once, even with no warm-up runs.
+TEST(Measure, TheTimerIsPrimedOnceBeforeAnythingIsTimed) {
+  for (const int warmup_runs : {0, 2}) {
+    MeasureSpec spec;
+    spec.warmup_runs = warmup_runs;
+    spec.min_samples = 3;
+    spec.max_rel_noise = 1;
+    LoggingTimer timer;
+    GBenchSampler sampler;
+    int calls = 0;
+    measure(spec, sampler, timer, [&] { ++calls; });
+    ASSERT_GE(timer.log.size(), 2u);
+    EXPECT_EQ(timer.log.front(), "prime") << warmup_runs;
+    EXPECT_EQ(std::count(timer.log.begin(), timer.log.end(), "prime"), 1) << warmup_runs;
+    EXPECT_GE(calls, 1 + warmup_runs + 1) << "prime, warm-up runs, the sizing call";
+  }
+}
 
 TEST(Measure, BatchNeverExceedsTheTimersLimit) {
   MeasureSpec spec;
