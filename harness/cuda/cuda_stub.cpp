@@ -28,6 +28,8 @@ CudaEventTimer::~CudaEventTimer() = default;
 
 StreamHandle CudaEventTimer::stream() const { return nullptr; }
 
+void CudaEventTimer::prime(const Operation &) { throw BackendError(kNoCuda); }
+
 double CudaEventTimer::time_batch_s(const Operation &, std::int64_t) {
   throw BackendError(kNoCuda);
 }
