@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/stats.h"
+
 namespace railgauge {
 
 double contention_fraction(const std::vector<LaneSpan> &lanes) {
@@ -23,6 +25,13 @@ double contention_fraction(const std::vector<LaneSpan> &lanes) {
     worst = std::min(worst, others_end_s / lanes[k].stop_s);
   }
   return worst;
+}
+
+nlohmann::json contention_metrics(std::span<const double> fractions) {
+  if (fractions.empty())
+    return {{"lanes_contention_fraction", nullptr}, {"lanes_contention_fraction_min", nullptr}};
+  const Summary s = summarize(fractions);
+  return {{"lanes_contention_fraction", s.median}, {"lanes_contention_fraction_min", s.min}};
 }
 
 std::int64_t padding_calls(std::int64_t batch, const std::vector<LaneSpan> &last,

@@ -11,7 +11,10 @@
 // when every other lane's padding ends after them. How many padding calls is learnt from the
 // previous batch's imbalance (padding_calls), or fixed by the caller.
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace railgauge {
 
@@ -26,6 +29,11 @@ struct LaneSpan {
 // (timed or padding): 1.0 means every lane was measured in contention throughout. One lane:
 // 1.0. Throws std::invalid_argument on a negative time or a padding that ends before its stop.
 double contention_fraction(const std::vector<LaneSpan> &lanes);
+
+// What a record carries of the contention fractions of its timed batches or windows:
+// {"lanes_contention_fraction": median, "lanes_contention_fraction_min": lowest}, both null when
+// there are none.
+nlohmann::json contention_metrics(std::span<const double> fractions);
 
 // Padding calls for the next batch of `batch` calls, from the last batch's spans (empty: none
 // yet, then as many as the batch): the slowest lane's lead over the fastest, in calls of the

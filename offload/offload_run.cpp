@@ -104,17 +104,6 @@ double lane_median_s(const GatedLanesTimer &timer, std::size_t lane, const Measu
   return timed.empty() ? 0.0 : summarize(timed).median;
 }
 
-// Whether the lanes of a multi-lane point were measured in contention throughout
-// (harness/lane_contention.h): the median and the lowest over the timed batches of the worst
-// lane's share of its timed span during which every other lane still ran.
-nlohmann::json contention_metrics(const GatedLanesTimer &timer, const Measurement &m) {
-  const auto timed = timed_batches(timer.contention_fractions(), m);
-  if (timed.empty())
-    return {{"lanes_contention_fraction", nullptr}, {"lanes_contention_fraction_min", nullptr}};
-  return {{"lanes_contention_fraction", summarize(timed).median},
-          {"lanes_contention_fraction_min", *std::min_element(timed.begin(), timed.end())}};
-}
-
 double gbytes_per_s(std::uint64_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
 }
@@ -377,7 +366,8 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   // Each direction was timed while the other still ran (the timer's padding): their sum is the
   // concurrent aggregate. bandwidth_gbytes_per_s is all bytes over the slower direction's time.
   outcome.metrics["sum_gbytes_per_s"] = h2d_bw + d2h_bw;
-  outcome.metrics.update(contention_metrics(timer, measurement));
+  outcome.metrics.update(
+      contention_metrics(timed_batches(timer.contention_fractions(), measurement)));
   if (outcome.metrics.contains("expected_gbytes_per_s") &&
       outcome.metrics["expected_gbytes_per_s"].is_number()) {
     const double per_direction = outcome.metrics["expected_gbytes_per_s"].get<double>() / 2;
@@ -487,7 +477,8 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   // Each GPU was timed while all the others still ran (the timer's padding): a GPU that finishes
   // early does not leave the others an uncontended tail that would hide a shared uplink.
   outcome.metrics["sum_of_gpus_gbytes_per_s"] = sum;
-  outcome.metrics.update(contention_metrics(timer, measurement));
+  outcome.metrics.update(
+      contention_metrics(timed_batches(timer.contention_fractions(), measurement)));
   outcome.metrics["per_gpu"] = gpus_json;
   outcome.metrics["slowest_gpu"] = slowest;
   outcome.metrics["slowest_gpu_share"] =
@@ -587,7 +578,8 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   // > 1: slower beside the other. 1.0 for both means the copy hides completely behind compute.
   outcome.metrics["copy_slowdown"] = copy_together_s / copy_alone_s;
   outcome.metrics["gemm_slowdown"] = gemm_together_s / gemm_alone_s;
-  outcome.metrics.update(contention_metrics(both, measurement));
+  outcome.metrics.update(
+      contention_metrics(timed_batches(both.contention_fractions(), measurement)));
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));
   outcome.metrics["verified"] = false;
   add_placement(outcome, info, where, {&host});

@@ -173,9 +173,7 @@ public:
     out.metrics.update(overlap_metrics(
         {ar_alone_s, both.all_reduce.time_s.median, gemm_alone_s, gemm_concurrent_s}, p.size_bytes,
         ranks));
-    out.metrics["lanes_contention_fraction"] = summarize(both_contention).median;
-    out.metrics["lanes_contention_fraction_min"] =
-        *std::min_element(both_contention.begin(), both_contention.end());
+    out.metrics.update(contention_metrics(both_contention));
     out.metrics["padding_per_window"] = {{"all_reduces", final_padding.all_reduces},
                                          {"gemms", final_padding.gemms}};
     out.metrics["gemms_per_window"] = balanced.gemms;

@@ -307,9 +307,7 @@ public:
     out.metrics["allreduces_per_call"] = balanced.all_reduces;
     out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
     // A window of one operation has no other to contend with: only those of `both` count.
-    out.metrics["lanes_contention_fraction"] = summarize(contention).median;
-    out.metrics["lanes_contention_fraction_min"] =
-        *std::min_element(contention.begin(), contention.end());
+    out.metrics.update(contention_metrics(contention));
     out.metrics["gate_timeouts"] = timer.gate_timeouts();
     if (timer.gate_timeouts() > 0)
       out.metrics["note"] = fmt::format(

@@ -29,6 +29,14 @@ TEST(ContentionFraction, RejectsSpansThatCannotBe) {
   EXPECT_THROW(contention_fraction({{1.0, 0.5}}), std::invalid_argument) << "padding before stop";
 }
 
+TEST(ContentionMetrics, MedianAndLowestOrNullWhenNone) {
+  const std::vector<double> fractions = {1.0, 0.8, 1.0};
+  const auto m = contention_metrics(fractions);
+  EXPECT_DOUBLE_EQ(m.at("lanes_contention_fraction").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(m.at("lanes_contention_fraction_min").get<double>(), 0.8);
+  EXPECT_TRUE(contention_metrics({}).at("lanes_contention_fraction").is_null());
+}
+
 TEST(PaddingCalls, FirstAsManyAsTheBatchThenWhatTheImbalanceNeeds) {
   EXPECT_EQ(padding_calls(8, {}, 128), 8) << "no batch yet";
   EXPECT_EQ(padding_calls(300, {}, 128), 128) << "capped by the queue";
