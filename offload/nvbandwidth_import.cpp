@@ -127,6 +127,12 @@ NvbDocument parse_text(const std::string &text, const std::string &where) {
     } else if ((starts_with(line, "Error:") || starts_with(line, "ERROR:")) && current) {
       current->status = "Error";
       current->error = after_colon(line);
+    } else if (line.find(" in expression ") != std::string::npos) {
+      // Its CU_ASSERT / CUDA_ASSERT / NVML_ASSERT message ("[<name>] <text> in expression
+      // cuInit(0) in ... : <file>:<line>"), printed on standard error before it exits.
+      if (doc.run_error.empty())
+        doc.run_error = line;
+      doc.problems.push_back(fmt::format("{}: nvbandwidth reported an error: {}", at(i), line));
     } else if (starts_with(line, "Waived:")) {
       doc.problems.push_back(
           fmt::format("{}: a testcase was waived; nvbandwidth's text output does not name it "
@@ -233,9 +239,11 @@ NvbDocument parse_json(const std::string &text, const std::string &where) {
       doc.device_names.push_back(name);
     }
   }
-  if (nvb.contains("error"))
+  if (nvb.contains("error")) {
+    doc.run_error = trim(json_string(nvb, "error"));
     doc.problems.push_back(
-        fmt::format("{}: nvbandwidth reported an error: {}", where, json_string(nvb, "error")));
+        fmt::format("{}: nvbandwidth reported an error: {}", where, doc.run_error));
+  }
   if (!nvb.contains("testcases") || !nvb.at("testcases").is_array())
     return doc;
   std::size_t index = 0;
@@ -356,7 +364,13 @@ NvbDocument parse_nvbandwidth(const std::string &text, const std::string &where)
   if (first == std::string::npos)
     throw InputError("the file is empty", where, "give nvbandwidth's text or JSON (-j) output");
   NvbDocument doc = text[first] == '{' ? parse_json(text, where) : parse_text(text, where);
-  if (doc.testcases.empty())
+  if (doc.testcases.empty() && doc.run_error.empty() && doc.format == "text" &&
+      !doc.version.empty()) {
+    doc.run_error = "nvbandwidth printed its header and no testcase: it stopped before the first "
+                    "(the text form prints why on standard error)";
+    doc.problems.push_back(fmt::format("{}: {}", where, doc.run_error));
+  }
+  if (doc.testcases.empty() && doc.run_error.empty())
     throw InputError(fmt::format("no nvbandwidth testcase found ({} form){}", doc.format,
                                  doc.problems.empty() ? "" : ": " + doc.problems.front()),
                      where,
@@ -440,6 +454,15 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
         }
       }
     }
+  }
+  if (!doc.run_error.empty()) {
+    Record r = base(NvbTestcase{});
+    r.key = "import.nvbandwidth";
+    r.params.erase("testcase");
+    r.status = Status::error;
+    r.reason = fmt::format("nvbandwidth stopped after {} testcase(s): {}", doc.testcases.size(),
+                           doc.run_error);
+    records.push_back(std::move(r));
   }
   return records;
 }

@@ -18,7 +18,8 @@
 // variant, caption, row, column, row_kind, column_kind, direction, engine, source}, metrics
 // bandwidth_gbytes_per_s (GB = 1e9, as nvbandwidth) or latency_s, and the matrix's sum. N/A cells
 // (a GPU with itself) are not records. A waived testcase is a waived record; one that printed an
-// error is an error record.
+// error is an error record. A run that stopped outside any testcase (run_error) adds one error
+// record, key import.nvbandwidth, with nvbandwidth's message.
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,11 +50,16 @@ struct NvbDocument {
   std::vector<std::string> device_pci; // by CUDA ordinal, "0000:19:00.0"; may be empty
   std::vector<std::string> device_names;
   std::vector<NvbTestcase> testcases;
+  // Why nvbandwidth stopped outside any testcase: the JSON form's top-level "error" (cuInit or
+  // nvmlInit failed, bad arguments), or a text output with its header and no testcase (the text
+  // form prints such errors on standard error). Empty when it did not stop early.
+  std::string run_error;
   std::vector<std::string> problems; // "<where>:<line>: <what>" for what could not be read
 };
 
 // Reads either form (JSON when the first non-blank character is '{'). `where` names the input in
-// messages. Throws InputError when the input is neither form or holds no testcase at all;
+// messages. Throws InputError when the input is neither form or holds neither a testcase nor a
+// run error;
 // anything readable is kept and the rest listed in problems (a run killed half way still
 // imports its complete matrices).
 NvbDocument parse_nvbandwidth(const std::string &text, const std::string &where);

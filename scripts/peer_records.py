@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""What the peer scripts (gemm_vs_torch.py, copy_vs_torch.py) share: reading a railgauge run's
+"""What the peer scripts (gemm_vs_torch.py, copy_vs_torch.py, nvbandwidth_vs_ours.py) share: reading a railgauge run's
 records, timing a batch of GPU calls the way railgauge's CUDA-event timer does, writing peer
 records, and summarising the ratios of several peer runs.
 
     scripts/peer_records.py summary [--runs DIR] PEER_DIR...
 
-`summary` prints, per peer key and source benchmark (and dtype, host memory, placement), the
-number of points and the median, lowest, highest and largest-size value of `ours_vs_torch`;
+`summary` prints, per peer key and source benchmark (and dtype, host memory, placement, peer
+testcase), the number of points and the median, lowest, highest and largest-size value of the
+ratio `ours_vs_<peer>` (ours_vs_torch, ours_vs_nvbandwidth);
 with --runs, the record count per status of every railgauge run directory under DIR first.
 
 Importing this module needs neither torch nor a GPU: the functions that time GPU work take the
@@ -166,11 +167,20 @@ def time_batches(torch, calls, batch, samples, warmup,
 
 # ---------------------------------------------------------------------------- summary
 
+def peer_ratio(record):
+    """railgauge / peer: the record's ours_vs_<peer> metric (ours_vs_torch, ours_vs_nvbandwidth),
+    or None."""
+    for name, value in record.get("metrics", {}).items():
+        if name.startswith("ours_vs_"):
+            return value
+    return None
+
+
 def group_label(record):
     """What a ratio row is about: the source key plus the params that change its meaning."""
     p = record.get("params", {})
     parts = [p.get("peer_of", "?")]
-    for name in ("dtype", "host_memory", "placement", "torch_op"):
+    for name in ("dtype", "host_memory", "placement", "torch_op", "nvbandwidth_testcase"):
         if p.get(name) not in (None, ""):
             parts.append(str(p[name]))
     return " ".join(parts)
@@ -187,17 +197,17 @@ def ratio_rows(records):
     """[(peer key, group label, n, median, min, max, ratio at the largest size, not ok)]."""
     groups = {}
     for r in records:
-        groups.setdefault((r["key"], group_label(r)), []).append(r)
+        if r.get("key", "").startswith("peer."):  # not the imported peer runs beside them
+            groups.setdefault((r["key"], group_label(r)), []).append(r)
     rows = []
     for (key, label), recs in sorted(groups.items()):
-        ok = [r for r in recs if r.get("status") == "ok"
-              and r.get("metrics", {}).get("ours_vs_torch") is not None]
+        ok = [r for r in recs if r.get("status") == "ok" and peer_ratio(r) is not None]
         not_ok = len(recs) - len(ok)
         if not ok:
             rows.append((key, label, 0, None, None, None, None, not_ok))
             continue
-        values = [r["metrics"]["ours_vs_torch"] for r in ok]
-        largest = max(ok, key=point_size)["metrics"]["ours_vs_torch"]
+        values = [peer_ratio(r) for r in ok]
+        largest = peer_ratio(max(ok, key=point_size))
         rows.append((key, label, len(ok), statistics.median(values), min(values), max(values),
                      largest, not_ok))
     return rows
@@ -235,7 +245,8 @@ def print_summary(runs_root, peer_roots, out=sys.stdout):
     for root in peer_roots:
         for path in find_record_files(root):
             peers.extend(read_records(path))
-    print("Peer ratios ours_vs_torch (railgauge / torch on the same GPU; 1.0 = equal):", file=out)
+    print("Peer ratios ours_vs_<peer> (railgauge / the peer on the same GPU; 1.0 = equal):",
+          file=out)
     rows = ratio_rows(peers)
     if not rows:
         print("  no peer records", file=out)

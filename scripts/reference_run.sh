@@ -5,6 +5,7 @@
 #
 #   scripts/reference_run.sh [--build-dir DIR] [--out DIR] [--quick] [--budget-s S]
 #                            [--rules FILE] [--lib-dir DIR] [--nccl-tests DIR]
+#                            [--nvbandwidth FILE]
 #
 #   --build-dir DIR  the railgauge build: DIR/bin/railgauge, and the GPU tests when the build's
 #                    ctest files or test executables are there (default: build/)
@@ -22,6 +23,10 @@
 #                    on the GPUs here beside railgauge's NCCL collective of the same kind, sizes
 #                    and iterations, and `railgauge compare` sets them side by side
 #                    (docs/reference-runs.md says how to build them; this script never does)
+#   --nvbandwidth FILE an nvbandwidth binary built for this node: its copy-engine testcases run
+#                    at its default 512 MiB buffer, railgauge's same copies at that size, and
+#                    scripts/nvbandwidth_vs_ours.py pairs them by GPU (built as the
+#                    nccl-tests are, never by this script)
 #
 # Environment: PYTHON (default python3) is the Python that holds PyTorch. For railgauge and the
 # GPU tests, LD_LIBRARY_PATH becomes torch/lib and site-packages/nvidia/*/lib (libcublasLt,
@@ -51,6 +56,7 @@ budget_s=""
 rules="$repo/results/rules/h100-sxm-ib.yaml"
 lib_dir=""
 nccl_tests=""
+nvbandwidth=""
 python="${PYTHON:-python3}"
 
 usage_error() {
@@ -62,7 +68,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
   --quick) quick=1; shift; continue ;;
   -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
-  --build-dir | --out | --budget-s | --rules | --lib-dir | --nccl-tests)
+  --build-dir | --out | --budget-s | --rules | --lib-dir | --nccl-tests | --nvbandwidth)
     [[ $# -ge 2 ]] || usage_error "$1 needs a value"
     ;;
   *) usage_error "unknown argument '$1'" ;;
@@ -74,6 +80,7 @@ while [[ $# -gt 0 ]]; do
   --rules) rules="$2" ;;
   --lib-dir) lib_dir="$2" ;;
   --nccl-tests) nccl_tests="$2" ;;
+  --nvbandwidth) nvbandwidth="$2" ;;
   esac
   shift 2
 done
@@ -99,6 +106,11 @@ if [[ -n "$nccl_tests" ]]; then
   nccl_tests="$(cd "$nccl_tests" 2>/dev/null && pwd)" || usage_error "--nccl-tests: no such directory"
   [[ -x "$nccl_tests/all_reduce_perf" ]] ||
     usage_error "--nccl-tests: no all_reduce_perf in $nccl_tests (give nccl-tests' build directory)"
+fi
+if [[ -n "$nvbandwidth" ]]; then
+  [[ -f "$nvbandwidth" && -x "$nvbandwidth" ]] ||
+    usage_error "--nvbandwidth: $nvbandwidth is not an executable file (give the nvbandwidth binary)"
+  nvbandwidth="$(cd "$(dirname "$nvbandwidth")" && pwd)/$(basename "$nvbandwidth")"
 fi
 command -v timeout >/dev/null || usage_error "needs timeout (GNU coreutils) on PATH"
 command -v "$python" >/dev/null || usage_error "no $python on PATH: set PYTHON"
@@ -480,6 +492,41 @@ else
     --ignore-param cuda_graph group_type groups iterations warmup link_gbytes_per_s timeout_s \
     count source source_format --markdown "$out/compare/nccl-tests.md" \
     --json "$out/compare/nccl-tests.json"
+fi
+
+# ------------------------------------------------------------------ nvbandwidth beside railgauge
+# nvbandwidth's copy-engine testcases at its default buffer (512 MiB, 16 copies per sample, here
+# 10 samples) and railgauge's same copies at that size, pinned, near (nvbandwidth pins its host
+# buffers and thread on the GPU's NUMA node); scripts/nvbandwidth_vs_ours.py pairs them by GPU.
+nvb_testcases=(host_to_device_memcpy_ce device_to_host_memcpy_ce
+  host_to_device_bidirectional_memcpy_ce device_to_host_bidirectional_memcpy_ce
+  host_to_all_memcpy_ce all_to_host_memcpy_ce device_local_copy)
+nvb_mib=512
+if [[ -z "$nvbandwidth" ]]; then
+  skip nvbandwidth "no --nvbandwidth FILE: nvbandwidth is built beside railgauge first (docs/reference-runs.md)"
+elif ((!have_gpu)); then
+  skip nvbandwidth "no GPU: nvbandwidth has nothing to run on"
+else
+  mkdir -p "$out/peers/nvbandwidth-output" "$out/peers/nvbandwidth-import"
+  nvb_json="$out/peers/nvbandwidth-output/nvbandwidth.json"
+  STEP_STDOUT="$nvb_json" step nvbandwidth "$(share 3)" plain "$nvbandwidth" -j -b "$nvb_mib" \
+    -i 10 -t "${nvb_testcases[@]}"
+  if [[ -s "$nvb_json" ]]; then
+    step import-nvbandwidth 30 plain "$railgauge" import nvbandwidth "$nvb_json" \
+      --out "$out/peers/nvbandwidth-import"
+  else
+    skip import-nvbandwidth "nvbandwidth wrote nothing (see its step's log)"
+  fi
+  STEP_RUN_DIR="$out/runs/offload-nvbandwidth-size" step offload-nvbandwidth-size "$(share 3)" \
+    plain "$railgauge" offload --filter 'offload.[!w]*' --out "$out/runs/offload-nvbandwidth-size" \
+    -a "size_bytes=${nvb_mib}MiB" -a placement=near -a host_memory=pinned "${measure[@]}"
+  STEP_RUN_DIR="$out/runs/memory-nvbandwidth-size" step memory-nvbandwidth-size "$(share 1)" \
+    plain "$railgauge" memory --filter memory.hbm_memcpy_d2d \
+    --out "$out/runs/memory-nvbandwidth-size" -a "size_bytes=${nvb_mib}MiB" "${measure[@]}"
+  STEP_RUN_DIR="$out/peers/nvbandwidth" step nvbandwidth-vs-ours 60 plain \
+    "${py[@]}" "$repo/scripts/nvbandwidth_vs_ours.py" --nvbandwidth "$out/peers/nvbandwidth-import" \
+    --size-bytes $((nvb_mib << 20)) --out "$out/peers/nvbandwidth" \
+    "$out/runs/offload-nvbandwidth-size" "$out/runs/memory-nvbandwidth-size"
 fi
 
 # ------------------------------------------------------------------ torch peers

@@ -1,6 +1,6 @@
 // nvbandwidth's text and JSON output into records, on format samples written from its output
-// code (tests/fixtures/nvbandwidth/, numbers invented), and the `import nvbandwidth` run
-// directory.
+// code (tests/fixtures/nvbandwidth/two_gpus.*, numbers invented) and on real output of a run that
+// found no CUDA driver (no_cuda_driver.*), and the `import nvbandwidth` run directory.
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -189,6 +189,44 @@ TEST(NvbandwidthImport, BadInputIsAnInputErrorNamingTheFile) {
     EXPECT_FALSE(e.fix().empty());
   }
   EXPECT_THROW(parse_nvbandwidth("{\"other\": {}}", "other.json"), InputError);
+}
+
+TEST(NvbandwidthImport, ARunStoppedBeforeItsFirstTestcaseIsOneErrorRecord) {
+  for (const std::string name : {"no_cuda_driver.txt", "no_cuda_driver.json"}) {
+    SCOPED_TRACE(name);
+    const NvbDocument doc = parse_nvbandwidth(slurp(fixture(name)), name);
+    EXPECT_EQ(doc.version, "v0.8");
+    EXPECT_TRUE(doc.testcases.empty());
+    EXPECT_NE(doc.run_error.find("in expression cuInit(0)"), std::string::npos) << doc.run_error;
+    EXPECT_FALSE(doc.problems.empty()) << "the import exits 1";
+    const auto records = nvbandwidth_records(doc, "r", "node");
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_EQ(records[0].key, "import.nvbandwidth");
+    EXPECT_EQ(records[0].status, Status::error);
+    EXPECT_NE(records[0].reason->find("stopped after 0 testcase(s)"), std::string::npos);
+    EXPECT_NE(records[0].reason->find("cuInit(0)"), std::string::npos);
+  }
+  // Standard output alone (the message went to standard error): the header, then nothing.
+  const NvbDocument header_only =
+      parse_nvbandwidth("nvbandwidth Version: v0.8\nBuilt from Git version: \n\n", "out.txt");
+  EXPECT_NE(header_only.run_error.find("no testcase"), std::string::npos);
+  EXPECT_EQ(nvbandwidth_records(header_only, "r", "node").size(), 1u);
+}
+
+TEST(NvbandwidthImport, AnErrorAfterSomeTestcasesKeepsTheirRecordsAndEndsWithIt) {
+  auto j = nlohmann::json::parse(slurp(fixture("two_gpus.json")));
+  j["nvbandwidth"]["error"] = "[CUDA_ERROR_LAUNCH_FAILED] unspecified launch failure in "
+                              "expression cuStreamSynchronize(stream) in ... : memcpy.cpp:480\n";
+  const NvbDocument doc = parse_nvbandwidth(j.dump(), "cut.json");
+  ASSERT_EQ(doc.testcases.size(), 4u);
+  const auto records = nvbandwidth_records(doc, "r", "");
+  ASSERT_EQ(records.size(), 2u + 1 + 6 + 1 + 1);
+  EXPECT_EQ(records.back().key, "import.nvbandwidth");
+  EXPECT_EQ(records.back().status, Status::error);
+  EXPECT_NE(records.back().reason->find("stopped after 4 testcase(s): [CUDA_ERROR_LAUNCH_FAILED]"),
+            std::string::npos)
+      << *records.back().reason;
+  EXPECT_EQ(of_key(records, "import.nvbandwidth.host_to_device_memcpy_ce").size(), 2u);
 }
 
 TEST(NvbandwidthImport, TruncatedTextKeepsTheCompleteMatrices) {

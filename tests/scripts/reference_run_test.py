@@ -66,6 +66,12 @@ class ReferenceRunTest(unittest.TestCase):
                    "#!/bin/sh\necho \"stand-in GPU test $*\"\n")
         return build
 
+    def fake_nvbandwidth(self):
+        """An nvbandwidth that prints the JSON format sample of tests/fixtures/nvbandwidth."""
+        sample = os.path.join(SOURCE, "tests", "fixtures", "nvbandwidth", "two_gpus.json")
+        return executable(os.path.join(self.tmp.name, "nvbandwidth", "nvbandwidth"),
+                          f"#!/bin/sh\ncat '{sample}'\n")
+
     def fake_gpu_env(self):
         bin_dir = os.path.join(self.tmp.name, "fakebin")
         executable(os.path.join(bin_dir, "nvidia-smi"),
@@ -100,6 +106,7 @@ class ReferenceRunTest(unittest.TestCase):
                  (["--build-dir", build, "--lib-dir", "/nonexistent"], "--lib-dir"),
                  (["--build-dir", build, "--nccl-tests", "/nonexistent"], "--nccl-tests"),
                  (["--build-dir", build, "--nccl-tests", self.tmp.name], "no all_reduce_perf"),
+                 (["--build-dir", build, "--nvbandwidth", self.tmp.name], "not an executable"),
                  (["--build-dir", build, "--out"], "--out needs")]
         for args, message in cases:
             p = self.run_script(*args, "--out", out) if args[-1] != "--out" else \
@@ -159,7 +166,7 @@ class ReferenceRunTest(unittest.TestCase):
         os.makedirs(lib_dir)
         p = self.run_script("--build-dir", self.fake_build(), "--out", out, "--quick",
                             "--lib-dir", lib_dir, "--nccl-tests", self.fake_nccl_tests(),
-                            env=self.fake_gpu_env())
+                            "--nvbandwidth", self.fake_nvbandwidth(), env=self.fake_gpu_env())
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         m, steps = self.manifest(out)
         self.assertTrue(m["gpu_seen"])
@@ -195,6 +202,19 @@ class ReferenceRunTest(unittest.TestCase):
         self.assertIn("no reduce_scatter_perf", steps["nccl-tests-reduce_scatter"]["note"])
         self.assertNotIn("collectives-nccl-reduce_scatter", steps)
         self.assertIn(steps["compare-nccl-tests"]["status"], ("ok",), steps["compare-nccl-tests"])
+        # nvbandwidth beside railgauge: its JSON imported, railgauge's copies at its 512 MiB
+        # (waived here: no CUDA), so the pairing finds no point and says so.
+        self.assertEqual(steps["nvbandwidth"]["status"], "ok")
+        self.assertIn("-j -b 512 -i 10 -t host_to_device_memcpy_ce", steps["nvbandwidth"]["command"])
+        self.assertEqual(steps["import-nvbandwidth"]["status"], "ok")
+        self.assertIn("-a size_bytes=512MiB -a placement=near -a host_memory=pinned",
+                      steps["offload-nvbandwidth-size"]["command"])
+        self.assertEqual(steps["offload-nvbandwidth-size"]["status"], "ok")
+        self.assertEqual(steps["memory-nvbandwidth-size"]["status"], "ok")
+        self.assertEqual((steps["nvbandwidth-vs-ours"]["status"], steps["nvbandwidth-vs-ours"]["exit"]),
+                         ("failed", 2))
+        self.assertIn("no nvbandwidth cell found its railgauge point",
+                      steps["nvbandwidth-vs-ours"]["note"])
 
     def test_a_step_past_its_share_is_killed_and_the_budget_skips_the_rest(self):
         # railgauge that hangs in `gemm` and `memory`: each step is killed at its share of a 60 s
