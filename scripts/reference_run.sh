@@ -494,7 +494,39 @@ else
     --json "$out/compare/nccl-tests.json"
 fi
 
+# ------------------------------------------------------------------ torch peers
+if ((!have_gpu)); then
+  skip gemm-vs-torch "no GPU: nothing measured to compare with torch"
+  skip copy-vs-torch "no GPU: nothing measured to compare with torch"
+else
+  for s in gemm-model:7 gemm-size:4; do
+    pct=${s#*:}
+    s=${s%:*}
+    rd=$(run_dir_of "$s")
+    if [[ -z "$rd" ]]; then
+      skip "gemm-vs-torch-${s#gemm-}" "no run directory from step $s"
+      continue
+    fi
+    STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" "$(share "$pct")" plain \
+      "${py[@]}" "$repo/scripts/gemm_vs_torch.py" "$rd" \
+      --out "$out/peers/$s" "${gemm_peer_args[@]}"
+  done
+  copy_runs=()
+  for s in memory-hbm offload; do
+    rd=$(run_dir_of "$s")
+    [[ -n "$rd" ]] && copy_runs+=("$rd")
+  done
+  if ((${#copy_runs[@]} == 0)); then
+    skip copy-vs-torch "no run directory from the memory-hbm and offload steps"
+  else
+    STEP_RUN_DIR="$out/peers/copy" step copy-vs-torch "$(share 8)" plain \
+      "${py[@]}" "$repo/scripts/copy_vs_torch.py" "${copy_runs[@]}" \
+      --out "$out/peers/copy" "${copy_peer_args[@]}"
+  fi
+fi
+
 # ------------------------------------------------------------------ nvbandwidth beside railgauge
+# After the torch peers: the issue's peers first, this one with what the budget leaves.
 # nvbandwidth's copy-engine testcases at its default buffer (512 MiB, 16 copies per sample, here
 # 10 samples) and railgauge's same copies at that size, pinned, near (nvbandwidth pins its host
 # buffers and thread on the GPU's NUMA node); scripts/nvbandwidth_vs_ours.py pairs them by GPU.
@@ -527,37 +559,6 @@ else
     "${py[@]}" "$repo/scripts/nvbandwidth_vs_ours.py" --nvbandwidth "$out/peers/nvbandwidth-import" \
     --size-bytes $((nvb_mib << 20)) --out "$out/peers/nvbandwidth" \
     "$out/runs/offload-nvbandwidth-size" "$out/runs/memory-nvbandwidth-size"
-fi
-
-# ------------------------------------------------------------------ torch peers
-if ((!have_gpu)); then
-  skip gemm-vs-torch "no GPU: nothing measured to compare with torch"
-  skip copy-vs-torch "no GPU: nothing measured to compare with torch"
-else
-  for s in gemm-model:7 gemm-size:4; do
-    pct=${s#*:}
-    s=${s%:*}
-    rd=$(run_dir_of "$s")
-    if [[ -z "$rd" ]]; then
-      skip "gemm-vs-torch-${s#gemm-}" "no run directory from step $s"
-      continue
-    fi
-    STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" "$(share "$pct")" plain \
-      "${py[@]}" "$repo/scripts/gemm_vs_torch.py" "$rd" \
-      --out "$out/peers/$s" "${gemm_peer_args[@]}"
-  done
-  copy_runs=()
-  for s in memory-hbm offload; do
-    rd=$(run_dir_of "$s")
-    [[ -n "$rd" ]] && copy_runs+=("$rd")
-  done
-  if ((${#copy_runs[@]} == 0)); then
-    skip copy-vs-torch "no run directory from the memory-hbm and offload steps"
-  else
-    STEP_RUN_DIR="$out/peers/copy" step copy-vs-torch "$(share 8)" plain \
-      "${py[@]}" "$repo/scripts/copy_vs_torch.py" "${copy_runs[@]}" \
-      --out "$out/peers/copy" "${copy_peer_args[@]}"
-  fi
 fi
 
 # ------------------------------------------------------------------ analysis (the reserve)
