@@ -119,6 +119,12 @@ nlohmann::json overlap_metrics(const OverlapTimes &t, std::uint64_t size_bytes, 
           {"busbw_concurrent_gbytes_per_s", busbw(t.all_reduce_concurrent_s)}};
 }
 
+nlohmann::json window_metrics(const OverlapWindow &balanced, const OverlapWindow &padding) {
+  return {{"gemms_per_window", balanced.gemms},
+          {"allreduces_per_window", balanced.all_reduces},
+          {"padding_per_window", {{"all_reduces", padding.all_reduces}, {"gemms", padding.gemms}}}};
+}
+
 std::optional<std::string> gemm_problem(std::uint64_t wrong_all, std::uint64_t wrong_mine) {
   if (wrong_all == 0)
     return std::nullopt;

@@ -83,6 +83,10 @@ struct OverlapTimes {
 // slowdown or bandwidth over a time that is not positive is null, not infinity.
 nlohmann::json overlap_metrics(const OverlapTimes &t, std::uint64_t size_bytes, int group_ranks);
 
+// What a window ran, in both backends' records: gemms_per_window and allreduces_per_window (the
+// balanced window) and padding_per_window {all_reduces, gemms} (the untimed calls last used).
+nlohmann::json window_metrics(const OverlapWindow &balanced, const OverlapWindow &padding);
+
 // The data-check problem of the GEMM: `wrong_all` sampled entries over all ranks differ from
 // the exact product, `wrong_mine` of them on this rank (process); nullopt when none.
 std::optional<std::string> gemm_problem(std::uint64_t wrong_all, std::uint64_t wrong_mine);

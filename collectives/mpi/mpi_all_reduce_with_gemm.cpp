@@ -174,10 +174,7 @@ public:
         {ar_alone_s, both.all_reduce.time_s.median, gemm_alone_s, gemm_concurrent_s}, p.size_bytes,
         ranks));
     out.metrics.update(contention_metrics(both_contention));
-    out.metrics["padding_per_window"] = {{"all_reduces", final_padding.all_reduces},
-                                         {"gemms", final_padding.gemms}};
-    out.metrics["gemms_per_window"] = balanced.gemms;
-    out.metrics["allreduces_per_window"] = balanced.all_reduces;
+    out.metrics.update(window_metrics(balanced, final_padding));
     out.metrics["gemm_alone_gflops"] = gemm.flops() / gemm_alone_s / 1e9;
     out.metrics["gemm_concurrent_gflops"] = gemm.flops() / gemm_concurrent_s / 1e9;
     out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;

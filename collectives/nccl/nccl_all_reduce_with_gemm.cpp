@@ -301,10 +301,7 @@ public:
     const double flops = gpus.front()->gemm.flops();
     out.metrics["gemm_alone_tflops"] = flops / gemm_alone_s / 1e12;
     out.metrics["gemm_concurrent_tflops"] = flops / gemm_concurrent_s / 1e12;
-    out.metrics["padding_per_window"] = {{"all_reduces", final_padding.all_reduces},
-                                         {"gemms", final_padding.gemms}};
-    out.metrics["gemms_per_call"] = balanced.gemms;
-    out.metrics["allreduces_per_call"] = balanced.all_reduces;
+    out.metrics.update(window_metrics(balanced, final_padding));
     out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
     // A window of one operation has no other to contend with: only those of `both` count.
     out.metrics.update(contention_metrics(contention));

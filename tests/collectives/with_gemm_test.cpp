@@ -154,6 +154,14 @@ TEST(OverlapMetrics, ATimeThatIsNotPositiveGivesNullNotInfinity) {
   EXPECT_DOUBLE_EQ(m.at("gemm_slowdown").get<double>(), 1.0);
 }
 
+TEST(WindowMetrics, BothBackendsNameTheWindowAndItsPaddingAlike) {
+  const auto m = window_metrics({3, 1}, {5, 2});
+  EXPECT_EQ(m.at("allreduces_per_window"), 3);
+  EXPECT_EQ(m.at("gemms_per_window"), 1);
+  EXPECT_EQ(m.at("padding_per_window").at("all_reduces"), 5);
+  EXPECT_EQ(m.at("padding_per_window").at("gemms"), 2);
+}
+
 TEST(GemmProblem, NamesTheTotalAndThisRanksCount) {
   EXPECT_FALSE(gemm_problem(0, 0).has_value());
   const auto why = gemm_problem(5, 2);
