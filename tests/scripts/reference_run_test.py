@@ -8,7 +8,6 @@ Usage: reference_run_test.py RAILGAUGE_BINARY SOURCE_DIR [TestName ...]
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from named_tests import run_named_tests  # noqa: E402
+from stand_ins import executable  # noqa: E402
 
 BINARY = SOURCE = None
 
@@ -28,13 +28,6 @@ def gpu_here():
         return False
     return p.returncode == 0 and "GPU " in p.stdout
 
-
-def executable(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
 
 
 class ReferenceRunTest(unittest.TestCase):

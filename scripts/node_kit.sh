@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Packs a built railgauge for a GPU node that has no package registry: the stripped binary, the
+# GPU test executables, and the Debian libraries they link (not the C and C++ runtime, which the
+# node has), plus prebuilt peer binaries when given; then checks that the packed binary starts
+# with only the packed libraries on its path.
+#
+#   scripts/node_kit.sh [--build-dir DIR] [--out DIR] [--peer NAME=PATH ...] [--tar]
+#
+#   --build-dir DIR    a railgauge build (default: build/); its GPU test executables are packed
+#                      when they were built (cmake --build DIR --target cuda_tests ...)
+#   --out DIR          the kit directory, refused when it exists and is not empty (default:
+#                      node/); it holds build/bin/railgauge, build/tests/.../*_gpu_tests,
+#                      lib/, peers/NAME/ and kit.txt (what is inside, sizes, how it was checked)
+#   --peer NAME=PATH   a peer built beside railgauge (a file, or a directory whose executables
+#                      are taken), e.g. --peer nvbandwidth=../nvbandwidth/build/nvbandwidth
+#                      --peer nccl-tests=../nccl-tests/build; this script never builds one
+#   --tar              also write DIR.tar.xz (the kit compressed, for a carry with a size limit:
+#                      OpenBLAS alone is 35 MB unpacked)
+#
+# On the node, in the source tree (docs/reference-runs.md):
+#   scripts/reference_run.sh --build-dir node/build --lib-dir node/lib --quick \
+#     [--nccl-tests node/peers/nccl-tests] [--nvbandwidth node/peers/nvbandwidth/nvbandwidth]
+#
+# Exit status: 0 packed, every library an executable links resolves inside the kit (or is the C
+# and C++ runtime, or CUDA's, which the node has), and the binary starts; 1 not so (kit.txt says
+# what is missing); 2 bad arguments or nothing built.
+set -uo pipefail
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+build_dir="$repo/build"
+out="$repo/node"
+peers=()
+tar=0
+
+usage_error() {
+  echo "node_kit.sh: $1 (see --help)" >&2
+  exit 2
+}
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+  --tar) tar=1; shift; continue ;;
+  -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
+  --build-dir | --out | --peer) [[ $# -ge 2 ]] || usage_error "$1 needs a value" ;;
+  *) usage_error "unknown argument '$1'" ;;
+  esac
+  case "$1" in
+  --build-dir) build_dir="$2" ;;
+  --out) out="$2" ;;
+  --peer)
+    [[ "$2" =~ ^[A-Za-z0-9._-]+=.+$ ]] || usage_error "--peer '$2' is not NAME=PATH"
+    [[ -e "${2#*=}" ]] || usage_error "--peer $2: no such file or directory"
+    peers+=("$2")
+    ;;
+  esac
+  shift 2
+done
+
+build_dir="$(cd "$build_dir" 2>/dev/null && pwd)" || usage_error "--build-dir: no such directory"
+[[ -x "$build_dir/bin/railgauge" ]] ||
+  usage_error "no railgauge at $build_dir/bin/railgauge: build first (scripts/build.sh)"
+if [[ -e "$out" && -n "$(ls -A "$out" 2>/dev/null)" ]]; then
+  usage_error "--out $out exists and is not empty: give a new directory"
+fi
+for tool in objcopy ldd; do
+  command -v "$tool" >/dev/null || usage_error "needs $tool on PATH (Debian: binutils, libc-bin)"
+done
+mkdir -p "$out/build/bin" "$out/lib" "$out/peers" || usage_error "cannot create $out"
+out="$(cd "$out" && pwd)"
+
+# The executables: railgauge and the GPU tests, without their debug information (the kit is
+# carried to the node; the build keeps the symbols).
+objcopy --strip-debug "$build_dir/bin/railgauge" "$out/build/bin/railgauge"
+executables=("$out/build/bin/railgauge")
+while IFS= read -r t; do
+  mkdir -p "$out/build/$(dirname "$t")"
+  objcopy --strip-debug "$build_dir/$t" "$out/build/$t"
+  executables+=("$out/build/$t")
+done < <(cd "$build_dir" && find tests -type f -perm -u+x \( -name '*_gpu_tests' -o -name cuda_tests \) |
+  sort)
+
+# The shared libraries they link from the system, less those every node has: the C and C++
+# runtime, and what the driver or the node's PyTorch provide (CUDA's libraries, NCCL).
+node_has='/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux-x86-64|libcuda|libnvidia-ml|libcublas|libcublasLt|libnccl|libcudart)\.so'
+for exe in "${executables[@]}"; do
+  ldd "$exe" 2>/dev/null | awk '$3 ~ /^\// {print $3}'
+done | sort -u | grep -vE "$node_has" |
+  while IFS= read -r lib; do cp -L "$lib" "$out/lib/"; done
+
+for p in "${peers[@]}"; do
+  name=${p%%=*}
+  path=${p#*=}
+  mkdir -p "$out/peers/$name"
+  if [[ -d "$path" ]]; then
+    find "$path" -maxdepth 1 -type f -perm -u+x -exec cp {} "$out/peers/$name/" \;
+  else
+    cp "$path" "$out/peers/$name/"
+  fi
+done
+
+# Every library each packed executable links must resolve inside the kit or be one the node has
+# (LD_LIBRARY_PATH only puts the kit first: ldd would still find this machine's copies, so each
+# resolved path is checked). Then the binary must start.
+outside=$(for exe in "${executables[@]}"; do
+  env -i LD_LIBRARY_PATH="$out/lib" ldd "$exe" 2>&1 |
+    awk -v exe="${exe#"$out"/}" '/not found/ {print exe ": " $1 " not found"; next}
+      $3 ~ /^\// {print exe ": " $1 " from " $3}'
+done | grep -v " from $out/lib/" | grep -vE " from .*$node_has" | sort -u)
+check_log="$out/kit-check.txt"
+status=0
+if ! env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$out/lib" \
+  "$out/build/bin/railgauge" --version >"$check_log" 2>&1; then
+  status=1
+fi
+[[ -n "$outside" ]] && status=1
+
+{
+  echo "railgauge node kit, packed $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname -s)"
+  echo "source commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "from build: $build_dir"
+  echo
+  echo "sizes:"
+  (cd "$out" && du -sh build lib peers | sed 's/^/  /')
+  echo "  total $(du -sh "$out" | cut -f1)"
+  echo
+  echo "executables:"
+  (cd "$out" && find build peers -type f -perm -u+x | sort | sed 's/^/  /')
+  echo
+  echo "libraries:"
+  (cd "$out/lib" && ls | sed 's/^/  /')
+  echo
+  echo "check: every linked library from lib/ or one the node has; then"
+  echo "       env -i LD_LIBRARY_PATH=lib build/bin/railgauge --version"
+  sed 's/^/  /' "$check_log"
+  [[ -n "$outside" ]] && echo "$outside" | sed 's/^/  not in the kit: /'
+  if ((status == 0)); then echo "  ok"; else echo "  FAILED: see the lines above"; fi
+} >"$out/kit.txt"
+rm -f "$check_log"
+if ((tar)); then
+  tar cJf "$out.tar.xz" -C "$(dirname "$out")" "$(basename "$out")" &&
+    echo "compressed: $out.tar.xz ($(du -h "$out.tar.xz" | cut -f1))" >>"$out/kit.txt"
+fi
+cat "$out/kit.txt"
+exit "$status"
