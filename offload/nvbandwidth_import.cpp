@@ -124,9 +124,14 @@ NvbDocument parse_text(const std::string &text, const std::string &where) {
     } else if (starts_with(line, "Running ") && line.ends_with(".")) {
       doc.testcases.push_back({line.substr(8, line.size() - 9), "Running", "", {}});
       current = &doc.testcases.back();
-    } else if ((starts_with(line, "Error:") || starts_with(line, "ERROR:")) && current) {
-      current->status = "Error";
-      current->error = after_colon(line);
+    } else if (starts_with(line, "Error:") || starts_with(line, "ERROR:")) {
+      if (current) {
+        current->status = "Error";
+        current->error = after_colon(line);
+      } else if (doc.run_error.empty()) {
+        doc.run_error = line; // before any testcase: "ERROR: Invalid Arguments", ...
+        doc.problems.push_back(fmt::format("{}: nvbandwidth reported an error: {}", at(i), line));
+      }
     } else if (line.find(" in expression ") != std::string::npos) {
       // Its CU_ASSERT / CUDA_ASSERT / NVML_ASSERT message ("[<name>] <text> in expression
       // cuInit(0) in ... : <file>:<line>"), printed on standard error before it exits.
@@ -134,6 +139,7 @@ NvbDocument parse_text(const std::string &text, const std::string &where) {
         doc.run_error = line;
       doc.problems.push_back(fmt::format("{}: nvbandwidth reported an error: {}", at(i), line));
     } else if (starts_with(line, "Waived:")) {
+      ++doc.unnamed_waived;
       doc.problems.push_back(
           fmt::format("{}: a testcase was waived; nvbandwidth's text output does not name it "
                       "(its JSON output does)",
@@ -320,7 +326,7 @@ struct CaptionMeaning {
 // What the number of a bidirectional testcase is. nvbandwidth times one stream while the reverse
 // copy runs as interference; newer versions print each direction (Read1, Write2, ...) and their
 // Total as separate matrices, older ones only the measured stream's matrix (no variant). Only a
-// Total compares with offload.bidir's bandwidth (the sum); the others with its h2d/d2h figures.
+// Total compares with offload.bidir's sum_gbytes_per_s; the others with its h2d/d2h figures.
 std::string bidirectional_figure(const std::string &variant) {
   if (variant.empty())
     return "one_direction_under_reverse_traffic";
@@ -364,13 +370,13 @@ NvbDocument parse_nvbandwidth(const std::string &text, const std::string &where)
   if (first == std::string::npos)
     throw InputError("the file is empty", where, "give nvbandwidth's text or JSON (-j) output");
   NvbDocument doc = text[first] == '{' ? parse_json(text, where) : parse_text(text, where);
-  if (doc.testcases.empty() && doc.run_error.empty() && doc.format == "text" &&
-      !doc.version.empty()) {
+  if (doc.testcases.empty() && doc.run_error.empty() && doc.unnamed_waived == 0 &&
+      doc.format == "text" && !doc.version.empty()) {
     doc.run_error = "nvbandwidth printed its header and no testcase: it stopped before the first "
                     "(the text form prints why on standard error)";
     doc.problems.push_back(fmt::format("{}: {}", where, doc.run_error));
   }
-  if (doc.testcases.empty() && doc.run_error.empty())
+  if (doc.testcases.empty() && doc.run_error.empty() && doc.unnamed_waived == 0)
     throw InputError(fmt::format("no nvbandwidth testcase found ({} form){}", doc.format,
                                  doc.problems.empty() ? "" : ": " + doc.problems.front()),
                      where,
@@ -455,14 +461,32 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
       }
     }
   }
-  if (!doc.run_error.empty()) {
+  // What concerns no named testcase: one record, key import.nvbandwidth.
+  const auto about_the_run = [&](Status status, std::string reason) {
     Record r = base(NvbTestcase{});
     r.key = "import.nvbandwidth";
     r.params.erase("testcase");
-    r.status = Status::error;
-    r.reason = fmt::format("nvbandwidth stopped after {} testcase(s): {}", doc.testcases.size(),
-                           doc.run_error);
+    r.status = status;
+    r.reason = std::move(reason);
     records.push_back(std::move(r));
+  };
+  if (doc.unnamed_waived > 0)
+    about_the_run(Status::waived,
+                  fmt::format("nvbandwidth waived {} testcase(s) that cannot run on that machine; "
+                              "its text output does not name them (its JSON output does)",
+                              doc.unnamed_waived));
+  if (!doc.run_error.empty()) {
+    // The testcase that was running when it stopped printed no result: name it.
+    const bool during =
+        !doc.testcases.empty() && doc.testcases.back().matrices.empty() &&
+        (doc.testcases.back().status == "Running" || doc.testcases.back().status.empty());
+    const std::size_t finished = doc.testcases.size() - (during ? 1 : 0);
+    about_the_run(Status::error,
+                  during ? fmt::format("nvbandwidth stopped during testcase {} (after {} "
+                                       "finished): {}",
+                                       doc.testcases.back().name, finished, doc.run_error)
+                         : fmt::format("nvbandwidth stopped after {} testcase(s): {}", finished,
+                                       doc.run_error));
   }
   return records;
 }

@@ -19,7 +19,8 @@
 // bandwidth_gbytes_per_s (GB = 1e9, as nvbandwidth) or latency_s, and the matrix's sum. N/A cells
 // (a GPU with itself) are not records. A waived testcase is a waived record; one that printed an
 // error is an error record. A run that stopped outside any testcase (run_error) adds one error
-// record, key import.nvbandwidth, with nvbandwidth's message.
+// record, key import.nvbandwidth, with nvbandwidth's message; unnamed waived testcases (text
+// form) one waived record of that key.
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,12 +55,14 @@ struct NvbDocument {
   // nvmlInit failed, bad arguments), or a text output with its header and no testcase (the text
   // form prints such errors on standard error). Empty when it did not stop early.
   std::string run_error;
+  // The text form's "Waived:" lines: it prints them without the testcase's name.
+  int unnamed_waived = 0;
   std::vector<std::string> problems; // "<where>:<line>: <what>" for what could not be read
 };
 
 // Reads either form (JSON when the first non-blank character is '{'). `where` names the input in
-// messages. Throws InputError when the input is neither form or holds neither a testcase nor a
-// run error;
+// messages. Throws InputError when the input is neither form or holds no testcase, no run error
+// and no waived line;
 // anything readable is kept and the rest listed in problems (a run killed half way still
 // imports its complete matrices).
 NvbDocument parse_nvbandwidth(const std::string &text, const std::string &where);

@@ -21,9 +21,10 @@
 #   scripts/reference_run.sh --build-dir node/build --lib-dir node/lib --quick \
 #     [--nccl-tests node/peers/nccl-tests] [--nvbandwidth node/peers/nvbandwidth/nvbandwidth]
 #
-# Exit status: 0 packed, every library an executable links resolves inside the kit (or is the C
-# and C++ runtime, or CUDA's, which the node has), and the binary starts; 1 not so (kit.txt says
-# what is missing); 2 bad arguments or nothing built.
+# Exit status: 0 packed, every library a packed executable (peers included) links resolves
+# inside the kit (or is the C and C++ runtime, or CUDA's, which the node has), and the binary
+# starts; 1 not so, or a copy or the tar failed (kit.txt says what); 2 bad arguments or nothing
+# built.
 set -uo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -68,51 +69,78 @@ done
 mkdir -p "$out/build/bin" "$out/lib" "$out/peers" || usage_error "cannot create $out"
 out="$(cd "$out" && pwd)"
 
+# What went wrong while packing or checking: each line makes the exit status 1 (kit.txt lists them).
+problems=()
+
 # The executables: railgauge and the GPU tests, without their debug information (the kit is
 # carried to the node; the build keeps the symbols).
-objcopy --strip-debug "$build_dir/bin/railgauge" "$out/build/bin/railgauge"
+pack() { # SOURCE DEST
+  mkdir -p "$(dirname "$2")" && objcopy --strip-debug "$1" "$2" ||
+    problems+=("cannot copy $1 into the kit")
+}
+pack "$build_dir/bin/railgauge" "$out/build/bin/railgauge"
 executables=("$out/build/bin/railgauge")
 while IFS= read -r t; do
-  mkdir -p "$out/build/$(dirname "$t")"
-  objcopy --strip-debug "$build_dir/$t" "$out/build/$t"
+  pack "$build_dir/$t" "$out/build/$t"
   executables+=("$out/build/$t")
 done < <(cd "$build_dir" && find tests -type f -perm -u+x \( -name '*_gpu_tests' -o -name cuda_tests \) |
   sort)
-
-# The shared libraries they link from the system, less those every node has: the C and C++
-# runtime, and what the driver or the node's PyTorch provide (CUDA's libraries, NCCL).
-node_has='/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux-x86-64|libcuda|libnvidia-ml|libcublas|libcublasLt|libnccl|libcudart)\.so'
-for exe in "${executables[@]}"; do
-  ldd "$exe" 2>/dev/null | awk '$3 ~ /^\// {print $3}'
-done | sort -u | grep -vE "$node_has" |
-  while IFS= read -r lib; do cp -L "$lib" "$out/lib/"; done
 
 for p in "${peers[@]}"; do
   name=${p%%=*}
   path=${p#*=}
   mkdir -p "$out/peers/$name"
   if [[ -d "$path" ]]; then
-    find "$path" -maxdepth 1 -type f -perm -u+x -exec cp {} "$out/peers/$name/" \;
+    while IFS= read -r f; do
+      cp "$f" "$out/peers/$name/" || problems+=("cannot copy peer $f into the kit")
+      executables+=("$out/peers/$name/$(basename "$f")")
+    done < <(find "$path" -maxdepth 1 -type f -perm -u+x | sort)
   else
-    cp "$path" "$out/peers/$name/"
+    cp "$path" "$out/peers/$name/" || problems+=("cannot copy peer $path into the kit")
+    executables+=("$out/peers/$name/$(basename "$path")")
   fi
 done
 
+# ldd's lines as NAME<TAB>PATH ("name => /path (0x...)") or NAME<TAB>not found; paths may hold
+# spaces, so the whole path between "=> " and the load address is taken.
+resolved() {
+  sed -n -e 's/^[[:space:]]*\([^ ]*\) => not found$/\1\tnot found/p' \
+    -e 's/^[[:space:]]*\([^ ]*\) => \(\/.*\) (0x[0-9a-f]*)$/\1\t\2/p'
+}
+# The libraries every node has: the C and C++ runtime, and what the driver or the node's PyTorch
+# provide (CUDA's libraries, NCCL). Matched against a resolved path.
+node_has='/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux-x86-64|libcuda|libnvidia-ml|libcublas|libcublasLt|libnccl|libcudart)\.so[^/]*$'
+
+# The shared libraries the executables link from this system, less those the node has.
+for exe in "${executables[@]}"; do
+  ldd "$exe" 2>/dev/null | resolved
+done | cut -f2 | grep '^/' | grep -vE "$node_has" | sort -u |
+  while IFS= read -r lib; do cp -L "$lib" "$out/lib/" || echo "$lib"; done >"$out/.uncopied"
+while IFS= read -r lib; do problems+=("cannot copy $lib into the kit"); done <"$out/.uncopied"
+rm -f "$out/.uncopied"
+
 # Every library each packed executable links must resolve inside the kit or be one the node has
 # (LD_LIBRARY_PATH only puts the kit first: ldd would still find this machine's copies, so each
-# resolved path is checked). Then the binary must start.
-outside=$(for exe in "${executables[@]}"; do
-  env -i LD_LIBRARY_PATH="$out/lib" ldd "$exe" 2>&1 |
-    awk -v exe="${exe#"$out"/}" '/not found/ {print exe ": " $1 " not found"; next}
-      $3 ~ /^\// {print exe ": " $1 " from " $3}'
-done | grep -v " from $out/lib/" | grep -vE " from .*$node_has" | sort -u)
+# resolved path is checked). A script (a peer's wrapper) has none. Then the binary must start.
+for exe in "${executables[@]}"; do
+  rel=${exe#"$out"/}
+  [[ -f "$exe" ]] || continue # its copy failed: already a problem
+  listing=$(env -i LD_LIBRARY_PATH="$out/lib" ldd "$exe" 2>&1)
+  [[ $listing == *"not a dynamic executable"* ]] && continue
+  while IFS=$'\t' read -r name path; do
+    if [[ $path == "not found" ]]; then
+      # Not on this machine either; fine when it is one the node has (the driver's libcuda).
+      [[ "/$name" =~ $node_has ]] || problems+=("not in the kit: $rel: $name not found")
+    elif [[ $path != "$out/lib/"* && ! $path =~ $node_has ]]; then
+      problems+=("not in the kit: $rel: $name from $path")
+    fi
+  done < <(resolved <<<"$listing")
+done
 check_log="$out/kit-check.txt"
-status=0
 if ! env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$out/lib" \
   "$out/build/bin/railgauge" --version >"$check_log" 2>&1; then
-  status=1
+  problems+=("the packed railgauge does not start with only the kit's libraries")
 fi
-[[ -n "$outside" ]] && status=1
 
 {
   echo "railgauge node kit, packed $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname -s)"
@@ -132,13 +160,18 @@ fi
   echo "check: every linked library from lib/ or one the node has; then"
   echo "       env -i LD_LIBRARY_PATH=lib build/bin/railgauge --version"
   sed 's/^/  /' "$check_log"
-  [[ -n "$outside" ]] && echo "$outside" | sed 's/^/  not in the kit: /'
-  if ((status == 0)); then echo "  ok"; else echo "  FAILED: see the lines above"; fi
+  for p in "${problems[@]}"; do echo "  $p"; done
+  if ((${#problems[@]} == 0)); then echo "  ok"; else echo "  FAILED: see the lines above"; fi
 } >"$out/kit.txt"
 rm -f "$check_log"
+status=$((${#problems[@]} > 0))
 if ((tar)); then
-  tar cJf "$out.tar.xz" -C "$(dirname "$out")" "$(basename "$out")" &&
+  if tar cJf "$out.tar.xz" -C "$(dirname "$out")" "$(basename "$out")"; then
     echo "compressed: $out.tar.xz ($(du -h "$out.tar.xz" | cut -f1))" >>"$out/kit.txt"
+  else
+    echo "FAILED: tar could not write $out.tar.xz" >>"$out/kit.txt"
+    status=1
+  fi
 fi
 cat "$out/kit.txt"
 exit "$status"

@@ -14,11 +14,15 @@ Mapping (testcase -> railgauge key and metric; the GPU is matched by PCI bus id)
   device_to_host_memcpy_ce                offload.d2h pinned      bandwidth_gbytes_per_s
   host_to_device_bidirectional_memcpy_ce  offload.bidir           h2d_gbytes_per_s
   device_to_host_bidirectional_memcpy_ce  offload.bidir           d2h_gbytes_per_s
-  host_to_all_memcpy_ce                   offload.all_gpus_h2d    gpus[pci].bandwidth_gbytes_per_s
-  all_to_host_memcpy_ce                   offload.all_gpus_d2h    gpus[pci].bandwidth_gbytes_per_s
+  host_to_all_memcpy_ce                   offload.all_gpus_h2d    per_gpu[pci].bandwidth_gbytes_per_s
+  all_to_host_memcpy_ce                   offload.all_gpus_d2h    per_gpu[pci].bandwidth_gbytes_per_s
+  host_to_device_memcpy_sm                offload.zero_copy_read  bandwidth_gbytes_per_s
+  device_to_host_memcpy_sm                offload.zero_copy_write bandwidth_gbytes_per_s
   device_local_copy                       memory.hbm_memcpy_d2d   bandwidth_gbytes_per_s
 A bidirectional cell whose params.bidirectional_figure is sum_of_both_directions (newer
-nvbandwidth's Total matrix) maps to offload.bidir's bandwidth_gbytes_per_s instead.
+nvbandwidth's Total matrix: the two directions' rates added) maps to offload.bidir's
+sum_gbytes_per_s instead. The SM testcases are a kernel copying between mapped pinned host
+memory and HBM, as railgauge's zero-copy kernels do: the pair compares the two kernels.
 Byte counting: nvbandwidth counts the bytes copied once; so does railgauge's offload family, but
 memory.hbm_memcpy_d2d counts bytes read + written (2x): nvbandwidth's device_local_copy figure is
 doubled here so that both sides count alike (metrics.peer_counting_factor says so).
@@ -48,8 +52,10 @@ MAPPED = {
     "device_to_host_memcpy_ce": ("offload.d2h", "bandwidth_gbytes_per_s", 1),
     "host_to_device_bidirectional_memcpy_ce": ("offload.bidir", "h2d_gbytes_per_s", 1),
     "device_to_host_bidirectional_memcpy_ce": ("offload.bidir", "d2h_gbytes_per_s", 1),
-    "host_to_all_memcpy_ce": ("offload.all_gpus_h2d", "gpus", 1),
-    "all_to_host_memcpy_ce": ("offload.all_gpus_d2h", "gpus", 1),
+    "host_to_all_memcpy_ce": ("offload.all_gpus_h2d", "per_gpu", 1),
+    "all_to_host_memcpy_ce": ("offload.all_gpus_d2h", "per_gpu", 1),
+    "host_to_device_memcpy_sm": ("offload.zero_copy_read", "bandwidth_gbytes_per_s", 1),
+    "device_to_host_memcpy_sm": ("offload.zero_copy_write", "bandwidth_gbytes_per_s", 1),
     "device_local_copy": ("memory.hbm_memcpy_d2d", "bandwidth_gbytes_per_s", 2),
 }
 
@@ -65,7 +71,7 @@ def target(cell):
         return None
     key, metric, factor = mapped
     if cell.get("params", {}).get("bidirectional_figure") == "sum_of_both_directions":
-        metric = "bandwidth_gbytes_per_s"
+        metric = "sum_gbytes_per_s"
     return key, metric, factor
 
 
@@ -88,10 +94,11 @@ def matches(record, key, size_bytes):
 
 
 def our_value(record, metric, pci):
-    """The record's figure for the GPU `pci`: its own metric, or its gpus[] entry of that GPU."""
+    """The record's figure for the GPU `pci`: its own metric, or its per_gpu[] entry of that
+    GPU."""
     m = record.get("metrics", {})
-    if metric == "gpus":
-        for g in m.get("gpus") or []:
+    if metric == "per_gpu":
+        for g in m.get("per_gpu") or []:
             if g.get("pci") == pci:
                 return g.get("bandwidth_gbytes_per_s")
         return None
@@ -113,7 +120,7 @@ def pair(cell, ours, size_bytes):
     source = found[0][0] if found else {"key": key, "params": wanted(key, size_bytes),
                                         "device": {"pci": pci} if pci else {}}
     record = peer_records.peer_record("", "", PEER_KEY, source, extra)
-    if metric == "gpus":
+    if metric == "per_gpu":
         record["device"] = {"pci": pci} if pci else {}
     record["metrics"] = {"bandwidth_gbytes_per_s": theirs,
                          "nvbandwidth_reported_gbytes_per_s": cell["metrics"][
@@ -131,14 +138,22 @@ def pair(cell, ours, size_bytes):
     return record, record["metrics"]["ours_vs_nvbandwidth"]
 
 
-def read_all(dirs):
-    records = []
+def read_all(dirs, what):
+    """The records under every directory of `dirs`. A directory without records is skipped with a
+    warning (a step that was skipped for time must not lose the other steps' pairs); raises
+    ValueError when none of them has any."""
+    records, empty = [], []
     for d in dirs:
-        paths = peer_records.find_record_files(d)
+        paths = peer_records.find_record_files(d) if os.path.exists(d) else []
         if not paths:
-            raise ValueError(f"no records.jsonl under {d}")
+            empty.append(d)
         for path in paths:
             records.extend(peer_records.read_records(path))
+    if len(empty) == len(dirs):
+        raise ValueError(f"no records.jsonl under {', '.join(dirs)} ({what})")
+    for d in empty:
+        print(f"nvbandwidth_vs_ours.py: warning: no records.jsonl under {d} ({what}); its points "
+              "are not compared", file=sys.stderr)
     return records
 
 
@@ -153,10 +168,10 @@ def main(argv=None):
     ap.add_argument("--out", default="runs", help="directory that receives <run-id>/")
     args = ap.parse_args(argv)
     try:
-        cells = [r for r in read_all(args.nvbandwidth)
+        cells = [r for r in read_all(args.nvbandwidth, "nvbandwidth imports")
                  if r.get("status") == "ok" and target(r) is not None
                  and "bandwidth_gbytes_per_s" in r.get("metrics", {})]
-        ours = read_all(args.run_dirs)
+        ours = read_all(args.run_dirs, "railgauge runs")
     except (OSError, ValueError) as e:
         print(f"nvbandwidth_vs_ours.py: cannot read the records: {e}; give run directories "
               "written by railgauge (its runs, and `railgauge import nvbandwidth`)",

@@ -407,6 +407,12 @@ else
 fi
 # Seconds for a step: a percentage of the budget, at least 10.
 share() { echo $((budget_s * $1 / 100 > 10 ? budget_s * $1 / 100 : 10)); }
+# The GPUs nvidia-smi lists (1 when it lists none, as torch may still see one): the steps that
+# run once per GPU get a cap that grows with them.
+gpu_count=$(grep -c '^GPU [0-9]' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null)
+[[ $gpu_count =~ ^[1-9][0-9]*$ ]] || gpu_count=1
+# Seconds for a step that runs per GPU: BASE + PER_GPU x GPUs.
+per_gpu_cap() { echo $(($1 + $2 * gpu_count)); }
 
 # ------------------------------------------------------------------ GPU tests
 if ((!have_gpu)); then
@@ -460,8 +466,6 @@ else
   nccl_size_args=(-b 8 -e 1G -f 4)
   nccl_size_axis='size_bytes=8:1GiB:*4'
 fi
-nccl_gpus=$(grep -c '^GPU [0-9]' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null)
-[[ $nccl_gpus =~ ^[1-9][0-9]*$ ]] || nccl_gpus=1
 if [[ -z "$nccl_tests" ]]; then
   skip nccl-tests "no --nccl-tests DIR: nccl-tests is built on the node first (docs/reference-runs.md)"
 elif ((!have_gpu)); then
@@ -472,7 +476,7 @@ else
     [[ -x "$nccl_tests/${kind}_perf" ]] || { skip "nccl-tests-$kind" "no ${kind}_perf"; continue; }
     json="$out/peers/nccl-tests-output/$kind.json"
     STEP_STDOUT="$out/peers/nccl-tests-output/$kind.txt" step "nccl-tests-$kind" "$(share 1)" \
-      plain "$nccl_tests/${kind}_perf" "${nccl_size_args[@]}" -g "$nccl_gpus" -w 5 -n 20 -c 1 \
+      plain "$nccl_tests/${kind}_perf" "${nccl_size_args[@]}" -g "$gpu_count" -w 5 -n 20 -c 1 \
       -I 1 -J "$json"
     if [[ -s "$json" ]]; then
       step "import-nccl-tests-$kind" 30 plain \
@@ -527,13 +531,24 @@ fi
 
 # ------------------------------------------------------------------ nvbandwidth beside railgauge
 # After the torch peers: the peers first, this one with what the budget leaves.
-# nvbandwidth's copy-engine testcases at its default buffer (512 MiB, 16 copies per sample, here
-# 10 samples) and railgauge's same copies at that size, pinned, near (nvbandwidth pins its host
-# buffers and thread on the GPU's NUMA node); scripts/nvbandwidth_vs_ours.py pairs them by GPU.
+# nvbandwidth's host<->GPU testcases (copy engine and SM) and its local copy at its default
+# buffer (512 MiB, 16 copies per sample; 3 samples with --quick, as its default, else 10) and
+# railgauge's same copies at that size, pinned, near (nvbandwidth pins its host buffers and
+# thread on the GPU's NUMA node); scripts/nvbandwidth_vs_ours.py pairs them by GPU. Each step
+# runs once per GPU, so its cap grows with them; nvbandwidth prints its JSON only when it ends,
+# so a killed run leaves nothing to import.
 nvb_testcases=(host_to_device_memcpy_ce device_to_host_memcpy_ce
   host_to_device_bidirectional_memcpy_ce device_to_host_bidirectional_memcpy_ce
-  host_to_all_memcpy_ce all_to_host_memcpy_ce device_local_copy)
+  host_to_all_memcpy_ce all_to_host_memcpy_ce host_to_device_memcpy_sm device_to_host_memcpy_sm
+  device_local_copy)
 nvb_mib=512
+if ((quick)); then
+  nvb_samples=3
+  nvb_caps=("$(per_gpu_cap 30 20)" "$(per_gpu_cap 20 15)" "$(per_gpu_cap 10 5)")
+else
+  nvb_samples=10
+  nvb_caps=("$(per_gpu_cap 60 60)" "$(per_gpu_cap 30 30)" "$(per_gpu_cap 20 10)")
+fi
 if [[ -z "$nvbandwidth" ]]; then
   skip nvbandwidth "no --nvbandwidth FILE: nvbandwidth is built beside railgauge first (docs/reference-runs.md)"
 elif ((!have_gpu)); then
@@ -541,18 +556,18 @@ elif ((!have_gpu)); then
 else
   mkdir -p "$out/peers/nvbandwidth-output" "$out/peers/nvbandwidth-import"
   nvb_json="$out/peers/nvbandwidth-output/nvbandwidth.json"
-  STEP_STDOUT="$nvb_json" step nvbandwidth "$(share 3)" plain "$nvbandwidth" -j -b "$nvb_mib" \
-    -i 10 -t "${nvb_testcases[@]}"
+  STEP_STDOUT="$nvb_json" step nvbandwidth "${nvb_caps[0]}" plain "$nvbandwidth" -j \
+    -b "$nvb_mib" -i "$nvb_samples" -t "${nvb_testcases[@]}"
   if [[ -s "$nvb_json" ]]; then
     step import-nvbandwidth 30 plain "$railgauge" import nvbandwidth "$nvb_json" \
       --out "$out/peers/nvbandwidth-import"
   else
     skip import-nvbandwidth "nvbandwidth wrote nothing (see its step's log)"
   fi
-  STEP_RUN_DIR="$out/runs/offload-nvbandwidth-size" step offload-nvbandwidth-size "$(share 3)" \
-    plain "$railgauge" offload --filter 'offload.[!w]*' --out "$out/runs/offload-nvbandwidth-size" \
+  STEP_RUN_DIR="$out/runs/offload-nvbandwidth-size" step offload-nvbandwidth-size \
+    "${nvb_caps[1]}" plain "$railgauge" offload --filter 'offload.[!w]*' --out "$out/runs/offload-nvbandwidth-size" \
     -a "size_bytes=${nvb_mib}MiB" -a placement=near -a host_memory=pinned "${measure[@]}"
-  STEP_RUN_DIR="$out/runs/memory-nvbandwidth-size" step memory-nvbandwidth-size "$(share 1)" \
+  STEP_RUN_DIR="$out/runs/memory-nvbandwidth-size" step memory-nvbandwidth-size "${nvb_caps[2]}" \
     plain "$railgauge" memory --filter memory.hbm_memcpy_d2d \
     --out "$out/runs/memory-nvbandwidth-size" -a "size_bytes=${nvb_mib}MiB" "${measure[@]}"
   STEP_RUN_DIR="$out/peers/nvbandwidth" step nvbandwidth-vs-ours 60 plain \

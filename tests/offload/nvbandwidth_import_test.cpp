@@ -96,8 +96,12 @@ TEST(NvbandwidthText, SumsAgreeWithTheCells) {
 TEST(NvbandwidthText, OneRecordPerMeasuredCell) {
   const NvbDocument doc = parse_nvbandwidth(slurp(fixture("two_gpus.txt")), "two_gpus.txt");
   const auto records = nvbandwidth_records(doc, "run-1", "");
-  // h2d 2 + d2h 2 + bidir 3 matrices x 2 off-diagonal + latency 2 + the error record.
-  ASSERT_EQ(records.size(), 2u + 2 + 6 + 2 + 1);
+  // h2d 2 + d2h 2 + bidir 3 matrices x 2 off-diagonal + latency 2 + the error record + the
+  // waived record of its unnamed "Waived:" line.
+  ASSERT_EQ(records.size(), 2u + 2 + 6 + 2 + 1 + 1);
+  const auto unnamed = of_key(records, "import.nvbandwidth");
+  ASSERT_EQ(unnamed.size(), 1u);
+  EXPECT_EQ(unnamed[0]->status, Status::waived);
   const std::regex key_pattern("^[a-z0-9_]+\\.[a-z0-9_.]+$"); // record.schema.json
   for (const auto &r : records) {
     EXPECT_TRUE(std::regex_match(r.key, key_pattern)) << r.key;
@@ -227,6 +231,47 @@ TEST(NvbandwidthImport, AnErrorAfterSomeTestcasesKeepsTheirRecordsAndEndsWithIt)
             std::string::npos)
       << *records.back().reason;
   EXPECT_EQ(of_key(records, "import.nvbandwidth.host_to_device_memcpy_ce").size(), 2u);
+}
+
+TEST(NvbandwidthImport, AnErrorDuringATestcaseNamesIt) {
+  auto j = nlohmann::json::parse(slurp(fixture("two_gpus.json")));
+  j["nvbandwidth"]["testcases"].push_back({{"name", "device_local_copy"}, {"status", "Running"}});
+  j["nvbandwidth"]["error"] = "[CUDA_ERROR_ILLEGAL_ADDRESS] an illegal memory access in ...";
+  const auto records = nvbandwidth_records(parse_nvbandwidth(j.dump(), "cut.json"), "r", "");
+  EXPECT_EQ(records.back().key, "import.nvbandwidth");
+  EXPECT_NE(records.back().reason->find("stopped during testcase device_local_copy (after 4 "
+                                        "finished): [CUDA_ERROR_ILLEGAL_ADDRESS]"),
+            std::string::npos)
+      << *records.back().reason;
+}
+
+TEST(NvbandwidthText, WaivedLinesAloneAreOneWaivedRecordNotAnError) {
+  // A one-GPU node asked for GPU-to-GPU testcases: each prints "Waived: " and no "Running" line.
+  const std::string text = "nvbandwidth Version: v0.8\nBuilt from Git version: v0.8\n\n"
+                           "node017\nDevice 0: NVIDIA H100 80GB HBM3 (00000000:19:00)\n\n"
+                           "Waived: \nWaived: \n";
+  const NvbDocument doc = parse_nvbandwidth(text, "waived.txt");
+  EXPECT_TRUE(doc.run_error.empty()) << doc.run_error;
+  EXPECT_EQ(doc.unnamed_waived, 2);
+  EXPECT_EQ(doc.problems.size(), 2u) << "kept as warnings: the import exits 1";
+  const auto records = nvbandwidth_records(doc, "r", "");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].key, "import.nvbandwidth");
+  EXPECT_EQ(records[0].status, Status::waived);
+  EXPECT_NE(records[0].reason->find("waived 2 testcase(s)"), std::string::npos);
+}
+
+TEST(NvbandwidthText, AnErrorBeforeAnyTestcaseIsTheRunError) {
+  // Bad arguments: the text form prints the error and the usage on standard output.
+  const std::string text = "nvbandwidth Version: v0.8\nBuilt from Git version: v0.8\n\n"
+                           "ERROR: Invalid Arguments \n./nvbandwidth -x :\n\n"
+                           "nvbandwidth CLI:\n  -h [ --help ]  Produce help message\n";
+  const NvbDocument doc = parse_nvbandwidth(text, "usage.txt");
+  EXPECT_EQ(doc.run_error, "ERROR: Invalid Arguments");
+  const auto records = nvbandwidth_records(doc, "r", "node");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].status, Status::error);
+  EXPECT_NE(records[0].reason->find("Invalid Arguments"), std::string::npos);
 }
 
 TEST(NvbandwidthImport, TruncatedTextKeepsTheCompleteMatrices) {

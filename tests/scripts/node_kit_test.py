@@ -1,6 +1,7 @@
 """scripts/node_kit.sh: bad arguments, the kit of this build (self-contained: every library the
 packed executables link resolves inside it or is one a node has, and the packed binary starts
-with only the kit's libraries), a library left out named with exit 1, and --tar.
+with only the kit's libraries, in a directory whose name has a space and brackets), a library
+left out named with exit 1, and --tar.
 
 Usage: node_kit_test.py RAILGAUGE_BINARY SOURCE_DIR [TestName ...]
 """
@@ -54,7 +55,7 @@ class NodeKitTest(unittest.TestCase):
         self.assertFalse(os.path.exists(out))
 
     def test_kit_of_this_build_is_self_contained(self):
-        out = os.path.join(self.tmp.name, "kit")
+        out = os.path.join(self.tmp.name, "a kit [1]")  # ldd's lines and the prefix test
         peer = executable(os.path.join(self.tmp.name, "peer", "nvbandwidth"), "#!/bin/sh\n")
         p = self.run_kit("--build-dir", os.path.dirname(os.path.dirname(BINARY)), "--out", out,
                          "--peer", f"nvbandwidth={peer}")

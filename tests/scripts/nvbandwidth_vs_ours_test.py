@@ -86,6 +86,8 @@ class NvbandwidthVsOursTest(unittest.TestCase):
         bidir = [ours("offload.bidir", metrics={"bandwidth_gbytes_per_s": 80.0,
                                                 "h2d_gbytes_per_s": 41.0,
                                                 "d2h_gbytes_per_s": 39.0})]
+        bidir[0]["metrics"]["sum_gbytes_per_s"] = 80.0
+        bidir[0]["metrics"]["bandwidth_gbytes_per_s"] = 78.0  # all bytes / the slower lane
         one = "one_direction_under_reverse_traffic"
         _, h2d = nvb.pair(cell("host_to_device_bidirectional_memcpy_ce", 40.0,
                                bidirectional_figure=one), bidir, MIB512)
@@ -95,14 +97,27 @@ class NvbandwidthVsOursTest(unittest.TestCase):
                                  bidirectional_figure="sum_of_both_directions"), bidir, MIB512)
         self.assertEqual((h2d, d2h, total), (41.0 / 40.0, 39.0 / 40.0, 1.0))
 
-    def test_all_gpus_cells_take_their_gpus_entry(self):
-        record = ours("offload.all_gpus_h2d", pci="", metrics={
+    def test_all_gpus_cells_take_their_per_gpu_entry(self):
+        # As offload/offload_run.cpp writes it: params.gpus is the count, metrics.per_gpu the
+        # GPUs' entries.
+        record = ours("offload.all_gpus_h2d", pci="", gpus=2, metrics={
             "bandwidth_gbytes_per_s": 100.0,
-            "gpus": [{"pci": PCI0, "bandwidth_gbytes_per_s": 30.0},
-                     {"pci": PCI1, "bandwidth_gbytes_per_s": 70.0}]})
+            "per_gpu": [{"gpu": 0, "pci": PCI0, "bandwidth_gbytes_per_s": 30.0},
+                        {"gpu": 1, "pci": PCI1, "bandwidth_gbytes_per_s": 70.0}]})
+        record["device"] = {"cpus": "0,1"}
         peer, ratio = nvb.pair(cell("host_to_all_memcpy_ce", 35.0, pci=PCI1), [record], MIB512)
         self.assertAlmostEqual(ratio, 2.0)
         self.assertEqual(peer["device"], {"pci": PCI1})
+
+    def test_sm_cells_pair_with_the_zero_copy_kernels(self):
+        _, read = nvb.pair(cell("host_to_device_memcpy_sm", 25.0),
+                           [ours("offload.zero_copy_read", metrics={"bandwidth_gbytes_per_s": 24.0})],
+                           MIB512)
+        _, write = nvb.pair(cell("device_to_host_memcpy_sm", 20.0),
+                            [ours("offload.zero_copy_write",
+                                  metrics={"bandwidth_gbytes_per_s": 22.0})], MIB512)
+        self.assertAlmostEqual(read, 24.0 / 25.0)
+        self.assertAlmostEqual(write, 22.0 / 20.0)
 
     def test_a_cell_without_its_point_is_waived_and_says_what_was_looked_for(self):
         record, ratio = nvb.pair(cell("host_to_device_memcpy_ce", 50.0),
@@ -128,8 +143,10 @@ class NvbandwidthVsOursTest(unittest.TestCase):
             out = os.path.join(tmp, "peers")
             stdout = io.StringIO()
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()):
-                rc = nvb.main([run, "--nvbandwidth", imported, "--size-bytes", str(MIB512),
-                               "--out", out])
+                # A second run directory that a skipped step never wrote: warned about, the
+                # other's pairs kept.
+                rc = nvb.main([run, os.path.join(tmp, "runs", "skipped"), "--nvbandwidth",
+                               imported, "--size-bytes", str(MIB512), "--out", out])
             self.assertEqual(rc, 0)
             records = [r for path in peer_records.find_record_files(out)
                        for r in peer_records.read_records(path)]
@@ -157,7 +174,8 @@ class NvbandwidthVsOursTest(unittest.TestCase):
     def test_unreadable_or_empty_input_exits_2(self):
         with tempfile.TemporaryDirectory(prefix="railgauge_nvb_vs_") as tmp:
             for args in ([tmp, "--nvbandwidth", os.path.join(tmp, "missing")],
-                         [tmp, "--nvbandwidth", tmp]):
+                         [tmp, "--nvbandwidth", tmp],
+                         [os.path.join(tmp, "a"), os.path.join(tmp, "b"), "--nvbandwidth", tmp]):
                 with contextlib.redirect_stdout(io.StringIO()), \
                         contextlib.redirect_stderr(io.StringIO()) as err:
                     rc = nvb.main([*args, "--size-bytes", str(MIB512), "--out", tmp])

@@ -198,7 +198,7 @@ class ReferenceRunTest(unittest.TestCase):
         # nvbandwidth beside railgauge: its JSON imported, railgauge's copies at its 512 MiB
         # (waived here: no CUDA), so the pairing finds no point and says so.
         self.assertEqual(steps["nvbandwidth"]["status"], "ok")
-        self.assertIn("-j -b 512 -i 10 -t host_to_device_memcpy_ce", steps["nvbandwidth"]["command"])
+        self.assertIn("-j -b 512 -i 3 -t host_to_device_memcpy_ce", steps["nvbandwidth"]["command"])
         self.assertEqual(steps["import-nvbandwidth"]["status"], "ok")
         self.assertIn("-a size_bytes=512MiB -a placement=near -a host_memory=pinned",
                       steps["offload-nvbandwidth-size"]["command"])
