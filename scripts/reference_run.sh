@@ -5,7 +5,7 @@
 #
 #   scripts/reference_run.sh [--build-dir DIR] [--out DIR] [--quick] [--budget-s S]
 #                            [--rules FILE] [--lib-dir DIR] [--nccl-tests DIR]
-#                            [--nvbandwidth FILE]
+#                            [--nvbandwidth FILE] [--only GROUP[,GROUP...]]
 #
 #   --build-dir DIR  the railgauge build: DIR/bin/railgauge, and the GPU tests when the build's
 #                    ctest files or test executables are there (default: build/)
@@ -27,6 +27,11 @@
 #                    at its default 512 MiB buffer, railgauge's same copies at that size, and
 #                    scripts/nvbandwidth_vs_ours.py pairs them by GPU (built as the
 #                    nccl-tests are, never by this script)
+#
+#   --only GROUPS    run only these groups of steps (the inventory and the analysis always run):
+#                    gpu-tests, gemm, memory, offload, collectives, nccl-tests, torch (needs the
+#                    gemm, memory and offload runs of the same output), nvbandwidth; to split a
+#                    reference run over several shorter sessions, each into its own --out
 #
 # Environment: PYTHON (default python3) is the Python that holds PyTorch. For railgauge and the
 # GPU tests, LD_LIBRARY_PATH becomes torch/lib and site-packages/nvidia/*/lib (libcublasLt,
@@ -57,6 +62,7 @@ rules="$repo/results/rules/h100-sxm-ib.yaml"
 lib_dir=""
 nccl_tests=""
 nvbandwidth=""
+only=""
 python="${PYTHON:-python3}"
 
 usage_error() {
@@ -68,7 +74,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
   --quick) quick=1; shift; continue ;;
   -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
-  --build-dir | --out | --budget-s | --rules | --lib-dir | --nccl-tests | --nvbandwidth)
+  --build-dir | --out | --budget-s | --rules | --lib-dir | --nccl-tests | --nvbandwidth | --only)
     [[ $# -ge 2 ]] || usage_error "$1 needs a value"
     ;;
   *) usage_error "unknown argument '$1'" ;;
@@ -81,6 +87,7 @@ while [[ $# -gt 0 ]]; do
   --lib-dir) lib_dir="$2" ;;
   --nccl-tests) nccl_tests="$2" ;;
   --nvbandwidth) nvbandwidth="$2" ;;
+  --only) only="$2" ;;
   esac
   shift 2
 done
@@ -106,6 +113,14 @@ if [[ -n "$nccl_tests" ]]; then
   nccl_tests="$(cd "$nccl_tests" 2>/dev/null && pwd)" || usage_error "--nccl-tests: no such directory"
   [[ -x "$nccl_tests/all_reduce_perf" ]] ||
     usage_error "--nccl-tests: no all_reduce_perf in $nccl_tests (give nccl-tests' build directory)"
+fi
+step_groups=(gpu-tests gemm memory offload collectives nccl-tests torch nvbandwidth)
+if [[ -n "$only" ]]; then
+  IFS=, read -ra only_groups <<<"$only"
+  for g in "${only_groups[@]}"; do
+    [[ " ${step_groups[*]} " == *" $g "* ]] ||
+      usage_error "--only: no group '$g' (groups: ${step_groups[*]})"
+  done
 fi
 if [[ -n "$nvbandwidth" ]]; then
   [[ -f "$nvbandwidth" && -x "$nvbandwidth" ]] ||
@@ -164,6 +179,23 @@ record() {
   log "step $nn $name: $status${note:+ ($note)}, exit $rc, $secs s of $limit s -> $logf"
 }
 
+# Whether the steps of GROUP run (--only); the inventory and the analysis always do.
+selected() { [[ -z "$only" || $1 == always || ",$only," == *",$1,"* ]]; }
+group_of() {
+  case $1 in
+  gpu-tests*) echo gpu-tests ;;
+  gemm-vs-torch* | copy-vs-torch) echo torch ;;
+  gemm-model | gemm-size) echo gemm ;;
+  memory-hbm) echo memory ;;
+  offload) echo offload ;;
+  collectives) echo collectives ;;
+  nccl-tests* | import-nccl-tests* | collectives-nccl-* | compare-nccl-tests) echo nccl-tests ;;
+  nvbandwidth* | import-nvbandwidth | offload-nvbandwidth-size | memory-nvbandwidth-size)
+    echo nvbandwidth ;;
+  *) echo always ;;
+  esac
+}
+
 # step NAME CAP_S MODE CMD...: runs CMD under timeout with min(CAP_S, what the budget leaves),
 # output in logs/NN-NAME.log (stdout to $STEP_STDOUT instead when set). MODE: plain (exit 0 is
 # ok), verdict (railgauge check: 0/1/2 are pass/warn/fail), tail (may use the reserve).
@@ -171,6 +203,10 @@ record() {
 step() {
   local name=$1 cap=$2 mode=$3
   shift 3
+  if ! selected "$(group_of "$name")"; then
+    skip "$name" "not in --only $only"
+    return 0
+  fi
   step_no=$((step_no + 1))
   local nn
   nn=$(printf '%02d' "$step_no")
@@ -415,7 +451,9 @@ gpu_count=$(grep -c '^GPU [0-9]' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null)
 per_gpu_cap() { echo $(($1 + $2 * gpu_count)); }
 
 # ------------------------------------------------------------------ GPU tests
-if ((!have_gpu)); then
+if ! selected gpu-tests; then
+  skip gpu-tests "not in --only $only"
+elif ((!have_gpu)); then
   skip gpu-tests "no GPU: the gpu-labelled tests fail by design without one"
 elif [[ -f "$build_dir/CTestTestfile.cmake" ]] &&
   grep -qx "CMAKE_CACHEFILE_DIR:INTERNAL=$build_dir" "$build_dir/CMakeCache.txt" 2>/dev/null; then
@@ -466,7 +504,9 @@ else
   nccl_size_args=(-b 8 -e 1G -f 4)
   nccl_size_axis='size_bytes=8:1GiB:*4'
 fi
-if [[ -z "$nccl_tests" ]]; then
+if ! selected nccl-tests; then
+  skip nccl-tests "not in --only $only"
+elif [[ -z "$nccl_tests" ]]; then
   skip nccl-tests "no --nccl-tests DIR: nccl-tests is built on the node first (docs/reference-runs.md)"
 elif ((!have_gpu)); then
   skip nccl-tests "no GPU: nccl-tests has nothing to run on"
@@ -499,7 +539,9 @@ else
 fi
 
 # ------------------------------------------------------------------ torch peers
-if ((!have_gpu)); then
+if ! selected torch; then
+  skip torch-peers "not in --only $only"
+elif ((!have_gpu)); then
   skip gemm-vs-torch "no GPU: nothing measured to compare with torch"
   skip copy-vs-torch "no GPU: nothing measured to compare with torch"
 else
@@ -549,7 +591,9 @@ else
   nvb_samples=10
   nvb_caps=("$(per_gpu_cap 60 60)" "$(per_gpu_cap 30 30)" "$(per_gpu_cap 20 10)")
 fi
-if [[ -z "$nvbandwidth" ]]; then
+if ! selected nvbandwidth; then
+  skip nvbandwidth "not in --only $only"
+elif [[ -z "$nvbandwidth" ]]; then
   skip nvbandwidth "no --nvbandwidth FILE: nvbandwidth is built beside railgauge first (docs/reference-runs.md)"
 elif ((!have_gpu)); then
   skip nvbandwidth "no GPU: nvbandwidth has nothing to run on"
@@ -577,10 +621,12 @@ else
 fi
 
 # ------------------------------------------------------------------ analysis (the reserve)
-run_dirs=()
-for s in gemm-model gemm-size memory-hbm offload collectives; do
-  rd=$(run_dir_of "$s")
-  [[ -n "$rd" ]] && run_dirs+=("$rd")
+run_dirs=() # every railgauge run of this output (the nccl-tests steps write one per kind)
+for s in gemm-model gemm-size memory-hbm offload collectives collectives-nccl \
+  offload-nvbandwidth-size memory-nvbandwidth-size; do
+  for d in "$out/runs/$s"/*/; do
+    [[ -f "$d/records.jsonl" ]] && run_dirs+=("${d%/}")
+  done
 done
 schema_python=""
 for p in "$python" /usr/bin/python3; do
@@ -593,7 +639,7 @@ if ((${#run_dirs[@]} == 0)); then
   skip validate "no railgauge run directory to validate"
   skip check "no railgauge run directory to judge"
   skip calibrate "no railgauge run directory to fit"
-  failed=1
+  [[ -z "$only" ]] && failed=1 # with --only, a selection without railgauge runs is not a failure
 else
   if [[ -n "$schema_python" ]]; then
     step validate 60 tail "${py_env[@]}" "$schema_python" "$repo/scripts/validate_run.py" \

@@ -100,6 +100,7 @@ class ReferenceRunTest(unittest.TestCase):
                  (["--build-dir", build, "--nccl-tests", "/nonexistent"], "--nccl-tests"),
                  (["--build-dir", build, "--nccl-tests", self.tmp.name], "no all_reduce_perf"),
                  (["--build-dir", build, "--nvbandwidth", self.tmp.name], "not an executable"),
+                 (["--build-dir", build, "--only", "gemm,bogus"], "no group 'bogus'"),
                  (["--build-dir", build, "--out"], "--out needs")]
         for args, message in cases:
             p = self.run_script(*args, "--out", out) if args[-1] != "--out" else \
@@ -208,6 +209,25 @@ class ReferenceRunTest(unittest.TestCase):
                          ("failed", 2))
         self.assertIn("no nvbandwidth cell found its railgauge point",
                       steps["nvbandwidth-vs-ours"]["note"])
+
+    def test_only_runs_the_groups_named(self):
+        out = os.path.join(self.tmp.name, "out")
+        p = self.run_script("--build-dir", self.fake_build(), "--out", out, "--quick",
+                            "--nccl-tests", self.fake_nccl_tests(), "--only", "nccl-tests,memory",
+                            env=self.fake_gpu_env())
+        m, steps = self.manifest(out)
+        for name in ("gpu-tests", "gemm-model", "gemm-size", "offload", "collectives",
+                     "torch-peers", "nvbandwidth"):
+            self.assertEqual(steps[name]["status"], "skipped", name)
+            self.assertIn("not in --only nccl-tests,memory", steps[name]["note"], name)
+        for name in ("inventory", "memory-hbm", "nccl-tests-all_reduce",
+                     "collectives-nccl-all_reduce", "compare-nccl-tests", "check"):
+            self.assertNotEqual(steps[name]["status"], "skipped", name)
+        # The analysis takes every run of the output, the nccl-tests kinds' included.
+        self.assertIn("collectives-nccl", steps["check"]["command"])
+        self.assertIn("memory-hbm", steps["check"]["command"])
+        self.assertNotIn("failed", [s["status"] for s in m["steps"] if s["name"] != "calibrate"],
+                         p.stdout)
 
     def test_a_step_past_its_share_is_killed_and_the_budget_skips_the_rest(self):
         # railgauge that hangs in `gemm` and `memory`: each step is killed at its share of a 60 s
