@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -81,6 +83,16 @@ std::string pci_from_display(const std::string &text, std::string *name) {
   return fmt::format("{:04x}:{:02x}:{:02x}.0", domain & 0xffffu, bus, dev);
 }
 
+// The testcase of "ERROR: Testcase <id> not found!" or "ERROR: Testcase index <id> out of
+// bound!", which nvbandwidth prints instead of running an unknown -t; nullopt for other lines.
+std::optional<std::string> unknown_testcase(const std::string &line) {
+  static const std::regex pattern(R"(^ERROR: Testcase (index )?(\S+) (not found|out of bound)!$)");
+  std::smatch m;
+  if (!std::regex_match(line, m, pattern))
+    return std::nullopt;
+  return m[2].str();
+}
+
 std::string after_colon(const std::string &line) {
   const auto colon = line.find(':');
   return colon == std::string::npos ? "" : trim(line.substr(colon + 1));
@@ -124,6 +136,10 @@ NvbDocument parse_text(const std::string &text, const std::string &where) {
     } else if (starts_with(line, "Running ") && line.ends_with(".")) {
       doc.testcases.push_back({line.substr(8, line.size() - 9), "Running", "", {}});
       current = &doc.testcases.back();
+    } else if (const auto unknown = unknown_testcase(line)) {
+      // "-t" named a testcase this nvbandwidth does not have: it says so and goes on.
+      doc.testcases.push_back({*unknown, "ERROR", after_colon(line), {}});
+      current = nullptr;
     } else if (starts_with(line, "Error:") || starts_with(line, "ERROR:")) {
       if (current) {
         current->status = "Error";

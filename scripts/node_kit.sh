@@ -125,8 +125,11 @@ rm -f "$out/.uncopied"
 for exe in "${executables[@]}"; do
   rel=${exe#"$out"/}
   [[ -f "$exe" ]] || continue # its copy failed: already a problem
-  listing=$(env -i LD_LIBRARY_PATH="$out/lib" ldd "$exe" 2>&1)
-  [[ $listing == *"not a dynamic executable"* ]] && continue
+  if ! listing=$(env -i LD_LIBRARY_PATH="$out/lib" ldd "$exe" 2>&1); then
+    [[ $listing == *"not a dynamic executable"* ]] && continue
+    problems+=("ldd cannot read $rel: $listing")
+    continue
+  fi
   while IFS=$'\t' read -r name path; do
     if [[ $path == "not found" ]]; then
       # Not on this machine either; fine when it is one the node has (the driver's libcuda).
@@ -170,6 +173,7 @@ if ((tar)); then
     echo "compressed: $out.tar.xz ($(du -h "$out.tar.xz" | cut -f1))" >>"$out/kit.txt"
   else
     echo "FAILED: tar could not write $out.tar.xz" >>"$out/kit.txt"
+    rm -f "$out.tar.xz"
     status=1
   fi
 fi

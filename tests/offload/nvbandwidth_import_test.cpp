@@ -261,6 +261,26 @@ TEST(NvbandwidthText, WaivedLinesAloneAreOneWaivedRecordNotAnError) {
   EXPECT_NE(records[0].reason->find("waived 2 testcase(s)"), std::string::npos);
 }
 
+TEST(NvbandwidthText, AnUnknownTestcaseIsItsOwnErrorAndTheOthersKeepTheirCells) {
+  // nvbandwidth prints "ERROR: Testcase <id> not found!" for an unknown -t and goes on.
+  std::string text = slurp(fixture("two_gpus.txt"));
+  const auto d2h = text.find("Running device_to_host_memcpy_ce.");
+  ASSERT_NE(d2h, std::string::npos);
+  text.insert(d2h, "ERROR: Testcase foo_ce not found!\nERROR: Testcase index 99 out of bound!\n");
+  const NvbDocument doc = parse_nvbandwidth(text, "unknown.txt");
+  EXPECT_TRUE(doc.run_error.empty()) << doc.run_error;
+  const auto records = nvbandwidth_records(doc, "r", "");
+  EXPECT_EQ(of_key(records, "import.nvbandwidth.host_to_device_memcpy_ce").size(), 2u);
+  const auto d2h_records = of_key(records, "import.nvbandwidth.device_to_host_memcpy_ce");
+  ASSERT_EQ(d2h_records.size(), 2u);
+  EXPECT_EQ(d2h_records[0]->status, Status::ok);
+  const auto foo = of_key(records, "import.nvbandwidth.foo_ce");
+  ASSERT_EQ(foo.size(), 1u);
+  EXPECT_EQ(foo[0]->status, Status::error);
+  EXPECT_EQ(foo[0]->reason, "nvbandwidth reported: Testcase foo_ce not found!");
+  EXPECT_EQ(of_key(records, "import.nvbandwidth.99").size(), 1u);
+}
+
 TEST(NvbandwidthText, AnErrorBeforeAnyTestcaseIsTheRunError) {
   // Bad arguments: the text form prints the error and the usage on standard output.
   const std::string text = "nvbandwidth Version: v0.8\nBuilt from Git version: v0.8\n\n"

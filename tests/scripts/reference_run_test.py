@@ -101,6 +101,10 @@ class ReferenceRunTest(unittest.TestCase):
                  (["--build-dir", build, "--nccl-tests", self.tmp.name], "no all_reduce_perf"),
                  (["--build-dir", build, "--nvbandwidth", self.tmp.name], "not an executable"),
                  (["--build-dir", build, "--only", "gemm,bogus"], "no group 'bogus'"),
+                 (["--build-dir", build, "--only", "gemm memory"], "no group 'gemm memory'"),
+                 (["--build-dir", build, "--only", "torch,gemm"], "needs gemm, memory and offload"),
+                 (["--build-dir", build, "--only", "nccl-tests"], "needs --nccl-tests"),
+                 (["--build-dir", build, "--only", "nvbandwidth"], "needs --nvbandwidth"),
                  (["--build-dir", build, "--out"], "--out needs")]
         for args, message in cases:
             p = self.run_script(*args, "--out", out) if args[-1] != "--out" else \
