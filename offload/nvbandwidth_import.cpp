@@ -93,6 +93,13 @@ std::optional<std::string> unknown_testcase(const std::string &line) {
   return m[2].str();
 }
 
+// Why nvbandwidth stopped outside any testcase (the first reason given is kept), and a warning.
+void note_run_error(NvbDocument &doc, const std::string &at, const std::string &message) {
+  if (doc.run_error.empty())
+    doc.run_error = message;
+  doc.problems.push_back(fmt::format("{}: nvbandwidth reported an error: {}", at, message));
+}
+
 std::string after_colon(const std::string &line) {
   const auto colon = line.find(':');
   return colon == std::string::npos ? "" : trim(line.substr(colon + 1));
@@ -145,15 +152,12 @@ NvbDocument parse_text(const std::string &text, const std::string &where) {
         current->status = "Error";
         current->error = after_colon(line);
       } else if (doc.run_error.empty()) {
-        doc.run_error = line; // before any testcase: "ERROR: Invalid Arguments", ...
-        doc.problems.push_back(fmt::format("{}: nvbandwidth reported an error: {}", at(i), line));
+        note_run_error(doc, at(i), line); // before any testcase: "ERROR: Invalid Arguments", ...
       }
     } else if (line.find(" in expression ") != std::string::npos) {
       // Its CU_ASSERT / CUDA_ASSERT / NVML_ASSERT message ("[<name>] <text> in expression
       // cuInit(0) in ... : <file>:<line>"), printed on standard error before it exits.
-      if (doc.run_error.empty())
-        doc.run_error = line;
-      doc.problems.push_back(fmt::format("{}: nvbandwidth reported an error: {}", at(i), line));
+      note_run_error(doc, at(i), line);
     } else if (starts_with(line, "Waived:")) {
       ++doc.unnamed_waived;
       doc.problems.push_back(
@@ -220,6 +224,13 @@ NvbDocument parse_text(const std::string &text, const std::string &where) {
       current->matrices.push_back(std::move(m));
     }
   }
+  // nvbandwidth's header and nothing after it: its reason went to standard error.
+  if (doc.testcases.empty() && doc.run_error.empty() && doc.unnamed_waived == 0 &&
+      !doc.version.empty()) {
+    doc.run_error = "nvbandwidth printed its header and no testcase: it stopped before the first "
+                    "(the text form prints why on standard error)";
+    doc.problems.push_back(fmt::format("{}: {}", where, doc.run_error));
+  }
   return doc;
 }
 
@@ -261,11 +272,8 @@ NvbDocument parse_json(const std::string &text, const std::string &where) {
       doc.device_names.push_back(name);
     }
   }
-  if (nvb.contains("error")) {
-    doc.run_error = trim(json_string(nvb, "error"));
-    doc.problems.push_back(
-        fmt::format("{}: nvbandwidth reported an error: {}", where, doc.run_error));
-  }
+  if (nvb.contains("error"))
+    note_run_error(doc, where, trim(json_string(nvb, "error")));
   if (!nvb.contains("testcases") || !nvb.at("testcases").is_array())
     return doc;
   std::size_t index = 0;
@@ -386,12 +394,6 @@ NvbDocument parse_nvbandwidth(const std::string &text, const std::string &where)
   if (first == std::string::npos)
     throw InputError("the file is empty", where, "give nvbandwidth's text or JSON (-j) output");
   NvbDocument doc = text[first] == '{' ? parse_json(text, where) : parse_text(text, where);
-  if (doc.testcases.empty() && doc.run_error.empty() && doc.unnamed_waived == 0 &&
-      doc.format == "text" && !doc.version.empty()) {
-    doc.run_error = "nvbandwidth printed its header and no testcase: it stopped before the first "
-                    "(the text form prints why on standard error)";
-    doc.problems.push_back(fmt::format("{}: {}", where, doc.run_error));
-  }
   if (doc.testcases.empty() && doc.run_error.empty() && doc.unnamed_waived == 0)
     throw InputError(fmt::format("no nvbandwidth testcase found ({} form){}", doc.format,
                                  doc.problems.empty() ? "" : ": " + doc.problems.front()),

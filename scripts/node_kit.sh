@@ -69,7 +69,8 @@ done
 mkdir -p "$out/build/bin" "$out/lib" "$out/peers" || usage_error "cannot create $out"
 out="$(cd "$out" && pwd)"
 
-# What went wrong while packing or checking: each line makes the exit status 1 (kit.txt lists them).
+# What went wrong while packing or checking: each line makes the exit status 1 (kit.txt lists
+# them).
 problems=()
 
 # The executables: railgauge and the GPU tests, without their debug information (the kit is
@@ -83,22 +84,19 @@ executables=("$out/build/bin/railgauge")
 while IFS= read -r t; do
   pack "$build_dir/$t" "$out/build/$t"
   executables+=("$out/build/$t")
-done < <(cd "$build_dir" && find tests -type f -perm -u+x \( -name '*_gpu_tests' -o -name cuda_tests \) |
-  sort)
+done < <(cd "$build_dir" &&
+  find tests -type f -perm -u+x \( -name '*_gpu_tests' -o -name cuda_tests \) | sort)
 
 for p in "${peers[@]}"; do
   name=${p%%=*}
   path=${p#*=}
   mkdir -p "$out/peers/$name"
-  if [[ -d "$path" ]]; then
-    while IFS= read -r f; do
-      cp "$f" "$out/peers/$name/" || problems+=("cannot copy peer $f into the kit")
-      executables+=("$out/peers/$name/$(basename "$f")")
-    done < <(find "$path" -maxdepth 1 -type f -perm -u+x | sort)
-  else
-    cp "$path" "$out/peers/$name/" || problems+=("cannot copy peer $path into the kit")
-    executables+=("$out/peers/$name/$(basename "$path")")
-  fi
+  files=("$path")
+  [[ -d "$path" ]] && mapfile -t files < <(find "$path" -maxdepth 1 -type f -perm -u+x | sort)
+  for f in "${files[@]}"; do
+    cp "$f" "$out/peers/$name/" || problems+=("cannot copy peer $f into the kit")
+    executables+=("$out/peers/$name/$(basename "$f")")
+  done
 done
 
 # ldd's lines as NAME<TAB>PATH ("name => /path (0x...)") or NAME<TAB>not found; paths may hold
@@ -109,15 +107,14 @@ resolved() {
 }
 # The libraries every node has: the C and C++ runtime, and what the driver or the node's PyTorch
 # provide (CUDA's libraries, NCCL). Matched against a resolved path.
-node_has='/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux-x86-64|libcuda|libnvidia-ml|libcublas|libcublasLt|libnccl|libcudart)\.so[^/]*$'
+node_has='/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux-x86-64'
+node_has+='|libcuda|libnvidia-ml|libcublas|libcublasLt|libnccl|libcudart)\.so[^/]*$'
 
 # The shared libraries the executables link from this system, less those the node has.
-for exe in "${executables[@]}"; do
-  ldd "$exe" 2>/dev/null | resolved
-done | cut -f2 | grep '^/' | grep -vE "$node_has" | sort -u |
-  while IFS= read -r lib; do cp -L "$lib" "$out/lib/" || echo "$lib"; done >"$out/.uncopied"
-while IFS= read -r lib; do problems+=("cannot copy $lib into the kit"); done <"$out/.uncopied"
-rm -f "$out/.uncopied"
+while IFS= read -r lib; do
+  cp -L "$lib" "$out/lib/" || problems+=("cannot copy $lib into the kit")
+done < <(for exe in "${executables[@]}"; do ldd "$exe" 2>/dev/null | resolved; done |
+  cut -f2 | grep '^/' | grep -vE "$node_has" | sort -u)
 
 # Every library each packed executable links must resolve inside the kit or be one the node has
 # (LD_LIBRARY_PATH only puts the kit first: ldd would still find this machine's copies, so each

@@ -14,8 +14,8 @@ Mapping (testcase -> railgauge key and metric; the GPU is matched by PCI bus id)
   device_to_host_memcpy_ce                offload.d2h pinned      bandwidth_gbytes_per_s
   host_to_device_bidirectional_memcpy_ce  offload.bidir           h2d_gbytes_per_s
   device_to_host_bidirectional_memcpy_ce  offload.bidir           d2h_gbytes_per_s
-  host_to_all_memcpy_ce                   offload.all_gpus_h2d    per_gpu[pci].bandwidth_gbytes_per_s
-  all_to_host_memcpy_ce                   offload.all_gpus_d2h    per_gpu[pci].bandwidth_gbytes_per_s
+  host_to_all_memcpy_ce                   offload.all_gpus_h2d    the GPU's per_gpu entry
+  all_to_host_memcpy_ce                   offload.all_gpus_d2h    the GPU's per_gpu entry
   host_to_device_memcpy_sm                offload.zero_copy_read  bandwidth_gbytes_per_s
   device_to_host_memcpy_sm                offload.zero_copy_write bandwidth_gbytes_per_s
   device_local_copy                       memory.hbm_memcpy_d2d   bandwidth_gbytes_per_s

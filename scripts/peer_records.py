@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""What the peer scripts (gemm_vs_torch.py, copy_vs_torch.py, nvbandwidth_vs_ours.py) share: reading a railgauge run's
-records, timing a batch of GPU calls the way railgauge's CUDA-event timer does, writing peer
-records, and summarising the ratios of several peer runs.
+"""What the peer scripts (gemm_vs_torch.py, copy_vs_torch.py, nvbandwidth_vs_ours.py) share:
+reading a railgauge run's records, timing a batch of GPU calls the way railgauge's CUDA-event
+timer does, writing peer records, and summarising the ratios of several peer runs.
 
     scripts/peer_records.py summary [--runs DIR] PEER_DIR...
 

@@ -115,6 +115,8 @@ if [[ -n "$nccl_tests" ]]; then
     usage_error "--nccl-tests: no all_reduce_perf in $nccl_tests (give nccl-tests' build directory)"
 fi
 step_groups=(gpu-tests gemm memory offload collectives nccl-tests torch nvbandwidth)
+# Whether the steps of GROUP run (--only); the inventory and the analysis always do.
+selected() { [[ -z "$only" || $1 == always || ",$only," == *",$1,"* ]]; }
 if [[ -n "$only" ]]; then
   IFS=, read -ra only_groups <<<"$only"
   for g in "${only_groups[@]}"; do
@@ -123,20 +125,17 @@ if [[ -n "$only" ]]; then
     ((known)) || usage_error "--only: no group '$g' (groups, comma-separated: ${step_groups[*]})"
   done
   # A selection that could run nothing of what it names is refused before anything runs.
-  if [[ ",$only," == *",torch,"* ]]; then
-    for g in gemm memory offload; do
-      [[ ",$only," == *",$g,"* ]] ||
-        usage_error "--only torch needs gemm, memory and offload too: the peers compare their runs"
-    done
+  if selected torch && ! { selected gemm && selected memory && selected offload; }; then
+    usage_error "--only torch needs gemm, memory and offload too: the peers compare their runs"
   fi
-  [[ ",$only," == *",nccl-tests,"* && -z "$nccl_tests" ]] &&
+  selected nccl-tests && [[ -z "$nccl_tests" ]] &&
     usage_error "--only nccl-tests needs --nccl-tests DIR"
-  [[ ",$only," == *",nvbandwidth,"* && -z "$nvbandwidth" ]] &&
+  selected nvbandwidth && [[ -z "$nvbandwidth" ]] &&
     usage_error "--only nvbandwidth needs --nvbandwidth FILE"
 fi
 if [[ -n "$nvbandwidth" ]]; then
   [[ -f "$nvbandwidth" && -x "$nvbandwidth" ]] ||
-    usage_error "--nvbandwidth: $nvbandwidth is not an executable file (give the nvbandwidth binary)"
+    usage_error "--nvbandwidth: $nvbandwidth is not an executable file (give nvbandwidth's binary)"
   nvbandwidth="$(cd "$(dirname "$nvbandwidth")" && pwd)/$(basename "$nvbandwidth")"
 fi
 command -v timeout >/dev/null || usage_error "needs timeout (GNU coreutils) on PATH"
@@ -191,8 +190,6 @@ record() {
   log "step $nn $name: $status${note:+ ($note)}, exit $rc, $secs s of $limit s -> $logf"
 }
 
-# Whether the steps of GROUP run (--only); the inventory and the analysis always do.
-selected() { [[ -z "$only" || $1 == always || ",$only," == *",$1,"* ]]; }
 group_of() {
   case $1 in
   gpu-tests*) echo gpu-tests ;;
@@ -607,7 +604,8 @@ fi
 if ! selected nvbandwidth; then
   skip nvbandwidth "not in --only $only"
 elif [[ -z "$nvbandwidth" ]]; then
-  skip nvbandwidth "no --nvbandwidth FILE: nvbandwidth is built beside railgauge first (docs/reference-runs.md)"
+  skip nvbandwidth \
+    "no --nvbandwidth FILE: nvbandwidth is built beside railgauge first (docs/reference-runs.md)"
 elif ((!have_gpu)); then
   skip nvbandwidth "no GPU: nvbandwidth has nothing to run on"
 else
@@ -622,13 +620,15 @@ else
     skip import-nvbandwidth "nvbandwidth wrote nothing (see its step's log)"
   fi
   STEP_RUN_DIR="$out/runs/offload-nvbandwidth-size" step offload-nvbandwidth-size \
-    "${nvb_caps[1]}" plain "$railgauge" offload --filter 'offload.[!w]*' --out "$out/runs/offload-nvbandwidth-size" \
+    "${nvb_caps[1]}" plain "$railgauge" offload --filter 'offload.[!w]*' \
+    --out "$out/runs/offload-nvbandwidth-size" \
     -a "size_bytes=${nvb_mib}MiB" -a placement=near -a host_memory=pinned "${measure[@]}"
   STEP_RUN_DIR="$out/runs/memory-nvbandwidth-size" step memory-nvbandwidth-size "${nvb_caps[2]}" \
     plain "$railgauge" memory --filter memory.hbm_memcpy_d2d \
     --out "$out/runs/memory-nvbandwidth-size" -a "size_bytes=${nvb_mib}MiB" "${measure[@]}"
   STEP_RUN_DIR="$out/peers/nvbandwidth" step nvbandwidth-vs-ours 60 plain \
-    "${py[@]}" "$repo/scripts/nvbandwidth_vs_ours.py" --nvbandwidth "$out/peers/nvbandwidth-import" \
+    "${py[@]}" "$repo/scripts/nvbandwidth_vs_ours.py" \
+    --nvbandwidth "$out/peers/nvbandwidth-import" \
     --size-bytes $((nvb_mib << 20)) --out "$out/peers/nvbandwidth" \
     "$out/runs/offload-nvbandwidth-size" "$out/runs/memory-nvbandwidth-size"
 fi

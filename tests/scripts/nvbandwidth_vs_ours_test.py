@@ -52,7 +52,8 @@ class NvbandwidthVsOursTest(unittest.TestCase):
                       ours("offload.h2d", placement="far", metrics={"bandwidth_gbytes_per_s": 2.0}),
                       ours("offload.h2d", host_memory="pageable",
                            metrics={"bandwidth_gbytes_per_s": 3.0}),
-                      ours("offload.h2d", size=MIB512 // 2, metrics={"bandwidth_gbytes_per_s": 4.0}),
+                      ours("offload.h2d", size=MIB512 // 2,
+                           metrics={"bandwidth_gbytes_per_s": 4.0}),
                       ours("offload.h2d", status="waived", metrics={}),
                       ours("offload.d2h", metrics={"bandwidth_gbytes_per_s": 5.0}),
                       ours("offload.h2d", metrics={"bandwidth_gbytes_per_s": 52.0})]
@@ -111,7 +112,8 @@ class NvbandwidthVsOursTest(unittest.TestCase):
 
     def test_sm_cells_pair_with_the_zero_copy_kernels(self):
         _, read = nvb.pair(cell("host_to_device_memcpy_sm", 25.0),
-                           [ours("offload.zero_copy_read", metrics={"bandwidth_gbytes_per_s": 24.0})],
+                           [ours("offload.zero_copy_read",
+                                 metrics={"bandwidth_gbytes_per_s": 24.0})],
                            MIB512)
         _, write = nvb.pair(cell("device_to_host_memcpy_sm", 20.0),
                             [ours("offload.zero_copy_write",

@@ -209,8 +209,8 @@ class ReferenceRunTest(unittest.TestCase):
                       steps["offload-nvbandwidth-size"]["command"])
         self.assertEqual(steps["offload-nvbandwidth-size"]["status"], "ok")
         self.assertEqual(steps["memory-nvbandwidth-size"]["status"], "ok")
-        self.assertEqual((steps["nvbandwidth-vs-ours"]["status"], steps["nvbandwidth-vs-ours"]["exit"]),
-                         ("failed", 2))
+        pairing = steps["nvbandwidth-vs-ours"]
+        self.assertEqual((pairing["status"], pairing["exit"]), ("failed", 2))
         self.assertIn("no nvbandwidth cell found its railgauge point",
                       steps["nvbandwidth-vs-ours"]["note"])
 
