@@ -241,6 +241,21 @@ std::string json_string(const nlohmann::json &j, const char *field) {
   return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
 }
 
+// The variant of part p of n stacked JSON matrices. The JSON writer keeps only the last caption,
+// so the earlier parts are named as nvbandwidth v0.8 writes them to text (testcases_ce.cpp,
+// testcases_sm.cpp): a bidirectional "...Total bandwidth" testcase is preceded by Read1 and Read2,
+// or by Write1 and Write2 for its *_write_* testcases. Anything else stays "part p of n".
+std::string stacked_variant(const std::string &testcase, const std::string &caption, std::size_t p,
+                            std::size_t parts) {
+  const std::string last = variant_of(caption);
+  if (p + 1 == parts)
+    return parts == 1 || !last.empty() ? last : fmt::format("part {} of {}", p + 1, parts);
+  if (parts == 3 && last == "Total")
+    return fmt::format("{}{}", testcase.find("write") != std::string::npos ? "Write" : "Read",
+                       p + 1);
+  return fmt::format("part {} of {}", p + 1, parts);
+}
+
 NvbDocument parse_json(const std::string &text, const std::string &where) {
   nlohmann::json root;
   try {
@@ -314,18 +329,20 @@ NvbDocument parse_json(const std::string &text, const std::string &where) {
         const std::size_t columns = all.values.front().size();
         for (std::size_t c = 0; c < columns; ++c)
           all.column_labels.push_back(std::to_string(c));
-        // GPU x GPU testcases with several matrices arrive stacked (see the header).
+        // Testcases with several matrices arrive stacked (see the header): GPU x GPU ones as
+        // square blocks, CPU(row) ones (multinode bidirectional) as one row each.
         std::size_t parts = 1;
         if (all.caption.find("GPU(row)") != std::string::npos && all.values.size() > columns &&
             all.values.size() % columns == 0)
           parts = all.values.size() / columns;
+        else if (all.caption.find("CPU(row)") != std::string::npos)
+          parts = all.values.size();
         const std::size_t rows = all.values.size() / parts;
         for (std::size_t p = 0; p < parts; ++p) {
           NvbMatrix m;
           m.caption = all.caption;
           m.column_labels = all.column_labels;
-          m.variant =
-              parts == 1 ? variant_of(all.caption) : fmt::format("part {} of {}", p + 1, parts);
+          m.variant = stacked_variant(t.name, all.caption, p, parts);
           for (std::size_t r = 0; r < rows; ++r) {
             m.row_labels.push_back(std::to_string(r));
             m.values.push_back(all.values[p * rows + r]);
@@ -363,7 +380,11 @@ CaptionMeaning meaning_of(const std::string &caption) {
                : caption.find("GPU(row)") != std::string::npos ? "gpu"
                                                                : "";
   m.column_kind = caption.find("GPU(column)") != std::string::npos ? "gpu" : "";
-  if (caption.find("<->") != std::string::npos)
+  m.latency = caption.ends_with("(ns)");
+  // A latency testcase's "<->" names the pair chased between, not traffic both ways.
+  if (m.latency)
+    m.direction = "pointer_chase";
+  else if (caption.find("<->") != std::string::npos)
     m.direction = "bidirectional";
   else if (caption.find("->") != std::string::npos)
     m.direction = "row_to_column";
@@ -374,7 +395,6 @@ CaptionMeaning meaning_of(const std::string &caption) {
   m.engine = caption.find(" CE ") != std::string::npos   ? "ce"
              : caption.find(" SM ") != std::string::npos ? "sm"
                                                          : "";
-  m.latency = caption.ends_with("(ns)");
   return m;
 }
 
@@ -459,10 +479,11 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
                            {"column_kind", meaning.column_kind},
                            {"direction", meaning.direction},
                            {"engine", meaning.engine}});
-          // The GPU a cell belongs to: the column's for CPU(row) and local matrices, the row's
-          // for GPU x GPU ones.
-          const std::string pci =
-              pci_of(meaning.row_kind == "gpu" ? m.row_labels[ri] : m.column_labels[ci]);
+          // The GPU a cell belongs to: the row's in a GPU x GPU matrix; the column's for CPU(row)
+          // and local matrices, and for the single-row GPU(row) matrices of all_to_one_* and
+          // one_to_all_*, whose column is the GPU measured (testcase.cpp, allToOneHelper).
+          const bool by_row = meaning.row_kind == "gpu" && m.values.size() > 1;
+          const std::string pci = pci_of(by_row ? m.row_labels[ri] : m.column_labels[ci]);
           if (!pci.empty())
             r.device["pci"] = pci;
           if (meaning.direction == "bidirectional")

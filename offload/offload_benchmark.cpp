@@ -47,7 +47,9 @@ std::vector<Axis> OffloadBenchmark::axes() const {
   std::vector<Axis> axes;
   axes.push_back({"size_bytes",
                   AxisType::bytes,
-                  is_all_gpus(path_)
+                  path_ == OffloadPath::with_gemm
+                      ? "bytes per copy beside the GEMM, a multiple of 16; default: 256 MiB"
+                  : is_all_gpus(path_)
                       ? "bytes PER GPU per copy, a multiple of 16; default: powers of two from "
                         "4 KiB to 4 GiB, cut where the GPUs' pinned buffers would lock more than "
                         "half of the available host memory"

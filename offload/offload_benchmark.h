@@ -15,9 +15,10 @@
 // a pageable copy returns), so they are timed on the host clock around copy + stream
 // synchronisation; metrics.timer says which.
 //
-// Every record carries the GPU's PCIe link as negotiated (NVML, else sysfs), read right after
-// the measurement (an idle GPU drops its link to a lower generation to save power), the
-// bandwidth that link can carry and the efficiency against it (pcie_link.h).
+// Every record carries the GPU's PCIe link as negotiated (NVML, else sysfs), sampled while the
+// point runs (an idle GPU drops its link to a lower generation to save power, so a reading
+// taken before or after would not be this copy's), the bandwidth that link can carry and the
+// efficiency against it (pcie_link.h).
 #include <cstdint>
 #include <functional>
 #include <memory>

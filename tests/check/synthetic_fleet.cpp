@@ -143,10 +143,23 @@ analysis::RunSet make_fleet(const FleetFaults &f, int nodes, int gpus) {
       }
       run.records.push_back(hbm_rec);
       if (!(f.drop_h2d && n == 8)) {
-        const double h2d = f.pcie_gen4 && n == 5 && g == 2 ? 26.0 : 55.0 * jitter(n, g + 2);
-        run.records.push_back(record(
-            host, "offload.h2d", {{"size_bytes", 536870912}}, device,
-            {{"time_s", time_stats(536870912.0 / h2d / 1e9)}, {"bandwidth_gbytes_per_s", h2d}}));
+        const bool gen4 = f.pcie_gen4 && n == 5 && g == 2;
+        const auto h2d = [&](const char *memory, const char *placement, double gbytes_per_s) {
+          run.records.push_back(
+              record(host, "offload.h2d",
+                     {{"size_bytes", 536870912}, {"host_memory", memory}, {"placement", placement}},
+                     device,
+                     {{"time_s", time_stats(536870912.0 / gbytes_per_s / 1e9)},
+                      {"bandwidth_gbytes_per_s", gbytes_per_s},
+                      {"pcie_gen", gen4 ? 4 : 5},
+                      {"pcie_link_downtrained", gen4}}));
+        };
+        const double scale = gen4 ? 0.47 : jitter(n, g + 2); // Gen4 x16 is half of Gen5 x16
+        h2d("pinned", "near", 55.0 * scale);
+        if (f.host_memory_variants) {
+          h2d("pageable", "near", 20.0 * scale);
+          h2d("pinned", "far", 44.0 * scale);
+        }
       }
       const bool bad_nic = f.nic_link_downed && n == 7 && g == 4;
       run.records.push_back(record(

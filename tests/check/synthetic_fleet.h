@@ -18,6 +18,9 @@ struct FleetFaults {
   bool nic_link_downed = false; // node07 mlx5_4: link_downed and symbol_error deltas
   bool failed_record = false;   // node02 gpu0: an HBM record whose data check failed
   bool drop_h2d = false;        // node08: no offload.h2d records at all
+  // Every node also records H2D from pageable memory (20 GB/s) and from pinned memory on the far
+  // NUMA node (44 GB/s) at the same size, as the default offload run does.
+  bool host_memory_variants = false;
 };
 
 std::string gpu_bus_id(int gpu); // "0000:18:00.0" + gpu * 0x10 on the bus

@@ -1,11 +1,13 @@
 // nvbandwidth's text and JSON output into records, on format samples written from its output
 // code (tests/fixtures/nvbandwidth/two_gpus.*, numbers invented) and on real output of a run that
 // found no CUDA driver (no_cuda_driver.*), and the `import nvbandwidth` run directory.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -162,7 +164,10 @@ TEST(NvbandwidthJson, ReadsStatusesAndSplitsStackedMatrices) {
   const auto *bidir = find(doc, "device_to_device_bidirectional_memcpy_read_ce");
   ASSERT_TRUE(bidir);
   ASSERT_EQ(bidir->matrices.size(), 3u) << "6 rows x 2 columns = 3 stacked 2x2 matrices";
-  EXPECT_EQ(bidir->matrices[0].variant, "part 1 of 3");
+  // Named as the text form names them, so both imports of one run give the same records.
+  EXPECT_EQ(bidir->matrices[0].variant, "Read1");
+  EXPECT_EQ(bidir->matrices[1].variant, "Read2");
+  EXPECT_EQ(bidir->matrices[2].variant, "Total");
   EXPECT_EQ(bidir->matrices[2].values[1][0], 610.0);
   EXPECT_FALSE(bidir->matrices[0].sum) << "the writer keeps only the last matrix's sum";
   EXPECT_EQ(bidir->matrices[2].sum, 1220.0);
@@ -180,6 +185,59 @@ TEST(NvbandwidthJson, ReadsStatusesAndSplitsStackedMatrices) {
   const auto error = of_key(records, "import.nvbandwidth.all_to_host_memcpy_ce");
   ASSERT_EQ(error.size(), 1u);
   EXPECT_EQ(error[0]->status, Status::error);
+}
+
+TEST(NvbandwidthImport, TextAndJsonOfOneRunGiveTheSameCells) {
+  const auto cells = [](const std::string &name) {
+    const NvbDocument doc = parse_nvbandwidth(slurp(fixture(name)), name);
+    std::vector<std::string> out;
+    for (const auto &r : nvbandwidth_records(doc, "run", "node017")) {
+      auto params = r.params;
+      params.erase("source_format");
+      params.erase("caption"); // the JSON form keeps only the last matrix's caption
+      out.push_back(fmt::format("{} {} {} {}", r.key, params.dump(), r.device.dump(),
+                                r.metrics.value("bandwidth_gbytes_per_s", -1.0)));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto text = cells("two_gpus.txt");
+  std::vector<std::string> bidir_text, bidir_json;
+  for (const auto &c : text)
+    if (c.find("bidirectional_memcpy_read_ce") != std::string::npos)
+      bidir_text.push_back(c);
+  for (const auto &c : cells("two_gpus.json"))
+    if (c.find("bidirectional_memcpy_read_ce") != std::string::npos)
+      bidir_json.push_back(c);
+  ASSERT_EQ(bidir_text.size(), 6u);
+  EXPECT_EQ(bidir_json, bidir_text);
+}
+
+TEST(NvbandwidthImport, SingleRowGpuMatricesBelongToTheirColumnsGpu) {
+  // all_to_one_write_ce prints a 1 x n GPU(row) matrix: cell (0, c) is GPU c written to by all
+  // the others (nvbandwidth's allToOneHelper), so GPU 1's figure must not be pinned on GPU 0.
+  const std::string text = "nvbandwidth Version: v0.8\n\n"
+                           "Device 0: NVIDIA H100 80GB HBM3 (00000000:19:00)\n"
+                           "Device 1: NVIDIA H100 80GB HBM3 (00000000:3b:00)\n\n"
+                           "Running all_to_one_write_ce.\n"
+                           "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)\n"
+                           "           0         1\n"
+                           " 0    350.00    120.00\n\n"
+                           "SUM all_to_one_write_ce 470.00\n";
+  const auto records = nvbandwidth_records(parse_nvbandwidth(text, "t.txt"), "run", "h");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].device["pci"], "0000:19:00.0");
+  EXPECT_EQ(records[1].device["pci"], "0000:3b:00.0");
+  EXPECT_EQ(records[1].metrics["bandwidth_gbytes_per_s"], 120.0);
+}
+
+TEST(NvbandwidthImport, LatencyIsAPointerChaseNotABidirectionalCopy) {
+  const NvbDocument doc = parse_nvbandwidth(slurp(fixture("two_gpus.txt")), "two_gpus.txt");
+  const auto records = nvbandwidth_records(doc, "run", "");
+  const auto latency = of_key(records, "import.nvbandwidth.host_device_latency_sm");
+  ASSERT_EQ(latency.size(), 2u);
+  EXPECT_EQ(latency[0]->params["direction"], "pointer_chase");
+  EXPECT_FALSE(latency[0]->params.contains("bidirectional_figure"));
 }
 
 TEST(NvbandwidthImport, BadInputIsAnInputErrorNamingTheFile) {
