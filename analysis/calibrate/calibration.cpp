@@ -72,10 +72,16 @@ FitQuality linear_quality(const std::vector<LinearSample> &s, const LinearFit &a
   FitQuality q;
   q.points = s.size();
   q.in_sample = linear_error(all, s);
-  if (s.size() < 4)
+  // Samples with the same regressors (one size measured again) share a fold.
+  std::vector<std::vector<double>> keys;
+  keys.reserve(s.size());
+  for (const auto &x : s)
+    keys.push_back(x.x);
+  const auto [group, groups] = groups_of(keys);
+  if (groups < 4)
     return q;
-  const int k = std::min<int>(folds, static_cast<int>(s.size()));
-  const auto fold = fold_assignment(s.size(), k, seed);
+  const int k = std::min<int>(folds, static_cast<int>(groups));
+  const auto fold = fold_assignment(group, groups, k, seed);
   HeldOutError e;
   e.folds = k;
   for (int f = 0; f < k; ++f) {
@@ -309,6 +315,8 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     f.table = size_table(s, op);
     std::vector<std::pair<double, double>> xt;
     for (const auto &x : s) {
+      if (x.ranks > largest || (x.ranks == largest && x.hosts > tier.group_hosts))
+        tier.group_hosts = x.hosts;
       largest = std::max(largest, x.ranks);
       if (x.ranks < 2 && op != "p2p") {
         ++f.single_rank_samples;
@@ -412,6 +420,13 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
         "{}: size {} is {}, not measured: it sets Calculon's networks[{}].size and ASTRA-sim's "
         "npus_count; give --assume networks.{}.size=N for the real system",
         tier.name, tier.size.value, tier.size.source, tier.index, tier.index));
+  else if (tier.size.measured)
+    // Calculon refuses a parallel degree above a tier's size: a small test group would forbid
+    // the larger ones the machine has.
+    c.notes.push_back(fmt::format(
+        "{}: size {} is the largest group measured, a lower bound: Calculon maps no parallel "
+        "degree above it to networks[{}]; give --assume networks.{}.size=N for the real system",
+        tier.name, tier.size.value, tier.index, tier.index));
 
   std::vector<double> slowdowns;
   for (const auto &o : c.samples.overlap)

@@ -69,6 +69,7 @@ struct NetworkTier {
   double joint_alpha_s = 0;
   std::map<std::string, double> joint_beta_s_per_byte;
   int group_ranks = 0; // the median group size of the fitted points
+  int group_hosts = 0; // hosts of the largest group measured (0: unknown)
 
   Sourced bandwidth_gbytes_per_s, efficiency, size, latency_s, processor_usage;
   bool must_be_filled = false;

@@ -267,6 +267,7 @@ Samples extract_samples(const analysis::RunSet &runs) {
       }
       CollectiveSample s;
       std::tie(s.tier, s.tier_from) = decide_tier(r, hosts[group_of(r)].size());
+      s.hosts = static_cast<int>(hosts[group_of(r)].size());
       s.op = *op;
       s.ranks = *ranks;
       s.size_bytes = *size;

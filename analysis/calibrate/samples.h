@@ -57,6 +57,7 @@ struct CollectiveSample {
   std::string tier, op;  // op: all_reduce, all_gather, reduce_scatter, p2p, alltoall, ...
   std::string tier_from; // how the tier was decided
   int ranks = 0;
+  int hosts = 0; // hosts the group's ranks ran on (0: unknown)
   double size_bytes = 0, time_s = 0;
   std::string key;
 };

@@ -72,12 +72,22 @@ double rel_error(const StepTable &t, const StepPoint &p) {
   return std::abs(t.predict_s(p) - p.measured_s) / p.measured_s;
 }
 
+// Points of one x (the same FLOPs or bytes, measured again) are one fold group.
+std::pair<std::vector<std::size_t>, std::size_t> groups_by_x(const std::vector<StepPoint> &points) {
+  std::vector<double> x;
+  x.reserve(points.size());
+  for (const auto &p : points)
+    x.push_back(p.x);
+  return groups_of(x);
+}
+
 // Mean held-out relative error of each step count 1..max_steps (index 0 unused).
 std::vector<double> cv_error_by_steps(const std::vector<StepPoint> &points, int max_steps,
                                       int folds, std::uint64_t seed) {
   std::vector<double> sum(max_steps + 1, 0.0);
-  const int k = std::min<int>(folds, static_cast<int>(points.size()));
-  const auto fold = fold_assignment(points.size(), k, seed);
+  const auto [group, groups] = groups_by_x(points);
+  const int k = std::min<int>(folds, static_cast<int>(groups));
+  const auto fold = fold_assignment(group, groups, k, seed);
   for (int f = 0; f < k; ++f) {
     const auto train = pick(points, indices_where(fold, f, false));
     const auto test = pick(points, indices_where(fold, f, true));
@@ -96,7 +106,7 @@ std::vector<double> cv_error_by_steps(const std::vector<StepPoint> &points, int 
 
 int choose_steps(const std::vector<StepPoint> &points, int max_steps, int folds,
                  std::uint64_t seed) {
-  if (points.size() < 2)
+  if (groups_by_x(points).second < 2)
     return 1;
   const auto err = cv_error_by_steps(points, max_steps, folds, seed);
   const double best = *std::min_element(err.begin() + 1, err.end());
@@ -195,15 +205,26 @@ std::vector<int> fold_assignment(std::size_t n, int folds, std::uint64_t seed) {
   return fold;
 }
 
+std::vector<int> fold_assignment(const std::vector<std::size_t> &group_of, std::size_t groups,
+                                 int folds, std::uint64_t seed) {
+  const auto group_fold = fold_assignment(groups, folds, seed);
+  std::vector<int> fold;
+  fold.reserve(group_of.size());
+  for (std::size_t g : group_of)
+    fold.push_back(group_fold.at(g));
+  return fold;
+}
+
 StepFit choose_step_table(const std::vector<StepPoint> &points, int max_steps, int folds,
                           std::uint64_t seed) {
   StepFit fit;
   fit.steps = choose_steps(points, max_steps, folds, seed);
   fit.table = fit_step_table(points, fit.steps);
   fit.in_sample = relative_error(fit.table, points);
-  if (points.size() >= 4) {
-    const int k = std::min<int>(folds, static_cast<int>(points.size()));
-    const auto fold = fold_assignment(points.size(), k, seed ^ 0x5eedULL);
+  const auto [group, groups] = groups_by_x(points);
+  if (groups >= 4) {
+    const int k = std::min<int>(folds, static_cast<int>(groups));
+    const auto fold = fold_assignment(group, groups, k, seed ^ 0x5eedULL);
     HeldOutError e;
     e.folds = k;
     for (int f = 0; f < k; ++f) {

@@ -14,6 +14,7 @@
 // relative time error exactly (O(k·n²)). Points with the same x always share a step (a
 // threshold cannot split them). The number of steps is chosen by k-fold held-out error.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -57,6 +58,25 @@ HeldOutError relative_error(const StepTable &table, const std::vector<StepPoint>
 // Fold of each of n points: a seeded shuffle dealt round-robin, so folds differ in size by at
 // most one and the same seed gives the same folds.
 std::vector<int> fold_assignment(std::size_t n, int folds, std::uint64_t seed);
+
+// Fold of each point when points sharing a group (group_of[i], 0..groups-1) must share a fold:
+// the groups are dealt as above. Repeats of one size (other runs, nodes, samples) are one group,
+// so no held-out point is predicted by a fit that saw its twin, and the held-out error is the
+// error at sizes the fit did not see rather than run-to-run noise.
+std::vector<int> fold_assignment(const std::vector<std::size_t> &group_of, std::size_t groups,
+                                 int folds, std::uint64_t seed);
+
+// Group index of each key, equal keys one group (numbered in order of first appearance), and
+// the number of groups.
+template <typename Key>
+std::pair<std::vector<std::size_t>, std::size_t> groups_of(const std::vector<Key> &keys) {
+  std::map<Key, std::size_t> index;
+  std::vector<std::size_t> group;
+  group.reserve(keys.size());
+  for (const auto &k : keys)
+    group.push_back(index.try_emplace(k, index.size()).first->second);
+  return {group, index.size()};
+}
 
 struct StepFit {
   StepTable table; // fitted on every point with the chosen number of steps

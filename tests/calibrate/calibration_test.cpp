@@ -575,9 +575,38 @@ TEST(AstraNetwork, OneEntryPerDimension) {
   const std::string y = astra_network_yaml(c);
   EXPECT_NE(y.find("topology: [ Switch, Switch ]"), std::string::npos) << y;
   EXPECT_NE(y.find("npus_count: [ 8, 2 ]"), std::string::npos) << y;
-  // 360 GB/s bus bandwidth; 12 µs over the 2·7 steps of an 8-rank ring: about 857 ns.
-  EXPECT_NE(y.find("bandwidth: [ 3"), std::string::npos) << y;
-  EXPECT_NE(y.find("latency: [ 8"), std::string::npos) << y;
+  // ASTRA-sim's GB is 2^30 bytes: 360e9 B/s of bus bandwidth is about 335 of its GB/s.
+  const auto &up = c.networks[0];
+  const double astra_gbytes =
+      up.bandwidth_gbytes_per_s.value * up.efficiency.value * 1e9 / 1073741824.0;
+  EXPECT_NEAR(astra_gbytes, 335, 10);
+  EXPECT_NE(y.find(fmt::format("bandwidth: [ {:.6g},", astra_gbytes)), std::string::npos) << y;
+  // 12 µs over the 2·7 steps of an 8-rank ring, each step two links through the switch, as
+  // ASTRA-sim's Switch charges them: about 429 ns per link.
+  const double link_ns = up.latency_s.value * 1e9 / (2 * 7 * 2);
+  EXPECT_NEAR(link_ns, 429, 40);
+  EXPECT_NE(y.find(fmt::format("latency: [ {:.6g},", link_ns)), std::string::npos) << y;
+}
+
+TEST(AstraNetwork, AScaleOutDimensionCountsTheNodesOfItsGroup) {
+  // 2 nodes of 8 ranks, tp=8+dp=rest: the data-parallel groups hold one rank per node, 2 ranks.
+  // Calculon's tier size is that group (2); ASTRA-sim's dimension is 2 nodes, not 2 / 8.
+  RunSet set = make_runs({.gemm = false, .memory = false, .collectives = false});
+  LoadedRun run;
+  run.dir = "runs/dp";
+  for (double size = 1024; size <= 1 << 26; size *= 4)
+    for (int rank = 0; rank < 16; ++rank)
+      run.records.push_back(
+          rank_rec("collectives.nccl_all_reduce", "dp", rank, fmt::format("node{}", rank / 8),
+                   collective_params(size, 16, "tp=8+dp=rest", "dp", rank % 8, 2),
+                   {{"time_s", time_json(20e-6 + size * bus_factor("all_reduce", 2) / 45e9)}}));
+  set.runs.push_back(run);
+  const Calibration c = calibrate(set, Assumptions{}, {});
+  ASSERT_TRUE(c.networks[1].measured);
+  EXPECT_EQ(c.networks[1].size.value, 2);
+  EXPECT_EQ(c.networks[1].group_hosts, 2);
+  const std::string y = astra_network_yaml(c);
+  EXPECT_NE(y.find("npus_count: [ 8, 2 ]"), std::string::npos) << y;
 }
 
 TEST(AstraNetwork, AnUnmeasuredTierKeepsItsAssumedLatencyAndSaysItsSizeIsAssumed) {
@@ -596,8 +625,8 @@ TEST(AstraNetwork, AnUnmeasuredTierKeepsItsAssumedLatencyAndSaysItsSizeIsAssumed
   for (const auto &n : c.notes)
     noted |= n.find("scale_out: size 65536") != std::string::npos;
   EXPECT_TRUE(noted);
-  // The measured tier's α is still spread over its ring's 2(n-1) steps: 10 µs over 6.
-  const double up_ns = c.networks[0].latency_s.value * 1e9 / 6;
+  // The measured tier's α is still spread over its ring's 2(n-1) steps of 2 links: 10 µs / 12.
+  const double up_ns = c.networks[0].latency_s.value * 1e9 / 12;
   EXPECT_NE(y.find(fmt::format("latency: [ {:.6g},", up_ns)), std::string::npos) << y;
 }
 

@@ -115,6 +115,34 @@ TEST(Folds, DeterministicAndBalanced) {
   }
 }
 
+TEST(Folds, RepeatsOfOneSizeShareAFold) {
+  const std::vector<double> x = {1, 2, 3, 1, 2, 3, 4, 4, 5, 1};
+  const auto [group, groups] = groups_of(x);
+  EXPECT_EQ(groups, 5u);
+  const auto fold = fold_assignment(group, groups, 3, 9);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t j = 0; j < x.size(); ++j)
+      if (x[i] == x[j])
+        EXPECT_EQ(fold[i], fold[j]) << i << " " << j;
+}
+
+TEST(StepTable, HeldOutErrorIsNotLoweredByMeasuringEachSizeAgain) {
+  // The same noisy sweep measured once and three times over (other runs or nodes giving the
+  // same times). Repeats share a fold and a triplicated training set has the same best table,
+  // so the held-out error is the same: the error at sizes the fit did not see. Were folds drawn
+  // per point, a held-out point's twins would train the fit that predicts it.
+  const auto once = synthetic(60, 0.03, 5);
+  std::vector<StepPoint> thrice;
+  for (int rep = 0; rep < 3; ++rep)
+    thrice.insert(thrice.end(), once.begin(), once.end());
+  const auto a = choose_step_table(once, 8, 5, 3);
+  const auto b = choose_step_table(thrice, 8, 5, 3);
+  ASSERT_TRUE(a.held_out && b.held_out);
+  EXPECT_EQ(b.held_out->points, 3 * a.held_out->points);
+  EXPECT_NEAR(b.held_out->mean_rel, a.held_out->mean_rel, 1e-9);
+  EXPECT_NEAR(b.held_out->max_rel, a.held_out->max_rel, 1e-9);
+}
+
 TEST(RobustFit, RecoversAlphaBetaDespiteOutliers) {
   const double alpha = 8e-6, beta = 1.0 / 40e9;
   std::mt19937_64 rng(17);
