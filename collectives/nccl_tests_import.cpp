@@ -1,8 +1,11 @@
 #include "collectives/nccl_tests_import.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -33,6 +36,59 @@ std::optional<std::int64_t> integer(const std::string &s) {
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0)
     return std::nullopt;
   return v;
+}
+
+std::string trimmed(std::string s) {
+  const auto first = s.find_first_not_of(" \t");
+  s.erase(0, first == std::string::npos ? s.size() : first);
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
+    s.pop_back();
+  return s;
+}
+
+// A result row's first column, the size: digits, or a number in any notation (a malformed size
+// such as 1e30 is then reported, not skipped). A host name ("node01:41001:41001 [0] NCCL INFO",
+// "10-0-0-1:...") has other characters.
+bool looks_numeric(const std::string &word) {
+  return !word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) &&
+         word.find_first_not_of("0123456789.eE+-") == std::string::npos;
+}
+
+// A launcher's prefix on each line of a captured log: Open MPI's --tag-output "[1,0]<stdout>:"
+// and Slurm's srun --label "0: ". Removed so the line reads as nccl-tests printed it.
+std::string without_launcher_tag(const std::string &line) {
+  const auto first = line.find_first_not_of(" \t");
+  if (first == std::string::npos)
+    return line;
+  if (line[first] == '[') {
+    for (const char *tag : {"]<stdout>:", "]<stderr>:"})
+      if (const auto at = line.find(tag, first); at != std::string::npos)
+        return line.substr(at + std::string_view(tag).size());
+    return line;
+  }
+  std::size_t digits = first;
+  while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits])))
+    ++digits;
+  if (digits > first && digits + 1 < line.size() && line[digits] == ':' && line[digits + 1] == ' ')
+    return line.substr(digits + 2);
+  return line;
+}
+
+// -I 1 columns after a half's four: i_min, i_max, i_p99 (us; CUDA events, max over processes)
+// and i_cv% (util.cu writePerIterReport).
+void add_text_per_iteration(const std::vector<std::string> &f, std::size_t c,
+                            const std::string &here, nlohmann::json &metrics) {
+  const auto min_us = finite_number(f[c]), max_us = finite_number(f[c + 1]),
+             p99_us = finite_number(f[c + 2]), cv = finite_number(f[c + 3]);
+  if (!min_us || !max_us || !p99_us || !cv)
+    throw InputError(fmt::format("i_min/i_max/i_p99/i_cv% '{} {} {} {}' are not numbers", f[c],
+                                 f[c + 1], f[c + 2], f[c + 3]),
+                     here, "give the unmodified text output of an nccl-tests *_perf binary");
+  metrics["iteration_min_s"] = *min_us * 1e-6;
+  metrics["iteration_max_s"] = *max_us * 1e-6;
+  metrics["iteration_p99_s"] = *p99_us * 1e-6;
+  metrics["iteration_cv_percent"] = *cv;
+  metrics["iteration_timer"] = "nccl-tests per-iteration CUDA events (-I 1), max over processes";
 }
 
 } // namespace
@@ -90,6 +146,27 @@ Record nccl_tests_failure_record(const NcclTestsImport &import, const std::strin
   return r;
 }
 
+void add_rank_layout(NcclTestsImport &import) {
+  if (import.ranks.empty())
+    return;
+  std::set<std::string> hosts;
+  for (const auto &line : import.ranks) {
+    std::istringstream words(line);
+    for (std::string w; words >> w;)
+      if (w == "on" && words >> w) {
+        hosts.insert(w);
+        break;
+      }
+  }
+  for (auto &r : import.records) {
+    if (r.status == Status::error)
+      continue;
+    r.params["world_size"] = import.ranks.size();
+    if (!hosts.empty())
+      r.params["nodes"] = hosts.size();
+  }
+}
+
 NcclTestsImport import_nccl_tests(const std::string &text, const std::string &where,
                                   std::optional<Kind> kind, const std::string &run,
                                   const std::string &host) {
@@ -105,10 +182,12 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
                                        const std::string &host) {
   NcclTestsImport out;
   out.kind = kind;
+  bool per_iteration = false; // -I 1: i_min i_max i_p99 i_cv% after each half
   std::string line;
   int line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
+    line = without_launcher_tag(line);
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos)
       continue;
@@ -117,11 +196,16 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
         std::string name = body.substr(at + 26);
         name = name.substr(0, name.find_first_of(" \t\r"));
-        if (name.size() > 5 && name.ends_with("_perf"))
-          name.resize(name.size() - 5);
+        // all_reduce_perf, or a renamed build such as all_reduce_perf_mpi
+        if (const auto perf = name.find("_perf"); perf != std::string::npos && perf > 0)
+          name.resize(perf);
         if (!kind)
           out.kind = parse_kind(name);
       }
+      if (const auto at = body.find("nccl-tests version "); at != std::string::npos)
+        out.about["version_line"] = trimmed(body.substr(at));
+      if (body.find("i_min") != std::string::npos)
+        per_iteration = true;
       std::istringstream words(body);
       std::string w;
       words >> w;
@@ -136,30 +220,35 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     if (line.find("Test failure") != std::string::npos ||
         line.find("Test CUDA failure") != std::string::npos ||
         line.find("Test NCCL failure") != std::string::npos) {
-      std::string failure = line.substr(first);
-      while (!failure.empty() && (failure.back() == '\r' || failure.back() == ' '))
-        failure.pop_back();
-      out.failures.push_back(fmt::format("{}:{}: {}", where, line_no, failure));
+      out.failures.push_back(fmt::format("{}:{}: {}", where, line_no, trimmed(line)));
+      continue;
+    }
+    std::istringstream cols(line);
+    std::vector<std::string> f;
+    for (std::string w; cols >> w;)
+      f.push_back(w);
+    // A result row starts with its size in bytes. Anything else in a captured log (NCCL_DEBUG's
+    // "host:pid:tid [0] NCCL INFO ..." lines, a launcher's messages) is not nccl-tests' table.
+    if (!looks_numeric(f[0])) {
+      ++out.other_lines;
       continue;
     }
     if (!out.kind)
       throw InputError("cannot tell which collective this nccl-tests output measured", where,
                        "pass the collective (e.g. all_reduce): the file has no 'Collective test "
                        "starting' line");
-    std::istringstream cols(line);
-    std::vector<std::string> f;
-    for (std::string w; cols >> w;)
-      f.push_back(w);
     const std::string here = fmt::format("{}:{}", where, line_no);
-    if (f.size() < 13)
-      throw InputError(fmt::format("a result row needs 13 columns, this one has {}", f.size()),
+    const std::size_t per_half = per_iteration ? 8 : 4, columns = 5 + 2 * per_half;
+    if (f.size() < columns)
+      throw InputError(fmt::format("a result row needs {} columns{}, this one has {}", columns,
+                                   per_iteration ? " (-I 1 output)" : "", f.size()),
                        here, "give the unmodified text output of an nccl-tests *_perf binary");
     const auto size = integer(f[0]), count = integer(f[1]);
     if (!size || !count)
       throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]),
                        here, "give the unmodified text output of an nccl-tests *_perf binary");
     for (int half = 0; half < 2; ++half) {
-      const std::size_t c = 5 + 4 * static_cast<std::size_t>(half);
+      const std::size_t c = 5 + per_half * static_cast<std::size_t>(half);
       NcclTestsHalf h{.size_bytes = *size,
                       .count = *count,
                       .type = f[2],
@@ -183,9 +272,21 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
           throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
                            "give the unmodified text output of an nccl-tests *_perf binary");
       }
-      out.records.push_back(nccl_tests_record(h, *out.kind, run, host));
+      Record r = nccl_tests_record(h, *out.kind, run, host);
+      if (per_iteration)
+        add_text_per_iteration(f, c + 4, here, r.metrics);
+      out.records.push_back(std::move(r));
     }
   }
+  if (out.records.empty() && out.failures.empty())
+    throw InputError(
+        fmt::format("no nccl-tests result row found{}",
+                    out.other_lines > 0
+                        ? fmt::format(" ({} line(s) that are not nccl-tests' were skipped)",
+                                      out.other_lines)
+                        : ""),
+        where, "give the text output of an nccl-tests *_perf binary, or its JSON from -J");
+  add_rank_layout(out);
   return out;
 }
 

@@ -6,7 +6,8 @@
 // The text format: '#' header lines (the "Collective test starting: <name>_perf" line in recent
 // versions; "Rank r Group g Pid p on host device d [busid] name" per rank), then one row per
 // size: size(B) count type redop root, then time(us) algbw busbw #wrong for out-of-place and
-// again for in-place (optionally more columns with -I), and a footer "Out of bounds values" and
+// again for in-place (with -I 1, i_min i_max i_p99 i_cv% after each half, which go to
+// metrics.iteration_*), and a footer "Out of bounds values" and
 // "Avg bus bandwidth". Each row becomes two records (out_of_place, in_place) keyed
 // collectives.nccl_<kind>, params.source = "nccl-tests". nccl-tests' time is a host wall-clock
 // mean over its iterations, so it goes to metrics.wall_time_s, never to time_s. A row with
@@ -31,7 +32,16 @@ struct NcclTestsImport {
   // Why nccl-tests stopped early: its "<host>: Test CUDA failure <file>:<line> '<message>'"
   // lines (text), or a JSON file that ends before any result. The rows before it are kept.
   std::vector<std::string> failures;
+  // Text only: lines that are neither '#' header lines nor result rows (NCCL_DEBUG output, a
+  // launcher's messages), skipped. A launcher's line prefix ([1,0]<stdout>:, srun's "0: ") is
+  // removed first, so tagged logs import whole.
+  int other_lines = 0;
 };
+
+// From the "Rank r Group g Pid p on <host> device ..." lines: params.world_size (the ranks
+// listed) and params.nodes (their distinct hosts) on every result record, the names railgauge's
+// own records and `railgauge calibrate` use for a collective's group and its network tier.
+void add_rank_layout(NcclTestsImport &import);
 
 // The record that says an imported nccl-tests run failed: key collectives.nccl_<kind>, status
 // error, the failure lines as the reason.

@@ -261,17 +261,22 @@ Samples extract_samples(const analysis::RunSet &runs) {
       const auto op = collective_op(r);
       const auto size = number(p, "size_bytes");
       const auto ranks = group_ranks(p);
-      if (!op || !size || !ranks || !time || !(*time > 0) || !(*size > 0)) {
+      // nccl-tests' text output has its host wall-clock mean per call, not a distribution.
+      const auto call_s = time                                ? time
+                          : text(p, "source") == "nccl-tests" ? number(m, "wall_time_s")
+                                                              : std::nullopt;
+      if (!op || !size || !ranks || !call_s || !(*call_s > 0) || !(*size > 0)) {
         skip(r, "no collective name, size_bytes, ranks or time_s.median");
         continue;
       }
       CollectiveSample s;
       std::tie(s.tier, s.tier_from) = decide_tier(r, hosts[group_of(r)].size());
-      s.hosts = static_cast<int>(hosts[group_of(r)].size());
+      s.hosts = std::max(static_cast<int>(hosts[group_of(r)].size()),
+                         first_int(p, {"nodes"}).value_or(0));
       s.op = *op;
       s.ranks = *ranks;
       s.size_bytes = *size;
-      s.time_s = *time;
+      s.time_s = *call_s;
       s.key = r.key;
       // Every rank of a run writes the point, each with the same time (the max over ranks): one
       // sample per point, else a held-out point's twin stays in the training folds. The groups

@@ -86,6 +86,8 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
       imported["avg_busbw_gbytes_per_s"] = *parsed.avg_busbw_gbytes_per_s;
     if (!parsed.failures.empty())
       imported["failures"] = parsed.failures;
+    if (parsed.other_lines > 0)
+      imported["other_lines_skipped"] = parsed.other_lines;
     // A failed nccl-tests run keeps the rows it measured, and one error record says where it
     // stopped: a check of the imported run then fails instead of passing on what is there.
     std::vector<Record> records = parsed.records;
@@ -95,6 +97,11 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
         o->out, o->host, import_argv("nccl-tests", *o), "nccl-tests", o->file, imported,
         [&](const RunIdentity &id) { return with_identity(records, id); });
     report(o->file, run);
+    if (parsed.other_lines > 0)
+      std::cerr << fmt::format("railgauge: skipped {} line(s) of {} that are neither nccl-tests' "
+                               "header nor its result rows (NCCL_DEBUG output, launcher "
+                               "messages)\n",
+                               parsed.other_lines, o->file);
     exit_code = 0;
     if (!parsed.failures.empty()) {
       std::cerr << fmt::format("railgauge: warning: {} says nccl-tests failed:\n", o->file);

@@ -195,6 +195,28 @@ class CalibrateTest(unittest.TestCase):
         self.assertIn("no records.jsonl", r.stderr)
 
 
+class ImportedNcclTestsTest(unittest.TestCase):
+    """nccl-tests logs a cluster already has calibrate the network tier: the rank lines give
+    the group and its nodes, the text form's wall-clock mean the time."""
+
+    def test_imported_nccl_tests_calibrate_the_tier_they_ran_on(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            runs = pathlib.Path(tmp) / "runs"
+            fixtures = ROOT / "tests" / "fixtures" / "nccl-tests"
+            for name in ("all_reduce_format_sample.txt", "all_reduce_format_sample.json"):
+                r = railgauge("import", "nccl-tests", str(fixtures / name), "--out", str(runs))
+                self.assertEqual(r.returncode, 0, r.stderr)
+            out = pathlib.Path(tmp) / "cal"
+            r = railgauge("calibrate", str(runs), "--out", str(out))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            coeff = json.loads((out / "coefficients.json").read_text())
+            up = coeff["network"]["scale_up"]
+            self.assertTrue(up["measured"], up)
+            system = json.loads((out / "calculon_system.json").read_text())
+            self.assertEqual(calculon_problems(system), [])
+            self.assertEqual(system["networks"][0]["size"], 2)  # the two ranks of the logs
+
+
 def calibrate_two_ranks(test, collectives_args):
     """Runs `railgauge collectives ARGS` on 2 ranks under mpirun (skipping the test without
     one), then `railgauge calibrate` on the run: (records, calculon_system, coefficients,

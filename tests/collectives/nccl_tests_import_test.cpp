@@ -76,6 +76,73 @@ TEST(NcclTestsImport, AMalformedRowNamesItsLine) {
   }
 }
 
+// -I 1 (nccl-tests 2.19): after each half's four columns, i_min i_max i_p99 i_cv% (util.cu,
+// writeResultHeader). FORMAT SAMPLE, numbers made up.
+constexpr const char *kPerIterationSample =
+    R"(# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809
+# Collective test starting: all_reduce_perf_mpi
+# Per-Iteration Report: CUDA event timing; i_* uses max over process rows
+#
+# Using devices
+#  Rank  0 Group  0 Pid  41001 on     node01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid  51002 on     node02 device  0 [0000:19:00] NVIDIA H100 80GB HBM3
+#
+#                                                   out-of-place (+ per-iteration)                                in-place (+ per-iteration)
+#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)     (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)
+     1048576        262144     float     sum      -1    20.00   52.43   52.43       0    18.50    24.00    23.00     5.10    19.00   55.19   55.19       0    17.90    22.00    21.50     4.20
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 53.81
+#
+)";
+
+TEST(NcclTestsImport, PerIterationColumnsAreReadNotMistakenForTheInPlaceHalf) {
+  std::istringstream in(kPerIterationSample);
+  const auto r = import_nccl_tests_text(in, "i1.txt", std::nullopt, "r", "h");
+  ASSERT_EQ(r.kind, Kind::all_reduce) << "a renamed build, all_reduce_perf_mpi";
+  ASSERT_EQ(r.records.size(), 2u);
+  const auto &out = r.records[0], &in_place = r.records[1];
+  EXPECT_EQ(out.status, Status::ok);
+  EXPECT_EQ(in_place.status, Status::ok);
+  EXPECT_DOUBLE_EQ(out.metrics["iteration_p99_s"].get<double>(), 23e-6);
+  EXPECT_DOUBLE_EQ(out.metrics["iteration_cv_percent"].get<double>(), 5.1);
+  EXPECT_DOUBLE_EQ(in_place.metrics["wall_time_s"].get<double>(), 19e-6);
+  EXPECT_DOUBLE_EQ(in_place.metrics["busbw_gbytes_per_s"].get<double>(), 55.19);
+  EXPECT_DOUBLE_EQ(in_place.metrics["iteration_min_s"].get<double>(), 17.9e-6);
+  EXPECT_EQ(in_place.metrics["wrong_elements"], 0);
+  // The rank lines give the layout: 2 ranks on 2 nodes.
+  EXPECT_EQ(out.params["world_size"], 2);
+  EXPECT_EQ(out.params["nodes"], 2);
+  EXPECT_EQ(r.about["version_line"], "nccl-tests version 2.19.6 nccl-headers=22809 "
+                                     "nccl-library=22809");
+}
+
+TEST(NcclTestsImport, ACapturedLogWithLauncherTagsAndNcclDebugLinesImportsWhole) {
+  // mpirun --tag-output prefixes every line; NCCL_DEBUG=INFO lines sit between the rows.
+  std::ostringstream log;
+  std::istringstream sample(kSample);
+  int n = 0;
+  for (std::string line; std::getline(sample, line); ++n) {
+    log << "[1,0]<stdout>:" << line << "\n";
+    if (n == 4)
+      log << "[1,0]<stdout>:node01:41001:41001 [0] NCCL INFO Channel 00/32 : 0 1\n"
+          << "node01:41001:41010 [0] NCCL INFO Connected all rings\n";
+  }
+  std::istringstream in(log.str());
+  const auto r = import_nccl_tests_text(in, "tagged.txt", std::nullopt, "r", "h");
+  EXPECT_EQ(r.kind, Kind::all_reduce);
+  EXPECT_EQ(r.records.size(), 4u);
+  EXPECT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.other_lines, 2);
+  // srun --label's "0: " prefix too.
+  std::ostringstream labelled;
+  std::istringstream again(kSample);
+  for (std::string line; std::getline(again, line);)
+    labelled << "0: " << line << "\n";
+  std::istringstream in2(labelled.str());
+  EXPECT_EQ(import_nccl_tests_text(in2, "srun.txt", std::nullopt, "r", "h").records.size(), 4u);
+}
+
 // Params as railgauge's own records have them (root an integer, float named float32), so that
 // `railgauge compare` pairs an imported row with railgauge's point.
 TEST(NcclTestsImport, ParamsMatchRailgaugeRecords) {
