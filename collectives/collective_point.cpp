@@ -92,9 +92,13 @@ CollectivePoint read_point(Kind kind, const Point &point) {
 }
 
 int group_size_for(const CollectivePoint &p, int world) {
-  if (p.groups == "world" || p.group_type == "world")
+  if (p.groups == "world")
     return world;
+  // Checked even when only the world runs: a spec cut in two by -a's ',' (groups=tp=2 and
+  // groups=dp=rest) must be an error, not two world points labelled with half a split.
   const auto layout = parse_group_layout(p.groups, world, "axis groups");
+  if (p.group_type == "world")
+    return world;
   if (p.group_type == "concurrent") {
     int smallest = world;
     for (const auto &a : layout.axes)

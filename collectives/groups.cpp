@@ -88,7 +88,12 @@ GroupLayout parse_group_layout(std::string_view spec, int world, const std::stri
   } else if (product != world) {
     throw InputError(fmt::format("'{}': the sizes multiply to {}, but this run has {} ranks", spec,
                                  product, world),
-                     where, "make the sizes multiply to the number of ranks, or use 'rest'");
+                     where,
+                     spec.find('+') == std::string_view::npos && layout.axes.size() == 1
+                         ? "make the sizes multiply to the number of ranks, or use 'rest'; in "
+                           "-a groups=..., join the groups with '+' (tp=2+dp=rest), since ',' "
+                           "separates an axis's values, or give --groups tp=2,dp=rest"
+                         : "make the sizes multiply to the number of ranks, or use 'rest'");
   }
   int stride = 1;
   for (auto &a : layout.axes) {

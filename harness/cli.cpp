@@ -32,6 +32,24 @@
 namespace railgauge {
 namespace {
 
+// --groups tp=8,pp=4,dp=rest as axes: the spec with '+' between groups (',' separates an axis's
+// values) and, unless -a group_type was given, each of its group types as a value.
+void add_group_axes(const std::string &spec, std::vector<std::string> &axes) {
+  std::string joined = spec, types;
+  std::replace(joined.begin(), joined.end(), ',', '+');
+  std::string_view rest = joined;
+  while (!rest.empty()) {
+    const auto part = rest.substr(0, rest.find('+'));
+    types += (types.empty() ? "" : ",") + std::string(part.substr(0, part.find('=')));
+    rest.remove_prefix(std::min(rest.size(), part.size() + 1));
+  }
+  axes.push_back("groups=" + joined);
+  const bool typed = std::any_of(axes.begin(), axes.end(),
+                                 [](const std::string &a) { return a.starts_with("group_type="); });
+  if (!typed)
+    axes.push_back("group_type=" + types);
+}
+
 namespace fs = std::filesystem;
 
 constexpr const char *kFamilies[] = {"memory", "gemm", "offload", "rdma", "collectives"};
@@ -353,6 +371,8 @@ int dispatch(int argc, char **argv) {
   CommonOptions family_options;
   // `railgauge gemm --model gpt3-175b --tp 1,2,4,8`: the headline sweep without -a syntax.
   std::optional<std::string> gemm_model, gemm_tp;
+  // `railgauge collectives --groups tp=8,pp=4,dp=rest`: each group type alone, commas allowed.
+  std::optional<std::string> collective_groups;
   for (const char *family : kFamilies) {
     if (registry.match(std::string(family) + ".*").empty())
       continue;
@@ -363,6 +383,11 @@ int dispatch(int argc, char **argv) {
                       "The GPU TP sweep of this model: --filter gemm.cublaslt -a model=NAME");
       cmd->add_option("--tp", gemm_tp, "With --model: TP degrees, e.g. 1,2,4,8 (-a tp=...)");
     }
+    if (std::string_view(family) == "collectives")
+      cmd->add_option("--groups", collective_groups,
+                      "Group split, fastest-varying first, e.g. tp=8,pp=4,dp=rest: runs each "
+                      "group type alone (-a groups=tp=8+pp=4+dp=rest -a group_type=tp,pp,dp; "
+                      "add -a group_type=concurrent for all at once)");
     family_cmds.emplace_back(cmd, family);
   }
 
@@ -401,6 +426,8 @@ int dispatch(int argc, char **argv) {
       }
       if (gemm_tp)
         family_options.axes.push_back("tp=" + *gemm_tp);
+      if (collective_groups)
+        add_group_axes(*collective_groups, family_options.axes);
       return measure_entries(std::move(registry), {entry}, family_options, args,
                              {{"name", family}, {"path", nullptr}});
     }
