@@ -46,6 +46,20 @@ void validate_model(const ModelShape &m, const std::string &where) {
 }
 
 ModelShape resolve_model(std::string_view name, const ModelOverrides &o, const std::string &where) {
+  // 0 (-1 for swiglu) means "the model's own"; anything else out of range is a typo that must not
+  // quietly measure the preset instead.
+  for (const auto &[axis, value] : {std::pair<const char *, std::int64_t>{"hidden", o.hidden},
+                                    {"heads", o.heads},
+                                    {"kv_heads", o.kv_heads},
+                                    {"ffn", o.ffn},
+                                    {"seq", o.seq},
+                                    {"micro_batch", o.micro_batch}})
+    if (value < 0)
+      throw InputError(fmt::format("{} = {} is negative", axis, value), axis,
+                       fmt::format("give a positive {}, or 0 for the model's own", axis));
+  if (o.swiglu < -1 || o.swiglu > 1)
+    throw InputError(fmt::format("swiglu = {} is not -1, 0 or 1", o.swiglu), "swiglu",
+                     "give 1 (gated MLP), 0 (plain MLP) or -1 (the model's own)");
   ModelShape m;
   if (name == kCustomModel) {
     m.name = std::string(kCustomModel);

@@ -116,14 +116,17 @@ std::string render_tp_table(const std::vector<Record> &records) {
   }
 
   // A point waived before planning keeps its axes' seq/micro_batch, 0 when the model's own was
-  // asked for: show its cells in every table of the same key, model and dtype that lacks them.
+  // asked for, and none of the params planning derives (the CPU backend's layout), so its label
+  // is empty: show its cells in every table of the same key, model and dtype that lacks them.
   for (auto it = groups.begin(); it != groups.end();) {
     const auto &[bench, model, dtype, seq, micro_batch, extra] = it->first;
     bool merged = false;
-    if (seq == 0 || micro_batch == 0)
+    if (seq == 0 || micro_batch == 0 || extra.empty())
       for (auto &[other, rows] : groups)
         if (other != it->first && std::get<0>(other) == bench && std::get<1>(other) == model &&
-            std::get<2>(other) == dtype && std::get<5>(other) == extra) {
+            std::get<2>(other) == dtype && (seq == 0 || std::get<3>(other) == seq) &&
+            (micro_batch == 0 || std::get<4>(other) == micro_batch) &&
+            (extra.empty() || std::get<5>(other) == extra)) {
           for (const auto &[op, cells] : it->second)
             for (const auto &[tp, cell] : cells)
               rows[op].emplace(tp, cell);

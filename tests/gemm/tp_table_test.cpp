@@ -60,6 +60,21 @@ TEST(TpTable, UnplannedWaivedPointUsesGemmAndPass) {
   EXPECT_EQ(table.find("seq 0"), std::string::npos) << table;
 }
 
+TEST(TpTable, WaivedCpuColumnJoinsTheTableOfThePlannedPoints) {
+  // A measured CPU point carries the derived layout param; a t that does not divide the heads is
+  // waived before planning, without it. Its column must still show, as "waived".
+  Record ok = tp_record("qkv.fwd", 8, 1);
+  ok.params["layout"] = "row_major_nn";
+  Record waived = tp_record("qkv.fwd", 64, 0, Status::waived);
+  waived.params["micro_batch"] = 0; // the axis default: "the model's own", never resolved
+  const std::string table = render_tp_table({ok, waived});
+  EXPECT_NE(table.find("t=64"), std::string::npos) << table;
+  EXPECT_NE(table.find("waived"), std::string::npos) << table;
+  EXPECT_EQ(table.find("gemm.cpu_blas", table.find("gemm.cpu_blas") + 1), std::string::npos)
+      << "one table, not two:\n"
+      << table;
+}
+
 TEST(TpTable, OneTablePerModelAndDtype) {
   Record other = tp_record("qkv.fwd", 1, 1);
   other.params["dtype"] = "fp64";

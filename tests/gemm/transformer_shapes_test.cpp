@@ -213,6 +213,18 @@ TEST(ModelPresets, BadModelsSayWhatToFix) {
     EXPECT_NE(e.problem().find("heads = 7 does not divide hidden = 12288"), std::string::npos)
         << e.what();
   }
+  // A negative override is a typo, not "the preset's own": it must not measure the preset.
+  try {
+    resolve_model("gpt3-175b", {.seq = -3}, "t");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "seq");
+    EXPECT_NE(e.problem().find("seq = -3 is negative"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(resolve_model("cpu-small", {.hidden = -5}, "t"), InputError);
+  EXPECT_THROW(resolve_model("llama3-70b", {.micro_batch = -1}, "t"), InputError);
+  EXPECT_THROW(resolve_model("llama3-70b", {.swiglu = 7}, "t"), InputError);
+  EXPECT_NO_THROW(resolve_model("llama3-70b", {.swiglu = 0}, "t"));
 }
 
 } // namespace
