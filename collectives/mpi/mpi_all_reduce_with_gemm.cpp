@@ -60,9 +60,9 @@ public:
     return point_problem(p, world);
   }
 
-  Outcome run(RunContext &, const Point &point) override {
+  Outcome run(RunContext &ctx, const Point &point) override {
     const auto p = read_point(Kind::all_reduce, point);
-    auto &s = family_->session();
+    auto &s = family_->session(ctx.peer_timeout_s());
     MpiBuffers buffers(p, mpi_groups(s, p).front());
     buffers.fill(kSeed);
     HostGemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")));

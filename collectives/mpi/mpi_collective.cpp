@@ -38,9 +38,9 @@ public:
     return point_problem(p, group_size_for(p, world));
   }
 
-  Outcome run(RunContext &, const Point &point) override {
+  Outcome run(RunContext &ctx, const Point &point) override {
     const auto p = read_point(kind_, point);
-    auto &s = family_->session();
+    auto &s = family_->session(ctx.peer_timeout_s());
     const auto groups = mpi_groups(s, p);
     std::vector<MpiBuffers> buffers;
     for (const auto &g : groups)

@@ -35,7 +35,7 @@ std::vector<MpiGroup> mpi_groups(MpiSession &s, const CollectivePoint &p) {
     m.index = g.index;
     m.rank = g.rank_in_group;
     m.size = static_cast<int>(g.members.size());
-    m.comm = s.split(p.groups + "/" + type, g.index, g.rank_in_group);
+    m.comm = s.split(p.groups + "/" + type, g.index, g.rank_in_group, p.timeout_s);
     groups.push_back(m);
   }
   return groups;

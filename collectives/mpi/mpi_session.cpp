@@ -18,6 +18,25 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kCensusTag = 7001;
 constexpr int kDoneTag = 7002;
+constexpr int kArrivalTag = 7003; // on MPI_COMM_WORLD, before the session's own communicators
+
+Clock::time_point after(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Polls `requests` until all are complete or `deadline`; true when all completed.
+bool test_until(std::vector<MPI_Request> &requests, Clock::time_point deadline) {
+  for (;;) {
+    int done = 0;
+    MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+    if (done)
+      return true;
+    if (Clock::now() > deadline)
+      return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
 
 template <DType T, RedOp O> void half_op(void *in, void *inout, int *len, MPI_Datatype *) {
   reduce_into(T, O, inout, in, static_cast<std::size_t>(*len));
@@ -43,7 +62,7 @@ bool launched_by_mpi_launcher() {
   return false;
 }
 
-MpiSession::MpiSession() {
+MpiSession::MpiSession(double arrival_timeout_s) {
   int already = 0;
   MPI_Initialized(&already);
   if (!already) {
@@ -51,12 +70,24 @@ MpiSession::MpiSession() {
     check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
     initialised_here_ = true;
   }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  never_arrived_ = arrival_census(arrival_timeout_s);
+  if (!never_arrived_.empty()) {
+    broken_ = fmt::format("watchdog: rank{} {} of {} did not arrive at the first MPI point within "
+                          "{} s (rank {} waited)",
+                          never_arrived_.size() == 1 ? "" : "s", fmt::join(never_arrived_, ", "),
+                          size_, arrival_timeout_s, rank_);
+    std::cerr << "railgauge: " << *broken_ << '\n';
+    for (int r = 0; r < size_; ++r)
+      if (std::find(never_arrived_.begin(), never_arrived_.end(), r) == never_arrived_.end())
+        survivors_.push_back(r);
+    return; // no communicator can be made without the missing ranks
+  }
   check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_), "MPI_Comm_dup");
   check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &census_), "MPI_Comm_dup");
   MPI_Comm_set_errhandler(world_, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(census_, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(world_, &rank_);
-  MPI_Comm_size(world_, &size_);
   if (const char *local = env("OMPI_COMM_WORLD_LOCAL_SIZE"))
     yield_ = std::atoi(local) > static_cast<int>(std::thread::hardware_concurrency());
   MPI_User_function *fns[] = {half_op<DType::bf16, RedOp::sum>, half_op<DType::bf16, RedOp::prod>,
@@ -77,11 +108,13 @@ MpiSession::~MpiSession() {
     return; // whoever initialised MPI has finalised it: nothing may be freed any more
   if (broken_) {
     // A rank is dead or hung: MPI_Finalize would wait for it. Records are written by now.
+    // Before the session's communicators exist (a rank never arrived), on the world itself.
+    const MPI_Comm done_comm = census_ != MPI_COMM_NULL ? census_ : MPI_COMM_WORLD;
     int marker = rank_;
     std::vector<MPI_Request> sends;
     for (int r : survivors_) {
       MPI_Request req;
-      if (r != rank_ && MPI_Isend(&marker, 1, MPI_INT, r, kDoneTag, census_, &req) == MPI_SUCCESS)
+      if (r != rank_ && MPI_Isend(&marker, 1, MPI_INT, r, kDoneTag, done_comm, &req) == MPI_SUCCESS)
         sends.push_back(req);
     }
     std::set<int> done{rank_};
@@ -89,10 +122,10 @@ MpiSession::~MpiSession() {
     while (done.size() < survivors_.size() && Clock::now() < until) {
       int flag = 0;
       MPI_Status status;
-      MPI_Iprobe(MPI_ANY_SOURCE, kDoneTag, census_, &flag, &status);
+      MPI_Iprobe(MPI_ANY_SOURCE, kDoneTag, done_comm, &flag, &status);
       if (flag) {
         int from = 0;
-        MPI_Recv(&from, 1, MPI_INT, status.MPI_SOURCE, kDoneTag, census_, MPI_STATUS_IGNORE);
+        MPI_Recv(&from, 1, MPI_INT, status.MPI_SOURCE, kDoneTag, done_comm, MPI_STATUS_IGNORE);
         done.insert(status.MPI_SOURCE);
       } else {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -110,6 +143,62 @@ MpiSession::~MpiSession() {
   MPI_Comm_free(&world_);
   if (initialised_here_)
     MPI_Finalize();
+}
+
+std::vector<int> MpiSession::arrival_census(double timeout_s) {
+  if (size_ == 1)
+    return {};
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  // Reply to rank r: [k, the k missing ranks].
+  std::vector<int> reply(static_cast<std::size_t>(size_) + 1, 0);
+  if (rank_ != 0) {
+    int marker = rank_;
+    std::vector<MPI_Request> requests(2);
+    MPI_Isend(&marker, 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD, &requests[0]);
+    MPI_Irecv(reply.data(), size_ + 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD, &requests[1]);
+    // Rank 0 answers after its own timeout: wait that long and its grace period besides.
+    if (!test_until(requests, after(timeout_s) + grace_period(timeout_s)))
+      return {0}; // rank 0, which collects the arrivals, never answered
+    return {reply.begin() + 1, reply.begin() + 1 + reply[0]};
+  }
+  std::vector<int> from(static_cast<std::size_t>(size_), 0);
+  std::vector<MPI_Request> recvs(static_cast<std::size_t>(size_) - 1);
+  for (int r = 1; r < size_; ++r)
+    MPI_Irecv(&from[static_cast<std::size_t>(r)], 1, MPI_INT, r, kArrivalTag, MPI_COMM_WORLD,
+              &recvs[static_cast<std::size_t>(r) - 1]);
+  test_until(recvs, after(timeout_s));
+  std::vector<int> missing;
+  for (int r = 1; r < size_; ++r) {
+    auto &req = recvs[static_cast<std::size_t>(r) - 1];
+    int done = 0;
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      missing.push_back(r);
+      MPI_Cancel(&req);
+      MPI_Request_free(&req);
+    }
+  }
+  reply[0] = static_cast<int>(missing.size());
+  std::copy(missing.begin(), missing.end(), reply.begin() + 1);
+  std::vector<MPI_Request> sends;
+  for (int r = 1; r < size_; ++r)
+    if (std::find(missing.begin(), missing.end(), r) == missing.end()) {
+      MPI_Request req;
+      MPI_Isend(reply.data(), size_ + 1, MPI_INT, r, kArrivalTag, MPI_COMM_WORLD, &req);
+      sends.push_back(req);
+    }
+  test_until(sends, Clock::now() + grace_period(timeout_s));
+  return missing;
+}
+
+void MpiSession::throw_if_broken() {
+  if (!broken_)
+    return;
+  if (!never_arrived_.empty() && !arrival_reported_) {
+    arrival_reported_ = true;
+    throw CollectiveTimeout(*broken_, never_arrived_);
+  }
+  throw BackendError("MPI communicator unusable after a watchdog expiry: " + *broken_);
 }
 
 std::string MpiSession::library_version() const {
@@ -265,10 +354,13 @@ long long MpiSession::all_reduce_sum(MPI_Comm comm, long long mine, double timeo
   return sum;
 }
 
-MPI_Comm MpiSession::split(const std::string &name, int colour, int key) {
+MPI_Comm MpiSession::split(const std::string &name, int colour, int key, double timeout_s) {
   for (const auto &[n, comm] : splits_)
     if (n == name)
       return comm;
+  // MPI_Comm_split blocks until every rank calls it: a guarded barrier first, so that a rank
+  // that is not coming is named by the watchdog instead of hanging the split.
+  barrier(world_, timeout_s);
   MPI_Comm comm;
   check_mpi(MPI_Comm_split(world_, colour, key, &comm), "MPI_Comm_split");
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -287,9 +379,10 @@ int MpiFamily::world_size_hint() const {
   return 2; // a launcher we cannot read the size from: MPI will tell
 }
 
-MpiSession &MpiFamily::session() {
+MpiSession &MpiFamily::session(double arrival_timeout_s) {
   if (!session_)
-    session_ = std::make_unique<MpiSession>();
+    session_ = std::make_unique<MpiSession>(arrival_timeout_s);
+  session_->throw_if_broken();
   return *session_;
 }
 

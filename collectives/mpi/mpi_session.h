@@ -14,6 +14,13 @@
 // instead of finalised, since MPI_Finalize would wait for the dead rank. Before aborting, the
 // surviving ranks tell each other they are done (bounded by the grace period), so that one
 // rank's abort does not kill another before it has written its records.
+//
+// Calls that MPI only offers blocking are guarded too. Before the session's first collective on
+// the world (MPI_Comm_dup waits until every rank makes it), every rank checks in with rank 0
+// (point to point, on MPI_COMM_WORLD), which answers each with the ranks that did not check in
+// within the run's --store-timeout (ranks may reach their first MPI point at different times): a
+// rank that died before its first MPI point, or runs something else, is named on every rank that
+// came, and the session is broken. MPI_Comm_split is preceded by a guarded barrier.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -45,7 +52,8 @@ bool launched_by_mpi_launcher();
 
 class MpiSession {
 public:
-  MpiSession();
+  // `arrival_timeout_s`: how long the ranks wait for each other to check in (see above).
+  explicit MpiSession(double arrival_timeout_s);
   ~MpiSession();
   MpiSession(const MpiSession &) = delete;
   MpiSession &operator=(const MpiSession &) = delete;
@@ -65,10 +73,14 @@ public:
   long long all_reduce_sum(MPI_Comm comm, long long mine, double timeout_s);
 
   bool broken() const { return broken_.has_value(); }
+  // Throws CollectiveTimeout naming the ranks that never checked in, the first time; after that
+  // a BackendError saying the session is unusable. Does nothing when every rank arrived.
+  void throw_if_broken();
 
   // MPI_Comm_split of world() by colour and key, made once per `name` (collective: every rank
-  // calls it with the same name at the same point) and freed with the session.
-  MPI_Comm split(const std::string &name, int colour, int key);
+  // calls it with the same name at the same point, after a barrier guarded by timeout_s) and
+  // freed with the session.
+  MPI_Comm split(const std::string &name, int colour, int key, double timeout_s);
 
   // The MPI datatype of elements of `type` (16-bit types travel as MPI_UINT16_T) and the
   // reduction operation (a user-defined, commutative op for bf16 and fp16, which MPI-3 lacks).
@@ -78,6 +90,8 @@ public:
 private:
   [[noreturn]] void fire(const std::string &what, double timeout_s, bool heard_census);
   bool census_pending();
+  // The ranks that did not check in with rank 0 within timeout_s (see above); empty when all did.
+  std::vector<int> arrival_census(double timeout_s);
 
   bool initialised_here_ = false;
   int rank_ = 0, size_ = 1;
@@ -85,7 +99,9 @@ private:
   MPI_Comm census_ = MPI_COMM_NULL;
   bool yield_ = false; // more ranks than cores here: yield while polling
   std::optional<std::string> broken_;
-  std::vector<int> survivors_; // ranks that answered the census, this one included
+  std::vector<int> survivors_;     // ranks that answered the census, this one included
+  std::vector<int> never_arrived_; // ranks missing at the arrival census, reported once
+  bool arrival_reported_ = false;
   std::vector<std::pair<std::string, MPI_Comm>> splits_;
   std::vector<MPI_Op> half_ops_; // [bf16 sum, prod, max, min, fp16 sum, prod, max, min]
 };
@@ -95,7 +111,10 @@ class MpiFamily {
 public:
   // World size without initialising MPI: 1 when no MPI launcher started this process.
   int world_size_hint() const;
-  MpiSession &session();
+  // The session, created by the first call (ranks wait up to arrival_timeout_s, the run's
+  // --store-timeout, for each other to arrive);
+  // throws as MpiSession::throw_if_broken() when a rank never did.
+  MpiSession &session(double arrival_timeout_s);
 
 private:
   std::unique_ptr<MpiSession> session_;

@@ -37,10 +37,10 @@ public:
     return point_problem(p, group_size_for(p, world));
   }
 
-  Outcome run(RunContext &, const Point &point) override {
+  Outcome run(RunContext &ctx, const Point &point) override {
     auto p = read_point(kind_, point);
     p.in_place = true; // the algorithms work in place; so does the library call beside them
-    auto &s = family_->session();
+    auto &s = family_->session(ctx.peer_timeout_s());
     const auto group = mpi_groups(s, p).front();
     const std::size_t elt = element_bytes(p.dtype);
     const auto counts = *counts_for(kind_, p.size_bytes, elt, group.size);

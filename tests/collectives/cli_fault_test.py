@@ -96,6 +96,33 @@ class CliFaultTest(unittest.TestCase):
                 manifest = json.loads((rank_dir / "run.json").read_text())
                 self.assertEqual(manifest["status"], "failed")
 
+    def test_rank_that_never_reaches_an_mpi_point_is_named(self):
+        # MPMD: ranks 0-2 run an MPI collective, rank 3 only a host-memory point and never
+        # initialises MPI. The others must not hang in MPI_Comm_dup: the arrival census names
+        # rank 3 within the store timeout and the job ends.
+        with tempfile.TemporaryDirectory(prefix="railgauge-coll-") as tmp:
+            out = pathlib.Path(tmp)
+            common = ["--store-timeout", "8", "--out", str(out), "-q"]
+            cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "--mca",
+                   "orte_abort_on_non_zero_status", "0",
+                   "-np", str(RANKS - 1), RAILGAUGE, "collectives", "--filter",
+                   "collectives.mpi_all_reduce", "-a", "size_bytes=4KiB", "-a",
+                   "in_place=out_of_place", "-a", f"timeout_s={WATCHDOG_S}", *common, ":",
+                   "-np", "1", RAILGAUGE, "memory", "--filter", "memory.host_copy", "-a",
+                   "size_bytes=4KiB", *common]
+            started = time.monotonic()
+            job = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+            took_s = time.monotonic() - started
+            self.assertNotEqual(job.returncode, 0, job.stderr)
+            self.assertLess(took_s, 90, job.stderr)
+            missing = f"rank {RANKS - 1} of {RANKS} did not arrive at the first MPI point"
+            [run_dir] = [p for p in out.iterdir() if p.is_dir()]
+            for rank in range(RANKS - 1):
+                records = records_of(run_dir / f"rank-{rank:05d}")
+                self.assertTrue(records, f"rank {rank} wrote nothing")
+                self.assertEqual(records[0]["status"], "error")
+                self.assertIn(missing, records[0]["reason"])
+
 
 if __name__ == "__main__":
     MPIRUN, RAILGAUGE = sys.argv[1], sys.argv[2]

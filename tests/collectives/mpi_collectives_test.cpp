@@ -40,7 +40,7 @@ protected:
       return Outcome::waived(*why);
     return b.run(ctx_, point);
   }
-  int world() { return shared().family->session().size(); }
+  int world() { return shared().family->session(60.0).size(); }
 
   Topology topology_;
   GBenchSampler sampler_;
@@ -123,7 +123,7 @@ TEST_F(MpiCollectivesTest, GroupSplitsRunAloneAndConcurrently) {
 
 // A wrong element in one rank's output: the point fails on every rank, with the count.
 TEST_F(MpiCollectivesTest, InjectedWrongDataFailsOnEveryRank) {
-  const int me = shared().family->session().rank();
+  const int me = shared().family->session(60.0).rank();
   shared().hooks->before_check = [me](std::byte *data, std::size_t bytes) {
     if (me == 1 && bytes >= 8) {
       data[0] ^= std::byte{0x10};
@@ -166,7 +166,7 @@ TEST_F(MpiCollectivesTest, AllReduceWithGemmVerifiesAndCatchesWrongData) {
             1);
   EXPECT_EQ(out.derived_params["group_size"], world());
 
-  const int me = shared().family->session().rank();
+  const int me = shared().family->session(60.0).rank();
   shared().hooks->before_check = [me](std::byte *data, std::size_t bytes) {
     if (me == 1 && bytes >= 8) {
       data[0] ^= std::byte{0x10};
@@ -184,8 +184,8 @@ TEST_F(MpiCollectivesTest, AllReduceWithGemmVerifiesAndCatchesWrongData) {
 int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);
   // Only rank 0 prints the test progress; a failure on any rank still fails the exit status.
-  railgauge::collectives::shared().family->session();
-  const int rank = railgauge::collectives::shared().family->session().rank();
+  railgauge::collectives::shared().family->session(60.0);
+  const int rank = railgauge::collectives::shared().family->session(60.0).rank();
   if (rank != 0)
     delete ::testing::UnitTest::GetInstance()->listeners().Release(
         ::testing::UnitTest::GetInstance()->listeners().default_result_printer());

@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
   {
     auto family = std::make_shared<MpiFamily>();
     auto hooks = std::make_shared<MpiTestHooks>();
-    rank = family->session().rank();
+    rank = family->session(60.0).rank();
     hooks->before_iteration = [&](int iteration) {
       if (rank != victim || iteration != 2)
         return;
