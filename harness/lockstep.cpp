@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace railgauge {
 namespace {
@@ -53,6 +55,8 @@ nlohmann::json LockstepResult::to_json() const {
                       {"own_time_s", railgauge::to_json(own_time_s)},
                       {"slowest_rank", slowest_rank},
                       {"slowest_rank_share", slowest_share},
+                      {"last_arrival_rank", last_arrival_rank},
+                      {"last_arrival_rank_share", last_arrival_share},
                       {"iterations", time_s.n},
                       {"ranks", ranks},
                       {"timer", timer},
@@ -77,21 +81,30 @@ LockstepResult summarize_lockstep(const std::vector<std::vector<double>> &by_ran
 
   LockstepResult r;
   r.ranks = static_cast<int>(by_rank.size());
-  std::vector<int> slowest_count(by_rank.size(), 0);
+  std::vector<int> slowest_count(by_rank.size(), 0), fastest_count(by_rank.size(), 0);
   for (std::size_t i = 0; i < iters; ++i) {
-    std::size_t worst = 0;
-    for (std::size_t k = 1; k < by_rank.size(); ++k)
+    std::size_t worst = 0, best = 0;
+    for (std::size_t k = 1; k < by_rank.size(); ++k) {
       if (by_rank[k][i] > by_rank[worst][i])
         worst = k;
+      if (by_rank[k][i] < by_rank[best][i])
+        best = k;
+    }
     r.max_s.push_back(by_rank[worst][i]);
     ++slowest_count[worst];
+    ++fastest_count[best];
   }
-  std::size_t most = 0;
-  for (std::size_t k = 1; k < slowest_count.size(); ++k)
-    if (slowest_count[k] > slowest_count[most])
-      most = k;
-  r.slowest_rank = rank_names.empty() ? static_cast<int>(most) : rank_names[most];
-  r.slowest_share = static_cast<double>(slowest_count[most]) / static_cast<double>(iters);
+  // The rank counted most often, as its name and its share of the iterations.
+  const auto most_often = [&](const std::vector<int> &count) {
+    std::size_t most = 0;
+    for (std::size_t k = 1; k < count.size(); ++k)
+      if (count[k] > count[most])
+        most = k;
+    return std::pair(rank_names.empty() ? static_cast<int>(most) : rank_names[most],
+                     static_cast<double>(count[most]) / static_cast<double>(iters));
+  };
+  std::tie(r.slowest_rank, r.slowest_share) = most_often(slowest_count);
+  std::tie(r.last_arrival_rank, r.last_arrival_share) = most_often(fastest_count);
   r.time_s = summarize(r.max_s);
   r.own_time_s = summarize(by_rank[static_cast<std::size_t>(own_rank)]);
   return r;

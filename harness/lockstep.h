@@ -3,8 +3,13 @@
 // iterations of an operation in lockstep, a barrier before each, and each rank times each of
 // its iterations. Afterwards the ranks exchange their times and every rank computes the same
 // summary: per iteration the max over ranks (the time the slowest rank needed, which is what a
-// synchronous training step waits for), its p50/p99/max, and the slowest rank, named: the rank
-// that was slowest in the most iterations, with its share of them.
+// synchronous training step waits for), its p50/p99/max, and two ranks, named with the share of
+// iterations each was so: the slowest (longest own time most often) and the last to arrive
+// (shortest own time most often). In a collective every rank's call returns about when the last
+// data is in, so a rank's own time runs from its own start to that common end: the rank that
+// started last, the straggler the others waited for, has the shortest time, and the longest
+// belongs to a rank that came early and waited. Which of the two is the culprit depends on the
+// operation; both are recorded.
 //
 // Beside it, a second pass runs the same iterations back to back with no barrier in between
 // and times the whole loop on the host clock (for a GPU: until the stream has drained). That
@@ -85,13 +90,16 @@ struct LockstepResult {
   Summary time_s;     // per iteration, the max over ranks
   Summary own_time_s; // this rank's own iterations
   int ranks = 0;
-  int slowest_rank = 0;       // a name from `rank_names` (world rank), slowest most often
-  double slowest_share = 0;   // fraction of iterations in which it was the slowest
+  int slowest_rank = 0;      // a name from `rank_names` (world rank), slowest most often
+  double slowest_share = 0;  // fraction of iterations in which it was the slowest
+  int last_arrival_rank = 0; // shortest own time most often: the one the others waited for
+  double last_arrival_share = 0;
   double back_to_back_s = -1; // per call, host clock, max over ranks; -1 when not run
   std::vector<double> max_s;  // per iteration, the max over ranks
   std::string timer;
 
   // {"time_s": summary, "own_time_s": summary, "slowest_rank": r, "slowest_rank_share": f,
+  //  "last_arrival_rank": r, "last_arrival_rank_share": f,
   //  "wall_time_s": back-to-back per call, "iterations": n, "ranks": n, "timer": name,
   //  "sampler": "lockstep"}
   nlohmann::json to_json() const;

@@ -171,6 +171,8 @@ void NcclLockstepGroup::name_slowest_gpu(LockstepResult &result, int iterations)
   const auto slowest = summarize_lockstep(timed, {}, 0);
   result.slowest_rank = slowest.slowest_rank;
   result.slowest_share = slowest.slowest_share;
+  result.last_arrival_rank = slowest.last_arrival_rank;
+  result.last_arrival_share = slowest.last_arrival_share;
   result.ranks = static_cast<int>(per_gpu.size());
 }
 

@@ -28,10 +28,25 @@ TEST(Lockstep, PerIterationMaxOverRanksAndTheSlowestRankNamed) {
   EXPECT_FALSE(j.contains("wall_time_s"));
 }
 
+TEST(Lockstep, TheRankTheOthersWaitedForIsNamedAsTheLastToArrive) {
+  // Rank 2 enters each collective 5 units late; every call ends when its data is in, so the
+  // others' own times include the wait and rank 2's is the shortest.
+  const std::vector<std::vector<double>> t = {{7, 7.2, 7}, {7.1, 7, 7.1}, {2, 2.1, 2}};
+  const std::vector<int> names = {20, 21, 22};
+  const auto r = summarize_lockstep(t, names, 0);
+  EXPECT_EQ(r.last_arrival_rank, 22);
+  EXPECT_DOUBLE_EQ(r.last_arrival_share, 1.0);
+  EXPECT_NE(r.slowest_rank, 22) << "the longest time is a rank that waited";
+  const auto j = r.to_json();
+  EXPECT_EQ(j["last_arrival_rank"], 22);
+  EXPECT_EQ(j["last_arrival_rank_share"], 1.0);
+}
+
 TEST(Lockstep, TiesGoToTheLowestRankAndBadInputThrows) {
   const auto r = summarize_lockstep({{1, 1}, {1, 1}}, {}, 0);
   EXPECT_EQ(r.slowest_rank, 0);
   EXPECT_DOUBLE_EQ(r.slowest_share, 1.0);
+  EXPECT_EQ(r.last_arrival_rank, 0);
   EXPECT_THROW(summarize_lockstep({{1, 2}, {1}}, {}, 0), std::invalid_argument);
   EXPECT_THROW(summarize_lockstep({}, {}, 0), std::invalid_argument);
   EXPECT_THROW(summarize_lockstep({{1}}, {}, 1), std::invalid_argument);
