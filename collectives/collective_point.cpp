@@ -178,6 +178,10 @@ void add_group_params(nlohmann::json &derived_params, const GroupPlacement &wher
   derived_params["group_type"] = where.type;
   derived_params["group_index"] = where.index;
   derived_params["group_size"] = where.size;
+  // Where the group actually ran, not where the split meant it to: a tensor group that straddles
+  // nodes (ranks placed round-robin over nodes) shows here.
+  if (where.hosts > 0)
+    derived_params["group_hosts"] = where.hosts;
 }
 
 std::size_t textbook_elements(Kind kind, std::size_t count, int ranks) {

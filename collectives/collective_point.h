@@ -90,6 +90,7 @@ struct GroupPlacement {
   int world_size = 1;
   std::string type = "world";
   int index = 0, size = 1;
+  int hosts = 0; // hosts the group's ranks run on (0: not known); params.group_hosts
 };
 void add_group_params(nlohmann::json &derived_params, const GroupPlacement &where);
 

@@ -77,8 +77,8 @@ std::pair<std::string, std::string> decide_tier(const Record &r, std::size_t hos
         return {kScaleOut, fmt::format("params.{}", name)};
     }
   }
-  if (auto nodes = first_int(r.params, {"nodes", "node_count", "hosts"}))
-    return {*nodes > 1 ? kScaleOut : kScaleUp, "params.nodes"};
+  if (auto nodes = first_int(r.params, {"group_hosts", "nodes", "node_count", "hosts"}))
+    return {*nodes > 1 ? kScaleOut : kScaleUp, "params.group_hosts or nodes"};
   const auto ranks = group_ranks(r.params);
   if (auto per_node = first_int(r.params, {"ranks_per_node", "local_size", "gpus_per_node"});
       per_node && ranks)
@@ -272,7 +272,7 @@ Samples extract_samples(const analysis::RunSet &runs) {
       CollectiveSample s;
       std::tie(s.tier, s.tier_from) = decide_tier(r, hosts[group_of(r)].size());
       s.hosts = std::max(static_cast<int>(hosts[group_of(r)].size()),
-                         first_int(p, {"nodes"}).value_or(0));
+                         first_int(p, {"group_hosts", "nodes"}).value_or(0));
       s.op = *op;
       s.ranks = *ranks;
       s.size_bytes = *size;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -182,7 +183,10 @@ public:
     out.metrics["wrong_elements_this_rank"] = mine.wrong;
     out.metrics["gemm_wrong_samples"] = gemm_wrong_all;
     out.metrics["mpi_library"] = s.library_version();
-    add_group_params(out.derived_params, {"mpi", ranks, "world", 0, ranks});
+    const auto &hosts = s.hosts(p.timeout_s);
+    add_group_params(out.derived_params,
+                     {"mpi", ranks, "world", 0, ranks,
+                      static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size())});
     out.derived_params.update({{"blas_threads", gemm.threads()},
                                {"blas_library", gemm.library()},
                                {"gemm_dtype", "fp32"},

@@ -92,7 +92,7 @@ public:
     out.metrics["mpi_library"] = s.library_version();
     add_group_params(
         out.derived_params,
-        {"mpi", s.size(), groups.size() == 1 ? g.type : "concurrent", g.index, g.size});
+        {"mpi", s.size(), groups.size() == 1 ? g.type : "concurrent", g.index, g.size, g.hosts});
     std::vector<std::string> problems;
     if (wrong_all > 0)
       problems.push_back(fmt::format("{} elements wrong over all ranks; this rank: {}", wrong_all,

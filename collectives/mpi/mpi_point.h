@@ -20,6 +20,7 @@ struct MpiGroup {
   std::string type = "world"; // group axis name, or "world"
   int index = 0;
   int rank = 0, size = 1;
+  int hosts = 1; // the hosts its members run on: 1 for a group inside one node
 };
 
 // The groups of point `p` this rank is in: one, or one per axis for "concurrent". Throws

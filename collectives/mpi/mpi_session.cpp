@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sched.h>
 #include <set>
@@ -189,6 +190,25 @@ std::vector<int> MpiSession::arrival_census(double timeout_s) {
     }
   test_until(sends, Clock::now() + grace_period(timeout_s));
   return missing;
+}
+
+const std::vector<std::string> &MpiSession::hosts(double timeout_s) {
+  if (!hosts_.empty())
+    return hosts_;
+  std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0');
+  int len = 0;
+  MPI_Get_processor_name(mine.data(), &len);
+  std::vector<char> all(mine.size() * static_cast<std::size_t>(size_));
+  MPI_Request req;
+  check_mpi(MPI_Iallgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
+                           MPI_MAX_PROCESSOR_NAME, MPI_CHAR, world_, &req),
+            "MPI_Iallgather");
+  wait(req, "all-gather of host names", timeout_s);
+  for (int r = 0; r < size_; ++r) {
+    const char *name = all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+    hosts_.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
+  }
+  return hosts_;
 }
 
 void MpiSession::throw_if_broken() {

@@ -72,6 +72,9 @@ public:
   std::vector<double> all_gather(MPI_Comm comm, const std::vector<double> &mine, double timeout_s);
   long long all_reduce_sum(MPI_Comm comm, long long mine, double timeout_s);
 
+  // Every rank's host (MPI_Get_processor_name), by world rank: gathered once, under the watchdog.
+  const std::vector<std::string> &hosts(double timeout_s);
+
   bool broken() const { return broken_.has_value(); }
   // Throws CollectiveTimeout naming the ranks that never checked in, the first time; after that
   // a BackendError saying the session is unusable. Does nothing when every rank arrived.
@@ -101,6 +104,7 @@ private:
   std::optional<std::string> broken_;
   std::vector<int> survivors_;     // ranks that answered the census, this one included
   std::vector<int> never_arrived_; // ranks missing at the arrival census, reported once
+  std::vector<std::string> hosts_; // by world rank, once gathered
   bool arrival_reported_ = false;
   std::vector<std::pair<std::string, MPI_Comm>> splits_;
   std::vector<MPI_Op> half_ops_; // [bf16 sum, prod, max, min, fp16 sum, prod, max, min]

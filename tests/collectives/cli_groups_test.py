@@ -46,6 +46,7 @@ class GroupsTest(unittest.TestCase):
                 self.assertEqual(r["status"], "ok", r.get("reason"))
                 self.assertEqual(r["params"]["groups"], "tp=2+dp=rest")
                 self.assertEqual(r["params"]["group_size"], 2)
+                self.assertEqual(r["params"]["group_hosts"], 1)  # all 4 ranks on this machine
                 self.assertTrue(r["metrics"]["verified"])
 
     def test_a_split_cut_by_the_axis_comma_is_an_error_that_says_how(self):
