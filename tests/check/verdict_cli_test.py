@@ -82,6 +82,24 @@ class VerdictTest(unittest.TestCase):
                   if tc.find("failure") is not None]
         self.assertEqual(failed, ["node03.gpu5 gemm-vs-fleet"])
 
+    def test_an_imported_nvbandwidth_run_is_judged_by_the_profile(self):
+        # The format sample's GPU 1 copies at 40/41 GB/s, GPU 0 at 50/51: only GPU 1 fails
+        # the nvbandwidth floors (48 GB/s).
+        out = self.dir / "imported"
+        r = railgauge("import", "nvbandwidth",
+                      ROOT / "tests" / "fixtures" / "nvbandwidth" / "two_gpus.txt", "--out", out)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        r = railgauge("check", "--rules", ROOT / "results" / "rules" / "h100-sxm-ib.yaml", out,
+                      "--json", self.dir / "check.json")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        failed = set()
+        for part in json.loads((self.dir / "check.json").read_text())["parts"]:
+            for f in part["findings"]:
+                if f["rule"].startswith("nvbandwidth-") and not f["missing"]:
+                    failed.add((part["id"], f["rule"]))
+        self.assertEqual(failed, {("0000:3b:00.0", "nvbandwidth-h2d-floor"),
+                                  ("0000:3b:00.0", "nvbandwidth-d2h-floor")})
+
     def test_warn_only_exits_1(self):
         fleet = self.fleet("fleet")  # only the bad pair: a warning
         r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", fleet)
