@@ -94,11 +94,17 @@ CollectivePoint read_point(Kind kind, const Point &point) {
 int group_size_for(const CollectivePoint &p, int world) {
   if (p.groups == "world")
     return world;
-  // Checked even when only the world runs: a spec cut in two by -a's ',' (groups=tp=2 and
-  // groups=dp=rest) must be an error, not two world points labelled with half a split.
-  const auto layout = parse_group_layout(p.groups, world, "axis groups");
+  // A split with group_type world would run the world and label it with the split; and a spec
+  // that -a's ',' cut in two (groups=tp=2 and groups=dp=rest) would pass as two such points.
   if (p.group_type == "world")
-    return world;
+    throw InputError(
+        fmt::format("groups={} with group_type=world: the world runs, the split is not used",
+                    p.groups),
+        "axis group_type",
+        "give -a group_type=<one of the split's axes>,... or concurrent, or --groups tp=2,dp=rest "
+        "(which runs each axis); in -a groups=..., join the groups with '+' (tp=2+dp=rest), "
+        "since ',' separates an axis's values");
+  const auto layout = parse_group_layout(p.groups, world, "axis groups");
   if (p.group_type == "concurrent") {
     int smallest = world;
     for (const auto &a : layout.axes)

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string_view>
 
@@ -146,11 +147,11 @@ Record nccl_tests_failure_record(const NcclTestsImport &import, const std::strin
   return r;
 }
 
-void add_rank_layout(NcclTestsImport &import) {
-  if (import.ranks.empty())
+void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines) {
+  if (rank_lines.empty())
     return;
   std::set<std::string> hosts;
-  for (const auto &line : import.ranks) {
+  for (const auto &line : rank_lines) {
     std::istringstream words(line);
     for (std::string w; words >> w;)
       if (w == "on" && words >> w) {
@@ -158,10 +159,10 @@ void add_rank_layout(NcclTestsImport &import) {
         break;
       }
   }
-  for (auto &r : import.records) {
+  for (auto &r : records) {
     if (r.status == Status::error)
       continue;
-    r.params["world_size"] = import.ranks.size();
+    r.params["world_size"] = rank_lines.size();
     if (!hosts.empty())
       r.params["nodes"] = hosts.size();
   }
@@ -183,6 +184,16 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
   NcclTestsImport out;
   out.kind = kind;
   bool per_iteration = false; // -I 1: i_min i_max i_p99 i_cv% after each half
+  bool header_seen = false;
+  // A log may hold several runs, one after the other: each section's rank lines describe its own
+  // rows only.
+  std::size_t section_first = 0;
+  std::vector<std::string> section_ranks;
+  const auto end_section = [&] {
+    add_rank_layout(std::span(out.records).subspan(section_first), section_ranks);
+    section_first = out.records.size();
+    section_ranks.clear();
+  };
   std::string line;
   int line_no = 0;
   while (std::getline(in, line)) {
@@ -194,6 +205,9 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     if (line[first] == '#') {
       const std::string body = line.substr(first + 1);
       if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
+        end_section();
+        per_iteration = false;
+        header_seen = true;
         std::string name = body.substr(at + 26);
         name = name.substr(0, name.find_first_of(" \t\r"));
         // all_reduce_perf, or a renamed build such as all_reduce_perf_mpi
@@ -202,15 +216,19 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
         if (!kind)
           out.kind = parse_kind(name);
       }
-      if (const auto at = body.find("nccl-tests version "); at != std::string::npos)
+      if (const auto at = body.find("nccl-tests version "); at != std::string::npos) {
         out.about["version_line"] = trimmed(body.substr(at));
+        header_seen = true;
+      }
       if (body.find("i_min") != std::string::npos)
         per_iteration = true;
       std::istringstream words(body);
       std::string w;
       words >> w;
-      if (w == "Rank")
+      if (w == "Rank") {
         out.ranks.push_back(body.substr(body.find("Rank")));
+        section_ranks.push_back(out.ranks.back());
+      }
       if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos)
         out.avg_busbw_gbytes_per_s = finite_number(body.substr(body.find(':', at) + 1).erase(0, 1));
       continue;
@@ -278,6 +296,11 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       out.records.push_back(std::move(r));
     }
   }
+  // A header and no row: the run ended before its first size (a time limit, the OOM killer).
+  if (out.records.empty() && out.failures.empty() && header_seen)
+    out.failures.push_back(fmt::format("{}: nccl-tests printed its header but no result row: the "
+                                       "run ended before its first size",
+                                       where));
   if (out.records.empty() && out.failures.empty())
     throw InputError(
         fmt::format("no nccl-tests result row found{}",
@@ -286,7 +309,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
                                       out.other_lines)
                         : ""),
         where, "give the text output of an nccl-tests *_perf binary, or its JSON from -J");
-  add_rank_layout(out);
+  end_section();
   return out;
 }
 

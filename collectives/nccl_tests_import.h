@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <istream>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,10 @@ struct NcclTestsImport {
   int other_lines = 0;
 };
 
-// From the "Rank r Group g Pid p on <host> device ..." lines: params.world_size (the ranks
-// listed) and params.nodes (their distinct hosts) on every result record, the names railgauge's
-// own records and `railgauge calibrate` use for a collective's group and its network tier.
-void add_rank_layout(NcclTestsImport &import);
+// From the "Rank r Group g Pid p on <host> device ..." lines of one run: params.world_size (the
+// ranks listed) and params.nodes (their distinct hosts) on each of its result records, the names
+// railgauge's own records and `railgauge calibrate` use for a collective's group and its tier.
+void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines);
 
 // The record that says an imported nccl-tests run failed: key collectives.nccl_<kind>, status
 // error, the failure lines as the reason.

@@ -251,7 +251,7 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
       out.records.push_back(std::move(r));
     }
   }
-  add_rank_layout(out);
+  add_rank_layout(out.records, out.ranks);
   return out;
 }
 

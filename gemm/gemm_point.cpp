@@ -114,7 +114,7 @@ GemmPlan plan_tp_point(const Point &point) {
   o.heads = point.integer("heads");
   o.kv_heads = point.integer("kv_heads");
   o.ffn = point.integer("ffn");
-  o.swiglu = static_cast<int>(point.integer("swiglu"));
+  o.swiglu = point.integer("swiglu");
   const ModelShape model = resolve_model(point.text("model"), o, "model");
   const auto tp = point.integer("tp");
   const auto layer = parse_layer(point.text("gemm"));

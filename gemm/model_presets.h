@@ -34,7 +34,7 @@ struct ModelShape {
 // 0 off, 1 on.
 struct ModelOverrides {
   std::int64_t hidden = 0, heads = 0, kv_heads = 0, ffn = 0, seq = 0, micro_batch = 0;
-  int swiglu = -1;
+  std::int64_t swiglu = -1; // -1: the model's own
 };
 
 inline constexpr std::string_view kCustomModel = "custom";

@@ -19,11 +19,13 @@ constexpr int kSwitchHops = 2;
 // ring all-reduce on the n ranks it was fitted on, each step two hops. An assumed latency
 // (Calculon's default or the user's) was never fitted on a ring: dividing it by the steps of a
 // ring on the tier's assumed size (2·32767 for a 65536-GPU fabric) would turn 20 µs into 0.3 ns.
-// It is kept as it is.
+// It is taken as the latency of one message, so each of its two links gets half.
 std::pair<double, std::string> latency_per_link_ns(const NetworkTier &n, long long dim) {
   if (!n.latency_s.measured)
-    return {n.latency_s.value * 1e9,
-            fmt::format("{}, as is (assumed: not divided by ring steps)", n.latency_s.source)};
+    return {n.latency_s.value * 1e9 / kSwitchHops,
+            fmt::format("{} per message over {} switch hops (assumed: not divided by ring "
+                        "steps)",
+                        n.latency_s.source, kSwitchHops)};
   const int ring_n = n.group_ranks > 1 ? n.group_ranks : static_cast<int>(std::max(2LL, dim));
   return {n.latency_s.value * 1e9 / (2.0 * (ring_n - 1) * kSwitchHops),
           fmt::format("{} over 2({}-1) ring steps of {} switch hops", n.latency_s.source, ring_n,

@@ -80,8 +80,10 @@ MpiSession::MpiSession(double arrival_timeout_s) {
                           never_arrived_.size() == 1 ? "" : "s", fmt::join(never_arrived_, ", "),
                           size_, arrival_timeout_s, rank_);
     std::cerr << "railgauge: " << *broken_ << '\n';
+    // The ranks that came, and this one (a rank only late is told it is missing, and reports it).
     for (int r = 0; r < size_; ++r)
-      if (std::find(never_arrived_.begin(), never_arrived_.end(), r) == never_arrived_.end())
+      if (r == rank_ ||
+          std::find(never_arrived_.begin(), never_arrived_.end(), r) == never_arrived_.end())
         survivors_.push_back(r);
     return; // no communicator can be made without the missing ranks
   }
@@ -127,7 +129,9 @@ MpiSession::~MpiSession() {
       if (flag) {
         int from = 0;
         MPI_Recv(&from, 1, MPI_INT, status.MPI_SOURCE, kDoneTag, done_comm, MPI_STATUS_IGNORE);
-        done.insert(status.MPI_SOURCE);
+        // Only survivors count: a rank that saw the census differently may say it is done too.
+        if (std::find(survivors_.begin(), survivors_.end(), status.MPI_SOURCE) != survivors_.end())
+          done.insert(status.MPI_SOURCE);
       } else {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       }
@@ -150,45 +154,63 @@ std::vector<int> MpiSession::arrival_census(double timeout_s) {
   if (size_ == 1)
     return {};
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  // Reply to rank r: [k, the k missing ranks].
-  std::vector<int> reply(static_cast<std::size_t>(size_) + 1, 0);
+  // The buffers are members: a request left pending when a rank gives up (a send to a rank that
+  // never came, a reply that never came) must not write into freed memory later.
+  arrival_reply_.assign(static_cast<std::size_t>(size_) + 1, 0); // [k, the k missing ranks]
   if (rank_ != 0) {
-    int marker = rank_;
+    arrival_marker_ = rank_;
     std::vector<MPI_Request> requests(2);
-    MPI_Isend(&marker, 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD, &requests[0]);
-    MPI_Irecv(reply.data(), size_ + 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD, &requests[1]);
-    // Rank 0 answers after its own timeout: wait that long and its grace period besides.
-    if (!test_until(requests, after(timeout_s) + grace_period(timeout_s)))
-      return {0}; // rank 0, which collects the arrivals, never answered
-    return {reply.begin() + 1, reply.begin() + 1 + reply[0]};
+    MPI_Isend(&arrival_marker_, 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD, &requests[0]);
+    MPI_Irecv(arrival_reply_.data(), size_ + 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD,
+              &requests[1]);
+    // Rank 0 answers at its own deadline, which starts when it arrives: wait for the worst case
+    // of rank 0 arriving a whole timeout after this rank, and its grace period besides.
+    if (!test_until(requests, after(2 * timeout_s) + 2 * grace_period(timeout_s))) {
+      MPI_Cancel(&requests[1]);
+      MPI_Status status;
+      MPI_Wait(&requests[1], &status);
+      int cancelled = 0;
+      MPI_Test_cancelled(&status, &cancelled);
+      if (cancelled)
+        return {0}; // rank 0, which collects the arrivals, never answered
+    }
+    return {arrival_reply_.begin() + 1, arrival_reply_.begin() + 1 + arrival_reply_[0]};
   }
-  std::vector<int> from(static_cast<std::size_t>(size_), 0);
+  arrival_from_.assign(static_cast<std::size_t>(size_), 0);
   std::vector<MPI_Request> recvs(static_cast<std::size_t>(size_) - 1);
   for (int r = 1; r < size_; ++r)
-    MPI_Irecv(&from[static_cast<std::size_t>(r)], 1, MPI_INT, r, kArrivalTag, MPI_COMM_WORLD,
-              &recvs[static_cast<std::size_t>(r) - 1]);
+    MPI_Irecv(&arrival_from_[static_cast<std::size_t>(r)], 1, MPI_INT, r, kArrivalTag,
+              MPI_COMM_WORLD, &recvs[static_cast<std::size_t>(r) - 1]);
   test_until(recvs, after(timeout_s));
   std::vector<int> missing;
   for (int r = 1; r < size_; ++r) {
     auto &req = recvs[static_cast<std::size_t>(r) - 1];
     int done = 0;
     MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (!done) {
+    if (done)
+      continue;
+    // A rank arriving now may beat the cancel: then it has arrived after all.
+    MPI_Cancel(&req);
+    MPI_Status status;
+    MPI_Wait(&req, &status);
+    int cancelled = 0;
+    MPI_Test_cancelled(&status, &cancelled);
+    if (cancelled)
       missing.push_back(r);
-      MPI_Cancel(&req);
-      MPI_Request_free(&req);
-    }
   }
-  reply[0] = static_cast<int>(missing.size());
-  std::copy(missing.begin(), missing.end(), reply.begin() + 1);
-  std::vector<MPI_Request> sends;
-  for (int r = 1; r < size_; ++r)
-    if (std::find(missing.begin(), missing.end(), r) == missing.end()) {
-      MPI_Request req;
-      MPI_Isend(reply.data(), size_ + 1, MPI_INT, r, kArrivalTag, MPI_COMM_WORLD, &req);
-      sends.push_back(req);
-    }
-  test_until(sends, Clock::now() + grace_period(timeout_s));
+  arrival_reply_[0] = static_cast<int>(missing.size());
+  std::copy(missing.begin(), missing.end(), arrival_reply_.begin() + 1);
+  // Every rank gets the verdict, the missing ones too: one that is only late then reports itself
+  // missing instead of blaming rank 0. Sends to a rank that never comes stay pending on the
+  // member buffer; only the arrived ranks' are waited for.
+  std::vector<MPI_Request> arrived_sends;
+  for (int r = 1; r < size_; ++r) {
+    MPI_Request req;
+    MPI_Isend(arrival_reply_.data(), size_ + 1, MPI_INT, r, kArrivalTag, MPI_COMM_WORLD, &req);
+    if (std::find(missing.begin(), missing.end(), r) == missing.end())
+      arrived_sends.push_back(req);
+  }
+  test_until(arrived_sends, Clock::now() + grace_period(timeout_s));
   return missing;
 }
 

@@ -105,6 +105,9 @@ private:
   std::vector<int> survivors_;     // ranks that answered the census, this one included
   std::vector<int> never_arrived_; // ranks missing at the arrival census, reported once
   std::vector<std::string> hosts_; // by world rank, once gathered
+  // The arrival census's message buffers, which requests still pending at a timeout may fill.
+  std::vector<int> arrival_reply_, arrival_from_;
+  int arrival_marker_ = 0;
   bool arrival_reported_ = false;
   std::vector<std::pair<std::string, MPI_Comm>> splits_;
   std::vector<MPI_Op> half_ops_; // [bf16 sum, prod, max, min, fp16 sum, prod, max, min]

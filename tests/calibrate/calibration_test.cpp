@@ -616,10 +616,11 @@ TEST(AstraNetwork, AnUnmeasuredTierKeepsItsAssumedLatencyAndSaysItsSizeIsAssumed
   ASSERT_TRUE(c.networks[0].measured);
   ASSERT_FALSE(c.networks[1].measured);
   const std::string y = astra_network_yaml(c);
-  // Calculon's 65536-GPU fabric over 4-GPU nodes; its 20 µs as is, not over 2·16383 ring steps.
+  // Calculon's 65536-GPU fabric over 4-GPU nodes; its 20 µs per message, half on each of a
+  // Switch's two links, not over 2·16383 ring steps.
   EXPECT_NE(y.find("npus_count: [ 4, 16384 ]"), std::string::npos) << y;
   EXPECT_NE(y.find("latency: [ "), std::string::npos) << y;
-  EXPECT_NE(y.find(", 20000 ]  # ns"), std::string::npos) << y;
+  EXPECT_NE(y.find(", 10000 ]  # ns"), std::string::npos) << y;
   EXPECT_NE(y.find("ASSUMED: give --assume networks.1.size"), std::string::npos) << y;
   bool noted = false;
   for (const auto &n : c.notes)

@@ -143,6 +143,31 @@ TEST(NcclTestsImport, ACapturedLogWithLauncherTagsAndNcclDebugLinesImportsWhole)
   EXPECT_EQ(import_nccl_tests_text(in2, "srun.txt", std::nullopt, "r", "h").records.size(), 4u);
 }
 
+TEST(NcclTestsImport, EachRunOfALogHasItsOwnRankLayout) {
+  // Two runs in one log: a 2-rank all_reduce, then the same job's all_gather. Each record's
+  // world_size is its own run's 2, not the 4 rank lines of the whole file.
+  std::string two = kSample;
+  std::string second = kSample;
+  second.replace(second.find("all_reduce_perf"), 15, "all_gather_perf");
+  two += second;
+  std::istringstream in(two);
+  const auto r = import_nccl_tests_text(in, "two.txt", std::nullopt, "r", "h");
+  ASSERT_EQ(r.records.size(), 8u);
+  EXPECT_EQ(r.records[0].key, "collectives.nccl_all_reduce");
+  EXPECT_EQ(r.records[7].key, "collectives.nccl_all_gather");
+  for (const auto &rec : r.records)
+    EXPECT_EQ(rec.params["world_size"], 2) << rec.key;
+}
+
+TEST(NcclTestsImport, AHeaderWithoutRowsIsARunThatEndedNotAnError) {
+  const std::string header = std::string(kSample).substr(0, std::string(kSample).find("#\n#  "));
+  std::istringstream in(header);
+  const auto r = import_nccl_tests_text(in, "cut.txt", std::nullopt, "r", "h");
+  EXPECT_TRUE(r.records.empty());
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("ended before its first size"), std::string::npos);
+}
+
 // Params as railgauge's own records have them (root an integer, float named float32), so that
 // `railgauge compare` pairs an imported row with railgauge's point.
 TEST(NcclTestsImport, ParamsMatchRailgaugeRecords) {
