@@ -184,15 +184,24 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
   NcclTestsImport out;
   out.kind = kind;
   bool per_iteration = false; // -I 1: i_min i_max i_p99 i_cv% after each half
-  bool header_seen = false;
+  bool header_seen = false;   // in this section
   // A log may hold several runs, one after the other: each section's rank lines describe its own
-  // rows only.
-  std::size_t section_first = 0;
+  // rows only, and a section whose run ended after its header (a time limit, the OOM killer)
+  // is a failure of its own.
+  std::size_t section_first = 0, section_failures = 0;
   std::vector<std::string> section_ranks;
   const auto end_section = [&] {
+    if (header_seen && out.records.size() == section_first &&
+        out.failures.size() == section_failures)
+      out.failures.push_back(
+          fmt::format("{}: nccl-tests printed the header of a run{} but no "
+                      "result row: the run ended before its first size",
+                      where, out.kind ? fmt::format(" of {}", to_string(*out.kind)) : ""));
     add_rank_layout(std::span(out.records).subspan(section_first), section_ranks);
     section_first = out.records.size();
+    section_failures = out.failures.size();
     section_ranks.clear();
+    header_seen = false;
   };
   std::string line;
   int line_no = 0;
@@ -216,10 +225,8 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
         if (!kind)
           out.kind = parse_kind(name);
       }
-      if (const auto at = body.find("nccl-tests version "); at != std::string::npos) {
+      if (const auto at = body.find("nccl-tests version "); at != std::string::npos)
         out.about["version_line"] = trimmed(body.substr(at));
-        header_seen = true;
-      }
       if (body.find("i_min") != std::string::npos)
         per_iteration = true;
       std::istringstream words(body);
@@ -296,11 +303,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       out.records.push_back(std::move(r));
     }
   }
-  // A header and no row: the run ended before its first size (a time limit, the OOM killer).
-  if (out.records.empty() && out.failures.empty() && header_seen)
-    out.failures.push_back(fmt::format("{}: nccl-tests printed its header but no result row: the "
-                                       "run ended before its first size",
-                                       where));
+  end_section();
   if (out.records.empty() && out.failures.empty())
     throw InputError(
         fmt::format("no nccl-tests result row found{}",
@@ -309,7 +312,6 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
                                       out.other_lines)
                         : ""),
         where, "give the text output of an nccl-tests *_perf binary, or its JSON from -J");
-  end_section();
   return out;
 }
 

@@ -283,6 +283,7 @@ Samples extract_samples(const analysis::RunSet &runs) {
       // of one group_type run at once and share that time: one sample per tier they sit in.
       nlohmann::json point_params = p;
       point_params.erase("group_index");
+      point_params.erase("group_hosts"); // groups of one type may sit on different host counts
       const std::string point =
           fmt::format("{}\x1f{}\x1f{}\x1f{}", r.run, r.key, point_params.dump(), s.tier);
       if (const auto seen = first_of_point.find(point); seen != first_of_point.end()) {

@@ -34,7 +34,8 @@ public:
     if (world < 2)
       return std::string(kNeedsRanks);
     if (p.groups == "world" && p.group_type != "world")
-      return "group_type needs a `groups` split (e.g. -a groups=tp=2,dp=rest)";
+      return "group_type needs a `groups` split (e.g. --groups tp=2,dp=rest, or -a "
+             "groups=tp=2+dp=rest)";
     return point_problem(p, group_size_for(p, world));
   }
 
@@ -92,7 +93,8 @@ public:
     out.metrics["mpi_library"] = s.library_version();
     add_group_params(
         out.derived_params,
-        {"mpi", s.size(), groups.size() == 1 ? g.type : "concurrent", g.index, g.size, g.hosts});
+        {"mpi", s.size(), groups.size() == 1 ? g.type : "concurrent", g.index, g.size,
+         groups.size() == 1 ? g.hosts : 0}); // concurrent: several groups, no one host count
     std::vector<std::string> problems;
     if (wrong_all > 0)
       problems.push_back(fmt::format("{} elements wrong over all ranks; this rank: {}", wrong_all,

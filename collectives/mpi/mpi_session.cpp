@@ -20,10 +20,28 @@ using Clock = std::chrono::steady_clock;
 constexpr int kCensusTag = 7001;
 constexpr int kDoneTag = 7002;
 constexpr int kArrivalTag = 7003; // on MPI_COMM_WORLD, before the session's own communicators
+constexpr int kArrivalHereTag = 7004;
 
 Clock::time_point after(double seconds) {
   return Clock::now() +
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Cancels `request` if it is still pending and completes it; true when it was cancelled, false
+// when it had completed (or completes before the cancel takes).
+bool cancelled_after_cancel(MPI_Request &request) {
+  if (request == MPI_REQUEST_NULL)
+    return false;
+  int done = 0;
+  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  if (done)
+    return false;
+  MPI_Cancel(&request);
+  MPI_Status status;
+  MPI_Wait(&request, &status);
+  int cancelled = 0;
+  MPI_Test_cancelled(&status, &cancelled);
+  return cancelled != 0;
 }
 
 // Polls `requests` until all are complete or `deadline`; true when all completed.
@@ -157,24 +175,34 @@ std::vector<int> MpiSession::arrival_census(double timeout_s) {
   // The buffers are members: a request left pending when a rank gives up (a send to a rank that
   // never came, a reply that never came) must not write into freed memory later.
   arrival_reply_.assign(static_cast<std::size_t>(size_) + 1, 0); // [k, the k missing ranks]
+  arrival_marker_ = rank_;
+  const auto grace = grace_period(timeout_s);
   if (rank_ != 0) {
-    arrival_marker_ = rank_;
-    std::vector<MPI_Request> requests(2);
-    MPI_Isend(&arrival_marker_, 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD, &requests[0]);
+    // Rank 0 says "here" when it arrives, and answers by its own deadline, a timeout later.
+    std::vector<MPI_Request> here(2), verdict(1);
+    MPI_Isend(&arrival_marker_, 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD, &here[0]);
+    MPI_Irecv(&arrival_here_, 1, MPI_INT, 0, kArrivalHereTag, MPI_COMM_WORLD, &here[1]);
     MPI_Irecv(arrival_reply_.data(), size_ + 1, MPI_INT, 0, kArrivalTag, MPI_COMM_WORLD,
-              &requests[1]);
-    // Rank 0 answers at its own deadline, which starts when it arrives: wait for the worst case
-    // of rank 0 arriving a whole timeout after this rank, and its grace period besides.
-    if (!test_until(requests, after(2 * timeout_s) + 2 * grace_period(timeout_s))) {
-      MPI_Cancel(&requests[1]);
-      MPI_Status status;
-      MPI_Wait(&requests[1], &status);
-      int cancelled = 0;
-      MPI_Test_cancelled(&status, &cancelled);
-      if (cancelled)
-        return {0}; // rank 0, which collects the arrivals, never answered
+              &verdict[0]);
+    const bool heard =
+        test_until(here, after(timeout_s) + grace) || !cancelled_after_cancel(here[1]);
+    if (!heard) {
+      cancelled_after_cancel(verdict[0]);
+      if (here[0] != MPI_REQUEST_NULL)
+        MPI_Request_free(&here[0]); // its buffer is a member
+      return {0};                   // rank 0, which collects the arrivals, never came
     }
+    if (!test_until(verdict, after(timeout_s) + 2 * grace) && cancelled_after_cancel(verdict[0]))
+      return {0}; // rank 0 came but gave no verdict
+    if (here[0] != MPI_REQUEST_NULL)
+      MPI_Request_free(&here[0]);
     return {arrival_reply_.begin() + 1, arrival_reply_.begin() + 1 + arrival_reply_[0]};
+  }
+  std::vector<MPI_Request> here_sends;
+  for (int r = 1; r < size_; ++r) {
+    MPI_Request req;
+    MPI_Isend(&arrival_marker_, 1, MPI_INT, r, kArrivalHereTag, MPI_COMM_WORLD, &req);
+    here_sends.push_back(req);
   }
   arrival_from_.assign(static_cast<std::size_t>(size_), 0);
   std::vector<MPI_Request> recvs(static_cast<std::size_t>(size_) - 1);
@@ -183,34 +211,26 @@ std::vector<int> MpiSession::arrival_census(double timeout_s) {
               MPI_COMM_WORLD, &recvs[static_cast<std::size_t>(r) - 1]);
   test_until(recvs, after(timeout_s));
   std::vector<int> missing;
-  for (int r = 1; r < size_; ++r) {
-    auto &req = recvs[static_cast<std::size_t>(r) - 1];
-    int done = 0;
-    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (done)
-      continue;
-    // A rank arriving now may beat the cancel: then it has arrived after all.
-    MPI_Cancel(&req);
-    MPI_Status status;
-    MPI_Wait(&req, &status);
-    int cancelled = 0;
-    MPI_Test_cancelled(&status, &cancelled);
-    if (cancelled)
+  for (int r = 1; r < size_; ++r)
+    if (cancelled_after_cancel(recvs[static_cast<std::size_t>(r) - 1]))
       missing.push_back(r);
-  }
   arrival_reply_[0] = static_cast<int>(missing.size());
   std::copy(missing.begin(), missing.end(), arrival_reply_.begin() + 1);
   // Every rank gets the verdict, the missing ones too: one that is only late then reports itself
-  // missing instead of blaming rank 0. Sends to a rank that never comes stay pending on the
-  // member buffer; only the arrived ranks' are waited for.
-  std::vector<MPI_Request> arrived_sends;
+  // missing instead of blaming rank 0.
+  std::vector<MPI_Request> sends;
   for (int r = 1; r < size_; ++r) {
     MPI_Request req;
     MPI_Isend(arrival_reply_.data(), size_ + 1, MPI_INT, r, kArrivalTag, MPI_COMM_WORLD, &req);
-    if (std::find(missing.begin(), missing.end(), r) == missing.end())
-      arrived_sends.push_back(req);
+    sends.push_back(req);
   }
-  test_until(arrived_sends, Clock::now() + grace_period(timeout_s));
+  sends.insert(sends.end(), here_sends.begin(), here_sends.end());
+  // Sends to ranks that came complete at once; any still pending (a rank that never came) are
+  // freed: their buffers are members, and the session is broken then, so MPI_Finalize never runs.
+  test_until(sends, Clock::now() + grace);
+  for (auto &req : sends)
+    if (req != MPI_REQUEST_NULL)
+      MPI_Request_free(&req);
   return missing;
 }
 
@@ -327,12 +347,12 @@ void MpiSession::fire(const std::string &what, double timeout_s, bool heard_cens
   // Tell every rank, then collect answers for a grace period: ranks waiting in wait_all() see
   // the census within a millisecond and answer with their own.
   std::vector<MPI_Request> sends;
-  int marker = rank_;
+  census_marker_ = rank_; // a member: these sends stay pending after the throw below
   for (int r = 0; r < size_; ++r) {
     if (r == rank_)
       continue;
     MPI_Request req;
-    if (MPI_Isend(&marker, 1, MPI_INT, r, kCensusTag, census_, &req) == MPI_SUCCESS)
+    if (MPI_Isend(&census_marker_, 1, MPI_INT, r, kCensusTag, census_, &req) == MPI_SUCCESS)
       sends.push_back(req);
   }
   std::set<int> heard{rank_};

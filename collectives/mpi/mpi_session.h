@@ -17,7 +17,8 @@
 //
 // Calls that MPI only offers blocking are guarded too. Before the session's first collective on
 // the world (MPI_Comm_dup waits until every rank makes it), every rank checks in with rank 0
-// (point to point, on MPI_COMM_WORLD), which answers each with the ranks that did not check in
+// (point to point, on MPI_COMM_WORLD; rank 0 says when it is there, so its own absence is named
+// after one timeout), which answers each with the ranks that did not check in
 // within the run's --store-timeout (ranks may reach their first MPI point at different times): a
 // rank that died before its first MPI point, or runs something else, is named on every rank that
 // came, and the session is broken. MPI_Comm_split is preceded by a guarded barrier.
@@ -107,7 +108,7 @@ private:
   std::vector<std::string> hosts_; // by world rank, once gathered
   // The arrival census's message buffers, which requests still pending at a timeout may fill.
   std::vector<int> arrival_reply_, arrival_from_;
-  int arrival_marker_ = 0;
+  int arrival_marker_ = 0, arrival_here_ = 0, census_marker_ = 0;
   bool arrival_reported_ = false;
   std::vector<std::pair<std::string, MPI_Comm>> splits_;
   std::vector<MPI_Op> half_ops_; // [bf16 sum, prod, max, min, fp16 sum, prod, max, min]

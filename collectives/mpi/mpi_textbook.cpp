@@ -33,7 +33,8 @@ public:
     if (p.group_type == "concurrent")
       return "textbook algorithms run on one group type at a time";
     if (p.groups == "world" && p.group_type != "world")
-      return "group_type needs a `groups` split (e.g. -a groups=tp=2,dp=rest)";
+      return "group_type needs a `groups` split (e.g. --groups tp=2,dp=rest, or -a "
+             "groups=tp=2+dp=rest)";
     return point_problem(p, group_size_for(p, world));
   }
 

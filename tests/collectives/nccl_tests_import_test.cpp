@@ -159,6 +159,16 @@ TEST(NcclTestsImport, EachRunOfALogHasItsOwnRankLayout) {
     EXPECT_EQ(rec.params["world_size"], 2) << rec.key;
 }
 
+TEST(NcclTestsImport, ALastRunCutAfterItsHeaderIsAFailureBesideTheRowsBefore) {
+  std::string log = kSample;
+  log += "# Collective test starting: all_gather_perf\n#\n# Using devices\n";
+  std::istringstream in(log);
+  const auto r = import_nccl_tests_text(in, "cut.txt", std::nullopt, "r", "h");
+  EXPECT_EQ(r.records.size(), 4u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("of all_gather"), std::string::npos) << r.failures[0];
+}
+
 TEST(NcclTestsImport, AHeaderWithoutRowsIsARunThatEndedNotAnError) {
   const std::string header = std::string(kSample).substr(0, std::string(kSample).find("#\n#  "));
   std::istringstream in(header);
