@@ -254,7 +254,8 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       f.push_back(w);
     // A result row starts with its size in bytes. Anything else in a captured log (NCCL_DEBUG's
     // "host:pid:tid [0] NCCL INFO ..." lines, a launcher's messages) is not nccl-tests' table.
-    if (!looks_numeric(f[0])) {
+    // A line of other blanks only (form feed, vertical tab, '\r') has no words at all.
+    if (f.empty() || !looks_numeric(f[0])) {
       ++out.other_lines;
       continue;
     }

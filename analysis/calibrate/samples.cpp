@@ -262,9 +262,9 @@ Samples extract_samples(const analysis::RunSet &runs) {
       const auto size = number(p, "size_bytes");
       const auto ranks = group_ranks(p);
       // nccl-tests' text output has its host wall-clock mean per call, not a distribution.
-      const auto call_s = time                                ? time
-                          : text(p, "source") == "nccl-tests" ? number(m, "wall_time_s")
-                                                              : std::nullopt;
+      std::optional<double> call_s = time;
+      if (!call_s && text(p, "source") == "nccl-tests")
+        call_s = number(m, "wall_time_s");
       if (!op || !size || !ranks || !call_s || !(*call_s > 0) || !(*size > 0)) {
         skip(r, "no collective name, size_bytes, ranks or time_s.median");
         continue;

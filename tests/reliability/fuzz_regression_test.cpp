@@ -101,6 +101,15 @@ template <class F> std::string input_error_in(F &&f) {
 
 // A size of 1e30 in an nccl-tests row was parsed as a double and cast to int64 (undefined
 // behaviour: UBSan stopped the fuzzer on the seed). Sizes and counts are whole numbers now.
+TEST(FuzzRegressions, NcclTestsLineOfOtherBlanksIsSkipped) {
+  // A line holding only a form feed has no word: it was indexed as if it had one.
+  std::istringstream in("# Collective test starting: all_gather_perf\n\f\n\v\r\n"
+                        "  4096  1024  float  none  -1  5.0 0.82 0.82 0  5.0 0.82 0.82 0\n");
+  const auto r = collectives::import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h");
+  EXPECT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.other_lines, 2);
+}
+
 TEST(FuzzRegressions, NcclTestsSizeBeyondAnIntegerIsAnInputError) {
   std::istringstream in("# Collective test starting: all_gather_perf\n"
                         "  1e30  2  float  none  -1  1.0 0.1 0.1 0  1.0 0.1 0.1 0\n");
