@@ -39,14 +39,6 @@ std::optional<std::int64_t> integer(const std::string &s) {
   return v;
 }
 
-std::string trimmed(std::string s) {
-  const auto first = s.find_first_not_of(" \t");
-  s.erase(0, first == std::string::npos ? s.size() : first);
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
-    s.pop_back();
-  return s;
-}
-
 // A result row's first column, the size: digits, or a number in any notation (a malformed size
 // such as 1e30 is then reported, not skipped). A host name ("node01:41001:41001 [0] NCCL INFO",
 // "10-0-0-1:...") has other characters.
@@ -145,6 +137,13 @@ Record nccl_tests_failure_record(const NcclTestsImport &import, const std::strin
                          fmt::join(import.failures, " | "));
   r.time_utc = utc_timestamp_now();
   return r;
+}
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos)
+    return "";
+  return std::string(text.substr(first, text.find_last_not_of(" \t\r") - first + 1));
 }
 
 void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines) {

@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectives/bus_bandwidth.h"
@@ -38,6 +39,9 @@ struct NcclTestsImport {
   // removed first, so tagged logs import whole.
   int other_lines = 0;
 };
+
+// `text` without the blanks around it (spaces, tabs, a log's '\r'), as both formats' fields need.
+std::string trimmed(std::string_view text);
 
 // From the "Rank r Group g Pid p on <host> device ..." lines of one run: params.world_size (the
 // ranks listed) and params.nodes (their distinct hosts) on each of its result records, the names

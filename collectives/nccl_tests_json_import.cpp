@@ -57,13 +57,6 @@ private:
   std::string where_;
 };
 
-std::string trimmed(const std::string &s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos)
-    return "";
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
 // NCCL_VERSION_CODE: major*10000 + minor*100 + patch since 2.9, major*1000 + minor*100 + patch
 // before.
 std::string nccl_version_text(std::int64_t code) {

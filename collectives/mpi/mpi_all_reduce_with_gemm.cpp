@@ -3,7 +3,6 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -183,10 +182,8 @@ public:
     out.metrics["wrong_elements_this_rank"] = mine.wrong;
     out.metrics["gemm_wrong_samples"] = gemm_wrong_all;
     out.metrics["mpi_library"] = s.library_version();
-    const auto &hosts = s.hosts(p.timeout_s);
     add_group_params(out.derived_params,
-                     {"mpi", ranks, "world", 0, ranks,
-                      static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size())});
+                     {"mpi", ranks, "world", 0, ranks, s.host_count({}, p.timeout_s)});
     out.derived_params.update({{"blas_threads", gemm.threads()},
                                {"blas_library", gemm.library()},
                                {"gemm_dtype", "fp32"},

@@ -2,9 +2,6 @@
 
 #include <climits>
 #include <cstring>
-#include <numeric>
-#include <set>
-#include <string>
 
 #include <fmt/format.h>
 
@@ -21,25 +18,10 @@ int to_int(std::uint64_t count) {
 
 } // namespace
 
-namespace {
-
-// How many hosts the world ranks `members` run on.
-int hosts_of(MpiSession &s, const std::vector<int> &members, double timeout_s) {
-  const auto &hosts = s.hosts(timeout_s);
-  std::set<std::string> distinct;
-  for (int r : members)
-    distinct.insert(hosts.at(static_cast<std::size_t>(r)));
-  return static_cast<int>(distinct.size());
-}
-
-} // namespace
-
 std::vector<MpiGroup> mpi_groups(MpiSession &s, const CollectivePoint &p) {
   if (p.groups == "world" || p.group_type == "world") {
     MpiGroup g;
-    std::vector<int> everyone(static_cast<std::size_t>(s.size()));
-    std::iota(everyone.begin(), everyone.end(), 0);
-    g.hosts = hosts_of(s, everyone, p.timeout_s);
+    g.hosts = s.host_count({}, p.timeout_s);
     g.comm = s.world();
     g.rank = s.rank();
     g.size = s.size();
@@ -54,7 +36,7 @@ std::vector<MpiGroup> mpi_groups(MpiSession &s, const CollectivePoint &p) {
     m.index = g.index;
     m.rank = g.rank_in_group;
     m.size = static_cast<int>(g.members.size());
-    m.hosts = hosts_of(s, g.members, p.timeout_s);
+    m.hosts = s.host_count(g.members, p.timeout_s);
     m.comm = s.split(p.groups + "/" + type, g.index, g.rank_in_group, p.timeout_s);
     groups.push_back(m);
   }

@@ -253,6 +253,16 @@ const std::vector<std::string> &MpiSession::hosts(double timeout_s) {
   return hosts_;
 }
 
+int MpiSession::host_count(const std::vector<int> &ranks, double timeout_s) {
+  const auto &all = hosts(timeout_s);
+  if (ranks.empty())
+    return static_cast<int>(std::set<std::string>(all.begin(), all.end()).size());
+  std::set<std::string> distinct;
+  for (int r : ranks)
+    distinct.insert(all.at(static_cast<std::size_t>(r)));
+  return static_cast<int>(distinct.size());
+}
+
 void MpiSession::throw_if_broken() {
   if (!broken_)
     return;

@@ -75,6 +75,8 @@ public:
 
   // Every rank's host (MPI_Get_processor_name), by world rank: gathered once, under the watchdog.
   const std::vector<std::string> &hosts(double timeout_s);
+  // How many distinct hosts the world ranks `ranks` run on; every rank when `ranks` is empty.
+  int host_count(const std::vector<int> &ranks, double timeout_s);
 
   bool broken() const { return broken_.has_value(); }
   // Throws CollectiveTimeout naming the ranks that never checked in, the first time; after that
