@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -33,6 +35,18 @@ LoadedRun load_one(const fs::path &records_file, std::vector<std::string> &probl
   }
   auto read = read_records(records_file.string());
   run.records = std::move(read.records);
+  // A record without a host (hand-made or damaged input) belongs to its run's host, or to its
+  // run directory: never to a node named "".
+  std::string host;
+  if (run.manifest.is_object() && run.manifest.contains("host") && run.manifest["host"].is_string())
+    host = run.manifest["host"].get<std::string>();
+  if (host.empty())
+    host = records_file.parent_path().filename().string();
+  if (host.empty())
+    host = run.dir;
+  for (auto &r : run.records)
+    if (r.host.empty())
+      r.host = host;
   for (auto &p : read.problems)
     problems.push_back(std::move(p));
   return run;
@@ -83,7 +97,78 @@ RunSet load_runs(const std::vector<std::string> &paths) {
     for (const auto &f : files)
       set.runs.push_back(load_one(f, set.problems));
   }
+  if (set.record_count() == 0) {
+    std::string first = set.problems.empty() ? "every records.jsonl is empty" : set.problems.front();
+    throw InputError(fmt::format("no readable record in the input ({} problem{}; first: {})",
+                                 set.problems.size(), set.problems.size() == 1 ? "" : "s", first),
+                     paths.front(),
+                     "give run directories written by `railgauge run` or `railgauge import`");
+  }
   return set;
+}
+
+namespace {
+
+std::string text_of(const nlohmann::json &manifest, const char *field) {
+  return manifest.is_object() && manifest.contains(field) && manifest[field].is_string()
+             ? manifest[field].get<std::string>()
+             : "";
+}
+
+// The suite a run ran ("import.nccl-tests" for an import), and when it started.
+std::string suite_of(const LoadedRun &run) {
+  const auto &m = run.manifest;
+  if (m.is_object() && m.contains("suite") && m["suite"].is_object())
+    return text_of(m["suite"], "name");
+  return "";
+}
+
+std::string host_of(const LoadedRun &run) {
+  const auto host = text_of(run.manifest, "host");
+  return !host.empty() ? host : run.records.empty() ? run.dir : run.records.front().host;
+}
+
+} // namespace
+
+std::vector<std::string> keep_latest_per_host(RunSet &set) {
+  // A run id names one run of every rank; the newest per host and suite is the one whose start
+  // time (then id) sorts last. Runs without a manifest cannot be dated and are all kept.
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> newest;
+  for (const auto &run : set.runs) {
+    if (!run.manifest.is_object())
+      continue;
+    const auto when = std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
+    auto &best = newest[{host_of(run), suite_of(run)}];
+    best = std::max(best, when);
+  }
+  std::vector<std::string> dropped;
+  std::vector<LoadedRun> kept;
+  for (auto &run : set.runs) {
+    if (run.manifest.is_object()) {
+      const auto when =
+          std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
+      if (when != newest[{host_of(run), suite_of(run)}]) {
+        dropped.push_back(run.dir);
+        continue;
+      }
+    }
+    kept.push_back(std::move(run));
+  }
+  set.runs = std::move(kept);
+  return dropped;
+}
+
+std::vector<std::string> superseded_runs(const RunSet &set) {
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> ids;
+  for (const auto &run : set.runs)
+    if (run.manifest.is_object())
+      ids[{host_of(run), suite_of(run)}].insert(text_of(run.manifest, "run"));
+  std::vector<std::string> out;
+  for (const auto &[host_suite, runs] : ids)
+    if (runs.size() > 1)
+      out.push_back(fmt::format("{} has {} runs of suite '{}'", host_suite.first, runs.size(),
+                                host_suite.second));
+  return out;
 }
 
 } // namespace railgauge::analysis

@@ -30,7 +30,15 @@ struct RunSet {
 };
 
 // Loads every path in order. Throws InputError naming the path when it does not exist or holds
-// no records.jsonl at all.
+// no records.jsonl at all, and when not one record of all of them can be read.
 RunSet load_runs(const std::vector<std::string> &paths);
+
+// Retests supersede: keeps, per host and suite, only the runs of the newest run id (by the
+// manifest's start time), so a passing retest beside an old failing run is judged alone.
+// Returns the run directories dropped.
+std::vector<std::string> keep_latest_per_host(RunSet &set);
+
+// "node07 has 2 runs of suite 'node'" for each host and suite with more than one run id.
+std::vector<std::string> superseded_runs(const RunSet &set);
 
 } // namespace railgauge::analysis

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/waiver.h"
 
 namespace railgauge::collectives {
 
@@ -140,13 +141,14 @@ std::optional<std::string> point_problem(const CollectivePoint &p, int group_ran
 
 std::optional<std::string> placement_problem(const CollectivePoint &p, Backend backend) {
   if (p.in_place && p.kind == Kind::sendrecv)
-    return "in-place sendrecv would send from and receive into one buffer (undefined result; "
-           "nccl-tests does not check it): out_of_place only";
+    return not_applicable("in-place sendrecv would send from and receive into one buffer "
+                          "(undefined result; nccl-tests does not check it): out_of_place only");
   if (p.in_place && p.kind == Kind::alltoall && backend == Backend::nccl)
-    return "in-place alltoall over grouped ncclSend/ncclRecv overwrites blocks not yet sent "
-           "(undefined result; nccl-tests does not check it): out_of_place only";
+    return not_applicable("in-place alltoall over grouped ncclSend/ncclRecv overwrites blocks "
+                          "not yet sent (undefined result; nccl-tests does not check it): "
+                          "out_of_place only");
   if (!p.in_place && p.kind == Kind::broadcast && backend == Backend::mpi)
-    return "MPI_Bcast has a single buffer: in_place only";
+    return not_applicable("MPI_Bcast has a single buffer: in_place only");
   return std::nullopt;
 }
 

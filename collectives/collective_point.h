@@ -18,9 +18,10 @@
 
 namespace railgauge::collectives {
 
-// What a single-process run says for every multi-rank point.
+// What a single-process run says for every multi-rank point: not applicable to that run (it
+// starts with harness/waiver.h's kNotApplicable; a test holds them together).
 inline constexpr const char *kNeedsRanks =
-    "needs >= 2 ranks: launch with mpirun -np N or srun (one rank per GPU or per node)";
+    "not applicable: needs >= 2 ranks: launch with mpirun -np N or srun (one rank per GPU or per node)";
 
 struct CollectivePoint {
   Kind kind = Kind::all_reduce;

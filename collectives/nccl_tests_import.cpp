@@ -1,5 +1,7 @@
 #include "collectives/nccl_tests_import.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -55,8 +57,16 @@ std::string without_launcher_tag(const std::string &line) {
     return line;
   if (line[first] == '[') {
     for (const char *tag : {"]<stdout>:", "]<stderr>:"})
-      if (const auto at = line.find(tag, first); at != std::string::npos)
-        return line.substr(at + std::string_view(tag).size());
+      if (const auto at = line.find(tag, first); at != std::string::npos) {
+        // mpirun --tag-output also tags each flush, so a row can hold the tag again mid-row
+        // ("-1[1,0]<stdout>:    85.70 ..."): every further copy is a separator.
+        const std::string whole = line.substr(first, at + std::string_view(tag).size() - first);
+        std::string rest = line.substr(at + std::string_view(tag).size());
+        for (auto again = rest.find(whole); again != std::string::npos;
+             again = rest.find(whole, again + 1))
+          rest.replace(again, whole.size(), " ");
+        return rest;
+      }
     return line;
   }
   std::size_t digits = first;
@@ -146,24 +156,33 @@ std::string trimmed(std::string_view text) {
   return std::string(text.substr(first, text.find_last_not_of(" \t\r") - first + 1));
 }
 
-void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines) {
-  if (rank_lines.empty())
-    return;
-  std::set<std::string> hosts;
+std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines) {
+  std::vector<std::string> hosts;
   for (const auto &line : rank_lines) {
     std::istringstream words(line);
     for (std::string w; words >> w;)
       if (w == "on" && words >> w) {
-        hosts.insert(w);
+        if (std::find(hosts.begin(), hosts.end(), w) == hosts.end())
+          hosts.push_back(w);
         break;
       }
   }
+  return hosts;
+}
+
+void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines) {
+  if (rank_lines.empty())
+    return;
+  const auto hosts = rank_hosts(rank_lines);
   for (auto &r : records) {
     if (r.status == Status::error)
       continue;
+    // The names railgauge's own collective records use for the group a point ran on: the log's
+    // ranks are one group, the world.
     r.params["world_size"] = rank_lines.size();
+    r.params["group_size"] = rank_lines.size();
     if (!hosts.empty())
-      r.params["nodes"] = hosts.size();
+      r.params["group_hosts"] = hosts.size();
   }
 }
 

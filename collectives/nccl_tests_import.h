@@ -43,9 +43,12 @@ struct NcclTestsImport {
 // `text` without the blanks around it (spaces, tabs, a log's '\r'), as both formats' fields need.
 std::string trimmed(std::string_view text);
 
-// From the "Rank r Group g Pid p on <host> device ..." lines of one run: params.world_size (the
-// ranks listed) and params.nodes (their distinct hosts) on each of its result records, the names
-// railgauge's own records and `railgauge calibrate` use for a collective's group and its tier.
+// The distinct hosts of "Rank r Group g Pid p on <host> device ..." lines, in order of appearance.
+std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines);
+
+// From those lines of one run: params.world_size and group_size (the ranks listed) and
+// params.group_hosts (their distinct hosts) on each of its result records, the names railgauge's
+// own records and `railgauge calibrate` use for a collective's group and its tier.
 void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines);
 
 // The record that says an imported nccl-tests run failed: key collectives.nccl_<kind>, status

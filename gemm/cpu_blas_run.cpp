@@ -10,6 +10,7 @@
 #include "gemm/verify_bound.h"
 #include "harness/cpus_given.h"
 #include "harness/run_context.h"
+#include "harness/waiver.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -151,7 +152,7 @@ Outcome run_cpu_blas(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double 
     return run_typed<double>(ctx, plan, dtype, peak_tflops, before_verify);
   default:
     return Outcome::waived(
-        fmt::format("the CPU backend runs fp32 and fp64, not {}", to_string(dtype)));
+        not_applicable(fmt::format("the CPU backend runs fp32 and fp64, not {}", to_string(dtype))));
   }
 }
 

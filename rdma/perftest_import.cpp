@@ -179,6 +179,9 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       if (const auto it = known.find(name); it != known.end())
         r.params[it->second] = field_value(value);
     }
+    // The NIC measured is the part a finding names, as in railgauge's own rdma records.
+    if (r.params.contains("device") && r.params["device"].is_string())
+      r.device["nic"] = r.params["device"];
     nlohmann::json latency = nlohmann::json::object();
     std::vector<std::string> not_computed;
     for (std::size_t i = 0; i < columns.size(); ++i) {

@@ -5,6 +5,7 @@
 #include "harness/benchmark.h"
 #include "harness/error.h"
 #include "harness/inventory/port_counters.h"
+#include "harness/waiver.h"
 #include "rdma/matrix_endpoints.h"
 #include "rdma/pair_matrix_run.h"
 #include "rdma/verbs_benchmark.h"
@@ -54,10 +55,10 @@ public:
   }
   std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
     if (ctx.world_size() < 2 || ctx.store() == nullptr)
-      return fmt::format("a pair matrix needs at least 2 ranks and a store (this run has {}); "
+      return not_applicable(fmt::format("a pair matrix needs at least 2 ranks and a store (this run has {}); "
                          "launch one rank per node (or per GPU with nics=local_rank) with "
                          "mpirun/srun",
-                         ctx.world_size());
+                         ctx.world_size()));
     return std::nullopt;
   }
   Outcome run(RunContext &ctx, const Point &p) override;

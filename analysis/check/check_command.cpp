@@ -20,6 +20,7 @@ struct CheckOptions {
   std::vector<std::string> runs;
   std::string format = "table";
   std::optional<std::string> json, markdown, junit, prometheus, drain;
+  bool latest_per_host = false;
 };
 
 std::string render(const check::CheckResult &r, const std::string &format) {
@@ -58,7 +59,19 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
 int run_check(const CLI::App &cmd, const CheckOptions &o) {
   validate(cmd, o);
   const auto rules = check::load_rules_file(o.rules);
-  const auto runs = load_runs(o.runs);
+  auto runs = load_runs(o.runs);
+  if (o.latest_per_host) {
+    const auto dropped = keep_latest_per_host(runs);
+    if (!dropped.empty())
+      std::cerr << fmt::format("railgauge: --latest-per-host: {} older run{} superseded by a "
+                               "newer run of the same host and suite, not judged\n",
+                               dropped.size(), dropped.size() == 1 ? "" : "s");
+  } else {
+    for (const auto &line : superseded_runs(runs))
+      std::cerr << fmt::format("railgauge: note: {}, judged together; --latest-per-host judges "
+                               "the newest only\n",
+                               line);
+  }
   const auto result = check::evaluate(rules, runs);
   std::cout << render(result, o.format);
   if (o.json)
@@ -94,6 +107,9 @@ void add_check_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--prometheus", o->prometheus,
                   "Also write a Prometheus textfile (node_exporter textfile collector)");
   cmd->add_option("--drain", o->drain, "Also write the failed hosts, one per line");
+  cmd->add_flag("--latest-per-host", o->latest_per_host,
+                "Judge only the newest run of each host and suite (a retest supersedes the run "
+                "it repeats); older runs given are left out, and said so");
   cmd->allow_extras();
   cmd->callback([cmd, o, &exit_code] {
     try {

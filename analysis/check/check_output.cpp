@@ -37,6 +37,8 @@ std::string violated_rules(const PartResult &p) {
   std::vector<std::string> seen;
   std::string out;
   for (const auto &f : p.findings) {
+    if (f.not_covered || f.not_applicable)
+      continue;
     const auto tag = f.missing ? f.rule_id + " (missing)" : f.rule_id;
     if (std::find(seen.begin(), seen.end(), tag) != seen.end())
       continue;
@@ -49,7 +51,7 @@ std::string violated_rules(const PartResult &p) {
 struct Counts {
   int nodes = 0, parts = 0;
   std::map<Level, int> nodes_by_verdict;
-  int violations = 0, missing = 0;
+  int violations = 0, missing = 0, not_covered = 0, not_applicable = 0;
 };
 
 Counts count(const CheckResult &r) {
@@ -60,20 +62,120 @@ Counts count(const CheckResult &r) {
   }
   for (const auto &p : r.parts) {
     ++c.parts;
-    for (const auto &f : p.findings)
-      ++(f.missing ? c.missing : c.violations);
+    for (const auto &f : p.findings) {
+      if (f.not_covered)
+        ++c.not_covered;
+      else if (f.not_applicable)
+        ++c.not_applicable;
+      else
+        ++(f.missing ? c.missing : c.violations);
+    }
   }
   return c;
 }
 
+// The family a finding is about: its record's key ("gemm"), else its rule's category.
+std::string family_of(const Finding &f) {
+  return f.key.empty() ? f.category : f.key.substr(0, f.key.find('.'));
+}
+
+// Violations grouped by rule, a few lines each; findings that could not judge collapsed to a
+// count per family; not-applicable and not-covered rules named once. The full detail is in
+// --json and --markdown.
+std::string render_findings_by_rule(const CheckResult &r) {
+  constexpr std::size_t kLinesPerRule = 8;
+  struct Item {
+    const PartResult *part;
+    const Finding *finding;
+  };
+  std::map<std::pair<Level, std::string>, std::vector<Item>, std::greater<>> violated;
+  struct MissingTally {
+    int findings = 0;
+    std::set<std::string> hosts, rules;
+    Level worst = Level::info;
+    std::string example;
+  };
+  std::map<std::string, MissingTally> missing;
+  std::map<std::string, std::set<std::string>> not_applicable, not_covered; // rule -> hosts
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings) {
+      if (f.not_applicable)
+        not_applicable[f.rule_id].insert(p.key.host);
+      else if (f.not_covered)
+        not_covered[f.rule_id].insert(p.key.host);
+      else if (f.missing) {
+        auto &m = missing[family_of(f)];
+        ++m.findings;
+        m.hosts.insert(p.key.host);
+        m.rules.insert(f.rule_id);
+        if (m.example.empty() || f.level > m.worst)
+          m.example = fmt::format("{} {}: {}", f.rule_id, p.key.host, describe(f));
+        m.worst = std::max(m.worst, f.level);
+      } else
+        violated[{f.level, f.rule_id}].push_back({&p, &f});
+    }
+  std::string out;
+  if (!violated.empty())
+    out += "\nFindings by rule (the full list: --json or --markdown)\n";
+  for (const auto &[level_rule, items] : violated) {
+    std::set<PartKey> parts;
+    for (const auto &i : items)
+      parts.insert(i.part->key);
+    out += fmt::format("{} {} [{}]: {} finding{} on {} part{}\n", upper(to_string(level_rule.first)),
+                       level_rule.second, items.front().finding->category, items.size(),
+                       items.size() == 1 ? "" : "s", parts.size(), parts.size() == 1 ? "" : "s");
+    for (std::size_t i = 0; i < items.size() && i < kLinesPerRule; ++i)
+      out += fmt::format("  {} {}: {}\n", items[i].part->key.host, part_name(*items[i].part),
+                         describe(*items[i].finding));
+    if (items.size() > kLinesPerRule)
+      out += fmt::format("  ... and {} more\n", items.size() - kLinesPerRule);
+  }
+  if (!missing.empty()) {
+    out += "\nCould not judge (MISSING), per family\n";
+    for (const auto &[family, m] : missing)
+      out += fmt::format("MISSING/{} {}: {} finding{} of {} rule{} on {} node{}; e.g. {}\n",
+                         upper(to_string(m.worst)), family, m.findings,
+                         m.findings == 1 ? "" : "s", m.rules.size(), m.rules.size() == 1 ? "" : "s",
+                         m.hosts.size(), m.hosts.size() == 1 ? "" : "s", m.example);
+  }
+  const auto names = [](const std::map<std::string, std::set<std::string>> &rules) {
+    std::string list;
+    for (const auto &[rule, hosts] : rules)
+      list += (list.empty() ? "" : ", ") + rule;
+    return list;
+  };
+  if (!not_applicable.empty())
+    out += fmt::format("\nNot applicable (waived by construction, not judged): {}\n",
+                       names(not_applicable));
+  if (!not_covered.empty()) {
+    std::map<std::string, int> by_category;
+    for (const auto &[rule, hosts] : not_covered) {
+      const auto it = r.rule_categories.find(rule);
+      ++by_category[it != r.rule_categories.end() ? it->second : "health"];
+    }
+    std::string list;
+    for (const auto &[category, n] : by_category)
+      list += fmt::format("{}{} {}", list.empty() ? "" : ", ", category, n);
+    out += fmt::format("\nNot covered: {} rule{} ({}) read what the imported output does not hold "
+                       "(the rules: --json or --markdown)\n",
+                       not_covered.size(), not_covered.size() == 1 ? "" : "s", list);
+  }
+  return out;
+}
+
 std::string summary_line(const CheckResult &r) {
   auto c = count(r);
-  return fmt::format("{}: {} node{} ({} pass, {} warn, {} fail), {} violation{}, {} missing; "
+  std::string uncounted;
+  if (c.not_covered > 0)
+    uncounted += fmt::format(", {} not covered", c.not_covered);
+  if (c.not_applicable > 0)
+    uncounted += fmt::format(", {} not applicable", c.not_applicable);
+  return fmt::format("{}: {} node{} ({} pass, {} warn, {} fail), {} violation{}, {} missing{}; "
                      "rules {}",
                      upper(verdict_text(r.verdict)), c.nodes, c.nodes == 1 ? "" : "s",
                      c.nodes_by_verdict[Level::pass] + c.nodes_by_verdict[Level::info],
                      c.nodes_by_verdict[Level::warn], c.nodes_by_verdict[Level::fail], c.violations,
-                     c.violations == 1 ? "" : "s", c.missing, r.rules_name);
+                     c.violations == 1 ? "" : "s", c.missing, uncounted, r.rules_name);
 }
 
 std::string escape_md(std::string s) {
@@ -108,6 +210,7 @@ std::string prom_label(const std::string &s) {
 json finding_json(const Finding &f) {
   json j = {{"rule", f.rule_id},    {"category", f.category}, {"level", to_string(f.level)},
             {"missing", f.missing}, {"what", f.what},         {"value", f.value},
+            {"not_covered", f.not_covered}, {"not_applicable", f.not_applicable},
             {"bound", f.bound},     {"detail", f.detail},     {"run", f.run},
             {"text", describe(f)}};
   j["threshold"] = f.threshold ? json(*f.threshold) : json(nullptr);
@@ -138,18 +241,7 @@ std::string render_table(const CheckResult &r) {
     out += fmt::format("{:<{}}  {:<{}}  {:<7}  {}\n", p.key.host, wh, part_name(p), wp,
                        upper(verdict_text(v)), violated_rules(p));
   }
-  bool header = false;
-  for (const auto &p : r.parts)
-    for (const auto &f : p.findings) {
-      if (!header) {
-        out += "\nFindings (FAIL/WARN: a rule violated; MISSING: a rule could not judge)\n";
-        header = true;
-      }
-      const auto tag = f.missing ? fmt::format("MISSING/{}", upper(to_string(f.level)))
-                                 : upper(to_string(f.level));
-      out += fmt::format("{} {} {} {} [{}]: {}\n", tag, p.key.host, part_name(p), f.rule_id,
-                         f.category, describe(f));
-    }
+  out += render_findings_by_rule(r);
   for (const auto &problem : r.problems)
     out += "problem: " + problem + "\n";
   const auto drain = r.drain();
@@ -184,7 +276,10 @@ std::string render_markdown(const CheckResult &r) {
       }
       out +=
           fmt::format("| {}{} | {} | {} | {} | {} | {} |\n", upper(to_string(f.level)),
-                      f.missing ? " (missing)" : "", escape_md(p.key.host), escape_md(part_name(p)),
+                      f.not_covered      ? " (not covered)"
+                      : f.not_applicable ? " (not applicable)"
+                      : f.missing        ? " (missing)"
+                                         : "", escape_md(p.key.host), escape_md(part_name(p)),
                       escape_md(f.rule_id), f.category, escape_md(describe(f)));
     }
   const auto drain = r.drain();
@@ -233,7 +328,9 @@ json to_json(const CheckResult &r) {
             {"nodes_warn", c.nodes_by_verdict[Level::warn]},
             {"nodes_fail", c.nodes_by_verdict[Level::fail]},
             {"violations", c.violations},
-            {"missing", c.missing}}},
+            {"missing", c.missing},
+            {"not_covered", c.not_covered},
+            {"not_applicable", c.not_applicable}}},
           {"nodes", nodes},
           {"parts", parts},
           {"drain", r.drain()},

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/host_group.h"
+
 namespace railgauge::check {
 
 bool natural_less(const std::string &a, const std::string &b) {
@@ -54,7 +56,8 @@ bool PartKey::operator<(const PartKey &o) const {
 
 namespace {
 auto tie_of(const Finding &f) {
-  return std::tie(f.rule_id, f.missing, f.what, f.key, f.run, f.detail, f.bound);
+  return std::tie(f.rule_id, f.missing, f.not_covered, f.not_applicable, f.what, f.key, f.run,
+                  f.detail, f.bound);
 }
 } // namespace
 
@@ -120,10 +123,17 @@ std::vector<std::string> CheckResult::hosts() const {
 }
 
 std::vector<std::string> CheckResult::drain() const {
+  // A node group ("a+b": an imported multi-node run whose rows belong to all its hosts) drains
+  // each of its hosts: which of them is at fault takes a retest in other pairs.
   std::vector<std::string> out;
-  for (const auto &h : hosts())
-    if (node_verdict(h) == Level::fail)
-      out.push_back(h);
+  for (const auto &h : hosts()) {
+    if (node_verdict(h) != Level::fail)
+      continue;
+    for (const auto &one : hosts_of_group(h))
+      if (std::find(out.begin(), out.end(), one) == out.end())
+        out.push_back(one);
+  }
+  std::sort(out.begin(), out.end(), natural_less);
   return out;
 }
 

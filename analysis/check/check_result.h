@@ -31,6 +31,12 @@ struct Finding {
   std::string category;
   Level level = Level::fail;
   bool missing = false; // the rule could not judge: no record, no metric, no fleet
+  // Info only, never a verdict: the runs judged cannot hold what the rule reads (an import of
+  // nccl-tests has no GEMM or inventory) ...
+  bool not_covered = false;
+  // ... or the point does not apply by construction (an in-place sendrecv, a multi-rank point
+  // in a one-rank run): its waiver says "not applicable".
+  bool not_applicable = false;
   std::string what;     // concrete metric path or probe, with its detail
   nlohmann::json value; // null when missing
   std::string bound;    // ">= 706.1" or ">= 706.1 (fleet median ...)"

@@ -12,6 +12,7 @@
 #include "analysis/check/json_path.h"
 #include "harness/json_integer.h"
 #include "harness/registry.h"
+#include "harness/waiver.h"
 
 namespace railgauge::check {
 namespace {
@@ -54,6 +55,27 @@ std::string category_of_key(const std::string &key) {
   return "health";
 }
 
+bool is_imported(const analysis::LoadedRun &run) {
+  return run.manifest.is_object() && run.manifest.contains("imported");
+}
+
+bool applies(const Rule &rule, const analysis::LoadedRun &run) {
+  if (rule.applies_to == AppliesTo::any)
+    return true;
+  return (rule.applies_to == AppliesTo::imported) == is_imported(run);
+}
+
+// A number read from a record (a bool counts as 0 or 1) into `out`; false when it is none.
+bool number_into(const json &v, double &out) {
+  if (v.is_boolean())
+    out = v.get<bool>() ? 1 : 0;
+  else if (v.is_number())
+    out = v.get<double>();
+  else
+    return false;
+  return true;
+}
+
 class Evaluator {
 public:
   Evaluator(const RuleSet &rules, const analysis::RunSet &runs) : rules_(rules), runs_(runs) {}
@@ -87,7 +109,13 @@ private:
         host = run.dir;
       run_host_[run.dir] = host;
       part(PartKey{host, PartKind::node, ""});
-      if (run.manifest.is_object() && run.manifest.contains("inventory") &&
+      const bool imported = is_imported(run);
+      for (const auto &r : run.records)
+        (imported ? imported_hosts_ : own_hosts_).insert(r.host);
+      (imported ? imported_hosts_ : own_hosts_).insert(host);
+      // An import's run.json describes the machine that imported it, never the one measured:
+      // its inventory is not judged.
+      if (!imported && run.manifest.is_object() && run.manifest.contains("inventory") &&
           run.manifest["inventory"].is_object()) {
         inventories_[host].emplace_back(run.dir, &run.manifest["inventory"]);
         index_inventory(host, run.manifest["inventory"]);
@@ -224,12 +252,13 @@ private:
   }
 
   // The fleet a value belongs to: same rule, key, params (less those naming the part) and path.
-  static std::string group_of(const Rule &rule, const std::string &key, const json &params,
-                              const std::string &path) {
+  static std::string group_of(const Rule &rule, const PartKey &part, const std::string &key,
+                              const json &params, const std::string &path) {
     json p = params.is_object() ? params : json::object();
     for (const auto &name : rule.fleet->ignore_params)
       p.erase(name);
-    return key + " " + p.dump() + " " + path;
+    const std::string scope = rule.fleet->per_node ? part.host + " " : "";
+    return scope + key + " " + p.dump() + " " + path;
   }
 
   void observe(const Rule &rule, const PartKey &key, Finding f, const json &value,
@@ -279,30 +308,163 @@ private:
         f.threshold = t;
         f.fleet = stats;
         const bool higher = rule.op == Op::ge || rule.op == Op::gt;
+        const double ref = reference_value(fb, rule.op, stats);
+        const char *ref_name = fb.against_best ? "best" : "median";
         std::string how;
         if (fb.mads)
-          how = fmt::format("median {} {} {} MAD {}", fmt_num(stats.median), higher ? "-" : "+",
+          how = fmt::format("{} {} {} {} MAD {}", ref_name, fmt_num(ref), higher ? "-" : "+",
                             fmt_num(*fb.mads), fmt_num(stats.mad));
         if (fb.fraction)
-          how += fmt::format("{}{} x median {}", how.empty() ? "" : " or ", fmt_num(*fb.fraction),
-                             fmt_num(stats.median));
+          how += fmt::format("{}{} x {} {}", how.empty() ? "" : " or ", fmt_num(*fb.fraction),
+                             ref_name, fmt_num(ref));
+        const char *scope = fb.per_node ? "this node's parts" : "fleet";
         f.bound =
-            fmt::format("{} {} (fleet of {}: {})", to_string(rule.op), fmt_num(t), stats.n, how);
-        const double rel = stats.median != 0 ? (o.value / stats.median - 1) * 100 : 0;
-        f.detail = fmt::format("{:+.1f}% from the fleet median", rel);
+            fmt::format("{} {} ({} of {}: {})", to_string(rule.op), fmt_num(t), scope, stats.n, how);
+        const double rel = ref != 0 ? (o.value / ref - 1) * 100 : 0;
+        f.detail = fmt::format("{:+.1f}% from the {} {}", rel, fb.per_node ? "node's" : "fleet",
+                               ref_name);
         add_finding(o.part, std::move(f));
       }
     }
     fleets_.clear();
   }
 
+  // One point of a curve: the record's figure at its `over` value.
+  struct CurvePoint {
+    double x = 0, y = 0;
+    Finding base;
+  };
+  struct Curve {
+    PartKey part;
+    std::vector<CurvePoint> points;
+  };
+
+  static std::string curve_of(const Rule &rule, const std::string &run, const PartKey &part,
+                              const Record &r) {
+    json p = r.params.is_object() ? r.params : json::object();
+    p.erase(rule.curve->over);
+    for (const auto &name : rule.curve->ignore_params)
+      p.erase(name);
+    return fmt::format("{} {} {} {} {} {}", run, part.host, to_string(part.kind), part.id, r.key,
+                       p.dump());
+  }
+
+  // The figure a curve rule judges, with the point it names and how it was found.
+  void judge_curve(const Rule &rule, Curve &curve) {
+    auto &pts = curve.points;
+    std::sort(pts.begin(), pts.end(),
+              [](const CurvePoint &a, const CurvePoint &b) { return a.x < b.x; });
+    const CurveSpec &spec = *rule.curve;
+    const bool shape =
+        spec.take == CurveTake::largest_over_peak || spec.take == CurveTake::worst_drop;
+    if (shape && static_cast<int>(pts.size()) < spec.min_points) {
+      tally(curve.part, rule.id, false);
+      auto m = missing(rule, pts.back().base.what,
+                       fmt::format("a curve of {} point{} is shorter than min_points {}",
+                                   pts.size(), pts.size() == 1 ? "" : "s", spec.min_points),
+                       Level::info);
+      m.key = pts.back().base.key;
+      m.params = pts.back().base.params;
+      m.run = pts.back().base.run;
+      add_finding(curve.part, std::move(m));
+      return;
+    }
+    const auto x_text = [&](double x) {
+      return spec.over == "size_bytes" ? bytes_text(x) : fmt_num(x);
+    };
+    std::size_t at = pts.size() - 1, from = 0;
+    double value = pts.back().y;
+    std::string how;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < pts.size(); ++i)
+      if (pts[i].y > pts[best].y)
+        best = i;
+    switch (spec.take) {
+    case CurveTake::largest:
+      how = fmt::format("at the largest {} measured, {}", spec.over, x_text(pts[at].x));
+      break;
+    case CurveTake::peak:
+      at = best;
+      value = pts[best].y;
+      how = fmt::format("best over {} points, at {}", pts.size(), x_text(pts[at].x));
+      break;
+    case CurveTake::largest_over_peak:
+      from = best;
+      value = pts[best].y > 0 ? pts.back().y / pts[best].y : 0;
+      how = fmt::format("{} at {} against the peak {} at {}", fmt_num(pts.back().y),
+                        x_text(pts.back().x), fmt_num(pts[best].y), x_text(pts[best].x));
+      break;
+    case CurveTake::worst_drop: {
+      value = 1;
+      std::size_t peak = 0;
+      for (std::size_t i = 1; i < pts.size(); ++i) {
+        if (pts[peak].y > 0 && pts[i].y / pts[peak].y < value) {
+          value = pts[i].y / pts[peak].y;
+          at = i;
+          from = peak;
+        }
+        if (pts[i].y > pts[peak].y)
+          peak = i;
+      }
+      how = value < 1 ? fmt::format("falls from {} at {} to {} at {}", fmt_num(pts[from].y),
+                                    x_text(pts[from].x), fmt_num(pts[at].y), x_text(pts[at].x))
+                      : "never falls";
+      break;
+    }
+    }
+    Finding f = pts[at].base;
+    f.what = fmt::format("{} ({} over {})", f.what, to_string(spec.take), spec.over);
+    f.detail = how;
+    judge_absolute(rule, curve.part, std::move(f), json(value));
+  }
+
+  static std::string bytes_text(double b) {
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+      b /= 1024;
+      ++u;
+    }
+    return fmt::format("{:.4g} {}", b, units[u]);
+  }
+
+  void note_not_applicable(const Rule &rule, const PartKey &node, const std::string &detail) {
+    auto &seen = not_applicable_[{rule.id, node.host}];
+    if (seen++ > 0)
+      return;
+    auto f = missing(rule, rule.metric, detail, Level::info);
+    f.not_applicable = true;
+    add_finding(node, std::move(f));
+  }
+
+  void note_not_covered(const Rule &rule, const std::string &host, const std::string &what) {
+    auto f = missing(rule, what,
+                     "the imported output of this node does not hold it (another tool prints "
+                     "other figures)",
+                     Level::info);
+    f.not_covered = true;
+    add_finding(PartKey{host, PartKind::node, ""}, std::move(f));
+  }
+
+  bool only_imported(const std::string &host) const {
+    return !own_hosts_.count(host) && imported_hosts_.count(host);
+  }
+
   void record_rule(const Rule &rule) {
     std::set<std::string> hosts_with_match;
+    std::map<std::string, Curve> curves;
     for (const auto &run : runs_.runs) {
+      if (!applies(rule, run))
+        continue;
       for (const auto &r : run.records) {
-        if (!glob_match(rule.key_glob, r.key) || !params_match(rule.params, r.params))
+        if (!key_match(rule, r.key) || !params_match(rule.params, r.params))
           continue;
         hosts_with_match.insert(r.host);
+        if (r.status == Status::waived && r.reason && is_not_applicable(*r.reason)) {
+          note_not_applicable(rule, PartKey{r.host, PartKind::node, ""},
+                              fmt::format("{}: {}", r.key, *r.reason));
+          continue;
+        }
         const auto key = part_of(r, &rule, rule.category);
         Finding base;
         base.rule_id = rule.id;
@@ -311,6 +473,8 @@ private:
         base.params = r.params;
         base.run = run.dir;
         base.what = rule.metric;
+        if (r.status == Status::failed || r.status == Status::error)
+          continue; // record-status fails its part; it is not also missing here
         if (r.status != Status::ok) {
           tally(key, rule.id, false);
           auto m = missing(
@@ -325,6 +489,12 @@ private:
         }
         const json doc = {{"metrics", r.metrics}, {"params", r.params}, {"device", r.device}};
         const auto found = resolve_path(doc, rule.metric);
+        if (found.empty() && is_imported(run)) {
+          // Another tool's output has only the figures it prints (perftest no port counters).
+          if (not_covered_metric_.insert({rule.id, r.host}).second)
+            note_not_covered(rule, r.host, rule.metric);
+          continue;
+        }
         if (found.empty()) {
           tally(key, rule.id, false);
           auto m = missing(rule, rule.metric, "the record has no such metric", rule.on_missing);
@@ -337,19 +507,60 @@ private:
         for (const auto &pv : found) {
           Finding f = base;
           f.what = pv.path;
-          observe(rule, key, std::move(f), pv.value,
-                  rule.fleet ? group_of(rule, r.key, r.params, pv.path) : "");
+          json value = pv.value;
+          if (!rule.relative_to.empty()) {
+            const auto denominator = resolve_path(doc, rule.relative_to);
+            double d = 0, v = 0;
+            if (denominator.size() != 1 || !number_into(denominator.front().value, d) ||
+                !number_into(value, v) || d <= 0) {
+              tally(key, rule.id, false);
+              auto m = missing(rule, pv.path,
+                               fmt::format("the record has no positive {}", rule.relative_to),
+                               rule.on_missing);
+              m.key = r.key;
+              m.params = r.params;
+              m.run = run.dir;
+              add_finding(key, std::move(m));
+              continue;
+            }
+            f.what = fmt::format("{} / {}", pv.path, rule.relative_to);
+            f.detail = fmt::format("{} over {}", fmt_num(v), fmt_num(d));
+            value = v / d;
+          }
+          if (rule.curve) {
+            double x = 0, y = 0;
+            if (!r.params.contains(rule.curve->over) ||
+                !number_into(r.params[rule.curve->over], x) || !number_into(value, y) || x <= 0)
+              continue; // a size-0 row has no bandwidth to judge
+            auto &curve = curves[curve_of(rule, run.dir, key, r) + " " + pv.path];
+            curve.part = key;
+            curve.points.push_back({x, y, std::move(f)});
+            continue;
+          }
+          observe(rule, key, std::move(f), value,
+                  rule.fleet ? group_of(rule, key, r.key, r.params, pv.path) : "");
         }
       }
     }
-    for (const auto &[key, p] : parts_)
-      if (key.kind == PartKind::node && !hosts_with_match.count(key.host)) {
-        std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
-        add_finding(key,
-                    missing(rule, rule.metric,
-                            fmt::format("no record of '{}'{} on this node", rule.key_glob, filter),
-                            rule.on_missing));
+    for (auto &[id, curve] : curves)
+      judge_curve(rule, curve);
+    for (const auto &[key, p] : parts_) {
+      if (key.kind != PartKind::node || hosts_with_match.count(key.host))
+        continue;
+      if (only_imported(key.host)) {
+        note_not_covered(rule, key.host, rule.metric);
+        continue;
       }
+      if (!own_hosts_.count(key.host) && rule.applies_to == AppliesTo::own)
+        continue;
+      if (rule.applies_to == AppliesTo::imported)
+        continue; // an own run cannot hold it; an import that lacks it is listed below
+      std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
+      add_finding(key, missing(rule, rule.metric,
+                               fmt::format("no record of '{}'{} on this node", rule.key_glob,
+                                           filter),
+                               rule.on_missing));
+    }
     if (rule.fleet)
       judge_fleets(rule);
   }
@@ -361,6 +572,10 @@ private:
         hosts.push_back(key.host);
     for (const auto &host : hosts) {
       const PartKey node{host, PartKind::node, ""};
+      if (only_imported(host)) {
+        note_not_covered(rule, host, rule.probe);
+        continue;
+      }
       const auto it = inventories_.find(host);
       if (it == inventories_.end()) {
         add_finding(node, missing(rule, rule.probe, "no run.json with an inventory for this node",
@@ -388,8 +603,9 @@ private:
             add_finding(key, std::move(m));
             continue;
           }
+          const std::string scope = rule.fleet && rule.fleet->per_node ? host + " " : "";
           observe(rule, key, std::move(f), pv.value,
-                  rule.fleet ? rule.probe + " " + pv.detail : "");
+                  rule.fleet ? scope + rule.probe + " " + pv.detail : "");
         }
       }
     }
@@ -466,6 +682,9 @@ private:
   std::map<std::string, std::string> run_host_;
   std::map<std::string, std::vector<std::pair<std::string, const json *>>> inventories_;
   std::map<std::string, std::vector<Observation>> fleets_;
+  std::set<std::string> own_hosts_, imported_hosts_;
+  std::set<std::pair<std::string, std::string>> not_covered_metric_; // (rule, host)
+  std::map<std::pair<std::string, std::string>, int> not_applicable_; // (rule, host) -> records
 };
 
 } // namespace

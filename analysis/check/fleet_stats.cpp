@@ -28,6 +28,9 @@ FleetStats fleet_stats(std::span<const double> values) {
   for (double v : values)
     dev.push_back(std::fabs(v - s.median));
   s.mad = median_of(std::move(dev));
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  s.min = *lo;
+  s.max = *hi;
   return s;
 }
 
@@ -40,12 +43,19 @@ double fleet_threshold(const FleetBound &bound, Op op, const FleetStats &stats) 
     else
       t = higher_is_better ? std::min(*t, candidate) : std::max(*t, candidate);
   };
+  const double reference = reference_value(bound, op, stats);
   if (bound.mads)
-    loosen(higher_is_better ? stats.median - *bound.mads * stats.mad
-                            : stats.median + *bound.mads * stats.mad);
+    loosen(higher_is_better ? reference - *bound.mads * stats.mad
+                            : reference + *bound.mads * stats.mad);
   if (bound.fraction)
-    loosen(*bound.fraction * stats.median);
-  return t.value_or(stats.median);
+    loosen(*bound.fraction * reference);
+  return t.value_or(reference);
+}
+
+double reference_value(const FleetBound &bound, Op op, const FleetStats &stats) {
+  if (!bound.against_best)
+    return stats.median;
+  return op == Op::ge || op == Op::gt ? stats.max : stats.min;
 }
 
 } // namespace railgauge::check

@@ -12,6 +12,7 @@ struct FleetStats {
   int n = 0;
   double median = 0;
   double mad = 0;
+  double min = 0, max = 0;
 };
 
 // Throws std::invalid_argument for an empty span.
@@ -23,5 +24,9 @@ enum class Op;
 // The threshold a value is compared with: for >=/> the looser (lower) of median - mads*MAD and
 // fraction*median, for <=/< the looser (higher) of median + mads*MAD and fraction*median.
 double fleet_threshold(const FleetBound &bound, Op op, const FleetStats &stats);
+
+// What the bound is taken from: the median, or with `reference: best` the best value (the
+// highest for >=/>, the lowest for <=/<).
+double reference_value(const FleetBound &bound, Op op, const FleetStats &stats);
 
 } // namespace railgauge::check

@@ -1,5 +1,6 @@
 #include "analysis/check/rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -60,6 +61,8 @@ Op parse_op(const YAML::Node &node, const std::string &file) {
 
 // YAML scalar -> JSON number, bool or string, so filters compare like record params.
 nlohmann::json to_json_value(const YAML::Node &node, const std::string &file) {
+  if (node.IsNull()) // `null` or `~`: matches a record without the param
+    return nullptr;
   if (node.IsSequence()) {
     auto list = nlohmann::json::array();
     for (const auto &item : node)
@@ -70,9 +73,11 @@ nlohmann::json to_json_value(const YAML::Node &node, const std::string &file) {
     throw InputError("a params filter value must be a scalar or a list of scalars", at(file, node),
                      "write e.g. params: {dtype: bf16, tp: [1, 2, 4, 8]}");
   const auto text = node.as<std::string>();
-  if (node.Tag() != "!") { // not a quoted string: try number and bool
+  if (node.Tag() != "!") { // not a quoted string: try number, bool and null
     if (text == "true" || text == "false")
       return text == "true";
+    if (text == "null" || text == "~")
+      return nullptr;
     try {
       std::size_t used = 0;
       const long long i = std::stoll(text, &used);
@@ -92,8 +97,24 @@ FleetBound parse_fleet(const YAML::Node &node, const std::string &file) {
     throw InputError("'fleet' must be a mapping", at(file, node),
                      "write e.g. fleet: {mads: 3, fraction: 0.95}");
   expect_keys(node, file, "a fleet bound",
-              {"mads", "fraction", "min_size", "on_too_small", "ignore_params"});
+              {"mads", "fraction", "min_size", "on_too_small", "ignore_params", "scope",
+               "reference"});
   FleetBound f;
+  if (node["scope"]) {
+    const auto scope = scalar(node["scope"], file, "scope");
+    if (scope != "fleet" && scope != "node")
+      throw InputError(fmt::format("unknown scope '{}'", scope), at(file, node["scope"]),
+                       "use scope: fleet (every node's parts together) or scope: node (each "
+                       "node's parts against each other)");
+    f.per_node = scope == "node";
+  }
+  if (node["reference"]) {
+    const auto ref = scalar(node["reference"], file, "reference");
+    if (ref != "median" && ref != "best")
+      throw InputError(fmt::format("unknown reference '{}'", ref), at(file, node["reference"]),
+                       "use reference: median or reference: best");
+    f.against_best = ref == "best";
+  }
   if (node["mads"]) {
     f.mads = number(node["mads"], file, "mads");
     if (*f.mads < 0)
@@ -130,13 +151,54 @@ FleetBound parse_fleet(const YAML::Node &node, const std::string &file) {
   return f;
 }
 
+CurveSpec parse_curve(const YAML::Node &node, const std::string &file) {
+  if (!node.IsMap())
+    throw InputError("'curve' must be a mapping", at(file, node),
+                     "write e.g. curve: {over: size_bytes, take: largest_over_peak}");
+  expect_keys(node, file, "a curve", {"over", "take", "ignore_params", "min_points"});
+  CurveSpec c;
+  if (node["over"])
+    c.over = scalar(node["over"], file, "over");
+  if (!node["take"])
+    throw InputError("'curve' has no 'take'", at(file, node),
+                     "add take: largest, peak, largest_over_peak or worst_drop");
+  const auto take = scalar(node["take"], file, "take");
+  bool known = false;
+  for (CurveTake t : {CurveTake::largest, CurveTake::peak, CurveTake::largest_over_peak,
+                      CurveTake::worst_drop})
+    if (to_string(t) == take) {
+      c.take = t;
+      known = true;
+    }
+  if (!known)
+    throw InputError(fmt::format("unknown curve figure '{}'", take), at(file, node["take"]),
+                     "use take: largest, peak, largest_over_peak or worst_drop");
+  if (node["ignore_params"]) {
+    if (!node["ignore_params"].IsSequence())
+      throw InputError("'ignore_params' must be a list", at(file, node["ignore_params"]),
+                       "write e.g. ignore_params: [count]");
+    c.ignore_params.clear();
+    for (const auto &item : node["ignore_params"])
+      c.ignore_params.push_back(scalar(item, file, "ignore_params"));
+  }
+  if (node["min_points"]) {
+    const double n = number(node["min_points"], file, "min_points");
+    if (n < 2 || n != std::floor(n))
+      throw InputError("'min_points' must be a whole number of at least 2",
+                       at(file, node["min_points"]), "write e.g. min_points: 3");
+    c.min_points = static_cast<int>(n);
+  }
+  return c;
+}
+
 Rule parse_rule(const YAML::Node &node, const std::string &file) {
   if (!node.IsMap())
     throw InputError("a rule must be a mapping", at(file, node),
                      "start each rule with '- id: NAME' followed by its fields");
   expect_keys(node, file, "a rule",
               {"id", "description", "category", "severity", "on_missing", "select", "metric",
-               "inventory", "part", "compare", "value", "values", "fleet"});
+               "inventory", "part", "compare", "value", "values", "fleet", "curve", "relative_to",
+               "applies_to"});
   Rule r;
   r.where = at(file, node);
   if (!node["id"])
@@ -180,7 +242,16 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
     if (!sel["key"])
       throw InputError("'select' has no 'key'", at(file, sel),
                        "add key: followed by a benchmark key or glob such as \"gemm.*\"");
-    r.key_glob = scalar(sel["key"], file, "key");
+    // One glob, or a list of them (any matches): fnmatch has no {a,b}.
+    if (sel["key"].IsSequence()) {
+      for (const auto &item : sel["key"]) {
+        r.key_globs.push_back(scalar(item, file, "key"));
+        r.key_glob += (r.key_glob.empty() ? "" : ", ") + r.key_globs.back();
+      }
+    } else {
+      r.key_glob = scalar(sel["key"], file, "key");
+      r.key_globs = {r.key_glob};
+    }
     if (sel["params"]) {
       if (!sel["params"].IsMap())
         throw InputError("'params' must be a mapping", at(file, sel["params"]),
@@ -205,6 +276,36 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
     if (!is_known_probe(r.probe))
       throw InputError(fmt::format("unknown inventory probe '{}'", r.probe),
                        at(file, node["inventory"]), "use one of: " + known_probes_text());
+  }
+  if (node["applies_to"]) {
+    const auto text = scalar(node["applies_to"], file, "applies_to");
+    if (text == "own")
+      r.applies_to = AppliesTo::own;
+    else if (text == "imported")
+      r.applies_to = AppliesTo::imported;
+    else if (text != "any")
+      throw InputError(fmt::format("unknown applies_to '{}'", text), at(file, node["applies_to"]),
+                       "use any, own (railgauge's own runs) or imported (runs of `railgauge "
+                       "import`)");
+  }
+  if (node["curve"] || node["relative_to"]) {
+    if (!has_metric)
+      throw InputError("'curve' and 'relative_to' judge records, not the inventory", r.where,
+                       "use them with select: and metric:");
+    if (node["curve"])
+      r.curve = parse_curve(node["curve"], file);
+    if (node["relative_to"]) {
+      r.relative_to = scalar(node["relative_to"], file, "relative_to");
+      const auto root = r.relative_to.substr(0, r.relative_to.find('.'));
+      if (root != "metrics" && root != "params")
+        throw InputError(fmt::format("relative_to path '{}' must start with metrics. or params.",
+                                     r.relative_to),
+                         at(file, node["relative_to"]),
+                         "write e.g. relative_to: metrics.latency.p50_s");
+    }
+    if (r.curve && node["fleet"])
+      throw InputError("a curve rule takes an absolute 'value', not 'fleet'", r.where,
+                       "judge the curve's figure with value: NUMBER");
   }
   if (node["part"]) {
     const auto text = scalar(node["part"], file, "part");
@@ -321,6 +422,20 @@ std::string_view to_string(Op op) {
   return "?";
 }
 
+std::string_view to_string(CurveTake take) {
+  switch (take) {
+  case CurveTake::largest:
+    return "largest";
+  case CurveTake::peak:
+    return "peak";
+  case CurveTake::largest_over_peak:
+    return "largest_over_peak";
+  case CurveTake::worst_drop:
+    return "worst_drop";
+  }
+  return "largest";
+}
+
 std::string_view to_string(PartKind kind) {
   switch (kind) {
   case PartKind::node:
@@ -345,7 +460,7 @@ RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
   if (!root.IsMap())
     throw InputError("a rules file must be a mapping", file,
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
-  expect_keys(root, file, "a rules file", {"schema", "name", "description", "rules"});
+  expect_keys(root, file, "a rules file", {"schema", "name", "description", "suite", "rules"});
   if (!root["schema"] || root["schema"].as<std::string>() != kRulesSchema)
     throw InputError("missing or unknown 'schema'",
                      root["schema"] ? at(file, root["schema"]) : file,
@@ -357,6 +472,8 @@ RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
   set.name = scalar(root["name"], file, "name");
   if (root["description"])
     set.description = scalar(root["description"], file, "description");
+  if (root["suite"])
+    set.suite = scalar(root["suite"], file, "suite");
   const auto list = root["rules"];
   if (!list || !list.IsSequence() || list.size() == 0)
     throw InputError("a rules file needs a non-empty 'rules:' list", list ? at(file, list) : file,
@@ -382,11 +499,26 @@ RuleSet load_rules_file(const std::string &path) {
   return parse_rules(text.str(), path);
 }
 
+bool key_match(const Rule &rule, const std::string &key) {
+  for (const auto &glob : rule.key_globs)
+    if (glob_match(glob, key))
+      return true;
+  return false;
+}
+
 bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
   for (const auto &[name, want] : filter.items()) {
     const auto it = params.find(name);
-    if (it == params.end())
-      return false;
+    if (it == params.end() || it->is_null()) {
+      // null (YAML ~ or null) in the filter matches a record without the param.
+      const bool absent_ok =
+          want.is_null() ||
+          (want.is_array() && std::any_of(want.begin(), want.end(),
+                                          [](const nlohmann::json &w) { return w.is_null(); }));
+      if (!absent_ok)
+        return false;
+      continue;
+    }
     const auto one = [&](const nlohmann::json &w) {
       if (w.is_string() && it->is_number())
         if (const auto range = parse_range(w.get<std::string>()))

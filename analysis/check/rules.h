@@ -57,7 +57,35 @@ struct FleetBound {
   // same point.
   std::vector<std::string> ignore_params = {"gpu", "nic", "numa_node", "rank",    "device",
                                             "src", "dst", "src_rank",  "dst_rank"};
+  // `scope: node`: each node's parts form their own fleet, so a part is judged against its
+  // neighbours in the same chassis (half the GPUs of one node slow) without a fleet of nodes.
+  bool per_node = false;
+  // `reference: best`: the threshold is taken from the best value (the highest for >=, the
+  // lowest for <=) instead of the median, as ClusterKit judges pairs against the best pair. With
+  // half the parts slow the median sits between the two halves; the best does not move.
+  bool against_best = false;
 };
+
+// What a curve rule judges of one curve: the points of one part, run, key and params (less
+// `over` and `ignore_params`), ordered by `over`.
+enum class CurveTake {
+  largest,           // the value at the largest `over` measured (a floor on the plateau)
+  peak,              // the best value over the curve
+  largest_over_peak, // value at the largest / best value: a curve that falls as size grows
+  worst_drop,        // lowest ratio of a point to the best point before it: a dip mid-curve
+};
+std::string_view to_string(CurveTake take);
+
+struct CurveSpec {
+  std::string over = "size_bytes";
+  CurveTake take = CurveTake::largest;
+  std::vector<std::string> ignore_params = {"count"};
+  int min_points = 2; // a curve of fewer points cannot be judged: a missing finding at info
+};
+
+// Which runs a rule is about: `imported` rules read records only an import has (nvbandwidth's
+// copy-engine matrix), so on railgauge's own runs they do not apply, and the reverse.
+enum class AppliesTo { any, own, imported };
 
 struct Rule {
   std::string id;
@@ -68,7 +96,8 @@ struct Rule {
   std::string where;              // rules.yaml:LINE, for messages
 
   // Exactly one source: records (key glob, params filter, metric path) or an inventory probe.
-  std::string key_glob;
+  std::string key_glob;               // as written, for messages
+  std::vector<std::string> key_globs; // `key:` is one glob or a list of them
   nlohmann::json params = nlohmann::json::object(); // name -> value, list of values, or glob
   std::string metric;
   std::string probe;
@@ -78,6 +107,11 @@ struct Rule {
   std::optional<double> value;     // absolute bound
   std::vector<std::string> values; // for none_of / any_of
   std::optional<FleetBound> fleet;
+  std::optional<CurveSpec> curve; // judge one figure per curve instead of every record
+  // A path whose value divides the metric's before the comparison: a latency tail is
+  // metrics.latency.max_s relative_to metrics.latency.p50_s.
+  std::string relative_to;
+  AppliesTo applies_to = AppliesTo::any;
 
   bool from_inventory() const { return !probe.empty(); }
 };
@@ -86,6 +120,9 @@ struct RuleSet {
   std::string name;
   std::string description;
   std::string file;
+  // The suite that produces every point this profile judges (results/suites/NAME.yaml):
+  // `railgauge run SUITE` on a healthy node of the profile's kind can reach PASS.
+  std::string suite;
   std::vector<Rule> rules;
 };
 
@@ -97,7 +134,11 @@ RuleSet parse_rules(const std::string &yaml_text, const std::string &file_name);
 // Does a record's params satisfy a rule's filter? Numbers compare by value, strings by glob, a
 // string ">=N" (or <=, >, <) is a range for a numeric param, a list means any of its values; a
 // param the record lacks never matches.
+// A null in the filter (alone or in a list) matches a record that lacks the param.
 bool params_match(const nlohmann::json &filter, const nlohmann::json &params);
+
+// Does a record's key match one of the rule's key globs?
+bool key_match(const Rule &rule, const std::string &key);
 
 // Applies `op` with an absolute threshold. For none_of/any_of use values_pass.
 bool compare_pass(Op op, double value, double threshold);

@@ -1,5 +1,7 @@
 #include "analysis/import/import_commands.h"
 
+#include <cctype>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -10,6 +12,7 @@
 #include "analysis/import/imported_run.h"
 #include "collectives/nccl_tests_import.h"
 #include "harness/error.h"
+#include "harness/host_group.h"
 #include "rdma/perftest_import.h"
 
 namespace railgauge::analysis {
@@ -49,6 +52,28 @@ std::vector<Record> with_identity(std::vector<Record> records, const RunIdentity
   return records;
 }
 
+std::optional<collectives::Kind> kind_from_file_name(const std::string &path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::string squeezed;
+  for (char c : name)
+    if (c != '_' && c != '-')
+      squeezed += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::optional<collectives::Kind> found;
+  for (const char *kind :
+       {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "sendrecv"}) {
+    std::string plain;
+    for (const char *c = kind; *c; ++c)
+      if (*c != '_')
+        plain += *c;
+    if (squeezed.find(plain) == std::string::npos)
+      continue;
+    if (found) // two names in one file name: ambiguous, ask for --kind
+      return std::nullopt;
+    found = collectives::parse_kind(kind);
+  }
+  return found;
+}
+
 void report(const std::string &file, const ImportedRun &run) {
   std::cout << fmt::format("imported {} record(s) from {} into {}\n", run.records, file, run.dir);
 }
@@ -77,9 +102,22 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
                          "give one of all_reduce, all_gather, reduce_scatter, alltoall, "
                          "broadcast, reduce, sendrecv");
     }
-    const auto parsed = collectives::import_nccl_tests(
-        read_text_file(o->file, "give the path of a saved nccl-tests output (stdout, or -J FILE)"),
-        o->file, k, "", o->host);
+    const auto text =
+        read_text_file(o->file, "give the path of a saved nccl-tests output (stdout, or -J FILE)");
+    collectives::NcclTestsImport parsed;
+    try {
+      parsed = collectives::import_nccl_tests(text, o->file, k, "", o->host);
+    } catch (const InputError &) {
+      // A log whose header does not name its collective may say it in its file name
+      // (all_reduce_perf.log, allreduce_16n.txt): taken from there, and said so.
+      const auto from_name = k ? std::nullopt : kind_from_file_name(o->file);
+      if (!from_name)
+        throw;
+      parsed = collectives::import_nccl_tests(text, o->file, from_name, "", o->host);
+      std::cerr << fmt::format("railgauge: {} names no collective in its header; {} is taken "
+                               "from its file name (--kind overrides)\n",
+                               o->file, collectives::to_string(*from_name));
+    }
     nlohmann::json imported = parsed.about;
     imported["ranks"] = parsed.ranks;
     if (parsed.avg_busbw_gbytes_per_s)
@@ -93,8 +131,13 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
     std::vector<Record> records = parsed.records;
     if (!parsed.failures.empty())
       records.push_back(collectives::nccl_tests_failure_record(parsed, "", o->host));
+    // The node is the log's own: the hosts its rank lines name ("a+b" for a multi-node run,
+    // whose figures belong to the group), unless --host says otherwise.
+    const auto hosts = collectives::rank_hosts(parsed.ranks);
+    imported["hosts"] = hosts;
+    const std::string node = !o->host.empty() ? o->host : host_group(hosts);
     const auto run = write_imported_run(
-        o->out, o->host, import_argv("nccl-tests", *o), "nccl-tests", o->file, imported,
+        o->out, node, import_argv("nccl-tests", *o), "nccl-tests", o->file, imported,
         [&](const RunIdentity &id) { return with_identity(records, id); });
     report(o->file, run);
     if (parsed.other_lines > 0)

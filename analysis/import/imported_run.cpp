@@ -1,14 +1,18 @@
 #include "analysis/import/imported_run.h"
 
 #include <cctype>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 
+#include <fmt/format.h>
+
 #include "harness/error.h"
-#include "harness/inventory/inventory.h"
 #include "harness/record_io.h"
 
 namespace railgauge::analysis {
@@ -45,12 +49,23 @@ write_imported_run(const std::string &out_dir, const std::string &host,
                    const std::vector<std::string> &argv, const std::string &tool,
                    const std::string &file, nlohmann::json imported,
                    const std::function<std::vector<Record>(const RunIdentity &)> &make_records) {
-  const RunIdentity id = create_run_directory(out_dir, host_for_run_id(host), 0);
+  // The node is the one the source names; without a name, the file's (an import never takes the
+  // importing machine's name or inventory: they describe a machine that measured nothing).
+  std::string node = host;
+  if (node.empty())
+    node = "unknown-" + std::filesystem::path(file).stem().string();
+  // Two imports in the same second (a script importing a folder of logs) must not share a run
+  // id, or calibrate would take them for two ranks of one run: the id carries the file's digest.
+  const std::string text = read_text_file(file, "give the path of the file to import");
+  RunIdentity id = create_run_directory(
+      out_dir,
+      fmt::format("{}-{:08x}", host_for_run_id(node),
+                  static_cast<std::uint32_t>(std::hash<std::string>{}(text + file))),
+      0);
+  id.host = node;
+  imported["node"] = node;
+  imported["node_from"] = host.empty() ? "file name" : "source or --host";
   Manifest manifest(id, argv);
-  InventoryOptions inventory_options; // the importing machine; the imported one is in "imported"
-  inventory_options.query_nvml = false;
-  inventory_options.query_verbs = false;
-  manifest.data()["inventory"] = collect_inventory(inventory_options);
   manifest.data()["suite"] = {{"name", "import." + tool}, {"path", file}};
   imported["tool"] = tool;
   imported["file"] = file;

@@ -5,6 +5,7 @@
 
 #include "harness/error.h"
 #include "harness/store/store.h"
+#include "harness/waiver.h"
 #include "rdma/pair_matrix_run.h"
 #include "rdma/tcp/tcp_benchmarks.h"
 #include "rdma/tcp/tcp_point.h"
@@ -37,9 +38,9 @@ public:
   }
   std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
     if (ctx.world_size() < 3 || ctx.store() == nullptr)
-      return fmt::format("a pair matrix needs at least 3 ranks and a store (this run has {}); "
+      return not_applicable(fmt::format("a pair matrix needs at least 3 ranks and a store (this run has {}); "
                          "launch with mpirun/srun -n N",
-                         ctx.world_size());
+                         ctx.world_size()));
     return std::nullopt;
   }
   Outcome run(RunContext &ctx, const Point &p) override;

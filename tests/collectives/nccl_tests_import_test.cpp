@@ -112,7 +112,7 @@ TEST(NcclTestsImport, PerIterationColumnsAreReadNotMistakenForTheInPlaceHalf) {
   EXPECT_EQ(in_place.metrics["wrong_elements"], 0);
   // The rank lines give the layout: 2 ranks on 2 nodes.
   EXPECT_EQ(out.params["world_size"], 2);
-  EXPECT_EQ(out.params["nodes"], 2);
+  EXPECT_EQ(out.params["group_hosts"], 2);
   EXPECT_EQ(r.about["version_line"], "nccl-tests version 2.19.6 nccl-headers=22809 "
                                      "nccl-library=22809");
 }

@@ -1,0 +1,18 @@
+#pragma once
+// The host of a record imported from one file that several hosts wrote (a multi-node nccl-tests
+// log): every host, joined by kHostGroupSeparator, "cnode2-001+cnode2-003". Its figures belong
+// to the group, not to one of its nodes.
+#include <string>
+#include <vector>
+
+namespace railgauge {
+
+inline constexpr char kHostGroupSeparator = '+';
+
+// The hosts of a group in the order given, each once; "" when there are none.
+std::string host_group(const std::vector<std::string> &hosts);
+
+// "a+b" -> {"a", "b"}; a single host -> {host}. Empty names are dropped.
+std::vector<std::string> hosts_of_group(const std::string &group);
+
+} // namespace railgauge

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""The verdict corpus: real published peer-tool output (tests/fixtures/verdicts/real, cited in
+its README.md) imported and judged by the shipped profiles, each with the verdict it must get
+and the rule and part that must be named.
+
+  verdict_corpus_test.py RAILGAUGE [unittest args]
+
+Every case imports its file(s) with `railgauge import`, runs `railgauge check --format json`
+against results/rules/<profile>.yaml, and asserts the exit status, the verdict and, for a
+problem, a finding of the named rule on the named host with the measured figure. The table is
+printed in docs/check.md ("The verdict corpus").
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
+RULES = ROOT / "results" / "rules"
+RAILGAUGE = None
+
+EXIT = {"pass": 0, "warn": 1, "fail": 2}
+
+# (name, tool, files, profile, verdict, [(rule, host substring, value check)])
+# value check: ("<", x) the finding's value is below x; (">", x) above.
+CASES = [
+    # ---- healthy: must pass
+    ("h100x8_1node_cnode3-002", "nccl-tests", ["xxrjun_h100x8_1node_cnode3-002_5coll.log"],
+     "h100-sxm-ib", "pass", []),
+    ("h100x8_1node_cnode3-007", "nccl-tests", ["xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log"],
+     "h100-sxm-ib", "pass", []),
+    ("h100x8_1node_cnode2-001", "nccl-tests",
+     ["xxrjun_cluster00_h100x8_1node_cnode2-001_5coll_healthy.log"], "h100-sxm-roce", "pass", []),
+    ("h100_10node_80rank", "nccl-tests", ["xxrjun_cluster01_h100_10node_8gpu_5coll_healthy.log"],
+     "h100-sxm-ib", "pass", []),
+    ("h100_2node_pair_400g", "nccl-tests",
+     ["xxrjun_cluster01_h100_2node_8gpu_alltoall_sendrecv_healthy.log"], "h100-sxm-ib", "pass", []),
+    ("h100_2node_pair_unknown_fabric", "nccl-tests",
+     ["xxrjun_cluster00_h100_2node_8gpu_alltoall_sendrecv_healthy.log"], "any-fabric", "pass", []),
+    ("p5_2node_efa", "nccl-tests", ["keitaw_aws_p5_h100_2node_efa_all_reduce_tagged.log"],
+     "h100-sxm-ib", "pass", []),
+    ("a3mega_2node_tcpxo", "nccl-tests", ["gcp_a3mega_h100_2node_tcpxo_all_reduce_EXTRACT.txt"],
+     "h100-sxm-roce", "pass", []),
+    ("h200_2node_roce_baremetal", "nccl-tests",
+     ["issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt"], "h100-sxm-roce", "pass", []),
+    ("a100_2node_hdr_gdr_on", "nccl-tests",
+     ["thomaslie_a100pcie_2node_hdr_ib_all_reduce_gdr_on.txt"], "any-fabric", "pass", []),
+    ("read_lat_gpumem", "perftest", ["moc_oc_h100_roce_ib_read_lat_gpumem_client_healthy.log"],
+     "h100-sxm-roce", "pass", []),
+    ("nvbandwidth_1gpu_unknown", "nvbandwidth",
+     ["dcgm_testinput_nvbandwidth_v0.5_json_1gpu_EXTRACT.json"], "any-fabric", "pass", []),
+    # ---- problems: must fail or warn, naming the rule, the part and the figure
+    ("h200_2node_roce_vm_slow", "nccl-tests",
+     ["issue256_h200_2node_roce_vm_all_reduce_slow_EXTRACT.txt"], "h100-sxm-roce", "fail",
+     [("multinode-allreduce-floor", "207-vm+208-vm", ("<", 60))]),
+    ("h100_2node_roce_gdr_off_allreduce", "nccl-tests",
+     ["moc_h100_2node_1gpu_roce_all_reduce_gdr0_15GBps.log"], "h100-sxm-roce", "fail",
+     [("multinode-busbw-vs-line-rate", "+", ("<", 16))]),
+    ("h100_2node_roce_gdr_off_sendrecv", "nccl-tests",
+     ["moc_h100_2node_1gpu_roce_sendrecv_gdr0_14GBps.log"], "h100-sxm-roce", "fail",
+     [("multinode-sendrecv-vs-line-rate", "+", ("<", 15))]),
+    ("h100_2node_4gpu_roce_sendrecv_slow", "nccl-tests",
+     ["moc_h100_2node_4gpu_roce_sendrecv_slow.log"], "h100-sxm-roce", "fail",
+     [("multinode-sendrecv-vs-line-rate", "+", ("<", 6))]),
+    ("a100_2node_hdr_gdr_off", "nccl-tests",
+     ["thomaslie_a100pcie_2node_hdr_ib_all_reduce_gdr_off_slow.txt"], "any-fabric", "fail",
+     [("busbw-falls-with-size", "n014+n013", ("<", 0.6))]),
+    ("h100_pair_alltoall_abort_sendrecv_falls", "nccl-tests",
+     ["xxrjun_h100_2node_4gpu_alltoall_abort_sendrecv_degrading.log"], "any-fabric", "fail",
+     [("busbw-falls-with-size", "cnode2-001+cnode2-003", ("<", 0.2)),
+      ("record-status", "cnode2-001+cnode2-003", None)]),
+    ("h100_pair_alltoall_collapse", "nccl-tests",
+     ["xxrjun_cluster00_h100_2node_8gpu_alltoall_erratic_collapse.log"], "any-fabric", "fail",
+     [("busbw-falls-with-size", "cnode2-004+cnode2-011", ("<", 0.3))]),
+    ("gh200_slingshot_wrong_data", "nccl-tests",
+     ["issue369_gh200_2node_slingshot_all_reduce_wrong_EXTRACT.txt"], "any-fabric", "fail",
+     [("record-status", "gpu-1-1+gpu-1-7", None)]),
+    ("h100x8_cuda_init_abort", "nccl-tests",
+     ["issue264_h100x8_all_reduce_cuda_init_abort_EXTRACT.txt"], "h100-sxm-ib", "fail",
+     [("record-status", "issue264", None)]),
+    ("ib_write_bw_gpumem_half_line_rate", "perftest",
+     ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu0-gpu0_client.log"], "h100-sxm-roce",
+     "fail", [("rdma-write-bw-floor", "gpu0-gpu0", ("<", 210))]),
+    ("ib_write_bw_gpu_far_from_nic", "perftest",
+     ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu2-gpu0_client_slow.log"], "h100-sxm-roce",
+     "fail", [("rdma-write-bw-floor", "gpu2-gpu0", ("<", 90))]),
+    ("read_lat_tail", "perftest", ["moc_oc_roce_ib_read_lat_hostmem_client_latency_tail.log"],
+     "h100-sxm-roce", "warn", [("rdma-latency-tail", "latency_tail", (">", 50))]),
+    ("nvbandwidth_1gpu_gen3_h2d", "nvbandwidth",
+     ["dcgm_testinput_nvbandwidth_v0.5_json_1gpu_EXTRACT.json"], "h100-sxm-ib", "fail",
+     [("nvbandwidth-h2d-floor", "", ("<", 13))]),
+]
+
+
+def railgauge(*args):
+    return subprocess.run([RAILGAUGE, *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def judge(tool, files, profile, out):
+    for f in files:
+        r = railgauge("import", tool, REAL / f, "--out", out)
+        assert r.returncode in (0, 1), f"import {f}: exit {r.returncode}\n{r.stderr}"
+    r = railgauge("check", "--rules", RULES / f"{profile}.yaml", out, "--format", "json")
+    return r, json.loads(r.stdout) if r.stdout.startswith("{") else None
+
+
+class CorpusTest(unittest.TestCase):
+    pass
+
+
+def make_case(name, tool, files, profile, verdict, named):
+    def test(self):
+        with tempfile.TemporaryDirectory() as out:
+            r, result = judge(tool, files, profile, out)
+            self.assertIsNotNone(result, r.stderr)
+            findings = [dict(f, host=p["host"]) for p in result["parts"] for f in p["findings"]
+                        if not f["missing"]]
+            summary = "\n".join(f"{f['level']} {f['host']} {f['rule']}: {f['text']}"
+                                for f in findings)
+            self.assertEqual(result["verdict"], verdict, f"{name}:\n{summary}")
+            self.assertEqual(r.returncode, EXIT[verdict])
+            # An import is judged on its own evidence: never MISSING at warn or fail for what it
+            # cannot hold (info, such as a fleet of one, is listed and changes nothing).
+            self.assertEqual([f["text"] for p in result["parts"] for f in p["findings"]
+                              if f["missing"] and f["level"] != "info"], [])
+            self.assertNotIn("", result["drain"])
+            for rule, host, check in named:
+                hits = [f for f in findings if f["rule"] == rule and host in f["host"]]
+                self.assertTrue(hits, f"{name}: no {rule} on a host with '{host}':\n{summary}")
+                if check:
+                    op, bound = check
+                    values = [f["value"] for f in hits if isinstance(f["value"], (int, float))]
+                    self.assertTrue(values, hits)
+                    self.assertTrue(all(v < bound if op == "<" else v > bound for v in values),
+                                    f"{rule} values {values} not {op} {bound}")
+    return test
+
+
+for case in CASES:
+    setattr(CorpusTest, f"test_{case[0]}", make_case(*case))
+
+
+if __name__ == "__main__":
+    RAILGAUGE = sys.argv.pop(1)
+    unittest.main()
