@@ -98,7 +98,8 @@ RunSet load_runs(const std::vector<std::string> &paths) {
       set.runs.push_back(load_one(f, set.problems));
   }
   if (set.record_count() == 0) {
-    std::string first = set.problems.empty() ? "every records.jsonl is empty" : set.problems.front();
+    std::string first =
+        set.problems.empty() ? "every records.jsonl is empty" : set.problems.front();
     throw InputError(fmt::format("no readable record in the input ({} problem{}; first: {})",
                                  set.problems.size(), set.problems.size() == 1 ? "" : "s", first),
                      paths.front(),
@@ -145,8 +146,7 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   std::vector<LoadedRun> kept;
   for (auto &run : set.runs) {
     if (run.manifest.is_object()) {
-      const auto when =
-          std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
+      const auto when = std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
       if (when != newest[{host_of(run), suite_of(run)}]) {
         dropped.push_back(run.dir);
         continue;

@@ -20,8 +20,8 @@ namespace railgauge::collectives {
 
 // What a single-process run says for every multi-rank point: not applicable to that run (it
 // starts with harness/waiver.h's kNotApplicable; a test holds them together).
-inline constexpr const char *kNeedsRanks =
-    "not applicable: needs >= 2 ranks: launch with mpirun -np N or srun (one rank per GPU or per node)";
+inline constexpr const char *kNeedsRanks = "not applicable: needs >= 2 ranks: launch with mpirun "
+                                           "-np N or srun (one rank per GPU or per node)";
 
 struct CollectivePoint {
   Kind kind = Kind::all_reduce;

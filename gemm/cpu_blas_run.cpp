@@ -151,8 +151,8 @@ Outcome run_cpu_blas(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double 
   case Dtype::fp64:
     return run_typed<double>(ctx, plan, dtype, peak_tflops, before_verify);
   default:
-    return Outcome::waived(
-        not_applicable(fmt::format("the CPU backend runs fp32 and fp64, not {}", to_string(dtype))));
+    return Outcome::waived(not_applicable(
+        fmt::format("the CPU backend runs fp32 and fp64, not {}", to_string(dtype))));
   }
 }
 

@@ -126,8 +126,8 @@ GemmPlan plan_tp_point(const Point &point) {
         "gemm/pass", "see `railgauge list gemm`");
   if (is_attention_bmm(*layer) && *pass == Pass::wgrad)
     throw InputError(
-        not_applicable(
-            fmt::format("{} is an attention BMM: it has no weights, so no wgrad", to_string(*layer))),
+        not_applicable(fmt::format("{} is an attention BMM: it has no weights, so no wgrad",
+                                   to_string(*layer))),
         "pass", "its backward pass is `dgrad` (two GEMMs)");
   if (tp < 1 || tp > (1 << 20))
     throw InputError(fmt::format("tp = {} is not a TP degree", tp), "tp", "give 1, 2, 4, ...");

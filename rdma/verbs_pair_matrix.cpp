@@ -55,10 +55,11 @@ public:
   }
   std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
     if (ctx.world_size() < 2 || ctx.store() == nullptr)
-      return not_applicable(fmt::format("a pair matrix needs at least 2 ranks and a store (this run has {}); "
-                         "launch one rank per node (or per GPU with nics=local_rank) with "
-                         "mpirun/srun",
-                         ctx.world_size()));
+      return not_applicable(
+          fmt::format("a pair matrix needs at least 2 ranks and a store (this run has {}); "
+                      "launch one rank per node (or per GPU with nics=local_rank) with "
+                      "mpirun/srun",
+                      ctx.world_size()));
     return std::nullopt;
   }
   Outcome run(RunContext &ctx, const Point &p) override;

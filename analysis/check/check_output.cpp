@@ -121,9 +121,10 @@ std::string render_findings_by_rule(const CheckResult &r) {
     std::set<PartKey> parts;
     for (const auto &i : items)
       parts.insert(i.part->key);
-    out += fmt::format("{} {} [{}]: {} finding{} on {} part{}\n", upper(to_string(level_rule.first)),
-                       level_rule.second, items.front().finding->category, items.size(),
-                       items.size() == 1 ? "" : "s", parts.size(), parts.size() == 1 ? "" : "s");
+    out +=
+        fmt::format("{} {} [{}]: {} finding{} on {} part{}\n", upper(to_string(level_rule.first)),
+                    level_rule.second, items.front().finding->category, items.size(),
+                    items.size() == 1 ? "" : "s", parts.size(), parts.size() == 1 ? "" : "s");
     for (std::size_t i = 0; i < items.size() && i < kLinesPerRule; ++i)
       out += fmt::format("  {} {}: {}\n", items[i].part->key.host, part_name(*items[i].part),
                          describe(*items[i].finding));
@@ -134,9 +135,9 @@ std::string render_findings_by_rule(const CheckResult &r) {
     out += "\nCould not judge (MISSING), per family\n";
     for (const auto &[family, m] : missing)
       out += fmt::format("MISSING/{} {}: {} finding{} of {} rule{} on {} node{}; e.g. {}\n",
-                         upper(to_string(m.worst)), family, m.findings,
-                         m.findings == 1 ? "" : "s", m.rules.size(), m.rules.size() == 1 ? "" : "s",
-                         m.hosts.size(), m.hosts.size() == 1 ? "" : "s", m.example);
+                         upper(to_string(m.worst)), family, m.findings, m.findings == 1 ? "" : "s",
+                         m.rules.size(), m.rules.size() == 1 ? "" : "s", m.hosts.size(),
+                         m.hosts.size() == 1 ? "" : "s", m.example);
   }
   const auto names = [](const std::map<std::string, std::set<std::string>> &rules) {
     std::string list;
@@ -208,10 +209,17 @@ std::string prom_label(const std::string &s) {
 }
 
 json finding_json(const Finding &f) {
-  json j = {{"rule", f.rule_id},    {"category", f.category}, {"level", to_string(f.level)},
-            {"missing", f.missing}, {"what", f.what},         {"value", f.value},
-            {"not_covered", f.not_covered}, {"not_applicable", f.not_applicable},
-            {"bound", f.bound},     {"detail", f.detail},     {"run", f.run},
+  json j = {{"rule", f.rule_id},
+            {"category", f.category},
+            {"level", to_string(f.level)},
+            {"missing", f.missing},
+            {"what", f.what},
+            {"value", f.value},
+            {"not_covered", f.not_covered},
+            {"not_applicable", f.not_applicable},
+            {"bound", f.bound},
+            {"detail", f.detail},
+            {"run", f.run},
             {"text", describe(f)}};
   j["threshold"] = f.threshold ? json(*f.threshold) : json(nullptr);
   j["fleet"] = f.fleet ? json{{"n", f.fleet->n}, {"median", f.fleet->median}, {"mad", f.fleet->mad}}
@@ -274,13 +282,13 @@ std::string render_markdown(const CheckResult &r) {
                "|---|---|---|---|---|---|\n";
         header = true;
       }
-      out +=
-          fmt::format("| {}{} | {} | {} | {} | {} | {} |\n", upper(to_string(f.level)),
-                      f.not_covered      ? " (not covered)"
-                      : f.not_applicable ? " (not applicable)"
-                      : f.missing        ? " (missing)"
-                                         : "", escape_md(p.key.host), escape_md(part_name(p)),
-                      escape_md(f.rule_id), f.category, escape_md(describe(f)));
+      out += fmt::format("| {}{} | {} | {} | {} | {} | {} |\n", upper(to_string(f.level)),
+                         f.not_covered      ? " (not covered)"
+                         : f.not_applicable ? " (not applicable)"
+                         : f.missing        ? " (missing)"
+                                            : "",
+                         escape_md(p.key.host), escape_md(part_name(p)), escape_md(f.rule_id),
+                         f.category, escape_md(describe(f)));
     }
   const auto drain = r.drain();
   if (!drain.empty()) {

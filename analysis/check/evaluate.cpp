@@ -318,11 +318,11 @@ private:
           how += fmt::format("{}{} x {} {}", how.empty() ? "" : " or ", fmt_num(*fb.fraction),
                              ref_name, fmt_num(ref));
         const char *scope = fb.per_node ? "this node's parts" : "fleet";
-        f.bound =
-            fmt::format("{} {} ({} of {}: {})", to_string(rule.op), fmt_num(t), scope, stats.n, how);
+        f.bound = fmt::format("{} {} ({} of {}: {})", to_string(rule.op), fmt_num(t), scope,
+                              stats.n, how);
         const double rel = ref != 0 ? (o.value / ref - 1) * 100 : 0;
-        f.detail = fmt::format("{:+.1f}% from the {} {}", rel, fb.per_node ? "node's" : "fleet",
-                               ref_name);
+        f.detail =
+            fmt::format("{:+.1f}% from the {} {}", rel, fb.per_node ? "node's" : "fleet", ref_name);
         add_finding(o.part, std::move(f));
       }
     }
@@ -556,10 +556,10 @@ private:
       if (rule.applies_to == AppliesTo::imported)
         continue; // an own run cannot hold it; an import that lacks it is listed below
       std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
-      add_finding(key, missing(rule, rule.metric,
-                               fmt::format("no record of '{}'{} on this node", rule.key_glob,
-                                           filter),
-                               rule.on_missing));
+      add_finding(key,
+                  missing(rule, rule.metric,
+                          fmt::format("no record of '{}'{} on this node", rule.key_glob, filter),
+                          rule.on_missing));
     }
     if (rule.fleet)
       judge_fleets(rule);
@@ -683,7 +683,7 @@ private:
   std::map<std::string, std::vector<std::pair<std::string, const json *>>> inventories_;
   std::map<std::string, std::vector<Observation>> fleets_;
   std::set<std::string> own_hosts_, imported_hosts_;
-  std::set<std::pair<std::string, std::string>> not_covered_metric_; // (rule, host)
+  std::set<std::pair<std::string, std::string>> not_covered_metric_;  // (rule, host)
   std::map<std::pair<std::string, std::string>, int> not_applicable_; // (rule, host) -> records
 };
 

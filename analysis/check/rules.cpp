@@ -96,9 +96,9 @@ FleetBound parse_fleet(const YAML::Node &node, const std::string &file) {
   if (!node.IsMap())
     throw InputError("'fleet' must be a mapping", at(file, node),
                      "write e.g. fleet: {mads: 3, fraction: 0.95}");
-  expect_keys(node, file, "a fleet bound",
-              {"mads", "fraction", "min_size", "on_too_small", "ignore_params", "scope",
-               "reference"});
+  expect_keys(
+      node, file, "a fleet bound",
+      {"mads", "fraction", "min_size", "on_too_small", "ignore_params", "scope", "reference"});
   FleetBound f;
   if (node["scope"]) {
     const auto scope = scalar(node["scope"], file, "scope");
@@ -164,8 +164,8 @@ CurveSpec parse_curve(const YAML::Node &node, const std::string &file) {
                      "add take: largest, peak, largest_over_peak or worst_drop");
   const auto take = scalar(node["take"], file, "take");
   bool known = false;
-  for (CurveTake t : {CurveTake::largest, CurveTake::peak, CurveTake::largest_over_peak,
-                      CurveTake::worst_drop})
+  for (CurveTake t :
+       {CurveTake::largest, CurveTake::peak, CurveTake::largest_over_peak, CurveTake::worst_drop})
     if (to_string(t) == take) {
       c.take = t;
       known = true;
@@ -298,10 +298,9 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
       r.relative_to = scalar(node["relative_to"], file, "relative_to");
       const auto root = r.relative_to.substr(0, r.relative_to.find('.'));
       if (root != "metrics" && root != "params")
-        throw InputError(fmt::format("relative_to path '{}' must start with metrics. or params.",
-                                     r.relative_to),
-                         at(file, node["relative_to"]),
-                         "write e.g. relative_to: metrics.latency.p50_s");
+        throw InputError(
+            fmt::format("relative_to path '{}' must start with metrics. or params.", r.relative_to),
+            at(file, node["relative_to"]), "write e.g. relative_to: metrics.latency.p50_s");
     }
     if (r.curve && node["fleet"])
       throw InputError("a curve rule takes an absolute 'value', not 'fleet'", r.where,

@@ -96,8 +96,8 @@ struct Rule {
   std::string where;              // rules.yaml:LINE, for messages
 
   // Exactly one source: records (key glob, params filter, metric path) or an inventory probe.
-  std::string key_glob;               // as written, for messages
-  std::vector<std::string> key_globs; // `key:` is one glob or a list of them
+  std::string key_glob;                             // as written, for messages
+  std::vector<std::string> key_globs;               // `key:` is one glob or a list of them
   nlohmann::json params = nlohmann::json::object(); // name -> value, list of values, or glob
   std::string metric;
   std::string probe;

@@ -38,9 +38,10 @@ public:
   }
   std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
     if (ctx.world_size() < 3 || ctx.store() == nullptr)
-      return not_applicable(fmt::format("a pair matrix needs at least 3 ranks and a store (this run has {}); "
-                         "launch with mpirun/srun -n N",
-                         ctx.world_size()));
+      return not_applicable(
+          fmt::format("a pair matrix needs at least 3 ranks and a store (this run has {}); "
+                      "launch with mpirun/srun -n N",
+                      ctx.world_size()));
     return std::nullopt;
   }
   Outcome run(RunContext &ctx, const Point &p) override;

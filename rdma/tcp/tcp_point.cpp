@@ -79,11 +79,13 @@ std::optional<std::string> tcp_waive_reason(const RunContext &ctx, const TcpPoin
     return fmt::format("message size {} B is outside 1 B..64 MiB", spec.size_bytes);
   if (spec.mode == "ranks") {
     if (ctx.world_size() < 2 || ctx.store() == nullptr)
-      return not_applicable(fmt::format("mode=ranks needs 2 ranks and a store (this run has {}); use "
-                         "mode=loopback or launch with mpirun/srun -n 2",
-                         ctx.world_size()));
+      return not_applicable(
+          fmt::format("mode=ranks needs 2 ranks and a store (this run has {}); use "
+                      "mode=loopback or launch with mpirun/srun -n 2",
+                      ctx.world_size()));
     if (ctx.rank() > 1)
-      return not_applicable(fmt::format("rank {} is not part of the pair (ranks 0 and 1 are)", ctx.rank()));
+      return not_applicable(
+          fmt::format("rank {} is not part of the pair (ranks 0 and 1 are)", ctx.rank()));
   }
   return std::nullopt;
 }

@@ -358,11 +358,13 @@ std::optional<std::string> verbs_waive_reason(const RunContext &ctx, const Verbs
   }
   if (spec.mode == "ranks") {
     if (ctx.world_size() < 2 || ctx.store() == nullptr)
-      return not_applicable(fmt::format("mode=ranks needs 2 ranks and a store (this run has {} rank{}); "
-                         "use mode=loopback or launch with mpirun/srun -n 2",
-                         ctx.world_size(), ctx.world_size() == 1 ? "" : "s"));
+      return not_applicable(
+          fmt::format("mode=ranks needs 2 ranks and a store (this run has {} rank{}); "
+                      "use mode=loopback or launch with mpirun/srun -n 2",
+                      ctx.world_size(), ctx.world_size() == 1 ? "" : "s"));
     if (ctx.rank() > 1)
-      return not_applicable(fmt::format("rank {} is not part of the pair (ranks 0 and 1 are)", ctx.rank()));
+      return not_applicable(
+          fmt::format("rank {} is not part of the pair (ranks 0 and 1 are)", ctx.rank()));
   }
   return std::nullopt;
 }

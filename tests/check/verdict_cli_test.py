@@ -104,7 +104,8 @@ class VerdictTest(unittest.TestCase):
         fleet = self.fleet("fleet")  # only the bad pair: a warning
         r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", fleet)
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("WARN node04 mlx5_0 rdma-pair-vs-fleet", r.stdout)
+        # Findings are grouped by rule, then one line per part
+        self.assertIn("WARN rdma-pair-vs-fleet [nic]: 1 finding on 1 part\n  node04 mlx5_0:", r.stdout)
 
     def test_bad_rules_and_flags_exit_4_with_file_and_line(self):
         run = self.fleet("fleet")

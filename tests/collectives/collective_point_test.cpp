@@ -9,6 +9,7 @@
 #include "collectives/collective_point.h"
 #include "collectives/nccl/register_collectives_nccl.h"
 #include "harness/registry.h"
+#include "harness/waiver.h"
 #include "railgauge/config.h"
 
 namespace railgauge::collectives {
@@ -94,6 +95,15 @@ TEST_F(NcclPlacement, TheBenchmarkWaivesInPlaceAlltoallAndSendrecvWithTheReason)
     else
       EXPECT_NE(why->find("built without NCCL"), std::string::npos) << key << ": " << *why;
   }
+}
+
+// Waivers by construction say so in words that `check` reads: they are not applicable, never
+// missing hardware that fails a node.
+TEST(CollectivePoint, WaiversByConstructionAreNotApplicable) {
+  EXPECT_TRUE(is_not_applicable(kNeedsRanks));
+  EXPECT_TRUE(is_not_applicable(*placement_problem(point(Kind::sendrecv, true), Backend::mpi)));
+  EXPECT_TRUE(is_not_applicable(*placement_problem(point(Kind::alltoall, true), Backend::nccl)));
+  EXPECT_TRUE(is_not_applicable(*placement_problem(point(Kind::broadcast, false), Backend::mpi)));
 }
 
 } // namespace
