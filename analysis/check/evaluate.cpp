@@ -450,6 +450,17 @@ private:
     return !own_hosts_.count(host) && imported_hosts_.count(host);
   }
 
+  // A record the rule selected but cannot judge: counted against the part, at on_missing.
+  void record_missing(const Rule &rule, const PartKey &part, const Record &r,
+                      const std::string &run, const std::string &what, std::string detail) {
+    tally(part, rule.id, false);
+    auto m = missing(rule, what, std::move(detail), rule.on_missing);
+    m.key = r.key;
+    m.params = r.params;
+    m.run = run;
+    add_finding(part, std::move(m));
+  }
+
   void record_rule(const Rule &rule) {
     std::set<std::string> hosts_with_match;
     std::map<std::string, Curve> curves;
@@ -476,15 +487,9 @@ private:
         if (r.status == Status::failed || r.status == Status::error)
           continue; // record-status fails its part; it is not also missing here
         if (r.status != Status::ok) {
-          tally(key, rule.id, false);
-          auto m = missing(
-              rule, rule.metric,
-              fmt::format("record is {}{}", to_string(r.status), r.reason ? ": " + *r.reason : ""),
-              rule.on_missing);
-          m.key = r.key;
-          m.params = r.params;
-          m.run = run.dir;
-          add_finding(key, std::move(m));
+          record_missing(
+              rule, key, r, run.dir, rule.metric,
+              fmt::format("record is {}{}", to_string(r.status), r.reason ? ": " + *r.reason : ""));
           continue;
         }
         const json doc = {{"metrics", r.metrics}, {"params", r.params}, {"device", r.device}};
@@ -496,12 +501,7 @@ private:
           continue;
         }
         if (found.empty()) {
-          tally(key, rule.id, false);
-          auto m = missing(rule, rule.metric, "the record has no such metric", rule.on_missing);
-          m.key = r.key;
-          m.params = r.params;
-          m.run = run.dir;
-          add_finding(key, std::move(m));
+          record_missing(rule, key, r, run.dir, rule.metric, "the record has no such metric");
           continue;
         }
         for (const auto &pv : found) {
@@ -513,14 +513,8 @@ private:
             double d = 0, v = 0;
             if (denominator.size() != 1 || !number_into(denominator.front().value, d) ||
                 !number_into(value, v) || d <= 0) {
-              tally(key, rule.id, false);
-              auto m = missing(rule, pv.path,
-                               fmt::format("the record has no positive {}", rule.relative_to),
-                               rule.on_missing);
-              m.key = r.key;
-              m.params = r.params;
-              m.run = run.dir;
-              add_finding(key, std::move(m));
+              record_missing(rule, key, r, run.dir, pv.path,
+                             fmt::format("the record has no positive {}", rule.relative_to));
               continue;
             }
             f.what = fmt::format("{} / {}", pv.path, rule.relative_to);

@@ -92,6 +92,16 @@ nlohmann::json to_json_value(const YAML::Node &node, const std::string &file) {
   return text;
 }
 
+// A whole number of at least 2 (min_size, min_points).
+int count_of_at_least_2(const YAML::Node &node, const std::string &file, const char *what,
+                        const char *example) {
+  const double n = number(node, file, what);
+  if (n < 2 || n != std::floor(n))
+    throw InputError(fmt::format("'{}' must be a whole number of at least 2", what), at(file, node),
+                     fmt::format("write e.g. {}: {}", what, example));
+  return static_cast<int>(n);
+}
+
 FleetBound parse_fleet(const YAML::Node &node, const std::string &file) {
   if (!node.IsMap())
     throw InputError("'fleet' must be a mapping", at(file, node),
@@ -130,13 +140,8 @@ FleetBound parse_fleet(const YAML::Node &node, const std::string &file) {
   if (!f.mads && !f.fraction)
     throw InputError("a fleet bound needs 'mads', 'fraction' or both", at(file, node),
                      "write e.g. fleet: {mads: 3, fraction: 0.95}");
-  if (node["min_size"]) {
-    const double n = number(node["min_size"], file, "min_size");
-    if (n < 2 || n != std::floor(n))
-      throw InputError("'min_size' must be a whole number of at least 2",
-                       at(file, node["min_size"]), "write e.g. min_size: 5");
-    f.min_size = static_cast<int>(n);
-  }
+  if (node["min_size"])
+    f.min_size = count_of_at_least_2(node["min_size"], file, "min_size", "5");
   if (node["on_too_small"])
     f.on_too_small = level(node["on_too_small"], file, "on_too_small", true);
   if (node["ignore_params"]) {
@@ -181,13 +186,8 @@ CurveSpec parse_curve(const YAML::Node &node, const std::string &file) {
     for (const auto &item : node["ignore_params"])
       c.ignore_params.push_back(scalar(item, file, "ignore_params"));
   }
-  if (node["min_points"]) {
-    const double n = number(node["min_points"], file, "min_points");
-    if (n < 2 || n != std::floor(n))
-      throw InputError("'min_points' must be a whole number of at least 2",
-                       at(file, node["min_points"]), "write e.g. min_points: 3");
-    c.min_points = static_cast<int>(n);
-  }
+  if (node["min_points"])
+    c.min_points = count_of_at_least_2(node["min_points"], file, "min_points", "3");
   return c;
 }
 
