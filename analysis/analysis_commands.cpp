@@ -7,7 +7,6 @@
 #include "analysis/compare/compare_command.h"
 #include "analysis/import/import_commands.h"
 #include "analysis/report/report_command.h"
-#include "offload/import_nvbandwidth_command.h"
 
 namespace railgauge::analysis {
 
@@ -16,7 +15,7 @@ void add_analysis_commands(CLI::App &app, int &exit_code) {
   add_compare_command(app, exit_code);
   add_report_command(app, exit_code);
   add_calibrate_command(app, exit_code);
-  offload::add_import_nvbandwidth_command(app, exit_code);
+  add_import_nvbandwidth_command(app, exit_code);
   add_import_nccl_tests_command(app, exit_code);
   add_import_perftest_command(app, exit_code);
 }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/collective_record.h"
 #include "harness/error.h"
 #include "harness/waiver.h"
 
@@ -155,13 +156,13 @@ std::optional<std::string> placement_problem(const CollectivePoint &p, Backend b
 nlohmann::json collective_metrics(const LockstepResult &r, Kind kind, std::uint64_t size_bytes,
                                   int group_ranks) {
   auto m = r.to_json();
-  m["bytes_per_call"] = size_bytes;
+  m[metric::kBytesPerCall] = size_bytes;
   const auto median = bandwidth(kind, size_bytes, group_ranks, r.time_s.median);
   const auto best = bandwidth(kind, size_bytes, group_ranks, r.time_s.min);
-  m["algbw_gbytes_per_s"] = median.algbw_gbytes_per_s;
-  m["busbw_gbytes_per_s"] = median.busbw_gbytes_per_s;
-  m["busbw_max_gbytes_per_s"] = best.busbw_gbytes_per_s;
-  m["bus_factor"] = bus_factor(kind, group_ranks);
+  m[record::kAlgbwGbytesPerS] = median.algbw_gbytes_per_s;
+  m[record::kBusbwGbytesPerS] = median.busbw_gbytes_per_s;
+  m[record::kBusbwMaxGbytesPerS] = best.busbw_gbytes_per_s;
+  m[record::kBusFactor] = bus_factor(kind, group_ranks);
   if (r.back_to_back_s > 0)
     m["wall_busbw_gbytes_per_s"] =
         bandwidth(kind, size_bytes, group_ranks, r.back_to_back_s).busbw_gbytes_per_s;
@@ -181,15 +182,15 @@ nlohmann::json textbook_metrics(const LockstepResult &mine, const LockstepResult
 }
 
 void add_group_params(nlohmann::json &derived_params, const GroupPlacement &where) {
-  derived_params["backend"] = where.backend;
-  derived_params["world_size"] = where.world_size;
-  derived_params["group_type"] = where.type;
-  derived_params["group_index"] = where.index;
-  derived_params["group_size"] = where.size;
+  derived_params[record::kBackend] = where.backend;
+  derived_params[record::kWorldSize] = where.world_size;
+  derived_params[record::kGroupType] = where.type;
+  derived_params[record::kGroupIndex] = where.index;
+  derived_params[record::kGroupSize] = where.size;
   // Where the group actually ran, not where the split meant it to: a tensor group that straddles
   // nodes (ranks placed round-robin over nodes) shows here.
   if (where.hosts > 0)
-    derived_params["group_hosts"] = where.hosts;
+    derived_params[record::kGroupHosts] = where.hosts;
 }
 
 std::size_t textbook_elements(Kind kind, std::size_t count, int ranks) {

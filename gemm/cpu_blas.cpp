@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "gemm/cpu_blas.h"
+#include "gemm/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 // -a tp=8 -a seq=256` shrinks a real one to CPU size.
 class CpuBlas final : public CpuBlasBenchmark {
 public:
-  std::string_view key() const override { return "gemm.cpu_blas"; }
+  std::string_view key() const override { return record::kCpuBlas; }
   std::string_view description() const override {
     return "CPU GEMM (OpenBLAS) TFLOP/s of a transformer block's GEMMs (fwd, dgrad, wgrad) "
            "under tensor parallelism t";

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "gemm/cpu_blas.h"
+#include "gemm/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 // call, a fraction of a second on 2 cores).
 class CpuBlasSize final : public CpuBlasBenchmark {
 public:
-  std::string_view key() const override { return "gemm.cpu_blas_size"; }
+  std::string_view key() const override { return record::kCpuBlasSize; }
   std::string_view description() const override {
     return "CPU GEMM (OpenBLAS) TFLOP/s against M, N, K (square by default)";
   }

@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "gemm/gemm_record.h"
 #include "gemm/verify_bound.h"
 #include "harness/error.h"
+#include "harness/metric_names.h"
 #include "harness/waiver.h"
 
 namespace railgauge::gemm {
@@ -215,14 +217,14 @@ nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dt
   const double flops = plan.flops();
   const double bytes = plan.bytes(dtype_bytes(dtype));
   j["flops_per_call"] = flops;
-  j["bytes_per_call"] = bytes;
+  j[metric::kBytesPerCall] = bytes;
   j["flops_per_byte"] = flops / bytes;
   const double tflops = m.time_s.median > 0 ? flops / m.time_s.median / 1e12 : 0.0;
-  j["tflops"] = tflops;
-  j["tflops_max"] = m.time_s.min > 0 ? flops / m.time_s.min / 1e12 : 0.0;
+  j[record::kTflops] = tflops;
+  j[record::kTflopsMax] = m.time_s.min > 0 ? flops / m.time_s.min / 1e12 : 0.0;
   if (peak_tflops > 0) {
-    j["peak_tflops"] = peak_tflops;
-    j["efficiency"] = tflops / peak_tflops;
+    j[record::kPeakTflops] = peak_tflops;
+    j[record::kEfficiency] = tflops / peak_tflops;
   }
   return j;
 }

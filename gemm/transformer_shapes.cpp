@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/waiver.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -124,7 +125,7 @@ std::optional<std::string> tp_split_problem(const ModelShape &m, int tp) {
 
 std::vector<TransformerGemm> transformer_gemms(const ModelShape &m, int tp) {
   if (auto why = tp_split_problem(m, tp))
-    throw InputError(*why, fmt::format("model={} tp={}", m.name, tp),
+    throw InputError(not_applicable(*why), fmt::format("model={} tp={}", m.name, tp),
                      "pick a TP degree that divides the heads, kv heads and ffn");
   const std::int64_t t = tp, h = m.hidden, d = m.head_dim(), s = m.seq, tokens = m.tokens();
   const std::int64_t q_heads = m.heads / t;

@@ -9,24 +9,17 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/number_text.h"
 
 namespace railgauge {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= s.size(); ++i) {
     if (i == s.size() || s[i] == sep) {
-      parts.push_back(trim(s.substr(start, i - start)));
+      parts.push_back(trimmed(s.substr(start, i - start)));
       start = i + 1;
     }
   }
@@ -114,7 +107,7 @@ std::vector<AxisValue> parse_range(const Axis &axis, std::string_view item,
 } // namespace
 
 std::optional<std::int64_t> parse_bytes(std::string_view text) {
-  text = trim(text);
+  text = trimmed(text);
   std::size_t digits = 0;
   while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits]))))
     ++digits;
@@ -123,7 +116,7 @@ std::optional<std::int64_t> parse_bytes(std::string_view text) {
   const auto number = parse_int(text.substr(0, digits));
   if (!number)
     return std::nullopt;
-  const std::string_view suffix = trim(text.substr(digits));
+  const std::string_view suffix = trimmed(text.substr(digits));
   struct Unit {
     std::string_view suffix;
     std::int64_t scale;

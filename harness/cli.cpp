@@ -16,8 +16,10 @@
 #include "analysis/analysis_commands.h"
 #include "gemm/tp_table.h"
 #include "harness/error.h"
+#include "harness/exit_status.h"
 #include "harness/inventory/inventory.h"
 #include "harness/launch.h"
+#include "harness/make_registry.h"
 #include "harness/manifest.h"
 #include "harness/printers.h"
 #include "harness/record_io.h"
@@ -269,7 +271,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);
   const bool bad = counts.count("failed") || counts.count("error");
-  return bad ? 1 : 0;
+  return code(bad ? ExitStatus::problems : ExitStatus::ok);
 }
 
 int list_benchmarks(const Registry &registry, const std::string &format,
@@ -337,6 +339,7 @@ int dispatch(int argc, char **argv) {
                "Records go to <out>/<run-id>/records.jsonl (one JSON object per point) with\n"
                "the manifest run.json beside them. GB = 1e9 bytes, Gb = 1e9 bits."};
   app.require_subcommand(1);
+  app.footer(std::string(kExitStatusHelp));
   app.set_version_flag("--version", std::string("railgauge ") + RAILGAUGE_VERSION);
 
   std::string list_format = "table";
@@ -398,8 +401,7 @@ int dispatch(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    return app.exit(e) == 0 ? code(ExitStatus::ok) : code(ExitStatus::bad_input);
   }
 
   if (analysis_exit >= 0)
@@ -432,7 +434,7 @@ int dispatch(int argc, char **argv) {
                              {{"name", family}, {"path", nullptr}});
     }
   }
-  return 2;
+  return code(ExitStatus::bad_input);
 }
 
 } // namespace
@@ -442,10 +444,10 @@ int run_cli(int argc, char **argv) {
     return dispatch(argc, argv);
   } catch (const InputError &e) {
     std::cerr << "railgauge: error: " << e.what() << '\n';
-    return 2;
+    return code(ExitStatus::bad_input);
   } catch (const std::exception &e) {
     std::cerr << "railgauge: failed: " << e.what() << '\n';
-    return 3;
+    return code(ExitStatus::internal);
   }
 }
 

@@ -1,6 +1,6 @@
+#include "harness/make_registry.h"
 #include "collectives/register_collectives.h"
 #include "gemm/register_gemm.h"
-#include "harness/registry.h"
 #include "memory/register_memory.h"
 #include "offload/register_offload.h"
 #include "rdma/register_rdma.h"

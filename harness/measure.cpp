@@ -1,4 +1,5 @@
 #include "harness/measure.h"
+#include "harness/metric_names.h"
 
 #include <algorithm>
 #include <chrono>
@@ -54,7 +55,7 @@ double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {
 }
 
 nlohmann::json Measurement::to_json() const {
-  return {{"time_s", railgauge::to_json(time_s)},
+  return {{metric::kTimeS, railgauge::to_json(time_s)},
           {"batch", batch},
           {"timer", timer},
           {"sampler", sampler},
@@ -66,9 +67,9 @@ nlohmann::json Measurement::to_json() const {
 nlohmann::json Measurement::bandwidth_metrics(std::uint64_t bytes_per_call) const {
   nlohmann::json j = to_json();
   const auto bytes = static_cast<double>(bytes_per_call);
-  j["bytes_per_call"] = bytes_per_call;
-  j["bandwidth_gbytes_per_s"] = bytes / time_s.median / 1e9;
-  j["bandwidth_max_gbytes_per_s"] = bytes / time_s.min / 1e9;
+  j[metric::kBytesPerCall] = bytes_per_call;
+  j[metric::kBandwidthGbytesPerS] = bytes / time_s.median / 1e9;
+  j[metric::kBandwidthMaxGbytesPerS] = bytes / time_s.min / 1e9;
   return j;
 }
 

@@ -1,5 +1,6 @@
 #include "harness/number_text.h"
 
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -15,6 +16,15 @@ std::optional<double> finite_number(const std::string &text) {
   } catch (const std::out_of_range &) {
   }
   return std::nullopt;
+}
+
+std::string_view trimmed(std::string_view text) {
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!text.empty() && blank(text.front()))
+    text.remove_prefix(1);
+  while (!text.empty() && blank(text.back()))
+    text.remove_suffix(1);
+  return text;
 }
 
 } // namespace railgauge

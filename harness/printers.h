@@ -9,15 +9,9 @@
 #include <vector>
 
 #include "harness/record.h"
+#include "harness/record_printer.h"
 
 namespace railgauge {
-
-class RecordPrinter {
-public:
-  virtual ~RecordPrinter() = default;
-  virtual void on_record(const Record &record) = 0;
-  virtual void finish() {}
-};
 
 enum class OutputFormat { table, jsonl, csv };
 // Throws InputError for anything but table|jsonl|csv.

@@ -1,6 +1,7 @@
 #include "harness/record.h"
 
 #include "harness/json_integer.h"
+#include "harness/metric_names.h"
 
 #include <chrono>
 #include <stdexcept>
@@ -12,7 +13,7 @@ namespace railgauge {
 
 void Outcome::conclude_data_check(const std::vector<std::string> &problems) {
   if (problems.empty()) {
-    metrics["verified"] = true;
+    metrics[metric::kVerified] = true;
     return;
   }
   status = Status::failed;

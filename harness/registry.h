@@ -29,9 +29,6 @@ private:
   std::vector<std::unique_ptr<Benchmark>> benchmarks_;
 };
 
-// All families, in the order `railgauge list` shows them.
-Registry make_registry();
-
 bool glob_match(std::string_view glob, std::string_view text);
 
 } // namespace railgauge

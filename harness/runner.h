@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "harness/manifest.h"
-#include "harness/printers.h"
 #include "harness/record_io.h"
+#include "harness/record_printer.h"
 #include "harness/registry.h"
 #include "harness/run_context.h"
 #include "harness/suite.h"

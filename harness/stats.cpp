@@ -17,6 +17,14 @@ double percentile_of_sorted(std::span<const double> sorted, double p) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
+double median(std::span<const double> samples) {
+  if (samples.empty())
+    return 0;
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  return percentile_of_sorted(sorted, 0.5);
+}
+
 Summary summarize(std::span<const double> samples) {
   if (samples.empty())
     throw std::invalid_argument("summary of an empty sample set");

@@ -26,6 +26,9 @@ double percentile_of_sorted(std::span<const double> sorted, double p);
 // Throws std::invalid_argument on an empty span or a non-finite sample.
 Summary summarize(std::span<const double> samples);
 
+// The median (mean of the two middle values for an even count); 0 for no samples.
+double median(std::span<const double> samples);
+
 // Median absolute deviation, scaled by 1.4826 so that it estimates sigma for normal data.
 double scaled_mad(std::span<const double> samples);
 

@@ -123,9 +123,4 @@ std::uint64_t Topology::last_level_cache_bytes() const {
   return levels.back().size_bytes * levels.back().count;
 }
 
-unsigned Topology::physical_cores() const {
-  const int n = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
-  return n > 0 ? static_cast<unsigned>(n) : 1;
-}
-
 } // namespace railgauge

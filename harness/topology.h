@@ -43,7 +43,6 @@ public:
   std::vector<NumaNode> numa_nodes() const;
   std::vector<CacheLevel> caches() const;       // data and unified caches, L1 first
   std::uint64_t last_level_cache_bytes() const; // summed over instances
-  unsigned physical_cores() const;
 
 private:
   Topology(hwloc_topology_t topo, bool this_machine) : topo_(topo), this_machine_(this_machine) {}

@@ -22,11 +22,12 @@
 #include <string>
 #include <thread>
 
+#include "harness/exit_status.h"
+
 namespace railgauge {
 
-// The exit status of a run that the watchdog ended (0 ok, 1 failed/error records, 2 bad input,
-// 3 a failure of railgauge itself or of its output).
-inline constexpr int kWatchdogExitCode = 4;
+// The exit status of a run that the watchdog ended (harness/exit_status.h).
+inline constexpr int kWatchdogExitCode = code(ExitStatus::hung);
 
 class Watchdog {
 public:

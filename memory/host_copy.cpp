@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/host_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 class HostCopy final : public HostStreamBenchmark {
 public:
   HostCopy() : HostStreamBenchmark(Kernel::copy) {}
-  std::string_view key() const override { return "memory.host_copy"; }
+  std::string_view key() const override { return record::kHostCopy; }
   std::string_view description() const override {
     return "Host DRAM copy bandwidth per NUMA node: c[i] = a[i] over threads pinned one per core "
            "(GB/s, 2 arrays counted, write-allocate not counted)";

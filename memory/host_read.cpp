@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/host_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 class HostRead final : public HostStreamBenchmark {
 public:
   HostRead() : HostStreamBenchmark(Kernel::read) {}
-  std::string_view key() const override { return "memory.host_read"; }
+  std::string_view key() const override { return record::kHostRead; }
   std::string_view description() const override {
     return "Host DRAM read bandwidth per NUMA node: sum += a[i] over threads pinned one per core "
            "(GB/s, 1 array counted)";

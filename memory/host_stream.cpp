@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/host_buffer.h"
 #include "harness/run_context.h"
-#include "memory/host_buffer.h"
 
 namespace railgauge::memory {
 namespace {

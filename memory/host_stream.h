@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "harness/benchmark.h"
+#include "harness/pinned_workers.h"
 #include "harness/topology.h"
 #include "memory/host_kernels.h"
-#include "memory/pinned_workers.h"
 
 namespace railgauge::memory {
 

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/host_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 class HostTriad final : public HostStreamBenchmark {
 public:
   HostTriad() : HostStreamBenchmark(Kernel::triad) {}
-  std::string_view key() const override { return "memory.host_triad"; }
+  std::string_view key() const override { return record::kHostTriad; }
   std::string_view description() const override {
     return "Host DRAM triad bandwidth per NUMA node: a[i] = b[i] + s*c[i] over threads pinned one "
            "per core (GB/s, 3 arrays counted, write-allocate not counted)";

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/host_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 class HostWrite final : public HostStreamBenchmark {
 public:
   HostWrite() : HostStreamBenchmark(Kernel::write) {}
-  std::string_view key() const override { return "memory.host_write"; }
+  std::string_view key() const override { return record::kHostWrite; }
   std::string_view description() const override {
     return "Host DRAM write bandwidth per NUMA node: a[i] = s with normal stores over threads "
            "pinned one per core (GB/s, 1 array counted, write-allocate not counted)";

@@ -11,7 +11,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/resources.h"
 #include "harness/error.h"
-#include "memory/pinned_workers.h"
+#include "harness/pinned_workers.h"
 
 namespace railgauge::offload {
 namespace {
@@ -90,7 +90,7 @@ double GatedLanesTimer::time_batch_s(const Operation &, std::int64_t batch) {
       const Lane &lane = lanes_[k];
       bool counted = false;
       try {
-        std::optional<memory::PinnedWorkers::CallerBinding> bound;
+        std::optional<PinnedWorkers::CallerBinding> bound;
         if (lane.pu)
           bound.emplace(topology_, *lane.pu);
         RAILGAUGE_CUDA_CALL(cudaSetDevice(lane.device));

@@ -3,13 +3,16 @@
 #include "offload/offload_benchmark.h"
 
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "gemm/cuda/gemm_load_values.h"
 #include "harness/cuda/device.h"
+#include "harness/cuda/gemm_load_values.h"
 #include "harness/error.h"
 #include "harness/run_context.h"
+#include "offload/offload_record.h"
 #include "offload/offload_sizes.h"
 #include "offload/placement.h"
 
@@ -35,7 +38,63 @@ std::vector<int> gpus_of(OffloadPath path, const Point &point) {
   return gpus;
 }
 
+struct PathInfo {
+  const char *key;
+  const char *description;
+};
+
+PathInfo path_info(OffloadPath path) {
+  namespace r = record;
+  switch (path) {
+  case OffloadPath::h2d: // the path a prefetch of weights or optimizer state takes
+    return {r::kH2d,
+            "host-to-device cudaMemcpyAsync bandwidth of one GPU, pinned or pageable host memory "
+            "near or far from it (GB/s, bytes copied counted once, with the PCIe link's expected "
+            "rate)"};
+  case OffloadPath::d2h: // the path an offload of activations or optimizer state takes
+    return {r::kD2h,
+            "device-to-host cudaMemcpyAsync bandwidth of one GPU, pinned or pageable host memory "
+            "near or far from it (GB/s, bytes copied counted once, with the PCIe link's expected "
+            "rate)"};
+  case OffloadPath::bidir:
+    // nvbandwidth's bidirectional CE tests measure one stream while the other interferes; here
+    // both are measured and summed
+    return {r::kBidir, "host<->device bidirectional cudaMemcpyAsync of one GPU, two streams "
+                       "started together: each direction's GB/s and their sum (bytes counted once "
+                       "per direction)"};
+  case OffloadPath::zero_copy_read: // a kernel that reads offloaded tensors in place
+    return {r::kZeroCopyRead,
+            "zero-copy host-to-device: a kernel reads mapped pinned host memory "
+            "(16-byte vectors) into HBM (GB/s, bytes over the link counted once)"};
+  case OffloadPath::zero_copy_write: // a kernel that writes offloaded tensors in place
+    return {r::kZeroCopyWrite,
+            "zero-copy device-to-host: a kernel writes HBM contents into mapped pinned host memory "
+            "(16-byte vectors) (GB/s, bytes over the link counted once)"};
+  case OffloadPath::all_gpus_h2d:
+    // one thread per GPU, released together: the aggregate and each GPU's share show a shared
+    // PCIe switch or root port that single-GPU tests cannot
+    return {r::kAllGpusH2d, "host-to-device cudaMemcpyAsync on every visible GPU at once: "
+                            "aggregate GB/s, each GPU's GB/s and share"};
+  case OffloadPath::all_gpus_d2h:
+    return {r::kAllGpusD2h, "device-to-host cudaMemcpyAsync on every visible GPU at once: "
+                            "aggregate GB/s, each GPU's GB/s and share"};
+  case OffloadPath::with_gemm:
+    // the GEMM count per call balanced to the copy's time, so they overlap: the slowdown of each
+    // says whether offload hides behind compute, as a model that overlaps them assumes
+    return {r::kWithGemm, "host<->device copy concurrent with a bf16 cuBLASLt GEMM on the same "
+                          "GPU: each one's time alone and together, and the slowdown of each"};
+  }
+  throw std::logic_error("unknown offload path");
+}
+
 } // namespace
+
+OffloadBenchmark::OffloadBenchmark(OffloadPath path)
+    : path_(path), key_(path_info(path).key), description_(path_info(path).description) {}
+
+std::unique_ptr<OffloadBenchmark> make_offload_benchmark(OffloadPath path) {
+  return std::make_unique<OffloadBenchmark>(path);
+}
 
 std::vector<Axis> OffloadBenchmark::axes() const {
   std::vector<AxisValue> sizes;
@@ -153,7 +212,7 @@ std::optional<std::string> OffloadBenchmark::supported(const RunContext &ctx,
       return fmt::format("placement={} for GPU {}: {}", point.text("placement"), gpus[i], *why);
     double device_bytes = static_cast<double>(size_bytes) * device_buffers(path_);
     if (path_ == OffloadPath::with_gemm)
-      device_bytes += static_cast<double>(gemm::gemm_load_device_bytes(point.integer("gemm_mnk")));
+      device_bytes += static_cast<double>(gpu::gemm_load_device_bytes(point.integer("gemm_mnk")));
     if (device_bytes > kMaxDeviceMemoryShare * static_cast<double>(info.free_memory_bytes))
       return fmt::format("the point needs {} bytes of GPU memory, more than {:.0f}% of the {} "
                          "bytes free on GPU {} ({})",

@@ -1,7 +1,8 @@
 #pragma once
-// Host<->GPU bandwidth (docs/offload.md): the shared part of offload.h2d, d2h, bidir,
-// zero_copy_read, zero_copy_write, all_gpus_h2d, all_gpus_d2h and with_gemm (one small class per
-// key, in the file named after it).
+// Host<->GPU bandwidth (docs/offload.md): offload.h2d, d2h, bidir, zero_copy_read,
+// zero_copy_write, all_gpus_h2d, all_gpus_d2h and with_gemm, one benchmark per OffloadPath. The
+// keys and what each measures are the table in offload_benchmark.cpp; the measuring is
+// offload_run.cpp's, one function per kind of path.
 //
 // One point = host buffers of `size_bytes` bound by hwloc to the GPU's own NUMA node or a far
 // one (placement.h), with the point's CPU thread pinned to a core of that node; pinned buffers
@@ -33,8 +34,11 @@
 
 namespace railgauge::offload {
 
-class OffloadBenchmark : public Benchmark {
+class OffloadBenchmark final : public Benchmark {
 public:
+  explicit OffloadBenchmark(OffloadPath path);
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override;
   std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
@@ -55,9 +59,6 @@ public:
     nvml_snapshot_.reset();
   }
 
-protected:
-  explicit OffloadBenchmark(OffloadPath path) : path_(path) {}
-
 private:
   Outcome run_copy(RunContext &ctx, const Point &point);
   Outcome run_bidir(RunContext &ctx, const Point &point);
@@ -68,19 +69,24 @@ private:
   const nlohmann::json &nvml_snapshot();
 
   OffloadPath path_;
+  const char *key_;
+  const char *description_;
   BeforeVerify before_verify_;
   std::string nvml_library_ = "libnvidia-ml.so.1";
   std::string sysfs_root_ = "/sys";
   std::optional<nlohmann::json> nvml_snapshot_;
 };
 
-std::unique_ptr<OffloadBenchmark> make_h2d();
-std::unique_ptr<OffloadBenchmark> make_d2h();
-std::unique_ptr<OffloadBenchmark> make_bidir();
-std::unique_ptr<OffloadBenchmark> make_zero_copy_read();
-std::unique_ptr<OffloadBenchmark> make_zero_copy_write();
-std::unique_ptr<OffloadBenchmark> make_all_gpus_h2d();
-std::unique_ptr<OffloadBenchmark> make_all_gpus_d2h();
-std::unique_ptr<OffloadBenchmark> make_with_gemm();
+// Every path, in the order `railgauge list` shows them.
+inline constexpr OffloadPath kOffloadPaths[] = {OffloadPath::h2d,
+                                                OffloadPath::d2h,
+                                                OffloadPath::bidir,
+                                                OffloadPath::zero_copy_read,
+                                                OffloadPath::zero_copy_write,
+                                                OffloadPath::all_gpus_h2d,
+                                                OffloadPath::all_gpus_d2h,
+                                                OffloadPath::with_gemm};
+
+std::unique_ptr<OffloadBenchmark> make_offload_benchmark(OffloadPath path);
 
 } // namespace railgauge::offload

@@ -11,21 +11,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gemm/cuda/gemm_load.h"
 #include "harness/balance_repeats.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
+#include "harness/cuda/gemm_load.h"
 #include "harness/cuda/resources.h"
+#include "harness/host_buffer.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
+#include "harness/pinned_workers.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
-#include "memory/host_buffer.h"
-#include "memory/pinned_workers.h"
 #include "offload/gated_lanes_timer.h"
 #include "offload/offload_benchmark.h"
 #include "offload/offload_kernels.h"
+#include "offload/offload_record.h"
 #include "offload/pattern.h"
 #include "offload/pcie_link.h"
 #include "offload/placement.h"
@@ -40,7 +41,7 @@ constexpr int kMaxRepeatsPerCall = 64;
 // How often the GPU's clocks, power and PCIe link are sampled while a point runs.
 constexpr std::chrono::milliseconds kMonitorPeriod{50};
 
-// Host memory bound to one NUMA node (memory::HostBuffer), page-locked and mapped into every
+// Host memory bound to one NUMA node (HostBuffer), page-locked and mapped into every
 // device's address space when pinned (cudaHostRegister), unregistered before it is freed.
 class HostRegion {
 public:
@@ -61,12 +62,12 @@ public:
   HostRegion &operator=(const HostRegion &) = delete;
 
   void *data() const { return buffer_.doubles(); }
-  const memory::HostBuffer &buffer() const { return buffer_; }
+  const HostBuffer &buffer() const { return buffer_; }
   void *device_pointer() const { return device_pointer_; } // mapped pinned memory only
   std::size_t bytes() const { return buffer_.size_bytes(); }
 
 private:
-  memory::HostBuffer buffer_;
+  HostBuffer buffer_;
   bool registered_ = false;
   void *device_pointer_ = nullptr;
 };
@@ -267,7 +268,7 @@ Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
 
   // The thread that seeds, enqueues (and, for pageable memory, copies through the driver's
   // staging buffers) runs on the placement's node.
-  const memory::PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
+  const PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
   const gpu::DeviceGuard guard(device);
   HostRegion host(ctx.topology().get(), where.numa_node, bytes, pinned);
   gpu::DeviceBuffer dev(bytes);
@@ -336,7 +337,7 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   const HostPlacement where = placement_of(ctx, point, info, 0);
   const HostPlacement second = placement_of(ctx, point, info, 1);
   const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
-  const memory::PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
+  const PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
   const gpu::DeviceGuard guard(device);
 
   HostRegion host_in(ctx.topology().get(), where.numa_node, bytes, true);
@@ -361,8 +362,8 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes));
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, h2d_bw + d2h_bw, 2));
-  outcome.metrics["h2d_gbytes_per_s"] = h2d_bw;
-  outcome.metrics["d2h_gbytes_per_s"] = d2h_bw;
+  outcome.metrics[record::kH2dGbytesPerS] = h2d_bw;
+  outcome.metrics[record::kD2hGbytesPerS] = d2h_bw;
   // Each direction was timed while the other still ran (the timer's padding): their sum is the
   // concurrent aggregate. bandwidth_gbytes_per_s is all bytes over the slower direction's time.
   outcome.metrics["sum_gbytes_per_s"] = h2d_bw + d2h_bw;
@@ -515,7 +516,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   const HostPlacement where = placement_of(ctx, point, info, 0);
   const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
   const OffloadPath one = point.text("direction") == "d2h" ? OffloadPath::d2h : OffloadPath::h2d;
-  const memory::PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
+  const PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
   const gpu::DeviceGuard guard(device);
 
   HostRegion host(ctx.topology().get(), where.numa_node, bytes, true);
@@ -524,7 +525,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   const std::uint32_t seed = seed_for(bytes, device, 0);
   gpu::Stream setup;
   prepare(transfer, seed, setup.get());
-  gemm::GemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")), setup.get());
+  gpu::GemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")), setup.get());
 
   // Each work alone, then both together, the shorter repeated per call so that the two lanes
   // take about as long (the timer's padding keeps each in contention to its last call).
@@ -570,14 +571,14 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   // time_s (from to_json) is the slower lane's time per call of the pair; the bandwidth and
   // the slowdowns are per copy and per GEMM.
   outcome.metrics["bytes_per_copy"] = bytes;
-  outcome.metrics["bandwidth_gbytes_per_s"] = copy_bw;
+  outcome.metrics[record::kBandwidthGbytesPerS] = copy_bw;
   outcome.metrics["copy_alone_gbytes_per_s"] = gbytes_per_s(bytes, copy_alone_s);
   outcome.metrics["copy_concurrent_gbytes_per_s"] = copy_bw;
   outcome.metrics["gemm_alone_tflops"] = gemm.flops() / gemm_alone_s / 1e12;
   outcome.metrics["gemm_concurrent_tflops"] = gemm.flops() / gemm_together_s / 1e12;
   // > 1: slower beside the other. 1.0 for both means the copy hides completely behind compute.
-  outcome.metrics["copy_slowdown"] = copy_together_s / copy_alone_s;
-  outcome.metrics["gemm_slowdown"] = gemm_together_s / gemm_alone_s;
+  outcome.metrics[record::kCopySlowdown] = copy_together_s / copy_alone_s;
+  outcome.metrics[record::kGemmSlowdown] = gemm_together_s / gemm_alone_s;
   outcome.metrics.update(
       contention_metrics(timed_batches(both.contention_fractions(), measurement)));
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));

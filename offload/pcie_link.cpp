@@ -1,5 +1,6 @@
 #include "offload/pcie_link.h"
 #include "harness/json_integer.h"
+#include "offload/offload_record.h"
 
 #include <charconv>
 #include <cmath>
@@ -126,7 +127,7 @@ nlohmann::json pcie_metrics(const std::optional<PcieLinkState> &link,
   m["pcie_gen_max"] = opt(link->gen_max);
   m["pcie_width_max"] = opt(link->width_max);
   const auto reason = pcie_downtrained_reason(*link);
-  m["pcie_link_downtrained"] = reason.has_value();
+  m[record::kPcieLinkDowntrained] = reason.has_value();
   m["pcie_link_downtrained_reason"] = reason ? nlohmann::json(*reason) : nullptr;
   if (!link->gen_current || !link->width_current)
     return m;
@@ -136,9 +137,9 @@ nlohmann::json pcie_metrics(const std::optional<PcieLinkState> &link,
   const auto expected = pcie_expected_gbytes_per_s(gen, width);
   m["pcie_link_gbytes_per_s"] = raw ? nlohmann::json(*raw) : nullptr;
   m["pcie_max_payload_bytes_assumed"] = kAssumedMaxPayloadBytes;
-  m["expected_gbytes_per_s"] = expected ? nlohmann::json(*expected * directions) : nullptr;
+  m[record::kExpectedGbytesPerS] = expected ? nlohmann::json(*expected * directions) : nullptr;
   if (expected && measured_gbytes_per_s)
-    m["efficiency"] = *measured_gbytes_per_s / (*expected * directions);
+    m[record::kEfficiency] = *measured_gbytes_per_s / (*expected * directions);
   return m;
 }
 

@@ -38,7 +38,7 @@ std::variant<HostPlacement, std::string> choose_host_placement(const Topology &t
                                                                unsigned nth_thread = 0);
 
 // Where the host buffers' pages went against where they were bound (`requested`, an OS index):
-// each entry of `found` is a buffer's nodes (memory::HostBuffer::page_nodes()) or why the kernel
+// each entry of `found` is a buffer's nodes (HostBuffer::page_nodes()) or why the kernel
 // could not say. {"host_numa_nodes_measured": [sorted union] or null, "placement_honoured":
 // every page on `requested` (null when unknown), "host_numa_node_unknown_reason" when unknown}.
 nlohmann::json

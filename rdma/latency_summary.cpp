@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/stats.h"
+#include "rdma/rdma_record.h"
 
 namespace railgauge::rdma {
 
@@ -38,9 +39,15 @@ LatencySummary summarize_latency(std::span<const double> samples_s) {
 }
 
 nlohmann::json to_json(const LatencySummary &s) {
-  return {{"n", s.n},         {"min_s", s.min_s},   {"p50_s", s.p50_s},
-          {"p90_s", s.p90_s}, {"p99_s", s.p99_s},   {"p99_9_s", s.p999_s},
-          {"max_s", s.max_s}, {"mean_s", s.mean_s}, {"stdev_s", s.stdev_s}};
+  return {{"n", s.n},
+          {"min_s", s.min_s},
+          {record::kP50S, s.p50_s},
+          {"p90_s", s.p90_s},
+          {record::kP99S, s.p99_s},
+          {"p99_9_s", s.p999_s},
+          {record::kMaxS, s.max_s},
+          {"mean_s", s.mean_s},
+          {"stdev_s", s.stdev_s}};
 }
 
 } // namespace railgauge::rdma

@@ -1,3 +1,4 @@
+#include "rdma/rdma_record.h"
 #include "rdma/verbs_benchmark.h"
 
 namespace railgauge::rdma {
@@ -6,7 +7,7 @@ namespace {
 class ReadBw final : public VerbsBenchmark {
 public:
   ReadBw() : VerbsBenchmark(Verb::read, false) {}
-  std::string_view key() const override { return "rdma.read_bw"; }
+  std::string_view key() const override { return record::kReadBw; }
   std::string_view description() const override {
     return "RC RDMA READ bandwidth vs message size: Gb/s, GB/s and message rate; QPs, post lists, "
            "CQ moderation, inline; uni- or bidirectional; data checked; port counter deltas";

@@ -1,3 +1,4 @@
+#include "rdma/rdma_record.h"
 #include "rdma/verbs_benchmark.h"
 
 namespace railgauge::rdma {
@@ -6,7 +7,7 @@ namespace {
 class ReadLat final : public VerbsBenchmark {
 public:
   ReadLat() : VerbsBenchmark(Verb::read, true) {}
-  std::string_view key() const override { return "rdma.read_lat"; }
+  std::string_view key() const override { return record::kReadLat; }
   std::string_view description() const override {
     return "RC RDMA READ latency (round trip) vs message size: min/p50/p90/p99/p99.9/max and "
            "stdev; data checked; port counter deltas";

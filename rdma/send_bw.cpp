@@ -1,3 +1,4 @@
+#include "rdma/rdma_record.h"
 #include "rdma/verbs_benchmark.h"
 
 namespace railgauge::rdma {
@@ -6,7 +7,7 @@ namespace {
 class SendBw final : public VerbsBenchmark {
 public:
   SendBw() : VerbsBenchmark(Verb::send, false) {}
-  std::string_view key() const override { return "rdma.send_bw"; }
+  std::string_view key() const override { return record::kSendBw; }
   std::string_view description() const override {
     return "RC RDMA SEND bandwidth vs message size: Gb/s, GB/s and message rate; QPs, post lists, "
            "CQ moderation, inline; uni- or bidirectional; data checked; port counter deltas";

@@ -8,6 +8,7 @@
 #include "harness/waiver.h"
 #include "rdma/matrix_endpoints.h"
 #include "rdma/pair_matrix_run.h"
+#include "rdma/rdma_record.h"
 #include "rdma/verbs_benchmark.h"
 #include "rdma/verbs_point.h"
 
@@ -20,7 +21,7 @@ namespace {
 // and the findings; every rank's record holds the port counters of its NICs' pairs that moved.
 class VerbsPairMatrix final : public Benchmark {
 public:
-  std::string_view key() const override { return "rdma.pair_matrix"; }
+  std::string_view key() const override { return record::kPairMatrix; }
   std::string_view description() const override {
     return "Every NIC pair across nodes once (rail-aligned or all-to-all rounds of disjoint "
            "pairs) over RC verbs: latency and bandwidth matrix, bad pairs (ClusterKit: >2.1x min "

@@ -1,3 +1,4 @@
+#include "rdma/rdma_record.h"
 #include "rdma/verbs_benchmark.h"
 
 namespace railgauge::rdma {
@@ -6,7 +7,7 @@ namespace {
 class WriteBw final : public VerbsBenchmark {
 public:
   WriteBw() : VerbsBenchmark(Verb::write, false) {}
-  std::string_view key() const override { return "rdma.write_bw"; }
+  std::string_view key() const override { return record::kWriteBw; }
   std::string_view description() const override {
     return "RC RDMA WRITE bandwidth vs message size: Gb/s, GB/s and message rate; QPs, post lists, "
            "CQ moderation, inline; uni- or bidirectional; data checked; port counter deltas";

@@ -1,3 +1,4 @@
+#include "rdma/rdma_record.h"
 #include "rdma/verbs_benchmark.h"
 
 namespace railgauge::rdma {
@@ -6,7 +7,7 @@ namespace {
 class WriteLat final : public VerbsBenchmark {
 public:
   WriteLat() : VerbsBenchmark(Verb::write, true) {}
-  std::string_view key() const override { return "rdma.write_lat"; }
+  std::string_view key() const override { return record::kWriteLat; }
   std::string_view description() const override {
     return "RC RDMA WRITE latency vs message size: min/p50/p90/p99/p99.9/max and stdev per round "
            "trip; data checked; port counter deltas";

@@ -16,15 +16,13 @@
 #include "analysis/calibrate/fit_report.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
+#include "harness/exit_status.h"
 
 namespace railgauge::analysis {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace railgauge::calibrate;
-
-constexpr int kExitInput = 2;
-constexpr int kExitInternal = 3;
 
 struct Options {
   std::vector<std::string> runs;
@@ -96,7 +94,7 @@ int run_calibrate(const Options &o) {
   if (const auto problems = calculon_problems(system); !problems.empty()) {
     for (const auto &p : problems)
       std::cerr << "railgauge: internal error: Calculon file: " << p << '\n';
-    return kExitInternal;
+    return code(ExitStatus::internal);
   }
   std::error_code ec;
   fs::create_directories(o.out, ec);
@@ -145,7 +143,7 @@ void add_calibrate_command(CLI::App &app, int &exit_code) {
       exit_code = run_calibrate(*o);
     } catch (const InputError &e) {
       std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = kExitInput;
+      exit_code = code(ExitStatus::bad_input);
     }
   });
 }

@@ -7,18 +7,14 @@
 
 #include <fmt/format.h>
 
+#include "harness/stats.h"
+
 namespace railgauge::calibrate {
 namespace {
 
 constexpr double kGiga = 1e9;
 constexpr double kMega = 1e6;
 constexpr double kTera = 1e12;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 FitQuality quality_of(const StepFit &f, std::size_t n) { return {n, f.held_out, f.in_sample}; }
 

@@ -4,17 +4,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "harness/stats.h"
+
 namespace railgauge::calibrate {
 namespace {
 
 constexpr double kHuberC = 1.345;
 constexpr int kMaxIterations = 50;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Weighted least squares on the active columns (the others stay 0).
 std::optional<std::vector<double>> weighted_fit(const std::vector<LinearSample> &s,

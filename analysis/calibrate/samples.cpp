@@ -4,6 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "collectives/collective_record.h"
+#include "gemm/gemm_record.h"
+#include "memory/memory_record.h"
+#include "offload/offload_record.h"
+#include "rdma/rdma_record.h"
+
 namespace railgauge::calibrate {
 namespace {
 
@@ -23,9 +29,9 @@ std::optional<std::string> text(const nlohmann::json &obj, const char *name) {
 
 // The median time of one call: metrics.time_s is a summary object (or a plain number).
 std::optional<double> median_time_s(const nlohmann::json &metrics) {
-  if (!metrics.contains("time_s"))
+  if (!metrics.contains(metric::kTimeS))
     return std::nullopt;
-  const auto &t = metrics["time_s"];
+  const auto &t = metrics[metric::kTimeS];
   if (t.is_number())
     return t.get<double>();
   return number(t, "median");
@@ -52,15 +58,17 @@ std::optional<int> first_int(const nlohmann::json &params,
 // The ranks a collective ran on: its group's size first. A record of `groups=tp=2+dp=rest` on 4
 // ranks carries world_size 4 and group_size 2, and the bus factor and tier are the group's.
 std::optional<int> group_ranks(const nlohmann::json &params) {
-  return first_int(params, {"group_size", "ranks", "nranks", "world_size"});
+  return first_int(params, {collectives::record::kGroupSize, "ranks", "nranks",
+                            collectives::record::kWorldSize});
 }
 
 // The group one rank's record ran in: run, key, the split and which group of it. Records without
 // group params (imports, older runs) fall into one group per (run, key).
 std::string group_of(const Record &r) {
-  return fmt::format(
-      "{}\x1f{}\x1f{}\x1f{}\x1f{}", r.run, r.key, text(r.params, "groups").value_or(""),
-      text(r.params, "group_type").value_or(""), number(r.params, "group_index").value_or(0));
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", r.run, r.key,
+                     text(r.params, collectives::record::kGroups).value_or(""),
+                     text(r.params, collectives::record::kGroupType).value_or(""),
+                     number(r.params, collectives::record::kGroupIndex).value_or(0));
 }
 
 // Where the tier is not in the record, it comes from how the ranks were laid out: a group on
@@ -77,7 +85,8 @@ std::pair<std::string, std::string> decide_tier(const Record &r, std::size_t hos
         return {kScaleOut, fmt::format("params.{}", name)};
     }
   }
-  if (auto nodes = first_int(r.params, {"group_hosts", "nodes", "node_count", "hosts"}))
+  if (auto nodes =
+          first_int(r.params, {collectives::record::kGroupHosts, "nodes", "node_count", "hosts"}))
     return {*nodes > 1 ? kScaleOut : kScaleUp, "params.group_hosts or nodes"};
   const auto ranks = group_ranks(r.params);
   if (auto per_node = first_int(r.params, {"ranks_per_node", "local_size", "gpus_per_node"});
@@ -113,9 +122,175 @@ std::optional<std::string> canonical_collective(const std::string &name) {
 // Library collectives only: the textbook algorithms over point-to-point are measured against
 // the library, not what a training job runs.
 bool is_textbook(const Record &r) {
-  const auto a = text(r.params, "algorithm");
+  const auto a = text(r.params, collectives::record::kAlgorithm);
   return a && (*a == "ring" || *a == "recursive_doubling" || *a == "recursive_halving" ||
                *a == "halving_doubling" || *a == "tree");
+}
+
+// ---------------------------------------------------------------- one extractor per family
+// Each reads a record through its family's contract: the sample, or nullopt with `why`.
+
+// A point measured beside a GEMM (offload.with_gemm, collectives.*_with_gemm): the GEMM's slowdown.
+std::optional<OverlapSample> overlap_sample(const Record &r, std::size_t hosts_in_group) {
+  const auto slowdown = number(r.metrics, collectives::record::kGemmSlowdown);
+  if (!slowdown || !(*slowdown > 0))
+    return std::nullopt;
+  OverlapSample o;
+  o.family = starts_with(r.key, std::string(offload::record::kFamily) + ".")
+                 ? offload::record::kFamily
+                 : collectives::record::kFamily;
+  if (o.family == collectives::record::kFamily)
+    o.tier = decide_tier(r, hosts_in_group).first;
+  o.gemm_slowdown = *slowdown;
+  o.key = r.key;
+  return o;
+}
+
+std::optional<GemmSample> gemm_sample(const Record &r, std::string &why) {
+  namespace g = gemm::record;
+  const auto &p = r.params;
+  const auto &m = r.metrics;
+  const auto flops = number(m, g::kFlopsPerCall);
+  const auto bytes = number(m, g::kBytesPerCall);
+  const auto time = median_time_s(m);
+  const auto dtype = text(p, g::kDtype);
+  if (!flops || !bytes || !time || !dtype || !(*time > 0) || !(*flops > 0)) {
+    why = "no flops_per_call, bytes_per_call, time_s.median or dtype";
+    return std::nullopt;
+  }
+  GemmSample s;
+  s.dtype = *dtype;
+  s.m = static_cast<std::int64_t>(number(p, g::kM).value_or(0));
+  s.n = static_cast<std::int64_t>(number(p, g::kN).value_or(0));
+  s.k = static_cast<std::int64_t>(number(p, g::kK).value_or(0));
+  s.batch = static_cast<std::int64_t>(number(p, g::kBatch).value_or(1));
+  s.flops = *flops;
+  s.time_s = *time;
+  s.peak_tflops =
+      std::max(number(m, g::kPeakTflops).value_or(0), number(p, g::kPeakTflops).value_or(0));
+  s.op = text(p, g::kOp).value_or("");
+  s.model = text(p, g::kModel).value_or("");
+  s.layer = text(p, g::kLayer).value_or("");
+  s.pass = text(p, g::kPass).value_or("");
+  s.tp = static_cast<int>(number(p, g::kTp).value_or(0));
+  s.count = std::max(1, static_cast<int>(number(p, g::kGemmCount).value_or(1)));
+  // A BMM's dgrad record runs its two GEMMs (dQ and dK, or dP and dV) in one call: FLOPs and
+  // bytes of both. Each touches as many bytes as the forward BMM (the same three matrices,
+  // transposed), and Calculon's BatchMatMul counts the backward as agrad_flops = 2F but
+  // agrad_mem_accessed = the forward's B (activation_space + activation_grads,
+  // calculon/llm/layers.py). Its memory term is Calculon's: B, not the record's 2B.
+  s.bytes_per_call = *bytes;
+  s.bytes = *bytes / s.count;
+  s.key = r.key;
+  return s;
+}
+
+std::optional<MemorySample> memory_sample(const Record &r, std::string &why) {
+  namespace mem = memory::record;
+  const auto bytes = number(r.metrics, mem::kBytesPerCall);
+  const auto time = median_time_s(r.metrics);
+  if (!bytes || !time || !(*time > 0) || !(*bytes > 0)) {
+    why = "no bytes_per_call or time_s.median";
+    return std::nullopt;
+  }
+  const double passes = std::max(1.0, number(r.params, mem::kPassesPerCall).value_or(1));
+  const std::string name = suffix_after_dot(r.key);
+  MemorySample s;
+  s.tier = starts_with(name, "hbm_") ? "hbm" : starts_with(name, "host_") ? "host" : "";
+  if (s.tier.empty()) {
+    why = "a memory key that is neither memory.hbm_* nor memory.host_*";
+    return std::nullopt;
+  }
+  s.kind = name.substr(name.find('_') + 1);
+  s.bytes = *bytes / passes;
+  s.time_s = *time / passes;
+  s.threads = static_cast<int>(number(r.params, mem::kThreadsUsed).value_or(0));
+  s.key = r.key;
+  return s;
+}
+
+std::optional<OffloadSample> offload_sample(const Record &r, std::string &why) {
+  namespace off = offload::record;
+  const auto bytes = number(r.metrics, off::kBytesPerCall);
+  const auto time = median_time_s(r.metrics);
+  if (!bytes || !time || !(*time > 0) || !(*bytes > 0)) {
+    why = "no bytes_per_call or time_s.median";
+    return std::nullopt;
+  }
+  OffloadSample s;
+  s.direction = suffix_after_dot(r.key);
+  s.host_memory = text(r.params, off::kHostMemory).value_or("pinned");
+  s.placement = text(r.params, off::kPlacement).value_or("near");
+  s.bytes = *bytes;
+  s.time_s = *time;
+  s.key = r.key;
+  return s;
+}
+
+std::optional<CollectiveSample> collective_sample(const Record &r, std::size_t hosts_in_group,
+                                                  std::string &why) {
+  namespace c = collectives::record;
+  const auto &p = r.params;
+  if (is_textbook(r)) {
+    why = "a textbook algorithm over point-to-point, not the library's collective";
+    return std::nullopt;
+  }
+  if (text(p, c::kGroupType) == "concurrent") {
+    why = "group_type concurrent: every axis's groups at once contend for the links, and the "
+          "record holds the time only; not an α/β point";
+    return std::nullopt;
+  }
+  const auto op = collective_op(r);
+  const auto size = number(p, c::kSizeBytes);
+  const auto ranks = group_ranks(p);
+  // nccl-tests' text output has its host wall-clock mean per call, not a distribution.
+  std::optional<double> call_s = median_time_s(r.metrics);
+  if (!call_s && text(p, c::kSource) == "nccl-tests")
+    call_s = number(r.metrics, c::kWallTimeS);
+  if (!op || !size || !ranks || !call_s || !(*call_s > 0) || !(*size > 0)) {
+    why = "no collective name, size_bytes, ranks or time_s.median";
+    return std::nullopt;
+  }
+  CollectiveSample s;
+  std::tie(s.tier, s.tier_from) = decide_tier(r, hosts_in_group);
+  s.hosts = std::max(static_cast<int>(hosts_in_group),
+                     first_int(p, {c::kGroupHosts, "nodes"}).value_or(0));
+  s.op = *op;
+  s.ranks = *ranks;
+  s.size_bytes = *size;
+  s.time_s = *call_s;
+  s.key = r.key;
+  return s;
+}
+
+std::optional<P2pSample> p2p_sample(const Record &r, std::string &why) {
+  namespace rd = rdma::record;
+  const std::string name = suffix_after_dot(r.key);
+  const auto us = name.rfind('_');
+  const std::string what = us == std::string::npos ? "" : name.substr(us + 1);
+  const auto size = number(r.params, rd::kSizeBytes);
+  const auto time = median_time_s(r.metrics);
+  P2pSample s;
+  s.verb = name.substr(0, us);
+  s.key = r.key;
+  if (what == "lat" && size && r.metrics.contains(rd::kLatency)) {
+    const auto p50 = number(r.metrics[rd::kLatency], rd::kP50S);
+    if (p50 && *p50 > 0) {
+      s.measure = "latency";
+      s.bytes = *size;
+      s.time_s = *p50;
+    }
+  } else if (what == "bw" && size && time && *time > 0) {
+    const double per_call = std::max(1.0, number(r.metrics, rd::kMessagesPerCall).value_or(1));
+    s.measure = "bandwidth";
+    s.bytes = *size;
+    s.time_s = *time / per_call;
+  }
+  if (s.measure.empty()) {
+    why = "an rdma key that is neither *_lat with latency.p50_s nor *_bw with time_s";
+    return std::nullopt;
+  }
+  return s;
 }
 
 } // namespace
@@ -146,188 +321,65 @@ Samples extract_samples(const analysis::RunSet &runs) {
   // A collective point (run, key, params) -> (its sample in out.collectives, the rank it is from).
   std::map<std::string, std::pair<std::size_t, int>> first_of_point;
 
-  const auto skip = [&](const Record &r, const std::string &why) {
-    out.skipped.push_back(fmt::format("{}: {}", describe(r), why));
-  };
-
   for (const Record *rp : all) {
     const Record &r = *rp;
-    const bool known_family = starts_with(r.key, "gemm.") || starts_with(r.key, "memory.") ||
-                              starts_with(r.key, "offload.") ||
-                              starts_with(r.key, "collectives.") || starts_with(r.key, "rdma.");
+    const std::string family = r.key.substr(0, r.key.find('.'));
+    const bool known_family =
+        family == gemm::record::kFamily || family == memory::record::kFamily ||
+        family == offload::record::kFamily || family == collectives::record::kFamily ||
+        family == rdma::record::kFamily;
     if (!known_family)
       continue;
     if (r.status != Status::ok) {
       ++out.ignored_status[std::string(to_string(r.status))];
       continue;
     }
-    const auto &p = r.params;
-    const auto &m = r.metrics;
-    const auto time = median_time_s(m);
-    bool used = false;
-
-    if (auto slowdown = number(m, "gemm_slowdown"); slowdown && *slowdown > 0) {
-      OverlapSample o;
-      o.family = starts_with(r.key, "offload.") ? "offload" : "collectives";
-      if (o.family == "collectives")
-        o.tier = decide_tier(r, hosts[group_of(r)].size()).first;
-      o.gemm_slowdown = *slowdown;
-      o.key = r.key;
-      out.overlap.push_back(o);
+    const std::size_t hosts_in_group = hosts[group_of(r)].size();
+    if (auto o = overlap_sample(r, hosts_in_group)) {
+      out.overlap.push_back(*o);
       ++out.used_by_key[r.key];
       continue; // the concurrent point's own time is not a clean bandwidth sample
     }
-
-    if (starts_with(r.key, "gemm.")) {
-      const auto flops = number(m, "flops_per_call");
-      const auto bytes = number(m, "bytes_per_call");
-      const auto dtype = text(p, "dtype");
-      if (!flops || !bytes || !time || !dtype || !(*time > 0) || !(*flops > 0)) {
-        skip(r, "no flops_per_call, bytes_per_call, time_s.median or dtype");
-        continue;
-      }
-      GemmSample g;
-      g.dtype = *dtype;
-      g.m = static_cast<std::int64_t>(number(p, "m").value_or(0));
-      g.n = static_cast<std::int64_t>(number(p, "n").value_or(0));
-      g.k = static_cast<std::int64_t>(number(p, "k").value_or(0));
-      g.batch = static_cast<std::int64_t>(number(p, "batch").value_or(1));
-      g.flops = *flops;
-      g.time_s = *time;
-      g.peak_tflops =
-          std::max(number(m, "peak_tflops").value_or(0), number(p, "peak_tflops").value_or(0));
-      g.op = text(p, "op").value_or("");
-      g.model = text(p, "model").value_or("");
-      g.layer = text(p, "gemm").value_or("");
-      g.pass = text(p, "pass").value_or("");
-      g.tp = static_cast<int>(number(p, "tp").value_or(0));
-      g.count = std::max(1, static_cast<int>(number(p, "gemm_count").value_or(1)));
-      // A BMM's dgrad record runs its two GEMMs (dQ and dK, or dP and dV) in one call: FLOPs and
-      // bytes of both. Each touches as many bytes as the forward BMM (the same three matrices,
-      // transposed), and Calculon's BatchMatMul counts the backward as agrad_flops = 2F but
-      // agrad_mem_accessed = the forward's B (activation_space + activation_grads,
-      // calculon/llm/layers.py). Its memory term is Calculon's: B, not the record's 2B.
-      g.bytes_per_call = *bytes;
-      g.bytes = *bytes / g.count;
-      g.key = r.key;
-      out.gemm.push_back(g);
-      used = true;
-    } else if (starts_with(r.key, "memory.")) {
-      const auto bytes = number(m, "bytes_per_call");
-      if (!bytes || !time || !(*time > 0) || !(*bytes > 0)) {
-        skip(r, "no bytes_per_call or time_s.median");
-        continue;
-      }
-      const double passes = std::max(1.0, number(p, "passes_per_call").value_or(1));
-      const std::string name = suffix_after_dot(r.key);
-      MemorySample s;
-      s.tier = starts_with(name, "hbm_") ? "hbm" : starts_with(name, "host_") ? "host" : "";
-      if (s.tier.empty()) {
-        skip(r, "a memory key that is neither memory.hbm_* nor memory.host_*");
-        continue;
-      }
-      s.kind = name.substr(name.find('_') + 1);
-      s.bytes = *bytes / passes;
-      s.time_s = *time / passes;
-      s.threads = static_cast<int>(number(p, "threads_used").value_or(0));
-      s.key = r.key;
-      out.memory.push_back(s);
-      used = true;
-    } else if (starts_with(r.key, "offload.")) {
-      const auto bytes = number(m, "bytes_per_call");
-      if (!bytes || !time || !(*time > 0) || !(*bytes > 0)) {
-        skip(r, "no bytes_per_call or time_s.median");
-        continue;
-      }
-      OffloadSample s;
-      s.direction = suffix_after_dot(r.key);
-      s.host_memory = text(p, "host_memory").value_or("pinned");
-      s.placement = text(p, "placement").value_or("near");
-      s.bytes = *bytes;
-      s.time_s = *time;
-      s.key = r.key;
-      out.offload.push_back(s);
-      used = true;
-    } else if (starts_with(r.key, "collectives.")) {
-      if (is_textbook(r)) {
-        skip(r, "a textbook algorithm over point-to-point, not the library's collective");
-        continue;
-      }
-      if (text(p, "group_type") == "concurrent") {
-        skip(r, "group_type concurrent: every axis's groups at once contend for the links, and the "
-                "record holds the time only; not an α/β point");
-        continue;
-      }
-      const auto op = collective_op(r);
-      const auto size = number(p, "size_bytes");
-      const auto ranks = group_ranks(p);
-      // nccl-tests' text output has its host wall-clock mean per call, not a distribution.
-      std::optional<double> call_s = time;
-      if (!call_s && text(p, "source") == "nccl-tests")
-        call_s = number(m, "wall_time_s");
-      if (!op || !size || !ranks || !call_s || !(*call_s > 0) || !(*size > 0)) {
-        skip(r, "no collective name, size_bytes, ranks or time_s.median");
-        continue;
-      }
-      CollectiveSample s;
-      std::tie(s.tier, s.tier_from) = decide_tier(r, hosts[group_of(r)].size());
-      s.hosts = std::max(static_cast<int>(hosts[group_of(r)].size()),
-                         first_int(p, {"group_hosts", "nodes"}).value_or(0));
-      s.op = *op;
-      s.ranks = *ranks;
-      s.size_bytes = *size;
-      s.time_s = *call_s;
-      s.key = r.key;
+    std::string why;
+    bool used = false;
+    if (family == gemm::record::kFamily) {
+      if (auto g = gemm_sample(r, why))
+        out.gemm.push_back(*g), used = true;
+    } else if (family == memory::record::kFamily) {
+      if (auto m = memory_sample(r, why))
+        out.memory.push_back(*m), used = true;
+    } else if (family == offload::record::kFamily) {
+      if (auto o = offload_sample(r, why))
+        out.offload.push_back(*o), used = true;
+    } else if (family == rdma::record::kFamily) {
+      if (auto p = p2p_sample(r, why))
+        out.p2p.push_back(*p), used = true;
+    } else if (auto c = collective_sample(r, hosts_in_group, why)) {
       // Every rank of a run writes the point, each with the same time (the max over ranks): one
       // sample per point, else a held-out point's twin stays in the training folds. The groups
       // of one group_type run at once and share that time: one sample per tier they sit in.
-      nlohmann::json point_params = p;
-      point_params.erase("group_index");
-      point_params.erase("group_hosts"); // groups of one type may sit on different host counts
+      nlohmann::json point_params = r.params;
+      point_params.erase(collectives::record::kGroupIndex);
+      // groups of one type may sit on different host counts
+      point_params.erase(collectives::record::kGroupHosts);
       const std::string point =
-          fmt::format("{}\x1f{}\x1f{}\x1f{}", r.run, r.key, point_params.dump(), s.tier);
+          fmt::format("{}\x1f{}\x1f{}\x1f{}", r.run, r.key, point_params.dump(), c->tier);
       if (const auto seen = first_of_point.find(point); seen != first_of_point.end()) {
         ++out.duplicates_by_key[r.key];
         if (r.rank < seen->second.second) { // rank 0's record stands for the point
-          out.collectives[seen->second.first] = s;
+          out.collectives[seen->second.first] = *c;
           seen->second.second = r.rank;
         }
         continue;
       }
       first_of_point[point] = {out.collectives.size(), r.rank};
-      out.collectives.push_back(s);
-      used = true;
-    } else if (starts_with(r.key, "rdma.")) {
-      const std::string name = suffix_after_dot(r.key);
-      const auto us = name.rfind('_');
-      const std::string verb = name.substr(0, us);
-      const std::string what = us == std::string::npos ? "" : name.substr(us + 1);
-      const auto size = number(p, "size_bytes");
-      P2pSample s;
-      s.verb = verb;
-      s.key = r.key;
-      if (what == "lat" && size && m.contains("latency")) {
-        const auto p50 = number(m["latency"], "p50_s");
-        if (p50 && *p50 > 0) {
-          s.measure = "latency";
-          s.bytes = *size;
-          s.time_s = *p50;
-        }
-      } else if (what == "bw" && size && time && *time > 0) {
-        const double per_call = std::max(1.0, number(m, "messages_per_call").value_or(1));
-        s.measure = "bandwidth";
-        s.bytes = *size;
-        s.time_s = *time / per_call;
-      }
-      if (s.measure.empty()) {
-        skip(r, "an rdma key that is neither *_lat with latency.p50_s nor *_bw with time_s");
-        continue;
-      }
-      out.p2p.push_back(s);
+      out.collectives.push_back(*c);
       used = true;
     }
     if (used)
       ++out.used_by_key[r.key];
+    else
+      out.skipped.push_back(fmt::format("{}: {}", describe(r), why));
   }
   return out;
 }

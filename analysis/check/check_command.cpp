@@ -11,6 +11,7 @@
 #include "analysis/check/output_file.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
+#include "harness/exit_status.h"
 
 namespace railgauge::analysis {
 namespace {
@@ -116,7 +117,7 @@ void add_check_command(CLI::App &app, int &exit_code) {
       exit_code = run_check(*cmd, *o);
     } catch (const InputError &e) {
       std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = kExitInputError;
+      exit_code = code(ExitStatus::bad_input);
     }
   });
 }

@@ -10,8 +10,6 @@ class App;
 
 namespace railgauge::analysis {
 
-inline constexpr int kExitInputError = 4;
-
 void add_check_command(CLI::App &app, int &exit_code);
 
 } // namespace railgauge::analysis

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/exit_status.h"
 #include "harness/host_group.h"
 
 namespace railgauge::check {
@@ -141,13 +142,13 @@ int exit_status(Level verdict) {
   switch (verdict) {
   case Level::pass:
   case Level::info:
-    return 0;
+    return code(ExitStatus::ok);
   case Level::warn:
-    return 1;
+    return code(ExitStatus::problems);
   case Level::fail:
-    return 2;
+    return code(ExitStatus::fail);
   }
-  return 2;
+  return code(ExitStatus::fail);
 }
 
 } // namespace railgauge::check

@@ -10,9 +10,14 @@
 
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
+#include "collectives/collective_record.h"
+#include "gemm/gemm_record.h"
 #include "harness/json_integer.h"
 #include "harness/registry.h"
 #include "harness/waiver.h"
+#include "memory/memory_record.h"
+#include "offload/offload_record.h"
+#include "rdma/rdma_record.h"
 
 namespace railgauge::check {
 namespace {
@@ -42,16 +47,14 @@ std::optional<int> int_field(const json &j, const char *name) {
 
 std::string category_of_key(const std::string &key) {
   const auto family = key.substr(0, key.find('.'));
-  if (family == "gemm")
-    return "compute";
-  if (family == "memory")
-    return "memory";
-  if (family == "offload")
-    return "pcie";
-  if (family == "rdma")
-    return "nic";
-  if (family == "collectives")
-    return "fabric";
+  for (const auto &[name, category] :
+       {std::pair{gemm::record::kFamily, gemm::record::kCategory},
+        std::pair{memory::record::kFamily, memory::record::kCategory},
+        std::pair{offload::record::kFamily, offload::record::kCategory},
+        std::pair{rdma::record::kFamily, rdma::record::kCategory},
+        std::pair{collectives::record::kFamily, collectives::record::kCategory}})
+    if (family == name)
+      return category;
   return "health";
 }
 

@@ -13,6 +13,7 @@
 #include "analysis/compare/compare.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
+#include "harness/exit_status.h"
 
 namespace railgauge::analysis {
 namespace {
@@ -108,7 +109,7 @@ void add_compare_command(CLI::App &app, int &exit_code) {
       exit_code = run_compare(*cmd, *o);
     } catch (const InputError &e) {
       std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = kExitInputError;
+      exit_code = code(ExitStatus::bad_input);
     }
   });
 }

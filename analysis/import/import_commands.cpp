@@ -10,10 +10,12 @@
 #include <fmt/format.h>
 
 #include "analysis/import/imported_run.h"
-#include "collectives/nccl_tests_import.h"
+#include "analysis/import/nccl_tests_import.h"
+#include "analysis/import/nvbandwidth_import.h"
+#include "analysis/import/perftest_import.h"
 #include "harness/error.h"
+#include "harness/exit_status.h"
 #include "harness/host_group.h"
-#include "rdma/perftest_import.h"
 
 namespace railgauge::analysis {
 namespace {
@@ -30,7 +32,9 @@ CLI::App *add_import_subcommand(CLI::App &app, const std::string &tool,
   cmd->add_option("file", o.file, fmt::format("A saved {} output", tool))->required();
   cmd->add_option("--out", o.out, "Directory that receives the run directory <out>/<run-id>/")
       ->capture_default_str();
-  cmd->add_option("--host", o.host, "The host the output came from (default: unknown)");
+  cmd->add_option("--host", o.host,
+                  "The host the output came from (default: the host the output names, else "
+                  "unknown-<file name>)");
   return cmd;
 }
 
@@ -104,16 +108,16 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
     }
     const auto text =
         read_text_file(o->file, "give the path of a saved nccl-tests output (stdout, or -J FILE)");
-    collectives::NcclTestsImport parsed;
+    importers::NcclTestsImport parsed;
     try {
-      parsed = collectives::import_nccl_tests(text, o->file, k, "", o->host);
+      parsed = importers::import_nccl_tests(text, o->file, k, "", o->host);
     } catch (const InputError &) {
       // A log whose header does not name its collective may say it in its file name
       // (all_reduce_perf.log, allreduce_16n.txt): taken from there, and said so.
       const auto from_name = k ? std::nullopt : kind_from_file_name(o->file);
       if (!from_name)
         throw;
-      parsed = collectives::import_nccl_tests(text, o->file, from_name, "", o->host);
+      parsed = importers::import_nccl_tests(text, o->file, from_name, "", o->host);
       std::cerr << fmt::format("railgauge: {} names no collective in its header; {} is taken "
                                "from its file name (--kind overrides)\n",
                                o->file, collectives::to_string(*from_name));
@@ -130,10 +134,10 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
     // stopped: a check of the imported run then fails instead of passing on what is there.
     std::vector<Record> records = parsed.records;
     if (!parsed.failures.empty())
-      records.push_back(collectives::nccl_tests_failure_record(parsed, "", o->host));
+      records.push_back(importers::nccl_tests_failure_record(parsed, "", o->host));
     // The node is the log's own: the hosts its rank lines name ("a+b" for a multi-node run,
     // whose figures belong to the group), unless --host says otherwise.
-    const auto hosts = collectives::rank_hosts(parsed.ranks);
+    const auto hosts = importers::rank_hosts(parsed.ranks);
     imported["hosts"] = hosts;
     const std::string node = !o->host.empty() ? o->host : host_group(hosts);
     const auto run = write_imported_run(
@@ -145,15 +149,30 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
                                "header nor its result rows (NCCL_DEBUG output, launcher "
                                "messages)\n",
                                parsed.other_lines, o->file);
-    exit_code = 0;
+    exit_code = code(ExitStatus::ok);
     if (!parsed.failures.empty()) {
       std::cerr << fmt::format("railgauge: warning: {} says nccl-tests failed:\n", o->file);
       for (const auto &failure : parsed.failures)
         std::cerr << "  " << failure << "\n";
       std::cerr << "  the rows before the failure are imported, with an error record saying "
                    "where it stopped\n";
-      exit_code = 1;
+      exit_code = code(ExitStatus::problems);
     }
+  });
+}
+
+void add_import_nvbandwidth_command(CLI::App &app, int &exit_code) {
+  auto o = std::make_shared<ImportOptions>();
+  auto *cmd = add_import_subcommand(app, "nvbandwidth",
+                                    "nvbandwidth's text or JSON (-j) output as records "
+                                    "import.nvbandwidth.<testcase>, one per matrix cell",
+                                    *o);
+  cmd->callback([&exit_code, o] {
+    const auto result = importers::import_nvbandwidth_file(
+        o->file, o->out, o->host, import_argv("nvbandwidth", *o), std::cerr);
+    std::cout << fmt::format("imported {} record(s) from {} into {}\n", result.records, o->file,
+                             result.run_dir);
+    exit_code = code(result.problems > 0 ? ExitStatus::problems : ExitStatus::ok);
   });
 }
 
@@ -163,14 +182,14 @@ void add_import_perftest_command(CLI::App &app, int &exit_code) {
       app, "perftest",
       "perftest's text output (ib_write_bw, ib_read_lat, ...) as rdma.<verb>_<bw|lat> records", *o);
   cmd->callback([&exit_code, o] {
-    const auto records = rdma::import_perftest(
+    const auto records = importers::import_perftest(
         read_text_file(o->file, "give the path of a saved perftest output (client or server)"),
         o->file);
     const auto run =
         write_imported_run(o->out, o->host, import_argv("perftest", *o), "perftest", o->file, {},
                            [&](const RunIdentity &id) { return with_identity(records, id); });
     report(o->file, run);
-    exit_code = 0;
+    exit_code = code(ExitStatus::ok);
   });
 }
 

@@ -12,7 +12,12 @@
 #include "analysis/check/check_output.h"
 #include "analysis/check/check_result.h"
 #include "analysis/report/svg.h"
+#include "collectives/collective_record.h"
+#include "gemm/gemm_record.h"
 #include "harness/error.h"
+#include "memory/memory_record.h"
+#include "offload/offload_record.h"
+#include "rdma/rdma_record.h"
 
 namespace railgauge::report {
 namespace {
@@ -183,20 +188,22 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
   bool any_efficiency = false;
   for (const auto &run : runs.runs)
     for (const auto &r : run.records) {
-      if (!r.key.starts_with("gemm.") || r.status != Status::ok || !r.params.contains("tp") ||
-          !r.params["tp"].is_number())
+      namespace g = gemm::record;
+      if (!r.key.starts_with(std::string(g::kFamily) + ".") || r.status != Status::ok ||
+          !r.params.contains(g::kTp) || !r.params[g::kTp].is_number())
         continue;
-      const bool eff = r.metrics.contains("efficiency") && r.metrics["efficiency"].is_number();
-      const bool tfl = r.metrics.contains("tflops") && r.metrics["tflops"].is_number();
+      const bool eff = r.metrics.contains(g::kEfficiency) && r.metrics[g::kEfficiency].is_number();
+      const bool tfl = r.metrics.contains(g::kTflops) && r.metrics[g::kTflops].is_number();
       if (!eff && !tfl)
         continue;
       any_efficiency = any_efficiency || eff;
-      const std::string op = r.params.contains("op") ? text(r.params["op"]) : r.key;
-      const std::string group = fmt::format(
-          "{} model={} dtype={}", r.key, r.params.contains("model") ? text(r.params["model"]) : "-",
-          r.params.contains("dtype") ? text(r.params["dtype"]) : "-");
-      groups[group][op][r.params["tp"].get<double>()].push_back(
-          eff ? r.metrics["efficiency"].get<double>() : r.metrics["tflops"].get<double>());
+      const std::string op = r.params.contains(g::kOp) ? text(r.params[g::kOp]) : r.key;
+      const std::string group =
+          fmt::format("{} model={} dtype={}", r.key,
+                      r.params.contains(g::kModel) ? text(r.params[g::kModel]) : "-",
+                      r.params.contains(g::kDtype) ? text(r.params[g::kDtype]) : "-");
+      groups[group][op][r.params[g::kTp].get<double>()].push_back(
+          eff ? r.metrics[g::kEfficiency].get<double>() : r.metrics[g::kTflops].get<double>());
     }
   if (groups.empty())
     return;
@@ -245,10 +252,10 @@ struct FamilyMetric {
   const char *family, *metric, *unit;
 };
 constexpr FamilyMetric kFamilies[] = {
-    {"memory", "bandwidth_gbytes_per_s", "GB/s"},
-    {"offload", "bandwidth_gbytes_per_s", "GB/s"},
-    {"collectives", "busbw_gbytes_per_s", "bus bandwidth GB/s"},
-    {"rdma", "bandwidth_gbits_per_s", "Gb/s"},
+    {memory::record::kFamily, memory::record::kBandwidthGbytesPerS, "GB/s"},
+    {offload::record::kFamily, offload::record::kBandwidthGbytesPerS, "GB/s"},
+    {collectives::record::kFamily, collectives::record::kBusbwGbytesPerS, "bus bandwidth GB/s"},
+    {rdma::record::kFamily, rdma::record::kBandwidthGbitsPerS, "Gb/s"},
 };
 
 void bandwidth_section(Page &page, const analysis::RunSet &runs) {

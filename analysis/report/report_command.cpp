@@ -13,6 +13,7 @@
 #include "analysis/check/output_file.h"
 #include "analysis/report/report.h"
 #include "harness/error.h"
+#include "harness/exit_status.h"
 
 namespace railgauge::analysis {
 namespace {
@@ -91,7 +92,7 @@ void add_report_command(CLI::App &app, int &exit_code) {
       exit_code = run_report(*cmd, *o);
     } catch (const InputError &e) {
       std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = kExitInputError;
+      exit_code = code(ExitStatus::bad_input);
     }
   });
 }

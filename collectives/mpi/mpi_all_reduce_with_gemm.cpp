@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/collective_record.h"
 #include "collectives/mpi/host_gemm_load.h"
 #include "collectives/mpi/mpi_collective.h"
 #include "collectives/with_gemm.h"
@@ -40,7 +41,7 @@ public:
   MpiAllReduceWithGemm(std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
       : family_(std::move(family)), hooks_(std::move(hooks)) {}
 
-  std::string_view key() const override { return "collectives.mpi_all_reduce_with_gemm"; }
+  std::string_view key() const override { return record::kMpiAllReduceWithGemm; }
   std::string_view description() const override {
     return "MPI all_reduce on host memory concurrent with an fp32 OpenBLAS GEMM on every rank: "
            "each one's time alone and together (slowest rank), the slowdown of each, data checked";

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/collective_record.h"
 #include "harness/run_context.h"
 
 namespace railgauge::collectives {
@@ -17,7 +18,7 @@ class MpiCollective final : public Benchmark {
 public:
   MpiCollective(Kind kind, std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
       : kind_(kind), family_(std::move(family)), hooks_(std::move(hooks)),
-        key_(fmt::format("collectives.mpi_{}", to_string(kind))),
+        key_(record::keys_of(kind).mpi),
         description_(fmt::format("MPI {} on host memory: per-iteration time (max over ranks), "
                                  "algbw and busbw (GB/s), slowest rank, data checked",
                                  to_string(kind))) {}

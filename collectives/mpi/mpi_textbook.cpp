@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "collectives/collective_record.h"
 #include "collectives/mpi/mpi_collective.h"
 #include "collectives/mpi/mpi_transport.h"
 #include "harness/run_context.h"
@@ -16,7 +17,7 @@ class MpiTextbook final : public Benchmark {
 public:
   MpiTextbook(Kind kind, std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
       : kind_(kind), family_(std::move(family)), hooks_(std::move(hooks)),
-        key_(fmt::format("collectives.mpi_textbook_{}", to_string(kind))),
+        key_(record::keys_of(kind).mpi_textbook),
         description_(fmt::format("Textbook {} algorithms over MPI send/recv on host memory, each "
                                  "beside MPI's own {} in the same point (time ratio), data checked",
                                  to_string(kind), to_string(kind))) {}

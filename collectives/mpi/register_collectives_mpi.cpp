@@ -1,4 +1,5 @@
 #include "collectives/mpi/register_collectives_mpi.h"
+#include "collectives/collective_record.h"
 
 #include "collectives/mpi/mpi_collective.h"
 
@@ -10,8 +11,9 @@ void register_collectives_mpi(Registry &registry) {
   auto hooks = std::make_shared<MpiTestHooks>();
   for (auto kind : all_kinds())
     registry.add(make_mpi_collective(kind, family, hooks));
-  for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
-    registry.add(make_mpi_textbook(kind, family, hooks));
+  for (auto kind : all_kinds())
+    if (record::keys_of(kind).mpi_textbook)
+      registry.add(make_mpi_textbook(kind, family, hooks));
   registry.add(make_mpi_all_reduce_with_gemm(family, hooks));
 }
 

@@ -11,14 +11,15 @@
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
+#include "collectives/collective_record.h"
 #include "collectives/nccl/nccl_collective.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
 #include "collectives/with_gemm.h"
 #include "collectives/wrong_elements.h"
-#include "gemm/cuda/gemm_load.h"
 #include "harness/cuda/blocking_kernel.h"
 #include "harness/cuda/check.h"
+#include "harness/cuda/gemm_load.h"
 #include "harness/cuda/resources.h"
 #include "harness/lane_contention.h"
 #include "harness/run_context.h"
@@ -28,7 +29,7 @@ namespace railgauge::collectives {
 namespace {
 
 constexpr std::uint64_t kSeed = 2029;
-constexpr std::string_view kKey = "collectives.nccl_all_reduce_with_gemm";
+constexpr std::string_view kKey = record::kNcclAllReduceWithGemm;
 // At most this many of the shorter operation per window, and as many again of padding at most.
 // Every launch of a window queues behind the gate, and a stream holds on the order of a thousand
 // pending launches (a cuBLASLt matmul can be more than one kernel); beyond that the host would
@@ -50,7 +51,7 @@ struct LocalGpu {
   LocalGroup group;
   gpu::DeviceBuffer send, recv;
   gpu::Stream gemm_stream;
-  gemm::GemmLoad gemm;
+  gpu::GemmLoad gemm;
   gpu::Event start, all_reduce_stop, gemm_stop, all_reduce_padded_end, gemm_padded_end;
   gpu::BlockingKernel gate;
   // Per timed window: from the window's start to each operation's end, and the share of the
@@ -185,7 +186,7 @@ public:
   Outcome run(RunContext &ctx, const Point &point) override {
     const auto p = read_point(Kind::all_reduce, point);
     NcclSession &s = open_nccl_session(session_, ctx, std::string(kKey), p.timeout_s);
-    const auto groups = local_groups(s, p);
+    const auto groups = local_groups(s, p, session_.rank_hosts);
     const int n = groups.front().size; // every group of a type has the axis's size
     const std::size_t elt = element_bytes(p.dtype);
     const auto c = *counts_for(Kind::all_reduce, p.size_bytes, elt, n);
@@ -314,8 +315,8 @@ public:
     add_wrong_elements(out.metrics, wrong);
     out.metrics["gemm_wrong_samples"] = gemm_wrong_all;
     add_nccl_identity(out.metrics);
-    add_group_params(out.derived_params,
-                     {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
+    add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
+                                          groups.front().index, n, groups.front().hosts});
     out.derived_params.update(
         {{"gemm_dtype", "bf16 in, fp32 accumulate and out"}, {"in_place", "out_of_place"}});
     std::vector<std::string> problems;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
+#include "collectives/collective_record.h"
 #include "collectives/groups.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
@@ -33,7 +34,7 @@ struct DeviceBuffers {
 class NcclCollective final : public Benchmark {
 public:
   explicit NcclCollective(Kind kind)
-      : kind_(kind), key_(fmt::format("collectives.nccl_{}", to_string(kind))),
+      : kind_(kind), key_(record::keys_of(kind).nccl),
         description_(fmt::format("NCCL {} on GPU memory: per-iteration CUDA-event time (max over "
                                  "ranks), algbw and busbw (GB/s), slowest rank, data checked",
                                  to_string(kind))) {}
@@ -69,7 +70,7 @@ public:
   Outcome run(RunContext &ctx, const Point &point) override {
     const auto p = read_point(kind_, point);
     NcclSession &s = open_nccl_session(session_, ctx, key_, p.timeout_s);
-    const auto groups = local_groups(s, p);
+    const auto groups = local_groups(s, p, session_.rank_hosts);
     const int n = groups.front().size; // every group of a type has the axis's size
     const std::size_t elt = element_bytes(p.dtype);
     const auto c = *counts_for(kind_, p.size_bytes, elt, n);
@@ -151,8 +152,8 @@ public:
       out.metrics["note"] = "busbw exceeds the link rate: NCCL reduced in the switch (NVLS or "
                             "SHARP/CollNet), so the busbw factor overstates the bytes on a link";
     }
-    add_group_params(out.derived_params,
-                     {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
+    add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
+                                          groups.front().index, n, groups.front().hosts});
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))
       problems.push_back(*why);

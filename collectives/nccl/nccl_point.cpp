@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -18,12 +20,11 @@ namespace {
 // This rank's GPU: by its local rank among the ranks on its host (gpu_placement.h), then every
 // rank's host and PCI bus id compared, so two ranks on one GPU fail the point naming both
 // instead of NCCL failing later with 'Duplicate GPU detected' or running shared.
-int select_device(const RunContext &ctx, const std::string &name,
-                  std::chrono::milliseconds timeout) {
+int select_device(const RunContext &ctx, const std::string &name, std::chrono::milliseconds timeout,
+                  std::vector<std::string> &hosts) {
   Store &store = *ctx.store();
   const int rank = ctx.rank(), world = ctx.world_size();
-  const auto hosts =
-      store_all_gather(store, "nccl/" + name + "/hosts", rank, world, ctx.host(), timeout);
+  hosts = store_all_gather(store, "nccl/" + name + "/hosts", rank, world, ctx.host(), timeout);
   const int device =
       device_for_local_rank(local_rank_of(hosts, rank), std::max(1, gpu::cuda_device_count()));
   char bus_id[32] = {};
@@ -47,13 +48,14 @@ NcclSession &open_nccl_session(NcclSessionSlot &slot, const RunContext &ctx,
   try {
     if (ctx.world_size() > 1) {
       const auto timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
-      const int device = select_device(ctx, name, timeout);
+      const int device = select_device(ctx, name, timeout, slot.rank_hosts);
       slot.session = std::make_unique<NcclSession>(*ctx.store(), name, ctx.rank(), ctx.world_size(),
                                                    device, timeout);
     } else {
       std::vector<int> devices;
       for (int d = 0; d < gpu::cuda_device_count(); ++d)
         devices.push_back(d);
+      slot.rank_hosts.assign(devices.size(), ctx.host());
       slot.session = std::make_unique<NcclSession>(devices);
     }
   } catch (const std::exception &e) {
@@ -85,11 +87,21 @@ std::optional<std::string> nccl_point_problem(const RunContext &ctx, const Colle
   return std::nullopt;
 }
 
-std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p) {
+std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p,
+                                     const std::vector<std::string> &rank_hosts) {
+  const auto hosts_of = [&](const std::vector<int> &ranks) {
+    std::set<std::string> distinct;
+    for (int r : ranks)
+      if (static_cast<std::size_t>(r) < rank_hosts.size())
+        distinct.insert(rank_hosts[static_cast<std::size_t>(r)]);
+    return static_cast<int>(distinct.size());
+  };
   std::vector<LocalGroup> out(s.local_count());
   if (p.groups == "world" || p.group_type == "world") {
+    std::vector<int> world(static_cast<std::size_t>(s.nranks()));
+    std::iota(world.begin(), world.end(), 0);
     for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = {s.comm(i), s.rank(i), s.nranks(), 0, "world"};
+      out[i] = {s.comm(i), s.rank(i), s.nranks(), 0, "world", hosts_of(world)};
     return out;
   }
   const auto layout = parse_group_layout(p.groups, s.nranks(), "axis groups");
@@ -103,8 +115,12 @@ std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p) {
   }
   const auto &comms = s.split(p.groups + "/" + type, colours, keys, p.timeout_s);
   for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = {comms[i], groups[i].rank_in_group, static_cast<int>(groups[i].members.size()),
-              groups[i].index, type};
+    out[i] = {comms[i],
+              groups[i].rank_in_group,
+              static_cast<int>(groups[i].members.size()),
+              groups[i].index,
+              type,
+              hosts_of(groups[i].members)};
   return out;
 }
 

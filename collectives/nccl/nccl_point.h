@@ -22,6 +22,9 @@ namespace railgauge::collectives {
 struct NcclSessionSlot {
   std::unique_ptr<NcclSession> session;
   std::optional<std::string> open_failed;
+  // The host of every world rank (one entry per local GPU for a single process): how many hosts
+  // a group spans, params.group_hosts, which the profiles select single- and multi-node floors by.
+  std::vector<std::string> rank_hosts;
 };
 
 // The session of a benchmark, opened by its first point: one rank per process under srun or
@@ -41,8 +44,11 @@ struct LocalGroup {
   ncclComm_t comm = nullptr;
   int rank = 0, size = 1, index = 0;
   std::string type = "world";
+  int hosts = 0; // distinct hosts of the group's ranks (0: not known)
 };
-std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p);
+// `rank_hosts`: NcclSessionSlot::rank_hosts, for each group's LocalGroup::hosts.
+std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p,
+                                     const std::vector<std::string> &rank_hosts);
 
 // CUDA events around each iteration's enqueue on every local stream, then the watchdog wait;
 // an iteration's time is the slowest local GPU's, and each GPU's time is kept so that a single

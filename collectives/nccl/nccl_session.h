@@ -1,6 +1,7 @@
 #pragma once
 // NCCL communicators for the collectives family (compiled only with NCCL; include only from
-// sources compiled then). NCCL library features are derived here once (STYLE 17).
+// sources compiled then). NCCL library features are derived here once, from
+// the version the header declares.
 //
 // Two ways to build the communicator:
 //   - one process drives every local GPU (ncclCommInitAll): a single node without MPI;

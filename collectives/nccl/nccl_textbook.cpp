@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/collective_record.h"
 #include "collectives/nccl/nccl_collective.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
@@ -58,7 +59,7 @@ struct DeviceSide {
 class NcclTextbook final : public Benchmark {
 public:
   explicit NcclTextbook(Kind kind)
-      : kind_(kind), key_(fmt::format("collectives.nccl_textbook_{}", to_string(kind))),
+      : kind_(kind), key_(record::keys_of(kind).nccl_textbook),
         description_(fmt::format("Textbook {} algorithms over NCCL send/recv on GPU memory, each "
                                  "beside NCCL's own {} in the same point (time ratio), data "
                                  "checked",
@@ -83,7 +84,7 @@ public:
     auto p = read_point(kind_, point);
     p.in_place = true; // the algorithms work in place; so does the library call beside them
     NcclSession &s = open_nccl_session(session_, ctx, key_, p.timeout_s);
-    const auto groups = local_groups(s, p);
+    const auto groups = local_groups(s, p, session_.rank_hosts);
     const int n = groups.front().size;
     const std::size_t elt = element_bytes(p.dtype);
     const std::size_t count = counts_for(kind_, p.size_bytes, elt, n)->count;
@@ -153,8 +154,8 @@ public:
     out.metrics["wrong_elements_this_process"] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);
-    add_group_params(out.derived_params,
-                     {"nccl", s.nranks(), groups.front().type, groups.front().index, n});
+    add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
+                                          groups.front().index, n, groups.front().hosts});
     out.derived_params["in_place"] = "in_place";
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))

@@ -1,4 +1,5 @@
 #include "collectives/nccl/register_collectives_nccl.h"
+#include "collectives/collective_record.h"
 
 #include "collectives/nccl/nccl_collective.h"
 
@@ -7,8 +8,9 @@ namespace railgauge::collectives {
 void register_collectives_nccl(Registry &registry) {
   for (auto kind : all_kinds())
     registry.add(make_nccl_collective(kind));
-  for (auto kind : {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter})
-    registry.add(make_nccl_textbook(kind));
+  for (auto kind : all_kinds())
+    if (record::keys_of(kind).nccl_textbook)
+      registry.add(make_nccl_textbook(kind));
   registry.add(make_nccl_all_reduce_with_gemm());
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gemm/cuda/cublaslt_plan.h"
+#include "gemm/gemm_record.h"
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 
@@ -78,15 +79,15 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
         speeds.size() % 2
             ? speeds[speeds.size() / 2].first
             : (speeds[speeds.size() / 2 - 1].first + speeds[speeds.size() / 2].first) / 2;
-    out.metrics["tflops_min"] = speeds.front().first;
-    out.metrics["tflops_median"] = median;
-    out.metrics["tflops_max"] = speeds.back().first;
+    out.metrics[record::kTflopsMin] = speeds.front().first;
+    out.metrics[record::kTflopsMedian] = median;
+    out.metrics[record::kTflopsMax] = speeds.back().first;
     out.metrics["slowest_gpu"] = speeds.front().second;
     out.metrics["slowest_vs_median"] = median > 0 ? speeds.front().first / median : 0.0;
   }
   if (gpus.size() == 1)
     out.device = {{"gpu", gpus.front().uuid}, {"pci", gpus.front().pci}};
-  out.metrics["verified"] = corrupt.empty() && broke.empty() && !gpus.empty();
+  out.metrics[record::kVerified] = corrupt.empty() && broke.empty() && !gpus.empty();
   const auto join = [](const std::vector<std::string> &parts) {
     std::string all;
     for (const auto &p : parts)

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gemm/gemm_point.h"
+#include "gemm/gemm_record.h"
 #include "harness/benchmark.h"
 
 namespace railgauge::gemm {
@@ -67,7 +68,7 @@ std::vector<BurnGpuResult> run_burn(const BurnOptions &options);
 
 class BurnBenchmark final : public Benchmark {
 public:
-  std::string_view key() const override { return "gemm.burn"; }
+  std::string_view key() const override { return record::kBurn; }
   std::string_view description() const override {
     return "GPU burn-in: the same cuBLASLt GEMM repeated on every local GPU at once for a "
            "duration, each result compared bit for bit with the first (silent data corruption), "

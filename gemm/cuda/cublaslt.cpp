@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "gemm/cuda/cublaslt.h"
+#include "gemm/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -11,7 +12,7 @@ constexpr Dtype kGpuDtypes[] = {Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype
 // The headline: every GEMM of a GPT-3 block at t = 1..64 in bf16 (t = 64 is waived: 96 heads).
 class CublasLt final : public CublasLtBenchmark {
 public:
-  std::string_view key() const override { return "gemm.cublaslt"; }
+  std::string_view key() const override { return record::kCublasLt; }
   std::string_view description() const override {
     return "GPU GEMM (cuBLASLt) TFLOP/s and efficiency of a transformer block's GEMMs (fwd, "
            "dgrad, wgrad) under tensor parallelism t";

@@ -71,6 +71,9 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
 
 class CublasLtBenchmark : public Benchmark {
 public:
+  // `gpu`: every visible GPU, as the HBM and offload families sweep them, so that one process on
+  // a node measures (and a burn-in judges) each GPU; one rank per GPU under srun sees one.
+  std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
   Outcome run(RunContext &ctx, const Point &point) override;
   virtual GemmPlan plan(const Point &point) const = 0;

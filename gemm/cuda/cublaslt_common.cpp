@@ -19,7 +19,7 @@ std::vector<Axis> cublaslt_axes() {
   return {
       {"gpu",
        AxisType::integer,
-       "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them",
+       "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them (default: every visible GPU)",
        {std::int64_t{0}},
        {}},
       {"layout",
@@ -88,10 +88,19 @@ PeakChoice choose_gpu_peak(double axis_peak_tflops, const std::string &table_pat
   return c;
 }
 
+std::vector<AxisValue> CublasLtBenchmark::defaults_here(const Axis &axis,
+                                                        const RunContext &) const {
+  std::vector<AxisValue> values;
+  if (axis.name == "gpu")
+    for (int d = 0; d < gpu::cuda_device_count(); ++d)
+      values.emplace_back(std::int64_t{d});
+  return values.empty() ? axis.defaults : values;
+}
+
 std::optional<std::string> CublasLtBenchmark::supported(const RunContext &,
                                                         const Point &point) const {
-  if (auto why = gpu::cuda_unavailable_reason())
-    return why;
+  // First what holds on any machine, GPU or not: a point that does not apply (a TP degree that
+  // does not split the model, an attention BMM's wgrad) is waived as such everywhere.
   CublasLtOptions o;
   GemmPlan p;
   try {
@@ -101,6 +110,8 @@ std::optional<std::string> CublasLtBenchmark::supported(const RunContext &,
     return e.problem();
   }
   if (auto why = layout_problem(o.dtype, o.layout))
+    return why;
+  if (auto why = gpu::cuda_unavailable_reason())
     return why;
   const int count = gpu::cuda_device_count();
   if (o.gpu >= count)

@@ -11,6 +11,7 @@
 #include "gemm/cuda/gemm_kernels.h"
 #include "gemm/cuda/gpu_telemetry.h"
 #include "gemm/cuda/lt_matmul.h"
+#include "gemm/gemm_record.h"
 #include "gemm/gpu_peaks.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
@@ -253,11 +254,11 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   const double flops = plan.flops();
   const double best_tflops = tflops_of(flops, best.time_s);
   out.metrics["best_time_s"] = to_json(best.time_s);
-  out.metrics["best_tflops"] = best_tflops;
+  out.metrics[record::kBestTflops] = best_tflops;
   out.metrics["best_tflops_max"] = best.time_s.min > 0 ? flops / best.time_s.min / 1e12 : 0.0;
   if (peak.tflops > 0)
-    out.metrics["best_efficiency"] = best_tflops / peak.tflops;
-  const double heuristic_tflops = out.metrics.at("tflops").get<double>();
+    out.metrics[record::kBestEfficiency] = best_tflops / peak.tflops;
+  const double heuristic_tflops = out.metrics.at(record::kTflops).get<double>();
   out.metrics["best_vs_heuristic"] = heuristic_tflops > 0 ? best_tflops / heuristic_tflops : 0.0;
   out.metrics["best_is_heuristic"] = heuristic_wins;
   nlohmann::json heuristic_algos = nlohmann::json::array(), best_algos = nlohmann::json::array();

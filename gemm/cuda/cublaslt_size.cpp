@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "gemm/cuda/cublaslt.h"
+#include "gemm/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 // fixed; `-a batch=96 -a m=2048 -a n=2048 -a k=128` is a strided-batched attention BMM.
 class CublasLtSize final : public CublasLtBenchmark {
 public:
-  std::string_view key() const override { return "gemm.cublaslt_size"; }
+  std::string_view key() const override { return record::kCublasLtSize; }
   std::string_view description() const override {
     return "GPU GEMM (cuBLASLt) TFLOP/s and efficiency against M, N, K (square by default)";
   }

@@ -4,7 +4,6 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include "gemm/cuda/gemm_load_values.h"
 #include "harness/cuda/check.h"
 
 namespace railgauge::gemm {
@@ -39,13 +38,6 @@ template <typename T> __global__ void fill_kernel(T *p, std::uint64_t count, std
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
        i < count; i += stride)
     p[i] = from_float<T>(operand_value(seed, i));
-}
-
-__global__ void gemm_load_input_kernel(__nv_bfloat16 *p, std::uint64_t count, std::uint32_t seed) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += stride)
-    p[i] = __float2bfloat16(static_cast<float>(gemm_load_input_value(i, seed)));
 }
 
 __device__ double load(const void *p, ElementType type, std::int64_t i) {
@@ -184,13 +176,6 @@ void compare_outputs(const void *first, const void *now, std::uint64_t count, Ou
                                                          static_cast<const std::uint16_t *>(now),
                                                          count, format, counters);
   check_launch("compare_kernel");
-}
-
-void fill_gemm_load_input(void *bf16, std::uint64_t count, std::uint32_t seed,
-                          cudaStream_t stream) {
-  gemm_load_input_kernel<<<grid_for(count, kFillThreads), kFillThreads, 0, stream>>>(
-      static_cast<__nv_bfloat16 *>(bf16), count, seed);
-  RAILGAUGE_CUDA_CALL(cudaGetLastError());
 }
 
 } // namespace railgauge::gemm

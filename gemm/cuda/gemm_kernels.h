@@ -22,9 +22,6 @@ int element_bytes(ElementType type);
 void fill_operand(void *p, ElementType type, std::uint64_t count, std::uint64_t seed,
                   cudaStream_t stream);
 
-// GemmLoad's operands (gemm_load.h): `count` bf16 values gemm_load_input_value(i, seed).
-void fill_gemm_load_input(void *bf16, std::uint64_t count, std::uint32_t seed, cudaStream_t stream);
-
 // The operands of one GEMM for the reference check, as the backend stores them (row-major A
 // [M×K]; B as Bᵀ [N×K] when b_transposed, else [K×N]; row-major C [M×N]; `batch` of each,
 // contiguous).

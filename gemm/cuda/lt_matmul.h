@@ -1,7 +1,6 @@
 #pragma once
-// cuBLASLt for one GEMM shape: RAII owners of the handle and descriptors (STYLE 8;
-// superbenchmark's cublaslt_utils.h keeps them in unique_ptrs with deleters), the error macro
-// for cuBLAS status codes, the heuristic query and the call. Include only from sources compiled
+// cuBLASLt for one GEMM shape: its descriptors (RAII owners from harness/cuda/cublaslt_handles.h),
+// the heuristic query and the call. Include only from sources compiled
 // when RAILGAUGE_HAS_CUDA.
 //
 // Types per dtype (cuBLASLt's supported combinations; scale type fp32 everywhere):
@@ -20,60 +19,16 @@
 
 #include "gemm/cuda/cublaslt_plan.h"
 #include "gemm/cuda/gemm_kernels.h"
+#include "harness/cuda/cublaslt_handles.h"
 #include "harness/cuda/resources.h"
-
-namespace railgauge::gpu {
-
-// "cublasLtMatmul(...) failed: CUBLAS_STATUS_NOT_SUPPORTED (the functionality requested is not
-// supported) at lt_matmul.cpp:42"
-std::string cublas_error_message(cublasStatus_t status, std::string_view call,
-                                 std::string_view file, int line);
-// Throws BackendError with cublas_error_message() unless `status` is CUBLAS_STATUS_SUCCESS.
-void throw_on_cublas_error(cublasStatus_t status, std::string_view call, std::string_view file,
-                           int line);
-// Prints it to stderr instead: for destructors.
-void report_cublas_error(cublasStatus_t status, std::string_view call, std::string_view file,
-                         int line) noexcept;
-
-} // namespace railgauge::gpu
-
-#define RAILGAUGE_CUBLAS_CALL(call)                                                                \
-  ::railgauge::gpu::throw_on_cublas_error((call), #call, __FILE__, __LINE__)
-#define RAILGAUGE_CUBLAS_CALL_NOEXCEPT(call)                                                       \
-  ::railgauge::gpu::report_cublas_error((call), #call, __FILE__, __LINE__)
 
 namespace railgauge::gemm {
 
-struct LtHandleTraits {
-  static void destroy(cublasLtHandle_t h) noexcept {
-    RAILGAUGE_CUBLAS_CALL_NOEXCEPT(cublasLtDestroy(h));
-  }
-};
-struct LtMatmulDescTraits {
-  static void destroy(cublasLtMatmulDesc_t d) noexcept {
-    RAILGAUGE_CUBLAS_CALL_NOEXCEPT(cublasLtMatmulDescDestroy(d));
-  }
-};
-struct LtLayoutTraits {
-  static void destroy(cublasLtMatrixLayout_t l) noexcept {
-    RAILGAUGE_CUBLAS_CALL_NOEXCEPT(cublasLtMatrixLayoutDestroy(l));
-  }
-};
-struct LtPreferenceTraits {
-  static void destroy(cublasLtMatmulPreference_t p) noexcept {
-    RAILGAUGE_CUBLAS_CALL_NOEXCEPT(cublasLtMatmulPreferenceDestroy(p));
-  }
-};
-
-// A cuBLASLt handle on the current device.
-class LtHandle {
-public:
-  LtHandle();
-  cublasLtHandle_t get() const { return handle_.get(); }
-
-private:
-  gpu::UniqueCudaHandle<cublasLtHandle_t, LtHandleTraits> handle_;
-};
+using gpu::cublaslt_version;
+using gpu::LtHandle;
+using gpu::LtLayoutTraits;
+using gpu::LtMatmulDescTraits;
+using gpu::LtPreferenceTraits;
 
 // The storage of the operands and output of `dtype` (fp8: e4m3 A and B, bf16 C).
 struct DtypeStorage {
@@ -126,8 +81,5 @@ inline constexpr float kFp8Scales[2] = {0.5f, 0.25f};
 // kFp8Scales on the device, copied on `stream` and waited for: a plain cudaMemcpy from pageable
 // memory may return before its DMA lands and is not ordered with a non-blocking stream.
 gpu::DeviceBuffer device_fp8_scales(cudaStream_t stream);
-
-// "12.9.1.4"-style version of the cuBLASLt library loaded at run time.
-std::string cublaslt_version();
 
 } // namespace railgauge::gemm

@@ -1,5 +1,5 @@
 #pragma once
-// The error macros for CUDA runtime calls (STYLE 6; nvbench's cuda_call.cuh). Include only from
+// The error macros for CUDA runtime calls (nvbench's cuda_call.cuh). Include only from
 // sources compiled when RAILGAUGE_HAS_CUDA: it needs the toolkit's headers.
 //
 //   RAILGAUGE_CUDA_CALL(cudaMalloc(&p, n));           // throws railgauge::BackendError

@@ -1,7 +1,7 @@
 #pragma once
 // Which CUDA devices this process sees and what they are, for waivers, grid sizing and the
 // records' `device` field. Free of CUDA types, so it is compiled in every build: without CUDA
-// (device_stub.cpp) there are no devices and the reason says why (STYLE 16).
+// (device_stub.cpp) there are no devices and the reason says why, never a silent no-op.
 #include <cstdint>
 #include <optional>
 #include <string>

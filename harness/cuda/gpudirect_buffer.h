@@ -2,7 +2,7 @@
 // GPU memory that a NIC reads and writes directly (GPUDirect RDMA): device memory of one GPU,
 // filled and read back from the host, and exported as a dma-buf file descriptor for
 // ibv_reg_dmabuf_mr. Free of CUDA types, so it is compiled in every build: without CUDA
-// (cuda_stub.cpp) the constructor throws BackendError saying so (STYLE 16).
+// (cuda_stub.cpp) the constructor throws BackendError saying so, never a silent no-op.
 #include <cstddef>
 #include <cstdint>
 #include <memory>

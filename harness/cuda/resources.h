@@ -1,5 +1,5 @@
 #pragma once
-// RAII owners of CUDA runtime handles (STYLE 8; nvbandwidth's DeviceBuffer/HostBuffer). Each
+// RAII owners of CUDA runtime handles (nvbandwidth's DeviceBuffer/HostBuffer). Each
 // is move-only, throws BackendError when creation fails and never throws from its destructor.
 // Include only from sources compiled when RAILGAUGE_HAS_CUDA.
 #include <cstddef>

@@ -1,4 +1,4 @@
-// libibverbs queries. Verbs calls return the errno (STYLE 7): the return value is reported,
+// libibverbs queries. Verbs calls return the errno itself: the return value is reported,
 // never the global errno, except for ibv_get_device_list, which signals failure with NULL.
 #include <arpa/inet.h>
 #include <endian.h>

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/cuda/hbm_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -9,7 +10,7 @@ namespace {
 class HbmCopy final : public HbmStreamBenchmark {
 public:
   HbmCopy() : HbmStreamBenchmark(HbmKernel::copy) {}
-  std::string_view key() const override { return "memory.hbm_copy"; }
+  std::string_view key() const override { return record::kHbmCopy; }
   std::string_view description() const override {
     return "HBM copy bandwidth of one GPU by an SM kernel: c[i] = a[i] in 16-byte vectors (GB/s, 2 "
            "arrays counted)";

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/cuda/hbm_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 class HbmMemcpyD2d final : public HbmStreamBenchmark {
 public:
   HbmMemcpyD2d() : HbmStreamBenchmark(HbmKernel::library_copy) {}
-  std::string_view key() const override { return "memory.hbm_memcpy_d2d"; }
+  std::string_view key() const override { return record::kHbmMemcpyD2d; }
   std::string_view description() const override {
     return "HBM device-to-device cudaMemcpyAsync bandwidth of one GPU (GB/s, read + write counted: "
            "2x the bytes copied, nvbandwidth counts 1x)";

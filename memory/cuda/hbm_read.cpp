@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/cuda/hbm_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 class HbmRead final : public HbmStreamBenchmark {
 public:
   HbmRead() : HbmStreamBenchmark(HbmKernel::read) {}
-  std::string_view key() const override { return "memory.hbm_read"; }
+  std::string_view key() const override { return record::kHbmRead; }
   std::string_view description() const override {
     return "HBM read bandwidth of one GPU: sum += a[i] in 16-byte vectors, one partial sum per "
            "block (GB/s, 1 array counted)";

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/cuda/hbm_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -9,7 +10,7 @@ namespace {
 class HbmTriad final : public HbmStreamBenchmark {
 public:
   HbmTriad() : HbmStreamBenchmark(HbmKernel::triad) {}
-  std::string_view key() const override { return "memory.hbm_triad"; }
+  std::string_view key() const override { return record::kHbmTriad; }
   std::string_view description() const override {
     return "HBM triad bandwidth of one GPU: a[i] = b[i] + s * c[i] in 16-byte vectors (GB/s, 3 "
            "arrays counted)";

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "memory/cuda/hbm_stream.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -9,7 +10,7 @@ namespace {
 class HbmWrite final : public HbmStreamBenchmark {
 public:
   HbmWrite() : HbmStreamBenchmark(HbmKernel::write) {}
-  std::string_view key() const override { return "memory.hbm_write"; }
+  std::string_view key() const override { return record::kHbmWrite; }
   std::string_view description() const override {
     return "HBM write bandwidth of one GPU: a[i] = s in 16-byte vectors (GB/s, 1 array counted)";
   }

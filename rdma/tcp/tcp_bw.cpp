@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "rdma/rdma_record.h"
 #include "rdma/tcp/tcp_benchmarks.h"
 #include "rdma/tcp/tcp_point.h"
 
@@ -10,7 +11,7 @@ namespace {
 // acknowledgement per call (uni) or both directions at once (bidir, the sum reported).
 class TcpBw final : public Benchmark {
 public:
-  std::string_view key() const override { return "rdma.tcp_bw"; }
+  std::string_view key() const override { return record::kTcpBw; }
   std::string_view description() const override {
     return "TCP streaming bandwidth baseline: Gb/s, GB/s, message rate; uni- or bidirectional; "
            "data checked";

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "rdma/rdma_record.h"
 #include "rdma/tcp/tcp_benchmarks.h"
 #include "rdma/tcp/tcp_point.h"
 
@@ -24,7 +25,7 @@ namespace {
 // poll loops), one-way latency = round trip / 2.
 class TcpLat final : public Benchmark {
 public:
-  std::string_view key() const override { return "rdma.tcp_lat"; }
+  std::string_view key() const override { return record::kTcpLat; }
   std::string_view description() const override {
     return "TCP ping-pong latency baseline (round trip / 2): min/p50/p90/p99/p99.9/max, stdev; "
            "data checked";

@@ -7,6 +7,7 @@
 #include "harness/store/store.h"
 #include "harness/waiver.h"
 #include "rdma/pair_matrix_run.h"
+#include "rdma/rdma_record.h"
 #include "rdma/tcp/tcp_benchmarks.h"
 #include "rdma/tcp/tcp_point.h"
 
@@ -20,7 +21,7 @@ constexpr const char *kBandwidthFollows = "bandwidth";
 // findings.
 class TcpPairMatrix final : public Benchmark {
 public:
-  std::string_view key() const override { return "rdma.tcp_pair_matrix"; }
+  std::string_view key() const override { return record::kTcpPairMatrix; }
   std::string_view description() const override {
     return "Every pair of ranks once (n-1 rounds of disjoint pairs) over TCP: latency and "
            "bandwidth matrix, bad pairs (ClusterKit: >2.1x min latency, <93% max bandwidth), "

@@ -20,6 +20,7 @@
 #include "rdma/pair_failure.h"
 #include "rdma/peer_result.h"
 #include "rdma/per_call_timer.h"
+#include "rdma/rdma_record.h"
 #include "rdma/tcp/tcp_hello.h"
 #include "rdma/tcp/tcp_socket.h"
 
@@ -192,7 +193,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       for (double &v : one_way)
         v *= 0.5;
       out.metrics = m.to_json();
-      out.metrics["latency"] = to_json(summarize_latency(one_way));
+      out.metrics[record::kLatency] = to_json(summarize_latency(one_way));
       out.metrics["latency_definition"] = "round trip / 2";
       out.metrics["round_trips_measured"] = timer.measured();
       checked.check(in.data(), size, size, "client's echo", s.before_data_check);
@@ -218,7 +219,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       // Bidirectional: each call moves `bytes` each way; the figure is the sum (perftest -b).
       const std::uint64_t moved = bidir ? 2 * bytes : bytes;
       out.metrics = m.bandwidth_metrics(moved);
-      out.metrics["bandwidth_gbits_per_s"] = 8.0 * moved / m.time_s.median / 1e9;
+      out.metrics[record::kBandwidthGbitsPerS] = 8.0 * moved / m.time_s.median / 1e9;
       out.metrics["bandwidth_max_gbits_per_s"] = 8.0 * moved / m.time_s.min / 1e9;
       out.metrics["message_rate_per_s"] = static_cast<double>(per_call) / m.time_s.median;
       out.metrics["messages_per_call"] = per_call;

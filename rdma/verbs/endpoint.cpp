@@ -16,8 +16,8 @@
 
 #include "harness/cuda/gpudirect_buffer.h"
 #include "harness/error.h"
+#include "harness/host_buffer.h"
 #include "harness/inventory/verbs_query.h"
-#include "memory/host_buffer.h"
 #include "rdma/verbs/verbs_error.h"
 
 namespace railgauge::rdma {
@@ -76,7 +76,7 @@ std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to *
 struct VerbsHandles {
   std::unique_ptr<ibv_context, ContextClose> context;
   std::unique_ptr<ibv_pd, PdFree> pd;
-  std::optional<memory::HostBuffer> buffer; // the control word, and the slots in host memory
+  std::optional<HostBuffer> buffer; // the control word, and the slots in host memory
   std::unique_ptr<ibv_mr, MrFree> mr;
   std::optional<gpu::GpuDirectBuffer> gpu_buffer; // the slots in GPU memory
   std::unique_ptr<ibv_mr, MrFree> gpu_mr;

@@ -1,5 +1,5 @@
 #pragma once
-// Error reporting for libibverbs calls (STYLE 6 and 7). Verbs return the errno as their
+// Error reporting for libibverbs calls. Verbs return the errno as their
 // result: the return value is reported, never the global errno, except for the calls that
 // signal failure with NULL (ibv_open_device, ibv_alloc_pd, ibv_reg_mr, ibv_create_cq,
 // ibv_create_qp), which set errno.

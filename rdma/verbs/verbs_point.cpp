@@ -18,6 +18,7 @@
 #include "rdma/pair_failure.h"
 #include "rdma/peer_result.h"
 #include "rdma/per_call_timer.h"
+#include "rdma/rdma_record.h"
 #include "rdma/verbs/endpoint.h"
 #include "rdma/verbs/traffic.h"
 
@@ -212,7 +213,7 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
     result["messages"] = served.messages;
     result["active_s"] = served.active_s;
     result["device"] = ep.device_name();
-    result["port_counter_deltas"] = counter_deltas(before, after);
+    result[record::kPortCounterDeltas] = counter_deltas(before, after);
   } catch (const std::exception &e) {
     if (!info_sent)
       store.set(prefix + "server_info", std::string(kFailedInfo) + e.what());
@@ -260,12 +261,12 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       for (double &v : latency)
         v *= scale;
       out.metrics = m.to_json();
-      out.metrics["latency"] = to_json(summarize_latency(latency));
+      out.metrics[record::kLatency] = to_json(summarize_latency(latency));
       out.metrics["latency_definition"] =
           s.verb == Verb::read ? "round trip" : "round trip / 2 (as perftest)";
       out.metrics["round_trips_measured"] = timer.measured();
       out.metrics["round_trips_kept"] = timer.calls_s().size();
-      out.metrics["port_counter_deltas"] = counter_deltas(before, after);
+      out.metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
     } else {
       Streamer streamer(ep, shape);
       const std::uint64_t unit = static_cast<std::uint64_t>(ep.config().qps) * shape.cq_moderation;
@@ -283,12 +284,12 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       const PortCounters after = counters_of(ep);
       const std::uint64_t bytes_per_call = per_call * s.size_bytes;
       out.metrics = m.bandwidth_metrics(bytes_per_call);
-      out.metrics["bandwidth_gbits_per_s"] = 8.0 * bytes_per_call / m.time_s.median / 1e9;
-      out.metrics["bandwidth_max_gbits_per_s"] = 8.0 * bytes_per_call / m.time_s.min / 1e9;
-      out.metrics["message_rate_per_s"] = static_cast<double>(per_call) / m.time_s.median;
+      out.metrics[record::kBandwidthGbitsPerS] = 8.0 * bytes_per_call / m.time_s.median / 1e9;
+      out.metrics[record::kBandwidthMaxGbitsPerS] = 8.0 * bytes_per_call / m.time_s.min / 1e9;
+      out.metrics[record::kMessageRatePerS] = static_cast<double>(per_call) / m.time_s.median;
       out.metrics["messages_per_call"] = per_call;
       out.metrics["messages_completed"] = streamer.completed();
-      out.metrics["port_counter_deltas"] = counter_deltas(before, after);
+      out.metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
     }
   } catch (...) {
     try {
@@ -313,8 +314,8 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
     // The peer's direction is timed by the peer from its first to its last completion
     // (perftest sums both sides' results the same way).
     out.metrics["peer_bandwidth_gbits_per_s"] = peer_gbits;
-    out.metrics["bidirectional_gbits_per_s"] =
-        out.metrics["bandwidth_gbits_per_s"].get<double>() + peer_gbits;
+    out.metrics[record::kBidirectionalGbitsPerS] =
+        out.metrics[record::kBandwidthGbitsPerS].get<double>() + peer_gbits;
   }
   out.metrics["server_messages"] = server.messages;
   if (server.port_counter_deltas)
@@ -390,7 +391,7 @@ Outcome run_verbs_side(RunContext &ctx, const VerbsPointSpec &spec, Store &store
   Outcome out;
   out.metrics = {{"role", "server"},
                  {"messages_served", result["messages"]},
-                 {"port_counter_deltas", result["port_counter_deltas"]}};
+                 {"port_counter_deltas", result[record::kPortCounterDeltas]}};
   out.device = {{"nic", result["device"]}, {"port", s.port}};
   if (ctx.verify())
     DataCheck::from_json(result).conclude(out);

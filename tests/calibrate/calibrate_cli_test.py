@@ -185,13 +185,13 @@ class CalibrateTest(unittest.TestCase):
             (("--folds", "1"), "--folds"),
         ]:
             r, out = self.calibrate(*args)
-            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(r.returncode, 4, args)
             self.assertIn(expect, r.stderr)
             self.assertFalse(out.exists(), args)
         empty = pathlib.Path(self.tmp.name) / "empty"
         empty.mkdir()
         r = railgauge("calibrate", str(empty), "--out", str(empty / "out"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 4)
         self.assertIn("no records.jsonl", r.stderr)
 
 

@@ -40,7 +40,9 @@ Record record(const std::string &host, const std::string &key, json params, json
   return r;
 }
 
-json inventory(int node, int gpus, const FleetFaults &f) {
+} // namespace
+
+json fleet_inventory(int node, int gpus, const FleetFaults &f) {
   json nvml_gpus = json::array(), rail_gpus = json::array(), devices = json::array(),
        ports = json::array();
   for (int g = 0; g < gpus; ++g) {
@@ -104,8 +106,6 @@ json inventory(int node, int gpus, const FleetFaults &f) {
           {"port_counters", {{"available", true}, {"reason", nullptr}, {"ports", ports}}}};
 }
 
-} // namespace
-
 std::string gpu_bus_id(int gpu) { return fmt::format("0000:{:02x}:00.0", 0x18 + gpu * 0x10); }
 std::string host_name(int node) { return fmt::format("node{:02d}", node); }
 
@@ -118,7 +118,7 @@ analysis::RunSet make_fleet(const FleetFaults &f, int nodes, int gpus) {
     run.manifest = {{"schema", "railgauge.run/1"},
                     {"host", host},
                     {"rank", 0},
-                    {"inventory", inventory(n, gpus, f)}};
+                    {"inventory", fleet_inventory(n, gpus, f)}};
     for (int g = 0; g < gpus; ++g) {
       const json device = {{"gpu", fmt::format("GPU-fixture-{:02d}-{}", n, g)},
                            {"pci", gpu_bus_id(g)},

@@ -25,6 +25,9 @@ struct FleetFaults {
 
 std::string gpu_bus_id(int gpu); // "0000:18:00.0" + gpu * 0x10 on the bus
 std::string host_name(int node); // node01..node08
+// Node `node`'s inventory (run.json "inventory"): NVML, verbs and port counters of a healthy
+// H100 SXM node with 8x400G InfiniBand, but for the faults that touch the inventory.
+nlohmann::json fleet_inventory(int node, int gpus, const FleetFaults &faults);
 analysis::RunSet make_fleet(const FleetFaults &faults, int nodes = 8, int gpus = 8);
 
 // Writes the fleet as run directories <dir>/<host>/{run.json,records.jsonl}.

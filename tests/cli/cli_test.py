@@ -189,7 +189,7 @@ class RunTest(unittest.TestCase):
             self.assertEqual(len(rails), 8, name)
             self.assertEqual({rail["path"] for rail in rails}, {"PIX"}, name)
         r = railgauge("inventory", "--topology", str(FIXTURES / "missing.xml"))
-        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.returncode, 4)
         self.assertIn("missing.xml", r.stderr)
 
     def test_list_shows_every_key_with_axes_and_whether_it_runs(self):
@@ -238,7 +238,7 @@ class BadInputTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def assert_input_error(self, r, *fragments):
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
         for fragment in fragments:
             self.assertIn(fragment, r.stderr)
         self.assertFalse(self.out.exists() and any(self.out.iterdir()),
@@ -278,7 +278,7 @@ class BadInputTest(unittest.TestCase):
         blocker.write_text("not a directory")
         started = time.time()
         r = railgauge("run", "--out", str(blocker / "runs"))
-        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn(str(blocker / "runs"), r.stderr)
         self.assertIn("--out", r.stderr)
         self.assertLess(time.time() - started, 10, "it must fail before measuring")

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "collectives/nccl_tests_import.h"
+#include "analysis/import/nccl_tests_import.h"
 #include "harness/error.h"
 #include "tests/fuzz/record_check.h"
 
@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   const std::string text(reinterpret_cast<const char *>(data), size);
   try {
     const auto imported =
-        railgauge::collectives::import_nccl_tests(text, "fuzz.txt", std::nullopt, "r", "h");
+        railgauge::importers::import_nccl_tests(text, "fuzz.txt", std::nullopt, "r", "h");
     for (const auto &r : imported.records)
       expect_record_reads_back(r);
   } catch (const railgauge::InputError &) {

@@ -5,15 +5,15 @@
 #include <cstdint>
 #include <string>
 
+#include "analysis/import/nvbandwidth_import.h"
 #include "harness/error.h"
-#include "offload/nvbandwidth_import.h"
 #include "tests/fuzz/record_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   const std::string text(reinterpret_cast<const char *>(data), size);
   try {
-    const auto doc = railgauge::offload::parse_nvbandwidth(text, "fuzz");
-    for (const auto &r : railgauge::offload::nvbandwidth_records(doc, "r", ""))
+    const auto doc = railgauge::importers::parse_nvbandwidth(text, "fuzz");
+    for (const auto &r : railgauge::importers::nvbandwidth_records(doc, "r", ""))
       expect_record_reads_back(r);
   } catch (const railgauge::InputError &) {
   }

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "fake_benchmark.h"
+#include "harness/printers.h"
 #include "harness/runner.h"
 
 int main(int argc, char **argv) {

@@ -143,11 +143,11 @@ class ImportTest(unittest.TestCase):
             f.write("hello\n")
         for tool in ("nccl-tests", "perftest"):
             p = railgauge("import", tool, bad, "--out", self.out)
-            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
             self.assertIn("bad.txt", p.stderr)
             self.assertFalse(glob.glob(os.path.join(self.out, "*", "records.jsonl")))
         p = railgauge("import", "nccl-tests", bad, "--kind", "allreduce", "--out", self.out)
-        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.returncode, 4)
         self.assertIn("--kind", p.stderr)
 
 

@@ -10,9 +10,9 @@
 
 #include "tests/support/quick_run_context.h"
 
+#include "harness/host_buffer.h"
 #include "harness/registry.h"
 #include "harness/run_context.h"
-#include "memory/host_buffer.h"
 #include "memory/host_stream.h"
 #include "memory/register_memory.h"
 
@@ -73,7 +73,7 @@ TEST(HostBufferPages, TouchedPagesAreOnTheBoundNodeOrTheReasonIsGiven) {
   const Topology topology = Topology::load_this_machine();
   hwloc_obj_t node = hwloc_get_obj_by_type(topology.get(), HWLOC_OBJ_NUMANODE, 0);
   ASSERT_NE(node, nullptr);
-  memory::HostBuffer buffer(topology.get(), node->os_index, 1 << 20);
+  HostBuffer buffer(topology.get(), node->os_index, 1 << 20);
   std::fill_n(buffer.doubles(), (1 << 20) / sizeof(double), 1.0); // first touch
   const auto where = buffer.page_nodes();
   if (const auto *why = std::get_if<std::string>(&where)) {

@@ -44,8 +44,9 @@ protected:
 };
 
 TEST_F(OffloadOnGpu, SingleGpuPathsAreVerifiedAndPlausible) {
-  for (auto make : {make_h2d, make_d2h, make_bidir, make_zero_copy_read, make_zero_copy_write}) {
-    auto bench = make();
+  for (auto path : {OffloadPath::h2d, OffloadPath::d2h, OffloadPath::bidir,
+                    OffloadPath::zero_copy_read, OffloadPath::zero_copy_write}) {
+    auto bench = make_offload_benchmark(path);
     for (std::int64_t size : {std::int64_t{4096}, std::int64_t{3} << 20, std::int64_t{1} << 28}) {
       SCOPED_TRACE(std::string(bench->key()) + " size_bytes=" + std::to_string(size));
       const Point p = point(*bench, size);
@@ -71,8 +72,8 @@ TEST_F(OffloadOnGpu, SingleGpuPathsAreVerifiedAndPlausible) {
 }
 
 TEST_F(OffloadOnGpu, PageableIsHostTimedAndVerified) {
-  for (auto make : {make_h2d, make_d2h}) {
-    auto bench = make();
+  for (auto path : {OffloadPath::h2d, OffloadPath::d2h}) {
+    auto bench = make_offload_benchmark(path);
     Point p = point(*bench, std::int64_t{1} << 24);
     p.set("host_memory", std::string("pageable"));
     const Outcome out = bench->run(ctx_, p);
@@ -84,15 +85,15 @@ TEST_F(OffloadOnGpu, PageableIsHostTimedAndVerified) {
 TEST_F(OffloadOnGpu, LargePinnedCopiesReachPcieRates) {
   // 256 MiB pinned over any PCIe Gen3 x16 or better moves well over 5 GB/s; under that the copy
   // engine is not what is being timed.
-  auto bench = make_h2d();
+  auto bench = make_offload_benchmark(OffloadPath::h2d);
   const Outcome out = bench->run(ctx_, point(*bench, std::int64_t{1} << 28));
   expect_ok(out);
   EXPECT_GT(out.metrics.at("bandwidth_gbytes_per_s").get<double>(), 5);
 }
 
 TEST_F(OffloadOnGpu, AllGpusReportEachShare) {
-  for (auto make : {make_all_gpus_h2d, make_all_gpus_d2h}) {
-    auto bench = make();
+  for (auto path : {OffloadPath::all_gpus_h2d, OffloadPath::all_gpus_d2h}) {
+    auto bench = make_offload_benchmark(path);
     const Outcome out = bench->run(ctx_, point(*bench, std::int64_t{1} << 24));
     expect_ok(out);
     const auto &per_gpu = out.metrics.at("per_gpu");
@@ -105,7 +106,7 @@ TEST_F(OffloadOnGpu, AllGpusReportEachShare) {
 }
 
 TEST_F(OffloadOnGpu, CopyBesideGemmReportsBothSlowdowns) {
-  auto bench = make_with_gemm();
+  auto bench = make_offload_benchmark(OffloadPath::with_gemm);
   Point p = point(*bench, std::int64_t{64} << 20);
   p.set("gemm_mnk", std::int64_t{2048});
   const Outcome out = bench->run(ctx_, p);
@@ -117,8 +118,9 @@ TEST_F(OffloadOnGpu, CopyBesideGemmReportsBothSlowdowns) {
 }
 
 TEST_F(OffloadOnGpu, CorruptedDestinationFailsThePoint) {
-  for (auto make : {make_h2d, make_d2h, make_zero_copy_read, make_zero_copy_write}) {
-    auto bench = make();
+  for (auto path : {OffloadPath::h2d, OffloadPath::d2h, OffloadPath::zero_copy_read,
+                    OffloadPath::zero_copy_write}) {
+    auto bench = make_offload_benchmark(path);
     SCOPED_TRACE(std::string(bench->key()));
     bench->set_before_verify([](void *dst, bool device_memory, std::size_t) {
       const std::uint32_t bad = 0xdeadbeef;

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gemm/cuda/gemm_load_values.h"
 #include "harness/cuda/device.h"
+#include "harness/cuda/gemm_load_values.h"
 #include "harness/registry.h"
 #include "harness/run_context.h"
 #include "offload/offload_benchmark.h"
@@ -68,7 +68,7 @@ TEST(OffloadBytes, CountedOnceAcrossTheLinkPerDirectionAndGpu) {
   EXPECT_EQ(device_buffers(OffloadPath::bidir), 2);
   EXPECT_EQ(device_buffers(OffloadPath::zero_copy_write), 1);
   const std::uint64_t mnk = 8192;
-  EXPECT_EQ(gemm::gemm_load_device_bytes(8192),
+  EXPECT_EQ(gpu::gemm_load_device_bytes(8192),
             2 * mnk * mnk * 2 + mnk * mnk * 4 + (std::uint64_t{32} << 20));
 }
 
@@ -83,7 +83,7 @@ TEST(OffloadPattern, NeighboursAndSeedsDiffer) {
       << "indexes past 2^32 words (16 GiB) do not alias";
   std::set<int> values;
   for (std::uint64_t i = 0; i < 1000; ++i)
-    values.insert(gemm::gemm_load_input_value(i, 3));
+    values.insert(gpu::gemm_load_input_value(i, 3));
   EXPECT_EQ(values, (std::set<int>{-1, 0, 1}));
 }
 

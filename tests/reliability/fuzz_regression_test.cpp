@@ -13,18 +13,18 @@
 #include "analysis/check/evaluate.h"
 #include "analysis/check/rules.h"
 #include "analysis/compare/compare.h"
+#include "analysis/import/nccl_tests_import.h"
+#include "analysis/import/nvbandwidth_import.h"
+#include "analysis/import/perftest_import.h"
 #include "analysis/report/report.h"
 #include "analysis/run_set.h"
-#include "collectives/nccl_tests_import.h"
 #include "harness/error.h"
 #include "harness/manifest.h"
 #include "harness/record.h"
 #include "harness/suite.h"
-#include "offload/nvbandwidth_import.h"
 #include "rdma/endpoint_info.h"
 #include "rdma/pair_report.h"
 #include "rdma/peer_result.h"
-#include "rdma/perftest_import.h"
 #include "rdma/tcp/tcp_socket.h"
 #include "tests/reliability/temp_dir.h"
 
@@ -105,7 +105,7 @@ TEST(FuzzRegressions, NcclTestsLineOfOtherBlanksIsSkipped) {
   // A line holding only a form feed has no word: it was indexed as if it had one.
   std::istringstream in("# Collective test starting: all_gather_perf\n\f\n\v\r\n"
                         "  4096  1024  float  none  -1  5.0 0.82 0.82 0  5.0 0.82 0.82 0\n");
-  const auto r = collectives::import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h");
+  const auto r = importers::import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h");
   EXPECT_EQ(r.records.size(), 2u);
   EXPECT_EQ(r.other_lines, 2);
 }
@@ -114,7 +114,7 @@ TEST(FuzzRegressions, NcclTestsSizeBeyondAnIntegerIsAnInputError) {
   std::istringstream in("# Collective test starting: all_gather_perf\n"
                         "  1e30  2  float  none  -1  1.0 0.1 0.1 0  1.0 0.1 0.1 0\n");
   const auto e = input_error_in(
-      [&] { collectives::import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h"); });
+      [&] { importers::import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h"); });
   EXPECT_NE(e.find("log.txt:2"), std::string::npos) << e;
   EXPECT_NE(e.find("not a whole number"), std::string::npos) << e;
 }
@@ -133,13 +133,13 @@ TEST(FuzzRegressions, PerftestNumbersOutOfRangeAreInputErrorsOrText) {
   ASSERT_NE(lat.find(" 8       2000 "), std::string::npos);
   std::string huge_row = lat;
   huge_row.replace(huge_row.find(" 8       2000 "), 14, " 99999999999999999999999 2000 ");
-  const auto e = input_error_in([&] { rdma::import_perftest(huge_row, "lat.txt"); });
+  const auto e = input_error_in([&] { importers::import_perftest(huge_row, "lat.txt"); });
   EXPECT_NE(e.find("lat.txt:22"), std::string::npos) << e;
   EXPECT_NE(e.find("is not a whole number"), std::string::npos) << e;
 
   std::string huge_field = lat;
   huge_field.replace(huge_field.find("1024[B]"), 7, "99999999999999999999999[B]");
-  const auto records = rdma::import_perftest(huge_field, "lat.txt");
+  const auto records = importers::import_perftest(huge_field, "lat.txt");
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].params.at("mtu_bytes"), "99999999999999999999999[B]");
   EXPECT_EQ(records[0].params.at("size_bytes"), 8);
@@ -150,7 +150,7 @@ TEST(FuzzRegressions, PerftestNumbersOutOfRangeAreInputErrorsOrText) {
 // whose inputs stay under 4 KiB).
 TEST(FuzzRegressions, PerftestLongLineIsNotATitle) {
   const std::string text = "Atomic" + std::string(200'000, 'x') + " BW Test\n";
-  const auto e = input_error_in([&] { rdma::import_perftest(text, "big.txt"); });
+  const auto e = input_error_in([&] { importers::import_perftest(text, "big.txt"); });
   EXPECT_NE(e.find("not perftest output"), std::string::npos) << e;
 }
 
@@ -161,7 +161,7 @@ TEST(FuzzRegressions, NvbandwidthMatrixWithoutColumnsIsAProblem) {
       R"json({"nvbandwidth": {"testcases": [{"name": "device_to_device_memcpy_read_ce",
           "bandwidth_description": "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)",
           "bandwidth_matrix": [[], []]}]}})json";
-  const auto doc = offload::parse_nvbandwidth(text, "nvb.json");
+  const auto doc = importers::parse_nvbandwidth(text, "nvb.json");
   ASSERT_EQ(doc.testcases.size(), 1u);
   EXPECT_TRUE(doc.testcases[0].matrices.empty());
   ASSERT_EQ(doc.problems.size(), 1u);

@@ -112,7 +112,7 @@ class ResumeCliTest(unittest.TestCase):
 
         # A complete run is not resumed without --force; with it, nothing runs again.
         r = railgauge(*args, "--resume", str(run_dir))
-        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("complete", r.stderr)
         r = railgauge(*args, "--resume", str(run_dir), "--force")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -131,20 +131,20 @@ class ResumeCliTest(unittest.TestCase):
         # Another plan: different axis values.
         r = railgauge("memory", "-q", "--filter", "memory.host_copy", "-a", "size_bytes=64KiB",
                       "-a", "threads=1", "-a", "numa_node=0", "--resume", str(run_dir))
-        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("differ from the run's 2", r.stderr)
         self.assertIn("fix: resume with the options of the original command", r.stderr)
         # Another suite.
         r = railgauge("run", "quick", "-q", "--resume", str(run_dir))
-        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("made by suite", r.stderr)
         # Not a run directory.
         r = railgauge(*args, "--resume", self.out)
-        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("run.json", r.stderr)
         # --force without --resume.
         r = railgauge(*args, "--force")
-        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("only go with --resume", r.stderr)
         # A run that is still being written by a live process.
         live_out = pathlib.Path(self.out) / "live"
@@ -153,7 +153,7 @@ class ResumeCliTest(unittest.TestCase):
         proc, live_dir = start_and_wait_for_records(live_args, live_out, 1)
         try:
             r = railgauge(*live_args, "--resume", str(live_dir))
-            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(r.returncode, 4, r.stderr)
             self.assertIn("still writing", r.stderr)
         finally:
             proc.kill()

@@ -1,0 +1,331 @@
+#include "analysis/import/nccl_tests_import.h"
+
+#include <algorithm>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <set>
+#include <span>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/error.h"
+#include "harness/number_text.h"
+
+namespace railgauge::importers {
+namespace {
+
+std::string dtype_name(const std::string &t) {
+  if (t == "float")
+    return "float32";
+  if (t == "double")
+    return "float64";
+  if (t == "half")
+    return "fp16";
+  if (t == "bfloat16")
+    return "bf16";
+  return t; // int8, int32, uint64, f8e4m3, ... as nccl-tests names them
+}
+
+// A size in bytes or an element count: a whole non-negative integer, as nccl-tests prints them
+// (a double cast to an integer is undefined beyond its range).
+std::optional<std::int64_t> integer(const std::string &s) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0)
+    return std::nullopt;
+  return v;
+}
+
+// A result row's first column, the size: digits, or a number in any notation (a malformed size
+// such as 1e30 is then reported, not skipped). A host name ("node01:41001:41001 [0] NCCL INFO",
+// "10-0-0-1:...") has other characters.
+bool looks_numeric(const std::string &word) {
+  return !word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) &&
+         word.find_first_not_of("0123456789.eE+-") == std::string::npos;
+}
+
+// A launcher's prefix on each line of a captured log: Open MPI's --tag-output "[1,0]<stdout>:"
+// and Slurm's srun --label "0: ". Removed so the line reads as nccl-tests printed it.
+std::string without_launcher_tag(const std::string &line) {
+  const auto first = line.find_first_not_of(" \t");
+  if (first == std::string::npos)
+    return line;
+  if (line[first] == '[') {
+    for (const char *tag : {"]<stdout>:", "]<stderr>:"})
+      if (const auto at = line.find(tag, first); at != std::string::npos) {
+        // mpirun --tag-output also tags each flush, so a row can hold the tag again mid-row
+        // ("-1[1,0]<stdout>:    85.70 ..."): every further copy is a separator.
+        const std::string whole = line.substr(first, at + std::string_view(tag).size() - first);
+        std::string rest = line.substr(at + std::string_view(tag).size());
+        for (auto again = rest.find(whole); again != std::string::npos;
+             again = rest.find(whole, again + 1))
+          rest.replace(again, whole.size(), " ");
+        return rest;
+      }
+    return line;
+  }
+  std::size_t digits = first;
+  while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits])))
+    ++digits;
+  if (digits > first && digits + 1 < line.size() && line[digits] == ':' && line[digits + 1] == ' ')
+    return line.substr(digits + 2);
+  return line;
+}
+
+// -I 1 columns after a half's four: i_min, i_max, i_p99 (us; CUDA events, max over processes)
+// and i_cv% (util.cu writePerIterReport).
+void add_text_per_iteration(const std::vector<std::string> &f, std::size_t c,
+                            const std::string &here, nlohmann::json &metrics) {
+  const auto min_us = finite_number(f[c]), max_us = finite_number(f[c + 1]),
+             p99_us = finite_number(f[c + 2]), cv = finite_number(f[c + 3]);
+  if (!min_us || !max_us || !p99_us || !cv)
+    throw InputError(fmt::format("i_min/i_max/i_p99/i_cv% '{} {} {} {}' are not numbers", f[c],
+                                 f[c + 1], f[c + 2], f[c + 3]),
+                     here, "give the unmodified text output of an nccl-tests *_perf binary");
+  metrics["iteration_min_s"] = *min_us * 1e-6;
+  metrics["iteration_max_s"] = *max_us * 1e-6;
+  metrics["iteration_p99_s"] = *p99_us * 1e-6;
+  metrics["iteration_cv_percent"] = *cv;
+  metrics["iteration_timer"] = "nccl-tests per-iteration CUDA events (-I 1), max over processes";
+}
+
+} // namespace
+
+Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string &run,
+                         const std::string &host) {
+  Record r;
+  r.run = run;
+  r.host = host;
+  r.key = fmt::format("collectives.nccl_{}", to_string(kind));
+  r.params = {{"size_bytes", half.size_bytes},
+              {"count", half.count},
+              {"dtype", dtype_name(half.type)},
+              {"in_place", half.in_place ? "in_place" : "out_of_place"},
+              {"source", "nccl-tests"}};
+  if (half.redop != "none")
+    r.params["op"] = half.redop;
+  // An integer, as railgauge's own records have it, so that `railgauge compare` matches the two.
+  if (half.root != "-1") {
+    if (const auto root = integer(half.root))
+      r.params["root"] = *root;
+    else
+      r.params["root"] = half.root;
+  }
+  namespace c = collectives::record;
+  r.metrics = {{c::kWallTimeS, half.time_us * 1e-6},
+               {c::kAlgbwGbytesPerS, half.algbw_gbytes_per_s},
+               {c::kBusbwGbytesPerS, half.busbw_gbytes_per_s},
+               {"timer", "nccl-tests host wall clock, mean over iterations"}};
+  r.status = Status::ok;
+  if (half.wrong) {
+    r.metrics["wrong_elements"] = *half.wrong;
+    if (*half.wrong > 0) {
+      r.status = Status::failed;
+      r.reason = fmt::format("nccl-tests counted {} wrong elements", *half.wrong);
+    } else {
+      r.metrics[c::kVerified] = true;
+    }
+  }
+  r.time_utc = utc_timestamp_now();
+  return r;
+}
+
+Record nccl_tests_failure_record(const NcclTestsImport &import, const std::string &run,
+                                 const std::string &host) {
+  Record r;
+  r.run = run;
+  r.host = host;
+  r.key = import.kind ? fmt::format("collectives.nccl_{}", to_string(*import.kind))
+                      : std::string("collectives.nccl_unknown");
+  r.params = {{"source", "nccl-tests"}};
+  r.status = Status::error;
+  r.reason = fmt::format("nccl-tests failed after {} result row(s): {}", import.records.size() / 2,
+                         fmt::join(import.failures, " | "));
+  r.time_utc = utc_timestamp_now();
+  return r;
+}
+
+std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines) {
+  std::vector<std::string> hosts;
+  for (const auto &line : rank_lines) {
+    std::istringstream words(line);
+    for (std::string w; words >> w;)
+      if (w == "on" && words >> w) {
+        if (std::find(hosts.begin(), hosts.end(), w) == hosts.end())
+          hosts.push_back(w);
+        break;
+      }
+  }
+  return hosts;
+}
+
+void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines) {
+  if (rank_lines.empty())
+    return;
+  const auto hosts = rank_hosts(rank_lines);
+  for (auto &r : records) {
+    if (r.status == Status::error)
+      continue;
+    // The names railgauge's own collective records use for the group a point ran on: the log's
+    // ranks are one group, the world.
+    r.params["world_size"] = rank_lines.size();
+    r.params["group_size"] = rank_lines.size();
+    if (!hosts.empty())
+      r.params["group_hosts"] = hosts.size();
+  }
+}
+
+NcclTestsImport import_nccl_tests(const std::string &text, const std::string &where,
+                                  std::optional<Kind> kind, const std::string &run,
+                                  const std::string &host) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{')
+    return import_nccl_tests_json(text, where, kind, run, host);
+  std::istringstream in(text);
+  return import_nccl_tests_text(in, where, kind, run, host);
+}
+
+NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
+                                       std::optional<Kind> kind, const std::string &run,
+                                       const std::string &host) {
+  NcclTestsImport out;
+  out.kind = kind;
+  bool per_iteration = false; // -I 1: i_min i_max i_p99 i_cv% after each half
+  bool header_seen = false;   // in this section
+  // A log may hold several runs, one after the other: each section's rank lines describe its own
+  // rows only, and a section whose run ended after its header (a time limit, the OOM killer)
+  // is a failure of its own.
+  std::size_t section_first = 0, section_failures = 0;
+  std::vector<std::string> section_ranks;
+  const auto end_section = [&] {
+    if (header_seen && out.records.size() == section_first &&
+        out.failures.size() == section_failures)
+      out.failures.push_back(
+          fmt::format("{}: nccl-tests printed the header of a run{} but no "
+                      "result row: the run ended before its first size",
+                      where, out.kind ? fmt::format(" of {}", to_string(*out.kind)) : ""));
+    add_rank_layout(std::span(out.records).subspan(section_first), section_ranks);
+    section_first = out.records.size();
+    section_failures = out.failures.size();
+    section_ranks.clear();
+    header_seen = false;
+  };
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    line = without_launcher_tag(line);
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos)
+      continue;
+    if (line[first] == '#') {
+      const std::string body = line.substr(first + 1);
+      if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
+        end_section();
+        per_iteration = false;
+        header_seen = true;
+        std::string name = body.substr(at + 26);
+        name = name.substr(0, name.find_first_of(" \t\r"));
+        // all_reduce_perf, or a renamed build such as all_reduce_perf_mpi
+        if (const auto perf = name.find("_perf"); perf != std::string::npos && perf > 0)
+          name.resize(perf);
+        if (!kind)
+          out.kind = parse_kind(name);
+      }
+      if (const auto at = body.find("nccl-tests version "); at != std::string::npos)
+        out.about["version_line"] = std::string(trimmed(body.substr(at)));
+      if (body.find("i_min") != std::string::npos)
+        per_iteration = true;
+      std::istringstream words(body);
+      std::string w;
+      words >> w;
+      if (w == "Rank") {
+        out.ranks.push_back(body.substr(body.find("Rank")));
+        section_ranks.push_back(out.ranks.back());
+      }
+      if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos)
+        out.avg_busbw_gbytes_per_s = finite_number(body.substr(body.find(':', at) + 1).erase(0, 1));
+      continue;
+    }
+    // "node01: Test CUDA failure common.cu:891 'out of memory'" and the " .. node01 pid 4242:
+    // Test failure common.cu:1454" after it: nccl-tests stopped here.
+    if (line.find("Test failure") != std::string::npos ||
+        line.find("Test CUDA failure") != std::string::npos ||
+        line.find("Test NCCL failure") != std::string::npos) {
+      out.failures.push_back(fmt::format("{}:{}: {}", where, line_no, trimmed(line)));
+      continue;
+    }
+    std::istringstream cols(line);
+    std::vector<std::string> f;
+    for (std::string w; cols >> w;)
+      f.push_back(w);
+    // A result row starts with its size in bytes. Anything else in a captured log (NCCL_DEBUG's
+    // "host:pid:tid [0] NCCL INFO ..." lines, a launcher's messages) is not nccl-tests' table.
+    // A line of other blanks only (form feed, vertical tab, '\r') has no words at all.
+    if (f.empty() || !looks_numeric(f[0])) {
+      ++out.other_lines;
+      continue;
+    }
+    if (!out.kind)
+      throw InputError("cannot tell which collective this nccl-tests output measured", where,
+                       "pass the collective (e.g. all_reduce): the file has no 'Collective test "
+                       "starting' line");
+    const std::string here = fmt::format("{}:{}", where, line_no);
+    const std::size_t per_half = per_iteration ? 8 : 4, columns = 5 + 2 * per_half;
+    if (f.size() < columns)
+      throw InputError(fmt::format("a result row needs {} columns{}, this one has {}", columns,
+                                   per_iteration ? " (-I 1 output)" : "", f.size()),
+                       here, "give the unmodified text output of an nccl-tests *_perf binary");
+    const auto size = integer(f[0]), count = integer(f[1]);
+    if (!size || !count)
+      throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]),
+                       here, "give the unmodified text output of an nccl-tests *_perf binary");
+    for (int half = 0; half < 2; ++half) {
+      const std::size_t c = 5 + per_half * static_cast<std::size_t>(half);
+      NcclTestsHalf h{.size_bytes = *size,
+                      .count = *count,
+                      .type = f[2],
+                      .redop = f[3],
+                      .root = f[4],
+                      .in_place = half == 1,
+                      .wrong = std::nullopt};
+      const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),
+                 busbw = finite_number(f[c + 2]);
+      if (!time_us || !algbw || !busbw)
+        throw InputError(
+            fmt::format("time/algbw/busbw '{} {} {}' are not numbers", f[c], f[c + 1], f[c + 2]),
+            here, "give the unmodified text output of an nccl-tests *_perf binary");
+      h.time_us = *time_us;
+      h.algbw_gbytes_per_s = *algbw;
+      h.busbw_gbytes_per_s = *busbw;
+      const std::string &wrong = f[c + 3];
+      if (wrong != "N/A") {
+        h.wrong = finite_number(wrong);
+        if (!h.wrong)
+          throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
+                           "give the unmodified text output of an nccl-tests *_perf binary");
+      }
+      Record r = nccl_tests_record(h, *out.kind, run, host);
+      if (per_iteration)
+        add_text_per_iteration(f, c + 4, here, r.metrics);
+      out.records.push_back(std::move(r));
+    }
+  }
+  end_section();
+  if (out.records.empty() && out.failures.empty())
+    throw InputError(
+        fmt::format("no nccl-tests result row found{}",
+                    out.other_lines > 0
+                        ? fmt::format(" ({} line(s) that are not nccl-tests' were skipped)",
+                                      out.other_lines)
+                        : ""),
+        where, "give the text output of an nccl-tests *_perf binary, or its JSON from -J");
+  return out;
+}
+
+} // namespace railgauge::importers

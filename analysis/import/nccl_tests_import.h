@@ -1,0 +1,101 @@
+#pragma once
+// Reads the output of nccl-tests (all_reduce_perf and its siblings), its text or the JSON it
+// writes with -J, into records, so that existing logs can be checked and compared beside
+// railgauge's own (DESIGN.md "import").
+//
+// The text format: '#' header lines (the "Collective test starting: <name>_perf" line in recent
+// versions; "Rank r Group g Pid p on host device d [busid] name" per rank), then one row per
+// size: size(B) count type redop root, then time(us) algbw busbw #wrong for out-of-place and
+// again for in-place (with -I 1, i_min i_max i_p99 i_cv% after each half, which go to
+// metrics.iteration_*), and a footer "Out of bounds values" and
+// "Avg bus bandwidth". Each row becomes two records (out_of_place, in_place) keyed
+// collectives.nccl_<kind>, params.source = "nccl-tests". nccl-tests' time is a host wall-clock
+// mean over its iterations, so it goes to metrics.wall_time_s, never to time_s. A row with
+// #wrong > 0 is `failed`; "N/A" (data check off) leaves `verified` out.
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectives/collective_record.h"
+#include "harness/record.h"
+
+namespace railgauge::importers {
+
+using collectives::bandwidth;
+using collectives::Kind;
+using collectives::parse_kind;
+using collectives::to_string;
+
+struct NcclTestsImport {
+  std::optional<Kind> kind;       // from the header, or the caller's
+  std::vector<std::string> ranks; // "Rank ..." header lines, trimmed
+  std::vector<Record> records;
+  std::optional<double> avg_busbw_gbytes_per_s;    // the footer (mean over all rows, as printed)
+  nlohmann::json about = nlohmann::json::object(); // JSON only: version, argv, config, times
+  // Why nccl-tests stopped early: its "<host>: Test CUDA failure <file>:<line> '<message>'"
+  // lines (text), or a JSON file that ends before any result. The rows before it are kept.
+  std::vector<std::string> failures;
+  // Text only: lines that are neither '#' header lines nor result rows (NCCL_DEBUG output, a
+  // launcher's messages), skipped. A launcher's line prefix ([1,0]<stdout>:, srun's "0: ") is
+  // removed first, so tagged logs import whole.
+  int other_lines = 0;
+};
+
+// The distinct hosts of "Rank r Group g Pid p on <host> device ..." lines, in order of appearance.
+std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines);
+
+// From those lines of one run: params.world_size and group_size (the ranks listed) and
+// params.group_hosts (their distinct hosts) on each of its result records, the names railgauge's
+// own records and `railgauge calibrate` use for a collective's group and its tier.
+void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines);
+
+// The record that says an imported nccl-tests run failed: key collectives.nccl_<kind>, status
+// error, the failure lines as the reason.
+Record nccl_tests_failure_record(const NcclTestsImport &import, const std::string &run,
+                                 const std::string &host);
+
+// One half (out of place or in place) of one size row, as both formats give it.
+struct NcclTestsHalf {
+  std::int64_t size_bytes = 0;
+  std::int64_t count = 0;
+  std::string type;  // as nccl-tests names it: float, bfloat16, int8, ...
+  std::string redop; // "none" for kinds without one
+  std::string root;  // "-1" for kinds without one
+  bool in_place = false;
+  double time_us = 0; // host wall clock, mean over the iterations
+  double algbw_gbytes_per_s = 0;
+  double busbw_gbytes_per_s = 0;
+  std::optional<double> wrong; // absent: the data check was off
+};
+
+// The record of one half: key collectives.nccl_<kind>, `failed` when elements were wrong.
+Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string &run,
+                         const std::string &host);
+
+// `kind` overrides the header; without either, throws InputError naming `where`. A malformed
+// row throws InputError with where:line.
+NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
+                                       std::optional<Kind> kind, const std::string &run,
+                                       const std::string &host);
+
+// The -J output (format version 3, nccl-tests 2.17.3 and later): the collective comes from
+// argv[0] (<kind>_perf) unless `kind` is given; metrics also carry the NCCL version and the
+// NCCL_ALGO / NCCL_PROTO / NCCL_NVLS_ENABLE / NCCL_COLLNET_ENABLE the run had in its
+// environment, under the names railgauge's own NCCL records use. With -I 1 (per-iteration CUDA
+// events), metrics.time_s is the summary of the per-iteration times (max over processes, the
+// leading skipped iterations left out) and, with several processes, the process slowest most
+// often is named. Malformed JSON or a field of the wrong type throws InputError naming `where`.
+NcclTestsImport import_nccl_tests_json(const std::string &text, const std::string &where,
+                                       std::optional<Kind> kind, const std::string &run,
+                                       const std::string &host);
+
+// Either format, told apart by the first non-blank character ('{': JSON).
+NcclTestsImport import_nccl_tests(const std::string &text, const std::string &where,
+                                  std::optional<Kind> kind, const std::string &run,
+                                  const std::string &host);
+
+} // namespace railgauge::importers

@@ -1,0 +1,551 @@
+#include "analysis/import/nvbandwidth_import.h"
+
+#include "analysis/import/imported_run.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/error.h"
+#include "harness/metric_names.h"
+#include "harness/number_text.h"
+
+namespace railgauge::importers {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::vector<std::string> split_words(std::string_view s) {
+  std::vector<std::string> words;
+  std::istringstream in{std::string(s)};
+  for (std::string w; in >> w;)
+    words.push_back(w);
+  return words;
+}
+
+// "26.03" -> 26.03, "N/A" -> nullopt (a cell nvbandwidth did not measure); anything else
+// ("inf", "nan", "12abc") is not a value (nullopt through `ok`).
+std::optional<double> parse_cell(const std::string &text, bool &ok) {
+  ok = true;
+  if (text == "N/A")
+    return std::nullopt;
+  char *end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(v)) {
+    ok = false;
+    return std::nullopt;
+  }
+  return v;
+}
+
+// A caption: "... bandwidth (GB/s)" or "... (ns)".
+bool is_caption(std::string_view line) {
+  const std::string t = std::string(trimmed(line));
+  return t.size() > 6 && (t.ends_with("(GB/s)") || t.ends_with("(ns)"));
+}
+
+// The word before "bandwidth" when it is one of nvbandwidth's matrix names (Read1, Write2, Total).
+std::string variant_of(const std::string &caption) {
+  const auto words = split_words(caption);
+  for (std::size_t i = 1; i < words.size(); ++i)
+    if (words[i] == "bandwidth" && (words[i - 1] == "Total" || starts_with(words[i - 1], "Read") ||
+                                    starts_with(words[i - 1], "Write")))
+      return words[i - 1];
+  return "";
+}
+
+// "NVIDIA H100 80GB HBM3 (00000000:19:00)" -> "0000:19:00.0" (nvbandwidth prints domain, bus and
+// device; a GPU is function 0). Empty when the text has no such suffix.
+std::string pci_from_display(const std::string &text, std::string *name) {
+  const auto open = text.rfind('(');
+  const auto close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    return "";
+  const std::string inside = text.substr(open + 1, close - open - 1);
+  unsigned domain = 0, bus = 0, dev = 0;
+  char tail = 0;
+  if (std::sscanf(inside.c_str(), "%x:%x:%x%c", &domain, &bus, &dev, &tail) != 3)
+    return "";
+  if (name)
+    *name = std::string(trimmed(text.substr(0, open)));
+  return fmt::format("{:04x}:{:02x}:{:02x}.0", domain & 0xffffu, bus, dev);
+}
+
+// The testcase of "ERROR: Testcase <id> not found!" or "ERROR: Testcase index <id> out of
+// bound!", which nvbandwidth prints instead of running an unknown -t; nullopt for other lines.
+std::optional<std::string> unknown_testcase(const std::string &line) {
+  static const std::regex pattern(R"(^ERROR: Testcase (index )?(\S+) (not found|out of bound)!$)");
+  std::smatch m;
+  if (!std::regex_match(line, m, pattern))
+    return std::nullopt;
+  return m[2].str();
+}
+
+// Why nvbandwidth stopped outside any testcase (the first reason given is kept), and a warning.
+void note_run_error(NvbDocument &doc, const std::string &at, const std::string &message) {
+  if (doc.run_error.empty())
+    doc.run_error = message;
+  doc.problems.push_back(fmt::format("{}: nvbandwidth reported an error: {}", at, message));
+}
+
+std::string after_colon(const std::string &line) {
+  const auto colon = line.find(':');
+  return colon == std::string::npos ? "" : std::string(trimmed(line.substr(colon + 1)));
+}
+
+NvbDocument parse_text(const std::string &text, const std::string &where) {
+  NvbDocument doc;
+  doc.format = "text";
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+      lines.push_back(line);
+    }
+  }
+  const auto at = [&](std::size_t i) { return fmt::format("{}:{}", where, i + 1); };
+  NvbTestcase *current = nullptr;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string line = std::string(trimmed(lines[i]));
+    if (starts_with(line, "nvbandwidth Version:")) {
+      doc.version = after_colon(line);
+    } else if (starts_with(line, "Driver Version:")) {
+      doc.driver_version = after_colon(line);
+    } else if (starts_with(line, "CUDA Runtime Version:")) {
+      doc.cuda_runtime_version = after_colon(line);
+    } else if (starts_with(line, "Device ") && line.find(':') != std::string::npos) {
+      // "Device 0: NVIDIA H100 80GB HBM3 (00000000:19:00)"; the host name is the line above the
+      // first device.
+      const auto words = split_words(line);
+      const int ordinal = std::atoi(words[1].c_str());
+      if (ordinal == 0 && i > 0 && doc.host.empty())
+        doc.host = std::string(trimmed(lines[i - 1]));
+      std::string name;
+      const std::string pci = pci_from_display(after_colon(line), &name);
+      if (ordinal >= 0 && static_cast<std::size_t>(ordinal) == doc.device_pci.size()) {
+        doc.device_pci.push_back(pci);
+        doc.device_names.push_back(name);
+      }
+    } else if (starts_with(line, "Running ") && line.ends_with(".")) {
+      doc.testcases.push_back({line.substr(8, line.size() - 9), "Running", "", {}});
+      current = &doc.testcases.back();
+    } else if (const auto unknown = unknown_testcase(line)) {
+      // "-t" named a testcase this nvbandwidth does not have: it says so and goes on.
+      doc.testcases.push_back({*unknown, "ERROR", after_colon(line), {}});
+      current = nullptr;
+    } else if (starts_with(line, "Error:") || starts_with(line, "ERROR:")) {
+      if (current) {
+        current->status = "Error";
+        current->error = after_colon(line);
+      } else if (doc.run_error.empty()) {
+        note_run_error(doc, at(i), line); // before any testcase: "ERROR: Invalid Arguments", ...
+      }
+    } else if (line.find(" in expression ") != std::string::npos) {
+      // Its CU_ASSERT / CUDA_ASSERT / NVML_ASSERT message ("[<name>] <text> in expression
+      // cuInit(0) in ... : <file>:<line>"), printed on standard error before it exits.
+      note_run_error(doc, at(i), line);
+    } else if (starts_with(line, "Waived:")) {
+      ++doc.unnamed_waived;
+      doc.problems.push_back(
+          fmt::format("{}: a testcase was waived; nvbandwidth's text output does not name it "
+                      "(its JSON output does)",
+                      at(i)));
+    } else if (is_caption(line)) {
+      if (!current) {
+        doc.problems.push_back(fmt::format("{}: a matrix outside any 'Running' testcase", at(i)));
+        continue;
+      }
+      NvbMatrix m;
+      m.caption = line;
+      m.variant = variant_of(line);
+      if (i + 1 >= lines.size()) {
+        doc.problems.push_back(fmt::format("{}: the matrix ends after its caption", at(i)));
+        break;
+      }
+      m.column_labels = split_words(lines[++i]);
+      bool broken = m.column_labels.empty();
+      for (++i; i < lines.size() && !trimmed(lines[i]).empty(); ++i) {
+        const auto cells = split_words(lines[i]);
+        if (cells.size() != m.column_labels.size() + 1) {
+          doc.problems.push_back(fmt::format("{}: a row with {} values under {} columns", at(i),
+                                             cells.size() - 1, m.column_labels.size()));
+          broken = true;
+          continue;
+        }
+        std::vector<std::optional<double>> row;
+        for (std::size_t c = 1; c < cells.size(); ++c) {
+          bool ok = true;
+          row.push_back(parse_cell(cells[c], ok));
+          if (!ok) {
+            doc.problems.push_back(
+                fmt::format("{}: '{}' is neither a number nor N/A", at(i), cells[c]));
+            broken = true;
+          }
+        }
+        m.row_labels.push_back(cells[0]);
+        m.values.push_back(std::move(row));
+      }
+      // The blank line, then "SUM <key> <sum>" or "&&&& PERF <key> <sum> +GB/s".
+      for (std::size_t j = i; j < lines.size() && j <= i + 2; ++j) {
+        const auto words = split_words(lines[j]);
+        std::size_t value_at = 0;
+        if (words.size() >= 3 && words[0] == "SUM")
+          value_at = 2;
+        else if (words.size() >= 4 && words[0] == "&&&&" && words[1] == "PERF")
+          value_at = 3;
+        if (value_at == 0)
+          continue;
+        bool ok = true;
+        m.sum = parse_cell(words[value_at], ok);
+        i = j;
+        break;
+      }
+      if (broken || m.values.empty()) {
+        doc.problems.push_back(
+            fmt::format("{}: the matrix of {} is incomplete or malformed and was not imported",
+                        at(i), current->name));
+        continue;
+      }
+      current->status = "Passed";
+      current->matrices.push_back(std::move(m));
+    }
+  }
+  // nvbandwidth's header and nothing after it: its reason went to standard error.
+  if (doc.testcases.empty() && doc.run_error.empty() && doc.unnamed_waived == 0 &&
+      !doc.version.empty()) {
+    doc.run_error = "nvbandwidth printed its header and no testcase: it stopped before the first "
+                    "(the text form prints why on standard error)";
+    doc.problems.push_back(fmt::format("{}: {}", where, doc.run_error));
+  }
+  return doc;
+}
+
+std::string json_string(const nlohmann::json &j, const char *field) {
+  if (!j.contains(field))
+    return "";
+  const auto &v = j.at(field);
+  return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+}
+
+// The variant of part p of n stacked JSON matrices. The JSON writer keeps only the last caption,
+// so the earlier parts are named as nvbandwidth v0.8 writes them to text (testcases_ce.cpp,
+// testcases_sm.cpp): a bidirectional "...Total bandwidth" testcase is preceded by Read1 and Read2,
+// or by Write1 and Write2 for its *_write_* testcases. Anything else stays "part p of n".
+std::string stacked_variant(const std::string &testcase, const std::string &caption, std::size_t p,
+                            std::size_t parts) {
+  const std::string last = variant_of(caption);
+  if (p + 1 == parts)
+    return parts == 1 || !last.empty() ? last : fmt::format("part {} of {}", p + 1, parts);
+  if (parts == 3 && last == "Total")
+    return fmt::format("{}{}", testcase.find("write") != std::string::npos ? "Write" : "Read",
+                       p + 1);
+  return fmt::format("part {} of {}", p + 1, parts);
+}
+
+NvbDocument parse_json(const std::string &text, const std::string &where) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception &e) { // parse_error, or out_of_range for 1E800
+    throw InputError(fmt::format("not valid JSON: {}", e.what()), where,
+                     "give the complete output of `nvbandwidth -j`, or its text output");
+  }
+  if (!root.is_object() || !root.contains("nvbandwidth") || !root.at("nvbandwidth").is_object())
+    throw InputError("a JSON document without the top-level \"nvbandwidth\" object", where,
+                     "give the output of `nvbandwidth -j`");
+  const auto &nvb = root.at("nvbandwidth");
+  NvbDocument doc;
+  doc.format = "json";
+  doc.version = json_string(nvb, "version");
+  doc.driver_version = json_string(nvb, "Driver Version");
+  doc.cuda_runtime_version = json_string(nvb, "CUDA Runtime Version");
+  if (nvb.contains("GPU Device list") && nvb.at("GPU Device list").is_array()) {
+    for (const auto &entry : nvb.at("GPU Device list")) {
+      // "0: NVIDIA H100 80GB HBM3 (00000000:19:00): (node017)"
+      const std::string s = entry.is_string() ? entry.get<std::string>() : "";
+      const auto last_open = s.rfind(": (");
+      const std::string display =
+          last_open == std::string::npos ? after_colon(s) : after_colon(s.substr(0, last_open));
+      if (last_open != std::string::npos && doc.host.empty() && s.ends_with(")"))
+        doc.host = s.substr(last_open + 3, s.size() - last_open - 4);
+      std::string name;
+      doc.device_pci.push_back(pci_from_display(display, &name));
+      doc.device_names.push_back(name);
+    }
+  }
+  if (nvb.contains("error"))
+    note_run_error(doc, where, std::string(trimmed(json_string(nvb, "error"))));
+  if (!nvb.contains("testcases") || !nvb.at("testcases").is_array())
+    return doc;
+  std::size_t index = 0;
+  for (const auto &tc : nvb.at("testcases")) {
+    ++index;
+    NvbTestcase t;
+    t.name = json_string(tc, "name");
+    t.status = json_string(tc, "status");
+    t.error = json_string(tc, "error");
+    if (t.name.empty()) {
+      doc.problems.push_back(fmt::format("{}: testcases[{}] has no name", where, index - 1));
+      continue;
+    }
+    if (tc.contains("bandwidth_matrix") && tc.at("bandwidth_matrix").is_array()) {
+      NvbMatrix all;
+      all.caption = json_string(tc, "bandwidth_description");
+      bool broken = false;
+      for (const auto &row : tc.at("bandwidth_matrix")) {
+        std::vector<std::optional<double>> values;
+        for (const auto &cell : row) {
+          bool ok = true;
+          values.push_back(
+              cell.is_number()
+                  ? std::optional<double>(cell.get<double>())
+                  : parse_cell(cell.is_string() ? cell.get<std::string>() : cell.dump(), ok));
+          broken = broken || !ok;
+        }
+        if (!all.values.empty() && values.size() != all.values.front().size())
+          broken = true;
+        all.values.push_back(std::move(values));
+      }
+      // A matrix without a column (rows that are empty lists) has nothing to import and no
+      // shape to split by.
+      if (broken || all.values.empty() || all.values.front().empty()) {
+        doc.problems.push_back(fmt::format(
+            "{}: the bandwidth_matrix of {} is malformed and was not imported", where, t.name));
+      } else {
+        const std::size_t columns = all.values.front().size();
+        for (std::size_t c = 0; c < columns; ++c)
+          all.column_labels.push_back(std::to_string(c));
+        // Testcases with several matrices arrive stacked (see the header): GPU x GPU ones as
+        // square blocks, CPU(row) ones (multinode bidirectional) as one row each.
+        std::size_t parts = 1;
+        if (all.caption.find("GPU(row)") != std::string::npos && all.values.size() > columns &&
+            all.values.size() % columns == 0)
+          parts = all.values.size() / columns;
+        else if (all.caption.find("CPU(row)") != std::string::npos)
+          parts = all.values.size();
+        const std::size_t rows = all.values.size() / parts;
+        for (std::size_t p = 0; p < parts; ++p) {
+          NvbMatrix m;
+          m.caption = all.caption;
+          m.column_labels = all.column_labels;
+          m.variant = stacked_variant(t.name, all.caption, p, parts);
+          for (std::size_t r = 0; r < rows; ++r) {
+            m.row_labels.push_back(std::to_string(r));
+            m.values.push_back(all.values[p * rows + r]);
+          }
+          if (p + 1 == parts && tc.contains("sum") && tc.at("sum").is_number())
+            m.sum = tc.at("sum").get<double>();
+          t.matrices.push_back(std::move(m));
+        }
+      }
+    }
+    doc.testcases.push_back(std::move(t));
+  }
+  return doc;
+}
+
+// What a caption says about rows, columns and the direction of the traffic.
+struct CaptionMeaning {
+  std::string row_kind, column_kind, direction, engine;
+  bool latency = false;
+};
+
+// What the number of a bidirectional testcase is. nvbandwidth times one stream while the reverse
+// copy runs as interference; newer versions print each direction (Read1, Write2, ...) and their
+// Total as separate matrices, older ones only the measured stream's matrix (no variant). Only a
+// Total compares with offload.bidir's sum_gbytes_per_s; the others with its h2d/d2h figures.
+std::string bidirectional_figure(const std::string &variant) {
+  if (variant.empty())
+    return "one_direction_under_reverse_traffic";
+  return variant.starts_with("Total") ? "sum_of_both_directions" : "one_direction";
+}
+
+CaptionMeaning meaning_of(const std::string &caption) {
+  CaptionMeaning m;
+  m.row_kind = caption.find("CPU(row)") != std::string::npos   ? "cpu"
+               : caption.find("GPU(row)") != std::string::npos ? "gpu"
+                                                               : "";
+  m.column_kind = caption.find("GPU(column)") != std::string::npos ? "gpu" : "";
+  m.latency = caption.ends_with("(ns)");
+  // A latency testcase's "<->" names the pair chased between, not traffic both ways.
+  if (m.latency)
+    m.direction = "pointer_chase";
+  else if (caption.find("<->") != std::string::npos)
+    m.direction = "bidirectional";
+  else if (caption.find("->") != std::string::npos)
+    m.direction = "row_to_column";
+  else if (caption.find("<-") != std::string::npos)
+    m.direction = "column_to_row";
+  else
+    m.direction = "local";
+  m.engine = caption.find(" CE ") != std::string::npos   ? "ce"
+             : caption.find(" SM ") != std::string::npos ? "sm"
+                                                         : "";
+  return m;
+}
+
+std::string key_of(const std::string &testcase) {
+  std::string key = "import.nvbandwidth.";
+  for (char c : testcase)
+    key += std::isalnum(static_cast<unsigned char>(c))
+               ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+               : '_';
+  return key;
+}
+
+} // namespace
+
+NvbDocument parse_nvbandwidth(const std::string &text, const std::string &where) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos)
+    throw InputError("the file is empty", where, "give nvbandwidth's text or JSON (-j) output");
+  NvbDocument doc = text[first] == '{' ? parse_json(text, where) : parse_text(text, where);
+  if (doc.testcases.empty() && doc.run_error.empty() && doc.unnamed_waived == 0)
+    throw InputError(fmt::format("no nvbandwidth testcase found ({} form){}", doc.format,
+                                 doc.problems.empty() ? "" : ": " + doc.problems.front()),
+                     where,
+                     "give the output of nvbandwidth (text, with its 'Running <testcase>.' lines, "
+                     "or JSON from -j)");
+  return doc;
+}
+
+std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::string &run_id,
+                                        const std::string &host) {
+  std::vector<Record> records;
+  const std::string time = utc_timestamp_now();
+  const auto base = [&](const NvbTestcase &t) {
+    Record r;
+    r.run = run_id;
+    r.host = !host.empty() ? host : !doc.host.empty() ? doc.host : "unknown";
+    r.key = key_of(t.name);
+    r.time_utc = time;
+    r.params = {{"testcase", t.name},
+                {"source", "nvbandwidth"},
+                {"source_format", doc.format},
+                {"nvbandwidth_version", doc.version},
+                {"driver_version", doc.driver_version}};
+    return r;
+  };
+  const auto pci_of = [&](const std::string &label) -> std::string {
+    char *end = nullptr;
+    const long ordinal = std::strtol(label.c_str(), &end, 10);
+    if (end == label.c_str() || *end != '\0' || ordinal < 0 ||
+        static_cast<std::size_t>(ordinal) >= doc.device_pci.size())
+      return "";
+    return doc.device_pci[static_cast<std::size_t>(ordinal)];
+  };
+  for (const auto &t : doc.testcases) {
+    if (t.status == "Waived" || t.status == "Error" || t.status == "ERROR" ||
+        (t.matrices.empty() && t.status != "Passed")) {
+      Record r = base(t);
+      const bool waived = t.status == "Waived";
+      r.status = waived ? Status::waived : Status::error;
+      r.reason = waived ? "nvbandwidth waived this testcase (it cannot run on that machine)"
+                 : !t.error.empty()
+                     ? "nvbandwidth reported: " + t.error
+                     : fmt::format("nvbandwidth printed no result for it (status {})", t.status);
+      records.push_back(std::move(r));
+      continue;
+    }
+    for (std::size_t mi = 0; mi < t.matrices.size(); ++mi) {
+      const NvbMatrix &m = t.matrices[mi];
+      const CaptionMeaning meaning = meaning_of(m.caption);
+      for (std::size_t ri = 0; ri < m.values.size(); ++ri) {
+        for (std::size_t ci = 0; ci < m.values[ri].size(); ++ci) {
+          const auto &value = m.values[ri][ci];
+          if (!value)
+            continue; // N/A: not measured (a GPU with itself)
+          Record r = base(t);
+          r.params.update({{"matrix", mi},
+                           {"variant", m.variant},
+                           {"caption", m.caption},
+                           {"row", m.row_labels[ri]},
+                           {"column", m.column_labels[ci]},
+                           {"row_kind", meaning.row_kind},
+                           {"column_kind", meaning.column_kind},
+                           {"direction", meaning.direction},
+                           {"engine", meaning.engine}});
+          // The GPU a cell belongs to: the row's in a GPU x GPU matrix; the column's for CPU(row)
+          // and local matrices, and for the single-row GPU(row) matrices of all_to_one_* and
+          // one_to_all_*, whose column is the GPU measured (testcase.cpp, allToOneHelper).
+          const bool by_row = meaning.row_kind == "gpu" && m.values.size() > 1;
+          const std::string pci = pci_of(by_row ? m.row_labels[ri] : m.column_labels[ci]);
+          if (!pci.empty())
+            r.device["pci"] = pci;
+          if (meaning.direction == "bidirectional")
+            r.params["bidirectional_figure"] = bidirectional_figure(m.variant);
+          if (meaning.latency) {
+            r.metrics["latency_s"] = *value * 1e-9;
+          } else {
+            r.metrics[metric::kBandwidthGbytesPerS] = *value;
+            if (m.sum)
+              r.metrics["matrix_sum_gbytes_per_s"] = *m.sum;
+          }
+          records.push_back(std::move(r));
+        }
+      }
+    }
+  }
+  // What concerns no named testcase: one record, key import.nvbandwidth.
+  const auto about_the_run = [&](Status status, std::string reason) {
+    Record r = base(NvbTestcase{});
+    r.key = "import.nvbandwidth";
+    r.params.erase("testcase");
+    r.status = status;
+    r.reason = std::move(reason);
+    records.push_back(std::move(r));
+  };
+  if (doc.unnamed_waived > 0)
+    about_the_run(Status::waived,
+                  fmt::format("nvbandwidth waived {} testcase(s) that cannot run on that machine; "
+                              "its text output does not name them (its JSON output does)",
+                              doc.unnamed_waived));
+  if (!doc.run_error.empty()) {
+    // The testcase that was running when it stopped printed no result: name it.
+    const bool during =
+        !doc.testcases.empty() && doc.testcases.back().matrices.empty() &&
+        (doc.testcases.back().status == "Running" || doc.testcases.back().status.empty());
+    const std::size_t finished = doc.testcases.size() - (during ? 1 : 0);
+    about_the_run(Status::error,
+                  during ? fmt::format("nvbandwidth stopped during testcase {} (after {} "
+                                       "finished): {}",
+                                       doc.testcases.back().name, finished, doc.run_error)
+                         : fmt::format("nvbandwidth stopped after {} testcase(s): {}", finished,
+                                       doc.run_error));
+  }
+  return records;
+}
+
+ImportResult import_nvbandwidth_file(const std::string &file, const std::string &out_dir,
+                                     const std::string &host, const std::vector<std::string> &argv,
+                                     std::ostream &warnings) {
+  const NvbDocument doc = parse_nvbandwidth(
+      analysis::read_text_file(file, "give the path of a saved nvbandwidth output"), file);
+  const std::string run_host = !host.empty() ? host : doc.host;
+  const nlohmann::json imported = {{"format", doc.format},
+                                   {"version", doc.version},
+                                   {"driver_version", doc.driver_version},
+                                   {"cuda_runtime_version", doc.cuda_runtime_version},
+                                   {"host", doc.host},
+                                   {"devices", doc.device_names},
+                                   {"device_pci", doc.device_pci},
+                                   {"problems", doc.problems}};
+  const auto run = analysis::write_imported_run(
+      out_dir, run_host, argv, "nvbandwidth", file, imported,
+      [&](const RunIdentity &id) { return nvbandwidth_records(doc, id.run_id, id.host); });
+  for (const auto &p : doc.problems)
+    warnings << "railgauge: warning: " << p << '\n';
+  return {run.dir, run.records, doc.problems.size()};
+}
+
+} // namespace railgauge::importers

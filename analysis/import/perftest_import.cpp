@@ -1,0 +1,264 @@
+#include "analysis/import/perftest_import.h"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+#include "harness/number_text.h"
+#include "rdma/rdma_record.h"
+
+namespace railgauge::importers {
+namespace {
+
+struct TestKind {
+  std::string verb; // write, read, send, atomic
+  bool latency = false;
+};
+
+bool is_inf_or_nan(std::string text) {
+  if (!text.empty() && (text.front() == '-' || text.front() == '+'))
+    text.erase(0, 1);
+  for (char &c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text == "inf" || text == "nan" || text == "infinity";
+}
+
+// "RDMA_Write BW Test", "Send Latency Test", "RDMA_Read BW Test", "Atomic FETCH_AND_ADD ..."
+bool parse_title(const std::string &line, TestKind &kind) {
+  static const std::regex title(
+      R"(^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*(?: \S+)?) (BW|Latency) Test\s*$)");
+  // std::regex matches recursively, a frame per character: a long line (a binary file, a log
+  // without newlines) would overflow the stack. A title is a few dozen characters.
+  constexpr std::size_t kLongestTitle = 256;
+  std::smatch m;
+  if (line.size() > kLongestTitle || !std::regex_match(line, m, title))
+    return false;
+  const std::string verb = m[1];
+  kind.verb = verb == "RDMA_Write"  ? "write"
+              : verb == "RDMA_Read" ? "read"
+              : verb == "Send"      ? "send"
+                                    : "atomic";
+  kind.latency = m[2] == "Latency";
+  return true;
+}
+
+// " Number of qps   : 1		Transport type : IB" -> two fields.
+void parse_fields(const std::string &line, std::map<std::string, std::string> &fields) {
+  std::string rest = line;
+  for (auto &c : rest)
+    if (c == '\t')
+      c = '\x1f';
+  std::stringstream parts(rest);
+  std::string part;
+  while (std::getline(parts, part, '\x1f')) {
+    const auto colon = part.find(" : ");
+    const auto colon2 = part.find(':');
+    const auto at = colon != std::string::npos ? colon + 1 : colon2;
+    if (at == std::string::npos)
+      continue;
+    const std::string name = std::string(trimmed(part.substr(0, at)));
+    const std::string value = std::string(trimmed(part.substr(at + 1)));
+    if (!name.empty() && !value.empty() && name.find(' ') != 0)
+      fields.emplace(name, value);
+  }
+}
+
+// "1024[B]" -> 1024; "ON" (or a number too large for a 64-bit integer) -> text.
+nlohmann::json field_value(const std::string &value) {
+  std::string_view digits(value);
+  if (digits.ends_with("[B]"))
+    digits.remove_suffix(3);
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size())
+    return v;
+  return value;
+}
+
+std::vector<std::string> split_ws(const std::string &line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  std::string w;
+  while (in >> w)
+    out.push_back(w);
+  return out;
+}
+
+// The header row, tokenised into column names: "#bytes", "#iterations", "BW peak[Gb/sec]",
+// "t_min[usec]", "99% percentile[usec]"; a name ends at "]" or is a single "#word".
+std::vector<std::string> header_columns(const std::string &line) {
+  std::vector<std::string> cols;
+  std::string current;
+  for (const std::string &w : split_ws(line)) {
+    current += current.empty() ? w : " " + w;
+    if (w.back() == ']' || (current.front() == '#' && current.find(' ') == std::string::npos)) {
+      cols.push_back(current);
+      current.clear();
+    }
+  }
+  if (!current.empty())
+    cols.push_back(current);
+  return cols;
+}
+
+} // namespace
+
+std::vector<Record> import_perftest(const std::string &text, const std::string &source) {
+  std::stringstream in(text);
+  std::string line;
+  int line_no = 0;
+  TestKind kind;
+  bool have_title = false;
+  bool connected = false; // the peer's address was printed: the two sides met
+  std::map<std::string, std::string> fields;
+  std::vector<std::string> columns;
+  int header_line = 0;
+  std::string first_error;
+  std::vector<Record> records;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!have_title && parse_title(line, kind)) {
+      have_title = true;
+      continue;
+    }
+    const std::string t = std::string(trimmed(line));
+    if (first_error.empty() &&
+        (t.rfind("Couldn't", 0) == 0 || t.rfind("Unable", 0) == 0 || t.rfind("Failed", 0) == 0 ||
+         t.find("error") != std::string::npos || t.find("ERROR") != std::string::npos))
+      first_error = fmt::format("{}:{}: {}", source, line_no, t);
+    if (!have_title)
+      continue;
+    connected = connected || t.rfind("remote address", 0) == 0;
+    if (t.rfind("#bytes", 0) == 0) {
+      columns = header_columns(t);
+      header_line = line_no;
+      continue;
+    }
+    if (columns.empty()) {
+      if (t.find(':') != std::string::npos && t.rfind("local address", 0) != 0 &&
+          t.rfind("remote address", 0) != 0 && t.rfind("GID:", 0) != 0)
+        parse_fields(line, fields);
+      continue;
+    }
+    const auto values = split_ws(t);
+    if (values.empty() || t.front() == '-' || !std::isdigit(static_cast<unsigned char>(t.front())))
+      continue;
+    if (values.size() != columns.size())
+      throw InputError(fmt::format("{} values for {} columns (header at line {})", values.size(),
+                                   columns.size(), header_line),
+                       fmt::format("{}:{}", source, line_no),
+                       "pass the complete, unmodified output of one perftest run");
+    Record r;
+    r.key = fmt::format("rdma.{}_{}", kind.verb, kind.latency ? "lat" : "bw");
+    r.params = {{"tool", fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
+                {"source", source}};
+    for (const auto &[name, value] : fields) {
+      static const std::map<std::string, std::string> known = {{"Device", "device"},
+                                                               {"Number of qps", "qps"},
+                                                               {"Connection type", "connection"},
+                                                               {"TX depth", "tx_depth"},
+                                                               {"CQ Moderation", "cq_moderation"},
+                                                               {"Mtu", "mtu_bytes"},
+                                                               {"Link type", "link_layer"},
+                                                               {"GID index", "gid_index"},
+                                                               {"Max inline data", "inline_bytes"},
+                                                               {"Post List", "post_list"},
+                                                               {"rdma_cm QPs", "rdma_cm"},
+                                                               {"Data ex. method", "exchange"}};
+      if (const auto it = known.find(name); it != known.end())
+        r.params[it->second] = field_value(value);
+    }
+    // The NIC measured is the part a finding names, as in railgauge's own rdma records.
+    if (r.params.contains("device") && r.params["device"].is_string())
+      r.device["nic"] = r.params["device"];
+    nlohmann::json latency = nlohmann::json::object();
+    std::vector<std::string> not_computed;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const std::string &c = columns[i];
+      const auto number = finite_number(values[i]);
+      const bool whole = c == "#bytes" || c == "#iterations";
+      // perftest prints inf and -nan where it computed nothing (seen: the server side of
+      // ib_write_lat on Soft-RoCE, every statistic): no figure, named, never a number.
+      if (!whole && !number && is_inf_or_nan(values[i])) {
+        not_computed.push_back(c);
+        continue;
+      }
+      const auto count = whole ? field_value(values[i]) : nlohmann::json();
+      if (!number || (whole && (!count.is_number_integer() || count.get<long long>() < 0)))
+        throw InputError(fmt::format("'{}' in column '{}' is not a {}", values[i], c,
+                                     whole ? "whole number" : "number"),
+                         fmt::format("{}:{}", source, line_no),
+                         "pass the complete, unmodified output of one perftest run");
+      const double v = *number;
+      const bool gbits = c.find("[Gb/sec]") != std::string::npos;
+      const double to_gbits = gbits ? 1.0 : 8.0 * 1048576.0 / 1e9; // MB/sec is MiB/s
+      if (c == "#bytes")
+        r.params["size_bytes"] = count;
+      else if (c == "#iterations")
+        r.params["iterations"] = count;
+      else if (c.rfind("BW peak", 0) == 0) {
+        // The server side of ib_send_bw prints a peak of 0.00 beside a real average: it does
+        // not time single completions. A peak that was not measured is left out, not a zero.
+        if (v > 0)
+          r.metrics["bandwidth_peak_gbits_per_s"] = v * to_gbits;
+      } else if (c.rfind("BW average", 0) == 0) {
+        r.metrics[rdma::record::kBandwidthGbitsPerS] = v * to_gbits;
+        r.metrics["bandwidth_gbytes_per_s"] = v * to_gbits / 8.0;
+      } else if (c.rfind("MsgRate", 0) == 0)
+        r.metrics[rdma::record::kMessageRatePerS] = v * 1e6;
+      else if (c.rfind("t_min", 0) == 0)
+        latency["min_s"] = v * 1e-6;
+      else if (c.rfind("t_max", 0) == 0)
+        latency[rdma::record::kMaxS] = v * 1e-6;
+      else if (c.rfind("t_typical", 0) == 0)
+        latency[rdma::record::kP50S] = v * 1e-6;
+      else if (c.rfind("t_avg", 0) == 0)
+        latency["mean_s"] = v * 1e-6;
+      else if (c.rfind("t_stdev", 0) == 0)
+        latency["stdev_s"] = v * 1e-6; // perftest computes it with integer deviations
+      else if (c.rfind("99% percentile", 0) == 0)
+        latency[rdma::record::kP99S] = v * 1e-6;
+      else if (c.rfind("99.9% percentile", 0) == 0)
+        latency["p99_9_s"] = v * 1e-6;
+    }
+    if (!latency.empty()) {
+      r.metrics[rdma::record::kLatency] = latency;
+      r.metrics["latency_definition"] =
+          kind.verb == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)";
+    }
+    r.status = Status::ok;
+    if (!not_computed.empty()) {
+      r.params["perftest_not_computed"] = not_computed;
+      if (r.metrics.empty()) {
+        r.status = Status::failed;
+        r.reason =
+            fmt::format("perftest printed inf or nan for every figure ({}:{})", source, line_no);
+      }
+    }
+    r.time_utc = utc_timestamp_now();
+    records.push_back(std::move(r));
+  }
+  if (!have_title)
+    throw InputError("not perftest output: no 'RDMA_Write BW Test'-style title line", source,
+                     first_error.empty() ? "pass the output of ib_write_bw, ib_read_lat, ..."
+                                         : "perftest said: " + first_error);
+  // ib_read_lat's server only lends its memory to the client's READs: it prints no table.
+  if (records.empty() && connected && kind.verb == "read" && kind.latency && first_error.empty())
+    throw InputError("the server side of ib_read_lat: perftest prints its results on the client "
+                     "only",
+                     source, "import the client's output (the side given the server's address)");
+  if (records.empty())
+    throw InputError("perftest output without a result table (the run failed or was cut off)",
+                     source,
+                     first_error.empty() ? "rerun perftest and keep its whole output"
+                                         : "perftest said: " + first_error);
+  return records;
+}
+
+} // namespace railgauge::importers

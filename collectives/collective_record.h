@@ -1,0 +1,73 @@
+#pragma once
+// The collectives family's record contract (see gemm/gemm_record.h): keys, the parameter and
+// metric names that the family and the nccl-tests importer write and analysis and the shipped
+// rules read, and the busbw arithmetic behind them (bus_bandwidth.h, nccl-tests' PERFORMANCE.md).
+#include <array>
+
+#include "collectives/bus_bandwidth.h"
+#include "harness/metric_names.h"
+
+namespace railgauge::collectives::record {
+
+inline constexpr const char *kFamily = "collectives";
+inline constexpr const char *kCategory = "fabric";
+
+// Keys, each written out once here: the library's collective of each kind on each backend, the
+// textbook algorithms over point-to-point of the kinds that have them, and the all_reduce beside
+// a GEMM.
+struct KindKeys {
+  Kind kind;
+  const char *mpi, *nccl;
+  const char *mpi_textbook, *nccl_textbook; // nullptr: no textbook algorithm for the kind
+};
+inline constexpr KindKeys kKindKeys[] = {
+    {Kind::all_reduce, "collectives.mpi_all_reduce", "collectives.nccl_all_reduce",
+     "collectives.mpi_textbook_all_reduce", "collectives.nccl_textbook_all_reduce"},
+    {Kind::all_gather, "collectives.mpi_all_gather", "collectives.nccl_all_gather",
+     "collectives.mpi_textbook_all_gather", "collectives.nccl_textbook_all_gather"},
+    {Kind::reduce_scatter, "collectives.mpi_reduce_scatter", "collectives.nccl_reduce_scatter",
+     "collectives.mpi_textbook_reduce_scatter", "collectives.nccl_textbook_reduce_scatter"},
+    {Kind::alltoall, "collectives.mpi_alltoall", "collectives.nccl_alltoall", nullptr, nullptr},
+    {Kind::broadcast, "collectives.mpi_broadcast", "collectives.nccl_broadcast", nullptr, nullptr},
+    {Kind::reduce, "collectives.mpi_reduce", "collectives.nccl_reduce", nullptr, nullptr},
+    {Kind::sendrecv, "collectives.mpi_sendrecv", "collectives.nccl_sendrecv", nullptr, nullptr},
+};
+inline constexpr const char *kMpiAllReduceWithGemm = "collectives.mpi_all_reduce_with_gemm";
+inline constexpr const char *kNcclAllReduceWithGemm = "collectives.nccl_all_reduce_with_gemm";
+
+// The keys of `kind`; every Kind has a row.
+constexpr const KindKeys &keys_of(Kind kind) {
+  for (const auto &row : kKindKeys)
+    if (row.kind == kind)
+      return row;
+  return kKindKeys[0]; // unreachable: a test checks every Kind has its row
+}
+
+// Parameters
+inline constexpr const char *kSizeBytes = "size_bytes"; // nccl-tests' size: one rank's buffer
+inline constexpr const char *kDtype = "dtype";
+inline constexpr const char *kBackend = "backend";      // mpi | nccl
+inline constexpr const char *kWorldSize = "world_size"; // ranks in the run
+inline constexpr const char *kGroupType = "group_type"; // world | tp | dp | ...
+inline constexpr const char *kGroupIndex = "group_index";
+inline constexpr const char *kGroupSize = "group_size";   // ranks in the point's group
+inline constexpr const char *kGroupHosts = "group_hosts"; // hosts the group's ranks ran on
+inline constexpr const char *kGroups = "groups";          // the split: "tp=2+dp=rest", or "world"
+inline constexpr const char *kAlgorithm = "algorithm";    // textbook: ring, tree, ...
+inline constexpr const char *kSource = "source";          // an import's tool: "nccl-tests"
+
+// Metrics
+inline constexpr const char *kTimeS = metric::kTimeS; // per iteration, the max over ranks
+inline constexpr const char *kAlgbwGbytesPerS = "algbw_gbytes_per_s";
+inline constexpr const char *kBusbwGbytesPerS = "busbw_gbytes_per_s";        // median time
+inline constexpr const char *kBusbwMaxGbytesPerS = "busbw_max_gbytes_per_s"; // fastest
+inline constexpr const char *kWallTimeS = "wall_time_s"; // back-to-back calls, per call
+inline constexpr const char *kBusFactor = "bus_factor";
+inline constexpr const char *kGemmSlowdown = "gemm_slowdown"; // with_gemm: together / alone
+inline constexpr const char *kVerified = metric::kVerified;
+
+inline constexpr std::array kMetrics{kAlgbwGbytesPerS, kBusbwGbytesPerS, kBusbwMaxGbytesPerS,
+                                     kWallTimeS,       kBusFactor,       kGemmSlowdown,
+                                     kVerified};
+
+} // namespace railgauge::collectives::record

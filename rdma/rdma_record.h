@@ -1,0 +1,52 @@
+#pragma once
+// The rdma family's record contract (see gemm/gemm_record.h): keys, and the parameter and metric
+// names that the family writes and analysis and the shipped rules read.
+#include <array>
+
+#include "harness/metric_names.h"
+
+namespace railgauge::rdma::record {
+
+inline constexpr const char *kFamily = "rdma";
+inline constexpr const char *kCategory = "nic";
+
+// Keys: libibverbs RC per NIC, the NIC-pair matrix, the TCP baseline
+inline constexpr const char *kWriteBw = "rdma.write_bw";
+inline constexpr const char *kReadBw = "rdma.read_bw";
+inline constexpr const char *kSendBw = "rdma.send_bw";
+inline constexpr const char *kWriteLat = "rdma.write_lat";
+inline constexpr const char *kReadLat = "rdma.read_lat";
+inline constexpr const char *kSendLat = "rdma.send_lat";
+inline constexpr const char *kPairMatrix = "rdma.pair_matrix";
+inline constexpr const char *kTcpBw = "rdma.tcp_bw";
+inline constexpr const char *kTcpLat = "rdma.tcp_lat";
+inline constexpr const char *kTcpPairMatrix = "rdma.tcp_pair_matrix";
+
+// Parameters
+inline constexpr const char *kSizeBytes = "size_bytes";
+inline constexpr const char *kMode = "mode";           // loopback | ranks
+inline constexpr const char *kDevice = "device";       // the RDMA device
+inline constexpr const char *kDirection = "direction"; // uni | bidir
+inline constexpr const char *kMemory = "memory";       // host | gpu:N
+
+// Metrics
+inline constexpr const char *kBandwidthGbitsPerS = "bandwidth_gbits_per_s"; // median time
+inline constexpr const char *kBandwidthMaxGbitsPerS = "bandwidth_max_gbits_per_s";
+inline constexpr const char *kBidirectionalGbitsPerS = "bidirectional_gbits_per_s"; // both sides
+inline constexpr const char *kMessageRatePerS = "message_rate_per_s";
+inline constexpr const char *kMessagesPerCall = "messages_per_call"; // one timed call posts these
+// Latency points: {min_s, p50_s, p90_s, p99_s, p99_9_s, max_s, mean_s, stdev_s, n}
+inline constexpr const char *kLatency = "latency";
+inline constexpr const char *kP50S = "p50_s";
+inline constexpr const char *kP99S = "p99_s";
+inline constexpr const char *kMaxS = "max_s";
+// Port counters after minus before: {"counters": {name: delta}, "hw_counters": {...}}
+inline constexpr const char *kPortCounterDeltas = "port_counter_deltas";
+inline constexpr const char *kVerified = metric::kVerified;
+
+inline constexpr std::array kMetrics{kBandwidthGbitsPerS,     kBandwidthMaxGbitsPerS,
+                                     kBidirectionalGbitsPerS, kMessageRatePerS,
+                                     kMessagesPerCall,        kLatency,
+                                     kPortCounterDeltas,      kVerified};
+
+} // namespace railgauge::rdma::record

@@ -1,0 +1,175 @@
+// The families' record contracts (<family>/<family>_record.h) against everything else that names
+// a record's fields: the record schema, the shipped rules and the registry. A metric renamed in a
+// contract, or a rule or schema entry that names a metric no contract has, fails here.
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/check/rules.h"
+#include "collectives/collective_record.h"
+#include "gemm/gemm_record.h"
+#include "harness/make_registry.h"
+#include "harness/metric_names.h"
+#include "memory/memory_record.h"
+#include "offload/offload_record.h"
+#include "railgauge/config.h"
+#include "rdma/rdma_record.h"
+
+namespace railgauge {
+namespace {
+
+const std::string kSource = RAILGAUGE_SOURCE_DIR;
+
+// Every metric a contract or the measurement core names.
+std::set<std::string> contract_metrics() {
+  std::set<std::string> names{metric::kTimeS, metric::kBytesPerCall, metric::kBandwidthGbytesPerS,
+                              metric::kBandwidthMaxGbytesPerS, metric::kVerified};
+  for (const auto &list :
+       {std::vector<const char *>(gemm::record::kMetrics.begin(), gemm::record::kMetrics.end()),
+        std::vector<const char *>(memory::record::kMetrics.begin(), memory::record::kMetrics.end()),
+        std::vector<const char *>(offload::record::kMetrics.begin(),
+                                  offload::record::kMetrics.end()),
+        std::vector<const char *>(rdma::record::kMetrics.begin(), rdma::record::kMetrics.end()),
+        std::vector<const char *>(collectives::record::kMetrics.begin(),
+                                  collectives::record::kMetrics.end())})
+    names.insert(list.begin(), list.end());
+  return names;
+}
+
+nlohmann::json schema_metrics() {
+  std::ifstream in(kSource + "/results/schema/record.schema.json");
+  return nlohmann::json::parse(in)["properties"]["metrics"]["properties"];
+}
+
+// What the measurement core writes beside the figures (Measurement::to_json): the schema
+// describes them, no contract needs to.
+const std::set<std::string> kCoreBookkeeping = {"batch", "timer",     "sampler",
+                                                "stop",  "elapsed_s", "warmup_s"};
+
+TEST(RecordContract, EveryContractMetricIsInTheSchema) {
+  const auto schema = schema_metrics();
+  for (const auto &name : contract_metrics())
+    EXPECT_TRUE(schema.contains(name)) << name << " is named by a contract, not by the schema";
+}
+
+TEST(RecordContract, EverySchemaMetricIsNamedByAContract) {
+  const auto names = contract_metrics();
+  const auto schema = schema_metrics(); // items() refers to it: a temporary would dangle
+  for (const auto &[name, _] : schema.items())
+    EXPECT_TRUE(names.count(name) || kCoreBookkeeping.count(name))
+        << name << " is in the schema, not in any family's record contract";
+}
+
+// "metrics.latency.p99_s" -> "latency"; "metrics.port_counter_deltas.*.link_downed" -> ...
+std::string metric_of(const std::string &path) {
+  const std::string prefix = "metrics.";
+  if (path.rfind(prefix, 0) != 0)
+    return "";
+  const auto rest = path.substr(prefix.size());
+  return rest.substr(0, rest.find('.'));
+}
+
+TEST(RecordContract, EveryMetricARuleReadsIsNamedByAContract) {
+  const auto names = contract_metrics();
+  int judged = 0;
+  for (const auto &file : std::filesystem::directory_iterator(kSource + "/results/rules")) {
+    const auto rules = check::load_rules_file(file.path().string());
+    for (const auto &rule : rules.rules)
+      for (const auto &path : {rule.metric, rule.relative_to}) {
+        if (path.empty())
+          continue;
+        ++judged;
+        EXPECT_TRUE(names.count(metric_of(path)))
+            << file.path().filename().string() << " rule " << rule.id << " reads " << path
+            << ", which no record contract names";
+      }
+  }
+  EXPECT_GT(judged, 20);
+}
+
+TEST(RecordContract, EveryContractKeyIsRegistered) {
+  const Registry registry = make_registry();
+  for (const char *key : {gemm::record::kCublasLt,
+                          gemm::record::kCublasLtSize,
+                          gemm::record::kBurn,
+                          gemm::record::kCpuBlas,
+                          gemm::record::kCpuBlasSize,
+                          memory::record::kHbmCopy,
+                          memory::record::kHbmRead,
+                          memory::record::kHbmWrite,
+                          memory::record::kHbmTriad,
+                          memory::record::kHbmMemcpyD2d,
+                          memory::record::kHostCopy,
+                          memory::record::kHostRead,
+                          memory::record::kHostWrite,
+                          memory::record::kHostTriad,
+                          offload::record::kH2d,
+                          offload::record::kD2h,
+                          offload::record::kBidir,
+                          offload::record::kZeroCopyRead,
+                          offload::record::kZeroCopyWrite,
+                          offload::record::kAllGpusH2d,
+                          offload::record::kAllGpusD2h,
+                          offload::record::kWithGemm,
+                          rdma::record::kWriteBw,
+                          rdma::record::kReadBw,
+                          rdma::record::kSendBw,
+                          rdma::record::kWriteLat,
+                          rdma::record::kReadLat,
+                          rdma::record::kSendLat,
+                          rdma::record::kPairMatrix,
+                          rdma::record::kTcpBw,
+                          rdma::record::kTcpLat,
+                          rdma::record::kTcpPairMatrix,
+                          collectives::record::kNcclAllReduceWithGemm,
+                          collectives::record::kMpiAllReduceWithGemm})
+    EXPECT_NE(registry.find(key), nullptr) << key << " is in a contract but not registered";
+  // Every collective kind has its row of keys, and each of them is registered.
+  for (const auto kind : collectives::all_kinds()) {
+    const auto &keys = collectives::record::keys_of(kind);
+    EXPECT_EQ(keys.kind, kind) << collectives::to_string(kind) << " has no row in kKindKeys";
+    for (const char *key : {keys.mpi, keys.nccl, keys.mpi_textbook, keys.nccl_textbook})
+      if (key)
+        EXPECT_NE(registry.find(key), nullptr) << key << " is in a contract but not registered";
+  }
+}
+
+TEST(RecordContract, EveryRegisteredKeyIsInItsFamilysContract) {
+  // A benchmark added without its key in the contract would be invisible to analysis by name.
+  std::set<std::string> keys{gemm::record::kCublasLt,
+                             gemm::record::kCublasLtSize,
+                             gemm::record::kBurn,
+                             gemm::record::kCpuBlas,
+                             gemm::record::kCpuBlasSize,
+                             collectives::record::kNcclAllReduceWithGemm,
+                             collectives::record::kMpiAllReduceWithGemm};
+  for (const char *key : {memory::record::kHbmCopy,       memory::record::kHbmRead,
+                          memory::record::kHbmWrite,      memory::record::kHbmTriad,
+                          memory::record::kHbmMemcpyD2d,  memory::record::kHostCopy,
+                          memory::record::kHostRead,      memory::record::kHostWrite,
+                          memory::record::kHostTriad,     offload::record::kH2d,
+                          offload::record::kD2h,          offload::record::kBidir,
+                          offload::record::kZeroCopyRead, offload::record::kZeroCopyWrite,
+                          offload::record::kAllGpusH2d,   offload::record::kAllGpusD2h,
+                          offload::record::kWithGemm,     rdma::record::kWriteBw,
+                          rdma::record::kReadBw,          rdma::record::kSendBw,
+                          rdma::record::kWriteLat,        rdma::record::kReadLat,
+                          rdma::record::kSendLat,         rdma::record::kPairMatrix,
+                          rdma::record::kTcpBw,           rdma::record::kTcpLat,
+                          rdma::record::kTcpPairMatrix})
+    keys.insert(key);
+  for (const auto &row : collectives::record::kKindKeys)
+    for (const char *key : {row.mpi, row.nccl, row.mpi_textbook, row.nccl_textbook})
+      if (key)
+        keys.insert(key);
+  const auto registry = make_registry(); // all() refers to it: a temporary would dangle
+  for (const Benchmark *b : registry.all())
+    EXPECT_TRUE(keys.count(std::string(b->key()))) << b->key() << " is in no record contract";
+}
+
+} // namespace
+} // namespace railgauge

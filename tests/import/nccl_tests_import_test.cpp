@@ -1,0 +1,220 @@
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "analysis/import/nccl_tests_import.h"
+#include "harness/error.h"
+
+namespace railgauge::importers {
+namespace {
+
+// A FORMAT SAMPLE, not a measurement: text laid out as nccl-tests 2.x prints it (header, rank
+// lines, column titles, rows, footer), with made-up numbers, written from the format
+// description; the parser must read the real layout, and the numbers only need to round-trip.
+constexpr const char *kSample = R"(# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid  41001 on     node01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid  41002 on     node01 device  1 [0000:3b:00] NVIDIA H100 80GB HBM3
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+           8             2     float     sum      -1    11.00    0.00    0.00      0    10.50    0.00    0.00      0
+     1048576        262144     float     sum      -1    20.00   52.43   52.43      0    19.00   55.19   55.19      3
+# Out of bounds values : 3 FAILED
+# Avg bus bandwidth    : 26.905
+#
+)";
+
+TEST(NcclTestsImport, ReadsEveryRowTwiceWithTheirStatus) {
+  std::istringstream in(kSample);
+  const auto r = import_nccl_tests_text(in, "sample.txt", std::nullopt, "imp", "node01");
+  ASSERT_EQ(r.kind, Kind::all_reduce);
+  ASSERT_EQ(r.records.size(), 4u);
+  EXPECT_EQ(r.ranks.size(), 2u);
+  ASSERT_TRUE(r.avg_busbw_gbytes_per_s);
+  EXPECT_DOUBLE_EQ(*r.avg_busbw_gbytes_per_s, 26.905);
+  const auto &big_out = r.records[2];
+  EXPECT_EQ(big_out.key, "collectives.nccl_all_reduce");
+  EXPECT_EQ(big_out.params["size_bytes"], 1048576);
+  EXPECT_EQ(big_out.params["dtype"], "float32");
+  EXPECT_EQ(big_out.params["in_place"], "out_of_place");
+  EXPECT_EQ(big_out.params["source"], "nccl-tests");
+  EXPECT_DOUBLE_EQ(big_out.metrics["wall_time_s"].get<double>(), 20e-6);
+  EXPECT_DOUBLE_EQ(big_out.metrics["busbw_gbytes_per_s"].get<double>(), 52.43);
+  EXPECT_EQ(big_out.status, Status::ok);
+  EXPECT_FALSE(big_out.metrics.contains("time_s")); // a wall-clock mean, not event samples
+  const auto &big_in = r.records[3];
+  EXPECT_EQ(big_in.status, Status::failed);
+  EXPECT_EQ(big_in.metrics["wrong_elements"], 3);
+  EXPECT_NE(big_in.reason->find("3 wrong"), std::string::npos);
+  EXPECT_NO_THROW(Record::from_json(big_in.to_json()));
+}
+
+TEST(NcclTestsImport, WithoutAHeaderTheCallerNamesTheCollective) {
+  std::istringstream rows(
+      "  4096  1024  bfloat16  none  -1  5.0 0.82 0.82 N/A  5.0 0.82 0.82 N/A\n");
+  EXPECT_THROW(import_nccl_tests_text(rows, "x.txt", std::nullopt, "r", "h"), InputError);
+  std::istringstream again(
+      "  4096  1024  bfloat16  none  -1  5.0 0.82 0.82 N/A  5.0 0.82 0.82 N/A\n");
+  const auto r = import_nccl_tests_text(again, "x.txt", Kind::all_gather, "r", "h");
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[0].params["dtype"], "bf16");
+  EXPECT_FALSE(r.records[0].params.contains("op"));
+  EXPECT_FALSE(r.records[0].metrics.contains("verified"));
+}
+
+TEST(NcclTestsImport, AMalformedRowNamesItsLine) {
+  std::istringstream in("# Collective test starting: sendrecv_perf\n  8  2  float  sum  -1  x\n");
+  try {
+    import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "log.txt:2");
+  }
+}
+
+// -I 1 (nccl-tests 2.19): after each half's four columns, i_min i_max i_p99 i_cv% (util.cu,
+// writeResultHeader). FORMAT SAMPLE, numbers made up.
+constexpr const char *kPerIterationSample =
+    R"(# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809
+# Collective test starting: all_reduce_perf_mpi
+# Per-Iteration Report: CUDA event timing; i_* uses max over process rows
+#
+# Using devices
+#  Rank  0 Group  0 Pid  41001 on     node01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid  51002 on     node02 device  0 [0000:19:00] NVIDIA H100 80GB HBM3
+#
+#                                                   out-of-place (+ per-iteration)                                in-place (+ per-iteration)
+#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)     (us)  (GB/s)  (GB/s)             (us)     (us)     (us)      (%)
+     1048576        262144     float     sum      -1    20.00   52.43   52.43       0    18.50    24.00    23.00     5.10    19.00   55.19   55.19       0    17.90    22.00    21.50     4.20
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 53.81
+#
+)";
+
+TEST(NcclTestsImport, PerIterationColumnsAreReadNotMistakenForTheInPlaceHalf) {
+  std::istringstream in(kPerIterationSample);
+  const auto r = import_nccl_tests_text(in, "i1.txt", std::nullopt, "r", "h");
+  ASSERT_EQ(r.kind, Kind::all_reduce) << "a renamed build, all_reduce_perf_mpi";
+  ASSERT_EQ(r.records.size(), 2u);
+  const auto &out = r.records[0], &in_place = r.records[1];
+  EXPECT_EQ(out.status, Status::ok);
+  EXPECT_EQ(in_place.status, Status::ok);
+  EXPECT_DOUBLE_EQ(out.metrics["iteration_p99_s"].get<double>(), 23e-6);
+  EXPECT_DOUBLE_EQ(out.metrics["iteration_cv_percent"].get<double>(), 5.1);
+  EXPECT_DOUBLE_EQ(in_place.metrics["wall_time_s"].get<double>(), 19e-6);
+  EXPECT_DOUBLE_EQ(in_place.metrics["busbw_gbytes_per_s"].get<double>(), 55.19);
+  EXPECT_DOUBLE_EQ(in_place.metrics["iteration_min_s"].get<double>(), 17.9e-6);
+  EXPECT_EQ(in_place.metrics["wrong_elements"], 0);
+  // The rank lines give the layout: 2 ranks on 2 nodes.
+  EXPECT_EQ(out.params["world_size"], 2);
+  EXPECT_EQ(out.params["group_hosts"], 2);
+  EXPECT_EQ(r.about["version_line"], "nccl-tests version 2.19.6 nccl-headers=22809 "
+                                     "nccl-library=22809");
+}
+
+TEST(NcclTestsImport, ACapturedLogWithLauncherTagsAndNcclDebugLinesImportsWhole) {
+  // mpirun --tag-output prefixes every line; NCCL_DEBUG=INFO lines sit between the rows.
+  std::ostringstream log;
+  std::istringstream sample(kSample);
+  int n = 0;
+  for (std::string line; std::getline(sample, line); ++n) {
+    log << "[1,0]<stdout>:" << line << "\n";
+    if (n == 4)
+      log << "[1,0]<stdout>:node01:41001:41001 [0] NCCL INFO Channel 00/32 : 0 1\n"
+          << "node01:41001:41010 [0] NCCL INFO Connected all rings\n";
+  }
+  std::istringstream in(log.str());
+  const auto r = import_nccl_tests_text(in, "tagged.txt", std::nullopt, "r", "h");
+  EXPECT_EQ(r.kind, Kind::all_reduce);
+  EXPECT_EQ(r.records.size(), 4u);
+  EXPECT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.other_lines, 2);
+  // srun --label's "0: " prefix too.
+  std::ostringstream labelled;
+  std::istringstream again(kSample);
+  for (std::string line; std::getline(again, line);)
+    labelled << "0: " << line << "\n";
+  std::istringstream in2(labelled.str());
+  EXPECT_EQ(import_nccl_tests_text(in2, "srun.txt", std::nullopt, "r", "h").records.size(), 4u);
+}
+
+TEST(NcclTestsImport, EachRunOfALogHasItsOwnRankLayout) {
+  // Two runs in one log: a 2-rank all_reduce, then the same job's all_gather. Each record's
+  // world_size is its own run's 2, not the 4 rank lines of the whole file.
+  std::string two = kSample;
+  std::string second = kSample;
+  second.replace(second.find("all_reduce_perf"), 15, "all_gather_perf");
+  two += second;
+  std::istringstream in(two);
+  const auto r = import_nccl_tests_text(in, "two.txt", std::nullopt, "r", "h");
+  ASSERT_EQ(r.records.size(), 8u);
+  EXPECT_EQ(r.records[0].key, "collectives.nccl_all_reduce");
+  EXPECT_EQ(r.records[7].key, "collectives.nccl_all_gather");
+  for (const auto &rec : r.records)
+    EXPECT_EQ(rec.params["world_size"], 2) << rec.key;
+}
+
+TEST(NcclTestsImport, ALastRunCutAfterItsHeaderIsAFailureBesideTheRowsBefore) {
+  std::string log = kSample;
+  log += "# Collective test starting: all_gather_perf\n#\n# Using devices\n";
+  std::istringstream in(log);
+  const auto r = import_nccl_tests_text(in, "cut.txt", std::nullopt, "r", "h");
+  EXPECT_EQ(r.records.size(), 4u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("of all_gather"), std::string::npos) << r.failures[0];
+}
+
+TEST(NcclTestsImport, AHeaderWithoutRowsIsARunThatEndedNotAnError) {
+  const std::string header = std::string(kSample).substr(0, std::string(kSample).find("#\n#  "));
+  std::istringstream in(header);
+  const auto r = import_nccl_tests_text(in, "cut.txt", std::nullopt, "r", "h");
+  EXPECT_TRUE(r.records.empty());
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("ended before its first size"), std::string::npos);
+}
+
+// Params as railgauge's own records have them (root an integer, float named float32), so that
+// `railgauge compare` pairs an imported row with railgauge's point.
+TEST(NcclTestsImport, ParamsMatchRailgaugeRecords) {
+  NcclTestsHalf half;
+  half.size_bytes = 1024;
+  half.count = 256;
+  half.type = "float";
+  half.redop = "none";
+  half.root = "0";
+  const Record r = nccl_tests_record(half, Kind::broadcast, "r", "h");
+  EXPECT_EQ(r.params.at("root"), 0);
+  EXPECT_TRUE(r.params.at("root").is_number_integer());
+  EXPECT_EQ(r.params.at("dtype"), "float32");
+  EXPECT_FALSE(r.params.contains("op"));
+  half.root = "-1";
+  EXPECT_FALSE(nccl_tests_record(half, Kind::broadcast, "r", "h").params.contains("root"));
+}
+
+// nccl-tests stops at its first failure and prints where; the rows before it are kept and the
+// failure is reported, never read as a malformed row.
+TEST(NcclTestsImport, AFailureLineEndsTheRunAndKeepsTheRowsBeforeIt) {
+  std::string text = kSample;
+  text.insert(text.find("# Out of bounds"),
+              "node01: Test NCCL failure common.cu:1143 'unhandled system error'\n"
+              " .. node01 pid 41001: Test failure common.cu:1454\n");
+  std::istringstream in(text);
+  const auto r = import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h");
+  EXPECT_EQ(r.records.size(), 4u);
+  ASSERT_EQ(r.failures.size(), 2u);
+  EXPECT_EQ(r.failures[0], "log.txt:13: node01: Test NCCL failure common.cu:1143 'unhandled "
+                           "system error'");
+  const Record failure = nccl_tests_failure_record(r, "r", "h");
+  EXPECT_EQ(failure.status, Status::error);
+  EXPECT_EQ(failure.key, "collectives.nccl_all_reduce");
+  ASSERT_TRUE(failure.reason);
+  EXPECT_NE(failure.reason->find("after 2 result row(s)"), std::string::npos) << *failure.reason;
+}
+
+} // namespace
+} // namespace railgauge::importers

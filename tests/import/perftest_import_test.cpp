@@ -1,0 +1,177 @@
+// The perftest importer on real output: tests/fixtures/rdma/perftest/ holds
+// ib_{write,read,send}_{bw,lat} output (perftest 4.5+0.17, Debian 12) taken on Soft-RoCE (rxe0)
+// in the VM that scripts/softroce_vm.sh boots; see the README there.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "analysis/import/perftest_import.h"
+#include "harness/error.h"
+
+namespace railgauge::importers {
+namespace {
+
+std::string fixture(const std::string &name) {
+  std::ifstream in(std::string(RAILGAUGE_TEST_FIXTURES) + "/rdma/perftest/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  EXPECT_FALSE(s.str().empty()) << name;
+  return s.str();
+}
+
+TEST(PerftestImport, WriteBwClient) {
+  const auto records = import_perftest(fixture("ib_write_bw_rxe_client.txt"), "bw.txt");
+  ASSERT_EQ(records.size(), 1u);
+  const Record &r = records[0];
+  EXPECT_EQ(r.key, "rdma.write_bw");
+  EXPECT_EQ(r.params.at("tool"), "perftest ib_write_bw");
+  EXPECT_EQ(r.params.at("size_bytes"), 65536);
+  EXPECT_EQ(r.params.at("iterations"), 2000);
+  EXPECT_EQ(r.params.at("device"), "rxe0");
+  EXPECT_EQ(r.params.at("qps"), 1);
+  EXPECT_EQ(r.params.at("mtu_bytes"), 1024);
+  EXPECT_EQ(r.params.at("gid_index"), 0);
+  EXPECT_EQ(r.params.at("link_layer"), "Ethernet");
+  EXPECT_GT(r.metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(r.metrics.at("bandwidth_gbytes_per_s").get<double>(),
+                   r.metrics.at("bandwidth_gbits_per_s").get<double>() / 8);
+  EXPECT_GE(r.metrics.at("bandwidth_peak_gbits_per_s").get<double>(),
+            r.metrics.at("bandwidth_gbits_per_s").get<double>());
+  EXPECT_GT(r.metrics.at("message_rate_per_s").get<double>(), 0.0);
+  EXPECT_EQ(r.status, Status::ok);
+}
+
+TEST(PerftestImport, WriteBwServerSideToo) {
+  const auto records = import_perftest(fixture("ib_write_bw_rxe_server.txt"), "srv.txt");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].key, "rdma.write_bw");
+}
+
+TEST(PerftestImport, WriteLatHasEveryStatisticInSeconds) {
+  const auto records = import_perftest(fixture("ib_write_lat_rxe_client.txt"), "lat.txt");
+  ASSERT_EQ(records.size(), 1u);
+  const auto &l = records[0].metrics.at("latency");
+  EXPECT_EQ(records[0].key, "rdma.write_lat");
+  EXPECT_EQ(records[0].params.at("size_bytes"), 8);
+  for (const char *k : {"min_s", "max_s", "p50_s", "mean_s", "stdev_s", "p99_s", "p99_9_s"})
+    ASSERT_TRUE(l.contains(k)) << k;
+  EXPECT_LE(l.at("min_s").get<double>(), l.at("p50_s").get<double>());
+  EXPECT_LE(l.at("p99_s").get<double>(), l.at("p99_9_s").get<double>());
+  EXPECT_LE(l.at("p99_9_s").get<double>(), l.at("max_s").get<double>());
+  EXPECT_LT(l.at("min_s").get<double>(), 1.0); // microseconds were scaled to seconds
+  EXPECT_EQ(records[0].metrics.at("latency_definition"), "round trip / 2 (perftest)");
+}
+
+// Every verb's bandwidth and latency test, each under its own key with its own figures.
+TEST(PerftestImport, ReadAndSendBandwidthAndLatency) {
+  for (const char *verb : {"read", "send"}) {
+    const std::string v = verb;
+    const auto bw = import_perftest(fixture("ib_" + v + "_bw_rxe_client.txt"), "bw.txt");
+    ASSERT_EQ(bw.size(), 1u) << v;
+    EXPECT_EQ(bw[0].key, "rdma." + v + "_bw");
+    EXPECT_EQ(bw[0].params.at("tool"), "perftest ib_" + v + "_bw");
+    EXPECT_EQ(bw[0].params.at("size_bytes"), 65536);
+    EXPECT_GT(bw[0].metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0) << v;
+    EXPECT_GE(bw[0].metrics.at("bandwidth_peak_gbits_per_s").get<double>(),
+              bw[0].metrics.at("bandwidth_gbits_per_s").get<double>())
+        << v;
+    const auto lat = import_perftest(fixture("ib_" + v + "_lat_rxe_client.txt"), "lat.txt");
+    ASSERT_EQ(lat.size(), 1u) << v;
+    EXPECT_EQ(lat[0].key, "rdma." + v + "_lat");
+    const auto &l = lat[0].metrics.at("latency");
+    EXPECT_LE(l.at("min_s").get<double>(), l.at("p50_s").get<double>()) << v;
+    EXPECT_LE(l.at("p99_s").get<double>(), l.at("p99_9_s").get<double>()) << v;
+    EXPECT_LE(l.at("p99_9_s").get<double>(), l.at("max_s").get<double>()) << v;
+    // perftest's convention, which railgauge's own records follow.
+    EXPECT_EQ(lat[0].metrics.at("latency_definition"),
+              v == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)");
+  }
+  // ib_read_lat printed 20.89 us minimum and 36.18 us typical in that run.
+  const auto read = import_perftest(fixture("ib_read_lat_rxe_client.txt"), "lat.txt");
+  EXPECT_DOUBLE_EQ(read[0].metrics.at("latency").at("min_s").get<double>(), 20.89e-6);
+  EXPECT_DOUBLE_EQ(read[0].metrics.at("latency").at("p50_s").get<double>(), 36.18e-6);
+}
+
+// ib_send_bw's server prints "BW peak 0.00" beside a real average: no peak, not a zero peak.
+TEST(PerftestImport, SendBwServerPeakOfZeroIsLeftOut) {
+  const auto r = import_perftest(fixture("ib_send_bw_rxe_server.txt"), "srv.txt").at(0);
+  EXPECT_EQ(r.key, "rdma.send_bw");
+  EXPECT_GT(r.metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0);
+  EXPECT_FALSE(r.metrics.contains("bandwidth_peak_gbits_per_s")) << r.metrics.dump();
+}
+
+// ib_read_lat's server has no table: the error says to import the client's output.
+TEST(PerftestImport, ReadLatServerSaysTheClientHasTheResults) {
+  try {
+    import_perftest(fixture("ib_read_lat_rxe_server.txt"), "srv.txt");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("prints its results on the client only"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.where(), "srv.txt");
+  }
+}
+
+// The server side of ib_write_lat once printed inf and -nan for every statistic (a later run
+// of the same command printed numbers): a failed record naming the columns, never a figure.
+TEST(PerftestImport, InfAndNanAreNotComputedNeverFigures) {
+  const auto r = import_perftest(fixture("ib_write_lat_rxe_server_inf.txt"), "srv.txt").at(0);
+  EXPECT_EQ(r.key, "rdma.write_lat");
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_NE(r.reason.value_or("").find("inf or nan for every figure"), std::string::npos);
+  EXPECT_EQ(r.params.at("perftest_not_computed").size(), 7u) << r.params.dump();
+  EXPECT_FALSE(r.metrics.contains("latency"));
+  // One column of inf among numbers: that column only is left out.
+  std::string text = fixture("ib_write_lat_rxe_client.txt");
+  const auto row = text.find(" 8       2000");
+  ASSERT_NE(row, std::string::npos);
+  const auto first = text.find_first_not_of(' ', text.find("2000", row) + 4);
+  text.replace(first, text.find(' ', first) - first, "inf");
+  const auto partial = import_perftest(text, "partial.txt").at(0);
+  EXPECT_EQ(partial.status, Status::ok);
+  EXPECT_FALSE(partial.metrics.at("latency").contains("min_s"));
+  EXPECT_TRUE(partial.metrics.at("latency").contains("p50_s"));
+  EXPECT_EQ(partial.params.at("perftest_not_computed"), nlohmann::json{"t_min[usec]"});
+}
+
+TEST(PerftestImport, MibPerSecondIsConvertedToGbits) {
+  // Without --report_gbits perftest prints MB/sec, meaning MiB/s.
+  std::string text = fixture("ib_write_bw_rxe_client.txt");
+  const auto at = text.find("BW peak[Gb/sec]    BW average[Gb/sec]");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 38, "BW peak[MB/sec]    BW average[MB/sec]");
+  const auto row = text.find(" 65536 ");
+  text.replace(
+      row, text.find('\n', row) - row,
+      " 65536      2000             100.00               50.00   		   0.000800");
+  const auto r = import_perftest(text, "mib.txt").at(0);
+  EXPECT_NEAR(r.metrics.at("bandwidth_gbits_per_s").get<double>(), 50 * 1048576.0 * 8 / 1e9, 1e-9);
+}
+
+TEST(PerftestImport, FailedRunAndForeignTextAreInputErrorsWithLocation) {
+  try {
+    import_perftest(" Couldn't connect to 127.0.0.1:18515\nUnable to open file descriptor for "
+                    "socket connection\n",
+                    "fail.txt");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("Couldn't connect"), std::string::npos) << e.what();
+    EXPECT_EQ(e.where(), "fail.txt");
+  }
+  std::string cut = fixture("ib_write_lat_rxe_client.txt");
+  cut = cut.substr(0, cut.find(" #bytes"));
+  EXPECT_THROW(import_perftest(cut, "cut.txt"), InputError);
+  std::string broken = fixture("ib_write_bw_rxe_client.txt");
+  broken.replace(broken.find(" 65536 "), 7, " 65536 x ");
+  try {
+    import_perftest(broken, "broken.txt");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(e.where().find("broken.txt:"), std::string::npos) << e.where();
+  }
+}
+
+} // namespace
+} // namespace railgauge::importers
