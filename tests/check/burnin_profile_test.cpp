@@ -132,5 +132,14 @@ TEST(BurninProfile, LinkDownDuringRdmaFails) {
   EXPECT_EQ(violators(r, "link-downed-during-point"), std::set<std::string>{"mlx5_0"});
 }
 
+TEST(BurninProfile, BadCableFailsItsNicOnBandwidthAndWarnsOnSymbolErrors) {
+  const auto r = judge({.bad_cable = true});
+  EXPECT_EQ(r.verdict, Level::fail);
+  EXPECT_EQ(violators(r, "rdma-write-bw-floor"), std::set<std::string>{"mlx5_0"})
+      << render_table(r);
+  EXPECT_EQ(violators(r, "symbol-errors-during-point"), std::set<std::string>{"mlx5_0"});
+  EXPECT_TRUE(violators(r, "link-downed-during-point").empty());
+}
+
 } // namespace
 } // namespace railgauge::check

@@ -18,6 +18,7 @@ struct NodeFaults {
   bool allreduce_falls = false; // all_reduce busbw falls past 1 GiB (GPUDirect off, a bad pair)
   bool latency_tail = false;    // RDMA latency maximum 200x the median (a stalling link)
   bool nic_link_downed = false; // the NIC's link went down twice during the RDMA points
+  bool bad_cable = false;       // the NIC's cable: symbol errors, WRITE at 55% of line rate
 };
 
 enum class Fabric { infiniband, roce }; // the link layer of the node's 8 NICs
