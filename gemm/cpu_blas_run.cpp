@@ -73,7 +73,7 @@ template <typename T> CheckResult check(const Operands<T> &o, VerifyBound bound)
     }
     const double error =
         error_over_bound(static_cast<double>(o.c[std::size_t(e)]), static_cast<double>(ref),
-                         static_cast<double>(scale), bound);
+                         static_cast<double>(scale), s.k, bound);
     ++r.checked;
     // NaN compares false: count it wrong explicitly.
     if (!(error <= 1.0))

@@ -231,12 +231,18 @@ nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dt
 
 nlohmann::json verify_bound_json(Dtype dtype) {
   const VerifyBound b = verify_bound(dtype);
-  return {{"of_result", b.of_result}, {"of_abs_sum", b.of_abs_sum}};
+  nlohmann::json j = {{"of_result", b.of_result}, {"of_abs_sum", b.of_abs_sum}};
+  if (b.of_abs_sum_per_sqrt_k > 0)
+    j["of_abs_sum_per_sqrt_k"] = b.of_abs_sum_per_sqrt_k;
+  return j;
 }
 
 std::string verify_bound_text(Dtype dtype) {
   const VerifyBound b = verify_bound(dtype);
-  return fmt::format("{:g}·|ref| + {:g}·Σ|a·b|", b.of_result, b.of_abs_sum);
+  auto text = fmt::format("{:g}·|ref| + {:g}·Σ|a·b|", b.of_result, b.of_abs_sum);
+  if (b.of_abs_sum_per_sqrt_k > 0)
+    text += fmt::format(" + {:g}·Σ|a·b|/√K", b.of_abs_sum_per_sqrt_k);
+  return text;
 }
 
 std::vector<std::int64_t> sampled_elements(std::int64_t total, std::int64_t count,

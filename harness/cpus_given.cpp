@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cerrno>
 
 namespace railgauge {
 
@@ -12,6 +13,14 @@ int cpus_given() {
   if (sched_getaffinity(0, sizeof(set), &set) != 0)
     return 1;
   return std::max(1, CPU_COUNT(&set));
+}
+
+int unbind_this_thread() {
+  cpu_set_t every;
+  CPU_ZERO(&every);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    CPU_SET(cpu, &every);
+  return sched_setaffinity(0, sizeof(every), &every) == 0 ? 0 : errno;
 }
 
 } // namespace railgauge

@@ -6,4 +6,10 @@ namespace railgauge {
 
 int cpus_given();
 
+// Lets the calling thread run on any CPU its cgroup allows (the kernel drops the others from
+// the mask), undoing the binding it inherited from the thread that created it. For a helper
+// thread that must not share the one core a measuring thread is bound to (a telemetry sampler
+// beside a pageable copy's staging thread). Returns errno, 0 on success.
+int unbind_this_thread();
+
 } // namespace railgauge

@@ -514,6 +514,9 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   const int device = static_cast<int>(point.integer("gpu"));
   const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
   const HostPlacement where = placement_of(ctx, point, info, 0);
+  // The GEMM lane's thread on a core of its own (the same one only where the node has one): on
+  // one PU the two enqueue loops would take turns, and the gates would open at different times.
+  const HostPlacement gemm_where = placement_of(ctx, point, info, 1);
   const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
   const OffloadPath one = point.text("direction") == "d2h" ? OffloadPath::d2h : OffloadPath::h2d;
   const PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
@@ -540,7 +543,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   };
   // A cuBLASLt matmul may launch two kernels (a split-K reduction after the GEMM).
   const auto gemm_lane = [&] {
-    return Lane{device, where.pu,
+    return Lane{device, gemm_where.pu,
                 [&](cudaStream_t s) {
                   for (int i = 0; i < repeats.second; ++i)
                     gemm.enqueue(s);
@@ -584,6 +587,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));
   outcome.metrics["verified"] = false;
   add_placement(outcome, info, where, {&host});
+  outcome.device["cpus"] = fmt::format("{},{}", where.pu, gemm_where.pu);
   outcome.derived_params.update({{"gemms_per_call", repeats.second},
                                  {"copies_per_call", repeats.first},
                                  {"gemm_dtype", "bf16 in, fp32 accumulate and out"},

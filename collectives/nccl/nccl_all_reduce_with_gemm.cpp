@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -17,7 +18,6 @@
 #include "collectives/nccl/nccl_point.h"
 #include "collectives/with_gemm.h"
 #include "collectives/wrong_elements.h"
-#include "harness/cuda/blocking_kernel.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/gemm_load.h"
 #include "harness/cuda/resources.h"
@@ -35,13 +35,10 @@ constexpr std::string_view kKey = record::kNcclAllReduceWithGemm;
 // pending launches (a cuBLASLt matmul can be more than one kernel); beyond that the host would
 // wait for a GPU that waits for it.
 constexpr int kMaxPerWindow = 64;
-// The gate holds the streams only while the host enqueues one window.
-constexpr double kGateTimeoutS = 10;
 constexpr std::int64_t kMaxGemmMnk = 16384;
 
 // One local GPU's part of a point: its communicator, the all_reduce's buffers, the GEMM on a
-// second stream, the events of a window and the gate that holds both streams while the host
-// enqueues it. Constructed with the GPU current.
+// second stream and the events of a window. Constructed with the GPU current.
 struct LocalGpu {
   LocalGpu(int device_index, LocalGroup where, std::size_t bytes, int mnk)
       : device(device_index), group(std::move(where)), send(bytes), recv(bytes),
@@ -53,29 +50,12 @@ struct LocalGpu {
   gpu::Stream gemm_stream;
   gpu::GemmLoad gemm;
   gpu::Event start, all_reduce_stop, gemm_stop, all_reduce_padded_end, gemm_padded_end;
-  gpu::BlockingKernel gate;
   // Per timed window: from the window's start to each operation's end, and the share of the
   // window's timed spans during which the other operation still ran (contention_fraction).
   std::vector<double> all_reduce_window_s, gemm_window_s, contention;
 };
 
 using LocalGpus = std::vector<std::unique_ptr<LocalGpu>>;
-
-// Releases every gate when a window's enqueue ends, an exception included, so a failed enqueue
-// never leaves a GPU spinning until the gate's timeout.
-class GateRelease {
-public:
-  explicit GateRelease(LocalGpus &gpus) : gpus_(gpus) {}
-  ~GateRelease() {
-    for (auto &g : gpus_)
-      g->gate.release();
-  }
-  GateRelease(const GateRelease &) = delete;
-  GateRelease &operator=(const GateRelease &) = delete;
-
-private:
-  LocalGpus &gpus_;
-};
 
 double elapsed_s(const gpu::Event &from, const gpu::Event &to) {
   float ms = 0;
@@ -84,18 +64,18 @@ double elapsed_s(const gpu::Event &from, const gpu::Event &to) {
 }
 
 // Enqueues one window on every local GPU: `w.all_reduces` all_reduces on the session's (NCCL)
-// stream and `w.gemms` GEMMs on the GPU's second stream, both behind one gate, so that they
-// start together and the launches' host cost is not timed; after each operation's stop event,
-// its `padding` calls (window_padding), so that neither runs its last timed calls alone. The GEMM
-// stream then joins the NCCL stream, so that the session's watchdog wait covers the GEMMs too.
+// stream and `w.gemms` GEMMs on the GPU's second stream, both held by `gates` (none: ungated),
+// so that they start together and the launches' host cost is not timed; after each operation's stop
+// event, its `padding` calls (window_padding), so that neither runs its last timed calls alone. The
+// GEMM stream then joins the NCCL stream, so that the session's watchdog wait covers the GEMMs too.
 void enqueue_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, std::size_t count,
-                    const OverlapWindow &w, const OverlapWindow &padding, bool gated = true) {
-  GateRelease release(gpus);
+                    const OverlapWindow &w, const OverlapWindow &padding, SessionGates *gates) {
+  std::optional<gpu::StreamGates::Held> held;
+  if (gates)
+    held.emplace(gates->hold());
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     LocalGpu &g = *gpus[i];
     gpu::DeviceGuard guard(g.device);
-    if (gated)
-      g.gate.block(s.stream(i), kGateTimeoutS);
     RAILGAUGE_CUDA_CALL(cudaEventRecord(g.start.get(), s.stream(i)));
     RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(g.gemm_stream.get(), g.start.get(), 0));
   }
@@ -145,7 +125,6 @@ public:
     s_.wait(what_, timeout_s_);
     double longest = 0;
     for (auto &g : gpus_) {
-      gate_timeouts_ += g->gate.timed_out() ? 1 : 0;
       g->all_reduce_window_s.push_back(elapsed_s(g->start, g->all_reduce_stop));
       g->gemm_window_s.push_back(elapsed_s(g->start, g->gemm_stop));
       g->contention.push_back(contention_fraction(
@@ -158,14 +137,12 @@ public:
   double time_back_to_back_s(const Operation &, int) override {
     throw std::logic_error("WindowTimer: windows are timed one at a time (no back-to-back pass)");
   }
-  int gate_timeouts() const { return gate_timeouts_; }
 
 private:
   NcclSession &s_;
   LocalGpus &gpus_;
   std::string what_;
   double timeout_s_;
-  int gate_timeouts_ = 0;
 };
 
 class NcclAllReduceWithGemm final : public Benchmark {
@@ -210,7 +187,8 @@ public:
     fill();
 
     OverlapWindow window, padding; // what op() enqueues: timed calls, then untimed ones
-    const Operation op = [&] { enqueue_window(s, gpus, p, c.count, window, padding); };
+    SessionGates gates(s);
+    const Operation op = [&] { enqueue_window(s, gpus, p, c.count, window, padding, &gates); };
     WindowTimer timer(s, gpus,
                       fmt::format("all_reduce of {} bytes beside {}^3 GEMMs", p.size_bytes, mnk),
                       p.timeout_s);
@@ -252,7 +230,7 @@ public:
     // One window ungated first: NCCL connects a communicator's peers at its first collective
     // (NCCL_RUNTIME_CONNECT) and CUDA loads kernels at their first launch, either of which may
     // wait for work that a spinning gate holds back.
-    enqueue_window(s, gpus, p, c.count, {1, 1}, {0, 0}, false);
+    enqueue_window(s, gpus, p, c.count, {1, 1}, {0, 0}, nullptr);
     drainer.drain();
     const double ar_alone_s = measure({1, 0}).all_reduce.time_s.median;
     const double gemm_alone_s = measure({0, 1}).gemm.time_s.median;
@@ -306,11 +284,7 @@ public:
     out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
     // A window of one operation has no other to contend with: only those of `both` count.
     out.metrics.update(contention_metrics(contention));
-    out.metrics["gate_timeouts"] = timer.gate_timeouts();
-    if (timer.gate_timeouts() > 0)
-      out.metrics["note"] = fmt::format(
-          "the gate gave up waiting for the host {} times: those windows timed the launches too",
-          timer.gate_timeouts());
+    add_gate_timeouts(out.metrics, gates.timed_out());
     out.metrics["wrong_elements_this_process"] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
     out.metrics["gemm_wrong_samples"] = gemm_wrong_all;

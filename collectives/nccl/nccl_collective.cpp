@@ -152,6 +152,7 @@ public:
       out.metrics["note"] = "busbw exceeds the link rate: NCCL reduced in the switch (NVLS or "
                             "SHARP/CollNet), so the busbw factor overstates the bytes on a link";
     }
+    add_gate_timeouts(out.metrics, timer.gates().timed_out());
     add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
                                           groups.front().index, n, groups.front().hosts});
     std::vector<std::string> problems;

@@ -124,8 +124,34 @@ std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p,
   return out;
 }
 
+namespace {
+std::vector<int> devices_of(const NcclSession &s) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < s.local_count(); ++i)
+    out.push_back(s.device(i));
+  return out;
+}
+} // namespace
+
+SessionGates::SessionGates(NcclSession &s) : gates_(devices_of(s)) {
+  for (std::size_t i = 0; i < s.local_count(); ++i)
+    streams_.push_back(s.stream(i));
+}
+
+void add_gate_timeouts(nlohmann::json &metrics, int timed_out) {
+  metrics["gate_timeouts"] = timed_out;
+  if (timed_out == 0)
+    return;
+  auto note = fmt::format(
+      "a gate gave up waiting for the host {} times: those iterations timed the launches too",
+      timed_out);
+  if (metrics.contains("note"))
+    note = metrics["note"].get<std::string>() + "; " + note;
+  metrics["note"] = note;
+}
+
 NcclIterationTimer::NcclIterationTimer(NcclSession &s, std::string what, double timeout_s)
-    : s_(s), what_(std::move(what)), timeout_s_(timeout_s), per_gpu_(s.local_count()) {
+    : s_(s), what_(std::move(what)), timeout_s_(timeout_s), gates_(s), per_gpu_(s.local_count()) {
   for (std::size_t i = 0; i < s.local_count(); ++i) {
     gpu::DeviceGuard guard(s.device(i));
     start_.emplace_back();
@@ -134,11 +160,14 @@ NcclIterationTimer::NcclIterationTimer(NcclSession &s, std::string what, double 
 }
 
 double NcclIterationTimer::time_one_s(const Operation &op) {
-  for (std::size_t i = 0; i < s_.local_count(); ++i)
-    RAILGAUGE_CUDA_CALL(cudaEventRecord(start_[i].get(), s_.stream(i)));
-  op();
-  for (std::size_t i = 0; i < s_.local_count(); ++i)
-    RAILGAUGE_CUDA_CALL(cudaEventRecord(stop_[i].get(), s_.stream(i)));
+  {
+    const auto held = gates_.hold();
+    for (std::size_t i = 0; i < s_.local_count(); ++i)
+      RAILGAUGE_CUDA_CALL(cudaEventRecord(start_[i].get(), s_.stream(i)));
+    op();
+    for (std::size_t i = 0; i < s_.local_count(); ++i)
+      RAILGAUGE_CUDA_CALL(cudaEventRecord(stop_[i].get(), s_.stream(i)));
+  }
   s_.wait(what_, timeout_s_);
   double worst = 0;
   for (std::size_t i = 0; i < s_.local_count(); ++i) {

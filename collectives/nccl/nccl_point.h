@@ -14,6 +14,7 @@
 #include "collectives/nccl/nccl_session.h"
 #include "harness/benchmark.h"
 #include "harness/cuda/resources.h"
+#include "harness/cuda/stream_gates.h"
 #include "harness/lockstep.h"
 
 namespace railgauge::collectives {
@@ -50,9 +51,31 @@ struct LocalGroup {
 std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p,
                                      const std::vector<std::string> &rank_hosts);
 
-// CUDA events around each iteration's enqueue on every local stream, then the watchdog wait;
-// an iteration's time is the slowest local GPU's, and each GPU's time is kept so that a single
-// process driving every GPU can name the slowest one.
+// Every local stream of a session held while the host enqueues one iteration (StreamGates):
+// the events recorded behind the hold time the GPUs' work, not the host's launch of every
+// GPU's part of a group, nor (one process per GPU) the skew of the processes' enqueues.
+class SessionGates {
+public:
+  explicit SessionGates(NcclSession &s);
+  [[nodiscard]] gpu::StreamGates::Held hold() { return gates_.hold(streams_, kTimeoutS); }
+  int timed_out() { return gates_.timed_out(); }
+
+private:
+  // Seconds a gate waits for the host's enqueue, which takes microseconds; past it, that
+  // iteration times the launches too, and the record says how often (add_gate_timeouts).
+  static constexpr double kTimeoutS = 10;
+  std::vector<cudaStream_t> streams_;
+  gpu::StreamGates gates_;
+};
+
+// metrics.gate_timeouts, and a note when a gate gave up: those iterations timed the launches.
+void add_gate_timeouts(nlohmann::json &metrics, int timed_out);
+
+// CUDA events around each iteration's enqueue on every local stream, held by the session's
+// gates until the enqueue ends, then the watchdog wait; an iteration's time is the slowest local
+// GPU's, and each GPU's time is kept so that a single process driving every GPU can name the
+// slowest one. The back-to-back pass (wall_time_s) is not gated: it times what a training step
+// sees, host launches included.
 class NcclIterationTimer final : public IterationTimer {
 public:
   NcclIterationTimer(NcclSession &s, std::string what, double timeout_s);
@@ -61,11 +84,13 @@ public:
   double time_back_to_back_s(const Operation &op, int n) override;
   const std::vector<std::vector<double>> &per_gpu() const { return per_gpu_; }
   void drain() { s_.wait(what_, timeout_s_); }
+  SessionGates &gates() { return gates_; }
 
 private:
   NcclSession &s_;
   std::string what_;
   double timeout_s_;
+  SessionGates gates_;
   std::vector<gpu::Event> start_, stop_;
   std::vector<std::vector<double>> per_gpu_;
 };

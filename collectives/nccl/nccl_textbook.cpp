@@ -154,6 +154,7 @@ public:
     out.metrics["wrong_elements_this_process"] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);
+    add_gate_timeouts(out.metrics, timer.gates().timed_out());
     add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
                                           groups.front().index, n, groups.front().hosts});
     out.derived_params["in_place"] = "in_place";

@@ -83,7 +83,7 @@ __global__ void reference_kernel(ReferenceProblem pr, const std::int64_t *elemen
     const double c = load(pr.c, pr.c_type, e);
     // A NaN or Inf output is wrong whatever the reference: NaN, which no bound passes.
     errors[blockIdx.x] =
-        error_over_bound(c, pr.scale * sums[0], fabs(pr.scale) * abs_sums[0], pr.bound);
+        error_over_bound(c, pr.scale * sums[0], fabs(pr.scale) * abs_sums[0], pr.k, pr.bound);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/cuda/check.h"
+#include "harness/cuda/driver_needed.h"
 #include "harness/cuda/resources.h"
 #include "harness/error.h"
 
@@ -17,11 +18,16 @@ std::optional<std::string> cuda_unavailable_reason() {
   if (error != cudaSuccess) {
     // The error is not sticky, but clear it so a later cudaGetLastError does not report it.
     (void)cudaGetLastError();
-    const char *what = "CUDA unavailable";
-    if (error == cudaErrorNoDevice)
-      what = "no CUDA device";
-    else if (error == cudaErrorInsufficientDriver)
-      what = "no CUDA driver, or one older than this build's CUDA runtime";
+    if (error == cudaErrorInsufficientDriver) {
+      int driver = 0;
+      if (cudaDriverGetVersion(&driver) != cudaSuccess)
+        driver = 0;
+      (void)cudaGetLastError();
+      return fmt::format("{} (cudaGetDeviceCount returned {})",
+                         insufficient_driver_reason(driver, CUDART_VERSION),
+                         cudaGetErrorName(error));
+    }
+    const char *what = error == cudaErrorNoDevice ? "no CUDA device" : "CUDA unavailable";
     return fmt::format("{}: cudaGetDeviceCount returned {} ({})", what, cudaGetErrorName(error),
                        cudaGetErrorString(error));
   }

@@ -16,6 +16,41 @@ namespace {
 
 constexpr std::size_t kLargePageBytes = std::size_t{2} << 20;
 
+// cuPointerSetAttribute(SYNC_MEMOPS) through the runtime's driver entry point (nothing links
+// libcuda). GPUDirect RDMA's rule: with it set, a synchronous cudaMemcpy or cudaMemset on the
+// allocation is complete when it returns, so a peer's NIC that reads it next sees the new bytes.
+void set_sync_memops(void *device_pointer) {
+  using SetAttribute = CUresult (*)(const void *, CUpointer_attribute, CUdeviceptr);
+  void *entry = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion("cuPointerSetAttribute", &entry, 6000, cudaEnableDefault,
+                                       &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess || entry == nullptr) {
+    (void)cudaGetLastError();
+    throw BackendError("the CUDA driver has no cuPointerSetAttribute, which GPUDirect RDMA "
+                       "buffers need (CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)");
+  }
+  unsigned int on = 1;
+  if (const CUresult r = reinterpret_cast<SetAttribute>(entry)(
+          &on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, reinterpret_cast<CUdeviceptr>(device_pointer));
+      r != CUDA_SUCCESS)
+    throw BackendError(fmt::format(
+        "cuPointerSetAttribute(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) failed with CUresult {}",
+        static_cast<int>(r)));
+}
+
+// Whether the device can flush its inbound GPUDirect RDMA writes for the host to see
+// (cudaDeviceFlushGPUDirectRDMAWrites): where it cannot, the writes are ordered without it.
+bool can_flush_rdma_writes(int device) {
+  int options = 0;
+  if (cudaDeviceGetAttribute(&options, cudaDevAttrGPUDirectRDMAFlushWritesOptions, device) !=
+      cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return (options & cudaFlushGPUDirectRDMAWritesOptionHost) != 0;
+}
+
 void check_range(std::size_t offset, std::size_t bytes, std::size_t size) {
   if (offset > size || bytes > size - offset)
     throw BackendError(fmt::format(
@@ -28,6 +63,7 @@ struct GpuDirectBuffer::State {
   int device = 0;
   std::size_t bytes = 0;
   UniqueCudaHandle<void *, DeviceMemoryTraits> memory;
+  bool flush_rdma_writes = false;
 };
 
 GpuDirectBuffer::GpuDirectBuffer(int device, std::size_t bytes)
@@ -42,10 +78,12 @@ GpuDirectBuffer::GpuDirectBuffer(int device, std::size_t bytes)
   void *p = nullptr;
   RAILGAUGE_CUDA_CALL(cudaMalloc(&p, rounded));
   state_->memory = UniqueCudaHandle<void *, DeviceMemoryTraits>(p);
+  set_sync_memops(p);
   RAILGAUGE_CUDA_CALL(cudaMemset(p, 0, rounded));
   RAILGAUGE_CUDA_CALL(cudaDeviceSynchronize());
   state_->device = device;
   state_->bytes = rounded;
+  state_->flush_rdma_writes = can_flush_rdma_writes(device);
 }
 
 GpuDirectBuffer::GpuDirectBuffer(GpuDirectBuffer &&) noexcept = default;
@@ -63,11 +101,18 @@ void GpuDirectBuffer::copy_in(std::size_t offset, const void *source, std::size_
   DeviceGuard guard(state_->device);
   RAILGAUGE_CUDA_CALL(cudaMemcpy(static_cast<std::uint8_t *>(state_->memory.get()) + offset, source,
                                  bytes, cudaMemcpyHostToDevice));
+  // A pageable copy returns once staged: the bytes must be in GPU memory before a peer's NIC
+  // reads them.
+  RAILGAUGE_CUDA_CALL(cudaDeviceSynchronize());
 }
 
 void GpuDirectBuffer::copy_out(std::size_t offset, void *destination, std::size_t bytes) const {
   check_range(offset, bytes, state_->bytes);
   DeviceGuard guard(state_->device);
+  // A peer's RDMA writes may still sit in the PCIe path: make them visible before reading.
+  if (state_->flush_rdma_writes)
+    RAILGAUGE_CUDA_CALL(cudaDeviceFlushGPUDirectRDMAWrites(
+        cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, cudaFlushGPUDirectRDMAWritesToOwner));
   RAILGAUGE_CUDA_CALL(cudaMemcpy(destination,
                                  static_cast<const std::uint8_t *>(state_->memory.get()) + offset,
                                  bytes, cudaMemcpyDeviceToHost));

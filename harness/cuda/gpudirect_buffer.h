@@ -20,8 +20,9 @@ struct DmaBuf {
 
 class GpuDirectBuffer {
 public:
-  // `bytes` of device memory on CUDA device `device`, zeroed. The allocation is rounded up to
-  // 2 MiB, the GPU's large-page size, so that its start and length are page-aligned as a
+  // `bytes` of device memory on CUDA device `device`, zeroed, with SYNC_MEMOPS set (GPUDirect
+  // RDMA's rule: synchronous copies into it are complete on return). The allocation is rounded
+  // up to 2 MiB, the GPU's large-page size, so that its start and length are page-aligned as a
   // dma-buf export requires. Throws BackendError (no CUDA, no such device, out of memory).
   GpuDirectBuffer(int device, std::size_t bytes);
   GpuDirectBuffer(GpuDirectBuffer &&) noexcept;
@@ -32,7 +33,9 @@ public:
   std::uint64_t address() const; // the device pointer, as a NIC addresses it
   std::size_t size_bytes() const;
   // Host <-> device copies into and out of [offset, offset + bytes); BackendError when the
-  // range is outside the buffer or the copy fails.
+  // range is outside the buffer or the copy fails. copy_in returns with the bytes in GPU memory
+  // (a peer may read them next); copy_out first flushes the peers' RDMA writes where the GPU
+  // supports it (cudaDeviceFlushGPUDirectRDMAWrites).
   void copy_in(std::size_t offset, const void *source, std::size_t bytes);
   void copy_out(std::size_t offset, void *destination, std::size_t bytes) const;
   // The whole allocation as a dma-buf (cuMemGetHandleForAddressRange), or why not: a driver

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/device_upload.h"
 #include "tests/support/quick_run_context.h"
 
 #include "collectives/bus_bandwidth.h"
@@ -79,11 +80,19 @@ TEST_F(NcclOnGpus, EveryKindIsVerifiedInAndOutOfPlace) {
 }
 
 // cuda_graph=on: the session captures one iteration per GPU and replays it; the replayed data is
-// checked, and the record carries the total over ranks (none wrong).
+// checked, and the record carries the total over ranks (none wrong). One process driving several
+// GPUs may deadlock in cudaGraphLaunch, so there the point is waived, naming the launcher needed.
 TEST_F(NcclOnGpus, CudaGraphReplayIsVerified) {
   auto bench = make_nccl_collective(Kind::all_reduce);
   const Point p =
       point_of(*bench, {{"size_bytes", std::int64_t{1} << 20}, {"cuda_graph", std::string("on")}});
+  if (gpus_ > 1) {
+    const auto why = bench->supported(ctx_, p);
+    ASSERT_TRUE(why.has_value()) << "cuda_graph=on ran with one process driving " << gpus_
+                                 << " GPUs";
+    EXPECT_NE(why->find("one process per GPU"), std::string::npos) << *why;
+    return;
+  }
   ASSERT_FALSE(bench->supported(ctx_, p).has_value());
   const Outcome out = bench->run(ctx_, p);
   ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
@@ -172,8 +181,8 @@ TEST_F(NcclOnGpus, DeviceReductionMatchesTheHostReductionBitForBit) {
         store_value(type, b[count - 1 - i], in.data(), i);
       }
       gpu::DeviceBuffer dacc(bytes), din(bytes);
-      ASSERT_EQ(cudaMemcpy(dacc.get(), acc.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-      ASSERT_EQ(cudaMemcpy(din.get(), in.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(testing::upload_and_wait(dacc.get(), acc.data(), bytes), cudaSuccess);
+      ASSERT_EQ(testing::upload_and_wait(din.get(), in.data(), bytes), cudaSuccess);
       enqueue_device_reduce(type, op, dacc.get(), din.get(), count, nullptr);
       ASSERT_EQ(cudaMemcpy(from_gpu.data(), dacc.get(), bytes, cudaMemcpyDeviceToHost),
                 cudaSuccess);
@@ -191,7 +200,7 @@ TEST_F(NcclOnGpus, TransportSendsToItselfAndCopiesOnOneGpu) {
     host[i] = static_cast<std::byte>(i * 131 + 7);
   gpu::DeviceBuffer a(bytes), b(bytes);
   auto staging = t.scratch(bytes);
-  ASSERT_EQ(cudaMemcpy(a.get(), host.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(testing::upload_and_wait(a.get(), host.data(), bytes), cudaSuccess);
   t.sendrecv(0, static_cast<const std::byte *>(a.get()), bytes, 0, staging->data(), bytes);
   t.copy(static_cast<std::byte *>(b.get()), staging->data(), bytes);
   session.wait("self send/recv", 60);
@@ -217,8 +226,7 @@ TEST_F(NcclOnGpus, TwoGpusExchangeBetweenStagingRegions) {
     in.push_back(t[d]->scratch(bytes));
     std::vector<std::byte> pattern(bytes, static_cast<std::byte>(0x10 + d));
     gpu::DeviceGuard guard(d);
-    ASSERT_EQ(cudaMemcpy(out[d]->data(), pattern.data(), bytes, cudaMemcpyHostToDevice),
-              cudaSuccess);
+    ASSERT_EQ(testing::upload_and_wait(out[d]->data(), pattern.data(), bytes), cudaSuccess);
   }
   std::vector<std::thread> threads;
   for (int d = 0; d < 2; ++d)

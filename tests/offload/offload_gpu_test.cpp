@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/device_upload.h"
 #include "tests/support/quick_run_context.h"
 
 #include "harness/cuda/device.h"
@@ -125,9 +126,8 @@ TEST_F(OffloadOnGpu, CorruptedDestinationFailsThePoint) {
     bench->set_before_verify([](void *dst, bool device_memory, std::size_t) {
       const std::uint32_t bad = 0xdeadbeef;
       if (device_memory)
-        ASSERT_EQ(
-            cudaMemcpy(static_cast<char *>(dst) + 64, &bad, sizeof bad, cudaMemcpyHostToDevice),
-            cudaSuccess);
+        ASSERT_EQ(testing::upload_and_wait(static_cast<char *>(dst) + 64, &bad, sizeof bad),
+                  cudaSuccess);
       else
         std::memcpy(static_cast<char *>(dst) + 64, &bad, sizeof bad);
     });
