@@ -188,6 +188,47 @@ record() {
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nn" "$name" "$status" "$rc" "$secs" \
     "$limit" "$logf" "$rundir" "$note" "$cmd" >>"$steps_tsv"
   log "step $nn $name: $status${note:+ ($note)}, exit $rc, $secs s of $limit s -> $logf"
+  write_summary
+}
+
+# summary.txt, the one page to read first: what ran, what failed, the ratios against the peers
+# measured so far. Rewritten after every step, so a run cut short (killed, out of budget, the
+# machine taken back) still leaves it, saying so.
+summary_final=0
+write_summary() {
+  local page="$out/summary.txt.part" state="IN PROGRESS (cut short if this is the last word)"
+  ((summary_final)) && state="finished"
+  {
+    echo "Reference run $(basename "$out"): $state, $(elapsed_s) s of a $budget_s s budget$mode"
+    echo "GPU: $(grep -m1 '^GPU 0' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null || echo 'none seen')"
+    local failed_steps
+    failed_steps=$(awk -F'\t' '$3 == "failed" || $3 == "timed out" {printf "%s%s", sep, $2; sep=", "}' \
+      "$steps_tsv")
+    echo "Failed or timed out: ${failed_steps:-none}"
+    echo
+    echo "Steps, in the order they ran (logs/NN-step.log):"
+    awk -F'\t' '{printf "  %s %-26s %-12s %5s s  exit %-2s %s\n", $1, $2, $3, $5, $4, $9}' \
+      "$steps_tsv"
+    echo
+    echo "Against the peers (railgauge / peer, same GPU, same run):"
+    timeout 120 "${py[@]}" "$repo/scripts/peer_records.py" summary --runs "$out/runs" \
+      "$out/peers" 2>&1
+    if [[ -f "$out/check/verdict.json" ]]; then
+      echo
+      echo "check ($(basename "$rules")): see check/verdict.md"
+    fi
+    local gpu_name
+    gpu_name=$(sed -n 's/^GPU 0: \(.*\) (UUID.*/\1/p' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null |
+      tr '[:upper:]' '[:lower:]' | sed -e 's/nvidia //' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//;s/-$//')
+    echo
+    if ((have_gpu)); then
+      echo "To commit: results/reference/${gpu_name:-gpu}-$(date -u +%Y-%m-%d)/" \
+        "(docs/reference-runs.md)"
+    else
+      echo "No GPU here: this is not a reference run; nothing to commit."
+    fi
+  } >"$page" 2>&1
+  mv -f "$page" "$out/summary.txt"
 }
 
 group_of() {
@@ -253,6 +294,12 @@ step() {
     failed=1
   fi
   local note=""
+  if ((!have_gpu)) && [[ $status == ok ]]; then
+    case $(group_of "$name") in
+    gemm | memory | offload | collectives | nccl-tests | nvbandwidth)
+      note="no GPU: its GPU points are waived records" ;;
+    esac
+  fi
   if [[ $status == "timed out" ]]; then
     note="killed after $limit s"
   elif [[ $status == failed ]]; then # ctest's count, else the last line the tool printed
@@ -357,8 +404,9 @@ finish() {
 }
 # shellcheck disable=SC2317 # called by the trap below
 on_signal() {
-  log "interrupted: writing the manifest of the steps so far"
+  log "interrupted: writing the manifest and the summary of the steps so far"
   failed=1
+  write_summary
   finish
 }
 trap on_signal INT TERM
@@ -434,6 +482,7 @@ if ((!have_gpu)); then
   log "no GPU: nvidia-smi lists none and torch sees none. The railgauge steps still run" \
     "(their GPU points are waived records); the GPU tests and the torch peers are skipped."
 fi
+write_summary # the page exists from here on, before any step runs
 
 # ------------------------------------------------------------------ sweeps and step shares
 if ((quick)); then
@@ -484,89 +533,57 @@ else
   fi
 fi
 
-# ------------------------------------------------------------------ railgauge
+# ------------------------------------------------------------------ railgauge beside its peers
+# The most informative first, each family next to its peer, so that a run cut short has the
+# headline: (1) the GPU tests above, (2) the GEMM TP sweep against torch.matmul, (3) HBM (and the
+# host copies) against torch copies, (4) H2D/D2H against nvbandwidth, (5) NCCL against
+# nccl-tests; then the square GEMM sweep and the collectives suite.
 STEP_STDOUT="$out/inventory.json" step inventory "$(share 2)" plain \
   "$railgauge" inventory --format json
+
+# torch_peer_skip NAME: why the torch peer NAME does not run here, or nothing when it does.
+torch_peer_skip() {
+  if ! selected torch; then
+    echo "not in --only $only"
+  elif ((!have_gpu)); then
+    echo "no GPU: nothing measured to compare with torch"
+  fi
+}
+# gemm_vs_torch STEP PCT: torch.matmul on the shapes of the railgauge run of STEP.
+gemm_vs_torch() {
+  local s=$1 pct=$2 rd
+  rd=$(run_dir_of "$s")
+  if [[ -z "$rd" ]]; then
+    skip "gemm-vs-torch-${s#gemm-}" "no run directory from step $s"
+    return
+  fi
+  STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" "$(share "$pct")" plain \
+    "${py[@]}" "$repo/scripts/gemm_vs_torch.py" "$rd" \
+    --out "$out/peers/$s" "${gemm_peer_args[@]}"
+}
 
 STEP_RUN_DIR="$out/runs/gemm-model" step gemm-model "$(share 25)" plain \
   "$railgauge" gemm --model gpt3-175b --tp 1,2,4,8,16,32 --out "$out/runs/gemm-model" \
   "${measure[@]}"
-STEP_RUN_DIR="$out/runs/gemm-size" step gemm-size "$(share 5)" plain \
-  "$railgauge" gemm --filter gemm.cublaslt_size --out "$out/runs/gemm-size" "${measure[@]}"
+why_no_torch=$(torch_peer_skip)
+if [[ -n "$why_no_torch" ]]; then
+  if selected torch; then
+    skip gemm-vs-torch "$why_no_torch"
+  else
+    skip torch-peers "$why_no_torch"
+  fi
+else
+  gemm_vs_torch gemm-model 7
+fi
+
 STEP_RUN_DIR="$out/runs/memory-hbm" step memory-hbm "$(share 8)" plain \
   "$railgauge" memory --filter 'memory.hbm_*' --out "$out/runs/memory-hbm" "${hbm_sizes[@]}" \
   "${measure[@]}"
 STEP_RUN_DIR="$out/runs/offload" step offload "$(share 12)" plain \
   "$railgauge" offload --out "$out/runs/offload" "${offload_sizes[@]}" "${measure[@]}"
-STEP_RUN_DIR="$out/runs/collectives" step collectives "$(share 2)" plain \
-  "$railgauge" collectives --out "$out/runs/collectives" "${measure[@]}"
-
-# ------------------------------------------------------------------ nccl-tests beside railgauge
-# Each kind twice on the same GPUs, same sizes, warm-up and iterations: nccl-tests with per-
-# iteration CUDA-event times (-I 1) into JSON (-J), imported as records, and railgauge's NCCL
-# collective; `railgauge compare` matches them by kind, size, dtype, op and placement. On one GPU
-# both use a single-rank communicator (nccl-tests -g 1 with one process).
-nccl_kinds=(all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv)
-if ((quick)); then
-  nccl_size_args=(-b 8 -e 64M -f 8)
-  nccl_size_axis='size_bytes=8:64MiB:*8'
+if [[ -n "$why_no_torch" ]]; then
+  selected torch && skip copy-vs-torch "$why_no_torch"
 else
-  nccl_size_args=(-b 8 -e 1G -f 4)
-  nccl_size_axis='size_bytes=8:1GiB:*4'
-fi
-if ! selected nccl-tests; then
-  skip nccl-tests "not in --only $only"
-elif [[ -z "$nccl_tests" ]]; then
-  skip nccl-tests "no --nccl-tests DIR: nccl-tests is built on the node first (docs/reference-runs.md)"
-elif ((!have_gpu)); then
-  skip nccl-tests "no GPU: nccl-tests has nothing to run on"
-else
-  mkdir -p "$out/peers/nccl-tests-output" "$out/peers/nccl-tests" "$out/runs/collectives-nccl"
-  for kind in "${nccl_kinds[@]}"; do
-    [[ -x "$nccl_tests/${kind}_perf" ]] || { skip "nccl-tests-$kind" "no ${kind}_perf"; continue; }
-    json="$out/peers/nccl-tests-output/$kind.json"
-    STEP_STDOUT="$out/peers/nccl-tests-output/$kind.txt" step "nccl-tests-$kind" "$(share 1)" \
-      plain "$nccl_tests/${kind}_perf" "${nccl_size_args[@]}" -g "$gpu_count" -w 5 -n 20 -c 1 \
-      -I 1 -J "$json"
-    if [[ -s "$json" ]]; then
-      step "import-nccl-tests-$kind" 30 plain \
-        "$railgauge" import nccl-tests "$json" --out "$out/peers/nccl-tests"
-    else
-      skip "import-nccl-tests-$kind" "${kind}_perf wrote no JSON (see its step's log)"
-    fi
-    axes=(-a "$nccl_size_axis" -a dtype=float32 -a warmup=5 -a iterations=20)
-    case $kind in all_reduce | reduce_scatter | reduce) axes+=(-a op=sum) ;; esac
-    STEP_RUN_DIR="$out/runs/collectives-nccl" step "collectives-nccl-$kind" "$(share 1)" plain \
-      "$railgauge" collectives --filter "collectives.nccl_$kind" --out \
-      "$out/runs/collectives-nccl" "${axes[@]}" "${measure[@]}"
-  done
-  mkdir -p "$out/compare"
-  step compare-nccl-tests 60 plain "$railgauge" compare "$out/runs/collectives-nccl" \
-    "$out/peers/nccl-tests" --label railgauge --label nccl-tests --metric metrics.time_s.median \
-    --ignore-param cuda_graph group_type groups iterations warmup link_gbytes_per_s timeout_s \
-    count source source_format --markdown "$out/compare/nccl-tests.md" \
-    --json "$out/compare/nccl-tests.json"
-fi
-
-# ------------------------------------------------------------------ torch peers
-if ! selected torch; then
-  skip torch-peers "not in --only $only"
-elif ((!have_gpu)); then
-  skip gemm-vs-torch "no GPU: nothing measured to compare with torch"
-  skip copy-vs-torch "no GPU: nothing measured to compare with torch"
-else
-  for s in gemm-model:7 gemm-size:4; do
-    pct=${s#*:}
-    s=${s%:*}
-    rd=$(run_dir_of "$s")
-    if [[ -z "$rd" ]]; then
-      skip "gemm-vs-torch-${s#gemm-}" "no run directory from step $s"
-      continue
-    fi
-    STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" "$(share "$pct")" plain \
-      "${py[@]}" "$repo/scripts/gemm_vs_torch.py" "$rd" \
-      --out "$out/peers/$s" "${gemm_peer_args[@]}"
-  done
   copy_runs=()
   for s in memory-hbm offload; do
     rd=$(run_dir_of "$s")
@@ -582,7 +599,6 @@ else
 fi
 
 # ------------------------------------------------------------------ nvbandwidth beside railgauge
-# After the torch peers: the issue's peers first, this one with what the budget leaves.
 # nvbandwidth's host<->GPU testcases (copy engine and SM) and its local copy at its default
 # buffer (512 MiB, 16 copies per sample; 3 samples with --quick, as its default, else 10) and
 # railgauge's same copies at that size, pinned, near (nvbandwidth pins its host buffers and
@@ -633,6 +649,60 @@ else
     "$out/runs/offload-nvbandwidth-size" "$out/runs/memory-nvbandwidth-size"
 fi
 
+# ------------------------------------------------------------------ nccl-tests beside railgauge
+# Each kind twice on the same GPUs, same sizes, warm-up and iterations: nccl-tests with per-
+# iteration CUDA-event times (-I 1) into JSON (-J), imported as records, and railgauge's NCCL
+# collective; `railgauge compare` matches them by kind, size, dtype, op and placement. On one GPU
+# both use a single-rank communicator (nccl-tests -g 1 with one process).
+nccl_kinds=(all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv)
+if ((quick)); then
+  nccl_size_args=(-b 8 -e 64M -f 8)
+  nccl_size_axis='size_bytes=8:64MiB:*8'
+else
+  nccl_size_args=(-b 8 -e 1G -f 4)
+  nccl_size_axis='size_bytes=8:1GiB:*4'
+fi
+if ! selected nccl-tests; then
+  skip nccl-tests "not in --only $only"
+elif [[ -z "$nccl_tests" ]]; then
+  skip nccl-tests "no --nccl-tests DIR: nccl-tests is built on the node first (docs/reference-runs.md)"
+elif ((!have_gpu)); then
+  skip nccl-tests "no GPU: nccl-tests has nothing to run on"
+else
+  mkdir -p "$out/peers/nccl-tests-output" "$out/peers/nccl-tests" "$out/runs/collectives-nccl"
+  for kind in "${nccl_kinds[@]}"; do
+    [[ -x "$nccl_tests/${kind}_perf" ]] || { skip "nccl-tests-$kind" "no ${kind}_perf"; continue; }
+    json="$out/peers/nccl-tests-output/$kind.json"
+    STEP_STDOUT="$out/peers/nccl-tests-output/$kind.txt" step "nccl-tests-$kind" "$(share 1)" \
+      plain "$nccl_tests/${kind}_perf" "${nccl_size_args[@]}" -g "$gpu_count" -w 5 -n 20 -c 1 \
+      -I 1 -J "$json"
+    if [[ -s "$json" ]]; then
+      step "import-nccl-tests-$kind" 30 plain \
+        "$railgauge" import nccl-tests "$json" --out "$out/peers/nccl-tests"
+    else
+      skip "import-nccl-tests-$kind" "${kind}_perf wrote no JSON (see its step's log)"
+    fi
+    axes=(-a "$nccl_size_axis" -a dtype=float32 -a warmup=5 -a iterations=20)
+    case $kind in all_reduce | reduce_scatter | reduce) axes+=(-a op=sum) ;; esac
+    STEP_RUN_DIR="$out/runs/collectives-nccl" step "collectives-nccl-$kind" "$(share 1)" plain \
+      "$railgauge" collectives --filter "collectives.nccl_$kind" --out \
+      "$out/runs/collectives-nccl" "${axes[@]}" "${measure[@]}"
+  done
+  mkdir -p "$out/compare"
+  step compare-nccl-tests 60 plain "$railgauge" compare "$out/runs/collectives-nccl" \
+    "$out/peers/nccl-tests" --label railgauge --label nccl-tests --metric metrics.time_s.median \
+    --ignore-param cuda_graph group_type groups iterations warmup link_gbytes_per_s timeout_s \
+    count source source_format --markdown "$out/compare/nccl-tests.md" \
+    --json "$out/compare/nccl-tests.json"
+fi
+
+# ------------------------------------------------------------------ the rest of the sweeps
+STEP_RUN_DIR="$out/runs/gemm-size" step gemm-size "$(share 5)" plain \
+  "$railgauge" gemm --filter gemm.cublaslt_size --out "$out/runs/gemm-size" "${measure[@]}"
+[[ -z "$why_no_torch" ]] && gemm_vs_torch gemm-size 4
+STEP_RUN_DIR="$out/runs/collectives" step collectives "$(share 2)" plain \
+  "$railgauge" collectives --out "$out/runs/collectives" "${measure[@]}"
+
 # ------------------------------------------------------------------ analysis (the reserve)
 run_dirs=() # every railgauge run of this output (the nccl-tests steps write one per kind)
 for s in gemm-model gemm-size memory-hbm offload collectives collectives-nccl \
@@ -675,29 +745,7 @@ if [[ -n "$smi" ]]; then
 fi
 
 # ------------------------------------------------------------------ summary
-{
-  echo "Reference run $(basename "$out"): $(elapsed_s) s of a $budget_s s budget$mode"
-  echo "GPU: $(grep -m1 '^GPU 0' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null || echo 'none seen')"
-  echo
-  echo "Steps (logs/NN-step.log):"
-  awk -F'\t' '{printf "  %s %-26s %-12s %5s s  exit %-2s %s\n", $1, $2, $3, $5, $4, $9}' \
-    "$steps_tsv"
-  echo
-  timeout 120 "${py[@]}" "$repo/scripts/peer_records.py" summary --runs "$out/runs" \
-    "$out/peers" 2>&1
-  if [[ -f "$out/check/verdict.json" ]]; then
-    echo
-    echo "check ($(basename "$rules")): see check/verdict.md"
-  fi
-  gpu_name=$(sed -n 's/^GPU 0: \(.*\) (UUID.*/\1/p' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null |
-    tr '[:upper:]' '[:lower:]' | sed -e 's/nvidia //' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//;s/-$//')
-  echo
-  if ((have_gpu)); then
-    echo "To commit: results/reference/${gpu_name:-gpu}-$(date -u +%Y-%m-%d)/" \
-      "(docs/reference-runs.md)"
-  else
-    echo "No GPU here: this is not a reference run; nothing to commit."
-  fi
-} >"$out/summary.txt"
+summary_final=1
+write_summary
 cat "$out/summary.txt"
 finish

@@ -8,9 +8,11 @@ Usage: reference_run_test.py RAILGAUGE_BINARY SOURCE_DIR [TestName ...]
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -134,6 +136,7 @@ class ReferenceRunTest(unittest.TestCase):
         self.assertEqual(steps["check"]["status"], "verdict fail")  # 8-GPU rules, no GPU
         for name in ("gemm-model", "gemm-size", "memory-hbm", "offload", "collectives"):
             self.assertEqual((steps[name]["status"], steps[name]["exit"]), ("ok", 0), name)
+            self.assertIn("no GPU", steps[name]["note"], name)
             self.assertTrue(steps[name]["command"].startswith(build), name)
             run_dir = os.path.join(out, steps[name]["run_dir"])
             (run_id,) = os.listdir(run_dir)
@@ -154,6 +157,8 @@ class ReferenceRunTest(unittest.TestCase):
             summary = f.read()
         self.assertIn("No GPU here", summary)
         self.assertIn("108 waived", summary)  # gpt3-175b: 6 t x 6 GEMMs x 3 passes
+        self.assertIn("finished", summary.splitlines()[0])
+        self.assertIn("Failed or timed out: none", summary)
         self.assertTrue(os.path.getsize(os.path.join(out, "reference_run.log")) > 0)
         for s in m["steps"]:
             self.assertTrue(os.path.exists(os.path.join(out, s["log"])), s)
@@ -202,6 +207,13 @@ class ReferenceRunTest(unittest.TestCase):
         self.assertIn("no reduce_scatter_perf", steps["nccl-tests-reduce_scatter"]["note"])
         self.assertNotIn("collectives-nccl-reduce_scatter", steps)
         self.assertIn(steps["compare-nccl-tests"]["status"], ("ok",), steps["compare-nccl-tests"])
+        # The most informative first: the GEMM TP sweep and its torch peer, HBM and the host
+        # copies and theirs, nvbandwidth, nccl-tests; the square sweep and the suite after.
+        order = [s["name"] for s in m["steps"]]
+        firsts = ["gpu-tests-cuda_tests", "gemm-model", "gemm-vs-torch-model", "memory-hbm",
+                  "offload", "copy-vs-torch", "nvbandwidth", "nccl-tests-all_reduce",
+                  "gemm-size", "gemm-vs-torch-size", "collectives", "check"]
+        self.assertEqual([n for n in order if n in firsts], firsts)
         # nvbandwidth beside railgauge: its JSON imported, railgauge's copies at its 512 MiB
         # (waived here: no CUDA), so the pairing finds no point and says so.
         self.assertEqual(steps["nvbandwidth"]["status"], "ok")
@@ -254,6 +266,35 @@ class ReferenceRunTest(unittest.TestCase):
         self.assertEqual(steps["check"]["status"], "skipped")
         total = sum(s["seconds"] for s in m["steps"])
         self.assertLess(total, 60 + 15, m["steps"])
+        with open(os.path.join(out, "summary.txt")) as f:
+            summary = f.read()
+        self.assertIn("gemm-model", summary)
+        self.assertIn("Failed or timed out: gemm-model", summary)
+
+    def test_a_run_killed_outright_leaves_its_summary_page(self):
+        # The machine taken back mid-step: SIGKILL to the whole script while gemm hangs. The
+        # page written after the last finished step is there, and says the run did not finish.
+        hang = ("#!/bin/sh\ncase \"$1\" in\n--version) echo 'railgauge stand-in' ;;\n"
+                "gemm) sleep 300 ;;\n*) echo \"stand-in $*\" ;;\nesac\n")
+        out = os.path.join(self.tmp.name, "out")
+        p = subprocess.Popen([self.script, "--build-dir", self.fake_build(railgauge=hang),
+                              "--out", out, "--quick"], env=self.fake_gpu_env(),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        log = os.path.join(out, "reference_run.log")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if os.path.exists(log) and "step 03 gemm-model" in open(log).read():
+                break
+            time.sleep(0.2)
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait(timeout=60)
+        with open(os.path.join(out, "summary.txt")) as f:
+            summary = f.read()
+        self.assertIn("IN PROGRESS", summary.splitlines()[0], summary)
+        self.assertIn("gpu-tests-cuda_tests", summary)
+        self.assertIn("inventory", summary)
+        self.assertNotIn("gemm-vs-torch", summary)
 
 
 def main():
