@@ -142,6 +142,7 @@ GemmPlan plan_tp_point(const Point &point) {
     require_blas_dimensions(g.shape, "give a smaller seq, micro_batch, hidden or ffn");
     plan.gemms.push_back(g.shape);
     plan.operands.push_back(g.operand);
+    plan.training_layouts.push_back(g.layout);
     shapes.push_back({{"operand", g.operand},
                       {"m", g.shape.m},
                       {"n", g.shape.n},

@@ -29,6 +29,7 @@ struct GemmPlan {
   // Run in this order by one call of the operation: one GEMM, or a BMM's two dgrad GEMMs.
   std::vector<GemmShape> gemms;
   std::vector<std::string> operands;                 // per GEMM: "dq", "dk", "dp", "dv" or ""
+  std::vector<Layout> training_layouts;              // per GEMM (TP points); empty for sizes
   nlohmann::json derived = nlohmann::json::object(); // merged into the record's params (scalars)
   // Every GEMM of the call with its operand and shape, when there are several: a list, so it
   // goes into the record's metrics (params stay flat scalars that points are matched by).

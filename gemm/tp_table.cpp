@@ -1,5 +1,7 @@
 #include "gemm/tp_table.h"
 
+#include "gemm/layout.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -49,7 +51,11 @@ std::string extra_label(const nlohmann::json &params) {
   std::string label;
   if (params.contains("gpu") && params.at("gpu").is_number_integer())
     label = fmt::format("gpu {}", params.at("gpu").get<std::int64_t>());
-  if (const std::string layout = text_param(params, "layout"); !layout.empty())
+  // Training layouts differ per pass (fwd nt, dgrad nn, ...): one table holds them all.
+  std::string layout = text_param(params, "layout");
+  if (text_param(params, "layouts_from") == kTrainingLayouts)
+    layout = kTrainingLayouts;
+  if (!layout.empty())
     label += fmt::format("{}layout {}", label.empty() ? "" : ", ", layout);
   return label;
 }

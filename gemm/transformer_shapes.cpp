@@ -123,6 +123,17 @@ std::optional<std::string> tp_split_problem(const ModelShape &m, int tp) {
   return std::nullopt;
 }
 
+Layout training_layout(Layer layer, Pass pass, std::string_view operand) {
+  switch (layer) {
+  case Layer::scores: // S = Q·Kᵀ; dQ = dS·K; dK = dSᵀ·Q
+    return pass == Pass::fwd ? Layout::nt : operand == "dk" ? Layout::tn : Layout::nn;
+  case Layer::context: // O = P·V; dP = dO·Vᵀ; dV = Pᵀ·dO
+    return pass == Pass::fwd ? Layout::nn : operand == "dv" ? Layout::tn : Layout::nt;
+  default: // a linear layer: Y = X·Wᵀ; dX = dY·W; dWᵀ = Xᵀ·dY (activations [tokens × features])
+    return pass == Pass::fwd ? Layout::nt : pass == Pass::dgrad ? Layout::nn : Layout::tn;
+  }
+}
+
 std::vector<TransformerGemm> transformer_gemms(const ModelShape &m, int tp) {
   if (auto why = tp_split_problem(m, tp))
     throw InputError(not_applicable(*why), fmt::format("model={} tp={}", m.name, tp),
@@ -138,7 +149,8 @@ std::vector<TransformerGemm> transformer_gemms(const ModelShape &m, int tp) {
 
   std::vector<TransformerGemm> out;
   const auto add = [&](Layer layer, Pass pass, GemmShape shape, std::string operand = "") {
-    out.push_back({m.name, layer, pass, std::move(operand), tp, shape});
+    const Layout layout = training_layout(layer, pass, operand);
+    out.push_back({m.name, layer, pass, std::move(operand), tp, shape, layout});
   };
   for (Pass p : kPasses)
     add(Layer::qkv, p, linear(p, tokens, h, qkv_out));

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "gemm/dtype.h"
+#include "gemm/layout.h"
 #include "gemm/model_presets.h"
 
 namespace railgauge::gemm {
@@ -77,10 +78,20 @@ struct TransformerGemm {
   std::string operand; // which of a BMM's two dgrad GEMMs: "dq", "dk", "dp", "dv"; else ""
   int tp = 1;
   GemmShape shape;
+  Layout layout = Layout::nt; // the one training runs it in (training_layout())
 
   // "qkv.fwd", "scores.dgrad" (the op a record names; both dgrad GEMMs of a BMM share it)
   std::string op() const;
 };
+
+// The layout (layout.h) a framework runs this GEMM in (Megatron-LM's cuBLAS calls; the
+// attention BMMs as torch's autograd of bmm computes them):
+//   linear layers  fwd nt (X·Wᵀ, W [out × in]), dgrad nn (dY·W), wgrad tn (Xᵀ·dY: the wgrad
+//                  table's M = in, N = out, K = T, both operands stored [T × features])
+//   scores         fwd nt (Q·Kᵀ), dgrad dq nn (dS·K), dk tn (dSᵀ·Q)
+//   context        fwd nn (P·V), dgrad dp nt (dO·Vᵀ), dv tn (Pᵀ·dO)
+// fp8 differs: layout_for_dtype().
+Layout training_layout(Layer layer, Pass pass, std::string_view operand);
 
 // Why `model` cannot be split over `tp` GPUs (tp < 1, heads, kv heads or ffn not divisible),
 // or nullopt.

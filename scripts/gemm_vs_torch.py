@@ -18,8 +18,9 @@ ours_vs_torch (railgauge's heuristic-pick TFLOP/s / torch's), then prints the ra
 torch mapping: bf16/fp16 -> torch.matmul on that dtype (fp32 accumulation is cuBLAS's default);
 tf32 -> float32 with torch.backends.cuda.matmul.allow_tf32 = True; fp32 -> allow_tf32 = False;
 fp8_e4m3 -> torch._scaled_mm with per-tensor scales and bf16 output (unbatched only; a batched
-fp8 point is written as waived). Layout nt multiplies by a [N x K] tensor's transpose, nn by a
-[K x N] tensor.
+fp8 point is written as waived). Each GEMM in the layout the record ran it in (params.layout, or
+per GEMM in metrics.gemms): nt multiplies by a [N x K] tensor's transpose, nn by a [K x N]
+tensor, tn takes A as a [K x M] tensor's transpose.
 
 Needs a CUDA GPU and PyTorch; it is not part of CI and exits with status 2 and a message when
 either is missing.
@@ -34,11 +35,15 @@ GPU_KEYS = ("gemm.cublaslt", "gemm.cublaslt_size")
 
 
 def gemms_of(record):
+    """(m, n, k, batch, layout) of each GEMM of a record: a BMM's dgrad has two, each in its
+    own layout (metrics.gemms); else params, whose layout is the one GEMM's."""
+    p = record["params"]
+    default_layout = p.get("layout", "nn")
     gemms = record["metrics"].get("gemms")
     if gemms:
-        return [(g["m"], g["n"], g["k"], g["batch"]) for g in gemms]
-    p = record["params"]
-    return [(p["m"], p["n"], p["k"], p.get("batch", 1))]
+        return [(g["m"], g["n"], g["k"], g["batch"], g.get("layout", default_layout))
+                for g in gemms]
+    return [(p["m"], p["n"], p["k"], p.get("batch", 1), default_layout)]
 
 
 def make_operands(torch, dtype, layout, m, n, k, batch, sets, device):
@@ -51,7 +56,10 @@ def make_operands(torch, dtype, layout, m, n, k, batch, sets, device):
                "fp32": torch.float32, "fp8_e4m3": torch.float8_e4m3fn}[dtype]
     out = []
     for _ in range(sets):
-        a = values(*lead, m, k).to(storage)
+        if layout == "tn":
+            a = values(*lead, k, m).to(storage).transpose(-1, -2)  # column-major M x K
+        else:
+            a = values(*lead, m, k).to(storage)
         if layout == "nt":
             b = values(*lead, n, k).to(storage).transpose(-1, -2)  # column-major K x N
         else:
@@ -107,24 +115,24 @@ def main():
     with peer_records.PeerRun(args.out, "torch") as out:
         for r in selected:
             p = r["params"]
-            dtype, layout = p["dtype"], p.get("layout", "nn")
+            dtype = p["dtype"]
             device = torch.device("cuda", int(p.get("gpu", 0)))
             torch.cuda.set_device(device)
             torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
             rec = peer_records.peer_record(out.run_id, out.host, "peer.torch_matmul", r,
                                            {"torch_version": torch.__version__})
             shapes = gemms_of(r)
-            if dtype == "fp8_e4m3" and any(b > 1 for (_, _, _, b) in shapes):
+            if dtype == "fp8_e4m3" and any(b > 1 for (_, _, _, b, _) in shapes):
                 rec["status"] = "waived"
                 rec["reason"] = "torch._scaled_mm has no batched form"
             else:
                 sets = max(1, min(int(p.get("operand_sets", 1)), args.max_sets))
                 calls = [make_call(torch, dtype, make_operands(torch, dtype, layout, m, n, k, b,
                                                                sets, device))
-                         for (m, n, k, b) in shapes]
+                         for (m, n, k, b, layout) in shapes]
                 batch = int(r["metrics"].get("batch", 1))
                 times = time_batches(torch, calls, batch, args.samples, args.warmup)
-                flops = sum(2.0 * m * n * k * b for (m, n, k, b) in shapes)
+                flops = sum(2.0 * m * n * k * b for (m, n, k, b, _) in shapes)
                 s = summary(times)
                 tflops = flops / s["median"] / 1e12
                 ours = r["metrics"].get("tflops", 0.0)
@@ -136,7 +144,7 @@ def main():
                                   "operand_sets": sets}
             out.write(rec)
             shape = " + ".join(f"{m}x{n}x{k}" + (f" ({b})" if b > 1 else "")
-                               for (m, n, k, b) in shapes)
+                               for (m, n, k, b, _) in shapes)
             m = rec["metrics"]
             if rec["status"] == "ok":
                 print(f"{r['key']:<20} {p.get('op', ''):<14} {shape:<28} {dtype:<9} "

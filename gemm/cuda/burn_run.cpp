@@ -89,7 +89,8 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
     pr.m = s.m;
     pr.n = s.n;
     pr.k = s.k;
-    pr.b_transposed = layout == Layout::nt;
+    pr.a_transposed = a_transposed(layout);
+    pr.b_transposed = b_transposed(layout);
     pr.scale = o.dtype == Dtype::fp8_e4m3 ? double(kFp8Scales[0]) * kFp8Scales[1] : 1.0;
     pr.bound = verify_bound(o.dtype);
     reference_errors(pr, elements.as<std::int64_t>(), static_cast<std::int64_t>(picked.size()),

@@ -22,7 +22,7 @@ public:
                                {1, 2, 4, 8, 16, 32, 64},
                                {std::begin(kGpuDtypes), std::end(kGpuDtypes)},
                                {Dtype::bf16}});
-    for (auto &axis : cublaslt_axes())
+    for (auto &axis : cublaslt_axes(true))
       axes.push_back(std::move(axis));
     return axes;
   }

@@ -34,18 +34,24 @@
 
 namespace railgauge::gemm {
 
-// The axes every cuBLASLt benchmark adds to its shape axes: gpu, layout, top_k.
-std::vector<Axis> cublaslt_axes();
+// The axes every cuBLASLt benchmark adds to its shape axes: gpu, layout, top_k. With
+// `training_layouts` (the TP keys) the layout axis also takes "training", its default: each
+// GEMM in the layout training runs it in; else its default is nt.
+std::vector<Axis> cublaslt_axes(bool training_layouts);
 
 struct CublasLtOptions {
   Dtype dtype = Dtype::bf16;
-  Layout layout = Layout::nt;
+  std::optional<Layout> layout; // the axis's layout; nullopt: "training"
   int gpu = 0;
   int top_k = 8;
   double peak_tflops = 0; // the axis: > 0 overrides the table
 };
 // Reads the options of a point. Throws InputError for a bad dtype, layout or top_k.
 CublasLtOptions cublaslt_options(const Point &point);
+
+// The layout each GEMM of `plan` runs in: the axis's, or with "training" the plan's training
+// layouts as the dtype runs them (layout_for_dtype; nt for a plan without any).
+std::vector<Layout> gemm_layouts(const CublasLtOptions &o, const GemmPlan &plan);
 
 // The dense peak used for `efficiency`: the axis when > 0, else the table's entry for
 // `device_name` and `dtype`; tflops 0 when there is none, with `source` saying why.
@@ -66,8 +72,9 @@ inline constexpr double kMaxFreeMemoryShare = 0.8;
 using LtBeforeVerify = std::function<void(std::size_t gemm, void *c, std::uint64_t bytes)>;
 
 // Runs one planned point on a GPU (cublaslt_run.cpp; cublaslt_run_stub.cpp waives it).
+// `layouts`: gemm_layouts(options, plan), one per GEMM.
 Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOptions &options,
-                     const LtBeforeVerify &before_verify);
+                     const std::vector<Layout> &layouts, const LtBeforeVerify &before_verify);
 
 class CublasLtBenchmark : public Benchmark {
 public:

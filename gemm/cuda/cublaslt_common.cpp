@@ -15,19 +15,23 @@ constexpr int kMaxTopK = 64;
 
 } // namespace
 
-std::vector<Axis> cublaslt_axes() {
+std::vector<Axis> cublaslt_axes(bool training_layouts) {
+  std::vector<std::string> layouts = {"nt", "nn", "tn"};
+  std::string help = "operand storage of C[M×N] = A[M×K]·B[K×N]: nt = B stored as Bᵀ [N×K] (a "
+                     "linear layer's forward; the only fp8 layout on Hopper), nn = B stored "
+                     "[K×N] (its dgrad), tn = A stored as Aᵀ [K×M] (its wgrad)";
+  if (training_layouts) {
+    layouts.insert(layouts.begin(), std::string(kTrainingLayouts));
+    help += "; training = each GEMM as training runs it (fwd nt, dgrad nn, wgrad tn; the "
+            "attention BMMs their own; fp8 all nt, as Transformer Engine)";
+  }
   return {
       {"gpu",
        AxisType::integer,
        "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them (default: every visible GPU)",
        {std::int64_t{0}},
        {}},
-      {"layout",
-       AxisType::text,
-       "operand storage of C[M×N] = A[M×K]·B[K×N]: nt = B stored as Bᵀ [N×K] (a linear layer's "
-       "[out × in] weight; the only fp8 layout on Hopper), nn = B stored [K×N]",
-       {std::string("nt")},
-       {"nt", "nn"}},
+      {"layout", AxisType::text, help, {layouts.front()}, layouts},
       {"top_k",
        AxisType::integer,
        "cuBLASLt heuristic candidates screened per GEMM; the fastest is measured beside the "
@@ -40,7 +44,8 @@ std::vector<Axis> cublaslt_axes() {
 CublasLtOptions cublaslt_options(const Point &point) {
   CublasLtOptions o;
   o.dtype = point_dtype(point);
-  o.layout = parse_layout(point.text("layout"), "layout");
+  if (point.text("layout") != kTrainingLayouts)
+    o.layout = parse_layout(point.text("layout"), "layout");
   const std::int64_t gpu = point.integer("gpu");
   if (gpu < 0 || gpu > 1024)
     throw InputError(fmt::format("gpu = {} is not a CUDA device index", gpu), "gpu",
@@ -53,6 +58,19 @@ CublasLtOptions cublaslt_options(const Point &point) {
   o.top_k = static_cast<int>(top_k);
   o.peak_tflops = point.real("peak_tflops");
   return o;
+}
+
+std::vector<Layout> gemm_layouts(const CublasLtOptions &o, const GemmPlan &plan) {
+  std::vector<Layout> out;
+  for (std::size_t g = 0; g < plan.gemms.size(); ++g) {
+    if (o.layout)
+      out.push_back(*o.layout);
+    else if (g < plan.training_layouts.size())
+      out.push_back(layout_for_dtype(plan.training_layouts[g], o.dtype));
+    else
+      out.push_back(Layout::nt);
+  }
+  return out;
 }
 
 PeakChoice choose_gpu_peak(double axis_peak_tflops, const std::string &table_path,
@@ -109,8 +127,9 @@ std::optional<std::string> CublasLtBenchmark::supported(const RunContext &,
   } catch (const InputError &e) {
     return e.problem();
   }
-  if (auto why = layout_problem(o.dtype, o.layout))
-    return why;
+  for (Layout l : gemm_layouts(o, p))
+    if (auto why = layout_problem(o.dtype, l))
+      return why;
   if (auto why = gpu::cuda_unavailable_reason())
     return why;
   const int count = gpu::cuda_device_count();
@@ -142,11 +161,23 @@ Outcome CublasLtBenchmark::run(RunContext &ctx, const Point &point) {
   if (auto why = supported(ctx, point))
     return Outcome::waived(*why);
   const GemmPlan p = plan(point);
-  Outcome out = run_cublaslt(ctx, p, cublaslt_options(point), before_verify_);
+  const CublasLtOptions o = cublaslt_options(point);
+  const std::vector<Layout> layouts = gemm_layouts(o, p);
+  Outcome out = run_cublaslt(ctx, p, o, layouts, before_verify_);
   for (const auto &[name, value] : p.derived.items())
     out.derived_params[name] = value;
-  if (!p.gemm_list.is_null())
+  // params.layout: what ran ("nn", "nn+tn" for a BMM's two dgrad GEMMs); layouts_from: whether
+  // the axis forced it or training chose it (the TP table groups by the latter).
+  std::string ran;
+  for (Layout l : layouts)
+    ran += (ran.empty() ? "" : "+") + std::string(to_string(l));
+  out.derived_params["layout"] = ran;
+  out.derived_params["layouts_from"] = o.layout ? "axis" : std::string(kTrainingLayouts);
+  if (!p.gemm_list.is_null()) {
     out.metrics["gemms"] = p.gemm_list;
+    for (std::size_t g = 0; g < layouts.size() && g < p.gemm_list.size(); ++g)
+      out.metrics["gemms"][g]["layout"] = std::string(to_string(layouts[g]));
+  }
   return out;
 }
 

@@ -9,24 +9,6 @@
 
 namespace railgauge::gemm {
 
-std::string_view to_string(Layout layout) { return layout == Layout::nt ? "nt" : "nn"; }
-
-Layout parse_layout(std::string_view text, const std::string &where) {
-  if (text == "nt")
-    return Layout::nt;
-  if (text == "nn")
-    return Layout::nn;
-  throw InputError(fmt::format("unknown layout '{}'", text), where,
-                   "use nt (B stored as Bᵀ [N×K], the default) or nn (B stored [K×N])");
-}
-
-std::optional<std::string> layout_problem(Dtype dtype, Layout layout) {
-  if (dtype == Dtype::fp8_e4m3 && layout != Layout::nt)
-    return std::string("fp8_e4m3 runs only in layout nt on Hopper (cuBLASLt's FP8 GEMM takes A "
-                       "transposed and B not, column-major TN): use -a layout=nt");
-  return std::nullopt;
-}
-
 std::optional<std::string> dtype_capability_problem(Dtype dtype, int cc) {
   const auto needs = [&](int min_cc, const char *what) -> std::optional<std::string> {
     if (cc >= min_cc)
@@ -55,20 +37,17 @@ LtCall lt_call(const GemmShape &s, Layout layout) {
   call.n = s.m;
   call.k = s.k;
   call.batch = s.batch;
-  call.transpose_b = false;
-  if (layout == Layout::nt) {
-    // Our Bᵀ [N×K] row-major = column-major [K×N], ld K; op T gives N×K.
-    call.transpose_a = true;
-    call.a = {s.k, s.n, s.k, s.n * s.k};
-  } else {
-    // Our B [K×N] row-major = column-major [N×K], ld N; op N.
-    call.transpose_a = false;
-    call.a = {s.n, s.k, s.n, s.n * s.k};
-  }
-  // Our A [M×K] row-major = column-major [K×M], ld K; op N.
-  call.b = {s.k, s.m, s.k, s.m * s.k};
-  // Our C [M×N] row-major = column-major [N×M], ld N.
-  call.c = {s.n, s.m, s.n, s.m * s.n};
+  // A row-major [rows×cols] matrix as cuBLASLt sees it: column-major [cols×rows], ld cols.
+  const auto row_major = [](std::int64_t rows, std::int64_t cols) {
+    return LtMatrix{cols, rows, cols, rows * cols};
+  };
+  // cuBLASLt's A is our B: stored as Bᵀ [N×K], op T gives it back as N×K; else [K×N], op N.
+  call.transpose_a = b_transposed(layout);
+  call.a = b_transposed(layout) ? row_major(s.n, s.k) : row_major(s.k, s.n);
+  // cuBLASLt's B is our A: stored as Aᵀ [K×M], op T; else [M×K], op N.
+  call.transpose_b = a_transposed(layout);
+  call.b = a_transposed(layout) ? row_major(s.k, s.m) : row_major(s.m, s.k);
+  call.c = row_major(s.m, s.n);
   return call;
 }
 

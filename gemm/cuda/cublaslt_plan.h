@@ -4,32 +4,19 @@
 // which GPUs run which dtype, how many operand sets rotate through a batch so that small shapes
 // do not run from L2, and the memory one point needs.
 //
-// Layout names describe OUR row-major problem C[M×N] = A[M×K]·B[K×N]:
-//   nt  A is [M×K] and B is stored transposed, as Bᵀ [N×K]: both operands are K-contiguous.
-//       This is how a framework's linear layer stores its weight ([out × in], torch
-//       `x @ w.t()`), and the only layout Hopper's FP8 GEMM takes (cuBLASLt: "A must be
-//       transposed and B non-transposed", i.e. its column-major TN). The default.
-//   nn  A [M×K] and B [K×N], both row-major (torch.matmul(a, b) on contiguous tensors).
-// cuBLASLt is column-major, so the call computes Cᵀ = op(B')·A' with m' = N, n' = M, k' = K:
-// a row-major X[r×c] is a column-major [c×r] with leading dimension c, at no cost.
+// Layouts (gemm/layout.h) describe OUR row-major problem C[M×N] = A[M×K]·B[K×N].
+// cuBLASLt is column-major, so the call computes Cᵀ = op(B')·op(A') with m' = N, n' = M,
+// k' = K: a row-major X[r×c] is a column-major [c×r] with leading dimension c, at no cost.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "gemm/dtype.h"
+#include "gemm/layout.h"
 #include "gemm/transformer_shapes.h"
 
 namespace railgauge::gemm {
-
-enum class Layout { nt, nn };
-
-std::string_view to_string(Layout layout);
-// Throws InputError naming `where` for anything but "nt" or "nn".
-Layout parse_layout(std::string_view text, const std::string &where);
-
-// Why `dtype` cannot run in `layout` (fp8 needs nt), or nullopt.
-std::optional<std::string> layout_problem(Dtype dtype, Layout layout);
 
 // Why a GPU of compute capability `cc` (90 = sm_90) has no tensor-core path for `dtype` (fp8
 // needs 89+, bf16 and tf32 80+; fp64 is not offered by the GPU backend), or nullopt.
@@ -44,7 +31,7 @@ struct LtMatrix {
 // The column-major call that computes our row-major GEMM (see the top of this file).
 struct LtCall {
   bool transpose_a = false;         // op of cuBLASLt's A (our B)
-  bool transpose_b = false;         // op of cuBLASLt's B (our A): always N
+  bool transpose_b = false;         // op of cuBLASLt's B (our A): T when A is stored as Aᵀ
   std::int64_t m = 0, n = 0, k = 0; // cuBLASLt's: N, M, K of ours
   LtMatrix a, b, c;                 // cuBLASLt's A (our B), B (our A), C = D (our C)
   std::int64_t batch = 1;

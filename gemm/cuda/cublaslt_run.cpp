@@ -132,7 +132,8 @@ CheckResult check_output(const GemmOperands &x, Dtype dtype, Layout layout, cuda
   pr.n = s.n;
   pr.k = s.k;
   pr.batch = s.batch;
-  pr.b_transposed = layout == Layout::nt;
+  pr.a_transposed = a_transposed(layout);
+  pr.b_transposed = b_transposed(layout);
   pr.scale = dtype == Dtype::fp8_e4m3 ? double(kFp8Scales[0]) * double(kFp8Scales[1]) : 1.0;
   pr.bound = verify_bound(dtype);
   reference_errors(pr, elements.as<std::int64_t>(), static_cast<std::int64_t>(picked.size()),
@@ -154,7 +155,7 @@ CheckResult check_output(const GemmOperands &x, Dtype dtype, Layout layout, cuda
 } // namespace
 
 Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOptions &o,
-                     const LtBeforeVerify &before_verify) {
+                     const std::vector<Layout> &layouts, const LtBeforeVerify &before_verify) {
   const gpu::CudaDeviceInfo info = gpu::cuda_device_info(o.gpu);
   const gpu::DeviceGuard guard(o.gpu);
   const nlohmann::json telemetry_before = sample_gpu_telemetry(info.uuid);
@@ -176,7 +177,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   const DtypeStorage storage = dtype_storage(o.dtype);
   for (std::size_t g = 0; g < plan.gemms.size(); ++g) {
     auto &x =
-        gemms.emplace_back(plan.gemms[g], o.dtype, o.layout, scales.as<float>(), rotation.sets);
+        gemms.emplace_back(plan.gemms[g], o.dtype, layouts[g], scales.as<float>(), rotation.sets);
     fill_operand(x.a.get(), storage.a, x.a.bytes() / element_bytes(storage.a), kSeed + 2 * g,
                  stream);
     fill_operand(x.b.get(), storage.b, x.b.bytes() / element_bytes(storage.b), kSeed + 2 * g + 1,
@@ -187,7 +188,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
           "cuBLASLt {} has no algorithm for {} {}×{}×{} (batch {}) in layout {} on {} (a "
           "dimension's alignment or the dtype/layout combination)",
           cublaslt_version(), to_string(o.dtype), x.shape.m, x.shape.n, x.shape.k, x.shape.batch,
-          to_string(o.layout), info.name));
+          to_string(layouts[g]), info.name));
   }
   RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
 
@@ -301,7 +302,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
         RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
         if (before_verify)
           before_verify(g, x.c_at(0), x.c_bytes);
-        const CheckResult r = check_output(x, o.dtype, o.layout, stream, kSeed + g);
+        const CheckResult r = check_output(x, o.dtype, layouts[g], stream, kSeed + g);
         checked += r.checked;
         wrong += r.wrong;
         worst = std::isnan(r.worst) || std::isnan(worst) ? std::nan("") : std::max(worst, r.worst);

@@ -6,7 +6,7 @@
 namespace railgauge::gemm {
 
 Outcome run_cublaslt(RunContext &, const GemmPlan &, const CublasLtOptions &,
-                     const LtBeforeVerify &) {
+                     const std::vector<Layout> &, const LtBeforeVerify &) {
   return Outcome::waived(gpu::cuda_unavailable_reason().value_or("built without CUDA"));
 }
 

@@ -19,7 +19,7 @@ public:
     auto axes =
         size_sweep_axes({Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::tf32, Dtype::fp32},
                         {Dtype::bf16}, {256, 512, 1024, 2048, 4096, 8192, 16384});
-    for (auto &axis : cublaslt_axes())
+    for (auto &axis : cublaslt_axes(false))
       axes.push_back(std::move(axis));
     return axes;
   }

@@ -59,12 +59,14 @@ __global__ void reference_kernel(ReferenceProblem pr, const std::int64_t *elemen
   const std::int64_t e = elements[blockIdx.x];
   const std::int64_t mn = pr.m * pr.n;
   const std::int64_t batch = e / mn, i = (e / pr.n) % pr.m, j = e % pr.n;
-  const std::int64_t a_row = batch * pr.m * pr.k + i * pr.k;
+  const std::int64_t a_batch = batch * pr.m * pr.k;
   double sum = 0, abs_sum = 0;
   for (std::int64_t kk = threadIdx.x; kk < pr.k; kk += blockDim.x) {
     const std::int64_t b_index =
         pr.b_transposed ? batch * pr.n * pr.k + j * pr.k + kk : batch * pr.k * pr.n + kk * pr.n + j;
-    const double term = load(pr.a, pr.a_type, a_row + kk) * load(pr.b, pr.b_type, b_index);
+    const std::int64_t a_index =
+        pr.a_transposed ? a_batch + kk * pr.m + i : a_batch + i * pr.k + kk;
+    const double term = load(pr.a, pr.a_type, a_index) * load(pr.b, pr.b_type, b_index);
     sum += term;
     abs_sum += fabs(term);
   }

@@ -22,13 +22,14 @@ int element_bytes(ElementType type);
 void fill_operand(void *p, ElementType type, std::uint64_t count, std::uint64_t seed,
                   cudaStream_t stream);
 
-// The operands of one GEMM for the reference check, as the backend stores them (row-major A
-// [M×K]; B as Bᵀ [N×K] when b_transposed, else [K×N]; row-major C [M×N]; `batch` of each,
-// contiguous).
+// The operands of one GEMM for the reference check, as the backend stores them (A as Aᵀ [K×M]
+// when a_transposed, else [M×K]; B as Bᵀ [N×K] when b_transposed, else [K×N]; row-major C
+// [M×N]; `batch` of each, contiguous).
 struct ReferenceProblem {
   const void *a = nullptr, *b = nullptr, *c = nullptr;
   ElementType a_type = ElementType::bf16, b_type = ElementType::bf16, c_type = ElementType::bf16;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  bool a_transposed = false;
   bool b_transposed = true;
   double scale = 1.0; // the product of the per-tensor scales of A and B (fp8), else 1
   VerifyBound bound;  // verify_bound() of the GEMM's dtype

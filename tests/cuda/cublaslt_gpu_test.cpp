@@ -42,10 +42,10 @@ protected:
 TEST_F(CublasLtOnGpu, EveryDtypeAndLayoutIsVerified) {
   auto bench = make_cublaslt_size();
   for (const char *dtype : {"bf16", "fp16", "fp8_e4m3", "tf32", "fp32"})
-    for (const char *layout : {"nt", "nn"}) {
+    for (const char *layout : {"nt", "nn", "tn"}) {
       SCOPED_TRACE(std::string(dtype) + " " + layout);
       const Point p = size_point(dtype, 1024, 768, 512, 1, layout);
-      if (std::string(dtype) == "fp8_e4m3" && std::string(layout) == "nn") {
+      if (std::string(dtype) == "fp8_e4m3" && std::string(layout) != "nt") {
         EXPECT_TRUE(bench->supported(ctx_, p).has_value());
         continue;
       }
@@ -89,6 +89,19 @@ TEST_F(CublasLtOnGpu, StridedBatchedAndTransformerPointsAreVerified) {
   EXPECT_TRUE(out.metrics.at("verified").get<bool>());
   EXPECT_EQ(out.metrics.at("heuristic_algos").size(), 2u);
   EXPECT_EQ(out.derived_params.at("op"), "scores.dgrad");
+  // dQ = dS·K and dK = dSᵀ·Q, each in its training layout, both verified.
+  EXPECT_EQ(out.derived_params.at("layout"), "nn+tn");
+  EXPECT_EQ(out.derived_params.at("layouts_from"), "training");
+  EXPECT_EQ(out.metrics.at("gemms")[1].at("layout"), "tn");
+  // Every pass of a linear layer in its own layout: fwd nt, dgrad nn, wgrad tn.
+  p.set("gemm", std::string("mlp_down"));
+  for (const auto &[pass, layout] : {std::pair{"fwd", "nt"}, {"dgrad", "nn"}, {"wgrad", "tn"}}) {
+    p.set("pass", std::string(pass));
+    const Outcome linear = tp->run(ctx_, p);
+    ASSERT_EQ(linear.status, Status::ok) << pass << ": " << linear.reason.value_or("");
+    EXPECT_TRUE(linear.metrics.at("verified").get<bool>()) << pass;
+    EXPECT_EQ(linear.derived_params.at("layout"), layout) << pass;
+  }
 }
 
 TEST_F(CublasLtOnGpu, EfficiencyComesFromThePeakTable) {

@@ -70,10 +70,10 @@ TEST(CublasLtLayout, Fp8NeedsNtOnHopper) {
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("layout=nt"), std::string::npos) << *why;
   for (Dtype d : {Dtype::bf16, Dtype::fp16, Dtype::tf32, Dtype::fp32})
-    for (Layout l : {Layout::nt, Layout::nn})
+    for (Layout l : {Layout::nt, Layout::nn, Layout::tn})
       EXPECT_FALSE(layout_problem(d, l).has_value()) << to_string(d) << " " << to_string(l);
   EXPECT_EQ(parse_layout("nn", "x"), Layout::nn);
-  EXPECT_THROW(parse_layout("tn", "layout"), InputError);
+  EXPECT_THROW(parse_layout("tt", "layout"), InputError);
 }
 
 TEST(CublasLtDtypes, CapabilityRules) {
@@ -275,6 +275,29 @@ TEST(CublasLtAxes, KeysAxesAndOptions) {
   EXPECT_EQ(plan.derived.at("m"), 2048);
   EXPECT_EQ(plan.derived.at("n"), 4608);
   EXPECT_EQ(plan.derived.at("k"), 12288);
+
+  // The TP key's layout defaults to what training runs: each GEMM its own, fp8 all nt; the size
+  // key defaults to nt and has no "training".
+  for (const auto &a : bench->axes())
+    if (a.name == "layout")
+      EXPECT_EQ(std::get<std::string>(a.defaults.front()), "training");
+  for (const auto &a : make_cublaslt_size()->axes())
+    if (a.name == "layout") {
+      EXPECT_EQ(std::get<std::string>(a.defaults.front()), "nt");
+      EXPECT_EQ(std::find(a.choices.begin(), a.choices.end(), "training"), a.choices.end());
+    }
+  const auto layouts_of = [&](const std::string &dtype, const std::string &layout,
+                              const std::string &gemm, const std::string &pass) {
+    const Point p = tp_point(dtype, layout, 8, gemm, pass);
+    return gemm_layouts(cublaslt_options(p), bench->plan(p));
+  };
+  EXPECT_FALSE(cublaslt_options(tp_point("bf16", "training")).layout.has_value());
+  EXPECT_EQ(layouts_of("bf16", "training", "qkv", "wgrad"), std::vector<Layout>{Layout::tn});
+  EXPECT_EQ(layouts_of("bf16", "training", "context", "dgrad"),
+            (std::vector<Layout>{Layout::nt, Layout::tn}));
+  EXPECT_EQ(layouts_of("fp8_e4m3", "training", "qkv", "dgrad"), std::vector<Layout>{Layout::nt});
+  EXPECT_EQ(layouts_of("bf16", "nn", "context", "dgrad"),
+            (std::vector<Layout>{Layout::nn, Layout::nn}));
 }
 
 TEST(CublasLtAxes, BadPointsWaiveWithTheReasonEverywhere) {
