@@ -64,10 +64,12 @@ inline constexpr const char *kBusbwMaxGbytesPerS = "busbw_max_gbytes_per_s"; // 
 inline constexpr const char *kWallTimeS = "wall_time_s"; // back-to-back calls, per call
 inline constexpr const char *kBusFactor = "bus_factor";
 inline constexpr const char *kGemmSlowdown = "gemm_slowdown"; // with_gemm: together / alone
+// group_type=concurrent: per group type, its time and bandwidth (concurrent_groups.h)
+inline constexpr const char *kByGroupType = "by_group_type";
 inline constexpr const char *kVerified = metric::kVerified;
 
 inline constexpr std::array kMetrics{kAlgbwGbytesPerS, kBusbwGbytesPerS, kBusbwMaxGbytesPerS,
                                      kWallTimeS,       kBusFactor,       kGemmSlowdown,
-                                     kVerified};
+                                     kByGroupType,     kVerified};
 
 } // namespace railgauge::collectives::record

@@ -1,8 +1,11 @@
 #include "collectives/mpi/mpi_collective.h"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "collectives/collective_record.h"
+#include "collectives/concurrent_groups.h"
 #include "harness/run_context.h"
 
 namespace railgauge::collectives {
@@ -51,15 +54,26 @@ public:
       b.fill(kSeed);
     const std::string what = fmt::format("{} of {} bytes", to_string(kind_), p.size_bytes);
     int iteration = -p.warmup;
-    std::vector<MPI_Request> requests;
+    // Concurrent: each group's requests apart, so that each group type's completion is timed
+    // (GroupTypeTimes) while all of them run at once.
+    std::vector<std::vector<MPI_Request>> requests(buffers.size());
+    std::vector<GroupTypeTimes> by_type;
+    for (const auto &g : groups)
+      by_type.push_back({g.type, g.size, {}});
     const Operation op = [&] {
       if (hooks_->before_iteration)
         hooks_->before_iteration(iteration);
+      const bool timed = iteration >= 0 && iteration < p.iterations;
       ++iteration;
-      requests.clear();
-      for (auto &b : buffers)
-        b.start(s, requests);
-      s.wait_all(requests, what, p.timeout_s);
+      const auto start = std::chrono::steady_clock::now();
+      for (std::size_t i = 0; i < buffers.size(); ++i) {
+        requests[i].clear();
+        buffers[i].start(s, requests[i]);
+      }
+      const auto done_s = s.wait_each(requests, start, what, p.timeout_s);
+      if (timed && groups.size() > 1)
+        for (std::size_t i = 0; i < by_type.size(); ++i)
+          by_type[i].mine.push_back(done_s[i]);
     };
     MpiLockstepGroup world(s, s.world(), p.timeout_s);
     HostIterationTimer timer;
@@ -89,6 +103,9 @@ public:
     const auto &g = groups.front();
     out.metrics = groups.size() == 1 ? collective_metrics(result, kind_, p.size_bytes, g.size)
                                      : result.to_json();
+    if (groups.size() > 1)
+      out.metrics[record::kByGroupType] =
+          by_group_type_metrics(world, by_type, kind_, p.size_bytes, p.iterations, s.rank());
     out.metrics["wrong_elements"] = wrong_all;
     out.metrics["wrong_elements_this_rank"] = mine.wrong;
     out.metrics["mpi_library"] = s.library_version();

@@ -331,17 +331,35 @@ void MpiSession::wait(MPI_Request &request, const std::string &what, double time
 
 void MpiSession::wait_all(std::vector<MPI_Request> &requests, const std::string &what,
                           double timeout_s) {
+  std::vector<std::vector<MPI_Request>> one{std::move(requests)};
+  wait_each(one, Clock::now(), what, timeout_s);
+  requests = std::move(one.front());
+}
+
+std::vector<double> MpiSession::wait_each(std::vector<std::vector<MPI_Request>> &sets,
+                                          Clock::time_point since, const std::string &what,
+                                          double timeout_s) {
   if (broken_)
     throw BackendError("MPI communicator unusable after a watchdog expiry: " + *broken_);
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(timeout_s));
-  for (unsigned spin = 0;; ++spin) {
-    int done = 0;
-    check_mpi(
-        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
-        "MPI_Testall");
-    if (done)
-      return;
+  std::vector<double> done_s(sets.size(), -1);
+  std::size_t pending = sets.size();
+  for (unsigned spin = 0; pending > 0; ++spin) {
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      if (done_s[i] >= 0)
+        continue;
+      int done = 0;
+      check_mpi(
+          MPI_Testall(static_cast<int>(sets[i].size()), sets[i].data(), &done, MPI_STATUSES_IGNORE),
+          "MPI_Testall");
+      if (done) {
+        done_s[i] = std::chrono::duration<double>(Clock::now() - since).count();
+        --pending;
+      }
+    }
+    if (pending == 0)
+      break;
     if (yield_)
       sched_yield();
     if (spin % 64 == 63) {
@@ -351,6 +369,7 @@ void MpiSession::wait_all(std::vector<MPI_Request> &requests, const std::string 
         fire(what, timeout_s, true);
     }
   }
+  return done_s;
 }
 
 void MpiSession::fire(const std::string &what, double timeout_s, bool heard_census) {

@@ -68,6 +68,11 @@ public:
   // Waits for `request` under the watchdog; throws CollectiveTimeout (see above).
   void wait(MPI_Request &request, const std::string &what, double timeout_s);
   void wait_all(std::vector<MPI_Request> &requests, const std::string &what, double timeout_s);
+  // Waits for every set of requests under one watchdog, and returns when each set completed, in
+  // seconds after `since` (as seen by this rank's polling: within a poll of the completion).
+  std::vector<double> wait_each(std::vector<std::vector<MPI_Request>> &sets,
+                                std::chrono::steady_clock::time_point since,
+                                const std::string &what, double timeout_s);
   // Guarded world barrier and all-gather of doubles, for the lockstep loop.
   void barrier(MPI_Comm comm, double timeout_s);
   std::vector<double> all_gather(MPI_Comm comm, const std::vector<double> &mine, double timeout_s);

@@ -1,11 +1,13 @@
 #include "collectives/nccl/nccl_collective.h"
 
 #include <cstring>
+#include <span>
 
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
 #include "collectives/collective_record.h"
+#include "collectives/concurrent_groups.h"
 #include "collectives/groups.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
@@ -20,13 +22,51 @@ namespace {
 
 constexpr std::uint64_t kSeed = 2027;
 
-// One local GPU's buffers, laid out as nccl-tests lays them: in place, all_gather sends from
-// recv + rank * count and reduce_scatter receives at send + rank * count.
-struct DeviceBuffers {
+// One collective of an iteration: a local GPU's part in one group type's communicator, with its
+// buffers laid out as nccl-tests lays them (in place, all_gather sends from recv + rank * count
+// and reduce_scatter receives at send + rank * count) and the stream it runs on: the session's
+// for the first group type, one of its own for each other type of a concurrent point, so that
+// the types run at once as training runs its tensor, pipeline and data groups.
+struct Lane {
+  std::size_t gpu = 0; // the session's local index
   int device = 0;
-  ncclComm_t comm = nullptr; // the world's, or the device's group's
-  int rank = 0;              // in that communicator
+  LocalGroup group;
+  Counts c;
   std::unique_ptr<gpu::DeviceBuffer> send, recv;
+  std::unique_ptr<gpu::Stream> own_stream; // other types of a concurrent point
+  cudaStream_t stream = nullptr;
+  // After this lane's collective: a concurrent type's own end (made with its device current:
+  // an event is recorded only on streams of its own device).
+  std::unique_ptr<gpu::Event> end;
+  std::vector<double> times_s; // a concurrent type's time per timed iteration
+};
+
+// A concurrent point's timer: the iteration as NcclIterationTimer times it (every type, to the
+// last one's end), then each lane's own time from the iteration's fork to its end.
+class ConcurrentTypesTimer final : public IterationTimer {
+public:
+  ConcurrentTypesTimer(NcclIterationTimer &inner,
+                       const std::vector<std::unique_ptr<gpu::Event>> &fork,
+                       std::vector<Lane> &lanes)
+      : inner_(inner), fork_(fork), lanes_(lanes) {}
+  std::string_view name() const override { return inner_.name(); }
+  double time_one_s(const Operation &op) override {
+    const double t = inner_.time_one_s(op); // waited for: the events are complete
+    for (auto &lane : lanes_) {
+      float ms = 0;
+      RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&ms, fork_[lane.gpu]->get(), lane.end->get()));
+      lane.times_s.push_back(ms * 1e-3);
+    }
+    return t;
+  }
+  double time_back_to_back_s(const Operation &op, int n) override {
+    return inner_.time_back_to_back_s(op, n);
+  }
+
+private:
+  NcclIterationTimer &inner_;
+  const std::vector<std::unique_ptr<gpu::Event>> &fork_;
+  std::vector<Lane> &lanes_;
 };
 
 // collectives.nccl_<kind>: NCCL's collective on device memory, timed with CUDA events per
@@ -57,8 +97,12 @@ public:
   }
 
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
-    if (auto why = nccl_point_problem(ctx, read_point(kind_, point)))
+    const auto p = read_point(kind_, point);
+    if (auto why = nccl_point_problem(ctx, p, true))
       return why;
+    if (p.group_type == "concurrent" && point.text("cuda_graph") == "on")
+      return "cuda_graph=on captures one stream per GPU: a concurrent point's group types run "
+             "on streams of their own (give cuda_graph=off)";
     // NCCL's CUDA-graph guide: with several GPUs per process, cudaGraphLaunch of one GPU's graph
     // may block until the others' are launched, and one thread launches them in turn.
     if (point.text("cuda_graph") == "on" && ctx.world_size() <= 1 && gpu::cuda_device_count() > 1)
@@ -70,44 +114,78 @@ public:
   Outcome run(RunContext &ctx, const Point &point) override {
     const auto p = read_point(kind_, point);
     NcclSession &s = open_nccl_session(session_, ctx, key_, p.timeout_s);
-    const auto groups = local_groups(s, p, session_.rank_hosts);
-    const int n = groups.front().size; // every group of a type has the axis's size
+    const auto by_type = local_groups_by_type(s, p, session_.rank_hosts);
+    const bool concurrent = by_type.size() > 1;
     const std::size_t elt = element_bytes(p.dtype);
-    const auto c = *counts_for(kind_, p.size_bytes, elt, n);
-    std::vector<DeviceBuffers> bufs(s.local_count());
+    // Lanes by type, then local GPU: lanes[t * local_count + i].
+    std::vector<Lane> lanes(by_type.size() * s.local_count());
+    for (std::size_t t = 0; t < by_type.size(); ++t)
+      for (std::size_t i = 0; i < s.local_count(); ++i) {
+        Lane &l = lanes[t * s.local_count() + i];
+        gpu::DeviceGuard guard(s.device(i));
+        l.gpu = i;
+        l.device = s.device(i);
+        l.group = by_type[t][i];
+        l.c = *counts_for(kind_, p.size_bytes, elt, l.group.size); // supported() checked it
+        const std::size_t big = std::max(l.c.send_elems, l.c.recv_elems) * elt;
+        l.recv = std::make_unique<gpu::DeviceBuffer>(p.in_place ? big : l.c.recv_elems * elt);
+        if (!p.in_place)
+          l.send = std::make_unique<gpu::DeviceBuffer>(l.c.send_elems * elt);
+        if (t > 0)
+          l.own_stream = std::make_unique<gpu::Stream>();
+        l.end = std::make_unique<gpu::Event>();
+        l.stream = t > 0 ? l.own_stream->get() : s.stream(i);
+      }
+    std::vector<std::unique_ptr<gpu::Event>> fork;
     for (std::size_t i = 0; i < s.local_count(); ++i) {
       gpu::DeviceGuard guard(s.device(i));
-      bufs[i].device = s.device(i);
-      bufs[i].comm = groups[i].comm;
-      bufs[i].rank = groups[i].rank;
-      const std::size_t big = std::max(c.send_elems, c.recv_elems) * elt;
-      bufs[i].recv = std::make_unique<gpu::DeviceBuffer>(p.in_place ? big : c.recv_elems * elt);
-      if (!p.in_place)
-        bufs[i].send = std::make_unique<gpu::DeviceBuffer>(c.send_elems * elt);
+      fork.push_back(std::make_unique<gpu::Event>());
     }
     GraphsOfPoint graphs(s);
     DrainOnFailure drain_on_failure(s, p.timeout_s);
     auto fill = [&] {
-      for (std::size_t i = 0; i < bufs.size(); ++i) {
-        auto &b = bufs[i];
-        std::vector<std::byte> host(std::max(c.send_elems, c.recv_elems) * elt);
+      for (auto &l : lanes) {
+        const int n = l.group.size, rank = l.group.rank;
+        std::vector<std::byte> host(std::max(l.c.send_elems, l.c.recv_elems) * elt);
         std::memset(host.data(), 0xff, host.size());
-        upload(s, i, b.recv->get(), host.data(), b.recv->bytes());
-        std::uint64_t first = 0, elems = c.send_elems;
+        upload(s, l.gpu, l.recv->get(), host.data(), l.recv->bytes());
+        std::uint64_t first = 0, elems = l.c.send_elems;
         std::size_t at = 0;
         if (kind_ == Kind::all_gather) {
-          first = static_cast<std::uint64_t>(b.rank) * c.count;
+          first = static_cast<std::uint64_t>(rank) * l.c.count;
           if (p.in_place)
             at = static_cast<std::size_t>(first) * elt;
         }
-        if (kind_ == Kind::broadcast && b.rank != p.root)
+        if (kind_ == Kind::broadcast && rank != p.root)
           continue;
-        fill_input(p.dtype, p.op, kSeed, b.rank, n, first, host.data(), elems);
-        void *dst = p.in_place ? static_cast<std::byte *>(b.recv->get()) + at : b.send->get();
-        upload(s, i, dst, host.data(), elems * elt);
+        fill_input(p.dtype, p.op, kSeed, rank, n, first, host.data(), elems);
+        void *dst = p.in_place ? static_cast<std::byte *>(l.recv->get()) + at : l.send->get();
+        upload(s, l.gpu, dst, host.data(), elems * elt);
       }
     };
-    const Operation enqueue = [&] { enqueue_all(s, bufs, p, c, n); };
+    // A concurrent point forks every other type's stream from the session's stream at the
+    // iteration's start and joins it back at its end, so that the iteration's events and the
+    // session's watchdog wait cover every type. Each type is one NCCL group over the local
+    // GPUs, enqueued in the same order on every rank.
+    const Operation enqueue = [&] {
+      if (concurrent)
+        for (std::size_t i = 0; i < s.local_count(); ++i) {
+          gpu::DeviceGuard guard(s.device(i));
+          RAILGAUGE_CUDA_CALL(cudaEventRecord(fork[i]->get(), s.stream(i)));
+          for (std::size_t t = 1; t < by_type.size(); ++t)
+            RAILGAUGE_CUDA_CALL(
+                cudaStreamWaitEvent(lanes[t * s.local_count() + i].stream, fork[i]->get(), 0));
+        }
+      for (std::size_t t = 0; t < by_type.size(); ++t)
+        enqueue_group(std::span(lanes).subspan(t * s.local_count(), s.local_count()), p);
+      if (concurrent)
+        for (auto &l : lanes) {
+          gpu::DeviceGuard guard(l.device);
+          RAILGAUGE_CUDA_CALL(cudaEventRecord(l.end->get(), l.stream));
+          if (l.stream != s.stream(l.gpu))
+            RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(s.stream(l.gpu), l.end->get(), 0));
+        }
+    };
     fill();
 
     const std::string what = fmt::format("{} of {} bytes", to_string(kind_), p.size_bytes);
@@ -125,36 +203,59 @@ public:
       op = [&] { s.launch_graphs(); };
     }
 
-    auto result = run_lockstep(group, timer, spec, op);
+    ConcurrentTypesTimer types_timer(timer, fork, lanes);
+    auto result = run_lockstep(group,
+                               concurrent ? static_cast<IterationTimer &>(types_timer)
+                                          : static_cast<IterationTimer &>(timer),
+                               spec, op);
     group.name_slowest_gpu(result, p.iterations);
 
     fill();
     op();
     timer.drain();
     CheckResult check;
-    std::vector<double> wrong_per_gpu; // in world-rank order: this process's ranks are consecutive
-    for (auto &b : bufs) {
-      const auto one = check_one(b, p, c, n);
-      wrong_per_gpu.push_back(static_cast<double>(one.wrong));
+    // In world-rank order (this process's ranks are consecutive), every type's lanes summed.
+    std::vector<double> wrong_per_gpu(s.local_count(), 0.0);
+    for (auto &l : lanes) {
+      const auto one = check_one(l, p);
+      wrong_per_gpu[l.gpu] += static_cast<double>(one.wrong);
       check.add(one);
     }
     // Every rank's record carries the total: a rank whose own outputs are right fails too.
     const auto wrong = wrong_across_ranks(group.all_gather(wrong_per_gpu));
 
     Outcome out;
-    out.metrics = collective_metrics(result, kind_, p.size_bytes, n);
+    const LocalGroup &first = lanes.front().group;
+    // Concurrent: the iteration (every type) has a time, not one busbw; each type has both.
+    out.metrics =
+        concurrent ? result.to_json() : collective_metrics(result, kind_, p.size_bytes, first.size);
+    if (concurrent) {
+      std::vector<GroupTypeTimes> types;
+      for (std::size_t t = 0; t < by_type.size(); ++t) {
+        GroupTypeTimes times{by_type[t].front().type, by_type[t].front().size, {}};
+        for (std::size_t i = 0; i < s.local_count(); ++i) {
+          const auto &mine = lanes[t * s.local_count() + i].times_s;
+          times.mine.insert(times.mine.end(), mine.end() - p.iterations, mine.end());
+        }
+        types.push_back(std::move(times));
+      }
+      out.metrics[record::kByGroupType] =
+          by_group_type_metrics(group, types, kind_, p.size_bytes, p.iterations, s.rank(0));
+    }
     out.metrics["wrong_elements_this_process"] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);
     const double link = point.real("link_gbytes_per_s");
-    if (link > 0 && out.metrics["busbw_gbytes_per_s"].get<double>() > link) {
+    if (link > 0 && !concurrent && out.metrics["busbw_gbytes_per_s"].get<double>() > link) {
       out.metrics["above_link_rate"] = true;
       out.metrics["note"] = "busbw exceeds the link rate: NCCL reduced in the switch (NVLS or "
                             "SHARP/CollNet), so the busbw factor overstates the bytes on a link";
     }
     add_gate_timeouts(out.metrics, timer.gates().timed_out());
-    add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
-                                          groups.front().index, n, groups.front().hosts});
+    // Concurrent: several groups, no one type, index or host count (as MPI records it).
+    add_group_params(out.derived_params,
+                     {"nccl", s.nranks(), concurrent ? "concurrent" : first.type, first.index,
+                      first.size, concurrent ? 0 : first.hosts});
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))
       problems.push_back(*why);
@@ -163,18 +264,19 @@ public:
   }
 
 private:
-  void enqueue_all(NcclSession &s, std::vector<DeviceBuffers> &bufs, const CollectivePoint &p,
-                   const Counts &c, int n) {
+  // One NCCL group: every local GPU's collective of one group type.
+  void enqueue_group(std::span<Lane> lanes, const CollectivePoint &p) {
     const auto type = nccl_type(p.dtype);
     const auto op = nccl_op(p.op);
     const std::size_t elt = element_bytes(p.dtype);
     NcclGroup group;
-    for (std::size_t i = 0; i < bufs.size(); ++i) {
-      auto &b = bufs[i];
+    for (Lane &b : lanes) {
+      const Counts &c = b.c;
+      const int n = b.group.size;
       auto *recv = static_cast<std::byte *>(b.recv->get());
       const std::byte *send = p.in_place ? recv : static_cast<const std::byte *>(b.send->get());
-      ncclComm_t comm = b.comm;
-      cudaStream_t st = s.stream(i);
+      ncclComm_t comm = b.group.comm;
+      cudaStream_t st = b.stream;
       const std::size_t block = c.count * elt;
       switch (kind_) {
       case Kind::all_reduce:
@@ -182,11 +284,11 @@ private:
         break;
       case Kind::all_gather:
         if (p.in_place)
-          send = recv + static_cast<std::size_t>(b.rank) * block;
+          send = recv + static_cast<std::size_t>(b.group.rank) * block;
         check_nccl(ncclAllGather(send, recv, c.count, type, comm, st), "ncclAllGather");
         break;
       case Kind::reduce_scatter: {
-        std::byte *out = p.in_place ? recv + static_cast<std::size_t>(b.rank) * block : recv;
+        std::byte *out = p.in_place ? recv + static_cast<std::size_t>(b.group.rank) * block : recv;
         check_nccl(ncclReduceScatter(send, out, c.count, type, op, comm, st), "ncclReduceScatter");
         break;
       }
@@ -207,22 +309,24 @@ private:
         check_nccl(ncclReduce(send, recv, c.count, type, op, p.root, comm, st), "ncclReduce");
         break;
       case Kind::sendrecv:
-        check_nccl(ncclSend(send, c.count, type, (b.rank + 1) % n, comm, st), "ncclSend");
-        check_nccl(ncclRecv(recv, c.count, type, (b.rank - 1 + n) % n, comm, st), "ncclRecv");
+        check_nccl(ncclSend(send, c.count, type, (b.group.rank + 1) % n, comm, st), "ncclSend");
+        check_nccl(ncclRecv(recv, c.count, type, (b.group.rank - 1 + n) % n, comm, st), "ncclRecv");
         break;
       }
     }
     group.end();
   }
 
-  CheckResult check_one(DeviceBuffers &b, const CollectivePoint &p, const Counts &c, int n) {
+  CheckResult check_one(Lane &b, const CollectivePoint &p) {
+    const Counts &c = b.c;
+    const int n = b.group.size;
     gpu::DeviceGuard guard(b.device);
     std::vector<std::byte> host(b.recv->bytes());
     RAILGAUGE_CUDA_CALL(
         cudaMemcpy(host.data(), b.recv->get(), host.size(), cudaMemcpyDeviceToHost));
     const DType t = p.dtype;
     const RedOp op = p.op;
-    const int r = b.rank;
+    const int r = b.group.rank;
     const std::uint64_t count = c.count;
     const auto reduced = [&](std::uint64_t i) { return reduced_value(t, op, kSeed, n, i); };
     switch (kind_) {

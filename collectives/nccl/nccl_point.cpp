@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -65,15 +66,16 @@ NcclSession &open_nccl_session(NcclSessionSlot &slot, const RunContext &ctx,
   return *slot.session;
 }
 
-std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p) {
+std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p,
+                                              bool runs_concurrent) {
   // First: the result would be undefined on any machine, GPU or not.
   if (auto why = placement_problem(p, Backend::nccl))
     return why;
   if (auto why = gpu::cuda_unavailable_reason())
     return "no usable CUDA device: " + *why;
-  if (p.group_type == "concurrent")
-    return "NCCL runs one group type at a time: concurrent groups would share each GPU's "
-           "stream and run one after another (give group_type one axis of `groups`)";
+  if (p.group_type == "concurrent" && !runs_concurrent)
+    return "this benchmark runs one group type at a time (give group_type one axis of "
+           "`groups`); collectives.nccl_<kind> runs group_type=concurrent";
   if (p.groups == "world" && p.group_type != "world")
     return "group_type needs a `groups` split (e.g. -a groups=tp=2+dp=rest)";
   const int world = ctx.world_size() > 1 ? ctx.world_size() : gpu::cuda_device_count();
@@ -87,8 +89,9 @@ std::optional<std::string> nccl_point_problem(const RunContext &ctx, const Colle
   return std::nullopt;
 }
 
-std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p,
-                                     const std::vector<std::string> &rank_hosts) {
+std::vector<std::vector<LocalGroup>>
+local_groups_by_type(NcclSession &s, const CollectivePoint &p,
+                     const std::vector<std::string> &rank_hosts) {
   const auto hosts_of = [&](const std::vector<int> &ranks) {
     std::set<std::string> distinct;
     for (int r : ranks)
@@ -96,32 +99,44 @@ std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p,
         distinct.insert(rank_hosts[static_cast<std::size_t>(r)]);
     return static_cast<int>(distinct.size());
   };
-  std::vector<LocalGroup> out(s.local_count());
   if (p.groups == "world" || p.group_type == "world") {
+    std::vector<LocalGroup> out(s.local_count());
     std::vector<int> world(static_cast<std::size_t>(s.nranks()));
     std::iota(world.begin(), world.end(), 0);
     for (std::size_t i = 0; i < out.size(); ++i)
       out[i] = {s.comm(i), s.rank(i), s.nranks(), 0, "world", hosts_of(world)};
-    return out;
+    return {out};
   }
   const auto layout = parse_group_layout(p.groups, s.nranks(), "axis groups");
-  const std::string type = group_types_of(p, layout).front();
-  std::vector<Group> groups;
-  std::vector<int> colours, keys;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    groups.push_back(group_of(layout, type, s.rank(i)));
-    colours.push_back(groups.back().index);
-    keys.push_back(groups.back().rank_in_group);
+  std::vector<std::vector<LocalGroup>> by_type;
+  for (const std::string &type : group_types_of(p, layout)) {
+    std::vector<LocalGroup> out(s.local_count());
+    std::vector<Group> groups;
+    std::vector<int> colours, keys;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      groups.push_back(group_of(layout, type, s.rank(i)));
+      colours.push_back(groups.back().index);
+      keys.push_back(groups.back().rank_in_group);
+    }
+    const auto &comms = s.split(p.groups + "/" + type, colours, keys, p.timeout_s);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = {comms[i],
+                groups[i].rank_in_group,
+                static_cast<int>(groups[i].members.size()),
+                groups[i].index,
+                type,
+                hosts_of(groups[i].members)};
+    by_type.push_back(std::move(out));
   }
-  const auto &comms = s.split(p.groups + "/" + type, colours, keys, p.timeout_s);
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = {comms[i],
-              groups[i].rank_in_group,
-              static_cast<int>(groups[i].members.size()),
-              groups[i].index,
-              type,
-              hosts_of(groups[i].members)};
-  return out;
+  return by_type;
+}
+
+std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p,
+                                     const std::vector<std::string> &rank_hosts) {
+  if (p.group_type == "concurrent")
+    throw std::logic_error("local_groups: a concurrent point has several group types "
+                           "(local_groups_by_type)");
+  return local_groups_by_type(s, p, rank_hosts).front();
 }
 
 namespace {

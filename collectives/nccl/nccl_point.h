@@ -36,9 +36,10 @@ struct NcclSessionSlot {
 NcclSession &open_nccl_session(NcclSessionSlot &slot, const RunContext &ctx,
                                const std::string &name, double timeout_s);
 
-// Why an NCCL point on `ranks` group ranks cannot run here (no GPU, concurrent groups, no
-// store for a multi-rank run, a bad split), or nullopt. `ranks` is 1 on a single GPU.
-std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p);
+// Why an NCCL point cannot run here (no GPU, concurrent groups where the benchmark does not run
+// them, no store for a multi-rank run, a bad split), or nullopt.
+std::optional<std::string> nccl_point_problem(const RunContext &ctx, const CollectivePoint &p,
+                                              bool runs_concurrent = false);
 
 // Where one local device's collective runs: the world, or its group of the point's group type.
 struct LocalGroup {
@@ -47,7 +48,14 @@ struct LocalGroup {
   std::string type = "world";
   int hosts = 0; // distinct hosts of the group's ranks (0: not known)
 };
-// `rank_hosts`: NcclSessionSlot::rank_hosts, for each group's LocalGroup::hosts.
+// Each local device's group of every group type of the point, one vector per type in the
+// split's order: the world alone, one axis, or every axis for group_type=concurrent (each
+// type's split communicators). `rank_hosts`: NcclSessionSlot::rank_hosts, for
+// LocalGroup::hosts.
+std::vector<std::vector<LocalGroup>>
+local_groups_by_type(NcclSession &s, const CollectivePoint &p,
+                     const std::vector<std::string> &rank_hosts);
+// The one group type of a point that is not concurrent.
 std::vector<LocalGroup> local_groups(NcclSession &s, const CollectivePoint &p,
                                      const std::vector<std::string> &rank_hosts);
 

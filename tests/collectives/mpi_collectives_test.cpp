@@ -116,6 +116,18 @@ TEST_F(MpiCollectivesTest, GroupSplitsRunAloneAndConcurrently) {
       EXPECT_EQ(out.derived_params["group_size"], 2);
     } else if (std::string(type) == "dp") {
       EXPECT_EQ(out.derived_params["group_size"], world() / 2);
+    } else { // concurrent: both types at once, each with its own time and bandwidth
+      const auto &by_type = out.metrics.at("by_group_type");
+      ASSERT_EQ(by_type.size(), 2u) << by_type.dump();
+      EXPECT_EQ(by_type.at("tp").at("group_size"), 2);
+      EXPECT_EQ(by_type.at("dp").at("group_size"), world() / 2);
+      for (const char *t : {"tp", "dp"}) {
+        EXPECT_GT(by_type.at(t).at("busbw_gbytes_per_s").get<double>(), 0) << t;
+        // A type's collective ends within the iteration, which ends with the last of them.
+        EXPECT_LE(by_type.at(t).at("time_s").at("median").get<double>(),
+                  out.metrics.at("time_s").at("max").get<double>() * 1.0001)
+            << t;
+      }
     }
   }
   EXPECT_THROW(run(*b, {{"groups", "tp=3+dp=rest"}, {"group_type", "tp"}}), InputError);

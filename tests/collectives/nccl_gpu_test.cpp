@@ -117,9 +117,30 @@ TEST_F(NcclOnGpus, GroupSplitsRunOnTheGroupsCommunicators) {
     EXPECT_EQ(out.derived_params.at("group_size"), size);
     EXPECT_EQ(out.derived_params.at("world_size"), gpus_);
   }
-  const Point concurrent = point_of(
-      *bench, {{"groups", std::string("tp=1+dp=rest")}, {"group_type", std::string("concurrent")}});
-  EXPECT_TRUE(bench->supported(ctx_, concurrent).has_value());
+  // Both types at once, each on its own stream and communicators: every type's data checked, and
+  // each type's own time and busbw, within the iteration's.
+  const Point concurrent = point_of(*bench, {{"size_bytes", std::int64_t{1} << 20},
+                                             {"groups", std::string("tp=1+dp=rest")},
+                                             {"group_type", std::string("concurrent")}});
+  ASSERT_FALSE(bench->supported(ctx_, concurrent).has_value())
+      << *bench->supported(ctx_, concurrent);
+  const Outcome out = bench->run(ctx_, concurrent);
+  ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+  EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+  EXPECT_EQ(out.derived_params.at("group_type"), "concurrent");
+  const auto &by_type = out.metrics.at("by_group_type");
+  EXPECT_EQ(by_type.at("tp").at("group_size"), 1);
+  EXPECT_EQ(by_type.at("dp").at("group_size"), gpus_);
+  for (const char *t : {"tp", "dp"}) {
+    EXPECT_GT(by_type.at(t).at("time_s").at("median").get<double>(), 0) << t;
+    EXPECT_LE(by_type.at(t).at("time_s").at("median").get<double>(),
+              out.metrics.at("time_s").at("max").get<double>() * 1.0001)
+        << t;
+  }
+  // Graph capture takes one stream per GPU: a concurrent point is waived with it.
+  Point graph = concurrent;
+  graph.set("cuda_graph", std::string("on"));
+  EXPECT_TRUE(bench->supported(ctx_, graph).has_value());
 }
 
 // The all_reduce beside a GEMM, on this machine's GPUs (a single-rank communicator on one GPU):
