@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -66,6 +67,122 @@ struct PointId {
   }
 };
 
+using Points = std::map<PointId, std::pair<std::string, std::vector<Slot>>>;
+
+// nccl-tests rounds each size down to whole elements on every rank, so "1 GiB" on 80 ranks is
+// 1073740800 bytes and on 8 ranks 1073741824. Points of one key and params whose sizes are
+// within 0.1% of each other, and that no input holds both of, are one point, under the size
+// of the input that comes first.
+void merge_near_sizes(Points &points, std::map<PointId, json> &params_of) {
+  constexpr double kSameSize = 1e-3;
+  std::map<std::string, std::vector<std::pair<double, PointId>>> by_rest; // sorted later
+  for (const auto &[id, entry] : points) {
+    const json &params = params_of.at(id);
+    if (!params.contains("size_bytes") || !params["size_bytes"].is_number())
+      continue;
+    json rest = params;
+    rest.erase("size_bytes");
+    by_rest[id.key + "\n" + rest.dump() + "\n" + id.device].emplace_back(
+        params["size_bytes"].get<double>(), id);
+  }
+  const auto holds = [](const std::vector<Slot> &slots, std::size_t i) {
+    return i < slots.size() && !slots[i].values.empty();
+  };
+  for (auto &[rest, sizes] : by_rest) {
+    std::sort(sizes.begin(), sizes.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (std::size_t j = 1; j < sizes.size(); ++j) {
+      auto into = points.find(sizes[j - 1].second), from = points.find(sizes[j].second);
+      if (into == points.end() || from == points.end() ||
+          sizes[j].first - sizes[j - 1].first > kSameSize * sizes[j].first)
+        continue;
+      auto &a = into->second.second, &b = from->second.second;
+      bool disjoint = true;
+      for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i)
+        disjoint = disjoint && !(holds(a, i) && holds(b, i));
+      if (!disjoint)
+        continue;
+      // Keep the id of the one the first input holds (its size labels the point).
+      std::size_t first_a = a.size(), first_b = b.size();
+      for (std::size_t i = a.size(); i-- > 0;)
+        if (holds(a, i))
+          first_a = i;
+      for (std::size_t i = b.size(); i-- > 0;)
+        if (holds(b, i))
+          first_b = i;
+      if (first_b < first_a)
+        std::swap(into, from);
+      auto &keep = into->second.second, &gone = from->second.second;
+      keep.resize(std::max(keep.size(), gone.size()));
+      for (std::size_t i = 0; i < gone.size(); ++i)
+        if (holds(gone, i))
+          keep[i] = std::move(gone[i]);
+      if (into->second.first.empty())
+        into->second.first = from->second.first;
+      params_of.erase(from->first);
+      points.erase(from);
+      sizes[j].second = into->first; // the next size compares with the merged point
+    }
+  }
+}
+
+using ValuesSeen = std::map<std::string, std::map<std::string, std::vector<std::set<std::string>>>>;
+
+std::string joined_sample(const std::set<std::string> &values) {
+  std::string out;
+  int n = 0;
+  for (const auto &v : values) {
+    if (n++ == 3)
+      return out + ", ...";
+    out += (out.empty() ? "" : ", ") + v;
+  }
+  return out.empty() ? "-" : out;
+}
+
+// Why most points are in one input only: the params whose values differ between the inputs for
+// the keys they share, each with a sample of values, and what to do about it.
+std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen,
+                           const std::map<std::string, std::vector<bool>> &key_in) {
+  std::map<std::string, std::vector<std::set<std::string>>> differ; // param -> per input values
+  for (const auto &[key, params] : seen) {
+    const auto &in = key_in.at(key);
+    for (const auto &[name, sets] : params) {
+      if (std::any_of(c.context.begin(), c.context.end(),
+                      [&](const ParamDifference &d) { return d.param == name; }))
+        continue; // already set aside
+      std::set<std::set<std::string>> distinct;
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        if (in[i])
+          distinct.insert(sets[i]);
+      if (distinct.size() < 2)
+        continue;
+      auto &values = differ[name];
+      values.resize(sets.size());
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        values[i].insert(sets[i].begin(), sets[i].end());
+    }
+  }
+  std::string hint =
+      fmt::format("only {} of {} points are in every input.", c.matched, c.points.size());
+  if (differ.empty())
+    return hint + " The inputs measured different keys: compare runs of the same benchmarks.";
+  hint += " These params differ between the inputs:";
+  for (const auto &[name, sets] : differ) {
+    hint += " " + name + " (";
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      hint += fmt::format("{}{}: {}", i ? "; " : "", c.labels[i], joined_sample(sets[i]));
+    hint += ")";
+  }
+  std::string ignorable;
+  for (const auto &[name, sets] : differ)
+    if (std::find(std::begin(kIdentityParams), std::end(kIdentityParams), name) ==
+        std::end(kIdentityParams))
+      ignorable += " --ignore-param " + name;
+  if (!ignorable.empty())
+    hint += ". To match without them:" + ignorable;
+  return hint + ".";
+}
+
 } // namespace
 
 std::string default_metric(const json &metrics) {
@@ -83,10 +200,18 @@ std::optional<double> relative_noise(const json &metrics) {
              med = number_at(doc, "metrics.time_s.median");
   if (p10 && p90 && med && *med > 0)
     return (*p90 - *p10) / (2 * *med);
+  // A coefficient of variation as the p10..p90 half-width of a normal spread (1.28 sigma).
+  constexpr double kP10P90HalfWidthSigmas = 1.2816;
+  if (const auto cv = number_at(doc, "metrics.iteration_cv_percent"))
+    return kP10P90HalfWidthSigmas * *cv / 100;
   const auto l50 = number_at(doc, "metrics.latency.p50_s"),
              l90 = number_at(doc, "metrics.latency.p90_s");
   if (l50 && l90 && *l50 > 0)
     return (*l90 - *l50) / *l50;
+  const auto sd = number_at(doc, "metrics.latency.stdev_s"),
+             mean = number_at(doc, "metrics.latency.mean_s");
+  if (sd && mean && *mean > 0)
+    return kP10P90HalfWidthSigmas * *sd / *mean;
   return std::nullopt;
 }
 
@@ -100,6 +225,69 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
                      "give one --label per run, in the same order, or none");
   Comparison c;
   c.labels = labels;
+  const auto matched_params = [&](const Record &r) {
+    json params = r.params;
+    for (const auto &name : o.ignore_params)
+      params.erase(name);
+    return params;
+  };
+  // Per key and param, each input's values ("-": absent), to find the context params.
+  std::map<std::string, std::map<std::string, std::vector<std::set<std::string>>>> seen;
+  std::map<std::string, std::vector<bool>> key_in;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (const auto &run : inputs[i].runs)
+      for (const auto &r : run.records) {
+        if (r.status != Status::ok)
+          continue;
+        auto &in = key_in[r.key];
+        in.resize(inputs.size());
+        in[i] = true;
+        const json params = matched_params(r); // items() of a temporary would dangle
+        for (const auto &[name, value] : params.items()) {
+          auto &sets = seen[r.key][name];
+          sets.resize(inputs.size());
+          sets[i].insert(value.is_string() ? value.get<std::string>() : value.dump());
+        }
+      }
+  std::map<std::string, std::set<std::string>> context_of; // key -> params set aside
+  std::map<std::string, std::vector<std::set<std::string>>> context_values;
+  for (const auto &[key, params] : seen) {
+    const auto &in = key_in[key];
+    if (std::count(in.begin(), in.end(), true) < 2)
+      continue;
+    for (auto [name, sets] : params) {
+      if (std::find(std::begin(kIdentityParams), std::end(kIdentityParams), name) !=
+          std::end(kIdentityParams))
+        continue;
+      bool one_each = true;
+      for (std::size_t i = 0; i < sets.size(); ++i) {
+        if (in[i] && sets[i].empty())
+          sets[i].insert("-"); // the key's records lack the param: one value, "absent"
+        one_each = one_each && (!in[i] || sets[i].size() == 1);
+      }
+      std::set<std::string> distinct;
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        if (in[i])
+          distinct.insert(*sets[i].begin());
+      if (!one_each || distinct.size() < 2)
+        continue;
+      context_of[key].insert(name);
+      auto &values = context_values[name];
+      values.resize(inputs.size());
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        values[i].insert(sets[i].begin(), sets[i].end());
+    }
+  }
+  for (const auto &[name, sets] : context_values) {
+    ParamDifference d{name, {}};
+    for (const auto &values : sets) {
+      std::string joined;
+      for (const auto &v : values)
+        joined += (joined.empty() ? "" : ", ") + v;
+      d.values.push_back(joined.empty() ? "-" : joined);
+    }
+    c.context.push_back(std::move(d));
+  }
   // point -> metric chosen, and per input its slot
   std::map<PointId, std::pair<std::string, std::vector<Slot>>> points;
   std::map<PointId, json> params_of;
@@ -113,9 +301,10 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
       for (const auto &r : run.records) {
         if (r.status != Status::ok)
           continue;
-        json params = r.params;
-        for (const auto &name : o.ignore_params)
-          params.erase(name);
+        json params = matched_params(r);
+        if (const auto it = context_of.find(r.key); it != context_of.end())
+          for (const auto &name : it->second)
+            params.erase(name);
         const std::string device = o.match_device ? r.host + " " + r.device.dump() : "";
         const PointId id{r.key, params.dump(), device};
         auto &entry = points[id];
@@ -133,6 +322,7 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
           entry.second[i].noises.push_back(*n);
       }
   }
+  merge_near_sizes(points, params_of);
   std::map<std::pair<std::string, int>, std::vector<double>> speedups_by_family, speedups_by_key;
   std::map<std::pair<std::string, int>, Summary> fam, keys;
   for (const auto &[id, entry] : points) {
@@ -177,7 +367,9 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
       auto &ks = keys[{p.key, static_cast<int>(i)}];
       std::string verdict;
       if (!a->noise || !b->noise) {
-        verdict = "noise unknown";
+        verdict = "single sample"; // a bandwidth average: no repetitions to judge noise by
+        ++fs.single_sample;
+        ++ks.single_sample;
       } else if (std::fabs(ratio - 1) <= *a->noise + *b->noise) {
         verdict = "within noise";
         ++fs.within_noise;
@@ -214,6 +406,10 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
   };
   finish(fam, speedups_by_family, c.families);
   finish(keys, speedups_by_key, c.keys);
+  for (const auto &p : c.points)
+    c.matched += std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return s; });
+  if (!c.points.empty() && 2 * c.matched < static_cast<int>(c.points.size()))
+    c.hint = unmatched_hint(c, seen, key_in);
   return c;
 }
 
@@ -247,14 +443,17 @@ json to_json(const Comparison &c) {
                      {"geomean_speedup", s.geomean_speedup},
                      {"better", s.better},
                      {"worse", s.worse},
-                     {"within_noise", s.within_noise}});
+                     {"within_noise", s.within_noise},
+                     {"single_sample", s.single_sample}});
     return out;
   };
-  return {{"schema", kCompareSchema},
-          {"labels", c.labels},
-          {"inputs", c.inputs},
-          {"points", points},
-          {"families", summaries(c.families)},
+  json context = json::array();
+  for (const auto &d : c.context)
+    context.push_back({{"param", d.param}, {"values", d.values}});
+  return {{"schema", kCompareSchema}, {"labels", c.labels},
+          {"inputs", c.inputs},       {"context", context},
+          {"matched", c.matched},     {"hint", c.hint},
+          {"points", points},         {"families", summaries(c.families)},
           {"keys", summaries(c.keys)}};
 }
 
@@ -339,10 +538,17 @@ Comparison comparison_from_json(const json &j) {
         out.push_back({s.at("group").get<std::string>(), count_of(s.at("input")),
                        count_of(s.at("points")), number_of(s.at("geomean_speedup")),
                        count_of(s.at("better")), count_of(s.at("worse")),
-                       count_of(s.at("within_noise"))});
+                       count_of(s.at("within_noise")),
+                       s.contains("single_sample") ? count_of(s.at("single_sample")) : 0});
     };
     read(j.at("families"), c.families);
     read(j.at("keys"), c.keys);
+    // Files of before the context and hint were recorded have neither.
+    for (const auto &d : j.value("context", json::array()))
+      c.context.push_back(
+          {d.at("param").get<std::string>(), d.at("values").get<std::vector<std::string>>()});
+    c.matched = j.contains("matched") ? count_of(j.at("matched")) : 0;
+    c.hint = j.value("hint", "");
   } catch (const json::exception &e) {
     throw InputError(fmt::format("malformed comparison: {}", e.what()), "report", kComparisonFix);
   }
@@ -357,8 +563,23 @@ std::string noise_text(const std::optional<Side> &s) {
   return s && s->noise ? fmt::format("±{:.1f}%", *s->noise * 100) : "-";
 }
 
+// The params every point has with the same value: said once above the table, not per row.
+json common_params(const Comparison &c) {
+  if (c.points.size() < 2)
+    return json::object();
+  json common = c.points.front().params;
+  for (const auto &p : c.points)
+    for (auto it = common.begin(); it != common.end();)
+      if (!p.params.contains(it.key()) || p.params.at(it.key()) != it.value())
+        it = common.erase(it);
+      else
+        ++it;
+  return common;
+}
+
 std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
   std::vector<std::vector<std::string>> out;
+  const json common = common_params(c);
   if (header) {
     std::vector<std::string> h = {"key", "params", "metric"};
     for (const auto &l : c.labels)
@@ -371,8 +592,11 @@ std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
     out.push_back(h);
   }
   for (const auto &p : c.points) {
+    json own = p.params;
+    for (const auto &[name, _] : common.items())
+      own.erase(name);
     std::vector<std::string> row = {
-        p.key, params_text(p.params) + (p.device.empty() ? "" : " " + p.device),
+        p.key, params_text(own) + (p.device.empty() ? "" : " " + p.device),
         p.metric.starts_with("metrics.") ? p.metric.substr(8) : p.metric};
     for (const auto &s : p.sides)
       row.push_back(s ? fmt_num(s->value) : "-");
@@ -389,6 +613,27 @@ std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
   return out;
 }
 
+// What the reader must know before the table: the params set aside as context, and the hint
+// when most points are unmatched. One line each, "" when there is nothing to say.
+std::vector<std::string> preamble(const Comparison &c) {
+  std::vector<std::string> lines;
+  if (!c.hint.empty())
+    lines.push_back("WARNING: " + c.hint);
+  if (!c.context.empty()) {
+    std::string line = "Matched without these params, which differ between the inputs:";
+    for (const auto &d : c.context) {
+      line += " " + d.param + " (";
+      for (std::size_t i = 0; i < d.values.size(); ++i)
+        line += fmt::format("{}{}: {}", i ? "; " : "", c.labels[i], d.values[i]);
+      line += ")";
+    }
+    lines.push_back(line);
+  }
+  if (const json common = common_params(c); !common.empty())
+    lines.push_back("Every point has: " + params_text(common));
+  return lines;
+}
+
 std::string summary_heading(const Comparison &c) {
   std::string s = "Comparison of";
   for (std::size_t i = 0; i < c.labels.size(); ++i)
@@ -400,10 +645,11 @@ std::string summary_heading(const Comparison &c) {
 } // namespace
 
 std::string render_table(const Comparison &c) {
-  std::string out = summary_heading(c) +
-                    "\nPer point: each input's median value, ratio to the first input, noise "
-                    "(both inputs' repetition spread, relative, added) and whether the difference "
-                    "exceeds it\n";
+  std::string out = summary_heading(c) + "\n";
+  for (const auto &line : preamble(c))
+    out += line + "\n";
+  out += "Per point: each input's median value, ratio to the first input, noise (both inputs' "
+         "repetition spread, relative, added) and whether the difference exceeds it\n";
   const auto table = rows(c, true);
   std::vector<std::size_t> w(table.front().size(), 0);
   for (const auto &r : table)
@@ -419,24 +665,28 @@ std::string render_table(const Comparison &c) {
          "time and latency inverted)\n";
   for (const auto &s : c.families)
     out += fmt::format("{:<12} {} vs {}: {:.3f} over {} point{} ({} better, {} worse, {} "
-                       "within noise)\n",
+                       "within noise, {} single sample{})\n",
                        s.group, c.labels[s.input], c.labels[0], s.geomean_speedup, s.points,
-                       s.points == 1 ? "" : "s", s.better, s.worse, s.within_noise);
+                       s.points == 1 ? "" : "s", s.better, s.worse, s.within_noise, s.single_sample,
+                       s.single_sample == 1 ? "" : "s");
   return out;
 }
 
 std::string render_markdown(const Comparison &c) {
-  std::string out = "# " + summary_heading(c) +
-                    "\n\n## Summary per family\n\n"
-                    "Geometric mean of the speedup over matched points (> 1: better than " +
-                    c.labels[0] +
-                    "; time and latency inverted).\n\n"
-                    "| family | compared | speedup | points | better | worse | within noise |\n"
-                    "|---|---|---|---|---|---|---|\n";
+  std::string out = "# " + summary_heading(c) + "\n\n";
+  for (const auto &line : preamble(c))
+    out += line + "\n\n";
+  out += "## Summary per family\n\n"
+         "Geometric mean of the speedup over matched points (> 1: better than " +
+         c.labels[0] +
+         "; time and latency inverted).\n\n"
+         "| family | compared | speedup | points | better | worse | within noise | "
+         "single sample |\n"
+         "|---|---|---|---|---|---|---|---|\n";
   for (const auto &s : c.families)
-    out +=
-        fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} |\n", s.group, c.labels[s.input],
-                    c.labels[0], s.geomean_speedup, s.points, s.better, s.worse, s.within_noise);
+    out += fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} | {} |\n", s.group,
+                       c.labels[s.input], c.labels[0], s.geomean_speedup, s.points, s.better,
+                       s.worse, s.within_noise, s.single_sample);
   out += "\n## Per point\n\n";
   const auto table = rows(c, true);
   for (std::size_t r = 0; r < table.size(); ++r) {

@@ -23,10 +23,25 @@ inline constexpr const char *kCompareSchema = "railgauge.compare/1";
 struct CompareOptions {
   std::optional<std::string> metric; // a path like metrics.busbw_gbytes_per_s; else per point
   bool match_device = false;
-  // Params a benchmark derives while running (they differ between runs of the same point), and
-  // those naming the GPU or rank: a point of one cluster is all its GPUs' values.
-  std::vector<std::string> ignore_params = {"passes_per_call", "threads_used", "total_bytes", "gpu",
-                                            "rank"};
+  // Params a benchmark derives while running (they differ between runs of the same point), those
+  // naming the GPU or rank (a point of one cluster is all its GPUs' values), and an element
+  // count that size_bytes and the rank count already say.
+  std::vector<std::string> ignore_params = {
+      "passes_per_call", "threads_used", "total_bytes", "gpu", "rank", "count"};
+};
+
+// What a point is, never set aside as context (below): the collective or GEMM measured, its
+// size, type and shape.
+inline constexpr const char *kIdentityParams[] = {
+    "size_bytes", "dtype", "op", "in_place", "group_type", "direction", "tp",
+    "pass",       "gemm",  "m",  "n",        "k",          "batch",     "model"};
+
+// A param set aside as context: for some key, every input holds one value of it (or none), and
+// the inputs' values differ (world_size 8 against 80, the GPU's name, the file imported). Points
+// are matched without it, and the comparison says so.
+struct ParamDifference {
+  std::string param;
+  std::vector<std::string> values; // per input, its values joined ("-": the param is absent)
 };
 
 struct Side {
@@ -45,7 +60,7 @@ struct PointComparison {
   // Per input i >= 1, against input 0: none when either side lacks the point.
   std::vector<std::optional<double>> ratio;
   std::vector<std::string>
-      verdict; // "better", "worse", "within noise", "noise unknown", "only in A"...
+      verdict; // "better", "worse", "within noise", "single sample", "only in A"...
 };
 
 struct Summary {
@@ -54,12 +69,18 @@ struct Summary {
   int points = 0;
   double geomean_speedup = 1;
   int better = 0, worse = 0, within_noise = 0;
+  int single_sample = 0; // a side without repetitions: no verdict against noise
 };
 
 struct Comparison {
   std::vector<std::string> labels;
   std::vector<std::vector<std::string>> inputs; // run directories per input
   std::vector<PointComparison> points;          // sorted by key, then params
+  std::vector<ParamDifference> context;         // params set aside, as above
+  // Points that every input holds, of all points; when under half, `hint` says why and what to
+  // ignore.
+  int matched = 0;
+  std::string hint;
   std::vector<Summary> families;
   std::vector<Summary> keys;
 };
@@ -67,8 +88,9 @@ struct Comparison {
 // The metric compared when none is given: the first the records have of busbw, Gb/s and GB/s
 // bandwidth, TFLOP/s, latency p50, time median.
 std::string default_metric(const nlohmann::json &metrics);
-// Relative half-width of the repetitions behind a value, from time_s p10/p90 (or latency
-// p50/p90); none when the record has neither.
+// Relative half-width of the repetitions behind a value: from time_s p10/p90 (railgauge,
+// nccl-tests JSON with -I), nccl-tests text -I's iteration_cv_percent, or latency p50/p90 or
+// stdev/mean (perftest); none when the record holds one sample (a bandwidth average).
 std::optional<double> relative_noise(const nlohmann::json &metrics);
 
 // Throws InputError when fewer than two inputs or labels of the wrong count are given.

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <regex>
@@ -121,6 +123,10 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   int header_line = 0;
   std::string first_error;
   std::vector<Record> records;
+  // Where the buffers were: perftest's CUDA lines (--use_cuda) come before the title. Its
+  // "Picking device No. N" is the CUDA device index, as railgauge's memory=gpu:N.
+  std::string memory = "host", gpu_name, gpu_registration;
+  std::optional<int> gpu_index;
   while (std::getline(in, line)) {
     ++line_no;
     if (!have_title && parse_title(line, kind)) {
@@ -128,6 +134,17 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       continue;
     }
     const std::string t = std::string(trimmed(line));
+    if (!have_title) {
+      if (t.find("GPU buffer") != std::string::npos)
+        memory = "gpu";
+      if (t.rfind("Picking device No. ", 0) == 0)
+        gpu_index = std::atoi(t.c_str() + std::strlen("Picking device No. "));
+      if (const auto at = t.find("device name = ["); at != std::string::npos)
+        gpu_name = t.substr(at + 15, t.find(']', at) - (at + 15));
+      if (t.find("DMA-BUF") != std::string::npos ||
+          t.find("ibv_reg_dmabuf_mr") != std::string::npos)
+        gpu_registration = "dmabuf";
+    }
     if (first_error.empty() &&
         (t.rfind("Couldn't", 0) == 0 || t.rfind("Unable", 0) == 0 || t.rfind("Failed", 0) == 0 ||
          t.find("error") != std::string::npos || t.find("ERROR") != std::string::npos))
@@ -174,6 +191,12 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       if (const auto it = known.find(name); it != known.end())
         r.params[it->second] = field_value(value);
     }
+    r.params[rdma::record::kMemory] =
+        memory == "gpu" && gpu_index ? fmt::format("gpu:{}", *gpu_index) : memory;
+    if (!gpu_name.empty())
+      r.params["gpu_name"] = gpu_name;
+    if (memory == "gpu")
+      r.params["gpu_registration"] = gpu_registration.empty() ? "peermem" : gpu_registration;
     // The NIC measured is the part a finding names, as in railgauge's own rdma records.
     if (r.params.contains("device") && r.params["device"].is_string())
       r.device["nic"] = r.params["device"];

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""`railgauge compare` on real published peer-tool output (tests/fixtures/verdicts/real, cited in
+its README.md): what a user comparing two clusters, two GPUs or two tools' runs sees.
+
+  compare_real_test.py RAILGAUGE [unittest args]
+
+Each case imports the files with `railgauge import`, runs `railgauge compare --format json` and
+the table, and asserts which points match, the ratio at a named point, the params set aside as
+context, and the warning when most points cannot match.
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
+RAILGAUGE = None
+
+
+def railgauge(*args):
+    return subprocess.run([RAILGAUGE, *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+class CompareRealTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def imported(self, tool, name):
+        out = pathlib.Path(self.tmp.name) / name
+        r = railgauge("import", tool, REAL / name, "--out", out)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        return out
+
+    def compare(self, a, b, *extra):
+        r = railgauge("compare", a, b, "--label", "a", "--label", "b", "--format", "json", *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        table = railgauge("compare", a, b, "--label", "a", "--label", "b", *extra)
+        self.assertEqual(table.returncode, 0, table.stderr)
+        return json.loads(r.stdout), table.stdout
+
+    @staticmethod
+    def point(c, key, **params):
+        for p in c["points"]:
+            if p["key"] == key and all(p["params"].get(k) == v for k, v in params.items()):
+                return p
+        raise AssertionError(f"no {key} {params}")
+
+    def test_one_node_against_ten_nodes_matches_every_collective_and_size(self):
+        # The same cluster's 8-GPU node and its 10-node, 80-rank run: the scale differs, the
+        # collectives and sizes are the same (all_gather's sizes rounded to 80 ranks).
+        one = self.imported("nccl-tests", "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
+        ten = self.imported("nccl-tests", "xxrjun_cluster01_h100_10node_8gpu_5coll_healthy.log")
+        c, table = self.compare(one, ten)
+        self.assertEqual(c["matched"], len(c["points"]))
+        self.assertEqual(len(c["points"]), 100)
+        self.assertEqual(c["hint"], "")
+        context = {d["param"]: d["values"] for d in c["context"]}
+        self.assertEqual(context["world_size"], ["8", "80"])
+        self.assertEqual(context["group_hosts"], ["1", "10"])
+        p = self.point(c, "collectives.nccl_all_reduce", size_bytes=8589934592,
+                       in_place="out_of_place")
+        self.assertAlmostEqual(p["ratio"][0], 316.3 / 480.8, places=3)
+        self.assertEqual(p["verdict"], ["single sample"])  # the text log's mean, no -I
+        self.assertIn("world_size (a: 8; b: 80)", table)
+        self.assertNotIn("only in", table)
+
+    def test_gpu_far_from_the_nic_is_less_than_half_the_near_one(self):
+        near = self.imported("perftest", "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log")
+        far = self.imported("perftest", "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu2_client_slow.log")
+        c, table = self.compare(near, far)
+        self.assertEqual(c["matched"], 23)
+        context = {d["param"]: d["values"] for d in c["context"]}
+        self.assertEqual(context["memory"], ["gpu:0", "gpu:2"])  # from perftest's CUDA lines
+        self.assertIn("source", context)  # the file paths differ, the points do not
+        p = self.point(c, "rdma.read_bw", size_bytes=8388608)
+        self.assertAlmostEqual(p["ratio"][0], 104.8 / 226.2, places=2)
+        self.assertIn("Every point has:", table)
+        self.assertIn("link_layer=Ethernet", table)
+
+    def test_different_tools_say_why_nothing_matches(self):
+        nccl = self.imported("nccl-tests", "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
+        perf = self.imported("perftest", "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log")
+        c, table = self.compare(nccl, perf)
+        self.assertEqual(c["matched"], 0)
+        self.assertIn("different keys", c["hint"])
+        self.assertTrue(table.splitlines()[1].startswith("WARNING: only 0 of"))
+
+    def test_latency_noise_comes_from_perftest_spread(self):
+        lat = self.imported("perftest", "moc_oc_h100_roce_ib_read_lat_gpumem_client_healthy.log")
+        tail = self.imported("perftest", "moc_oc_roce_ib_read_lat_hostmem_client_latency_tail.log")
+        c, _ = self.compare(lat, tail)
+        self.assertGreater(c["matched"], 0)
+        for p in c["points"]:
+            if all(p["sides"]):
+                self.assertIsNotNone(p["sides"][0]["noise"], p)
+                self.assertNotEqual(p["verdict"], ["single sample"])
+
+
+if __name__ == "__main__":
+    RAILGAUGE = sys.argv.pop(1)
+    unittest.main()
