@@ -324,10 +324,13 @@ int show_inventory(const std::optional<std::string> &topology_file, const std::s
   InventoryOptions options;
   options.topology_file = topology_file;
   const auto inventory = collect_inventory(options);
-  if (format == "json")
+  if (format == "json") {
     std::cout << inventory.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-  else
+    for (const auto &w : inventory["warnings"]) // the table shows them at its top
+      std::cerr << "railgauge: warning: " << w.get<std::string>() << '\n';
+  } else {
     std::cout << render_inventory_text(inventory);
+  }
   return 0;
 }
 

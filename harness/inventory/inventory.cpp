@@ -171,6 +171,19 @@ nlohmann::json collect_inventory(const InventoryOptions &options) {
   }
 
   inventory["summary"] = summary(tree, machine);
+  // A file that yields no GPU (one that leaves them out, as AWS's static p5.48xlarge file does,
+  // or one whose devices carry neither class nor <gpu>) would give an empty rail map silently.
+  inventory["warnings"] = nlohmann::json::array();
+  if (!this_machine && tree.of_kind(PciKind::gpu).empty())
+    inventory["warnings"].push_back(fmt::format(
+        "{} yields no GPU: no PCI device of class 0x0302 (3D controller) or NVIDIA 0x0300, and "
+        "no <gpu> element, so there is no rail map; give the file NCCL dumps on the node "
+        "(NCCL_TOPO_DUMP_FILE) or its hwloc XML (lstopo --of xml)",
+        *options.topology_file));
+  if (!this_machine && tree.of_kind(PciKind::nic).empty())
+    inventory["warnings"].push_back(fmt::format(
+        "{} yields no NIC: no PCI device of class 0x0200 or 0x0207 and no <nic> element",
+        *options.topology_file));
   inventory["machine"] = std::move(machine);
   inventory["pci"] = to_json(tree);
   inventory["os_devices"] = std::move(os_devices);

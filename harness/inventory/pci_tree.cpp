@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -38,11 +39,22 @@ PciKind classify_pci(std::uint16_t class_id, std::uint16_t vendor_id, bool is_br
     return PciKind::bridge;
   if (vendor_id == kNvidia && (class_id == 0x0300 || class_id == 0x0302))
     return PciKind::gpu;
+  if (vendor_id == 0 && class_id == 0x0302)
+    return PciKind::gpu;
   if (class_id == 0x0200 || class_id == 0x0207)
     return PciKind::nic;
   if (vendor_id == kNvidia && class_id == 0x0680)
     return PciKind::nvswitch;
   return PciKind::other;
+}
+
+std::optional<double> pcie_link_gbytes_per_s(double gtransfers_per_s, int width) {
+  if (!(gtransfers_per_s > 0) || width <= 0)
+    return std::nullopt;
+  const double efficiency = gtransfers_per_s <= 5.0    ? 8.0 / 10.0
+                            : gtransfers_per_s <= 32.0 ? 128.0 / 130.0
+                                                       : 242.0 / 256.0;
+  return gtransfers_per_s * width * efficiency / 8.0;
 }
 
 std::string normalize_bus_id(std::string_view bus_id) {
@@ -231,6 +243,9 @@ void add_nccl_children(const pugi::xml_node &node, int parent, int numa, PciTree
         device.link_gtransfers_per_s = speed;
       if (const int width = child.attribute("link_width").as_int(0); width > 0)
         device.link_width = width;
+      if (device.link_gtransfers_per_s && device.link_width)
+        device.link_gbytes_per_s =
+            pcie_link_gbytes_per_s(*device.link_gtransfers_per_s, *device.link_width);
       if (const pugi::xml_node gpu = child.child("gpu")) {
         device.kind = PciKind::gpu;
         device.attributes["gpu"] = nccl_gpu_attributes(gpu);
@@ -284,6 +299,31 @@ std::string affinity_to_list(std::string_view affinity) {
   return bitmap_list(bitmap.get());
 }
 
+// NCCL lists the NVSwitches of an HGX board only as the targets of each GPU's <nvlink> (class
+// 0x0680), not as <pci> nodes: each distinct target is one NVSwitch, added off the tree (no
+// parent), so that the summary counts them. A GPU-to-GPU NVLink (tclass 0x0302) adds nothing.
+void add_nvlink_switches(const pugi::xml_node &root, PciTree &tree) {
+  std::set<std::string> known;
+  for (const auto &d : tree.devices)
+    known.insert(d.bus_id);
+  for (const pugi::xpath_node &found : root.select_nodes(".//gpu/nvlink")) {
+    const pugi::xml_node link = found.node();
+    const std::string tclass = link.attribute("tclass").as_string();
+    if (!tclass.starts_with("0x0680"))
+      continue;
+    const std::string bus = normalize_bus_id(link.attribute("target").as_string());
+    if (!known.insert(bus).second)
+      continue;
+    PciDevice device;
+    device.bus_id = bus;
+    device.class_id = 0x0680;
+    device.vendor_id = 0x10de;
+    device.kind = PciKind::nvswitch;
+    device.attributes["from"] = "nvlink target";
+    tree.devices.push_back(std::move(device));
+  }
+}
+
 } // namespace
 
 PciTree pci_tree_from_nccl_xml(const std::string &xml_text, const std::string &where) {
@@ -295,6 +335,7 @@ PciTree pci_tree_from_nccl_xml(const std::string &xml_text, const std::string &w
   tree.switches_collapsed = true;
   for (const pugi::xml_node &cpu : root.children("cpu"))
     add_nccl_children(cpu, -1, cpu.attribute("numaid").as_int(-1), tree);
+  add_nvlink_switches(root, tree);
   return tree;
 }
 

@@ -24,10 +24,17 @@ namespace railgauge {
 enum class PciKind { host_bridge, bridge, gpu, nic, nvswitch, other };
 std::string_view to_string(PciKind kind);
 
-// GPUs: NVIDIA (0x10de) display controllers, class 0x0300 VGA or 0x0302 3D.
+// GPUs: NVIDIA (0x10de) display controllers, class 0x0300 VGA or 0x0302 3D; with no vendor
+// (0: a topology file that leaves it out, as Azure's NDv5 NCCL file does), a 3D controller,
+// which is how NCCL itself classifies them. A VGA controller needs the vendor: a BMC's is none.
 // NICs: class 0x0200 Ethernet or 0x0207 InfiniBand. NVSwitch: NVIDIA class 0x0680.
 // class_id is the 16-bit class and subclass (0x0302), without the programming interface.
 PciKind classify_pci(std::uint16_t class_id, std::uint16_t vendor_id, bool is_bridge);
+
+// A PCIe link's usable bandwidth per direction in GB/s (1e9 bytes): transfer rate × lanes ×
+// line-code efficiency (8b/10b up to 5 GT/s, 128b/130b at 8 to 32 GT/s, FLIT 242/256 at 64)
+// / 8. Gen5 x16: 63.0. Nullopt for a rate or width that is not positive.
+std::optional<double> pcie_link_gbytes_per_s(double gtransfers_per_s, int width);
 
 struct PciDevice {
   // "0000:18:00.0" (lower-case hex). A host bridge has none of its own: it is written as its

@@ -120,11 +120,20 @@ nlohmann::json to_json(const RailMap &map, const PciTree &tree) {
     return name;
   };
   nlohmann::json gpus = nlohmann::json::array(), nics = nlohmann::json::array();
+  const auto link = [&](int i) -> nlohmann::json {
+    const auto &gbytes = at(tree, i).link_gbytes_per_s;
+    return gbytes ? nlohmann::json(*gbytes) : nlohmann::json(nullptr);
+  };
   for (int g : map.gpus)
-    gpus.push_back(
-        {{"bus_id", at(tree, g).bus_id}, {"name", first_name(g, "cuda")}, {"numa_node", numa(g)}});
+    gpus.push_back({{"bus_id", at(tree, g).bus_id},
+                    {"name", first_name(g, "cuda")},
+                    {"numa_node", numa(g)},
+                    {"link_gbytes_per_s", link(g)}});
   for (int n : map.nics)
-    nics.push_back({{"bus_id", at(tree, n).bus_id}, {"name", nic_name(n)}, {"numa_node", numa(n)}});
+    nics.push_back({{"bus_id", at(tree, n).bus_id},
+                    {"name", nic_name(n)},
+                    {"numa_node", numa(n)},
+                    {"link_gbytes_per_s", link(n)}});
   nlohmann::json paths = nlohmann::json::array();
   for (const auto &row : map.paths) {
     nlohmann::json cells = nlohmann::json::array();

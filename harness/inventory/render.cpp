@@ -81,13 +81,27 @@ void render_rail_map(const json &inv, std::string &out) {
   }
   out += "\nRail map (row: GPU in PCI bus order; rail NIC = its closest NIC, one per GPU where "
          "possible; path as above)\n";
-  out += fmt::format("  {:>3}  {:<13} {:>4}  {:<10} {:<13} {:>4}  {}\n", "gpu", "gpu_bus", "numa",
-                     "nic", "nic_bus", "numa", "path");
+  // The PCIe link each end negotiated or was described with, GB/s per direction.
+  const auto link_text = [](const json &device) {
+    return device.contains("link_gbytes_per_s") && device["link_gbytes_per_s"].is_number()
+               ? fmt::format("{:.1f}", device["link_gbytes_per_s"].get<double>())
+               : std::string("-");
+  };
+  const auto nic_link = [&](const json &bus_id) {
+    for (const json &nic : rm["nics"])
+      if (nic["bus_id"] == bus_id)
+        return link_text(nic);
+    return std::string("-");
+  };
+  out += fmt::format("  {:>3}  {:<13} {:>4}  {:>7}  {:<10} {:<13} {:>4}  {:>7}  {}\n", "gpu",
+                     "gpu_bus", "numa", "GB/s", "nic", "nic_bus", "numa", "GB/s", "path");
   for (const json &r : rm["rails"])
-    out +=
-        fmt::format("  {:>3}  {:<13} {:>4}  {:<10} {:<13} {:>4}  {}\n", r["gpu_index"].get<int>(),
-                    text_or(r["gpu_bus_id"]), text_or(r["gpu_numa_node"]), text_or(r["nic_name"]),
-                    text_or(r["nic_bus_id"]), text_or(r["nic_numa_node"]), text_or(r["path"]));
+    out += fmt::format("  {:>3}  {:<13} {:>4}  {:>7}  {:<10} {:<13} {:>4}  {:>7}  {}\n",
+                       r["gpu_index"].get<int>(), text_or(r["gpu_bus_id"]),
+                       text_or(r["gpu_numa_node"]),
+                       link_text(rm["gpus"][r["gpu_index"].get<std::size_t>()]),
+                       text_or(r["nic_name"]), text_or(r["nic_bus_id"]),
+                       text_or(r["nic_numa_node"]), nic_link(r["nic_bus_id"]), text_or(r["path"]));
 }
 
 void render_nvml(const json &nvml, std::string &out) {
@@ -161,6 +175,9 @@ std::string render_inventory_text(const nlohmann::json &inventory) {
           ? std::string("this machine")
           : fmt::format("{} {}", kind == "hwloc_xml" ? "hwloc XML" : "NCCL topology XML",
                         source["file"].get<std::string>()));
+  if (inventory.contains("warnings"))
+    for (const json &w : inventory["warnings"])
+      out += "WARNING: " + w.get<std::string>() + "\n\n";
   render_machine(inventory, out);
   render_rail_map(inventory, out);
   render_nvml(inventory["nvml"], out);

@@ -4,6 +4,7 @@
 
 #include "harness/error.h"
 #include "harness/inventory/inventory.h"
+#include "harness/inventory/pci_tree.h"
 #include "tests/inventory/fixtures.h"
 
 namespace railgauge {
@@ -73,6 +74,64 @@ TEST(Inventory, FromNcclXml) {
   EXPECT_EQ(inv["source"]["kind"], "nccl_xml");
   EXPECT_TRUE(inv["host"].is_null());
   EXPECT_EQ(inv["machine"]["numa_nodes"][0]["cpus"], "0-55,112-167");
+}
+
+// Real NCCL topology files of three providers' 8-H100 nodes (tests/fixtures/topology/real,
+// cited in its README): OCI's dump (vendors, NVLink targets), Azure's NDv5 file (no vendor, no
+// <gpu>: GPUs by class), a p5.48xlarge file (no vendor, 32 EFA NICs) and AWS's own static
+// p5.48xlarge file, which leaves the GPUs out and must say so.
+nlohmann::json real_topology(const std::string &name) {
+  InventoryOptions options;
+  options.topology_file = test::fixture("topology/real/" + name);
+  return collect_inventory(options);
+}
+
+TEST(Inventory, RealNcclTopologiesOfThreeProviders) {
+  struct Case {
+    const char *file;
+    int gpus, nics, nvswitches;
+  };
+  for (const Case c : {Case{"oci_bm_gpu_h100_8_nccl_topo.xml", 8, 8, 4},
+                       Case{"azure_ndv5_h100_nccl_topo.xml", 8, 8, 0},
+                       Case{"aws_p5_48xl_h100_nccl_topo_pr1226.xml", 8, 32, 0}}) {
+    SCOPED_TRACE(c.file);
+    const auto inv = real_topology(c.file);
+    expect_common_structure(inv);
+    EXPECT_EQ(inv["summary"]["gpus"], c.gpus);
+    EXPECT_EQ(inv["summary"]["nics"], c.nics);
+    EXPECT_EQ(inv["summary"]["nvswitches"], c.nvswitches);
+    EXPECT_EQ(inv["warnings"], nlohmann::json::array());
+    const auto &rails = inv["rail_map"]["rails"];
+    ASSERT_EQ(rails.size(), 8u);
+    for (const auto &rail : rails) // every GPU has a NIC behind its own PCIe switch
+      EXPECT_TRUE(rail["path"] == "PIX" || rail["path"] == "PXB") << rail.dump();
+    // Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s per direction.
+    for (const auto &gpu : inv["rail_map"]["gpus"])
+      EXPECT_NEAR(gpu["link_gbytes_per_s"].get<double>(), 63.015, 0.01) << gpu.dump();
+  }
+  // NUMA by socket: four GPUs and their NICs on each.
+  const auto azure = real_topology("azure_ndv5_h100_nccl_topo.xml");
+  EXPECT_EQ(azure["rail_map"]["rails"][0]["gpu_numa_node"], 0);
+  EXPECT_EQ(azure["rail_map"]["rails"][7]["gpu_numa_node"], 1);
+  EXPECT_EQ(azure["rail_map"]["rails"][7]["nic_bus_id"], "0108:00:00.0");
+}
+
+TEST(Inventory, ATopologyThatLeavesOutTheGpusSaysSo) {
+  const auto inv = real_topology("aws_p5_48xl_static_topo_no_gpus.xml");
+  EXPECT_EQ(inv["summary"]["gpus"], 0);
+  ASSERT_EQ(inv["warnings"].size(), 2u);
+  EXPECT_NE(inv["warnings"][0].get<std::string>().find("yields no GPU"), std::string::npos);
+  EXPECT_NE(inv["warnings"][1].get<std::string>().find("yields no NIC"), std::string::npos);
+  EXPECT_NE(render_inventory_text(inv).find("WARNING: "), std::string::npos);
+}
+
+TEST(Inventory, PcieLinkBandwidthPerGeneration) {
+  EXPECT_NEAR(*pcie_link_gbytes_per_s(2.5, 16), 4.0, 1e-9);    // gen1: 8b/10b
+  EXPECT_NEAR(*pcie_link_gbytes_per_s(8.0, 16), 15.754, 1e-3); // gen3: 128b/130b
+  EXPECT_NEAR(*pcie_link_gbytes_per_s(32.0, 16), 63.015, 1e-3);
+  EXPECT_NEAR(*pcie_link_gbytes_per_s(16.0, 8), 15.754, 1e-3); // an EFA NIC's gen4 x8
+  EXPECT_FALSE(pcie_link_gbytes_per_s(0, 16).has_value());
+  EXPECT_FALSE(pcie_link_gbytes_per_s(32.0, 0).has_value());
 }
 
 TEST(Inventory, BadTopologyFileIsAnInputError) {

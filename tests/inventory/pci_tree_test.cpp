@@ -36,6 +36,9 @@ TEST(PciTree, ClassifiesByClassAndVendor) {
   EXPECT_EQ(classify_pci(0x0302, 0x10de, false), PciKind::gpu);
   EXPECT_EQ(classify_pci(0x0300, 0x10de, false), PciKind::gpu);
   EXPECT_EQ(classify_pci(0x0300, 0x1a03, false), PciKind::other); // a BMC's VGA is no GPU
+  // No vendor (Azure's NDv5 NCCL file): a 3D controller is a GPU, as NCCL takes it; VGA is not.
+  EXPECT_EQ(classify_pci(0x0302, 0x0000, false), PciKind::gpu);
+  EXPECT_EQ(classify_pci(0x0300, 0x0000, false), PciKind::other);
   EXPECT_EQ(classify_pci(0x0207, 0x15b3, false), PciKind::nic);
   EXPECT_EQ(classify_pci(0x0200, 0x15b3, false), PciKind::nic);
   EXPECT_EQ(classify_pci(0x0680, 0x10de, false), PciKind::nvswitch);
