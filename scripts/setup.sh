@@ -10,6 +10,7 @@ packages=(
   libbenchmark-dev libgtest-dev libgmock-dev
   libopenmpi-dev openmpi-bin libibverbs-dev ibverbs-providers rdma-core libopenblas-dev
   python3 python3-jsonschema python3-pip
+  chromium fonts-dejavu-core python3-pil
   clang libclang-rt-14-dev
   likwid mbw
 )

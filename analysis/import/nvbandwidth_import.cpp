@@ -67,6 +67,9 @@ std::string variant_of(const std::string &caption) {
 std::string pci_from_display(const std::string &text, std::string *name) {
   const auto open = text.rfind('(');
   const auto close = text.rfind(')');
+  // nvbandwidth before v0.5 prints the name alone ("Device 0: NVIDIA H100 80GB HBM3").
+  if (name)
+    *name = std::string(trimmed(text));
   if (open == std::string::npos || close == std::string::npos || close < open)
     return "";
   const std::string inside = text.substr(open + 1, close - open - 1);
@@ -162,8 +165,25 @@ NvbDocument parse_text(const std::string &text, const std::string &where) {
                       at(i)));
     } else if (is_caption(line)) {
       if (!current) {
-        doc.problems.push_back(fmt::format("{}: a matrix outside any 'Running' testcase", at(i)));
-        continue;
+        // An excerpt (an issue, a chat) may keep the matrix and its "SUM <testcase>" line and
+        // drop the "Running <testcase>." line above it: the SUM line names it.
+        std::string named;
+        for (std::size_t j = i + 1; j < lines.size() && named.empty(); ++j) {
+          const auto words = split_words(lines[j]);
+          if (starts_with(lines[j], "Running ") || is_caption(lines[j]))
+            break;
+          if (words.size() >= 3 && words[0] == "SUM")
+            named = words[1];
+        }
+        if (named.empty()) {
+          doc.problems.push_back(fmt::format("{}: a matrix outside any 'Running' testcase", at(i)));
+          continue;
+        }
+        doc.problems.push_back(fmt::format("{}: a matrix without its 'Running {}.' line: named "
+                                           "from the SUM line after it",
+                                           at(i), named));
+        doc.testcases.push_back({named, "Running", "", {}});
+        current = &doc.testcases.back();
       }
       NvbMatrix m;
       m.caption = line;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -24,10 +25,12 @@ namespace {
 
 using json = nlohmann::json;
 
-// Params derived while running, or naming the part: not part of a curve's identity.
+// Params derived while running, naming the part, or saying where a record came from: not part
+// of a curve's identity (a curve is a benchmark and its setting, over size, in one run).
 const std::set<std::string> kNotSeries = {
-    "size_bytes", "passes_per_call", "threads_used", "total_bytes", "gpu",
-    "rank",       "numa_node",       "device"};
+    "size_bytes", "passes_per_call", "threads_used", "total_bytes", "gpu",           "rank",
+    "numa_node",  "device",          "count",        "source",      "source_format", "tool",
+    "iterations", "warmup",          "timeout_s"};
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -36,6 +39,67 @@ double median_of(std::vector<double> v) {
 }
 
 std::string text(const json &v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// The parts of one point, as the plot's band shows them: lowest and highest value.
+std::pair<double, double> lowest_highest(const std::vector<double> &v) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return {*lo, *hi};
+}
+
+// The run ids of a set, in load order, each once: "run N" in a legend is the N-th (1-based),
+// and the page lists them (runs_table), so that legends stay short.
+std::vector<std::string> run_ids(const analysis::RunSet &runs) {
+  std::vector<std::string> ids;
+  for (const auto &r : runs.runs)
+    if (!r.records.empty() && std::find(ids.begin(), ids.end(), r.records.front().run) == ids.end())
+      ids.push_back(r.records.front().run);
+  return ids;
+}
+
+// A run's short name for a legend: "run N", or "" when the set holds one run.
+std::string run_label(const analysis::RunSet &runs, const analysis::LoadedRun &run) {
+  const auto ids = run_ids(runs);
+  if (ids.size() < 2 || run.records.empty())
+    return "";
+  const auto at = std::find(ids.begin(), ids.end(), run.records.front().run);
+  return fmt::format("run {}", at - ids.begin() + 1);
+}
+
+// The params of a family's records that name a curve: those that vary, and not only from run to
+// run (a world size that differs between a 1-node and a 10-node run is said by the run label and
+// the runs table, not in every name).
+std::set<std::string> series_params(const analysis::RunSet &runs,
+                                    const std::function<bool(const Record &)> &wanted) {
+  std::map<std::string, std::set<std::string>> values_of;
+  std::map<std::string, bool> varies_within_a_run;
+  for (const auto &run : runs.runs) {
+    std::map<std::string, std::set<std::string>> in_run;
+    for (const auto &r : run.records)
+      if (wanted(r))
+        for (const auto &[k, v] : r.params.items())
+          if (!kNotSeries.count(k)) {
+            values_of[k].insert(text(v));
+            in_run[k].insert(text(v));
+          }
+    for (const auto &[k, values] : in_run)
+      varies_within_a_run[k] = varies_within_a_run[k] || values.size() > 1;
+  }
+  std::set<std::string> out;
+  for (const auto &[k, values] : values_of)
+    if (values.size() > 1 && (varies_within_a_run[k] || run_ids(runs).size() < 2))
+      out.insert(k);
+  return out;
+}
+
+// A curve's name: the key without its family, the naming params, and the run.
+std::string series_name(const Record &r, const std::set<std::string> &naming,
+                        const std::string &run) {
+  std::string name = r.key.substr(r.key.find('.') + 1);
+  for (const auto &[k, v] : r.params.items())
+    if (naming.count(k))
+      name += " " + k + "=" + text(v);
+  return run.empty() ? name : name + " (" + run + ")";
+}
 
 std::string md_escape(const std::string &s) {
   std::string out;
@@ -222,7 +286,7 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
     for (double t : tps)
       rows[0].push_back(fmt::format("t={:g}", t));
     for (const auto &[op, by_tp] : ops) {
-      Series s{op, {}};
+      Series s{op, {}, {}};
       std::vector<std::string> row = {op};
       for (double t : tps) {
         const auto it = by_tp.find(t);
@@ -261,37 +325,44 @@ constexpr FamilyMetric kFamilies[] = {
 void bandwidth_section(Page &page, const analysis::RunSet &runs) {
   bool headed = false;
   for (const auto &fm : kFamilies) {
+    const auto wanted = [&](const Record &r) {
+      return r.key.starts_with(std::string(fm.family) + ".") && r.status == Status::ok &&
+             r.params.contains("size_bytes") && r.params["size_bytes"].is_number() &&
+             r.metrics.contains(fm.metric) && r.metrics[fm.metric].is_number() &&
+             !r.params.contains("src") && !r.params.contains("src_rank");
+    };
+    const auto naming = series_params(runs, wanted);
     std::map<std::string, std::map<double, std::vector<double>>> curves;
-    for (const auto &run : runs.runs)
-      for (const auto &r : run.records) {
-        if (!r.key.starts_with(std::string(fm.family) + ".") || r.status != Status::ok ||
-            !r.params.contains("size_bytes") || !r.params["size_bytes"].is_number() ||
-            !r.metrics.contains(fm.metric) || !r.metrics[fm.metric].is_number() ||
-            r.params.contains("src") || r.params.contains("src_rank"))
-          continue;
-        std::string name = r.key;
-        for (const auto &[k, v] : r.params.items())
-          if (!kNotSeries.count(k))
-            name += " " + k + "=" + text(v);
-        curves[name][r.params["size_bytes"].get<double>()].push_back(
-            r.metrics[fm.metric].get<double>());
-      }
+    for (const auto &run : runs.runs) {
+      const std::string label = run_label(runs, run);
+      for (const auto &r : run.records)
+        if (wanted(r))
+          curves[series_name(r, naming, label)][r.params["size_bytes"].get<double>()].push_back(
+              r.metrics[fm.metric].get<double>());
+    }
     if (curves.empty())
       continue;
     if (!headed) {
       page.heading("Bandwidth versus size");
       page.para("x: bytes per buffer or message (log scale), y: bandwidth (GB = 1e9 bytes, "
-                "Gb = 1e9 bits), median over parts and ranks; one line per benchmark and "
-                "setting.");
+                "Gb = 1e9 bits); one line per benchmark, setting and run, at the median of its "
+                "parts (GPUs, ranks, hosts), the shaded band from the lowest part to the "
+                "highest, so that a slow part shows as a band below the line.");
       headed = true;
     }
     std::vector<Series> series;
-    std::vector<std::vector<std::string>> rows = {{"series", "size_bytes", fm.unit}};
+    std::vector<std::vector<std::string>> rows = {
+        {"series", "size_bytes", fm.unit, "parts", "lowest", "highest"}};
     for (const auto &[name, by_size] : curves) {
-      Series s{name, {}};
+      Series s{name, {}, {}};
       for (const auto &[size, values] : by_size) {
-        s.points.emplace_back(size, median_of(values));
-        rows.push_back({name, tick_label(size, true), fmt::format("{:.4g}", median_of(values))});
+        const double m = median_of(values);
+        const auto [lo, hi] = lowest_highest(values);
+        s.points.emplace_back(size, m);
+        s.spread.emplace_back(lo, hi);
+        rows.push_back({name, tick_label(size, true), fmt::format("{:.4g}", m),
+                        std::to_string(values.size()), fmt::format("{:.4g}", lo),
+                        fmt::format("{:.4g}", hi)});
       }
       series.push_back(std::move(s));
     }
@@ -303,6 +374,218 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
     const auto html = page.html;
     page.table(rows);
     page.html = html;
+  }
+}
+
+// ---------------------------------------------------------------- per-GPU host copies
+// Host<->GPU copies per GPU at each GPU's largest size: one bar per host and GPU, a GPU under 85%
+// of the best drawn red, as the profiles' h2d-within-node rule judges it (half the GPUs of a node
+// 20% slower shows as half red; a median would sit between the halves).
+constexpr double kOutlierShare = 0.85;
+
+void per_gpu_section(Page &page, const analysis::RunSet &runs) {
+  namespace o = offload::record;
+  // key -> (host gpu) -> (size, values at it)
+  std::map<std::string, std::map<std::string, std::pair<double, std::vector<double>>>> by_key;
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records) {
+      if (r.status != Status::ok || !r.key.starts_with(std::string(o::kFamily) + ".") ||
+          !r.params.contains("gpu") || !r.params.contains("size_bytes") ||
+          !r.params["size_bytes"].is_number() || !r.metrics.contains(o::kBandwidthGbytesPerS) ||
+          !r.metrics[o::kBandwidthGbytesPerS].is_number())
+        continue;
+      const double size = r.params["size_bytes"].get<double>();
+      auto &[at, values] = by_key[r.key][r.host + "\n" + "gpu" + text(r.params["gpu"])];
+      if (size > at) {
+        at = size;
+        values.clear();
+      }
+      if (size == at)
+        values.push_back(r.metrics[o::kBandwidthGbytesPerS].get<double>());
+    }
+  bool headed = false;
+  for (const auto &[key, parts] : by_key) {
+    if (parts.size() < 2)
+      continue;
+    if (!headed) {
+      page.heading("Host and GPU copies per GPU");
+      page.para(fmt::format("Each GPU's bandwidth at its largest size; red: under {:.0f}% of the "
+                            "best GPU.",
+                            kOutlierShare * 100));
+      headed = true;
+    }
+    std::set<std::string> hosts;
+    for (const auto &[part, at] : parts)
+      hosts.insert(part.substr(0, part.find('\n')));
+    std::vector<std::string> labels;
+    std::vector<double> values;
+    for (const auto &[part, at] : parts) {
+      const auto cut = part.find('\n');
+      // "gpu3" on one host, "node07 gpu3" across several.
+      labels.push_back(hosts.size() == 1 ? part.substr(cut + 1)
+                                         : part.substr(0, cut) + " " + part.substr(cut + 1));
+      values.push_back(median_of(at.second));
+    }
+    const double best = *std::max_element(values.begin(), values.end());
+    std::vector<bool> outlier;
+    std::vector<std::vector<std::string>> rows = {{"GPU", "GB/s", "of the best"}};
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      outlier.push_back(values[i] < kOutlierShare * best);
+      rows.push_back({labels[i], fmt::format("{:.4g}", values[i]),
+                      fmt::format("{:.0f}%", 100 * values[i] / best)});
+    }
+    page.html +=
+        "<figure>" +
+        bar_chart(key + ": GB/s per GPU", labels, values, outlier, "GB/s", kOutlierShare * best,
+                  fmt::format("{:.0f}% of the best", kOutlierShare * 100)) +
+        "</figure>\n";
+    page.md += "**" + key + "** per GPU\n\n";
+    const auto html = page.html;
+    page.table(rows);
+    page.html = html;
+  }
+}
+
+// ---------------------------------------------------------------- latency percentiles
+// RDMA (and imported perftest) latency: p50, p99 and the maximum against size, per benchmark and
+// setting, so that a tail shows as the gap between the lines.
+void latency_section(Page &page, const analysis::RunSet &runs) {
+  namespace rr = rdma::record;
+  std::map<std::string, std::map<double, std::vector<double>>> curves;
+  const auto wanted = [](const Record &r) {
+    return r.status == Status::ok && r.key.starts_with(std::string(rr::kFamily) + ".") &&
+           r.params.contains("size_bytes") && r.params["size_bytes"].is_number() &&
+           r.metrics.contains(rr::kLatency) && r.metrics[rr::kLatency].is_object();
+  };
+  const auto naming = series_params(runs, wanted);
+  for (const auto &run : runs.runs) {
+    const std::string label = run_label(runs, run);
+    for (const auto &r : run.records) {
+      if (!wanted(r))
+        continue;
+      const std::string name = series_name(r, naming, "");
+      const json &l = r.metrics[rr::kLatency];
+      for (const auto &[stat, field] :
+           {std::pair{"p50", rr::kP50S}, std::pair{"p99", rr::kP99S}, std::pair{"max", rr::kMaxS}})
+        if (l.contains(field) && l[field].is_number())
+          curves[name + " " + stat + (label.empty() ? "" : " (" + label + ")")]
+                [r.params["size_bytes"].get<double>()]
+                    .push_back(l[field].get<double>() * 1e6);
+    }
+  }
+  if (curves.empty())
+    return;
+  page.heading("Latency versus size");
+  page.para("x: message bytes (log scale), y: latency in microseconds (log scale); per benchmark "
+            "the median (p50), the 99th percentile and the maximum: a tail is the gap above "
+            "p50.");
+  std::vector<Series> series;
+  std::vector<std::vector<std::string>> rows = {{"series", "size_bytes", "us"}};
+  for (const auto &[name, by_size] : curves) {
+    Series s{name, {}, {}};
+    for (const auto &[size, values] : by_size) {
+      s.points.emplace_back(size, median_of(values));
+      rows.push_back({name, tick_label(size, true), fmt::format("{:.4g}", median_of(values))});
+    }
+    series.push_back(std::move(s));
+  }
+  page.html += "<figure>" +
+               line_chart("rdma: latency versus size", "size", "microseconds (log scale)", series,
+                          true, true, true) +
+               "</figure>\n";
+  const auto html = page.html;
+  page.table(rows);
+  page.html = html;
+}
+
+// ---------------------------------------------------------------- nvbandwidth matrices
+// Imported nvbandwidth testcases (import.nvbandwidth.<testcase>, one record per cell with its
+// row and column): one heat map per testcase and run, as nvbandwidth prints its matrix, a cell
+// under 90% of the matrix's median crossed (a slow GPU, a slow link).
+void nvbandwidth_section(Page &page, const analysis::RunSet &runs) {
+  struct Matrix {
+    std::string caption, row_kind, column_kind;
+    std::map<std::pair<std::string, std::string>, double> cells;
+  };
+  std::map<std::string, Matrix> matrices;
+  for (const auto &run : runs.runs) {
+    const std::string label = run_label(runs, run);
+    for (const auto &r : run.records) {
+      if (r.status != Status::ok || !r.key.starts_with("import.nvbandwidth.") ||
+          !r.params.contains("row") || !r.params.contains("column") ||
+          !r.metrics.contains("bandwidth_gbytes_per_s") ||
+          !r.metrics["bandwidth_gbytes_per_s"].is_number())
+        continue;
+      Matrix &m = matrices[r.key.substr(19) + (label.empty() ? "" : " (" + label + ")")];
+      m.caption = r.params.contains("caption") ? text(r.params["caption"]) : "";
+      const auto kind = [&](const char *param, const char *none) {
+        const std::string k = r.params.contains(param) ? text(r.params[param]) : "";
+        return k.empty() ? std::string(none) : k;
+      };
+      m.row_kind = kind("row_kind", "one row");
+      m.column_kind = kind("column_kind", "column");
+      m.cells[{text(r.params["row"]), text(r.params["column"])}] =
+          r.metrics["bandwidth_gbytes_per_s"].get<double>();
+    }
+  }
+  if (matrices.empty())
+    return;
+  // A one-GPU run's testcases are single cells: one table for them, heat maps for the rest.
+  std::vector<std::vector<std::string>> single = {{"testcase", "GB/s"}};
+  for (auto it = matrices.begin(); it != matrices.end();)
+    if (it->second.cells.size() == 1) {
+      single.push_back({it->first, fmt::format("{:.4g}", it->second.cells.begin()->second)});
+      it = matrices.erase(it);
+    } else {
+      ++it;
+    }
+  page.heading("nvbandwidth matrices");
+  if (single.size() > 1) {
+    page.para("Testcases of a single cell (one GPU):");
+    page.table(single);
+  }
+  page.para(fmt::format("One heat map per testcase, as nvbandwidth prints it (GB/s); a cell under "
+                        "{:.0f}% of its matrix's best is crossed (a slow GPU, a slower link).",
+                        kOutlierShare * 100));
+  for (const auto &[name, m] : matrices) {
+    std::set<std::string, decltype(&check::natural_less)> rows(&check::natural_less),
+        cols(&check::natural_less);
+    std::vector<double> all;
+    for (const auto &[rc, v] : m.cells) {
+      rows.insert(rc.first);
+      cols.insert(rc.second);
+      all.push_back(v);
+    }
+    const double best = *std::max_element(all.begin(), all.end());
+    const std::vector<std::string> row_labels(rows.begin(), rows.end()),
+        col_labels(cols.begin(), cols.end());
+    std::vector<std::vector<std::optional<double>>> values(
+        row_labels.size(), std::vector<std::optional<double>>(col_labels.size()));
+    std::vector<std::vector<bool>> bad(row_labels.size(),
+                                       std::vector<bool>(col_labels.size(), false));
+    std::vector<std::vector<std::string>> slow = {
+        {m.row_kind, m.column_kind, "GB/s", "of the best"}};
+    for (std::size_t i = 0; i < row_labels.size(); ++i)
+      for (std::size_t j = 0; j < col_labels.size(); ++j)
+        if (const auto it = m.cells.find({row_labels[i], col_labels[j]}); it != m.cells.end()) {
+          values[i][j] = it->second;
+          bad[i][j] = it->second < kOutlierShare * best;
+          if (bad[i][j])
+            slow.push_back({row_labels[i], col_labels[j], fmt::format("{:.4g}", it->second),
+                            fmt::format("{:.0f}%", 100 * it->second / best)});
+        }
+    page.html +=
+        "<figure>" +
+        heat_map(name + (m.caption.empty() ? "" : ": " + m.caption), row_labels, col_labels, values,
+                 bad, "GB/s", fmt::format("rows: {}, columns: {}", m.row_kind, m.column_kind),
+                 fmt::format("under {:.0f}% of the best", kOutlierShare * 100)) +
+        "</figure>\n";
+    page.md += fmt::format("**{}**: {} cells, best {:.4g} GB/s; slow cells:\n\n", name,
+                           m.cells.size(), best);
+    if (slow.size() == 1)
+      page.para("none");
+    else
+      page.table(slow);
   }
 }
 
@@ -544,6 +827,30 @@ void check_result_for_report(const nlohmann::json &check, const std::string &whe
                      "give the file railgauge check --json FILE wrote");
 }
 
+// "run N" of the legends: its run id, hosts and records, when there are several runs.
+void runs_table(Page &page, const analysis::RunSet &runs) {
+  const auto ids = run_ids(runs);
+  if (ids.size() < 2)
+    return;
+  std::vector<std::vector<std::string>> rows = {{"run", "run id", "hosts", "records"}};
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    std::set<std::string> hosts;
+    std::size_t records = 0;
+    for (const auto &run : runs.runs)
+      for (const auto &r : run.records)
+        if (r.run == ids[i]) {
+          hosts.insert(r.host);
+          ++records;
+        }
+    std::string host_text = *hosts.begin();
+    if (hosts.size() > 1)
+      host_text += fmt::format(" and {} more", hosts.size() - 1);
+    rows.push_back({fmt::format("run {}", i + 1), ids[i], host_text, std::to_string(records)});
+  }
+  page.heading("Runs");
+  page.table(rows);
+}
+
 Report build_report(const ReportInput &in) {
   Page page;
   std::string meta;
@@ -570,11 +877,16 @@ Report build_report(const ReportInput &in) {
     meta += ".";
   }
   page.md = "# " + in.title + "\n\n" + meta + "\n";
+  if (in.runs)
+    runs_table(page, *in.runs);
   if (in.check)
     verdict_section(page, *in.check);
   if (in.runs) {
     gemm_section(page, *in.runs);
     bandwidth_section(page, *in.runs);
+    per_gpu_section(page, *in.runs);
+    latency_section(page, *in.runs);
+    nvbandwidth_section(page, *in.runs);
     pair_section(page, *in.runs);
     nic_matrix_section(page, *in.runs);
   }

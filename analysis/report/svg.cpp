@@ -8,10 +8,24 @@
 namespace railgauge::report {
 namespace {
 
-constexpr const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+// Tableau's 10 and two more of the same weight: distinct on white and to most colour-blind eyes
+// in pairs that differ in lightness too.
+constexpr const char *kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                    "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                    "#bcbd22", "#17becf", "#393b79", "#637939"};
+constexpr const char *kDashes[] = {"", "6,3", "2,2"};
+constexpr std::size_t kColours = std::size(kPalette);
+
+// Pixels a caption of `chars` characters takes at 11 px (DejaVu Sans averages about 6.3 px).
+double caption_width(std::size_t chars) { return 6.6 * static_cast<double>(chars); }
+// And a title, 13 px bold (about 8.3 px a character).
+double title_width(std::size_t chars) { return 8.6 * static_cast<double>(chars); }
 
 } // namespace
+
+LineStyle line_style(std::size_t i) {
+  return {kPalette[i % kColours], kDashes[(i / kColours) % std::size(kDashes)]};
+}
 
 double Scale::map(double v) const {
   double t;
@@ -167,6 +181,23 @@ std::string axes(const Scale &x, const Scale &y, const std::string &x_label,
   return s + "</g>";
 }
 
+namespace {
+// The band between each point's lowest and highest part, as one closed shape.
+std::string spread_band(const Scale &x, const Scale &y, const Series &s, const std::string &color) {
+  if (s.spread.size() != s.points.size() || s.points.size() < 1)
+    return "";
+  std::string pts;
+  for (std::size_t i = 0; i < s.points.size(); ++i)
+    pts += fmt::format("{}{:.1f},{:.1f}", pts.empty() ? "" : " ", x.map(s.points[i].first),
+                       y.map(s.spread[i].second));
+  for (std::size_t i = s.points.size(); i-- > 0;)
+    pts += fmt::format(" {:.1f},{:.1f}", x.map(s.points[i].first), y.map(s.spread[i].first));
+  return fmt::format("<polygon points=\"{}\" fill=\"{}\" fill-opacity=\"0.15\" "
+                     "stroke=\"none\"><title>{}: lowest to highest part</title></polygon>",
+                     pts, color, xml_escape(s.name));
+}
+} // namespace
+
 std::string polyline(const Scale &x, const Scale &y,
                      const std::vector<std::pair<double, double>> &points, const std::string &color,
                      const std::string &title) {
@@ -198,36 +229,56 @@ std::string heat_cell(double x, double y, double w, double h, const std::string 
 
 std::string line_chart(const std::string &title, const std::string &x_label,
                        const std::string &y_label, const std::vector<Series> &series, bool log_x,
-                       bool x_bytes) {
+                       bool x_bytes, bool log_y) {
   const double width = 640, plot_h = 260, left = 70, top = 30;
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-  for (const auto &s : series)
+  for (const auto &s : series) {
     for (const auto &[x, y] : s.points) {
       xmin = std::min(xmin, x);
       xmax = std::max(xmax, x);
       ymin = std::min(ymin, y);
       ymax = std::max(ymax, y);
     }
+    for (const auto &[lo, hi] : s.spread) {
+      ymin = std::min(ymin, lo);
+      ymax = std::max(ymax, hi);
+    }
+  }
   if (!std::isfinite(xmin)) {
     xmin = ymin = 0;
     xmax = ymax = 1;
   }
   const auto x = make_scale(xmin, xmax, left, width - 20, log_x);
-  const auto y = make_scale(std::min(ymin, 0.0), ymax, top + plot_h, top, false);
+  const auto y = log_y && ymin > 0
+                     ? make_scale(ymin, ymax, top + plot_h, top, true)
+                     : make_scale(std::min(ymin, 0.0), ymax, top + plot_h, top, false);
   const double legend_h = 16.0 * static_cast<double>(series.size());
   const double height = top + plot_h + 44 + legend_h;
-  std::string s = fmt::format("<svg class=\"chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
-                              "{1}\" role=\"img\"><title>{2}</title><text x=\"{3}\" y=\"18\" "
-                              "font-size=\"13\" font-weight=\"bold\">{2}</text>",
-                              width, height, xml_escape(title), left);
+  std::size_t longest = 0;
+  for (const auto &s : series)
+    longest = std::max(longest, s.name.size());
+  const double svg_width = std::max(width, left + 18 + caption_width(longest) + 8);
+  std::string s = fmt::format("<svg class=\"chart\" width=\"{0:.0f}\" height=\"{1}\" "
+                              "viewBox=\"0 0 {0:.0f} {1}\" role=\"img\"><title>{2}</title><text "
+                              "x=\"{3}\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{2}</text>",
+                              svg_width, height, xml_escape(title), left);
   s += axes(x, y, x_label, y_label, x_bytes);
+  for (std::size_t i = 0; i < series.size(); ++i)
+    s += spread_band(x, y, series[i], line_style(i).color);
   for (std::size_t i = 0; i < series.size(); ++i) {
-    const auto color = kPalette[i % 10];
-    s += polyline(x, y, series[i].points, color, series[i].name);
+    const LineStyle style = line_style(i);
+    std::string line = polyline(x, y, series[i].points, style.color, series[i].name);
+    if (!style.dash.empty())
+      line.replace(line.find("stroke-width="), 0,
+                   fmt::format("stroke-dasharray=\"{}\" ", style.dash));
+    s += line;
     const double ly = top + plot_h + 50 + 16.0 * static_cast<double>(i);
-    s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"12\" height=\"3\" fill=\"{}\"/>"
-                     "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\">{}</text>",
-                     left, ly - 4, color, left + 18, ly, xml_escape(series[i].name));
+    s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" "
+                     "stroke-width=\"2.5\"{}/><text x=\"{}\" y=\"{:.1f}\" font-size=\"11\">{}"
+                     "</text>",
+                     left, ly - 3, left + 14, ly - 3, style.color,
+                     style.dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", style.dash),
+                     left + 18, ly, xml_escape(series[i].name));
   }
   return s + "</svg>";
 }
@@ -235,7 +286,8 @@ std::string line_chart(const std::string &title, const std::string &x_label,
 std::string heat_map(const std::string &title, const std::vector<std::string> &rows,
                      const std::vector<std::string> &cols,
                      const std::vector<std::vector<std::optional<double>>> &values,
-                     const std::vector<std::vector<bool>> &bad, const std::string &unit) {
+                     const std::vector<std::vector<bool>> &bad, const std::string &unit,
+                     const std::string &axes_caption, const std::string &bad_means) {
   const double cell =
       std::clamp(480.0 / std::max<double>(1, static_cast<double>(cols.size())), 14.0, 40.0);
   const double left = 90, top = 60;
@@ -246,8 +298,16 @@ std::string heat_map(const std::string &title, const std::vector<std::string> &r
         lo = std::min(lo, *v);
         hi = std::max(hi, *v);
       }
-  // Wide enough for the caption line under the cells.
-  const double width = std::max(left + cell * static_cast<double>(cols.size()) + 20, 600.0);
+  // The colour scale starts at half the best value at most, so that a matrix whose cells differ
+  // by 0.1% looks uniform instead of spanning dark to yellow.
+  if (std::isfinite(hi))
+    lo = std::min(lo, hi / 2);
+  const std::string caption =
+      fmt::format("{}; colour: {} (dark {:.4g}, yellow {:.4g}); red cross: {}", axes_caption, unit,
+                  std::isfinite(lo) ? lo : 0, std::isfinite(hi) ? hi : 0, bad_means);
+  // Wide enough for the caption line under the cells, and for the title.
+  const double width = std::max({left + cell * static_cast<double>(cols.size()) + 20, 600.0,
+                                 caption_width(caption.size()) + 8, title_width(title.size()) + 8});
   const double height = top + cell * static_cast<double>(rows.size()) + 40;
   std::string s = fmt::format("<svg class=\"heatmap\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
                               "viewBox=\"0 0 {0:.0f} {1:.0f}\" role=\"img\"><title>{2}</title>"
@@ -273,11 +333,61 @@ std::string heat_map(const std::string &title, const std::vector<std::string> &r
                      is_bad);
     }
   }
-  s += fmt::format("<text x=\"4\" y=\"{:.1f}\" font-size=\"11\">rows: source, columns: "
-                   "destination; colour: {} (dark {:.4g}, yellow {:.4g}); red cross: bad pair"
-                   "</text>",
-                   height - 10, xml_escape(unit), std::isfinite(lo) ? lo : 0,
-                   std::isfinite(hi) ? hi : 0);
+  s += fmt::format("<text x=\"4\" y=\"{:.1f}\" font-size=\"11\">{}</text>", height - 10,
+                   xml_escape(caption));
+  return s + "</svg>";
+}
+
+std::string bar_chart(const std::string &title, const std::vector<std::string> &labels,
+                      const std::vector<double> &values, const std::vector<bool> &outlier,
+                      const std::string &unit, double threshold,
+                      const std::string &threshold_text) {
+  const double left = 70, top = 34, plot_h = 200;
+  const double bar =
+      std::clamp(520.0 / std::max<double>(1, static_cast<double>(labels.size())), 16.0, 48.0);
+  const double width = std::max({left + bar * static_cast<double>(labels.size()) + 20, 420.0,
+                                 title_width(title.size()) + 8,
+                                 caption_width(unit.size() + threshold_text.size() + 60) + 8});
+  const double height = top + plot_h + 46;
+  double hi = 0;
+  for (double v : values)
+    hi = std::max(hi, v);
+  const auto y = make_scale(0, hi > 0 ? hi : 1, top + plot_h, top, false);
+  std::string s = fmt::format("<svg class=\"bars\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
+                              "viewBox=\"0 0 {0:.0f} {1:.0f}\" role=\"img\"><title>{2}</title>"
+                              "<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{2}"
+                              "</text>",
+                              width, height, xml_escape(title));
+  for (double t : y.ticks())
+    s += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                     "stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" font-size=\"10\" "
+                     "text-anchor=\"end\">{5}</text>",
+                     left, y.map(t), width - 10, left - 4, y.map(t) + 3,
+                     xml_escape(tick_label(t, false)));
+  for (std::size_t i = 0; i < labels.size() && i < values.size(); ++i) {
+    const bool out = i < outlier.size() && outlier[i];
+    const double x0 = left + bar * static_cast<double>(i);
+    s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                     "fill=\"{}\"><title>{}: {:.4g} {}</title></rect>",
+                     x0 + 2, y.map(values[i]), bar - 4, top + plot_h - y.map(values[i]),
+                     out ? "#d62728" : "#1f77b4", xml_escape(labels[i]), values[i],
+                     xml_escape(unit));
+    if (out && hi > 0)
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" "
+                       "text-anchor=\"middle\" fill=\"#d62728\">{:.0f}%</text>",
+                       x0 + bar / 2, y.map(values[i]) - 3, 100 * values[i] / hi);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" "
+                     "text-anchor=\"middle\">{}</text>",
+                     x0 + bar / 2, top + plot_h + 14, xml_escape(labels[i]));
+  }
+  s += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                   "stroke=\"#333\" stroke-dasharray=\"4,3\"><title>{3}: {4:.4g} {5}</title>"
+                   "</line>",
+                   left, y.map(threshold), left + bar * static_cast<double>(labels.size()),
+                   xml_escape(threshold_text), threshold, xml_escape(unit));
+  s += fmt::format("<text x=\"4\" y=\"{:.1f}\" font-size=\"11\">{}; dashed: {}, {:.4g}; red: "
+                   "under it, with its share of the best</text>",
+                   height - 8, xml_escape(unit), xml_escape(threshold_text), threshold);
   return s + "</svg>";
 }
 

@@ -41,17 +41,38 @@ std::string heat_cell(double x, double y, double w, double h, const std::string 
 struct Series {
   std::string name;
   std::vector<std::pair<double, double>> points; // sorted by x
+  // Per point, the lowest and highest of the parts behind it (GPUs, ranks, hosts): drawn as a
+  // shaded band, so that a slow part shows in the plot, not only in the table. Empty: none.
+  std::vector<std::pair<double, double>> spread;
 };
 
-// A whole chart, width x height px, with a legend under the plot.
+// The line style of series i: one of 12 colours, then dashed and dotted, so that 36 series have
+// 36 looks before one repeats. `dash` is an SVG stroke-dasharray ("" for solid).
+struct LineStyle {
+  std::string color, dash;
+};
+LineStyle line_style(std::size_t i);
+
+// A whole chart, width x height px, with a legend under the plot. `log_y` for values that span
+// decades (latency: microseconds at p50, milliseconds at the maximum).
 std::string line_chart(const std::string &title, const std::string &x_label,
                        const std::string &y_label, const std::vector<Series> &series, bool log_x,
-                       bool x_bytes);
+                       bool x_bytes, bool log_y = false);
 
-// rows x cols matrix (missing cells none), bad cells marked; caption says what is what.
+// rows x cols matrix (missing cells none), bad cells marked; the caption under it says what rows
+// and columns are (`axes`) and what the colours and crosses mean, and the picture is as wide as
+// the caption needs.
 std::string heat_map(const std::string &title, const std::vector<std::string> &rows,
                      const std::vector<std::string> &cols,
                      const std::vector<std::vector<std::optional<double>>> &values,
-                     const std::vector<std::vector<bool>> &bad, const std::string &unit);
+                     const std::vector<std::vector<bool>> &bad, const std::string &unit,
+                     const std::string &axes = "rows: source, columns: destination",
+                     const std::string &bad_means = "bad pair");
+
+// One bar per label (a GPU, a NIC), an outlier drawn red with its share of the best written
+// above it; a dashed line at `threshold`, which `threshold_text` names ("85% of the best").
+std::string bar_chart(const std::string &title, const std::vector<std::string> &labels,
+                      const std::vector<double> &values, const std::vector<bool> &outlier,
+                      const std::string &unit, double threshold, const std::string &threshold_text);
 
 } // namespace railgauge::report

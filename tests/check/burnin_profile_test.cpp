@@ -11,6 +11,7 @@
 #include "analysis/check/check_result.h"
 #include "analysis/check/evaluate.h"
 #include "analysis/check/rules.h"
+#include "analysis/report/report.h"
 #include "analysis/run_set.h"
 #include "railgauge/config.h"
 #include "synthetic_node.h"
@@ -103,6 +104,30 @@ TEST(BurninProfile, HalfTheGpusCopyingSlowerFailWithinTheNode) {
   EXPECT_EQ(violators(r, "h2d-within-node"),
             (std::set<std::string>{"gpu4", "gpu5", "gpu6", "gpu7"}))
       << render_table(r);
+}
+
+// The report of the same node draws it: one H2D bar per GPU, the slow half red with its share.
+TEST(BurninProfile, ReportShowsTheSlowHalfAsRedBars) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("railgauge-burnin-report-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  const auto dir = write_synthetic_node(kSource + "/results/suites/burnin-h100.yaml", out.string(),
+                                        1, {.h2d_half_slow = true}, testing::Fabric::infiniband);
+  const auto runs = analysis::load_runs({dir});
+  const report::Report page = report::build_report({"node", &runs, nullptr, std::nullopt});
+  std::filesystem::remove_all(out);
+  const auto at = page.html.find("offload.h2d: GB/s per GPU");
+  ASSERT_NE(at, std::string::npos) << "no per-GPU H2D chart";
+  const std::string svg = page.html.substr(at, page.html.find("</svg>", at) - at);
+  std::size_t red = 0, bars = 0;
+  for (auto p = svg.find("<rect "); p != std::string::npos; p = svg.find("<rect ", p + 1)) {
+    ++bars;
+    const std::string red_fill = "fill=\"#d62728\"";
+    red += svg.compare(svg.find("fill=", p), red_fill.size(), red_fill) == 0;
+  }
+  EXPECT_EQ(bars, 8u);
+  EXPECT_EQ(red, 4u);
+  EXPECT_NE(page.markdown.find("| gpu7 |"), std::string::npos) << "per-GPU table";
 }
 
 TEST(BurninProfile, DowntrainedLinkFails) {

@@ -1,3 +1,5 @@
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "analysis/compare/compare.h"
@@ -132,6 +134,34 @@ TEST(Svg, LabelsColoursAndEscaping) {
   EXPECT_EQ(report::heat_color(0), "#440154");
   EXPECT_EQ(report::heat_color(1), "#fde725");
   EXPECT_EQ(report::xml_escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+}
+
+TEST(Svg, ThirtySixCurvesBeforeALookRepeats) {
+  std::set<std::pair<std::string, std::string>> looks;
+  for (std::size_t i = 0; i < 36; ++i)
+    looks.insert({report::line_style(i).color, report::line_style(i).dash});
+  EXPECT_EQ(looks.size(), 36u);
+  EXPECT_EQ(report::line_style(36).color, report::line_style(0).color);
+}
+
+TEST(Svg, BarChartMarksOutliersWithTheirShare) {
+  const auto svg =
+      report::bar_chart("h2d per GPU", {"gpu0", "gpu1", "gpu2", "gpu3"}, {55, 56, 55, 44},
+                        {false, false, false, true}, "GB/s", 0.85 * 56, "85% of the best");
+  std::size_t red = 0;
+  for (auto p = svg.find("fill=\"#d62728\"><title>"); p != std::string::npos;
+       p = svg.find("fill=\"#d62728\"><title>", p + 1))
+    ++red;
+  EXPECT_EQ(red, 1u);
+  EXPECT_NE(svg.find(">79%</text>"), std::string::npos) << "44 of the best 56";
+  EXPECT_NE(svg.find("85% of the best: 47.6"), std::string::npos);
+}
+
+TEST(Svg, SpreadBandUnderTheLine) {
+  report::Series s{"h2d", {{1024, 10}, {2048, 12}}, {{8, 11}, {9, 13}}};
+  const auto svg = report::line_chart("t", "size", "GB/s", {s}, true, true);
+  EXPECT_NE(svg.find("<polygon"), std::string::npos);
+  EXPECT_NE(svg.find("lowest to highest part"), std::string::npos);
 }
 
 TEST(Svg, PolylineAndHeatCell) {

@@ -364,6 +364,37 @@ TEST(NvbandwidthImport, TruncatedTextKeepsTheCompleteMatrices) {
   EXPECT_EQ(d2h[0]->status, Status::error);
 }
 
+// Real excerpts from NVIDIA/nvbandwidth issues (tests/fixtures/nvbandwidth/real/README.md).
+std::string real(const std::string &name) { return fixture("real/" + name); }
+
+TEST(NvbandwidthReal, AnExcerptWithoutItsRunningLineIsNamedByItsSumLine) {
+  const auto name = "issue50_a6000x6_d2d_read_ce_EXTRACT.txt";
+  const NvbDocument doc = parse_nvbandwidth(slurp(real(name)), name);
+  const auto *d2d = find(doc, "device_to_device_memcpy_read_ce");
+  ASSERT_NE(d2d, nullptr);
+  ASSERT_EQ(d2d->matrices.size(), 1u);
+  EXPECT_EQ(d2d->matrices[0].values.size(), 6u);
+  EXPECT_FALSE(d2d->matrices[0].values[0][0].has_value()); // N/A diagonal
+  EXPECT_DOUBLE_EQ(*d2d->matrices[0].values[0][3], 21.95);
+  EXPECT_NE(doc.problems.front().find("named from the SUM line"), std::string::npos);
+}
+
+TEST(NvbandwidthReal, DeviceNamesWithAndWithoutABusId) {
+  const auto name = "issue48_h20x8_device_local_copy_EXTRACT.txt";
+  const NvbDocument doc = parse_nvbandwidth(slurp(real(name)), name);
+  EXPECT_EQ(doc.host, "sglang-host-cuda");
+  ASSERT_EQ(doc.device_names.size(), 8u);
+  EXPECT_EQ(doc.device_names[7], "NVIDIA H20-3e");
+  EXPECT_EQ(doc.device_pci[7], "0000:da:00.0");
+  // nvbandwidth v0.4 prints the name alone ("Device 0: NVIDIA H100 80GB HBM3").
+  const NvbDocument v04 = parse_nvbandwidth("nvbandwidth Version: v0.4\n\nDevice 0: NVIDIA H100 "
+                                            "80GB HBM3\nDevice 1: NVIDIA H100 80GB HBM3\n",
+                                            "v0.4 header");
+  ASSERT_EQ(v04.device_names.size(), 2u);
+  EXPECT_EQ(v04.device_names[1], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(v04.device_pci[1], "");
+}
+
 TEST(NvbandwidthImport, WritesARunDirectory) {
   const fs::path out =
       fs::temp_directory_path() / ("railgauge_nvb_import_" + std::to_string(::getpid()));

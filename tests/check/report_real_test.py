@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""`railgauge report` on real published peer-tool output (nccl-tests, perftest, nvbandwidth;
+tests/fixtures/verdicts/real and tests/fixtures/nvbandwidth/real, cited in their READMEs): the
+page a user gets, checked in its markup and, with label `browser`, in headless Chromium.
+
+  report_real_test.py RAILGAUGE [unittest args]
+
+The markup checks: one curve per collective, kind and run over size (never a curve of one
+point), the runs named once in a table, latency percentiles on a log axis, nvbandwidth matrices
+as heat maps with their slow cells, no two curves alike in one chart. The browser checks render
+the page and every chart apart (Debian's chromium, --headless --screenshot) and look at the
+pixels: each chart draws something, and nothing it draws falls outside its own width (a clipped
+caption or legend).
+"""
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
+NVB = ROOT / "tests" / "fixtures" / "nvbandwidth" / "real"
+RAILGAUGE = None
+
+IMPORTS = [
+    ("nccl-tests", REAL / "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log"),
+    ("nccl-tests", REAL / "xxrjun_cluster01_h100_10node_8gpu_5coll_healthy.log"),
+    ("perftest", REAL / "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log"),
+    ("perftest", REAL / "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu2_client_slow.log"),
+    ("perftest", REAL / "moc_oc_h100_roce_ib_read_lat_gpumem_client_healthy.log"),
+    ("perftest", REAL / "moc_oc_roce_ib_read_lat_hostmem_client_latency_tail.log"),
+    ("nvbandwidth", NVB / "issue24_h100x8_h2d_d2h_sm_EXTRACT.txt"),
+    ("nvbandwidth", NVB / "issue48_h20x8_device_local_copy_EXTRACT.txt"),
+    ("nvbandwidth", NVB / "issue50_a6000x6_d2d_read_ce_EXTRACT.txt"),
+    ("nvbandwidth", REAL / "dcgm_testinput_nvbandwidth_v0.5_json_1gpu_EXTRACT.json"),
+]
+
+
+def railgauge(*args):
+    r = subprocess.run([RAILGAUGE, *map(str, args)], capture_output=True, text=True, timeout=300)
+    return r
+
+
+class Page:
+    """The report of every import above, built once."""
+    tmp = html = md = None
+
+    @classmethod
+    def build(cls):
+        if cls.html is not None:
+            return cls
+        cls.tmp = tempfile.TemporaryDirectory()
+        runs = pathlib.Path(cls.tmp.name) / "runs"
+        for tool, path in IMPORTS:
+            r = railgauge("import", tool, path, "--out", runs)
+            assert r.returncode in (0, 1), (path, r.stderr)
+        out = pathlib.Path(cls.tmp.name)
+        r = railgauge("report", runs, "--html", out / "report.html", "--markdown",
+                      out / "report.md")
+        assert r.returncode == 0, r.stderr
+        cls.html = (out / "report.html").read_text()
+        cls.md = (out / "report.md").read_text()
+        return cls
+
+
+def charts(html, cls):
+    return re.findall(rf'<svg class="{cls}".*?</svg>', html, flags=re.S)
+
+
+def chart_titled(html, cls, words):
+    for svg in charts(html, cls):
+        if words in re.search(r"<title>(.*?)</title>", svg).group(1):
+            return svg
+    raise AssertionError(f"no {cls} titled '{words}'")
+
+
+class ReportRealTest(unittest.TestCase):
+    def setUp(self):
+        self.page = Page.build()
+
+    def test_a_curve_per_collective_kind_and_run(self):
+        svg = chart_titled(self.page.html, "chart", "collectives: bus bandwidth")
+        lines = re.findall(r'<polyline[^>]*points="([^"]*)"', svg)
+        # 5 collectives x in/out of place x 2 runs, each over the 10 sizes of the logs.
+        self.assertEqual(len(lines), 20)
+        self.assertTrue(all(len(p.split()) == 10 for p in lines), [len(p.split()) for p in lines])
+        legend = re.findall(r'<line [^>]*/><text[^>]*>([^<]*)</text>', svg)
+        self.assertIn("nccl_all_reduce in_place=out_of_place (run 1)", legend)
+        self.assertFalse([n for n in legend if "count=" in n or "world_size=" in n], legend)
+        self.assertIn("<h2 id=\"runs\">Runs</h2>", self.page.html)
+
+    def test_no_two_curves_of_a_chart_look_alike(self):
+        for svg in charts(self.page.html, "chart"):
+            styles = re.findall(r'<polyline fill="none" stroke="([^"]*)" '
+                                r'(?:stroke-dasharray="([^"]*)" )?stroke-width', svg)
+            self.assertEqual(len(styles), len(set(styles)), styles)
+
+    def test_latency_percentiles_on_a_log_axis(self):
+        svg = chart_titled(self.page.html, "chart", "latency versus size")
+        legend = re.findall(r'<line [^>]*/><text[^>]*>([^<]*)</text>', svg)
+        for stat in ("p50", "p99", "max"):
+            self.assertTrue([n for n in legend if f" {stat} " in n], legend)
+        self.assertIn("microseconds (log scale)", svg)
+        # The tail: the hostmem run's maximum reaches milliseconds at 512 KiB (the log's 2.4 ms).
+        self.assertIn("2048", svg)
+
+    def test_nvbandwidth_matrices_are_heat_maps(self):
+        d2d = chart_titled(self.page.html, "heatmap", "device_to_device_memcpy_read_ce")
+        self.assertEqual(len(re.findall(r"<rect ", d2d)), 36)  # 6 x 6, the diagonal N/A
+        self.assertEqual(len(re.findall(r'fill="#eeeeee"', d2d)), 6)
+        h2d = chart_titled(self.page.html, "heatmap", "host_to_device_memcpy_sm")
+        self.assertEqual(len(re.findall(r"<rect ", h2d)), 8)
+        self.assertIn("rows: cpu, columns: gpu", h2d)
+        # The one-GPU file's testcases are one table, not 32 heat maps of one cell.
+        self.assertIn("Testcases of a single cell", self.page.html)
+        self.assertIn("device_local_copy", self.page.md)
+
+
+def chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def screenshot(html_path, png_path, width, height):
+    r = subprocess.run([chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
+                        "--hide-scrollbars", "--force-device-scale-factor=1",
+                        f"--window-size={width},{height}", f"--screenshot={png_path}",
+                        html_path.as_uri()], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and png_path.exists(), r.stderr[-2000:]
+
+
+class ReportBrowserTest(unittest.TestCase):
+    """Needs Debian's chromium and python3-pil (scripts/setup.sh installs both); fails without."""
+
+    def setUp(self):
+        self.assertTrue(chromium(), "no chromium on PATH: scripts/setup.sh installs it")
+        from PIL import Image  # noqa: F401 (python3-pil)
+        self.page = Page.build()
+        self.dir = pathlib.Path(tempfile.mkdtemp(dir=self.page.tmp.name))
+
+    def test_every_chart_draws_and_nothing_is_clipped(self):
+        from PIL import Image
+        figures = re.findall(r'<svg class="(chart|heatmap|bars)" width="([0-9.]+)" '
+                             r'height="([0-9.]+)".*?</svg>', self.page.html, flags=re.S)
+        svgs = re.findall(r'<svg class="(?:chart|heatmap|bars)".*?</svg>', self.page.html,
+                          flags=re.S)
+        self.assertGreaterEqual(len(svgs), 7)
+        style = re.search(r"<style>(.*?)</style>", self.page.html, flags=re.S).group(1)
+        margin = 240
+        for n, ((kind, w, h), svg) in enumerate(zip(figures, svgs)):
+            w, h = int(float(w)), int(float(h))
+            title = re.search(r"<title>(.*?)</title>", svg).group(1)
+            # The same picture with room to the right: whatever is drawn there was clipped.
+            wide = re.sub(r'width="[0-9.]+" height="([0-9.]+)" viewBox="0 0 [0-9.]+ ([0-9.]+)"',
+                          lambda m: f'width="{w + margin}" height="{m.group(1)}" '
+                                    f'viewBox="0 0 {w + margin} {m.group(2)}"', svg, count=1)
+            page = self.dir / f"figure{n}.html"
+            page.write_text(f"<!DOCTYPE html><html><head><style>{style} body{{margin:0}}"
+                            f"</style></head><body>{wide}</body></html>")
+            png = self.dir / f"figure{n}.png"
+            screenshot(page, png, w + margin, h + 10)
+            img = Image.open(png).convert("RGB")
+            inside = img.crop((0, 0, w, h))
+            outside = img.crop((w + 2, 0, w + margin, h))
+            drawn = sum(1 for p in inside.getdata() if sum(p) < 700)
+            self.assertGreater(drawn / (w * h), 0.01, f"{kind} '{title}' draws nothing")
+            spill = sum(1 for p in outside.getdata() if sum(p) < 700)
+            self.assertEqual(spill, 0, f"{kind} '{title}': {spill} pixels past its width {w}")
+
+    def test_the_whole_page_renders(self):
+        from PIL import Image
+        path = self.dir / "report.html"
+        path.write_text(self.page.html)
+        png = self.dir / "report.png"
+        screenshot(path, png, 1200, 6000)
+        img = Image.open(png).convert("RGB")
+        colours = {p for p in img.getdata() if max(p) - min(p) > 60}  # saturated: plot colours
+        self.assertGreater(len(colours), 12)
+
+
+if __name__ == "__main__":
+    RAILGAUGE = sys.argv.pop(1)
+    unittest.main()
