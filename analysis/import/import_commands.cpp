@@ -130,6 +130,8 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
       imported["failures"] = parsed.failures;
     if (parsed.other_lines > 0)
       imported["other_lines_skipped"] = parsed.other_lines;
+    if (parsed.repeated_zero_rows > 0)
+      imported["repeated_zero_byte_rows_skipped"] = parsed.repeated_zero_rows;
     // A failed nccl-tests run keeps the rows it measured, and one error record says where it
     // stopped: a check of the imported run then fails instead of passing on what is there.
     std::vector<Record> records = parsed.records;
@@ -149,6 +151,10 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
                                "header nor its result rows (NCCL_DEBUG output, launcher "
                                "messages)\n",
                                parsed.other_lines, o->file);
+    if (parsed.repeated_zero_rows > 0)
+      std::cerr << fmt::format("railgauge: {} rows of 0 bytes after the first in {} are one point "
+                               "(sizes that round to no element per rank): kept once\n",
+                               parsed.repeated_zero_rows, o->file);
     exit_code = code(ExitStatus::ok);
     if (!parsed.failures.empty()) {
       std::cerr << fmt::format("railgauge: warning: {} says nccl-tests failed:\n", o->file);

@@ -202,6 +202,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
   // is a failure of its own.
   std::size_t section_first = 0, section_failures = 0;
   std::vector<std::string> section_ranks;
+  bool zero_row_seen = false; // in this section
   const auto end_section = [&] {
     if (header_seen && out.records.size() == section_first &&
         out.failures.size() == section_failures)
@@ -214,6 +215,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     section_failures = out.failures.size();
     section_ranks.clear();
     header_seen = false;
+    zero_row_seen = false;
   };
   std::string line;
   int line_no = 0;
@@ -285,6 +287,13 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     if (!size || !count)
       throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]),
                        here, "give the unmodified text output of an nccl-tests *_perf binary");
+    if (*size == 0) {
+      if (zero_row_seen) {
+        ++out.repeated_zero_rows; // one point of 0 bytes, not several records alike
+        continue;
+      }
+      zero_row_seen = true;
+    }
     for (int half = 0; half < 2; ++half) {
       const std::size_t c = 5 + per_half * static_cast<std::size_t>(half);
       NcclTestsHalf h{.size_bytes = *size,

@@ -43,6 +43,9 @@ struct NcclTestsImport {
   // launcher's messages), skipped. A launcher's line prefix ([1,0]<stdout>:, srun's "0: ") is
   // removed first, so tagged logs import whole.
   int other_lines = 0;
+  // Rows of 0 bytes after the first of a run: nccl-tests prints one for every requested size
+  // that rounds down to no element per rank (-b 8 on 16 ranks), all alike; one is kept.
+  int repeated_zero_rows = 0;
 };
 
 // The distinct hosts of "Rank r Group g Pid p on <host> device ..." lines, in order of appearance.

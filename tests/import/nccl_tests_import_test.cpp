@@ -66,6 +66,25 @@ TEST(NcclTestsImport, WithoutAHeaderTheCallerNamesTheCollective) {
   EXPECT_FALSE(r.records[0].metrics.contains("verified"));
 }
 
+// all_gather -b 8 on 16 ranks: every size under 16 elements rounds to none per rank, and
+// nccl-tests prints a row of 0 bytes for each; one point of 0 bytes is kept, not 3 alike.
+TEST(NcclTestsImport, RepeatedZeroByteRowsAreOnePoint) {
+  std::istringstream in("# Collective test starting: all_gather_perf\n"
+                        "           0             0     float    none      -1     0.15    0.00    "
+                        "0.00      0     0.14    0.00    0.00      0\n"
+                        "           0             0     float    none      -1     0.14    0.00    "
+                        "0.00      0     0.14    0.00    0.00      0\n"
+                        "           0             0     float    none      -1     0.15    0.00    "
+                        "0.00      0     0.14    0.00    0.00      0\n"
+                        "          64             1     float    none      -1    20.31    0.00    "
+                        "0.00      0    19.98    0.00    0.00      0\n");
+  const auto r = import_nccl_tests_text(in, "ag.txt", std::nullopt, "r", "h");
+  EXPECT_EQ(r.records.size(), 4u); // 0 and 64 bytes, out of place and in place
+  EXPECT_EQ(r.repeated_zero_rows, 2);
+  EXPECT_EQ(r.records[0].params["size_bytes"], 0);
+  EXPECT_EQ(r.records[2].params["size_bytes"], 64);
+}
+
 TEST(NcclTestsImport, AMalformedRowNamesItsLine) {
   std::istringstream in("# Collective test starting: sendrecv_perf\n  8  2  float  sum  -1  x\n");
   try {
