@@ -60,11 +60,12 @@ std::string astra_network_yaml(const Calibration &c) {
     const auto [latency_ns, latency_from] = latency_per_link_ns(n, dim);
     bw.push_back(fmt::format("{:.6g}", bytes_per_s / kAstraGigabyte));
     lat.push_back(fmt::format("{:.6g}", latency_ns));
-    out += fmt::format(
-        "# dim {} = {}: {}; size {} ({}{}); bandwidth {}; latency {}\n", n.index, n.name,
-        n.measured ? "measured" : "NOT MEASURED", size, n.size.source,
-        n.size.measured ? "" : fmt::format(", ASSUMED: give --assume networks.{}.size", n.index),
-        n.bandwidth_gbytes_per_s.source, latency_from);
+    out += fmt::format("# dim {} = {}: {}; size {} ({}{}); bandwidth {}; latency {}\n", n.index,
+                       n.name, n.measured ? "measured" : "NOT MEASURED", size, n.size.source,
+                       n.size.measured || n.size.source == kUserSource
+                           ? ""
+                           : fmt::format(", ASSUMED: give --assume networks.{}.size", n.index),
+                       n.bandwidth_gbytes_per_s.source, latency_from);
   }
   out += fmt::format("topology: [ {} ]\n",
                      fmt::join(std::vector<std::string>(npus.size(), "Switch"), ", "));

@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -32,7 +34,43 @@ struct Options {
   int max_steps = 8;
   int folds = 5;
   std::uint64_t seed = 1;
+  bool allow_mixed = false;
 };
+
+// The hardware a record was measured on, as far as calibration cares: the host CPU (OpenBLAS,
+// MPI on host memory, host DRAM) or a GPU, named by params.gpu_name where the record has it.
+std::string hardware_of(const Record &r) {
+  for (const char *cpu : {"gemm.cpu_blas", "collectives.mpi_", "memory.host_"})
+    if (r.key.starts_with(cpu))
+      return "cpu";
+  if (r.params.contains("gpu_name") && r.params["gpu_name"].is_string())
+    return "gpu " + r.params["gpu_name"].get<std::string>();
+  return "gpu";
+}
+
+// One coefficient set stands for one machine: CPU figures in a GPU's tiers, or two GPU models
+// averaged, give a system that is neither. Refused unless the user asks for it.
+void refuse_mixed_hardware(const RunSet &runs, const Samples &used, bool allow) {
+  std::map<std::string, std::string> example; // hardware -> a key measured on it
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records)
+      if (r.status == Status::ok && used.used_by_key.count(r.key))
+        example.emplace(hardware_of(r), r.key);
+  std::set<std::string> gpus;
+  for (const auto &[hw, key] : example)
+    if (hw.starts_with("gpu "))
+      gpus.insert(hw);
+  const bool cpu_and_gpu = example.count("cpu") && example.size() > 1;
+  if (allow || (!cpu_and_gpu && gpus.size() < 2))
+    return;
+  std::string what;
+  for (const auto &[hw, key] : example)
+    what += fmt::format("{}{} ({})", what.empty() ? "" : "; ", hw, key);
+  throw InputError(fmt::format("the runs were measured on different hardware: {}", what),
+                   "calibrate",
+                   "calibrate each machine's runs apart, or give --allow-mixed to fit them "
+                   "together anyway");
+}
 
 // Whole file or nothing: written beside, then renamed over.
 void write_file(const fs::path &path, const std::string &text) {
@@ -81,6 +119,7 @@ int run_calibrate(const Options &o) {
   for (const auto &p : runs.problems)
     std::cerr << "railgauge: warning: " << p << '\n';
   const Calibration c = railgauge::calibrate::calibrate(runs, assumptions, opt);
+  refuse_mixed_hardware(runs, c.samples, o.allow_mixed);
   if (c.samples.used_by_key.empty())
     throw InputError(fmt::format("none of the {} records can be calibrated from ({} not ok, {} "
                                  "unusable)",
@@ -112,6 +151,15 @@ int run_calibrate(const Options &o) {
             << fmt::format("\nWrote coefficients.json, calculon_system.json, astra_network.yml, "
                            "fit_report.json and fit_report.md to {}\n",
                            dir.string());
+  // What the model will take as fact without a measurement behind it: said on the console too,
+  // not only in the report's table.
+  std::vector<std::string> assumed;
+  for (const auto &a : report["not_measured"])
+    assumed.push_back(a["name"].get<std::string>());
+  if (!assumed.empty())
+    std::cerr << fmt::format("railgauge: warning: {} value(s) in the written files are assumed, "
+                             "not measured (fit_report.md, \"Not measured\"): {}\n",
+                             assumed.size(), fmt::join(assumed, ", "));
   return 0;
 }
 
@@ -138,6 +186,9 @@ void add_calibrate_command(CLI::App &app, int &exit_code) {
       ->capture_default_str();
   cmd->add_option("--folds", o->folds, "k of the k-fold held-out error")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the fold assignment")->capture_default_str();
+  cmd->add_flag("--allow-mixed", o->allow_mixed,
+                "Fit runs of different hardware together (CPU and GPU, or two GPU models); "
+                "refused without it");
   cmd->callback([o, &exit_code] {
     try {
       exit_code = run_calibrate(*o);

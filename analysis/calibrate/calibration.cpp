@@ -381,12 +381,22 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     else
       tier.bandwidth_gbytes_per_s = measured(
           bw_ref / kGiga, fmt::format("1/β of {} (bus bandwidth; no link rate given)", ref));
-    if (auto u = c.assumptions.user(net + ".efficiency"))
+    if (auto u = c.assumptions.user(net + ".efficiency")) {
       tier.efficiency = {*u, kUserSource, false};
-    else
-      tier.efficiency =
-          measured(std::min(1.0, bw_ref / (tier.bandwidth_gbytes_per_s.value * kGiga)),
-                   fmt::format("(1/β of {}) / bandwidth", ref));
+    } else {
+      const double ratio = bw_ref / (tier.bandwidth_gbytes_per_s.value * kGiga);
+      tier.efficiency = measured(std::min(1.0, ratio), fmt::format("(1/β of {}) / bandwidth", ref));
+      // Never silently: the per-op scalars below then carry the rest (bandwidth × efficiency ×
+      // scalar / β stays the measured bus bandwidth for every op).
+      if (ratio > 1.0)
+        c.notes.push_back(fmt::format(
+            "{}: the measured bus bandwidth of {} ({:.4g} GB/s) is above the given "
+            "networks.{}.bandwidth ({:.4g} GB/s): efficiency is capped at 1.0 and the op "
+            "scalars carry the difference; a multi-node group's bus bandwidth includes the "
+            "NVLink hops inside each node, so give the per-GPU fabric rate times the GPUs per "
+            "node, or leave the bandwidth to the fit",
+            tier.name, ref, bw_ref / kGiga, tier.index, tier.bandwidth_gbytes_per_s.value));
+    }
     const double bw_eff = tier.bandwidth_gbytes_per_s.value * kGiga * tier.efficiency.value;
     for (const auto &op : calculon_op_names()) {
       const auto ring = ring_op(op);
@@ -395,9 +405,13 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
         tier.calculon_ops[op] = {ring.first * b->second * bw_eff, ring.second};
         tier.calculon_op_source[op] = "measured: β of this op × bandwidth × efficiency";
       } else {
-        tier.calculon_ops[op] = ring;
+        // Not measured: assumed to move its bus bytes at the reference op's bus bandwidth, so
+        // that the scalars stay consistent with one another (a bare ring scalar beside a fitted
+        // one would price this op apart from the bandwidth the tier was fitted at).
+        tier.calculon_ops[op] = {ring.first * tier.joint_beta_s_per_byte[ref] * bw_eff,
+                                 ring.second};
         tier.calculon_op_source[op] =
-            "assumed: the ring algorithm at the tier's bandwidth (this op was not measured)";
+            fmt::format("assumed: not measured; taken to run at {}'s bus bandwidth", ref);
       }
     }
     if (auto u = c.assumptions.user(net + ".latency"))

@@ -85,9 +85,17 @@ nlohmann::json fit_report_json(const Calibration &c) {
       if (f.fit.quality.points > 0)
         sets.push_back(entry(fmt::format("{}.{}", n.name, op), "t = α + β·S·busfactor(n)", true,
                              "measured", f.fit.quality));
+    // Measured for the ops it was fitted on; the others are named as assumed.
+    std::string assumed_ops;
+    for (const auto &[op, source] : n.calculon_op_source)
+      if (!source.starts_with("measured"))
+        assumed_ops += (assumed_ops.empty() ? "" : ", ") + op;
     sets.push_back(entry(fmt::format("networks[{}] {}", n.index, n.name),
                          "Calculon: t = latency + S·scalar·(1+offset/n)/(bandwidth·efficiency)",
-                         n.measured, n.measured ? "measured" : n.bandwidth_gbytes_per_s.source,
+                         n.measured,
+                         !n.measured           ? n.bandwidth_gbytes_per_s.source
+                         : assumed_ops.empty() ? std::string("measured")
+                                               : "measured; assumed ops: " + assumed_ops,
                          n.joint_quality));
   }
   for (const auto &p : c.p2p)
@@ -114,6 +122,11 @@ nlohmann::json fit_report_json(const Calibration &c) {
     add(p + "size", n.size);
     add(p + "latency", n.latency_s);
     add(p + "processor_usage", n.processor_usage);
+    for (const auto &[op, source] : n.calculon_op_source)
+      if (!source.starts_with("measured") && n.calculon_ops.count(op))
+        assumed.push_back({{"name", fmt::format("networks.{}.{}.scalar", n.index, op)},
+                           {"value", n.calculon_ops.at(op).first},
+                           {"source", source}});
   }
   nlohmann::json sweeps = nlohmann::json::array();
   for (const auto &check : check_tp_sweeps(c))
