@@ -71,6 +71,7 @@ struct CommonOptions {
   bool force = false;
   bool retry_errors = false;
   double point_timeout_s = 600;
+  double progress_every_s = 30;         // a batch log's progress line (stderr not a terminal)
   std::optional<std::string> store_url; // --store: where several ranks meet
   double store_timeout_s = 300;
 };
@@ -90,6 +91,11 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
                  "reach its power and thermal steady state), min_sample_s");
   cmd.add_flag("--no-verify", o.no_verify, "Skip the data check after each point");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress line and no table");
+  cmd.add_option("--progress-every", o.progress_every_s,
+                 "When stderr is not a terminal (a batch job's log): a progress line every this "
+                 "many seconds, with points done of planned and the time left at that pace "
+                 "(0: none)")
+      ->capture_default_str();
   cmd.add_option("--resume", o.resume_dir,
                  "Continue the interrupted run in this run directory (same command otherwise): "
                  "points already recorded are skipped, new records are appended");
@@ -229,14 +235,28 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
       std::cerr << fmt::format("resuming {}: {} of {} points already recorded\n", id.dir,
                                resume->skipped_points(), plan.point_count());
   }
+  // The exact command that continues the run: this one, with --resume DIR unless it has it.
+  std::string resume_command;
+  for (const auto &arg : argv)
+    resume_command += (resume_command.empty() ? "" : " ") + arg;
+  if (!resume)
+    resume_command += " --resume " + id.dir;
   const auto resume_hint =
-      fmt::format("the records written so far are intact in {}; continue with the same command and "
-                  "--resume {}",
-                  records.path(), id.dir);
+      fmt::format("the records written so far are intact in {}; continue with: {}", records.path(),
+                  resume_command);
   output.point_timeout_s = o.point_timeout_s;
   output.on_point_hung = [&](const Record &hung) {
     end_hung_run(*manifest, hung, records.path(), resume_hint);
   };
+  output.on_interrupt = [&](const Record *point, int signo) {
+    end_interrupted_run(*manifest, point, signo, records.path(), resume_hint);
+  };
+  // A batch job's log gets a line every 30 s instead of the terminal's progress line.
+  if (!o.quiet && !::isatty(STDERR_FILENO))
+    output.log_progress_every_s = o.progress_every_s;
+  // Where the records go, before the first point: a job that is cut short still said it.
+  if (!o.quiet)
+    std::cerr << fmt::format("railgauge: run directory {}\n", id.dir);
   // The ranks start together; one that never comes is named (and this rank's run.json says so).
   try {
     world.barrier("start");

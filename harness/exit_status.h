@@ -11,7 +11,7 @@ enum class ExitStatus : int {
   fail = 2,      // check: a fail verdict (drain the node)
   internal = 3,  // railgauge or its output failed (disk full, a lost rank, a bug)
   bad_input = 4, // nothing ran or was judged: the message says what, where and how to fix it
-  hung = 5,      // run: a point outlived --point-timeout; the watchdog ended the process
+  hung = 5,      // run: a point outlived --point-timeout, or SIGTERM/SIGINT stopped the run
 };
 
 constexpr int code(ExitStatus s) { return static_cast<int>(s); }
@@ -20,6 +20,7 @@ constexpr int code(ExitStatus s) { return static_cast<int>(s); }
 inline constexpr std::string_view kExitStatusHelp =
     "Exit status: 0 ok (check: pass); 1 problems (run: a point failed or errored; check: warn; "
     "import: unreadable lines); 2 check: fail; 3 railgauge or its output failed; 4 bad input, "
-    "nothing done; 5 run: a point hung and the watchdog ended it";
+    "nothing done; 5 run: a point hung and the watchdog ended it, or a signal (SIGTERM, SIGINT) "
+    "stopped the run";
 
 } // namespace railgauge

@@ -187,7 +187,13 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
         if (r.params.contains(name))
           axes[name] = r.params[name];
     }
-    last_status_[point_identity(r.key, axes)] = r.status;
+    // A point a signal stopped was not measured: it runs again, as a point never started.
+    const bool interrupted =
+        r.status == Status::error && r.reason && r.reason->rfind(kInterruptedReasonPrefix, 0) == 0;
+    if (interrupted)
+      last_status_.erase(point_identity(r.key, axes));
+    else
+      last_status_[point_identity(r.key, axes)] = r.status;
   }
 }
 

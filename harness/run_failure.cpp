@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <exception>
 
+#include "harness/interrupt_watch.h"
 #include "harness/record_io.h"
 #include "harness/watchdog.h"
 
@@ -41,6 +42,21 @@ void end_hung_run(Manifest &manifest, const Record &hung, const std::string &rec
                hung.reason.value_or("").c_str(), resume_hint.c_str());
   mark_run_failed(manifest, hung.key + ": " + hung.reason.value_or(""),
                   count_records(records_path));
+  std::fflush(nullptr);
+  std::_Exit(kWatchdogExitCode);
+}
+
+void end_interrupted_run(Manifest &manifest, const Record *point, int signo,
+                         const std::string &records_path, const std::string &resume_hint) {
+  std::fprintf(stderr, "\nrailgauge: %s: the run stops%s%s\n  %s\n", signal_name(signo),
+               point ? "; the point it was in is an error record: " : " between points",
+               point ? point->key.c_str() : "", resume_hint.c_str());
+  try {
+    manifest.data()["interrupted"] = signal_name(signo);
+    manifest.finish("interrupted", count_records(records_path));
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "railgauge: run.json could not be marked interrupted: %s\n", e.what());
+  }
   std::fflush(nullptr);
   std::_Exit(kWatchdogExitCode);
 }

@@ -28,4 +28,12 @@ bool mark_run_failed(Manifest &manifest, const std::string &why,
 [[noreturn]] void end_hung_run(Manifest &manifest, const Record &hung,
                                const std::string &records_path, const std::string &resume_hint);
 
+// RunnerOutput::on_interrupt of the command line, on the signal's thread: says which point the
+// signal stopped, where the run directory is and the command that continues it, marks run.json
+// "interrupted" (with the signal), and ends the process with kWatchdogExitCode (5), without
+// destructors: a point may still be running on the main thread.
+[[noreturn]] void end_interrupted_run(Manifest &manifest, const Record *point, int signo,
+                                      const std::string &records_path,
+                                      const std::string &resume_hint);
+
 } // namespace railgauge

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/interrupt_watch.h"
 #include "harness/watchdog.h"
 
 namespace railgauge {
@@ -164,6 +165,48 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
         out.on_point_hung(record);
     });
 
+  std::optional<InterruptWatch> interrupts;
+  if (out.on_interrupt)
+    interrupts.emplace([&](int signo) {
+      std::optional<Record> record;
+      if (watchdog)
+        watchdog->interrupt([&](const std::string &what) {
+          record = identify(*running_bench, *running_point);
+          record->status = Status::error;
+          record->reason = fmt::format("interrupted by {} while running {}: the run was stopped "
+                                       "(a job's time limit, scancel, Ctrl-C)",
+                                       signal_name(signo), what);
+          record->time_utc = utc_timestamp_now();
+          try {
+            out.records.append(*record);
+          } catch (const std::exception &e) {
+            std::fprintf(stderr, "railgauge: %s\n", e.what());
+          }
+        });
+      out.on_interrupt(record ? &*record : nullptr, signo);
+    });
+
+  // A batch job's log (no terminal): a line every log_progress_every_s, the rate so far
+  // projected over the points left.
+  auto next_log = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(out.log_progress_every_s));
+  const auto log_progress = [&] {
+    if (out.log_progress_every_s <= 0 || std::chrono::steady_clock::now() < next_log)
+      return;
+    next_log += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(out.log_progress_every_s));
+    const double elapsed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double left_s =
+        done > 0 ? elapsed_s / static_cast<double>(done) * static_cast<double>(total - done) : 0;
+    std::fprintf(stderr,
+                 "railgauge: progress: %zu of %zu points, %.0f s so far, about %.0f s "
+                 "left at this pace\n",
+                 done, total, elapsed_s, left_s);
+    std::fflush(stderr);
+  };
+
   bool peer_lost = false;
   for (const auto &item : plan.items) {
     if (peer_lost)
@@ -177,6 +220,7 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       }
       if (out.skip && out.skip(item.benchmark->key(), point))
         continue;
+      log_progress();
       if (out.progress) {
         const double elapsed_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

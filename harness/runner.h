@@ -45,6 +45,9 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
                   const std::vector<AxisOverride> &overrides,
                   const std::optional<std::string> &filter, const RunContext &ctx);
 
+// How the reason of a point that a signal stopped begins: --resume runs such a point again.
+inline constexpr const char *kInterruptedReasonPrefix = "interrupted by ";
+
 struct RunnerOutput {
   RecordFile &records;
   RecordPrinter &printer;
@@ -56,6 +59,14 @@ struct RunnerOutput {
   // command line marks run.json and ends the process: harness/watchdog.h). 0: no deadline.
   double point_timeout_s = 0;
   std::function<void(const Record &record)> on_point_hung = {};
+  // SIGTERM or SIGINT during the run (harness/interrupt_watch.h): the point running then, when
+  // the watchdog watches one, becomes an `error` record ("interrupted by SIGTERM"), and this is
+  // called with it (or nullptr between points) and the signal; the command line marks run.json
+  // and ends the process. Unset: the signals keep their default action.
+  std::function<void(const Record *point, int signo)> on_interrupt = {};
+  // Not a terminal (a batch job's log): a progress line every this many seconds, with the points
+  // done of those planned, the time so far and an estimate of the time left. 0: none.
+  double log_progress_every_s = 0;
 };
 
 // Runs every point (but those out.skip() says are done); returns the number of records per

@@ -37,6 +37,15 @@ bool Watchdog::disarm() {
   return expired_;
 }
 
+bool Watchdog::interrupt(const std::function<void(const std::string &what)> &report) {
+  std::lock_guard lock(mutex_);
+  if (!armed_ || expired_)
+    return false;
+  expired_ = true;
+  report(what_);
+  return true;
+}
+
 void Watchdog::watch() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {

@@ -42,6 +42,10 @@ public:
   void arm(std::string what, double timeout_s);
   // Ends it. Returns true when the deadline had passed and on_expiry ran for this work.
   bool disarm();
+  // Ends the armed work now from another thread (a signal: the run is being stopped): calls
+  // `report` with its description, as on_expiry would be called, and returns true; false when
+  // nothing is armed. disarm() then returns true for it, and waits for `report` to return.
+  bool interrupt(const std::function<void(const std::string &what)> &report);
 
 private:
   void watch();

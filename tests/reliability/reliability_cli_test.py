@@ -118,6 +118,56 @@ class ResumeCliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(records_of(run_dir)), MANY_POINTS_COUNT)
 
+    def test_sigterm_records_the_point_marks_run_json_and_resume_finishes(self):
+        # As Slurm at a job's time limit: the point running becomes an error record, run.json
+        # says interrupted, the exact resume command is printed, exit 5; --resume runs the
+        # interrupted point again and completes the run.
+        # Points of 0.2 s, so that the signal lands inside one; without -q, for the messages.
+        args = [a for a in MANY_POINTS if a != "-q"] + ["--out", self.out]
+        args[args.index("--time-budget") + 1] = "0.2"
+        proc, run_dir = start_and_wait_for_records(args, self.out, 2)
+        self.assertIsNone(proc.poll(), "the run ended before it could be signalled")
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+        err = proc.stderr.read()
+        self.assertEqual(proc.returncode, 5, err)
+        self.assertIn(f"railgauge: run directory {run_dir}", err)
+        self.assertIn("SIGTERM: the run stops", err)
+        self.assertIn(f"continue with: {BINARY} ", err)
+        self.assertIn(f"--resume {run_dir}", err)
+        manifest = manifest_of(run_dir)
+        self.assertEqual(manifest["status"], "interrupted")
+        self.assertEqual(manifest["interrupted"], "SIGTERM")
+        before = records_of(run_dir)
+        last = before[-1]
+        self.assertEqual(last["status"], "error", last)
+        self.assertTrue(last["reason"].startswith("interrupted by SIGTERM while running "), last)
+        self.assert_valid(run_dir, require_complete=False)
+
+        r = railgauge(*args, "-q", "--resume", str(run_dir))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        after = records_of(run_dir)
+        # Every point once, and the interrupted one twice: its error record, then its ok one.
+        self.assertEqual(self.assert_valid(run_dir, require_complete=True), MANY_POINTS_COUNT + 1)
+        self.assertEqual(len({point_of(rec) for rec in after}), MANY_POINTS_COUNT)
+        interrupted = point_of(last)
+        self.assertEqual([rec["status"] for rec in after if point_of(rec) == interrupted],
+                         ["error", "ok"], "the interrupted point ran again")
+        self.assertEqual(manifest_of(run_dir)["counts"], {"ok": MANY_POINTS_COUNT})
+
+    def test_a_batch_log_gets_progress_lines(self):
+        # stderr is a pipe here, as in a Slurm log: progress lines instead of the terminal's.
+        args = [a for a in MANY_POINTS if a != "-q"] + ["--out", self.out, "--progress-every",
+                                                        "0.2"]
+        r = railgauge(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l.startswith("railgauge: progress: ")]
+        self.assertGreaterEqual(len(lines), 1, r.stderr)
+        self.assertRegex(lines[-1], r"^railgauge: progress: \d+ of 32 points, \d+ s so far, "
+                                    r"about \d+ s left at this pace$")
+        self.assertNotIn("\033[K", r.stderr)  # the terminal's line is not drawn into a log
+        self.assertTrue(r.stderr.startswith("railgauge: run directory "), r.stderr[:200])
+
     def test_resume_refusals(self):
         args = ["memory", "-q", "--time-budget", "0.01", "--filter", "memory.host_copy",
                 "-a", "size_bytes=16KiB,32KiB", "-a", "threads=1", "-a", "numa_node=0",
