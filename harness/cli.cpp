@@ -217,7 +217,9 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     printer.add(make_jsonl_printer(std::cout));
   else if (format == OutputFormat::csv)
     printer.add(make_csv_printer(std::cout));
-  else if (!o.quiet) {
+  else if (!o.quiet && id.rank == 0) {
+    // Under a launcher only rank 0 prints the summary: every rank still writes its records, and
+    // a job log of N ranks does not hold N copies of the table.
     printer.add(make_table_printer(std::cout));
     // Each family's curve after the summary: bandwidth per size per kernel, and efficiency
     // (or TFLOP/s) per GEMM per TP degree t.
@@ -225,7 +227,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
       std::cout << memory::render_bandwidth_table(records) << gemm::render_tp_table(records);
     }));
   }
-  const bool progress = !o.quiet && ::isatty(STDERR_FILENO);
+  const bool progress = !o.quiet && id.rank == 0 && ::isatty(STDERR_FILENO);
   RunnerOutput output{records, printer, progress};
   if (resume) {
     output.skip = [&](std::string_view key, const Point &point) {
@@ -252,7 +254,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     end_interrupted_run(*manifest, point, signo, records.path(), resume_hint);
   };
   // A batch job's log gets a line every 30 s instead of the terminal's progress line.
-  if (!o.quiet && !::isatty(STDERR_FILENO))
+  if (!o.quiet && id.rank == 0 && !::isatty(STDERR_FILENO))
     output.log_progress_every_s = o.progress_every_s;
   // Where the records go, before the first point: a job that is cut short still said it.
   if (!o.quiet)
