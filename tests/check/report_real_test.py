@@ -104,7 +104,8 @@ class ReportRealTest(unittest.TestCase):
         for stat in ("p50", "p99", "max"):
             self.assertTrue([n for n in legend if f" {stat} " in n], legend)
         self.assertIn("microseconds (log scale)", svg)
-        # The tail: the hostmem run's maximum reaches milliseconds (2.17 ms at 512 KiB, 2.45 at 1 MiB).
+        # The tail: the hostmem run's maximum reaches milliseconds (2.17 ms at 512 KiB, 2.45 ms
+        # at 1 MiB).
         self.assertIn("2048", svg)
 
     def test_nvbandwidth_matrices_are_heat_maps(self):
