@@ -217,6 +217,9 @@ class ImportedNcclTestsTest(unittest.TestCase):
             self.assertEqual(system["networks"][0]["size"], 2)  # the two ranks of the logs
 
 
+REAL = ROOT / "tests/fixtures/verdicts/real"
+
+
 class HonestLabelsTest(unittest.TestCase):
     """Only what was measured is called measured, and one machine's coefficients come from one
     machine's runs: real logs (tests/fixtures/verdicts/real) beside this machine's CPU runs."""
@@ -226,7 +229,7 @@ class HonestLabelsTest(unittest.TestCase):
         # of the scale-out tier are assumed.
         with tempfile.TemporaryDirectory() as tmp:
             runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
-            log = ROOT / "tests/fixtures/verdicts/real/moc_h100_2node_1gpu_roce_all_reduce_gdr0_15GBps.log"
+            log = REAL / "moc_h100_2node_1gpu_roce_all_reduce_gdr0_15GBps.log"
             r = railgauge("import", "nccl-tests", str(log), "--out", str(runs))
             self.assertEqual(r.returncode, 0, r.stderr)
             r = railgauge("calibrate", str(runs), "--out", str(out))
@@ -245,7 +248,7 @@ class HonestLabelsTest(unittest.TestCase):
     def test_runs_of_different_hardware_are_refused_together(self):
         with tempfile.TemporaryDirectory() as tmp:
             runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
-            log = ROOT / "tests/fixtures/verdicts/real/xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log"
+            log = REAL / "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log"
             r = railgauge("import", "nccl-tests", str(log), "--out", str(runs))
             self.assertEqual(r.returncode, 0, r.stderr)
             r = railgauge("gemm", "--out", str(runs), "-q", "--filter", "gemm.cpu_blas_size",

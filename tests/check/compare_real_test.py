@@ -18,6 +18,7 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
 RAILGAUGE = None
+READ_BW_GPU0 = "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log"
 
 
 def railgauge(*args):
@@ -70,8 +71,9 @@ class CompareRealTest(unittest.TestCase):
         self.assertNotIn("only in", table)
 
     def test_gpu_far_from_the_nic_is_less_than_half_the_near_one(self):
-        near = self.imported("perftest", "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log")
-        far = self.imported("perftest", "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu2_client_slow.log")
+        near = self.imported("perftest", READ_BW_GPU0)
+        far = self.imported("perftest",
+                            "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu2_client_slow.log")
         c, table = self.compare(near, far)
         self.assertEqual(c["matched"], 23)
         context = {d["param"]: d["values"] for d in c["context"]}
@@ -84,7 +86,7 @@ class CompareRealTest(unittest.TestCase):
 
     def test_different_tools_say_why_nothing_matches(self):
         nccl = self.imported("nccl-tests", "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
-        perf = self.imported("perftest", "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log")
+        perf = self.imported("perftest", READ_BW_GPU0)
         c, table = self.compare(nccl, perf)
         self.assertEqual(c["matched"], 0)
         self.assertIn("different keys", c["hint"])
