@@ -15,8 +15,10 @@
 
 #include "analysis/analysis_commands.h"
 #include "gemm/tp_table.h"
+#include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
+#include "harness/expectations.h"
 #include "harness/inventory/inventory.h"
 #include "harness/launch.h"
 #include "harness/make_registry.h"
@@ -68,6 +70,7 @@ struct CommonOptions {
   std::optional<double> time_budget_s;
   std::optional<std::string> topology_file;
   std::optional<std::string> resume_dir; // --resume: continue this run directory
+  std::vector<std::string> expect;       // --expect gpus=8,nics=8
   bool force = false;
   bool retry_errors = false;
   double point_timeout_s = 600;
@@ -96,6 +99,10 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
                  "many seconds, with points done of planned and the time left at that pace "
                  "(0: none)")
       ->capture_default_str();
+  cmd.add_option("--expect", o.expect,
+                 "The hardware this node must have, e.g. gpus=8,nics=8 (usable CUDA devices, "
+                 "RDMA devices): when it has fewer, the run says so at the start and ends with "
+                 "exit status 1, instead of passing on waivers");
   cmd.add_option("--resume", o.resume_dir,
                  "Continue the interrupted run in this run directory (same command otherwise): "
                  "points already recorded are skipped, new records are appended");
@@ -253,6 +260,19 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   output.on_interrupt = [&](const Record *point, int signo) {
     end_interrupted_run(*manifest, point, signo, records.path(), resume_hint);
   };
+  // --expect: hardware the node must have; what is missing is said now and fails the run.
+  const auto expected = parse_expectations(o.expect, "--expect");
+  std::vector<std::string> unmet;
+  if (!expected.empty()) {
+    const auto found = found_hardware(gpu::cuda_device_count(), manifest->data()["inventory"]);
+    unmet = unmet_expectations(expected, found);
+    manifest->data()["expect"] = {{"expected", expected}, {"found", found}, {"unmet", unmet}};
+    manifest->write();
+    for (const auto &u : unmet)
+      std::cerr << fmt::format("railgauge: expectation not met: {} (the points that need it are "
+                               "waived; the run ends with exit status 1)\n",
+                               u);
+  }
   // A batch job's log gets a line every 30 s instead of the terminal's progress line.
   if (!o.quiet && id.rank == 0 && !::isatty(STDERR_FILENO))
     output.log_progress_every_s = o.progress_every_s;
@@ -292,7 +312,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   }
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);
-  const bool bad = counts.count("failed") || counts.count("error");
+  const bool bad = counts.count("failed") || counts.count("error") || !unmet.empty();
   return code(bad ? ExitStatus::problems : ExitStatus::ok);
 }
 

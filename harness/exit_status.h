@@ -18,7 +18,8 @@ constexpr int code(ExitStatus s) { return static_cast<int>(s); }
 
 // The table as `--help` prints it.
 inline constexpr std::string_view kExitStatusHelp =
-    "Exit status: 0 ok (check: pass); 1 problems (run: a point failed or errored; check: warn; "
+    "Exit status: 0 ok (check: pass); 1 problems (run: a point failed or errored, or --expect "
+    "hardware is missing; check: warn; "
     "import: unreadable lines); 2 check: fail; 3 railgauge or its output failed; 4 bad input, "
     "nothing done; 5 run: a point hung and the watchdog ended it, or a signal (SIGTERM, SIGINT) "
     "stopped the run";

@@ -168,6 +168,25 @@ class ResumeCliTest(unittest.TestCase):
         self.assertNotIn("\033[K", r.stderr)  # the terminal's line is not drawn into a log
         self.assertTrue(r.stderr.startswith("railgauge: run directory "), r.stderr[:200])
 
+    def test_expected_hardware_that_is_missing_fails_the_run(self):
+        # More GPUs than any machine has: the run (waived or not) exits 1 and says why.
+        args = ["memory", "-q", "--filter", "memory.hbm_read", "-a", "size_bytes=4KiB",
+                "--out", self.out]
+        r = railgauge(*args, "--expect", "gpus=4096,nics=0")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertRegex(r.stderr, r"expectation not met: gpus: expected 4096, found \d+")
+        run_dir = only_run_dir(self.out)
+        unmet = manifest_of(run_dir)["expect"]["unmet"]
+        self.assertEqual(len(unmet), 1, unmet)
+        self.assertTrue(unmet[0].startswith("gpus: expected 4096, found "), unmet)
+        self.assert_valid(run_dir, require_complete=True)
+        shutil.rmtree(run_dir)
+        r = railgauge(*args, "--expect", "gpus=0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = railgauge(*args, "--expect", "gpu=8")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("gpus=N", r.stderr)
+
     def test_resume_refusals(self):
         args = ["memory", "-q", "--time-budget", "0.01", "--filter", "memory.host_copy",
                 "-a", "size_bytes=16KiB,32KiB", "-a", "threads=1", "-a", "numa_node=0",
