@@ -1,5 +1,7 @@
 #include "analysis/check/check_command.h"
 
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -20,7 +22,7 @@ struct CheckOptions {
   std::string rules;
   std::vector<std::string> runs;
   std::string format = "table";
-  std::optional<std::string> json, markdown, junit, prometheus, drain;
+  std::optional<std::string> json, markdown, junit, prometheus, prometheus_dir, drain;
   bool latest_per_host = false;
 };
 
@@ -81,8 +83,28 @@ int run_check(const CLI::App &cmd, const CheckOptions &o) {
     write_output_file(*o.markdown, check::render_markdown(result), "--markdown");
   if (o.junit)
     write_output_file(*o.junit, check::render_junit(result), "--junit");
+  check::PrometheusContext prom;
+  prom.unix_time_s = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  for (const auto &run : runs.runs)
+    for (const auto &rec : run.records)
+      prom.run_ids_by_host[rec.host].insert(rec.run);
   if (o.prometheus)
-    write_output_file(*o.prometheus, check::render_prometheus(result), "--prometheus");
+    write_output_file(*o.prometheus, check::render_prometheus(result, prom), "--prometheus");
+  if (o.prometheus_dir) {
+    // One file per node (<host>.prom), for a node_exporter on each node to collect its own.
+    std::filesystem::create_directories(*o.prometheus_dir);
+    for (const auto &host : result.hosts()) {
+      std::string name = host.empty() ? "unknown" : host;
+      for (char &c : name)
+        if (c == '/' || c == '\\' || c == ' ')
+          c = '_';
+      prom.only_host = host;
+      write_output_file((std::filesystem::path(*o.prometheus_dir) / (name + ".prom")).string(),
+                        check::render_prometheus(result, prom), "--prometheus-dir");
+    }
+  }
   if (o.drain)
     write_output_file(*o.drain, check::render_drain(result), "--drain");
   return check::exit_status(result.verdict);
@@ -107,6 +129,8 @@ void add_check_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--junit", o->junit, "Also write JUnit XML for CI systems");
   cmd->add_option("--prometheus", o->prometheus,
                   "Also write a Prometheus textfile (node_exporter textfile collector)");
+  cmd->add_option("--prometheus-dir", o->prometheus_dir,
+                  "Also write one Prometheus textfile per node, DIR/<host>.prom");
   cmd->add_option("--drain", o->drain, "Also write the failed hosts, one per line");
   cmd->add_flag("--latest-per-host", o->latest_per_host,
                 "Judge only the newest run of each host and suite (a retest supersedes the run "

@@ -420,24 +420,46 @@ std::string render_junit(const CheckResult &r) {
   return out.str();
 }
 
-std::string render_prometheus(const CheckResult &r) {
+std::string render_prometheus(const CheckResult &r, const PrometheusContext &context) {
+  const auto shown = [&](const std::string &host) {
+    return !context.only_host || *context.only_host == host;
+  };
   std::string out;
+  if (context.unix_time_s)
+    out += fmt::format("# HELP railgauge_check_time_seconds When railgauge check judged the runs "
+                       "(Unix time): a stale file is an old verdict.\n# TYPE "
+                       "railgauge_check_time_seconds gauge\nrailgauge_check_time_seconds{{rules="
+                       "\"{}\"}} {}\n",
+                       prom_label(r.rules_name), *context.unix_time_s);
+  if (!context.run_ids_by_host.empty()) {
+    out += "# HELP railgauge_check_run_info The runs judged for a node (one series per run id), "
+           "value 1.\n# TYPE railgauge_check_run_info gauge\n";
+    for (const auto &[host, ids] : context.run_ids_by_host)
+      if (shown(host))
+        for (const auto &id : ids)
+          out += fmt::format("railgauge_check_run_info{{host=\"{}\",run=\"{}\"}} 1\n",
+                             prom_label(host), prom_label(id));
+  }
   out += "# HELP railgauge_check_node_verdict Verdict of railgauge check per node: 0 pass, "
          "1 warn, 2 fail.\n# TYPE railgauge_check_node_verdict gauge\n";
   for (const auto &h : r.hosts())
-    out += fmt::format("railgauge_check_node_verdict{{host=\"{}\",rules=\"{}\"}} {}\n",
-                       prom_label(h), prom_label(r.rules_name), exit_status(r.node_verdict(h)));
+    if (shown(h))
+      out += fmt::format("railgauge_check_node_verdict{{host=\"{}\",rules=\"{}\"}} {}\n",
+                         prom_label(h), prom_label(r.rules_name), exit_status(r.node_verdict(h)));
   out += "# HELP railgauge_check_part_verdict Verdict of railgauge check per part (node, gpu, "
          "nic): 0 pass, 1 warn, 2 fail.\n# TYPE railgauge_check_part_verdict gauge\n";
   for (const auto &p : r.parts)
-    out += fmt::format(
-        "railgauge_check_part_verdict{{host=\"{}\",kind=\"{}\",part=\"{}\",id=\"{}\"}} {}\n",
-        prom_label(p.key.host), to_string(p.key.kind), prom_label(p.label), prom_label(p.key.id),
-        exit_status(p.verdict));
+    if (shown(p.key.host))
+      out += fmt::format(
+          "railgauge_check_part_verdict{{host=\"{}\",kind=\"{}\",part=\"{}\",id=\"{}\"}} {}\n",
+          prom_label(p.key.host), to_string(p.key.kind), prom_label(p.label), prom_label(p.key.id),
+          exit_status(p.verdict));
   out += "# HELP railgauge_check_findings Findings per part and rule: violations (warn, fail) "
          "and missing values the rule could not judge.\n"
          "# TYPE railgauge_check_findings gauge\n";
   for (const auto &p : r.parts) {
+    if (!shown(p.key.host))
+      continue;
     std::map<std::tuple<std::string, std::string, std::string>, int> n;
     for (const auto &f : p.findings)
       ++n[std::make_tuple(f.rule_id, f.category,

@@ -8,6 +8,10 @@
 //   junit       JUnit XML for CI systems: a testsuite per category, a testcase per part and rule
 //   prometheus  node_exporter textfile: verdict per node and part, one series per violation
 //   drain       the hosts that failed, one per line (feed to scontrol / kubectl cordon)
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -22,7 +26,15 @@ std::string render_table(const CheckResult &result);
 std::string render_markdown(const CheckResult &result);
 nlohmann::json to_json(const CheckResult &result);
 std::string render_junit(const CheckResult &result);
-std::string render_prometheus(const CheckResult &result);
+// What a Prometheus textfile says beside the verdicts: when the check ran and which runs it
+// judged per node, so that an alert on a stale file or on a retest can tell them apart; and, for
+// one file per node, the node it is for.
+struct PrometheusContext {
+  std::optional<std::int64_t> unix_time_s;
+  std::map<std::string, std::set<std::string>> run_ids_by_host;
+  std::optional<std::string> only_host; // this node's series only
+};
+std::string render_prometheus(const CheckResult &result, const PrometheusContext &context = {});
 std::string render_drain(const CheckResult &result);
 
 } // namespace railgauge::check

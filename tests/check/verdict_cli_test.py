@@ -7,9 +7,11 @@ Run by CTest, one test method per CTest test:  verdict_cli_test.py RAILGAUGE_BIN
 """
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -99,6 +101,30 @@ class VerdictTest(unittest.TestCase):
                     failed.add((part["id"], f["rule"]))
         self.assertEqual(failed, {("0000:3b:00.0", "nvbandwidth-h2d-floor"),
                                   ("0000:3b:00.0", "nvbandwidth-d2h-floor")})
+
+    def test_prometheus_files_carry_time_runs_and_one_file_per_node(self):
+        # Two real nccl-tests logs of one cluster (a single node, and ten nodes as one group).
+        real = ROOT / "tests" / "fixtures" / "verdicts" / "real"
+        out = self.dir / "runs"
+        for log in ("xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log",
+                    "xxrjun_cluster01_h100_10node_8gpu_5coll_healthy.log"):
+            r = railgauge("import", "nccl-tests", real / log, "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        before = int(time.time())
+        r = railgauge("check", "--rules", ROOT / "results" / "rules" / "h100-sxm-ib.yaml", out,
+                      "--prometheus", self.dir / "all.prom", "--prometheus-dir",
+                      self.dir / "nodes")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        text = (self.dir / "all.prom").read_text()
+        stamp = int(re.search(r'^railgauge_check_time_seconds\{rules="h100-sxm-ib"\} (\d+)$',
+                              text, re.M).group(1))
+        self.assertTrue(before <= stamp <= int(time.time()) + 1, stamp)
+        self.assertEqual(len(re.findall(r"^railgauge_check_run_info\{", text, re.M)), 2)
+        files = sorted(p.name for p in (self.dir / "nodes").iterdir())
+        self.assertEqual(len(files), 2, files)
+        one = (self.dir / "nodes" / "cnode3-007.prom").read_text()
+        self.assertIn('railgauge_check_node_verdict{host="cnode3-007",rules="h100-sxm-ib"} 0', one)
+        self.assertNotIn("cnode3-002", one)  # the other node's series are in its own file
 
     def test_warn_only_exits_1(self):
         fleet = self.fleet("fleet")  # only the bad pair: a warning
