@@ -147,8 +147,9 @@ std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen,
   for (const auto &[key, params] : seen) {
     const auto &in = key_in.at(key);
     for (const auto &[name, sets] : params) {
+      const std::string &param = name; // a lambda may not capture a structured binding (C++17)
       if (std::any_of(c.context.begin(), c.context.end(),
-                      [&](const ParamDifference &d) { return d.param == name; }))
+                      [&](const ParamDifference &d) { return d.param == param; }))
         continue; // already set aside
       std::set<std::set<std::string>> distinct;
       for (std::size_t i = 0; i < sets.size(); ++i)
