@@ -125,8 +125,10 @@ def chromium():
 
 
 def screenshot(html_path, png_path, width, height):
+    # --disable-dev-shm-usage: a container's small /dev/shm would crash the renderer.
     r = subprocess.run([chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
-                        "--hide-scrollbars", "--force-device-scale-factor=1",
+                        "--disable-dev-shm-usage", "--hide-scrollbars",
+                        "--force-device-scale-factor=1",
                         f"--window-size={width},{height}", f"--screenshot={png_path}",
                         html_path.as_uri()], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and png_path.exists(), r.stderr[-2000:]
