@@ -125,9 +125,11 @@ def chromium():
 
 
 def screenshot(html_path, png_path, width, height):
-    # --disable-dev-shm-usage: a container's small /dev/shm would crash the renderer.
+    # --disable-dev-shm-usage: a container's small /dev/shm would crash the renderer; a profile
+    # of its own: a CI machine's HOME may be missing or read-only.
     r = subprocess.run([chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
                         "--disable-dev-shm-usage", "--hide-scrollbars",
+                        f"--user-data-dir={png_path.parent / 'chromium-profile'}",
                         "--force-device-scale-factor=1",
                         f"--window-size={width},{height}", f"--screenshot={png_path}",
                         html_path.as_uri()], capture_output=True, text=True, timeout=120)
