@@ -146,21 +146,27 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
   // The point the watchdog watches; set before arm(), read only by on_expiry.
   const Benchmark *running_bench = nullptr;
   const Point *running_point = nullptr;
+  // The `error` record of the running point that the watchdog or a signal ends, appended from
+  // their thread; a record that cannot be written is said, as the run ends anyway.
+  const auto running_point_error = [&](std::string reason) {
+    Record record = identify(*running_bench, *running_point);
+    record.status = Status::error;
+    record.reason = std::move(reason);
+    record.time_utc = utc_timestamp_now();
+    try {
+      out.records.append(record);
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "railgauge: %s\n", e.what());
+    }
+    return record;
+  };
   std::optional<Watchdog> watchdog;
   if (out.point_timeout_s > 0)
     watchdog.emplace([&](const std::string &what, double waited_s) {
-      Record record = identify(*running_bench, *running_point);
-      record.status = Status::error;
-      record.reason = fmt::format("did not finish within {:g} s (--point-timeout): {} hangs; a "
-                                  "hung GPU kernel or library call cannot be cancelled, so the "
-                                  "run stops here",
-                                  waited_s, what);
-      record.time_utc = utc_timestamp_now();
-      try {
-        out.records.append(record);
-      } catch (const std::exception &e) {
-        std::fprintf(stderr, "railgauge: %s\n", e.what());
-      }
+      const Record record = running_point_error(
+          fmt::format("did not finish within {:g} s (--point-timeout): {} hangs; a hung GPU "
+                      "kernel or library call cannot be cancelled, so the run stops here",
+                      waited_s, what));
       if (out.on_point_hung)
         out.on_point_hung(record);
     });
@@ -171,17 +177,10 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       std::optional<Record> record;
       if (watchdog)
         watchdog->interrupt([&](const std::string &what) {
-          record = identify(*running_bench, *running_point);
-          record->status = Status::error;
-          record->reason = fmt::format("interrupted by {} while running {}: the run was stopped "
-                                       "(a job's time limit, scancel, Ctrl-C)",
-                                       signal_name(signo), what);
-          record->time_utc = utc_timestamp_now();
-          try {
-            out.records.append(*record);
-          } catch (const std::exception &e) {
-            std::fprintf(stderr, "railgauge: %s\n", e.what());
-          }
+          record = running_point_error(
+              fmt::format("{}{} while running {}: the run was stopped (a job's time limit, "
+                          "scancel, Ctrl-C)",
+                          kInterruptedReasonPrefix, signal_name(signo), what));
         });
       out.on_interrupt(record ? &*record : nullptr, signo);
     });

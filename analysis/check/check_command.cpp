@@ -84,12 +84,14 @@ int run_check(const CLI::App &cmd, const CheckOptions &o) {
   if (o.junit)
     write_output_file(*o.junit, check::render_junit(result), "--junit");
   check::PrometheusContext prom;
-  prom.unix_time_s = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-  for (const auto &run : runs.runs)
-    for (const auto &rec : run.records)
-      prom.run_ids_by_host[rec.host].insert(rec.run);
+  if (o.prometheus || o.prometheus_dir) {
+    prom.unix_time_s = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+    for (const auto &run : runs.runs)
+      for (const auto &rec : run.records)
+        prom.run_ids_by_host[rec.host].insert(rec.run);
+  }
   if (o.prometheus)
     write_output_file(*o.prometheus, check::render_prometheus(result, prom), "--prometheus");
   if (o.prometheus_dir) {

@@ -84,9 +84,10 @@ std::set<std::string> series_params(const analysis::RunSet &runs,
     for (const auto &[k, values] : in_run)
       varies_within_a_run[k] = varies_within_a_run[k] || values.size() > 1;
   }
+  const bool one_run = run_ids(runs).size() < 2;
   std::set<std::string> out;
   for (const auto &[k, values] : values_of)
-    if (values.size() > 1 && (varies_within_a_run[k] || run_ids(runs).size() < 2))
+    if (values.size() > 1 && (varies_within_a_run[k] || one_run))
       out.insert(k);
   return out;
 }

@@ -224,45 +224,47 @@ class HonestLabelsTest(unittest.TestCase):
     """Only what was measured is called measured, and one machine's coefficients come from one
     machine's runs: real logs (tests/fixtures/verdicts/real) beside this machine's CPU runs."""
 
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.runs = pathlib.Path(self.tmp.name) / "runs"
+        self.out = pathlib.Path(self.tmp.name) / "cal"
+
+    def import_log(self, name):
+        r = railgauge("import", "nccl-tests", str(REAL / name), "--out", str(self.runs))
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_ops_not_measured_are_named_assumed_on_the_console_and_in_the_report(self):
         # The MOC 2-node RoCE log measured all_reduce alone: reduce_scatter, all_gather and p2p
         # of the scale-out tier are assumed.
-        with tempfile.TemporaryDirectory() as tmp:
-            runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
-            log = REAL / "moc_h100_2node_1gpu_roce_all_reduce_gdr0_15GBps.log"
-            r = railgauge("import", "nccl-tests", str(log), "--out", str(runs))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            r = railgauge("calibrate", str(runs), "--out", str(out))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn("assumed, not measured", r.stderr)
-            self.assertIn("networks.1.reduce_scatter.scalar", r.stderr)
-            report = json.loads((out / "fit_report.json").read_text())
-            names = {a["name"]: a for a in report["not_measured"]}
-            for op in ("reduce_scatter", "all_gather", "p2p"):
-                self.assertIn(f"networks.1.{op}.scalar", names)
-                self.assertTrue(names[f"networks.1.{op}.scalar"]["source"].startswith("assumed"))
-            self.assertNotIn("networks.1.all_reduce.scalar", names)
-            row = [s for s in report["coefficient_sets"] if s["name"] == "networks[1] scale_out"][0]
-            self.assertIn("assumed ops: all_gather, p2p, reduce_scatter", row["source"])
+        self.import_log("moc_h100_2node_1gpu_roce_all_reduce_gdr0_15GBps.log")
+        r = railgauge("calibrate", str(self.runs), "--out", str(self.out))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("assumed, not measured", r.stderr)
+        self.assertIn("networks.1.reduce_scatter.scalar", r.stderr)
+        report = json.loads((self.out / "fit_report.json").read_text())
+        names = {a["name"]: a for a in report["not_measured"]}
+        for op in ("reduce_scatter", "all_gather", "p2p"):
+            self.assertIn(f"networks.1.{op}.scalar", names)
+            self.assertTrue(names[f"networks.1.{op}.scalar"]["source"].startswith("assumed"))
+        self.assertNotIn("networks.1.all_reduce.scalar", names)
+        row = [s for s in report["coefficient_sets"] if s["name"] == "networks[1] scale_out"][0]
+        self.assertIn("assumed ops: all_gather, p2p, reduce_scatter", row["source"])
 
     def test_runs_of_different_hardware_are_refused_together(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            runs, out = pathlib.Path(tmp) / "runs", pathlib.Path(tmp) / "cal"
-            log = REAL / "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log"
-            r = railgauge("import", "nccl-tests", str(log), "--out", str(runs))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            r = railgauge("gemm", "--out", str(runs), "-q", "--filter", "gemm.cpu_blas_size",
-                          "-a", "m=16,32,64", "-a", "dtype=fp32", "--time-budget", "0.02",
-                          "--no-verify")
-            self.assertEqual(r.returncode, 0, r.stderr)
-            r = railgauge("calibrate", str(runs), "--out", str(out))
-            self.assertEqual(r.returncode, 4, r.stderr)
-            self.assertIn("different hardware", r.stderr)
-            self.assertIn("cpu (gemm.cpu_blas_size)", r.stderr)
-            self.assertIn("--allow-mixed", r.stderr)
-            self.assertFalse(out.exists())
-            r = railgauge("calibrate", str(runs), "--out", str(out), "--allow-mixed")
-            self.assertEqual(r.returncode, 0, r.stderr)
+        self.import_log("xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
+        r = railgauge("gemm", "--out", str(self.runs), "-q", "--filter", "gemm.cpu_blas_size",
+                      "-a", "m=16,32,64", "-a", "dtype=fp32", "--time-budget", "0.02",
+                      "--no-verify")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = railgauge("calibrate", str(self.runs), "--out", str(self.out))
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("different hardware", r.stderr)
+        self.assertIn("cpu (gemm.cpu_blas_size)", r.stderr)
+        self.assertIn("--allow-mixed", r.stderr)
+        self.assertFalse(self.out.exists())
+        r = railgauge("calibrate", str(self.runs), "--out", str(self.out), "--allow-mixed")
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 def calibrate_two_ranks(test, collectives_args):
