@@ -24,10 +24,13 @@ inline constexpr const char *kTcpPairMatrix = "rdma.tcp_pair_matrix";
 
 // Parameters
 inline constexpr const char *kSizeBytes = "size_bytes";
-inline constexpr const char *kMode = "mode";           // loopback | ranks
-inline constexpr const char *kDevice = "device";       // the RDMA device
-inline constexpr const char *kDirection = "direction"; // uni | bidir
-inline constexpr const char *kMemory = "memory";       // host | gpu:N
+inline constexpr const char *kMode = "mode";             // loopback | ranks
+inline constexpr const char *kDevice = "device";         // the RDMA device
+inline constexpr const char *kDirection = "direction";   // uni | bidir
+inline constexpr const char *kMemory = "memory";         // host | gpu:N
+inline constexpr const char *kIterations = "iterations"; // 0: the measurement core's rule
+// derived_params: "iterations" or "measurement_core" (rdma/stopping_rule.h)
+inline constexpr const char *kStoppingRule = "stopping_rule";
 
 // Metrics
 inline constexpr const char *kBandwidthGbitsPerS = "bandwidth_gbits_per_s"; // median time

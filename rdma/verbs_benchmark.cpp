@@ -77,6 +77,14 @@ std::vector<Axis> VerbsBenchmark::axes() const {
                   {}});
   for (Axis &a : verbs_addressing_axes())
     axes.push_back(std::move(a));
+  axes.push_back({"iterations",
+                  AxisType::integer,
+                  latency_ ? "0: sample as --measure says (time budget, noise); N: exactly N timed "
+                             "round trips after the warm-up (perftest -n)"
+                           : "0: sample as --measure says (time budget, noise); N: exactly N timed "
+                             "messages, whole calls, after the warm-up (perftest -n)",
+                  {std::int64_t{0}},
+                  {}});
   axes.push_back({"inline_bytes",
                   AxisType::bytes,
                   "Send messages up to this size inline (WRITE/SEND; capped by the QP)",
@@ -123,6 +131,11 @@ VerbsPointSpec VerbsBenchmark::spec_of(const Point &point) const {
   apply_addressing_axes(point, s);
   s.inline_bytes = static_cast<int>(point.integer("inline_bytes"));
   s.size_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const std::int64_t iterations = point.integer("iterations");
+  if (iterations < 0)
+    throw InputError(fmt::format("iterations {} is negative", iterations), "axis iterations",
+                     "use 0 (the --measure stopping rule) or a count such as 2000");
+  s.iterations = static_cast<std::uint64_t>(iterations);
   if (!latency_) {
     s.qps = static_cast<int>(point.integer("qps"));
     s.tx_depth = static_cast<int>(point.integer("tx_depth"));

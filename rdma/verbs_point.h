@@ -8,6 +8,7 @@
 // process plays both, the server on a second thread, on the same device (one NIC's loopback,
 // or Soft-RoCE in a VM). Built from verbs/verbs_point.cpp with libibverbs, else from
 // verbs_point_stub.cpp, whose points are waived.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct VerbsPointSpec {
   int cq_moderation = 16;
   int inline_bytes = 64; // messages up to this size go inline (if the QP grants it)
   std::size_t size_bytes = 65536;
+  // 0: the measurement core's stopping rule; N: exactly N timed round trips (latency) or N
+  // messages (bandwidth, whole calls), as perftest's -n (rdma/stopping_rule.h).
+  std::uint64_t iterations = 0;
   std::string sysfs_root = "/sys";
   int gpu = -1;         // the slots in this CUDA device's memory (GPUDirect RDMA); -1: host memory
   std::string point_id; // unique per point and equal on every rank (store keys)

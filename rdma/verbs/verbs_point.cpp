@@ -19,6 +19,7 @@
 #include "rdma/peer_result.h"
 #include "rdma/per_call_timer.h"
 #include "rdma/rdma_record.h"
+#include "rdma/stopping_rule.h"
 #include "rdma/verbs/endpoint.h"
 #include "rdma/verbs/traffic.h"
 
@@ -226,6 +227,18 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
   store.set(prefix + "server_result", result.dump());
 }
 
+// The measurement under the point's stopping rule: the run's --measure spec, or exactly
+// enough calls of `messages_per_call` for `iterations` messages (rdma/stopping_rule.h).
+Measurement measure_under_rule(const RunContext &ctx, const VerbsPointSpec &s,
+                               std::uint64_t messages_per_call, Timer &timer, const Operation &op) {
+  if (s.iterations == 0)
+    return ctx.measure(timer, op);
+  RunContext counted = ctx; // the same sampler and topology, another spec
+  counted.set_measure_spec(
+      fixed_calls_spec(ctx.measure_spec(), calls_for_messages(s.iterations, messages_per_call)));
+  return counted.measure(timer, op);
+}
+
 Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
                    const std::string &prefix) {
   std::optional<Endpoint> opened;
@@ -252,12 +265,15 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
     if (is_latency(s)) {
       PingPong pingpong(ep, shape);
       PerCallTimer timer;
-      const Measurement m = ctx.measure(timer, [&] { pingpong.round_trip(); });
+      const Measurement m = measure_under_rule(ctx, s, 1, timer, [&] { pingpong.round_trip(); });
       const PortCounters after = counters_of(ep);
       // perftest's convention: WRITE and SEND latency is half the round trip; READ is the
       // round trip (the request and the data are one operation).
       const double scale = s.verb == Verb::read ? 1.0 : 0.5;
       std::vector<double> latency = timer.calls_s();
+      // Iterations: the last N, as perftest's -n; the first call kept sized the core's batch.
+      if (s.iterations > 0 && latency.size() > s.iterations)
+        latency.erase(latency.begin(), latency.end() - static_cast<std::ptrdiff_t>(s.iterations));
       for (double &v : latency)
         v *= scale;
       out.metrics = m.to_json();
@@ -265,7 +281,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       out.metrics["latency_definition"] =
           s.verb == Verb::read ? "round trip" : "round trip / 2 (as perftest)";
       out.metrics["round_trips_measured"] = timer.measured();
-      out.metrics["round_trips_kept"] = timer.calls_s().size();
+      out.metrics["round_trips_kept"] = latency.size();
       out.metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
     } else {
       Streamer streamer(ep, shape);
@@ -275,7 +291,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       // calls average exactly per_call messages.
       std::uint64_t target = 0;
       HostTimer timer;
-      const Measurement m = ctx.measure(timer, [&] {
+      const Measurement m = measure_under_rule(ctx, s, per_call, timer, [&] {
         target += per_call;
         if (streamer.completed() < target)
           streamer.run(target - streamer.completed());
@@ -288,6 +304,8 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       out.metrics[record::kBandwidthMaxGbitsPerS] = 8.0 * bytes_per_call / m.time_s.min / 1e9;
       out.metrics[record::kMessageRatePerS] = static_cast<double>(per_call) / m.time_s.median;
       out.metrics["messages_per_call"] = per_call;
+      out.metrics["messages_measured"] = per_call * static_cast<std::uint64_t>(m.samples_s.size()) *
+                                         static_cast<std::uint64_t>(m.batch);
       out.metrics["messages_completed"] = streamer.completed();
       out.metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
     }
@@ -323,16 +341,18 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
   out.device = {{"nic", ep.device_name()}, {"port", s.port}};
   if (ep.numa_node() >= 0) // -1: the device does not say (Soft-RoCE, one-node machines)
     out.device["numa"] = ep.numa_node();
-  out.derived_params = {{"gid_index_used", ep.gid().index},
-                        {"gid_type", to_string(ep.gid().type)},
-                        {"gid_choice", ep.gid().why},
-                        {"link_layer", ep.ethernet() ? "Ethernet" : "InfiniBand"},
-                        {"mtu_bytes", ep.mtu_bytes()},
-                        {"inline_used", shape.use_inline},
-                        {"max_inline_granted_bytes", ep.max_inline()},
-                        {"qps_used", ep.config().qps},
-                        {"cq_moderation_used", shape.cq_moderation},
-                        {"memory_registration", ep.registration()}};
+  out.derived_params = {
+      {"gid_index_used", ep.gid().index},
+      {"gid_type", to_string(ep.gid().type)},
+      {"gid_choice", ep.gid().why},
+      {"link_layer", ep.ethernet() ? "Ethernet" : "InfiniBand"},
+      {"mtu_bytes", ep.mtu_bytes()},
+      {"inline_used", shape.use_inline},
+      {"max_inline_granted_bytes", ep.max_inline()},
+      {"qps_used", ep.config().qps},
+      {"cq_moderation_used", shape.cq_moderation},
+      {record::kStoppingRule, s.iterations > 0 ? kStopByIterations : kStopByMeasurementCore},
+      {"memory_registration", ep.registration()}};
   if (s.gpu >= 0)
     out.device["gpu"] = s.gpu;
   if (ctx.verify())
@@ -380,7 +400,8 @@ Outcome run_verbs_side(RunContext &ctx, const VerbsPointSpec &spec, Store &store
   // The server waits for the client's measurement: at most about twice its time budget.
   VerbsPointSpec s = spec;
   s.peer_timeout_s = ctx.peer_timeout_s();
-  s.serve_deadline_s = s.peer_timeout_s + 2 * ctx.measure_spec().time_budget_s;
+  s.serve_deadline_s =
+      serve_deadline_s(s.peer_timeout_s, ctx.measure_spec().time_budget_s, s.iterations);
   if (client)
     return run_client(ctx, s, store, prefix);
   const std::atomic<bool> never{false};
@@ -412,10 +433,15 @@ Outcome run_verbs_point(RunContext &ctx, const VerbsPointSpec &spec) {
     }
   }
   // Loopback: the server on a second thread, both ends on the same device.
+  // Its deadline covers an iterations point however long it is.
+  VerbsPointSpec served = spec;
+  served.serve_deadline_s = std::max(
+      spec.serve_deadline_s,
+      serve_deadline_s(spec.peer_timeout_s, ctx.measure_spec().time_budget_s, spec.iterations));
   MemoryStore store;
   std::atomic<bool> abort{false};
   std::thread server(
-      [&] { run_server(spec, store, prefix, ctx.topology().get(), abort, nullptr); });
+      [&] { run_server(served, store, prefix, ctx.topology().get(), abort, nullptr); });
   try {
     Outcome out = run_client(ctx, spec, store, prefix);
     server.join();

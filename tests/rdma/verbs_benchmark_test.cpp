@@ -46,6 +46,28 @@ TEST(VerbsBenchmark, MemoryValues) {
   }
 }
 
+// Every verbs point takes `iterations` (0: the --measure rule; N: perftest's -n); a negative
+// count is an input error saying what to use, before anything is opened.
+TEST(VerbsBenchmark, IterationsAxis) {
+  Topology topology = Topology::load_this_machine();
+  testing::LoopSampler sampler;
+  RunContext ctx(topology, sampler, "test", 0);
+  for (const auto &make :
+       {make_write_bw, make_read_bw, make_send_bw, make_write_lat, make_read_lat, make_send_lat}) {
+    const auto b = make();
+    ASSERT_TRUE(has_axis(*b, "iterations")) << b->key();
+    Point p = testing::first_default_point(*b);
+    EXPECT_EQ(p.integer("iterations"), 0) << b->key();
+    p.set("iterations", std::int64_t{-5});
+    try {
+      b->supported(ctx, p);
+      ADD_FAILURE() << b->key() << " accepted iterations=-5";
+    } catch (const InputError &e) {
+      EXPECT_NE(e.fix().find("2000"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // rdma.pair_matrix on a machine without RDMA devices (this one, CI): every rank waives the point
 // with the reason the verbs layer gave, the same on every rank; one rank is not a matrix.
 TEST(VerbsPairMatrix, WithoutDevicesEveryRankWaivesSayingWhy) {
