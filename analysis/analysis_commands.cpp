@@ -1,5 +1,7 @@
 #include "analysis/analysis_commands.h"
 
+#include <utility>
+
 #include <CLI/CLI.hpp>
 
 #include "analysis/calibrate/calibrate_command.h"
@@ -10,8 +12,8 @@
 
 namespace railgauge::analysis {
 
-void add_analysis_commands(CLI::App &app, int &exit_code) {
-  add_check_command(app, exit_code);
+void add_analysis_commands(CLI::App &app, int &exit_code, MachineSnapshot this_machine) {
+  add_check_command(app, exit_code, std::move(this_machine));
   add_compare_command(app, exit_code);
   add_report_command(app, exit_code);
   add_calibrate_command(app, exit_code);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "harness/data_paths.h"
 #include "harness/error.h"
 #include "railgauge/config.h"
 
@@ -120,17 +121,9 @@ const GpuPeak *find_gpu_peak(const GpuPeakTable &table, std::string_view device_
 }
 
 std::string default_gpu_peaks_path() {
-  namespace fs = std::filesystem;
   if (const char *env = std::getenv("RAILGAUGE_GPU_PEAKS"); env && *env)
     return env;
-  std::error_code ec;
-  const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto installed = exe.parent_path().parent_path() / "share/railgauge/peaks/gpu_peaks.yaml";
-    if (fs::exists(installed, ec))
-      return installed.string();
-  }
-  return std::string(RAILGAUGE_SOURCE_DIR) + "/results/peaks/gpu_peaks.yaml";
+  return (data_dir() / "peaks" / "gpu_peaks.yaml").string();
 }
 
 } // namespace railgauge::gemm

@@ -16,6 +16,7 @@
 #include "analysis/analysis_commands.h"
 #include "gemm/tp_table.h"
 #include "harness/cuda/device.h"
+#include "harness/data_paths.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 #include "harness/expectations.h"
@@ -131,11 +132,7 @@ std::vector<std::string> suite_dirs(const std::optional<std::string> &extra) {
     dirs.push_back(*extra);
   if (const char *env = std::getenv("RAILGAUGE_SUITES"))
     dirs.emplace_back(env);
-  std::error_code ec;
-  const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    dirs.push_back((exe.parent_path().parent_path() / "share/railgauge/suites").string());
-  dirs.push_back(std::string(RAILGAUGE_SOURCE_DIR) + "/results/suites");
+  dirs.push_back((data_dir() / "suites").string());
   return dirs;
 }
 
@@ -355,6 +352,8 @@ int list_benchmarks(const Registry &registry, const std::string &format,
     text += fmt::format("\n{}  [{}]\n  {}\n{}", b->key(),
                         why ? "waived here: " + *why : "runs here", b->description(), axes_text);
   }
+  text += fmt::format("\nSuites, rules and GPU peaks are read from {} ({}).\n", data_dir().string(),
+                      data_dir_origin());
   if (format == "json")
     std::cout << out.dump(2) << '\n';
   else
@@ -385,7 +384,11 @@ int dispatch(int argc, char **argv) {
                "the manifest run.json beside them. GB = 1e9 bytes, Gb = 1e9 bits."};
   app.require_subcommand(1);
   app.footer(std::string(kExitStatusHelp));
-  app.set_version_flag("--version", std::string("railgauge ") + RAILGAUGE_VERSION);
+  app.set_version_flag("--version",
+                       fmt::format("railgauge {} ({})", RAILGAUGE_VERSION,
+                                   *RAILGAUGE_CUDA_TOOLKIT_VERSION
+                                       ? fmt::format("CUDA {}", RAILGAUGE_CUDA_TOOLKIT_VERSION)
+                                       : std::string("without CUDA")));
 
   std::string list_format = "table";
   std::optional<std::string> list_filter;
@@ -441,7 +444,10 @@ int dispatch(int argc, char **argv) {
 
   // Commands that read run directories run inside parse() and set this.
   int analysis_exit = -1;
-  analysis::add_analysis_commands(app, analysis_exit);
+  analysis::add_analysis_commands(app, analysis_exit, [] {
+    return nlohmann::json{{"host", this_host_name()},
+                          {"inventory", collect_inventory(InventoryOptions{})}};
+  });
 
   try {
     app.parse(argc, argv);

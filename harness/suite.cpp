@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "harness/data_paths.h"
 #include "harness/error.h"
 #include "harness/yaml_input.h"
 
@@ -171,27 +172,7 @@ Suite load_suite_file(const std::string &path) {
 }
 
 std::string find_suite(const std::string &name_or_path, const std::vector<std::string> &dirs) {
-  namespace fs = std::filesystem;
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                               name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
-  if (looks_like_path) {
-    if (!fs::exists(name_or_path))
-      throw InputError("no such suite file", name_or_path, "check the path");
-    return name_or_path;
-  }
-  std::string known;
-  for (const auto &dir : dirs) {
-    const auto candidate = fs::path(dir) / (name_or_path + ".yaml");
-    if (fs::exists(candidate))
-      return candidate.string();
-    std::error_code ec;
-    for (const auto &e : fs::directory_iterator(dir, ec))
-      if (e.path().extension() == ".yaml")
-        known += (known.empty() ? "" : ", ") + e.path().stem().string();
-  }
-  throw InputError(fmt::format("no suite named '{}'", name_or_path), "",
-                   known.empty() ? "give the path of a suite YAML file"
-                                 : fmt::format("known suites: {}", known));
+  return find_named_yaml("suite", name_or_path, dirs);
 }
 
 } // namespace railgauge

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "analysis/check/evaluate.h"
 #include "analysis/check/output_file.h"
 #include "analysis/run_set.h"
+#include "harness/data_paths.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 
@@ -24,6 +26,7 @@ struct CheckOptions {
   std::string format = "table";
   std::optional<std::string> json, markdown, junit, prometheus, prometheus_dir, drain;
   bool latest_per_host = false;
+  bool inventory_only = false;
 };
 
 std::string render(const check::CheckResult &r, const std::string &format) {
@@ -47,9 +50,10 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
     throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "check",
                      "see railgauge check --help");
   if (o.rules.empty())
-    throw InputError("no rules file", "--rules",
-                     "give --rules FILE, e.g. results/rules/host-only.yaml");
-  if (o.runs.empty())
+    throw InputError("no rules", "--rules",
+                     "give --rules NAME (h100-sxm-ib, h100-sxm-roce, any-fabric, host-only) or "
+                     "the path of a rules YAML file");
+  if (o.runs.empty() && !o.inventory_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");
   for (const char *f : {"table", "json", "markdown", "junit", "prometheus", "drain"})
@@ -59,10 +63,37 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
                    "use table, json, markdown, junit, prometheus or drain");
 }
 
-int run_check(const CLI::App &cmd, const CheckOptions &o) {
+// --inventory-only keeps the rules that read the inventory: the health checks that need no
+// measurement, so a judgement takes the time of taking the inventory.
+check::RuleSet inventory_rules_only(check::RuleSet rules, const std::string &rules_path) {
+  std::erase_if(rules.rules, [](const check::Rule &r) { return !r.from_inventory(); });
+  if (rules.rules.empty())
+    throw InputError("these rules have no inventory rules to judge", rules_path,
+                     "give rules with `inventory:` probes (every shipped profile has them), or "
+                     "leave out --inventory-only");
+  return rules;
+}
+
+// The runs judged: those given, or (with --inventory-only and none given) this machine now, as
+// one run with its inventory and no records.
+RunSet runs_to_judge(const CheckOptions &o, const MachineSnapshot &this_machine) {
+  if (!o.runs.empty())
+    return load_runs(o.runs);
+  RunSet set;
+  LoadedRun now;
+  now.manifest = this_machine();
+  now.dir = fmt::format("this machine ({}), now", now.manifest.value("host", std::string("?")));
+  set.runs.push_back(std::move(now));
+  return set;
+}
+
+int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot &this_machine) {
   validate(cmd, o);
-  const auto rules = check::load_rules_file(o.rules);
-  auto runs = load_runs(o.runs);
+  const auto rules_path = find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()});
+  auto rules = check::load_rules_file(rules_path);
+  if (o.inventory_only)
+    rules = inventory_rules_only(std::move(rules), rules_path);
+  auto runs = runs_to_judge(o, this_machine);
   if (o.latest_per_host) {
     const auto dropped = keep_latest_per_host(runs);
     if (!dropped.empty())
@@ -114,12 +145,14 @@ int run_check(const CLI::App &cmd, const CheckOptions &o) {
 
 } // namespace
 
-void add_check_command(CLI::App &app, int &exit_code) {
+void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machine) {
   auto o = std::make_shared<CheckOptions>();
   auto *cmd = app.add_subcommand(
       "check", "Judge run directories against acceptance rules: a verdict per node, GPU and NIC.\n"
                "Exit status: 0 pass, 1 warn, 2 fail, 3 crashed, 4 input error (nothing judged).");
-  cmd->add_option("--rules", o->rules, "Rules file (YAML), e.g. results/rules/h100-sxm-ib.yaml");
+  cmd->add_option("--rules", o->rules,
+                  "Rules: a shipped profile by name (h100-sxm-ib, h100-sxm-roce, any-fabric, "
+                  "host-only; from share/railgauge/rules) or the path of a rules YAML file");
   cmd->add_option("runs", o->runs,
                   "Run directories, directories holding many (every rank's or node's), or "
                   "records.jsonl files; all judged together as one fleet");
@@ -137,10 +170,14 @@ void add_check_command(CLI::App &app, int &exit_code) {
   cmd->add_flag("--latest-per-host", o->latest_per_host,
                 "Judge only the newest run of each host and suite (a retest supersedes the run "
                 "it repeats); older runs given are left out, and said so");
+  cmd->add_flag("--inventory-only", o->inventory_only,
+                "Judge only the rules that read the inventory (GPU and NIC counts, ECC, row "
+                "remaps, links): with no runs given, this machine's inventory taken now, in "
+                "seconds (a Slurm prolog or NHC check)");
   cmd->allow_extras();
-  cmd->callback([cmd, o, &exit_code] {
+  cmd->callback([cmd, o, &exit_code, this_machine = std::move(this_machine)] {
     try {
-      exit_code = run_check(*cmd, *o);
+      exit_code = run_check(*cmd, *o, this_machine);
     } catch (const InputError &e) {
       std::cerr << "railgauge: error: " << e.what() << '\n';
       exit_code = code(ExitStatus::bad_input);

@@ -1,15 +1,15 @@
 #pragma once
-// `railgauge check --rules FILE RUN...` and the exit statuses every verdict command shares.
+// `railgauge check --rules NAME|FILE RUN...` and the exit statuses every verdict command shares.
+// `check --rules NAME --inventory-only` (no runs) judges this machine's inventory now: the health
+// rules only, in a second or two, for a Slurm prolog or an NHC check (docs/launch.md).
 //
 // Exit status of check: 0 pass, 1 warn, 2 fail (GCM's OK/WARN/CRITICAL), 3 crashed (as every
 // railgauge command), 4 input error: the rules, the runs or the flags could not be used, so
 // nothing was judged. compare and report use 0, 3 and 4 the same way.
-namespace CLI {
-class App;
-}
+#include "analysis/analysis_commands.h"
 
 namespace railgauge::analysis {
 
-void add_check_command(CLI::App &app, int &exit_code);
+void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machine);
 
 } // namespace railgauge::analysis

@@ -1,0 +1,86 @@
+#include "harness/data_paths.h"
+
+#include <cstdlib>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/error.h"
+
+namespace railgauge {
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *data_dir_env() {
+  const char *env = std::getenv(kDataDirEnv);
+  return env && *env ? env : nullptr;
+}
+
+} // namespace
+
+fs::path data_dir() {
+  if (const char *env = data_dir_env())
+    return fs::path(env);
+  // /proc/self/exe rather than argv[0]: srun and mpirun start the binary by any path (or through
+  // PATH), and a symlink to it (/usr/local/bin/railgauge) resolves to the real prefix.
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    return fs::path("share/railgauge");
+  return exe.parent_path().parent_path() / "share" / "railgauge";
+}
+
+std::string data_dir_origin() {
+  return data_dir_env() ? std::string(kDataDirEnv) : std::string("beside the binary");
+}
+
+fs::path data_file(const std::string &relative) {
+  const auto dir = data_dir();
+  const auto path = dir / relative;
+  std::error_code ec;
+  if (fs::exists(path, ec))
+    return path;
+  throw InputError(
+      fmt::format("railgauge's data file {} is not there (data directory {}, {})", path.string(),
+                  dir.string(), data_dir_origin()),
+      relative,
+      fmt::format("install railgauge (cmake --install, the .deb or the node kit put it in "
+                  "<prefix>/share/railgauge beside <prefix>/bin), or set {} to a directory "
+                  "holding suites/, rules/, peaks/ and schema/ (a checkout's results/)",
+                  kDataDirEnv));
+}
+
+std::string find_named_yaml(const std::string &what, const std::string &name_or_path,
+                            const std::vector<std::string> &dirs) {
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
+  if (looks_like_path) {
+    if (!fs::exists(name_or_path))
+      throw InputError(fmt::format("no such {} file", what), name_or_path, "check the path");
+    return name_or_path;
+  }
+  std::set<std::string> known;
+  for (const auto &dir : dirs) {
+    const auto candidate = fs::path(dir) / (name_or_path + ".yaml");
+    if (fs::exists(candidate))
+      return candidate.string();
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".yaml")
+        known.insert(e.path().stem().string());
+  }
+  if (!known.empty())
+    throw InputError(
+        fmt::format("no {} named '{}'", what, name_or_path), name_or_path,
+        fmt::format("known: {}; or give the path of a YAML file", fmt::join(known, ", ")));
+  throw InputError(fmt::format("no {} named '{}', and no {} files in {}", what, name_or_path, what,
+                               fmt::format("{}", fmt::join(dirs, ", "))),
+                   name_or_path,
+                   fmt::format("give the path of a YAML file, or set {} to a directory holding "
+                               "suites/ and rules/ (a checkout's results/)",
+                               kDataDirEnv));
+}
+
+} // namespace railgauge
