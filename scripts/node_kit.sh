@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Packs a built railgauge for a GPU node that has no package registry: the stripped binary, the
-# GPU test executables, and the Debian libraries they link (not the C and C++ runtime, which the
-# node has), plus prebuilt peer binaries when given; then checks that the packed binary starts
-# with only the packed libraries on its path.
+# Packs a built railgauge for a GPU node that has no package registry (the relocatable kit): the
+# stripped binary with its data (suites, rules, GPU peaks, schemas), the GPU test executables,
+# and the libraries they link that a node without the packages lacks: the Debian ones and the
+# CUDA toolkit's (cuBLASLt, NCCL, cudart), not the C and C++ runtime or the driver's libcuda and
+# NVML; plus prebuilt peer binaries when given. Then it checks that the packed binary starts, and
+# finds its data, with only the packed libraries on its path.
 #
 #   scripts/node_kit.sh [--build-dir DIR] [--out DIR] [--peer NAME=PATH ...] [--tar]
+#                       [--without-cuda-libs]
 #
 #   --build-dir DIR    a railgauge build (default: build/); its GPU test executables are packed
 #                      when they were built (cmake --build DIR --target cuda_tests ...)
@@ -16,8 +19,11 @@
 #                      --peer nccl-tests=../nccl-tests/build; this script never builds one
 #   --tar              also write DIR.tar.xz (the kit compressed, for a carry with a size limit:
 #                      OpenBLAS alone is 35 MB unpacked)
+#   --without-cuda-libs  leave out the CUDA toolkit's libraries (cuBLASLt alone is 540 MB): for
+#                      a node whose PyTorch or CUDA install has them on LD_LIBRARY_PATH
 #
-# On the node, in the source tree (docs/reference-runs.md):
+# On any node, from any directory: DIR/railgauge run burnin-h100 (the wrapper puts DIR/lib first
+# on the library path). On a GPU node, in the source tree (docs/reference-runs.md):
 #   scripts/reference_run.sh --build-dir node/build --lib-dir node/lib --quick \
 #     [--nccl-tests node/peers/nccl-tests] [--nvbandwidth node/peers/nvbandwidth/nvbandwidth]
 #
@@ -32,6 +38,7 @@ build_dir="$repo/build"
 out="$repo/node"
 peers=()
 tar=0
+cuda_libs=1
 
 usage_error() {
   echo "node_kit.sh: $1 (see --help)" >&2
@@ -41,6 +48,7 @@ usage_error() {
 while [[ $# -gt 0 ]]; do
   case "$1" in
   --tar) tar=1; shift; continue ;;
+  --without-cuda-libs) cuda_libs=0; shift; continue ;;
   -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
   --build-dir | --out | --peer) [[ $# -ge 2 ]] || usage_error "$1 needs a value" ;;
   *) usage_error "unknown argument '$1'" ;;
@@ -80,6 +88,17 @@ pack() { # SOURCE DEST
     problems+=("cannot copy $1 into the kit")
 }
 pack "$build_dir/bin/railgauge" "$out/build/bin/railgauge"
+# Its data, where the binary looks for it (bin/../share/railgauge; harness/data_paths.h).
+mkdir -p "$out/build/share" && cp -rL "$build_dir/share/railgauge" "$out/build/share/" ||
+  problems+=("cannot copy $build_dir/share/railgauge (the suites and rules) into the kit")
+# Run from anywhere, by srun too: the kit's libraries first on the path.
+cat >"$out/railgauge" <<'WRAPPER'
+#!/bin/sh
+# railgauge from this node kit: its own libraries first on the library path.
+kit=$(dirname "$(readlink -f "$0")")
+LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$kit/build/bin/railgauge" "$@"
+WRAPPER
+chmod +x "$out/railgauge"
 executables=("$out/build/bin/railgauge")
 while IFS= read -r t; do
   pack "$build_dir/$t" "$out/build/$t"
@@ -105,10 +124,13 @@ resolved() {
   sed -n -e 's/^[[:space:]]*\([^ ]*\) => not found$/\1\tnot found/p' \
     -e 's/^[[:space:]]*\([^ ]*\) => \(\/.*\) (0x[0-9a-f]*)$/\1\t\2/p'
 }
-# The libraries every node has: the C and C++ runtime, and what the driver or the node's PyTorch
-# provide (CUDA's libraries, NCCL). Matched against a resolved path.
+# The libraries every node has: the C and C++ runtime and the driver's (libcuda, NVML); with
+# --without-cuda-libs also the toolkit's, which the node's PyTorch provides. Matched against a
+# resolved path.
 node_has='/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux-x86-64'
-node_has+='|libcuda|libnvidia-ml|libcublas|libcublasLt|libnccl|libcudart)\.so[^/]*$'
+node_has+='|libcuda|libnvidia-ml'
+((cuda_libs)) || node_has+='|libcublas|libcublasLt|libnccl|libcudart'
+node_has+=')\.so[^/]*$'
 
 # The shared libraries the executables link from this system, less those the node has.
 while IFS= read -r lib; do
@@ -140,6 +162,9 @@ check_log="$out/kit-check.txt"
 if ! env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$out/lib" \
   "$out/build/bin/railgauge" --version >"$check_log" 2>&1; then
   problems+=("the packed railgauge does not start with only the kit's libraries")
+elif ! (cd / && env -i PATH=/usr/bin:/bin "$out/railgauge" list) 2>&1 |
+  grep -qF "read from $out/build/share/railgauge"; then
+  problems+=("the kit's railgauge wrapper does not start, or does not find the kit's data")
 fi
 
 {
@@ -158,7 +183,8 @@ fi
   (cd "$out/lib" && ls | sed 's/^/  /')
   echo
   echo "check: every linked library from lib/ or one the node has; then"
-  echo "       env -i LD_LIBRARY_PATH=lib build/bin/railgauge --version"
+  echo "       env -i LD_LIBRARY_PATH=lib build/bin/railgauge --version, and"
+  echo "       env -i ./railgauge list (from /), which must read the kit's share/railgauge"
   sed 's/^/  /' "$check_log"
   for p in "${problems[@]}"; do echo "  $p"; done
   if ((${#problems[@]} == 0)); then echo "  ok"; else echo "  FAILED: see the lines above"; fi

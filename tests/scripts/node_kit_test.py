@@ -6,7 +6,6 @@ left out named with exit 1, and --tar.
 Usage: node_kit_test.py RAILGAUGE_BINARY SOURCE_DIR [TestName ...]
 """
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -30,13 +29,6 @@ class NodeKitTest(unittest.TestCase):
     def run_kit(self, *args, env=None):
         return subprocess.run([self.script, *args], capture_output=True, text=True, timeout=300,
                               env=env)
-
-    def small_build(self):
-        """A build directory whose railgauge is a copy of true(1): links only the C runtime."""
-        build = os.path.join(self.tmp.name, "small")
-        os.makedirs(os.path.join(build, "bin"))
-        shutil.copy(shutil.which("true"), os.path.join(build, "bin", "railgauge"))
-        return build
 
     def test_bad_arguments_exit_2(self):
         out = os.path.join(self.tmp.name, "kit")
@@ -66,7 +58,14 @@ class NodeKitTest(unittest.TestCase):
                                   os.X_OK))
         libs = os.listdir(os.path.join(out, "lib"))
         self.assertTrue(any(n.startswith("libfmt.so") for n in libs), libs)
-        self.assertFalse([n for n in libs if n.startswith(("libc.so", "libstdc++", "libcuda"))])
+        self.assertFalse([n for n in libs if n.startswith(("libc.so", "libstdc++", "libcuda."))])
+        # The CUDA toolkit's libraries travel with the kit when the build links them.
+        linked = subprocess.run(["ldd", BINARY], capture_output=True, text=True).stdout
+        for lib in ("libcublasLt.so", "libnccl.so"):
+            if lib in linked:
+                self.assertTrue(any(n.startswith(lib) for n in libs), (lib, libs))
+        self.assertTrue(os.path.isfile(os.path.join(out, "build", "share", "railgauge", "rules",
+                                                    "h100-sxm-ib.yaml")))
         with open(os.path.join(out, "kit.txt")) as f:
             kit = f.read()
         self.assertIn("  ok", kit)
@@ -75,6 +74,12 @@ class NodeKitTest(unittest.TestCase):
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(v.returncode, 0, v.stderr)
         self.assertIn("railgauge", v.stdout)
+        # The wrapper runs it from anywhere with no environment, and it finds the kit's data.
+        w = subprocess.run(["env", "-i", os.path.join(out, "railgauge"), "check", "--rules",
+                            "host-only", "--inventory-only"], capture_output=True, text=True,
+                           timeout=60, cwd="/")
+        self.assertIn(w.returncode, (0, 1), w.stdout + w.stderr)
+        self.assertIn(os.path.join(out, "build", "share", "railgauge", "rules"), w.stdout)
 
     def test_a_library_left_out_is_named_and_exits_1(self):
         # An ldd that lists nothing: no library is packed, so the check finds railgauge's
@@ -91,12 +96,16 @@ class NodeKitTest(unittest.TestCase):
 
     def test_tar_holds_the_kit(self):
         out = os.path.join(self.tmp.name, "kit")
-        p = self.run_kit("--build-dir", self.small_build(), "--out", out, "--tar")
+        p = self.run_kit("--build-dir", os.path.dirname(os.path.dirname(BINARY)), "--out", out,
+                         "--tar", "--without-cuda-libs")
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         with tarfile.open(out + ".tar.xz") as t:
             names = t.getnames()
         self.assertIn("kit/build/bin/railgauge", names)
         self.assertIn("kit/kit.txt", names)
+        self.assertIn("kit/railgauge", names)
+        self.assertIn("kit/build/share/railgauge/suites/burnin-h100.yaml", names)
+        self.assertFalse([n for n in names if "libcublasLt" in n or "libnccl" in n])
 
 
 def main():

@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 import validate_run  # noqa: E402
-from srun_ranks import end_all, records_of, start_ranks  # noqa: E402
+from srun_ranks import end_all, records_of, start_ranks, wait_for_first_record  # noqa: E402
 
 RAILGAUGE = None  # set from argv
 CHECK = None
@@ -172,6 +172,49 @@ class RailgaugeRanksTest(Base):
             self.assertEqual(rc, 3, err)
             self.assertIn("served by rank 0; did rank 0 exit?", err)
             self.assertLess(after_s, timeout_s + 30, err)
+
+    def test_sigterm_to_every_rank_interrupts_them_all_and_resume_completes(self):
+        # As Slurm at the time limit: every task gets SIGTERM. Each rank records its point as an
+        # error, marks its run.json interrupted and exits 5, none waiting on the store for the
+        # others; the same launch with --resume then completes every rank.
+        store_timeout_s = 30
+
+        def args_of(rank):
+            return ["run", "quick", "--out", str(self.out), "-q", "-a",
+                    "size_bytes=16KiB:64MiB:*2", "--time-budget", "0.2"]
+
+        procs = start_ranks(RAILGAUGE, args_of, 4, store_timeout_s)
+        try:
+            self.assertIsNotNone(wait_for_first_record(self.out), "rank 0 never wrote a record")
+            for p in procs:
+                self.assertIsNone(p.poll(), "a rank ended before it could be signalled")
+                p.send_signal(signal.SIGTERM)
+            signalled_at = time.monotonic()
+            results = [(p.wait(timeout=60), time.monotonic() - signalled_at) for p in procs]
+            errs = [p.stderr.read() for p in procs]
+        finally:
+            end_all(procs)
+        run_dir = self.only_run_dir()
+        for rank, ((rc, after_s), err) in enumerate(zip(results, errs)):
+            self.assertEqual(rc, 5, f"rank {rank}: {err}")
+            self.assertLess(after_s, store_timeout_s, f"rank {rank} waited on the store: {err}")
+            rank_dir = run_dir / f"rank-{rank:05d}"
+            manifest = json.loads((rank_dir / "run.json").read_text())
+            self.assertEqual(manifest["status"], "interrupted", f"rank {rank}")
+            problems, _ = validate_run.validate_run_dir(rank_dir, False)
+            self.assertEqual(problems, [], f"rank {rank}")
+
+        procs = start_ranks(RAILGAUGE, lambda rank: args_of(rank) + ["--resume", str(run_dir)],
+                            4, store_timeout_s)
+        try:
+            codes = [p.wait(timeout=300) for p in procs]
+            errs = [p.stderr.read() for p in procs]
+        finally:
+            end_all(procs)
+        for rank, (rc, err) in enumerate(zip(codes, errs)):
+            self.assertEqual(rc, 0, f"rank {rank} resumed: {err}")
+            manifest = json.loads((run_dir / f"rank-{rank:05d}" / "run.json").read_text())
+            self.assertEqual(manifest["status"], "complete", f"rank {rank}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The `slurm` tier: railgauge under a real one-machine Slurm cluster (Debian's slurm-wlm).
+#   1. `srun --mpi=pmix -n 4 railgauge collectives`: every rank's records land, and agree on
+#      one run id;
+#   2. the burn-in batch script (scripts/slurm_burnin.sbatch) through sbatch, healthy: the job
+#      exits 0 with a PASS verdict and the node stays up;
+#   3. the same script with a synthetic failure (a rule no host can meet) and --drain: the job
+#      exits 2 and the node is drained with a reason naming the profile; then resumed.
+# railgauge runs from a `cmake --install` prefix on PATH, outside the checkout, as on a cluster.
+#
+#   scripts/slurm_ci.sh [--build-dir DIR]      (as root, or with sudo; default build dir build/)
+#
+# Exit status: 0 every step as expected; 1 a step not as expected (what is printed); 2 setup
+# failed (packages, daemons).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+build_dir=build
+[[ "${1:-}" == --build-dir ]] && build_dir=$2
+say() { echo "slurm_ci: $*" >&2; }
+fail() {
+  say "FAILED: $*"
+  failures=$((failures + 1))
+}
+failures=0
+
+as_root=()
+[[ "$(id -u)" -eq 0 ]] || as_root=(sudo)
+packages=(slurm-wlm munge)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  say "installing ${missing[*]}"
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends "${missing[@]}" >/dev/null || { say "apt-get failed"; exit 2; }
+fi
+
+# The cluster: one node, named after this host, everything under a temporary directory
+# (../shared reference: slurm.md). Daemons are stopped through their pid files on exit.
+d=$(mktemp -d /tmp/railgauge-slurm.XXXXXX)
+chmod 755 "$d"
+h=$(hostname -s)
+cleanup() {
+  for pid in "$d/slurmd.pid" "$d/slurmctld.pid"; do
+    [[ -f "$pid" ]] && "${as_root[@]}" kill "$(cat "$pid")" 2>/dev/null
+  done
+  [[ -f "$d/munged.pid" ]] && "${as_root[@]}" kill "$(cat "$d/munged.pid")" 2>/dev/null
+  sleep 1
+  "${as_root[@]}" rm -rf "$d"
+}
+trap cleanup EXIT
+mkdir -p "$d/spool" "$d/state" "$d/log" "$d/prefix" "$d/work"
+cat >"$d/slurm.conf" <<CONF
+ClusterName=railgauge-ci
+SlurmctldHost=$h
+AuthType=auth/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SlurmdSpoolDir=$d/spool
+StateSaveLocation=$d/state
+SlurmctldPidFile=$d/slurmctld.pid
+SlurmdPidFile=$d/slurmd.pid
+SlurmctldLogFile=$d/log/ctld.log
+SlurmdLogFile=$d/log/d.log
+SlurmUser=root
+ReturnToService=2
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+NodeName=$h CPUs=$(nproc) RealMemory=4000 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE
+CONF
+if [[ ! -f /etc/munge/munge.key ]]; then
+  "${as_root[@]}" dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key status=none
+  "${as_root[@]}" chown munge:munge /etc/munge/munge.key
+  "${as_root[@]}" chmod 400 /etc/munge/munge.key
+fi
+"${as_root[@]}" mkdir -p /run/munge
+"${as_root[@]}" chown munge:munge /run/munge
+if ! pgrep -x munged >/dev/null; then
+  "${as_root[@]}" su -s /bin/sh munge -c "/usr/sbin/munged --pid-file=$d/munged.pid" ||
+    { say "munged did not start"; exit 2; }
+fi
+export SLURM_CONF=$d/slurm.conf
+"${as_root[@]}" env SLURM_CONF="$SLURM_CONF" slurmctld -f "$SLURM_CONF" &&
+  "${as_root[@]}" env SLURM_CONF="$SLURM_CONF" slurmd -f "$SLURM_CONF" ||
+  { say "slurm daemons did not start"; exit 2; }
+for _ in $(seq 30); do
+  sinfo -h -o %T 2>/dev/null | grep -qE '^(idle|mixed)' && break
+  sleep 1
+done
+sinfo -h -o %T | grep -qE '^(idle|mixed)' || { say "node not idle: $(sinfo 2>&1)"; exit 2; }
+say "cluster up: $(sinfo -h -o '%N %T %c CPUs')"
+
+# railgauge installed outside the checkout, found through PATH as a package would be.
+cmake --install "$build_dir" --prefix "$d/prefix" >/dev/null || { say "cmake --install failed"; exit 2; }
+export PATH=$d/prefix/bin:$PATH
+cd "$d/work"
+
+# 1. srun -n 4: four ranks, one run directory, every rank's records.
+srun --mpi=pmix -n 4 --overcommit railgauge collectives --filter collectives.mpi_all_reduce \
+  -a size_bytes=1MiB --out "$d/work/srun" --quiet
+rc=$?
+[[ $rc -eq 0 ]] || fail "srun -n 4 railgauge collectives exited $rc"
+runs=("$d"/work/srun/*)
+if [[ ${#runs[@]} -ne 1 ]]; then
+  fail "srun -n 4 wrote ${#runs[@]} run directories, not one"
+else
+  for r in 0 1 2 3; do
+    f=${runs[0]}/rank-0000$r/records.jsonl
+    [[ -s "$f" ]] && grep -q '"status":"ok"' "$f" || fail "rank $r wrote no ok record ($f)"
+  done
+  say "srun -n 4: $(cat "${runs[0]}"/rank-*/records.jsonl | wc -l) records from 4 ranks in ${runs[0]}"
+fi
+
+# 2. and 3. The burn-in script through sbatch; its exit status is the job's.
+job_exit() { # JOBID -> "rc:signal" while the job is remembered (MinJobAge)
+  scontrol show job "$1" 2>/dev/null | sed -n 's/.* ExitCode=\([0-9]*:[0-9]*\).*/\1/p'
+}
+node_state() { sinfo -h -n "$h" -o %T; }
+burnin() { # NAME ARGS... : submits and waits (sbatch --wait exits with the job's status)
+  local name=$1
+  shift
+  sbatch --wait --nodes=1 --output="$d/work/$name.log" --chdir="$d/work" \
+    "$repo/scripts/slurm_burnin.sbatch" --profile host-only --suite quick --ranks-per-node 2 \
+    --out "$d/work/$name" "$@"
+}
+
+burnin healthy
+rc=$?
+[[ $rc -eq 0 ]] || fail "healthy burn-in: job exited $rc, not 0 (log: $(tail -5 "$d/work/healthy.log"))"
+grep -q "PASS" "$d/work/healthy/verdict.md" 2>/dev/null || fail "healthy burn-in: no PASS verdict"
+[[ "$(node_state)" == idle ]] || fail "healthy burn-in: node is $(node_state), not idle"
+say "healthy burn-in: exit $rc, $(grep -m1 -E 'PASS|WARN|FAIL' "$d/work/healthy/verdict.md")"
+
+# A synthetic failure: host-only with one more rule no host meets (host memory at 1 PB/s).
+failing=$d/work/host-only-failing.yaml
+sed 's/^name: host-only$/name: host-only-failing/' "$repo/results/rules/host-only.yaml" >"$failing"
+cat >>"$failing" <<'YAML'
+  - id: synthetic-impossible-floor
+    description: A floor no host meets, so that the burn-in must fail and drain the node.
+    category: memory
+    severity: fail
+    select: {key: "memory.host_*"}
+    metric: metrics.bandwidth_gbytes_per_s
+    compare: ">="
+    value: 1000000 # GB/s: impossible on purpose (a test of the drain path, not a bound)
+YAML
+burnin failing --profile "$failing" --drain
+rc=$?
+[[ $rc -eq 2 ]] || fail "failing burn-in: job exited $rc, not 2 (log: $(tail -5 "$d/work/failing.log"))"
+state=$(node_state)
+reason=$(sinfo -h -n "$h" -o %E)
+[[ "$state" == drained || "$state" == draining ]] || fail "failing burn-in: node is $state, not drained"
+[[ "$reason" == *"railgauge burn-in FAIL (host-only-failing"* ]] ||
+  fail "failing burn-in: drain reason is '$reason'"
+say "failing burn-in: exit $rc, node $state, reason: $reason"
+"${as_root[@]}" env SLURM_CONF="$SLURM_CONF" scontrol update nodename="$h" state=resume
+
+if ((failures)); then
+  say "$failures step(s) not as expected; slurmctld log tail:"
+  tail -20 "$d/log/ctld.log" >&2
+  exit 1
+fi
+say "all steps as expected"
