@@ -126,6 +126,36 @@ class VerdictTest(unittest.TestCase):
         self.assertIn('railgauge_check_node_verdict{host="cnode3-007",rules="h100-sxm-ib"} 0', one)
         self.assertNotIn("cnode3-002", one)  # the other node's series are in its own file
 
+    def test_inventory_only_judges_this_machine_now_with_the_health_rules_alone(self):
+        # The build machine has no GPU: the H100 profile's gpu-count rule fails it (exit 2),
+        # named with its figure; no record rule is judged (none is listed as missing either).
+        started = time.monotonic()
+        r = railgauge("check", "--rules", "h100-sxm-ib", "--inventory-only", "--format", "json")
+        elapsed_s = time.monotonic() - started
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        verdict = json.loads(r.stdout)
+        self.assertEqual(verdict["verdict"], "fail")
+        rules = {rule for p in verdict["parts"] for rule in p["rules"]}
+        self.assertIn("gpu-count", rules)
+        self.assertFalse({r for r in rules if r.startswith(("gemm", "hbm", "h2d", "rdma"))},
+                         rules)
+        self.assertLess(elapsed_s, 5, "the inventory-only check took too long for a prolog")
+        # Runs given: only their run.json inventories are judged, their records are not.
+        run = self.quick_run("runs")
+        r = railgauge("check", "--rules", "host-only", "--inventory-only", run, "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        checked = {rule for p in json.loads(r.stdout)["parts"] for rule in p["rules"]}
+        self.assertFalse({r for r in checked if r.startswith("host-memory")}, checked)
+        # A rules file without inventory rules cannot be judged this way.
+        rules_file = self.dir / "records-only.yaml"
+        rules_file.write_text("schema: railgauge.rules/1\nname: r\nrules:\n"
+                              "  - {id: x, category: memory, severity: fail, "
+                              "select: {key: 'memory.*'}, metric: metrics.verified, "
+                              "compare: '==', value: 1}\n")
+        r = railgauge("check", "--rules", rules_file, "--inventory-only")
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("no inventory rules", r.stderr)
+
     def test_warn_only_exits_1(self):
         fleet = self.fleet("fleet")  # only the bad pair: a warning
         r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", fleet)
