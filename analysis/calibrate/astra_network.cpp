@@ -26,6 +26,17 @@ std::pair<double, std::string> latency_per_link_ns(const NetworkTier &n, long lo
             fmt::format("{} per message over {} switch hops (assumed: not divided by ring "
                         "steps)",
                         n.latency_s.source, kSwitchHops)};
+  // A tier taken apart keeps the latency of its inter-node steps alone: 2(n-1) of a ring
+  // all-reduce over its n nodes.
+  if (const auto &d = n.decomposition; d && d->latency_split && n.latency_s.measured) {
+    const int steps = inter_node_steps(d->op, d->nodes);
+    if (steps > 0)
+      return {n.latency_s.value * 1e9 / (steps * kSwitchHops),
+              fmt::format("{} over its {} inter-node steps of {} switch hops", n.latency_s.source,
+                          steps, kSwitchHops)};
+    return {n.latency_s.value * 1e9 / kSwitchHops,
+            fmt::format("{} per message over {} switch hops", n.latency_s.source, kSwitchHops)};
+  }
   const int ring_n = n.group_ranks > 1 ? n.group_ranks : static_cast<int>(std::max(2LL, dim));
   return {n.latency_s.value * 1e9 / (2.0 * (ring_n - 1) * kSwitchHops),
           fmt::format("{} over 2({}-1) ring steps of {} switch hops", n.latency_s.source, ring_n,

@@ -296,6 +296,88 @@ nlohmann::json size_table(const std::vector<CollectiveSample> &s, const std::str
   return t;
 }
 
+// A scale-out tier is taken apart when every point of Calculon's ops on it says its nodes, lays
+// its ranks out in whole nodes and some hold more than one GPU per node: a bus byte of such a
+// point crosses NVLink as well as the fabric (tier_decomposition.h).
+bool decomposable(const NetworkTier &tier,
+                  const std::map<std::string, std::vector<CollectiveSample>> &by_op) {
+  if (tier.name != kScaleOut)
+    return false;
+  bool several_per_node = false;
+  for (const auto &op : calculon_op_names()) {
+    const auto it = by_op.find(op);
+    if (it == by_op.end())
+      continue;
+    for (const auto &s : it->second) {
+      if (s.ranks < 2 && op != "p2p")
+        continue;
+      if (s.hosts < 2 || !hop_bytes_per_gpu(op, s.size_bytes, s.ranks, s.hosts))
+        return false;
+      several_per_node |= s.ranks / s.hosts > 1;
+    }
+  }
+  return several_per_node;
+}
+
+// The node's own tier as one GPU of a g-GPU node sees it: the same op measured on one node of g
+// ranks if the runs have it, else networks[0] as written (measured, given or assumed).
+IntraNodeFigure intra_node_figure(const Calibration &c, const std::string &op, int g) {
+  std::vector<std::pair<double, double>> xt;
+  std::set<std::string> runs;
+  for (const auto &s : c.samples.collectives)
+    if (s.tier == kScaleUp && s.op == op && s.ranks == g) {
+      xt.emplace_back(s.size_bytes * bus_factor(op, g), s.time_s);
+      runs.insert(s.run);
+    }
+  IntraNodeFigure f;
+  if (xt.size() >= 2) {
+    const auto ab = fit_alpha_beta(xt, c.options.folds, c.options.seed);
+    if (ab.beta_s_per_byte > 0) {
+      const int steps = ring_steps(op, g);
+      f.bus_gbytes_per_s = 1.0 / ab.beta_s_per_byte / kGiga;
+      f.step_latency_s = steps > 0 ? ab.alpha_s / steps : ab.alpha_s;
+      f.op = op;
+      f.source = fmt::format("measured: {} on one node of {} ranks, {} points (runs: {})", op, g,
+                             xt.size(), fmt::join(runs, ", "));
+      f.measured = true;
+      return f;
+    }
+  }
+  const NetworkTier &up = c.networks.at(0);
+  const int n = up.group_ranks > 1 ? up.group_ranks
+                                   : std::max(2, static_cast<int>(std::lround(up.size.value)));
+  f.bus_gbytes_per_s = up.bandwidth_gbytes_per_s.value * up.efficiency.value;
+  f.step_latency_s = up.latency_s.value / ring_steps("all_reduce", n);
+  f.source = fmt::format("networks[0]: bandwidth ({}) × efficiency ({}); latency ({}) over the "
+                         "2({}-1) steps of an all_reduce (no {} on one node of {} ranks measured)",
+                         up.bandwidth_gbytes_per_s.source, up.efficiency.source,
+                         up.latency_s.source, n, op, g);
+  f.measured = up.bandwidth_gbytes_per_s.measured && up.efficiency.measured;
+  return f;
+}
+
+// The reference op's largest group on the tier, taken apart: its own busbw, the per-GPU fabric
+// rate of the joint fit, the intra-node figure it is checked against and the latency split.
+TierDecomposition decomposition_of(const Calibration &c, const NetworkTier &tier,
+                                   const std::string &ref,
+                                   const std::vector<CollectiveSample> &samples) {
+  int ranks = 0, hosts = 0;
+  for (const auto &s : samples)
+    if (s.ranks > ranks || (s.ranks == ranks && s.hosts > hosts))
+      ranks = s.ranks, hosts = s.hosts;
+  std::vector<std::pair<double, double>> bus;
+  std::set<std::string> runs;
+  for (const auto &s : samples)
+    if (s.ranks == ranks && s.hosts == hosts) {
+      bus.emplace_back(s.size_bytes * bus_factor(ref, ranks), s.time_s);
+      runs.insert(s.run);
+    }
+  const double bus_beta = fit_alpha_beta(bus, c.options.folds, c.options.seed).beta_s_per_byte;
+  return decompose_tier(ref, ranks, hosts, {runs.begin(), runs.end()}, tier.joint_alpha_s,
+                        tier.joint_beta_s_per_byte.at(ref), bus_beta,
+                        intra_node_figure(c, ref, ranks / hosts));
+}
+
 void fit_tier(Calibration &c, NetworkTier &tier) {
   const std::string net = fmt::format("networks.{}", tier.index);
   std::map<std::string, std::vector<CollectiveSample>> by_op;
@@ -303,6 +385,15 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     if (s.tier == tier.name)
       by_op[s.op].push_back(s);
   tier.measured = !by_op.empty();
+  const bool decompose = decomposable(tier, by_op);
+  // The bytes a point's time is fitted against: the bus bytes on each link, or, on a tier taken
+  // apart, the bytes through one GPU's share of its node's NICs.
+  const auto regressor = [&](const std::string &op, const CollectiveSample &x) {
+    if (decompose)
+      if (const auto h = hop_bytes_per_gpu(op, x.size_bytes, x.ranks, x.hosts))
+        return h->fabric;
+    return x.size_bytes * bus_factor(op, x.ranks);
+  };
   std::vector<double> ranks_seen;
   int largest = 0;
   for (const auto &[op, s] : by_op) {
@@ -318,7 +409,7 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
         ++f.single_rank_samples;
         continue;
       }
-      xt.emplace_back(x.size_bytes * bus_factor(op, x.ranks), x.time_s);
+      xt.emplace_back(regressor(op, x), x.time_s);
       ranks_seen.push_back(x.ranks);
     }
     if (!xt.empty())
@@ -326,30 +417,56 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     tier.ops[op] = f;
   }
 
-  // The joint model of Calculon's four ops: one α, one β per op.
+  // The joint model of Calculon's four ops: one α, one β per op. A tier taken apart gets one α
+  // per layout (ranks, nodes): NCCL's ring latency grows with both (its intra- and inter-node
+  // steps), while its β per fabric byte is one for every node count; a single α over several
+  // node counts would bend the β to make up for the latencies it cannot hold.
   std::vector<std::string> cols;
   for (const auto &op : calculon_op_names())
     if (by_op.count(op))
       cols.push_back(op);
-  std::vector<LinearSample> joint;
+  std::vector<std::pair<int, int>> layouts; // (ranks, hosts), each with its own α column
+  const auto layout_of = [&](const CollectiveSample &x) -> std::size_t {
+    if (!decompose)
+      return 0;
+    const std::pair<int, int> l{x.ranks, x.hosts};
+    const auto it = std::find(layouts.begin(), layouts.end(), l);
+    if (it != layouts.end())
+      return static_cast<std::size_t>(it - layouts.begin());
+    layouts.push_back(l);
+    return layouts.size() - 1;
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> cells; // (α column, op) per sample
+  std::vector<const CollectiveSample *> used;
   for (std::size_t j = 0; j < cols.size(); ++j)
     for (const auto &x : by_op[cols[j]]) {
       if (x.ranks < 2 && cols[j] != "p2p")
         continue;
-      LinearSample ls;
-      ls.x.assign(cols.size() + 1, 0.0);
-      ls.x[0] = 1;
-      ls.x[j + 1] = x.size_bytes * bus_factor(cols[j], x.ranks);
-      ls.t = x.time_s;
-      joint.push_back(ls);
+      cells.emplace_back(layout_of(x), j);
+      used.push_back(&x);
     }
+  const std::size_t alphas = std::max<std::size_t>(1, layouts.size());
+  std::vector<LinearSample> joint;
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    LinearSample ls;
+    ls.x.assign(alphas + cols.size(), 0.0);
+    ls.x[cells[i].first] = 1;
+    ls.x[alphas + cells[i].second] = regressor(cols[cells[i].second], *used[i]);
+    ls.t = used[i]->time_s;
+    joint.push_back(ls);
+  }
   std::string ref;
   if (!joint.empty()) {
     const auto fit = robust_linear_fit(joint);
     tier.joint_quality = linear_quality(joint, fit, c.options.folds, c.options.seed);
-    tier.joint_alpha_s = fit.coef[0];
+    // The α written is the largest layout's: the group the tier's size comes from.
+    std::size_t largest_layout = 0;
+    for (std::size_t l = 1; l < layouts.size(); ++l)
+      if (layouts[l] > layouts[largest_layout])
+        largest_layout = l;
+    tier.joint_alpha_s = fit.coef[largest_layout];
     for (std::size_t j = 0; j < cols.size(); ++j)
-      tier.joint_beta_s_per_byte[cols[j]] = fit.coef[j + 1];
+      tier.joint_beta_s_per_byte[cols[j]] = fit.coef[alphas + j];
     for (const char *candidate : {"all_reduce", "reduce_scatter", "all_gather", "p2p"})
       if (tier.joint_beta_s_per_byte.count(candidate) &&
           tier.joint_beta_s_per_byte[candidate] > 0) {
@@ -375,9 +492,42 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
       tier.calculon_op_source[op] = kDefaultSource;
     }
   } else {
-    const double bw_ref = 1.0 / tier.joint_beta_s_per_byte[ref]; // bytes/s on each link
+    // bytes/s on each link, or through each GPU's share of the NICs on a tier taken apart
+    const double bw_ref = 1.0 / tier.joint_beta_s_per_byte[ref];
+    if (decompose) {
+      tier.decomposition = decomposition_of(c, tier, ref, by_op[ref]);
+      const auto &d = *tier.decomposition;
+      c.notes.push_back(fmt::format(
+          "{}: taken apart (NCCL ring over {} nodes × {} GPUs, runs: {}): {} busbw {:.4g} GB/s "
+          "is {:.4g} GB/s per GPU over the fabric; intra-node figure {:.4g} GB/s ({}), which "
+          "the ring loaded to {:.0f}%",
+          tier.name, d.nodes, d.gpus_per_node, fmt::join(d.runs, ", "), ref, d.bus_gbytes_per_s,
+          d.fabric_gbytes_per_s_per_gpu, d.intra.bus_gbytes_per_s, d.intra.source,
+          100 * d.nvlink_load));
+      if (d.nvls_tree_gbytes_per_s_per_gpu > 0)
+        c.notes.push_back(fmt::format(
+            "{}: an all_reduce on 2 nodes of NVSwitch GPUs may run NCCL's NVLS tree, which sends "
+            "each GPU's 1/{} of the buffer once over the fabric, not a ring's 2({}-1)/{} of it: "
+            "read so, the fabric ran at {:.4g} GB/s per GPU, not {:.4g}; a ring figure above "
+            "the NIC's line rate says it was the tree",
+            tier.name, d.gpus_per_node, d.ranks, d.ranks, d.nvls_tree_gbytes_per_s_per_gpu,
+            d.fabric_gbytes_per_s_per_gpu));
+      if (!d.fabric_bound)
+        c.notes.push_back(fmt::format(
+            "{}: the ring would have needed {:.0f}% of the intra-node figure on NVLink: the run "
+            "may be bound inside the node, or not a ring (at 2 nodes NCCL's NVLS tree moves "
+            "half the fabric bytes of a ring; its tuner doubles their rate, "
+            "src/graph/tuning.cc), so {:.4g} GB/s per GPU is not the fabric's rate; give "
+            "--assume {}.bandwidth with the NIC's line rate",
+            tier.name, 100 * d.nvlink_load, d.fabric_gbytes_per_s_per_gpu, net));
+    }
     if (auto u = c.assumptions.user(net + ".bandwidth"))
       tier.bandwidth_gbytes_per_s = {*u, kUserSource, false};
+    else if (decompose)
+      tier.bandwidth_gbytes_per_s = measured(
+          bw_ref / kGiga, fmt::format("1/β of {} per byte through one GPU's share of its node's "
+                                      "NICs (the tier taken apart; no link rate given)",
+                                      ref));
     else
       tier.bandwidth_gbytes_per_s = measured(
           bw_ref / kGiga, fmt::format("1/β of {} (bus bandwidth; no link rate given)", ref));
@@ -388,7 +538,13 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
       tier.efficiency = measured(std::min(1.0, ratio), fmt::format("(1/β of {}) / bandwidth", ref));
       // Never silently: the per-op scalars below then carry the rest (bandwidth × efficiency ×
       // scalar / β stays the measured bus bandwidth for every op).
-      if (ratio > 1.0)
+      if (ratio > 1.0 && decompose)
+        c.notes.push_back(fmt::format(
+            "{}: the per-GPU fabric rate of {} taken apart ({:.4g} GB/s) is above the given "
+            "networks.{}.bandwidth ({:.4g} GB/s): efficiency is capped at 1.0 and the op "
+            "scalars carry the difference",
+            tier.name, ref, bw_ref / kGiga, tier.index, tier.bandwidth_gbytes_per_s.value));
+      else if (ratio > 1.0)
         c.notes.push_back(fmt::format(
             "{}: the measured bus bandwidth of {} ({:.4g} GB/s) is above the given "
             "networks.{}.bandwidth ({:.4g} GB/s): efficiency is capped at 1.0 and the op "
@@ -416,7 +572,26 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     }
     if (auto u = c.assumptions.user(net + ".latency"))
       tier.latency_s = {*u, kUserSource, false};
-    else
+    else if (tier.decomposition && tier.decomposition->latency_split)
+      tier.latency_s = measured(
+          tier.decomposition->latency_s,
+          fmt::format("α of the tier's joint fit less its {} intra-node ring steps at {:.3g} µs "
+                      "each (the tier taken apart)",
+                      ring_steps(ref, tier.decomposition->ranks) -
+                          inter_node_steps(ref, tier.decomposition->nodes),
+                      tier.decomposition->intra.step_latency_s * 1e6));
+    else if (tier.decomposition) {
+      const auto &d = *tier.decomposition;
+      tier.latency_s = measured(d.alpha_s, "α of the tier's joint fit, whole (an upper bound: "
+                                           "the split was not determined)");
+      c.notes.push_back(fmt::format(
+          "{}: latency not split: the {} intra-node ring steps at {:.3g} µs each (the "
+          "intra-node α over its ring steps) come to {:.4g} µs, not below the run's α of {:.4g} "
+          "µs; the whole α is kept, an upper bound on the inter-node steps' latency (an α "
+          "fitted on large messages holds the pipeline's fill, not a per-step latency)",
+          tier.name, ring_steps(ref, d.ranks) - inter_node_steps(ref, d.nodes),
+          d.intra.step_latency_s * 1e6, d.intra_latency_s * 1e6, d.alpha_s * 1e6));
+    } else
       tier.latency_s = measured(tier.joint_alpha_s, "α of the tier's joint fit");
   }
   if (auto u = c.assumptions.user(net + ".size"))

@@ -14,6 +14,7 @@
 #include "analysis/calibrate/robust_fit.h"
 #include "analysis/calibrate/samples.h"
 #include "analysis/calibrate/step_table.h"
+#include "analysis/calibrate/tier_decomposition.h"
 
 namespace railgauge::calibrate {
 
@@ -70,6 +71,9 @@ struct NetworkTier {
   std::map<std::string, double> joint_beta_s_per_byte;
   int group_ranks = 0; // the median group size of the fitted points
   int group_hosts = 0; // hosts of the largest group measured (0: unknown)
+  // Set when the tier's points span nodes of several GPUs each: its βs are then per byte through
+  // one GPU's share of the node's NICs (tier_decomposition.h), and this says how they were had.
+  std::optional<TierDecomposition> decomposition;
 
   Sourced bandwidth_gbytes_per_s, efficiency, size, latency_s, processor_usage;
   bool must_be_filled = false;

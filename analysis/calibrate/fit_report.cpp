@@ -59,6 +59,63 @@ std::string tp_sweep_markdown(const nlohmann::json &sweeps) {
   return md;
 }
 
+nlohmann::json decomposition_json(const NetworkTier &n) {
+  const auto &d = *n.decomposition;
+  return {{"tier", n.name},
+          {"index", n.index},
+          {"algorithm", "ring"},
+          {"op", d.op},
+          {"ranks", d.ranks},
+          {"nodes", d.nodes},
+          {"gpus_per_node", d.gpus_per_node},
+          {"runs", d.runs},
+          {"bus_gbytes_per_s", d.bus_gbytes_per_s},
+          {"fabric_gbytes_per_s_per_gpu", d.fabric_gbytes_per_s_per_gpu},
+          {"intra_node",
+           {{"bus_gbytes_per_s", d.intra.bus_gbytes_per_s},
+            {"step_latency_s", d.intra.step_latency_s},
+            {"op", d.intra.op},
+            {"measured", d.intra.measured},
+            {"source", d.intra.source}}},
+          {"nvlink_load", d.nvlink_load},
+          {"fabric_bound", d.fabric_bound},
+          {"nvls_tree_gbytes_per_s_per_gpu", d.nvls_tree_gbytes_per_s_per_gpu},
+          {"alpha_s", d.alpha_s},
+          {"intra_latency_s", d.intra_latency_s},
+          {"latency_split", d.latency_split},
+          {"latency_s", d.latency_s}};
+}
+
+std::string decomposition_markdown(const nlohmann::json &all) {
+  if (all.empty())
+    return "";
+  std::string md =
+      "\n## Network tiers taken apart\n\nA collective over several nodes crosses NVLink and the "
+      "fabric at once; its busbw is neither. NCCL's ring sends a node's bus bytes through its "
+      "NICs, 1/g per GPU, and (g-1)/g of them over NVLink, at the rate of the slower hop: the "
+      "tier's bandwidth is 1/β per byte through one GPU's share of the NICs. NVLink load: the "
+      "NVLink rate the ring needed at that fabric rate, over the intra-node figure (at 90% or "
+      "more the run may be bound inside the node).\n\n| tier | op | nodes × GPUs | runs | busbw | "
+      "per-GPU fabric | intra-node figure | NVLink load | α | latency written "
+      "|\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto &d : all) {
+    const auto &intra = d["intra_node"];
+    md += fmt::format(
+        "| networks[{}] {} | {} | {} × {} | {} | {:.4g} GB/s | {:.4g} GB/s{} | {:.4g} GB/s ({}) "
+        "| {:.0f}% | {:.4g} µs | {:.4g} µs{} |\n",
+        d["index"].get<int>(), d["tier"].get<std::string>(), d["op"].get<std::string>(),
+        d["nodes"].get<int>(), d["gpus_per_node"].get<int>(),
+        fmt::join(d["runs"].get<std::vector<std::string>>(), ", "),
+        d["bus_gbytes_per_s"].get<double>(), d["fabric_gbytes_per_s_per_gpu"].get<double>(),
+        d["fabric_bound"].get<bool>() ? "" : " (**not fabric-bound**)",
+        intra["bus_gbytes_per_s"].get<double>(), intra["source"].get<std::string>(),
+        100 * d["nvlink_load"].get<double>(), 1e6 * d["alpha_s"].get<double>(),
+        1e6 * d["latency_s"].get<double>(),
+        d["latency_split"].get<bool>() ? " (less the intra-node steps)" : " (all of α: not split)");
+  }
+  return md;
+}
+
 } // namespace
 
 nlohmann::json fit_report_json(const Calibration &c) {
@@ -90,13 +147,19 @@ nlohmann::json fit_report_json(const Calibration &c) {
     for (const auto &[op, source] : n.calculon_op_source)
       if (!source.starts_with("measured"))
         assumed_ops += (assumed_ops.empty() ? "" : ", ") + op;
-    sets.push_back(entry(fmt::format("networks[{}] {}", n.index, n.name),
-                         "Calculon: t = latency + S·scalar·(1+offset/n)/(bandwidth·efficiency)",
-                         n.measured,
-                         !n.measured           ? n.bandwidth_gbytes_per_s.source
+    std::string source = !n.measured           ? n.bandwidth_gbytes_per_s.source
                          : assumed_ops.empty() ? std::string("measured")
-                                               : "measured; assumed ops: " + assumed_ops,
-                         n.joint_quality));
+                                               : "measured; assumed ops: " + assumed_ops;
+    if (n.decomposition)
+      source += fmt::format("; taken apart: per-GPU fabric bytes of a ring over {} nodes × {} "
+                            "GPUs (Network tiers taken apart)",
+                            n.decomposition->nodes, n.decomposition->gpus_per_node);
+    sets.push_back(entry(fmt::format("networks[{}] {}", n.index, n.name),
+                         n.decomposition ? "Calculon: t = latency + F·scalar/(bandwidth·efficiency)"
+                                           ", F = fabric bytes per GPU"
+                                         : "Calculon: t = latency + "
+                                           "S·scalar·(1+offset/n)/(bandwidth·efficiency)",
+                         n.measured, source, n.joint_quality));
   }
   for (const auto &p : c.p2p)
     sets.push_back(entry(fmt::format("rdma.{}.{}", p.verb, p.measure), "t = α + β·B", true,
@@ -128,6 +191,10 @@ nlohmann::json fit_report_json(const Calibration &c) {
                            {"value", n.calculon_ops.at(op).first},
                            {"source", source}});
   }
+  nlohmann::json decompositions = nlohmann::json::array();
+  for (const auto &n : c.networks)
+    if (n.decomposition)
+      decompositions.push_back(decomposition_json(n));
   nlohmann::json sweeps = nlohmann::json::array();
   for (const auto &check : check_tp_sweeps(c))
     sweeps.push_back(to_json(check));
@@ -137,6 +204,7 @@ nlohmann::json fit_report_json(const Calibration &c) {
           {"folds", c.options.folds},
           {"coefficient_sets", sets},
           {"not_measured", assumed},
+          {"decomposed_tiers", decompositions},
           {"tp_sweeps", sweeps},
           {"notes", c.notes},
           {"records_used", c.samples.used_by_key},
@@ -168,6 +236,8 @@ std::string fit_report_markdown(const nlohmann::json &r) {
                     has ? percent(f["in_sample"]["mean_rel"]) : "-",
                     has ? percent(f["in_sample"]["max_rel"]) : "-", s["source"].get<std::string>());
   }
+  if (r.contains("decomposed_tiers"))
+    md += decomposition_markdown(r["decomposed_tiers"]);
   if (r.contains("tp_sweeps"))
     md += tp_sweep_markdown(r["tp_sweeps"]);
   if (!r["not_measured"].empty()) {

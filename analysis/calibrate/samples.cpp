@@ -260,6 +260,7 @@ std::optional<CollectiveSample> collective_sample(const Record &r, std::size_t h
   s.size_bytes = *size;
   s.time_s = *call_s;
   s.key = r.key;
+  s.run = r.run;
   return s;
 }
 

@@ -60,6 +60,7 @@ struct CollectiveSample {
   int hosts = 0; // hosts the group's ranks ran on (0: unknown)
   double size_bytes = 0, time_s = 0;
   std::string key;
+  std::string run; // the run it was measured in
 };
 
 struct P2pSample {

@@ -267,6 +267,62 @@ class HonestLabelsTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
 
+class DecomposedTierTest(unittest.TestCase):
+    """A multi-node nccl-tests log's scale-out tier is one GPU's share of the fabric, not the
+    run's busbw: real logs of tests/fixtures/verdicts/real (README.md there gives their repository,
+    commit and path)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.runs = pathlib.Path(self.tmp.name) / "runs"
+        self.out = pathlib.Path(self.tmp.name) / "cal"
+
+    def calibrate(self, logs, *extra):
+        for name in logs:
+            r = railgauge("import", "nccl-tests", str(REAL / name), "--out", str(self.runs))
+            self.assertEqual(r.returncode, 0, r.stderr)
+        r = railgauge("calibrate", str(self.runs), "--out", str(self.out), *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return (json.loads((self.out / "calculon_system.json").read_text()),
+                json.loads((self.out / "fit_report.json").read_text()))
+
+    def test_ten_nodes_of_h100_give_the_per_gpu_fabric_rate(self):
+        # xxrjun cluster01: 10 nodes × 8 H100 all_reduce, and one node of the same cluster for
+        # the NVLink tier. Its busbw is ~350 GB/s; one GPU's share of the fabric ~44 GB/s, within
+        # 15% of a 400 Gb/s NIC per GPU (50 GB/s).
+        system, report = self.calibrate(["xxrjun_cluster01_h100_10node_8gpu_5coll_healthy.log",
+                                         "xxrjun_h100x8_1node_cnode3-002_5coll.log"])
+        [d] = report["decomposed_tiers"]
+        self.assertEqual((d["op"], d["nodes"], d["gpus_per_node"]), ("all_reduce", 10, 8))
+        self.assertEqual(len(d["runs"]), 1)
+        self.assertTrue(d["intra_node"]["measured"])
+        self.assertIn("all_reduce on one node of 8 ranks", d["intra_node"]["source"])
+        self.assertTrue(d["fabric_bound"])
+        self.assertGreater(d["bus_gbytes_per_s"], 300)
+        bandwidth = system["networks"][1]["bandwidth"] * system["networks"][1]["efficiency"]
+        self.assertAlmostEqual(bandwidth, d["fabric_gbytes_per_s_per_gpu"], delta=0.01)
+        self.assertLess(abs(bandwidth / 50 - 1), 0.15)
+        md = (self.out / "fit_report.md").read_text()
+        self.assertIn("## Network tiers taken apart", md)
+        self.assertIn("| 10 × 8 |", md)
+
+    def test_two_h200_nodes_above_line_rate_are_said_not_fabric_bound(self):
+        # NVIDIA/nccl-tests#256, bare metal: 2 × 8 H200, 8 × 400 Gb/s NICs each. As a ring its
+        # 490 GB/s busbw needs 61 GB/s per GPU from 50 GB/s NICs and 95% of a given 450 GB/s
+        # NVLink: not a fabric rate. Read as NCCL's NVLS tree it is ~33 GB/s.
+        system, report = self.calibrate(
+            ["issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt"],
+            "--assume", "networks.0.bandwidth=450", "--assume", "networks.0.efficiency=1")
+        [d] = report["decomposed_tiers"]
+        self.assertFalse(d["intra_node"]["measured"])
+        self.assertIn("--assume", d["intra_node"]["source"])
+        self.assertFalse(d["fabric_bound"])
+        self.assertGreater(d["fabric_gbytes_per_s_per_gpu"], 50)
+        self.assertLess(abs(d["nvls_tree_gbytes_per_s_per_gpu"] / 32.7 - 1), 0.05)
+        self.assertTrue(any("is not the fabric's rate" in n for n in report["notes"]))
+
+
 def calibrate_two_ranks(test, collectives_args):
     """Runs `railgauge collectives ARGS` on 2 ranks under mpirun (skipping the test without
     one), then `railgauge calibrate` on the run: (records, calculon_system, coefficients,

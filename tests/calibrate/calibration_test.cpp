@@ -108,14 +108,15 @@ RunSet make_runs(const Synthetic &s) {
   if (s.collectives) {
     // As real records are: every rank writes each point with the same time (the max over
     // ranks), world_size and group_size, no node count. The NVLink domain: a run of 8 ranks on
-    // one host; the fabric: a run of 16 ranks over 2 hosts.
+    // one host; the fabric: a run of 2 ranks on 2 hosts, one GPU per node, so that its bus
+    // bandwidth is the fabric's (more GPUs per node: tier_decomposition_test.cpp).
     struct Tier {
       const char *run;
       int ranks;
       int hosts;
       double alpha, busbw;
     };
-    for (const Tier tier : {Tier{"up", 8, 1, 12e-6, 360e9}, Tier{"out", 16, 2, 30e-6, 45e9}})
+    for (const Tier tier : {Tier{"up", 8, 1, 12e-6, 360e9}, Tier{"out", 2, 2, 30e-6, 45e9}})
       for (const char *op : {"all_reduce", "all_gather", "reduce_scatter", "sendrecv"})
         for (double size = 1024; size <= 1 << 30; size *= 4) {
           const std::string name = op == std::string("sendrecv") ? "p2p" : op;
@@ -187,7 +188,8 @@ TEST(Calibrate, RecoversEveryFamilyFromSyntheticRecords) {
   EXPECT_NEAR(up.calculon_ops.at("all_gather").first, 1.0, 0.05);
   EXPECT_FALSE(up.calculon_ops.at("p2p").second.has_value());
   EXPECT_EQ(up.size.value, 8);
-  EXPECT_EQ(out.size.value, 16);
+  EXPECT_EQ(out.size.value, 2);
+  EXPECT_FALSE(out.decomposition.has_value()); // one GPU per node: nothing to take apart
   EXPECT_TRUE(up.must_be_filled);
   EXPECT_FALSE(out.must_be_filled);
   EXPECT_NEAR(up.processor_usage.value, 0.2, 1e-9); // 1 - 1/1.25
@@ -200,7 +202,7 @@ TEST(Calibrate, RecoversEveryFamilyFromSyntheticRecords) {
   EXPECT_EQ(c.samples.skipped.size(), 1u);
   // Every point once: 4 ops × 11 sizes per tier, the other ranks' records counted as duplicates.
   EXPECT_EQ(c.samples.collectives.size(), 2u * 4 * 11);
-  EXPECT_EQ(c.samples.duplicates_by_key.at("collectives.nccl_all_reduce"), (7 + 15) * 11);
+  EXPECT_EQ(c.samples.duplicates_by_key.at("collectives.nccl_all_reduce"), (7 + 1) * 11);
 
   ASSERT_EQ(c.offload.size(), 2u);
   EXPECT_EQ(c.offload[0].name(), "d2h.pinned.near");
