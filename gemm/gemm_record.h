@@ -4,8 +4,16 @@
 // only, so analysis reads records through it without linking the family. A metric renamed here
 // fails tests/results/record_contract_test (the schema and the rules name every metric below).
 #include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "harness/metric_names.h"
+#include "harness/record.h"
 
 namespace railgauge::gemm::record {
 
@@ -33,6 +41,19 @@ inline constexpr const char *kPeakTflops = "peak_tflops";
 inline constexpr const char *kLayer = "gemm"; // qkv, scores, context, out_proj, mlp_up, mlp_down
 inline constexpr const char *kPass = "pass";  // fwd, dgrad, wgrad
 inline constexpr const char *kGemmCount = "gemm_count"; // GEMMs one call runs (a BMM's dgrad: 2)
+inline constexpr const char *kSeq = "seq";
+inline constexpr const char *kMicroBatch = "micro_batch";
+inline constexpr const char *kLayout = "layout";
+inline constexpr const char *kLayoutsFrom = "layouts_from"; // kTrainingLayouts: each pass its own
+inline constexpr const char *kTrainingLayouts = "training";
+inline constexpr const char *kGpuName = "gpu_name";
+inline constexpr const char *kSizeOp = "size"; // the op of a size sweep's points
+
+// A transformer layer's GEMMs and passes in block order: the values of kLayer and kPass, and the
+// row order of every TP table (op = "<layer>.<pass>").
+inline constexpr std::array<const char *, 6> kLayerNames{"qkv",      "scores", "context",
+                                                         "out_proj", "mlp_up", "mlp_down"};
+inline constexpr std::array<const char *, 3> kPassNames{"fwd", "dgrad", "wgrad"};
 
 // Metrics
 inline constexpr const char *kTflops = "tflops";         // 1e12 FLOP/s at the median time
@@ -51,5 +72,110 @@ inline constexpr const char *kVerified = metric::kVerified;
 inline constexpr std::array kMetrics{kTflops,         kEfficiency,   kBestTflops,
                                      kBestEfficiency, kTflopsMin,    kTflopsMedian,
                                      kTflopsMax,      kFlopsPerCall, kVerified};
+
+// The rank of an op ("qkv.fwd") in block order; ops of no known layer and pass come last.
+inline int op_block_rank(std::string_view op) {
+  int rank = 0;
+  for (const char *layer : kLayerNames)
+    for (const char *pass : kPassNames) {
+      if (op == fmt::format("{}.{}", layer, pass))
+        return rank;
+      ++rank;
+    }
+  return rank;
+}
+
+// One point of a TP sweep, read from its record: the typed view through which the TP table and
+// the report read gemm records. Every point of one sweep table shares its group().
+struct TpPointView {
+  std::string key;
+  std::string model;
+  std::string dtype;
+  std::int64_t seq = 0;            // 0: a point waived before planning that kept the model's own
+  std::int64_t micro_batch = 0;    // likewise
+  std::optional<std::int64_t> gpu; // the GPU backend's device index
+  std::string layout;              // "nn", ..., or kTrainingLayouts (each pass its own)
+  std::string op;                  // "qkv.fwd"
+  std::int64_t tp = 0;
+  Status status = Status::ok;
+  double tflops = 0;                 // ok points
+  std::optional<double> efficiency;  // of the dense peak, when the peak is known
+  std::optional<double> best_tflops; // the algorithm search's best, GPU backend
+  std::string gpu_name;
+
+  // "gpu 0, layout training", without the GPU when per_gpu is false.
+  std::string setting(bool per_gpu = true) const {
+    std::string text = per_gpu && gpu ? fmt::format("gpu {}", *gpu) : "";
+    if (!layout.empty())
+      text += fmt::format("{}layout {}", text.empty() ? "" : ", ", layout);
+    return text;
+  }
+  // The sweep a point belongs to: one TP table per group with per_gpu (two GPUs' cells or two
+  // layouts never share a cell), one report chart per group without (its lines the median over
+  // the GPUs).
+  using Group =
+      std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t, std::string>;
+  Group group(bool per_gpu = true) const {
+    return {key, model, dtype, seq, micro_batch, setting(per_gpu)};
+  }
+  // "gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, gpu 0, layout training)"
+  std::string group_label(bool per_gpu = true) const {
+    const std::string s = setting(per_gpu);
+    return fmt::format("{} {} {} (seq {}, micro_batch {}{}{})", key, model, dtype, seq, micro_batch,
+                       s.empty() ? "" : ", ", s);
+  }
+};
+
+namespace detail {
+inline std::string text_param(const nlohmann::json &params, const char *name) {
+  const auto it = params.find(name);
+  return it != params.end() && it->is_string() ? it->get<std::string>() : "";
+}
+inline std::int64_t int_param(const nlohmann::json &params, const char *name) {
+  const auto it = params.find(name);
+  return it != params.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+inline std::optional<double> number_metric(const nlohmann::json &metrics, const char *name) {
+  const auto it = metrics.find(name);
+  return it != metrics.end() && it->is_number() ? std::optional(it->get<double>()) : std::nullopt;
+}
+} // namespace detail
+
+// The view of a gemm record that is a point of a TP sweep (it has `tp` and an op), else nullopt:
+// size sweeps, other families. A point waived before it was planned (a t that does not split the
+// model) has no `op`: its gemm and pass axes name it.
+inline std::optional<TpPointView> tp_point_view(const Record &r) {
+  using detail::int_param;
+  using detail::text_param;
+  if (!r.key.starts_with(std::string(kFamily) + ".") || !r.params.contains(kTp) ||
+      !r.params[kTp].is_number())
+    return std::nullopt;
+  TpPointView v;
+  v.op = text_param(r.params, kOp);
+  if (v.op.empty() && !text_param(r.params, kLayer).empty())
+    v.op = text_param(r.params, kLayer) + "." + text_param(r.params, kPass);
+  if (v.op.empty() || v.op == kSizeOp)
+    return std::nullopt;
+  v.key = r.key;
+  v.model = text_param(r.params, kModel);
+  v.dtype = text_param(r.params, kDtype);
+  v.seq = int_param(r.params, kSeq);
+  v.micro_batch = int_param(r.params, kMicroBatch);
+  v.tp = r.params[kTp].is_number_integer() ? r.params[kTp].get<std::int64_t>()
+                                           : static_cast<std::int64_t>(r.params[kTp].get<double>());
+  if (r.params.contains(kGpu) && r.params[kGpu].is_number_integer())
+    v.gpu = r.params[kGpu].get<std::int64_t>();
+  // Training layouts differ per pass (fwd nt, dgrad nn, ...): one table holds them all.
+  v.layout = text_param(r.params, kLayoutsFrom) == kTrainingLayouts ? std::string(kTrainingLayouts)
+                                                                    : text_param(r.params, kLayout);
+  v.status = r.status;
+  v.gpu_name = text_param(r.params, kGpuName);
+  if (r.status == Status::ok) {
+    v.tflops = detail::number_metric(r.metrics, kTflops).value_or(0.0);
+    v.efficiency = detail::number_metric(r.metrics, kEfficiency);
+    v.best_tflops = detail::number_metric(r.metrics, kBestTflops);
+  }
+  return v;
+}
 
 } // namespace railgauge::gemm::record

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "gemm/dtype.h"
+#include "gemm/gemm_record.h"
 
 namespace railgauge::gemm {
 
@@ -28,7 +29,7 @@ inline bool b_transposed(Layout layout) { return layout == Layout::nt; }
 std::optional<std::string> layout_problem(Dtype dtype, Layout layout);
 
 // The layout axis value that runs each GEMM in the layout training runs it in.
-inline constexpr std::string_view kTrainingLayouts = "training";
+inline constexpr std::string_view kTrainingLayouts = record::kTrainingLayouts;
 
 // What a framework runs a GEMM of `training` layout in, in `dtype`: the same, except fp8, whose
 // every GEMM Transformer Engine runs as nt on Hopper (it keeps transposed fp8 copies of the

@@ -1,7 +1,5 @@
 #include "gemm/tp_table.h"
 
-#include "gemm/layout.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -9,56 +7,19 @@
 
 #include <fmt/format.h>
 
-#include "gemm/transformer_shapes.h"
+#include "gemm/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
 
-// key, model, dtype, seq, micro_batch, and "gpu N, layout L" for the GPU backend's points (so
-// that two GPUs or layouts of one run do not share cells).
-using GroupKey =
-    std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t, std::string>;
-
-std::string text_param(const nlohmann::json &params, const char *name) {
-  const auto it = params.find(name);
-  return it != params.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::int64_t int_param(const nlohmann::json &params, const char *name) {
-  const auto it = params.find(name);
-  return it != params.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
-}
-
-// Block order: qkv.fwd, qkv.dgrad, qkv.wgrad, scores.fwd, ... (unknown ops last, by name).
-int op_rank(const std::string &op) {
-  int rank = 0;
-  for (const auto &layer : layer_names())
-    for (const auto &pass : pass_names()) {
-      if (op == layer + "." + pass)
-        return rank;
-      ++rank;
-    }
-  return rank;
-}
+using record::detail::int_param;
+using record::detail::text_param;
 
 struct Cell {
   Status status = Status::ok;
   double tflops = 0;
   std::optional<double> efficiency;
 };
-
-std::string extra_label(const nlohmann::json &params) {
-  std::string label;
-  if (params.contains("gpu") && params.at("gpu").is_number_integer())
-    label = fmt::format("gpu {}", params.at("gpu").get<std::int64_t>());
-  // Training layouts differ per pass (fwd nt, dgrad nn, ...): one table holds them all.
-  std::string layout = text_param(params, "layout");
-  if (text_param(params, "layouts_from") == kTrainingLayouts)
-    layout = kTrainingLayouts;
-  if (!layout.empty())
-    label += fmt::format("{}layout {}", label.empty() ? "" : ", ", layout);
-  return label;
-}
 
 // The achievable peak of a dtype on a GPU model: the fastest point measured in the run (the
 // best algorithm's TFLOP/s where a record has one), over every key (size sweeps included).
@@ -74,14 +35,16 @@ run_bests(const std::vector<Record> &records) {
     if (r.status != Status::ok)
       continue;
     const double tflops =
-        std::max(r.metrics.value("tflops", 0.0), r.metrics.value("best_tflops", 0.0));
-    auto &best = bests[{text_param(r.params, "dtype"), text_param(r.params, "gpu_name")}];
+        std::max(r.metrics.value(record::kTflops, 0.0), r.metrics.value(record::kBestTflops, 0.0));
+    auto &best =
+        bests[{text_param(r.params, record::kDtype), text_param(r.params, record::kGpuName)}];
     if (tflops > best.tflops) {
       best.tflops = tflops;
-      const std::string op = text_param(r.params, "op");
+      const std::string op = text_param(r.params, record::kOp);
       best.where =
-          fmt::format("{} {}{}×{}×{}", r.key, op.empty() || op == "size" ? "" : op + " ",
-                      int_param(r.params, "m"), int_param(r.params, "n"), int_param(r.params, "k"));
+          fmt::format("{} {}{}×{}×{}", r.key, op.empty() || op == record::kSizeOp ? "" : op + " ",
+                      int_param(r.params, record::kM), int_param(r.params, record::kN),
+                      int_param(r.params, record::kK));
     }
   }
   return bests;
@@ -90,35 +53,21 @@ run_bests(const std::vector<Record> &records) {
 } // namespace
 
 std::string render_tp_table(const std::vector<Record> &records) {
-  std::map<GroupKey, std::map<std::string, std::map<std::int64_t, Cell>>> groups;
+  using Group = record::TpPointView::Group;
+  std::map<Group, std::map<std::string, std::map<std::int64_t, Cell>>> groups;
   // Keys whose measured records carry best_tflops (an algorithm search, the GPU backend): their
   // tables are followed by one against the best measured in the run.
   std::set<std::string> searched;
   std::map<std::string, std::string> gpu_name_of; // key/dtype -> the GPU's name
   for (const auto &r : records) {
-    // A point waived before it was planned (a t that does not split the model) has no `op`:
-    // its gemm and pass axes name the row.
-    std::string op = text_param(r.params, "op");
-    if (op.empty() && !text_param(r.params, "gemm").empty())
-      op = text_param(r.params, "gemm") + "." + text_param(r.params, "pass");
-    if (!r.params.contains("tp") || op.empty())
+    const auto v = record::tp_point_view(r);
+    if (!v)
       continue;
-    if (op == "size")
-      continue;
-    Cell cell;
-    cell.status = r.status;
-    if (r.status == Status::ok) {
-      cell.tflops = r.metrics.value("tflops", 0.0);
-      if (r.metrics.contains("efficiency"))
-        cell.efficiency = r.metrics.at("efficiency").get<double>();
-      if (r.metrics.contains("best_tflops")) {
-        searched.insert(r.key);
-        gpu_name_of[r.key + "/" + text_param(r.params, "dtype")] = text_param(r.params, "gpu_name");
-      }
+    if (v->best_tflops) {
+      searched.insert(v->key);
+      gpu_name_of[v->key + "/" + v->dtype] = v->gpu_name;
     }
-    groups[{r.key, text_param(r.params, "model"), text_param(r.params, "dtype"),
-            int_param(r.params, "seq"), int_param(r.params, "micro_batch"), extra_label(r.params)}]
-          [op][int_param(r.params, "tp")] = cell;
+    groups[v->group()][v->op][v->tp] = Cell{v->status, v->tflops, v->efficiency};
   }
 
   // A point waived before planning keeps its axes' seq/micro_batch, 0 when the model's own was
@@ -161,7 +110,7 @@ std::string render_tp_table(const std::vector<Record> &records) {
     for (const auto &[op, cells] : rows)
       ops.push_back(op);
     std::stable_sort(ops.begin(), ops.end(), [](const std::string &a, const std::string &b) {
-      return std::pair(op_rank(a), a) < std::pair(op_rank(b), b);
+      return std::pair(record::op_block_rank(a), a) < std::pair(record::op_block_rank(b), b);
     });
 
     std::size_t label_width = 4;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gemm/gemm_record.h"
 #include "harness/error.h"
 #include "harness/waiver.h"
 
@@ -13,6 +14,8 @@ namespace {
 constexpr Layer kLayers[] = {Layer::qkv,      Layer::scores, Layer::context,
                              Layer::out_proj, Layer::mlp_up, Layer::mlp_down};
 constexpr Pass kPasses[] = {Pass::fwd, Pass::dgrad, Pass::wgrad};
+static_assert(std::size(kLayers) == record::kLayerNames.size() &&
+              std::size(kPasses) == record::kPassNames.size());
 constexpr int kMaxTp = 64;
 
 // A linear layer with per-rank weight [in × out]: fwd (T, out, in), dgrad (T, in, out),
@@ -42,34 +45,13 @@ double gemm_bytes(const GemmShape &s, const DtypeBytes &b) {
   return static_cast<double>(s.batch) * (m * k * b.a + k * n * b.b + m * n * b.c);
 }
 
+// The names are the record contract's, in the enums' order (block order).
 std::string_view to_string(Layer layer) {
-  switch (layer) {
-  case Layer::qkv:
-    return "qkv";
-  case Layer::scores:
-    return "scores";
-  case Layer::context:
-    return "context";
-  case Layer::out_proj:
-    return "out_proj";
-  case Layer::mlp_up:
-    return "mlp_up";
-  case Layer::mlp_down:
-    return "mlp_down";
-  }
-  return "?";
+  return record::kLayerNames.at(static_cast<std::size_t>(layer));
 }
 
 std::string_view to_string(Pass pass) {
-  switch (pass) {
-  case Pass::fwd:
-    return "fwd";
-  case Pass::dgrad:
-    return "dgrad";
-  case Pass::wgrad:
-    return "wgrad";
-  }
-  return "?";
+  return record::kPassNames.at(static_cast<std::size_t>(pass));
 }
 
 std::optional<Layer> parse_layer(std::string_view text) {

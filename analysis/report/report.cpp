@@ -248,45 +248,45 @@ void verdict_section(Page &page, const json &check) {
 
 // ---------------------------------------------------------------- GEMM vs t
 void gemm_section(Page &page, const analysis::RunSet &runs) {
-  // (key, model, dtype) -> op -> tp -> values
-  std::map<std::string, std::map<std::string, std::map<double, std::vector<double>>>> groups;
-  bool any_efficiency = false;
+  // One chart per sweep, grouped as the TP table groups (gemm::record::TpPointView) but with
+  // every GPU's point of a cell together: label -> op -> tp -> points.
+  using Points = std::vector<gemm::record::TpPointView>;
+  std::map<std::string, std::map<std::string, std::map<double, Points>>> groups;
   for (const auto &run : runs.runs)
-    for (const auto &r : run.records) {
-      namespace g = gemm::record;
-      if (!r.key.starts_with(std::string(g::kFamily) + ".") || r.status != Status::ok ||
-          !r.params.contains(g::kTp) || !r.params[g::kTp].is_number())
-        continue;
-      const bool eff = r.metrics.contains(g::kEfficiency) && r.metrics[g::kEfficiency].is_number();
-      const bool tfl = r.metrics.contains(g::kTflops) && r.metrics[g::kTflops].is_number();
-      if (!eff && !tfl)
-        continue;
-      any_efficiency = any_efficiency || eff;
-      const std::string op = r.params.contains(g::kOp) ? text(r.params[g::kOp]) : r.key;
-      const std::string group =
-          fmt::format("{} model={} dtype={}", r.key,
-                      r.params.contains(g::kModel) ? text(r.params[g::kModel]) : "-",
-                      r.params.contains(g::kDtype) ? text(r.params[g::kDtype]) : "-");
-      groups[group][op][r.params[g::kTp].get<double>()].push_back(
-          eff ? r.metrics[g::kEfficiency].get<double>() : r.metrics[g::kTflops].get<double>());
-    }
+    for (const auto &r : run.records)
+      if (auto v = gemm::record::tp_point_view(r); v && v->status == Status::ok)
+        groups[v->group_label(false)][v->op][static_cast<double>(v->tp)].push_back(std::move(*v));
   if (groups.empty())
     return;
   page.heading("GEMM efficiency versus tensor parallelism t");
-  const std::string unit = any_efficiency ? "efficiency (fraction of peak)" : "TFLOP/s";
   page.para("Each line is one GEMM of a transformer layer; x: tensor-parallel degree t (the "
-            "shard each GPU computes shrinks with t), y: " +
-            unit + ", median over GPUs and ranks.");
+            "shard each GPU computes shrinks with t), y: the efficiency (fraction of the dense "
+            "peak) where every point of the chart has one, else TFLOP/s; median over GPUs and "
+            "ranks.");
   for (const auto &[group, ops] : groups) {
+    // As the TP table: efficiency only when every point has it, never the two mixed.
+    bool all_efficiency = true;
+    std::set<double> tps;
+    std::vector<std::string> op_order;
+    for (const auto &[op, by_tp] : ops) {
+      op_order.push_back(op);
+      for (const auto &[tp, points] : by_tp) {
+        tps.insert(tp);
+        for (const auto &p : points)
+          all_efficiency = all_efficiency && p.efficiency.has_value();
+      }
+    }
+    std::stable_sort(op_order.begin(), op_order.end(), [](const auto &a, const auto &b) {
+      return std::pair(gemm::record::op_block_rank(a), a) <
+             std::pair(gemm::record::op_block_rank(b), b);
+    });
+    const std::string unit = all_efficiency ? "efficiency (fraction of peak)" : "TFLOP/s";
     std::vector<Series> series;
     std::vector<std::vector<std::string>> rows = {{"op"}};
-    std::set<double> tps;
-    for (const auto &[op, by_tp] : ops)
-      for (const auto &[tp, _] : by_tp)
-        tps.insert(tp);
     for (double t : tps)
       rows[0].push_back(fmt::format("t={:g}", t));
-    for (const auto &[op, by_tp] : ops) {
+    for (const auto &op : op_order) {
+      const auto &by_tp = ops.at(op);
       Series s{op, {}, {}};
       std::vector<std::string> row = {op};
       for (double t : tps) {
@@ -295,7 +295,10 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
           row.push_back("-");
           continue;
         }
-        const double v = median_of(it->second);
+        std::vector<double> values;
+        for (const auto &p : it->second)
+          values.push_back(all_efficiency ? *p.efficiency : p.tflops);
+        const double v = median_of(values);
         s.points.emplace_back(t, v);
         row.push_back(fmt::format("{:.3g}", v));
       }

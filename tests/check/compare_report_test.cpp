@@ -1,3 +1,4 @@
+#include <optional>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -233,6 +234,50 @@ TEST(Report, RunPageIsSelfContainedWithEverySection) {
   EXPECT_NE(rep.markdown.find("| qkv.fwd | 0.75 | 0.7 | 0.6 |"), std::string::npos) << rep.markdown;
   // Deterministic.
   EXPECT_EQ(report::build_report(in).html, rep.html);
+}
+
+// The GEMM charts group as the TP table does (key, model, dtype, seq, micro_batch, layout), with
+// every GPU's point of a cell together (their median), and never mix efficiency with TFLOP/s.
+TEST(Report, GemmChartsGroupAsTheTpTableAndMedianOverGpus) {
+  analysis::RunSet set;
+  analysis::LoadedRun run;
+  run.dir = "r";
+  const auto point = [](int seq, int gpu, int tp, double tflops, std::optional<double> eff) {
+    Record r;
+    r.run = "r";
+    r.host = "h";
+    r.key = "gemm.cublaslt";
+    r.params = {{"tp", tp},   {"op", "mlp_up.fwd"}, {"model", "gpt3-175b"}, {"dtype", "bf16"},
+                {"seq", seq}, {"micro_batch", 1},   {"gpu", gpu},           {"layout", "nt"}};
+    r.metrics = {{"tflops", tflops}};
+    if (eff)
+      r.metrics["efficiency"] = *eff;
+    return r;
+  };
+  for (int gpu : {0, 1, 2})
+    for (int tp : {1, 2}) {
+      run.records.push_back(point(2048, gpu, tp, 600.0 + gpu, 0.6 + 0.01 * gpu - 0.1 * tp));
+      // The seq 4096 sweep lacks an efficiency on one point: its chart is in TFLOP/s.
+      run.records.push_back(
+          point(4096, gpu, tp, 500.0 + 10 * gpu, gpu == 2 ? std::nullopt : std::optional(0.5)));
+    }
+  set.runs.push_back(run);
+  report::ReportInput in;
+  in.title = "t";
+  in.runs = &set;
+  const auto rep = report::build_report(in);
+  const auto chart_2048 = rep.markdown.find(
+      "**gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, layout nt)** (efficiency");
+  const auto chart_4096 = rep.markdown.find(
+      "**gemm.cublaslt gpt3-175b bf16 (seq 4096, micro_batch 1, layout nt)** (TFLOP/s)");
+  ASSERT_NE(chart_2048, std::string::npos) << rep.markdown;
+  ASSERT_NE(chart_4096, std::string::npos) << rep.markdown;
+  EXPECT_EQ(rep.markdown.find("gpu 0"), std::string::npos) << "one chart for all GPUs";
+  // Medians over the three GPUs: efficiency 0.51 and 0.41 at seq 2048, 510 TFLOP/s at 4096.
+  EXPECT_NE(rep.markdown.find("| mlp_up.fwd | 0.51 | 0.41 |", chart_2048), std::string::npos)
+      << rep.markdown;
+  EXPECT_NE(rep.markdown.find("| mlp_up.fwd | 510 | 510 |", chart_4096), std::string::npos)
+      << rep.markdown;
 }
 
 // rdma.pair_matrix's one record per matrix: a heat map over the NIC labels with the bad pair
