@@ -5,29 +5,21 @@
 #include <stdexcept>
 
 #include "analysis/check/rules.h"
+#include "harness/stats.h"
 
 namespace railgauge::check {
-namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-} // namespace
 
 FleetStats fleet_stats(std::span<const double> values) {
   if (values.empty())
     throw std::invalid_argument("fleet_stats of no values");
   FleetStats s;
   s.n = static_cast<int>(values.size());
-  s.median = median_of({values.begin(), values.end()});
+  s.median = railgauge::median(values);
   std::vector<double> dev;
   dev.reserve(values.size());
   for (double v : values)
     dev.push_back(std::fabs(v - s.median));
-  s.mad = median_of(std::move(dev));
+  s.mad = railgauge::median(dev);
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   s.min = *lo;
   s.max = *hi;

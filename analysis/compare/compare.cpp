@@ -12,17 +12,12 @@
 #include "analysis/check/json_path.h"
 #include "harness/error.h"
 #include "harness/json_integer.h"
+#include "harness/stats.h"
 
 namespace railgauge::compare {
 namespace {
 
 using json = nlohmann::json;
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::optional<double> number_at(const json &doc, const std::string &path) {
   const auto found = check::resolve_path(doc, path);
@@ -339,10 +334,10 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
         continue;
       }
       Side s;
-      s.value = median_of(slot.values);
+      s.value = railgauge::median(slot.values);
       s.records = static_cast<int>(slot.values.size());
       if (!slot.noises.empty())
-        s.noise = median_of(slot.noises);
+        s.noise = railgauge::median(slot.noises);
       if (slot.values.size() >= 2 && s.value != 0) {
         const auto [lo, hi] = std::minmax_element(slot.values.begin(), slot.values.end());
         s.noise = std::max(s.noise.value_or(0), (*hi - *lo) / (2 * std::fabs(s.value)));

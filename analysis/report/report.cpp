@@ -16,6 +16,7 @@
 #include "collectives/collective_record.h"
 #include "gemm/gemm_record.h"
 #include "harness/error.h"
+#include "harness/stats.h"
 #include "memory/memory_record.h"
 #include "offload/offload_record.h"
 #include "rdma/rdma_record.h"
@@ -31,12 +32,6 @@ const std::set<std::string> kNotSeries = {
     "size_bytes", "passes_per_call", "threads_used", "total_bytes", "gpu",           "rank",
     "numa_node",  "device",          "count",        "source",      "source_format", "tool",
     "iterations", "warmup",          "timeout_s"};
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::string text(const json &v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -298,7 +293,7 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
         std::vector<double> values;
         for (const auto &p : it->second)
           values.push_back(all_efficiency ? *p.efficiency : p.tflops);
-        const double v = median_of(values);
+        const double v = railgauge::median(values);
         s.points.emplace_back(t, v);
         row.push_back(fmt::format("{:.3g}", v));
       }
@@ -360,7 +355,7 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
     for (const auto &[name, by_size] : curves) {
       Series s{name, {}, {}};
       for (const auto &[size, values] : by_size) {
-        const double m = median_of(values);
+        const double m = railgauge::median(values);
         const auto [lo, hi] = lowest_highest(values);
         s.points.emplace_back(size, m);
         s.spread.emplace_back(lo, hi);
@@ -428,7 +423,7 @@ void per_gpu_section(Page &page, const analysis::RunSet &runs) {
       // "gpu3" on one host, "node07 gpu3" across several.
       labels.push_back(hosts.size() == 1 ? part.substr(cut + 1)
                                          : part.substr(0, cut) + " " + part.substr(cut + 1));
-      values.push_back(median_of(at.second));
+      values.push_back(railgauge::median(at.second));
     }
     const double best = *std::max_element(values.begin(), values.end());
     std::vector<bool> outlier;
@@ -488,8 +483,9 @@ void latency_section(Page &page, const analysis::RunSet &runs) {
   for (const auto &[name, by_size] : curves) {
     Series s{name, {}, {}};
     for (const auto &[size, values] : by_size) {
-      s.points.emplace_back(size, median_of(values));
-      rows.push_back({name, tick_label(size, true), fmt::format("{:.4g}", median_of(values))});
+      s.points.emplace_back(size, railgauge::median(values));
+      rows.push_back(
+          {name, tick_label(size, true), fmt::format("{:.4g}", railgauge::median(values))});
     }
     series.push_back(std::move(s));
   }
@@ -628,7 +624,7 @@ void pair_section(Page &page, const analysis::RunSet &runs) {
     for (const auto &[pair, v] : cells) {
       names.insert(pair.first);
       names.insert(pair.second);
-      best = std::max(best, median_of(v));
+      best = std::max(best, railgauge::median(v));
     }
     const std::vector<std::string> labels(names.begin(), names.end());
     std::vector<std::vector<std::optional<double>>> values(
@@ -640,7 +636,7 @@ void pair_section(Page &page, const analysis::RunSet &runs) {
         const auto it = cells.find({labels[i], labels[j]});
         if (it == cells.end())
           continue;
-        const double v = median_of(it->second);
+        const double v = railgauge::median(it->second);
         values[i][j] = v;
         bad[i][j] = v < kBadPairFraction * best;
         if (bad[i][j])
