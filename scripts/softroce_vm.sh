@@ -3,29 +3,37 @@
 # software emulation, with perftest beside it on the same device, and reports railgauge /
 # perftest ratios. For machines (and CI) without an RDMA NIC or a kernel with InfiniBand.
 #
-#   scripts/softroce_vm.sh [--build-dir DIR] [--cache-dir DIR] [--out DIR]
+#   scripts/softroce_vm.sh [--build-dir DIR] [--cache-dir DIR] [--out DIR] [--job FILE]
+#
+# --job FILE runs FILE in the guest instead of scripts/softroce/guest_job.sh (an experiment on
+# part of the steps, in minutes instead of the whole job; the status then is FILE's).
 #
 # Steps, each under a timeout: install the host packages (apt-get), build the binaries the
 # guest needs, download Debian's stock kernel (its rdma_rxe module; cached), pack a busybox
 # initramfs with the binaries and the shared libraries they load, boot QEMU TCG with 4 vCPUs,
 # create rxe0 and rxe1 over two dummy devices, run the `softroce` tests, railgauge's rdma
-# benchmarks, perftest's ib_{write,read,send}_{bw,lat} and a four-process rdma.pair_matrix in
-# the guest, and read the results back through a 9p share.
-# Exit status: 0 when the guest's tests, benchmarks and perftest all passed, 1 otherwise.
+# benchmarks, three alternating runs of railgauge and perftest's ib_{write,read,send}_{bw,lat}
+# at 2000 iterations each and a four-process rdma.pair_matrix in the guest, and read the
+# results back through a 9p share.
+# Exit status: 0 when the guest's tests, benchmarks and perftest all passed, every record is
+# valid and the ratio table was made (ratios.py exit 0 or 1: figures missing), 1 otherwise.
 # Gated on setup, data checks and exit status only: emulated speed is about 100x below
 # hardware, so the ratios are reported, never asserted.
 set -euo pipefail
+caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 build_dir=${BUILD_DIR:-build-softroce}
 cache_dir=${RAILGAUGE_SOFTROCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/railgauge-softroce}
 out_dir=""
+job=scripts/softroce/guest_job.sh
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift 2 ;;
     --cache-dir) cache_dir=$2; shift 2 ;;
     --out) out_dir=$2; shift 2 ;;
-    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+    --job) job=$(cd "$caller_dir" && realpath "$2"); shift 2 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
     *) echo "softroce_vm.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -126,7 +134,7 @@ cp -L /lib64/ld-linux-x86-64.so.2 "$root/usr/lib64/"
 touch "$root/etc/passwd"
 depmod -b "$root" "$kver"
 cp scripts/softroce/guest_init.sh "$root/init"
-cp scripts/softroce/guest_job.sh "$root/job.sh"
+cp "$job" "$root/job.sh"
 chmod +x "$root/init" "$root/job.sh"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd.gz")
 log "initramfs $(du -h "$work/initrd.gz" | cut -f1), kernel $kver, prepared in $(( $(date +%s) - start_s )) s"
@@ -152,19 +160,27 @@ if [ -z "$marker" ]; then
 fi
 
 # --- results ---------------------------------------------------------------------------------
-for f in "$out_dir"/perftest_*.txt; do
+for f in "$out_dir"/rep*/perftest_*.txt; do
   [ -s "$f" ] && "$import_bin" "$f" > "${f%.txt}.jsonl" || log "cannot import $f"
 done
 cat "$out_dir/steps.log" >&2 2>/dev/null || true
-python3 scripts/softroce/ratios.py "$out_dir" || true
+# The table: a figure missing on either side is shown as such (exit 1, already counted by the
+# guest's steps); an error of ratios.py's own (exit 2) fails this script.
+ratios_ok=1
+python3 scripts/softroce/ratios.py "$out_dir" | tee "$out_dir/ratios.md" || {
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" -ge 2 ]; then log "ratios.py failed (exit $rc)"; ratios_ok=0;
+  else log "ratios.py: some figures are missing (see the table's notes)"; fi
+}
 # The pair whose rank 1 was SIGKILLed: what rank 0 said. Every run the guest wrote (that pair's
 # both ranks included) must be valid against the schemas.
 cat "$out_dir/pair_fault/summary.txt" "$out_dir/pair_fault/rank0.log" >&2 2>/dev/null || true
 python3 scripts/softroce/matrix_summary.py "$out_dir"/runs_matrix/*/rank-00000/records.jsonl >&2 || true
 records_ok=1
-runs=("$out_dir"/runs/* "$out_dir"/runs_ranks/*/rank-* "$out_dir"/pair_fault/runs/*/rank-*
-      "$out_dir"/runs_matrix/*/rank-*)
+runs=("$out_dir"/budget/runs/* "$out_dir"/rep*/runs/* "$out_dir"/rep*/runs_ranks/*/rank-*
+      "$out_dir"/pair_fault/runs/*/rank-* "$out_dir"/runs_matrix/*/rank-*)
 python3 -W ignore::DeprecationWarning scripts/validate_run.py "${runs[@]}" >&2 || records_ok=0
 guest_status=${marker#RAILGAUGE_SOFTROCE_STATUS=}
-log "guest status $guest_status; records valid: $records_ok; total $(( $(date +%s) - start_s )) s; results in $out_dir"
-[ "$guest_status" = 0 ] && [ "$records_ok" = 1 ]
+log "guest status $guest_status; records valid: $records_ok; ratio table made: $ratios_ok;" \
+  "total $(( $(date +%s) - start_s )) s; results in $out_dir"
+[ "$guest_status" = 0 ] && [ "$records_ok" = 1 ] && [ "$ratios_ok" = 1 ]

@@ -16,44 +16,73 @@ step devinfo timeout 30 ibv_devinfo -v -d rxe0 > ibv_devinfo.txt 2>&1
 step softroce_tests env RAILGAUGE_REQUIRE_RDMA=1 timeout 900 /rg/rdma_softroce_tests --gtest_output=xml:softroce_tests.xml \
   > softroce_tests.log 2>&1
 
-# railgauge's rdma benchmarks on rxe0, both ends in this process (mode=loopback), sizes and
-# iterations chosen like the perftest runs below so that the ratios compare like with like.
-step railgauge_rdma timeout 900 /rg/railgauge rdma --out runs --format jsonl -q \
+# railgauge's whole rdma family on rxe0, both ends in this process (mode=loopback), under the
+# default stopping rule (the measurement core's time budget).
+step railgauge_rdma timeout 900 /rg/railgauge rdma --out budget/runs --format jsonl -q \
   --measure time_budget_s=2 -a device=rxe0 -a size_bytes=8,65536 > railgauge_rdma.jsonl 2> railgauge_rdma.log
 
-# The same points of every verb with each end in its own process (ranks 0 and 1 through the TCP
-# store), the way perftest runs its server and client.
-ranks_pair() {
+# The ratio table's runs: railgauge and perftest alternately, $reps times, each doing the same
+# work (2000 iterations: perftest's -n, railgauge's iterations axis) at the sizes the table
+# compares (64 KiB bandwidth, 8 B latency). One run each would be too noisy under emulation:
+# ratios.py takes the median of the runs and shows their spread.
+reps=3
+iterations=2000
+railgauge_points() { # filter, size, out dir, extra args...
+  filter=$1; size=$2; out=$3; shift 3
+  timeout 600 /rg/railgauge rdma --filter "$filter" -a device=rxe0 -a size_bytes=$size \
+    -a iterations=$iterations --out "$out" -q "$@"
+}
+railgauge_loopback() { # rep dir
+  { railgauge_points 'rdma.[rsw]*_bw' 65536 "$1/runs" &&
+    railgauge_points 'rdma.[rsw]*_lat' 8 "$1/runs"; } > "$1/railgauge_loopback.log" 2>&1
+}
+# Each end in its own process (ranks 0 and 1 through the TCP store), as perftest runs its
+# server and client.
+railgauge_pair() { # rep dir, store port, filter, size
   for r in 0 1; do
-    SLURM_NTASKS=2 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=softroce-ranks \
-      /rg/railgauge rdma --filter 'rdma.[rsw]*' -a mode=ranks -a device=rxe0 -a size_bytes=8,65536 \
-      --measure time_budget_s=2 --out runs_ranks -q --store tcp://127.0.0.1:18601 \
-      --store-timeout 120 > "railgauge_ranks_$r.log" 2>&1 &
+    SLURM_NTASKS=2 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=softroce-ranks-$2 \
+      railgauge_points "$3" "$4" "$1/runs_ranks" -a mode=ranks --store "tcp://127.0.0.1:$2" \
+      --store-timeout 120 >> "$1/railgauge_ranks_$r.log" 2>&1 &
     eval "pid$r=\$!"
   done
   wait "$pid0"; rc0=$?
   wait "$pid1"; rc1=$?
   [ $rc0 -eq 0 ] && [ $rc1 -eq 0 ]
 }
-step railgauge_rdma_ranks ranks_pair
+railgauge_ranks() { # rep dir, first store port (each pair its own: no stale store to meet)
+  railgauge_pair "$1" "$2" 'rdma.[rsw]*_bw' 65536 && railgauge_pair "$1" $(($2 + 1)) 'rdma.[rsw]*_lat' 8
+}
 
 # perftest on the same device: server, 1.5 s head start, client; distinct ports.
-perftest_pair() { # name, port, tool args...
-  pname=$1; port=$2; shift 2
-  timeout 300 "$@" -p "$port" > "perftest_${pname}_server.txt" 2>&1 &
+perftest_pair() { # output prefix, port, tool args...
+  prefix=$1; port=$2; shift 2
+  timeout 300 "$@" -p "$port" > "${prefix}_server.txt" 2>&1 &
   server=$!
   sleep 1.5
-  timeout 300 "$@" -p "$port" 127.0.0.1 > "perftest_${pname}.txt" 2>&1
+  timeout 300 "$@" -p "$port" 127.0.0.1 > "${prefix}.txt" 2>&1
   rc=$?
   wait $server; src=$?
   [ $rc -eq 0 ] && [ $src -eq 0 ]
 }
-step perftest_write_bw perftest_pair write_bw 18515 ib_write_bw -d rxe0 -x 0 -F -s 65536 -n 2000 --report_gbits
-step perftest_write_lat perftest_pair write_lat 18516 ib_write_lat -d rxe0 -x 0 -F -s 8 -n 2000
-step perftest_read_bw perftest_pair read_bw 18517 ib_read_bw -d rxe0 -x 0 -F -s 65536 -n 2000 --report_gbits
-step perftest_read_lat perftest_pair read_lat 18518 ib_read_lat -d rxe0 -x 0 -F -s 8 -n 2000
-step perftest_send_bw perftest_pair send_bw 18519 ib_send_bw -d rxe0 -x 0 -F -s 65536 -n 2000 --report_gbits
-step perftest_send_lat perftest_pair send_lat 18520 ib_send_lat -d rxe0 -x 0 -F -s 8 -n 2000
+perftest_all() { # rep dir, first port
+  dir=$1; port=$2; rc=0
+  for verb in write read send; do
+    perftest_pair "$dir/perftest_${verb}_bw" "$port" ib_${verb}_bw -d rxe0 -x 0 -F -s 65536 \
+      -n $iterations --report_gbits || rc=1
+    perftest_pair "$dir/perftest_${verb}_lat" $((port + 1)) ib_${verb}_lat -d rxe0 -x 0 -F -s 8 \
+      -n $iterations || rc=1
+    port=$((port + 2))
+  done
+  return $rc
+}
+rep=1
+while [ $rep -le $reps ]; do
+  mkdir -p rep$rep
+  step rep${rep}_railgauge_loopback railgauge_loopback rep$rep
+  step rep${rep}_railgauge_ranks railgauge_ranks rep$rep $((18600 + 10 * rep + 1))
+  step rep${rep}_perftest perftest_all rep$rep $((18520 + 10 * rep))
+  rep=$((rep + 1))
+done
 
 # rdma.pair_matrix over verbs: four railgauge processes standing for four nodes
 # (node_identity=rank), every NIC of the guest (rxe0, rxe1) a rail: 2 x 6 pairs in 3 rounds,
