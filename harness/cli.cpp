@@ -57,7 +57,7 @@ void add_group_axes(const std::string &spec, std::vector<std::string> &axes) {
 
 namespace fs = std::filesystem;
 
-constexpr const char *kFamilies[] = {"memory", "gemm", "offload", "rdma", "collectives"};
+constexpr const char *kFamilies[] = {"memory", "gemm", "offload", "rdma", "collectives", "block"};
 
 // Flags every measuring subcommand takes.
 struct CommonOptions {

@@ -1,4 +1,5 @@
 #include "harness/make_registry.h"
+#include "block/register_block.h"
 #include "collectives/register_collectives.h"
 #include "gemm/register_gemm.h"
 #include "memory/register_memory.h"
@@ -14,6 +15,7 @@ Registry make_registry() {
   register_offload(registry);
   register_rdma(registry);
   register_collectives(registry);
+  register_block(registry);
   return registry;
 }
 

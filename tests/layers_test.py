@@ -3,6 +3,7 @@
 
   harness/      the core: includes and links only itself (and third-party libraries)
   <family>/     gemm, memory, offload, rdma, collectives: the core and itself
+  block/        a composite (a transformer block): the core, itself, gemm and collectives
   analysis/     the core, itself, and each family's record contract <family>/<family>_record.h
   command line  harness/cli.cpp, make_registry.*, main.cpp and the railgauge_cli target: anything
 
@@ -17,13 +18,20 @@ import unittest
 
 ROOT = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else pathlib.Path(__file__).parents[1]
 FAMILIES = ("gemm", "memory", "offload", "rdma", "collectives")
-LAYERS = ("harness", "analysis") + FAMILIES
+# block/ runs the gemm family's shapes with the collectives family's MPI session between them:
+# one transformer block is both at once, so it is a place of its own rather than an edge between
+# two families (docs/design.md, Layers).
+COMPOSITES = ("block",)
+LAYERS = ("harness", "analysis") + FAMILIES + COMPOSITES
 # The command line ties every family to the core: these files may include anything.
 COMMAND_LINE = {"harness/cli.cpp", "harness/cli.h", "harness/make_registry.cpp",
                 "harness/make_registry.h", "harness/main.cpp"}
-EXTRA_EDGES = set()  # none: the GEMM beside a copy or an all_reduce is the core's (gemm_load.h)
+# Families never link each other (the GEMM beside a copy or an all_reduce is the core's,
+# gemm_load.h). The composite block/ links the two families whose work one block is; nothing
+# links block/ but the command line.
+EXTRA_EDGES = {("block", "gemm"), ("block", "collectives")}
 CONTRACT = re.compile(r"^(gemm/gemm|memory/memory|offload/offload|rdma/rdma|"
-                      r"collectives/collective)_record\.h$")
+                      r"collectives/collective|block/block)_record\.h$")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -116,6 +124,11 @@ class Layers(unittest.TestCase):
         self.assertFalse(allowed_include("offload", "gemm/gemm_record.h"))
         self.assertFalse(allowed_include("harness", "memory/memory_record.h"))
         self.assertTrue(allowed_include("rdma", "harness/host_buffer.h"))
+        self.assertTrue(allowed_include("block", "collectives/mpi/mpi_session.h"))
+        self.assertFalse(allowed_include("gemm", "block/tp_block_plan.h"))
+        self.assertFalse(allowed_include("block", "rdma/rdma_record.h"))
+        self.assertTrue(allowed_include("analysis", "block/block_record.h"))
+        self.assertFalse(allowed_include("analysis", "block/tp_block_plan.h"))
 
 
 if __name__ == "__main__":
