@@ -12,9 +12,11 @@
 #include <fmt/format.h>
 
 #include "analysis/calibrate/astra_network.h"
+#include "analysis/calibrate/block_prediction.h"
 #include "analysis/calibrate/calculon_system.h"
 #include "analysis/calibrate/calibration.h"
 #include "analysis/calibrate/coefficient_file.h"
+#include "analysis/calibrate/execution_sizes.h"
 #include "analysis/calibrate/fit_report.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
@@ -35,7 +37,41 @@ struct Options {
   int folds = 5;
   std::uint64_t seed = 1;
   bool allow_mixed = false;
+  std::string execution, model; // Calculon's execution and model files
 };
+
+nlohmann::json read_json_file(const std::string &path, const char *option) {
+  std::ifstream f(path);
+  if (!f)
+    throw InputError(fmt::format("cannot read '{}'", path), option, "give a readable JSON file");
+  try {
+    return nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception &e) {
+    throw InputError(fmt::format("'{}' is not JSON: {}", path, e.what()), option,
+                     "give a Calculon JSON file");
+  }
+}
+
+// The sizes the named execution of the named model asks for, or nullopt without them.
+std::optional<ExecutionSizes> execution_of(const Options &o) {
+  if (o.execution.empty() && o.model.empty())
+    return std::nullopt;
+  if (o.execution.empty() || o.model.empty())
+    throw InputError("--execution and --model go together",
+                     o.execution.empty() ? "--model" : "--execution",
+                     "give both a Calculon execution file (examples/*.json) and a model file "
+                     "(models/*.json)");
+  try {
+    const auto m = parse_calculon_model(read_json_file(o.model, "--model"),
+                                        fs::path(o.model).filename().string());
+    const auto e = parse_calculon_execution(read_json_file(o.execution, "--execution"),
+                                            fs::path(o.execution).filename().string());
+    return execution_sizes(m, e);
+  } catch (const std::invalid_argument &e) {
+    throw InputError(e.what(), "--execution",
+                     "give a Calculon execution and model this layer model can split");
+  }
+}
 
 // The hardware a record was measured on, as far as calibration cares: the host CPU (OpenBLAS,
 // MPI on host memory, host DRAM) or a GPU, named by params.gpu_name where the record has it.
@@ -114,6 +150,7 @@ int run_calibrate(const Options &o) {
   opt.folds = o.folds;
   opt.seed = o.seed;
   const auto assumptions = Assumptions::parse(o.assume);
+  const auto execution = execution_of(o);
 
   const RunSet runs = load_runs(o.runs);
   for (const auto &p : runs.problems)
@@ -141,13 +178,17 @@ int run_calibrate(const Options &o) {
     throw InputError(fmt::format("cannot create '{}': {}", o.out, ec.message()), "--out",
                      "give a directory you can write to");
   const fs::path dir(o.out);
-  const auto report = fit_report_json(c);
+  auto report = fit_report_json(c, execution ? &*execution : nullptr);
+  // block.transformer_tp records, predicted from the coefficients (never fitted on).
+  report["block_predictions"] = to_json(predict_blocks(runs, c));
+  const std::string markdown =
+      fit_report_markdown(report) + block_prediction_markdown(report["block_predictions"]);
   write_file(dir / "coefficients.json", coefficient_file(c).dump(2) + "\n");
   write_file(dir / "calculon_system.json", system.dump(2) + "\n");
   write_file(dir / "astra_network.yml", astra_network_yaml(c));
   write_file(dir / "fit_report.json", report.dump(2) + "\n");
-  write_file(dir / "fit_report.md", fit_report_markdown(report));
-  std::cout << fit_report_markdown(report)
+  write_file(dir / "fit_report.md", markdown);
+  std::cout << markdown
             << fmt::format("\nWrote coefficients.json, calculon_system.json, astra_network.yml, "
                            "fit_report.json and fit_report.md to {}\n",
                            dir.string());
@@ -186,6 +227,10 @@ void add_calibrate_command(CLI::App &app, int &exit_code) {
       ->capture_default_str();
   cmd->add_option("--folds", o->folds, "k of the k-fold held-out error")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the fold assignment")->capture_default_str();
+  cmd->add_option("--execution", o->execution,
+                  "A Calculon execution file (examples/*.json): the report also weights each "
+                  "coefficient set's held-out error by the sizes it asks for (with --model)");
+  cmd->add_option("--model", o->model, "A Calculon model file (models/*.json) for --execution");
   cmd->add_flag("--allow-mixed", o->allow_mixed,
                 "Fit runs of different hardware together (CPU and GPU, or two GPU models); "
                 "refused without it");

@@ -62,9 +62,11 @@ HeldOutError linear_error(const LinearFit &f, const std::vector<LinearSample> &s
   return e;
 }
 
-// k-fold held-out error of a robust linear fit.
+// k-fold held-out error of a robust linear fit. Each held-out point's error is kept under its
+// size (size_of[i], else its last regressor) and op (tag_of[i]), to be read per size.
 FitQuality linear_quality(const std::vector<LinearSample> &s, const LinearFit &all, int folds,
-                          std::uint64_t seed) {
+                          std::uint64_t seed, const std::vector<double> *size_of = nullptr,
+                          const std::vector<std::string> *tag_of = nullptr) {
   FitQuality q;
   q.points = s.size();
   q.in_sample = linear_error(all, s);
@@ -87,10 +89,15 @@ FitQuality linear_quality(const std::vector<LinearSample> &s, const LinearFit &a
     if (test.empty() || train.empty())
       continue;
     const auto fit = robust_linear_fit(train);
-    for (const auto &x : test) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (fold[i] != f)
+        continue;
+      const auto &x = s[i];
       const double r = std::abs(fit.predict(x.x) - x.t) / x.t;
       e.mean_rel += r;
       e.max_rel = std::max(e.max_rel, r);
+      e.per_point.push_back(
+          {size_of ? size_of->at(i) : x.x.back(), r, tag_of ? tag_of->at(i) : std::string()});
       ++e.points;
     }
   }
@@ -401,6 +408,7 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     f.op = op;
     f.table = size_table(s, op);
     std::vector<std::pair<double, double>> xt;
+    std::vector<double> sizes; // the op size S of each point, the size Calculon asks for
     for (const auto &x : s) {
       if (x.ranks > largest || (x.ranks == largest && x.hosts > tier.group_hosts))
         tier.group_hosts = x.hosts;
@@ -410,10 +418,11 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
         continue;
       }
       xt.emplace_back(regressor(op, x), x.time_s);
+      sizes.push_back(x.size_bytes);
       ranks_seen.push_back(x.ranks);
     }
     if (!xt.empty())
-      f.fit = fit_alpha_beta(xt, c.options.folds, c.options.seed);
+      f.fit = fit_alpha_beta(xt, c.options.folds, c.options.seed, &sizes);
     tier.ops[op] = f;
   }
 
@@ -447,7 +456,11 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
     }
   const std::size_t alphas = std::max<std::size_t>(1, layouts.size());
   std::vector<LinearSample> joint;
+  std::vector<double> joint_sizes;
+  std::vector<std::string> joint_ops;
   for (std::size_t i = 0; i < used.size(); ++i) {
+    joint_sizes.push_back(used[i]->size_bytes);
+    joint_ops.push_back(cols[cells[i].second]);
     LinearSample ls;
     ls.x.assign(alphas + cols.size(), 0.0);
     ls.x[cells[i].first] = 1;
@@ -458,7 +471,8 @@ void fit_tier(Calibration &c, NetworkTier &tier) {
   std::string ref;
   if (!joint.empty()) {
     const auto fit = robust_linear_fit(joint);
-    tier.joint_quality = linear_quality(joint, fit, c.options.folds, c.options.seed);
+    tier.joint_quality =
+        linear_quality(joint, fit, c.options.folds, c.options.seed, &joint_sizes, &joint_ops);
     // The α written is the largest layout's: the group the tier's size comes from.
     std::size_t largest_layout = 0;
     for (std::size_t l = 1; l < layouts.size(); ++l)
@@ -642,7 +656,7 @@ double bus_factor(const std::string &op, int n) {
 }
 
 AlphaBeta fit_alpha_beta(const std::vector<std::pair<double, double>> &x_t, int folds,
-                         std::uint64_t seed) {
+                         std::uint64_t seed, const std::vector<double> *size_of) {
   std::vector<LinearSample> s;
   for (const auto &[x, t] : x_t)
     s.push_back({{1.0, x}, t});
@@ -650,7 +664,7 @@ AlphaBeta fit_alpha_beta(const std::vector<std::pair<double, double>> &x_t, int 
   AlphaBeta ab;
   ab.alpha_s = fit.coef[0];
   ab.beta_s_per_byte = fit.coef[1];
-  ab.quality = linear_quality(s, fit, folds, seed);
+  ab.quality = linear_quality(s, fit, folds, seed, size_of);
   return ab;
 }
 

@@ -129,9 +129,11 @@ struct Calibration {
 Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptions,
                       const CalibrateOptions &options);
 
-// t = α + β·x fitted robustly on (x, t) with k-fold held-out error.
+// t = α + β·x fitted robustly on (x, t) with k-fold held-out error; each held-out point's error
+// is kept under size_of[i] (the size an execution asks for, e.g. a collective's S where x is its
+// bus bytes), else under x.
 AlphaBeta fit_alpha_beta(const std::vector<std::pair<double, double>> &x_t, int folds,
-                         std::uint64_t seed);
+                         std::uint64_t seed, const std::vector<double> *size_of = nullptr);
 
 // The bus factor that turns nccl-tests' size into bytes on each link (collectives/
 // bus_bandwidth.h): all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall (n-1)/n; else 1.

@@ -123,6 +123,9 @@ nlohmann::json coefficient_file(const Calibration &c) {
                             {"measured", n.measured},
                             {"ops", ops},
                             {"joint", joint},
+                            // On a tier taken apart every β (per op and joint) is per byte
+                            // through one GPU's share of its node's NICs, not per bus byte.
+                            {"beta_per", n.decomposition ? "fabric byte per GPU" : "bus byte"},
                             {"bandwidth_gbytes_per_s", to_json(n.bandwidth_gbytes_per_s)},
                             {"efficiency", to_json(n.efficiency)},
                             {"size", to_json(n.size)},

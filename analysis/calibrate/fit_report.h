@@ -8,10 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/calibrate/calibration.h"
+#include "analysis/calibrate/execution_sizes.h"
 
 namespace railgauge::calibrate {
 
-nlohmann::json fit_report_json(const Calibration &c);
+// With an execution, every measured coefficient set also gets its held-out error weighted by the
+// sizes that execution asks for (execution_error.h), and the report says which execution.
+nlohmann::json fit_report_json(const Calibration &c, const ExecutionSizes *execution = nullptr);
 std::string fit_report_markdown(const nlohmann::json &report);
 
 } // namespace railgauge::calibrate

@@ -238,6 +238,7 @@ StepFit choose_step_table(const std::vector<StepPoint> &points, int max_steps, i
         const double r = rel_error(t, p);
         e.mean_rel += r;
         e.max_rel = std::max(e.max_rel, r);
+        e.per_point.push_back({p.x, r, {}});
         ++e.points;
       }
     }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -45,11 +46,23 @@ inline constexpr double kMinEfficiency = 1e-4;
 // Throws std::invalid_argument on no points, steps < 1 or a point with measured_s <= 0.
 StepTable fit_step_table(const std::vector<StepPoint> &points, int steps);
 
+// One held-out point's error, keyed by the size an execution would look it up by (FLOPs of a
+// GEMM, bytes of a memory op or a copy, the op size S of a collective) and, where one set holds
+// several ops, the op (a network tier's joint fit: all_reduce, p2p, ...).
+struct PointError {
+  double x = 0;
+  double rel = 0; // |t_pred - t| / t
+  std::string tag;
+};
+
 struct HeldOutError {
   std::size_t points = 0; // points predicted while held out
   int folds = 0;
   double mean_rel = 0; // mean of |t_pred - t| / t over held-out points
   double max_rel = 0;
+  // Held out only: every point's own error, so that errors can be read per size
+  // (execution_error.h); empty for in-sample errors.
+  std::vector<PointError> per_point;
 };
 
 // |t_pred - t| / t over the points, mean and max (folds = 0: in-sample).

@@ -1,0 +1,287 @@
+#include "analysis/calibrate/block_prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "block/block_record.h"
+#include "harness/stats.h"
+
+namespace railgauge::calibrate {
+namespace {
+
+namespace rec = block::record;
+constexpr double kTera = 1e12;
+constexpr const char *kGemmDtype = "fp32"; // the block runs fp32 sgemm
+
+double num(const nlohmann::json &j, const char *name, double fallback = 0) {
+  const auto it = j.find(name);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string model_label(const nlohmann::json &p) {
+  const auto text = [&](const char *n) {
+    return p.contains(n) && p[n].is_string() ? p[n].get<std::string>() : std::string("?");
+  };
+  return fmt::format("{} (h {}, s {}, b {}, {} heads, ffn {})", text("model"), num(p, "hidden"),
+                     num(p, "seq"), num(p, "micro_batch"), num(p, "heads"), num(p, "ffn"));
+}
+
+// The block's phases of one name, in block order: GEMMs by op ("scores.dgrad" holds dq and dk,
+// as one gemm.cpu_blas record does), collectives by op.
+struct PhaseGroup {
+  std::string name, kind;
+  int calls = 0;
+  double flops = 0, measured_s = 0;
+  std::vector<double> sizes_bytes; // collectives: each call's size
+};
+
+std::vector<PhaseGroup> group_phases(const nlohmann::json &phases) {
+  std::vector<PhaseGroup> out;
+  for (const auto &p : phases) {
+    const std::string kind = p.value("kind", "");
+    const std::string name = p.value("op", "");
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const PhaseGroup &g) { return g.name == name && g.kind == kind; });
+    if (it == out.end())
+      it = out.insert(out.end(), PhaseGroup{name, kind, 0, 0, 0, {}});
+    ++it->calls;
+    it->measured_s += num(p, "time_s");
+    if (kind == rec::kGemmPhase)
+      it->flops += 2.0 * num(p, "m") * num(p, "n") * num(p, "k") * num(p, "batch", 1);
+    else
+      it->sizes_bytes.push_back(num(p, "size_bytes"));
+  }
+  return out;
+}
+
+// α/β per (op, group size) from the collective samples, fitted once.
+class CollectiveFits {
+public:
+  explicit CollectiveFits(const Calibration &c) : c_(c) {}
+  const std::optional<std::pair<AlphaBeta, std::size_t>> &get(const std::string &op, int ranks) {
+    const auto key = std::make_pair(op, ranks);
+    auto it = fits_.find(key);
+    if (it != fits_.end())
+      return it->second;
+    std::vector<std::pair<double, double>> x_t;
+    std::set<double> sizes;
+    for (const auto &s : c_.samples.collectives)
+      if (s.op == op && s.ranks == ranks && s.time_s > 0) {
+        x_t.emplace_back(s.size_bytes * bus_factor(op, ranks), s.time_s);
+        sizes.insert(s.size_bytes);
+      }
+    std::optional<std::pair<AlphaBeta, std::size_t>> fit;
+    if (sizes.size() >= 2)
+      fit.emplace(fit_alpha_beta(x_t, c_.options.folds, c_.options.seed), x_t.size());
+    return fits_.emplace(key, std::move(fit)).first->second;
+  }
+
+private:
+  const Calibration &c_;
+  std::map<std::pair<std::string, int>, std::optional<std::pair<AlphaBeta, std::size_t>>> fits_;
+};
+
+} // namespace
+
+double gemm_time_s(double flops, double peak_tflops, double efficiency, double memory_s,
+                   ProcessingMode mode) {
+  const double compute_s = flops / (peak_tflops * kTera * efficiency);
+  return mode == ProcessingMode::no_overlap ? compute_s + memory_s : std::max(compute_s, memory_s);
+}
+
+double collective_time_s(const std::string &op, double size_bytes, int ranks, double alpha_s,
+                         double beta_s_per_byte) {
+  return alpha_s + beta_s_per_byte * size_bytes * bus_factor(op, ranks);
+}
+
+std::optional<double> BlockPrediction::error() const {
+  if (!predicted_s || !(measured_s > 0))
+    return std::nullopt;
+  return (*predicted_s - measured_s) / measured_s;
+}
+
+std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const Calibration &c) {
+  std::vector<BlockPrediction> out;
+  const auto gemm_fit = c.gemm_by_dtype.find(kGemmDtype);
+  const auto rows_it = c.gemm_shapes.find(kGemmDtype);
+  CollectiveFits collective_fits(c);
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records) {
+      if (r.key != rec::kTransformerTp || r.status != Status::ok || r.rank != 0)
+        continue;
+      BlockPrediction b;
+      b.run = r.run;
+      b.model = model_label(r.params);
+      b.tp = static_cast<int>(num(r.params, rec::kTp, 1));
+      b.sequence_parallel = num(r.params, rec::kSequenceParallel) != 0;
+      b.blas_threads = static_cast<int>(num(r.params, rec::kBlasThreads));
+      b.ranks_per_host = static_cast<int>(num(r.params, rec::kRanksPerHost));
+      if (r.metrics.contains("time_s")) {
+        b.measured_s = num(r.metrics["time_s"], "median");
+        b.measured_p10_s = num(r.metrics["time_s"], "p10");
+        b.measured_p90_s = num(r.metrics["time_s"], "p90");
+      }
+      b.measured_gemm_s = num(r.metrics, rec::kGemmTimeS);
+      b.measured_collective_s = num(r.metrics, rec::kCollectiveTimeS);
+      if (!r.metrics.contains(rec::kPhases))
+        continue;
+      double gemm_s = 0, collective_s = 0, table_s = 0;
+      bool table_complete = gemm_fit != c.gemm_by_dtype.end();
+      for (const auto &g : group_phases(r.metrics[rec::kPhases])) {
+        BlockPhasePrediction p;
+        p.name = g.name;
+        p.kind = g.kind;
+        p.calls = g.calls;
+        p.measured_s = g.measured_s;
+        if (g.kind == rec::kGemmPhase) {
+          // The efficiency gemm.cpu_blas measured at this op's shape under this t: every record
+          // of it (one per rank of its run), the median of their predicted times.
+          std::vector<double> per_record, per_record_table;
+          if (gemm_fit != c.gemm_by_dtype.end() && rows_it != c.gemm_shapes.end()) {
+            const double peak = gemm_fit->second.peak.value;
+            for (const auto &row : rows_it->second) {
+              const auto &s = row.sample;
+              if (s.op != g.name || s.tp != b.tp || std::abs(s.flops - g.flops) > 1e-9 * g.flops)
+                continue;
+              per_record.push_back(
+                  gemm_time_s(s.flops, peak, row.compute_efficiency, row.memory_s, c.options.mode));
+              per_record_table.push_back(gemm_fit->second.table.predict_s(
+                  {s.flops, s.flops / (peak * kTera), row.memory_s, s.time_s}));
+            }
+          }
+          if (!per_record.empty()) {
+            p.predicted_s = median(per_record);
+            p.step_table_s = median(per_record_table);
+            p.source = fmt::format("gemm.cpu_blas {} at tp {}: {} record(s)", g.name, b.tp,
+                                   per_record.size());
+            gemm_s += *p.predicted_s;
+            table_s += *p.step_table_s;
+          } else {
+            table_complete = false;
+            b.missing.push_back(
+                fmt::format("gemm.cpu_blas {} at tp {} ({:.4g} FLOP)", g.name, b.tp, g.flops));
+          }
+        } else {
+          const auto &fit = collective_fits.get(g.name, b.tp);
+          if (fit) {
+            double t = 0;
+            for (double size : g.sizes_bytes)
+              t += collective_time_s(g.name, size, b.tp, fit->first.alpha_s,
+                                     fit->first.beta_s_per_byte);
+            p.predicted_s = t;
+            p.source = fmt::format("collectives {} on {} ranks: α {:.4g} s, β {:.4g} s/B "
+                                   "({} points)",
+                                   g.name, b.tp, fit->first.alpha_s, fit->first.beta_s_per_byte,
+                                   fit->second);
+            collective_s += t;
+            table_s += t;
+          } else {
+            table_complete = false;
+            b.missing.push_back(
+                fmt::format("collectives {} on {} ranks (two sizes or more)", g.name, b.tp));
+          }
+        }
+        b.phases.push_back(std::move(p));
+      }
+      if (b.missing.empty()) {
+        b.predicted_s = gemm_s + collective_s;
+        b.predicted_gemm_s = gemm_s;
+        b.predicted_collective_s = collective_s;
+      }
+      if (table_complete && b.missing.empty())
+        b.step_table_s = table_s;
+      out.push_back(std::move(b));
+    }
+  std::sort(out.begin(), out.end(), [](const BlockPrediction &a, const BlockPrediction &b) {
+    return std::tie(a.model, a.sequence_parallel, a.tp, a.run) <
+           std::tie(b.model, b.sequence_parallel, b.tp, b.run);
+  });
+  return out;
+}
+
+nlohmann::json to_json(const std::vector<BlockPrediction> &predictions) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto opt = [](const std::optional<double> &v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  for (const auto &b : predictions) {
+    nlohmann::json phases = nlohmann::json::array();
+    for (const auto &p : b.phases)
+      phases.push_back({{"name", p.name},
+                        {"kind", p.kind},
+                        {"calls", p.calls},
+                        {"measured_s", p.measured_s},
+                        {"predicted_s", opt(p.predicted_s)},
+                        {"step_table_s", opt(p.step_table_s)},
+                        {"source", p.source}});
+    out.push_back({{"run", b.run},
+                   {"model", b.model},
+                   {"tp", b.tp},
+                   {"sequence_parallel", b.sequence_parallel},
+                   {"blas_threads", b.blas_threads},
+                   {"ranks_per_host", b.ranks_per_host},
+                   {"measured_s", b.measured_s},
+                   {"measured_p10_s", b.measured_p10_s},
+                   {"measured_p90_s", b.measured_p90_s},
+                   {"measured_gemm_s", b.measured_gemm_s},
+                   {"measured_collective_s", b.measured_collective_s},
+                   {"predicted_s", opt(b.predicted_s)},
+                   {"predicted_gemm_s", opt(b.predicted_gemm_s)},
+                   {"predicted_collective_s", opt(b.predicted_collective_s)},
+                   {"step_table_s", opt(b.step_table_s)},
+                   {"error", opt(b.error())},
+                   {"missing", b.missing},
+                   {"phases", std::move(phases)}});
+  }
+  return out;
+}
+
+std::string block_prediction_markdown(const nlohmann::json &predictions) {
+  if (!predictions.is_array() || predictions.empty())
+    return "";
+  const auto cell = [](const nlohmann::json &v, const char *fmt_spec) {
+    return v.is_number() ? fmt::format(fmt::runtime(fmt_spec), v.get<double>()) : std::string("–");
+  };
+  std::string md =
+      "\n## A block predicted\n\n"
+      "block.transformer_tp measured beside the time the coefficients alone predict: each GEMM "
+      "at the efficiency gemm.cpu_blas measured at its shape and t, each TP collective at the α "
+      "and β fitted on the collectives runs of its op and group size, nothing overlapped "
+      "(docs/calibrate.md). *step table*: the GEMMs through the fitted Calculon matrix table "
+      "instead.\n\n"
+      "| model | t | sequence parallel | measured s (p10–p90) | predicted s | error % | GEMM "
+      "measured / predicted s | collectives measured / predicted s | step table s | step table "
+      "error % |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto &b : predictions) {
+    const double measured = b["measured_s"].get<double>();
+    const auto table_error =
+        b["step_table_s"].is_number() && measured > 0
+            ? nlohmann::json((b["step_table_s"].get<double>() - measured) / measured)
+            : nlohmann::json(nullptr);
+    md += fmt::format(
+        "| {} | {} | {} | {:.4f} ({:.4f}–{:.4f}) | {} | {} | {:.4f} / {} | {:.4f} / {} | {} | {} "
+        "|\n",
+        b["model"].get<std::string>(), b["tp"].get<int>(),
+        b["sequence_parallel"].get<bool>() ? "yes" : "no", measured,
+        b["measured_p10_s"].get<double>(), b["measured_p90_s"].get<double>(),
+        cell(b["predicted_s"], "{:.4f}"),
+        b["error"].is_number() ? fmt::format("{:+.2f}", 100 * b["error"].get<double>()) : "–",
+        b["measured_gemm_s"].get<double>(), cell(b["predicted_gemm_s"], "{:.4f}"),
+        b["measured_collective_s"].get<double>(), cell(b["predicted_collective_s"], "{:.4f}"),
+        cell(b["step_table_s"], "{:.4f}"),
+        table_error.is_number() ? fmt::format("{:+.2f}", 100 * table_error.get<double>()) : "–");
+  }
+  for (const auto &b : predictions)
+    for (const auto &m : b["missing"])
+      md += fmt::format("\n- {} t = {}: no coefficient for {}", b["model"].get<std::string>(),
+                        b["tp"].get<int>(), m.get<std::string>());
+  md += "\n";
+  return md;
+}
+
+} // namespace railgauge::calibrate

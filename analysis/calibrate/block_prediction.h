@@ -1,0 +1,65 @@
+#pragma once
+// The loop closed: block.transformer_tp's measured time beside the time the fitted coefficients
+// alone predict for it, with Calculon's per-layer arithmetic (docs/calibrate.md, "A block
+// predicted"). The block records are never fitted: the coefficients come from gemm.cpu_blas
+// (GEMM efficiency at each of the block's shapes) and collectives.mpi_* runs (α and β per op and
+// group size).
+//
+//   block time = Σ over the block's GEMMs  F / (peak · eff) + mem1 term   (Layer.compute_
+//                                          processing_time; no_overlap: +, roofline: max)
+//              + Σ over its TP collectives  α + β · S · busfactor(op, t)  (TPComm.compute_net_
+//                                          time through Network.time: latency + S·scalar·(1 +
+//                                          offset/t) / (bandwidth·efficiency))
+// with nothing overlapped (Calculon's tensor_par_overlap none: every TP collective exposed).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/calibrate/calibration.h"
+#include "analysis/run_set.h"
+
+namespace railgauge::calibrate {
+
+// The arithmetic, on coefficients already fitted.
+// One GEMM: F/(peak·eff) with the memory term added (no_overlap) or overlapped (roofline).
+double gemm_time_s(double flops, double peak_tflops, double efficiency, double memory_s,
+                   ProcessingMode mode);
+// One collective on n ranks of nccl-tests' size S bytes: α + β·S·busfactor(op, n).
+double collective_time_s(const std::string &op, double size_bytes, int ranks, double alpha_s,
+                         double beta_s_per_byte);
+
+struct BlockPhasePrediction {
+  std::string name; // an op of the block: "qkv.fwd" (its GEMMs) or "all_reduce" (its calls)
+  std::string kind; // "gemm" or "collective"
+  int calls = 0;    // GEMMs or collective calls of the block under this name
+  double measured_s = 0;
+  std::optional<double> predicted_s;  // nullopt: no coefficient for it
+  std::optional<double> step_table_s; // GEMMs: through the fitted matrix step table
+  std::string source;                 // which records the coefficient came from
+};
+
+struct BlockPrediction {
+  std::string run, model; // model: "cpu-small (h 1024, s 256, b 1, 16 heads, ffn 4096)"
+  int tp = 0;
+  bool sequence_parallel = false;
+  int blas_threads = 0, ranks_per_host = 0;
+  double measured_s = 0, measured_p10_s = 0, measured_p90_s = 0;
+  double measured_gemm_s = 0, measured_collective_s = 0; // the record's phase sums
+  std::vector<BlockPhasePrediction> phases;
+  std::optional<double> predicted_s, predicted_gemm_s, predicted_collective_s;
+  std::optional<double> step_table_s;  // the block with GEMMs through the Calculon step table
+  std::vector<std::string> missing;    // coefficients that were not there
+  std::optional<double> error() const; // (predicted - measured) / measured
+};
+
+// One prediction per block.transformer_tp point (rank 0's record of each run and point).
+std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const Calibration &c);
+
+nlohmann::json to_json(const std::vector<BlockPrediction> &predictions);
+// The fit report's section: a table of model, t, measured, predicted, error %; empty when
+// there are no block records.
+std::string block_prediction_markdown(const nlohmann::json &predictions);
+
+} // namespace railgauge::calibrate
