@@ -21,6 +21,11 @@ inline constexpr const char *kPairMatrix = "rdma.pair_matrix";
 inline constexpr const char *kTcpBw = "rdma.tcp_bw";
 inline constexpr const char *kTcpLat = "rdma.tcp_lat";
 inline constexpr const char *kTcpPairMatrix = "rdma.tcp_pair_matrix";
+// The fabric under load (rdma/fabric_load/): one stream over 1..64 QPs, N-1 senders to one
+// receiver, a ping-pong probe behind bulk traffic
+inline constexpr const char *kQpScaling = "rdma.qp_scaling";
+inline constexpr const char *kIncast = "rdma.incast";
+inline constexpr const char *kLatencyUnderLoad = "rdma.latency_under_load";
 
 // Parameters
 inline constexpr const char *kSizeBytes = "size_bytes";
@@ -46,10 +51,28 @@ inline constexpr const char *kMaxS = "max_s";
 // Port counters after minus before: {"counters": {name: delta}, "hw_counters": {...}}
 inline constexpr const char *kPortCounterDeltas = "port_counter_deltas";
 inline constexpr const char *kVerified = metric::kVerified;
+// Fabric under load. The derived param `role` says which end a record is: sender | receiver
+// (incast, qp_scaling), probe | probe_receiver | loader (latency_under_load).
+// {min, median, max, sum, jain_fairness_index, min_over_fair_share, values}, Gb/s
+inline constexpr const char *kPerQpGbitsPerS = "per_qp_gbits_per_s";     // a sender's QPs
+inline constexpr const char *kPerFlowGbitsPerS = "per_flow_gbits_per_s"; // a receiver's flows
+inline constexpr const char *kJainFairnessIndex = "jain_fairness_index"; // 1/n..1
+inline constexpr const char *kAggregateGbitsPerS = "aggregate_gbits_per_s";
+inline constexpr const char *kAggregateOverLineRate = "aggregate_over_line_rate";
+// {"counters": {pfc_pause_frames_rx, cnp_sent, ...: delta}, "absent": [names]}
+inline constexpr const char *kCongestion = "congestion";
+inline constexpr const char *kPfcPauseFraction = "pfc_pause_fraction"; // paused s / phase s
+inline constexpr const char *kLatencyIdle = "latency_idle";        // as kLatency, before the load
+inline constexpr const char *kLoadedOverIdle = "loaded_over_idle"; // {p50, p99, p99_9}
 
 inline constexpr std::array kMetrics{kBandwidthGbitsPerS,     kBandwidthMaxGbitsPerS,
                                      kBidirectionalGbitsPerS, kMessageRatePerS,
                                      kMessagesPerCall,        kLatency,
-                                     kPortCounterDeltas,      kVerified};
+                                     kPortCounterDeltas,      kVerified,
+                                     kPerQpGbitsPerS,         kPerFlowGbitsPerS,
+                                     kJainFairnessIndex,      kAggregateGbitsPerS,
+                                     kAggregateOverLineRate,  kCongestion,
+                                     kPfcPauseFraction,       kLatencyIdle,
+                                     kLoadedOverIdle};
 
 } // namespace railgauge::rdma::record

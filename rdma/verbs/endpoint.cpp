@@ -254,6 +254,8 @@ void Endpoint::connect(const EndpointInfo &remote) {
       attr.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(gid_.index);
       attr.ah_attr.grh.hop_limit = 64;
       attr.ah_attr.grh.traffic_class = static_cast<std::uint8_t>(config_.traffic_class);
+      if (i < config_.flow_labels.size())
+        attr.ah_attr.grh.flow_label = config_.flow_labels[i] & 0xfffffu;
     }
     RAILGAUGE_VERBS_CALL(ibv_modify_qp(h_->qps[i].get(), &attr,
                                        IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |

@@ -42,6 +42,9 @@ struct EndpointConfig {
   int max_inline_bytes = 0; // asked for; the QP may grant less (see Endpoint::max_inline())
   std::string sysfs_root = "/sys";
   int gpu = -1; // CUDA device whose memory holds the slots; -1: host memory
+  // RoCE: the GRH flow label of QP i is flow_labels[i] (RoCEv2 drivers derive the UDP source port,
+  // which ECMP hashes, from it); empty or 0: the driver derives one from the two QPNs.
+  std::vector<std::uint32_t> flow_labels;
 };
 
 struct VerbsHandles; // the RAII owners, defined in endpoint.cpp

@@ -125,6 +125,9 @@ TEST(RecordContract, EveryContractKeyIsRegistered) {
                           rdma::record::kTcpBw,
                           rdma::record::kTcpLat,
                           rdma::record::kTcpPairMatrix,
+                          rdma::record::kQpScaling,
+                          rdma::record::kIncast,
+                          rdma::record::kLatencyUnderLoad,
                           collectives::record::kNcclAllReduceWithGemm,
                           collectives::record::kMpiAllReduceWithGemm})
     EXPECT_NE(registry.find(key), nullptr) << key << " is in a contract but not registered";
@@ -160,7 +163,8 @@ TEST(RecordContract, EveryRegisteredKeyIsInItsFamilysContract) {
                           rdma::record::kWriteLat,        rdma::record::kReadLat,
                           rdma::record::kSendLat,         rdma::record::kPairMatrix,
                           rdma::record::kTcpBw,           rdma::record::kTcpLat,
-                          rdma::record::kTcpPairMatrix})
+                          rdma::record::kTcpPairMatrix,   rdma::record::kQpScaling,
+                          rdma::record::kIncast,          rdma::record::kLatencyUnderLoad})
     keys.insert(key);
   for (const auto &row : collectives::record::kKindKeys)
     for (const char *key : {row.mpi, row.nccl, row.mpi_textbook, row.nccl_textbook})

@@ -1,0 +1,367 @@
+#include "rdma/fabric_load/flow_rounds.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/error.h"
+#include "harness/waiver.h"
+#include "rdma/fabric_load/fabric_figures.h"
+#include "rdma/latency_summary.h"
+#include "rdma/rdma_record.h"
+
+namespace railgauge::rdma {
+
+std::vector<double> FlowFigures::gbits_per_s_per_qp() const {
+  double total = 0;
+  for (double b : bytes_per_qp)
+    total += b;
+  std::vector<double> out;
+  for (double b : bytes_per_qp)
+    out.push_back(total > 0 ? gbits_per_s * b / total : 0.0);
+  return out;
+}
+
+nlohmann::json FlowFigures::to_json() const {
+  return {
+      {"gbits_per_s", gbits_per_s}, {"bytes_per_qp", bytes_per_qp}, {"measurement", measurement}};
+}
+
+FlowFigures FlowFigures::from_json(const nlohmann::json &j) {
+  try {
+    FlowFigures f;
+    f.gbits_per_s = j.at("gbits_per_s").get<double>();
+    f.bytes_per_qp = j.at("bytes_per_qp").get<std::vector<double>>();
+    f.measurement = j.value("measurement", nlohmann::json::object());
+    return f;
+  } catch (const nlohmann::json::exception &e) {
+    throw BackendError(fmt::format("a flow's figures are malformed: {}", e.what()));
+  }
+}
+
+bool store_has_all(Store &store, const std::vector<std::string> &keys) {
+  try {
+    store.wait(keys, Milliseconds(0));
+    return true;
+  } catch (const StoreTimeout &) {
+    return false;
+  }
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::string> keys_of(const std::string &prefix, const std::vector<int> &ranks) {
+  std::vector<std::string> keys;
+  for (int r : ranks)
+    keys.push_back(prefix + std::to_string(r));
+  return keys;
+}
+
+// Waits for `<prefix><rank>` of every rank; a timeout names the ranks that never set theirs.
+void wait_ranks(Store &store, const std::string &prefix, const std::vector<int> &ranks,
+                Milliseconds timeout, const std::string &what) {
+  try {
+    store.wait(keys_of(prefix, ranks), timeout);
+  } catch (const StoreTimeout &e) {
+    throw BackendError(fmt::format("ranks {} did not {} within {} s",
+                                   fmt::join(ranks_missing(e.missing_keys(), prefix), ", "), what,
+                                   static_cast<double>(timeout.count()) / 1e3));
+  }
+}
+
+void group_barrier(Store &store, const std::string &name, int rank, const std::vector<int> &ranks,
+                   Milliseconds timeout) {
+  store.set(name + std::to_string(rank), "1");
+  wait_ranks(store, name, ranks, timeout, "arrive at '" + name + "'");
+}
+
+// How long a rank waits for the others' measurements: its peer timeout plus several time
+// budgets (every sender measures for about one, and a core that does not settle takes longer).
+Milliseconds round_timeout(const RunContext &ctx) {
+  return ctx.peer_timeout() +
+         Milliseconds(static_cast<long long>(8e3 * ctx.measure_spec().time_budget_s) + 10'000);
+}
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A rank's own counters across a phase, with the congestion figures read out of them.
+void put_counters(Outcome &out, const nlohmann::json &deltas, double phase_s) {
+  out.metrics[record::kPortCounterDeltas] = deltas;
+  const CongestionFigures congestion = congestion_figures(deltas);
+  out.metrics[record::kCongestion] = to_json(congestion);
+  if (const auto pause = pfc_pause_fraction(congestion, phase_s))
+    out.metrics[record::kPfcPauseFraction] = *pause;
+  out.metrics["phase_s"] = phase_s;
+}
+
+nlohmann::json end_of(int rank, const char *role, const nlohmann::json &device,
+                      const nlohmann::json &deltas) {
+  return {{"rank", rank},
+          {"role", role},
+          {"device", device},
+          {record::kCongestion, to_json(congestion_figures(deltas))}};
+}
+
+DataCheck verdict_from(Store &store, const std::string &key, Milliseconds timeout) {
+  const std::string text = store.get(key, timeout);
+  try {
+    return DataCheck::from_json(nlohmann::json::parse(text));
+  } catch (const nlohmann::json::exception &e) {
+    throw BackendError(fmt::format("the receiver's data check is malformed: {}", e.what()));
+  }
+}
+
+bool contains(const std::vector<int> &ranks, int r) {
+  return std::find(ranks.begin(), ranks.end(), r) != ranks.end();
+}
+
+} // namespace
+
+Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &side) {
+  const int me = ctx.rank();
+  const bool receiver = me == spec.receiver;
+  if (!receiver && !contains(spec.senders, me))
+    return Outcome::waived(not_applicable(
+        fmt::format("rank {} is neither the receiver (rank {}) nor one of its senders ({})", me,
+                    spec.receiver, fmt::join(spec.senders, ", "))));
+  Store &store = *ctx.store();
+  const std::string &p = spec.prefix;
+  std::vector<int> everyone = spec.senders;
+  everyone.push_back(spec.receiver);
+  const Milliseconds long_wait = round_timeout(ctx);
+
+  side.connect(store, p, spec.receiver, spec.senders);
+  group_barrier(store, p + "connected/", me, everyone, ctx.peer_timeout());
+  const auto began = Clock::now();
+  const PortCounters before = side.read_counters();
+  Outcome out;
+  out.derived_params = side.derived_params();
+  out.derived_params["role"] = receiver ? "receiver" : "sender";
+  out.derived_params["senders"] = spec.senders.size();
+  out.device = side.device();
+
+  if (!receiver) {
+    const FlowFigures flow = side.measure(ctx);
+    store.set(p + "measured/" + std::to_string(me), "ok");
+    // Unmeasured streaming until every sender has measured: the last flow measured still
+    // shares the receiver with all the others.
+    const auto measured = keys_of(p + "measured/", spec.senders);
+    const auto deadline = Clock::now() + long_wait;
+    side.stream_until([&] {
+      if (store_has_all(store, measured))
+        return true;
+      if (Clock::now() > deadline)
+        wait_ranks(store, p + "measured/", spec.senders, Milliseconds(0), "finish measuring");
+      return false;
+    });
+    const double phase_s = seconds_since(began);
+    const nlohmann::json deltas = counter_deltas(before, side.read_counters());
+    store.set(p + "result/" + std::to_string(me), nlohmann::json{{"flow", flow.to_json()},
+                                                                 {"port_counter_deltas", deltas},
+                                                                 {"device", side.device()}}
+                                                      .dump());
+    out.metrics = flow.measurement;
+    out.metrics[record::kBandwidthGbitsPerS] = flow.gbits_per_s;
+    if (flow.bytes_per_qp.size() > 1) {
+      const auto per_qp = flow.gbits_per_s_per_qp();
+      out.metrics[record::kPerQpGbitsPerS] = to_json(flow_spread(per_qp), per_qp);
+      out.metrics[record::kJainFairnessIndex] = jain_fairness_index(per_qp);
+    }
+    put_counters(out, deltas, phase_s);
+    // The receiver checks the data; its verdict is this flow's too.
+    const DataCheck checked = verdict_from(store, p + "checked", long_wait);
+    if (ctx.verify())
+      checked.conclude(out);
+    return out;
+  }
+
+  wait_ranks(store, p + "result/", spec.senders, long_wait, "send their flow's figures");
+  const double phase_s = seconds_since(began);
+  const nlohmann::json deltas = counter_deltas(before, side.read_counters());
+  const DataCheck checked = side.check_received();
+  store.set(p + "checked", checked.to_json().dump());
+
+  std::vector<double> flows;
+  nlohmann::json ends = nlohmann::json::array();
+  nlohmann::json flow_list = nlohmann::json::array();
+  for (int s : spec.senders) {
+    nlohmann::json result;
+    try {
+      result = nlohmann::json::parse(store.get(p + "result/" + std::to_string(s), long_wait));
+    } catch (const nlohmann::json::exception &e) {
+      throw BackendError(fmt::format("rank {}'s flow figures are malformed: {}", s, e.what()));
+    }
+    const FlowFigures flow = FlowFigures::from_json(result.at("flow"));
+    flows.push_back(flow.gbits_per_s);
+    flow_list.push_back(
+        {{"rank", s}, {"gbits_per_s", flow.gbits_per_s}, {"device", result.at("device")}});
+    ends.push_back(end_of(s, "sender", result.at("device"), result.at("port_counter_deltas")));
+  }
+  ends.push_back(end_of(me, "receiver", side.device(), deltas));
+  const FlowSpread spread = flow_spread(flows);
+  out.metrics[record::kAggregateGbitsPerS] = spread.sum;
+  out.metrics[record::kJainFairnessIndex] = spread.jain;
+  out.metrics[record::kPerFlowGbitsPerS] = to_json(spread, flows);
+  out.metrics["flows"] = flow_list;
+  out.metrics["ends"] = ends;
+  if (const double line = side.line_rate_gbits_per_s(); line > 0) {
+    out.metrics["line_rate_gbits_per_s"] = line;
+    out.metrics[record::kAggregateOverLineRate] = spread.sum / line;
+  }
+  put_counters(out, deltas, phase_s);
+  if (ctx.verify())
+    checked.conclude(out);
+  return out;
+}
+
+Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &side) {
+  const int me = ctx.rank();
+  const bool loader = contains(spec.loaders, me);
+  if (me > 1 && !loader)
+    return Outcome::waived(not_applicable(
+        fmt::format("rank {} is neither an end of the probe (ranks 0 and 1) nor a loader ({})", me,
+                    fmt::join(spec.loaders, ", "))));
+  Store &store = *ctx.store();
+  const std::string &p = spec.prefix;
+  std::vector<int> everyone = {0, 1};
+  for (int l : spec.loaders)
+    if (l > 1)
+      everyone.push_back(l);
+  const Milliseconds long_wait = round_timeout(ctx);
+
+  side.connect(store, p, spec.loaders);
+  group_barrier(store, p + "connected/", me, everyone, ctx.peer_timeout());
+
+  // Rank 1 answers pings from here until rank 0 says stop.
+  std::exception_ptr serve_failure;
+  std::thread server;
+  if (me == 1)
+    server = std::thread([&] {
+      try {
+        side.serve_probe();
+      } catch (...) {
+        serve_failure = std::current_exception();
+      }
+    });
+  const auto join_server = [&] {
+    if (server.joinable())
+      server.join();
+    if (serve_failure)
+      std::rethrow_exception(serve_failure);
+  };
+
+  Outcome out;
+  out.derived_params = side.derived_params();
+  out.derived_params["role"] = me == 0 ? "probe" : me == 1 ? "probe_receiver" : "loader";
+  out.derived_params["loaders"] = spec.loaders.size();
+  out.device = side.device();
+  std::vector<double> idle, loaded;
+  nlohmann::json deltas;
+  double phase_s = 0;
+  FlowFigures my_flow;
+  try {
+    if (me == 0) {
+      idle = side.measure_probe(ctx);
+      store.set(p + "idle_done", "ok");
+    }
+    store.get(p + "idle_done", long_wait);
+    const auto began = Clock::now();
+    const PortCounters before = side.read_counters();
+    // The loaders stream until rank 0 has measured under their load.
+    std::exception_ptr load_failure;
+    std::thread load;
+    const auto stop = [&] { return store_has_all(store, {p + "loaded_done"}); };
+    if (loader)
+      load = std::thread([&] {
+        try {
+          store.set(p + "streaming/" + std::to_string(me), "ok");
+          my_flow = side.stream_until(stop);
+        } catch (...) {
+          load_failure = std::current_exception();
+        }
+      });
+    if (me == 0) {
+      try {
+        wait_ranks(store, p + "streaming/", spec.loaders, long_wait, "start their load");
+        loaded = side.measure_probe(ctx);
+      } catch (...) {
+        store.set(p + "loaded_done", "failed");
+        if (load.joinable())
+          load.join();
+        throw;
+      }
+      store.set(p + "loaded_done", "ok");
+    } else {
+      store.get(p + "loaded_done", long_wait);
+    }
+    if (load.joinable())
+      load.join();
+    if (load_failure)
+      std::rethrow_exception(load_failure);
+    phase_s = seconds_since(began);
+    deltas = counter_deltas(before, side.read_counters());
+    if (me == 0)
+      side.stop_probe();
+    join_server();
+  } catch (...) {
+    if (me == 0) {
+      try {
+        side.stop_probe();
+      } catch (...) {
+      }
+    }
+    if (server.joinable())
+      server.join();
+    throw;
+  }
+  store.set(p + "result/" + std::to_string(me),
+            nlohmann::json{{"flow", loader ? my_flow.to_json() : nlohmann::json()},
+                           {"port_counter_deltas", deltas},
+                           {"device", side.device()}}
+                .dump());
+  if (me == 1) {
+    wait_ranks(store, p + "result/", spec.loaders, long_wait, "send their load's figures");
+    store.set(p + "checked", side.check_received().to_json().dump());
+  }
+  put_counters(out, deltas, phase_s);
+  if (loader)
+    out.metrics[record::kBandwidthGbitsPerS] = my_flow.gbits_per_s;
+  DataCheck checked = verdict_from(store, p + "checked", long_wait);
+  if (me == 0) {
+    checked.add(side.check_received());
+    wait_ranks(store, p + "result/", everyone, long_wait, "send their counters");
+    nlohmann::json ends = nlohmann::json::array();
+    std::vector<double> load_flows;
+    for (int r : everyone) {
+      const auto result =
+          nlohmann::json::parse(store.get(p + "result/" + std::to_string(r), long_wait));
+      const char *role = r == 0 ? "probe" : r == 1 ? "probe_receiver" : "loader";
+      ends.push_back(end_of(r, role, result.at("device"), result.at("port_counter_deltas")));
+      if (contains(spec.loaders, r))
+        load_flows.push_back(FlowFigures::from_json(result.at("flow")).gbits_per_s);
+    }
+    const nlohmann::json idle_summary = to_json(summarize_latency(idle));
+    const nlohmann::json loaded_summary = to_json(summarize_latency(loaded));
+    out.metrics[record::kLatency] = loaded_summary;
+    out.metrics[record::kLatencyIdle] = idle_summary;
+    out.metrics[record::kLoadedOverIdle] = latency_ratios(loaded_summary, idle_summary);
+    out.metrics["latency_definition"] = "round trip / 2 (as perftest)";
+    if (!load_flows.empty() &&
+        std::any_of(load_flows.begin(), load_flows.end(), [](double g) { return g > 0; }))
+      out.metrics["load_gbits_per_s"] = to_json(flow_spread(load_flows), load_flows);
+    out.metrics["ends"] = ends;
+  }
+  if (ctx.verify())
+    checked.conclude(out);
+  return out;
+}
+
+} // namespace railgauge::rdma
