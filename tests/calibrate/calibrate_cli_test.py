@@ -19,6 +19,7 @@ import unittest
 import jsonschema
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+CALCULON = ROOT / "tests/fixtures/calculon"  # Calculon's example inputs (README.md there)
 BINARY = None  # set from argv in __main__
 DATATYPES = {"float8", "float16", "bfloat16", "float32"}
 NETWORK_KEYS = {"bandwidth", "efficiency", "size", "latency", "ops", "must_be_filled",
@@ -167,6 +168,43 @@ class CalibrateTest(unittest.TestCase):
         for key in ("topology:", "npus_count:", "bandwidth:", "latency:"):
             self.assertIn(key, yml)
 
+    def test_errors_are_also_weighted_by_the_sizes_an_execution_asks_for(self):
+        # megatron-126M under a Calculon execution (tests/fixtures/calculon/README.md): every
+        # measured set gets its error per size and, read at the execution's sizes, a weighted one.
+        r, out = self.calibrate("--execution", str(CALCULON / "32_t8_p2_d2_mbs2_attn_only_ar.json"),
+                                "--model", str(CALCULON / "megatron-126M.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads((out / "fit_report.json").read_text())
+        self.assertEqual(report["execution"]["model"], "megatron-126M.json")
+        self.assertEqual(report["execution"]["tensor_par"], 8)
+        by_name = {s["name"]: s for s in report["coefficient_sets"]}
+        for name in ("gemm.fp32", "memory.host"):
+            per_size = by_name[name]["held_out_per_size"]
+            self.assertGreaterEqual(per_size["sizes"], 4, name)
+            errors = [row["mean_rel"] for row in per_size["table"]]
+            self.assertAlmostEqual(per_size["mean_rel"], sum(errors) / len(errors))
+            x = by_name[name]["execution"]
+            self.assertGreater(x["uses"], 0, name)
+            # Read between measured sizes (or at an end): never outside their range of errors.
+            self.assertGreaterEqual(x["weighted_mean_rel"], min(errors) - 1e-12, name)
+            self.assertLessEqual(x["weighted_mean_rel"], max(errors) + 1e-12, name)
+            self.assertGreaterEqual(x["share_outside_measured_sizes"], 0)
+            self.assertLessEqual(x["share_outside_measured_sizes"], 1)
+        # The largest GEMM asked for: the score BMM's backward, 2 × its forward over a batch of
+        # microbatch 2 × 16/8 heads = 4 products of 2048 × 48 × 2048 at 2 FLOPs each.
+        self.assertEqual(by_name["gemm.fp32"]["execution"]["asked_max"],
+                         2 * 4 * 2 * 2048 * 48 * 2048)
+        md = (out / "fit_report.md").read_text()
+        self.assertIn("execution-weighted", md)
+        self.assertIn("32_t8_p2_d2_mbs2_attn_only_ar.json on megatron-126M.json", md)
+        # Without an execution the per-size error is still there; the weighted one is not.
+        r, plain = self.calibrate()
+        report = json.loads((plain / "fit_report.json").read_text())
+        self.assertIsNone(report["execution"])
+        gemm = next(s for s in report["coefficient_sets"] if s["name"] == "gemm.fp32")
+        self.assertNotIn("execution", gemm)
+        self.assertIsNotNone(gemm["held_out_per_size"])
+
     def test_assume_and_roofline(self):
         r, out = self.calibrate("--assume", "networks.0.bandwidth=450", "--assume",
                                 "mem2.GBps=50", "--processing-mode", "roofline")
@@ -177,12 +215,22 @@ class CalibrateTest(unittest.TestCase):
         self.assertEqual(system["mem2"]["GBps"], 50)
         self.assertEqual(system["processing_mode"], "roofline")
 
+    def overlapped_execution(self):
+        e = json.loads((CALCULON / "3072_t4_p64_d12_mbs4_full.json").read_text())
+        e["tensor_par_overlap"] = "ring"
+        path = pathlib.Path(self.tmp.name) / "overlapped.json"
+        path.write_text(json.dumps(e))
+        return path
+
     def test_bad_input_writes_nothing(self):
         for args, expect in [
             (("--assume", "mem1.speed=3"), "unknown key"),
             (("--assume", "mem1.GBps=-1"), "out of range"),
             (("--processing-mode", "overlap"), "processing mode"),
             (("--folds", "1"), "--folds"),
+            (("--execution", str(CALCULON / "3072_t4_p64_d12_mbs4_full.json")), "go together"),
+            (("--execution", str(self.overlapped_execution()), "--model",
+              str(CALCULON / "gpt3-175B.json")), "tensor_par_overlap"),
         ]:
             r, out = self.calibrate(*args)
             self.assertEqual(r.returncode, 4, args)
@@ -306,6 +354,35 @@ class DecomposedTierTest(unittest.TestCase):
         md = (self.out / "fit_report.md").read_text()
         self.assertIn("## Network tiers taken apart", md)
         self.assertIn("| 10 × 8 |", md)
+
+    def test_the_fabric_tier_is_weighted_by_the_sizes_its_data_parallel_ops_use(self):
+        # Calculon's gpt3-175B example puts PP 64 and DP 12 (RS + AG of each block's weights,
+        # 906 MB) on networks[1]. The 10-node log measured all_reduce, all_gather,
+        # reduce_scatter and sendrecv (p2p) up to 16 GiB: each op the execution runs is read from
+        # its own points, inside the measured range.
+        system, report = self.calibrate(
+            ["xxrjun_cluster01_h100_10node_8gpu_5coll_healthy.log",
+             "xxrjun_h100x8_1node_cnode3-002_5coll.log"],
+            "--execution", str(CALCULON / "3072_t4_p64_d12_mbs4_full.json"),
+            "--model", str(CALCULON / "gpt3-175B.json"))
+        by_name = {s["name"]: s for s in report["coefficient_sets"]}
+        fabric = by_name["networks[1] scale_out"]["execution"]
+        self.assertGreater(fabric["uses"], 0)
+        self.assertEqual(fabric["share_on_unmeasured_ops"], 0)
+        self.assertEqual(fabric["share_outside_measured_sizes"], 0)
+        self.assertIsNotNone(fabric["weighted_mean_rel"])
+        # The execution runs no all_reduce on the fabric (optimizer sharding: RS + AG).
+        self.assertEqual(by_name["scale_out.all_reduce"]["execution"]["uses"], 0)
+        self.assertGreater(by_name["scale_out.reduce_scatter"]["execution"]["uses"], 0)
+        self.assertIn("not used", (self.out / "fit_report.md").read_text())
+        # β of a tier taken apart is per fabric byte per GPU, and the file says so.
+        coeff = json.loads((self.out / "coefficients.json").read_text())
+        jsonschema.validate(
+            coeff, json.loads((ROOT / "results/schema/coefficients.schema.json").read_text()))
+        self.assertEqual(coeff["network"]["scale_out"]["beta_per"], "fabric byte per GPU")
+        self.assertEqual(coeff["network"]["scale_up"]["beta_per"], "bus byte")
+        self.assertAlmostEqual(1 / coeff["network"]["scale_out"]["joint"]["beta_s_per_byte"][
+            "all_reduce"] / 1e9, system["networks"][1]["bandwidth"], delta=0.01)
 
     def test_two_h200_nodes_above_line_rate_are_said_not_fabric_bound(self):
         # NVIDIA/nccl-tests#256, bare metal: 2 × 8 H200, 8 × 400 Gb/s NICs each. As a ring its
