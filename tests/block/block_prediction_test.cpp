@@ -1,0 +1,135 @@
+// The block prediction's arithmetic on coefficients given by hand: a known GEMM efficiency and
+// memory term, a known α and β, give a known block time; the block plan's steps and sizes.
+#include <gtest/gtest.h>
+
+#include "analysis/calibrate/block_prediction.h"
+#include "block/tp_block_plan.h"
+
+namespace railgauge::calibrate {
+namespace {
+
+TEST(BlockPredictionArithmetic, GemmAndCollectiveTimes) {
+  // 2 GFLOP at 1 TFLOP/s × 0.8 is 2.5 ms, plus 1 ms of memory (no_overlap) or the larger.
+  EXPECT_DOUBLE_EQ(gemm_time_s(2e9, 1.0, 0.8, 1e-3, ProcessingMode::no_overlap), 3.5e-3);
+  EXPECT_DOUBLE_EQ(gemm_time_s(2e9, 1.0, 0.8, 1e-3, ProcessingMode::roofline), 2.5e-3);
+  // all_reduce on 4 ranks: the bus carries 2·3/4 of S; all_gather 3/4.
+  EXPECT_DOUBLE_EQ(collective_time_s("all_reduce", 1e6, 4, 1e-5, 1e-9), 1e-5 + 1.5e-3);
+  EXPECT_DOUBLE_EQ(collective_time_s("all_gather", 1e6, 4, 1e-5, 1e-9), 1e-5 + 0.75e-3);
+}
+
+Record block_record(int tp) {
+  Record r;
+  r.run = "synthetic";
+  r.key = "block.transformer_tp";
+  r.params = {{"model", "toy"}, {"hidden", 1000}, {"seq", 1000}, {"micro_batch", 1},
+              {"heads", 10},    {"ffn", 4000},    {"tp", tp},    {"sequence_parallel", 0}};
+  r.metrics = {{"time_s", {{"median", 5e-3}, {"p10", 4.9e-3}, {"p90", 5.2e-3}}},
+               {"gemm_time_s", 3.6e-3},
+               {"collective_time_s", 1.3e-3},
+               {"phases",
+                {{{"name", "qkv.fwd"},
+                  {"kind", "gemm"},
+                  {"op", "qkv.fwd"},
+                  {"m", 1000},
+                  {"n", 1000},
+                  {"k", 1000},
+                  {"batch", 1},
+                  {"time_s", 3.6e-3}},
+                 {{"name", "all_reduce.attn.fwd"},
+                  {"kind", "collective"},
+                  {"op", "all_reduce"},
+                  {"size_bytes", 1e6},
+                  {"time_s", 0.6e-3}},
+                 {{"name", "all_reduce.mlp.fwd"},
+                  {"kind", "collective"},
+                  {"op", "all_reduce"},
+                  {"size_bytes", 1e6},
+                  {"time_s", 0.7e-3}}}}};
+  return r;
+}
+
+Calibration known_coefficients() {
+  Calibration c;
+  c.options.mode = ProcessingMode::no_overlap;
+  TableFit fit;
+  fit.peak.value = 1.0;          // TFLOP/s
+  fit.table.rows = {{0.0, 0.5}}; // Calculon's step table: 50 % everywhere
+  c.gemm_by_dtype["fp32"] = fit;
+  GemmShapeRow row;
+  row.sample.dtype = "fp32";
+  row.sample.op = "qkv.fwd";
+  row.sample.tp = 2;
+  row.sample.flops = 2e9;
+  row.sample.time_s = 3.5e-3;
+  row.compute_efficiency = 0.8; // this shape's own efficiency
+  row.memory_s = 1e-3;
+  c.gemm_shapes["fp32"] = {row};
+  // all_reduce on 2 ranks, exactly α = 10 µs, β = 1 ns per bus byte (bus factor 1 at n = 2).
+  for (double size : {0.5e6, 1e6, 2e6, 4e6}) {
+    CollectiveSample s;
+    s.op = "all_reduce";
+    s.tier = kScaleUp;
+    s.ranks = 2;
+    s.size_bytes = size;
+    s.time_s = 1e-5 + 1e-9 * size;
+    c.samples.collectives.push_back(s);
+  }
+  return c;
+}
+
+TEST(BlockPrediction, KnownCoefficientsGiveAKnownBlockTime) {
+  analysis::RunSet runs;
+  runs.runs.push_back({"synthetic", nullptr, {block_record(2)}});
+  const auto p = predict_blocks(runs, known_coefficients());
+  ASSERT_EQ(p.size(), 1u);
+  ASSERT_TRUE(p[0].predicted_s.has_value()) << ::testing::PrintToString(p[0].missing);
+  EXPECT_NEAR(*p[0].predicted_gemm_s, 3.5e-3, 1e-12);
+  EXPECT_NEAR(*p[0].predicted_collective_s, 2 * (1e-5 + 1e-3), 1e-9);
+  EXPECT_NEAR(*p[0].predicted_s, 3.5e-3 + 2.02e-3, 1e-9);
+  // Through the step table instead: 2e9 / (1e12 · 0.5) + 1 ms.
+  EXPECT_NEAR(*p[0].step_table_s, 5e-3 + 2.02e-3, 1e-9);
+  EXPECT_NEAR(*p[0].error(), (5.52e-3 - 5e-3) / 5e-3, 1e-6);
+  ASSERT_EQ(p[0].phases.size(), 2u); // qkv.fwd, and the two all_reduces as one op
+  EXPECT_EQ(p[0].phases[1].calls, 2);
+  EXPECT_NEAR(p[0].phases[1].measured_s, 1.3e-3, 1e-12);
+  const auto md = block_prediction_markdown(to_json(p));
+  EXPECT_NE(md.find("| toy (h 1000, s 1000, b 1, 10 heads, ffn 4000) | 2 | no | 0.0050"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| +10.40 |"), std::string::npos) << md;
+}
+
+TEST(BlockPrediction, AMissingCoefficientIsNamedAndNothingIsPredicted) {
+  analysis::RunSet runs;
+  runs.runs.push_back({"synthetic", nullptr, {block_record(4)}}); // no tp 4 GEMM, no 4 ranks
+  const auto p = predict_blocks(runs, known_coefficients());
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_FALSE(p[0].predicted_s.has_value());
+  ASSERT_EQ(p[0].missing.size(), 2u);
+  EXPECT_NE(p[0].missing[0].find("qkv.fwd at tp 4"), std::string::npos);
+  EXPECT_NE(p[0].missing[1].find("all_reduce on 4 ranks"), std::string::npos);
+}
+
+TEST(TpBlockPlan, CollectivesSitBetweenTheGemmsAsMegatronRunsThem) {
+  gemm::ModelShape m{"toy", 512, 8, 8, 2048, 256, 1, false};
+  const auto count = [](const std::vector<block::BlockStep> &steps, block::StepKind kind) {
+    return std::count_if(steps.begin(), steps.end(), [&](auto &s) { return s.kind == kind; });
+  };
+  const auto one = block::tp_block_steps(m, 1, false);
+  EXPECT_EQ(count(one, block::StepKind::collective), 0); // t = 1: nothing to reduce
+  EXPECT_EQ(count(one, block::StepKind::gemm), 18);
+  const auto ar = block::tp_block_steps(m, 2, false);
+  ASSERT_EQ(count(ar, block::StepKind::collective), 4);
+  EXPECT_EQ(ar[4].name, "all_reduce.attn.fwd"); // after out_proj.fwd
+  EXPECT_EQ(ar[3].name, "out_proj.fwd");
+  EXPECT_EQ(ar[4].size_elements, 256 * 512);
+  EXPECT_EQ(ar.back().name, "qkv.wgrad");
+  const auto sp = block::tp_block_steps(m, 4, true);
+  EXPECT_EQ(count(sp, block::StepKind::collective), 8);
+  EXPECT_EQ(sp.front().name, "all_gather.attn.fwd");
+  // Half the block's FLOPs per rank at t = 2 (every GEMM is split over the ranks).
+  EXPECT_DOUBLE_EQ(block::block_flops(ar) * 2, block::block_flops(one));
+}
+
+} // namespace
+} // namespace railgauge::calibrate
