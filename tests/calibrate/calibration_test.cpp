@@ -1,6 +1,7 @@
 // A calibration over synthetic records of every family: what it fits, what it assumes (and
 // says so), and a Calculon file that passes every structural rule of the format.
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <tuple>
 
@@ -12,6 +13,7 @@
 #include "analysis/calibrate/calculon_system.h"
 #include "analysis/calibrate/calibration.h"
 #include "analysis/calibrate/coefficient_file.h"
+#include "analysis/calibrate/execution_sizes.h"
 #include "analysis/calibrate/fit_report.h"
 #include "harness/error.h"
 
@@ -657,6 +659,66 @@ TEST(CoefficientFile, CarriesTheSchemaAndEveryFamily) {
   EXPECT_TRUE(j["network"]["scale_up"]["ops"]["all_reduce"]["table"].is_array());
   EXPECT_TRUE(j["rdma"]["write"].contains("latency"));
   EXPECT_TRUE(j["offload"].contains("h2d.pinned.near"));
+}
+
+} // namespace
+} // namespace railgauge::calibrate
+
+namespace railgauge::calibrate {
+namespace {
+
+// Every family measured (synthetic, 1% noise), read under megatron-126M's execution with PP and
+// DP on the fabric, weight and optimizer offload: each set the execution uses gets an execution
+// error, small on clean data, never outside the range of its errors per size (of its op's, for
+// a tier's joint fit).
+TEST(ExecutionWeighted, EverySetTheExecutionUsesIsReadAtItsSizes) {
+  const Calibration c = calibrate(make_runs({}), Assumptions{}, {});
+  const std::string dir = std::string(RAILGAUGE_SOURCE_DIR) + "/tests/fixtures/calculon/";
+  std::ifstream m(dir + "megatron-126M.json"), e(dir + "32_t8_p2_d2_mbs2_attn_only_ar.json");
+  const auto sizes =
+      execution_sizes(parse_calculon_model(nlohmann::json::parse(m), "megatron-126M.json"),
+                      parse_calculon_execution(nlohmann::json::parse(e), "exe.json"));
+  const auto report = fit_report_json(c, &sizes);
+  EXPECT_EQ(report["execution"]["tensor_par"], 8);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto &s : report["coefficient_sets"])
+    by_name[s["name"].get<std::string>()] = s;
+  for (const char *name :
+       {"gemm.bf16", "memory.hbm", "mem2", "offload.h2d.pinned.near", "scale_up.all_reduce",
+        "networks[0] scale_up", "scale_out.p2p", "scale_out.all_reduce", "networks[1] scale_out"}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(by_name.count(name));
+    const auto &s = by_name[name];
+    ASSERT_TRUE(s.contains("execution"));
+    const auto &x = s["execution"];
+    ASSERT_GT(x["uses"].get<int>(), 0);
+    const double w = x["weighted_mean_rel"].get<double>();
+    double lo = 1e9, hi = 0;
+    for (const auto &row : s["held_out_per_size"]["table"]) {
+      lo = std::min(lo, row["mean_rel"].get<double>());
+      hi = std::max(hi, row["mean_rel"].get<double>());
+    }
+    // A tier's joint fit reads each op from that op's points; its per-size table holds all ops.
+    if (!std::string(name).starts_with("networks[")) {
+      EXPECT_GE(w, lo - 1e-12);
+      EXPECT_LE(w, hi + 1e-12);
+    }
+    EXPECT_LT(w, 0.1); // clean data: held-out errors of a few percent
+    EXPECT_EQ(x["share_on_unmeasured_ops"].get<double>(), 0);
+    EXPECT_GT(x["time_s"].get<double>(), 0);
+  }
+  // No TP all_gather or reduce_scatter (all_reduce TP), no p2p on the NVLink tier.
+  EXPECT_EQ(by_name["scale_up.all_gather"]["execution"]["uses"], 0);
+  EXPECT_EQ(by_name["scale_up.p2p"]["execution"]["uses"], 0);
+  // Each held-out point is kept once: the per-size table counts them all.
+  std::size_t points = 0;
+  for (const auto &row : by_name["networks[1] scale_out"]["held_out_per_size"]["table"])
+    points += row["points"].get<std::size_t>();
+  EXPECT_EQ(points, by_name["networks[1] scale_out"]["fit"]["held_out"]["points"]);
+  const std::string md = fit_report_markdown(report);
+  EXPECT_NE(md.find("| execution-weighted |"), std::string::npos);
+  EXPECT_NE(md.find("exe.json on megatron-126M.json (TP 8 on networks[0], PP 2 on networks[1]"),
+            std::string::npos);
 }
 
 } // namespace
