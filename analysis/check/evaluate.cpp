@@ -358,8 +358,9 @@ private:
     std::sort(pts.begin(), pts.end(),
               [](const CurvePoint &a, const CurvePoint &b) { return a.x < b.x; });
     const CurveSpec &spec = *rule.curve;
-    const bool shape =
-        spec.take == CurveTake::largest_over_peak || spec.take == CurveTake::worst_drop;
+    const bool shape = spec.take == CurveTake::largest_over_peak ||
+                       spec.take == CurveTake::worst_drop ||
+                       spec.take == CurveTake::smallest_over_peak;
     if (shape && static_cast<int>(pts.size()) < spec.min_points) {
       tally(curve.part, rule.id, false);
       auto m = missing(rule, pts.back().base.what,
@@ -396,6 +397,13 @@ private:
       value = pts[best].y > 0 ? pts.back().y / pts[best].y : 0;
       how = fmt::format("{} at {} against the peak {} at {}", fmt_num(pts.back().y),
                         x_text(pts.back().x), fmt_num(pts[best].y), x_text(pts[best].x));
+      break;
+    case CurveTake::smallest_over_peak:
+      at = 0;
+      from = best;
+      value = pts[best].y > 0 ? pts.front().y / pts[best].y : 0;
+      how = fmt::format("{} at {} against the peak {} at {}", fmt_num(pts.front().y),
+                        x_text(pts.front().x), fmt_num(pts[best].y), x_text(pts[best].x));
       break;
     case CurveTake::worst_drop: {
       value = 1;

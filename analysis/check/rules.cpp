@@ -165,19 +165,21 @@ CurveSpec parse_curve(const YAML::Node &node, const std::string &file) {
   if (node["over"])
     c.over = scalar(node["over"], file, "over");
   if (!node["take"])
-    throw InputError("'curve' has no 'take'", at(file, node),
-                     "add take: largest, peak, largest_over_peak or worst_drop");
+    throw InputError(
+        "'curve' has no 'take'", at(file, node),
+        "add take: largest, peak, largest_over_peak, worst_drop or smallest_over_peak");
   const auto take = scalar(node["take"], file, "take");
   bool known = false;
-  for (CurveTake t :
-       {CurveTake::largest, CurveTake::peak, CurveTake::largest_over_peak, CurveTake::worst_drop})
+  for (CurveTake t : {CurveTake::largest, CurveTake::peak, CurveTake::largest_over_peak,
+                      CurveTake::worst_drop, CurveTake::smallest_over_peak})
     if (to_string(t) == take) {
       c.take = t;
       known = true;
     }
   if (!known)
-    throw InputError(fmt::format("unknown curve figure '{}'", take), at(file, node["take"]),
-                     "use take: largest, peak, largest_over_peak or worst_drop");
+    throw InputError(
+        fmt::format("unknown curve figure '{}'", take), at(file, node["take"]),
+        "use take: largest, peak, largest_over_peak, worst_drop or smallest_over_peak");
   if (node["ignore_params"]) {
     if (!node["ignore_params"].IsSequence())
       throw InputError("'ignore_params' must be a list", at(file, node["ignore_params"]),
@@ -431,6 +433,8 @@ std::string_view to_string(CurveTake take) {
     return "largest_over_peak";
   case CurveTake::worst_drop:
     return "worst_drop";
+  case CurveTake::smallest_over_peak:
+    return "smallest_over_peak";
   }
   return "largest";
 }

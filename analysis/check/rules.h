@@ -73,6 +73,9 @@ enum class CurveTake {
   peak,              // the best value over the curve
   largest_over_peak, // value at the largest / best value: a curve that falls as size grows
   worst_drop,        // lowest ratio of a point to the best point before it: a dip mid-curve
+  // value at the smallest `over` / best value: a curve that rises, such as bandwidth that needs
+  // many QPs (flow entropy) to reach what the fabric carries
+  smallest_over_peak,
 };
 std::string_view to_string(CurveTake take);
 

@@ -176,6 +176,8 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
       out.metrics[record::kJainFairnessIndex] = jain_fairness_index(per_qp);
     }
     put_counters(out, deltas, phase_s);
+    if (const nlohmann::json entropy = side.flow_entropy(); !entropy.is_null())
+      out.metrics["flow_entropy"] = entropy;
     // The receiver checks the data; its verdict is this flow's too.
     const DataCheck checked = verdict_from(store, p + "checked", long_wait);
     if (ctx.verify())
@@ -334,6 +336,8 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
   put_counters(out, deltas, phase_s);
   if (loader)
     out.metrics[record::kBandwidthGbitsPerS] = my_flow.gbits_per_s;
+  if (const nlohmann::json entropy = side.flow_entropy(); !entropy.is_null())
+    out.metrics["flow_entropy"] = entropy;
   DataCheck checked = verdict_from(store, p + "checked", long_wait);
   if (me == 0) {
     checked.add(side.check_received());

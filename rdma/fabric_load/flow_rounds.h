@@ -64,6 +64,9 @@ public:
   virtual nlohmann::json device() const = 0;
   virtual nlohmann::json derived_params() const = 0;
   virtual double line_rate_gbits_per_s() const = 0;
+  // A sender's flow labels and UDP source ports per QP (metrics, not params: they differ with
+  // every QP count, and a param would split the entropy curve); null when there is nothing to say.
+  virtual nlohmann::json flow_entropy() const { return nullptr; }
 };
 
 struct RoundSpec {
@@ -96,6 +99,8 @@ public:
   virtual DataCheck check_received() = 0;
   virtual nlohmann::json device() const = 0;
   virtual nlohmann::json derived_params() const = 0;
+  // A loader's flow labels and source ports (as IncastSide's); null otherwise.
+  virtual nlohmann::json flow_entropy() const { return nullptr; }
 };
 
 struct ProbeRoundSpec {

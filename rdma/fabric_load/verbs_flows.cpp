@@ -197,8 +197,7 @@ nlohmann::json addressing_of(const Endpoint &ep) {
   return {{"gid_index_used", ep.gid().index},
           {"gid_type", to_string(ep.gid().type)},
           {"link_layer", ep.ethernet() ? "Ethernet" : "InfiniBand"},
-          {"mtu_bytes", ep.mtu_bytes()},
-          {"qps_used", ep.config().qps}};
+          {"mtu_bytes", ep.mtu_bytes()}};
 }
 
 FlowFigures flow_over(const FlowStreamer &st, const std::vector<std::uint64_t> &before,
@@ -300,10 +299,10 @@ public:
   nlohmann::json derived_params() const override {
     if (eps_.empty())
       return nlohmann::json::object();
-    nlohmann::json d = addressing_of(eps_[0]);
-    if (!receiver_)
-      d.update(entropy_of(eps_[0]));
-    return d;
+    return addressing_of(eps_[0]);
+  }
+  nlohmann::json flow_entropy() const override {
+    return receiver_ || eps_.empty() ? nlohmann::json() : entropy_of(eps_[0]);
   }
   double line_rate_gbits_per_s() const override {
     return eps_.empty()
@@ -460,11 +459,10 @@ public:
     const Endpoint *ep = probe_ ? &*probe_ : load_.empty() ? nullptr : &load_[0];
     if (!ep)
       return nlohmann::json::object();
-    nlohmann::json d = addressing_of(*ep);
-    d["qps_used"] = 1;
-    if (loader_)
-      d["load_entropy"] = entropy_of(load_[0]);
-    return d;
+    return addressing_of(*ep);
+  }
+  nlohmann::json flow_entropy() const override {
+    return loader_ ? entropy_of(load_.at(0)) : nlohmann::json();
   }
 
 private:

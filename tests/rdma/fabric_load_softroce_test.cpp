@@ -81,9 +81,8 @@ TEST_F(FabricLoadSoftRoce, QpScalingSpreadsOneStreamOverItsQpsWithTheirOwnSource
       EXPECT_EQ(m.at("per_qp_gbits_per_s").at("values").size(), static_cast<std::size_t>(qps));
       EXPECT_GT(m.at("jain_fairness_index").get<double>(), 0);
     }
-    const auto &d = outs[0].derived_params;
-    if (d.at("link_layer") == "Ethernet") {
-      const auto ports = d.at("udp_source_ports").get<std::vector<int>>();
+    if (outs[0].derived_params.at("link_layer") == "Ethernet") {
+      const auto ports = m.at("flow_entropy").at("udp_source_ports").get<std::vector<int>>();
       EXPECT_EQ(std::set<int>(ports.begin(), ports.end()).size(), static_cast<std::size_t>(qps));
     }
     expect_counters(outs[0]);
