@@ -26,13 +26,14 @@ inline constexpr const char *kCollectiveTimeS = "collective_time_s"; // collecti
 //   max over ranks}], in block order
 inline constexpr const char *kPhases = "phases";
 inline constexpr const char *kBlockFlops = "flops_per_block"; // every GEMM of one rank
+inline constexpr const char *kBlockTflops = "block_tflops";   // flops_per_block / time_s
 inline constexpr const char *kWrongElements = "wrong_elements";
 
 // Phase kinds
 inline constexpr const char *kGemmPhase = "gemm";
 inline constexpr const char *kCollectivePhase = "collective";
 
-inline constexpr std::array kMetrics{kGemmTimeS, kCollectiveTimeS, kPhases, kBlockFlops,
-                                     kWrongElements};
+inline constexpr std::array kMetrics{kGemmTimeS,  kCollectiveTimeS, kPhases,
+                                     kBlockFlops, kBlockTflops,     kWrongElements};
 
 } // namespace railgauge::block::record

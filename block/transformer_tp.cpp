@@ -310,7 +310,7 @@ public:
     out.metrics[record::kCollectiveTimeS] =
         kind_median(all, tp, iterations, steps, StepKind::collective);
     out.metrics[record::kBlockFlops] = block_flops(steps);
-    out.metrics["block_tflops"] = block_flops(steps) / r.time_s.median / 1e12;
+    out.metrics[record::kBlockTflops] = block_flops(steps) / r.time_s.median / 1e12;
     nlohmann::json phases = nlohmann::json::array();
     for (std::size_t j = 0; j < steps.size(); ++j) {
       const auto &st = steps[j];

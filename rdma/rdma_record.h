@@ -26,6 +26,18 @@ inline constexpr const char *kTcpPairMatrix = "rdma.tcp_pair_matrix";
 inline constexpr const char *kQpScaling = "rdma.qp_scaling";
 inline constexpr const char *kIncast = "rdma.incast";
 inline constexpr const char *kLatencyUnderLoad = "rdma.latency_under_load";
+inline constexpr std::array kFabricLoadKeys{kQpScaling, kIncast, kLatencyUnderLoad};
+// Their records' derived param naming the end, and its values
+inline constexpr const char *kRole = "role";
+inline constexpr const char *kRoleSender = "sender";     // incast, qp_scaling
+inline constexpr const char *kRoleReceiver = "receiver"; // incast, qp_scaling
+inline constexpr const char *kRoleProbe = "probe";       // latency_under_load: measures
+inline constexpr const char *kRoleProbeReceiver = "probe_receiver";
+inline constexpr const char *kRoleLoader = "loader";
+// Their axes: the incast's receiving rank, QPs per flow, the probe's load (bulk | incast)
+inline constexpr const char *kReceiver = "receiver";
+inline constexpr const char *kQps = "qps";
+inline constexpr const char *kLoad = "load";
 
 // Parameters
 inline constexpr const char *kSizeBytes = "size_bytes";
@@ -47,6 +59,7 @@ inline constexpr const char *kMessagesPerCall = "messages_per_call"; // one time
 inline constexpr const char *kLatency = "latency";
 inline constexpr const char *kP50S = "p50_s";
 inline constexpr const char *kP99S = "p99_s";
+inline constexpr const char *kP99_9S = "p99_9_s";
 inline constexpr const char *kMaxS = "max_s";
 // Port counters after minus before: {"counters": {name: delta}, "hw_counters": {...}}
 inline constexpr const char *kPortCounterDeltas = "port_counter_deltas";
@@ -64,6 +77,18 @@ inline constexpr const char *kCongestion = "congestion";
 inline constexpr const char *kPfcPauseFraction = "pfc_pause_fraction"; // paused s / phase s
 inline constexpr const char *kLatencyIdle = "latency_idle";        // as kLatency, before the load
 inline constexpr const char *kLoadedOverIdle = "loaded_over_idle"; // {p50, p99, p99_9}
+inline constexpr const char *kLatencyDefinition = "latency_definition"; // "round trip / 2 ..."
+// An incast receiver's flows [{rank, gbits_per_s, device}] and every end [{rank, role, device,
+// congestion}]; the port's rate; the seconds the counters' deltas span
+inline constexpr const char *kFlows = "flows";
+inline constexpr const char *kEnds = "ends";
+inline constexpr const char *kLineRateGbitsPerS = "line_rate_gbits_per_s";
+inline constexpr const char *kPhaseS = "phase_s";
+// The loaders' streams behind a probe, as per_flow_gbits_per_s
+inline constexpr const char *kLoadGbitsPerS = "load_gbits_per_s";
+// A sender's flow label and RoCEv2 UDP source port per QP: {flow_labels, udp_source_ports,
+// udp_source_port_origin}; on InfiniBand {flow_labels: "not applicable: ..."}
+inline constexpr const char *kFlowEntropy = "flow_entropy";
 
 inline constexpr std::array kMetrics{kBandwidthGbitsPerS,     kBandwidthMaxGbitsPerS,
                                      kBidirectionalGbitsPerS, kMessageRatePerS,
@@ -73,6 +98,9 @@ inline constexpr std::array kMetrics{kBandwidthGbitsPerS,     kBandwidthMaxGbits
                                      kJainFairnessIndex,      kAggregateGbitsPerS,
                                      kAggregateOverLineRate,  kCongestion,
                                      kPfcPauseFraction,       kLatencyIdle,
-                                     kLoadedOverIdle};
+                                     kLoadedOverIdle,         kLatencyDefinition,
+                                     kFlows,                  kEnds,
+                                     kLineRateGbitsPerS,      kPhaseS,
+                                     kLoadGbitsPerS,          kFlowEntropy};
 
 } // namespace railgauge::rdma::record

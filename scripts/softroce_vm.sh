@@ -13,8 +13,9 @@
 # initramfs with the binaries and the shared libraries they load, boot QEMU TCG with 4 vCPUs,
 # create rxe0 and rxe1 over two dummy devices, run the `softroce` tests, railgauge's rdma
 # benchmarks, three alternating runs of railgauge and perftest's ib_{write,read,send}_{bw,lat}
-# at 2000 iterations each and a four-process rdma.pair_matrix in the guest, and read the
-# results back through a 9p share.
+# at 2000 iterations each, a four-process rdma.pair_matrix and the fabric under load (incast,
+# qp_scaling, latency_under_load) as four processes in the guest, and read the results back
+# through a 9p share.
 # Exit status: 0 when the guest's tests, benchmarks and perftest all passed, every record is
 # valid and the ratio table was made (ratios.py exit 0 or 1: figures missing), 1 otherwise.
 # Gated on setup, data checks and exit status only: emulated speed is about 100x below
@@ -178,8 +179,15 @@ cat "$out_dir/pair_fault/summary.txt" "$out_dir/pair_fault/rank0.log" >&2 2>/dev
 python3 scripts/softroce/matrix_summary.py "$out_dir"/runs_matrix/*/rank-00000/records.jsonl >&2 || true
 records_ok=1
 runs=("$out_dir"/budget/runs/* "$out_dir"/rep*/runs/* "$out_dir"/rep*/runs_ranks/*/rank-*
-      "$out_dir"/pair_fault/runs/*/rank-* "$out_dir"/runs_matrix/*/rank-*)
+      "$out_dir"/pair_fault/runs/*/rank-* "$out_dir"/runs_matrix/*/rank-*
+      "$out_dir"/runs_fabric/*/rank-*)
 python3 -W ignore::DeprecationWarning scripts/validate_run.py "${runs[@]}" >&2 || records_ok=0
+# The fabric under load as a user reads it: the report's incast, entropy and latency tables.
+if compgen -G "$out_dir/runs_fabric/*/rank-*" > /dev/null; then
+  "$railgauge_bin" report "$out_dir"/runs_fabric/*/rank-* --title "Soft-RoCE fabric under load" \
+    --html "$out_dir/fabric_report.html" --markdown "$out_dir/fabric_report.md" >&2 || records_ok=0
+  sed -n '/^## Incast fairness/,$p' "$out_dir/fabric_report.md" >&2 || true
+fi
 guest_status=${marker#RAILGAUGE_SOFTROCE_STATUS=}
 log "guest status $guest_status; records valid: $records_ok; ratio table made: $ratios_ok;" \
   "total $(( $(date +%s) - start_s )) s; results in $out_dir"

@@ -12,6 +12,8 @@
 
 #include "analysis/check/check_output.h"
 #include "analysis/check/check_result.h"
+#include "analysis/report/fabric_load_sections.h"
+#include "analysis/report/report_page.h"
 #include "analysis/report/svg.h"
 #include "collectives/collective_record.h"
 #include "gemm/gemm_record.h"
@@ -33,31 +35,10 @@ const std::set<std::string> kNotSeries = {
     "numa_node",  "device",          "count",        "source",      "source_format", "tool",
     "iterations", "warmup",          "timeout_s"};
 
-std::string text(const json &v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
 // The parts of one point, as the plot's band shows them: lowest and highest value.
 std::pair<double, double> lowest_highest(const std::vector<double> &v) {
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   return {*lo, *hi};
-}
-
-// The run ids of a set, in load order, each once: "run N" in a legend is the N-th (1-based),
-// and the page lists them (runs_table), so that legends stay short.
-std::vector<std::string> run_ids(const analysis::RunSet &runs) {
-  std::vector<std::string> ids;
-  for (const auto &r : runs.runs)
-    if (!r.records.empty() && std::find(ids.begin(), ids.end(), r.records.front().run) == ids.end())
-      ids.push_back(r.records.front().run);
-  return ids;
-}
-
-// A run's short name for a legend: "run N", or "" when the set holds one run.
-std::string run_label(const analysis::RunSet &runs, const analysis::LoadedRun &run) {
-  const auto ids = run_ids(runs);
-  if (ids.size() < 2 || run.records.empty())
-    return "";
-  const auto at = std::find(ids.begin(), ids.end(), run.records.front().run);
-  return fmt::format("run {}", at - ids.begin() + 1);
 }
 
 // The params of a family's records that name a curve: those that vary, and not only from run to
@@ -96,55 +77,6 @@ std::string series_name(const Record &r, const std::set<std::string> &naming,
       name += " " + k + "=" + text(v);
   return run.empty() ? name : name + " (" + run + ")";
 }
-
-std::string md_escape(const std::string &s) {
-  std::string out;
-  for (char c : s)
-    out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
-
-struct Page {
-  std::string html, md;
-  void heading(const std::string &h) {
-    std::string id;
-    for (char c : h)
-      id += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
-    html += "<h2 id=\"" + id + "\">" + xml_escape(h) + "</h2>\n";
-    md += "\n## " + h + "\n\n";
-  }
-  void para(const std::string &p) {
-    html += "<p>" + xml_escape(p) + "</p>\n";
-    md += p + "\n\n";
-  }
-  void table(const std::vector<std::vector<std::string>> &rows,
-             const std::vector<std::string> &row_class = {}) {
-    if (rows.empty())
-      return;
-    html += "<table>";
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      const auto cls = r < row_class.size() && !row_class[r].empty()
-                           ? " class=\"" + row_class[r] + "\""
-                           : std::string();
-      html += "<tr" + cls + ">";
-      for (const auto &c : rows[r])
-        html += (r == 0 ? "<th>" : "<td>") + xml_escape(c) + (r == 0 ? "</th>" : "</td>");
-      html += "</tr>";
-      md += "|";
-      for (const auto &c : rows[r])
-        md += " " + md_escape(c) + " |";
-      md += "\n";
-      if (r == 0) {
-        md += "|";
-        for (std::size_t i = 0; i < rows[0].size(); ++i)
-          md += "---|";
-        md += "\n";
-      }
-    }
-    html += "</table>\n";
-    md += "\n";
-  }
-};
 
 // ---------------------------------------------------------------- verdict
 // The check result's fields this section reads, as check_output.cpp writes them.
@@ -304,9 +236,7 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
                  line_chart(group, "tensor-parallel degree t", unit, series, true, false) +
                  "</figure>\n";
     page.md += "**" + group + "** (" + unit + ")\n\n";
-    const auto html = page.html;
-    page.table(rows);
-    page.html = html; // the chart stands for the table on the HTML page
+    page.markdown_table(rows); // the chart stands for the table on the HTML page
   }
 }
 
@@ -328,7 +258,7 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
       return r.key.starts_with(std::string(fm.family) + ".") && r.status == Status::ok &&
              r.params.contains("size_bytes") && r.params["size_bytes"].is_number() &&
              r.metrics.contains(fm.metric) && r.metrics[fm.metric].is_number() &&
-             !r.params.contains("src") && !r.params.contains("src_rank");
+             !r.params.contains("src") && !r.params.contains("src_rank") && !is_fabric_load(r);
     };
     const auto naming = series_params(runs, wanted);
     std::map<std::string, std::map<double, std::vector<double>>> curves;
@@ -370,9 +300,7 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
                             fm.unit, series, true, true) +
                  "</figure>\n";
     page.md += "**" + std::string(fm.family) + "** (" + fm.unit + ")\n\n";
-    const auto html = page.html;
-    page.table(rows);
-    page.html = html;
+    page.markdown_table(rows);
   }
 }
 
@@ -439,9 +367,7 @@ void per_gpu_section(Page &page, const analysis::RunSet &runs) {
                   fmt::format("{:.0f}% of the best", kOutlierShare * 100)) +
         "</figure>\n";
     page.md += "**" + key + "** per GPU\n\n";
-    const auto html = page.html;
-    page.table(rows);
-    page.html = html;
+    page.markdown_table(rows);
   }
 }
 
@@ -454,7 +380,8 @@ void latency_section(Page &page, const analysis::RunSet &runs) {
   const auto wanted = [](const Record &r) {
     return r.status == Status::ok && r.key.starts_with(std::string(rr::kFamily) + ".") &&
            r.params.contains("size_bytes") && r.params["size_bytes"].is_number() &&
-           r.metrics.contains(rr::kLatency) && r.metrics[rr::kLatency].is_object();
+           r.metrics.contains(rr::kLatency) && r.metrics[rr::kLatency].is_object() &&
+           !is_fabric_load(r);
   };
   const auto naming = series_params(runs, wanted);
   for (const auto &run : runs.runs) {
@@ -493,9 +420,7 @@ void latency_section(Page &page, const analysis::RunSet &runs) {
                line_chart("rdma: latency versus size", "size", "microseconds (log scale)", series,
                           true, true, true) +
                "</figure>\n";
-  const auto html = page.html;
-  page.table(rows);
-  page.html = html;
+  page.markdown_table(rows);
 }
 
 // ---------------------------------------------------------------- nvbandwidth matrices
@@ -889,6 +814,7 @@ Report build_report(const ReportInput &in) {
     nvbandwidth_section(page, *in.runs);
     pair_section(page, *in.runs);
     nic_matrix_section(page, *in.runs);
+    fabric_load_sections(page, *in.runs);
   }
   if (in.comparison)
     comparison_section(page, *in.comparison);

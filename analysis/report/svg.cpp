@@ -391,4 +391,63 @@ std::string bar_chart(const std::string &title, const std::vector<std::string> &
   return s + "</svg>";
 }
 
+std::string paired_bar_chart(const std::string &title, const std::vector<std::string> &groups,
+                             const std::vector<double> &first, const std::vector<double> &second,
+                             const std::string &first_name, const std::string &second_name,
+                             const std::string &unit) {
+  const double left = 70, top = 34, plot_h = 200, pair = 96;
+  const std::size_t n = std::min({groups.size(), first.size(), second.size()});
+  const std::string caption = fmt::format("{} (log scale); blue: {}, orange: {}, above it: {} / {}",
+                                          unit, first_name, second_name, second_name, first_name);
+  const double width = std::max({left + pair * static_cast<double>(n) + 20, 420.0,
+                                 title_width(title.size()) + 8, caption_width(caption.size()) + 8});
+  const double height = top + plot_h + 46;
+  double lo = 0, hi = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (double v : {first[i], second[i]})
+      if (v > 0) {
+        lo = lo > 0 ? std::min(lo, v) : v;
+        hi = std::max(hi, v);
+      }
+  if (!(lo > 0))
+    lo = hi = 1;
+  const auto y = make_scale(lo / 2, hi, top + plot_h, top, true);
+  std::string s = fmt::format("<svg class=\"bars\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
+                              "viewBox=\"0 0 {0:.0f} {1:.0f}\" role=\"img\"><title>{2}</title>"
+                              "<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{2}"
+                              "</text>",
+                              width, height, xml_escape(title));
+  for (double t : y.ticks())
+    s += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                     "stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" font-size=\"10\" "
+                     "text-anchor=\"end\">{5}</text>",
+                     left, y.map(t), width - 10, left - 4, y.map(t) + 3,
+                     xml_escape(tick_label(t, false)));
+  const double bar = pair / 2 - 6;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x0 = left + pair * static_cast<double>(i);
+    const double base = top + plot_h;
+    for (int k = 0; k < 2; ++k) {
+      const double v = k == 0 ? first[i] : second[i];
+      if (!(v > 0))
+        continue;
+      s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                       "fill=\"{}\"><title>{} {}: {:.4g} {}</title></rect>",
+                       x0 + 4 + k * (bar + 2), y.map(v), bar, base - y.map(v),
+                       k == 0 ? "#1f77b4" : "#ff7f0e", xml_escape(groups[i]),
+                       xml_escape(k == 0 ? first_name : second_name), v, xml_escape(unit));
+    }
+    if (first[i] > 0 && second[i] > 0)
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" "
+                       "text-anchor=\"middle\">{:.3g}x</text>",
+                       x0 + 4 + bar + 2 + bar / 2, y.map(second[i]) - 3, second[i] / first[i]);
+    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" "
+                     "text-anchor=\"middle\">{}</text>",
+                     x0 + pair / 2, base + 14, xml_escape(groups[i]));
+  }
+  s += fmt::format("<text x=\"4\" y=\"{:.1f}\" font-size=\"11\">{}</text>", height - 8,
+                   xml_escape(caption));
+  return s + "</svg>";
+}
+
 } // namespace railgauge::report

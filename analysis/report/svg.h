@@ -75,4 +75,12 @@ std::string bar_chart(const std::string &title, const std::vector<std::string> &
                       const std::vector<double> &values, const std::vector<bool> &outlier,
                       const std::string &unit, double threshold, const std::string &threshold_text);
 
+// Two bars per group, side by side (idle beside loaded latency at p50, p99, p99.9): the first
+// blue, the second orange with its ratio to the first written above it. A log y axis, since a
+// tail can be a hundred times the median. Values must be positive.
+std::string paired_bar_chart(const std::string &title, const std::vector<std::string> &groups,
+                             const std::vector<double> &first, const std::vector<double> &second,
+                             const std::string &first_name, const std::string &second_name,
+                             const std::string &unit);
+
 } // namespace railgauge::report

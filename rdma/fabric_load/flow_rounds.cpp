@@ -99,13 +99,20 @@ void put_counters(Outcome &out, const nlohmann::json &deltas, double phase_s) {
   out.metrics[record::kCongestion] = to_json(congestion);
   if (const auto pause = pfc_pause_fraction(congestion, phase_s))
     out.metrics[record::kPfcPauseFraction] = *pause;
-  out.metrics["phase_s"] = phase_s;
+  out.metrics[record::kPhaseS] = phase_s;
+}
+
+// A probe round's ranks: 0 measures, 1 answers, the others load.
+const char *role_in_probe(int rank) {
+  return rank == 0   ? record::kRoleProbe
+         : rank == 1 ? record::kRoleProbeReceiver
+                     : record::kRoleLoader;
 }
 
 nlohmann::json end_of(int rank, const char *role, const nlohmann::json &device,
                       const nlohmann::json &deltas) {
   return {{"rank", rank},
-          {"role", role},
+          {record::kRole, role},
           {"device", device},
           {record::kCongestion, to_json(congestion_figures(deltas))}};
 }
@@ -144,7 +151,7 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
   const PortCounters before = side.read_counters();
   Outcome out;
   out.derived_params = side.derived_params();
-  out.derived_params["role"] = receiver ? "receiver" : "sender";
+  out.derived_params[record::kRole] = receiver ? record::kRoleReceiver : record::kRoleSender;
   out.derived_params["senders"] = spec.senders.size();
   out.device = side.device();
 
@@ -177,7 +184,7 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
     }
     put_counters(out, deltas, phase_s);
     if (const nlohmann::json entropy = side.flow_entropy(); !entropy.is_null())
-      out.metrics["flow_entropy"] = entropy;
+      out.metrics[record::kFlowEntropy] = entropy;
     // The receiver checks the data; its verdict is this flow's too.
     const DataCheck checked = verdict_from(store, p + "checked", long_wait);
     if (ctx.verify())
@@ -205,17 +212,18 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
     flows.push_back(flow.gbits_per_s);
     flow_list.push_back(
         {{"rank", s}, {"gbits_per_s", flow.gbits_per_s}, {"device", result.at("device")}});
-    ends.push_back(end_of(s, "sender", result.at("device"), result.at("port_counter_deltas")));
+    ends.push_back(
+        end_of(s, record::kRoleSender, result.at("device"), result.at("port_counter_deltas")));
   }
-  ends.push_back(end_of(me, "receiver", side.device(), deltas));
+  ends.push_back(end_of(me, record::kRoleReceiver, side.device(), deltas));
   const FlowSpread spread = flow_spread(flows);
   out.metrics[record::kAggregateGbitsPerS] = spread.sum;
   out.metrics[record::kJainFairnessIndex] = spread.jain;
   out.metrics[record::kPerFlowGbitsPerS] = to_json(spread, flows);
-  out.metrics["flows"] = flow_list;
-  out.metrics["ends"] = ends;
+  out.metrics[record::kFlows] = flow_list;
+  out.metrics[record::kEnds] = ends;
   if (const double line = side.line_rate_gbits_per_s(); line > 0) {
-    out.metrics["line_rate_gbits_per_s"] = line;
+    out.metrics[record::kLineRateGbitsPerS] = line;
     out.metrics[record::kAggregateOverLineRate] = spread.sum / line;
   }
   put_counters(out, deltas, phase_s);
@@ -262,7 +270,7 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
 
   Outcome out;
   out.derived_params = side.derived_params();
-  out.derived_params["role"] = me == 0 ? "probe" : me == 1 ? "probe_receiver" : "loader";
+  out.derived_params[record::kRole] = role_in_probe(me);
   out.derived_params["loaders"] = spec.loaders.size();
   out.device = side.device();
   std::vector<double> idle, loaded;
@@ -337,7 +345,7 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
   if (loader)
     out.metrics[record::kBandwidthGbitsPerS] = my_flow.gbits_per_s;
   if (const nlohmann::json entropy = side.flow_entropy(); !entropy.is_null())
-    out.metrics["flow_entropy"] = entropy;
+    out.metrics[record::kFlowEntropy] = entropy;
   DataCheck checked = verdict_from(store, p + "checked", long_wait);
   if (me == 0) {
     checked.add(side.check_received());
@@ -347,8 +355,8 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
     for (int r : everyone) {
       const auto result =
           nlohmann::json::parse(store.get(p + "result/" + std::to_string(r), long_wait));
-      const char *role = r == 0 ? "probe" : r == 1 ? "probe_receiver" : "loader";
-      ends.push_back(end_of(r, role, result.at("device"), result.at("port_counter_deltas")));
+      ends.push_back(
+          end_of(r, role_in_probe(r), result.at("device"), result.at("port_counter_deltas")));
       if (contains(spec.loaders, r))
         load_flows.push_back(FlowFigures::from_json(result.at("flow")).gbits_per_s);
     }
@@ -357,11 +365,11 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
     out.metrics[record::kLatency] = loaded_summary;
     out.metrics[record::kLatencyIdle] = idle_summary;
     out.metrics[record::kLoadedOverIdle] = latency_ratios(loaded_summary, idle_summary);
-    out.metrics["latency_definition"] = "round trip / 2 (as perftest)";
+    out.metrics[record::kLatencyDefinition] = "round trip / 2 (as perftest)";
     if (!load_flows.empty() &&
         std::any_of(load_flows.begin(), load_flows.end(), [](double g) { return g > 0; }))
-      out.metrics["load_gbits_per_s"] = to_json(flow_spread(load_flows), load_flows);
-    out.metrics["ends"] = ends;
+      out.metrics[record::kLoadGbitsPerS] = to_json(flow_spread(load_flows), load_flows);
+    out.metrics[record::kEnds] = ends;
   }
   if (ctx.verify())
     checked.conclude(out);

@@ -103,6 +103,26 @@ pair_matrix() {
     ! grep -q '"error":' runs_matrix/*/rank-00000/records.jsonl
 }
 step pair_matrix pair_matrix
+# The fabric under load as four processes standing for four nodes (rank r on rxe(r mod 2), as
+# srun starts them, through the TCP store): qp_scaling over 1 and 4 QPs, an incast into
+# receivers 0 and 3, the probe behind bulk and incast load. Every end's records are validated
+# by the host (softroce_vm.sh) and drawn by `railgauge report` there.
+fabric_load() {
+  rm -rf runs_fabric
+  for r in 0 1 2 3; do
+    SLURM_NTASKS=4 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=softroce-fabric \
+      timeout 900 /rg/railgauge rdma --filter 'rdma.[ilq]*' \
+      -a device=rxe0,rxe1 -a size_bytes=65536 -a qps=1,4 -a receiver=0,3 \
+      --time-budget 1 --out runs_fabric -q \
+      --store tcp://127.0.0.1:18604 --store-timeout 120 > "railgauge_fabric_$r.log" 2>&1 &
+    eval "pid$r=\$!"
+  done
+  rc=0
+  for r in 0 1 2 3; do eval "wait \$pid$r" || rc=1; done
+  [ $rc -eq 0 ] && ! grep -q '"status":"error"' runs_fabric/*/rank-*/records.jsonl &&
+    ! grep -q '"status":"failed"' runs_fabric/*/rank-*/records.jsonl
+}
+step fabric_load fabric_load
 # A verbs pair (rdma.write_bw, two railgauge processes started as srun starts them) whose rank 1
 # is SIGKILLed mid-point: rank 0 must name it and exit 3 within its timeout. The host validates
 # both ranks' records afterwards (softroce_vm.sh).

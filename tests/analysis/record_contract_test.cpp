@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/check/rules.h"
+#include "block/block_record.h"
 #include "collectives/collective_record.h"
 #include "gemm/gemm_record.h"
 #include "harness/make_registry.h"
@@ -35,7 +36,8 @@ std::set<std::string> contract_metrics() {
                                   offload::record::kMetrics.end()),
         std::vector<const char *>(rdma::record::kMetrics.begin(), rdma::record::kMetrics.end()),
         std::vector<const char *>(collectives::record::kMetrics.begin(),
-                                  collectives::record::kMetrics.end())})
+                                  collectives::record::kMetrics.end()),
+        std::vector<const char *>(block::record::kMetrics.begin(), block::record::kMetrics.end())})
     names.insert(list.begin(), list.end());
   return names;
 }
@@ -129,7 +131,8 @@ TEST(RecordContract, EveryContractKeyIsRegistered) {
                           rdma::record::kIncast,
                           rdma::record::kLatencyUnderLoad,
                           collectives::record::kNcclAllReduceWithGemm,
-                          collectives::record::kMpiAllReduceWithGemm})
+                          collectives::record::kMpiAllReduceWithGemm,
+                          block::record::kTransformerTp})
     EXPECT_NE(registry.find(key), nullptr) << key << " is in a contract but not registered";
   // Every collective kind has its row of keys, and each of them is registered.
   for (const auto kind : collectives::all_kinds()) {
@@ -149,7 +152,8 @@ TEST(RecordContract, EveryRegisteredKeyIsInItsFamilysContract) {
                              gemm::record::kCpuBlas,
                              gemm::record::kCpuBlasSize,
                              collectives::record::kNcclAllReduceWithGemm,
-                             collectives::record::kMpiAllReduceWithGemm};
+                             collectives::record::kMpiAllReduceWithGemm,
+                             block::record::kTransformerTp};
   for (const char *key : {memory::record::kHbmCopy,       memory::record::kHbmRead,
                           memory::record::kHbmWrite,      memory::record::kHbmTriad,
                           memory::record::kHbmMemcpyD2d,  memory::record::kHostCopy,

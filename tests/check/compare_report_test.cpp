@@ -7,6 +7,7 @@
 #include "analysis/report/report.h"
 #include "analysis/report/svg.h"
 #include "harness/error.h"
+#include "synthetic_fabric_load.h"
 #include "synthetic_fleet.h"
 
 namespace railgauge {
@@ -158,6 +159,18 @@ TEST(Svg, BarChartMarksOutliersWithTheirShare) {
   EXPECT_NE(svg.find("85% of the best: 47.6"), std::string::npos);
 }
 
+TEST(Svg, PairedBarsWriteTheRatioOverTheSecond) {
+  const auto svg = report::paired_bar_chart("probe", {"p50", "p99", "p99.9"}, {2, 3, 0},
+                                            {3, 60, 120}, "idle", "loaded", "microseconds");
+  EXPECT_NE(svg.find(">1.5x</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">20x</text>"), std::string::npos);
+  EXPECT_NE(svg.find("p99 loaded: 60 microseconds"), std::string::npos);
+  // A value that is not positive draws no bar and no ratio.
+  EXPECT_EQ(svg.find("p99.9 idle"), std::string::npos);
+  EXPECT_NE(svg.find("p99.9 loaded: 120"), std::string::npos);
+  EXPECT_EQ(svg.find(">infx<"), std::string::npos);
+}
+
 TEST(Svg, SpreadBandUnderTheLine) {
   report::Series s{"h2d", {{1024, 10}, {2048, 12}}, {{8, 11}, {9, 13}}};
   const auto svg = report::line_chart("t", "size", "GB/s", {s}, true, true);
@@ -233,6 +246,44 @@ TEST(Report, RunPageIsSelfContainedWithEverySection) {
   EXPECT_NE(rep.markdown.find("| node03 | node01 | 200 |"), std::string::npos) << rep.markdown;
   EXPECT_NE(rep.markdown.find("| qkv.fwd | 0.75 | 0.7 | 0.6 |"), std::string::npos) << rep.markdown;
   // Deterministic.
+  EXPECT_EQ(report::build_report(in).html, rep.html);
+}
+
+// The fabric under load (rdma.incast, rdma.qp_scaling, rdma.latency_under_load) gets its own
+// sections, each figure read from the records as the writers put them, and stays out of the
+// size-sweep charts (its size_bytes is the bulk stream's message).
+TEST(Report, FabricLoadSectionsShowTheUnfairFlowTheEntropyCurveAndTheLoadedTail) {
+  const auto fleet = check::testing::make_fabric_fleet(
+      {.unfair_flow = true, .latency_blowup = true, .low_entropy = true});
+  report::ReportInput in;
+  in.title = "fabric";
+  in.runs = &fleet;
+  const auto rep = report::build_report(in);
+  for (const char *part : {"<h2 id=\"incast-fairness\">", "Flow entropy: one stream over more QPs",
+                           "<h2 id=\"latency-under-load\">"})
+    EXPECT_NE(rep.html.find(part), std::string::npos) << part;
+  EXPECT_EQ(rep.html.find("rdma: Gb/s versus size"), std::string::npos);
+  EXPECT_EQ(rep.html.find("Latency versus size"), std::string::npos);
+  // Receiver node01: node03's 65 Gb/s flow among two of 162.5 is red and its row shaded, the
+  // other receivers' rows are not.
+  EXPECT_NE(rep.html.find("fill=\"#d62728\"><title>node03 (rank 2): 65 Gb/s"), std::string::npos)
+      << rep.html;
+  std::size_t shaded = 0;
+  for (auto p = rep.html.find("<tr class=\"warn\">"); p != std::string::npos;
+       p = rep.html.find("<tr class=\"warn\">", p + 1))
+    ++shaded;
+  EXPECT_EQ(shaded, 1u);
+  EXPECT_NE(rep.markdown.find("| node01 mlx5_0 (rank 0, 1 QP per flow, run 1) | 3 | 390 | 98% | "
+                              "0.889 | 65 | 162.5 | 162.5 |"),
+            std::string::npos)
+      << rep.markdown;
+  // The low-entropy curve: 150 Gb/s over 1 QP is 38% of its 391 Gb/s peak.
+  EXPECT_NE(rep.markdown.find("| 1 | 150 | 38% |"), std::string::npos) << rep.markdown;
+  EXPECT_NE(rep.html.find("rdma.qp_scaling: aggregate Gb/s versus QPs"), std::string::npos);
+  // node02's probe: p99 20x its idle figure, drawn idle beside loaded.
+  EXPECT_NE(rep.markdown.find("| 3 / 60 / 120 | 1.50x / 20.10x / 24.00x |"), std::string::npos)
+      << rep.markdown;
+  EXPECT_NE(rep.html.find("probe on node02 mlx5_0 (rank 1, run 2), load=bulk"), std::string::npos);
   EXPECT_EQ(report::build_report(in).html, rep.html);
 }
 

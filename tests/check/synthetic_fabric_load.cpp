@@ -82,6 +82,7 @@ analysis::RunSet make_fabric_fleet(const FabricFaults &f) {
   // Incast: every rank in turn receives from the three others.
   for (int receiver = 0; receiver < kNodes; ++receiver) {
     std::vector<double> flows;
+    json flow_list = json::array();
     for (int s = 0; s < kNodes; ++s) {
       if (s == receiver)
         continue;
@@ -89,6 +90,7 @@ analysis::RunSet make_fabric_fleet(const FabricFaults &f) {
       if (f.unfair_flow && receiver == 0)
         gbits = s == 2 ? 65.0 : 162.5;
       flows.push_back(gbits);
+      flow_list.push_back({{"rank", s}, {"gbits_per_s", gbits}, {"device", "mlx5_0"}});
       by_rank[static_cast<std::size_t>(s)].push_back(
           record(s, "rdma.incast", {{"receiver", receiver}, {"qps", 1}, {"role", "sender"}},
                  {{"bandwidth_gbits_per_s", gbits},
@@ -104,6 +106,7 @@ analysis::RunSet make_fabric_fleet(const FabricFaults &f) {
                {{"aggregate_gbits_per_s", s["sum"]},
                 {"jain_fairness_index", s["jain_fairness_index"]},
                 {"per_flow_gbits_per_s", s},
+                {"flows", flow_list},
                 {"line_rate_gbits_per_s", 400},
                 {"aggregate_over_line_rate", s["sum"].get<double>() / 400},
                 {"port_counter_deltas", port_deltas(300)},
