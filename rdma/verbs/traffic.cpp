@@ -104,7 +104,7 @@ void Streamer::reap() {
     retired_[qp] += n;
     completed_ += n;
   }
-  if (shape_.verb == Verb::send && ep_.config().recv_depth > 0)
+  if (shape_.verb == Verb::send && shape_.also_receives)
     repost_completed_receives(ep_); // bidirectional SEND: this side also receives
 }
 
@@ -282,12 +282,17 @@ ServeResult serve(Endpoint &ep, const TrafficShape &shape, Pattern pattern,
       throw BackendError(fmt::format("the peer never said stop within {} s", deadline_s));
     return false;
   };
+  // active_s (the time between the first and last message handled) is what a bidirectional
+  // point needs; a one-way SEND receiver reads no clock per message.
+  const bool timed = pattern == Pattern::bandwidth_bidirectional;
   auto handled = [&](std::uint64_t n) {
     if (n == 0)
       return;
-    last = Clock::now();
-    if (result.messages == 0)
-      first = last;
+    if (timed) {
+      last = Clock::now();
+      if (result.messages == 0)
+        first = last;
+    }
     result.messages += n;
   };
   ibv_wc wcs[kPollBatch];
@@ -330,7 +335,7 @@ ServeResult serve(Endpoint &ep, const TrafficShape &shape, Pattern pattern,
     while (!stop())
       std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  result.active_s = result.messages > 0 ? seconds(first, last) : 0.0;
+  result.active_s = timed && result.messages > 0 ? seconds(first, last) : 0.0;
   return result;
 }
 

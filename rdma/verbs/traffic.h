@@ -19,6 +19,9 @@ struct TrafficShape {
   int post_list = 1;     // WRs chained per ibv_post_send
   int cq_moderation = 1; // one signaled WR per this many, per QP
   bool use_inline = false;
+  // The streaming side also receives the peer's SENDs (bidirectional): only then does it repost
+  // receives between its own completions.
+  bool also_receives = false;
   // Seconds without progress (no completion, no answer) before the peer counts as gone.
   double progress_timeout_s = 60;
 };

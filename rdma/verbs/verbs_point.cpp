@@ -46,7 +46,9 @@ EndpointConfig endpoint_config(const VerbsPointSpec &s) {
   c.service_level = s.service_level;
   c.qps = is_latency(s) ? 1 : s.qps;
   c.send_depth = is_latency(s) ? 16 : s.tx_depth;
-  c.recv_depth = is_latency(s) ? 16 : std::max(2 * s.tx_depth, 64);
+  // Bandwidth: perftest's ib_send_bw receive depth (512, DEF_RX_SEND) or more, so that a
+  // receiver that falls behind for a moment costs no RNR NAK (on Soft-RoCE one waits a tick).
+  c.recv_depth = is_latency(s) ? 16 : std::max(4 * s.tx_depth, 512);
   c.slot_bytes =
       is_latency(s) ? PingPongSlots::slot_bytes(s.size_bytes) : (s.size_bytes + 63) / 64 * 64;
   c.max_inline_bytes = s.verb == Verb::read ? 0 : s.inline_bytes;
@@ -67,6 +69,7 @@ TrafficShape traffic_shape(const VerbsPointSpec &s, const Endpoint &ep) {
   t.post_list = is_latency(s) ? 1 : s.post_list;
   t.cq_moderation = is_latency(s) ? 1 : s.cq_moderation;
   t.progress_timeout_s = s.peer_timeout_s;
+  t.also_receives = bidirectional(s);
   // Large messages: fewer per call than one moderation unit would make calls alternate between
   // no completion and a burst; moderation matters only for small messages, so lower it to the
   // largest divisor of the queue depth that fits.
