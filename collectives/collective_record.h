@@ -55,6 +55,7 @@ inline constexpr const char *kGroupHosts = "group_hosts"; // hosts the group's r
 inline constexpr const char *kGroups = "groups";          // the split: "tp=2+dp=rest", or "world"
 inline constexpr const char *kAlgorithm = "algorithm";    // textbook: ring, tree, ...
 inline constexpr const char *kSource = "source";          // an import's tool: "nccl-tests"
+inline constexpr const char *kGpuName = "gpu_name"; // the GPU model (NCCL; nccl-tests' rank lines)
 
 // Metrics
 inline constexpr const char *kTimeS = metric::kTimeS; // per iteration, the max over ranks

@@ -37,6 +37,17 @@ std::pair<double, std::string> latency_per_link_ns(const NetworkTier &n, long lo
     return {n.latency_s.value * 1e9 / kSwitchHops,
             fmt::format("{} per message over {} switch hops", n.latency_s.source, kSwitchHops)};
   }
+  // The scale-up tier's α was fitted on the ring of its own ranks. A scale-out tier's (not taken
+  // apart, or its latency not split) spans every rank of its runs, intra-node steps included,
+  // while ASTRA-sim runs 2(dim-1) steps on this dimension: spread over those, as npus_count says,
+  // so that the dimension's latency is the whole fitted α, an upper bound.
+  if (n.index > 0) {
+    const long long ring_n = std::max(2LL, dim);
+    return {n.latency_s.value * 1e9 / (2.0 * static_cast<double>(ring_n - 1) * kSwitchHops),
+            fmt::format("{} (intra-node steps included: an upper bound) over the 2({}-1) ring "
+                        "steps of {} switch hops this dimension runs",
+                        n.latency_s.source, ring_n, kSwitchHops)};
+  }
   const int ring_n = n.group_ranks > 1 ? n.group_ranks : static_cast<int>(std::max(2LL, dim));
   return {n.latency_s.value * 1e9 / (2.0 * (ring_n - 1) * kSwitchHops),
           fmt::format("{} over 2({}-1) ring steps of {} switch hops", n.latency_s.source, ring_n,

@@ -19,6 +19,7 @@
 #include "analysis/calibrate/execution_sizes.h"
 #include "analysis/calibrate/fit_report.h"
 #include "analysis/run_set.h"
+#include "collectives/collective_record.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 
@@ -79,8 +80,9 @@ std::string hardware_of(const Record &r) {
   for (const char *cpu : {"gemm.cpu_blas", "collectives.mpi_", "memory.host_"})
     if (r.key.starts_with(cpu))
       return "cpu";
-  if (r.params.contains("gpu_name") && r.params["gpu_name"].is_string())
-    return "gpu " + r.params["gpu_name"].get<std::string>();
+  const char *name = collectives::record::kGpuName; // gemm, memory and offload write the same
+  if (r.params.contains(name) && r.params[name].is_string())
+    return "gpu " + r.params[name].get<std::string>();
   return "gpu";
 }
 

@@ -251,8 +251,21 @@ void fit_gemm(Calibration &c) {
                                         c.assumptions.table("matrix.float16", "matrix"), kGiga);
     c.notes.push_back("no GEMM records: the matrix table is assumed, not measured");
   }
-  for (const auto &[cdt, unused] : c.matrix) {
-    const auto peak = *c.assumptions.value("vector." + cdt + ".tflops");
+  for (const auto &[cdt, matrix] : c.matrix) {
+    // Calculon's a100_80g.json has a vector peak for float16 only (78 TFLOP/s beside a 312
+    // matrix peak): another datatype's, or one beside a measured matrix peak, takes that
+    // vector/matrix ratio of its own matrix peak, never the A100's absolute figure.
+    Sourced peak = *c.assumptions.value("vector." + cdt + ".tflops");
+    if (!c.assumptions.user("vector." + cdt + ".tflops") &&
+        (cdt != "float16" || matrix.peak.measured)) {
+      const double ratio = c.assumptions.value("vector.float16.tflops")->value /
+                           c.assumptions.value("matrix.float16.tflops")->value;
+      peak = Sourced{matrix.peak.value * ratio,
+                     fmt::format("assumed: matrix.{}.tflops x {:.3g} (vector/matrix float16 "
+                                 "peaks of Calculon's a100_80g.json, caa4b11)",
+                                 cdt, ratio),
+                     false};
+    }
     TableFit v = assumed_table("vector." + cdt, "flops", peak,
                                c.assumptions.table("vector." + cdt, "vector"), kGiga);
     v.notes.push_back("railgauge has no vector-op benchmark yet: not measured");

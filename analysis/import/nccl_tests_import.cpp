@@ -164,10 +164,33 @@ std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines) 
   return hosts;
 }
 
+// "Rank  0 Group  0 Pid 25 on node01 device  0 [0x53] NVIDIA H100 80GB HBM3" -> the text after
+// the device's bus id; "" when a line has none.
+std::string rank_gpu_name(const std::string &line) {
+  const auto device = line.find(" device ");
+  if (device == std::string::npos)
+    return "";
+  const auto close = line.find(']', device);
+  return close == std::string::npos ? "" : std::string(trimmed(line.substr(close + 1)));
+}
+
+// The GPU model every rank line names, or "" when they name none or differ.
+std::string one_gpu_name(const std::vector<std::string> &rank_lines) {
+  std::string name;
+  for (const auto &line : rank_lines) {
+    const auto n = rank_gpu_name(line);
+    if (n.empty() || (!name.empty() && n != name))
+      return "";
+    name = n;
+  }
+  return name;
+}
+
 void add_rank_layout(std::span<Record> records, const std::vector<std::string> &rank_lines) {
   if (rank_lines.empty())
     return;
   const auto hosts = rank_hosts(rank_lines);
+  const auto gpu_name = one_gpu_name(rank_lines);
   for (auto &r : records) {
     if (r.status == Status::error)
       continue;
@@ -177,6 +200,8 @@ void add_rank_layout(std::span<Record> records, const std::vector<std::string> &
     r.params["group_size"] = rank_lines.size();
     if (!hosts.empty())
       r.params["group_hosts"] = hosts.size();
+    if (!gpu_name.empty())
+      r.params[collectives::record::kGpuName] = gpu_name;
   }
 }
 

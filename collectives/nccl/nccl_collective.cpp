@@ -256,6 +256,8 @@ public:
     add_group_params(out.derived_params,
                      {"nccl", s.nranks(), concurrent ? "concurrent" : first.type, first.index,
                       first.size, concurrent ? 0 : first.hosts});
+    // The model calibrate keeps apart (two GPU SKUs are never fitted together unasked).
+    out.derived_params[record::kGpuName] = gpu::cuda_device_info(s.device(0)).name;
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))
       problems.push_back(*why);

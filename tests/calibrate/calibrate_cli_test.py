@@ -314,6 +314,16 @@ class HonestLabelsTest(unittest.TestCase):
         r = railgauge("calibrate", str(self.runs), "--out", str(self.out), "--allow-mixed")
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_two_gpu_models_named_by_the_logs_are_refused_together(self):
+        # nccl-tests' rank lines name the GPU: an H100 node's log and an H200 cluster's.
+        self.import_log("xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
+        self.import_log("issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt")
+        r = railgauge("calibrate", str(self.runs), "--out", str(self.out))
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("gpu NVIDIA H100 80GB HBM3", r.stderr)
+        self.assertIn("gpu NVIDIA H200", r.stderr)
+        self.assertFalse(self.out.exists())
+
 
 class DecomposedTierTest(unittest.TestCase):
     """A multi-node nccl-tests log's scale-out tier is one GPU's share of the fabric, not the

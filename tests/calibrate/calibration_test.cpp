@@ -235,6 +235,13 @@ TEST(Calibrate, CalculonFileObeysEveryRule) {
   EXPECT_TRUE(s["networks"][0]["ops"]["p2p"][1].is_null());
   EXPECT_EQ(s["processing_mode"], "no_overlap");
   EXPECT_TRUE(s["vector"].contains("bfloat16"));
+  // No vector benchmark: the vector peak is the matrix peak of the same datatype at Calculon's
+  // a100 float16 vector/matrix ratio (78/312), never the A100's 78 TFLOP/s beside another peak.
+  const auto &matrix = c.matrix.at("bfloat16"), &vector = c.vector.at("bfloat16");
+  EXPECT_NEAR(vector.peak.value, matrix.peak.value * 78.0 / 312.0, 1e-9);
+  EXPECT_FALSE(vector.peak.measured);
+  EXPECT_NE(vector.peak.source.find("matrix.bfloat16.tflops x 0.25"), std::string::npos)
+      << vector.peak.source;
 }
 
 TEST(Calibrate, UnmeasuredFamiliesAreCompleteAndLabelled) {
@@ -590,6 +597,12 @@ TEST(AstraNetwork, OneEntryPerDimension) {
   const double link_ns = up.latency_s.value * 1e9 / (2 * 7 * 2);
   EXPECT_NEAR(link_ns, 429, 40);
   EXPECT_NE(y.find(fmt::format("latency: [ {:.6g},", link_ns)), std::string::npos) << y;
+  // The scale-out tier's α, fitted on 16 ranks over 2 nodes, is spread over the 2(2-1) steps
+  // that ASTRA-sim runs on its 2-NPU dimension, as npus_count says, not over 2(16-1).
+  const auto &out = c.networks[1];
+  ASSERT_TRUE(out.measured);
+  const double out_ns = out.latency_s.value * 1e9 / (2 * 1 * 2);
+  EXPECT_NE(y.find(fmt::format(", {:.6g} ]  # ns", out_ns)), std::string::npos) << y;
 }
 
 TEST(AstraNetwork, AScaleOutDimensionCountsTheNodesOfItsGroup) {
