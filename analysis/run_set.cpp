@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -129,17 +130,34 @@ std::string host_of(const LoadedRun &run) {
   return !host.empty() ? host : run.records.empty() ? run.dir : run.records.front().host;
 }
 
+// The ranks of the run's world ("" before manifests named it): a run of 8 ranks on one node and
+// one of 16 across two measure different things, so neither supersedes the other.
+std::string world_of(const LoadedRun &run) {
+  const auto &m = run.manifest;
+  if (m.is_object() && m.contains("world") && m["world"].is_object() &&
+      m["world"].contains("size") && m["world"]["size"].is_number_integer())
+    return std::to_string(m["world"]["size"].get<long long>());
+  return "";
+}
+
+// What a newer run replaces: the same host, suite and world size.
+std::tuple<std::string, std::string, std::string> superseding_key(const LoadedRun &run) {
+  return {host_of(run), suite_of(run), world_of(run)};
+}
+
 } // namespace
 
 std::vector<std::string> keep_latest_per_host(RunSet &set) {
-  // A run id names one run of every rank; the newest per host and suite is the one whose start
-  // time (then id) sorts last. Runs without a manifest cannot be dated and are all kept.
-  std::map<std::pair<std::string, std::string>, std::pair<std::string, std::string>> newest;
+  // A run id names one run of every rank; the newest per host, suite and world size is the one
+  // whose start time (then id) sorts last. Runs without a manifest cannot be dated and are all
+  // kept.
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<std::string, std::string>>
+      newest;
   for (const auto &run : set.runs) {
     if (!run.manifest.is_object())
       continue;
     const auto when = std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
-    auto &best = newest[{host_of(run), suite_of(run)}];
+    auto &best = newest[superseding_key(run)];
     best = std::max(best, when);
   }
   std::vector<std::string> dropped;
@@ -147,7 +165,7 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   for (auto &run : set.runs) {
     if (run.manifest.is_object()) {
       const auto when = std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
-      if (when != newest[{host_of(run), suite_of(run)}]) {
+      if (when != newest[superseding_key(run)]) {
         dropped.push_back(run.dir);
         continue;
       }
@@ -159,15 +177,16 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
 }
 
 std::vector<std::string> superseded_runs(const RunSet &set) {
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> ids;
+  std::map<std::tuple<std::string, std::string, std::string>, std::set<std::string>> ids;
   for (const auto &run : set.runs)
     if (run.manifest.is_object())
-      ids[{host_of(run), suite_of(run)}].insert(text_of(run.manifest, "run"));
+      ids[superseding_key(run)].insert(text_of(run.manifest, "run"));
   std::vector<std::string> out;
-  for (const auto &[host_suite, runs] : ids)
+  for (const auto &[key, runs] : ids)
     if (runs.size() > 1)
-      out.push_back(fmt::format("{} has {} runs of suite '{}'", host_suite.first, runs.size(),
-                                host_suite.second));
+      out.push_back(fmt::format(
+          "{} has {} runs of suite '{}'{}", std::get<0>(key), runs.size(), std::get<1>(key),
+          std::get<2>(key).empty() ? "" : " on " + std::get<2>(key) + " ranks"));
   return out;
 }
 

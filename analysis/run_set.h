@@ -33,12 +33,15 @@ struct RunSet {
 // no records.jsonl at all, and when not one record of all of them can be read.
 RunSet load_runs(const std::vector<std::string> &paths);
 
-// Retests supersede: keeps, per host and suite, only the runs of the newest run id (by the
-// manifest's start time), so a passing retest beside an old failing run is judged alone.
+// Retests supersede: keeps, per host, suite and world size (manifest world.size), only the runs
+// of the newest run id (by the manifest's start time), so a passing retest beside an old failing
+// run is judged alone, while a node's 8-rank run and a 16-rank run across nodes of the same suite
+// are both kept.
 // Returns the run directories dropped.
 std::vector<std::string> keep_latest_per_host(RunSet &set);
 
-// "node07 has 2 runs of suite 'node'" for each host and suite with more than one run id.
+// "node07 has 2 runs of suite 'node' on 8 ranks" for each host, suite and world size with more
+// than one run id.
 std::vector<std::string> superseded_runs(const RunSet &set);
 
 } // namespace railgauge::analysis

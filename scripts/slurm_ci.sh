@@ -47,7 +47,7 @@ cleanup() {
   for pid in "$d/slurmd.pid" "$d/slurmctld.pid"; do
     [[ -f "$pid" ]] && "${as_root[@]}" kill "$(cat "$pid")" 2>/dev/null
   done
-  [[ -f "$d/munged.pid" ]] && "${as_root[@]}" kill "$(cat "$d/munged.pid")" 2>/dev/null
+  [[ -f "$d/munge/munged.pid" ]] && "${as_root[@]}" kill "$(cat "$d/munge/munged.pid")" 2>/dev/null
   sleep 1
   "${as_root[@]}" rm -rf "$d"
 }
@@ -81,7 +81,10 @@ fi
 "${as_root[@]}" mkdir -p /run/munge
 "${as_root[@]}" chown munge:munge /run/munge
 if ! pgrep -x munged >/dev/null; then
-  "${as_root[@]}" su -s /bin/sh munge -c "/usr/sbin/munged --pid-file=$d/munged.pid" ||
+  # munged runs as munge: its pid file goes where munge may write, so that cleanup finds it.
+  "${as_root[@]}" mkdir -p "$d/munge"
+  "${as_root[@]}" chown munge:munge "$d/munge"
+  "${as_root[@]}" su -s /bin/sh munge -c "/usr/sbin/munged --pid-file=$d/munge/munged.pid" ||
     { say "munged did not start"; exit 2; }
 fi
 export SLURM_CONF=$d/slurm.conf

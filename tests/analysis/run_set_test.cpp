@@ -62,6 +62,33 @@ TEST_F(RunSetTest, MergesEveryRunUnderADirectoryInSortedOrder) {
   EXPECT_EQ(set.record_count(), 3u);
 }
 
+// A retest supersedes the run of the same host, suite and world size; a run of another world
+// size (a node's 8 ranks against 16 across two nodes) measures something else and stays.
+TEST_F(RunSetTest, NewestRunPerHostSuiteAndWorldSizeIsKept) {
+  const auto manifest = [&](const std::string &name, const std::string &start, int world) {
+    nlohmann::json m = {{"schema", "railgauge.run/1"},
+                        {"host", "node01"},
+                        {"run", name},
+                        {"start_utc", start},
+                        {"suite", {{"name", "burnin-h100"}}}};
+    if (world > 0)
+      m["world"] = {{"size", world}};
+    std::ofstream(make_run(name, "node01", 1) / "run.json") << m.dump();
+  };
+  manifest("old8", "2026-01-01T00:00:00Z", 8);
+  manifest("new8", "2026-01-02T00:00:00Z", 8);
+  manifest("wide16", "2026-01-01T12:00:00Z", 16);
+  auto set = load_runs({root_.string()});
+  ASSERT_EQ(set.runs.size(), 3u);
+  const auto said = superseded_runs(set);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0], "node01 has 2 runs of suite 'burnin-h100' on 8 ranks");
+  const auto dropped = keep_latest_per_host(set);
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_NE(dropped[0].find("old8"), std::string::npos);
+  ASSERT_EQ(set.runs.size(), 2u);
+}
+
 TEST_F(RunSetTest, KeepsUnreadableLinesAsProblems) {
   const auto dir = make_run("a", "n", 2);
   std::ofstream(dir / "records.jsonl", std::ios::app) << "{\"truncated\n";
