@@ -21,6 +21,9 @@ inline constexpr const char *kPairMatrix = "rdma.pair_matrix";
 inline constexpr const char *kTcpBw = "rdma.tcp_bw";
 inline constexpr const char *kTcpLat = "rdma.tcp_lat";
 inline constexpr const char *kTcpPairMatrix = "rdma.tcp_pair_matrix";
+// perftest's atomic tests, imported only (railgauge has no atomic benchmark)
+inline constexpr const char *kAtomicBw = "rdma.atomic_bw";
+inline constexpr const char *kAtomicLat = "rdma.atomic_lat";
 // The fabric under load (rdma/fabric_load/): one stream over 1..64 QPs, N-1 senders to one
 // receiver, a ping-pong probe behind bulk traffic
 inline constexpr const char *kQpScaling = "rdma.qp_scaling";
@@ -90,17 +93,72 @@ inline constexpr const char *kLoadGbitsPerS = "load_gbits_per_s";
 // udp_source_port_origin}; on InfiniBand {flow_labels: "not applicable: ..."}
 inline constexpr const char *kFlowEntropy = "flow_entropy";
 
-inline constexpr std::array kMetrics{kBandwidthGbitsPerS,     kBandwidthMaxGbitsPerS,
-                                     kBidirectionalGbitsPerS, kMessageRatePerS,
-                                     kMessagesPerCall,        kLatency,
-                                     kPortCounterDeltas,      kVerified,
-                                     kPerQpGbitsPerS,         kPerFlowGbitsPerS,
-                                     kJainFairnessIndex,      kAggregateGbitsPerS,
-                                     kAggregateOverLineRate,  kCongestion,
-                                     kPfcPauseFraction,       kLatencyIdle,
-                                     kLoadedOverIdle,         kLatencyDefinition,
-                                     kFlows,                  kEnds,
-                                     kLineRateGbitsPerS,      kPhaseS,
-                                     kLoadGbitsPerS,          kFlowEntropy};
+// Written beside the figures: what the data check compared, how the point was set up,
+// where a multi-part point's slowest part is
+inline constexpr const char *kMessagesMeasured = "messages_measured";
+inline constexpr const char *kMessagesCompleted = "messages_completed";
+inline constexpr const char *kRoundTripsMeasured = "round_trips_measured";
+inline constexpr const char *kRoundTripsKept = "round_trips_kept";
+inline constexpr const char *kPeerBandwidthGbitsPerS = "peer_bandwidth_gbits_per_s";
+inline constexpr const char *kPeerPortCounterDeltas = "peer_port_counter_deltas";
+inline constexpr const char *kServerMessages = "server_messages";
+inline constexpr const char *kServerRefusedConnections = "server_refused_connections";
+inline constexpr const char *kTcpCounterDeltas = "tcp_counter_deltas";
+inline constexpr const char *kWrongBytes = "wrong_bytes";
+inline constexpr const char *kThisRankPairs = "this_rank_pairs";
+inline constexpr const char *kEndpoints = "endpoints";
+inline constexpr const char *kPairing = "pairing";
+inline constexpr const char *kRounds = "rounds";
+inline constexpr const char *kPairs = "pairs";
+inline constexpr const char *kFleetMinLatencyS = "fleet_min_latency_s";
+inline constexpr const char *kFleetMaxBandwidthGbitsPerS = "fleet_max_bandwidth_gbits_per_s";
+inline constexpr const char *kBadPairs = "bad_pairs";
+inline constexpr const char *kRetests = "retests";
+inline constexpr const char *kFindings = "findings";
+
+inline constexpr std::array kMetrics{kBandwidthGbitsPerS,
+                                     kBandwidthMaxGbitsPerS,
+                                     kBidirectionalGbitsPerS,
+                                     kMessageRatePerS,
+                                     kMessagesPerCall,
+                                     kLatency,
+                                     kPortCounterDeltas,
+                                     kVerified,
+                                     kPerQpGbitsPerS,
+                                     kPerFlowGbitsPerS,
+                                     kJainFairnessIndex,
+                                     kAggregateGbitsPerS,
+                                     kAggregateOverLineRate,
+                                     kCongestion,
+                                     kPfcPauseFraction,
+                                     kLatencyIdle,
+                                     kLoadedOverIdle,
+                                     kLatencyDefinition,
+                                     kFlows,
+                                     kEnds,
+                                     kLineRateGbitsPerS,
+                                     kPhaseS,
+                                     kLoadGbitsPerS,
+                                     kFlowEntropy,
+                                     kMessagesMeasured,
+                                     kMessagesCompleted,
+                                     kRoundTripsMeasured,
+                                     kRoundTripsKept,
+                                     kPeerBandwidthGbitsPerS,
+                                     kPeerPortCounterDeltas,
+                                     kServerMessages,
+                                     kServerRefusedConnections,
+                                     kTcpCounterDeltas,
+                                     kWrongBytes,
+                                     kThisRankPairs,
+                                     kEndpoints,
+                                     kPairing,
+                                     kRounds,
+                                     kPairs,
+                                     kFleetMinLatencyS,
+                                     kFleetMaxBandwidthGbitsPerS,
+                                     kBadPairs,
+                                     kRetests,
+                                     kFindings};
 
 } // namespace railgauge::rdma::record

@@ -1,8 +1,10 @@
 #include "rdma/fabric_load/flow_rounds.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -55,6 +57,26 @@ bool store_has_all(Store &store, const std::vector<std::string> &keys) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A load thread that is always stopped and joined, by stop() or when the round leaves early.
+class LoadThread {
+public:
+  LoadThread() = default;
+  LoadThread(const LoadThread &) = delete;
+  LoadThread &operator=(const LoadThread &) = delete;
+  ~LoadThread() { stop(); }
+  void start(std::function<void()> body) { thread_ = std::thread(std::move(body)); }
+  bool stopping() const { return stop_.load(std::memory_order_relaxed); }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 std::vector<std::string> keys_of(const std::string &prefix, const std::vector<int> &ranks) {
   std::vector<std::string> keys;
@@ -285,35 +307,41 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
     store.get(p + "idle_done", long_wait);
     const auto began = Clock::now();
     const PortCounters before = side.read_counters();
-    // The loaders stream until rank 0 has measured under their load.
+    // The loaders stream until rank 0 has measured under their load. The load thread never
+    // touches the store: a process's store client serves one request at a time, so a main
+    // thread blocked in a get would hold the thread's requests for the whole wait (no load, and
+    // rank 0 never hears it started). The main thread says "streaming" and watches for
+    // "loaded_done" in short polls; the thread stops on a flag.
     std::exception_ptr load_failure;
-    std::thread load;
-    const auto stop = [&] { return store_has_all(store, {p + "loaded_done"}); };
-    if (loader)
-      load = std::thread([&] {
+    LoadThread load;
+    if (loader) {
+      store.set(p + "streaming/" + std::to_string(me), "ok");
+      load.start([&] {
         try {
-          store.set(p + "streaming/" + std::to_string(me), "ok");
-          my_flow = side.stream_until(stop);
+          my_flow = side.stream_until([&] { return load.stopping(); });
         } catch (...) {
           load_failure = std::current_exception();
         }
       });
+    }
     if (me == 0) {
       try {
         wait_ranks(store, p + "streaming/", spec.loaders, long_wait, "start their load");
         loaded = side.measure_probe(ctx);
       } catch (...) {
         store.set(p + "loaded_done", "failed");
-        if (load.joinable())
-          load.join();
         throw;
       }
       store.set(p + "loaded_done", "ok");
     } else {
-      store.get(p + "loaded_done", long_wait);
+      const auto deadline = Clock::now() + long_wait;
+      while (!store_has_all(store, {p + "loaded_done"})) {
+        if (Clock::now() > deadline)
+          store.get(p + "loaded_done", Milliseconds(0)); // throws, naming the key
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
     }
-    if (load.joinable())
-      load.join();
+    load.stop();
     if (load_failure)
       std::rethrow_exception(load_failure);
     phase_s = seconds_since(began);

@@ -93,7 +93,8 @@ public:
   // Rank 0: tells rank 1 to stop answering. Rank 1: answers pings until told to stop.
   virtual void stop_probe() = 0;
   virtual void serve_probe() = 0;
-  // Loaders: stream to rank 1 until `stop`, then drain; returns the flow.
+  // Loaders: stream to rank 1 until `stop`, at least one message on every QP (rank 1 checks each
+  // QP's buffer), then drain; returns the flow.
   virtual FlowFigures stream_until(const std::function<bool()> &stop) = 0;
   // Rank 1 once every loader drained, rank 0 for its ping buffer.
   virtual DataCheck check_received() = 0;

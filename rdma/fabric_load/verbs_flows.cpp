@@ -422,8 +422,11 @@ public:
     const std::uint64_t chunk = std::max<std::uint64_t>(static_cast<std::uint64_t>(s_.qps),
                                                         (std::uint64_t{4} << 20) / s_.size_bytes);
     const auto began = Clock::now();
-    while (!stop())
+    // At least one chunk (a message on every QP) before looking at `stop`: a loader descheduled
+    // until the probe is done must still have written what rank 1's data check reads.
+    do
       st.run(chunk);
+    while (!stop());
     const double elapsed_s = std::chrono::duration<double>(Clock::now() - began).count();
     st.drain();
     FlowFigures f = flow_over(st, before, s_.size_bytes);

@@ -103,8 +103,9 @@ pair_matrix() {
     ! grep -q '"error":' runs_matrix/*/rank-00000/records.jsonl
 }
 step pair_matrix pair_matrix
-# The fabric under load as four processes standing for four nodes (rank r on rxe(r mod 2), as
-# srun starts them, through the TCP store): qp_scaling over 1 and 4 QPs, an incast into
+# The fabric under load as four processes standing for four nodes, all on rxe0 (rxe delivers
+# between two of one kernel's devices through lo, where none listens), started as srun starts
+# them, through the TCP store: qp_scaling over 1 and 4 QPs, an incast into
 # receivers 0 and 3, the probe behind bulk and incast load. Every end's records are validated
 # by the host (softroce_vm.sh) and drawn by `railgauge report` there.
 fabric_load() {
@@ -112,7 +113,7 @@ fabric_load() {
   for r in 0 1 2 3; do
     SLURM_NTASKS=4 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=softroce-fabric \
       timeout 900 /rg/railgauge rdma --filter 'rdma.[ilq]*' \
-      -a device=rxe0,rxe1 -a size_bytes=65536 -a qps=1,4 -a receiver=0,3 \
+      -a device=rxe0 -a size_bytes=65536 -a qps=1,4 -a receiver=0,3 \
       --time-budget 1 --out runs_fabric -q \
       --store tcp://127.0.0.1:18604 --store-timeout 120 > "railgauge_fabric_$r.log" 2>&1 &
     eval "pid$r=\$!"

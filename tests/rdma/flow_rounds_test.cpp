@@ -235,5 +235,51 @@ TEST(ProbeRound, IdleThenBehindEveryLoaderWithTheRatio) {
     EXPECT_EQ(r.status, Status::ok) << r.reason.value_or("");
 }
 
+// As a TCP store client is: one request at a time per process, a blocking get holding the
+// others until it returns.
+class OneRequestAtATime final : public Store {
+public:
+  explicit OneRequestAtATime(Store &inner) : inner_(inner) {}
+  void set(const std::string &key, const std::string &value) override {
+    std::lock_guard lock(mutex_);
+    inner_.set(key, value);
+  }
+  void wait(const std::vector<std::string> &keys, Milliseconds timeout) override {
+    std::lock_guard lock(mutex_);
+    inner_.wait(keys, timeout);
+  }
+  std::string get(const std::string &key, Milliseconds timeout) override {
+    std::lock_guard lock(mutex_);
+    return inner_.get(key, timeout);
+  }
+
+private:
+  Store &inner_;
+  std::mutex mutex_;
+};
+
+// Ranks as processes: each its own store client. A loader's load thread must not need the store
+// while its main thread waits for the probe to finish, or rank 0 never hears the load started.
+TEST(ProbeRound, LoadersWhoseStoreServesOneRequestAtATimeStillLoad) {
+  MemoryStore store;
+  Timeline t;
+  std::atomic<bool> probe_stopped{false};
+  std::vector<int> seen;
+  const auto outs =
+      testing::run_ranks_as_threads(4, store, testing::brief_measure_spec(), [&](RunContext &ctx) {
+        OneRequestAtATime client(store);
+        ctx.set_world(4, &client);
+        FakeProbeSide side(ctx.rank(), t);
+        side.stopped_global_ = &probe_stopped;
+        Outcome o = run_probe_round(ctx, ProbeRoundSpec{"p/", {0, 2, 3}}, side);
+        if (ctx.rank() == 0)
+          seen = side.loaders_seen_;
+        return o;
+      });
+  for (const Outcome &r : outs)
+    EXPECT_EQ(r.status, Status::ok) << r.reason.value_or("");
+  EXPECT_EQ(seen, (std::vector<int>{0, 3}));
+}
+
 } // namespace
 } // namespace railgauge::rdma

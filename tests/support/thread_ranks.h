@@ -56,7 +56,16 @@ inline std::vector<Outcome> run_ranks_as_threads(int ranks, Store &store, const 
       RunContext ctx(topology, sampler, "test", r);
       ctx.set_measure_spec(spec);
       ctx.set_world(ranks, &store);
-      outs[static_cast<std::size_t>(r)] = body(ctx);
+      // As the runner does: a rank's exception is its point's error, never std::terminate
+      // taking every other test down with it.
+      try {
+        outs[static_cast<std::size_t>(r)] = body(ctx);
+      } catch (const std::exception &e) {
+        Outcome o;
+        o.status = Status::error;
+        o.reason = e.what();
+        outs[static_cast<std::size_t>(r)] = std::move(o);
+      }
     });
   for (auto &t : threads)
     t.join();
