@@ -37,6 +37,11 @@ std::string end_name(const Record &r) {
   return r.host;
 }
 
+// "1 QP", "4 QPs"
+std::string qps_text(const json &qps) {
+  return text(qps) + (qps.is_number() && qps.get<double>() == 1 ? " QP" : " QPs");
+}
+
 std::string fixed(std::optional<double> v, const char *format = "{:.4g}") {
   return v ? fmt::format(fmt::runtime(format), *v) : "-";
 }
@@ -122,11 +127,11 @@ void incast_section(Page &page, const analysis::RunSet &runs) {
         unfair.push_back(v < kFlowShareOfMedian * median_flow);
       const bool any_unfair = std::find(unfair.begin(), unfair.end(), true) != unfair.end();
       const std::string label = run_label(runs, run);
-      const std::string who =
-          fmt::format("{} (rank {}{}{})", end_name(r), r.rank,
-                      r.params.contains(rr::kQps) ? ", " + text(r.params[rr::kQps]) + " QP per flow"
-                                                  : std::string(),
-                      label.empty() ? "" : ", " + label);
+      const std::string who = fmt::format("{} (rank {}{}{})", end_name(r), r.rank,
+                                          r.params.contains(rr::kQps)
+                                              ? ", " + qps_text(r.params[rr::kQps]) + " per flow"
+                                              : std::string(),
+                                          label.empty() ? "" : ", " + label);
       charts += "<figure>" +
                 bar_chart("incast into " + who + ": Gb/s per flow", labels, values, unfair, "Gb/s",
                           kFlowShareOfMedian * median_flow,
@@ -249,12 +254,14 @@ void latency_under_load_section(Page &page, const analysis::RunSet &runs) {
       }
       if (groups.empty())
         continue;
-      const std::string load =
-          r.params.contains(rr::kLoad) ? text(r.params[rr::kLoad]) : std::string("?");
+      // The load and its streams' QPs ("bulk, 4 QPs"): points differ by both.
+      std::string load = r.params.contains(rr::kLoad) ? text(r.params[rr::kLoad]) : "?";
+      if (r.params.contains(rr::kQps))
+        load += ", " + qps_text(r.params[rr::kQps]);
       const std::string who =
           fmt::format("{} (rank {}{})", end_name(r), r.rank, label.empty() ? "" : ", " + label);
       charts += "<figure>" +
-                paired_bar_chart("probe on " + who + ", load=" + load + ": idle and loaded latency",
+                paired_bar_chart("probe on " + who + ", load " + load + ": idle and loaded latency",
                                  groups, idle_us, loaded_us, "idle", "loaded", "microseconds") +
                 "</figure>\n";
       std::string idle_text, loaded_text, ratio_text;

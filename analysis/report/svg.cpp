@@ -338,6 +338,28 @@ std::string heat_map(const std::string &title, const std::vector<std::string> &r
   return s + "</svg>";
 }
 
+namespace {
+
+// The opening of a bar chart: the svg element, its title and the y axis' grid lines and labels
+// from `left` to the right edge.
+std::string bars_frame(const std::string &title, double width, double height, double left,
+                       const Scale &y) {
+  std::string s = fmt::format("<svg class=\"bars\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
+                              "viewBox=\"0 0 {0:.0f} {1:.0f}\" role=\"img\"><title>{2}</title>"
+                              "<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{2}"
+                              "</text>",
+                              width, height, xml_escape(title));
+  for (double t : y.ticks())
+    s += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                     "stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" font-size=\"10\" "
+                     "text-anchor=\"end\">{5}</text>",
+                     left, y.map(t), width - 10, left - 4, y.map(t) + 3,
+                     xml_escape(tick_label(t, false)));
+  return s;
+}
+
+} // namespace
+
 std::string bar_chart(const std::string &title, const std::vector<std::string> &labels,
                       const std::vector<double> &values, const std::vector<bool> &outlier,
                       const std::string &unit, double threshold,
@@ -353,17 +375,7 @@ std::string bar_chart(const std::string &title, const std::vector<std::string> &
   for (double v : values)
     hi = std::max(hi, v);
   const auto y = make_scale(0, hi > 0 ? hi : 1, top + plot_h, top, false);
-  std::string s = fmt::format("<svg class=\"bars\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
-                              "viewBox=\"0 0 {0:.0f} {1:.0f}\" role=\"img\"><title>{2}</title>"
-                              "<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{2}"
-                              "</text>",
-                              width, height, xml_escape(title));
-  for (double t : y.ticks())
-    s += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
-                     "stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" font-size=\"10\" "
-                     "text-anchor=\"end\">{5}</text>",
-                     left, y.map(t), width - 10, left - 4, y.map(t) + 3,
-                     xml_escape(tick_label(t, false)));
+  std::string s = bars_frame(title, width, height, left, y);
   for (std::size_t i = 0; i < labels.size() && i < values.size(); ++i) {
     const bool out = i < outlier.size() && outlier[i];
     const double x0 = left + bar * static_cast<double>(i);
@@ -412,17 +424,7 @@ std::string paired_bar_chart(const std::string &title, const std::vector<std::st
   if (!(lo > 0))
     lo = hi = 1;
   const auto y = make_scale(lo / 2, hi, top + plot_h, top, true);
-  std::string s = fmt::format("<svg class=\"bars\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
-                              "viewBox=\"0 0 {0:.0f} {1:.0f}\" role=\"img\"><title>{2}</title>"
-                              "<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{2}"
-                              "</text>",
-                              width, height, xml_escape(title));
-  for (double t : y.ticks())
-    s += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
-                     "stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" font-size=\"10\" "
-                     "text-anchor=\"end\">{5}</text>",
-                     left, y.map(t), width - 10, left - 4, y.map(t) + 3,
-                     xml_escape(tick_label(t, false)));
+  std::string s = bars_frame(title, width, height, left, y);
   const double bar = pair / 2 - 6;
   for (std::size_t i = 0; i < n; ++i) {
     const double x0 = left + pair * static_cast<double>(i);

@@ -283,7 +283,8 @@ TEST(Report, FabricLoadSectionsShowTheUnfairFlowTheEntropyCurveAndTheLoadedTail)
   // node02's probe: p99 20x its idle figure, drawn idle beside loaded.
   EXPECT_NE(rep.markdown.find("| 3 / 60 / 120 | 1.50x / 20.10x / 24.00x |"), std::string::npos)
       << rep.markdown;
-  EXPECT_NE(rep.html.find("probe on node02 mlx5_0 (rank 1, run 2), load=bulk"), std::string::npos);
+  EXPECT_NE(rep.html.find("probe on node02 mlx5_0 (rank 1, run 2), load bulk, 4 QPs"),
+            std::string::npos);
   EXPECT_EQ(report::build_report(in).html, rep.html);
 }
 
