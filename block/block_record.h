@@ -33,7 +33,13 @@ inline constexpr const char *kWrongElements = "wrong_elements";
 inline constexpr const char *kGemmPhase = "gemm";
 inline constexpr const char *kCollectivePhase = "collective";
 
-inline constexpr std::array kMetrics{kGemmTimeS,  kCollectiveTimeS, kPhases,
-                                     kBlockFlops, kBlockTflops,     kWrongElements};
+// Written beside the figures: what the data check compared, how the point was set up,
+// where a multi-part point's slowest part is
+inline constexpr const char *kWrongGemmElements = "wrong_gemm_elements";
+inline constexpr const char *kWrongCollectiveElements = "wrong_collective_elements";
+
+inline constexpr std::array kMetrics{
+    kGemmTimeS,         kCollectiveTimeS,        kPhases, kBlockFlops, kBlockTflops, kWrongElements,
+    kWrongGemmElements, kWrongCollectiveElements};
 
 } // namespace railgauge::block::record

@@ -34,6 +34,8 @@ inline constexpr KindKeys kKindKeys[] = {
 };
 inline constexpr const char *kMpiAllReduceWithGemm = "collectives.mpi_all_reduce_with_gemm";
 inline constexpr const char *kNcclAllReduceWithGemm = "collectives.nccl_all_reduce_with_gemm";
+// An imported nccl-tests log that stopped before it named its test (an error record)
+inline constexpr const char *kNcclUnknown = "collectives.nccl_unknown";
 
 // The keys of `kind`; every Kind has a row.
 constexpr const KindKeys &keys_of(Kind kind) {
@@ -69,8 +71,48 @@ inline constexpr const char *kGemmSlowdown = "gemm_slowdown"; // with_gemm: toge
 inline constexpr const char *kByGroupType = "by_group_type";
 inline constexpr const char *kVerified = metric::kVerified;
 
-inline constexpr std::array kMetrics{kAlgbwGbytesPerS, kBusbwGbytesPerS, kBusbwMaxGbytesPerS,
-                                     kWallTimeS,       kBusFactor,       kGemmSlowdown,
-                                     kByGroupType,     kVerified};
+// Written beside the figures: what the data check compared, how the point was set up,
+// where a multi-part point's slowest part is
+inline constexpr const char *kWrongElementsThisProcess = "wrong_elements_this_process";
+inline constexpr const char *kWrongElementsThisRank = "wrong_elements_this_rank";
+inline constexpr const char *kWrongElementRanks = "wrong_element_ranks";
+inline constexpr const char *kMpiLibrary = "mpi_library";
+inline constexpr const char *kNcclVersion = "nccl_version";
+inline constexpr const char *kLibrary = "library";
+inline constexpr const char *kTimeRatioToLibrary = "time_ratio_to_library";
+inline constexpr const char *kAboveLinkRate = "above_link_rate";
+inline constexpr const char *kNote = "note";
+inline constexpr const char *kGateTimeouts = "gate_timeouts";
+inline constexpr const char *kGemmAloneTflops = "gemm_alone_tflops";
+inline constexpr const char *kGemmConcurrentTflops = "gemm_concurrent_tflops";
+inline constexpr const char *kGemmAloneGflops = "gemm_alone_gflops";
+inline constexpr const char *kGemmConcurrentGflops = "gemm_concurrent_gflops";
+inline constexpr const char *kGemmSlowestRank = "gemm_slowest_rank";
+inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
+
+inline constexpr std::array kMetrics{kAlgbwGbytesPerS,
+                                     kBusbwGbytesPerS,
+                                     kBusbwMaxGbytesPerS,
+                                     kWallTimeS,
+                                     kBusFactor,
+                                     kGemmSlowdown,
+                                     kByGroupType,
+                                     kVerified,
+                                     kWrongElementsThisProcess,
+                                     kWrongElementsThisRank,
+                                     kWrongElementRanks,
+                                     kMpiLibrary,
+                                     kNcclVersion,
+                                     kLibrary,
+                                     kTimeRatioToLibrary,
+                                     kAboveLinkRate,
+                                     kNote,
+                                     kGateTimeouts,
+                                     kGemmAloneTflops,
+                                     kGemmConcurrentTflops,
+                                     kGemmAloneGflops,
+                                     kGemmConcurrentGflops,
+                                     kGemmSlowestRank,
+                                     kGemmWrongSamples};
 
 } // namespace railgauge::collectives::record

@@ -69,9 +69,50 @@ inline constexpr const char *kFlopsPerCall = "flops_per_call";
 inline constexpr const char *kBytesPerCall = metric::kBytesPerCall; // operands and output, once
 inline constexpr const char *kVerified = metric::kVerified;
 
-inline constexpr std::array kMetrics{kTflops,         kEfficiency,   kBestTflops,
-                                     kBestEfficiency, kTflopsMin,    kTflopsMedian,
-                                     kTflopsMax,      kFlopsPerCall, kVerified};
+// Written beside the figures: what the data check compared, how the point was set up,
+// where a multi-part point's slowest part is
+inline constexpr const char *kBestTimeS = "best_time_s";
+inline constexpr const char *kBestTflopsMax = "best_tflops_max";
+inline constexpr const char *kBestVsHeuristic = "best_vs_heuristic";
+inline constexpr const char *kBestIsHeuristic = "best_is_heuristic";
+inline constexpr const char *kHeuristicAlgos = "heuristic_algos";
+inline constexpr const char *kBestAlgos = "best_algos";
+inline constexpr const char *kCandidates = "candidates";
+inline constexpr const char *kLtTypes = "lt_types";
+inline constexpr const char *kVerifiedElements = "verified_elements";
+inline constexpr const char *kWorstErrorOverBound = "worst_error_over_bound";
+inline constexpr const char *kErrorBound = "error_bound";
+inline constexpr const char *kGemms = "gemms";
+inline constexpr const char *kTelemetry = "telemetry";
+inline constexpr const char *kGpus = "gpus";
+inline constexpr const char *kSlowestGpu = "slowest_gpu";
+inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
+
+inline constexpr std::array kMetrics{kTflops,
+                                     kEfficiency,
+                                     kBestTflops,
+                                     kBestEfficiency,
+                                     kTflopsMin,
+                                     kTflopsMedian,
+                                     kTflopsMax,
+                                     kFlopsPerCall,
+                                     kVerified,
+                                     kBestTimeS,
+                                     kBestTflopsMax,
+                                     kBestVsHeuristic,
+                                     kBestIsHeuristic,
+                                     kHeuristicAlgos,
+                                     kBestAlgos,
+                                     kCandidates,
+                                     kLtTypes,
+                                     kVerifiedElements,
+                                     kWorstErrorOverBound,
+                                     kErrorBound,
+                                     kGemms,
+                                     kTelemetry,
+                                     kGpus,
+                                     kSlowestGpu,
+                                     kSlowestVsMedian};
 
 // The rank of an op ("qkv.fwd") in block order; ops of no known layer and pass come last.
 inline int op_block_rank(std::string_view op) {

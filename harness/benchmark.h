@@ -4,11 +4,13 @@
 // named after its key; each family lists its benchmarks in register_<family>(Registry&).
 //
 // run() measures one point through RunContext::measure(), or run_lockstep() where ranks time
-// each iteration together, and returns an Outcome; it never writes output. Two benchmarks keep
-// clocks of their own, on purpose: gemm.burn runs for a duration (its clock bounds the burn; its
-// rate is CUDA events per batch), and the MPI all_reduce beside a GEMM times its windows on each
-// rank and gathers them as the lockstep loop does. It may throw: the runner turns the exception
-// into an `error` record and carries on with the next point.
+// each iteration together, and returns an Outcome; it never writes output. Three benchmarks
+// keep clocks of their own, on purpose: gemm.burn runs for a duration (its clock bounds the burn;
+// its rate is CUDA events per batch), the MPI all_reduce beside a GEMM times its windows on each
+// rank and gathers them as the lockstep loop does, and block.transformer_tp times each phase of
+// the block inside the lockstep iteration (the block's time itself is the lockstep's). It may
+// throw: the runner turns the exception into an `error` record and carries on with the next
+// point.
 #include <optional>
 #include <string>
 #include <string_view>

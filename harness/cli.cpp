@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "analysis/analysis_commands.h"
+#include "gemm/gemm_record.h"
 #include "gemm/tp_table.h"
 #include "harness/cuda/device.h"
 #include "harness/data_paths.h"
@@ -475,7 +476,7 @@ int dispatch(int argc, char **argv) {
       if (gemm_model) {
         family_options.axes.push_back("model=" + *gemm_model);
         if (!family_options.filter)
-          family_options.filter = "gemm.cublaslt";
+          family_options.filter = gemm::record::kCublasLt;
       }
       if (gemm_tp)
         family_options.axes.push_back("tp=" + *gemm_tp);

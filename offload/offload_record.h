@@ -43,8 +43,46 @@ inline constexpr const char *kD2hGbytesPerS = "d2h_gbytes_per_s";
 inline constexpr const char *kCopySlowdown = "copy_slowdown"; // with_gemm: together / alone
 inline constexpr const char *kGemmSlowdown = "gemm_slowdown";
 
-inline constexpr std::array kMetrics{
-    kBandwidthGbytesPerS, kBytesPerCall,  kVerified,      kPcieLinkDowntrained, kExpectedGbytesPerS,
-    kEfficiency,          kH2dGbytesPerS, kD2hGbytesPerS, kCopySlowdown,        kGemmSlowdown};
+// Written beside the figures: what the data check compared, how the point was set up,
+// where a multi-part point's slowest part is
+inline constexpr const char *kSumGbytesPerS = "sum_gbytes_per_s";
+inline constexpr const char *kH2dEfficiency = "h2d_efficiency";
+inline constexpr const char *kD2hEfficiency = "d2h_efficiency";
+inline constexpr const char *kWrongWords = "wrong_words";
+inline constexpr const char *kSumOfGpusGbytesPerS = "sum_of_gpus_gbytes_per_s";
+inline constexpr const char *kPerGpu = "per_gpu";
+inline constexpr const char *kSlowestGpu = "slowest_gpu";
+inline constexpr const char *kSlowestGpuShare = "slowest_gpu_share";
+inline constexpr const char *kBytesPerCopy = "bytes_per_copy";
+inline constexpr const char *kCopyAloneGbytesPerS = "copy_alone_gbytes_per_s";
+inline constexpr const char *kCopyConcurrentGbytesPerS = "copy_concurrent_gbytes_per_s";
+inline constexpr const char *kGemmAloneTflops = "gemm_alone_tflops";
+inline constexpr const char *kGemmConcurrentTflops = "gemm_concurrent_tflops";
+inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
+
+inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
+                                     kBytesPerCall,
+                                     kVerified,
+                                     kPcieLinkDowntrained,
+                                     kExpectedGbytesPerS,
+                                     kEfficiency,
+                                     kH2dGbytesPerS,
+                                     kD2hGbytesPerS,
+                                     kCopySlowdown,
+                                     kGemmSlowdown,
+                                     kSumGbytesPerS,
+                                     kH2dEfficiency,
+                                     kD2hEfficiency,
+                                     kWrongWords,
+                                     kSumOfGpusGbytesPerS,
+                                     kPerGpu,
+                                     kSlowestGpu,
+                                     kSlowestGpuShare,
+                                     kBytesPerCopy,
+                                     kCopyAloneGbytesPerS,
+                                     kCopyConcurrentGbytesPerS,
+                                     kGemmAloneTflops,
+                                     kGemmConcurrentTflops,
+                                     kGemmWrongSamples};
 
 } // namespace railgauge::offload::record

@@ -101,7 +101,7 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
   Record r;
   r.run = run;
   r.host = host;
-  r.key = fmt::format("collectives.nccl_{}", to_string(kind));
+  r.key = collectives::record::keys_of(kind).nccl;
   r.params = {{"size_bytes", half.size_bytes},
               {"count", half.count},
               {"dtype", dtype_name(half.type)},
@@ -140,8 +140,8 @@ Record nccl_tests_failure_record(const NcclTestsImport &import, const std::strin
   Record r;
   r.run = run;
   r.host = host;
-  r.key = import.kind ? fmt::format("collectives.nccl_{}", to_string(*import.kind))
-                      : std::string("collectives.nccl_unknown");
+  r.key = import.kind ? collectives::record::keys_of(*import.kind).nccl
+                      : collectives::record::kNcclUnknown;
   r.params = {{"source", "nccl-tests"}};
   r.status = Status::error;
   r.reason = fmt::format("nccl-tests failed after {} result row(s): {}", import.records.size() / 2,

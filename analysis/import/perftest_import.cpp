@@ -23,6 +23,18 @@ struct TestKind {
   bool latency = false;
 };
 
+// The key of a perftest test: the railgauge benchmark it measures the same way.
+const char *perftest_key(const TestKind &kind) {
+  namespace rr = rdma::record;
+  if (kind.verb == "write")
+    return kind.latency ? rr::kWriteLat : rr::kWriteBw;
+  if (kind.verb == "read")
+    return kind.latency ? rr::kReadLat : rr::kReadBw;
+  if (kind.verb == "send")
+    return kind.latency ? rr::kSendLat : rr::kSendBw;
+  return kind.latency ? rr::kAtomicLat : rr::kAtomicBw;
+}
+
 bool is_inf_or_nan(std::string text) {
   if (!text.empty() && (text.front() == '-' || text.front() == '+'))
     text.erase(0, 1);
@@ -172,7 +184,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
                        fmt::format("{}:{}", source, line_no),
                        "pass the complete, unmodified output of one perftest run");
     Record r;
-    r.key = fmt::format("rdma.{}_{}", kind.verb, kind.latency ? "lat" : "bw");
+    r.key = perftest_key(kind);
     r.params = {{"tool", fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
                 {"source", source}};
     for (const auto &[name, value] : fields) {

@@ -10,6 +10,7 @@
 #include "gemm/gemm_record.h"
 #include "harness/cuda/device.h"
 #include "harness/error.h"
+#include "harness/stats.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -75,10 +76,10 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
   out.metrics["flops_per_call"] = flops_per_gemm;
   if (!speeds.empty()) {
     std::sort(speeds.begin(), speeds.end());
-    const double median =
-        speeds.size() % 2
-            ? speeds[speeds.size() / 2].first
-            : (speeds[speeds.size() / 2 - 1].first + speeds[speeds.size() / 2].first) / 2;
+    std::vector<double> tflops;
+    for (const auto &[t, index] : speeds)
+      tflops.push_back(t);
+    const double median = railgauge::median(tflops);
     out.metrics[record::kTflopsMin] = speeds.front().first;
     out.metrics[record::kTflopsMedian] = median;
     out.metrics[record::kTflopsMax] = speeds.back().first;

@@ -3,7 +3,9 @@
 // contract, or a rule or schema entry that names a metric no contract has, fails here.
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -51,6 +53,53 @@ nlohmann::json schema_metrics() {
 // describes them, no contract needs to.
 const std::set<std::string> kCoreBookkeeping = {"batch", "timer",     "sampler",
                                                 "stop",  "elapsed_s", "warmup_s"};
+
+// The metrics a source text writes by a literal name (`metrics["name"]`) that no contract names:
+// "file:line name" each.
+std::vector<std::string> unnamed_metric_literals(const std::string &text, const std::string &file,
+                                                 const std::set<std::string> &names) {
+  static const std::regex literal(R"re(metrics\["([a-z0-9_]+)"\])re");
+  std::vector<std::string> out;
+  std::istringstream lines(text);
+  int n = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++n;
+    for (std::sregex_iterator m(line.begin(), line.end(), literal), end; m != end; ++m)
+      if (!names.count((*m)[1].str()))
+        out.push_back(file + ":" + std::to_string(n) + " " + (*m)[1].str());
+  }
+  return out;
+}
+
+// A family that writes a metric by its name renames it only together with its contract: a name
+// written in a family's sources that no contract has fails here (and a contract's name that the
+// schema lacks fails EveryContractMetricIsInTheSchema).
+TEST(RecordContract, EveryMetricAFamilyWritesByNameIsInAContract) {
+  const auto names = contract_metrics();
+  std::vector<std::string> unnamed;
+  int files = 0;
+  for (const char *family : {"gemm", "memory", "offload", "rdma", "collectives", "block"})
+    for (const auto &entry :
+         std::filesystem::recursive_directory_iterator(kSource + "/" + family)) {
+      const auto ext = entry.path().extension();
+      if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".cu" && ext != ".h"))
+        continue;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      ++files;
+      for (auto &u : unnamed_metric_literals(text.str(), entry.path().string(), names))
+        unnamed.push_back(std::move(u));
+    }
+  EXPECT_GT(files, 100);
+  for (const auto &u : unnamed)
+    ADD_FAILURE() << u << ": a metric no record contract names (add it to the family's "
+                  << "<family>_record.h kMetrics and to results/schema/record.schema.json)";
+  // The check itself: a renamed metric is caught, a contract's is not.
+  EXPECT_EQ(unnamed_metric_literals("out.metrics[\"wrong_word\"] = 1;\n", "f.cpp", names),
+            std::vector<std::string>{"f.cpp:1 wrong_word"});
+  EXPECT_TRUE(unnamed_metric_literals("out.metrics[\"wrong_words\"] = 1;", "f.cpp", names).empty());
+}
 
 TEST(RecordContract, EveryContractMetricIsInTheSchema) {
   const auto schema = schema_metrics();
