@@ -124,11 +124,16 @@ job_exit() { # JOBID -> "rc:signal" while the job is remembered (MinJobAge)
   scontrol show job "$1" 2>/dev/null | sed -n 's/.* ExitCode=\([0-9]*:[0-9]*\).*/\1/p'
 }
 node_state() { sinfo -h -n "$h" -o %T; }
+# The quick suite with the NCCL collectives, so that the burn-in's per-node NCCL step runs (one
+# srun per node; every NCCL point is waived on this machine without a GPU, never failed).
+suite=$d/work/quick-nccl.yaml
+sed 's/^suite: quick$/suite: quick-nccl/' "$repo/results/suites/quick.yaml" >"$suite"
+printf '  - key: "collectives.nccl_*"\n    axes:\n      size_bytes: [1MiB]\n' >>"$suite"
 burnin() { # NAME ARGS... : submits and waits (sbatch --wait exits with the job's status)
   local name=$1
   shift
   sbatch --wait --nodes=1 --output="$d/work/$name.log" --chdir="$d/work" \
-    "$repo/scripts/slurm_burnin.sbatch" --profile host-only --suite quick --ranks-per-node 2 \
+    "$repo/scripts/slurm_burnin.sbatch" --profile host-only --suite "$suite" --ranks-per-node 2 \
     --out "$d/work/$name" "$@"
 }
 
@@ -137,6 +142,8 @@ rc=$?
 [[ $rc -eq 0 ]] || fail "healthy burn-in: job exited $rc, not 0 (log: $(tail -5 "$d/work/healthy.log"))"
 grep -q "PASS" "$d/work/healthy/verdict.md" 2>/dev/null || fail "healthy burn-in: no PASS verdict"
 [[ "$(node_state)" == idle ]] || fail "healthy burn-in: node is $(node_state), not idle"
+grep -q "step node_collectives: exit 0" "$d/work/healthy.log" ||
+  fail "healthy burn-in: the per-node NCCL step did not run to exit 0"
 say "healthy burn-in: exit $rc, $(grep -m1 -E 'PASS|WARN|FAIL' "$d/work/healthy/verdict.md")"
 
 # A synthetic failure: host-only with one more rule no host meets (host memory at 1 PB/s).
