@@ -142,6 +142,7 @@ rc=$?
 [[ $rc -eq 0 ]] || fail "healthy burn-in: job exited $rc, not 0 (log: $(tail -5 "$d/work/healthy.log"))"
 grep -q "PASS" "$d/work/healthy/verdict.md" 2>/dev/null || fail "healthy burn-in: no PASS verdict"
 [[ "$(node_state)" == idle ]] || fail "healthy burn-in: node is $(node_state), not idle"
+grep "^slurm_burnin:" "$d/work/healthy.log" >&2 # what the job said, step by step
 grep -q "step node_collectives: exit 0" "$d/work/healthy.log" ||
   fail "healthy burn-in: the per-node NCCL step did not run to exit 0"
 say "healthy burn-in: exit $rc, $(grep -m1 -E 'PASS|WARN|FAIL' "$d/work/healthy/verdict.md")"
