@@ -24,6 +24,15 @@ std::optional<double> number_at(const json &j, const char *name) {
   return std::nullopt;
 }
 
+// j[name] when j is an object holding an object there, else an empty object: a record read from
+// a file may hold anything.
+const json &object_at(const json &j, const char *name) {
+  static const json empty = json::object();
+  if (j.is_object() && j.contains(name) && j[name].is_object())
+    return j[name];
+  return empty;
+}
+
 bool ok_with_role(const Record &r, const char *key, const char *role) {
   return r.status == Status::ok && r.key == key && r.params.contains(rr::kRole) &&
          r.params[rr::kRole] == role;
@@ -93,7 +102,7 @@ std::vector<std::pair<std::string, double>> flows_of(const Record &r, const Send
     }
     return flows;
   }
-  const json &spread = r.metrics.value(rr::kPerFlowGbitsPerS, json::object());
+  const json &spread = object_at(r.metrics, rr::kPerFlowGbitsPerS);
   if (spread.contains("values") && spread["values"].is_array())
     for (const auto &v : spread["values"])
       if (v.is_number())
@@ -184,7 +193,7 @@ void qp_scaling_section(Page &page, const analysis::RunSet &runs) {
         name += " (" + label + ")";
       AtQps &at = curves[name][r.params[rr::kQps].get<double>()];
       at.aggregate.push_back(*gbits);
-      const json &per_qp = r.metrics.value(rr::kPerQpGbitsPerS, json::object());
+      const json &per_qp = object_at(r.metrics, rr::kPerQpGbitsPerS);
       at.qp_min = number_at(per_qp, "min");
       at.qp_median = number_at(per_qp, "median");
       at.qp_max = number_at(per_qp, "max");
