@@ -245,7 +245,7 @@ public:
   std::vector<Axis> axes() const override { return transformer_tp_axes(); }
 
   std::optional<std::string> supported(const RunContext &, const Point &point) const override {
-    const auto model = point_model(point);
+    const auto model = gemm::point_model(point);
     const int tp = family_->world_size_hint();
     if (auto why = gemm::tp_split_problem(model, tp))
       return "not applicable: " + *why;
@@ -253,7 +253,7 @@ public:
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
-    const auto model = point_model(point);
+    const auto model = gemm::point_model(point);
     const bool sp = point.integer("sequence_parallel") != 0;
     const int iterations = static_cast<int>(point.integer("iterations"));
     const int warmup = static_cast<int>(point.integer("warmup"));

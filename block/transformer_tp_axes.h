@@ -3,7 +3,7 @@
 // (a preset, overridden dimension by dimension), the TP comm type and the lockstep loop.
 #include <vector>
 
-#include "gemm/model_presets.h"
+#include "gemm/model_axes.h"
 #include "harness/axis.h"
 
 namespace railgauge::block {
@@ -12,8 +12,5 @@ namespace railgauge::block {
 // warmup, timeout_s.
 std::vector<Axis> transformer_tp_axes();
 
-// The point's model with its overrides applied. Throws InputError for an unknown or
-// inconsistent model.
-gemm::ModelShape point_model(const Point &point);
-
+// The point's model: gemm::point_model (gemm/model_axes.h).
 } // namespace railgauge::block

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gemm/gemm_record.h"
+#include "gemm/model_axes.h"
 #include "gemm/verify_bound.h"
 #include "harness/error.h"
 #include "harness/metric_names.h"
@@ -69,10 +70,7 @@ double GemmPlan::bytes(const DtypeBytes &element) const {
 }
 
 std::vector<Axis> tp_sweep_axes(const TpAxesDefaults &d) {
-  const auto model_override = [](const char *name, const std::string &help) {
-    return Axis{name, AxisType::integer, help + "; 0 = the model's own", {std::int64_t{0}}, {}};
-  };
-  return {
+  std::vector<Axis> axes = {
       dtype_axis(d.dtypes, d.default_dtypes),
       {"model",
        AxisType::text,
@@ -92,33 +90,17 @@ std::vector<Axis> tp_sweep_axes(const TpAxesDefaults &d) {
        "fwd, dgrad (data gradient) or wgrad (weight gradient; the attention BMMs have none and "
        "are waived)",
        text_values(pass_names()), pass_names()},
-      model_override("seq", "sequence length s (M = s·micro_batch tokens)"),
-      model_override("micro_batch", "sequences per micro-batch b"),
-      model_override("hidden", "hidden size h"),
-      model_override("heads", "attention (query) heads"),
-      model_override("kv_heads", "key/value heads (GQA)"),
-      model_override("ffn", "MLP inner size (per gate for SwiGLU)"),
-      {"swiglu",
-       AxisType::integer,
-       "gated MLP (gate and up fused: N = 2·ffn/t): 1 on, 0 off, -1 the model's own",
-       {std::int64_t{-1}},
-       {}},
-      peak_axis(),
   };
+  for (Axis &a : model_dimension_axes())
+    axes.push_back(std::move(a));
+  axes.push_back(peak_axis());
+  return axes;
 }
 
 Dtype point_dtype(const Point &point) { return parse_dtype(point.text("dtype"), "dtype"); }
 
 GemmPlan plan_tp_point(const Point &point) {
-  ModelOverrides o;
-  o.seq = point.integer("seq");
-  o.micro_batch = point.integer("micro_batch");
-  o.hidden = point.integer("hidden");
-  o.heads = point.integer("heads");
-  o.kv_heads = point.integer("kv_heads");
-  o.ffn = point.integer("ffn");
-  o.swiglu = point.integer("swiglu");
-  const ModelShape model = resolve_model(point.text("model"), o, "model");
+  const ModelShape model = point_model(point);
   const auto tp = point.integer("tp");
   const auto layer = parse_layer(point.text("gemm"));
   const auto pass = parse_pass(point.text("pass"));
