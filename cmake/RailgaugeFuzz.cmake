@@ -1,7 +1,7 @@
 # -DRAILGAUGE_FUZZ=ON: every target is compiled with libFuzzer's coverage instrumentation and
 # AddressSanitizer + UndefinedBehaviorSanitizer, and tests/fuzz builds its fuzz_<name>
 # executables. clang only (Debian's clang 14 carries libFuzzer); use a build directory of its
-# own (scripts/fuzz.sh uses build-fuzz).
+# own: scripts/sanitize.sh and scripts/fuzz.sh share build-sanitize (configure_sanitized.sh).
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   message(FATAL_ERROR "RAILGAUGE_FUZZ needs clang (libFuzzer), not ${CMAKE_CXX_COMPILER_ID}: "
                       "configure a separate build directory with -DCMAKE_CXX_COMPILER=clang++ "

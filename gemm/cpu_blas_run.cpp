@@ -101,13 +101,16 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
 
   Outcome out;
   out.metrics = gemm_metrics(m, plan, dtype, peak_tflops);
-  out.derived_params = {{"blas_threads", openblas_get_num_threads()},
-                        {"blas_library", fmt::format("OpenBLAS {} ({})", openblas_get_config(),
-                                                     openblas_get_corename())},
-                        {"layout", "row_major_nn"},
-                        // The same operands every call: a shape whose operands fit in the CPU's
-                        // caches runs from cache, and the record says so.
-                        {"l2_policy", "reused"}};
+  // json{...}, not a bare braced list: clang 14 leaks the old value when a bare list is assigned
+  // inside a function template (found by the sanitizer tier).
+  out.derived_params =
+      nlohmann::json{{"blas_threads", openblas_get_num_threads()},
+                     {"blas_library", fmt::format("OpenBLAS {} ({})", openblas_get_config(),
+                                                  openblas_get_corename())},
+                     {"layout", "row_major_nn"},
+                     // The same operands every call: a shape whose operands fit in the CPU's
+                     // caches runs from cache, and the record says so.
+                     {"l2_policy", "reused"}};
 
   bool verified = false;
   if (ctx.verify()) {

@@ -92,8 +92,10 @@ std::string render_tp_table(const std::vector<Record> &records) {
 
   const auto bests = run_bests(records);
   std::string out;
-  for (const auto &[key, rows] : groups) {
-    const auto &[bench, model, dtype, seq, micro_batch, extra] = key;
+  for (const auto &group : groups) {
+    // Not a structured binding: the table body's lambda captures `rows` (clang 14 refuses that).
+    const auto &rows = group.second;
+    const auto &[bench, model, dtype, seq, micro_batch, extra] = group.first;
     std::set<std::int64_t> tps;
     bool all_efficiency = true;
     bool any_measured = false;

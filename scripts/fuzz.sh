@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz with clang into ./build-fuzz, or BUILD_DIR
-# (RAILGAUGE_FUZZ=ON: ASan + UBSan + coverage instrumentation), and runs each one for
-# FUZZ_SECONDS (default 60) starting from its committed seed corpus tests/fuzz/corpus/<name>/.
+# Builds the libFuzzer targets of tests/fuzz with clang into ./build-sanitize, or BUILD_DIR
+# (scripts/configure_sanitized.sh: ASan + UBSan + coverage instrumentation, the build that
+# scripts/sanitize.sh tests), and runs each one for FUZZ_SECONDS (default 60) starting from its
+# committed seed corpus tests/fuzz/corpus/<name>/ and the inputs that once crashed it,
+# tests/fuzz/regressions/<name>/.
 # New inputs go to a scratch corpus under the build directory, never into the source tree. Fails
 # when any target crashes, leaks, trips a sanitizer or times out on one input; the input is kept
 # as <build dir>/artifacts/<name>-crash-* (turn it into a regression: copy it to
@@ -9,14 +11,13 @@
 #
 #   scripts/fuzz.sh                      # every target, 60 s each
 #   FUZZ_SECONDS=10 scripts/fuzz.sh suite_yaml axis_values
-#   BUILD_DIR=build-fuzz-2 FUZZ_BUILD_JOBS=2 scripts/fuzz.sh   # another build directory
+#   BUILD_DIR=build-fuzz FUZZ_BUILD_JOBS=2 scripts/fuzz.sh   # another build directory
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_dir=${BUILD_DIR:-build-fuzz}
+build_dir=${BUILD_DIR:-build-sanitize}
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_BUILD_JOBS:-$(nproc)}
-cmake -S . -B "$build_dir" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAILGAUGE_FUZZ=ON -DRAILGAUGE_ENABLE_CUDA=OFF >/dev/null
+./scripts/configure_sanitized.sh "$build_dir"
 if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets <"$build_dir/fuzz_targets.txt"; fi
 cmake --build "$build_dir" -j "$jobs" --target "${targets[@]/#/fuzz_}"
 
@@ -35,6 +36,7 @@ for name in "${targets[@]}"; do
   status=0
   "$build_dir/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/$name-" "$scratch" "tests/fuzz/corpus/$name" \
+    $(ls -d "tests/fuzz/regressions/$name" 2>/dev/null) \
     >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   if [ "$status" -ne 0 ]; then

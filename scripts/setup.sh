@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git dpkg-dev
+  build-essential cmake pkg-config git dpkg-dev ccache
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libhwloc-dev hwloc libpugixml-dev
   libbenchmark-dev libgtest-dev libgmock-dev
   libopenmpi-dev openmpi-bin libibverbs-dev ibverbs-providers rdma-core libopenblas-dev

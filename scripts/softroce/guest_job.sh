@@ -24,8 +24,9 @@ step railgauge_rdma timeout 900 /rg/railgauge rdma --out budget/runs --format js
 # The ratio table's runs: railgauge and perftest alternately, $reps times, each doing the same
 # work (2000 iterations: perftest's -n, railgauge's iterations axis) at the sizes the table
 # compares (64 KiB bandwidth, 8 B latency). One run each would be too noisy under emulation:
-# ratios.py takes the median of the runs and shows their spread.
-reps=3
+# ratios.py takes the median of the runs and shows their spread. softroce_vm.sh --reps N sets
+# their number (the kernel hands softroce_reps=N on its command line to init's environment).
+reps=${softroce_reps:-3}
 iterations=2000
 railgauge_points() { # filter, size, out dir, extra args...
   filter=$1; size=$2; out=$3; shift 3

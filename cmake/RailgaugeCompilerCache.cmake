@@ -1,0 +1,16 @@
+# Compiles through ccache when it is installed (scripts/setup.sh installs it), so that the builds
+# of one checkout share what they compiled alike: CI builds the same sources into build/ (CUDA),
+# build-softroce/ (no CUDA) and more, and most translation units do not differ between them.
+# CCACHE_NOHASHDIR: objects with debug information are shared across build directories (their
+# DW_AT_comp_dir then names the first one). -DRAILGAUGE_CCACHE=OFF, or a launcher of your own
+# (-DCMAKE_CXX_COMPILER_LAUNCHER=...), turns this off.
+option(RAILGAUGE_CCACHE "Compile C and C++ through ccache when it is installed" ON)
+if(RAILGAUGE_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  find_program(RAILGAUGE_CCACHE_PROGRAM ccache)
+  if(RAILGAUGE_CCACHE_PROGRAM)
+    set(launcher ${CMAKE_COMMAND} -E env CCACHE_NOHASHDIR=1 ${RAILGAUGE_CCACHE_PROGRAM})
+    set(CMAKE_C_COMPILER_LAUNCHER ${launcher})
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${launcher})
+    message(STATUS "Compiling through ${RAILGAUGE_CCACHE_PROGRAM}")
+  endif()
+endif()
