@@ -115,6 +115,31 @@ class Layers(unittest.TestCase):
         self.assertEqual(bad, [], "links across layers (docs/design.md, Layers):\n" +
                          "\n".join(bad))
 
+    def test_the_core_and_analysis_link_no_backend(self):
+        # The core (railgauge_harness) and every analysis target link no backend: analysis never
+        # touches hardware, and a tool built on it needs no MPI, CUDA, NCCL or verbs. The store's
+        # MPI bootstrap is railgauge_launch's, which only the command line links.
+        backend = re.compile(r"^(MPI::|CUDA::|railgauge_(launch|cuda|cublaslt|ibverbs|cli)$|"
+                             r".*(nccl|NCCL|ibverbs|openblas|OpenBLAS|BLAS))")
+        owners = target_layers()
+        checked, bad = set(), []
+        for f in cmake_files():
+            text = f.read_text()
+            for m in LINK.finditer(text):
+                target = m.group(1)
+                if target != "railgauge_harness" and owners.get(target) != "analysis":
+                    continue
+                checked.add(target)
+                for lib in m.group(2).split():
+                    if backend.match(lib):
+                        line = text.count("\n", 0, m.start()) + 1
+                        bad.append(f"{f.relative_to(ROOT)}:{line}: {target} links {lib}")
+        self.assertIn("railgauge_harness", checked)
+        self.assertIn("railgauge_analysis", checked)
+        self.assertEqual(bad, [], "the core or analysis links a backend:\n" + "\n".join(bad))
+        self.assertTrue(backend.match("MPI::MPI_C") and backend.match("railgauge_launch"))
+        self.assertFalse(backend.match("railgauge_check") or backend.match("fmt::fmt"))
+
     def test_an_edge_across_layers_is_caught(self):
         # The checks themselves: an analysis file including a family's benchmark header, a family
         # including another, and the core including a family are refused; contracts are not.
