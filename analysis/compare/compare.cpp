@@ -121,6 +121,75 @@ void merge_near_sizes(Points &points, std::map<PointId, json> &params_of) {
   }
 }
 
+// An input's value of a point: the median of its records, and its noise (compare.h).
+std::optional<Side> side_of(const Slot &slot) {
+  if (slot.values.empty())
+    return std::nullopt;
+  Side s;
+  s.value = railgauge::median(slot.values);
+  s.records = static_cast<int>(slot.values.size());
+  if (!slot.noises.empty())
+    s.noise = railgauge::median(slot.noises);
+  if (slot.values.size() >= 2 && s.value != 0) {
+    const auto [lo, hi] = std::minmax_element(slot.values.begin(), slot.values.end());
+    s.noise = std::max(s.noise.value_or(0), (*hi - *lo) / (2 * std::fabs(s.value)));
+  }
+  return s;
+}
+
+// A point's curve: its key, params but size_bytes, and device; "" when it has no size.
+std::string curve_of(const PointId &id, const json &params) {
+  if (!params.contains("size_bytes") || !params["size_bytes"].is_number())
+    return "";
+  json rest = params;
+  rest.erase("size_bytes");
+  return id.key + "\n" + rest.dump() + "\n" + id.device;
+}
+
+// Per curve and input, the sizes that input measured, ascending, with its side there.
+using Curves = std::map<std::string, std::vector<std::vector<std::pair<double, Side>>>>;
+
+Curves curves_of(const Points &points, const std::map<PointId, json> &params_of,
+                 std::size_t inputs) {
+  Curves curves;
+  for (const auto &[id, entry] : points) {
+    const json &params = params_of.at(id);
+    const std::string curve = curve_of(id, params);
+    if (curve.empty())
+      continue;
+    auto &per_input = curves[curve];
+    per_input.resize(inputs);
+    for (std::size_t i = 0; i < entry.second.size() && i < inputs; ++i)
+      if (const auto side = side_of(entry.second[i]))
+        per_input[i].emplace_back(params["size_bytes"].get<double>(), *side);
+  }
+  for (auto &[_, per_input] : curves)
+    for (auto &sizes : per_input)
+      std::sort(sizes.begin(), sizes.end(),
+                [](const auto &a, const auto &b) { return a.first < b.first; });
+  return curves;
+}
+
+// The value of a measured curve at a size strictly between two of its sizes; none outside them
+// (a curve is never extrapolated).
+std::optional<Side> interpolate(const std::vector<std::pair<double, Side>> &sizes, double size) {
+  const auto above = std::upper_bound(sizes.begin(), sizes.end(), size,
+                                      [](double s, const auto &p) { return s < p.first; });
+  if (above == sizes.begin() || above == sizes.end())
+    return std::nullopt;
+  const auto &[lo_size, lo] = *(above - 1);
+  const auto &[hi_size, hi] = *above;
+  if (!(lo_size < size && size < hi_size) || lo_size <= 0)
+    return std::nullopt;
+  const double t = std::log(size / lo_size) / std::log(hi_size / lo_size);
+  Side s;
+  s.value = lo.value + t * (hi.value - lo.value);
+  s.records = std::min(lo.records, hi.records);
+  if (lo.noise && hi.noise)
+    s.noise = std::max(*lo.noise, *hi.noise);
+  return s;
+}
+
 using ValuesSeen = std::map<std::string, std::map<std::string, std::vector<std::set<std::string>>>>;
 
 std::string joined_sample(const std::set<std::string> &values) {
@@ -319,6 +388,8 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
       }
   }
   merge_near_sizes(points, params_of);
+  const Curves curves = curves_of(points, params_of, inputs.size());
+  int interpolated = 0;
   std::map<std::pair<std::string, int>, std::vector<double>> speedups_by_family, speedups_by_key;
   std::map<std::pair<std::string, int>, Summary> fam, keys;
   for (const auto &[id, entry] : points) {
@@ -328,26 +399,27 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
     p.device = id.device;
     p.metric = entry.first;
     p.higher_is_better = !lower_is_better(p.metric);
-    for (const auto &slot : entry.second) {
-      if (slot.values.empty()) {
-        p.sides.emplace_back();
-        continue;
-      }
-      Side s;
-      s.value = railgauge::median(slot.values);
-      s.records = static_cast<int>(slot.values.size());
-      if (!slot.noises.empty())
-        s.noise = railgauge::median(slot.noises);
-      if (slot.values.size() >= 2 && s.value != 0) {
-        const auto [lo, hi] = std::minmax_element(slot.values.begin(), slot.values.end());
-        s.noise = std::max(s.noise.value_or(0), (*hi - *lo) / (2 * std::fabs(s.value)));
-      }
-      p.sides.push_back(s);
-    }
+    for (const auto &slot : entry.second)
+      p.sides.push_back(side_of(slot));
     if (std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return !s; }))
       continue; // no input has a number for this point
+    if (const std::string curve = curve_of(id, p.params); !curve.empty()) {
+      std::vector<std::optional<Side>> read(p.sides.size());
+      for (std::size_t i = 0; i < p.sides.size(); ++i)
+        if (!p.sides[i])
+          read[i] = interpolate(curves.at(curve)[i], p.params["size_bytes"].get<double>());
+      if (std::any_of(read.begin(), read.end(), [](const auto &s) { return s.has_value(); }))
+        p.interpolated = std::move(read);
+    }
     for (std::size_t i = 1; i < p.sides.size(); ++i) {
-      const auto &a = p.sides[0], &b = p.sides[i];
+      // A ratio needs one measured side; the other may be read off its input's curve.
+      const auto either = [&](std::size_t k) -> const std::optional<Side> & {
+        return p.sides[k] || p.interpolated.empty() ? p.sides[k] : p.interpolated[k];
+      };
+      const bool one_measured = p.sides[0] || p.sides[i];
+      const auto &a = one_measured ? either(0) : p.sides[0];
+      const auto &b = one_measured ? either(i) : p.sides[i];
+      interpolated += a && b && (!p.sides[0] || !p.sides[i]);
       if (!a || !b || a->value == 0) {
         p.ratio.emplace_back();
         p.verdict.push_back(!a && !b ? "in neither"
@@ -406,29 +478,49 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
     c.matched += std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return s; });
   if (!c.points.empty() && 2 * c.matched < static_cast<int>(c.points.size()))
     c.hint = unmatched_hint(c, seen, key_in);
+  if (interpolated > 0)
+    c.hint += fmt::format("{}{} comparison(s) of a size that only one input measured read the "
+                          "other input's value off its curve between the two sizes around it "
+                          "(linear in log size; ≈ marks it)",
+                          c.hint.empty() ? "" : " ", interpolated);
   return c;
 }
+
+namespace {
+
+json side_json(const std::optional<Side> &s) {
+  return s ? json{{"value", s->value},
+                  {"noise", s->noise ? json(*s->noise) : json(nullptr)},
+                  {"records", s->records}}
+           : json(nullptr);
+}
+
+} // namespace
 
 json to_json(const Comparison &c) {
   json points = json::array();
   for (const auto &p : c.points) {
     json sides = json::array();
     for (const auto &s : p.sides)
-      sides.push_back(s ? json{{"value", s->value},
-                               {"noise", s->noise ? json(*s->noise) : json(nullptr)},
-                               {"records", s->records}}
-                        : json(nullptr));
+      sides.push_back(side_json(s));
     json ratios = json::array();
     for (const auto &r : p.ratio)
       ratios.push_back(r ? json(*r) : json(nullptr));
-    points.push_back({{"key", p.key},
-                      {"params", p.params},
-                      {"device", p.device},
-                      {"metric", p.metric},
-                      {"higher_is_better", p.higher_is_better},
-                      {"sides", sides},
-                      {"ratio", ratios},
-                      {"verdict", p.verdict}});
+    json point = {{"key", p.key},
+                  {"params", p.params},
+                  {"device", p.device},
+                  {"metric", p.metric},
+                  {"higher_is_better", p.higher_is_better},
+                  {"sides", sides},
+                  {"ratio", ratios},
+                  {"verdict", p.verdict}};
+    if (!p.interpolated.empty()) {
+      json read = json::array();
+      for (const auto &s : p.interpolated)
+        read.push_back(side_json(s));
+      point["interpolated"] = read;
+    }
+    points.push_back(point);
   }
   const auto summaries = [](const std::vector<Summary> &list) {
     json out = json::array();
@@ -474,6 +566,17 @@ double number_of(const json &j) {
   return j.get<double>();
 }
 
+std::optional<Side> side_from_json(const json &s) {
+  if (s.is_null())
+    return std::nullopt;
+  Side side;
+  side.value = number_of(s.at("value"));
+  if (!s.at("noise").is_null())
+    side.noise = number_of(s.at("noise"));
+  side.records = count_of(s.at("records"));
+  return side;
+}
+
 // The shape the renderers index by: one input per label, one side per input, one ratio and one
 // verdict per input after the first, summaries against an input that exists.
 std::string shape_problem(const Comparison &c) {
@@ -482,9 +585,12 @@ std::string shape_problem(const Comparison &c) {
                        c.inputs.size());
   for (const auto &p : c.points)
     if (p.sides.size() != c.labels.size() || p.ratio.size() + 1 != c.labels.size() ||
-        p.verdict.size() + 1 != c.labels.size())
-      return fmt::format("point {} has {} sides, {} ratios and {} verdicts for {} inputs", p.key,
-                         p.sides.size(), p.ratio.size(), p.verdict.size(), c.labels.size());
+        p.verdict.size() + 1 != c.labels.size() ||
+        (!p.interpolated.empty() && p.interpolated.size() != c.labels.size()))
+      return fmt::format("point {} has {} sides, {} ratios, {} verdicts and {} interpolated "
+                         "sides for {} inputs",
+                         p.key, p.sides.size(), p.ratio.size(), p.verdict.size(),
+                         p.interpolated.size(), c.labels.size());
   for (const auto *list : {&c.families, &c.keys})
     for (const auto &s : *list)
       if (s.input < 1 || static_cast<std::size_t>(s.input) >= c.labels.size())
@@ -512,18 +618,11 @@ Comparison comparison_from_json(const json &j) {
       p.device = pj.at("device").get<std::string>();
       p.metric = pj.at("metric").get<std::string>();
       p.higher_is_better = pj.at("higher_is_better").get<bool>();
-      for (const auto &s : pj.at("sides")) {
-        if (s.is_null()) {
-          p.sides.emplace_back();
-          continue;
-        }
-        Side side;
-        side.value = number_of(s.at("value"));
-        if (!s.at("noise").is_null())
-          side.noise = number_of(s.at("noise"));
-        side.records = count_of(s.at("records"));
-        p.sides.push_back(side);
-      }
+      for (const auto &s : pj.at("sides"))
+        p.sides.push_back(side_from_json(s));
+      // Files of before interpolation have none.
+      for (const auto &s : pj.value("interpolated", json::array()))
+        p.interpolated.push_back(side_from_json(s));
       for (const auto &r : pj.at("ratio"))
         p.ratio.push_back(r.is_null() ? std::nullopt : std::optional<double>(number_of(r)));
       p.verdict = pj.at("verdict").get<std::vector<std::string>>();
@@ -551,6 +650,16 @@ Comparison comparison_from_json(const json &j) {
   if (const auto problem = shape_problem(c); !problem.empty())
     throw InputError(fmt::format("malformed comparison: {}", problem), "report", kComparisonFix);
   return c;
+}
+
+namespace {} // namespace
+
+std::string value_text(const PointComparison &p, std::size_t input) {
+  if (p.sides[input])
+    return fmt_num(p.sides[input]->value);
+  if (input < p.interpolated.size() && p.interpolated[input])
+    return "≈" + fmt_num(p.interpolated[input]->value);
+  return "-";
 }
 
 namespace {
@@ -594,11 +703,12 @@ std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
     std::vector<std::string> row = {
         p.key, params_text(own) + (p.device.empty() ? "" : " " + p.device),
         p.metric.starts_with("metrics.") ? p.metric.substr(8) : p.metric};
-    for (const auto &s : p.sides)
-      row.push_back(s ? fmt_num(s->value) : "-");
+    for (std::size_t i = 0; i < p.sides.size(); ++i)
+      row.push_back(value_text(p, i));
     for (std::size_t i = 1; i < p.sides.size(); ++i) {
       row.push_back(p.ratio[i - 1] ? fmt::format("{:.3f}", *p.ratio[i - 1]) : "-");
-      const auto &a = p.sides[0], &b = p.sides[i];
+      const auto &a = p.sides[0] || p.interpolated.empty() ? p.sides[0] : p.interpolated[0];
+      const auto &b = p.sides[i] || p.interpolated.empty() ? p.sides[i] : p.interpolated[i];
       row.push_back(a && b && a->noise && b->noise
                         ? fmt::format("±{:.1f}%", (*a->noise + *b->noise) * 100)
                         : noise_text(a ? a : b));

@@ -57,6 +57,12 @@ struct PointComparison {
   std::string metric;
   bool higher_is_better = true;
   std::vector<std::optional<Side>> sides; // one per input; none: the input lacks the point
+  // Per input, where it lacks this size but measured the same curve (key, other params, device)
+  // on both sides of it: its value read off that curve, linear in log size, with the larger
+  // noise of the two sizes around it. A ratio is taken against it when the other side was
+  // measured: two runs that swept different sizes (nccl-tests -b/-e/-f of their own) are still
+  // compared. Empty when no input needed it.
+  std::vector<std::optional<Side>> interpolated;
   // Per input i >= 1, against input 0: none when either side lacks the point.
   std::vector<std::optional<double>> ratio;
   std::vector<std::string>
@@ -99,6 +105,8 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
 
 nlohmann::json to_json(const Comparison &c);
 Comparison comparison_from_json(const nlohmann::json &j); // for `railgauge report`
+// A side's value as the tables show it: "-" when absent, "≈" before an interpolated one.
+std::string value_text(const PointComparison &p, std::size_t input);
 std::string render_table(const Comparison &c);
 std::string render_markdown(const Comparison &c);
 

@@ -721,8 +721,8 @@ void comparison_section(Page &page, const compare::Comparison &c) {
     for (const auto &[k, v] : p.params.items())
       params += (params.empty() ? "" : " ") + k + "=" + text(v);
     std::vector<std::string> row = {p.key, params, p.metric};
-    for (const auto &s : p.sides)
-      row.push_back(s ? fmt::format("{:.4g}", s->value) : "-");
+    for (std::size_t i = 0; i < p.sides.size(); ++i)
+      row.push_back(compare::value_text(p, i));
     std::string worst;
     for (std::size_t i = 1; i < p.sides.size(); ++i) {
       row.push_back(p.ratio[i - 1] ? fmt::format("{:.3f}", *p.ratio[i - 1]) : "-");

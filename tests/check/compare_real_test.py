@@ -92,6 +92,29 @@ class CompareRealTest(unittest.TestCase):
         self.assertIn("different keys", c["hint"])
         self.assertTrue(table.splitlines()[1].startswith("WARNING: only 0 of"))
 
+    def test_bare_metal_against_vm_of_other_sizes_reads_each_off_the_others_curve(self):
+        # The same two H200 nodes over RoCE, bare metal (1, 3, 9 GiB) and in VMs (32 MB to
+        # 7.6 GB, its own -b/-e/-f): no size in common, yet the VMs' 2.7 and 7.6 GB and the bare
+        # metal's 1 and 3 GiB each lie inside the other's sweep.
+        bm = self.imported("nccl-tests", "issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt")
+        vm = self.imported("nccl-tests", "issue256_h200_2node_roce_vm_all_reduce_slow_EXTRACT.txt")
+        c, table = self.compare(bm, vm)
+        self.assertEqual(c["matched"], 0)
+        self.assertIn("8 comparison(s) of a size that only one input measured", c["hint"])
+        p = self.point(c, "collectives.nccl_all_reduce", size_bytes=8153726976,
+                       in_place="in_place")
+        self.assertIsNone(p["sides"][0])
+        # Bare metal between 3 GiB (471.8) and 9 GiB (486.8), linear in log size.
+        self.assertAlmostEqual(p["interpolated"][0]["value"], 484.5, places=1)
+        self.assertAlmostEqual(p["ratio"][0], 52.1 / 484.5, places=3)
+        p = self.point(c, "collectives.nccl_all_reduce", size_bytes=9663676416,
+                       in_place="in_place")
+        self.assertEqual(p["verdict"], ["only in a"])  # past the VMs' largest: not extrapolated
+        family = {s["group"]: s for s in c["families"]}["collectives"]
+        self.assertEqual(family["points"], 8)
+        self.assertLess(family["geomean_speedup"], 0.12)  # the VMs' tenth of bare metal
+        self.assertIn("≈484.5", table)
+
     def test_latency_noise_comes_from_perftest_spread(self):
         lat = self.imported("perftest", "moc_oc_h100_roce_ib_read_lat_gpumem_client_healthy.log")
         tail = self.imported("perftest", "moc_oc_roce_ib_read_lat_hostmem_client_latency_tail.log")

@@ -104,6 +104,71 @@ TEST(Compare, UnmatchedPointsAreNamedAndJsonRoundTrips) {
   EXPECT_NE(compare::render_table(c).find("new/old"), std::string::npos);
 }
 
+// One run of `key`'s busbw at each size, with a repetition spread of +-2% (time_s p10..p90).
+analysis::RunSet size_sweep(const std::vector<std::pair<std::int64_t, double>> &busbw_at) {
+  analysis::LoadedRun run;
+  run.dir = "sweep";
+  for (const auto &[size, busbw] : busbw_at) {
+    Record r;
+    r.key = "collectives.nccl_all_reduce";
+    r.status = Status::ok;
+    r.params = {{"size_bytes", size}, {"dtype", "float32"}};
+    r.metrics = {{"busbw_gbytes_per_s", busbw},
+                 {"time_s", {{"median", 1.0}, {"p10", 0.98}, {"p90", 1.02}}}};
+    run.records.push_back(r);
+  }
+  analysis::RunSet set;
+  set.runs.push_back(run);
+  return set;
+}
+
+const compare::PointComparison &at_size(const compare::Comparison &c, std::int64_t size) {
+  for (const auto &p : c.points)
+    if (p.params.at("size_bytes") == size)
+      return p;
+  throw std::runtime_error("no point of size " + std::to_string(size));
+}
+
+TEST(Compare, SizesOneInputLacksAreReadOffItsCurveNeverBeyondIt) {
+  // a swept 1, 4 and 16 MiB; b 2, 8 and 32 MiB at half a's rate (nccl-tests -f 4 from two -b).
+  const auto a = size_sweep({{1 << 20, 100}, {4 << 20, 200}, {16 << 20, 300}});
+  const auto b = size_sweep({{2 << 20, 75}, {8 << 20, 125}, {32 << 20, 160}});
+  const auto c = compare::compare_runs({a, b}, {"a", "b"}, {});
+  EXPECT_EQ(c.matched, 0);
+  // 2 MiB is halfway between 1 and 4 MiB in log size: a's 150 there.
+  const auto &two = at_size(c, 2 << 20);
+  ASSERT_EQ(two.interpolated.size(), 2u);
+  ASSERT_TRUE(two.interpolated[0]);
+  EXPECT_NEAR(two.interpolated[0]->value, 150, 1e-9);
+  EXPECT_NEAR(*two.interpolated[0]->noise, 0.02, 1e-12);
+  EXPECT_NEAR(*two.ratio[0], 0.5, 1e-9);
+  EXPECT_EQ(two.verdict[0], "worse");
+  EXPECT_EQ(compare::value_text(two, 0), "≈150");
+  // a's 4 MiB against b's curve between 2 and 8 MiB: 100.
+  const auto &four = at_size(c, 4 << 20);
+  EXPECT_NEAR(four.interpolated[1]->value, 100, 1e-9);
+  EXPECT_NEAR(*four.ratio[0], 0.5, 1e-9);
+  // Never extrapolated: b's 32 MiB is past a's largest, a's 1 MiB below b's smallest.
+  EXPECT_EQ(at_size(c, 32 << 20).verdict[0], "only in b");
+  EXPECT_EQ(at_size(c, 1 << 20).verdict[0], "only in a");
+  EXPECT_EQ(compare::value_text(at_size(c, 1 << 20), 1), "-");
+  int worse = 0;
+  for (const auto &s : c.families)
+    worse += s.worse;
+  EXPECT_EQ(worse, 4); // 2, 4, 8 and 16 MiB
+  EXPECT_NE(c.hint.find("4 comparison(s) of a size that only one input measured"),
+            std::string::npos)
+      << c.hint;
+  const auto j = compare::to_json(c);
+  EXPECT_EQ(compare::to_json(compare::comparison_from_json(j)), j);
+  EXPECT_NE(compare::render_table(c).find("≈150"), std::string::npos);
+  // The same sizes on both sides: nothing to read off a curve.
+  const auto same = compare::compare_runs({a, a}, {"a", "a2"}, {});
+  for (const auto &p : same.points)
+    EXPECT_TRUE(p.interpolated.empty());
+  EXPECT_FALSE(compare::to_json(same)["points"][0].contains("interpolated"));
+}
+
 // ------------------------------------------------------------------ svg pieces
 
 TEST(Svg, LinearAndLogScalesMapEnds) {
