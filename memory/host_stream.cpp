@@ -8,6 +8,7 @@
 
 #include "harness/host_buffer.h"
 #include "harness/run_context.h"
+#include "memory/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -233,6 +234,43 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
                     fmt::format("{} of {} elements hold wrong values", wrong, arrays.elements));
   outcome.conclude_data_check(problems);
   return outcome;
+}
+
+// Read: loads only, the sum kept per thread and checked against its closed form. Compare with
+// likwid-bench's load kernel.
+std::unique_ptr<HostStreamBenchmark> make_host_read() {
+  return std::make_unique<HostStreamBenchmark>(
+      Kernel::read, record::kHostRead,
+      "Host DRAM read bandwidth per NUMA node: sum += a[i] over threads pinned one per core "
+      "(GB/s, 1 array counted)");
+}
+
+// Write: normal (not non-temporal) stores, so the DRAM also reads every line before it is written
+// (write-allocate), which is not counted. Compare with likwid-bench's store kernel.
+std::unique_ptr<HostStreamBenchmark> make_host_write() {
+  return std::make_unique<HostStreamBenchmark>(
+      Kernel::write, record::kHostWrite,
+      "Host DRAM write bandwidth per NUMA node: a[i] = s with normal stores over threads "
+      "pinned one per core (GB/s, 1 array counted, write-allocate not counted)");
+}
+
+// Copy: STREAM's copy with normal stores; counts 2x the array (read a, write c) like STREAM and
+// likwid-bench's copy kernel. Not memcpy: glibc's memcpy switches to non-temporal stores for large
+// sizes.
+std::unique_ptr<HostStreamBenchmark> make_host_copy() {
+  return std::make_unique<HostStreamBenchmark>(
+      Kernel::copy, record::kHostCopy,
+      "Host DRAM copy bandwidth per NUMA node: c[i] = a[i] over threads pinned one per core "
+      "(GB/s, 2 arrays counted, write-allocate not counted)");
+}
+
+// Triad: STREAM's triad; counts 3x the array (read b and c, write a). Compare with likwid-bench's
+// stream kernel (A = B*s + C, the same traffic).
+std::unique_ptr<HostStreamBenchmark> make_host_triad() {
+  return std::make_unique<HostStreamBenchmark>(
+      Kernel::triad, record::kHostTriad,
+      "Host DRAM triad bandwidth per NUMA node: a[i] = b[i] + s*c[i] over threads pinned one "
+      "per core (GB/s, 3 arrays counted, write-allocate not counted)");
 }
 
 } // namespace railgauge::memory

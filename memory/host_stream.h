@@ -1,6 +1,6 @@
 #pragma once
-// Host DRAM bandwidth per NUMA node: the shared part of memory.host_read, host_write,
-// host_copy and host_triad (docs/memory.md).
+// Host DRAM bandwidth per NUMA node: memory.host_read, host_write, host_copy and host_triad,
+// one class told apart by its kernel (docs/memory.md).
 //
 // One point = arrays of `size_bytes` each, bound to NUMA node `numa_node`, split into one
 // contiguous slice per thread; one thread per physical core of that node (or the first
@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/benchmark.h"
@@ -42,8 +43,12 @@ std::vector<std::int64_t> default_sizes_bytes(const Topology &topology);
 std::vector<std::pair<std::size_t, std::size_t>> split_slices(std::size_t elements,
                                                               unsigned workers);
 
-class HostStreamBenchmark : public Benchmark {
+class HostStreamBenchmark final : public Benchmark {
 public:
+  HostStreamBenchmark(Kernel kernel, std::string_view key, std::string_view description)
+      : kernel_(kernel), key_(key), description_(description) {}
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override;
   std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
@@ -55,11 +60,9 @@ public:
     before_verify_ = std::move(hook);
   }
 
-protected:
-  explicit HostStreamBenchmark(Kernel kernel) : kernel_(kernel) {}
-
 private:
   Kernel kernel_;
+  std::string_view key_, description_;
   // The team outlives a point: rebuilt only when the topology, node or PU list changes.
   std::function<void(const StreamArrays &)> before_verify_;
 };

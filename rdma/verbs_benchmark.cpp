@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "rdma/rdma_record.h"
 
 namespace railgauge::rdma {
 
@@ -155,6 +156,53 @@ Outcome VerbsBenchmark::run(RunContext &ctx, const Point &point) {
   VerbsPointSpec spec = spec_of(point);
   spec.point_id = fmt::format("{}/{}", key(), points_run_++);
   return run_verbs_point(ctx, spec);
+}
+
+namespace {
+
+constexpr const char *kBandwidthFigures =
+    "Gb/s, GB/s and message rate; QPs, post lists, CQ moderation, inline; uni- or "
+    "bidirectional; data checked; port counter deltas";
+constexpr const char *kLatencyFigures =
+    "min/p50/p90/p99/p99.9/max and stdev per round trip; data checked; port counter deltas";
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_write_bw() {
+  return std::make_unique<VerbsBenchmark>(
+      Verb::write, false, record::kWriteBw,
+      fmt::format("RC RDMA WRITE bandwidth vs message size: {}", kBandwidthFigures));
+}
+
+std::unique_ptr<Benchmark> make_read_bw() {
+  return std::make_unique<VerbsBenchmark>(
+      Verb::read, false, record::kReadBw,
+      fmt::format("RC RDMA READ bandwidth vs message size: {}", kBandwidthFigures));
+}
+
+std::unique_ptr<Benchmark> make_send_bw() {
+  return std::make_unique<VerbsBenchmark>(
+      Verb::send, false, record::kSendBw,
+      fmt::format("RC RDMA SEND bandwidth vs message size: {}", kBandwidthFigures));
+}
+
+std::unique_ptr<Benchmark> make_write_lat() {
+  return std::make_unique<VerbsBenchmark>(
+      Verb::write, true, record::kWriteLat,
+      fmt::format("RC RDMA WRITE latency vs message size: {}", kLatencyFigures));
+}
+
+// A READ's latency is its own round trip (the request out, the data back).
+std::unique_ptr<Benchmark> make_read_lat() {
+  return std::make_unique<VerbsBenchmark>(
+      Verb::read, true, record::kReadLat,
+      fmt::format("RC RDMA READ latency (round trip) vs message size: {}", kLatencyFigures));
+}
+
+std::unique_ptr<Benchmark> make_send_lat() {
+  return std::make_unique<VerbsBenchmark>(
+      Verb::send, true, record::kSendLat,
+      fmt::format("RC RDMA SEND latency vs message size: {}", kLatencyFigures));
 }
 
 } // namespace railgauge::rdma

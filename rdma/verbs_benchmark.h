@@ -1,18 +1,23 @@
 #pragma once
-// The RC verbs benchmarks (rdma.write_bw, rdma.read_lat, ...): one small class per key, all
-// sharing these axes and this run(): the point is built into a VerbsPointSpec and run by the
-// verbs backend (verbs_point.h).
+// The RC verbs benchmarks (rdma.write_bw, rdma.read_lat, ...): one class told apart by its verb
+// and whether it measures latency, with these axes and this run(): the point is built into a
+// VerbsPointSpec and run by the verbs backend (verbs_point.h). Each key is made below.
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "harness/benchmark.h"
 #include "rdma/verbs_point.h"
 
 namespace railgauge::rdma {
 
-class VerbsBenchmark : public Benchmark {
+class VerbsBenchmark final : public Benchmark {
 public:
-  VerbsBenchmark(Verb verb, bool latency) : verb_(verb), latency_(latency) {}
+  VerbsBenchmark(Verb verb, bool latency, std::string_view key, std::string description)
+      : verb_(verb), latency_(latency), key_(key), description_(std::move(description)) {}
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
   Outcome run(RunContext &ctx, const Point &point) override;
@@ -21,6 +26,8 @@ private:
   VerbsPointSpec spec_of(const Point &point) const;
   Verb verb_;
   bool latency_;
+  std::string_view key_;
+  std::string description_;
   int points_run_ = 0; // store keys: the same sequence on every rank
 };
 
