@@ -259,7 +259,7 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
         throw InputError("'params' must be a mapping", at(file, sel["params"]),
                          "write params: {dtype: bf16, tp: [1, 8]}");
       for (const auto &kv : sel["params"])
-        r.params[kv.first.as<std::string>()] = to_json_value(kv.second, file);
+        r.params[scalar(kv.first, file, "a params name")] = to_json_value(kv.second, file);
     }
     r.metric = scalar(node["metric"], file, "metric");
     const auto root = r.metric.substr(0, r.metric.find('.'));
@@ -464,7 +464,8 @@ RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
     throw InputError("a rules file must be a mapping", file,
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
   expect_keys(root, file, "a rules file", {"schema", "name", "description", "suite", "rules"});
-  if (!root["schema"] || root["schema"].as<std::string>() != kRulesSchema)
+  if (!root["schema"] || !root["schema"].IsScalar() ||
+      root["schema"].as<std::string>() != kRulesSchema)
     throw InputError("missing or unknown 'schema'",
                      root["schema"] ? at(file, root["schema"]) : file,
                      fmt::format("start the file with 'schema: {}'", kRulesSchema));

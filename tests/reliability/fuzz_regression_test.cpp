@@ -61,6 +61,29 @@ TEST(FuzzRegressions, NonScalarSuiteValuesAreInputErrorsWithTheLine) {
 
 // A topology file with invalid UTF-8 in a name: its inventory goes into run.json, whose
 // writer threw nlohmann's type_error 316 instead of writing the manifest.
+// Found by libFuzzer in CI: a rules file whose schema, or a params filter's name, is a list or
+// a mapping threw yaml-cpp's TypedBadConversion out of parse_rules (regressions/rules_yaml/).
+TEST(FuzzRegressions, RulesWithANonScalarSchemaOrParamsNameAreInputErrors) {
+  const auto error_of = [](const std::string &yaml) -> std::string {
+    try {
+      (void)check::parse_rules(yaml, "r.yaml");
+    } catch (const InputError &e) {
+      return e.what();
+    }
+    return "(no InputError)";
+  };
+  EXPECT_NE(error_of("schema: [railgauge.rules/1]\nname: x\nrules: [{id: a}]\n")
+                .find("missing or unknown 'schema'"),
+            std::string::npos);
+  const std::string list_as_name = "schema: railgauge.rules/1\nname: x\nrules:\n"
+                                   "  - id: a\n    category: memory\n    severity: fail\n"
+                                   "    select: {key: memory.*, params: {? [dtype, tp]: 1}}\n"
+                                   "    metric: metrics.x\n    compare: \">=\"\n    value: 1\n";
+  EXPECT_NE(error_of(list_as_name).find("'a params name' must be a single value"),
+            std::string::npos)
+      << error_of(list_as_name);
+}
+
 TEST(FuzzRegressions, ManifestWithInvalidUtf8IsWritten) {
   const testing::TempDir dir("manifest_utf8");
   Manifest manifest({"run-1", "testhost", 0, dir.path()}, {"railgauge", "run"});
