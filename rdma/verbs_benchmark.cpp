@@ -160,49 +160,40 @@ Outcome VerbsBenchmark::run(RunContext &ctx, const Point &point) {
 
 namespace {
 
-constexpr const char *kBandwidthFigures =
-    "Gb/s, GB/s and message rate; QPs, post lists, CQ moderation, inline; uni- or "
-    "bidirectional; data checked; port counter deltas";
-constexpr const char *kLatencyFigures =
-    "min/p50/p90/p99/p99.9/max and stdev per round trip; data checked; port counter deltas";
+// One verbs key: its verb, what it measures ("WRITE bandwidth") and the figures it writes.
+std::unique_ptr<Benchmark> verbs_benchmark(Verb verb, bool latency, std::string_view key,
+                                           std::string_view what) {
+  constexpr std::string_view kBandwidthFigures =
+      "Gb/s, GB/s and message rate; QPs, post lists, CQ moderation, inline; uni- or "
+      "bidirectional; data checked; port counter deltas";
+  constexpr std::string_view kLatencyFigures =
+      "min/p50/p90/p99/p99.9/max and stdev per round trip; data checked; port counter deltas";
+  return std::make_unique<VerbsBenchmark>(
+      verb, latency, key,
+      fmt::format("RC RDMA {} vs message size: {}", what,
+                  latency ? kLatencyFigures : kBandwidthFigures));
+}
 
 } // namespace
 
 std::unique_ptr<Benchmark> make_write_bw() {
-  return std::make_unique<VerbsBenchmark>(
-      Verb::write, false, record::kWriteBw,
-      fmt::format("RC RDMA WRITE bandwidth vs message size: {}", kBandwidthFigures));
+  return verbs_benchmark(Verb::write, false, record::kWriteBw, "WRITE bandwidth");
 }
-
 std::unique_ptr<Benchmark> make_read_bw() {
-  return std::make_unique<VerbsBenchmark>(
-      Verb::read, false, record::kReadBw,
-      fmt::format("RC RDMA READ bandwidth vs message size: {}", kBandwidthFigures));
+  return verbs_benchmark(Verb::read, false, record::kReadBw, "READ bandwidth");
 }
-
 std::unique_ptr<Benchmark> make_send_bw() {
-  return std::make_unique<VerbsBenchmark>(
-      Verb::send, false, record::kSendBw,
-      fmt::format("RC RDMA SEND bandwidth vs message size: {}", kBandwidthFigures));
+  return verbs_benchmark(Verb::send, false, record::kSendBw, "SEND bandwidth");
 }
-
 std::unique_ptr<Benchmark> make_write_lat() {
-  return std::make_unique<VerbsBenchmark>(
-      Verb::write, true, record::kWriteLat,
-      fmt::format("RC RDMA WRITE latency vs message size: {}", kLatencyFigures));
+  return verbs_benchmark(Verb::write, true, record::kWriteLat, "WRITE latency");
 }
-
 // A READ's latency is its own round trip (the request out, the data back).
 std::unique_ptr<Benchmark> make_read_lat() {
-  return std::make_unique<VerbsBenchmark>(
-      Verb::read, true, record::kReadLat,
-      fmt::format("RC RDMA READ latency (round trip) vs message size: {}", kLatencyFigures));
+  return verbs_benchmark(Verb::read, true, record::kReadLat, "READ latency (round trip)");
 }
-
 std::unique_ptr<Benchmark> make_send_lat() {
-  return std::make_unique<VerbsBenchmark>(
-      Verb::send, true, record::kSendLat,
-      fmt::format("RC RDMA SEND latency vs message size: {}", kLatencyFigures));
+  return verbs_benchmark(Verb::send, true, record::kSendLat, "SEND latency");
 }
 
 } // namespace railgauge::rdma

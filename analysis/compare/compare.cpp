@@ -64,26 +64,31 @@ struct PointId {
 
 using Points = std::map<PointId, std::pair<std::string, std::vector<Slot>>>;
 
+// A point's curve: its key, params but size_bytes, and device; "" when it has no size.
+std::string curve_of(const PointId &id, const json &params) {
+  if (!params.contains("size_bytes") || !params["size_bytes"].is_number())
+    return "";
+  json rest = params;
+  rest.erase("size_bytes");
+  return id.key + "\n" + rest.dump() + "\n" + id.device;
+}
+
 // nccl-tests rounds each size down to whole elements on every rank, so "1 GiB" on 80 ranks is
 // 1073740800 bytes and on 8 ranks 1073741824. Points of one key and params whose sizes are
 // within 0.1% of each other, and that no input holds both of, are one point, under the size
 // of the input that comes first.
 void merge_near_sizes(Points &points, std::map<PointId, json> &params_of) {
   constexpr double kSameSize = 1e-3;
-  std::map<std::string, std::vector<std::pair<double, PointId>>> by_rest; // sorted later
+  std::map<std::string, std::vector<std::pair<double, PointId>>> by_curve; // sorted later
   for (const auto &[id, entry] : points) {
     const json &params = params_of.at(id);
-    if (!params.contains("size_bytes") || !params["size_bytes"].is_number())
-      continue;
-    json rest = params;
-    rest.erase("size_bytes");
-    by_rest[id.key + "\n" + rest.dump() + "\n" + id.device].emplace_back(
-        params["size_bytes"].get<double>(), id);
+    if (const std::string curve = curve_of(id, params); !curve.empty())
+      by_curve[curve].emplace_back(params["size_bytes"].get<double>(), id);
   }
   const auto holds = [](const std::vector<Slot> &slots, std::size_t i) {
     return i < slots.size() && !slots[i].values.empty();
   };
-  for (auto &[rest, sizes] : by_rest) {
+  for (auto &[curve, sizes] : by_curve) {
     std::sort(sizes.begin(), sizes.end(),
               [](const auto &a, const auto &b) { return a.first < b.first; });
     for (std::size_t j = 1; j < sizes.size(); ++j) {
@@ -137,31 +142,24 @@ std::optional<Side> side_of(const Slot &slot) {
   return s;
 }
 
-// A point's curve: its key, params but size_bytes, and device; "" when it has no size.
-std::string curve_of(const PointId &id, const json &params) {
-  if (!params.contains("size_bytes") || !params["size_bytes"].is_number())
-    return "";
-  json rest = params;
-  rest.erase("size_bytes");
-  return id.key + "\n" + rest.dump() + "\n" + id.device;
-}
+// Each point's side per input (side_of its slots), computed once.
+using Sides = std::map<PointId, std::vector<std::optional<Side>>>;
 
 // Per curve and input, the sizes that input measured, ascending, with its side there.
 using Curves = std::map<std::string, std::vector<std::vector<std::pair<double, Side>>>>;
 
-Curves curves_of(const Points &points, const std::map<PointId, json> &params_of,
-                 std::size_t inputs) {
+Curves curves_of(const Sides &sides, const std::map<PointId, json> &params_of) {
   Curves curves;
-  for (const auto &[id, entry] : points) {
+  for (const auto &[id, per_point] : sides) {
     const json &params = params_of.at(id);
     const std::string curve = curve_of(id, params);
     if (curve.empty())
       continue;
     auto &per_input = curves[curve];
-    per_input.resize(inputs);
-    for (std::size_t i = 0; i < entry.second.size() && i < inputs; ++i)
-      if (const auto side = side_of(entry.second[i]))
-        per_input[i].emplace_back(params["size_bytes"].get<double>(), *side);
+    per_input.resize(per_point.size());
+    for (std::size_t i = 0; i < per_point.size(); ++i)
+      if (per_point[i])
+        per_input[i].emplace_back(params["size_bytes"].get<double>(), *per_point[i]);
   }
   for (auto &[_, per_input] : curves)
     for (auto &sizes : per_input)
@@ -188,6 +186,15 @@ std::optional<Side> interpolate(const std::vector<std::pair<double, Side>> &size
   if (lo.noise && hi.noise)
     s.noise = std::max(*lo.noise, *hi.noise);
   return s;
+}
+
+// Input k's side of p as compared with input `other`: measured, or read off k's curve when
+// `other` was measured (a ratio needs one measured side); none when neither was.
+const std::optional<Side> &compared_side(const PointComparison &p, std::size_t k,
+                                         std::size_t other) {
+  if (p.sides[k] || p.interpolated.empty() || !p.sides[other])
+    return p.sides[k];
+  return p.interpolated[k];
 }
 
 using ValuesSeen = std::map<std::string, std::map<std::string, std::vector<std::set<std::string>>>>;
@@ -388,7 +395,11 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
       }
   }
   merge_near_sizes(points, params_of);
-  const Curves curves = curves_of(points, params_of, inputs.size());
+  Sides sides;
+  for (const auto &[id, entry] : points)
+    for (const auto &slot : entry.second)
+      sides[id].push_back(side_of(slot));
+  const Curves curves = curves_of(sides, params_of);
   int interpolated = 0;
   std::map<std::pair<std::string, int>, std::vector<double>> speedups_by_family, speedups_by_key;
   std::map<std::pair<std::string, int>, Summary> fam, keys;
@@ -399,8 +410,7 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
     p.device = id.device;
     p.metric = entry.first;
     p.higher_is_better = !lower_is_better(p.metric);
-    for (const auto &slot : entry.second)
-      p.sides.push_back(side_of(slot));
+    p.sides = sides.at(id);
     if (std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return !s; }))
       continue; // no input has a number for this point
     if (const std::string curve = curve_of(id, p.params); !curve.empty()) {
@@ -412,13 +422,7 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
         p.interpolated = std::move(read);
     }
     for (std::size_t i = 1; i < p.sides.size(); ++i) {
-      // A ratio needs one measured side; the other may be read off its input's curve.
-      const auto either = [&](std::size_t k) -> const std::optional<Side> & {
-        return p.sides[k] || p.interpolated.empty() ? p.sides[k] : p.interpolated[k];
-      };
-      const bool one_measured = p.sides[0] || p.sides[i];
-      const auto &a = one_measured ? either(0) : p.sides[0];
-      const auto &b = one_measured ? either(i) : p.sides[i];
+      const auto &a = compared_side(p, 0, i), &b = compared_side(p, i, 0);
       interpolated += a && b && (!p.sides[0] || !p.sides[i]);
       if (!a || !b || a->value == 0) {
         p.ratio.emplace_back();
@@ -652,8 +656,6 @@ Comparison comparison_from_json(const json &j) {
   return c;
 }
 
-namespace {} // namespace
-
 std::string value_text(const PointComparison &p, std::size_t input) {
   if (p.sides[input])
     return fmt_num(p.sides[input]->value);
@@ -707,8 +709,7 @@ std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
       row.push_back(value_text(p, i));
     for (std::size_t i = 1; i < p.sides.size(); ++i) {
       row.push_back(p.ratio[i - 1] ? fmt::format("{:.3f}", *p.ratio[i - 1]) : "-");
-      const auto &a = p.sides[0] || p.interpolated.empty() ? p.sides[0] : p.interpolated[0];
-      const auto &b = p.sides[i] || p.interpolated.empty() ? p.sides[i] : p.interpolated[i];
+      const auto &a = compared_side(p, 0, i), &b = compared_side(p, i, 0);
       row.push_back(a && b && a->noise && b->noise
                         ? fmt::format("±{:.1f}%", (*a->noise + *b->noise) * 100)
                         : noise_text(a ? a : b));
