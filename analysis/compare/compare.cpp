@@ -720,8 +720,8 @@ std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
   return out;
 }
 
-// What the reader must know before the table: the params set aside as context, and the hint
-// when most points are unmatched. One line each, "" when there is nothing to say.
+} // namespace
+
 std::vector<std::string> preamble(const Comparison &c) {
   std::vector<std::string> lines;
   if (!c.hint.empty())
@@ -740,6 +740,8 @@ std::vector<std::string> preamble(const Comparison &c) {
     lines.push_back("Every point has: " + params_text(common));
   return lines;
 }
+
+namespace {
 
 std::string summary_heading(const Comparison &c) {
   std::string s = "Comparison of";
@@ -784,7 +786,7 @@ std::string render_markdown(const Comparison &c) {
   for (const auto &line : preamble(c))
     out += line + "\n\n";
   out += "## Summary per family\n\n"
-         "Geometric mean of the speedup over matched points (> 1: better than " +
+         "Geometric mean of the speedup over the points compared (> 1: better than " +
          c.labels[0] +
          "; time and latency inverted).\n\n"
          "| family | compared | speedup | points | better | worse | within noise | "

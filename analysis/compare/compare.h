@@ -105,6 +105,10 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
 
 nlohmann::json to_json(const Comparison &c);
 Comparison comparison_from_json(const nlohmann::json &j); // for `railgauge report`
+// What the reader must know before the table, one line each: the warning when most points are
+// unmatched (and how many were read off a curve), the params set aside as context, the params
+// every point has.
+std::vector<std::string> preamble(const Comparison &c);
 // A side's value as the tables show it: "-" when absent, "≈" before an interpolated one.
 std::string value_text(const PointComparison &p, std::size_t input);
 std::string render_table(const Comparison &c);

@@ -670,8 +670,10 @@ void nic_matrix_section(Page &page, const analysis::RunSet &runs) {
 
 // ---------------------------------------------------------------- comparison
 void comparison_section(Page &page, const compare::Comparison &c) {
+  for (const auto &line : compare::preamble(c))
+    page.para(line);
   page.heading("Summary per family");
-  page.para("Geometric mean over matched points of the speedup against " + c.labels[0] +
+  page.para("Geometric mean over the points compared of the speedup against " + c.labels[0] +
             " (> 1: better; time and latency inverted).");
   std::vector<std::vector<std::string>> rows = {
       {"family", "compared", "speedup", "points", "better", "worse", "within noise"}};

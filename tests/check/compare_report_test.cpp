@@ -162,6 +162,13 @@ TEST(Compare, SizesOneInputLacksAreReadOffItsCurveNeverBeyondIt) {
   const auto j = compare::to_json(c);
   EXPECT_EQ(compare::to_json(compare::comparison_from_json(j)), j);
   EXPECT_NE(compare::render_table(c).find("≈150"), std::string::npos);
+  // The report page says so too, above its tables, as the terminal's table does.
+  report::ReportInput in;
+  in.comparison = &c;
+  const auto page = report::build_report(in);
+  EXPECT_NE(page.html.find("4 comparison(s) of a size that only one input measured"),
+            std::string::npos);
+  EXPECT_NE(page.html.find("≈150"), std::string::npos);
   // The same sizes on both sides: nothing to read off a curve.
   const auto same = compare::compare_runs({a, a}, {"a", "a2"}, {});
   for (const auto &p : same.points)
