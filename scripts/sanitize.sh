@@ -15,7 +15,9 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
 # hwloc's PCI plugin leaks through libpciaccess and is unloaded before LeakSanitizer looks; loaded
 # from the start, libpciaccess stays and its leaks are named, and suppressed (tests/lsan.supp).
 # Without this, malloc would need the slow unwinder everywhere (ten times slower tests).
-pciaccess=$(ldconfig -p | awk '/libpciaccess\.so\.0 /{print $NF; exit}')
+# awk reads ldconfig's whole list: leaving early would kill ldconfig with SIGPIPE, and pipefail
+# would end this script with 141.
+pciaccess=$(ldconfig -p | awk '/libpciaccess\.so\.0 / && !path {path = $NF} END {print path}')
 export LD_PRELOAD=${pciaccess}${LD_PRELOAD:+:$LD_PRELOAD}
 ctest --test-dir "$build_dir" -LE 'gpu|package|mpi' --output-on-failure -j "$(nproc)"
 # OpenMPI keeps what its dlopen'ed components allocate, and unloads them before LeakSanitizer

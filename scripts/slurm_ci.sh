@@ -92,10 +92,10 @@ export SLURM_CONF=$d/slurm.conf
   "${as_root[@]}" env SLURM_CONF="$SLURM_CONF" slurmd -f "$SLURM_CONF" ||
   { say "slurm daemons did not start"; exit 2; }
 for _ in $(seq 30); do
-  sinfo -h -o %T 2>/dev/null | grep -qE '^(idle|mixed)' && break
+  [[ $(sinfo -h -o %T 2>/dev/null) =~ (^|$'\n')(idle|mixed) ]] && break
   sleep 1
 done
-sinfo -h -o %T | grep -qE '^(idle|mixed)' || { say "node not idle: $(sinfo 2>&1)"; exit 2; }
+[[ $(sinfo -h -o %T) =~ (^|$'\n')(idle|mixed) ]] || { say "node not idle: $(sinfo 2>&1)"; exit 2; }
 say "cluster up: $(sinfo -h -o '%N %T %c CPUs')"
 
 # railgauge installed outside the checkout, found through PATH as a package would be.

@@ -73,20 +73,24 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
 fi
 timeout 3600 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}" >/dev/null
 railgauge_bin=$build_dir/bin/railgauge
-if ldd "$railgauge_bin" | grep -q 'libcublas\|libnccl'; then
+# Pipes that end early (grep -q, head, awk's exit) are avoided here: the writer would die of
+# SIGPIPE and pipefail would fail the script on a match.
+linked=$(ldd "$railgauge_bin")
+if [[ $linked == *libcublas* || $linked == *libnccl* ]]; then
   log "$build_dir is a CUDA build: its libraries do not fit the guest's memory; give a build" \
     "directory configured with -DRAILGAUGE_ENABLE_CUDA=OFF (the default build-softroce is)"
   exit 2
 fi
-tests_bin=$(find "$build_dir" -type f -name rdma_softroce_tests -perm -u+x | head -n1)
-import_bin=$(find "$build_dir" -type f -name rdma_perftest_import -perm -u+x | head -n1)
+tests_bin=$(find "$build_dir" -type f -name rdma_softroce_tests -perm -u+x -print -quit)
+import_bin=$(find "$build_dir" -type f -name rdma_perftest_import -perm -u+x -print -quit)
 for f in "$railgauge_bin" "$tests_bin" "$import_bin"; do
   [ -x "$f" ] || { log "missing binary '$f' after the build"; exit 1; }
 done
 
 # --- kernel and modules: Debian's current ABI, resolved now (security updates replace it) ---
 mkdir -p "$cache_dir"
-kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2;exit}')
+kpkg=$(apt-cache depends linux-image-amd64 |
+  awk '/Depends: linux-image-[0-9]/ && !k {k = $2} END {print k}')
 [ -n "$kpkg" ] || { log "cannot resolve linux-image-amd64's kernel package (apt-get update?)"; exit 1; }
 kver=${kpkg#linux-image-}
 kroot=$cache_dir/$kver
