@@ -12,7 +12,8 @@
 // transposes, alpha 1, beta 0. Operands are seeded, never zero (operand_value()). After the
 // measurement, sampled output elements are recomputed in long double and compared with
 // verify_bound() (verify_bound.h); a mismatch makes the point `failed` with the counts. Timed with
-// HostTimer (steady_clock around the batch: a CPU GEMM is synchronous).
+// HostTimer (steady_clock around the batch: a CPU GEMM is synchronous); under a multi-rank
+// launch, in lockstep (run_cpu_blas).
 //
 // Built without OpenBLAS, every point is waived with "built without OpenBLAS".
 #include <functional>
@@ -25,6 +26,9 @@
 
 namespace railgauge::gemm {
 
+// This machine's physical memory (sysconf), in bytes.
+double physical_memory_bytes();
+
 // Why the CPU backend cannot run here (built without OpenBLAS), or nullopt.
 std::optional<std::string> cpu_blas_unavailable_reason();
 
@@ -32,9 +36,12 @@ std::optional<std::string> cpu_blas_unavailable_reason();
 // (index in the plan, pointer to its float or double elements), so a test can corrupt it.
 using BeforeVerify = std::function<void(std::size_t gemm, void *c)>;
 
-// Runs one point of a plan: operands, measurement, data check, metrics.
+// Runs one point of a plan: operands, measurement, data check, metrics. Under a launch of more
+// than one rank, every rank runs the point with all of them in lockstep
+// (harness/lockstep_measure.h, `lockstep_name` unique per point): per call the slowest rank's time,
+// what a tensor-parallel step waits for, and metrics.lockstep with this rank's own times.
 Outcome run_cpu_blas(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double peak_tflops,
-                     const BeforeVerify &before_verify);
+                     const BeforeVerify &before_verify, const std::string &lockstep_name);
 
 class CpuBlasBenchmark : public Benchmark {
 public:

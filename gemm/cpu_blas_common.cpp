@@ -14,11 +14,11 @@ namespace {
 // and a point that swaps measures the disk.
 constexpr double kMaxMemoryShare = 0.5;
 
+} // namespace
+
 double physical_memory_bytes() {
   return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
-
-} // namespace
 
 std::optional<std::string> CpuBlasBenchmark::supported(const RunContext &,
                                                        const Point &point) const {
@@ -39,7 +39,8 @@ std::optional<std::string> CpuBlasBenchmark::supported(const RunContext &,
 
 Outcome CpuBlasBenchmark::run(RunContext &ctx, const Point &point) {
   const GemmPlan p = plan(point);
-  Outcome out = run_cpu_blas(ctx, p, point_dtype(point), point.real("peak_tflops"), before_verify_);
+  Outcome out = run_cpu_blas(ctx, p, point_dtype(point), point.real("peak_tflops"), before_verify_,
+                             fmt::format("lockstep/{}/{}", key(), point.label()));
   for (const auto &[name, value] : p.derived.items())
     out.derived_params[name] = value;
   if (!p.gemm_list.is_null())

@@ -1,14 +1,18 @@
 // run_cpu_blas() with OpenBLAS: operands, the measured operation, the data check.
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "gemm/cpu_blas.h"
+#include "gemm/gemm_record.h"
+#include "gemm/operand_rotation.h"
 #include "gemm/verify_bound.h"
 #include "harness/cpus_given.h"
+#include "harness/lockstep_measure.h"
 #include "harness/run_context.h"
 #include "harness/waiver.h"
 
@@ -35,6 +39,59 @@ template <typename T> Operands<T> make_operands(const GemmShape &s, std::uint64_
   for (std::size_t i = 0; i < o.b.size(); ++i)
     o.b[i] = static_cast<T>(operand_value(seed + 1, i));
   return o;
+}
+
+// The cache size operand_rotation() rotates against (it adds copies until they hold
+// kRotationL2Multiple times it): one core's L2, or a quarter of the last-level cache where that
+// is larger, so that the copies outgrow the last level too. A GPU's L2 is its last level; a CPU's
+// L3 holds a small shape's operands between calls, which a training step does not (a block's
+// weights and activations are tens of MB per rank: measured in docs/calibrate.md, "A block
+// predicted"). 0 when hwloc knows neither.
+std::uint64_t rotation_cache_bytes(const Topology &topology) {
+  std::uint64_t l2 = 0, last = 0;
+  for (const CacheLevel &level : topology.caches()) {
+    if (level.type == 'i')
+      continue;
+    if (level.depth == 2)
+      l2 = level.size_bytes;
+    last = level.size_bytes; // one instance; levels come L1 first
+  }
+  return std::max<std::uint64_t>(
+      l2, static_cast<std::uint64_t>(static_cast<double>(last) / kRotationL2Multiple));
+}
+
+// Copies of every GEMM's operands, so that consecutive calls read different memory: a training
+// step's GEMM reads weights that have long left L2 and activations another layer just wrote,
+// never the operands it read a moment ago (operand_rotation.h; the cuBLASLt backend does the
+// same against the GPU's L2). Set 0 is the seeded one, and the one checked; the others are
+// copies of it.
+template <typename T> struct RotatedOperands {
+  std::vector<std::vector<Operands<T>>> sets; // sets[i][g]: GEMM g of the plan in set i
+  OperandRotation rotation;
+  std::size_t next = 0;
+
+  std::vector<Operands<T>> &take() {
+    auto &set = sets[next];
+    next = (next + 1) % sets.size();
+    return set;
+  }
+};
+
+template <typename T>
+RotatedOperands<T> make_rotated(const GemmPlan &plan, std::uint64_t l2_bytes,
+                                std::uint64_t memory_budget_bytes) {
+  RotatedOperands<T> r;
+  std::vector<Operands<T>> first;
+  std::uint64_t set_bytes = 0;
+  for (std::size_t g = 0; g < plan.gemms.size(); ++g) {
+    first.push_back(make_operands<T>(plan.gemms[g], kSeed + 2 * g));
+    const auto &o = first.back();
+    set_bytes += (o.a.size() + o.b.size() + o.c.size()) * sizeof(T);
+  }
+  r.rotation = l2_bytes > 0 ? operand_rotation(set_bytes, l2_bytes, memory_budget_bytes)
+                            : OperandRotation{1, "reused (cache sizes unknown)", set_bytes};
+  r.sets.assign(static_cast<std::size_t>(r.rotation.sets), first);
+  return r;
 }
 
 void gemm_call(const Operands<float> &o, float *c) {
@@ -85,22 +142,36 @@ template <typename T> CheckResult check(const Operands<T> &o, VerifyBound bound)
 
 template <typename T>
 Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double peak_tflops,
-                  const BeforeVerify &before_verify) {
+                  const BeforeVerify &before_verify, const std::string &lockstep_name) {
   const int threads = cpus_given();
   openblas_set_num_threads(threads);
 
-  std::vector<Operands<T>> ops;
-  for (std::size_t g = 0; g < plan.gemms.size(); ++g)
-    ops.push_back(make_operands<T>(plan.gemms[g], kSeed + 2 * g));
+  // Memory for the copies: at most 1 GiB, and a quarter of the memory over the ranks (each rank
+  // of this host makes its own; the operands' own share was checked in supported()).
+  const auto budget = std::min<std::uint64_t>(
+      std::uint64_t{1} << 30,
+      static_cast<std::uint64_t>(physical_memory_bytes() / 4 / std::max(1, ctx.world_size())));
+  RotatedOperands<T> rotated = make_rotated<T>(plan, rotation_cache_bytes(ctx.topology()), budget);
+  std::vector<Operands<T>> &ops = rotated.sets.front();
 
-  HostTimer timer;
-  const Measurement m = ctx.measure(timer, [&] {
-    for (auto &o : ops)
+  const Operation call = [&] {
+    for (auto &o : rotated.take())
       gemm_call(o, o.c.data());
-  });
+  };
+  // Under mpirun or srun the ranks compute together, as a tensor-parallel step does.
+  const auto together = measure_in_lockstep(ctx, lockstep_name, call);
+  HostTimer timer;
+  const Measurement m = together ? together->measurement : ctx.measure(timer, call);
 
   Outcome out;
   out.metrics = gemm_metrics(m, plan, dtype, peak_tflops);
+  if (together) {
+    const LockstepResult &l = together->lockstep;
+    out.metrics[record::kLockstep] = {{"ranks", l.ranks},
+                                      {"own_time_s", to_json(l.own_time_s)},
+                                      {"slowest_rank", l.slowest_rank},
+                                      {"slowest_rank_share", l.slowest_share}};
+  }
   // json{...}, not a bare braced list: clang 14 leaks the old value when a bare list is assigned
   // inside a function template (found by the sanitizer tier).
   out.derived_params =
@@ -108,9 +179,9 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
                      {"blas_library", fmt::format("OpenBLAS {} ({})", openblas_get_config(),
                                                   openblas_get_corename())},
                      {"layout", "row_major_nn"},
-                     // The same operands every call: a shape whose operands fit in the CPU's
-                     // caches runs from cache, and the record says so.
-                     {"l2_policy", "reused"}};
+                     {"operand_sets", rotated.rotation.sets},
+                     {"operand_bytes_rotated", rotated.rotation.total_bytes},
+                     {"l2_policy", rotated.rotation.policy}};
 
   bool verified = false;
   if (ctx.verify()) {
@@ -147,12 +218,12 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
 std::optional<std::string> cpu_blas_unavailable_reason() { return std::nullopt; }
 
 Outcome run_cpu_blas(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double peak_tflops,
-                     const BeforeVerify &before_verify) {
+                     const BeforeVerify &before_verify, const std::string &lockstep_name) {
   switch (dtype) {
   case Dtype::fp32:
-    return run_typed<float>(ctx, plan, dtype, peak_tflops, before_verify);
+    return run_typed<float>(ctx, plan, dtype, peak_tflops, before_verify, lockstep_name);
   case Dtype::fp64:
-    return run_typed<double>(ctx, plan, dtype, peak_tflops, before_verify);
+    return run_typed<double>(ctx, plan, dtype, peak_tflops, before_verify, lockstep_name);
   default:
     return Outcome::waived(not_applicable(
         fmt::format("the CPU backend runs fp32 and fp64, not {}", to_string(dtype))));

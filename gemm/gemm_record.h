@@ -87,6 +87,9 @@ inline constexpr const char *kTelemetry = "telemetry";
 inline constexpr const char *kGpus = "gpus";
 inline constexpr const char *kSlowestGpu = "slowest_gpu";
 inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
+// gemm.cpu_blas* under a multi-rank launch: {ranks, own_time_s, slowest_rank, slowest_rank_share}
+// (time_s is then the max over ranks per call).
+inline constexpr const char *kLockstep = "lockstep";
 
 inline constexpr std::array kMetrics{kTflops,
                                      kEfficiency,
@@ -112,7 +115,8 @@ inline constexpr std::array kMetrics{kTflops,
                                      kTelemetry,
                                      kGpus,
                                      kSlowestGpu,
-                                     kSlowestVsMedian};
+                                     kSlowestVsMedian,
+                                     kLockstep};
 
 // The rank of an op ("qkv.fwd") in block order; ops of no known layer and pass come last.
 inline int op_block_rank(std::string_view op) {

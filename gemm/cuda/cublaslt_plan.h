@@ -14,6 +14,7 @@
 
 #include "gemm/dtype.h"
 #include "gemm/layout.h"
+#include "gemm/operand_rotation.h"
 #include "gemm/transformer_shapes.h"
 
 namespace railgauge::gemm {
@@ -42,25 +43,6 @@ LtCall lt_call(const GemmShape &shape, Layout layout);
 // 256 bytes so that every rotated set starts aligned like a cudaMalloc'ed buffer.
 std::uint64_t operand_set_bytes(const GemmShape &shape, Dtype dtype);
 std::uint64_t aligned_bytes(std::uint64_t bytes);
-
-// How many copies of the operands a batch rotates through. One call of the measured operation
-// uses the next set, so that a GEMM whose operands fit in L2 does not read them from L2 left
-// warm by the previous call (a framework's GEMM reads activations just written by another
-// kernel, and weights that have long left L2). Sets are added until they hold
-// kRotationL2Multiple × the L2 size, at most kMaxOperandSets and within `memory_budget_bytes`.
-//   policy "single_set"       one set already holds kRotationL2Multiple × L2: no rotation needed
-//   policy "rotated"          `sets` sets hold at least kRotationL2Multiple × L2
-//   policy "rotated_partial"  the cap or the memory budget stopped short of it: small shapes
-//                             may still be partly served from L2 (the record says so)
-inline constexpr double kRotationL2Multiple = 4.0;
-inline constexpr int kMaxOperandSets = 4096;
-struct OperandRotation {
-  int sets = 1;
-  std::string policy;
-  std::uint64_t total_bytes = 0; // sets × set bytes
-};
-OperandRotation operand_rotation(std::uint64_t set_bytes, std::uint64_t l2_bytes,
-                                 std::uint64_t memory_budget_bytes);
 
 // The cuBLASLt workspace the heuristic may use: 32 MiB, what NVIDIA's cuBLAS documentation
 // recommends for Hopper (and what PyTorch gives cuBLASLt on sm_90), so the algorithms found are

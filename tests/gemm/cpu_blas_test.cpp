@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/quick_run_context.h"
+#include "tests/support/thread_ranks.h"
 
 #include "gemm/cpu_blas.h"
 #include "gemm/register_gemm.h"
 #include "harness/error.h"
 #include "harness/registry.h"
 #include "harness/run_context.h"
+#include "harness/store/memory_store.h"
 #include "railgauge/config.h"
 
 namespace railgauge::gemm {
@@ -150,6 +152,26 @@ TEST_F(CpuBlasPoint, EveryDtypeRunsVerified) {
     EXPECT_EQ(out.derived_params.at("blas_threads"), CPU_COUNT(&set));
     EXPECT_EQ(out.derived_params.at("op"), "size");
     EXPECT_EQ(out.derived_params.at("n"), 80);
+    // 96×80×72 operands fit in every cache many times over: calls rotate through copies that
+    // hold 4 × L2 and the last-level cache (or the cap of 4096 sets stops them short).
+    const std::string policy = out.derived_params.at("l2_policy");
+    if (policy != "reused (cache sizes unknown)") {
+      std::uint64_t l2 = 0, last = 0;
+      for (const CacheLevel &c : topology_.caches())
+        if (c.type != 'i') {
+          l2 = c.depth == 2 ? c.size_bytes : l2;
+          last = c.size_bytes;
+        }
+      const auto rotated = out.derived_params.at("operand_bytes_rotated").get<std::uint64_t>();
+      EXPECT_GT(out.derived_params.at("operand_sets").get<int>(), 1);
+      if (policy == "rotated") {
+        EXPECT_GE(rotated, 4 * l2);
+        EXPECT_GE(rotated, last);
+      } else {
+        EXPECT_EQ(policy, "rotated_partial");
+        EXPECT_EQ(out.derived_params.at("operand_sets"), 4096);
+      }
+    }
   }
 }
 
@@ -188,6 +210,27 @@ TEST_F(CpuBlasPoint, VerifyOffLeavesVerifiedFalse) {
   const Outcome out = make_cpu_blas_size()->run(ctx_, size_point(64, "fp64"));
   EXPECT_EQ(out.status, Status::ok);
   EXPECT_FALSE(out.metrics.at("verified").get<bool>());
+}
+
+// Under a multi-rank launch the ranks compute together: each record has the lockstep sampler and
+// the same per-call times (the slowest rank's), and this rank's own times beside them.
+TEST(CpuBlasRanks, RanksComputeTheirShareInLockstep) {
+  if (!RAILGAUGE_HAS_OPENBLAS)
+    GTEST_SKIP() << "built without OpenBLAS";
+  MemoryStore store;
+  const auto outs =
+      testing::run_ranks_as_threads(2, store, testing::brief_measure_spec(), [](RunContext &ctx) {
+        return make_cpu_blas()->run(ctx, tp_point("mlp_up", "fwd", 2));
+      });
+  for (const Outcome &out : outs) {
+    ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+    EXPECT_EQ(out.metrics.at("sampler"), "lockstep");
+    EXPECT_EQ(out.metrics.at("lockstep").at("ranks"), 2);
+    EXPECT_EQ(out.metrics.at("time_s"), outs[0].metrics.at("time_s"));
+    EXPECT_LE(out.metrics.at("lockstep").at("own_time_s").at("median").get<double>(),
+              out.metrics.at("time_s").at("median").get<double>());
+    EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+  }
 }
 
 TEST_F(CpuBlasPoint, WaivesWhatCannotRunHere) {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The closing check of docs/calibrate.md ("A block predicted"), on this machine's CPU backend:
+# for t = 1, 2, 4, 8 ranks, the TP GEMMs (gemm.cpu_blas, in lockstep across the ranks) and the
+# TP collectives (collectives.mpi_*), then block.transformer_tp itself, for two models; then
+# `railgauge calibrate` fits on the first two and predicts the third.
+#
+#   scripts/block_prediction.sh OUT_DIR [t ...]      (default t: 1 2 4 8)
+#
+# Ranks are MPI processes (mpirun; t = 1 is one process on every core). Run it on a quiet
+# machine: anything else on the cores lands in one measurement and not in the other. RAILGAUGE
+# names the binary (default build/bin/railgauge). Writes OUT_DIR/runs and OUT_DIR/cal
+# (fit_report.md, "A block predicted").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/block_prediction.sh OUT_DIR [t ...]}
+shift
+tps=("$@")
+[ ${#tps[@]} -gt 0 ] || tps=(1 2 4 8)
+bin=${RAILGAUGE:-build/bin/railgauge}
+[ -x "$bin" ] || { echo "block_prediction: no railgauge at '$bin' (scripts/build.sh?)" >&2; exit 2; }
+models=("-a model=cpu-small -a seq=256"
+        "-a model=custom -a hidden=512 -a heads=8 -a seq=512 -a ffn=2048")
+runs=$out/runs
+for t in "${tps[@]}"; do
+  launch=()
+  if [ "$t" -gt 1 ]; then
+    launch=(mpirun --oversubscribe --allow-run-as-root --bind-to core:overload-allowed -np "$t")
+  fi
+  for model in "${models[@]}"; do
+    # shellcheck disable=SC2086 # each model is several -a options
+    "${launch[@]}" "$bin" gemm --filter gemm.cpu_blas -a tp="$t" -a dtype=fp32 $model \
+      --time-budget 0.4 --out "$runs" -q
+    # shellcheck disable=SC2086
+    "${launch[@]}" "$bin" block $model -a sequence_parallel=0,1 -a iterations=20 -a warmup=3 \
+      --out "$runs" -q
+  done
+  if [ "$t" -gt 1 ]; then
+    for op in all_reduce all_gather reduce_scatter; do
+      "${launch[@]}" "$bin" collectives --filter "collectives.mpi_$op" \
+        -a size_bytes=128KiB:8MiB:*2 --out "$runs" -q
+    done
+  fi
+done
+"$bin" calibrate "$runs" --out "$out/cal"
+echo "block_prediction: $out/cal/fit_report.md, section 'A block predicted'"

@@ -1,0 +1,64 @@
+// measure_in_lockstep: ranks as threads agree on the iteration count and on every call's time,
+// which is the slowest rank's; a single rank measures alone (nullopt).
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/thread_ranks.h"
+
+#include "harness/lockstep_measure.h"
+#include "harness/store/memory_store.h"
+
+namespace railgauge {
+namespace {
+
+TEST(LockstepMeasure, EveryRankReportsTheSlowestRanksCalls) {
+  constexpr int kRanks = 3;
+  MemoryStore store;
+  MeasureSpec spec = testing::brief_measure_spec();
+  spec.min_samples = 4;
+  spec.max_samples = 6;
+  spec.time_budget_s = 0.005;
+  const auto outs = testing::run_ranks_as_threads(kRanks, store, spec, [](RunContext &ctx) {
+    // Rank 2 needs 3 ms a call, the others nothing: every call's time is rank 2's.
+    const auto m = measure_in_lockstep(ctx, "lockstep/test/point", [&] {
+      if (ctx.rank() == 2)
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    });
+    Outcome o;
+    if (!m)
+      return Outcome::waived("measured alone");
+    o.metrics = m->measurement.to_json();
+    o.metrics["samples"] = m->measurement.samples_s;
+    o.metrics["slowest_rank"] = m->lockstep.slowest_rank;
+    o.metrics["own_median_s"] = m->lockstep.own_time_s.median;
+    return o;
+  });
+  for (int r = 0; r < kRanks; ++r) {
+    SCOPED_TRACE(r);
+    const auto &j = outs[std::size_t(r)].metrics;
+    ASSERT_EQ(outs[std::size_t(r)].status, Status::ok) << outs[std::size_t(r)].reason.value_or("");
+    EXPECT_EQ(j.at("sampler"), "lockstep");
+    EXPECT_EQ(j.at("stop"), "budget");
+    // The 5 ms budget holds fewer calls of 3 ms than min_samples, so min_samples it is.
+    EXPECT_EQ(j.at("samples").size(), 4u);
+    EXPECT_EQ(j.at("samples"), outs[0].metrics.at("samples"));
+    EXPECT_EQ(j.at("slowest_rank"), 2);
+    for (double s : j.at("samples"))
+      EXPECT_GE(s, 3e-3);
+  }
+  EXPECT_LT(outs[0].metrics.at("own_median_s").get<double>(), 3e-3);
+}
+
+TEST(LockstepMeasure, ASingleRankMeasuresAlone) {
+  MemoryStore store;
+  const auto outs =
+      testing::run_ranks_as_threads(1, store, testing::brief_measure_spec(), [](RunContext &ctx) {
+        return measure_in_lockstep(ctx, "alone", [] {}) ? Outcome{} : Outcome::waived("alone");
+      });
+  EXPECT_EQ(outs[0].status, Status::waived);
+}
+
+} // namespace
+} // namespace railgauge
