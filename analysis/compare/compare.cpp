@@ -295,8 +295,12 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
   if (labels.size() != inputs.size())
     throw InputError(fmt::format("{} labels for {} runs", labels.size(), inputs.size()), "--label",
                      "give one --label per run, in the same order, or none");
+  if (!(o.single_sample_tolerance > 0))
+    throw InputError(fmt::format("single-sample tolerance {:g}", o.single_sample_tolerance),
+                     "--single-sample-tolerance", "give a relative difference above 0, e.g. 0.1");
   Comparison c;
   c.labels = labels;
+  c.single_sample_tolerance = o.single_sample_tolerance;
   const auto matched_params = [&](const Record &r) {
     json params = r.params;
     for (const auto &name : o.ignore_params)
@@ -438,8 +442,15 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
       auto &fs = fam[{family_of(p.key), static_cast<int>(i)}];
       auto &ks = keys[{p.key, static_cast<int>(i)}];
       std::string verdict;
-      if (!a->noise || !b->noise) {
-        verdict = "single sample"; // a bandwidth average: no repetitions to judge noise by
+      const bool one_sample = !a->noise || !b->noise; // an average: no spread to judge by
+      if (one_sample && std::fabs(speedup - 1) > o.single_sample_tolerance) {
+        const std::string beyond =
+            fmt::format(" (single sample, > {:g} %)", 100 * o.single_sample_tolerance);
+        verdict = (speedup > 1 ? "better" : "worse") + beyond;
+        ++(speedup > 1 ? fs.better : fs.worse);
+        ++(speedup > 1 ? ks.better : ks.worse);
+      } else if (one_sample) {
+        verdict = "single sample";
         ++fs.single_sample;
         ++ks.single_sample;
       } else if (std::fabs(ratio - 1) <= *a->noise + *b->noise) {
@@ -542,11 +553,11 @@ json to_json(const Comparison &c) {
   json context = json::array();
   for (const auto &d : c.context)
     context.push_back({{"param", d.param}, {"values", d.values}});
-  return {{"schema", kCompareSchema}, {"labels", c.labels},
-          {"inputs", c.inputs},       {"context", context},
-          {"matched", c.matched},     {"hint", c.hint},
-          {"points", points},         {"families", summaries(c.families)},
-          {"keys", summaries(c.keys)}};
+  return {{"schema", kCompareSchema},  {"labels", c.labels},
+          {"inputs", c.inputs},        {"context", context},
+          {"matched", c.matched},      {"hint", c.hint},
+          {"points", points},          {"families", summaries(c.families)},
+          {"keys", summaries(c.keys)}, {"single_sample_tolerance", c.single_sample_tolerance}};
 }
 
 namespace {
@@ -648,6 +659,7 @@ Comparison comparison_from_json(const json &j) {
           {d.at("param").get<std::string>(), d.at("values").get<std::vector<std::string>>()});
     c.matched = j.contains("matched") ? count_of(j.at("matched")) : 0;
     c.hint = j.value("hint", "");
+    c.single_sample_tolerance = j.value("single_sample_tolerance", kSingleSampleTolerance);
   } catch (const json::exception &e) {
     throw InputError(fmt::format("malformed comparison: {}", e.what()), "report", kComparisonFix);
   }
@@ -757,8 +769,11 @@ std::string render_table(const Comparison &c) {
   std::string out = summary_heading(c) + "\n";
   for (const auto &line : preamble(c))
     out += line + "\n";
-  out += "Per point: each input's median value, ratio to the first input, noise (both inputs' "
-         "repetition spread, relative, added) and whether the difference exceeds it\n";
+  out += fmt::format("Per point: each input's median value, ratio to the first input, noise "
+                     "(both inputs' repetition spread, relative, added) and whether the "
+                     "difference exceeds it; a single sample has no spread, and its difference "
+                     "counts beyond {:g} %\n",
+                     100 * c.single_sample_tolerance);
   const auto table = rows(c, true);
   std::vector<std::size_t> w(table.front().size(), 0);
   for (const auto &r : table)
@@ -774,10 +789,10 @@ std::string render_table(const Comparison &c) {
          "time and latency inverted)\n";
   for (const auto &s : c.families)
     out += fmt::format("{:<12} {} vs {}: {:.3f} over {} point{} ({} better, {} worse, {} "
-                       "within noise, {} single sample{})\n",
+                       "within noise, {} single sample{} within {:g} %)\n",
                        s.group, c.labels[s.input], c.labels[0], s.geomean_speedup, s.points,
                        s.points == 1 ? "" : "s", s.better, s.worse, s.within_noise, s.single_sample,
-                       s.single_sample == 1 ? "" : "s");
+                       s.single_sample == 1 ? "" : "s", 100 * c.single_sample_tolerance);
   return out;
 }
 
@@ -790,7 +805,9 @@ std::string render_markdown(const Comparison &c) {
          c.labels[0] +
          "; time and latency inverted).\n\n"
          "| family | compared | speedup | points | better | worse | within noise | "
-         "single sample |\n"
+         "single sample within " +
+         fmt::format("{:g}", 100 * c.single_sample_tolerance) +
+         " % |\n"
          "|---|---|---|---|---|---|---|---|\n";
   for (const auto &s : c.families)
     out += fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} | {} |\n", s.group,

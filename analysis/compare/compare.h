@@ -20,6 +20,8 @@ namespace railgauge::compare {
 
 inline constexpr const char *kCompareSchema = "railgauge.compare/1";
 
+inline constexpr double kSingleSampleTolerance = 0.10;
+
 struct CompareOptions {
   std::optional<std::string> metric; // a path like metrics.busbw_gbytes_per_s; else per point
   bool match_device = false;
@@ -28,6 +30,12 @@ struct CompareOptions {
   // count that size_bytes and the rank count already say.
   std::vector<std::string> ignore_params = {
       "passes_per_call", "threads_used", "total_bytes", "gpu", "rank", "count"};
+  // A point where either side is one sample (an nccl-tests text log's average, a perftest
+  // bandwidth line) has no spread to judge a difference by. Beyond this relative difference it
+  // is still called better or worse, saying so: SuperBench's Azure quick-scan fails a node at
+  // 10 % below its baseline for GEMM, H2D/D2H, IB loopback and all_reduce 8 GB
+  // (microsoft/superbench, docs: "variance" rule). Within it: "single sample", no verdict.
+  double single_sample_tolerance = kSingleSampleTolerance;
 };
 
 // What a point is, never set aside as context (below): the collective or GEMM measured, its
@@ -65,8 +73,9 @@ struct PointComparison {
   std::vector<std::optional<Side>> interpolated;
   // Per input i >= 1, against input 0: none when either side lacks the point.
   std::vector<std::optional<double>> ratio;
-  std::vector<std::string>
-      verdict; // "better", "worse", "within noise", "single sample", "only in A"...
+  // "better", "worse", "within noise"; "better (single sample, > 10 %)" and its "worse" twin,
+  // "single sample" (within the tolerance); "only in A"...
+  std::vector<std::string> verdict;
 };
 
 struct Summary {
@@ -75,7 +84,9 @@ struct Summary {
   int points = 0;
   double geomean_speedup = 1;
   int better = 0, worse = 0, within_noise = 0;
-  int single_sample = 0; // a side without repetitions: no verdict against noise
+  // A side without repetitions and a difference within the single-sample tolerance: no verdict.
+  // (Beyond it, the point counts as better or worse.)
+  int single_sample = 0;
 };
 
 struct Comparison {
@@ -87,6 +98,7 @@ struct Comparison {
   // ignore.
   int matched = 0;
   std::string hint;
+  double single_sample_tolerance = kSingleSampleTolerance;
   std::vector<Summary> families;
   std::vector<Summary> keys;
 };

@@ -23,6 +23,7 @@ struct Options {
   std::optional<std::string> metric, json, markdown;
   std::string format = "table";
   bool match_device = false;
+  double single_sample_tolerance_percent = 100 * compare::kSingleSampleTolerance;
 };
 
 // The last path component, or A, B, C... when two runs would share a name.
@@ -59,6 +60,7 @@ int run_compare(const CLI::App &cmd, const Options &o) {
   compare::CompareOptions options;
   options.metric = o.metric;
   options.match_device = o.match_device;
+  options.single_sample_tolerance = o.single_sample_tolerance_percent / 100;
   for (const auto &p : o.ignore_params)
     options.ignore_params.push_back(p);
   const auto c =
@@ -99,6 +101,11 @@ void add_compare_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--ignore-param", o->ignore_params,
                   "Also ignore this param when matching (passes_per_call, threads_used, "
                   "total_bytes, gpu and rank are always ignored)");
+  cmd->add_option("--single-sample-tolerance", o->single_sample_tolerance_percent,
+                  "Where a side is one sample (no spread: an nccl-tests text log, a perftest "
+                  "bandwidth line), call a difference beyond this many percent better or worse "
+                  "(SuperBench's quick-scan threshold)")
+      ->capture_default_str();
   cmd->add_option("--format", o->format, "Standard output: table, markdown or json")
       ->capture_default_str();
   cmd->add_option("--json", o->json, "Also write the comparison as JSON (for railgauge report)");

@@ -729,7 +729,7 @@ void comparison_section(Page &page, const compare::Comparison &c) {
     for (std::size_t i = 1; i < p.sides.size(); ++i) {
       row.push_back(p.ratio[i - 1] ? fmt::format("{:.3f}", *p.ratio[i - 1]) : "-");
       row.push_back(p.verdict[i - 1]);
-      if (p.verdict[i - 1] == "worse")
+      if (p.verdict[i - 1].starts_with("worse"))
         worst = "warn";
     }
     pts.push_back(row);

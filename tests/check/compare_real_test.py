@@ -66,7 +66,8 @@ class CompareRealTest(unittest.TestCase):
         p = self.point(c, "collectives.nccl_all_reduce", size_bytes=8589934592,
                        in_place="out_of_place")
         self.assertAlmostEqual(p["ratio"][0], 316.3 / 480.8, places=3)
-        self.assertEqual(p["verdict"], ["single sample"])  # the text log's mean, no -I
+        # The text log's mean, no -I: no spread, but 34 % is past the 10 % tolerance.
+        self.assertEqual(p["verdict"], ["worse (single sample, > 10 %)"])
         self.assertIn("world_size (a: 8; b: 80)", table)
         self.assertNotIn("only in", table)
 
@@ -83,6 +84,30 @@ class CompareRealTest(unittest.TestCase):
         self.assertAlmostEqual(p["ratio"][0], 104.8 / 226.2, places=2)
         self.assertIn("Every point has:", table)
         self.assertIn("link_layer=Ethernet", table)
+
+    def test_single_samples_far_apart_are_worse_and_close_ones_have_no_verdict(self):
+        # Two clusters' 2-node alltoall and sendrecv, nccl-tests text logs (one average per size):
+        # cluster00 runs at a quarter and a third of cluster01's busbw, which a user must see.
+        fast = self.imported("nccl-tests",
+                             "xxrjun_cluster01_h100_2node_8gpu_alltoall_sendrecv_healthy.log")
+        slow = self.imported("nccl-tests",
+                             "xxrjun_cluster00_h100_2node_8gpu_alltoall_sendrecv_healthy.log")
+        c, table = self.compare(fast, slow)
+        p = self.point(c, "collectives.nccl_alltoall", size_bytes=17179869184,
+                       in_place="out_of_place")
+        self.assertAlmostEqual(p["ratio"][0], 23.61 / 92.04, places=3)
+        self.assertEqual(p["verdict"], ["worse (single sample, > 10 %)"])
+        family = {s["group"]: s for s in c["families"]}["collectives"]
+        self.assertEqual((family["worse"], family["single_sample"]), (12, 0))
+        self.assertIn("12 worse, 0 within noise, 0 single samples within 10 %", table)
+        # The same log against itself: every difference is 0, within the tolerance.
+        c, _ = self.compare(fast, fast)
+        family = {s["group"]: s for s in c["families"]}["collectives"]
+        self.assertEqual((family["worse"], family["better"], family["single_sample"]), (0, 0, 12))
+        # A tolerance above the difference takes the verdict back.
+        c, _ = self.compare(fast, slow, "--single-sample-tolerance", "80")
+        family = {s["group"]: s for s in c["families"]}["collectives"]
+        self.assertEqual(family["single_sample"], 12)
 
     def test_different_tools_say_why_nothing_matches(self):
         nccl = self.imported("nccl-tests", "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
