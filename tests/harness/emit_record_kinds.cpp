@@ -1,6 +1,6 @@
 // Writes one record of every status the runner produces (ok, waived, failed, error) to the
 // records file named on the command line, through the real planner, runner and RecordFile, so
-// that tests/cli validates each kind against results/schema/record.schema.json.
+// that tests/harness/cli validates each kind against results/schema/record.schema.json.
 #include <cstdio>
 #include <exception>
 

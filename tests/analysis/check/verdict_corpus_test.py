@@ -17,7 +17,7 @@ import sys
 import tempfile
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
 RULES = ROOT / "results" / "rules"
 RAILGAUGE = None

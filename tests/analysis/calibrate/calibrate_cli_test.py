@@ -18,7 +18,7 @@ import unittest
 
 import jsonschema
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 CALCULON = ROOT / "tests/fixtures/calculon"  # Calculon's example inputs (README.md there)
 BINARY = None  # set from argv in __main__
 DATATYPES = {"float8", "float16", "bfloat16", "float32"}

@@ -5,7 +5,7 @@
 #include "harness/inventory/nvml_query.h"
 #include "harness/inventory/verbs_query.h"
 #include "railgauge/config.h"
-#include "tests/inventory/fixtures.h"
+#include "tests/harness/inventory/fixtures.h"
 
 namespace railgauge {
 namespace {

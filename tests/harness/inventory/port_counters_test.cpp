@@ -2,7 +2,7 @@
 
 #include "harness/inventory/netdev_stats.h"
 #include "harness/inventory/port_counters.h"
-#include "tests/inventory/fixtures.h"
+#include "tests/harness/inventory/fixtures.h"
 
 namespace railgauge {
 namespace {

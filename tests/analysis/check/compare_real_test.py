@@ -15,7 +15,7 @@ import sys
 import tempfile
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
 RAILGAUGE = None
 READ_BW_GPU0 = "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log"

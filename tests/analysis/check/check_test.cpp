@@ -431,7 +431,7 @@ protected:
   }
 
   static void expect_golden(const std::string &name, const std::string &text) {
-    const auto path = kSource + "/tests/check/golden/" + name;
+    const auto path = kSource + "/tests/analysis/check/golden/" + name;
     if (std::getenv("RAILGAUGE_UPDATE_GOLDEN")) {
       std::ofstream(path) << text;
       return;

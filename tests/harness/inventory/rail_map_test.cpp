@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "harness/inventory/rail_map.h"
-#include "tests/inventory/fixtures.h"
+#include "tests/harness/inventory/fixtures.h"
 
 namespace railgauge {
 namespace {

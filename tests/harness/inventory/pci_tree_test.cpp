@@ -5,7 +5,7 @@
 
 #include "harness/error.h"
 #include "harness/inventory/pci_tree.h"
-#include "tests/inventory/fixtures.h"
+#include "tests/harness/inventory/fixtures.h"
 
 namespace railgauge {
 namespace {

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
 NVB = ROOT / "tests" / "fixtures" / "nvbandwidth" / "real"
 RAILGAUGE = None
