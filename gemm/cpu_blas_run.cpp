@@ -78,7 +78,7 @@ template <typename T> struct RotatedOperands {
 };
 
 template <typename T>
-RotatedOperands<T> make_rotated(const GemmPlan &plan, std::uint64_t l2_bytes,
+RotatedOperands<T> make_rotated(const GemmPlan &plan, std::uint64_t cache_bytes,
                                 std::uint64_t memory_budget_bytes) {
   RotatedOperands<T> r;
   std::vector<Operands<T>> first;
@@ -88,8 +88,8 @@ RotatedOperands<T> make_rotated(const GemmPlan &plan, std::uint64_t l2_bytes,
     const auto &o = first.back();
     set_bytes += (o.a.size() + o.b.size() + o.c.size()) * sizeof(T);
   }
-  r.rotation = l2_bytes > 0 ? operand_rotation(set_bytes, l2_bytes, memory_budget_bytes)
-                            : OperandRotation{1, "reused (cache sizes unknown)", set_bytes};
+  r.rotation = cache_bytes > 0 ? operand_rotation(set_bytes, cache_bytes, memory_budget_bytes)
+                               : OperandRotation{1, "reused (cache sizes unknown)", set_bytes};
   r.sets.assign(static_cast<std::size_t>(r.rotation.sets), first);
   return r;
 }
