@@ -110,11 +110,17 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
   const auto gemm_fit = c.gemm_by_dtype.find(kGemmDtype);
   const auto rows_it = c.gemm_shapes.find(kGemmDtype);
   CollectiveFits collective_fits(c);
-  for (const auto &run : runs.runs)
+  for (const auto &run : runs.runs) {
+    int host_cores = 0;
+    if (run.manifest.is_object()) {
+      const auto cores = run.manifest.value("/inventory/machine/cores"_json_pointer, 0.0);
+      host_cores = static_cast<int>(cores);
+    }
     for (const auto &r : run.records) {
       if (r.key != rec::kTransformerTp || r.status != Status::ok || r.rank != 0)
         continue;
       BlockPrediction b;
+      b.host_cores = host_cores;
       b.run = r.run;
       b.model = model_label(r.params);
       b.tp = static_cast<int>(num(r.params, rec::kTp, 1));
@@ -197,6 +203,7 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
         b.step_table_s = table_s;
       out.push_back(std::move(b));
     }
+  }
   std::sort(out.begin(), out.end(), [](const BlockPrediction &a, const BlockPrediction &b) {
     return std::tie(a.model, a.sequence_parallel, a.tp, a.run) <
            std::tie(b.model, b.sequence_parallel, b.tp, b.run);
@@ -225,6 +232,8 @@ nlohmann::json to_json(const std::vector<BlockPrediction> &predictions) {
                    {"sequence_parallel", b.sequence_parallel},
                    {"blas_threads", b.blas_threads},
                    {"ranks_per_host", b.ranks_per_host},
+                   {"host_cores", b.host_cores},
+                   {"shares_cores", b.shares_cores()},
                    {"measured_s", b.measured_s},
                    {"measured_p10_s", b.measured_p10_s},
                    {"measured_p90_s", b.measured_p90_s},
@@ -257,6 +266,8 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
       "| model | t | sequence parallel | measured s (p10–p90) | predicted s | error % | GEMM "
       "measured / predicted s | collectives measured / predicted s | step table s | step table "
       "error % |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  // Files of before the core count was recorded have no shares_cores.
+  const auto shares = [](const nlohmann::json &b) { return b.value("shares_cores", false); };
   for (const auto &b : predictions) {
     const double measured = b["measured_s"].get<double>();
     const auto table_error =
@@ -266,7 +277,8 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
     md += fmt::format(
         "| {} | {} | {} | {:.4f} ({:.4f}–{:.4f}) | {} | {} | {:.4f} / {} | {:.4f} / {} | {} | {} "
         "|\n",
-        b["model"].get<std::string>(), b["tp"].get<int>(),
+        b["model"].get<std::string>(),
+        fmt::format("{}{}", b["tp"].get<int>(), shares(b) ? " †" : ""),
         b["sequence_parallel"].get<bool>() ? "yes" : "no", measured,
         b["measured_p10_s"].get<double>(), b["measured_p90_s"].get<double>(),
         cell(b["predicted_s"], "{:.4f}"),
@@ -276,6 +288,30 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
         cell(b["step_table_s"], "{:.4f}"),
         table_error.is_number() ? fmt::format("{:+.2f}", 100 * table_error.get<double>()) : "–");
   }
+  // The error's range where the model's premise holds, and what † means.
+  std::vector<double> own_cores;
+  int shared = 0;
+  for (const auto &b : predictions) {
+    if (shares(b))
+      ++shared;
+    else if (b["error"].is_number())
+      own_cores.push_back(100 * b["error"].get<double>());
+  }
+  if (!own_cores.empty()) {
+    const auto [lo, hi] = std::minmax_element(own_cores.begin(), own_cores.end());
+    const auto within = std::count_if(own_cores.begin(), own_cores.end(),
+                                      [](double e) { return std::fabs(e) <= 3.0; });
+    md += fmt::format("\nWhere every rank has cores of its own: error {:+.2f} to {:+.2f} %, {} of "
+                      "{} within 3 %.\n",
+                      *lo, *hi, within, own_cores.size());
+  }
+  if (shared > 0)
+    md += fmt::format(
+        "\n† {} block{}: more ranks × BLAS threads than the host's cores. The ranks take turns on "
+        "a core, which Calculon's model (one processor per rank) does not describe: a "
+        "collective waits for a rank that is not running, and the coefficients measured each "
+        "rank's own time. The error there is no test of the coefficients.\n",
+        shared, shared == 1 ? "" : "s");
   for (const auto &b : predictions)
     for (const auto &m : b["missing"])
       md += fmt::format("\n- {} t = {}: no coefficient for {}", b["model"].get<std::string>(),

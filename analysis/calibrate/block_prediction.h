@@ -11,6 +11,7 @@
 //                                          time through Network.time: latency + S·scalar·(1 +
 //                                          offset/t) / (bandwidth·efficiency))
 // with nothing overlapped (Calculon's tensor_par_overlap none: every TP collective exposed).
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,13 @@ struct BlockPrediction {
   int tp = 0;
   bool sequence_parallel = false;
   int blas_threads = 0, ranks_per_host = 0;
+  int host_cores = 0; // the run's inventory (machine.cores); 0 when the run does not say
+  // More ranks × BLAS threads than the host has cores: ranks take turns on a core, which
+  // Calculon's model (one processor per rank) does not describe, so the error there is no test
+  // of the coefficients (docs/calibrate.md, "A block predicted").
+  bool shares_cores() const {
+    return host_cores > 0 && ranks_per_host * std::max(1, blas_threads) > host_cores;
+  }
   double measured_s = 0, measured_p10_s = 0, measured_p90_s = 0;
   double measured_gemm_s = 0, measured_collective_s = 0; // the record's phase sums
   std::vector<BlockPhasePrediction> phases;
@@ -58,8 +66,9 @@ struct BlockPrediction {
 std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const Calibration &c);
 
 nlohmann::json to_json(const std::vector<BlockPrediction> &predictions);
-// The fit report's section: a table of model, t, measured, predicted, error %; empty when
-// there are no block records.
+// The fit report's section: a table of model, t, measured, predicted, error %, with t marked
+// where ranks share cores and the error's range where they do not; empty when there are no
+// block records.
 std::string block_prediction_markdown(const nlohmann::json &predictions);
 
 } // namespace railgauge::calibrate

@@ -99,6 +99,39 @@ TEST(BlockPrediction, KnownCoefficientsGiveAKnownBlockTime) {
   EXPECT_NE(md.find("| +10.40 |"), std::string::npos) << md;
 }
 
+// 4 ranks of 1 BLAS thread on a 2-core host (the run's inventory says so) share cores: the row
+// is marked, and the error range is given over the blocks whose ranks had cores of their own.
+TEST(BlockPrediction, RanksSharingCoresAreMarkedAndLeftOutOfTheRange) {
+  Record alone = block_record(2), shared = block_record(2);
+  alone.params["ranks_per_host"] = 2;
+  alone.params["blas_threads"] = 1;
+  shared.params["ranks_per_host"] = 4;
+  shared.params["blas_threads"] = 1;
+  shared.params["sequence_parallel"] = 1;
+  const nlohmann::json two_cores = {{"inventory", {{"machine", {{"cores", 2}}}}}};
+  analysis::RunSet runs;
+  runs.runs.push_back({"alone", two_cores, {alone}});
+  runs.runs.push_back({"shared", two_cores, {shared}});
+  const auto p = predict_blocks(runs, known_coefficients());
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_FALSE(p[0].shares_cores());
+  EXPECT_TRUE(p[1].shares_cores());
+  const auto md = block_prediction_markdown(to_json(p));
+  EXPECT_NE(md.find("| 2 † | yes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2 | no |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Where every rank has cores of its own: error +10.40 to +10.40 %, 0 of 1 "
+                    "within 3 %."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("† 1 block: more ranks × BLAS threads than the host's cores"),
+            std::string::npos)
+      << md;
+  // Without an inventory nothing is known of the cores, and nothing is marked.
+  analysis::RunSet bare;
+  bare.runs.push_back({"bare", nullptr, {shared}});
+  EXPECT_FALSE(predict_blocks(bare, known_coefficients())[0].shares_cores());
+}
+
 TEST(BlockPrediction, AMissingCoefficientIsNamedAndNothingIsPredicted) {
   analysis::RunSet runs;
   runs.runs.push_back({"synthetic", nullptr, {block_record(4)}}); // no tp 4 GEMM, no 4 ranks
