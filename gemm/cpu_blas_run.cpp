@@ -90,7 +90,11 @@ RotatedOperands<T> make_rotated(const GemmPlan &plan, std::uint64_t cache_bytes,
   }
   r.rotation = cache_bytes > 0 ? operand_rotation(set_bytes, cache_bytes, memory_budget_bytes)
                                : OperandRotation{1, "reused (cache sizes unknown)", set_bytes};
-  r.sets.assign(static_cast<std::size_t>(r.rotation.sets), first);
+  // Set 0 is moved in, not copied: a single large set must not be held twice.
+  r.sets.reserve(static_cast<std::size_t>(r.rotation.sets));
+  r.sets.push_back(std::move(first));
+  for (int i = 1; i < r.rotation.sets; ++i)
+    r.sets.push_back(r.sets.front());
   return r;
 }
 
