@@ -3,14 +3,19 @@
 // block.transformer_tp writes and calibrate reads (analysis/calibrate/block_prediction.h).
 // Header only, so analysis reads block records through it without linking the family.
 #include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/record_fields.h"
 
 namespace railgauge::block::record {
 
 inline constexpr const char *kFamily = "block";
 inline constexpr const char *kTransformerTp = "block.transformer_tp"; // one block under TP
 
-// Parameters (besides the model's: model, seq, micro_batch, hidden, heads, kv_heads, ffn,
-// swiglu, as the gemm family names them)
+// Parameters (and the model's, below)
 inline constexpr const char *kTp = "tp"; // ranks of the TP group: the world
 inline constexpr const char *kSequenceParallel = "sequence_parallel"; // 0: all_reduce, 1: RS+AG
 inline constexpr const char *kDtype = "dtype";              // fp32 (OpenBLAS sgemm, MPI_FLOAT)
@@ -32,6 +37,16 @@ inline constexpr const char *kWrongElements = "wrong_elements";
 // Phase kinds
 inline constexpr const char *kGemmPhase = "gemm";
 inline constexpr const char *kCollectivePhase = "collective";
+// A phase's fields
+inline constexpr const char *kPhaseName = "name";
+inline constexpr const char *kPhaseKind = "kind";
+inline constexpr const char *kPhaseOp = "op";
+inline constexpr const char *kPhaseM = "m";
+inline constexpr const char *kPhaseN = "n";
+inline constexpr const char *kPhaseK = "k";
+inline constexpr const char *kPhaseBatch = "batch";
+inline constexpr const char *kPhaseSizeBytes = "size_bytes";
+inline constexpr const char *kPhaseTimeS = "time_s";
 
 // Written beside the figures: what the data check compared, how the point was set up,
 // where a multi-part point's slowest part is
@@ -41,5 +56,77 @@ inline constexpr const char *kWrongCollectiveElements = "wrong_collective_elemen
 inline constexpr std::array kMetrics{
     kGemmTimeS,         kCollectiveTimeS,        kPhases, kBlockFlops, kBlockTflops, kWrongElements,
     kWrongGemmElements, kWrongCollectiveElements};
+
+// The model's parameters, named as the gemm family's TP points name them (kv_heads and swiglu
+// are written too; calibrate does not read them)
+inline constexpr const char *kModel = "model";
+inline constexpr const char *kHidden = "hidden";
+inline constexpr const char *kSeq = "seq";
+inline constexpr const char *kMicroBatch = "micro_batch";
+inline constexpr const char *kHeads = "heads";
+inline constexpr const char *kFfn = "ffn";
+
+// One phase of a block record, read.
+struct PhaseView {
+  std::string name, kind, op; // "qkv.fwd", kGemmPhase, "qkv.fwd" | "attn.ar", ..., "all_reduce"
+  double m = 0, n = 0, k = 0; // GEMM phases
+  double batch = 1;           // GEMM phases: a BMM's batch
+  double size_bytes = 0;      // collective phases
+  double time_s = 0;          // median over iterations of the max over ranks
+  double flops() const { return 2.0 * m * n * k * batch; }
+};
+
+// A block.transformer_tp record, read: the typed view through which calibrate reads it.
+struct BlockPointView {
+  std::string model;
+  double hidden = 0, seq = 0, micro_batch = 0, heads = 0, ffn = 0;
+  int tp = 1;
+  bool sequence_parallel = false;
+  int blas_threads = 0, ranks_per_host = 0;
+  std::optional<double> time_s, time_p10_s, time_p90_s; // the block, per iteration
+  double gemm_time_s = 0, collective_time_s = 0;
+  std::optional<std::vector<PhaseView>> phases; // in block order; nullopt: none written
+};
+
+// The view of a block.transformer_tp record, else nullopt.
+inline std::optional<BlockPointView> block_point_view(const Record &r) {
+  namespace f = record_fields;
+  if (r.key != kTransformerTp)
+    return std::nullopt;
+  BlockPointView v;
+  v.model = f::text(r.params, kModel).value_or("?");
+  v.hidden = f::number(r.params, kHidden).value_or(0);
+  v.seq = f::number(r.params, kSeq).value_or(0);
+  v.micro_batch = f::number(r.params, kMicroBatch).value_or(0);
+  v.heads = f::number(r.params, kHeads).value_or(0);
+  v.ffn = f::number(r.params, kFfn).value_or(0);
+  v.tp = static_cast<int>(f::integer(r.params, kTp).value_or(1));
+  v.sequence_parallel = f::number(r.params, kSequenceParallel).value_or(0) != 0;
+  v.blas_threads = static_cast<int>(f::integer(r.params, kBlasThreads).value_or(0));
+  v.ranks_per_host = static_cast<int>(f::integer(r.params, kRanksPerHost).value_or(0));
+  v.time_s = f::median_time_s(r.metrics);
+  v.time_p10_s = f::time_s_at(r.metrics, "p10");
+  v.time_p90_s = f::time_s_at(r.metrics, "p90");
+  v.gemm_time_s = f::number(r.metrics, kGemmTimeS).value_or(0);
+  v.collective_time_s = f::number(r.metrics, kCollectiveTimeS).value_or(0);
+  const auto *phases = f::field(r.metrics, kPhases);
+  if (!phases || !phases->is_array())
+    return v;
+  v.phases.emplace();
+  for (const auto &p : *phases) {
+    PhaseView ph;
+    ph.name = f::text(p, kPhaseName).value_or("");
+    ph.kind = f::text(p, kPhaseKind).value_or("");
+    ph.op = f::text(p, kPhaseOp).value_or("");
+    ph.m = f::number(p, kPhaseM).value_or(0);
+    ph.n = f::number(p, kPhaseN).value_or(0);
+    ph.k = f::number(p, kPhaseK).value_or(0);
+    ph.batch = f::number(p, kPhaseBatch).value_or(1);
+    ph.size_bytes = f::number(p, kPhaseSizeBytes).value_or(0);
+    ph.time_s = f::number(p, kPhaseTimeS).value_or(0);
+    v.phases->push_back(std::move(ph));
+  }
+  return v;
+}
 
 } // namespace railgauge::block::record

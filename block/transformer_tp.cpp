@@ -314,18 +314,18 @@ public:
     nlohmann::json phases = nlohmann::json::array();
     for (std::size_t j = 0; j < steps.size(); ++j) {
       const auto &st = steps[j];
-      nlohmann::json p = {{"name", st.name}, {"time_s", phase_s[j]}};
+      nlohmann::json p = {{record::kPhaseName, st.name}, {record::kPhaseTimeS, phase_s[j]}};
       if (st.kind == StepKind::gemm) {
-        p["kind"] = record::kGemmPhase;
-        p["op"] = st.gemm.op();
-        p["m"] = st.gemm.shape.m;
-        p["n"] = st.gemm.shape.n;
-        p["k"] = st.gemm.shape.k;
-        p["batch"] = st.gemm.shape.batch;
+        p[record::kPhaseKind] = record::kGemmPhase;
+        p[record::kPhaseOp] = st.gemm.op();
+        p[record::kPhaseM] = st.gemm.shape.m;
+        p[record::kPhaseN] = st.gemm.shape.n;
+        p[record::kPhaseK] = st.gemm.shape.k;
+        p[record::kPhaseBatch] = st.gemm.shape.batch;
       } else {
-        p["kind"] = record::kCollectivePhase;
-        p["op"] = to_string(st.op);
-        p["size_bytes"] = st.size_elements * std::int64_t(sizeof(float));
+        p[record::kPhaseKind] = record::kCollectivePhase;
+        p[record::kPhaseOp] = to_string(st.op);
+        p[record::kPhaseSizeBytes] = st.size_elements * std::int64_t(sizeof(float));
       }
       phases.push_back(std::move(p));
     }
@@ -383,12 +383,12 @@ public:
                           {"blas_library", fmt::format("OpenBLAS {} ({})", openblas_get_config(),
                                                        openblas_get_corename())},
                           {"layout", "row_major_nn"},
-                          {"seq", model.seq},
-                          {"micro_batch", model.micro_batch},
-                          {"hidden", model.hidden},
-                          {"heads", model.heads},
+                          {record::kSeq, model.seq},
+                          {record::kMicroBatch, model.micro_batch},
+                          {record::kHidden, model.hidden},
+                          {record::kHeads, model.heads},
                           {"kv_heads", model.kv_heads},
-                          {"ffn", model.ffn},
+                          {record::kFfn, model.ffn},
                           {"swiglu", model.swiglu ? 1 : 0}};
     if (s)
       out.derived_params["mpi_library"] = s->library_version();

@@ -3,9 +3,13 @@
 // metric names that the family and the nccl-tests importer write and analysis and the shipped
 // rules read, and the busbw arithmetic behind them (bus_bandwidth.h, nccl-tests' PERFORMANCE.md).
 #include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
 
 #include "collectives/bus_bandwidth.h"
 #include "harness/metric_names.h"
+#include "harness/record_fields.h"
 
 namespace railgauge::collectives::record {
 
@@ -56,7 +60,8 @@ inline constexpr const char *kGroupSize = "group_size";   // ranks in the point'
 inline constexpr const char *kGroupHosts = "group_hosts"; // hosts the group's ranks ran on
 inline constexpr const char *kGroups = "groups";          // the split: "tp=2+dp=rest", or "world"
 inline constexpr const char *kAlgorithm = "algorithm";    // textbook: ring, tree, ...
-inline constexpr const char *kSource = "source";          // an import's tool: "nccl-tests"
+inline constexpr const char *kSource = "source";          // an import's tool:
+inline constexpr const char *kSourceNcclTests = "nccl-tests";
 inline constexpr const char *kGpuName = "gpu_name"; // the GPU model (NCCL; nccl-tests' rank lines)
 
 // Metrics
@@ -114,5 +119,49 @@ inline constexpr std::array kMetrics{kAlgbwGbytesPerS,
                                      kGemmConcurrentGflops,
                                      kGemmSlowestRank,
                                      kGemmWrongSamples};
+
+// A collective record (the family's or an nccl-tests import), read: the typed view through
+// which analysis reads the family. Fields another tool names differently stay with the reader.
+struct CollectivePointView {
+  std::string key;
+  std::string backend, dtype, source;
+  std::string groups, group_type; // the split ("tp=2+dp=rest") and this record's group's axis
+  std::string algorithm;          // textbook keys only
+  std::optional<std::int64_t> group_index, group_size, world_size, group_hosts;
+  std::optional<double> size_bytes;
+  // The median call; nccl-tests' text output has its wall-clock mean per call instead.
+  std::optional<double> time_s;
+  std::optional<double> busbw_gbytes_per_s;
+  std::optional<double> gemm_slowdown; // *_with_gemm: the GEMM beside the collective / alone
+
+  // A textbook algorithm over point-to-point, measured against the library's own collective.
+  bool textbook() const { return !algorithm.empty() || key.find("_textbook_") != key.npos; }
+};
+
+// The view of a collectives record, else nullopt.
+inline std::optional<CollectivePointView> collective_point_view(const Record &r) {
+  namespace f = record_fields;
+  if (!f::in_family(r, kFamily))
+    return std::nullopt;
+  CollectivePointView v;
+  v.key = r.key;
+  v.backend = f::text(r.params, kBackend).value_or("");
+  v.dtype = f::text(r.params, kDtype).value_or("");
+  v.source = f::text(r.params, kSource).value_or("");
+  v.groups = f::text(r.params, kGroups).value_or("");
+  v.group_type = f::text(r.params, kGroupType).value_or("");
+  v.algorithm = f::text(r.params, kAlgorithm).value_or("");
+  v.group_index = f::integer(r.params, kGroupIndex);
+  v.group_size = f::integer(r.params, kGroupSize);
+  v.world_size = f::integer(r.params, kWorldSize);
+  v.group_hosts = f::integer(r.params, kGroupHosts);
+  v.size_bytes = f::number(r.params, kSizeBytes);
+  v.time_s = f::median_time_s(r.metrics);
+  if (!v.time_s && v.source == kSourceNcclTests)
+    v.time_s = f::number(r.metrics, kWallTimeS);
+  v.busbw_gbytes_per_s = f::number(r.metrics, kBusbwGbytesPerS);
+  v.gemm_slowdown = f::number(r.metrics, kGemmSlowdown);
+  return v;
+}
 
 } // namespace railgauge::collectives::record

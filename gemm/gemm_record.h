@@ -3,6 +3,7 @@
 // family writes and that check, compare, calibrate, report and the shipped rules read. Header
 // only, so analysis reads records through it without linking the family. A metric renamed here
 // fails tests/results/record_contract_test (the schema and the rules name every metric below).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "harness/metric_names.h"
 #include "harness/record.h"
+#include "harness/record_fields.h"
 
 namespace railgauge::gemm::record {
 
@@ -171,29 +173,58 @@ struct TpPointView {
   }
 };
 
-namespace detail {
-inline std::string text_param(const nlohmann::json &params, const char *name) {
-  const auto it = params.find(name);
-  return it != params.end() && it->is_string() ? it->get<std::string>() : "";
+// One GEMM call of any gemm record (size sweeps and TP points alike), read: what calibrate fits.
+struct GemmCallView {
+  std::string key, dtype, gpu_name;
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  std::optional<double> flops_per_call, bytes_per_call;
+  std::optional<double> time_s; // the median call
+  double peak_tflops = 0;       // the dtype's dense peak, from metrics or params; 0 unknown
+  std::string op, model, layer, pass;
+  std::int64_t tp = 0;
+  int gemm_count = 1; // GEMMs one call runs (a BMM's dgrad: 2)
+};
+
+// The view of a gemm record, else nullopt.
+inline std::optional<GemmCallView> gemm_call_view(const Record &r) {
+  namespace f = record_fields;
+  if (!f::in_family(r, kFamily))
+    return std::nullopt;
+  const auto &p = r.params;
+  GemmCallView v;
+  v.key = r.key;
+  v.dtype = f::text(p, kDtype).value_or("");
+  v.gpu_name = f::text(p, kGpuName).value_or("");
+  v.m = f::integer(p, kM).value_or(0);
+  v.n = f::integer(p, kN).value_or(0);
+  v.k = f::integer(p, kK).value_or(0);
+  v.batch = f::integer(p, kBatch).value_or(1);
+  v.flops_per_call = f::number(r.metrics, kFlopsPerCall);
+  v.bytes_per_call = f::number(r.metrics, kBytesPerCall);
+  v.time_s = f::median_time_s(r.metrics);
+  v.peak_tflops = std::max(f::number(r.metrics, kPeakTflops).value_or(0),
+                           f::number(p, kPeakTflops).value_or(0));
+  v.op = f::text(p, kOp).value_or("");
+  v.model = f::text(p, kModel).value_or("");
+  v.layer = f::text(p, kLayer).value_or("");
+  v.pass = f::text(p, kPass).value_or("");
+  v.tp = f::integer(p, kTp).value_or(0);
+  v.gemm_count = std::max(1, static_cast<int>(f::integer(p, kGemmCount).value_or(1)));
+  return v;
 }
-inline std::int64_t int_param(const nlohmann::json &params, const char *name) {
-  const auto it = params.find(name);
-  return it != params.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
-}
-inline std::optional<double> number_metric(const nlohmann::json &metrics, const char *name) {
-  const auto it = metrics.find(name);
-  return it != metrics.end() && it->is_number() ? std::optional(it->get<double>()) : std::nullopt;
-}
-} // namespace detail
 
 // The view of a gemm record that is a point of a TP sweep (it has `tp` and an op), else nullopt:
 // size sweeps, other families. A point waived before it was planned (a t that does not split the
 // model) has no `op`: its gemm and pass axes name it.
 inline std::optional<TpPointView> tp_point_view(const Record &r) {
-  using detail::int_param;
-  using detail::text_param;
-  if (!r.key.starts_with(std::string(kFamily) + ".") || !r.params.contains(kTp) ||
-      !r.params[kTp].is_number())
+  namespace f = record_fields;
+  const auto text_param = [](const nlohmann::json &p, const char *name) {
+    return f::text(p, name).value_or("");
+  };
+  const auto int_param = [](const nlohmann::json &p, const char *name) {
+    return f::integer(p, name).value_or(0);
+  };
+  if (!f::in_family(r, kFamily) || !f::integer(r.params, kTp))
     return std::nullopt;
   TpPointView v;
   v.op = text_param(r.params, kOp);
@@ -206,19 +237,18 @@ inline std::optional<TpPointView> tp_point_view(const Record &r) {
   v.dtype = text_param(r.params, kDtype);
   v.seq = int_param(r.params, kSeq);
   v.micro_batch = int_param(r.params, kMicroBatch);
-  v.tp = r.params[kTp].is_number_integer() ? r.params[kTp].get<std::int64_t>()
-                                           : static_cast<std::int64_t>(r.params[kTp].get<double>());
-  if (r.params.contains(kGpu) && r.params[kGpu].is_number_integer())
-    v.gpu = r.params[kGpu].get<std::int64_t>();
+  v.tp = *f::integer(r.params, kTp);
+  if (const auto *gpu = f::field(r.params, kGpu); gpu && gpu->is_number_integer())
+    v.gpu = gpu->get<std::int64_t>();
   // Training layouts differ per pass (fwd nt, dgrad nn, ...): one table holds them all.
   v.layout = text_param(r.params, kLayoutsFrom) == kTrainingLayouts ? std::string(kTrainingLayouts)
                                                                     : text_param(r.params, kLayout);
   v.status = r.status;
   v.gpu_name = text_param(r.params, kGpuName);
   if (r.status == Status::ok) {
-    v.tflops = detail::number_metric(r.metrics, kTflops).value_or(0.0);
-    v.efficiency = detail::number_metric(r.metrics, kEfficiency);
-    v.best_tflops = detail::number_metric(r.metrics, kBestTflops);
+    v.tflops = f::number(r.metrics, kTflops).value_or(0.0);
+    v.efficiency = f::number(r.metrics, kEfficiency);
+    v.best_tflops = f::number(r.metrics, kBestTflops);
   }
   return v;
 }

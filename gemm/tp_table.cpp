@@ -12,9 +12,6 @@
 namespace railgauge::gemm {
 namespace {
 
-using record::detail::int_param;
-using record::detail::text_param;
-
 struct Cell {
   Status status = Status::ok;
   double tflops = 0;
@@ -32,19 +29,17 @@ std::map<std::pair<std::string, std::string>, RunBest>
 run_bests(const std::vector<Record> &records) {
   std::map<std::pair<std::string, std::string>, RunBest> bests;
   for (const auto &r : records) {
-    if (r.status != Status::ok)
+    const auto v = record::gemm_call_view(r);
+    if (r.status != Status::ok || !v)
       continue;
     const double tflops =
         std::max(r.metrics.value(record::kTflops, 0.0), r.metrics.value(record::kBestTflops, 0.0));
-    auto &best =
-        bests[{text_param(r.params, record::kDtype), text_param(r.params, record::kGpuName)}];
+    auto &best = bests[{v->dtype, v->gpu_name}];
     if (tflops > best.tflops) {
       best.tflops = tflops;
-      const std::string op = text_param(r.params, record::kOp);
-      best.where =
-          fmt::format("{} {}{}×{}×{}", r.key, op.empty() || op == record::kSizeOp ? "" : op + " ",
-                      int_param(r.params, record::kM), int_param(r.params, record::kN),
-                      int_param(r.params, record::kK));
+      best.where = fmt::format("{} {}{}×{}×{}", r.key,
+                               v->op.empty() || v->op == record::kSizeOp ? "" : v->op + " ", v->m,
+                               v->n, v->k);
     }
   }
   return bests;

@@ -3,8 +3,12 @@
 // metric names that the family writes and analysis and the shipped rules read. The copy
 // bandwidth is the measurement core's (harness/metric_names.h).
 #include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
 
 #include "harness/metric_names.h"
+#include "harness/record_fields.h"
 
 namespace railgauge::offload::record {
 
@@ -84,5 +88,38 @@ inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
                                      kGemmAloneTflops,
                                      kGemmConcurrentTflops,
                                      kGemmWrongSamples};
+
+// An offload record, read: the typed view through which analysis reads the family.
+struct OffloadPointView {
+  std::string key;
+  std::string path;                   // the key within the family: "h2d", "all_gpus_d2h", ...
+  std::string host_memory = "pinned"; // what the family writes when the axis is not given
+  std::string placement = "near";
+  std::optional<double> size_bytes;
+  std::optional<std::int64_t> gpu;
+  std::optional<double> bytes_per_call;
+  std::optional<double> time_s; // the median call
+  std::optional<double> bandwidth_gbytes_per_s;
+  std::optional<double> gemm_slowdown; // with_gemm: the GEMM's time beside the copy / alone
+};
+
+// The view of an offload record, else nullopt.
+inline std::optional<OffloadPointView> offload_point_view(const Record &r) {
+  namespace f = record_fields;
+  if (!f::in_family(r, kFamily))
+    return std::nullopt;
+  OffloadPointView v;
+  v.key = r.key;
+  v.path = f::name_in_family(r.key);
+  v.host_memory = f::text(r.params, kHostMemory).value_or(v.host_memory);
+  v.placement = f::text(r.params, kPlacement).value_or(v.placement);
+  v.size_bytes = f::number(r.params, kSizeBytes);
+  v.gpu = f::integer(r.params, kGpu);
+  v.bytes_per_call = f::number(r.metrics, kBytesPerCall);
+  v.time_s = f::median_time_s(r.metrics);
+  v.bandwidth_gbytes_per_s = f::number(r.metrics, kBandwidthGbytesPerS);
+  v.gemm_slowdown = f::number(r.metrics, kGemmSlowdown);
+  return v;
+}
 
 } // namespace railgauge::offload::record

@@ -1,9 +1,13 @@
 #pragma once
 // The rdma family's record contract (see gemm/gemm_record.h): keys, and the parameter and metric
 // names that the family writes and analysis and the shipped rules read.
+#include <algorithm>
 #include <array>
+#include <optional>
+#include <string>
 
 #include "harness/metric_names.h"
+#include "harness/record_fields.h"
 
 namespace railgauge::rdma::record {
 
@@ -160,5 +164,55 @@ inline constexpr std::array kMetrics{kBandwidthGbitsPerS,
                                      kBadPairs,
                                      kRetests,
                                      kFindings};
+
+// The latency summary of a point (metrics.latency), in seconds.
+struct LatencyView {
+  std::optional<double> p50_s, p99_s, p99_9_s, max_s;
+};
+
+inline LatencyView latency_view(const nlohmann::json &latency) {
+  namespace f = record_fields;
+  return {f::number(latency, kP50S), f::number(latency, kP99S), f::number(latency, kP99_9S),
+          f::number(latency, kMaxS)};
+}
+
+// A point of a pair's latency or bandwidth (rdma.<verb>_lat, rdma.<verb>_bw: verbs, TCP,
+// atomics, and perftest's imports), read: the typed view through which analysis reads them.
+struct PairPointView {
+  std::string key;
+  std::string verb;    // "write", "read", "send", "tcp", "atomic"
+  bool latency = true; // *_lat; else *_bw
+  std::optional<double> size_bytes;
+  std::optional<LatencyView> latency_s; // *_lat with metrics.latency
+  std::optional<double> time_s;         // the median call (bandwidth: messages_per_call of them)
+  double messages_per_call = 1;
+  std::optional<double> bandwidth_gbits_per_s;
+};
+
+// The view of an rdma.<verb>_lat or rdma.<verb>_bw record, else nullopt (the pair matrix, the
+// fabric under load, other families).
+inline std::optional<PairPointView> pair_point_view(const Record &r) {
+  namespace f = record_fields;
+  if (!f::in_family(r, kFamily))
+    return std::nullopt;
+  const std::string name = f::name_in_family(r.key);
+  const auto us = name.rfind('_');
+  if (us == std::string::npos || us == 0)
+    return std::nullopt;
+  const std::string what = name.substr(us + 1);
+  if (what != "lat" && what != "bw")
+    return std::nullopt;
+  PairPointView v;
+  v.key = r.key;
+  v.verb = name.substr(0, us);
+  v.latency = what == "lat";
+  v.size_bytes = f::number(r.params, kSizeBytes);
+  if (const auto *l = f::field(r.metrics, kLatency); l && l->is_object())
+    v.latency_s = latency_view(*l);
+  v.time_s = f::median_time_s(r.metrics);
+  v.messages_per_call = std::max(1.0, f::number(r.metrics, kMessagesPerCall).value_or(1));
+  v.bandwidth_gbits_per_s = f::number(r.metrics, kBandwidthGbitsPerS);
+  return v;
+}
 
 } // namespace railgauge::rdma::record

@@ -18,17 +18,9 @@ namespace rec = block::record;
 constexpr double kTera = 1e12;
 constexpr const char *kGemmDtype = "fp32"; // the block runs fp32 sgemm
 
-double num(const nlohmann::json &j, const char *name, double fallback = 0) {
-  const auto it = j.find(name);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::string model_label(const nlohmann::json &p) {
-  const auto text = [&](const char *n) {
-    return p.contains(n) && p[n].is_string() ? p[n].get<std::string>() : std::string("?");
-  };
-  return fmt::format("{} (h {}, s {}, b {}, {} heads, ffn {})", text("model"), num(p, "hidden"),
-                     num(p, "seq"), num(p, "micro_batch"), num(p, "heads"), num(p, "ffn"));
+std::string model_label(const rec::BlockPointView &v) {
+  return fmt::format("{} (h {}, s {}, b {}, {} heads, ffn {})", v.model, v.hidden, v.seq,
+                     v.micro_batch, v.heads, v.ffn);
 }
 
 // The block's phases of one name, in block order: GEMMs by op ("scores.dgrad" holds dq and dk,
@@ -40,21 +32,19 @@ struct PhaseGroup {
   std::vector<double> sizes_bytes; // collectives: each call's size
 };
 
-std::vector<PhaseGroup> group_phases(const nlohmann::json &phases) {
+std::vector<PhaseGroup> group_phases(const std::vector<rec::PhaseView> &phases) {
   std::vector<PhaseGroup> out;
   for (const auto &p : phases) {
-    const std::string kind = p.value("kind", "");
-    const std::string name = p.value("op", "");
     auto it = std::find_if(out.begin(), out.end(),
-                           [&](const PhaseGroup &g) { return g.name == name && g.kind == kind; });
+                           [&](const PhaseGroup &g) { return g.name == p.op && g.kind == p.kind; });
     if (it == out.end())
-      it = out.insert(out.end(), PhaseGroup{name, kind, 0, 0, 0, {}});
+      it = out.insert(out.end(), PhaseGroup{p.op, p.kind, 0, 0, 0, {}});
     ++it->calls;
-    it->measured_s += num(p, "time_s");
-    if (kind == rec::kGemmPhase)
-      it->flops += 2.0 * num(p, "m") * num(p, "n") * num(p, "k") * num(p, "batch", 1);
+    it->measured_s += p.time_s;
+    if (p.kind == rec::kGemmPhase)
+      it->flops += p.flops();
     else
-      it->sizes_bytes.push_back(num(p, "size_bytes"));
+      it->sizes_bytes.push_back(p.size_bytes);
   }
   return out;
 }
@@ -117,28 +107,27 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
       host_cores = static_cast<int>(cores);
     }
     for (const auto &r : run.records) {
-      if (r.key != rec::kTransformerTp || r.status != Status::ok || r.rank != 0)
+      const auto view = rec::block_point_view(r);
+      if (!view || r.status != Status::ok || r.rank != 0)
         continue;
       BlockPrediction b;
       b.host_cores = host_cores;
       b.run = r.run;
-      b.model = model_label(r.params);
-      b.tp = static_cast<int>(num(r.params, rec::kTp, 1));
-      b.sequence_parallel = num(r.params, rec::kSequenceParallel) != 0;
-      b.blas_threads = static_cast<int>(num(r.params, rec::kBlasThreads));
-      b.ranks_per_host = static_cast<int>(num(r.params, rec::kRanksPerHost));
-      if (r.metrics.contains("time_s")) {
-        b.measured_s = num(r.metrics["time_s"], "median");
-        b.measured_p10_s = num(r.metrics["time_s"], "p10");
-        b.measured_p90_s = num(r.metrics["time_s"], "p90");
-      }
-      b.measured_gemm_s = num(r.metrics, rec::kGemmTimeS);
-      b.measured_collective_s = num(r.metrics, rec::kCollectiveTimeS);
-      if (!r.metrics.contains(rec::kPhases))
+      b.model = model_label(*view);
+      b.tp = view->tp;
+      b.sequence_parallel = view->sequence_parallel;
+      b.blas_threads = view->blas_threads;
+      b.ranks_per_host = view->ranks_per_host;
+      b.measured_s = view->time_s.value_or(0);
+      b.measured_p10_s = view->time_p10_s.value_or(0);
+      b.measured_p90_s = view->time_p90_s.value_or(0);
+      b.measured_gemm_s = view->gemm_time_s;
+      b.measured_collective_s = view->collective_time_s;
+      if (!view->phases)
         continue;
       double gemm_s = 0, collective_s = 0, table_s = 0;
       bool table_complete = gemm_fit != c.gemm_by_dtype.end();
-      for (const auto &g : group_phases(r.metrics[rec::kPhases])) {
+      for (const auto &g : group_phases(*view->phases)) {
         BlockPhasePrediction p;
         p.name = g.name;
         p.kind = g.kind;

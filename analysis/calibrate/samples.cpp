@@ -13,34 +13,9 @@
 namespace railgauge::calibrate {
 namespace {
 
-bool starts_with(const std::string &s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
-
-std::optional<double> number(const nlohmann::json &obj, const char *name) {
-  if (!obj.is_object() || !obj.contains(name) || !obj[name].is_number())
-    return std::nullopt;
-  return obj[name].get<double>();
-}
-
-std::optional<std::string> text(const nlohmann::json &obj, const char *name) {
-  if (!obj.is_object() || !obj.contains(name) || !obj[name].is_string())
-    return std::nullopt;
-  return obj[name].get<std::string>();
-}
-
-// The median time of one call: metrics.time_s is a summary object (or a plain number).
-std::optional<double> median_time_s(const nlohmann::json &metrics) {
-  if (!metrics.contains(metric::kTimeS))
-    return std::nullopt;
-  const auto &t = metrics[metric::kTimeS];
-  if (t.is_number())
-    return t.get<double>();
-  return number(t, "median");
-}
-
-std::string suffix_after_dot(const std::string &key) {
-  const auto dot = key.find('.');
-  return dot == std::string::npos ? key : key.substr(dot + 1);
-}
+using record_fields::median_time_s;
+using record_fields::number;
+using record_fields::text;
 
 std::string describe(const Record &r) {
   return fmt::format("{}: {} {}", r.run, r.key, r.params.dump());
@@ -119,26 +94,22 @@ std::optional<std::string> canonical_collective(const std::string &name) {
   return std::nullopt;
 }
 
-// Library collectives only: the textbook algorithms over point-to-point are measured against
-// the library, not what a training job runs.
-bool is_textbook(const Record &r) {
-  const auto a = text(r.params, collectives::record::kAlgorithm);
-  return a && (*a == "ring" || *a == "recursive_doubling" || *a == "recursive_halving" ||
-               *a == "halving_doubling" || *a == "tree");
-}
-
 // ---------------------------------------------------------------- one extractor per family
 // Each reads a record through its family's contract: the sample, or nullopt with `why`.
 
 // A point measured beside a GEMM (offload.with_gemm, collectives.*_with_gemm): the GEMM's slowdown.
 std::optional<OverlapSample> overlap_sample(const Record &r, std::size_t hosts_in_group) {
-  const auto slowdown = number(r.metrics, collectives::record::kGemmSlowdown);
+  OverlapSample o;
+  std::optional<double> slowdown;
+  if (const auto off = offload::record::offload_point_view(r)) {
+    o.family = offload::record::kFamily;
+    slowdown = off->gemm_slowdown;
+  } else if (const auto c = collectives::record::collective_point_view(r)) {
+    o.family = collectives::record::kFamily;
+    slowdown = c->gemm_slowdown;
+  }
   if (!slowdown || !(*slowdown > 0))
     return std::nullopt;
-  OverlapSample o;
-  o.family = starts_with(r.key, std::string(offload::record::kFamily) + ".")
-                 ? offload::record::kFamily
-                 : collectives::record::kFamily;
   if (o.family == collectives::record::kFamily)
     o.tier = decide_tier(r, hosts_in_group).first;
   o.gemm_slowdown = *slowdown;
@@ -147,82 +118,70 @@ std::optional<OverlapSample> overlap_sample(const Record &r, std::size_t hosts_i
 }
 
 std::optional<GemmSample> gemm_sample(const Record &r, std::string &why) {
-  namespace g = gemm::record;
-  const auto &p = r.params;
-  const auto &m = r.metrics;
-  const auto flops = number(m, g::kFlopsPerCall);
-  const auto bytes = number(m, g::kBytesPerCall);
-  const auto time = median_time_s(m);
-  const auto dtype = text(p, g::kDtype);
-  if (!flops || !bytes || !time || !dtype || !(*time > 0) || !(*flops > 0)) {
+  const auto v = gemm::record::gemm_call_view(r);
+  if (!v || !v->flops_per_call || !v->bytes_per_call || !v->time_s || v->dtype.empty() ||
+      !(*v->time_s > 0) || !(*v->flops_per_call > 0)) {
     why = "no flops_per_call, bytes_per_call, time_s.median or dtype";
     return std::nullopt;
   }
   GemmSample s;
-  s.dtype = *dtype;
-  s.m = static_cast<std::int64_t>(number(p, g::kM).value_or(0));
-  s.n = static_cast<std::int64_t>(number(p, g::kN).value_or(0));
-  s.k = static_cast<std::int64_t>(number(p, g::kK).value_or(0));
-  s.batch = static_cast<std::int64_t>(number(p, g::kBatch).value_or(1));
-  s.flops = *flops;
-  s.time_s = *time;
-  s.peak_tflops =
-      std::max(number(m, g::kPeakTflops).value_or(0), number(p, g::kPeakTflops).value_or(0));
-  s.op = text(p, g::kOp).value_or("");
-  s.model = text(p, g::kModel).value_or("");
-  s.layer = text(p, g::kLayer).value_or("");
-  s.pass = text(p, g::kPass).value_or("");
-  s.tp = static_cast<int>(number(p, g::kTp).value_or(0));
-  s.count = std::max(1, static_cast<int>(number(p, g::kGemmCount).value_or(1)));
+  s.dtype = v->dtype;
+  s.m = v->m;
+  s.n = v->n;
+  s.k = v->k;
+  s.batch = v->batch;
+  s.flops = *v->flops_per_call;
+  s.time_s = *v->time_s;
+  s.peak_tflops = v->peak_tflops;
+  s.op = v->op;
+  s.model = v->model;
+  s.layer = v->layer;
+  s.pass = v->pass;
+  s.tp = static_cast<int>(v->tp);
+  s.count = v->gemm_count;
   // A BMM's dgrad record runs its two GEMMs (dQ and dK, or dP and dV) in one call: FLOPs and
   // bytes of both. Each touches as many bytes as the forward BMM (the same three matrices,
   // transposed), and Calculon's BatchMatMul counts the backward as agrad_flops = 2F but
   // agrad_mem_accessed = the forward's B (activation_space + activation_grads,
   // calculon/llm/layers.py). Its memory term is Calculon's: B, not the record's 2B.
-  s.bytes_per_call = *bytes;
-  s.bytes = *bytes / s.count;
+  s.bytes_per_call = *v->bytes_per_call;
+  s.bytes = *v->bytes_per_call / s.count;
   s.key = r.key;
   return s;
 }
 
 std::optional<MemorySample> memory_sample(const Record &r, std::string &why) {
-  namespace mem = memory::record;
-  const auto bytes = number(r.metrics, mem::kBytesPerCall);
-  const auto time = median_time_s(r.metrics);
-  if (!bytes || !time || !(*time > 0) || !(*bytes > 0)) {
-    why = "no bytes_per_call or time_s.median";
-    return std::nullopt;
-  }
-  const double passes = std::max(1.0, number(r.params, mem::kPassesPerCall).value_or(1));
-  const std::string name = suffix_after_dot(r.key);
-  MemorySample s;
-  s.tier = starts_with(name, "hbm_") ? "hbm" : starts_with(name, "host_") ? "host" : "";
-  if (s.tier.empty()) {
+  const auto v = memory::record::memory_point_view(r);
+  if (!v) {
     why = "a memory key that is neither memory.hbm_* nor memory.host_*";
     return std::nullopt;
   }
-  s.kind = name.substr(name.find('_') + 1);
-  s.bytes = *bytes / passes;
-  s.time_s = *time / passes;
-  s.threads = static_cast<int>(number(r.params, mem::kThreadsUsed).value_or(0));
+  if (!v->bytes_per_call || !v->time_s || !(*v->time_s > 0) || !(*v->bytes_per_call > 0)) {
+    why = "no bytes_per_call or time_s.median";
+    return std::nullopt;
+  }
+  MemorySample s;
+  s.tier = v->tier;
+  s.kind = v->kind;
+  s.bytes = *v->bytes_per_call / v->passes_per_call;
+  s.time_s = *v->time_s / v->passes_per_call;
+  s.threads = v->threads_used;
   s.key = r.key;
   return s;
 }
 
 std::optional<OffloadSample> offload_sample(const Record &r, std::string &why) {
-  namespace off = offload::record;
-  const auto bytes = number(r.metrics, off::kBytesPerCall);
-  const auto time = median_time_s(r.metrics);
-  if (!bytes || !time || !(*time > 0) || !(*bytes > 0)) {
+  const auto v = offload::record::offload_point_view(r);
+  if (!v || !v->bytes_per_call || !v->time_s || !(*v->time_s > 0) || !(*v->bytes_per_call > 0)) {
     why = "no bytes_per_call or time_s.median";
     return std::nullopt;
   }
   OffloadSample s;
-  s.direction = suffix_after_dot(r.key);
-  s.host_memory = text(r.params, off::kHostMemory).value_or("pinned");
-  s.placement = text(r.params, off::kPlacement).value_or("near");
-  s.bytes = *bytes;
-  s.time_s = *time;
+  s.direction = v->path;
+  s.host_memory = v->host_memory;
+  s.placement = v->placement;
+  s.bytes = *v->bytes_per_call;
+  s.time_s = *v->time_s;
   s.key = r.key;
   return s;
 }
@@ -231,22 +190,26 @@ std::optional<CollectiveSample> collective_sample(const Record &r, std::size_t h
                                                   std::string &why) {
   namespace c = collectives::record;
   const auto &p = r.params;
-  if (is_textbook(r)) {
+  const auto v = c::collective_point_view(r);
+  if (!v) {
+    why = "not a collectives record";
+    return std::nullopt;
+  }
+  // Library collectives only: the textbook algorithms over point-to-point are measured against
+  // the library, not what a training job runs.
+  if (v->textbook()) {
     why = "a textbook algorithm over point-to-point, not the library's collective";
     return std::nullopt;
   }
-  if (text(p, c::kGroupType) == "concurrent") {
+  if (v->group_type == "concurrent") {
     why = "group_type concurrent: every axis's groups at once contend for the links, and the "
           "record holds the time only; not an α/β point";
     return std::nullopt;
   }
   const auto op = collective_op(r);
-  const auto size = number(p, c::kSizeBytes);
+  const auto size = v->size_bytes;
   const auto ranks = group_ranks(p);
-  // nccl-tests' text output has its host wall-clock mean per call, not a distribution.
-  std::optional<double> call_s = median_time_s(r.metrics);
-  if (!call_s && text(p, c::kSource) == "nccl-tests")
-    call_s = number(r.metrics, c::kWallTimeS);
+  const auto call_s = v->time_s;
   if (!op || !size || !ranks || !call_s || !(*call_s > 0) || !(*size > 0)) {
     why = "no collective name, size_bytes, ranks or time_s.median";
     return std::nullopt;
@@ -265,27 +228,23 @@ std::optional<CollectiveSample> collective_sample(const Record &r, std::size_t h
 }
 
 std::optional<P2pSample> p2p_sample(const Record &r, std::string &why) {
-  namespace rd = rdma::record;
-  const std::string name = suffix_after_dot(r.key);
-  const auto us = name.rfind('_');
-  const std::string what = us == std::string::npos ? "" : name.substr(us + 1);
-  const auto size = number(r.params, rd::kSizeBytes);
-  const auto time = median_time_s(r.metrics);
+  const auto v = rdma::record::pair_point_view(r);
   P2pSample s;
-  s.verb = name.substr(0, us);
-  s.key = r.key;
-  if (what == "lat" && size && r.metrics.contains(rd::kLatency)) {
-    const auto p50 = number(r.metrics[rd::kLatency], rd::kP50S);
+  if (v) {
+    s.verb = v->verb;
+    s.key = r.key;
+  }
+  if (v && v->latency && v->size_bytes && v->latency_s) {
+    const auto p50 = v->latency_s->p50_s;
     if (p50 && *p50 > 0) {
       s.measure = "latency";
-      s.bytes = *size;
+      s.bytes = *v->size_bytes;
       s.time_s = *p50;
     }
-  } else if (what == "bw" && size && time && *time > 0) {
-    const double per_call = std::max(1.0, number(r.metrics, rd::kMessagesPerCall).value_or(1));
+  } else if (v && !v->latency && v->size_bytes && v->time_s && *v->time_s > 0) {
     s.measure = "bandwidth";
-    s.bytes = *size;
-    s.time_s = *time / per_call;
+    s.bytes = *v->size_bytes;
+    s.time_s = *v->time_s / v->messages_per_call;
   }
   if (s.measure.empty()) {
     why = "an rdma key that is neither *_lat with latency.p50_s nor *_bw with time_s";
@@ -301,7 +260,7 @@ std::optional<std::string> collective_op(const Record &r) {
     if (auto t = text(r.params, name))
       if (auto c = canonical_collective(*t))
         return c;
-  return canonical_collective(suffix_after_dot(r.key));
+  return canonical_collective(record_fields::name_in_family(r.key));
 }
 
 Samples extract_samples(const analysis::RunSet &runs) {

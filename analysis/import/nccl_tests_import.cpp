@@ -101,12 +101,13 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
   Record r;
   r.run = run;
   r.host = host;
-  r.key = collectives::record::keys_of(kind).nccl;
-  r.params = {{"size_bytes", half.size_bytes},
+  namespace c = collectives::record;
+  r.key = c::keys_of(kind).nccl;
+  r.params = {{c::kSizeBytes, half.size_bytes},
               {"count", half.count},
-              {"dtype", dtype_name(half.type)},
+              {c::kDtype, dtype_name(half.type)},
               {"in_place", half.in_place ? "in_place" : "out_of_place"},
-              {"source", "nccl-tests"}};
+              {c::kSource, c::kSourceNcclTests}};
   if (half.redop != "none")
     r.params["op"] = half.redop;
   // An integer, as railgauge's own records have it, so that `railgauge compare` matches the two.
@@ -116,7 +117,6 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
     else
       r.params["root"] = half.root;
   }
-  namespace c = collectives::record;
   r.metrics = {{c::kWallTimeS, half.time_us * 1e-6},
                {c::kAlgbwGbytesPerS, half.algbw_gbytes_per_s},
                {c::kBusbwGbytesPerS, half.busbw_gbytes_per_s},
@@ -142,7 +142,7 @@ Record nccl_tests_failure_record(const NcclTestsImport &import, const std::strin
   r.host = host;
   r.key = import.kind ? collectives::record::keys_of(*import.kind).nccl
                       : collectives::record::kNcclUnknown;
-  r.params = {{"source", "nccl-tests"}};
+  r.params = {{collectives::record::kSource, collectives::record::kSourceNcclTests}};
   r.status = Status::error;
   r.reason = fmt::format("nccl-tests failed after {} result row(s): {}", import.records.size() / 2,
                          fmt::join(import.failures, " | "));

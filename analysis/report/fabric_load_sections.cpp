@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analysis/report/svg.h"
+#include "harness/record_fields.h"
 #include "harness/stats.h"
 #include "rdma/rdma_record.h"
 
@@ -17,12 +18,6 @@ namespace {
 
 using json = nlohmann::json;
 namespace rr = rdma::record;
-
-std::optional<double> number_at(const json &j, const char *name) {
-  if (j.is_object() && j.contains(name) && j[name].is_number())
-    return j[name].get<double>();
-  return std::nullopt;
-}
 
 // j[name] when j is an object holding an object there, else an empty object: a record read from
 // a file may hold anything.
@@ -92,7 +87,7 @@ std::vector<std::pair<std::string, double>> flows_of(const Record &r, const Send
   const std::string receiver = text(r.params[rr::kReceiver]);
   if (r.metrics.contains(rr::kFlows) && r.metrics[rr::kFlows].is_array()) {
     for (const auto &f : r.metrics[rr::kFlows]) {
-      const auto gbits = number_at(f, "gbits_per_s");
+      const auto gbits = record_fields::number(f, "gbits_per_s");
       if (!gbits || !f.contains("rank") || !f["rank"].is_number_integer())
         continue;
       const int rank = f["rank"].get<int>();
@@ -147,14 +142,15 @@ void incast_section(Page &page, const analysis::RunSet &runs) {
                           fmt::format("{:.0f}% of the median flow", kFlowShareOfMedian * 100)) +
                 "</figure>\n";
       const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-      const auto over_line = number_at(r.metrics, rr::kAggregateOverLineRate);
-      const auto paused = number_at(r.metrics, rr::kPfcPauseFraction);
-      rows.push_back(
-          {who, std::to_string(values.size()), fixed(number_at(r.metrics, rr::kAggregateGbitsPerS)),
-           over_line ? fmt::format("{:.0f}%", 100 * *over_line) : "-",
-           fixed(number_at(r.metrics, rr::kJainFairnessIndex), "{:.3f}"),
-           fmt::format("{:.4g}", *lo), fmt::format("{:.4g}", median_flow),
-           fmt::format("{:.4g}", *hi), paused ? fmt::format("{:.1f}%", 100 * *paused) : "-"});
+      const auto over_line = record_fields::number(r.metrics, rr::kAggregateOverLineRate);
+      const auto paused = record_fields::number(r.metrics, rr::kPfcPauseFraction);
+      rows.push_back({who, std::to_string(values.size()),
+                      fixed(record_fields::number(r.metrics, rr::kAggregateGbitsPerS)),
+                      over_line ? fmt::format("{:.0f}%", 100 * *over_line) : "-",
+                      fixed(record_fields::number(r.metrics, rr::kJainFairnessIndex), "{:.3f}"),
+                      fmt::format("{:.4g}", *lo), fmt::format("{:.4g}", median_flow),
+                      fmt::format("{:.4g}", *hi),
+                      paused ? fmt::format("{:.1f}%", 100 * *paused) : "-"});
       row_class.push_back(any_unfair ? "warn" : "");
     }
   if (rows.size() < 2)
@@ -182,7 +178,7 @@ void qp_scaling_section(Page &page, const analysis::RunSet &runs) {
   for (const auto &run : runs.runs) {
     const std::string label = run_label(runs, run);
     for (const auto &r : run.records) {
-      const auto gbits = number_at(r.metrics, rr::kBandwidthGbitsPerS);
+      const auto gbits = record_fields::number(r.metrics, rr::kBandwidthGbitsPerS);
       if (!ok_with_role(r, rr::kQpScaling, rr::kRoleSender) || !gbits ||
           !r.params.contains(rr::kQps) || !r.params[rr::kQps].is_number())
         continue;
@@ -194,10 +190,10 @@ void qp_scaling_section(Page &page, const analysis::RunSet &runs) {
       AtQps &at = curves[name][r.params[rr::kQps].get<double>()];
       at.aggregate.push_back(*gbits);
       const json &per_qp = object_at(r.metrics, rr::kPerQpGbitsPerS);
-      at.qp_min = number_at(per_qp, "min");
-      at.qp_median = number_at(per_qp, "median");
-      at.qp_max = number_at(per_qp, "max");
-      at.jain = number_at(r.metrics, rr::kJainFairnessIndex);
+      at.qp_min = record_fields::number(per_qp, "min");
+      at.qp_median = record_fields::number(per_qp, "median");
+      at.qp_max = record_fields::number(per_qp, "max");
+      at.jain = record_fields::number(r.metrics, rr::kJainFairnessIndex);
     }
   }
   if (curves.empty())
@@ -254,7 +250,7 @@ void latency_under_load_section(Page &page, const analysis::RunSet &runs) {
       std::vector<std::string> groups;
       std::vector<double> idle_us, loaded_us;
       for (const auto &[name, field] : kPercentiles) {
-        const auto i = number_at(idle, field), l = number_at(loaded, field);
+        const auto i = record_fields::number(idle, field), l = record_fields::number(loaded, field);
         if (!i || !l)
           continue;
         groups.push_back(name);

@@ -311,24 +311,20 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
 constexpr double kOutlierShare = 0.85;
 
 void per_gpu_section(Page &page, const analysis::RunSet &runs) {
-  namespace o = offload::record;
   // key -> (host gpu) -> (size, values at it)
   std::map<std::string, std::map<std::string, std::pair<double, std::vector<double>>>> by_key;
   for (const auto &run : runs.runs)
     for (const auto &r : run.records) {
-      if (r.status != Status::ok || !r.key.starts_with(std::string(o::kFamily) + ".") ||
-          !r.params.contains("gpu") || !r.params.contains("size_bytes") ||
-          !r.params["size_bytes"].is_number() || !r.metrics.contains(o::kBandwidthGbytesPerS) ||
-          !r.metrics[o::kBandwidthGbytesPerS].is_number())
+      const auto v = offload::record::offload_point_view(r);
+      if (r.status != Status::ok || !v || !v->gpu || !v->size_bytes || !v->bandwidth_gbytes_per_s)
         continue;
-      const double size = r.params["size_bytes"].get<double>();
-      auto &[at, values] = by_key[r.key][r.host + "\n" + "gpu" + text(r.params["gpu"])];
-      if (size > at) {
-        at = size;
+      auto &[at, values] = by_key[r.key][fmt::format("{}\ngpu{}", r.host, *v->gpu)];
+      if (*v->size_bytes > at) {
+        at = *v->size_bytes;
         values.clear();
       }
-      if (size == at)
-        values.push_back(r.metrics[o::kBandwidthGbytesPerS].get<double>());
+      if (*v->size_bytes == at)
+        values.push_back(*v->bandwidth_gbytes_per_s);
     }
   bool headed = false;
   for (const auto &[key, parts] : by_key) {
@@ -375,13 +371,10 @@ void per_gpu_section(Page &page, const analysis::RunSet &runs) {
 // RDMA (and imported perftest) latency: p50, p99 and the maximum against size, per benchmark and
 // setting, so that a tail shows as the gap between the lines.
 void latency_section(Page &page, const analysis::RunSet &runs) {
-  namespace rr = rdma::record;
   std::map<std::string, std::map<double, std::vector<double>>> curves;
   const auto wanted = [](const Record &r) {
-    return r.status == Status::ok && r.key.starts_with(std::string(rr::kFamily) + ".") &&
-           r.params.contains("size_bytes") && r.params["size_bytes"].is_number() &&
-           r.metrics.contains(rr::kLatency) && r.metrics[rr::kLatency].is_object() &&
-           !is_fabric_load(r);
+    const auto v = rdma::record::pair_point_view(r);
+    return r.status == Status::ok && v && v->size_bytes && v->latency_s;
   };
   const auto naming = series_params(runs, wanted);
   for (const auto &run : runs.runs) {
@@ -390,13 +383,13 @@ void latency_section(Page &page, const analysis::RunSet &runs) {
       if (!wanted(r))
         continue;
       const std::string name = series_name(r, naming, "");
-      const json &l = r.metrics[rr::kLatency];
-      for (const auto &[stat, field] :
-           {std::pair{"p50", rr::kP50S}, std::pair{"p99", rr::kP99S}, std::pair{"max", rr::kMaxS}})
-        if (l.contains(field) && l[field].is_number())
-          curves[name + " " + stat + (label.empty() ? "" : " (" + label + ")")]
-                [r.params["size_bytes"].get<double>()]
-                    .push_back(l[field].get<double>() * 1e6);
+      const auto v = rdma::record::pair_point_view(r);
+      const auto &l = *v->latency_s;
+      for (const auto &[stat, value] :
+           {std::pair{"p50", l.p50_s}, std::pair{"p99", l.p99_s}, std::pair{"max", l.max_s}})
+        if (value)
+          curves[name + " " + stat + (label.empty() ? "" : " (" + label + ")")][*v->size_bytes]
+              .push_back(*value * 1e6);
     }
   }
   if (curves.empty())

@@ -8,18 +8,13 @@
 
 #include "analysis/import/nccl_tests_import.h"
 #include "harness/error.h"
+#include "tests/support/fixture_text.h"
 
 namespace railgauge::importers {
 namespace {
 
 // A file of tests/fixtures/nccl-tests.
-std::string fixture(const std::string &name) {
-  std::ifstream in(std::string(RAILGAUGE_TEST_FIXTURES) + "/nccl-tests/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  EXPECT_FALSE(s.str().empty()) << name;
-  return s.str();
-}
+std::string fixture(const std::string &name) { return testing::fixture_text("nccl-tests/" + name); }
 
 std::string sample() { return fixture("all_reduce_format_sample.json"); }
 

@@ -8,16 +8,13 @@
 
 #include "analysis/import/perftest_import.h"
 #include "harness/error.h"
+#include "tests/support/fixture_text.h"
 
 namespace railgauge::importers {
 namespace {
 
 std::string fixture(const std::string &name) {
-  std::ifstream in(std::string(RAILGAUGE_TEST_FIXTURES) + "/rdma/perftest/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  EXPECT_FALSE(s.str().empty()) << name;
-  return s.str();
+  return testing::fixture_text("rdma/perftest/" + name);
 }
 
 TEST(PerftestImport, WriteBwClient) {
