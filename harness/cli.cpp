@@ -90,10 +90,12 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
   cmd.add_option("--format", o.format, "Console output: table (summary at the end), jsonl, csv")
       ->capture_default_str();
   cmd.add_option("--time-budget", o.time_budget_s, "Seconds of sampling per point (stopping rule)");
-  cmd.add_option("--measure", o.measure,
-                 "A measurement setting NAME=VALUE: time_budget_s, max_rel_noise, min_samples, "
-                 "max_samples, warmup_runs, warmup_s (seconds of untimed load first, for a GPU to "
-                 "reach its power and thermal steady state), min_sample_s");
+  cmd.add_option(
+      "--measure", o.measure,
+      "A measurement setting NAME=VALUE: time_budget_s, max_rel_noise, min_samples, "
+      "max_samples, warmup_runs, warmup_s (seconds of untimed load first, for a GPU to "
+      "reach its power and thermal steady state), min_sample_s, batch (calls per sample, fixed; 0 "
+      "sizes it from min_sample_s)");
   cmd.add_flag("--no-verify", o.no_verify, "Skip the data check after each point");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress line and no table");
   cmd.add_option("--progress-every", o.progress_every_s,

@@ -44,7 +44,7 @@ nlohmann::json MeasureSpec::to_json() const {
   return {{"warmup_runs", warmup_runs},     {"warmup_s", warmup_s},
           {"min_samples", min_samples},     {"max_samples", max_samples},
           {"max_rel_noise", max_rel_noise}, {"time_budget_s", time_budget_s},
-          {"min_sample_s", min_sample_s}};
+          {"min_sample_s", min_sample_s},   {"batch", batch}};
 }
 
 double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {
@@ -107,7 +107,8 @@ std::vector<double> GBenchSampler::take(Timer &timer, const Operation &op, std::
 
 Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op) {
   if (spec.min_samples < 1 || spec.max_samples < spec.min_samples || spec.time_budget_s <= 0 ||
-      spec.max_rel_noise < 0 || spec.warmup_runs < 0 || !(spec.warmup_s >= 0))
+      spec.max_rel_noise < 0 || spec.warmup_runs < 0 || !(spec.warmup_s >= 0) || spec.batch < 0 ||
+      spec.batch > timer.max_batch())
     throw std::invalid_argument(
         fmt::format("measurement spec cannot be met: {}", spec.to_json().dump()));
   const auto start = Clock::now();
@@ -119,11 +120,15 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   for (int i = 0; i < spec.warmup_runs; ++i)
     op();
 
-  // Size the batch from one timed call, so one sample lasts at least min_sample_s.
-  const double one_call_s = timer.time_batch_s(op, 1);
-  if (one_call_s > 0 && one_call_s < spec.min_sample_s)
-    m.batch = static_cast<std::int64_t>(std::ceil(spec.min_sample_s / one_call_s));
-  m.batch = std::clamp<std::int64_t>(m.batch, 1, std::max<std::int64_t>(timer.max_batch(), 1));
+  if (spec.batch > 0) {
+    m.batch = spec.batch;
+  } else {
+    // Size the batch from one timed call, so one sample lasts at least min_sample_s.
+    const double one_call_s = timer.time_batch_s(op, 1);
+    if (one_call_s > 0 && one_call_s < spec.min_sample_s)
+      m.batch = static_cast<std::int64_t>(std::ceil(spec.min_sample_s / one_call_s));
+    m.batch = std::clamp<std::int64_t>(m.batch, 1, std::max<std::int64_t>(timer.max_batch(), 1));
+  }
   // Whole batches through the timer, which waits for each (a GPU operation only enqueues).
   // The sampling budget does not count this loop.
   const auto warm_from = Clock::now();

@@ -38,6 +38,10 @@ struct MeasureSpec {
   double max_rel_noise = 0.02; // stop when stdev/mean of the samples is at most this
   double time_budget_s = 1.0;  // stop sampling once the point has spent this long
   double min_sample_s = 2e-4;  // batch calls so that one sample lasts at least this long
+  // Calls per sample, fixed: no call is spent sizing the batch, and min_sample_s is not used. 0:
+  // sized from one timed call. A latency point that stamps each call (rdma/per_call_timer.h)
+  // runs its calls back to back in one batch this way, with no sampler code between them.
+  std::int64_t batch = 0;
 
   nlohmann::json to_json() const;
 };

@@ -84,10 +84,12 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
     spec.warmup_s = number(0);
   else if (name == "min_sample_s")
     spec.min_sample_s = number(0);
+  else if (name == "batch")
+    spec.batch = count(0);
   else
     throw InputError(fmt::format("unknown measurement setting '{}'", name), where,
                      "use time_budget_s, max_rel_noise, min_samples, max_samples, warmup_runs, "
-                     "warmup_s or min_sample_s");
+                     "warmup_s, min_sample_s or batch");
 }
 
 void check_measure_spec(const MeasureSpec &spec, const std::string &where) {

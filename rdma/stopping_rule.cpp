@@ -19,6 +19,14 @@ MeasureSpec fixed_calls_spec(const MeasureSpec &base, std::int64_t calls) {
   return spec;
 }
 
+MeasureSpec back_to_back_spec(const MeasureSpec &base, std::int64_t calls) {
+  MeasureSpec spec = fixed_calls_spec(base, calls);
+  spec.min_samples = 1;
+  spec.max_samples = 1;
+  spec.batch = calls;
+  return spec;
+}
+
 std::int64_t calls_for_messages(std::uint64_t iterations, std::uint64_t per_call) {
   if (per_call == 0)
     throw std::invalid_argument("a call must carry at least one message");

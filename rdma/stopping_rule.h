@@ -21,6 +21,14 @@ inline constexpr const char *kStopByIterations = "iterations";
 // stop can end it early, and no batching merges calls.
 MeasureSpec fixed_calls_spec(const MeasureSpec &base, std::int64_t calls);
 
+// The measurement core's spec that times exactly `calls` calls back to back, as one sample of
+// one batch after the base spec's untimed warm-up calls: latency under `iterations=N`. A timer
+// that stamps each call (rdma/per_call_timer.h) gives their distribution, and no sampler code
+// runs between two round trips. perftest's latency loop has nothing between its iterations
+// either; with one sample per round trip, the sampler's code between them made every WRITE round
+// trip about 6 µs longer in the Soft-RoCE VM (docs/rdma.md).
+MeasureSpec back_to_back_spec(const MeasureSpec &base, std::int64_t calls);
+
 // Calls of `per_call` messages that carry at least `iterations` messages.
 std::int64_t calls_for_messages(std::uint64_t iterations, std::uint64_t per_call);
 

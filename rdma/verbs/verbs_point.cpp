@@ -231,14 +231,16 @@ void run_server(const VerbsPointSpec &s, Store &store, const std::string &prefix
 }
 
 // The measurement under the point's stopping rule: the run's --measure spec, or exactly
-// enough calls of `messages_per_call` for `iterations` messages (rdma/stopping_rule.h).
+// enough calls of `messages_per_call` for `iterations` messages (rdma/stopping_rule.h):
+// bandwidth one sample per call, latency every round trip back to back in one batch.
 Measurement measure_under_rule(const RunContext &ctx, const VerbsPointSpec &s,
                                std::uint64_t messages_per_call, Timer &timer, const Operation &op) {
   if (s.iterations == 0)
     return ctx.measure(timer, op);
   RunContext counted = ctx; // the same sampler and topology, another spec
-  counted.set_measure_spec(
-      fixed_calls_spec(ctx.measure_spec(), calls_for_messages(s.iterations, messages_per_call)));
+  const std::int64_t calls = calls_for_messages(s.iterations, messages_per_call);
+  counted.set_measure_spec(is_latency(s) ? back_to_back_spec(ctx.measure_spec(), calls)
+                                         : fixed_calls_spec(ctx.measure_spec(), calls));
   return counted.measure(timer, op);
 }
 
@@ -274,7 +276,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       // round trip (the request and the data are one operation).
       const double scale = s.verb == Verb::read ? 1.0 : 0.5;
       std::vector<double> latency = timer.calls_s();
-      // Iterations: the last N, as perftest's -n; the first call kept sized the core's batch.
+      // Iterations: the batch's N round trips, as perftest's -n (nothing else is stamped then).
       if (s.iterations > 0 && latency.size() > s.iterations)
         latency.erase(latency.begin(), latency.end() - static_cast<std::ptrdiff_t>(s.iterations));
       for (double &v : latency)

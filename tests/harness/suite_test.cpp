@@ -29,7 +29,7 @@ benchmarks:
     axes:
       size_bytes: "4KiB:1MiB:*4"
       threads: [1, 2]
-    measure: {min_samples: 20}
+    measure: {min_samples: 20, batch: 64}
   - key: gemm.cpu_blas
 )",
                              "s.yaml");
@@ -40,6 +40,8 @@ benchmarks:
   EXPECT_EQ(s.entries[0].axes.at("threads"), "1,2");
   EXPECT_EQ(s.entries[0].axis_where.at("size_bytes"), "s.yaml:7");
   EXPECT_EQ(s.entries[0].measure.min_samples, 20);
+  EXPECT_EQ(s.entries[0].measure.batch, 64);
+  EXPECT_EQ(s.entries[1].measure.batch, 0); // sized from min_sample_s
   EXPECT_DOUBLE_EQ(s.entries[0].measure.time_budget_s, 0.5);
   EXPECT_DOUBLE_EQ(s.entries[1].measure.max_rel_noise, 0.03);
   EXPECT_EQ(s.entries[1].measure.min_samples, MeasureSpec{}.min_samples);
@@ -61,6 +63,8 @@ TEST(Suite, ErrorsCarryFileLineAndExpectation) {
   expect_error("- 1\n- 2\n", "s.yaml", "must be a YAML mapping");
   expect_error("suite: x\nmeasure: {min_samples: 2.5}\nbenchmarks:\n  - key: a.b\n", "s.yaml:2",
                "whole number");
+  expect_error("suite: x\nmeasure: {batch: -1}\nbenchmarks:\n  - key: a.b\n", "s.yaml:2",
+               "bad value '-1' for measurement setting 'batch'");
   expect_error("suite: x\nmeasure: {max_samples: 1e10}\nbenchmarks:\n  - key: a.b\n", "s.yaml:2",
                "whole number");
   expect_error("suite: x\nmeasure: {min_samples: 50, max_samples: 5}\nbenchmarks:\n"

@@ -1,7 +1,7 @@
 // The verbs points' iterations rule (rdma/stopping_rule.h): through the real measurement core,
-// exactly the asked number of calls is timed, one call per sample, whatever the base spec's
-// budget, noise target or batching would have done; messages round up to whole calls; the
-// serving side's deadline covers the work.
+// exactly the asked number of calls is timed, one call per sample (bandwidth) or all in one batch
+// (latency), whatever the base spec's budget, noise target or batching would have done; messages
+// round up to whole calls; the serving side's deadline covers the work.
 #include "rdma/stopping_rule.h"
 
 #include <chrono>
@@ -70,6 +70,41 @@ TEST(StoppingRule, EqualSamplesDoNotStopIterationsEarly) {
       measure(fixed_calls_spec(short_base(), 25), sampler, timer, [&] { ++calls; });
   EXPECT_EQ(m.samples_s.size(), 25u);
   EXPECT_EQ(calls, 2 + 1 + 25);
+}
+
+// Records the batch of every timed batch.
+class BatchLog final : public Timer {
+public:
+  std::string_view name() const override { return "batch_log"; }
+  double time_batch_s(const Operation &op, std::int64_t batch) override {
+    batches.push_back(batch);
+    for (std::int64_t i = 0; i < batch; ++i)
+      op();
+    return 1e-6 * static_cast<double>(batch);
+  }
+  std::int64_t max_batch() const override { return 1000; }
+  std::vector<std::int64_t> batches;
+};
+
+TEST(StoppingRule, LatencyIterationsRunBackToBackInOneBatch) {
+  DirectSampler sampler;
+  BatchLog timer;
+  int calls = 0;
+  const Measurement m =
+      measure(back_to_back_spec(short_base(), 40), sampler, timer, [&] { ++calls; });
+  EXPECT_EQ(timer.batches, std::vector<std::int64_t>{40}); // no sizing call, one batch
+  EXPECT_EQ(m.batch, 40);
+  EXPECT_EQ(m.samples_s.size(), 1u);
+  EXPECT_EQ(calls, 2 + 40); // the base's warm-up, the timed calls
+  EXPECT_DOUBLE_EQ(m.time_s.median, 1e-6);
+}
+
+TEST(StoppingRule, BackToBackBeyondTheTimersBatchIsRefused) {
+  DirectSampler sampler;
+  BatchLog timer; // at most 1000 calls per batch
+  EXPECT_THROW(measure(back_to_back_spec(short_base(), 1001), sampler, timer, [] {}),
+               std::invalid_argument);
+  EXPECT_THROW(back_to_back_spec(short_base(), 0), std::invalid_argument);
 }
 
 TEST(StoppingRule, KeepsTheBaseWarmUp) {
