@@ -230,26 +230,20 @@ std::optional<CollectiveSample> collective_sample(const Record &r, std::size_t h
 std::optional<P2pSample> p2p_sample(const Record &r, std::string &why) {
   const auto v = rdma::record::pair_point_view(r);
   P2pSample s;
-  if (v) {
-    s.verb = v->verb;
-    s.key = r.key;
-  }
-  if (v && v->latency && v->size_bytes && v->latency_s) {
-    const auto p50 = v->latency_s->p50_s;
-    if (p50 && *p50 > 0) {
-      s.measure = "latency";
-      s.bytes = *v->size_bytes;
-      s.time_s = *p50;
-    }
-  } else if (v && !v->latency && v->size_bytes && v->time_s && *v->time_s > 0) {
+  if (v && v->latency && v->size_bytes && v->latency_s && v->latency_s->p50_s.value_or(0) > 0) {
+    s.measure = "latency";
+    s.bytes = *v->size_bytes;
+    s.time_s = *v->latency_s->p50_s;
+  } else if (v && !v->latency && v->size_bytes && v->time_s.value_or(0) > 0) {
     s.measure = "bandwidth";
     s.bytes = *v->size_bytes;
     s.time_s = *v->time_s / v->messages_per_call;
-  }
-  if (s.measure.empty()) {
+  } else {
     why = "an rdma key that is neither *_lat with latency.p50_s nor *_bw with time_s";
     return std::nullopt;
   }
+  s.verb = v->verb;
+  s.key = r.key;
   return s;
 }
 

@@ -372,18 +372,22 @@ void per_gpu_section(Page &page, const analysis::RunSet &runs) {
 // setting, so that a tail shows as the gap between the lines.
 void latency_section(Page &page, const analysis::RunSet &runs) {
   std::map<std::string, std::map<double, std::vector<double>>> curves;
-  const auto wanted = [](const Record &r) {
-    const auto v = rdma::record::pair_point_view(r);
-    return r.status == Status::ok && v && v->size_bytes && v->latency_s;
+  // The view of an ok latency point with its size and summary, else nullopt.
+  const auto latency_point = [](const Record &r) -> std::optional<rdma::record::PairPointView> {
+    auto v = rdma::record::pair_point_view(r);
+    if (r.status != Status::ok || !v || !v->size_bytes || !v->latency_s)
+      return std::nullopt;
+    return v;
   };
+  const auto wanted = [&](const Record &r) { return latency_point(r).has_value(); };
   const auto naming = series_params(runs, wanted);
   for (const auto &run : runs.runs) {
     const std::string label = run_label(runs, run);
     for (const auto &r : run.records) {
-      if (!wanted(r))
+      const auto v = latency_point(r);
+      if (!v)
         continue;
       const std::string name = series_name(r, naming, "");
-      const auto v = rdma::record::pair_point_view(r);
       const auto &l = *v->latency_s;
       for (const auto &[stat, value] :
            {std::pair{"p50", l.p50_s}, std::pair{"p99", l.p99_s}, std::pair{"max", l.max_s}})
