@@ -26,6 +26,10 @@ TIMEOUT_S = 4
 SIZES = "size_bytes=1MiB,4MiB,16MiB,64MiB"
 
 
+# Every point runs its whole time budget: the noise rule could end a quiet machine's point within
+# the 0.3 s the tests wait after the first record, and the signal would land points later.
+FULL_BUDGET = ["--measure", "max_rel_noise=0"]
+
 class PairFaultTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="railgauge-pair-")
@@ -39,7 +43,7 @@ class PairFaultTest(unittest.TestCase):
         its second point), sends `sig` to `victim`, and returns per rank (rc, stderr, seconds from
         the signal to the exit) for the survivor, with the victim's records."""
         args = ["rdma", "--filter", "rdma.tcp_bw", "-a", "mode=ranks", "-a", SIZES,
-                "--time-budget", "3", "--out", str(self.out), "-q"]
+                "--time-budget", "3", *FULL_BUDGET, "--out", str(self.out), "-q"]
         procs = start_ranks(RAILGAUGE, lambda rank: args, 2, TIMEOUT_S)
         try:
             self.assertIsNotNone(wait_for_first_record(self.out), "rank 0 never wrote a record")
@@ -110,7 +114,8 @@ class PairResumeTest(PairFaultTest):
         self.run_pair_and_hit(1, signal.SIGKILL)
         [run_dir] = [p for p in self.out.iterdir() if p.is_dir()]
         args = ["rdma", "--filter", "rdma.tcp_bw", "-a", "mode=ranks", "-a", SIZES,
-                "--time-budget", "3", "--out", str(self.out), "-q", "--resume", str(run_dir)]
+                "--time-budget", "3", *FULL_BUDGET, "--out", str(self.out), "-q", "--resume",
+                str(run_dir)]
         procs = start_ranks(RAILGAUGE, lambda rank: args, 2, TIMEOUT_S)
         try:
             outputs = [p.communicate(timeout=240) for p in procs]
