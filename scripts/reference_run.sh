@@ -235,7 +235,7 @@ group_of() {
   case $1 in
   gpu-tests*) echo gpu-tests ;;
   gemm-vs-torch* | copy-vs-torch) echo torch ;;
-  gemm-model | gemm-size) echo gemm ;;
+  gemm-model | gemm-size | gemm-dtypes) echo gemm ;;
   memory-hbm) echo memory ;;
   offload) echo offload ;;
   collectives) echo collectives ;;
@@ -414,7 +414,6 @@ trap on_signal INT TERM
 mode=""
 ((quick)) && mode=", --quick"
 log "railgauge reference run: $railgauge -> $out (budget $budget_s s$mode)"
-"$railgauge" --version >"$out/logs/railgauge-version.txt" 2>&1
 
 # ------------------------------------------------------------------ environment
 # PyTorch's CUDA libraries (cuBLASLt, NCCL) for railgauge: the node has no CUDA runtime of its
@@ -445,6 +444,8 @@ else
   [[ -n "$lib_dir" ]] && export LD_LIBRARY_PATH="$lib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
+# After the library path is set: a build copied with --lib-dir does not start before it.
+"$railgauge" --version >"$out/logs/railgauge-version.txt" 2>&1
 log "LD_LIBRARY_PATH for railgauge and the GPU tests: $LD_LIBRARY_PATH"
 if [[ -z "${RAILGAUGE_GPU_PEAKS:-}" && -f "$repo/results/peaks/gpu_peaks.yaml" ]]; then
   export RAILGAUGE_GPU_PEAKS="$repo/results/peaks/gpu_peaks.yaml"
@@ -700,12 +701,18 @@ fi
 STEP_RUN_DIR="$out/runs/gemm-size" step gemm-size "$(share 5)" plain \
   "$railgauge" gemm --filter gemm.cublaslt_size --out "$out/runs/gemm-size" "${measure[@]}"
 [[ -z "$why_no_torch" ]] && gemm_vs_torch gemm-size 4
+# Every dtype and layout at 8192³: the peak each reaches (the rules' sgemm-floor reads fp32), and
+# a cuBLASLt that refuses a combination shows as its waiver.
+STEP_RUN_DIR="$out/runs/gemm-dtypes" step gemm-dtypes "$(share 3)" plain \
+  "$railgauge" gemm --filter gemm.cublaslt_size --out "$out/runs/gemm-dtypes" \
+  -a m=8192 -a dtype=bf16,fp16,fp8_e4m3,tf32,fp32 -a layout=nt,nn,tn "${measure[@]}"
+[[ -z "$why_no_torch" ]] && gemm_vs_torch gemm-dtypes 2
 STEP_RUN_DIR="$out/runs/collectives" step collectives "$(share 2)" plain \
   "$railgauge" collectives --out "$out/runs/collectives" "${measure[@]}"
 
 # ------------------------------------------------------------------ analysis (the reserve)
 run_dirs=() # every railgauge run of this output (the nccl-tests steps write one per kind)
-for s in gemm-model gemm-size memory-hbm offload collectives collectives-nccl \
+for s in gemm-model gemm-size gemm-dtypes memory-hbm offload collectives collectives-nccl \
   offload-nvbandwidth-size memory-nvbandwidth-size; do
   for d in "$out/runs/$s"/*/; do
     [[ -f "$d/records.jsonl" ]] && run_dirs+=("${d%/}")

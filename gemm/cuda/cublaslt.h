@@ -9,7 +9,8 @@
 //  1. Operands: seeded on the GPU, never zero; enough copies rotated per call that small shapes
 //     do not run from L2 (operand_rotation(); params operand_sets and l2_policy say which).
 //  2. Algorithms: the heuristic's top_k candidates for every GEMM of the plan (32 MiB
-//     workspace). With top_k > 1, each candidate is screened with a short measurement; then the
+//     workspace), each run once; one cublasLtMatmul refuses is dropped and listed in
+//     refused_algos (a GEMM with none left is waived). With top_k > 1, each candidate is screened with a short measurement; then the
 //     heuristic's first pick (what a framework gets) and the fastest candidate (what is
 //     achievable) are measured in full through RunContext::measure with the CUDA-event timer.
 //     The main metrics (time_s, tflops, efficiency) are the heuristic pick's; best_* are the

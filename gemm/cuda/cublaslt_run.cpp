@@ -174,6 +174,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
 
   std::vector<GemmOperands> gemms;
   gemms.reserve(plan.gemms.size());
+  nlohmann::json refused = nlohmann::json::array();
   const DtypeStorage storage = dtype_storage(o.dtype);
   for (std::size_t g = 0; g < plan.gemms.size(); ++g) {
     auto &x =
@@ -183,14 +184,33 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
     fill_operand(x.b.get(), storage.b, x.b.bytes() / element_bytes(storage.b), kSeed + 2 * g + 1,
                  stream);
     x.candidates = x.lt.heuristic(handle, o.top_k, workspace.bytes(), false);
+    const std::size_t offered = x.candidates.size();
+    // The heuristic can offer an algorithm that cublasLtMatmul then refuses: each is tried once
+    // here, and a refused one is listed in the record, never timed or picked.
+    std::string last_refusal;
+    std::erase_if(x.candidates, [&](const cublasLtMatmulHeuristicResult_t &c) {
+      const cublasStatus_t status = x.lt.run(handle, c.algo, x.a_at(0), x.b_at(0), x.c_at(0),
+                                             workspace.get(), workspace.bytes(), stream);
+      if (status == CUBLAS_STATUS_SUCCESS)
+        return false;
+      last_refusal = gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__);
+      nlohmann::json entry = algo_json(c);
+      entry["gemm"] = g;
+      entry["error"] = last_refusal;
+      refused.push_back(entry);
+      return true;
+    });
+    RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
     if (x.candidates.empty())
       return Outcome::waived(fmt::format(
-          "cuBLASLt {} has no algorithm for {} {}×{}×{} (batch {}) in layout {} on {} (a "
-          "dimension's alignment or the dtype/layout combination)",
+          "cuBLASLt {} has no algorithm it will run for {} {}×{}×{} (batch {}) in layout {} on {} "
+          "({}: a dimension's alignment or the dtype/layout combination){}",
           cublaslt_version(), to_string(o.dtype), x.shape.m, x.shape.n, x.shape.k, x.shape.batch,
-          to_string(layouts[g]), info.name));
+          to_string(layouts[g]), info.name,
+          offered == 0 ? std::string("its heuristic offers none")
+                       : fmt::format("it refused all {} its heuristic offered", offered),
+          last_refusal.empty() ? std::string() : "; the last refusal: " + last_refusal));
   }
-  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
 
   Runner runner{timer, handle, workspace, gemms, rotation.sets, 0};
   std::vector<const cublasLtMatmulAlgo_t *> heuristic_picks, best_picks;
@@ -214,16 +234,6 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
         entry["rank"] = c;
         std::vector<const cublasLtMatmulAlgo_t *> picks = heuristic_picks;
         picks[g] = &x.candidates[c].algo;
-        // A candidate that cuBLASLt refuses to run is noted and skipped, never timed.
-        const cublasStatus_t status =
-            x.lt.run(handle, x.candidates[c].algo, x.a_at(0), x.b_at(0), x.c_at(0), workspace.get(),
-                     workspace.bytes(), stream);
-        if (status != CUBLAS_STATUS_SUCCESS) {
-          entry["error"] = gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__);
-          candidates.push_back(entry);
-          continue;
-        }
-        RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
         const Measurement m =
             ctx.measure(timer, [&] { runner.call(picks, static_cast<std::ptrdiff_t>(g)); });
         entry["screen_time_s"] = m.time_s.median;
@@ -274,6 +284,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   out.metrics["heuristic_algos"] = heuristic_algos;
   out.metrics["best_algos"] = best_algos;
   out.metrics["candidates"] = candidates;
+  out.metrics["refused_algos"] = refused;
   out.metrics["lt_types"] = gemms.front().lt.types_json();
   out.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
   out.derived_params = {{"gpu_name", info.name},

@@ -134,7 +134,9 @@ class ReferenceRunTest(unittest.TestCase):
             self.assertEqual(steps[name]["status"], "skipped", name)
             self.assertIn("no GPU", steps[name]["note"], name)
         self.assertEqual(steps["check"]["status"], "verdict fail")  # 8-GPU rules, no GPU
-        for name in ("gemm-model", "gemm-size", "memory-hbm", "offload", "collectives"):
+        self.assertTrue(m["railgauge_version"].startswith("railgauge "), m["railgauge_version"])
+        for name in ("gemm-model", "gemm-size", "gemm-dtypes", "memory-hbm", "offload",
+                     "collectives"):
             self.assertEqual((steps[name]["status"], steps[name]["exit"]), ("ok", 0), name)
             self.assertIn("no GPU", steps[name]["note"], name)
             self.assertTrue(steps[name]["command"].startswith(build), name)
@@ -212,7 +214,7 @@ class ReferenceRunTest(unittest.TestCase):
         order = [s["name"] for s in m["steps"]]
         firsts = ["gpu-tests-cuda_tests", "gemm-model", "gemm-vs-torch-model", "memory-hbm",
                   "offload", "copy-vs-torch", "nvbandwidth", "nccl-tests-all_reduce",
-                  "gemm-size", "gemm-vs-torch-size", "collectives", "check"]
+                  "gemm-size", "gemm-vs-torch-size", "gemm-dtypes", "collectives", "check"]
         self.assertEqual([n for n in order if n in firsts], firsts)
         # nvbandwidth beside railgauge: its JSON imported, railgauge's copies at its 512 MiB
         # (waived here: no CUDA), so the pairing finds no point and says so.
@@ -234,8 +236,8 @@ class ReferenceRunTest(unittest.TestCase):
                             "--nccl-tests", self.fake_nccl_tests(), "--only", "nccl-tests,memory",
                             env=self.fake_gpu_env())
         m, steps = self.manifest(out)
-        for name in ("gpu-tests", "gemm-model", "gemm-size", "offload", "collectives",
-                     "torch-peers", "nvbandwidth"):
+        for name in ("gpu-tests", "gemm-model", "gemm-size", "gemm-dtypes", "offload",
+                     "collectives", "torch-peers", "nvbandwidth"):
             self.assertEqual(steps[name]["status"], "skipped", name)
             self.assertIn("not in --only nccl-tests,memory", steps[name]["note"], name)
         for name in ("inventory", "memory-hbm", "nccl-tests-all_reduce",

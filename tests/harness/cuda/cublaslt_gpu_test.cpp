@@ -2,6 +2,8 @@
 // reference within its bound, in both layouts and for a strided-batched BMM; a corrupted output
 // fails the point; the record carries algorithms, rotation and telemetry; the burn passes on a
 // healthy GPU. Fails, never skips, without a GPU.
+#include <iostream>
+
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -50,7 +52,16 @@ TEST_F(CublasLtOnGpu, EveryDtypeAndLayoutIsVerified) {
         continue;
       }
       ASSERT_FALSE(bench->supported(ctx_, p).has_value()) << *bench->supported(ctx_, p);
-      const Outcome out = bench->run(ctx_, p);
+      Outcome out;
+      try {
+        out = bench->run(ctx_, p);
+      } catch (const std::exception &e) { // the trace above names the dtype and layout
+        ADD_FAILURE() << "threw: " << e.what();
+        continue;
+      }
+      if (!out.metrics.value("refused_algos", nlohmann::json::array()).empty())
+        std::cout << dtype << " " << layout << ": cublasLtMatmul refused "
+                  << out.metrics.at("refused_algos").dump() << "\n";
       ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
       EXPECT_TRUE(out.metrics.at("verified").get<bool>());
       EXPECT_EQ(out.metrics.at("wrong_elements"), 0);
