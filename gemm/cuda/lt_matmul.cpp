@@ -113,6 +113,7 @@ LtMatmul::LtMatmul(const GemmShape &shape, Dtype dtype, Layout layout, const flo
   b_type_ = cuda_type(storage.a);
   c_type_ = cuda_type(storage.c);
   compute_ = dtype == Dtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  out_of_place_ = dtype == Dtype::fp8_e4m3;
 
   cublasLtMatmulDesc_t desc = nullptr;
   RAILGAUGE_CUBLAS_CALL(cublasLtMatmulDescCreate(&desc, compute_, CUDA_R_32F));
@@ -173,8 +174,14 @@ cublasStatus_t LtMatmul::run(const LtHandle &handle, const cublasLtMatmulAlgo_t 
                              const void *a, const void *b, void *c, void *workspace,
                              std::uint64_t workspace_bytes, cudaStream_t stream) const {
   const float alpha = 1.0f, beta = 0.0f;
-  // cuBLASLt's A is our B, its B our A; beta = 0, so C is only written (C and D alias).
-  return cublasLtMatmul(handle.get(), desc_.get(), &alpha, b, a_.get(), a, b_.get(), &beta, c,
+  // cuBLASLt's A is our B, its B our A. beta = 0, so its input C is never read and D = `c` is
+  // only written: C and D alias, except for FP8, whose kernels run only out of place. On an H200
+  // with cuBLASLt 13.1 every algorithm the heuristic offered for an FP8 GEMM with C == D returned
+  // NOT_SUPPORTED, while torch._scaled_mm's call with the same descriptors, the same algorithm
+  // and C != D ran (CUBLASLT_LOG_MASK=63 logs; docs/gemm.md). As PyTorch's scaled_gemm does, the
+  // unread C then points at an input.
+  const void *c_in = out_of_place_ ? a : c;
+  return cublasLtMatmul(handle.get(), desc_.get(), &alpha, b, a_.get(), a, b_.get(), &beta, c_in,
                         c_.get(), c, c_.get(), &algo, workspace, workspace_bytes, stream);
 }
 

@@ -51,8 +51,8 @@ public:
                                                          std::uint64_t workspace_bytes,
                                                          bool deterministic) const;
 
-  // Enqueues C = A·B on `stream`; returns cuBLASLt's status (the caller decides whether a
-  // failure is an error or a candidate to skip).
+  // Enqueues C = A·B on `stream`, writing only `c`; returns cuBLASLt's status (the caller
+  // decides whether a failure is an error or a candidate to skip).
   cublasStatus_t run(const LtHandle &handle, const cublasLtMatmulAlgo_t &algo, const void *a,
                      const void *b, void *c, void *workspace, std::uint64_t workspace_bytes,
                      cudaStream_t stream) const;
@@ -66,6 +66,7 @@ private:
   gpu::UniqueCudaHandle<cublasLtMatrixLayout_t, LtLayoutTraits> a_, b_, c_;
   cudaDataType_t a_type_{}, b_type_{}, c_type_{};
   cublasComputeType_t compute_{};
+  bool out_of_place_ = false; // C and D at different addresses (FP8: see run())
 };
 
 // What cuBLASLt says of an algorithm: {"algo_id", "tile_id", "stages_id", "split_k",
