@@ -738,8 +738,14 @@ else
     skip validate "no Python with the jsonschema module here (Debian: python3-jsonschema)"
   fi
   mkdir -p "$out/check"
+  # nvbandwidth's imported cells are this node's measurements too: the rules' nvbandwidth floors
+  # judge them.
+  check_dirs=("${run_dirs[@]}")
+  for d in "$out/peers/nvbandwidth-import"/*/; do
+    [[ -f "$d/records.jsonl" ]] && check_dirs+=("${d%/}")
+  done
   step check 60 verdict "$railgauge" check --rules "$rules" --format table \
-    --json "$out/check/verdict.json" --markdown "$out/check/verdict.md" "${run_dirs[@]}"
+    --json "$out/check/verdict.json" --markdown "$out/check/verdict.md" "${check_dirs[@]}"
   if ((have_gpu)); then
     step calibrate 120 tail "$railgauge" calibrate --out "$out/calibrate" "${run_dirs[@]}"
   else

@@ -587,6 +587,9 @@ private:
                                   rule.on_missing));
         continue;
       }
+      // A node's runs that report the same value for a part are one observation: 15 runs of a
+      // one-GPU node are one "gpu_count = 1" finding, and one value in a fleet, not 15.
+      std::set<std::string> judged;
       for (const auto &[dir, inventory] : it->second) {
         const auto probe = run_probe(rule.probe, *inventory);
         if (!probe.available) {
@@ -595,6 +598,11 @@ private:
           continue;
         }
         for (const auto &pv : probe.values) {
+          if (!judged
+                   .insert(fmt::format("{}\x1f{}\x1f{}\x1f{}", static_cast<int>(pv.kind), pv.id,
+                                       pv.detail, pv.value.dump()))
+                   .second)
+            continue;
           const PartKey key{host, pv.kind, pv.id};
           Finding f;
           f.rule_id = rule.id;

@@ -108,7 +108,9 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
               {c::kDtype, dtype_name(half.type)},
               {"in_place", half.in_place ? "in_place" : "out_of_place"},
               {c::kSource, c::kSourceNcclTests}};
-  if (half.redop != "none")
+  // nccl-tests prints a redop for sendrecv too ("sum"): only the kinds that reduce take one,
+  // as railgauge's own records have it, so that `railgauge compare` pairs them.
+  if (half.redop != "none" && collectives::reduces(kind))
     r.params["op"] = half.redop;
   // An integer, as railgauge's own records have it, so that `railgauge compare` matches the two.
   if (half.root != "-1") {

@@ -13,6 +13,7 @@
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
 #include "analysis/check/rules.h"
+#include "analysis/run_set.h"
 #include "harness/error.h"
 #include "railgauge/config.h"
 #include "synthetic_fleet.h"
@@ -374,6 +375,36 @@ TEST(Check, FleetTooSmallIsMissingNotPass) {
   EXPECT_NE(gpu->findings[0].detail.find("smaller than min_size 5"), std::string::npos);
   EXPECT_EQ(r.verdict, Level::info);
   EXPECT_EQ(exit_status(r.verdict), 0);
+}
+
+// The committed reference run of one healthy H200 in a one-GPU VM, judged by the 8-GPU H100
+// profile: the node fails on its GPU count, once however many runs report it, and on what the
+// VM cannot show (NVLink, NICs: missing), while every per-GPU floor judges real records and
+// passes.
+TEST(Check, RealH200ReferenceRunFailsOnlyTheEightGpuNodeRules) {
+  const std::string ref = kSource + "/results/reference/h200-2026-11-26/runs";
+  std::vector<std::string> dirs;
+  for (const auto &step : std::filesystem::directory_iterator(ref))
+    for (const auto &run : std::filesystem::directory_iterator(step.path()))
+      dirs.push_back(run.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  const auto profile = load_rules_file(kSource + "/results/rules/h100-sxm-ib.yaml");
+  const auto r = evaluate(profile, analysis::load_runs(dirs));
+  std::vector<std::string> violations;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (!f.missing && !f.not_applicable && !f.not_covered)
+        violations.push_back(f.rule_id + " " + p.label + " = " + f.value.dump());
+  EXPECT_EQ(violations, std::vector<std::string>{"gpu-count vm = 1"});
+  const auto *gpu = find_part(r, "vm", PartKind::gpu, "0000:00:06.0");
+  ASSERT_NE(gpu, nullptr);
+  for (const char *rule : {"hbm-floor", "hbm-data-check", "h2d-floor", "d2h-floor", "sgemm-floor",
+                           "pcie-width", "pcie-gen-max", "row-remap-pending", "clocks-throttled"}) {
+    ASSERT_TRUE(gpu->rules.contains(rule)) << rule;
+    EXPECT_GT(gpu->rules.at(rule).checked, 0) << rule;
+    EXPECT_EQ(gpu->rules.at(rule).passed, gpu->rules.at(rule).checked) << rule;
+  }
+  EXPECT_EQ(r.verdict, Level::fail);
 }
 
 TEST(Check, FailedRecordFailsItsPartEvenWithoutARule) {

@@ -168,5 +168,33 @@ TEST(NcclTestsRealOutput, ARunThatFailedBeforeItsFirstSizeSaysSo) {
       << text.failures[0];
 }
 
+// Real output with results: nccl-tests 2.19.6 beside railgauge in the H200 reference run
+// (results/reference/h200-2026-11-26; `-b 8 -e 64M -f 8 -g 1 -w 5 -n 20 -c 1 -I 1 -J`). Its
+// sendrecv rows print redop "sum"; the record takes no op, as railgauge's sendrecv has none, or
+// `railgauge compare` pairs none of them.
+TEST(NcclTestsRealOutput, AnH200RunImportsWithAnOpOnlyWhereTheKindReduces) {
+  const auto sendrecv = import(fixture("h200/sendrecv.json"));
+  EXPECT_EQ(sendrecv.kind, Kind::sendrecv);
+  ASSERT_EQ(sendrecv.records.size(), 16u); // 8 sizes, out of place and in place
+  for (const auto &r : sendrecv.records) {
+    EXPECT_EQ(r.key, "collectives.nccl_sendrecv");
+    EXPECT_FALSE(r.params.contains("op")) << r.params.dump();
+  }
+  const auto all_reduce = import(fixture("h200/all_reduce.json"));
+  const auto text = import(fixture("h200/all_reduce.txt"));
+  ASSERT_EQ(all_reduce.records.size(), 16u);
+  ASSERT_EQ(text.records.size(), all_reduce.records.size());
+  for (std::size_t i = 0; i < text.records.size(); ++i) {
+    const auto &r = all_reduce.records[i];
+    EXPECT_EQ(r.params.at("op"), "sum");
+    EXPECT_EQ(r.params.at("size_bytes"), text.records[i].params.at("size_bytes"));
+    // The host clock's mean: the text prints it in µs with 2 decimals, the JSON unrounded.
+    EXPECT_NEAR(r.metrics.at("wall_time_s").get<double>(),
+                text.records[i].metrics.at("wall_time_s").get<double>(), 0.006e-6)
+        << r.params.dump();
+    EXPECT_EQ(r.metrics.at("time_s").at("n"), 20); // -I 1: every iteration's event time
+  }
+}
+
 } // namespace
 } // namespace railgauge::importers
