@@ -80,6 +80,7 @@ inline constexpr const char *kBestIsHeuristic = "best_is_heuristic";
 inline constexpr const char *kHeuristicAlgos = "heuristic_algos";
 inline constexpr const char *kBestAlgos = "best_algos";
 inline constexpr const char *kCandidates = "candidates";
+inline constexpr const char *kRefusedAlgos = "refused_algos";
 inline constexpr const char *kLtTypes = "lt_types";
 inline constexpr const char *kVerifiedElements = "verified_elements";
 inline constexpr const char *kWorstErrorOverBound = "worst_error_over_bound";
@@ -93,32 +94,14 @@ inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
 // (time_s is then the max over ranks per call).
 inline constexpr const char *kLockstep = "lockstep";
 
-inline constexpr std::array kMetrics{kTflops,
-                                     kEfficiency,
-                                     kBestTflops,
-                                     kBestEfficiency,
-                                     kTflopsMin,
-                                     kTflopsMedian,
-                                     kTflopsMax,
-                                     kFlopsPerCall,
-                                     kVerified,
-                                     kBestTimeS,
-                                     kBestTflopsMax,
-                                     kBestVsHeuristic,
-                                     kBestIsHeuristic,
-                                     kHeuristicAlgos,
-                                     kBestAlgos,
-                                     kCandidates,
-                                     kLtTypes,
-                                     kVerifiedElements,
-                                     kWorstErrorOverBound,
-                                     kErrorBound,
-                                     kGemms,
-                                     kTelemetry,
-                                     kGpus,
-                                     kSlowestGpu,
-                                     kSlowestVsMedian,
-                                     kLockstep};
+inline constexpr std::array kMetrics{
+    kTflops,          kEfficiency,      kBestTflops,       kBestEfficiency,
+    kTflopsMin,       kTflopsMedian,    kTflopsMax,        kFlopsPerCall,
+    kVerified,        kBestTimeS,       kBestTflopsMax,    kBestVsHeuristic,
+    kBestIsHeuristic, kHeuristicAlgos,  kBestAlgos,        kCandidates,
+    kRefusedAlgos,    kLtTypes,         kVerifiedElements, kWorstErrorOverBound,
+    kErrorBound,      kGemms,           kTelemetry,        kGpus,
+    kSlowestGpu,      kSlowestVsMedian, kLockstep};
 
 // The rank of an op ("qkv.fwd") in block order; ops of no known layer and pass come last.
 inline int op_block_rank(std::string_view op) {

@@ -34,6 +34,8 @@ inline constexpr const char *kNumaNode = "numa_node";
 inline constexpr const char *kThreads = "threads";
 inline constexpr const char *kThreadsUsed = "threads_used";      // derived: the team that ran
 inline constexpr const char *kPassesPerCall = "passes_per_call"; // derived: sweeps per timed call
+inline constexpr const char *kTotalBytes = "total_bytes"; // derived (HBM): every array together
+inline constexpr const char *kL2Bytes = "l2_bytes";       // derived (HBM): the GPU's L2
 
 // Metrics
 inline constexpr const char *kBandwidthGbytesPerS = metric::kBandwidthGbytesPerS;
@@ -56,6 +58,8 @@ struct MemoryPointView {
   int threads_used = 0;                 // host kernels: the team that ran; 0 unknown
   std::optional<double> bandwidth_gbytes_per_s;
   std::optional<std::int64_t> gpu, numa_node;
+  std::optional<double> total_bytes; // every array of the point (HBM records)
+  std::optional<double> cache_bytes; // the cache in front of the memory: the GPU's L2 (HBM)
 };
 
 // The view of a memory record, else nullopt (another family, or a key of neither tier).
@@ -76,6 +80,8 @@ inline std::optional<MemoryPointView> memory_point_view(const Record &r) {
   v.passes_per_call = std::max(1.0, f::number(r.params, kPassesPerCall).value_or(1));
   v.threads_used = static_cast<int>(f::integer(r.params, kThreadsUsed).value_or(0));
   v.bandwidth_gbytes_per_s = f::number(r.metrics, kBandwidthGbytesPerS);
+  v.total_bytes = f::number(r.params, kTotalBytes);
+  v.cache_bytes = f::number(r.params, kL2Bytes);
   v.gpu = f::integer(r.params, kGpu);
   v.numa_node = f::integer(r.params, kNumaNode);
   return v;

@@ -398,11 +398,17 @@ std::string fit_report_markdown(const nlohmann::json &r) {
       md += fmt::format("| {} | {:.6g} | {} |\n", a["name"].get<std::string>(),
                         a["value"].get<double>(), a["source"].get<std::string>());
   }
-  if (!r["notes"].empty()) {
-    md += "\n## Notes\n\n";
-    for (const auto &n : r["notes"])
-      md += "- " + n.get<std::string>() + "\n";
-  }
+  // The run's notes, then each coefficient set's own (what its fit left out and why).
+  std::string notes;
+  for (const auto &n : r["notes"])
+    notes += "- " + n.get<std::string>() + "\n";
+  for (const auto &set : r["coefficient_sets"])
+    if (set.contains("notes") && set["notes"].is_array())
+      for (const auto &n : set["notes"])
+        notes +=
+            fmt::format("- {}: {}\n", set.value("name", std::string("?")), n.get<std::string>());
+  if (!notes.empty())
+    md += "\n## Notes\n\n" + notes;
   return md;
 }
 

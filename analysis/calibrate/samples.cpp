@@ -167,6 +167,8 @@ std::optional<MemorySample> memory_sample(const Record &r, std::string &why) {
   s.time_s = *v->time_s / v->passes_per_call;
   s.threads = v->threads_used;
   s.key = r.key;
+  s.working_set_bytes = v->total_bytes.value_or(0);
+  s.cache_bytes = v->cache_bytes.value_or(0);
   return s;
 }
 
@@ -212,6 +214,11 @@ std::optional<CollectiveSample> collective_sample(const Record &r, std::size_t h
   const auto call_s = v->time_s;
   if (!op || !size || !ranks || !call_s || !(*call_s > 0) || !(*size > 0)) {
     why = "no collective name, size_bytes, ranks or time_s.median";
+    return std::nullopt;
+  }
+  if (*ranks < 2) {
+    why = "a group of one rank: nothing crosses a link (NCCL copies locally), so it measures no "
+          "network tier";
     return std::nullopt;
   }
   CollectiveSample s;
@@ -330,10 +337,12 @@ Samples extract_samples(const analysis::RunSet &runs) {
       out.collectives.push_back(*c);
       used = true;
     }
-    if (used)
+    if (used) {
       ++out.used_by_key[r.key];
-    else
+    } else {
       out.skipped.push_back(fmt::format("{}: {}", describe(r), why));
+      ++out.skipped_by_why[why];
+    }
   }
   return out;
 }

@@ -40,6 +40,7 @@ struct MemorySample {
   double bytes = 0, time_s = 0;
   int threads = 0; // params.threads_used (host), 0 = not given
   std::string key;
+  double working_set_bytes = 0, cache_bytes = 0; // every array, the cache in front; 0 unknown
 };
 
 struct OffloadSample {
@@ -89,7 +90,8 @@ struct Samples {
   // ok collective records of a point that another rank of the same run already gave: every rank
   // writes the point with the same time, and one sample stands for it.
   std::map<std::string, int> duplicates_by_key;
-  std::vector<std::string> skipped; // "<run>: <key> <params>: why"
+  std::vector<std::string> skipped;          // "<run>: <key> <params>: why"
+  std::map<std::string, int> skipped_by_why; // the same, counted per reason
 };
 
 // The canonical collective name in a record: params kind/collective/op, else the key.

@@ -283,8 +283,8 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   }
   out.metrics["heuristic_algos"] = heuristic_algos;
   out.metrics["best_algos"] = best_algos;
-  out.metrics["candidates"] = candidates;
-  out.metrics["refused_algos"] = refused;
+  out.metrics[record::kCandidates] = candidates;
+  out.metrics[record::kRefusedAlgos] = refused;
   out.metrics["lt_types"] = gemms.front().lt.types_json();
   out.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
   out.derived_params = {{"gpu_name", info.name},

@@ -92,6 +92,9 @@ nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device
       {"current",
        opt(r.read<unsigned>("mem_clock_mhz.current", api.clock, device, NVML_CLOCK_MEM))},
       {"max", opt(r.read<unsigned>("mem_clock_mhz.max", api.max_clock, device, NVML_CLOCK_MEM))}};
+  gpu["memory_total_bytes"] = nullptr; // the GPU's memory (calibrate's mem1 capacity)
+  if (auto memory = r.read<nvmlMemory_t>("memory_total_bytes", api.memory_info, device))
+    gpu["memory_total_bytes"] = memory->total;
   gpu["power_limit_w"] = watts(r.read<unsigned>("power_limit_w", api.power_limit, device));
   gpu["power_usage_w"] = watts(r.read<unsigned>("power_usage_w", api.power_usage, device));
   gpu["temperature_c"] =

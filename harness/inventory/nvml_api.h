@@ -37,6 +37,7 @@ struct NvmlApi {
   decltype(&::nvmlDeviceGetMaxPcieLinkWidth) pcie_width_max = nullptr;
   decltype(&::nvmlDeviceGetClockInfo) clock = nullptr;
   decltype(&::nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
+  decltype(&::nvmlDeviceGetMemoryInfo) memory_info = nullptr;
   decltype(&::nvmlDeviceGetPowerManagementLimit) power_limit = nullptr;
   decltype(&::nvmlDeviceGetPowerUsage) power_usage = nullptr;
   decltype(&::nvmlDeviceGetTemperature) temperature = nullptr;
@@ -75,6 +76,7 @@ inline NvmlApi resolve_api(void *lib) {
   resolve(lib, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_width_max);
   resolve(lib, "nvmlDeviceGetClockInfo", api.clock);
   resolve(lib, "nvmlDeviceGetMaxClockInfo", api.max_clock);
+  resolve(lib, "nvmlDeviceGetMemoryInfo", api.memory_info);
   resolve(lib, "nvmlDeviceGetPowerManagementLimit", api.power_limit);
   resolve(lib, "nvmlDeviceGetPowerUsage", api.power_usage);
   resolve(lib, "nvmlDeviceGetTemperature", api.temperature);

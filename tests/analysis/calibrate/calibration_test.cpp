@@ -1,6 +1,8 @@
 // A calibration over synthetic records of every family: what it fits, what it assumes (and
 // says so), and a Calculon file that passes every structural rule of the format.
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <tuple>
@@ -15,6 +17,7 @@
 #include "analysis/calibrate/coefficient_file.h"
 #include "analysis/calibrate/execution_sizes.h"
 #include "analysis/calibrate/fit_report.h"
+#include "analysis/run_set.h"
 #include "harness/error.h"
 
 namespace railgauge::calibrate {
@@ -732,6 +735,43 @@ TEST(ExecutionWeighted, EverySetTheExecutionUsesIsReadAtItsSizes) {
   EXPECT_NE(md.find("| execution-weighted |"), std::string::npos);
   EXPECT_NE(md.find("exe.json on megatron-126M.json (TP 8 on networks[0], PP 2 on networks[1]"),
             std::string::npos);
+}
+
+// The committed H200 reference run (one GPU): its NCCL collectives ran on one rank, so they
+// measure no network; its HBM copies of arrays within twice the 60 MB L2 ran faster than the HBM
+// plateau, so mem1's peak is the best point beyond them, and those points are left out.
+TEST(Calibrate, RealH200RunFitsHbmBeyondL2AndNoNetworkFromOneRank) {
+  const std::string ref =
+      std::string(RAILGAUGE_SOURCE_DIR) + "/results/reference/h200-2026-11-26/runs";
+  std::vector<std::string> dirs;
+  for (const auto &step : std::filesystem::directory_iterator(ref))
+    for (const auto &run : std::filesystem::directory_iterator(step.path()))
+      dirs.push_back(run.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  const analysis::RunSet runs = analysis::load_runs(dirs);
+  const Calibration c = calibrate(runs, Assumptions{}, {});
+  for (const auto &n : c.networks)
+    EXPECT_FALSE(n.measured) << n.name;
+  const auto one_rank = std::find_if(
+      c.samples.skipped_by_why.begin(), c.samples.skipped_by_why.end(),
+      [](const auto &w) { return w.first.find("a group of one rank") != std::string::npos; });
+  ASSERT_NE(one_rank, c.samples.skipped_by_why.end());
+  EXPECT_GT(one_rank->second, 100);
+
+  double best_all = 0, best_beyond = 0;
+  for (const auto &m : c.samples.memory) {
+    if (m.tier != "hbm" || (m.kind != "copy" && m.kind != "triad" && m.kind != "memcpy_d2d"))
+      continue;
+    const double gbps = m.bytes / m.time_s / 1e9;
+    best_all = std::max(best_all, gbps);
+    ASSERT_GT(m.cache_bytes, 0);
+    if (m.working_set_bytes > 2 * m.cache_bytes)
+      best_beyond = std::max(best_beyond, gbps);
+  }
+  EXPECT_EQ(c.mem1_tier, "hbm");
+  EXPECT_DOUBLE_EQ(c.mem1.peak.value, best_beyond);
+  EXPECT_LT(c.mem1.peak.value, best_all); // the L2-resident copy was faster
+  EXPECT_EQ(c.mem1.notes.size(), 1u);
 }
 
 } // namespace
