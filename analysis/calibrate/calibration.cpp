@@ -143,6 +143,11 @@ bool fits_in_cache(const MemorySample &x) {
          x.working_set_bytes <= kCacheResidentFactor * x.cache_bytes;
 }
 
+// Known to exceed the cache: both sizes given, the arrays past twice the cache.
+bool beyond_cache(const MemorySample &x) {
+  return x.cache_bytes > 0 && x.working_set_bytes > kCacheResidentFactor * x.cache_bytes;
+}
+
 TableFit fit_memory(const std::string &name, const std::vector<MemorySample> &s,
                     std::optional<double> user_peak, const CalibrateOptions &o,
                     const std::string &what) {
@@ -153,7 +158,7 @@ TableFit fit_memory(const std::string &name, const std::vector<MemorySample> &s,
   double best = 0, best_beyond = 0;
   for (const auto &x : s) {
     best = std::max(best, x.bytes / x.time_s / kGiga);
-    if (x.cache_bytes > 0 && !fits_in_cache(x))
+    if (beyond_cache(x))
       best_beyond = std::max(best_beyond, x.bytes / x.time_s / kGiga);
   }
   const Sourced peak =
@@ -170,7 +175,10 @@ TableFit fit_memory(const std::string &name, const std::vector<MemorySample> &s,
     }
     pts.push_back({x.bytes, x.bytes / (peak.value * kGiga), 0, x.time_s});
   }
-  TableFit fit = fit_table(name, "bytes", peak, pts, o, "measured: " + what);
+  TableFit fit =
+      fit_table(name, "bytes", peak, pts, o,
+                from_cache > 0 ? fmt::format("measured: {} ({} fitted)", what, pts.size())
+                               : "measured: " + what);
   if (from_cache > 0)
     fit.notes.push_back(fmt::format(
         "{} point{} left out: arrays within {}x the cache in front of the memory (the GPU's "
@@ -785,8 +793,10 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
                            assumptions.table("mem1", "mem1"), kMega);
     c.notes.push_back("no memory records: the mem1 table is assumed, not measured");
   } else if (c.mem1_tier == "host") {
-    c.mem1.notes.push_back("no HBM records: host DRAM (memory.host_*) stands for mem1, the "
-                           "processor's own memory, as on a CPU");
+    // On the set the report prints as well as on mem1 itself.
+    for (auto *t : {&c.mem1, &c.memory_by_tier["host"]})
+      t->notes.push_back("no HBM records: host DRAM (memory.host_*) stands for mem1, the "
+                         "processor's own memory, as on a CPU");
   }
 
   {

@@ -26,6 +26,8 @@ namespace railgauge::gemm {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x6275726e;
+// Algorithms asked of the heuristic, so that one cublasLtMatmul refuses leaves another.
+constexpr int kBurnCandidates = 4;
 // Output buffers per timed batch: each repetition keeps its result until it is compared, and
 // the comparison runs outside the timed batch. At most this many, within a quarter of the
 // free memory.
@@ -59,12 +61,16 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   fill_operand(a.get(), storage.a, count(s.m, s.k), kSeed, stream);
   fill_operand(b.get(), storage.b, count(s.k, s.n), kSeed + 1, stream);
 
-  const auto candidates = lt.heuristic(handle, 1, workspace.bytes(), true);
+  // The first algorithm without split-K that cublasLtMatmul runs (drop_refused()).
+  auto candidates = lt.heuristic(handle, kBurnCandidates, workspace.bytes(), true);
+  const auto refused = drop_refused(lt, handle, candidates, a.get(), b.get(), golden.get(),
+                                    workspace.get(), workspace.bytes(), stream);
   if (candidates.empty())
-    throw BackendError(fmt::format("cuBLASLt {} has no algorithm without split-K reduction for "
-                                   "{} {}×{}×{} in layout {}",
-                                   cublaslt_version(), to_string(o.dtype), s.m, s.n, s.k,
-                                   o.layout));
+    throw BackendError(
+        fmt::format("cuBLASLt {} has no algorithm without split-K reduction that "
+                    "it runs for {} {}×{}×{} in layout {}{}",
+                    cublaslt_version(), to_string(o.dtype), s.m, s.n, s.k, o.layout,
+                    refused.empty() ? std::string() : "; refused: " + refused.dump()));
   const cublasLtMatmulAlgo_t &algo = candidates.front().algo;
   r.algo = algo_json(candidates.front());
 

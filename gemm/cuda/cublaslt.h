@@ -10,12 +10,12 @@
 //     do not run from L2 (operand_rotation(); params operand_sets and l2_policy say which).
 //  2. Algorithms: the heuristic's top_k candidates for every GEMM of the plan (32 MiB
 //     workspace), each run once; one cublasLtMatmul refuses is dropped and listed in
-//     refused_algos (a GEMM with none left is waived). With top_k > 1, each candidate is screened with a short measurement; then the
-//     heuristic's first pick (what a framework gets) and the fastest candidate (what is
-//     achievable) are measured in full through RunContext::measure with the CUDA-event timer.
-//     The main metrics (time_s, tflops, efficiency) are the heuristic pick's; best_* are the
-//     better of the two full measurements; every algorithm is in the record with its id, tile,
-//     stages, split-K and cluster shape.
+//     refused_algos (a GEMM with none left is waived). With top_k > 1, each candidate is screened
+//     with a short measurement; then the heuristic's first pick that runs (what a framework gets)
+//     and the fastest candidate (what is achievable) are measured in full through
+//     RunContext::measure with the CUDA-event timer. The main metrics (time_s, tflops, efficiency)
+//     are the heuristic pick's; best_* are the better of the two full measurements; every algorithm
+//     is in the record with its id, tile, stages, split-K and cluster shape.
 //  3. Efficiency: against the dense peak of the dtype for this GPU (-a peak_tflops, else
 //     results/peaks/gpu_peaks.yaml by device name), and in the TP table against the best
 //     measured in the run.

@@ -32,7 +32,8 @@ struct GemmOperands {
   LtMatmul lt;
   std::uint64_t a_bytes, b_bytes, c_bytes; // one set, 256-byte aligned
   gpu::DeviceBuffer a, b, c;
-  std::vector<cublasLtMatmulHeuristicResult_t> candidates;
+  std::vector<cublasLtMatmulHeuristicResult_t> candidates; // those cublasLtMatmul runs
+  std::size_t offered = 0;                                 // what the heuristic returned
 
   GemmOperands(const GemmShape &s, Dtype dtype, Layout layout, const float *scales, int sets)
       : shape(s), lt(s, dtype, layout, scales),
@@ -184,32 +185,28 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
     fill_operand(x.b.get(), storage.b, x.b.bytes() / element_bytes(storage.b), kSeed + 2 * g + 1,
                  stream);
     x.candidates = x.lt.heuristic(handle, o.top_k, workspace.bytes(), false);
-    const std::size_t offered = x.candidates.size();
-    // The heuristic can offer an algorithm that cublasLtMatmul then refuses: each is tried once
-    // here, and a refused one is listed in the record, never timed or picked.
-    std::string last_refusal;
-    std::erase_if(x.candidates, [&](const cublasLtMatmulHeuristicResult_t &c) {
-      const cublasStatus_t status = x.lt.run(handle, c.algo, x.a_at(0), x.b_at(0), x.c_at(0),
-                                             workspace.get(), workspace.bytes(), stream);
-      if (status == CUBLAS_STATUS_SUCCESS)
-        return false;
-      last_refusal = gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__);
-      nlohmann::json entry = algo_json(c);
+    x.offered = x.candidates.size();
+    // A candidate cublasLtMatmul refuses is listed in the record, never timed or picked: the
+    // heuristic's pick is then its first candidate that runs.
+    for (auto &entry : drop_refused(x.lt, handle, x.candidates, x.a_at(0), x.b_at(0), x.c_at(0),
+                                    workspace.get(), workspace.bytes(), stream)) {
       entry["gemm"] = g;
-      entry["error"] = last_refusal;
-      refused.push_back(entry);
-      return true;
-    });
-    RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
-    if (x.candidates.empty())
-      return Outcome::waived(fmt::format(
+      refused.push_back(std::move(entry));
+    }
+    if (x.candidates.empty()) {
+      Outcome waived = Outcome::waived(fmt::format(
           "cuBLASLt {} has no algorithm it will run for {} {}×{}×{} (batch {}) in layout {} on {} "
           "({}: a dimension's alignment or the dtype/layout combination){}",
           cublaslt_version(), to_string(o.dtype), x.shape.m, x.shape.n, x.shape.k, x.shape.batch,
           to_string(layouts[g]), info.name,
-          offered == 0 ? std::string("its heuristic offers none")
-                       : fmt::format("it refused all {} its heuristic offered", offered),
-          last_refusal.empty() ? std::string() : "; the last refusal: " + last_refusal));
+          x.offered == 0 ? std::string("its heuristic offers none")
+                         : fmt::format("it refused all {} its heuristic offered", x.offered),
+          refused.empty()
+              ? std::string()
+              : "; the last refusal: " + refused.back().at("error").get<std::string>()));
+      waived.metrics[record::kRefusedAlgos] = refused;
+      return waived;
+    }
   }
 
   Runner runner{timer, handle, workspace, gemms, rotation.sets, 0};
@@ -292,7 +289,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
                         {"peak_source", peak.source},
                         {"cublaslt_version", cublaslt_version()},
                         {"workspace_bytes", kLtWorkspaceBytes},
-                        {"candidates_returned", gemms.front().candidates.size()},
+                        {"candidates_returned", gemms.front().offered},
                         {"operand_sets", rotation.sets},
                         {"operand_bytes_rotated", rotation.total_bytes},
                         {"l2_bytes", info.l2_bytes},

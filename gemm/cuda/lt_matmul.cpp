@@ -195,6 +195,29 @@ nlohmann::json LtMatmul::types_json() const {
           {"cublaslt_trans_b", call_.transpose_b ? "T" : "N"}};
 }
 
+nlohmann::json drop_refused(const LtMatmul &lt, const LtHandle &handle,
+                            std::vector<cublasLtMatmulHeuristicResult_t> &candidates, const void *a,
+                            const void *b, void *c, void *workspace, std::uint64_t workspace_bytes,
+                            cudaStream_t stream) {
+  nlohmann::json refused = nlohmann::json::array();
+  std::erase_if(candidates, [&](const cublasLtMatmulHeuristicResult_t &r) {
+    const cublasStatus_t status =
+        lt.run(handle, r.algo, a, b, c, workspace, workspace_bytes, stream);
+    if (status == CUBLAS_STATUS_SUCCESS)
+      return false;
+    const std::string error =
+        gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__);
+    if (status != CUBLAS_STATUS_NOT_SUPPORTED) // a bad call, not a refusal: never waived
+      throw BackendError(error);
+    nlohmann::json entry = algo_json(r);
+    entry["error"] = error;
+    refused.push_back(std::move(entry));
+    return true;
+  });
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  return refused;
+}
+
 nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &r) {
   const auto &a = r.algo;
   return {

@@ -115,8 +115,16 @@ struct Timer {
 
 int main(int argc, char **argv) {
   std::vector<std::size_t> sizes_mib;
-  for (int i = 1; i < argc; ++i)
-    sizes_mib.push_back(std::strtoull(argv[i], nullptr, 10));
+  for (int i = 1; i < argc; ++i) {
+    char *end = nullptr;
+    const std::size_t mib = std::strtoull(argv[i], &end, 10);
+    if (end == argv[i] || *end != '\0' || mib == 0) {
+      std::fprintf(stderr, "hbm_copy_variants: '%s' is not a size in MiB (give whole MiB > 0)\n",
+                   argv[i]);
+      return 2;
+    }
+    sizes_mib.push_back(mib);
+  }
   if (sizes_mib.empty())
     sizes_mib = {256, 1024, 4096};
   int sms = 0;
@@ -128,8 +136,11 @@ int main(int argc, char **argv) {
     const std::size_t bytes = mib << 20, n = bytes / sizeof(double2);
     double2 *a = nullptr, *c = nullptr;
     if (!ok(cudaMalloc(&a, bytes), "cudaMalloc") || !ok(cudaMalloc(&c, bytes), "cudaMalloc") ||
-        !ok(cudaMemset(a, 1, bytes), "cudaMemset") || !ok(cudaMemset(c, 0, bytes), "cudaMemset"))
+        !ok(cudaMemset(a, 1, bytes), "cudaMemset") || !ok(cudaMemset(c, 0, bytes), "cudaMemset")) {
+      cudaFree(a); // cudaFree(nullptr) is a no-op
+      cudaFree(c);
       return 1;
+    }
     const double moved = 2.0 * double(bytes);
     const int once = sms * (2048 / kThreads); // every thread slot of every SM, once
     const auto all = static_cast<unsigned>((n + kThreads - 1) / kThreads);
@@ -143,7 +154,7 @@ int main(int argc, char **argv) {
       strided<4><<<once, kThreads, 0, st>>>(a, c, n);
     }) && timer.report(mib, "strided, 8 in flight", moved, [&] {
       strided<8><<<once, kThreads, 0, st>>>(a, c, n);
-    }) && timer.report(mib, "strided, 2 waves", moved, [&] {
+    }) && timer.report(mib, "strided, 2 waves, 4 in flight", moved, [&] {
       strided<4><<<2 * once, kThreads, 0, st>>>(a, c, n);
     }) && timer.report(mib, "strided, streaming", moved, [&] {
       strided_streaming<<<once, kThreads, 0, st>>>(a, c, n);
