@@ -236,7 +236,7 @@ group_of() {
   gpu-tests*) echo gpu-tests ;;
   gemm-vs-torch* | copy-vs-torch) echo torch ;;
   gemm-model | gemm-size | gemm-dtypes) echo gemm ;;
-  memory-hbm) echo memory ;;
+  memory-hbm | hbm-copy-variants) echo memory ;;
   offload) echo offload ;;
   collectives) echo collectives ;;
   nccl-tests* | import-nccl-tests* | collectives-nccl-* | compare-nccl-tests) echo nccl-tests ;;
@@ -580,6 +580,18 @@ fi
 STEP_RUN_DIR="$out/runs/memory-hbm" step memory-hbm "$(share 8)" plain \
   "$railgauge" memory --filter 'memory.hbm_*' --out "$out/runs/memory-hbm" "${hbm_sizes[@]}" \
   "${measure[@]}"
+# The copy kernel's launch variants against cudaMemcpyAsync (memory/cuda/hbm_copy_variants.cu):
+# what memory.hbm_copy's launch was chosen by, timed again on this GPU.
+copy_probe="$build_dir/bin/hbm_copy_variants"
+if ! selected memory; then
+  skip hbm-copy-variants "not in --only $only"
+elif [[ ! -x "$copy_probe" ]]; then
+  skip hbm-copy-variants "no $copy_probe in the build (a build without CUDA)"
+elif ((!have_gpu)); then
+  skip hbm-copy-variants "no GPU: the probe has nothing to time"
+else
+  STEP_STDOUT="$out/logs/hbm-copy-variants.txt" step hbm-copy-variants 30 plain "$copy_probe"
+fi
 STEP_RUN_DIR="$out/runs/offload" step offload "$(share 12)" plain \
   "$railgauge" offload --out "$out/runs/offload" "${offload_sizes[@]}" "${measure[@]}"
 if [[ -n "$why_no_torch" ]]; then

@@ -133,6 +133,10 @@ class ReferenceRunTest(unittest.TestCase):
         for name in ("gpu-tests", "gemm-vs-torch", "copy-vs-torch", "calibrate"):
             self.assertEqual(steps[name]["status"], "skipped", name)
             self.assertIn("no GPU", steps[name]["note"], name)
+        probe_built = os.access(os.path.join(build, "bin", "hbm_copy_variants"), os.X_OK)
+        self.assertEqual(steps["hbm-copy-variants"]["status"], "skipped")
+        self.assertIn("no GPU" if probe_built else "in the build",
+                      steps["hbm-copy-variants"]["note"])
         self.assertEqual(steps["check"]["status"], "verdict fail")  # 8-GPU rules, no GPU
         self.assertTrue(m["railgauge_version"].startswith("railgauge "), m["railgauge_version"])
         for name in ("gemm-model", "gemm-size", "gemm-dtypes", "memory-hbm", "offload",
