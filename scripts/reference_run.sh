@@ -216,6 +216,12 @@ write_summary() {
     if [[ -f "$out/check/verdict.json" ]]; then
       echo
       echo "check ($(basename "$rules")): see check/verdict.md"
+      # The verdict line, then each violated rule with its first finding (from the step's log).
+      local check_logs=("$out"/logs/*-check.log)
+      local check_log=${check_logs[-1]}
+      [[ -f "$check_log" ]] && awk '/^(PASS|WARN|FAIL): [0-9]+ node/ {verdict = $0}
+        /^(FAIL|WARN) [^:]+ \[/ {print "  " $0; getline; print "  " $0}
+        END {if (verdict != "") print "  " verdict}' "$check_log"
     fi
     local gpu_name
     gpu_name=$(sed -n 's/^GPU 0: \(.*\) (UUID.*/\1/p' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null |

@@ -138,6 +138,12 @@ class ReferenceRunTest(unittest.TestCase):
         self.assertIn("no GPU" if probe_built else "in the build",
                       steps["hbm-copy-variants"]["note"])
         self.assertEqual(steps["check"]["status"], "verdict fail")  # 8-GPU rules, no GPU
+        with open(os.path.join(out, "summary.txt")) as f:
+            summary = f.read()
+        # The verdict and each violated rule with its first finding, on the summary page.
+        self.assertRegex(summary, r"\n  FAIL gpu-count \[health\]: 1 finding on 1 part\n"
+                                  r"    \S+ node: node.gpu_count \(summary.gpus\) = 0, needs >= 8\n")
+        self.assertRegex(summary, r"\n  FAIL: 1 node \(0 pass, 0 warn, 1 fail\)")
         self.assertTrue(m["railgauge_version"].startswith("railgauge "), m["railgauge_version"])
         for name in ("gemm-model", "gemm-size", "gemm-dtypes", "memory-hbm", "offload",
                      "collectives"):
