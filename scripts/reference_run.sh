@@ -16,7 +16,8 @@
 #   --budget-s S     total seconds for all steps (default 480 with --quick, 3600 without); each
 #                    step runs under `timeout` with its share, the last steps (validate, check,
 #                    calibrate, summary) keep a reserve
-#   --rules FILE     rules for `railgauge check` (default results/rules/h100-sxm-ib.yaml)
+#   --rules FILE     rules for `railgauge check` (default results/rules/h200-sxm-ib.yaml when
+#                    nvidia-smi names an H200, else results/rules/h100-sxm-ib.yaml)
 #   --lib-dir DIR    shared libraries copied with a build from another machine (the Debian
 #                    libraries railgauge links); searched by railgauge and the GPU tests only
 #   --nccl-tests DIR nccl-tests binaries (all_reduce_perf, ...) built for this node: each runs
@@ -59,6 +60,7 @@ out=""
 quick=0
 budget_s=""
 rules="$repo/results/rules/h100-sxm-ib.yaml"
+rules_given=0
 lib_dir=""
 nccl_tests=""
 nvbandwidth=""
@@ -83,7 +85,7 @@ while [[ $# -gt 0 ]]; do
   --build-dir) build_dir="$2" ;;
   --out) out="$2" ;;
   --budget-s) budget_s="$2" ;;
-  --rules) rules="$2" ;;
+  --rules) rules="$2" rules_given=1 ;;
   --lib-dir) lib_dir="$2" ;;
   --nccl-tests) nccl_tests="$2" ;;
   --nvbandwidth) nvbandwidth="$2" ;;
@@ -488,6 +490,11 @@ fi
 if ((!have_gpu)); then
   log "no GPU: nvidia-smi lists none and torch sees none. The railgauge steps still run" \
     "(their GPU points are waived records); the GPU tests and the torch peers are skipped."
+fi
+# An H200 node is judged by the H200 profile (NHC's H200 floors) unless --rules says otherwise.
+if ((!rules_given)) && grep -q '^GPU 0: NVIDIA H200' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null; then
+  rules="$repo/results/rules/h200-sxm-ib.yaml"
+  log "GPU 0 is an H200: check judges by $rules"
 fi
 write_summary # the page exists from here on, before any step runs
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -451,7 +452,40 @@ std::string_view to_string(PartKind kind) {
   return "node";
 }
 
+namespace {
+
+RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
+                       std::set<std::string> &chain);
+
+// The rules file `base` names, relative to the file that names it, read and parsed; `chain` holds
+// the files on the way here, so that a file which bases itself on itself is refused.
+RuleSet load_base(const YAML::Node &base, const std::string &file, std::set<std::string> &chain) {
+  const std::string name = scalar(base, file, "base");
+  const auto path = (std::filesystem::path(file).parent_path() / name).lexically_normal().string();
+  if (chain.contains(path))
+    throw InputError(fmt::format("'base: {}' leads back to {} itself", name, path), at(file, base),
+                     "base a profile on a file that does not base itself on this one");
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(fmt::format("cannot read the base rules file '{}'", path), at(file, base),
+                     "give base: the file name of another profile, relative to this file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_rules_in(text.str(), path, chain);
+}
+
+} // namespace
+
 RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
+  std::set<std::string> chain;
+  return parse_rules_in(yaml_text, file, chain);
+}
+
+namespace {
+
+RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
+                       std::set<std::string> &chain) {
+  chain.insert(std::filesystem::path(file).lexically_normal().string());
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -463,7 +497,8 @@ RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
   if (!root.IsMap())
     throw InputError("a rules file must be a mapping", file,
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
-  expect_keys(root, file, "a rules file", {"schema", "name", "description", "suite", "rules"});
+  expect_keys(root, file, "a rules file",
+              {"schema", "name", "description", "suite", "base", "rules"});
   if (!root["schema"] || !root["schema"].IsScalar() ||
       root["schema"].as<std::string>() != kRulesSchema)
     throw InputError("missing or unknown 'schema'",
@@ -490,8 +525,29 @@ RuleSet parse_rules(const std::string &yaml_text, const std::string &file) {
                        "give every rule its own id: verdicts and dashboards name rules by id");
     set.rules.push_back(std::move(rule));
   }
-  return set;
+  if (!root["base"])
+    return set;
+  // A profile on a base: the base's rules, each replaced by this file's rule of the same id, in
+  // the base's order; this file's other rules after them. Name, description and suite are this
+  // file's (the suite the base's unless given).
+  RuleSet based = load_base(root["base"], file, chain);
+  for (auto &rule : set.rules) {
+    const auto same = std::find_if(based.rules.begin(), based.rules.end(),
+                                   [&](const Rule &r) { return r.id == rule.id; });
+    if (same != based.rules.end())
+      *same = std::move(rule);
+    else
+      based.rules.push_back(std::move(rule));
+  }
+  based.name = set.name;
+  based.description = set.description;
+  based.file = set.file;
+  if (!set.suite.empty())
+    based.suite = set.suite;
+  return based;
 }
+
+} // namespace
 
 RuleSet load_rules_file(const std::string &path) {
   std::ifstream in(path);

@@ -67,11 +67,11 @@ class ReferenceRunTest(unittest.TestCase):
         return executable(os.path.join(self.tmp.name, "nvbandwidth", "nvbandwidth"),
                           f"#!/bin/sh\ncat '{sample}'\n")
 
-    def fake_gpu_env(self):
+    def fake_gpu_env(self, name="NVIDIA H100 80GB HBM3"):
         bin_dir = os.path.join(self.tmp.name, "fakebin")
         executable(os.path.join(bin_dir, "nvidia-smi"),
                    "#!/bin/sh\ncase \"$1\" in\n"
-                   "-L) echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-"
+                   f"-L) echo 'GPU 0: {name} (UUID: GPU-00000000-0000-0000-0000-"
                    "000000000000)' ;;\n*) echo \"stand-in nvidia-smi $*\" ;;\nesac\n")
         return dict(self.env, PATH=bin_dir + os.pathsep + self.env["PATH"])
 
@@ -239,6 +239,19 @@ class ReferenceRunTest(unittest.TestCase):
         self.assertEqual((pairing["status"], pairing["exit"]), ("failed", 2))
         self.assertIn("no nvbandwidth cell found its railgauge point",
                       steps["nvbandwidth-vs-ours"]["note"])
+
+    def test_an_h200_is_judged_by_the_h200_profile_unless_rules_are_given(self):
+        build = self.fake_build()
+        for extra, expected in (([], "results/rules/h200-sxm-ib.yaml"),
+                                (["--rules", os.path.join(SOURCE, "results", "rules",
+                                                          "host-only.yaml")],
+                                 "results/rules/host-only.yaml")):
+            out = os.path.join(self.tmp.name, "out-" + os.path.basename(expected))
+            self.run_script("--build-dir", build, "--out", out, "--quick",
+                            "--only", "memory", *extra, env=self.fake_gpu_env("NVIDIA H200"))
+            m, steps = self.manifest(out)
+            self.assertEqual(m["rules"], expected)
+            self.assertIn(os.path.basename(expected), steps["check"]["command"])
 
     def test_only_runs_the_groups_named(self):
         out = os.path.join(self.tmp.name, "out")

@@ -141,6 +141,67 @@ TEST(Rules, ErrorsNameTheLineAndTheFix) {
   EXPECT_EQ(rules_error(base + "    compare: \">=\"\n    value: 1\n"), "");
 }
 
+// A profile on a base: the base's rules in its order, each replaced by the file's rule of the
+// same id, the file's new rules after them; the name is the file's. A base that leads back to
+// the file, or cannot be read, is an input error naming the base.
+TEST(Rules, BaseIsExtendedRuleByRule) {
+  const auto dir = std::filesystem::temp_directory_path() / "railgauge_rules_base_test";
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const std::string &name, const std::string &text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::string rule_a = "  - {id: a, category: compute, severity: fail, select: {key: "
+                             "\"gemm.*\"}, metric: metrics.tflops, compare: \">=\", value: 1}\n";
+  const std::string rule_b = "  - {id: b, category: compute, severity: warn, select: {key: "
+                             "\"gemm.*\"}, metric: metrics.tflops, compare: \">=\", value: ";
+  write("base.yaml",
+        "schema: railgauge.rules/1\nname: base\nsuite: s\nrules:\n" + rule_a + rule_b + "2}\n");
+  const auto derived =
+      write("derived.yaml", "schema: railgauge.rules/1\nname: derived\nbase: base.yaml\nrules:\n" +
+                                rule_b + "3}\n" + rule_a.substr(0, 9) + "c" + rule_a.substr(10));
+  const auto set = load_rules_file(derived);
+  EXPECT_EQ(set.name, "derived");
+  EXPECT_EQ(set.suite, "s");
+  ASSERT_EQ(set.rules.size(), 3u);
+  EXPECT_EQ(set.rules[0].id, "a");
+  EXPECT_EQ(set.rules[1].id, "b");
+  EXPECT_EQ(set.rules[1].value, 3);
+  EXPECT_EQ(set.rules[2].id, "c");
+
+  const auto loop = write(
+      "loop.yaml", "schema: railgauge.rules/1\nname: loop\nbase: loop.yaml\nrules:\n" + rule_a);
+  const auto missing = write(
+      "missing.yaml", "schema: railgauge.rules/1\nname: m\nbase: nowhere.yaml\nrules:\n" + rule_a);
+  for (const auto &[path, says] : {std::pair{loop, "leads back"}, {missing, "cannot read"}}) {
+    try {
+      load_rules_file(path);
+      ADD_FAILURE() << path << " loaded";
+    } catch (const InputError &e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      EXPECT_NE(e.where().find(path), std::string::npos) << e.where();
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The H200 profile is the H100's with NHC's H200 floors: the same rules, two values lower.
+TEST(Profiles, H200IsTheH100ProfileWithNhcsH200Floors) {
+  const auto h100 = load_rules_file(kSource + "/results/rules/h100-sxm-ib.yaml");
+  const auto h200 = load_rules_file(kSource + "/results/rules/h200-sxm-ib.yaml");
+  ASSERT_EQ(h200.rules.size(), h100.rules.size());
+  for (std::size_t i = 0; i < h100.rules.size(); ++i) {
+    EXPECT_EQ(h200.rules[i].id, h100.rules[i].id);
+    if (h100.rules[i].id == "allreduce-8gpu-floor")
+      EXPECT_EQ(h200.rules[i].value, 431);
+    else if (h100.rules[i].id == "rdma-write-bw-floor")
+      EXPECT_EQ(h200.rules[i].value, 360);
+    else
+      EXPECT_EQ(h200.rules[i].value, h100.rules[i].value) << h100.rules[i].id;
+  }
+  EXPECT_EQ(h200.suite, h100.suite);
+}
+
 TEST(Rules, ParamsFilterNumbersGlobsListsAndRanges) {
   const json params = {{"dtype", "bf16"}, {"tp", 8}, {"size_bytes", 1 << 30}};
   EXPECT_TRUE(params_match(json::parse(R"({"dtype":"bf16","tp":8})"), params));
@@ -377,8 +438,8 @@ TEST(Check, FleetTooSmallIsMissingNotPass) {
   EXPECT_EQ(exit_status(r.verdict), 0);
 }
 
-// The committed reference run of one healthy H200 in a one-GPU VM, judged by the 8-GPU H100
-// profile: the node fails on its GPU count, once however many runs report it, and on what the
+// The committed reference run of one healthy H200 in a one-GPU VM, judged by the 8-GPU H100 and
+// H200 profiles: the node fails on its GPU count, once however many runs report it, and on what the
 // VM cannot show (NVLink, NICs: missing), while every per-GPU floor judges real records and
 // passes.
 TEST(Check, RealH200ReferenceRunFailsOnlyTheEightGpuNodeRules) {
@@ -388,23 +449,27 @@ TEST(Check, RealH200ReferenceRunFailsOnlyTheEightGpuNodeRules) {
     for (const auto &run : std::filesystem::directory_iterator(step.path()))
       dirs.push_back(run.path().string());
   std::sort(dirs.begin(), dirs.end());
-  const auto profile = load_rules_file(kSource + "/results/rules/h100-sxm-ib.yaml");
-  const auto r = evaluate(profile, analysis::load_runs(dirs));
-  std::vector<std::string> violations;
-  for (const auto &p : r.parts)
-    for (const auto &f : p.findings)
-      if (!f.missing && !f.not_applicable && !f.not_covered)
-        violations.push_back(f.rule_id + " " + p.label + " = " + f.value.dump());
-  EXPECT_EQ(violations, std::vector<std::string>{"gpu-count vm = 1"});
-  const auto *gpu = find_part(r, "vm", PartKind::gpu, "0000:00:06.0");
-  ASSERT_NE(gpu, nullptr);
-  for (const char *rule : {"hbm-floor", "hbm-data-check", "h2d-floor", "d2h-floor", "sgemm-floor",
-                           "pcie-width", "pcie-gen-max", "row-remap-pending", "clocks-throttled"}) {
-    ASSERT_TRUE(gpu->rules.contains(rule)) << rule;
-    EXPECT_GT(gpu->rules.at(rule).checked, 0) << rule;
-    EXPECT_EQ(gpu->rules.at(rule).passed, gpu->rules.at(rule).checked) << rule;
+  const auto runs = analysis::load_runs(dirs);
+  for (const char *name : {"h100-sxm-ib", "h200-sxm-ib"}) {
+    SCOPED_TRACE(name);
+    const auto r = evaluate(load_rules_file(kSource + "/results/rules/" + name + ".yaml"), runs);
+    std::vector<std::string> violations;
+    for (const auto &p : r.parts)
+      for (const auto &f : p.findings)
+        if (!f.missing && !f.not_applicable && !f.not_covered)
+          violations.push_back(f.rule_id + " " + p.label + " = " + f.value.dump());
+    EXPECT_EQ(violations, std::vector<std::string>{"gpu-count vm = 1"});
+    const auto *gpu = find_part(r, "vm", PartKind::gpu, "0000:00:06.0");
+    ASSERT_NE(gpu, nullptr);
+    for (const char *rule :
+         {"hbm-floor", "hbm-data-check", "h2d-floor", "d2h-floor", "sgemm-floor", "pcie-width",
+          "pcie-gen-max", "row-remap-pending", "clocks-throttled"}) {
+      ASSERT_TRUE(gpu->rules.contains(rule)) << rule;
+      EXPECT_GT(gpu->rules.at(rule).checked, 0) << rule;
+      EXPECT_EQ(gpu->rules.at(rule).passed, gpu->rules.at(rule).checked) << rule;
+    }
+    EXPECT_EQ(r.verdict, Level::fail);
   }
-  EXPECT_EQ(r.verdict, Level::fail);
 }
 
 TEST(Check, FailedRecordFailsItsPartEvenWithoutARule) {
@@ -555,7 +620,7 @@ TEST(Output, PrometheusAndMarkdownEscape) {
 // ------------------------------------------------------------------ shipped profiles
 
 TEST(Profiles, ParseAndCiteEveryNumber) {
-  for (const char *name : {"h100-sxm-ib", "h100-sxm-roce", "host-only"}) {
+  for (const char *name : {"h100-sxm-ib", "h100-sxm-roce", "h200-sxm-ib", "host-only"}) {
     const auto path = kSource + "/results/rules/" + name + ".yaml";
     const auto set = load_rules_file(path);
     EXPECT_EQ(set.name, name);
