@@ -188,20 +188,29 @@ TableFit fit_memory(const std::string &name, const std::vector<MemorySample> &s,
   return fit;
 }
 
+// The inventory each run's manifest holds (run.json), skipping runs without one.
+std::vector<const nlohmann::json *> inventories(const analysis::RunSet &runs) {
+  std::vector<const nlohmann::json *> out;
+  for (const auto &r : runs.runs)
+    if (r.manifest.is_object() && r.manifest.contains("inventory") &&
+        r.manifest["inventory"].is_object())
+      out.push_back(&r.manifest["inventory"]);
+  return out;
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// The host memory of the NUMA nodes of the first inventory that lists any, in GiB; 0 when none.
 double host_memory_gib(const analysis::RunSet &runs) {
-  for (const auto &r : runs.runs) {
-    const auto &m = r.manifest;
-    if (!m.is_object() || !m.contains("inventory"))
-      continue;
-    const auto inv = m["inventory"];
-    if (!inv.contains("machine") || !inv["machine"].contains("numa_nodes"))
+  for (const auto *inv : inventories(runs)) {
+    if (!inv->contains("machine") || !(*inv)["machine"].contains("numa_nodes"))
       continue;
     double bytes = 0;
-    for (const auto &n : inv["machine"]["numa_nodes"])
+    for (const auto &n : (*inv)["machine"]["numa_nodes"])
       if (n.contains("memory_bytes") && n["memory_bytes"].is_number())
         bytes += n["memory_bytes"].get<double>();
     if (bytes > 0)
-      return bytes / (1024.0 * 1024.0 * 1024.0);
+      return bytes / kGiB;
   }
   return 0;
 }
@@ -209,11 +218,8 @@ double host_memory_gib(const analysis::RunSet &runs) {
 // The memory of the smallest GPU any run's inventory lists (NVML), in GiB; 0 when none does.
 double gpu_memory_gib(const analysis::RunSet &runs) {
   double smallest = 0;
-  for (const auto &r : runs.runs) {
-    const auto &m = r.manifest;
-    if (!m.is_object() || !m.contains("inventory") || !m["inventory"].is_object())
-      continue;
-    const auto &nvml = m["inventory"].value("nvml", nlohmann::json::object());
+  for (const auto *inv : inventories(runs)) {
+    const auto &nvml = inv->value("nvml", nlohmann::json::object());
     if (!nvml.is_object() || !nvml.contains("gpus") || !nvml["gpus"].is_array())
       continue;
     for (const auto &g : nvml["gpus"]) {
@@ -222,7 +228,7 @@ double gpu_memory_gib(const analysis::RunSet &runs) {
         smallest = smallest == 0 ? bytes.get<double>() : std::min(smallest, bytes.get<double>());
     }
   }
-  return smallest / (1024.0 * 1024.0 * 1024.0);
+  return smallest / kGiB;
 }
 
 // ---- GEMM ---------------------------------------------------------------------------------
@@ -783,6 +789,10 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
                                      kind_list, s.front().threads)
                        : fmt::format("{} memory.{}_* points ({})", s.size(), tier, kind_list));
     if (is_mem1) {
+      if (std::string(tier) == "host")
+        c.memory_by_tier[tier].notes.push_back(
+            "no HBM records: host DRAM (memory.host_*) stands for mem1, the processor's own "
+            "memory, as on a CPU");
       c.mem1 = c.memory_by_tier[tier];
       c.mem1.name = "mem1";
       c.mem1_tier = tier;
@@ -792,11 +802,6 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
     c.mem1 = assumed_table("mem1", "bytes", *assumptions.value("mem1.GBps"),
                            assumptions.table("mem1", "mem1"), kMega);
     c.notes.push_back("no memory records: the mem1 table is assumed, not measured");
-  } else if (c.mem1_tier == "host") {
-    // On the set the report prints as well as on mem1 itself.
-    for (auto *t : {&c.mem1, &c.memory_by_tier["host"]})
-      t->notes.push_back("no HBM records: host DRAM (memory.host_*) stands for mem1, the "
-                         "processor's own memory, as on a CPU");
   }
 
   {

@@ -2,7 +2,6 @@
 // says so), and a Calculon file that passes every structural rule of the format.
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <random>
 #include <tuple>
@@ -19,6 +18,7 @@
 #include "analysis/calibrate/fit_report.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
+#include "tests/support/reference_run_dirs.h"
 
 namespace railgauge::calibrate {
 namespace {
@@ -741,14 +741,7 @@ TEST(ExecutionWeighted, EverySetTheExecutionUsesIsReadAtItsSizes) {
 // measure no network; its HBM copies of arrays within twice the 60 MB L2 ran faster than the HBM
 // plateau, so mem1's peak is the best point beyond them, and those points are left out.
 TEST(Calibrate, RealH200RunFitsHbmBeyondL2AndNoNetworkFromOneRank) {
-  const std::string ref =
-      std::string(RAILGAUGE_SOURCE_DIR) + "/results/reference/h200-2026-11-26/runs";
-  std::vector<std::string> dirs;
-  for (const auto &step : std::filesystem::directory_iterator(ref))
-    for (const auto &run : std::filesystem::directory_iterator(step.path()))
-      dirs.push_back(run.path().string());
-  std::sort(dirs.begin(), dirs.end());
-  const analysis::RunSet runs = analysis::load_runs(dirs);
+  const RunSet runs = analysis::load_runs(testing::reference_run_dirs("h200-2026-11-26"));
   const Calibration c = calibrate(runs, Assumptions{}, {});
   for (const auto &n : c.networks)
     EXPECT_FALSE(n.measured) << n.name;

@@ -17,6 +17,7 @@
 #include "harness/error.h"
 #include "railgauge/config.h"
 #include "synthetic_fleet.h"
+#include "tests/support/reference_run_dirs.h"
 
 namespace railgauge::check {
 namespace {
@@ -443,13 +444,7 @@ TEST(Check, FleetTooSmallIsMissingNotPass) {
 // VM cannot show (NVLink, NICs: missing), while every per-GPU floor judges real records and
 // passes.
 TEST(Check, RealH200ReferenceRunFailsOnlyTheEightGpuNodeRules) {
-  const std::string ref = kSource + "/results/reference/h200-2026-11-26/runs";
-  std::vector<std::string> dirs;
-  for (const auto &step : std::filesystem::directory_iterator(ref))
-    for (const auto &run : std::filesystem::directory_iterator(step.path()))
-      dirs.push_back(run.path().string());
-  std::sort(dirs.begin(), dirs.end());
-  const auto runs = analysis::load_runs(dirs);
+  const auto runs = analysis::load_runs(railgauge::testing::reference_run_dirs("h200-2026-11-26"));
   for (const char *name : {"h100-sxm-ib", "h200-sxm-ib"}) {
     SCOPED_TRACE(name);
     const auto r = evaluate(load_rules_file(kSource + "/results/rules/" + name + ".yaml"), runs);
