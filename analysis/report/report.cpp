@@ -30,10 +30,12 @@ using json = nlohmann::json;
 
 // Params derived while running, naming the part, or saying where a record came from: not part
 // of a curve's identity (a curve is a benchmark and its setting, over size, in one run).
+// grid_blocks: the HBM kernels' launch, which grows with the size (on the H200 run every copy
+// size had its own, and each point became a curve of one).
 const std::set<std::string> kNotSeries = {
     "size_bytes", "passes_per_call", "threads_used", "total_bytes", "gpu",           "rank",
     "numa_node",  "device",          "count",        "source",      "source_format", "tool",
-    "iterations", "warmup",          "timeout_s"};
+    "iterations", "warmup",          "timeout_s",    "grid_blocks"};
 
 // The parts of one point, as the plot's band shows them: lowest and highest value.
 std::pair<double, double> lowest_highest(const std::vector<double> &v) {

@@ -6,9 +6,11 @@
 #include "analysis/compare/compare.h"
 #include "analysis/report/report.h"
 #include "analysis/report/svg.h"
+#include "analysis/run_set.h"
 #include "harness/error.h"
 #include "synthetic_fabric_load.h"
 #include "synthetic_fleet.h"
+#include "tests/support/reference_run_dirs.h"
 
 namespace railgauge {
 namespace {
@@ -319,6 +321,25 @@ TEST(Report, RunPageIsSelfContainedWithEverySection) {
   EXPECT_NE(rep.markdown.find("| qkv.fwd | 0.75 | 0.7 | 0.6 |"), std::string::npos) << rep.markdown;
   // Deterministic.
   EXPECT_EQ(report::build_report(in).html, rep.html);
+}
+
+// The committed H200 HBM sweep: one curve per kernel over size, although each size launched its
+// own grid (params.grid_blocks).
+TEST(Report, RealHbmSweepIsOneCurvePerKernel) {
+  std::vector<std::string> dirs;
+  for (const auto &d : railgauge::testing::reference_run_dirs("h200-2026-11-26"))
+    if (d.find("/memory-hbm/") != std::string::npos)
+      dirs.push_back(d);
+  ASSERT_EQ(dirs.size(), 1u);
+  const auto runs = analysis::load_runs(dirs);
+  report::ReportInput in;
+  in.title = "h200";
+  in.runs = &runs;
+  const auto rep = report::build_report(in);
+  EXPECT_EQ(rep.markdown.find("grid_blocks="), std::string::npos) << rep.markdown;
+  for (const char *kernel : {"hbm_read", "hbm_write", "hbm_copy", "hbm_triad", "hbm_memcpy_d2d"})
+    EXPECT_NE(rep.markdown.find(std::string("| ") + kernel + " | 1 GiB |"), std::string::npos)
+        << kernel;
 }
 
 // The fabric under load (rdma.incast, rdma.qp_scaling, rdma.latency_under_load) gets its own
