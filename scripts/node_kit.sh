@@ -100,8 +100,8 @@ LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$kit/build
 WRAPPER
 chmod +x "$out/railgauge"
 executables=("$out/build/bin/railgauge")
-# The probes built beside it (docs/memory.md), when they were.
-for probe in hbm_copy_variants; do
+# The probes built beside it (docs/memory.md, docs/gemm.md), when they were.
+for probe in hbm_copy_variants lt_fp8_variants; do
   [[ -x "$build_dir/bin/$probe" ]] || continue
   pack "$build_dir/bin/$probe" "$out/build/bin/$probe"
   executables+=("$out/build/bin/$probe")

@@ -540,8 +540,12 @@ else
   if ((${#gpu_tests[@]} == 0)); then
     skip gpu-tests "no ctest files for $build_dir and no GPU test executables in it"
   else
+    # Each executable gets at least 30 s: on the H200 the NCCL tests took 7 s, and a small
+    # --budget-s (an --only gpu-tests call of 200 s left each 4 s) must not skip them all.
+    per_test_s=$(($(share 12) / ${#gpu_tests[@]}))
+    ((per_test_s < 30)) && per_test_s=30
     for t in "${gpu_tests[@]}"; do
-      step "gpu-tests-$(basename "$t")" $(($(share 12) / ${#gpu_tests[@]})) plain \
+      step "gpu-tests-$(basename "$t")" "$per_test_s" plain \
         "$t" --gtest_output="xml:$out/logs/$(basename "$t").xml"
     done
   fi

@@ -1,6 +1,7 @@
 #include "gemm/cuda/lt_matmul.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -113,7 +114,6 @@ LtMatmul::LtMatmul(const GemmShape &shape, Dtype dtype, Layout layout, const flo
   b_type_ = cuda_type(storage.a);
   c_type_ = cuda_type(storage.c);
   compute_ = dtype == Dtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  out_of_place_ = dtype == Dtype::fp8_e4m3;
 
   cublasLtMatmulDesc_t desc = nullptr;
   RAILGAUGE_CUBLAS_CALL(cublasLtMatmulDescCreate(&desc, compute_, CUDA_R_32F));
@@ -123,8 +123,8 @@ LtMatmul::LtMatmul(const GemmShape &shape, Dtype dtype, Layout layout, const flo
   set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSA, op_a);
   set_desc(desc, CUBLASLT_MATMUL_DESC_TRANSB, op_b);
   if (dtype == Dtype::fp8_e4m3) {
-    // cuBLASLt's A is our B: its scale is scales[1].
-    const float *a_scale = scales + 1;
+    // cuBLASLt's A is our B: its scale is the second.
+    const float *a_scale = scales + kFp8ScaleStrideFloats;
     const float *b_scale = scales;
     set_desc(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scale);
     set_desc(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scale);
@@ -175,13 +175,9 @@ cublasStatus_t LtMatmul::run(const LtHandle &handle, const cublasLtMatmulAlgo_t 
                              std::uint64_t workspace_bytes, cudaStream_t stream) const {
   const float alpha = 1.0f, beta = 0.0f;
   // cuBLASLt's A is our B, its B our A. beta = 0, so its input C is never read and D = `c` is
-  // only written: C and D alias, except for FP8, whose kernels run only out of place. On an H200
-  // with cuBLASLt 13.1 every algorithm the heuristic offered for an FP8 GEMM with C == D returned
-  // NOT_SUPPORTED, while torch._scaled_mm's call with the same descriptors, the same algorithm
-  // and C != D ran (CUBLASLT_LOG_MASK=63 logs; docs/gemm.md). As PyTorch's scaled_gemm does, the
-  // unread C then points at an input.
-  const void *c_in = out_of_place_ ? a : c;
-  return cublasLtMatmul(handle.get(), desc_.get(), &alpha, b, a_.get(), a, b_.get(), &beta, c_in,
+  // only written: C and D alias. FP8 runs in place too once its scale pointers are aligned
+  // (kFp8ScaleStrideFloats; lt_fp8_variants showed where C points makes no difference).
+  return cublasLtMatmul(handle.get(), desc_.get(), &alpha, b, a_.get(), a, b_.get(), &beta, c,
                         c_.get(), c, c_.get(), &algo, workspace, workspace_bytes, stream);
 }
 
@@ -236,9 +232,12 @@ nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &r) {
 }
 
 gpu::DeviceBuffer device_fp8_scales(cudaStream_t stream) {
-  gpu::DeviceBuffer scales(sizeof kFp8Scales);
+  std::array<float, 2 * kFp8ScaleStrideFloats> host{};
+  host[0] = kFp8Scales[0];
+  host[kFp8ScaleStrideFloats] = kFp8Scales[1];
+  gpu::DeviceBuffer scales(sizeof host);
   RAILGAUGE_CUDA_CALL(
-      cudaMemcpyAsync(scales.get(), kFp8Scales, sizeof kFp8Scales, cudaMemcpyHostToDevice, stream));
+      cudaMemcpyAsync(scales.get(), host.data(), sizeof host, cudaMemcpyHostToDevice, stream));
   RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
   return scales;
 }

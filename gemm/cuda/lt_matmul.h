@@ -10,6 +10,7 @@
 //   fp8_e4m3   8F_E4M3       16BF    32F      per-tensor A and B scale pointers; layout nt only
 //   tf32       32F           32F     32F_FAST_TF32
 //   fp32       32F           32F     32F
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,7 +42,8 @@ DtypeStorage dtype_storage(Dtype dtype);
 // call. Our row-major operands are passed as they are stored (see cublaslt_plan.h).
 class LtMatmul {
 public:
-  // `scales` (device, 2 floats: A's and B's per-tensor scale) is used for fp8 only.
+  // `scales` (device: A's per-tensor scale, B's kFp8ScaleStrideFloats after it; from
+  // device_fp8_scales) is used for fp8 only.
   LtMatmul(const GemmShape &shape, Dtype dtype, Layout layout, const float *scales);
 
   // Up to `count` algorithms, best first as the heuristic ranks them (the first is what a
@@ -66,7 +68,6 @@ private:
   gpu::UniqueCudaHandle<cublasLtMatrixLayout_t, LtLayoutTraits> a_, b_, c_;
   cudaDataType_t a_type_{}, b_type_{}, c_type_{};
   cublasComputeType_t compute_{};
-  bool out_of_place_ = false; // C and D at different addresses (FP8: see run())
 };
 
 // Runs each candidate once on `stream` (operands a, b; output c) and drops the ones that
@@ -87,6 +88,13 @@ nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &result);
 // fp8 per-tensor scales of A and B: powers of two, so the reference scales exactly, and not 1,
 // so a scale that is ignored shows in the data check.
 inline constexpr float kFp8Scales[2] = {0.5f, 0.25f};
+// Where the two scales lie in the buffer device_fp8_scales fills: 256 bytes apart, each as
+// aligned as a cudaMalloc, where torch's scale tensors lie. Two adjacent floats put cuBLASLt's
+// A scale 4 bytes past an alignment; on an H200 with cuBLASLt 13.1 every FP8 algorithm was then
+// refused (docs/gemm.md, "Measured").
+inline constexpr std::size_t kFp8ScaleStrideFloats = 64;
+static_assert(kFp8ScaleStrideFloats * sizeof(float) % 16 == 0,
+              "cuBLASLt refuses FP8 scales off 16 B");
 
 // kFp8Scales on the device, copied on `stream` and waited for: a plain cudaMemcpy from pageable
 // memory may return before its DMA lands and is not ordered with a non-blocking stream.

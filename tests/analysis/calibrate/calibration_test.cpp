@@ -737,11 +737,12 @@ TEST(ExecutionWeighted, EverySetTheExecutionUsesIsReadAtItsSizes) {
             std::string::npos);
 }
 
-// The committed H200 reference run (one GPU): its NCCL collectives ran on one rank, so they
+// A committed H200 reference run (one GPU): its NCCL collectives ran on one rank, so they
 // measure no network; its HBM copies of arrays within twice the 60 MB L2 ran faster than the HBM
 // plateau, so mem1's peak is the best point beyond them, and those points are left out.
-TEST(Calibrate, RealH200RunFitsHbmBeyondL2AndNoNetworkFromOneRank) {
-  const RunSet runs = analysis::load_runs(testing::reference_run_dirs("h200-2026-11-26"));
+void expect_hbm_beyond_l2_and_no_network(const std::string &reference) {
+  SCOPED_TRACE(reference);
+  const RunSet runs = analysis::load_runs(testing::reference_run_dirs(reference));
   const Calibration c = calibrate(runs, Assumptions{}, {});
   for (const auto &n : c.networks)
     EXPECT_FALSE(n.measured) << n.name;
@@ -765,6 +766,22 @@ TEST(Calibrate, RealH200RunFitsHbmBeyondL2AndNoNetworkFromOneRank) {
   EXPECT_DOUBLE_EQ(c.mem1.peak.value, best_beyond);
   EXPECT_LT(c.mem1.peak.value, best_all); // the L2-resident copy was faster
   EXPECT_EQ(c.mem1.notes.size(), 1u);
+}
+
+TEST(Calibrate, RealH200RunFitsHbmBeyondL2AndNoNetworkFromOneRank) {
+  for (const char *reference : {"h200-2026-11-26", "h200-2026-11-26b"})
+    expect_hbm_beyond_l2_and_no_network(reference);
+}
+
+// The second H200 run's inventory has NVML's memory total: mem1's capacity is the GPU's
+// 150754820096 bytes (140.4 GiB; nvidia-smi's memory.total in the same run: 143771 MiB), not
+// Calculon's default.
+TEST(Calibrate, RealH200MemoryCapacityComesFromNvml) {
+  const Calibration c =
+      calibrate(analysis::load_runs(testing::reference_run_dirs("h200-2026-11-26b")), {}, {});
+  EXPECT_NEAR(c.mem1_gib.value, 140.4, 0.05);
+  EXPECT_TRUE(c.mem1_gib.measured);
+  EXPECT_NE(c.mem1_gib.source.find("NVML"), std::string::npos) << c.mem1_gib.source;
 }
 
 } // namespace

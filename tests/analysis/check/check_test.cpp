@@ -439,14 +439,17 @@ TEST(Check, FleetTooSmallIsMissingNotPass) {
   EXPECT_EQ(exit_status(r.verdict), 0);
 }
 
-// The committed reference run of one healthy H200 in a one-GPU VM, judged by the 8-GPU H100 and
-// H200 profiles: the node fails on its GPU count, once however many runs report it, and on what the
-// VM cannot show (NVLink, NICs: missing), while every per-GPU floor judges real records and
-// passes.
+// The committed reference runs of healthy H200s in one-GPU VMs (two machines, two sessions),
+// judged by the 8-GPU H100 and H200 profiles: the node fails on its GPU count, once however many
+// runs report it, and on what the VM cannot show (NVLink, NICs: missing), while every per-GPU
+// floor judges real records and passes.
 TEST(Check, RealH200ReferenceRunFailsOnlyTheEightGpuNodeRules) {
-  const auto runs = analysis::load_runs(railgauge::testing::reference_run_dirs("h200-2026-11-26"));
-  for (const char *name : {"h100-sxm-ib", "h200-sxm-ib"}) {
-    SCOPED_TRACE(name);
+  for (const auto &[reference, name] : {std::pair{"h200-2026-11-26", "h100-sxm-ib"},
+                                        {"h200-2026-11-26", "h200-sxm-ib"},
+                                        {"h200-2026-11-26b", "h100-sxm-ib"},
+                                        {"h200-2026-11-26b", "h200-sxm-ib"}}) {
+    SCOPED_TRACE(std::string(reference) + " judged by " + name);
+    const auto runs = analysis::load_runs(railgauge::testing::reference_run_dirs(reference));
     const auto r = evaluate(load_rules_file(kSource + "/results/rules/" + name + ".yaml"), runs);
     std::vector<std::string> violations;
     for (const auto &p : r.parts)
