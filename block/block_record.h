@@ -14,11 +14,13 @@ namespace railgauge::block::record {
 
 inline constexpr const char *kFamily = "block";
 inline constexpr const char *kTransformerTp = "block.transformer_tp"; // one block under TP
+// The same block on GPUs: bf16 cuBLASLt GEMMs and NCCL collectives, one rank per GPU
+inline constexpr const char *kTransformerTpGpu = "block.transformer_tp_gpu";
 
 // Parameters (and the model's, below)
 inline constexpr const char *kTp = "tp"; // ranks of the TP group: the world
 inline constexpr const char *kSequenceParallel = "sequence_parallel"; // 0: all_reduce, 1: RS+AG
-inline constexpr const char *kDtype = "dtype";              // fp32 (OpenBLAS sgemm, MPI_FLOAT)
+inline constexpr const char *kDtype = "dtype"; // fp32 (OpenBLAS sgemm, MPI_FLOAT), bf16 (GPU)
 inline constexpr const char *kBlasThreads = "blas_threads"; // OpenBLAS threads per rank
 inline constexpr const char *kRanksPerHost = "ranks_per_host";
 
@@ -76,9 +78,11 @@ struct PhaseView {
   double flops() const { return 2.0 * m * n * k * batch; }
 };
 
-// A block.transformer_tp record, read: the typed view through which calibrate reads it.
+// A block record, read: the typed view through which calibrate reads it.
 struct BlockPointView {
+  std::string key; // kTransformerTp or kTransformerTpGpu
   std::string model;
+  std::string dtype = "fp32"; // of the GEMMs (and the collectives' elements)
   double hidden = 0, seq = 0, micro_batch = 0, heads = 0, ffn = 0;
   int tp = 1;
   bool sequence_parallel = false;
@@ -88,12 +92,14 @@ struct BlockPointView {
   std::optional<std::vector<PhaseView>> phases; // in block order; nullopt: none written
 };
 
-// The view of a block.transformer_tp record, else nullopt.
+// The view of a block.transformer_tp or block.transformer_tp_gpu record, else nullopt.
 inline std::optional<BlockPointView> block_point_view(const Record &r) {
   namespace f = record_fields;
-  if (r.key != kTransformerTp)
+  if (r.key != kTransformerTp && r.key != kTransformerTpGpu)
     return std::nullopt;
   BlockPointView v;
+  v.key = r.key;
+  v.dtype = f::text(r.params, kDtype).value_or("fp32");
   v.model = f::text(r.params, kModel).value_or("?");
   v.hidden = f::number(r.params, kHidden).value_or(0);
   v.seq = f::number(r.params, kSeq).value_or(0);

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "block/block_phases.h"
 #include "block/block_record.h"
 #include "block/tp_block_plan.h"
 #include "block/transformer_tp_axes.h"
@@ -188,50 +189,6 @@ std::int64_t wrong_collective_elements(collectives::MpiSession &s, const StepBuf
   return wrong;
 }
 
-// For every step, per iteration, the max over ranks of its time; then the median over
-// iterations. `by_rank` holds, rank after rank, iterations × steps times.
-std::vector<double> phase_medians(const std::vector<double> &by_rank, int ranks, int iterations,
-                                  std::size_t steps) {
-  std::vector<double> out(steps);
-  for (std::size_t j = 0; j < steps; ++j) {
-    std::vector<double> per_iteration;
-    for (int it = 0; it < iterations; ++it) {
-      double worst = 0;
-      for (int r = 0; r < ranks; ++r)
-        worst = std::max(worst, by_rank[(std::size_t(r) * iterations + it) * steps + j]);
-      per_iteration.push_back(worst);
-    }
-    out[j] = median(per_iteration);
-  }
-  return out;
-}
-
-// The median over iterations of the max over ranks of a rank's summed `kind` phases.
-double kind_median(const std::vector<double> &by_rank, int ranks, int iterations,
-                   const std::vector<BlockStep> &steps, StepKind kind) {
-  std::vector<double> per_iteration;
-  for (int it = 0; it < iterations; ++it) {
-    double worst = 0;
-    for (int r = 0; r < ranks; ++r) {
-      double sum = 0;
-      for (std::size_t j = 0; j < steps.size(); ++j)
-        if (steps[j].kind == kind)
-          sum += by_rank[(std::size_t(r) * iterations + it) * steps.size() + j];
-      worst = std::max(worst, sum);
-    }
-    per_iteration.push_back(worst);
-  }
-  return median(per_iteration);
-}
-
-int ranks_on_this_host() {
-  if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
-    return std::max(1, std::atoi(local));
-  if (const char *local = std::getenv("MPI_LOCALNRANKS"))
-    return std::max(1, std::atoi(local));
-  return 1;
-}
-
 class TransformerTp final : public Benchmark {
 public:
   explicit TransformerTp(std::shared_ptr<BlockTestHooks> hooks) : hooks_(std::move(hooks)) {}
@@ -253,11 +210,7 @@ public:
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
-    const auto model = gemm::point_model(point);
-    const bool sp = point.integer("sequence_parallel") != 0;
-    const int iterations = static_cast<int>(point.integer("iterations"));
-    const int warmup = static_cast<int>(point.integer("warmup"));
-    const double timeout_s = point.real("timeout_s");
+    const auto [model, sp, iterations, warmup, timeout_s] = block_point_settings(point);
     const int tp = family_->world_size_hint();
     collectives::MpiSession *s = tp > 1 ? &family_->session(ctx.peer_timeout_s()) : nullptr;
     const int rank = s ? s->rank() : 0;
@@ -302,34 +255,10 @@ public:
     const std::vector<double> mine(step_s.begin() + std::ptrdiff_t(warmup * steps.size()),
                                    step_s.end());
     const std::vector<double> all = group.all_gather(mine);
-    const auto phase_s = phase_medians(all, tp, iterations, steps.size());
 
     Outcome out;
     out.metrics = r.to_json();
-    out.metrics[record::kGemmTimeS] = kind_median(all, tp, iterations, steps, StepKind::gemm);
-    out.metrics[record::kCollectiveTimeS] =
-        kind_median(all, tp, iterations, steps, StepKind::collective);
-    out.metrics[record::kBlockFlops] = block_flops(steps);
-    out.metrics[record::kBlockTflops] = block_flops(steps) / r.time_s.median / 1e12;
-    nlohmann::json phases = nlohmann::json::array();
-    for (std::size_t j = 0; j < steps.size(); ++j) {
-      const auto &st = steps[j];
-      nlohmann::json p = {{record::kPhaseName, st.name}, {record::kPhaseTimeS, phase_s[j]}};
-      if (st.kind == StepKind::gemm) {
-        p[record::kPhaseKind] = record::kGemmPhase;
-        p[record::kPhaseOp] = st.gemm.op();
-        p[record::kPhaseM] = st.gemm.shape.m;
-        p[record::kPhaseN] = st.gemm.shape.n;
-        p[record::kPhaseK] = st.gemm.shape.k;
-        p[record::kPhaseBatch] = st.gemm.shape.batch;
-      } else {
-        p[record::kPhaseKind] = record::kCollectivePhase;
-        p[record::kPhaseOp] = to_string(st.op);
-        p[record::kPhaseSizeBytes] = st.size_elements * std::int64_t(sizeof(float));
-      }
-      phases.push_back(std::move(p));
-    }
-    out.metrics[record::kPhases] = std::move(phases);
+    add_block_metrics(out.metrics, steps, all, tp, iterations, r.time_s.median, sizeof(float));
 
     // The data check: one more block, then every step's output.
     std::vector<std::string> problems;
@@ -376,20 +305,15 @@ public:
     } else {
       out.metrics["verified"] = false;
     }
-    out.derived_params = {{record::kTp, tp},
-                          {record::kDtype, "fp32"},
-                          {record::kBlasThreads, openblas_get_num_threads()},
-                          {record::kRanksPerHost, ranks_on_this_host()},
-                          {"blas_library", fmt::format("OpenBLAS {} ({})", openblas_get_config(),
-                                                       openblas_get_corename())},
-                          {"layout", "row_major_nn"},
-                          {record::kSeq, model.seq},
-                          {record::kMicroBatch, model.micro_batch},
-                          {record::kHidden, model.hidden},
-                          {record::kHeads, model.heads},
-                          {"kv_heads", model.kv_heads},
-                          {record::kFfn, model.ffn},
-                          {"swiglu", model.swiglu ? 1 : 0}};
+    out.derived_params = model_params(model);
+    out.derived_params.update(
+        {{record::kTp, tp},
+         {record::kDtype, "fp32"},
+         {record::kBlasThreads, openblas_get_num_threads()},
+         {record::kRanksPerHost, ranks_on_this_host()},
+         {"blas_library",
+          fmt::format("OpenBLAS {} ({})", openblas_get_config(), openblas_get_corename())},
+         {"layout", "row_major_nn"}});
     if (s)
       out.derived_params["mpi_library"] = s->library_version();
     return out;

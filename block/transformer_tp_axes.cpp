@@ -5,14 +5,14 @@
 
 namespace railgauge::block {
 
-std::vector<Axis> transformer_tp_axes() {
+std::vector<Axis> transformer_tp_axes(const std::string &default_model) {
   const auto names = gemm::model_names();
   std::vector<Axis> axes = {
       {"model",
        AxisType::text,
        "transformer whose block runs (docs/gemm.md); `custom` takes its dimensions from "
        "hidden, heads, seq (and kv_heads, ffn)",
-       {std::string("cpu-small")},
+       {default_model},
        names},
       {"sequence_parallel",
        AxisType::integer,
@@ -36,6 +36,12 @@ std::vector<Axis> transformer_tp_axes() {
   const auto dims = gemm::model_dimension_axes();
   axes.insert(axes.begin() + 1, dims.begin(), dims.end());
   return axes;
+}
+
+BlockPointSettings block_point_settings(const Point &point) {
+  return {gemm::point_model(point), point.integer("sequence_parallel") != 0,
+          static_cast<int>(point.integer("iterations")), static_cast<int>(point.integer("warmup")),
+          point.real("timeout_s")};
 }
 
 } // namespace railgauge::block

@@ -31,8 +31,8 @@
 #
 #   --only GROUPS    run only these groups of steps (the inventory and the analysis always run):
 #                    gpu-tests, gemm, memory, offload, collectives, nccl-tests, torch (needs the
-#                    gemm, memory and offload runs of the same output), nvbandwidth; to split a
-#                    reference run over several shorter sessions, each into its own --out
+#                    gemm, memory and offload runs of the same output), nvbandwidth, block; to
+#                    split a reference run over several shorter sessions, each into its own --out
 #
 # Environment: PYTHON (default python3) is the Python that holds PyTorch. For railgauge and the
 # GPU tests, LD_LIBRARY_PATH becomes torch/lib and site-packages/nvidia/*/lib (libcublasLt,
@@ -116,7 +116,7 @@ if [[ -n "$nccl_tests" ]]; then
   [[ -x "$nccl_tests/all_reduce_perf" ]] ||
     usage_error "--nccl-tests: no all_reduce_perf in $nccl_tests (give nccl-tests' build directory)"
 fi
-step_groups=(gpu-tests gemm memory offload collectives nccl-tests torch nvbandwidth)
+step_groups=(gpu-tests gemm memory offload collectives nccl-tests torch nvbandwidth block)
 # Whether the steps of GROUP run (--only); the inventory and the analysis always do.
 selected() { [[ -z "$only" || $1 == always || ",$only," == *",$1,"* ]]; }
 if [[ -n "$only" ]]; then
@@ -244,6 +244,7 @@ group_of() {
   gpu-tests*) echo gpu-tests ;;
   gemm-vs-torch* | copy-vs-torch) echo torch ;;
   gemm-model | gemm-size | gemm-dtypes) echo gemm ;;
+  block) echo block ;;
   memory-hbm | hbm-copy-variants) echo memory ;;
   offload) echo offload ;;
   collectives) echo collectives ;;
@@ -506,6 +507,7 @@ if ((quick)); then
   ctest_per_test_s=120
   gemm_peer_args=(--samples 10)
   copy_peer_args=(--max-samples 30)
+  block_iterations=5
 else
   measure=(--point-timeout 300)
   hbm_sizes=()
@@ -513,6 +515,7 @@ else
   ctest_per_test_s=600
   gemm_peer_args=()
   copy_peer_args=()
+  block_iterations=20
 fi
 # Seconds for a step: a percentage of the budget, at least 10.
 share() { echo $((budget_s * $1 / 100 > 10 ? budget_s * $1 / 100 : 10)); }
@@ -736,12 +739,18 @@ STEP_RUN_DIR="$out/runs/gemm-dtypes" step gemm-dtypes "$(share 3)" plain \
   "$railgauge" gemm --filter gemm.cublaslt_size --out "$out/runs/gemm-dtypes" \
   -a m=8192 -a dtype=bf16,fp16,fp8_e4m3,tf32,fp32 -a layout=nt,nn,tn "${measure[@]}"
 [[ -z "$why_no_torch" ]] && gemm_vs_torch gemm-dtypes 2
+# One transformer block on the GPUs (block.transformer_tp_gpu; t = the GPUs here, one process
+# driving them), the gemm-model step's model at its sequence length: calibrate predicts its time
+# from gemm-model's records and the NCCL runs of this output (docs/calibrate.md).
+STEP_RUN_DIR="$out/runs/block" step block "$(share 3)" plain \
+  "$railgauge" block --filter block.transformer_tp_gpu --out "$out/runs/block" \
+  -a model=gpt3-175b -a sequence_parallel=0,1 -a iterations="$block_iterations"
 STEP_RUN_DIR="$out/runs/collectives" step collectives "$(share 2)" plain \
   "$railgauge" collectives --out "$out/runs/collectives" "${measure[@]}"
 
 # ------------------------------------------------------------------ analysis (the reserve)
 run_dirs=() # every railgauge run of this output (the nccl-tests steps write one per kind)
-for s in gemm-model gemm-size gemm-dtypes memory-hbm offload collectives collectives-nccl \
+for s in gemm-model gemm-size gemm-dtypes block memory-hbm offload collectives collectives-nccl \
   offload-nvbandwidth-size memory-nvbandwidth-size; do
   for d in "$out/runs/$s"/*/; do
     [[ -f "$d/records.jsonl" ]] && run_dirs+=("${d%/}")

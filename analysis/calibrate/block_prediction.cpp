@@ -16,11 +16,11 @@ namespace {
 
 namespace rec = block::record;
 constexpr double kTera = 1e12;
-constexpr const char *kGemmDtype = "fp32"; // the block runs fp32 sgemm
 
 std::string model_label(const rec::BlockPointView &v) {
-  return fmt::format("{} (h {}, s {}, b {}, {} heads, ffn {})", v.model, v.hidden, v.seq,
-                     v.micro_batch, v.heads, v.ffn);
+  return fmt::format("{} (h {}, s {}, b {}, {} heads, ffn {}{})", v.model, v.hidden, v.seq,
+                     v.micro_batch, v.heads, v.ffn,
+                     v.key == rec::kTransformerTpGpu ? fmt::format("; GPU, {}", v.dtype) : "");
 }
 
 // The block's phases of one name, in block order: GEMMs by op ("scores.dgrad" holds dq and dk,
@@ -97,8 +97,6 @@ std::optional<double> BlockPrediction::error() const {
 
 std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const Calibration &c) {
   std::vector<BlockPrediction> out;
-  const auto gemm_fit = c.gemm_by_dtype.find(kGemmDtype);
-  const auto rows_it = c.gemm_shapes.find(kGemmDtype);
   CollectiveFits collective_fits(c);
   for (const auto &run : runs.runs) {
     int host_cores = 0;
@@ -125,6 +123,12 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
       b.measured_collective_s = view->collective_time_s;
       if (!view->phases)
         continue;
+      // The GEMM coefficients of the block's dtype: fp32 (gemm.cpu_blas) on CPUs, bf16
+      // (gemm.cublaslt) on GPUs.
+      const auto gemm_fit = c.gemm_by_dtype.find(view->dtype);
+      const auto rows_it = c.gemm_shapes.find(view->dtype);
+      const std::string gemm_source =
+          view->key == rec::kTransformerTpGpu ? "gemm.cublaslt" : "gemm.cpu_blas";
       double gemm_s = 0, collective_s = 0, table_s = 0;
       bool table_complete = gemm_fit != c.gemm_by_dtype.end();
       for (const auto &g : group_phases(*view->phases)) {
@@ -152,14 +156,14 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
           if (!per_record.empty()) {
             p.predicted_s = median(per_record);
             p.step_table_s = median(per_record_table);
-            p.source = fmt::format("gemm.cpu_blas {} at tp {}: {} record(s)", g.name, b.tp,
-                                   per_record.size());
+            p.source = fmt::format("{} {} {} at tp {}: {} record(s)", gemm_source, view->dtype,
+                                   g.name, b.tp, per_record.size());
             gemm_s += *p.predicted_s;
             table_s += *p.step_table_s;
           } else {
             table_complete = false;
-            b.missing.push_back(
-                fmt::format("gemm.cpu_blas {} at tp {} ({:.4g} FLOP)", g.name, b.tp, g.flops));
+            b.missing.push_back(fmt::format("{} {} {} at tp {} ({:.4g} FLOP)", gemm_source,
+                                            view->dtype, g.name, b.tp, g.flops));
           }
         } else {
           const auto &fit = collective_fits.get(g.name, b.tp);
@@ -247,8 +251,9 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
   };
   std::string md =
       "\n## A block predicted\n\n"
-      "block.transformer_tp measured beside the time the coefficients alone predict: each GEMM "
-      "at the efficiency gemm.cpu_blas measured at its shape and t, each TP collective at the α "
+      "block.transformer_tp (CPU, fp32) and block.transformer_tp_gpu (GPU, bf16) measured beside "
+      "the time the coefficients alone predict: each GEMM at the efficiency gemm.cpu_blas or "
+      "gemm.cublaslt measured at its shape, dtype and t, each TP collective at the α "
       "and β fitted on the collectives runs of its op and group size, nothing overlapped "
       "(docs/calibrate.md). *step table*: the GEMMs through the fitted Calculon matrix table "
       "instead.\n\n"

@@ -14,6 +14,7 @@
 #include "gemm/cuda/gemm_kernels.h"
 #include "gemm/cuda/gpu_telemetry.h"
 #include "gemm/cuda/lt_matmul.h"
+#include "gemm/cuda/reference_check.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
@@ -81,30 +82,8 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   {
     const auto picked =
         sampled_elements(static_cast<std::int64_t>(c_elements), kVerifiedElementsPerGemm, kSeed);
-    gpu::DeviceBuffer elements(picked.size() * sizeof(std::int64_t));
-    gpu::DeviceBuffer errors(picked.size() * sizeof(double));
-    RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(elements.get(), picked.data(), elements.bytes(),
-                                        cudaMemcpyHostToDevice, stream));
-    ReferenceProblem pr;
-    pr.a = a.get();
-    pr.b = b.get();
-    pr.c = golden.get();
-    pr.a_type = storage.a;
-    pr.b_type = storage.b;
-    pr.c_type = storage.c;
-    pr.m = s.m;
-    pr.n = s.n;
-    pr.k = s.k;
-    pr.a_transposed = a_transposed(layout);
-    pr.b_transposed = b_transposed(layout);
-    pr.scale = o.dtype == Dtype::fp8_e4m3 ? double(kFp8Scales[0]) * kFp8Scales[1] : 1.0;
-    pr.bound = verify_bound(o.dtype);
-    reference_errors(pr, elements.as<std::int64_t>(), static_cast<std::int64_t>(picked.size()),
-                     errors.as<double>(), stream);
-    std::vector<double> host(picked.size());
-    RAILGAUGE_CUDA_CALL(
-        cudaMemcpyAsync(host.data(), errors.get(), errors.bytes(), cudaMemcpyDeviceToHost, stream));
-    RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+    const std::vector<double> host = sampled_reference_errors(
+        reference_problem(a.get(), b.get(), golden.get(), o.dtype, s, layout), picked, stream);
     for (double e : host) {
       ++r.reference_checked;
       if (!(e <= 1.0)) // over the bound, or NaN

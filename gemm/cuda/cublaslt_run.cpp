@@ -11,6 +11,7 @@
 #include "gemm/cuda/gemm_kernels.h"
 #include "gemm/cuda/gpu_telemetry.h"
 #include "gemm/cuda/lt_matmul.h"
+#include "gemm/cuda/reference_check.h"
 #include "gemm/gemm_record.h"
 #include "gemm/gpu_peaks.h"
 #include "harness/cuda/check.h"
@@ -117,32 +118,8 @@ CheckResult check_output(const GemmOperands &x, Dtype dtype, Layout layout, cuda
                          std::uint64_t seed) {
   const auto &s = x.shape;
   const auto picked = sampled_elements(s.batch * s.m * s.n, kVerifiedElementsPerGemm, seed);
-  gpu::DeviceBuffer elements(picked.size() * sizeof(std::int64_t));
-  gpu::DeviceBuffer errors(picked.size() * sizeof(double));
-  RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(elements.get(), picked.data(), elements.bytes(),
-                                      cudaMemcpyHostToDevice, stream));
-  const DtypeStorage storage = dtype_storage(dtype);
-  ReferenceProblem pr;
-  pr.a = x.a_at(0);
-  pr.b = x.b_at(0);
-  pr.c = x.c_at(0);
-  pr.a_type = storage.a;
-  pr.b_type = storage.b;
-  pr.c_type = storage.c;
-  pr.m = s.m;
-  pr.n = s.n;
-  pr.k = s.k;
-  pr.batch = s.batch;
-  pr.a_transposed = a_transposed(layout);
-  pr.b_transposed = b_transposed(layout);
-  pr.scale = dtype == Dtype::fp8_e4m3 ? double(kFp8Scales[0]) * double(kFp8Scales[1]) : 1.0;
-  pr.bound = verify_bound(dtype);
-  reference_errors(pr, elements.as<std::int64_t>(), static_cast<std::int64_t>(picked.size()),
-                   errors.as<double>(), stream);
-  std::vector<double> host(picked.size());
-  RAILGAUGE_CUDA_CALL(
-      cudaMemcpyAsync(host.data(), errors.get(), errors.bytes(), cudaMemcpyDeviceToHost, stream));
-  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  const std::vector<double> host = sampled_reference_errors(
+      reference_problem(x.a_at(0), x.b_at(0), x.c_at(0), dtype, s, layout), picked, stream);
   CheckResult r;
   for (double e : host) {
     ++r.checked;

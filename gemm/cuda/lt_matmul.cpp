@@ -172,8 +172,9 @@ std::vector<cublasLtMatmulHeuristicResult_t> LtMatmul::heuristic(const LtHandle 
 
 cublasStatus_t LtMatmul::run(const LtHandle &handle, const cublasLtMatmulAlgo_t &algo,
                              const void *a, const void *b, void *c, void *workspace,
-                             std::uint64_t workspace_bytes, cudaStream_t stream) const {
-  const float alpha = 1.0f, beta = 0.0f;
+                             std::uint64_t workspace_bytes, cudaStream_t stream,
+                             float alpha) const {
+  const float beta = 0.0f;
   // cuBLASLt's A is our B, its B our A. beta = 0, so its input C is never read and D = `c` is
   // only written: C and D alias. FP8 runs in place too once its scale pointers are aligned
   // (kFp8ScaleStrideFloats; lt_fp8_variants showed where C points makes no difference).

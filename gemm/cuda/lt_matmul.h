@@ -53,11 +53,11 @@ public:
                                                          std::uint64_t workspace_bytes,
                                                          bool deterministic) const;
 
-  // Enqueues C = A·B on `stream`, writing only `c`; returns cuBLASLt's status (the caller
+  // Enqueues C = alpha·A·B on `stream`, writing only `c`; returns cuBLASLt's status (the caller
   // decides whether a failure is an error or a candidate to skip).
   cublasStatus_t run(const LtHandle &handle, const cublasLtMatmulAlgo_t &algo, const void *a,
                      const void *b, void *c, void *workspace, std::uint64_t workspace_bytes,
-                     cudaStream_t stream) const;
+                     cudaStream_t stream, float alpha = 1.0f) const;
 
   // cuBLASLt's type names, for the record: {"a": "CUDA_R_16BF", ..., "compute": "..."}.
   nlohmann::json types_json() const;

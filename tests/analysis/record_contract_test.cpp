@@ -181,15 +181,18 @@ TEST(RecordContract, EveryContractKeyIsRegistered) {
                           rdma::record::kLatencyUnderLoad,
                           collectives::record::kNcclAllReduceWithGemm,
                           collectives::record::kMpiAllReduceWithGemm,
-                          block::record::kTransformerTp})
+                          block::record::kTransformerTp,
+                          block::record::kTransformerTpGpu})
     EXPECT_NE(registry.find(key), nullptr) << key << " is in a contract but not registered";
   // Every collective kind has its row of keys, and each of them is registered.
   for (const auto kind : collectives::all_kinds()) {
     const auto &keys = collectives::record::keys_of(kind);
     EXPECT_EQ(keys.kind, kind) << collectives::to_string(kind) << " has no row in kKindKeys";
-    for (const char *key : {keys.mpi, keys.nccl, keys.mpi_textbook, keys.nccl_textbook})
-      if (key)
+    for (const char *key : {keys.mpi, keys.nccl, keys.mpi_textbook, keys.nccl_textbook}) {
+      if (key) { // braced: EXPECT_NE expands to an if/else of its own
         EXPECT_NE(registry.find(key), nullptr) << key << " is in a contract but not registered";
+      }
+    }
   }
 }
 
@@ -202,7 +205,8 @@ TEST(RecordContract, EveryRegisteredKeyIsInItsFamilysContract) {
                              gemm::record::kCpuBlasSize,
                              collectives::record::kNcclAllReduceWithGemm,
                              collectives::record::kMpiAllReduceWithGemm,
-                             block::record::kTransformerTp};
+                             block::record::kTransformerTp,
+                             block::record::kTransformerTpGpu};
   for (const char *key : {memory::record::kHbmCopy,       memory::record::kHbmRead,
                           memory::record::kHbmWrite,      memory::record::kHbmTriad,
                           memory::record::kHbmMemcpyD2d,  memory::record::kHostCopy,

@@ -4,6 +4,9 @@
 
 #include "analysis/calibrate/block_prediction.h"
 #include "block/tp_block_plan.h"
+#include "block/transformer_tp_gpu.h"
+#include "harness/cuda/device.h"
+#include "tests/support/quick_run_context.h"
 
 namespace railgauge::calibrate {
 namespace {
@@ -130,6 +133,57 @@ TEST(BlockPrediction, RanksSharingCoresAreMarkedAndLeftOutOfTheRange) {
   analysis::RunSet bare;
   bare.runs.push_back({"bare", nullptr, {shared}});
   EXPECT_FALSE(predict_blocks(bare, known_coefficients())[0].shares_cores());
+}
+
+// The GPU block (bf16 cuBLASLt GEMMs) is predicted from the bf16 coefficients that gemm.cublaslt
+// gave, never from the CPU's fp32 ones; without bf16 ones its GEMMs are named missing.
+TEST(BlockPrediction, TheGpuBlockTakesTheCoefficientsOfItsDtype) {
+  Record gpu = block_record(2);
+  gpu.key = "block.transformer_tp_gpu";
+  gpu.params["dtype"] = "bf16";
+  analysis::RunSet runs;
+  runs.runs.push_back({"gpu", nullptr, {gpu}});
+  const Calibration fp32_only = known_coefficients();
+  auto p = predict_blocks(runs, fp32_only);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_FALSE(p[0].predicted_s.has_value());
+  ASSERT_EQ(p[0].missing.size(), 1u);
+  EXPECT_NE(p[0].missing[0].find("gemm.cublaslt bf16 qkv.fwd at tp 2"), std::string::npos)
+      << p[0].missing[0];
+
+  Calibration both = known_coefficients();
+  both.gemm_by_dtype["bf16"] = both.gemm_by_dtype["fp32"];
+  both.gemm_by_dtype["bf16"].peak.value = 2.0; // TFLOP/s
+  GemmShapeRow row = both.gemm_shapes["fp32"].front();
+  row.sample.dtype = "bf16";
+  row.compute_efficiency = 0.25;
+  both.gemm_shapes["bf16"] = {row};
+  p = predict_blocks(runs, both);
+  ASSERT_TRUE(p[0].predicted_s.has_value()) << ::testing::PrintToString(p[0].missing);
+  // 2e9 FLOP at 2 TFLOP/s × 0.25 is 4 ms, plus the row's 1 ms of memory (fp32's gives 3.5 ms).
+  EXPECT_NEAR(*p[0].predicted_gemm_s, 5e-3, 1e-12);
+  EXPECT_NE(p[0].phases[0].source.find("gemm.cublaslt bf16 qkv.fwd at tp 2"), std::string::npos)
+      << p[0].phases[0].source;
+  EXPECT_NE(p[0].model.find("; GPU, bf16)"), std::string::npos) << p[0].model;
+}
+
+// Where no GPU answers (this build's CI), every point of the GPU block is waived with the reason,
+// never run or skipped silently.
+class GpuBlockWithoutGpu : public testing::QuickRunContextTest {};
+TEST_F(GpuBlockWithoutGpu, IsWaivedWithTheReason) {
+  const auto no_gpu = gpu::cuda_unavailable_reason();
+  if (!no_gpu)
+    GTEST_SKIP() << "a GPU answers here: block_gpu_tests (label gpu) runs the block";
+  auto bench = block::make_transformer_tp_gpu(std::make_shared<block::GpuBlockTestHooks>());
+  Point p;
+  for (const auto &a : bench->axes())
+    p.set(a.name, a.defaults.front());
+  EXPECT_EQ(p.text("model"), "gpt3-175b");
+  const auto why = bench->supported(ctx_, p);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_TRUE(why->find(*no_gpu) != std::string::npos ||
+              why->find("built without") != std::string::npos)
+      << *why;
 }
 
 TEST(BlockPrediction, AMissingCoefficientIsNamedAndNothingIsPredicted) {

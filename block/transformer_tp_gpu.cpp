@@ -1,0 +1,411 @@
+// block.transformer_tp_gpu with CUDA and NCCL (transformer_tp_gpu.h).
+#include "block/transformer_tp_gpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include "block/block_phases.h"
+#include "block/block_record.h"
+#include "block/tp_block_plan.h"
+#include "block/transformer_tp_axes.h"
+#include "collectives/dtype.h"
+#include "collectives/nccl/nccl_group.h"
+#include "collectives/nccl/nccl_point.h"
+#include "collectives/nccl/nccl_session.h"
+#include "collectives/wrong_elements.h"
+#include "gemm/cuda/cublaslt_plan.h"
+#include "gemm/cuda/gemm_kernels.h"
+#include "gemm/cuda/lt_matmul.h"
+#include "gemm/cuda/reference_check.h"
+#include "gemm/gemm_point.h"
+#include "gemm/verify_bound.h"
+#include "harness/cuda/check.h"
+#include "harness/cuda/cublaslt_handles.h"
+#include "harness/cuda/device.h"
+#include "harness/cuda/resources.h"
+#include "harness/error.h"
+#include "harness/run_context.h"
+
+namespace railgauge::block {
+namespace {
+
+constexpr std::uint64_t kSeed = 0x626c6f67;
+constexpr std::int64_t kCheckedPerGemm = 1024;
+constexpr int kCandidates = 4; // asked of the heuristic; the first that runs is used
+constexpr gemm::Dtype kGemmDtype = gemm::Dtype::bf16;
+constexpr collectives::DType kCollectiveDtype = collectives::DType::bf16;
+constexpr std::size_t kElementBytes = 2; // bf16
+
+std::uint64_t gemm_elements(const gemm::GemmShape &g, std::int64_t rows, std::int64_t cols) {
+  return static_cast<std::uint64_t>(g.batch * rows * cols);
+}
+
+// One step on one GPU. A GEMM's input is the previous step's output where the element counts
+// agree, else `own_input`; a collective's is always `own_input` (exactly checkable values).
+struct GpuStep {
+  const BlockStep *step = nullptr;
+  std::optional<gemm::LtMatmul> lt;
+  cublasLtMatmulAlgo_t algo{};
+  float alpha = 1.0f;
+  std::optional<gpu::DeviceBuffer> own_input, weights;
+  std::optional<gpu::DeviceBuffer> output;
+  const void *input = nullptr;
+  std::uint64_t input_elements = 0, output_elements = 0;
+};
+
+// One local GPU's block: its cuBLASLt handle and workspace, every step's buffers and an event
+// after every step (marks[0] before the first). Constructed with the GPU current.
+struct LocalBlock {
+  LocalBlock(int device_index, std::size_t local_index)
+      : device(device_index), local(local_index), workspace(gemm::kLtWorkspaceBytes) {}
+  int device;
+  std::size_t local;
+  gpu::LtHandle handle;
+  gpu::DeviceBuffer workspace;
+  std::vector<GpuStep> steps;
+  std::vector<gpu::Event> marks;
+};
+
+void upload_and_wait(void *dst, const void *src, std::size_t bytes, cudaStream_t stream) {
+  RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+}
+
+// Allocates and seeds the steps of `local` for world rank `rank` of `tp`, and picks each GEMM's
+// algorithm; the refused ones go to `refused`.
+void make_steps(LocalBlock &local, const std::vector<BlockStep> &steps, int rank, int tp,
+                cudaStream_t stream, nlohmann::json &refused) {
+  const auto storage = gemm::dtype_storage(kGemmDtype);
+  const void *prev = nullptr;
+  std::uint64_t prev_elements = 0;
+  local.steps.resize(steps.size());
+  for (std::size_t j = 0; j < steps.size(); ++j) {
+    const BlockStep &s = steps[j];
+    GpuStep &b = local.steps[j];
+    b.step = &s;
+    if (s.kind == StepKind::gemm) {
+      const auto &g = s.gemm.shape;
+      b.input_elements = gemm_elements(g, g.m, g.k);
+      b.output_elements = gemm_elements(g, g.m, g.n);
+      b.weights.emplace(gemm_elements(g, g.k, g.n) * kElementBytes);
+      gemm::fill_operand(b.weights->get(), storage.b, gemm_elements(g, g.k, g.n), kSeed + 3 * j + 1,
+                         stream);
+      b.alpha = static_cast<float>(1.0 / std::sqrt(static_cast<double>(g.k)));
+      if (prev && prev_elements == b.input_elements) {
+        b.input = prev;
+      } else {
+        b.own_input.emplace(b.input_elements * kElementBytes);
+        gemm::fill_operand(b.own_input->get(), storage.a, b.input_elements,
+                           kSeed + 3 * j + 1000 * std::uint64_t(rank + 1), stream);
+        b.input = b.own_input->get();
+      }
+      b.output.emplace(b.output_elements * kElementBytes);
+      b.lt.emplace(g, kGemmDtype, s.gemm.layout, nullptr);
+      auto candidates = b.lt->heuristic(local.handle, kCandidates, local.workspace.bytes(), false);
+      for (auto &entry : gemm::drop_refused(
+               *b.lt, local.handle, candidates, b.input, b.weights->get(), b.output->get(),
+               local.workspace.get(), local.workspace.bytes(), stream)) {
+        entry["step"] = s.name;
+        refused.push_back(std::move(entry));
+      }
+      if (candidates.empty())
+        throw BackendError(fmt::format(
+            "cuBLASLt {} has no algorithm it will run for {} ({}×{}×{}, batch {}, layout {}); "
+            "the refused ones are in metrics.refused_algos",
+            gpu::cublaslt_version(), s.name, g.m, g.n, g.k, g.batch, to_string(s.gemm.layout)));
+      b.algo = candidates.front().algo;
+    } else {
+      const auto whole = static_cast<std::uint64_t>(s.size_elements);
+      const std::uint64_t part = whole / static_cast<std::uint64_t>(tp);
+      b.input_elements = s.op == CollectiveOp::all_gather ? part : whole;
+      b.output_elements = s.op == CollectiveOp::reduce_scatter ? part : whole;
+      std::vector<std::uint16_t> host(b.input_elements);
+      const std::uint64_t first =
+          s.op == CollectiveOp::all_gather ? static_cast<std::uint64_t>(rank) * part : 0;
+      collectives::fill_input(kCollectiveDtype, collectives::RedOp::sum, kSeed + j, rank, tp, first,
+                              host.data(), host.size());
+      b.own_input.emplace(b.input_elements * kElementBytes);
+      upload_and_wait(b.own_input->get(), host.data(), host.size() * kElementBytes, stream);
+      b.input = b.own_input->get();
+      b.output.emplace(b.output_elements * kElementBytes);
+    }
+    prev = b.output->get();
+    prev_elements = b.output_elements;
+  }
+  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+  local.marks.resize(steps.size() + 1);
+}
+
+void enqueue_collectives(collectives::NcclSession &s, std::vector<LocalBlock> &locals,
+                         std::size_t j) {
+  collectives::NcclGroup group;
+  for (auto &l : locals) {
+    GpuStep &b = l.steps[j];
+    const ncclComm_t comm = s.comm(l.local);
+    const cudaStream_t stream = s.stream(l.local);
+    const auto type = collectives::nccl_type(kCollectiveDtype);
+    switch (b.step->op) {
+    case CollectiveOp::all_reduce:
+      collectives::check_nccl(
+          ncclAllReduce(b.input, b.output->get(), b.output_elements, type, ncclSum, comm, stream),
+          "ncclAllReduce");
+      break;
+    case CollectiveOp::all_gather:
+      collectives::check_nccl(
+          ncclAllGather(b.input, b.output->get(), b.input_elements, type, comm, stream),
+          "ncclAllGather");
+      break;
+    case CollectiveOp::reduce_scatter:
+      collectives::check_nccl(ncclReduceScatter(b.input, b.output->get(), b.output_elements, type,
+                                                ncclSum, comm, stream),
+                              "ncclReduceScatter");
+      break;
+    }
+  }
+  group.end();
+}
+
+// Enqueues one block on every local GPU, an event after each step.
+void enqueue_block(collectives::NcclSession &s, std::vector<LocalBlock> &locals) {
+  for (auto &l : locals) {
+    gpu::DeviceGuard guard(l.device);
+    RAILGAUGE_CUDA_CALL(cudaEventRecord(l.marks[0].get(), s.stream(l.local)));
+  }
+  const std::size_t steps = locals.front().steps.size();
+  for (std::size_t j = 0; j < steps; ++j) {
+    if (locals.front().steps[j].step->kind == StepKind::gemm) {
+      for (auto &l : locals) {
+        gpu::DeviceGuard guard(l.device);
+        GpuStep &b = l.steps[j];
+        const cublasStatus_t status =
+            b.lt->run(l.handle, b.algo, b.input, b.weights->get(), b.output->get(),
+                      l.workspace.get(), l.workspace.bytes(), s.stream(l.local), b.alpha);
+        if (status != CUBLAS_STATUS_SUCCESS)
+          throw BackendError(
+              gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__));
+      }
+    } else {
+      enqueue_collectives(s, locals, j);
+    }
+    for (auto &l : locals) {
+      gpu::DeviceGuard guard(l.device);
+      RAILGAUGE_CUDA_CALL(cudaEventRecord(l.marks[j + 1].get(), s.stream(l.local)));
+    }
+  }
+}
+
+// Each step's time in the last block enqueued, the slowest local GPU's. Waits for the block's
+// last event: the lockstep loop does not wait for a warm-up block itself.
+std::vector<double> step_times_s(const std::vector<LocalBlock> &locals) {
+  std::vector<double> out(locals.front().steps.size(), 0.0);
+  for (const auto &l : locals) {
+    RAILGAUGE_CUDA_CALL(cudaEventSynchronize(l.marks.back().get()));
+    for (std::size_t j = 0; j < out.size(); ++j) {
+      float ms = 0;
+      RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&ms, l.marks[j].get(), l.marks[j + 1].get()));
+      out[j] = std::max(out[j], ms * 1e-3);
+    }
+  }
+  return out;
+}
+
+// Sampled elements of a GEMM step's output against fp64 on the GPU; the number over the bound.
+std::int64_t wrong_gemm_elements(const GpuStep &b, cudaStream_t stream, std::uint64_t seed) {
+  const auto &g = b.step->gemm.shape;
+  const auto picked = gemm::sampled_elements(g.batch * g.m * g.n, kCheckedPerGemm, seed);
+  gemm::ReferenceProblem pr = gemm::reference_problem(b.input, b.weights->get(), b.output->get(),
+                                                      kGemmDtype, g, b.step->gemm.layout);
+  pr.scale = b.alpha;
+  const std::vector<double> host = gemm::sampled_reference_errors(pr, picked, stream);
+  return std::count_if(host.begin(), host.end(), [](double e) { return !(e <= 1.0); });
+}
+
+// A collective step's whole output against the exact values (collectives/dtype.h).
+std::uint64_t wrong_collective_elements(const GpuStep &b, std::size_t j, int rank, int tp) {
+  std::vector<std::uint16_t> host(b.output_elements);
+  RAILGAUGE_CUDA_CALL(cudaMemcpy(host.data(), b.output->get(), host.size() * kElementBytes,
+                                 cudaMemcpyDeviceToHost));
+  const auto t = kCollectiveDtype;
+  const auto sum = collectives::RedOp::sum;
+  const std::uint64_t seed = kSeed + j;
+  const auto reduced = [&](std::uint64_t i) {
+    return collectives::reduced_value(t, sum, seed, tp, i);
+  };
+  switch (b.step->op) {
+  case CollectiveOp::all_reduce:
+    return collectives::check_elements(t, host.data(), host.size(), 0, reduced).wrong;
+  case CollectiveOp::reduce_scatter:
+    return collectives::check_elements(t, host.data(), host.size(),
+                                       static_cast<std::uint64_t>(rank) * host.size(), reduced)
+        .wrong;
+  case CollectiveOp::all_gather: {
+    const std::uint64_t part = b.input_elements;
+    return collectives::check_elements(t, host.data(), host.size(), 0,
+                                       [&](std::uint64_t i) {
+                                         return collectives::input_value(
+                                             t, sum, seed, static_cast<int>(i / part), tp, i);
+                                       })
+        .wrong;
+  }
+  }
+  return 0;
+}
+
+class TransformerTpGpu final : public Benchmark {
+public:
+  explicit TransformerTpGpu(std::shared_ptr<GpuBlockTestHooks> hooks) : hooks_(std::move(hooks)) {}
+
+  std::string_view key() const override { return record::kTransformerTpGpu; }
+  std::string_view description() const override {
+    return "one Megatron transformer block on GPUs (forward and backward GEMMs, bf16 cuBLASLt) "
+           "with its tensor-parallel NCCL collectives across the ranks (t = world size, one GPU "
+           "each): block time, per-phase times, data checked";
+  }
+  std::vector<Axis> axes() const override { return transformer_tp_axes("gpt3-175b"); }
+
+  std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
+    if (auto why = gpu::cuda_unavailable_reason())
+      return "no usable CUDA device: " + *why;
+    if (ctx.world_size() > 1 && !ctx.store())
+      return "a multi-rank NCCL run needs the run's store (launch under srun or mpirun)";
+    const int tp = ctx.world_size() > 1 ? ctx.world_size() : gpu::cuda_device_count();
+    if (auto why = gemm::tp_split_problem(gemm::point_model(point), tp))
+      return "not applicable: " + *why;
+    return std::nullopt;
+  }
+
+  Outcome run(RunContext &ctx, const Point &point) override {
+    const auto [model, sp, iterations, warmup, timeout_s] = block_point_settings(point);
+    collectives::NcclSession &s =
+        collectives::open_nccl_session(session_, ctx, std::string(key()), timeout_s);
+    const int tp = s.nranks();
+    const auto steps = tp_block_steps(model, tp, sp);
+
+    std::vector<LocalBlock> locals;
+    locals.reserve(s.local_count());
+    nlohmann::json refused = nlohmann::json::array();
+    for (std::size_t i = 0; i < s.local_count(); ++i) {
+      gpu::DeviceGuard guard(s.device(i));
+      locals.emplace_back(s.device(i), i);
+      make_steps(locals.back(), steps, s.rank(i), tp, s.stream(i), refused);
+    }
+    // Declared after the buffers: a failed point drains the streams under the watchdog first.
+    collectives::DrainOnFailure drain(s, timeout_s);
+
+    std::vector<double> step_s; // this process: block after block, one time per step
+    bool pending = false;       // a block was enqueued whose step times are not yet read
+    const auto read_pending = [&] {
+      if (!pending)
+        return;
+      const auto times = step_times_s(locals);
+      step_s.insert(step_s.end(), times.begin(), times.end());
+      pending = false;
+    };
+    // The timer waits for each block before the next call, so its events have completed.
+    const Operation block = [&] {
+      read_pending();
+      enqueue_block(s, locals);
+      pending = true;
+    };
+
+    const std::string what = fmt::format("{} block at t = {}", model.name, tp);
+    collectives::NcclIterationTimer timer(s, what, timeout_s);
+    collectives::NcclLockstepGroup group(
+        ctx, timer, fmt::format("lockstep/{}/{}", key(), point.label()), timeout_s);
+    LockstepSpec spec;
+    spec.warmup = warmup;
+    spec.iterations = iterations;
+    spec.back_to_back_pass = false;
+    auto r = run_lockstep(group, timer, spec, block);
+    group.name_slowest_gpu(r, iterations);
+    timer.drain();
+    read_pending();
+
+    // The timed blocks' phases (the last `iterations`), every process's, gathered.
+    const std::size_t timed = std::size_t(iterations) * steps.size();
+    if (step_s.size() < timed)
+      throw BackendError(fmt::format("{}: {} step times for {} timed blocks of {} steps", key(),
+                                     step_s.size(), iterations, steps.size()));
+    const std::vector<double> mine(step_s.end() - std::ptrdiff_t(timed), step_s.end());
+    const std::vector<double> all = group.all_gather(mine);
+
+    Outcome out;
+    out.metrics = r.to_json();
+    add_block_metrics(out.metrics, steps, all, group.size(), iterations, r.time_s.median,
+                      kElementBytes);
+    if (!refused.empty())
+      out.metrics["refused_algos"] = std::move(refused);
+    collectives::add_nccl_identity(out.metrics);
+    collectives::add_gate_timeouts(out.metrics, timer.gates().timed_out());
+
+    if (ctx.verify()) {
+      enqueue_block(s, locals);
+      timer.drain();
+      std::vector<double> wrong_here = {0, 0}; // GEMM, collective elements of this process
+      for (auto &l : locals) {
+        gpu::DeviceGuard guard(l.device);
+        for (std::size_t j = 0; j < l.steps.size(); ++j) {
+          const GpuStep &b = l.steps[j];
+          if (b.step->kind == StepKind::gemm) {
+            if (hooks_->before_check)
+              hooks_->before_check(b.output->get(), b.output_elements * kElementBytes, l.device);
+            wrong_here[0] += double(wrong_gemm_elements(b, s.stream(l.local), kSeed + j));
+          } else {
+            wrong_here[1] += double(wrong_collective_elements(b, j, s.rank(l.local), tp));
+          }
+        }
+      }
+      const auto per_process = group.all_gather(wrong_here);
+      double gemm_wrong = 0, collective_wrong = 0;
+      for (std::size_t p = 0; p + 1 < per_process.size(); p += 2) {
+        gemm_wrong += per_process[p];
+        collective_wrong += per_process[p + 1];
+      }
+      out.metrics[record::kWrongElements] = std::int64_t(gemm_wrong + collective_wrong);
+      out.metrics[record::kWrongGemmElements] = std::int64_t(gemm_wrong);
+      out.metrics[record::kWrongCollectiveElements] = std::int64_t(collective_wrong);
+      std::vector<std::string> problems;
+      if (collective_wrong > 0)
+        problems.push_back(fmt::format("{} collective output elements over all ranks differ from "
+                                       "the exact sum or gather (this process: {})",
+                                       collective_wrong, wrong_here[1]));
+      if (gemm_wrong > 0)
+        problems.push_back(fmt::format("{} sampled GEMM output elements over all ranks differ "
+                                       "from the fp64 reference by more than the bf16 bound (this "
+                                       "process: {})",
+                                       gemm_wrong, wrong_here[0]));
+      out.conclude_data_check(problems);
+    } else {
+      out.metrics["verified"] = false;
+    }
+
+    out.derived_params = model_params(model);
+    out.derived_params.update({{record::kTp, tp},
+                               {record::kDtype, "bf16"},
+                               {record::kRanksPerHost, ranks_on_this_host()},
+                               {"gpus_per_process", static_cast<int>(s.local_count())},
+                               {"layout", "training"},
+                               {"cublaslt_version", gpu::cublaslt_version()},
+                               {"gpu_name", gpu::cuda_device_info(s.device(0)).name}});
+    return out;
+  }
+
+private:
+  std::shared_ptr<GpuBlockTestHooks> hooks_;
+  collectives::NcclSessionSlot session_;
+};
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_transformer_tp_gpu(std::shared_ptr<GpuBlockTestHooks> hooks) {
+  return std::make_unique<TransformerTpGpu>(std::move(hooks));
+}
+
+} // namespace railgauge::block
