@@ -210,7 +210,12 @@ public:
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
-    const auto [model, sp, iterations, warmup, timeout_s] = block_point_settings(point);
+    // Named copies, not a structured binding: clang before 16 cannot capture one in a lambda.
+    const BlockPointSettings settings = block_point_settings(point);
+    const gemm::ModelShape &model = settings.model;
+    const bool sp = settings.sequence_parallel;
+    const int iterations = settings.iterations, warmup = settings.warmup;
+    const double timeout_s = settings.timeout_s;
     const int tp = family_->world_size_hint();
     collectives::MpiSession *s = tp > 1 ? &family_->session(ctx.peer_timeout_s()) : nullptr;
     const int rank = s ? s->rank() : 0;
