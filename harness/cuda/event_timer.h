@@ -50,7 +50,7 @@ public:
 private:
   struct State;
   int device_ = 0;
-  double spin_timeout_s_ = 10.0;
+  [[maybe_unused]] double spin_timeout_s_ = 10.0; // read by event_timer.cpp; the stub keeps it
   std::unique_ptr<State> state_;
 };
 

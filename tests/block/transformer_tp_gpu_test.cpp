@@ -54,8 +54,9 @@ TEST_F(BlockOnGpus, EveryStepIsTimedAndChecked) {
     ASSERT_EQ(out.metrics.at("phases").size(), steps.size());
     for (const auto &phase : out.metrics.at("phases"))
       EXPECT_GT(phase.at("time_s").get<double>(), 0) << phase.dump();
-    if (tp == 1)
+    if (tp == 1) {
       EXPECT_EQ(out.metrics.at("collective_time_s").get<double>(), 0);
+    }
     EXPECT_EQ(out.derived_params.at("tp"), tp);
     EXPECT_EQ(out.derived_params.at("dtype"), "bf16");
   }

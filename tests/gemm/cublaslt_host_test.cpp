@@ -177,8 +177,9 @@ TEST(GemmVerifyBound, Tf32AtSmallKPassesHealthyAndFailsFaults) {
       EXPECT_LE(worst, 1.0);
       // Doubling fails unless the element is tiny against Σ|a·b| (a near-cancelling sum).
       EXPECT_GE(doubled_caught, kElements * 9 / 10);
-      if (k >= 2 && k <= 64)
+      if (k >= 2 && k <= 64) {
         EXPECT_GE(dropped_term_caught, kElements * 8 / 10);
+      }
     }
   }
   // Without the floor, a healthy tf32 product at K = 1 fails: truncating both inputs loses up to
@@ -279,8 +280,9 @@ TEST(CublasLtAxes, KeysAxesAndOptions) {
   // The TP key's layout defaults to what training runs: each GEMM its own, fp8 all nt; the size
   // key defaults to nt and has no "training".
   for (const auto &a : bench->axes())
-    if (a.name == "layout")
+    if (a.name == "layout") {
       EXPECT_EQ(std::get<std::string>(a.defaults.front()), "training");
+    }
   for (const auto &a : make_cublaslt_size()->axes())
     if (a.name == "layout") {
       EXPECT_EQ(std::get<std::string>(a.defaults.front()), "nt");

@@ -104,10 +104,11 @@ TEST(FabricRounds, EachNodeMeetsOneOtherNodePerRound) {
         expect_disjoint(rounds, what);
         expect_one_partner_node(eps, rounds, what);
         // All-to-all: (nodes - 1 or nodes) node rounds x rails sub-rounds.
-        if (mode == PairMode::all_to_all)
+        if (mode == PairMode::all_to_all) {
           EXPECT_EQ(rounds.size(),
                     static_cast<std::size_t>((nodes % 2 ? nodes : nodes - 1) * rails))
               << what;
+        }
       }
 }
 

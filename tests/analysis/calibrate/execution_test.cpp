@@ -87,8 +87,9 @@ void expect_calculon_sizes(const std::string &model, const std::string &executio
   }
   EXPECT_DOUBLE_EQ(sum_of(s, "PP", ""), b["block_fw_pp_size"].get<double>());
   for (const auto &u : s.uses)
-    if (u.what.starts_with("DP"))
+    if (u.what.starts_with("DP")) {
       EXPECT_DOUBLE_EQ(u.x, b["block_dp_size"].get<double>()) << u.what;
+    }
 }
 
 TEST(ExecutionSizes, Gpt3OnCalculonsExampleAskForCalculonsSizes) {

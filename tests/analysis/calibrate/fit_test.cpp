@@ -122,8 +122,9 @@ TEST(Folds, RepeatsOfOneSizeShareAFold) {
   const auto fold = fold_assignment(group, groups, 3, 9);
   for (std::size_t i = 0; i < x.size(); ++i)
     for (std::size_t j = 0; j < x.size(); ++j)
-      if (x[i] == x[j])
+      if (x[i] == x[j]) {
         EXPECT_EQ(fold[i], fold[j]) << i << " " << j;
+      }
 }
 
 TEST(StepTable, HeldOutErrorIsNotLoweredByMeasuringEachSizeAgain) {
