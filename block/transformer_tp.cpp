@@ -210,19 +210,14 @@ public:
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
-    // Named copies, not a structured binding: clang before 16 cannot capture one in a lambda.
     const BlockPointSettings settings = block_point_settings(point);
-    const gemm::ModelShape &model = settings.model;
-    const bool sp = settings.sequence_parallel;
-    const int iterations = settings.iterations, warmup = settings.warmup;
-    const double timeout_s = settings.timeout_s;
     const int tp = family_->world_size_hint();
     collectives::MpiSession *s = tp > 1 ? &family_->session(ctx.peer_timeout_s()) : nullptr;
     const int rank = s ? s->rank() : 0;
     const int threads = std::max(1, cpus_given());
     openblas_set_num_threads(threads);
 
-    const auto steps = tp_block_steps(model, tp, sp);
+    const auto steps = tp_block_steps(settings.model, tp, settings.sequence_parallel);
     auto buffers = make_buffers(steps, tp, rank);
     std::vector<double> step_s; // this rank: iteration after iteration, one time per step
     const Operation block = [&] {
@@ -233,7 +228,7 @@ public:
         } else {
           MPI_Request req;
           start_collective(*s, b, tp, req);
-          s->wait(req, b.step->name, timeout_s);
+          s->wait(req, b.step->name, settings.timeout_s);
         }
         const auto t1 = Clock::now();
         step_s.push_back(std::chrono::duration<double>(t1 - t0).count());
@@ -244,33 +239,34 @@ public:
     SoloGroup solo;
     std::optional<collectives::MpiLockstepGroup> mpi_group;
     if (s)
-      mpi_group.emplace(*s, s->world(), timeout_s);
+      mpi_group.emplace(*s, s->world(), settings.timeout_s);
     LockstepGroup &group = s ? static_cast<LockstepGroup &>(*mpi_group) : solo;
     std::vector<int> names(tp);
     for (int r = 0; r < tp; ++r)
       names[r] = r;
     HostIterationTimer timer;
     LockstepSpec spec;
-    spec.warmup = warmup;
-    spec.iterations = iterations;
+    spec.warmup = settings.warmup;
+    spec.iterations = settings.iterations;
     spec.back_to_back_pass = false;
     const LockstepResult r = run_lockstep(group, timer, spec, block, names);
 
     // The phases of the timed iterations, every rank's, gathered after the loop.
-    const std::vector<double> mine(step_s.begin() + std::ptrdiff_t(warmup * steps.size()),
+    const std::vector<double> mine(step_s.begin() + std::ptrdiff_t(settings.warmup * steps.size()),
                                    step_s.end());
     const std::vector<double> all = group.all_gather(mine);
 
     Outcome out;
     out.metrics = r.to_json();
-    add_block_metrics(out.metrics, steps, all, tp, iterations, r.time_s.median, sizeof(float));
+    add_block_metrics(out.metrics, steps, all, tp, settings.iterations, r.time_s.median,
+                      sizeof(float));
 
     // The data check: one more block, then every step's output.
     std::vector<std::string> problems;
     if (ctx.verify()) {
       step_s.clear();
       if (s)
-        s->barrier(s->world(), timeout_s);
+        s->barrier(s->world(), settings.timeout_s);
       block();
       std::int64_t gemm_wrong = 0, collective_wrong = 0;
       std::string first_wrong;
@@ -282,7 +278,7 @@ public:
         } else {
           if (hooks_->before_check)
             hooks_->before_check(b.output.data(), b.output.size());
-          w = wrong_collective_elements(*s, b, tp, timeout_s);
+          w = wrong_collective_elements(*s, b, tp, settings.timeout_s);
           collective_wrong += w;
         }
         if (w > 0 && first_wrong.empty())
@@ -290,8 +286,8 @@ public:
       }
       long long gemm_all = gemm_wrong, collective_all = collective_wrong;
       if (s) {
-        gemm_all = s->all_reduce_sum(s->world(), gemm_wrong, timeout_s);
-        collective_all = s->all_reduce_sum(s->world(), collective_wrong, timeout_s);
+        gemm_all = s->all_reduce_sum(s->world(), gemm_wrong, settings.timeout_s);
+        collective_all = s->all_reduce_sum(s->world(), collective_wrong, settings.timeout_s);
       }
       out.metrics[record::kWrongElements] = gemm_all + collective_all;
       out.metrics["wrong_gemm_elements"] = gemm_all;
@@ -310,7 +306,7 @@ public:
     } else {
       out.metrics["verified"] = false;
     }
-    out.derived_params = model_params(model);
+    out.derived_params = model_params(settings.model);
     out.derived_params.update(
         {{record::kTp, tp},
          {record::kDtype, "fp32"},

@@ -73,25 +73,22 @@ struct LocalBlock {
   std::vector<gpu::Event> marks;
 };
 
-void upload_and_wait(void *dst, const void *src, std::size_t bytes, cudaStream_t stream) {
-  RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
-  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
-}
-
-// Allocates and seeds the steps of `local` for world rank `rank` of `tp`, and picks each GEMM's
+// Allocates and seeds the steps of `local` (its world rank in `s`'s), and picks each GEMM's
 // algorithm; the refused ones go to `refused`.
-void make_steps(LocalBlock &local, const std::vector<BlockStep> &steps, int rank, int tp,
-                cudaStream_t stream, nlohmann::json &refused) {
+void make_steps(collectives::NcclSession &s, LocalBlock &local, const std::vector<BlockStep> &steps,
+                nlohmann::json &refused) {
+  const int rank = s.rank(local.local), tp = s.nranks();
+  const cudaStream_t stream = s.stream(local.local);
   const auto storage = gemm::dtype_storage(kGemmDtype);
   const void *prev = nullptr;
   std::uint64_t prev_elements = 0;
   local.steps.resize(steps.size());
   for (std::size_t j = 0; j < steps.size(); ++j) {
-    const BlockStep &s = steps[j];
+    const BlockStep &step = steps[j];
     GpuStep &b = local.steps[j];
-    b.step = &s;
-    if (s.kind == StepKind::gemm) {
-      const auto &g = s.gemm.shape;
+    b.step = &step;
+    if (step.kind == StepKind::gemm) {
+      const auto &g = step.gemm.shape;
       b.input_elements = gemm_elements(g, g.m, g.k);
       b.output_elements = gemm_elements(g, g.m, g.n);
       b.weights.emplace(gemm_elements(g, g.k, g.n) * kElementBytes);
@@ -107,32 +104,34 @@ void make_steps(LocalBlock &local, const std::vector<BlockStep> &steps, int rank
         b.input = b.own_input->get();
       }
       b.output.emplace(b.output_elements * kElementBytes);
-      b.lt.emplace(g, kGemmDtype, s.gemm.layout, nullptr);
+      b.lt.emplace(g, kGemmDtype, step.gemm.layout, nullptr);
       auto candidates = b.lt->heuristic(local.handle, kCandidates, local.workspace.bytes(), false);
       for (auto &entry : gemm::drop_refused(
                *b.lt, local.handle, candidates, b.input, b.weights->get(), b.output->get(),
                local.workspace.get(), local.workspace.bytes(), stream)) {
-        entry["step"] = s.name;
+        entry["step"] = step.name;
         refused.push_back(std::move(entry));
       }
       if (candidates.empty())
         throw BackendError(fmt::format(
             "cuBLASLt {} has no algorithm it will run for {} ({}×{}×{}, batch {}, layout {}); "
-            "the refused ones are in metrics.refused_algos",
-            gpu::cublaslt_version(), s.name, g.m, g.n, g.k, g.batch, to_string(s.gemm.layout)));
+            "refused: {}",
+            gpu::cublaslt_version(), step.name, g.m, g.n, g.k, g.batch, to_string(step.gemm.layout),
+            refused.dump()));
       b.algo = candidates.front().algo;
     } else {
-      const auto whole = static_cast<std::uint64_t>(s.size_elements);
+      const auto whole = static_cast<std::uint64_t>(step.size_elements);
       const std::uint64_t part = whole / static_cast<std::uint64_t>(tp);
-      b.input_elements = s.op == CollectiveOp::all_gather ? part : whole;
-      b.output_elements = s.op == CollectiveOp::reduce_scatter ? part : whole;
+      b.input_elements = step.op == CollectiveOp::all_gather ? part : whole;
+      b.output_elements = step.op == CollectiveOp::reduce_scatter ? part : whole;
       std::vector<std::uint16_t> host(b.input_elements);
       const std::uint64_t first =
-          s.op == CollectiveOp::all_gather ? static_cast<std::uint64_t>(rank) * part : 0;
+          step.op == CollectiveOp::all_gather ? static_cast<std::uint64_t>(rank) * part : 0;
       collectives::fill_input(kCollectiveDtype, collectives::RedOp::sum, kSeed + j, rank, tp, first,
                               host.data(), host.size());
       b.own_input.emplace(b.input_elements * kElementBytes);
-      upload_and_wait(b.own_input->get(), host.data(), host.size() * kElementBytes, stream);
+      collectives::upload(s, local.local, b.own_input->get(), host.data(),
+                          host.size() * kElementBytes);
       b.input = b.own_input->get();
       b.output.emplace(b.output_elements * kElementBytes);
     }
@@ -282,16 +281,11 @@ public:
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
-    // Named copies, not a structured binding: clang before 16 cannot capture one in a lambda.
     const BlockPointSettings settings = block_point_settings(point);
-    const gemm::ModelShape &model = settings.model;
-    const bool sp = settings.sequence_parallel;
-    const int iterations = settings.iterations, warmup = settings.warmup;
-    const double timeout_s = settings.timeout_s;
     collectives::NcclSession &s =
-        collectives::open_nccl_session(session_, ctx, std::string(key()), timeout_s);
+        collectives::open_nccl_session(session_, ctx, std::string(key()), settings.timeout_s);
     const int tp = s.nranks();
-    const auto steps = tp_block_steps(model, tp, sp);
+    const auto steps = tp_block_steps(settings.model, tp, settings.sequence_parallel);
 
     std::vector<LocalBlock> locals;
     locals.reserve(s.local_count());
@@ -299,10 +293,10 @@ public:
     for (std::size_t i = 0; i < s.local_count(); ++i) {
       gpu::DeviceGuard guard(s.device(i));
       locals.emplace_back(s.device(i), i);
-      make_steps(locals.back(), steps, s.rank(i), tp, s.stream(i), refused);
+      make_steps(s, locals.back(), steps, refused);
     }
     // Declared after the buffers: a failed point drains the streams under the watchdog first.
-    collectives::DrainOnFailure drain(s, timeout_s);
+    collectives::DrainOnFailure drain(s, settings.timeout_s);
 
     std::vector<double> step_s; // this process: block after block, one time per step
     bool pending = false;       // a block was enqueued whose step times are not yet read
@@ -320,30 +314,30 @@ public:
       pending = true;
     };
 
-    const std::string what = fmt::format("{} block at t = {}", model.name, tp);
-    collectives::NcclIterationTimer timer(s, what, timeout_s);
+    const std::string what = fmt::format("{} block at t = {}", settings.model.name, tp);
+    collectives::NcclIterationTimer timer(s, what, settings.timeout_s);
     collectives::NcclLockstepGroup group(
-        ctx, timer, fmt::format("lockstep/{}/{}", key(), point.label()), timeout_s);
+        ctx, timer, fmt::format("lockstep/{}/{}", key(), point.label()), settings.timeout_s);
     LockstepSpec spec;
-    spec.warmup = warmup;
-    spec.iterations = iterations;
+    spec.warmup = settings.warmup;
+    spec.iterations = settings.iterations;
     spec.back_to_back_pass = false;
     auto r = run_lockstep(group, timer, spec, block);
-    group.name_slowest_gpu(r, iterations);
+    group.name_slowest_gpu(r, settings.iterations);
     timer.drain();
     read_pending();
 
     // The timed blocks' phases (the last `iterations`), every process's, gathered.
-    const std::size_t timed = std::size_t(iterations) * steps.size();
+    const std::size_t timed = std::size_t(settings.iterations) * steps.size();
     if (step_s.size() < timed)
       throw BackendError(fmt::format("{}: {} step times for {} timed blocks of {} steps", key(),
-                                     step_s.size(), iterations, steps.size()));
+                                     step_s.size(), settings.iterations, steps.size()));
     const std::vector<double> mine(step_s.end() - std::ptrdiff_t(timed), step_s.end());
     const std::vector<double> all = group.all_gather(mine);
 
     Outcome out;
     out.metrics = r.to_json();
-    add_block_metrics(out.metrics, steps, all, group.size(), iterations, r.time_s.median,
+    add_block_metrics(out.metrics, steps, all, group.size(), settings.iterations, r.time_s.median,
                       kElementBytes);
     if (!refused.empty())
       out.metrics["refused_algos"] = std::move(refused);
@@ -391,7 +385,7 @@ public:
       out.metrics["verified"] = false;
     }
 
-    out.derived_params = model_params(model);
+    out.derived_params = model_params(settings.model);
     out.derived_params.update({{record::kTp, tp},
                                {record::kDtype, "bf16"},
                                {record::kRanksPerHost, ranks_on_this_host()},

@@ -457,6 +457,17 @@ namespace {
 RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
                        std::set<std::string> &chain);
 
+// A rules file's text; an InputError at `where` with `fix` when it cannot be read.
+std::string rules_text(const std::string &path, const std::string &what, const std::string &where,
+                       const std::string &fix) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(fmt::format("cannot read {} '{}'", what, path), where, fix);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // The rules file `base` names, relative to the file that names it, read and parsed; `chain` holds
 // the files on the way here, so that a file which bases itself on itself is refused.
 RuleSet load_base(const YAML::Node &base, const std::string &file, std::set<std::string> &chain) {
@@ -465,13 +476,10 @@ RuleSet load_base(const YAML::Node &base, const std::string &file, std::set<std:
   if (chain.contains(path))
     throw InputError(fmt::format("'base: {}' leads back to {} itself", name, path), at(file, base),
                      "base a profile on a file that does not base itself on this one");
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(fmt::format("cannot read the base rules file '{}'", path), at(file, base),
-                     "give base: the file name of another profile, relative to this file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_rules_in(text.str(), path, chain);
+  return parse_rules_in(
+      rules_text(path, "the base rules file", at(file, base),
+                 "give base: the file name of another profile, relative to this file"),
+      path, chain);
 }
 
 } // namespace
@@ -550,13 +558,9 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
 } // namespace
 
 RuleSet load_rules_file(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(fmt::format("cannot read rules file '{}'", path), "--rules",
-                     "give a YAML rules file, e.g. results/rules/host-only.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_rules(text.str(), path);
+  return parse_rules(rules_text(path, "rules file", "--rules",
+                                "give a YAML rules file, e.g. results/rules/host-only.yaml"),
+                     path);
 }
 
 bool key_match(const Rule &rule, const std::string &key) {
