@@ -1,7 +1,6 @@
 #include "block/block_phases.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "block/block_record.h"
 #include "harness/stats.h"
@@ -81,14 +80,6 @@ nlohmann::json model_params(const gemm::ModelShape &model) {
           {record::kHidden, model.hidden}, {record::kHeads, model.heads},
           {"kv_heads", model.kv_heads},    {record::kFfn, model.ffn},
           {"swiglu", model.swiglu ? 1 : 0}};
-}
-
-int ranks_on_this_host() {
-  for (const char *name :
-       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
-    if (const char *local = std::getenv(name))
-      return std::max(1, std::atoi(local));
-  return 1;
 }
 
 } // namespace railgauge::block

@@ -36,8 +36,4 @@ void add_block_metrics(nlohmann::json &metrics, const std::vector<BlockStep> &st
 // swiglu).
 nlohmann::json model_params(const gemm::ModelShape &model);
 
-// Processes of this job on this host, from the launcher's environment (Open MPI, MPICH, Slurm);
-// 1 when none says.
-int ranks_on_this_host();
-
 } // namespace railgauge::block

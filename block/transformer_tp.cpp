@@ -22,6 +22,7 @@
 #include "gemm/verify_bound.h"
 #include "harness/cpus_given.h"
 #include "harness/lockstep.h"
+#include "harness/openblas_kernels.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
 
@@ -307,14 +308,12 @@ public:
       out.metrics["verified"] = false;
     }
     out.derived_params = model_params(settings.model);
-    out.derived_params.update(
-        {{record::kTp, tp},
-         {record::kDtype, "fp32"},
-         {record::kBlasThreads, openblas_get_num_threads()},
-         {record::kRanksPerHost, ranks_on_this_host()},
-         {"blas_library",
-          fmt::format("OpenBLAS {} ({})", openblas_get_config(), openblas_get_corename())},
-         {"layout", "row_major_nn"}});
+    out.derived_params.update({{record::kTp, tp},
+                               {record::kDtype, "fp32"},
+                               {record::kBlasThreads, openblas_get_num_threads()},
+                               {record::kRanksPerHost, ranks_on_this_host()},
+                               {"blas_library", openblas_description()},
+                               {"layout", "row_major_nn"}});
     if (s)
       out.derived_params["mpi_library"] = s->library_version();
     return out;

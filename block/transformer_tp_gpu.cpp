@@ -26,6 +26,7 @@
 #include "gemm/cuda/reference_check.h"
 #include "gemm/gemm_point.h"
 #include "gemm/verify_bound.h"
+#include "harness/cpus_given.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/cublaslt_handles.h"
 #include "harness/cuda/device.h"

@@ -13,6 +13,7 @@
 #include "gemm/verify_bound.h"
 #include "harness/cpus_given.h"
 #include "harness/lockstep_measure.h"
+#include "harness/openblas_kernels.h"
 #include "harness/run_context.h"
 #include "harness/waiver.h"
 
@@ -172,20 +173,19 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
   if (together) {
     const LockstepResult &l = together->lockstep;
     out.metrics[record::kLockstep] = {{"ranks", l.ranks},
-                                      {"own_time_s", to_json(l.own_time_s)},
+                                      {record::kLockstepOwnTimeS, to_json(l.own_time_s)},
                                       {"slowest_rank", l.slowest_rank},
                                       {"slowest_rank_share", l.slowest_share}};
   }
   // json{...}, not a bare braced list: clang 14 leaks the old value when a bare list is assigned
   // inside a function template (found by the sanitizer tier).
-  out.derived_params =
-      nlohmann::json{{"blas_threads", openblas_get_num_threads()},
-                     {"blas_library", fmt::format("OpenBLAS {} ({})", openblas_get_config(),
-                                                  openblas_get_corename())},
-                     {"layout", "row_major_nn"},
-                     {"operand_sets", rotated.rotation.sets},
-                     {"operand_bytes_rotated", rotated.rotation.total_bytes},
-                     {"l2_policy", rotated.rotation.policy}};
+  out.derived_params = nlohmann::json{{record::kBlasThreads, openblas_get_num_threads()},
+                                      {record::kRanksPerHost, ranks_on_this_host()},
+                                      {"blas_library", openblas_description()},
+                                      {"layout", "row_major_nn"},
+                                      {"operand_sets", rotated.rotation.sets},
+                                      {"operand_bytes_rotated", rotated.rotation.total_bytes},
+                                      {"l2_policy", rotated.rotation.policy}};
 
   bool verified = false;
   if (ctx.verify()) {

@@ -50,6 +50,10 @@ inline constexpr const char *kLayoutsFrom = "layouts_from"; // kTrainingLayouts:
 inline constexpr const char *kTrainingLayouts = "training";
 inline constexpr const char *kGpuName = "gpu_name";
 inline constexpr const char *kSizeOp = "size"; // the op of a size sweep's points
+// gemm.cpu_blas*: OpenBLAS threads of each rank, and ranks of the launch on this host (whether
+// ranks had cores of their own)
+inline constexpr const char *kBlasThreads = "blas_threads";
+inline constexpr const char *kRanksPerHost = "ranks_per_host";
 
 // A transformer layer's GEMMs and passes in block order: the values of kLayer and kPass, and the
 // row order of every TP table (op = "<layer>.<pass>").
@@ -93,6 +97,7 @@ inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
 // gemm.cpu_blas* under a multi-rank launch: {ranks, own_time_s, slowest_rank, slowest_rank_share}
 // (time_s is then the max over ranks per call).
 inline constexpr const char *kLockstep = "lockstep";
+inline constexpr const char *kLockstepOwnTimeS = "own_time_s"; // its field: this rank's time
 
 inline constexpr std::array kMetrics{
     kTflops,          kEfficiency,      kBestTflops,       kBestEfficiency,
@@ -165,7 +170,10 @@ struct GemmCallView {
   double peak_tflops = 0;       // the dtype's dense peak, from metrics or params; 0 unknown
   std::string op, model, layer, pass;
   std::int64_t tp = 0;
-  int gemm_count = 1; // GEMMs one call runs (a BMM's dgrad: 2)
+  int gemm_count = 1;                       // GEMMs one call runs (a BMM's dgrad: 2)
+  int blas_threads = 0, ranks_per_host = 0; // CPU backend; 0 where not recorded
+  // In lockstep (metrics.lockstep): this rank's own median call, without the wait for the others
+  std::optional<double> own_time_s;
 };
 
 // The view of a gemm record, else nullopt.
@@ -193,6 +201,11 @@ inline std::optional<GemmCallView> gemm_call_view(const Record &r) {
   v.pass = f::text(p, kPass).value_or("");
   v.tp = f::integer(p, kTp).value_or(0);
   v.gemm_count = std::max(1, static_cast<int>(f::integer(p, kGemmCount).value_or(1)));
+  v.blas_threads = static_cast<int>(f::integer(p, kBlasThreads).value_or(0));
+  v.ranks_per_host = static_cast<int>(f::integer(p, kRanksPerHost).value_or(0));
+  if (const auto *lockstep = f::field(r.metrics, kLockstep))
+    if (const auto *own = f::field(*lockstep, kLockstepOwnTimeS))
+      v.own_time_s = f::number(*own, "median");
   return v;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 
 namespace railgauge {
 
@@ -21,6 +22,14 @@ int unbind_this_thread() {
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     CPU_SET(cpu, &every);
   return sched_setaffinity(0, sizeof(every), &every) == 0 ? 0 : errno;
+}
+
+int ranks_on_this_host() {
+  for (const char *name :
+       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+    if (const char *local = std::getenv(name))
+      return std::max(1, std::atoi(local));
+  return 1;
 }
 
 } // namespace railgauge

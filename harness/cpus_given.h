@@ -12,4 +12,8 @@ int cpus_given();
 // beside a pageable copy's staging thread). Returns errno, 0 on success.
 int unbind_this_thread();
 
+// Processes of this job on this host, from the launcher's environment (Open MPI, MPICH, Slurm);
+// 1 when none says. With cpus_given(), whether ranks have cores of their own.
+int ranks_on_this_host();
+
 } // namespace railgauge

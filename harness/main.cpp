@@ -1,3 +1,7 @@
 #include "harness/cli.h"
+#include "harness/openblas_kernels.h"
 
-int main(int argc, char **argv) { return railgauge::run_cli(argc, argv); }
+int main(int argc, char **argv) {
+  railgauge::restart_with_native_openblas_kernels(argv);
+  return railgauge::run_cli(argc, argv);
+}

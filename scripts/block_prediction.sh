@@ -6,9 +6,11 @@
 #
 #   scripts/block_prediction.sh OUT_DIR [t ...]      (default t: 1 2 4 8)
 #
-# Ranks are MPI processes (mpirun; t = 1 is one process on every core). Run it on a quiet
-# machine: anything else on the cores lands in one measurement and not in the other. RAILGAUGE
-# names the binary (default build/bin/railgauge). Writes OUT_DIR/runs and OUT_DIR/cal
+# Ranks are MPI processes (mpirun; t = 1 is one process on every core). Where t exceeds the
+# cores, the block's ranks take turns on them, and the GEMMs are measured at t's shapes by one
+# rank per core: calibrate scales them by the ranks per core (docs/calibrate.md). Run it on a
+# quiet machine: anything else on the cores lands in one measurement and not in the other.
+# RAILGAUGE names the binary (default build/bin/railgauge). Writes OUT_DIR/runs and OUT_DIR/cal
 # (fit_report.md, "A block predicted").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,17 +23,22 @@ bin=${RAILGAUGE:-build/bin/railgauge}
 models=("-a model=cpu-small -a seq=256"
         "-a model=custom -a hidden=512 -a heads=8 -a seq=512 -a ffn=2048")
 runs=$out/runs
-for t in "${tps[@]}"; do
-  launch=()
-  if [ "$t" -gt 1 ]; then
-    launch=(mpirun --oversubscribe --allow-run-as-root --bind-to core:overload-allowed -np "$t")
+cores=$(nproc)
+# mpirun for n ranks, bound one to a core (several to a core where n exceeds them); nothing for 1.
+launch_of() {
+  if [ "$1" -gt 1 ]; then
+    echo mpirun --oversubscribe --allow-run-as-root --bind-to core:overload-allowed -np "$1"
   fi
+}
+for t in "${tps[@]}"; do
+  read -ra launch <<<"$(launch_of "$t")"
+  read -ra gemm_launch <<<"$(launch_of $((t < cores ? t : cores)))"
   for model in "${models[@]}"; do
     # shellcheck disable=SC2086 # each model is several -a options
-    "${launch[@]}" "$bin" gemm --filter gemm.cpu_blas -a tp="$t" -a dtype=fp32 $model \
+    "${gemm_launch[@]}" "$bin" gemm --filter gemm.cpu_blas -a tp="$t" -a dtype=fp32 $model \
       --time-budget 0.4 --out "$runs" -q
     # shellcheck disable=SC2086
-    "${launch[@]}" "$bin" block $model -a sequence_parallel=0,1 -a iterations=20 -a warmup=3 \
+    "${launch[@]}" "$bin" block $model -a sequence_parallel=0,1 -a iterations=40 -a warmup=3 \
       --out "$runs" -q
   done
   if [ "$t" -gt 1 ]; then

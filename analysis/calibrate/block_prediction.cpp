@@ -76,6 +76,20 @@ private:
   std::map<std::pair<std::string, int>, std::optional<std::pair<AlphaBeta, std::size_t>>> fits_;
 };
 
+// The gemm records of a block's GEMM op at its t: those whose ranks had cores of their own, or,
+// when there are none, the others.
+std::vector<const GemmShapeRow *> matching_rows(const std::vector<GemmShapeRow> &rows,
+                                                const PhaseGroup &g, int tp) {
+  std::vector<const GemmShapeRow *> own, shared;
+  for (const auto &row : rows) {
+    const auto &s = row.sample;
+    if (s.op != g.name || s.tp != tp || std::abs(s.flops - g.flops) > 1e-9 * g.flops)
+      continue;
+    (s.cores.shared() ? shared : own).push_back(&row);
+  }
+  return own.empty() ? shared : own;
+}
+
 } // namespace
 
 double gemm_time_s(double flops, double peak_tflops, double efficiency, double memory_s,
@@ -99,23 +113,18 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
   std::vector<BlockPrediction> out;
   CollectiveFits collective_fits(c);
   for (const auto &run : runs.runs) {
-    int host_cores = 0;
-    if (run.manifest.is_object()) {
-      const auto cores = run.manifest.value("/inventory/machine/cores"_json_pointer, 0.0);
-      host_cores = static_cast<int>(cores);
-    }
+    const int host_cores = manifest_host_cores(run.manifest);
     for (const auto &r : run.records) {
       const auto view = rec::block_point_view(r);
       if (!view || r.status != Status::ok || r.rank != 0)
         continue;
       BlockPrediction b;
-      b.host_cores = host_cores;
       b.run = r.run;
       b.model = model_label(*view);
       b.tp = view->tp;
       b.sequence_parallel = view->sequence_parallel;
-      b.blas_threads = view->blas_threads;
-      b.ranks_per_host = view->ranks_per_host;
+      b.cores = {view->ranks_per_host, view->blas_threads, host_cores};
+      const int per_core = b.cores.ranks_per_core();
       b.measured_s = view->time_s.value_or(0);
       b.measured_p10_s = view->time_p10_s.value_or(0);
       b.measured_p90_s = view->time_p90_s.value_or(0);
@@ -139,25 +148,38 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
         p.measured_s = g.measured_s;
         if (g.kind == rec::kGemmPhase) {
           // The efficiency gemm.cpu_blas measured at this op's shape under this t: every record
-          // of it (one per rank of its run), the median of their predicted times.
+          // of it (one per rank of its run), the median of their predicted times. Records whose
+          // ranks had cores of their own come first: a lockstep time of ranks taking turns
+          // leaves out the turns (each rank's clock starts when it runs).
           std::vector<double> per_record, per_record_table;
           if (gemm_fit != c.gemm_by_dtype.end() && rows_it != c.gemm_shapes.end()) {
             const double peak = gemm_fit->second.peak.value;
-            for (const auto &row : rows_it->second) {
-              const auto &s = row.sample;
-              if (s.op != g.name || s.tp != b.tp || std::abs(s.flops - g.flops) > 1e-9 * g.flops)
-                continue;
-              per_record.push_back(
-                  gemm_time_s(s.flops, peak, row.compute_efficiency, row.memory_s, c.options.mode));
-              per_record_table.push_back(gemm_fit->second.table.predict_s(
-                  {s.flops, s.flops / (peak * kTera), row.memory_s, s.time_s}));
+            std::vector<const GemmShapeRow *> rows = matching_rows(rows_it->second, g, b.tp);
+            for (const GemmShapeRow *row : rows) {
+              const auto &s = row->sample;
+              // Ranks taking turns on a core give it the sum of their own times: each rank's own
+              // call, not the lockstep call that waits for the slowest of them.
+              const double turns =
+                  per_core > 1 && s.own_time_s > 0 ? per_core * s.own_time_s / s.time_s : per_core;
+              per_record.push_back(turns * gemm_time_s(s.flops, peak, row->compute_efficiency,
+                                                       row->memory_s, c.options.mode));
+              per_record_table.push_back(
+                  turns * gemm_fit->second.table.predict_s(
+                              {s.flops, s.flops / (peak * kTera), row->memory_s, s.time_s}));
             }
+            if (!rows.empty())
+              p.source = fmt::format(
+                  "{} {} {} at tp {}: {} record(s){}{}", gemm_source, view->dtype, g.name, b.tp,
+                  rows.size(),
+                  rows.front()->sample.cores.shared() ? " (their ranks shared cores too)" : "",
+                  per_core > 1 ? fmt::format(", × {} ranks per core on their "
+                                             "own call times",
+                                             per_core)
+                               : "");
           }
           if (!per_record.empty()) {
             p.predicted_s = median(per_record);
             p.step_table_s = median(per_record_table);
-            p.source = fmt::format("{} {} {} at tp {}: {} record(s)", gemm_source, view->dtype,
-                                   g.name, b.tp, per_record.size());
             gemm_s += *p.predicted_s;
             table_s += *p.step_table_s;
           } else {
@@ -223,10 +245,11 @@ nlohmann::json to_json(const std::vector<BlockPrediction> &predictions) {
                    {"model", b.model},
                    {"tp", b.tp},
                    {"sequence_parallel", b.sequence_parallel},
-                   {"blas_threads", b.blas_threads},
-                   {"ranks_per_host", b.ranks_per_host},
-                   {"host_cores", b.host_cores},
+                   {"blas_threads", b.cores.threads_per_rank},
+                   {"ranks_per_host", b.cores.ranks_per_host},
+                   {"host_cores", b.cores.host_cores},
                    {"shares_cores", b.shares_cores()},
+                   {"ranks_per_core", b.cores.ranks_per_core()},
                    {"measured_s", b.measured_s},
                    {"measured_p10_s", b.measured_p10_s},
                    {"measured_p90_s", b.measured_p90_s},
@@ -256,12 +279,22 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
       "gemm.cublaslt measured at its shape, dtype and t, each TP collective at the α "
       "and β fitted on the collectives runs of its op and group size, nothing overlapped "
       "(docs/calibrate.md). *step table*: the GEMMs through the fitted Calculon matrix table "
-      "instead.\n\n"
+      "instead. † r per core: ranks took turns on the host's cores, r to a core, and each GEMM's "
+      "predicted time is r times its time with a core of its own.\n\n"
       "| model | t | sequence parallel | measured s (p10–p90) | predicted s | error % | GEMM "
       "measured / predicted s | collectives measured / predicted s | step table s | step table "
       "error % |\n|---|---|---|---|---|---|---|---|---|---|\n";
   // Files of before the core count was recorded have no shares_cores.
   const auto shares = [](const nlohmann::json &b) { return b.value("shares_cores", false); };
+  const auto t_cell = [&](const nlohmann::json &b) {
+    const int t = b["tp"].get<int>();
+    if (!shares(b))
+      return fmt::format("{}", t);
+    // Files of before the prediction scaled by it have no ranks_per_core.
+    return b.contains("ranks_per_core")
+               ? fmt::format("{} † {} per core", t, b["ranks_per_core"].get<int>())
+               : fmt::format("{} †", t);
+  };
   for (const auto &b : predictions) {
     const double measured = b["measured_s"].get<double>();
     const auto table_error =
@@ -271,10 +304,8 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
     md += fmt::format(
         "| {} | {} | {} | {:.4f} ({:.4f}–{:.4f}) | {} | {} | {:.4f} / {} | {:.4f} / {} | {} | {} "
         "|\n",
-        b["model"].get<std::string>(),
-        fmt::format("{}{}", b["tp"].get<int>(), shares(b) ? " †" : ""),
-        b["sequence_parallel"].get<bool>() ? "yes" : "no", measured,
-        b["measured_p10_s"].get<double>(), b["measured_p90_s"].get<double>(),
+        b["model"].get<std::string>(), t_cell(b), b["sequence_parallel"].get<bool>() ? "yes" : "no",
+        measured, b["measured_p10_s"].get<double>(), b["measured_p90_s"].get<double>(),
         cell(b["predicted_s"], "{:.4f}"),
         b["error"].is_number() ? fmt::format("{:+.2f}", 100 * b["error"].get<double>()) : "–",
         b["measured_gemm_s"].get<double>(), cell(b["predicted_gemm_s"], "{:.4f}"),
@@ -282,30 +313,25 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
         cell(b["step_table_s"], "{:.4f}"),
         table_error.is_number() ? fmt::format("{:+.2f}", 100 * table_error.get<double>()) : "–");
   }
-  // The error's range where the model's premise holds, and what † means.
-  std::vector<double> own_cores;
-  int shared = 0;
-  for (const auto &b : predictions) {
-    if (shares(b))
-      ++shared;
-    else if (b["error"].is_number())
-      own_cores.push_back(100 * b["error"].get<double>());
-  }
-  if (!own_cores.empty()) {
-    const auto [lo, hi] = std::minmax_element(own_cores.begin(), own_cores.end());
-    const auto within = std::count_if(own_cores.begin(), own_cores.end(),
-                                      [](double e) { return std::fabs(e) <= 3.0; });
-    md += fmt::format("\nWhere every rank has cores of its own: error {:+.2f} to {:+.2f} %, {} of "
-                      "{} within 3 %.\n",
-                      *lo, *hi, within, own_cores.size());
-  }
-  if (shared > 0)
+  // The error's range apart where each rank had its cores and where ranks took turns.
+  std::vector<double> own_cores, shared_cores;
+  for (const auto &b : predictions)
+    if (b["error"].is_number())
+      (shares(b) ? shared_cores : own_cores).push_back(100 * b["error"].get<double>());
+  const auto range = [](const std::vector<double> &errors) {
+    const auto [lo, hi] = std::minmax_element(errors.begin(), errors.end());
+    const auto within =
+        std::count_if(errors.begin(), errors.end(), [](double e) { return std::fabs(e) <= 3.0; });
+    return fmt::format("error {:+.2f} to {:+.2f} %, {} of {} within 3 %", *lo, *hi, within,
+                       errors.size());
+  };
+  if (!own_cores.empty())
+    md += fmt::format("\nWhere every rank has cores of its own: {}.\n", range(own_cores));
+  if (!shared_cores.empty())
     md += fmt::format(
-        "\n† {} block{}: more ranks × BLAS threads than the host's cores. The ranks take turns on "
-        "a core, which Calculon's model (one processor per rank) does not describe: a "
-        "collective waits for a rank that is not running, and the coefficients measured each "
-        "rank's own time. The error there is no test of the coefficients.\n",
-        shared, shared == 1 ? "" : "s");
+        "\n† Where ranks take turns on cores: {}. Calculon's model gives each rank a processor of "
+        "its own and has no such term; on a GPU cluster r is 1.\n",
+        range(shared_cores));
   for (const auto &b : predictions)
     for (const auto &m : b["missing"])
       md += fmt::format("\n- {} t = {}: no coefficient for {}", b["model"].get<std::string>(),

@@ -11,6 +11,10 @@
 //                                          time through Network.time: latency + S·scalar·(1 +
 //                                          offset/t) / (bandwidth·efficiency))
 // with nothing overlapped (Calculon's tensor_par_overlap none: every TP collective exposed).
+// Where r ranks share each core (more ranks × BLAS threads than the host has cores), the core
+// runs the GEMMs of r ranks in turns: r × a rank's own call time (lockstep.own_time_s, not the
+// lockstep time that waits for the slowest rank), from gemm.cpu_blas records whose ranks had cores
+// of their own. Calculon has no such term (one processor per rank: r = 1 on any cluster).
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -19,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/calibrate/calibration.h"
+#include "analysis/calibrate/core_share.h"
 #include "analysis/run_set.h"
 
 namespace railgauge::calibrate {
@@ -45,14 +50,9 @@ struct BlockPrediction {
   std::string run, model; // model: "cpu-small (h 1024, s 256, b 1, 16 heads, ffn 4096)"
   int tp = 0;
   bool sequence_parallel = false;
-  int blas_threads = 0, ranks_per_host = 0;
-  int host_cores = 0; // the run's inventory (machine.cores); 0 when the run does not say
-  // More ranks × BLAS threads than the host has cores: ranks take turns on a core, which
-  // Calculon's model (one processor per rank) does not describe, so the error there is no test
-  // of the coefficients (docs/calibrate.md, "A block predicted").
-  bool shares_cores() const {
-    return host_cores > 0 && ranks_per_host * std::max(1, blas_threads) > host_cores;
-  }
+  CoreShare cores; // ranks and BLAS threads per host, and the run inventory's core count
+  // More ranks × BLAS threads than the host has cores: ranks take turns on a core.
+  bool shares_cores() const { return cores.shared(); }
   double measured_s = 0, measured_p10_s = 0, measured_p90_s = 0;
   double measured_gemm_s = 0, measured_collective_s = 0; // the record's phase sums
   std::vector<BlockPhasePrediction> phases;

@@ -117,7 +117,7 @@ std::optional<OverlapSample> overlap_sample(const Record &r, std::size_t hosts_i
   return o;
 }
 
-std::optional<GemmSample> gemm_sample(const Record &r, std::string &why) {
+std::optional<GemmSample> gemm_sample(const Record &r, int host_cores, std::string &why) {
   const auto v = gemm::record::gemm_call_view(r);
   if (!v || !v->flops_per_call || !v->bytes_per_call || !v->time_s || v->dtype.empty() ||
       !(*v->time_s > 0) || !(*v->flops_per_call > 0)) {
@@ -147,6 +147,8 @@ std::optional<GemmSample> gemm_sample(const Record &r, std::string &why) {
   s.bytes_per_call = *v->bytes_per_call;
   s.bytes = *v->bytes_per_call / s.count;
   s.key = r.key;
+  s.cores = {v->ranks_per_host, v->blas_threads, host_cores};
+  s.own_time_s = v->own_time_s.value_or(0);
   return s;
 }
 
@@ -269,9 +271,12 @@ Samples extract_samples(const analysis::RunSet &runs) {
   // Every record in load order (RunSet::records() lives in railgauge_analysis, which links
   // this library, not the other way round).
   std::vector<const Record *> all;
+  std::map<std::string, int> host_cores; // by run id, from its manifest
   for (const auto &run : runs.runs)
-    for (const auto &r : run.records)
+    for (const auto &r : run.records) {
       all.push_back(&r);
+      host_cores.emplace(r.run, manifest_host_cores(run.manifest));
+    }
   // Hosts per group among ok records: a group whose ranks' records come from several hosts
   // spanned nodes.
   std::map<std::string, std::set<std::string>> hosts;
@@ -304,7 +309,7 @@ Samples extract_samples(const analysis::RunSet &runs) {
     std::string why;
     bool used = false;
     if (family == gemm::record::kFamily) {
-      if (auto g = gemm_sample(r, why))
+      if (auto g = gemm_sample(r, host_cores[r.run], why))
         out.gemm.push_back(*g), used = true;
     } else if (family == memory::record::kFamily) {
       if (auto m = memory_sample(r, why))

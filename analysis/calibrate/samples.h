@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/calibrate/core_share.h"
 #include "analysis/run_set.h"
 
 namespace railgauge::calibrate {
@@ -32,6 +33,9 @@ struct GemmSample {
   int tp = 0;    // 0 = not a TP-sweep point
   int count = 1; // GEMMs one call runs (params.gemm_count): 2 for a BMM's dgrad, else 1
   std::string key;
+  CoreShare cores; // the CPU backend's ranks and threads on the run's host
+  // In lockstep: this rank's own median call (time_s waits for the slowest rank); 0 = not given
+  double own_time_s = 0;
 };
 
 struct MemorySample {

@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <cstddef>
 
-#include <fmt/format.h>
-
 #include "harness/cpus_given.h"
+#include "harness/openblas_kernels.h"
 
 namespace railgauge::collectives {
 namespace {
@@ -43,9 +42,7 @@ void HostGemmLoad::run() {
 
 int HostGemmLoad::threads() const { return openblas_get_num_threads(); }
 
-std::string HostGemmLoad::library() const {
-  return fmt::format("OpenBLAS {} ({})", openblas_get_config(), openblas_get_corename());
-}
+std::string HostGemmLoad::library() const { return openblas_description(); }
 
 std::uint64_t HostGemmLoad::count_wrong(int samples) const {
   const auto n = static_cast<std::uint64_t>(mnk_);

@@ -102,9 +102,9 @@ TEST(BlockPrediction, KnownCoefficientsGiveAKnownBlockTime) {
   EXPECT_NE(md.find("| +10.40 |"), std::string::npos) << md;
 }
 
-// 4 ranks of 1 BLAS thread on a 2-core host (the run's inventory says so) share cores: the row
-// is marked, and the error range is given over the blocks whose ranks had cores of their own.
-TEST(BlockPrediction, RanksSharingCoresAreMarkedAndLeftOutOfTheRange) {
+// 4 ranks of 1 BLAS thread on a 2-core host (the run's inventory says so) take turns, 2 to a
+// core: each GEMM's predicted time doubles, and the row is marked and given its own error range.
+TEST(BlockPrediction, RanksSharingCoresRunTheirGemmsAtAShareOfACore) {
   Record alone = block_record(2), shared = block_record(2);
   alone.params["ranks_per_host"] = 2;
   alone.params["blas_threads"] = 1;
@@ -119,20 +119,56 @@ TEST(BlockPrediction, RanksSharingCoresAreMarkedAndLeftOutOfTheRange) {
   ASSERT_EQ(p.size(), 2u);
   EXPECT_FALSE(p[0].shares_cores());
   EXPECT_TRUE(p[1].shares_cores());
+  EXPECT_EQ(p[1].cores.ranks_per_core(), 2);
+  EXPECT_NEAR(*p[0].predicted_gemm_s, 3.5e-3, 1e-12);
+  EXPECT_NEAR(*p[1].predicted_gemm_s, 7e-3, 1e-12);
+  EXPECT_NEAR(*p[1].step_table_s, 2 * 5e-3 + 2.02e-3, 1e-9); // the step table's GEMMs too
+  EXPECT_NE(p[1].phases[0].source.find("× 2 ranks per core"), std::string::npos)
+      << p[1].phases[0].source;
   const auto md = block_prediction_markdown(to_json(p));
-  EXPECT_NE(md.find("| 2 † | yes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2 † 2 per core | yes |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 2 | no |"), std::string::npos) << md;
   EXPECT_NE(md.find("Where every rank has cores of its own: error +10.40 to +10.40 %, 0 of 1 "
                     "within 3 %."),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("† 1 block: more ranks × BLAS threads than the host's cores"),
+  // (7 + 2.02) ms against 5 ms measured.
+  EXPECT_NE(md.find("† Where ranks take turns on cores: error +80.40 to +80.40 %, 0 of 1 within "
+                    "3 %."),
             std::string::npos)
       << md;
-  // Without an inventory nothing is known of the cores, and nothing is marked.
+  // Measured in lockstep, a rank's own call (here 0.9 of the lockstep call that waits for the
+  // slowest rank) is what a core shared in turns adds up.
+  Calibration lockstep = known_coefficients();
+  lockstep.gemm_shapes["fp32"].front().sample.own_time_s = 0.9 * 3.5e-3;
+  EXPECT_NEAR(*predict_blocks(runs, lockstep)[1].predicted_gemm_s, 2 * 0.9 * 3.5e-3, 1e-12);
+  EXPECT_NEAR(*predict_blocks(runs, lockstep)[0].predicted_gemm_s, 3.5e-3, 1e-12);
+  // Without an inventory nothing is known of the cores, and nothing is scaled.
   analysis::RunSet bare;
   bare.runs.push_back({"bare", nullptr, {shared}});
-  EXPECT_FALSE(predict_blocks(bare, known_coefficients())[0].shares_cores());
+  const auto b = predict_blocks(bare, known_coefficients());
+  EXPECT_FALSE(b[0].shares_cores());
+  EXPECT_NEAR(*b[0].predicted_gemm_s, 3.5e-3, 1e-12);
+}
+
+// A GEMM measured by ranks taking turns leaves the turns out of its lockstep time: the records
+// whose ranks had cores of their own are used when there are any, the others only when not.
+TEST(BlockPrediction, GemmRecordsOfRanksWithCoresOfTheirOwnComeFirst) {
+  Calibration c = known_coefficients();
+  GemmShapeRow turns = c.gemm_shapes["fp32"].front();
+  turns.compute_efficiency = 0.4; // 5 ms + 1 ms: what the own-core row (3.5 ms) must win over
+  turns.sample.cores = {4, 1, 2};
+  c.gemm_shapes["fp32"].push_back(turns);
+  analysis::RunSet runs;
+  runs.runs.push_back({"synthetic", nullptr, {block_record(2)}});
+  auto p = predict_blocks(runs, c);
+  EXPECT_NEAR(*p[0].predicted_gemm_s, 3.5e-3, 1e-12);
+  EXPECT_NE(p[0].phases[0].source.find("1 record(s)"), std::string::npos) << p[0].phases[0].source;
+  c.gemm_shapes["fp32"].erase(c.gemm_shapes["fp32"].begin());
+  p = predict_blocks(runs, c);
+  EXPECT_NEAR(*p[0].predicted_gemm_s, 6e-3, 1e-12);
+  EXPECT_NE(p[0].phases[0].source.find("their ranks shared cores too"), std::string::npos)
+      << p[0].phases[0].source;
 }
 
 // The GPU block (bf16 cuBLASLt GEMMs) is predicted from the bf16 coefficients that gemm.cublaslt

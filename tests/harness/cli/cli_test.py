@@ -228,6 +228,38 @@ class RunTest(unittest.TestCase):
             # No GPU (or a build without NCCL): the reason says which.
             self.assertRegex(rec["reason"], "no usable CUDA device|built without NCCL")
 
+    def blas_library_of_a_gemm(self, env):
+        out = tempfile.mkdtemp(dir=self.out)
+        r = subprocess.run([BINARY, "gemm", "--filter", "gemm.cpu_blas_size", "-a", "m=64",
+                            "-a", "dtype=fp32", "--time-budget", "0.01", "--out", out, "-q"],
+                           capture_output=True, text=True, timeout=300, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        records = [rec for rec in records_of(only_run_dir(out)) if rec["status"] == "ok"]
+        self.assertTrue(records)
+        return records[0]["params"]["blas_library"]
+
+    def test_openblas_runs_the_kernels_of_this_cpu(self):
+        # OpenBLAS 0.3.21 gives a CPU newer than itself (Emerald Rapids) its generic Prescott
+        # kernels, 3.8x slower there; railgauge restarts itself with OPENBLAS_CORETYPE set
+        # (harness/openblas_kernels.h). Where the OS gives AVX2, Prescott must never run.
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+        library = self.blas_library_of_a_gemm(env)
+        if not library:
+            self.skipTest("built without OpenBLAS")
+        flags = set()
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+        if {"avx2", "fma"} <= flags:
+            self.assertNotIn("(Prescott)", library)
+        # A core the user names is kept, and nothing is said of it.
+        env["OPENBLAS_CORETYPE"] = "Prescott"
+        library = self.blas_library_of_a_gemm(env)
+        self.assertIn("(Prescott)", library)
+        self.assertNotIn("set by railgauge", library)
+
 
 class BadInputTest(unittest.TestCase):
     def setUp(self):
