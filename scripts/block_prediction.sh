@@ -9,7 +9,10 @@
 # Ranks are MPI processes (mpirun; t = 1 is one process on every core). Where t exceeds the
 # cores, the block's ranks take turns on them, and the GEMMs are measured at t's shapes by one
 # rank per core: calibrate scales them by the ranks per core (docs/calibrate.md). Run it on a
-# quiet machine: anything else on the cores lands in one measurement and not in the other.
+# quiet machine: anything else on the cores lands in one measurement and not in the other. A VM's
+# speed drifts over minutes (one GEMM's median moved by up to 50 % between rounds on this 2-core
+# VM), so the whole sequence runs ROUNDS times (default 3), GEMMs and blocks alternating:
+# calibrate takes the median over the rounds of each, so one slow round does not decide it.
 # RAILGAUGE names the binary (default build/bin/railgauge). Writes OUT_DIR/runs and OUT_DIR/cal
 # (fit_report.md, "A block predicted").
 set -euo pipefail
@@ -30,23 +33,27 @@ launch_of() {
     echo mpirun --oversubscribe --allow-run-as-root --bind-to core:overload-allowed -np "$1"
   fi
 }
-for t in "${tps[@]}"; do
-  read -ra launch <<<"$(launch_of "$t")"
-  read -ra gemm_launch <<<"$(launch_of $((t < cores ? t : cores)))"
-  for model in "${models[@]}"; do
-    # shellcheck disable=SC2086 # each model is several -a options
-    "${gemm_launch[@]}" "$bin" gemm --filter gemm.cpu_blas -a tp="$t" -a dtype=fp32 $model \
-      --time-budget 0.4 --out "$runs" -q
-    # shellcheck disable=SC2086
-    "${launch[@]}" "$bin" block $model -a sequence_parallel=0,1 -a iterations=40 -a warmup=3 \
-      --out "$runs" -q
-  done
-  if [ "$t" -gt 1 ]; then
-    for op in all_reduce all_gather reduce_scatter; do
-      "${launch[@]}" "$bin" collectives --filter "collectives.mpi_$op" \
-        -a size_bytes=128KiB:8MiB:*2 --out "$runs" -q
+rounds=${ROUNDS:-3}
+for round in $(seq "$rounds"); do
+  echo "block_prediction: round $round of $rounds" >&2
+  for t in "${tps[@]}"; do
+    read -ra launch <<<"$(launch_of "$t")"
+    read -ra gemm_launch <<<"$(launch_of $((t < cores ? t : cores)))"
+    for model in "${models[@]}"; do
+      # shellcheck disable=SC2086 # each model is several -a options
+      "${gemm_launch[@]}" "$bin" gemm --filter gemm.cpu_blas -a tp="$t" -a dtype=fp32 $model \
+        --time-budget 0.4 --out "$runs" -q
+      # shellcheck disable=SC2086
+      "${launch[@]}" "$bin" block $model -a sequence_parallel=0,1 -a iterations=40 -a warmup=3 \
+        --out "$runs" -q
     done
-  fi
+    if [ "$t" -gt 1 ]; then
+      for op in all_reduce all_gather reduce_scatter; do
+        "${launch[@]}" "$bin" collectives --filter "collectives.mpi_$op" \
+          -a size_bytes=128KiB:8MiB:*2 --out "$runs" -q
+      done
+    fi
+  done
 done
 "$bin" calibrate "$runs" --out "$out/cal"
 echo "block_prediction: $out/cal/fit_report.md, section 'A block predicted'"

@@ -90,6 +90,39 @@ std::vector<const GemmShapeRow *> matching_rows(const std::vector<GemmShapeRow> 
   return own.empty() ? shared : own;
 }
 
+// One row per block point: the runs of one point (the same model, t, sequence parallelism and
+// ranks per core, measured in rounds between the GEMM runs: scripts/block_prediction.sh) give the
+// median of their medians, p10s and p90s; the run of the median stands for the point's phases.
+// Predictions of one point are the same in every run: they read the same coefficients.
+std::vector<BlockPrediction> merge_repeated_points(std::vector<BlockPrediction> all) {
+  const auto point = [](const BlockPrediction &b) {
+    return std::make_tuple(b.model, b.sequence_parallel, b.tp, b.cores.ranks_per_core());
+  };
+  std::sort(all.begin(), all.end(), [&](const BlockPrediction &a, const BlockPrediction &b) {
+    return std::make_tuple(point(a), a.measured_s, a.run) <
+           std::make_tuple(point(b), b.measured_s, b.run);
+  });
+  std::vector<BlockPrediction> out;
+  for (auto first = all.begin(); first != all.end();) {
+    const auto last = std::find_if(
+        first, all.end(), [&](const BlockPrediction &b) { return point(b) != point(*first); });
+    std::vector<double> measured, p10, p90;
+    for (auto it = first; it != last; ++it) {
+      measured.push_back(it->measured_s);
+      p10.push_back(it->measured_p10_s);
+      p90.push_back(it->measured_p90_s);
+    }
+    BlockPrediction b = std::move(*(first + (last - first - 1) / 2));
+    b.runs = static_cast<int>(measured.size());
+    b.measured_s = median(measured);
+    b.measured_p10_s = median(p10);
+    b.measured_p90_s = median(p90);
+    out.push_back(std::move(b));
+    first = last;
+  }
+  return out;
+}
+
 } // namespace
 
 double gemm_time_s(double flops, double peak_tflops, double efficiency, double memory_s,
@@ -219,11 +252,7 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
       out.push_back(std::move(b));
     }
   }
-  std::sort(out.begin(), out.end(), [](const BlockPrediction &a, const BlockPrediction &b) {
-    return std::tie(a.model, a.sequence_parallel, a.tp, a.run) <
-           std::tie(b.model, b.sequence_parallel, b.tp, b.run);
-  });
-  return out;
+  return merge_repeated_points(std::move(out));
 }
 
 nlohmann::json to_json(const std::vector<BlockPrediction> &predictions) {
@@ -250,6 +279,7 @@ nlohmann::json to_json(const std::vector<BlockPrediction> &predictions) {
                    {"host_cores", b.cores.host_cores},
                    {"shares_cores", b.shares_cores()},
                    {"ranks_per_core", b.cores.ranks_per_core()},
+                   {"runs", b.runs},
                    {"measured_s", b.measured_s},
                    {"measured_p10_s", b.measured_p10_s},
                    {"measured_p90_s", b.measured_p90_s},
@@ -302,10 +332,11 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
             ? nlohmann::json((b["step_table_s"].get<double>() - measured) / measured)
             : nlohmann::json(nullptr);
     md += fmt::format(
-        "| {} | {} | {} | {:.4f} ({:.4f}–{:.4f}) | {} | {} | {:.4f} / {} | {:.4f} / {} | {} | {} "
+        "| {} | {} | {} | {:.4f} ({:.4f}–{:.4f}){} | {} | {} | {:.4f} / {} | {:.4f} / {} | {} | {} "
         "|\n",
         b["model"].get<std::string>(), t_cell(b), b["sequence_parallel"].get<bool>() ? "yes" : "no",
         measured, b["measured_p10_s"].get<double>(), b["measured_p90_s"].get<double>(),
+        b.value("runs", 1) > 1 ? fmt::format(", {} runs", b.value("runs", 1)) : "",
         cell(b["predicted_s"], "{:.4f}"),
         b["error"].is_number() ? fmt::format("{:+.2f}", 100 * b["error"].get<double>()) : "–",
         b["measured_gemm_s"].get<double>(), cell(b["predicted_gemm_s"], "{:.4f}"),

@@ -53,6 +53,7 @@ struct BlockPrediction {
   CoreShare cores; // ranks and BLAS threads per host, and the run inventory's core count
   // More ranks × BLAS threads than the host has cores: ranks take turns on a core.
   bool shares_cores() const { return cores.shared(); }
+  int runs = 1; // runs of this point: the measured times are the median of theirs
   double measured_s = 0, measured_p10_s = 0, measured_p90_s = 0;
   double measured_gemm_s = 0, measured_collective_s = 0; // the record's phase sums
   std::vector<BlockPhasePrediction> phases;
@@ -62,7 +63,8 @@ struct BlockPrediction {
   std::optional<double> error() const; // (predicted - measured) / measured
 };
 
-// One prediction per block.transformer_tp point (rank 0's record of each run and point).
+// One prediction per block.transformer_tp point (rank 0's records; several runs of a point give
+// the median of theirs).
 std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const Calibration &c);
 
 nlohmann::json to_json(const std::vector<BlockPrediction> &predictions);

@@ -1,5 +1,6 @@
 // The block prediction's arithmetic on coefficients given by hand: a known GEMM efficiency and
 // memory term, a known α and β, give a known block time; the block plan's steps and sizes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analysis/calibrate/block_prediction.h"
@@ -149,6 +150,28 @@ TEST(BlockPrediction, RanksSharingCoresRunTheirGemmsAtAShareOfACore) {
   const auto b = predict_blocks(bare, known_coefficients());
   EXPECT_FALSE(b[0].shares_cores());
   EXPECT_NEAR(*b[0].predicted_gemm_s, 3.5e-3, 1e-12);
+}
+
+// A point measured in several runs (rounds between the GEMM runs) is one row: the median of the
+// runs' medians, p10s and p90s.
+TEST(BlockPrediction, RunsOfOnePointAreOneRowOfTheirMedian) {
+  analysis::RunSet runs;
+  for (double median_s : {7e-3, 5e-3, 6e-3}) {
+    Record r = block_record(2);
+    r.run = fmt::format("round at {}", median_s);
+    r.metrics["time_s"] = {
+        {"median", median_s}, {"p10", median_s - 1e-4}, {"p90", median_s + 1e-4}};
+    runs.runs.push_back({r.run, nullptr, {r}});
+  }
+  const auto p = predict_blocks(runs, known_coefficients());
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].runs, 3);
+  EXPECT_DOUBLE_EQ(p[0].measured_s, 6e-3);
+  EXPECT_DOUBLE_EQ(p[0].measured_p90_s, 6.1e-3);
+  EXPECT_EQ(p[0].run, "round at 0.006");
+  EXPECT_NEAR(*p[0].error(), (5.52e-3 - 6e-3) / 6e-3, 1e-9);
+  const auto md = block_prediction_markdown(to_json(p));
+  EXPECT_NE(md.find("| 0.0060 (0.0059–0.0061), 3 runs |"), std::string::npos) << md;
 }
 
 // A GEMM measured by ranks taking turns leaves the turns out of its lockstep time: the records
