@@ -156,7 +156,9 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
       b.model = model_label(*view);
       b.tp = view->tp;
       b.sequence_parallel = view->sequence_parallel;
-      b.cores = {view->ranks_per_host, view->blas_threads, host_cores};
+      // A GPU block's GEMMs run on its GPUs, whatever the host's cores.
+      if (view->key != rec::kTransformerTpGpu)
+        b.cores = {view->ranks_per_host, view->blas_threads, host_cores};
       const int per_core = b.cores.ranks_per_core();
       b.measured_s = view->time_s.value_or(0);
       b.measured_p10_s = view->time_p10_s.value_or(0);

@@ -200,8 +200,9 @@ TEST(BlockPrediction, TheGpuBlockTakesTheCoefficientsOfItsDtype) {
   Record gpu = block_record(2);
   gpu.key = "block.transformer_tp_gpu";
   gpu.params["dtype"] = "bf16";
+  gpu.params["ranks_per_host"] = 8; // more GPU ranks than the host's cores: its GEMMs run on GPUs
   analysis::RunSet runs;
-  runs.runs.push_back({"gpu", nullptr, {gpu}});
+  runs.runs.push_back({"gpu", {{"inventory", {{"machine", {{"cores", 2}}}}}}, {gpu}});
   const Calibration fp32_only = known_coefficients();
   auto p = predict_blocks(runs, fp32_only);
   ASSERT_EQ(p.size(), 1u);
@@ -224,6 +225,7 @@ TEST(BlockPrediction, TheGpuBlockTakesTheCoefficientsOfItsDtype) {
   EXPECT_NE(p[0].phases[0].source.find("gemm.cublaslt bf16 qkv.fwd at tp 2"), std::string::npos)
       << p[0].phases[0].source;
   EXPECT_NE(p[0].model.find("; GPU, bf16)"), std::string::npos) << p[0].model;
+  EXPECT_FALSE(p[0].shares_cores());
 }
 
 // Where no GPU answers (this build's CI), every point of the GPU block is waived with the reason,
