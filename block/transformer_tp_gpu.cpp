@@ -20,6 +20,7 @@
 #include "collectives/nccl/nccl_point.h"
 #include "collectives/nccl/nccl_session.h"
 #include "collectives/wrong_elements.h"
+#include "gemm/cuda/cublaslt.h"
 #include "gemm/cuda/cublaslt_plan.h"
 #include "gemm/cuda/gemm_kernels.h"
 #include "gemm/cuda/lt_matmul.h"
@@ -46,6 +47,22 @@ constexpr std::size_t kElementBytes = 2; // bf16
 
 std::uint64_t gemm_elements(const gemm::GemmShape &g, std::int64_t rows, std::int64_t cols) {
   return static_cast<std::uint64_t>(g.batch * rows * cols);
+}
+
+// What make_steps() allocates on each GPU, at most: every step its output, a GEMM its weights
+// and input, a collective its input; and the cuBLASLt workspace.
+std::uint64_t block_device_bytes(const std::vector<BlockStep> &steps) {
+  std::uint64_t elements = 0;
+  for (const BlockStep &step : steps) {
+    if (step.kind == StepKind::gemm) {
+      const auto &g = step.gemm.shape;
+      elements +=
+          gemm_elements(g, g.m, g.k) + gemm_elements(g, g.k, g.n) + gemm_elements(g, g.m, g.n);
+    } else {
+      elements += 2 * static_cast<std::uint64_t>(step.size_elements);
+    }
+  }
+  return elements * kElementBytes + gemm::kLtWorkspaceBytes;
 }
 
 // One step on one GPU. A GEMM's input is the previous step's output where the element counts
@@ -201,19 +218,21 @@ void enqueue_block(collectives::NcclSession &s, std::vector<LocalBlock> &locals)
   }
 }
 
-// Each step's time in the last block enqueued, the slowest local GPU's. Waits for the block's
-// last event: the lockstep loop does not wait for a warm-up block itself.
-std::vector<double> step_times_s(const std::vector<LocalBlock> &locals) {
-  std::vector<double> out(locals.front().steps.size(), 0.0);
-  for (const auto &l : locals) {
+// Appends each step's time in the last block enqueued to its local GPU's list (`per_gpu[i]`,
+// one rank's times: the phase metrics take the max over ranks of each rank's summed phases, so
+// one process driving several GPUs reports what one process per GPU does). Waits for the
+// block's last event: the lockstep loop does not wait for a warm-up block itself.
+void append_step_times_s(const std::vector<LocalBlock> &locals,
+                         std::vector<std::vector<double>> &per_gpu) {
+  for (std::size_t i = 0; i < locals.size(); ++i) {
+    const auto &l = locals[i];
     RAILGAUGE_CUDA_CALL(cudaEventSynchronize(l.marks.back().get()));
-    for (std::size_t j = 0; j < out.size(); ++j) {
+    for (std::size_t j = 0; j + 1 < l.marks.size(); ++j) {
       float ms = 0;
       RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&ms, l.marks[j].get(), l.marks[j + 1].get()));
-      out[j] = std::max(out[j], ms * 1e-3);
+      per_gpu[i].push_back(ms * 1e-3);
     }
   }
-  return out;
 }
 
 // Sampled elements of a GEMM step's output against fp64 on the GPU; the number over the bound.
@@ -276,8 +295,26 @@ public:
     if (ctx.world_size() > 1 && !ctx.store())
       return "a multi-rank NCCL run needs the run's store (launch under srun or mpirun)";
     const int tp = ctx.world_size() > 1 ? ctx.world_size() : gpu::cuda_device_count();
-    if (auto why = gemm::tp_split_problem(gemm::point_model(point), tp))
+    const gemm::ModelShape model = gemm::point_model(point);
+    if (auto why = gemm::tp_split_problem(model, tp))
       return "not applicable: " + *why;
+    // One process drives every visible GPU, and each holds every step's buffers (no step reuses
+    // another's output buffer: each is checked after the block). Under srun or mpirun a rank
+    // knows its GPU only once the session has compared hosts; there a rank that cannot allocate
+    // fails the point, and the others' lockstep wait times out naming it.
+    if (ctx.world_size() > 1)
+      return std::nullopt;
+    const auto need = static_cast<double>(
+        block_device_bytes(tp_block_steps(model, tp, point.integer("sequence_parallel") != 0)));
+    for (int d = 0; d < tp; ++d) {
+      const auto info = gpu::cuda_device_info(d);
+      if (need > gemm::kMaxFreeMemoryShare * static_cast<double>(info.free_memory_bytes))
+        return fmt::format("the block's buffers need {:.3g} GB per GPU, more than {:.0f}% of the "
+                           "{:.3g} GB free on GPU {} ({}): use a larger t or a smaller "
+                           "seq/micro_batch",
+                           need / 1e9, 100 * gemm::kMaxFreeMemoryShare,
+                           static_cast<double>(info.free_memory_bytes) / 1e9, d, info.name);
+    }
     return std::nullopt;
   }
 
@@ -299,13 +336,13 @@ public:
     // Declared after the buffers: a failed point drains the streams under the watchdog first.
     collectives::DrainOnFailure drain(s, settings.timeout_s);
 
-    std::vector<double> step_s; // this process: block after block, one time per step
-    bool pending = false;       // a block was enqueued whose step times are not yet read
+    // Per local GPU: block after block, one time per step.
+    std::vector<std::vector<double>> step_s(locals.size());
+    bool pending = false; // a block was enqueued whose step times are not yet read
     const auto read_pending = [&] {
       if (!pending)
         return;
-      const auto times = step_times_s(locals);
-      step_s.insert(step_s.end(), times.begin(), times.end());
+      append_step_times_s(locals, step_s);
       pending = false;
     };
     // The timer waits for each block before the next call, so its events have completed.
@@ -329,17 +366,21 @@ public:
     read_pending();
 
     // The timed blocks' phases (the last `iterations`), every process's, gathered.
+    // Each local GPU is a rank of the group (ranks in order: process, then local GPU).
     const std::size_t timed = std::size_t(settings.iterations) * steps.size();
-    if (step_s.size() < timed)
-      throw BackendError(fmt::format("{}: {} step times for {} timed blocks of {} steps", key(),
-                                     step_s.size(), settings.iterations, steps.size()));
-    const std::vector<double> mine(step_s.end() - std::ptrdiff_t(timed), step_s.end());
+    std::vector<double> mine;
+    for (const auto &times : step_s) {
+      if (times.size() < timed)
+        throw BackendError(fmt::format("{}: {} step times for {} timed blocks of {} steps", key(),
+                                       times.size(), settings.iterations, steps.size()));
+      mine.insert(mine.end(), times.end() - std::ptrdiff_t(timed), times.end());
+    }
     const std::vector<double> all = group.all_gather(mine);
 
     Outcome out;
     out.metrics = r.to_json();
-    add_block_metrics(out.metrics, steps, all, group.size(), settings.iterations, r.time_s.median,
-                      kElementBytes);
+    add_block_metrics(out.metrics, steps, all, int(all.size() / timed), settings.iterations,
+                      r.time_s.median, kElementBytes);
     if (!refused.empty())
       out.metrics["refused_algos"] = std::move(refused);
     collectives::add_nccl_identity(out.metrics);
@@ -354,7 +395,7 @@ public:
         for (std::size_t j = 0; j < l.steps.size(); ++j) {
           const GpuStep &b = l.steps[j];
           if (b.step->kind == StepKind::gemm) {
-            if (hooks_->before_check)
+            if (hooks_ && hooks_->before_check)
               hooks_->before_check(b.output->get(), b.output_elements * kElementBytes, l.device);
             wrong_here[0] += double(wrong_gemm_elements(b, s.stream(l.local), kSeed + j));
           } else {
