@@ -3,7 +3,7 @@
 // kernel set for the CPU when it loads; a CPU newer than the library gets its generic x86-64 set,
 // "Prescott" (SSE3). OpenBLAS 0.3.21 does so on Intel family 6 model 207 (Emerald Rapids), where
 // the cpu-small block ran 3.8x slower than with its AVX-512 kernels: 0.32 s against 0.085 s
-// (docs/gemm.md, "OpenBLAS's kernels"). OPENBLAS_CORETYPE names the set instead, but is read only
+// (docs/gemm.md, CPU backend, "Kernels"). OPENBLAS_CORETYPE names the set instead, but is read only
 // when the library loads, before main: so railgauge restarts itself with it set.
 #include <optional>
 #include <string>
