@@ -306,15 +306,9 @@ public:
       return std::nullopt;
     const auto need = static_cast<double>(
         block_device_bytes(tp_block_steps(model, tp, point.integer("sequence_parallel") != 0)));
-    for (int d = 0; d < tp; ++d) {
-      const auto info = gpu::cuda_device_info(d);
-      if (need > gemm::kMaxFreeMemoryShare * static_cast<double>(info.free_memory_bytes))
-        return fmt::format("the block's buffers need {:.3g} GB per GPU, more than {:.0f}% of the "
-                           "{:.3g} GB free on GPU {} ({}): use a larger t or a smaller "
-                           "seq/micro_batch",
-                           need / 1e9, 100 * gemm::kMaxFreeMemoryShare,
-                           static_cast<double>(info.free_memory_bytes) / 1e9, d, info.name);
-    }
+    for (int d = 0; d < tp; ++d)
+      if (auto why = gemm::tp_memory_problem(need, gpu::cuda_device_info(d), "the block's buffers"))
+        return why;
     return std::nullopt;
   }
 

@@ -28,10 +28,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "gemm/cuda/cublaslt_plan.h"
 #include "gemm/gemm_point.h"
 #include "harness/benchmark.h"
+#include "harness/cuda/device.h"
 
 namespace railgauge::gemm {
 
@@ -67,6 +69,11 @@ PeakChoice choose_gpu_peak(double axis_peak_tflops, const std::string &table_pat
 // The share of a GPU's free memory one point may take (operands of one set + workspace; the
 // rotated sets take at most half of the free memory).
 inline constexpr double kMaxFreeMemoryShare = 0.8;
+
+// Why `what` ("the operands") cannot take `need_bytes` on the GPU `info` describes (more than
+// kMaxFreeMemoryShare of its free memory), or nullopt: a TP point's waiver, naming the fix.
+std::optional<std::string> tp_memory_problem(double need_bytes, const gpu::CudaDeviceInfo &info,
+                                             std::string_view what);
 
 // A test hook, called after a measured algorithm has written its output and before the data
 // check, with the GEMM's index in the plan, its output on the device and its size in bytes.

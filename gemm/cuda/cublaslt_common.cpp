@@ -148,13 +148,18 @@ std::optional<std::string> CublasLtBenchmark::supported(const RunContext &,
   std::uint64_t set_bytes = 0;
   for (const auto &g : p.gemms)
     set_bytes += operand_set_bytes(g, o.dtype);
-  const double need = static_cast<double>(set_bytes + kLtWorkspaceBytes);
-  if (need > kMaxFreeMemoryShare * static_cast<double>(info.free_memory_bytes))
-    return fmt::format("the operands need {:.3g} GB, more than {:.0f}% of the {:.3g} GB free on "
-                       "GPU {} ({}): use a larger tp or a smaller seq/micro_batch",
-                       need / 1e9, 100 * kMaxFreeMemoryShare,
-                       static_cast<double>(info.free_memory_bytes) / 1e9, o.gpu, info.name);
-  return std::nullopt;
+  return tp_memory_problem(static_cast<double>(set_bytes + kLtWorkspaceBytes), info,
+                           "the operands");
+}
+
+std::optional<std::string> tp_memory_problem(double need_bytes, const gpu::CudaDeviceInfo &info,
+                                             std::string_view what) {
+  if (need_bytes <= kMaxFreeMemoryShare * static_cast<double>(info.free_memory_bytes))
+    return std::nullopt;
+  return fmt::format("{} need {:.3g} GB, more than {:.0f}% of the {:.3g} GB free on GPU {} ({}): "
+                     "use a larger tp or a smaller seq/micro_batch",
+                     what, need_bytes / 1e9, 100 * kMaxFreeMemoryShare,
+                     static_cast<double>(info.free_memory_bytes) / 1e9, info.index, info.name);
 }
 
 Outcome CublasLtBenchmark::run(RunContext &ctx, const Point &point) {
