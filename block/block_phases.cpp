@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "block/block_record.h"
 #include "harness/stats.h"
+#include "records/block_record.h"
 
 namespace railgauge::block {
 

@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 
 #include "block/block_phases.h"
-#include "block/block_record.h"
 #include "block/tp_block_plan.h"
 #include "block/transformer_tp_axes.h"
 #include "collectives/mpi/mpi_point.h"
@@ -25,6 +24,7 @@
 #include "harness/openblas_kernels.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
+#include "records/block_record.h"
 
 namespace railgauge::block {
 namespace {

@@ -12,7 +12,6 @@
 #include <nccl.h>
 
 #include "block/block_phases.h"
-#include "block/block_record.h"
 #include "block/tp_block_plan.h"
 #include "block/transformer_tp_axes.h"
 #include "collectives/dtype.h"
@@ -34,6 +33,7 @@
 #include "harness/cuda/resources.h"
 #include "harness/error.h"
 #include "harness/run_context.h"
+#include "records/block_record.h"
 
 namespace railgauge::block {
 namespace {

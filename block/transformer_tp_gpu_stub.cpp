@@ -1,8 +1,8 @@
 // block.transformer_tp_gpu in a build without CUDA or NCCL: every point waived, same key and axes.
-#include "block/block_record.h"
 #include "block/transformer_tp_axes.h"
 #include "block/transformer_tp_gpu.h"
 #include "railgauge/config.h"
+#include "records/block_record.h"
 
 namespace railgauge::block {
 namespace {

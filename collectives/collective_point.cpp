@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "collectives/collective_record.h"
 #include "harness/error.h"
 #include "harness/waiver.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 

@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectives/bus_bandwidth.h"
 #include "collectives/dtype.h"
 #include "collectives/groups.h"
 #include "collectives/textbook.h"
 #include "harness/axis.h"
 #include "harness/lockstep.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 

@@ -1,8 +1,8 @@
 #include "collectives/concurrent_groups.h"
 
 #include "collectives/collective_point.h"
-#include "collectives/collective_record.h"
 #include "collectives/with_gemm.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collectives/bus_bandwidth.h"
 #include "harness/lockstep.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 

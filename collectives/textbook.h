@@ -30,8 +30,8 @@
 #include <string_view>
 #include <vector>
 
-#include "collectives/bus_bandwidth.h"
 #include "collectives/transport.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "collectives/bus_bandwidth.h"
 #include "harness/benchmark.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "collectives/bus_bandwidth.h"
 #include "collectives/collective_point.h"
 #include "harness/balance_repeats.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "gemm/cpu_blas.h"
-#include "gemm/gemm_record.h"
 #include "gemm/operand_rotation.h"
 #include "gemm/verify_bound.h"
 #include "harness/cpus_given.h"
@@ -16,6 +15,7 @@
 #include "harness/openblas_kernels.h"
 #include "harness/run_context.h"
 #include "harness/waiver.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {

@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "gemm/gemm_record.h"
 #include "gemm/model_axes.h"
 #include "gemm/verify_bound.h"
 #include "harness/error.h"
 #include "harness/metric_names.h"
 #include "harness/waiver.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "gemm/dtype.h"
-#include "gemm/gemm_record.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 

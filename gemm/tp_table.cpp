@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "gemm/gemm_record.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {

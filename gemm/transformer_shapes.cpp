@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "gemm/gemm_record.h"
 #include "harness/error.h"
 #include "harness/waiver.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {

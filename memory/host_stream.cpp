@@ -8,7 +8,7 @@
 
 #include "harness/host_buffer.h"
 #include "harness/run_context.h"
-#include "memory/memory_record.h"
+#include "records/memory_record.h"
 
 namespace railgauge::memory {
 namespace {

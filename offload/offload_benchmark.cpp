@@ -12,9 +12,9 @@
 #include "harness/cuda/gemm_load_values.h"
 #include "harness/error.h"
 #include "harness/run_context.h"
-#include "offload/offload_record.h"
 #include "offload/offload_sizes.h"
 #include "offload/placement.h"
+#include "records/offload_record.h"
 
 namespace railgauge::offload {
 namespace {

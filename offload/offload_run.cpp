@@ -26,10 +26,10 @@
 #include "offload/gated_lanes_timer.h"
 #include "offload/offload_benchmark.h"
 #include "offload/offload_kernels.h"
-#include "offload/offload_record.h"
 #include "offload/pattern.h"
 #include "offload/pcie_link.h"
 #include "offload/placement.h"
+#include "records/offload_record.h"
 
 namespace railgauge::offload {
 namespace {

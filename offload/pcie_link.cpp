@@ -1,6 +1,6 @@
 #include "offload/pcie_link.h"
 #include "harness/json_integer.h"
-#include "offload/offload_record.h"
+#include "records/offload_record.h"
 
 #include <charconv>
 #include <cmath>

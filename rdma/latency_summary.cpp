@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "harness/stats.h"
-#include "rdma/rdma_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 

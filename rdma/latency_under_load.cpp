@@ -6,7 +6,7 @@
 #include "harness/waiver.h"
 #include "rdma/fabric_load/fabric_load_benchmarks.h"
 #include "rdma/fabric_load/fabric_load_spec.h"
-#include "rdma/rdma_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 namespace {

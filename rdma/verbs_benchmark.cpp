@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
-#include "rdma/rdma_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 

@@ -8,9 +8,9 @@
 #include "harness/waiver.h"
 #include "rdma/matrix_endpoints.h"
 #include "rdma/pair_matrix_run.h"
-#include "rdma/rdma_record.h"
 #include "rdma/verbs_benchmark.h"
 #include "rdma/verbs_point.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 namespace {

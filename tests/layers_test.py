@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""The layers of docs/design.md ("Layers"), checked on the sources and the CMake files:
+"""The floors of docs/design.md ("Layers"), checked on the sources and the CMake files. Each
+floor includes and links only itself and the floors below it (and third-party libraries):
 
-  harness/      the core: includes and links only itself (and third-party libraries)
-  <family>/     gemm, memory, offload, rdma, collectives: the core and itself
-  block/        a composite (a transformer block): the core, itself, gemm and collectives
-  analysis/     the core, itself, and each family's record contract <family>/<family>_record.h
-  command line  harness/cli.cpp, make_registry.*, main.cpp and the railgauge_cli target: anything
+  harness/      the core: only itself
+  records/      the record contracts (one header per family's kinds, bus_bandwidth): the core
+  <family>/     gemm, memory, offload, rdma, collectives: the core, records/ and itself
+  block/        a composite (a transformer block): the above, gemm and collectives
+  analysis/     the core, records/ and itself: never a family's benchmark code
+  cli/          the command line, the console printers: anything
 
-A new #include or target_link_libraries across these lines fails here, naming the file and line.
+A new #include or target_link_libraries that runs up or across these floors fails here, naming
+the file and line.
 
   layers_test.py SOURCE_DIR [unittest args]
 """
@@ -22,16 +25,11 @@ FAMILIES = ("gemm", "memory", "offload", "rdma", "collectives")
 # one transformer block is both at once, so it is a place of its own rather than an edge between
 # two families (docs/design.md, Layers).
 COMPOSITES = ("block",)
-LAYERS = ("harness", "analysis") + FAMILIES + COMPOSITES
-# The command line ties every family to the core: these files may include anything.
-COMMAND_LINE = {"harness/cli.cpp", "harness/cli.h", "harness/make_registry.cpp",
-                "harness/make_registry.h", "harness/main.cpp"}
-# Families never link each other (the GEMM beside a copy or an all_reduce is the core's,
-# gemm_load.h). The composite block/ links the two families whose work one block is; nothing
-# links block/ but the command line.
-EXTRA_EDGES = {("block", "gemm"), ("block", "collectives")}
-CONTRACT = re.compile(r"^(gemm/gemm|memory/memory|offload/offload|rdma/rdma|"
-                      r"collectives/collective|block/block)_record\.h$")
+LAYERS = ("harness", "records", "analysis", "cli") + FAMILIES + COMPOSITES
+# What each floor may reach beside itself and the core.
+BELOW = {"harness": set(), "records": set(), "analysis": {"records"},
+         "block": {"records", "gemm", "collectives"}}
+BELOW.update({family: {"records"} for family in FAMILIES})
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -42,13 +40,11 @@ def layer_of(path):
 
 def allowed_include(src_layer, header):
     target = layer_of(header)
-    if target is None or target == src_layer or target == "harness":
+    if target is None or target == src_layer or target == "harness" or src_layer == "cli":
         return True  # third-party or generated (railgauge/config.h), itself, the core
     if src_layer == "harness":
         return False
-    if src_layer == "analysis":
-        return bool(CONTRACT.match(header))
-    return (src_layer, target) in EXTRA_EDGES
+    return target in BELOW[src_layer]
 
 
 # Which layer a CMake target belongs to, by where it is defined.
@@ -78,8 +74,6 @@ class Layers(unittest.TestCase):
                 if f.suffix not in (".h", ".cpp", ".cu") or not f.is_file():
                     continue
                 rel = f.relative_to(ROOT).as_posix()
-                if rel in COMMAND_LINE:
-                    continue
                 text = f.read_text(errors="replace")
                 for m in INCLUDE.finditer(text):
                     seen += 1
@@ -99,16 +93,14 @@ class Layers(unittest.TestCase):
             rel = f.relative_to(ROOT).as_posix()
             for m in LINK.finditer(text):
                 target, libs = m.group(1), m.group(2).split()
-                if target == "railgauge_cli" or target not in owners:
+                if target not in owners:
                     continue
                 src = owners[target]
                 for lib in libs:
                     dst = owners.get(lib)
-                    if dst is None or dst == src or dst == "harness":
+                    if dst is None or dst == src or dst == "harness" or src == "cli":
                         continue
-                    if src == "analysis" and lib.endswith("_record"):
-                        continue  # a family's record contract
-                    if (src, dst) in EXTRA_EDGES:
+                    if dst in BELOW[src]:
                         continue
                     line = text.count("\n", 0, m.start()) + 1
                     bad.append(f"{rel}:{line}: {target} ({src}) links {lib} ({dst})")
@@ -144,15 +136,19 @@ class Layers(unittest.TestCase):
         # The checks themselves: an analysis file including a family's benchmark header, a family
         # including another, and the core including a family are refused; contracts are not.
         self.assertFalse(allowed_include("analysis", "collectives/nccl/nccl_session.h"))
-        self.assertTrue(allowed_include("analysis", "collectives/collective_record.h"))
+        self.assertTrue(allowed_include("analysis", "records/collective_record.h"))
         self.assertFalse(allowed_include("collectives", "gemm/cuda/lt_matmul.h"))
-        self.assertFalse(allowed_include("offload", "gemm/gemm_record.h"))
-        self.assertFalse(allowed_include("harness", "memory/memory_record.h"))
+        self.assertTrue(allowed_include("offload", "records/gemm_record.h"))
+        self.assertFalse(allowed_include("harness", "records/memory_record.h"))
+        self.assertFalse(allowed_include("records", "gemm/layout.h"))
+        self.assertFalse(allowed_include("analysis", "cli/printers.h"))
+        self.assertFalse(allowed_include("gemm", "cli/make_registry.h"))
+        self.assertTrue(allowed_include("cli", "gemm/register_gemm.h"))
         self.assertTrue(allowed_include("rdma", "harness/host_buffer.h"))
         self.assertTrue(allowed_include("block", "collectives/mpi/mpi_session.h"))
         self.assertFalse(allowed_include("gemm", "block/tp_block_plan.h"))
-        self.assertFalse(allowed_include("block", "rdma/rdma_record.h"))
-        self.assertTrue(allowed_include("analysis", "block/block_record.h"))
+        self.assertTrue(allowed_include("block", "records/rdma_record.h"))
+        self.assertTrue(allowed_include("analysis", "records/block_record.h"))
         self.assertFalse(allowed_include("analysis", "block/tp_block_plan.h"))
 
 

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "block/block_record.h"
 #include "harness/stats.h"
+#include "records/block_record.h"
 
 namespace railgauge::calibrate {
 namespace {

@@ -19,9 +19,9 @@
 #include "analysis/calibrate/execution_sizes.h"
 #include "analysis/calibrate/fit_report.h"
 #include "analysis/run_set.h"
-#include "collectives/collective_record.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
+#include "records/collective_record.h"
 
 namespace railgauge::analysis {
 namespace {

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include "collectives/collective_record.h"
-#include "gemm/gemm_record.h"
-#include "memory/memory_record.h"
-#include "offload/offload_record.h"
-#include "rdma/rdma_record.h"
+#include "records/collective_record.h"
+#include "records/gemm_record.h"
+#include "records/memory_record.h"
+#include "records/offload_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::calibrate {
 namespace {

@@ -6,7 +6,11 @@
 // Exit status of check: 0 pass, 1 warn, 2 fail (GCM's OK/WARN/CRITICAL), 3 crashed (as every
 // railgauge command), 4 input error: the rules, the runs or the flags could not be used, so
 // nothing was judged. compare and report use 0, 3 and 4 the same way.
-#include "analysis/analysis_commands.h"
+#include "analysis/machine_snapshot.h"
+
+namespace CLI {
+class App;
+}
 
 namespace railgauge::analysis {
 

@@ -10,14 +10,14 @@
 
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
-#include "collectives/collective_record.h"
-#include "gemm/gemm_record.h"
 #include "harness/json_integer.h"
 #include "harness/registry.h"
 #include "harness/waiver.h"
-#include "memory/memory_record.h"
-#include "offload/offload_record.h"
-#include "rdma/rdma_record.h"
+#include "records/collective_record.h"
+#include "records/gemm_record.h"
+#include "records/memory_record.h"
+#include "records/offload_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::check {
 namespace {

@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "collectives/collective_record.h"
 #include "harness/record.h"
+#include "records/collective_record.h"
 
 namespace railgauge::importers {
 

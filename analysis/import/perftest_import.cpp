@@ -13,7 +13,7 @@
 
 #include "harness/error.h"
 #include "harness/number_text.h"
-#include "rdma/rdma_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::importers {
 namespace {

@@ -11,7 +11,7 @@
 #include "analysis/report/svg.h"
 #include "harness/record_fields.h"
 #include "harness/stats.h"
-#include "rdma/rdma_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::report {
 namespace {

@@ -15,13 +15,13 @@
 #include "analysis/report/fabric_load_sections.h"
 #include "analysis/report/report_page.h"
 #include "analysis/report/svg.h"
-#include "collectives/collective_record.h"
-#include "gemm/gemm_record.h"
 #include "harness/error.h"
 #include "harness/stats.h"
-#include "memory/memory_record.h"
-#include "offload/offload_record.h"
-#include "rdma/rdma_record.h"
+#include "records/collective_record.h"
+#include "records/gemm_record.h"
+#include "records/memory_record.h"
+#include "records/offload_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::report {
 namespace {

@@ -9,13 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "collectives/collective_record.h"
 #include "collectives/mpi/host_gemm_load.h"
 #include "collectives/mpi/mpi_collective.h"
 #include "collectives/with_gemm.h"
 #include "harness/lane_contention.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 namespace {

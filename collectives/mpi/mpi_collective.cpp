@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "collectives/collective_record.h"
 #include "collectives/concurrent_groups.h"
 #include "harness/run_context.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 namespace {

@@ -2,9 +2,9 @@
 // The MPI backend's benchmarks (built only with MPI; register_collectives_mpi registers them).
 #include <memory>
 
-#include "collectives/bus_bandwidth.h"
 #include "collectives/mpi/mpi_point.h"
 #include "harness/benchmark.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 

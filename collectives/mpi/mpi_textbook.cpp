@@ -1,9 +1,9 @@
 #include <fmt/format.h>
 
-#include "collectives/collective_record.h"
 #include "collectives/mpi/mpi_collective.h"
 #include "collectives/mpi/mpi_transport.h"
 #include "harness/run_context.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 namespace {

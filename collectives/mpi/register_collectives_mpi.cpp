@@ -1,5 +1,5 @@
 #include "collectives/mpi/register_collectives_mpi.h"
-#include "collectives/collective_record.h"
+#include "records/collective_record.h"
 
 #include "collectives/mpi/mpi_collective.h"
 

@@ -1,9 +1,9 @@
 #include <string>
 
-#include "collectives/collective_record.h"
 #include "collectives/mpi/register_collectives_mpi.h"
 #include "collectives/waived_collective.h"
 #include "collectives/with_gemm.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 

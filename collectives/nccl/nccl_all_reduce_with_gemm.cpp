@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
-#include "collectives/collective_record.h"
 #include "collectives/nccl/nccl_collective.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
@@ -24,6 +23,7 @@
 #include "harness/lane_contention.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 namespace {

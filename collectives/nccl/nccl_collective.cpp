@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
-#include "collectives/collective_record.h"
 #include "collectives/concurrent_groups.h"
 #include "collectives/groups.h"
 #include "collectives/nccl/nccl_group.h"
@@ -16,6 +15,7 @@
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
 #include "harness/run_context.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 namespace {

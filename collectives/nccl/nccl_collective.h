@@ -3,8 +3,8 @@
 // collective, and collectives.nccl_textbook_<kind>, a textbook algorithm over NCCL send/recv.
 #include <memory>
 
-#include "collectives/bus_bandwidth.h"
 #include "harness/benchmark.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 std::unique_ptr<Benchmark> make_nccl_collective(Kind kind);

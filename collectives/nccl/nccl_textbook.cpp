@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "collectives/collective_record.h"
 #include "collectives/nccl/nccl_collective.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
@@ -13,6 +12,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/run_context.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 namespace {

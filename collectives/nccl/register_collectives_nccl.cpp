@@ -1,5 +1,5 @@
 #include "collectives/nccl/register_collectives_nccl.h"
-#include "collectives/collective_record.h"
+#include "records/collective_record.h"
 
 #include "collectives/nccl/nccl_collective.h"
 

@@ -1,9 +1,9 @@
 #include <string>
 
-#include "collectives/collective_record.h"
 #include "collectives/nccl/register_collectives_nccl.h"
 #include "collectives/waived_collective.h"
 #include "collectives/with_gemm.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 

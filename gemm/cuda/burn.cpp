@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "gemm/cuda/cublaslt_plan.h"
-#include "gemm/gemm_record.h"
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/stats.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {

@@ -23,8 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gemm/gemm_point.h"
-#include "gemm/gemm_record.h"
 #include "harness/benchmark.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 

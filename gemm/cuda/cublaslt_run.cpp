@@ -12,7 +12,6 @@
 #include "gemm/cuda/gpu_telemetry.h"
 #include "gemm/cuda/lt_matmul.h"
 #include "gemm/cuda/reference_check.h"
-#include "gemm/gemm_record.h"
 #include "gemm/gpu_peaks.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
@@ -21,6 +20,7 @@
 #include "harness/error.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/run_context.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {

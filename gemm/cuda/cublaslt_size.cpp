@@ -1,7 +1,7 @@
 #include <memory>
 
 #include "gemm/cuda/cublaslt.h"
-#include "gemm/gemm_record.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {

@@ -1,7 +1,7 @@
 #include <memory>
 
 #include "memory/cuda/hbm_stream.h"
-#include "memory/memory_record.h"
+#include "records/memory_record.h"
 
 namespace railgauge::memory {
 namespace {

@@ -14,7 +14,7 @@
 #include "harness/waiver.h"
 #include "rdma/fabric_load/fabric_figures.h"
 #include "rdma/latency_summary.h"
-#include "rdma/rdma_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 

@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 
-#include "rdma/rdma_record.h"
 #include "rdma/tcp/tcp_benchmarks.h"
 #include "rdma/tcp/tcp_point.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 

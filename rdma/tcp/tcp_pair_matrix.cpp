@@ -7,9 +7,9 @@
 #include "harness/store/store.h"
 #include "harness/waiver.h"
 #include "rdma/pair_matrix_run.h"
-#include "rdma/rdma_record.h"
 #include "rdma/tcp/tcp_benchmarks.h"
 #include "rdma/tcp/tcp_point.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 namespace {

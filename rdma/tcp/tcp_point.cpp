@@ -20,9 +20,9 @@
 #include "rdma/pair_failure.h"
 #include "rdma/peer_result.h"
 #include "rdma/per_call_timer.h"
-#include "rdma/rdma_record.h"
 #include "rdma/tcp/tcp_hello.h"
 #include "rdma/tcp/tcp_socket.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 namespace {

@@ -18,10 +18,10 @@
 #include "rdma/pair_failure.h"
 #include "rdma/peer_result.h"
 #include "rdma/per_call_timer.h"
-#include "rdma/rdma_record.h"
 #include "rdma/stopping_rule.h"
 #include "rdma/verbs/endpoint.h"
 #include "rdma/verbs/traffic.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 namespace {

@@ -12,15 +12,15 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/check/rules.h"
-#include "block/block_record.h"
-#include "collectives/collective_record.h"
-#include "gemm/gemm_record.h"
-#include "harness/make_registry.h"
+#include "cli/make_registry.h"
 #include "harness/metric_names.h"
-#include "memory/memory_record.h"
-#include "offload/offload_record.h"
 #include "railgauge/config.h"
-#include "rdma/rdma_record.h"
+#include "records/block_record.h"
+#include "records/collective_record.h"
+#include "records/gemm_record.h"
+#include "records/memory_record.h"
+#include "records/offload_record.h"
+#include "records/rdma_record.h"
 
 namespace railgauge {
 namespace {

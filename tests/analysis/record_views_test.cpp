@@ -8,12 +8,12 @@
 
 #include "analysis/import/nccl_tests_import.h"
 #include "analysis/import/perftest_import.h"
-#include "block/block_record.h"
-#include "collectives/collective_record.h"
-#include "gemm/gemm_record.h"
-#include "memory/memory_record.h"
-#include "offload/offload_record.h"
-#include "rdma/rdma_record.h"
+#include "records/block_record.h"
+#include "records/collective_record.h"
+#include "records/gemm_record.h"
+#include "records/memory_record.h"
+#include "records/offload_record.h"
+#include "records/rdma_record.h"
 #include "tests/support/fixture_text.h"
 
 namespace railgauge {

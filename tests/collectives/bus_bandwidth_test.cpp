@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "collectives/bus_bandwidth.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 namespace {

@@ -15,7 +15,6 @@
 #include "tests/support/device_upload.h"
 #include "tests/support/quick_run_context.h"
 
-#include "collectives/bus_bandwidth.h"
 #include "collectives/dtype.h"
 #include "collectives/nccl/device_reduce.h"
 #include "collectives/nccl/nccl_collective.h"
@@ -24,6 +23,7 @@
 #include "collectives/textbook.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 namespace {

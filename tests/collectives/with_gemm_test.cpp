@@ -13,13 +13,13 @@
 
 #include "tests/support/quick_run_context.h"
 
-#include "collectives/bus_bandwidth.h"
 #include "collectives/mpi/register_collectives_mpi.h"
 #include "collectives/nccl/register_collectives_nccl.h"
 #include "collectives/with_gemm.h"
 #include "harness/cuda/device.h"
 #include "harness/registry.h"
 #include "railgauge/config.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 namespace {

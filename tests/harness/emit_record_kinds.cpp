@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/printers.h"
 #include "fake_benchmark.h"
-#include "harness/printers.h"
 #include "harness/runner.h"
 
 int main(int argc, char **argv) {

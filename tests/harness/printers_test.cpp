@@ -1,4 +1,4 @@
-#include "harness/printers.h"
+#include "cli/printers.h"
 
 #include <sstream>
 

@@ -8,22 +8,22 @@
 
 #include <fmt/format.h>
 
+#include "cli/make_registry.h"
 #include "collectives/collective_point.h"
-#include "collectives/collective_record.h"
 #include "gemm/cuda/cublaslt.h"
-#include "gemm/gemm_record.h"
 #include "harness/lockstep.h"
-#include "harness/make_registry.h"
 #include "harness/measure.h"
 #include "harness/record_io.h"
 #include "harness/runner.h"
 #include "harness/suite.h"
 #include "harness/topology.h"
 #include "harness/waiver.h"
-#include "offload/offload_record.h"
 #include "railgauge/config.h"
 #include "rdma/latency_summary.h"
-#include "rdma/rdma_record.h"
+#include "records/collective_record.h"
+#include "records/gemm_record.h"
+#include "records/offload_record.h"
+#include "records/rdma_record.h"
 #include "synthetic_fleet.h"
 
 namespace railgauge::check::testing {

@@ -1,5 +1,5 @@
 #pragma once
-// The offload family's record contract (see gemm/gemm_record.h): keys, and the parameter and
+// The offload family's record contract (see records/gemm_record.h): keys, and the parameter and
 // metric names that the family writes and analysis and the shipped rules read. The copy
 // bandwidth is the measurement core's (harness/metric_names.h).
 #include <array>

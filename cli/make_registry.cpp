@@ -1,4 +1,4 @@
-#include "harness/make_registry.h"
+#include "cli/make_registry.h"
 #include "block/register_block.h"
 #include "collectives/register_collectives.h"
 #include "gemm/register_gemm.h"

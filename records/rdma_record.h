@@ -1,5 +1,5 @@
 #pragma once
-// The rdma family's record contract (see gemm/gemm_record.h): keys, and the parameter and metric
+// The rdma family's record contract (see records/gemm_record.h): keys, and the parameter and metric
 // names that the family writes and analysis and the shipped rules read.
 #include <algorithm>
 #include <array>

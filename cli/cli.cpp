@@ -1,4 +1,4 @@
-#include "harness/cli.h"
+#include "cli/cli.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +13,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "analysis/analysis_commands.h"
-#include "gemm/gemm_record.h"
+#include "cli/analysis_commands.h"
+#include "cli/make_registry.h"
+#include "cli/printers.h"
 #include "gemm/tp_table.h"
 #include "harness/cuda/device.h"
 #include "harness/data_paths.h"
@@ -23,9 +24,7 @@
 #include "harness/expectations.h"
 #include "harness/inventory/inventory.h"
 #include "harness/launch.h"
-#include "harness/make_registry.h"
 #include "harness/manifest.h"
-#include "harness/printers.h"
 #include "harness/record_io.h"
 #include "harness/registry.h"
 #include "harness/resume.h"
@@ -34,6 +33,7 @@
 #include "harness/suite.h"
 #include "memory/bandwidth_table.h"
 #include "railgauge/config.h"
+#include "records/gemm_record.h"
 
 namespace railgauge {
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// The collectives family's record contract (see gemm/gemm_record.h): keys, the parameter and
+// The collectives family's record contract (see records/gemm_record.h): keys, the parameter and
 // metric names that the family and the nccl-tests importer write and analysis and the shipped
 // rules read, and the busbw arithmetic behind them (bus_bandwidth.h, nccl-tests' PERFORMANCE.md).
 #include <array>
@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "collectives/bus_bandwidth.h"
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives::record {
 

@@ -1,4 +1,4 @@
-#include "harness/cli.h"
+#include "cli/cli.h"
 #include "harness/openblas_kernels.h"
 
 int main(int argc, char **argv) {

@@ -1,5 +1,5 @@
 #pragma once
-// The memory family's record contract (see gemm/gemm_record.h): keys, and the parameter and
+// The memory family's record contract (see records/gemm_record.h): keys, and the parameter and
 // metric names that the family writes and analysis and the shipped rules read. The bandwidth
 // metrics are the measurement core's (harness/metric_names.h).
 #include <algorithm>

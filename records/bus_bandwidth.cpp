@@ -1,4 +1,4 @@
-#include "collectives/bus_bandwidth.h"
+#include "records/bus_bandwidth.h"
 
 namespace railgauge::collectives {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/analysis_commands.h"
+#include "cli/analysis_commands.h"
 
 #include <utility>
 
