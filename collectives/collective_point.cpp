@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/data_regions.h"
 #include "harness/error.h"
 #include "harness/waiver.h"
 #include "records/collective_record.h"
@@ -199,36 +200,14 @@ std::size_t textbook_elements(Kind kind, std::size_t count, int ranks) {
 
 void fill_textbook_input(const CollectivePoint &p, std::uint64_t seed, int rank, int ranks,
                          std::size_t count, std::byte *buf) {
-  const std::size_t elt = element_bytes(p.dtype);
-  const std::size_t elems = textbook_elements(p.kind, count, ranks);
-  std::memset(buf, 0xff, elems * elt);
-  if (p.kind == Kind::all_gather) {
-    const std::size_t first = static_cast<std::size_t>(rank) * count;
-    fill_input(p.dtype, p.op, seed, rank, ranks, first, buf + first * elt, count);
-  } else {
-    fill_input(p.dtype, p.op, seed, rank, ranks, 0, buf, elems);
-  }
+  std::memset(buf, 0xff, textbook_elements(p.kind, count, ranks) * element_bytes(p.dtype));
+  fill_region(p.dtype, p.op, seed, rank, ranks, textbook_input_region(p.kind, rank, ranks, count),
+              buf);
 }
 
 CheckResult check_textbook_output(const CollectivePoint &p, std::uint64_t seed, int rank, int ranks,
                                   std::size_t count, const std::byte *buf) {
-  const auto reduced = [&](std::uint64_t i) {
-    return reduced_value(p.dtype, p.op, seed, ranks, i);
-  };
-  const std::size_t first = static_cast<std::size_t>(rank) * count;
-  switch (p.kind) {
-  case Kind::all_reduce:
-    return check_elements(p.dtype, buf, count, 0, reduced);
-  case Kind::reduce_scatter:
-    return check_elements(p.dtype, buf + first * element_bytes(p.dtype), count, first, reduced);
-  case Kind::all_gather:
-    return check_elements(
-        p.dtype, buf, textbook_elements(p.kind, count, ranks), 0, [&](std::uint64_t j) {
-          return input_value(p.dtype, p.op, seed, static_cast<int>(j / count), ranks, j);
-        });
-  default:
-    throw std::invalid_argument(fmt::format("no textbook algorithm for {}", to_string(p.kind)));
-  }
+  return check_on_host(buf, textbook_output_region(p, seed, rank, ranks, count));
 }
 
 } // namespace railgauge::collectives

@@ -5,36 +5,15 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "collectives/seeded_values.h"
 
 namespace railgauge::collectives {
 namespace {
 
 constexpr DType kDTypes[] = {DType::f32, DType::f64, DType::i32, DType::bf16, DType::f16};
 constexpr RedOp kRedOps[] = {RedOp::sum, RedOp::prod, RedOp::max, RedOp::min};
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// The largest integer magnitude below which every integer is exact in the dtype.
-double exact_integer_limit(DType t) {
-  switch (t) {
-  case DType::f32:
-    return 16777216.0; // 2^24
-  case DType::f64:
-    return 9007199254740992.0; // 2^53
-  case DType::i32:
-    return 2147483647.0;
-  case DType::bf16:
-    return 256.0; // 8 significant bits
-  case DType::f16:
-    return 2048.0; // 11 significant bits
-  }
-  return 0;
-}
 
 template <class T, class Op> void combine(T *acc, const T *in, std::size_t n, Op op) {
   for (std::size_t i = 0; i < n; ++i)
@@ -226,27 +205,7 @@ void reduce_into(DType type, RedOp op, void *acc, const void *in, std::size_t co
 
 double input_value(DType type, RedOp op, std::uint64_t seed, int rank, int world,
                    std::uint64_t index) {
-  const std::uint64_t h =
-      splitmix64(seed ^ splitmix64(index * 0x100000001b3ULL + static_cast<std::uint64_t>(rank)));
-  const bool owner = index % static_cast<std::uint64_t>(world) == static_cast<std::uint64_t>(rank);
-  switch (op) {
-  case RedOp::prod: { // one factor of 2 per element, the others 1, random signs: result +-2
-    const double sign = (h & 1U) ? -1.0 : 1.0;
-    return sign * (owner ? 2.0 : 1.0);
-  }
-  case RedOp::max:
-  case RedOp::min:
-    return static_cast<double>(h % 201) - 100.0;
-  case RedOp::sum: {
-    // |partial sum| <= amplitude * world stays below the dtype's exact-integer limit.
-    const double amplitude = std::min(3.0, std::floor(exact_integer_limit(type) / world));
-    if (amplitude < 1)
-      return owner ? 1.0 : 0.0;
-    const auto a = static_cast<std::uint64_t>(amplitude);
-    return static_cast<double>(h % (2 * a + 1)) - amplitude;
-  }
-  }
-  return 0;
+  return seeded_input(type, op, seed, rank, world, index);
 }
 
 void store_value(DType type, double value, void *buffer, std::size_t i) {
@@ -292,25 +251,7 @@ void fill_input(DType type, RedOp op, std::uint64_t seed, int rank, int world, s
 }
 
 double reduced_value(DType type, RedOp op, std::uint64_t seed, int world, std::uint64_t index) {
-  double acc = input_value(type, op, seed, 0, world, index);
-  for (int r = 1; r < world; ++r) {
-    const double v = input_value(type, op, seed, r, world, index);
-    switch (op) {
-    case RedOp::sum:
-      acc += v;
-      break;
-    case RedOp::prod:
-      acc *= v;
-      break;
-    case RedOp::max:
-      acc = std::max(acc, v);
-      break;
-    case RedOp::min:
-      acc = std::min(acc, v);
-      break;
-    }
-  }
-  return acc;
+  return seeded_reduction(type, op, seed, world, index);
 }
 
 void CheckResult::add(const CheckResult &other) {
@@ -321,13 +262,19 @@ void CheckResult::add(const CheckResult &other) {
   }
   checked += other.checked;
   wrong += other.wrong;
+  for (const auto i : other.wrong_indices)
+    if (wrong_indices.size() < kWrongIndicesKept)
+      wrong_indices.push_back(i);
 }
 
 std::string CheckResult::describe(std::string_view what) const {
   if (wrong == 0)
     return fmt::format("all {} elements of {} right", checked, what);
-  return fmt::format("{} of {} elements wrong in {} (first: element {} = {}, expected {})", wrong,
-                     checked, what, first_wrong_index, first_got, first_expected);
+  auto text = fmt::format("{} of {} elements wrong in {} (first: element {} = {}, expected {})",
+                          wrong, checked, what, first_wrong_index, first_got, first_expected);
+  if (wrong_indices.size() > 1)
+    text += fmt::format("; wrong elements include {}", fmt::join(wrong_indices, ", "));
+  return text;
 }
 
 } // namespace railgauge::collectives

@@ -7,7 +7,8 @@
 // float, operates and rounds back to nearest-even, which is what a GPU reduction kernel does.
 //
 // Seeded inputs are small integers (or a single 2 / -2 per element for prod) chosen so that
-// every partial result of every reduction order is exactly representable in every dtype. The
+// every partial result of every reduction order is exactly representable in every dtype
+// (seeded_values.h: the formula, shared with the GPU kernels, and its exactness argument). The
 // expected result is therefore exact whatever algorithm, order or library computed it, and
 // the data check compares values exactly, element by element, as numbers of the dtype (so
 // +0 and -0 are equal and a NaN is always wrong). A tolerance would only hide a wrong element.
@@ -54,12 +55,18 @@ double load_value(DType type, const void *buffer, std::size_t i);
 
 // Counts the elements of `buffer` that differ from `expected(i)` and keeps the first one.
 struct CheckResult {
+  // Wrong indices kept beside the first: a pattern (every 4th, one block) shows in a reason.
+  static constexpr std::size_t kWrongIndicesKept = 8;
   std::uint64_t checked = 0;
   std::uint64_t wrong = 0;
   std::uint64_t first_wrong_index = 0;
   double first_got = 0, first_expected = 0;
+  // Up to kWrongIndicesKept wrong indices, ascending: the lowest on the host, the first the GPU
+  // check met on a device.
+  std::vector<std::uint64_t> wrong_indices;
   void add(const CheckResult &other);
-  // "3 of 4096 elements wrong in <what> (first: element 17 = 5, expected 4)"
+  // "3 of 4096 elements wrong in <what> (first: element 17 = 5, expected 4)", then the indices
+  // kept when there are several: "; wrong elements include 17, 18, 40"
   std::string describe(std::string_view what) const;
 };
 
@@ -77,6 +84,8 @@ CheckResult check_elements(DType type, const void *buffer, std::size_t count,
         r.first_got = got;
         r.first_expected = want;
       }
+      if (r.wrong_indices.size() < CheckResult::kWrongIndicesKept)
+        r.wrong_indices.push_back(index_offset + i);
       ++r.wrong;
     }
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/data_regions.h"
 #include "collectives/groups.h"
 
 namespace railgauge::collectives {
@@ -62,28 +63,9 @@ std::size_t MpiBuffers::output_bytes() const { return recv_.size(); }
 
 void MpiBuffers::fill(std::uint64_t seed) {
   std::memset(recv_.data(), 0xff, recv_.size()); // NaN / -1: an unwritten output is wrong
-  const int r = g_.rank, n = g_.size;
-  const std::uint64_t count = c_.count;
   std::byte *in = p_.in_place ? recv_.data() : send_.data();
-  switch (p_.kind) {
-  case Kind::all_reduce:
-  case Kind::reduce:
-  case Kind::sendrecv:
-  case Kind::reduce_scatter:
-  case Kind::alltoall:
-    fill_input(p_.dtype, p_.op, seed, r, n, 0, in, c_.send_elems);
-    break;
-  case Kind::broadcast:
-    if (r == p_.root)
-      fill_input(p_.dtype, p_.op, seed, r, n, 0, in, c_.send_elems);
-    break;
-  case Kind::all_gather: {
-    // In place, this rank's block sits at its offset of the output.
-    std::byte *at = p_.in_place ? recv_.data() + static_cast<std::size_t>(r) * count * elt_ : in;
-    fill_input(p_.dtype, p_.op, seed, r, n, static_cast<std::uint64_t>(r) * count, at, count);
-    break;
-  }
-  }
+  if (const auto region = input_region(p_, g_.rank, c_))
+    fill_region(p_.dtype, p_.op, seed, g_.rank, g_.size, *region, in);
 }
 
 void MpiBuffers::start(MpiSession &s, std::vector<MPI_Request> &requests) {
@@ -133,42 +115,8 @@ void MpiBuffers::start(MpiSession &s, std::vector<MPI_Request> &requests) {
 }
 
 CheckResult MpiBuffers::check(std::uint64_t seed) const {
-  const int r = g_.rank, n = g_.size;
-  const std::uint64_t count = c_.count;
-  const DType t = p_.dtype;
-  const RedOp op = p_.op;
-  const std::byte *out = recv_.data();
-  switch (p_.kind) {
-  case Kind::all_reduce:
-    return check_elements(t, out, count, 0,
-                          [&](std::uint64_t i) { return reduced_value(t, op, seed, n, i); });
-  case Kind::reduce:
-    if (r != p_.root)
-      return {};
-    return check_elements(t, out, count, 0,
-                          [&](std::uint64_t i) { return reduced_value(t, op, seed, n, i); });
-  case Kind::reduce_scatter: // MPI puts the result at the start of the buffer, in place too
-    return check_elements(t, out, count, static_cast<std::uint64_t>(r) * count,
-                          [&](std::uint64_t i) { return reduced_value(t, op, seed, n, i); });
-  case Kind::all_gather:
-    return check_elements(t, out, count * static_cast<std::uint64_t>(n), 0, [&](std::uint64_t j) {
-      return input_value(t, op, seed, static_cast<int>(j / count), n, j);
-    });
-  case Kind::alltoall:
-    return check_elements(t, out, count * static_cast<std::uint64_t>(n), 0, [&](std::uint64_t k) {
-      return input_value(t, op, seed, static_cast<int>(k / count), n,
-                         static_cast<std::uint64_t>(r) * count + k % count);
-    });
-  case Kind::broadcast:
-    return check_elements(t, out, count, 0,
-                          [&](std::uint64_t i) { return input_value(t, op, seed, p_.root, n, i); });
-  case Kind::sendrecv: {
-    const int left = (r - 1 + n) % n;
-    return check_elements(t, out, count, 0,
-                          [&](std::uint64_t i) { return input_value(t, op, seed, left, n, i); });
-  }
-  }
-  return {};
+  const auto region = output_region(p_, seed, g_.rank, g_.size, c_, Backend::mpi);
+  return region ? check_on_host(recv_.data(), *region) : CheckResult{};
 }
 
 MpiLockstepGroup::MpiLockstepGroup(MpiSession &s, MPI_Comm comm, double timeout_s)

@@ -115,7 +115,8 @@ TEST(DType, CheckCountsWrongElementsAndNamesTheFirst) {
   EXPECT_EQ(r.checked, 100u);
   EXPECT_EQ(r.first_wrong_index, 1013u);
   EXPECT_EQ(r.describe("recv"),
-            "2 of 100 elements wrong in recv (first: element 1013 = 8, expected 7)");
+            "2 of 100 elements wrong in recv (first: element 1013 = 8, expected 7); wrong "
+            "elements include 1013, 1090");
   std::vector<float> nan(1, std::numeric_limits<float>::quiet_NaN());
   EXPECT_EQ(check_elements(DType::f32, nan.data(), 1, 0, [](std::uint64_t) { return 0.0; }).wrong,
             1u);
