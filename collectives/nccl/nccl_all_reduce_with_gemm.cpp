@@ -3,7 +3,6 @@
 // Calculon's networks[i].processor_usage. The GPU counterpart of mpi_all_reduce_with_gemm, with
 // offload.with_gemm's method (with_gemm.h): each alone, then both in balanced windows.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -12,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
+#include "collectives/data_regions.h"
+#include "collectives/nccl/device_data_check.h"
 #include "collectives/nccl/nccl_collective.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
@@ -176,13 +177,10 @@ public:
     DrainOnFailure drain_on_failure(s, p.timeout_s);
     // Out of place: the inputs stay as filled, so every window reduces the same data.
     const auto fill = [&] {
-      std::vector<std::byte> host(c.count * elt);
-      for (std::size_t i = 0; i < gpus.size(); ++i) {
-        std::memset(host.data(), 0xff, host.size());
-        upload(s, i, gpus[i]->recv.get(), host.data(), host.size());
-        fill_input(p.dtype, p.op, kSeed, gpus[i]->group.rank, n, 0, host.data(), c.count);
-        upload(s, i, gpus[i]->send.get(), host.data(), host.size());
-      }
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        seed_on_device(gpus[i]->device, s.stream(i), p.dtype, p.op, kSeed, gpus[i]->group.rank, n,
+                       input_region(p, gpus[i]->group.rank, c), gpus[i]->send.get(),
+                       gpus[i]->recv.get(), gpus[i]->recv.bytes());
     };
     fill();
 
@@ -250,20 +248,20 @@ public:
     window = {1, balanced.gemms};
     padding = {0, 0};
     op();
+    DeviceDataCheck checks;
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      checks.enqueue(gpus[i]->device, s.stream(i), gpus[i]->recv.get(),
+                     *output_region(p, kSeed, gpus[i]->group.rank, n, c, Backend::nccl));
     drainer.drain();
     CheckResult check;
     std::vector<double> wrong_per_gpu, gemm_wrong_per_gpu;
     std::uint64_t gemm_wrong_mine = 0;
-    for (auto &g : gpus) {
+    const auto results = checks.results();
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      wrong_per_gpu.push_back(static_cast<double>(results[i].wrong));
+      check.add(results[i]);
+      auto &g = gpus[i];
       gpu::DeviceGuard guard(g->device);
-      std::vector<std::byte> host(g->recv.bytes());
-      RAILGAUGE_CUDA_CALL(
-          cudaMemcpy(host.data(), g->recv.get(), host.size(), cudaMemcpyDeviceToHost));
-      const auto one = check_elements(p.dtype, host.data(), c.count, 0, [&](std::uint64_t i) {
-        return reduced_value(p.dtype, p.op, kSeed, n, i);
-      });
-      wrong_per_gpu.push_back(static_cast<double>(one.wrong));
-      check.add(one);
       const std::uint64_t gemm_wrong = g->gemm.count_wrong(g->gemm_stream.get());
       gemm_wrong_per_gpu.push_back(static_cast<double>(gemm_wrong));
       gemm_wrong_mine += gemm_wrong;

@@ -1,13 +1,14 @@
 #include "collectives/nccl/nccl_collective.h"
 
-#include <cstring>
 #include <span>
 
 #include <fmt/format.h>
 
 #include "collectives/collective_point.h"
 #include "collectives/concurrent_groups.h"
+#include "collectives/data_regions.h"
 #include "collectives/groups.h"
+#include "collectives/nccl/device_data_check.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
 #include "collectives/wrong_elements.h"
@@ -143,25 +144,13 @@ public:
     }
     GraphsOfPoint graphs(s);
     DrainOnFailure drain_on_failure(s, p.timeout_s);
+    // Seeded on each GPU's session stream, every GPU at once: the iteration forks the other
+    // types' streams from it, so they read the inputs after they are written.
     auto fill = [&] {
-      for (auto &l : lanes) {
-        const int n = l.group.size, rank = l.group.rank;
-        std::vector<std::byte> host(std::max(l.c.send_elems, l.c.recv_elems) * elt);
-        std::memset(host.data(), 0xff, host.size());
-        upload(s, l.gpu, l.recv->get(), host.data(), l.recv->bytes());
-        std::uint64_t first = 0, elems = l.c.send_elems;
-        std::size_t at = 0;
-        if (kind_ == Kind::all_gather) {
-          first = static_cast<std::uint64_t>(rank) * l.c.count;
-          if (p.in_place)
-            at = static_cast<std::size_t>(first) * elt;
-        }
-        if (kind_ == Kind::broadcast && rank != p.root)
-          continue;
-        fill_input(p.dtype, p.op, kSeed, rank, n, first, host.data(), elems);
-        void *dst = p.in_place ? static_cast<std::byte *>(l.recv->get()) + at : l.send->get();
-        upload(s, l.gpu, dst, host.data(), elems * elt);
-      }
+      for (auto &l : lanes)
+        seed_on_device(l.device, s.stream(l.gpu), p.dtype, p.op, kSeed, l.group.rank, l.group.size,
+                       input_region(p, l.group.rank, l.c),
+                       p.in_place ? l.recv->get() : l.send->get(), l.recv->get(), l.recv->bytes());
     };
     // A concurrent point forks every other type's stream from the session's stream at the
     // iteration's start and joins it back at its end, so that the iteration's events and the
@@ -212,14 +201,23 @@ public:
 
     fill();
     op();
-    timer.drain();
+    // Every lane's check enqueued behind its collective, all GPUs at once, then one wait.
+    DeviceDataCheck checks;
+    std::vector<std::size_t> lane_gpus;
+    for (auto &l : lanes)
+      if (const auto region =
+              output_region(p, kSeed, l.group.rank, l.group.size, l.c, Backend::nccl)) {
+        checks.enqueue(l.device, s.stream(l.gpu), l.recv->get(), *region);
+        lane_gpus.push_back(l.gpu);
+      }
+    s.wait("the data check of " + what, p.timeout_s);
     CheckResult check;
     // In world-rank order (this process's ranks are consecutive), every type's lanes summed.
     std::vector<double> wrong_per_gpu(s.local_count(), 0.0);
-    for (auto &l : lanes) {
-      const auto one = check_one(l, p);
-      wrong_per_gpu[l.gpu] += static_cast<double>(one.wrong);
-      check.add(one);
+    const auto results = checks.results();
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      wrong_per_gpu[lane_gpus[k]] += static_cast<double>(results[k].wrong);
+      check.add(results[k]);
     }
     // Every rank's record carries the total: a rank whose own outputs are right fails too.
     const auto wrong = wrong_across_ranks(group.all_gather(wrong_per_gpu));
@@ -317,52 +315,6 @@ private:
       }
     }
     group.end();
-  }
-
-  CheckResult check_one(Lane &b, const CollectivePoint &p) {
-    const Counts &c = b.c;
-    const int n = b.group.size;
-    gpu::DeviceGuard guard(b.device);
-    std::vector<std::byte> host(b.recv->bytes());
-    RAILGAUGE_CUDA_CALL(
-        cudaMemcpy(host.data(), b.recv->get(), host.size(), cudaMemcpyDeviceToHost));
-    const DType t = p.dtype;
-    const RedOp op = p.op;
-    const int r = b.group.rank;
-    const std::uint64_t count = c.count;
-    const auto reduced = [&](std::uint64_t i) { return reduced_value(t, op, kSeed, n, i); };
-    switch (kind_) {
-    case Kind::all_reduce:
-      return check_elements(t, host.data(), count, 0, reduced);
-    case Kind::reduce:
-      return r == p.root ? check_elements(t, host.data(), count, 0, reduced) : CheckResult{};
-    case Kind::reduce_scatter: {
-      const std::size_t at =
-          p.in_place ? static_cast<std::size_t>(r) * count * element_bytes(t) : 0;
-      return check_elements(t, host.data() + at, count, static_cast<std::uint64_t>(r) * count,
-                            reduced);
-    }
-    case Kind::all_gather:
-      return check_elements(t, host.data(), count * static_cast<std::uint64_t>(n), 0,
-                            [&](std::uint64_t j) {
-                              return input_value(t, op, kSeed, static_cast<int>(j / count), n, j);
-                            });
-    case Kind::alltoall:
-      return check_elements(t, host.data(), count * static_cast<std::uint64_t>(n), 0,
-                            [&](std::uint64_t k) {
-                              return input_value(t, op, kSeed, static_cast<int>(k / count), n,
-                                                 static_cast<std::uint64_t>(r) * count + k % count);
-                            });
-    case Kind::broadcast:
-      return check_elements(t, host.data(), count, 0, [&](std::uint64_t i) {
-        return input_value(t, op, kSeed, p.root, n, i);
-      });
-    case Kind::sendrecv:
-      return check_elements(t, host.data(), count, 0, [&](std::uint64_t i) {
-        return input_value(t, op, kSeed, (r - 1 + n) % n, n, i);
-      });
-    }
-    return {};
   }
 
   Kind kind_;

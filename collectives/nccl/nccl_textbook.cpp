@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "collectives/data_regions.h"
+#include "collectives/nccl/device_data_check.h"
 #include "collectives/nccl/nccl_collective.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
@@ -49,7 +51,6 @@ struct DeviceSide {
   int device = 0;
   std::unique_ptr<gpu::DeviceBuffer> buf;
   std::unique_ptr<NcclTransport> transport;
-  std::vector<std::byte> host;
 };
 
 // collectives.nccl_textbook_<kind>: a textbook algorithm (textbook.h) over ncclSend/ncclRecv on
@@ -97,13 +98,14 @@ public:
       sides[i].buf = std::make_unique<gpu::DeviceBuffer>(bytes);
       sides[i].transport = std::make_unique<NcclTransport>(groups[i].comm, groups[i].rank, n,
                                                            s.device(i), s.stream(i), bytes);
-      sides[i].host.resize(bytes);
     }
     DrainOnFailure drain_on_failure(s, p.timeout_s);
     const auto fill = [&] {
       for (std::size_t i = 0; i < sides.size(); ++i) {
-        fill_textbook_input(p, kSeed, sides[i].group.rank, n, count, sides[i].host.data());
-        upload(s, i, sides[i].buf->get(), sides[i].host.data(), bytes);
+        void *buf = sides[i].buf->get();
+        seed_on_device(sides[i].device, s.stream(i), p.dtype, p.op, kSeed, sides[i].group.rank, n,
+                       textbook_input_region(kind_, sides[i].group.rank, n, count), buf, buf,
+                       bytes);
       }
     };
     const Algorithm algorithm = *p.algorithm;
@@ -129,14 +131,14 @@ public:
 
     fill();
     textbook();
-    timer.drain();
+    DeviceDataCheck checks;
+    for (std::size_t i = 0; i < sides.size(); ++i)
+      checks.enqueue(sides[i].device, s.stream(i), sides[i].buf->get(),
+                     textbook_output_region(p, kSeed, sides[i].group.rank, n, count));
+    s.wait("the data check of the textbook algorithm", p.timeout_s);
     CheckResult check;
     std::vector<double> wrong_per_gpu; // in world-rank order: this process's ranks are consecutive
-    for (auto &side : sides) {
-      gpu::DeviceGuard guard(side.device);
-      RAILGAUGE_CUDA_CALL(
-          cudaMemcpy(side.host.data(), side.buf->get(), bytes, cudaMemcpyDeviceToHost));
-      const auto one = check_textbook_output(p, kSeed, side.group.rank, n, count, side.host.data());
+    for (const auto &one : checks.results()) {
       wrong_per_gpu.push_back(static_cast<double>(one.wrong));
       check.add(one);
     }

@@ -2,10 +2,13 @@
 // every kind's data is right in and out of place (in-place alltoall and sendrecv waived), a group
 // split runs on the split communicators with the group's size, the device reduction matches the
 // host's, the NCCL transport moves bytes, and every textbook algorithm is verified beside NCCL's
-// own collective (on two or more GPUs; on one, the waiver is checked). Fails, never skips, without
-// a GPU.
+// own collective (on two or more GPUs; on one, the waiver is checked), and the seeded fill and
+// data check run on the GPUs agree with the host's, past 2^32 elements and in a 4 GiB point. Fails,
+// never skips, without a GPU.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <iostream>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -15,11 +18,14 @@
 #include "tests/support/device_upload.h"
 #include "tests/support/quick_run_context.h"
 
+#include "collectives/data_regions.h"
 #include "collectives/dtype.h"
+#include "collectives/nccl/device_data_check.h"
 #include "collectives/nccl/device_reduce.h"
 #include "collectives/nccl/nccl_collective.h"
 #include "collectives/nccl/nccl_session.h"
 #include "collectives/nccl/nccl_transport.h"
+#include "collectives/nccl/seeded_data_kernels.h"
 #include "collectives/textbook.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
@@ -193,28 +199,141 @@ std::vector<double> hard_values(DType type, std::size_t count, std::uint64_t see
   return v;
 }
 
-TEST_F(NcclOnGpus, DeviceReductionMatchesTheHostReductionBitForBit) {
-  const std::size_t count = 100'003; // not a multiple of the block size
+// Runs check(type, op) for every element type and reduction operation, each traced.
+template <class Check> void for_every_type_and_op(Check &&check) {
   for (auto type : {DType::f32, DType::f64, DType::i32, DType::bf16, DType::f16})
     for (auto op : {RedOp::sum, RedOp::prod, RedOp::max, RedOp::min}) {
       SCOPED_TRACE(std::string(to_string(type)) + " " + std::string(to_string(op)));
-      const std::size_t bytes = count * element_bytes(type);
-      std::vector<std::byte> acc(bytes), in(bytes), from_gpu(bytes);
-      const auto a = hard_values(type, count, 1), b = hard_values(type, count, 2);
-      // b reversed, so that every hard value meets every kind of partner.
-      for (std::size_t i = 0; i < count; ++i) {
-        store_value(type, a[i], acc.data(), i);
-        store_value(type, b[count - 1 - i], in.data(), i);
-      }
-      gpu::DeviceBuffer dacc(bytes), din(bytes);
-      ASSERT_EQ(testing::upload_and_wait(dacc.get(), acc.data(), bytes), cudaSuccess);
-      ASSERT_EQ(testing::upload_and_wait(din.get(), in.data(), bytes), cudaSuccess);
-      enqueue_device_reduce(type, op, dacc.get(), din.get(), count, nullptr);
-      ASSERT_EQ(cudaMemcpy(from_gpu.data(), dacc.get(), bytes, cudaMemcpyDeviceToHost),
-                cudaSuccess);
-      reduce_into(type, op, acc.data(), in.data(), count);
-      EXPECT_EQ(from_gpu, acc);
+      check(type, op);
     }
+}
+
+TEST_F(NcclOnGpus, DeviceReductionMatchesTheHostReductionBitForBit) {
+  const std::size_t count = 100'003; // not a multiple of the block size
+  for_every_type_and_op([&](DType type, RedOp op) {
+    const std::size_t bytes = count * element_bytes(type);
+    std::vector<std::byte> acc(bytes), in(bytes), from_gpu(bytes);
+    const auto a = hard_values(type, count, 1), b = hard_values(type, count, 2);
+    // b reversed, so that every hard value meets every kind of partner.
+    for (std::size_t i = 0; i < count; ++i) {
+      store_value(type, a[i], acc.data(), i);
+      store_value(type, b[count - 1 - i], in.data(), i);
+    }
+    gpu::DeviceBuffer dacc(bytes), din(bytes);
+    ASSERT_EQ(testing::upload_and_wait(dacc.get(), acc.data(), bytes), cudaSuccess);
+    ASSERT_EQ(testing::upload_and_wait(din.get(), in.data(), bytes), cudaSuccess);
+    enqueue_device_reduce(type, op, dacc.get(), din.get(), count, nullptr);
+    ASSERT_EQ(cudaMemcpy(from_gpu.data(), dacc.get(), bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    reduce_into(type, op, acc.data(), in.data(), count);
+    EXPECT_EQ(from_gpu, acc);
+  });
+}
+
+// The GPU's seeded fill writes, bit for bit, what the host's fill_input writes, for every type
+// and operation.
+TEST_F(NcclOnGpus, DeviceFillEqualsTheHostFillBitForBit) {
+  const std::size_t count = 100'003; // not a multiple of the block size
+  for_every_type_and_op([&](DType type, RedOp op) {
+    const std::size_t bytes = count * element_bytes(type);
+    std::vector<std::byte> host(bytes), from_gpu(bytes);
+    fill_input(type, op, 9, 1, 3, 5, host.data(), count);
+    gpu::DeviceBuffer d(bytes);
+    enqueue_seeded_fill(type, op, 9, 1, 3, 5, d.get(), count, nullptr);
+    ASSERT_EQ(cudaMemcpy(from_gpu.data(), d.get(), bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(from_gpu, host);
+  });
+}
+
+// The GPU check of every output pattern passes a buffer of the host's expected values and finds
+// one element changed, at the index the host check would report.
+TEST_F(NcclOnGpus, DeviceCheckAgreesWithTheHostCheckOnEveryPattern) {
+  const std::uint64_t count = 1000;
+  const int world = 4;
+  for (auto type : {DType::f32, DType::f64, DType::i32, DType::bf16, DType::f16})
+    for (auto pattern : {OutputPattern::reduced, OutputPattern::from_rank, OutputPattern::gathered,
+                         OutputPattern::alltoall}) {
+      SCOPED_TRACE(std::string(to_string(type)) + " pattern " +
+                   std::to_string(static_cast<int>(pattern)));
+      const bool blocks = pattern == OutputPattern::gathered || pattern == OutputPattern::alltoall;
+      OutputRegion region{{pattern, type, RedOp::sum, 77, world, 2, count, blocks ? 0 : count,
+                           blocks ? count * world : count},
+                          3};
+      const std::size_t elt = element_bytes(type);
+      std::vector<std::byte> host((region.offset_elements + region.expect.elements) * elt);
+      for (std::uint64_t j = 0; j < region.expect.elements; ++j)
+        store_value(type, expected_value(region.expect, j), host.data(),
+                    static_cast<std::size_t>(region.offset_elements + j));
+      const std::uint64_t bad = region.expect.elements - 7;
+      gpu::DeviceBuffer d(host.size());
+      for (const bool corrupt : {false, true}) {
+        if (corrupt)
+          store_value(type, expected_value(region.expect, bad) + 1, host.data(),
+                      static_cast<std::size_t>(region.offset_elements + bad));
+        ASSERT_EQ(testing::upload_and_wait(d.get(), host.data(), host.size()), cudaSuccess);
+        DeviceDataCheck check;
+        check.enqueue(0, nullptr, d.get(), region);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        const auto on_gpu = check.results().at(0);
+        const auto on_host = check_on_host(host.data(), region);
+        EXPECT_EQ(on_gpu.wrong, on_host.wrong);
+        EXPECT_EQ(on_gpu.checked, on_host.checked);
+        EXPECT_EQ(on_gpu.first_wrong_index, on_host.first_wrong_index);
+        EXPECT_EQ(on_gpu.first_got, on_host.first_got);
+        EXPECT_EQ(on_gpu.first_expected, on_host.first_expected);
+        EXPECT_EQ(on_gpu.wrong_indices, on_host.wrong_indices);
+      }
+    }
+}
+
+// Past 2^32 elements (8 GiB of bf16): the check counts one element corrupted on purpose near the
+// end and one near the start, names the lowest, and keeps both indices.
+TEST_F(NcclOnGpus, DeviceCheckCountsCorruptedElementsPastFourBillion) {
+  const std::uint64_t elements = (std::uint64_t{1} << 32) + 5;
+  const OutputRegion region{
+      {OutputPattern::from_rank, DType::bf16, RedOp::sum, 5, 1, 0, 0, 0, elements}, 0};
+  gpu::DeviceBuffer d(elements * 2);
+  enqueue_seeded_fill(DType::bf16, RedOp::sum, 5, 0, 1, 0, d.get(), elements, nullptr);
+  const auto run_check = [&] {
+    DeviceDataCheck check;
+    check.enqueue(0, nullptr, d.get(), region);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    return check.results().at(0);
+  };
+  const auto clean = run_check();
+  EXPECT_EQ(clean.wrong, 0u) << clean.describe("the buffer");
+  EXPECT_EQ(clean.checked, elements);
+  const std::uint64_t far = elements - 2, near = 7;
+  for (const std::uint64_t at : {far, near}) {
+    std::byte nan[2];
+    store_value(DType::bf16, std::nan(""), nan, 0);
+    ASSERT_EQ(testing::upload_and_wait(static_cast<std::byte *>(d.get()) + at * 2, nan, 2),
+              cudaSuccess);
+  }
+  const auto corrupted = run_check();
+  EXPECT_EQ(corrupted.wrong, 2u);
+  EXPECT_EQ(corrupted.first_wrong_index, near);
+  EXPECT_TRUE(std::isnan(corrupted.first_got));
+  EXPECT_EQ(corrupted.first_expected, seeded_input(DType::bf16, RedOp::sum, 5, 0, 1, near));
+  EXPECT_EQ(corrupted.wrong_indices, (std::vector<std::uint64_t>{near, far}));
+}
+
+// A large point, filled and checked on the GPUs: verified, end to end within the budget a burn-in
+// gives a point (30 s for 16 GiB on one GPU; this one is 4 GiB, so that a 40 GiB GPU runs it).
+TEST_F(NcclOnGpus, LargeAllReducePointIsVerifiedWithinSeconds) {
+  auto bench = make_nccl_collective(Kind::all_reduce);
+  const Point p = point_of(*bench, {{"size_bytes", std::int64_t{4} << 30},
+                                    {"iterations", std::int64_t{3}},
+                                    {"warmup", std::int64_t{1}}});
+  ASSERT_FALSE(bench->supported(ctx_, p).has_value()) << *bench->supported(ctx_, p);
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome out = bench->run(ctx_, p);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+  EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+  EXPECT_EQ(out.metrics.at("wrong_elements"), 0);
+  EXPECT_LT(seconds, 30) << "a 4 GiB point, data check included";
+  std::cout << "4 GiB all_reduce point on " << gpus_ << " GPU(s): " << seconds << " s end to end\n";
 }
 
 TEST_F(NcclOnGpus, TransportSendsToItselfAndCopiesOnOneGpu) {
