@@ -123,8 +123,24 @@ private:
         inventories_[host].emplace_back(run.dir, &run.manifest["inventory"]);
         index_inventory(host, run.manifest["inventory"]);
       }
+      if (imported)
+        index_imported_gpus(host, run.manifest.at("imported"));
       for (const auto &r : run.records)
         part(PartKey{r.host, PartKind::node, ""});
+    }
+  }
+
+  // An import has no inventory, but its source may list the GPUs' bus ids by CUDA ordinal
+  // (nvbandwidth's device list): its GPUs are then labelled gpu<ordinal> as on an own run.
+  void index_imported_gpus(const std::string &host, const json &imported) {
+    if (!imported.is_object() || !imported.contains("device_pci") ||
+        !imported.at("device_pci").is_array())
+      return;
+    int ordinal = 0;
+    for (const auto &bus : imported.at("device_pci")) {
+      if (bus.is_string() && !bus.get<std::string>().empty())
+        hosts_[host].index_by_pci.emplace(normalize_bus_id(bus.get<std::string>()), ordinal);
+      ++ordinal;
     }
   }
 
@@ -281,6 +297,12 @@ private:
   }
 
   void judge_fleets(const Rule &rule) {
+    if (rule.fleet->per_node) {
+      for (auto &[group, obs] : fleets_)
+        judge_siblings(rule, obs);
+      fleets_.clear();
+      return;
+    }
     for (auto &[group, obs] : fleets_) {
       std::vector<double> values;
       for (const auto &o : obs)
@@ -330,6 +352,74 @@ private:
       }
     }
     fleets_.clear();
+  }
+
+  // `scope: node`: each part of one node and point against its siblings (the node's other
+  // parts), each part at the median of its own values (see sibling_stats).
+  void judge_siblings(const Rule &rule, std::vector<Observation> &obs) {
+    std::map<PartKey, std::vector<Observation *>> by_part;
+    for (auto &o : obs)
+      by_part[o.part].push_back(&o);
+    std::vector<std::vector<double>> values;
+    for (const auto &[part, list] : by_part) {
+      values.emplace_back();
+      for (const auto *o : list)
+        values.back().push_back(o->value);
+    }
+    const auto stats = sibling_stats(values);
+    const auto &fb = *rule.fleet;
+    std::size_t i = 0;
+    for (auto &[part, list] : by_part) {
+      const SiblingStats &s = stats[i++];
+      Finding base = std::move(list.front()->base);
+      if (s.own_values > 1) {
+        // Several values (a row of a GPU x GPU matrix): the params that tell them apart name a
+        // peer, not the point.
+        for (const auto &name : fb.ignore_params)
+          base.params.erase(name);
+      }
+      const int parts = s.siblings.n + 1;
+      if (parts < fb.min_size) {
+        tally(part, rule.id, false);
+        auto m = missing(rule, base.what,
+                         s.siblings.n == 0
+                             ? std::string("no sibling on this node measured this point (a part "
+                                           "alone has nothing to be compared with)")
+                             : fmt::format("{} parts of this node measured this point, fewer "
+                                           "than min_size {}",
+                                           parts, fb.min_size),
+                         fb.on_too_small);
+        m.key = base.key;
+        m.params = base.params;
+        m.run = base.run;
+        add_finding(part, std::move(m));
+        continue;
+      }
+      const double t = fleet_threshold(fb, rule.op, s.siblings);
+      const bool pass = compare_pass(rule.op, s.own, t);
+      tally(part, rule.id, pass);
+      if (pass)
+        continue;
+      const double ref = reference_value(fb, rule.op, s.siblings);
+      const char *ref_name = fb.against_best ? "best" : "median";
+      Finding f = std::move(base);
+      f.level = rule.severity;
+      f.value = s.own;
+      f.threshold = t;
+      f.fleet = s.siblings;
+      std::string how = fmt::format("the {} {} of its {} sibling{} on this node", ref_name,
+                                    fmt_num(ref), s.siblings.n, s.siblings.n == 1 ? "" : "s");
+      if (fb.fraction)
+        how = fmt::format("{} x {}", fmt_num(*fb.fraction), how);
+      if (fb.mads)
+        how += fmt::format(", {} MAD {}", fmt_num(*fb.mads), fmt_num(s.siblings.mad));
+      f.bound = fmt::format("{} {} ({})", to_string(rule.op), fmt_num(t), how);
+      const double rel = ref != 0 ? (s.own / ref - 1) * 100 : 0;
+      f.detail = fmt::format(
+          "{:+.1f}% from its siblings' {}{}", rel, ref_name,
+          s.own_values > 1 ? fmt::format("; the median of its {} values", s.own_values) : "");
+      add_finding(part, std::move(f));
+    }
   }
 
   // One point of a curve: the record's figure at its `over` value.
@@ -682,6 +772,9 @@ private:
         if (it != h->second.index_by_pci.end())
           return fmt::format("gpu{}", it->second);
       }
+      // An import that printed no bus id names a GPU by its CUDA ordinal alone.
+      if (!key.id.empty() && key.id.find_first_not_of("0123456789") == std::string::npos)
+        return "gpu" + key.id;
       return "gpu " + key.id;
     }
     return key.id;

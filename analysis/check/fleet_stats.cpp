@@ -50,4 +50,26 @@ double reference_value(const FleetBound &bound, Op op, const FleetStats &stats) 
   return op == Op::ge || op == Op::gt ? stats.max : stats.min;
 }
 
+std::vector<SiblingStats> sibling_stats(const std::vector<std::vector<double>> &values_by_part) {
+  std::vector<double> medians;
+  medians.reserve(values_by_part.size());
+  for (const auto &values : values_by_part)
+    medians.push_back(railgauge::median(values));
+  std::vector<SiblingStats> out;
+  out.reserve(medians.size());
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    SiblingStats s;
+    s.own = medians[i];
+    s.own_values = static_cast<int>(values_by_part[i].size());
+    std::vector<double> others;
+    for (std::size_t j = 0; j < medians.size(); ++j)
+      if (j != i)
+        others.push_back(medians[j]);
+    if (!others.empty())
+      s.siblings = fleet_stats(others);
+    out.push_back(s);
+  }
+  return out;
+}
+
 } // namespace railgauge::check

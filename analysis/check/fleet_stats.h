@@ -29,4 +29,18 @@ double fleet_threshold(const FleetBound &bound, Op op, const FleetStats &stats);
 // highest for >=/>, the lowest for <=/<).
 double reference_value(const FleetBound &bound, Op op, const FleetStats &stats);
 
+// One part among its siblings: the other parts of its node that measured the same point. A part
+// with several values of one point (the cells of its row of an nvbandwidth GPU x GPU matrix, or
+// one figure from several runs) is taken at their median, so one slow peer in its row does not
+// make it slow; it is then judged against the others only (a slow GPU does not pull down the
+// median it is judged by, which matters when half of a node's GPUs are slow).
+struct SiblingStats {
+  double own = 0;      // the median of the part's own values
+  int own_values = 0;  // how many values that median is of
+  FleetStats siblings; // of the other parts' medians; n == 0 when the part has no sibling
+};
+
+// `values_by_part[i]` holds part i's values (none empty); the result is in the same order.
+std::vector<SiblingStats> sibling_stats(const std::vector<std::vector<double>> &values_by_part);
+
 } // namespace railgauge::check

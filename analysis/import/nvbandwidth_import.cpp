@@ -414,6 +414,11 @@ CaptionMeaning meaning_of(const std::string &caption) {
   return m;
 }
 
+// A matrix label that is a CUDA ordinal ("0", "7"), as nvbandwidth labels GPU rows and columns.
+bool is_ordinal(const std::string &label) {
+  return !label.empty() && label.find_first_not_of("0123456789") == std::string::npos;
+}
+
 std::string key_of(const std::string &testcase) {
   std::string key = "import.nvbandwidth.";
   for (char c : testcase)
@@ -499,9 +504,12 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
           // and local matrices, and for the single-row GPU(row) matrices of all_to_one_* and
           // one_to_all_*, whose column is the GPU measured (testcase.cpp, allToOneHelper).
           const bool by_row = meaning.row_kind == "gpu" && m.values.size() > 1;
-          const std::string pci = pci_of(by_row ? m.row_labels[ri] : m.column_labels[ci]);
+          const std::string &gpu_label = by_row ? m.row_labels[ri] : m.column_labels[ci];
+          const std::string pci = pci_of(gpu_label);
           if (!pci.empty())
             r.device["pci"] = pci;
+          else if (is_ordinal(gpu_label))
+            r.device["gpu"] = gpu_label; // no bus id printed (before v0.5): the CUDA ordinal
           if (meaning.direction == "bidirectional")
             r.params["bidirectional_figure"] = bidirectional_figure(m.variant);
           if (meaning.latency) {

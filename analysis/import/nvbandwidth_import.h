@@ -16,7 +16,8 @@
 //
 // One record per measured cell: key import.nvbandwidth.<testcase>, params {testcase, matrix,
 // variant, caption, row, column, row_kind, column_kind, direction, engine, source}, metrics
-// bandwidth_gbytes_per_s (GB = 1e9, as nvbandwidth) or latency_s, and the matrix's sum. N/A cells
+// bandwidth_gbytes_per_s (GB = 1e9, as nvbandwidth) or latency_s, and the matrix's sum; device.pci
+// is the GPU's bus id, or device.gpu its CUDA ordinal where the output printed none. N/A cells
 // (a GPU with itself) are not records. A waived testcase is a waived record; one that printed an
 // error is an error record. A run that stopped outside any testcase (run_error) adds one error
 // record, key import.nvbandwidth, with nvbandwidth's message; unnamed waived testcases (text

@@ -24,8 +24,9 @@ RAILGAUGE = None
 
 EXIT = {"pass": 0, "warn": 1, "fail": 2}
 
-# (name, tool, files, profile, verdict, [(rule, host substring, value check)])
-# value check: ("<", x) the finding's value is below x; (">", x) above.
+# (name, tool, files, profile, verdict, [(rule, host substring, value check[, parts])])
+# value check: ("<", x) the finding's value is below x; (">", x) above. parts: the labels of
+# exactly the parts the rule names (gpu2, ...), where a rule names GPUs.
 CASES = [
     # ---- healthy: must pass
     ("h100x8_1node_cnode3-002", "nccl-tests", ["xxrjun_h100x8_1node_cnode3-002_5coll.log"],
@@ -92,6 +93,14 @@ CASES = [
     ("nvbandwidth_1gpu_gen3_h2d", "nvbandwidth",
      ["dcgm_testinput_nvbandwidth_v0.5_json_1gpu_EXTRACT.json"], "h100-sxm-ib", "fail",
      [("nvbandwidth-h2d-floor", "", ("<", 13))]),
+    # 8xH800: while all GPUs copy at once, some get far less than their siblings (GPU 2 20.38
+    # GB/s against its siblings' median 32.49 in all_to_host_bidirectional_memcpy_sm); before
+    # the within-node rules grouped by GPU, every cell was a "fleet of 1 value" and this passed.
+    *[(f"nvbandwidth_h800x8_siblings_{profile.replace('-', '_')}", "nvbandwidth",
+       ["llmaction_h800x8_nvbandwidth_v0.2_all_testcases_EXTRACT.txt"], profile, "fail",
+       [("copy-vs-siblings", "unknown-llmaction", ("<", 25), {"gpu1", "gpu2", "gpu6", "gpu7"}),
+        ("peer-copy-vs-siblings", "unknown-llmaction", ("<", 140), {"gpu1", "gpu4", "gpu5"})])
+      for profile in ("any-fabric", "h100-sxm-ib")],
 ]
 
 
@@ -117,8 +126,8 @@ def make_case(name, tool, files, profile, verdict, named):
         with tempfile.TemporaryDirectory() as out:
             r, result = judge(tool, files, profile, out)
             self.assertIsNotNone(result, r.stderr)
-            findings = [dict(f, host=p["host"]) for p in result["parts"] for f in p["findings"]
-                        if not f["missing"]]
+            findings = [dict(f, host=p["host"], label=p["label"]) for p in result["parts"]
+                        for f in p["findings"] if not f["missing"]]
             summary = "\n".join(f"{f['level']} {f['host']} {f['rule']}: {f['text']}"
                                 for f in findings)
             self.assertEqual(result["verdict"], verdict, f"{name}:\n{summary}")
@@ -128,7 +137,7 @@ def make_case(name, tool, files, profile, verdict, named):
             self.assertEqual([f["text"] for p in result["parts"] for f in p["findings"]
                               if f["missing"] and f["level"] != "info"], [])
             self.assertNotIn("", result["drain"])
-            for rule, host, check in named:
+            for rule, host, check, *parts in named:
                 hits = [f for f in findings if f["rule"] == rule and host in f["host"]]
                 self.assertTrue(hits, f"{name}: no {rule} on a host with '{host}':\n{summary}")
                 if check:
@@ -137,6 +146,8 @@ def make_case(name, tool, files, profile, verdict, named):
                     self.assertTrue(values, hits)
                     self.assertTrue(all(v < bound if op == "<" else v > bound for v in values),
                                     f"{rule} values {values} not {op} {bound}")
+                if parts:
+                    self.assertEqual({f["label"] for f in hits}, parts[0], summary)
     return test
 
 
