@@ -1,11 +1,16 @@
 #include "analysis/run_set.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
+#include <sys/stat.h>
 #include <tuple>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -17,24 +22,157 @@ namespace {
 
 namespace fs = std::filesystem;
 
-LoadedRun load_one(const fs::path &records_file, std::vector<std::string> &problems) {
+// What a path is when it is not the regular file or directory expected.
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return "a device";
+  return "not a regular file";
+}
+
+// Why stat(2) of `path` failed, in words: a link that leads nowhere or in a circle says so.
+std::string stat_failure(const fs::path &path, int err) {
+  struct stat link {};
+  if (err == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    std::error_code ec;
+    return fmt::format("a symbolic link to '{}', which does not exist",
+                       fs::read_symlink(path, ec).string());
+  }
+  if (err == ELOOP)
+    return fmt::format("{} (a symbolic link loop)", std::strerror(err));
+  return std::strerror(err);
+}
+
+// The whole of a regular file, or why not. Refuses anything else (a FIFO would block a read
+// forever, a directory cannot be read) before opening it; opens with O_NONBLOCK and checks again,
+// in case the path changed between the two; and checks every read(2), so an I/O error is named,
+// never a short file.
+std::optional<std::string> read_regular_file(const fs::path &path, std::string &text) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return stat_failure(path, errno);
+  if (!S_ISREG(st.st_mode))
+    return fmt::format("{}, not a regular file", kind_of(st.st_mode));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return std::strerror(errno);
+  std::optional<std::string> failure;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    failure = "not a regular file";
+  char buf[1 << 16];
+  while (!failure) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      failure = fmt::format("reading failed: {}", std::strerror(errno));
+    else if (n == 0)
+      break;
+    else
+      text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return failure;
+}
+
+// Where a walk has been: directories by device and inode, the ones it is inside (a link back to
+// one of them is a loop) and every one it has listed (a second link to it is the same runs).
+struct Walk {
+  explicit Walk(RunSet &s) : set(s) {}
+
+  RunSet &set;
+  std::vector<std::pair<dev_t, ino_t>> inside;
+  std::map<std::pair<dev_t, ino_t>, std::string> listed;
+  std::vector<fs::path> record_files;
+
+  void unreadable(const fs::path &path, std::string what) {
+    set.problems.push_back(fmt::format("{}: cannot be read: {}", path.string(), what));
+    set.unreadable.push_back({path.string(), std::move(what)});
+  }
+
+  void directory(const fs::path &dir, const struct stat &st) {
+    const std::pair id{st.st_dev, st.st_ino};
+    if (std::find(inside.begin(), inside.end(), id) != inside.end()) {
+      set.problems.push_back(fmt::format("{}: a symbolic link loop back to '{}': not walked again",
+                                         dir.string(), listed[id]));
+      return;
+    }
+    if (const auto it = listed.find(id); it != listed.end()) {
+      set.problems.push_back(fmt::format("{}: the same directory as '{}': its runs are loaded once",
+                                         dir.string(), it->second));
+      return;
+    }
+    listed[id] = dir.string();
+    std::error_code ec;
+    std::vector<fs::path> entries;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      entries.push_back(it->path());
+    if (ec) {
+      unreadable(dir, ec.message());
+      return;
+    }
+    std::sort(entries.begin(), entries.end());
+    inside.push_back(id);
+    for (const auto &entry : entries)
+      path(entry, false);
+    inside.pop_back();
+  }
+
+  // Within a directory only records.jsonl and directories matter; any entry that cannot even be
+  // stat'ed may be a run, so it is named.
+  void path(const fs::path &p, bool given) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0)
+      return unreadable(p, stat_failure(p, errno));
+    const bool records = p.filename() == "records.jsonl";
+    if (S_ISDIR(st.st_mode) && records)
+      return unreadable(p, "a directory, not a regular file");
+    if (S_ISDIR(st.st_mode))
+      return directory(p, st);
+    if (given || records)
+      record_files.push_back(p);
+  }
+};
+
+// The records file, run.json and host of one run; what cannot be read goes to set.
+void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t> &digests) {
   LoadedRun run;
   run.dir = records_file.parent_path().string();
+  const auto unreadable = [&](const fs::path &path, std::string what) {
+    set.problems.push_back(fmt::format("{}: cannot be read: {}", path.string(), what));
+    set.unreadable.push_back({path.string(), std::move(what)});
+  };
   const fs::path manifest = records_file.parent_path() / "run.json";
-  if (fs::exists(manifest)) {
-    std::ifstream in(manifest);
-    try {
-      run.manifest = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error &e) {
-      // Not e.what(): it quotes the bytes read last, which need not be UTF-8, and problems go
-      // into `check --json` and the JUnit file, whose writers must not throw on them.
-      problems.push_back(fmt::format("{}: not valid JSON (at byte {})", manifest.string(), e.byte));
-    } catch (const nlohmann::json::exception &) { // out_of_range: a number such as 1E800
-      problems.push_back(
-          fmt::format("{}: not valid JSON (a number out of range)", manifest.string()));
-    }
+  std::string text;
+  struct stat st {};
+  if (::lstat(manifest.c_str(), &st) == 0) {
+    if (auto failure = read_regular_file(manifest, text))
+      unreadable(manifest, std::move(*failure));
+    else
+      try {
+        run.manifest = nlohmann::json::parse(text);
+      } catch (const nlohmann::json::parse_error &e) {
+        // Not e.what(): it quotes the bytes read last, which need not be UTF-8, and problems go
+        // into `check --json` and the JUnit file, whose writers must not throw on them.
+        set.problems.push_back(
+            fmt::format("{}: not valid JSON (at byte {})", manifest.string(), e.byte));
+      } catch (const nlohmann::json::exception &) { // out_of_range: a number such as 1E800
+        set.problems.push_back(
+            fmt::format("{}: not valid JSON (a number out of range)", manifest.string()));
+      }
   }
-  auto read = read_records(records_file.string());
+  text.clear();
+  if (auto failure = read_regular_file(records_file, text)) {
+    unreadable(records_file, std::move(*failure));
+    if (!run.manifest.is_object())
+      return; // nothing of this run to judge; its path is named
+  }
+  auto read = parse_records(text, records_file.string());
   run.records = std::move(read.records);
   // A record without a host (hand-made or damaged input) belongs to its run's host, or to its
   // run directory: never to a node named "".
@@ -49,19 +187,63 @@ LoadedRun load_one(const fs::path &records_file, std::vector<std::string> &probl
     if (r.host.empty())
       r.host = host;
   for (auto &p : read.problems)
-    problems.push_back(std::move(p));
-  return run;
+    set.problems.push_back(std::move(p));
+  set.runs.push_back(std::move(run));
+  digests.push_back(std::hash<std::string>{}(text));
 }
 
-// records.jsonl files under `dir`, sorted so that the same inputs load in the same order.
-std::vector<fs::path> find_record_files(const fs::path &dir) {
-  std::vector<fs::path> found;
-  for (const auto &entry :
-       fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied))
-    if (entry.is_regular_file() && entry.path().filename() == "records.jsonl")
-      found.push_back(entry.path());
-  std::sort(found.begin(), found.end());
-  return found;
+std::string text_of(const nlohmann::json &manifest, const char *field) {
+  return manifest.is_object() && manifest.contains(field) && manifest[field].is_string()
+             ? manifest[field].get<std::string>()
+             : "";
+}
+
+// Which run a directory holds: its run id, host and rank, when run.json names them; otherwise
+// none, and only its records tell a copy.
+std::optional<std::string> identity_of(const LoadedRun &run) {
+  const auto id = text_of(run.manifest, "run");
+  if (id.empty())
+    return std::nullopt;
+  const auto rank = run.manifest.contains("rank") ? run.manifest["rank"].dump() : "";
+  return fmt::format("run {} of host '{}' rank {}", id, text_of(run.manifest, "host"),
+                     rank.empty() ? "?" : rank);
+}
+
+// A run copied twice (the same run id, host and rank, or byte for byte the same records) would
+// count twice in every fleet statistic: the copy with the most records is kept (records.jsonl
+// only grows), and the other named. Records are told apart by a 64-bit digest.
+void drop_copies(RunSet &set, const std::vector<std::size_t> &digests) {
+  std::map<std::string, std::size_t> by_identity;
+  std::map<std::size_t, std::size_t> by_digest;
+  std::vector<bool> dropped(set.runs.size(), false);
+  for (std::size_t i = 0; i < set.runs.size(); ++i) {
+    auto &runs = set.runs;
+    const auto identity = identity_of(runs[i]);
+    const bool records = !runs[i].records.empty();
+    std::optional<std::size_t> first;
+    if (identity && by_identity.count(*identity))
+      first = by_identity[*identity];
+    else if (records && by_digest.count(digests[i]))
+      first = by_digest[digests[i]];
+    if (!first) {
+      if (identity)
+        by_identity[*identity] = i;
+      if (records)
+        by_digest.emplace(digests[i], i);
+      continue;
+    }
+    if (runs[i].records.size() > runs[*first].records.size())
+      std::swap(runs[i], runs[*first]); // the fuller copy is judged, where the first one was
+    dropped[i] = true;
+    set.problems.push_back(fmt::format("{}: a copy of '{}' ({}): loaded once", runs[i].dir,
+                                       runs[*first].dir,
+                                       identity ? *identity : "the same records"));
+  }
+  std::vector<LoadedRun> kept;
+  for (std::size_t i = 0; i < set.runs.size(); ++i)
+    if (!dropped[i])
+      kept.push_back(std::move(set.runs[i]));
+  set.runs = std::move(kept);
 }
 
 } // namespace
@@ -83,21 +265,33 @@ std::vector<const Record *> RunSet::records() const {
 
 RunSet load_runs(const std::vector<std::string> &paths) {
   RunSet set;
+  Walk walk(set);
   for (const auto &path : paths) {
     const fs::path p(path);
-    std::error_code ec;
-    if (!fs::exists(p, ec))
-      throw InputError(fmt::format("no such file or directory '{}'", path), path,
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0)
+      throw InputError(fmt::format("cannot read '{}': {}", path, stat_failure(p, errno)), path,
                        "give a run directory (it holds run.json and records.jsonl), a directory "
                        "of run directories, or a records.jsonl file");
-    const auto files = fs::is_directory(p) ? find_record_files(p) : std::vector<fs::path>{p};
-    if (files.empty())
+    const auto said = std::pair{walk.record_files.size(), set.problems.size()};
+    walk.path(p, true);
+    if (said == std::pair{walk.record_files.size(), set.problems.size()})
       throw InputError(fmt::format("no records.jsonl under '{}'", path), path,
                        "point at the directory that `railgauge run` printed as its run "
                        "directory, or at a directory holding such directories");
-    for (const auto &f : files)
-      set.runs.push_back(load_one(f, set.problems));
   }
+  std::vector<std::size_t> digests;
+  {
+    // The same file reached twice (given twice, or through a link) is one run.
+    std::set<std::pair<dev_t, ino_t>> files;
+    for (const auto &f : walk.record_files) {
+      struct stat st {};
+      if (::stat(f.c_str(), &st) == 0 && !files.insert({st.st_dev, st.st_ino}).second)
+        continue;
+      load_one(f, set, digests);
+    }
+  }
+  drop_copies(set, digests);
   if (set.record_count() == 0) {
     std::string first =
         set.problems.empty() ? "every records.jsonl is empty" : set.problems.front();
@@ -110,12 +304,6 @@ RunSet load_runs(const std::vector<std::string> &paths) {
 }
 
 namespace {
-
-std::string text_of(const nlohmann::json &manifest, const char *field) {
-  return manifest.is_object() && manifest.contains(field) && manifest[field].is_string()
-             ? manifest[field].get<std::string>()
-             : "";
-}
 
 // The suite a run ran ("import.nccl-tests" for an import), and when it started.
 std::string suite_of(const LoadedRun &run) {

@@ -2,9 +2,13 @@
 // The input of every analysis command (check, compare, report, calibrate): run directories read
 // back from disk, never the hardware. A path may be a run directory (run.json beside
 // records.jsonl), a directory holding many (every rank's or node's run of a rack, gathered or
-// on a shared file system: searched recursively), or a records.jsonl file itself.
+// on a shared file system: searched recursively, symbolic links followed), or a records.jsonl
+// file itself.
 //
-// Lines that cannot be read are kept as problems with file:line, never silently dropped.
+// Nothing given is dropped silently: lines that cannot be read are problems with file:line, and
+// a directory or file that cannot be read (no permission, an I/O error, a FIFO or a directory
+// where a file belongs, a dangling or looping link) is an unreadable path, which `check` judges.
+// A copy of a run (the same run id, host and rank, or the same records) is loaded once and said.
 #include <string>
 #include <vector>
 
@@ -20,17 +24,29 @@ struct LoadedRun {
   std::vector<Record> records;
 };
 
+// A path the loader could not read, and why (the errno text, or what the path is instead).
+struct UnreadablePath {
+  std::string path;
+  std::string what;
+
+  bool operator==(const UnreadablePath &) const = default;
+};
+
 struct RunSet {
   std::vector<LoadedRun> runs;
-  std::vector<std::string> problems; // "<path>:<line>: <what>", run.json that cannot be read
+  // "<path>:<line>: <what>", run.json that cannot be parsed, every unreadable path, copies and
+  // link loops: what every command lists beside its output.
+  std::vector<std::string> problems;
+  std::vector<UnreadablePath> unreadable;
 
   std::size_t record_count() const;
   // Every record of every run, in load order.
   std::vector<const Record *> records() const;
 };
 
-// Loads every path in order. Throws InputError naming the path when it does not exist or holds
-// no records.jsonl at all, and when not one record of all of them can be read.
+// Loads every path in order. Throws InputError naming the path when it does not exist (with
+// the errno text: a link loop says so) or holds no records.jsonl and nothing unreadable, and
+// when not one record of all of them can be read.
 RunSet load_runs(const std::vector<std::string> &paths);
 
 // Retests supersede: keeps, per host, suite and world size (manifest world.size), only the runs

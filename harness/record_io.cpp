@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,13 +60,22 @@ void RecordFile::append(const Record &record) {
 }
 
 RecordsRead read_records(const std::string &path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError("cannot open the records file", path,
                      "give a run directory or a records.jsonl written by railgauge");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_records(text, path);
+}
+
+RecordsRead parse_records(std::string_view text, const std::string &path) {
   RecordsRead out;
-  std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
+  std::size_t number = 0;
+  while (!text.empty()) {
+    ++number;
+    const auto end = text.find('\n');
+    const auto line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     if (line.empty())
       continue;
     const auto where = fmt::format("{}:{}", path, number);

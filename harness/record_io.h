@@ -5,6 +5,7 @@
 // read_records() reads a file back and reports, with line numbers, what it cannot read (a line
 // truncated by a power loss, a foreign line) instead of stopping at it.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/record.h"
@@ -35,5 +36,8 @@ struct RecordsRead {
 
 // Throws InputError when the file cannot be opened.
 RecordsRead read_records(const std::string &path);
+// The lines of a records file already read into memory (`path` names them in problems), for a
+// reader that checks every read(2) itself.
+RecordsRead parse_records(std::string_view text, const std::string &path);
 
 } // namespace railgauge
