@@ -777,6 +777,22 @@ void runs_table(Page &page, const analysis::RunSet &runs) {
   page.table(rows);
 }
 
+// What the loader could not read (a record line cut in half, a run.json that is no JSON, a path
+// it cannot open, a copy loaded once): the page draws the rest, and must say what it left out.
+void input_problems_section(Page &page, const analysis::RunSet &runs) {
+  if (runs.problems.empty())
+    return;
+  page.heading("Input problems");
+  page.para(fmt::format("{} line{} or path{} could not be read, or were loaded once; nothing of "
+                        "them is in the figures below:",
+                        runs.problems.size(), runs.problems.size() == 1 ? "" : "s",
+                        runs.problems.size() == 1 ? "" : "s"));
+  std::vector<std::vector<std::string>> rows{{"problem"}};
+  for (const auto &p : runs.problems)
+    rows.push_back({p});
+  page.table(rows, std::vector<std::string>(rows.size(), "warn"));
+}
+
 Report build_report(const ReportInput &in) {
   Page page;
   std::string meta;
@@ -803,8 +819,10 @@ Report build_report(const ReportInput &in) {
     meta += ".";
   }
   page.md = "# " + in.title + "\n\n" + meta + "\n";
-  if (in.runs)
+  if (in.runs) {
     runs_table(page, *in.runs);
+    input_problems_section(page, *in.runs);
+  }
   if (in.check)
     verdict_section(page, *in.check);
   if (in.runs) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -227,9 +228,49 @@ std::string heat_cell(double x, double y, double w, double h, const std::string 
   return s;
 }
 
+namespace {
+
+// A log axis has no place for 0 or less (a size-0 row of nccl-tests' all_gather on more ranks
+// than elements): such points leave the series, and one line per series says how many, at
+// which x, so the chart neither squashes every curve against one edge nor drops them unsaid.
+std::vector<std::string> leave_out_unplaceable(std::vector<Series> &series, bool log_x) {
+  std::vector<std::string> said;
+  if (!log_x)
+    return said;
+  for (auto &s : series) {
+    Series kept{s.name, {}, {}};
+    std::set<double> xs;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      if (s.points[i].first > 0) {
+        kept.points.push_back(s.points[i]);
+        if (i < s.spread.size())
+          kept.spread.push_back(s.spread[i]);
+        continue;
+      }
+      ++n;
+      xs.insert(s.points[i].first);
+    }
+    if (n == 0)
+      continue;
+    std::string at;
+    for (double x : xs)
+      at += fmt::format("{}{:g}", at.empty() ? "" : ", ", x);
+    said.push_back(fmt::format("not drawn ({} on a log axis): {}: {} point{}", "x <= 0",
+                               s.name.empty() ? "(unnamed)" : s.name, n, n == 1 ? "" : "s") +
+                   " at x = " + at);
+    s = std::move(kept);
+  }
+  return said;
+}
+
+} // namespace
+
 std::string line_chart(const std::string &title, const std::string &x_label,
-                       const std::string &y_label, const std::vector<Series> &series, bool log_x,
+                       const std::string &y_label, const std::vector<Series> &drawn, bool log_x,
                        bool x_bytes, bool log_y) {
+  std::vector<Series> series = drawn;
+  const auto left_out = leave_out_unplaceable(series, log_x);
   const double width = 640, plot_h = 260, left = 70, top = 30;
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
   for (const auto &s : series) {
@@ -252,11 +293,13 @@ std::string line_chart(const std::string &title, const std::string &x_label,
   const auto y = log_y && ymin > 0
                      ? make_scale(ymin, ymax, top + plot_h, top, true)
                      : make_scale(std::min(ymin, 0.0), ymax, top + plot_h, top, false);
-  const double legend_h = 16.0 * static_cast<double>(series.size());
+  const double legend_h = 16.0 * static_cast<double>(series.size() + left_out.size());
   const double height = top + plot_h + 44 + legend_h;
   std::size_t longest = 0;
   for (const auto &s : series)
     longest = std::max(longest, s.name.size());
+  for (const auto &line : left_out)
+    longest = std::max(longest, line.size());
   const double svg_width = std::max(width, left + 18 + caption_width(longest) + 8);
   std::string s = fmt::format("<svg class=\"chart\" width=\"{0:.0f}\" height=\"{1}\" "
                               "viewBox=\"0 0 {0:.0f} {1}\" role=\"img\"><title>{2}</title><text "
@@ -280,6 +323,10 @@ std::string line_chart(const std::string &title, const std::string &x_label,
                      style.dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", style.dash),
                      left + 18, ly, xml_escape(series[i].name));
   }
+  for (std::size_t i = 0; i < left_out.size(); ++i)
+    s += fmt::format("<text class=\"left-out\" x=\"{}\" y=\"{:.1f}\" font-size=\"11\">{}</text>",
+                     left + 18, top + plot_h + 50 + 16.0 * static_cast<double>(series.size() + i),
+                     xml_escape(left_out[i]));
   return s + "</svg>";
 }
 

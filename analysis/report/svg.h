@@ -54,7 +54,8 @@ struct LineStyle {
 LineStyle line_style(std::size_t i);
 
 // A whole chart, width x height px, with a legend under the plot. `log_y` for values that span
-// decades (latency: microseconds at p50, milliseconds at the maximum).
+// decades (latency: microseconds at p50, milliseconds at the maximum). On a log x axis, points
+// at x <= 0 are not drawn; a line under the legend names each series that lost some, and where.
 std::string line_chart(const std::string &title, const std::string &x_label,
                        const std::string &y_label, const std::vector<Series> &series, bool log_x,
                        bool x_bytes, bool log_y = false);
