@@ -1,8 +1,12 @@
 #include "analysis/check/check_command.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -25,6 +29,7 @@ struct CheckOptions {
   std::vector<std::string> runs;
   std::string format = "table";
   std::optional<std::string> json, markdown, junit, prometheus, prometheus_dir, drain;
+  std::optional<std::string> unreadable; // fail, warn or info
   bool latest_per_host = false;
   bool inventory_only = false;
 };
@@ -43,6 +48,13 @@ std::string render(const check::CheckResult &r, const std::string &format) {
   return check::render_drain(r);
 }
 
+std::optional<check::Level> unreadable_level(const std::string &text) {
+  for (const auto level : {check::Level::fail, check::Level::warn, check::Level::info})
+    if (text == check::to_string(level))
+      return level;
+  return std::nullopt;
+}
+
 // Flags are checked here rather than by CLI11 so that every input error exits with 4, never
 // with the 2 that means "fail".
 void validate(const CLI::App &cmd, const CheckOptions &o) {
@@ -56,6 +68,9 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
   if (o.runs.empty() && !o.inventory_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");
+  if (o.unreadable && !unreadable_level(*o.unreadable))
+    throw InputError(fmt::format("unknown level '{}'", *o.unreadable), "--unreadable",
+                     "use fail, warn or info");
   for (const char *f : {"table", "json", "markdown", "junit", "prometheus", "drain"})
     if (o.format == f)
       return;
@@ -87,6 +102,86 @@ RunSet runs_to_judge(const CheckOptions &o, const MachineSnapshot &this_machine)
   return set;
 }
 
+// A host name goes into the drain list (one per line, fed to scontrol) and file names: one
+// holding a control character (a newline would make two lines of the drain list, two hosts)
+// cannot be written safely, so nothing is, and the name is said, escaped.
+void refuse_unsafe_hosts(const check::CheckResult &result, const RunSet &runs) {
+  for (const auto &host : result.hosts()) {
+    if (std::none_of(host.begin(), host.end(),
+                     [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+      continue;
+    std::string dir = "?";
+    for (const auto &run : runs.runs)
+      for (const auto &r : run.records)
+        if (r.host == host)
+          dir = run.dir;
+    throw InputError(fmt::format("host name {} holds a control character: it cannot be written to "
+                                 "the drain list or a file name safely",
+                                 nlohmann::json(host).dump()),
+                     dir, "fix the host name in that run's run.json and records.jsonl");
+  }
+}
+
+// `DIR/<host>.prom`, one file per host: every byte but letters, digits, '.', '_' and '-' is
+// written %XX, '%' too, so two hosts never share a file (rack1/n1 -> rack1%2Fn1, rack1_n1 stays).
+std::string prometheus_file_name(const std::string &host) {
+  std::string name;
+  for (unsigned char c : host)
+    name += std::isalnum(c) || c == '.' || c == '_' || c == '-'
+                ? std::string(1, static_cast<char>(c))
+                : fmt::format("%{:02X}", c);
+  return (name.empty() || name == "." || name == ".." ? "%" + name : name) + ".prom";
+}
+
+// The drain list first: it is what protects a failed node, so a --json or a Prometheus file
+// that cannot be written never costs it. Every output is tried; any that failed makes the exit
+// status 3, each named with its errno text.
+int write_outputs(const CheckOptions &o, const check::CheckResult &result, const RunSet &runs) {
+  std::vector<std::string> failed;
+  const auto write = [&](const std::optional<std::string> &path, const char *flag,
+                         const std::function<std::string()> &text) {
+    if (!path)
+      return;
+    try {
+      write_output_file(*path, text(), flag);
+    } catch (const BackendError &e) {
+      failed.push_back(e.what());
+    }
+  };
+  write(o.drain, "--drain", [&] { return check::render_drain(result); });
+  std::cout << render(result, o.format) << std::flush;
+  write(o.json, "--json", [&] { return check::to_json(result).dump(2) + "\n"; });
+  write(o.markdown, "--markdown", [&] { return check::render_markdown(result); });
+  write(o.junit, "--junit", [&] { return check::render_junit(result); });
+  check::PrometheusContext prom;
+  if (o.prometheus || o.prometheus_dir) {
+    prom.unix_time_s = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+    for (const auto &run : runs.runs)
+      for (const auto &rec : run.records)
+        prom.run_ids_by_host[rec.host].insert(rec.run);
+  }
+  write(o.prometheus, "--prometheus", [&] { return check::render_prometheus(result, prom); });
+  if (o.prometheus_dir) {
+    // One file per node (<host>.prom), for a node_exporter on each node to collect its own.
+    std::error_code ec;
+    std::filesystem::create_directories(*o.prometheus_dir, ec);
+    if (ec)
+      failed.push_back(
+          fmt::format("--prometheus-dir: cannot create '{}': {}", *o.prometheus_dir, ec.message()));
+    else
+      for (const auto &host : result.hosts()) {
+        prom.only_host = host;
+        write((std::filesystem::path(*o.prometheus_dir) / prometheus_file_name(host)).string(),
+              "--prometheus-dir", [&] { return check::render_prometheus(result, prom); });
+      }
+  }
+  for (const auto &f : failed)
+    std::cerr << "railgauge: failed: " << f << '\n';
+  return failed.empty() ? check::exit_status(result.verdict) : code(ExitStatus::internal);
+}
+
 int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot &this_machine) {
   validate(cmd, o);
   const auto rules_path = find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()});
@@ -106,41 +201,11 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
                                "the newest only\n",
                                line);
   }
+  if (o.unreadable)
+    rules.unreadable_inputs = *unreadable_level(*o.unreadable);
   const auto result = check::evaluate(rules, runs);
-  std::cout << render(result, o.format);
-  if (o.json)
-    write_output_file(*o.json, check::to_json(result).dump(2) + "\n", "--json");
-  if (o.markdown)
-    write_output_file(*o.markdown, check::render_markdown(result), "--markdown");
-  if (o.junit)
-    write_output_file(*o.junit, check::render_junit(result), "--junit");
-  check::PrometheusContext prom;
-  if (o.prometheus || o.prometheus_dir) {
-    prom.unix_time_s = std::chrono::duration_cast<std::chrono::seconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
-    for (const auto &run : runs.runs)
-      for (const auto &rec : run.records)
-        prom.run_ids_by_host[rec.host].insert(rec.run);
-  }
-  if (o.prometheus)
-    write_output_file(*o.prometheus, check::render_prometheus(result, prom), "--prometheus");
-  if (o.prometheus_dir) {
-    // One file per node (<host>.prom), for a node_exporter on each node to collect its own.
-    std::filesystem::create_directories(*o.prometheus_dir);
-    for (const auto &host : result.hosts()) {
-      std::string name = host.empty() ? "unknown" : host;
-      for (char &c : name)
-        if (c == '/' || c == '\\' || c == ' ')
-          c = '_';
-      prom.only_host = host;
-      write_output_file((std::filesystem::path(*o.prometheus_dir) / (name + ".prom")).string(),
-                        check::render_prometheus(result, prom), "--prometheus-dir");
-    }
-  }
-  if (o.drain)
-    write_output_file(*o.drain, check::render_drain(result), "--drain");
-  return check::exit_status(result.verdict);
+  refuse_unsafe_hosts(result, runs);
+  return write_outputs(o, result, runs);
 }
 
 } // namespace
@@ -149,7 +214,8 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
   auto o = std::make_shared<CheckOptions>();
   auto *cmd = app.add_subcommand(
       "check", "Judge run directories against acceptance rules: a verdict per node, GPU and NIC.\n"
-               "Exit status: 0 pass, 1 warn, 2 fail, 3 crashed, 4 input error (nothing judged).");
+               "Exit status: 0 pass, 1 warn, 2 fail, 3 crashed or an output could not be "
+               "written (the drain list is written first), 4 input error (nothing judged).");
   cmd->add_option("--rules", o->rules,
                   "Rules: a shipped profile by name (h100-sxm-ib, h100-sxm-roce, any-fabric, "
                   "host-only; from share/railgauge/rules) or the path of a rules YAML file");
@@ -167,6 +233,10 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
   cmd->add_option("--prometheus-dir", o->prometheus_dir,
                   "Also write one Prometheus textfile per node, DIR/<host>.prom");
   cmd->add_option("--drain", o->drain, "Also write the failed hosts, one per line");
+  cmd->add_option("--unreadable", o->unreadable,
+                  "Level of a path the runs cannot be read from (a directory without permission, "
+                  "an I/O error, a FIFO named run.json): fail (default, or the rules' "
+                  "unreadable_inputs), warn or info");
   cmd->add_flag("--latest-per-host", o->latest_per_host,
                 "Judge only the newest run of each host and suite (a retest supersedes the run "
                 "it repeats); older runs given are left out, and said so");

@@ -171,6 +171,9 @@ std::string summary_line(const CheckResult &r) {
     uncounted += fmt::format(", {} not covered", c.not_covered);
   if (c.not_applicable > 0)
     uncounted += fmt::format(", {} not applicable", c.not_applicable);
+  if (!r.unreadable.empty())
+    uncounted += fmt::format(", {} unreadable path{}", r.unreadable.size(),
+                             r.unreadable.size() == 1 ? "" : "s");
   return fmt::format("{}: {} node{} ({} pass, {} warn, {} fail), {} violation{}, {} missing{}; "
                      "rules {}",
                      upper(verdict_text(r.verdict)), c.nodes, c.nodes == 1 ? "" : "s",
@@ -250,6 +253,8 @@ std::string render_table(const CheckResult &r) {
                        upper(verdict_text(v)), violated_rules(p));
   }
   out += render_findings_by_rule(r);
+  for (const auto &u : r.unreadable)
+    out += fmt::format("{} unreadable: {}: {}\n", upper(to_string(u.level)), u.path, u.what);
   for (const auto &problem : r.problems)
     out += "problem: " + problem + "\n";
   const auto drain = r.drain();
@@ -290,6 +295,12 @@ std::string render_markdown(const CheckResult &r) {
                          escape_md(p.key.host), escape_md(part_name(p)), escape_md(f.rule_id),
                          f.category, escape_md(describe(f)));
     }
+  if (!r.unreadable.empty()) {
+    out += "\n## Unreadable inputs\n\n| level | path | why |\n|---|---|---|\n";
+    for (const auto &u : r.unreadable)
+      out += fmt::format("| {} | {} | {} |\n", upper(to_string(u.level)), escape_md(u.path),
+                         escape_md(u.what));
+  }
   const auto drain = r.drain();
   if (!drain.empty()) {
     out += "\n## Drain\n\n";
@@ -306,6 +317,9 @@ std::string render_markdown(const CheckResult &r) {
 
 json to_json(const CheckResult &r) {
   auto c = count(r);
+  json unreadable = json::array();
+  for (const auto &u : r.unreadable)
+    unreadable.push_back({{"path", u.path}, {"why", u.what}, {"level", to_string(u.level)}});
   json nodes = json::array();
   for (const auto &h : r.hosts())
     nodes.push_back({{"host", h}, {"verdict", verdict_text(r.node_verdict(h))}});
@@ -342,7 +356,8 @@ json to_json(const CheckResult &r) {
           {"nodes", nodes},
           {"parts", parts},
           {"drain", r.drain()},
-          {"problems", r.problems}};
+          {"problems", r.problems},
+          {"unreadable", unreadable}};
 }
 
 std::string render_junit(const CheckResult &r) {
@@ -412,6 +427,30 @@ std::string render_junit(const CheckResult &r) {
     total_fail += failures;
     total_err += errors;
   }
+  if (!r.unreadable.empty()) {
+    // Paths that could not be read belong to no node: one case each, failing at its level.
+    auto suite = suites.append_child("testsuite");
+    suite.append_attribute("name") = "input";
+    int failures = 0;
+    for (const auto &u : r.unreadable) {
+      auto tc = suite.append_child("testcase");
+      tc.append_attribute("classname") = "input";
+      tc.append_attribute("name") = u.path.c_str();
+      const auto text = "cannot be read: " + u.what;
+      if (u.level == Level::warn || u.level == Level::info) {
+        tc.append_child("system-out").text() = text.c_str();
+        continue;
+      }
+      auto e = tc.append_child("failure");
+      e.append_attribute("message") = text.c_str();
+      ++failures;
+    }
+    suite.append_attribute("tests") = static_cast<int>(r.unreadable.size());
+    suite.append_attribute("failures") = failures;
+    suite.append_attribute("errors") = 0;
+    total += static_cast<int>(r.unreadable.size());
+    total_fail += failures;
+  }
   suites.append_attribute("tests") = total;
   suites.append_attribute("failures") = total_fail;
   suites.append_attribute("errors") = total_err;
@@ -457,6 +496,17 @@ std::string render_prometheus(const CheckResult &r, const PrometheusContext &con
   out += "# HELP railgauge_check_findings Findings per part and rule: violations (warn, fail) "
          "and missing values the rule could not judge.\n"
          "# TYPE railgauge_check_findings gauge\n";
+  if (!context.only_host && !r.unreadable.empty()) {
+    out += "# HELP railgauge_check_unreadable_inputs Paths the runs could not be read from, by "
+           "level: a node may be missing from the verdicts above.\n"
+           "# TYPE railgauge_check_unreadable_inputs gauge\n";
+    std::map<std::string, int> by_level;
+    for (const auto &u : r.unreadable)
+      ++by_level[std::string(to_string(u.level))];
+    for (const auto &[level, n] : by_level)
+      out += fmt::format("railgauge_check_unreadable_inputs{{rules=\"{}\",level=\"{}\"}} {}\n",
+                         prom_label(r.rules_name), level, n);
+  }
   for (const auto &p : r.parts) {
     if (!shown(p.key.host))
       continue;

@@ -67,12 +67,21 @@ struct PartResult {
   std::vector<Finding> findings;          // sorted
 };
 
+// A path the runs could not be read from (analysis::UnreadablePath): the node it holds is
+// unknown, so it is no part's finding, but it counts in the fleet's verdict at its level.
+struct UnreadableInput {
+  std::string path;
+  std::string what;
+  Level level = Level::fail;
+};
+
 struct CheckResult {
   std::string rules_name;
   std::string rules_file;
-  std::vector<std::string> inputs;   // run directories, sorted
-  std::vector<std::string> problems; // unreadable record lines, run.json that cannot be read
-  std::vector<PartResult> parts;     // sorted by key; every node appears, then its GPUs, NICs
+  std::vector<std::string> inputs;         // run directories, sorted
+  std::vector<std::string> problems;       // unreadable record lines, run.json that cannot be read
+  std::vector<UnreadableInput> unreadable; // in load order, which is sorted
+  std::vector<PartResult> parts;           // sorted by key; every node appears, then its GPUs, NICs
   std::map<std::string, std::string> rule_categories; // rule id -> category
   Level verdict = Level::pass;
 

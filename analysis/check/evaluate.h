@@ -16,6 +16,11 @@
 namespace railgauge::check {
 
 inline constexpr const char *kRecordStatusRule = "record-status";
+// Built in too: `run-complete` gives a node a missing finding (at the rules' incomplete_runs
+// level, fail by default) for every run of it that is not whole by its own run.json (status,
+// planned points, counts); and every path the runs could not be read from is judged at the
+// rules' unreadable_inputs level (CheckResult::unreadable).
+inline constexpr const char *kRunCompleteRule = "run-complete";
 
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs);
 

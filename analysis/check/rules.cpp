@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -97,9 +98,11 @@ nlohmann::json to_json_value(const YAML::Node &node, const std::string &file) {
 int count_of_at_least_2(const YAML::Node &node, const std::string &file, const char *what,
                         const char *example) {
   const double n = number(node, file, what);
-  if (n < 2 || n != std::floor(n))
-    throw InputError(fmt::format("'{}' must be a whole number of at least 2", what), at(file, node),
-                     fmt::format("write e.g. {}: {}", what, example));
+  // Checked before the cast: 2^31 cast to int wraps, and a negative min_size turns the guard off.
+  if (n < 2 || n != std::floor(n) || n > std::numeric_limits<int>::max())
+    throw InputError(fmt::format("'{}' must be a whole number from 2 to {}", what,
+                                 std::numeric_limits<int>::max()),
+                     at(file, node), fmt::format("write e.g. {}: {}", what, example));
   return static_cast<int>(n);
 }
 
@@ -506,7 +509,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     throw InputError("a rules file must be a mapping", file,
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
   expect_keys(root, file, "a rules file",
-              {"schema", "name", "description", "suite", "base", "rules"});
+              {"schema", "name", "description", "suite", "base", "rules", "incomplete_runs",
+               "unreadable_inputs"});
   if (!root["schema"] || !root["schema"].IsScalar() ||
       root["schema"].as<std::string>() != kRulesSchema)
     throw InputError("missing or unknown 'schema'",
@@ -521,6 +525,10 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     set.description = scalar(root["description"], file, "description");
   if (root["suite"])
     set.suite = scalar(root["suite"], file, "suite");
+  if (root["incomplete_runs"])
+    set.incomplete_runs = level(root["incomplete_runs"], file, "incomplete_runs", true);
+  if (root["unreadable_inputs"])
+    set.unreadable_inputs = level(root["unreadable_inputs"], file, "unreadable_inputs", true);
   const auto list = root["rules"];
   if (!list || !list.IsSequence() || list.size() == 0)
     throw InputError("a rules file needs a non-empty 'rules:' list", list ? at(file, list) : file,
@@ -550,6 +558,10 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
   based.name = set.name;
   based.description = set.description;
   based.file = set.file;
+  if (root["incomplete_runs"])
+    based.incomplete_runs = set.incomplete_runs;
+  if (root["unreadable_inputs"])
+    based.unreadable_inputs = set.unreadable_inputs;
   if (!set.suite.empty())
     based.suite = set.suite;
   return based;

@@ -127,6 +127,11 @@ struct RuleSet {
   // `railgauge run SUITE` on a healthy node of the profile's kind can reach PASS.
   std::string suite;
   std::vector<Rule> rules;
+  // The level of a run that is not whole by its own run.json (`incomplete_runs:`), and of a path
+  // the loader could not read (`unreadable_inputs:`, or check's --unreadable): a node whose run
+  // was cut short or cannot be read is never a pass unless a profile says so.
+  Level incomplete_runs = Level::fail;
+  Level unreadable_inputs = Level::fail;
 };
 
 // Throws InputError with file:line and the fix for anything wrong: unknown field, missing

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/check/run_completeness.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
 #include "harness/record_io.h"
@@ -164,6 +165,30 @@ TEST(RunInputFaults, ACopiedRunIsLoadedOnceAndSaid) {
   EXPECT_TRUE(any_contains(set.problems, "a copy of")) << ::testing::PrintToString(set.problems);
   // The same directory given twice is one run too.
   EXPECT_EQ(load_runs({(rack / "a").string(), (rack / "a").string()}).runs.size(), 2u);
+}
+
+TEST(RunInputFaults, ARunCutShortOrMiscountedIsNotWhole) {
+  testing::TempDir tmp("incomplete");
+  const fs::path rack = tmp.path();
+  // SIGKILLed after 4 of 11 points: run.json still says running.
+  make_run(rack / "killed", "killed", 4, {{"status", "running"}, {"points_planned", 11}});
+  // Complete by its status, but a failed record's line was cut in half.
+  const auto cut = make_run(
+      rack / "cut", "cut", 3,
+      {{"status", "complete"}, {"points_planned", 4}, {"counts", {{"ok", 3}, {"failed", 1}}}});
+  std::ofstream(cut / "records.jsonl", std::ios::app) << R"({"schema":"railgauge.record/1","st)";
+  make_run(rack / "whole", "whole", 2,
+           {{"status", "complete"}, {"points_planned", 2}, {"counts", {{"ok", 2}}}});
+  const auto set = load_runs({rack.string()});
+  ASSERT_EQ(set.runs.size(), 3u);
+  std::map<std::string, std::vector<std::string>> why;
+  for (const auto &run : set.runs)
+    why[fs::path(run.dir).filename().string()] = railgauge::check::incompleteness(run);
+  EXPECT_TRUE(any_contains(why["killed"], "status 'running'"));
+  EXPECT_TRUE(any_contains(why["killed"], "4 of 11 planned points"));
+  EXPECT_TRUE(any_contains(why["cut"], "failed 1 in run.json, 0 read"))
+      << ::testing::PrintToString(why["cut"]);
+  EXPECT_TRUE(why["whole"].empty()) << ::testing::PrintToString(why["whole"]);
 }
 
 } // namespace

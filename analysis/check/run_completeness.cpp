@@ -1,0 +1,65 @@
+#include "analysis/check/run_completeness.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace railgauge::check {
+namespace {
+
+std::string text_of(const nlohmann::json &m, const char *field) {
+  return m.contains(field) && m[field].is_string() ? m[field].get<std::string>() : "";
+}
+
+} // namespace
+
+std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
+  const auto &m = run.manifest;
+  std::vector<std::string> why;
+  if (!m.is_object())
+    return why;
+  if (m.contains("status")) {
+    const auto status = text_of(m, "status");
+    if (status != "complete") {
+      const auto failure = text_of(m, "failure");
+      why.push_back(fmt::format("run.json says status '{}'{}, not complete",
+                                status.empty() ? m["status"].dump() : status,
+                                failure.empty() ? "" : " (" + failure + ")"));
+    }
+  }
+  if (m.contains("points_planned") && m["points_planned"].is_number_integer() &&
+      m["points_planned"].get<long long>() > static_cast<long long>(run.records.size()))
+    why.push_back(fmt::format("{} of {} planned points have a record", run.records.size(),
+                              m["points_planned"].get<long long>()));
+  if (!m.contains("counts") || !m["counts"].is_object() || m["counts"].empty())
+    return why;
+  // run.json counts the last record of each point (a resumed point's retry replaces its error);
+  // an import counts every record. Either agreeing is agreement.
+  std::map<std::string, std::string> last; // point -> status of its last record
+  std::map<std::string, long long> every, by_point;
+  for (const auto &r : run.records) {
+    const auto status = std::string(to_string(r.status));
+    last[r.key + " " + (r.axes.is_object() ? r.axes : r.params).dump()] = status;
+    ++every[status];
+  }
+  for (const auto &[point, status] : last)
+    ++by_point[status];
+  std::map<std::string, long long> said;
+  for (const auto &[status, n] : m["counts"].items())
+    if (n.is_number_integer() && n.get<long long>() != 0)
+      said[status] = n.get<long long>();
+  if (said == every || said == by_point)
+    return why;
+  std::string differ;
+  for (const auto &[status, n] : said)
+    if (by_point[status] != n)
+      differ += fmt::format("{}{} {} in run.json, {} read", differ.empty() ? "" : "; ", status, n,
+                            by_point[status]);
+  for (const auto &[status, n] : by_point)
+    if (n != 0 && !said.count(status))
+      differ += fmt::format("{}{} 0 in run.json, {} read", differ.empty() ? "" : "; ", status, n);
+  why.push_back(fmt::format("run.json's counts disagree with the records read: {}", differ));
+  return why;
+}
+
+} // namespace railgauge::check

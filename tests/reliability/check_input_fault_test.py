@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""`railgauge check` on a fleet with one fault at a time: a failing node reached through a
+symlink, a FIFO named run.json, an I/O error, a run cut short, a record line cut in half, a copied
+run, an output that cannot be written, host names that collide as file names or hold a newline,
+a min_size past int. Each must keep the failing node in the verdict (never a silent PASS), name
+the path, and never hang. The faults hold as root (no chmod tricks).
+
+Run by CTest, one test method per CTest test:
+  check_input_fault_test.py RAILGAUGE_BINARY Test.test_x
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BINARY = None
+
+RULES = """schema: railgauge.rules/1
+name: faults
+rules:
+  - id: read-floor
+    category: memory
+    severity: fail
+    select: {key: "memory.host_read"}
+    metric: metrics.bandwidth_gbytes_per_s
+    compare: ">="
+    value: 1
+"""
+
+
+def railgauge(*args, timeout=60):
+    return subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def make_run(d, host, status="ok", n=3, manifest=None, run_id=None):
+    """A run directory as `railgauge run` leaves it, complete unless `manifest` says otherwise."""
+    d = pathlib.Path(d)
+    d.mkdir(parents=True, exist_ok=True)
+    run_id = run_id or f"run-{host}"
+    m = {"schema": "railgauge.run/1", "run": run_id, "host": host, "rank": 0,
+         "status": "complete", "points_planned": n, "counts": {status: n}}
+    m.update(manifest or {})
+    (d / "run.json").write_text(json.dumps(m))
+    lines = [json.dumps({"schema": "railgauge.record/1", "run": run_id, "host": host, "rank": 0,
+                         "key": "memory.host_read", "params": {"size_bytes": 1 << i},
+                         "device": {}, "metrics": {"bandwidth_gbytes_per_s": 10.0},
+                         "status": status, "reason": "wrong" if status == "failed" else None,
+                         "time_utc": "2026-01-01T00:00:00.000Z"}) for i in range(n)]
+    (d / "records.jsonl").write_text("".join(line + "\n" for line in lines))
+    return d
+
+
+class CheckInputFaultTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+        self.rules = self.dir / "rules.yaml"
+        self.rules.write_text(RULES)
+        self.fleet = self.dir / "fleet"
+        for h in ("node01", "node02", "node03"):
+            make_run(self.fleet / h, h)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def check(self, *args):
+        return railgauge("check", "--rules", self.rules, self.fleet, *args)
+
+    def test_a_failing_node_behind_a_symlink_fails_the_fleet(self):
+        make_run(self.dir / "elsewhere" / "node04", "node04", status="failed")
+        (self.fleet / "node04").symlink_to(self.dir / "elsewhere" / "node04")
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("drain: node04", r.stdout)
+
+    def test_a_fifo_named_run_json_is_named_and_does_not_hang(self):
+        bad = make_run(self.fleet / "node04", "node04")
+        (bad / "run.json").unlink()
+        os.mkfifo(bad / "run.json")
+        r = self.check()  # the timeout of railgauge() is the hang detector
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn(f"FAIL unreadable: {bad / 'run.json'}: a FIFO", r.stdout)
+        r = self.check("--unreadable", "warn")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+
+    def test_an_io_error_is_one_problem_not_an_exit_for_the_fleet(self):
+        bad = make_run(self.fleet / "node04", "node04")
+        (bad / "run.json").unlink()
+        (bad / "run.json").symlink_to("/proc/self/mem")  # read(2) at offset 0: EIO
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("Input/output error", r.stdout)
+        self.assertIn("node01", r.stdout)
+
+    def test_a_run_cut_short_fails_its_node(self):
+        make_run(self.fleet / "node04", "node04", n=4,
+                 manifest={"status": "running", "points_planned": 11, "counts": {}})
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("run-complete", r.stdout)
+        self.assertIn("4 of 11 planned points", r.stdout)
+        self.assertIn("drain: node04", r.stdout)
+        lowered = self.dir / "lowered.yaml"
+        lowered.write_text(RULES.replace("rules:\n", "incomplete_runs: warn\nrules:\n", 1))
+        r = railgauge("check", "--rules", lowered, self.fleet)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+
+    def test_a_failed_record_cut_in_half_still_fails(self):
+        d = make_run(self.fleet / "node04", "node04", n=3,
+                     manifest={"points_planned": 4, "counts": {"ok": 3, "failed": 1}})
+        with open(d / "records.jsonl", "a") as f:
+            f.write('{"schema":"railgauge.record/1","status":"fai')
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("failed 1 in run.json, 0 read", r.stdout)
+
+    def test_a_copied_run_is_said_and_counted_once(self):
+        import shutil
+        shutil.copytree(self.fleet / "node01", self.dir / "copy" / "node01")
+        r = railgauge("check", "--rules", self.rules, self.fleet, self.dir / "copy", "--json",
+                      self.dir / "c.json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("a copy of", r.stdout)
+        self.assertEqual(len(json.loads((self.dir / "c.json").read_text())["inputs"]), 3)
+
+    def test_the_drain_list_is_written_when_another_output_fails(self):
+        make_run(self.fleet / "node04", "node04", status="failed")
+        drain = self.dir / "drain.txt"
+        r = self.check("--json", self.dir / "no-such-dir" / "check.json", "--drain", drain)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertEqual(drain.read_text(), "node04\n")
+        self.assertIn("no-such-dir/check.json", r.stderr)
+        self.assertIn("No such file or directory", r.stderr)
+
+    def test_prometheus_files_of_hosts_never_collide(self):
+        make_run(self.fleet / "a", "rack1/n1", status="failed")
+        make_run(self.fleet / "b", "rack1_n1")
+        out = self.dir / "prom"
+        r = self.check("--prometheus-dir", out)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        files = sorted(p.name for p in out.iterdir())
+        self.assertIn("rack1%2Fn1.prom", files)
+        self.assertIn("rack1_n1.prom", files)
+        self.assertIn('host="rack1/n1"', (out / "rack1%2Fn1.prom").read_text())
+        self.assertNotIn('host="rack1/n1"', (out / "rack1_n1.prom").read_text())
+
+    def test_a_host_name_with_a_newline_is_refused_by_name(self):
+        make_run(self.fleet / "x", "node05\nnode06", status="failed")
+        drain = self.dir / "drain.txt"
+        r = self.check("--drain", drain)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn('"node05\\nnode06"', r.stderr)
+        self.assertFalse(drain.exists())
+
+    def test_min_size_past_int_is_refused(self):
+        bad = self.dir / "big.yaml"
+        bad.write_text(RULES.replace("    value: 1\n",
+                                     "    fleet: {fraction: 0.9, min_size: 2147483648}\n"))
+        r = railgauge("check", "--rules", bad, self.fleet)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("min_size", r.stderr)
+        self.assertIn("from 2 to 2147483647", r.stderr)
+
+
+if __name__ == "__main__":
+    BINARY = sys.argv[1]
+    unittest.main(argv=[sys.argv[0], *sys.argv[2:]])
