@@ -10,6 +10,7 @@
 
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
+#include "analysis/check/run_completeness.h"
 #include "harness/json_integer.h"
 #include "harness/registry.h"
 #include "harness/waiver.h"
@@ -17,7 +18,6 @@
 #include "records/gemm_record.h"
 #include "records/memory_record.h"
 #include "records/offload_record.h"
-#include "records/per_gpu_parts.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::check {
@@ -94,7 +94,13 @@ public:
         record_rule(rule);
     }
     record_status_rule();
-    return finish();
+    run_complete_rule();
+    auto result = finish();
+    for (const auto &u : runs_.unreadable)
+      result.unreadable.push_back({u.path, u.what, rules_.unreadable_inputs});
+    if (!result.unreadable.empty())
+      result.verdict = std::max(result.verdict, rules_.unreadable_inputs);
+    return result;
   }
 
 private:
@@ -742,6 +748,28 @@ private:
       }
   }
 
+  // A run cut short, or whose run.json counts records it does not hold, is missing evidence for
+  // its node, whatever the records it does hold say.
+  void run_complete_rule() {
+    result_.rule_categories[kRunCompleteRule] = "health";
+    for (const auto &run : runs_.runs) {
+      const PartKey node{run_host_[run.dir], PartKind::node, ""};
+      const auto why = incompleteness(run);
+      if (why.empty())
+        continue;
+      Finding f;
+      f.rule_id = kRunCompleteRule;
+      f.category = "health";
+      f.level = rules_.incomplete_runs;
+      f.missing = true;
+      f.what = "run " + run.dir;
+      for (const auto &w : why)
+        f.detail += (f.detail.empty() ? "" : "; ") + w;
+      f.run = run.dir;
+      add_finding(node, std::move(f));
+    }
+  }
+
   CheckResult finish() {
     result_.rules_name = rules_.name;
     result_.rules_file = rules_.file;
@@ -797,18 +825,7 @@ private:
 } // namespace
 
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs) {
-  // Each GPU of a point that ran on every GPU at once (a burn-in phase) is judged as a part of
-  // its own: its object in the record is read as a record (records/per_gpu_parts.h). The runs
-  // are copied only when some record holds such objects.
-  std::optional<analysis::RunSet> with_parts;
-  for (std::size_t i = 0; i < runs.runs.size(); ++i)
-    for (const auto &r : runs.runs[i].records)
-      for (auto &part : records::per_gpu_parts(r)) {
-        if (!with_parts)
-          with_parts = runs;
-        with_parts->runs[i].records.push_back(std::move(part));
-      }
-  return Evaluator(rules, with_parts ? *with_parts : runs).run();
+  return Evaluator(rules, runs).run();
 }
 
 } // namespace railgauge::check
