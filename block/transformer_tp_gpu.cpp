@@ -32,6 +32,7 @@
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
 #include "harness/error.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "harness/run_context.h"
 #include "records/block_record.h"
 
@@ -354,10 +355,15 @@ public:
     spec.warmup = settings.warmup;
     spec.iterations = settings.iterations;
     spec.back_to_back_pass = false;
+    std::vector<std::string> uuids;
+    for (const auto &l : locals)
+      uuids.push_back(gpu::cuda_device_info(l.device).uuid);
+    GpuTelemetryWindows telemetry(uuids);
     auto r = run_lockstep(group, timer, spec, block);
     group.name_slowest_gpu(r, settings.iterations);
     timer.drain();
     read_pending();
+    const nlohmann::json telemetry_json = telemetry.finish();
 
     // The timed blocks' phases (the last `iterations`), every process's, gathered.
     // Each local GPU is a rank of the group (ranks in order: process, then local GPU).
@@ -377,6 +383,7 @@ public:
                       r.time_s.median, kElementBytes);
     if (!refused.empty())
       out.metrics["refused_algos"] = std::move(refused);
+    out.metrics[record::kTelemetry] = telemetry_json;
     collectives::add_nccl_identity(out.metrics);
     collectives::add_gate_timeouts(out.metrics, timer.gates().timed_out());
 

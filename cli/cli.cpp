@@ -14,7 +14,9 @@
 #include <fmt/format.h>
 
 #include "cli/analysis_commands.h"
+#include "cli/burnin_command.h"
 #include "cli/make_registry.h"
+#include "cli/measure_command.h"
 #include "cli/printers.h"
 #include "gemm/tp_table.h"
 #include "harness/cuda/device.h"
@@ -59,262 +61,6 @@ void add_group_axes(const std::string &spec, std::vector<std::string> &axes) {
 namespace fs = std::filesystem;
 
 constexpr const char *kFamilies[] = {"memory", "gemm", "offload", "rdma", "collectives", "block"};
-
-// Flags every measuring subcommand takes.
-struct CommonOptions {
-  std::string out_dir = "runs";
-  std::optional<std::string> filter;
-  std::vector<std::string> axes;
-  std::string format = "table";
-  bool quiet = false;
-  bool no_verify = false;
-  std::vector<std::string> measure; // NAME=VALUE
-  std::optional<double> time_budget_s;
-  std::optional<std::string> topology_file;
-  std::optional<std::string> resume_dir; // --resume: continue this run directory
-  std::vector<std::string> expect;       // --expect gpus=8,nics=8
-  bool force = false;
-  bool retry_errors = false;
-  double point_timeout_s = 600;
-  double progress_every_s = 30;         // a batch log's progress line (stderr not a terminal)
-  std::optional<std::string> store_url; // --store: where several ranks meet
-  double store_timeout_s = 300;
-};
-
-void add_common_options(CLI::App &cmd, CommonOptions &o) {
-  cmd.add_option("--out", o.out_dir, "Directory that receives the run directory <out>/<run-id>/")
-      ->capture_default_str();
-  cmd.add_option("--filter", o.filter, "Run only the benchmarks whose key matches this glob");
-  cmd.add_option("-a,--axis", o.axes,
-                 "Override an axis: NAME=VALUES, e.g. -a size_bytes=4KiB:1GiB:*2 -a threads=1,2");
-  cmd.add_option("--format", o.format, "Console output: table (summary at the end), jsonl, csv")
-      ->capture_default_str();
-  cmd.add_option("--time-budget", o.time_budget_s, "Seconds of sampling per point (stopping rule)");
-  cmd.add_option(
-      "--measure", o.measure,
-      "A measurement setting NAME=VALUE: time_budget_s, max_rel_noise, min_samples, "
-      "max_samples, warmup_runs, warmup_s (seconds of untimed load first, for a GPU to "
-      "reach its power and thermal steady state), min_sample_s, batch (calls per sample, fixed; 0 "
-      "sizes it from min_sample_s)");
-  cmd.add_flag("--no-verify", o.no_verify, "Skip the data check after each point");
-  cmd.add_flag("-q,--quiet", o.quiet, "No progress line and no table");
-  cmd.add_option("--progress-every", o.progress_every_s,
-                 "When stderr is not a terminal (a batch job's log): a progress line every this "
-                 "many seconds, with points done of planned and the time left at that pace "
-                 "(0: none)")
-      ->capture_default_str();
-  cmd.add_option("--expect", o.expect,
-                 "The hardware this node must have, e.g. gpus=8,nics=8 (usable CUDA devices, "
-                 "RDMA devices): when it has fewer, the run says so at the start and ends with "
-                 "exit status 1, instead of passing on waivers");
-  cmd.add_option("--resume", o.resume_dir,
-                 "Continue the interrupted run in this run directory (same command otherwise): "
-                 "points already recorded are skipped, new records are appended");
-  cmd.add_flag("--retry-errors", o.retry_errors,
-               "With --resume: run the points recorded as `error` again");
-  cmd.add_flag("--force", o.force, "With --resume: resume a run that run.json calls complete");
-  cmd.add_option("--point-timeout", o.point_timeout_s,
-                 "Seconds a point may run before it is recorded as `error` and the run stops "
-                 "(exit 4; a hung GPU kernel cannot be cancelled); 0: no limit")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--store", o.store_url,
-                 "Where the ranks of a multi-rank run meet (docs/launch.md): tcp://HOST:PORT (rank "
-                 "0 listens there; also RAILGAUGE_STORE), mpi or mpi://HOST (under mpirun; the "
-                 "default there)");
-  cmd.add_option("--store-timeout", o.store_timeout_s,
-                 "Seconds a rank waits for another rank (at the start and end of the run, and "
-                 "inside multi-rank points: a pair's peer) before it names the ones missing")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-}
-
-std::vector<std::string> suite_dirs(const std::optional<std::string> &extra) {
-  std::vector<std::string> dirs;
-  if (extra)
-    dirs.push_back(*extra);
-  if (const char *env = std::getenv("RAILGAUGE_SUITES"))
-    dirs.emplace_back(env);
-  dirs.push_back((data_dir() / "suites").string());
-  return dirs;
-}
-
-MeasureSpec apply_measure_flags(MeasureSpec spec, const CommonOptions &o) {
-  for (const auto &setting : o.measure) {
-    const auto eq = setting.find('=');
-    if (eq == std::string::npos)
-      throw InputError(fmt::format("bad measurement setting '{}'", setting), "--measure",
-                       "write NAME=VALUE, e.g. --measure max_rel_noise=0.01");
-    apply_measure_setting(spec, setting.substr(0, eq), setting.substr(eq + 1),
-                          "--measure " + setting);
-  }
-  if (o.time_budget_s)
-    apply_measure_setting(spec, "time_budget_s", fmt::format("{}", *o.time_budget_s),
-                          "--time-budget");
-  check_measure_spec(spec, "--measure");
-  return spec;
-}
-
-// The whole measuring path shared by `run` and the family subcommands: plan (every input error
-// surfaces here, before anything runs), create the run directory, write the manifest, run.
-int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, const CommonOptions &o,
-                    const std::vector<std::string> &argv, const nlohmann::json &suite_info) {
-  const auto format = parse_output_format(o.format, "--format");
-  std::vector<AxisOverride> overrides;
-  for (const auto &a : o.axes)
-    overrides.push_back(parse_axis_override(a));
-  for (auto &entry : entries)
-    entry.measure = apply_measure_flags(entry.measure, o);
-
-  Topology topology = Topology::load_this_machine();
-  GBenchSampler sampler;
-  const std::string host = this_host_name();
-  // Who this rank is and, with several ranks, the store they meet in (harness/launch.h).
-  const Environment env = process_environment();
-  const LaunchInfo launch = launch_info_from(env);
-  const Milliseconds store_timeout(std::llround(o.store_timeout_s * 1e3));
-  World world(launch, {o.store_url, store_timeout}, env, host);
-  // The benchmarks are owned here, after the World, so they are destroyed before it: an MPI
-  // family whose watchdog found a dead rank aborts the job (MPI_Abort) before the World's MPI
-  // runtime could call MPI_Finalize, which would wait for the dead rank (or leave mpirun
-  // waiting for it).
-  const Registry registry = std::move(benchmarks);
-  RunContext ctx(topology, sampler, host, launch.rank);
-  ctx.set_world(world.world_size(), world.store(), store_timeout);
-  ctx.set_verify(!o.no_verify);
-  const RunPlan plan = make_plan(registry, entries, overrides, o.filter, ctx);
-
-  if (!o.resume_dir && (o.force || o.retry_errors))
-    throw InputError("--force and --retry-errors only go with --resume",
-                     o.force ? "--force" : "--retry-errors", "add --resume RUN_DIR, or drop them");
-  // --resume: the same directory, manifest and records file, checked against this plan.
-  std::optional<RunDirLock> lock;
-  std::optional<ResumeState> resume;
-  std::optional<Manifest> manifest;
-  if (o.resume_dir) {
-    const std::string resume_dir = resume_directory(*o.resume_dir, ctx.rank());
-    manifest.emplace(Manifest::load(resume_dir));
-    lock.emplace(resume_dir);
-    resume.emplace(resume_dir, manifest->data(), plan, suite_info, host, ctx.rank(),
-                   ResumeOptions{o.force, o.retry_errors});
-    if (world.world_size() > 1)
-      resume->agree_with_other_ranks(*world.store(), world.world_size(), store_timeout);
-    for (const auto &note : resume->notes())
-      std::cerr << "railgauge: note: " << note << '\n';
-    mark_resumed(*manifest, argv, *resume, plan.point_count());
-    manifest->write();
-  }
-  const RunIdentity id = resume ? resume->id() : world.create_run_directory(o.out_dir);
-  if (!lock)
-    lock.emplace(id.dir);
-  RecordFile records(id.dir + "/records.jsonl");
-  if (!manifest) {
-    manifest.emplace(id, argv);
-    manifest->data()["suite"] = suite_info;
-    manifest->data()["points_planned"] = plan.point_count();
-    manifest->data()["plan"] = plan_summary(plan);
-    manifest->data()["world"] = world.describe();
-    InventoryOptions inventory_options;
-    manifest->data()["inventory"] = collect_inventory(inventory_options);
-    manifest->write();
-  }
-
-  PrinterMultiplex printer;
-  if (format == OutputFormat::jsonl)
-    printer.add(make_jsonl_printer(std::cout));
-  else if (format == OutputFormat::csv)
-    printer.add(make_csv_printer(std::cout));
-  else if (!o.quiet && id.rank == 0) {
-    // Under a launcher only rank 0 prints the summary: every rank still writes its records, and
-    // a job log of N ranks does not hold N copies of the table.
-    printer.add(make_table_printer(std::cout));
-    // Each family's curve after the summary: bandwidth per size per kernel, and efficiency
-    // (or TFLOP/s) per GEMM per TP degree t.
-    printer.add(make_collecting_printer([](const std::vector<Record> &records) {
-      std::cout << memory::render_bandwidth_table(records) << gemm::render_tp_table(records);
-    }));
-  }
-  const bool progress = !o.quiet && id.rank == 0 && ::isatty(STDERR_FILENO);
-  RunnerOutput output{records, printer, progress};
-  if (resume) {
-    output.skip = [&](std::string_view key, const Point &point) {
-      return resume->skip(key, point);
-    };
-    if (!o.quiet)
-      std::cerr << fmt::format("resuming {}: {} of {} points already recorded\n", id.dir,
-                               resume->skipped_points(), plan.point_count());
-  }
-  // The exact command that continues the run: this one, with --resume DIR unless it has it.
-  std::string resume_command;
-  for (const auto &arg : argv)
-    resume_command += (resume_command.empty() ? "" : " ") + arg;
-  if (!resume)
-    resume_command += " --resume " + id.dir;
-  const auto resume_hint =
-      fmt::format("the records written so far are intact in {}; continue with: {}", records.path(),
-                  resume_command);
-  output.point_timeout_s = o.point_timeout_s;
-  output.on_point_hung = [&](const Record &hung) {
-    end_hung_run(*manifest, hung, records.path(), resume_hint);
-  };
-  output.on_interrupt = [&](const Record *point, int signo) {
-    end_interrupted_run(*manifest, point, signo, records.path(), resume_hint);
-  };
-  // --expect: hardware the node must have; what is missing is said now and fails the run.
-  const auto expected = parse_expectations(o.expect, "--expect");
-  std::vector<std::string> unmet;
-  if (!expected.empty()) {
-    const auto found = found_hardware(gpu::cuda_device_count(), manifest->data()["inventory"]);
-    unmet = unmet_expectations(expected, found);
-    manifest->data()["expect"] = {{"expected", expected}, {"found", found}, {"unmet", unmet}};
-    manifest->write();
-    for (const auto &u : unmet)
-      std::cerr << fmt::format("railgauge: expectation not met: {} (the points that need it are "
-                               "waived; the run ends with exit status 1)\n",
-                               u);
-  }
-  // A batch job's log gets a line every 30 s instead of the terminal's progress line.
-  if (!o.quiet && id.rank == 0 && !::isatty(STDERR_FILENO))
-    output.log_progress_every_s = o.progress_every_s;
-  // Where the records go, before the first point: a job that is cut short still said it.
-  if (!o.quiet)
-    std::cerr << fmt::format("railgauge: run directory {}\n", id.dir);
-  // The ranks start together; one that never comes is named (and this rank's run.json says so).
-  try {
-    world.barrier("start");
-  } catch (const BackendError &e) {
-    mark_run_failed(*manifest, e.what(), {});
-    throw;
-  }
-  std::map<std::string, int> counts;
-  try {
-    counts = execute_plan(plan, ctx, id, output);
-  } catch (const std::exception &e) {
-    // The records file cannot be written (disk full, directory removed): stop, keep what is
-    // there, say so in run.json when that can still be written.
-    mark_run_failed(*manifest, e.what(), count_records(records.path()));
-    throw BackendError(fmt::format("{}\n  {}", e.what(),
-                                   fs::exists(records.path())
-                                       ? resume_hint
-                                       : fmt::format("{} is gone: its records are lost", id.dir)));
-  }
-  if (resume)
-    for (const auto &[status, n] : resume->kept_counts())
-      counts[status] += n;
-  printer.finish();
-  manifest->finish("complete", counts);
-  // And end together: rank 0 serves the store, so it stays until every rank is done with it.
-  try {
-    world.barrier("end");
-  } catch (const BackendError &e) {
-    mark_run_failed(*manifest, e.what(), counts);
-    throw;
-  }
-  if (!o.quiet)
-    std::cerr << fmt::format("run directory: {}\n", id.dir);
-  const bool bad = counts.count("failed") || counts.count("error") || !unmet.empty();
-  return code(bad ? ExitStatus::problems : ExitStatus::ok);
-}
 
 int list_benchmarks(const Registry &registry, const std::string &format,
                     const std::optional<std::string> &filter) {
@@ -420,6 +166,9 @@ int dispatch(int argc, char **argv) {
   run->add_option("--suites-dir", suites_dir, "Also look for suites in this directory");
   add_common_options(*run, run_options);
 
+  BurninOptions burnin_options;
+  auto *burnin = add_burnin_command(app, burnin_options);
+
   // One subcommand per family that has benchmarks: its benchmarks at their default axes.
   std::vector<std::pair<CLI::App *, std::string>> family_cmds;
   CommonOptions family_options;
@@ -464,6 +213,8 @@ int dispatch(int argc, char **argv) {
     return list_benchmarks(registry, list_format, list_filter);
   if (inventory->parsed())
     return show_inventory(topology_file, inventory_format);
+  if (burnin->parsed())
+    return run_burnin(std::move(registry), burnin_options, args);
   if (run->parsed()) {
     const auto path = find_suite(suite_name, suite_dirs(suites_dir));
     const Suite suite = load_suite_file(path);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/metric_names.h"
 #include "harness/record_fields.h"
 
 namespace railgauge::block::record {
@@ -54,10 +55,17 @@ inline constexpr const char *kPhaseTimeS = "time_s";
 // where a multi-part point's slowest part is
 inline constexpr const char *kWrongGemmElements = "wrong_gemm_elements";
 inline constexpr const char *kWrongCollectiveElements = "wrong_collective_elements";
+inline constexpr const char *kTelemetry = metric::kTelemetry; // the GPU block: this rank's GPU
 
-inline constexpr std::array kMetrics{
-    kGemmTimeS,         kCollectiveTimeS,        kPhases, kBlockFlops, kBlockTflops, kWrongElements,
-    kWrongGemmElements, kWrongCollectiveElements};
+inline constexpr std::array kMetrics{kGemmTimeS,
+                                     kCollectiveTimeS,
+                                     kPhases,
+                                     kBlockFlops,
+                                     kBlockTflops,
+                                     kWrongElements,
+                                     kWrongGemmElements,
+                                     kWrongCollectiveElements,
+                                     kTelemetry};
 
 // The model's parameters, named as the gemm family's TP points name them (kv_heads and swiglu
 // are written too; calibrate does not read them)

@@ -75,6 +75,7 @@ inline constexpr const char *kGemmSlowdown = "gemm_slowdown"; // with_gemm: toge
 // group_type=concurrent: per group type, its time and bandwidth (concurrent_groups.h)
 inline constexpr const char *kByGroupType = "by_group_type";
 inline constexpr const char *kVerified = metric::kVerified;
+inline constexpr const char *kTelemetry = metric::kTelemetry; // NCCL points: this rank's GPU
 
 // Written beside the figures: what the data check compared, how the point was set up,
 // where a multi-part point's slowest part is
@@ -95,7 +96,8 @@ inline constexpr const char *kGemmConcurrentGflops = "gemm_concurrent_gflops";
 inline constexpr const char *kGemmSlowestRank = "gemm_slowest_rank";
 inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
 
-inline constexpr std::array kMetrics{kAlgbwGbytesPerS,
+inline constexpr std::array kMetrics{kTelemetry,
+                                     kAlgbwGbytesPerS,
                                      kBusbwGbytesPerS,
                                      kBusbwMaxGbytesPerS,
                                      kWallTimeS,

@@ -22,6 +22,8 @@ inline constexpr const char *kHbmRead = "memory.hbm_read";
 inline constexpr const char *kHbmWrite = "memory.hbm_write";
 inline constexpr const char *kHbmTriad = "memory.hbm_triad";
 inline constexpr const char *kHbmMemcpyD2d = "memory.hbm_memcpy_d2d";
+// Every local GPU at once for a duration (a burn-in phase): metrics.per_gpu, one per GPU
+inline constexpr const char *kHbmBurn = "memory.burn";
 inline constexpr const char *kHostCopy = "memory.host_copy";
 inline constexpr const char *kHostRead = "memory.host_read";
 inline constexpr const char *kHostWrite = "memory.host_write";
@@ -42,9 +44,10 @@ inline constexpr const char *kBandwidthGbytesPerS = metric::kBandwidthGbytesPerS
 inline constexpr const char *kBandwidthMaxGbytesPerS = metric::kBandwidthMaxGbytesPerS;
 inline constexpr const char *kBytesPerCall = metric::kBytesPerCall;
 inline constexpr const char *kVerified = metric::kVerified;
+inline constexpr const char *kTelemetry = metric::kTelemetry; // HBM points
 
 inline constexpr std::array kMetrics{kBandwidthGbytesPerS, kBandwidthMaxGbytesPerS, kBytesPerCall,
-                                     kVerified};
+                                     kVerified, kTelemetry};
 
 // A memory record, read: the typed view through which analysis reads the family.
 struct MemoryPointView {

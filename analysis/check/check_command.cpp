@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/check/auto_profile.h"
 #include "analysis/check/check_output.h"
 #include "analysis/check/evaluate.h"
 #include "analysis/check/output_file.h"
@@ -63,8 +64,8 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
                      "see railgauge check --help");
   if (o.rules.empty())
     throw InputError("no rules", "--rules",
-                     "give --rules NAME (h100-sxm-ib, h100-sxm-roce, any-fabric, host-only) or "
-                     "the path of a rules YAML file");
+                     "give --rules NAME (h100-sxm-ib, h100-sxm-roce, h100-sxm, h200-sxm, "
+                     "any-fabric, host-only), auto, or the path of a rules YAML file");
   if (o.runs.empty() && !o.inventory_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");
@@ -100,6 +101,15 @@ RunSet runs_to_judge(const CheckOptions &o, const MachineSnapshot &this_machine)
   now.dir = fmt::format("this machine ({}), now", now.manifest.value("host", std::string("?")));
   set.runs.push_back(std::move(now));
   return set;
+}
+
+// --rules NAME|FILE, or auto: the burn-in profile of the GPUs the runs show, said on stderr.
+std::string rules_to_use(const CheckOptions &o, const RunSet &runs) {
+  if (o.rules != "auto")
+    return o.rules;
+  const auto picked = check::auto_profile(runs);
+  std::cerr << fmt::format("railgauge: --rules auto: {} ({})\n", picked.name, picked.why);
+  return picked.name;
 }
 
 // A host name goes into the drain list (one per line, fed to scontrol) and file names: one
@@ -184,11 +194,12 @@ int write_outputs(const CheckOptions &o, const check::CheckResult &result, const
 
 int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot &this_machine) {
   validate(cmd, o);
-  const auto rules_path = find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()});
+  auto runs = runs_to_judge(o, this_machine);
+  const auto rules_path =
+      find_named_yaml("rules", rules_to_use(o, runs), {(data_dir() / "rules").string()});
   auto rules = check::load_rules_file(rules_path);
   if (o.inventory_only)
     rules = inventory_rules_only(std::move(rules), rules_path);
-  auto runs = runs_to_judge(o, this_machine);
   if (o.latest_per_host) {
     const auto dropped = keep_latest_per_host(runs);
     if (!dropped.empty())
@@ -217,8 +228,10 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
                "Exit status: 0 pass, 1 warn, 2 fail, 3 crashed or an output could not be "
                "written (the drain list is written first), 4 input error (nothing judged).");
   cmd->add_option("--rules", o->rules,
-                  "Rules: a shipped profile by name (h100-sxm-ib, h100-sxm-roce, any-fabric, "
-                  "host-only; from share/railgauge/rules) or the path of a rules YAML file");
+                  "Rules: a shipped profile by name (h100-sxm-ib, h100-sxm-roce, h100-sxm, "
+                  "h200-sxm, any-fabric, host-only; from share/railgauge/rules), the path of a "
+                  "rules YAML file, or auto: the burn-in profile of the GPUs the runs show "
+                  "(h100-sxm, h200-sxm, or their -1gpu variants), said on stderr");
   cmd->add_option("runs", o->runs,
                   "Run directories, directories holding many (every rank's or node's), or "
                   "records.jsonl files; all judged together as one fleet");

@@ -18,6 +18,7 @@
 #include "records/gemm_record.h"
 #include "records/memory_record.h"
 #include "records/offload_record.h"
+#include "records/per_gpu_parts.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::check {
@@ -825,7 +826,18 @@ private:
 } // namespace
 
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs) {
-  return Evaluator(rules, runs).run();
+  // Each GPU of a point that ran on every GPU at once (a burn-in phase) is judged as a part of
+  // its own: its object in the record is read as a record (records/per_gpu_parts.h). The runs
+  // are copied only when some record holds such objects.
+  std::optional<analysis::RunSet> with_parts;
+  for (std::size_t i = 0; i < runs.runs.size(); ++i)
+    for (const auto &r : runs.runs[i].records)
+      for (auto &part : records::per_gpu_parts(r)) {
+        if (!with_parts)
+          with_parts = runs;
+        with_parts->runs[i].records.push_back(std::move(part));
+      }
+  return Evaluator(rules, with_parts ? *with_parts : runs).run();
 }
 
 } // namespace railgauge::check

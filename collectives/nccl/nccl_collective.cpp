@@ -15,6 +15,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "harness/run_context.h"
 #include "records/collective_record.h"
 
@@ -193,10 +194,15 @@ public:
     }
 
     ConcurrentTypesTimer types_timer(timer, fork, lanes);
+    std::vector<std::string> uuids; // this process's GPUs, sampled while the iterations run
+    for (std::size_t i = 0; i < s.local_count(); ++i)
+      uuids.push_back(gpu::cuda_device_info(s.device(i)).uuid);
+    GpuTelemetryWindows telemetry(uuids);
     auto result = run_lockstep(group,
                                concurrent ? static_cast<IterationTimer &>(types_timer)
                                           : static_cast<IterationTimer &>(timer),
                                spec, op);
+    const nlohmann::json telemetry_json = telemetry.finish();
     group.name_slowest_gpu(result, p.iterations);
 
     fill();
@@ -240,6 +246,7 @@ public:
       out.metrics[record::kByGroupType] =
           by_group_type_metrics(group, types, kind_, p.size_bytes, p.iterations, s.rank(0));
     }
+    out.metrics[record::kTelemetry] = telemetry_json;
     out.metrics["wrong_elements_this_process"] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);

@@ -9,7 +9,8 @@
 #include "gemm/cuda/cublaslt_plan.h"
 #include "harness/cuda/device.h"
 #include "harness/error.h"
-#include "harness/stats.h"
+#include "harness/every_gpu.h"
+#include "harness/rate_series.h"
 #include "records/gemm_record.h"
 
 namespace railgauge::gemm {
@@ -26,6 +27,7 @@ std::string gpu_label(const BurnGpuResult &g) {
 
 nlohmann::json BurnGpuResult::to_json() const {
   return {{"index", index},
+          {"gpu", index},
           {"name", name},
           {"uuid", uuid},
           {"pci", pci},
@@ -41,7 +43,9 @@ nlohmann::json BurnGpuResult::to_json() const {
           {"reference_wrong_elements", reference_wrong},
           {"tflops", tflops},
           {"tflops_min", tflops_min},
+          {"settle_s", settle_s},
           {"elapsed_s", elapsed_s},
+          {"series", series},
           {"algo", algo},
           {"telemetry", telemetry}};
 }
@@ -50,7 +54,7 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
   Outcome out;
   nlohmann::json list = nlohmann::json::array();
   std::vector<std::string> corrupt, broke;
-  std::vector<std::pair<double, int>> speeds;
+  std::vector<std::pair<int, double>> speeds; // (GPU index, TFLOP/s)
   for (const auto &g : gpus) {
     list.push_back(g.to_json());
     if (g.corrupt()) {
@@ -70,22 +74,11 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
     if (g.error)
       broke.push_back(fmt::format("{}: {}", gpu_label(g), *g.error));
     else if (g.tflops > 0)
-      speeds.emplace_back(g.tflops, g.index);
+      speeds.emplace_back(g.index, g.tflops);
   }
   out.metrics["gpus"] = list;
   out.metrics["flops_per_call"] = flops_per_gemm;
-  if (!speeds.empty()) {
-    std::sort(speeds.begin(), speeds.end());
-    std::vector<double> tflops;
-    for (const auto &[t, index] : speeds)
-      tflops.push_back(t);
-    const double median = railgauge::median(tflops);
-    out.metrics[record::kTflopsMin] = speeds.front().first;
-    out.metrics[record::kTflopsMedian] = median;
-    out.metrics[record::kTflopsMax] = speeds.back().first;
-    out.metrics["slowest_gpu"] = speeds.front().second;
-    out.metrics["slowest_vs_median"] = median > 0 ? speeds.front().first / median : 0.0;
-  }
+  out.metrics.update(across_gpus(speeds, "tflops"));
   if (gpus.size() == 1)
     out.device = {{"gpu", gpus.front().uuid}, {"pci", gpus.front().pci}};
   out.metrics[record::kVerified] = corrupt.empty() && broke.empty() && !gpus.empty();
@@ -128,17 +121,8 @@ std::vector<Axis> BurnBenchmark::axes() const {
        "nt (B stored as Bᵀ [N×K]; fp8 needs it) or nn",
        {std::string("nt")},
        {"nt", "nn"}},
-      {"duration_s",
-       AxisType::real,
-       "seconds of repeated GEMMs per GPU (all GPUs at once); a burn longer than the "
-       "--point-timeout (600 s by default) needs a larger one",
-       {60.0},
-       {}},
-      {"gpu",
-       AxisType::integer,
-       "CUDA device index to burn alone; -1 = every visible GPU at once",
-       {std::int64_t{-1}},
-       {}},
+      every_gpu_duration_axis(60, "repeated GEMMs"),
+      every_gpu_device_axis(),
   };
 }
 
@@ -153,19 +137,9 @@ BurnOptions burn_options(const Point &point, int gpus_visible) {
     if (v <= 0 || v > std::numeric_limits<int>::max())
       throw InputError(fmt::format("{} = {} is not a positive 32-bit GEMM dimension", name, v),
                        name, "give a size from 1 to 2^31-1");
-  o.duration_s = point.real("duration_s");
-  if (!(o.duration_s > 0) || o.duration_s > 7 * 24 * 3600.0)
-    throw InputError(fmt::format("duration_s = {} is not a burn duration", o.duration_s),
-                     "duration_s", "give seconds, more than 0 and at most a week");
-  const std::int64_t gpu = point.integer("gpu");
-  if (gpu < -1)
-    throw InputError(fmt::format("gpu = {} is not a device index", gpu), "gpu",
-                     "give -1 (every GPU) or 0, 1, ...");
-  if (gpu == -1)
-    for (int d = 0; d < gpus_visible; ++d)
-      o.gpus.push_back(d);
-  else
-    o.gpus.push_back(static_cast<int>(gpu));
+  const EveryGpuAxes every = every_gpu_axes(point, gpus_visible);
+  o.duration_s = every.duration_s;
+  o.gpus = every.gpus;
   return o;
 }
 

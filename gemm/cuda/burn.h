@@ -13,7 +13,8 @@
 //  4. Any difference, NaN or Inf makes the point `failed`, the reason naming each bad GPU (index,
 //     name, uuid, PCI bus id), the repetitions that differed, the first of them and the counts.
 //     Every GPU's TFLOP/s is in the record so a slow GPU shows against its neighbours
-//     (slowest_vs_median).
+//     (slowest_vs_median), measured after the clocks settled (the first kSettleFraction of the
+//     duration is left out), with a TFLOP/s series per second beside the GPU's telemetry.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -37,9 +38,12 @@ struct BurnGpuResult {
   std::int64_t first_bad_iteration = -1;
   std::uint64_t mismatched_elements = 0, nan_elements = 0, inf_elements = 0; // summed
   std::int64_t reference_checked = 0, reference_wrong = 0; // the golden result's fp64 check
-  double tflops = 0;                                       // median over timed batches
-  double tflops_min = 0;                                   // the slowest batch
+  // Median and slowest of the timed batches after the clocks settled (harness/rate_series.h)
+  double tflops = 0;
+  double tflops_min = 0;
+  double settle_s = 0; // batches that ended before this were left out of the figures
   double elapsed_s = 0;
+  nlohmann::json series = nlohmann::json::array(); // [{"t_s", "tflops"}] per second
   nlohmann::json algo = nullptr;
   nlohmann::json telemetry = nullptr;
   std::optional<std::string> error; // the GPU broke (CUDA or cuBLAS error): no verdict on data

@@ -2,8 +2,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <exception>
-#include <thread>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -12,7 +10,6 @@
 #include "gemm/cuda/burn.h"
 #include "gemm/cuda/cublaslt_plan.h"
 #include "gemm/cuda/gemm_kernels.h"
-#include "gemm/cuda/gpu_telemetry.h"
 #include "gemm/cuda/lt_matmul.h"
 #include "gemm/cuda/reference_check.h"
 #include "harness/cuda/check.h"
@@ -20,7 +17,10 @@
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/resources.h"
 #include "harness/error.h"
+#include "harness/every_gpu.h"
 #include "harness/inventory/gpu_monitor.h"
+#include "harness/inventory/gpu_telemetry.h"
+#include "harness/rate_series.h"
 #include "harness/stats.h"
 
 namespace railgauge::gemm {
@@ -101,7 +101,7 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   std::vector<unsigned long long> host_counters(3 * static_cast<std::size_t>(ring));
   const auto output = [&](int i) { return outputs.as<char>() + c_bytes * std::uint64_t(i); };
 
-  std::vector<double> per_gemm_s;
+  RateSeries tflops;
   int slot = 0;
   GpuMonitor monitor(info.uuid); // clocks and power under the burn's load
   const auto start = std::chrono::steady_clock::now();
@@ -119,7 +119,7 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
                 gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__));
         },
         ring);
-    per_gemm_s.push_back(batch_s / ring);
+    tflops.add(elapsed_s(), gemm_flops(s) * ring / batch_s / 1e12);
     RAILGAUGE_CUDA_CALL(cudaMemsetAsync(counters.get(), 0, counters.bytes(), stream));
     for (int i = 0; i < ring; ++i)
       compare_outputs(golden.get(), output(i), c_elements, storage.output,
@@ -142,36 +142,20 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   }
   r.elapsed_s = elapsed_s();
   const nlohmann::json during = monitor.stop();
-  if (!per_gemm_s.empty()) {
-    const Summary t = summarize(per_gemm_s);
-    r.tflops = gemm_flops(s) / t.median / 1e12;
-    r.tflops_min = gemm_flops(s) / t.max / 1e12;
-  }
+  r.settle_s = kSettleFraction * o.duration_s;
+  r.tflops = tflops.median(r.settle_s).value_or(0.0);
+  r.tflops_min = tflops.min(r.settle_s).value_or(0.0);
+  r.series = tflops.windows(kSeriesWindow_s, "tflops");
   r.telemetry = telemetry_pair(before, during, sample_gpu_telemetry(info.uuid));
 }
 
 } // namespace
 
 std::vector<BurnGpuResult> run_burn(const BurnOptions &o) {
-  std::vector<BurnGpuResult> results(o.gpus.size());
-  std::vector<std::jthread> threads; // joined on every path, an exception included
-  for (std::size_t i = 0; i < o.gpus.size(); ++i) {
-    results[i].index = o.gpus[i];
-    // Each thread owns its result slot and catches everything: a GPU that breaks is reported by
-    // its verdict, and the others finish their burn.
-    threads.emplace_back([&o, &r = results[i]] {
-      try {
-        burn_gpu(o, r);
-      } catch (const std::exception &e) {
-        r.error = e.what();
-      } catch (...) {
-        r.error = "an exception that is not a std::exception";
-      }
-    });
-  }
-  for (auto &t : threads)
-    t.join();
-  return results;
+  return run_on_every_gpu<BurnGpuResult>(o.gpus, [&o](int gpu, BurnGpuResult &r) {
+    r.index = gpu;
+    burn_gpu(o, r);
+  });
 }
 
 } // namespace railgauge::gemm

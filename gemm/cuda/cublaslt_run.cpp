@@ -9,7 +9,7 @@
 
 #include "gemm/cuda/cublaslt.h"
 #include "gemm/cuda/gemm_kernels.h"
-#include "gemm/cuda/gpu_telemetry.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "gemm/cuda/lt_matmul.h"
 #include "gemm/cuda/reference_check.h"
 #include "gemm/gpu_peaks.h"

@@ -21,7 +21,11 @@ namespace railgauge {
 
 // One sample; a field NVML did not answer is empty.
 struct GpuSample {
+  double t_s = 0; // since the monitor started
   std::optional<double> sm_clock_mhz;
+  std::optional<double> mem_clock_mhz;
+  // NVML's 1 s average power (NVML_FI_DEV_POWER_AVERAGE), else nvmlDeviceGetPowerUsage, which
+  // Ampere and later also average over 1 s: never an integral of the energy counter.
   std::optional<double> power_w;
   std::optional<double> temperature_c;
   std::optional<std::uint64_t> clocks_event_reasons; // nvmlClocksEventReason* bits
@@ -29,20 +33,39 @@ struct GpuSample {
   std::optional<int> pcie_width;
 };
 
-// Energy and violation counters at the start and the end of a point, when NVML has them.
+// Energy and violation counters at the start and the end of a point, when NVML has them, and
+// the power limit then.
 struct GpuCounters {
+  std::optional<double> power_limit_w;
   std::optional<std::uint64_t> energy_mj;
   std::optional<std::uint64_t> power_violation_ns;
   std::optional<std::uint64_t> thermal_violation_ns;
 };
 
+// NVML's energy counter advances in steps of tens to hundreds of milliseconds: over windows of
+// 5-440 ms it gave 0 W and up to 6,283 W on a 700 W H200 (results/reference/h200-2026-11-26*).
+// Power from energy is given only over windows at least this long, and never above the limit by
+// more than kEnergyPowerLimitSlack.
+inline constexpr double kMinEnergyWindow_s = 2.0;
+inline constexpr double kEnergyPowerLimitSlack = 1.10;
+// A time series in the summary: one row per window of this length, when the point ran for at
+// least two of them.
+inline constexpr double kSeriesWindow_s = 1.0;
+
 // The summary a record carries under metrics.telemetry.during (pure, tested without a GPU):
-//   {"available": true, "samples", "duration_s", "sm_clock_mhz": {"min", "median", "max"},
-//    "power_w": {"mean", "max"}, "temperature_c_max", "pcie": {"gen_min", "gen_max",
+//   {"available": true, "samples", "duration_s",
+//    "sm_clock_mhz": {"min", "median", "max"}, "mem_clock_mhz": {"min", "median", "max"},
+//    "power_w": {"mean", "median", "max"} (NVML's averaged readings), "power_limit_w",
+//    "temperature_c": {"median", "max"}, "temperature_c_max", "pcie": {"gen_min", "gen_max",
 //    "width_min", "width_max"}, "clocks_event_reasons": [names seen in any sample],
+//    "reason_fraction": {name: samples with that reason / samples},
 //    "throttled_fraction": samples with a reason that holds the clock down / samples,
-//    "throttled": a sample held down or a violation counter moved, "energy_j", "power_from_energy_w",
-//    "power_violation_s", "thermal_violation_s"}
+//    "throttled": a sample held down or a violation counter moved, "energy_j",
+//    "power_from_energy_w" (null, with "power_from_energy_note", over a window shorter than
+//    kMinEnergyWindow_s or when it exceeds the limit by more than the slack),
+//    "power_violation_s", "thermal_violation_s",
+//    "series": [{"t_s", "sm_clock_mhz", "power_w", "temperature_c", "throttled_fraction"}] per
+//    kSeriesWindow_s (medians, the last row possibly shorter), only over 2 windows or more}
 // A statistic with no sample is null. gpu_idle, applications_clocks_setting and sync_boost are
 // not throttling (is_throttle_reason).
 nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, double duration_s,

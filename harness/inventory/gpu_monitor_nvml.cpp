@@ -28,6 +28,27 @@ std::optional<To> scaled(const std::optional<From> &v, double scale = 1.0) {
   return static_cast<To>(static_cast<double>(*v) * scale);
 }
 
+// NVML's 1 s average power in watts (NVML_FI_DEV_POWER_AVERAGE, Ampere and later but GA100);
+// empty where the driver lacks the field.
+std::optional<double> average_power_w(const nvml::NvmlApi &api, nvmlDevice_t device) {
+  if (!api.field_values)
+    return std::nullopt;
+  nvmlFieldValue_t v{};
+  v.fieldId = NVML_FI_DEV_POWER_AVERAGE;
+  if (api.field_values(device, 1, &v) != NVML_SUCCESS || v.nvmlReturn != NVML_SUCCESS)
+    return std::nullopt;
+  switch (v.valueType) {
+  case NVML_VALUE_TYPE_UNSIGNED_INT:
+    return v.value.uiVal * 1e-3;
+  case NVML_VALUE_TYPE_UNSIGNED_LONG:
+    return static_cast<double>(v.value.ulVal) * 1e-3;
+  case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+    return static_cast<double>(v.value.ullVal) * 1e-3;
+  default:
+    return std::nullopt;
+  }
+}
+
 } // namespace
 
 struct GpuMonitor::Impl {
@@ -48,8 +69,12 @@ struct GpuMonitor::Impl {
 
   GpuSample sample() const {
     GpuSample s;
+    s.t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     s.sm_clock_mhz = scaled<double>(read_field<unsigned>(api.clock, device, NVML_CLOCK_SM));
-    s.power_w = scaled<double>(read_field<unsigned>(api.power_usage, device), 1e-3);
+    s.mem_clock_mhz = scaled<double>(read_field<unsigned>(api.clock, device, NVML_CLOCK_MEM));
+    s.power_w = average_power_w(api, device);
+    if (!s.power_w)
+      s.power_w = scaled<double>(read_field<unsigned>(api.power_usage, device), 1e-3);
     s.temperature_c =
         scaled<double>(read_field<unsigned>(api.temperature, device, NVML_TEMPERATURE_GPU));
     s.clocks_event_reasons = read_field<unsigned long long>(api.event_reasons, device);
@@ -60,6 +85,7 @@ struct GpuMonitor::Impl {
 
   GpuCounters counters() const {
     GpuCounters c;
+    c.power_limit_w = scaled<double>(read_field<unsigned>(api.power_limit, device), 1e-3);
     c.energy_mj = read_field<unsigned long long>(api.total_energy, device);
     const auto violation_ns = [&](nvmlPerfPolicyType_t policy) -> std::optional<std::uint64_t> {
       const auto v = read_field<nvmlViolationTime_t>(api.violation_status, device, policy);

@@ -1,5 +1,9 @@
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
@@ -46,6 +50,69 @@ nlohmann::json delta(const std::optional<std::uint64_t> &start,
   return static_cast<double>(*end - *start) * scale;
 }
 
+bool holds_clock_down(std::uint64_t reasons) {
+  for (const auto &name : clocks_event_reason_names(reasons))
+    if (is_throttle_reason(name))
+      return true;
+  return false;
+}
+
+nlohmann::json median_or_null(const std::vector<double> &v) {
+  return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(median(v));
+}
+
+// One row per kSeriesWindow_s of the samples' own times: what a burn-in plots per GPU.
+nlohmann::json series_of(const std::vector<GpuSample> &samples, double duration_s) {
+  nlohmann::json rows = nlohmann::json::array();
+  const auto windows = static_cast<std::size_t>(std::ceil(duration_s / kSeriesWindow_s));
+  std::size_t next = 0;
+  for (std::size_t w = 0; w < windows; ++w) {
+    std::vector<GpuSample> in;
+    const double end_s = static_cast<double>(w + 1) * kSeriesWindow_s;
+    while (next < samples.size() && (samples[next].t_s < end_s || w + 1 == windows))
+      in.push_back(samples[next++]);
+    if (in.empty())
+      continue;
+    std::size_t held = 0, with_reasons = 0;
+    for (const auto &s : in)
+      if (s.clocks_event_reasons) {
+        ++with_reasons;
+        held += holds_clock_down(*s.clocks_event_reasons) ? 1 : 0;
+      }
+    rows.push_back(
+        {{"t_s", static_cast<double>(w) * kSeriesWindow_s},
+         {"sm_clock_mhz", median_or_null(values_of<double>(in, &GpuSample::sm_clock_mhz))},
+         {"power_w", median_or_null(values_of<double>(in, &GpuSample::power_w))},
+         {"temperature_c", median_or_null(values_of<double>(in, &GpuSample::temperature_c))},
+         {"throttled_fraction", with_reasons > 0
+                                    ? nlohmann::json(double(held) / double(with_reasons))
+                                    : nlohmann::json(nullptr)}});
+  }
+  return rows;
+}
+
+// Energy over the window, as power, where the counter can say it (kMinEnergyWindow_s).
+void add_power_from_energy(nlohmann::json &j, double duration_s,
+                           const std::optional<double> &limit_w) {
+  j["power_from_energy_w"] = nullptr;
+  if (!j["energy_j"].is_number() || !(duration_s > 0))
+    return;
+  if (duration_s < kMinEnergyWindow_s) {
+    j["power_from_energy_note"] =
+        fmt::format("a window of {:.3g} s is shorter than the {} s NVML's energy counter needs",
+                    duration_s, kMinEnergyWindow_s);
+    return;
+  }
+  const double w = j["energy_j"].get<double>() / duration_s;
+  if (limit_w && w > kEnergyPowerLimitSlack * *limit_w) {
+    j["power_from_energy_note"] = fmt::format(
+        "{:.0f} W from the energy counter exceeds the {:.0f} W limit by more than {:.0f}%", w,
+        *limit_w, (kEnergyPowerLimitSlack - 1) * 100);
+    return;
+  }
+  j["power_from_energy_w"] = w;
+}
+
 } // namespace
 
 bool is_throttle_reason(const std::string &reason) {
@@ -54,19 +121,27 @@ bool is_throttle_reason(const std::string &reason) {
 
 nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, double duration_s,
                                      const GpuCounters &start, const GpuCounters &end) {
-  std::set<std::string> reasons;
+  std::map<std::string, std::size_t> reasons; // samples that carried each reason
   std::size_t throttled = 0, with_reasons = 0;
   for (const auto &s : samples) {
     if (!s.clocks_event_reasons)
       continue;
     ++with_reasons;
-    bool holds_down = false;
-    for (const auto &name : clocks_event_reason_names(*s.clocks_event_reasons)) {
-      reasons.insert(name);
-      holds_down = holds_down || is_throttle_reason(name);
-    }
-    throttled += holds_down ? 1 : 0;
+    for (const auto &name : clocks_event_reason_names(*s.clocks_event_reasons))
+      ++reasons[name];
+    throttled += holds_clock_down(*s.clocks_event_reasons) ? 1 : 0;
   }
+  std::vector<std::string> reason_names;
+  // Every reason NVML names, 0 where no sample had it, so a rule on one reads 0, not "missing".
+  nlohmann::json reason_fraction = nlohmann::json::object();
+  if (with_reasons > 0)
+    for (const auto &name : clocks_event_reason_names(kKnownClocksEventReasons))
+      reason_fraction[name] = 0.0;
+  for (const auto &[name, n] : reasons) {
+    reason_names.push_back(name);
+    reason_fraction[name] = double(n) / double(with_reasons);
+  }
+  const auto temperatures = values_of<double>(samples, &GpuSample::temperature_c);
   const auto power = values_of<double>(samples, &GpuSample::power_w);
   const auto gens = values_of<int>(samples, &GpuSample::pcie_gen);
   const auto widths = values_of<int>(samples, &GpuSample::pcie_width);
@@ -75,16 +150,23 @@ nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, doub
       {"samples", samples.size()},
       {"duration_s", duration_s},
       {"sm_clock_mhz", min_median_max(values_of<double>(samples, &GpuSample::sm_clock_mhz))},
+      {"mem_clock_mhz", min_median_max(values_of<double>(samples, &GpuSample::mem_clock_mhz))},
       {"power_w",
        {{"mean", power.empty() ? nlohmann::json(nullptr) : nlohmann::json(summarize(power).mean)},
+        {"median", median_or_null(power)},
         {"max", extreme(power, true)}}},
-      {"temperature_c_max", extreme(values_of<double>(samples, &GpuSample::temperature_c), true)},
+      {"power_limit_w",
+       start.power_limit_w ? nlohmann::json(*start.power_limit_w) : nlohmann::json(nullptr)},
+      {"temperature_c",
+       {{"median", median_or_null(temperatures)}, {"max", extreme(temperatures, true)}}},
+      {"temperature_c_max", extreme(temperatures, true)},
       {"pcie",
        {{"gen_min", extreme_int(gens, false)},
         {"gen_max", extreme_int(gens, true)},
         {"width_min", extreme_int(widths, false)},
         {"width_max", extreme_int(widths, true)}}},
-      {"clocks_event_reasons", std::vector<std::string>(reasons.begin(), reasons.end())},
+      {"clocks_event_reasons", reason_names},
+      {"reason_fraction", reason_fraction},
       {"throttled_fraction", with_reasons > 0
                                  ? nlohmann::json(double(throttled) / double(with_reasons))
                                  : nlohmann::json(nullptr)},
@@ -97,9 +179,9 @@ nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, doub
   for (const char *violation : {"power_violation_s", "thermal_violation_s"})
     if (j[violation].is_number() && j[violation].get<double>() > 0)
       j["throttled"] = true;
-  j["power_from_energy_w"] = j["energy_j"].is_number() && duration_s > 0
-                                 ? nlohmann::json(j["energy_j"].get<double>() / duration_s)
-                                 : nlohmann::json(nullptr);
+  add_power_from_energy(j, duration_s, start.power_limit_w);
+  if (duration_s >= 2 * kSeriesWindow_s)
+    j["series"] = series_of(samples, duration_s);
   return j;
 }
 

@@ -52,6 +52,7 @@ struct NvmlApi {
   decltype(&::nvmlDeviceGetHandleByUUID) handle_by_uuid = nullptr;
   decltype(&::nvmlDeviceGetTotalEnergyConsumption) total_energy = nullptr;
   decltype(&::nvmlDeviceGetViolationStatus) violation_status = nullptr;
+  decltype(&::nvmlDeviceGetFieldValues) field_values = nullptr;
 };
 
 template <typename Fn> inline void resolve(void *library, const char *symbol, Fn &out) {
@@ -92,6 +93,7 @@ inline NvmlApi resolve_api(void *lib) {
   resolve(lib, "nvmlDeviceGetHandleByUUID", api.handle_by_uuid);
   resolve(lib, "nvmlDeviceGetTotalEnergyConsumption", api.total_energy);
   resolve(lib, "nvmlDeviceGetViolationStatus", api.violation_status);
+  resolve(lib, "nvmlDeviceGetFieldValues", api.field_values);
   return api;
 }
 

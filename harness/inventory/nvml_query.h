@@ -21,5 +21,7 @@ nlohmann::json query_nvml(const std::string &library);
 // nvmlClocksEventReason* bits -> names ("sw_power_cap", "hw_thermal_slowdown", ...); bits with
 // no name come back as "0x...". Pure, so that it is tested without a GPU.
 std::vector<std::string> clocks_event_reason_names(std::uint64_t reasons);
+// Every bit clocks_event_reason_names() has a name for (nvml.h's nine reasons).
+inline constexpr std::uint64_t kKnownClocksEventReasons = 0x1ff;
 
 } // namespace railgauge

@@ -9,9 +9,11 @@
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/resources.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "harness/run_context.h"
 #include "memory/cuda/hbm_kernels.h"
 #include "memory/cuda/hbm_stream.h"
+#include "records/memory_record.h"
 
 namespace railgauge::memory {
 
@@ -41,11 +43,13 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
   gpu::CudaEventTimer timer(device);
   cudaStream_t stream = timer.stream();
   seed_hbm_arrays(kernel_, arrays, stream);
+  GpuTelemetryWindow telemetry(info.uuid);
   const Measurement measurement = ctx.measure(
       timer, [&] { launch_hbm_kernel(kernel_, arrays, partials.as<double>(), grid, stream); });
 
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(bytes_moved_per_call(kernel_, array_bytes));
+  outcome.metrics[record::kTelemetry] = telemetry.finish();
   outcome.metrics["verified"] = false;
   outcome.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
   outcome.derived_params = {{"total_bytes", array_bytes * buffers.size()},

@@ -1,5 +1,6 @@
 #include "memory/cuda/register_memory_cuda.h"
 
+#include "memory/cuda/hbm_burn.h"
 #include "memory/cuda/hbm_stream.h"
 
 namespace railgauge {
@@ -10,6 +11,7 @@ void register_memory_cuda(Registry &registry) {
   registry.add(memory::make_hbm_copy());
   registry.add(memory::make_hbm_triad());
   registry.add(memory::make_hbm_memcpy_d2d());
+  registry.add(memory::make_hbm_burn());
 }
 
 } // namespace railgauge

@@ -154,6 +154,7 @@ TEST(RecordContract, EveryContractKeyIsRegistered) {
                           memory::record::kHbmWrite,
                           memory::record::kHbmTriad,
                           memory::record::kHbmMemcpyD2d,
+                          memory::record::kHbmBurn,
                           memory::record::kHostCopy,
                           memory::record::kHostRead,
                           memory::record::kHostWrite,
@@ -221,7 +222,8 @@ TEST(RecordContract, EveryRegisteredKeyIsInItsFamilysContract) {
                           rdma::record::kSendLat,         rdma::record::kPairMatrix,
                           rdma::record::kTcpBw,           rdma::record::kTcpLat,
                           rdma::record::kTcpPairMatrix,   rdma::record::kQpScaling,
-                          rdma::record::kIncast,          rdma::record::kLatencyUnderLoad})
+                          rdma::record::kIncast,          rdma::record::kLatencyUnderLoad,
+                          memory::record::kHbmBurn})
     keys.insert(key);
   for (const auto &row : collectives::record::kKindKeys)
     for (const char *key : {row.mpi, row.nccl, row.mpi_textbook, row.nccl_textbook})

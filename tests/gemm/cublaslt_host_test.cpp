@@ -13,7 +13,7 @@
 #include "gemm/cuda/burn.h"
 #include "gemm/cuda/cublaslt.h"
 #include "gemm/cuda/cublaslt_plan.h"
-#include "gemm/cuda/gpu_telemetry.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "gemm/cuda/sdc_compare.h"
 #include "gemm/register_gemm.h"
 #include "gemm/verify_bound.h"

@@ -10,6 +10,7 @@
 #include "harness/error.h"
 #include "harness/registry.h"
 #include "harness/run_context.h"
+#include "memory/cuda/hbm_burn.h"
 #include "memory/cuda/hbm_stream.h"
 #include "memory/cuda/register_memory_cuda.h"
 
@@ -69,6 +70,8 @@ TEST(HbmRegistration, AddsTheFiveKeysWithSizeAndGpuAxes) {
   std::vector<std::string> keys;
   for (const Benchmark *b : registry.all()) {
     keys.emplace_back(b->key());
+    if (b->key() == "memory.burn") // every GPU at once for a duration: HbmBurn below
+      continue;
     EXPECT_FALSE(b->description().empty());
     const auto axes = b->axes();
     ASSERT_EQ(axes.size(), 2u);
@@ -79,7 +82,7 @@ TEST(HbmRegistration, AddsTheFiveKeysWithSizeAndGpuAxes) {
   }
   EXPECT_EQ(keys,
             (std::vector<std::string>{"memory.hbm_read", "memory.hbm_write", "memory.hbm_copy",
-                                      "memory.hbm_triad", "memory.hbm_memcpy_d2d"}));
+                                      "memory.hbm_triad", "memory.hbm_memcpy_d2d", "memory.burn"}));
   EXPECT_EQ(registry.match("memory.hbm_*").size(), 5u);
 }
 
@@ -149,6 +152,72 @@ TEST_F(HbmWithoutGpu, DefaultsStillCarryTheFixedSweepAndGpuZero) {
 TEST_F(HbmWithoutGpu, CudaObjectsThrowBackendErrorNotCrash) {
   EXPECT_THROW(gpu::cuda_device_info(0), BackendError);
   EXPECT_THROW(gpu::CudaEventTimer timer(0), BackendError);
+}
+
+} // namespace
+} // namespace railgauge::memory
+
+namespace railgauge::memory {
+namespace {
+
+HbmBurnGpuResult burned(int gpu, double gbytes_per_s) {
+  HbmBurnGpuResult g;
+  g.gpu = gpu;
+  g.name = "NVIDIA H200";
+  g.uuid = "GPU-" + std::to_string(gpu);
+  g.pci = "0000:1" + std::to_string(gpu) + ":00.0";
+  g.bandwidth_gbytes_per_s = gbytes_per_s;
+  g.elements = 1 << 27;
+  g.calls = 1000;
+  return g;
+}
+
+TEST(HbmBurn, AxesAndWaiverWithoutAGpu) {
+  const auto bench = make_hbm_burn();
+  EXPECT_EQ(bench->key(), "memory.burn");
+  const auto axes = bench->axes();
+  ASSERT_EQ(axes.size(), 3u);
+  EXPECT_EQ(axes[0].name, "size_bytes");
+  EXPECT_EQ(axes[0].type, AxisType::bytes);
+  EXPECT_EQ(axes[1].name, "duration_s");
+  EXPECT_EQ(axes[2].name, "gpu");
+  if (!gpu::cuda_unavailable_reason())
+    GTEST_SKIP() << "a CUDA device is usable here";
+  Topology topology = Topology::load_this_machine();
+  GBenchSampler sampler;
+  RunContext ctx(topology, sampler, "t", 0);
+  Point p;
+  p.set("size_bytes", std::int64_t{1} << 30);
+  p.set("duration_s", 30.0);
+  p.set("gpu", std::int64_t{-1});
+  const Outcome out = bench->run(ctx, p);
+  EXPECT_EQ(out.status, Status::waived);
+  EXPECT_EQ(*out.reason, *gpu::cuda_unavailable_reason());
+}
+
+TEST(HbmBurn, OutcomeComparesTheGpusAndNamesWrongData) {
+  std::vector<HbmBurnGpuResult> gpus = {burned(0, 4000), burned(1, 4100), burned(2, 3400)};
+  Outcome ok = hbm_burn_outcome(gpus);
+  EXPECT_EQ(ok.status, Status::ok);
+  EXPECT_EQ(ok.metrics.at("slowest_gpu"), 2);
+  EXPECT_DOUBLE_EQ(ok.metrics.at("bandwidth_gbytes_per_s_median"), 4000);
+  EXPECT_DOUBLE_EQ(ok.metrics.at("slowest_vs_median"), 3400.0 / 4000);
+  EXPECT_EQ(ok.metrics.at("per_gpu").size(), 3u);
+  EXPECT_TRUE(ok.metrics.at("verified").get<bool>());
+
+  gpus[1].wrong_elements = 5;
+  const Outcome bad = hbm_burn_outcome(gpus);
+  EXPECT_EQ(bad.status, Status::failed);
+  EXPECT_NE(bad.reason->find("GPU 1 (NVIDIA H200, GPU-1"), std::string::npos) << *bad.reason;
+  EXPECT_EQ(bad.metrics.at("per_gpu")[1].at("verdict"), "failed");
+  EXPECT_FALSE(bad.metrics.at("verified").get<bool>());
+
+  gpus[1].wrong_elements = 0;
+  gpus[0].error = "cudaErrorECCUncorrectable";
+  const Outcome broke = hbm_burn_outcome(gpus);
+  EXPECT_EQ(broke.status, Status::error);
+  EXPECT_NE(broke.reason->find("cudaErrorECCUncorrectable"), std::string::npos);
+  EXPECT_EQ(hbm_burn_outcome({}).status, Status::error);
 }
 
 } // namespace

@@ -25,10 +25,10 @@ TEST(GpuSamples, SummaryShowsAPowerCapThatOnlyHeldSomeSamples) {
                                           sample(1980, 420, 0x0, 5), sample(345, 80, 0x1, 4)};
   GpuCounters start, end;
   start.energy_mj = 1'000'000;
-  end.energy_mj = 1'475'000; // 475 J over 1 s
+  end.energy_mj = 1'475'000; // 475 J over 2.5 s
   start.power_violation_ns = 5;
   end.power_violation_ns = 5;
-  const nlohmann::json j = summarize_gpu_samples(samples, 1.0, start, end);
+  const nlohmann::json j = summarize_gpu_samples(samples, 2.5, start, end);
   EXPECT_TRUE(j.at("available"));
   EXPECT_EQ(j.at("samples"), 4);
   EXPECT_DOUBLE_EQ(j.at("sm_clock_mhz").at("min"), 345);
@@ -45,8 +45,14 @@ TEST(GpuSamples, SummaryShowsAPowerCapThatOnlyHeldSomeSamples) {
   EXPECT_DOUBLE_EQ(j.at("throttled_fraction"), 0.5);
   EXPECT_TRUE(j.at("throttled"));
   EXPECT_DOUBLE_EQ(j.at("energy_j"), 475);
-  EXPECT_DOUBLE_EQ(j.at("power_from_energy_w"), 475);
+  EXPECT_DOUBLE_EQ(j.at("power_from_energy_w"), 190);
   EXPECT_DOUBLE_EQ(j.at("power_violation_s"), 0);
+  EXPECT_DOUBLE_EQ(j.at("reason_fraction").at("sw_power_cap"), 0.5);
+  EXPECT_DOUBLE_EQ(j.at("reason_fraction").at("gpu_idle"), 0.25);
+  EXPECT_DOUBLE_EQ(j.at("reason_fraction").at("hw_slowdown"), 0.0); // never seen: 0, not absent
+  EXPECT_EQ(j.at("reason_fraction").size(), 9u);
+  EXPECT_DOUBLE_EQ(j.at("power_w").at("median"), (420 + 690) / 2.0);
+  EXPECT_DOUBLE_EQ(j.at("temperature_c").at("max"), 67);
   EXPECT_TRUE(j.at("thermal_violation_s").is_null());
 }
 
@@ -72,6 +78,44 @@ TEST(GpuSamples, ViolationCounterAloneMeansThrottledAndMissingFieldsAreNull) {
   EXPECT_EQ(none.at("samples"), 0);
   EXPECT_FALSE(none.at("throttled"));
   EXPECT_TRUE(none.at("throttled_fraction").is_null());
+}
+
+TEST(GpuSamples, PowerFromEnergyOnlyOverWindowsTheCounterCanMeasure) {
+  // As on an H200 (results/reference/h200-2026-11-26b): 29 J over 5 ms read as 6,283 W.
+  GpuCounters start, end;
+  start.power_limit_w = 700;
+  start.energy_mj = 0;
+  end.energy_mj = 29'073;
+  const nlohmann::json brief =
+      summarize_gpu_samples({sample(1950, 460, 0x4, 5)}, 0.005, start, end);
+  EXPECT_TRUE(brief.at("power_from_energy_w").is_null());
+  EXPECT_NE(brief.at("power_from_energy_note").get<std::string>().find("shorter"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(brief.at("power_limit_w"), 700);
+  // Long enough, but over the limit by more than 10%: the counter is not believed either.
+  end.energy_mj = 3'000'000; // 3 kJ over 3 s = 1 kW
+  const nlohmann::json over = summarize_gpu_samples({sample(1950, 690, 0x4, 5)}, 3.0, start, end);
+  EXPECT_TRUE(over.at("power_from_energy_w").is_null());
+  EXPECT_NE(over.at("power_from_energy_note").get<std::string>().find("limit"), std::string::npos);
+  end.energy_mj = 2'070'000; // 690 W
+  const nlohmann::json fine = summarize_gpu_samples({sample(1950, 690, 0x4, 5)}, 3.0, start, end);
+  EXPECT_DOUBLE_EQ(fine.at("power_from_energy_w"), 690);
+}
+
+TEST(GpuSamples, SeriesHasOneRowPerSecondOverLongWindows) {
+  std::vector<GpuSample> samples;
+  for (int i = 0; i < 30; ++i) { // 3 s at 10 Hz; the clock drops in the last second
+    GpuSample s = sample(i < 20 ? 1980 : 1500, 600, i < 20 ? 0x0 : 0x4, 5);
+    s.t_s = 0.1 * i;
+    samples.push_back(s);
+  }
+  const nlohmann::json j = summarize_gpu_samples(samples, 3.0, {}, {});
+  ASSERT_EQ(j.at("series").size(), 3u);
+  EXPECT_DOUBLE_EQ(j.at("series")[0].at("sm_clock_mhz"), 1980);
+  EXPECT_DOUBLE_EQ(j.at("series")[2].at("sm_clock_mhz"), 1500);
+  EXPECT_DOUBLE_EQ(j.at("series")[2].at("throttled_fraction"), 1.0);
+  EXPECT_DOUBLE_EQ(j.at("series")[1].at("t_s"), 1.0);
+  EXPECT_FALSE(summarize_gpu_samples(samples, 1.5, {}, {}).contains("series"));
 }
 
 TEST(GpuMonitor, WithoutNvmlItSaysWhyAndNeverThrows) {

@@ -1,13 +1,14 @@
-#include "gemm/cuda/gpu_telemetry.h"
+#include "harness/inventory/gpu_telemetry.h"
 
 #include <exception>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
 
-namespace railgauge::gemm {
+namespace railgauge {
 namespace {
 
 nlohmann::json field(const nlohmann::json &gpu, const char *object, const char *name) {
@@ -61,4 +62,35 @@ nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nloh
           {"throttled", throttled}};
 }
 
-} // namespace railgauge::gemm
+GpuTelemetryWindow::GpuTelemetryWindow(std::string uuid)
+    : uuid_(std::move(uuid)), before_(sample_gpu_telemetry(uuid_)),
+      monitor_(std::make_unique<GpuMonitor>(uuid_)) {}
+
+GpuTelemetryWindow::~GpuTelemetryWindow() = default;
+
+nlohmann::json GpuTelemetryWindow::finish() {
+  if (result_.is_null())
+    result_ = telemetry_pair(before_, monitor_->stop(), sample_gpu_telemetry(uuid_));
+  return result_;
+}
+
+GpuTelemetryWindows::GpuTelemetryWindows(const std::vector<std::string> &uuids) : uuids_(uuids) {
+  for (const auto &uuid : uuids)
+    windows_.push_back(std::make_unique<GpuTelemetryWindow>(uuid));
+}
+
+nlohmann::json GpuTelemetryWindows::finish() {
+  if (windows_.size() == 1)
+    return windows_.front()->finish();
+  nlohmann::json per_gpu = nlohmann::json::array();
+  bool throttled = false;
+  for (std::size_t i = 0; i < windows_.size(); ++i) {
+    nlohmann::json t = windows_[i]->finish();
+    throttled = throttled || t.value("throttled", false);
+    t["uuid"] = uuids_[i];
+    per_gpu.push_back(std::move(t));
+  }
+  return {{"per_gpu", std::move(per_gpu)}, {"throttled", throttled}};
+}
+
+} // namespace railgauge

@@ -1,0 +1,29 @@
+#pragma once
+// `check --rules auto` (and `railgauge burnin`): the burn-in profile for the GPUs the runs found,
+// from their inventories (NVML's name of each GPU, and how many a node has):
+//
+//   "NVIDIA H100 80GB HBM3" (H100 SXM5)  -> h100-sxm, or h100-sxm-1gpu on a one-GPU machine
+//   "NVIDIA H200"           (H200 SXM)   -> h200-sxm, or h200-sxm-1gpu
+//
+// A node with another count than 1 is judged by the 8-GPU profile, whose gpu-count rule then
+// names what is missing. Runs that show no GPU, GPUs of no profile (H100 PCIe or NVL, H200 NVL,
+// A100) or GPUs of two kinds are an input error that says which rules to give instead.
+#include <string>
+
+#include "analysis/run_set.h"
+
+namespace railgauge::check {
+
+struct AutoProfile {
+  std::string name; // a shipped profile's name, e.g. "h200-sxm-1gpu"
+  std::string why;  // "1 GPU 'NVIDIA H200' on vm: H200 SXM, one GPU"
+};
+
+// The profile's name from a GPU name and the most GPUs any node showed; empty when no profile
+// describes the GPU. Pure.
+std::string profile_for_gpu(const std::string &gpu_name, int gpus_per_node);
+
+// Throws InputError (where: "--rules auto") when no single profile fits the runs.
+AutoProfile auto_profile(const analysis::RunSet &runs);
+
+} // namespace railgauge::check

@@ -1,0 +1,124 @@
+#include "cli/burnin_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/burnin_plan.h"
+#include "cli/cli.h"
+#include "harness/cuda/device.h"
+#include "harness/error.h"
+#include "harness/exit_status.h"
+
+namespace railgauge {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char *kBurninSuite = "burnin-gpu";
+
+// records.jsonl's lines that parse (a line cut short by a kill is left out here; check names it).
+std::vector<nlohmann::json> read_records(const fs::path &file) {
+  std::vector<nlohmann::json> records;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded())
+      records.push_back(std::move(j));
+  }
+  return records;
+}
+
+// Each phase's measured wall time beside its plan, printed and written to burnin.json in the run
+// directory (beside run.json, whose suite.burnin_plan holds the plan).
+void report_phase_times(const BurninPlan &plan, const fs::path &dir) {
+  std::ifstream manifest_in(dir / "run.json");
+  const auto manifest = nlohmann::json::parse(manifest_in, nullptr, false);
+  if (manifest.is_discarded() || !manifest.contains("start_utc"))
+    return;
+  const auto measured =
+      phase_wall_times(read_records(dir / "records.jsonl"), manifest["start_utc"]);
+  std::cout << fmt::format("\nBurn-in phases: planned and measured wall time (s)\n{:<28} {:>9} "
+                           "{:>9}\n",
+                           "phase", "planned", "measured");
+  double total = 0;
+  for (const auto &p : plan.phases) {
+    const double s = measured.value(p.key, -1.0);
+    total += s > 0 ? s : 0;
+    std::cout << fmt::format("{:<28} {:>9.0f} {:>9}\n", p.key, p.planned_s(),
+                             s >= 0 ? fmt::format("{:.0f}", s) : "-");
+  }
+  std::cout << fmt::format("{:<28} {:>9.0f} {:>9.0f}\n", "total", plan.planned_s, total);
+  std::ofstream out(dir / "burnin.json");
+  out << nlohmann::json{{"plan", plan.to_json()}, {"measured_s", measured}}.dump(2) << '\n';
+}
+
+int judge(const std::string &rules, const fs::path &dir) {
+  // Under a launcher each rank has a directory of its own below the run's: judge them together.
+  const fs::path run = dir.filename().string().starts_with("rank-") ? dir.parent_path() : dir;
+  std::vector<std::string> args = {"railgauge", "check", "--rules", rules, run.string()};
+  std::vector<char *> argv;
+  for (auto &a : args)
+    argv.push_back(a.data());
+  std::cout << fmt::format("\nrailgauge check --rules {} {}\n", rules, run.string()) << std::flush;
+  return run_cli(static_cast<int>(argv.size()), argv.data());
+}
+
+} // namespace
+
+CLI::App *add_burnin_command(CLI::App &app, BurninOptions &o) {
+  auto *cmd = app.add_subcommand(
+      "burnin", "Burn in this node: every GPU at once, phase by phase (sustained GEMM, HBM, host "
+                "copies, NCCL), planned within --budget, then judged per GPU (check --rules auto)."
+                "\nExit status: check's (0 pass, 1 warn, 2 fail), 3 crashed, 4 input error.");
+  cmd->add_option("--budget", o.budget_s,
+                  "Seconds the burn-in may take; the timed phases are shortened to fit, never "
+                  "dropped (default: 10 minutes)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--rules", o.rules,
+                  "Rules to judge the run by: auto (the profile of the GPUs found), a profile "
+                  "name or a rules file")
+      ->capture_default_str();
+  cmd->add_flag("--plan-only", o.plan_only, "Print the plan and stop");
+  cmd->add_option("--plan-gpus", o.plan_gpus,
+                  "With --plan-only: plan for a node of this many GPUs instead of this one")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--suites-dir", o.suites_dir, "Also look for the burnin-gpu suite here");
+  add_common_options(*cmd, o.common);
+  return cmd;
+}
+
+int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<std::string> &argv) {
+  const auto path = find_suite(kBurninSuite, suite_dirs(o.suites_dir));
+  const Suite suite = load_suite_file(path);
+  if (o.plan_gpus && !o.plan_only)
+    throw InputError("--plan-gpus only goes with --plan-only", "--plan-gpus",
+                     "add --plan-only, or drop --plan-gpus: a run burns the GPUs it has");
+  const int gpus = o.plan_gpus.value_or(gpu::cuda_device_count());
+  if (gpus == 0 && !o.plan_only)
+    std::cerr << fmt::format("railgauge: burnin: no CUDA device is usable here ({}): every phase "
+                             "will be a waived record, and the verdict says what is missing\n",
+                             gpu::cuda_unavailable_reason().value_or("none visible"));
+  const BurninPlan plan = plan_burnin(suite.entries, std::max(gpus, 1), o.budget_s);
+  std::cout << render_burnin_plan(plan) << std::flush;
+  if (o.plan_only)
+    return code(ExitStatus::ok);
+  std::string dir;
+  const int measured = measure_entries(
+      std::move(registry), plan.entries, o.common, argv,
+      {{"name", suite.name}, {"path", path}, {"burnin_plan", plan.to_json()}}, &dir);
+  if (measured != code(ExitStatus::ok) && measured != code(ExitStatus::problems))
+    return measured;
+  // Every rank ran its part; rank 0 reports and judges the run as a whole.
+  if (fs::path(dir).filename() != "" && fs::path(dir).filename().string().starts_with("rank-") &&
+      fs::path(dir).filename() != "rank-00000")
+    return measured;
+  report_phase_times(plan, dir);
+  return judge(o.rules, dir);
+}
+
+} // namespace railgauge

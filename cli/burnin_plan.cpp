@@ -1,0 +1,188 @@
+#include "cli/burnin_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+
+namespace railgauge {
+namespace {
+
+// The timed phases' floors: shorter, and the settled part of the window (80%) holds too few
+// series points per GPU to say more than a short point would.
+constexpr double kMinGemmBurnS = 30;
+constexpr double kMinHbmBurnS = 15;
+
+double axis_seconds(const SuiteEntry &e, const std::string &axis, double otherwise) {
+  const auto it = e.axes.find(axis);
+  if (it == e.axes.end())
+    return otherwise;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(it->second, &used);
+    if (used == it->second.size() && v > 0)
+      return v;
+  } catch (const std::exception &) {
+  }
+  throw InputError(fmt::format("{} = '{}' is not one number of seconds", axis, it->second), e.where,
+                   "a burn-in phase runs for one duration: give seconds, e.g. 120");
+}
+
+// What surrounds each phase's timed work, estimated from what it does (not yet timed on a GPU
+// by railgauge itself: the run records the real figure).
+BurninPhase phase_of(const SuiteEntry &e, int gpus) {
+  BurninPhase p;
+  p.key = e.key_glob;
+  if (e.key_glob == "gemm.burn") {
+    p.duration_s = axis_seconds(e, "duration_s", 60);
+    p.min_duration_s = kMinGemmBurnS;
+    p.around_s = 10;
+    p.estimate = "context, operands, cuBLASLt heuristic, fp64 check of the first result";
+  } else if (e.key_glob == "memory.burn") {
+    p.duration_s = axis_seconds(e, "duration_s", 30);
+    p.min_duration_s = kMinHbmBurnS;
+    p.around_s = 3;
+    p.estimate = "two arrays allocated and seeded, the whole destination checked";
+  } else if (e.key_glob.starts_with("offload.")) {
+    // Pinned host memory for every GPU, then the warm-up and the sampling budget.
+    p.around_s = e.measure.warmup_s + e.measure.time_budget_s + 2 + 0.5 * gpus;
+    p.estimate = fmt::format("{} s warm-up + {} s sampling + pinned buffers for {} GPU(s)",
+                             e.measure.warmup_s, e.measure.time_budget_s, gpus);
+  } else if (e.key_glob.starts_with("collectives.nccl")) {
+    p.around_s = 20;
+    p.estimate = "communicator init, buffers filled and checked on the GPUs, 25 iterations";
+  } else {
+    p.around_s = 30;
+    p.estimate = "a key the plan does not know: 30 s assumed";
+  }
+  return p;
+}
+
+} // namespace
+
+BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_s) {
+  if (!(budget_s > 0))
+    throw InputError(fmt::format("budget {} s is not a duration", budget_s), "--budget",
+                     "give seconds, e.g. --budget 600");
+  BurninPlan plan;
+  plan.gpus = gpus;
+  plan.budget_s = budget_s;
+  double fixed = 0, timed = 0, least = 0;
+  for (const auto &e : entries) {
+    plan.phases.push_back(phase_of(e, gpus));
+    const auto &p = plan.phases.back();
+    fixed += p.around_s + (p.min_duration_s > 0 ? 0 : p.duration_s);
+    timed += p.min_duration_s > 0 ? p.duration_s : 0;
+    least += p.around_s + (p.min_duration_s > 0 ? p.min_duration_s : p.duration_s);
+  }
+  if (least > budget_s)
+    throw InputError(fmt::format("the burn-in needs at least {:.0f} s with every phase at its "
+                                 "shortest, more than the {:.0f} s budget",
+                                 least, budget_s),
+                     "--budget",
+                     fmt::format("give --budget {:.0f} or more: no phase is dropped", least));
+  // Shorten the timed phases in proportion, none below its floor.
+  if (fixed + timed > budget_s && timed > 0) {
+    plan.trimmed = true;
+    double scale = (budget_s - fixed) / timed;
+    for (int round = 0; round < 3; ++round) { // floors that bind leave the rest to the others
+      double pinned = 0, free_s = 0;
+      for (const auto &p : plan.phases)
+        if (p.min_duration_s > 0) {
+          if (p.duration_s * scale < p.min_duration_s)
+            pinned += p.min_duration_s;
+          else
+            free_s += p.duration_s;
+        }
+      if (free_s <= 0)
+        break;
+      scale = std::min(scale, (budget_s - fixed - pinned) / free_s);
+    }
+    for (auto &p : plan.phases)
+      if (p.min_duration_s > 0)
+        p.duration_s = std::max(p.min_duration_s, std::floor(p.duration_s * scale));
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (plan.phases[i].min_duration_s > 0)
+      entries[i].axes["duration_s"] = fmt::format("{}", plan.phases[i].duration_s);
+  plan.entries = std::move(entries);
+  for (const auto &p : plan.phases)
+    plan.planned_s += p.planned_s();
+  return plan;
+}
+
+nlohmann::json BurninPlan::to_json() const {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto &p : phases)
+    rows.push_back({{"key", p.key},
+                    {"duration_s", p.duration_s},
+                    {"around_s", p.around_s},
+                    {"planned_s", p.planned_s()},
+                    {"estimate", p.estimate}});
+  return {{"gpus", gpus},
+          {"budget_s", budget_s},
+          {"planned_s", planned_s},
+          {"trimmed", trimmed},
+          {"phases", rows}};
+}
+
+std::string render_burnin_plan(const BurninPlan &plan) {
+  std::string out = fmt::format(
+      "Burn-in plan for {} GPU(s), every GPU loaded at once in each phase: planned time per "
+      "phase (s) = its set duration + an estimate of what surrounds it\n",
+      plan.gpus);
+  out += fmt::format("{:<28} {:>10} {:>8} {:>9}  {}\n", "phase", "duration", "around", "planned",
+                     "around is (estimate)");
+  for (const auto &p : plan.phases)
+    out += fmt::format("{:<28} {:>10} {:>8.0f} {:>9.0f}  {}\n", p.key,
+                       p.duration_s > 0 ? fmt::format("{:.0f}", p.duration_s) : "-", p.around_s,
+                       p.planned_s(), p.estimate);
+  out += fmt::format("planned {:.0f} s ({:.1f} min) of a {:.0f} s budget{}\n", plan.planned_s,
+                     plan.planned_s / 60, plan.budget_s,
+                     plan.trimmed ? ": the timed phases were shortened to fit" : "");
+  return out;
+}
+
+double utc_seconds(const std::string &timestamp) {
+  std::tm tm{};
+  double seconds = 0;
+  char zone = 0;
+  if (std::sscanf(timestamp.c_str(), "%d-%d-%dT%d:%d:%lf%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &seconds, &zone) != 7 ||
+      zone != 'Z')
+    throw InputError(fmt::format("'{}' is not a UTC time", timestamp), "time_utc",
+                     "expected the form 2026-11-22T10:00:00.123Z");
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm)) + seconds;
+}
+
+nlohmann::json phase_wall_times(const std::vector<nlohmann::json> &records,
+                                const std::string &start_utc) {
+  std::vector<std::string> order;
+  std::map<std::string, double> last_end;
+  for (const auto &r : records) {
+    if (!r.is_object() || !r.contains("key") || !r.contains("time_utc") ||
+        !r["time_utc"].is_string())
+      continue;
+    const std::string key = r["key"].get<std::string>();
+    const double end = utc_seconds(r["time_utc"].get<std::string>());
+    if (!last_end.contains(key))
+      order.push_back(key);
+    last_end[key] = std::max(last_end[key], end);
+  }
+  nlohmann::json out = nlohmann::json::object();
+  double from = utc_seconds(start_utc);
+  for (const auto &key : order) {
+    out[key] = last_end[key] - from;
+    from = last_end[key];
+  }
+  return out;
+}
+
+} // namespace railgauge

@@ -1,0 +1,65 @@
+#include "harness/rate_series.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "harness/stats.h"
+
+namespace railgauge {
+
+void RateSeries::add(double t_s, double rate) { points_.push_back({t_s, rate}); }
+
+std::vector<double> RateSeries::settled(double settle_s) const {
+  std::vector<double> after, all;
+  for (const auto &p : points_) {
+    all.push_back(p.rate);
+    if (p.t_s >= settle_s)
+      after.push_back(p.rate);
+  }
+  return after.empty() ? all : after;
+}
+
+std::optional<double> RateSeries::median(double settle_s) const {
+  const auto v = settled(settle_s);
+  if (v.empty())
+    return std::nullopt;
+  return railgauge::median(v);
+}
+
+std::optional<double> RateSeries::min(double settle_s) const {
+  const auto v = settled(settle_s);
+  if (v.empty())
+    return std::nullopt;
+  return *std::min_element(v.begin(), v.end());
+}
+
+nlohmann::json RateSeries::windows(double window_s, const char *name) const {
+  std::map<long long, std::vector<double>> by_window;
+  for (const auto &p : points_)
+    by_window[static_cast<long long>(std::floor(p.t_s / window_s))].push_back(p.rate);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto &[w, rates] : by_window)
+    rows.push_back({{"t_s", static_cast<double>(w) * window_s}, {name, railgauge::median(rates)}});
+  return rows;
+}
+
+nlohmann::json across_gpus(std::vector<std::pair<int, double>> gpu_rates, const std::string &name) {
+  nlohmann::json j = nlohmann::json::object();
+  if (gpu_rates.empty())
+    return j;
+  std::sort(gpu_rates.begin(), gpu_rates.end(),
+            [](const auto &a, const auto &b) { return a.second < b.second; });
+  std::vector<double> rates;
+  for (const auto &[gpu, rate] : gpu_rates)
+    rates.push_back(rate);
+  const double mid = railgauge::median(rates);
+  j[name + "_min"] = rates.front();
+  j[name + "_median"] = mid;
+  j[name + "_max"] = rates.back();
+  j["slowest_gpu"] = gpu_rates.front().first;
+  j["slowest_vs_median"] = mid > 0 ? rates.front() / mid : 0.0;
+  return j;
+}
+
+} // namespace railgauge

@@ -1,0 +1,161 @@
+// memory.burn's axes, waivers and verdict: compiled in every build (run_hbm_burn() is in
+// hbm_burn_run.cpp or its stub).
+#include "memory/cuda/hbm_burn.h"
+
+#include <fmt/format.h>
+
+#include "harness/cuda/device.h"
+#include "harness/error.h"
+#include "harness/every_gpu.h"
+#include "harness/rate_series.h"
+#include "records/memory_record.h"
+
+namespace railgauge::memory {
+namespace {
+
+constexpr std::int64_t kDefaultArrayBytes = std::int64_t{1} << 30; // 1 GiB: far past any L2
+constexpr double kDefaultDurationS = 30;
+// Source and destination at most this share of the free memory.
+constexpr double kMaxFreeShare = 0.8;
+
+std::string gpu_label(const HbmBurnGpuResult &g) {
+  return fmt::format("GPU {} ({}, {}, {})", g.gpu, g.name, g.uuid, g.pci);
+}
+
+HbmBurnOptions hbm_burn_options(const Point &point, int gpus_visible) {
+  HbmBurnOptions o;
+  const std::int64_t bytes = point.integer("size_bytes");
+  if (bytes < 16 || bytes % 16 != 0)
+    throw InputError(fmt::format("size_bytes = {} is not a positive multiple of 16", bytes),
+                     "size_bytes", "give bytes per array, a multiple of 16 (e.g. 1GiB)");
+  o.array_bytes = static_cast<std::uint64_t>(bytes);
+  const EveryGpuAxes every = every_gpu_axes(point, gpus_visible);
+  o.duration_s = every.duration_s;
+  o.gpus = every.gpus;
+  return o;
+}
+
+} // namespace
+
+nlohmann::json HbmBurnGpuResult::to_json() const {
+  return {{"gpu", gpu},
+          {"name", name},
+          {"uuid", uuid},
+          {"pci", pci},
+          {"verdict", error ? "error" : (wrong_elements > 0 ? "failed" : "ok")},
+          {"error", error ? nlohmann::json(*error) : nlohmann::json(nullptr)},
+          {record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s},
+          {"bandwidth_min_gbytes_per_s", bandwidth_min_gbytes_per_s},
+          {"settle_s", settle_s},
+          {"elapsed_s", elapsed_s},
+          {"calls", calls},
+          {"elements", elements},
+          {"wrong_elements", wrong_elements},
+          {"series", series},
+          {record::kTelemetry, telemetry}};
+}
+
+Outcome hbm_burn_outcome(const std::vector<HbmBurnGpuResult> &gpus) {
+  Outcome out;
+  nlohmann::json list = nlohmann::json::array();
+  std::vector<std::string> wrong, broke;
+  std::vector<std::pair<int, double>> rates;
+  std::uint64_t wrong_total = 0;
+  for (const auto &g : gpus) {
+    list.push_back(g.to_json());
+    wrong_total += g.wrong_elements;
+    if (g.wrong_elements > 0)
+      wrong.push_back(fmt::format("{}: {} of {} elements hold wrong values after {} copies",
+                                  gpu_label(g), g.wrong_elements, g.elements, g.calls));
+    if (g.error)
+      broke.push_back(fmt::format("{}: {}", gpu_label(g), *g.error));
+    else if (g.bandwidth_gbytes_per_s > 0)
+      rates.emplace_back(g.gpu, g.bandwidth_gbytes_per_s);
+  }
+  out.metrics["per_gpu"] = list;
+  out.metrics.update(across_gpus(rates, record::kBandwidthGbytesPerS));
+  out.metrics["wrong_elements"] = wrong_total;
+  if (gpus.size() == 1)
+    out.device = {{"gpu", gpus.front().uuid}, {"pci", gpus.front().pci}};
+  const auto join = [](const std::vector<std::string> &parts) {
+    std::string all;
+    for (const auto &p : parts)
+      all += (all.empty() ? "" : "; ") + p;
+    return all;
+  };
+  out.metrics[record::kVerified] = wrong.empty() && broke.empty() && !gpus.empty();
+  if (!wrong.empty()) {
+    out.status = Status::failed;
+    out.reason =
+        fmt::format("wrong data on {} of {} GPU(s): {}", wrong.size(), gpus.size(), join(wrong));
+    if (!broke.empty())
+      *out.reason += fmt::format("; and {} GPU(s) broke: {}", broke.size(), join(broke));
+  } else if (!broke.empty()) {
+    out.status = Status::error;
+    out.reason = fmt::format("{} of {} GPU(s) broke during the HBM burn: {}", broke.size(),
+                             gpus.size(), join(broke));
+  } else if (gpus.empty()) {
+    out.status = Status::error;
+    out.reason = "no GPU took part in the HBM burn";
+  }
+  return out;
+}
+
+std::string_view HbmBurnBenchmark::key() const { return record::kHbmBurn; }
+
+std::vector<Axis> HbmBurnBenchmark::axes() const {
+  return {
+      {"size_bytes",
+       AxisType::bytes,
+       "bytes per array (source and destination)",
+       {kDefaultArrayBytes},
+       {}},
+      every_gpu_duration_axis(
+          kDefaultDurationS,
+          "copies (the first 20% settle the clocks and are left out of the figure)"),
+      every_gpu_device_axis(),
+  };
+}
+
+std::optional<std::string> HbmBurnBenchmark::supported(const RunContext &,
+                                                       const Point &point) const {
+  if (auto why = gpu::cuda_unavailable_reason())
+    return why;
+  const int count = gpu::cuda_device_count();
+  HbmBurnOptions o;
+  try {
+    o = hbm_burn_options(point, count);
+  } catch (const InputError &e) {
+    return e.problem();
+  }
+  for (int d : o.gpus) {
+    if (d >= count)
+      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible", d, count);
+    gpu::CudaDeviceInfo info;
+    try {
+      info = gpu::cuda_device_info(d);
+    } catch (const BackendError &e) {
+      return fmt::format("CUDA device {} cannot be queried: {}", d, e.what());
+    }
+    const double need = 2.0 * static_cast<double>(o.array_bytes);
+    if (need > kMaxFreeShare * static_cast<double>(info.free_memory_bytes))
+      return fmt::format("two arrays of {:.3g} GB need more than 80% of the {:.3g} GB free on GPU "
+                         "{} ({}): use a smaller size_bytes",
+                         static_cast<double>(o.array_bytes) / 1e9,
+                         static_cast<double>(info.free_memory_bytes) / 1e9, d, info.name);
+  }
+  return std::nullopt;
+}
+
+Outcome HbmBurnBenchmark::run(RunContext &ctx, const Point &point) {
+  if (auto why = supported(ctx, point))
+    return Outcome::waived(*why);
+  const HbmBurnOptions o = hbm_burn_options(point, gpu::cuda_device_count());
+  Outcome out = hbm_burn_outcome(run_hbm_burn(o));
+  out.derived_params = {{"gpus_burned", o.gpus.size()}, {"kernel", "copy"}};
+  return out;
+}
+
+std::unique_ptr<HbmBurnBenchmark> make_hbm_burn() { return std::make_unique<HbmBurnBenchmark>(); }
+
+} // namespace railgauge::memory

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The burn-in's proof on a machine with one GPU (docs/burnin.md): `railgauge burnin` healthy,
+# then again while a second process holds a share of the GPU (build/bin/cotenant_spin), each
+# judged by the GPU's SKU profile (--rules auto); then `railgauge compare` of the two runs and
+# the planned time of an 8-GPU node at the default budget. Fits one 10-minute call at the
+# default --budget-s. Never changes clocks, power limits or any GPU setting.
+#
+#   scripts/burnin_proof.sh [--build-dir DIR] [--out DIR] [--budget-s S] [--share PCT]
+#
+#   --build-dir DIR  the railgauge build (default build/): DIR/bin/railgauge, DIR/bin/cotenant_spin
+#   --out DIR        output directory, new or empty (default runs/burnin-proof-<UTC time>)
+#   --budget-s S     each burn-in's --budget (default 170)
+#   --share PCT      the co-tenant's share of the SMs (default 50)
+#
+# Expected: the healthy run exits 0 (PASS); the co-tenant run exits 1 or 2, naming gpu0, the
+# rule and the figure. The script's own exit status is 0 when both hold, 1 otherwise.
+# LD_LIBRARY_PATH gets PyTorch's CUDA libraries (cuBLASLt, NCCL) when python3 has torch, as
+# scripts/reference_run.sh does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=build
+out="runs/burnin-proof-$(date -u +%Y%m%dT%H%M%SZ)"
+budget=170
+share=50
+while (($#)); do
+  case "$1" in
+  --build-dir) build=$2; shift 2 ;;
+  --out) out=$2; shift 2 ;;
+  --budget-s) budget=$2; shift 2 ;;
+  --share) share=$2; shift 2 ;;
+  *) echo "burnin_proof.sh: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
+  esac
+done
+railgauge="$build/bin/railgauge"
+spin="$build/bin/cotenant_spin"
+for f in "$railgauge" "$spin"; do
+  [[ -x "$f" ]] || { echo "burnin_proof.sh: $f is not built (scripts/build.sh)" >&2; exit 2; }
+done
+if [[ -e "$out" && -n "$(ls -A "$out")" ]]; then
+  echo "burnin_proof.sh: $out is not empty: give a new --out" >&2
+  exit 2
+fi
+mkdir -p "$out/logs"
+log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/logs/proof.log"; }
+
+torch_dir=$(timeout 60 python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))' \
+  2>/dev/null | tail -n 1 || true)
+if [[ -n "$torch_dir" && -d "$torch_dir" ]]; then
+  dirs="$torch_dir/lib"
+  for d in "$torch_dir"/../nvidia/*/lib; do [[ -d "$d" ]] && dirs="$dirs:$(cd "$d" && pwd)"; done
+  export LD_LIBRARY_PATH="$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+{ git rev-parse HEAD && git status --porcelain; } >"$out/commit.txt" 2>&1 || true
+nvidia-smi -q >"$out/logs/nvidia-smi-q.txt" 2>&1 || true
+log "commit $(head -n 1 "$out/commit.txt"); GPU: $(nvidia-smi --query-gpu=name,power.limit \
+  --format=csv,noheader 2>/dev/null | head -n 1)"
+
+"$railgauge" burnin --plan-only --plan-gpus 8 >"$out/plan-8-gpus.txt"
+log "planned for 8 GPUs at the default budget: $(tail -n 1 "$out/plan-8-gpus.txt")"
+
+burnin() { # NAME: one burn-in into $out/NAME, its console in logs/NAME.txt; echoes its exit status
+  local start=$SECONDS rc=0
+  timeout $((budget * 2 + 120)) "$railgauge" burnin --budget "$budget" --out "$out/$1" \
+    >"$out/logs/$1.txt" 2>&1 || rc=$?
+  log "$1: exit $rc after $((SECONDS - start)) s"
+  echo "$rc"
+}
+
+log "healthy burn-in (--budget $budget)"
+healthy=$(burnin healthy)
+
+log "co-tenant: cotenant_spin holds $share% of GPU 0's SMs"
+"$spin" 0 "$share" $((budget * 2 + 60)) >"$out/logs/cotenant_spin.txt" 2>&1 &
+spin_pid=$!
+sleep 3
+cotenant=$(burnin cotenant)
+kill "$spin_pid" 2>/dev/null || true
+wait "$spin_pid" 2>/dev/null || true
+
+"$railgauge" compare "$out"/healthy "$out"/cotenant --label healthy --label cotenant \
+  --json "$out/compare.json" >"$out/compare.txt" 2>&1 || true
+
+log "healthy: exit $healthy (0 = PASS expected); co-tenant: exit $cotenant (1 WARN or 2 FAIL expected)"
+grep -h -E '^(PASS|WARN|FAIL):' "$out/logs/healthy.txt" "$out/logs/cotenant.txt" | tee -a "$out/logs/proof.log" || true
+grep -h -E 'gpu0' "$out/logs/cotenant.txt" | head -n 12 | tee -a "$out/logs/proof.log" || true
+sed -n '/Burn-in phases/,/^total/p' "$out/logs/healthy.txt" | tee -a "$out/logs/proof.log" || true
+[[ "$healthy" == 0 && ("$cotenant" == 1 || "$cotenant" == 2) ]] && exit 0
+exit 1

@@ -1,0 +1,264 @@
+// The GPU burn-in judged per GPU: synthetic H200 nodes whose records come from the burn-in's own
+// writers (gemm::burn_outcome, memory::hbm_burn_outcome, the GPU monitor's summary), with made-up
+// figures typical of a healthy H200 (from the committed reference runs; never a measurement),
+// judged by the shipped h200-sxm profiles through evaluate(), which reads each GPU of a
+// point that ran on every GPU at once as a part of its own. A GPU that a co-tenant slows, one
+// that throttles for heat, and one that corrupts data are each named; a healthy node passes.
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "analysis/check/auto_profile.h"
+#include "analysis/check/check_output.h"
+#include "analysis/check/evaluate.h"
+#include "analysis/check/rules.h"
+#include "gemm/cuda/burn.h"
+#include "harness/error.h"
+#include "harness/inventory/gpu_monitor.h"
+#include "harness/inventory/gpu_telemetry.h"
+#include "memory/cuda/hbm_burn.h"
+#include "railgauge/config.h"
+#include "records/per_gpu_parts.h"
+#include "synthetic_fleet.h"
+
+namespace railgauge::check {
+namespace {
+
+using nlohmann::json;
+
+const std::string kSource = RAILGAUGE_SOURCE_DIR;
+constexpr const char *kHost = "h200node";
+
+struct Sick {
+  int slow_gpu = -1;    // a co-tenant holds some of this GPU's SMs: GEMM and HBM 15% slower
+  int hot_gpu = -1;     // this GPU spent 30% of the window under HW thermal slowdown
+  int corrupt_gpu = -1; // this GPU's GEMM results differed from the first (SDC)
+  bool copies_hot = false;
+};
+
+std::string uuid(int gpu) { return "GPU-0000000" + std::to_string(gpu); }
+std::string pci(int gpu) { return testing::gpu_bus_id(gpu); }
+
+// A GPU monitor's summary of 60 s under load at 20 Hz: power-capped (sw_power_cap) half the
+// time at ~1,700 MHz, as the committed H200 GEMM records show; `hw_thermal` adds HW thermal
+// slowdown to that share of the samples.
+json telemetry(double hw_thermal_share) {
+  std::vector<GpuSample> samples;
+  for (int i = 0; i < 1200; ++i) {
+    GpuSample s;
+    s.t_s = i * 0.05;
+    const bool capped = i % 2 == 0, hot = i < hw_thermal_share * 1200;
+    s.sm_clock_mhz = capped ? 1650 : 1755;
+    s.mem_clock_mhz = 3201;
+    s.power_w = capped ? 699 : 655;
+    s.temperature_c = hot ? 87 : 62;
+    s.clocks_event_reasons = (capped ? 0x4 : 0x0) | (hot ? 0x40 : 0x0);
+    samples.push_back(s);
+  }
+  GpuCounters start, end;
+  start.power_limit_w = 700;
+  start.energy_mj = 0;
+  end.energy_mj = 40'620'000; // 677 W over 60 s
+  return telemetry_pair({{"throttled", false}}, summarize_gpu_samples(samples, 60, start, end),
+                        {{"throttled", false}});
+}
+
+Record record_of(const std::string &key, json params, const Outcome &o) {
+  Record r;
+  r.run = "burnin-run";
+  r.host = kHost;
+  r.key = key;
+  r.params = std::move(params);
+  r.params.update(o.derived_params);
+  r.device = o.device;
+  r.metrics = o.metrics;
+  r.status = o.status;
+  r.reason = o.reason;
+  r.time_utc = "2026-11-26T12:00:00.000Z";
+  return r;
+}
+
+// The four phases of results/suites/burnin-gpu.yaml on `gpus` H200s.
+analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
+  std::vector<gemm::BurnGpuResult> gemm_gpus;
+  std::vector<memory::HbmBurnGpuResult> hbm_gpus;
+  json h2d = json::array();
+  for (int g = 0; g < gpus; ++g) {
+    const double slow = g == sick.slow_gpu ? 0.85 : 1.0;
+    const double spread = 1.0 + 0.004 * ((g * 3) % 5 - 2); // healthy parts differ by ~1%
+    gemm::BurnGpuResult b;
+    b.index = g;
+    b.name = "NVIDIA H200";
+    b.uuid = uuid(g);
+    b.pci = pci(g);
+    b.iterations = 9000;
+    b.reference_checked = 4096;
+    b.tflops = 700 * spread * slow; // sustained, below the 713-831 of short points
+    b.tflops_min = b.tflops * 0.97;
+    b.telemetry = telemetry(g == sick.hot_gpu ? 0.3 : 0.0);
+    if (g == sick.corrupt_gpu) {
+      b.bad_iterations = 3;
+      b.first_bad_iteration = 4711;
+      b.mismatched_elements = 17;
+    }
+    gemm_gpus.push_back(b);
+    memory::HbmBurnGpuResult h;
+    h.gpu = g;
+    h.name = "NVIDIA H200";
+    h.uuid = uuid(g);
+    h.pci = pci(g);
+    h.bandwidth_gbytes_per_s = 3950 * spread * slow; // 1 GiB copy: 3,522-4,289 on three H200s
+    h.calls = 40000;
+    h.elements = 1 << 27;
+    h.telemetry = telemetry(0.0);
+    hbm_gpus.push_back(h);
+    h2d.push_back({{"gpu", g},
+                   {"uuid", uuid(g)},
+                   {"pci", pci(g)},
+                   {"bandwidth_gbytes_per_s", 53.0 * spread},
+                   {"pcie_link_downtrained", false}});
+  }
+  analysis::LoadedRun run;
+  run.dir = "burnin-run";
+  // A healthy node's inventory (synthetic_fleet.h), its GPUs H200s; one GPU alone has no NVLink.
+  json inventory = testing::fleet_inventory(1, gpus, {});
+  for (auto &gpu : inventory["nvml"]["gpus"]) {
+    gpu["name"] = "NVIDIA H200";
+    gpu["uuid"] = uuid(gpu["index"].get<int>());
+    if (gpus == 1)
+      gpu["nvlink"] = nullptr;
+  }
+  run.manifest = {
+      {"host", kHost}, {"run", "burnin-run"}, {"status", "complete"}, {"inventory", inventory}};
+  run.records.push_back(record_of(
+      "gemm.burn",
+      {{"dtype", "bf16"}, {"m", 8192}, {"layout", "nt"}, {"duration_s", 180.0}, {"gpu", -1}},
+      gemm::burn_outcome(gemm_gpus, 2.0 * 8192 * 8192 * 8192)));
+  run.records.push_back(record_of("memory.burn",
+                                  {{"size_bytes", 1 << 30}, {"duration_s", 90.0}, {"gpu", -1}},
+                                  memory::hbm_burn_outcome(hbm_gpus)));
+  for (const char *key : {"offload.all_gpus_h2d", "offload.all_gpus_d2h"}) {
+    Outcome o;
+    o.metrics = {{"per_gpu", h2d}, {"bandwidth_gbytes_per_s", 53.0 * gpus}, {"verified", true}};
+    run.records.push_back(record_of(key, {{"size_bytes", 1 << 30}}, o));
+  }
+  if (gpus == 8) {
+    Outcome o;
+    o.metrics = {{"busbw_gbytes_per_s", 478.0}, {"verified", true}};
+    run.records.push_back(record_of(
+        "collectives.nccl_all_reduce",
+        {{"size_bytes", std::int64_t{16} << 30}, {"world_size", 8}, {"dtype", "float32"}}, o));
+  }
+  // A whole run by its run.json: every planned point has its record (the per-GPU parts that
+  // check reads beside them are not the run's records, and must not count as more).
+  run.manifest["points_planned"] = run.records.size();
+  run.manifest["counts"] = json::object();
+  for (const auto &r : run.records)
+    run.manifest["counts"][std::string(to_string(r.status))] =
+        run.manifest["counts"].value(std::string(to_string(r.status)), 0) + 1;
+  analysis::RunSet set;
+  set.runs.push_back(std::move(run));
+  return set;
+}
+
+CheckResult judge(const analysis::RunSet &runs, const std::string &profile) {
+  return evaluate(load_rules_file(kSource + "/results/rules/" + profile + ".yaml"), runs);
+}
+
+// part label -> rules violated at warn or fail
+std::map<std::string, std::set<std::string>> violations(const CheckResult &r) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (!f.missing && !f.not_covered && !f.not_applicable && f.level >= Level::warn)
+        out[p.label].insert(f.rule_id);
+  return out;
+}
+
+TEST(BurninGpu, EachGpuOfAnAllGpuPointIsAPartOfItsOwn) {
+  const auto runs = burnin_node(8);
+  const auto parts = records::per_gpu_parts(runs.runs[0].records[0]);
+  ASSERT_EQ(parts.size(), 8u);
+  EXPECT_EQ(parts[3].params.at("gpu"), 3);
+  EXPECT_EQ(parts[3].params.at("part"), "gpu");
+  EXPECT_EQ(parts[3].device.at("gpu"), uuid(3));
+  EXPECT_EQ(parts[3].device.at("pci"), pci(3));
+  EXPECT_GT(parts[3].metrics.at("tflops").get<double>(), 600);
+  EXPECT_TRUE(records::per_gpu_parts(runs.runs[0].records.back()).empty()); // all_reduce
+}
+
+TEST(BurninGpu, HealthyEightGpuNodePassesItsSkuProfile) {
+  const auto r = judge(burnin_node(8), "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 0) << render_table(r);
+  // The per-GPU rules judged all eight GPUs.
+  for (const std::string rule :
+       {"burn-gemm-floor", "burn-gemm-vs-siblings", "burn-hbm-floor", "burn-hbm-vs-siblings",
+        "load-hw-thermal-slowdown", "load-sm-clock", "burn-h2d-vs-siblings"}) {
+    int checked = 0;
+    for (const auto &p : r.parts)
+      if (auto it = p.rules.find(rule); it != p.rules.end())
+        checked += it->second.checked;
+    EXPECT_GE(checked, 8) << rule;
+  }
+}
+
+TEST(BurninGpu, AGpuSharedWithACoTenantIsNamedAgainstItsSiblings) {
+  const auto r = judge(burnin_node(8, {.slow_gpu = 5}), "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+  const auto v = violations(r);
+  ASSERT_EQ(v.size(), 1u) << render_table(r);
+  EXPECT_EQ(v.begin()->first.rfind("gpu5", 0), 0u) << v.begin()->first;
+  EXPECT_TRUE(v.begin()->second.contains("burn-gemm-vs-siblings"));
+  EXPECT_TRUE(v.begin()->second.contains("burn-hbm-vs-siblings"));
+  const std::string table = render_table(r);
+  EXPECT_NE(table.find("metrics.tflops"), std::string::npos) << table;
+}
+
+TEST(BurninGpu, HeatAndCorruptionUnderLoadFailTheirGpu) {
+  const auto r = judge(burnin_node(8, {.hot_gpu = 2, .corrupt_gpu = 6}), "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+  const auto v = violations(r);
+  bool hot = false, corrupt = false;
+  for (const auto &[part, rules] : v) {
+    hot = hot || (part.rfind("gpu2", 0) == 0 && rules.contains("load-hw-thermal-slowdown"));
+    corrupt = corrupt || (part.rfind("gpu6", 0) == 0 && rules.contains("record-status"));
+  }
+  EXPECT_TRUE(hot) << render_table(r);
+  EXPECT_TRUE(corrupt) << render_table(r);
+}
+
+TEST(BurninGpu, OneGpuMachinePassesItsProfileAndSaysItHasNoSiblings) {
+  const auto runs = burnin_node(1);
+  const auto picked = auto_profile(runs);
+  EXPECT_EQ(picked.name, "h200-sxm-1gpu");
+  const auto r = judge(runs, picked.name);
+  EXPECT_EQ(exit_status(r.verdict), 0) << render_table(r);
+  // The within-node rules have nothing to compare: said (info), never a pass or a fail.
+  bool said = false;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      said = said || (f.rule_id == "burn-gemm-vs-siblings" && f.level == Level::info);
+  EXPECT_TRUE(said) << render_table(r);
+  // The same figures 15% low on the one GPU fail its floor: a lone GPU is still judged.
+  Sick slow;
+  slow.slow_gpu = 0;
+  const auto slow_r = judge(burnin_node(1, slow), picked.name);
+  EXPECT_EQ(violations(slow_r).size(), 1u) << render_table(slow_r);
+}
+
+TEST(BurninGpu, AutoProfileNamesTheSkuOrSaysWhyNot) {
+  EXPECT_EQ(profile_for_gpu("NVIDIA H100 80GB HBM3", 8), "h100-sxm");
+  EXPECT_EQ(profile_for_gpu("NVIDIA H200", 8), "h200-sxm");
+  EXPECT_EQ(profile_for_gpu("NVIDIA H200", 1), "h200-sxm-1gpu");
+  EXPECT_EQ(profile_for_gpu("NVIDIA H100 PCIe", 8), "");
+  EXPECT_EQ(profile_for_gpu("NVIDIA H100 NVL", 2), "");
+  EXPECT_EQ(profile_for_gpu("NVIDIA H200 NVL", 8), "");
+  EXPECT_EQ(profile_for_gpu("NVIDIA A100-SXM4-80GB", 8), "");
+  analysis::RunSet none;
+  none.runs.emplace_back();
+  EXPECT_THROW(auto_profile(none), InputError);
+}
+
+} // namespace
+} // namespace railgauge::check
