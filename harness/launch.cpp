@@ -22,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char *kRunIdKey = "railgauge/run-id";
+constexpr const char *kStoppedEarlyKey = "railgauge/stopped-early";
 constexpr const char *kTokenFix =
     "export the same RAILGAUGE_RUN_TOKEN (any string up to 256 bytes) to every rank, or run under "
     "Slurm (the job and step id are the default token), or let MPI set the store up (--store mpi)";
@@ -295,19 +296,33 @@ RunIdentity World::create_run_directory(const std::string &out) {
 void World::barrier(const std::string &name) {
   if (launch_.world_size == 1)
     return;
+  const std::string full_name = "railgauge/" + name;
   try {
-    store_barrier(*store_, "railgauge/" + name, launch_.rank, launch_.world_size,
-                  settings_.timeout);
+    store_barrier(*store_, full_name, launch_.rank, launch_.world_size, settings_.timeout);
   } catch (const StoreTimeout &e) {
     // A rank missing because the store turned it away (wrong token, another build) is named
-    // with the reason on rank 0, which alone can see it.
-    const auto refused =
-        connection_->server ? connection_->server->refusals() : std::vector<std::string>{};
-    if (refused.empty())
+    // with the reason on rank 0, which alone can see it; strangers' refusals are counted apart.
+    if (!connection_->server || connection_->server->refusals().total() == 0)
       throw;
-    throw StoreTimeout(fmt::format("{}; the store refused {} connection{}, the last: {}", e.what(),
-                                   refused.size(), refused.size() == 1 ? "" : "s", refused.back()),
+    const auto missing = ranks_missing(e.missing_keys(), barrier_key_prefix(full_name));
+    throw StoreTimeout(explain_missing_ranks(e.what(), missing, connection_->server->refusals()),
                        e.missing_keys());
+  }
+}
+
+void World::say_stopped_early(const std::string &why) {
+  if (launch_.world_size > 1)
+    store_->set(kStoppedEarlyKey, fmt::format("rank {}: {}", launch_.rank, why));
+}
+
+std::optional<std::string> World::stopped_early_elsewhere() {
+  if (launch_.world_size == 1)
+    return std::nullopt;
+  try {
+    // Called after the end barrier: every rank that stopped early has said so by then.
+    return store_->get(kStoppedEarlyKey, Milliseconds(0));
+  } catch (const StoreTimeout &) {
+    return std::nullopt;
   }
 }
 

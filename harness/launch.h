@@ -78,6 +78,12 @@ public:
   // did not arrive within the store timeout. Nothing to wait for with one rank.
   void barrier(const std::string &name);
 
+  // A rank that stopped before its last point (a lost peer) says why before the end barrier;
+  // after it, every rank asks, so that no rank calls the run complete when another one was cut
+  // short. "rank 1: why" of the last rank to say so; nothing with one rank or when none did.
+  void say_stopped_early(const std::string &why);
+  std::optional<std::string> stopped_early_elsewhere();
+
   // For run.json: size, rank, local rank, launcher, store.
   nlohmann::json describe() const;
 

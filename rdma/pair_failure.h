@@ -9,7 +9,8 @@
 namespace railgauge::rdma {
 
 // Throws PeerLost (the run stops after this point): "pair with rank P (client|server side here)
-// failed: <what>; ...".
+// failed: <what>; ...". When this rank ran out of descriptors (DescriptorsExhausted,
+// harness/store/descriptor_limit.h) it names this rank instead: the peer is not at fault.
 [[noreturn]] void throw_naming_peer(const RunContext &ctx, const std::exception &cause);
 
 } // namespace railgauge::rdma

@@ -38,9 +38,11 @@ std::vector<int> ranks_missing(const std::vector<std::string> &missing_keys,
   return ranks;
 }
 
+std::string barrier_key_prefix(const std::string &name) { return "barrier/" + name + "/"; }
+
 void store_barrier(Store &store, const std::string &name, int rank, int world_size,
                    Milliseconds timeout) {
-  const std::string prefix = "barrier/" + name + "/";
+  const std::string prefix = barrier_key_prefix(name);
   store.set(prefix + std::to_string(rank), "");
   wait_for_ranks(store, fmt::format("barrier '{}'", name), prefix, world_size, timeout);
 }

@@ -43,6 +43,9 @@ public:
 void store_barrier(Store &store, const std::string &name, int rank, int world_size,
                    Milliseconds timeout);
 
+// The prefix of the keys of barrier `name`: one key per rank, `<prefix><rank>`.
+std::string barrier_key_prefix(const std::string &name);
+
 // Every rank contributes `value`; returns all ranks' values in rank order.
 std::vector<std::string> store_all_gather(Store &store, const std::string &name, int rank,
                                           int world_size, const std::string &value,

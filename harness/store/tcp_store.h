@@ -16,11 +16,13 @@
 #include <condition_variable>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "harness/store/refusal_log.h"
 #include "harness/store/socket.h"
 #include "harness/store/store.h"
 
@@ -30,10 +32,21 @@ struct TcpStoreServerOptions {
   // An authenticated client that sends no request for this long is disconnected (it reconnects
   // when it next needs the store).
   Milliseconds idle_timeout{600'000};
-  // A connection that has not sent a whole hello by then is refused.
-  Milliseconds hello_timeout{10'000};
-  // Connections beyond this are closed at once.
+  // A connection that has not sent a whole hello by then is refused. A rank sends its hello the
+  // moment it connects, so a connection still silent after this is a stranger.
+  Milliseconds hello_timeout{3'000};
+  // Connections beyond this are closed at once; the server also keeps below the process's
+  // descriptor limit less descriptor_reserve (connection_limit()).
   std::size_t max_connections = 16384;
+  // Descriptors left to the rest of rank 0 (its benchmarks' sockets, files, CUDA and NCCL)
+  // when the limit comes from RLIMIT_NOFILE; half the limit when that is less than twice this.
+  std::size_t descriptor_reserve = 256;
+  // Connections that have not said hello yet, at most; a new one beyond this closes the oldest.
+  // Idle connections (a port scanner, a flood) then cost a few descriptors, never the store.
+  std::size_t max_unauthenticated = 64;
+  // accept() out of descriptors (EMFILE, ENFILE): the listening socket is not polled for this
+  // long, instead of the loop spinning on a connection it cannot take.
+  Milliseconds accept_backoff{500};
   // Keys and values held in all, so that no client can exhaust rank 0's memory.
   std::size_t max_total_bytes = std::size_t{1} << 30;
   // How long the destructor waits for clients to hang up before it closes their connections.
@@ -59,10 +72,12 @@ public:
   void wait(const std::vector<std::string> &keys, Milliseconds timeout) override;
   std::string get(const std::string &key, Milliseconds timeout) override;
 
-  // Why the most recent refused or dropped connections were refused (the last 32), oldest first.
-  std::vector<std::string> refusals() const;
+  // The connections refused or dropped, and why (harness/store/refusal_log.h).
+  RefusalLog refusals() const;
   // Connections open now (authenticated or not).
   std::size_t connection_count() const { return connection_count_; }
+  // The most connections held at once: max_connections, or less under RLIMIT_NOFILE.
+  std::size_t connection_limit() const { return connection_limit_; }
 
 private:
   struct Connection;
@@ -71,6 +86,10 @@ private:
   void handle_input(Connection &c);
   void check_pending(Connection &c);
   void note_refusal(const Connection &c, const std::string &why);
+  // Takes the connections waiting on the listening socket, at most a pool of unauthenticated
+  // ones per call; out of descriptors, pauses accepting until `accept_paused_until`.
+  void accept_new(std::vector<std::unique_ptr<Connection>> &conns,
+                  SteadyClock::time_point &accept_paused_until);
 
   TcpStoreServerOptions options_;
   std::string token_;
@@ -82,10 +101,11 @@ private:
   std::condition_variable changed_;
   std::map<std::string, std::string> values_;
   std::size_t total_bytes_ = 0;
-  std::vector<std::string> refusals_;
+  RefusalLog refusals_;
 
   std::atomic<bool> stopping_{false};
   std::atomic<std::size_t> connection_count_{0};
+  std::size_t connection_limit_ = 0;
   std::thread thread_;
 };
 
@@ -112,6 +132,8 @@ public:
 
 private:
   UniqueFd open_connection(SteadyClock::time_point deadline);
+  // One connection and hello; an empty UniqueFd when the server closed it before answering.
+  UniqueFd try_hello(SteadyClock::time_point deadline);
   std::string request(const std::string &frame, Milliseconds reply_timeout,
                       const std::vector<std::string> &keys);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -33,8 +34,23 @@ TcpStoreClient::TcpStoreClient(TcpEndpoint server, std::string token, int rank,
 }
 
 // Connects and exchanges hellos; a refusal is the user's to fix (token, build), anything else
-// is the network's.
+// is the network's. A server busy with a flood of connections may close this one before its
+// hello is read (it drops the oldest silent ones): that is tried again until `deadline`.
 UniqueFd TcpStoreClient::open_connection(SteadyClock::time_point deadline) {
+  auto pause = std::chrono::milliseconds(20);
+  while (true) {
+    UniqueFd fd = try_hello(deadline);
+    if (fd)
+      return fd;
+    if (SteadyClock::now() + pause >= deadline)
+      throw BackendError(
+          fmt::format("store: no hello reply from {}: connection closed", server_.to_string()));
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+  }
+}
+
+UniqueFd TcpStoreClient::try_hello(SteadyClock::time_point deadline) {
   UniqueFd fd = connect_until(server_, deadline);
   std::string error;
   const auto hello = wire::encode_hello({wire::kVersion, rank_, token_});
@@ -62,9 +78,11 @@ UniqueFd TcpStoreClient::open_connection(SteadyClock::time_point deadline) {
       return fd;
     }
     const long n = receive_some(fd.get(), buffer, kReceiveChunkBytes, hello_deadline, error);
-    if (n <= 0)
-      throw BackendError(fmt::format("store: no hello reply from {}: {}", server_.to_string(),
-                                     n == 0 ? "connection closed" : error));
+    if (n == 0 || (n < 0 && error != "timed out"))
+      return {}; // closed or reset before a whole reply
+    if (n < 0)
+      throw BackendError(
+          fmt::format("store: no hello reply from {}: {}", server_.to_string(), error));
   }
 }
 

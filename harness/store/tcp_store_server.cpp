@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/store/descriptor_limit.h"
 #include "harness/store/store_wire.h"
 
 namespace railgauge {
@@ -25,6 +26,15 @@ namespace {
 constexpr Milliseconds kMaxServerWait{24LL * 3600 * 1000};
 // Bytes read from one connection per poll round, so that one fast sender cannot starve others.
 constexpr std::size_t kReadChunkBytes = 256 * 1024;
+
+// The connections the server holds at most: below the descriptor limit by the reserve the rest
+// of rank 0 needs, so that a flood of connections cannot take its benchmarks' sockets.
+std::size_t connection_limit_for(const TcpStoreServerOptions &options) {
+  const std::size_t fds = descriptor_limit();
+  const std::size_t usable =
+      fds > 2 * options.descriptor_reserve ? fds - options.descriptor_reserve : fds / 2;
+  return std::max<std::size_t>(1, std::min(options.max_connections, usable));
+}
 
 } // namespace
 
@@ -51,7 +61,7 @@ struct TcpStoreServer::Connection {
 TcpStoreServer::TcpStoreServer(const TcpEndpoint &listen_at, std::string token,
                                TcpStoreServerOptions options)
     : options_(options), token_(std::move(token)), endpoint_(listen_at),
-      listen_fd_(listen_on(listen_at)) {
+      listen_fd_(listen_on(listen_at)), connection_limit_(connection_limit_for(options)) {
   if (token_.size() > wire::kMaxTokenBytes)
     throw InputError(fmt::format("the run token has {} bytes, more than the {} allowed",
                                  token_.size(), wire::kMaxTokenBytes),
@@ -116,16 +126,14 @@ std::string TcpStoreServer::get(const std::string &key, Milliseconds timeout) {
   return values_.at(key);
 }
 
-std::vector<std::string> TcpStoreServer::refusals() const {
+RefusalLog TcpStoreServer::refusals() const {
   std::lock_guard lock(mutex_);
   return refusals_;
 }
 
 void TcpStoreServer::note_refusal(const Connection &c, const std::string &why) {
   std::lock_guard lock(mutex_);
-  if (refusals_.size() == 32)
-    refusals_.erase(refusals_.begin());
-  refusals_.push_back(fmt::format("{} (rank {}): {}", c.peer, c.rank, why));
+  refusals_.add({c.peer, c.rank, why});
 }
 
 void TcpStoreServer::handle_input(Connection &c) {
@@ -234,17 +242,23 @@ void TcpStoreServer::check_pending(Connection &c) {
 void TcpStoreServer::serve() {
   std::vector<std::unique_ptr<Connection>> conns;
   std::vector<pollfd> fds;
+  SteadyClock::time_point accept_paused_until{};
   while (!stopping_) {
-    // Sleep until the nearest deadline (a pending wait, an idle or hello timeout), at most 1 s.
+    // Sleep until the nearest deadline (a pending wait, an idle or hello timeout, the end of an
+    // accept pause), at most 1 s.
     auto now = SteadyClock::now();
     auto next = now + std::chrono::seconds(1);
+    // Out of descriptors, the listening socket stays readable: poll() ignores a negative fd.
+    const bool accepting = now >= accept_paused_until;
+    if (!accepting)
+      next = std::min(next, accept_paused_until);
     for (const auto &c : conns) {
       if (c->pending)
         next = std::min(next, c->pending->deadline);
       next = std::min(next, c->last_activity + (c->authenticated ? options_.idle_timeout
                                                                  : options_.hello_timeout));
     }
-    fds.assign({{listen_fd_.get(), POLLIN, 0}, {wake_read_.get(), POLLIN, 0}});
+    fds.assign({{accepting ? listen_fd_.get() : -1, POLLIN, 0}, {wake_read_.get(), POLLIN, 0}});
     for (const auto &c : conns) {
       short events = 0;
       if (!c->closing && c->in.size() < wire::kFrameHeaderBytes + wire::kMaxFrameBodyBytes)
@@ -312,31 +326,58 @@ void TcpStoreServer::serve() {
       }
     }
     std::erase_if(conns, [](const auto &c) { return c->dead; });
-    if (fds[0].revents & POLLIN) {
-      while (true) {
-        sockaddr_storage addr{};
-        socklen_t len = sizeof addr;
-        UniqueFd fd(::accept4(listen_fd_.get(), reinterpret_cast<sockaddr *>(&addr), &len,
-                              SOCK_NONBLOCK | SOCK_CLOEXEC));
-        if (!fd)
-          break;
-        char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
-        ::getnameinfo(reinterpret_cast<sockaddr *>(&addr), len, host, sizeof host, port,
-                      sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
-        auto c = std::make_unique<Connection>();
-        c->peer = fmt::format("{}:{}", host, port);
-        c->last_activity = now;
-        if (conns.size() >= options_.max_connections) {
-          note_refusal(*c, fmt::format("more than {} connections", options_.max_connections));
-          continue; // closed by UniqueFd
-        }
-        c->fd = std::move(fd);
-        conns.push_back(std::move(c));
-      }
-    }
+    if (accepting && (fds[0].revents & POLLIN))
+      accept_new(conns, accept_paused_until);
     connection_count_ = conns.size();
   }
   connection_count_ = 0;
+}
+
+void TcpStoreServer::accept_new(std::vector<std::unique_ptr<Connection>> &conns,
+                                SteadyClock::time_point &accept_paused_until) {
+  const auto now = SteadyClock::now();
+  // At most a pool's worth per round: a connection taken now gets a poll round to say hello
+  // before newer ones can push it out of the pool.
+  for (std::size_t taken = 0; taken < options_.max_unauthenticated; ++taken) {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    UniqueFd fd(::accept4(listen_fd_.get(), reinterpret_cast<sockaddr *>(&addr), &len,
+                          SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!fd) {
+      const int err = errno;
+      if (is_descriptor_exhaustion(err) || err == ENOBUFS || err == ENOMEM) {
+        Connection self;
+        self.peer = "accept";
+        note_refusal(self, fmt::format("{}; not accepting for {} ms",
+                                       descriptor_exhaustion_text("accept", err),
+                                       options_.accept_backoff.count()));
+        accept_paused_until = now + options_.accept_backoff;
+      }
+      return; // EAGAIN: none left; anything else: the next round tries again
+    }
+    char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
+    ::getnameinfo(reinterpret_cast<sockaddr *>(&addr), len, host, sizeof host, port, sizeof port,
+                  NI_NUMERICHOST | NI_NUMERICSERV);
+    auto c = std::make_unique<Connection>();
+    c->peer = fmt::format("{}:{}", host, port);
+    c->last_activity = now;
+    const auto unauthenticated =
+        std::count_if(conns.begin(), conns.end(), [](const auto &k) { return !k->authenticated; });
+    if (static_cast<std::size_t>(unauthenticated) >= options_.max_unauthenticated) {
+      // The oldest silent connection goes: a rank says hello the moment it connects.
+      const auto oldest =
+          std::find_if(conns.begin(), conns.end(), [](const auto &k) { return !k->authenticated; });
+      note_refusal(**oldest, fmt::format("dropped before its hello: {} newer connections "
+                                         "waited for one",
+                                         options_.max_unauthenticated));
+      conns.erase(oldest);
+    } else if (conns.size() >= connection_limit_) {
+      note_refusal(*c, fmt::format("more than {} connections", connection_limit_));
+      continue; // closed by UniqueFd
+    }
+    c->fd = std::move(fd);
+    conns.push_back(std::move(c));
+  }
 }
 
 } // namespace railgauge

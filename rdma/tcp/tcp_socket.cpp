@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/store/descriptor_limit.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -23,6 +24,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 [[noreturn]] void fail(const std::string &what) {
+  if (is_descriptor_exhaustion(errno))
+    throw DescriptorsExhausted(descriptor_exhaustion_text(what, errno));
   throw BackendError(fmt::format("{}: {}", what, std::strerror(errno)));
 }
 

@@ -154,8 +154,9 @@ TEST(TcpStore, AWrongTokenIsRefusedWithAMessageAndTheServerGoesOn) {
               std::string::npos)
         << e.what();
   }
-  ASSERT_EQ(server.refusals().size(), 1u);
-  EXPECT_NE(server.refusals()[0].find("(rank 3): wrong run token"), std::string::npos);
+  ASSERT_EQ(server.refusals().total(), 1u);
+  EXPECT_NE(server.refusals().recent()[0].text().find("(rank 3): wrong run token"),
+            std::string::npos);
   expect_server_works(server);
 }
 
@@ -204,7 +205,7 @@ TEST(TcpStore, AnOversizedLengthDropsThatConnectionOnly) {
             std::string::npos);
   bystander.set("k", "v");
   EXPECT_EQ(bystander.get("k", 1000ms), "v");
-  EXPECT_GE(server.refusals().size(), 2u);
+  EXPECT_GE(server.refusals().total(), 2u);
 }
 
 TEST(TcpStore, GarbageAfterTheHelloDropsThatConnectionOnly) {
@@ -281,7 +282,8 @@ TEST(TcpStore, ConnectionsAboveTheLimitAreClosed) {
   TcpStoreServer server({"127.0.0.1", 0}, kToken, options);
   TcpStoreClient first(server.endpoint(), kToken, 1, quick_client());
   EXPECT_ANY_THROW(TcpStoreClient(server.endpoint(), kToken, 2, {300ms, 300ms, 300ms}));
-  EXPECT_NE(server.refusals().back().find("more than 1 connections"), std::string::npos);
+  EXPECT_NE(server.refusals().recent().back().why.find("more than 1 connections"),
+            std::string::npos);
 }
 
 TEST(TcpStore, AClientWhoseServerIsGoneSaysSo) {

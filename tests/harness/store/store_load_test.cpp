@@ -1,0 +1,140 @@
+// The TCP store under load: a flood of connections that never say hello, and a process that has
+// run out of file descriptors. Neither may keep a rank out, fill rank 0's descriptor table or
+// make the server spin; and a barrier that times out names the missing ranks before strangers.
+#include <cerrno>
+#include <filesystem>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/store/descriptor_limit.h"
+#include "harness/store/refusal_log.h"
+#include "harness/store/tcp_store.h"
+
+namespace railgauge {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char *kToken = "test-token";
+
+// A connection that never sends a byte, or an empty one when socket() or connect() failed.
+UniqueFd silent_connection(std::uint16_t port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd)
+    return fd;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd.get(), reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0)
+    fd.reset();
+  return fd;
+}
+
+double process_cpu_s() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+std::size_t open_descriptors() {
+  return static_cast<std::size_t>(std::distance(
+      std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{}));
+}
+
+TEST(StoreUnderLoad, SilentConnectionsStayInASmallPoolAndARankStillGetsIn) {
+  TcpStoreServerOptions options;
+  options.max_unauthenticated = 16;
+  TcpStoreServer server({"127.0.0.1", 0}, kToken, options);
+  std::vector<UniqueFd> flood;
+  for (int i = 0; i < 300; ++i)
+    flood.push_back(silent_connection(server.endpoint().port));
+  // A rank connecting while the flood sits gets in and is served.
+  TcpStoreClient rank(server.endpoint(), kToken, 1, {5000ms, 5000ms, 5000ms});
+  rank.set("k", "v");
+  EXPECT_EQ(server.get("k", 1000ms), "v");
+  EXPECT_LE(server.connection_count(), options.max_unauthenticated + 1);
+  EXPECT_GE(server.refusals().total(), 300u - options.max_unauthenticated);
+  EXPECT_NE(server.refusals().recent().back().why.find("dropped before its hello"),
+            std::string::npos);
+}
+
+TEST(StoreUnderLoad, TheConnectionLimitStaysBelowTheDescriptorLimit) {
+  TcpStoreServer server({"127.0.0.1", 0}, kToken);
+  EXPECT_LE(server.connection_limit() + 256, std::max<std::size_t>(descriptor_limit(), 512));
+  TcpStoreServerOptions small;
+  small.max_connections = 3;
+  EXPECT_EQ(TcpStoreServer({"127.0.0.1", 0}, kToken, small).connection_limit(), 3u);
+}
+
+TEST(StoreUnderLoad, OutOfDescriptorsTheServerBacksOffInsteadOfSpinning) {
+  TcpStoreServerOptions options;
+  options.max_unauthenticated = 100'000; // nothing dropped: the descriptors run out first
+  options.hello_timeout = 60'000ms;
+  TcpStoreServer server({"127.0.0.1", 0}, kToken, options);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit lowered = saved;
+  lowered.rlim_cur = open_descriptors() + 40;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  // Connections until this process has no descriptor left: those the server has not accepted
+  // yet wait in the listen backlog, and its accept() fails with EMFILE.
+  std::vector<UniqueFd> flood;
+  for (int i = 0; i < 200; ++i) {
+    auto fd = silent_connection(server.endpoint().port);
+    if (!fd && errno == EMFILE)
+      break;
+    flood.push_back(std::move(fd));
+  }
+  std::this_thread::sleep_for(200ms);
+  const double before_s = process_cpu_s();
+  std::this_thread::sleep_for(1000ms);
+  const double busy_s = process_cpu_s() - before_s;
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  EXPECT_LT(busy_s, 0.2) << "the server spun on accept()";
+  bool named_here = false;
+  const RefusalLog log = server.refusals();
+  for (const auto &r : log.recent())
+    named_here =
+        named_here || r.why.find("accept: Too many open files: this process has used up its") == 0;
+  EXPECT_TRUE(named_here);
+  flood.clear();
+  TcpStoreClient rank(server.endpoint(), kToken, 1, {5000ms, 5000ms, 5000ms});
+  rank.set("after", "1");
+  EXPECT_EQ(server.get("after", 1000ms), "1");
+}
+
+TEST(StoreUnderLoad, ADescriptorErrorNamesThisProcessNotThePeer) {
+  const auto text = descriptor_exhaustion_text("socket", EMFILE);
+  EXPECT_EQ(text.find("socket: Too many open files: this process has used up its"), 0u) << text;
+  EXPECT_NE(text.find("nothing at the other end is at fault"), std::string::npos) << text;
+}
+
+TEST(StoreUnderLoad, ABarrierTimeoutNamesTheMissingRanksBeforeStrangers) {
+  RefusalLog log;
+  log.add({"10.0.0.2:4000", 2, "wrong run token: every rank of a run needs the same token"});
+  for (int i = 0; i < 40; ++i) // pushes rank 2's refusal out of the recent ones
+    log.add({"10.9.9.9:" + std::to_string(5000 + i), -1, "no hello within 3000 ms"});
+  log.add({"10.9.9.9:6000", 7, "wrong run token"}); // another run's rank 7
+  const std::string timeout = "barrier 'railgauge/start': rank 2 of 3 did not arrive within 5 s";
+  const auto text = explain_missing_ranks(timeout, {2}, log);
+  EXPECT_EQ(text.find(timeout + "; the store refused a connection that said it was rank 2: "
+                                "wrong run token"),
+            0u)
+      << text;
+  EXPECT_NE(text.find("refused 41 other connections"), std::string::npos) << text;
+  EXPECT_LT(text.find("rank 2:"), text.find("10.9.9.9")) << text;
+  // With no refusal of a missing rank, the strangers are still said apart from the timeout.
+  const auto only_strangers = explain_missing_ranks(timeout, {1}, log);
+  EXPECT_EQ(only_strangers.find("said it was rank"), std::string::npos) << only_strangers;
+  EXPECT_NE(only_strangers.find("refused 42 other connections"), std::string::npos);
+}
+
+} // namespace
+} // namespace railgauge
