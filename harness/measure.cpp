@@ -41,10 +41,15 @@ private:
 } // namespace
 
 nlohmann::json MeasureSpec::to_json() const {
-  return {{"warmup_runs", warmup_runs},     {"warmup_s", warmup_s},
-          {"min_samples", min_samples},     {"max_samples", max_samples},
-          {"max_rel_noise", max_rel_noise}, {"time_budget_s", time_budget_s},
-          {"min_sample_s", min_sample_s},   {"batch", batch}};
+  return {{"warmup_runs", warmup_runs},
+          {"warmup_s", warmup_s},
+          {"settle_max_s", settle_max_s},
+          {"min_samples", min_samples},
+          {"max_samples", max_samples},
+          {"max_rel_noise", max_rel_noise},
+          {"time_budget_s", time_budget_s},
+          {"min_sample_s", min_sample_s},
+          {"batch", batch}};
 }
 
 double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {
@@ -61,7 +66,8 @@ nlohmann::json Measurement::to_json() const {
           {"sampler", sampler},
           {"stop", stop_reason},
           {"elapsed_s", elapsed_s},
-          {"warmup_s", warmup_s}};
+          {"warmup_s", warmup_s},
+          {"steady_state", steady_state}};
 }
 
 nlohmann::json Measurement::bandwidth_metrics(std::uint64_t bytes_per_call) const {
@@ -105,10 +111,11 @@ std::vector<double> GBenchSampler::take(Timer &timer, const Operation &op, std::
   return times;
 }
 
-Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op) {
+Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op,
+                    SettleProbe *settle) {
   if (spec.min_samples < 1 || spec.max_samples < spec.min_samples || spec.time_budget_s <= 0 ||
-      spec.max_rel_noise < 0 || spec.warmup_runs < 0 || !(spec.warmup_s >= 0) || spec.batch < 0 ||
-      spec.batch > timer.max_batch())
+      spec.max_rel_noise < 0 || spec.warmup_runs < 0 || !(spec.warmup_s >= 0) ||
+      !(spec.settle_max_s >= 0) || spec.batch < 0 || spec.batch > timer.max_batch())
     throw std::invalid_argument(
         fmt::format("measurement spec cannot be met: {}", spec.to_json().dump()));
   const auto start = Clock::now();
@@ -134,7 +141,20 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   const auto warm_from = Clock::now();
   while (seconds_since(start) < spec.warmup_s)
     timer.time_batch_s(op, m.batch);
+  m.steady_state = {{"method", spec.warmup_s > 0 ? "timed" : "none"}};
+  if (settle && spec.settle_max_s > 0) {
+    // Then until the probe says the device settled, each batch's load keeping it busy.
+    bool settled = settle->settled();
+    while (!settled && seconds_since(start) < spec.settle_max_s) {
+      timer.time_batch_s(op, m.batch);
+      settled = settle->settled();
+    }
+    m.steady_state = {{"method", std::string(settle->method())},
+                      {"settled", settled},
+                      {"last_reading", settle->last_reading()}};
+  }
   m.warmup_s = seconds_since(warm_from);
+  m.steady_state["warmup_s"] = m.warmup_s;
   const auto sampling_start = start + (Clock::now() - warm_from);
 
   std::vector<double> batches;

@@ -33,6 +33,11 @@ struct MeasureSpec {
   // steady state only after seconds of load, and its boost clock flatters a short point. The
   // sampling budget starts after it.
   double warmup_s = 0;
+  // With a settle probe (a GPU point's clocks and power), untimed batches go on after warmup_s
+  // until the probe says the device settled, or until the point has run this long: a hot GPU
+  // settles at once, a cold one in seconds. 0: no settling. Records say which happened
+  // (Measurement::steady_state).
+  double settle_max_s = 5.0;
   int min_samples = 10;        // never stop before this many samples
   int max_samples = 2000;      // never take more
   double max_rel_noise = 0.02; // stop when stdev/mean of the samples is at most this
@@ -47,6 +52,20 @@ struct MeasureSpec {
 };
 
 using Operation = std::function<void()>;
+
+// Says when a device under load has reached its steady state (its clocks and power stopped
+// moving): measure() asks it between warm-up batches. Implemented for GPUs over NVML
+// (harness/inventory/gpu_settle.h).
+class SettleProbe {
+public:
+  virtual ~SettleProbe() = default;
+  // Recorded as steady_state.method, e.g. "gpu_clocks".
+  virtual std::string_view method() const = 0;
+  // Takes a reading (at most one per its own period) and says whether the device has settled.
+  virtual bool settled() = 0;
+  // What the last readings were, for the record: {"sm_clock_mhz": .., "power_w": ..}.
+  virtual nlohmann::json last_reading() const = 0;
+};
 
 // Times one batch of calls of an operation and returns the elapsed seconds for the batch.
 class Timer {
@@ -81,6 +100,10 @@ struct Measurement {
   std::string stop_reason;       // "noise" | "budget" | "max_samples"
   double elapsed_s = 0;          // wall time the point spent, warm-up included
   double warmup_s = 0;           // of which the timed warm-up (MeasureSpec::warmup_s)
+  // How the measurement began: {"method": "none" | "timed" | a probe's method, "warmup_s",
+  // "settled": true/false (with a probe: whether it said so before settle_max_s), the probe's
+  // last reading}.
+  nlohmann::json steady_state = nlohmann::json::object();
 
   // {"time_s": {...summary...}, "batch": .., "timer": .., "sampler": .., "stop": ..}
   nlohmann::json to_json() const;
@@ -110,7 +133,9 @@ public:
   std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override;
 };
 
-// Measures `op` under `spec`. Throws std::invalid_argument for a spec that cannot be met.
-Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op);
+// Measures `op` under `spec`, after the device settled when `settle` is given. Throws
+// std::invalid_argument for a spec that cannot be met.
+Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op,
+                    SettleProbe *settle = nullptr);
 
 } // namespace railgauge

@@ -40,8 +40,10 @@ public:
   bool verify() const { return verify_; }
   void set_verify(bool verify) { verify_ = verify; }
 
-  Measurement measure(Timer &timer, const Operation &op) const {
-    return railgauge::measure(spec_, sampler_, timer, op);
+  // `settle`: a GPU point's probe (harness/inventory/gpu_settle.h), so that sampling starts
+  // once the GPU's clocks and power have settled.
+  Measurement measure(Timer &timer, const Operation &op, SettleProbe *settle = nullptr) const {
+    return railgauge::measure(spec_, sampler_, timer, op, settle);
   }
 
 private:

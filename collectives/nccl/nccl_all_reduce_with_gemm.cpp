@@ -21,6 +21,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/gemm_load.h"
 #include "harness/cuda/resources.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "harness/lane_contention.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
@@ -230,6 +231,7 @@ public:
     // wait for work that a spinning gate holds back.
     enqueue_window(s, gpus, p, c.count, {1, 1}, {0, 0}, nullptr);
     drainer.drain();
+    GpuTelemetryWindows telemetry(s.uuids()); // this process's GPUs, every timed window
     const double ar_alone_s = measure({1, 0}).all_reduce.time_s.median;
     const double gemm_alone_s = measure({0, 1}).gemm.time_s.median;
     // Every rank has the same (gathered) times, so every rank runs the same window.
@@ -238,6 +240,7 @@ public:
         measure_padded(balanced, ar_alone_s, gemm_alone_s, kMaxPerWindow, padding, measure);
     const double gemm_concurrent_s = both.gemm.time_s.median;
     const OverlapWindow final_padding = padding;
+    const nlohmann::json telemetry_json = telemetry.finish();
     std::vector<double> contention; // this process's GPUs, the timed windows of `both`
     for (auto &g : gpus)
       contention.insert(contention.end(), g->contention.begin(), g->contention.end());
@@ -280,6 +283,7 @@ public:
     out.metrics["gemm_concurrent_tflops"] = flops / gemm_concurrent_s / 1e12;
     out.metrics.update(window_metrics(balanced, final_padding));
     out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
+    out.metrics[record::kTelemetry] = telemetry_json;
     // A window of one operation has no other to contend with: only those of `both` count.
     out.metrics.update(contention_metrics(contention));
     add_gate_timeouts(out.metrics, gates.timed_out());

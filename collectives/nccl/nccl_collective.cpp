@@ -194,10 +194,7 @@ public:
     }
 
     ConcurrentTypesTimer types_timer(timer, fork, lanes);
-    std::vector<std::string> uuids; // this process's GPUs, sampled while the iterations run
-    for (std::size_t i = 0; i < s.local_count(); ++i)
-      uuids.push_back(gpu::cuda_device_info(s.device(i)).uuid);
-    GpuTelemetryWindows telemetry(uuids);
+    GpuTelemetryWindows telemetry(s.uuids()); // this process's GPUs while the iterations run
     auto result = run_lockstep(group,
                                concurrent ? static_cast<IterationTimer &>(types_timer)
                                           : static_cast<IterationTimer &>(timer),

@@ -12,6 +12,7 @@
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/watchdog_grace.h"
 #include "harness/cuda/check.h"
+#include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
 
 namespace railgauge::collectives {
@@ -294,6 +295,13 @@ void NcclSession::abort_all(const std::string &msg) {
   release(comms_, true);
   std::cerr << "railgauge: " << msg << '\n';
   throw BackendError(msg);
+}
+
+std::vector<std::string> NcclSession::uuids() const {
+  std::vector<std::string> out;
+  for (int d : devices_)
+    out.push_back(gpu::cuda_device_info(d).uuid);
+  return out;
 }
 
 } // namespace railgauge::collectives

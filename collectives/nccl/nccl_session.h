@@ -55,6 +55,8 @@ public:
   ncclComm_t comm(std::size_t i) const { return comms_[i]; }
   cudaStream_t stream(std::size_t i) const { return streams_[i]; }
   int device(std::size_t i) const { return devices_[i]; }
+  // The UUIDs of the devices this process drives, in local order (for their telemetry).
+  std::vector<std::string> uuids() const;
   int nranks() const { return nranks_; }
   int rank(std::size_t i) const { return first_rank_ + static_cast<int>(i); }
 

@@ -13,6 +13,7 @@
 #include "collectives/wrong_elements.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "harness/run_context.h"
 #include "records/collective_record.h"
 
@@ -126,6 +127,7 @@ public:
     spec.warmup = p.warmup;
     spec.iterations = p.iterations;
     fill();
+    GpuTelemetryWindows telemetry(s.uuids()); // this process's GPUs, both timed loops
     auto mine = run_lockstep(group, timer, spec, textbook);
     group.name_slowest_gpu(mine, p.iterations);
 
@@ -153,6 +155,7 @@ public:
 
     Outcome out;
     out.metrics = textbook_metrics(mine, theirs, kind_, p.size_bytes, n);
+    out.metrics[record::kTelemetry] = telemetry.finish();
     out.metrics["wrong_elements_this_process"] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);

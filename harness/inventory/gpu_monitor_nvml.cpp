@@ -11,52 +11,15 @@
 #include "harness/inventory/nvml_api.h"
 
 namespace railgauge {
-namespace {
 
-template <typename T, typename Fn, typename... Args>
-std::optional<T> read_field(Fn fn, Args... args) {
-  T value{};
-  if (fn && fn(args..., &value) == NVML_SUCCESS)
-    return value;
-  return std::nullopt;
-}
-
-template <typename To, typename From>
-std::optional<To> scaled(const std::optional<From> &v, double scale = 1.0) {
-  if (!v)
-    return std::nullopt;
-  return static_cast<To>(static_cast<double>(*v) * scale);
-}
-
-// NVML's 1 s average power in watts (NVML_FI_DEV_POWER_AVERAGE, Ampere and later but GA100);
-// empty where the driver lacks the field.
-std::optional<double> average_power_w(const nvml::NvmlApi &api, nvmlDevice_t device) {
-  if (!api.field_values)
-    return std::nullopt;
-  nvmlFieldValue_t v{};
-  v.fieldId = NVML_FI_DEV_POWER_AVERAGE;
-  if (api.field_values(device, 1, &v) != NVML_SUCCESS || v.nvmlReturn != NVML_SUCCESS)
-    return std::nullopt;
-  switch (v.valueType) {
-  case NVML_VALUE_TYPE_UNSIGNED_INT:
-    return v.value.uiVal * 1e-3;
-  case NVML_VALUE_TYPE_UNSIGNED_LONG:
-    return static_cast<double>(v.value.ulVal) * 1e-3;
-  case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
-    return static_cast<double>(v.value.ullVal) * 1e-3;
-  default:
-    return std::nullopt;
-  }
-}
-
-} // namespace
+using nvml::average_power_w;
+using nvml::read_field;
+using nvml::scaled;
 
 struct GpuMonitor::Impl {
-  nvml::Library library;
-  nvml::NvmlApi api;
-  std::optional<nvml::NvmlSession> session;
-  nvmlDevice_t device = nullptr;
-  std::string unavailable; // why nothing is sampled; empty when sampling
+  nvml::DeviceByUuid gpu; // gpu.unavailable: why nothing is sampled
+  const nvml::NvmlApi &api = gpu.api;
+  nvmlDevice_t &device = gpu.device;
   std::chrono::milliseconds period;
   std::chrono::steady_clock::time_point started;
   GpuCounters at_start;
@@ -116,28 +79,9 @@ GpuMonitor::GpuMonitor(std::string uuid, std::chrono::milliseconds period, std::
   Impl &m = *impl_;
   m.period = period;
   m.started = std::chrono::steady_clock::now();
-  m.library.reset(dlopen(nvml_library.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!m.library) {
-    const char *why = dlerror();
-    m.unavailable = fmt::format("{}: {}", nvml_library, why ? why : "dlopen failed");
+  m.gpu.open(uuid, nvml_library);
+  if (!m.gpu.unavailable.empty())
     return;
-  }
-  m.api = nvml::resolve_api(m.library.get());
-  if (!m.api.init || !m.api.shutdown || !m.api.handle_by_uuid) {
-    m.unavailable = fmt::format("{} lacks nvmlInit_v2 or nvmlDeviceGetHandleByUUID", nvml_library);
-    return;
-  }
-  m.session.emplace(m.api);
-  if (m.session->status() != NVML_SUCCESS) {
-    m.unavailable = fmt::format("nvmlInit: {}", m.api.error_string(m.session->status()));
-    return;
-  }
-  if (const nvmlReturn_t status = m.api.handle_by_uuid(uuid.c_str(), &m.device);
-      status != NVML_SUCCESS) {
-    m.unavailable =
-        fmt::format("nvmlDeviceGetHandleByUUID({}): {}", uuid, m.api.error_string(status));
-    return;
-  }
   m.at_start = m.counters();
   m.started = std::chrono::steady_clock::now();
   m.thread = std::thread([&m] { m.run(); });
@@ -149,8 +93,8 @@ nlohmann::json GpuMonitor::stop() {
   Impl &m = *impl_;
   if (m.summary)
     return *m.summary;
-  if (!m.unavailable.empty()) {
-    m.summary = {{"available", false}, {"reason", m.unavailable}};
+  if (!m.gpu.unavailable.empty()) {
+    m.summary = {{"available", false}, {"reason", m.gpu.unavailable}};
     return *m.summary;
   }
   {

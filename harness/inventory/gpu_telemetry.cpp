@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/inventory/gpu_monitor.h"
+#include "harness/inventory/kernel_xids.h"
 #include "harness/inventory/nvml_query.h"
 
 namespace railgauge {
@@ -16,6 +17,73 @@ nlohmann::json field(const nlohmann::json &gpu, const char *object, const char *
   if (it == gpu.end() || !it->is_object())
     return nullptr;
   return it->value(name, nlohmann::json(nullptr));
+}
+
+// A count the health delta compares: a number, or a flag as 0/1; null when NVML had none.
+nlohmann::json count_of(const nlohmann::json &gpu, const char *object, const char *inner,
+                        const char *name) {
+  const auto it = gpu.find(object);
+  if (it == gpu.end() || !it->is_object())
+    return nullptr;
+  const nlohmann::json *at = &*it;
+  if (inner) {
+    const auto in = at->find(inner);
+    if (in == at->end() || !in->is_object())
+      return nullptr;
+    at = &*in;
+  }
+  const auto v = at->value(name, nlohmann::json(nullptr));
+  if (v.is_boolean())
+    return v.get<bool>() ? 1 : 0;
+  return v.is_number() ? v : nlohmann::json(nullptr);
+}
+
+// The counters whose growth during a point fails the GPU (the burn-in profiles' load-* rules).
+constexpr const char *kHealthCounters[] = {
+    "ecc_uncorrected_volatile",  "ecc_corrected_volatile", "remapped_rows_uncorrectable",
+    "remapped_rows_correctable", "remapped_rows_pending",  "remapped_rows_failure"};
+
+// This GPU's Xid events in the kernel log now (the newest 16), and the log's last sequence
+// number, so that the snapshot after a point can tell which are new.
+nlohmann::json kernel_log_of(const std::string &pci) {
+  const KernelXids log = read_kernel_xids();
+  if (!log.available)
+    return {{"available", false}, {"reason", log.reason}};
+  nlohmann::json xids = nlohmann::json::array();
+  for (const auto &x : log.xids)
+    if (xid_names_gpu(x.pci, pci))
+      xids.push_back({{"seq", x.seq}, {"xid", x.xid}, {"text", x.text}});
+  if (xids.size() > 16)
+    xids.erase(xids.begin(), xids.end() - 16);
+  return {{"available", true}, {"last_seq", log.last_seq}, {"xids", xids}};
+}
+
+// after - before of each health counter, and the Xid events logged in between (null where
+// either end could not tell).
+nlohmann::json health_delta(const nlohmann::json &before, const nlohmann::json &after) {
+  nlohmann::json d = nlohmann::json::object();
+  for (const char *name : kHealthCounters) {
+    const auto a = before.value(name, nlohmann::json(nullptr));
+    const auto b = after.value(name, nlohmann::json(nullptr));
+    d[name] = a.is_number() && b.is_number() ? nlohmann::json(b.get<double>() - a.get<double>())
+                                             : nlohmann::json(nullptr);
+  }
+  const auto log_before = before.value("kernel_log", nlohmann::json::object());
+  const auto log_after = after.value("kernel_log", nlohmann::json::object());
+  d["xid_events"] = nullptr;
+  if (log_before.value("available", false) && log_after.value("available", false)) {
+    const auto since = log_before.value("last_seq", std::uint64_t{0});
+    nlohmann::json xids = nlohmann::json::array();
+    for (const auto &x : log_after.value("xids", nlohmann::json::array()))
+      if (x.value("seq", std::uint64_t{0}) > since)
+        xids.push_back(x);
+    d["xid_events"] = xids.size();
+    d["xids"] = xids;
+  } else {
+    d["xid_note"] = log_after.value(
+        "reason", log_before.value("reason", std::string("no kernel log snapshot")));
+  }
+  return d;
 }
 
 } // namespace
@@ -40,6 +108,11 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
       for (const auto &r : reasons)
         throttled = throttled || (r.is_string() && is_throttle_reason(r.get<std::string>()));
     t["throttled"] = throttled;
+    t["pci_bus_id"] = gpu.value("pci_bus_id", nlohmann::json(nullptr));
+    t["ecc_uncorrected_volatile"] = count_of(gpu, "ecc", "volatile", "uncorrected");
+    t["ecc_corrected_volatile"] = count_of(gpu, "ecc", "volatile", "corrected");
+    for (const char *name : {"uncorrectable", "correctable", "pending", "failure"})
+      t[std::string("remapped_rows_") + name] = count_of(gpu, "remapped_rows", nullptr, name);
     return t;
   }
   return {{"available", false}, {"reason", fmt::format("NVML lists no GPU with uuid {}", uuid)}};
@@ -47,19 +120,28 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
 
 nlohmann::json sample_gpu_telemetry(std::string_view uuid) {
   try {
-    return gpu_telemetry_from_nvml(query_nvml("libnvidia-ml.so.1"), uuid);
+    nlohmann::json t = gpu_telemetry_from_nvml(query_nvml("libnvidia-ml.so.1"), uuid);
+    if (t.contains("pci_bus_id") && t["pci_bus_id"].is_string())
+      t["kernel_log"] = kernel_log_of(t["pci_bus_id"].get<std::string>());
+    return t;
   } catch (const std::exception &e) {
     return {{"available", false}, {"reason", e.what()}};
   }
 }
 
 nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nlohmann::json after) {
+  // A snapshot that is not an object (never taken) throttled nothing and has no counters.
+  for (nlohmann::json *j : {&before, &during, &after})
+    if (!j->is_object())
+      *j = nlohmann::json::object();
   const bool throttled = before.value("throttled", false) || during.value("throttled", false) ||
                          after.value("throttled", false);
+  nlohmann::json delta = health_delta(before, after);
   return {{"before", std::move(before)},
           {"during", std::move(during)},
           {"after", std::move(after)},
-          {"throttled", throttled}};
+          {"throttled", throttled},
+          {"health_delta", std::move(delta)}};
 }
 
 GpuTelemetryWindow::GpuTelemetryWindow(std::string uuid)

@@ -31,8 +31,12 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
 // query_nvml("libnvidia-ml.so.1") then gpu_telemetry_from_nvml(). Never throws.
 nlohmann::json sample_gpu_telemetry(std::string_view uuid);
 
-// {"before": .., "during": .., "after": .., "throttled": any of them throttled}; `during` is a
-// GpuMonitor summary of the measurement itself (harness/inventory/gpu_monitor.h).
+// {"before": .., "during": .., "after": .., "throttled": any of them throttled, "health_delta"};
+// `during` is a GpuMonitor summary of the measurement itself (harness/inventory/gpu_monitor.h).
+// health_delta: after - before of the GPU's ECC counts (volatile) and remapped rows, and
+// "xid_events", the Xid events the kernel logged for this GPU in between (with "xids"), or null
+// with "xid_note" when the log could not be read (kernel_xids.h); a snapshot holds the counters
+// and its "kernel_log" for that.
 nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nlohmann::json after);
 
 // telemetry_pair() over the life of this object: the snapshot before at construction, a

@@ -6,6 +6,8 @@
 #include <dlfcn.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include <nvml.h>
 
@@ -97,6 +99,44 @@ inline NvmlApi resolve_api(void *lib) {
   return api;
 }
 
+// Readers shared by the per-point monitor (gpu_monitor_nvml.cpp) and the settle probe
+// (gpu_settle_nvml.cpp): a field NVML does not answer is empty.
+template <typename T, typename Fn, typename... Args>
+std::optional<T> read_field(Fn fn, Args... args) {
+  T value{};
+  if (fn && fn(args..., &value) == NVML_SUCCESS)
+    return value;
+  return std::nullopt;
+}
+
+template <typename To, typename From>
+std::optional<To> scaled(const std::optional<From> &v, double scale = 1.0) {
+  if (!v)
+    return std::nullopt;
+  return static_cast<To>(static_cast<double>(*v) * scale);
+}
+
+// NVML's 1 s average power in watts (NVML_FI_DEV_POWER_AVERAGE, Ampere and later but GA100);
+// empty where the driver lacks the field.
+inline std::optional<double> average_power_w(const nvml::NvmlApi &api, nvmlDevice_t device) {
+  if (!api.field_values)
+    return std::nullopt;
+  nvmlFieldValue_t v{};
+  v.fieldId = NVML_FI_DEV_POWER_AVERAGE;
+  if (api.field_values(device, 1, &v) != NVML_SUCCESS || v.nvmlReturn != NVML_SUCCESS)
+    return std::nullopt;
+  switch (v.valueType) {
+  case NVML_VALUE_TYPE_UNSIGNED_INT:
+    return v.value.uiVal * 1e-3;
+  case NVML_VALUE_TYPE_UNSIGNED_LONG:
+    return static_cast<double>(v.value.ulVal) * 1e-3;
+  case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+    return static_cast<double>(v.value.ullVal) * 1e-3;
+  default:
+    return std::nullopt;
+  }
+}
+
 // nvmlInit/nvmlShutdown as a scope. NVML counts inits, so nesting with other users is safe.
 class NvmlSession {
 public:
@@ -112,6 +152,38 @@ public:
 private:
   const NvmlApi &api_;
   nvmlReturn_t status_;
+};
+
+// One GPU opened by UUID: the library, its API, a session and the device, or why not. Filled in
+// place by open() (the session refers to `api`, so the object does not move once opened).
+struct DeviceByUuid {
+  Library library;
+  NvmlApi api;
+  std::optional<NvmlSession> session;
+  nvmlDevice_t device = nullptr;
+  std::string unavailable; // empty once open
+
+  void open(const std::string &uuid, const std::string &library_name) {
+    library.reset(dlopen(library_name.c_str(), RTLD_NOW | RTLD_LOCAL));
+    if (!library) {
+      const char *why = dlerror();
+      unavailable = library_name + ": " + (why ? why : "dlopen failed");
+      return;
+    }
+    api = resolve_api(library.get());
+    if (!api.init || !api.shutdown || !api.handle_by_uuid) {
+      unavailable = library_name + " lacks nvmlInit_v2 or nvmlDeviceGetHandleByUUID";
+      return;
+    }
+    session.emplace(api);
+    if (session->status() != NVML_SUCCESS) {
+      unavailable = std::string("nvmlInit: ") + api.error_string(session->status());
+      return;
+    }
+    if (const nvmlReturn_t status = api.handle_by_uuid(uuid.c_str(), &device);
+        status != NVML_SUCCESS)
+      unavailable = "nvmlDeviceGetHandleByUUID(" + uuid + "): " + api.error_string(status);
+  }
 };
 
 } // namespace railgauge::nvml

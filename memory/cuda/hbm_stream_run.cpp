@@ -9,6 +9,7 @@
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/resources.h"
+#include "harness/inventory/gpu_settle.h"
 #include "harness/inventory/gpu_telemetry.h"
 #include "harness/run_context.h"
 #include "memory/cuda/hbm_kernels.h"
@@ -43,9 +44,11 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
   gpu::CudaEventTimer timer(device);
   cudaStream_t stream = timer.stream();
   seed_hbm_arrays(kernel_, arrays, stream);
+  GpuSettleProbe settle(info.uuid);
   GpuTelemetryWindow telemetry(info.uuid);
   const Measurement measurement = ctx.measure(
-      timer, [&] { launch_hbm_kernel(kernel_, arrays, partials.as<double>(), grid, stream); });
+      timer, [&] { launch_hbm_kernel(kernel_, arrays, partials.as<double>(), grid, stream); },
+      &settle);
 
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(bytes_moved_per_call(kernel_, array_bytes));

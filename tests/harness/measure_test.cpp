@@ -121,6 +121,50 @@ TEST(Measure, TimedWarmupLoadsFirstAndIsNotChargedToTheBudget) {
   EXPECT_THROW(measure(spec, sampler, timer, [] {}), std::invalid_argument);
 }
 
+// Settles after `after` questions, or never (-1); counts the batches run in between.
+class CountingProbe final : public SettleProbe {
+public:
+  explicit CountingProbe(int after) : after_(after) {}
+  std::string_view method() const override { return "counting"; }
+  bool settled() override { return after_ >= 0 && ++asked_ > after_; }
+  nlohmann::json last_reading() const override { return {{"asked", asked_}}; }
+  int asked_ = 0;
+
+private:
+  int after_;
+};
+
+TEST(Measure, WarmUpGoesOnUntilTheProbeSaysSettledAndTheRecordSaysSo) {
+  MeasureSpec spec = budget_bound_spec();
+  HostTimer timer;
+  DirectSampler sampler;
+  int calls = 0;
+  const Operation op = [&] { ++calls; };
+  CountingProbe settles(5); // settled at the 6th question: 5 warm-up batches between
+  const auto m = measure(spec, sampler, timer, op, &settles);
+  EXPECT_EQ(settles.asked_, 6);
+  EXPECT_EQ(m.steady_state.at("method"), "counting");
+  EXPECT_TRUE(m.steady_state.at("settled").get<bool>());
+  EXPECT_EQ(m.steady_state.at("last_reading").at("asked"), 6);
+  EXPECT_EQ(m.to_json().at("steady_state"), m.steady_state);
+
+  // A device that never settles is measured anyway after settle_max_s, and the record says it
+  // did not settle.
+  spec.settle_max_s = 0.05;
+  CountingProbe never(-1);
+  const auto cold = measure(spec, sampler, timer, op, &never);
+  EXPECT_FALSE(cold.steady_state.at("settled").get<bool>());
+  EXPECT_GE(cold.warmup_s, 0.04);
+  // Without a probe, or with settling off, the warm-up is as before.
+  EXPECT_EQ(measure(spec, sampler, timer, op).steady_state.at("method"), "none");
+  spec.settle_max_s = 0;
+  CountingProbe unused(3);
+  EXPECT_EQ(measure(spec, sampler, timer, op, &unused).steady_state.at("method"), "none");
+  EXPECT_EQ(unused.asked_, 0);
+  spec.settle_max_s = -1;
+  EXPECT_THROW(measure(spec, sampler, timer, op, &unused), std::invalid_argument);
+}
+
 TEST(Measure, ShortOperationsAreBatchedAndReportedPerCall) {
   MeasureSpec spec;
   spec.min_samples = 3;

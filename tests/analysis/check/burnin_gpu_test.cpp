@@ -34,7 +34,8 @@ struct Sick {
   int slow_gpu = -1;    // a co-tenant holds some of this GPU's SMs: GEMM and HBM 15% slower
   int hot_gpu = -1;     // this GPU spent 30% of the window under HW thermal slowdown
   int corrupt_gpu = -1; // this GPU's GEMM results differed from the first (SDC)
-  bool copies_hot = false;
+  int xid_gpu = -1;     // the kernel logged an Xid 48 (double-bit ECC) for this GPU mid-burn
+  bool copies_half_slow = false; // GPUs 4-7 copy to the host 25% slower (one PCIe switch)
 };
 
 std::string uuid(int gpu) { return "GPU-0000000" + std::to_string(gpu); }
@@ -43,7 +44,19 @@ std::string pci(int gpu) { return testing::gpu_bus_id(gpu); }
 // A GPU monitor's summary of 60 s under load at 20 Hz: power-capped (sw_power_cap) half the
 // time at ~1,700 MHz, as the committed H200 GEMM records show; `hw_thermal` adds HW thermal
 // slowdown to that share of the samples.
-json telemetry(double hw_thermal_share) {
+// A snapshot before or after a phase: NVML's counters and the kernel log's Xids for the GPU.
+json snapshot(std::uint64_t last_seq, json xids) {
+  return {{"throttled", false},
+          {"ecc_uncorrected_volatile", 0},
+          {"ecc_corrected_volatile", 0},
+          {"remapped_rows_uncorrectable", 0},
+          {"remapped_rows_correctable", 0},
+          {"remapped_rows_pending", 0},
+          {"remapped_rows_failure", 0},
+          {"kernel_log", {{"available", true}, {"last_seq", last_seq}, {"xids", xids}}}};
+}
+
+json telemetry(double hw_thermal_share, bool xid = false) {
   std::vector<GpuSample> samples;
   for (int i = 0; i < 1200; ++i) {
     GpuSample s;
@@ -60,8 +73,10 @@ json telemetry(double hw_thermal_share) {
   start.power_limit_w = 700;
   start.energy_mj = 0;
   end.energy_mj = 40'620'000; // 677 W over 60 s
-  return telemetry_pair({{"throttled", false}}, summarize_gpu_samples(samples, 60, start, end),
-                        {{"throttled", false}});
+  const json xids =
+      xid ? json::array({{{"seq", 900}, {"xid", 48}, {"text", "Xid 48"}}}) : json::array();
+  return telemetry_pair(snapshot(100, json::array()),
+                        summarize_gpu_samples(samples, 60, start, end), snapshot(1000, xids));
 }
 
 Record record_of(const std::string &key, json params, const Outcome &o) {
@@ -96,7 +111,7 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
     b.reference_checked = 4096;
     b.tflops = 700 * spread * slow; // sustained, below the 713-831 of short points
     b.tflops_min = b.tflops * 0.97;
-    b.telemetry = telemetry(g == sick.hot_gpu ? 0.3 : 0.0);
+    b.telemetry = telemetry(g == sick.hot_gpu ? 0.3 : 0.0, g == sick.xid_gpu);
     if (g == sick.corrupt_gpu) {
       b.bad_iterations = 3;
       b.first_bad_iteration = 4711;
@@ -113,11 +128,12 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
     h.elements = 1 << 27;
     h.telemetry = telemetry(0.0);
     hbm_gpus.push_back(h);
-    h2d.push_back({{"gpu", g},
-                   {"uuid", uuid(g)},
-                   {"pci", pci(g)},
-                   {"bandwidth_gbytes_per_s", 53.0 * spread},
-                   {"pcie_link_downtrained", false}});
+    h2d.push_back(
+        {{"gpu", g},
+         {"uuid", uuid(g)},
+         {"pci", pci(g)},
+         {"bandwidth_gbytes_per_s", 53.0 * spread * (sick.copies_half_slow && g >= 4 ? 0.75 : 1.0)},
+         {"pcie_link_downtrained", false}});
   }
   analysis::LoadedRun run;
   run.dir = "burnin-run";
@@ -226,6 +242,25 @@ TEST(BurninGpu, HeatAndCorruptionUnderLoadFailTheirGpu) {
   }
   EXPECT_TRUE(hot) << render_table(r);
   EXPECT_TRUE(corrupt) << render_table(r);
+}
+
+TEST(BurninGpu, HalfTheGpusCopyingSlowlyAreEachNamed) {
+  const auto r = judge(burnin_node(8, {.copies_half_slow = true}), "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 1) << render_table(r); // the copy rules warn
+  std::set<std::string> named;
+  for (const auto &[part, rules] : violations(r))
+    if (rules.contains("burn-h2d-vs-siblings") && rules.contains("burn-d2h-vs-siblings"))
+      named.insert(part.substr(0, 4));
+  EXPECT_EQ(named, (std::set<std::string>{"gpu4", "gpu5", "gpu6", "gpu7"})) << render_table(r);
+}
+
+TEST(BurninGpu, AnXidLoggedDuringThePhaseFailsItsGpu) {
+  const auto r = judge(burnin_node(8, {.xid_gpu = 4}), "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+  const auto v = violations(r);
+  ASSERT_EQ(v.size(), 1u) << render_table(r);
+  EXPECT_EQ(v.begin()->first.rfind("gpu4", 0), 0u);
+  EXPECT_EQ(v.begin()->second, std::set<std::string>{"load-xid"});
 }
 
 TEST(BurninGpu, OneGpuMachinePassesItsProfileAndSaysItHasNoSiblings) {
