@@ -1,0 +1,121 @@
+#include "analysis/calibrate/gemm_fit.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analysis/calibrate/table_fit.h"
+
+namespace railgauge::calibrate {
+namespace {
+
+constexpr double kGiga = 1e9;
+constexpr double kTera = 1e12;
+
+double memory_term_s(const Calibration &c, double bytes) {
+  if (c.options.mode == ProcessingMode::roofline)
+    return 0;
+  return bytes / (c.mem1.peak.value * kGiga * c.mem1.table.efficiency(bytes));
+}
+
+} // namespace
+
+void fit_gemm(Calibration &c) {
+  std::map<std::string, std::vector<GemmSample>> by_dtype;
+  for (const auto &g : c.samples.gemm)
+    by_dtype[g.dtype].push_back(g);
+  for (const auto &[dtype, samples] : by_dtype) {
+    const auto cdt = calculon_dtype(dtype);
+    const std::string name = "gemm." + dtype;
+    // The peak: the user's, else the one the records carry (a GPU's spec peak), else derived
+    // from the best point with the memory term taken out (a CPU has no peak in its records).
+    std::optional<Sourced> peak;
+    if (cdt)
+      if (auto u = c.assumptions.user("matrix." + *cdt + ".tflops"))
+        peak = Sourced{*u, kUserSource, false};
+    double record_peak = 0, best = 0;
+    for (const auto &g : samples) {
+      record_peak = std::max(record_peak, g.peak_tflops);
+      const double compute_s = g.time_s - memory_term_s(c, g.bytes);
+      if (compute_s > 0)
+        best = std::max(best, g.flops / compute_s / kTera);
+    }
+    if (!peak && record_peak > 0)
+      peak = Sourced{record_peak, "the records' peak_tflops (spec peak)", false};
+    if (!peak)
+      peak = measured(best, c.options.mode == ProcessingMode::no_overlap
+                                ? "the highest compute rate measured, memory term taken out "
+                                  "(no spec peak given)"
+                                : "the highest rate measured (no spec peak given)");
+    std::vector<StepPoint> pts;
+    std::vector<GemmShapeRow> rows;
+    for (const auto &g : samples) {
+      const double mem_s = memory_term_s(c, g.bytes);
+      pts.push_back({g.flops, g.flops / (peak->value * kTera), mem_s, g.time_s});
+      GemmShapeRow row;
+      row.sample = g;
+      row.tflops = g.flops / g.time_s / kTera;
+      row.efficiency = row.tflops / peak->value;
+      row.memory_s = mem_s;
+      row.compute_efficiency =
+          g.time_s > mem_s ? g.flops / (peak->value * kTera * (g.time_s - mem_s)) : 1.0;
+      rows.push_back(row);
+    }
+    TableFit t = fit_table(name, "flops", *peak, pts, c.options,
+                           fmt::format("measured: {} {} GEMM points", samples.size(), dtype));
+    if (c.options.mode == ProcessingMode::no_overlap) {
+      std::size_t memory_bound = 0;
+      for (const auto &r : rows)
+        memory_bound += r.memory_s >= r.sample.time_s;
+      t.notes.push_back("efficiencies are of the compute term: Calculon's no_overlap mode adds "
+                        "the mem1 time of each GEMM's bytes, so that time was taken out first");
+      if (memory_bound > 0)
+        t.notes.push_back(fmt::format("{} points take less time than their mem1 term alone; "
+                                      "their efficiency is capped at 1",
+                                      memory_bound));
+    }
+    c.gemm_by_dtype[dtype] = t;
+    c.gemm_shapes[dtype] = rows;
+    if (cdt) {
+      // fp32 and tf32 both map to float32: the exact name wins.
+      const bool exact = dtype != "tf32";
+      if (!c.matrix.count(*cdt) || exact) {
+        TableFit m = t;
+        m.name = "matrix." + *cdt;
+        c.matrix[*cdt] = m;
+      }
+    } else {
+      c.notes.push_back(fmt::format("{} GEMMs are in the coefficient file only: Calculon has no "
+                                    "datatype for them",
+                                    dtype));
+    }
+  }
+  if (c.matrix.empty()) {
+    const auto peak = *c.assumptions.value("matrix.float16.tflops");
+    c.matrix["float16"] = assumed_table("matrix.float16", "flops", peak,
+                                        c.assumptions.table("matrix.float16", "matrix"), kGiga);
+    c.notes.push_back("no GEMM records: the matrix table is assumed, not measured");
+  }
+  for (const auto &[cdt, matrix] : c.matrix) {
+    // Calculon's a100_80g.json has a vector peak for float16 only (78 TFLOP/s beside a 312
+    // matrix peak): another datatype's, or one beside a measured matrix peak, takes that
+    // vector/matrix ratio of its own matrix peak, never the A100's absolute figure.
+    Sourced peak = *c.assumptions.value("vector." + cdt + ".tflops");
+    if (!c.assumptions.user("vector." + cdt + ".tflops") &&
+        (cdt != "float16" || matrix.peak.measured)) {
+      const double ratio = c.assumptions.value("vector.float16.tflops")->value /
+                           c.assumptions.value("matrix.float16.tflops")->value;
+      peak = Sourced{matrix.peak.value * ratio,
+                     fmt::format("assumed: matrix.{}.tflops x {:.3g} (vector/matrix float16 "
+                                 "peaks of Calculon's a100_80g.json, caa4b11)",
+                                 cdt, ratio),
+                     false};
+    }
+    TableFit v = assumed_table("vector." + cdt, "flops", peak,
+                               c.assumptions.table("vector." + cdt, "vector"), kGiga);
+    v.notes.push_back("railgauge has no vector-op benchmark yet: not measured");
+    c.vector[cdt] = v;
+  }
+}
+
+} // namespace railgauge::calibrate
