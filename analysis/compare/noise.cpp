@@ -1,0 +1,87 @@
+#include "analysis/compare/noise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/compare/compared_metric.h"
+#include "harness/stats.h"
+
+namespace railgauge::compare {
+
+using json = nlohmann::json;
+
+std::optional<double> relative_noise(const json &metrics) {
+  const json doc = {{"metrics", metrics}};
+  const auto p10 = number_at(doc, "metrics.time_s.p10"), p90 = number_at(doc, "metrics.time_s.p90"),
+             med = number_at(doc, "metrics.time_s.median");
+  if (p10 && p90 && med && *med > 0)
+    return (*p90 - *p10) / (2 * *med);
+  // A coefficient of variation as the p10..p90 half-width of a normal spread (1.28 sigma).
+  constexpr double kP10P90HalfWidthSigmas = 1.2816;
+  if (const auto cv = number_at(doc, "metrics.iteration_cv_percent"))
+    return kP10P90HalfWidthSigmas * *cv / 100;
+  const auto l50 = number_at(doc, "metrics.latency.p50_s"),
+             l90 = number_at(doc, "metrics.latency.p90_s");
+  if (l50 && l90 && *l50 > 0)
+    return (*l90 - *l50) / *l50;
+  const auto sd = number_at(doc, "metrics.latency.stdev_s"),
+             mean = number_at(doc, "metrics.latency.mean_s");
+  if (sd && mean && *mean > 0)
+    return kP10P90HalfWidthSigmas * *sd / *mean;
+  return std::nullopt;
+}
+
+std::optional<Side> side_of(const Slot &slot) {
+  if (slot.values.empty())
+    return std::nullopt;
+  Side s;
+  s.value = railgauge::median(slot.values);
+  s.records = static_cast<int>(slot.values.size());
+  if (!slot.noises.empty())
+    s.noise = railgauge::median(slot.noises);
+  if (slot.values.size() >= 2 && s.value != 0) {
+    const auto [lo, hi] = std::minmax_element(slot.values.begin(), slot.values.end());
+    s.noise = std::max(s.noise.value_or(0), (*hi - *lo) / (2 * std::fabs(s.value)));
+  }
+  return s;
+}
+
+Curves curves_of(const Sides &sides, const ParamsOf &params_of) {
+  Curves curves;
+  for (const auto &[id, per_point] : sides) {
+    const json &params = params_of.at(id);
+    const std::string curve = curve_of(id, params);
+    if (curve.empty())
+      continue;
+    auto &per_input = curves[curve];
+    per_input.resize(per_point.size());
+    for (std::size_t i = 0; i < per_point.size(); ++i)
+      if (per_point[i])
+        per_input[i].emplace_back(params["size_bytes"].get<double>(), *per_point[i]);
+  }
+  for (auto &[_, per_input] : curves)
+    for (auto &sizes : per_input)
+      std::sort(sizes.begin(), sizes.end(),
+                [](const auto &a, const auto &b) { return a.first < b.first; });
+  return curves;
+}
+
+std::optional<Side> interpolate(const std::vector<std::pair<double, Side>> &sizes, double size) {
+  const auto above = std::upper_bound(sizes.begin(), sizes.end(), size,
+                                      [](double s, const auto &p) { return s < p.first; });
+  if (above == sizes.begin() || above == sizes.end())
+    return std::nullopt;
+  const auto &[lo_size, lo] = *(above - 1);
+  const auto &[hi_size, hi] = *above;
+  if (!(lo_size < size && size < hi_size) || lo_size <= 0)
+    return std::nullopt;
+  const double t = std::log(size / lo_size) / std::log(hi_size / lo_size);
+  Side s;
+  s.value = lo.value + t * (hi.value - lo.value);
+  s.records = std::min(lo.records, hi.records);
+  if (lo.noise && hi.noise)
+    s.noise = std::max(*lo.noise, *hi.noise);
+  return s;
+}
+
+} // namespace railgauge::compare

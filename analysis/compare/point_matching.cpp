@@ -1,0 +1,232 @@
+#include "analysis/compare/point_matching.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analysis/compare/compared_metric.h"
+
+namespace railgauge::compare {
+namespace {
+
+using json = nlohmann::json;
+
+std::string joined_sample(const std::set<std::string> &values) {
+  std::string out;
+  int n = 0;
+  for (const auto &v : values) {
+    if (n++ == 3)
+      return out + ", ...";
+    out += (out.empty() ? "" : ", ") + v;
+  }
+  return out.empty() ? "-" : out;
+}
+
+} // namespace
+
+json matched_params(const Record &r, const CompareOptions &o) {
+  json params = r.params;
+  for (const auto &name : o.ignore_params)
+    params.erase(name);
+  return params;
+}
+
+void values_seen(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
+                 ValuesSeen &seen, KeysIn &key_in) {
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (const auto &run : inputs[i].runs)
+      for (const auto &r : run.records) {
+        if (r.status != Status::ok)
+          continue;
+        auto &in = key_in[r.key];
+        in.resize(inputs.size());
+        in[i] = true;
+        const json params = matched_params(r, o); // items() of a temporary would dangle
+        for (const auto &[name, value] : params.items()) {
+          auto &sets = seen[r.key][name];
+          sets.resize(inputs.size());
+          sets[i].insert(value.is_string() ? value.get<std::string>() : value.dump());
+        }
+      }
+}
+
+ContextOf set_aside_context(Comparison &c, const ValuesSeen &seen, const KeysIn &key_in,
+                            std::size_t inputs) {
+  ContextOf context_of; // key -> params set aside
+  std::map<std::string, std::vector<std::set<std::string>>> context_values;
+  for (const auto &[key, params] : seen) {
+    const auto &in = key_in.at(key);
+    if (std::count(in.begin(), in.end(), true) < 2)
+      continue;
+    for (auto [name, sets] : params) {
+      if (std::find(std::begin(kIdentityParams), std::end(kIdentityParams), name) !=
+          std::end(kIdentityParams))
+        continue;
+      bool one_each = true;
+      for (std::size_t i = 0; i < sets.size(); ++i) {
+        if (in[i] && sets[i].empty())
+          sets[i].insert("-"); // the key's records lack the param: one value, "absent"
+        one_each = one_each && (!in[i] || sets[i].size() == 1);
+      }
+      std::set<std::string> distinct;
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        if (in[i])
+          distinct.insert(*sets[i].begin());
+      if (!one_each || distinct.size() < 2)
+        continue;
+      context_of[key].insert(name);
+      auto &values = context_values[name];
+      values.resize(inputs);
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        values[i].insert(sets[i].begin(), sets[i].end());
+    }
+  }
+  for (const auto &[name, sets] : context_values) {
+    ParamDifference d{name, {}};
+    for (const auto &values : sets) {
+      std::string joined;
+      for (const auto &v : values)
+        joined += (joined.empty() ? "" : ", ") + v;
+      d.values.push_back(joined.empty() ? "-" : joined);
+    }
+    c.context.push_back(std::move(d));
+  }
+  return context_of;
+}
+
+void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
+                    const ContextOf &context_of, Comparison &c, Points &points,
+                    ParamsOf &params_of) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::vector<std::string> dirs;
+    for (const auto &run : inputs[i].runs)
+      dirs.push_back(run.dir);
+    std::sort(dirs.begin(), dirs.end());
+    c.inputs.push_back(dirs);
+    for (const auto &run : inputs[i].runs)
+      for (const auto &r : run.records) {
+        if (r.status != Status::ok)
+          continue;
+        json params = matched_params(r, o);
+        if (const auto it = context_of.find(r.key); it != context_of.end())
+          for (const auto &name : it->second)
+            params.erase(name);
+        const std::string device = o.match_device ? r.host + " " + r.device.dump() : "";
+        const PointId id{r.key, params.dump(), device};
+        auto &entry = points[id];
+        if (entry.second.empty())
+          entry.second.resize(inputs.size());
+        if (entry.first.empty())
+          entry.first = o.metric ? *o.metric : default_metric(r.metrics);
+        params_of[id] = params;
+        const json doc = {{"metrics", r.metrics}, {"params", r.params}};
+        const auto v = entry.first.empty() ? std::nullopt : number_at(doc, entry.first);
+        if (!v)
+          continue;
+        entry.second[i].values.push_back(*v);
+        if (const auto n = relative_noise(r.metrics))
+          entry.second[i].noises.push_back(*n);
+      }
+  }
+}
+
+std::string curve_of(const PointId &id, const json &params) {
+  if (!params.contains("size_bytes") || !params["size_bytes"].is_number())
+    return "";
+  json rest = params;
+  rest.erase("size_bytes");
+  return id.key + "\n" + rest.dump() + "\n" + id.device;
+}
+
+void merge_near_sizes(Points &points, ParamsOf &params_of) {
+  constexpr double kSameSize = 1e-3;
+  std::map<std::string, std::vector<std::pair<double, PointId>>> by_curve; // sorted later
+  for (const auto &[id, entry] : points) {
+    const json &params = params_of.at(id);
+    if (const std::string curve = curve_of(id, params); !curve.empty())
+      by_curve[curve].emplace_back(params["size_bytes"].get<double>(), id);
+  }
+  const auto holds = [](const std::vector<Slot> &slots, std::size_t i) {
+    return i < slots.size() && !slots[i].values.empty();
+  };
+  for (auto &[curve, sizes] : by_curve) {
+    std::sort(sizes.begin(), sizes.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (std::size_t j = 1; j < sizes.size(); ++j) {
+      auto into = points.find(sizes[j - 1].second), from = points.find(sizes[j].second);
+      if (into == points.end() || from == points.end() ||
+          sizes[j].first - sizes[j - 1].first > kSameSize * sizes[j].first)
+        continue;
+      auto &a = into->second.second, &b = from->second.second;
+      bool disjoint = true;
+      for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i)
+        disjoint = disjoint && !(holds(a, i) && holds(b, i));
+      if (!disjoint)
+        continue;
+      // Keep the id of the one the first input holds (its size labels the point).
+      std::size_t first_a = a.size(), first_b = b.size();
+      for (std::size_t i = a.size(); i-- > 0;)
+        if (holds(a, i))
+          first_a = i;
+      for (std::size_t i = b.size(); i-- > 0;)
+        if (holds(b, i))
+          first_b = i;
+      if (first_b < first_a)
+        std::swap(into, from);
+      auto &keep = into->second.second, &gone = from->second.second;
+      keep.resize(std::max(keep.size(), gone.size()));
+      for (std::size_t i = 0; i < gone.size(); ++i)
+        if (holds(gone, i))
+          keep[i] = std::move(gone[i]);
+      if (into->second.first.empty())
+        into->second.first = from->second.first;
+      params_of.erase(from->first);
+      points.erase(from);
+      sizes[j].second = into->first; // the next size compares with the merged point
+    }
+  }
+}
+
+std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const KeysIn &key_in) {
+  std::map<std::string, std::vector<std::set<std::string>>> differ; // param -> per input values
+  for (const auto &[key, params] : seen) {
+    const auto &in = key_in.at(key);
+    for (const auto &[name, sets] : params) {
+      const std::string &param = name; // a lambda may not capture a structured binding (C++17)
+      if (std::any_of(c.context.begin(), c.context.end(),
+                      [&](const ParamDifference &d) { return d.param == param; }))
+        continue; // already set aside
+      std::set<std::set<std::string>> distinct;
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        if (in[i])
+          distinct.insert(sets[i]);
+      if (distinct.size() < 2)
+        continue;
+      auto &values = differ[name];
+      values.resize(sets.size());
+      for (std::size_t i = 0; i < sets.size(); ++i)
+        values[i].insert(sets[i].begin(), sets[i].end());
+    }
+  }
+  std::string hint =
+      fmt::format("only {} of {} points are in every input.", c.matched, c.points.size());
+  if (differ.empty())
+    return hint + " The inputs measured different keys: compare runs of the same benchmarks.";
+  hint += " These params differ between the inputs:";
+  for (const auto &[name, sets] : differ) {
+    hint += " " + name + " (";
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      hint += fmt::format("{}{}: {}", i ? "; " : "", c.labels[i], joined_sample(sets[i]));
+    hint += ")";
+  }
+  std::string ignorable;
+  for (const auto &[name, sets] : differ)
+    if (std::find(std::begin(kIdentityParams), std::end(kIdentityParams), name) ==
+        std::end(kIdentityParams))
+      ignorable += " --ignore-param " + name;
+  if (!ignorable.empty())
+    hint += ". To match without them:" + ignorable;
+  return hint + ".";
+}
+
+} // namespace railgauge::compare

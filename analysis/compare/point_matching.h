@@ -1,0 +1,78 @@
+#pragma once
+// Matching points across the inputs of a comparison: a point is a key, its params (less those
+// ignored and those set aside as context) and, with match_device, its device; each input holds
+// the values of its records there. Sizes that nccl-tests rounded differently are one point.
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/check/check_result.h"
+#include "analysis/compare/compare.h"
+
+namespace railgauge::compare {
+
+// An input's values of a point (one per record) and their repetitions' relative noise.
+struct Slot {
+  std::vector<double> values;
+  std::vector<double> noises;
+};
+
+// A point: key, matched params (dumped) and device ("" unless matching by device), in the
+// order of the tables (params in natural order: size 2 before 10).
+struct PointId {
+  std::string key, params, device;
+  bool operator<(const PointId &o) const {
+    if (key != o.key)
+      return key < o.key;
+    if (params != o.params)
+      return check::natural_less(params, o.params);
+    return check::natural_less(device, o.device);
+  }
+};
+
+// point -> metric chosen, and per input its slot
+using Points = std::map<PointId, std::pair<std::string, std::vector<Slot>>>;
+// point -> its params as matched
+using ParamsOf = std::map<PointId, nlohmann::json>;
+// Per key and param, each input's values ("-": absent).
+using ValuesSeen = std::map<std::string, std::map<std::string, std::vector<std::set<std::string>>>>;
+// key -> per input, whether it holds an ok record of the key
+using KeysIn = std::map<std::string, std::vector<bool>>;
+// key -> params set aside as context
+using ContextOf = std::map<std::string, std::set<std::string>>;
+
+// The params a record is matched by: its own less the ignored ones.
+nlohmann::json matched_params(const Record &r, const CompareOptions &o);
+
+// Which inputs hold each key, and the values of each param per key and input.
+void values_seen(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
+                 ValuesSeen &seen, KeysIn &key_in);
+
+// The params set aside as context per key (each input holds one value of them, and the values
+// differ); c.context says which, with each input's values.
+ContextOf set_aside_context(Comparison &c, const ValuesSeen &seen, const KeysIn &key_in,
+                            std::size_t inputs);
+
+// Each input's ok records into their points (c.inputs: each input's run directories).
+void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
+                    const ContextOf &context_of, Comparison &c, Points &points,
+                    ParamsOf &params_of);
+
+// A point's curve: its key, params but size_bytes, and device; "" when it has no size.
+std::string curve_of(const PointId &id, const nlohmann::json &params);
+
+// nccl-tests rounds each size down to whole elements on every rank, so "1 GiB" on 80 ranks is
+// 1073740800 bytes and on 8 ranks 1073741824. Points of one key and params whose sizes are
+// within 0.1% of each other, and that no input holds both of, are one point, under the size
+// of the input that comes first.
+void merge_near_sizes(Points &points, ParamsOf &params_of);
+
+// Why most points are in one input only: the params whose values differ between the inputs for
+// the keys they share, each with a sample of values, and what to do about it.
+std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const KeysIn &key_in);
+
+} // namespace railgauge::compare

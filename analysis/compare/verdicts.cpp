@@ -1,0 +1,92 @@
+#include "analysis/compare/verdicts.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace railgauge::compare {
+namespace {
+
+std::string family_of(const std::string &key) { return key.substr(0, key.find('.')); }
+
+} // namespace
+
+const std::optional<Side> &compared_side(const PointComparison &p, std::size_t k,
+                                         std::size_t other) {
+  if (p.sides[k] || p.interpolated.empty() || !p.sides[other])
+    return p.sides[k];
+  return p.interpolated[k];
+}
+
+int judge(PointComparison &p, const std::vector<std::string> &labels,
+          double single_sample_tolerance, Tallies &t) {
+  int interpolated = 0;
+  for (std::size_t i = 1; i < p.sides.size(); ++i) {
+    const auto &a = compared_side(p, 0, i), &b = compared_side(p, i, 0);
+    interpolated += a && b && (!p.sides[0] || !p.sides[i]);
+    if (!a || !b || a->value == 0) {
+      p.ratio.emplace_back();
+      p.verdict.push_back(!a && !b ? "in neither"
+                          : !a     ? "only in " + labels[i]
+                          : !b     ? "only in " + labels[0]
+                                   : "baseline is zero");
+      continue;
+    }
+    const double ratio = b->value / a->value;
+    p.ratio.push_back(ratio);
+    const double speedup = p.higher_is_better ? ratio : 1 / ratio;
+    auto &fs = t.fam[{family_of(p.key), static_cast<int>(i)}];
+    auto &ks = t.keys[{p.key, static_cast<int>(i)}];
+    std::string verdict;
+    const bool one_sample = !a->noise || !b->noise; // an average: no spread to judge by
+    if (one_sample && std::fabs(speedup - 1) > single_sample_tolerance) {
+      const std::string beyond =
+          fmt::format(" (single sample, > {:g} %)", 100 * single_sample_tolerance);
+      verdict = (speedup > 1 ? "better" : "worse") + beyond;
+      ++(speedup > 1 ? fs.better : fs.worse);
+      ++(speedup > 1 ? ks.better : ks.worse);
+    } else if (one_sample) {
+      verdict = "single sample";
+      ++fs.single_sample;
+      ++ks.single_sample;
+    } else if (std::fabs(ratio - 1) <= *a->noise + *b->noise) {
+      verdict = "within noise";
+      ++fs.within_noise;
+      ++ks.within_noise;
+    } else if (speedup > 1) {
+      verdict = "better";
+      ++fs.better;
+      ++ks.better;
+    } else {
+      verdict = "worse";
+      ++fs.worse;
+      ++ks.worse;
+    }
+    p.verdict.push_back(verdict);
+    if (speedup > 0) {
+      t.speedups_by_family[{family_of(p.key), static_cast<int>(i)}].push_back(std::log(speedup));
+      t.speedups_by_key[{p.key, static_cast<int>(i)}].push_back(std::log(speedup));
+    }
+  }
+  return interpolated;
+}
+
+void summarize(Tallies &t, Comparison &c) {
+  const auto finish = [](auto &summaries, auto &logs, std::vector<Summary> &out) {
+    for (auto &[k, s] : summaries) {
+      s.group = k.first;
+      s.input = k.second;
+      const auto &l = logs[k];
+      s.points = static_cast<int>(l.size());
+      double sum = 0;
+      for (double x : l)
+        sum += x;
+      s.geomean_speedup = l.empty() ? 1 : std::exp(sum / static_cast<double>(l.size()));
+      out.push_back(s);
+    }
+  };
+  finish(t.fam, t.speedups_by_family, c.families);
+  finish(t.keys, t.speedups_by_key, c.keys);
+}
+
+} // namespace railgauge::compare
