@@ -30,6 +30,11 @@ struct Report {
   std::string markdown;
 };
 
+// A GPU's host<->GPU copies, or a cell of an nvbandwidth matrix, under this share of the best is
+// drawn red, as the profiles' h2d-within-node rule judges it (half the GPUs of a node 20% slower
+// shows as half red; a median would sit between the halves).
+inline constexpr double kOutlierShare = 0.85;
+
 // Pairs under this fraction of the matrix's best value are marked bad (ClusterKit: 93%).
 inline constexpr double kBadPairFraction = 0.93;
 

@@ -1,0 +1,267 @@
+#include "analysis/report/matrix_sections.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analysis/check/check_result.h"
+#include "analysis/report/report.h"
+#include "analysis/report/report_page.h"
+#include "analysis/report/svg.h"
+#include "harness/stats.h"
+
+namespace railgauge::report {
+namespace {
+
+using json = nlohmann::json;
+
+// rdma.pair_matrix and rdma.tcp_pair_matrix: one record (rank 0's) holds the whole matrix, its
+// bad pairs and the isolation's findings. Records of another shape are left out, never thrown on.
+struct PairMatrixView {
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::optional<double>>> bandwidth;
+  std::vector<std::vector<bool>> bad;
+  std::vector<std::vector<std::string>> bad_rows = {{"pair", "why"}};
+  std::vector<std::vector<std::string>> finding_rows = {{"kind", "finding"}};
+};
+
+std::optional<std::size_t> endpoint_index(const json &v, std::size_t n) {
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+      static_cast<std::size_t>(v.get<std::int64_t>()) >= n)
+    return std::nullopt;
+  return static_cast<std::size_t>(v.get<std::int64_t>());
+}
+
+// The two endpoints an entry names ("endpoints": [a, b]), when both are in range.
+std::optional<std::pair<std::size_t, std::size_t>> pair_of(const json &entry, std::size_t n) {
+  if (!entry.is_object() || !entry.contains("endpoints") || !entry["endpoints"].is_array() ||
+      entry["endpoints"].size() != 2)
+    return std::nullopt;
+  const auto a = endpoint_index(entry["endpoints"][0], n);
+  const auto b = endpoint_index(entry["endpoints"][1], n);
+  if (!a || !b)
+    return std::nullopt;
+  return std::pair{*a, *b};
+}
+
+std::optional<PairMatrixView> pair_matrix_view(const json &m) {
+  if (!m.is_object() || !m.contains("endpoints") || !m["endpoints"].is_array() ||
+      !m.contains("pairs") || !m["pairs"].is_array())
+    return std::nullopt;
+  PairMatrixView v;
+  for (const auto &e : m["endpoints"])
+    v.labels.push_back(e.is_object() && e.contains("label") ? text(e["label"]) : "?");
+  const std::size_t n = v.labels.size();
+  v.bandwidth.assign(n, std::vector<std::optional<double>>(n));
+  v.bad.assign(n, std::vector<bool>(n));
+  for (const auto &p : m["pairs"])
+    // A pair that failed has no figure: not measured, rather than a 0 that flattens the scale.
+    if (const auto ab = pair_of(p, n); ab && !p.contains("error") &&
+                                       p.contains("bandwidth_gbits_per_s") &&
+                                       p["bandwidth_gbits_per_s"].is_number()) {
+      const double gbits = p["bandwidth_gbits_per_s"].get<double>();
+      v.bandwidth[ab->first][ab->second] = v.bandwidth[ab->second][ab->first] = gbits;
+    }
+  if (m.contains("bad_pairs") && m["bad_pairs"].is_array())
+    for (const auto &b : m["bad_pairs"])
+      if (const auto ab = pair_of(b, n)) {
+        v.bad[ab->first][ab->second] = v.bad[ab->second][ab->first] = true;
+        v.bad_rows.push_back({v.labels[ab->first] + " <-> " + v.labels[ab->second],
+                              b.contains("why") ? text(b["why"]) : ""});
+      }
+  if (m.contains("findings") && m["findings"].is_array())
+    for (const auto &f : m["findings"])
+      if (f.is_object() && f.contains("text"))
+        v.finding_rows.push_back({f.contains("kind") ? text(f["kind"]) : "", text(f["text"])});
+  return v;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- nvbandwidth matrices
+// Imported nvbandwidth testcases (import.nvbandwidth.<testcase>, one record per cell with its
+// row and column): one heat map per testcase and run, as nvbandwidth prints its matrix, a cell
+// under 90% of the matrix's median crossed (a slow GPU, a slow link).
+void nvbandwidth_section(Page &page, const analysis::RunSet &runs) {
+  struct Matrix {
+    std::string caption, row_kind, column_kind;
+    std::map<std::pair<std::string, std::string>, double> cells;
+  };
+  std::map<std::string, Matrix> matrices;
+  for (const auto &run : runs.runs) {
+    const std::string label = run_label(runs, run);
+    for (const auto &r : run.records) {
+      if (r.status != Status::ok || !r.key.starts_with("import.nvbandwidth.") ||
+          !r.params.contains("row") || !r.params.contains("column") ||
+          !r.metrics.contains("bandwidth_gbytes_per_s") ||
+          !r.metrics["bandwidth_gbytes_per_s"].is_number())
+        continue;
+      Matrix &m = matrices[r.key.substr(19) + (label.empty() ? "" : " (" + label + ")")];
+      m.caption = r.params.contains("caption") ? text(r.params["caption"]) : "";
+      const auto kind = [&](const char *param, const char *none) {
+        const std::string k = r.params.contains(param) ? text(r.params[param]) : "";
+        return k.empty() ? std::string(none) : k;
+      };
+      m.row_kind = kind("row_kind", "one row");
+      m.column_kind = kind("column_kind", "column");
+      m.cells[{text(r.params["row"]), text(r.params["column"])}] =
+          r.metrics["bandwidth_gbytes_per_s"].get<double>();
+    }
+  }
+  if (matrices.empty())
+    return;
+  // A one-GPU run's testcases are single cells: one table for them, heat maps for the rest.
+  std::vector<std::vector<std::string>> single = {{"testcase", "GB/s"}};
+  for (auto it = matrices.begin(); it != matrices.end();)
+    if (it->second.cells.size() == 1) {
+      single.push_back({it->first, fmt::format("{:.4g}", it->second.cells.begin()->second)});
+      it = matrices.erase(it);
+    } else {
+      ++it;
+    }
+  page.heading("nvbandwidth matrices");
+  if (single.size() > 1) {
+    page.para("Testcases of a single cell (one GPU):");
+    page.table(single);
+  }
+  page.para(fmt::format("One heat map per testcase, as nvbandwidth prints it (GB/s); a cell under "
+                        "{:.0f}% of its matrix's best is crossed (a slow GPU, a slower link).",
+                        kOutlierShare * 100));
+  for (const auto &[name, m] : matrices) {
+    std::set<std::string, decltype(&check::natural_less)> rows(&check::natural_less),
+        cols(&check::natural_less);
+    std::vector<double> all;
+    for (const auto &[rc, v] : m.cells) {
+      rows.insert(rc.first);
+      cols.insert(rc.second);
+      all.push_back(v);
+    }
+    const double best = *std::max_element(all.begin(), all.end());
+    const std::vector<std::string> row_labels(rows.begin(), rows.end()),
+        col_labels(cols.begin(), cols.end());
+    std::vector<std::vector<std::optional<double>>> values(
+        row_labels.size(), std::vector<std::optional<double>>(col_labels.size()));
+    std::vector<std::vector<bool>> bad(row_labels.size(),
+                                       std::vector<bool>(col_labels.size(), false));
+    std::vector<std::vector<std::string>> slow = {
+        {m.row_kind, m.column_kind, "GB/s", "of the best"}};
+    for (std::size_t i = 0; i < row_labels.size(); ++i)
+      for (std::size_t j = 0; j < col_labels.size(); ++j)
+        if (const auto it = m.cells.find({row_labels[i], col_labels[j]}); it != m.cells.end()) {
+          values[i][j] = it->second;
+          bad[i][j] = it->second < kOutlierShare * best;
+          if (bad[i][j])
+            slow.push_back({row_labels[i], col_labels[j], fmt::format("{:.4g}", it->second),
+                            fmt::format("{:.0f}%", 100 * it->second / best)});
+        }
+    page.html +=
+        "<figure>" +
+        heat_map(name + (m.caption.empty() ? "" : ": " + m.caption), row_labels, col_labels, values,
+                 bad, "GB/s", fmt::format("rows: {}, columns: {}", m.row_kind, m.column_kind),
+                 fmt::format("under {:.0f}% of the best", kOutlierShare * 100)) +
+        "</figure>\n";
+    page.md += fmt::format("**{}**: {} cells, best {:.4g} GB/s; slow cells:\n\n", name,
+                           m.cells.size(), best);
+    if (slow.size() == 1)
+      page.para("none");
+    else
+      page.table(slow);
+  }
+}
+
+// ---------------------------------------------------------------- pair matrices
+void pair_section(Page &page, const analysis::RunSet &runs) {
+  // (key, size) -> (src, dst) -> values
+  std::map<std::string, std::map<std::pair<std::string, std::string>, std::vector<double>>> mats;
+  std::map<std::string, std::string> units;
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records) {
+      const char *src = r.params.contains("src") ? "src" : "src_rank";
+      const char *dst = r.params.contains("dst") ? "dst" : "dst_rank";
+      if (r.status != Status::ok || !r.params.contains(src) || !r.params.contains(dst))
+        continue;
+      const auto metric = compare::default_metric(r.metrics);
+      if (metric.empty() || metric.find("latency") != std::string::npos ||
+          metric.find("time_s") != std::string::npos)
+        continue;
+      const auto name = metric.substr(std::string("metrics.").size());
+      const std::string id =
+          r.key + (r.params.contains("size_bytes")
+                       ? " size " + tick_label(r.params["size_bytes"].get<double>(), true)
+                       : "");
+      units[id] = name;
+      mats[id][{text(r.params[src]), text(r.params[dst])}].push_back(r.metrics[name].get<double>());
+    }
+  if (mats.empty())
+    return;
+  page.heading("Pair matrices");
+  page.para(fmt::format("Rows: source, columns: destination. A pair under {:.0f}% of the "
+                        "matrix's best value is marked bad (ClusterKit's rule).",
+                        kBadPairFraction * 100));
+  for (const auto &[id, cells] : mats) {
+    std::set<std::string, decltype(&check::natural_less)> names(&check::natural_less);
+    double best = 0;
+    for (const auto &[pair, v] : cells) {
+      names.insert(pair.first);
+      names.insert(pair.second);
+      best = std::max(best, railgauge::median(v));
+    }
+    const std::vector<std::string> labels(names.begin(), names.end());
+    std::vector<std::vector<std::optional<double>>> values(
+        labels.size(), std::vector<std::optional<double>>(labels.size()));
+    std::vector<std::vector<bool>> bad(labels.size(), std::vector<bool>(labels.size()));
+    std::vector<std::vector<std::string>> bad_rows = {{"source", "destination", units[id]}};
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      for (std::size_t j = 0; j < labels.size(); ++j) {
+        const auto it = cells.find({labels[i], labels[j]});
+        if (it == cells.end())
+          continue;
+        const double v = railgauge::median(it->second);
+        values[i][j] = v;
+        bad[i][j] = v < kBadPairFraction * best;
+        if (bad[i][j])
+          bad_rows.push_back({labels[i], labels[j], fmt::format("{:.4g}", v)});
+      }
+    page.html += "<figure>" + heat_map(id, labels, labels, values, bad, units[id]) + "</figure>\n";
+    page.md += fmt::format("**{}**: {} pairs, best {:.4g} {}; bad pairs:\n\n", id, cells.size(),
+                           best, units[id]);
+    if (bad_rows.size() == 1)
+      page.para("none");
+    else
+      page.table(bad_rows);
+  }
+}
+
+void nic_matrix_section(Page &page, const analysis::RunSet &runs) {
+  bool headed = false;
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records) {
+      if (r.status != Status::ok || !r.key.ends_with("pair_matrix"))
+        continue;
+      const auto v = pair_matrix_view(r.metrics);
+      if (!v || v->labels.empty())
+        continue;
+      if (!headed) {
+        page.heading("NIC pair matrices");
+        page.para("Bandwidth of every pair tested (both halves of the symmetric matrix); bad "
+                  "pairs by the run's thresholds (ClusterKit's defaults: latency over 2.1x the "
+                  "fleet minimum, bandwidth under 93% of its maximum) are marked, then what the "
+                  "retests against known-good partners named.");
+        headed = true;
+      }
+      const std::string id = r.key + " (" + r.run + ")";
+      page.html += "<figure>" + heat_map(id, v->labels, v->labels, v->bandwidth, v->bad, "Gb/s") +
+                   "</figure>\n";
+      page.md += fmt::format("**{}**: {} endpoints, {} bad pairs, {} findings\n\n", id,
+                             v->labels.size(), v->bad_rows.size() - 1, v->finding_rows.size() - 1);
+      if (v->bad_rows.size() > 1)
+        page.table(v->bad_rows);
+      if (v->finding_rows.size() > 1)
+        page.table(v->finding_rows);
+    }
+}
+
+} // namespace railgauge::report

@@ -1,0 +1,121 @@
+#include "analysis/report/verdict_section.h"
+
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analysis/check/check_output.h"
+#include "analysis/check/check_result.h"
+#include "analysis/report/report.h"
+#include "analysis/report/report_page.h"
+#include "harness/error.h"
+
+namespace railgauge::report {
+namespace {
+
+using json = nlohmann::json;
+
+// The check result's fields this section reads, as check_output.cpp writes them.
+const json *field_of(const json &j, const char *name) {
+  return j.is_object() && j.contains(name) ? &j.at(name) : nullptr;
+}
+
+std::string check_result_problem(const json &check) {
+  if (!check.is_object())
+    return "it is not a JSON object";
+  const json *schema = field_of(check, "schema");
+  if (!schema || *schema != check::kCheckSchema)
+    return fmt::format("its schema is not {}", check::kCheckSchema);
+  const json *rules = field_of(check, "rules");
+  if (!rules || !field_of(*rules, "name") || !field_of(*rules, "file"))
+    return "'rules' is not an object with a name and a file";
+  const json *summary = field_of(check, "summary");
+  if (!field_of(check, "verdict") || !summary)
+    return "it has no verdict or no summary";
+  for (const char *f : {"nodes", "nodes_fail", "nodes_warn", "violations", "missing"})
+    if (!field_of(*summary, f))
+      return fmt::format("the summary has no '{}'", f);
+  const json *parts = field_of(check, "parts");
+  if (!parts || !parts->is_array())
+    return "'parts' is not a list";
+  for (const auto &p : *parts) {
+    const json *findings = field_of(p, "findings");
+    if (!field_of(p, "host") || !field_of(p, "label") || !findings || !findings->is_array())
+      return "a part is not an object with a host, a label and a list of findings";
+    for (const auto &f : *findings) {
+      const json *missing = field_of(f, "missing");
+      if (!missing || !missing->is_boolean())
+        return "a finding has no true/false 'missing'";
+      for (const char *name : {"rule", "level", "detail", "text"})
+        if (!field_of(f, name))
+          return fmt::format("a finding has no '{}'", name);
+    }
+  }
+  const json *drain = field_of(check, "drain");
+  if (!drain || !drain->is_array())
+    return "'drain' is not a list";
+  return "";
+}
+
+} // namespace
+
+void verdict_section(Page &page, const json &check) {
+  page.heading("Verdict");
+  page.para(fmt::format("Rules {} ({}): {} — {} node(s), {} fail, {} warn; {} violation(s), {} "
+                        "missing.",
+                        text(check["rules"]["name"]), text(check["rules"]["file"]),
+                        text(check["verdict"]), text(check["summary"]["nodes"]),
+                        text(check["summary"]["nodes_fail"]), text(check["summary"]["nodes_warn"]),
+                        text(check["summary"]["violations"]), text(check["summary"]["missing"])));
+  // Violations one per row; what could not be judged grouped by rule (a CPU-only run against a
+  // GPU profile misses hundreds of values, and one line per rule says it).
+  std::vector<std::vector<std::string>> rows = {{"host", "part", "level", "rule", "finding"}};
+  std::vector<std::string> cls = {""};
+  std::map<std::string, std::tuple<std::string, int, std::string>> missing; // rule -> level, n, eg
+  for (const auto &p : check["parts"])
+    for (const auto &f : p["findings"]) {
+      if (f["missing"].get<bool>()) {
+        auto &[level, n, example] = missing[text(f["rule"])];
+        if (level.empty() || (level != "fail" && text(f["level"]) == "fail"))
+          level = text(f["level"]);
+        if (example.empty())
+          example = text(p["host"]) + " " + text(p["label"]) + ": " + text(f["detail"]);
+        ++n;
+        continue;
+      }
+      rows.push_back(
+          {text(p["host"]), text(p["label"]), text(f["level"]), text(f["rule"]), text(f["text"])});
+      cls.push_back(f["level"] == "fail" ? "fail" : "warn");
+    }
+  if (rows.size() == 1)
+    page.para("No rule violated.");
+  else
+    page.table(rows, cls);
+  if (!missing.empty()) {
+    page.para("Rules that could not judge every value (missing records or metrics, a fleet too "
+              "small); a missing value is never a pass:");
+    std::vector<std::vector<std::string>> m = {{"rule", "level", "values", "for example"}};
+    std::vector<std::string> mcls = {""};
+    for (const auto &[rule, v] : missing) {
+      const auto &[level, n, example] = v;
+      m.push_back({rule, level, std::to_string(n), example});
+      mcls.push_back(level == "fail" ? "fail" : level == "warn" ? "warn" : "");
+    }
+    page.table(m, mcls);
+  }
+  if (!check["drain"].empty()) {
+    std::string d;
+    for (const auto &h : check["drain"])
+      d += (d.empty() ? "" : ", ") + text(h);
+    page.para("Drain: " + d);
+  }
+}
+
+void check_result_for_report(const nlohmann::json &check, const std::string &where) {
+  if (const auto problem = check_result_problem(check); !problem.empty())
+    throw InputError(fmt::format("not a check result: {}", problem), where,
+                     "give the file railgauge check --json FILE wrote");
+}
+
+} // namespace railgauge::report
