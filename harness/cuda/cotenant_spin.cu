@@ -61,7 +61,9 @@ int main(int argc, char **argv) {
   CHECK(cudaFuncSetAttribute(spin, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
   int *sink = nullptr;
   CHECK(cudaMalloc(&sink, sizeof(int)));
-  const long long cycles = static_cast<long long>(prop.clockRate) * 20; // kHz x 20 ms
+  int clock_khz = 0; // CUDA 13 has it as an attribute only (cudaDeviceProp lost clockRate)
+  CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  const long long cycles = static_cast<long long>(clock_khz) * 20; // kHz x 20 ms
   std::printf("cotenant_spin: GPU %d (%s): %d of %d SMs held, %.0f s\n", device, prop.name, blocks,
               prop.multiProcessorCount, seconds);
   std::fflush(stdout);
