@@ -1,4 +1,7 @@
 #include "analysis/check/check_output.h"
+#include "analysis/check/output_text.h"
+
+#include "analysis/check/missing_list.h"
 
 #include <algorithm>
 #include <map>
@@ -13,12 +16,6 @@ namespace railgauge::check {
 namespace {
 
 using json = nlohmann::json;
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), ::toupper);
-  return out;
-}
 
 // A verdict as printed: info findings (a fleet too small, an optional counter absent) are
 // listed but leave the verdict at pass.
@@ -45,13 +42,22 @@ std::string violated_rules(const PartResult &p) {
     seen.push_back(tag);
     out += (out.empty() ? "" : ", ") + tag;
   }
+  for (const auto &[rule, t] : p.rules) {
+    const auto tag = rule + " (missing)";
+    if (t.unlisted() > 0 && std::find(seen.begin(), seen.end(), tag) == seen.end()) {
+      seen.push_back(tag);
+      out += (out.empty() ? "" : ", ") + tag;
+    }
+  }
   return out;
 }
 
 struct Counts {
   int nodes = 0, parts = 0;
   std::map<Level, int> nodes_by_verdict;
-  int violations = 0, missing = 0, not_covered = 0, not_applicable = 0;
+  int not_covered = 0, not_applicable = 0;
+  long long violations = 0;
+  long long missing = 0, unlisted = 0; // unlisted: counted in `missing`, not listed
 };
 
 Counts count(const CheckResult &r) {
@@ -71,12 +77,9 @@ Counts count(const CheckResult &r) {
         ++(f.missing ? c.missing : c.violations);
     }
   }
+  c.unlisted = r.unlisted_missing_count();
+  c.missing += c.unlisted;
   return c;
-}
-
-// The family a finding is about: its record's key ("gemm"), else its rule's category.
-std::string family_of(const Finding &f) {
-  return f.key.empty() ? f.category : f.key.substr(0, f.key.find('.'));
 }
 
 // Violations grouped by rule, a few lines each; findings that could not judge collapsed to a
@@ -90,7 +93,7 @@ std::string render_findings_by_rule(const CheckResult &r) {
   };
   std::map<std::pair<Level, std::string>, std::vector<Item>, std::greater<>> violated;
   struct MissingTally {
-    int findings = 0;
+    long long findings = 0, unlisted = 0;
     std::set<std::string> hosts, rules;
     Level worst = Level::info;
     std::string example;
@@ -114,6 +117,19 @@ std::string render_findings_by_rule(const CheckResult &r) {
       } else
         violated[{f.level, f.rule_id}].push_back({&p, &f});
     }
+  const auto hosts = r.hosts();
+  for (const auto &c : r.unlisted_missing) {
+    auto &m = missing[c.family];
+    m.findings += c.count;
+    m.unlisted += c.count;
+    for (std::size_t i = 0; i < c.hosts.size() && i < hosts.size(); ++i)
+      if (c.hosts[i])
+        m.hosts.insert(hosts[i]);
+    m.rules.insert(c.rule_id);
+    if (m.example.empty() || c.level > m.worst)
+      m.example = fmt::format("{} {}: {}", c.rule_id, c.example_part.host, describe(c.example));
+    m.worst = std::max(m.worst, c.level);
+  }
   std::string out;
   if (!violated.empty())
     out += "\nFindings by rule (the full list: --json or --markdown)\n";
@@ -138,6 +154,11 @@ std::string render_findings_by_rule(const CheckResult &r) {
                          upper(to_string(m.worst)), family, m.findings, m.findings == 1 ? "" : "s",
                          m.rules.size(), m.rules.size() == 1 ? "" : "s", m.hosts.size(),
                          m.hosts.size() == 1 ? "" : "s", m.example);
+    const auto unlisted = r.unlisted_missing_count();
+    if (unlisted > 0)
+      out += fmt::format("({} of them counted, not listed: past the first {} of a rule; the "
+                         "counts per rule, family and reason: --json or --markdown)\n",
+                         unlisted, kMissingListedPerRule);
   }
   const auto names = [](const std::map<std::string, std::set<std::string>> &rules) {
     std::string list;
@@ -182,31 +203,29 @@ std::string summary_line(const CheckResult &r) {
                      c.violations == 1 ? "" : "s", c.missing, uncounted, r.rules_name);
 }
 
-std::string escape_md(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
+std::string escape_md(const std::string &s) { return escape_chars(s, {{'|', "\\|"}, {'\n', " "}}); }
 
-// Prometheus label values escape backslash, double quote and newline.
-std::string prom_label(const std::string &s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
+json unlisted_json(const CheckResult &r) {
+  const auto hosts = r.hosts();
+  json out = json::array();
+  for (const auto &c : r.unlisted_missing) {
+    int nodes = 0;
+    std::string first;
+    for (std::size_t i = 0; i < c.hosts.size(); ++i)
+      if (c.hosts[i])
+        ++nodes;
+    out.push_back({{"rule", c.rule_id},
+                   {"category", c.category},
+                   {"family", c.family},
+                   {"level", to_string(c.level)},
+                   {"reason", c.detail},
+                   {"count", c.count},
+                   {"nodes", nodes},
+                   {"example",
+                    {{"host", c.example_part.host},
+                     {"kind", to_string(c.example_part.kind)},
+                     {"id", c.example_part.id},
+                     {"text", describe(c.example)}}}});
   }
   return out;
 }
@@ -295,6 +314,18 @@ std::string render_markdown(const CheckResult &r) {
                          escape_md(p.key.host), escape_md(part_name(p)), escape_md(f.rule_id),
                          f.category, escape_md(describe(f)));
     }
+  if (!r.unlisted_missing.empty()) {
+    out += fmt::format("\n## Missing values counted, not listed\n\nPast the first {} missing "
+                       "values of a rule, each further one is counted here.\n\n| level | rule | "
+                       "family | why | values | nodes | e.g. |\n|---|---|---|---|---|---|---|\n",
+                       kMissingListedPerRule);
+    for (const auto &c : r.unlisted_missing)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} {}: {} |\n", upper(to_string(c.level)),
+                         escape_md(c.rule_id), c.family, escape_md(c.detail), c.count,
+                         std::count(c.hosts.begin(), c.hosts.end(), true),
+                         escape_md(c.example_part.host), to_string(c.example_part.kind),
+                         escape_md(describe(c.example)));
+  }
   if (!r.unreadable.empty()) {
     out += "\n## Unreadable inputs\n\n| level | path | why |\n|---|---|---|\n";
     for (const auto &u : r.unreadable)
@@ -326,8 +357,13 @@ json to_json(const CheckResult &r) {
   json parts = json::array();
   for (const auto &p : r.parts) {
     json rules = json::object();
-    for (const auto &[id, t] : p.rules)
+    for (const auto &[id, t] : p.rules) {
       rules[id] = {{"checked", t.checked}, {"passed", t.passed}};
+      for (std::size_t level = 0; level < t.unlisted_missing.size(); ++level)
+        if (t.unlisted_missing[level] > 0)
+          rules[id]["missing_unlisted"][std::string(to_string(static_cast<Level>(level)))] =
+              t.unlisted_missing[level];
+    }
     json findings = json::array();
     for (const auto &f : p.findings)
       findings.push_back(finding_json(f));
@@ -351,177 +387,15 @@ json to_json(const CheckResult &r) {
             {"nodes_fail", c.nodes_by_verdict[Level::fail]},
             {"violations", c.violations},
             {"missing", c.missing},
+            {"missing_unlisted", c.unlisted},
             {"not_covered", c.not_covered},
             {"not_applicable", c.not_applicable}}},
           {"nodes", nodes},
           {"parts", parts},
+          {"missing_unlisted", unlisted_json(r)},
           {"drain", r.drain()},
           {"problems", r.problems},
           {"unreadable", unreadable}};
-}
-
-std::string render_junit(const CheckResult &r) {
-  pugi::xml_document doc;
-  auto decl = doc.append_child(pugi::node_declaration);
-  decl.append_attribute("version") = "1.0";
-  decl.append_attribute("encoding") = "UTF-8";
-  auto suites = doc.append_child("testsuites");
-  suites.append_attribute("name") = ("railgauge check " + r.rules_name).c_str();
-  // category -> (part, rule) testcases
-  std::map<std::string, std::vector<std::pair<const PartResult *, std::string>>> by_category;
-  for (const auto &p : r.parts) {
-    std::set<std::string> rules;
-    for (const auto &[id, t] : p.rules)
-      rules.insert(id);
-    for (const auto &f : p.findings)
-      rules.insert(f.rule_id);
-    for (const auto &id : rules) {
-      const auto it = r.rule_categories.find(id);
-      by_category[it != r.rule_categories.end() ? it->second : "health"].emplace_back(&p, id);
-    }
-  }
-  int total = 0, total_fail = 0, total_err = 0;
-  for (const auto &[category, cases] : by_category) {
-    auto suite = suites.append_child("testsuite");
-    suite.append_attribute("name") = category.c_str();
-    int failures = 0, errors = 0;
-    for (const auto &[p, rule] : cases) {
-      auto tc = suite.append_child("testcase");
-      const std::string cls = p->key.host + (p->key.kind == PartKind::node ? "" : "." + p->label);
-      tc.append_attribute("classname") = cls.c_str();
-      tc.append_attribute("name") = rule.c_str();
-      std::string fail_text, miss_text, warn_text;
-      for (const auto &f : p->findings) {
-        if (f.rule_id != rule)
-          continue;
-        const auto line = describe(f) + "\n";
-        if (f.missing && f.level != Level::info)
-          miss_text += line;
-        else if (!f.missing && f.level == Level::fail)
-          fail_text += line;
-        else
-          warn_text += upper(to_string(f.level)) + (f.missing ? " missing: " : ": ") + line;
-      }
-      // fail -> <failure>; a rule that could not judge -> <error>; warnings and info findings
-      // keep the case green and are printed in system-out.
-      if (!fail_text.empty()) {
-        auto e = tc.append_child("failure");
-        e.append_attribute("type") = "fail";
-        e.append_attribute("message") = fail_text.substr(0, fail_text.find('\n')).c_str();
-        e.text() = fail_text.c_str();
-        ++failures;
-      } else if (!miss_text.empty()) {
-        auto e = tc.append_child("error");
-        e.append_attribute("type") = "missing";
-        e.append_attribute("message") = miss_text.substr(0, miss_text.find('\n')).c_str();
-        e.text() = miss_text.c_str();
-        ++errors;
-      }
-      if (!warn_text.empty())
-        tc.append_child("system-out").text() = warn_text.c_str();
-    }
-    suite.append_attribute("tests") = static_cast<int>(cases.size());
-    suite.append_attribute("failures") = failures;
-    suite.append_attribute("errors") = errors;
-    total += static_cast<int>(cases.size());
-    total_fail += failures;
-    total_err += errors;
-  }
-  if (!r.unreadable.empty()) {
-    // Paths that could not be read belong to no node: one case each, failing at its level.
-    auto suite = suites.append_child("testsuite");
-    suite.append_attribute("name") = "input";
-    int failures = 0;
-    for (const auto &u : r.unreadable) {
-      auto tc = suite.append_child("testcase");
-      tc.append_attribute("classname") = "input";
-      tc.append_attribute("name") = u.path.c_str();
-      const auto text = "cannot be read: " + u.what;
-      if (u.level == Level::warn || u.level == Level::info) {
-        tc.append_child("system-out").text() = text.c_str();
-        continue;
-      }
-      auto e = tc.append_child("failure");
-      e.append_attribute("message") = text.c_str();
-      ++failures;
-    }
-    suite.append_attribute("tests") = static_cast<int>(r.unreadable.size());
-    suite.append_attribute("failures") = failures;
-    suite.append_attribute("errors") = 0;
-    total += static_cast<int>(r.unreadable.size());
-    total_fail += failures;
-  }
-  suites.append_attribute("tests") = total;
-  suites.append_attribute("failures") = total_fail;
-  suites.append_attribute("errors") = total_err;
-  std::ostringstream out;
-  doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
-  return out.str();
-}
-
-std::string render_prometheus(const CheckResult &r, const PrometheusContext &context) {
-  const auto shown = [&](const std::string &host) {
-    return !context.only_host || *context.only_host == host;
-  };
-  std::string out;
-  if (context.unix_time_s)
-    out += fmt::format("# HELP railgauge_check_time_seconds When railgauge check judged the runs "
-                       "(Unix time): a stale file is an old verdict.\n# TYPE "
-                       "railgauge_check_time_seconds gauge\nrailgauge_check_time_seconds{{rules="
-                       "\"{}\"}} {}\n",
-                       prom_label(r.rules_name), *context.unix_time_s);
-  if (!context.run_ids_by_host.empty()) {
-    out += "# HELP railgauge_check_run_info The runs judged for a node (one series per run id), "
-           "value 1.\n# TYPE railgauge_check_run_info gauge\n";
-    for (const auto &[host, ids] : context.run_ids_by_host)
-      if (shown(host))
-        for (const auto &id : ids)
-          out += fmt::format("railgauge_check_run_info{{host=\"{}\",run=\"{}\"}} 1\n",
-                             prom_label(host), prom_label(id));
-  }
-  out += "# HELP railgauge_check_node_verdict Verdict of railgauge check per node: 0 pass, "
-         "1 warn, 2 fail.\n# TYPE railgauge_check_node_verdict gauge\n";
-  for (const auto &h : r.hosts())
-    if (shown(h))
-      out += fmt::format("railgauge_check_node_verdict{{host=\"{}\",rules=\"{}\"}} {}\n",
-                         prom_label(h), prom_label(r.rules_name), exit_status(r.node_verdict(h)));
-  out += "# HELP railgauge_check_part_verdict Verdict of railgauge check per part (node, gpu, "
-         "nic): 0 pass, 1 warn, 2 fail.\n# TYPE railgauge_check_part_verdict gauge\n";
-  for (const auto &p : r.parts)
-    if (shown(p.key.host))
-      out += fmt::format(
-          "railgauge_check_part_verdict{{host=\"{}\",kind=\"{}\",part=\"{}\",id=\"{}\"}} {}\n",
-          prom_label(p.key.host), to_string(p.key.kind), prom_label(p.label), prom_label(p.key.id),
-          exit_status(p.verdict));
-  out += "# HELP railgauge_check_findings Findings per part and rule: violations (warn, fail) "
-         "and missing values the rule could not judge.\n"
-         "# TYPE railgauge_check_findings gauge\n";
-  if (!context.only_host && !r.unreadable.empty()) {
-    out += "# HELP railgauge_check_unreadable_inputs Paths the runs could not be read from, by "
-           "level: a node may be missing from the verdicts above.\n"
-           "# TYPE railgauge_check_unreadable_inputs gauge\n";
-    std::map<std::string, int> by_level;
-    for (const auto &u : r.unreadable)
-      ++by_level[std::string(to_string(u.level))];
-    for (const auto &[level, n] : by_level)
-      out += fmt::format("railgauge_check_unreadable_inputs{{rules=\"{}\",level=\"{}\"}} {}\n",
-                         prom_label(r.rules_name), level, n);
-  }
-  for (const auto &p : r.parts) {
-    if (!shown(p.key.host))
-      continue;
-    std::map<std::tuple<std::string, std::string, std::string>, int> n;
-    for (const auto &f : p.findings)
-      ++n[std::make_tuple(f.rule_id, f.category,
-                          f.missing ? "missing_" + std::string(to_string(f.level))
-                                    : std::string(to_string(f.level)))];
-    for (const auto &[k, v] : n)
-      out += fmt::format("railgauge_check_findings{{host=\"{}\",kind=\"{}\",part=\"{}\",rule="
-                         "\"{}\",category=\"{}\",level=\"{}\"}} {}\n",
-                         prom_label(p.key.host), to_string(p.key.kind), prom_label(p.label),
-                         prom_label(std::get<0>(k)), std::get<1>(k), std::get<2>(k), v);
-  }
-  return out;
 }
 
 std::string render_drain(const CheckResult &r) {

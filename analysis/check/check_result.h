@@ -2,6 +2,7 @@
 // What `railgauge check` concludes: a verdict per part (node, GPU, NIC) with the findings that
 // made it, and per rule how many values each part had judged. Every container is sorted (hosts
 // in natural order: node2 before node10), so the same inputs always give the same output.
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,6 +58,11 @@ std::string describe(const Finding &f);
 struct RuleTally {
   int checked = 0; // values judged on this part
   int passed = 0;
+  // Missing values of the rule on this part that are counted, not listed (past the rule's first
+  // kMissingListedPerRule, missing_list.h), by level (the Level as index). They weigh in the
+  // part's verdict as the listed ones do.
+  std::array<int, 4> unlisted_missing{};
+  int unlisted() const;
 };
 
 struct PartResult {
@@ -65,6 +71,19 @@ struct PartResult {
   Level verdict = Level::pass;
   std::map<std::string, RuleTally> rules; // rule id -> tally
   std::vector<Finding> findings;          // sorted
+};
+
+// Missing values of one rule, family, level and reason that are counted, not listed.
+struct MissingCount {
+  std::string rule_id;
+  std::string category;
+  std::string family; // the records' family ("gemm"), else the rule's category
+  Level level = Level::fail;
+  std::string detail; // why the values are missing
+  long long count = 0;
+  std::vector<bool> hosts; // hosts[i]: CheckResult::hosts()[i] holds some of them
+  PartKey example_part;    // the first of them by part, key and metric, without its params
+  Finding example;
 };
 
 // A path the runs could not be read from (analysis::UnreadablePath): the node it holds is
@@ -82,9 +101,12 @@ struct CheckResult {
   std::vector<std::string> problems;       // unreadable record lines, run.json that cannot be read
   std::vector<UnreadableInput> unreadable; // in load order, which is sorted
   std::vector<PartResult> parts;           // sorted by key; every node appears, then its GPUs, NICs
+  // Sorted by rule id (in the rules' order), family, level (worst first) and reason.
+  std::vector<MissingCount> unlisted_missing;
   std::map<std::string, std::string> rule_categories; // rule id -> category
   Level verdict = Level::pass;
 
+  long long unlisted_missing_count() const;
   // Worst verdict of the node and of every part on it.
   Level node_verdict(const std::string &host) const;
   std::vector<std::string> hosts() const; // natural order

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "harness/json_integer.h"
+
 namespace railgauge::check {
 namespace {
 
@@ -62,6 +64,34 @@ void walk(const nlohmann::json &node, const std::vector<std::string> &parts, std
 }
 
 } // namespace
+
+std::vector<PathValue> resolve_record_path(const Record &r, const std::string &path) {
+  const auto parts = split(path);
+  const nlohmann::json *section = parts[0] == "metrics"  ? &r.metrics
+                                  : parts[0] == "params" ? &r.params
+                                  : parts[0] == "device" ? &r.device
+                                                         : nullptr;
+  if (!section) // a wildcard first: the whole document, as resolve_path reads it
+    return resolve_path(
+        nlohmann::json{{"metrics", r.metrics}, {"params", r.params}, {"device", r.device}}, path);
+  std::vector<PathValue> out;
+  std::set<std::string> seen;
+  walk(*section, parts, 1, parts[0], out, seen);
+  return out;
+}
+
+std::string text_field(const nlohmann::json &j, const char *name) {
+  if (!j.is_object())
+    return "";
+  const auto it = j.find(name);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::optional<int> int_field(const nlohmann::json &j, const char *name) {
+  if (!j.is_object() || !j.contains(name))
+    return std::nullopt;
+  return json_integer<int>(j.at(name));
+}
 
 std::vector<PathValue> resolve_path(const nlohmann::json &doc, const std::string &path) {
   std::vector<PathValue> out;

@@ -3,10 +3,13 @@
 railgauge's record format (railgauge.record/1), never measurements.
 
   make_fleet.py OUT_DIR [--nodes 4] [--gpus 8] [--slow node03:5] [--busbw-scale 1.0]
+                [--rdma-peers K]
 
 One run directory per node: gemm.cublaslt TP shapes (params model/op/tp), memory.hbm_copy,
 offload.h2d and collectives all_reduce busbw over sizes per GPU, and rdma.write_bw pair records
-(params src/dst) with node04 -> node02 slow (a bad cable).
+(params src/dst) with node04 -> node02 slow (a bad cable). Each node writes to every other node,
+or with --rdma-peers K to the next K nodes of a ring (all pairs of 1,500 nodes are 2.2 million
+records: a pair test of a large fleet pairs each node with a few others).
 """
 import argparse
 import json
@@ -30,6 +33,7 @@ def main():
     ap.add_argument("--gpus", type=int, default=8)
     ap.add_argument("--slow", default="")
     ap.add_argument("--busbw-scale", type=float, default=1.0)
+    ap.add_argument("--rdma-peers", type=int, default=0, help="0: every other node")
     a = ap.parse_args()
     slow_host, slow_gpu = (a.slow.split(":") + [""])[:2] if a.slow else ("", "")
     hosts = [f"node{n:02d}" for n in range(1, a.nodes + 1)]
@@ -76,9 +80,9 @@ def main():
                 busbw = 470 * a.busbw_scale * min(1.0, size / 2 ** 28 + 0.05) * jitter(n, g + 4)
                 rec("collectives.nccl_all_reduce", {"size_bytes": size, "dtype": "bf16"}, dev,
                     {"time_s": time_stats(size / busbw / 1e9), "busbw_gbytes_per_s": busbw})
-        for dst in hosts:
-            if dst == host:
-                continue
+        peers = [h for h in hosts if h != host] if a.rdma_peers <= 0 else [
+            hosts[(n - 1 + k) % len(hosts)] for k in range(1, min(a.rdma_peers, len(hosts) - 1) + 1)]
+        for dst in peers:
             bw = 392 * jitter(n, len(dst)) * (0.7 if (host, dst) == ("node04", "node02") else 1)
             rec("rdma.write_bw", {"size_bytes": 8388608, "src": host, "dst": dst},
                 {"nic": "mlx5_0", "numa": 0},

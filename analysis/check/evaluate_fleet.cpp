@@ -1,0 +1,276 @@
+// Judging a rule's values: against an absolute bound, their fleet, their siblings on the node,
+// or one figure of their curve (Evaluator, evaluator.h).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analysis/check/evaluator.h"
+#include "analysis/check/fleet_stats.h"
+
+namespace railgauge::check {
+namespace {
+
+using json = nlohmann::json;
+
+std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
+
+// Number, bool, or (for set comparisons) string/list; anything else is not judgeable.
+bool judgeable(const Rule &rule, const json &v) {
+  if (rule.op == Op::none_of || rule.op == Op::any_of)
+    return v.is_string() || v.is_array() || v.is_number() || v.is_boolean();
+  return v.is_number() || v.is_boolean();
+}
+
+double number_of(const json &value) {
+  return value.is_boolean() ? (value.get<bool>() ? 1 : 0) : value.get<double>();
+}
+
+std::string bytes_text(double b) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return fmt::format("{:.4g} {}", b, units[u]);
+}
+
+} // namespace
+
+std::string Evaluator::absolute_bound(const Rule &rule) const {
+  if (rule.op == Op::none_of || rule.op == Op::any_of) {
+    std::string list;
+    for (const auto &v : rule.values)
+      list += (list.empty() ? "" : ", ") + v;
+    return fmt::format("{} [{}]", to_string(rule.op), list);
+  }
+  return fmt::format("{} {}", to_string(rule.op), fmt_num(*rule.value));
+}
+
+// Judges a value that needs no fleet.
+void Evaluator::judge_absolute(const Rule &rule, const PartKey &key, const Source &s,
+                               const json &value) {
+  const bool sets = rule.op == Op::none_of || rule.op == Op::any_of;
+  const bool pass = sets ? values_pass(rule.op, value, rule.values)
+                         : compare_pass(rule.op, number_of(value), *rule.value);
+  tally(key, rule.id, pass);
+  if (pass)
+    return;
+  Finding f = base_of(rule, s);
+  if (!sets)
+    f.threshold = *rule.value;
+  f.level = rule.severity;
+  f.value = value;
+  f.bound = absolute_bound(rule);
+  add_finding(key, std::move(f));
+}
+
+void Evaluator::observe(const Rule &rule, const PartKey &key, Source s, const json &value,
+                        const std::string &group) {
+  if (!judgeable(rule, value)) {
+    tally(key, rule.id, false);
+    add_missing(key, missing(rule, s.what, fmt::format("value {} is not a number", value.dump()),
+                             rule.on_missing));
+    return;
+  }
+  if (!rule.fleet) {
+    judge_absolute(rule, key, s, value);
+    return;
+  }
+  fleets_[group].push_back({key, std::move(s), number_of(value)});
+}
+
+void Evaluator::judge_fleets(const Rule &rule) {
+  for (auto &[group, obs] : fleets_) {
+    if (rule.fleet->per_node)
+      judge_siblings(rule, obs);
+    else
+      judge_fleet(rule, obs);
+  }
+  fleets_.clear();
+}
+
+void Evaluator::judge_fleet(const Rule &rule, std::vector<Observation> &obs) {
+  std::vector<double> values;
+  for (const auto &o : obs)
+    values.push_back(o.value);
+  const auto stats = fleet_stats(values);
+  const auto &fb = *rule.fleet;
+  for (auto &o : obs) {
+    if (stats.n < fb.min_size) {
+      tally(o.part, rule.id, false);
+      add_missing_of(rule, o.part, o.source,
+                     fmt::format("fleet of {} value{} is smaller than min_size {}", stats.n,
+                                 stats.n == 1 ? "" : "s", fb.min_size),
+                     fb.on_too_small);
+      continue;
+    }
+    const double t = fleet_threshold(fb, rule.op, stats);
+    const bool pass = compare_pass(rule.op, o.value, t);
+    tally(o.part, rule.id, pass);
+    if (pass)
+      continue;
+    Finding f = base_of(rule, o.source);
+    f.level = rule.severity;
+    f.value = o.value;
+    f.threshold = t;
+    f.fleet = stats;
+    const bool higher = rule.op == Op::ge || rule.op == Op::gt;
+    const double ref = reference_value(fb, rule.op, stats);
+    const char *ref_name = fb.against_best ? "best" : "median";
+    std::string how;
+    if (fb.mads)
+      how = fmt::format("{} {} {} {} MAD {}", ref_name, fmt_num(ref), higher ? "-" : "+",
+                        fmt_num(*fb.mads), fmt_num(stats.mad));
+    if (fb.fraction)
+      how += fmt::format("{}{} x {} {}", how.empty() ? "" : " or ", fmt_num(*fb.fraction), ref_name,
+                         fmt_num(ref));
+    const char *scope = fb.per_node ? "this node's parts" : "fleet";
+    f.bound =
+        fmt::format("{} {} ({} of {}: {})", to_string(rule.op), fmt_num(t), scope, stats.n, how);
+    const double rel = ref != 0 ? (o.value / ref - 1) * 100 : 0;
+    f.detail =
+        fmt::format("{:+.1f}% from the {} {}", rel, fb.per_node ? "node's" : "fleet", ref_name);
+    add_finding(o.part, std::move(f));
+  }
+}
+
+// `scope: node`: each part of one node and point against its siblings (the node's other
+// parts), each part at the median of its own values (see sibling_stats).
+void Evaluator::judge_siblings(const Rule &rule, std::vector<Observation> &obs) {
+  std::map<PartKey, std::vector<Observation *>> by_part;
+  for (auto &o : obs)
+    by_part[o.part].push_back(&o);
+  std::vector<std::vector<double>> values;
+  for (const auto &[part, list] : by_part) {
+    values.emplace_back();
+    for (const auto *o : list)
+      values.back().push_back(o->value);
+  }
+  const auto stats = sibling_stats(values);
+  const auto &fb = *rule.fleet;
+  std::size_t i = 0;
+  for (auto &[part, list] : by_part) {
+    const SiblingStats &s = stats[i++];
+    const int parts = s.siblings.n + 1;
+    const bool judged = parts >= fb.min_size;
+    const double t = judged ? fleet_threshold(fb, rule.op, s.siblings) : 0;
+    const bool pass = judged && compare_pass(rule.op, s.own, t);
+    tally(part, rule.id, pass);
+    if (pass)
+      continue;
+    Finding base = base_of(rule, list.front()->source);
+    if (s.own_values > 1 && base.params.is_object()) {
+      // Several values (a row of a GPU x GPU matrix): the params that tell them apart name a
+      // peer, not the point.
+      for (const auto &name : fb.ignore_params)
+        base.params.erase(name);
+    }
+    if (!judged) {
+      base.missing = true;
+      base.level = fb.on_too_small;
+      base.detail = s.siblings.n == 0
+                        ? std::string("no sibling on this node measured this point (a part "
+                                      "alone has nothing to be compared with)")
+                        : fmt::format("{} parts of this node measured this point, fewer "
+                                      "than min_size {}",
+                                      parts, fb.min_size);
+      add_missing(part, std::move(base));
+      continue;
+    }
+    const double ref = reference_value(fb, rule.op, s.siblings);
+    const char *ref_name = fb.against_best ? "best" : "median";
+    Finding f = std::move(base);
+    f.level = rule.severity;
+    f.value = s.own;
+    f.threshold = t;
+    f.fleet = s.siblings;
+    std::string how = fmt::format("the {} {} of its {} sibling{} on this node", ref_name,
+                                  fmt_num(ref), s.siblings.n, s.siblings.n == 1 ? "" : "s");
+    if (fb.fraction)
+      how = fmt::format("{} x {}", fmt_num(*fb.fraction), how);
+    if (fb.mads)
+      how += fmt::format(", {} MAD {}", fmt_num(*fb.mads), fmt_num(s.siblings.mad));
+    f.bound = fmt::format("{} {} ({})", to_string(rule.op), fmt_num(t), how);
+    const double rel = ref != 0 ? (s.own / ref - 1) * 100 : 0;
+    f.detail = fmt::format(
+        "{:+.1f}% from its siblings' {}{}", rel, ref_name,
+        s.own_values > 1 ? fmt::format("; the median of its {} values", s.own_values) : "");
+    add_finding(part, std::move(f));
+  }
+}
+
+// The figure a curve rule judges, with the point it names and how it was found.
+void Evaluator::judge_curve(const Rule &rule, Curve &curve) {
+  auto &pts = curve.points;
+  std::sort(pts.begin(), pts.end(),
+            [](const CurvePoint &a, const CurvePoint &b) { return a.x < b.x; });
+  const CurveSpec &spec = *rule.curve;
+  const bool shape = spec.take == CurveTake::largest_over_peak ||
+                     spec.take == CurveTake::worst_drop ||
+                     spec.take == CurveTake::smallest_over_peak;
+  if (shape && static_cast<int>(pts.size()) < spec.min_points) {
+    tally(curve.part, rule.id, false);
+    add_missing_of(rule, curve.part, pts.back().source,
+                   fmt::format("a curve of {} point{} is shorter than min_points {}", pts.size(),
+                               pts.size() == 1 ? "" : "s", spec.min_points),
+                   Level::info);
+    return;
+  }
+  const auto x_text = [&](double x) {
+    return spec.over == "size_bytes" ? bytes_text(x) : fmt_num(x);
+  };
+  std::size_t at = pts.size() - 1, from = 0;
+  double value = pts.back().y;
+  std::string how;
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    if (pts[i].y > pts[best].y)
+      best = i;
+  switch (spec.take) {
+  case CurveTake::largest:
+    how = fmt::format("at the largest {} measured, {}", spec.over, x_text(pts[at].x));
+    break;
+  case CurveTake::peak:
+    at = best;
+    value = pts[best].y;
+    how = fmt::format("best over {} points, at {}", pts.size(), x_text(pts[at].x));
+    break;
+  case CurveTake::largest_over_peak:
+    from = best;
+    value = pts[best].y > 0 ? pts.back().y / pts[best].y : 0;
+    how = fmt::format("{} at {} against the peak {} at {}", fmt_num(pts.back().y),
+                      x_text(pts.back().x), fmt_num(pts[best].y), x_text(pts[best].x));
+    break;
+  case CurveTake::smallest_over_peak:
+    at = 0;
+    from = best;
+    value = pts[best].y > 0 ? pts.front().y / pts[best].y : 0;
+    how = fmt::format("{} at {} against the peak {} at {}", fmt_num(pts.front().y),
+                      x_text(pts.front().x), fmt_num(pts[best].y), x_text(pts[best].x));
+    break;
+  case CurveTake::worst_drop: {
+    value = 1;
+    std::size_t peak = 0;
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+      if (pts[peak].y > 0 && pts[i].y / pts[peak].y < value) {
+        value = pts[i].y / pts[peak].y;
+        at = i;
+        from = peak;
+      }
+      if (pts[i].y > pts[peak].y)
+        peak = i;
+    }
+    how = value < 1 ? fmt::format("falls from {} at {} to {} at {}", fmt_num(pts[from].y),
+                                  x_text(pts[from].x), fmt_num(pts[at].y), x_text(pts[at].x))
+                    : "never falls";
+    break;
+  }
+  }
+  Source s = pts[at].source;
+  s.what = fmt::format("{} ({} over {})", s.what, to_string(spec.take), spec.over);
+  s.detail = how;
+  judge_absolute(rule, curve.part, s, json(value));
+}
+
+} // namespace railgauge::check

@@ -1,0 +1,29 @@
+#include "analysis/check/output_text.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace railgauge::check {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
+}
+
+std::string escape_chars(std::string_view s,
+                         std::initializer_list<std::pair<char, std::string_view>> table) {
+  std::string out;
+  for (const char c : s) {
+    const auto it =
+        std::find_if(table.begin(), table.end(), [c](const auto &e) { return e.first == c; });
+    if (it != table.end())
+      out += it->second;
+    else
+      out += c;
+  }
+  return out;
+}
+
+} // namespace railgauge::check

@@ -1,0 +1,36 @@
+#pragma once
+// Which part (node, GPU, NIC) a record is about, and the label a part is printed with. A GPU is
+// named by its PCI bus id: the record's `device.pci`, or its `device.gpu` UUID mapped through the
+// host's inventory; it is labelled gpu<N> by its NVML index (or an import's CUDA ordinal).
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/check/check_result.h"
+#include "harness/record.h"
+
+namespace railgauge::check {
+
+class PartIndex {
+public:
+  // run.json's inventory of an own run of `host`: its GPUs' UUIDs, bus ids and NVML indices.
+  void add_inventory(const std::string &host, const nlohmann::json &inventory);
+  // An import has no inventory, but its source may list the GPUs' bus ids by CUDA ordinal
+  // (nvbandwidth's device list): its GPUs are then labelled gpu<ordinal> as on an own run.
+  void add_imported_gpus(const std::string &host, const nlohmann::json &imported);
+
+  // Rules of category nic/fabric go to the NIC of a record that names both; `part:` in a rule
+  // (rule may be null: the built-in record-status) overrides.
+  PartKey part_of(const Record &r, const Rule *rule, const std::string &category) const;
+  std::string label_of(const PartKey &key) const;
+
+private:
+  struct Host {
+    std::map<std::string, std::string> pci_by_uuid;
+    std::map<std::string, int> index_by_pci;
+  };
+  std::map<std::string, Host> hosts_;
+};
+
+} // namespace railgauge::check
