@@ -124,20 +124,40 @@ int show_inventory(const std::optional<std::string> &topology_file, const std::s
   return 0;
 }
 
-int dispatch(int argc, char **argv) {
-  Registry registry = make_registry();
-  const std::vector<std::string> args(argv, argv + argc);
-
-  CLI::App app{"railgauge: microbenchmarks and fabric validation for GPU training clusters.\n"
-               "Records go to <out>/<run-id>/records.jsonl (one JSON object per point) with\n"
-               "the manifest run.json beside them. GB = 1e9 bytes, Gb = 1e9 bits."};
+// What `railgauge --help` and `--version` say of the program as a whole.
+void describe_app(CLI::App &app) {
+  app.description("railgauge: microbenchmarks and fabric validation for GPU training clusters.\n"
+                  "Records go to <out>/<run-id>/records.jsonl (one JSON object per point) with\n"
+                  "the manifest run.json beside them. GB = 1e9 bytes, Gb = 1e9 bits.");
   app.require_subcommand(1);
-  app.footer(std::string(kExitStatusHelp));
+  app.footer(exit_status_help());
   app.set_version_flag("--version",
                        fmt::format("railgauge {} ({})", RAILGAUGE_VERSION,
                                    *RAILGAUGE_CUDA_TOOLKIT_VERSION
                                        ? fmt::format("CUDA {}", RAILGAUGE_CUDA_TOOLKIT_VERSION)
                                        : std::string("without CUDA")));
+}
+
+// `railgauge exit-statuses`: the one table of harness/exit_status.h, for the docs and scripts.
+CLI::App *add_exit_statuses_command(CLI::App &app, std::string &format) {
+  auto *cmd = app.add_subcommand(
+      "exit-statuses", "The exit statuses of every railgauge command (harness/exit_status.h)");
+  cmd->add_option("--format", format, "text or markdown (the docs' table)")
+      ->check(CLI::IsMember({"text", "markdown"}));
+  return cmd;
+}
+
+int print_exit_statuses(const std::string &format) {
+  std::cout << (format == "markdown" ? exit_status_markdown() : exit_status_help() + "\n");
+  return code(ExitStatus::ok);
+}
+
+int dispatch(int argc, char **argv) {
+  Registry registry = make_registry();
+  const std::vector<std::string> args(argv, argv + argc);
+
+  CLI::App app;
+  describe_app(app);
 
   std::string list_format = "table";
   std::optional<std::string> list_filter;
@@ -165,6 +185,9 @@ int dispatch(int argc, char **argv) {
       ->capture_default_str();
   run->add_option("--suites-dir", suites_dir, "Also look for suites in this directory");
   add_common_options(*run, run_options);
+
+  std::string exit_status_format = "text";
+  auto *exit_statuses = add_exit_statuses_command(app, exit_status_format);
 
   BurninOptions burnin_options;
   auto *burnin = add_burnin_command(app, burnin_options);
@@ -213,6 +236,8 @@ int dispatch(int argc, char **argv) {
     return list_benchmarks(registry, list_format, list_filter);
   if (inventory->parsed())
     return show_inventory(topology_file, inventory_format);
+  if (exit_statuses->parsed())
+    return print_exit_statuses(exit_status_format);
   if (burnin->parsed())
     return run_burnin(std::move(registry), burnin_options, args);
   if (run->parsed()) {

@@ -204,8 +204,10 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   std::string resume_command;
   for (const auto &arg : argv)
     resume_command += (resume_command.empty() ? "" : " ") + arg;
+  // Several ranks resume from the run's root: the same command on every rank.
   if (!resume)
-    resume_command += " --resume " + id.dir;
+    resume_command +=
+        " --resume " + (world.world_size() > 1 ? fs::path(id.dir).parent_path().string() : id.dir);
   const auto resume_hint =
       fmt::format("the records written so far are intact in {}; continue with: {}", records.path(),
                   resume_command);
@@ -242,6 +244,8 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     mark_run_failed(*manifest, e.what(), {});
     throw;
   }
+  std::string stopped_early;
+  output.stopped_early = &stopped_early;
   std::map<std::string, int> counts;
   try {
     counts = execute_plan(plan, ctx, id, output);
@@ -258,13 +262,29 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     for (const auto &[status, n] : resume->kept_counts())
       counts[status] += n;
   printer.finish();
-  manifest->finish("complete", counts);
+  // Complete only when every planned point has a record: a run that a lost peer stopped early is
+  // failed, on every rank, so that --resume continues it.
+  auto cut_short = points_never_run(counts, plan.point_count(), stopped_early);
+  if (cut_short) {
+    mark_run_failed(*manifest, *cut_short, counts);
+    world.say_stopped_early(*cut_short);
+  } else {
+    manifest->finish("complete", counts);
+  }
   // And end together: rank 0 serves the store, so it stays until every rank is done with it.
   try {
     world.barrier("end");
+    // A rank whose own points all ran is still part of a run another rank cut short.
+    if (!cut_short)
+      if (const auto elsewhere = world.stopped_early_elsewhere())
+        cut_short = fmt::format("another rank stopped early, {}", *elsewhere);
   } catch (const BackendError &e) {
-    mark_run_failed(*manifest, e.what(), counts);
-    throw;
+    mark_run_failed(*manifest, cut_short ? *cut_short + "; then " + e.what() : e.what(), counts);
+    throw BackendError(fmt::format("{}\n  {}", e.what(), resume_hint));
+  }
+  if (cut_short) {
+    mark_run_failed(*manifest, *cut_short, counts);
+    throw BackendError(fmt::format("{}\n  {}", *cut_short, resume_hint));
   }
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);

@@ -1,6 +1,7 @@
 #pragma once
 // The exit status of every railgauge command, one table (also in `--help` and the README), so
 // that a script tells "the node failed" from "the input was wrong" from "railgauge broke".
+#include <string>
 #include <string_view>
 
 namespace railgauge {
@@ -16,12 +17,35 @@ enum class ExitStatus : int {
 
 constexpr int code(ExitStatus s) { return static_cast<int>(s); }
 
-// The table as `--help` prints it.
-inline constexpr std::string_view kExitStatusHelp =
-    "Exit status: 0 ok (check: pass); 1 problems (run: a point failed or errored, or --expect "
-    "hardware is missing; check: warn; "
-    "import: unreadable lines); 2 check: fail; 3 railgauge or its output failed; 4 bad input, "
-    "nothing done; 5 run: a point hung and the watchdog ended it, or a signal (SIGTERM, SIGINT) "
-    "stopped the run";
+// The one table: every status, its name and what it means. The README's and
+// docs/reliability.md's tables and the `--help` footer are made from it
+// (`railgauge exit-statuses --format markdown`), and tests/exit_status_docs_test.py holds them
+// to it.
+struct ExitStatusRow {
+  ExitStatus status;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+inline constexpr ExitStatusRow kExitStatuses[] = {
+    {ExitStatus::ok, "ok", "done: every point `ok` or `waived`; `check`: pass"},
+    {ExitStatus::problems, "problems",
+     "problems: a point `failed` or `error`, or hardware `--expect` named is missing; `check`: "
+     "warn; `import`: lines it could not read"},
+    {ExitStatus::fail, "fail", "`check` (and `burnin`): fail (the node goes on the drain list)"},
+    {ExitStatus::internal, "internal",
+     "railgauge or its output failed (disk full, an output that cannot be written, a lost rank, "
+     "a bug)"},
+    {ExitStatus::bad_input, "bad_input",
+     "bad input: nothing ran or was judged; the message says what, where, and how to fix it"},
+    {ExitStatus::hung, "hung",
+     "a point outlived `--point-timeout` and the watchdog ended the run, or SIGTERM/SIGINT "
+     "stopped it (run.json `interrupted`; the stderr line gives the `--resume` command)"},
+};
+
+// "Exit status: 0 done: ...; 1 problems: ...": the `--help` footer.
+std::string exit_status_help();
+// The markdown table (| status | meaning |) of the README and docs/reliability.md.
+std::string exit_status_markdown();
 
 } // namespace railgauge

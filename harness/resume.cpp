@@ -1,5 +1,6 @@
 #include "harness/resume.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -126,10 +127,6 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
     throw InputError(fmt::format("the run belongs to host {} rank {}, this is host {} rank {}",
                                  text("host"), run_rank, host, rank),
                      where, "resume a run on the host (and as the rank) that started it");
-  if (text("status") == "complete" && !options.force)
-    throw InputError("the run is complete: there is nothing to resume", where,
-                     "start a new run without --resume, or add --force (with --retry-errors to "
-                     "run its error points again)");
   const auto suite = manifest.find("suite");
   if (suite == manifest.end() || *suite != suite_info)
     throw InputError(fmt::format("the run was made by suite {}, this command runs suite {}",
@@ -163,8 +160,10 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
   }
 
   const std::string records_path = (fs::path(dir) / "records.jsonl").string();
-  if (!fs::exists(records_path))
-    return; // killed before its first record
+  if (!fs::exists(records_path)) { // killed before its first record
+    refuse_if_complete(text("status"), where);
+    return;
+  }
   if (const auto removed = drop_partial_last_line(records_path))
     notes_.push_back(fmt::format("{}: removed an incomplete last line ({} bytes, a write that "
                                  "never finished); its point runs again",
@@ -195,6 +194,23 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
     else
       last_status_[point_identity(r.key, axes)] = r.status;
   }
+  refuse_if_complete(text("status"), where);
+}
+
+void ResumeState::refuse_if_complete(const std::string &status, const std::string &where) {
+  if (status != "complete" || options_.force)
+    return;
+  // An older railgauge marked a run complete when a lost peer had stopped it early: such a run
+  // resumes like any run cut short.
+  const auto never_ran = std::count_if(planned_.begin(), planned_.end(),
+                                       [&](const auto &id) { return !last_status_.count(id); });
+  if (never_ran == 0)
+    throw InputError("the run is complete: there is nothing to resume", where,
+                     "start a new run without --resume, or add --force (with --retry-errors to "
+                     "run its error points again)");
+  notes_.push_back(fmt::format("run.json says complete, but {} of its {} planned points have no "
+                               "record (the run was cut short): they run now",
+                               never_ran, planned_.size()));
 }
 
 bool ResumeState::skips(const std::string &identity) const {

@@ -16,8 +16,9 @@
 // Refused, with an InputError, when: the directory has no readable run.json; another process
 // holds the run (a live `railgauge` still writing it); the run belongs to another host or rank;
 // this command's suite or plan (keys, axis values, measurement settings) differs from the run's
-// (run.json "plan.digest"); or run.json says "complete" (unless --force, e.g. with
-// --retry-errors).
+// (run.json "plan.digest"); or run.json says "complete" and every planned point has a record
+// (unless --force, e.g. with --retry-errors). A run that says "complete" with points never run
+// (an older railgauge so marked a run a lost peer had stopped) resumes, with a note.
 #include <map>
 #include <optional>
 #include <set>
@@ -84,6 +85,9 @@ public:
   const std::vector<std::string> &notes() const { return notes_; }
 
 private:
+  // Throws InputError when run.json's status is "complete" and every planned point has a
+  // record, unless --force.
+  void refuse_if_complete(const std::string &status, const std::string &where);
   bool skips(const std::string &identity) const;
   // The identities (point_identity) of the planned points skip() would skip.
   std::vector<std::string> skipped_identities() const;

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include <fmt/format.h>
+
 #include "harness/interrupt_watch.h"
 #include "harness/record_io.h"
 #include "harness/watchdog.h"
@@ -22,6 +24,19 @@ std::map<std::string, int> count_records(const std::string &path) noexcept {
     counts.clear();
   }
   return counts;
+}
+
+std::optional<std::string> points_never_run(const std::map<std::string, int> &counts,
+                                            std::size_t points_planned,
+                                            const std::string &stopped_early) {
+  std::size_t recorded = 0;
+  for (const auto &[status, n] : counts)
+    recorded += static_cast<std::size_t>(n);
+  if (recorded >= points_planned)
+    return std::nullopt;
+  return fmt::format("the run stopped after {} of {} points ({} never ran): {}", recorded,
+                     points_planned, points_planned - recorded,
+                     stopped_early.empty() ? "the runner ended early" : stopped_early);
 }
 
 bool mark_run_failed(Manifest &manifest, const std::string &why,

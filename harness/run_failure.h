@@ -4,7 +4,9 @@
 // written so far stay as they are (each is one whole line); run.json is marked "failed" with
 // what happened, when its directory can still be written, so that the run can be resumed
 // (harness/resume.h).
+#include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "harness/manifest.h"
@@ -15,6 +17,13 @@ namespace railgauge {
 // The status of each point's last record in a records file (points told apart by key and
 // axes, or params for records without axes). Empty when the file cannot be read.
 std::map<std::string, int> count_records(const std::string &path) noexcept;
+
+// Why a run that ended with `counts` (one per point with a record, kept ones included) is not
+// complete: "the run stopped after 4 of 7 points (3 never ran): <stopped_early>"; nullopt when
+// every one of `points_planned` has a record.
+std::optional<std::string> points_never_run(const std::map<std::string, int> &counts,
+                                            std::size_t points_planned,
+                                            const std::string &stopped_early);
 
 // Sets run.json's status to "failed", its failure text, end time and counts, and writes it.
 // Never throws: returns false and says why on stderr when run.json cannot be written.

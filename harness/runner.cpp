@@ -256,6 +256,8 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
                      record.key.c_str(), point.label().c_str(), record.reason.value_or("").c_str());
       ++counts[std::string(to_string(record.status))];
       ++done;
+      if (peer_lost && out.stopped_early)
+        *out.stopped_early = record.reason.value_or("another rank is lost");
     }
   }
   if (out.progress) {

@@ -67,6 +67,9 @@ struct RunnerOutput {
   // Not a terminal (a batch job's log): a progress line every this many seconds, with the points
   // done of those planned, the time so far and an estimate of the time left. 0: none.
   double log_progress_every_s = 0;
+  // When given: set to why the run stopped before its last point (a lost peer's error), so that
+  // the caller does not mark a run complete whose later points never ran.
+  std::string *stopped_early = nullptr;
 };
 
 // Runs every point (but those out.skip() says are done); returns the number of records per

@@ -1,6 +1,7 @@
 // --resume (harness/resume.h): which points an interrupted run directory already holds, what is
 // run again, and every refusal.
 #include "harness/resume.h"
+#include "harness/run_failure.h"
 
 #include <fcntl.h>
 #include <filesystem>
@@ -177,9 +178,32 @@ TEST_F(ResumeTest, RefusesWhatCannotBeResumed) {
   expect_refused("host elsewhere");
   manifest_["host"] = "testhost";
   manifest_["status"] = "complete";
+  run(p); // a record for every planned point: complete indeed
   expect_refused("complete");
   EXPECT_NO_THROW(ResumeState(dir_.path(), manifest_, p, suite_, "testhost", 0, {true, false}))
       << "--force resumes a complete run";
+}
+
+TEST_F(ResumeTest, ARunMarkedCompleteWithPointsNeverRunResumesWithoutForce) {
+  // An older railgauge marked a run complete when a lost peer had stopped it after 3 points.
+  const auto p = plan();
+  run(p);
+  keep_lines(3);
+  manifest_["status"] = "complete";
+  const auto state = resume(p);
+  EXPECT_EQ(state.skipped_points(), 3u);
+  ASSERT_FALSE(state.notes().empty());
+  EXPECT_NE(
+      state.notes().back().find("run.json says complete, but 13 of its 16 planned points have "
+                                "no record"),
+      std::string::npos)
+      << state.notes().back();
+}
+
+TEST(RunFailure, ARunWithPointsNeverRunIsNotComplete) {
+  EXPECT_EQ(points_never_run({{"ok", 3}, {"error", 1}}, 7, "pair with rank 1 failed"),
+            "the run stopped after 4 of 7 points (3 never ran): pair with rank 1 failed");
+  EXPECT_EQ(points_never_run({{"ok", 6}, {"waived", 1}}, 7, ""), std::nullopt);
 }
 
 TEST_F(ResumeTest, OneProcessAtATimeHoldsARun) {

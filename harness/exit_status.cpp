@@ -1,0 +1,34 @@
+#include "harness/exit_status.h"
+
+#include <fmt/format.h>
+
+namespace railgauge {
+namespace {
+
+// Markdown's code spans and table pipes read as plain text in a terminal.
+std::string plain(std::string_view text) {
+  std::string out;
+  for (char c : text)
+    if (c != '`')
+      out += c;
+  return out;
+}
+
+} // namespace
+
+std::string exit_status_help() {
+  std::string out = "Exit status:";
+  for (const auto &row : kExitStatuses)
+    out +=
+        fmt::format("{} {} {}", out.back() == ':' ? "" : ";", code(row.status), plain(row.meaning));
+  return out;
+}
+
+std::string exit_status_markdown() {
+  std::string out = "| status | meaning |\n|---|---|\n";
+  for (const auto &row : kExitStatuses)
+    out += fmt::format("| {} | {} |\n", code(row.status), row.meaning);
+  return out;
+}
+
+} // namespace railgauge

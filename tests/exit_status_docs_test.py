@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The exit statuses are one table (harness/exit_status.h): the README's and
+docs/reliability.md's copies and `railgauge --help` must say what `railgauge exit-statuses`
+says, so that no document disagrees on a code (the watchdog's 5 once read 4 in the help).
+
+  exit_status_docs_test.py RAILGAUGE SOURCE_DIR [unittest args]
+
+To refresh the documents: replace the lines between the exit-statuses markers with the output
+of `railgauge exit-statuses --format markdown`.
+"""
+import pathlib
+import re
+import subprocess
+import sys
+import unittest
+
+RAILGAUGE = sys.argv.pop(1)
+ROOT = pathlib.Path(sys.argv.pop(1))
+BLOCK = re.compile(r"<!-- exit-statuses:[^\n]*-->\n(.*?)<!-- end exit-statuses -->", re.S)
+
+
+def run(*args):
+    return subprocess.run([RAILGAUGE, *args], capture_output=True, text=True, timeout=60)
+
+
+class ExitStatusDocs(unittest.TestCase):
+    def test_each_document_holds_the_generated_table(self):
+        table = run("exit-statuses", "--format", "markdown")
+        self.assertEqual(table.returncode, 0, table.stderr)
+        self.assertIn("| 5 |", table.stdout)
+        for doc in ("README.md", "docs/reliability.md"):
+            blocks = BLOCK.findall((ROOT / doc).read_text())
+            self.assertEqual(len(blocks), 1, f"{doc}: one exit-statuses block expected")
+            self.assertEqual(blocks[0], table.stdout,
+                             f"{doc} disagrees with harness/exit_status.h: paste "
+                             "`railgauge exit-statuses --format markdown` between its markers")
+
+    def test_help_gives_the_same_statuses(self):
+        text = run("exit-statuses").stdout.strip()
+        helped = run("--help").stdout
+        self.assertIn(" ".join(text.split()), " ".join(helped.split()))
+        for code in range(6):
+            self.assertIn(f" {code} ", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
