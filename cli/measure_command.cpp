@@ -108,6 +108,24 @@ MeasureSpec apply_measure_flags(MeasureSpec spec, const CommonOptions &o) {
   return spec;
 }
 
+// --expect: hardware the node must have; what is missing is said now, in run.json and on stderr,
+// and fails the run (exit 1) once it has run what it can.
+std::vector<std::string> check_expectations(const std::vector<std::string> &expect,
+                                            Manifest &manifest) {
+  const auto expected = parse_expectations(expect, "--expect");
+  if (expected.empty())
+    return {};
+  const auto found = found_hardware(gpu::cuda_device_count(), manifest.data()["inventory"]);
+  auto unmet = unmet_expectations(expected, found);
+  manifest.data()["expect"] = {{"expected", expected}, {"found", found}, {"unmet", unmet}};
+  manifest.write();
+  for (const auto &u : unmet)
+    std::cerr << fmt::format("railgauge: expectation not met: {} (the points that need it are "
+                             "waived; the run ends with exit status 1)\n",
+                             u);
+  return unmet;
+}
+
 } // namespace
 
 int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, const CommonOptions &o,
@@ -218,19 +236,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   output.on_interrupt = [&](const Record *point, int signo) {
     end_interrupted_run(*manifest, point, signo, records.path(), resume_hint);
   };
-  // --expect: hardware the node must have; what is missing is said now and fails the run.
-  const auto expected = parse_expectations(o.expect, "--expect");
-  std::vector<std::string> unmet;
-  if (!expected.empty()) {
-    const auto found = found_hardware(gpu::cuda_device_count(), manifest->data()["inventory"]);
-    unmet = unmet_expectations(expected, found);
-    manifest->data()["expect"] = {{"expected", expected}, {"found", found}, {"unmet", unmet}};
-    manifest->write();
-    for (const auto &u : unmet)
-      std::cerr << fmt::format("railgauge: expectation not met: {} (the points that need it are "
-                               "waived; the run ends with exit status 1)\n",
-                               u);
-  }
+  const std::vector<std::string> unmet = check_expectations(o.expect, *manifest);
   // A batch job's log gets a line every 30 s instead of the terminal's progress line.
   if (!o.quiet && id.rank == 0 && !::isatty(STDERR_FILENO))
     output.log_progress_every_s = o.progress_every_s;
