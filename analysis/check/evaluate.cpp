@@ -75,15 +75,16 @@ CheckResult Evaluator::run() {
   for (const auto &rule : rules_.rules) {
     result_.rule_categories[rule.id] = rule.category;
     missing_.emplace(kMissingListedPerRule, hosts_, [this](const PartKey &key, const Finding &f) {
-      ++tally_of(key, f.rule_id).unlisted_missing[static_cast<std::size_t>(f.level)];
+      ++tally_of(key).unlisted_missing[static_cast<std::size_t>(f.level)];
     });
     if (rule.from_inventory())
       inventory_rule(rule);
     else
       record_rule(rule);
-    end_rule();
+    end_rule(rule.id);
   }
   record_status_rule();
+  flush_tallies(kRecordStatusRule);
   run_complete_rule();
   auto result = finish();
   for (const auto &u : runs_.unreadable)
@@ -163,27 +164,34 @@ PartResult &Evaluator::part(const PartKey &key) {
   // every part with natural_less, which was most of a large fleet's time.
   if (last_part_ && last_part_->key == key)
     return *last_part_;
+  if (const auto found = part_by_hash_.find(key); found != part_by_hash_.end())
+    return *(last_part_ = found->second);
   auto [it, inserted] = parts_.try_emplace(key);
-  if (inserted) {
-    it->second.key = key;
-    part(PartKey{key.host, PartKind::node, ""}); // every part's node is listed too
-  }
+  it->second.key = key;
+  part_by_hash_.emplace(key, &it->second);
+  part(PartKey{key.host, PartKind::node, ""}); // every part's node is listed too
   last_part_ = &it->second;
   return it->second;
 }
 
-RuleTally &Evaluator::tally_of(const PartKey &key, const std::string &rule) {
-  auto &p = part(key);
-  if (last_tally_part_ != &p || last_tally_rule_ != rule) {
-    last_tally_part_ = &p;
-    last_tally_rule_ = rule;
-    last_tally_ = &p.rules[rule];
+// A rule's tallies are kept per part while it is judged and put into each part's map of rules
+// once, when the rule ends: a search of that map per value was a fifth of a large fleet's time.
+RuleTally &Evaluator::tally_of(const PartKey &key) { return rule_tallies_[&part(key)]; }
+
+void Evaluator::flush_tallies(const std::string &rule) {
+  for (const auto &[p, t] : rule_tallies_) {
+    auto &into = p->rules[rule];
+    into.checked += t.checked;
+    into.passed += t.passed;
+    for (std::size_t level = 0; level < t.unlisted_missing.size(); ++level)
+      into.unlisted_missing[level] += t.unlisted_missing[level];
   }
-  return *last_tally_;
+  rule_tallies_.clear();
 }
 
 void Evaluator::tally(const PartKey &key, const std::string &rule, bool passed) {
-  auto &t = tally_of(key, rule);
+  (void)rule; // the rule being judged: flush_tallies() files it
+  auto &t = tally_of(key);
   ++t.checked;
   t.passed += passed ? 1 : 0;
 }
@@ -226,6 +234,19 @@ void Evaluator::add_missing(const PartKey &key, Finding f, const json *params) {
 // A value the rule selected but cannot judge, named by where it came from.
 void Evaluator::add_missing_of(const Rule &rule, const PartKey &key, const Source &s,
                                std::string detail, Level level) {
+  if (missing_->counted_only(key)) {
+    // Most missing values of a large fleet: counted from a finding built once and reused.
+    auto &m = counted_;
+    if (m.rule_id != rule.id)
+      m = missing(rule, "", "", level);
+    m.level = level;
+    m.what = s.what;
+    m.detail = std::move(detail);
+    m.key = s.record ? s.record->key : "";
+    m.run = s.run ? *s.run : "";
+    missing_->count(key, m);
+    return;
+  }
   auto m = missing(rule, s.what, std::move(detail), level);
   if (s.record)
     m.key = s.record->key;
@@ -261,10 +282,13 @@ bool Evaluator::only_imported(const std::string &host) const {
 void Evaluator::record_rule(const Rule &rule) {
   std::set<std::string> hosts_with_match;
   std::map<std::string, Curve> curves;
+  const std::string *last_host = nullptr;
   for (const auto &ref : selected(rule)) {
     const auto &r = record(ref);
     const auto &run = runs_.runs[ref.run];
-    hosts_with_match.insert(r.host);
+    if (!last_host || *last_host != r.host)
+      hosts_with_match.insert(r.host);
+    last_host = &r.host;
     if (r.status == Status::waived && r.reason && is_not_applicable(*r.reason)) {
       note_not_applicable(rule, PartKey{r.host, PartKind::node, ""},
                           fmt::format("{}: {}", r.key, *r.reason));
@@ -471,7 +495,8 @@ void Evaluator::run_complete_rule() {
 }
 
 // The rule's missing values: the listed ones to their parts, the counts to the result.
-void Evaluator::end_rule() {
+void Evaluator::end_rule(const std::string &rule_id) {
+  flush_tallies(rule_id);
   auto [listed, counts] = missing_->take();
   for (auto &l : listed)
     add_finding(l.part, std::move(l.finding));

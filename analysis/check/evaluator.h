@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -59,7 +60,8 @@ private:
   const Record &record(const RecordRef &ref) const;
   std::vector<RecordRef> selected(const Rule &rule) const;
   PartResult &part(const PartKey &key);
-  RuleTally &tally_of(const PartKey &key, const std::string &rule);
+  RuleTally &tally_of(const PartKey &key);
+  void flush_tallies(const std::string &rule);
   void tally(const PartKey &key, const std::string &rule, bool passed);
 
   // Findings
@@ -82,7 +84,7 @@ private:
   void inventory_rule(const Rule &rule);
   void record_status_rule();
   void run_complete_rule();
-  void end_rule();
+  void end_rule(const std::string &rule_id);
   CheckResult finish();
 
   // Judging (evaluate_fleet.cpp)
@@ -101,12 +103,20 @@ private:
   CheckResult result_;
   PartIndex index_;
   std::map<PartKey, PartResult> parts_;
-  PartResult *last_part_ = nullptr; // map nodes stay put: safe to keep while parts_ grows
-  PartResult *last_tally_part_ = nullptr;
-  std::string last_tally_rule_;
-  RuleTally *last_tally_ = nullptr;
+  // Map nodes stay put: pointers to them are safe to keep while parts_ grows. A hash finds a
+  // part without comparing host names in natural order.
+  struct PartHash {
+    std::size_t operator()(const PartKey &k) const {
+      return std::hash<std::string>()(k.host) * 31 + std::hash<std::string>()(k.id) * 3 +
+             static_cast<std::size_t>(k.kind);
+    }
+  };
+  std::unordered_map<PartKey, PartResult *, PartHash> part_by_hash_;
+  PartResult *last_part_ = nullptr;
+  std::unordered_map<PartResult *, RuleTally> rule_tallies_; // of the rule being judged
   std::vector<std::string> hosts_; // natural order, once every part of a node is known
   std::optional<MissingList> missing_;
+  Finding counted_; // reused for values that are only counted: their strings keep capacity
   std::map<std::string, std::string> run_host_;
   std::map<std::string, std::vector<std::pair<std::string, const nlohmann::json *>>> inventories_;
   std::vector<std::vector<Record>> gpu_parts_;

@@ -66,6 +66,37 @@ void walk(const nlohmann::json &node, const std::vector<std::string> &parts, std
 } // namespace
 
 std::vector<PathValue> resolve_record_path(const Record &r, const std::string &path) {
+  if (path.find('*') == std::string::npos) {
+    // No wildcard: one place or none, found without splitting or copying the path.
+    std::string_view rest(path);
+    const auto dot = rest.find('.');
+    const auto first = rest.substr(0, dot);
+    const nlohmann::json *node = first == "metrics"  ? &r.metrics
+                                 : first == "params" ? &r.params
+                                 : first == "device" ? &r.device
+                                                     : nullptr;
+    rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+    while (node && dot != std::string_view::npos) {
+      const auto next = rest.find('.');
+      const auto seg = rest.substr(0, next);
+      if (node->is_object()) {
+        const auto it = node->find(seg);
+        node = it != node->end() ? &*it : nullptr;
+      } else if (node->is_array() && !seg.empty() &&
+                 seg.find_first_not_of("0123456789") == std::string_view::npos &&
+                 std::stoul(std::string(seg)) < node->size()) {
+        node = &(*node)[std::stoul(std::string(seg))];
+      } else {
+        node = nullptr;
+      }
+      if (next == std::string_view::npos)
+        break;
+      rest = rest.substr(next + 1);
+    }
+    if (!node)
+      return {};
+    return {PathValue{path, *node}};
+  }
   const auto parts = split(path);
   const nlohmann::json *section = parts[0] == "metrics"  ? &r.metrics
                                   : parts[0] == "params" ? &r.params

@@ -32,6 +32,10 @@ public:
   // One missing value. `f` holds everything but its params, which are copied from `params`
   // (may be null) only when the finding is listed.
   void add(const PartKey &part, Finding f, const nlohmann::json *params);
+  // True when a value of `part` would only be counted: the list is full and the part comes after
+  // the last one listed. Then count() takes it without a finding being built.
+  bool counted_only(const PartKey &part) const;
+  void count(const PartKey &part, const Finding &f);
 
   struct Listed {
     PartKey part;
@@ -42,14 +46,14 @@ public:
   std::pair<std::vector<Listed>, std::vector<MissingCount>> take();
 
 private:
-  void count(const PartKey &part, const Finding &f);
-
   std::size_t cap_;
   const std::vector<std::string> &hosts_;
+  std::size_t last_host_; // index in hosts_ of the last value's host (hosts_.size(): none)
   std::function<void(const PartKey &, const Finding &)> on_unlisted_;
   std::set<Listed> listed_;
   // (family, level, reason) -> count; the level as its negation, so the worst sorts first.
   std::map<std::tuple<std::string, int, std::string>, MissingCount> counts_;
+  MissingCount *last_count_ = nullptr; // consecutive values mostly share family, level, reason
 };
 
 // The family a finding is about: its record's key ("gemm"), else its rule's category.
