@@ -198,15 +198,21 @@ std::string text_of(const nlohmann::json &manifest, const char *field) {
              : "";
 }
 
-// Which run a directory holds: its run id, host and rank, when run.json names them; otherwise
-// none, and only its records tell a copy.
+// Which run a directory holds: its run id, host and rank, and the time it started, when run.json
+// names them; otherwise none, and only its records tell a copy. The run id alone is not enough:
+// it is the start second and the host, so two runs started in the same second into different
+// --out directories (a gemm and a collectives run under one job step) share it.
 std::optional<std::string> identity_of(const LoadedRun &run) {
   const auto id = text_of(run.manifest, "run");
   if (id.empty())
     return std::nullopt;
   const auto rank = run.manifest.contains("rank") ? run.manifest["rank"].dump() : "";
-  return fmt::format("run {} of host '{}' rank {}", id, text_of(run.manifest, "host"),
-                     rank.empty() ? "?" : rank);
+  const auto suite = run.manifest.is_object() && run.manifest.contains("suite")
+                         ? run.manifest["suite"].dump()
+                         : "";
+  return fmt::format("run {} of host '{}' rank {} started {}{}", id, text_of(run.manifest, "host"),
+                     rank.empty() ? "?" : rank, text_of(run.manifest, "start_utc"),
+                     suite.empty() ? "" : " suite " + suite);
 }
 
 // A run copied twice (the same run id, host and rank, or byte for byte the same records) would

@@ -167,6 +167,21 @@ TEST(RunInputFaults, ACopiedRunIsLoadedOnceAndSaid) {
   EXPECT_EQ(load_runs({(rack / "a").string(), (rack / "a").string()}).runs.size(), 2u);
 }
 
+TEST(RunInputFaults, TwoRunsStartedInTheSameSecondAreTwoRuns) {
+  // The run id is the start second and the host: a gemm and a collectives run started together
+  // into two --out directories share it, and neither is a copy of the other.
+  testing::TempDir tmp("same-second");
+  const fs::path out = tmp.path();
+  make_run(out / "gemm" / "r", "node01", 3,
+           {{"start_utc", "2026-01-01T00:00:00.120Z"}, {"suite", {{"name", "gemm"}}}});
+  make_run(out / "coll" / "r", "node01", 2,
+           {{"start_utc", "2026-01-01T00:00:00.480Z"}, {"suite", {{"name", "collectives"}}}});
+  const auto set = load_runs({(out / "gemm").string(), (out / "coll").string()});
+  EXPECT_EQ(set.runs.size(), 2u) << ::testing::PrintToString(set.problems);
+  EXPECT_EQ(set.record_count(), 5u);
+  EXPECT_FALSE(any_contains(set.problems, "a copy of"));
+}
+
 TEST(RunInputFaults, ARunCutShortOrMiscountedIsNotWhole) {
   testing::TempDir tmp("incomplete");
   const fs::path rack = tmp.path();
