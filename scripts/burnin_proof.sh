@@ -51,7 +51,13 @@ if [[ -n "$torch_dir" && -d "$torch_dir" ]]; then
   export LD_LIBRARY_PATH="$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
-{ git rev-parse HEAD && git status --porcelain; } >"$out/commit.txt" 2>&1 || true
+# SOURCE_COMMIT_FILE: the commit the build came from, written where it was built (a node's copy
+# of the tree may carry another .git, or none).
+if [[ -r "${SOURCE_COMMIT_FILE:-}" ]]; then
+  cp "$SOURCE_COMMIT_FILE" "$out/commit.txt"
+else
+  { git rev-parse HEAD && git status --porcelain; } >"$out/commit.txt" 2>&1 || true
+fi
 nvidia-smi -q >"$out/logs/nvidia-smi-q.txt" 2>&1 || true
 log "commit $(head -n 1 "$out/commit.txt"); GPU: $(nvidia-smi --query-gpu=name,power.limit \
   --format=csv,noheader 2>/dev/null | head -n 1)"
@@ -63,7 +69,7 @@ burnin() { # NAME: one burn-in into $out/NAME, its console in logs/NAME.txt; ech
   local start=$SECONDS rc=0
   timeout $((budget * 2 + 120)) "$railgauge" burnin --budget "$budget" --out "$out/$1" \
     >"$out/logs/$1.txt" 2>&1 || rc=$?
-  log "$1: exit $rc after $((SECONDS - start)) s"
+  log "$1: exit $rc after $((SECONDS - start)) s" >&2 # stdout is the exit status alone
   echo "$rc"
 }
 

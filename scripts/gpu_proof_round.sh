@@ -3,8 +3,8 @@
 # (docs/burnin.md, "Proof on a GPU"): the burn-in healthy and with a co-tenant
 # (scripts/burnin_proof.sh), the 16 GiB NCCL point (scripts/nccl_16gib_point.sh), then the GPU
 # test executables, each under its own time limit and all within --deadline-s. Everything it
-# writes goes to OUT, packed at the end into OUT/round.tar.xz (a runner that brings back a
-# bounded number of files keeps the archive).
+# writes goes to OUT/work, packed at the end into OUT/round.tar.xz; OUT itself holds only that,
+# round.log and gpu.csv (a runner that brings back a bounded number of files keeps them).
 #
 #   scripts/gpu_proof_round.sh --kit DIR --out OUT [--deadline-s S] [--budget-s S]
 #
@@ -38,9 +38,12 @@ done
   exit 2
 }
 [[ -n "$out" ]] || { echo "gpu_proof_round.sh: --out OUT is required" >&2; exit 2; }
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$(cd "$kit/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-cp "$kit/source-commit.txt" "$out/" 2>/dev/null || true
+kit=$(cd "$kit" && pwd)
+mkdir -p "$out/work"
+export LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export RAILGAUGE_DATA_DIR="$kit/build/share/railgauge" # the test executables' data
+export SOURCE_COMMIT_FILE="$kit/source-commit.txt"
+cp "$SOURCE_COMMIT_FILE" "$out/work/" 2>/dev/null || true
 start=$SECONDS
 status=0
 left() { echo $((deadline_s - (SECONDS - start))); }
@@ -53,16 +56,16 @@ step() { # NAME NEED_S CMD...: runs CMD under a limit of what is left, logs to O
     return
   fi
   local t0=$SECONDS rc=0
-  timeout "$(left)" "$@" >"$out/$name.log" 2>&1 || rc=$?
+  timeout "$(left)" "$@" >"$out/work/$name.log" 2>&1 || rc=$?
   echo "$name: exit $rc after $((SECONDS - t0)) s" | tee -a "$out/round.log"
   ((rc == 0)) || status=1
 }
 nvidia-smi --query-gpu=name,pci.bus_id,power.limit,clocks.max.sm,driver_version \
   --format=csv >"$out/gpu.csv" 2>&1 || true
 step burnin_proof $((2 * budget_s + 60)) \
-  scripts/burnin_proof.sh --build-dir "$kit/build" --out "$out/burnin" --budget-s "$budget_s"
+  scripts/burnin_proof.sh --build-dir "$kit/build" --out "$out/work/burnin" --budget-s "$budget_s"
 step nccl_16gib 60 env RAILGAUGE="$kit/build/bin/railgauge" scripts/nccl_16gib_point.sh \
-  "$out/nccl-16gib"
+  "$out/work/nccl-16gib"
 for t in analysis/check/burnin_gpu_tests collectives/nccl_gpu_tests harness/cuda/cuda_tests \
   harness/cuda/cublaslt_gpu_tests offload/offload_gpu_tests reliability/reliability_gpu_tests \
   block/block_gpu_tests; do
@@ -70,5 +73,6 @@ for t in analysis/check/burnin_gpu_tests collectives/nccl_gpu_tests harness/cuda
   [[ -x "$exe" ]] && step "$(basename "$t")" 30 "$exe" --gtest_brief=1
 done
 echo "round: $((SECONDS - start)) s, exit $status" | tee -a "$out/round.log"
-tar -cJf "$out/round.tar.xz" -C "$out" --exclude=round.tar.xz . 2>/dev/null || true
+cp "$out/round.log" "$out/work/"
+tar -cJf "$out/round.tar.xz" -C "$out/work" . 2>/dev/null || true
 exit "$status"
