@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/burnin_gpu_table.h"
 #include "cli/burnin_plan.h"
 #include "cli/cli.h"
 #include "harness/cuda/device.h"
@@ -54,6 +55,19 @@ void report_phase_times(const BurninPlan &plan, const fs::path &dir) {
   std::cout << fmt::format("{:<28} {:>9.0f} {:>9.0f}\n", "total", plan.planned_s, total);
   std::ofstream out(dir / "burnin.json");
   out << nlohmann::json{{"plan", plan.to_json()}, {"measured_s", measured}}.dump(2) << '\n';
+}
+
+// What each GPU did, from the records as written (a line that does not parse is left out here;
+// check names it).
+void report_per_gpu(const fs::path &dir) {
+  std::vector<Record> records;
+  for (const auto &j : read_records(dir / "records.jsonl")) {
+    try {
+      records.push_back(Record::from_json(j));
+    } catch (const std::exception &) {
+    }
+  }
+  std::cout << render_burnin_gpu_table(records);
 }
 
 int judge(const std::string &rules, const fs::path &dir) {
@@ -118,6 +132,7 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
       fs::path(dir).filename() != "rank-00000")
     return measured;
   report_phase_times(plan, dir);
+  report_per_gpu(dir);
   return judge(o.rules, dir);
 }
 

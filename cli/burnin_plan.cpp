@@ -33,8 +33,11 @@ double axis_seconds(const SuiteEntry &e, const std::string &axis, double otherwi
                    "a burn-in phase runs for one duration: give seconds, e.g. 120");
 }
 
-// What surrounds each phase's timed work, estimated from what it does (not yet timed on a GPU
-// by railgauge itself: the run records the real figure).
+// What surrounds each phase's timed work, estimated from what it does; the run records the real
+// figure (burnin.json). On one H100 (results/reference/h100-burnin-2026-11-26) each phase took,
+// beyond its duration: gemm.burn 0.3 s, memory.burn 0.1 s, each offload phase 3 s, the
+// all_reduce 1.2 to 2.6 s. The estimates keep their margin for what one GPU cannot show: pinned
+// buffers for eight GPUs, an eight-rank communicator, a slower first cuBLASLt heuristic.
 BurninPhase phase_of(const SuiteEntry &e, int gpus) {
   BurninPhase p;
   p.key = e.key_glob;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge {
 namespace {
@@ -127,8 +128,17 @@ public:
           k.first_reason = *r.reason;
         continue;
       }
-      const auto head = headline_metric(r);
-      if (!head.name.empty()) {
+      // A point on every GPU at once has its figure per GPU: the range is over the GPUs.
+      std::vector<Headline> heads = {headline_metric(r)};
+      if (heads.front().name.empty()) {
+        heads.clear();
+        for (const auto &part : records::per_gpu_parts(r))
+          if (part.status == Status::ok)
+            heads.push_back(headline_metric(part));
+      }
+      for (const auto &head : heads) {
+        if (head.name.empty())
+          continue;
         k.metric = head.name;
         k.lo = k.any_value ? std::min(k.lo, head.value) : head.value;
         k.hi = k.any_value ? std::max(k.hi, head.value) : head.value;

@@ -53,6 +53,8 @@ std::string render_bandwidth_table(const std::vector<Record> &records) {
     if (!size_bytes)
       continue;
     const auto [tier, kernel] = tier_and_kernel(r.key);
+    if (tier != "hbm" && tier != "host")
+      continue; // memory.burn: every GPU at once, its figures per GPU (the burn-in's table)
     const std::string where =
         tier == "hbm"
             ? fmt::format("HBM of GPU {}", param_text(r.params, "gpu"))

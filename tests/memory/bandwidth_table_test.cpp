@@ -36,6 +36,15 @@ TEST(BandwidthTable, AllWaivedGroupsAreLeftOut) {
   EXPECT_EQ(render_bandwidth_table({hbm}), "");
 }
 
+TEST(BandwidthTable, TheBurnOnEveryGpuIsNotAHostTable) {
+  // memory.burn holds its figures per GPU (the burn-in prints them); it once printed as an empty
+  // "host DRAM of NUMA node ," table.
+  Record burn = point("memory.burn", 1 << 30, 0);
+  burn.params = {{"size_bytes", 1 << 30}};
+  burn.metrics = {{"gpus", nlohmann::json::array()}};
+  EXPECT_EQ(render_bandwidth_table({burn}), "");
+}
+
 TEST(BandwidthTable, SizeLabels) {
   EXPECT_EQ(size_label(16384), "16 KiB");
   EXPECT_EQ(size_label(1LL << 30), "1 GiB");
