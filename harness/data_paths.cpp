@@ -1,6 +1,7 @@
 #include "harness/data_paths.h"
 
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -50,6 +51,36 @@ fs::path data_file(const std::string &relative) {
                   "<prefix>/share/railgauge beside <prefix>/bin), or set {} to a directory "
                   "holding suites/, rules/, peaks/ and schema/ (a checkout's results/)",
                   kDataDirEnv));
+}
+
+namespace {
+
+// `path` relative to `dir` when it lies inside it (both resolved, so a symlinked data directory
+// or a path given through `..` still matches), else nullopt.
+std::optional<std::string> inside(const fs::path &path, const fs::path &dir) {
+  std::error_code ec;
+  const auto p = fs::weakly_canonical(path, ec);
+  if (ec)
+    return std::nullopt;
+  const auto d = fs::weakly_canonical(dir, ec);
+  if (ec)
+    return std::nullopt;
+  const auto rel = p.lexically_relative(d);
+  if (rel.empty() || *rel.begin() == "..")
+    return std::nullopt;
+  return rel.string();
+}
+
+} // namespace
+
+DataFileName data_file_name(const std::string &path) {
+  if (auto rel = inside(path, data_dir()))
+    return {*rel, fmt::format("data directory ({})", data_dir_origin())};
+  std::error_code ec;
+  if (auto rel = inside(path, fs::current_path(ec)); rel && !ec)
+    return {*rel, "working directory"};
+  return {fs::path(path).filename().string(), "file name only: outside the data and working "
+                                              "directories"};
 }
 
 std::string find_named_yaml(const std::string &what, const std::string &name_or_path,

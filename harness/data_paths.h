@@ -31,6 +31,16 @@ std::filesystem::path data_file(const std::string &relative);
 // "beside the binary".
 std::string data_dir_origin();
 
+// How a record names a data file without this machine's absolute path, so that a committed run
+// reads the same elsewhere: relative to the data directory when the file lies in it
+// ("peaks/gpu_peaks.yaml"), else relative to the working directory when under it
+// ("results/peaks/gpu_peaks.yaml"), else by its file name; `origin` says which of the three.
+struct DataFileName {
+  std::string name;
+  std::string origin; // "data directory (beside the binary)", "working directory", ...
+};
+DataFileName data_file_name(const std::string &path);
+
 // A named data file: NAME_OR_PATH itself when it looks like a path (has a '/' or ends in .yaml),
 // else NAME.yaml in the first of DIRS that has it. Throws InputError listing the names known in
 // DIRS (or the directories searched, when they hold none). WHAT names the kind ("suite", "rules").

@@ -409,6 +409,12 @@ finish() {
   log "output: $out"
   exec >&- 2>&- # let tee write the last lines of the log before the script returns
   wait "$tee_pid" 2>/dev/null
+  # The output names its files relative to itself and the source tree, never by this machine's
+  # absolute paths, so it reads the same once committed elsewhere (issue 44); PYTHON given by
+  # its path is named by its file name.
+  local strip=(--strip "$out" --strip "$repo")
+  [[ "$python" == /* ]] && strip+=(--strip "$(dirname "$python")")
+  "${py[@]}" "$repo/scripts/relative_paths.py" "$out" "${strip[@]}" >/dev/null 2>&1
   exit "$status"
 }
 # shellcheck disable=SC2317 # called by the trap below

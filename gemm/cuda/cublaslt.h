@@ -61,7 +61,9 @@ std::vector<Layout> gemm_layouts(const CublasLtOptions &o, const GemmPlan &plan)
 struct PeakChoice {
   double tflops = 0;
   std::string sku;    // the table's name of the GPU, or ""
-  std::string source; // "axis peak_tflops", "<path>:<line> (<citation>)", or why there is none
+  std::string source; // "axis peak_tflops", "<table>:<line> (<citation>)", or why there is none
+  // What <table> is relative to (data_file_name): records name no machine's absolute path.
+  std::string table_origin;
 };
 PeakChoice choose_gpu_peak(double axis_peak_tflops, const std::string &table_path,
                            const std::string &device_name, Dtype dtype);

@@ -6,6 +6,7 @@
 
 #include "gemm/gpu_peaks.h"
 #include "harness/cuda/device.h"
+#include "harness/data_paths.h"
 #include "harness/error.h"
 
 namespace railgauge::gemm {
@@ -81,27 +82,35 @@ PeakChoice choose_gpu_peak(double axis_peak_tflops, const std::string &table_pat
     c.source = "axis peak_tflops";
     return c;
   }
+  const DataFileName shown = data_file_name(table_path);
+  c.table_origin = shown.origin;
+  // The table's path as the record names it: `where` is "<table_path>:<line>".
+  const auto named = [&](std::string where) {
+    if (where.starts_with(table_path))
+      where.replace(0, table_path.size(), shown.name);
+    return where;
+  };
   GpuPeakTable table;
   try {
     table = load_gpu_peaks(table_path);
   } catch (const InputError &e) {
-    c.source = fmt::format("none: {}: {}", e.where(), e.problem()); // one line: it is a param
+    c.source = fmt::format("none: {}: {}", named(e.where()), e.problem()); // one line: a param
     return c;
   }
   const GpuPeak *peak = find_gpu_peak(table, device_name);
   if (!peak) {
     c.source = fmt::format("none: {} has no entry matching '{}' (add one, or give "
                            "-a peak_tflops=X)",
-                           table_path, device_name);
+                           shown.name, device_name);
     return c;
   }
   c.sku = peak->name;
   if (const auto tflops = peak->tflops_of(dtype)) {
     c.tflops = *tflops;
-    c.source = fmt::format("{} ({})", peak->where, peak->source);
+    c.source = fmt::format("{} ({})", named(peak->where), peak->source);
   } else {
-    c.source =
-        fmt::format("none: {} gives no {} peak for {}", peak->where, to_string(dtype), peak->name);
+    c.source = fmt::format("none: {} gives no {} peak for {}", named(peak->where), to_string(dtype),
+                           peak->name);
   }
   return c;
 }

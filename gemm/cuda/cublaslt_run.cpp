@@ -270,6 +270,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   out.derived_params = {{"gpu_name", info.name},
                         {"gpu_sku", peak.sku},
                         {"peak_source", peak.source},
+                        {"peak_table_origin", peak.table_origin},
                         {"cublaslt_version", cublaslt_version()},
                         {"workspace_bytes", kLtWorkspaceBytes},
                         {"candidates_returned", gemms.front().offered},

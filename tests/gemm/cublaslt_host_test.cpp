@@ -3,8 +3,10 @@
 // parsing, the SDC comparator, the burn verdict, and waivers where CUDA cannot run.
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include <cmath>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -13,12 +15,13 @@
 #include "gemm/cuda/burn.h"
 #include "gemm/cuda/cublaslt.h"
 #include "gemm/cuda/cublaslt_plan.h"
-#include "harness/inventory/gpu_telemetry.h"
 #include "gemm/cuda/sdc_compare.h"
 #include "gemm/register_gemm.h"
 #include "gemm/verify_bound.h"
 #include "harness/cuda/device.h"
+#include "harness/data_paths.h"
 #include "harness/error.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "harness/registry.h"
 #include "harness/run_context.h"
 #include "railgauge/config.h"
@@ -372,6 +375,28 @@ TEST(CublasLtPeak, AxisThenTableThenWhyNot) {
   const PeakChoice missing = choose_gpu_peak(0, "/nonexistent.yaml", "NVIDIA H100", Dtype::bf16);
   EXPECT_EQ(missing.tflops, 0);
   EXPECT_NE(missing.source.find("cannot read"), std::string::npos) << missing.source;
+  // A record names no path of the machine that wrote it (issue 44).
+  for (const auto *choice : {&h100, &other, &missing})
+    EXPECT_EQ(choice->source.find(RAILGAUGE_SOURCE_DIR), std::string::npos) << choice->source;
+  EXPECT_EQ(missing.source.rfind("none: nonexistent.yaml: cannot read", 0), 0) << missing.source;
+}
+
+// The peak table is named relative to the data directory, which the record says separately.
+TEST(CublasLtPeak, TableIsNamedRelativeToTheDataDirectory) {
+  const auto data =
+      std::filesystem::temp_directory_path() / fmt::format("railgauge_peak_data_{}", ::getpid());
+  std::filesystem::create_directories(data / "peaks");
+  std::filesystem::copy_file(std::string(RAILGAUGE_SOURCE_DIR) + "/results/peaks/gpu_peaks.yaml",
+                             data / "peaks" / "gpu_peaks.yaml",
+                             std::filesystem::copy_options::overwrite_existing);
+  ::setenv(kDataDirEnv, data.c_str(), 1);
+  const PeakChoice in_data = choose_gpu_peak(0, (data / "peaks" / "gpu_peaks.yaml").string(),
+                                             "NVIDIA H100 80GB HBM3", Dtype::bf16);
+  ::unsetenv(kDataDirEnv);
+  std::filesystem::remove_all(data);
+  EXPECT_EQ(in_data.tflops, 989);
+  EXPECT_EQ(in_data.source.rfind("peaks/gpu_peaks.yaml:", 0), 0) << in_data.source;
+  EXPECT_EQ(in_data.table_origin, "data directory (RAILGAUGE_DATA_DIR)");
 }
 
 // ---- telemetry --------------------------------------------------------------------------------

@@ -149,7 +149,9 @@ class ReferenceRunTest(unittest.TestCase):
                      "collectives"):
             self.assertEqual((steps[name]["status"], steps[name]["exit"]), ("ok", 0), name)
             self.assertIn("no GPU", steps[name]["note"], name)
-            self.assertTrue(steps[name]["command"].startswith(build), name)
+            # Named relative to the source tree: the output holds no path of this machine.
+            self.assertTrue(steps[name]["command"].startswith(os.path.relpath(build, SOURCE)),
+                            (name, steps[name]["command"]))
             run_dir = os.path.join(out, steps[name]["run_dir"])
             (run_id,) = os.listdir(run_dir)
             with open(os.path.join(run_dir, run_id, "records.jsonl")) as f:
@@ -172,6 +174,10 @@ class ReferenceRunTest(unittest.TestCase):
         self.assertIn("finished", summary.splitlines()[0])
         self.assertIn("Failed or timed out: none", summary)
         self.assertTrue(os.path.getsize(os.path.join(out, "reference_run.log")) > 0)
+        check = subprocess.run([sys.executable, os.path.join(SOURCE, "scripts",
+                                                             "relative_paths.py"), out, "--check"],
+                               capture_output=True, text=True, timeout=60)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
         for s in m["steps"]:
             self.assertTrue(os.path.exists(os.path.join(out, s["log"])), s)
 
