@@ -19,6 +19,9 @@ import re
 import sys
 import unittest
 
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "support"))
+from source_files import source_files  # noqa: E402
+
 ROOT = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else pathlib.Path(__file__).parents[1]
 FAMILIES = ("gemm", "memory", "offload", "rdma", "collectives")
 # block/ runs the gemm family's shapes with the collectives family's MPI session between them:
@@ -52,9 +55,15 @@ ADD_LIBRARY = re.compile(r"add_(?:library|executable)\(\s*([A-Za-z0-9_]+)")
 LINK = re.compile(r"target_link_libraries\(\s*([A-Za-z0-9_]+)([^)]*)\)", re.S)
 
 
+def layer_files(layer):
+    """The files of one floor that git tracks or would track, never a build directory's
+    (tests/support/source_files.py), as paths under ROOT."""
+    return [ROOT / rel for rel in source_files(ROOT, under=layer)]
+
+
 def cmake_files():
     for layer in LAYERS:
-        yield from sorted((ROOT / layer).rglob("CMakeLists.txt"))
+        yield from (f for f in layer_files(layer) if f.name == "CMakeLists.txt")
 
 
 def target_layers():
@@ -70,8 +79,8 @@ class Layers(unittest.TestCase):
     def test_includes_stay_within_their_layers(self):
         bad, seen = [], 0
         for layer in LAYERS:
-            for f in sorted((ROOT / layer).rglob("*")):
-                if f.suffix not in (".h", ".cpp", ".cu") or not f.is_file():
+            for f in layer_files(layer):
+                if f.suffix not in (".h", ".cpp", ".cu"):
                     continue
                 rel = f.relative_to(ROOT).as_posix()
                 text = f.read_text(errors="replace")

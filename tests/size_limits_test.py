@@ -13,17 +13,20 @@ that holds them.
 """
 import pathlib
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "support"))
 from named_tests import run_named_tests  # noqa: E402
+from source_files import source_files  # noqa: E402
 
 ROOT = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else pathlib.Path(__file__).parents[1]
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 120
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
-SKIP_DIRS = {"build", ".git"}
 
 # Files over a limit today, each with the length it may not grow past. The lists only shrink: an
 # entry whose file or function is back under the limit (or gone) fails the stale-entry test, so
@@ -179,10 +182,11 @@ def functions(text):
 
 
 def sources():
-    for f in sorted(ROOT.rglob("*")):
-        rel = f.relative_to(ROOT)
-        if f.suffix in SUFFIXES and f.is_file() and not SKIP_DIRS & set(rel.parts):
-            yield rel.as_posix(), f.read_text(errors="replace")
+    # The files git tracks or would track, never a build directory's (CMake writes its own
+    # CMakeCXXCompilerId.cpp there): tests/support/source_files.py.
+    for rel in source_files(ROOT):
+        if rel.endswith(SUFFIXES):
+            yield rel, (ROOT / rel).read_text(errors="replace")
 
 
 def over_limits():
@@ -252,6 +256,23 @@ class SizeLimits(unittest.TestCase):
         self.assertEqual(functions(text), [("get", 4, 4), ("A::A", 6, 9), ("twice", 11, 17),
                                            ("TEST", 18, 19)])
         self.assertGreater(len(list(sources())), 300)  # the walk found the sources
+
+    def test_the_walk_leaves_build_directories_out(self):
+        # CMake writes a long CMakeCXXCompilerId.cpp into every build directory, of any name: the
+        # walk reads what git tracks or would track, and without git it leaves out a directory
+        # that holds a CMakeCache.txt.
+        self.assertFalse([p for p in source_files(ROOT) if "CMakeFiles/" in p])
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = pathlib.Path(tmp)
+            for rel in ("src/a.cpp", "out/CMakeCache.txt", "out/CMakeFiles/3.25.1/Id.cpp"):
+                (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+                (tree / rel).write_text("int x;\n")
+            self.assertEqual(source_files(tree), ["src/a.cpp"])  # no git here: the walk
+            if shutil.which("git"):
+                subprocess.run(["git", "init", "-q", str(tree)], check=True)
+                subprocess.run(["git", "-C", str(tree), "add", "src"], check=True)
+                (tree / "src/new.h").write_text("")  # not added yet, still checked
+                self.assertEqual(source_files(tree), ["src/a.cpp", "src/new.h"])
 
 
 if __name__ == "__main__":
