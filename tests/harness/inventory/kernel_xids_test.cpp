@@ -46,12 +46,16 @@ nlohmann::json snapshot(double ecc_uncorrected, double remapped, std::uint64_t l
 TEST(KernelXids, TheHealthDeltaCountsWhatMovedDuringThePoint) {
   const nlohmann::json old_xid = {{"seq", 10}, {"xid", 31}, {"text", "Xid ...: 31"}};
   const nlohmann::json new_xid = {{"seq", 500}, {"xid", 48}, {"text", "Xid ...: 48"}};
-  const auto quiet = telemetry_pair(snapshot(2, 1, 100, {old_xid}), {{"throttled", false}},
-                                    snapshot(2, 1, 140, {old_xid}));
+  // json::array, not {old_xid}: braces around one json are a one-element array to GCC but a copy
+  // of the object to clang (the sanitizer build), whose xids would then be the object's values.
+  const auto quiet =
+      telemetry_pair(snapshot(2, 1, 100, nlohmann::json::array({old_xid})), {{"throttled", false}},
+                     snapshot(2, 1, 140, nlohmann::json::array({old_xid})));
   EXPECT_EQ(quiet.at("health_delta").at("ecc_uncorrected_volatile"), 0);
   EXPECT_EQ(quiet.at("health_delta").at("xid_events"), 0); // the old Xid is not this point's
-  const auto sick = telemetry_pair(snapshot(2, 1, 100, {old_xid}), {{"throttled", false}},
-                                   snapshot(3, 2, 600, {old_xid, new_xid}));
+  const auto sick =
+      telemetry_pair(snapshot(2, 1, 100, nlohmann::json::array({old_xid})), {{"throttled", false}},
+                     snapshot(3, 2, 600, nlohmann::json::array({old_xid, new_xid})));
   EXPECT_EQ(sick.at("health_delta").at("ecc_uncorrected_volatile"), 1);
   EXPECT_EQ(sick.at("health_delta").at("remapped_rows_uncorrectable"), 1);
   EXPECT_EQ(sick.at("health_delta").at("xid_events"), 1);
