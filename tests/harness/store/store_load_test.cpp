@@ -1,12 +1,7 @@
-// The TCP store under load: a flood of connections that never say hello, and a process that has
-// run out of file descriptors. Neither may keep a rank out, fill rank 0's descriptor table or
-// make the server spin; and a barrier that times out names the missing ranks before strangers.
+// The TCP store under load: a flood of connections that never say hello may not keep a rank out
+// or fill rank 0's descriptor table; and a barrier that times out names the missing ranks before
+// strangers. A process that has run out of file descriptors: store_exhaustion_test.cpp.
 #include <cerrno>
-#include <filesystem>
-#include <netinet/in.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,6 +9,7 @@
 #include "harness/store/descriptor_limit.h"
 #include "harness/store/refusal_log.h"
 #include "harness/store/tcp_store.h"
+#include "silent_connection.h"
 
 namespace railgauge {
 namespace {
@@ -21,32 +17,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr const char *kToken = "test-token";
-
-// A connection that never sends a byte, or an empty one when socket() or connect() failed.
-UniqueFd silent_connection(std::uint16_t port) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd)
-    return fd;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd.get(), reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0)
-    fd.reset();
-  return fd;
-}
-
-double process_cpu_s() {
-  rusage usage{};
-  ::getrusage(RUSAGE_SELF, &usage);
-  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
-std::size_t open_descriptors() {
-  return static_cast<std::size_t>(std::distance(
-      std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{}));
-}
 
 TEST(StoreUnderLoad, SilentConnectionsStayInASmallPoolAndARankStillGetsIn) {
   TcpStoreServerOptions options;
@@ -71,43 +41,6 @@ TEST(StoreUnderLoad, TheConnectionLimitStaysBelowTheDescriptorLimit) {
   TcpStoreServerOptions small;
   small.max_connections = 3;
   EXPECT_EQ(TcpStoreServer({"127.0.0.1", 0}, kToken, small).connection_limit(), 3u);
-}
-
-TEST(StoreUnderLoad, OutOfDescriptorsTheServerBacksOffInsteadOfSpinning) {
-  TcpStoreServerOptions options;
-  options.max_unauthenticated = 100'000; // nothing dropped: the descriptors run out first
-  options.hello_timeout = 60'000ms;
-  TcpStoreServer server({"127.0.0.1", 0}, kToken, options);
-  rlimit saved{};
-  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
-  rlimit lowered = saved;
-  lowered.rlim_cur = open_descriptors() + 40;
-  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
-  // Connections until this process has no descriptor left: those the server has not accepted
-  // yet wait in the listen backlog, and its accept() fails with EMFILE.
-  std::vector<UniqueFd> flood;
-  for (int i = 0; i < 200; ++i) {
-    auto fd = silent_connection(server.endpoint().port);
-    if (!fd && errno == EMFILE)
-      break;
-    flood.push_back(std::move(fd));
-  }
-  std::this_thread::sleep_for(200ms);
-  const double before_s = process_cpu_s();
-  std::this_thread::sleep_for(1000ms);
-  const double busy_s = process_cpu_s() - before_s;
-  ::setrlimit(RLIMIT_NOFILE, &saved);
-  EXPECT_LT(busy_s, 0.2) << "the server spun on accept()";
-  bool named_here = false;
-  const RefusalLog log = server.refusals();
-  for (const auto &r : log.recent())
-    named_here =
-        named_here || r.why.find("accept: Too many open files: this process has used up its") == 0;
-  EXPECT_TRUE(named_here);
-  flood.clear();
-  TcpStoreClient rank(server.endpoint(), kToken, 1, {5000ms, 5000ms, 5000ms});
-  rank.set("after", "1");
-  EXPECT_EQ(server.get("after", 1000ms), "1");
 }
 
 TEST(StoreUnderLoad, ADescriptorErrorNamesThisProcessNotThePeer) {
