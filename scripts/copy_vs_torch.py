@@ -47,6 +47,7 @@ import os
 import sys
 import time
 
+import peer_pairs
 import peer_records
 
 PEER_KEY = "peer.torch_copy"
@@ -105,7 +106,7 @@ class Point:
     def timer(self):
         if self.kind == "bidir":
             return "cuda_event_lanes"
-        return "cuda_event" if self.pinned else "host_perf_counter"
+        return "cuda_graph" if self.pinned else "host_perf_counter"
 
 
 def peer_metrics(point, measured):
@@ -121,6 +122,8 @@ def peer_metrics(point, measured):
                "ours_gbytes_per_s": point.ours_gbytes_per_s,
                "ours_vs_torch": peer_records.ratio(point.ours_gbytes_per_s, bw),
                "verified": bool(measured.get("verified", False))}
+    if measured.get("enqueue_ahead") is not None:
+        metrics["enqueue_ahead"] = measured["enqueue_ahead"]
     lanes = measured.get("lanes_s")
     if lanes:
         src = point.source.get("metrics", {})
@@ -132,9 +135,38 @@ def peer_metrics(point, measured):
     return metrics
 
 
-def compare(records, measurer, run, torch_version, max_samples, out=sys.stdout):
+def measure_point(point, measurer, rounds=0, ours_runner=None):
+    """torch's measurement of `point` (the samples of every round pooled) and, with `rounds`
+    and `ours_runner` (railgauge on the point alone: seconds per call), the interleaved pair's
+    metrics (peer_pairs.interleaved_metrics), else {}."""
+    if not rounds:
+        return measurer.measure(point), {}
+    pooled = {}
+
+    def torch_round(p):
+        measured = measurer.measure(p)
+        for name, value in measured.items():
+            if name == "samples_s":
+                pooled.setdefault(name, []).extend(value)
+            elif name == "lanes_s":
+                for lane, times in value.items():
+                    pooled.setdefault(name, {}).setdefault(lane, []).extend(times)
+            elif name == "verified":
+                pooled[name] = pooled.get(name, True) and bool(value)
+            else:
+                pooled[name] = value
+        return peer_records.summary(measured["samples_s"])["median"]
+
+    ((_, ours_s, peer_s),) = peer_pairs.interleave([point.source], ours_runner,
+                                                   lambda _: torch_round(point), rounds)
+    return pooled, peer_pairs.interleaved_metrics(ours_s, peer_s)
+
+
+def compare(records, measurer, run, torch_version, max_samples, out=sys.stdout, rounds=0,
+            ours_runner=None):
     """Measures a peer for every record (selected already) and writes one peer record each to
-    `run` (a peer_records.PeerRun). Returns the peer records."""
+    `run` (a peer_records.PeerRun). With `rounds`, railgauge (`ours_runner`) and torch alternate
+    on each point (measure_point). Returns the peer records."""
     print(f"{'key':<22} {'memory':<9} {'place':<5} {'size_bytes':>12} {'ours':>9} {'torch':>9} "
           f"{'ours/torch':>10}  (GB/s)", file=out)
     written = []
@@ -145,9 +177,12 @@ def compare(records, measurer, run, torch_version, max_samples, out=sys.stdout):
         try:
             point = Point(source, max_samples)
             rec["params"]["torch_op"] = point.torch_op
-            measured = measurer.measure(point)
+            measured, pair = measure_point(point, measurer, rounds, ours_runner)
             rec["params"]["torch_cpu_pu"] = measured.get("cpu_pu")
             rec["metrics"] = peer_metrics(point, measured)
+            if pair:
+                rec["metrics"].update(pair)
+                rec["metrics"]["ours_vs_torch"] = pair["ratio"]  # same-clock rounds
             if not rec["metrics"]["verified"]:
                 rec["status"] = "failed"
                 rec["reason"] = "the torch copy's destination does not hold the source's bytes"
@@ -180,6 +215,7 @@ class TorchMeasurer:
         self.torch = torch
         self.warmup = warmup
         self.gate = gate_cycles_per_call
+        self.enqueue_ahead = None  # samples of the last point whose enqueue beat the GPU
 
     def release(self):
         """Returns cached device and pinned host memory, so the next point starts clean (and
@@ -205,6 +241,7 @@ class TorchMeasurer:
 
     def measure(self, point):
         torch = self.torch
+        self.enqueue_ahead = None
         device = torch.device("cuda", point.gpu)
         torch.cuda.set_device(device)
         try:
@@ -216,14 +253,16 @@ class TorchMeasurer:
                 else:
                     result = self._one_way(point, device)
             result["cpu_pu"] = pu
+            result["enqueue_ahead"] = self.enqueue_ahead
             return result
         finally:
             self.release()
 
     def _timed(self, point, call):
-        if point.pinned:
-            return peer_records.time_batches(self.torch, [call], point.batch, point.samples,
-                                             self.warmup, self.gate)
+        if point.pinned:  # a CUDA graph: Python's launch loop is never timed (issue 44)
+            times, self.enqueue_ahead = peer_records.time_graph_batches(
+                self.torch, [call], point.batch, point.samples, self.warmup, self.gate)
+            return times
         for _ in range(self.warmup):
             call()
         times = []
@@ -328,7 +367,12 @@ def main(argv=None):
                          "batch-sizing call")
     ap.add_argument("--gate-cycles", type=int, default=peer_records.GATE_CYCLES_PER_CALL,
                     help="GPU clock cycles the stream is held per enqueued call")
+    peer_pairs.add_interleave_args(ap)
     args = ap.parse_args(argv)
+    problem = peer_pairs.interleave_error(args)
+    if problem:
+        print(f"copy_vs_torch.py: {problem}", file=sys.stderr)
+        return 2
 
     keys = [k for k in args.keys.split(",") if k]
     unknown = [k for k in keys if k not in MAPPED]
@@ -353,7 +397,11 @@ def main(argv=None):
         return 2
     measurer = TorchMeasurer(torch, args.warmup, args.gate_cycles)
     with peer_records.PeerRun(args.out, "torch-copy") as run:
-        compare(selected, measurer, run, torch.__version__, args.max_samples)
+        runner = peer_pairs.RailgaugeRunner(
+            args.railgauge, os.path.join(run.dir, "railgauge-rounds"), args.railgauge_arg,
+            args.railgauge_lib) if args.interleave else None
+        compare(selected, measurer, run, torch.__version__, args.max_samples,
+                rounds=args.interleave, ours_runner=runner)
     print(f"records: {run.path}", file=sys.stderr)
     return 0
 

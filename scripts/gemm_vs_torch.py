@@ -3,13 +3,25 @@
 
     scripts/gemm_vs_torch.py RUN_DIR [--out DIR] [--keys gemm.cublaslt,gemm.cublaslt_size]
 
+    scripts/gemm_vs_torch.py RUN_DIR --interleave 3 --railgauge BIN [--railgauge-lib DIR]
+                             [--railgauge-arg ARG ...]
+
 For every `ok` record of a cuBLASLt key in RUN_DIR/records.jsonl, the same GEMMs (M, N, K,
 batch, dtype, layout, GPU; both GEMMs of a BMM's dgrad) are run through PyTorch and timed the
-way railgauge times them: CUDA events around a batch of calls, the stream held by a sleep kernel
-while the batch is enqueued (so Python's launch cost is excluded), warm-up, the median of many
-samples, and as many rotated operand sets as the railgauge record used (params.operand_sets), so
-both read their operands from HBM alike. Both libraries end in cuBLAS(Lt): a gap larger than
-noise is a railgauge bug.
+way railgauge times them: CUDA events around a batch of calls captured in one CUDA graph and
+replayed behind a sleep kernel, the enqueue checked to be ahead of the GPU (so Python's launch
+loop is never timed; metrics.enqueue_ahead counts the samples that passed), warm-up, the median
+of many samples, and as many rotated operand sets as the railgauge record used
+(params.operand_sets), so both read their operands from HBM alike. torch's math flags are pinned
+(TF32 only for tf32; no reduced-precision reduction for fp16 and bf16, as railgauge's cuBLASLt
+computes in fp32) and recorded in params.torch_math, and the kernels torch ran, from
+torch.profiler, in params.torch_kernels; railgauge's are in the source record's heuristic_algos.
+
+With --interleave N (N >= 3) the two tools alternate point by point: railgauge measures the
+point alone (BIN with --filter and the record's axes), then torch, N rounds, at the same clock
+state; metrics then hold each side's rounds, the per-round ratios, the ratio with its p10-p90,
+each side's spread and the verdict (scripts/peer_pairs.py: parity when the interval holds 1 or
+the ratio lies in torch's own spread; never a win inside the noise).
 
 Writes DIR/<run-id>/records.jsonl, one record per point with key `peer.torch_matmul`, the
 source record's params (plus peer_of and torch_version) and metrics tflops and
@@ -26,10 +38,12 @@ Needs a CUDA GPU and PyTorch; it is not part of CI and exits with status 2 and a
 either is missing.
 """
 import argparse
+import os
 import sys
 
+import peer_pairs
 import peer_records
-from peer_records import summary, time_batches
+from peer_records import summary
 
 GPU_KEYS = ("gemm.cublaslt", "gemm.cublaslt_size")
 
@@ -87,6 +101,55 @@ def make_call(torch, dtype, operands):
     return call
 
 
+def measure_point(torch, args, source, calls, batch, shapes, sets, out_dir):
+    """torch's metrics of one point; with --interleave, railgauge's rounds beside them."""
+    torch_rounds, pooled, ahead = [], [], 0
+
+    def torch_round(_):
+        nonlocal ahead
+        times, passed = peer_records.time_graph_batches(torch, calls, batch, args.samples,
+                                                        args.warmup)
+        pooled.extend(times)
+        ahead += passed
+        torch_rounds.append(summary(times)["median"])
+        return torch_rounds[-1]
+
+    pair = {}
+    if args.interleave:
+        runner = peer_pairs.RailgaugeRunner(
+            args.railgauge, os.path.join(out_dir, "railgauge-rounds"), args.railgauge_arg,
+            args.railgauge_lib)
+        ((_, ours_s, peer_s),) = peer_pairs.interleave([source], runner, torch_round,
+                                                       args.interleave)
+        pair = peer_pairs.interleaved_metrics(ours_s, peer_s)
+    else:
+        torch_round(None)
+    flops = sum(2.0 * m * n * k * b for (m, n, k, b, _) in shapes)
+    s = summary(pooled)
+    tflops = flops / s["median"] / 1e12
+    ours = source["metrics"].get("tflops", 0.0)
+    metrics = {"time_s": s, "batch": batch, "timer": "cuda_graph", "flops_per_call": flops,
+               "tflops": tflops, "ours_tflops": ours,
+               "ours_best_tflops": source["metrics"].get("best_tflops", ours),
+               "ours_vs_torch": ours / tflops if tflops > 0 else 0.0, "operand_sets": sets,
+               "enqueue_ahead": ahead, "samples": len(pooled)}
+    if pair:
+        metrics.update(pair)
+        metrics["ours_vs_torch"] = pair["ratio"]  # same-clock rounds, not a run minutes apart
+    return metrics
+
+
+def pin_math(torch, dtype):
+    """Sets torch's matmul flags for `dtype` the way railgauge computes, and returns them."""
+    m = torch.backends.cuda.matmul
+    m.allow_tf32 = dtype == "tf32"
+    m.allow_fp16_reduced_precision_reduction = False
+    m.allow_bf16_reduced_precision_reduction = False
+    names = ("allow_tf32", "allow_fp16_reduced_precision_reduction",
+             "allow_bf16_reduced_precision_reduction")
+    return " ".join(f"{n}={int(getattr(m, n))}" for n in names)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir", help="a railgauge run directory (or its records.jsonl)")
@@ -96,7 +159,12 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--max-sets", type=int, default=256,
                     help="cap on rotated operand sets (Python objects per set)")
+    peer_pairs.add_interleave_args(ap)
     args = ap.parse_args()
+    problem = peer_pairs.interleave_error(args)
+    if problem:
+        print(f"gemm_vs_torch.py: {problem}", file=sys.stderr)
+        return 2
 
     torch = peer_records.import_torch_cuda(
         "gemm_vs_torch.py", "compares railgauge's cuBLASLt numbers with torch.matmul")
@@ -118,9 +186,10 @@ def main():
             dtype = p["dtype"]
             device = torch.device("cuda", int(p.get("gpu", 0)))
             torch.cuda.set_device(device)
-            torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
+            math = pin_math(torch, dtype)
             rec = peer_records.peer_record(out.run_id, out.host, "peer.torch_matmul", r,
-                                           {"torch_version": torch.__version__})
+                                           {"torch_version": torch.__version__,
+                                            "torch_math": math, "peer_timer": "cuda_graph"})
             shapes = gemms_of(r)
             if dtype == "fp8_e4m3" and any(b > 1 for (_, _, _, b, _) in shapes):
                 rec["status"] = "waived"
@@ -131,17 +200,13 @@ def main():
                                                                sets, device))
                          for (m, n, k, b, layout) in shapes]
                 batch = int(r["metrics"].get("batch", 1))
-                times = time_batches(torch, calls, batch, args.samples, args.warmup)
-                flops = sum(2.0 * m * n * k * b for (m, n, k, b, _) in shapes)
-                s = summary(times)
-                tflops = flops / s["median"] / 1e12
-                ours = r["metrics"].get("tflops", 0.0)
-                rec["metrics"] = {"time_s": s, "batch": batch, "timer": "cuda_event",
-                                  "flops_per_call": flops, "tflops": tflops,
-                                  "ours_tflops": ours,
-                                  "ours_best_tflops": r["metrics"].get("best_tflops", ours),
-                                  "ours_vs_torch": ours / tflops if tflops > 0 else 0.0,
-                                  "operand_sets": sets}
+                kernels, why_not = peer_records.kernel_names(torch, lambda: [c() for c in calls])
+                rec["params"]["torch_kernels"] = "; ".join(kernels) or f"unknown: {why_not}"
+                try:
+                    rec["metrics"] = measure_point(torch, args, r, calls, batch, shapes, sets,
+                                                   out.dir)
+                except (ValueError, RuntimeError) as e:  # record it, go on with the next point
+                    rec["status"], rec["reason"] = "error", f"{type(e).__name__}: {e}"
             out.write(rec)
             shape = " + ".join(f"{m}x{n}x{k}" + (f" ({b})" if b > 1 else "")
                                for (m, n, k, b, _) in shapes)
@@ -149,10 +214,12 @@ def main():
             if rec["status"] == "ok":
                 print(f"{r['key']:<20} {p.get('op', ''):<14} {shape:<28} {dtype:<9} "
                       f"{m['ours_tflops']:>9.1f} {m['ours_best_tflops']:>9.1f} "
-                      f"{m['tflops']:>9.1f} {m['ours_vs_torch']:>10.3f}")
+                      f"{m['tflops']:>9.1f} {m['ours_vs_torch']:>10.3f}"
+                      + (f" [{m['ratio_p10']:.3f}, {m['ratio_p90']:.3f}] {m['verdict']}"
+                         if "verdict" in m else ""))
             else:
                 print(f"{r['key']:<20} {p.get('op', ''):<14} {shape:<28} {dtype:<9} "
-                      f"waived: {rec['reason']}")
+                      f"{rec['status']}: {rec['reason']}")
     print(f"records: {out.path}", file=sys.stderr)
     return 0
 

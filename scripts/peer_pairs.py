@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 import peer_records
@@ -137,6 +138,113 @@ def flags(record, time_per_call_s, first):
     return out
 
 
+# ---------------------------------------------------------------------- railgauge, one point
+
+def family_of(key):
+    """The railgauge subcommand that runs `key`: gemm.cublaslt -> gemm."""
+    return key.split(".", 1)[0]
+
+
+def axis_text(value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def one_point_command(binary, record, out_dir, extra_args=()):
+    """The railgauge command that measures `record`'s point again, alone: its key as --filter
+    and each of its axes pinned to the recorded value."""
+    cmd = [binary, family_of(record["key"]), "--filter", record["key"], "--out", out_dir, "-q"]
+    for name, value in sorted(record.get("axes", {}).items()):
+        cmd += ["-a", f"{name}={axis_text(value)}"]
+    return cmd + list(extra_args)
+
+
+def point_time_s(records, source, metric="time_s"):
+    """The median seconds per call of the ok record of `source`'s key and axes among
+    `records` (a one-point run's), from metrics.<metric>; raises ValueError naming what is
+    missing."""
+    for r in records:
+        if (r.get("key") == source["key"] and r.get("axes") == source.get("axes")
+                and r.get("status") == "ok"):
+            value = r.get("metrics", {}).get(metric)
+            median = value.get("median") if isinstance(value, dict) else None
+            if median:
+                return median
+            raise ValueError(f"{source['key']}: the record has no metrics.{metric}.median")
+    statuses = sorted({f"{r.get('key')} {r.get('status')}: {r.get('reason')}" for r in records})
+    raise ValueError(f"{source['key']}: no ok record of the point in railgauge's run "
+                     f"({'; '.join(statuses) or 'no records'})")
+
+
+class RailgaugeRunner:
+    """Measures one point with railgauge (one_point_command) and returns its median seconds
+    per call; each round's run directory is kept under `work_dir` as evidence."""
+
+    def __init__(self, binary, work_dir, extra_args=(), lib_path=None, timeout_s=600,
+                 metric="time_s"):
+        self.binary, self.work_dir, self.extra_args = binary, work_dir, list(extra_args)
+        self.lib_path, self.timeout_s, self.metric = lib_path, timeout_s, metric
+        self.rounds_run = 0
+
+    def __call__(self, source):
+        self.rounds_run += 1
+        out = os.path.join(self.work_dir, f"round-{self.rounds_run:04d}")
+        os.makedirs(out, exist_ok=True)
+        env = dict(os.environ)
+        if self.lib_path:  # railgauge's libraries only, never the Python's
+            env["LD_LIBRARY_PATH"] = ":".join(
+                p for p in (self.lib_path, env.get("LD_LIBRARY_PATH", "")) if p)
+        cmd = one_point_command(self.binary, source, out, self.extra_args)
+        try:
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                               timeout=self.timeout_s)
+        except subprocess.TimeoutExpired:
+            raise ValueError(f"{source['key']}: railgauge ran past {self.timeout_s} s: "
+                             f"{' '.join(cmd)}") from None
+        records = []
+        for path in peer_records.find_record_files(out):
+            records.extend(peer_records.read_records(path))
+        if not records:
+            raise ValueError(f"{source['key']}: railgauge exited {p.returncode} without "
+                             f"records: {(p.stderr or p.stdout).strip()[-300:]}")
+        return point_time_s(records, source, self.metric)
+
+
+def add_interleave_args(ap):
+    """The options of the interleaved mode, of gemm_vs_torch.py and copy_vs_torch.py."""
+    ap.add_argument("--interleave", type=int, default=0, metavar="ROUNDS",
+                    help="alternate railgauge and torch point by point, this many rounds (>= 3)")
+    ap.add_argument("--railgauge", help="with --interleave: the railgauge binary")
+    ap.add_argument("--railgauge-lib", help="LD_LIBRARY_PATH first entries for railgauge only")
+    ap.add_argument("--railgauge-arg", action="append", default=[],
+                    help="an argument for each railgauge run, e.g. --railgauge-arg=--time-budget "
+                         "--railgauge-arg=0.2 (repeatable)")
+
+
+def interleave_error(args):
+    """Why the interleave options cannot run, or None."""
+    if not args.interleave:
+        return None
+    if args.interleave < 3:
+        return f"--interleave {args.interleave}: give at least 3 rounds"
+    if not args.railgauge or not os.access(args.railgauge, os.X_OK):
+        return "--interleave needs --railgauge BIN, an executable railgauge"
+    return None
+
+
+def interleaved_metrics(ours_s, peer_s, resolution=0.0):
+    """The metrics an interleaved peer record adds: both sides' rounds and the pair."""
+    pair = pair_rounds(ours_s, peer_s, resolution)
+    return {"ours_rounds_s": ours_s, "peer_rounds_s": peer_s, "rounds": pair["rounds"],
+            "round_ratios": pair["round_ratios"], "ratio": pair["ratio"],
+            "ratio_p10": pair["ratio_lo"], "ratio_p90": pair["ratio_hi"],
+            "ours_spread": pair["ours_spread"], "peer_spread": pair["peer_spread"],
+            "verdict": pair["verdict"]}
+
+
 # ---------------------------------------------------------------------- committed records
 
 def same_point(source, peer):
@@ -192,7 +300,12 @@ def assess(pairs):
         if not ours_t or not peer_t or not ours_t.get("median") or not peer_t.get("median"):
             continue
         is_copy = peer["key"] == "peer.torch_copy"
-        pair = pair_summaries(ours_t, peer_t, resolution if is_copy else 0.0)
+        pm = peer["metrics"]
+        if pm.get("ours_rounds_s") and pm.get("peer_rounds_s"):  # interleaved: same-clock pairs
+            pair = pair_rounds(pm["ours_rounds_s"], pm["peer_rounds_s"],
+                               resolution if is_copy else 0.0)
+        else:
+            pair = pair_summaries(ours_t, peer_t, resolution if is_copy else 0.0)
         pair["group"] = peer_records.group_label(peer)
         pair["key"] = peer["key"]
         pair["flags"] = flags(peer, min(ours_t["median"], peer_t["median"]), first)

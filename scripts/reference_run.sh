@@ -6,6 +6,7 @@
 #   scripts/reference_run.sh [--build-dir DIR] [--out DIR] [--quick] [--budget-s S]
 #                            [--rules FILE] [--lib-dir DIR] [--nccl-tests DIR]
 #                            [--nvbandwidth FILE] [--only GROUP[,GROUP...]]
+#                            [--interleave ROUNDS]
 #
 #   --build-dir DIR  the railgauge build: DIR/bin/railgauge, and the GPU tests when the build's
 #                    ctest files or test executables are there (default: build/)
@@ -33,6 +34,11 @@
 #                    gpu-tests, gemm, memory, offload, collectives, nccl-tests, torch (needs the
 #                    gemm, memory and offload runs of the same output), nvbandwidth, block; to
 #                    split a reference run over several shorter sessions, each into its own --out
+#   --interleave N   the torch peers alternate with railgauge point by point, N rounds (>= 3):
+#                    railgauge measures each point alone again, then torch, ABAB..., and each
+#                    peer record holds the ratio's interval and a parity verdict
+#                    (scripts/peer_pairs.py); off by default (each point then costs N railgauge
+#                    starts)
 #
 # Environment: PYTHON (default python3) is the Python that holds PyTorch. For railgauge and the
 # GPU tests, LD_LIBRARY_PATH becomes torch/lib and site-packages/nvidia/*/lib (libcublasLt,
@@ -65,6 +71,7 @@ lib_dir=""
 nccl_tests=""
 nvbandwidth=""
 only=""
+interleave=0
 python="${PYTHON:-python3}"
 
 usage_error() {
@@ -76,7 +83,8 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
   --quick) quick=1; shift; continue ;;
   -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
-  --build-dir | --out | --budget-s | --rules | --lib-dir | --nccl-tests | --nvbandwidth | --only)
+  --build-dir | --out | --budget-s | --rules | --lib-dir | --nccl-tests | --nvbandwidth | --only | \
+    --interleave)
     [[ $# -ge 2 ]] || usage_error "$1 needs a value"
     ;;
   *) usage_error "unknown argument '$1'" ;;
@@ -90,6 +98,7 @@ while [[ $# -gt 0 ]]; do
   --nccl-tests) nccl_tests="$2" ;;
   --nvbandwidth) nvbandwidth="$2" ;;
   --only) only="$2" ;;
+  --interleave) interleave="$2" ;;
   esac
   shift 2
 done
@@ -98,6 +107,9 @@ if [[ -n "$budget_s" && ! "$budget_s" =~ ^[0-9]+$ ]]; then
   usage_error "--budget-s '$budget_s' is not a whole number of seconds"
 fi
 [[ -z "$budget_s" ]] && budget_s=$((quick ? 480 : 3600))
+if [[ ! "$interleave" =~ ^[0-9]+$ ]] || ((interleave == 1 || interleave == 2)); then
+  usage_error "--interleave '$interleave': give a number of rounds, at least 3 (0: off)"
+fi
 if ((budget_s < 60)); then
   usage_error "--budget-s $budget_s is too short: the last steps alone keep 30 s; give 60 or more"
 fi
@@ -522,6 +534,14 @@ else
   gemm_peer_args=()
   copy_peer_args=()
   block_iterations=20
+fi
+if ((interleave)); then
+  # railgauge's one-point runs take this run's measurement settings and library path.
+  peer_interleave=(--interleave "$interleave" --railgauge "$railgauge"
+    --railgauge-lib "${LD_LIBRARY_PATH:-}")
+  for a in "${measure[@]}"; do peer_interleave+=("--railgauge-arg=$a"); done
+  gemm_peer_args+=("${peer_interleave[@]}")
+  copy_peer_args+=("${peer_interleave[@]}")
 fi
 # Seconds for a step: a percentage of the budget, at least 10.
 share() { echo $((budget_s * $1 / 100 > 10 ? budget_s * $1 / 100 : 10)); }

@@ -19,7 +19,7 @@ from named_tests import run_named_tests  # noqa: E402
 sys.modules["torch"] = None  # `import torch` now raises ImportError, as on a machine without it
 
 SOURCE = None
-copy_vs_torch = peer_records = gemm_vs_torch = validate_run = None
+copy_vs_torch = peer_records = gemm_vs_torch = validate_run = peer_pairs = None
 
 
 def record(key, status="ok", **params):
@@ -113,11 +113,12 @@ class PeerTest(unittest.TestCase):
     def test_points_count_bytes_and_time_like_railgauge(self):
         mib = 1 << 20
         d2d = copy_vs_torch.Point(record("memory.hbm_copy", size_bytes=mib), 100)
-        self.assertEqual((d2d.kind, d2d.bytes_per_call, d2d.timer), ("d2d", 2 * mib, "cuda_event"))
+        self.assertEqual((d2d.kind, d2d.bytes_per_call, d2d.timer),
+                         ("d2d", 2 * mib, "cuda_graph"))
         h2d = copy_vs_torch.Point(record("offload.h2d", size_bytes=mib, host_memory="pinned",
                                          cpu_pu=5), 100)
         self.assertEqual((h2d.kind, h2d.bytes_per_call, h2d.timer, h2d.cpu_pu),
-                         ("h2d", mib, "cuda_event", 5))
+                         ("h2d", mib, "cuda_graph", 5))
         pageable = copy_vs_torch.Point(record("offload.d2h", size_bytes=mib,
                                               host_memory="pageable"), 100)
         self.assertFalse(pageable.pinned)
@@ -151,7 +152,7 @@ class PeerTest(unittest.TestCase):
         self.assertAlmostEqual(m["bandwidth_gbytes_per_s"], 100.0)
         self.assertAlmostEqual(m["ours_gbytes_per_s"], 50.0)
         self.assertAlmostEqual(m["ours_vs_torch"], 0.5)
-        self.assertEqual((m["batch"], m["time_s"]["n"], m["timer"]), (4, 25, "cuda_event"))
+        self.assertEqual((m["batch"], m["time_s"]["n"], m["timer"]), (4, 25, "cuda_graph"))
         self.assertTrue(m["verified"])
 
     def test_device_copy_counts_read_and_write(self):
@@ -199,12 +200,68 @@ class PeerTest(unittest.TestCase):
         cases = [([ok_run], "PyTorch is not installed"),
                  ([waived_run], "no ok record"),
                  ([os.path.join(self.tmp.name, "missing")], "cannot read the run's records"),
-                 ([ok_run, "--keys", "memory.hbm_read"], "no torch peer")]
+                 ([ok_run, "--keys", "memory.hbm_read"], "no torch peer"),
+                 ([ok_run, "--interleave", "2"], "at least 3 rounds"),
+                 ([ok_run, "--interleave", "3"], "needs --railgauge BIN")]
         for argv, message in cases:
             err = io.StringIO()
             with contextlib.redirect_stderr(err):
                 self.assertEqual(copy_vs_torch.main(argv + ["--out", self.tmp.name]), 2, argv)
             self.assertIn(message, err.getvalue(), argv)
+
+    def test_interleaved_rounds_alternate_and_give_the_pair(self):
+        order = []
+
+        class Measurer(FakeMeasurer):
+            def measure(self, point):
+                order.append("torch")
+                return super().measure(point)
+
+        def railgauge(source):
+            order.append("railgauge")
+            return 1.25e-3  # torch takes 1e-3 s per call: railgauge 0.8x, steady
+
+        src = record("memory.hbm_memcpy_d2d", size_bytes=1 << 30)
+        with peer_records.PeerRun(self.tmp.name, "torch-copy", host="node") as run:
+            (rec,) = copy_vs_torch.compare([src], Measurer(seconds=1e-3), run, "0.0-test", 100,
+                                           out=io.StringIO(), rounds=3, ours_runner=railgauge)
+        self.assertEqual(order, ["railgauge", "torch"] * 3)
+        m = rec["metrics"]
+        self.assertEqual((m["rounds"], m["verdict"]), (3, "railgauge slower"))
+        self.assertAlmostEqual(m["ours_vs_torch"], 0.8)
+        self.assertEqual(m["time_s"]["n"], 3 * 25)  # every round's samples, pooled
+        schemas, store = validate_run.load_schemas()
+        check = validate_run.validator("record", schemas, store)
+        self.assertEqual([e.message for e in check.iter_errors(rec)], [])
+
+    def test_one_point_command_pins_the_records_axes(self):
+        src = record("memory.hbm_copy", size_bytes=4096)
+        src["axes"] = {"gpu": 0, "size_bytes": 4096}
+        cmd = peer_pairs.one_point_command("rg", src, "out", ["--time-budget", "0.2"])
+        self.assertEqual(cmd, ["rg", "memory", "--filter", "memory.hbm_copy", "--out", "out",
+                               "-q", "-a", "gpu=0", "-a", "size_bytes=4096", "--time-budget",
+                               "0.2"])
+
+    def test_railgauge_runner_reads_the_points_time_or_says_why_not(self):
+        fake = os.path.join(self.tmp.name, "railgauge")
+        with open(fake, "w") as f:  # writes the point it was given, 2 ms per call
+            f.write("#!/bin/sh\nout=$5; mkdir -p $out/r1\n"
+                    "echo '{\"key\": \"'$3'\", \"axes\": {\"size_bytes\": 64}, "
+                    "\"status\": \"'${RG_STATUS:-ok}'\", \"reason\": null, "
+                    "\"metrics\": {\"time_s\": {\"median\": 0.002}}}' > $out/r1/records.jsonl\n")
+        os.chmod(fake, 0o755)
+        src = record("memory.hbm_copy", size_bytes=64)
+        src["axes"] = {"size_bytes": 64}
+        runner = peer_pairs.RailgaugeRunner(fake, os.path.join(self.tmp.name, "rounds"))
+        self.assertEqual(runner(src), 0.002)
+        os.environ["RG_STATUS"] = "waived"
+        try:
+            with self.assertRaisesRegex(ValueError, "no ok record of the point"):
+                runner(src)
+        finally:
+            del os.environ["RG_STATUS"]
+        self.assertEqual(sorted(os.listdir(os.path.join(self.tmp.name, "rounds"))),
+                         ["round-0001", "round-0002"])
 
     def test_summary_groups_ratios_and_takes_the_largest_size(self):
         def peer(key, ratio, size, **params):
@@ -231,14 +288,16 @@ class PeerTest(unittest.TestCase):
 
 
 def main():
-    global SOURCE, copy_vs_torch, peer_records, gemm_vs_torch, validate_run
+    global SOURCE, copy_vs_torch, peer_records, gemm_vs_torch, validate_run, peer_pairs
     SOURCE = sys.argv[1]
     sys.path.insert(0, os.path.join(SOURCE, "scripts"))
     import copy_vs_torch as cvt
     import gemm_vs_torch as gvt
+    import peer_pairs as pp
     import peer_records as pr
     import validate_run as vr
     copy_vs_torch, gemm_vs_torch, peer_records, validate_run = cvt, gvt, pr, vr
+    peer_pairs = pp
     run_named_tests(sys.argv[2:])
 
 

@@ -107,6 +107,8 @@ class ReferenceRunTest(unittest.TestCase):
                  (["--build-dir", build, "--only", "torch,gemm"], "needs gemm, memory and offload"),
                  (["--build-dir", build, "--only", "nccl-tests"], "needs --nccl-tests"),
                  (["--build-dir", build, "--only", "nvbandwidth"], "needs --nvbandwidth"),
+                 (["--build-dir", build, "--interleave", "2"], "at least 3"),
+                 (["--build-dir", build, "--interleave", "x"], "--interleave 'x'"),
                  (["--build-dir", build, "--out"], "--out needs")]
         for args, message in cases:
             p = self.run_script(*args, "--out", out) if args[-1] != "--out" else \
