@@ -260,7 +260,8 @@ group_of() {
   memory-hbm | hbm-copy-variants) echo memory ;;
   offload) echo offload ;;
   collectives) echo collectives ;;
-  nccl-tests* | import-nccl-tests* | collectives-nccl-* | compare-nccl-tests) echo nccl-tests ;;
+  nccl-tests* | import-nccl-tests* | collectives-nccl-* | compare-nccl-tests | nccl-pairs)
+    echo nccl-tests ;;
   nvbandwidth* | import-nvbandwidth | offload-nvbandwidth-size | memory-nvbandwidth-size)
     echo nvbandwidth ;;
   inventory | validate | check | calibrate) echo always ;;
@@ -753,6 +754,17 @@ else
     --ignore-param cuda_graph group_type groups iterations warmup link_gbytes_per_s timeout_s \
     count source source_format --markdown "$out/compare/nccl-tests.md" \
     --json "$out/compare/nccl-tests.json"
+  if ((interleave)); then
+    # Like for like (scripts/nccl_pairs.py): back to back against nccl-tests, out of place,
+    # the two alternating per size.
+    nccl_pair_sizes=8,4KiB,64KiB,1MiB,16MiB,32MiB,64MiB
+    ((quick)) || nccl_pair_sizes+=,256MiB,1GiB
+    mkdir -p "$out/compare/nccl-pairs"
+    step nccl-pairs "$(share 6)" plain "${py[@]}" "$repo/scripts/nccl_pairs.py" \
+      --nccl-tests "$nccl_tests" --railgauge "$railgauge" --railgauge-lib "$LD_LIBRARY_PATH" \
+      --out "$out/compare/nccl-pairs" --rounds "$interleave" --gpus "$gpu_count" \
+      --sizes "$nccl_pair_sizes"
+  fi
 fi
 
 # ------------------------------------------------------------------ the rest of the sweeps

@@ -17,7 +17,7 @@ from named_tests import run_named_tests  # noqa: E402
 sys.modules["torch"] = None  # importing torch raises: the logic must not need it
 
 SOURCE = None
-peer_pairs = None
+peer_pairs = nccl_pairs = None
 
 
 def times(median, p10, p90):
@@ -35,11 +35,14 @@ class PeerPairsTest(unittest.TestCase):
         self.assertLessEqual(pair["ratio_lo"], 1.0)
         self.assertEqual(pair["verdict"], "parity")
 
-    def test_separated_spreads_name_the_faster_side(self):
-        faster = peer_pairs.pair_summaries(times(1.00, 0.99, 1.01), times(1.20, 1.19, 1.21))
+    def test_separated_spreads_name_the_faster_side_only_when_interleaved(self):
+        # Two runs minutes apart: outside parity the pair is unresolved, never a win.
+        apart = peer_pairs.pair_summaries(times(1.00, 0.99, 1.01), times(1.20, 1.19, 1.21))
+        self.assertEqual(apart["verdict"], "unresolved")
+        self.assertAlmostEqual(apart["ratio_lo"], 1.19 / 1.01)
+        faster = peer_pairs.pair_rounds([1.0, 1.01, 0.99], [1.20, 1.21, 1.19])
         self.assertEqual(faster["verdict"], "railgauge faster")
-        self.assertAlmostEqual(faster["ratio_lo"], 1.19 / 1.01)
-        slower = peer_pairs.pair_summaries(times(1.20, 1.19, 1.21), times(1.00, 0.99, 1.01))
+        slower = peer_pairs.pair_rounds([1.20, 1.21, 1.19], [1.0, 1.01, 0.99])
         self.assertEqual(slower["verdict"], "railgauge slower")
 
     def test_a_ratio_inside_the_peers_noise_is_parity(self):
@@ -141,13 +144,38 @@ class PeerPairsTest(unittest.TestCase):
             self.assertEqual(peer_pairs.main(["verdicts", os.path.join(SOURCE, "docs")]), 2)
         self.assertIn("has no peers/ directory", err.getvalue())
 
+    def test_nccl_pairs_compare_back_to_back_out_of_place_only(self):
+        ref = self.committed()
+        rows = nccl_pairs.pairs(
+            nccl_pairs.records_under(os.path.join(ref, "runs", "collectives-nccl")),
+            nccl_pairs.records_under(os.path.join(ref, "peers", "nccl-tests")))
+        by = {(r["kind"], r["size_bytes"]): r for r in rows}
+        # 16 MiB all_reduce (issue 44): railgauge back to back 6.9 us, nccl-tests 12 us; the
+        # isolated, gated 7.7 us is a column of its own, not the ratio.
+        r = by[("all_reduce", 16 << 20)]
+        self.assertAlmostEqual(r["railgauge_back_to_back_s"], 6.90e-6, delta=0.01e-6)
+        self.assertAlmostEqual(r["nccl_tests_s"], 11.97e-6, delta=0.01e-6)
+        self.assertAlmostEqual(r["railgauge_isolated_gpu_s"], 7.73e-6, delta=0.01e-6)
+        self.assertAlmostEqual(r["ratio"], r["nccl_tests_s"] / r["railgauge_back_to_back_s"])
+        self.assertEqual(r["verdict"], "one round: no interval")
+        self.assertIn("ncclAlltoAll", by[("alltoall", 16 << 20)]["note"])
+        self.assertIsNone(r["note"])
+        self.assertIn("| all_reduce | 16777216 | 6.90 | 11.97 |", nccl_pairs.markdown(rows))
+        # Out of place only: every row's railgauge record is the out-of-place one.
+        self.assertEqual(len(rows), len({(r["kind"], r["size_bytes"]) for r in rows}))
+        with redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(nccl_pairs.main(["--rounds", "2", "--kinds", "bogus"]), 2)
+        for part in ("--kinds bogus", "--rounds 2", "--nccl-tests", "--railgauge", "--out"):
+            self.assertIn(part, err.getvalue())
+
 
 def main():
-    global SOURCE, peer_pairs
+    global SOURCE, peer_pairs, nccl_pairs
     SOURCE = sys.argv[1]
     sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+    import nccl_pairs as npairs
     import peer_pairs as pp
-    peer_pairs = pp
+    peer_pairs, nccl_pairs = pp, npairs
     run_named_tests(sys.argv[2:])
 
 
