@@ -61,7 +61,7 @@ def spread(time_s):
 def verdict(ratio, lo, hi, peer_noise, resolution=0.0):
     """`parity` when the interval [lo, hi] holds 1, or the ratio is within the peer's own noise
     or the A/A control's resolution; else `railgauge faster` / `railgauge slower`."""
-    if lo <= 1.0 <= hi or abs(ratio - 1.0) <= max(peer_noise, resolution):
+    if lo - 1e-9 <= 1.0 <= hi + 1e-9 or abs(ratio - 1.0) <= max(peer_noise, resolution, 1e-9):
         return "parity"
     return "railgauge faster" if ratio > 1.0 else "railgauge slower"
 

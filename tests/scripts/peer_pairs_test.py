@@ -55,6 +55,10 @@ class PeerPairsTest(unittest.TestCase):
         tight = peer_pairs.pair_summaries(times(1.0, 0.999, 1.001), times(1.05, 1.049, 1.051),
                                           resolution=0.06)
         self.assertEqual(tight["verdict"], "parity")
+        # Equal times that differ in the last bit of a float are equal, not a win.
+        same = peer_pairs.pair_rounds([0.1] * 3, [0.3 / 3] * 3)
+        self.assertNotEqual(same["ratio"], 1.0)
+        self.assertEqual(same["verdict"], "parity")
 
     def test_rounds_alternate_abab_point_by_point(self):
         order = []
