@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/node_name.h"
 #include "harness/store/memory_store.h"
 #include "harness/store/mpi_bootstrap.h"
 #include "harness/store/tcp_store.h"
@@ -197,14 +198,17 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
                                      c.mpi->rank(), c.mpi->size(), launch_.source, launch_.rank,
                                      launch_.world_size));
     std::string listen_host = url.size() > 6 ? url.substr(6) : "";
+    // The machine's own name, not the node's: simulated Slurm nodes (SLURMD_NODENAME n1, n2)
+    // share one machine, and their node names resolve to nothing.
+    const std::string machine = this_machine_host_name();
     if (listen_host.empty()) {
-      // Loopback when every rank shares rank 0's host: nothing off the machine can connect.
-      const std::string root_host = c.mpi->broadcast_from_root(host_);
-      const bool one_host = c.mpi->all(root_host == host_);
-      if (one_host)
+      // Loopback when every rank shares rank 0's machine: nothing off the machine can connect.
+      const std::string root_machine = c.mpi->broadcast_from_root(machine);
+      const bool one_machine = c.mpi->all(root_machine == machine);
+      if (one_machine)
         listen_host = "127.0.0.1";
       else if (launch_.rank == 0)
-        listen_host = routable_address(host_).value_or("");
+        listen_host = routable_address(machine).value_or("");
     }
     // Rank 0 starts the server and sends "ok HOST PORT TOKEN", or "error WHY" so that no rank
     // waits for a server that will never be.
@@ -213,7 +217,7 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
       try {
         if (listen_host.empty())
           throw InputError(
-              fmt::format("host '{}' resolves to no address other ranks can reach", host_),
+              fmt::format("host '{}' resolves to no address other ranks can reach", machine),
               "--store mpi", "name rank 0's address: --store mpi://ADDRESS");
         const std::string token = random_token();
         c.server =

@@ -14,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "harness/error.h"
+#include "harness/node_name.h"
 #include "harness/record.h"
 #include "railgauge/config.h"
 
@@ -21,10 +22,8 @@ namespace railgauge {
 namespace fs = std::filesystem;
 
 std::string this_host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0)
-    return "unknown-host";
-  return name;
+  const std::string name = this_node_name();
+  return name.empty() ? "unknown-host" : name;
 }
 
 RunIdentity create_run_directory(const std::string &out, const std::string &host, int rank) {
@@ -37,8 +36,12 @@ RunIdentity create_run_directory(const std::string &out, const std::string &host
     throw InputError(fmt::format("the output directory is not writable: {}", std::strerror(errno)),
                      out, "give --out a directory you can write");
 
+  // The process id keeps two runs started in the same second on one host apart (a job step's
+  // gemm and collectives runs into two --out directories); the -2, -3 suffix below, two runs of
+  // one process in the same second and directory.
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  const std::string base = fmt::format("{:%Y-%m-%dT%H-%M-%SZ}-{}", fmt::gmtime(now), host);
+  const std::string base =
+      fmt::format("{:%Y-%m-%dT%H-%M-%SZ}-{}-{}", fmt::gmtime(now), host, ::getpid());
   for (int attempt = 1; attempt < 1000; ++attempt) {
     const std::string id = attempt == 1 ? base : fmt::format("{}-{}", base, attempt);
     const fs::path dir = fs::path(out) / id;

@@ -20,10 +20,13 @@ struct RunIdentity {
   std::string dir; // <out>/<run-id>
 };
 
-// Creates <out>/<run-id>/ with run-id "2026-11-22T10-00-00Z-<host>" (suffixed -2, -3, ... when
-// taken). Throws InputError before anything runs when `out` cannot be created or written.
+// Creates <out>/<run-id>/ with run-id "2026-11-22T10-00-00Z-<host>-<pid>" (suffixed -2, -3, ...
+// when taken): unique per host, even for runs started in the same second. Throws InputError
+// before anything runs when `out` cannot be created or written.
 RunIdentity create_run_directory(const std::string &out, const std::string &host, int rank);
 
+// The node's name for run.json and records (harness/node_name.h: $SLURMD_NODENAME under Slurm,
+// else the host name), "unknown-host" when neither is known.
 std::string this_host_name();
 
 class Manifest {

@@ -10,6 +10,7 @@
 #include "harness/inventory/port_counters.h"
 #include "harness/inventory/rail_map.h"
 #include "harness/inventory/verbs_query.h"
+#include "harness/node_name.h"
 #include "harness/topology.h"
 
 namespace railgauge {
@@ -105,13 +106,6 @@ nlohmann::json not_queried(std::string reason, const char *list_key) {
   return {{"available", false}, {"reason", std::move(reason)}, {list_key, nlohmann::json::array()}};
 }
 
-std::string this_host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0)
-    return "";
-  return name;
-}
-
 nlohmann::json summary(const PciTree &tree, const nlohmann::json &machine) {
   return {{"packages", machine["packages"].size()},
           {"numa_nodes", machine["numa_nodes"].size()},
@@ -166,7 +160,7 @@ nlohmann::json collect_inventory(const InventoryOptions &options) {
     tree = pci_tree_from_hwloc(topology);
     machine = hwloc_machine(topology);
     os_devices = hwloc_os_devices(topology, tree);
-    inventory["host"] = this_host_name();
+    inventory["host"] = this_node_name();
     inventory["source"] = {{"kind", "this_machine"}, {"file", nullptr}};
   }
 
