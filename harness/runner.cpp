@@ -1,6 +1,5 @@
 #include "harness/runner.h"
 
-#include <chrono>
 #include <cstdio>
 #include <set>
 
@@ -8,6 +7,7 @@
 
 #include "harness/error.h"
 #include "harness/interrupt_watch.h"
+#include "harness/progress_log.h"
 #include "harness/watchdog.h"
 
 namespace railgauge {
@@ -38,6 +38,29 @@ Outcome run_point(Benchmark &bench, RunContext &ctx, const Point &point, bool &p
     broke.reason = "an exception that is not a std::exception";
   }
   return broke;
+}
+
+// The progress log's counts: the points this run goes through (not those --resume skips), and
+// those of them supported() will let run. Asked only for a batch log: supported() only reads
+// the context and the point, and one that throws here ends in an error record at once.
+ProgressLog progress_log(const RunPlan &plan, RunContext &ctx, const RunnerOutput &out) {
+  std::size_t points = 0, to_measure = 0;
+  for (const auto &item : plan.items) {
+    ctx.set_measure_spec(item.measure);
+    for (const auto &point : item.points) {
+      if (out.skip && out.skip(item.benchmark->key(), point))
+        continue;
+      ++points;
+      if (out.log_progress_every_s <= 0)
+        continue;
+      try {
+        to_measure += !item.benchmark->supported(ctx, point).has_value();
+      } catch (const std::exception &) {
+      }
+    }
+  }
+  return ProgressLog(points, out.log_progress_every_s > 0 ? to_measure : points,
+                     out.log_progress_every_s);
 }
 
 } // namespace
@@ -126,12 +149,7 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
 std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, const RunIdentity &id,
                                         RunnerOutput out) {
   std::map<std::string, int> counts;
-  const auto start = std::chrono::steady_clock::now();
-  std::size_t total = 0;
-  for (const auto &item : plan.items)
-    for (const auto &point : item.points)
-      total += !(out.skip && out.skip(item.benchmark->key(), point));
-  std::size_t done = 0;
+  ProgressLog progress = progress_log(plan, ctx, out);
 
   const auto identify = [&](const Benchmark &bench, const Point &point) {
     Record record;
@@ -185,27 +203,6 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       out.on_interrupt(record ? &*record : nullptr, signo);
     });
 
-  // A batch job's log (no terminal): a line every log_progress_every_s, the rate so far
-  // projected over the points left.
-  auto next_log = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(out.log_progress_every_s));
-  const auto log_progress = [&] {
-    if (out.log_progress_every_s <= 0 || std::chrono::steady_clock::now() < next_log)
-      return;
-    next_log += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(out.log_progress_every_s));
-    const double elapsed_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double left_s =
-        done > 0 ? elapsed_s / static_cast<double>(done) * static_cast<double>(total - done) : 0;
-    std::fprintf(stderr,
-                 "railgauge: progress: %zu of %zu points, %.0f s so far, about %.0f s "
-                 "left at this pace\n",
-                 done, total, elapsed_s, left_s);
-    std::fflush(stderr);
-  };
-
   bool peer_lost = false;
   for (const auto &item : plan.items) {
     if (peer_lost)
@@ -219,11 +216,10 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       }
       if (out.skip && out.skip(item.benchmark->key(), point))
         continue;
-      log_progress();
+      progress.before_point();
       if (out.progress) {
-        const double elapsed_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::fprintf(stderr, "\r\033[K[%zu/%zu %.0fs] %s %s", done + 1, total, elapsed_s,
+        std::fprintf(stderr, "\r\033[K[%zu/%zu %.0fs] %s %s", progress.done() + 1,
+                     progress.points(), progress.elapsed_s(),
                      std::string(item.benchmark->key()).c_str(), point.label().c_str());
         std::fflush(stderr);
       }
@@ -236,7 +232,7 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       Outcome outcome = run_point(*item.benchmark, ctx, point, peer_lost);
       if (watchdog && watchdog->disarm()) {
         ++counts[std::string(to_string(Status::error))]; // recorded by the watchdog
-        ++done;
+        progress.after_point(true);
         continue;
       }
       Record record = identify(*item.benchmark, point);
@@ -255,7 +251,7 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
         std::fprintf(stderr, "%srailgauge: error at %s %s: %s\n", out.progress ? "\r\033[K" : "",
                      record.key.c_str(), point.label().c_str(), record.reason.value_or("").c_str());
       ++counts[std::string(to_string(record.status))];
-      ++done;
+      progress.after_point(record.status != Status::waived);
       if (peer_lost && out.stopped_early)
         *out.stopped_early = record.reason.value_or("another rank is lost");
     }

@@ -65,7 +65,8 @@ struct RunnerOutput {
   // and ends the process. Unset: the signals keep their default action.
   std::function<void(const Record *point, int signo)> on_interrupt = {};
   // Not a terminal (a batch job's log): a progress line every this many seconds, with the points
-  // done of those planned, the time so far and an estimate of the time left. 0: none.
+  // done of those planned, the time so far and the time left at the pace of the points measured
+  // (harness/progress_log.h: waived points take none). 0: none.
   double log_progress_every_s = 0;
   // When given: set to why the run stopped before its last point (a lost peer's error), so that
   // the caller does not mark a run complete whose later points never ran.

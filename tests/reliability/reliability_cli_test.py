@@ -245,6 +245,51 @@ class ResumeCliTest(unittest.TestCase):
         self.assertEqual(manifest_of(run_dir).get("resumes"), None)
 
 
+class ProgressLogTest(unittest.TestCase):
+    """The batch log's time left, measured against the time the run really took."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_the_time_left_at_halfway_is_within_a_quarter(self):
+        # Six points of about 1 s each (max_rel_noise 0: each samples its whole budget), then 18
+        # points waived at once (the other host_* kernels on a NUMA node no machine has), as the
+        # node suite's GPU points on a machine without GPUs. Counted as work, the waived points
+        # made the estimate at halfway about seven times the time left.
+        sizes = "[16KiB, 32KiB, 64KiB, 128KiB, 256KiB, 512KiB]"
+        suite = pathlib.Path(self.out) / "eta.yaml"
+        suite.write_text(
+            "suite: eta\ndescription: measured points, then waived ones\n"
+            "measure:\n  time_budget_s: 1.0\n  max_rel_noise: 0\n  min_sample_s: 0.01\n"
+            "benchmarks:\n"
+            f"  - key: memory.host_copy\n    axes: {{size_bytes: {sizes}, threads: [1], "
+            "numa_node: [0]}\n"
+            "  - key: \"memory.host_*\"\n"
+            f"    axes: {{size_bytes: {sizes}, threads: [1], numa_node: [4095]}}\n")
+        started = time.monotonic()
+        proc = subprocess.Popen([BINARY, "run", str(suite), "--out", self.out,
+                                 "--progress-every", "0.2"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        lines = []  # (seconds since the start, time left the line says)
+        for line in proc.stderr:
+            if line.startswith("railgauge: progress: ") and "left at this pace" in line:
+                left_s = float(line.split("about ")[1].split(" s left")[0])
+                lines.append((time.monotonic() - started, left_s, line.strip()))
+        proc.stderr.close()
+        self.assertEqual(proc.wait(timeout=120), 0)
+        total_s = time.monotonic() - started
+        self.assertIn("(3 of 6 to measure)", " ".join(l[2] for l in lines))
+        at, said_s, line = min(lines, key=lambda l: abs(l[0] - total_s / 2))
+        true_s = total_s - at
+        print(f"halfway: {line!r} at {at:.1f} s of {total_s:.1f} s: {true_s:.1f} s were left",
+              file=sys.stderr)
+        self.assertLessEqual(abs(said_s - true_s), 0.25 * true_s, line)
+
+
 class OutputFailureTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
