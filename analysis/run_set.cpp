@@ -252,6 +252,21 @@ void drop_copies(RunSet &set, const std::vector<std::size_t> &digests) {
   set.runs = std::move(kept);
 }
 
+// A run refused before its first point holds no record, and compare and report read only
+// records: each is named, with why, so that no command passes over it in silence.
+bool name_refused_runs(RunSet &set) {
+  bool any = false;
+  for (const auto &run : set.runs) {
+    if (text_of(run.manifest, "status") != "refused")
+      continue;
+    any = true;
+    const auto why = text_of(run.manifest, "refused");
+    set.problems.push_back(fmt::format("{}: refused, no point ran: {}", run.dir,
+                                       why.empty() ? "run.json gives no reason" : why));
+  }
+  return any;
+}
+
 } // namespace
 
 std::size_t RunSet::record_count() const {
@@ -269,7 +284,7 @@ std::vector<const Record *> RunSet::records() const {
   return all;
 }
 
-RunSet load_runs(const std::vector<std::string> &paths) {
+RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options) {
   RunSet set;
   Walk walk(set);
   for (const auto &path : paths) {
@@ -298,7 +313,8 @@ RunSet load_runs(const std::vector<std::string> &paths) {
     }
   }
   drop_copies(set, digests);
-  if (set.record_count() == 0) {
+  const bool refused = name_refused_runs(set);
+  if (set.record_count() == 0 && !(refused && options.refused_runs_are_input)) {
     std::string first =
         set.problems.empty() ? "every records.jsonl is empty" : set.problems.front();
     throw InputError(fmt::format("no readable record in the input ({} problem{}; first: {})",

@@ -44,10 +44,18 @@ struct RunSet {
   std::vector<const Record *> records() const;
 };
 
+struct LoadOptions {
+  // Runs refused before their first point (run.json status "refused": a node short of what
+  // --expect names) are input even when no run holds a record: check judges their nodes (each
+  // fails run-complete), where compare and report have nothing to show.
+  bool refused_runs_are_input = false;
+};
+
 // Loads every path in order. Throws InputError naming the path when it does not exist (with
 // the errno text: a link loop says so) or holds no records.jsonl and nothing unreadable, and
-// when not one record of all of them can be read.
-RunSet load_runs(const std::vector<std::string> &paths);
+// when not one record of all of them can be read (unless options say a refused run is input).
+// A refused run is named among the problems, with why.
+RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options = {});
 
 // Retests supersede: keeps, per host, suite and world size (manifest world.size), only the runs
 // of the newest run id (by the manifest's start time), so a passing retest beside an old failing

@@ -56,8 +56,8 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
       ->capture_default_str();
   cmd.add_option("--expect", o.expect,
                  "The hardware this node must have, e.g. gpus=8,nics=8 (usable CUDA devices, "
-                 "RDMA devices): when it has fewer, the run says so at the start and ends with "
-                 "exit status 1, instead of passing on waivers");
+                 "RDMA devices): when it has fewer, the run is refused before its first point "
+                 "(run.json status refused, exit status 1) instead of passing on waivers");
   cmd.add_option("--resume", o.resume_dir,
                  "Continue the interrupted run in this run directory (same command otherwise): "
                  "points already recorded are skipped, new records are appended");
@@ -108,11 +108,10 @@ MeasureSpec apply_measure_flags(MeasureSpec spec, const CommonOptions &o) {
   return spec;
 }
 
-// --expect: hardware the node must have; what is missing is said now, in run.json and on stderr,
-// and fails the run (exit 1) once it has run what it can.
-std::vector<std::string> check_expectations(const std::vector<std::string> &expect,
-                                            Manifest &manifest) {
-  const auto expected = parse_expectations(expect, "--expect");
+// --expect: what this node must have against what it has, in run.json ("expect"); each
+// shortfall is said now. Empty when nothing is expected or all of it is there.
+std::vector<std::string> unmet_here(const std::map<std::string, int> &expected,
+                                    Manifest &manifest) {
   if (expected.empty())
     return {};
   const auto found = found_hardware(gpu::cuda_device_count(), manifest.data()["inventory"]);
@@ -120,10 +119,31 @@ std::vector<std::string> check_expectations(const std::vector<std::string> &expe
   manifest.data()["expect"] = {{"expected", expected}, {"found", found}, {"unmet", unmet}};
   manifest.write();
   for (const auto &u : unmet)
-    std::cerr << fmt::format("railgauge: expectation not met: {} (the points that need it are "
-                             "waived; the run ends with exit status 1)\n",
+    std::cerr << fmt::format("railgauge: expectation not met: {} (--expect: the run is refused "
+                             "before its first point, exit status 1)\n",
                              u);
   return unmet;
+}
+
+// A node short of what --expect names refuses the run before its first point, and so does every
+// other rank (harness/launch.h, World::say_refused): run.json says "refused" with the reason,
+// and the reason is the last line, where a batch log is read. Called at the start barrier.
+std::optional<std::string> refuse_if_unmet(const std::vector<std::string> &unmet, World &world,
+                                           Manifest &manifest, const std::string &run_dir) {
+  if (!unmet.empty()) {
+    std::string why;
+    for (const auto &u : unmet)
+      why += (why.empty() ? "" : "; ") + u;
+    world.say_refused(why + " (--expect)");
+  }
+  world.barrier("start");
+  const auto why = world.refused_anywhere();
+  if (why) {
+    mark_run_refused(manifest, *why);
+    std::cerr << fmt::format("railgauge: refused: {}; no point ran (run.json says refused: {})\n",
+                             *why, run_dir);
+  }
+  return why;
 }
 
 } // namespace
@@ -132,6 +152,8 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
                     const std::vector<std::string> &argv, const nlohmann::json &suite_info,
                     std::string *run_dir) {
   const auto format = parse_output_format(o.format, "--format");
+  // A typo in --expect stops the run before it has a directory.
+  const auto expected = parse_expectations(o.expect, "--expect");
   std::vector<AxisOverride> overrides;
   for (const auto &a : o.axes)
     overrides.push_back(parse_axis_override(a));
@@ -236,7 +258,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   output.on_interrupt = [&](const Record *point, int signo) {
     end_interrupted_run(*manifest, point, signo, records.path(), resume_hint);
   };
-  const std::vector<std::string> unmet = check_expectations(o.expect, *manifest);
+  const std::vector<std::string> unmet = unmet_here(expected, *manifest);
   // A batch job's log gets a line every 30 s instead of the terminal's progress line.
   if (!o.quiet && id.rank == 0 && !::isatty(STDERR_FILENO))
     output.log_progress_every_s = o.progress_every_s;
@@ -245,7 +267,8 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     std::cerr << fmt::format("railgauge: run directory {}\n", id.dir);
   // The ranks start together; one that never comes is named (and this rank's run.json says so).
   try {
-    world.barrier("start");
+    if (refuse_if_unmet(unmet, world, *manifest, id.dir))
+      return code(ExitStatus::problems);
   } catch (const BackendError &e) {
     mark_run_failed(*manifest, e.what(), {});
     throw;
@@ -294,7 +317,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   }
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);
-  const bool bad = counts.count("failed") || counts.count("error") || !unmet.empty();
+  const bool bad = counts.count("failed") || counts.count("error");
   return code(bad ? ExitStatus::problems : ExitStatus::ok);
 }
 

@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 
 constexpr const char *kRunIdKey = "railgauge/run-id";
 constexpr const char *kStoppedEarlyKey = "railgauge/stopped-early";
+constexpr const char *kRefusedKey = "railgauge/refused";
 constexpr const char *kTokenFix =
     "export the same RAILGAUGE_RUN_TOKEN (any string up to 256 bytes) to every rank, or run under "
     "Slurm (the job and step id are the default token), or let MPI set the store up (--store mpi)";
@@ -325,6 +326,20 @@ std::optional<std::string> World::stopped_early_elsewhere() {
   try {
     // Called after the end barrier: every rank that stopped early has said so by then.
     return store_->get(kStoppedEarlyKey, Milliseconds(0));
+  } catch (const StoreTimeout &) {
+    return std::nullopt;
+  }
+}
+
+void World::say_refused(const std::string &why) {
+  store_->set(kRefusedKey, fmt::format("rank {} ({}): {}", launch_.rank, host_, why));
+}
+
+std::optional<std::string> World::refused_anywhere() {
+  try {
+    // Called after the start barrier: every rank that refuses has said so by then. One rank's
+    // store is in memory and holds its own word.
+    return store_->get(kRefusedKey, Milliseconds(0));
   } catch (const StoreTimeout &) {
     return std::nullopt;
   }

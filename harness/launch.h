@@ -84,6 +84,13 @@ public:
   void say_stopped_early(const std::string &why);
   std::optional<std::string> stopped_early_elsewhere();
 
+  // A rank whose node lacks what --expect names says so before the start barrier; after it,
+  // every rank asks, so that the whole run is refused before its first point, not only that
+  // node's ranks (the others would wait for them in every collective). "rank 1 (node2): why"
+  // of the last rank to say so, this one included; nothing when none did.
+  void say_refused(const std::string &why);
+  std::optional<std::string> refused_anywhere();
+
   // For run.json: size, rank, local rank, launcher, store.
   nlohmann::json describe() const;
 

@@ -292,6 +292,7 @@ void mark_resumed(Manifest &manifest, const std::vector<std::string> &argv,
   data["status"] = "running";
   data["end_utc"] = nullptr;
   data.erase("failure");
+  data.erase("refused");
 }
 
 } // namespace railgauge

@@ -51,6 +51,11 @@ bool mark_run_failed(Manifest &manifest, const std::string &why,
   }
 }
 
+void mark_run_refused(Manifest &manifest, const std::string &why) {
+  manifest.data()["refused"] = why;
+  manifest.finish("refused", {});
+}
+
 void end_hung_run(Manifest &manifest, const Record &hung, const std::string &records_path,
                   const std::string &resume_hint) {
   std::fprintf(stderr, "\nrailgauge: watchdog: %s: %s\n  %s\n", hung.key.c_str(),

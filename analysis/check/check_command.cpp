@@ -94,7 +94,7 @@ check::RuleSet inventory_rules_only(check::RuleSet rules, const std::string &rul
 // one run with its inventory and no records.
 RunSet runs_to_judge(const CheckOptions &o, const MachineSnapshot &this_machine) {
   if (!o.runs.empty())
-    return load_runs(o.runs);
+    return load_runs(o.runs, {.refused_runs_are_input = true});
   RunSet set;
   LoadedRun now;
   now.manifest = this_machine();

@@ -24,7 +24,10 @@ std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
   if (m.contains("status")) {
     const auto status = text_of(m, "status");
     if (status != "complete") {
-      const auto failure = text_of(m, "failure");
+      // Why it ended: a fault (failed) or the hardware --expect named missing (refused).
+      auto failure = text_of(m, "failure");
+      if (failure.empty())
+        failure = text_of(m, "refused");
       why.push_back(fmt::format("run.json says status '{}'{}, not complete",
                                 status.empty() ? m["status"].dump() : status,
                                 failure.empty() ? "" : " (" + failure + ")"));

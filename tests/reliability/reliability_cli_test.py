@@ -181,24 +181,87 @@ class ResumeCliTest(unittest.TestCase):
         self.assertNotIn("\033[K", r.stderr)  # the terminal's line is not drawn into a log
         self.assertTrue(r.stderr.startswith("railgauge: run directory "), r.stderr[:200])
 
-    def test_expected_hardware_that_is_missing_fails_the_run(self):
-        # More GPUs than any machine has: the run (waived or not) exits 1 and says why.
+    def test_expected_hardware_that_is_missing_refuses_the_run(self):
+        # More GPUs than any machine has: the run is refused before its first point, within 2 s,
+        # exit 1, the reason said at the start and again as the last line, run.json "refused".
         args = ["memory", "-q", "--filter", "memory.hbm_read", "-a", "size_bytes=4KiB",
                 "--out", self.out]
+        started = time.monotonic()
         r = railgauge(*args, "--expect", "gpus=4096,nics=0")
+        took_s = time.monotonic() - started
         self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertLess(took_s, 2.0, r.stderr)
         self.assertRegex(r.stderr, r"expectation not met: gpus: expected 4096, found \d+")
+        self.assertRegex(r.stderr.splitlines()[-1],
+                         r"^railgauge: refused: rank 0 \(.+\): gpus: expected 4096, found \d+ "
+                         r"\(--expect\); no point ran")
         run_dir = only_run_dir(self.out)
-        unmet = manifest_of(run_dir)["expect"]["unmet"]
-        self.assertEqual(len(unmet), 1, unmet)
-        self.assertTrue(unmet[0].startswith("gpus: expected 4096, found "), unmet)
-        self.assert_valid(run_dir, require_complete=True)
+        manifest = manifest_of(run_dir)
+        self.assertEqual(manifest["status"], "refused")
+        self.assertRegex(manifest["refused"], r"gpus: expected 4096, found \d+ \(--expect\)$")
+        self.assertEqual(manifest["counts"], {})
+        self.assertIsNotNone(manifest["end_utc"])
+        self.assertEqual(len(manifest["expect"]["unmet"]), 1, manifest["expect"])
+        self.assertEqual(records_of(run_dir), [], "no point ran")
+        self.assert_valid(run_dir, require_complete=False)
         shutil.rmtree(run_dir)
         r = railgauge(*args, "--expect", "gpus=0")
         self.assertEqual(r.returncode, 0, r.stderr)
-        r = railgauge(*args, "--expect", "gpu=8")
+        self.assertEqual(manifest_of(only_run_dir(self.out))["status"], "complete")
+
+    def test_a_typo_in_expect_leaves_no_run_directory(self):
+        out = pathlib.Path(self.out) / "typo"
+        r = railgauge("memory", "-q", "--filter", "memory.host_copy", "--out", str(out),
+                      "--expect", "gpu=8")
         self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("gpus=N", r.stderr)
+        self.assertFalse(out.exists(), "an input error writes nothing")
+
+    def test_a_refused_run_never_reads_as_pass(self):
+        # A node's complete run, then its retest refused: check fails the node and says why;
+        # report lists the refusal; compare and report of the refused run alone have nothing to
+        # show and say why (exit 4), never a pass.
+        host_args = ["memory", "-q", "--time-budget", "0.01", "--filter", "memory.host_copy",
+                     "-a", "size_bytes=16KiB", "-a", "threads=1", "-a", "numa_node=0"]
+        good = pathlib.Path(self.out) / "good"
+        refused = pathlib.Path(self.out) / "refused"
+        self.assertEqual(railgauge(*host_args, "--out", str(good)).returncode, 0)
+        self.assertEqual(railgauge(*host_args, "--out", str(refused), "--expect",
+                                   "gpus=4096").returncode, 1)
+        verdict = pathlib.Path(self.out) / "verdict.json"
+        r = railgauge("check", "--rules", "host-only", "--format", "drain", "--json",
+                      str(verdict), str(good), str(refused))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        text = verdict.read_text()
+        self.assertIn("run.json says status 'refused' (rank 0 (", text)
+        self.assertIn("refused, no point ran: rank 0 (", text)  # among the input problems
+        r = railgauge("check", "--rules", "host-only", "--format", "drain", str(refused))
+        self.assertEqual(r.returncode, 2, r.stderr + r.stdout)  # the node fails, on the list
+        self.assertEqual(len(r.stdout.split()), 1, r.stdout)
+        r = railgauge("report", "--markdown", str(pathlib.Path(self.out) / "r.md"), str(good),
+                      str(refused))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("refused, no point ran", (pathlib.Path(self.out) / "r.md").read_text())
+        for command in (["report", str(refused)], ["compare", str(good), str(refused)]):
+            r = railgauge(*command)
+            self.assertEqual(r.returncode, 4, r.stderr)
+            self.assertIn("refused, no point ran: rank 0 (", r.stderr)
+
+    def test_two_runs_started_together_have_two_run_ids(self):
+        # The same host, the same second, two --out directories (a job step's two runs).
+        args = ["memory", "-q", "--time-budget", "0.01", "--filter", "memory.host_copy",
+                "-a", "size_bytes=16KiB", "-a", "threads=1", "-a", "numa_node=0"]
+        for attempt in range(5):
+            outs = [pathlib.Path(self.out) / f"{attempt}-{i}" for i in range(2)]
+            procs = [subprocess.Popen([BINARY, *args, "--out", str(o)],
+                                      stderr=subprocess.DEVNULL) for o in outs]
+            for proc in procs:
+                self.assertEqual(proc.wait(timeout=120), 0)
+            ids = [manifest_of(only_run_dir(o))["run"] for o in outs]
+            if ids[0][:20] == ids[1][:20]:  # started in the same second: the case to test
+                self.assertNotEqual(ids[0], ids[1])
+                return
+        self.fail(f"no two runs started in the same second in 5 tries: {ids}")
 
     def test_resume_refusals(self):
         args = ["memory", "-q", "--time-budget", "0.01", "--filter", "memory.host_copy",
