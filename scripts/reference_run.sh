@@ -823,7 +823,8 @@ else
   step check 60 verdict "$railgauge" check --rules "$rules" --format table \
     --json "$out/check/verdict.json" --markdown "$out/check/verdict.md" "${check_dirs[@]}"
   if ((have_gpu)); then
-    step calibrate 120 tail "$railgauge" calibrate --out "$out/calibrate" "${run_dirs[@]}"
+    step calibrate 120 tail "$railgauge" calibrate --borrow a100_80g --out "$out/calibrate" \
+      "${run_dirs[@]}"
   else
     skip calibrate "no GPU: the runs hold no ok GPU record to fit"
   fi

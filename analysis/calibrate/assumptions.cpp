@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "analysis/calibrate/gpu_spec.h"
 #include "harness/error.h"
 
 namespace railgauge::calibrate {
 namespace {
 
-// Calculon's systems/a100_80g.json, as quoted in its repository at caa4b11.
+// Calculon's systems/a100_80g.json, as quoted in its repository at caa4b11: an A100's figures,
+// borrowed only where nothing else gives the value.
 const std::map<std::string, double> &defaults() {
   static const std::map<std::string, double> d = {
       {"matrix.tflops", 312},
@@ -114,17 +116,41 @@ std::optional<double> Assumptions::user(const std::string &key) const {
 std::optional<Sourced> Assumptions::value(const std::string &key) const {
   if (auto v = user(key))
     return Sourced{*v, kUserSource, false};
+  if (spec_ != nullptr)
+    if (const auto s = spec_->values.find(key); s != spec_->values.end())
+      return Sourced{s->second.first, s->second.second + " (" + spec_->name + ")", false};
   const auto it = defaults().find(default_key(key));
   if (it == defaults().end())
     return std::nullopt;
-  return Sourced{it->second, kDefaultSource, false};
+  return Sourced{it->second, kBorrowedSource, false};
 }
+
+std::optional<double> Assumptions::borrowed(const std::string &key) const {
+  const auto it = defaults().find(default_key(key));
+  if (it == defaults().end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::string origin_of_source(const std::string &source, bool measured) {
+  if (measured || source.starts_with("measured"))
+    return "measured";
+  if (source == kUserSource)
+    return "assumed";
+  if (source.starts_with("spec"))
+    return "spec";
+  if (source.starts_with(kBorrowedPrefix))
+    return "borrowed";
+  return "derived";
+}
+
+std::string origin_of(const Sourced &s) { return origin_of_source(s.source, s.measured); }
 
 std::pair<EfficiencyRows, std::string> Assumptions::table(const std::string &key_prefix,
                                                           const std::string &family) const {
   if (auto e = user(key_prefix + ".efficiency"))
     return {{{0.0, *e}}, kUserSource};
-  return {default_tables().at(family), kDefaultSource};
+  return {default_tables().at(family), kBorrowedSource};
 }
 
 std::optional<std::string> calculon_dtype(const std::string &d) {

@@ -1,8 +1,10 @@
 #pragma once
-// Values a calibration needs but the runs did not measure. Each comes from a labelled source:
-// the user (`--assume KEY=VALUE`) or the documented default, Calculon's own
-// systems/a100_80g.json (calculon-ai/calculon at caa4b11), and the fit report lists every one
-// as not measured. Keys are the Calculon system file's paths:
+// Values a calibration needs but the runs did not measure. Each comes from a labelled source, in
+// this order: the user (`--assume KEY=VALUE`), the spec table of the GPU the runs found
+// (gpu_spec.h), else Calculon's own systems/a100_80g.json (calculon-ai/calculon at caa4b11):
+// another GPU's figures, labelled "borrowed", which `railgauge calibrate` refuses to write unless
+// asked to (`--borrow a100_80g`). The fit report lists every one as not measured. Keys are the
+// Calculon system file's paths:
 //   matrix.<dt>.tflops  matrix.<dt>.efficiency  vector.<dt>.tflops  vector.<dt>.efficiency
 //   mem1.GiB  mem1.GBps  mem1.efficiency  mem2.GiB  mem2.GBps  mem2.efficiency
 //   networks.<i>.bandwidth  .efficiency  .size  .latency  .processor_usage   (i = 0 scale-up,
@@ -17,17 +19,29 @@
 
 namespace railgauge::calibrate {
 
-inline constexpr const char *kDefaultSource =
-    "default: Calculon systems/a100_80g.json (calculon-ai/calculon caa4b11)";
+// Every source of another GPU's figure starts with this.
+inline constexpr const char *kBorrowedPrefix = "borrowed from another GPU";
+inline constexpr const char *kBorrowedSource =
+    "borrowed from another GPU: Calculon systems/a100_80g.json (calculon-ai/calculon caa4b11)";
+// The only other GPU's file `--borrow` accepts.
+inline constexpr const char *kBorrowableFile = "a100_80g";
 inline constexpr const char *kUserSource = "--assume";
+
+struct GpuSpec;
 
 using EfficiencyRows = std::vector<std::pair<double, double>>; // Calculon units: GFLOP or MB
 
 struct Sourced {
   double value = 0;
-  std::string source; // "measured: ...", "--assume", or the default's label
+  std::string source; // "measured: ...", "--assume", "spec: ...", or kBorrowedSource
   bool measured = false;
 };
+
+// Where a value came from: "measured" (in the runs read, imported logs included), "assumed"
+// (--assume), "spec" (a published figure of the GPU found), "borrowed" (another GPU's file) or
+// "derived" (from measured values by a stated assumption).
+std::string origin_of(const Sourced &s);
+std::string origin_of_source(const std::string &source, bool measured);
 
 class Assumptions {
 public:
@@ -36,8 +50,13 @@ public:
 
   // The user's value, if any.
   std::optional<double> user(const std::string &key) const;
-  // The user's value, else the default; nullopt for a key without a default.
+  // The user's value, else the spec's, else the borrowed default; nullopt for a key without one.
   std::optional<Sourced> value(const std::string &key) const;
+  // The borrowed default alone (Calculon's a100_80g figure), whatever the user or spec give.
+  std::optional<double> borrowed(const std::string &key) const;
+  // The spec table of the GPU the runs found (nullptr: none); not owned.
+  void use_spec(const GpuSpec *spec) { spec_ = spec; }
+  const GpuSpec *spec() const { return spec_; }
   // The user's flat efficiency as one [0, e] row, else the default table of `family`
   // ("matrix", "vector", "mem1", "mem2"), with its source.
   std::pair<EfficiencyRows, std::string> table(const std::string &key_prefix,
@@ -47,6 +66,7 @@ public:
 
 private:
   std::map<std::string, double> user_;
+  const GpuSpec *spec_ = nullptr;
 };
 
 // Calculon's datatype for railgauge's GEMM dtype (fp16 -> float16, fp8_e4m3 -> float8, tf32

@@ -18,6 +18,7 @@
 #include "analysis/calibrate/coefficient_file.h"
 #include "analysis/calibrate/execution_sizes.h"
 #include "analysis/calibrate/fit_report.h"
+#include "analysis/calibrate/provenance.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
@@ -38,6 +39,7 @@ struct Options {
   int folds = 5;
   std::uint64_t seed = 1;
   bool allow_mixed = false;
+  std::string borrow;           // another GPU's file whose figures may fill what was not measured
   std::string execution, model; // Calculon's execution and model files
 };
 
@@ -110,6 +112,31 @@ void refuse_mixed_hardware(const RunSet &runs, const Samples &used, bool allow) 
                    "together anyway");
 }
 
+// A system file holds no other GPU's figure unless the user asked for that file by name
+// (--borrow a100_80g); otherwise nothing is written and each value is named with a way to give it.
+void refuse_borrowed(const Calibration &c, const std::string &borrow) {
+  if (!borrow.empty() && borrow != kBorrowableFile)
+    throw InputError(fmt::format("unknown file '{}'", borrow), "--borrow",
+                     fmt::format("give --borrow {} (Calculon's systems/{}.json, the only other "
+                                 "GPU's file railgauge knows), or leave --borrow out",
+                                 kBorrowableFile, kBorrowableFile));
+  const auto borrowed = borrowed_values(c);
+  if (!borrow.empty() || borrowed.empty())
+    return;
+  std::vector<std::string> names;
+  for (const auto &v : borrowed)
+    names.push_back(v.name);
+  throw InputError(
+      fmt::format("{} value(s) would come from another GPU's file (Calculon's {}.json, an "
+                  "A100): {}",
+                  borrowed.size(), kBorrowableFile, fmt::join(names, ", ")),
+      "calibrate (not measured in the runs given, and no spec figure for their GPU)",
+      fmt::format("measure them, give each with --assume KEY=VALUE (an efficiency table as "
+                  "KEY.efficiency=E, e.g. --assume {}=...), or pass --borrow {} to write the "
+                  "A100's figures, listed at the top of the fit report",
+                  names.front(), kBorrowableFile));
+}
+
 // Whole file or nothing: written beside, then renamed over.
 void write_file(const fs::path &path, const std::string &text) {
   const fs::path tmp = path.string() + ".tmp";
@@ -159,6 +186,7 @@ int run_calibrate(const Options &o) {
     std::cerr << "railgauge: warning: " << p << '\n';
   const Calibration c = railgauge::calibrate::calibrate(runs, assumptions, opt);
   refuse_mixed_hardware(runs, c.samples, o.allow_mixed);
+  refuse_borrowed(c, o.borrow);
   if (c.samples.used_by_key.empty())
     throw InputError(fmt::format("none of the {} records can be calibrated from ({} not ok, {} "
                                  "unusable)",
@@ -233,6 +261,10 @@ void add_calibrate_command(CLI::App &app, int &exit_code) {
                   "A Calculon execution file (examples/*.json): the report also weights each "
                   "coefficient set's held-out error by the sizes it asks for (with --model)");
   cmd->add_option("--model", o->model, "A Calculon model file (models/*.json) for --execution");
+  cmd->add_option("--borrow", o->borrow,
+                  "a100_80g: fill what was neither measured, given (--assume) nor in the GPU's "
+                  "spec table with Calculon's A100 figures (systems/a100_80g.json); refused "
+                  "without it");
   cmd->add_flag("--allow-mixed", o->allow_mixed,
                 "Fit runs of different hardware together (CPU and GPU, or two GPU models); "
                 "refused without it");

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analysis/calibrate/gemm_fit.h"
+#include "analysis/calibrate/gpu_spec.h"
 #include "analysis/calibrate/linear_quality.h"
 #include "analysis/calibrate/memory_capacity.h"
 #include "analysis/calibrate/memory_fit.h"
@@ -36,7 +37,7 @@ void read_runs(Calibration &c, const analysis::RunSet &runs) {
   c.run_ids.assign(ids.begin(), ids.end());
 }
 
-// The capacities of mem1 (given, else the runs' inventory, else assumed) and mem2.
+// The capacities of mem1 and mem2: given, else the runs' inventory, else assumed.
 void fit_capacities(Calibration &c, const analysis::RunSet &runs) {
   if (auto u = c.assumptions.user("mem1.GiB"))
     c.mem1_gib = {*u, kUserSource, false};
@@ -46,7 +47,13 @@ void fit_capacities(Calibration &c, const analysis::RunSet &runs) {
     c.mem1_gib = {gib, "the runs' inventory (host memory of the NUMA nodes)", true};
   else
     c.mem1_gib = *c.assumptions.value("mem1.GiB");
-  c.mem2_gib = *c.assumptions.value("mem2.GiB");
+  // Calculon's mem2 is the offload tier: on a GPU node, the host's memory.
+  if (auto u = c.assumptions.user("mem2.GiB"))
+    c.mem2_gib = {*u, kUserSource, false};
+  else if (const double gib = host_memory_gib(runs); c.mem1_tier == "hbm" && gib > 0)
+    c.mem2_gib = {gib, "the runs' inventory (host memory of the NUMA nodes)", true};
+  else
+    c.mem2_gib = *c.assumptions.value("mem2.GiB");
 }
 
 // One α-β fit and size table per offload path (direction, host memory, placement).
@@ -129,6 +136,9 @@ Calibration calibrate(const analysis::RunSet &runs, const Assumptions &assumptio
   Calibration c;
   c.options = options;
   c.assumptions = assumptions;
+  // Unmeasured values of a GPU with a spec table come from it, not from another GPU's file.
+  if (c.assumptions.spec() == nullptr)
+    c.assumptions.use_spec(gpu_spec_of(runs));
   read_runs(c, runs);
   c.samples = extract_samples(runs);
   for (const auto &[why, count] : c.samples.skipped_by_why)

@@ -43,6 +43,7 @@ struct TableFit {
   std::string source; // of the table: "measured: ..." or an assumption's label
   StepTable table;    // thresholds in x_unit (FLOPs or bytes)
   int steps = 0;
+  double max_efficiency = 1.0; // no row above it (a GEMM table: the best efficiency measured)
   FitQuality quality;
   std::vector<std::string> notes;
 };

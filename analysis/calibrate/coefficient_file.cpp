@@ -9,9 +9,16 @@ nlohmann::json table_json(const TableFit &t) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto &[x, e] : t.table.rows)
     rows.push_back({x, e});
-  return {{"name", t.name},         {"x_unit", t.x_unit},        {"peak", to_json(t.peak)},
-          {"measured", t.measured}, {"source", t.source},        {"rows", rows},
-          {"steps", t.steps},       {"fit", to_json(t.quality)}, {"notes", t.notes}};
+  return {{"name", t.name},
+          {"x_unit", t.x_unit},
+          {"peak", to_json(t.peak)},
+          {"measured", t.measured},
+          {"source", t.source},
+          {"origin", t.measured ? std::string("measured") : origin_of_source(t.source, false)},
+          {"rows", rows},
+          {"steps", t.steps},
+          {"fit", to_json(t.quality)},
+          {"notes", t.notes}};
 }
 
 nlohmann::json alpha_beta_json(const AlphaBeta &f) {
@@ -36,7 +43,8 @@ nlohmann::json to_json(const FitQuality &q) {
 }
 
 nlohmann::json to_json(const Sourced &s) {
-  return {{"value", s.value}, {"source", s.source}, {"measured", s.measured}};
+  return {
+      {"value", s.value}, {"source", s.source}, {"measured", s.measured}, {"origin", origin_of(s)}};
 }
 
 nlohmann::json coefficient_file(const Calibration &c) {

@@ -4,6 +4,7 @@
 
 #include "analysis/calibrate/coefficient_file.h"
 #include "analysis/calibrate/execution_error.h"
+#include "analysis/calibrate/provenance.h"
 #include "analysis/calibrate/tp_sweep_check.h"
 
 namespace railgauge::calibrate {
@@ -199,6 +200,28 @@ std::string decomposition_markdown(const nlohmann::json &all) {
   return md;
 }
 
+// What was not measured, first: each value, what it is and where it came from; another GPU's
+// figures are counted in the heading.
+std::string not_measured_markdown(const nlohmann::json &values) {
+  if (values.empty())
+    return "Every value written was measured in the runs read.\n\n";
+  std::size_t borrowed = 0;
+  for (const auto &a : values)
+    borrowed += a.value("origin", std::string()) == "borrowed";
+  std::string md = fmt::format(
+      "## Not measured: {} value{}{}\n\n| value | = | origin | source |\n|---|---|---|---|\n",
+      values.size(), values.size() == 1 ? "" : "s",
+      borrowed > 0 ? fmt::format(", {} borrowed from another GPU's file", borrowed) : "");
+  for (const auto &a : values) {
+    const auto &v = a["value"];
+    md += fmt::format("| {} | {} | {} | {} |\n", a["name"].get<std::string>(),
+                      v.is_number() ? fmt::format("{:.6g}", v.get<double>())
+                                    : fmt::format("table of {} rows", v.size()),
+                      a.value("origin", std::string("?")), a["source"].get<std::string>());
+  }
+  return md + "\n";
+}
+
 } // namespace
 
 nlohmann::json fit_report_json(const Calibration &c, const ExecutionSizes *x) {
@@ -272,31 +295,9 @@ nlohmann::json fit_report_json(const Calibration &c, const ExecutionSizes *x) {
                          "measured", p.fit.quality));
 
   nlohmann::json assumed = nlohmann::json::array();
-  const auto add = [&](const std::string &name, const Sourced &s) {
-    if (!s.measured)
-      assumed.push_back({{"name", name}, {"value", s.value}, {"source", s.source}});
-  };
-  for (const auto &[dt, t] : c.matrix)
-    add("matrix." + dt + ".tflops", t.peak);
-  for (const auto &[dt, t] : c.vector)
-    add("vector." + dt + ".tflops", t.peak);
-  add("mem1.GBps", c.mem1.peak);
-  add("mem1.GiB", c.mem1_gib);
-  add("mem2.GBps", c.mem2.peak);
-  add("mem2.GiB", c.mem2_gib);
-  for (const auto &n : c.networks) {
-    const std::string p = fmt::format("networks.{}.", n.index);
-    add(p + "bandwidth", n.bandwidth_gbytes_per_s);
-    add(p + "efficiency", n.efficiency);
-    add(p + "size", n.size);
-    add(p + "latency", n.latency_s);
-    add(p + "processor_usage", n.processor_usage);
-    for (const auto &[op, source] : n.calculon_op_source)
-      if (!source.starts_with("measured") && n.calculon_ops.count(op))
-        assumed.push_back({{"name", fmt::format("networks.{}.{}.scalar", n.index, op)},
-                           {"value", n.calculon_ops.at(op).first},
-                           {"source", source}});
-  }
+  for (const auto &v : unmeasured_values(c))
+    assumed.push_back(
+        {{"name", v.name}, {"value", v.value}, {"source", v.source}, {"origin", v.origin}});
   nlohmann::json decompositions = nlohmann::json::array();
   for (const auto &n : c.networks)
     if (n.decomposition)
@@ -320,7 +321,7 @@ nlohmann::json fit_report_json(const Calibration &c, const ExecutionSizes *x) {
 }
 
 std::string fit_report_markdown(const nlohmann::json &r) {
-  std::string md = "# Calibration fit report\n\n";
+  std::string md = "# Calibration fit report\n\n" + not_measured_markdown(r["not_measured"]);
   // A run of N ranks is N directories (one per rank) and one run.
   const std::size_t dirs = r["runs"].size();
   const std::size_t runs = r.contains("run_ids") ? r["run_ids"].size() : dirs;
@@ -391,13 +392,6 @@ std::string fit_report_markdown(const nlohmann::json &r) {
     md += decomposition_markdown(r["decomposed_tiers"]);
   if (r.contains("tp_sweeps"))
     md += tp_sweep_markdown(r["tp_sweeps"]);
-  if (!r["not_measured"].empty()) {
-    md += "\n## Not measured (taken from the named source)\n\n| value | = | source "
-          "|\n|---|---|---|\n";
-    for (const auto &a : r["not_measured"])
-      md += fmt::format("| {} | {:.6g} | {} |\n", a["name"].get<std::string>(),
-                        a["value"].get<double>(), a["source"].get<std::string>());
-  }
   // The run's notes, then each coefficient set's own (what its fit left out and why).
   std::string notes;
   for (const auto &n : r["notes"])

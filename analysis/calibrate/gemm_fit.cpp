@@ -41,12 +41,21 @@ void fit_gemm(Calibration &c) {
         best = std::max(best, g.flops / compute_s / kTera);
     }
     if (!peak && record_peak > 0)
-      peak = Sourced{record_peak, "the records' peak_tflops (spec peak)", false};
+      peak = Sourced{record_peak, "spec: the records' peak_tflops (results/peaks/gpu_peaks.yaml)",
+                     false};
     if (!peak)
       peak = measured(best, c.options.mode == ProcessingMode::no_overlap
                                 ? "the highest compute rate measured, memory term taken out "
                                   "(no spec peak given)"
                                 : "the highest rate measured (no spec peak given)");
+    // No step may claim more than the best GEMM measured: in no_overlap mode Calculon adds each
+    // GEMM's mem1 time, and where that term is most of a measured time the compute term left is
+    // faster than the peak. On the H200 run that made a step of 1.0 (989 TFLOP/s for 9-535
+    // GFLOP GEMMs) beside a best measured 850 TFLOP/s.
+    double best_efficiency = kMinEfficiency;
+    for (const auto &g : samples)
+      best_efficiency = std::max(best_efficiency, g.flops / (peak->value * kTera * g.time_s));
+    best_efficiency = std::min(best_efficiency, 1.0);
     std::vector<StepPoint> pts;
     std::vector<GemmShapeRow> rows;
     for (const auto &g : samples) {
@@ -62,13 +71,17 @@ void fit_gemm(Calibration &c) {
       rows.push_back(row);
     }
     TableFit t = fit_table(name, "flops", *peak, pts, c.options,
-                           fmt::format("measured: {} {} GEMM points", samples.size(), dtype));
+                           fmt::format("measured: {} {} GEMM points", samples.size(), dtype),
+                           best_efficiency);
     if (c.options.mode == ProcessingMode::no_overlap) {
       std::size_t memory_bound = 0;
       for (const auto &r : rows)
         memory_bound += r.memory_s >= r.sample.time_s;
       t.notes.push_back("efficiencies are of the compute term: Calculon's no_overlap mode adds "
                         "the mem1 time of each GEMM's bytes, so that time was taken out first");
+      t.notes.push_back(fmt::format("no step above {:.4g}, the highest efficiency measured "
+                                    "(whole time, {:.4g} TFLOP/s)",
+                                    best_efficiency, best_efficiency * peak->value));
       if (memory_bound > 0)
         t.notes.push_back(fmt::format("{} points take less time than their mem1 term alone; "
                                       "their efficiency is capped at 1",
@@ -98,17 +111,20 @@ void fit_gemm(Calibration &c) {
   }
   for (const auto &[cdt, matrix] : c.matrix) {
     // Calculon's a100_80g.json has a vector peak for float16 only (78 TFLOP/s beside a 312
-    // matrix peak): another datatype's, or one beside a measured matrix peak, takes that
-    // vector/matrix ratio of its own matrix peak, never the A100's absolute figure.
+    // matrix peak): without a user's or a spec's figure, another datatype's, or one beside a
+    // measured matrix peak, takes that vector/matrix ratio of its own matrix peak, never the
+    // A100's absolute figure. Either is an A100's, so it is labelled borrowed.
     Sourced peak = *c.assumptions.value("vector." + cdt + ".tflops");
-    if (!c.assumptions.user("vector." + cdt + ".tflops") &&
-        (cdt != "float16" || matrix.peak.measured)) {
-      const double ratio = c.assumptions.value("vector.float16.tflops")->value /
-                           c.assumptions.value("matrix.float16.tflops")->value;
+    if (origin_of(peak) == "borrowed" &&
+        (cdt != "float16" || matrix.peak.measured || origin_of(matrix.peak) != "borrowed")) {
+      // The A100's own two figures: a spec's vector peak beside the A100's matrix one would
+      // make a ratio of neither GPU.
+      const double ratio = *c.assumptions.borrowed("vector.float16.tflops") /
+                           *c.assumptions.borrowed("matrix.float16.tflops");
       peak = Sourced{matrix.peak.value * ratio,
-                     fmt::format("assumed: matrix.{}.tflops x {:.3g} (vector/matrix float16 "
-                                 "peaks of Calculon's a100_80g.json, caa4b11)",
-                                 cdt, ratio),
+                     fmt::format("{}: matrix.{}.tflops x {:.3g} (vector/matrix float16 peaks "
+                                 "of Calculon's a100_80g.json, caa4b11)",
+                                 kBorrowedPrefix, cdt, ratio),
                      false};
     }
     TableFit v = assumed_table("vector." + cdt, "flops", peak,

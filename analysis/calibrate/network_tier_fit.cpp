@@ -181,7 +181,7 @@ void assume_tier(Calibration &c, NetworkTier &tier, const std::string &net) {
   tier.latency_s = assumed(c, net, "latency");
   for (const auto &op : calculon_op_names()) {
     tier.calculon_ops[op] = default_op(tier.index, op);
-    tier.calculon_op_source[op] = kDefaultSource;
+    tier.calculon_op_source[op] = kBorrowedSource;
   }
 }
 

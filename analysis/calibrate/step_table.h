@@ -42,9 +42,11 @@ struct StepTable {
 // Efficiencies are kept in [kMinEfficiency, 1].
 inline constexpr double kMinEfficiency = 1e-4;
 
-// The least-squares table with at most `steps` rows (fewer when there are fewer distinct x).
-// Throws std::invalid_argument on no points, steps < 1 or a point with measured_s <= 0.
-StepTable fit_step_table(const std::vector<StepPoint> &points, int steps);
+// The least-squares table with at most `steps` rows (fewer when there are fewer distinct x), no
+// row above max_efficiency. Throws std::invalid_argument on no points, steps < 1, a point with
+// measured_s <= 0 or max_efficiency outside [kMinEfficiency, 1].
+StepTable fit_step_table(const std::vector<StepPoint> &points, int steps,
+                         double max_efficiency = 1.0);
 
 // One held-out point's error, keyed by the size an execution would look it up by (FLOPs of a
 // GEMM, bytes of a memory op or a copy, the op size S of a collective) and, where one set holds
@@ -101,8 +103,11 @@ struct StepFit {
 };
 
 // Chooses the step count in 1..max_steps by k-fold held-out mean relative error (the smallest
-// count within 1% of the best, so noise does not buy steps), then fits on every point.
+// count within 1% of the best, so noise does not buy steps), then fits on every point. The folds
+// deal the distinct x in ascending order, so each held-out size lies between fitted ones.
+// No row exceeds max_efficiency (a GEMM table's highest measured efficiency: taking Calculon's
+// memory term out of a time can leave a compute term faster than the peak).
 StepFit choose_step_table(const std::vector<StepPoint> &points, int max_steps, int folds,
-                          std::uint64_t seed);
+                          std::uint64_t seed, double max_efficiency = 1.0);
 
 } // namespace railgauge::calibrate

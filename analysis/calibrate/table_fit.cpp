@@ -6,14 +6,15 @@ FitQuality quality_of(const StepFit &f, std::size_t n) { return {n, f.held_out, 
 
 TableFit fit_table(std::string name, std::string unit, Sourced peak,
                    const std::vector<StepPoint> &points, const CalibrateOptions &o,
-                   std::string source) {
+                   std::string source, double max_efficiency) {
   TableFit t;
   t.name = std::move(name);
   t.x_unit = std::move(unit);
   t.peak = std::move(peak);
   t.measured = true;
   t.source = std::move(source);
-  const StepFit f = choose_step_table(points, o.max_steps, o.folds, o.seed);
+  t.max_efficiency = max_efficiency;
+  const StepFit f = choose_step_table(points, o.max_steps, o.folds, o.seed, max_efficiency);
   t.table = f.table;
   t.steps = f.steps;
   t.quality = quality_of(f, points.size());

@@ -11,10 +11,10 @@ namespace railgauge::calibrate {
 
 FitQuality quality_of(const StepFit &f, std::size_t n);
 
-// A table fitted to measured points.
+// A table fitted to measured points, no row above max_efficiency.
 TableFit fit_table(std::string name, std::string unit, Sourced peak,
                    const std::vector<StepPoint> &points, const CalibrateOptions &o,
-                   std::string source);
+                   std::string source, double max_efficiency = 1.0);
 
 // A table taken from an assumption: Calculon rows (GFLOP or MB) into FLOPs or bytes.
 TableFit assumed_table(std::string name, std::string unit, Sourced peak,

@@ -50,7 +50,7 @@ TpSweepCheck check_one(const std::string &model, const std::string &dtype, const
       if (!(r.sample.model == model && r.sample.tp == tp))
         others.push_back(point_of(r, peak));
     if (!others.empty())
-      without_t = fit_step_table(others, std::max(1, fit.steps));
+      without_t = fit_step_table(others, std::max(1, fit.steps), fit.max_efficiency);
 
     TpDegreeSummary d;
     d.tp = tp;

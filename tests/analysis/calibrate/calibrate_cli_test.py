@@ -22,6 +22,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 CALCULON = ROOT / "tests/fixtures/calculon"  # Calculon's example inputs (README.md there)
 BINARY = None  # set from argv in __main__
 DATATYPES = {"float8", "float16", "bfloat16", "float32"}
+# These runs (one host's CPU records, imported nccl-tests logs of one tier) leave values that only
+# Calculon's A100 file gives: asked for by name, as a user must (BorrowedValuesTest).
+BORROW = ("--borrow", "a100_80g")
 NETWORK_KEYS = {"bandwidth", "efficiency", "size", "latency", "ops", "must_be_filled",
                 "processor_usage"}
 
@@ -120,7 +123,7 @@ class CalibrateTest(unittest.TestCase):
 
     def calibrate(self, *extra):
         out = pathlib.Path(self.tmp.name) / f"cal-{self.id().split('.')[-1]}"
-        r = railgauge("calibrate", str(self.runs), "--out", str(out), *extra)
+        r = railgauge("calibrate", *BORROW, str(self.runs), "--out", str(out), *extra)
         return r, out
 
     def test_calibration_of_cpu_records_is_complete(self):
@@ -238,7 +241,7 @@ class CalibrateTest(unittest.TestCase):
             self.assertFalse(out.exists(), args)
         empty = pathlib.Path(self.tmp.name) / "empty"
         empty.mkdir()
-        r = railgauge("calibrate", str(empty), "--out", str(empty / "out"))
+        r = railgauge("calibrate", *BORROW, str(empty), "--out", str(empty / "out"))
         self.assertEqual(r.returncode, 4)
         self.assertIn("no records.jsonl", r.stderr)
 
@@ -255,7 +258,7 @@ class ImportedNcclTestsTest(unittest.TestCase):
                 r = railgauge("import", "nccl-tests", str(fixtures / name), "--out", str(runs))
                 self.assertEqual(r.returncode, 0, r.stderr)
             out = pathlib.Path(tmp) / "cal"
-            r = railgauge("calibrate", str(runs), "--out", str(out))
+            r = railgauge("calibrate", *BORROW, str(runs), "--out", str(out))
             self.assertEqual(r.returncode, 0, r.stderr)
             coeff = json.loads((out / "coefficients.json").read_text())
             up = coeff["network"]["scale_up"]
@@ -286,7 +289,7 @@ class HonestLabelsTest(unittest.TestCase):
         # The MOC 2-node RoCE log measured all_reduce alone: reduce_scatter, all_gather and p2p
         # of the scale-out tier are assumed.
         self.import_log("moc_h100_2node_1gpu_roce_all_reduce_gdr0_15GBps.log")
-        r = railgauge("calibrate", str(self.runs), "--out", str(self.out))
+        r = railgauge("calibrate", *BORROW, str(self.runs), "--out", str(self.out))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("assumed, not measured", r.stderr)
         self.assertIn("networks.1.reduce_scatter.scalar", r.stderr)
@@ -305,20 +308,20 @@ class HonestLabelsTest(unittest.TestCase):
                       "-a", "m=16,32,64", "-a", "dtype=fp32", "--time-budget", "0.02",
                       "--no-verify")
         self.assertEqual(r.returncode, 0, r.stderr)
-        r = railgauge("calibrate", str(self.runs), "--out", str(self.out))
+        r = railgauge("calibrate", *BORROW, str(self.runs), "--out", str(self.out))
         self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("different hardware", r.stderr)
         self.assertIn("cpu (gemm.cpu_blas_size)", r.stderr)
         self.assertIn("--allow-mixed", r.stderr)
         self.assertFalse(self.out.exists())
-        r = railgauge("calibrate", str(self.runs), "--out", str(self.out), "--allow-mixed")
+        r = railgauge("calibrate", *BORROW, str(self.runs), "--out", str(self.out), "--allow-mixed")
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_two_gpu_models_named_by_the_logs_are_refused_together(self):
         # nccl-tests' rank lines name the GPU: an H100 node's log and an H200 cluster's.
         self.import_log("xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
         self.import_log("issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt")
-        r = railgauge("calibrate", str(self.runs), "--out", str(self.out))
+        r = railgauge("calibrate", *BORROW, str(self.runs), "--out", str(self.out))
         self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("gpu NVIDIA H100 80GB HBM3", r.stderr)
         self.assertIn("gpu NVIDIA H200", r.stderr)
@@ -340,7 +343,7 @@ class DecomposedTierTest(unittest.TestCase):
         for name in logs:
             r = railgauge("import", "nccl-tests", str(REAL / name), "--out", str(self.runs))
             self.assertEqual(r.returncode, 0, r.stderr)
-        r = railgauge("calibrate", str(self.runs), "--out", str(self.out), *extra)
+        r = railgauge("calibrate", *BORROW, str(self.runs), "--out", str(self.out), *extra)
         self.assertEqual(r.returncode, 0, r.stderr)
         return (json.loads((self.out / "calculon_system.json").read_text()),
                 json.loads((self.out / "fit_report.json").read_text()))
@@ -426,7 +429,7 @@ def calibrate_two_ranks(test, collectives_args):
         test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         records = [json.loads(line) for path in sorted(runs.glob("*/rank-*/records.jsonl"))
                    for line in path.read_text().splitlines() if line.strip()]
-        r = railgauge("calibrate", str(runs), "--out", str(out))
+        r = railgauge("calibrate", *BORROW, str(runs), "--out", str(out))
         test.assertEqual(r.returncode, 0, r.stderr)
         return (records, json.loads((out / "calculon_system.json").read_text()),
                 json.loads((out / "coefficients.json").read_text()),
@@ -502,6 +505,81 @@ class MeasuredProcessorUsageTest(unittest.TestCase):
         not_measured = {a["name"] for a in report["not_measured"]}
         self.assertNotIn("networks.0.processor_usage", not_measured)
         self.assertIn("networks.1.processor_usage", not_measured)
+
+
+H200_RUNS = ROOT / "results/reference/h200-2026-11-26b/runs"
+
+
+class BorrowedValuesTest(unittest.TestCase):
+    """Nothing from another GPU's file without asking, on the committed H200 run's records: the
+    GPU's spec table and the inventory fill what they can, the rest is refused unless --borrow
+    names the file, and then the fit report opens with every value not measured."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.runs = sorted(str(p.parent) for p in H200_RUNS.glob("*/*/run.json"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_the_h200_run_is_refused_without_borrow(self):
+        out = pathlib.Path(self.tmp.name) / "refused"
+        r = railgauge("calibrate", *self.runs, "--out", str(out))
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("would come from another GPU's file", r.stderr)
+        self.assertIn("networks.1.bandwidth", r.stderr)
+        self.assertIn("--borrow a100_80g", r.stderr)
+        # The H200's spec figures and its inventory are not borrowed.
+        self.assertNotIn("vector.bfloat16.tflops", r.stderr)
+        self.assertNotIn("networks.0.bandwidth", r.stderr)
+        self.assertNotIn("mem2.GiB", r.stderr)
+        self.assertFalse(out.exists())
+        r = railgauge("calibrate", *self.runs, "--out", str(out), "--borrow", "h100_80g")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("unknown file 'h100_80g'", r.stderr)
+
+    def test_with_borrow_each_value_says_where_it_came_from(self):
+        out = pathlib.Path(self.tmp.name) / "borrowed"
+        r = railgauge("calibrate", *self.runs, "--out", str(out), *BORROW)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        md = (out / "fit_report.md").read_text()
+        self.assertTrue(md.startswith("# Calibration fit report\n\n## Not measured: "), md[:200])
+        self.assertIn("borrowed from another GPU's file", md.splitlines()[2])
+        report = json.loads((out / "fit_report.json").read_text())
+        origin = {a["name"]: a["origin"] for a in report["not_measured"]}
+        self.assertEqual(origin["vector.bfloat16.tflops"], "spec")
+        self.assertEqual(origin["networks.0.bandwidth"], "spec")
+        self.assertEqual(origin["networks.1.bandwidth"], "borrowed")
+        self.assertEqual(origin["vector.bfloat16.efficiency"], "borrowed")
+        self.assertNotIn("mem2.GiB", origin)  # the host's memory, from the inventory
+        system = json.loads((out / "calculon_system.json").read_text())
+        self.assertEqual(system["vector"]["bfloat16"]["tflops"], 133.8)
+        self.assertEqual(system["networks"][0]["bandwidth"], 450)
+        self.assertNotEqual(system["mem2"]["GiB"], 512)
+        coeff = json.loads((out / "coefficients.json").read_text())
+        jsonschema.validate(
+            coeff, json.loads((ROOT / "results/schema/coefficients.schema.json").read_text()))
+        self.assertEqual(coeff["network"]["scale_out"]["bandwidth_gbytes_per_s"]["origin"],
+                         "borrowed")
+        self.assertEqual(coeff["mem2_gib"]["origin"], "measured")
+
+    def test_the_h200_tables_have_no_step_above_what_was_measured(self):
+        out = pathlib.Path(self.tmp.name) / "steps"
+        r = railgauge("calibrate", *self.runs, "--out", str(out), *BORROW)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        coeff = json.loads((out / "coefficients.json").read_text())
+        bf16 = coeff["gemm"]["bf16"]
+        best = max(row["efficiency"] for row in bf16["by_shape"])
+        self.assertLess(best, 0.9)  # 850 of 989 TFLOP/s
+        for threshold, eff in bf16["by_flops"]["rows"]:
+            self.assertLessEqual(eff, best + 1e-12, threshold)
+        # mem2: the table chosen is at least as good on the points it saw as on those held out.
+        fit = coeff["calculon_tables"]["mem2"]["fit"]
+        self.assertLessEqual(fit["in_sample"]["mean_rel"], fit["held_out"]["mean_rel"])
+        self.assertLessEqual(fit["in_sample"]["max_rel"], fit["held_out"]["max_rel"])
+        self.assertGreater(coeff["calculon_tables"]["mem2"]["steps"], 1)
 
 
 def round_sig(x, digits):

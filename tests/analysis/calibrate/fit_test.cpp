@@ -144,6 +144,43 @@ TEST(StepTable, HeldOutErrorIsNotLoweredByMeasuringEachSizeAgain) {
   EXPECT_NEAR(b.held_out->max_rel, a.held_out->max_rel, 1e-9);
 }
 
+// Points whose memory term (fixed_s) is most of the measured time: the compute term left runs
+// faster than the peak, as for mid-sized GEMMs in Calculon's no_overlap mode on an H200.
+std::vector<StepPoint> compute_term_above_peak() {
+  std::vector<StepPoint> pts;
+  for (double x = 1e8; x < 1e12; x *= 2) {
+    const double ideal = x / kPeakFlops, measured = ideal / 0.8; // 80% of the peak, whole time
+    pts.push_back({x, ideal, x < 1e11 ? 0.5 * measured : 0.05 * measured, measured});
+  }
+  return pts;
+}
+
+TEST(StepTable, NoRowAboveTheHighestEfficiencyGiven) {
+  const auto pts = compute_term_above_peak();
+  // Unbounded but by 1, the small GEMMs' step is the peak itself: the artefact.
+  EXPECT_EQ(choose_step_table(pts, 8, 5, 1).table.efficiency(1e9), 1.0);
+  const auto capped = choose_step_table(pts, 8, 5, 1, 0.8);
+  for (const auto &[threshold, eff] : capped.table.rows)
+    EXPECT_LE(eff, 0.8) << threshold;
+  EXPECT_THROW(fit_step_table(pts, 2, 1.5), std::invalid_argument);
+}
+
+TEST(StepTable, ASteepCurveKeepsItsStepsAndIsNoWorseOnThePointsItSaw) {
+  // A copy with a fixed cost, 4 KiB to 512 MiB in steps of 4x, two directions: 2 to 55 GB/s, as
+  // the H200's pinned host copies. Folds that held out two neighbouring sizes together chose one
+  // step here (32.6% in-sample error beside 27.2% held out on the real points).
+  std::vector<StepPoint> pts;
+  const double peak = 55.5e9;
+  for (double latency_s : {2.6e-6, 1.7e-6})
+    for (double bytes = 4096; bytes <= 536870912; bytes *= 4)
+      pts.push_back({bytes, bytes / peak, 0, latency_s + bytes / 55.4e9});
+  const auto f = choose_step_table(pts, 8, 5, 1);
+  EXPECT_GT(f.steps, 2);
+  ASSERT_TRUE(f.held_out);
+  EXPECT_LE(f.in_sample.mean_rel, f.held_out->mean_rel);
+  EXPECT_LE(f.in_sample.max_rel, f.held_out->max_rel);
+}
+
 TEST(RobustFit, RecoversAlphaBetaDespiteOutliers) {
   const double alpha = 8e-6, beta = 1.0 / 40e9;
   std::mt19937_64 rng(17);
