@@ -222,12 +222,15 @@ void enqueue_block(collectives::NcclSession &s, std::vector<LocalBlock> &locals)
 // Appends each step's time in the last block enqueued to its local GPU's list (`per_gpu[i]`,
 // one rank's times: the phase metrics take the max over ranks of each rank's summed phases, so
 // one process driving several GPUs reports what one process per GPU does). Waits for the
-// block's last event: the lockstep loop does not wait for a warm-up block itself.
-void append_step_times_s(const std::vector<LocalBlock> &locals,
-                         std::vector<std::vector<double>> &per_gpu) {
+// block's streams, where its events were recorded: the lockstep loop does not wait for a warm-up
+// block itself. The wait is the session's, under its deadline: cudaEventSynchronize has none,
+// and a block whose collective a peer never joins would hold this rank for ever instead of
+// naming what did not arrive and aborting the communicators.
+void append_step_times_s(collectives::NcclSession &s, const std::vector<LocalBlock> &locals,
+                         std::vector<std::vector<double>> &per_gpu, double timeout_s) {
+  s.wait("block.transformer_tp_gpu: the step times of a block", timeout_s);
   for (std::size_t i = 0; i < locals.size(); ++i) {
     const auto &l = locals[i];
-    RAILGAUGE_CUDA_CALL(cudaEventSynchronize(l.marks.back().get()));
     for (std::size_t j = 0; j + 1 < l.marks.size(); ++j) {
       float ms = 0;
       RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&ms, l.marks[j].get(), l.marks[j + 1].get()));
@@ -337,7 +340,7 @@ public:
     const auto read_pending = [&] {
       if (!pending)
         return;
-      append_step_times_s(locals, step_s);
+      append_step_times_s(s, locals, step_s, settings.timeout_s);
       pending = false;
     };
     // The timer waits for each block before the next call, so its events have completed.
