@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 #include <type_traits>
 
@@ -113,6 +114,60 @@ int RuleTally::unlisted() const {
   for (const int k : unlisted_missing)
     n += k;
   return n;
+}
+
+namespace {
+
+void add_into(RuleTally &into, const RuleTally &t) {
+  into.checked += t.checked;
+  into.passed += t.passed;
+  for (std::size_t level = 0; level < t.unlisted_missing.size(); ++level)
+    into.unlisted_missing[level] += t.unlisted_missing[level];
+}
+
+} // namespace
+
+void RuleTallies::add(const std::string &id, const RuleTally &t) {
+  if (!tallies_.empty() && tallies_.back().first == id) {
+    add_into(tallies_.back().second, t);
+    return;
+  }
+  if (!tallies_.empty() && tallies_.back().first > id)
+    sorted_ = false;
+  tallies_.emplace_back(id, t);
+}
+
+void RuleTallies::sort() {
+  if (sorted_)
+    return;
+  std::stable_sort(tallies_.begin(), tallies_.end(),
+                   [](const value_type &a, const value_type &b) { return a.first < b.first; });
+  std::vector<value_type> merged;
+  merged.reserve(tallies_.size());
+  for (auto &entry : tallies_)
+    if (!merged.empty() && merged.back().first == entry.first)
+      add_into(merged.back().second, entry.second);
+    else
+      merged.push_back(std::move(entry));
+  tallies_ = std::move(merged);
+  sorted_ = true;
+}
+
+RuleTallies::const_iterator RuleTallies::find(const std::string &id) const {
+  if (!sorted_)
+    return std::find_if(tallies_.begin(), tallies_.end(),
+                        [&](const value_type &e) { return e.first == id; });
+  const auto it =
+      std::lower_bound(tallies_.begin(), tallies_.end(), id,
+                       [](const value_type &e, const std::string &key) { return e.first < key; });
+  return it != tallies_.end() && it->first == id ? it : tallies_.end();
+}
+
+const RuleTally &RuleTallies::at(const std::string &id) const {
+  const auto it = find(id);
+  if (it == end())
+    throw std::out_of_range("no tally of rule '" + id + "' on this part");
+  return it->second;
 }
 
 long long CheckResult::unlisted_missing_count() const {

@@ -597,14 +597,14 @@ bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
     }
     const auto one = [&](const nlohmann::json &w) {
       if (w.is_string() && it->is_number())
-        if (const auto range = parse_range(w.get<std::string>()))
+        if (const auto range = parse_range(w.get_ref<const std::string &>()))
           return compare_pass(range->first, it->get<double>(), range->second);
       if (w.is_number() && it->is_number())
         return w.get<double>() == it->get<double>();
       if (w.is_string() && it->is_string())
-        return glob_match(w.get<std::string>(), it->get<std::string>());
+        return glob_match(w.get_ref<const std::string &>(), it->get_ref<const std::string &>());
       if (w.is_string())
-        return glob_match(w.get<std::string>(), it->dump());
+        return glob_match(w.get_ref<const std::string &>(), it->dump());
       return w == *it;
     };
     bool any = false;

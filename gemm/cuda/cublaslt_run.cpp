@@ -131,6 +131,18 @@ CheckResult check_output(const GemmOperands &x, Dtype dtype, Layout layout, cuda
   return r;
 }
 
+// The candidate each GEMM of a point ran with, as the record lists them.
+template <class Gemms>
+nlohmann::json algos_picked(const Gemms &gemms,
+                            const std::vector<const cublasLtMatmulAlgo_t *> &picks) {
+  auto algos = nlohmann::json::array();
+  for (std::size_t g = 0; g < gemms.size(); ++g)
+    for (const auto &c : gemms[g].candidates)
+      if (&c.algo == picks[g])
+        algos.push_back(algo_json(c));
+  return algos;
+}
+
 } // namespace
 
 Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOptions &o,
@@ -252,17 +264,8 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   const double heuristic_tflops = out.metrics.at(record::kTflops).get<double>();
   out.metrics["best_vs_heuristic"] = heuristic_tflops > 0 ? best_tflops / heuristic_tflops : 0.0;
   out.metrics["best_is_heuristic"] = heuristic_wins;
-  nlohmann::json heuristic_algos = nlohmann::json::array(), best_algos = nlohmann::json::array();
-  for (std::size_t g = 0; g < gemms.size(); ++g) {
-    for (const auto &c : gemms[g].candidates) {
-      if (&c.algo == heuristic_picks[g])
-        heuristic_algos.push_back(algo_json(c));
-      if (&c.algo == winning_picks[g])
-        best_algos.push_back(algo_json(c));
-    }
-  }
-  out.metrics["heuristic_algos"] = heuristic_algos;
-  out.metrics["best_algos"] = best_algos;
+  out.metrics["heuristic_algos"] = algos_picked(gemms, heuristic_picks);
+  out.metrics["best_algos"] = algos_picked(gemms, winning_picks);
   out.metrics[record::kCandidates] = candidates;
   out.metrics[record::kRefusedAlgos] = refused;
   out.metrics["lt_types"] = gemms.front().lt.types_json();
