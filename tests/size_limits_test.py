@@ -46,7 +46,6 @@ FUNCTIONS_ALLOWED = {
     "analysis/check/rules.cpp:parse_rule": 172,
     "cli/measure_command.cpp:measure_entries": 179,
     "gemm/cuda/cublaslt_run.cpp:run_cublaslt": 181,
-    "harness/runner.cpp:execute_plan": 143,
     # Not split yet: each is one long sequence (parse a log, run a point) to cut into named steps.
     "analysis/calibrate/execution_sizes.cpp:execution_sizes": 173,
     "analysis/import/nccl_tests_import.cpp:import_nccl_tests_text": 146,
