@@ -350,9 +350,25 @@ std::string world_of(const LoadedRun &run) {
   return "";
 }
 
-// What a newer run replaces: the same host, suite and world size.
-std::tuple<std::string, std::string, std::string> superseding_key(const LoadedRun &run) {
-  return {host_of(run), suite_of(run), world_of(run)};
+using SupersedingKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+// How many ranks of each run ran on each host: one run id per host and run.
+std::map<std::pair<std::string, std::string>, int> ranks_per_host(const RunSet &set) {
+  std::map<std::pair<std::string, std::string>, int> ranks;
+  for (const auto &run : set.runs)
+    if (run.manifest.is_object())
+      ++ranks[{host_of(run), text_of(run.manifest, "run")}];
+  return ranks;
+}
+
+// What a newer run replaces: the same host, suite, world size and ranks on the host. A burn-in
+// on eight 8-GPU nodes has a node step of one rank per node (world 8, 1 on the host) and a
+// per-node NCCL step (world 8, all 8 on the host): neither supersedes the other.
+SupersedingKey superseding_key(const LoadedRun &run,
+                               const std::map<std::pair<std::string, std::string>, int> &ranks) {
+  const auto here = ranks.find({host_of(run), text_of(run.manifest, "run")});
+  return {host_of(run), suite_of(run), world_of(run),
+          here == ranks.end() ? "" : std::to_string(here->second)};
 }
 
 } // namespace
@@ -361,13 +377,13 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   // A run id names one run of every rank; the newest per host, suite and world size is the one
   // whose start time (then id) sorts last. Runs without a manifest cannot be dated and are all
   // kept.
-  std::map<std::tuple<std::string, std::string, std::string>, std::pair<std::string, std::string>>
-      newest;
+  const auto ranks = ranks_per_host(set);
+  std::map<SupersedingKey, std::pair<std::string, std::string>> newest;
   for (const auto &run : set.runs) {
     if (!run.manifest.is_object())
       continue;
     const auto when = std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
-    auto &best = newest[superseding_key(run)];
+    auto &best = newest[superseding_key(run, ranks)];
     best = std::max(best, when);
   }
   std::vector<std::string> dropped;
@@ -375,7 +391,7 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   for (auto &run : set.runs) {
     if (run.manifest.is_object()) {
       const auto when = std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
-      if (when != newest[superseding_key(run)]) {
+      if (when != newest[superseding_key(run, ranks)]) {
         dropped.push_back(run.dir);
         continue;
       }
@@ -387,10 +403,11 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
 }
 
 std::vector<std::string> superseded_runs(const RunSet &set) {
-  std::map<std::tuple<std::string, std::string, std::string>, std::set<std::string>> ids;
+  const auto ranks = ranks_per_host(set);
+  std::map<SupersedingKey, std::set<std::string>> ids;
   for (const auto &run : set.runs)
     if (run.manifest.is_object())
-      ids[superseding_key(run)].insert(text_of(run.manifest, "run"));
+      ids[superseding_key(run, ranks)].insert(text_of(run.manifest, "run"));
   std::vector<std::string> out;
   for (const auto &[key, runs] : ids)
     if (runs.size() > 1)

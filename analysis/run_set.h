@@ -57,10 +57,11 @@ struct LoadOptions {
 // A refused run is named among the problems, with why.
 RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options = {});
 
-// Retests supersede: keeps, per host, suite and world size (manifest world.size), only the runs
-// of the newest run id (by the manifest's start time), so a passing retest beside an old failing
-// run is judged alone, while a node's 8-rank run and a 16-rank run across nodes of the same suite
-// are both kept.
+// Retests supersede: keeps, per host, suite, world size (manifest world.size) and ranks on the
+// host, only the runs of the newest run id (by the manifest's start time), so a passing retest
+// beside an old failing run is judged alone, while a node's 8-rank run and a 16-rank run across
+// nodes of the same suite are both kept, and so are 8 nodes' one-rank-per-node step and one
+// node's 8-rank step (both worlds of 8).
 // Returns the run directories dropped.
 std::vector<std::string> keep_latest_per_host(RunSet &set);
 

@@ -89,6 +89,31 @@ TEST_F(RunSetTest, NewestRunPerHostSuiteAndWorldSizeIsKept) {
   ASSERT_EQ(set.runs.size(), 2u);
 }
 
+// A burn-in of eight 8-GPU nodes: the node step runs one rank per node (world 8, one rank on
+// node01) and the per-node NCCL step runs 8 ranks on node01 (world 8 too). The NCCL step, newer,
+// once superseded the node step and its points went missing from the check.
+TEST_F(RunSetTest, AStepOfAllRanksOnOneNodeDoesNotSupersedeOneRankPerNode) {
+  const auto rank_run = [&](const std::string &name, const std::string &start, int rank) {
+    const nlohmann::json m = {{"schema", "railgauge.run/1"},
+                              {"host", "node01"},
+                              {"run", name},
+                              {"rank", rank},
+                              {"start_utc", start},
+                              {"suite", {{"name", "burnin-h100"}}},
+                              {"world", {{"size", 8}, {"rank", rank}}}};
+    std::ofstream(make_run(name + "/rank-" + std::to_string(rank), "node01", 1) / "run.json")
+        << m.dump();
+  };
+  rank_run("node-step", "2026-01-01T00:00:00Z", 0);
+  for (int rank = 0; rank < 8; ++rank)
+    rank_run("nccl-step", "2026-01-01T00:10:00Z", rank);
+  auto set = load_runs({root_.string()});
+  ASSERT_EQ(set.runs.size(), 9u);
+  EXPECT_TRUE(superseded_runs(set).empty());
+  EXPECT_TRUE(keep_latest_per_host(set).empty());
+  EXPECT_EQ(set.runs.size(), 9u);
+}
+
 TEST_F(RunSetTest, KeepsUnreadableLinesAsProblems) {
   const auto dir = make_run("a", "n", 2);
   std::ofstream(dir / "records.jsonl", std::ios::app) << "{\"truncated\n";
