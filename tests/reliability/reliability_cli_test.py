@@ -350,7 +350,9 @@ class ProgressLogTest(unittest.TestCase):
         true_s = total_s - at
         print(f"halfway: {line!r} at {at:.1f} s of {total_s:.1f} s: {true_s:.1f} s were left",
               file=sys.stderr)
-        self.assertLessEqual(abs(said_s - true_s), 0.25 * true_s, line)
+        # The line prints whole seconds: half a second of rounding beside the quarter. Counting
+        # the 18 waived points as work would say about 21 s here, not 3 to 4.
+        self.assertLessEqual(abs(said_s - true_s), 0.25 * true_s + 0.5, line)
 
 
 class OutputFailureTest(unittest.TestCase):
