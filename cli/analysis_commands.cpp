@@ -7,6 +7,7 @@
 #include "analysis/calibrate/calibrate_command.h"
 #include "analysis/check/check_command.h"
 #include "analysis/compare/compare_command.h"
+#include "analysis/history/db_command.h"
 #include "analysis/import/import_commands.h"
 #include "analysis/report/report_command.h"
 
@@ -20,6 +21,7 @@ void add_analysis_commands(CLI::App &app, int &exit_code, MachineSnapshot this_m
   add_import_nvbandwidth_command(app, exit_code);
   add_import_nccl_tests_command(app, exit_code);
   add_import_perftest_command(app, exit_code);
+  history::add_db_command(app, exit_code);
 }
 
 } // namespace railgauge::analysis

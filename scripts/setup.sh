@@ -13,6 +13,7 @@ packages=(
   chromium fonts-dejavu-core python3-pil
   clang libclang-rt-14-dev
   likwid mbw
+  libsqlite3-dev libpq-dev postgresql
 )
 
 as_root=()

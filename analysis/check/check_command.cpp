@@ -17,6 +17,9 @@
 #include "analysis/check/check_output.h"
 #include "analysis/check/evaluate.h"
 #include "analysis/check/output_file.h"
+#include "analysis/history/db_command.h"
+#include "analysis/history/history_rules.h"
+#include "analysis/history/ingest.h"
 #include "analysis/run_set.h"
 #include "harness/data_paths.h"
 #include "harness/error.h"
@@ -33,6 +36,7 @@ struct CheckOptions {
   std::optional<std::string> unreadable; // fail, warn or info
   bool latest_per_host = false;
   bool inventory_only = false;
+  history::DbFlags history; // --history URL: each part judged against its past too
 };
 
 std::string render(const check::CheckResult &r, const std::string &format) {
@@ -62,11 +66,12 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
   if (!cmd.remaining().empty())
     throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "check",
                      "see railgauge check --help");
-  if (o.rules.empty())
+  const bool history_only = !o.history.url.empty() && o.runs.empty() && !o.inventory_only;
+  if (o.rules.empty() && !history_only)
     throw InputError("no rules", "--rules",
                      "give --rules NAME (h100-sxm-ib, h100-sxm-roce, h100-sxm, h200-sxm, "
                      "any-fabric, host-only), auto, or the path of a rules YAML file");
-  if (o.runs.empty() && !o.inventory_only)
+  if (o.runs.empty() && !o.inventory_only && !history_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");
   if (o.unreadable && !unreadable_level(*o.unreadable))
@@ -192,8 +197,40 @@ int write_outputs(const CheckOptions &o, const check::CheckResult &result, const
   return failed.empty() ? check::exit_status(result.verdict) : code(ExitStatus::internal);
 }
 
+// --history: the runs judged are stored (idempotent: a run already there is left as it is), then
+// every part of their hosts is judged against its own past; with no runs given, every host the
+// database holds.
+void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
+                   check::CheckResult &result) {
+  long long added = 0;
+  for (const auto &run : runs.runs)
+    added += history::ingest_run(*db, run).added;
+  if (added)
+    std::cerr << fmt::format("railgauge: --history: {} run{} stored in {}\n", added,
+                             added == 1 ? "" : "s", db->name());
+  const auto judged =
+      history::judge_history(*db, runs.runs.empty() ? std::vector<std::string>{} : result.hosts());
+  history::add_history(result, judged);
+}
+
+std::unique_ptr<history::Database> open_history(const CheckOptions &o) {
+  if (o.history.url.empty())
+    return nullptr;
+  return history::open_database(
+      o.history.url, {.timeout_s = o.history.timeout_s, .password_file = o.history.password_file});
+}
+
 int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot &this_machine) {
   validate(cmd, o);
+  // Opened first: a database that cannot be reached, is locked or is newer refuses the check
+  // before anything is judged (exit 4), and the run directories are left as they were.
+  auto db = open_history(o);
+  if (db && o.runs.empty() && !o.inventory_only) {
+    check::CheckResult result;
+    result.rules_name = "history";
+    judge_history(db, RunSet{}, result);
+    return write_outputs(o, result, RunSet{});
+  }
   auto runs = runs_to_judge(o, this_machine);
   const auto rules_path =
       find_named_yaml("rules", rules_to_use(o, runs), {(data_dir() / "rules").string()});
@@ -214,7 +251,9 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
   }
   if (o.unreadable)
     rules.unreadable_inputs = *unreadable_level(*o.unreadable);
-  const auto result = check::evaluate(rules, runs);
+  auto result = check::evaluate(rules, runs);
+  if (db)
+    judge_history(db, runs, result);
   refuse_unsafe_hosts(result, runs);
   return write_outputs(o, result, runs);
 }
@@ -257,6 +296,12 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
                 "Judge only the rules that read the inventory (GPU and NIC counts, ECC, row "
                 "remaps, links): with no runs given, this machine's inventory taken now, in "
                 "seconds (a Slurm prolog or NHC check)");
+  cmd->add_option("--history", o->history.url,
+                  "Also judge each part against its own past in this database (sqlite:PATH or "
+                  "postgresql://...): drift, a step since the previous run, a replaced part, a "
+                  "repeat offender. The runs given are stored in it first; with none given, "
+                  "every host it holds is judged (no rules needed)");
+  history::add_db_flags(cmd, o->history);
   cmd->allow_extras();
   cmd->callback([cmd, o, &exit_code, this_machine = std::move(this_machine)] {
     try {

@@ -1,0 +1,259 @@
+#include "analysis/history/history_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analysis/history/trend.h"
+
+namespace railgauge::history {
+namespace {
+
+using check::Finding;
+using check::Level;
+using check::PartKey;
+using check::PartKind;
+
+struct Point {
+  double value = 0;
+  std::string identity, run;
+};
+
+// "metrics.tflops of gemm.burn {...}" from the series "gemm.burn {...} tflops".
+std::string series_text(const std::string &series) {
+  const auto key_end = series.find(' ');
+  const auto metric_start = series.rfind(' ');
+  if (key_end == std::string::npos || metric_start == key_end)
+    return series;
+  return fmt::format("metrics.{} of {} {}", series.substr(metric_start + 1),
+                     series.substr(0, key_end),
+                     series.substr(key_end + 1, metric_start - key_end - 1));
+}
+
+Finding finding(const char *rule, Level level, std::string what, double value, std::string bound,
+                std::string detail, std::string run) {
+  Finding f;
+  f.rule_id = rule;
+  f.category = "history";
+  f.level = level;
+  f.what = std::move(what);
+  f.value = value;
+  f.bound = std::move(bound);
+  f.detail = std::move(detail);
+  f.run = std::move(run);
+  return f;
+}
+
+std::string percent(double fraction) { return fmt::format("{:.1f} %", 100 * fraction); }
+
+class SeriesJudge {
+public:
+  SeriesJudge(const HistoryOptions &o, HistoryJudgement &out) : o_(o), out_(out) {}
+
+  void judge(const PartKey &part, const std::string &series, const std::vector<Point> &points) {
+    ++out_.series;
+    std::size_t start = points.size() - 1; // the history of the part now in the slot
+    while (start > 0 && points[start - 1].identity == points.back().identity)
+      --start;
+    if (start > 0)
+      replaced(part, points[start - 1], points[start], start + 1 == points.size());
+    std::vector<double> values;
+    for (std::size_t i = start; i < points.size(); ++i)
+      values.push_back(points[i].value);
+    drift(part, series, values, points.back().run);
+    step(part, series, values, points.back().run);
+  }
+
+private:
+  // Said once a part, at the run that found the new part: the history before it is another
+  // part's, and the slot's new history starts from here.
+  void replaced(const PartKey &part, const Point &before, const Point &now, bool latest) {
+    auto &tally = out_.tallies[{part, kReplacedRule}];
+    if (!replaced_parts_.insert(part).second)
+      return;
+    ++tally.checked;
+    tally.passed += !latest;
+    if (!latest)
+      return;
+    out_.findings.emplace_back(
+        part, finding(kReplacedRule, Level::info,
+                      fmt::format("part in slot {}", part.id.empty() ? part.host : part.id), 0,
+                      fmt::format("the part of its history ({})", before.identity),
+                      fmt::format("replaced: {} (last seen in run {}) is now {}; its history "
+                                  "restarts at this run",
+                                  before.identity, before.run, now.identity),
+                      now.run));
+  }
+
+  void drift(const PartKey &part, const std::string &series, const std::vector<double> &all,
+             const std::string &run) {
+    if (static_cast<int>(all.size()) < o_.drift_min_runs)
+      return;
+    const auto first = all.size() - std::min<std::size_t>(all.size(), o_.window_runs);
+    const std::vector<double> window(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
+    const auto t = robust_trend(window);
+    const double fall = -t.change_fraction;
+    const double bound =
+        std::max(o_.drift_min_fraction, o_.drift_noise_multiple * t.noise_fraction);
+    auto &tally = out_.tallies[{part, kDriftRule}];
+    ++tally.checked;
+    if (fall < bound || t.falling_pairs < o_.drift_falling_share) {
+      ++tally.passed;
+      return;
+    }
+    out_.findings.emplace_back(
+        part, finding(kDriftRule, Level::warn, series_text(series), window.back(),
+                      fmt::format("a fall < {} over {} runs", percent(bound), t.n),
+                      fmt::format("fell {} over the last {} runs ({} a run, Theil-Sen), noise "
+                                  "{}, {} of pairs of runs falling",
+                                  percent(fall), t.n, percent(-t.slope_per_run / t.level),
+                                  percent(t.noise_fraction), percent(t.falling_pairs)),
+                      run));
+  }
+
+  void step(const PartKey &part, const std::string &series, const std::vector<double> &all,
+            const std::string &run) {
+    if (all.size() < 2)
+      return;
+    const double previous = all[all.size() - 2], latest = all.back();
+    const auto first = all.size() - 1 - std::min<std::size_t>(all.size() - 1, o_.window_runs);
+    const std::vector<double> before(all.begin() + static_cast<std::ptrdiff_t>(first),
+                                     all.end() - 1);
+    const double level = median(before);
+    const double noise = before.size() >= 3 && level != 0 ? robust_sigma(before) / level : 0;
+    const double bound = std::max(o_.step_min_fraction, o_.step_noise_multiple * noise);
+    const double moved = previous != 0 ? (latest - previous) / std::fabs(previous) : 0;
+    auto &tally = out_.tallies[{part, kStepRule}];
+    ++tally.checked;
+    if (std::fabs(moved) < bound) {
+      ++tally.passed;
+      return;
+    }
+    out_.findings.emplace_back(
+        part,
+        finding(kStepRule, moved < 0 ? Level::warn : Level::info, series_text(series), latest,
+                fmt::format("a move < {} from the previous run", percent(bound)),
+                fmt::format("{} {} since the previous run ({} -> {})", moved < 0 ? "fell" : "rose",
+                            percent(std::fabs(moved)), previous, latest),
+                run));
+  }
+
+  const HistoryOptions &o_;
+  HistoryJudgement &out_;
+  std::set<PartKey> replaced_parts_;
+};
+
+PartKind kind_of(const std::string &kind) {
+  return kind == "gpu" ? PartKind::gpu : kind == "nic" ? PartKind::nic : PartKind::node;
+}
+
+// " WHERE h.name IN (?, ...)" for a few hosts; a large list is filtered as rows come.
+std::string host_filter(const std::vector<std::string> &hosts, Row &params, const char *join) {
+  if (hosts.empty() || hosts.size() > 500)
+    return "";
+  std::string sql = fmt::format(" {} h.name IN (", join);
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    sql += i ? ", ?" : "?";
+    params.emplace_back(hosts[i]);
+  }
+  return sql + ")";
+}
+
+void judge_figures(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
+                   HistoryJudgement &out) {
+  const std::set<std::string> wanted(hosts.begin(), hosts.end());
+  Row params;
+  const auto sql =
+      "SELECT h.name, p.kind, p.slot, p.identity, r.series, r.figure, ru.run_id "
+      "FROM records r JOIN parts p ON p.id = r.part_id JOIN hosts h ON h.id = p.host_id "
+      "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL" +
+      host_filter(hosts, params, "AND") +
+      " ORDER BY h.name, p.kind, p.slot, r.series, ru.start_utc, ru.id";
+  SeriesJudge judge(o, out);
+  PartKey part;
+  std::string series;
+  std::vector<Point> points;
+  const auto flush = [&] {
+    if (!points.empty())
+      judge.judge(part, series, points);
+    points.clear();
+  };
+  db.for_each(sql, params, [&](const Row &row) {
+    const auto host = as_text(row[0]);
+    if (!wanted.empty() && !wanted.contains(host))
+      return;
+    ++out.values;
+    PartKey key{host, kind_of(as_text(row[1])), as_text(row[2])};
+    auto s = as_text(row[4]);
+    if (!(key == part) || s != series) {
+      flush();
+      part = std::move(key);
+      series = std::move(s);
+    }
+    points.push_back({as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[6])});
+  });
+  flush();
+}
+
+void judge_offenders(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
+                     HistoryJudgement &out) {
+  const std::set<std::string> wanted(hosts.begin(), hosts.end());
+  Row params;
+  const auto sql = "SELECT h.name, ru.suite, ru.run_id, ru.failed_records FROM runs ru "
+                   "JOIN hosts h ON h.id = ru.host_id" +
+                   host_filter(hosts, params, "WHERE") +
+                   " ORDER BY h.name, ru.suite, ru.start_utc, ru.id";
+  std::string host, suite;
+  std::vector<std::pair<std::string, bool>> runs; // run id, failed
+  const auto flush = [&] {
+    if (runs.empty())
+      return;
+    const auto first = runs.size() - std::min<std::size_t>(runs.size(), o.offender_runs);
+    std::vector<std::string> failed;
+    for (auto i = first; i < runs.size(); ++i)
+      if (runs[i].second)
+        failed.push_back(runs[i].first);
+    const PartKey node{host, PartKind::node, ""};
+    auto &tally = out.tallies[{node, kOffenderRule}];
+    ++tally.checked;
+    const int n = static_cast<int>(runs.size() - first);
+    if (static_cast<int>(failed.size()) < o.offender_failures) {
+      ++tally.passed;
+    } else {
+      out.findings.emplace_back(
+          node,
+          finding(kOffenderRule, Level::warn, fmt::format("failed runs of suite '{}'", suite),
+                  static_cast<double>(failed.size()),
+                  fmt::format("< {} of its last {} runs", o.offender_failures, o.offender_runs),
+                  fmt::format("a repeat offender: failed {} of its last {} runs ({})",
+                              failed.size(), n, fmt::join(failed, ", ")),
+                  runs.back().first));
+    }
+    runs.clear();
+  };
+  db.for_each(sql, params, [&](const Row &row) {
+    if (!wanted.empty() && !wanted.contains(as_text(row[0])))
+      return;
+    if (as_text(row[0]) != host || as_text(row[1]) != suite) {
+      flush();
+      host = as_text(row[0]);
+      suite = as_text(row[1]);
+    }
+    runs.emplace_back(as_text(row[2]), as_int(row[3]).value_or(0) > 0);
+  });
+  flush();
+}
+
+} // namespace
+
+HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hosts,
+                               const HistoryOptions &options) {
+  HistoryJudgement out;
+  judge_figures(db, hosts, options, out);
+  judge_offenders(db, hosts, options, out);
+  return out;
+}
+
+} // namespace railgauge::history

@@ -1,0 +1,59 @@
+#pragma once
+// `check --history DB`: each part judged against its own past, beside the floors and the fleet.
+// A part is its slot on its host (GPU: PCI bus id; NIC: device name); the serial (else UUID,
+// else GUID) it holds is noted, and a new one in the slot restarts the slot's history.
+//
+//   history-drift            the figure's Theil-Sen line over the last runs falls by more than
+//                            max(drift_min_fraction, drift_noise_multiple x the residual noise),
+//                            with most pairs of runs agreeing (a trend, not one bad run)
+//   history-step             the latest figure moved from the previous run's by more than
+//                            max(step_min_fraction, step_noise_multiple x the history's noise):
+//                            a drop warns, a rise (a firmware update?) is said
+//   history-replaced         the latest run found a new part in the slot: its history restarts
+//   history-repeat-offender  a host failed offender_failures of its last offender_runs runs of a
+//                            suite (a run fails when a record failed or errored): a lemon
+//
+// The history is read row by row, in order, never the whole of it in memory.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/check/check_result.h"
+#include "analysis/history/database.h"
+
+namespace railgauge::history {
+
+struct HistoryOptions {
+  int window_runs = 10;
+  int drift_min_runs = 5;
+  double drift_min_fraction = 0.02;
+  double drift_noise_multiple = 4;
+  double drift_falling_share = 0.8;
+  double step_min_fraction = 0.05;
+  double step_noise_multiple = 5;
+  int offender_failures = 3;
+  int offender_runs = 10;
+};
+
+inline constexpr const char *kDriftRule = "history-drift";
+inline constexpr const char *kStepRule = "history-step";
+inline constexpr const char *kReplacedRule = "history-replaced";
+inline constexpr const char *kOffenderRule = "history-repeat-offender";
+
+struct HistoryJudgement {
+  std::vector<std::pair<check::PartKey, check::Finding>> findings;
+  std::map<std::pair<check::PartKey, std::string>, check::RuleTally> tallies; // part, rule
+  long long series = 0; // figure series judged
+  long long values = 0; // figures read
+};
+
+// Judges the parts of `hosts` (every host in the database when empty).
+HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hosts,
+                               const HistoryOptions &options = {});
+
+// Adds the judgement to a check's result: findings and tallies to their parts (a part the runs
+// judged did not show is added), the verdicts raised where a finding is worse.
+void add_history(check::CheckResult &result, const HistoryJudgement &judgement);
+
+} // namespace railgauge::history

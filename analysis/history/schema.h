@@ -1,0 +1,26 @@
+#pragma once
+// The fleet history's one schema, for SQLite and PostgreSQL alike:
+//
+//   schema_version  the version this database was made at (kSchemaVersion)
+//   hosts           one row a host name (nothing but the host name identifies a machine)
+//   runs            one row a run (its manifest's run id, host and rank: ingest is idempotent on
+//                   them), when it started, its suite, its records and failed records counted
+//   parts           one row a part seen in a slot: GPU (slot: PCI bus id; UUID, serial), NIC
+//                   (slot: device name; GUID, firmware). A new serial in a slot is a new row, so
+//                   a replaced part starts a history of its own.
+//   records         every record of every run (key, params, metrics, status), with the part it
+//                   measured and its figure (the one metric its history trends)
+//   verdicts        what `check --history` concluded of each run's parts
+//
+// A database of a newer version than this build's is refused, before anything is written.
+#include "analysis/history/database.h"
+
+namespace railgauge::history {
+
+inline constexpr int kSchemaVersion = 1;
+
+// Creates the tables a new database lacks, or checks an existing one's version (InputError,
+// exit 4, when it is newer). Safe when many processes open a new database at once.
+void prepare_schema(Database &db);
+
+} // namespace railgauge::history

@@ -1,0 +1,270 @@
+// The fleet history against SQLite and PostgreSQL alike: burn-ins of one H200 node written as
+// run directories by the real record writers (gemm::burn_outcome, memory::hbm_burn_outcome,
+// Record::json_line, Manifest::write; made-up figures, never a measurement), ingested and judged
+// by `check`'s evaluate() with the history beside it. The PostgreSQL cases need a server
+// (RAILGAUGE_TEST_PG_URL, set by pg_server.py, which starts one from Debian's package); without
+// it they skip, saying so.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "analysis/check/check_output.h"
+#include "analysis/check/evaluate.h"
+#include "analysis/history/database.h"
+#include "analysis/history/history_rules.h"
+#include "analysis/history/ingest.h"
+#include "analysis/history/schema.h"
+#include "analysis/history/trend.h"
+#include "analysis/run_set.h"
+#include "gemm/cuda/burn.h"
+#include "harness/error.h"
+#include "harness/manifest.h"
+#include "memory/cuda/hbm_burn.h"
+#include "railgauge/config.h"
+#include "tests/analysis/check/synthetic_fleet.h"
+
+namespace railgauge::history {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::string kSource = RAILGAUGE_SOURCE_DIR;
+constexpr const char *kHost = "h200node";
+
+struct BurnIn {
+  int run = 1;           // 1, 2, ...: the day it ran
+  int drifting_gpu = -1; // loses 0.5 % of its GEMM rate a run
+  bool corrupt = false;  // GPU 2's GEMM results differ: the run fails
+  std::string gpu1_uuid = "GPU-00000001";
+};
+
+std::string uuid_of(int gpu, const BurnIn &b) {
+  return gpu == 1 ? b.gpu1_uuid : "GPU-0000000" + std::to_string(gpu);
+}
+
+// A small, repeatable wobble of +-0.2 % (healthy parts are not equal from run to run).
+double wobble(int run, int gpu) { return 1.0 + 0.002 * std::sin(run * 1.7 + gpu * 2.3); }
+
+Record record_of(const std::string &run_id, const std::string &key, json params, const Outcome &o,
+                 int day) {
+  Record r;
+  r.run = run_id;
+  r.host = kHost;
+  r.key = key;
+  r.params = std::move(params);
+  r.params.update(o.derived_params);
+  r.device = o.device;
+  r.metrics = o.metrics;
+  r.status = o.status;
+  r.reason = o.reason;
+  r.time_utc = fmt::format("2026-11-{:02d}T12:00:00.000Z", day);
+  return r;
+}
+
+// One burn-in of the node's 8 GPUs as a run directory under `out`.
+std::string write_burnin(const fs::path &out, const BurnIn &b) {
+  const std::string run_id = fmt::format("burnin-{:02d}", b.run);
+  std::vector<gemm::BurnGpuResult> gemm_gpus;
+  std::vector<memory::HbmBurnGpuResult> hbm_gpus;
+  for (int g = 0; g < 8; ++g) {
+    const double loss = g == b.drifting_gpu ? std::pow(0.995, b.run - 1) : 1.0;
+    gemm::BurnGpuResult x;
+    x.index = g;
+    x.name = "NVIDIA H200";
+    x.uuid = uuid_of(g, b);
+    x.pci = check::testing::gpu_bus_id(g);
+    x.iterations = 9000;
+    x.reference_checked = 4096;
+    x.tflops = 700 * wobble(b.run, g) * loss;
+    x.tflops_min = x.tflops * 0.97;
+    if (b.corrupt && g == 2) {
+      x.bad_iterations = 3;
+      x.first_bad_iteration = 4711;
+      x.mismatched_elements = 17;
+    }
+    gemm_gpus.push_back(x);
+    memory::HbmBurnGpuResult h;
+    h.gpu = g;
+    h.name = "NVIDIA H200";
+    h.uuid = x.uuid;
+    h.pci = x.pci;
+    h.bandwidth_gbytes_per_s = 3950 * wobble(b.run, g + 8);
+    h.calls = 40000;
+    h.elements = 1 << 27;
+    hbm_gpus.push_back(h);
+  }
+  const RunIdentity id{run_id, kHost, 0, (out / run_id).string()};
+  fs::create_directories(id.dir);
+  Manifest manifest(id, {"railgauge", "run", "burnin-gpu"});
+  json inventory = check::testing::fleet_inventory(1, 8, {});
+  for (auto &gpu : inventory["nvml"]["gpus"]) {
+    gpu["name"] = "NVIDIA H200";
+    gpu["uuid"] = uuid_of(gpu["index"].get<int>(), b);
+  }
+  manifest.data()["inventory"] = inventory;
+  manifest.data()["suite"] = {{"name", "burnin-gpu"}};
+  manifest.data()["start_utc"] = fmt::format("2026-11-{:02d}T11:00:00.000Z", b.run);
+  manifest.write();
+  std::ofstream records(fs::path(id.dir) / "records.jsonl");
+  records << record_of(run_id, "gemm.burn",
+                       {{"dtype", "bf16"}, {"m", 8192}, {"layout", "nt"}, {"gpu", -1}},
+                       gemm::burn_outcome(gemm_gpus, 2.0 * 8192 * 8192 * 8192), b.run)
+                 .json_line()
+          << '\n'
+          << record_of(run_id, "memory.burn", {{"size_bytes", 1 << 30}, {"gpu", -1}},
+                       memory::hbm_burn_outcome(hbm_gpus), b.run)
+                 .json_line()
+          << '\n';
+  return id.dir;
+}
+
+class History : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/rg-history-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    if (GetParam() == "sqlite") {
+      url_ = "sqlite:" + (dir_ / "history.db").string();
+      return;
+    }
+    const char *server = std::getenv("RAILGAUGE_TEST_PG_URL");
+    if (!server)
+      GTEST_SKIP() << "no PostgreSQL server: run under tests/analysis/history/pg_server.py";
+    // A fresh database a test: postgresql:///postgres?host=... -> postgresql:///<name>?host=...
+    static int count = 0;
+    const std::string name = fmt::format("history_{}_{}", ::getpid(), ++count);
+    const std::string admin = server;
+    ASSERT_EQ(std::system(fmt::format("psql '{}' -q -c 'CREATE DATABASE {}'", admin, name).c_str()),
+              0);
+    url_ = admin;
+    url_.replace(url_.find("/postgres?"), 10, "/" + name + "?");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Writes and ingests the burn-in; returns check's result of it with the history beside.
+  check::CheckResult burn_in(Database &db, const BurnIn &b) {
+    const auto runs = analysis::load_runs({write_burnin(dir_ / "runs", b)});
+    for (const auto &run : runs.runs)
+      ingest_run(db, run);
+    auto result =
+        check::evaluate(check::load_rules_file(kSource + "/results/rules/h200-sxm.yaml"), runs);
+    add_history(result, judge_history(db, {kHost}));
+    return result;
+  }
+
+  fs::path dir_;
+  std::string url_;
+};
+
+// part label -> the rules it violated (warn or fail, not a missing value)
+std::map<std::string, std::set<std::string>> violations(const check::CheckResult &r) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (!f.missing && !f.not_covered && !f.not_applicable && f.level >= check::Level::warn)
+        out[p.label].insert(f.rule_id);
+  return out;
+}
+
+TEST_P(History, AGpuLosingHalfAPercentARunIsNamedByDriftBeforeItsFloor) {
+  auto db = open_database(url_);
+  int named_at = 0;
+  for (int run = 1; run <= 20; ++run) {
+    const auto r = burn_in(*db, {.run = run, .drifting_gpu = 5});
+    for (const auto &[part, rules] : violations(r)) {
+      EXPECT_FALSE(rules.contains("burn-gemm-floor")) << run << " " << part;
+      EXPECT_FALSE(rules.contains("burn-hbm-floor")) << run << " " << part;
+      if (rules.contains(kDriftRule)) {
+        EXPECT_EQ(part.rfind("gpu5", 0), 0u) << "run " << run << ": " << part;
+        if (!named_at && part.rfind("gpu5", 0) == 0)
+          named_at = run;
+      }
+      EXPECT_FALSE(rules.contains(kStepRule)) << run << " " << part;
+    }
+  }
+  std::cout << "history-drift named gpu5 first at burn-in " << named_at << " of 20\n";
+  EXPECT_GT(named_at, 0);
+  EXPECT_LE(named_at, 12);
+}
+
+TEST_P(History, ThreeFailedBurnInsOfTenIsARepeatOffender) {
+  auto db = open_database(url_);
+  for (int run = 1; run <= 10; ++run) {
+    const auto r = burn_in(*db, {.run = run, .corrupt = run == 2 || run == 5 || run == 9});
+    const bool offender = violations(r)[kHost].contains(kOffenderRule);
+    EXPECT_EQ(offender, run >= 9) << "run " << run << "\n" << check::render_table(r);
+  }
+}
+
+TEST_P(History, AReplacedGpuRestartsItsHistory) {
+  auto db = open_database(url_);
+  for (int run = 1; run <= 8; ++run)
+    burn_in(*db, {.run = run, .drifting_gpu = 1});
+  // GPU 1's slot gets a new GPU: its history restarts, so the drift of the old one is gone.
+  const auto r = burn_in(*db, {.run = 9, .gpu1_uuid = "GPU-replacement"});
+  bool said = false;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings) {
+      EXPECT_NE(f.rule_id, kDriftRule) << check::render_table(r);
+      EXPECT_NE(f.rule_id, kStepRule) << check::render_table(r);
+      if (f.rule_id == kReplacedRule) {
+        said = true;
+        EXPECT_EQ(p.label.rfind("gpu1", 0), 0u) << p.label;
+        EXPECT_NE(f.detail.find("GPU-00000001"), std::string::npos) << f.detail;
+        EXPECT_NE(f.detail.find("GPU-replacement"), std::string::npos) << f.detail;
+      }
+    }
+  EXPECT_TRUE(said) << check::render_table(r);
+}
+
+TEST_P(History, TheSameRunIngestedTwiceIsOneRun) {
+  auto db = open_database(url_);
+  const auto runs = analysis::load_runs({write_burnin(dir_ / "runs", {.run = 1})});
+  const auto first = ingest_run(*db, runs.runs.at(0));
+  const auto again = ingest_run(*db, runs.runs.at(0));
+  EXPECT_TRUE(first.added);
+  EXPECT_FALSE(again.added);
+  EXPECT_EQ(first.records, 2);
+  EXPECT_EQ(first.figures, 16); // 8 GPUs' GEMM and HBM figures
+  EXPECT_EQ(as_int(db->query("SELECT COUNT(*) FROM runs").at(0).at(0)), 1);
+  EXPECT_EQ(as_int(db->query("SELECT COUNT(*) FROM records").at(0).at(0)), 2 + 16);
+  EXPECT_EQ(as_int(db->query("SELECT COUNT(*) FROM parts").at(0).at(0)), 8);
+}
+
+TEST_P(History, ADatabaseOfANewerSchemaIsRefused) {
+  {
+    auto db = open_database(url_);
+    db->execute("UPDATE schema_version SET version = ?", {std::int64_t{kSchemaVersion + 1}});
+  }
+  try {
+    open_database(url_);
+    FAIL() << "a newer schema was opened";
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, History, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto &info) { return info.param; });
+
+TEST(Trend, TheilSenIgnoresOneBadRun) {
+  std::vector<double> v;
+  for (int i = 0; i < 10; ++i)
+    v.push_back(100.0 - 0.5 * i);
+  v[4] = 50; // one broken run
+  const auto t = robust_trend(v);
+  EXPECT_NEAR(t.slope_per_run, -0.5, 1e-9);
+  EXPECT_GT(t.falling_pairs, 0.8);
+  EXPECT_NEAR(robust_trend({1, 1, 1, 1}).change_fraction, 0, 1e-12);
+}
+
+} // namespace
+} // namespace railgauge::history
