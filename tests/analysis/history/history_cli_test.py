@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""`railgauge db ingest` and `check --history` from the command line: a database that cannot be
+reached, is locked, or is of a newer schema is refused with a clear error and exit 4, and the
+run directories are left byte for byte as they were; a password is never taken from the URL;
+eight ingests at once store every run once. The PostgreSQL cases need RAILGAUGE_TEST_PG_URL
+(pg_server.py starts a server and sets it) and skip without it.
+
+  history_cli_test.py RAILGAUGE_BINARY [unittest names]
+"""
+import concurrent.futures
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "support"))
+from named_tests import run_named_tests  # noqa: E402
+
+BINARY = sys.argv.pop(1) if len(sys.argv) > 1 else "railgauge"
+PG_URL = os.environ.get("RAILGAUGE_TEST_PG_URL")
+MAKE_FLEET = HERE.parent / "check" / "make_fleet.py"
+
+
+def digest(tree):
+    h = hashlib.sha256()
+    for p in sorted(pathlib.Path(tree).rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(tree)).encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def fresh_pg_database(name):
+    subprocess.run(["psql", PG_URL, "-q", "-c", "SET client_min_messages = warning",
+                    "-c", f"DROP DATABASE IF EXISTS {name}",
+                    "-c", f"CREATE DATABASE {name}"], check=True, timeout=60)
+    return PG_URL.replace("/postgres?", f"/{name}?")
+
+
+def pg_count(url, sql):
+    out = subprocess.run(["psql", url, "-At", "-c", sql], check=True, timeout=60,
+                         capture_output=True, text=True)
+    return int(out.stdout.strip())
+
+
+class HistoryCli(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = pathlib.Path(tempfile.mkdtemp(prefix="rg-history-cli-"))
+        fleet = cls.tmp / "fleet"
+        subprocess.run([sys.executable, MAKE_FLEET, fleet, "--nodes", "4", "--rdma-peers", "1"],
+                       check=True, timeout=120)
+        # 16 runs: each node's run on four days, each its own run id and start time.
+        cls.runs = cls.tmp / "runs"
+        for src in sorted(fleet.iterdir()):
+            for day in range(1, 5):
+                dst = cls.runs / f"{src.name}-day{day}"
+                dst.mkdir(parents=True)
+                manifest = json.loads((src / "run.json").read_text())
+                manifest["run"] = f"{manifest['run']}-day{day}"
+                manifest["start_utc"] = f"2026-11-0{day}T10:00:00.000Z"
+                (dst / "run.json").write_text(json.dumps(manifest))
+                lines = []
+                for line in (src / "records.jsonl").read_text().splitlines():
+                    rec = json.loads(line)
+                    rec["run"] = manifest["run"]
+                    lines.append(json.dumps(rec))
+                (dst / "records.jsonl").write_text("\n".join(lines) + "\n")
+        cls.records_per_run = len(lines)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def railgauge(self, *args, env=None):
+        return subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True,
+                              timeout=300, env=env)
+
+    def refused(self, args, words):
+        before = digest(self.runs)
+        r = self.railgauge(*args)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        for w in words:
+            self.assertIn(w, r.stderr)
+        self.assertIn("fix:", r.stderr)
+        self.assertEqual(digest(self.runs), before, "a run directory changed")
+        return r
+
+    def test_an_unreachable_server_exits_4(self):
+        nowhere = self.tmp / "no-server"
+        nowhere.mkdir(exist_ok=True)
+        url = f"postgresql:///postgres?host={nowhere}&user=postgres"
+        self.refused(["db", "ingest", "--db", url, "--db-timeout-s", "2", self.runs],
+                     ["cannot reach the PostgreSQL server"])
+        self.refused(["check", "--rules", "any-fabric", "--history", url, "--db-timeout-s", "2",
+                      self.runs / "node01-day1"], ["cannot reach the PostgreSQL server"])
+
+    def test_a_locked_sqlite_database_exits_4_after_its_timeout(self):
+        path = self.tmp / "locked.db"
+        self.assertEqual(self.railgauge("db", "ingest", "--db", f"sqlite:{path}",
+                                        self.runs / "node01-day1").returncode, 0)
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            self.refused(["db", "ingest", "--db", f"sqlite:{path}", "--db-timeout-s", "1",
+                          self.runs / "node02-day1"], ["locked"])
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        # The refused run was not half stored: ingested now, it is whole.
+        self.assertEqual(self.railgauge("db", "ingest", "--db", f"sqlite:{path}",
+                                        self.runs / "node02-day1").returncode, 0)
+        con = sqlite3.connect(path)
+        self.assertEqual(con.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 2)
+        self.assertEqual(con.execute("SELECT COUNT(*) FROM records WHERE per_gpu = 0")
+                         .fetchone()[0], 2 * self.records_per_run)
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_a_locked_postgresql_database_exits_4_after_its_timeout(self):
+        url = fresh_pg_database("locked")
+        self.assertEqual(self.railgauge("db", "ingest", "--db", url,
+                                        self.runs / "node01-day1").returncode, 0)
+        # Another session holds the runs table for 5 s; the ingest waits 1 s for it.
+        holder = subprocess.Popen(["psql", url, "-q", "-c", "BEGIN",
+                                   "-c", "LOCK TABLE runs IN ACCESS EXCLUSIVE MODE",
+                                   "-c", "SELECT pg_sleep(5)"], stdout=subprocess.DEVNULL)
+        try:
+            for _ in range(100):  # until the lock is held
+                if pg_count(url, "SELECT COUNT(*) FROM pg_locks WHERE mode = "
+                                 "'AccessExclusiveLock' AND relation = 'runs'::regclass") > 0:
+                    break
+            self.refused(["db", "ingest", "--db", url, "--db-timeout-s", "1",
+                          self.runs / "node02-day1"], ["locked"])
+        finally:
+            holder.kill()
+            holder.wait(timeout=30)
+        self.assertEqual(pg_count(url, "SELECT COUNT(*) FROM runs"), 1)
+
+    def test_a_newer_schema_exits_4_and_is_left_alone(self):
+        path = self.tmp / "newer.db"
+        self.assertEqual(self.railgauge("db", "ingest", "--db", f"sqlite:{path}",
+                                        self.runs / "node01-day1").returncode, 0)
+        con = sqlite3.connect(path)
+        con.execute("UPDATE schema_version SET version = 99")
+        con.commit()
+        self.refused(["db", "ingest", "--db", f"sqlite:{path}", self.runs],
+                     ["schema is version 99, newer"])
+        self.refused(["check", "--history", f"sqlite:{path}"], ["schema is version 99, newer"])
+        self.assertEqual(con.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 1)
+
+    def test_a_password_in_the_url_is_refused(self):
+        for url in ("postgresql://me:secret@db.example/fleet",
+                    "postgresql://db.example/fleet?password=secret"):
+            r = self.refused(["db", "ingest", "--db", url, self.runs], ["holds a password"])
+            self.assertNotIn("secret", r.stderr)
+
+    def test_a_password_file_readable_by_others_is_refused(self):
+        pw = self.tmp / "pw"
+        pw.write_text("secret\n")
+        pw.chmod(0o644)
+        self.refused(["db", "ingest", "--db", "postgresql://db.example/fleet",
+                      "--db-password-file", pw, self.runs], ["readable by others", "chmod 600"])
+
+    def test_the_same_runs_twice_are_stored_once(self):
+        url = f"sqlite:{self.tmp / 'twice.db'}"
+        for _ in range(2):
+            r = self.railgauge("db", "ingest", "--db", url, self.runs)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("0 run(s) ingested (0 records), 16 already there", r.stdout)
+
+    def ingest_concurrently(self, url, count):
+        dirs = sorted(self.runs.iterdir())
+        # Eight ingests at once, each given every run in its own order: every run is contested.
+        jobs = [[*dirs[i:], *dirs[:i]] for i in range(0, 16, 2)]
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(
+                lambda runs: self.railgauge("db", "ingest", "--quiet", "--db", url, *runs), jobs))
+        for r in results:
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        added = sum(int(r.stdout.split(": ")[-1].split(" run(s) ingested")[0]) for r in results)
+        self.assertEqual(added, 16)
+        self.assertEqual(count("SELECT COUNT(*) FROM runs"), 16)
+        self.assertEqual(count("SELECT COUNT(DISTINCT run_id) FROM runs"), 16)
+        self.assertEqual(count("SELECT COUNT(*) FROM records WHERE per_gpu = 0"),
+                         16 * self.records_per_run)
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_eight_concurrent_ingests_into_postgresql_store_every_run_once(self):
+        url = fresh_pg_database("concurrent")
+        self.ingest_concurrently(url, lambda sql: pg_count(url, sql))
+
+    def test_eight_concurrent_ingests_into_sqlite_store_every_run_once(self):
+        path = self.tmp / "concurrent.db"
+        self.ingest_concurrently(f"sqlite:{path}",
+                                 lambda sql: sqlite3.connect(path).execute(sql).fetchone()[0])
+
+    def test_check_history_alone_judges_every_host_it_holds(self):
+        url = f"sqlite:{self.tmp / 'alone.db'}"
+        self.assertEqual(self.railgauge("db", "ingest", "--db", url, self.runs).returncode, 0)
+        r = self.railgauge("check", "--history", url, "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        verdict = json.loads(r.stdout)
+        self.assertEqual(verdict["verdict"], "pass")
+        self.assertEqual(sorted({p["host"] for p in verdict["parts"]}),
+                         ["node01", "node02", "node03", "node04"])
+
+
+if __name__ == "__main__":
+    run_named_tests(sys.argv[1:])
