@@ -76,16 +76,6 @@ std::string params_key(const json &params, const std::vector<std::string> &leave
   return out;
 }
 
-bool is_imported(const analysis::LoadedRun &run) {
-  return run.manifest.is_object() && run.manifest.contains("imported");
-}
-
-bool applies(const Rule &rule, const analysis::LoadedRun &run) {
-  if (rule.applies_to == AppliesTo::any)
-    return true;
-  return (rule.applies_to == AppliesTo::imported) == is_imported(run);
-}
-
 // A number read from a record (a bool counts as 0 or 1) into `out`; false when it is none.
 bool number_into(const json &v, double &out) {
   if (v.is_boolean())
@@ -99,6 +89,16 @@ bool number_into(const json &v, double &out) {
 
 } // namespace
 
+bool is_imported(const analysis::LoadedRun &run) {
+  return run.manifest.is_object() && run.manifest.contains("imported");
+}
+
+bool applies(const Rule &rule, const analysis::LoadedRun &run) {
+  if (rule.applies_to == AppliesTo::any)
+    return true;
+  return (rule.applies_to == AppliesTo::imported) == is_imported(run);
+}
+
 Evaluator::Evaluator(const RuleSet &rules, const analysis::RunSet &runs,
                      std::vector<std::vector<Record>> gpu_parts)
     : rules_(rules), runs_(runs), gpu_parts_(std::move(gpu_parts)) {
@@ -108,6 +108,7 @@ Evaluator::Evaluator(const RuleSet &rules, const analysis::RunSet &runs,
 CheckResult Evaluator::run() {
   index_hosts();
   index_records();
+  count_shared_work();
   for (const auto &rule : rules_.rules) {
     result_.rule_categories[rule.id] = rule.category;
     missing_.emplace(kMissingListedPerRule, hosts_, [this](const PartKey &key, const Finding &f) {
@@ -118,6 +119,7 @@ CheckResult Evaluator::run() {
     else
       record_rule(rule);
     end_rule(rule.id);
+    release_shared_work(rule);
   }
   record_status_rule();
   flush_tallies(kRecordStatusRule);
@@ -167,9 +169,11 @@ void Evaluator::index_records() {
   for (std::size_t i = 0; i < runs_.runs.size(); ++i) {
     const auto &own = runs_.runs[i].records;
     for (std::size_t j = 0; j < own.size(); ++j)
-      records_by_key_[own[j].key].push_back({i, j});
+      records_by_key_[own[j].key].push_back(
+          {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
     for (std::size_t j = 0; j < gpu_parts_[i].size(); ++j)
-      records_by_key_[gpu_parts_[i][j].key].push_back({i, own.size() + j});
+      records_by_key_[gpu_parts_[i][j].key].push_back(
+          {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(own.size() + j)});
   }
 }
 
@@ -179,22 +183,6 @@ const Record &Evaluator::record(const RecordRef &ref) const {
 }
 
 // The records a rule selects, in load order: each key is matched once, not each record.
-std::vector<Evaluator::RecordRef> Evaluator::selected(const Rule &rule) const {
-  std::vector<RecordRef> refs;
-  std::size_t keys = 0;
-  for (const auto &[key, list] : records_by_key_)
-    if (key_match(rule, key)) {
-      refs.insert(refs.end(), list.begin(), list.end());
-      ++keys;
-    }
-  if (keys > 1)
-    std::sort(refs.begin(), refs.end());
-  std::erase_if(refs, [&](const RecordRef &ref) {
-    return !applies(rule, runs_.runs[ref.run]) || !params_match(rule.params, record(ref).params);
-  });
-  return refs;
-}
-
 PartResult &Evaluator::part(const PartKey &key) {
   // A rule reads a part's records one after another: the last part found saves a search of
   // every part with natural_less, which was most of a large fleet's time.
@@ -327,7 +315,7 @@ void Evaluator::record_rule(const Rule &rule) {
     }
     if (r.status == Status::failed || r.status == Status::error)
       continue; // record-status fails its part; it is not also missing here
-    const auto key = index_.part_of(r, &rule, rule.category);
+    const auto &key = part_of(ref, rule);
     if (r.status != Status::ok) {
       tally(key, rule.id, false);
       add_missing_of(
@@ -439,7 +427,7 @@ void Evaluator::inventory_rule(const Rule &rule) {
     // one-GPU node are one "gpu_count = 1" finding, and one value in a fleet, not 15.
     std::set<std::string> judged, unavailable;
     for (const auto &[dir, inventory] : it->second) {
-      const auto probe = run_probe(rule.probe, *inventory);
+      const auto &probe = probe_of(rule, *inventory);
       if (!probe.available) {
         // No run dir: two ranks' runs of one node lacking NVML are one finding.
         if (unavailable.insert(probe.reason).second)
