@@ -72,7 +72,8 @@ void verdict_section(Page &page, const json &check) {
   // GPU profile misses hundreds of values, and one line per rule says it).
   std::vector<std::vector<std::string>> rows = {{"host", "part", "level", "rule", "finding"}};
   std::vector<std::string> cls = {""};
-  std::map<std::string, std::tuple<std::string, int, std::string>> missing; // rule -> level, n, eg
+  std::map<std::string, std::tuple<std::string, long long, std::string>>
+      missing; // rule -> level, n, eg
   for (const auto &p : check["parts"])
     for (const auto &f : p["findings"]) {
       if (f["missing"].get<bool>()) {
@@ -87,6 +88,19 @@ void verdict_section(Page &page, const json &check) {
       rows.push_back(
           {text(p["host"]), text(p["label"]), text(f["level"]), text(f["rule"]), text(f["text"])});
       cls.push_back(f["level"] == "fail" ? "fail" : "warn");
+    }
+  // Past a rule's first listed values, check counts the rest per rule, family and reason
+  // (missing_unlisted): they are as missing as the listed ones.
+  if (const json *unlisted = field_of(check, "missing_unlisted"); unlisted && unlisted->is_array())
+    for (const auto &u : *unlisted) {
+      auto &[level, n, example] = missing[text(u.value("rule", json("")))];
+      const auto u_level = text(u.value("level", json("")));
+      if (level.empty() || (level != "fail" && u_level == "fail"))
+        level = u_level;
+      if (example.empty() && u.contains("example") && u["example"].is_object())
+        example = text(u["example"].value("host", json(""))) + ": " +
+                  text(u["example"].value("text", json("")));
+      n += u.value("count", 0LL);
     }
   if (rows.size() == 1)
     page.para("No rule violated.");

@@ -221,6 +221,25 @@ class VerdictTest(unittest.TestCase):
             self.assertIn(part, page)
         self.assertIn("| node04 | node02 |", md.read_text())  # the bad pair, listed
 
+    def test_report_counts_the_missing_values_check_only_counted(self):
+        # Past its first 100 missing values a rule's are counted, not listed: the report's
+        # table of missing values must still give all of them.
+        fleet = self.fleet("fleet")
+        rules = self.dir / "absent.yaml"
+        rules.write_text(
+            "schema: railgauge.rules/1\nname: absent\nrules:\n"
+            "- {id: absent-metric, category: health, severity: warn, select: {key: '*'},\n"
+            "   metric: metrics.absent_counter, compare: '<=', value: 0}\n")
+        check = self.dir / "check.json"
+        railgauge("check", "--rules", rules, fleet, "--json", check)
+        verdict = json.loads(check.read_text())
+        total = verdict["summary"]["missing"]
+        self.assertGreater(verdict["summary"]["missing_unlisted"], 0)
+        md = self.dir / "r.md"
+        r = railgauge("report", fleet, "--check", check, "--markdown", md)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(md.read_text(), rf"\| absent-metric \| warn \| {total} \|")
+
 
 if __name__ == "__main__":
     BINARY = sys.argv[1]
