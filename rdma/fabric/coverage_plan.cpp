@@ -49,13 +49,17 @@ std::vector<std::pair<int, int>> random_matching(std::vector<int> nodes,
   return pairs;
 }
 
+// `wanted`: the endpoints whose NIC cable or leaf's uplinks are to be covered (all if empty);
+// a pair of two others is left out, so a canary over a few links runs few pairs.
 PlannedRound rail_aligned_round(const Topology &t, const std::vector<std::pair<int, int>> &nodes,
-                                int flows) {
+                                int flows, const std::vector<char> &wanted = {}) {
   PlannedRound round;
   round.flows_per_pair = flows;
   for (const auto &[x, y] : nodes)
     for (int r = 0; r < t.rails; ++r) {
       const int a = t.endpoint(x, r), b = t.endpoint(y, r);
+      if (!wanted.empty() && !wanted[a] && !wanted[b])
+        continue;
       if (t.nic_link[a] >= 0 && t.nic_link[b] >= 0)
         round.pairs.emplace_back(std::min(a, b), std::max(a, b));
     }
@@ -86,6 +90,20 @@ std::vector<std::vector<int>> nodes_by_leaf(const Topology &t) {
   return out;
 }
 
+// `nodes` and as many others again (all when fewer), drawn at random: partners for them.
+std::vector<int> with_partners(const Topology &t, const std::set<int> &nodes,
+                               std::mt19937_64 &rng) {
+  std::vector<int> others;
+  for (int n = 0; n < static_cast<int>(t.nodes.size()); ++n)
+    if (!nodes.count(n))
+      others.push_back(n);
+  std::shuffle(others.begin(), others.end(), rng);
+  others.resize(std::min(others.size(), nodes.size()));
+  std::vector<int> out(nodes.begin(), nodes.end());
+  out.insert(out.end(), others.begin(), others.end());
+  return out;
+}
+
 } // namespace
 
 double binomial_at_least(int n, double p, int k) {
@@ -112,16 +130,25 @@ CoveragePlan plan_coverage(const Topology &t, const CoverageOptions &options,
   }
   std::vector<int> uplinks;
   std::set<int> nodes_set;
+  std::vector<char> wanted_endpoints(t.endpoint_count(), 0);
+  std::vector<char> wanted_leaves(t.leaves.size(), 0);
   for (int l : wanted) {
-    if (t.links[l].kind == LinkKind::leaf_spine)
+    const auto &link = t.links[l];
+    if (link.kind == LinkKind::leaf_spine) {
       uplinks.push_back(l);
-    else
-      nodes_set.insert(t.links[l].node);
+      wanted_leaves[link.leaf] = 1;
+    } else {
+      nodes_set.insert(link.node);
+      wanted_endpoints[t.endpoint(link.node, link.rail)] = 1;
+    }
   }
-  // Uplinks are crossed by flows of their leaf's NICs: those nodes take part too.
+  // Uplinks are crossed by flows of their leaf's NICs: those NICs take part too.
   const auto leaf_nodes = nodes_by_leaf(t);
   for (int l : uplinks)
     nodes_set.insert(leaf_nodes[t.links[l].leaf].begin(), leaf_nodes[t.links[l].leaf].end());
+  for (int ep = 0; ep < t.endpoint_count(); ++ep)
+    if (const int leaf = t.leaf_of_endpoint(ep); leaf >= 0 && wanted_leaves[leaf])
+      wanted_endpoints[ep] = 1;
   CoveragePlan plan;
   const auto probability = [&](int rounds) {
     return uplink_probability(t, uplinks, leaf_nodes, rounds, options.flows_per_pair, options.k);
@@ -130,14 +157,14 @@ CoveragePlan plan_coverage(const Topology &t, const CoverageOptions &options,
   while (rounds < options.max_rounds && probability(rounds) < options.target_probability)
     ++rounds;
   plan.probability = probability(rounds);
-  // With every node in the matching, a partner is always found; a canary on a few idle nodes
-  // pairs them with each other.
-  const std::vector<int> nodes(nodes_set.begin(), nodes_set.end());
+  // A canary on a few links matches their nodes with partners drawn from all the others.
+  std::mt19937_64 pick(options.seed ^ 0xca4a7u);
+  const auto nodes = with_partners(t, nodes_set, pick);
   const auto leaves = node_leaves(t);
   std::mt19937_64 rng(options.seed);
   for (int r = 0; r < rounds; ++r)
-    plan.rounds.push_back(
-        rail_aligned_round(t, random_matching(nodes, leaves, rng), options.flows_per_pair));
+    plan.rounds.push_back(rail_aligned_round(t, random_matching(nodes, leaves, rng),
+                                             options.flows_per_pair, wanted_endpoints));
   plan.how = fmt::format("{} rounds x {} flows a pair over {} nodes: every NIC cable crossed {} "
                          "times, every one of {} uplinks at least {} times with probability "
                          "{:.4f} (ECMP picks the uplink)",
@@ -169,15 +196,8 @@ std::vector<PlannedRound> top_up(const Topology &t, const std::vector<int> &cros
   }
   if (needy.empty())
     return {};
-  // As many partners again, drawn from the other nodes, so that each needy node can cross.
   std::mt19937_64 rng(options.seed ^ 0x70b0u);
-  std::vector<int> others;
-  for (int n = 0; n < static_cast<int>(t.nodes.size()); ++n)
-    if (!needy.count(n))
-      others.push_back(n);
-  std::shuffle(others.begin(), others.end(), rng);
-  std::vector<int> nodes(needy.begin(), needy.end());
-  nodes.insert(nodes.end(), others.begin(), others.begin() + std::min(others.size(), needy.size()));
+  const auto nodes = with_partners(t, needy, rng);
   return {rail_aligned_round(t, random_matching(nodes, node_leaves(t), rng),
                              2 * options.flows_per_pair)};
 }

@@ -4,6 +4,7 @@
 // for what ECMP left short, localisation, then adaptive rounds that split the suspects until
 // every named link is confident or the adaptive rounds are spent.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "rdma/fabric/coverage_plan.h"
@@ -19,6 +20,8 @@ struct AcceptanceOptions {
   LocaliseOptions localise;
   int max_top_up_rounds = 2;
   int max_adaptive_rounds = 8;
+  std::string ledger_path;       // the coverage ledger (coverage_ledger.h); none when empty
+  std::function<double()> now_s; // the ledger's clock: the system clock when unset
 };
 
 struct AcceptanceResult {
