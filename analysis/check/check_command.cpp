@@ -211,6 +211,12 @@ void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
   const auto judged =
       history::judge_history(*db, runs.runs.empty() ? std::vector<std::string>{} : result.hosts());
   history::add_history(result, judged);
+  std::vector<std::pair<std::string, std::string>> runs_by_host;
+  for (const auto &run : runs.runs)
+    if (!run.records.empty())
+      runs_by_host.emplace_back(run.records.front().host, run.records.front().run);
+  if (!runs_by_host.empty())
+    history::record_verdicts(*db, result, runs_by_host);
 }
 
 std::unique_ptr<history::Database> open_history(const CheckOptions &o) {

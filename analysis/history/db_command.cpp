@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <memory>
 
@@ -15,6 +16,20 @@
 
 namespace railgauge::history {
 namespace {
+
+// One run directory read from disk, or why it could not be.
+struct Loaded {
+  analysis::RunSet set;
+  std::optional<std::string> error;
+};
+
+Loaded load(const std::string &dir) {
+  try {
+    return {analysis::load_runs({dir}), std::nullopt};
+  } catch (const InputError &e) {
+    return {{}, std::string(e.what())};
+  }
+}
 
 struct IngestOptions {
   DbFlags db;
@@ -35,19 +50,22 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
   auto db = open_database(url, {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file});
   long long added = 0, present = 0, records = 0;
   int unreadable = 0;
-  for (const auto &dir : dirs) {
-    analysis::RunSet set;
-    try {
-      set = analysis::load_runs({dir});
-    } catch (const InputError &e) {
+  // The next run is read (JSON parsed) while this one is stored: the two take about as long,
+  // and a server's work overlaps the parsing too.
+  auto next = std::async(std::launch::async, load, dirs.front());
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    auto loaded = next.get();
+    if (i + 1 < dirs.size())
+      next = std::async(std::launch::async, load, dirs[i + 1]);
+    if (loaded.error) {
       // One unreadable run costs only itself: the others are stored, and the exit status says.
-      std::cerr << "railgauge: error: " << e.what() << '\n';
+      std::cerr << "railgauge: error: " << *loaded.error << '\n';
       ++unreadable;
       continue;
     }
-    for (const auto &problem : set.problems)
+    for (const auto &problem : loaded.set.problems)
       std::cerr << "railgauge: note: " << problem << '\n';
-    for (const auto &run : set.runs) {
+    for (const auto &run : loaded.set.runs) {
       const auto out = ingest_run(*db, run);
       added += out.added;
       present += !out.added;

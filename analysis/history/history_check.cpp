@@ -2,6 +2,8 @@
 // rule's, in the same output and the same verdict.
 #include <algorithm>
 
+#include "harness/record.h"
+
 #include "analysis/history/history_rules.h"
 
 namespace railgauge::history {
@@ -53,6 +55,35 @@ void add_history(check::CheckResult &result, const HistoryJudgement &judgement) 
     std::sort(part.findings.begin(), part.findings.end());
     result.verdict = std::max(result.verdict, part.verdict);
   }
+}
+
+void record_verdicts(Database &db, const check::CheckResult &result,
+                     const std::vector<std::pair<std::string, std::string>> &runs_by_host) {
+  const auto now = utc_timestamp_now();
+  in_transaction(db, [&] {
+    for (const auto &[host, run_id] : runs_by_host) {
+      const auto ids = db.query("SELECT ru.id, h.id FROM runs ru JOIN hosts h ON h.id = "
+                                "ru.host_id WHERE ru.run_id = ? AND h.name = ?",
+                                {run_id, host});
+      if (ids.empty())
+        continue;
+      std::vector<Row> rows;
+      const auto add = [&](const std::string &rule, check::Level level, const std::string &what) {
+        rows.push_back(
+            {ids[0][0], ids[0][1], nullptr, rule, std::string(to_string(level)), what, now});
+      };
+      for (const auto &part : result.parts) {
+        if (part.key.host != host)
+          continue;
+        add("verdict", part.verdict, part.label);
+        for (const auto &f : part.findings)
+          if (!f.missing && f.level >= check::Level::warn)
+            add(f.rule_id, f.level, part.label + ": " + check::describe(f));
+      }
+      db.insert_rows("verdicts",
+                     {"run_id", "host_id", "part_id", "rule", "level", "what", "judged_utc"}, rows);
+    }
+  });
 }
 
 } // namespace railgauge::history

@@ -201,8 +201,10 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
                      HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   Row params;
-  const auto sql = "SELECT h.name, ru.suite, ru.run_id, ru.failed_records FROM runs ru "
-                   "JOIN hosts h ON h.id = ru.host_id" +
+  // A run failed when a record failed or errored, or when a `check --history` of it said fail.
+  const auto sql = "SELECT h.name, ru.suite, ru.run_id, ru.failed_records + (SELECT COUNT(*) "
+                   "FROM verdicts v WHERE v.run_id = ru.id AND v.rule = 'verdict' AND "
+                   "v.level = 'fail') FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
                    host_filter(hosts, params, "WHERE") +
                    " ORDER BY h.name, ru.suite, ru.start_utc, ru.id";
   std::string host, suite;

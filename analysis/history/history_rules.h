@@ -11,7 +11,8 @@
 //                            a drop warns, a rise (a firmware update?) is said
 //   history-replaced         the latest run found a new part in the slot: its history restarts
 //   history-repeat-offender  a host failed offender_failures of its last offender_runs runs of a
-//                            suite (a run fails when a record failed or errored): a lemon
+//                            suite (a run fails when a record failed or errored, or when an
+//                            earlier `check --history` of it said fail): a lemon
 //
 // The history is read row by row, in order, never the whole of it in memory.
 #include <map>
@@ -55,5 +56,11 @@ HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hos
 // Adds the judgement to a check's result: findings and tallies to their parts (a part the runs
 // judged did not show is added), the verdicts raised where a finding is worse.
 void add_history(check::CheckResult &result, const HistoryJudgement &judgement);
+
+// Stores what `check` concluded of each run's host in the verdicts table (one transaction): a
+// row a part with its verdict (rule "verdict"), and a row a finding at warn or fail. The runs
+// must be in the database (ingest_run).
+void record_verdicts(Database &db, const check::CheckResult &result,
+                     const std::vector<std::pair<std::string, std::string>> &runs_by_host);
 
 } // namespace railgauge::history

@@ -27,12 +27,12 @@ constexpr const char *kTables[] = {
     "params TEXT NOT NULL, device TEXT NOT NULL, metrics TEXT NOT NULL, status TEXT NOT NULL, "
     "reason TEXT, time_utc TEXT, per_gpu BIGINT NOT NULL, series TEXT, figure_metric TEXT, "
     "figure DOUBLE PRECISION)",
-    "CREATE INDEX IF NOT EXISTS records_by_run ON records (run_id)",
-    "CREATE INDEX IF NOT EXISTS figures_by_part ON records (part_id, series) "
+    "CREATE INDEX IF NOT EXISTS figures_by_part ON records (part_id) "
     "WHERE figure IS NOT NULL",
     "CREATE TABLE IF NOT EXISTS verdicts ({id}, run_id BIGINT NOT NULL REFERENCES runs(id), "
     "host_id BIGINT NOT NULL REFERENCES hosts(id), part_id BIGINT REFERENCES parts(id), "
     "rule TEXT NOT NULL, level TEXT NOT NULL, what TEXT NOT NULL, judged_utc TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS verdicts_by_run ON verdicts (run_id)",
 };
 
 std::string key_column(const Database &db) {

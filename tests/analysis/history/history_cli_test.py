@@ -200,6 +200,19 @@ class HistoryCli(unittest.TestCase):
         self.ingest_concurrently(f"sqlite:{path}",
                                  lambda sql: sqlite3.connect(path).execute(sql).fetchone()[0])
 
+    def test_check_history_stores_the_runs_it_judges_and_their_verdicts(self):
+        path = self.tmp / "verdicts.db"
+        r = self.railgauge("check", "--rules", "any-fabric", "--history", f"sqlite:{path}",
+                           self.runs / "node01-day1", self.runs / "node02-day1")
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        self.assertIn("2 runs stored", r.stderr)
+        con = sqlite3.connect(path)
+        self.assertEqual(con.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 2)
+        hosts = con.execute("SELECT DISTINCT h.name FROM verdicts v JOIN hosts h ON "
+                            "h.id = v.host_id WHERE v.rule = 'verdict' AND v.what = h.name "
+                            "ORDER BY h.name").fetchall()
+        self.assertEqual(hosts, [("node01",), ("node02",)])
+
     def test_check_history_alone_judges_every_host_it_holds(self):
         url = f"sqlite:{self.tmp / 'alone.db'}"
         self.assertEqual(self.railgauge("db", "ingest", "--db", url, self.runs).returncode, 0)
