@@ -128,6 +128,9 @@ AlphaBeta fit_alpha_beta(const std::vector<std::pair<double, double>> &x_t, int 
   ab.alpha_s = fit.coef[0];
   ab.beta_s_per_byte = fit.coef[1];
   ab.quality = linear_quality(s, fit, folds, seed, size_of);
+  const auto intervals = linear_fit_intervals(s, seed);
+  ab.alpha_interval = intervals[0];
+  ab.beta_interval = intervals[1];
   return ab;
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/calibrate/assumptions.h"
+#include "analysis/calibrate/bootstrap.h"
 #include "analysis/calibrate/robust_fit.h"
 #include "analysis/calibrate/samples.h"
 #include "analysis/calibrate/step_table.h"
@@ -42,6 +43,7 @@ struct TableFit {
   bool measured = false;
   std::string source; // of the table: "measured: ..." or an assumption's label
   StepTable table;    // thresholds in x_unit (FLOPs or bytes)
+  std::vector<std::optional<Interval>> row_intervals; // of each row's efficiency (measured)
   int steps = 0;
   double max_efficiency = 1.0; // no row above it (a GEMM table: the best efficiency measured)
   FitQuality quality;
@@ -51,6 +53,7 @@ struct TableFit {
 struct AlphaBeta {
   double alpha_s = 0;
   double beta_s_per_byte = 0; // seconds per byte of size·factor
+  std::optional<Interval> alpha_interval, beta_interval;
   FitQuality quality;
 };
 
@@ -70,6 +73,8 @@ struct NetworkTier {
   std::optional<FitQuality> joint_quality;
   double joint_alpha_s = 0;
   std::map<std::string, double> joint_beta_s_per_byte;
+  std::optional<Interval> joint_alpha_interval;
+  std::map<std::string, std::optional<Interval>> joint_beta_interval;
   int group_ranks = 0; // the median group size of the fitted points
   int group_hosts = 0; // hosts of the largest group measured (0: unknown)
   // Set when the tier's points span nodes of several GPUs each: its βs are then per byte through

@@ -7,8 +7,11 @@ namespace {
 
 nlohmann::json table_json(const TableFit &t) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto &[x, e] : t.table.rows)
-    rows.push_back({x, e});
+  nlohmann::json intervals = nlohmann::json::array();
+  for (std::size_t r = 0; r < t.table.rows.size(); ++r) {
+    rows.push_back({t.table.rows[r].first, t.table.rows[r].second});
+    intervals.push_back(to_json(r < t.row_intervals.size() ? t.row_intervals[r] : std::nullopt));
+  }
   return {{"name", t.name},
           {"x_unit", t.x_unit},
           {"peak", to_json(t.peak)},
@@ -16,6 +19,9 @@ nlohmann::json table_json(const TableFit &t) {
           {"source", t.source},
           {"origin", t.measured ? std::string("measured") : origin_of_source(t.source, false)},
           {"rows", rows},
+          // Of each row's efficiency, in row order; null where a row had under two points or
+          // the table was assumed.
+          {"row_intervals", intervals},
           {"steps", t.steps},
           {"fit", to_json(t.quality)},
           {"notes", t.notes}};
@@ -24,9 +30,18 @@ nlohmann::json table_json(const TableFit &t) {
 nlohmann::json alpha_beta_json(const AlphaBeta &f) {
   return {{"alpha_s", f.alpha_s},
           {"beta_s_per_byte", f.beta_s_per_byte},
+          {"alpha_s_interval", to_json(f.alpha_interval)},
+          {"beta_s_per_byte_interval", to_json(f.beta_interval)},
           {"gbytes_per_s", f.beta_s_per_byte > 0 ? nlohmann::json(1.0 / f.beta_s_per_byte / 1e9)
                                                  : nlohmann::json(nullptr)},
           {"fit", to_json(f.quality)}};
+}
+
+nlohmann::json joint_beta_intervals(const NetworkTier &n) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto &[op, interval] : n.joint_beta_interval)
+    out[op] = to_json(interval);
+  return out;
 }
 
 } // namespace
@@ -126,6 +141,8 @@ nlohmann::json coefficient_file(const Calibration &c) {
     if (n.joint_quality)
       joint = {{"alpha_s", n.joint_alpha_s},
                {"beta_s_per_byte", n.joint_beta_s_per_byte},
+               {"alpha_s_interval", to_json(n.joint_alpha_interval)},
+               {"beta_s_per_byte_interval", joint_beta_intervals(n)},
                {"fit", to_json(*n.joint_quality)}};
     j["network"][n.name] = {{"index", n.index},
                             {"measured", n.measured},

@@ -157,8 +157,12 @@ std::string fit_joint(const Calibration &c, NetworkTier &tier, const SamplesByOp
       if (layouts[l] > layouts[largest_layout])
         largest_layout = l;
     tier.joint_alpha_s = fit.coef[largest_layout];
-    for (std::size_t j = 0; j < cols.size(); ++j)
+    const auto intervals = linear_fit_intervals(joint, c.options.seed);
+    tier.joint_alpha_interval = intervals[largest_layout];
+    for (std::size_t j = 0; j < cols.size(); ++j) {
       tier.joint_beta_s_per_byte[cols[j]] = fit.coef[alphas + j];
+      tier.joint_beta_interval[cols[j]] = intervals[alphas + j];
+    }
     for (const char *candidate : {"all_reduce", "reduce_scatter", "all_gather", "p2p"})
       if (tier.joint_beta_s_per_byte.count(candidate) &&
           tier.joint_beta_s_per_byte[candidate] > 0) {

@@ -142,6 +142,15 @@ int choose_steps(const std::vector<StepPoint> &points, int max_steps, int folds,
 
 } // namespace
 
+double step_efficiency(const std::vector<StepPoint> &points, double max_efficiency) {
+  double aa = 0, ab = 0;
+  for (const auto &atom : atoms_of(points)) {
+    aa += atom.aa;
+    ab += atom.ab;
+  }
+  return 1.0 / solve_segment(aa, ab, 0, max_efficiency).u;
+}
+
 double StepTable::efficiency(double x) const {
   for (const auto &[threshold, eff] : rows)
     if (x >= threshold)

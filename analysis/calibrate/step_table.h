@@ -42,6 +42,10 @@ struct StepTable {
 // Efficiencies are kept in [kMinEfficiency, 1].
 inline constexpr double kMinEfficiency = 1e-4;
 
+// The least-squares efficiency of one step holding exactly these points (the closed form the
+// table fit uses per step), in [kMinEfficiency, max_efficiency].
+double step_efficiency(const std::vector<StepPoint> &points, double max_efficiency);
+
 // The least-squares table with at most `steps` rows (fewer when there are fewer distinct x), no
 // row above max_efficiency. Throws std::invalid_argument on no points, steps < 1, a point with
 // measured_s <= 0 or max_efficiency outside [kMinEfficiency, 1].

@@ -18,6 +18,7 @@ TableFit fit_table(std::string name, std::string unit, Sourced peak,
   t.table = f.table;
   t.steps = f.steps;
   t.quality = quality_of(f, points.size());
+  t.row_intervals = step_row_intervals(t.table, points, max_efficiency, o.seed);
   return t;
 }
 
