@@ -49,20 +49,43 @@ std::vector<PhaseGroup> group_phases(const std::vector<rec::PhaseView> &phases) 
   return out;
 }
 
-// α/β per (op, group size) from the collective samples, fitted once.
+// Which collective samples stand for a block's collective phase: the same op on a group of the
+// same size, through the same library over the same memory (NCCL on GPUs, MPI on host memory),
+// as a whole world (the block's TP group is its world, never one of several split groups that
+// share links), of the same element type, on as many hosts.
+struct CollectiveKey {
+  std::string op;
+  int ranks = 0;
+  std::string backend, group_type, dtype;
+  int hosts = 0; // 0: unknown, any
+  auto operator<=>(const CollectiveKey &) const = default;
+  std::string text() const {
+    return fmt::format("collectives {} on {} ranks ({}, {}, {} group{})", op, ranks, backend, dtype,
+                       group_type, hosts > 0 ? fmt::format(", {} host(s)", hosts) : "");
+  }
+};
+
+// The block writes fp32, the collectives float32: one type.
+bool same_dtype(const std::string &a, const std::string &b) {
+  const auto norm = [](const std::string &d) { return d == "fp32" ? std::string("float32") : d; };
+  return norm(a) == norm(b);
+}
+
+// α/β per CollectiveKey from the collective samples, fitted once.
 class CollectiveFits {
 public:
   explicit CollectiveFits(const Calibration &c) : c_(c) {}
-  const std::optional<std::pair<AlphaBeta, std::size_t>> &get(const std::string &op, int ranks) {
-    const auto key = std::make_pair(op, ranks);
+  const std::optional<std::pair<AlphaBeta, std::size_t>> &get(const CollectiveKey &key) {
     auto it = fits_.find(key);
     if (it != fits_.end())
       return it->second;
     std::vector<std::pair<double, double>> x_t;
     std::set<double> sizes;
     for (const auto &s : c_.samples.collectives)
-      if (s.op == op && s.ranks == ranks && s.time_s > 0) {
-        x_t.emplace_back(s.size_bytes * bus_factor(op, ranks), s.time_s);
+      if (s.op == key.op && s.ranks == key.ranks && s.backend == key.backend &&
+          s.group_type == key.group_type && same_dtype(s.dtype, key.dtype) &&
+          (key.hosts == 0 || s.hosts == 0 || s.hosts == key.hosts) && s.time_s > 0) {
+        x_t.emplace_back(s.size_bytes * bus_factor(key.op, key.ranks), s.time_s);
         sizes.insert(s.size_bytes);
       }
     std::optional<std::pair<AlphaBeta, std::size_t>> fit;
@@ -73,7 +96,7 @@ public:
 
 private:
   const Calibration &c_;
-  std::map<std::pair<std::string, int>, std::optional<std::pair<AlphaBeta, std::size_t>>> fits_;
+  std::map<CollectiveKey, std::optional<std::pair<AlphaBeta, std::size_t>>> fits_;
 };
 
 // The gemm records of a block's GEMM op at its t: those whose ranks had cores of their own, or,
@@ -223,23 +246,29 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
                                             view->dtype, g.name, b.tp, g.flops));
           }
         } else {
-          const auto &fit = collective_fits.get(g.name, b.tp);
+          const bool gpu = view->key == rec::kTransformerTpGpu;
+          const CollectiveKey key{g.name,
+                                  b.tp,
+                                  gpu ? "nccl" : "mpi",
+                                  "world",
+                                  view->dtype,
+                                  view->ranks_per_host > 0
+                                      ? (b.tp + view->ranks_per_host - 1) / view->ranks_per_host
+                                      : 0};
+          const auto &fit = collective_fits.get(key);
           if (fit) {
             double t = 0;
             for (double size : g.sizes_bytes)
               t += collective_time_s(g.name, size, b.tp, fit->first.alpha_s,
                                      fit->first.beta_s_per_byte);
             p.predicted_s = t;
-            p.source = fmt::format("collectives {} on {} ranks: α {:.4g} s, β {:.4g} s/B "
-                                   "({} points)",
-                                   g.name, b.tp, fit->first.alpha_s, fit->first.beta_s_per_byte,
-                                   fit->second);
+            p.source = fmt::format("{}: α {:.4g} s, β {:.4g} s/B ({} points)", key.text(),
+                                   fit->first.alpha_s, fit->first.beta_s_per_byte, fit->second);
             collective_s += t;
             table_s += t;
           } else {
             table_complete = false;
-            b.missing.push_back(
-                fmt::format("collectives {} on {} ranks (two sizes or more)", g.name, b.tp));
+            b.missing.push_back(key.text() + " at two sizes or more");
           }
         }
         b.phases.push_back(std::move(p));

@@ -124,21 +124,22 @@ std::string tp_sweep_markdown(const nlohmann::json &sweeps) {
       "\n## Model GEMMs under tensor parallelism\n\nThe time the fitted matrix table implies "
       "for each GEMM of the block (Calculon's t = F/(peak·eff(F)) + mem1 term) against the "
       "measured time. In-sample: the table written (it saw these points). Leave-t-out: a table "
-      "with the same step count fitted without this model's GEMMs at this t. Block: Σ t over the "
-      "block's records (a record's time is one call, all its GEMMs).\n";
+      "with the same step count fitted without this model's GEMMs at this t. GEMM sum: Σ t over "
+      "the block's GEMM records (a record's time is one call, all its GEMMs), never a measured "
+      "block: a block run's own time is under \"A block predicted\".\n";
   for (const auto &s : sweeps) {
     md += fmt::format("\n### {} {}: per GEMM in-sample {} (mean | max), leave-t-out {}\n\n",
                       s["model"].get<std::string>(), s["dtype"].get<std::string>(),
                       error_cells(s["in_sample"]), error_cells(s["leave_t_out"]));
     md += "| t | GEMMs | in-sample mean | in-sample max | leave-t-out mean | leave-t-out max | "
-          "block measured | block predicted | block error | block leave-t-out error "
+          "GEMM sum measured | GEMM sum predicted | GEMM sum error | GEMM sum leave-t-out error "
           "|\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto &d : s["degrees"])
-      md += fmt::format("| {} | {} | {} | {} | {:.6g} s | {:.6g} s | {} | {} |\n",
-                        d["tp"].get<int>(), d["gemms"].get<std::size_t>(),
-                        error_cells(d["in_sample"]), error_cells(d["leave_t_out"]),
-                        d["block_measured_s"].get<double>(), d["block_predicted_s"].get<double>(),
-                        percent(d["block_in_sample_rel"]), percent(d["block_leave_t_out_rel"]));
+      md += fmt::format(
+          "| {} | {} | {} | {} | {:.6g} s | {:.6g} s | {} | {} |\n", d["tp"].get<int>(),
+          d["gemms"].get<std::size_t>(), error_cells(d["in_sample"]), error_cells(d["leave_t_out"]),
+          d["gemm_sum_measured_s"].get<double>(), d["gemm_sum_predicted_s"].get<double>(),
+          percent(d["gemm_sum_in_sample_rel"]), percent(d["gemm_sum_leave_t_out_rel"]));
   }
   return md;
 }

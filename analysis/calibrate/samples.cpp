@@ -228,6 +228,13 @@ std::optional<CollectiveSample> collective_sample(const Record &r, std::size_t h
   s.hosts = std::max(static_cast<int>(hosts_in_group),
                      first_int(p, {c::kGroupHosts, "nodes"}).value_or(0));
   s.op = *op;
+  s.backend = !v->backend.empty() ? v->backend
+              : v->source == c::kSourceNcclTests || r.key.find("nccl") != std::string::npos ? "nccl"
+              : r.key.find("mpi") != std::string::npos                                      ? "mpi"
+                                                                                            : "";
+  if (!v->group_type.empty())
+    s.group_type = v->group_type;
+  s.dtype = v->dtype;
   s.ranks = *ranks;
   s.size_bytes = *size;
   s.time_s = *call_s;

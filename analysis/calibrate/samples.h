@@ -63,6 +63,9 @@ struct CollectiveSample {
   std::string tier_from; // how the tier was decided
   int ranks = 0;
   int hosts = 0; // hosts the group's ranks ran on (0: unknown)
+  // What else changes a collective's α and β: the library (nccl over GPU memory, mpi over host
+  // memory), the group's axis (world, or tp/dp of a split run) and the element type.
+  std::string backend, group_type = "world", dtype;
   double size_bytes = 0, time_s = 0;
   std::string key;
   std::string run; // the run it was measured in

@@ -62,8 +62,8 @@ TpSweepCheck check_one(const std::string &model, const std::string &dtype, const
       TpGemmPrediction g{r->sample, fit.table.predict_s(p), std::nullopt};
       in.emplace_back(g.predicted_s, p.measured_s);
       // A record's time is one call, all its GEMMs (a BMM dgrad's two): once per block.
-      d.block_measured_s += p.measured_s;
-      d.block_predicted_s += g.predicted_s;
+      d.gemm_sum_measured_s += p.measured_s;
+      d.gemm_sum_predicted_s += g.predicted_s;
       if (without_t) {
         g.leave_t_out_s = without_t->predict_s(p);
         out.emplace_back(*g.leave_t_out_s, p.measured_s);
@@ -75,7 +75,7 @@ TpSweepCheck check_one(const std::string &model, const std::string &dtype, const
     all_in.insert(all_in.end(), in.begin(), in.end());
     if (without_t) {
       d.leave_t_out = error_of(out, static_cast<int>(by_tp.size()));
-      d.block_leave_t_out_s = block_out_s;
+      d.gemm_sum_leave_t_out_s = block_out_s;
       all_out.insert(all_out.end(), out.begin(), out.end());
     }
     check.degrees.push_back(d);
@@ -111,7 +111,7 @@ nlohmann::json to_json(const TpSweepCheck &check) {
   for (const auto &d : check.degrees) {
     const auto rel = [&](std::optional<double> predicted) {
       return predicted
-                 ? nlohmann::json(std::abs(*predicted - d.block_measured_s) / d.block_measured_s)
+                 ? nlohmann::json(std::abs(*predicted - d.gemm_sum_measured_s) / d.gemm_sum_measured_s)
                  : nlohmann::json(nullptr);
     };
     degrees.push_back(
@@ -119,12 +119,12 @@ nlohmann::json to_json(const TpSweepCheck &check) {
          {"gemms", d.gemms},
          {"in_sample", to_json(d.in_sample)},
          {"leave_t_out", optional_json(d.leave_t_out)},
-         {"block_measured_s", d.block_measured_s},
-         {"block_predicted_s", d.block_predicted_s},
-         {"block_in_sample_rel", rel(d.block_predicted_s)},
-         {"block_leave_t_out_s",
-          d.block_leave_t_out_s ? nlohmann::json(*d.block_leave_t_out_s) : nlohmann::json(nullptr)},
-         {"block_leave_t_out_rel", rel(d.block_leave_t_out_s)}});
+         {"gemm_sum_measured_s", d.gemm_sum_measured_s},
+         {"gemm_sum_predicted_s", d.gemm_sum_predicted_s},
+         {"gemm_sum_in_sample_rel", rel(d.gemm_sum_predicted_s)},
+         {"gemm_sum_leave_t_out_s",
+          d.gemm_sum_leave_t_out_s ? nlohmann::json(*d.gemm_sum_leave_t_out_s) : nlohmann::json(nullptr)},
+         {"gemm_sum_leave_t_out_rel", rel(d.gemm_sum_leave_t_out_s)}});
   }
   nlohmann::json gemms = nlohmann::json::array();
   for (const auto &g : check.gemms)

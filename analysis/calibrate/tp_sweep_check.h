@@ -32,9 +32,9 @@ struct TpDegreeSummary {
   std::size_t gemms = 0;
   HeldOutError in_sample;                  // per-GEMM |t_pred - t| / t
   std::optional<HeldOutError> leave_t_out; // likewise, predicted without this t
-  double block_measured_s = 0;             // Σ t over the block's records
-  double block_predicted_s = 0;            // Σ t_pred (in-sample)
-  std::optional<double> block_leave_t_out_s;
+  double gemm_sum_measured_s = 0;          // Σ t over the block's records
+  double gemm_sum_predicted_s = 0;         // Σ t_pred (in-sample)
+  std::optional<double> gemm_sum_leave_t_out_s;
 };
 
 struct TpSweepCheck {

@@ -74,6 +74,8 @@ Calibration known_coefficients() {
     s.op = "all_reduce";
     s.tier = kScaleUp;
     s.ranks = 2;
+    s.backend = "mpi"; // the CPU block's collectives: MPI over host memory
+    s.dtype = "float32";
     s.size_bytes = size;
     s.time_s = 1e-5 + 1e-9 * size;
     c.samples.collectives.push_back(s);
@@ -101,6 +103,48 @@ TEST(BlockPrediction, KnownCoefficientsGiveAKnownBlockTime) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| +10.40 |"), std::string::npos) << md;
+}
+
+// Collectives of another library, another element type or split groups measure other paths: a
+// CPU block's all_reduce is predicted from MPI float32 whole-world points only, and says which.
+TEST(BlockPrediction, CollectivesOfAnotherBackendDtypeOrGroupKindAreNotPooled) {
+  auto c = known_coefficients();
+  const auto add = [&](std::string backend, std::string dtype, std::string group_type,
+                       double scale) {
+    for (double size : {0.5e6, 1e6, 2e6, 4e6}) {
+      CollectiveSample s;
+      s.op = "all_reduce";
+      s.tier = kScaleUp;
+      s.ranks = 2;
+      s.backend = backend;
+      s.dtype = dtype;
+      s.group_type = group_type;
+      s.size_bytes = size;
+      s.time_s = scale * (1e-5 + 1e-9 * size);
+      c.samples.collectives.push_back(s);
+    }
+  };
+  add("nccl", "float32", "world", 0.1); // NCCL on GPU memory: ten times faster
+  add("mpi", "float64", "world", 2.0);  // twice the bytes per element
+  add("mpi", "float32", "tp", 3.0);     // split groups sharing the links
+  analysis::RunSet runs;
+  runs.runs.push_back({"synthetic", nullptr, {block_record(2)}});
+  const auto p = predict_blocks(runs, c);
+  ASSERT_TRUE(p[0].predicted_collective_s.has_value());
+  EXPECT_NEAR(*p[0].predicted_collective_s, 2 * (1e-5 + 1e-3), 1e-9);
+  EXPECT_NE(p[0].phases[1].source.find("collectives all_reduce on 2 ranks (mpi, fp32, world "
+                                       "group)"),
+            std::string::npos)
+      << p[0].phases[1].source;
+  // Only NCCL points: the CPU block's collectives are missing, and the gap says what it needs.
+  std::erase_if(c.samples.collectives,
+                [](const CollectiveSample &s) { return s.backend == "mpi"; });
+  const auto q = predict_blocks(runs, c);
+  EXPECT_FALSE(q[0].predicted_s.has_value());
+  ASSERT_FALSE(q[0].missing.empty());
+  EXPECT_NE(q[0].missing.back().find("(mpi, fp32, world group) at two sizes or more"),
+            std::string::npos)
+      << q[0].missing.back();
 }
 
 // 4 ranks of 1 BLAS thread on a 2-core host (the run's inventory says so) take turns, 2 to a
@@ -207,11 +251,20 @@ TEST(BlockPrediction, TheGpuBlockTakesTheCoefficientsOfItsDtype) {
   auto p = predict_blocks(runs, fp32_only);
   ASSERT_EQ(p.size(), 1u);
   EXPECT_FALSE(p[0].predicted_s.has_value());
-  ASSERT_EQ(p[0].missing.size(), 1u);
+  // Neither its GEMMs nor its collectives: MPI's float32 points on host memory are not NCCL's.
+  ASSERT_EQ(p[0].missing.size(), 2u);
   EXPECT_NE(p[0].missing[0].find("gemm.cublaslt bf16 qkv.fwd at tp 2"), std::string::npos)
       << p[0].missing[0];
+  EXPECT_NE(p[0].missing[1].find("all_reduce on 2 ranks (nccl, bf16, world group, 1 host(s))"),
+            std::string::npos)
+      << p[0].missing[1];
 
   Calibration both = known_coefficients();
+  for (auto s : fp32_only.samples.collectives) {
+    s.backend = "nccl";
+    s.dtype = "bf16";
+    both.samples.collectives.push_back(s);
+  }
   both.gemm_by_dtype["bf16"] = both.gemm_by_dtype["fp32"];
   both.gemm_by_dtype["bf16"].peak.value = 2.0; // TFLOP/s
   GemmShapeRow row = both.gemm_shapes["fp32"].front();

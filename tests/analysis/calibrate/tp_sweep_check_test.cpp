@@ -70,8 +70,8 @@ TEST(TpSweepCheck, ExactDataIsPredictedExactlyAndBlocksSumCounts) {
     const double qkv = 2.0 * 4096 * (24576 / d.tp) * 8192;
     const double fc1 = 2.0 * 4096 * (32768 / d.tp) * 8192;
     const auto t = [&](double f) { return f / (kPeakTflops * 1e12 * efficiency(f)); };
-    EXPECT_NEAR(d.block_measured_s / (t(qkv) + 2 * t(fc1)), 1.0, 1e-12) << "t=" << d.tp;
-    EXPECT_NEAR(d.block_predicted_s / d.block_measured_s, 1.0, 1e-9);
+    EXPECT_NEAR(d.gemm_sum_measured_s / (t(qkv) + 2 * t(fc1)), 1.0, 1e-12) << "t=" << d.tp;
+    EXPECT_NEAR(d.gemm_sum_predicted_s / d.gemm_sum_measured_s, 1.0, 1e-9);
     ASSERT_TRUE(d.leave_t_out.has_value());
   }
   // t = 1 and t = 8 lie at the ends: leaving one out still leaves both regimes to fit.
@@ -88,10 +88,10 @@ TEST(TpSweepCheck, ASlowDegreeShowsUpLeftOutButNotInTheOthers) {
   const auto check = check_tp_sweeps(c).at(0);
   const TpDegreeSummary &t8 = check.degrees.back();
   ASSERT_EQ(t8.tp, 8);
-  ASSERT_TRUE(t8.leave_t_out && t8.block_leave_t_out_s);
+  ASSERT_TRUE(t8.leave_t_out && t8.gemm_sum_leave_t_out_s);
   // Fitted without t = 8, the table predicts the curve: the measured time is 1.3x that.
   EXPECT_NEAR(t8.leave_t_out->mean_rel, 0.3 / 1.3, 1e-6);
-  EXPECT_NEAR(t8.block_measured_s / *t8.block_leave_t_out_s, 1.3, 1e-6);
+  EXPECT_NEAR(t8.gemm_sum_measured_s / *t8.gemm_sum_leave_t_out_s, 1.3, 1e-6);
 }
 
 TEST(TpSweepCheck, OneDegreeAloneHasNothingToLeaveOutAndRecordsWithoutTpAreIgnored) {
@@ -110,7 +110,7 @@ TEST(TpSweepCheck, OneDegreeAloneHasNothingToLeaveOutAndRecordsWithoutTpAreIgnor
   const Calibration alone = calibrate(tp_sweep({8}), Assumptions{}, roofline());
   const auto only = check_tp_sweeps(alone).at(0);
   EXPECT_FALSE(only.leave_t_out.has_value());
-  EXPECT_FALSE(only.degrees[0].block_leave_t_out_s.has_value());
+  EXPECT_FALSE(only.degrees[0].gemm_sum_leave_t_out_s.has_value());
 }
 
 TEST(TpSweepCheck, FitReportCarriesTheSweepInJsonAndMarkdown) {
