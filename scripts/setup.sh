@@ -9,11 +9,12 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libhwloc-dev hwloc libpugixml-dev
   libbenchmark-dev libgtest-dev libgmock-dev
   libopenmpi-dev openmpi-bin libibverbs-dev ibverbs-providers rdma-core libopenblas-dev
-  python3 python3-jsonschema python3-pip
+  python3 python3-jsonschema python3-pip python3-venv
   chromium fonts-dejavu-core python3-pil
   clang libclang-rt-14-dev
   likwid mbw
   libsqlite3-dev libpq-dev postgresql
+  debhelper help2man lintian # scripts/package.sh: the Debian package, its man page and check
 )
 
 as_root=()
@@ -40,5 +41,16 @@ if ! "$python" -c "import sysconfig,os,sys; p=sysconfig.get_paths()['purelib']; 
   "$python" -m pip install -q --disable-pip-version-check nvidia-nvml-dev-cu12 2>/dev/null ||
     "$python" -m pip install -q --disable-pip-version-check --break-system-packages nvidia-nvml-dev-cu12 ||
     echo "setup.sh: nvml.h not installed; the NVML inventory will be built as a stub" >&2
+fi
+# The Kubernetes schema check of deploy/k8s: kubernetes-validate, pinned, in its own virtual
+# environment (it needs a newer jsonschema than Debian 12's, which the other tests use).
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=$root/.venv-deploy
+requirements=$root/deploy/k8s/validate-requirements.txt
+if ! cmp -s "$requirements" "$venv/requirements.txt" 2>/dev/null; then
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$venv/requirements.txt"
 fi
 echo "setup.sh: dependencies present"

@@ -1,0 +1,141 @@
+"""The deployment files of deploy/: the Kubernetes manifests pass the Kubernetes schema (strict:
+an unknown field fails), and a broken one fails it; they ask for what docs/install.md says (the
+burn-in Job holds every GPU it expects, the inventory DaemonSet none) with options railgauge
+knows and a shipped rules profile; the Apptainer definition has the header and sections a build
+needs, and runs the installed binary.
+
+Usage: deploy_test.py RAILGAUGE_BINARY SOURCE_DIR [TestName ...]
+The schema check is kubernetes-validate from SOURCE_DIR/.venv-deploy (scripts/setup.sh).
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from named_tests import run_named_tests  # noqa: E402
+
+BINARY = SOURCE = None
+# The sections Apptainer's definition files know (apptainer.org, "Definition Files").
+APPTAINER_SECTIONS = {"setup", "files", "environment", "post", "runscript", "startscript", "test",
+                      "labels", "help", "arguments", "app", "appinstall", "appenv", "apprun",
+                      "applabels", "appfiles", "apphelp", "apptest", "appstart"}
+
+
+def k8s_path(name):
+    return os.path.join(SOURCE, "deploy", "k8s", name)
+
+
+def load(name):
+    with open(k8s_path(name)) as f:
+        return yaml.safe_load(f)
+
+
+def pod_spec(manifest):
+    return manifest["spec"]["template"]["spec"]
+
+
+def validate(paths):
+    tool = os.path.join(SOURCE, ".venv-deploy", "bin", "kubernetes-validate")
+    if not os.access(tool, os.X_OK):
+        raise AssertionError(f"{tool} is missing: run scripts/setup.sh, which installs it")
+    return subprocess.run([tool, "--strict", *paths], capture_output=True, text=True, timeout=120)
+
+
+def options_of(subcommand):
+    """The long options `railgauge SUBCOMMAND --help` lists."""
+    p = subprocess.run([BINARY, subcommand, "--help"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return set(re.findall(r"(--[a-z][a-z0-9-]*)", p.stdout))
+
+
+class DeployTest(unittest.TestCase):
+    MANIFESTS = ["burnin-job.yaml", "inventory-daemonset.yaml"]
+
+    def test_k8s_manifests_pass_the_schema(self):
+        p = validate([k8s_path(m) for m in self.MANIFESTS])
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(p.stdout.count(" passed for resource "), len(self.MANIFESTS), p.stdout)
+
+    def test_a_broken_manifest_fails_the_schema(self):
+        with open(k8s_path("burnin-job.yaml")) as f:
+            text = f.read()
+        for wrong in [text.replace("ttlSecondsAfterFinished", "ttlSecondsAfterFinish"),
+                      text.replace("hostNetwork: true", "hostNetwork: always")]:
+            self.assertNotEqual(wrong, text)
+            with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+                f.write(wrong)
+                f.flush()
+                p = validate([f.name])
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("did not validate", p.stdout + p.stderr)
+
+    def test_burnin_job_holds_the_gpus_it_expects(self):
+        job = load("burnin-job.yaml")
+        spec = pod_spec(job)
+        [container] = spec["containers"]
+        gpus = container["resources"]["limits"]["nvidia.com/gpu"]
+        self.assertEqual(container["resources"]["requests"]["nvidia.com/gpu"], gpus)
+        command = container["command"]
+        self.assertEqual(command[:2], ["railgauge", "burnin"])
+        self.assertEqual(command[command.index("--expect") + 1], f"gpus={gpus}")
+        self.assertTrue(spec["hostNetwork"])
+        self.assertEqual(spec["restartPolicy"], "Never")
+        self.assertEqual(job["spec"]["backoffLimit"], 0)
+        self.assertIn("IPC_LOCK", container["securityContext"]["capabilities"]["add"])
+        self.assertEqual(job["metadata"]["name"].removeprefix("railgauge-burnin-"),
+                         spec["nodeSelector"]["kubernetes.io/hostname"])
+        known = options_of("burnin")
+        self.assertEqual({a for a in command if a.startswith("--")} - known, set())
+
+    def test_inventory_daemonset_takes_no_gpu_and_checks_inventory_only(self):
+        spec = pod_spec(load("inventory-daemonset.yaml"))
+        [container] = spec["containers"]
+        for kind in ("requests", "limits"):
+            self.assertNotIn("nvidia.com/gpu", container["resources"].get(kind, {}))
+        self.assertTrue(spec["hostNetwork"])
+        env = {e["name"]: e["value"] for e in container["env"]}
+        self.assertEqual(env["CHECK_EVERY_S"], str(7 * 24 * 3600))
+        self.assertTrue(os.path.isfile(os.path.join(SOURCE, "results", "rules",
+                                                    env["RULES"] + ".yaml")), env["RULES"])
+        [script] = container["args"]
+        [check] = [line for line in script.replace("\\\n", " ").splitlines()
+                   if line.strip().startswith("railgauge check")]
+        argv = shlex.split(check.split(">")[0])
+        self.assertIn("--inventory-only", argv)
+        self.assertEqual(argv[argv.index("--format") + 1], "prometheus")
+        self.assertEqual({a for a in argv if a.startswith("--")} - options_of("check"), set())
+
+    def test_apptainer_definition_has_what_a_build_needs(self):
+        with open(os.path.join(SOURCE, "deploy", "apptainer", "railgauge.def")) as f:
+            lines = [line.rstrip("\n") for line in f if not line.startswith("#")]
+        header, sections, current = {}, {}, None
+        for line in lines:
+            m = re.match(r"^%(\w+)\s*(.*)$", line)
+            if m:
+                current = m.group(1)
+                self.assertIn(current, APPTAINER_SECTIONS, f"unknown section %{current}")
+                self.assertNotIn(current, sections, f"%{current} twice")
+                sections[current] = []
+            elif current:
+                if line.strip():
+                    sections[current].append(line.strip())
+            elif line.strip():
+                key, _, value = line.partition(":")
+                header[key.strip()] = value.strip()
+        self.assertEqual(header.get("Bootstrap"), "oci-archive")
+        self.assertTrue(header.get("From"), "the header names no From:")
+        for needed in ("runscript", "test", "help", "labels"):
+            self.assertTrue(sections.get(needed), f"%{needed} is missing or empty")
+        self.assertEqual(sections["runscript"], ['exec /usr/bin/railgauge "$@"'])
+        self.assertIn("/usr/bin/railgauge --version", sections["test"])
+
+
+if __name__ == "__main__":
+    BINARY, SOURCE = sys.argv[1:3]
+    run_named_tests(sys.argv[3:])
