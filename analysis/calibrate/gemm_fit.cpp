@@ -1,5 +1,7 @@
 #include "analysis/calibrate/gemm_fit.h"
 
+#include "analysis/calibrate/gpu_spec.h"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -43,6 +45,10 @@ void fit_gemm(Calibration &c) {
     if (!peak && record_peak > 0)
       peak = Sourced{record_peak, "spec: the records' peak_tflops (results/peaks/gpu_peaks.yaml)",
                      false};
+    // Records without a peak (a burn-in's GEMM) on a GPU with a spec: the spec's dense peak.
+    if (const auto *spec = c.assumptions.spec(); !peak && cdt && spec != nullptr)
+      if (const auto s = spec->values.find("matrix." + *cdt + ".tflops"); s != spec->values.end())
+        peak = Sourced{s->second.first, s->second.second + " (" + spec->name + ")", false};
     if (!peak)
       peak = measured(best, c.options.mode == ProcessingMode::no_overlap
                                 ? "the highest compute rate measured, memory term taken out "

@@ -12,6 +12,9 @@ namespace {
 // NVLink: 900 GB/s per GPU, both directions together (NVIDIA's H100 and H200 datasheets);
 // Calculon's bandwidth is one direction, 450 (as in its own h100_80g_nvl8.json).
 constexpr const char *kVector = "spec: [GK-H100] VFMA column, NVIDIA H100 whitepaper";
+// Dense tensor-core peaks (the datasheet's sparse figures halved), as in
+// results/peaks/gpu_peaks.yaml ([NV-H100]; the H200 has the H100 SXM's compute, [NV-H200]).
+constexpr const char *kMatrix = "spec: results/peaks/gpu_peaks.yaml, dense ([MLE-A], [NV-H100])";
 constexpr const char *kNvlink =
     "spec: NVLink 900 GB/s both directions (NVIDIA H100/H200 datasheet), 450 per direction";
 
@@ -26,7 +29,11 @@ const std::vector<Entry> &entries() {
       {"H200",
        {"NVL", "GH200"},
        {"H200 SXM 141GB",
-        {{"vector.float32.tflops", {66.9, kVector}},
+        {{"matrix.float16.tflops", {989, kMatrix}},
+         {"matrix.bfloat16.tflops", {989, kMatrix}},
+         {"matrix.float8.tflops", {1979, kMatrix}},
+         {"mem1.GiB", {141, "spec: HBM3e 141 GB (NVIDIA H200 datasheet)"}},
+         {"vector.float32.tflops", {66.9, kVector}},
          {"vector.float16.tflops", {133.8, kVector}},
          {"vector.bfloat16.tflops", {133.8, kVector}},
          {"mem1.GBps", {4800, "spec: HBM3e 4.8 TB/s (NVIDIA H200 datasheet, SXM)"}},
@@ -34,7 +41,11 @@ const std::vector<Entry> &entries() {
       {"H100",
        {"NVL", "PCIe", "GH200"},
        {"H100 SXM 80GB",
-        {{"vector.float32.tflops", {66.9, kVector}},
+        {{"matrix.float16.tflops", {989, kMatrix}},
+         {"matrix.bfloat16.tflops", {989, kMatrix}},
+         {"matrix.float8.tflops", {1979, kMatrix}},
+         {"mem1.GiB", {80, "spec: HBM3 80 GB (NVIDIA H100 datasheet, SXM)"}},
+         {"vector.float32.tflops", {66.9, kVector}},
          {"vector.float16.tflops", {133.8, kVector}},
          {"vector.bfloat16.tflops", {133.8, kVector}},
          {"mem1.GBps", {3350, "spec: HBM3 3.35 TB/s (NVIDIA H100 datasheet, SXM)"}},

@@ -117,7 +117,46 @@ std::optional<OverlapSample> overlap_sample(const Record &r, std::size_t hosts_i
   return o;
 }
 
+// Bytes of one element of a GEMM operand, by railgauge's dtype name; 0 when not known.
+double gemm_element_bytes(const std::string &dtype) {
+  if (dtype == "fp8_e4m3" || dtype == "fp8_e5m2")
+    return 1;
+  if (dtype == "bf16" || dtype == "fp16")
+    return 2;
+  if (dtype == "fp32" || dtype == "tf32")
+    return 4;
+  return dtype == "fp64" ? 8 : 0;
+}
+
+// A burn-in's GEMM (gemm.burn): one shape run back to back on every GPU for its duration, at
+// the clocks and power a training step holds. Its median GPU's rate is a point of the dtype's
+// table at that shape; the records carry no peak, so the peak comes from the GPU's spec.
+std::optional<GemmSample> burn_gemm_sample(const Record &r, std::string &why) {
+  namespace g = gemm::record;
+  const auto m = number(r.params, g::kM), n = number(r.params, g::kN), k = number(r.params, g::kK);
+  const auto flops = number(r.metrics, g::kFlopsPerCall);
+  const auto tflops = number(r.metrics, g::kTflopsMedian);
+  GemmSample s;
+  s.dtype = text(r.params, g::kDtype).value_or("");
+  const double element = gemm_element_bytes(s.dtype);
+  if (!m || !n || !k || !flops || !tflops || !(*tflops > 0) || !(*flops > 0) || element == 0) {
+    why = "gemm.burn without m, n, k, flops_per_call, tflops_median or a known dtype";
+    return std::nullopt;
+  }
+  s.m = static_cast<std::int64_t>(*m);
+  s.n = static_cast<std::int64_t>(*n);
+  s.k = static_cast<std::int64_t>(*k);
+  s.flops = *flops;
+  s.time_s = *flops / (*tflops * 1e12);
+  s.bytes = s.bytes_per_call = element * (*m * *k + *k * *n + *m * *n);
+  s.op = "burn";
+  s.key = r.key;
+  return s;
+}
+
 std::optional<GemmSample> gemm_sample(const Record &r, int host_cores, std::string &why) {
+  if (r.key == gemm::record::kBurn)
+    return burn_gemm_sample(r, why);
   const auto v = gemm::record::gemm_call_view(r);
   if (!v || !v->flops_per_call || !v->bytes_per_call || !v->time_s || v->dtype.empty() ||
       !(*v->time_s > 0) || !(*v->flops_per_call > 0)) {
@@ -152,7 +191,29 @@ std::optional<GemmSample> gemm_sample(const Record &r, int host_cores, std::stri
   return s;
 }
 
+// A burn-in's HBM copy (memory.burn): its median GPU's rate over one array size, counted as
+// the copy kernel's bytes (read and written, as the HBM copy records count them).
+std::optional<MemorySample> burn_memory_sample(const Record &r, std::string &why) {
+  const auto size = number(r.params, memory::record::kSizeBytes);
+  const auto gbytes_per_s = number(r.metrics, "bandwidth_gbytes_per_s_median");
+  if (!size || !gbytes_per_s || !(*size > 0) || !(*gbytes_per_s > 0) ||
+      text(r.params, "kernel").value_or("") != "copy") {
+    why = "memory.burn without a copy kernel's size_bytes and bandwidth_gbytes_per_s_median";
+    return std::nullopt;
+  }
+  MemorySample s;
+  s.tier = "hbm";
+  s.kind = "copy";
+  s.bytes = 2 * *size;
+  s.time_s = s.bytes / (*gbytes_per_s * 1e9);
+  s.key = r.key;
+  s.working_set_bytes = 2 * *size;
+  return s;
+}
+
 std::optional<MemorySample> memory_sample(const Record &r, std::string &why) {
+  if (r.key == memory::record::kHbmBurn)
+    return burn_memory_sample(r, why);
   const auto v = memory::record::memory_point_view(r);
   if (!v) {
     why = "a memory key that is neither memory.hbm_* nor memory.host_*";

@@ -586,6 +586,54 @@ def round_sig(x, digits):
     return float(f"{x:.{digits}g}")
 
 
+H100_BURNIN = ROOT / "results/reference/h100-burnin-2026-11-26/burnin/healthy"
+XXRJUN = ROOT / "tests/fixtures/verdicts/real"
+# What the burn-in and the two logs cannot say, given by hand (docs/calibrate.md, "Calculon end
+# to end on Hopper"): the rest of an H100 system file is measured or from the GPU's spec.
+H100_ASSUMED = {"networks.1.size": "3072", "mem2.GBps": "55.1", "mem2.efficiency": "1",
+                "mem2.GiB": "512", "vector.bfloat16.efficiency": "0.95",
+                "networks.0.processor_usage": "0.15", "networks.1.processor_usage": "0.02"}
+
+
+class HopperBurnInTest(unittest.TestCase):
+    """An H100 system file from one H100's committed burn-in (its sustained GEMM and HBM copy)
+    and real nccl-tests logs of one 8-GPU node and of ten such nodes: nothing from another GPU."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+        for log, out in (("xxrjun_h100x8_1node_cnode3-002_5coll.log", "node"),
+                         ("xxrjun_cluster01_h100_10node_8gpu_5coll_healthy.log", "fabric")):
+            r = railgauge("import", "nccl-tests", XXRJUN / log, "--out", self.dir / out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.inputs = [H100_BURNIN, self.dir / "node", self.dir / "fabric"]
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_the_burn_in_gives_the_matrix_and_hbm_figures(self):
+        r = railgauge("calibrate", *self.inputs, "--out", self.dir / "refused")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        listed = r.stderr.split("A100): ", 1)[1].split("\n", 1)[0].split(", ")
+        # The burn-in's GEMM and copy and the H100's spec leave these five, and only these.
+        self.assertEqual(sorted(listed), sorted(["mem2.GBps", "vector.bfloat16.efficiency",
+                                                 "mem2.efficiency", "networks.0.processor_usage",
+                                                 "networks.1.processor_usage"]))
+        out = self.dir / "cal"
+        assume = [a for k, v in H100_ASSUMED.items() for a in ("--assume", f"{k}={v}")]
+        r = railgauge("calibrate", *self.inputs, "--out", out, *assume)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        system = json.loads((out / "calculon_system.json").read_text())
+        bf16 = system["matrix"]["bfloat16"]
+        self.assertEqual(bf16["tflops"], 989)  # the spec's dense peak, not the rate measured
+        self.assertEqual(len(bf16["gflops_efficiency"]), 1)
+        self.assertAlmostEqual(bf16["gflops_efficiency"][0][1], 718.22 / 989, places=3)
+        self.assertAlmostEqual(system["mem1"]["GBps"], 3022.8, places=1)
+        report = json.loads((out / "fit_report.json").read_text())
+        origins = {a["name"]: a["origin"] for a in report["not_measured"]}
+        self.assertNotIn("borrowed", origins.values(), origins)
+        self.assertEqual(origins["matrix.bfloat16.tflops"], "spec")
+
 if __name__ == "__main__":
     BINARY = sys.argv[1]
     unittest.main(argv=[sys.argv[0], sys.argv[2]])
