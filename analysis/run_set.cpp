@@ -1,14 +1,17 @@
 #include "analysis/run_set.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
 #include <sys/stat.h>
+#include <thread>
 #include <tuple>
 #include <unistd.h>
 
@@ -192,6 +195,35 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
   digests.push_back(std::hash<std::string>{}(text));
 }
 
+// Parsing is most of loading a fleet (a seventh of a 1,500-node check): the files are parsed
+// on every core, each into a set of its own, and the sets joined in the order of the files, so
+// the result is the same as one file after another.
+void load_in_parallel(const std::vector<fs::path> &files, RunSet &set,
+                      std::vector<std::size_t> &digests) {
+  std::vector<RunSet> parts(files.size());
+  std::vector<std::vector<std::size_t>> part_digests(files.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < files.size(); i = next++)
+      load_one(files[i], parts[i], part_digests[i]);
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(std::max(1U, std::thread::hardware_concurrency()), files.size());
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (auto &t : pool)
+    t.join();
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::move(parts[i].runs.begin(), parts[i].runs.end(), std::back_inserter(set.runs));
+    std::move(parts[i].problems.begin(), parts[i].problems.end(), std::back_inserter(set.problems));
+    std::move(parts[i].unreadable.begin(), parts[i].unreadable.end(),
+              std::back_inserter(set.unreadable));
+    digests.insert(digests.end(), part_digests[i].begin(), part_digests[i].end());
+  }
+}
+
 std::string text_of(const nlohmann::json &manifest, const char *field) {
   return manifest.is_object() && manifest.contains(field) && manifest[field].is_string()
              ? manifest[field].get<std::string>()
@@ -305,12 +337,14 @@ RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options) {
   {
     // The same file reached twice (given twice, or through a link) is one run.
     std::set<std::pair<dev_t, ino_t>> files;
+    std::vector<fs::path> unique;
     for (const auto &f : walk.record_files) {
       struct stat st {};
       if (::stat(f.c_str(), &st) == 0 && !files.insert({st.st_dev, st.st_ino}).second)
         continue;
-      load_one(f, set, digests);
+      unique.push_back(f);
     }
+    load_in_parallel(unique, set, digests);
   }
   drop_copies(set, digests);
   const bool refused = name_refused_runs(set);

@@ -110,6 +110,8 @@ Report build_report(const ReportInput &in) {
   }
   if (in.comparison)
     comparison_section(page, *in.comparison);
+  for (const auto &section : in.sections)
+    section(page);
   Report out;
   out.html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
              xml_escape(in.title) + "</title><style>" + kStyle + "</style></head><body>\n<h1>" +

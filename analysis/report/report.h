@@ -8,12 +8,15 @@
 //   - pair matrices as heat maps for records with src/dst params, pairs under 93% of the best
 //     marked bad (ClusterKit's rule);
 //   - for a comparison: the per-family summary and ratio versus size per key.
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare/compare.h"
+#include "analysis/report/report_page.h"
 #include "analysis/run_set.h"
 
 namespace railgauge::report {
@@ -23,6 +26,8 @@ struct ReportInput {
   const analysis::RunSet *runs = nullptr;          // a run report, or
   const compare::Comparison *comparison = nullptr; // a comparison report
   std::optional<nlohmann::json> check;             // railgauge.check/1, optional
+  // Sections written after the others (report --history: a host's parts over time).
+  std::vector<std::function<void(Page &)>> sections;
 };
 
 struct Report {

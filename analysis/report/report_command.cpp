@@ -11,7 +11,10 @@
 #include "analysis/check/check_command.h"
 #include "analysis/check/check_output.h"
 #include "analysis/check/output_file.h"
+#include "analysis/history/db_command.h"
+#include "analysis/history/history_report.h"
 #include "analysis/report/report.h"
+#include "harness/data_paths.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 
@@ -21,7 +24,28 @@ namespace {
 struct Options {
   std::vector<std::string> inputs;
   std::optional<std::string> check, html, markdown, title;
+  history::DbFlags history; // --history DB --host HOST [--rules FILE]
+  std::string host, rules;
 };
+
+// report --history: the host's parts over its runs, from the database alone.
+report::Report history_report(const Options &o) {
+  if (o.host.empty())
+    throw InputError("--history needs the host to draw", "--host",
+                     "give --host NAME, a host the database holds");
+  auto db = history::open_database(
+      o.history.url, {.timeout_s = o.history.timeout_s, .password_file = o.history.password_file});
+  std::optional<check::RuleSet> rules;
+  if (!o.rules.empty())
+    rules = check::load_rules_file(
+        find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()}));
+  report::ReportInput in;
+  in.title = o.title.value_or("railgauge history: " + o.host);
+  in.sections.push_back([&](report::Page &page) {
+    history::history_section(page, *db, o.host, rules ? &*rules : nullptr);
+  });
+  return report::build_report(in);
+}
 
 nlohmann::json read_json(const std::string &path, const std::string &flag) {
   std::ifstream in(path);
@@ -39,6 +63,16 @@ int run_report(const CLI::App &cmd, const Options &o) {
   if (!cmd.remaining().empty())
     throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "report",
                      "see railgauge report --help");
+  if (!o.history.url.empty()) {
+    const auto rep = history_report(o);
+    if (o.html)
+      write_output_file(*o.html, rep.html, "--html");
+    if (o.markdown)
+      write_output_file(*o.markdown, rep.markdown, "--markdown");
+    if (!o.html && !o.markdown)
+      std::cout << rep.markdown;
+    return 0;
+  }
   if (o.inputs.empty())
     throw InputError("nothing to report on", "report",
                      "give run directories, or the JSON file of railgauge compare --json");
@@ -86,6 +120,15 @@ void add_report_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--markdown", o->markdown,
                   "Write the markdown twin here (printed when neither file is given)");
   cmd->add_option("--title", o->title, "Page title");
+  cmd->add_option("--history", o->history.url,
+                  "Draw a host's parts over its runs from this fleet history (sqlite:PATH or "
+                  "postgresql://...): a chart per figure, a line per slot, the fleet's band and "
+                  "the floor of --rules");
+  cmd->add_option("--host", o->host, "With --history: the host to draw");
+  cmd->add_option("--rules", o->rules,
+                  "With --history: the rules whose floors are drawn (a shipped profile's name or "
+                  "a rules file)");
+  history::add_db_flags(cmd, o->history);
   cmd->allow_extras();
   cmd->callback([cmd, o, &exit_code] {
     try {

@@ -17,10 +17,12 @@
 #include "analysis/check/check_output.h"
 #include "analysis/check/evaluate.h"
 #include "analysis/history/database.h"
+#include "analysis/history/history_report.h"
 #include "analysis/history/history_rules.h"
 #include "analysis/history/ingest.h"
 #include "analysis/history/schema.h"
 #include "analysis/history/trend.h"
+#include "analysis/report/report.h"
 #include "analysis/run_set.h"
 #include "gemm/cuda/burn.h"
 #include "harness/error.h"
@@ -250,6 +252,26 @@ TEST_P(History, ADatabaseOfANewerSchemaIsRefused) {
   } catch (const InputError &e) {
     EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
   }
+}
+
+TEST_P(History, TheReportDrawsEachGpuOverItsRunsWithFloorAndFleetBand) {
+  auto db = open_database(url_);
+  for (int run = 1; run <= 6; ++run)
+    burn_in(*db, {.run = run, .drifting_gpu = 5});
+  const auto rules = check::load_rules_file(kSource + "/results/rules/h200-sxm.yaml");
+  report::ReportInput in;
+  in.title = "history";
+  in.sections.push_back([&](report::Page &page) { history_section(page, *db, kHost, &rules); });
+  const auto page = report::build_report(in);
+  // Two charts (GEMM and HBM burn), each a line per GPU, the fleet's band and the floor.
+  EXPECT_NE(page.html.find("gemm.burn"), std::string::npos);
+  EXPECT_NE(page.html.find("memory.burn"), std::string::npos);
+  EXPECT_NE(page.html.find("floor (burn-gemm-floor)"), std::string::npos);
+  EXPECT_NE(page.html.find("fleet 5th-95th percentile"), std::string::npos);
+  EXPECT_NE(page.html.find("0000:68:00.0"), std::string::npos); // GPU 5's slot
+  EXPECT_NE(page.markdown.find("| 0000:68:00.0 | 6 |"), std::string::npos) << page.markdown;
+  EXPECT_THROW(history_section(*std::make_unique<report::Page>(), *db, "nohost", &rules),
+               InputError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, History, ::testing::Values("sqlite", "postgresql"),
