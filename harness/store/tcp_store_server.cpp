@@ -42,6 +42,9 @@ struct TcpStoreServer::Connection {
   UniqueFd fd;
   std::string peer;
   std::string in, out;
+  // Bytes of `out` already sent: a large reply goes out in pieces without moving the rest to the
+  // front each time (thousands of ranks fetching one gathered value made that quadratic).
+  std::size_t out_sent = 0;
   bool authenticated = false;
   bool closing = false; // close once `out` is sent
   bool dead = false;    // close now
@@ -233,7 +236,10 @@ void TcpStoreServer::check_pending(Connection &c) {
       return;
     }
   }
-  c.out += wire::encode_reply(reply);
+  if (c.out.empty())
+    c.out = wire::encode_reply(reply); // a gathered value: one copy less
+  else
+    c.out += wire::encode_reply(reply);
   c.pending.reset();
   c.last_activity = SteadyClock::now();
   handle_input(c); // requests that arrived behind the wait
@@ -305,10 +311,12 @@ void TcpStoreServer::serve() {
       if (!c.dead)
         check_pending(c);
       if (!c.out.empty() && !c.dead) {
-        const ssize_t n =
-            ::send(c.fd.get(), c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        const ssize_t n = ::send(c.fd.get(), c.out.data() + c.out_sent, c.out.size() - c.out_sent,
+                                 MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0)
-          c.out.erase(0, static_cast<std::size_t>(n));
+          c.out_sent += static_cast<std::size_t>(n);
+        if (c.out_sent == c.out.size()) // all sent: `out` is empty whenever nothing waits
+          c.out.clear(), c.out_sent = 0;
         else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
           c.dead = true;
       }

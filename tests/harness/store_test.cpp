@@ -78,5 +78,36 @@ TEST(StoreAllGather, ReturnsValuesInRankOrder) {
     EXPECT_EQ(g, (std::vector<std::string>{"v0", "v1", "v2", "v3"}));
 }
 
+// Rank 0 packs the values into one key; values too large for one key are fetched one by one.
+TEST(StoreAllGather, ValuesTooLargeToPackStillArriveInRankOrder) {
+  MemoryStore store;
+  constexpr int kWorld = 3;
+  std::vector<std::vector<std::string>> got(kWorld);
+  std::vector<std::thread> ranks;
+  const auto value = [](int r) { return std::string(std::size_t{3} << 20, char('a' + r)); };
+  for (int r = 0; r < kWorld; ++r)
+    ranks.emplace_back(
+        [&, r] { got[r] = store_all_gather(store, "big", r, kWorld, value(r), 5000ms); });
+  for (auto &t : ranks)
+    t.join();
+  for (const auto &g : got)
+    EXPECT_EQ(g, (std::vector<std::string>{value(0), value(1), value(2)}));
+}
+
+TEST(StoreAllGather, ATimeoutNamesTheRanksThatDidNotArrive) {
+  MemoryStore store;
+  std::string error;
+  std::thread one([&] {
+    try {
+      store_all_gather(store, "g", 1, 3, "x", 50ms);
+    } catch (const StoreTimeout &e) {
+      error = e.what();
+    }
+  });
+  one.join();
+  EXPECT_NE(error.find("all-gather 'g': ranks 0, 2 of 3 did not arrive"), std::string::npos)
+      << error;
+}
+
 } // namespace
 } // namespace railgauge
