@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/error.h"
+#include "rdma/coverage_rounds.h"
 #include "rdma/pair_report.h"
 
 namespace railgauge::rdma {
@@ -157,7 +158,27 @@ std::vector<Axis> pair_matrix_axes() {
        AxisType::real,
        "Bad: bandwidth below this fraction of the fleet maximum",
        {0.93},
+       {}},
+      {"coverage_k",
+       AxisType::integer,
+       "0: all pairs (n - 1 rounds); k > 0: rounds from the coverage planner that cross every "
+       "NIC cable and uplink at least k times (docs/rdma.md, Fabric acceptance at scale)",
+       {std::int64_t{0}},
+       {}},
+      {"topology",
+       AxisType::text,
+       "With coverage_k: the fabric's topology (YAML, ibnetdiscover output or an lldpctl "
+       "directory), the same path on every node; empty: each rail one leaf",
+       {std::string("")},
        {}}};
+}
+
+void apply_coverage_axes(const Point &p, PairMatrixSpec &spec) {
+  spec.coverage_k = static_cast<int>(p.integer("coverage_k"));
+  spec.topology = p.text("topology");
+  if (spec.coverage_k < 0 || spec.coverage_k > 16)
+    throw InputError(fmt::format("coverage_k {} is out of range", spec.coverage_k), "-a coverage_k",
+                     "give 0 (all pairs) or a k from 1 to 16");
 }
 
 PairThresholds thresholds_of(const Point &p) {
@@ -167,7 +188,11 @@ PairThresholds thresholds_of(const Point &p) {
 Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &eps,
                         const PairMatrixSpec &spec, const PairSideFn &side) {
   MatrixRun m(ctx, store, eps, spec, side);
-  const auto rounds = fabric_rounds(eps.endpoints, spec.mode);
+  CoverageRounds coverage;
+  if (spec.coverage_k > 0) // the same plan on every rank: the same seed, the same topology
+    coverage = coverage_rounds(eps.endpoints, spec.topology, spec.coverage_k, 1);
+  const auto rounds =
+      spec.coverage_k > 0 ? coverage.rounds : fabric_rounds(eps.endpoints, spec.mode);
   const auto matrix = m.run_rounds(rounds, "matrix");
   const auto results = results_of(matrix);
   const auto bad = find_bad_pairs(results, spec.thresholds);
@@ -203,6 +228,11 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
   out.metrics["endpoints"] = endpoints_j;
   out.metrics["pairing"] = spec.mode == PairMode::rail_aligned ? "rail_aligned" : "all_to_all";
   out.metrics["rounds"] = rounds.size();
+  if (spec.coverage_k > 0) {
+    out.metrics["pairing"] = "coverage";
+    out.metrics["coverage_plan"] = coverage.how;
+    out.metrics["coverage_missing"] = coverage.missing;
+  }
   out.metrics["pairs"] = pairs_json(matrix);
   out.metrics["fleet_min_latency_s"] = ref.min_latency_s;
   out.metrics["fleet_max_bandwidth_gbits_per_s"] = ref.max_bandwidth_gbits_per_s;

@@ -31,12 +31,17 @@ struct PairMatrixSpec {
   // The longest one pair may take on its slowest side (both measurements, or the server's
   // waits for a peer that is gone): a round is bounded by this x its busiest rank's pairs.
   double pair_timeout_s = 0;
+  // Coverage instead of all pairs (rdma/coverage_rounds.h): k > 0, over `topology` if given.
+  int coverage_k = 0;
+  std::string topology;
 };
 
 // The axes every pair matrix has: latency_size_bytes, bandwidth_size_bytes, latency_factor and
 // bandwidth_fraction (ClusterKit's defaults), and the thresholds they give.
 std::vector<Axis> pair_matrix_axes();
 PairThresholds thresholds_of(const Point &p);
+// coverage_k and topology into the spec; InputError for a k out of range.
+void apply_coverage_axes(const Point &p, PairMatrixSpec &spec);
 
 // One side of one pair, under its own store prefix. The measuring side (the owner of the pair's
 // second endpoint) returns the pair's p50 latency and bandwidth, and throws when the pair fails

@@ -90,6 +90,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   spec.prefix = fmt::format("nic_pairs/{}/", points_run_++);
   spec.mode = p.text("pairing") == "all_to_all" ? PairMode::all_to_all : PairMode::rail_aligned;
   spec.thresholds = thresholds_of(p);
+  apply_coverage_axes(p, spec);
   // A pair's side waits at most a peer timeout for the other's connection data, then serves or
   // measures for at most two time budgets, twice (latency, then bandwidth).
   spec.pair_timeout_s = 2 * (2 * ctx.peer_timeout_s() + 2 * ctx.measure_spec().time_budget_s);

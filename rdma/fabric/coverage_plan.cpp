@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 #include <set>
@@ -90,6 +91,22 @@ std::vector<std::vector<int>> nodes_by_leaf(const Topology &t) {
   return out;
 }
 
+// Per leaf: whether another leaf holds NICs of a rail it holds, so that flows between them climb.
+std::vector<char> leaves_with_rail_peers(const Topology &t) {
+  std::vector<std::set<int>> rails(t.leaves.size());
+  std::map<int, std::set<int>> leaves_of_rail;
+  for (const auto &l : t.links)
+    if (l.kind == LinkKind::nic_leaf) {
+      rails[l.leaf].insert(l.rail);
+      leaves_of_rail[l.rail].insert(l.leaf);
+    }
+  std::vector<char> out(t.leaves.size(), 0);
+  for (std::size_t leaf = 0; leaf < t.leaves.size(); ++leaf)
+    for (int r : rails[leaf])
+      out[leaf] |= leaves_of_rail[r].size() > 1;
+  return out;
+}
+
 // `nodes` and as many others again (all when fewer), drawn at random: partners for them.
 std::vector<int> with_partners(const Topology &t, const std::set<int> &nodes,
                                std::mt19937_64 &rng) {
@@ -142,6 +159,12 @@ CoveragePlan plan_coverage(const Topology &t, const CoverageOptions &options,
       wanted_endpoints[t.endpoint(link.node, link.rail)] = 1;
     }
   }
+  // A leaf alone on its rails sees no rail-aligned flow climb: its uplinks are said, not planned.
+  const auto peers = leaves_with_rail_peers(t);
+  const auto unreachable = std::partition(uplinks.begin(), uplinks.end(),
+                                          [&](int l) { return peers[t.links[l].leaf] != 0; });
+  const auto alone = static_cast<int>(uplinks.end() - unreachable);
+  uplinks.erase(unreachable, uplinks.end());
   // Uplinks are crossed by flows of their leaf's NICs: those NICs take part too.
   const auto leaf_nodes = nodes_by_leaf(t);
   for (int l : uplinks)
@@ -170,6 +193,10 @@ CoveragePlan plan_coverage(const Topology &t, const CoverageOptions &options,
                          "{:.4f} (ECMP picks the uplink)",
                          rounds, options.flows_per_pair, nodes.size(), rounds, uplinks.size(),
                          options.k, plan.probability);
+  if (alone > 0)
+    plan.how += fmt::format("; {} uplinks of leaves alone on their rail cannot be crossed by "
+                            "rail-aligned pairs",
+                            alone);
   return plan;
 }
 

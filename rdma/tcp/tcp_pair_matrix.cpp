@@ -64,6 +64,7 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
   PairMatrixSpec spec;
   spec.prefix = fmt::format("pairs/{}/", points_run_++);
   spec.thresholds = thresholds_of(p);
+  apply_coverage_axes(p, spec);
   // A healthy pair measures latency, then bandwidth, each for the time budget; a pair whose peer
   // is gone gives up after at most two peer timeouts (the server's latency and bandwidth accepts).
   spec.pair_timeout_s = 2 * (ctx.measure_spec().time_budget_s + ctx.peer_timeout_s());

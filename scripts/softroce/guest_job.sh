@@ -86,24 +86,36 @@ while [ $rep -le $reps ]; do
 done
 
 # rdma.pair_matrix over verbs: four railgauge processes standing for four nodes
-# (node_identity=rank), every NIC of the guest (rxe0, rxe1) a rail: 2 x 6 pairs in 3 rounds,
-# then the retests of whatever the emulation's noise made look bad.
-pair_matrix() {
-  rm -rf runs_matrix
+# (node_identity=rank), every NIC of the guest (rxe0, rxe1) a rail. matrix_ranks OUT PORT TOKEN
+# [AXES...] runs them; every pair must have run: under emulation a pair may be judged bad,
+# never fail.
+matrix_ranks() {
+  out=$1 port=$2 token=$3
+  shift 3
+  rm -rf "$out"
   for r in 0 1 2 3; do
-    SLURM_NTASKS=4 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=softroce-matrix \
-      /rg/railgauge rdma --filter rdma.pair_matrix -a node_identity=rank \
-      -a bandwidth_size_bytes=65536 --time-budget 0.3 --out runs_matrix -q \
-      --store tcp://127.0.0.1:18602 --store-timeout 120 > "railgauge_matrix_$r.log" 2>&1 &
+    SLURM_NTASKS=4 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=$token \
+      /rg/railgauge rdma --filter rdma.pair_matrix -a node_identity=rank "$@" \
+      -a bandwidth_size_bytes=65536 --time-budget 0.3 --out "$out" -q \
+      --store "tcp://127.0.0.1:$port" --store-timeout 120 > "railgauge_${out#runs_}_$r.log" 2>&1 &
     eval "pid$r=\$!"
   done
   rc=0
   for r in 0 1 2 3; do eval "wait \$pid$r" || rc=1; done
-  # Every pair must have run: under emulation a pair may be judged bad, never fail.
-  [ $rc -eq 0 ] && grep -q '"status":"ok"' runs_matrix/*/rank-00000/records.jsonl &&
-    ! grep -q '"error":' runs_matrix/*/rank-00000/records.jsonl
+  [ $rc -eq 0 ] && grep -q '"status":"ok"' "$out"/*/rank-00000/records.jsonl &&
+    ! grep -q '"error":' "$out"/*/rank-00000/records.jsonl
 }
+# All pairs: 2 x 6 pairs in 3 rounds, then the retests of whatever the emulation's noise made
+# look bad.
+pair_matrix() { matrix_ranks runs_matrix 18602 softroce-matrix; }
 step pair_matrix pair_matrix
+# The coverage planner's rounds instead (coverage_k=2, no topology file: each rail one leaf):
+# every NIC crossed twice in 2 rounds.
+pair_matrix_coverage() {
+  matrix_ranks runs_coverage 18603 softroce-coverage -a coverage_k=2 &&
+    grep -q '"pairing":"coverage"' runs_coverage/*/rank-00000/records.jsonl
+}
+step pair_matrix_coverage pair_matrix_coverage
 # The fabric under load as four processes standing for four nodes, all on rxe0 (rxe delivers
 # between two of one kernel's devices through lo, where none listens), started as srun starts
 # them, through the TCP store: qp_scaling over 1 and 4 QPs, an incast into
