@@ -38,7 +38,8 @@
 #                    railgauge measures each point alone again, then torch, ABAB..., and each
 #                    peer record holds the ratio's interval and a parity verdict
 #                    (scripts/peer_pairs.py); off by default (each point then costs N railgauge
-#                    starts)
+#                    starts). The two torch steps get 2N times their share, and a default
+#                    budget grows by (2N - 1) x 15 % to hold them (N = 3: 480 s becomes 840 s)
 #
 # Environment: PYTHON (default python3) is the Python that holds PyTorch. For railgauge and the
 # GPU tests, LD_LIBRARY_PATH becomes torch/lib and site-packages/nvidia/*/lib (libcublasLt,
@@ -106,9 +107,18 @@ done
 if [[ -n "$budget_s" && ! "$budget_s" =~ ^[0-9]+$ ]]; then
   usage_error "--budget-s '$budget_s' is not a whole number of seconds"
 fi
+budget_given=$((${#budget_s} > 0))
 [[ -z "$budget_s" ]] && budget_s=$((quick ? 480 : 3600))
 if [[ ! "$interleave" =~ ^[0-9]+$ ]] || ((interleave == 1 || interleave == 2)); then
   usage_error "--interleave '$interleave': give a number of rounds, at least 3 (0: off)"
+fi
+# The torch peers' shares (gemm-vs-torch 7 %, copy-vs-torch 8 %) are sized for one torch pass.
+# Interleaved, each point runs N times on each side, about 2N such passes: their steps get 2N
+# times their share, and a default budget grows by what they add, so the steps after them keep
+# theirs. A budget given with --budget-s is kept; the steps run in order within it.
+peer_pct=15
+if ((interleave && !budget_given)); then
+  budget_s=$((budget_s + budget_s * peer_pct * (2 * interleave - 1) / 100))
 fi
 if ((budget_s < 60)); then
   usage_error "--budget-s $budget_s is too short: the last steps alone keep 30 s; give 60 or more"
@@ -546,6 +556,8 @@ if ((interleave)); then
 fi
 # Seconds for a step: a percentage of the budget, at least 10.
 share() { echo $((budget_s * $1 / 100 > 10 ? budget_s * $1 / 100 : 10)); }
+# Seconds for a torch peer step: its share, 2N times over when interleaved (above).
+peer_share() { echo $(($(share "$1") * (interleave ? 2 * interleave : 1))); }
 # The GPUs nvidia-smi lists (1 when it lists none, as torch may still see one): the steps that
 # run once per GPU get a cap that grows with them.
 gpu_count=$(grep -c '^GPU [0-9]' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null)
@@ -605,7 +617,7 @@ gemm_vs_torch() {
     skip "gemm-vs-torch-${s#gemm-}" "no run directory from step $s"
     return
   fi
-  STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" "$(share "$pct")" plain \
+  STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" "$(peer_share "$pct")" plain \
     "${py[@]}" "$repo/scripts/gemm_vs_torch.py" "$rd" \
     --out "$out/peers/$s" "${gemm_peer_args[@]}"
 }
@@ -652,7 +664,7 @@ else
   if ((${#copy_runs[@]} == 0)); then
     skip copy-vs-torch "no run directory from the memory-hbm and offload steps"
   else
-    STEP_RUN_DIR="$out/peers/copy" step copy-vs-torch "$(share 8)" plain \
+    STEP_RUN_DIR="$out/peers/copy" step copy-vs-torch "$(peer_share 8)" plain \
       "${py[@]}" "$repo/scripts/copy_vs_torch.py" "${copy_runs[@]}" \
       --out "$out/peers/copy" "${copy_peer_args[@]}"
   fi

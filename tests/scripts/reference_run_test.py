@@ -280,6 +280,17 @@ class ReferenceRunTest(unittest.TestCase):
         self.assertNotIn("failed", [s["status"] for s in m["steps"] if s["name"] != "calibrate"],
                          p.stdout)
 
+    def test_interleaved_peers_widen_a_default_budget_and_keep_a_given_one(self):
+        # Interleaved, the torch peers run each point 2N times: a default budget grows by
+        # (2N - 1) times their 15 %, so the steps after them keep their shares.
+        build = self.fake_build()
+        for extra, expected in (([], 480 + 480 * 15 * 5 // 100), (["--budget-s", "600"], 600)):
+            out = os.path.join(self.tmp.name, f"out-{expected}")
+            self.run_script("--build-dir", build, "--out", out, "--quick", "--only", "memory",
+                            "--interleave", "3", *extra, env=self.fake_gpu_env())
+            m, _ = self.manifest(out)
+            self.assertEqual(m["budget_s"], expected)
+
     def test_a_step_past_its_share_is_killed_and_the_budget_skips_the_rest(self):
         # railgauge that hangs in `gemm` and `memory`: each step is killed at its share of a 60 s
         # budget, the steps after them find none left and are skipped; no run directory is
