@@ -59,20 +59,22 @@ nlohmann::json read_json(const std::string &path, const std::string &flag) {
   }
 }
 
+int write_report(const Options &o, const report::Report &rep) {
+  if (o.html)
+    write_output_file(*o.html, rep.html, "--html");
+  if (o.markdown)
+    write_output_file(*o.markdown, rep.markdown, "--markdown");
+  if (!o.html && !o.markdown)
+    std::cout << rep.markdown;
+  return 0;
+}
+
 int run_report(const CLI::App &cmd, const Options &o) {
   if (!cmd.remaining().empty())
     throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "report",
                      "see railgauge report --help");
-  if (!o.history.url.empty()) {
-    const auto rep = history_report(o);
-    if (o.html)
-      write_output_file(*o.html, rep.html, "--html");
-    if (o.markdown)
-      write_output_file(*o.markdown, rep.markdown, "--markdown");
-    if (!o.html && !o.markdown)
-      std::cout << rep.markdown;
-    return 0;
-  }
+  if (!o.history.url.empty())
+    return write_report(o, history_report(o));
   if (o.inputs.empty())
     throw InputError("nothing to report on", "report",
                      "give run directories, or the JSON file of railgauge compare --json");
@@ -95,14 +97,7 @@ int run_report(const CLI::App &cmd, const Options &o) {
   }
   if (o.title)
     in.title = *o.title;
-  const auto rep = report::build_report(in);
-  if (o.html)
-    write_output_file(*o.html, rep.html, "--html");
-  if (o.markdown)
-    write_output_file(*o.markdown, rep.markdown, "--markdown");
-  if (!o.html && !o.markdown)
-    std::cout << rep.markdown;
-  return 0;
+  return write_report(o, report::build_report(in));
 }
 
 } // namespace

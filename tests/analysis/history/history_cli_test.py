@@ -213,6 +213,20 @@ class HistoryCli(unittest.TestCase):
                             "ORDER BY h.name").fetchall()
         self.assertEqual(hosts, [("node01",), ("node02",)])
 
+    def test_report_history_draws_a_host_and_refuses_an_unknown_one(self):
+        url = f"sqlite:{self.tmp / 'report.db'}"
+        self.assertEqual(self.railgauge("db", "ingest", "--db", url, self.runs).returncode, 0)
+        html = self.tmp / "node01.html"
+        r = self.railgauge("report", "--history", url, "--host", "node01", "--html", html)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = html.read_text()
+        self.assertIn("History of node01", page)
+        self.assertIn("4 run(s) of node01", page)
+        self.assertGreater(page.count("<svg"), 10)
+        r = self.railgauge("report", "--history", url, "--host", "node99")
+        self.assertEqual(r.returncode, 4)
+        self.assertIn("no figure of host 'node99'", r.stderr)
+
     def test_check_history_alone_judges_every_host_it_holds(self):
         url = f"sqlite:{self.tmp / 'alone.db'}"
         self.assertEqual(self.railgauge("db", "ingest", "--db", url, self.runs).returncode, 0)
