@@ -2,7 +2,8 @@
 """A pair point (rdma.tcp_bw, rank 0 against rank 1) whose peer dies or stops answering in the
 middle: the survivor writes an `error` record for the point in progress naming the peer, says so
 on stderr, and exits within its peer timeout (--store-timeout) plus slack; every record written
-so far, on both ranks, stays valid against the schema.
+so far, on both ranks, stays valid against the schema. And a pair matrix played in the
+coverage planner's rounds (coverage_k) instead of all pairs.
 
 Run by CTest, one test per CTest test:  pair_fault_test.py RAILGAUGE TestName.test_name
 """
@@ -185,6 +186,39 @@ class PairMatrixFaultTest(unittest.TestCase):
             problems, count = validate_run.validate_run_dir(run_dir / "rank-00003", False)
             self.assertEqual(problems, [])
             self.assertEqual(count, 1)
+
+
+class PairMatrixCoverageTest(unittest.TestCase):
+    """rdma.tcp_pair_matrix on 4 ranks with coverage_k=2: the coverage planner's 2 rounds of 2
+    pairs instead of all pairs' 3 rounds of 2, every rank in a pair each round, records valid."""
+
+    def test_coverage_rounds_cross_every_endpoint_twice(self):
+        with tempfile.TemporaryDirectory(prefix="railgauge-coverage-") as tmp:
+            out = pathlib.Path(tmp)
+            args = ["rdma", "--filter", "rdma.tcp_pair_matrix", "-a", "coverage_k=2",
+                    "--time-budget", "0.2", "--out", str(out), "-q"]
+            procs = start_ranks(RAILGAUGE, lambda rank: args, 4, 30)
+            try:
+                for p in procs:
+                    _, err = p.communicate(timeout=240)
+                    self.assertEqual(p.returncode, 0, err)
+            finally:
+                end_all(procs)
+            [run_dir] = [p for p in out.iterdir() if p.is_dir()]
+            [matrix] = [r for r in records_of(run_dir / "rank-00000")
+                        if r.get("key") == "rdma.tcp_pair_matrix"]
+            self.assertEqual(matrix["status"], "ok")
+            metrics = matrix["metrics"]
+            self.assertEqual(metrics["pairing"], "coverage")
+            self.assertEqual(metrics["rounds"], 2)
+            played = {}
+            for pair in metrics["pairs"]:
+                for end in pair["endpoints"]:
+                    played[end] = played.get(end, 0) + 1
+            self.assertEqual(played, {0: 2, 1: 2, 2: 2, 3: 2}, metrics["pairs"])
+            for rank in range(4):
+                problems, _ = validate_run.validate_run_dir(run_dir / f"rank-{rank:05d}", False)
+                self.assertEqual(problems, [], f"rank {rank}")
 
 
 if __name__ == "__main__":
