@@ -27,6 +27,7 @@ install(TARGETS railgauge RUNTIME DESTINATION bin)
 install(PROGRAMS scripts/slurm_burnin.sbatch scripts/slurm_rack.sbatch
         DESTINATION share/railgauge/slurm)
 install(FILES README.md docs/launch.md docs/check.md docs/calibrate.md docs/reference-runs.md
+              docs/install.md
         DESTINATION share/doc/railgauge)
 
 # cpack -G DEB (or scripts/package_deb.sh) writes railgauge_<version>_<arch>.deb. Its Depends
