@@ -44,14 +44,14 @@ std::string barrier_key_prefix(const std::string &name) { return "barrier/" + na
 
 namespace {
 
-// Rank 0 waits for every rank's key and then sets one key that all the others wait for: each
-// of them then asks for one key, not world_size, so a barrier of n ranks is O(n) requests and
-// key lookups at the store, not O(n^2) (docs/rdma.md, "Control plane"). A rank whose wait for
-// that key expires asks which ranks' keys are missing and names them, as before.
-void wait_for_rank_zero(Store &store, const std::string &what, const std::string &prefix,
-                        const std::string &done_key, int world_size, Milliseconds timeout) {
+// Rank 0 waits for every rank's key and then sets one key that all the others get: each of
+// them then asks for one key, not world_size, so a barrier of n ranks is O(n) requests and key
+// lookups at the store, not O(n^2) (docs/rdma.md, "Control plane"). A rank whose get of that
+// key expires asks which ranks' keys are missing and names them, as before.
+std::string get_from_rank_zero(Store &store, const std::string &what, const std::string &prefix,
+                               const std::string &key, int world_size, Milliseconds timeout) {
   try {
-    store.wait({done_key}, timeout);
+    return store.get(key, timeout);
   } catch (const StoreTimeout &) {
     wait_for_ranks(store, what, prefix, world_size, Milliseconds(0));
     throw StoreTimeout(fmt::format("{}: every rank arrived but rank 0 did not say so within {} s",
@@ -71,7 +71,7 @@ void store_barrier(Store &store, const std::string &name, int rank, int world_si
     wait_for_ranks(store, what, prefix, world_size, timeout);
     store.set(prefix + "done", "");
   } else {
-    wait_for_rank_zero(store, what, prefix, prefix + "done", world_size, timeout);
+    get_from_rank_zero(store, what, prefix, prefix + "done", world_size, timeout);
   }
 }
 
@@ -147,8 +147,7 @@ std::vector<std::string> store_all_gather(Store &store, const std::string &name,
     store.set(all_key, packed.size() <= kMaxPackedBytes ? packed : std::string());
     return values;
   }
-  wait_for_rank_zero(store, what, prefix, all_key, world_size, timeout);
-  const auto packed = store.get(all_key, timeout);
+  const auto packed = get_from_rank_zero(store, what, prefix, all_key, world_size, timeout);
   return packed.empty() ? one_by_one() : unpack(packed, world_size);
 }
 
