@@ -17,7 +17,7 @@
 # preprocessor mode (the build directories differ, so direct mode misses). build-deb/ stays,
 # and the next run builds on it incrementally (dpkg-buildpackage -nc).
 # Time on the 2-core Debian 12 VM, other builds sharing its cores (`time scripts/package.sh
-# --image`): 1 min 41 s and 2 min 18 s with build-deb/ kept and the base image imported. From a
+# --image`): 1 min 41 s to 2 min 18 s (3 runs) with build-deb/ kept and the base image imported. From a
 # fresh clone after build/ (CI's case) about 7 min, the sum of its steps measured one by one:
 # compile from ccache 158 s, packaging 112 s, lintian 9 s, debootstrap and import 115 s, image
 # and checks 24 s (docs/install.md, "Times and sizes").
@@ -52,9 +52,10 @@ rm -f "$out"/railgauge_* "$out"/railgauge-dbgsym_*
 
 # --- the package -----------------------------------------------------------------------------
 step_start=$SECONDS
-# -nc (no clean first): build-deb/ of an earlier run is built on incrementally. Without the
-# stamp, dh runs every build step again (make decides what is out of date).
-rm -f debian/debhelper-build-stamp debian/*.debhelper.log
+# -nc (no clean first): build-deb/ of an earlier run is built on incrementally. dh_clean
+# removes the rest of that run (the stamp, the packages' trees, the dbgsym root, which would
+# otherwise keep the old binary's debug file beside the new one) but not the build directory.
+dh_clean
 if ! RAILGAUGE_DEB_DESTDIR=$out timeout 3600 nice -n 5 dpkg-buildpackage -b -us -uc -nc \
   --changes-file="$changes" --buildinfo-file="${changes%.changes}.buildinfo" \
   --changes-option=-u"$out" --buildinfo-option=-u"$out" >"$out/build.log" 2>&1; then
@@ -92,8 +93,9 @@ binary=$root/pkg/usr/bin/railgauge
 sections=$(readelf -S "$binary")
 [[ $sections != *.debug_info* ]] || fail "$binary is not stripped"
 build_id=$(readelf -n "$binary" | sed -n 's/.*Build ID: //p')
-[ -f "$root/dbgsym/usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" ] ||
-  fail "railgauge-dbgsym has no debug file for build id $build_id"
+debug_files=$(cd "$root/dbgsym" && find usr/lib/debug -name '*.debug')
+[ "$debug_files" = "usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" ] ||
+  fail "railgauge-dbgsym should hold the debug file of build id $build_id alone: $debug_files"
 linked=$(ldd "$binary")
 [[ ! $linked =~ cuda|cublas|nccl ]] || fail "the binary links CUDA or NCCL: $linked"
 # Run from outside the checkout: the data must come from the package, beside the binary.
