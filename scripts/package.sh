@@ -17,10 +17,10 @@
 # preprocessor mode (the build directories differ, so direct mode misses). build-deb/ stays,
 # and the next run builds on it incrementally (dpkg-buildpackage -nc).
 # Time on the 2-core Debian 12 VM, other builds sharing its cores (`time scripts/package.sh
-# --image`): 1 min 41 s to 2 min 18 s (3 runs) with build-deb/ kept and the base image imported. From a
-# fresh clone after build/ (CI's case) about 7 min, the sum of its steps measured one by one:
-# compile from ccache 158 s, packaging 112 s, lintian 9 s, debootstrap and import 115 s, image
-# and checks 24 s (docs/install.md, "Times and sizes").
+# --image`): 1 min 41 s to 3 min 1 s (4 runs) with build-deb/ kept and the base image there.
+# From a fresh clone after build/ (CI's case) about 6.5 min, the sum of its steps measured one by
+# one: compile from ccache 158 s, packaging 112 s, lintian 9 s, package_image.sh with no base
+# image 109 s (docs/install.md, "Times and sizes").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
