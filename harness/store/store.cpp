@@ -15,18 +15,24 @@ std::vector<std::string> rank_keys(const std::string &prefix, int world_size) {
   return keys;
 }
 
-// Waits for one key per rank; a timeout is rethrown naming the ranks that did not arrive.
+// Waits for one key per rank; a timeout is rethrown naming the ranks that did not arrive within
+// `waited` (the whole wait, when this call only checks what an earlier wait left missing).
 void wait_for_ranks(Store &store, const std::string &what, const std::string &prefix,
-                    int world_size, Milliseconds timeout) {
+                    int world_size, Milliseconds timeout, Milliseconds waited) {
   try {
     store.wait(rank_keys(prefix, world_size), timeout);
   } catch (const StoreTimeout &e) {
     const auto ranks = ranks_missing(e.missing_keys(), prefix);
     throw StoreTimeout(fmt::format("{}: rank{} {} of {} did not arrive within {} s", what,
                                    ranks.size() == 1 ? "" : "s", fmt::join(ranks, ", "), world_size,
-                                   timeout.count() / 1000.0),
+                                   waited.count() / 1000.0),
                        e.missing_keys());
   }
+}
+
+void wait_for_ranks(Store &store, const std::string &what, const std::string &prefix,
+                    int world_size, Milliseconds timeout) {
+  wait_for_ranks(store, what, prefix, world_size, timeout, timeout);
 }
 
 } // namespace
@@ -53,7 +59,7 @@ std::string get_from_rank_zero(Store &store, const std::string &what, const std:
   try {
     return store.get(key, timeout);
   } catch (const StoreTimeout &) {
-    wait_for_ranks(store, what, prefix, world_size, Milliseconds(0));
+    wait_for_ranks(store, what, prefix, world_size, Milliseconds(0), timeout);
     throw StoreTimeout(fmt::format("{}: every rank arrived but rank 0 did not say so within {} s",
                                    what, timeout.count() / 1000.0),
                        {prefix + "0"});
