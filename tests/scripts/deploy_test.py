@@ -2,7 +2,7 @@
 an unknown field fails), and a broken one fails it; they ask for what docs/install.md says (the
 burn-in Job holds every GPU it expects, the inventory DaemonSet none) with options railgauge
 knows and a shipped rules profile; the Apptainer definition has the header and sections a build
-needs, and runs the installed binary.
+needs, and runs the installed binary; debian/changelog's version is the project's.
 
 Usage: deploy_test.py RAILGAUGE_BINARY SOURCE_DIR [TestName ...]
 The schema check is kubernetes-validate from SOURCE_DIR/.venv-deploy (scripts/setup.sh).
@@ -134,6 +134,19 @@ class DeployTest(unittest.TestCase):
             self.assertTrue(sections.get(needed), f"%{needed} is missing or empty")
         self.assertEqual(sections["runscript"], ['exec /usr/bin/railgauge "$@"'])
         self.assertIn("/usr/bin/railgauge --version", sections["test"])
+
+    def test_debian_changelog_is_the_projects_version(self):
+        """The package's version is debian/changelog's; a release that bumps project(VERSION)
+        alone would ship a .deb that says another version than `railgauge --version`."""
+        with open(os.path.join(SOURCE, "CMakeLists.txt")) as f:
+            [project] = re.findall(r"project\(railgauge VERSION (\S+)", f.read())
+        p = subprocess.run(["dpkg-parsechangelog", "-S", "Version",
+                            "-l", os.path.join(SOURCE, "debian", "changelog")],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), project)
+        p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=60)
+        self.assertTrue(p.stdout.startswith(f"railgauge {project} "), p.stdout)
 
 
 if __name__ == "__main__":
