@@ -12,5 +12,34 @@ inline constexpr const char *kVerified = "verified"; // the point's data check p
 // A GPU point's window of clocks, power, temperature and throttle reasons
 // (harness/inventory/gpu_telemetry.h): {"before", "during", "after", "throttled"}
 inline constexpr const char *kTelemetry = "telemetry";
+// How the point waited for a steady state before sampling (harness/measure.h): {method, warmup_s}
+inline constexpr const char *kSteadyState = "steady_state";
+// Ranks in lockstep (harness/lockstep.h): who was slowest and who arrived last, and how often
+inline constexpr const char *kRanks = "ranks";
+inline constexpr const char *kOwnTimeS = "own_time_s"; // summary of this rank's own call times
+inline constexpr const char *kSlowestRank = "slowest_rank";
+inline constexpr const char *kSlowestRankShare = "slowest_rank_share";
+inline constexpr const char *kLastArrivalRank = "last_arrival_rank";
+inline constexpr const char *kLastArrivalRankShare = "last_arrival_rank_share";
+// The point's GPUs sharing their host-link lanes (harness/lane_contention.h): median and lowest
+inline constexpr const char *kLanesContentionFraction = "lanes_contention_fraction";
+inline constexpr const char *kLanesContentionFractionMin = "lanes_contention_fraction_min";
+
+// Every name above: what any family's record may carry from the core.
+inline constexpr const char *kCoreMetrics[] = {kTimeS,
+                                               kBytesPerCall,
+                                               kBandwidthGbytesPerS,
+                                               kBandwidthMaxGbytesPerS,
+                                               kVerified,
+                                               kTelemetry,
+                                               kSteadyState,
+                                               kRanks,
+                                               kOwnTimeS,
+                                               kSlowestRank,
+                                               kSlowestRankShare,
+                                               kLastArrivalRank,
+                                               kLastArrivalRankShare,
+                                               kLanesContentionFraction,
+                                               kLanesContentionFractionMin};
 
 } // namespace railgauge::metric

@@ -11,6 +11,7 @@
 #include "harness/error.h"
 #include "rdma/coverage_rounds.h"
 #include "rdma/pair_report.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -230,8 +231,8 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
   out.metrics["rounds"] = rounds.size();
   if (spec.coverage_k > 0) {
     out.metrics["pairing"] = "coverage";
-    out.metrics["coverage_plan"] = coverage.how;
-    out.metrics["coverage_missing"] = coverage.missing;
+    out.metrics[record::kCoveragePlan] = coverage.how;
+    out.metrics[record::kCoverageMissing] = coverage.missing;
   }
   out.metrics["pairs"] = pairs_json(matrix);
   out.metrics["fleet_min_latency_s"] = ref.min_latency_s;

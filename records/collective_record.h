@@ -96,6 +96,20 @@ inline constexpr const char *kGemmConcurrentGflops = "gemm_concurrent_gflops";
 inline constexpr const char *kGemmSlowestRank = "gemm_slowest_rank";
 inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
 
+// collectives.*_with_gemm's windows (collectives/with_gemm.h) and the wall-clock figures
+inline constexpr const char *kAllreduceAloneS = "allreduce_alone_s";
+inline constexpr const char *kAllreduceConcurrentS = "allreduce_concurrent_s";
+inline constexpr const char *kGemmAloneS = "gemm_alone_s";
+inline constexpr const char *kGemmConcurrentS = "gemm_concurrent_s";
+inline constexpr const char *kCollectiveSlowdown = "collective_slowdown";
+inline constexpr const char *kBusbwAloneGbytesPerS = "busbw_alone_gbytes_per_s";
+inline constexpr const char *kBusbwConcurrentGbytesPerS = "busbw_concurrent_gbytes_per_s";
+inline constexpr const char *kGemmsPerWindow = "gemms_per_window";
+inline constexpr const char *kAllreducesPerWindow = "allreduces_per_window";
+inline constexpr const char *kPaddingPerWindow = "padding_per_window";
+inline constexpr const char *kWallBusbwGbytesPerS = "wall_busbw_gbytes_per_s";
+inline constexpr const char *kIterations = "iterations";
+
 inline constexpr std::array kMetrics{kTelemetry,
                                      kAlgbwGbytesPerS,
                                      kBusbwGbytesPerS,
@@ -120,7 +134,19 @@ inline constexpr std::array kMetrics{kTelemetry,
                                      kGemmAloneGflops,
                                      kGemmConcurrentGflops,
                                      kGemmSlowestRank,
-                                     kGemmWrongSamples};
+                                     kGemmWrongSamples,
+                                     kAllreduceAloneS,
+                                     kAllreduceConcurrentS,
+                                     kGemmAloneS,
+                                     kGemmConcurrentS,
+                                     kCollectiveSlowdown,
+                                     kBusbwAloneGbytesPerS,
+                                     kBusbwConcurrentGbytesPerS,
+                                     kGemmsPerWindow,
+                                     kAllreducesPerWindow,
+                                     kPaddingPerWindow,
+                                     kWallBusbwGbytesPerS,
+                                     kIterations};
 
 // A collective record (the family's or an nccl-tests import), read: the typed view through
 // which analysis reads the family. Fields another tool names differently stay with the reader.

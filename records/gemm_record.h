@@ -99,6 +99,10 @@ inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
 inline constexpr const char *kLockstep = "lockstep";
 inline constexpr const char *kLockstepOwnTimeS = "own_time_s"; // its field: this rank's time
 
+// gemm.cublaslt*: the arithmetic intensity, and the peak the efficiency is of (also a param)
+inline constexpr const char *kFlopsPerByte = "flops_per_byte";
+inline constexpr const char *kPeakTflopsMetric = "peak_tflops";
+
 inline constexpr std::array kMetrics{
     kTflops,          kEfficiency,      kBestTflops,       kBestEfficiency,
     kTflopsMin,       kTflopsMedian,    kTflopsMax,        kFlopsPerCall,
@@ -106,7 +110,8 @@ inline constexpr std::array kMetrics{
     kBestIsHeuristic, kHeuristicAlgos,  kBestAlgos,        kCandidates,
     kRefusedAlgos,    kLtTypes,         kVerifiedElements, kWorstErrorOverBound,
     kErrorBound,      kGemms,           kTelemetry,        kGpus,
-    kSlowestGpu,      kSlowestVsMedian, kLockstep};
+    kSlowestGpu,      kSlowestVsMedian, kLockstep,         kFlopsPerByte,
+    kPeakTflopsMetric};
 
 // The rank of an op ("qkv.fwd") in block order; ops of no known layer and pass come last.
 inline int op_block_rank(std::string_view op) {

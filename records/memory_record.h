@@ -46,8 +46,19 @@ inline constexpr const char *kBytesPerCall = metric::kBytesPerCall;
 inline constexpr const char *kVerified = metric::kVerified;
 inline constexpr const char *kTelemetry = metric::kTelemetry; // HBM points
 
-inline constexpr std::array kMetrics{kBandwidthGbytesPerS, kBandwidthMaxGbytesPerS, kBytesPerCall,
-                                     kVerified, kTelemetry};
+// memory.burn (every GPU at once): the slowest, median and fastest GPU's rate
+inline constexpr const char *kBurnBandwidthMinGbytesPerS = "bandwidth_gbytes_per_s_min";
+inline constexpr const char *kBurnBandwidthMedianGbytesPerS = "bandwidth_gbytes_per_s_median";
+inline constexpr const char *kBurnBandwidthMaxGbytesPerS = "bandwidth_gbytes_per_s_max";
+
+inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
+                                     kBandwidthMaxGbytesPerS,
+                                     kBytesPerCall,
+                                     kVerified,
+                                     kTelemetry,
+                                     kBurnBandwidthMinGbytesPerS,
+                                     kBurnBandwidthMedianGbytesPerS,
+                                     kBurnBandwidthMaxGbytesPerS};
 
 // A memory record, read: the typed view through which analysis reads the family.
 struct MemoryPointView {

@@ -64,6 +64,19 @@ inline constexpr const char *kGemmAloneTflops = "gemm_alone_tflops";
 inline constexpr const char *kGemmConcurrentTflops = "gemm_concurrent_tflops";
 inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
 
+// Where the host buffer sat (offload/placement.h) and the PCIe link's state (offload/pcie_link.h)
+inline constexpr const char *kHostNumaNodesMeasured = "host_numa_nodes_measured";
+inline constexpr const char *kPlacementHonoured = "placement_honoured";
+inline constexpr const char *kPcieLinkSource = "pcie_link_source";
+inline constexpr const char *kPcieGen = "pcie_gen";
+inline constexpr const char *kPcieWidth = "pcie_width";
+inline constexpr const char *kPcieGenMax = "pcie_gen_max";
+inline constexpr const char *kPcieWidthMax = "pcie_width_max";
+inline constexpr const char *kPcieEncoding = "pcie_encoding";
+inline constexpr const char *kPcieLinkGbytesPerS = "pcie_link_gbytes_per_s";
+inline constexpr const char *kPcieMaxPayloadBytesAssumed = "pcie_max_payload_bytes_assumed";
+inline constexpr const char *kPcieLinkDowntrainedReason = "pcie_link_downtrained_reason";
+
 inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
                                      kBytesPerCall,
                                      kVerified,
@@ -87,7 +100,18 @@ inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
                                      kCopyConcurrentGbytesPerS,
                                      kGemmAloneTflops,
                                      kGemmConcurrentTflops,
-                                     kGemmWrongSamples};
+                                     kGemmWrongSamples,
+                                     kHostNumaNodesMeasured,
+                                     kPlacementHonoured,
+                                     kPcieLinkSource,
+                                     kPcieGen,
+                                     kPcieWidth,
+                                     kPcieGenMax,
+                                     kPcieWidthMax,
+                                     kPcieEncoding,
+                                     kPcieLinkGbytesPerS,
+                                     kPcieMaxPayloadBytesAssumed,
+                                     kPcieLinkDowntrainedReason};
 
 // An offload record, read: the typed view through which analysis reads the family.
 struct OffloadPointView {

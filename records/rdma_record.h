@@ -119,6 +119,10 @@ inline constexpr const char *kFleetMaxBandwidthGbitsPerS = "fleet_max_bandwidth_
 inline constexpr const char *kBadPairs = "bad_pairs";
 inline constexpr const char *kRetests = "retests";
 inline constexpr const char *kFindings = "findings";
+// pairing "coverage" (-a coverage_k=K): the planner's account of its rounds, and the matrix NICs
+// the topology file does not hold
+inline constexpr const char *kCoveragePlan = "coverage_plan";
+inline constexpr const char *kCoverageMissing = "coverage_missing";
 
 inline constexpr std::array kMetrics{kBandwidthGbitsPerS,
                                      kBandwidthMaxGbitsPerS,
@@ -163,7 +167,9 @@ inline constexpr std::array kMetrics{kBandwidthGbitsPerS,
                                      kFleetMaxBandwidthGbitsPerS,
                                      kBadPairs,
                                      kRetests,
-                                     kFindings};
+                                     kFindings,
+                                     kCoveragePlan,
+                                     kCoverageMissing};
 
 // The latency summary of a point (metrics.latency), in seconds.
 struct LatencyView {

@@ -3,6 +3,7 @@
 // contract, or a rule or schema entry that names a metric no contract has, fails here.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include "records/gemm_record.h"
 #include "records/memory_record.h"
 #include "records/offload_record.h"
+#include "records/peer_record.h"
 #include "records/rdma_record.h"
 
 namespace railgauge {
@@ -29,8 +31,7 @@ const std::string kSource = RAILGAUGE_SOURCE_DIR;
 
 // Every metric a contract or the measurement core names.
 std::set<std::string> contract_metrics() {
-  std::set<std::string> names{metric::kTimeS, metric::kBytesPerCall, metric::kBandwidthGbytesPerS,
-                              metric::kBandwidthMaxGbytesPerS, metric::kVerified};
+  std::set<std::string> names(std::begin(metric::kCoreMetrics), std::end(metric::kCoreMetrics));
   for (const auto &list :
        {std::vector<const char *>(gemm::record::kMetrics.begin(), gemm::record::kMetrics.end()),
         std::vector<const char *>(memory::record::kMetrics.begin(), memory::record::kMetrics.end()),
@@ -39,7 +40,8 @@ std::set<std::string> contract_metrics() {
         std::vector<const char *>(rdma::record::kMetrics.begin(), rdma::record::kMetrics.end()),
         std::vector<const char *>(collectives::record::kMetrics.begin(),
                                   collectives::record::kMetrics.end()),
-        std::vector<const char *>(block::record::kMetrics.begin(), block::record::kMetrics.end())})
+        std::vector<const char *>(block::record::kMetrics.begin(), block::record::kMetrics.end()),
+        std::vector<const char *>(peer::record::kMetrics.begin(), peer::record::kMetrics.end())})
     names.insert(list.begin(), list.end());
   return names;
 }

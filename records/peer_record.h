@@ -1,0 +1,39 @@
+#pragma once
+// Records of other tools' figures: the peer comparisons that scripts/*_vs_*.py write (keys
+// peer.torch_matmul, peer.torch_copy, peer.nvbandwidth: railgauge's figure beside the peer's
+// at one point) and what an imported output carries beyond the families' names. Header only:
+// the record schema and the contract test read the names from here.
+#include <array>
+
+namespace railgauge::peer::record {
+
+inline constexpr const char *kOursTflops = "ours_tflops";
+inline constexpr const char *kOursBestTflops = "ours_best_tflops";
+inline constexpr const char *kOursGbytesPerS = "ours_gbytes_per_s";
+inline constexpr const char *kOursH2dGbytesPerS = "ours_h2d_gbytes_per_s";
+inline constexpr const char *kOursD2hGbytesPerS = "ours_d2h_gbytes_per_s";
+inline constexpr const char *kOursVsTorch = "ours_vs_torch"; // railgauge's figure / torch's
+inline constexpr const char *kOursVsNvbandwidth = "ours_vs_nvbandwidth";
+inline constexpr const char *kOursMetric = "ours_metric";   // the railgauge metric compared
+inline constexpr const char *kOursRecords = "ours_records"; // records the figure is the median of
+inline constexpr const char *kOperandSets = "operand_sets";
+inline constexpr const char *kNvbandwidthReportedGbytesPerS = "nvbandwidth_reported_gbytes_per_s";
+inline constexpr const char *kPeerCountingFactor = "peer_counting_factor";
+// import.nvbandwidth.*: the SUM line nvbandwidth prints under its matrix
+inline constexpr const char *kMatrixSumGbytesPerS = "matrix_sum_gbytes_per_s";
+
+inline constexpr std::array kMetrics{kOursTflops,
+                                     kOursBestTflops,
+                                     kOursGbytesPerS,
+                                     kOursH2dGbytesPerS,
+                                     kOursD2hGbytesPerS,
+                                     kOursVsTorch,
+                                     kOursVsNvbandwidth,
+                                     kOursMetric,
+                                     kOursRecords,
+                                     kOperandSets,
+                                     kNvbandwidthReportedGbytesPerS,
+                                     kPeerCountingFactor,
+                                     kMatrixSumGbytesPerS};
+
+} // namespace railgauge::peer::record
