@@ -8,7 +8,9 @@
 #   - every GoogleTest test and every fuzz target's replay of its seeds and regressions (the tests
 #     without the python label), and the MPI collectives test under mpirun (label mpi), less the
 #     label simulation (the fabric localiser's 100-trial rates: 30 s each unsanitized, their code
-#     run under the sanitizers by the fabric tests beside them);
+#     run under the sanitizers by the fabric tests beside them) and the label postgresql (the
+#     fleet history against a PostgreSQL server: libpq's and libssl's own allocations, untried
+#     here, are not this code's; the same history code runs sanitized against SQLite);
 #   - of the python tests, only those labelled sanitize-e2e (railgauge_python_tests' SANITIZE in
 #     tests/**/CMakeLists.txt), a few quick ones that drive each command of railgauge once: the
 #     others drive the same code again, most of their time under the sanitizers goes to the
@@ -34,7 +36,8 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
 # would end this script with 141.
 pciaccess=$(ldconfig -p | awk '/libpciaccess\.so\.0 / && !path {path = $NF} END {print path}')
 export LD_PRELOAD=${pciaccess}${LD_PRELOAD:+:$LD_PRELOAD}
-ctest --test-dir "$build_dir" -LE 'gpu|package|mpi|python|simulation' --output-on-failure -j "$(nproc)"
+ctest --test-dir "$build_dir" -LE 'gpu|package|mpi|python|simulation|postgresql' \
+  --output-on-failure -j "$(nproc)"
 ctest --test-dir "$build_dir" -L sanitize-e2e -LE 'gpu|package|mpi' --output-on-failure \
   -j "$(nproc)"
 # OpenMPI keeps what its dlopen'ed components allocate, and unloads them before LeakSanitizer
