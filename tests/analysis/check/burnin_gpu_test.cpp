@@ -21,6 +21,7 @@
 #include "railgauge/config.h"
 #include "records/per_gpu_parts.h"
 #include "synthetic_fleet.h"
+#include "tests/support/outcome_record.h"
 
 namespace railgauge::check {
 namespace {
@@ -80,18 +81,8 @@ json telemetry(double hw_thermal_share, bool xid = false) {
 }
 
 Record record_of(const std::string &key, json params, const Outcome &o) {
-  Record r;
-  r.run = "burnin-run";
-  r.host = kHost;
-  r.key = key;
-  r.params = std::move(params);
-  r.params.update(o.derived_params);
-  r.device = o.device;
-  r.metrics = o.metrics;
-  r.status = o.status;
-  r.reason = o.reason;
-  r.time_utc = "2026-11-26T12:00:00.000Z";
-  return r;
+  return railgauge::testing::outcome_record("burnin-run", kHost, key, std::move(params), o,
+                                            "2026-11-26T12:00:00.000Z");
 }
 
 // The four phases of results/suites/burnin-gpu.yaml on `gpus` H200s.

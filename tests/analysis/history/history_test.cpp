@@ -30,6 +30,7 @@
 #include "memory/cuda/hbm_burn.h"
 #include "railgauge/config.h"
 #include "tests/analysis/check/synthetic_fleet.h"
+#include "tests/support/outcome_record.h"
 
 namespace railgauge::history {
 namespace {
@@ -56,18 +57,8 @@ double wobble(int run, int gpu) { return 1.0 + 0.002 * std::sin(run * 1.7 + gpu 
 
 Record record_of(const std::string &run_id, const std::string &key, json params, const Outcome &o,
                  int day) {
-  Record r;
-  r.run = run_id;
-  r.host = kHost;
-  r.key = key;
-  r.params = std::move(params);
-  r.params.update(o.derived_params);
-  r.device = o.device;
-  r.metrics = o.metrics;
-  r.status = o.status;
-  r.reason = o.reason;
-  r.time_utc = fmt::format("2026-11-{:02d}T12:00:00.000Z", day);
-  return r;
+  return railgauge::testing::outcome_record(run_id, kHost, key, std::move(params), o,
+                                            fmt::format("2026-11-{:02d}T12:00:00.000Z", day));
 }
 
 // One burn-in of the node's 8 GPUs as a run directory under `out`.
