@@ -195,7 +195,7 @@ std::optional<GemmSample> gemm_sample(const Record &r, int host_cores, std::stri
 // the copy kernel's bytes (read and written, as the HBM copy records count them).
 std::optional<MemorySample> burn_memory_sample(const Record &r, std::string &why) {
   const auto size = number(r.params, memory::record::kSizeBytes);
-  const auto gbytes_per_s = number(r.metrics, "bandwidth_gbytes_per_s_median");
+  const auto gbytes_per_s = number(r.metrics, memory::record::kBurnBandwidthMedianGbytesPerS);
   if (!size || !gbytes_per_s || !(*size > 0) || !(*gbytes_per_s > 0) ||
       text(r.params, "kernel").value_or("") != "copy") {
     why = "memory.burn without a copy kernel's size_bytes and bandwidth_gbytes_per_s_median";
