@@ -66,7 +66,7 @@ std::uint64_t block_device_bytes(const std::vector<BlockStep> &steps) {
   return elements * kElementBytes + gemm::kLtWorkspaceBytes;
 }
 
-// One step on one GPU. A GEMM's input is the previous step's output where the element counts
+// One step on one GPU. A GEMM's input is the previous GEMM's output where the element counts
 // agree, else `own_input`; a collective's is always `own_input` (exactly checkable values).
 struct GpuStep {
   const BlockStep *step = nullptr;
@@ -99,6 +99,9 @@ void make_steps(collectives::NcclSession &s, LocalBlock &local, const std::vecto
   const int rank = s.rank(local.local), tp = s.nranks();
   const cudaStream_t stream = s.stream(local.local);
   const auto storage = gemm::dtype_storage(kGemmDtype);
+  // A GEMM reads the previous GEMM's output, never a collective's: a collective's output holds
+  // the collectives family's small exact integers (many zeros), and a GPU's GEMM rate depends on
+  // its operands through power, so such a GEMM would not run at the rate gemm.cublaslt measured.
   const void *prev = nullptr;
   std::uint64_t prev_elements = 0;
   local.steps.resize(steps.size());
@@ -154,7 +157,7 @@ void make_steps(collectives::NcclSession &s, LocalBlock &local, const std::vecto
       b.input = b.own_input->get();
       b.output.emplace(b.output_elements * kElementBytes);
     }
-    prev = b.output->get();
+    prev = step.kind == StepKind::gemm ? b.output->get() : nullptr;
     prev_elements = b.output_elements;
   }
   RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));

@@ -43,13 +43,8 @@ fi
 mkdir -p "$out/logs"
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/logs/proof.log"; }
 
-torch_dir=$(timeout 60 python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))' \
-  2>/dev/null | tail -n 1 || true)
-if [[ -n "$torch_dir" && -d "$torch_dir" ]]; then
-  dirs="$torch_dir/lib"
-  for d in "$torch_dir"/../nvidia/*/lib; do [[ -d "$d" ]] && dirs="$dirs:$(cd "$d" && pwd)"; done
-  export LD_LIBRARY_PATH="$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+dirs=$(scripts/torch_lib_path.sh)
+[[ -n "$dirs" ]] && export LD_LIBRARY_PATH="$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # SOURCE_COMMIT_FILE: the commit the build came from, written where it was built (a node's copy
 # of the tree may carry another .git, or none).

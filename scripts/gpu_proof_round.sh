@@ -1,35 +1,45 @@
 #!/usr/bin/env bash
-# One short GPU session's proofs, in the order that keeps the first results if time runs out
-# (docs/burnin.md, "Proof on a GPU"): the burn-in healthy and with a co-tenant
-# (scripts/burnin_proof.sh), the 16 GiB NCCL point (scripts/nccl_16gib_point.sh), then the GPU
-# test executables, each under its own time limit and all within --deadline-s. Everything it
-# writes goes to OUT/work, packed at the end into OUT/round.tar.xz; OUT itself holds only that,
-# round.log and gpu.csv (a runner that brings back a bounded number of files keeps them).
+# One short GPU session's proofs, part by part in the order given, so that the first results are
+# kept if time runs out. Each part is packed into OUT/<part>.tar.xz as soon as it ends (a runner
+# that brings back a bounded number of files keeps them); OUT also holds round.log and gpu.csv.
 #
 #   scripts/gpu_proof_round.sh --kit DIR --out OUT [--deadline-s S] [--budget-s S]
+#                              [--parts P[,P...]]
 #
-#   --kit DIR       an unpacked scripts/node_kit.sh kit (DIR/build/bin/railgauge, DIR/lib) with
+#   --kit DIR       an unpacked scripts/node_kit.sh kit (DIR/build/bin/railgauge, DIR/lib; for
+#                   the peers DIR/peers/nccl-tests and DIR/peers/nvbandwidth/nvbandwidth) with
 #                   cotenant_spin copied into DIR/build/bin and the source commit in
 #                   DIR/source-commit.txt (the node's copy of the tree may have no .git)
 #   --out OUT       output directory (new or empty)
-#   --deadline-s S  the whole round's limit (default 560); a step that would start with less
-#                   time left than it needs is skipped and says so
+#   --deadline-s S  the whole round's limit (default 560); a part that would start with less time
+#                   left than it needs is skipped and says so, and `gemm` gets what is left
 #   --budget-s S    each burn-in's --budget (default 150)
+#   --parts LIST    the parts, run in this order (default burnin,nccl16,tests):
+#     burnin  the burn-in healthy and beside a co-tenant (scripts/burnin_proof.sh; docs/burnin.md)
+#     nccl16  the 16 GiB NCCL point (scripts/nccl_16gib_point.sh)
+#     tests   the GPU test executables, each under its own limit
+#     block   the GPU block measured and predicted (scripts/gpu_block_prediction.sh)
+#     copy    the HBM copies against torch with the A/A control, interleaved 3 rounds
+#     nccl    NCCL against nccl-tests and the copies against nvbandwidth, interleaved 3 rounds
+#     gemm    the GEMM TP sweep (and the square and dtype sweeps) against torch, interleaved
+#   (copy, nccl and gemm are quick reference runs, docs/reference-runs.md, "interleaved pairs")
 #
-# Never changes clocks, power limits or any GPU setting. Exit status: 0 when every step that ran
-# held; 1 otherwise; 2 bad arguments.
+# Never changes clocks, power limits or any GPU setting. Exit status: 0 when every part that ran
+# exited 0; 1 otherwise; 2 bad arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 kit=
 out=
 deadline_s=560
 budget_s=150
+parts=burnin,nccl16,tests
 while (($#)); do
   case "$1" in
   --kit) kit=$2; shift 2 ;;
   --out) out=$2; shift 2 ;;
   --deadline-s) deadline_s=$2; shift 2 ;;
   --budget-s) budget_s=$2; shift 2 ;;
+  --parts) parts=$2; shift 2 ;;
   *) echo "gpu_proof_round.sh: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -38,8 +48,17 @@ done
   exit 2
 }
 [[ -n "$out" ]] || { echo "gpu_proof_round.sh: --out OUT is required" >&2; exit 2; }
+IFS=, read -ra wanted <<<"$parts"
+for p in "${wanted[@]}"; do
+  [[ " burnin nccl16 tests block copy nccl gemm " == *" $p "* ]] || {
+    echo "gpu_proof_round.sh: no part '$p' (burnin nccl16 tests block copy nccl gemm)" >&2
+    exit 2
+  }
+done
 kit=$(cd "$kit" && pwd)
 mkdir -p "$out/work"
+out=$(cd "$out" && pwd)
+rg_bin="$kit/build/bin/railgauge"
 export LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export RAILGAUGE_DATA_DIR="$kit/build/share/railgauge" # the test executables' data
 export SOURCE_COMMIT_FILE="$kit/source-commit.txt"
@@ -47,7 +66,15 @@ cp "$SOURCE_COMMIT_FILE" "$out/work/" 2>/dev/null || true
 start=$SECONDS
 status=0
 left() { echo $((deadline_s - (SECONDS - start))); }
-step() { # NAME NEED_S CMD...: runs CMD under a limit of what is left, logs to OUT/NAME.log
+pack() { # NAME: OUT/work/NAME* into OUT/NAME.tar.xz
+  local packed=()
+  for f in "$1" "$1.log" source-commit.txt round.log; do
+    [[ -e "$out/work/$f" ]] && packed+=("$f")
+  done
+  tar -cJf "$out/$1.tar.xz" -C "$out/work" "${packed[@]}" ||
+    echo "$1: packing failed" | tee -a "$out/round.log"
+}
+step() { # NAME NEED_S CMD...: runs CMD under a limit of what is left, logs to OUT/work/NAME.log
   local name=$1 need=$2
   shift 2
   if (($(left) < need)); then
@@ -56,23 +83,50 @@ step() { # NAME NEED_S CMD...: runs CMD under a limit of what is left, logs to O
     return
   fi
   local t0=$SECONDS rc=0
-  timeout "$(left)" "$@" >"$out/work/$name.log" 2>&1 || rc=$?
+  timeout "$(($(left) - 10))" "$@" >"$out/work/$name.log" 2>&1 || rc=$?
   echo "$name: exit $rc after $((SECONDS - t0)) s" | tee -a "$out/round.log"
   ((rc == 0)) || status=1
 }
+# reference NAME BUDGET_S ONLY [ARGS...]: an interleaved quick reference run into OUT/work/NAME.
+reference() {
+  local name=$1 budget=$2 only=$3
+  shift 3
+  step "$name" 90 scripts/reference_run.sh --build-dir "$kit/build" --lib-dir "$kit/lib" \
+    --quick --interleave 3 --budget-s "$budget" --only "$only" --out "$out/work/$name" "$@"
+  pack "$name"
+}
 nvidia-smi --query-gpu=name,pci.bus_id,power.limit,clocks.max.sm,driver_version \
   --format=csv >"$out/gpu.csv" 2>&1 || true
-step burnin_proof $((2 * budget_s + 60)) \
-  scripts/burnin_proof.sh --build-dir "$kit/build" --out "$out/work/burnin" --budget-s "$budget_s"
-step nccl_16gib 60 env RAILGAUGE="$kit/build/bin/railgauge" scripts/nccl_16gib_point.sh \
-  "$out/work/nccl-16gib"
-for t in analysis/check/burnin_gpu_tests collectives/nccl_gpu_tests harness/cuda/cuda_tests \
-  harness/cuda/cublaslt_gpu_tests offload/offload_gpu_tests reliability/reliability_gpu_tests \
-  block/block_gpu_tests; do
-  exe="$kit/build/tests/$t"
-  [[ -x "$exe" ]] && step "$(basename "$t")" 30 "$exe" --gtest_brief=1
+for p in "${wanted[@]}"; do
+  case "$p" in
+  burnin)
+    step burnin 60 scripts/burnin_proof.sh --build-dir "$kit/build" --out "$out/work/burnin" \
+      --budget-s "$budget_s"
+    pack burnin ;;
+  nccl16)
+    step nccl16 60 env RAILGAUGE="$rg_bin" scripts/nccl_16gib_point.sh "$out/work/nccl16"
+    pack nccl16 ;;
+  tests)
+    mkdir -p "$out/work/tests"
+    for t in analysis/check/burnin_gpu_tests collectives/nccl_gpu_tests harness/cuda/cuda_tests \
+      harness/cuda/cublaslt_gpu_tests offload/offload_gpu_tests reliability/reliability_gpu_tests \
+      block/block_gpu_tests; do
+      exe="$kit/build/tests/$t"
+      [[ -x "$exe" ]] && step "tests/$(basename "$t")" 30 "$exe" --gtest_brief=1
+    done
+    pack tests ;;
+  block)
+    # cuBLASLt from the node's PyTorch, as reference_run.sh finds it.
+    step block 90 env RAILGAUGE="$rg_bin" RAILGAUGE_GPU_PEAKS="$PWD/results/peaks/gpu_peaks.yaml" \
+      LD_LIBRARY_PATH="$(scripts/torch_lib_path.sh):$LD_LIBRARY_PATH" \
+      scripts/gpu_block_prediction.sh "$out/work/block"
+    pack block ;;
+  copy) reference copy 150 memory,torch ;;
+  nccl)
+    reference nccl 150 collectives,nccl-tests,nvbandwidth --nccl-tests "$kit/peers/nccl-tests" \
+      --nvbandwidth "$kit/peers/nvbandwidth/nvbandwidth" ;;
+  gemm) reference gemm "$(($(left) - 30))" gemm,torch ;;
+  esac
 done
 echo "round: $((SECONDS - start)) s, exit $status" | tee -a "$out/round.log"
-cp "$out/round.log" "$out/work/"
-tar -cJf "$out/round.tar.xz" -C "$out/work" . 2>/dev/null || true
 exit "$status"

@@ -31,9 +31,10 @@
 #                    nccl-tests are, never by this script)
 #
 #   --only GROUPS    run only these groups of steps (the inventory and the analysis always run):
-#                    gpu-tests, gemm, memory, offload, collectives, nccl-tests, torch (needs the
-#                    gemm, memory and offload runs of the same output), nvbandwidth, block; to
-#                    split a reference run over several shorter sessions, each into its own --out
+#                    gpu-tests, gemm, memory, offload, collectives, nccl-tests, torch (compares
+#                    the gemm, memory and offload runs of the same output: give one or more),
+#                    nvbandwidth, block; to split a reference run over several shorter sessions,
+#                    each into its own --out
 #   --interleave N   the torch peers alternate with railgauge point by point, N rounds (>= 3):
 #                    railgauge measures each point alone again, then torch, ABAB..., and each
 #                    peer record holds the ratio's interval and a parity verdict
@@ -149,8 +150,9 @@ if [[ -n "$only" ]]; then
     ((known)) || usage_error "--only: no group '$g' (groups, comma-separated: ${step_groups[*]})"
   done
   # A selection that could run nothing of what it names is refused before anything runs.
-  if selected torch && ! { selected gemm && selected memory && selected offload; }; then
-    usage_error "--only torch needs gemm, memory and offload too: the peers compare their runs"
+  # The torch peers compare the gemm, memory and offload runs of the same output: those selected.
+  if selected torch && ! { selected gemm || selected memory || selected offload; }; then
+    usage_error "--only torch needs gemm, memory or offload too: the peers compare their runs"
   fi
   selected nccl-tests && [[ -z "$nccl_tests" ]] &&
     usage_error "--only nccl-tests needs --nccl-tests DIR"
@@ -382,6 +384,14 @@ def git(*args):
     except (OSError, subprocess.SubprocessError):
         return None
 
+def commit_file():
+    path = os.environ.get("SOURCE_COMMIT_FILE")
+    try:
+        with open(path) as f:
+            return f.read().split()[0]
+    except (OSError, TypeError, IndexError):
+        return None
+
 steps = []
 with open(os.path.join(out, "logs/steps.tsv")) as f:
     for line in f:
@@ -403,7 +413,8 @@ manifest = {
     "exit_status": int(exit_status),
     "build_dir": build_dir, "rules": os.path.relpath(rules, repo),
     "railgauge_version": text("logs/railgauge-version.txt"),
-    "source_commit": git("rev-parse", "HEAD"),
+    # A node's copy of the tree may have no .git: the kit names the commit it was built from.
+    "source_commit": git("rev-parse", "HEAD") or commit_file(),
     "source_modified_files": None if dirty is None else len(dirty.splitlines()),
     "gpus": text("gpu/nvidia-smi-L.txt"),
     "torch": text("logs/torch.txt"),

@@ -104,7 +104,7 @@ class ReferenceRunTest(unittest.TestCase):
                  (["--build-dir", build, "--nvbandwidth", self.tmp.name], "not an executable"),
                  (["--build-dir", build, "--only", "gemm,bogus"], "no group 'bogus'"),
                  (["--build-dir", build, "--only", "gemm memory"], "no group 'gemm memory'"),
-                 (["--build-dir", build, "--only", "torch,gemm"], "needs gemm, memory and offload"),
+                 (["--build-dir", build, "--only", "torch,block"], "needs gemm, memory or offload"),
                  (["--build-dir", build, "--only", "nccl-tests"], "needs --nccl-tests"),
                  (["--build-dir", build, "--only", "nvbandwidth"], "needs --nvbandwidth"),
                  (["--build-dir", build, "--interleave", "2"], "at least 3"),
