@@ -224,16 +224,22 @@ void enqueue_block(collectives::NcclSession &s, std::vector<LocalBlock> &locals)
 
 // Appends each step's time in the last block enqueued to its local GPU's list (`per_gpu[i]`,
 // one rank's times: the phase metrics take the max over ranks of each rank's summed phases, so
-// one process driving several GPUs reports what one process per GPU does). Waits for the
-// block's streams, where its events were recorded: the lockstep loop does not wait for a warm-up
-// block itself. The wait is the session's, under its deadline: cudaEventSynchronize has none,
-// and a block whose collective a peer never joins would hold this rank for ever instead of
-// naming what did not arrive and aborting the communicators.
-void append_step_times_s(collectives::NcclSession &s, const std::vector<LocalBlock> &locals,
-                         std::vector<std::vector<double>> &per_gpu, double timeout_s) {
-  s.wait("block.transformer_tp_gpu: the step times of a block", timeout_s);
+// one process driving several GPUs reports what one process per GPU does). Never waits: it runs
+// inside the next timed block, while the timer's gate holds the streams, so a wait for the
+// streams would wait for the gate itself (each block then stalled until the gate gave up). The
+// lockstep loop has already waited for the block, under the session's deadline: its barrier
+// drains the streams before a warm-up block and the timer waits after a timed one.
+void append_step_times_s(const std::vector<LocalBlock> &locals,
+                         std::vector<std::vector<double>> &per_gpu) {
   for (std::size_t i = 0; i < locals.size(); ++i) {
     const auto &l = locals[i];
+    gpu::DeviceGuard guard(l.device);
+    const cudaError_t done = cudaEventQuery(l.marks.back().get());
+    if (done != cudaSuccess)
+      throw BackendError(fmt::format(
+          "block.transformer_tp_gpu: the step times of GPU {} were read before its block "
+          "finished ({}); the lockstep loop waits for every block, so this is a bug",
+          l.device, cudaGetErrorString(done)));
     for (std::size_t j = 0; j + 1 < l.marks.size(); ++j) {
       float ms = 0;
       RAILGAUGE_CUDA_CALL(cudaEventElapsedTime(&ms, l.marks[j].get(), l.marks[j + 1].get()));
@@ -343,7 +349,7 @@ public:
     const auto read_pending = [&] {
       if (!pending)
         return;
-      append_step_times_s(s, locals, step_s, settings.timeout_s);
+      append_step_times_s(locals, step_s);
       pending = false;
     };
     // The timer waits for each block before the next call, so its events have completed.

@@ -78,7 +78,8 @@ step() { # NAME NEED_S CMD...: runs CMD under a limit of what is left, logs to O
   local name=$1 need=$2
   shift 2
   if (($(left) < need)); then
-    echo "$name: skipped, $(left) s left of the round and it needs $need s" | tee -a "$out/round.log"
+    echo "$name: skipped, $(left) s left of the round and it needs $need s" |
+      tee -a "$out/round.log"
     status=1
     return
   fi

@@ -5,9 +5,12 @@
                           [--kinds all_reduce,...] [--sizes 8,16MiB,...] [--gpus N]
                           [--railgauge-lib DIR] [--warmup 5] [--iterations 20]
 
-For each kind and size, ROUNDS rounds of nccl-tests (`KIND_perf -b S -e S -g N -I 1 -J`, imported
-with `railgauge import nccl-tests`) then railgauge's collective at the same size, dtype, warm-up
-and iterations (`railgauge collectives --filter collectives.nccl_KIND`), ABAB... The pair is
+For each kind, ROUNDS rounds of nccl-tests over the sizes (`KIND_perf -b MIN -e MAX -f 2 -g N
+-I 1 -J`, imported with `railgauge import nccl-tests`) then railgauge's collective at the same
+sizes, dtype, warm-up and iterations (`railgauge collectives --filter collectives.nccl_KIND`),
+ABAB...: each tool measures every size of a kind in one launch, seconds after the other, so a
+round costs two process starts, not two per size (a GEMM or NCCL process start on a GPU is about
+a second). The sizes are powers of two, which nccl-tests' factor-2 sweep holds. The pair is
 railgauge's back-to-back time per call (metrics.wall_time_s: iterations enqueued one after the
 other, as nccl-tests times them) against nccl-tests' per-iteration time; railgauge's isolated,
 gated GPU time (metrics.time_s) is its own column, never the ratio. Out of place only: on one
@@ -120,26 +123,36 @@ def records_under(path):
     return found
 
 
-def measure(args, kind, size, round_dir, env):
-    """One round: nccl-tests, then railgauge. Returns (ours wall s, ours GPU s, nccl-tests s)."""
+def measure(args, kind, sizes, round_dir, env):
+    """One round of a kind: nccl-tests over `sizes`, then railgauge over the same. Returns
+    {size: (ours wall s, ours GPU s, nccl-tests s)} for the sizes both measured, and the sizes
+    one side could not measure."""
     os.makedirs(round_dir, exist_ok=True)
     js = os.path.join(round_dir, f"{kind}.json")
-    run([os.path.join(args.nccl_tests, f"{kind}_perf"), "-b", str(size), "-e", str(size),
-         "-g", str(args.gpus), "-w", str(args.warmup), "-n", str(args.iterations), "-c", "1",
-         "-I", "1", "-J", js], env, 300, f"{kind}_perf")
+    run([os.path.join(args.nccl_tests, f"{kind}_perf"), "-b", str(min(sizes)), "-e",
+         str(max(sizes)), "-f", "2", "-g", str(args.gpus), "-w", str(args.warmup), "-n",
+         str(args.iterations), "-c", "1", "-I", "1", "-J", js], env, 300, f"{kind}_perf")
     run([args.railgauge, "import", "nccl-tests", js, "--out", os.path.join(round_dir, "peer")],
         env, 60, "railgauge import")
     run([args.railgauge, "collectives", "--filter", f"collectives.nccl_{kind}", "-q",
-         "--out", os.path.join(round_dir, "railgauge"), "-a", f"size_bytes={size}",
+         "--out", os.path.join(round_dir, "railgauge"),
+         "-a", "size_bytes=" + ",".join(str(s) for s in sizes),
          "-a", "in_place=out_of_place", "-a", "dtype=float32", "-a", f"warmup={args.warmup}",
          "-a", f"iterations={args.iterations}"], env, 300, "railgauge collectives")
-    ours = out_of_place(records_under(os.path.join(round_dir, "railgauge")), kind, size)
-    peer = out_of_place(records_under(os.path.join(round_dir, "peer")), kind, size)
-    if not ours or not peer:
-        raise ValueError(f"{kind} {size}: no ok out-of-place record from "
-                         f"{'railgauge' if not ours else 'nccl-tests'} (see {round_dir})")
-    return (median_of(ours["metrics"]["wall_time_s"]), median_of(ours["metrics"]["time_s"]),
-            median_of(peer["metrics"]["time_s"]))
+    ours_records = records_under(os.path.join(round_dir, "railgauge"))
+    peer_records_ = records_under(os.path.join(round_dir, "peer"))
+    measured, missing = {}, []
+    for size in sizes:
+        ours = out_of_place(ours_records, kind, size)
+        peer = out_of_place(peer_records_, kind, size)
+        if not ours or not peer:
+            missing.append(f"{kind} {size}: no ok out-of-place record from "
+                           f"{'railgauge' if not ours else 'nccl-tests'} (see {round_dir})")
+            continue
+        measured[size] = (median_of(ours["metrics"]["wall_time_s"]),
+                          median_of(ours["metrics"]["time_s"]),
+                          median_of(peer["metrics"]["time_s"]))
+    return measured, missing
 
 
 def main(argv=None):
@@ -176,7 +189,12 @@ def main(argv=None):
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",") if s]
     except ValueError:
+        sizes = []
         problems.append(f"--sizes {args.sizes}: give byte counts like 8,4KiB,16MiB")
+    odd = [s for s in sizes if s < 8 or s & (s - 1)]
+    if odd:
+        problems.append(f"--sizes: {', '.join(map(str, odd))} not a power of two of at least 8 "
+                        "bytes (nccl-tests sweeps the range by factors of 2)")
     if problems:
         print("nccl_pairs.py: " + "; ".join(problems), file=sys.stderr)
         return 2
@@ -186,15 +204,22 @@ def main(argv=None):
             p for p in (args.railgauge_lib, env.get("LD_LIBRARY_PATH", "")) if p)
     rows, failed = [], 0
     for kind in kinds:
-        for size in sizes:
-            try:
-                rounds = [measure(args, kind, size,
-                                  os.path.join(args.out, "rounds", f"{kind}-{size}-{i}"), env)
-                          for i in range(args.rounds)]
-                rows.append(row(kind, size, *[list(x) for x in zip(*rounds)]))
-            except ValueError as e:
+        try:
+            rounds = [measure(args, kind, sizes,
+                              os.path.join(args.out, "rounds", f"{kind}-{i}"), env)
+                      for i in range(args.rounds)]
+        except ValueError as e:
+            failed = 1
+            print(f"nccl_pairs.py: {e}", file=sys.stderr)
+            continue
+        for measured, missing in rounds:
+            for problem in missing:
                 failed = 1
-                print(f"nccl_pairs.py: {e}", file=sys.stderr)
+                print(f"nccl_pairs.py: {problem}", file=sys.stderr)
+        for size in sizes:
+            per_round = [measured[size] for measured, _ in rounds if size in measured]
+            if len(per_round) == len(rounds):
+                rows.append(row(kind, size, *[list(x) for x in zip(*per_round)]))
     with open(os.path.join(args.out, "nccl-pairs.json"), "w", encoding="utf-8") as f:
         json.dump(rows, f, indent=1)
     with open(os.path.join(args.out, "nccl-pairs.md"), "w", encoding="utf-8") as f:

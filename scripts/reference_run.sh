@@ -779,11 +779,12 @@ else
     --json "$out/compare/nccl-tests.json"
   if ((interleave)); then
     # Like for like (scripts/nccl_pairs.py): back to back against nccl-tests, out of place,
-    # the two alternating per size.
+    # the two alternating per kind, every size in one launch of each. Its cap is a base plus a
+    # time per round (7 kinds, two process starts each: 20 s a round on one H100), not a share.
     nccl_pair_sizes=8,4KiB,64KiB,1MiB,16MiB,32MiB,64MiB
     ((quick)) || nccl_pair_sizes+=,256MiB,1GiB
     mkdir -p "$out/compare/nccl-pairs"
-    step nccl-pairs "$(share 6)" plain "${py[@]}" "$repo/scripts/nccl_pairs.py" \
+    step nccl-pairs $((30 + 25 * interleave)) plain "${py[@]}" "$repo/scripts/nccl_pairs.py" \
       --nccl-tests "$nccl_tests" --railgauge "$railgauge" --railgauge-lib "$LD_LIBRARY_PATH" \
       --out "$out/compare/nccl-pairs" --rounds "$interleave" --gpus "$gpu_count" \
       --sizes "$nccl_pair_sizes"
