@@ -19,6 +19,19 @@ inline constexpr const char *kOursRecords = "ours_records"; // records the figur
 inline constexpr const char *kOperandSets = "operand_sets";
 inline constexpr const char *kNvbandwidthReportedGbytesPerS = "nvbandwidth_reported_gbytes_per_s";
 inline constexpr const char *kPeerCountingFactor = "peer_counting_factor";
+// Interleaved rounds (scripts/peer_pairs.py): each side's seconds per call per round, the
+// per-round ratios with their interval and spread, and the verdict they allow.
+inline constexpr const char *kSamples = "samples";
+inline constexpr const char *kEnqueueAhead = "enqueue_ahead";
+inline constexpr const char *kOursRoundsS = "ours_rounds_s";
+inline constexpr const char *kPeerRoundsS = "peer_rounds_s";
+inline constexpr const char *kRoundRatios = "round_ratios";
+inline constexpr const char *kRatio = "ratio";
+inline constexpr const char *kRatioP10 = "ratio_p10";
+inline constexpr const char *kRatioP90 = "ratio_p90";
+inline constexpr const char *kOursSpread = "ours_spread";
+inline constexpr const char *kPeerSpread = "peer_spread";
+inline constexpr const char *kVerdict = "verdict";
 // import.nvbandwidth.*: the SUM line nvbandwidth prints under its matrix
 inline constexpr const char *kMatrixSumGbytesPerS = "matrix_sum_gbytes_per_s";
 
@@ -34,6 +47,17 @@ inline constexpr std::array kMetrics{kOursTflops,
                                      kOperandSets,
                                      kNvbandwidthReportedGbytesPerS,
                                      kPeerCountingFactor,
-                                     kMatrixSumGbytesPerS};
+                                     kMatrixSumGbytesPerS,
+                                     kSamples,
+                                     kEnqueueAhead,
+                                     kOursRoundsS,
+                                     kPeerRoundsS,
+                                     kRoundRatios,
+                                     kRatio,
+                                     kRatioP10,
+                                     kRatioP90,
+                                     kOursSpread,
+                                     kPeerSpread,
+                                     kVerdict};
 
 } // namespace railgauge::peer::record

@@ -17,7 +17,9 @@ gated GPU time (metrics.time_s) is its own column, never the ratio. Out of place
 rank an in-place collective moves nothing and times an empty operation. alltoall is grouped
 send/recv in railgauge and ncclAlltoAll in nccl-tests on NCCL >= 2.28: its rows say so.
 
-Writes OUT/nccl-pairs.json and OUT/nccl-pairs.md, and each round's raw runs under OUT/rounds/.
+Writes OUT/nccl-pairs.json and OUT/nccl-pairs.md (after every kind, so a run cut short keeps
+the kinds it finished), and each round's raw runs under OUT/rounds/; `--from-rounds` makes the
+tables again from those rounds without measuring.
 `pairs` (below) makes the same rows from one reference run's records (one round, so no
 interval): `scripts/nccl_pairs.py --from-reference results/reference/<run>`.
 
@@ -139,6 +141,12 @@ def measure(args, kind, sizes, round_dir, env):
          "-a", "size_bytes=" + ",".join(str(s) for s in sizes),
          "-a", "in_place=out_of_place", "-a", "dtype=float32", "-a", f"warmup={args.warmup}",
          "-a", f"iterations={args.iterations}"], env, 300, "railgauge collectives")
+    return round_pairs(kind, sizes, round_dir)
+
+
+def round_pairs(kind, sizes, round_dir):
+    """One measured round of a kind, read back from its directory (measure()'s layout):
+    {size: (ours wall s, ours GPU s, nccl-tests s)} and the sizes one side lacks."""
     ours_records = records_under(os.path.join(round_dir, "railgauge"))
     peer_records_ = records_under(os.path.join(round_dir, "peer"))
     measured, missing = {}, []
@@ -169,6 +177,9 @@ def main(argv=None):
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--from-reference", metavar="DIR",
                     help="no measuring: the rows one committed reference run's records make")
+    ap.add_argument("--from-rounds", action="store_true",
+                    help="no measuring: the rows from the rounds already under OUT/rounds (a "
+                         "run cut short before it wrote its table)")
     args = ap.parse_args(argv)
     if args.from_reference:
         rows = pairs(records_under(os.path.join(args.from_reference, "runs", "collectives-nccl")),
@@ -179,10 +190,10 @@ def main(argv=None):
     problems = [f"--kinds {k}: not one of {', '.join(KINDS)}" for k in kinds if k not in KINDS]
     if args.rounds < 3:
         problems.append(f"--rounds {args.rounds}: give at least 3")
-    if not args.nccl_tests or not os.path.isfile(os.path.join(args.nccl_tests,
-                                                              "all_reduce_perf")):
+    if not args.from_rounds and not (
+            args.nccl_tests and os.path.isfile(os.path.join(args.nccl_tests, "all_reduce_perf"))):
         problems.append("--nccl-tests: give nccl-tests' build directory (with all_reduce_perf)")
-    if not args.railgauge or not os.access(args.railgauge, os.X_OK):
+    if not args.from_rounds and (not args.railgauge or not os.access(args.railgauge, os.X_OK)):
         problems.append("--railgauge: give the railgauge binary")
     if not args.out:
         problems.append("--out: give the output directory")
@@ -204,10 +215,15 @@ def main(argv=None):
             p for p in (args.railgauge_lib, env.get("LD_LIBRARY_PATH", "")) if p)
     rows, failed = [], 0
     for kind in kinds:
+        round_dirs = [os.path.join(args.out, "rounds", f"{kind}-{i}") for i in range(args.rounds)]
         try:
-            rounds = [measure(args, kind, sizes,
-                              os.path.join(args.out, "rounds", f"{kind}-{i}"), env)
-                      for i in range(args.rounds)]
+            if args.from_rounds:
+                absent = [d for d in round_dirs if not os.path.isdir(d)]
+                if absent:
+                    raise ValueError(f"{kind}: no round directory {', '.join(absent)}")
+                rounds = [round_pairs(kind, sizes, d) for d in round_dirs]
+            else:
+                rounds = [measure(args, kind, sizes, d, env) for d in round_dirs]
         except ValueError as e:
             failed = 1
             print(f"nccl_pairs.py: {e}", file=sys.stderr)
@@ -220,12 +236,17 @@ def main(argv=None):
             per_round = [measured[size] for measured, _ in rounds if size in measured]
             if len(per_round) == len(rounds):
                 rows.append(row(kind, size, *[list(x) for x in zip(*per_round)]))
-    with open(os.path.join(args.out, "nccl-pairs.json"), "w", encoding="utf-8") as f:
-        json.dump(rows, f, indent=1)
-    with open(os.path.join(args.out, "nccl-pairs.md"), "w", encoding="utf-8") as f:
-        f.write(markdown(rows))
+        write_tables(args.out, rows)  # after every kind: a run cut short keeps what it measured
+    write_tables(args.out, rows)
     sys.stdout.write(markdown(rows))
     return failed
+
+
+def write_tables(out, rows):
+    with open(os.path.join(out, "nccl-pairs.json"), "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=1)
+    with open(os.path.join(out, "nccl-pairs.md"), "w", encoding="utf-8") as f:
+        f.write(markdown(rows))
 
 
 if __name__ == "__main__":

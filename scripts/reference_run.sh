@@ -413,8 +413,9 @@ manifest = {
     "exit_status": int(exit_status),
     "build_dir": build_dir, "rules": os.path.relpath(rules, repo),
     "railgauge_version": text("logs/railgauge-version.txt"),
-    # A node's copy of the tree may have no .git: the kit names the commit it was built from.
-    "source_commit": git("rev-parse", "HEAD") or commit_file(),
+    # The kit names the commit its build came from; a node's copy of the tree may have no .git,
+    # or a stale one (on 2026-11-27 an H100's copy said 55ead39 for a kit built at 1cbf068).
+    "source_commit": commit_file() or git("rev-parse", "HEAD"),
     "source_modified_files": None if dirty is None else len(dirty.splitlines()),
     "gpus": text("gpu/nvidia-smi-L.txt"),
     "torch": text("logs/torch.txt"),

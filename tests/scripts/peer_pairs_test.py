@@ -6,10 +6,13 @@ the README quoted to be within the peers' noise.
 Usage: peer_pairs_test.py SOURCE_DIR [TestName ...]
 """
 import io
+import json
 import os
+import shutil
 import sys
+import tempfile
 import unittest
-from contextlib import redirect_stderr
+from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from named_tests import run_named_tests  # noqa: E402
@@ -147,6 +150,31 @@ class PeerPairsTest(unittest.TestCase):
         with redirect_stderr(io.StringIO()) as err:
             self.assertEqual(peer_pairs.main(["verdicts", os.path.join(SOURCE, "docs")]), 2)
         self.assertIn("has no peers/ directory", err.getvalue())
+
+    def test_nccl_pairs_rebuild_the_h100_rounds_it_measured(self):
+        # results/reference/h100-2026-11-27: 7 kinds x 3 interleaved rounds on one H100, the
+        # table made afterwards from the rounds (the step was cut before it wrote it).
+        rounds = os.path.join(SOURCE, "results", "reference", "h100-2026-11-27", "nccl",
+                              "compare", "nccl-pairs")
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(os.path.join(rounds, "rounds"), os.path.join(tmp, "rounds"))
+            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
+                status = nccl_pairs.main(["--from-rounds", "--out", tmp, "--sizes",
+                                          "8,4KiB,64KiB,1MiB,16MiB,32MiB,64MiB"])
+            with open(os.path.join(tmp, "nccl-pairs.json")) as f:
+                rows = json.load(f)
+        # nccl-tests names its 8-byte point size 0 for all_gather, reduce_scatter and alltoall.
+        self.assertEqual(status, 1)
+        self.assertEqual(err.getvalue().count("no ok out-of-place record from nccl-tests"), 9)
+        self.assertEqual(len(rows), 7 * 7 - 3)
+        by = {(r["kind"], r["size_bytes"]): r for r in rows}
+        big = by[("all_reduce", 64 << 20)]
+        self.assertEqual(big["rounds"], 3)
+        self.assertAlmostEqual(big["ratio"], 1.021, delta=0.002)
+        self.assertEqual(big["verdict"], "railgauge faster")
+        # The L2-sized gap: 16 MiB back to back in L2 for railgauge, not for nccl-tests.
+        self.assertGreater(by[("all_reduce", 16 << 20)]["ratio"], 1.6)
+        self.assertLess(by[("alltoall", 64 << 20)]["ratio"], 0.9)
 
     def test_nccl_pairs_compare_back_to_back_out_of_place_only(self):
         ref = self.committed()

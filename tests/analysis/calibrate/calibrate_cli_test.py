@@ -507,6 +507,37 @@ class MeasuredProcessorUsageTest(unittest.TestCase):
         self.assertIn("networks.1.processor_usage", not_measured)
 
 
+H100_BLOCK_RUNS = ROOT / "results/reference/h100-2026-11-27/block/runs"
+
+
+class GpuBlockPredictionTest(unittest.TestCase):
+    """The GPU block measured on one H100 (results/reference/h100-2026-11-27, GPT-3-175B at
+    t = 1, 3 rounds) is predicted from the same rounds' gemm.cublaslt records within 3 % per
+    shape, for both sequence_parallel values; the step table's error is reported beside it."""
+
+    def test_the_h100_block_is_predicted_within_3_percent(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = railgauge("calibrate", str(H100_BLOCK_RUNS), "--out", tmp, "--borrow",
+                          "a100_80g")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(tmp, "fit_report.json")) as f:
+                report = json.load(f)
+            with open(os.path.join(tmp, "fit_report.md")) as f:
+                markdown = f.read()
+        rows = report["block_predictions"]
+        self.assertEqual(sorted(b["sequence_parallel"] for b in rows), [False, True])
+        for b in rows:
+            self.assertEqual((b["tp"], b["runs"]), (1, 3), b)
+            self.assertIn("GPU, bf16", b["model"])
+            self.assertFalse(b["missing"], b)
+            self.assertAlmostEqual(b["measured_s"], 0.0321, delta=0.0005)
+            self.assertLess(abs(b["error"]), 0.03, b)
+            # Calculon's path, through the fitted table: reported, and within 6 % here.
+            self.assertLess(abs(b["step_table_s"] / b["measured_s"] - 1), 0.06, b)
+            self.assertEqual(b["measured_collective_s"], 0.0)
+        self.assertIn("2 of 2 within 3 %", markdown)
+
+
 H200_RUNS = ROOT / "results/reference/h200-2026-11-26b/runs"
 
 
