@@ -38,6 +38,12 @@ record's params (plus peer_of, torch_op and torch_version) and metrics bandwidth
 (railgauge's GB/s / torch's), then prints the ratios. Each copy's destination is checked after
 the timing (metrics.verified).
 
+With --interleave N --railgauge BIN (N >= 3) the two tools alternate N rounds: by sweep (the
+default), railgauge runs each source run's command again (its run.json argv), then torch measures
+every point; by point (--interleave-by point), railgauge measures each point alone, then torch.
+The records then hold both sides' rounds, the ratio's interval and its verdict
+(scripts/peer_pairs.py, scripts/peer_sweeps.py).
+
 Needs a CUDA GPU and PyTorch; it is not part of CI and exits with status 2 and a message when
 either is missing, or when no run holds an ok record of a mapped key.
 """
@@ -49,6 +55,7 @@ import time
 
 import peer_pairs
 import peer_records
+import peer_sweeps
 
 PEER_KEY = "peer.torch_copy"
 
@@ -135,38 +142,69 @@ def peer_metrics(point, measured):
     return metrics
 
 
+class Pooled:
+    """torch's measurements of one point over its rounds, pooled (samples and lanes joined,
+    verified only if every round was)."""
+
+    def __init__(self, point, measurer):
+        self.point, self.measurer, self.measured = point, measurer, {}
+
+    def __call__(self, _=None):
+        """One round; returns its seconds per call (the median of its samples)."""
+        measured = self.measurer.measure(self.point)
+        for name, value in measured.items():
+            if name == "samples_s":
+                self.measured.setdefault(name, []).extend(value)
+            elif name == "lanes_s":
+                for lane, times in value.items():
+                    self.measured.setdefault(name, {}).setdefault(lane, []).extend(times)
+            elif name == "verified":
+                self.measured[name] = self.measured.get(name, True) and bool(value)
+            else:
+                self.measured[name] = value
+        return peer_records.summary(measured["samples_s"])["median"]
+
+
 def measure_point(point, measurer, rounds=0, ours_runner=None):
     """torch's measurement of `point` (the samples of every round pooled) and, with `rounds`
     and `ours_runner` (railgauge on the point alone: seconds per call), the interleaved pair's
     metrics (peer_pairs.interleaved_metrics), else {}."""
     if not rounds:
         return measurer.measure(point), {}
-    pooled = {}
+    pooled = Pooled(point, measurer)
+    ((_, ours_s, peer_s),) = peer_pairs.interleave([point.source], ours_runner, pooled, rounds)
+    return pooled.measured, peer_pairs.interleaved_metrics(ours_s, peer_s)
 
-    def torch_round(p):
-        measured = measurer.measure(p)
-        for name, value in measured.items():
-            if name == "samples_s":
-                pooled.setdefault(name, []).extend(value)
-            elif name == "lanes_s":
-                for lane, times in value.items():
-                    pooled.setdefault(name, {}).setdefault(lane, []).extend(times)
-            elif name == "verified":
-                pooled[name] = pooled.get(name, True) and bool(value)
-            else:
-                pooled[name] = value
-        return peer_records.summary(measured["samples_s"])["median"]
 
-    ((_, ours_s, peer_s),) = peer_pairs.interleave([point.source], ours_runner,
-                                                   lambda _: torch_round(point), rounds)
-    return pooled, peer_pairs.interleaved_metrics(ours_s, peer_s)
+def measure_sweeps(points, measurer, rounds, sweep_runner):
+    """By sweep (scripts/peer_sweeps.py): each round railgauge's sweep, then torch on every
+    point. Returns {id(point): (measured, pair, error)}."""
+    pooled = {id(p): Pooled(p, measurer) for p in points}
+    rows = peer_sweeps.interleave_sweeps(points, sweep_runner, lambda p: pooled[id(p)](),
+                                         rounds, lambda p: p.source)
+    out = {}
+    for point, ours_s, peer_s, error in rows:
+        pair = {} if error else peer_pairs.interleaved_metrics(ours_s, peer_s)
+        out[id(point)] = (pooled[id(point)].measured, pair, error)
+    return out
 
 
 def compare(records, measurer, run, torch_version, max_samples, out=sys.stdout, rounds=0,
-            ours_runner=None):
+            ours_runner=None, sweep_runner=None):
     """Measures a peer for every record (selected already) and writes one peer record each to
-    `run` (a peer_records.PeerRun). With `rounds`, railgauge (`ours_runner`) and torch alternate
-    on each point (measure_point). Returns the peer records."""
+    `run` (a peer_records.PeerRun). With `rounds`, railgauge and torch alternate: on each point
+    (`ours_runner`, measure_point), or by sweep (`sweep_runner`, measure_sweeps). Returns the
+    peer records."""
+    planned = {}
+    for source in records:
+        try:
+            planned[id(source)] = Point(source, max_samples)
+        except PlanError as e:
+            planned[id(source)] = e
+    swept = {}
+    if rounds and sweep_runner is not None:
+        swept = measure_sweeps([p for p in planned.values() if isinstance(p, Point)], measurer,
+                               rounds, sweep_runner)
     print(f"{'key':<22} {'memory':<9} {'place':<5} {'size_bytes':>12} {'ours':>9} {'torch':>9} "
           f"{'ours/torch':>10}  (GB/s)", file=out)
     written = []
@@ -175,9 +213,16 @@ def compare(records, measurer, run, torch_version, max_samples, out=sys.stdout, 
         rec = peer_records.peer_record(run.run_id, run.host, PEER_KEY, source,
                                        {"torch_version": torch_version})
         try:
-            point = Point(source, max_samples)
+            point = planned[id(source)]
+            if isinstance(point, PlanError):
+                raise point
             rec["params"]["torch_op"] = point.torch_op
-            measured, pair = measure_point(point, measurer, rounds, ours_runner)
+            if id(point) in swept:
+                measured, pair, error = swept[id(point)]
+                if error:
+                    raise RuntimeError(error)
+            else:
+                measured, pair = measure_point(point, measurer, rounds, ours_runner)
             rec["params"]["torch_cpu_pu"] = measured.get("cpu_pu")
             rec["metrics"] = peer_metrics(point, measured)
             if pair:
@@ -397,11 +442,16 @@ def main(argv=None):
         return 2
     measurer = TorchMeasurer(torch, args.warmup, args.gate_cycles)
     with peer_records.PeerRun(args.out, "torch-copy") as run:
-        runner = peer_pairs.RailgaugeRunner(
-            args.railgauge, os.path.join(run.dir, "railgauge-rounds"), args.railgauge_arg,
-            args.railgauge_lib) if args.interleave else None
+        rounds_dir = os.path.join(run.dir, "railgauge-rounds")
+        runner = sweeps = None
+        if args.interleave and args.interleave_by == "point":
+            runner = peer_pairs.RailgaugeRunner(args.railgauge, rounds_dir, args.railgauge_arg,
+                                                args.railgauge_lib)
+        elif args.interleave:
+            sweeps = peer_sweeps.RailgaugeSweepRunner(args.railgauge, rounds_dir,
+                                                      args.run_dirs, args.railgauge_lib)
         compare(selected, measurer, run, torch.__version__, args.max_samples,
-                rounds=args.interleave, ours_runner=runner)
+                rounds=args.interleave, ours_runner=runner, sweep_runner=sweeps)
     print(f"records: {run.path}", file=sys.stderr)
     return 0
 

@@ -17,9 +17,13 @@ of many samples, and as many rotated operand sets as the railgauge record used
 computes in fp32) and recorded in params.torch_math, and the kernels torch ran, from
 torch.profiler, in params.torch_kernels; railgauge's are in the source record's heuristic_algos.
 
-With --interleave N (N >= 3) the two tools alternate point by point: railgauge measures the
-point alone (BIN with --filter and the record's axes), then torch, N rounds, at the same clock
-state; metrics then hold each side's rounds, the per-round ratios, the ratio with its p10-p90,
+With --interleave N (N >= 3) the two tools alternate N rounds. By sweep (the default):
+railgauge runs the source run's command again (its run.json argv), then torch measures every
+point, each round (scripts/peer_sweeps.py). By point (--interleave-by point): railgauge measures
+the point alone (BIN with --filter and the record's axes), then torch, seconds apart; one process
+per point and round, about 8.5 s a GEMM point on an H100. Before its samples, torch runs each
+point's graph untimed for --torch-warm-s (0.2 s), as railgauge's points run before they are
+timed, so both meet the GPU at the power state a sustained GEMM sets. metrics then hold each side's rounds, the per-round ratios, the ratio with its p10-p90,
 each side's spread and the verdict (scripts/peer_pairs.py: parity when the interval holds 1 or
 the ratio lies in torch's own spread; never a win inside the noise).
 
@@ -43,6 +47,7 @@ import sys
 
 import peer_pairs
 import peer_records
+import peer_sweeps
 from peer_records import summary
 
 GPU_KEYS = ("gemm.cublaslt", "gemm.cublaslt_size")
@@ -101,42 +106,111 @@ def make_call(torch, dtype, operands):
     return call
 
 
-def measure_point(torch, args, source, calls, batch, shapes, sets, out_dir):
-    """torch's metrics of one point; with --interleave, railgauge's rounds beside them."""
-    torch_rounds, pooled, ahead = [], [], 0
+class TorchPoint:
+    """torch's side of one railgauge GEMM record: its GEMMs made and timed on demand (operands
+    are made again for each round, so a sweep never holds every point's at once)."""
 
-    def torch_round(_):
-        nonlocal ahead
-        times, passed = peer_records.time_graph_batches(torch, calls, batch, args.samples,
-                                                        args.warmup)
-        pooled.extend(times)
-        ahead += passed
-        torch_rounds.append(summary(times)["median"])
-        return torch_rounds[-1]
+    def __init__(self, torch, args, source):
+        p = source["params"]
+        self.torch, self.args, self.source = torch, args, source
+        self.dtype = p["dtype"]
+        self.device = torch.device("cuda", int(p.get("gpu", 0)))
+        self.shapes = gemms_of(source)
+        self.sets = max(1, min(int(p.get("operand_sets", 1)), args.max_sets))
+        self.batch = int(source["metrics"].get("batch", 1))
+        self.rounds_s, self.pooled, self.ahead, self.kernels = [], [], 0, None
 
-    pair = {}
-    if args.interleave:
-        runner = peer_pairs.RailgaugeRunner(
-            args.railgauge, os.path.join(out_dir, "railgauge-rounds"), args.railgauge_arg,
+    def calls(self):
+        self.torch.cuda.set_device(self.device)
+        return [make_call(self.torch, self.dtype,
+                          make_operands(self.torch, self.dtype, layout, m, n, k, b, self.sets,
+                                        self.device))
+                for (m, n, k, b, layout) in self.shapes]
+
+    def measure(self, _=None):
+        """One round: seconds per call (the median of its samples)."""
+        pin_math(self.torch, self.dtype)
+        calls = self.calls()
+        if self.kernels is None:
+            names, why_not = peer_records.kernel_names(self.torch, lambda: [c() for c in calls])
+            self.kernels = "; ".join(names) or f"unknown: {why_not}"
+        times, passed = peer_records.time_graph_batches(
+            self.torch, calls, self.batch, self.args.samples, self.args.warmup,
+            warm_s=self.args.torch_warm_s)
+        self.pooled.extend(times)
+        self.ahead += passed
+        self.rounds_s.append(summary(times)["median"])
+        return self.rounds_s[-1]
+
+    def metrics(self, pair=None):
+        flops = sum(2.0 * m * n * k * b for (m, n, k, b, _) in self.shapes)
+        s = summary(self.pooled)
+        tflops = flops / s["median"] / 1e12
+        ours = self.source["metrics"].get("tflops", 0.0)
+        metrics = {"time_s": s, "batch": self.batch, "timer": "cuda_graph",
+                   "flops_per_call": flops, "tflops": tflops, "ours_tflops": ours,
+                   "ours_best_tflops": self.source["metrics"].get("best_tflops", ours),
+                   "ours_vs_torch": ours / tflops if tflops > 0 else 0.0,
+                   "operand_sets": self.sets, "enqueue_ahead": self.ahead,
+                   "samples": len(self.pooled)}
+        if pair:
+            metrics.update(pair)
+            metrics["ours_vs_torch"] = pair["ratio"]  # same-clock rounds, not a run minutes apart
+        return metrics
+
+
+def measure_points(args, points, work_dir):
+    """Every point's metrics, or the error that stopped it: [(metrics, error)]. With
+    --interleave, railgauge's rounds beside torch's (by sweep or by point)."""
+    if not args.interleave:
+        out = []
+        for pt in points:
+            try:
+                pt.measure()
+                out.append((pt.metrics(), None))
+            except (ValueError, RuntimeError) as e:  # record it, go on with the next point
+                out.append(({}, f"{type(e).__name__}: {e}"))
+        return out
+    if args.interleave_by == "sweep":
+        runner = peer_sweeps.RailgaugeSweepRunner(
+            args.railgauge, os.path.join(work_dir, "railgauge-rounds"), [args.run_dir],
             args.railgauge_lib)
-        ((_, ours_s, peer_s),) = peer_pairs.interleave([source], runner, torch_round,
-                                                       args.interleave)
-        pair = peer_pairs.interleaved_metrics(ours_s, peer_s)
+        rows = peer_sweeps.interleave_sweeps(points, runner, lambda pt: pt.measure(),
+                                             args.interleave, lambda pt: pt.source)
     else:
-        torch_round(None)
-    flops = sum(2.0 * m * n * k * b for (m, n, k, b, _) in shapes)
-    s = summary(pooled)
-    tflops = flops / s["median"] / 1e12
-    ours = source["metrics"].get("tflops", 0.0)
-    metrics = {"time_s": s, "batch": batch, "timer": "cuda_graph", "flops_per_call": flops,
-               "tflops": tflops, "ours_tflops": ours,
-               "ours_best_tflops": source["metrics"].get("best_tflops", ours),
-               "ours_vs_torch": ours / tflops if tflops > 0 else 0.0, "operand_sets": sets,
-               "enqueue_ahead": ahead, "samples": len(pooled)}
-    if pair:
-        metrics.update(pair)
-        metrics["ours_vs_torch"] = pair["ratio"]  # same-clock rounds, not a run minutes apart
-    return metrics
+        runner = peer_pairs.RailgaugeRunner(
+            args.railgauge, os.path.join(work_dir, "railgauge-rounds"), args.railgauge_arg,
+            args.railgauge_lib)
+        rows = []
+        for pt in points:
+            try:
+                ((_, ours_s, peer_s),) = peer_pairs.interleave([pt.source], runner, pt.measure,
+                                                               args.interleave)
+                rows.append((pt, ours_s, peer_s, None))
+            except (ValueError, RuntimeError) as e:
+                rows.append((pt, [], [], f"{type(e).__name__}: {e}"))
+    out = []
+    for pt, ours_s, peer_s, error in rows:
+        if error:
+            out.append(({}, error))
+        else:
+            out.append((pt.metrics(peer_pairs.interleaved_metrics(ours_s, peer_s)), None))
+    return out
+
+
+def print_row(rec, shapes):
+    p = rec["params"]
+    shape = " + ".join(f"{m}x{n}x{k}" + (f" ({b})" if b > 1 else "")
+                       for (m, n, k, b, _) in shapes)
+    head = f"{p.get('peer_of', ''):<20} {p.get('op', ''):<14} {shape:<28} {p['dtype']:<9} "
+    m = rec["metrics"]
+    if rec["status"] == "ok":
+        print(head + f"{m['ours_tflops']:>9.1f} {m['ours_best_tflops']:>9.1f} "
+              f"{m['tflops']:>9.1f} {m['ours_vs_torch']:>10.3f}"
+              + (f" [{m['ratio_p10']:.3f}, {m['ratio_p90']:.3f}] {m['verdict']}"
+                 if "verdict" in m else ""))
+    else:
+        print(head + f"{rec['status']}: {rec['reason']}")
 
 
 def pin_math(torch, dtype):
@@ -159,6 +233,10 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--max-sets", type=int, default=256,
                     help="cap on rotated operand sets (Python objects per set)")
+    ap.add_argument("--torch-warm-s", type=float, default=0.2,
+                    help="seconds torch runs each point's graph untimed before its samples, as "
+                         "railgauge's point runs (its quick --time-budget) before the GPU is "
+                         "measured at its power state (0: off)")
     peer_pairs.add_interleave_args(ap)
     args = ap.parse_args()
     problem = peer_pairs.interleave_error(args)
@@ -181,45 +259,30 @@ def main():
     print(f"{'key':<20} {'op':<14} {'M x N x K (batch)':<28} {'dtype':<9} "
           f"{'ours':>9} {'best':>9} {'torch':>9} {'ours/torch':>10}  (TFLOP/s)")
     with peer_records.PeerRun(args.out, "torch") as out:
+        recs, points = [], []
         for r in selected:
-            p = r["params"]
-            dtype = p["dtype"]
-            device = torch.device("cuda", int(p.get("gpu", 0)))
-            torch.cuda.set_device(device)
-            math = pin_math(torch, dtype)
             rec = peer_records.peer_record(out.run_id, out.host, "peer.torch_matmul", r,
                                            {"torch_version": torch.__version__,
-                                            "torch_math": math, "peer_timer": "cuda_graph"})
+                                            "torch_math": pin_math(torch, r["params"]["dtype"]),
+                                            "peer_timer": "cuda_graph"})
             shapes = gemms_of(r)
-            if dtype == "fp8_e4m3" and any(b > 1 for (_, _, _, b, _) in shapes):
+            if r["params"]["dtype"] == "fp8_e4m3" and any(b > 1 for (_, _, _, b, _) in shapes):
                 rec["status"] = "waived"
                 rec["reason"] = "torch._scaled_mm has no batched form"
+                recs.append((rec, None, shapes))
             else:
-                sets = max(1, min(int(p.get("operand_sets", 1)), args.max_sets))
-                calls = [make_call(torch, dtype, make_operands(torch, dtype, layout, m, n, k, b,
-                                                               sets, device))
-                         for (m, n, k, b, layout) in shapes]
-                batch = int(r["metrics"].get("batch", 1))
-                kernels, why_not = peer_records.kernel_names(torch, lambda: [c() for c in calls])
-                rec["params"]["torch_kernels"] = "; ".join(kernels) or f"unknown: {why_not}"
-                try:
-                    rec["metrics"] = measure_point(torch, args, r, calls, batch, shapes, sets,
-                                                   out.dir)
-                except (ValueError, RuntimeError) as e:  # record it, go on with the next point
-                    rec["status"], rec["reason"] = "error", f"{type(e).__name__}: {e}"
+                pt = TorchPoint(torch, args, r)
+                recs.append((rec, pt, shapes))
+                points.append(pt)
+        measured = iter(measure_points(args, points, out.dir))
+        for rec, pt, shapes in recs:
+            if pt is not None:
+                rec["metrics"], error = next(measured)
+                rec["params"]["torch_kernels"] = pt.kernels or "unknown: never measured"
+                if error:
+                    rec["status"], rec["reason"] = "error", error
             out.write(rec)
-            shape = " + ".join(f"{m}x{n}x{k}" + (f" ({b})" if b > 1 else "")
-                               for (m, n, k, b, _) in shapes)
-            m = rec["metrics"]
-            if rec["status"] == "ok":
-                print(f"{r['key']:<20} {p.get('op', ''):<14} {shape:<28} {dtype:<9} "
-                      f"{m['ours_tflops']:>9.1f} {m['ours_best_tflops']:>9.1f} "
-                      f"{m['tflops']:>9.1f} {m['ours_vs_torch']:>10.3f}"
-                      + (f" [{m['ratio_p10']:.3f}, {m['ratio_p90']:.3f}] {m['verdict']}"
-                         if "verdict" in m else ""))
-            else:
-                print(f"{r['key']:<20} {p.get('op', ''):<14} {shape:<28} {dtype:<9} "
-                      f"{rec['status']}: {rec['reason']}")
+            print_row(rec, shapes)
     print(f"records: {out.path}", file=sys.stderr)
     return 0
 

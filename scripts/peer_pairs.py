@@ -182,6 +182,23 @@ def point_time_s(records, source, metric="time_s"):
                      f"({'; '.join(statuses) or 'no records'})")
 
 
+def round_dir(work_dir, round_number):
+    """A round's directory under `work_dir`, made."""
+    out = os.path.join(work_dir, f"round-{round_number:04d}")
+    os.makedirs(out, exist_ok=True)
+    return out
+
+
+def railgauge_env(lib_path):
+    """The environment railgauge runs in: `lib_path` first on its library path (railgauge's
+    libraries only, never the Python's)."""
+    env = dict(os.environ)
+    if lib_path:
+        env["LD_LIBRARY_PATH"] = ":".join(p for p in (lib_path, env.get("LD_LIBRARY_PATH", ""))
+                                          if p)
+    return env
+
+
 class RailgaugeRunner:
     """Measures one point with railgauge (one_point_command) and returns its median seconds
     per call; each round's run directory is kept under `work_dir` as evidence."""
@@ -194,12 +211,8 @@ class RailgaugeRunner:
 
     def __call__(self, source):
         self.rounds_run += 1
-        out = os.path.join(self.work_dir, f"round-{self.rounds_run:04d}")
-        os.makedirs(out, exist_ok=True)
-        env = dict(os.environ)
-        if self.lib_path:  # railgauge's libraries only, never the Python's
-            env["LD_LIBRARY_PATH"] = ":".join(
-                p for p in (self.lib_path, env.get("LD_LIBRARY_PATH", "")) if p)
+        out = round_dir(self.work_dir, self.rounds_run)
+        env = railgauge_env(self.lib_path)
         cmd = one_point_command(self.binary, source, out, self.extra_args)
         try:
             p = subprocess.run(cmd, env=env, capture_output=True, text=True,
@@ -223,8 +236,12 @@ def add_interleave_args(ap):
     ap.add_argument("--railgauge", help="with --interleave: the railgauge binary")
     ap.add_argument("--railgauge-lib", help="LD_LIBRARY_PATH first entries for railgauge only")
     ap.add_argument("--railgauge-arg", action="append", default=[],
-                    help="an argument for each railgauge run, e.g. --railgauge-arg=--time-budget "
-                         "--railgauge-arg=0.2 (repeatable)")
+                    help="with --interleave-by point: an argument for each railgauge run, e.g. "
+                         "--railgauge-arg=--time-budget --railgauge-arg=0.2 (repeatable)")
+    ap.add_argument("--interleave-by", choices=("sweep", "point"), default="sweep",
+                    help="sweep (default): railgauge's whole sweep again (its run.json argv), "
+                         "then the peer on every point, each round; point: one railgauge "
+                         "process per point and round (scripts/peer_sweeps.py says why not)")
 
 
 def interleave_error(args):

@@ -21,6 +21,7 @@ import os
 import socket
 import statistics
 import sys
+import time
 
 RECORD_SCHEMA = "railgauge.record/1"
 
@@ -166,13 +167,15 @@ def time_batches(torch, calls, batch, samples, warmup,
 
 
 def time_graph_batches(torch, calls, batch, samples, warmup,
-                       gate_cycles_per_call=GATE_CYCLES_PER_CALL, max_doublings=4):
+                       gate_cycles_per_call=GATE_CYCLES_PER_CALL, max_doublings=4, warm_s=0.0):
     """`samples` timings (seconds per call) of `batch` rounds of `calls` captured in one CUDA
     graph, so that Python's launch loop cannot be timed (issue 44: a fixed sleep of ~10 us per
     call was as short as Python's enqueue, and torch timed its own loop at small shapes). The
     stream is still held by a sleep while the graph launch is enqueued; an event after the
     sleep is queried once everything is enqueued, and a sample whose gate had already opened
-    is taken again behind a gate twice as long. Returns (times, enqueue checks passed)."""
+    is taken again behind a gate twice as long. With `warm_s`, the graph is replayed untimed for
+    that many seconds first (a large GEMM's rate depends on the power state a sustained run
+    sets). Returns (times, enqueue checks passed)."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):  # warm-up outside capture, as torch's graph docs require
@@ -188,6 +191,10 @@ def time_graph_batches(torch, calls, batch, samples, warmup,
                 c()
     graph.replay()
     torch.cuda.synchronize()
+    warm_until = time.monotonic() + warm_s
+    while time.monotonic() < warm_until:
+        graph.replay()
+        torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     gate_open = torch.cuda.Event()
     times, ahead = [], 0
