@@ -23,8 +23,9 @@ point, each round (scripts/peer_sweeps.py). By point (--interleave-by point): ra
 the point alone (BIN with --filter and the record's axes), then torch, seconds apart; one process
 per point and round, about 8.5 s a GEMM point on an H100. Before its samples, torch runs each
 point's graph untimed for --torch-warm-s (0.2 s), as railgauge's points run before they are
-timed, so both meet the GPU at the power state a sustained GEMM sets. metrics then hold each side's rounds, the per-round ratios, the ratio with its p10-p90,
-each side's spread and the verdict (scripts/peer_pairs.py: parity when the interval holds 1 or
+timed, so both meet the GPU at the power state a sustained GEMM sets. metrics then hold each
+side's rounds, the per-round ratios, the ratio with its p10-p90, each side's spread and the
+verdict (scripts/peer_pairs.py: parity when the interval holds 1 or
 the ratio lies in torch's own spread; never a win inside the noise).
 
 Writes DIR/<run-id>/records.jsonl, one record per point with key `peer.torch_matmul`, the

@@ -8,8 +8,9 @@ two sides' noise, never a win (issue 44).
 `verdicts` reads a reference run's output (runs/ and peers/) and prints, per peer key and source
 benchmark, the pairs it can make from the committed records: the ratio railgauge / peer
 (throughput; > 1 railgauge faster), the lowest and highest end of the points' intervals, and how
-many points are parity, faster, slower or unresolved (not interleaved), and how many are flagged (the peer run's first point,
-a launch-bound time per call, a working set that fits in L2).
+many points are parity, faster, slower or unresolved (not interleaved), and how many are
+flagged (the peer run's first point, a launch-bound time per call, a working set that fits in
+L2).
 
 The interleaved peer scripts (gemm_vs_torch.py and copy_vs_torch.py with --interleave,
 nccl_pairs.py) call `interleave` and `pair_rounds`: the two tools alternate point by point,
