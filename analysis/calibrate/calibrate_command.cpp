@@ -18,6 +18,7 @@
 #include "analysis/calibrate/coefficient_file.h"
 #include "analysis/calibrate/execution_sizes.h"
 #include "analysis/calibrate/fit_report.h"
+#include "analysis/calibrate/processing_mode.h"
 #include "analysis/calibrate/provenance.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
@@ -34,7 +35,7 @@ struct Options {
   std::vector<std::string> runs;
   std::string out;
   std::vector<std::string> assume;
-  std::string mode = "no_overlap";
+  std::string mode = "auto";
   int max_steps = 8;
   int folds = 5;
   std::uint64_t seed = 1;
@@ -166,9 +167,10 @@ int run_calibrate(const Options &o) {
     opt.mode = ProcessingMode::no_overlap;
   else if (o.mode == "roofline")
     opt.mode = ProcessingMode::roofline;
-  else
+  else if (o.mode != "auto")
     throw InputError(fmt::format("unknown processing mode '{}'", o.mode), "--processing-mode",
-                     "give no_overlap (Calculon adds memory time to compute time) or roofline");
+                     "give auto (the one the GEMM records fit better), no_overlap (Calculon adds "
+                     "memory time to compute time) or roofline (the larger of the two)");
   if (o.max_steps < 1 || o.max_steps > 32)
     throw InputError(fmt::format("--max-steps {} is outside 1..32", o.max_steps), "--max-steps",
                      "give a number of table rows from 1 to 32");
@@ -184,7 +186,8 @@ int run_calibrate(const Options &o) {
   const RunSet runs = load_runs(o.runs);
   for (const auto &p : runs.problems)
     std::cerr << "railgauge: warning: " << p << '\n';
-  const Calibration c = railgauge::calibrate::calibrate(runs, assumptions, opt);
+  const Calibration c = o.mode == "auto" ? calibrate_choosing_mode(runs, assumptions, opt)
+                                         : railgauge::calibrate::calibrate(runs, assumptions, opt);
   refuse_mixed_hardware(runs, c.samples, o.allow_mixed);
   refuse_borrowed(c, o.borrow);
   if (c.samples.used_by_key.empty())
@@ -250,8 +253,9 @@ void add_calibrate_command(CLI::App &app, int &exit_code) {
                   "matrix.float16.tflops, mem1.GBps, networks.0.bandwidth, ...); "
                   "see docs/calibrate.md");
   cmd->add_option("--processing-mode", o->mode,
-                  "Calculon processing_mode: no_overlap (compute efficiency after taking the "
-                  "memory time out) or roofline")
+                  "Calculon processing_mode: auto (the mode whose GEMM tables predict "
+                  "held-out points better), no_overlap (compute efficiency after taking the "
+                  "memory time out) or roofline (the larger of compute and memory time)")
       ->capture_default_str();
   cmd->add_option("--max-steps", o->max_steps, "Most rows of a fitted efficiency table")
       ->capture_default_str();

@@ -132,7 +132,16 @@ class CalibrateTest(unittest.TestCase):
         system = json.loads((out / "calculon_system.json").read_text())
         self.assertEqual(calculon_problems(system), [])
         self.assertIn("float32", system["matrix"])  # measured: OpenBLAS sgemm
-        self.assertEqual(system["processing_mode"], "no_overlap")
+        # --processing-mode auto: the mode the GEMM records fit, named in the report with both
+        # errors; asked for by name, it is that mode.
+        report = json.loads((out / "fit_report.json").read_text())
+        (choice,) = [n for n in report["notes"] if n.startswith("processing_mode ")]
+        self.assertIn(f"processing_mode {system['processing_mode']}:", choice)
+        self.assertIn("roofline mode and", choice)
+        r, named = self.calibrate("--processing-mode", "no_overlap")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        named_system = json.loads((named / "calculon_system.json").read_text())
+        self.assertEqual(named_system["processing_mode"], "no_overlap")
 
         coeff = json.loads((out / "coefficients.json").read_text())
         schema = json.loads((ROOT / "results/schema/coefficients.schema.json").read_text())
@@ -513,7 +522,8 @@ H100_BLOCK_RUNS = ROOT / "results/reference/h100-2026-11-27/block/runs"
 class GpuBlockPredictionTest(unittest.TestCase):
     """The GPU block measured on one H100 (results/reference/h100-2026-11-27, GPT-3-175B at
     t = 1, 3 rounds) is predicted from the same rounds' gemm.cublaslt records within 3 % per
-    shape, for both sequence_parallel values; the step table's error is reported beside it."""
+    shape, and within 5 % through the step table Calculon reads, for both sequence_parallel
+    values."""
 
     def test_the_h100_block_is_predicted_within_3_percent(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -532,10 +542,12 @@ class GpuBlockPredictionTest(unittest.TestCase):
             self.assertFalse(b["missing"], b)
             self.assertAlmostEqual(b["measured_s"], 0.0321, delta=0.0005)
             self.assertLess(abs(b["error"]), 0.03, b)
-            # Calculon's path, through the fitted table: reported, and within 6 % here.
-            self.assertLess(abs(b["step_table_s"] / b["measured_s"] - 1), 0.06, b)
+            # Calculon's path, through the fitted table, within 5 %: roofline, which --processing-
+            # mode auto chose (no_overlap's table put it at +5.2 % and +4.3 %).
+            self.assertLess(abs(b["step_table_s"] / b["measured_s"] - 1), 0.05, b)
             self.assertEqual(b["measured_collective_s"], 0.0)
         self.assertIn("2 of 2 within 3 %", markdown)
+        self.assertIn("processing_mode roofline:", markdown)
 
 
 H200_RUNS = ROOT / "results/reference/h200-2026-11-26b/runs"

@@ -1,0 +1,49 @@
+#include "analysis/calibrate/processing_mode.h"
+
+#include <fmt/format.h>
+
+namespace railgauge::calibrate {
+namespace {
+
+constexpr double kClearlyBetter = 0.9; // roofline's error at most this share of no_overlap's
+
+} // namespace
+
+std::optional<double> gemm_table_error(const Calibration &c) {
+  double weighted = 0;
+  std::size_t points = 0;
+  for (const auto &[dtype, t] : c.gemm_by_dtype) {
+    if (!t.measured || t.quality.points == 0)
+      continue;
+    const HeldOutError &e = t.quality.held_out ? *t.quality.held_out : t.quality.in_sample;
+    weighted += e.mean_rel * static_cast<double>(t.quality.points);
+    points += t.quality.points;
+  }
+  if (points == 0)
+    return std::nullopt;
+  return weighted / static_cast<double>(points);
+}
+
+Calibration calibrate_choosing_mode(const analysis::RunSet &runs, const Assumptions &assumptions,
+                                    CalibrateOptions options) {
+  options.mode = ProcessingMode::no_overlap;
+  Calibration no_overlap = calibrate(runs, assumptions, options);
+  const auto no_overlap_error = gemm_table_error(no_overlap);
+  if (!no_overlap_error)
+    return no_overlap;
+  options.mode = ProcessingMode::roofline;
+  Calibration roofline = calibrate(runs, assumptions, options);
+  const auto roofline_error = gemm_table_error(roofline);
+  // Calculon's own convention unless roofline is clearly better: noise in a few points must not
+  // flip the mode from one run to the next.
+  const bool keep_roofline = roofline_error && *roofline_error < kClearlyBetter * *no_overlap_error;
+  Calibration &kept = keep_roofline ? roofline : no_overlap;
+  kept.notes.push_back(fmt::format(
+      "processing_mode {}: the GEMM tables' held-out mean error is {:.2f}% in roofline mode and "
+      "{:.2f}% in no_overlap mode (--processing-mode auto; give no_overlap or roofline to choose)",
+      keep_roofline ? "roofline" : "no_overlap", 100 * roofline_error.value_or(0),
+      100 * *no_overlap_error));
+  return std::move(kept);
+}
+
+} // namespace railgauge::calibrate
