@@ -10,12 +10,15 @@ For each kind, ROUNDS rounds of nccl-tests over the sizes (`KIND_perf -b MIN -e 
 sizes, dtype, warm-up and iterations (`railgauge collectives --filter collectives.nccl_KIND`),
 ABAB...: each tool measures every size of a kind in one launch, seconds after the other, so a
 round costs two process starts, not two per size (a GEMM or NCCL process start on a GPU is about
-a second). The sizes are powers of two, which nccl-tests' factor-2 sweep holds. The pair is
+a second). The sizes are powers of two, which nccl-tests' factor-2 sweep holds. railgauge runs
+each size with its buffers from cudaMalloc and from ncclMemAlloc (nccl-tests' allocator from
+NCCL 2.19; --buffers), each its own row. The pair is
 railgauge's back-to-back time per call (metrics.wall_time_s: iterations enqueued one after the
 other, as nccl-tests times them) against nccl-tests' per-iteration time; railgauge's isolated,
 gated GPU time (metrics.time_s) is its own column, never the ratio. Out of place only: on one
-rank an in-place collective moves nothing and times an empty operation. alltoall is grouped
-send/recv in railgauge and ncclAlltoAll in nccl-tests on NCCL >= 2.28: its rows say so.
+rank an in-place collective moves nothing and times an empty operation. alltoall is
+ncclAlltoAll in both where NCCL has it (2.28 on; railgauge's params.alltoall_call); a row
+whose railgauge record ran grouped send/recv says so.
 
 Writes OUT/nccl-pairs.json and OUT/nccl-pairs.md (after every kind, so a run cut short keeps
 the kinds it finished), and each round's raw runs under OUT/rounds/; `--from-rounds` makes the
@@ -47,27 +50,42 @@ def median_of(value):
     return value
 
 
-def out_of_place(records, kind, size):
-    """The ok record of collectives.nccl_KIND at `size` out of place, or None."""
+def buffers_of(record):
+    """How a railgauge record's buffers were allocated (records before the axis: cudaMalloc)."""
+    return record.get("params", {}).get("buffers", "cuda_malloc")
+
+
+def out_of_place(records, kind, size, buffers=None):
+    """The ok record of collectives.nccl_KIND at `size` out of place (with railgauge's buffers
+    allocated so, when given), or None."""
     for r in records:
         p = r.get("params", {})
         if (r.get("key") == f"collectives.nccl_{kind}" and r.get("status") == "ok"
-                and p.get("in_place") == "out_of_place" and int(p.get("size_bytes", -1)) == size):
+                and p.get("in_place") == "out_of_place" and int(p.get("size_bytes", -1)) == size
+                and (buffers is None or buffers_of(r) == buffers)):
             return r
     return None
 
 
-def row(kind, size, ours_wall_s, ours_gpu_s, peer_s):
+def note_of(kind, record):
+    """A row's note: alltoall's call, where railgauge's differs from nccl-tests' (NCCL >= 2.28
+    has ncclAlltoAll, which nccl-tests calls; records before params.alltoall_call ran grouped
+    send/recv)."""
+    call = record.get("params", {}).get("alltoall_call", "grouped ncclSend/ncclRecv")
+    return NOTES.get(kind) if call != "ncclAlltoAll" else None
+
+
+def row(kind, size, ours_wall_s, ours_gpu_s, peer_s, buffers="cuda_malloc", note=None):
     """One table row from per-round lists (railgauge back to back, railgauge isolated,
     nccl-tests)."""
     pair = peer_pairs.pair_rounds(ours_wall_s, peer_s)
-    return {"kind": kind, "size_bytes": size, "rounds": len(peer_s),
+    return {"kind": kind, "size_bytes": size, "railgauge_buffers": buffers, "rounds": len(peer_s),
             "railgauge_back_to_back_s": peer_records.summary(ours_wall_s)["median"],
             "railgauge_isolated_gpu_s": peer_records.summary(ours_gpu_s)["median"],
             "nccl_tests_s": peer_records.summary(peer_s)["median"],
             "ratio": pair["ratio"], "ratio_lo": pair["ratio_lo"], "ratio_hi": pair["ratio_hi"],
             "verdict": pair["verdict"] if len(peer_s) >= 3 else "one round: no interval",
-            "note": NOTES.get(kind)}
+            "note": note}
 
 
 def pairs(railgauge_records, nccl_records, kinds=KINDS):
@@ -85,20 +103,22 @@ def pairs(railgauge_records, nccl_records, kinds=KINDS):
             gpu = median_of(ours["metrics"].get("time_s"))
             theirs = median_of(peer["metrics"].get("time_s"))
             if wall and gpu and theirs:
-                rows.append(row(kind, size, [wall], [gpu], [theirs]))
+                rows.append(row(kind, size, [wall], [gpu], [theirs], buffers_of(ours),
+                                note_of(kind, ours)))
     return rows
 
 
 def markdown(rows):
     lines = ["| kind | size (bytes) | railgauge back to back (us) | nccl-tests (us) | "
-             "nccl-tests / railgauge [p10, p90] | verdict | railgauge isolated GPU (us) | note |",
-             "|---|---:|---:|---:|---|---|---:|---|"]
+             "nccl-tests / railgauge [p10, p90] | verdict | railgauge isolated GPU (us) | note | "
+             "railgauge buffers |",
+             "|---|---:|---:|---:|---|---|---:|---|---|"]
     for r in rows:
         lines.append(f"| {r['kind']} | {r['size_bytes']} | "
                      f"{r['railgauge_back_to_back_s'] * 1e6:.2f} | {r['nccl_tests_s'] * 1e6:.2f} "
                      f"| {r['ratio']:.3f} [{r['ratio_lo']:.3f}, {r['ratio_hi']:.3f}] | "
                      f"{r['verdict']} | {r['railgauge_isolated_gpu_s'] * 1e6:.2f} | "
-                     f"{r['note'] or ''} |")
+                     f"{r['note'] or ''} | {r.get('railgauge_buffers', 'cuda_malloc')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -139,27 +159,30 @@ def measure(args, kind, sizes, round_dir, env):
     run([args.railgauge, "collectives", "--filter", f"collectives.nccl_{kind}", "-q",
          "--out", os.path.join(round_dir, "railgauge"),
          "-a", "size_bytes=" + ",".join(str(s) for s in sizes),
+         "-a", "buffers=" + ",".join(args.buffers),
          "-a", "in_place=out_of_place", "-a", "dtype=float32", "-a", f"warmup={args.warmup}",
          "-a", f"iterations={args.iterations}"], env, 300, "railgauge collectives")
-    return round_pairs(kind, sizes, round_dir)
+    return round_pairs(kind, sizes, round_dir, args.buffers)
 
 
-def round_pairs(kind, sizes, round_dir):
+def round_pairs(kind, sizes, round_dir, buffers=("cuda_malloc",)):
     """One measured round of a kind, read back from its directory (measure()'s layout):
-    {size: (ours wall s, ours GPU s, nccl-tests s)} and the sizes one side lacks."""
+    {(size, buffers): (ours wall s, ours GPU s, nccl-tests s)} and what one side lacks."""
     ours_records = records_under(os.path.join(round_dir, "railgauge"))
     peer_records_ = records_under(os.path.join(round_dir, "peer"))
     measured, missing = {}, []
     for size in sizes:
-        ours = out_of_place(ours_records, kind, size)
         peer = out_of_place(peer_records_, kind, size)
-        if not ours or not peer:
-            missing.append(f"{kind} {size}: no ok out-of-place record from "
-                           f"{'railgauge' if not ours else 'nccl-tests'} (see {round_dir})")
-            continue
-        measured[size] = (median_of(ours["metrics"]["wall_time_s"]),
-                          median_of(ours["metrics"]["time_s"]),
-                          median_of(peer["metrics"]["time_s"]))
+        for alloc in buffers:
+            ours = out_of_place(ours_records, kind, size, alloc)
+            if not ours or not peer:
+                missing.append(f"{kind} {size} ({alloc}): no ok out-of-place record from "
+                               f"{'railgauge' if not ours else 'nccl-tests'} (see {round_dir})")
+                continue
+            measured[(size, alloc)] = (median_of(ours["metrics"]["wall_time_s"]),
+                                       median_of(ours["metrics"]["time_s"]),
+                                       median_of(peer["metrics"]["time_s"]),
+                                       note_of(kind, ours))
     return measured, missing
 
 
@@ -172,6 +195,9 @@ def main(argv=None):
     ap.add_argument("--kinds", default=",".join(KINDS))
     ap.add_argument("--sizes", default="8,4KiB,64KiB,1MiB,16MiB,32MiB,128MiB,512MiB")
     ap.add_argument("--gpus", type=int, default=1)
+    ap.add_argument("--buffers", default="cuda_malloc,nccl_mem_alloc",
+                    help="how railgauge allocates its buffers, each measured in the same launch: "
+                         "cuda_malloc, nccl_mem_alloc (as nccl-tests >= 2.19 does)")
     ap.add_argument("--railgauge-lib", help="LD_LIBRARY_PATH first entries (libnccl, ...)")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=20)
@@ -202,6 +228,10 @@ def main(argv=None):
     except ValueError:
         sizes = []
         problems.append(f"--sizes {args.sizes}: give byte counts like 8,4KiB,16MiB")
+    args.buffers = [b for b in args.buffers.split(",") if b]
+    bad = [b for b in args.buffers if b not in ("cuda_malloc", "nccl_mem_alloc")]
+    if bad or not args.buffers:
+        problems.append(f"--buffers {','.join(bad)}: give cuda_malloc and/or nccl_mem_alloc")
     odd = [s for s in sizes if s < 8 or s & (s - 1)]
     if odd:
         problems.append(f"--sizes: {', '.join(map(str, odd))} not a power of two of at least 8 "
@@ -221,7 +251,7 @@ def main(argv=None):
                 absent = [d for d in round_dirs if not os.path.isdir(d)]
                 if absent:
                     raise ValueError(f"{kind}: no round directory {', '.join(absent)}")
-                rounds = [round_pairs(kind, sizes, d) for d in round_dirs]
+                rounds = [round_pairs(kind, sizes, d, args.buffers) for d in round_dirs]
             else:
                 rounds = [measure(args, kind, sizes, d, env) for d in round_dirs]
         except ValueError as e:
@@ -233,9 +263,11 @@ def main(argv=None):
                 failed = 1
                 print(f"nccl_pairs.py: {problem}", file=sys.stderr)
         for size in sizes:
-            per_round = [measured[size] for measured, _ in rounds if size in measured]
-            if len(per_round) == len(rounds):
-                rows.append(row(kind, size, *[list(x) for x in zip(*per_round)]))
+            for alloc in args.buffers:
+                per_round = [m[(size, alloc)] for m, _ in rounds if (size, alloc) in m]
+                if len(per_round) == len(rounds):
+                    wall, gpu, peer, notes = [list(x) for x in zip(*per_round)]
+                    rows.append(row(kind, size, wall, gpu, peer, alloc, notes[0]))
         write_tables(args.out, rows)  # after every kind: a run cut short keeps what it measured
     write_tables(args.out, rows)
     sys.stdout.write(markdown(rows))

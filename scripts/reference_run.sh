@@ -775,8 +775,8 @@ else
   mkdir -p "$out/compare"
   step compare-nccl-tests 60 plain "$railgauge" compare "$out/runs/collectives-nccl" \
     "$out/peers/nccl-tests" --label railgauge --label nccl-tests --metric metrics.time_s.median \
-    --ignore-param cuda_graph group_type groups iterations warmup link_gbytes_per_s timeout_s \
-    count source source_format --markdown "$out/compare/nccl-tests.md" \
+    --ignore-param cuda_graph buffers alltoall_call group_type groups iterations warmup \
+    link_gbytes_per_s timeout_s count source source_format --markdown "$out/compare/nccl-tests.md" \
     --json "$out/compare/nccl-tests.json"
   if ((interleave)); then
     # Like for like (scripts/nccl_pairs.py): back to back against nccl-tests, out of place,

@@ -9,6 +9,7 @@
 #include "collectives/data_regions.h"
 #include "collectives/groups.h"
 #include "collectives/nccl/device_data_check.h"
+#include "collectives/nccl/nccl_buffer.h"
 #include "collectives/nccl/nccl_group.h"
 #include "collectives/nccl/nccl_point.h"
 #include "collectives/wrong_elements.h"
@@ -34,7 +35,7 @@ struct Lane {
   int device = 0;
   LocalGroup group;
   Counts c;
-  std::unique_ptr<gpu::DeviceBuffer> send, recv;
+  std::unique_ptr<NcclBuffer> send, recv;
   std::unique_ptr<gpu::Stream> own_stream; // other types of a concurrent point
   cudaStream_t stream = nullptr;
   // After this lane's collective: a concurrent type's own end (made with its device current:
@@ -71,6 +72,26 @@ private:
   std::vector<Lane> &lanes_;
 };
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+// Weak, as nccl-tests declares it: a run-time NCCL older than 2.28 has no ncclAlltoAll.
+#pragma weak ncclAlltoAll
+#endif
+
+// Whether this process's NCCL has ncclAlltoAll (2.28 on), which nccl-tests' alltoall calls
+// there instead of grouped send/recv; railgauge calls the same, out of place.
+bool nccl_has_alltoall() {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  int version = 0;
+  using AlltoAll =
+      ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
+  const AlltoAll call = ncclAlltoAll; // null where the run-time library lacks the weak symbol
+  return call != nullptr && ncclGetVersion(&version) == ncclSuccess &&
+         version >= NCCL_VERSION(2, 28, 0);
+#else
+  return false;
+#endif
+}
+
 // collectives.nccl_<kind>: NCCL's collective on device memory, timed with CUDA events per
 // iteration, on the world or on the groups of one group type (ncclCommSplit by colour).
 class NcclCollective final : public Benchmark {
@@ -89,6 +110,12 @@ public:
                     "off: enqueue each iteration; on: replay a captured CUDA graph",
                     {std::string("off")},
                     {"off", "on"}});
+    axes.push_back({"buffers",
+                    AxisType::text,
+                    "cuda_malloc, or nccl_mem_alloc (the cuMem API, as nccl-tests >= 2.19 "
+                    "allocates its buffers)",
+                    {std::string("cuda_malloc")},
+                    {"cuda_malloc", "nccl_mem_alloc"}});
     axes.push_back({"link_gbytes_per_s",
                     AxisType::real,
                     "per-direction link rate; busbw above it is flagged (NVLS/SHARP reduce in "
@@ -119,6 +146,8 @@ public:
     const auto by_type = local_groups_by_type(s, p, session_.rank_hosts);
     const bool concurrent = by_type.size() > 1;
     const std::size_t elt = element_bytes(p.dtype);
+    const BufferAlloc alloc = parse_buffer_alloc(point.text("buffers"));
+    const bool alltoall_call = kind_ == Kind::alltoall && !p.in_place && nccl_has_alltoall();
     // Lanes by type, then local GPU: lanes[t * local_count + i].
     std::vector<Lane> lanes(by_type.size() * s.local_count());
     for (std::size_t t = 0; t < by_type.size(); ++t)
@@ -130,9 +159,9 @@ public:
         l.group = by_type[t][i];
         l.c = *counts_for(kind_, p.size_bytes, elt, l.group.size); // supported() checked it
         const std::size_t big = std::max(l.c.send_elems, l.c.recv_elems) * elt;
-        l.recv = std::make_unique<gpu::DeviceBuffer>(p.in_place ? big : l.c.recv_elems * elt);
+        l.recv = std::make_unique<NcclBuffer>(p.in_place ? big : l.c.recv_elems * elt, alloc);
         if (!p.in_place)
-          l.send = std::make_unique<gpu::DeviceBuffer>(l.c.send_elems * elt);
+          l.send = std::make_unique<NcclBuffer>(l.c.send_elems * elt, alloc);
         if (t > 0)
           l.own_stream = std::make_unique<gpu::Stream>();
         l.end = std::make_unique<gpu::Event>();
@@ -167,7 +196,8 @@ public:
                 cudaStreamWaitEvent(lanes[t * s.local_count() + i].stream, fork[i]->get(), 0));
         }
       for (std::size_t t = 0; t < by_type.size(); ++t)
-        enqueue_group(std::span(lanes).subspan(t * s.local_count(), s.local_count()), p);
+        enqueue_group(std::span(lanes).subspan(t * s.local_count(), s.local_count()), p,
+                      alltoall_call);
       if (concurrent)
         for (auto &l : lanes) {
           gpu::DeviceGuard guard(l.device);
@@ -260,6 +290,9 @@ public:
                       first.size, concurrent ? 0 : first.hosts});
     // The model calibrate keeps apart (two GPU SKUs are never fitted together unasked).
     out.derived_params[record::kGpuName] = gpu::cuda_device_info(s.device(0)).name;
+    if (kind_ == Kind::alltoall) // the call, which nccl-tests' alltoall also chooses by version
+      out.derived_params["alltoall_call"] =
+          alltoall_call ? "ncclAlltoAll" : "grouped ncclSend/ncclRecv";
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))
       problems.push_back(*why);
@@ -269,7 +302,7 @@ public:
 
 private:
   // One NCCL group: every local GPU's collective of one group type.
-  void enqueue_group(std::span<Lane> lanes, const CollectivePoint &p) {
+  void enqueue_group(std::span<Lane> lanes, const CollectivePoint &p, bool alltoall_call) {
     const auto type = nccl_type(p.dtype);
     const auto op = nccl_op(p.op);
     const std::size_t elt = element_bytes(p.dtype);
@@ -296,7 +329,14 @@ private:
         check_nccl(ncclReduceScatter(send, out, c.count, type, op, comm, st), "ncclReduceScatter");
         break;
       }
-      case Kind::alltoall: // as nccl-tests: grouped send/recv with every peer
+      case Kind::alltoall: // as nccl-tests: ncclAlltoAll where NCCL has it, else grouped
+                           // send/recv with every peer
+        if (alltoall_call) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+          check_nccl(ncclAlltoAll(send, recv, c.count, type, comm, st), "ncclAlltoAll");
+#endif
+          break;
+        }
         for (int peer = 0; peer < n; ++peer) {
           check_nccl(ncclSend(send + static_cast<std::size_t>(peer) * block, c.count, type, peer,
                               comm, st),

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nccl.h>
 
 #include "tests/support/device_upload.h"
 #include "tests/support/quick_run_context.h"
@@ -110,6 +111,27 @@ TEST_F(NcclOnGpus, CudaGraphReplayIsVerified) {
   EXPECT_TRUE(out.metrics.at("verified").get<bool>());
   EXPECT_EQ(out.metrics.at("wrong_elements"), 0);
   EXPECT_EQ(out.metrics.at("wrong_element_ranks"), nlohmann::json::array());
+}
+
+// buffers=nccl_mem_alloc: every kind on buffers from ncclMemAlloc, as nccl-tests allocates them,
+// verified; alltoall out of place names the call it made (ncclAlltoAll from NCCL 2.28).
+TEST_F(NcclOnGpus, NcclMemAllocBuffersAreVerified) {
+  for (const Kind kind : all_kinds()) {
+    auto bench = make_nccl_collective(kind);
+    const Point p = point_of(*bench, {{"size_bytes", std::int64_t{1} << 20},
+                                      {"buffers", std::string("nccl_mem_alloc")}});
+    SCOPED_TRACE(std::string(bench->key()));
+    ASSERT_FALSE(bench->supported(ctx_, p).has_value());
+    const Outcome out = bench->run(ctx_, p);
+    ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+    EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+    if (kind == Kind::alltoall) {
+      int version = 0;
+      ASSERT_EQ(ncclGetVersion(&version), ncclSuccess);
+      EXPECT_EQ(out.derived_params.at("alltoall_call"),
+                version >= NCCL_VERSION(2, 28, 0) ? "ncclAlltoAll" : "grouped ncclSend/ncclRecv");
+    }
+  }
 }
 
 TEST_F(NcclOnGpus, GroupSplitsRunOnTheGroupsCommunicators) {

@@ -160,7 +160,8 @@ class PeerPairsTest(unittest.TestCase):
             shutil.copytree(os.path.join(rounds, "rounds"), os.path.join(tmp, "rounds"))
             with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
                 status = nccl_pairs.main(["--from-rounds", "--out", tmp, "--sizes",
-                                          "8,4KiB,64KiB,1MiB,16MiB,32MiB,64MiB"])
+                                          "8,4KiB,64KiB,1MiB,16MiB,32MiB,64MiB",
+                                          "--buffers", "cuda_malloc"])
             with open(os.path.join(tmp, "nccl-pairs.json")) as f:
                 rows = json.load(f)
         # nccl-tests names its 8-byte point size 0 for all_gather, reduce_scatter and alltoall.
@@ -175,6 +176,15 @@ class PeerPairsTest(unittest.TestCase):
         # The L2-sized gap: 16 MiB back to back in L2 for railgauge, not for nccl-tests.
         self.assertGreater(by[("all_reduce", 16 << 20)]["ratio"], 1.6)
         self.assertLess(by[("alltoall", 64 << 20)]["ratio"], 0.9)
+        # Those rounds predate params.alltoall_call: grouped send/recv against ncclAlltoAll.
+        self.assertIn("ncclAlltoAll", by[("alltoall", 64 << 20)]["note"])
+        self.assertEqual(big["railgauge_buffers"], "cuda_malloc")
+        same_call = {"params": {"alltoall_call": "ncclAlltoAll"}}
+        self.assertIsNone(nccl_pairs.note_of("alltoall", same_call))
+        with redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(nccl_pairs.main(["--from-rounds", "--out", "x", "--buffers",
+                                              "malloc"]), 2)
+        self.assertIn("--buffers malloc", err.getvalue())
 
     def test_nccl_pairs_compare_back_to_back_out_of_place_only(self):
         ref = self.committed()
