@@ -175,7 +175,7 @@ def measure_points(args, points, work_dir):
     if args.interleave_by == "sweep":
         runner = peer_sweeps.RailgaugeSweepRunner(
             args.railgauge, os.path.join(work_dir, "railgauge-rounds"), [args.run_dir],
-            args.railgauge_lib)
+            args.railgauge_lib, source_first=getattr(args, "first_round_is_source", False))
         rows = peer_sweeps.interleave_sweeps(points, runner, lambda pt: pt.measure(),
                                              args.interleave, lambda pt: pt.source)
     else:
@@ -234,6 +234,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--max-sets", type=int, default=256,
                     help="cap on rotated operand sets (Python objects per set)")
+    ap.add_argument("--first-round-is-source", action="store_true",
+                    help="interleaved by sweep: the source run is railgauge's first round (when "
+                         "torch starts the moment it ends, as in a reference run)")
     ap.add_argument("--torch-warm-s", type=float, default=0.2,
                     help="seconds torch runs each point's graph untimed before its samples, as "
                          "railgauge's point runs (its quick --time-budget) before the GPU is "

@@ -55,13 +55,21 @@ class RailgaugeSweepRunner:
     `work_dir` as evidence."""
 
     def __init__(self, binary, work_dir, run_dirs, lib_path=None, timeout_s=1800,
-                 metric="time_s", run=subprocess.run):
+                 metric="time_s", run=subprocess.run, source_first=False):
         self.binary, self.work_dir, self.lib_path = binary, work_dir, lib_path
+        self.run_dirs, self.source_first = list(run_dirs), source_first
         self.argvs = [argv_of(d) for d in run_dirs]
         self.timeout_s, self.metric, self.run = timeout_s, metric, run
         self.rounds_run, self.records, self.problems = 0, [], []
 
     def run_round(self):
+        """One railgauge sweep; with source_first, the first round is the source runs
+        themselves (a reference run's GEMM peers start the moment their source step ends)."""
+        if self.source_first and self.rounds_run == 0:
+            self.rounds_run, self.problems, self.records = 1, [], []
+            for d in self.run_dirs:
+                self.records.extend(peer_records.read_records(d))
+            return
         self.rounds_run += 1
         out = peer_pairs.round_dir(self.work_dir, self.rounds_run)
         env = peer_pairs.railgauge_env(self.lib_path)

@@ -35,12 +35,13 @@
 #                    the gemm, memory and offload runs of the same output: give one or more),
 #                    nvbandwidth, block; to split a reference run over several shorter sessions,
 #                    each into its own --out
-#   --interleave N   the torch peers alternate with railgauge point by point, N rounds (>= 3):
-#                    railgauge measures each point alone again, then torch, ABAB..., and each
-#                    peer record holds the ratio's interval and a parity verdict
-#                    (scripts/peer_pairs.py); off by default (each point then costs N railgauge
-#                    starts). The two torch steps get 2N times their share, and a default
-#                    budget grows by (2N - 1) x 15 % to hold them (N = 3: 480 s becomes 840 s)
+#   --interleave N   the torch peers alternate with railgauge by sweep, N rounds (>= 3):
+#                    railgauge's source sweep again, then torch on every point, ABAB... (the
+#                    GEMM peers' first round is their source run), and each peer record holds
+#                    the ratio's interval and a parity verdict (scripts/peer_sweeps.py,
+#                    peer_pairs.py); off by default. Each torch step gets N times its share plus
+#                    its source steps' share per sweep, and a default budget grows to hold them
+#                    (N = 3, --quick: 480 s becomes 1286 s); nccl-pairs is added (below)
 #
 # Environment: PYTHON (default python3) is the Python that holds PyTorch. For railgauge and the
 # GPU tests, LD_LIBRARY_PATH becomes torch/lib and site-packages/nvidia/*/lib (libcublasLt,
@@ -113,13 +114,17 @@ budget_given=$((${#budget_s} > 0))
 if [[ ! "$interleave" =~ ^[0-9]+$ ]] || ((interleave == 1 || interleave == 2)); then
   usage_error "--interleave '$interleave': give a number of rounds, at least 3 (0: off)"
 fi
-# The torch peers' shares (gemm-vs-torch 7 %, copy-vs-torch 8 %) are sized for one torch pass.
-# Interleaved, each point runs N times on each side, about 2N such passes: their steps get 2N
-# times their share, and a default budget grows by what they add, so the steps after them keep
+# The torch peers' shares (gemm-vs-torch 7, 4 and 2 %, copy-vs-torch 8 %) are sized for one torch
+# pass. Interleaved by sweep (scripts/peer_sweeps.py), a peer step runs N torch passes and N
+# railgauge sweeps of its source steps (gemm 25, 5 and 3 %, memory and offload 20 %), the GEMM
+# peers N - 1 of them (their first round is the source run, which ends just before them): each
+# peer step gets that, and a default budget grows by what they add, so the steps after them keep
 # theirs. A budget given with --budget-s is kept; the steps run in order within it.
-peer_pct=15
+peer_pct=21
+source_pct=53
 if ((interleave && !budget_given)); then
-  budget_s=$((budget_s + budget_s * peer_pct * (2 * interleave - 1) / 100))
+  budget_s=$((budget_s + budget_s * (peer_pct + source_pct) * (interleave - 1) / 100 \
+    + budget_s * 20 / 100))
 fi
 if ((budget_s < 60)); then
   usage_error "--budget-s $budget_s is too short: the last steps alone keep 30 s; give 60 or more"
@@ -563,13 +568,20 @@ if ((interleave)); then
   peer_interleave=(--interleave "$interleave" --railgauge "$railgauge"
     --railgauge-lib "${LD_LIBRARY_PATH:-}")
   for a in "${measure[@]}"; do peer_interleave+=("--railgauge-arg=$a"); done
-  gemm_peer_args+=("${peer_interleave[@]}")
+  gemm_peer_args+=("${peer_interleave[@]}" --first-round-is-source)
   copy_peer_args+=("${peer_interleave[@]}")
 fi
 # Seconds for a step: a percentage of the budget, at least 10.
 share() { echo $((budget_s * $1 / 100 > 10 ? budget_s * $1 / 100 : 10)); }
-# Seconds for a torch peer step: its share, 2N times over when interleaved (above).
-peer_share() { echo $(($(share "$1") * (interleave ? 2 * interleave : 1))); }
+# peer_share PCT SOURCE_PCT SOURCE_ROUNDS: a torch peer step's seconds: its share, N times
+# when interleaved, plus SOURCE_ROUNDS sweeps of its source steps' share.
+peer_share() {
+  if ((interleave)); then
+    echo $(($(share "$1") * interleave + $(share "$2") * $3))
+  else
+    share "$1"
+  fi
+}
 # The GPUs nvidia-smi lists (1 when it lists none, as torch may still see one): the steps that
 # run once per GPU get a cap that grows with them.
 gpu_count=$(grep -c '^GPU [0-9]' "$out/gpu/nvidia-smi-L.txt" 2>/dev/null)
@@ -622,14 +634,15 @@ torch_peer_skip() {
   fi
 }
 # gemm_vs_torch STEP PCT: torch.matmul on the shapes of the railgauge run of STEP.
-gemm_vs_torch() {
-  local s=$1 pct=$2 rd
+gemm_vs_torch() { # STEP PCT SOURCE_PCT
+  local s=$1 pct=$2 source_pct=$3 rd
   rd=$(run_dir_of "$s")
   if [[ -z "$rd" ]]; then
     skip "gemm-vs-torch-${s#gemm-}" "no run directory from step $s"
     return
   fi
-  STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" "$(peer_share "$pct")" plain \
+  STEP_RUN_DIR="$out/peers/$s" step "gemm-vs-torch-${s#gemm-}" \
+    "$(peer_share "$pct" "$source_pct" $((interleave ? interleave - 1 : 0)))" plain \
     "${py[@]}" "$repo/scripts/gemm_vs_torch.py" "$rd" \
     --out "$out/peers/$s" "${gemm_peer_args[@]}"
 }
@@ -645,7 +658,7 @@ if [[ -n "$why_no_torch" ]]; then
     skip torch-peers "$why_no_torch"
   fi
 else
-  gemm_vs_torch gemm-model 7
+  gemm_vs_torch gemm-model 7 25
 fi
 
 STEP_RUN_DIR="$out/runs/memory-hbm" step memory-hbm "$(share 8)" plain \
@@ -676,7 +689,7 @@ else
   if ((${#copy_runs[@]} == 0)); then
     skip copy-vs-torch "no run directory from the memory-hbm and offload steps"
   else
-    STEP_RUN_DIR="$out/peers/copy" step copy-vs-torch "$(peer_share 8)" plain \
+    STEP_RUN_DIR="$out/peers/copy" step copy-vs-torch "$(peer_share 8 20 "$interleave")" plain \
       "${py[@]}" "$repo/scripts/copy_vs_torch.py" "${copy_runs[@]}" \
       --out "$out/peers/copy" "${copy_peer_args[@]}"
   fi
@@ -795,13 +808,13 @@ fi
 # ------------------------------------------------------------------ the rest of the sweeps
 STEP_RUN_DIR="$out/runs/gemm-size" step gemm-size "$(share 5)" plain \
   "$railgauge" gemm --filter gemm.cublaslt_size --out "$out/runs/gemm-size" "${measure[@]}"
-[[ -z "$why_no_torch" ]] && gemm_vs_torch gemm-size 4
+[[ -z "$why_no_torch" ]] && gemm_vs_torch gemm-size 4 5
 # Every dtype and layout at 8192³: the peak each reaches (the rules' sgemm-floor reads fp32), and
 # a cuBLASLt that refuses a combination shows as its waiver.
 STEP_RUN_DIR="$out/runs/gemm-dtypes" step gemm-dtypes "$(share 3)" plain \
   "$railgauge" gemm --filter gemm.cublaslt_size --out "$out/runs/gemm-dtypes" \
   -a m=8192 -a dtype=bf16,fp16,fp8_e4m3,tf32,fp32 -a layout=nt,nn,tn "${measure[@]}"
-[[ -z "$why_no_torch" ]] && gemm_vs_torch gemm-dtypes 2
+[[ -z "$why_no_torch" ]] && gemm_vs_torch gemm-dtypes 2 3
 # One transformer block on the GPUs (block.transformer_tp_gpu; t = the GPUs here, one process
 # driving them), the gemm-model step's model at its sequence length: calibrate predicts its time
 # from gemm-model's records and the NCCL runs of this output (docs/calibrate.md).

@@ -98,6 +98,19 @@ class PeerSweepsTest(unittest.TestCase):
         pair = peer_pairs.interleaved_metrics(*rows[0][1:3])
         self.assertEqual((pair["ratio"], pair["verdict"]), (1.25, "railgauge faster"))
 
+    def test_the_source_run_can_be_the_first_round(self):
+        point = source("memory.hbm_copy", 64)
+        with open(os.path.join(self.run_dir, "records.jsonl"), "w") as f:
+            f.write(json.dumps(dict(point, metrics={"time_s": {"median": 0.003}})) + "\n")
+        os.environ["POINTS"] = json.dumps([["memory.hbm_copy", 64]])
+        runner = peer_sweeps.RailgaugeSweepRunner(self.fake, os.path.join(self.tmp.name, "w"),
+                                                  [self.run_dir], source_first=True)
+        ((_, ours, _, error),) = peer_sweeps.interleave_sweeps([point], runner,
+                                                               lambda p: 0.002, 3)
+        self.assertIsNone(error)
+        self.assertEqual(ours, [0.003, 0.002, 0.002])  # the source's time, then two sweeps
+        self.assertEqual(len(self.calls()), 2)
+
     def test_a_point_the_sweep_lacks_keeps_its_error_and_the_rest_go_on(self):
         points = [source("memory.hbm_copy", 64), source("memory.hbm_copy", 256)]
         os.environ["POINTS"] = json.dumps([["memory.hbm_copy", 64]])

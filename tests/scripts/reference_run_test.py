@@ -281,10 +281,13 @@ class ReferenceRunTest(unittest.TestCase):
                          p.stdout)
 
     def test_interleaved_peers_widen_a_default_budget_and_keep_a_given_one(self):
-        # Interleaved, the torch peers run each point 2N times: a default budget grows by
-        # (2N - 1) times their 15 %, so the steps after them keep their shares.
+        # Interleaved by sweep, the torch peers run N torch passes and N - 1 (GEMM) or N (copy)
+        # railgauge sweeps of their sources: a default budget grows by (N - 1) times the peers'
+        # 21 % and the sources' 53 %, and once more the copies' 20 %, so the steps after them
+        # keep their shares.
         build = self.fake_build()
-        for extra, expected in (([], 480 + 480 * 15 * 5 // 100), (["--budget-s", "600"], 600)):
+        grown = 480 + 480 * 74 * 2 // 100 + 480 * 20 // 100
+        for extra, expected in (([], grown), (["--budget-s", "600"], 600)):
             out = os.path.join(self.tmp.name, f"out-{expected}")
             self.run_script("--build-dir", build, "--out", out, "--quick", "--only", "memory",
                             "--interleave", "3", *extra, env=self.fake_gpu_env())
