@@ -1,7 +1,8 @@
 #pragma once
 // The metric names the measurement core writes for every family (Measurement::to_json,
-// bandwidth_metrics, Outcome::conclude_data_check): the families' record contracts
-// (<family>/<family>_record.h) name them from here.
+// bandwidth_metrics, Outcome::conclude_data_check), and the names several families write with one
+// meaning: the families' record contracts (records/<family>_record.h) name them from here, so
+// that each name has one owner.
 namespace railgauge::metric {
 
 inline constexpr const char *kTimeS = "time_s"; // summary of the time per call
@@ -41,5 +42,27 @@ inline constexpr const char *kCoreMetrics[] = {kTimeS,
                                                kLastArrivalRankShare,
                                                kLanesContentionFraction,
                                                kLanesContentionFractionMin};
+
+// Names that several families write with one meaning (not the core's: kCoreMetrics leaves them
+// out). Each family's contract names the ones it writes from here and lists them in its kMetrics.
+inline constexpr const char *kWrongElements = "wrong_elements"; // over every rank / GPU
+inline constexpr const char *kPerGpu = "per_gpu"; // every GPU at once: one object per GPU
+inline constexpr const char *kSlowestGpu = "slowest_gpu";
+inline constexpr const char *kEfficiency = "efficiency"; // the figure over what the part can do
+// A transfer beside a GEMM load (offload.with_gemm, collectives' *_with_gemm)
+inline constexpr const char *kGemmAloneTflops = "gemm_alone_tflops";
+inline constexpr const char *kGemmConcurrentTflops = "gemm_concurrent_tflops";
+inline constexpr const char *kGemmSlowdown = "gemm_slowdown"; // together / alone
+inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
+// ... and the axis (a param of the record) that sizes that load: M = N = K of its GEMM
+inline constexpr const char *kGemmMnk = "gemm_mnk";
+
+// Params (axes, most of them) that several families' points share
+inline constexpr const char *kSizeBytes = "size_bytes";  // one buffer, as each family counts it
+inline constexpr const char *kGpu = "gpu";               // CUDA device index
+inline constexpr const char *kGpuName = "gpu_name";      // the GPU model
+inline constexpr const char *kDtype = "dtype";           // the element type
+inline constexpr const char *kDirection = "direction";   // of a copy or a transfer
+inline constexpr const char *kIterations = "iterations"; // timed calls (rdma: 0 = the core's rule)
 
 } // namespace railgauge::metric
