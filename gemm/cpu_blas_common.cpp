@@ -6,6 +6,7 @@
 
 #include "gemm/cpu_blas.h"
 #include "harness/error.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -39,12 +40,12 @@ std::optional<std::string> CpuBlasBenchmark::supported(const RunContext &,
 
 Outcome CpuBlasBenchmark::run(RunContext &ctx, const Point &point) {
   const GemmPlan p = plan(point);
-  Outcome out = run_cpu_blas(ctx, p, point_dtype(point), point.real("peak_tflops"), before_verify_,
-                             fmt::format("lockstep/{}/{}", key(), point.label()));
+  Outcome out = run_cpu_blas(ctx, p, point_dtype(point), point.real(record::kPeakTflops),
+                             before_verify_, fmt::format("lockstep/{}/{}", key(), point.label()));
   for (const auto &[name, value] : p.derived.items())
     out.derived_params[name] = value;
   if (!p.gemm_list.is_null())
-    out.metrics["gemms"] = p.gemm_list;
+    out.metrics[record::kGemms] = p.gemm_list;
   return out;
 }
 

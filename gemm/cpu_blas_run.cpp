@@ -200,10 +200,10 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
       total.worst_error =
           std::isnan(r.worst_error) ? r.worst_error : std::max(total.worst_error, r.worst_error);
     }
-    out.metrics["verified_elements"] = total.checked;
-    out.metrics["wrong_elements"] = total.wrong;
-    out.metrics["worst_error_over_bound"] = total.worst_error;
-    out.metrics["error_bound"] = verify_bound_json(dtype);
+    out.metrics[record::kVerifiedElements] = total.checked;
+    out.metrics[record::kWrongElements] = total.wrong;
+    out.metrics[record::kWorstErrorOverBound] = total.worst_error;
+    out.metrics[record::kErrorBound] = verify_bound_json(dtype);
     verified = total.wrong == 0;
     if (total.wrong > 0) {
       out.status = Status::failed;
@@ -213,7 +213,7 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
           total.wrong, total.checked, verify_bound_text(dtype), total.worst_error);
     }
   }
-  out.metrics["verified"] = verified;
+  out.metrics[record::kVerified] = verified;
   return out;
 }
 

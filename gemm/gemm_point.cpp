@@ -97,17 +97,17 @@ std::vector<Axis> tp_sweep_axes(const TpAxesDefaults &d) {
   return axes;
 }
 
-Dtype point_dtype(const Point &point) { return parse_dtype(point.text("dtype"), "dtype"); }
+Dtype point_dtype(const Point &point) { return parse_dtype(point.text(record::kDtype), "dtype"); }
 
 GemmPlan plan_tp_point(const Point &point) {
   const ModelShape model = point_model(point);
-  const auto tp = point.integer("tp");
-  const auto layer = parse_layer(point.text("gemm"));
-  const auto pass = parse_pass(point.text("pass"));
+  const auto tp = point.integer(record::kTp);
+  const auto layer = parse_layer(point.text(record::kLayer));
+  const auto pass = parse_pass(point.text(record::kPass));
   if (!layer || !pass)
-    throw InputError(
-        fmt::format("unknown gemm '{}' or pass '{}'", point.text("gemm"), point.text("pass")),
-        "gemm/pass", "see `railgauge list gemm`");
+    throw InputError(fmt::format("unknown gemm '{}' or pass '{}'", point.text(record::kLayer),
+                                 point.text(record::kPass)),
+                     "gemm/pass", "see `railgauge list gemm`");
   if (is_attention_bmm(*layer) && *pass == Pass::wgrad)
     throw InputError(
         not_applicable(fmt::format("{} is an attention BMM: it has no weights, so no wgrad",
@@ -132,19 +132,19 @@ GemmPlan plan_tp_point(const Point &point) {
                       {"batch", g.shape.batch}});
   }
   const auto &first = gemms.front().shape;
-  plan.derived = {{"op", plan.op},
-                  {"m", first.m},
-                  {"n", first.n},
-                  {"k", first.k},
-                  {"batch", first.batch},
-                  {"gemm_count", gemms.size()},
-                  {"seq", model.seq},
-                  {"micro_batch", model.micro_batch},
-                  {"hidden", model.hidden},
-                  {"heads", model.heads},
-                  {"kv_heads", model.kv_heads},
-                  {"ffn", model.ffn},
-                  {"swiglu", model.swiglu ? 1 : 0}};
+  plan.derived = {{record::kOp, plan.op},
+                  {record::kM, first.m},
+                  {record::kN, first.n},
+                  {record::kK, first.k},
+                  {record::kBatch, first.batch},
+                  {record::kGemmCount, gemms.size()},
+                  {record::kSeq, model.seq},
+                  {record::kMicroBatch, model.micro_batch},
+                  {record::kHidden, model.hidden},
+                  {record::kHeads, model.heads},
+                  {record::kKvHeads, model.kv_heads},
+                  {record::kFfn, model.ffn},
+                  {record::kSwiglu, model.swiglu ? 1 : 0}};
   if (gemms.size() > 1)
     plan.gemm_list = shapes;
   return plan;
@@ -181,10 +181,10 @@ std::vector<Axis> size_sweep_axes(const std::vector<Dtype> &dtypes,
 
 GemmPlan plan_size_point(const Point &point) {
   GemmShape s;
-  s.m = point.integer("m");
-  s.n = point.integer("n") == 0 ? s.m : point.integer("n");
-  s.k = point.integer("k") == 0 ? s.m : point.integer("k");
-  s.batch = point.integer("batch");
+  s.m = point.integer(record::kM);
+  s.n = point.integer(record::kN) == 0 ? s.m : point.integer(record::kN);
+  s.k = point.integer(record::kK) == 0 ? s.m : point.integer(record::kK);
+  s.batch = point.integer(record::kBatch);
   require_blas_dimensions(s, "give a size from 1 to 2^31-1");
   GemmPlan plan;
   plan.op = "size";

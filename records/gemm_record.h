@@ -30,15 +30,15 @@ inline constexpr const char *kCpuBlas = "gemm.cpu_blas";           // the TP sha
 inline constexpr const char *kCpuBlasSize = "gemm.cpu_blas_size";
 
 // Parameters
-inline constexpr const char *kDtype = "dtype";
+inline constexpr const char *kDtype = metric::kDtype;
 inline constexpr const char *kM = "m";
 inline constexpr const char *kN = "n";
 inline constexpr const char *kK = "k";
 inline constexpr const char *kBatch = "batch";
 inline constexpr const char *kModel = "model";
-inline constexpr const char *kTp = "tp";   // tensor-parallel degree
-inline constexpr const char *kOp = "op";   // "qkv.fwd": the GEMM and its pass
-inline constexpr const char *kGpu = "gpu"; // CUDA device index
+inline constexpr const char *kTp = "tp";          // tensor-parallel degree
+inline constexpr const char *kOp = "op";          // "qkv.fwd": the GEMM and its pass
+inline constexpr const char *kGpu = metric::kGpu; // CUDA device index
 inline constexpr const char *kPeakTflops = "peak_tflops";
 inline constexpr const char *kLayer = "gemm"; // qkv, scores, context, out_proj, mlp_up, mlp_down
 inline constexpr const char *kPass = "pass";  // fwd, dgrad, wgrad
@@ -48,12 +48,20 @@ inline constexpr const char *kMicroBatch = "micro_batch";
 inline constexpr const char *kLayout = "layout";
 inline constexpr const char *kLayoutsFrom = "layouts_from"; // kTrainingLayouts: each pass its own
 inline constexpr const char *kTrainingLayouts = "training";
-inline constexpr const char *kGpuName = "gpu_name";
+inline constexpr const char *kGpuName = metric::kGpuName;
 inline constexpr const char *kSizeOp = "size"; // the op of a size sweep's points
 // gemm.cpu_blas*: OpenBLAS threads of each rank, and ranks of the launch on this host (whether
 // ranks had cores of their own)
 inline constexpr const char *kBlasThreads = "blas_threads";
 inline constexpr const char *kRanksPerHost = "ranks_per_host";
+// A TP point's model dimensions (axes that override the model's own, and params of its record)
+inline constexpr const char *kHidden = "hidden";
+inline constexpr const char *kHeads = "heads";
+inline constexpr const char *kKvHeads = "kv_heads";
+inline constexpr const char *kFfn = "ffn";
+inline constexpr const char *kSwiglu = "swiglu";
+// cuBLASLt: heuristic candidates screened per GEMM (an axis)
+inline constexpr const char *kTopK = "top_k";
 
 // A transformer layer's GEMMs and passes in block order: the values of kLayer and kPass, and the
 // row order of every TP table (op = "<layer>.<pass>").
@@ -62,8 +70,8 @@ inline constexpr std::array<const char *, 6> kLayerNames{"qkv",      "scores", "
 inline constexpr std::array<const char *, 3> kPassNames{"fwd", "dgrad", "wgrad"};
 
 // Metrics
-inline constexpr const char *kTflops = "tflops";         // 1e12 FLOP/s at the median time
-inline constexpr const char *kEfficiency = "efficiency"; // tflops / the dense peak of the dtype
+inline constexpr const char *kTflops = "tflops";                // 1e12 FLOP/s at the median time
+inline constexpr const char *kEfficiency = metric::kEfficiency; // tflops / the dtype's dense peak
 // cuBLASLt: the fastest of the heuristic's top-k candidates, beside its first pick (tflops)
 inline constexpr const char *kBestTflops = "best_tflops";
 inline constexpr const char *kBestEfficiency = "best_efficiency";
@@ -87,31 +95,53 @@ inline constexpr const char *kCandidates = "candidates";
 inline constexpr const char *kRefusedAlgos = "refused_algos";
 inline constexpr const char *kLtTypes = "lt_types";
 inline constexpr const char *kVerifiedElements = "verified_elements";
+inline constexpr const char *kWrongElements = metric::kWrongElements;
 inline constexpr const char *kWorstErrorOverBound = "worst_error_over_bound";
 inline constexpr const char *kErrorBound = "error_bound";
 inline constexpr const char *kGemms = "gemms";
 inline constexpr const char *kTelemetry = metric::kTelemetry;
 inline constexpr const char *kGpus = "gpus";
-inline constexpr const char *kSlowestGpu = "slowest_gpu";
+inline constexpr const char *kSlowestGpu = metric::kSlowestGpu;
 inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
 // gemm.cpu_blas* under a multi-rank launch: {ranks, own_time_s, slowest_rank, slowest_rank_share}
 // (time_s is then the max over ranks per call).
 inline constexpr const char *kLockstep = "lockstep";
-inline constexpr const char *kLockstepOwnTimeS = "own_time_s"; // its field: this rank's time
+inline constexpr const char *kLockstepOwnTimeS = metric::kOwnTimeS; // its field: this rank's time
 
 // gemm.cublaslt*: the arithmetic intensity, and the peak the efficiency is of (also a param)
 inline constexpr const char *kFlopsPerByte = "flops_per_byte";
-inline constexpr const char *kPeakTflopsMetric = "peak_tflops";
+inline constexpr const char *kPeakTflopsMetric = kPeakTflops;
 
-inline constexpr std::array kMetrics{
-    kTflops,          kEfficiency,      kBestTflops,       kBestEfficiency,
-    kTflopsMin,       kTflopsMedian,    kTflopsMax,        kFlopsPerCall,
-    kVerified,        kBestTimeS,       kBestTflopsMax,    kBestVsHeuristic,
-    kBestIsHeuristic, kHeuristicAlgos,  kBestAlgos,        kCandidates,
-    kRefusedAlgos,    kLtTypes,         kVerifiedElements, kWorstErrorOverBound,
-    kErrorBound,      kGemms,           kTelemetry,        kGpus,
-    kSlowestGpu,      kSlowestVsMedian, kLockstep,         kFlopsPerByte,
-    kPeakTflopsMetric};
+inline constexpr std::array kMetrics{kTflops,
+                                     kEfficiency,
+                                     kBestTflops,
+                                     kBestEfficiency,
+                                     kTflopsMin,
+                                     kTflopsMedian,
+                                     kTflopsMax,
+                                     kFlopsPerCall,
+                                     kVerified,
+                                     kBestTimeS,
+                                     kBestTflopsMax,
+                                     kBestVsHeuristic,
+                                     kBestIsHeuristic,
+                                     kHeuristicAlgos,
+                                     kBestAlgos,
+                                     kCandidates,
+                                     kRefusedAlgos,
+                                     kLtTypes,
+                                     kVerifiedElements,
+                                     kWrongElements,
+                                     kWorstErrorOverBound,
+                                     kErrorBound,
+                                     kGemms,
+                                     kTelemetry,
+                                     kGpus,
+                                     kSlowestGpu,
+                                     kSlowestVsMedian,
+                                     kLockstep,
+                                     kFlopsPerByte,
+                                     kPeakTflopsMetric};
 
 // The rank of an op ("qkv.fwd") in block order; ops of no known layer and pass come last.
 inline int op_block_rank(std::string_view op) {

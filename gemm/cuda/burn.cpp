@@ -76,8 +76,8 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
     else if (g.tflops > 0)
       speeds.emplace_back(g.index, g.tflops);
   }
-  out.metrics["gpus"] = list;
-  out.metrics["flops_per_call"] = flops_per_gemm;
+  out.metrics[record::kGpus] = list;
+  out.metrics[record::kFlopsPerCall] = flops_per_gemm;
   out.metrics.update(across_gpus(speeds, "tflops"));
   if (gpus.size() == 1)
     out.device = {{"gpu", gpus.front().uuid}, {"pci", gpus.front().pci}};
@@ -129,10 +129,10 @@ std::vector<Axis> BurnBenchmark::axes() const {
 BurnOptions burn_options(const Point &point, int gpus_visible) {
   BurnOptions o;
   o.dtype = point_dtype(point);
-  o.layout = std::string(to_string(parse_layout(point.text("layout"), "layout")));
-  o.shape.m = point.integer("m");
-  o.shape.n = point.integer("n") == 0 ? o.shape.m : point.integer("n");
-  o.shape.k = point.integer("k") == 0 ? o.shape.m : point.integer("k");
+  o.layout = std::string(to_string(parse_layout(point.text(record::kLayout), "layout")));
+  o.shape.m = point.integer(record::kM);
+  o.shape.n = point.integer(record::kN) == 0 ? o.shape.m : point.integer(record::kN);
+  o.shape.k = point.integer(record::kK) == 0 ? o.shape.m : point.integer(record::kK);
   for (auto [name, v] : {std::pair{"m", o.shape.m}, {"n", o.shape.n}, {"k", o.shape.k}})
     if (v <= 0 || v > std::numeric_limits<int>::max())
       throw InputError(fmt::format("{} = {} is not a positive 32-bit GEMM dimension", name, v),

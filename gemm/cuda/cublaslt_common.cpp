@@ -8,6 +8,7 @@
 #include "harness/cuda/device.h"
 #include "harness/data_paths.h"
 #include "harness/error.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -27,13 +28,13 @@ std::vector<Axis> cublaslt_axes(bool training_layouts) {
             "attention BMMs their own; fp8 all nt, as Transformer Engine)";
   }
   return {
-      {"gpu",
+      {record::kGpu,
        AxisType::integer,
        "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them (default: every visible GPU)",
        {std::int64_t{0}},
        {}},
-      {"layout", AxisType::text, help, {layouts.front()}, layouts},
-      {"top_k",
+      {record::kLayout, AxisType::text, help, {layouts.front()}, layouts},
+      {record::kTopK,
        AxisType::integer,
        "cuBLASLt heuristic candidates screened per GEMM; the fastest is measured beside the "
        "heuristic's first pick (1 = the first pick only)",
@@ -45,19 +46,19 @@ std::vector<Axis> cublaslt_axes(bool training_layouts) {
 CublasLtOptions cublaslt_options(const Point &point) {
   CublasLtOptions o;
   o.dtype = point_dtype(point);
-  if (point.text("layout") != kTrainingLayouts)
-    o.layout = parse_layout(point.text("layout"), "layout");
-  const std::int64_t gpu = point.integer("gpu");
+  if (point.text(record::kLayout) != kTrainingLayouts)
+    o.layout = parse_layout(point.text(record::kLayout), "layout");
+  const std::int64_t gpu = point.integer(record::kGpu);
   if (gpu < 0 || gpu > 1024)
     throw InputError(fmt::format("gpu = {} is not a CUDA device index", gpu), "gpu",
                      "give 0, 1, ... (CUDA_VISIBLE_DEVICES order)");
   o.gpu = static_cast<int>(gpu);
-  const std::int64_t top_k = point.integer("top_k");
+  const std::int64_t top_k = point.integer(record::kTopK);
   if (top_k < 1 || top_k > kMaxTopK)
     throw InputError(fmt::format("top_k = {} is out of range", top_k), "top_k",
                      fmt::format("give 1 to {}", kMaxTopK));
   o.top_k = static_cast<int>(top_k);
-  o.peak_tflops = point.real("peak_tflops");
+  o.peak_tflops = point.real(record::kPeakTflops);
   return o;
 }
 
@@ -185,12 +186,12 @@ Outcome CublasLtBenchmark::run(RunContext &ctx, const Point &point) {
   std::string ran;
   for (Layout l : layouts)
     ran += (ran.empty() ? "" : "+") + std::string(to_string(l));
-  out.derived_params["layout"] = ran;
-  out.derived_params["layouts_from"] = o.layout ? "axis" : std::string(kTrainingLayouts);
+  out.derived_params[record::kLayout] = ran;
+  out.derived_params[record::kLayoutsFrom] = o.layout ? "axis" : std::string(kTrainingLayouts);
   if (!p.gemm_list.is_null()) {
-    out.metrics["gemms"] = p.gemm_list;
+    out.metrics[record::kGemms] = p.gemm_list;
     for (std::size_t g = 0; g < layouts.size() && g < p.gemm_list.size(); ++g)
-      out.metrics["gemms"][g]["layout"] = std::string(to_string(layouts[g]));
+      out.metrics[record::kGemms][g][record::kLayout] = std::string(to_string(layouts[g]));
   }
   return out;
 }

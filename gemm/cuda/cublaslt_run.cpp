@@ -256,19 +256,19 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   out.metrics = gemm_metrics(heuristic, plan, o.dtype, peak.tflops);
   const double flops = plan.flops();
   const double best_tflops = tflops_of(flops, best.time_s);
-  out.metrics["best_time_s"] = to_json(best.time_s);
+  out.metrics[record::kBestTimeS] = to_json(best.time_s);
   out.metrics[record::kBestTflops] = best_tflops;
-  out.metrics["best_tflops_max"] = best.time_s.min > 0 ? flops / best.time_s.min / 1e12 : 0.0;
+  out.metrics[record::kBestTflopsMax] = best.time_s.min > 0 ? flops / best.time_s.min / 1e12 : 0.0;
   if (peak.tflops > 0)
     out.metrics[record::kBestEfficiency] = best_tflops / peak.tflops;
-  const double heuristic_tflops = out.metrics.at(record::kTflops).get<double>();
-  out.metrics["best_vs_heuristic"] = heuristic_tflops > 0 ? best_tflops / heuristic_tflops : 0.0;
-  out.metrics["best_is_heuristic"] = heuristic_wins;
-  out.metrics["heuristic_algos"] = algos_picked(gemms, heuristic_picks);
-  out.metrics["best_algos"] = algos_picked(gemms, winning_picks);
+  const double first_tflops = out.metrics.at(record::kTflops).get<double>(); // heuristic's pick
+  out.metrics[record::kBestVsHeuristic] = first_tflops > 0 ? best_tflops / first_tflops : 0.0;
+  out.metrics[record::kBestIsHeuristic] = heuristic_wins;
+  out.metrics[record::kHeuristicAlgos] = algos_picked(gemms, heuristic_picks);
+  out.metrics[record::kBestAlgos] = algos_picked(gemms, winning_picks);
   out.metrics[record::kCandidates] = candidates;
   out.metrics[record::kRefusedAlgos] = refused;
-  out.metrics["lt_types"] = gemms.front().lt.types_json();
+  out.metrics[record::kLtTypes] = gemms.front().lt.types_json();
   out.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
   out.derived_params = {{"gpu_name", info.name},
                         {"gpu_sku", peak.sku},
@@ -311,18 +311,18 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
     verify(heuristic_picks, "heuristic");
     if (!same)
       verify(best_picks, "best");
-    out.metrics["verified_elements"] = checked;
-    out.metrics["wrong_elements"] = wrong;
+    out.metrics[record::kVerifiedElements] = checked;
+    out.metrics[record::kWrongElements] = wrong;
     // NaN is not JSON: a NaN or Inf output is reported by its count, and the worst as null.
-    out.metrics["worst_error_over_bound"] =
+    out.metrics[record::kWorstErrorOverBound] =
         std::isnan(worst) ? nlohmann::json(nullptr) : nlohmann::json(worst);
-    out.metrics["error_bound"] = verify_bound_json(o.dtype);
-    out.metrics["verified"] = false;
+    out.metrics[record::kErrorBound] = verify_bound_json(o.dtype);
+    out.metrics[record::kVerified] = false;
     out.conclude_data_check(problems);
   } else {
-    out.metrics["verified"] = false;
+    out.metrics[record::kVerified] = false;
   }
-  out.metrics["telemetry"] =
+  out.metrics[record::kTelemetry] =
       telemetry_pair(telemetry_before, during, sample_gpu_telemetry(info.uuid));
   return out;
 }
