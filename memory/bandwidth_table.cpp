@@ -1,5 +1,6 @@
 #include "memory/bandwidth_table.h"
 #include "harness/json_integer.h"
+#include "records/memory_record.h"
 
 #include <algorithm>
 #include <map>
@@ -47,21 +48,22 @@ std::string render_bandwidth_table(const std::vector<Record> &records) {
   std::vector<std::string> order;
   std::map<std::string, Group> groups;
   for (const auto &r : records) {
-    if (!r.key.starts_with("memory.") || !r.params.contains("size_bytes"))
+    if (!r.key.starts_with(std::string(record::kFamily) + ".") ||
+        !r.params.contains(record::kSizeBytes))
       continue;
-    const auto size_bytes = json_integer<std::int64_t>(r.params["size_bytes"]);
+    const auto size_bytes = json_integer<std::int64_t>(r.params[record::kSizeBytes]);
     if (!size_bytes)
       continue;
     const auto [tier, kernel] = tier_and_kernel(r.key);
     if (tier != "hbm" && tier != "host")
       continue; // memory.burn: every GPU at once, its figures per GPU (the burn-in's table)
-    const std::string where =
-        tier == "hbm"
-            ? fmt::format("HBM of GPU {}", param_text(r.params, "gpu"))
-            : fmt::format("host DRAM of NUMA node {}, {} thread(s)",
-                          param_text(r.params, "numa_node"),
-                          r.params.contains("threads_used") ? param_text(r.params, "threads_used")
-                                                            : param_text(r.params, "threads"));
+    const std::string where = tier == "hbm"
+                                  ? fmt::format("HBM of GPU {}", param_text(r.params, record::kGpu))
+                                  : fmt::format("host DRAM of NUMA node {}, {} thread(s)",
+                                                param_text(r.params, record::kNumaNode),
+                                                r.params.contains(record::kThreadsUsed)
+                                                    ? param_text(r.params, record::kThreadsUsed)
+                                                    : param_text(r.params, record::kThreads));
     auto [it, added] = groups.try_emplace(where);
     if (added)
       order.push_back(where);
@@ -69,8 +71,8 @@ std::string render_bandwidth_table(const std::vector<Record> &records) {
     if (std::find(g.kernels.begin(), g.kernels.end(), kernel) == g.kernels.end())
       g.kernels.push_back(kernel);
     std::string text;
-    if (r.status == Status::ok && r.metrics.contains("bandwidth_gbytes_per_s")) {
-      text = fmt::format("{:.4g}", r.metrics["bandwidth_gbytes_per_s"].get<double>());
+    if (r.status == Status::ok && r.metrics.contains(record::kBandwidthGbytesPerS)) {
+      text = fmt::format("{:.4g}", r.metrics[record::kBandwidthGbytesPerS].get<double>());
       g.any_measured = true;
     } else {
       text = r.status == Status::failed ? "FAILED" : std::string(to_string(r.status));

@@ -123,7 +123,7 @@ std::optional<std::string> HostStreamBenchmark::supported(const RunContext &ctx,
   if (!topology.is_this_machine())
     return "the topology was loaded from an XML file, not read from this machine: threads "
            "cannot be pinned nor memory bound by it";
-  const std::int64_t node_index = point.integer("numa_node");
+  const std::int64_t node_index = point.integer(record::kNumaNode);
   const auto node = find_node(topology, node_index);
   if (!node) {
     std::vector<unsigned> indexes;
@@ -136,13 +136,13 @@ std::optional<std::string> HostStreamBenchmark::supported(const RunContext &ctx,
     return fmt::format("NUMA node {} has no CPU cores (a memory-only node): no thread can run "
                        "next to its memory",
                        node_index);
-  const std::int64_t threads = point.integer("threads");
+  const std::int64_t threads = point.integer(record::kThreads);
   if (threads < 0)
     return fmt::format("threads={} is negative (0 = one per physical core)", threads);
   if (threads > static_cast<std::int64_t>(node->core_pus.size()))
     return fmt::format("threads={} but NUMA node {} has {} physical cores (one thread per core)",
                        threads, node_index, node->core_pus.size());
-  const std::int64_t size_bytes = point.integer("size_bytes");
+  const std::int64_t size_bytes = point.integer(record::kSizeBytes);
   if (size_bytes <= 0 || size_bytes % static_cast<std::int64_t>(sizeof(double)) != 0)
     return fmt::format("size_bytes={} is not a positive multiple of 8 (arrays of doubles)",
                        size_bytes);
@@ -158,9 +158,9 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
   if (auto why = supported(ctx, point))
     return Outcome::waived(*why);
   const Topology &topology = ctx.topology();
-  const NumaNode node = *find_node(topology, point.integer("numa_node"));
-  const auto threads = point.integer("threads") > 0
-                           ? static_cast<std::size_t>(point.integer("threads"))
+  const NumaNode node = *find_node(topology, point.integer(record::kNumaNode));
+  const auto threads = point.integer(record::kThreads) > 0
+                           ? static_cast<std::size_t>(point.integer(record::kThreads))
                            : node.core_pus.size();
   const std::vector<unsigned> pus(node.core_pus.begin(),
                                   node.core_pus.begin() + static_cast<std::ptrdiff_t>(threads));
@@ -171,7 +171,7 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
   const auto caller = team.bind_caller();
 
   // Allocate (bound to the node, untouched), then first-touch each slice from its worker.
-  const auto array_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const auto array_bytes = static_cast<std::size_t>(point.integer(record::kSizeBytes));
   std::vector<HostBuffer> buffers;
   for (int i = 0; i < arrays_used(kernel_); ++i)
     buffers.emplace_back(topology.get(), node.os_index, array_bytes);
@@ -205,7 +205,7 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
 
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(bytes_per_pass * passes);
-  outcome.metrics["verified"] = false;
+  outcome.metrics[record::kVerified] = false;
   outcome.device = {{"numa", node.os_index}, {"cpus", fmt::format("{}", fmt::join(pus, ","))}};
   outcome.derived_params = {{"threads_used", pus.size()},
                             {"total_bytes", array_bytes * buffers.size()},
@@ -228,7 +228,7 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
       problems.push_back(
           fmt::format("thread {} summed {} instead of {}", w, results[w].sum, expected));
   }
-  outcome.metrics["wrong_elements"] = wrong;
+  outcome.metrics[record::kWrongElements] = wrong;
   if (wrong > 0)
     problems.insert(problems.begin(),
                     fmt::format("{} of {} elements hold wrong values", wrong, arrays.elements));

@@ -30,8 +30,8 @@ inline constexpr const char *kHostWrite = "memory.host_write";
 inline constexpr const char *kHostTriad = "memory.host_triad";
 
 // Parameters
-inline constexpr const char *kSizeBytes = "size_bytes"; // one array
-inline constexpr const char *kGpu = "gpu";
+inline constexpr const char *kSizeBytes = metric::kSizeBytes; // one array
+inline constexpr const char *kGpu = metric::kGpu;
 inline constexpr const char *kNumaNode = "numa_node";
 inline constexpr const char *kThreads = "threads";
 inline constexpr const char *kThreadsUsed = "threads_used";      // derived: the team that ran
@@ -45,6 +45,8 @@ inline constexpr const char *kBandwidthMaxGbytesPerS = metric::kBandwidthMaxGbyt
 inline constexpr const char *kBytesPerCall = metric::kBytesPerCall;
 inline constexpr const char *kVerified = metric::kVerified;
 inline constexpr const char *kTelemetry = metric::kTelemetry; // HBM points
+inline constexpr const char *kWrongElements = metric::kWrongElements;
+inline constexpr const char *kPerGpu = metric::kPerGpu; // memory.burn: one object per GPU
 
 // memory.burn (every GPU at once): the slowest, median and fastest GPU's rate
 inline constexpr const char *kBurnBandwidthMinGbytesPerS = "bandwidth_gbytes_per_s_min";
@@ -56,6 +58,8 @@ inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
                                      kBytesPerCall,
                                      kVerified,
                                      kTelemetry,
+                                     kWrongElements,
+                                     kPerGpu,
                                      kBurnBandwidthMinGbytesPerS,
                                      kBurnBandwidthMedianGbytesPerS,
                                      kBurnBandwidthMaxGbytesPerS};

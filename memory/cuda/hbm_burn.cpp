@@ -24,7 +24,7 @@ std::string gpu_label(const HbmBurnGpuResult &g) {
 
 HbmBurnOptions hbm_burn_options(const Point &point, int gpus_visible) {
   HbmBurnOptions o;
-  const std::int64_t bytes = point.integer("size_bytes");
+  const std::int64_t bytes = point.integer(record::kSizeBytes);
   if (bytes < 16 || bytes % 16 != 0)
     throw InputError(fmt::format("size_bytes = {} is not a positive multiple of 16", bytes),
                      "size_bytes", "give bytes per array, a multiple of 16 (e.g. 1GiB)");
@@ -72,9 +72,9 @@ Outcome hbm_burn_outcome(const std::vector<HbmBurnGpuResult> &gpus) {
     else if (g.bandwidth_gbytes_per_s > 0)
       rates.emplace_back(g.gpu, g.bandwidth_gbytes_per_s);
   }
-  out.metrics["per_gpu"] = list;
+  out.metrics[record::kPerGpu] = list;
   out.metrics.update(across_gpus(rates, record::kBandwidthGbytesPerS));
-  out.metrics["wrong_elements"] = wrong_total;
+  out.metrics[record::kWrongElements] = wrong_total;
   if (gpus.size() == 1)
     out.device = {{"gpu", gpus.front().uuid}, {"pci", gpus.front().pci}};
   const auto join = [](const std::vector<std::string> &parts) {

@@ -10,6 +10,7 @@
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/run_context.h"
+#include "records/memory_record.h"
 
 namespace railgauge::memory {
 namespace {
@@ -90,13 +91,13 @@ std::optional<std::string> HbmStreamBenchmark::supported(const RunContext &,
                                                          const Point &point) const {
   if (auto why = gpu::cuda_unavailable_reason())
     return why;
-  const std::int64_t device = point.integer("gpu");
+  const std::int64_t device = point.integer(record::kGpu);
   const int count = gpu::cuda_device_count();
   if (device < 0 || device >= count)
     return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible (0..{}); "
                        "CUDA_VISIBLE_DEVICES renumbers them",
                        device, count, count - 1);
-  const std::int64_t size_bytes = point.integer("size_bytes");
+  const std::int64_t size_bytes = point.integer(record::kSizeBytes);
   if (size_bytes <= 0 || size_bytes % kSizeMultipleBytes != 0)
     return fmt::format("size_bytes={} is not a positive multiple of {} (16-byte vector accesses)",
                        size_bytes, kSizeMultipleBytes);

@@ -21,11 +21,11 @@ namespace railgauge::memory {
 Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
   if (auto why = supported(ctx, point))
     return Outcome::waived(*why);
-  const int device = static_cast<int>(point.integer("gpu"));
+  const int device = static_cast<int>(point.integer(record::kGpu));
   const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
   const gpu::DeviceGuard guard(device);
 
-  const auto array_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const auto array_bytes = static_cast<std::size_t>(point.integer(record::kSizeBytes));
   std::vector<gpu::DeviceBuffer> buffers;
   for (int i = 0; i < arrays_used(kernel_); ++i)
     buffers.emplace_back(array_bytes);
@@ -53,7 +53,7 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(bytes_moved_per_call(kernel_, array_bytes));
   outcome.metrics[record::kTelemetry] = telemetry.finish();
-  outcome.metrics["verified"] = false;
+  outcome.metrics[record::kVerified] = false;
   outcome.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
   outcome.derived_params = {{"total_bytes", array_bytes * buffers.size()},
                             {"gpu_name", info.name},
@@ -70,7 +70,7 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
     before_verify_(arrays);
   std::vector<std::string> problems;
   const std::uint64_t wrong = count_wrong_hbm(kernel_, arrays, stream);
-  outcome.metrics["wrong_elements"] = wrong;
+  outcome.metrics[record::kWrongElements] = wrong;
   if (wrong > 0)
     problems.push_back(fmt::format("{} of {} elements hold wrong values", wrong, arrays.elements));
   if (kernel_ == HbmKernel::read) {
