@@ -33,7 +33,7 @@ std::vector<int> gpus_of(OffloadPath path, const Point &point) {
     for (int d = 0; d < gpu::cuda_device_count(); ++d)
       gpus.push_back(d);
   } else {
-    gpus.push_back(static_cast<int>(point.integer("gpu")));
+    gpus.push_back(static_cast<int>(point.integer(record::kGpu)));
   }
   return gpus;
 }
@@ -104,7 +104,7 @@ std::vector<Axis> OffloadBenchmark::axes() const {
     for (std::int64_t s : offload_default_sizes_bytes(std::nullopt, 1))
       sizes.emplace_back(s);
   std::vector<Axis> axes;
-  axes.push_back({"size_bytes",
+  axes.push_back({record::kSizeBytes,
                   AxisType::bytes,
                   path_ == OffloadPath::with_gemm
                       ? "bytes per copy beside the GEMM, a multiple of 16; default: 256 MiB"
@@ -118,34 +118,34 @@ std::vector<Axis> OffloadBenchmark::axes() const {
                   sizes,
                   {}});
   if (!is_all_gpus(path_))
-    axes.push_back({"gpu",
+    axes.push_back({record::kGpu,
                     AxisType::integer,
                     "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them; default: every "
                     "visible GPU",
                     {std::int64_t{0}},
                     {}});
   if (has_host_memory_axis(path_))
-    axes.push_back({"host_memory",
+    axes.push_back({record::kHostMemory,
                     AxisType::text,
                     "pinned: page-locked, the copy engine reads it directly (timed by CUDA "
                     "events); pageable: ordinary memory the driver stages through its own pinned "
                     "buffers (timed by the host clock), for contrast",
                     {std::string("pinned"), std::string("pageable")},
                     {"pinned", "pageable"}});
-  axes.push_back({"placement",
+  axes.push_back({record::kPlacement,
                   AxisType::text,
                   "near: host memory and CPU thread on the GPU's own NUMA node; far: on another "
                   "node (another socket when there is one)",
                   {std::string("near"), std::string("far")},
                   {"near", "far"}});
   if (path_ == OffloadPath::with_gemm) {
-    axes.push_back({"direction",
+    axes.push_back({record::kDirection,
                     AxisType::text,
                     "the copy that runs beside the GEMM: h2d (prefetching weights or optimizer "
                     "state) or d2h (offloading them)",
                     {std::string("h2d"), std::string("d2h")},
                     {"h2d", "d2h"}});
-    axes.push_back({"gemm_mnk",
+    axes.push_back({record::kGemmMnk,
                     AxisType::integer,
                     "M = N = K of the bf16 GEMM (fp32 accumulate and output) on the same GPU",
                     {kDefaultGemmMnk},
@@ -182,15 +182,15 @@ std::optional<std::string> OffloadBenchmark::supported(const RunContext &ctx,
       return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible (0..{}); "
                          "CUDA_VISIBLE_DEVICES renumbers them",
                          device, count, count - 1);
-  const std::int64_t size_bytes = point.integer("size_bytes");
+  const std::int64_t size_bytes = point.integer(record::kSizeBytes);
   if (size_bytes <= 0 || size_bytes % kSizeMultipleBytes != 0)
     return fmt::format("size_bytes={} is not a positive multiple of {} (16-byte vector accesses)",
                        size_bytes, kSizeMultipleBytes);
-  const auto placement = parse_placement(point.text("placement"));
+  const auto placement = parse_placement(point.text(record::kPlacement));
   if (!placement)
-    return fmt::format("placement={} is neither near nor far", point.text("placement"));
-  if (path_ == OffloadPath::with_gemm && point.integer("gemm_mnk") < 16)
-    return fmt::format("gemm_mnk={} is below 16", point.integer("gemm_mnk"));
+    return fmt::format("placement={} is neither near nor far", point.text(record::kPlacement));
+  if (path_ == OffloadPath::with_gemm && point.integer(record::kGemmMnk) < 16)
+    return fmt::format("gemm_mnk={} is below 16", point.integer(record::kGemmMnk));
 
   const double host_bytes =
       static_cast<double>(size_bytes) * host_buffers(path_, static_cast<int>(gpus.size()));
@@ -209,10 +209,12 @@ std::optional<std::string> OffloadBenchmark::supported(const RunContext &ctx,
     auto where = choose_host_placement(ctx.topology(), info.pci_bus_id, *placement,
                                        static_cast<unsigned>(i));
     if (auto *why = std::get_if<std::string>(&where))
-      return fmt::format("placement={} for GPU {}: {}", point.text("placement"), gpus[i], *why);
+      return fmt::format("placement={} for GPU {}: {}", point.text(record::kPlacement), gpus[i],
+                         *why);
     double device_bytes = static_cast<double>(size_bytes) * device_buffers(path_);
     if (path_ == OffloadPath::with_gemm)
-      device_bytes += static_cast<double>(gpu::gemm_load_device_bytes(point.integer("gemm_mnk")));
+      device_bytes +=
+          static_cast<double>(gpu::gemm_load_device_bytes(point.integer(record::kGemmMnk)));
     if (device_bytes > kMaxDeviceMemoryShare * static_cast<double>(info.free_memory_bytes))
       return fmt::format("the point needs {} bytes of GPU memory, more than {:.0f}% of the {} "
                          "bytes free on GPU {} ({})",

@@ -156,7 +156,7 @@ nlohmann::json link_metrics(const LinkReader &links, const std::string &bus_id,
 HostPlacement placement_of(const RunContext &ctx, const Point &point,
                            const gpu::CudaDeviceInfo &info, unsigned nth_thread) {
   auto where = choose_host_placement(ctx.topology(), info.pci_bus_id,
-                                     *parse_placement(point.text("placement")), nth_thread);
+                                     *parse_placement(point.text(record::kPlacement)), nth_thread);
   if (auto *why = std::get_if<std::string>(&where))
     throw BackendError(*why); // supported() checked it: the topology changed under the run
   return std::get<HostPlacement>(where);
@@ -258,11 +258,12 @@ Outcome OffloadBenchmark::run(RunContext &ctx, const Point &point) {
 }
 
 Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
-  const int device = static_cast<int>(point.integer("gpu"));
+  const int device = static_cast<int>(point.integer(record::kGpu));
   const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
   const HostPlacement where = placement_of(ctx, point, info, 0);
-  const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
-  const bool pinned = !point.has("host_memory") || point.text("host_memory") == "pinned";
+  const auto bytes = static_cast<std::size_t>(point.integer(record::kSizeBytes));
+  const bool pinned =
+      !point.has(record::kHostMemory) || point.text(record::kHostMemory) == "pinned";
   const bool zero_copy =
       path_ == OffloadPath::zero_copy_read || path_ == OffloadPath::zero_copy_write;
 
@@ -307,7 +308,7 @@ Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
   outcome.metrics = measurement.bandwidth_metrics(bytes_per_call);
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during,
                                       gbytes_per_s(bytes_per_call, measurement.time_s.median)));
-  outcome.metrics["verified"] = false;
+  outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host});
   outcome.derived_params.update({{"engine", zero_copy ? "sm" : "copy_engine"}});
   if (zero_copy)
@@ -316,7 +317,7 @@ Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
   if (!ctx.verify())
     return outcome;
   const std::uint64_t wrong = check(transfer, seed, stream, before_verify_);
-  outcome.metrics["wrong_words"] = wrong;
+  outcome.metrics[record::kWrongWords] = wrong;
   std::vector<std::string> problems;
   if (wrong > 0)
     problems.push_back(
@@ -332,11 +333,11 @@ const nlohmann::json &OffloadBenchmark::nvml_snapshot() {
 }
 
 Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
-  const int device = static_cast<int>(point.integer("gpu"));
+  const int device = static_cast<int>(point.integer(record::kGpu));
   const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
   const HostPlacement where = placement_of(ctx, point, info, 0);
   const HostPlacement second = placement_of(ctx, point, info, 1);
-  const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const auto bytes = static_cast<std::size_t>(point.integer(record::kSizeBytes));
   const PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
   const gpu::DeviceGuard guard(device);
 
@@ -366,16 +367,14 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   outcome.metrics[record::kD2hGbytesPerS] = d2h_bw;
   // Each direction was timed while the other still ran (the timer's padding): their sum is the
   // concurrent aggregate. bandwidth_gbytes_per_s is all bytes over the slower direction's time.
-  outcome.metrics["sum_gbytes_per_s"] = h2d_bw + d2h_bw;
+  outcome.metrics[record::kSumGbytesPerS] = h2d_bw + d2h_bw;
   outcome.metrics.update(
       contention_metrics(timed_batches(timer.contention_fractions(), measurement)));
-  if (outcome.metrics.contains("expected_gbytes_per_s") &&
-      outcome.metrics["expected_gbytes_per_s"].is_number()) {
-    const double per_direction = outcome.metrics["expected_gbytes_per_s"].get<double>() / 2;
-    outcome.metrics["h2d_efficiency"] = h2d_bw / per_direction;
-    outcome.metrics["d2h_efficiency"] = d2h_bw / per_direction;
+  if (const auto expected = record_fields::number(outcome.metrics, record::kExpectedGbytesPerS)) {
+    outcome.metrics[record::kH2dEfficiency] = h2d_bw / (*expected / 2); // per direction
+    outcome.metrics[record::kD2hEfficiency] = d2h_bw / (*expected / 2);
   }
-  outcome.metrics["verified"] = false;
+  outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host_in, &host_out});
   outcome.device["cpus"] = fmt::format("{},{}", where.pu, second.pu);
   outcome.derived_params.update({{"engine", "copy_engine"}, {"streams", 2}});
@@ -384,7 +383,7 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   std::vector<std::string> problems;
   const std::uint64_t wrong_in = check(h2d, seed_h2d, timer.stream(0), before_verify_);
   const std::uint64_t wrong_out = check(d2h, seed_d2h, timer.stream(1), before_verify_);
-  outcome.metrics["wrong_words"] = wrong_in + wrong_out;
+  outcome.metrics[record::kWrongWords] = wrong_in + wrong_out;
   if (wrong_in > 0)
     problems.push_back(problem("h2d destination (device)", wrong_in, bytes));
   if (wrong_out > 0)
@@ -395,7 +394,7 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
 
 Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   const int gpus = gpu::cuda_device_count();
-  const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
+  const auto bytes = static_cast<std::size_t>(point.integer(record::kSizeBytes));
   const OffloadPath one = path_ == OffloadPath::all_gpus_h2d ? OffloadPath::h2d : OffloadPath::d2h;
 
   struct PerGpu {
@@ -477,19 +476,20 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes, gpus));
   // Each GPU was timed while all the others still ran (the timer's padding): a GPU that finishes
   // early does not leave the others an uncontended tail that would hide a shared uplink.
-  outcome.metrics["sum_of_gpus_gbytes_per_s"] = sum;
+  outcome.metrics[record::kSumOfGpusGbytesPerS] = sum;
   outcome.metrics.update(
       contention_metrics(timed_batches(timer.contention_fractions(), measurement)));
-  outcome.metrics["per_gpu"] = gpus_json;
-  outcome.metrics["slowest_gpu"] = slowest;
-  outcome.metrics["slowest_gpu_share"] =
+  outcome.metrics[record::kPerGpu] = gpus_json;
+  outcome.metrics[record::kSlowestGpu] = slowest;
+  outcome.metrics[record::kSlowestGpuShare] =
       sum > 0 ? bandwidths[static_cast<std::size_t>(slowest)] / sum : 0.0;
   // The links' sum is an upper bound: GPUs behind one switch or root port share its uplink.
-  outcome.metrics["expected_gbytes_per_s"] = all_expected ? nlohmann::json(expected_sum) : nullptr;
+  outcome.metrics[record::kExpectedGbytesPerS] =
+      all_expected ? nlohmann::json(expected_sum) : nullptr;
   if (all_expected && expected_sum > 0)
-    outcome.metrics["efficiency"] =
-        outcome.metrics["bandwidth_gbytes_per_s"].get<double>() / expected_sum;
-  outcome.metrics["verified"] = false;
+    outcome.metrics[record::kEfficiency] =
+        outcome.metrics[record::kBandwidthGbytesPerS].get<double>() / expected_sum;
+  outcome.metrics[record::kVerified] = false;
   outcome.device = {{"cpus", fmt::format("{}", fmt::join(pus, ","))}};
   outcome.derived_params.update({{"gpus", gpus}, {"engine", "copy_engine"}});
   if (!ctx.verify())
@@ -505,20 +505,20 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
     if (wrong > 0)
       problems.push_back(problem(fmt::format("GPU {}", d), wrong, bytes));
   }
-  outcome.metrics["wrong_words"] = wrong_total;
+  outcome.metrics[record::kWrongWords] = wrong_total;
   outcome.conclude_data_check(problems);
   return outcome;
 }
 
 Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
-  const int device = static_cast<int>(point.integer("gpu"));
+  const int device = static_cast<int>(point.integer(record::kGpu));
   const gpu::CudaDeviceInfo info = gpu::cuda_device_info(device);
   const HostPlacement where = placement_of(ctx, point, info, 0);
   // The GEMM lane's thread on a core of its own (the same one only where the node has one): on
   // one PU the two enqueue loops would take turns, and the gates would open at different times.
   const HostPlacement gemm_where = placement_of(ctx, point, info, 1);
-  const auto bytes = static_cast<std::size_t>(point.integer("size_bytes"));
-  const OffloadPath one = point.text("direction") == "d2h" ? OffloadPath::d2h : OffloadPath::h2d;
+  const auto bytes = static_cast<std::size_t>(point.integer(record::kSizeBytes));
+  const auto one = point.text(record::kDirection) == "d2h" ? OffloadPath::d2h : OffloadPath::h2d;
   const PinnedWorkers::CallerBinding bound(ctx.topology().get(), where.pu);
   const gpu::DeviceGuard guard(device);
 
@@ -528,7 +528,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   const std::uint32_t seed = seed_for(bytes, device, 0);
   gpu::Stream setup;
   prepare(transfer, seed, setup.get());
-  gpu::GemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")), setup.get());
+  gpu::GemmLoad gemm(static_cast<int>(point.integer(record::kGemmMnk)), setup.get());
 
   // Each work alone, then both together, the shorter repeated per call so that the two lanes
   // take about as long (the timer's padding keeps each in contention to its last call).
@@ -573,19 +573,19 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   const double copy_bw = gbytes_per_s(bytes, copy_together_s);
   // time_s (from to_json) is the slower lane's time per call of the pair; the bandwidth and
   // the slowdowns are per copy and per GEMM.
-  outcome.metrics["bytes_per_copy"] = bytes;
+  outcome.metrics[record::kBytesPerCopy] = bytes;
   outcome.metrics[record::kBandwidthGbytesPerS] = copy_bw;
-  outcome.metrics["copy_alone_gbytes_per_s"] = gbytes_per_s(bytes, copy_alone_s);
-  outcome.metrics["copy_concurrent_gbytes_per_s"] = copy_bw;
-  outcome.metrics["gemm_alone_tflops"] = gemm.flops() / gemm_alone_s / 1e12;
-  outcome.metrics["gemm_concurrent_tflops"] = gemm.flops() / gemm_together_s / 1e12;
+  outcome.metrics[record::kCopyAloneGbytesPerS] = gbytes_per_s(bytes, copy_alone_s);
+  outcome.metrics[record::kCopyConcurrentGbytesPerS] = copy_bw;
+  outcome.metrics[record::kGemmAloneTflops] = gemm.flops() / gemm_alone_s / 1e12;
+  outcome.metrics[record::kGemmConcurrentTflops] = gemm.flops() / gemm_together_s / 1e12;
   // > 1: slower beside the other. 1.0 for both means the copy hides completely behind compute.
   outcome.metrics[record::kCopySlowdown] = copy_together_s / copy_alone_s;
   outcome.metrics[record::kGemmSlowdown] = gemm_together_s / gemm_alone_s;
   outcome.metrics.update(
       contention_metrics(timed_batches(both.contention_fractions(), measurement)));
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));
-  outcome.metrics["verified"] = false;
+  outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host});
   outcome.device["cpus"] = fmt::format("{},{}", where.pu, gemm_where.pu);
   outcome.derived_params.update({{"gemms_per_call", repeats.second},
@@ -598,11 +598,11 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   RAILGAUGE_CUDA_CALL(cudaDeviceSynchronize());
   std::vector<std::string> problems;
   const std::uint64_t wrong = check(transfer, seed, setup.get(), before_verify_);
-  outcome.metrics["wrong_words"] = wrong;
+  outcome.metrics[record::kWrongWords] = wrong;
   if (wrong > 0)
     problems.push_back(problem("copy destination", wrong, bytes));
   const std::uint64_t wrong_gemm = gemm.count_wrong(both.stream(1));
-  outcome.metrics["gemm_wrong_samples"] = wrong_gemm;
+  outcome.metrics[record::kGemmWrongSamples] = wrong_gemm;
   if (wrong_gemm > 0)
     problems.push_back(
         fmt::format("GEMM: {} of 64 sampled entries differ from the exact product", wrong_gemm));

@@ -26,12 +26,12 @@ inline constexpr const char *kAllGpusD2h = "offload.all_gpus_d2h";
 inline constexpr const char *kWithGemm = "offload.with_gemm";
 
 // Parameters
-inline constexpr const char *kSizeBytes = "size_bytes";
-inline constexpr const char *kGpu = "gpu";
+inline constexpr const char *kSizeBytes = metric::kSizeBytes;
+inline constexpr const char *kGpu = metric::kGpu;
 inline constexpr const char *kHostMemory = "host_memory"; // pinned | pageable
 inline constexpr const char *kPlacement = "placement";    // near | far NUMA node of the GPU
-inline constexpr const char *kDirection = "direction";
-inline constexpr const char *kGemmMnk = "gemm_mnk";
+inline constexpr const char *kDirection = metric::kDirection;
+inline constexpr const char *kGemmMnk = metric::kGemmMnk;
 
 // Metrics
 inline constexpr const char *kBandwidthGbytesPerS = metric::kBandwidthGbytesPerS;
@@ -41,11 +41,11 @@ inline constexpr const char *kVerified = metric::kVerified;
 inline constexpr const char *kPcieLinkDowntrained = "pcie_link_downtrained";
 // What the link's generation x width carries after encoding and packet overhead
 inline constexpr const char *kExpectedGbytesPerS = "expected_gbytes_per_s";
-inline constexpr const char *kEfficiency = "efficiency";          // bandwidth / expected
+inline constexpr const char *kEfficiency = metric::kEfficiency;   // bandwidth / expected
 inline constexpr const char *kH2dGbytesPerS = "h2d_gbytes_per_s"; // bidir: each direction
 inline constexpr const char *kD2hGbytesPerS = "d2h_gbytes_per_s";
 inline constexpr const char *kCopySlowdown = "copy_slowdown"; // with_gemm: together / alone
-inline constexpr const char *kGemmSlowdown = "gemm_slowdown";
+inline constexpr const char *kGemmSlowdown = metric::kGemmSlowdown;
 
 // Written beside the figures: what the data check compared, how the point was set up,
 // where a multi-part point's slowest part is
@@ -54,15 +54,15 @@ inline constexpr const char *kH2dEfficiency = "h2d_efficiency";
 inline constexpr const char *kD2hEfficiency = "d2h_efficiency";
 inline constexpr const char *kWrongWords = "wrong_words";
 inline constexpr const char *kSumOfGpusGbytesPerS = "sum_of_gpus_gbytes_per_s";
-inline constexpr const char *kPerGpu = "per_gpu";
-inline constexpr const char *kSlowestGpu = "slowest_gpu";
+inline constexpr const char *kPerGpu = metric::kPerGpu;
+inline constexpr const char *kSlowestGpu = metric::kSlowestGpu;
 inline constexpr const char *kSlowestGpuShare = "slowest_gpu_share";
 inline constexpr const char *kBytesPerCopy = "bytes_per_copy";
 inline constexpr const char *kCopyAloneGbytesPerS = "copy_alone_gbytes_per_s";
 inline constexpr const char *kCopyConcurrentGbytesPerS = "copy_concurrent_gbytes_per_s";
-inline constexpr const char *kGemmAloneTflops = "gemm_alone_tflops";
-inline constexpr const char *kGemmConcurrentTflops = "gemm_concurrent_tflops";
-inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
+inline constexpr const char *kGemmAloneTflops = metric::kGemmAloneTflops;
+inline constexpr const char *kGemmConcurrentTflops = metric::kGemmConcurrentTflops;
+inline constexpr const char *kGemmWrongSamples = metric::kGemmWrongSamples;
 
 // Where the host buffer sat (offload/placement.h) and the PCIe link's state (offload/pcie_link.h)
 inline constexpr const char *kHostNumaNodesMeasured = "host_numa_nodes_measured";
