@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "records/rdma_record.h"
+
 namespace railgauge::rdma {
 namespace {
 
@@ -52,7 +54,7 @@ void DataCheck::add(const DataCheck &other) {
 
 void DataCheck::conclude(Outcome &out) const {
   if (!problems.empty())
-    out.metrics["wrong_bytes"] = wrong_bytes;
+    out.metrics[record::kWrongBytes] = wrong_bytes;
   out.conclude_data_check(problems);
 }
 

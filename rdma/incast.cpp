@@ -41,7 +41,7 @@ public:
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
     if (auto why = fabric_load_waive_reason(ctx, 2))
       return why;
-    const std::int64_t receiver = point.integer("receiver");
+    const std::int64_t receiver = point.integer(record::kRoleReceiver);
     if (receiver >= ctx.world_size())
       return not_applicable(
           fmt::format("receiver {} is past the last rank of {} ranks", receiver, ctx.world_size()));
@@ -49,11 +49,11 @@ public:
   }
   Outcome run(RunContext &ctx, const Point &point) override {
     FabricLoadSpec spec = fabric_load_spec_of(point);
-    spec.qps = static_cast<int>(point.integer("qps"));
+    spec.qps = static_cast<int>(point.integer(record::kQps));
     if (spec.qps < 1 || spec.qps > 255)
       throw InputError(fmt::format("qps {} is out of range", spec.qps), "axis qps",
                        "use 1 to 255 QPs per flow");
-    const std::int64_t receiver = point.integer("receiver");
+    const std::int64_t receiver = point.integer(record::kRoleReceiver);
     if (receiver < 0)
       throw InputError(fmt::format("receiver {} is not a rank", receiver), "axis receiver",
                        "use a rank number, 0 to the number of ranks - 1");

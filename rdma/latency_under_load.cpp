@@ -41,7 +41,7 @@ public:
     return axes;
   }
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
-    const bool incast = point.text("load") == "incast";
+    const bool incast = point.text(record::kLoad) == "incast";
     if (auto why = fabric_load_waive_reason(ctx, 2))
       return why;
     if (incast && ctx.world_size() < 3)
@@ -56,11 +56,11 @@ public:
   }
   Outcome run(RunContext &ctx, const Point &point) override {
     FabricLoadSpec spec = fabric_load_spec_of(point);
-    spec.qps = static_cast<int>(point.integer("qps"));
+    spec.qps = static_cast<int>(point.integer(record::kQps));
     if (spec.qps < 1 || spec.qps > 254)
       throw InputError(fmt::format("qps {} is out of range", spec.qps), "axis qps",
                        "use 1 to 254 QPs per loader (the probe holds one label)");
-    const std::int64_t probe = point.integer("probe_size_bytes");
+    const std::int64_t probe = point.integer(record::kProbeSizeBytes);
     if (probe < 2 || probe > 65536)
       throw InputError(fmt::format("probe_size_bytes {} is out of range", probe),
                        "axis probe_size_bytes", "use 2 B to 64 KiB (the last byte is the tag)");
@@ -68,9 +68,9 @@ public:
     ProbeRoundSpec round;
     // Ranks past 1 take part in load=incast points only: a count per load keeps every
     // participant's keys in step.
-    const std::string load = point.text("load");
+    const std::string load = point.text(record::kLoad);
     round.prefix = fmt::format("latency_under_load/{}/{}/", load, points_run_[load]++);
-    if (point.text("load") == "incast") {
+    if (point.text(record::kLoad) == "incast") {
       for (int r = 0; r < ctx.world_size(); ++r)
         if (r != 1)
           round.loaders.push_back(r);

@@ -175,15 +175,15 @@ std::vector<Axis> pair_matrix_axes() {
 }
 
 void apply_coverage_axes(const Point &p, PairMatrixSpec &spec) {
-  spec.coverage_k = static_cast<int>(p.integer("coverage_k"));
-  spec.topology = p.text("topology");
+  spec.coverage_k = static_cast<int>(p.integer(record::kCoverageK));
+  spec.topology = p.text(record::kTopology);
   if (spec.coverage_k < 0 || spec.coverage_k > 16)
     throw InputError(fmt::format("coverage_k {} is out of range", spec.coverage_k), "-a coverage_k",
                      "give 0 (all pairs) or a k from 1 to 16");
 }
 
 PairThresholds thresholds_of(const Point &p) {
-  return {p.real("latency_factor"), p.real("bandwidth_fraction")};
+  return {p.real(record::kLatencyFactor), p.real(record::kBandwidthFraction)};
 }
 
 Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &eps,
@@ -226,20 +226,21 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
                           {"endpoints", f.endpoints},
                           {"labels", labels_json(eps, f.endpoints)},
                           {"text", f.text}});
-  out.metrics["endpoints"] = endpoints_j;
-  out.metrics["pairing"] = spec.mode == PairMode::rail_aligned ? "rail_aligned" : "all_to_all";
-  out.metrics["rounds"] = rounds.size();
+  out.metrics[record::kEndpoints] = endpoints_j;
+  out.metrics[record::kPairing] =
+      spec.mode == PairMode::rail_aligned ? "rail_aligned" : "all_to_all";
+  out.metrics[record::kRounds] = rounds.size();
   if (spec.coverage_k > 0) {
-    out.metrics["pairing"] = "coverage";
+    out.metrics[record::kPairing] = "coverage";
     out.metrics[record::kCoveragePlan] = coverage.how;
     out.metrics[record::kCoverageMissing] = coverage.missing;
   }
-  out.metrics["pairs"] = pairs_json(matrix);
-  out.metrics["fleet_min_latency_s"] = ref.min_latency_s;
-  out.metrics["fleet_max_bandwidth_gbits_per_s"] = ref.max_bandwidth_gbits_per_s;
-  out.metrics["bad_pairs"] = bad_j;
-  out.metrics["retests"] = pairs_json(retests);
-  out.metrics["findings"] = findings_j;
+  out.metrics[record::kPairs] = pairs_json(matrix);
+  out.metrics[record::kFleetMinLatencyS] = ref.min_latency_s;
+  out.metrics[record::kFleetMaxBandwidthGbitsPerS] = ref.max_bandwidth_gbits_per_s;
+  out.metrics[record::kBadPairs] = bad_j;
+  out.metrics[record::kRetests] = pairs_json(retests);
+  out.metrics[record::kFindings] = findings_j;
   return out;
 }
 

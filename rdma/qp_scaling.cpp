@@ -35,7 +35,7 @@ public:
   }
   Outcome run(RunContext &ctx, const Point &point) override {
     FabricLoadSpec spec = fabric_load_spec_of(point);
-    spec.qps = static_cast<int>(point.integer("qps"));
+    spec.qps = static_cast<int>(point.integer(record::kQps));
     if (spec.qps < 1 || spec.qps > 255)
       throw InputError(fmt::format("qps {} is out of range", spec.qps), "axis qps",
                        "use 1 to 255 QPs");

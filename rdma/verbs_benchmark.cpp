@@ -41,10 +41,10 @@ std::vector<Axis> verbs_addressing_axes() {
 }
 
 void apply_addressing_axes(const Point &point, VerbsPointSpec &spec) {
-  spec.port = static_cast<unsigned>(point.integer("port"));
-  spec.gid_index = static_cast<int>(point.integer("gid_index"));
-  spec.traffic_class = static_cast<int>(point.integer("traffic_class"));
-  spec.service_level = static_cast<int>(point.integer("service_level"));
+  spec.port = static_cast<unsigned>(point.integer(record::kPort));
+  spec.gid_index = static_cast<int>(point.integer(record::kGidIndex));
+  spec.traffic_class = static_cast<int>(point.integer(record::kTrafficClass));
+  spec.service_level = static_cast<int>(point.integer(record::kServiceLevel));
 }
 
 std::vector<Axis> VerbsBenchmark::axes() const {
@@ -124,25 +124,25 @@ std::vector<Axis> VerbsBenchmark::axes() const {
 VerbsPointSpec VerbsBenchmark::spec_of(const Point &point) const {
   VerbsPointSpec s;
   s.verb = verb_;
-  s.pattern = latency_                             ? Pattern::latency
-              : point.text("direction") == "bidir" ? Pattern::bandwidth_bidirectional
-                                                   : Pattern::bandwidth;
-  s.mode = point.text("mode");
-  s.device = point.text("device");
+  s.pattern = latency_                                    ? Pattern::latency
+              : point.text(record::kDirection) == "bidir" ? Pattern::bandwidth_bidirectional
+                                                          : Pattern::bandwidth;
+  s.mode = point.text(record::kMode);
+  s.device = point.text(record::kDevice);
   apply_addressing_axes(point, s);
-  s.inline_bytes = static_cast<int>(point.integer("inline_bytes"));
-  s.size_bytes = static_cast<std::size_t>(point.integer("size_bytes"));
-  const std::int64_t iterations = point.integer("iterations");
+  s.inline_bytes = static_cast<int>(point.integer(record::kInlineBytes));
+  s.size_bytes = static_cast<std::size_t>(point.integer(record::kSizeBytes));
+  const std::int64_t iterations = point.integer(record::kIterations);
   if (iterations < 0)
     throw InputError(fmt::format("iterations {} is negative", iterations), "axis iterations",
                      "use 0 (the --measure stopping rule) or a count such as 2000");
   s.iterations = static_cast<std::uint64_t>(iterations);
   if (!latency_) {
-    s.qps = static_cast<int>(point.integer("qps"));
-    s.tx_depth = static_cast<int>(point.integer("tx_depth"));
-    s.post_list = static_cast<int>(point.integer("post_list"));
-    s.cq_moderation = static_cast<int>(point.integer("cq_moderation"));
-    s.gpu = parse_rdma_memory(point.text("memory"));
+    s.qps = static_cast<int>(point.integer(record::kQps));
+    s.tx_depth = static_cast<int>(point.integer(record::kTxDepth));
+    s.post_list = static_cast<int>(point.integer(record::kPostList));
+    s.cq_moderation = static_cast<int>(point.integer(record::kCqModeration));
+    s.gpu = parse_rdma_memory(point.text(record::kMemory));
   }
   return s;
 }

@@ -88,7 +88,8 @@ nlohmann::json moved(const nlohmann::json &deltas) {
 Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   PairMatrixSpec spec;
   spec.prefix = fmt::format("nic_pairs/{}/", points_run_++);
-  spec.mode = p.text("pairing") == "all_to_all" ? PairMode::all_to_all : PairMode::rail_aligned;
+  spec.mode =
+      p.text(record::kPairing) == "all_to_all" ? PairMode::all_to_all : PairMode::rail_aligned;
   spec.thresholds = thresholds_of(p);
   apply_coverage_axes(p, spec);
   // A pair's side waits at most a peer timeout for the other's connection data, then serves or
@@ -98,10 +99,10 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   const auto peer_timeout = Milliseconds(static_cast<long long>(ctx.peer_timeout_s() * 1000));
 
   VerbsPointSpec base;
-  base.verb = verb_of(p.text("verb"));
+  base.verb = verb_of(p.text(record::kVerb));
   base.mode = "ranks";
   apply_addressing_axes(p, base);
-  base.qps = static_cast<int>(p.integer("qps"));
+  base.qps = static_cast<int>(p.integer(record::kQps));
   base.inline_bytes = base.verb == Verb::read ? 0 : 64;
 
   RankNics mine{ctx.host(), {}, ""};
@@ -116,7 +117,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   for (std::size_t r = 0; r < all.size(); ++r)
     ranks.push_back(decode_rank_nics(all[r], static_cast<int>(r)));
   const NicMatrixPlan plan =
-      plan_nic_matrix(ranks, p.text("nics"), p.text("node_identity") == "rank");
+      plan_nic_matrix(ranks, p.text(record::kNics), p.text(record::kNodeIdentity) == "rank");
   if (plan.waive)
     return Outcome::waived(*plan.waive);
   if (!plan.problems.empty()) {
@@ -137,14 +138,14 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
     VerbsPointSpec lat = base, bw = base;
     lat.device = bw.device = plan.device[static_cast<std::size_t>(me)];
     lat.pattern = Pattern::latency;
-    lat.size_bytes = static_cast<std::size_t>(p.integer("latency_size_bytes"));
+    lat.size_bytes = static_cast<std::size_t>(p.integer(record::kLatencySizeBytes));
     bw.pattern = Pattern::bandwidth;
-    bw.size_bytes = static_cast<std::size_t>(p.integer("bandwidth_size_bytes"));
+    bw.size_bytes = static_cast<std::size_t>(p.integer(record::kBandwidthSizeBytes));
     nlohmann::json detail = {{"endpoints", {pair.first, pair.second}},
                              {"role", measuring ? "client" : "server"}};
     const auto note_counters = [&](const char *what, const Outcome &o) {
-      if (o.metrics.contains("port_counter_deltas"))
-        add_counter_deltas(own_counters, o.metrics.at("port_counter_deltas"));
+      if (o.metrics.contains(record::kPortCounterDeltas))
+        add_counter_deltas(own_counters, o.metrics.at(record::kPortCounterDeltas));
       for (const char *name : {"port_counter_deltas", "peer_port_counter_deltas"})
         if (o.metrics.contains(name))
           if (nlohmann::json m = moved(o.metrics.at(name)); !m.is_null())
@@ -178,12 +179,12 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
     note_counters("bandwidth", w);
     this_rank_pairs.push_back(std::move(detail));
     return PairResult{{},
-                      l.metrics.at("latency").at("p50_s").get<double>(),
-                      w.metrics.at("bandwidth_gbits_per_s").get<double>()};
+                      l.metrics.at(record::kLatency).at(record::kP50S).get<double>(),
+                      w.metrics.at(record::kBandwidthGbitsPerS).get<double>()};
   };
   Outcome out = run_pair_matrix(ctx, store, plan.eps, spec, side);
-  out.metrics["this_rank_pairs"] = this_rank_pairs;
-  out.metrics["port_counter_deltas"] = own_counters;
+  out.metrics[record::kThisRankPairs] = this_rank_pairs;
+  out.metrics[record::kPortCounterDeltas] = own_counters;
   return out;
 }
 

@@ -47,14 +47,42 @@ inline constexpr const char *kQps = "qps";
 inline constexpr const char *kLoad = "load";
 
 // Parameters
-inline constexpr const char *kSizeBytes = "size_bytes";
-inline constexpr const char *kMode = "mode";             // loopback | ranks
-inline constexpr const char *kDevice = "device";         // the RDMA device
-inline constexpr const char *kDirection = "direction";   // uni | bidir
-inline constexpr const char *kMemory = "memory";         // host | gpu:N
-inline constexpr const char *kIterations = "iterations"; // 0: the measurement core's rule
+inline constexpr const char *kSizeBytes = metric::kSizeBytes;
+inline constexpr const char *kMode = "mode";                    // loopback | ranks
+inline constexpr const char *kDevice = "device";                // the RDMA device
+inline constexpr const char *kDirection = metric::kDirection;   // uni | bidir
+inline constexpr const char *kMemory = "memory";                // host | gpu:N
+inline constexpr const char *kIterations = metric::kIterations; // 0: the measurement core's rule
 // derived_params: "iterations" or "measurement_core" (rdma/stopping_rule.h)
 inline constexpr const char *kStoppingRule = "stopping_rule";
+// The verbs benchmarks' axes: the port and its addressing, and how the QPs post and complete
+inline constexpr const char *kPort = "port";
+inline constexpr const char *kGidIndex = "gid_index";
+inline constexpr const char *kTrafficClass = "traffic_class";
+inline constexpr const char *kServiceLevel = "service_level";
+inline constexpr const char *kInlineBytes = "inline_bytes";
+inline constexpr const char *kTxDepth = "tx_depth";
+inline constexpr const char *kPostList = "post_list";
+inline constexpr const char *kCqModeration = "cq_moderation";
+// The TCP baseline's axis: the address its server listens on
+inline constexpr const char *kBindAddress = "bind_address";
+// The pair matrices' axes: each pair's message sizes, the verb, the NICs and how ranks name their
+// node, the planner's coverage and topology file, and what makes a pair bad (pairing: kPairing)
+inline constexpr const char *kLatencySizeBytes = "latency_size_bytes";
+inline constexpr const char *kBandwidthSizeBytes = "bandwidth_size_bytes";
+inline constexpr const char *kVerb = "verb";
+inline constexpr const char *kNics = "nics";
+inline constexpr const char *kNodeIdentity = "node_identity";
+inline constexpr const char *kCoverageK = "coverage_k";
+inline constexpr const char *kTopology = "topology";
+inline constexpr const char *kLatencyFactor = "latency_factor";
+inline constexpr const char *kBandwidthFraction = "bandwidth_fraction";
+// The fabric under load's axes (beside kReceiver, kQps, kLoad) and derived params: the flow
+// label per QP, the probe's message size, and how many ranks sent or loaded
+inline constexpr const char *kFlowLabel = "flow_label";
+inline constexpr const char *kProbeSizeBytes = "probe_size_bytes";
+inline constexpr const char *kSenders = "senders";
+inline constexpr const char *kLoaders = "loaders";
 
 // Metrics
 inline constexpr const char *kBandwidthGbitsPerS = "bandwidth_gbits_per_s"; // median time

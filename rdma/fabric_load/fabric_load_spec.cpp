@@ -6,6 +6,7 @@
 #include "harness/waiver.h"
 #include "rdma/verbs_benchmark.h"
 #include "rdma/verbs_point.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 
@@ -53,23 +54,23 @@ std::vector<Axis> fabric_load_axes() {
 
 FabricLoadSpec fabric_load_spec_of(const Point &point) {
   FabricLoadSpec s;
-  s.devices = point.text("device");
+  s.devices = point.text(record::kDevice);
   VerbsPointSpec addressing;
   apply_addressing_axes(point, addressing);
   s.port = addressing.port;
   s.gid_index = addressing.gid_index;
   s.traffic_class = addressing.traffic_class;
   s.service_level = addressing.service_level;
-  const std::int64_t size = point.integer("size_bytes");
+  const std::int64_t size = point.integer(record::kSizeBytes);
   if (size < 1 || size > (std::int64_t{1} << 30))
     throw InputError(fmt::format("size_bytes {} is out of range", size), "axis size_bytes",
                      "use 1 B to 1 GiB, e.g. 1048576");
   s.size_bytes = static_cast<std::size_t>(size);
-  s.tx_depth = static_cast<int>(point.integer("tx_depth"));
+  s.tx_depth = static_cast<int>(point.integer(record::kTxDepth));
   if (s.tx_depth < 1 || s.tx_depth % 16 != 0)
     throw InputError(fmt::format("tx_depth {} is not a positive multiple of 16", s.tx_depth),
                      "axis tx_depth", "use 128 (perftest's default) or another multiple of 16");
-  s.set_flow_labels = point.text("flow_label") == "per_qp";
+  s.set_flow_labels = point.text(record::kFlowLabel) == "per_qp";
   return s;
 }
 

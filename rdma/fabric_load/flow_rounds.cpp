@@ -174,7 +174,7 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
   Outcome out;
   out.derived_params = side.derived_params();
   out.derived_params[record::kRole] = receiver ? record::kRoleReceiver : record::kRoleSender;
-  out.derived_params["senders"] = spec.senders.size();
+  out.derived_params[record::kSenders] = spec.senders.size();
   out.device = side.device();
 
   if (!receiver) {
@@ -293,7 +293,7 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
   Outcome out;
   out.derived_params = side.derived_params();
   out.derived_params[record::kRole] = role_in_probe(me);
-  out.derived_params["loaders"] = spec.loaders.size();
+  out.derived_params[record::kLoaders] = spec.loaders.size();
   out.device = side.device();
   std::vector<double> idle, loaded;
   nlohmann::json deltas;

@@ -43,11 +43,11 @@ public:
 private:
   static TcpPointSpec spec(const Point &p) {
     TcpPointSpec s;
-    s.pattern =
-        p.text("direction") == "bidir" ? Pattern::bandwidth_bidirectional : Pattern::bandwidth;
-    s.size_bytes = static_cast<std::size_t>(p.integer("size_bytes"));
-    s.mode = p.text("mode");
-    s.bind_address = p.text("bind_address");
+    s.pattern = p.text(record::kDirection) == "bidir" ? Pattern::bandwidth_bidirectional
+                                                      : Pattern::bandwidth;
+    s.size_bytes = static_cast<std::size_t>(p.integer(record::kSizeBytes));
+    s.mode = p.text(record::kMode);
+    s.bind_address = p.text(record::kBindAddress);
     return s;
   }
   int points_run_ = 0;

@@ -53,9 +53,9 @@ private:
   static TcpPointSpec spec(const Point &p) {
     TcpPointSpec s;
     s.pattern = Pattern::latency;
-    s.size_bytes = static_cast<std::size_t>(p.integer("size_bytes"));
-    s.mode = p.text("mode");
-    s.bind_address = p.text("bind_address");
+    s.size_bytes = static_cast<std::size_t>(p.integer(record::kSizeBytes));
+    s.mode = p.text(record::kMode);
+    s.bind_address = p.text(record::kBindAddress);
     return s;
   }
   int points_run_ = 0;

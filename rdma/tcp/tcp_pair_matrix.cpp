@@ -54,10 +54,10 @@ private:
 Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
   TcpPointSpec lat, bw;
   lat.pattern = Pattern::latency;
-  lat.size_bytes = static_cast<std::size_t>(p.integer("latency_size_bytes"));
+  lat.size_bytes = static_cast<std::size_t>(p.integer(record::kLatencySizeBytes));
   bw.pattern = Pattern::bandwidth;
-  bw.size_bytes = static_cast<std::size_t>(p.integer("bandwidth_size_bytes"));
-  lat.bind_address = bw.bind_address = p.text("bind_address");
+  bw.size_bytes = static_cast<std::size_t>(p.integer(record::kBandwidthSizeBytes));
+  lat.bind_address = bw.bind_address = p.text(record::kBindAddress);
   // Every wait of the matrix is bounded by the run's peer timeout (--store-timeout).
   lat.timeout_s = bw.timeout_s = ctx.peer_timeout_s();
 
@@ -107,8 +107,8 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
     if (w.status != Status::ok)
       throw BackendError(w.reason.value_or("bandwidth failed"));
     return PairResult{{},
-                      l.metrics.at("latency").at("p50_s").get<double>(),
-                      w.metrics.at("bandwidth_gbits_per_s").get<double>()};
+                      l.metrics.at(record::kLatency).at(record::kP50S).get<double>(),
+                      w.metrics.at(record::kBandwidthGbitsPerS).get<double>()};
   };
   Outcome out = run_pair_matrix(ctx, store, eps, spec, side);
   out.device = {{"interface_address", resolve_bind_address(lat.bind_address)}};

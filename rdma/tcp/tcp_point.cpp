@@ -194,8 +194,8 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
         v *= 0.5;
       out.metrics = m.to_json();
       out.metrics[record::kLatency] = to_json(summarize_latency(one_way));
-      out.metrics["latency_definition"] = "round trip / 2";
-      out.metrics["round_trips_measured"] = timer.measured();
+      out.metrics[record::kLatencyDefinition] = "round trip / 2";
+      out.metrics[record::kRoundTripsMeasured] = timer.measured();
       checked.check(in.data(), size, size, "client's echo", s.before_data_check);
     } else {
       const std::uint64_t per_call = messages_per_call(size);
@@ -220,9 +220,9 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       const std::uint64_t moved = bidir ? 2 * bytes : bytes;
       out.metrics = m.bandwidth_metrics(moved);
       out.metrics[record::kBandwidthGbitsPerS] = 8.0 * moved / m.time_s.median / 1e9;
-      out.metrics["bandwidth_max_gbits_per_s"] = 8.0 * moved / m.time_s.min / 1e9;
-      out.metrics["message_rate_per_s"] = static_cast<double>(per_call) / m.time_s.median;
-      out.metrics["messages_per_call"] = per_call;
+      out.metrics[record::kBandwidthMaxGbitsPerS] = 8.0 * moved / m.time_s.min / 1e9;
+      out.metrics[record::kMessageRatePerS] = static_cast<double>(per_call) / m.time_s.median;
+      out.metrics[record::kMessagesPerCall] = per_call;
       if (bidir)
         checked.check(back.data(), size, size, "client's received stream", s.before_data_check);
     }
@@ -233,16 +233,16 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   while (recv_all(conn, sink.data(), 1, s.timeout_s)) {
   }
   // The whole host's TCP counters and the device's: retransmissions here mean loss on the path.
-  out.metrics["tcp_counter_deltas"] =
+  out.metrics[record::kTcpCounterDeltas] =
       counter_deltas(counters_before, read_tcp_counters("/proc", "/sys", netdev));
   const auto server = PeerResult::parse(store.get(prefix + "server_result", store_timeout(s)));
   if (server.error)
     throw BackendError("the TCP server side failed: " + *server.error);
   checked.add(server.checked);
-  out.metrics["server_messages"] = server.messages;
+  out.metrics[record::kServerMessages] = server.messages;
   // Connections the server refused before this client's (tcp_hello.h): not 0 means something
   // else on the network reached the benchmark's port.
-  out.metrics["server_refused_connections"] = server.refused_connections;
+  out.metrics[record::kServerRefusedConnections] = server.refused_connections;
   out.device = {{"interface_address", address}, {"netdev", netdev}};
   if (ctx.verify())
     checked.conclude(out);

@@ -283,10 +283,10 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
         v *= scale;
       out.metrics = m.to_json();
       out.metrics[record::kLatency] = to_json(summarize_latency(latency));
-      out.metrics["latency_definition"] =
+      out.metrics[record::kLatencyDefinition] =
           s.verb == Verb::read ? "round trip" : "round trip / 2 (as perftest)";
-      out.metrics["round_trips_measured"] = timer.measured();
-      out.metrics["round_trips_kept"] = latency.size();
+      out.metrics[record::kRoundTripsMeasured] = timer.measured();
+      out.metrics[record::kRoundTripsKept] = latency.size();
       out.metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
     } else {
       Streamer streamer(ep, shape);
@@ -308,10 +308,10 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       out.metrics[record::kBandwidthGbitsPerS] = 8.0 * bytes_per_call / m.time_s.median / 1e9;
       out.metrics[record::kBandwidthMaxGbitsPerS] = 8.0 * bytes_per_call / m.time_s.min / 1e9;
       out.metrics[record::kMessageRatePerS] = static_cast<double>(per_call) / m.time_s.median;
-      out.metrics["messages_per_call"] = per_call;
-      out.metrics["messages_measured"] = per_call * static_cast<std::uint64_t>(m.samples_s.size()) *
-                                         static_cast<std::uint64_t>(m.batch);
-      out.metrics["messages_completed"] = streamer.completed();
+      out.metrics[record::kMessagesPerCall] = per_call;
+      out.metrics[record::kMessagesMeasured] =
+          per_call * std::uint64_t{m.samples_s.size()} * static_cast<std::uint64_t>(m.batch);
+      out.metrics[record::kMessagesCompleted] = streamer.completed();
       out.metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
     }
   } catch (...) {
@@ -336,13 +336,13 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
                      : 0;
     // The peer's direction is timed by the peer from its first to its last completion
     // (perftest sums both sides' results the same way).
-    out.metrics["peer_bandwidth_gbits_per_s"] = peer_gbits;
+    out.metrics[record::kPeerBandwidthGbitsPerS] = peer_gbits;
     out.metrics[record::kBidirectionalGbitsPerS] =
         out.metrics[record::kBandwidthGbitsPerS].get<double>() + peer_gbits;
   }
-  out.metrics["server_messages"] = server.messages;
+  out.metrics[record::kServerMessages] = server.messages;
   if (server.port_counter_deltas)
-    out.metrics["peer_port_counter_deltas"] = *server.port_counter_deltas;
+    out.metrics[record::kPeerPortCounterDeltas] = *server.port_counter_deltas;
   out.device = {{"nic", ep.device_name()}, {"port", s.port}};
   if (ep.numa_node() >= 0) // -1: the device does not say (Soft-RoCE, one-node machines)
     out.device["numa"] = ep.numa_node();
