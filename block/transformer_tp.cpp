@@ -291,8 +291,8 @@ public:
         collective_all = s->all_reduce_sum(s->world(), collective_wrong, settings.timeout_s);
       }
       out.metrics[record::kWrongElements] = gemm_all + collective_all;
-      out.metrics["wrong_gemm_elements"] = gemm_all;
-      out.metrics["wrong_collective_elements"] = collective_all;
+      out.metrics[record::kWrongGemmElements] = gemm_all;
+      out.metrics[record::kWrongCollectiveElements] = collective_all;
       if (collective_all > 0)
         problems.push_back(fmt::format(
             "{} sampled collective output elements over all ranks differ from every rank's "
@@ -305,7 +305,7 @@ public:
             gemm_all, gemm_wrong));
       out.conclude_data_check(problems);
     } else {
-      out.metrics["verified"] = false;
+      out.metrics[record::kVerified] = false;
     }
     out.derived_params = model_params(settings.model);
     out.derived_params.update({{record::kTp, tp},
@@ -315,7 +315,7 @@ public:
                                {"blas_library", openblas_description()},
                                {"layout", "row_major_nn"}});
     if (s)
-      out.derived_params["mpi_library"] = s->library_version();
+      out.derived_params[record::kMpiLibrary] = s->library_version();
     return out;
   }
 

@@ -317,8 +317,8 @@ public:
     // fails the point, and the others' lockstep wait times out naming it.
     if (ctx.world_size() > 1)
       return std::nullopt;
-    const auto need = static_cast<double>(
-        block_device_bytes(tp_block_steps(model, tp, point.integer("sequence_parallel") != 0)));
+    const auto need = static_cast<double>(block_device_bytes(
+        tp_block_steps(model, tp, point.integer(record::kSequenceParallel) != 0)));
     for (int d = 0; d < tp; ++d)
       if (auto why = gemm::tp_memory_problem(need, gpu::cuda_device_info(d), "the block's buffers"))
         return why;
@@ -394,7 +394,7 @@ public:
     add_block_metrics(out.metrics, steps, all, int(all.size() / timed), settings.iterations,
                       r.time_s.median, kElementBytes);
     if (!refused.empty())
-      out.metrics["refused_algos"] = std::move(refused);
+      out.metrics[record::kRefusedAlgos] = std::move(refused);
     out.metrics[record::kTelemetry] = telemetry_json;
     collectives::add_nccl_identity(out.metrics);
     collectives::add_gate_timeouts(out.metrics, timer.gates().timed_out());
@@ -437,7 +437,7 @@ public:
                                        gemm_wrong, wrong_here[0]));
       out.conclude_data_check(problems);
     } else {
-      out.metrics["verified"] = false;
+      out.metrics[record::kVerified] = false;
     }
 
     out.derived_params = model_params(settings.model);

@@ -10,6 +10,8 @@
 
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
+#include "records/collective_record.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::block::record {
 
@@ -18,12 +20,19 @@ inline constexpr const char *kTransformerTp = "block.transformer_tp"; // one blo
 // The same block on GPUs: bf16 cuBLASLt GEMMs and NCCL collectives, one rank per GPU
 inline constexpr const char *kTransformerTpGpu = "block.transformer_tp_gpu";
 
-// Parameters (and the model's, below)
-inline constexpr const char *kTp = "tp"; // ranks of the TP group: the world
+// Parameters (and the model's, below), named as the gemm family names them
+inline constexpr const char *kTp = gemm::record::kTp; // ranks of the TP group: the world
 inline constexpr const char *kSequenceParallel = "sequence_parallel"; // 0: all_reduce, 1: RS+AG
-inline constexpr const char *kDtype = "dtype"; // fp32 (OpenBLAS sgemm, MPI_FLOAT), bf16 (GPU)
-inline constexpr const char *kBlasThreads = "blas_threads"; // OpenBLAS threads per rank
-inline constexpr const char *kRanksPerHost = "ranks_per_host";
+// fp32 (OpenBLAS sgemm, MPI_FLOAT), bf16 (GPU)
+inline constexpr const char *kDtype = gemm::record::kDtype;
+inline constexpr const char *kBlasThreads = gemm::record::kBlasThreads; // OpenBLAS, per rank
+inline constexpr const char *kRanksPerHost = gemm::record::kRanksPerHost;
+inline constexpr const char *kMpiLibrary = collectives::record::kMpiLibrary; // the CPU block
+// Axes the block shares with the collectives family: timed and untimed blocks, and how long a
+// rank waits for a collective
+inline constexpr const char *kIterations = collectives::record::kIterations;
+inline constexpr const char *kWarmup = collectives::record::kWarmup;
+inline constexpr const char *kTimeoutS = collectives::record::kTimeoutS;
 
 // Metrics
 // time_s: the block, per iteration the max over ranks (harness/lockstep.h)
@@ -35,27 +44,30 @@ inline constexpr const char *kCollectiveTimeS = "collective_time_s"; // collecti
 inline constexpr const char *kPhases = "phases";
 inline constexpr const char *kBlockFlops = "flops_per_block"; // every GEMM of one rank
 inline constexpr const char *kBlockTflops = "block_tflops";   // flops_per_block / time_s
-inline constexpr const char *kWrongElements = "wrong_elements";
+inline constexpr const char *kWrongElements = metric::kWrongElements;
+inline constexpr const char *kVerified = metric::kVerified;
 
 // Phase kinds
 inline constexpr const char *kGemmPhase = "gemm";
 inline constexpr const char *kCollectivePhase = "collective";
-// A phase's fields
+// A phase's fields, named as the families name them
 inline constexpr const char *kPhaseName = "name";
 inline constexpr const char *kPhaseKind = "kind";
-inline constexpr const char *kPhaseOp = "op";
-inline constexpr const char *kPhaseM = "m";
-inline constexpr const char *kPhaseN = "n";
-inline constexpr const char *kPhaseK = "k";
-inline constexpr const char *kPhaseBatch = "batch";
-inline constexpr const char *kPhaseSizeBytes = "size_bytes";
-inline constexpr const char *kPhaseTimeS = "time_s";
+inline constexpr const char *kPhaseOp = gemm::record::kOp;
+inline constexpr const char *kPhaseM = gemm::record::kM;
+inline constexpr const char *kPhaseN = gemm::record::kN;
+inline constexpr const char *kPhaseK = gemm::record::kK;
+inline constexpr const char *kPhaseBatch = gemm::record::kBatch;
+inline constexpr const char *kPhaseSizeBytes = collectives::record::kSizeBytes;
+inline constexpr const char *kPhaseTimeS = metric::kTimeS;
 
 // Written beside the figures: what the data check compared, how the point was set up,
 // where a multi-part point's slowest part is
 inline constexpr const char *kWrongGemmElements = "wrong_gemm_elements";
 inline constexpr const char *kWrongCollectiveElements = "wrong_collective_elements";
 inline constexpr const char *kTelemetry = metric::kTelemetry; // the GPU block: this rank's GPU
+// The GPU block: the cuBLASLt algorithms a GEMM phase refused (gemm.cublaslt's field)
+inline constexpr const char *kRefusedAlgos = gemm::record::kRefusedAlgos;
 
 inline constexpr std::array kMetrics{kGemmTimeS,
                                      kCollectiveTimeS,
@@ -65,16 +77,17 @@ inline constexpr std::array kMetrics{kGemmTimeS,
                                      kWrongElements,
                                      kWrongGemmElements,
                                      kWrongCollectiveElements,
-                                     kTelemetry};
+                                     kTelemetry,
+                                     kRefusedAlgos};
 
 // The model's parameters, named as the gemm family's TP points name them (kv_heads and swiglu
 // are written too; calibrate does not read them)
-inline constexpr const char *kModel = "model";
-inline constexpr const char *kHidden = "hidden";
-inline constexpr const char *kSeq = "seq";
-inline constexpr const char *kMicroBatch = "micro_batch";
-inline constexpr const char *kHeads = "heads";
-inline constexpr const char *kFfn = "ffn";
+inline constexpr const char *kModel = gemm::record::kModel;
+inline constexpr const char *kHidden = gemm::record::kHidden;
+inline constexpr const char *kSeq = gemm::record::kSeq;
+inline constexpr const char *kMicroBatch = gemm::record::kMicroBatch;
+inline constexpr const char *kHeads = gemm::record::kHeads;
+inline constexpr const char *kFfn = gemm::record::kFfn;
 
 // One phase of a block record, read.
 struct PhaseView {

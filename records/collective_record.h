@@ -108,7 +108,10 @@ inline constexpr const char *kGemmsPerWindow = "gemms_per_window";
 inline constexpr const char *kAllreducesPerWindow = "allreduces_per_window";
 inline constexpr const char *kPaddingPerWindow = "padding_per_window";
 inline constexpr const char *kWallBusbwGbytesPerS = "wall_busbw_gbytes_per_s";
-inline constexpr const char *kIterations = "iterations";
+inline constexpr const char *kIterations = "iterations"; // also an axis: timed calls
+// Axes beside iterations (every collective benchmark, and the block's)
+inline constexpr const char *kWarmup = "warmup";
+inline constexpr const char *kTimeoutS = "timeout_s"; // how long a rank waits for the others
 
 inline constexpr std::array kMetrics{kTelemetry,
                                      kAlgbwGbytesPerS,
