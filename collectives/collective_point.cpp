@@ -16,16 +16,16 @@ namespace railgauge::collectives {
 std::vector<Axis> collective_axes(Kind kind, bool textbook) {
   std::vector<Axis> axes;
   axes.push_back(
-      {"size_bytes",
+      {record::kSizeBytes,
        AxisType::bytes,
        "max(send, recv) bytes of one rank, as nccl-tests counts them",
        {std::int64_t{4096}, std::int64_t{65536}, std::int64_t{1} << 20, std::int64_t{16} << 20},
        {}});
   axes.push_back(
-      {"dtype", AxisType::text, "element type", {std::string("float32")}, dtype_names()});
+      {record::kDtype, AxisType::text, "element type", {std::string("float32")}, dtype_names()});
   if (reduces(kind))
     axes.push_back(
-        {"op", AxisType::text, "reduction operation", {std::string("sum")}, redop_names()});
+        {record::kOp, AxisType::text, "reduction operation", {std::string("sum")}, redop_names()});
   if (textbook) {
     std::vector<std::string> names;
     std::vector<AxisValue> all;
@@ -33,36 +33,38 @@ std::vector<Axis> collective_axes(Kind kind, bool textbook) {
       names.emplace_back(to_string(a));
       all.emplace_back(std::string(to_string(a)));
     }
-    axes.push_back({"algorithm", AxisType::text,
+    axes.push_back({record::kAlgorithm, AxisType::text,
                     "textbook algorithm, measured beside the library's own collective", all,
                     names});
   } else {
-    axes.push_back({"in_place",
+    axes.push_back({record::kInPlace,
                     AxisType::text,
                     "out_of_place (separate send and receive buffers) or in_place",
                     {std::string("out_of_place"), std::string("in_place")},
                     {"out_of_place", "in_place"}});
   }
   if (has_root(kind) && !textbook)
-    axes.push_back({"root", AxisType::integer, "root rank (of the group)", {std::int64_t{0}}, {}});
-  axes.push_back({"iterations",
+    axes.push_back(
+        {record::kRoot, AxisType::integer, "root rank (of the group)", {std::int64_t{0}}, {}});
+  axes.push_back({record::kIterations,
                   AxisType::integer,
                   "timed iterations, each after a barrier, every rank timing each",
                   {std::int64_t{20}},
                   {}});
-  axes.push_back({"warmup", AxisType::integer, "untimed iterations first", {std::int64_t{5}}, {}});
-  axes.push_back({"timeout_s",
+  axes.push_back(
+      {record::kWarmup, AxisType::integer, "untimed iterations first", {std::int64_t{5}}, {}});
+  axes.push_back({record::kTimeoutS,
                   AxisType::real,
                   "watchdog: a collective not complete after this long aborts the communicator "
                   "and names the ranks that did not answer",
                   {30.0},
                   {}});
-  axes.push_back({"groups",
+  axes.push_back({record::kGroups,
                   AxisType::text,
                   "group split, fastest-varying first, e.g. tp=8,pp=4,dp=rest; world = no split",
                   {std::string("world")},
                   {}});
-  axes.push_back({"group_type",
+  axes.push_back({record::kGroupType,
                   AxisType::text,
                   "which groups run: world, one axis of `groups` (all its groups at once), or "
                   "concurrent (every axis at once)",
@@ -74,23 +76,23 @@ std::vector<Axis> collective_axes(Kind kind, bool textbook) {
 CollectivePoint read_point(Kind kind, const Point &point) {
   CollectivePoint p;
   p.kind = kind;
-  p.size_bytes = static_cast<std::uint64_t>(point.integer("size_bytes"));
-  p.dtype = *parse_dtype(point.text("dtype"));
-  if (point.has("op"))
-    p.op = *parse_redop(point.text("op"));
-  if (point.has("in_place"))
-    p.in_place = point.text("in_place") == "in_place";
-  if (point.has("root"))
-    p.root = static_cast<int>(point.integer("root"));
-  if (point.has("algorithm"))
-    p.algorithm = parse_algorithm(point.text("algorithm"));
-  p.iterations = static_cast<int>(point.integer("iterations"));
-  p.warmup = static_cast<int>(point.integer("warmup"));
-  p.timeout_s = point.real("timeout_s");
-  if (point.has("groups")) // benchmarks that run on the world only have no such axes
-    p.groups = point.text("groups");
-  if (point.has("group_type"))
-    p.group_type = point.text("group_type");
+  p.size_bytes = static_cast<std::uint64_t>(point.integer(record::kSizeBytes));
+  p.dtype = *parse_dtype(point.text(record::kDtype));
+  if (point.has(record::kOp))
+    p.op = *parse_redop(point.text(record::kOp));
+  if (point.has(record::kInPlace))
+    p.in_place = point.text(record::kInPlace) == "in_place";
+  if (point.has(record::kRoot))
+    p.root = static_cast<int>(point.integer(record::kRoot));
+  if (point.has(record::kAlgorithm))
+    p.algorithm = parse_algorithm(point.text(record::kAlgorithm));
+  p.iterations = static_cast<int>(point.integer(record::kIterations));
+  p.warmup = static_cast<int>(point.integer(record::kWarmup));
+  p.timeout_s = point.real(record::kTimeoutS);
+  if (point.has(record::kGroups)) // benchmarks that run on the world only have no such axes
+    p.groups = point.text(record::kGroups);
+  if (point.has(record::kGroupType))
+    p.group_type = point.text(record::kGroupType);
   return p;
 }
 
@@ -174,11 +176,11 @@ nlohmann::json textbook_metrics(const LockstepResult &mine, const LockstepResult
                                 Kind kind, std::uint64_t size_bytes, int group_ranks) {
   auto metrics = collective_metrics(mine, kind, size_bytes, group_ranks);
   const auto theirs = collective_metrics(library, kind, size_bytes, group_ranks);
-  metrics["library"] = {{"time_s", theirs["time_s"]},
-                        {"busbw_gbytes_per_s", theirs["busbw_gbytes_per_s"]},
-                        {"slowest_rank", theirs["slowest_rank"]},
-                        {"wall_time_s", theirs.value("wall_time_s", -1.0)}};
-  metrics["time_ratio_to_library"] = mine.time_s.median / library.time_s.median;
+  metrics[record::kLibrary] = {{"time_s", theirs["time_s"]},
+                               {"busbw_gbytes_per_s", theirs["busbw_gbytes_per_s"]},
+                               {"slowest_rank", theirs["slowest_rank"]},
+                               {"wall_time_s", theirs.value("wall_time_s", -1.0)}};
+  metrics[record::kTimeRatioToLibrary] = mine.time_s.median / library.time_s.median;
   return metrics;
 }
 

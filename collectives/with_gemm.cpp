@@ -9,6 +9,7 @@
 #include "collectives/collective_point.h"
 #include "harness/balance_repeats.h"
 #include "records/bus_bandwidth.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 
@@ -18,15 +19,15 @@ std::vector<Axis> all_reduce_with_gemm_axes(bool with_groups, std::vector<AxisVa
                                             std::string gemm_help, std::int64_t gemm_mnk) {
   std::vector<Axis> axes;
   for (auto &a : collective_axes(Kind::all_reduce, false)) {
-    if (a.name == "in_place")
+    if (a.name == record::kInPlace)
       continue;
-    if (!with_groups && (a.name == "groups" || a.name == "group_type"))
+    if (!with_groups && (a.name == record::kGroups || a.name == record::kGroupType))
       continue;
-    if (a.name == "size_bytes")
+    if (a.name == record::kSizeBytes)
       a.defaults = sizes_bytes;
     axes.push_back(std::move(a));
   }
-  axes.push_back({"gemm_mnk", AxisType::integer, std::move(gemm_help), {gemm_mnk}, {}});
+  axes.push_back({record::kGemmMnk, AxisType::integer, std::move(gemm_help), {gemm_mnk}, {}});
   return axes;
 }
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "records/collective_record.h"
+
 namespace railgauge::collectives {
 
 WrongAcrossRanks wrong_across_ranks(const std::vector<double> &per_rank) {
@@ -33,8 +35,8 @@ std::string describe(const WrongAcrossRanks &w) {
 }
 
 void add_wrong_elements(nlohmann::json &metrics, const WrongAcrossRanks &w) {
-  metrics["wrong_elements"] = w.total;
-  metrics["wrong_element_ranks"] = w.ranks;
+  metrics[record::kWrongElements] = w.total;
+  metrics[record::kWrongElementRanks] = w.ranks;
 }
 
 std::optional<std::string> wrong_problem(const WrongAcrossRanks &w, const CheckResult &mine) {

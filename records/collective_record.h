@@ -50,8 +50,8 @@ constexpr const KindKeys &keys_of(Kind kind) {
 }
 
 // Parameters
-inline constexpr const char *kSizeBytes = "size_bytes"; // nccl-tests' size: one rank's buffer
-inline constexpr const char *kDtype = "dtype";
+inline constexpr const char *kSizeBytes = metric::kSizeBytes; // nccl-tests' size: one rank's buffer
+inline constexpr const char *kDtype = metric::kDtype;
 inline constexpr const char *kBackend = "backend";      // mpi | nccl
 inline constexpr const char *kWorldSize = "world_size"; // ranks in the run
 inline constexpr const char *kGroupType = "group_type"; // world | tp | dp | ...
@@ -62,7 +62,17 @@ inline constexpr const char *kGroups = "groups";          // the split: "tp=2+dp
 inline constexpr const char *kAlgorithm = "algorithm";    // textbook: ring, tree, ...
 inline constexpr const char *kSource = "source";          // an import's tool:
 inline constexpr const char *kSourceNcclTests = "nccl-tests";
-inline constexpr const char *kGpuName = "gpu_name"; // the GPU model (NCCL; nccl-tests' rank lines)
+inline constexpr const char *kGpuName =
+    metric::kGpuName; // the GPU model (NCCL; nccl-tests' rank lines)
+// Axes (params of the record) beside those above; iterations, warmup, timeout_s below
+inline constexpr const char *kOp = "op";                  // the reduction: sum, prod, min, max
+inline constexpr const char *kInPlace = "in_place";       // in_place | out_of_place (also derived)
+inline constexpr const char *kRoot = "root";              // broadcast, reduce: the root rank
+inline constexpr const char *kGemmMnk = metric::kGemmMnk; // *_with_gemm: the GEMM load's size
+inline constexpr const char *kCudaGraph = "cuda_graph";   // NCCL: on | off
+inline constexpr const char *kBuffers = "buffers";        // NCCL: how the buffers are allocated
+inline constexpr const char *kLinkGbytesPerS = "link_gbytes_per_s"; // NCCL: the link's rate
+inline constexpr const char *kAlltoallCall = "alltoall_call"; // derived: NCCL's call or grouped
 
 // Metrics
 inline constexpr const char *kTimeS = metric::kTimeS; // per iteration, the max over ranks
@@ -71,7 +81,7 @@ inline constexpr const char *kBusbwGbytesPerS = "busbw_gbytes_per_s";        // 
 inline constexpr const char *kBusbwMaxGbytesPerS = "busbw_max_gbytes_per_s"; // fastest
 inline constexpr const char *kWallTimeS = "wall_time_s"; // back-to-back calls, per call
 inline constexpr const char *kBusFactor = "bus_factor";
-inline constexpr const char *kGemmSlowdown = "gemm_slowdown"; // with_gemm: together / alone
+inline constexpr const char *kGemmSlowdown = metric::kGemmSlowdown; // with_gemm: together / alone
 // group_type=concurrent: per group type, its time and bandwidth (concurrent_groups.h)
 inline constexpr const char *kByGroupType = "by_group_type";
 inline constexpr const char *kVerified = metric::kVerified;
@@ -79,6 +89,7 @@ inline constexpr const char *kTelemetry = metric::kTelemetry; // NCCL points: th
 
 // Written beside the figures: what the data check compared, how the point was set up,
 // where a multi-part point's slowest part is
+inline constexpr const char *kWrongElements = metric::kWrongElements; // over every rank
 inline constexpr const char *kWrongElementsThisProcess = "wrong_elements_this_process";
 inline constexpr const char *kWrongElementsThisRank = "wrong_elements_this_rank";
 inline constexpr const char *kWrongElementRanks = "wrong_element_ranks";
@@ -89,12 +100,12 @@ inline constexpr const char *kTimeRatioToLibrary = "time_ratio_to_library";
 inline constexpr const char *kAboveLinkRate = "above_link_rate";
 inline constexpr const char *kNote = "note";
 inline constexpr const char *kGateTimeouts = "gate_timeouts";
-inline constexpr const char *kGemmAloneTflops = "gemm_alone_tflops";
-inline constexpr const char *kGemmConcurrentTflops = "gemm_concurrent_tflops";
+inline constexpr const char *kGemmAloneTflops = metric::kGemmAloneTflops;
+inline constexpr const char *kGemmConcurrentTflops = metric::kGemmConcurrentTflops;
 inline constexpr const char *kGemmAloneGflops = "gemm_alone_gflops";
 inline constexpr const char *kGemmConcurrentGflops = "gemm_concurrent_gflops";
 inline constexpr const char *kGemmSlowestRank = "gemm_slowest_rank";
-inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
+inline constexpr const char *kGemmWrongSamples = metric::kGemmWrongSamples;
 
 // collectives.*_with_gemm's windows (collectives/with_gemm.h) and the wall-clock figures
 inline constexpr const char *kAllreduceAloneS = "allreduce_alone_s";
@@ -108,7 +119,7 @@ inline constexpr const char *kGemmsPerWindow = "gemms_per_window";
 inline constexpr const char *kAllreducesPerWindow = "allreduces_per_window";
 inline constexpr const char *kPaddingPerWindow = "padding_per_window";
 inline constexpr const char *kWallBusbwGbytesPerS = "wall_busbw_gbytes_per_s";
-inline constexpr const char *kIterations = "iterations"; // also an axis: timed calls
+inline constexpr const char *kIterations = metric::kIterations; // also an axis: timed calls
 // Axes beside iterations (every collective benchmark, and the block's)
 inline constexpr const char *kWarmup = "warmup";
 inline constexpr const char *kTimeoutS = "timeout_s"; // how long a rank waits for the others
@@ -122,6 +133,7 @@ inline constexpr std::array kMetrics{kTelemetry,
                                      kGemmSlowdown,
                                      kByGroupType,
                                      kVerified,
+                                     kWrongElements,
                                      kWrongElementsThisProcess,
                                      kWrongElementsThisRank,
                                      kWrongElementRanks,

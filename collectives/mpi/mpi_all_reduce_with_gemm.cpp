@@ -55,7 +55,7 @@ public:
     const int world = family_->world_size_hint();
     if (world < 2)
       return std::string(kNeedsRanks);
-    const auto mnk = point.integer("gemm_mnk");
+    const auto mnk = point.integer(record::kGemmMnk);
     if (mnk < 1 || mnk > 16384)
       return fmt::format("gemm_mnk {} is outside 1..16384", mnk);
     return point_problem(p, world);
@@ -66,7 +66,7 @@ public:
     auto &s = family_->session(ctx.peer_timeout_s());
     MpiBuffers buffers(p, mpi_groups(s, p).front());
     buffers.fill(kSeed);
-    HostGemmLoad gemm(static_cast<int>(point.integer("gemm_mnk")));
+    HostGemmLoad gemm(static_cast<int>(point.integer(record::kGemmMnk)));
     const std::string what = fmt::format("all_reduce of {} bytes beside a GEMM", p.size_bytes);
 
     OverlapWindow window, padding;            // what op() runs: timed calls, then untimed ones
@@ -176,13 +176,13 @@ public:
         ranks));
     out.metrics.update(contention_metrics(both_contention));
     out.metrics.update(window_metrics(balanced, final_padding));
-    out.metrics["gemm_alone_gflops"] = gemm.flops() / gemm_alone_s / 1e9;
-    out.metrics["gemm_concurrent_gflops"] = gemm.flops() / gemm_concurrent_s / 1e9;
-    out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
-    out.metrics["wrong_elements"] = wrong_all;
-    out.metrics["wrong_elements_this_rank"] = mine.wrong;
-    out.metrics["gemm_wrong_samples"] = gemm_wrong_all;
-    out.metrics["mpi_library"] = s.library_version();
+    out.metrics[record::kGemmAloneGflops] = gemm.flops() / gemm_alone_s / 1e9;
+    out.metrics[record::kGemmConcurrentGflops] = gemm.flops() / gemm_concurrent_s / 1e9;
+    out.metrics[record::kGemmSlowestRank] = both.gemm.slowest_rank;
+    out.metrics[record::kWrongElements] = wrong_all;
+    out.metrics[record::kWrongElementsThisRank] = mine.wrong;
+    out.metrics[record::kGemmWrongSamples] = gemm_wrong_all;
+    out.metrics[record::kMpiLibrary] = s.library_version();
     add_group_params(out.derived_params,
                      {"mpi", ranks, "world", 0, ranks, s.host_count({}, p.timeout_s)});
     out.derived_params.update({{"blas_threads", gemm.threads()},

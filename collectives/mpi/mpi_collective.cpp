@@ -106,9 +106,9 @@ public:
     if (groups.size() > 1)
       out.metrics[record::kByGroupType] =
           by_group_type_metrics(world, by_type, kind_, p.size_bytes, p.iterations, s.rank());
-    out.metrics["wrong_elements"] = wrong_all;
-    out.metrics["wrong_elements_this_rank"] = mine.wrong;
-    out.metrics["mpi_library"] = s.library_version();
+    out.metrics[record::kWrongElements] = wrong_all;
+    out.metrics[record::kWrongElementsThisRank] = mine.wrong;
+    out.metrics[record::kMpiLibrary] = s.library_version();
     add_group_params(
         out.derived_params,
         {"mpi", s.size(), groups.size() == 1 ? g.type : "concurrent", g.index, g.size,

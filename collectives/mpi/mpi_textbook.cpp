@@ -88,11 +88,11 @@ public:
 
     Outcome out;
     out.metrics = textbook_metrics(mine, theirs, kind_, p.size_bytes, group.size);
-    out.metrics["wrong_elements"] = wrong_all;
-    out.metrics["mpi_library"] = s.library_version();
+    out.metrics[record::kWrongElements] = wrong_all;
+    out.metrics[record::kMpiLibrary] = s.library_version();
     add_group_params(out.derived_params,
                      {"mpi", s.size(), group.type, group.index, group.size, group.hosts});
-    out.derived_params["in_place"] = "in_place";
+    out.derived_params[record::kInPlace] = "in_place";
     std::vector<std::string> problems;
     if (wrong_all > 0)
       problems.push_back(fmt::format("{} {}: {} elements wrong over all ranks; this rank: {}",

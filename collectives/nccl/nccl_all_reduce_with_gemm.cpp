@@ -157,7 +157,7 @@ public:
   std::vector<Axis> axes() const override { return nccl_all_reduce_with_gemm_axes(); }
 
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
-    if (const auto mnk = point.integer("gemm_mnk"); mnk < 1 || mnk > kMaxGemmMnk)
+    if (const auto mnk = point.integer(record::kGemmMnk); mnk < 1 || mnk > kMaxGemmMnk)
       return fmt::format("gemm_mnk {} is outside 1..{}", mnk, kMaxGemmMnk);
     return nccl_point_problem(ctx, read_point(Kind::all_reduce, point));
   }
@@ -169,7 +169,7 @@ public:
     const int n = groups.front().size; // every group of a type has the axis's size
     const std::size_t elt = element_bytes(p.dtype);
     const auto c = *counts_for(Kind::all_reduce, p.size_bytes, elt, n);
-    const int mnk = static_cast<int>(point.integer("gemm_mnk"));
+    const int mnk = static_cast<int>(point.integer(record::kGemmMnk));
     LocalGpus gpus;
     for (std::size_t i = 0; i < s.local_count(); ++i) {
       gpu::DeviceGuard guard(s.device(i));
@@ -279,17 +279,17 @@ public:
         {ar_alone_s, both.all_reduce.time_s.median, gemm_alone_s, gemm_concurrent_s}, p.size_bytes,
         n));
     const double flops = gpus.front()->gemm.flops();
-    out.metrics["gemm_alone_tflops"] = flops / gemm_alone_s / 1e12;
-    out.metrics["gemm_concurrent_tflops"] = flops / gemm_concurrent_s / 1e12;
+    out.metrics[record::kGemmAloneTflops] = flops / gemm_alone_s / 1e12;
+    out.metrics[record::kGemmConcurrentTflops] = flops / gemm_concurrent_s / 1e12;
     out.metrics.update(window_metrics(balanced, final_padding));
-    out.metrics["gemm_slowest_rank"] = both.gemm.slowest_rank;
+    out.metrics[record::kGemmSlowestRank] = both.gemm.slowest_rank;
     out.metrics[record::kTelemetry] = telemetry_json;
     // A window of one operation has no other to contend with: only those of `both` count.
     out.metrics.update(contention_metrics(contention));
     add_gate_timeouts(out.metrics, gates.timed_out());
-    out.metrics["wrong_elements_this_process"] = check.wrong;
+    out.metrics[record::kWrongElementsThisProcess] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
-    out.metrics["gemm_wrong_samples"] = gemm_wrong_all;
+    out.metrics[record::kGemmWrongSamples] = gemm_wrong_all;
     add_nccl_identity(out.metrics);
     add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
                                           groups.front().index, n, groups.front().hosts});

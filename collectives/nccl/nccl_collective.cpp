@@ -25,6 +25,11 @@ namespace {
 
 constexpr std::uint64_t kSeed = 2027;
 
+// The note of a point whose busbw exceeds the link_gbytes_per_s axis (metrics.above_link_rate).
+constexpr const char *kAboveLinkRateNote =
+    "busbw exceeds the link rate: NCCL reduced in the switch (NVLS or SHARP/CollNet), so the "
+    "busbw factor overstates the bytes on a link";
+
 // One collective of an iteration: a local GPU's part in one group type's communicator, with its
 // buffers laid out as nccl-tests lays them (in place, all_gather sends from recv + rank * count
 // and reduce_scatter receives at send + rank * count) and the stream it runs on: the session's
@@ -105,18 +110,18 @@ public:
   std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override {
     auto axes = collective_axes(kind_, false);
-    axes.push_back({"cuda_graph",
+    axes.push_back({record::kCudaGraph,
                     AxisType::text,
                     "off: enqueue each iteration; on: replay a captured CUDA graph",
                     {std::string("off")},
                     {"off", "on"}});
-    axes.push_back({"buffers",
+    axes.push_back({record::kBuffers,
                     AxisType::text,
                     "cuda_malloc, or nccl_mem_alloc (the cuMem API, as nccl-tests >= 2.19 "
                     "allocates its buffers)",
                     {std::string("cuda_malloc")},
                     {"cuda_malloc", "nccl_mem_alloc"}});
-    axes.push_back({"link_gbytes_per_s",
+    axes.push_back({record::kLinkGbytesPerS,
                     AxisType::real,
                     "per-direction link rate; busbw above it is flagged (NVLS/SHARP reduce in "
                     "the switch); 0: not checked",
@@ -129,12 +134,13 @@ public:
     const auto p = read_point(kind_, point);
     if (auto why = nccl_point_problem(ctx, p, true))
       return why;
-    if (p.group_type == "concurrent" && point.text("cuda_graph") == "on")
+    if (p.group_type == "concurrent" && point.text(record::kCudaGraph) == "on")
       return "cuda_graph=on captures one stream per GPU: a concurrent point's group types run "
              "on streams of their own (give cuda_graph=off)";
     // NCCL's CUDA-graph guide: with several GPUs per process, cudaGraphLaunch of one GPU's graph
     // may block until the others' are launched, and one thread launches them in turn.
-    if (point.text("cuda_graph") == "on" && ctx.world_size() <= 1 && gpu::cuda_device_count() > 1)
+    if (point.text(record::kCudaGraph) == "on" && ctx.world_size() <= 1 &&
+        gpu::cuda_device_count() > 1)
       return "cuda_graph=on needs one process per GPU (srun or mpirun): one process driving "
              "several GPUs may deadlock in cudaGraphLaunch (NCCL's CUDA-graph documentation)";
     return std::nullopt;
@@ -146,7 +152,7 @@ public:
     const auto by_type = local_groups_by_type(s, p, session_.rank_hosts);
     const bool concurrent = by_type.size() > 1;
     const std::size_t elt = element_bytes(p.dtype);
-    const BufferAlloc alloc = parse_buffer_alloc(point.text("buffers"));
+    const BufferAlloc alloc = parse_buffer_alloc(point.text(record::kBuffers));
     const bool alltoall_call = kind_ == Kind::alltoall && !p.in_place && nccl_has_alltoall();
     // Lanes by type, then local GPU: lanes[t * local_count + i].
     std::vector<Lane> lanes(by_type.size() * s.local_count());
@@ -217,7 +223,7 @@ public:
     spec.iterations = p.iterations;
 
     Operation op = enqueue;
-    if (point.text("cuda_graph") == "on") {
+    if (point.text(record::kCudaGraph) == "on") {
       // Capture one iteration on every local stream, then replay it.
       s.capture_graphs(enqueue);
       op = [&] { s.launch_graphs(); };
@@ -274,14 +280,13 @@ public:
           by_group_type_metrics(group, types, kind_, p.size_bytes, p.iterations, s.rank(0));
     }
     out.metrics[record::kTelemetry] = telemetry_json;
-    out.metrics["wrong_elements_this_process"] = check.wrong;
+    out.metrics[record::kWrongElementsThisProcess] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);
-    const double link = point.real("link_gbytes_per_s");
-    if (link > 0 && !concurrent && out.metrics["busbw_gbytes_per_s"].get<double>() > link) {
-      out.metrics["above_link_rate"] = true;
-      out.metrics["note"] = "busbw exceeds the link rate: NCCL reduced in the switch (NVLS or "
-                            "SHARP/CollNet), so the busbw factor overstates the bytes on a link";
+    const double link = point.real(record::kLinkGbytesPerS);
+    if (link > 0 && !concurrent && out.metrics[record::kBusbwGbytesPerS].get<double>() > link) {
+      out.metrics[record::kAboveLinkRate] = true;
+      out.metrics[record::kNote] = kAboveLinkRateNote;
     }
     add_gate_timeouts(out.metrics, timer.gates().timed_out());
     // Concurrent: several groups, no one type, index or host count (as MPI records it).
@@ -291,7 +296,7 @@ public:
     // The model calibrate keeps apart (two GPU SKUs are never fitted together unasked).
     out.derived_params[record::kGpuName] = gpu::cuda_device_info(s.device(0)).name;
     if (kind_ == Kind::alltoall) // the call, which nccl-tests' alltoall also chooses by version
-      out.derived_params["alltoall_call"] =
+      out.derived_params[record::kAlltoallCall] =
           alltoall_call ? "ncclAlltoAll" : "grouped ncclSend/ncclRecv";
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))

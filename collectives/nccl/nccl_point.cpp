@@ -14,6 +14,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/run_context.h"
+#include "records/collective_record.h"
 
 namespace railgauge::collectives {
 
@@ -154,15 +155,15 @@ SessionGates::SessionGates(NcclSession &s) : gates_(devices_of(s)) {
 }
 
 void add_gate_timeouts(nlohmann::json &metrics, int timed_out) {
-  metrics["gate_timeouts"] = timed_out;
+  metrics[record::kGateTimeouts] = timed_out;
   if (timed_out == 0)
     return;
   auto note = fmt::format(
       "a gate gave up waiting for the host {} times: those iterations timed the launches too",
       timed_out);
-  if (metrics.contains("note"))
-    note = metrics["note"].get<std::string>() + "; " + note;
-  metrics["note"] = note;
+  if (metrics.contains(record::kNote))
+    note = metrics[record::kNote].get<std::string>() + "; " + note;
+  metrics[record::kNote] = note;
 }
 
 NcclIterationTimer::NcclIterationTimer(NcclSession &s, std::string what, double timeout_s)
@@ -252,7 +253,7 @@ void upload(NcclSession &s, std::size_t i, void *dst, const void *src, std::size
 }
 
 void add_nccl_identity(nlohmann::json &metrics) {
-  metrics["nccl_version"] = nccl_version_string();
+  metrics[record::kNcclVersion] = nccl_version_string();
   for (const char *var : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE"})
     if (const char *value = std::getenv(var))
       metrics[std::string("env_") + var] = std::string(value);

@@ -156,13 +156,13 @@ public:
     Outcome out;
     out.metrics = textbook_metrics(mine, theirs, kind_, p.size_bytes, n);
     out.metrics[record::kTelemetry] = telemetry.finish();
-    out.metrics["wrong_elements_this_process"] = check.wrong;
+    out.metrics[record::kWrongElementsThisProcess] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
     add_nccl_identity(out.metrics);
     add_gate_timeouts(out.metrics, timer.gates().timed_out());
     add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
                                           groups.front().index, n, groups.front().hosts});
-    out.derived_params["in_place"] = "in_place";
+    out.derived_params[record::kInPlace] = "in_place";
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))
       problems.push_back(fmt::format("{} {}: {}", to_string(algorithm), to_string(kind_), *why));
