@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The families name their records' fields through their contracts (records/<family>_record.h,
+harness/metric_names.h), never by a quoted literal: a metric or param renamed on the writer's
+side then breaks the build or the contract's tests (tests/analysis/record_contract_test.cpp)
+instead of silently writing a field that analysis, the schema and the shipped rules no longer
+read. This fails, naming file and line, on a literal name where a family's code
+
+  writes or reads a record field: metrics["name"], derived_params["name"], params["name"], or
+      metrics.at("name"), .contains, .value, .find, .emplace;
+  reads an axis of its point: point.text("name"), .integer, .real, .boolean, .has (also `p.`).
+
+Comments do not count. ALLOWED holds what is left to convert; it only shrinks.
+
+  records_literals_test.py SOURCE_DIR [unittest args]
+"""
+import pathlib
+import re
+import sys
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "support"))
+from named_tests import run_named_tests  # noqa: E402
+from source_files import source_files  # noqa: E402
+
+ROOT = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else pathlib.Path(__file__).parents[1]
+FAMILIES = ("gemm", "memory", "offload", "rdma", "collectives", "block")
+SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
+
+FIELD = re.compile(r'\b(?:metrics|derived_params|params)\s*'
+                   r'(?:\[\s*|\.\s*(?:at|contains|value|find|emplace)\s*\(\s*)"([A-Za-z0-9_.]+)"')
+AXIS = re.compile(r'\b(?:point|p)\s*\.\s*(?:text|integer|real|boolean|has)\s*\(\s*'
+                  r'"([A-Za-z0-9_.]+)"')
+
+# Literal names not converted yet, as "path": {names}. An entry whose file no longer has the
+# literal fails the stale-entry test, so that the list only shrinks.
+ALLOWED = {}
+
+
+def without_comments(text):
+    """The text with // and /* */ comments blanked (newlines kept), strings left as they are."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def literals(text):
+    """(line, name, the code that names it) of every literal record field or axis name in text."""
+    found = []
+    code = without_comments(text)
+    for pattern in (FIELD, AXIS):
+        for m in pattern.finditer(code):
+            line = code.count("\n", 0, m.start()) + 1
+            found.append((line, m.group(1), m.group(0)))
+    return sorted(found)
+
+
+def family_sources():
+    for family in FAMILIES:
+        for rel in source_files(ROOT, under=family):
+            if rel.endswith(SUFFIXES):
+                yield rel
+
+
+def scan():
+    """{path: [(line, name, code)]} of the family sources that hold a literal name."""
+    out = {}
+    for rel in family_sources():
+        found = literals((ROOT / rel).read_text(errors="replace"))
+        if found:
+            out[rel] = found
+    return out
+
+
+class RecordsLiterals(unittest.TestCase):
+    def test_no_family_names_a_record_field_by_a_literal(self):
+        bad = []
+        for rel, found in sorted(scan().items()):
+            for line, name, code in found:
+                if name not in ALLOWED.get(rel, set()):
+                    bad.append(f"{rel}:{line}: {code} names '{name}' by a literal")
+        if bad:
+            self.fail("\n" + "\n".join(bad) + "\nname each by a constant of the family's "
+                      "records/<family>_record.h (harness/metric_names.h when several families "
+                      "write it); a metric constant goes into that contract's kMetrics too")
+
+    def test_the_allow_list_holds_no_stale_entry(self):
+        found = scan()
+        stale = [f"{rel}: {name}" for rel, names in sorted(ALLOWED.items()) for name in sorted(names)
+                 if name not in {n for _, n, _ in found.get(rel, [])}]
+        if stale:
+            self.fail("no longer named by a literal, delete from ALLOWED: " + ", ".join(stale))
+
+    def test_the_scan_finds_literals(self):
+        text = "\n".join([
+            'out.metrics["verified"] = false;',                        # 1: a metric written
+            'out.derived_params[ "gpu_name" ] = info.name;',            # 2: a derived param
+            'const auto n = point.integer("size_bytes");',             # 3: an axis read
+            'if (p.has("op") && o.metrics.contains("note"))',          # 4: both kinds
+            'out.metrics[record::kVerified] = false; // metrics["x"]',  # 5: a constant; a comment
+            '/* point.text("dtype") */ point.text(record::kDtype);',    # 6: a block comment
+            'const char *s = "// metrics[\\"y\\"]"; r.params["k"];',    # 7: a // inside a string
+        ])
+        self.assertEqual([(line, name) for line, name, _ in literals(text)],
+                         [(1, "verified"), (2, "gpu_name"), (3, "size_bytes"), (4, "note"),
+                          (4, "op"), (7, "k")])
+        sources = list(family_sources())
+        self.assertGreater(len(sources), 100)  # the walk found the families' sources
+        self.assertTrue(all(rel.split("/", 1)[0] in FAMILIES for rel in sources))
+
+
+if __name__ == "__main__":
+    run_named_tests(sys.argv[1:])
