@@ -77,6 +77,32 @@ private:
   std::vector<Lane> &lanes_;
 };
 
+// Every collective of an iteration, by group type, then local GPU: lanes[t * local_count + i],
+// each with its buffers (allocated as `alloc` says), its stream and its end event.
+std::vector<Lane> make_lanes(NcclSession &s, const std::vector<std::vector<LocalGroup>> &by_type,
+                             Kind kind, const CollectivePoint &p, BufferAlloc alloc) {
+  const std::size_t elt = element_bytes(p.dtype);
+  std::vector<Lane> lanes(by_type.size() * s.local_count());
+  for (std::size_t t = 0; t < by_type.size(); ++t)
+    for (std::size_t i = 0; i < s.local_count(); ++i) {
+      Lane &l = lanes[t * s.local_count() + i];
+      gpu::DeviceGuard guard(s.device(i));
+      l.gpu = i;
+      l.device = s.device(i);
+      l.group = by_type[t][i];
+      l.c = *counts_for(kind, p.size_bytes, elt, l.group.size); // supported() checked it
+      const std::size_t big = std::max(l.c.send_elems, l.c.recv_elems) * elt;
+      l.recv = std::make_unique<NcclBuffer>(p.in_place ? big : l.c.recv_elems * elt, alloc);
+      if (!p.in_place)
+        l.send = std::make_unique<NcclBuffer>(l.c.send_elems * elt, alloc);
+      if (t > 0)
+        l.own_stream = std::make_unique<gpu::Stream>();
+      l.end = std::make_unique<gpu::Event>();
+      l.stream = t > 0 ? l.own_stream->get() : s.stream(i);
+    }
+  return lanes;
+}
+
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 // Weak, as nccl-tests declares it: a run-time NCCL older than 2.28 has no ncclAlltoAll.
 #pragma weak ncclAlltoAll
@@ -151,28 +177,9 @@ public:
     NcclSession &s = open_nccl_session(session_, ctx, key_, p.timeout_s);
     const auto by_type = local_groups_by_type(s, p, session_.rank_hosts);
     const bool concurrent = by_type.size() > 1;
-    const std::size_t elt = element_bytes(p.dtype);
-    const BufferAlloc alloc = parse_buffer_alloc(point.text(record::kBuffers));
     const bool alltoall_call = kind_ == Kind::alltoall && !p.in_place && nccl_has_alltoall();
-    // Lanes by type, then local GPU: lanes[t * local_count + i].
-    std::vector<Lane> lanes(by_type.size() * s.local_count());
-    for (std::size_t t = 0; t < by_type.size(); ++t)
-      for (std::size_t i = 0; i < s.local_count(); ++i) {
-        Lane &l = lanes[t * s.local_count() + i];
-        gpu::DeviceGuard guard(s.device(i));
-        l.gpu = i;
-        l.device = s.device(i);
-        l.group = by_type[t][i];
-        l.c = *counts_for(kind_, p.size_bytes, elt, l.group.size); // supported() checked it
-        const std::size_t big = std::max(l.c.send_elems, l.c.recv_elems) * elt;
-        l.recv = std::make_unique<NcclBuffer>(p.in_place ? big : l.c.recv_elems * elt, alloc);
-        if (!p.in_place)
-          l.send = std::make_unique<NcclBuffer>(l.c.send_elems * elt, alloc);
-        if (t > 0)
-          l.own_stream = std::make_unique<gpu::Stream>();
-        l.end = std::make_unique<gpu::Event>();
-        l.stream = t > 0 ? l.own_stream->get() : s.stream(i);
-      }
+    std::vector<Lane> lanes =
+        make_lanes(s, by_type, kind_, p, parse_buffer_alloc(point.text(record::kBuffers)));
     std::vector<std::unique_ptr<gpu::Event>> fork;
     for (std::size_t i = 0; i < s.local_count(); ++i) {
       gpu::DeviceGuard guard(s.device(i));
