@@ -6,9 +6,12 @@
 #
 #   scripts/block_prediction.sh OUT_DIR [t ...]      (default t: 1 2 4 8)
 #
-# Ranks are MPI processes (mpirun; t = 1 is one process on every core). Where t exceeds the
-# cores, the block's ranks take turns on them, and the GEMMs are measured at t's shapes by one
-# rank per core: calibrate scales them by the ranks per core (docs/calibrate.md). Run it on a
+# Ranks are MPI processes (mpirun), one core each: t = 1 is one process bound to one core
+# (taskset), so that every t runs its GEMMs on the same processor, as Calculon's one efficiency
+# table assumes (a t = 1 process on both cores is a processor twice as large, and the table then
+# fits neither t). Where t exceeds the cores, the block's ranks take turns on them, and the GEMMs
+# are measured at t's shapes by one rank per core: calibrate scales them by the ranks per core
+# (docs/calibrate.md). Run it on a
 # quiet machine: anything else on the cores lands in one measurement and not in the other. A VM's
 # speed drifts over minutes (one GEMM's median moved by up to 50 % between rounds on this 2-core
 # VM), so the whole sequence runs ROUNDS times (default 3), GEMMs and blocks alternating:
@@ -27,10 +30,13 @@ models=("-a model=cpu-small -a seq=256"
         "-a model=custom -a hidden=512 -a heads=8 -a seq=512 -a ffn=2048")
 runs=$out/runs
 cores=$(nproc)
-# mpirun for n ranks, bound one to a core (several to a core where n exceeds them); nothing for 1.
+# mpirun for n ranks, bound one to a core (several to a core where n exceeds them); for 1, the
+# process bound to core 0.
 launch_of() {
   if [ "$1" -gt 1 ]; then
     echo mpirun --oversubscribe --allow-run-as-root --bind-to core:overload-allowed -np "$1"
+  else
+    echo taskset -c 0
   fi
 }
 rounds=${ROUNDS:-3}
