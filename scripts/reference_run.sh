@@ -473,14 +473,10 @@ log "railgauge reference run: $railgauge -> $out (budget $budget_s s$mode)"
 # ------------------------------------------------------------------ environment
 # PyTorch's CUDA libraries (cuBLASLt, NCCL) for railgauge: the node has no CUDA runtime of its
 # own beyond the driver and what the torch install brings.
-torch_dir=$(timeout 60 "${py[@]}" -c 'import torch, os; print(os.path.dirname(torch.__file__))' \
-  2>/dev/null | tail -n 1)
-if [[ -n "$torch_dir" && -d "$torch_dir" ]]; then
-  lib_dirs=()
-  [[ -d "$torch_dir/lib" ]] && lib_dirs+=("$torch_dir/lib")
-  for d in "$torch_dir"/../nvidia/*/lib; do
-    [[ -d "$d" ]] && lib_dirs+=("$(cd "$d" && pwd)")
-  done
+torch_libs=$(PYTHON="$python" "${py_env[@]}" "$repo/scripts/torch_lib_path.sh")
+if [[ -n "$torch_libs" ]]; then
+  IFS=: read -ra lib_dirs <<<"$torch_libs"
+  torch_dir=${lib_dirs[0]%/lib}
   [[ -n "$lib_dir" ]] && lib_dirs+=("$lib_dir")
   joined=$(IFS=:; echo "${lib_dirs[*]}")
   export LD_LIBRARY_PATH="$joined${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
