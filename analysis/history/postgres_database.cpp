@@ -43,24 +43,24 @@ void append_copy_field(std::string &out, const Value &v) {
     out += as_text(v);
     return;
   }
-  for (char c : std::get<std::string>(v)) {
-    switch (c) {
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    default:
-      out += c;
-    }
+  // Runs of plain characters are appended whole: a fleet's records are a few hundred million
+  // characters, and a character at a time was a tenth of an ingest's own CPU time.
+  const auto &text = std::get<std::string>(v);
+  std::size_t plain = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const char *escaped = c == '\\'   ? "\\\\"
+                          : c == '\t' ? "\\t"
+                          : c == '\n' ? "\\n"
+                          : c == '\r' ? "\\r"
+                                      : nullptr;
+    if (!escaped)
+      continue;
+    out.append(text, plain, i - plain);
+    out += escaped;
+    plain = i + 1;
   }
+  out.append(text, plain, std::string::npos);
 }
 
 class PostgresDatabase final : public Database {

@@ -12,12 +12,15 @@
 //                   measured and its figure (the one metric its history trends)
 //   verdicts        what `check --history` concluded of each run's parts
 //
-// A database of a newer version than this build's is refused, before anything is written.
+// A database of a newer version than this build's is refused, before anything is written; an
+// older one is brought up to this version when opened.
 #include "analysis/history/database.h"
 
 namespace railgauge::history {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: records carry no foreign keys (ingest keeps them whole, one transaction a run); a
+// version-1 database is upgraded when opened.
+inline constexpr int kSchemaVersion = 2;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

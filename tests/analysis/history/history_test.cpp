@@ -245,6 +245,32 @@ TEST_P(History, ADatabaseOfANewerSchemaIsRefused) {
   }
 }
 
+// A version-1 database (PostgreSQL: records with their foreign keys, as version 1 made them) is
+// brought to the current version when opened, and takes runs as a new one does.
+TEST_P(History, ADatabaseOfVersionOneIsUpgradedWhenOpened) {
+  const bool postgresql = GetParam() == "postgresql";
+  const auto foreign_keys = "SELECT COUNT(*) FROM pg_constraint WHERE contype = 'f' AND "
+                            "conrelid = 'records'::regclass";
+  {
+    auto db = open_database(url_);
+    db->execute("UPDATE schema_version SET version = 1");
+    if (postgresql) {
+      db->execute("ALTER TABLE records ADD CONSTRAINT records_run_id_fkey FOREIGN KEY (run_id) "
+                  "REFERENCES runs(id), ADD CONSTRAINT records_part_id_fkey FOREIGN KEY "
+                  "(part_id) REFERENCES parts(id)");
+      EXPECT_EQ(as_int(db->query(foreign_keys).at(0).at(0)), 2);
+    }
+  }
+  auto db = open_database(url_);
+  EXPECT_EQ(as_int(db->query("SELECT MAX(version) FROM schema_version").at(0).at(0)),
+            kSchemaVersion);
+  if (postgresql)
+    EXPECT_EQ(as_int(db->query(foreign_keys).at(0).at(0)), 0);
+  const auto runs = analysis::load_runs({write_burnin(dir_ / "runs", {.run = 1})});
+  EXPECT_TRUE(ingest_run(*db, runs.runs.at(0)).added);
+  EXPECT_EQ(as_int(db->query("SELECT COUNT(*) FROM records").at(0).at(0)), 2 + 16);
+}
+
 TEST_P(History, TheReportDrawsEachGpuOverItsRunsWithFloorAndFleetBand) {
   auto db = open_database(url_);
   for (int run = 1; run <= 6; ++run)
