@@ -200,8 +200,8 @@ bool send_all(int fd, std::string_view bytes, SteadyClock::time_point deadline,
   return true;
 }
 
-long receive_some(int fd, std::string &buffer, std::size_t max_bytes,
-                  SteadyClock::time_point deadline, std::string &error) {
+long receive_into(int fd, char *data, std::size_t max_bytes, SteadyClock::time_point deadline,
+                  std::string &error) {
   while (true) {
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, milliseconds_until(deadline));
@@ -211,10 +211,7 @@ long receive_some(int fd, std::string &buffer, std::size_t max_bytes,
       error = ready == 0 ? "timed out" : std::strerror(errno);
       return -1;
     }
-    const std::size_t old = buffer.size();
-    buffer.resize(old + max_bytes);
-    const ssize_t n = ::recv(fd, buffer.data() + old, max_bytes, MSG_DONTWAIT);
-    buffer.resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
+    const ssize_t n = ::recv(fd, data, max_bytes, MSG_DONTWAIT);
     if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
       continue;
     if (n < 0) {
@@ -223,6 +220,15 @@ long receive_some(int fd, std::string &buffer, std::size_t max_bytes,
     }
     return static_cast<long>(n);
   }
+}
+
+long receive_some(int fd, std::string &buffer, std::size_t max_bytes,
+                  SteadyClock::time_point deadline, std::string &error) {
+  const std::size_t old = buffer.size();
+  buffer.resize(old + max_bytes);
+  const long n = receive_into(fd, buffer.data() + old, max_bytes, deadline, error);
+  buffer.resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
+  return n;
 }
 
 void set_nonblocking(int fd) {

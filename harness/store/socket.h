@@ -59,6 +59,10 @@ UniqueFd connect_until(const TcpEndpoint &endpoint, SteadyClock::time_point dead
 bool send_all(int fd, std::string_view bytes, SteadyClock::time_point deadline, std::string &error);
 // Appends what arrives (at most `max_bytes`) before `deadline` to `buffer`. Returns the byte
 // count, 0 when the peer closed, -1 on timeout or error (with `error` set).
+// Receives what arrives (at most `max_bytes`) before `deadline` into `data`. Returns as
+// receive_some does.
+long receive_into(int fd, char *data, std::size_t max_bytes, SteadyClock::time_point deadline,
+                  std::string &error);
 long receive_some(int fd, std::string &buffer, std::size_t max_bytes,
                   SteadyClock::time_point deadline, std::string &error);
 

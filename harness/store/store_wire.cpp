@@ -125,6 +125,18 @@ Frame split_frame(std::string_view bytes) {
   return f;
 }
 
+} // namespace
+
+std::size_t frame_bytes(std::string_view bytes) {
+  Reader r(bytes);
+  std::uint32_t length = 0;
+  if (!r.u32(length) || length == 0 || length > kMaxFrameBodyBytes)
+    return 0;
+  return kFrameHeaderBytes + length;
+}
+
+namespace {
+
 bool read_keys(Reader &r, std::vector<std::string> &keys, std::size_t min_count,
                std::string &error) {
   std::uint32_t count = 0;
@@ -224,6 +236,14 @@ std::string encode_reply(const Reply &reply) {
   std::string out;
   put_u32(out, static_cast<std::uint32_t>(body.size()));
   return out + body;
+}
+
+std::string encode_ok_reply_head(std::size_t value_bytes) {
+  std::string out;
+  put_u32(out, static_cast<std::uint32_t>(1 + 4 + value_bytes));
+  put_u8(out, static_cast<std::uint8_t>(ReplyStatus::ok));
+  put_u32(out, static_cast<std::uint32_t>(value_bytes));
+  return out;
 }
 
 bool same_token(std::string_view presented, std::string_view expected) {

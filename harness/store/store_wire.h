@@ -96,6 +96,9 @@ std::string encode_hello(const Hello &hello);
 std::string encode_hello_reply(const HelloReply &reply);
 std::string encode_request(const Request &request);
 std::string encode_reply(const Reply &reply);
+// The bytes of an ok reply before its value of `value_bytes`: followed by the value, they are
+// encode_reply of that reply. The server sends a large value from its table this way, uncopied.
+std::string encode_ok_reply_head(std::size_t value_bytes);
 
 // Each parses the message at the front of `bytes`. A wrong magic, a length above its limit or a
 // length larger than the frame that holds it is malformed as soon as the bytes that show it are
@@ -104,5 +107,8 @@ Parsed<Hello> parse_hello(std::string_view bytes);
 Parsed<HelloReply> parse_hello_reply(std::string_view bytes);
 Parsed<Request> parse_request(std::string_view bytes);
 Parsed<Reply> parse_reply(std::string_view bytes);
+// The size of the frame at the front of `bytes`, header included, once its header is there and
+// its length within the limit; 0 otherwise. A reader sizes its buffer once from it.
+std::size_t frame_bytes(std::string_view bytes);
 
 } // namespace railgauge::store_wire

@@ -99,7 +99,8 @@ private:
 
   mutable std::mutex mutex_; // guards values_, total_bytes_, refusals_
   std::condition_variable changed_;
-  std::map<std::string, std::string> values_;
+  // Values are shared with the replies that carry them (harness/store/outbox.h).
+  std::map<std::string, std::shared_ptr<const std::string>> values_;
   std::size_t total_bytes_ = 0;
   RefusalLog refusals_;
 

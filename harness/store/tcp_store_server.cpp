@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/store/descriptor_limit.h"
+#include "harness/store/outbox.h"
 #include "harness/store/store_wire.h"
 
 namespace railgauge {
@@ -41,10 +42,11 @@ std::size_t connection_limit_for(const TcpStoreServerOptions &options) {
 struct TcpStoreServer::Connection {
   UniqueFd fd;
   std::string peer;
-  std::string in, out;
-  // Bytes of `out` already sent: a large reply goes out in pieces without moving the rest to the
-  // front each time (thousands of ranks fetching one gathered value made that quadratic).
-  std::size_t out_sent = 0;
+  std::string in;
+  // A large reply goes out in pieces from an offset, its value shared with the table: thousands
+  // of ranks fetching one gathered value made moving the rest forward quadratic, and a copy per
+  // connection cost more than the sending.
+  Outbox out;
   bool authenticated = false;
   bool closing = false; // close once `out` is sent
   bool dead = false;    // close now
@@ -101,8 +103,8 @@ void TcpStoreServer::set(const std::string &key, const std::string &value) {
     std::lock_guard lock(mutex_);
     auto [it, inserted] = values_.try_emplace(key);
     total_bytes_ =
-        total_bytes_ - (inserted ? 0 : key.size() + it->second.size()) + key.size() + value.size();
-    it->second = value;
+        total_bytes_ - (inserted ? 0 : key.size() + it->second->size()) + key.size() + value.size();
+    it->second = std::make_shared<const std::string>(value);
   }
   changed_.notify_all();
   wake();
@@ -126,7 +128,7 @@ void TcpStoreServer::wait(const std::vector<std::string> &keys, Milliseconds tim
 std::string TcpStoreServer::get(const std::string &key, Milliseconds timeout) {
   wait({key}, timeout);
   std::lock_guard lock(mutex_);
-  return values_.at(key);
+  return *values_.at(key);
 }
 
 RefusalLog TcpStoreServer::refusals() const {
@@ -157,13 +159,13 @@ void TcpStoreServer::handle_input(Connection &c) {
     c.rank = hello.message.rank;
     if (!why.empty()) {
       note_refusal(c, why);
-      c.out += wire::encode_hello_reply({false, "refused: " + why});
+      c.out.append(wire::encode_hello_reply({false, "refused: " + why}));
       c.in.clear();
       c.closing = true;
       return;
     }
     c.in.erase(0, hello.consumed_bytes);
-    c.out += wire::encode_hello_reply({true, ""});
+    c.out.append(wire::encode_hello_reply({true, ""}));
     c.authenticated = true;
     c.last_activity = now;
   }
@@ -173,8 +175,8 @@ void TcpStoreServer::handle_input(Connection &c) {
       return;
     if (parsed.state == wire::Parse::malformed) {
       note_refusal(c, "malformed request: " + parsed.error);
-      c.out += wire::encode_reply(
-          {wire::ReplyStatus::error, "", {}, "malformed request: " + parsed.error});
+      c.out.append(wire::encode_reply(
+          {wire::ReplyStatus::error, "", {}, "malformed request: " + parsed.error}));
       c.in.clear();
       c.closing = true;
       return;
@@ -187,23 +189,23 @@ void TcpStoreServer::handle_input(Connection &c) {
       {
         std::lock_guard lock(mutex_);
         const auto it = values_.find(req.key);
-        const std::size_t old = it == values_.end() ? 0 : req.key.size() + it->second.size();
+        const std::size_t old = it == values_.end() ? 0 : req.key.size() + it->second->size();
         full = total_bytes_ - old + req.key.size() + req.value.size() > options_.max_total_bytes;
         if (!full) {
           total_bytes_ = total_bytes_ - old + req.key.size() + req.value.size();
-          values_[req.key] = std::move(req.value);
+          values_[req.key] = std::make_shared<const std::string>(std::move(req.value));
         }
       }
       if (full) {
         const auto why =
             fmt::format("the store holds its limit of {} bytes", options_.max_total_bytes);
         note_refusal(c, why);
-        c.out += wire::encode_reply({wire::ReplyStatus::error, "", {}, why});
+        c.out.append(wire::encode_reply({wire::ReplyStatus::error, "", {}, why}));
         c.closing = true;
         return;
       }
       changed_.notify_all();
-      c.out += wire::encode_reply({});
+      c.out.append(wire::encode_reply({}));
       continue;
     }
     const Milliseconds asked{req.timeout_ms};
@@ -220,13 +222,14 @@ void TcpStoreServer::check_pending(Connection &c) {
     return;
   auto &p = *c.pending;
   wire::Reply reply;
+  std::shared_ptr<const std::string> value;
   {
     std::lock_guard lock(mutex_);
     while (p.cursor < p.keys.size() && values_.count(p.keys[p.cursor]))
       ++p.cursor;
     if (p.cursor == p.keys.size()) {
       if (p.type == wire::RequestType::get)
-        reply.value = values_.at(p.keys.front());
+        value = values_.at(p.keys.front());
     } else if (SteadyClock::now() >= p.deadline || stopping_) {
       reply.status = wire::ReplyStatus::timeout;
       for (std::size_t i = p.cursor; i < p.keys.size(); ++i)
@@ -236,10 +239,12 @@ void TcpStoreServer::check_pending(Connection &c) {
       return;
     }
   }
-  if (c.out.empty())
-    c.out = wire::encode_reply(reply); // a gathered value: one copy less
-  else
-    c.out += wire::encode_reply(reply);
+  if (value) { // the value itself stays where the table holds it
+    c.out.append(wire::encode_ok_reply_head(value->size()));
+    c.out.append_shared(std::move(value));
+  } else {
+    c.out.append(wire::encode_reply(reply));
+  }
   c.pending.reset();
   c.last_activity = SteadyClock::now();
   handle_input(c); // requests that arrived behind the wait
@@ -248,6 +253,9 @@ void TcpStoreServer::check_pending(Connection &c) {
 void TcpStoreServer::serve() {
   std::vector<std::unique_ptr<Connection>> conns;
   std::vector<pollfd> fds;
+  // What a connection sent is read here and only the bytes that came are kept: growing its input
+  // by a whole chunk zeroed that chunk for every request of every rank (most are tens of bytes).
+  const auto scratch = std::make_unique_for_overwrite<char[]>(kReadChunkBytes);
   SteadyClock::time_point accept_paused_until{};
   while (!stopping_) {
     // Sleep until the nearest deadline (a pending wait, an idle or hello timeout, the end of an
@@ -293,10 +301,9 @@ void TcpStoreServer::serve() {
             std::min(c.in.size(), wire::kFrameHeaderBytes + wire::kMaxFrameBodyBytes);
         const std::size_t want = std::min(kReadChunkBytes, room);
         if (want > 0) {
-          const std::size_t old = c.in.size();
-          c.in.resize(old + want);
-          const ssize_t n = ::recv(c.fd.get(), c.in.data() + old, want, MSG_DONTWAIT);
-          c.in.resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
+          const ssize_t n = ::recv(c.fd.get(), scratch.get(), want, MSG_DONTWAIT);
+          if (n > 0)
+            c.in.append(scratch.get(), static_cast<std::size_t>(n));
           if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
             c.dead = true;
         }
@@ -311,13 +318,8 @@ void TcpStoreServer::serve() {
       if (!c.dead)
         check_pending(c);
       if (!c.out.empty() && !c.dead) {
-        const ssize_t n = ::send(c.fd.get(), c.out.data() + c.out_sent, c.out.size() - c.out_sent,
-                                 MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0)
-          c.out_sent += static_cast<std::size_t>(n);
-        if (c.out_sent == c.out.size()) // all sent: `out` is empty whenever nothing waits
-          c.out.clear(), c.out_sent = 0;
-        else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        const ssize_t n = c.out.send_some(c.fd.get());
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
           c.dead = true;
       }
       if (c.closing && c.out.empty())
@@ -326,7 +328,7 @@ void TcpStoreServer::serve() {
         if (!c.authenticated && now - c.last_activity > options_.hello_timeout) {
           const auto why = fmt::format("no hello within {} ms", options_.hello_timeout.count());
           note_refusal(c, why);
-          c.out += wire::encode_hello_reply({false, "refused: " + why});
+          c.out.append(wire::encode_hello_reply({false, "refused: " + why}));
           c.closing = true;
         } else if (c.authenticated && now - c.last_activity > options_.idle_timeout) {
           c.dead = true; // the client reconnects when it next needs the store

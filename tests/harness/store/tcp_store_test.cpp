@@ -125,6 +125,27 @@ TEST(TcpStore, GetWaitsForALaterSetAndCarriesBinaryAndLargeValues) {
   t.join();
 }
 
+// The server sends a value from its table without copying it: a value replaced while replies
+// carrying the old one are still going out must reach each reader whole, old or new.
+TEST(TcpStore, AValueReplacedWhileItIsBeingSentReachesEachReaderWhole) {
+  TcpStoreServer server({"127.0.0.1", 0}, kToken);
+  const std::string a(2 << 20, 'a'), b(1 << 20, 'b');
+  server.set("v", a);
+  std::vector<std::string> got(6);
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 6; ++r)
+    readers.emplace_back([&, r] {
+      TcpStoreClient reader(server.endpoint(), kToken, r + 1, quick_client());
+      got[r] = reader.get("v", 5000ms);
+    });
+  server.set("v", b);
+  for (auto &t : readers)
+    t.join();
+  for (const auto &g : got)
+    EXPECT_TRUE(g == a || g == b) << g.size() << " bytes, starting " << g.substr(0, 8);
+  EXPECT_EQ(server.get("v", 0ms), b);
+}
+
 TEST(TcpStore, AWaitThatTimesOutNamesTheMissingKeysAndTheRanks) {
   TcpStoreServer server({"127.0.0.1", 0}, kToken);
   TcpStoreClient client(server.endpoint(), kToken, 1, quick_client());
