@@ -75,11 +75,4 @@ void add_block_metrics(nlohmann::json &metrics, const std::vector<BlockStep> &st
       phases_json(steps, phase_medians(by_rank, ranks, iterations, steps.size()), element_bytes);
 }
 
-nlohmann::json model_params(const gemm::ModelShape &model) {
-  return {{record::kSeq, model.seq},       {record::kMicroBatch, model.micro_batch},
-          {record::kHidden, model.hidden}, {record::kHeads, model.heads},
-          {"kv_heads", model.kv_heads},    {record::kFfn, model.ffn},
-          {"swiglu", model.swiglu ? 1 : 0}};
-}
-
 } // namespace railgauge::block

@@ -32,8 +32,4 @@ void add_block_metrics(nlohmann::json &metrics, const std::vector<BlockStep> &st
                        const std::vector<double> &by_rank, int ranks, int iterations,
                        double block_median_s, std::size_t element_bytes);
 
-// The model's dimensions as the record's params (seq, micro_batch, hidden, heads, kv_heads, ffn,
-// swiglu).
-nlohmann::json model_params(const gemm::ModelShape &model);
-
 } // namespace railgauge::block

@@ -307,13 +307,13 @@ public:
     } else {
       out.metrics[record::kVerified] = false;
     }
-    out.derived_params = model_params(settings.model);
+    out.derived_params = gemm::model_params(settings.model);
     out.derived_params.update({{record::kTp, tp},
                                {record::kDtype, "fp32"},
                                {record::kBlasThreads, openblas_get_num_threads()},
                                {record::kRanksPerHost, ranks_on_this_host()},
-                               {"blas_library", openblas_description()},
-                               {"layout", "row_major_nn"}});
+                               {record::kBlasLibrary, openblas_description()},
+                               {record::kLayout, "row_major_nn"}});
     if (s)
       out.derived_params[record::kMpiLibrary] = s->library_version();
     return out;

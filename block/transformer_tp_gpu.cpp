@@ -440,14 +440,14 @@ public:
       out.metrics[record::kVerified] = false;
     }
 
-    out.derived_params = model_params(settings.model);
+    out.derived_params = gemm::model_params(settings.model);
     out.derived_params.update({{record::kTp, tp},
                                {record::kDtype, "bf16"},
                                {record::kRanksPerHost, ranks_on_this_host()},
-                               {"gpus_per_process", static_cast<int>(s.local_count())},
-                               {"layout", "training"},
-                               {"cublaslt_version", gpu::cublaslt_version()},
-                               {"gpu_name", gpu::cuda_device_info(s.device(0)).name}});
+                               {record::kGpusPerProcess, static_cast<int>(s.local_count())},
+                               {record::kLayout, "training"},
+                               {record::kCublasltVersion, gpu::cublaslt_version()},
+                               {record::kGpuName, gpu::cuda_device_info(s.device(0)).name}});
     return out;
   }
 

@@ -176,10 +176,10 @@ nlohmann::json textbook_metrics(const LockstepResult &mine, const LockstepResult
                                 Kind kind, std::uint64_t size_bytes, int group_ranks) {
   auto metrics = collective_metrics(mine, kind, size_bytes, group_ranks);
   const auto theirs = collective_metrics(library, kind, size_bytes, group_ranks);
-  metrics[record::kLibrary] = {{"time_s", theirs["time_s"]},
-                               {"busbw_gbytes_per_s", theirs["busbw_gbytes_per_s"]},
-                               {"slowest_rank", theirs["slowest_rank"]},
-                               {"wall_time_s", theirs.value("wall_time_s", -1.0)}};
+  metrics[record::kLibrary] = {{record::kTimeS, theirs[record::kTimeS]},
+                               {record::kBusbwGbytesPerS, theirs[record::kBusbwGbytesPerS]},
+                               {record::kSlowestRank, theirs[record::kSlowestRank]},
+                               {record::kWallTimeS, theirs.value(record::kWallTimeS, -1.0)}};
   metrics[record::kTimeRatioToLibrary] = mine.time_s.median / library.time_s.median;
   return metrics;
 }

@@ -13,11 +13,11 @@ nlohmann::json by_group_type_metrics(LockstepGroup &world, const std::vector<Gro
   for (const auto &t : types) {
     const LockstepResult r = summarize_gathered(world.all_gather(t.mine), iterations, {}, own_rank);
     const nlohmann::json m = collective_metrics(r, kind, size_bytes, t.group_size);
-    out[t.type] = {{"group_size", t.group_size},
+    out[t.type] = {{record::kGroupSize, t.group_size},
                    {record::kTimeS, m.at(record::kTimeS)},
                    {record::kAlgbwGbytesPerS, m.at(record::kAlgbwGbytesPerS)},
                    {record::kBusbwGbytesPerS, m.at(record::kBusbwGbytesPerS)},
-                   {"slowest_rank", r.slowest_rank}};
+                   {record::kSlowestRank, r.slowest_rank}};
   }
   return out;
 }

@@ -110,20 +110,22 @@ nlohmann::json overlap_metrics(const OverlapTimes &t, std::uint64_t size_bytes, 
                                            .busbw_gbytes_per_s)
                       : nlohmann::json(nullptr);
   };
-  return {{"allreduce_alone_s", t.all_reduce_alone_s},
-          {"allreduce_concurrent_s", t.all_reduce_concurrent_s},
-          {"gemm_alone_s", t.gemm_alone_s},
-          {"gemm_concurrent_s", t.gemm_concurrent_s},
-          {"gemm_slowdown", ratio(t.gemm_concurrent_s, t.gemm_alone_s)},
-          {"collective_slowdown", ratio(t.all_reduce_concurrent_s, t.all_reduce_alone_s)},
-          {"busbw_alone_gbytes_per_s", busbw(t.all_reduce_alone_s)},
-          {"busbw_concurrent_gbytes_per_s", busbw(t.all_reduce_concurrent_s)}};
+  return {{record::kAllreduceAloneS, t.all_reduce_alone_s},
+          {record::kAllreduceConcurrentS, t.all_reduce_concurrent_s},
+          {record::kGemmAloneS, t.gemm_alone_s},
+          {record::kGemmConcurrentS, t.gemm_concurrent_s},
+          {record::kGemmSlowdown, ratio(t.gemm_concurrent_s, t.gemm_alone_s)},
+          {record::kCollectiveSlowdown, ratio(t.all_reduce_concurrent_s, t.all_reduce_alone_s)},
+          {record::kBusbwAloneGbytesPerS, busbw(t.all_reduce_alone_s)},
+          {record::kBusbwConcurrentGbytesPerS, busbw(t.all_reduce_concurrent_s)}};
 }
 
 nlohmann::json window_metrics(const OverlapWindow &balanced, const OverlapWindow &padding) {
-  return {{"gemms_per_window", balanced.gemms},
-          {"allreduces_per_window", balanced.all_reduces},
-          {"padding_per_window", {{"all_reduces", padding.all_reduces}, {"gemms", padding.gemms}}}};
+  return {{record::kGemmsPerWindow, balanced.gemms},
+          {record::kAllreducesPerWindow, balanced.all_reduces},
+          {record::kPaddingPerWindow,
+           {{record::kPaddingAllReduces, padding.all_reduces},
+            {record::kPaddingGemms, padding.gemms}}}};
 }
 
 std::optional<std::string> gemm_problem(std::uint64_t wrong_all, std::uint64_t wrong_mine) {

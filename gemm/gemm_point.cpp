@@ -99,6 +99,16 @@ std::vector<Axis> tp_sweep_axes(const TpAxesDefaults &d) {
 
 Dtype point_dtype(const Point &point) { return parse_dtype(point.text(record::kDtype), "dtype"); }
 
+nlohmann::json model_params(const ModelShape &model) {
+  return {{record::kSeq, model.seq},
+          {record::kMicroBatch, model.micro_batch},
+          {record::kHidden, model.hidden},
+          {record::kHeads, model.heads},
+          {record::kKvHeads, model.kv_heads},
+          {record::kFfn, model.ffn},
+          {record::kSwiglu, model.swiglu ? 1 : 0}};
+}
+
 GemmPlan plan_tp_point(const Point &point) {
   const ModelShape model = point_model(point);
   const auto tp = point.integer(record::kTp);
@@ -132,19 +142,10 @@ GemmPlan plan_tp_point(const Point &point) {
                       {"batch", g.shape.batch}});
   }
   const auto &first = gemms.front().shape;
-  plan.derived = {{record::kOp, plan.op},
-                  {record::kM, first.m},
-                  {record::kN, first.n},
-                  {record::kK, first.k},
-                  {record::kBatch, first.batch},
-                  {record::kGemmCount, gemms.size()},
-                  {record::kSeq, model.seq},
-                  {record::kMicroBatch, model.micro_batch},
-                  {record::kHidden, model.hidden},
-                  {record::kHeads, model.heads},
-                  {record::kKvHeads, model.kv_heads},
-                  {record::kFfn, model.ffn},
-                  {record::kSwiglu, model.swiglu ? 1 : 0}};
+  plan.derived = {{record::kOp, plan.op},        {record::kM, first.m},
+                  {record::kN, first.n},         {record::kK, first.k},
+                  {record::kBatch, first.batch}, {record::kGemmCount, gemms.size()}};
+  plan.derived.update(model_params(model));
   if (gemms.size() > 1)
     plan.gemm_list = shapes;
   return plan;

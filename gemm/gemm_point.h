@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gemm/dtype.h"
+#include "gemm/model_presets.h"
 #include "gemm/transformer_shapes.h"
 #include "harness/axis.h"
 #include "harness/measure.h"
@@ -52,6 +53,9 @@ std::vector<Axis> tp_sweep_axes(const TpAxesDefaults &defaults);
 // The point's model with its overrides applied, and the GEMMs of its (gemm, pass) at its tp.
 // Throws InputError for a model/tp that cannot be split or a BMM's wgrad (it has no weights).
 GemmPlan plan_tp_point(const Point &point);
+// The model's dimensions as a TP record's params (seq, micro_batch, hidden, heads, kv_heads, ffn,
+// swiglu): a TP point's and the block's (block/).
+nlohmann::json model_params(const ModelShape &model);
 
 // dtype, m, n, k, batch, peak_tflops.
 std::vector<Axis> size_sweep_axes(const std::vector<Dtype> &dtypes,

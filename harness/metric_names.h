@@ -47,6 +47,17 @@ inline constexpr const char *kCoreMetrics[] = {kTimeS,
 // out). Each family's contract names the ones it writes from here and lists them in its kMetrics.
 inline constexpr const char *kWrongElements = "wrong_elements"; // over every rank / GPU
 inline constexpr const char *kPerGpu = "per_gpu"; // every GPU at once: one object per GPU
+// ... the fields of each of those objects that several families write (gemm.burn, memory.burn,
+// offload.all_gpus_*; kGpu and kTelemetry beside them): which GPU, the burn's verdict and error,
+// how long it settled and ran, its rate second by second
+inline constexpr const char *kPerGpuName = "name";
+inline constexpr const char *kPerGpuUuid = "uuid";
+inline constexpr const char *kPerGpuPci = "pci";
+inline constexpr const char *kPerGpuVerdict = "verdict";
+inline constexpr const char *kPerGpuError = "error";
+inline constexpr const char *kPerGpuSettleS = "settle_s";
+inline constexpr const char *kPerGpuElapsedS = "elapsed_s";
+inline constexpr const char *kPerGpuSeries = "series";
 inline constexpr const char *kSlowestGpu = "slowest_gpu";
 inline constexpr const char *kEfficiency = "efficiency"; // the figure over what the part can do
 // A transfer beside a GEMM load (offload.with_gemm, collectives' *_with_gemm)
@@ -56,6 +67,7 @@ inline constexpr const char *kGemmSlowdown = "gemm_slowdown"; // together / alon
 inline constexpr const char *kGemmWrongSamples = "gemm_wrong_samples";
 // ... and the axis (a param of the record) that sizes that load: M = N = K of its GEMM
 inline constexpr const char *kGemmMnk = "gemm_mnk";
+inline constexpr const char *kGemmDtype = "gemm_dtype"; // ... and its element types (derived)
 
 // Params (axes, most of them) that several families' points share
 inline constexpr const char *kSizeBytes = "size_bytes";  // one buffer, as each family counts it
@@ -64,5 +76,16 @@ inline constexpr const char *kGpuName = "gpu_name";      // the GPU model
 inline constexpr const char *kDtype = "dtype";           // the element type
 inline constexpr const char *kDirection = "direction";   // of a copy or a transfer
 inline constexpr const char *kIterations = "iterations"; // timed calls (rdma: 0 = the core's rule)
+
+// Derived params that several families write with one meaning: the CPU BLAS (gemm.cpu_blas*, the
+// CPU block, MPI's all_reduce beside a GEMM) and its threads per rank, the cuBLASLt the GPU
+// GEMMs ran on, the GPUs a burn-in ran on at once, the GPU's L2, and a copy kernel's launch
+inline constexpr const char *kBlasLibrary = "blas_library";
+inline constexpr const char *kBlasThreads = "blas_threads";
+inline constexpr const char *kCublasltVersion = "cublaslt_version";
+inline constexpr const char *kGpusBurned = "gpus_burned";
+inline constexpr const char *kL2Bytes = "l2_bytes";
+inline constexpr const char *kGridBlocks = "grid_blocks";
+inline constexpr const char *kBlockThreads = "block_threads";
 
 } // namespace railgauge::metric

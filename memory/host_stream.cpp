@@ -207,10 +207,10 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
   outcome.metrics = measurement.bandwidth_metrics(bytes_per_pass * passes);
   outcome.metrics[record::kVerified] = false;
   outcome.device = {{"numa", node.os_index}, {"cpus", fmt::format("{}", fmt::join(pus, ","))}};
-  outcome.derived_params = {{"threads_used", pus.size()},
-                            {"total_bytes", array_bytes * buffers.size()},
-                            {"passes_per_call", passes},
-                            {"vector_isa", vector_isa()}};
+  outcome.derived_params = {{record::kThreadsUsed, pus.size()},
+                            {record::kTotalBytes, array_bytes * buffers.size()},
+                            {record::kPassesPerCall, passes},
+                            {record::kVectorIsa, vector_isa()}};
   if (!ctx.verify())
     return outcome;
 

@@ -173,11 +173,11 @@ void add_placement(Outcome &outcome, const gpu::CudaDeviceInfo &info, const Host
                     {"pci", info.pci_bus_id},
                     {"numa", p.numa_node},
                     {"cpus", std::to_string(p.pu)}};
-  outcome.derived_params.update({{"gpu_name", info.name},
-                                 {"host_numa_node", p.numa_node},
-                                 {"gpu_numa_node", p.gpu_numa_node},
-                                 {"cpu_pu", p.pu},
-                                 {"placement_how", p.how}});
+  outcome.derived_params.update({{record::kGpuName, info.name},
+                                 {record::kHostNumaNode, p.numa_node},
+                                 {record::kGpuNumaNode, p.gpu_numa_node},
+                                 {record::kCpuPu, p.pu},
+                                 {record::kPlacementHow, p.how}});
 }
 
 // Enqueues one transfer of the point's path (h2d, d2h or a zero-copy kernel) on `stream`.
@@ -310,10 +310,10 @@ Outcome OffloadBenchmark::run_copy(RunContext &ctx, const Point &point) {
                                       gbytes_per_s(bytes_per_call, measurement.time_s.median)));
   outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host});
-  outcome.derived_params.update({{"engine", zero_copy ? "sm" : "copy_engine"}});
+  outcome.derived_params.update({{record::kEngine, zero_copy ? "sm" : "copy_engine"}});
   if (zero_copy)
-    outcome.derived_params.update({{"grid_blocks", transfer.grid.blocks},
-                                   {"block_threads", transfer.grid.threads_per_block}});
+    outcome.derived_params.update({{record::kGridBlocks, transfer.grid.blocks},
+                                   {record::kBlockThreads, transfer.grid.threads_per_block}});
   if (!ctx.verify())
     return outcome;
   const std::uint64_t wrong = check(transfer, seed, stream, before_verify_);
@@ -377,7 +377,7 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host_in, &host_out});
   outcome.device["cpus"] = fmt::format("{},{}", where.pu, second.pu);
-  outcome.derived_params.update({{"engine", "copy_engine"}, {"streams", 2}});
+  outcome.derived_params.update({{record::kEngine, "copy_engine"}, {record::kStreams, 2}});
   if (!ctx.verify())
     return outcome;
   std::vector<std::string> problems;
@@ -454,19 +454,19 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
     const double bw = bandwidths[static_cast<std::size_t>(d)];
     if (bw < bandwidths[static_cast<std::size_t>(slowest)])
       slowest = d;
-    nlohmann::json entry = {{"gpu", d},
-                            {"uuid", g.info.uuid},
-                            {"pci", g.info.pci_bus_id},
-                            {"host_numa_node", g.where.numa_node},
-                            {"gpu_numa_node", g.where.gpu_numa_node},
-                            {"placement_how", g.where.how},
-                            {"cpu_pu", g.where.pu},
-                            {"bandwidth_gbytes_per_s", bw},
-                            {"share", sum > 0 ? bw / sum : 0.0}};
+    nlohmann::json entry = {{record::kGpu, d},
+                            {metric::kPerGpuUuid, g.info.uuid},
+                            {metric::kPerGpuPci, g.info.pci_bus_id},
+                            {record::kHostNumaNode, g.where.numa_node},
+                            {record::kGpuNumaNode, g.where.gpu_numa_node},
+                            {record::kPlacementHow, g.where.how},
+                            {record::kCpuPu, g.where.pu},
+                            {record::kBandwidthGbytesPerS, bw},
+                            {record::kPerGpuShare, sum > 0 ? bw / sum : 0.0}};
     entry.update(placement_check(g.where.numa_node, {g.host->buffer().page_nodes()}));
     entry.update(link_metrics(links, g.info.pci_bus_id, during[static_cast<std::size_t>(d)], bw));
-    if (entry.contains("expected_gbytes_per_s") && entry["expected_gbytes_per_s"].is_number())
-      expected_sum += entry["expected_gbytes_per_s"].get<double>();
+    if (const auto e = entry.find(record::kExpectedGbytesPerS); e != entry.end() && e->is_number())
+      expected_sum += e->get<double>();
     else
       all_expected = false;
     gpus_json.push_back(std::move(entry));
@@ -491,7 +491,7 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
         outcome.metrics[record::kBandwidthGbytesPerS].get<double>() / expected_sum;
   outcome.metrics[record::kVerified] = false;
   outcome.device = {{"cpus", fmt::format("{}", fmt::join(pus, ","))}};
-  outcome.derived_params.update({{"gpus", gpus}, {"engine", "copy_engine"}});
+  outcome.derived_params.update({{record::kGpus, gpus}, {record::kEngine, "copy_engine"}});
   if (!ctx.verify())
     return outcome;
   std::vector<std::string> problems;
@@ -588,10 +588,10 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host});
   outcome.device["cpus"] = fmt::format("{},{}", where.pu, gemm_where.pu);
-  outcome.derived_params.update({{"gemms_per_call", repeats.second},
-                                 {"copies_per_call", repeats.first},
-                                 {"gemm_dtype", "bf16 in, fp32 accumulate and out"},
-                                 {"engine", "copy_engine"}});
+  outcome.derived_params.update({{record::kGemmsPerCall, repeats.second},
+                                 {record::kCopiesPerCall, repeats.first},
+                                 {record::kGemmDtype, "bf16 in, fp32 accumulate and out"},
+                                 {record::kEngine, "copy_engine"}});
   if (!ctx.verify())
     return outcome;
   // Every lane's stream has been synchronised by its last batch; make sure of it all the same.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "harness/inventory/pci_tree.h"
+#include "records/offload_record.h"
 
 namespace railgauge::offload {
 namespace {
@@ -105,18 +106,18 @@ placement_check(unsigned requested,
   std::set<unsigned> nodes;
   for (const auto &f : found) {
     if (const auto *why = std::get_if<std::string>(&f))
-      return {{"host_numa_nodes_measured", nullptr},
-              {"placement_honoured", nullptr},
-              {"host_numa_node_unknown_reason", *why}};
+      return {{record::kHostNumaNodesMeasured, nullptr},
+              {record::kPlacementHonoured, nullptr},
+              {record::kHostNumaNodeUnknownReason, *why}};
     const auto &list = std::get<std::vector<unsigned>>(f);
     nodes.insert(list.begin(), list.end());
   }
   if (nodes.empty())
-    return {{"host_numa_nodes_measured", nullptr},
-            {"placement_honoured", nullptr},
-            {"host_numa_node_unknown_reason", "no host buffer"}};
-  return {{"host_numa_nodes_measured", std::vector<unsigned>(nodes.begin(), nodes.end())},
-          {"placement_honoured", nodes.size() == 1 && *nodes.begin() == requested}};
+    return {{record::kHostNumaNodesMeasured, nullptr},
+            {record::kPlacementHonoured, nullptr},
+            {record::kHostNumaNodeUnknownReason, "no host buffer"}};
+  return {{record::kHostNumaNodesMeasured, std::vector<unsigned>(nodes.begin(), nodes.end())},
+          {record::kPlacementHonoured, nodes.size() == 1 && *nodes.begin() == requested}};
 }
 
 } // namespace railgauge::offload

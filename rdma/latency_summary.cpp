@@ -39,15 +39,9 @@ LatencySummary summarize_latency(std::span<const double> samples_s) {
 }
 
 nlohmann::json to_json(const LatencySummary &s) {
-  return {{"n", s.n},
-          {"min_s", s.min_s},
-          {record::kP50S, s.p50_s},
-          {"p90_s", s.p90_s},
-          {record::kP99S, s.p99_s},
-          {"p99_9_s", s.p999_s},
-          {record::kMaxS, s.max_s},
-          {"mean_s", s.mean_s},
-          {"stdev_s", s.stdev_s}};
+  return {{record::kLatencyN, s.n}, {record::kMinS, s.min_s},   {record::kP50S, s.p50_s},
+          {record::kP90S, s.p90_s}, {record::kP99S, s.p99_s},   {record::kP99_9S, s.p999_s},
+          {record::kMaxS, s.max_s}, {record::kMeanS, s.mean_s}, {record::kStdevS, s.stdev_s}};
 }
 
 } // namespace railgauge::rdma

@@ -206,7 +206,7 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
     findings.insert(findings.begin(), std::move(*fleet));
 
   Outcome out;
-  out.metrics = {{"pairs_played_by_this_rank", m.pairs_played()}};
+  out.metrics = {{record::kPairsPlayedByThisRank, m.pairs_played()}};
   if (ctx.rank() != 0)
     return out;
   nlohmann::json endpoints_j = nlohmann::json::array(), bad_j = nlohmann::json::array(),

@@ -28,6 +28,13 @@ inline constexpr const char *kDtype = gemm::record::kDtype;
 inline constexpr const char *kBlasThreads = gemm::record::kBlasThreads; // OpenBLAS, per rank
 inline constexpr const char *kRanksPerHost = gemm::record::kRanksPerHost;
 inline constexpr const char *kMpiLibrary = collectives::record::kMpiLibrary; // the CPU block
+// Derived: the GEMMs' library and layout (row_major_nn on the CPU, training on GPUs), and the GPU
+// block's GPUs per process and their model
+inline constexpr const char *kBlasLibrary = metric::kBlasLibrary;
+inline constexpr const char *kLayout = gemm::record::kLayout;
+inline constexpr const char *kCublasltVersion = metric::kCublasltVersion;
+inline constexpr const char *kGpusPerProcess = "gpus_per_process";
+inline constexpr const char *kGpuName = metric::kGpuName;
 // Axes the block shares with the collectives family: timed and untimed blocks, and how long a
 // rank waits for a collective
 inline constexpr const char *kIterations = collectives::record::kIterations;
@@ -88,6 +95,8 @@ inline constexpr const char *kSeq = gemm::record::kSeq;
 inline constexpr const char *kMicroBatch = gemm::record::kMicroBatch;
 inline constexpr const char *kHeads = gemm::record::kHeads;
 inline constexpr const char *kFfn = gemm::record::kFfn;
+inline constexpr const char *kKvHeads = gemm::record::kKvHeads;
+inline constexpr const char *kSwiglu = gemm::record::kSwiglu;
 
 // One phase of a block record, read.
 struct PhaseView {

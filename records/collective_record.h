@@ -73,6 +73,10 @@ inline constexpr const char *kCudaGraph = "cuda_graph";   // NCCL: on | off
 inline constexpr const char *kBuffers = "buffers";        // NCCL: how the buffers are allocated
 inline constexpr const char *kLinkGbytesPerS = "link_gbytes_per_s"; // NCCL: the link's rate
 inline constexpr const char *kAlltoallCall = "alltoall_call"; // derived: NCCL's call or grouped
+// Derived, *_with_gemm: the GEMM load's element types; MPI's CPU GEMM: its BLAS and threads
+inline constexpr const char *kGemmDtype = metric::kGemmDtype;
+inline constexpr const char *kBlasLibrary = metric::kBlasLibrary;
+inline constexpr const char *kBlasThreads = metric::kBlasThreads;
 
 // Metrics
 inline constexpr const char *kTimeS = metric::kTimeS; // per iteration, the max over ranks
@@ -95,7 +99,8 @@ inline constexpr const char *kWrongElementsThisRank = "wrong_elements_this_rank"
 inline constexpr const char *kWrongElementRanks = "wrong_element_ranks";
 inline constexpr const char *kMpiLibrary = "mpi_library";
 inline constexpr const char *kNcclVersion = "nccl_version";
-inline constexpr const char *kLibrary = "library";
+inline constexpr const char *kLibrary = "library"; // its fields: kTimeS, kBusbwGbytesPerS, ...
+inline constexpr const char *kSlowestRank = metric::kSlowestRank; // ... of library, by_group_type
 inline constexpr const char *kTimeRatioToLibrary = "time_ratio_to_library";
 inline constexpr const char *kAboveLinkRate = "above_link_rate";
 inline constexpr const char *kNote = "note";
@@ -118,6 +123,8 @@ inline constexpr const char *kBusbwConcurrentGbytesPerS = "busbw_concurrent_gbyt
 inline constexpr const char *kGemmsPerWindow = "gemms_per_window";
 inline constexpr const char *kAllreducesPerWindow = "allreduces_per_window";
 inline constexpr const char *kPaddingPerWindow = "padding_per_window";
+inline constexpr const char *kPaddingAllReduces = "all_reduces"; // its fields: the calls that pad
+inline constexpr const char *kPaddingGemms = "gemms";
 inline constexpr const char *kWallBusbwGbytesPerS = "wall_busbw_gbytes_per_s";
 inline constexpr const char *kIterations = metric::kIterations; // also an axis: timed calls
 // Axes beside iterations (every collective benchmark, and the block's)

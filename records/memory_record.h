@@ -37,7 +37,16 @@ inline constexpr const char *kThreads = "threads";
 inline constexpr const char *kThreadsUsed = "threads_used";      // derived: the team that ran
 inline constexpr const char *kPassesPerCall = "passes_per_call"; // derived: sweeps per timed call
 inline constexpr const char *kTotalBytes = "total_bytes"; // derived (HBM): every array together
-inline constexpr const char *kL2Bytes = "l2_bytes";       // derived (HBM): the GPU's L2
+inline constexpr const char *kL2Bytes = metric::kL2Bytes; // derived (HBM): the GPU's L2
+// Derived: the GPU (HBM) and its SMs, a copy kernel's launch (not the library's memcpy), the
+// host's vector instructions, and memory.burn's GPUs and kernel
+inline constexpr const char *kGpuName = metric::kGpuName;
+inline constexpr const char *kSmCount = "sm_count";
+inline constexpr const char *kGridBlocks = metric::kGridBlocks;
+inline constexpr const char *kBlockThreads = metric::kBlockThreads;
+inline constexpr const char *kVectorIsa = "vector_isa";
+inline constexpr const char *kGpusBurned = metric::kGpusBurned;
+inline constexpr const char *kKernel = "kernel";
 
 // Metrics
 inline constexpr const char *kBandwidthGbytesPerS = metric::kBandwidthGbytesPerS;
@@ -47,6 +56,11 @@ inline constexpr const char *kVerified = metric::kVerified;
 inline constexpr const char *kTelemetry = metric::kTelemetry; // HBM points
 inline constexpr const char *kWrongElements = metric::kWrongElements;
 inline constexpr const char *kPerGpu = metric::kPerGpu; // memory.burn: one object per GPU
+// ... its fields beside the core's (metric::kPerGpu*), kGpu, kBandwidthGbytesPerS, kWrongElements
+// and kTelemetry: the GPU's slowest second, the copies it ran and the elements it checked
+inline constexpr const char *kPerGpuBandwidthMinGbytesPerS = "bandwidth_min_gbytes_per_s";
+inline constexpr const char *kPerGpuCalls = "calls";
+inline constexpr const char *kPerGpuElements = "elements";
 
 // memory.burn (every GPU at once): the slowest, median and fastest GPU's rate
 inline constexpr const char *kBurnBandwidthMinGbytesPerS = "bandwidth_gbytes_per_s_min";

@@ -32,6 +32,23 @@ inline constexpr const char *kHostMemory = "host_memory"; // pinned | pageable
 inline constexpr const char *kPlacement = "placement";    // near | far NUMA node of the GPU
 inline constexpr const char *kDirection = metric::kDirection;
 inline constexpr const char *kGemmMnk = metric::kGemmMnk;
+// Derived: the GPU and where the copy ran (the host buffer's NUMA node, the GPU's, the CPU that
+// drove it, and how that placement was found), what moved the bytes (copy_engine | sm) and a
+// zero-copy kernel's launch, the streams of a bidirectional copy, all_gpus' GPU count, and
+// with_gemm's calls per timed window and its GEMM's types
+inline constexpr const char *kGpuName = metric::kGpuName;
+inline constexpr const char *kHostNumaNode = "host_numa_node";
+inline constexpr const char *kGpuNumaNode = "gpu_numa_node";
+inline constexpr const char *kCpuPu = "cpu_pu";
+inline constexpr const char *kPlacementHow = "placement_how";
+inline constexpr const char *kEngine = "engine";
+inline constexpr const char *kGridBlocks = metric::kGridBlocks;
+inline constexpr const char *kBlockThreads = metric::kBlockThreads;
+inline constexpr const char *kStreams = "streams";
+inline constexpr const char *kGpus = "gpus";
+inline constexpr const char *kGemmsPerCall = "gemms_per_call";
+inline constexpr const char *kCopiesPerCall = "copies_per_call";
+inline constexpr const char *kGemmDtype = metric::kGemmDtype;
 
 // Metrics
 inline constexpr const char *kBandwidthGbytesPerS = metric::kBandwidthGbytesPerS;
@@ -57,6 +74,9 @@ inline constexpr const char *kSumOfGpusGbytesPerS = "sum_of_gpus_gbytes_per_s";
 inline constexpr const char *kPerGpu = metric::kPerGpu;
 inline constexpr const char *kSlowestGpu = metric::kSlowestGpu;
 inline constexpr const char *kSlowestGpuShare = "slowest_gpu_share";
+// An all_gpus per_gpu object's share of the sum (beside kGpu, the core's metric::kPerGpu* fields,
+// the placement params above, kBandwidthGbytesPerS and the placement and link metrics)
+inline constexpr const char *kPerGpuShare = "share";
 inline constexpr const char *kBytesPerCopy = "bytes_per_copy";
 inline constexpr const char *kCopyAloneGbytesPerS = "copy_alone_gbytes_per_s";
 inline constexpr const char *kCopyConcurrentGbytesPerS = "copy_concurrent_gbytes_per_s";
@@ -67,6 +87,8 @@ inline constexpr const char *kGemmWrongSamples = metric::kGemmWrongSamples;
 // Where the host buffer sat (offload/placement.h) and the PCIe link's state (offload/pcie_link.h)
 inline constexpr const char *kHostNumaNodesMeasured = "host_numa_nodes_measured";
 inline constexpr const char *kPlacementHonoured = "placement_honoured";
+// Why the host buffer's node is not known (then the two above are null)
+inline constexpr const char *kHostNumaNodeUnknownReason = "host_numa_node_unknown_reason";
 inline constexpr const char *kPcieLinkSource = "pcie_link_source";
 inline constexpr const char *kPcieGen = "pcie_gen";
 inline constexpr const char *kPcieWidth = "pcie_width";
@@ -103,6 +125,7 @@ inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
                                      kGemmWrongSamples,
                                      kHostNumaNodesMeasured,
                                      kPlacementHonoured,
+                                     kHostNumaNodeUnknownReason,
                                      kPcieLinkSource,
                                      kPcieGen,
                                      kPcieWidth,

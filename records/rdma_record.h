@@ -55,6 +55,18 @@ inline constexpr const char *kMemory = "memory";                // host | gpu:N
 inline constexpr const char *kIterations = metric::kIterations; // 0: the measurement core's rule
 // derived_params: "iterations" or "measurement_core" (rdma/stopping_rule.h)
 inline constexpr const char *kStoppingRule = "stopping_rule";
+// derived_params of a verbs point (and a fabric-load end: the first four): the GID it used, of
+// which type and why, the link, the MTU, and what the device granted of what the axes asked
+inline constexpr const char *kGidIndexUsed = "gid_index_used";
+inline constexpr const char *kGidType = "gid_type";
+inline constexpr const char *kLinkLayer = "link_layer"; // Ethernet | InfiniBand
+inline constexpr const char *kMtuBytes = "mtu_bytes";
+inline constexpr const char *kGidChoice = "gid_choice";
+inline constexpr const char *kInlineUsed = "inline_used";
+inline constexpr const char *kMaxInlineGrantedBytes = "max_inline_granted_bytes";
+inline constexpr const char *kQpsUsed = "qps_used";
+inline constexpr const char *kCqModerationUsed = "cq_moderation_used";
+inline constexpr const char *kMemoryRegistration = "memory_registration";
 // The verbs benchmarks' axes: the port and its addressing, and how the QPs post and complete
 inline constexpr const char *kPort = "port";
 inline constexpr const char *kGidIndex = "gid_index";
@@ -92,10 +104,15 @@ inline constexpr const char *kMessageRatePerS = "message_rate_per_s";
 inline constexpr const char *kMessagesPerCall = "messages_per_call"; // one timed call posts these
 // Latency points: {min_s, p50_s, p90_s, p99_s, p99_9_s, max_s, mean_s, stdev_s, n}
 inline constexpr const char *kLatency = "latency";
+inline constexpr const char *kLatencyN = "n"; // round trips summarised
+inline constexpr const char *kMinS = "min_s";
 inline constexpr const char *kP50S = "p50_s";
+inline constexpr const char *kP90S = "p90_s";
 inline constexpr const char *kP99S = "p99_s";
 inline constexpr const char *kP99_9S = "p99_9_s";
 inline constexpr const char *kMaxS = "max_s";
+inline constexpr const char *kMeanS = "mean_s";
+inline constexpr const char *kStdevS = "stdev_s";
 // Port counters after minus before: {"counters": {name: delta}, "hw_counters": {...}}
 inline constexpr const char *kPortCounterDeltas = "port_counter_deltas";
 inline constexpr const char *kVerified = metric::kVerified;
@@ -117,6 +134,9 @@ inline constexpr const char *kLatencyDefinition = "latency_definition"; // "roun
 // congestion}]; the port's rate; the seconds the counters' deltas span
 inline constexpr const char *kFlows = "flows";
 inline constexpr const char *kEnds = "ends";
+inline constexpr const char *kEndRank = "rank";     // a flow's or an end's rank
+inline constexpr const char *kEndDevice = "device"; // ... and its record's device: {nic, port}
+inline constexpr const char *kFlowGbitsPerS = "gbits_per_s"; // a flow's rate
 inline constexpr const char *kLineRateGbitsPerS = "line_rate_gbits_per_s";
 inline constexpr const char *kPhaseS = "phase_s";
 // The loaders' streams behind a probe, as per_flow_gbits_per_s
@@ -124,6 +144,14 @@ inline constexpr const char *kLoadGbitsPerS = "load_gbits_per_s";
 // A sender's flow label and RoCEv2 UDP source port per QP: {flow_labels, udp_source_ports,
 // udp_source_port_origin}; on InfiniBand {flow_labels: "not applicable: ..."}
 inline constexpr const char *kFlowEntropy = "flow_entropy";
+inline constexpr const char *kFlowLabels = "flow_labels";
+inline constexpr const char *kUdpSourcePorts = "udp_source_ports";
+inline constexpr const char *kUdpSourcePortOrigin = "udp_source_port_origin";
+// The server end of a pair's point (rank 1): kRole "server" and the messages it answered; a pair
+// matrix rank's count of the pairs it played
+inline constexpr const char *kRoleServer = "server";
+inline constexpr const char *kMessagesServed = "messages_served";
+inline constexpr const char *kPairsPlayedByThisRank = "pairs_played_by_this_rank";
 
 // Written beside the figures: what the data check compared, how the point was set up,
 // where a multi-part point's slowest part is
@@ -176,6 +204,9 @@ inline constexpr std::array kMetrics{kBandwidthGbitsPerS,
                                      kPhaseS,
                                      kLoadGbitsPerS,
                                      kFlowEntropy,
+                                     kRole,
+                                     kMessagesServed,
+                                     kPairsPlayedByThisRank,
                                      kMessagesMeasured,
                                      kMessagesCompleted,
                                      kRoundTripsMeasured,

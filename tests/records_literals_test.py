@@ -9,6 +9,11 @@ read. This fails, naming file and line, on a literal name where a family's code
       metrics.at("name"), .contains, .value, .find, .emplace;
   reads an axis of its point: point.text("name"), .integer, .real, .boolean, .has (also `p.`).
 
+  names a field inside a braced JSON initialiser, {"name", value}, where that object is what a
+      statement assigns to or merges into metrics, derived_params or params (metrics[k] = {...},
+      derived_params.update({...}), out.metrics = nlohmann::json{...}), or where the same braced
+      list names another of its fields by a constant ({record::kTflops, ...}, {metric::k..., ...}).
+
 Comments do not count. ALLOWED holds what is left to convert; it only shrinks.
 
   records_literals_test.py SOURCE_DIR [unittest args]
@@ -31,9 +36,24 @@ FIELD = re.compile(r'\b(?:metrics|derived_params|params)\s*'
 AXIS = re.compile(r'\b(?:point|p)\s*\.\s*(?:text|integer|real|boolean|has)\s*\(\s*'
                   r'"([A-Za-z0-9_.]+)"')
 
+# A statement that assigns or merges a braced object into a record's fields: what follows up to the
+# end of the statement is scanned for {"name", ...} pairs.
+RECORD_STATEMENT = re.compile(r'\b(?:metrics|derived_params|params)\b\s*(?:\[[^\]\n]*\]\s*)*'
+                              r'(?:=(?!=)|\.\s*(?:update|merge_patch|emplace)\s*\()')
+PAIR = re.compile(r'\{\s*"([A-Za-z0-9_.]+)"\s*,')
+CONSTANT_PAIR = re.compile(r'\{\s*(?:[a-z_]+::)*(?:record|metric)::k[A-Za-z0-9_]+\s*,')
+
 # Literal names not converted yet, as "path": {names}. An entry whose file no longer has the
 # literal fails the stale-entry test, so that the list only shrinks.
-ALLOWED = {}
+ALLOWED = {
+    "gemm/cpu_blas_run.cpp": {"ranks", "slowest_rank", "slowest_rank_share", "blas_library",
+                              "layout", "operand_sets", "operand_bytes_rotated", "l2_policy"},
+    "gemm/cuda/burn.cpp": {"n", "k", "gpus_burned", "workspace_bytes"},
+    "gemm/cuda/cublaslt_run.cpp": {"gpu_name", "gpu_sku", "peak_source", "peak_table_origin",
+                                   "cublaslt_version", "workspace_bytes", "candidates_returned",
+                                   "operand_sets", "operand_bytes_rotated", "l2_bytes",
+                                   "l2_policy"},
+}
 
 
 def without_comments(text):
@@ -63,15 +83,75 @@ def without_comments(text):
     return "".join(out)
 
 
+def skip_string(code, i):
+    """The index just past the string or character literal that starts at code[i]."""
+    j = i + 1
+    while j < len(code) and code[j] != code[i] and code[j] != "\n":
+        j += 2 if code[j] == "\\" else 1
+    return j + 1
+
+
+def closing(code, i):
+    """The index of what closes the expression that starts at code[i]: the first `;` outside
+    brackets, or the bracket that closes one opened before i."""
+    depth = 0
+    while i < len(code):
+        c = code[i]
+        if c in "\"'":
+            i = skip_string(code, i)
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return i
+        elif c == ";" and depth == 0:
+            return i
+        i += 1
+    return i
+
+
+def enclosing_list(code, i):
+    """(start, end) of the braced list that holds the `{` at code[i]: the `{` left open before i
+    and the `}` that closes it; None at file scope."""
+    depth, j = 0, i - 1
+    while j >= 0:
+        c = code[j]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            if depth == 0:
+                return j, closing(code, j + 1)
+            depth -= 1
+        j -= 1
+    return None
+
+
+def initialiser_literals(code):
+    """(position, name, code) of each {"name", ...} pair that names a record field: inside an
+    object a statement assigns to or merges into a record's fields, or in a braced list that
+    names another field by a contract's constant. code has its comments blanked."""
+    found = {}
+    for m in RECORD_STATEMENT.finditer(code):
+        for p in PAIR.finditer(code, m.end(), closing(code, m.end())):
+            found[p.start()] = (p.group(1), m.group(0).strip() + ' {..., ' + p.group(0) + ' ...}')
+    for p in PAIR.finditer(code):
+        span = enclosing_list(code, p.start())
+        if span and CONSTANT_PAIR.search(code, span[0] + 1, span[1]):
+            found.setdefault(p.start(), (p.group(1), p.group(0) + ' ... beside a constant'))
+    return [(pos, name, what) for pos, (name, what) in found.items()]
+
+
 def literals(text):
     """(line, name, the code that names it) of every literal record field or axis name in text."""
     found = []
     code = without_comments(text)
     for pattern in (FIELD, AXIS):
         for m in pattern.finditer(code):
-            line = code.count("\n", 0, m.start()) + 1
-            found.append((line, m.group(1), m.group(0)))
-    return sorted(found)
+            found.append((m.start(), m.group(1), m.group(0)))
+    found += initialiser_literals(code)
+    return sorted((code.count("\n", 0, pos) + 1, name, what) for pos, name, what in found)
 
 
 def family_sources():
@@ -119,10 +199,17 @@ class RecordsLiterals(unittest.TestCase):
             'out.metrics[record::kVerified] = false; // metrics["x"]',  # 5: a constant; a comment
             '/* point.text("dtype") */ point.text(record::kDtype);',    # 6: a block comment
             'const char *s = "// metrics[\\"y\\"]"; r.params["k"];',    # 7: a // inside a string
+            'out.metrics[record::kLockstep] = {{"ranks", l.ranks},',    # 8: an object assigned
+            '    {record::kOwnTimeS, x}, {"a", {1, 2}}}; f({"b", 1});',  # 9: ... to the `;`
+            'out.derived_params.update({{record::kTp, 2}, {"layout", "nn"}});',  # 10: merged
+            'return {{record::kP50S, a},',                              # 11: a list that names
+            '        {"p90_s", b}};',                                   # 12: ... a constant too
+            'return {{"host", h}, {"why", w}}; if (a == b) x = {"c", 1};',  # 13: neither
         ])
         self.assertEqual([(line, name) for line, name, _ in literals(text)],
                          [(1, "verified"), (2, "gpu_name"), (3, "size_bytes"), (4, "note"),
-                          (4, "op"), (7, "k")])
+                          (4, "op"), (7, "k"), (8, "ranks"), (9, "a"), (10, "layout"),
+                          (12, "p90_s")])
         sources = list(family_sources())
         self.assertGreater(len(sources), 100)  # the walk found the families' sources
         self.assertTrue(all(rel.split("/", 1)[0] in FAMILIES for rel in sources))

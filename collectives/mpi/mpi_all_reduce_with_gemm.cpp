@@ -185,10 +185,10 @@ public:
     out.metrics[record::kMpiLibrary] = s.library_version();
     add_group_params(out.derived_params,
                      {"mpi", ranks, "world", 0, ranks, s.host_count({}, p.timeout_s)});
-    out.derived_params.update({{"blas_threads", gemm.threads()},
-                               {"blas_library", gemm.library()},
-                               {"gemm_dtype", "fp32"},
-                               {"in_place", "out_of_place"}});
+    out.derived_params.update({{record::kBlasThreads, gemm.threads()},
+                               {record::kBlasLibrary, gemm.library()},
+                               {record::kGemmDtype, "fp32"},
+                               {record::kInPlace, "out_of_place"}});
     std::vector<std::string> problems;
     if (wrong_all > 0)
       problems.push_back(fmt::format("{} elements wrong over all ranks; this rank: {}", wrong_all,

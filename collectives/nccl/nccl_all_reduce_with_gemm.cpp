@@ -293,8 +293,8 @@ public:
     add_nccl_identity(out.metrics);
     add_group_params(out.derived_params, {"nccl", s.nranks(), groups.front().type,
                                           groups.front().index, n, groups.front().hosts});
-    out.derived_params.update(
-        {{"gemm_dtype", "bf16 in, fp32 accumulate and out"}, {"in_place", "out_of_place"}});
+    out.derived_params.update({{record::kGemmDtype, "bf16 in, fp32 accumulate and out"},
+                               {record::kInPlace, "out_of_place"}});
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))
       problems.push_back(*why);

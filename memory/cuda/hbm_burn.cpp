@@ -38,20 +38,20 @@ HbmBurnOptions hbm_burn_options(const Point &point, int gpus_visible) {
 } // namespace
 
 nlohmann::json HbmBurnGpuResult::to_json() const {
-  return {{"gpu", gpu},
-          {"name", name},
-          {"uuid", uuid},
-          {"pci", pci},
-          {"verdict", error ? "error" : (wrong_elements > 0 ? "failed" : "ok")},
-          {"error", error ? nlohmann::json(*error) : nlohmann::json(nullptr)},
+  return {{record::kGpu, gpu},
+          {metric::kPerGpuName, name},
+          {metric::kPerGpuUuid, uuid},
+          {metric::kPerGpuPci, pci},
+          {metric::kPerGpuVerdict, error ? "error" : (wrong_elements > 0 ? "failed" : "ok")},
+          {metric::kPerGpuError, error ? nlohmann::json(*error) : nlohmann::json(nullptr)},
           {record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s},
-          {"bandwidth_min_gbytes_per_s", bandwidth_min_gbytes_per_s},
-          {"settle_s", settle_s},
-          {"elapsed_s", elapsed_s},
-          {"calls", calls},
-          {"elements", elements},
-          {"wrong_elements", wrong_elements},
-          {"series", series},
+          {record::kPerGpuBandwidthMinGbytesPerS, bandwidth_min_gbytes_per_s},
+          {metric::kPerGpuSettleS, settle_s},
+          {metric::kPerGpuElapsedS, elapsed_s},
+          {record::kPerGpuCalls, calls},
+          {record::kPerGpuElements, elements},
+          {record::kWrongElements, wrong_elements},
+          {metric::kPerGpuSeries, series},
           {record::kTelemetry, telemetry}};
 }
 
@@ -152,7 +152,7 @@ Outcome HbmBurnBenchmark::run(RunContext &ctx, const Point &point) {
     return Outcome::waived(*why);
   const HbmBurnOptions o = hbm_burn_options(point, gpu::cuda_device_count());
   Outcome out = hbm_burn_outcome(run_hbm_burn(o));
-  out.derived_params = {{"gpus_burned", o.gpus.size()}, {"kernel", "copy"}};
+  out.derived_params = {{record::kGpusBurned, o.gpus.size()}, {record::kKernel, "copy"}};
   return out;
 }
 

@@ -55,13 +55,13 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
   outcome.metrics[record::kTelemetry] = telemetry.finish();
   outcome.metrics[record::kVerified] = false;
   outcome.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
-  outcome.derived_params = {{"total_bytes", array_bytes * buffers.size()},
-                            {"gpu_name", info.name},
-                            {"sm_count", info.sm_count},
-                            {"l2_bytes", info.l2_bytes}};
+  outcome.derived_params = {{record::kTotalBytes, array_bytes * buffers.size()},
+                            {record::kGpuName, info.name},
+                            {record::kSmCount, info.sm_count},
+                            {record::kL2Bytes, info.l2_bytes}};
   if (kernel_ != HbmKernel::library_copy)
     outcome.derived_params.update(
-        {{"grid_blocks", grid.blocks}, {"block_threads", grid.threads_per_block}});
+        {{record::kGridBlocks, grid.blocks}, {record::kBlockThreads, grid.threads_per_block}});
   if (!ctx.verify())
     return outcome;
 

@@ -133,9 +133,9 @@ const char *role_in_probe(int rank) {
 
 nlohmann::json end_of(int rank, const char *role, const nlohmann::json &device,
                       const nlohmann::json &deltas) {
-  return {{"rank", rank},
+  return {{record::kEndRank, rank},
           {record::kRole, role},
-          {"device", device},
+          {record::kEndDevice, device},
           {record::kCongestion, to_json(congestion_figures(deltas))}};
 }
 
@@ -232,8 +232,9 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
     }
     const FlowFigures flow = FlowFigures::from_json(result.at("flow"));
     flows.push_back(flow.gbits_per_s);
-    flow_list.push_back(
-        {{"rank", s}, {"gbits_per_s", flow.gbits_per_s}, {"device", result.at("device")}});
+    flow_list.push_back({{record::kEndRank, s},
+                         {record::kFlowGbitsPerS, flow.gbits_per_s},
+                         {record::kEndDevice, result.at("device")}});
     ends.push_back(
         end_of(s, record::kRoleSender, result.at("device"), result.at("port_counter_deltas")));
   }

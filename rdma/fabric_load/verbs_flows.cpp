@@ -17,6 +17,7 @@
 #include "rdma/verbs/endpoint.h"
 #include "rdma/verbs/traffic.h"
 #include "rdma/verbs/verbs_error.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -171,7 +172,7 @@ std::string info_key(const std::string &prefix, int from, int to) {
 // not report it through verbs).
 nlohmann::json entropy_of(const Endpoint &ep) {
   if (!ep.ethernet())
-    return {{"flow_labels", "not applicable: InfiniBand routes by LID (no GRH, no UDP)"}};
+    return {{record::kFlowLabels, "not applicable: InfiniBand routes by LID (no GRH, no UDP)"}};
   nlohmann::json labels = nlohmann::json::array(), ports = nlohmann::json::array();
   const EndpointInfo local = ep.local_info();
   for (int q = 0; q < ep.config().qps; ++q) {
@@ -183,9 +184,9 @@ nlohmann::json entropy_of(const Endpoint &ep) {
     labels.push_back(label);
     ports.push_back(roce_udp_source_port(label));
   }
-  return {{"flow_labels", labels},
-          {"udp_source_ports", ports},
-          {"udp_source_port_origin",
+  return {{record::kFlowLabels, labels},
+          {record::kUdpSourcePorts, ports},
+          {record::kUdpSourcePortOrigin,
            ep.config().flow_labels.empty()
                ? "derived here as the kernel does from the QPNs (rdma_calc_flow_label, then "
                  "rdma_flow_label_to_udp_sport); the NIC does not report it"
@@ -194,10 +195,10 @@ nlohmann::json entropy_of(const Endpoint &ep) {
 }
 
 nlohmann::json addressing_of(const Endpoint &ep) {
-  return {{"gid_index_used", ep.gid().index},
-          {"gid_type", to_string(ep.gid().type)},
-          {"link_layer", ep.ethernet() ? "Ethernet" : "InfiniBand"},
-          {"mtu_bytes", ep.mtu_bytes()}};
+  return {{record::kGidIndexUsed, ep.gid().index},
+          {record::kGidType, to_string(ep.gid().type)},
+          {record::kLinkLayer, ep.ethernet() ? "Ethernet" : "InfiniBand"},
+          {record::kMtuBytes, ep.mtu_bytes()}};
 }
 
 FlowFigures flow_over(const FlowStreamer &st, const std::vector<std::uint64_t> &before,

@@ -265,7 +265,8 @@ Outcome run_tcp_point(RunContext &ctx, const TcpPointSpec &spec) {
       if (result.contains("error"))
         throw BackendError(result["error"].get<std::string>());
       Outcome out;
-      out.metrics = {{"role", "server"}, {"messages_served", result["messages"]}};
+      out.metrics = {{record::kRole, record::kRoleServer},
+                     {record::kMessagesServed, result["messages"]}};
       if (ctx.verify())
         DataCheck::from_json(result).conclude(out);
       return out;

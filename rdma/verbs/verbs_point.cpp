@@ -347,17 +347,17 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
   if (ep.numa_node() >= 0) // -1: the device does not say (Soft-RoCE, one-node machines)
     out.device["numa"] = ep.numa_node();
   out.derived_params = {
-      {"gid_index_used", ep.gid().index},
-      {"gid_type", to_string(ep.gid().type)},
-      {"gid_choice", ep.gid().why},
-      {"link_layer", ep.ethernet() ? "Ethernet" : "InfiniBand"},
-      {"mtu_bytes", ep.mtu_bytes()},
-      {"inline_used", shape.use_inline},
-      {"max_inline_granted_bytes", ep.max_inline()},
-      {"qps_used", ep.config().qps},
-      {"cq_moderation_used", shape.cq_moderation},
+      {record::kGidIndexUsed, ep.gid().index},
+      {record::kGidType, to_string(ep.gid().type)},
+      {record::kGidChoice, ep.gid().why},
+      {record::kLinkLayer, ep.ethernet() ? "Ethernet" : "InfiniBand"},
+      {record::kMtuBytes, ep.mtu_bytes()},
+      {record::kInlineUsed, shape.use_inline},
+      {record::kMaxInlineGrantedBytes, ep.max_inline()},
+      {record::kQpsUsed, ep.config().qps},
+      {record::kCqModerationUsed, shape.cq_moderation},
       {record::kStoppingRule, s.iterations > 0 ? kStopByIterations : kStopByMeasurementCore},
-      {"memory_registration", ep.registration()}};
+      {record::kMemoryRegistration, ep.registration()}};
   if (s.gpu >= 0)
     out.device["gpu"] = s.gpu;
   if (ctx.verify())
@@ -415,9 +415,9 @@ Outcome run_verbs_side(RunContext &ctx, const VerbsPointSpec &spec, Store &store
   if (result.contains("error"))
     throw BackendError(result["error"].get<std::string>());
   Outcome out;
-  out.metrics = {{"role", "server"},
-                 {"messages_served", result["messages"]},
-                 {"port_counter_deltas", result[record::kPortCounterDeltas]}};
+  out.metrics = {{record::kRole, record::kRoleServer},
+                 {record::kMessagesServed, result["messages"]},
+                 {record::kPortCounterDeltas, result[record::kPortCounterDeltas]}};
   out.device = {{"nic", result["device"]}, {"port", s.port}};
   if (ctx.verify())
     DataCheck::from_json(result).conclude(out);
