@@ -17,7 +17,10 @@ public:
            "under tensor parallelism t";
   }
   std::vector<Axis> axes() const override {
-    return tp_sweep_axes({"cpu-small", {1, 2, 4, 8}, {Dtype::fp32, Dtype::fp64}, {Dtype::fp32}});
+    auto axes =
+        tp_sweep_axes({"cpu-small", {1, 2, 4, 8}, {Dtype::fp32, Dtype::fp64}, {Dtype::fp32}});
+    axes.push_back(rotate_axis());
+    return axes;
   }
   GemmPlan plan(const Point &point) const override { return plan_tp_point(point); }
 };

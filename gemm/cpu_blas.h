@@ -36,12 +36,21 @@ std::optional<std::string> cpu_blas_unavailable_reason();
 // (index in the plan, pointer to its float or double elements), so a test can corrupt it.
 using BeforeVerify = std::function<void(std::size_t gemm, void *c)>;
 
+// Which operands the copies of a measurement rotate through (the `rotate` axis,
+// records/gemm_record.h): B and C (A stays where the previous call left it), all three, or none.
+enum class Rotate { bc, abc, none };
+
+// The `rotate` axis of the CPU GEMM benchmarks; the Rotate of its text (throws InputError).
+Axis rotate_axis();
+Rotate parse_rotate(const std::string &text);
+
 // Runs one point of a plan: operands, measurement, data check, metrics. Under a launch of more
 // than one rank, every rank runs the point with all of them in lockstep
 // (harness/lockstep_measure.h, `lockstep_name` unique per point): per call the slowest rank's time,
 // what a tensor-parallel step waits for, and metrics.lockstep with this rank's own times.
 Outcome run_cpu_blas(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double peak_tflops,
-                     const BeforeVerify &before_verify, const std::string &lockstep_name);
+                     Rotate rotate, const BeforeVerify &before_verify,
+                     const std::string &lockstep_name);
 
 class CpuBlasBenchmark : public Benchmark {
 public:

@@ -17,6 +17,26 @@ constexpr double kMaxMemoryShare = 0.5;
 
 } // namespace
 
+Axis rotate_axis() {
+  return Axis{record::kRotate,
+              AxisType::text,
+              "operands the copies rotate through: abc (all three), bc (B and C; A is read where "
+              "the previous call left it, as in a block), none (one set, called again and again)",
+              {std::string(record::kRotateAbc)},
+              {record::kRotateBc, record::kRotateAbc, record::kRotateNone}};
+}
+
+Rotate parse_rotate(const std::string &text) {
+  if (text == record::kRotateBc)
+    return Rotate::bc;
+  if (text == record::kRotateAbc)
+    return Rotate::abc;
+  if (text == record::kRotateNone)
+    return Rotate::none;
+  throw InputError(fmt::format("'{}' is not an operand rotation", text), "-a rotate",
+                   "give bc, abc or none");
+}
+
 double physical_memory_bytes() {
   return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
@@ -41,7 +61,8 @@ std::optional<std::string> CpuBlasBenchmark::supported(const RunContext &,
 Outcome CpuBlasBenchmark::run(RunContext &ctx, const Point &point) {
   const GemmPlan p = plan(point);
   Outcome out = run_cpu_blas(ctx, p, point_dtype(point), point.real(record::kPeakTflops),
-                             before_verify_, fmt::format("lockstep/{}/{}", key(), point.label()));
+                             parse_rotate(point.text(record::kRotate)), before_verify_,
+                             fmt::format("lockstep/{}/{}", key(), point.label()));
   for (const auto &[name, value] : p.derived.items())
     out.derived_params[name] = value;
   if (!p.gemm_list.is_null())

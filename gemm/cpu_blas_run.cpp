@@ -61,13 +61,17 @@ std::uint64_t rotation_cache_bytes(const Topology &topology) {
       l2, static_cast<std::uint64_t>(static_cast<double>(last) / kRotationL2Multiple));
 }
 
-// Copies of every GEMM's operands, so that consecutive calls read different memory: a training
-// step's GEMM reads weights that have long left L2 and activations another layer just wrote,
-// never the operands it read a moment ago (operand_rotation.h; the cuBLASLt backend does the
-// same against the GPU's L2). Set 0 is the seeded one, and the one checked; the others are
-// copies of it.
+// Copies of every GEMM's operands, so that consecutive calls read and write different memory
+// (operand_rotation.h; the cuBLASLt backend does the same against the GPU's L2). Rotate::bc
+// copies B and C only: A stays one copy that each call finds where the previous call left it,
+// as in a block (the CPU one, block/transformer_tp.cpp, and a training step's fwd and dgrad),
+// where a GEMM's A is the activation the previous op has just written and its B (the weights)
+// and C were last touched a whole block ago. Rotate::none calls one set again and again. Set 0
+// is the seeded one, and the one checked.
 template <typename T> struct RotatedOperands {
-  std::vector<std::vector<Operands<T>>> sets; // sets[i][g]: GEMM g of the plan in set i
+  // sets[i][g]: GEMM g of the plan in set i; under Rotate::bc, a is empty for i > 0 (set 0's
+  // is read)
+  std::vector<std::vector<Operands<T>>> sets;
   OperandRotation rotation;
   std::size_t next = 0;
 
@@ -79,7 +83,7 @@ template <typename T> struct RotatedOperands {
 };
 
 template <typename T>
-RotatedOperands<T> make_rotated(const GemmPlan &plan, std::uint64_t cache_bytes,
+RotatedOperands<T> make_rotated(const GemmPlan &plan, Rotate rotate, std::uint64_t cache_bytes,
                                 std::uint64_t memory_budget_bytes) {
   RotatedOperands<T> r;
   std::vector<Operands<T>> first;
@@ -87,32 +91,41 @@ RotatedOperands<T> make_rotated(const GemmPlan &plan, std::uint64_t cache_bytes,
   for (std::size_t g = 0; g < plan.gemms.size(); ++g) {
     first.push_back(make_operands<T>(plan.gemms[g], kSeed + 2 * g));
     const auto &o = first.back();
-    set_bytes += (o.a.size() + o.b.size() + o.c.size()) * sizeof(T);
+    const std::size_t rotated = (rotate == Rotate::bc ? 0 : o.a.size()) + o.b.size() + o.c.size();
+    set_bytes += rotated * sizeof(T);
   }
-  r.rotation = cache_bytes > 0 ? operand_rotation(set_bytes, cache_bytes, memory_budget_bytes)
-                               : OperandRotation{1, "reused (cache sizes unknown)", set_bytes};
+  if (rotate == Rotate::none)
+    r.rotation = OperandRotation{1, "reused (rotate=none)", set_bytes};
+  else
+    r.rotation = cache_bytes > 0 ? operand_rotation(set_bytes, cache_bytes, memory_budget_bytes)
+                                 : OperandRotation{1, "reused (cache sizes unknown)", set_bytes};
   // Set 0 is moved in, not copied: a single large set must not be held twice.
   r.sets.reserve(static_cast<std::size_t>(r.rotation.sets));
   r.sets.push_back(std::move(first));
-  for (int i = 1; i < r.rotation.sets; ++i)
-    r.sets.push_back(r.sets.front());
+  for (int i = 1; i < r.rotation.sets; ++i) {
+    std::vector<Operands<T>> copy;
+    for (const Operands<T> &o : r.sets.front())
+      copy.push_back(Operands<T>{o.shape, rotate == Rotate::bc ? std::vector<T>{} : o.a, o.b, o.c});
+    r.sets.push_back(std::move(copy));
+  }
   return r;
 }
 
-void gemm_call(const Operands<float> &o, float *c) {
+// C = A·B for each of the shape's batch, row-major, with `a` from set 0 (RotatedOperands).
+void gemm_call(const float *a, Operands<float> &o) {
   const auto &s = o.shape;
   for (std::int64_t i = 0; i < s.batch; ++i)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.m), int(s.n), int(s.k), 1.0f,
-                o.a.data() + i * s.m * s.k, int(s.k), o.b.data() + i * s.k * s.n, int(s.n), 0.0f,
-                c + i * s.m * s.n, int(s.n));
+                a + i * s.m * s.k, int(s.k), o.b.data() + i * s.k * s.n, int(s.n), 0.0f,
+                o.c.data() + i * s.m * s.n, int(s.n));
 }
 
-void gemm_call(const Operands<double> &o, double *c) {
+void gemm_call(const double *a, Operands<double> &o) {
   const auto &s = o.shape;
   for (std::int64_t i = 0; i < s.batch; ++i)
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.m), int(s.n), int(s.k), 1.0,
-                o.a.data() + i * s.m * s.k, int(s.k), o.b.data() + i * s.k * s.n, int(s.n), 0.0,
-                c + i * s.m * s.n, int(s.n));
+                a + i * s.m * s.k, int(s.k), o.b.data() + i * s.k * s.n, int(s.n), 0.0,
+                o.c.data() + i * s.m * s.n, int(s.n));
 }
 
 struct CheckResult {
@@ -147,7 +160,8 @@ template <typename T> CheckResult check(const Operands<T> &o, VerifyBound bound)
 
 template <typename T>
 Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double peak_tflops,
-                  const BeforeVerify &before_verify, const std::string &lockstep_name) {
+                  Rotate rotate, const BeforeVerify &before_verify,
+                  const std::string &lockstep_name) {
   const int threads = cpus_given();
   openblas_set_num_threads(threads);
 
@@ -156,12 +170,14 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
   const auto budget = std::min<std::uint64_t>(
       std::uint64_t{1} << 30,
       static_cast<std::uint64_t>(physical_memory_bytes() / 4 / std::max(1, ctx.world_size())));
-  RotatedOperands<T> rotated = make_rotated<T>(plan, rotation_cache_bytes(ctx.topology()), budget);
+  RotatedOperands<T> rotated =
+      make_rotated<T>(plan, rotate, rotation_cache_bytes(ctx.topology()), budget);
   std::vector<Operands<T>> &ops = rotated.sets.front();
 
   const Operation call = [&] {
-    for (auto &o : rotated.take())
-      gemm_call(o, o.c.data());
+    auto &set = rotated.take();
+    for (std::size_t g = 0; g < set.size(); ++g)
+      gemm_call(set[g].a.empty() ? ops[g].a.data() : set[g].a.data(), set[g]);
   };
   // Under mpirun or srun the ranks compute together, as a tensor-parallel step does.
   const auto together = measure_in_lockstep(ctx, lockstep_name, call);
@@ -222,12 +238,13 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
 std::optional<std::string> cpu_blas_unavailable_reason() { return std::nullopt; }
 
 Outcome run_cpu_blas(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double peak_tflops,
-                     const BeforeVerify &before_verify, const std::string &lockstep_name) {
+                     Rotate rotate, const BeforeVerify &before_verify,
+                     const std::string &lockstep_name) {
   switch (dtype) {
   case Dtype::fp32:
-    return run_typed<float>(ctx, plan, dtype, peak_tflops, before_verify, lockstep_name);
+    return run_typed<float>(ctx, plan, dtype, peak_tflops, rotate, before_verify, lockstep_name);
   case Dtype::fp64:
-    return run_typed<double>(ctx, plan, dtype, peak_tflops, before_verify, lockstep_name);
+    return run_typed<double>(ctx, plan, dtype, peak_tflops, rotate, before_verify, lockstep_name);
   default:
     return Outcome::waived(not_applicable(
         fmt::format("the CPU backend runs fp32 and fp64, not {}", to_string(dtype))));

@@ -9,7 +9,7 @@ std::optional<std::string> cpu_blas_unavailable_reason() {
          "pkg-config)";
 }
 
-Outcome run_cpu_blas(RunContext &, const GemmPlan &, Dtype, double, const BeforeVerify &,
+Outcome run_cpu_blas(RunContext &, const GemmPlan &, Dtype, double, Rotate, const BeforeVerify &,
                      const std::string &) {
   return Outcome::waived(*cpu_blas_unavailable_reason());
 }

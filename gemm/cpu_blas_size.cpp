@@ -16,8 +16,10 @@ public:
     return "CPU GEMM (OpenBLAS) TFLOP/s against M, N, K (square by default)";
   }
   std::vector<Axis> axes() const override {
-    return size_sweep_axes({Dtype::fp32, Dtype::fp64}, {Dtype::fp32, Dtype::fp64},
-                           {64, 128, 256, 512, 1024, 2048});
+    auto axes = size_sweep_axes({Dtype::fp32, Dtype::fp64}, {Dtype::fp32, Dtype::fp64},
+                                {64, 128, 256, 512, 1024, 2048});
+    axes.push_back(rotate_axis());
+    return axes;
   }
   GemmPlan plan(const Point &point) const override { return plan_size_point(point); }
 };

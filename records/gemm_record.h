@@ -60,6 +60,14 @@ inline constexpr const char *kHeads = "heads";
 inline constexpr const char *kKvHeads = "kv_heads";
 inline constexpr const char *kFfn = "ffn";
 inline constexpr const char *kSwiglu = "swiglu";
+// gemm.cpu_blas*: which operands a measurement's copies rotate through (an axis; its values
+// below). abc: all three, as gemm.cublaslt does (the default); bc: B and C, while A is read
+// where the previous call left it, as a block's GEMM reads the activation the op before it has
+// just written; none: one set, called again and again (docs/calibrate.md, "A block predicted").
+inline constexpr const char *kRotate = "rotate";
+inline constexpr const char *kRotateBc = "bc";
+inline constexpr const char *kRotateAbc = "abc";
+inline constexpr const char *kRotateNone = "none";
 // cuBLASLt: heuristic candidates screened per GEMM (an axis)
 inline constexpr const char *kTopK = "top_k";
 

@@ -32,6 +32,7 @@ Point tp_point(const std::string &gemm, const std::string &pass, std::int64_t tp
     p.set(name, std::int64_t{0});
   p.set("swiglu", std::int64_t{-1});
   p.set("peak_tflops", 0.0);
+  p.set("rotate", std::string("abc"));
   return p;
 }
 
@@ -44,6 +45,7 @@ Point size_point(std::int64_t m, const std::string &dtype, std::int64_t n = 0, s
   p.set("k", k);
   p.set("batch", batch);
   p.set("peak_tflops", peak);
+  p.set("rotate", std::string("abc"));
   return p;
 }
 
@@ -173,6 +175,36 @@ TEST_F(CpuBlasPoint, EveryDtypeRunsVerified) {
       }
     }
   }
+}
+
+// bc copies B and C and leaves one A (a block's GEMM reads the activation just written), abc
+// copies all three, none reuses one set; every one checks out. A typo is an input error.
+TEST_F(CpuBlasPoint, RotateChoosesTheOperandsCopied) {
+  if (!RAILGAUGE_HAS_OPENBLAS)
+    GTEST_SKIP() << "built without OpenBLAS";
+  auto bench = make_cpu_blas_size();
+  const std::int64_t m = 96, n = 80, k = 72; // A 96×72, B 72×80, C 96×80, fp32
+  const std::uint64_t a_bytes = m * k * 4, b_c_bytes = (k * n + m * n) * 4;
+  for (const char *rotate : {"bc", "abc", "none"}) {
+    SCOPED_TRACE(rotate);
+    Point p = size_point(m, "fp32", n, k);
+    p.set("rotate", std::string(rotate));
+    const Outcome out = bench->run(ctx_, p);
+    ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+    EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+    const auto sets = out.derived_params.at("operand_sets").get<std::uint64_t>();
+    const auto rotated = out.derived_params.at("operand_bytes_rotated").get<std::uint64_t>();
+    if (std::string(rotate) == "none") {
+      EXPECT_EQ(sets, 1u);
+      EXPECT_EQ(out.derived_params.at("l2_policy"), "reused (rotate=none)");
+    } else if (out.derived_params.at("l2_policy") != "reused (cache sizes unknown)") {
+      EXPECT_GT(sets, 1u);
+      EXPECT_EQ(rotated, sets * (std::string(rotate) == "bc" ? b_c_bytes : a_bytes + b_c_bytes));
+    }
+  }
+  Point typo = size_point(m, "fp32", n, k);
+  typo.set("rotate", std::string("b,c"));
+  EXPECT_THROW(bench->run(ctx_, typo), InputError);
 }
 
 TEST_F(CpuBlasPoint, TpPointOfABmmRunsBothDgradGemms) {
