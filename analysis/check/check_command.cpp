@@ -201,15 +201,15 @@ int write_outputs(const CheckOptions &o, const check::CheckResult &result, const
 // every part of their hosts is judged against its own past; with no runs given, every host the
 // database holds.
 void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
-                   check::CheckResult &result) {
+                   const check::HistoryThresholds &thresholds, check::CheckResult &result) {
   long long added = 0;
   for (const auto &run : runs.runs)
     added += history::ingest_run(*db, run).added;
   if (added)
     std::cerr << fmt::format("railgauge: --history: {} run{} stored in {}\n", added,
                              added == 1 ? "" : "s", db->name());
-  const auto judged =
-      history::judge_history(*db, runs.runs.empty() ? std::vector<std::string>{} : result.hosts());
+  const auto judged = history::judge_history(
+      *db, runs.runs.empty() ? std::vector<std::string>{} : result.hosts(), thresholds);
   history::add_history(result, judged);
   std::vector<std::pair<std::string, std::string>> runs_by_host;
   for (const auto &run : runs.runs)
@@ -234,7 +234,14 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
   if (db && o.runs.empty() && !o.inventory_only) {
     check::CheckResult result;
     result.rules_name = "history";
-    judge_history(db, RunSet{}, result);
+    // --rules (a name or a file; not auto: there are no runs to pick by) sets the thresholds.
+    const auto thresholds =
+        o.rules.empty() || o.rules == "auto"
+            ? check::HistoryThresholds{}
+            : check::load_rules_file(
+                  find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()}))
+                  .history;
+    judge_history(db, RunSet{}, thresholds, result);
     return write_outputs(o, result, RunSet{});
   }
   auto runs = runs_to_judge(o, this_machine);
@@ -259,7 +266,7 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
     rules.unreadable_inputs = *unreadable_level(*o.unreadable);
   auto result = check::evaluate(rules, runs);
   if (db)
-    judge_history(db, runs, result);
+    judge_history(db, runs, rules.history, result);
   refuse_unsafe_hosts(result, runs);
   return write_outputs(o, result, runs);
 }

@@ -389,74 +389,6 @@ std::optional<std::pair<Op, double>> parse_range(const std::string &text) {
   return std::nullopt;
 }
 
-} // namespace
-
-std::string_view to_string(Level level) {
-  switch (level) {
-  case Level::pass:
-    return "pass";
-  case Level::info:
-    return "info";
-  case Level::warn:
-    return "warn";
-  case Level::fail:
-    return "fail";
-  }
-  return "fail";
-}
-
-std::string_view to_string(Op op) {
-  switch (op) {
-  case Op::ge:
-    return ">=";
-  case Op::gt:
-    return ">";
-  case Op::le:
-    return "<=";
-  case Op::lt:
-    return "<";
-  case Op::eq:
-    return "==";
-  case Op::ne:
-    return "!=";
-  case Op::none_of:
-    return "none_of";
-  case Op::any_of:
-    return "any_of";
-  }
-  return "?";
-}
-
-std::string_view to_string(CurveTake take) {
-  switch (take) {
-  case CurveTake::largest:
-    return "largest";
-  case CurveTake::peak:
-    return "peak";
-  case CurveTake::largest_over_peak:
-    return "largest_over_peak";
-  case CurveTake::worst_drop:
-    return "worst_drop";
-  case CurveTake::smallest_over_peak:
-    return "smallest_over_peak";
-  }
-  return "largest";
-}
-
-std::string_view to_string(PartKind kind) {
-  switch (kind) {
-  case PartKind::node:
-    return "node";
-  case PartKind::gpu:
-    return "gpu";
-  case PartKind::nic:
-    return "nic";
-  }
-  return "node";
-}
-
-namespace {
-
 RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
                        std::set<std::string> &chain);
 
@@ -510,7 +442,7 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
   expect_keys(root, file, "a rules file",
               {"schema", "name", "description", "suite", "base", "rules", "incomplete_runs",
-               "unreadable_inputs"});
+               "unreadable_inputs", "history"});
   if (!root["schema"] || !root["schema"].IsScalar() ||
       root["schema"].as<std::string>() != kRulesSchema)
     throw InputError("missing or unknown 'schema'",
@@ -529,6 +461,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     set.incomplete_runs = level(root["incomplete_runs"], file, "incomplete_runs", true);
   if (root["unreadable_inputs"])
     set.unreadable_inputs = level(root["unreadable_inputs"], file, "unreadable_inputs", true);
+  if (root["history"])
+    read_history_thresholds(root["history"], file, set.history);
   const auto list = root["rules"];
   if (!list || !list.IsSequence() || list.size() == 0)
     throw InputError("a rules file needs a non-empty 'rules:' list", list ? at(file, list) : file,
@@ -562,6 +496,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     based.incomplete_runs = set.incomplete_runs;
   if (root["unreadable_inputs"])
     based.unreadable_inputs = set.unreadable_inputs;
+  if (root["history"]) // the fields given replace the base's, the others stay the base's
+    read_history_thresholds(root["history"], file, based.history);
   if (!set.suite.empty())
     based.suite = set.suite;
   return based;

@@ -28,6 +28,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/check/history_thresholds.h"
+
 namespace railgauge::check {
 
 inline constexpr const char *kRulesSchema = "railgauge.rules/1";
@@ -132,6 +134,8 @@ struct RuleSet {
   // was cut short or cannot be read is never a pass unless a profile says so.
   Level incomplete_runs = Level::fail;
   Level unreadable_inputs = Level::fail;
+  // `history:`: the thresholds of `check --history`'s rules (history_thresholds.h).
+  HistoryThresholds history;
 };
 
 // Throws InputError with file:line and the fix for anything wrong: unknown field, missing

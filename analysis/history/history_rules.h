@@ -21,21 +21,13 @@
 #include <vector>
 
 #include "analysis/check/check_result.h"
+#include "analysis/check/history_thresholds.h"
 #include "analysis/history/database.h"
 
 namespace railgauge::history {
 
-struct HistoryOptions {
-  int window_runs = 10;
-  int drift_min_runs = 5;
-  double drift_min_fraction = 0.02;
-  double drift_noise_multiple = 4;
-  double drift_falling_share = 0.8;
-  double step_min_fraction = 0.05;
-  double step_noise_multiple = 5;
-  int offender_failures = 3;
-  int offender_runs = 10;
-};
+// Read from the rules file's `history:` section (analysis/check/history_thresholds.h).
+using HistoryOptions = check::HistoryThresholds;
 
 inline constexpr const char *kDriftRule = "history-drift";
 inline constexpr const char *kStepRule = "history-step";

@@ -264,8 +264,9 @@ TEST_P(History, ADatabaseOfVersionOneIsUpgradedWhenOpened) {
   auto db = open_database(url_);
   EXPECT_EQ(as_int(db->query("SELECT MAX(version) FROM schema_version").at(0).at(0)),
             kSchemaVersion);
-  if (postgresql)
+  if (postgresql) {
     EXPECT_EQ(as_int(db->query(foreign_keys).at(0).at(0)), 0);
+  }
   const auto runs = analysis::load_runs({write_burnin(dir_ / "runs", {.run = 1})});
   EXPECT_TRUE(ingest_run(*db, runs.runs.at(0)).added);
   EXPECT_EQ(as_int(db->query("SELECT COUNT(*) FROM records").at(0).at(0)), 2 + 16);
@@ -291,8 +292,72 @@ TEST_P(History, TheReportDrawsEachGpuOverItsRunsWithFloorAndFleetBand) {
                InputError);
 }
 
+// The thresholds come from the rules file: two failed burn-ins of five name a lemon where the
+// profile's history section says so (the shipped 3 of 10 do not, ThreeFailedBurnInsOfTen...).
+TEST_P(History, TheRulesFileSetsTheHistoryThresholds) {
+  auto db = open_database(url_);
+  auto rules = check::load_rules_file(kSource + "/results/rules/h200-sxm.yaml");
+  EXPECT_EQ(rules.history.offender_failures, 3); // inherited from h100-sxm.yaml
+  const auto yaml =
+      fmt::format("schema: railgauge.rules/1\nname: strict\nbase: {}\n"
+                  "history: {{repeat_offender: {{failures: 2, runs: 5}}}}\n"
+                  "rules: [{{id: x, category: health, severity: warn, inventory: node.gpu_count, "
+                  "compare: '>=', value: 1}}]\n",
+                  kSource + "/results/rules/h200-sxm.yaml");
+  rules = check::parse_rules(yaml, dir_ / "strict.yaml");
+  EXPECT_EQ(rules.history.offender_failures, 2);
+  EXPECT_EQ(rules.history.offender_runs, 5);
+  EXPECT_EQ(rules.history.window_runs, 10); // the base's
+  bool named = false;
+  for (int run = 1; run <= 3; ++run) {
+    const auto runs = analysis::load_runs(
+        {write_burnin(dir_ / "runs", {.run = run, .corrupt = run == 1 || run == 3})});
+    ingest_run(*db, runs.runs.at(0));
+    auto result = check::evaluate(rules, runs);
+    add_history(result, judge_history(*db, {kHost}, rules.history));
+    named = violations(result)[kHost].contains(kOffenderRule);
+    EXPECT_EQ(named, run == 3) << "run " << run;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, History, ::testing::Values("sqlite", "postgresql"),
                          [](const auto &info) { return info.param; });
+
+// A bad threshold is refused at its line, saying the range it must be in.
+TEST(HistoryThresholds, ABadValueIsRefusedAtItsLine) {
+  const auto refused = [](const std::string &history) {
+    const auto yaml =
+        "schema: railgauge.rules/1\nname: t\nhistory:\n" + history +
+        "rules: [{id: x, category: health, severity: warn, inventory: node.gpu_count, "
+        "compare: '>=', value: 1}]\n";
+    try {
+      check::parse_rules(yaml, "t.yaml");
+    } catch (const InputError &e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refused("  window_runs: 1\n").find("t.yaml:4"), std::string::npos);
+  EXPECT_NE(refused("  window_runs: 7.5\n").find("a whole number from 2"), std::string::npos);
+  EXPECT_NE(refused("  drift: {min_fraction: 0}\n").find("above 0"), std::string::npos);
+  EXPECT_NE(refused("  drift: {falling_share: 0.3}\n").find("history.drift.falling_share"),
+            std::string::npos);
+  EXPECT_NE(refused("  step: {min_fraction: ten}\n").find("'ten'"), std::string::npos);
+  EXPECT_NE(refused("  step: {slope: 1}\n").find("slope"), std::string::npos);
+  EXPECT_NE(refused("  repeat_offender: {failures: 4, runs: 3}\n").find("at most its runs"),
+            std::string::npos);
+  EXPECT_NE(refused("  window_runs: 4\n  drift: {min_runs: 5}\n").find("window_runs"),
+            std::string::npos);
+  EXPECT_EQ(refused("  window_runs: 12\n  step: {noise_multiple: 3}\n"), "accepted");
+  const auto defaults = check::HistoryThresholds{};
+  const auto shipped = check::load_rules_file(kSource + "/results/rules/h100-sxm.yaml").history;
+  const auto fields = [](const check::HistoryThresholds &t) {
+    return std::tuple(t.window_runs, t.drift_min_runs, t.drift_min_fraction, t.drift_noise_multiple,
+                      t.drift_falling_share, t.step_min_fraction, t.step_noise_multiple,
+                      t.offender_failures, t.offender_runs);
+  };
+  EXPECT_EQ(fields(shipped), fields(defaults)); // the file writes the defaults out
+}
 
 TEST(Trend, TheilSenIgnoresOneBadRun) {
   std::vector<double> v;
