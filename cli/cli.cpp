@@ -153,7 +153,9 @@ int print_exit_statuses(const std::string &format) {
 }
 
 int dispatch(int argc, char **argv) {
-  Registry registry = make_registry();
+  // Filled by measure_entries once it has made the run directory, before any point runs.
+  const auto run_dir = std::make_shared<std::string>();
+  Registry registry = make_registry(run_dir);
   const std::vector<std::string> args(argv, argv + argc);
 
   CLI::App app;
@@ -244,7 +246,7 @@ int dispatch(int argc, char **argv) {
     const auto path = find_suite(suite_name, suite_dirs(suites_dir));
     const Suite suite = load_suite_file(path);
     return measure_entries(std::move(registry), suite.entries, run_options, args,
-                           {{"name", suite.name}, {"path", path}});
+                           {{"name", suite.name}, {"path", path}}, run_dir.get());
   }
   for (const auto &[cmd, family] : family_cmds) {
     if (cmd->parsed()) {
@@ -261,7 +263,7 @@ int dispatch(int argc, char **argv) {
       if (collective_groups)
         add_group_axes(*collective_groups, family_options.axes);
       return measure_entries(std::move(registry), {entry}, family_options, args,
-                             {{"name", family}, {"path", nullptr}});
+                             {{"name", family}, {"path", nullptr}}, run_dir.get());
     }
   }
   return code(ExitStatus::bad_input);

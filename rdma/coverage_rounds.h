@@ -8,9 +8,31 @@
 #include <string>
 #include <vector>
 
+#include "rdma/fabric/coverage_ledger.h"
+#include "rdma/fabric/topology.h"
 #include "rdma/pair_matrix.h"
 
 namespace railgauge::rdma {
+
+// The matrix's endpoints in the fabric's topology (or in one leaf per rail without one).
+struct MatrixTopology {
+  fabric::Topology topology;
+  std::vector<int> to_matrix;       // planner endpoint -> matrix endpoint, -1 if not in the matrix
+  std::vector<int> nic_link;        // matrix endpoint -> its NIC cable's link, -1 if unknown
+  std::vector<std::string> missing; // matrix NICs the topology does not have
+};
+
+MatrixTopology matrix_topology(const std::vector<FabricEndpoint> &endpoints,
+                               const std::string &topology_path);
+
+// `cover_since`: leave out the links the ledger saw exercised at or after `since_s`
+// (rdma/fabric/coverage_ledger.h), a canary over what the fleet has not crossed lately.
+struct CoverSince {
+  bool active = false;
+  double since_s = 0;
+  std::string text; // as given ("7d"), for the record
+  std::vector<fabric::LedgerLine> ledger;
+};
 
 struct CoverageRounds {
   std::vector<Round> rounds;
@@ -19,6 +41,7 @@ struct CoverageRounds {
 };
 
 CoverageRounds coverage_rounds(const std::vector<FabricEndpoint> &endpoints,
-                               const std::string &topology_path, int k, std::uint64_t seed);
+                               const std::string &topology_path, int k, std::uint64_t seed,
+                               const CoverSince &since = {});
 
 } // namespace railgauge::rdma

@@ -191,7 +191,7 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
   MatrixRun m(ctx, store, eps, spec, side);
   CoverageRounds coverage;
   if (spec.coverage_k > 0) // the same plan on every rank: the same seed, the same topology
-    coverage = coverage_rounds(eps.endpoints, spec.topology, spec.coverage_k, 1);
+    coverage = coverage_rounds(eps.endpoints, spec.topology, spec.coverage_k, 1, spec.cover_since);
   const auto rounds =
       spec.coverage_k > 0 ? coverage.rounds : fabric_rounds(eps.endpoints, spec.mode);
   const auto matrix = m.run_rounds(rounds, "matrix");

@@ -15,6 +15,7 @@
 #include "harness/record.h"
 #include "harness/run_context.h"
 #include "harness/store/store.h"
+#include "rdma/coverage_rounds.h"
 #include "rdma/pair_matrix.h"
 
 namespace railgauge::rdma {
@@ -34,6 +35,8 @@ struct PairMatrixSpec {
   // Coverage instead of all pairs (rdma/coverage_rounds.h): k > 0, over `topology` if given.
   int coverage_k = 0;
   std::string topology;
+  // With coverage_k: only the NIC cables no ledger saw exercised lately (rdma/matrix_ledger.h).
+  CoverSince cover_since;
 };
 
 // The axes every pair matrix has: latency_size_bytes, bandwidth_size_bytes, latency_factor and

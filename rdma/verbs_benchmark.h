@@ -46,7 +46,8 @@ std::unique_ptr<Benchmark> make_send_bw();
 std::unique_ptr<Benchmark> make_write_lat();
 std::unique_ptr<Benchmark> make_read_lat();
 std::unique_ptr<Benchmark> make_send_lat();
-// rdma.pair_matrix: every NIC pair across nodes over verbs, bad pairs, isolation.
-std::unique_ptr<Benchmark> make_verbs_pair_matrix();
+// rdma.pair_matrix: every NIC pair across nodes over verbs, bad pairs, isolation. The run
+// directory, once made, is where rank 0 writes the coverage ledger (rdma/matrix_ledger.h).
+std::unique_ptr<Benchmark> make_verbs_pair_matrix(std::shared_ptr<const std::string> run_dir = {});
 
 } // namespace railgauge::rdma

@@ -7,6 +7,7 @@
 #include "harness/inventory/port_counters.h"
 #include "harness/waiver.h"
 #include "rdma/matrix_endpoints.h"
+#include "rdma/matrix_ledger.h"
 #include "rdma/pair_matrix_run.h"
 #include "rdma/verbs_benchmark.h"
 #include "rdma/verbs_point.h"
@@ -21,6 +22,7 @@ namespace {
 // and the findings; every rank's record holds the port counters of its NICs' pairs that moved.
 class VerbsPairMatrix final : public Benchmark {
 public:
+  explicit VerbsPairMatrix(RunDirectory run_dir) : run_dir_(std::move(run_dir)) {}
   std::string_view key() const override { return record::kPairMatrix; }
   std::string_view description() const override {
     return "Every NIC pair across nodes once (rail-aligned or all-to-all rounds of disjoint "
@@ -50,6 +52,7 @@ public:
         {"verb", AxisType::text, "RC operation", {std::string("write")}, {"write", "read", "send"}},
         {"qps", AxisType::integer, "Queue pairs for bandwidth", {std::int64_t{1}}, {}}};
     axes.insert(axes.end(), own.begin(), own.end());
+    axes.push_back(cover_since_axis());
     for (Axis &a : verbs_addressing_axes())
       axes.push_back(std::move(a));
     return axes;
@@ -66,6 +69,7 @@ public:
   Outcome run(RunContext &ctx, const Point &p) override;
 
 private:
+  RunDirectory run_dir_; // where rank 0 writes the coverage ledger
   int points_run_ = 0;
 };
 
@@ -92,6 +96,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
       p.text(record::kPairing) == "all_to_all" ? PairMode::all_to_all : PairMode::rail_aligned;
   spec.thresholds = thresholds_of(p);
   apply_coverage_axes(p, spec);
+  agree_matrix_cover_since(ctx, p, spec, run_dir_);
   // A pair's side waits at most a peer timeout for the other's connection data, then serves or
   // measures for at most two time budgets, twice (latency, then bandwidth).
   spec.pair_timeout_s = 2 * (2 * ctx.peer_timeout_s() + 2 * ctx.measure_spec().time_budget_s);
@@ -183,6 +188,8 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
                       w.metrics.at(record::kBandwidthGbitsPerS).get<double>()};
   };
   Outcome out = run_pair_matrix(ctx, store, plan.eps, spec, side);
+  write_matrix_ledger(ctx, out, plan.eps, spec, run_dir_,
+                      fmt::format("{} {}", key(), p.text(record::kVerb)));
   out.metrics[record::kThisRankPairs] = this_rank_pairs;
   out.metrics[record::kPortCounterDeltas] = own_counters;
   return out;
@@ -190,6 +197,8 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
 
 } // namespace
 
-std::unique_ptr<Benchmark> make_verbs_pair_matrix() { return std::make_unique<VerbsPairMatrix>(); }
+std::unique_ptr<Benchmark> make_verbs_pair_matrix(std::shared_ptr<const std::string> run_dir) {
+  return std::make_unique<VerbsPairMatrix>(std::move(run_dir));
+}
 
 } // namespace railgauge::rdma

@@ -39,12 +39,14 @@ void append_ledger(const std::string &path, const std::vector<LedgerLine> &lines
   if (!out)
     throw InputError("cannot append to the coverage ledger", path,
                      "give a run directory this process can write to");
-  for (const auto &l : lines)
-    out << nlohmann::json{{"link", l.link},   {"kind", l.kind},   {"time_s", l.time_s},
-                          {"round", l.round}, {"phase", l.phase}, {"flows", l.flows},
-                          {"bad", l.bad}}
-               .dump()
-        << '\n';
+  for (const auto &l : lines) {
+    nlohmann::json j{{"link", l.link},   {"kind", l.kind},   {"time_s", l.time_s},
+                     {"round", l.round}, {"phase", l.phase}, {"flows", l.flows},
+                     {"bad", l.bad}};
+    if (!l.via.empty())
+      j["via"] = l.via;
+    out << j.dump() << '\n';
+  }
   if (!out)
     throw InputError("could not write the coverage ledger", path, "free space on its disk");
 }
@@ -59,7 +61,8 @@ std::vector<LedgerLine> read_ledger(const std::string &path) {
     try {
       const auto j = nlohmann::json::parse(text);
       lines.push_back({j.at("link"), j.value("kind", ""), j.value("phase", ""), j.at("time_s"),
-                       j.value("round", 0), j.value("flows", 0), j.value("bad", 0)});
+                       j.value("round", 0), j.value("flows", 0), j.value("bad", 0),
+                       j.value("via", "")});
     } catch (const nlohmann::json::exception &e) {
       throw InputError(fmt::format("not a ledger line: {}", e.what()),
                        fmt::format("{}:{}", path, number),

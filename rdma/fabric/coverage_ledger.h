@@ -5,6 +5,8 @@
 //   {"link":"node0017/mlx5_3 - leaf-r3-g00[18]","kind":"nic_leaf","time_s":1795000000.0,
 //    "round":2,"phase":"coverage","flows":8,"bad":0}
 //
+// (with "via" when a benchmark wrote it: "rdma.pair_matrix write").
+//
 // Links are keyed by their label (the cable's two ports), so a ledger outlives a re-read of
 // the topology. `--cover-since DURATION` plans only the links with no line newer than that:
 // a canary on idle nodes covers what the fleet's jobs have not.
@@ -21,6 +23,7 @@ struct LedgerLine {
   std::string link, kind, phase;
   double time_s = 0;
   int round = 0, flows = 0, bad = 0;
+  std::string via; // what exercised it ("rdma.pair_matrix write"); not written when empty
 };
 
 // One line per link the flows crossed; a flow is bad under `bad_below_gbps`.

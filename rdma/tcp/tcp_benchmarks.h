@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <string>
 
 #include "harness/benchmark.h"
 
@@ -7,7 +8,8 @@ namespace railgauge::rdma {
 
 std::unique_ptr<Benchmark> make_tcp_lat();
 std::unique_ptr<Benchmark> make_tcp_bw();
-std::unique_ptr<Benchmark> make_tcp_pair_matrix();
+// The run directory, once made, is where rank 0 writes the coverage ledger (rdma/matrix_ledger.h).
+std::unique_ptr<Benchmark> make_tcp_pair_matrix(std::shared_ptr<const std::string> run_dir = {});
 
 // The axes both TCP point benchmarks share: mode and bind_address.
 void add_tcp_axes(std::vector<Axis> &axes);

@@ -6,6 +6,7 @@
 #include "harness/error.h"
 #include "harness/store/store.h"
 #include "harness/waiver.h"
+#include "rdma/matrix_ledger.h"
 #include "rdma/pair_matrix_run.h"
 #include "rdma/tcp/tcp_benchmarks.h"
 #include "rdma/tcp/tcp_point.h"
@@ -21,6 +22,7 @@ constexpr const char *kBandwidthFollows = "bandwidth";
 // findings.
 class TcpPairMatrix final : public Benchmark {
 public:
+  explicit TcpPairMatrix(RunDirectory run_dir) : run_dir_(std::move(run_dir)) {}
   std::string_view key() const override { return record::kTcpPairMatrix; }
   std::string_view description() const override {
     return "Every pair of ranks once (n-1 rounds of disjoint pairs) over TCP: latency and "
@@ -35,6 +37,7 @@ public:
                     "several hosts, e.g. eth0)",
                     {std::string("127.0.0.1")},
                     {}});
+    axes.push_back(cover_since_axis());
     return axes;
   }
   std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
@@ -48,6 +51,7 @@ public:
   Outcome run(RunContext &ctx, const Point &p) override;
 
 private:
+  RunDirectory run_dir_; // where rank 0 writes the coverage ledger
   int points_run_ = 0;
 };
 
@@ -65,6 +69,7 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
   spec.prefix = fmt::format("pairs/{}/", points_run_++);
   spec.thresholds = thresholds_of(p);
   apply_coverage_axes(p, spec);
+  agree_matrix_cover_since(ctx, p, spec, run_dir_);
   // A healthy pair measures latency, then bandwidth, each for the time budget; a pair whose peer
   // is gone gives up after at most two peer timeouts (the server's latency and bandwidth accepts).
   spec.pair_timeout_s = 2 * (ctx.measure_spec().time_budget_s + ctx.peer_timeout_s());
@@ -111,12 +116,15 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
                       w.metrics.at(record::kBandwidthGbitsPerS).get<double>()};
   };
   Outcome out = run_pair_matrix(ctx, store, eps, spec, side);
+  write_matrix_ledger(ctx, out, eps, spec, run_dir_, std::string(key()));
   out.device = {{"interface_address", resolve_bind_address(lat.bind_address)}};
   return out;
 }
 
 } // namespace
 
-std::unique_ptr<Benchmark> make_tcp_pair_matrix() { return std::make_unique<TcpPairMatrix>(); }
+std::unique_ptr<Benchmark> make_tcp_pair_matrix(std::shared_ptr<const std::string> run_dir) {
+  return std::make_unique<TcpPairMatrix>(std::move(run_dir));
+}
 
 } // namespace railgauge::rdma
