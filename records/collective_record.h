@@ -126,6 +126,18 @@ inline constexpr const char *kPaddingPerWindow = "padding_per_window";
 inline constexpr const char *kPaddingAllReduces = "all_reduces"; // its fields: the calls that pad
 inline constexpr const char *kPaddingGemms = "gemms";
 inline constexpr const char *kWallBusbwGbytesPerS = "wall_busbw_gbytes_per_s";
+// nccl-tests imports: the per-iteration columns (-I 1), the process CPU time (-C), the processes
+// of a JSON log and the slowest of them, and the NCCL_* variables the run had (env_<VAR>)
+inline constexpr const char *kIterationMinS = "iteration_min_s";
+inline constexpr const char *kIterationMaxS = "iteration_max_s";
+inline constexpr const char *kIterationP99S = "iteration_p99_s";
+inline constexpr const char *kIterationCvPercent = "iteration_cv_percent";
+inline constexpr const char *kIterationTimer = "iteration_timer";
+inline constexpr const char *kCpuTimeS = "cpu_time_s";
+inline constexpr const char *kProcesses = "processes";
+inline constexpr const char *kSlowestProcess = "slowest_process";
+inline constexpr const char *kSlowestProcessShare = "slowest_process_share";
+inline constexpr const char *kEnvPrefix = "env_"; // + the variable: the schema's env_ pattern
 inline constexpr const char *kIterations = metric::kIterations; // also an axis: timed calls
 // Axes beside iterations (every collective benchmark, and the block's)
 inline constexpr const char *kWarmup = "warmup";
@@ -168,6 +180,15 @@ inline constexpr std::array kMetrics{kTelemetry,
                                      kAllreducesPerWindow,
                                      kPaddingPerWindow,
                                      kWallBusbwGbytesPerS,
+                                     kIterationMinS,
+                                     kIterationMaxS,
+                                     kIterationP99S,
+                                     kIterationCvPercent,
+                                     kIterationTimer,
+                                     kCpuTimeS,
+                                     kProcesses,
+                                     kSlowestProcess,
+                                     kSlowestProcessShare,
                                      kIterations};
 
 // A collective record (the family's or an nccl-tests import), read: the typed view through

@@ -34,6 +34,8 @@ inline constexpr const char *kPeerSpread = "peer_spread";
 inline constexpr const char *kVerdict = "verdict";
 // import.nvbandwidth.*: the SUM line nvbandwidth prints under its matrix
 inline constexpr const char *kMatrixSumGbytesPerS = "matrix_sum_gbytes_per_s";
+// ... and a latency matrix's cell (nvbandwidth prints ns)
+inline constexpr const char *kLatencyS = "latency_s";
 
 inline constexpr std::array kMetrics{kOursTflops,
                                      kOursBestTflops,
@@ -48,6 +50,7 @@ inline constexpr std::array kMetrics{kOursTflops,
                                      kNvbandwidthReportedGbytesPerS,
                                      kPeerCountingFactor,
                                      kMatrixSumGbytesPerS,
+                                     kLatencyS,
                                      kSamples,
                                      kEnqueueAhead,
                                      kOursRoundsS,

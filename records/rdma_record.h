@@ -99,6 +99,8 @@ inline constexpr const char *kLoaders = "loaders";
 // Metrics
 inline constexpr const char *kBandwidthGbitsPerS = "bandwidth_gbits_per_s"; // median time
 inline constexpr const char *kBandwidthMaxGbitsPerS = "bandwidth_max_gbits_per_s";
+// perftest imports: its "BW peak" column (the server side's 0.00 is left out)
+inline constexpr const char *kBandwidthPeakGbitsPerS = "bandwidth_peak_gbits_per_s";
 inline constexpr const char *kBidirectionalGbitsPerS = "bidirectional_gbits_per_s"; // both sides
 inline constexpr const char *kMessageRatePerS = "message_rate_per_s";
 inline constexpr const char *kMessagesPerCall = "messages_per_call"; // one timed call posts these
@@ -182,6 +184,7 @@ inline constexpr const char *kCoverageMissing = "coverage_missing";
 
 inline constexpr std::array kMetrics{kBandwidthGbitsPerS,
                                      kBandwidthMaxGbitsPerS,
+                                     kBandwidthPeakGbitsPerS,
                                      kBidirectionalGbitsPerS,
                                      kMessageRatePerS,
                                      kMessagesPerCall,

@@ -87,11 +87,12 @@ void add_text_per_iteration(const std::vector<std::string> &f, std::size_t c,
     throw InputError(fmt::format("i_min/i_max/i_p99/i_cv% '{} {} {} {}' are not numbers", f[c],
                                  f[c + 1], f[c + 2], f[c + 3]),
                      here, "give the unmodified text output of an nccl-tests *_perf binary");
-  metrics["iteration_min_s"] = *min_us * 1e-6;
-  metrics["iteration_max_s"] = *max_us * 1e-6;
-  metrics["iteration_p99_s"] = *p99_us * 1e-6;
-  metrics["iteration_cv_percent"] = *cv;
-  metrics["iteration_timer"] = "nccl-tests per-iteration CUDA events (-I 1), max over processes";
+  namespace c = collectives::record;
+  metrics[c::kIterationMinS] = *min_us * 1e-6;
+  metrics[c::kIterationMaxS] = *max_us * 1e-6;
+  metrics[c::kIterationP99S] = *p99_us * 1e-6;
+  metrics[c::kIterationCvPercent] = *cv;
+  metrics[c::kIterationTimer] = "nccl-tests per-iteration CUDA events (-I 1), max over processes";
 }
 
 } // namespace

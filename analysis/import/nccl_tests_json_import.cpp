@@ -20,6 +20,8 @@
 namespace railgauge::importers {
 namespace {
 
+using collectives::record::kEnvPrefix;
+
 constexpr const char *kFix = "give the file an nccl-tests *_perf binary wrote with -J, unmodified";
 
 // Reads typed fields and names the one that is wrong: "file.json: results[2].in_place.time".
@@ -115,9 +117,10 @@ void add_per_iteration(const Fields &f, const nlohmann::json &per_iter, const st
   if (by_process.size() < 2)
     return;
   const auto lockstep = summarize_lockstep(by_process, {}, 0);
-  metrics["processes"] = by_process.size();
-  metrics["slowest_process"] = lockstep.slowest_rank;
-  metrics["slowest_process_share"] = lockstep.slowest_share;
+  namespace c = collectives::record;
+  metrics[c::kProcesses] = by_process.size();
+  metrics[c::kSlowestProcess] = lockstep.slowest_rank;
+  metrics[c::kSlowestProcessShare] = lockstep.slowest_share;
 }
 
 } // namespace
@@ -166,7 +169,7 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
       for (std::string_view var :
            {"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE"})
         if (kv.starts_with(var) && kv.size() > var.size() && kv[var.size()] == '=')
-          common[fmt::format("env_{}", var)] = kv.substr(var.size() + 1);
+          common[fmt::format("{}{}", kEnvPrefix, var)] = kv.substr(var.size() + 1);
     }
   }
   for (const char *key : {"start_time", "end_time", "config", "out_of_bounds", "errors"})
@@ -235,7 +238,7 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
       r.params["source_format"] = "json";
       if (cpu_time) { // -C: the process's CPU time, not the wall clock
         r.metrics.erase("wall_time_s");
-        r.metrics["cpu_time_s"] = half.time_us * 1e-6;
+        r.metrics[collectives::record::kCpuTimeS] = half.time_us * 1e-6;
         r.metrics["timer"] = "nccl-tests process CPU time (-C), mean over iterations";
       }
       r.metrics.update(common);

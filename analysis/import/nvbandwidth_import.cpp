@@ -15,6 +15,7 @@
 #include "harness/error.h"
 #include "harness/metric_names.h"
 #include "harness/number_text.h"
+#include "records/peer_record.h"
 
 namespace railgauge::importers {
 namespace {
@@ -513,11 +514,11 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
           if (meaning.direction == "bidirectional")
             r.params["bidirectional_figure"] = bidirectional_figure(m.variant);
           if (meaning.latency) {
-            r.metrics["latency_s"] = *value * 1e-9;
+            r.metrics[peer::record::kLatencyS] = *value * 1e-9;
           } else {
             r.metrics[metric::kBandwidthGbytesPerS] = *value;
             if (m.sum)
-              r.metrics["matrix_sum_gbytes_per_s"] = *m.sum;
+              r.metrics[peer::record::kMatrixSumGbytesPerS] = *m.sum;
           }
           records.push_back(std::move(r));
         }

@@ -241,7 +241,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
         // The server side of ib_send_bw prints a peak of 0.00 beside a real average: it does
         // not time single completions. A peak that was not measured is left out, not a zero.
         if (v > 0)
-          r.metrics["bandwidth_peak_gbits_per_s"] = v * to_gbits;
+          r.metrics[rdma::record::kBandwidthPeakGbitsPerS] = v * to_gbits;
       } else if (c.rfind("BW average", 0) == 0) {
         r.metrics[rdma::record::kBandwidthGbitsPerS] = v * to_gbits;
         r.metrics["bandwidth_gbytes_per_s"] = v * to_gbits / 8.0;
