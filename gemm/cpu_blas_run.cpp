@@ -188,20 +188,20 @@ Outcome run_typed(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double pea
   out.metrics = gemm_metrics(m, plan, dtype, peak_tflops);
   if (together) {
     const LockstepResult &l = together->lockstep;
-    out.metrics[record::kLockstep] = {{"ranks", l.ranks},
+    out.metrics[record::kLockstep] = {{record::kLockstepRanks, l.ranks},
                                       {record::kLockstepOwnTimeS, to_json(l.own_time_s)},
-                                      {"slowest_rank", l.slowest_rank},
-                                      {"slowest_rank_share", l.slowest_share}};
+                                      {record::kLockstepSlowestRank, l.slowest_rank},
+                                      {record::kLockstepSlowestRankShare, l.slowest_share}};
   }
   // json{...}, not a bare braced list: clang 14 leaks the old value when a bare list is assigned
   // inside a function template (found by the sanitizer tier).
   out.derived_params = nlohmann::json{{record::kBlasThreads, openblas_get_num_threads()},
                                       {record::kRanksPerHost, ranks_on_this_host()},
-                                      {"blas_library", openblas_description()},
-                                      {"layout", "row_major_nn"},
-                                      {"operand_sets", rotated.rotation.sets},
-                                      {"operand_bytes_rotated", rotated.rotation.total_bytes},
-                                      {"l2_policy", rotated.rotation.policy}};
+                                      {record::kBlasLibrary, openblas_description()},
+                                      {record::kLayout, "row_major_nn"},
+                                      {record::kOperandSets, rotated.rotation.sets},
+                                      {record::kOperandBytesRotated, rotated.rotation.total_bytes},
+                                      {record::kL2Policy, rotated.rotation.policy}};
 
   bool verified = false;
   if (ctx.verify()) {

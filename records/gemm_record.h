@@ -52,8 +52,24 @@ inline constexpr const char *kGpuName = metric::kGpuName;
 inline constexpr const char *kSizeOp = "size"; // the op of a size sweep's points
 // gemm.cpu_blas*: OpenBLAS threads of each rank, and ranks of the launch on this host (whether
 // ranks had cores of their own)
-inline constexpr const char *kBlasThreads = "blas_threads";
+inline constexpr const char *kBlasThreads = metric::kBlasThreads;
 inline constexpr const char *kRanksPerHost = "ranks_per_host";
+// Derived: the BLAS (CPU) or cuBLASLt (GPU) that ran, the operand copies a measurement rotated
+// through, their bytes and the L2 they were sized against (and why), the GPU's L2, the cuBLASLt
+// workspace and the candidates the heuristic returned, the GPU's SKU and where its peak came
+// from, and gemm.burn's GPUs
+inline constexpr const char *kBlasLibrary = metric::kBlasLibrary;
+inline constexpr const char *kCublasltVersion = metric::kCublasltVersion;
+inline constexpr const char *kOperandSets = "operand_sets";
+inline constexpr const char *kOperandBytesRotated = "operand_bytes_rotated";
+inline constexpr const char *kL2Policy = "l2_policy";
+inline constexpr const char *kL2Bytes = metric::kL2Bytes;
+inline constexpr const char *kWorkspaceBytes = "workspace_bytes";
+inline constexpr const char *kCandidatesReturned = "candidates_returned";
+inline constexpr const char *kGpuSku = "gpu_sku";
+inline constexpr const char *kPeakSource = "peak_source";
+inline constexpr const char *kPeakTableOrigin = "peak_table_origin";
+inline constexpr const char *kGpusBurned = metric::kGpusBurned;
 // A TP point's model dimensions (axes that override the model's own, and params of its record)
 inline constexpr const char *kHidden = "hidden";
 inline constexpr const char *kHeads = "heads";
@@ -115,6 +131,9 @@ inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
 // (time_s is then the max over ranks per call).
 inline constexpr const char *kLockstep = "lockstep";
 inline constexpr const char *kLockstepOwnTimeS = metric::kOwnTimeS; // its field: this rank's time
+inline constexpr const char *kLockstepRanks = metric::kRanks;       // ... and the core's others
+inline constexpr const char *kLockstepSlowestRank = metric::kSlowestRank;
+inline constexpr const char *kLockstepSlowestRankShare = metric::kSlowestRankShare;
 
 // gemm.cublaslt*: the arithmetic intensity, and the peak the efficiency is of (also a param)
 inline constexpr const char *kFlopsPerByte = "flops_per_byte";

@@ -45,15 +45,7 @@ CONSTANT_PAIR = re.compile(r'\{\s*(?:[a-z_]+::)*(?:record|metric)::k[A-Za-z0-9_]
 
 # Literal names not converted yet, as "path": {names}. An entry whose file no longer has the
 # literal fails the stale-entry test, so that the list only shrinks.
-ALLOWED = {
-    "gemm/cpu_blas_run.cpp": {"ranks", "slowest_rank", "slowest_rank_share", "blas_library",
-                              "layout", "operand_sets", "operand_bytes_rotated", "l2_policy"},
-    "gemm/cuda/burn.cpp": {"n", "k", "gpus_burned", "workspace_bytes"},
-    "gemm/cuda/cublaslt_run.cpp": {"gpu_name", "gpu_sku", "peak_source", "peak_table_origin",
-                                   "cublaslt_version", "workspace_bytes", "candidates_returned",
-                                   "operand_sets", "operand_bytes_rotated", "l2_bytes",
-                                   "l2_policy"},
-}
+ALLOWED = {}
 
 
 def without_comments(text):

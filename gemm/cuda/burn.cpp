@@ -184,10 +184,10 @@ Outcome BurnBenchmark::run(RunContext &ctx, const Point &point) {
     return Outcome::waived(*why);
   const BurnOptions o = burn_options(point, gpu::cuda_device_count());
   Outcome out = burn_outcome(run_burn(o), gemm_flops(o.shape));
-  out.derived_params = {{"n", o.shape.n},
-                        {"k", o.shape.k},
-                        {"gpus_burned", o.gpus.size()},
-                        {"workspace_bytes", kLtWorkspaceBytes}};
+  out.derived_params = {{record::kN, o.shape.n},
+                        {record::kK, o.shape.k},
+                        {record::kGpusBurned, o.gpus.size()},
+                        {record::kWorkspaceBytes, kLtWorkspaceBytes}};
   return out;
 }
 

@@ -270,17 +270,17 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   out.metrics[record::kRefusedAlgos] = refused;
   out.metrics[record::kLtTypes] = gemms.front().lt.types_json();
   out.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
-  out.derived_params = {{"gpu_name", info.name},
-                        {"gpu_sku", peak.sku},
-                        {"peak_source", peak.source},
-                        {"peak_table_origin", peak.table_origin},
-                        {"cublaslt_version", cublaslt_version()},
-                        {"workspace_bytes", kLtWorkspaceBytes},
-                        {"candidates_returned", gemms.front().offered},
-                        {"operand_sets", rotation.sets},
-                        {"operand_bytes_rotated", rotation.total_bytes},
-                        {"l2_bytes", info.l2_bytes},
-                        {"l2_policy", rotation.policy}};
+  out.derived_params = {{record::kGpuName, info.name},
+                        {record::kGpuSku, peak.sku},
+                        {record::kPeakSource, peak.source},
+                        {record::kPeakTableOrigin, peak.table_origin},
+                        {record::kCublasltVersion, cublaslt_version()},
+                        {record::kWorkspaceBytes, kLtWorkspaceBytes},
+                        {record::kCandidatesReturned, gemms.front().offered},
+                        {record::kOperandSets, rotation.sets},
+                        {record::kOperandBytesRotated, rotation.total_bytes},
+                        {record::kL2Bytes, info.l2_bytes},
+                        {record::kL2Policy, rotation.policy}};
 
   if (ctx.verify()) {
     std::vector<std::string> problems;
