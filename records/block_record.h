@@ -12,6 +12,7 @@
 #include "harness/record_fields.h"
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
+#include "records/metric_field.h"
 
 namespace railgauge::block::record {
 
@@ -76,16 +77,22 @@ inline constexpr const char *kTelemetry = metric::kTelemetry; // the GPU block: 
 // The GPU block: the cuBLASLt algorithms a GEMM phase refused (gemm.cublaslt's field)
 inline constexpr const char *kRefusedAlgos = gemm::record::kRefusedAlgos;
 
-inline constexpr std::array kMetrics{kGemmTimeS,
-                                     kCollectiveTimeS,
-                                     kPhases,
-                                     kBlockFlops,
-                                     kBlockTflops,
-                                     kWrongElements,
-                                     kWrongGemmElements,
-                                     kWrongCollectiveElements,
-                                     kTelemetry,
-                                     kRefusedAlgos};
+// The field table: every metric a block record may carry, its unit and what it means
+// (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.
+inline constexpr std::array kMetrics{
+    MetricField{kGemmTimeS, "s",
+                "the GEMM phases of one block: median over iterations of the rank max"},
+    MetricField{kCollectiveTimeS, "s", "the collective phases of one block, as gemm_time_s"},
+    MetricField{kPhases, "", "every phase in block order with its median time"},
+    MetricField{kBlockFlops, "FLOP",
+                "the floating-point operations of one rank's GEMMs in one block"},
+    MetricField{kBlockTflops, "TFLOP/s", "flops_per_block over the block's time"},
+    MetricField{kWrongElements, "count", "elements the data check found wrong"},
+    MetricField{kWrongGemmElements, "count", "GEMM output elements outside the data check's bound"},
+    MetricField{kWrongCollectiveElements, "count", "collective output elements that are wrong"},
+    MetricField{kTelemetry, "", "the GPU block: this rank's GPU's clocks, power and throttling"},
+    MetricField{kRefusedAlgos, "", "the GPU block: cuBLASLt algorithms a GEMM phase refused"},
+};
 
 // The model's parameters, named as the gemm family's TP points name them (kv_heads and swiglu
 // are written too; calibrate does not read them)

@@ -16,6 +16,7 @@
 #include "harness/metric_names.h"
 #include "harness/record.h"
 #include "harness/record_fields.h"
+#include "records/metric_field.h"
 
 namespace railgauge::gemm::record {
 
@@ -139,36 +140,47 @@ inline constexpr const char *kLockstepSlowestRankShare = metric::kSlowestRankSha
 inline constexpr const char *kFlopsPerByte = "flops_per_byte";
 inline constexpr const char *kPeakTflopsMetric = kPeakTflops;
 
-inline constexpr std::array kMetrics{kTflops,
-                                     kEfficiency,
-                                     kBestTflops,
-                                     kBestEfficiency,
-                                     kTflopsMin,
-                                     kTflopsMedian,
-                                     kTflopsMax,
-                                     kFlopsPerCall,
-                                     kVerified,
-                                     kBestTimeS,
-                                     kBestTflopsMax,
-                                     kBestVsHeuristic,
-                                     kBestIsHeuristic,
-                                     kHeuristicAlgos,
-                                     kBestAlgos,
-                                     kCandidates,
-                                     kRefusedAlgos,
-                                     kLtTypes,
-                                     kVerifiedElements,
-                                     kWrongElements,
-                                     kWorstErrorOverBound,
-                                     kErrorBound,
-                                     kGemms,
-                                     kTelemetry,
-                                     kGpus,
-                                     kSlowestGpu,
-                                     kSlowestVsMedian,
-                                     kLockstep,
-                                     kFlopsPerByte,
-                                     kPeakTflopsMetric};
+// The field table: every metric a gemm record may carry, its unit and what it means
+// (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.
+inline constexpr std::array kMetrics{
+    MetricField{kTflops, "TFLOP/s", "1e12 FLOP/s at the median time"},
+    MetricField{kEfficiency, "ratio", "tflops over the dtype's dense peak"},
+    MetricField{kBestTflops, "TFLOP/s",
+                "cuBLASLt: the fastest of the heuristic's top-k candidates"},
+    MetricField{kBestEfficiency, "ratio", "cuBLASLt: best_tflops over the dtype's dense peak"},
+    MetricField{kTflopsMin, "TFLOP/s", "gemm.burn: the slowest GPU's rate"},
+    MetricField{kTflopsMedian, "TFLOP/s", "gemm.burn: the median GPU's rate"},
+    MetricField{kTflopsMax, "TFLOP/s", "at the fastest call; gemm.burn: the fastest GPU's rate"},
+    MetricField{kFlopsPerCall, "FLOP", "floating-point operations one timed call runs"},
+    MetricField{kVerified, "", "the point's data check passed"},
+    MetricField{kBestTimeS, "s", "cuBLASLt: the fastest candidate's median time per call"},
+    MetricField{kBestTflopsMax, "TFLOP/s", "cuBLASLt: the fastest candidate at its fastest call"},
+    MetricField{kBestVsHeuristic, "ratio",
+                "cuBLASLt: best_tflops over the heuristic's first pick's"},
+    MetricField{kBestIsHeuristic, "", "cuBLASLt: the heuristic's first pick was the fastest"},
+    MetricField{kHeuristicAlgos, "", "cuBLASLt: the algorithms the heuristic returned"},
+    MetricField{kBestAlgos, "", "cuBLASLt: the fastest candidates"},
+    MetricField{kCandidates, "", "cuBLASLt: the candidate algorithms timed"},
+    MetricField{kRefusedAlgos, "",
+                "cuBLASLt: algorithms cublasLtMatmul refused, each with its error"},
+    MetricField{kLtTypes, "", "cuBLASLt: the call's operand, compute and scale types"},
+    MetricField{kVerifiedElements, "count", "output elements the data check compared"},
+    MetricField{kWrongElements, "count", "output elements outside the data check's bound"},
+    MetricField{kWorstErrorOverBound, "ratio", "the data check's largest error over its bound"},
+    MetricField{kErrorBound, "", "the data check's bound and how it is set"},
+    MetricField{kGemms, "", "the GEMMs one call of the point runs"},
+    MetricField{kTelemetry, "",
+                "the GPU's clocks, power, temperature and throttling around the point"},
+    MetricField{kGpus, "", "gemm.burn: each GPU's figures"},
+    MetricField{kSlowestGpu, "", "gemm.burn: the slowest GPU"},
+    MetricField{kSlowestVsMedian, "ratio",
+                "gemm.burn: the slowest GPU's TFLOP/s over the median GPU's"},
+    MetricField{kLockstep, "",
+                "multi-rank gemm.cpu_blas*: ranks, own_time_s, the slowest rank and its share"},
+    MetricField{kFlopsPerByte, "FLOP/byte",
+                "flops_per_call over bytes_per_call: the arithmetic intensity"},
+    MetricField{kPeakTflopsMetric, "TFLOP/s", "the dtype's dense peak that efficiency is of"},
+};
 
 // The rank of an op ("qkv.fwd") in block order; ops of no known layer and pass come last.
 inline int op_block_rank(std::string_view op) {

@@ -10,6 +10,7 @@
 
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
+#include "records/metric_field.h"
 
 namespace railgauge::memory::record {
 
@@ -67,16 +68,25 @@ inline constexpr const char *kBurnBandwidthMinGbytesPerS = "bandwidth_gbytes_per
 inline constexpr const char *kBurnBandwidthMedianGbytesPerS = "bandwidth_gbytes_per_s_median";
 inline constexpr const char *kBurnBandwidthMaxGbytesPerS = "bandwidth_gbytes_per_s_max";
 
-inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
-                                     kBandwidthMaxGbytesPerS,
-                                     kBytesPerCall,
-                                     kVerified,
-                                     kTelemetry,
-                                     kWrongElements,
-                                     kPerGpu,
-                                     kBurnBandwidthMinGbytesPerS,
-                                     kBurnBandwidthMedianGbytesPerS,
-                                     kBurnBandwidthMaxGbytesPerS};
+// The field table: every metric a memory record may carry, its unit and what it means
+// (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.
+inline constexpr std::array kMetrics{
+    MetricField{kBandwidthGbytesPerS, "GB/s",
+                "bytes read and written per call over the median time"},
+    MetricField{kBandwidthMaxGbytesPerS, "GB/s",
+                "bytes read and written per call over the fastest call"},
+    MetricField{kBytesPerCall, "bytes", "bytes one call reads and writes"},
+    MetricField{kVerified, "", "the point's data check passed"},
+    MetricField{kTelemetry, "", "HBM points: the GPU's clocks, power, temperature and throttling"},
+    MetricField{kWrongElements, "count", "elements the data check found wrong, over every GPU"},
+    MetricField{kPerGpu, "", "memory.burn: one object per GPU"},
+    MetricField{kBurnBandwidthMinGbytesPerS, "GB/s",
+                "memory.burn: the slowest GPU's median copy rate"},
+    MetricField{kBurnBandwidthMedianGbytesPerS, "GB/s",
+                "memory.burn: the median GPU's median copy rate"},
+    MetricField{kBurnBandwidthMaxGbytesPerS, "GB/s",
+                "memory.burn: the fastest GPU's median copy rate"},
+};
 
 // A memory record, read: the typed view through which analysis reads the family.
 struct MemoryPointView {

@@ -9,6 +9,7 @@
 
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
+#include "records/metric_field.h"
 
 namespace railgauge::offload::record {
 
@@ -99,42 +100,50 @@ inline constexpr const char *kPcieLinkGbytesPerS = "pcie_link_gbytes_per_s";
 inline constexpr const char *kPcieMaxPayloadBytesAssumed = "pcie_max_payload_bytes_assumed";
 inline constexpr const char *kPcieLinkDowntrainedReason = "pcie_link_downtrained_reason";
 
-inline constexpr std::array kMetrics{kBandwidthGbytesPerS,
-                                     kBytesPerCall,
-                                     kVerified,
-                                     kPcieLinkDowntrained,
-                                     kExpectedGbytesPerS,
-                                     kEfficiency,
-                                     kH2dGbytesPerS,
-                                     kD2hGbytesPerS,
-                                     kCopySlowdown,
-                                     kGemmSlowdown,
-                                     kSumGbytesPerS,
-                                     kH2dEfficiency,
-                                     kD2hEfficiency,
-                                     kWrongWords,
-                                     kSumOfGpusGbytesPerS,
-                                     kPerGpu,
-                                     kSlowestGpu,
-                                     kSlowestGpuShare,
-                                     kBytesPerCopy,
-                                     kCopyAloneGbytesPerS,
-                                     kCopyConcurrentGbytesPerS,
-                                     kGemmAloneTflops,
-                                     kGemmConcurrentTflops,
-                                     kGemmWrongSamples,
-                                     kHostNumaNodesMeasured,
-                                     kPlacementHonoured,
-                                     kHostNumaNodeUnknownReason,
-                                     kPcieLinkSource,
-                                     kPcieGen,
-                                     kPcieWidth,
-                                     kPcieGenMax,
-                                     kPcieWidthMax,
-                                     kPcieEncoding,
-                                     kPcieLinkGbytesPerS,
-                                     kPcieMaxPayloadBytesAssumed,
-                                     kPcieLinkDowntrainedReason};
+// The field table: every metric a offload record may carry, its unit and what it means
+// (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.
+inline constexpr std::array kMetrics{
+    MetricField{kBandwidthGbytesPerS, "GB/s", "bytes copied per call over the median time"},
+    MetricField{kBytesPerCall, "bytes", "bytes one call copies"},
+    MetricField{kVerified, "", "the point's data check passed"},
+    MetricField{kPcieLinkDowntrained, "", "the link ran below its maximum generation or width"},
+    MetricField{kExpectedGbytesPerS, "GB/s",
+                "what the link's generation x width carries after overheads"},
+    MetricField{kEfficiency, "ratio", "bandwidth over expected_gbytes_per_s"},
+    MetricField{kH2dGbytesPerS, "GB/s", "bidir: the host-to-device direction"},
+    MetricField{kD2hGbytesPerS, "GB/s", "bidir: the device-to-host direction"},
+    MetricField{kCopySlowdown, "ratio", "with_gemm: the copy's time beside the GEMM over alone"},
+    MetricField{kGemmSlowdown, "ratio", "with_gemm: the GEMM's time beside the copy over alone"},
+    MetricField{kSumGbytesPerS, "GB/s", "bidir: both directions together"},
+    MetricField{kH2dEfficiency, "ratio",
+                "bidir: the host-to-device rate over the expected link rate"},
+    MetricField{kD2hEfficiency, "ratio",
+                "bidir: the device-to-host rate over the expected link rate"},
+    MetricField{kWrongWords, "count", "words the data check found wrong"},
+    MetricField{kSumOfGpusGbytesPerS, "GB/s", "all_gpus: every GPU's copy at once, summed"},
+    MetricField{kPerGpu, "", "all_gpus: one object per GPU"},
+    MetricField{kSlowestGpu, "", "all_gpus: the slowest GPU"},
+    MetricField{kSlowestGpuShare, "ratio", "all_gpus: the slowest GPU's rate over the fastest's"},
+    MetricField{kBytesPerCopy, "bytes", "with_gemm: bytes of one copy"},
+    MetricField{kCopyAloneGbytesPerS, "GB/s", "with_gemm: the copy alone"},
+    MetricField{kCopyConcurrentGbytesPerS, "GB/s", "with_gemm: the copy beside the GEMM"},
+    MetricField{kGemmAloneTflops, "TFLOP/s", "with_gemm: the GEMM alone"},
+    MetricField{kGemmConcurrentTflops, "TFLOP/s", "with_gemm: the GEMM beside the copy"},
+    MetricField{kGemmWrongSamples, "count", "with_gemm: GEMM output samples the check found wrong"},
+    MetricField{kHostNumaNodesMeasured, "", "the NUMA nodes the host buffer's pages were found on"},
+    MetricField{kPlacementHonoured, "",
+                "the host buffer sat on the NUMA node the placement asked for"},
+    MetricField{kHostNumaNodeUnknownReason, "", "why the host buffer's NUMA node is not known"},
+    MetricField{kPcieLinkSource, "", "where the link's state was read"},
+    MetricField{kPcieGen, "", "the GPU's PCIe generation while the point ran"},
+    MetricField{kPcieWidth, "lanes", "the GPU's PCIe lane count while the point ran"},
+    MetricField{kPcieGenMax, "", "the highest generation the link supports"},
+    MetricField{kPcieWidthMax, "lanes", "the widest the link supports"},
+    MetricField{kPcieEncoding, "", "the line encoding of that generation"},
+    MetricField{kPcieLinkGbytesPerS, "GB/s", "the link's raw rate per direction after encoding"},
+    MetricField{kPcieMaxPayloadBytesAssumed, "bytes", "the TLP payload the expected rate assumes"},
+    MetricField{kPcieLinkDowntrainedReason, "", "why the link runs below its maximum"},
+};
 
 // An offload record, read: the typed view through which analysis reads the family.
 struct OffloadPointView {

@@ -5,6 +5,8 @@
 // the record schema and the contract test read the names from here.
 #include <array>
 
+#include "records/metric_field.h"
+
 namespace railgauge::peer::record {
 
 inline constexpr const char *kOursTflops = "ours_tflops";
@@ -37,30 +39,38 @@ inline constexpr const char *kMatrixSumGbytesPerS = "matrix_sum_gbytes_per_s";
 // ... and a latency matrix's cell (nvbandwidth prints ns)
 inline constexpr const char *kLatencyS = "latency_s";
 
-inline constexpr std::array kMetrics{kOursTflops,
-                                     kOursBestTflops,
-                                     kOursGbytesPerS,
-                                     kOursH2dGbytesPerS,
-                                     kOursD2hGbytesPerS,
-                                     kOursVsTorch,
-                                     kOursVsNvbandwidth,
-                                     kOursMetric,
-                                     kOursRecords,
-                                     kOperandSets,
-                                     kNvbandwidthReportedGbytesPerS,
-                                     kPeerCountingFactor,
-                                     kMatrixSumGbytesPerS,
-                                     kLatencyS,
-                                     kSamples,
-                                     kEnqueueAhead,
-                                     kOursRoundsS,
-                                     kPeerRoundsS,
-                                     kRoundRatios,
-                                     kRatio,
-                                     kRatioP10,
-                                     kRatioP90,
-                                     kOursSpread,
-                                     kPeerSpread,
-                                     kVerdict};
+// The field table: every metric a peer record may carry, its unit and what it means
+// (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.
+inline constexpr std::array kMetrics{
+    MetricField{kOursTflops, "TFLOP/s", "railgauge's rate at the point"},
+    MetricField{kOursBestTflops, "TFLOP/s", "railgauge's best_tflops at the point"},
+    MetricField{kOursGbytesPerS, "GB/s", "railgauge's rate at the point"},
+    MetricField{kOursH2dGbytesPerS, "GB/s", "railgauge's host-to-device rate"},
+    MetricField{kOursD2hGbytesPerS, "GB/s", "railgauge's device-to-host rate"},
+    MetricField{kOursVsTorch, "ratio", "railgauge's figure over torch's"},
+    MetricField{kOursVsNvbandwidth, "ratio",
+                "railgauge's figure over nvbandwidth's, after peer_counting_factor"},
+    MetricField{kOursMetric, "", "the railgauge metric compared"},
+    MetricField{kOursRecords, "count", "railgauge records the figure is the median of"},
+    MetricField{kOperandSets, "count", "operand sets torch rotated through"},
+    MetricField{kNvbandwidthReportedGbytesPerS, "GB/s", "the figure nvbandwidth printed"},
+    MetricField{kPeerCountingFactor, "ratio",
+                "what nvbandwidth's figure is multiplied by to count as railgauge does"},
+    MetricField{kMatrixSumGbytesPerS, "GB/s",
+                "import.nvbandwidth: the SUM line under nvbandwidth's matrix"},
+    MetricField{kLatencyS, "s", "import.nvbandwidth: a latency matrix's cell"},
+    MetricField{kSamples, "count", "torch's timed samples per round"},
+    MetricField{kEnqueueAhead, "count", "calls torch enqueued before timing"},
+    MetricField{kOursRoundsS, "s", "railgauge's median seconds per call in each interleaved round"},
+    MetricField{kPeerRoundsS, "s", "the peer's median seconds per call in each interleaved round"},
+    MetricField{kRoundRatios, "ratio",
+                "the peer's seconds per call over railgauge's in each round"},
+    MetricField{kRatio, "ratio", "the median of round_ratios"},
+    MetricField{kRatioP10, "ratio", "the interval's low end: the 10th percentile of round_ratios"},
+    MetricField{kRatioP90, "ratio", "the interval's high end: the 90th percentile of round_ratios"},
+    MetricField{kOursSpread, "ratio", "railgauge's spread over the rounds: p90 / p10 - 1"},
+    MetricField{kPeerSpread, "ratio", "the peer's spread over the rounds: p90 / p10 - 1"},
+    MetricField{kVerdict, "", "parity, or which side is faster"},
+};
 
 } // namespace railgauge::peer::record

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
 #include "records/memory_record.h"
+#include "records/metric_field.h"
 #include "records/offload_record.h"
 #include "records/peer_record.h"
 #include "records/rdma_record.h"
@@ -29,20 +31,32 @@ namespace {
 
 const std::string kSource = RAILGAUGE_SOURCE_DIR;
 
+// One family's field table, and the family its records' keys and the schema's descriptions
+// name ("gemm: ...", "collectives.*_with_gemm ...").
+struct FieldTable {
+  std::string family;
+  std::vector<MetricField> fields;
+};
+
+std::vector<FieldTable> field_tables() {
+  const auto rows = [](const auto &table) {
+    return std::vector<MetricField>(table.begin(), table.end());
+  };
+  return {{gemm::record::kFamily, rows(gemm::record::kMetrics)},
+          {memory::record::kFamily, rows(memory::record::kMetrics)},
+          {offload::record::kFamily, rows(offload::record::kMetrics)},
+          {rdma::record::kFamily, rows(rdma::record::kMetrics)},
+          {collectives::record::kFamily, rows(collectives::record::kMetrics)},
+          {block::record::kFamily, rows(block::record::kMetrics)},
+          {"peer", rows(peer::record::kMetrics)}};
+}
+
 // Every metric a contract or the measurement core names.
 std::set<std::string> contract_metrics() {
   std::set<std::string> names(std::begin(metric::kCoreMetrics), std::end(metric::kCoreMetrics));
-  for (const auto &list :
-       {std::vector<const char *>(gemm::record::kMetrics.begin(), gemm::record::kMetrics.end()),
-        std::vector<const char *>(memory::record::kMetrics.begin(), memory::record::kMetrics.end()),
-        std::vector<const char *>(offload::record::kMetrics.begin(),
-                                  offload::record::kMetrics.end()),
-        std::vector<const char *>(rdma::record::kMetrics.begin(), rdma::record::kMetrics.end()),
-        std::vector<const char *>(collectives::record::kMetrics.begin(),
-                                  collectives::record::kMetrics.end()),
-        std::vector<const char *>(block::record::kMetrics.begin(), block::record::kMetrics.end()),
-        std::vector<const char *>(peer::record::kMetrics.begin(), peer::record::kMetrics.end())})
-    names.insert(list.begin(), list.end());
+  for (const auto &table : field_tables())
+    for (const auto &field : table.fields)
+      names.insert(field.name);
   return names;
 }
 
@@ -115,6 +129,107 @@ TEST(RecordContract, EverySchemaMetricIsNamedByAContract) {
   for (const auto &[name, _] : schema.items())
     EXPECT_TRUE(names.count(name) || kCoreBookkeeping.count(name))
         << name << " is in the schema, not in any family's record contract";
+}
+
+// The unit a metric's name gives it by the schema's convention, "" where the name says none.
+std::string unit_of_name(const std::string &name) {
+  const auto ends = [&](const std::string &suffix) {
+    return name.size() >= suffix.size() && name.ends_with(suffix);
+  };
+  const auto has = [&](const char *part) { return name.find(part) != std::string::npos; };
+  if (has("gbytes_per_s"))
+    return "GB/s";
+  if (has("gbits_per_s"))
+    return "Gb/s";
+  if (has("tflops"))
+    return "TFLOP/s";
+  if (has("gflops"))
+    return "GFLOP/s";
+  if (ends("_per_s"))
+    return "1/s";
+  if (ends("_s"))
+    return "s";
+  if (ends("_bytes"))
+    return "bytes";
+  return "";
+}
+
+// The schema's types of a metric ({"number", "null"}), empty where it states none.
+std::set<std::string> schema_types(const nlohmann::json &entry) {
+  std::set<std::string> types;
+  if (const auto t = entry.find("type"); t != entry.end()) {
+    if (t->is_string())
+      types.insert(t->get<std::string>());
+    else
+      for (const auto &one : *t)
+        types.insert(one.get<std::string>());
+  }
+  return types;
+}
+
+// Each row of a field table: a one-line meaning, the unit the schema's naming convention gives
+// its name, no unit on what the schema types as a flag or a text, and one unit for a name that
+// several tables hold.
+TEST(RecordContract, EachFieldHasTheUnitTheSchemaGivesItsName) {
+  std::ifstream in(kSource + "/results/schema/record.schema.json");
+  const auto schema = nlohmann::json::parse(in);
+  // The convention unit_of_name applies is the schema's own: it says so at the top.
+  const auto convention = schema.at("description").get<std::string>();
+  for (const char *said :
+       {"_s seconds", "_bytes bytes", "_gbytes_per_s GB/s", "_gbits_per_s Gb/s", "_tflops 1e12"})
+    EXPECT_NE(convention.find(said), std::string::npos) << "the schema no longer says " << said;
+  const auto &metrics = schema["properties"]["metrics"]["properties"];
+  std::map<std::string, std::string> unit_by_name;
+  int rows = 0;
+  for (const auto &table : field_tables())
+    for (const auto &f : table.fields) {
+      ++rows;
+      const std::string where = table.family + " " + f.name;
+      const std::string meaning = f.meaning, unit = f.unit;
+      EXPECT_FALSE(meaning.empty()) << where << " has no meaning";
+      EXPECT_EQ(meaning.find('\n'), std::string::npos) << where << ": one line";
+      if (const auto by_name = unit_of_name(f.name); !by_name.empty())
+        EXPECT_EQ(unit, by_name) << where << ": its name gives " << by_name;
+      if (metrics.contains(f.name)) {
+        const auto types = schema_types(metrics[f.name]);
+        if (types.count("boolean") || types.count("string"))
+          EXPECT_EQ(unit, "") << where << " is a flag or a text in the schema";
+      }
+      const auto it = unit_by_name.emplace(f.name, unit).first;
+      EXPECT_EQ(it->second, unit) << where << ": another table gives it " << it->second;
+    }
+  EXPECT_GT(rows, 150);
+  // The rule itself
+  EXPECT_EQ(unit_of_name("busbw_max_gbytes_per_s"), "GB/s");
+  EXPECT_EQ(unit_of_name("message_rate_per_s"), "1/s");
+  EXPECT_EQ(unit_of_name("gemm_alone_s"), "s");
+  EXPECT_EQ(unit_of_name("wrong_bytes"), "bytes");
+  EXPECT_EQ(unit_of_name("efficiency"), "");
+}
+
+// A schema metric whose description names a family ("rdma.incast receiver: ...") is in that
+// family's table (import.nvbandwidth's in the peer table, beside the comparisons it feeds).
+TEST(RecordContract, EverySchemaMetricOfAFamilyIsInItsTable) {
+  const auto schema = schema_metrics();
+  const std::set<std::string> core(std::begin(metric::kCoreMetrics),
+                                   std::end(metric::kCoreMetrics));
+  std::map<std::string, std::set<std::string>> tables;
+  for (const auto &table : field_tables())
+    for (const auto &f : table.fields)
+      tables[table.family].insert(f.name);
+  tables["import"] = tables["peer"];
+  int tagged = 0;
+  for (const auto &[name, entry] : schema.items()) {
+    const auto description = entry.value("description", std::string());
+    const auto family =
+        description.substr(0, description.find_first_not_of("abcdefghijklmnopqrstuvwxyz_"));
+    if (!tables.count(family) || core.count(name))
+      continue;
+    ++tagged;
+    EXPECT_TRUE(tables[family].count(name))
+        << name << ": the schema gives it to " << family << ", whose field table lacks it";
+  }
+  EXPECT_GT(tagged, 150);
 }
 
 // "metrics.latency.p99_s" -> "latency"; "metrics.port_counter_deltas.*.link_downed" -> ...
