@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/printers.h"
+#include "cli/run_ingest.h"
 #include "gemm/tp_table.h"
 #include "harness/cuda/device.h"
 #include "harness/data_paths.h"
@@ -78,6 +79,7 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
                  "inside multi-rank points: a pair's peer) before it names the ones missing")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  add_run_db_options(cmd, o.db);
 }
 
 std::vector<std::string> suite_dirs(const std::optional<std::string> &extra) {
@@ -152,8 +154,10 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
                     const std::vector<std::string> &argv, const nlohmann::json &suite_info,
                     std::string *run_dir) {
   const auto format = parse_output_format(o.format, "--format");
-  // A typo in --expect stops the run before it has a directory.
+  // A typo in --expect or a --db URL that could never be used stops the run before it has a
+  // directory.
   const auto expected = parse_expectations(o.expect, "--expect");
+  const auto db_url = run_db_url(o.db);
   std::vector<AxisOverride> overrides;
   for (const auto &a : o.axes)
     overrides.push_back(parse_axis_override(a));
@@ -318,7 +322,9 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);
   const bool bad = counts.count("failed") || counts.count("error");
-  return code(bad ? ExitStatus::problems : ExitStatus::ok);
+  const int status = code(bad ? ExitStatus::problems : ExitStatus::ok);
+  // Stored once whole: a run cut short is not (its --resume is, under the same run id).
+  return db_url.empty() ? status : ingest_finished_run(o.db, db_url, id.dir, status);
 }
 
 } // namespace railgauge

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/history/db_command.h"
 #include "harness/registry.h"
 #include "harness/suite.h"
 
@@ -36,6 +37,7 @@ struct CommonOptions {
   double progress_every_s = 30;         // a batch log's progress line (stderr not a terminal)
   std::optional<std::string> store_url; // --store: where several ranks meet
   double store_timeout_s = 300;
+  history::DbFlags db; // --db: the finished run into the fleet history (run_ingest.h)
 };
 
 void add_common_options(CLI::App &cmd, CommonOptions &o);

@@ -90,25 +90,42 @@ std::string read_password_file(const std::string &path) {
   return password;
 }
 
+bool is_postgresql(const std::string &url) {
+  return url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
+}
+
+// The file of a sqlite: URL; "" when the URL is not SQLite's.
+std::string sqlite_path(const std::string &url) {
+  if (url.rfind("sqlite:", 0) != 0)
+    return "";
+  auto path = url.substr(7);
+  if (path.rfind("//", 0) == 0)
+    path = path.substr(2); // sqlite:///abs/path
+  if (path.empty())
+    throw InputError("the SQLite URL names no file", url, kUrlFix);
+  return path;
+}
+
 } // namespace
 
+void check_database_url(const std::string &url) {
+  if (!sqlite_path(url).empty())
+    return;
+  if (!is_postgresql(url))
+    throw InputError(fmt::format("unknown database URL '{}'", url), "--db", kUrlFix);
+  refuse_password_in(url);
+}
+
 std::unique_ptr<Database> open_database(const std::string &url, const OpenOptions &options) {
+  check_database_url(url);
   std::unique_ptr<Database> db;
-  if (url.rfind("sqlite:", 0) == 0) {
-    auto path = url.substr(7);
-    if (path.rfind("//", 0) == 0)
-      path = path.substr(2); // sqlite:///abs/path
-    if (path.empty())
-      throw InputError("the SQLite URL names no file", url, kUrlFix);
+  if (const auto path = sqlite_path(url); !path.empty()) {
     db = open_sqlite(path, options);
-  } else if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) {
-    refuse_password_in(url);
+  } else {
     std::optional<std::string> password;
     if (options.password_file)
       password = read_password_file(*options.password_file);
     db = open_postgresql(url, password, options);
-  } else {
-    throw InputError(fmt::format("unknown database URL '{}'", url), "--db", kUrlFix);
   }
   prepare_schema(*db);
   return db;

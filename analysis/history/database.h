@@ -67,6 +67,11 @@ struct OpenOptions {
 // or --db-password-file. The schema is created or checked (schema.h) before this returns.
 std::unique_ptr<Database> open_database(const std::string &url, const OpenOptions &options = {});
 
+// What open_database checks of the URL before it connects (its scheme, a file for SQLite, no
+// password in it), without connecting: a command that opens the database only at its end (`run
+// --db`) refuses a URL it could never use before it measures anything. InputError when bad.
+void check_database_url(const std::string &url);
+
 // The backends, each in its own file (a stub where the build lacks its library).
 std::unique_ptr<Database> open_sqlite(const std::string &path, const OpenOptions &options);
 // `password`: read from --db-password-file; otherwise libpq's own PGPASSWORD or ~/.pgpass.

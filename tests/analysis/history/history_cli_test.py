@@ -237,6 +237,71 @@ class HistoryCli(unittest.TestCase):
         self.assertEqual(sorted({p["host"] for p in verdict["parts"]}),
                          ["node01", "node02", "node03", "node04"])
 
+    def measure(self, out, *db_args, env=None):
+        """A short CPU-only run (four host-memory copy points) with `run --db ...`."""
+        return self.railgauge("run", "--out", out, "--filter", "memory.host_copy",
+                              "-a", "size_bytes=4KiB,8KiB", "-a", "threads=1,2", "-q",
+                              *db_args, env=env)
+
+    def stored(self, path, run_dir):
+        """The records `run_dir` holds and the records its run has in the SQLite file."""
+        lines = (run_dir / "records.jsonl").read_text().splitlines()
+        con = sqlite3.connect(path)
+        rows = con.execute("SELECT COUNT(*) FROM records r JOIN runs ru ON ru.id = r.run_id "
+                           "WHERE ru.dir = ? AND r.per_gpu = 0", (str(run_dir),)).fetchone()
+        return len(lines), rows[0]
+
+    def test_run_with_db_stores_the_run_when_it_finishes(self):
+        out, path = self.tmp / "run-db", self.tmp / "run-db.db"
+        r = self.measure(out, "--db", f"sqlite:{path}")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        (run_dir,) = out.iterdir()
+        self.assertIn("stored in", r.stderr)
+        self.assertEqual(self.stored(path, run_dir), (4, 4))
+        # --db env: the URL from $RAILGAUGE_DB, in no command line.
+        env = dict(os.environ, RAILGAUGE_DB=f"sqlite:{path}")
+        r = self.measure(self.tmp / "run-db-env", "--db", "env", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        con = sqlite3.connect(path)
+        self.assertEqual(con.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 2)
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_run_with_db_stores_the_run_in_postgresql(self):
+        url = fresh_pg_database("run_db")
+        r = self.measure(self.tmp / "run-pg", "--db", url)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(pg_count(url, "SELECT COUNT(*) FROM runs"), 1)
+        self.assertEqual(pg_count(url, "SELECT COUNT(*) FROM records WHERE per_gpu = 0"), 4)
+
+    def test_run_with_an_unreachable_db_exits_4_and_keeps_every_record(self):
+        out, nowhere = self.tmp / "run-nodb", self.tmp / "no-server-run"
+        nowhere.mkdir(exist_ok=True)
+        r = self.measure(out, "--db", f"postgresql:///postgres?host={nowhere}&user=postgres",
+                         "--db-timeout-s", "2")
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("cannot reach the PostgreSQL server", r.stderr)
+        self.assertIn("holds every record", r.stderr)
+        (run_dir,) = out.iterdir()
+        self.assertEqual(json.loads((run_dir / "run.json").read_text())["status"], "complete")
+        self.assertIn(f"railgauge db ingest --db 'postgresql:///postgres?host={nowhere}",
+                      r.stderr)
+        # Stored later, the run is whole.
+        path = self.tmp / "later.db"
+        self.assertEqual(self.railgauge("db", "ingest", "--db", f"sqlite:{path}",
+                                        run_dir).returncode, 0)
+        self.assertEqual(self.stored(path, run_dir), (4, 4))
+
+    def test_run_refuses_a_db_url_it_could_never_use_before_measuring(self):
+        for url, words in [("postgresql://u:secret@db01/fleet", "holds a password"),
+                           ("mysql://db01/fleet", "unknown database URL"),
+                           ("env", "RAILGAUGE_DB is not set")]:
+            out = self.tmp / "run-refused"
+            env = {k: v for k, v in os.environ.items() if k != "RAILGAUGE_DB"}
+            r = self.measure(out, "--db", url, env=env)
+            self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+            self.assertIn(words, r.stderr)
+            self.assertFalse(out.exists(), "nothing may be measured with a --db refused")
+
 
 if __name__ == "__main__":
     run_named_tests(sys.argv[1:])

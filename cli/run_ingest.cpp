@@ -1,0 +1,68 @@
+#include "cli/run_ingest.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "analysis/history/database.h"
+#include "analysis/history/ingest.h"
+#include "analysis/run_set.h"
+#include "harness/error.h"
+#include "harness/exit_status.h"
+
+namespace railgauge {
+
+void add_run_db_options(CLI::App &cmd, history::DbFlags &db) {
+  cmd.add_option("--db", db.url,
+                 "Store the run in the fleet history when it finishes: sqlite:PATH, "
+                 "postgresql://[USER@]HOST[:PORT]/DB, or env (the URL in $RAILGAUGE_DB, so that "
+                 "it is in no command line). The run directory is written first: a database "
+                 "that refuses the run costs no record (exit 4, and the command that stores it "
+                 "later)");
+  history::add_db_flags(&cmd, db);
+}
+
+std::string run_db_url(const history::DbFlags &db) {
+  if (db.url.empty())
+    return "";
+  std::string url = db.url;
+  if (url == "env") {
+    const char *env = std::getenv("RAILGAUGE_DB");
+    if (!env || !*env)
+      throw InputError("--db env, but RAILGAUGE_DB is not set", "--db",
+                       "export RAILGAUGE_DB=sqlite:PATH or postgresql://[USER@]HOST[:PORT]/DB, "
+                       "or give --db the URL");
+    url = env;
+  }
+  history::check_database_url(url);
+  return url;
+}
+
+int ingest_finished_run(const history::DbFlags &db, const std::string &url,
+                        const std::string &run_dir, int status) {
+  try {
+    auto database =
+        history::open_database(url, {.timeout_s = db.timeout_s, .password_file = db.password_file});
+    const auto loaded = analysis::load_runs({run_dir});
+    for (const auto &run : loaded.runs) {
+      const auto out = history::ingest_run(*database, run);
+      std::cerr << fmt::format("railgauge: --db: run {} {} {}{}\n", out.run_id,
+                               out.added ? "stored in" : "already in", database->name(),
+                               out.added ? fmt::format(" ({} records)", out.records) : "");
+    }
+    return status;
+  } catch (const InputError &e) {
+    // The URL as given (it holds no password: check_database_url refused one); `db ingest`
+    // reads $RAILGAUGE_DB itself.
+    const auto db_flag = db.url == "env" ? std::string() : fmt::format(" --db '{}'", db.url);
+    std::cerr << fmt::format("railgauge: error: --db: {}\n  the run directory {} is complete and "
+                             "holds every record; store it once the database is back with:\n"
+                             "  railgauge db ingest{} '{}'\n",
+                             e.what(), run_dir, db_flag, run_dir);
+    return code(ExitStatus::bad_input);
+  }
+}
+
+} // namespace railgauge
