@@ -17,7 +17,7 @@
 
 namespace railgauge::rdma {
 
-inline constexpr const char *kLedgerFileName = "fabric_ledger.jsonl";
+inline constexpr const char *kLedgerFileName = records::kLedgerFileName;
 // The axis's name, until records/rdma_record.h takes it.
 inline constexpr const char *kCoverSinceAxis = "cover_since";
 

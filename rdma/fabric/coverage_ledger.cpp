@@ -1,11 +1,9 @@
 #include "rdma/fabric/coverage_ledger.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "harness/error.h"
 
@@ -35,41 +33,11 @@ std::vector<LedgerLine> ledger_lines(const Topology &t, const std::vector<FlowOb
 }
 
 void append_ledger(const std::string &path, const std::vector<LedgerLine> &lines) {
-  std::ofstream out(path, std::ios::app);
-  if (!out)
-    throw InputError("cannot append to the coverage ledger", path,
-                     "give a run directory this process can write to");
-  for (const auto &l : lines) {
-    nlohmann::json j{{"link", l.link},   {"kind", l.kind},   {"time_s", l.time_s},
-                     {"round", l.round}, {"phase", l.phase}, {"flows", l.flows},
-                     {"bad", l.bad}};
-    if (!l.via.empty())
-      j["via"] = l.via;
-    out << j.dump() << '\n';
-  }
-  if (!out)
-    throw InputError("could not write the coverage ledger", path, "free space on its disk");
+  records::append_ledger_lines(path, lines);
 }
 
 std::vector<LedgerLine> read_ledger(const std::string &path) {
-  std::vector<LedgerLine> lines;
-  std::ifstream in(path);
-  std::string text;
-  for (int number = 1; std::getline(in, text); ++number) {
-    if (text.empty())
-      continue;
-    try {
-      const auto j = nlohmann::json::parse(text);
-      lines.push_back({j.at("link"), j.value("kind", ""), j.value("phase", ""), j.at("time_s"),
-                       j.value("round", 0), j.value("flows", 0), j.value("bad", 0),
-                       j.value("via", "")});
-    } catch (const nlohmann::json::exception &e) {
-      throw InputError(fmt::format("not a ledger line: {}", e.what()),
-                       fmt::format("{}:{}", path, number),
-                       "remove or repair the line (each is one JSON object)");
-    }
-  }
-  return lines;
+  return records::read_ledger_lines(path);
 }
 
 std::vector<int> links_not_exercised_since(const Topology &t, const std::vector<LedgerLine> &ledger,

@@ -16,15 +16,12 @@
 
 #include "rdma/fabric/flow.h"
 #include "rdma/fabric/topology.h"
+#include "records/coverage_ledger_file.h"
 
 namespace railgauge::rdma::fabric {
 
-struct LedgerLine {
-  std::string link, kind, phase;
-  double time_s = 0;
-  int round = 0, flows = 0, bad = 0;
-  std::string via; // what exercised it ("rdma.pair_matrix write"); not written when empty
-};
+// The file's lines (records/coverage_ledger_file.h: the fleet history reads them too).
+using LedgerLine = records::LedgerLine;
 
 // One line per link the flows crossed; a flow is bad under `bad_below_gbps`.
 std::vector<LedgerLine> ledger_lines(const Topology &t, const std::vector<FlowObservation> &flows,
