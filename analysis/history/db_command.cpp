@@ -71,9 +71,13 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
       present += !out.added;
       records += out.records;
       if (!o.quiet)
-        std::cout << fmt::format("{} {} ({}){}\n",
-                                 out.added ? "ingested" : "already there:", out.run_id, out.host,
-                                 out.added ? fmt::format(", {} records", out.records) : "");
+        std::cout << fmt::format(
+            "{} {} ({}){}\n", out.added ? "ingested" : "already there:", out.run_id, out.host,
+            out.added ? fmt::format(", {} records{}", out.records,
+                                    out.ledger_lines > 0
+                                        ? fmt::format(", {} ledger lines", out.ledger_lines)
+                                        : "")
+                      : "");
     }
   }
   const double wall_s =

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/history/ledger_rows.h"
 #include "harness/error.h"
 #include "harness/inventory/pci_tree.h"
 #include "records/per_gpu_parts.h"
@@ -193,6 +194,7 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run) {
   long long failed = 0;
   for (const auto &r : run.records)
     failed += r.status == Status::failed || r.status == Status::error;
+  const auto ledger = read_run_ledger(run.dir); // a bad line refuses the run before it is claimed
   in_transaction(db, [&] {
     out = IngestOutcome{.run_id = facts.run_id, .host = facts.host};
     const auto host = host_id(db, facts.host);
@@ -235,6 +237,9 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run) {
       out.figures += !std::holds_alternative<std::nullptr_t>(rows.back().back());
     }
     db.insert_rows("records", kRecordColumns, rows);
+    if (!ledger.empty())
+      db.insert_rows("ledger", kLedgerColumns, ledger_rows(ledger, run_row, host));
+    out.ledger_lines = static_cast<long long>(ledger.size());
     out.added = true;
     out.records = static_cast<long long>(run.records.size());
   });

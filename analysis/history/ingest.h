@@ -17,6 +17,7 @@ struct IngestOutcome {
   bool added = false;    // false: the database already held the run
   long long records = 0; // the run's records (the per-GPU parts stored beside them not counted)
   long long figures = 0; // records with a figure a part's history trends
+  long long ledger_lines = 0; // its coverage ledger's lines (analysis/history/ledger_rows.h)
 };
 
 IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run);

@@ -37,6 +37,12 @@ constexpr const char *kTables[] = {
     "host_id BIGINT NOT NULL REFERENCES hosts(id), part_id BIGINT REFERENCES parts(id), "
     "rule TEXT NOT NULL, level TEXT NOT NULL, what TEXT NOT NULL, judged_utc TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS verdicts_by_run ON verdicts (run_id)",
+    // Version 3. Written with its run in one transaction, as the records are: no REFERENCES.
+    "CREATE TABLE IF NOT EXISTS ledger ({id}, run_id BIGINT NOT NULL, host_id BIGINT NOT NULL, "
+    "link TEXT NOT NULL, kind TEXT NOT NULL, phase TEXT NOT NULL, via TEXT, "
+    "time_s DOUBLE PRECISION NOT NULL, round_index BIGINT NOT NULL, flows BIGINT NOT NULL, "
+    "bad BIGINT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS ledger_by_link ON ledger (link, time_s)",
 };
 
 std::string key_column(const Database &db) {
@@ -45,6 +51,7 @@ std::string key_column(const Database &db) {
 }
 
 // Version 1 to 2: the records' foreign keys dropped (PostgreSQL; SQLite never enforced them).
+// 2 to 3: the ledger table, which kTables creates in any database that lacks it.
 void upgrade(Database &db, std::int64_t from_version) {
   if (from_version < 2 && db.dialect() == "postgresql")
     db.execute("ALTER TABLE records DROP CONSTRAINT IF EXISTS records_run_id_fkey, "

@@ -11,6 +11,8 @@
 //   records         every record of every run (key, params, metrics, status), with the part it
 //                   measured and its figure (the one metric its history trends)
 //   verdicts        what `check --history` concluded of each run's parts
+//   ledger          the coverage ledger of each run (fabric_ledger.jsonl): a line per link a
+//                   round exercised, when, how (phase, via) and how many flows and bad ones
 //
 // A database of a newer version than this build's is refused, before anything is written; an
 // older one is brought up to this version when opened.
@@ -19,8 +21,9 @@
 namespace railgauge::history {
 
 // 2: records carry no foreign keys (ingest keeps them whole, one transaction a run); a
-// version-1 database is upgraded when opened.
-inline constexpr int kSchemaVersion = 2;
+// version-1 database is upgraded when opened. 3: the ledger table; a version-2 database gets it
+// when opened (runs ingested before then have no ledger rows: ingest does not revisit them).
+inline constexpr int kSchemaVersion = 3;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

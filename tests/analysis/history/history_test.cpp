@@ -20,6 +20,7 @@
 #include "analysis/history/history_report.h"
 #include "analysis/history/history_rules.h"
 #include "analysis/history/ingest.h"
+#include "analysis/history/ledger_rows.h"
 #include "analysis/history/schema.h"
 #include "analysis/history/trend.h"
 #include "analysis/report/report.h"
@@ -318,6 +319,73 @@ TEST_P(History, TheRulesFileSetsTheHistoryThresholds) {
     named = violations(result)[kHost].contains(kOffenderRule);
     EXPECT_EQ(named, run == 3) << "run " << run;
   }
+}
+
+// The coverage ledger in the history: `db ingest` stores a run's fabric_ledger.jsonl as rows of
+// the ledger table, once. A matrix run of host `host` under `out`, its ledger holding `ledger`
+// (JSON lines).
+std::string matrix_run(const fs::path &out, const std::string &host, const std::string &ledger) {
+  const RunIdentity id = create_run_directory(out.string(), host, 0);
+  Manifest manifest(id, {"railgauge", "rdma"});
+  manifest.data()["suite"] = {{"name", "rdma"}};
+  manifest.write();
+  Outcome o;
+  o.metrics = {{"pairing", "coverage"}};
+  std::ofstream(fs::path(id.dir) / "records.jsonl")
+      << railgauge::testing::outcome_record(id.run_id, host, "rdma.tcp_pair_matrix",
+                                            {{"coverage_k", 2}}, o, "2026-11-27T04:00:00.000Z")
+             .json_line()
+      << '\n';
+  std::ofstream(fs::path(id.dir) / records::kLedgerFileName) << ledger;
+  return id.dir;
+}
+
+TEST_P(History, ARunsLedgerIsStoredOnceWithItsLinksTimesAndHow) {
+  const auto run = matrix_run(
+      dir_ / "runs", "fabnode",
+      "{\"link\":\"n1/mlx5_0 - leaf1[3]\",\"kind\":\"nic_leaf\",\"time_s\":1795000000.5,"
+      "\"round\":0,\"phase\":\"matrix\",\"flows\":2,\"bad\":1,\"via\":\"rdma.pair_matrix write\"}\n"
+      "{\"link\":\"leaf1[33] - spine2[1]\",\"kind\":\"leaf_spine\",\"time_s\":1795000100,"
+      "\"round\":3,\"phase\":\"split\",\"flows\":32,\"bad\":0}\n");
+  auto db = open_database(url_);
+  const auto loaded = analysis::load_runs({run});
+  ASSERT_EQ(loaded.runs.size(), 1u);
+  const auto first = ingest_run(*db, loaded.runs.front());
+  EXPECT_TRUE(first.added);
+  EXPECT_EQ(first.ledger_lines, 2);
+  EXPECT_FALSE(ingest_run(*db, loaded.runs.front()).added); // a second ingest adds nothing
+  const auto rows = db->query("SELECT l.link, l.kind, l.phase, l.via, l.time_s, l.round_index, "
+                              "l.flows, l.bad, h.name FROM ledger l JOIN hosts h ON "
+                              "h.id = l.host_id JOIN runs r ON r.id = l.run_id ORDER BY l.link");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(as_text(rows[0][0]), "leaf1[33] - spine2[1]");
+  EXPECT_EQ(as_text(rows[0][2]), "split");
+  EXPECT_EQ(as_text(rows[0][3]), ""); // no via: null
+  EXPECT_EQ(as_int(rows[0][5]), 3);
+  EXPECT_EQ(as_int(rows[0][6]), 32);
+  EXPECT_EQ(as_text(rows[1][0]), "n1/mlx5_0 - leaf1[3]");
+  EXPECT_EQ(as_text(rows[1][1]), "nic_leaf");
+  EXPECT_EQ(as_text(rows[1][3]), "rdma.pair_matrix write");
+  EXPECT_EQ(as_double(rows[1][4]), 1795000000.5);
+  EXPECT_EQ(as_int(rows[1][7]), 1);
+  EXPECT_EQ(as_text(rows[1][8]), "fabnode");
+  // What a canary asks: the links exercised since a time.
+  EXPECT_EQ(db->query("SELECT link FROM ledger WHERE time_s >= ?", {1795000050.0}).size(), 1u);
+}
+
+TEST_P(History, ABadLedgerLineRefusesItsRunNamingTheLine) {
+  const auto run =
+      matrix_run(dir_ / "runs", "fabnode", "{\"link\":\"a\",\"time_s\":1}\n{\"link\":\"b\"}\n");
+  auto db = open_database(url_);
+  const auto loaded = analysis::load_runs({run});
+  ASSERT_EQ(loaded.runs.size(), 1u);
+  try {
+    ingest_run(*db, loaded.runs.front());
+    FAIL() << "a ledger line without its time was ingested";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), (fs::path(run) / records::kLedgerFileName).string() + ":2");
+  }
+  EXPECT_EQ(as_int(db->query("SELECT COUNT(*) FROM runs").at(0).at(0)), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, History, ::testing::Values("sqlite", "postgresql"),
