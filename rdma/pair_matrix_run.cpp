@@ -127,11 +127,11 @@ std::vector<PairResult> results_of(const std::vector<PairReport> &reports) {
 nlohmann::json pairs_json(const std::vector<PairReport> &reports) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto &r : reports) {
-    nlohmann::json p = {{"endpoints", {r.result.pair.first, r.result.pair.second}},
-                        {"latency_p50_s", r.result.latency_s},
-                        {"bandwidth_gbits_per_s", r.result.bandwidth_gbits_per_s}};
+    nlohmann::json p = {{record::kMatrixEndpoints, {r.result.pair.first, r.result.pair.second}},
+                        {record::kMatrixLatencyP50S, r.result.latency_s},
+                        {record::kBandwidthGbitsPerS, r.result.bandwidth_gbits_per_s}};
     if (!r.error.empty())
-      p["error"] = r.error;
+      p[record::kMatrixError] = r.error;
     j.push_back(std::move(p));
   }
   return j;
@@ -212,20 +212,20 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
   nlohmann::json endpoints_j = nlohmann::json::array(), bad_j = nlohmann::json::array(),
                  findings_j = nlohmann::json::array();
   for (std::size_t i = 0; i < eps.endpoints.size(); ++i)
-    endpoints_j.push_back({{"endpoint", i},
-                           {"rank", eps.owner_rank[i]},
-                           {"node", eps.endpoints[i].node},
-                           {"rail", eps.endpoints[i].rail},
-                           {"label", eps.endpoints[i].label}});
+    endpoints_j.push_back({{record::kMatrixEndpoint, i},
+                           {record::kMatrixRank, eps.owner_rank[i]},
+                           {record::kMatrixNode, eps.endpoints[i].node},
+                           {record::kMatrixRail, eps.endpoints[i].rail},
+                           {record::kMatrixLabel, eps.endpoints[i].label}});
   for (const auto &b : bad)
-    bad_j.push_back({{"endpoints", {b.pair.first, b.pair.second}},
-                     {"labels", labels_json(eps, {b.pair.first, b.pair.second})},
-                     {"why", b.why}});
+    bad_j.push_back({{record::kMatrixEndpoints, {b.pair.first, b.pair.second}},
+                     {record::kMatrixLabels, labels_json(eps, {b.pair.first, b.pair.second})},
+                     {record::kMatrixWhy, b.why}});
   for (const auto &f : findings)
-    findings_j.push_back({{"kind", f.kind},
-                          {"endpoints", f.endpoints},
-                          {"labels", labels_json(eps, f.endpoints)},
-                          {"text", f.text}});
+    findings_j.push_back({{record::kMatrixFindingKind, f.kind},
+                          {record::kMatrixEndpoints, f.endpoints},
+                          {record::kMatrixLabels, labels_json(eps, f.endpoints)},
+                          {record::kMatrixFindingText, f.text}});
   out.metrics[record::kEndpoints] = endpoints_j;
   out.metrics[record::kPairing] =
       spec.mode == PairMode::rail_aligned ? "rail_aligned" : "all_to_all";

@@ -128,6 +128,20 @@ inline constexpr const char *kTelemetry = metric::kTelemetry;
 inline constexpr const char *kGpus = "gpus";
 inline constexpr const char *kSlowestGpu = metric::kSlowestGpu;
 inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
+// gemm.burn's kGpus objects: each GPU's fields beside the core's (metric::kPerGpu*, kGpu, kTflops,
+// kTflopsMin, kTelemetry): its CUDA index, the GEMMs it ran, how many of them (and the first)
+// came out different from the first, the elements that differed or were NaN or Inf, what the
+// reference check compared and found wrong, and the cuBLASLt algorithm it ran
+inline constexpr const char *kBurnIndex = "index";
+inline constexpr const char *kBurnIterations = metric::kIterations;
+inline constexpr const char *kBurnBadIterations = "bad_iterations";
+inline constexpr const char *kBurnFirstBadIteration = "first_bad_iteration";
+inline constexpr const char *kBurnMismatchedElements = "mismatched_elements";
+inline constexpr const char *kBurnNanElements = "nan_elements";
+inline constexpr const char *kBurnInfElements = "inf_elements";
+inline constexpr const char *kBurnReferenceCheckedElements = "reference_checked_elements";
+inline constexpr const char *kBurnReferenceWrongElements = "reference_wrong_elements";
+inline constexpr const char *kBurnAlgo = "algo";
 // gemm.cpu_blas* under a multi-rank launch: {ranks, own_time_s, slowest_rank, slowest_rank_share}
 // (time_s is then the max over ranks per call).
 inline constexpr const char *kLockstep = "lockstep";

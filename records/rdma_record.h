@@ -124,6 +124,13 @@ inline constexpr const char *kVerified = metric::kVerified;
 // {min, median, max, sum, jain_fairness_index, min_over_fair_share, values}, Gb/s
 inline constexpr const char *kPerQpGbitsPerS = "per_qp_gbits_per_s";     // a sender's QPs
 inline constexpr const char *kPerFlowGbitsPerS = "per_flow_gbits_per_s"; // a receiver's flows
+// ... their fields beside kJainFairnessIndex (rdma/fabric_load/fabric_figures.h)
+inline constexpr const char *kSpreadMin = "min";
+inline constexpr const char *kSpreadMedian = "median";
+inline constexpr const char *kSpreadMax = "max";
+inline constexpr const char *kSpreadSum = "sum";
+inline constexpr const char *kSpreadMinOverFairShare = "min_over_fair_share";
+inline constexpr const char *kSpreadValues = "values";
 inline constexpr const char *kJainFairnessIndex = "jain_fairness_index"; // 1/n..1
 inline constexpr const char *kAggregateGbitsPerS = "aggregate_gbits_per_s";
 inline constexpr const char *kAggregateOverLineRate = "aggregate_over_line_rate";
@@ -182,6 +189,22 @@ inline constexpr const char *kFindings = "findings";
 // the topology file does not hold
 inline constexpr const char *kCoveragePlan = "coverage_plan";
 inline constexpr const char *kCoverageMissing = "coverage_missing";
+// The pair matrix's objects, as its writer (rdma/pair_matrix_run.cpp) and the report
+// (analysis/report/matrix_sections.cpp) name their fields: an endpoint {endpoint, rank, node,
+// rail, label}; a pair {endpoints, latency_p50_s, bandwidth_gbits_per_s, error}; a bad pair
+// {endpoints, labels, why}; a finding {kind, endpoints, labels, text}
+inline constexpr const char *kMatrixEndpoint = "endpoint";
+inline constexpr const char *kMatrixRank = kEndRank;
+inline constexpr const char *kMatrixNode = "node";
+inline constexpr const char *kMatrixRail = "rail";
+inline constexpr const char *kMatrixLabel = "label";
+inline constexpr const char *kMatrixEndpoints = kEndpoints;
+inline constexpr const char *kMatrixLatencyP50S = "latency_p50_s";
+inline constexpr const char *kMatrixError = "error";
+inline constexpr const char *kMatrixLabels = "labels";
+inline constexpr const char *kMatrixWhy = "why";
+inline constexpr const char *kMatrixFindingKind = "kind";
+inline constexpr const char *kMatrixFindingText = "text";
 
 // The field table: every metric a rdma record may carry, its unit and what it means
 // (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.

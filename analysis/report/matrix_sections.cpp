@@ -12,9 +12,12 @@
 #include "analysis/report/report_page.h"
 #include "analysis/report/svg.h"
 #include "harness/stats.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::report {
 namespace {
+
+namespace r = rdma::record;
 
 using json = nlohmann::json;
 
@@ -37,45 +40,48 @@ std::optional<std::size_t> endpoint_index(const json &v, std::size_t n) {
 
 // The two endpoints an entry names ("endpoints": [a, b]), when both are in range.
 std::optional<std::pair<std::size_t, std::size_t>> pair_of(const json &entry, std::size_t n) {
-  if (!entry.is_object() || !entry.contains("endpoints") || !entry["endpoints"].is_array() ||
-      entry["endpoints"].size() != 2)
+  if (!entry.is_object() || !entry.contains(r::kMatrixEndpoints) ||
+      !entry[r::kMatrixEndpoints].is_array() || entry[r::kMatrixEndpoints].size() != 2)
     return std::nullopt;
-  const auto a = endpoint_index(entry["endpoints"][0], n);
-  const auto b = endpoint_index(entry["endpoints"][1], n);
+  const auto a = endpoint_index(entry[r::kMatrixEndpoints][0], n);
+  const auto b = endpoint_index(entry[r::kMatrixEndpoints][1], n);
   if (!a || !b)
     return std::nullopt;
   return std::pair{*a, *b};
 }
 
 std::optional<PairMatrixView> pair_matrix_view(const json &m) {
-  if (!m.is_object() || !m.contains("endpoints") || !m["endpoints"].is_array() ||
-      !m.contains("pairs") || !m["pairs"].is_array())
+  if (!m.is_object() || !m.contains(r::kMatrixEndpoints) || !m[r::kMatrixEndpoints].is_array() ||
+      !m.contains(r::kPairs) || !m[r::kPairs].is_array())
     return std::nullopt;
   PairMatrixView v;
-  for (const auto &e : m["endpoints"])
-    v.labels.push_back(e.is_object() && e.contains("label") ? text(e["label"]) : "?");
+  for (const auto &e : m[r::kMatrixEndpoints])
+    v.labels.push_back(e.is_object() && e.contains(r::kMatrixLabel) ? text(e[r::kMatrixLabel])
+                                                                    : "?");
   const std::size_t n = v.labels.size();
   v.bandwidth.assign(n, std::vector<std::optional<double>>(n));
   v.bad.assign(n, std::vector<bool>(n));
-  for (const auto &p : m["pairs"])
+  for (const auto &p : m[r::kPairs])
     // A pair that failed has no figure: not measured, rather than a 0 that flattens the scale.
-    if (const auto ab = pair_of(p, n); ab && !p.contains("error") &&
-                                       p.contains("bandwidth_gbits_per_s") &&
-                                       p["bandwidth_gbits_per_s"].is_number()) {
-      const double gbits = p["bandwidth_gbits_per_s"].get<double>();
+    if (const auto ab = pair_of(p, n); ab && !p.contains(r::kMatrixError) &&
+                                       p.contains(r::kBandwidthGbitsPerS) &&
+                                       p[r::kBandwidthGbitsPerS].is_number()) {
+      const double gbits = p[r::kBandwidthGbitsPerS].get<double>();
       v.bandwidth[ab->first][ab->second] = v.bandwidth[ab->second][ab->first] = gbits;
     }
-  if (m.contains("bad_pairs") && m["bad_pairs"].is_array())
-    for (const auto &b : m["bad_pairs"])
+  if (m.contains(r::kBadPairs) && m[r::kBadPairs].is_array())
+    for (const auto &b : m[r::kBadPairs])
       if (const auto ab = pair_of(b, n)) {
         v.bad[ab->first][ab->second] = v.bad[ab->second][ab->first] = true;
         v.bad_rows.push_back({v.labels[ab->first] + " <-> " + v.labels[ab->second],
-                              b.contains("why") ? text(b["why"]) : ""});
+                              b.contains(r::kMatrixWhy) ? text(b[r::kMatrixWhy]) : ""});
       }
-  if (m.contains("findings") && m["findings"].is_array())
-    for (const auto &f : m["findings"])
-      if (f.is_object() && f.contains("text"))
-        v.finding_rows.push_back({f.contains("kind") ? text(f["kind"]) : "", text(f["text"])});
+  if (m.contains(r::kFindings) && m[r::kFindings].is_array())
+    for (const auto &f : m[r::kFindings])
+      if (f.is_object() && f.contains(r::kMatrixFindingText))
+        v.finding_rows.push_back(
+            {f.contains(r::kMatrixFindingKind) ? text(f[r::kMatrixFindingKind]) : "",
+             text(f[r::kMatrixFindingText])});
   return v;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "harness/stats.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 
@@ -40,13 +41,13 @@ FlowSpread flow_spread(const std::vector<double> &flows) {
 }
 
 nlohmann::json to_json(const FlowSpread &s, const std::vector<double> &flows) {
-  return {{"min", s.min},
-          {"median", s.median},
-          {"max", s.max},
-          {"sum", s.sum},
-          {"jain_fairness_index", s.jain},
-          {"min_over_fair_share", s.min_over_fair_share},
-          {"values", flows}};
+  return {{record::kSpreadMin, s.min},
+          {record::kSpreadMedian, s.median},
+          {record::kSpreadMax, s.max},
+          {record::kSpreadSum, s.sum},
+          {record::kJainFairnessIndex, s.jain},
+          {record::kSpreadMinOverFairShare, s.min_over_fair_share},
+          {record::kSpreadValues, flows}};
 }
 
 IncastPlan incast_plan(int world_size, int receiver) {
