@@ -50,7 +50,6 @@ FUNCTIONS_ALLOWED = {
     "analysis/import/nccl_tests_import.cpp:import_nccl_tests_text": 146,
     "analysis/import/nccl_tests_json_import.cpp:import_nccl_tests_json": 126,
     "analysis/import/nvbandwidth_import.cpp:parse_text": 145,
-    "analysis/import/perftest_import.cpp:import_perftest": 172,
     "block/transformer_tp_gpu.cpp:run": 125,
     "collectives/mpi/mpi_all_reduce_with_gemm.cpp:run": 137,
     "collectives/nccl/nccl_all_reduce_with_gemm.cpp:run": 141,

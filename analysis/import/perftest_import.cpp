@@ -121,6 +121,156 @@ std::vector<std::string> header_columns(const std::string &line) {
   return cols;
 }
 
+// Where the buffers were: perftest's CUDA lines (--use_cuda) come before the title. Its
+// "Picking device No. N" is the CUDA device index, as railgauge's memory=gpu:N.
+struct BufferPlace {
+  std::string memory = "host", gpu_name, gpu_registration;
+  std::optional<int> gpu_index;
+};
+
+// One line before the title: what it says about where the buffers are.
+void note_buffer_line(const std::string &t, BufferPlace &place) {
+  if (t.find("GPU buffer") != std::string::npos)
+    place.memory = "gpu";
+  if (t.rfind("Picking device No. ", 0) == 0)
+    place.gpu_index = std::atoi(t.c_str() + std::strlen("Picking device No. "));
+  if (const auto at = t.find("device name = ["); at != std::string::npos)
+    place.gpu_name = t.substr(at + 15, t.find(']', at) - (at + 15));
+  if (t.find("DMA-BUF") != std::string::npos || t.find("ibv_reg_dmabuf_mr") != std::string::npos)
+    place.gpu_registration = "dmabuf";
+}
+
+bool is_error_line(const std::string &t) {
+  return t.rfind("Couldn't", 0) == 0 || t.rfind("Unable", 0) == 0 || t.rfind("Failed", 0) == 0 ||
+         t.find("error") != std::string::npos || t.find("ERROR") != std::string::npos;
+}
+
+// A record for one table row, before its columns: the test, the header's fields and the buffers.
+Record row_record(const TestKind &kind, const std::string &source,
+                  const std::map<std::string, std::string> &fields, const BufferPlace &place) {
+  Record r;
+  r.key = perftest_key(kind);
+  r.params = {{"tool", fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
+              {"source", source}};
+  for (const auto &[name, value] : fields) {
+    static const std::map<std::string, std::string> known = {{"Device", "device"},
+                                                             {"Number of qps", "qps"},
+                                                             {"Connection type", "connection"},
+                                                             {"TX depth", "tx_depth"},
+                                                             {"CQ Moderation", "cq_moderation"},
+                                                             {"Mtu", "mtu_bytes"},
+                                                             {"Link type", "link_layer"},
+                                                             {"GID index", "gid_index"},
+                                                             {"Max inline data", "inline_bytes"},
+                                                             {"Post List", "post_list"},
+                                                             {"rdma_cm QPs", "rdma_cm"},
+                                                             {"Data ex. method", "exchange"}};
+    if (const auto it = known.find(name); it != known.end())
+      r.params[it->second] = field_value(value);
+  }
+  r.params[rdma::record::kMemory] = place.memory == "gpu" && place.gpu_index
+                                        ? fmt::format("gpu:{}", *place.gpu_index)
+                                        : place.memory;
+  if (!place.gpu_name.empty())
+    r.params["gpu_name"] = place.gpu_name;
+  if (place.memory == "gpu")
+    r.params["gpu_registration"] =
+        place.gpu_registration.empty() ? "peermem" : place.gpu_registration;
+  // The NIC measured is the part a finding names, as in railgauge's own rdma records.
+  if (r.params.contains("device") && r.params["device"].is_string())
+    r.device["nic"] = r.params["device"];
+  return r;
+}
+
+// One figure of a row, by its column's name, into the record's params, metrics or latency.
+void store_column(const std::string &c, double v, const nlohmann::json &count, Record &r,
+                  nlohmann::json &latency) {
+  const bool gbits = c.find("[Gb/sec]") != std::string::npos;
+  const double to_gbits = gbits ? 1.0 : 8.0 * 1048576.0 / 1e9; // MB/sec is MiB/s
+  if (c == "#bytes")
+    r.params["size_bytes"] = count;
+  else if (c == "#iterations")
+    r.params["iterations"] = count;
+  else if (c.rfind("BW peak", 0) == 0) {
+    // The server side of ib_send_bw prints a peak of 0.00 beside a real average: it does
+    // not time single completions. A peak that was not measured is left out, not a zero.
+    if (v > 0)
+      r.metrics[rdma::record::kBandwidthPeakGbitsPerS] = v * to_gbits;
+  } else if (c.rfind("BW average", 0) == 0) {
+    r.metrics[rdma::record::kBandwidthGbitsPerS] = v * to_gbits;
+    r.metrics["bandwidth_gbytes_per_s"] = v * to_gbits / 8.0;
+  } else if (c.rfind("MsgRate", 0) == 0)
+    r.metrics[rdma::record::kMessageRatePerS] = v * 1e6;
+  else if (c.rfind("t_min", 0) == 0)
+    latency["min_s"] = v * 1e-6;
+  else if (c.rfind("t_max", 0) == 0)
+    latency[rdma::record::kMaxS] = v * 1e-6;
+  else if (c.rfind("t_typical", 0) == 0)
+    latency[rdma::record::kP50S] = v * 1e-6;
+  else if (c.rfind("t_avg", 0) == 0)
+    latency["mean_s"] = v * 1e-6;
+  else if (c.rfind("t_stdev", 0) == 0)
+    latency["stdev_s"] = v * 1e-6; // perftest computes it with integer deviations
+  else if (c.rfind("99% percentile", 0) == 0)
+    latency[rdma::record::kP99S] = v * 1e-6;
+  else if (c.rfind("99.9% percentile", 0) == 0)
+    latency["p99_9_s"] = v * 1e-6;
+}
+
+// A table row's values, column by column, into the record; its status from what was computed.
+void read_row_values(const TestKind &kind, const std::vector<std::string> &columns,
+                     const std::vector<std::string> &values, const std::string &where, Record &r) {
+  nlohmann::json latency = nlohmann::json::object();
+  std::vector<std::string> not_computed;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const std::string &c = columns[i];
+    const auto number = finite_number(values[i]);
+    const bool whole = c == "#bytes" || c == "#iterations";
+    // perftest prints inf and -nan where it computed nothing (seen: the server side of
+    // ib_write_lat on Soft-RoCE, every statistic): no figure, named, never a number.
+    if (!whole && !number && is_inf_or_nan(values[i])) {
+      not_computed.push_back(c);
+      continue;
+    }
+    const auto count = whole ? field_value(values[i]) : nlohmann::json();
+    if (!number || (whole && (!count.is_number_integer() || count.get<long long>() < 0)))
+      throw InputError(fmt::format("'{}' in column '{}' is not a {}", values[i], c,
+                                   whole ? "whole number" : "number"),
+                       where, "pass the complete, unmodified output of one perftest run");
+    store_column(c, *number, count, r, latency);
+  }
+  if (!latency.empty()) {
+    r.metrics[rdma::record::kLatency] = latency;
+    r.metrics["latency_definition"] =
+        kind.verb == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)";
+  }
+  r.status = Status::ok;
+  if (!not_computed.empty()) {
+    r.params["perftest_not_computed"] = not_computed;
+    if (r.metrics.empty()) {
+      r.status = Status::failed;
+      r.reason = fmt::format("perftest printed inf or nan for every figure ({})", where);
+    }
+  }
+}
+
+// A log that yielded no record: why, as precisely as the log tells.
+[[noreturn]] void throw_no_records(bool have_title, bool connected, const TestKind &kind,
+                                   const std::string &first_error, const std::string &source) {
+  if (!have_title)
+    throw InputError("not perftest output: no 'RDMA_Write BW Test'-style title line", source,
+                     first_error.empty() ? "pass the output of ib_write_bw, ib_read_lat, ..."
+                                         : "perftest said: " + first_error);
+  // ib_read_lat's server only lends its memory to the client's READs: it prints no table.
+  if (connected && kind.verb == "read" && kind.latency && first_error.empty())
+    throw InputError("the server side of ib_read_lat: perftest prints its results on the client "
+                     "only",
+                     source, "import the client's output (the side given the server's address)");
+  throw InputError("perftest output without a result table (the run failed or was cut off)", source,
+                   first_error.empty() ? "rerun perftest and keep its whole output"
+                                       : "perftest said: " + first_error);
+}
+
 } // namespace
 
 std::vector<Record> import_perftest(const std::string &text, const std::string &source) {
@@ -135,10 +285,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   int header_line = 0;
   std::string first_error;
   std::vector<Record> records;
-  // Where the buffers were: perftest's CUDA lines (--use_cuda) come before the title. Its
-  // "Picking device No. N" is the CUDA device index, as railgauge's memory=gpu:N.
-  std::string memory = "host", gpu_name, gpu_registration;
-  std::optional<int> gpu_index;
+  BufferPlace place;
   while (std::getline(in, line)) {
     ++line_no;
     if (!have_title && parse_title(line, kind)) {
@@ -146,20 +293,9 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       continue;
     }
     const std::string t = std::string(trimmed(line));
-    if (!have_title) {
-      if (t.find("GPU buffer") != std::string::npos)
-        memory = "gpu";
-      if (t.rfind("Picking device No. ", 0) == 0)
-        gpu_index = std::atoi(t.c_str() + std::strlen("Picking device No. "));
-      if (const auto at = t.find("device name = ["); at != std::string::npos)
-        gpu_name = t.substr(at + 15, t.find(']', at) - (at + 15));
-      if (t.find("DMA-BUF") != std::string::npos ||
-          t.find("ibv_reg_dmabuf_mr") != std::string::npos)
-        gpu_registration = "dmabuf";
-    }
-    if (first_error.empty() &&
-        (t.rfind("Couldn't", 0) == 0 || t.rfind("Unable", 0) == 0 || t.rfind("Failed", 0) == 0 ||
-         t.find("error") != std::string::npos || t.find("ERROR") != std::string::npos))
+    if (!have_title)
+      note_buffer_line(t, place);
+    if (first_error.empty() && is_error_line(t))
       first_error = fmt::format("{}:{}: {}", source, line_no, t);
     if (!have_title)
       continue;
@@ -178,121 +314,18 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
     const auto values = split_ws(t);
     if (values.empty() || t.front() == '-' || !std::isdigit(static_cast<unsigned char>(t.front())))
       continue;
+    const std::string where = fmt::format("{}:{}", source, line_no);
     if (values.size() != columns.size())
       throw InputError(fmt::format("{} values for {} columns (header at line {})", values.size(),
                                    columns.size(), header_line),
-                       fmt::format("{}:{}", source, line_no),
-                       "pass the complete, unmodified output of one perftest run");
-    Record r;
-    r.key = perftest_key(kind);
-    r.params = {{"tool", fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
-                {"source", source}};
-    for (const auto &[name, value] : fields) {
-      static const std::map<std::string, std::string> known = {{"Device", "device"},
-                                                               {"Number of qps", "qps"},
-                                                               {"Connection type", "connection"},
-                                                               {"TX depth", "tx_depth"},
-                                                               {"CQ Moderation", "cq_moderation"},
-                                                               {"Mtu", "mtu_bytes"},
-                                                               {"Link type", "link_layer"},
-                                                               {"GID index", "gid_index"},
-                                                               {"Max inline data", "inline_bytes"},
-                                                               {"Post List", "post_list"},
-                                                               {"rdma_cm QPs", "rdma_cm"},
-                                                               {"Data ex. method", "exchange"}};
-      if (const auto it = known.find(name); it != known.end())
-        r.params[it->second] = field_value(value);
-    }
-    r.params[rdma::record::kMemory] =
-        memory == "gpu" && gpu_index ? fmt::format("gpu:{}", *gpu_index) : memory;
-    if (!gpu_name.empty())
-      r.params["gpu_name"] = gpu_name;
-    if (memory == "gpu")
-      r.params["gpu_registration"] = gpu_registration.empty() ? "peermem" : gpu_registration;
-    // The NIC measured is the part a finding names, as in railgauge's own rdma records.
-    if (r.params.contains("device") && r.params["device"].is_string())
-      r.device["nic"] = r.params["device"];
-    nlohmann::json latency = nlohmann::json::object();
-    std::vector<std::string> not_computed;
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      const std::string &c = columns[i];
-      const auto number = finite_number(values[i]);
-      const bool whole = c == "#bytes" || c == "#iterations";
-      // perftest prints inf and -nan where it computed nothing (seen: the server side of
-      // ib_write_lat on Soft-RoCE, every statistic): no figure, named, never a number.
-      if (!whole && !number && is_inf_or_nan(values[i])) {
-        not_computed.push_back(c);
-        continue;
-      }
-      const auto count = whole ? field_value(values[i]) : nlohmann::json();
-      if (!number || (whole && (!count.is_number_integer() || count.get<long long>() < 0)))
-        throw InputError(fmt::format("'{}' in column '{}' is not a {}", values[i], c,
-                                     whole ? "whole number" : "number"),
-                         fmt::format("{}:{}", source, line_no),
-                         "pass the complete, unmodified output of one perftest run");
-      const double v = *number;
-      const bool gbits = c.find("[Gb/sec]") != std::string::npos;
-      const double to_gbits = gbits ? 1.0 : 8.0 * 1048576.0 / 1e9; // MB/sec is MiB/s
-      if (c == "#bytes")
-        r.params["size_bytes"] = count;
-      else if (c == "#iterations")
-        r.params["iterations"] = count;
-      else if (c.rfind("BW peak", 0) == 0) {
-        // The server side of ib_send_bw prints a peak of 0.00 beside a real average: it does
-        // not time single completions. A peak that was not measured is left out, not a zero.
-        if (v > 0)
-          r.metrics[rdma::record::kBandwidthPeakGbitsPerS] = v * to_gbits;
-      } else if (c.rfind("BW average", 0) == 0) {
-        r.metrics[rdma::record::kBandwidthGbitsPerS] = v * to_gbits;
-        r.metrics["bandwidth_gbytes_per_s"] = v * to_gbits / 8.0;
-      } else if (c.rfind("MsgRate", 0) == 0)
-        r.metrics[rdma::record::kMessageRatePerS] = v * 1e6;
-      else if (c.rfind("t_min", 0) == 0)
-        latency["min_s"] = v * 1e-6;
-      else if (c.rfind("t_max", 0) == 0)
-        latency[rdma::record::kMaxS] = v * 1e-6;
-      else if (c.rfind("t_typical", 0) == 0)
-        latency[rdma::record::kP50S] = v * 1e-6;
-      else if (c.rfind("t_avg", 0) == 0)
-        latency["mean_s"] = v * 1e-6;
-      else if (c.rfind("t_stdev", 0) == 0)
-        latency["stdev_s"] = v * 1e-6; // perftest computes it with integer deviations
-      else if (c.rfind("99% percentile", 0) == 0)
-        latency[rdma::record::kP99S] = v * 1e-6;
-      else if (c.rfind("99.9% percentile", 0) == 0)
-        latency["p99_9_s"] = v * 1e-6;
-    }
-    if (!latency.empty()) {
-      r.metrics[rdma::record::kLatency] = latency;
-      r.metrics["latency_definition"] =
-          kind.verb == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)";
-    }
-    r.status = Status::ok;
-    if (!not_computed.empty()) {
-      r.params["perftest_not_computed"] = not_computed;
-      if (r.metrics.empty()) {
-        r.status = Status::failed;
-        r.reason =
-            fmt::format("perftest printed inf or nan for every figure ({}:{})", source, line_no);
-      }
-    }
+                       where, "pass the complete, unmodified output of one perftest run");
+    Record r = row_record(kind, source, fields, place);
+    read_row_values(kind, columns, values, where, r);
     r.time_utc = utc_timestamp_now();
     records.push_back(std::move(r));
   }
-  if (!have_title)
-    throw InputError("not perftest output: no 'RDMA_Write BW Test'-style title line", source,
-                     first_error.empty() ? "pass the output of ib_write_bw, ib_read_lat, ..."
-                                         : "perftest said: " + first_error);
-  // ib_read_lat's server only lends its memory to the client's READs: it prints no table.
-  if (records.empty() && connected && kind.verb == "read" && kind.latency && first_error.empty())
-    throw InputError("the server side of ib_read_lat: perftest prints its results on the client "
-                     "only",
-                     source, "import the client's output (the side given the server's address)");
-  if (records.empty())
-    throw InputError("perftest output without a result table (the run failed or was cut off)",
-                     source,
-                     first_error.empty() ? "rerun perftest and keep its whole output"
-                                         : "perftest said: " + first_error);
+  if (!have_title || records.empty())
+    throw_no_records(have_title, connected, kind, first_error, source);
   return records;
 }
 
