@@ -49,7 +49,6 @@ FUNCTIONS_ALLOWED = {
     "analysis/calibrate/execution_sizes.cpp:execution_sizes": 173,
     "analysis/import/nccl_tests_import.cpp:import_nccl_tests_text": 146,
     "analysis/import/nccl_tests_json_import.cpp:import_nccl_tests_json": 126,
-    "analysis/import/nvbandwidth_import.cpp:parse_text": 145,
     "block/transformer_tp_gpu.cpp:run": 125,
     "collectives/mpi/mpi_all_reduce_with_gemm.cpp:run": 137,
     "collectives/nccl/nccl_all_reduce_with_gemm.cpp:run": 141,
