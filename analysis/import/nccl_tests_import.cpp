@@ -218,33 +218,142 @@ NcclTestsImport import_nccl_tests(const std::string &text, const std::string &wh
   return import_nccl_tests_text(in, where, kind, run, host);
 }
 
+namespace {
+
+constexpr const char *kGiveTextOutput =
+    "give the unmodified text output of an nccl-tests *_perf binary";
+
+// What a text log's current section has shown so far. A log may hold several runs, one after
+// the other: each section's rank lines describe its own rows only, and a section whose run
+// ended after its header (a time limit, the OOM killer) is a failure of its own.
+struct TextSection {
+  bool per_iteration = false; // -I 1: i_min i_max i_p99 i_cv% after each half
+  bool header_seen = false;   // in this section
+  std::size_t first_record = 0, first_failure = 0;
+  std::vector<std::string> ranks;
+  bool zero_row_seen = false; // in this section
+};
+
+void end_section(NcclTestsImport &out, TextSection &section, const std::string &where) {
+  if (section.header_seen && out.records.size() == section.first_record &&
+      out.failures.size() == section.first_failure)
+    out.failures.push_back(
+        fmt::format("{}: nccl-tests printed the header of a run{} but no "
+                    "result row: the run ended before its first size",
+                    where, out.kind ? fmt::format(" of {}", to_string(*out.kind)) : ""));
+  add_rank_layout(std::span(out.records).subspan(section.first_record), section.ranks);
+  section.first_record = out.records.size();
+  section.first_failure = out.failures.size();
+  section.ranks.clear();
+  section.header_seen = false;
+  section.zero_row_seen = false;
+}
+
+// A "#" line's text after the '#': a new run's start, the version, the -I 1 header, a rank
+// line or the average bus bandwidth.
+void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTestsImport &out,
+                       TextSection &section, const std::string &where) {
+  if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
+    end_section(out, section, where);
+    section.per_iteration = false;
+    section.header_seen = true;
+    std::string name = body.substr(at + 26);
+    name = name.substr(0, name.find_first_of(" \t\r"));
+    // all_reduce_perf, or a renamed build such as all_reduce_perf_mpi
+    if (const auto perf = name.find("_perf"); perf != std::string::npos && perf > 0)
+      name.resize(perf);
+    if (!kind)
+      out.kind = parse_kind(name);
+  }
+  if (const auto at = body.find("nccl-tests version "); at != std::string::npos)
+    out.about["version_line"] = std::string(trimmed(body.substr(at)));
+  if (body.find("i_min") != std::string::npos)
+    section.per_iteration = true;
+  std::istringstream words(body);
+  std::string w;
+  words >> w;
+  if (w == "Rank") {
+    out.ranks.push_back(body.substr(body.find("Rank")));
+    section.ranks.push_back(out.ranks.back());
+  }
+  if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos)
+    out.avg_busbw_gbytes_per_s = finite_number(body.substr(body.find(':', at) + 1).erase(0, 1));
+}
+
+// "node01: Test CUDA failure common.cu:891 'out of memory'" and the " .. node01 pid 4242:
+// Test failure common.cu:1454" after it: nccl-tests stopped here.
+bool is_failure_line(const std::string &line) {
+  return line.find("Test failure") != std::string::npos ||
+         line.find("Test CUDA failure") != std::string::npos ||
+         line.find("Test NCCL failure") != std::string::npos;
+}
+
+// The half of a result row whose four columns start at c (out of place, then in place).
+NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::int64_t size,
+                        std::int64_t count, int half, const std::string &here) {
+  NcclTestsHalf h{.size_bytes = size,
+                  .count = count,
+                  .type = f[2],
+                  .redop = f[3],
+                  .root = f[4],
+                  .in_place = half == 1,
+                  .wrong = std::nullopt};
+  const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),
+             busbw = finite_number(f[c + 2]);
+  if (!time_us || !algbw || !busbw)
+    throw InputError(
+        fmt::format("time/algbw/busbw '{} {} {}' are not numbers", f[c], f[c + 1], f[c + 2]), here,
+        kGiveTextOutput);
+  h.time_us = *time_us;
+  h.algbw_gbytes_per_s = *algbw;
+  h.busbw_gbytes_per_s = *busbw;
+  const std::string &wrong = f[c + 3];
+  if (wrong != "N/A") {
+    h.wrong = finite_number(wrong);
+    if (!h.wrong)
+      throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
+                       kGiveTextOutput);
+  }
+  return h;
+}
+
+// A result row's words: its two halves as records (none for a repeated row of 0 bytes).
+void read_result_row(const std::vector<std::string> &f, const std::string &here,
+                     TextSection &section, NcclTestsImport &out, const std::string &run,
+                     const std::string &host) {
+  const std::size_t per_half = section.per_iteration ? 8 : 4, columns = 5 + 2 * per_half;
+  if (f.size() < columns)
+    throw InputError(fmt::format("a result row needs {} columns{}, this one has {}", columns,
+                                 section.per_iteration ? " (-I 1 output)" : "", f.size()),
+                     here, kGiveTextOutput);
+  const auto size = integer(f[0]), count = integer(f[1]);
+  if (!size || !count)
+    throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]), here,
+                     kGiveTextOutput);
+  if (*size == 0) {
+    if (section.zero_row_seen) {
+      ++out.repeated_zero_rows; // one point of 0 bytes, not several records alike
+      return;
+    }
+    section.zero_row_seen = true;
+  }
+  for (int half = 0; half < 2; ++half) {
+    const std::size_t c = 5 + per_half * static_cast<std::size_t>(half);
+    Record r = nccl_tests_record(read_half(f, c, *size, *count, half, here), *out.kind, run, host);
+    if (section.per_iteration)
+      add_text_per_iteration(f, c + 4, here, r.metrics);
+    out.records.push_back(std::move(r));
+  }
+}
+
+} // namespace
+
 NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
                                        std::optional<Kind> kind, const std::string &run,
                                        const std::string &host) {
   NcclTestsImport out;
   out.kind = kind;
-  bool per_iteration = false; // -I 1: i_min i_max i_p99 i_cv% after each half
-  bool header_seen = false;   // in this section
-  // A log may hold several runs, one after the other: each section's rank lines describe its own
-  // rows only, and a section whose run ended after its header (a time limit, the OOM killer)
-  // is a failure of its own.
-  std::size_t section_first = 0, section_failures = 0;
-  std::vector<std::string> section_ranks;
-  bool zero_row_seen = false; // in this section
-  const auto end_section = [&] {
-    if (header_seen && out.records.size() == section_first &&
-        out.failures.size() == section_failures)
-      out.failures.push_back(
-          fmt::format("{}: nccl-tests printed the header of a run{} but no "
-                      "result row: the run ended before its first size",
-                      where, out.kind ? fmt::format(" of {}", to_string(*out.kind)) : ""));
-    add_rank_layout(std::span(out.records).subspan(section_first), section_ranks);
-    section_first = out.records.size();
-    section_failures = out.failures.size();
-    section_ranks.clear();
-    header_seen = false;
-    zero_row_seen = false;
-  };
+  TextSection section;
   std::string line;
   int line_no = 0;
   while (std::getline(in, line)) {
@@ -254,39 +363,10 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     if (first == std::string::npos)
       continue;
     if (line[first] == '#') {
-      const std::string body = line.substr(first + 1);
-      if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
-        end_section();
-        per_iteration = false;
-        header_seen = true;
-        std::string name = body.substr(at + 26);
-        name = name.substr(0, name.find_first_of(" \t\r"));
-        // all_reduce_perf, or a renamed build such as all_reduce_perf_mpi
-        if (const auto perf = name.find("_perf"); perf != std::string::npos && perf > 0)
-          name.resize(perf);
-        if (!kind)
-          out.kind = parse_kind(name);
-      }
-      if (const auto at = body.find("nccl-tests version "); at != std::string::npos)
-        out.about["version_line"] = std::string(trimmed(body.substr(at)));
-      if (body.find("i_min") != std::string::npos)
-        per_iteration = true;
-      std::istringstream words(body);
-      std::string w;
-      words >> w;
-      if (w == "Rank") {
-        out.ranks.push_back(body.substr(body.find("Rank")));
-        section_ranks.push_back(out.ranks.back());
-      }
-      if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos)
-        out.avg_busbw_gbytes_per_s = finite_number(body.substr(body.find(':', at) + 1).erase(0, 1));
+      read_comment_line(line.substr(first + 1), kind, out, section, where);
       continue;
     }
-    // "node01: Test CUDA failure common.cu:891 'out of memory'" and the " .. node01 pid 4242:
-    // Test failure common.cu:1454" after it: nccl-tests stopped here.
-    if (line.find("Test failure") != std::string::npos ||
-        line.find("Test CUDA failure") != std::string::npos ||
-        line.find("Test NCCL failure") != std::string::npos) {
+    if (is_failure_line(line)) {
       out.failures.push_back(fmt::format("{}:{}: {}", where, line_no, trimmed(line)));
       continue;
     }
@@ -305,55 +385,9 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       throw InputError("cannot tell which collective this nccl-tests output measured", where,
                        "pass the collective (e.g. all_reduce): the file has no 'Collective test "
                        "starting' line");
-    const std::string here = fmt::format("{}:{}", where, line_no);
-    const std::size_t per_half = per_iteration ? 8 : 4, columns = 5 + 2 * per_half;
-    if (f.size() < columns)
-      throw InputError(fmt::format("a result row needs {} columns{}, this one has {}", columns,
-                                   per_iteration ? " (-I 1 output)" : "", f.size()),
-                       here, "give the unmodified text output of an nccl-tests *_perf binary");
-    const auto size = integer(f[0]), count = integer(f[1]);
-    if (!size || !count)
-      throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]),
-                       here, "give the unmodified text output of an nccl-tests *_perf binary");
-    if (*size == 0) {
-      if (zero_row_seen) {
-        ++out.repeated_zero_rows; // one point of 0 bytes, not several records alike
-        continue;
-      }
-      zero_row_seen = true;
-    }
-    for (int half = 0; half < 2; ++half) {
-      const std::size_t c = 5 + per_half * static_cast<std::size_t>(half);
-      NcclTestsHalf h{.size_bytes = *size,
-                      .count = *count,
-                      .type = f[2],
-                      .redop = f[3],
-                      .root = f[4],
-                      .in_place = half == 1,
-                      .wrong = std::nullopt};
-      const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),
-                 busbw = finite_number(f[c + 2]);
-      if (!time_us || !algbw || !busbw)
-        throw InputError(
-            fmt::format("time/algbw/busbw '{} {} {}' are not numbers", f[c], f[c + 1], f[c + 2]),
-            here, "give the unmodified text output of an nccl-tests *_perf binary");
-      h.time_us = *time_us;
-      h.algbw_gbytes_per_s = *algbw;
-      h.busbw_gbytes_per_s = *busbw;
-      const std::string &wrong = f[c + 3];
-      if (wrong != "N/A") {
-        h.wrong = finite_number(wrong);
-        if (!h.wrong)
-          throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
-                           "give the unmodified text output of an nccl-tests *_perf binary");
-      }
-      Record r = nccl_tests_record(h, *out.kind, run, host);
-      if (per_iteration)
-        add_text_per_iteration(f, c + 4, here, r.metrics);
-      out.records.push_back(std::move(r));
-    }
+    read_result_row(f, fmt::format("{}:{}", where, line_no), section, out, run, host);
   }
-  end_section();
+  end_section(out, section, where);
   if (out.records.empty() && out.failures.empty())
     throw InputError(
         fmt::format("no nccl-tests result row found{}",
