@@ -47,7 +47,6 @@ FUNCTIONS_ALLOWED = {
     "gemm/cuda/cublaslt_run.cpp:run_cublaslt": 181,
     # Not split yet: each is one long sequence (parse a log, run a point) to cut into named steps.
     "analysis/calibrate/execution_sizes.cpp:execution_sizes": 173,
-    "analysis/import/nccl_tests_json_import.cpp:import_nccl_tests_json": 126,
     "block/transformer_tp_gpu.cpp:run": 125,
     "collectives/mpi/mpi_all_reduce_with_gemm.cpp:run": 137,
     "collectives/nccl/nccl_all_reduce_with_gemm.cpp:run": 141,

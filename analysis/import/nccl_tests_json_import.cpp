@@ -123,41 +123,37 @@ void add_per_iteration(const Fields &f, const nlohmann::json &per_iter, const st
   metrics[c::kSlowestProcessShare] = lockstep.slowest_share;
 }
 
-} // namespace
-
-NcclTestsImport import_nccl_tests_json(const std::string &text, const std::string &where,
-                                       std::optional<Kind> kind, const std::string &run,
-                                       const std::string &host) {
-  nlohmann::json doc;
+nlohmann::json parse_document(const std::string &text, const std::string &where) {
   try {
-    doc = nlohmann::json::parse(text);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception &e) { // parse_error, or out_of_range for 1E800
     throw InputError(fmt::format("not JSON: {}", e.what()), where,
                      std::string(kFix) +
                          " (nccl-tests writes an infinite time or bandwidth as a bare inf, "
                          "which no JSON reader accepts)");
   }
-  const Fields f(where);
-  if (!doc.is_object())
-    f.fail("(top level)", "is not an object");
-  NcclTestsImport out;
-  out.about["json_version"] = f.count(f.member(doc, "(top level)", "version"), "version");
-  nlohmann::json common = nlohmann::json::object(); // metrics every record shares
-  if (doc.contains("args")) {
-    const auto &args = doc["args"];
-    if (!args.is_array())
-      f.fail("args", "is not a list");
-    std::vector<std::string> argv;
-    for (std::size_t i = 0; i < args.size(); ++i)
-      argv.push_back(f.text(args[i], fmt::format("args[{}]", i)));
-    out.about["argv"] = argv;
-    if (!kind && !argv.empty())
-      kind = kind_of_binary(argv.front());
-  }
-  if (!kind)
-    throw InputError("cannot tell which collective this nccl-tests JSON measured", where,
-                     "pass the collective (e.g. all_reduce): args[0] is not a <kind>_perf binary");
-  out.kind = kind;
+}
+
+// The command line nccl-tests ran, into `about`; the collective its binary's name says where
+// `kind` names none.
+void read_args(const Fields &f, const nlohmann::json &doc, std::optional<Kind> &kind,
+               NcclTestsImport &out) {
+  if (!doc.contains("args"))
+    return;
+  const auto &args = doc["args"];
+  if (!args.is_array())
+    f.fail("args", "is not a list");
+  std::vector<std::string> argv;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    argv.push_back(f.text(args[i], fmt::format("args[{}]", i)));
+  out.about["argv"] = argv;
+  if (!kind && !argv.empty())
+    kind = kind_of_binary(argv.front());
+}
+
+// The NCCL version and the NCCL settings of the environment: metrics every record shares.
+nlohmann::json shared_metrics(const Fields &f, const nlohmann::json &doc) {
+  nlohmann::json common = nlohmann::json::object();
   if (doc.contains("nccl_version"))
     common["nccl_version"] = nccl_version_text(f.count(doc["nccl_version"], "nccl_version"));
   if (doc.contains("env")) {
@@ -172,25 +168,88 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
           common[fmt::format("{}{}", kEnvPrefix, var)] = kv.substr(var.size() + 1);
     }
   }
+  return common;
+}
+
+// config.devices as the text form's rank lines, so that both forms describe ranks alike.
+void read_devices(const Fields &f, const nlohmann::json &doc, NcclTestsImport &out) {
+  if (!doc.contains("config") || !doc["config"].is_object() || !doc["config"].contains("devices"))
+    return;
+  const auto &devices = doc["config"]["devices"];
+  for (std::size_t i = 0; devices.is_array() && i < devices.size(); ++i) {
+    const std::string path = fmt::format("config.devices[{}]", i);
+    const auto &d = devices[i];
+    out.ranks.push_back(
+        fmt::format("Rank {} Group {} Pid {} on {} device {} [{}] {}",
+                    f.count(f.member(d, path, "rank"), path + ".rank"),
+                    f.count(f.member(d, path, "group"), path + ".group"),
+                    f.count(f.member(d, path, "pid"), path + ".pid"),
+                    f.text(f.member(d, path, "hostname"), path + ".hostname"),
+                    f.count(f.member(d, path, "device"), path + ".device"),
+                    f.text(f.member(d, path, "device_hex"), path + ".device_hex"),
+                    f.text(f.member(d, path, "device_info"), path + ".device_info")));
+  }
+}
+
+// One half of results[i] (out of place or in place) as a record.
+Record half_record(const Fields &f, const nlohmann::json &row, const std::string &row_path,
+                   bool in_place, Kind kind, const nlohmann::json &common, const std::string &run,
+                   const std::string &host) {
+  const auto field = [&](const char *key) -> const nlohmann::json & {
+    return f.member(row, row_path, key);
+  };
+  const char *name = in_place ? "in_place" : "out_of_place";
+  const std::string path = row_path + "." + name;
+  const auto &h = field(name);
+  NcclTestsHalf half{.size_bytes = f.count(field("size"), row_path + ".size"),
+                     .count = f.count(field("count"), row_path + ".count"),
+                     .type = f.text(field("type"), row_path + ".type"),
+                     .redop = f.text(field("redop"), row_path + ".redop"),
+                     .root = std::string(trimmed(f.text(field("root"), row_path + ".root"))),
+                     .in_place = in_place,
+                     .wrong = std::nullopt};
+  const bool cpu_time = h.is_object() && h.contains("cpu_time");
+  const char *time_key = cpu_time ? "cpu_time" : "time";
+  half.time_us = f.number(f.member(h, path, time_key), path + "." + time_key);
+  half.algbw_gbytes_per_s = f.number(f.member(h, path, "alg_bw"), path + ".alg_bw");
+  half.busbw_gbytes_per_s = f.number(f.member(h, path, "bus_bw"), path + ".bus_bw");
+  if (const auto &wrong = f.member(h, path, "nwrong"); !wrong.is_null())
+    half.wrong = f.number(wrong, path + ".nwrong");
+  Record r = nccl_tests_record(half, kind, run, host);
+  r.params["source_format"] = "json";
+  if (cpu_time) { // -C: the process's CPU time, not the wall clock
+    r.metrics.erase("wall_time_s");
+    r.metrics[collectives::record::kCpuTimeS] = half.time_us * 1e-6;
+    r.metrics["timer"] = "nccl-tests process CPU time (-C), mean over iterations";
+  }
+  r.metrics.update(common);
+  const std::string per_iter_key = std::string(name) + "_per_iter";
+  if (row.contains(per_iter_key))
+    add_per_iteration(f, row[per_iter_key], row_path + "." + per_iter_key, r.metrics);
+  return r;
+}
+
+} // namespace
+
+NcclTestsImport import_nccl_tests_json(const std::string &text, const std::string &where,
+                                       std::optional<Kind> kind, const std::string &run,
+                                       const std::string &host) {
+  const nlohmann::json doc = parse_document(text, where);
+  const Fields f(where);
+  if (!doc.is_object())
+    f.fail("(top level)", "is not an object");
+  NcclTestsImport out;
+  out.about["json_version"] = f.count(f.member(doc, "(top level)", "version"), "version");
+  read_args(f, doc, kind, out);
+  if (!kind)
+    throw InputError("cannot tell which collective this nccl-tests JSON measured", where,
+                     "pass the collective (e.g. all_reduce): args[0] is not a <kind>_perf binary");
+  out.kind = kind;
+  const nlohmann::json common = shared_metrics(f, doc);
   for (const char *key : {"start_time", "end_time", "config", "out_of_bounds", "errors"})
     if (doc.contains(key))
       out.about[key] = doc[key];
-  if (doc.contains("config") && doc["config"].is_object() && doc["config"].contains("devices")) {
-    const auto &devices = doc["config"]["devices"];
-    for (std::size_t i = 0; devices.is_array() && i < devices.size(); ++i) {
-      const std::string path = fmt::format("config.devices[{}]", i);
-      const auto &d = devices[i];
-      out.ranks.push_back(
-          fmt::format("Rank {} Group {} Pid {} on {} device {} [{}] {}",
-                      f.count(f.member(d, path, "rank"), path + ".rank"),
-                      f.count(f.member(d, path, "group"), path + ".group"),
-                      f.count(f.member(d, path, "pid"), path + ".pid"),
-                      f.text(f.member(d, path, "hostname"), path + ".hostname"),
-                      f.count(f.member(d, path, "device"), path + ".device"),
-                      f.text(f.member(d, path, "device_hex"), path + ".device_hex"),
-                      f.text(f.member(d, path, "device_info"), path + ".device_info")));
-    }
-  }
+  read_devices(f, doc, out);
   if (doc.contains("average_bus_bandwidth"))
     out.avg_busbw_gbytes_per_s =
         f.number(f.member(doc["average_bus_bandwidth"], "average_bus_bandwidth", "bandwidth"),
@@ -210,42 +269,11 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
     f.fail("results", "is not a list");
   for (std::size_t i = 0; i < results.size(); ++i) {
     const std::string row_path = fmt::format("results[{}]", i);
-    const auto &row = results[i];
-    const auto field = [&](const char *key) -> const nlohmann::json & {
-      return f.member(row, row_path, key);
-    };
     for (const bool in_place : {false, true}) {
-      const char *name = in_place ? "in_place" : "out_of_place";
-      const std::string path = row_path + "." + name;
-      const auto &h = field(name);
-      if (h.is_null())
-        continue; // nccl-tests ran this half not at all (trace replay runs in place only)
-      NcclTestsHalf half{.size_bytes = f.count(field("size"), row_path + ".size"),
-                         .count = f.count(field("count"), row_path + ".count"),
-                         .type = f.text(field("type"), row_path + ".type"),
-                         .redop = f.text(field("redop"), row_path + ".redop"),
-                         .root = std::string(trimmed(f.text(field("root"), row_path + ".root"))),
-                         .in_place = in_place,
-                         .wrong = std::nullopt};
-      const bool cpu_time = h.is_object() && h.contains("cpu_time");
-      const char *time_key = cpu_time ? "cpu_time" : "time";
-      half.time_us = f.number(f.member(h, path, time_key), path + "." + time_key);
-      half.algbw_gbytes_per_s = f.number(f.member(h, path, "alg_bw"), path + ".alg_bw");
-      half.busbw_gbytes_per_s = f.number(f.member(h, path, "bus_bw"), path + ".bus_bw");
-      if (const auto &wrong = f.member(h, path, "nwrong"); !wrong.is_null())
-        half.wrong = f.number(wrong, path + ".nwrong");
-      Record r = nccl_tests_record(half, *kind, run, host);
-      r.params["source_format"] = "json";
-      if (cpu_time) { // -C: the process's CPU time, not the wall clock
-        r.metrics.erase("wall_time_s");
-        r.metrics[collectives::record::kCpuTimeS] = half.time_us * 1e-6;
-        r.metrics["timer"] = "nccl-tests process CPU time (-C), mean over iterations";
-      }
-      r.metrics.update(common);
-      const std::string per_iter_key = std::string(name) + "_per_iter";
-      if (row.contains(per_iter_key))
-        add_per_iteration(f, row[per_iter_key], row_path + "." + per_iter_key, r.metrics);
-      out.records.push_back(std::move(r));
+      // A half that is null ran not at all (trace replay runs in place only).
+      if (!f.member(results[i], row_path, in_place ? "in_place" : "out_of_place").is_null())
+        out.records.push_back(
+            half_record(f, results[i], row_path, in_place, *kind, common, run, host));
     }
   }
   add_rank_layout(out.records, out.ranks);
