@@ -46,7 +46,6 @@ FUNCTIONS_ALLOWED = {
     "cli/measure_command.cpp:measure_entries": 179,
     "gemm/cuda/cublaslt_run.cpp:run_cublaslt": 181,
     # Not split yet: each is one long sequence (parse a log, run a point) to cut into named steps.
-    "analysis/calibrate/execution_sizes.cpp:execution_sizes": 173,
     "block/transformer_tp_gpu.cpp:run": 125,
     "collectives/mpi/mpi_all_reduce_with_gemm.cpp:run": 137,
     "collectives/nccl/nccl_all_reduce_with_gemm.cpp:run": 141,

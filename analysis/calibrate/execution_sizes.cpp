@@ -137,6 +137,223 @@ struct TpComm {
   bool recomm = false;    // communicated again in the recompute pass
 };
 
+// The sizes one processor's share of a block is made of, from the model and the execution.
+struct BlockShape {
+  double b = 0;       // bytes per element
+  std::int64_t t = 1; // tensor_par
+  int peers = 1;      // t, as a group size
+  bool rs_ag = false; // sequence parallelism: TP reduce_scatter / all_gather
+  bool pp_rs_ag = false;
+  double batch_seq = 0, act = 0, act_sp = 0;
+  double act_ln = 0; // LayerNorm, dropout, residual under seq. par.
+  bool full = false, attn = false, attn_ag = false, mlp_ag = false; // what is recomputed
+};
+
+BlockShape block_shape(const CalculonModel &m, const CalculonExecution &e) {
+  BlockShape s;
+  s.b = calculon_type_size(e.datatype);
+  s.t = e.tensor_par;
+  for (auto [v, what] : {std::pair{m.hidden, "hidden"},
+                         {m.feedforward, "feedforward"},
+                         {m.attn_heads, "attn_heads"}})
+    if (v % s.t != 0)
+      throw std::invalid_argument(
+          fmt::format("{} = {} does not split over tensor_par {}", what, v, s.t));
+  s.rs_ag = e.tensor_par_comm_type == "rs_ag";
+  s.pp_rs_ag = e.tensor_par_comm_type != "ar";
+  s.batch_seq = static_cast<double>(e.microbatch_size * m.seq_size);
+  if ((s.rs_ag || s.pp_rs_ag) && (e.microbatch_size * m.seq_size) % s.t != 0)
+    throw std::invalid_argument(
+        fmt::format("microbatch × seq_size = {} does not split over tensor_par {}",
+                    e.microbatch_size * m.seq_size, s.t));
+  s.act = s.batch_seq * static_cast<double>(m.hidden);
+  s.act_sp = s.act / static_cast<double>(s.t);
+  s.act_ln = s.rs_ag ? s.act_sp : s.act;
+  s.peers = static_cast<int>(s.t);
+  s.full = e.activation_recompute == "full";
+  s.attn = s.full || e.activation_recompute == "attn_only";
+  s.attn_ag = s.attn || e.seq_par_ag_redo;
+  s.mlp_ag = s.full || e.seq_par_ag_redo;
+  return s;
+}
+
+// The attention block's layers and TP communications, in Calculon's order.
+void attention_block(const CalculonModel &m, const CalculonExecution &e, const BlockShape &s,
+                     std::vector<Layer> &layers, std::vector<TpComm> &comms) {
+  const double b = s.b, h = static_cast<double>(m.hidden);
+  const double heads = static_cast<double>(m.attn_heads), asz = static_cast<double>(m.attn_size);
+  const double seq = static_cast<double>(m.seq_size), tt = static_cast<double>(s.t);
+  layers.push_back(fork("AttnBlock_Fork", s.act_ln, 2, b, s.full));
+  layers.push_back(layer_norm("AttnBlock_LayerNorm", s.act_ln, h, b, s.full));
+  layers.push_back(tp_comm("AttnBlock_F", s.act, s.peers, s.rs_ag, false, b));
+  comms.push_back({"AttnBlock_F", false, s.attn_ag});
+  layers.push_back(fork("AttnBlock_Multihead_Fork", s.act, 3, b, s.attn_ag));
+  const double qkv = heads * asz / tt;
+  const double kv = e.attention_type == "multihead" ? qkv : asz;
+  layers.push_back(linear("AttnBlock_Query", s.batch_seq, h, qkv, b, s.full));
+  layers.push_back(linear("AttnBlock_Key", s.batch_seq, h, kv, b, s.full));
+  layers.push_back(linear("AttnBlock_Value", s.batch_seq, h, kv, b, s.full));
+  const double bmm_batch = static_cast<double>(e.microbatch_size * (m.attn_heads / s.t));
+  layers.push_back(
+      batch_matmul("AttnBlock_Multihead_Key_Query", bmm_batch, seq, asz, seq, b, s.attn));
+  const double scores =
+      static_cast<double>(m.attn_heads / s.t) * seq * seq * static_cast<double>(e.microbatch_size);
+  layers.push_back(pointwise("AttnBlock_Multihead_SoftMax", scores, b, 0, s.attn));
+  layers.push_back(pointwise("AttnBlock_Multihead_DropOut", scores, b, scores, s.attn));
+  layers.push_back(batch_matmul("AttnBlock_Multihead_Attn", bmm_batch, seq, seq, asz, b, s.full));
+  layers.push_back(linear("AttnBlock_MLP", s.batch_seq, qkv, h, b, s.full));
+  layers.push_back(tp_comm("AttnBlock_G", s.act, s.peers, s.rs_ag, true, b));
+  comms.push_back({"AttnBlock_G", true, s.full});
+  layers.push_back(pointwise("AttnBlock_DropOut", s.act_ln, b, s.act_ln, s.full));
+  layers.push_back(residual("AttnBlock_Residual", s.act_ln, b, s.full));
+}
+
+// The MLP block's layers and TP communications, in Calculon's order.
+void mlp_block(const CalculonModel &m, const BlockShape &s, std::vector<Layer> &layers,
+               std::vector<TpComm> &comms) {
+  const double b = s.b, h = static_cast<double>(m.hidden);
+  const double ff = static_cast<double>(m.feedforward), tt = static_cast<double>(s.t);
+  layers.push_back(fork("MlpBlock_Fork", s.act_ln, 2, b, s.full));
+  layers.push_back(layer_norm("MlpBlock_LayerNorm", s.act_ln, h, b, s.full));
+  layers.push_back(tp_comm("MlpBlock_F", s.act, s.peers, s.rs_ag, false, b));
+  comms.push_back({"MlpBlock_F", false, s.mlp_ag});
+  layers.push_back(linear("MlpBlock_Mlp1", s.batch_seq, h, ff / tt, b, s.full));
+  // A fused GeLU keeps no activation of its own, but still reads and writes one.
+  layers.push_back(pointwise("MlpBlock_GeLU", ff * s.batch_seq / tt, b, 0, s.full));
+  layers.push_back(linear("MlpBlock_Mlp2", s.batch_seq, ff / tt, h, b, s.full));
+  layers.push_back(tp_comm("MlpBlock_G", s.act, s.peers, s.rs_ag, true, b));
+  comms.push_back({"MlpBlock_G", true, s.full});
+  layers.push_back(pointwise("MlpBlock_DropOut", s.act_ln, b, s.act_ln, s.full));
+  layers.push_back(residual("MlpBlock_Residual", s.act_ln, b, s.full));
+}
+
+// Blocks this processor runs, and how they split into chunks (one edge block per chunk).
+struct BlockRuns {
+  std::int64_t blocks = 0, microbatches = 0, chunks = 0;
+  double block_runs = 0, base_runs = 0, edge_runs = 0;
+};
+
+BlockRuns block_runs(const CalculonModel &m, const CalculonExecution &e) {
+  BlockRuns r;
+  r.blocks = m.num_blocks / e.pipeline_par;
+  if (m.num_blocks % e.pipeline_par != 0)
+    ++r.blocks;
+  if (r.blocks % e.pipeline_interleaving != 0)
+    throw std::invalid_argument(
+        fmt::format("pipeline_interleaving {} does not divide the {} blocks per processor",
+                    e.pipeline_interleaving, r.blocks));
+  r.microbatches = e.batch_size / e.data_par / e.microbatch_size;
+  r.chunks = e.pipeline_interleaving;
+  const std::int64_t per_chunk = r.blocks / r.chunks;
+  r.block_runs = static_cast<double>(r.blocks * r.microbatches);
+  r.base_runs = static_cast<double>((per_chunk - 1) * r.chunks * r.microbatches);
+  r.edge_runs = static_cast<double>(r.chunks * r.microbatches);
+  return r;
+}
+
+void add_use(ExecutionSizes &out, std::string target, double x, double calls, std::string what) {
+  if (x > 0 && calls > 0)
+    out.uses.push_back({std::move(target), x, calls, -1, "", 0, std::move(what)});
+}
+
+void add_network_use(ExecutionSizes &out, int tier, std::string op, double bytes, int n,
+                     double calls, std::string what) {
+  if (bytes > 0 && calls > 0)
+    out.uses.push_back({"network", bytes, calls, tier, std::move(op), n, std::move(what)});
+}
+
+// Each layer's matrix and mem1 uses; returns the block's weight elements and optimizer bytes.
+std::pair<double, double> add_layer_uses(ExecutionSizes &out, const std::vector<Layer> &layers,
+                                         const CalculonExecution &e, const BlockRuns &runs,
+                                         double b) {
+  const double shard = e.optimizer_sharding ? static_cast<double>(e.data_par) : 1.0;
+  double weight_elems = 0, optimizer_bytes = 0;
+  for (const auto &l : layers) {
+    weight_elems += l.weight;
+    // Adam: fp32 master weights (below 4 bytes per element) and two moments.
+    optimizer_bytes += ((b < 4 ? l.weight * 4 : 0) + l.optim_space * 4) / shard;
+    const double runs_fw = runs.block_runs * (e.training && l.recompute ? 2 : 1);
+    if (l.matrix)
+      add_use(out, "matrix", l.fw_flops, runs_fw, l.name + " fw");
+    add_use(out, "mem1", l.fw_mem, runs_fw, l.name + " fw");
+    if (!e.training)
+      continue;
+    if (l.matrix) {
+      add_use(out, "matrix", l.agrad_flops, runs.block_runs, l.name + " agrad");
+      add_use(out, "matrix", l.wgrad_flops, runs.block_runs, l.name + " wgrad");
+    }
+    add_use(out, "mem1", l.agrad_mem, runs.block_runs, l.name + " agrad");
+    add_use(out, "mem1", l.wgrad_mem, runs.block_runs, l.name + " wgrad");
+    if (l.weight > 0)
+      add_use(out, "mem1", ((b < 4 ? l.weight * 4 : 0) + l.optim_space * 4) / shard,
+              static_cast<double>(runs.blocks), l.name + " optimizer step");
+  }
+  return {weight_elems, optimizer_bytes};
+}
+
+// Tensor parallelism: f is the identity forward and all_reduce backward, g the reverse; with
+// sequence parallelism f all_gathers forward and reduce_scatters backward, g the reverse.
+// p2p_rs_ag splits only in a chunk's edge block.
+void add_tensor_parallel_uses(ExecutionSizes &out, const std::vector<TpComm> &comms,
+                              const CalculonExecution &e, const BlockShape &s,
+                              const BlockRuns &runs) {
+  if (s.t <= 1)
+    return;
+  const double bytes = s.act * s.b;
+  for (const auto &c : comms)
+    for (const bool base : {true, false}) {
+      const double n_runs = base ? runs.base_runs : runs.edge_runs;
+      const bool split = s.rs_ag || (e.tensor_par_comm_type == "p2p_rs_ag" && !base);
+      const std::string fw = split ? (c.conjugate ? "reduce_scatter" : "all_gather")
+                                   : (c.conjugate ? "all_reduce" : "");
+      const std::string bw = split ? (c.conjugate ? "all_gather" : "reduce_scatter")
+                                   : (c.conjugate ? "" : "all_reduce");
+      const std::string where = fmt::format("TP {} ({} block)", c.name, base ? "base" : "edge");
+      if (!fw.empty())
+        add_network_use(out, e.tensor_par_net, fw, bytes, s.peers, n_runs, where + " fw");
+      if (e.training && !bw.empty())
+        add_network_use(out, e.tensor_par_net, bw, bytes, s.peers, n_runs, where + " bw");
+      // Communicated again in the recompute pass: the forward's op.
+      if (e.training && c.recomm && (split || c.conjugate) && !fw.empty())
+        add_network_use(out, e.tensor_par_net, fw, bytes, s.peers, n_runs, where + " recompute");
+    }
+}
+
+// Data parallelism: the block's gradients reduced (and its weights gathered when the optimizer
+// is sharded), once per block.
+void add_data_parallel_uses(ExecutionSizes &out, const CalculonExecution &e, double weight_bytes,
+                            const BlockRuns &runs) {
+  if (e.data_par <= 1 || !e.training)
+    return;
+  const int d = static_cast<int>(e.data_par);
+  const double blocks = static_cast<double>(runs.blocks);
+  if (e.optimizer_sharding) {
+    add_network_use(out, e.data_par_net, "reduce_scatter", weight_bytes, d, blocks,
+                    "DP block gradients");
+    add_network_use(out, e.data_par_net, "all_gather", weight_bytes, d, blocks, "DP block weights");
+  } else {
+    add_network_use(out, e.data_par_net, "all_reduce", weight_bytes, d, blocks,
+                    "DP block gradients");
+  }
+}
+
+// Offload through mem2, once per block and microbatch each way.
+void add_offload_uses(ExecutionSizes &out, const CalculonExecution &e, const BlockShape &s,
+                      const BlockRuns &runs, double weight_bytes, double optimizer_bytes) {
+  const double checkpoint = e.training && s.full ? s.act * s.b : 0;
+  if (e.activations_offload && !s.full)
+    out.notes.push_back("activations offload without full recompute moves the block's stored "
+                        "activations, whose size is not modelled here: left out of mem2");
+  const double act_off = e.activations_offload ? checkpoint : 0;
+  add_use(out, "mem2", std::max(e.weight_offload ? weight_bytes : 0.0, act_off), runs.block_runs,
+          "offload fw");
+  if (e.training)
+    add_use(out, "mem2",
+            (e.weight_offload ? weight_bytes : 0.0) + act_off +
+                (e.optimizer_offload ? optimizer_bytes : 0.0),
+            runs.block_runs, "offload bw");
+}
+
 } // namespace
 
 int calculon_type_size(const std::string &dt) {
@@ -227,173 +444,22 @@ ExecutionSizes execution_sizes(const CalculonModel &m, const CalculonExecution &
   ExecutionSizes out;
   out.model = m;
   out.execution = e;
-  const double b = calculon_type_size(e.datatype);
-  out.bytes_per_element = static_cast<int>(b);
-  const std::int64_t t = e.tensor_par;
-  for (auto [v, what] : {std::pair{m.hidden, "hidden"},
-                         {m.feedforward, "feedforward"},
-                         {m.attn_heads, "attn_heads"}})
-    if (v % t != 0)
-      throw std::invalid_argument(
-          fmt::format("{} = {} does not split over tensor_par {}", what, v, t));
-  const bool rs_ag = e.tensor_par_comm_type == "rs_ag";
-  const bool pp_rs_ag = e.tensor_par_comm_type != "ar";
-  const double batch_seq = static_cast<double>(e.microbatch_size * m.seq_size);
-  if ((rs_ag || pp_rs_ag) && (e.microbatch_size * m.seq_size) % t != 0)
-    throw std::invalid_argument(
-        fmt::format("microbatch × seq_size = {} does not split over tensor_par {}",
-                    e.microbatch_size * m.seq_size, t));
-  const double act = batch_seq * static_cast<double>(m.hidden);
-  const double act_sp = act / static_cast<double>(t);
-  const double act_ln = rs_ag ? act_sp : act; // LayerNorm, dropout, residual under seq. par.
-  const double h = static_cast<double>(m.hidden), ff = static_cast<double>(m.feedforward);
-  const double heads = static_cast<double>(m.attn_heads), asz = static_cast<double>(m.attn_size);
-  const double seq = static_cast<double>(m.seq_size);
-  const double tt = static_cast<double>(t);
-  const int peers = static_cast<int>(t);
-
-  const bool full = e.activation_recompute == "full";
-  const bool attn = full || e.activation_recompute == "attn_only";
-  const bool attn_ag = attn || e.seq_par_ag_redo;
-  const bool mlp_ag = full || e.seq_par_ag_redo;
-
+  const BlockShape s = block_shape(m, e);
+  out.bytes_per_element = static_cast<int>(s.b);
   std::vector<Layer> layers;
   std::vector<TpComm> comms;
-  // Attention block.
-  layers.push_back(fork("AttnBlock_Fork", act_ln, 2, b, full));
-  layers.push_back(layer_norm("AttnBlock_LayerNorm", act_ln, h, b, full));
-  layers.push_back(tp_comm("AttnBlock_F", act, peers, rs_ag, false, b));
-  comms.push_back({"AttnBlock_F", false, attn_ag});
-  layers.push_back(fork("AttnBlock_Multihead_Fork", act, 3, b, attn_ag));
-  const double qkv = heads * asz / tt;
-  const double kv = e.attention_type == "multihead" ? qkv : asz;
-  layers.push_back(linear("AttnBlock_Query", batch_seq, h, qkv, b, full));
-  layers.push_back(linear("AttnBlock_Key", batch_seq, h, kv, b, full));
-  layers.push_back(linear("AttnBlock_Value", batch_seq, h, kv, b, full));
-  const double bmm_batch = static_cast<double>(e.microbatch_size * (m.attn_heads / t));
-  layers.push_back(
-      batch_matmul("AttnBlock_Multihead_Key_Query", bmm_batch, seq, asz, seq, b, attn));
-  const double scores =
-      static_cast<double>(m.attn_heads / t) * seq * seq * static_cast<double>(e.microbatch_size);
-  layers.push_back(pointwise("AttnBlock_Multihead_SoftMax", scores, b, 0, attn));
-  layers.push_back(pointwise("AttnBlock_Multihead_DropOut", scores, b, scores, attn));
-  layers.push_back(batch_matmul("AttnBlock_Multihead_Attn", bmm_batch, seq, seq, asz, b, full));
-  layers.push_back(linear("AttnBlock_MLP", batch_seq, qkv, h, b, full));
-  layers.push_back(tp_comm("AttnBlock_G", act, peers, rs_ag, true, b));
-  comms.push_back({"AttnBlock_G", true, full});
-  layers.push_back(pointwise("AttnBlock_DropOut", act_ln, b, act_ln, full));
-  layers.push_back(residual("AttnBlock_Residual", act_ln, b, full));
-  // MLP block.
-  layers.push_back(fork("MlpBlock_Fork", act_ln, 2, b, full));
-  layers.push_back(layer_norm("MlpBlock_LayerNorm", act_ln, h, b, full));
-  layers.push_back(tp_comm("MlpBlock_F", act, peers, rs_ag, false, b));
-  comms.push_back({"MlpBlock_F", false, mlp_ag});
-  layers.push_back(linear("MlpBlock_Mlp1", batch_seq, h, ff / tt, b, full));
-  {
-    // A fused GeLU keeps no activation of its own, but still reads and writes one.
-    layers.push_back(pointwise("MlpBlock_GeLU", ff * batch_seq / tt, b, 0, full));
-  }
-  layers.push_back(linear("MlpBlock_Mlp2", batch_seq, ff / tt, h, b, full));
-  layers.push_back(tp_comm("MlpBlock_G", act, peers, rs_ag, true, b));
-  comms.push_back({"MlpBlock_G", true, full});
-  layers.push_back(pointwise("MlpBlock_DropOut", act_ln, b, act_ln, full));
-  layers.push_back(residual("MlpBlock_Residual", act_ln, b, full));
-
-  // Blocks this processor runs, and how they split into chunks (one edge block per chunk).
-  std::int64_t blocks = m.num_blocks / e.pipeline_par;
-  if (m.num_blocks % e.pipeline_par != 0)
-    ++blocks;
-  if (blocks % e.pipeline_interleaving != 0)
-    throw std::invalid_argument(
-        fmt::format("pipeline_interleaving {} does not divide the {} blocks per processor",
-                    e.pipeline_interleaving, blocks));
-  const std::int64_t microbatches = e.batch_size / e.data_par / e.microbatch_size;
-  const std::int64_t chunks = e.pipeline_interleaving;
-  const std::int64_t per_chunk = blocks / chunks;
-  const double block_runs = static_cast<double>(blocks * microbatches);
-  const double base_runs = static_cast<double>((per_chunk - 1) * chunks * microbatches);
-  const double edge_runs = static_cast<double>(chunks * microbatches);
-  const double shard = e.optimizer_sharding ? static_cast<double>(e.data_par) : 1.0;
-
-  const auto use = [&](std::string target, double x, double calls, std::string what) {
-    if (x > 0 && calls > 0)
-      out.uses.push_back({std::move(target), x, calls, -1, "", 0, std::move(what)});
-  };
-  double weight_elems = 0, optimizer_bytes = 0;
-  for (const auto &l : layers) {
-    weight_elems += l.weight;
-    // Adam: fp32 master weights (below 4 bytes per element) and two moments.
-    optimizer_bytes += ((b < 4 ? l.weight * 4 : 0) + l.optim_space * 4) / shard;
-    const double runs_fw = block_runs * (e.training && l.recompute ? 2 : 1);
-    if (l.matrix)
-      use("matrix", l.fw_flops, runs_fw, l.name + " fw");
-    use("mem1", l.fw_mem, runs_fw, l.name + " fw");
-    if (!e.training)
-      continue;
-    if (l.matrix) {
-      use("matrix", l.agrad_flops, block_runs, l.name + " agrad");
-      use("matrix", l.wgrad_flops, block_runs, l.name + " wgrad");
-    }
-    use("mem1", l.agrad_mem, block_runs, l.name + " agrad");
-    use("mem1", l.wgrad_mem, block_runs, l.name + " wgrad");
-    if (l.weight > 0)
-      use("mem1", ((b < 4 ? l.weight * 4 : 0) + l.optim_space * 4) / shard,
-          static_cast<double>(blocks), l.name + " optimizer step");
-  }
-  const auto net = [&](int tier, std::string op, double bytes, int n, double calls,
-                       std::string what) {
-    if (bytes > 0 && calls > 0)
-      out.uses.push_back({"network", bytes, calls, tier, std::move(op), n, std::move(what)});
-  };
-  // Tensor parallelism: f is the identity forward and all_reduce backward, g the reverse; with
-  // sequence parallelism f all_gathers forward and reduce_scatters backward, g the reverse.
-  // p2p_rs_ag splits only in a chunk's edge block.
-  if (t > 1)
-    for (const auto &c : comms)
-      for (const bool base : {true, false}) {
-        const double runs = base ? base_runs : edge_runs;
-        const bool split = rs_ag || (e.tensor_par_comm_type == "p2p_rs_ag" && !base);
-        const std::string fw = split ? (c.conjugate ? "reduce_scatter" : "all_gather")
-                                     : (c.conjugate ? "all_reduce" : "");
-        const std::string bw = split ? (c.conjugate ? "all_gather" : "reduce_scatter")
-                                     : (c.conjugate ? "" : "all_reduce");
-        const std::string where = fmt::format("TP {} ({} block)", c.name, base ? "base" : "edge");
-        if (!fw.empty())
-          net(e.tensor_par_net, fw, act * b, peers, runs, where + " fw");
-        if (e.training && !bw.empty())
-          net(e.tensor_par_net, bw, act * b, peers, runs, where + " bw");
-        // Communicated again in the recompute pass: the forward's op.
-        if (e.training && c.recomm && (split || c.conjugate) && !fw.empty())
-          net(e.tensor_par_net, fw, act * b, peers, runs, where + " recompute");
-      }
+  attention_block(m, e, s, layers, comms);
+  mlp_block(m, s, layers, comms);
+  const BlockRuns runs = block_runs(m, e);
+  const auto [weight_elems, optimizer_bytes] = add_layer_uses(out, layers, e, runs, s.b);
+  add_tensor_parallel_uses(out, comms, e, s, runs);
   if (e.pipeline_par > 1)
-    net(e.pipeline_par_net, "p2p", (pp_rs_ag ? act_sp : act) * b, 2,
-        static_cast<double>(microbatches * chunks * (e.training ? 2 : 1)), "PP activations");
-  const double weight_bytes = weight_elems * b;
-  if (e.data_par > 1 && e.training) {
-    const int d = static_cast<int>(e.data_par);
-    if (e.optimizer_sharding) {
-      net(e.data_par_net, "reduce_scatter", weight_bytes, d, static_cast<double>(blocks),
-          "DP block gradients");
-      net(e.data_par_net, "all_gather", weight_bytes, d, static_cast<double>(blocks),
-          "DP block weights");
-    } else {
-      net(e.data_par_net, "all_reduce", weight_bytes, d, static_cast<double>(blocks),
-          "DP block gradients");
-    }
-  }
-  // Offload through mem2, once per block and microbatch each way.
-  const double checkpoint = e.training && full ? act * b : 0;
-  if (e.activations_offload && !full)
-    out.notes.push_back("activations offload without full recompute moves the block's stored "
-                        "activations, whose size is not modelled here: left out of mem2");
-  const double act_off = e.activations_offload ? checkpoint : 0;
-  use("mem2", std::max(e.weight_offload ? weight_bytes : 0.0, act_off), block_runs, "offload fw");
-  if (e.training)
-    use("mem2",
-        (e.weight_offload ? weight_bytes : 0.0) + act_off +
-            (e.optimizer_offload ? optimizer_bytes : 0.0),
-        block_runs, "offload bw");
+    add_network_use(out, e.pipeline_par_net, "p2p", (s.pp_rs_ag ? s.act_sp : s.act) * s.b, 2,
+                    static_cast<double>(runs.microbatches * runs.chunks * (e.training ? 2 : 1)),
+                    "PP activations");
+  const double weight_bytes = weight_elems * s.b;
+  add_data_parallel_uses(out, e, weight_bytes, runs);
+  add_offload_uses(out, e, s, runs, weight_bytes, optimizer_bytes);
   return out;
 }
 
