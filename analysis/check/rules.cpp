@@ -197,16 +197,17 @@ CurveSpec parse_curve(const YAML::Node &node, const std::string &file) {
   return c;
 }
 
-Rule parse_rule(const YAML::Node &node, const std::string &file) {
-  if (!node.IsMap())
-    throw InputError("a rule must be a mapping", at(file, node),
-                     "start each rule with '- id: NAME' followed by its fields");
-  expect_keys(node, file, "a rule",
-              {"id", "description", "category", "severity", "on_missing", "select", "metric",
-               "inventory", "part", "compare", "value", "values", "fleet", "curve", "relative_to",
-               "applies_to"});
-  Rule r;
-  r.where = at(file, node);
+// Whether the rule has `first`: it must have exactly one of `first` and `second`.
+bool exactly_one(const YAML::Node &node, const Rule &r, const char *first, const char *second,
+                 const std::string &which, const char *fix) {
+  const bool has_first = static_cast<bool>(node[first]);
+  if (has_first == static_cast<bool>(node[second]))
+    throw InputError(fmt::format("rule '{}' needs exactly one {}", r.id, which), r.where, fix);
+  return has_first;
+}
+
+// id, description, category, severity and on_missing.
+void parse_identity(const YAML::Node &node, const std::string &file, Rule &r) {
   if (!node["id"])
     throw InputError("a rule has no 'id'", r.where, "add 'id: short-name' to the rule");
   r.id = scalar(node["id"], file, "id");
@@ -228,61 +229,51 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
   r.severity = level(node["severity"], file, "severity", false);
   r.on_missing =
       node["on_missing"] ? level(node["on_missing"], file, "on_missing", true) : r.severity;
+}
 
-  const bool has_metric = static_cast<bool>(node["metric"]);
-  const bool has_probe = static_cast<bool>(node["inventory"]);
-  if (has_metric == has_probe)
-    throw InputError(fmt::format("rule '{}' needs exactly one of 'metric' or 'inventory'", r.id),
-                     r.where,
-                     "judge records with select: + metric: metrics.NAME, or the run's "
-                     "inventory with inventory: PROBE (docs/check.md lists the probes)");
-  if (has_metric) {
-    if (!node["select"])
-      throw InputError(fmt::format("rule '{}' has a metric but no 'select'", r.id), r.where,
-                       "add select: {key: \"gemm.*\"} to pick the records it judges");
-    const auto sel = node["select"];
-    if (!sel.IsMap())
-      throw InputError("'select' must be a mapping", at(file, sel),
-                       "write select: {key: \"memory.host_*\", params: {size_bytes: 1073741824}}");
-    expect_keys(sel, file, "a select", {"key", "params"});
-    if (!sel["key"])
-      throw InputError("'select' has no 'key'", at(file, sel),
-                       "add key: followed by a benchmark key or glob such as \"gemm.*\"");
-    // One glob, or a list of them (any matches): fnmatch has no {a,b}.
-    if (sel["key"].IsSequence()) {
-      for (const auto &item : sel["key"]) {
-        r.key_globs.push_back(scalar(item, file, "key"));
-        r.key_glob += (r.key_glob.empty() ? "" : ", ") + r.key_globs.back();
-      }
-    } else {
-      r.key_glob = scalar(sel["key"], file, "key");
-      r.key_globs = {r.key_glob};
+// select: (key globs and params filter) and metric: of a rule that judges records.
+void parse_metric_target(const YAML::Node &node, const std::string &file, Rule &r) {
+  if (!node["select"])
+    throw InputError(fmt::format("rule '{}' has a metric but no 'select'", r.id), r.where,
+                     "add select: {key: \"gemm.*\"} to pick the records it judges");
+  const auto sel = node["select"];
+  if (!sel.IsMap())
+    throw InputError("'select' must be a mapping", at(file, sel),
+                     "write select: {key: \"memory.host_*\", params: {size_bytes: 1073741824}}");
+  expect_keys(sel, file, "a select", {"key", "params"});
+  if (!sel["key"])
+    throw InputError("'select' has no 'key'", at(file, sel),
+                     "add key: followed by a benchmark key or glob such as \"gemm.*\"");
+  // One glob, or a list of them (any matches): fnmatch has no {a,b}.
+  if (sel["key"].IsSequence()) {
+    for (const auto &item : sel["key"]) {
+      r.key_globs.push_back(scalar(item, file, "key"));
+      r.key_glob += (r.key_glob.empty() ? "" : ", ") + r.key_globs.back();
     }
-    if (sel["params"]) {
-      if (!sel["params"].IsMap())
-        throw InputError("'params' must be a mapping", at(file, sel["params"]),
-                         "write params: {dtype: bf16, tp: [1, 8]}");
-      for (const auto &kv : sel["params"])
-        r.params[scalar(kv.first, file, "a params name")] = to_json_value(kv.second, file);
-    }
-    r.metric = scalar(node["metric"], file, "metric");
-    const auto root = r.metric.substr(0, r.metric.find('.'));
-    if (root != "metrics" && root != "params" && root != "device")
-      throw InputError(fmt::format("metric path '{}' must start with metrics., params. or "
-                                   "device.",
-                                   r.metric),
-                       at(file, node["metric"]),
-                       "write e.g. metric: metrics.bandwidth_gbytes_per_s or "
-                       "metrics.time_s.median");
   } else {
-    if (node["select"])
-      throw InputError("an inventory rule takes no 'select'", at(file, node["select"]),
-                       "remove select:, or judge records with metric: instead of inventory:");
-    r.probe = scalar(node["inventory"], file, "inventory");
-    if (!is_known_probe(r.probe))
-      throw InputError(fmt::format("unknown inventory probe '{}'", r.probe),
-                       at(file, node["inventory"]), "use one of: " + known_probes_text());
+    r.key_glob = scalar(sel["key"], file, "key");
+    r.key_globs = {r.key_glob};
   }
+  if (sel["params"]) {
+    if (!sel["params"].IsMap())
+      throw InputError("'params' must be a mapping", at(file, sel["params"]),
+                       "write params: {dtype: bf16, tp: [1, 8]}");
+    for (const auto &kv : sel["params"])
+      r.params[scalar(kv.first, file, "a params name")] = to_json_value(kv.second, file);
+  }
+  r.metric = scalar(node["metric"], file, "metric");
+  const auto root = r.metric.substr(0, r.metric.find('.'));
+  if (root != "metrics" && root != "params" && root != "device")
+    throw InputError(fmt::format("metric path '{}' must start with metrics., params. or "
+                                 "device.",
+                                 r.metric),
+                     at(file, node["metric"]),
+                     "write e.g. metric: metrics.bandwidth_gbytes_per_s or "
+                     "metrics.time_s.median");
+}
+
+// applies_to: which runs the rule judges (its own, imported or any).
+void parse_applies_to(const YAML::Node &node, const std::string &file, Rule &r) {
   if (node["applies_to"]) {
     const auto text = scalar(node["applies_to"], file, "applies_to");
     if (text == "own")
@@ -294,6 +285,11 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
                        "use any, own (railgauge's own runs) or imported (runs of `railgauge "
                        "import`)");
   }
+}
+
+// curve: and relative_to: (a figure of a size curve, a metric relative to another).
+void parse_curve_options(const YAML::Node &node, const std::string &file, bool has_metric,
+                         Rule &r) {
   if (node["curve"] || node["relative_to"]) {
     if (!has_metric)
       throw InputError("'curve' and 'relative_to' judge records, not the inventory", r.where,
@@ -312,6 +308,10 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
       throw InputError("a curve rule takes an absolute 'value', not 'fleet'", r.where,
                        "judge the curve's figure with value: NUMBER");
   }
+}
+
+// part: the kind of part (node, GPU, NIC) a rule's verdicts name.
+void parse_part(const YAML::Node &node, const std::string &file, Rule &r) {
   if (node["part"]) {
     const auto text = scalar(node["part"], file, "part");
     if (text == "node")
@@ -324,7 +324,10 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
       throw InputError(fmt::format("unknown part '{}'", text), at(file, node["part"]),
                        "use node, gpu or nic");
   }
+}
 
+// compare: and its bound: values for none_of / any_of, else value: or fleet:.
+void parse_bound(const YAML::Node &node, const std::string &file, Rule &r) {
   if (!node["compare"])
     throw InputError(fmt::format("rule '{}' has no 'compare'", r.id), r.where,
                      "add compare: \">=\" (or >, <=, <, ==, !=, none_of, any_of)");
@@ -339,19 +342,14 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
                        r.where, "remove value:/fleet: from this rule");
     for (const auto &item : node["values"])
       r.values.push_back(scalar(item, file, "values"));
-    return r;
+    return;
   }
   if (node["values"])
     throw InputError("'values' is only for none_of and any_of", at(file, node["values"]),
                      "use value: NUMBER with a numeric comparison");
-  const bool has_value = static_cast<bool>(node["value"]);
-  const bool has_fleet = static_cast<bool>(node["fleet"]);
-  if (has_value == has_fleet)
-    throw InputError(fmt::format("rule '{}' needs exactly one bound: 'value' or 'fleet'", r.id),
-                     r.where,
-                     "write value: NUMBER for an absolute bound, or fleet: {mads: 3} for one "
-                     "relative to the same metric on the other parts");
-  if (has_value)
+  if (exactly_one(node, r, "value", "fleet", "bound: 'value' or 'fleet'",
+                  "write value: NUMBER for an absolute bound, or fleet: {mads: 3} for one "
+                  "relative to the same metric on the other parts"))
     r.value = number(node["value"], file, "value");
   else {
     if (r.op == Op::eq || r.op == Op::ne)
@@ -367,26 +365,40 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
           higher_is_better ? "with >= the threshold is below the median: use a fraction <= 1"
                            : "with <= the threshold is above the median: use a fraction >= 1");
   }
-  return r;
 }
 
-// ">=1073741824" -> (ge, 1073741824): a numeric range in a params filter.
-std::optional<std::pair<Op, double>> parse_range(const std::string &text) {
-  for (Op op : {Op::ge, Op::le, Op::gt, Op::lt}) {
-    const auto sym = to_string(op);
-    if (text.starts_with(sym)) {
-      try {
-        std::size_t used = 0;
-        const auto rest = text.substr(sym.size());
-        const double v = std::stod(rest, &used);
-        if (used == rest.size())
-          return std::pair{op, v};
-      } catch (const std::exception &) {
-      }
-      return std::nullopt;
-    }
+Rule parse_rule(const YAML::Node &node, const std::string &file) {
+  if (!node.IsMap())
+    throw InputError("a rule must be a mapping", at(file, node),
+                     "start each rule with '- id: NAME' followed by its fields");
+  expect_keys(node, file, "a rule",
+              {"id", "description", "category", "severity", "on_missing", "select", "metric",
+               "inventory", "part", "compare", "value", "values", "fleet", "curve", "relative_to",
+               "applies_to"});
+  Rule r;
+  r.where = at(file, node);
+  parse_identity(node, file, r);
+
+  const bool has_metric =
+      exactly_one(node, r, "metric", "inventory", "of 'metric' or 'inventory'",
+                  "judge records with select: + metric: metrics.NAME, or the run's "
+                  "inventory with inventory: PROBE (docs/check.md lists the probes)");
+  if (has_metric) {
+    parse_metric_target(node, file, r);
+  } else {
+    if (node["select"])
+      throw InputError("an inventory rule takes no 'select'", at(file, node["select"]),
+                       "remove select:, or judge records with metric: instead of inventory:");
+    r.probe = scalar(node["inventory"], file, "inventory");
+    if (!is_known_probe(r.probe))
+      throw InputError(fmt::format("unknown inventory probe '{}'", r.probe),
+                       at(file, node["inventory"]), "use one of: " + known_probes_text());
   }
-  return std::nullopt;
+  parse_applies_to(node, file, r);
+  parse_curve_options(node, file, has_metric, r);
+  parse_part(node, file, r);
+  parse_bound(node, file, r);
+  return r;
 }
 
 RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
@@ -509,87 +521,6 @@ RuleSet load_rules_file(const std::string &path) {
   return parse_rules(rules_text(path, "rules file", "--rules",
                                 "give a YAML rules file, e.g. results/rules/host-only.yaml"),
                      path);
-}
-
-bool key_match(const Rule &rule, const std::string &key) {
-  for (const auto &glob : rule.key_globs)
-    if (glob_match(glob, key))
-      return true;
-  return false;
-}
-
-bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
-  for (const auto &[name, want] : filter.items()) {
-    const auto it = params.find(name);
-    if (it == params.end() || it->is_null()) {
-      // null (YAML ~ or null) in the filter matches a record without the param.
-      const bool absent_ok =
-          want.is_null() ||
-          (want.is_array() && std::any_of(want.begin(), want.end(),
-                                          [](const nlohmann::json &w) { return w.is_null(); }));
-      if (!absent_ok)
-        return false;
-      continue;
-    }
-    const auto one = [&](const nlohmann::json &w) {
-      if (w.is_string() && it->is_number())
-        if (const auto range = parse_range(w.get_ref<const std::string &>()))
-          return compare_pass(range->first, it->get<double>(), range->second);
-      if (w.is_number() && it->is_number())
-        return w.get<double>() == it->get<double>();
-      if (w.is_string() && it->is_string())
-        return glob_match(w.get_ref<const std::string &>(), it->get_ref<const std::string &>());
-      if (w.is_string())
-        return glob_match(w.get_ref<const std::string &>(), it->dump());
-      return w == *it;
-    };
-    bool any = false;
-    if (want.is_array()) {
-      for (const auto &w : want)
-        any = any || one(w);
-    } else {
-      any = one(want);
-    }
-    if (!any)
-      return false;
-  }
-  return true;
-}
-
-bool compare_pass(Op op, double value, double threshold) {
-  switch (op) {
-  case Op::ge:
-    return value >= threshold;
-  case Op::gt:
-    return value > threshold;
-  case Op::le:
-    return value <= threshold;
-  case Op::lt:
-    return value < threshold;
-  case Op::eq:
-    return value == threshold;
-  case Op::ne:
-    return value != threshold;
-  case Op::none_of:
-  case Op::any_of:
-    return false;
-  }
-  return false;
-}
-
-bool values_pass(Op op, const nlohmann::json &value, const std::vector<std::string> &values) {
-  std::vector<std::string> seen;
-  if (value.is_string())
-    seen.push_back(value.get<std::string>());
-  else if (value.is_array())
-    for (const auto &v : value)
-      seen.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-  else
-    seen.push_back(value.dump());
-  bool hit = false;
-  for (const auto &s : seen)
-    hit = hit || std::find(values.begin(), values.end(), s) != values.end();
-  return op == Op::none_of ? !hit : hit;
 }
 
 } // namespace railgauge::check

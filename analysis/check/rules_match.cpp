@@ -1,0 +1,117 @@
+// What a rule selects (its key globs and params filter) and whether a value passes its
+// comparison.
+#include "analysis/check/rules.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "harness/registry.h"
+
+namespace railgauge::check {
+namespace {
+
+// ">=1073741824" -> (ge, 1073741824): a numeric range in a params filter.
+std::optional<std::pair<Op, double>> parse_range(const std::string &text) {
+  for (Op op : {Op::ge, Op::le, Op::gt, Op::lt}) {
+    const auto sym = to_string(op);
+    if (text.starts_with(sym)) {
+      try {
+        std::size_t used = 0;
+        const auto rest = text.substr(sym.size());
+        const double v = std::stod(rest, &used);
+        if (used == rest.size())
+          return std::pair{op, v};
+      } catch (const std::exception &) {
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+bool key_match(const Rule &rule, const std::string &key) {
+  for (const auto &glob : rule.key_globs)
+    if (glob_match(glob, key))
+      return true;
+  return false;
+}
+
+bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
+  for (const auto &[name, want] : filter.items()) {
+    const auto it = params.find(name);
+    if (it == params.end() || it->is_null()) {
+      // null (YAML ~ or null) in the filter matches a record without the param.
+      const bool absent_ok =
+          want.is_null() ||
+          (want.is_array() && std::any_of(want.begin(), want.end(),
+                                          [](const nlohmann::json &w) { return w.is_null(); }));
+      if (!absent_ok)
+        return false;
+      continue;
+    }
+    const auto one = [&](const nlohmann::json &w) {
+      if (w.is_string() && it->is_number())
+        if (const auto range = parse_range(w.get_ref<const std::string &>()))
+          return compare_pass(range->first, it->get<double>(), range->second);
+      if (w.is_number() && it->is_number())
+        return w.get<double>() == it->get<double>();
+      if (w.is_string() && it->is_string())
+        return glob_match(w.get_ref<const std::string &>(), it->get_ref<const std::string &>());
+      if (w.is_string())
+        return glob_match(w.get_ref<const std::string &>(), it->dump());
+      return w == *it;
+    };
+    bool any = false;
+    if (want.is_array()) {
+      for (const auto &w : want)
+        any = any || one(w);
+    } else {
+      any = one(want);
+    }
+    if (!any)
+      return false;
+  }
+  return true;
+}
+
+bool compare_pass(Op op, double value, double threshold) {
+  switch (op) {
+  case Op::ge:
+    return value >= threshold;
+  case Op::gt:
+    return value > threshold;
+  case Op::le:
+    return value <= threshold;
+  case Op::lt:
+    return value < threshold;
+  case Op::eq:
+    return value == threshold;
+  case Op::ne:
+    return value != threshold;
+  case Op::none_of:
+  case Op::any_of:
+    return false;
+  }
+  return false;
+}
+
+bool values_pass(Op op, const nlohmann::json &value, const std::vector<std::string> &values) {
+  std::vector<std::string> seen;
+  if (value.is_string())
+    seen.push_back(value.get<std::string>());
+  else if (value.is_array())
+    for (const auto &v : value)
+      seen.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+  else
+    seen.push_back(value.dump());
+  bool hit = false;
+  for (const auto &s : seen)
+    hit = hit || std::find(values.begin(), values.end(), s) != values.end();
+  return op == Op::none_of ? !hit : hit;
+}
+
+} // namespace railgauge::check
