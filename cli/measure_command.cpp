@@ -148,6 +148,118 @@ std::optional<std::string> refuse_if_unmet(const std::vector<std::string> &unmet
   return why;
 }
 
+// --resume: the same directory, manifest and records file, checked against this plan.
+void reopen_for_resume(const CommonOptions &o, const std::vector<std::string> &argv,
+                       const nlohmann::json &suite_info, const RunPlan &plan,
+                       const std::string &host, int rank, World &world, Milliseconds store_timeout,
+                       std::optional<RunDirLock> &lock, std::optional<ResumeState> &resume,
+                       std::optional<Manifest> &manifest) {
+  const std::string resume_dir = resume_directory(*o.resume_dir, rank);
+  manifest.emplace(Manifest::load(resume_dir));
+  lock.emplace(resume_dir);
+  resume.emplace(resume_dir, manifest->data(), plan, suite_info, host, rank,
+                 ResumeOptions{o.force, o.retry_errors});
+  if (world.world_size() > 1)
+    resume->agree_with_other_ranks(*world.store(), world.world_size(), store_timeout);
+  for (const auto &note : resume->notes())
+    std::cerr << "railgauge: note: " << note << '\n';
+  mark_resumed(*manifest, argv, *resume, plan.point_count());
+  manifest->write();
+}
+
+// A new run's run.json: the command, suite, plan, world and inventory, before any point.
+void start_manifest(std::optional<Manifest> &manifest, const RunIdentity &id,
+                    const std::vector<std::string> &argv, const nlohmann::json &suite_info,
+                    const RunPlan &plan, const World &world) {
+  manifest.emplace(id, argv);
+  manifest->data()["suite"] = suite_info;
+  manifest->data()["points_planned"] = plan.point_count();
+  manifest->data()["plan"] = plan_summary(plan);
+  manifest->data()["world"] = world.describe();
+  InventoryOptions inventory_options;
+  manifest->data()["inventory"] = collect_inventory(inventory_options);
+  manifest->write();
+}
+
+void add_printers(PrinterMultiplex &printer, OutputFormat format, const CommonOptions &o,
+                  const RunIdentity &id) {
+  if (format == OutputFormat::jsonl)
+    printer.add(make_jsonl_printer(std::cout));
+  else if (format == OutputFormat::csv)
+    printer.add(make_csv_printer(std::cout));
+  else if (!o.quiet && id.rank == 0) {
+    // Under a launcher only rank 0 prints the summary: every rank still writes its records, and
+    // a job log of N ranks does not hold N copies of the table.
+    printer.add(make_table_printer(std::cout));
+    // Each family's curve after the summary: bandwidth per size per kernel, and efficiency
+    // (or TFLOP/s) per GEMM per TP degree t.
+    printer.add(make_collecting_printer([](const std::vector<Record> &records) {
+      std::cout << memory::render_bandwidth_table(records) << gemm::render_tp_table(records);
+    }));
+  }
+}
+
+// What a run that stops early says: where its records are and the exact command that continues
+// it (this one, with --resume DIR unless it has it).
+std::string resume_hint_text(const std::vector<std::string> &argv, bool resuming,
+                             const World &world, const RunIdentity &id, const RecordFile &records) {
+  std::string resume_command;
+  for (const auto &arg : argv)
+    resume_command += (resume_command.empty() ? "" : " ") + arg;
+  // Several ranks resume from the run's root: the same command on every rank.
+  if (!resuming)
+    resume_command +=
+        " --resume " + (world.world_size() > 1 ? fs::path(id.dir).parent_path().string() : id.dir);
+  return fmt::format("the records written so far are intact in {}; continue with: {}",
+                     records.path(), resume_command);
+}
+
+// Every point of the plan; the records per status.
+std::map<std::string, int> run_points(const RunPlan &plan, RunContext &ctx, const RunIdentity &id,
+                                      const RunnerOutput &output, Manifest &manifest,
+                                      const RecordFile &records, const std::string &resume_hint) {
+  try {
+    return execute_plan(plan, ctx, id, output);
+  } catch (const std::exception &e) {
+    // The records file cannot be written (disk full, directory removed): stop, keep what is
+    // there, say so in run.json when that can still be written.
+    mark_run_failed(manifest, e.what(), count_records(records.path()));
+    throw BackendError(fmt::format("{}\n  {}", e.what(),
+                                   fs::exists(records.path())
+                                       ? resume_hint
+                                       : fmt::format("{} is gone: its records are lost", id.dir)));
+  }
+}
+
+// Complete only when every planned point has a record: a run that a lost peer stopped early is
+// failed, on every rank, so that --resume continues it. The ranks end together: rank 0 serves
+// the store, so it stays until every rank is done with it.
+void end_together(World &world, Manifest &manifest, const std::map<std::string, int> &counts,
+                  const RunPlan &plan, const std::string &stopped_early,
+                  const std::string &resume_hint) {
+  auto cut_short = points_never_run(counts, plan.point_count(), stopped_early);
+  if (cut_short) {
+    mark_run_failed(manifest, *cut_short, counts);
+    world.say_stopped_early(*cut_short);
+  } else {
+    manifest.finish("complete", counts);
+  }
+  try {
+    world.barrier("end");
+    // A rank whose own points all ran is still part of a run another rank cut short.
+    if (!cut_short)
+      if (const auto elsewhere = world.stopped_early_elsewhere())
+        cut_short = fmt::format("another rank stopped early, {}", *elsewhere);
+  } catch (const BackendError &e) {
+    mark_run_failed(manifest, cut_short ? *cut_short + "; then " + e.what() : e.what(), counts);
+    throw BackendError(fmt::format("{}\n  {}", e.what(), resume_hint));
+  }
+  if (cut_short) {
+    mark_run_failed(manifest, *cut_short, counts);
+    throw BackendError(fmt::format("{}\n  {}", *cut_short, resume_hint));
+  }
+}
+
 } // namespace
 
 int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, const CommonOptions &o,
@@ -189,51 +301,20 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   std::optional<RunDirLock> lock;
   std::optional<ResumeState> resume;
   std::optional<Manifest> manifest;
-  if (o.resume_dir) {
-    const std::string resume_dir = resume_directory(*o.resume_dir, ctx.rank());
-    manifest.emplace(Manifest::load(resume_dir));
-    lock.emplace(resume_dir);
-    resume.emplace(resume_dir, manifest->data(), plan, suite_info, host, ctx.rank(),
-                   ResumeOptions{o.force, o.retry_errors});
-    if (world.world_size() > 1)
-      resume->agree_with_other_ranks(*world.store(), world.world_size(), store_timeout);
-    for (const auto &note : resume->notes())
-      std::cerr << "railgauge: note: " << note << '\n';
-    mark_resumed(*manifest, argv, *resume, plan.point_count());
-    manifest->write();
-  }
+  if (o.resume_dir)
+    reopen_for_resume(o, argv, suite_info, plan, host, ctx.rank(), world, store_timeout, lock,
+                      resume, manifest);
   const RunIdentity id = resume ? resume->id() : world.create_run_directory(o.out_dir);
   if (run_dir)
     *run_dir = id.dir;
   if (!lock)
     lock.emplace(id.dir);
   RecordFile records(id.dir + "/records.jsonl");
-  if (!manifest) {
-    manifest.emplace(id, argv);
-    manifest->data()["suite"] = suite_info;
-    manifest->data()["points_planned"] = plan.point_count();
-    manifest->data()["plan"] = plan_summary(plan);
-    manifest->data()["world"] = world.describe();
-    InventoryOptions inventory_options;
-    manifest->data()["inventory"] = collect_inventory(inventory_options);
-    manifest->write();
-  }
+  if (!manifest)
+    start_manifest(manifest, id, argv, suite_info, plan, world);
 
   PrinterMultiplex printer;
-  if (format == OutputFormat::jsonl)
-    printer.add(make_jsonl_printer(std::cout));
-  else if (format == OutputFormat::csv)
-    printer.add(make_csv_printer(std::cout));
-  else if (!o.quiet && id.rank == 0) {
-    // Under a launcher only rank 0 prints the summary: every rank still writes its records, and
-    // a job log of N ranks does not hold N copies of the table.
-    printer.add(make_table_printer(std::cout));
-    // Each family's curve after the summary: bandwidth per size per kernel, and efficiency
-    // (or TFLOP/s) per GEMM per TP degree t.
-    printer.add(make_collecting_printer([](const std::vector<Record> &records) {
-      std::cout << memory::render_bandwidth_table(records) << gemm::render_tp_table(records);
-    }));
-  }
+  add_printers(printer, format, o, id);
   const bool progress = !o.quiet && id.rank == 0 && ::isatty(STDERR_FILENO);
   RunnerOutput output{records, printer, progress};
   if (resume) {
@@ -244,17 +325,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
       std::cerr << fmt::format("resuming {}: {} of {} points already recorded\n", id.dir,
                                resume->skipped_points(), plan.point_count());
   }
-  // The exact command that continues the run: this one, with --resume DIR unless it has it.
-  std::string resume_command;
-  for (const auto &arg : argv)
-    resume_command += (resume_command.empty() ? "" : " ") + arg;
-  // Several ranks resume from the run's root: the same command on every rank.
-  if (!resume)
-    resume_command +=
-        " --resume " + (world.world_size() > 1 ? fs::path(id.dir).parent_path().string() : id.dir);
-  const auto resume_hint =
-      fmt::format("the records written so far are intact in {}; continue with: {}", records.path(),
-                  resume_command);
+  const std::string resume_hint = resume_hint_text(argv, resume.has_value(), world, id, records);
   output.point_timeout_s = o.point_timeout_s;
   output.on_point_hung = [&](const Record &hung) {
     end_hung_run(*manifest, hung, records.path(), resume_hint);
@@ -279,46 +350,13 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   }
   std::string stopped_early;
   output.stopped_early = &stopped_early;
-  std::map<std::string, int> counts;
-  try {
-    counts = execute_plan(plan, ctx, id, output);
-  } catch (const std::exception &e) {
-    // The records file cannot be written (disk full, directory removed): stop, keep what is
-    // there, say so in run.json when that can still be written.
-    mark_run_failed(*manifest, e.what(), count_records(records.path()));
-    throw BackendError(fmt::format("{}\n  {}", e.what(),
-                                   fs::exists(records.path())
-                                       ? resume_hint
-                                       : fmt::format("{} is gone: its records are lost", id.dir)));
-  }
+  std::map<std::string, int> counts =
+      run_points(plan, ctx, id, output, *manifest, records, resume_hint);
   if (resume)
     for (const auto &[status, n] : resume->kept_counts())
       counts[status] += n;
   printer.finish();
-  // Complete only when every planned point has a record: a run that a lost peer stopped early is
-  // failed, on every rank, so that --resume continues it.
-  auto cut_short = points_never_run(counts, plan.point_count(), stopped_early);
-  if (cut_short) {
-    mark_run_failed(*manifest, *cut_short, counts);
-    world.say_stopped_early(*cut_short);
-  } else {
-    manifest->finish("complete", counts);
-  }
-  // And end together: rank 0 serves the store, so it stays until every rank is done with it.
-  try {
-    world.barrier("end");
-    // A rank whose own points all ran is still part of a run another rank cut short.
-    if (!cut_short)
-      if (const auto elsewhere = world.stopped_early_elsewhere())
-        cut_short = fmt::format("another rank stopped early, {}", *elsewhere);
-  } catch (const BackendError &e) {
-    mark_run_failed(*manifest, cut_short ? *cut_short + "; then " + e.what() : e.what(), counts);
-    throw BackendError(fmt::format("{}\n  {}", e.what(), resume_hint));
-  }
-  if (cut_short) {
-    mark_run_failed(*manifest, *cut_short, counts);
-    throw BackendError(fmt::format("{}\n  {}", *cut_short, resume_hint));
-  }
+  end_together(world, *manifest, counts, plan, stopped_early, resume_hint);
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);
   const bool bad = counts.count("failed") || counts.count("error");

@@ -42,7 +42,6 @@ FILES_ALLOWED = {
 # Functions over 120 lines today, as "path:function", with the same rule as above.
 FUNCTIONS_ALLOWED = {
     # Being reworked in parallel with this check; split as that work lands.
-    "cli/measure_command.cpp:measure_entries": 179,
     "gemm/cuda/cublaslt_run.cpp:run_cublaslt": 181,
     # Not split yet: each is one long sequence (parse a log, run a point) to cut into named steps.
     "block/transformer_tp_gpu.cpp:run": 125,
