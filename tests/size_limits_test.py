@@ -47,7 +47,6 @@ FUNCTIONS_ALLOWED = {
     "block/transformer_tp_gpu.cpp:run": 125,
     "collectives/mpi/mpi_all_reduce_with_gemm.cpp:run": 137,
     "collectives/nccl/nccl_all_reduce_with_gemm.cpp:run": 141,
-    "collectives/nccl/nccl_collective.cpp:run": 156,
     "rdma/fabric_load/flow_rounds.cpp:run_probe_round": 149,
 }
 

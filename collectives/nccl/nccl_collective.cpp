@@ -103,6 +103,66 @@ std::vector<Lane> make_lanes(NcclSession &s, const std::vector<std::vector<Local
   return lanes;
 }
 
+// One event per local GPU: where a concurrent iteration forks the other types' streams.
+std::vector<std::unique_ptr<gpu::Event>> fork_events(NcclSession &s) {
+  std::vector<std::unique_ptr<gpu::Event>> fork;
+  for (std::size_t i = 0; i < s.local_count(); ++i) {
+    gpu::DeviceGuard guard(s.device(i));
+    fork.push_back(std::make_unique<gpu::Event>());
+  }
+  return fork;
+}
+
+// Seeded on each GPU's session stream, every GPU at once: the iteration forks the other
+// types' streams from it, so they read the inputs after they are written.
+void seed_lanes(NcclSession &s, std::vector<Lane> &lanes, const CollectivePoint &p) {
+  for (auto &l : lanes)
+    seed_on_device(l.device, s.stream(l.gpu), p.dtype, p.op, kSeed, l.group.rank, l.group.size,
+                   input_region(p, l.group.rank, l.c), p.in_place ? l.recv->get() : l.send->get(),
+                   l.recv->get(), l.recv->bytes());
+}
+
+// Every lane's check enqueued behind its collective, all GPUs at once, then one wait. The wrong
+// elements per local GPU, in world-rank order (this process's ranks are consecutive), every
+// type's lanes summed, go to wrong_per_gpu.
+CheckResult check_lanes(NcclSession &s, const std::vector<Lane> &lanes, const CollectivePoint &p,
+                        const std::string &what, std::vector<double> &wrong_per_gpu) {
+  DeviceDataCheck checks;
+  std::vector<std::size_t> lane_gpus;
+  for (const auto &l : lanes)
+    if (const auto region =
+            output_region(p, kSeed, l.group.rank, l.group.size, l.c, Backend::nccl)) {
+      checks.enqueue(l.device, s.stream(l.gpu), l.recv->get(), *region);
+      lane_gpus.push_back(l.gpu);
+    }
+  s.wait("the data check of " + what, p.timeout_s);
+  CheckResult check;
+  wrong_per_gpu.assign(s.local_count(), 0.0);
+  const auto results = checks.results();
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    wrong_per_gpu[lane_gpus[k]] += static_cast<double>(results[k].wrong);
+    check.add(results[k]);
+  }
+  return check;
+}
+
+// A concurrent point's times per group type: this process's GPUs, the timed iterations.
+std::vector<GroupTypeTimes> group_type_times(NcclSession &s,
+                                             const std::vector<std::vector<LocalGroup>> &by_type,
+                                             const std::vector<Lane> &lanes,
+                                             const CollectivePoint &p) {
+  std::vector<GroupTypeTimes> types;
+  for (std::size_t t = 0; t < by_type.size(); ++t) {
+    GroupTypeTimes times{by_type[t].front().type, by_type[t].front().size, {}};
+    for (std::size_t i = 0; i < s.local_count(); ++i) {
+      const auto &mine = lanes[t * s.local_count() + i].times_s;
+      times.mine.insert(times.mine.end(), mine.end() - p.iterations, mine.end());
+    }
+    types.push_back(std::move(times));
+  }
+  return types;
+}
+
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
 // Weak, as nccl-tests declares it: a run-time NCCL older than 2.28 has no ncclAlltoAll.
 #pragma weak ncclAlltoAll
@@ -180,44 +240,12 @@ public:
     const bool alltoall_call = kind_ == Kind::alltoall && !p.in_place && nccl_has_alltoall();
     std::vector<Lane> lanes =
         make_lanes(s, by_type, kind_, p, parse_buffer_alloc(point.text(record::kBuffers)));
-    std::vector<std::unique_ptr<gpu::Event>> fork;
-    for (std::size_t i = 0; i < s.local_count(); ++i) {
-      gpu::DeviceGuard guard(s.device(i));
-      fork.push_back(std::make_unique<gpu::Event>());
-    }
+    const std::vector<std::unique_ptr<gpu::Event>> fork = fork_events(s);
     GraphsOfPoint graphs(s);
     DrainOnFailure drain_on_failure(s, p.timeout_s);
-    // Seeded on each GPU's session stream, every GPU at once: the iteration forks the other
-    // types' streams from it, so they read the inputs after they are written.
-    auto fill = [&] {
-      for (auto &l : lanes)
-        seed_on_device(l.device, s.stream(l.gpu), p.dtype, p.op, kSeed, l.group.rank, l.group.size,
-                       input_region(p, l.group.rank, l.c),
-                       p.in_place ? l.recv->get() : l.send->get(), l.recv->get(), l.recv->bytes());
-    };
-    // A concurrent point forks every other type's stream from the session's stream at the
-    // iteration's start and joins it back at its end, so that the iteration's events and the
-    // session's watchdog wait cover every type. Each type is one NCCL group over the local
-    // GPUs, enqueued in the same order on every rank.
+    auto fill = [&] { seed_lanes(s, lanes, p); };
     const Operation enqueue = [&] {
-      if (concurrent)
-        for (std::size_t i = 0; i < s.local_count(); ++i) {
-          gpu::DeviceGuard guard(s.device(i));
-          RAILGAUGE_CUDA_CALL(cudaEventRecord(fork[i]->get(), s.stream(i)));
-          for (std::size_t t = 1; t < by_type.size(); ++t)
-            RAILGAUGE_CUDA_CALL(
-                cudaStreamWaitEvent(lanes[t * s.local_count() + i].stream, fork[i]->get(), 0));
-        }
-      for (std::size_t t = 0; t < by_type.size(); ++t)
-        enqueue_group(std::span(lanes).subspan(t * s.local_count(), s.local_count()), p,
-                      alltoall_call);
-      if (concurrent)
-        for (auto &l : lanes) {
-          gpu::DeviceGuard guard(l.device);
-          RAILGAUGE_CUDA_CALL(cudaEventRecord(l.end->get(), l.stream));
-          if (l.stream != s.stream(l.gpu))
-            RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(s.stream(l.gpu), l.end->get(), 0));
-        }
+      enqueue_iteration(s, lanes, fork, by_type.size(), p, alltoall_call);
     };
     fill();
 
@@ -247,24 +275,8 @@ public:
 
     fill();
     op();
-    // Every lane's check enqueued behind its collective, all GPUs at once, then one wait.
-    DeviceDataCheck checks;
-    std::vector<std::size_t> lane_gpus;
-    for (auto &l : lanes)
-      if (const auto region =
-              output_region(p, kSeed, l.group.rank, l.group.size, l.c, Backend::nccl)) {
-        checks.enqueue(l.device, s.stream(l.gpu), l.recv->get(), *region);
-        lane_gpus.push_back(l.gpu);
-      }
-    s.wait("the data check of " + what, p.timeout_s);
-    CheckResult check;
-    // In world-rank order (this process's ranks are consecutive), every type's lanes summed.
-    std::vector<double> wrong_per_gpu(s.local_count(), 0.0);
-    const auto results = checks.results();
-    for (std::size_t k = 0; k < results.size(); ++k) {
-      wrong_per_gpu[lane_gpus[k]] += static_cast<double>(results[k].wrong);
-      check.add(results[k]);
-    }
+    std::vector<double> wrong_per_gpu;
+    const CheckResult check = check_lanes(s, lanes, p, what, wrong_per_gpu);
     // Every rank's record carries the total: a rank whose own outputs are right fails too.
     const auto wrong = wrong_across_ranks(group.all_gather(wrong_per_gpu));
 
@@ -273,19 +285,10 @@ public:
     // Concurrent: the iteration (every type) has a time, not one busbw; each type has both.
     out.metrics =
         concurrent ? result.to_json() : collective_metrics(result, kind_, p.size_bytes, first.size);
-    if (concurrent) {
-      std::vector<GroupTypeTimes> types;
-      for (std::size_t t = 0; t < by_type.size(); ++t) {
-        GroupTypeTimes times{by_type[t].front().type, by_type[t].front().size, {}};
-        for (std::size_t i = 0; i < s.local_count(); ++i) {
-          const auto &mine = lanes[t * s.local_count() + i].times_s;
-          times.mine.insert(times.mine.end(), mine.end() - p.iterations, mine.end());
-        }
-        types.push_back(std::move(times));
-      }
+    if (concurrent)
       out.metrics[record::kByGroupType] =
-          by_group_type_metrics(group, types, kind_, p.size_bytes, p.iterations, s.rank(0));
-    }
+          by_group_type_metrics(group, group_type_times(s, by_type, lanes, p), kind_, p.size_bytes,
+                                p.iterations, s.rank(0));
     out.metrics[record::kTelemetry] = telemetry_json;
     out.metrics[record::kWrongElementsThisProcess] = check.wrong;
     add_wrong_elements(out.metrics, wrong);
@@ -313,6 +316,34 @@ public:
   }
 
 private:
+  // One iteration: each type is one NCCL group over the local GPUs, enqueued in the same order
+  // on every rank. A concurrent point forks every other type's stream from the session's stream
+  // at the iteration's start and joins it back at its end, so that the iteration's events and
+  // the session's watchdog wait cover every type.
+  void enqueue_iteration(NcclSession &s, std::vector<Lane> &lanes,
+                         const std::vector<std::unique_ptr<gpu::Event>> &fork, std::size_t types,
+                         const CollectivePoint &p, bool alltoall_call) {
+    const bool concurrent = types > 1;
+    if (concurrent)
+      for (std::size_t i = 0; i < s.local_count(); ++i) {
+        gpu::DeviceGuard guard(s.device(i));
+        RAILGAUGE_CUDA_CALL(cudaEventRecord(fork[i]->get(), s.stream(i)));
+        for (std::size_t t = 1; t < types; ++t)
+          RAILGAUGE_CUDA_CALL(
+              cudaStreamWaitEvent(lanes[t * s.local_count() + i].stream, fork[i]->get(), 0));
+      }
+    for (std::size_t t = 0; t < types; ++t)
+      enqueue_group(std::span(lanes).subspan(t * s.local_count(), s.local_count()), p,
+                    alltoall_call);
+    if (concurrent)
+      for (auto &l : lanes) {
+        gpu::DeviceGuard guard(l.device);
+        RAILGAUGE_CUDA_CALL(cudaEventRecord(l.end->get(), l.stream));
+        if (l.stream != s.stream(l.gpu))
+          RAILGAUGE_CUDA_CALL(cudaStreamWaitEvent(s.stream(l.gpu), l.end->get(), 0));
+      }
+  }
+
   // One NCCL group: every local GPU's collective of one group type.
   void enqueue_group(std::span<Lane> lanes, const CollectivePoint &p, bool alltoall_call) {
     const auto type = nccl_type(p.dtype);
