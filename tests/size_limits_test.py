@@ -46,7 +46,6 @@ FUNCTIONS_ALLOWED = {
     # Not split yet: each is one long sequence (parse a log, run a point) to cut into named steps.
     "block/transformer_tp_gpu.cpp:run": 125,
     "collectives/mpi/mpi_all_reduce_with_gemm.cpp:run": 137,
-    "collectives/nccl/nccl_all_reduce_with_gemm.cpp:run": 141,
     "rdma/fabric_load/flow_rounds.cpp:run_probe_round": 149,
 }
 

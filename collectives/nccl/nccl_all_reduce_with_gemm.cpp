@@ -147,6 +147,64 @@ private:
   double timeout_s_;
 };
 
+// One LocalGpu per local GPU of the session, each made with its GPU current.
+LocalGpus make_local_gpus(NcclSession &s, const std::vector<LocalGroup> &groups, std::size_t bytes,
+                          int mnk) {
+  LocalGpus gpus;
+  for (std::size_t i = 0; i < s.local_count(); ++i) {
+    gpu::DeviceGuard guard(s.device(i));
+    gpus.push_back(std::make_unique<LocalGpu>(s.device(i), groups[i], bytes, mnk));
+  }
+  return gpus;
+}
+
+// Out of place: the inputs stay as filled, so every window reduces the same data.
+void seed_inputs(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, int n,
+                 const Counts &c) {
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    seed_on_device(gpus[i]->device, s.stream(i), p.dtype, p.op, kSeed, gpus[i]->group.rank, n,
+                   input_region(p, gpus[i]->group.rank, c), gpus[i]->send.get(),
+                   gpus[i]->recv.get(), gpus[i]->recv.bytes());
+}
+
+void clear_window_times(LocalGpus &gpus) {
+  for (auto &g : gpus) {
+    g->all_reduce_window_s.clear();
+    g->gemm_window_s.clear();
+    g->contention.clear();
+  }
+}
+
+// This process's wrong all_reduce elements and GEMM samples, per local GPU.
+struct LocalCheck {
+  CheckResult check;
+  std::vector<double> wrong_per_gpu, gemm_wrong_per_gpu;
+  std::uint64_t gemm_wrong_mine = 0;
+};
+
+// Every GPU's all_reduce output compared (once `drainer` has waited for the window), and the
+// GEMM's sampled entries against the exact product.
+LocalCheck check_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, int n,
+                        const Counts &c, NcclIterationTimer &drainer) {
+  DeviceDataCheck checks;
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    checks.enqueue(gpus[i]->device, s.stream(i), gpus[i]->recv.get(),
+                   *output_region(p, kSeed, gpus[i]->group.rank, n, c, Backend::nccl));
+  drainer.drain();
+  LocalCheck local;
+  const auto results = checks.results();
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    local.wrong_per_gpu.push_back(static_cast<double>(results[i].wrong));
+    local.check.add(results[i]);
+    auto &g = gpus[i];
+    gpu::DeviceGuard guard(g->device);
+    const std::uint64_t gemm_wrong = g->gemm.count_wrong(g->gemm_stream.get());
+    local.gemm_wrong_per_gpu.push_back(static_cast<double>(gemm_wrong));
+    local.gemm_wrong_mine += gemm_wrong;
+  }
+  return local;
+}
+
 class NcclAllReduceWithGemm final : public Benchmark {
 public:
   std::string_view key() const override { return kKey; }
@@ -170,20 +228,9 @@ public:
     const std::size_t elt = element_bytes(p.dtype);
     const auto c = *counts_for(Kind::all_reduce, p.size_bytes, elt, n);
     const int mnk = static_cast<int>(point.integer(record::kGemmMnk));
-    LocalGpus gpus;
-    for (std::size_t i = 0; i < s.local_count(); ++i) {
-      gpu::DeviceGuard guard(s.device(i));
-      gpus.push_back(std::make_unique<LocalGpu>(s.device(i), groups[i], c.count * elt, mnk));
-    }
+    LocalGpus gpus = make_local_gpus(s, groups, c.count * elt, mnk);
     DrainOnFailure drain_on_failure(s, p.timeout_s);
-    // Out of place: the inputs stay as filled, so every window reduces the same data.
-    const auto fill = [&] {
-      for (std::size_t i = 0; i < gpus.size(); ++i)
-        seed_on_device(gpus[i]->device, s.stream(i), p.dtype, p.op, kSeed, gpus[i]->group.rank, n,
-                       input_region(p, gpus[i]->group.rank, c), gpus[i]->send.get(),
-                       gpus[i]->recv.get(), gpus[i]->recv.bytes());
-    };
-    fill();
+    seed_inputs(s, gpus, p, n, c);
 
     OverlapWindow window, padding; // what op() enqueues: timed calls, then untimed ones
     SessionGates gates(s);
@@ -212,11 +259,7 @@ public:
     };
     const auto measure = [&](OverlapWindow w) {
       window = w;
-      for (auto &g : gpus) {
-        g->all_reduce_window_s.clear();
-        g->gemm_window_s.clear();
-        g->contention.clear();
-      }
+      clear_window_times(gpus);
       run_lockstep(group, timer, spec, op);
       WindowTimes t;
       if (w.all_reduces > 0)
@@ -247,30 +290,15 @@ public:
 
     // The data check: fresh inputs and one window more (one all_reduce beside the GEMMs); every
     // GPU's output compared, and the GEMM's sampled entries against the exact product.
-    fill();
+    seed_inputs(s, gpus, p, n, c);
     window = {1, balanced.gemms};
     padding = {0, 0};
     op();
-    DeviceDataCheck checks;
-    for (std::size_t i = 0; i < gpus.size(); ++i)
-      checks.enqueue(gpus[i]->device, s.stream(i), gpus[i]->recv.get(),
-                     *output_region(p, kSeed, gpus[i]->group.rank, n, c, Backend::nccl));
-    drainer.drain();
-    CheckResult check;
-    std::vector<double> wrong_per_gpu, gemm_wrong_per_gpu;
-    std::uint64_t gemm_wrong_mine = 0;
-    const auto results = checks.results();
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-      wrong_per_gpu.push_back(static_cast<double>(results[i].wrong));
-      check.add(results[i]);
-      auto &g = gpus[i];
-      gpu::DeviceGuard guard(g->device);
-      const std::uint64_t gemm_wrong = g->gemm.count_wrong(g->gemm_stream.get());
-      gemm_wrong_per_gpu.push_back(static_cast<double>(gemm_wrong));
-      gemm_wrong_mine += gemm_wrong;
-    }
-    const auto wrong = wrong_across_ranks(group.all_gather(wrong_per_gpu));
-    const auto gemm_wrong_all = wrong_across_ranks(group.all_gather(gemm_wrong_per_gpu)).total;
+    const LocalCheck local = check_window(s, gpus, p, n, c, drainer);
+    const CheckResult &check = local.check;
+    const auto wrong = wrong_across_ranks(group.all_gather(local.wrong_per_gpu));
+    const auto gemm_wrong_all =
+        wrong_across_ranks(group.all_gather(local.gemm_wrong_per_gpu)).total;
 
     Outcome out;
     // The record's own time and bandwidth are the all_reduce's beside the GEMM.
@@ -298,7 +326,7 @@ public:
     std::vector<std::string> problems;
     if (auto why = wrong_problem(wrong, check))
       problems.push_back(*why);
-    if (auto why = gemm_problem(gemm_wrong_all, gemm_wrong_mine))
+    if (auto why = gemm_problem(gemm_wrong_all, local.gemm_wrong_mine))
       problems.push_back(*why);
     out.conclude_data_check(problems);
     return out;
