@@ -402,20 +402,7 @@ public:
     if (ctx.verify()) {
       enqueue_block(s, locals);
       timer.drain();
-      std::vector<double> wrong_here = {0, 0}; // GEMM, collective elements of this process
-      for (auto &l : locals) {
-        gpu::DeviceGuard guard(l.device);
-        for (std::size_t j = 0; j < l.steps.size(); ++j) {
-          const GpuStep &b = l.steps[j];
-          if (b.step->kind == StepKind::gemm) {
-            if (hooks_ && hooks_->before_check)
-              hooks_->before_check(b.output->get(), b.output_elements * kElementBytes, l.device);
-            wrong_here[0] += double(wrong_gemm_elements(b, s.stream(l.local), kSeed + j));
-          } else {
-            wrong_here[1] += double(wrong_collective_elements(b, j, s.rank(l.local), tp));
-          }
-        }
-      }
+      const std::vector<double> wrong_here = wrong_elements_here(s, locals, tp);
       const auto per_process = group.all_gather(wrong_here);
       double gemm_wrong = 0, collective_wrong = 0;
       for (std::size_t p = 0; p + 1 < per_process.size(); p += 2) {
@@ -452,6 +439,26 @@ public:
   }
 
 private:
+  // This process's wrong elements after a checked block: {GEMM, collective}.
+  std::vector<double> wrong_elements_here(collectives::NcclSession &s,
+                                          std::vector<LocalBlock> &locals, int tp) const {
+    std::vector<double> wrong_here = {0, 0};
+    for (auto &l : locals) {
+      gpu::DeviceGuard guard(l.device);
+      for (std::size_t j = 0; j < l.steps.size(); ++j) {
+        const GpuStep &b = l.steps[j];
+        if (b.step->kind == StepKind::gemm) {
+          if (hooks_ && hooks_->before_check)
+            hooks_->before_check(b.output->get(), b.output_elements * kElementBytes, l.device);
+          wrong_here[0] += double(wrong_gemm_elements(b, s.stream(l.local), kSeed + j));
+        } else {
+          wrong_here[1] += double(wrong_collective_elements(b, j, s.rank(l.local), tp));
+        }
+      }
+    }
+    return wrong_here;
+  }
+
   std::shared_ptr<GpuBlockTestHooks> hooks_;
   collectives::NcclSessionSlot session_;
 };
