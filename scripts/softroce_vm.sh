@@ -190,8 +190,14 @@ python3 scripts/softroce/matrix_summary.py "$out_dir"/runs_matrix/*/rank-00000/r
 records_ok=1
 runs=("$out_dir"/budget/runs/* "$out_dir"/rep*/runs/* "$out_dir"/rep*/runs_ranks/*/rank-*
       "$out_dir"/pair_fault/runs/*/rank-* "$out_dir"/runs_matrix/*/rank-*
-      "$out_dir"/runs_fabric/*/rank-*)
+      "$out_dir"/runs_coverage/*/rank-* "$out_dir"/runs_fabric/*/rank-*)
 python3 -W ignore::DeprecationWarning scripts/validate_run.py "${runs[@]}" >&2 || records_ok=0
+# The coverage ledgers the verbs matrices wrote, parsed here (the guest has no JSON parser): the
+# full matrix's and the first coverage matrix's (the second, with cover_since, has no rounds).
+# A matrix that left none fails here: an unmatched glob names a file that is not there.
+coverage_runs=("$out_dir"/runs_coverage/*/rank-00000)
+python3 scripts/softroce/ledger_check.py "$out_dir"/runs_matrix/*/rank-00000/fabric_ledger.jsonl \
+  "${coverage_runs[0]}/fabric_ledger.jsonl" >&2 || records_ok=0
 # The fabric under load as a user reads it: the report's incast, entropy and latency tables.
 if compgen -G "$out_dir/runs_fabric/*/rank-*" > /dev/null; then
   "$railgauge_bin" report "$out_dir"/runs_fabric/*/rank-* --title "Soft-RoCE fabric under load" \

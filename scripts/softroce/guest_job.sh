@@ -87,17 +87,16 @@ done
 
 # rdma.pair_matrix over verbs: four railgauge processes standing for four nodes
 # (node_identity=rank), every NIC of the guest (rxe0, rxe1) a rail. matrix_ranks OUT PORT TOKEN
-# [AXES...] runs them; every pair must have run: under emulation a pair may be judged bad,
-# never fail.
+# [AXES...] runs them (into OUT as it is: the callers empty it); every pair must have run: under
+# emulation a pair may be judged bad, never fail.
 matrix_ranks() {
   out=$1 port=$2 token=$3
   shift 3
-  rm -rf "$out"
   for r in 0 1 2 3; do
     SLURM_NTASKS=4 SLURM_PROCID=$r SLURM_LOCALID=$r RAILGAUGE_RUN_TOKEN=$token \
       /rg/railgauge rdma --filter rdma.pair_matrix -a node_identity=rank "$@" \
       -a bandwidth_size_bytes=65536 --time-budget 0.3 --out "$out" -q \
-      --store "tcp://127.0.0.1:$port" --store-timeout 120 > "railgauge_${out#runs_}_$r.log" 2>&1 &
+      --store "tcp://127.0.0.1:$port" --store-timeout 120 > "railgauge_${token#softroce-}_$r.log" 2>&1 &
     eval "pid$r=\$!"
   done
   rc=0
@@ -107,13 +106,49 @@ matrix_ranks() {
 }
 # All pairs: 2 x 6 pairs in 3 rounds, then the retests of whatever the emulation's noise made
 # look bad.
-pair_matrix() { matrix_ranks runs_matrix 18602 softroce-matrix; }
+pair_matrix() { rm -rf runs_matrix && matrix_ranks runs_matrix 18602 softroce-matrix; }
 step pair_matrix pair_matrix
 # The coverage planner's rounds instead (coverage_k=2, no topology file: each rail one leaf):
-# every NIC crossed twice in 2 rounds.
+# every NIC crossed twice in 2 rounds. Then the coverage ledger (docs/rdma.md, rdma/matrix_ledger.h):
+# rank 0 wrote one line per NIC cable it crossed (4 nodes x 2 rails: 8) to fabric_ledger.jsonl
+# in its run directory, and a second matrix in the same --out with cover_since=1h finds every
+# cable fresh, so it plans none and has no rounds (and no ledger lines of its own).
+matrix_cables=8
 pair_matrix_coverage() {
+  rm -rf runs_coverage
   matrix_ranks runs_coverage 18603 softroce-coverage -a coverage_k=2 &&
-    grep -q '"pairing":"coverage"' runs_coverage/*/rank-00000/records.jsonl
+    grep -q '"pairing":"coverage"' runs_coverage/*/rank-00000/records.jsonl || return 1
+  first=$(ls -d runs_coverage/*/rank-00000)
+  ledger_cables "$first/fabric_ledger.jsonl" $matrix_cables || return 1
+  matrix_ranks runs_coverage 18605 softroce-cover-since -a coverage_k=2 -a cover_since=1h ||
+    return 1
+  second=""
+  for d in runs_coverage/*/rank-00000; do [ "$d" = "$first" ] || second=$d; done
+  plan="cover_since 1h: $matrix_cables of $matrix_cables NIC cables exercised since then, 0 planned; no rounds"
+  record="$second/records.jsonl"
+  if [ -z "$second" ] || ! grep -qF "\"coverage_plan\":\"$plan\"" "$record" ||
+    ! grep -qF '"rounds":0' "$record" || ! grep -qF '"pairs":[]' "$record"; then
+    echo "cover_since: the second matrix ($second) is not '$plan' with no pairs:"
+    cat "$record"
+    return 1
+  fi
+  [ ! -s "$second/fabric_ledger.jsonl" ] ||
+    { echo "cover_since: a matrix without rounds wrote ledger lines"; return 1; }
+}
+# ledger_cables FILE CABLES: FILE is not empty, each line is one JSON object naming its link, and
+# its "matrix" lines name CABLES distinct links. (No JSON parser in the guest: the host parses
+# every line again, softroce_vm.sh.)
+ledger_cables() {
+  [ -s "$1" ] || { echo "no coverage ledger at $1"; return 1; }
+  awk -v want="$2" '
+    !/^\{.*"link":"[^"]+".*\}$/ { print FILENAME ":" NR ": not a ledger line: " $0; bad = 1 }
+    /"phase":"matrix"/ { match($0, /"link":"[^"]+"/); links[substr($0, RSTART, RLENGTH)] = 1 }
+    END {
+      n = 0
+      for (l in links) n++
+      if (n != want) { print FILENAME ": its matrix lines name " n " NIC cables, not " want; bad = 1 }
+      exit bad
+    }' "$1"
 }
 step pair_matrix_coverage pair_matrix_coverage
 # The fabric under load as four processes standing for four nodes, all on rxe0 (rxe delivers
