@@ -47,7 +47,10 @@ std::uint64_t splitmix64(std::uint64_t x) {
 
 // Each dimension is an `int` in the BLAS interfaces (cblas and cuBLASLt's layouts).
 void require_blas_dimensions(const GemmShape &s, std::string_view fix) {
-  for (auto [name, v] : {std::pair{"m", s.m}, {"n", s.n}, {"k", s.k}, {"batch", s.batch}})
+  for (auto [name, v] : {std::pair{record::kM, s.m},
+                         {record::kN, s.n},
+                         {record::kK, s.k},
+                         {record::kBatch, s.batch}})
     if (v <= 0 || v > std::numeric_limits<int>::max())
       throw InputError(fmt::format("{} = {} is not a positive 32-bit GEMM dimension", name, v),
                        name, std::string(fix));
@@ -135,11 +138,11 @@ GemmPlan plan_tp_point(const Point &point) {
     plan.gemms.push_back(g.shape);
     plan.operands.push_back(g.operand);
     plan.training_layouts.push_back(g.layout);
-    shapes.push_back({{"operand", g.operand},
-                      {"m", g.shape.m},
-                      {"n", g.shape.n},
-                      {"k", g.shape.k},
-                      {"batch", g.shape.batch}});
+    shapes.push_back({{record::kGemmOperand, g.operand},
+                      {record::kM, g.shape.m},
+                      {record::kN, g.shape.n},
+                      {record::kK, g.shape.k},
+                      {record::kBatch, g.shape.batch}});
   }
   const auto &first = gemms.front().shape;
   plan.derived = {{record::kOp, plan.op},        {record::kM, first.m},
@@ -188,10 +191,14 @@ GemmPlan plan_size_point(const Point &point) {
   s.batch = point.integer(record::kBatch);
   require_blas_dimensions(s, "give a size from 1 to 2^31-1");
   GemmPlan plan;
-  plan.op = "size";
+  plan.op = record::kSizeOp;
   plan.gemms = {s};
   plan.operands = {""};
-  plan.derived = {{"op", plan.op}, {"m", s.m}, {"n", s.n}, {"k", s.k}, {"batch", s.batch}};
+  plan.derived = {{record::kOp, plan.op},
+                  {record::kM, s.m},
+                  {record::kN, s.n},
+                  {record::kK, s.k},
+                  {record::kBatch, s.batch}};
   return plan;
 }
 
@@ -200,9 +207,9 @@ nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dt
   nlohmann::json j = m.to_json();
   const double flops = plan.flops();
   const double bytes = plan.bytes(dtype_bytes(dtype));
-  j["flops_per_call"] = flops;
+  j[record::kFlopsPerCall] = flops;
   j[metric::kBytesPerCall] = bytes;
-  j["flops_per_byte"] = flops / bytes;
+  j[record::kFlopsPerByte] = flops / bytes;
   const double tflops = m.time_s.median > 0 ? flops / m.time_s.median / 1e12 : 0.0;
   j[record::kTflops] = tflops;
   j[record::kTflopsMax] = m.time_s.min > 0 ? flops / m.time_s.min / 1e12 : 0.0;
@@ -215,9 +222,10 @@ nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dt
 
 nlohmann::json verify_bound_json(Dtype dtype) {
   const VerifyBound b = verify_bound(dtype);
-  nlohmann::json j = {{"of_result", b.of_result}, {"of_abs_sum", b.of_abs_sum}};
+  nlohmann::json j = {{record::kErrorBoundOfResult, b.of_result},
+                      {record::kErrorBoundOfAbsSum, b.of_abs_sum}};
   if (b.of_abs_sum_per_sqrt_k > 0)
-    j["of_abs_sum_per_sqrt_k"] = b.of_abs_sum_per_sqrt_k;
+    j[record::kErrorBoundOfAbsSumPerSqrtK] = b.of_abs_sum_per_sqrt_k;
   return j;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 
@@ -31,8 +32,8 @@ void validate_model(const ModelShape &m, const std::string &where) {
     throw InputError(fmt::format("model '{}': {}", m.name, what), where, fix);
   };
   const std::pair<const char *, std::int64_t> dims[] = {
-      {"hidden", m.hidden}, {"heads", m.heads}, {"kv_heads", m.kv_heads},
-      {"ffn", m.ffn},       {"seq", m.seq},     {"micro_batch", m.micro_batch}};
+      {record::kHidden, m.hidden}, {record::kHeads, m.heads}, {record::kKvHeads, m.kv_heads},
+      {record::kFfn, m.ffn},       {record::kSeq, m.seq},     {record::kMicroBatch, m.micro_batch}};
   for (const auto &[name, value] : dims)
     if (value <= 0)
       bad(fmt::format("{} = {} is not positive", name, value),
@@ -48,12 +49,13 @@ void validate_model(const ModelShape &m, const std::string &where) {
 ModelShape resolve_model(std::string_view name, const ModelOverrides &o, const std::string &where) {
   // 0 (-1 for swiglu) means "the model's own"; anything else out of range is a typo that must not
   // quietly measure the preset instead.
-  for (const auto &[axis, value] : {std::pair<const char *, std::int64_t>{"hidden", o.hidden},
-                                    {"heads", o.heads},
-                                    {"kv_heads", o.kv_heads},
-                                    {"ffn", o.ffn},
-                                    {"seq", o.seq},
-                                    {"micro_batch", o.micro_batch}})
+  for (const auto &[axis, value] :
+       {std::pair<const char *, std::int64_t>{record::kHidden, o.hidden},
+        {record::kHeads, o.heads},
+        {record::kKvHeads, o.kv_heads},
+        {record::kFfn, o.ffn},
+        {record::kSeq, o.seq},
+        {record::kMicroBatch, o.micro_batch}})
     if (value < 0)
       throw InputError(fmt::format("{} = {} is negative", axis, value), axis,
                        fmt::format("give a positive {}, or 0 for the model's own", axis));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/device_fields.h"
 #include "harness/host_buffer.h"
 #include "harness/run_context.h"
 #include "records/memory_record.h"
@@ -206,7 +207,8 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(bytes_per_pass * passes);
   outcome.metrics[record::kVerified] = false;
-  outcome.device = {{"numa", node.os_index}, {"cpus", fmt::format("{}", fmt::join(pus, ","))}};
+  outcome.device = {{device::kNuma, node.os_index},
+                    {device::kCpus, fmt::format("{}", fmt::join(pus, ","))}};
   outcome.derived_params = {{record::kThreadsUsed, pus.size()},
                             {record::kTotalBytes, array_bytes * buffers.size()},
                             {record::kPassesPerCall, passes},

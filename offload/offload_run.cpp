@@ -17,6 +17,7 @@
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/gemm_load.h"
 #include "harness/cuda/resources.h"
+#include "harness/device_fields.h"
 #include "harness/host_buffer.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
@@ -169,10 +170,8 @@ void add_placement(Outcome &outcome, const gpu::CudaDeviceInfo &info, const Host
   for (const HostRegion *r : regions)
     found.push_back(r->buffer().page_nodes());
   outcome.metrics.update(placement_check(p.numa_node, found));
-  outcome.device = {{"gpu", info.uuid},
-                    {"pci", info.pci_bus_id},
-                    {"numa", p.numa_node},
-                    {"cpus", std::to_string(p.pu)}};
+  outcome.device = {{device::kGpu, info.uuid}, {device::kPci, info.pci_bus_id}};
+  outcome.device.update({{device::kNuma, p.numa_node}, {device::kCpus, std::to_string(p.pu)}});
   outcome.derived_params.update({{record::kGpuName, info.name},
                                  {record::kHostNumaNode, p.numa_node},
                                  {record::kGpuNumaNode, p.gpu_numa_node},
@@ -490,7 +489,7 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
     outcome.metrics[record::kEfficiency] =
         outcome.metrics[record::kBandwidthGbytesPerS].get<double>() / expected_sum;
   outcome.metrics[record::kVerified] = false;
-  outcome.device = {{"cpus", fmt::format("{}", fmt::join(pus, ","))}};
+  outcome.device = {{device::kCpus, fmt::format("{}", fmt::join(pus, ","))}};
   outcome.derived_params.update({{record::kGpus, gpus}, {record::kEngine, "copy_engine"}});
   if (!ctx.verify())
     return outcome;

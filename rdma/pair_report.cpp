@@ -10,16 +10,28 @@
 #include "harness/error.h"
 
 namespace railgauge::rdma {
+namespace {
+
+// The fields of one pair's report, as a rank sends it over the store (never a record's): the
+// measurer's endpoints a and b, its figures and why it failed. The matrix's record names its
+// own (record::kMatrix* in records/rdma_record.h).
+constexpr const char *kWireA = "a";
+constexpr const char *kWireB = "b";
+constexpr const char *kWireLatencyS = "latency_s";
+constexpr const char *kWireBandwidthGbitsPerS = "bandwidth_gbits_per_s";
+constexpr const char *kWireError = "error";
+
+} // namespace
 
 std::string encode_pair_reports(const std::vector<PairReport> &reports) {
   nlohmann::json list = nlohmann::json::array();
   for (const PairReport &report : reports) {
-    nlohmann::json j = {{"a", report.result.pair.first},
-                        {"b", report.result.pair.second},
-                        {"latency_s", report.result.latency_s},
-                        {"bandwidth_gbits_per_s", report.result.bandwidth_gbits_per_s}};
+    nlohmann::json j = {{kWireA, report.result.pair.first},
+                        {kWireB, report.result.pair.second},
+                        {kWireLatencyS, report.result.latency_s},
+                        {kWireBandwidthGbitsPerS, report.result.bandwidth_gbits_per_s}};
     if (!report.error.empty())
-      j["error"] = report.error;
+      j[kWireError] = report.error;
     list.push_back(std::move(j));
   }
   // An error text quotes the OS or the peer: invalid UTF-8 is replaced, never thrown.
@@ -45,7 +57,7 @@ PairReport decode_one(const nlohmann::json &j, int from_rank, const Round &round
       throw malformed(fmt::format("'{}' is {}, not a non-negative figure", name, v));
     return v;
   };
-  const std::int64_t a = endpoint_field("a"), b = endpoint_field("b");
+  const std::int64_t a = endpoint_field(kWireA), b = endpoint_field(kWireB);
   const auto in_round = std::find_if(round.begin(), round.end(), [&](const EndpointPair &p) {
     return p.first == a && p.second == b;
   });
@@ -56,11 +68,11 @@ PairReport decode_one(const nlohmann::json &j, int from_rank, const Round &round
     throw malformed(
         fmt::format("the pair {}-{} is measured by rank {}, not by the sender", a, b, measurer));
   PairReport report;
-  report.result = {*in_round, figure("latency_s"), figure("bandwidth_gbits_per_s")};
-  if (j.contains("error")) {
-    if (!j.at("error").is_string())
+  report.result = {*in_round, figure(kWireLatencyS), figure(kWireBandwidthGbitsPerS)};
+  if (j.contains(kWireError)) {
+    if (!j.at(kWireError).is_string())
       throw malformed("'error' is not a text");
-    report.error = j.at("error").get<std::string>();
+    report.error = j.at(kWireError).get<std::string>();
   }
   return report;
 }

@@ -137,7 +137,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   // This rank's own ports' counters summed over every pair it played, shaped like one point's
   // port_counter_deltas, so that the rules that judge rdma.* points (a link downed, symbol
   // errors, CNPs, ...) judge the matrix too; which NIC and which pair: this_rank_pairs.
-  nlohmann::json own_counters = {{"devices", nlohmann::json::array()}};
+  nlohmann::json own_counters = {{kCounterDeltasDevices, nlohmann::json::array()}};
   const auto side = [&](const EndpointPair &pair, bool measuring, const std::string &prefix) {
     const int me = measuring ? pair.second : pair.first;
     VerbsPointSpec lat = base, bw = base;
@@ -146,12 +146,13 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
     lat.size_bytes = static_cast<std::size_t>(p.integer(record::kLatencySizeBytes));
     bw.pattern = Pattern::bandwidth;
     bw.size_bytes = static_cast<std::size_t>(p.integer(record::kBandwidthSizeBytes));
-    nlohmann::json detail = {{"endpoints", {pair.first, pair.second}},
-                             {"role", measuring ? "client" : "server"}};
+    nlohmann::json detail = {
+        {record::kEndpoints, {pair.first, pair.second}},
+        {record::kRole, measuring ? record::kRoleClient : record::kRoleServer}};
     const auto note_counters = [&](const char *what, const Outcome &o) {
       if (o.metrics.contains(record::kPortCounterDeltas))
         add_counter_deltas(own_counters, o.metrics.at(record::kPortCounterDeltas));
-      for (const char *name : {"port_counter_deltas", "peer_port_counter_deltas"})
+      for (const char *name : {record::kPortCounterDeltas, record::kPeerPortCounterDeltas})
         if (o.metrics.contains(name))
           if (nlohmann::json m = moved(o.metrics.at(name)); !m.is_null())
             detail[fmt::format("{}_{}", what, name)] = std::move(m);

@@ -61,7 +61,7 @@ inline constexpr const char *kRanksPerHost = "ranks_per_host";
 // from, and gemm.burn's GPUs
 inline constexpr const char *kBlasLibrary = metric::kBlasLibrary;
 inline constexpr const char *kCublasltVersion = metric::kCublasltVersion;
-inline constexpr const char *kOperandSets = "operand_sets";
+inline constexpr const char *kOperandSets = "operand_sets"; // peer.*: torch's, as a metric
 inline constexpr const char *kOperandBytesRotated = "operand_bytes_rotated";
 inline constexpr const char *kL2Policy = "l2_policy";
 inline constexpr const char *kL2Bytes = metric::kL2Bytes;
@@ -119,11 +119,38 @@ inline constexpr const char *kBestAlgos = "best_algos";
 inline constexpr const char *kCandidates = "candidates";
 inline constexpr const char *kRefusedAlgos = "refused_algos";
 inline constexpr const char *kLtTypes = "lt_types";
+// ... kLtTypes's fields: the CUDA types of A, B, C, the compute and the scale, and the
+// transposes cuBLASLt was asked for (gemm/cuda/lt_matmul.cpp)
+inline constexpr const char *kLtTypeA = "a";
+inline constexpr const char *kLtTypeB = "b";
+inline constexpr const char *kLtTypeC = "c";
+inline constexpr const char *kLtTypeCompute = "compute";
+inline constexpr const char *kLtTypeScale = "scale";
+inline constexpr const char *kLtTransA = "cublaslt_trans_a";
+inline constexpr const char *kLtTransB = "cublaslt_trans_b";
+// ... an algorithm's fields, as cuBLASLt describes it (kHeuristicAlgos, kBestAlgos,
+// kRefusedAlgos with kAlgoError, kBurnAlgo); its workspace is kWorkspaceBytes
+inline constexpr const char *kAlgoId = "algo_id";
+inline constexpr const char *kAlgoTileId = "tile_id";
+inline constexpr const char *kAlgoStagesId = "stages_id";
+inline constexpr const char *kAlgoSplitK = "split_k";
+inline constexpr const char *kAlgoReductionScheme = "reduction_scheme";
+inline constexpr const char *kAlgoCtaSwizzling = "cta_swizzling";
+inline constexpr const char *kAlgoCustomOption = "custom_option";
+inline constexpr const char *kAlgoInnerShapeId = "inner_shape_id";
+inline constexpr const char *kAlgoClusterShapeId = "cluster_shape_id";
+inline constexpr const char *kAlgoWavesCount = "waves_count";
+inline constexpr const char *kAlgoError = "error";
 inline constexpr const char *kVerifiedElements = "verified_elements";
 inline constexpr const char *kWrongElements = metric::kWrongElements;
 inline constexpr const char *kWorstErrorOverBound = "worst_error_over_bound";
 inline constexpr const char *kErrorBound = "error_bound";
-inline constexpr const char *kGemms = "gemms";
+// ... its fields: the bound relative to |result|, to sum |a||b|, and to that sum per sqrt(k)
+inline constexpr const char *kErrorBoundOfResult = "of_result";
+inline constexpr const char *kErrorBoundOfAbsSum = "of_abs_sum";
+inline constexpr const char *kErrorBoundOfAbsSumPerSqrtK = "of_abs_sum_per_sqrt_k";
+inline constexpr const char *kGemms = "gemms"; // {operand, m, n, k, batch} of each GEMM
+inline constexpr const char *kGemmOperand = "operand";
 inline constexpr const char *kTelemetry = metric::kTelemetry;
 inline constexpr const char *kGpus = "gpus";
 inline constexpr const char *kSlowestGpu = metric::kSlowestGpu;

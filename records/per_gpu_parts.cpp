@@ -1,5 +1,8 @@
 #include "records/per_gpu_parts.h"
 
+#include "harness/device_fields.h"
+#include "harness/metric_names.h"
+
 namespace railgauge::records {
 namespace {
 
@@ -43,9 +46,9 @@ std::vector<Record> per_gpu_parts(const Record &r) {
     part.params = r.params.is_object() ? r.params : nlohmann::json::object();
     part.params["gpu"] = gpu["gpu"];
     part.params["part"] = kPerGpuPart;
-    part.device = {{"gpu", gpu["uuid"]}};
-    if (gpu.contains("pci") && gpu["pci"].is_string())
-      part.device["pci"] = gpu["pci"];
+    part.device = {{device::kGpu, gpu["uuid"]}};
+    if (gpu.contains(metric::kPerGpuPci) && gpu[metric::kPerGpuPci].is_string())
+      part.device[device::kPci] = gpu[metric::kPerGpuPci];
     part.metrics = gpu;
     part.status = status_of(gpu, r.status);
     if (part.status == Status::failed || part.status == Status::error)

@@ -136,6 +136,10 @@ inline constexpr const char *kAggregateGbitsPerS = "aggregate_gbits_per_s";
 inline constexpr const char *kAggregateOverLineRate = "aggregate_over_line_rate";
 // {"counters": {pfc_pause_frames_rx, cnp_sent, ...: delta}, "absent": [names]}
 inline constexpr const char *kCongestion = "congestion";
+// ... its fields: the congestion counters that moved, by figure, and the figures this NIC has no
+// counter for (rdma/fabric_load/fabric_figures.cpp)
+inline constexpr const char *kCongestionCounters = "counters";
+inline constexpr const char *kCongestionAbsent = "absent";
 inline constexpr const char *kPfcPauseFraction = "pfc_pause_fraction"; // paused s / phase s
 inline constexpr const char *kLatencyIdle = "latency_idle";        // as kLatency, before the load
 inline constexpr const char *kLoadedOverIdle = "loaded_over_idle"; // {p50, p99, p99_9}
@@ -160,6 +164,7 @@ inline constexpr const char *kUdpSourcePortOrigin = "udp_source_port_origin";
 // The server end of a pair's point (rank 1): kRole "server" and the messages it answered; a pair
 // matrix rank's count of the pairs it played
 inline constexpr const char *kRoleServer = "server";
+inline constexpr const char *kRoleClient = "client"; // a this_rank_pairs entry's measuring end
 inline constexpr const char *kMessagesServed = "messages_served";
 inline constexpr const char *kPairsPlayedByThisRank = "pairs_played_by_this_rank";
 

@@ -8,6 +8,7 @@
 
 #include "gemm/cuda/cublaslt_plan.h"
 #include "harness/cuda/device.h"
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/every_gpu.h"
 #include "harness/rate_series.h"
@@ -80,7 +81,7 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
   out.metrics[record::kFlopsPerCall] = flops_per_gemm;
   out.metrics.update(across_gpus(speeds, "tflops"));
   if (gpus.size() == 1)
-    out.device = {{"gpu", gpus.front().uuid}, {"pci", gpus.front().pci}};
+    out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};
   out.metrics[record::kVerified] = corrupt.empty() && broke.empty() && !gpus.empty();
   const auto join = [](const std::vector<std::string> &parts) {
     std::string all;
@@ -133,7 +134,8 @@ BurnOptions burn_options(const Point &point, int gpus_visible) {
   o.shape.m = point.integer(record::kM);
   o.shape.n = point.integer(record::kN) == 0 ? o.shape.m : point.integer(record::kN);
   o.shape.k = point.integer(record::kK) == 0 ? o.shape.m : point.integer(record::kK);
-  for (auto [name, v] : {std::pair{"m", o.shape.m}, {"n", o.shape.n}, {"k", o.shape.k}})
+  for (auto [name, v] :
+       {std::pair{record::kM, o.shape.m}, {record::kN, o.shape.n}, {record::kK, o.shape.k}})
     if (v <= 0 || v > std::numeric_limits<int>::max())
       throw InputError(fmt::format("{} = {} is not a positive 32-bit GEMM dimension", name, v),
                        name, "give a size from 1 to 2^31-1");

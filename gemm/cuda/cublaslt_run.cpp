@@ -16,6 +16,7 @@
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/resources.h"
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/gpu_settle.h"
@@ -269,7 +270,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   out.metrics[record::kCandidates] = candidates;
   out.metrics[record::kRefusedAlgos] = refused;
   out.metrics[record::kLtTypes] = gemms.front().lt.types_json();
-  out.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
+  out.device = {{device::kGpu, info.uuid}, {device::kPci, info.pci_bus_id}};
   out.derived_params = {{record::kGpuName, info.name},
                         {record::kGpuSku, peak.sku},
                         {record::kPeakSource, peak.source},

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -183,13 +184,13 @@ cublasStatus_t LtMatmul::run(const LtHandle &handle, const cublasLtMatmulAlgo_t 
 }
 
 nlohmann::json LtMatmul::types_json() const {
-  return {{"a", cuda_type_name(b_type_)},
-          {"b", cuda_type_name(a_type_)},
-          {"c", cuda_type_name(c_type_)},
-          {"compute", compute_type_name(compute_)},
-          {"scale", "CUDA_R_32F"},
-          {"cublaslt_trans_a", call_.transpose_a ? "T" : "N"},
-          {"cublaslt_trans_b", call_.transpose_b ? "T" : "N"}};
+  return {{record::kLtTypeA, cuda_type_name(b_type_)},
+          {record::kLtTypeB, cuda_type_name(a_type_)},
+          {record::kLtTypeC, cuda_type_name(c_type_)},
+          {record::kLtTypeCompute, compute_type_name(compute_)},
+          {record::kLtTypeScale, "CUDA_R_32F"},
+          {record::kLtTransA, call_.transpose_a ? "T" : "N"},
+          {record::kLtTransB, call_.transpose_b ? "T" : "N"}};
 }
 
 nlohmann::json drop_refused(const LtMatmul &lt, const LtHandle &handle,
@@ -207,7 +208,7 @@ nlohmann::json drop_refused(const LtMatmul &lt, const LtHandle &handle,
     if (status != CUBLAS_STATUS_NOT_SUPPORTED) // a bad call, not a refusal: never waived
       throw BackendError(error);
     nlohmann::json entry = algo_json(r);
-    entry["error"] = error;
+    entry[record::kAlgoError] = error;
     refused.push_back(std::move(entry));
     return true;
   });
@@ -218,17 +219,22 @@ nlohmann::json drop_refused(const LtMatmul &lt, const LtHandle &handle,
 nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &r) {
   const auto &a = r.algo;
   return {
-      {"algo_id", algo_attribute<std::int32_t>(a, CUBLASLT_ALGO_CONFIG_ID)},
-      {"tile_id", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_TILE_ID)},
-      {"stages_id", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_STAGES_ID)},
-      {"split_k", algo_attribute<std::int32_t>(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM)},
-      {"reduction_scheme", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME)},
-      {"cta_swizzling", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING)},
-      {"custom_option", algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION)},
-      {"inner_shape_id", algo_attribute<std::uint16_t>(a, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID)},
-      {"cluster_shape_id", algo_attribute<std::uint16_t>(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)},
-      {"workspace_bytes", r.workspaceSize},
-      {"waves_count", r.wavesCount},
+      {record::kAlgoId, algo_attribute<std::int32_t>(a, CUBLASLT_ALGO_CONFIG_ID)},
+      {record::kAlgoTileId, algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_TILE_ID)},
+      {record::kAlgoStagesId, algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_STAGES_ID)},
+      {record::kAlgoSplitK, algo_attribute<std::int32_t>(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM)},
+      {record::kAlgoReductionScheme,
+       algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME)},
+      {record::kAlgoCtaSwizzling,
+       algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING)},
+      {record::kAlgoCustomOption,
+       algo_attribute<std::uint32_t>(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION)},
+      {record::kAlgoInnerShapeId,
+       algo_attribute<std::uint16_t>(a, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID)},
+      {record::kAlgoClusterShapeId,
+       algo_attribute<std::uint16_t>(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)},
+      {record::kWorkspaceBytes, r.workspaceSize},
+      {record::kAlgoWavesCount, r.wavesCount},
   };
 }
 

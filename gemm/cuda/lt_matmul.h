@@ -73,15 +73,15 @@ private:
 // Runs each candidate once on `stream` (operands a, b; output c) and drops the ones that
 // cublasLtMatmul refuses with CUBLAS_STATUS_NOT_SUPPORTED: the heuristic can offer an algorithm
 // the call then refuses (seen for FP8 in place on an H200). Returns each refused one as
-// algo_json() plus "error"; any other failure throws BackendError. Synchronizes the stream.
+// algo_json() plus record::kAlgoError; any other failure throws BackendError. Synchronizes the
+// stream.
 nlohmann::json drop_refused(const LtMatmul &lt, const LtHandle &handle,
                             std::vector<cublasLtMatmulHeuristicResult_t> &candidates, const void *a,
                             const void *b, void *c, void *workspace, std::uint64_t workspace_bytes,
                             cudaStream_t stream);
 
-// What cuBLASLt says of an algorithm: {"algo_id", "tile_id", "stages_id", "split_k",
-// "reduction_scheme", "cta_swizzling", "custom_option", "inner_shape_id", "cluster_shape_id",
-// "workspace_bytes", "waves_count"} (ids are the enum values of cublasLt.h:
+// What cuBLASLt says of an algorithm: the fields records/gemm_record.h names record::kAlgo* and
+// kWorkspaceBytes (ids are the enum values of cublasLt.h:
 // cublasLtMatmulTile_t, cublasLtMatmulStages_t, cublasLtClusterShape_t).
 nlohmann::json algo_json(const cublasLtMatmulHeuristicResult_t &result);
 

@@ -138,7 +138,7 @@ void add_counter_deltas(nlohmann::json &total, const nlohmann::json &deltas) {
       sum = (sum.is_number_integer() ? sum.get<std::int64_t>() : 0) + value.get<std::int64_t>();
     }
   }
-  nlohmann::json &devices = total["devices"];
+  nlohmann::json &devices = total[kCounterDeltasDevices];
   if (!devices.is_array())
     devices = nlohmann::json::array();
   if (deltas.contains("device") &&

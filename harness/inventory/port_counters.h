@@ -63,6 +63,8 @@ nlohmann::json counter_deltas(const PortCounters &before, const PortCounters &af
 // three maps, and the device's name to total["devices"] once: the sum over many points (a pair
 // matrix's pairs), shaped like one point's deltas so that rules read both the same way.
 void add_counter_deltas(nlohmann::json &total, const nlohmann::json &deltas);
+// ... the field of such a sum that names its devices (a pair matrix starts its sum with it empty)
+inline constexpr const char *kCounterDeltasDevices = "devices";
 
 nlohmann::json to_json(const PortCounters &counters);
 

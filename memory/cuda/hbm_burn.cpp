@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/cuda/device.h"
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/every_gpu.h"
 #include "harness/rate_series.h"
@@ -76,7 +77,7 @@ Outcome hbm_burn_outcome(const std::vector<HbmBurnGpuResult> &gpus) {
   out.metrics.update(across_gpus(rates, record::kBandwidthGbytesPerS));
   out.metrics[record::kWrongElements] = wrong_total;
   if (gpus.size() == 1)
-    out.device = {{"gpu", gpus.front().uuid}, {"pci", gpus.front().pci}};
+    out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};
   const auto join = [](const std::vector<std::string> &parts) {
     std::string all;
     for (const auto &p : parts)

@@ -9,6 +9,7 @@
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/resources.h"
+#include "harness/device_fields.h"
 #include "harness/inventory/gpu_settle.h"
 #include "harness/inventory/gpu_telemetry.h"
 #include "harness/run_context.h"
@@ -54,7 +55,7 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
   outcome.metrics = measurement.bandwidth_metrics(bytes_moved_per_call(kernel_, array_bytes));
   outcome.metrics[record::kTelemetry] = telemetry.finish();
   outcome.metrics[record::kVerified] = false;
-  outcome.device = {{"gpu", info.uuid}, {"pci", info.pci_bus_id}};
+  outcome.device = {{device::kGpu, info.uuid}, {device::kPci, info.pci_bus_id}};
   outcome.derived_params = {{record::kTotalBytes, array_bytes * buffers.size()},
                             {record::kGpuName, info.name},
                             {record::kSmCount, info.sm_count},

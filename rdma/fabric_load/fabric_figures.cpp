@@ -167,7 +167,8 @@ CongestionFigures congestion_figures(const nlohmann::json &deltas) {
 }
 
 nlohmann::json to_json(const CongestionFigures &figures) {
-  return {{"counters", figures.present}, {"absent", figures.absent}};
+  return {{record::kCongestionCounters, figures.present},
+          {record::kCongestionAbsent, figures.absent}};
 }
 
 std::optional<double> pfc_pause_fraction(const CongestionFigures &figures, double phase_s) {

@@ -17,6 +17,15 @@
 #include "records/rdma_record.h"
 
 namespace railgauge::rdma {
+namespace {
+
+// Fields of the store messages the ranks exchange, never a record's own: a rank's result (its
+// flow's figures beside its record::kPortCounterDeltas and record::kEndDevice) and the figures.
+constexpr const char *kWireFlow = "flow";
+constexpr const char *kWireBytesPerQp = "bytes_per_qp";
+constexpr const char *kWireMeasurement = "measurement";
+
+} // namespace
 
 std::vector<double> FlowFigures::gbits_per_s_per_qp() const {
   double total = 0;
@@ -29,16 +38,17 @@ std::vector<double> FlowFigures::gbits_per_s_per_qp() const {
 }
 
 nlohmann::json FlowFigures::to_json() const {
-  return {
-      {"gbits_per_s", gbits_per_s}, {"bytes_per_qp", bytes_per_qp}, {"measurement", measurement}};
+  return {{record::kFlowGbitsPerS, gbits_per_s},
+          {kWireBytesPerQp, bytes_per_qp},
+          {kWireMeasurement, measurement}};
 }
 
 FlowFigures FlowFigures::from_json(const nlohmann::json &j) {
   try {
     FlowFigures f;
-    f.gbits_per_s = j.at("gbits_per_s").get<double>();
-    f.bytes_per_qp = j.at("bytes_per_qp").get<std::vector<double>>();
-    f.measurement = j.value("measurement", nlohmann::json::object());
+    f.gbits_per_s = j.at(record::kFlowGbitsPerS).get<double>();
+    f.bytes_per_qp = j.at(kWireBytesPerQp).get<std::vector<double>>();
+    f.measurement = j.value(kWireMeasurement, nlohmann::json::object());
     return f;
   } catch (const nlohmann::json::exception &e) {
     throw BackendError(fmt::format("a flow's figures are malformed: {}", e.what()));
@@ -193,10 +203,11 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
     });
     const double phase_s = seconds_since(began);
     const nlohmann::json deltas = counter_deltas(before, side.read_counters());
-    store.set(p + "result/" + std::to_string(me), nlohmann::json{{"flow", flow.to_json()},
-                                                                 {"port_counter_deltas", deltas},
-                                                                 {"device", side.device()}}
-                                                      .dump());
+    store.set(p + "result/" + std::to_string(me),
+              nlohmann::json{{kWireFlow, flow.to_json()},
+                             {record::kPortCounterDeltas, deltas},
+                             {record::kEndDevice, side.device()}}
+                  .dump());
     out.metrics = flow.measurement;
     out.metrics[record::kBandwidthGbitsPerS] = flow.gbits_per_s;
     if (flow.bytes_per_qp.size() > 1) {
@@ -230,13 +241,13 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
     } catch (const nlohmann::json::exception &e) {
       throw BackendError(fmt::format("rank {}'s flow figures are malformed: {}", s, e.what()));
     }
-    const FlowFigures flow = FlowFigures::from_json(result.at("flow"));
+    const FlowFigures flow = FlowFigures::from_json(result.at(kWireFlow));
     flows.push_back(flow.gbits_per_s);
     flow_list.push_back({{record::kEndRank, s},
                          {record::kFlowGbitsPerS, flow.gbits_per_s},
-                         {record::kEndDevice, result.at("device")}});
-    ends.push_back(
-        end_of(s, record::kRoleSender, result.at("device"), result.at("port_counter_deltas")));
+                         {record::kEndDevice, result.at(record::kEndDevice)}});
+    ends.push_back(end_of(s, record::kRoleSender, result.at(record::kEndDevice),
+                          result.at(record::kPortCounterDeltas)));
   }
   ends.push_back(end_of(me, record::kRoleReceiver, side.device(), deltas));
   const FlowSpread spread = flow_spread(flows);
@@ -362,9 +373,9 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
     throw;
   }
   store.set(p + "result/" + std::to_string(me),
-            nlohmann::json{{"flow", loader ? my_flow.to_json() : nlohmann::json()},
-                           {"port_counter_deltas", deltas},
-                           {"device", side.device()}}
+            nlohmann::json{{kWireFlow, loader ? my_flow.to_json() : nlohmann::json()},
+                           {record::kPortCounterDeltas, deltas},
+                           {record::kEndDevice, side.device()}}
                 .dump());
   if (me == 1) {
     wait_ranks(store, p + "result/", spec.loaders, long_wait, "send their load's figures");
@@ -384,10 +395,10 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
     for (int r : everyone) {
       const auto result =
           nlohmann::json::parse(store.get(p + "result/" + std::to_string(r), long_wait));
-      ends.push_back(
-          end_of(r, role_in_probe(r), result.at("device"), result.at("port_counter_deltas")));
+      ends.push_back(end_of(r, role_in_probe(r), result.at(record::kEndDevice),
+                            result.at(record::kPortCounterDeltas)));
       if (contains(spec.loaders, r))
-        load_flows.push_back(FlowFigures::from_json(result.at("flow")).gbits_per_s);
+        load_flows.push_back(FlowFigures::from_json(result.at(kWireFlow)).gbits_per_s);
     }
     const nlohmann::json idle_summary = to_json(summarize_latency(idle));
     const nlohmann::json loaded_summary = to_json(summarize_latency(loaded));

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "rdma/fabric_load/fabric_figures.h"
 #include "rdma/fabric_load/fabric_load_spec.h"
@@ -295,7 +296,8 @@ public:
   }
 
   nlohmann::json device() const override {
-    return {{"nic", eps_.empty() ? device_ : eps_[0].device_name()}, {"port", s_.port}};
+    return {{device::kNic, eps_.empty() ? device_ : eps_[0].device_name()},
+            {device::kPort, s_.port}};
   }
   nlohmann::json derived_params() const override {
     if (eps_.empty())
@@ -457,7 +459,7 @@ public:
 
   nlohmann::json device() const override {
     const Endpoint *ep = probe_ ? &*probe_ : load_.empty() ? nullptr : &load_[0];
-    return {{"nic", ep ? ep->device_name() : device_}, {"port", s_.port}};
+    return {{device::kNic, ep ? ep->device_name() : device_}, {device::kPort, s_.port}};
   }
   nlohmann::json derived_params() const override {
     const Endpoint *ep = probe_ ? &*probe_ : load_.empty() ? nullptr : &load_[0];

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/store/store.h"
 #include "harness/waiver.h"
@@ -117,7 +118,7 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
   };
   Outcome out = run_pair_matrix(ctx, store, eps, spec, side);
   write_matrix_ledger(ctx, out, eps, spec, run_dir_, std::string(key()));
-  out.device = {{"interface_address", resolve_bind_address(lat.bind_address)}};
+  out.device = {{device::kInterfaceAddress, resolve_bind_address(lat.bind_address)}};
   return out;
 }
 

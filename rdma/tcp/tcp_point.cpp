@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/inventory/tcp_counters.h"
 #include "harness/store/memory_store.h"
@@ -243,7 +244,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
   // Connections the server refused before this client's (tcp_hello.h): not 0 means something
   // else on the network reached the benchmark's port.
   out.metrics[record::kServerRefusedConnections] = server.refused_connections;
-  out.device = {{"interface_address", address}, {"netdev", netdev}};
+  out.device = {{device::kInterfaceAddress, address}, {device::kNetdev, netdev}};
   if (ctx.verify())
     checked.conclude(out);
   return out;

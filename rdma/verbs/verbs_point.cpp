@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cuda/device.h"
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/inventory/port_counters.h"
 #include "harness/store/memory_store.h"
@@ -343,7 +344,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
   out.metrics[record::kServerMessages] = server.messages;
   if (server.port_counter_deltas)
     out.metrics[record::kPeerPortCounterDeltas] = *server.port_counter_deltas;
-  out.device = {{"nic", ep.device_name()}, {"port", s.port}};
+  out.device = {{device::kNic, ep.device_name()}, {device::kPort, s.port}};
   if (ep.numa_node() >= 0) // -1: the device does not say (Soft-RoCE, one-node machines)
     out.device["numa"] = ep.numa_node();
   out.derived_params = {
@@ -418,7 +419,7 @@ Outcome run_verbs_side(RunContext &ctx, const VerbsPointSpec &spec, Store &store
   out.metrics = {{record::kRole, record::kRoleServer},
                  {record::kMessagesServed, result["messages"]},
                  {record::kPortCounterDeltas, result[record::kPortCounterDeltas]}};
-  out.device = {{"nic", result["device"]}, {"port", s.port}};
+  out.device = {{device::kNic, result["device"]}, {device::kPort, s.port}};
   if (ctx.verify())
     DataCheck::from_json(result).conclude(out);
   return out;
