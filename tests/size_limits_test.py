@@ -32,14 +32,19 @@ SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 # entry whose file or function is back under the limit (or gone) fails the stale-entry test, so
 # that it is deleted rather than left as room to grow.
 FILES_ALLOWED = {
-    # Not split yet: the offload family's run (its placements and paths).
+    # Being reworked in parallel with this check (per-GPU verdicts); split as that work lands.
+    "tests/analysis/check/check_test.cpp": 648,
+    # Not split yet: the offload family's run (its placements and paths), and the calibration
+    # tests (the synthetic runs they share want a support file of their own first).
     "offload/offload_run.cpp": 612,
+    "tests/analysis/calibrate/calibration_test.cpp": 788,
 }
 # Functions over 120 lines today, as "path:function", with the same rule as above.
 FUNCTIONS_ALLOWED = {
     # Being reworked in parallel with this check; split as that work lands.
     "gemm/cuda/cublaslt_run.cpp:run_cublaslt": 181,
     # Not split yet: each is one long sequence (parse a log, run a point) to cut into named steps.
+    "collectives/mpi/mpi_all_reduce_with_gemm.cpp:run": 137,
     "rdma/fabric_load/flow_rounds.cpp:run_probe_round": 149,
 }
 
