@@ -5,6 +5,7 @@
 // the record schema and the contract test read the names from here.
 #include <array>
 
+#include "records/gemm_record.h"
 #include "records/metric_field.h"
 
 namespace railgauge::peer::record {
@@ -18,7 +19,8 @@ inline constexpr const char *kOursVsTorch = "ours_vs_torch"; // railgauge's figu
 inline constexpr const char *kOursVsNvbandwidth = "ours_vs_nvbandwidth";
 inline constexpr const char *kOursMetric = "ours_metric";   // the railgauge metric compared
 inline constexpr const char *kOursRecords = "ours_records"; // records the figure is the median of
-inline constexpr const char *kOperandSets = "operand_sets";
+// torch's operand sets, named as gemm's rotation names its own (a param there, a metric here)
+inline constexpr const char *kOperandSets = gemm::record::kOperandSets;
 inline constexpr const char *kNvbandwidthReportedGbytesPerS = "nvbandwidth_reported_gbytes_per_s";
 inline constexpr const char *kPeerCountingFactor = "peer_counting_factor";
 // Interleaved rounds (scripts/peer_pairs.py): each side's seconds per call per round, the
