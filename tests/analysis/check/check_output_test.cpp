@@ -1,0 +1,154 @@
+// A verdict in every output format: JSON (golden), JUnit, Prometheus, table, Markdown and the
+// drain list.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <pugixml.hpp>
+
+#include "analysis/check/check_output.h"
+#include "analysis/check/evaluate.h"
+#include "analysis/check/fleet_stats.h"
+#include "analysis/check/inventory_probes.h"
+#include "analysis/check/json_path.h"
+#include "analysis/check/rules.h"
+#include "analysis/run_set.h"
+#include "harness/error.h"
+#include "railgauge/config.h"
+#include "synthetic_fleet.h"
+#include "tests/analysis/check/check_test_support.h"
+#include "tests/support/reference_run_dirs.h"
+
+namespace railgauge::check {
+namespace {
+
+using namespace support;
+
+// ------------------------------------------------------------------ output formats
+
+class Outputs : public ::testing::Test {
+protected:
+  // 3 nodes x 2 GPUs, node03 gpu1 8% slow, node02 gpu0 with a failed record; small enough to
+  // read the golden files by eye.
+  static CheckResult small_result() {
+    auto fleet = make_fleet({.slow_gpu = false, .failed_record = true}, 3, 2);
+    for (auto &r : fleet.runs[2].records)
+      if (r.key == "gemm.cublaslt" && r.device["pci"] == gpu_bus_id(1))
+        r.metrics["tflops"] = r.metrics["tflops"].get<double>() * 0.92;
+    auto set = rules(std::string(kGemmRules) + R"(
+  - id: h2d-floor
+    category: pcie
+    severity: warn
+    select: {key: offload.h2d}
+    metric: metrics.bandwidth_gbytes_per_s
+    compare: ">="
+    value: 54.9
+  - id: throttle
+    category: health
+    severity: fail
+    inventory: gpu.clocks_event_reasons
+    compare: none_of
+    values: [hw_slowdown]
+)");
+    for (auto &rule : set.rules)
+      if (rule.fleet)
+        rule.fleet->min_size = 3;
+    return evaluate(set, fleet);
+  }
+
+  static void expect_golden(const std::string &name, const std::string &text) {
+    const auto path = kSource + "/tests/analysis/check/golden/" + name;
+    if (std::getenv("RAILGAUGE_UPDATE_GOLDEN")) {
+      std::ofstream(path) << text;
+      return;
+    }
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << "missing golden file " << path
+                    << " (set RAILGAUGE_UPDATE_GOLDEN=1 to write it)";
+    std::stringstream want;
+    want << in.rdbuf();
+    EXPECT_EQ(text, want.str()) << "differs from " << path;
+  }
+};
+
+TEST_F(Outputs, JsonMatchesGolden) {
+  const auto r = small_result();
+  const auto j = to_json(r);
+  EXPECT_EQ(j["schema"], kCheckSchema);
+  EXPECT_EQ(j["verdict"], "fail");
+  EXPECT_EQ(j["exit_status"], 2);
+  EXPECT_EQ(j["drain"], json::array({"node02", "node03"}));
+  expect_golden("check.json", j.dump(2) + "\n");
+}
+
+TEST_F(Outputs, JunitParsesBackWithEveryFailure) {
+  const auto text = render_junit(small_result());
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(text.c_str()));
+  const auto suites = doc.child("testsuites");
+  ASSERT_TRUE(suites);
+  int failures = 0, cases = 0;
+  std::vector<std::string> failed;
+  for (auto suite : suites.children("testsuite"))
+    for (auto tc : suite.children("testcase")) {
+      ++cases;
+      if (tc.child("failure")) {
+        ++failures;
+        failed.push_back(std::string(tc.attribute("classname").value()) + " " +
+                         tc.attribute("name").value());
+      }
+    }
+  EXPECT_EQ(suites.attribute("failures").as_int(), failures);
+  EXPECT_EQ(suites.attribute("tests").as_int(), cases);
+  std::sort(failed.begin(), failed.end());
+  EXPECT_EQ(failed,
+            (std::vector<std::string>{"node02.gpu0 record-status", "node03.gpu1 gemm-relative"}));
+  expect_golden("check.junit.xml", text);
+}
+
+TEST_F(Outputs, PrometheusTextfileIsWellFormed) {
+  const auto text = render_prometheus(small_result());
+  const std::regex sample(R"re([a-z_]+\{([a-z_]+="([^"\\]|\\.)*",?)+\} -?[0-9]+)re");
+  std::istringstream lines(text);
+  std::string line;
+  int samples = 0;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("# HELP ") || line.starts_with("# TYPE "))
+      continue;
+    EXPECT_TRUE(std::regex_match(line, sample)) << line;
+    ++samples;
+  }
+  EXPECT_GT(samples, 0);
+  EXPECT_NE(text.find("railgauge_check_node_verdict{host=\"node03\",rules=\"t\"} 2"),
+            std::string::npos);
+  expect_golden("check.prom", text);
+}
+
+TEST_F(Outputs, TableMarkdownAndDrain) {
+  const auto r = small_result();
+  const auto table = render_table(r);
+  EXPECT_NE(table.find("node03  gpu1 (0000:28:00.0)"), std::string::npos) << table;
+  EXPECT_NE(table.find("drain: node02 node03"), std::string::npos) << table;
+  EXPECT_NE(table.find("FAIL: 3 nodes (0 pass, 1 warn, 2 fail)"), std::string::npos) << table;
+  const auto md = render_markdown(r);
+  EXPECT_NE(md.find("| host | part | verdict | rules |"), std::string::npos);
+  EXPECT_NE(md.find("## Drain\n\n- node02\n- node03\n"), std::string::npos) << md;
+  EXPECT_EQ(render_drain(r), "node02\nnode03\n");
+}
+
+TEST(Output, PrometheusAndMarkdownEscape) {
+  CheckResult r;
+  r.rules_name = "a\"b\\c\nd";
+  PartResult p;
+  p.key = {"h|1", PartKind::node, ""};
+  p.label = "h|1";
+  r.parts.push_back(p);
+  EXPECT_NE(render_prometheus(r).find(R"(rules="a\"b\\c\nd")"), std::string::npos);
+  EXPECT_NE(render_markdown(r).find("| h\\|1 |"), std::string::npos);
+}
+
+} // namespace
+} // namespace railgauge::check
