@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,50 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // A window (OverlapWindow, with_gemm.h) runs its all_reduces on the main thread (the only one
 // that calls MPI: MPI_THREAD_FUNNELED) while a second thread runs its GEMMs.
+
+// This rank's times, per window: each operation's per call, and the share of the window's timed
+// spans during which the other still ran (contention_fraction).
+struct RankWindows {
+  std::vector<double> all_reduce_s, gemm_s, contention;
+  void clear() {
+    all_reduce_s.clear();
+    gemm_s.clear();
+    contention.clear();
+  }
+};
+
+// Each operation's timed calls, then its padding (window_padding), so that neither runs its
+// last timed calls alone; every rank pads the same window alike, as the all_reduce needs.
+void run_window(const OverlapWindow &window, const OverlapWindow &padding, HostGemmLoad &gemm,
+                const std::function<void()> &all_reduce_once, RankWindows &times) {
+  LaneSpan gemm_span, all_reduce_span;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<std::jthread> worker; // joined when it goes, an exception included
+  if (window.gemms > 0)
+    worker.emplace([&] {
+      for (int i = 0; i < window.gemms; ++i)
+        gemm.run();
+      gemm_span.stop_s = seconds_since(t0);
+      for (int i = 0; i < padding.gemms; ++i)
+        gemm.run();
+      gemm_span.padded_end_s = seconds_since(t0);
+    });
+  const auto all_reduces = [&](int calls) {
+    for (int i = 0; i < calls; ++i)
+      all_reduce_once();
+  };
+  all_reduces(window.all_reduces);
+  all_reduce_span.stop_s = seconds_since(t0);
+  all_reduces(padding.all_reduces);
+  all_reduce_span.padded_end_s = seconds_since(t0);
+  worker.reset();
+  times.all_reduce_s.push_back(window.all_reduces > 0 ? all_reduce_span.stop_s / window.all_reduces
+                                                      : 0.0);
+  times.gemm_s.push_back(window.gemms > 0 ? gemm_span.stop_s / window.gemms : 0.0);
+  times.contention.push_back(window.all_reduces > 0 && window.gemms > 0
+                                 ? contention_fraction({all_reduce_span, gemm_span})
+                                 : 1.0);
+}
 
 // collectives.mpi_all_reduce_with_gemm: how much an MPI all_reduce and a CPU GEMM slow each
 // other down on one rank, the figure behind Calculon's network processor_usage. Mirrors
@@ -69,44 +114,15 @@ public:
     HostGemmLoad gemm(static_cast<int>(point.integer(record::kGemmMnk)));
     const std::string what = fmt::format("all_reduce of {} bytes beside a GEMM", p.size_bytes);
 
-    OverlapWindow window, padding;            // what op() runs: timed calls, then untimed ones
-    std::vector<double> all_reduce_s, gemm_s; // this rank's, per window, per call
-    std::vector<double> contention;           // this rank's, per window (contention_fraction)
+    OverlapWindow window, padding; // what op() runs: timed calls, then untimed ones
+    RankWindows times;
     std::vector<MPI_Request> requests;
-    // Each operation's timed calls, then its padding (window_padding), so that neither runs its
-    // last timed calls alone; every rank pads the same window alike, as the all_reduce needs.
-    const Operation op = [&] {
-      LaneSpan gemm_span, all_reduce_span;
-      const auto t0 = std::chrono::steady_clock::now();
-      std::optional<std::jthread> worker; // joined when it goes, an exception included
-      if (window.gemms > 0)
-        worker.emplace([&] {
-          for (int i = 0; i < window.gemms; ++i)
-            gemm.run();
-          gemm_span.stop_s = seconds_since(t0);
-          for (int i = 0; i < padding.gemms; ++i)
-            gemm.run();
-          gemm_span.padded_end_s = seconds_since(t0);
-        });
-      const auto all_reduces = [&](int calls) {
-        for (int i = 0; i < calls; ++i) {
-          requests.clear();
-          buffers.start(s, requests);
-          s.wait_all(requests, what, p.timeout_s);
-        }
-      };
-      all_reduces(window.all_reduces);
-      all_reduce_span.stop_s = seconds_since(t0);
-      all_reduces(padding.all_reduces);
-      all_reduce_span.padded_end_s = seconds_since(t0);
-      worker.reset();
-      all_reduce_s.push_back(window.all_reduces > 0 ? all_reduce_span.stop_s / window.all_reduces
-                                                    : 0.0);
-      gemm_s.push_back(window.gemms > 0 ? gemm_span.stop_s / window.gemms : 0.0);
-      contention.push_back(window.all_reduces > 0 && window.gemms > 0
-                               ? contention_fraction({all_reduce_span, gemm_span})
-                               : 1.0);
+    const std::function<void()> all_reduce_once = [&] {
+      requests.clear();
+      buffers.start(s, requests);
+      s.wait_all(requests, what, p.timeout_s);
     };
+    const Operation op = [&] { run_window(window, padding, gemm, all_reduce_once, times); };
 
     MpiLockstepGroup world(s, s.world(), p.timeout_s);
     std::vector<int> names;
@@ -116,9 +132,7 @@ public:
     // operation's own, gathered afterwards.
     const auto measure = [&](OverlapWindow w) {
       window = w;
-      all_reduce_s.clear();
-      gemm_s.clear();
-      contention.clear();
+      times.clear();
       HostIterationTimer timer;
       LockstepSpec spec;
       spec.warmup = p.warmup;
@@ -133,9 +147,9 @@ public:
       };
       WindowTimes t;
       if (w.all_reduces > 0)
-        t.all_reduce = by_rank(all_reduce_s);
+        t.all_reduce = by_rank(times.all_reduce_s);
       if (w.gemms > 0)
-        t.gemm = by_rank(gemm_s);
+        t.gemm = by_rank(times.gemm_s);
       return t;
     };
 
@@ -150,7 +164,8 @@ public:
     const double gemm_concurrent_s = both.gemm.time_s.median;
     const OverlapWindow final_padding = padding;
     // This rank's timed windows of `both` (the warm-up windows left out).
-    const std::vector<double> both_contention(contention.begin() + p.warmup, contention.end());
+    const std::vector<double> both_contention(times.contention.begin() + p.warmup,
+                                              times.contention.end());
 
     // The data check: fresh inputs, one window more (one all_reduce beside the GEMMs), every
     // rank's output compared, and the GEMM's sampled entries against the exact product.
