@@ -79,7 +79,7 @@ CoverSince agree_cover_since(const std::string &cover_since, const std::string &
   // Rank 0's clock decides, so that every rank plans the same rounds.
   since.since_s = shared.at("since_s").get<double>();
   for (const auto &[link, time_s] : shared.at("links").items())
-    since.ledger.push_back({link, "nic_leaf", "", time_s.get<double>(), 0, 1, 0});
+    since.ledger.push_back({link, "nic_leaf", "", time_s.get<double>(), 0, 1, 0, ""});
   return since;
 }
 
