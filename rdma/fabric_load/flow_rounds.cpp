@@ -266,6 +266,107 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
   return out;
 }
 
+namespace {
+
+// What a rank of the probe round saw while it measured: rank 0's latencies idle and under load,
+// a loader's own flow, and every rank's port counters over the loaded phase.
+struct ProbePhase {
+  std::vector<double> idle, loaded;
+  nlohmann::json deltas;
+  double phase_s = 0;
+  FlowFigures my_flow;
+};
+
+// Rank 0 measures idle, the loaders stream, rank 0 measures again under their load; the others
+// wait for it to finish. The caller stops the probe and its server, on success or failure.
+ProbePhase measure_probe_phases(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &side,
+                                bool loader, Milliseconds long_wait) {
+  const int me = ctx.rank();
+  Store &store = *ctx.store();
+  const std::string &p = spec.prefix;
+  ProbePhase phase;
+  if (me == 0) {
+    phase.idle = side.measure_probe(ctx);
+    store.set(p + "idle_done", "ok");
+  }
+  store.get(p + "idle_done", long_wait);
+  const auto began = Clock::now();
+  const PortCounters before = side.read_counters();
+  // The loaders stream until rank 0 has measured under their load. The load thread never
+  // touches the store: a process's store client serves one request at a time, so a main
+  // thread blocked in a get would hold the thread's requests for the whole wait (no load, and
+  // rank 0 never hears it started). The main thread says "streaming" and watches for
+  // "loaded_done" in short polls; the thread stops on a flag.
+  std::exception_ptr load_failure;
+  LoadThread load;
+  if (loader) {
+    store.set(p + "streaming/" + std::to_string(me), "ok");
+    load.start([&] {
+      try {
+        phase.my_flow = side.stream_until([&] { return load.stopping(); });
+      } catch (...) {
+        load_failure = std::current_exception();
+      }
+    });
+  }
+  if (me == 0) {
+    try {
+      wait_ranks(store, p + "streaming/", spec.loaders, long_wait, "start their load");
+      phase.loaded = side.measure_probe(ctx);
+    } catch (...) {
+      store.set(p + "loaded_done", "failed");
+      throw;
+    }
+    store.set(p + "loaded_done", "ok");
+  } else {
+    const auto deadline = Clock::now() + long_wait;
+    while (!store_has_all(store, {p + "loaded_done"})) {
+      if (Clock::now() > deadline)
+        store.get(p + "loaded_done", Milliseconds(0)); // throws, naming the key
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  load.stop();
+  if (load_failure)
+    std::rethrow_exception(load_failure);
+  phase.phase_s = seconds_since(began);
+  phase.deltas = counter_deltas(before, side.read_counters());
+  return phase;
+}
+
+// Rank 0's part of the round's record: its latencies idle and loaded, the loaders' flows and every
+// end's counters.
+void put_probe_summary(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &side,
+                       const std::vector<int> &everyone, const ProbePhase &phase,
+                       Milliseconds long_wait, DataCheck &checked, Outcome &out) {
+  Store &store = *ctx.store();
+  const std::string &p = spec.prefix;
+  checked.add(side.check_received());
+  wait_ranks(store, p + "result/", everyone, long_wait, "send their counters");
+  nlohmann::json ends = nlohmann::json::array();
+  std::vector<double> load_flows;
+  for (int r : everyone) {
+    const auto result =
+        nlohmann::json::parse(store.get(p + "result/" + std::to_string(r), long_wait));
+    ends.push_back(end_of(r, role_in_probe(r), result.at(record::kEndDevice),
+                          result.at(record::kPortCounterDeltas)));
+    if (contains(spec.loaders, r))
+      load_flows.push_back(FlowFigures::from_json(result.at(kWireFlow)).gbits_per_s);
+  }
+  const nlohmann::json idle_summary = to_json(summarize_latency(phase.idle));
+  const nlohmann::json loaded_summary = to_json(summarize_latency(phase.loaded));
+  out.metrics[record::kLatency] = loaded_summary;
+  out.metrics[record::kLatencyIdle] = idle_summary;
+  out.metrics[record::kLoadedOverIdle] = latency_ratios(loaded_summary, idle_summary);
+  out.metrics[record::kLatencyDefinition] = "round trip / 2 (as perftest)";
+  if (!load_flows.empty() &&
+      std::any_of(load_flows.begin(), load_flows.end(), [](double g) { return g > 0; }))
+    out.metrics[record::kLoadGbitsPerS] = to_json(flow_spread(load_flows), load_flows);
+  out.metrics[record::kEnds] = ends;
+}
+
+} // namespace
+
 Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &side) {
   const int me = ctx.rank();
   const bool loader = contains(spec.loaders, me);
@@ -307,57 +408,9 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
   out.derived_params[record::kRole] = role_in_probe(me);
   out.derived_params[record::kLoaders] = spec.loaders.size();
   out.device = side.device();
-  std::vector<double> idle, loaded;
-  nlohmann::json deltas;
-  double phase_s = 0;
-  FlowFigures my_flow;
+  ProbePhase phase;
   try {
-    if (me == 0) {
-      idle = side.measure_probe(ctx);
-      store.set(p + "idle_done", "ok");
-    }
-    store.get(p + "idle_done", long_wait);
-    const auto began = Clock::now();
-    const PortCounters before = side.read_counters();
-    // The loaders stream until rank 0 has measured under their load. The load thread never
-    // touches the store: a process's store client serves one request at a time, so a main
-    // thread blocked in a get would hold the thread's requests for the whole wait (no load, and
-    // rank 0 never hears it started). The main thread says "streaming" and watches for
-    // "loaded_done" in short polls; the thread stops on a flag.
-    std::exception_ptr load_failure;
-    LoadThread load;
-    if (loader) {
-      store.set(p + "streaming/" + std::to_string(me), "ok");
-      load.start([&] {
-        try {
-          my_flow = side.stream_until([&] { return load.stopping(); });
-        } catch (...) {
-          load_failure = std::current_exception();
-        }
-      });
-    }
-    if (me == 0) {
-      try {
-        wait_ranks(store, p + "streaming/", spec.loaders, long_wait, "start their load");
-        loaded = side.measure_probe(ctx);
-      } catch (...) {
-        store.set(p + "loaded_done", "failed");
-        throw;
-      }
-      store.set(p + "loaded_done", "ok");
-    } else {
-      const auto deadline = Clock::now() + long_wait;
-      while (!store_has_all(store, {p + "loaded_done"})) {
-        if (Clock::now() > deadline)
-          store.get(p + "loaded_done", Milliseconds(0)); // throws, naming the key
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }
-    load.stop();
-    if (load_failure)
-      std::rethrow_exception(load_failure);
-    phase_s = seconds_since(began);
-    deltas = counter_deltas(before, side.read_counters());
+    phase = measure_probe_phases(ctx, spec, side, loader, long_wait);
     if (me == 0)
       side.stop_probe();
     join_server();
@@ -373,43 +426,22 @@ Outcome run_probe_round(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &
     throw;
   }
   store.set(p + "result/" + std::to_string(me),
-            nlohmann::json{{kWireFlow, loader ? my_flow.to_json() : nlohmann::json()},
-                           {record::kPortCounterDeltas, deltas},
+            nlohmann::json{{kWireFlow, loader ? phase.my_flow.to_json() : nlohmann::json()},
+                           {record::kPortCounterDeltas, phase.deltas},
                            {record::kEndDevice, side.device()}}
                 .dump());
   if (me == 1) {
     wait_ranks(store, p + "result/", spec.loaders, long_wait, "send their load's figures");
     store.set(p + "checked", side.check_received().to_json().dump());
   }
-  put_counters(out, deltas, phase_s);
+  put_counters(out, phase.deltas, phase.phase_s);
   if (loader)
-    out.metrics[record::kBandwidthGbitsPerS] = my_flow.gbits_per_s;
+    out.metrics[record::kBandwidthGbitsPerS] = phase.my_flow.gbits_per_s;
   if (const nlohmann::json entropy = side.flow_entropy(); !entropy.is_null())
     out.metrics[record::kFlowEntropy] = entropy;
   DataCheck checked = verdict_from(store, p + "checked", long_wait);
   if (me == 0) {
-    checked.add(side.check_received());
-    wait_ranks(store, p + "result/", everyone, long_wait, "send their counters");
-    nlohmann::json ends = nlohmann::json::array();
-    std::vector<double> load_flows;
-    for (int r : everyone) {
-      const auto result =
-          nlohmann::json::parse(store.get(p + "result/" + std::to_string(r), long_wait));
-      ends.push_back(end_of(r, role_in_probe(r), result.at(record::kEndDevice),
-                            result.at(record::kPortCounterDeltas)));
-      if (contains(spec.loaders, r))
-        load_flows.push_back(FlowFigures::from_json(result.at(kWireFlow)).gbits_per_s);
-    }
-    const nlohmann::json idle_summary = to_json(summarize_latency(idle));
-    const nlohmann::json loaded_summary = to_json(summarize_latency(loaded));
-    out.metrics[record::kLatency] = loaded_summary;
-    out.metrics[record::kLatencyIdle] = idle_summary;
-    out.metrics[record::kLoadedOverIdle] = latency_ratios(loaded_summary, idle_summary);
-    out.metrics[record::kLatencyDefinition] = "round trip / 2 (as perftest)";
-    if (!load_flows.empty() &&
-        std::any_of(load_flows.begin(), load_flows.end(), [](double g) { return g > 0; }))
-      out.metrics[record::kLoadGbitsPerS] = to_json(flow_spread(load_flows), load_flows);
-    out.metrics[record::kEnds] = ends;
+    put_probe_summary(ctx, spec, side, everyone, phase, long_wait, checked, out);
   }
   if (ctx.verify())
     checked.conclude(out);
