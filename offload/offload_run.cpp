@@ -25,6 +25,7 @@
 #include "harness/run_context.h"
 #include "harness/stats.h"
 #include "offload/gated_lanes_timer.h"
+#include "offload/link_reader.h"
 #include "offload/offload_benchmark.h"
 #include "offload/offload_kernels.h"
 #include "offload/pattern.h"
@@ -108,50 +109,6 @@ double lane_median_s(const GatedLanesTimer &timer, std::size_t lane, const Measu
 
 double gbytes_per_s(std::uint64_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
-}
-
-// The GPU's PCIe link: NVML when it answers, else sysfs. Its maximum generation and width come
-// from `snapshot`, NVML queried once per benchmark (OffloadBenchmark::nvml_snapshot), and its
-// current ones from what the monitor saw while the point ran; NVML is queried afresh only when
-// the monitor has no link samples, since a link read at the first point is no reading of this one.
-class LinkReader {
-public:
-  LinkReader(const nlohmann::json &snapshot, std::string nvml_library, std::string sysfs_root)
-      : snapshot_(snapshot), nvml_library_(std::move(nvml_library)),
-        sysfs_root_(std::move(sysfs_root)) {}
-  // `during`: the GPU's GpuMonitor summary of the point, whose PCIe samples replace the
-  // snapshot's current link (link_while_running).
-  std::pair<std::optional<PcieLinkState>, std::string> read(const std::string &bus_id,
-                                                            const nlohmann::json &during) const {
-    const nlohmann::json fresh =
-        link_sampled_while_running(during) ? nlohmann::json() : query_nvml(nvml_library_);
-    const nlohmann::json &nvml = link_sampled_while_running(during) ? snapshot_ : fresh;
-    if (auto link = pcie_link_from_nvml(nvml, bus_id))
-      return {link_while_running(*link, during), ""};
-    if (auto link = read_sysfs_pcie_link(sysfs_root_, bus_id))
-      return {link_while_running(*link, during), ""};
-    std::string nvml_why = "no GPU with this bus id, or no PCIe fields";
-    if (!nvml.value("available", false) && nvml.contains("reason") && nvml.at("reason").is_string())
-      nvml_why = nvml.at("reason").get<std::string>();
-    return {std::nullopt, fmt::format("neither NVML ({}) nor {}/bus/pci/devices/{} gave the link",
-                                      nvml_why, sysfs_root_, bus_id)};
-  }
-
-private:
-  const nlohmann::json &snapshot_;
-  std::string nvml_library_;
-  std::string sysfs_root_;
-};
-
-// The link fields of a record (pcie_metrics), with what the GPU's monitor saw while the point ran
-// under `telemetry`.
-nlohmann::json link_metrics(const LinkReader &links, const std::string &bus_id,
-                            const nlohmann::json &during, std::optional<double> measured,
-                            int directions = 1) {
-  const auto [link, why] = links.read(bus_id, during);
-  nlohmann::json j = pcie_metrics(link, measured, directions, why);
-  j["telemetry"] = during;
-  return j;
 }
 
 HostPlacement placement_of(const RunContext &ctx, const Point &point,

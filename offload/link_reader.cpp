@@ -1,0 +1,34 @@
+#include "offload/link_reader.h"
+
+#include <fmt/format.h>
+
+#include "harness/inventory/nvml_query.h"
+
+namespace railgauge::offload {
+
+std::pair<std::optional<PcieLinkState>, std::string>
+LinkReader::read(const std::string &bus_id, const nlohmann::json &during) const {
+  const nlohmann::json fresh =
+      link_sampled_while_running(during) ? nlohmann::json() : query_nvml(nvml_library_);
+  const nlohmann::json &nvml = link_sampled_while_running(during) ? snapshot_ : fresh;
+  if (auto link = pcie_link_from_nvml(nvml, bus_id))
+    return {link_while_running(*link, during), ""};
+  if (auto link = read_sysfs_pcie_link(sysfs_root_, bus_id))
+    return {link_while_running(*link, during), ""};
+  std::string nvml_why = "no GPU with this bus id, or no PCIe fields";
+  if (!nvml.value("available", false) && nvml.contains("reason") && nvml.at("reason").is_string())
+    nvml_why = nvml.at("reason").get<std::string>();
+  return {std::nullopt, fmt::format("neither NVML ({}) nor {}/bus/pci/devices/{} gave the link",
+                                    nvml_why, sysfs_root_, bus_id)};
+}
+
+nlohmann::json link_metrics(const LinkReader &links, const std::string &bus_id,
+                            const nlohmann::json &during, std::optional<double> measured,
+                            int directions) {
+  const auto [link, why] = links.read(bus_id, during);
+  nlohmann::json j = pcie_metrics(link, measured, directions, why);
+  j["telemetry"] = during;
+  return j;
+}
+
+} // namespace railgauge::offload
