@@ -144,6 +144,102 @@ nlohmann::json algos_picked(const Gemms &gemms,
   return algos;
 }
 
+using AlgoPicks = std::vector<const cublasLtMatmulAlgo_t *>;
+
+// Times each candidate of GEMM g at the screening budget: best_picks[g] becomes the fastest.
+// Returns every candidate's screening entry, as the record lists them.
+nlohmann::json screen_candidates(RunContext &ctx, gpu::CudaEventTimer &timer, Runner &runner,
+                                 GpuSettleProbe &settle, const std::vector<GemmOperands> &gemms,
+                                 const AlgoPicks &heuristic_picks, AlgoPicks &best_picks) {
+  nlohmann::json candidates = nlohmann::json::array();
+  const MeasureSpecScope scope(ctx, screening_spec(ctx.measure_spec()));
+  for (std::size_t g = 0; g < gemms.size(); ++g) {
+    const auto &x = gemms[g];
+    if (x.candidates.size() < 2)
+      continue;
+    double best_median = 0;
+    for (std::size_t c = 0; c < x.candidates.size(); ++c) {
+      nlohmann::json entry = algo_json(x.candidates[c]);
+      entry["gemm"] = g;
+      entry["rank"] = c;
+      std::vector<const cublasLtMatmulAlgo_t *> picks = heuristic_picks;
+      picks[g] = &x.candidates[c].algo;
+      const Measurement m = ctx.measure(
+          timer, [&] { runner.call(picks, static_cast<std::ptrdiff_t>(g)); }, &settle);
+      entry["screen_time_s"] = m.time_s.median;
+      entry["screen_tflops"] = tflops_of(gemm_flops(x.shape), m.time_s);
+      candidates.push_back(entry);
+      if (best_median == 0 || m.time_s.median < best_median) {
+        best_median = m.time_s.median;
+        best_picks[g] = &x.candidates[c].algo;
+      }
+    }
+  }
+  return candidates;
+}
+
+// Runs each GEMM once more with the picks that were timed, on operand set 0, and checks a sample
+// of its output against the fp64 reference: the record's verification fields and its verdict.
+void verify_outputs(Outcome &out, const std::vector<GemmOperands> &gemms, const LtHandle &handle,
+                    const gpu::DeviceBuffer &workspace, cudaStream_t stream,
+                    const CublasLtOptions &o, const std::vector<Layout> &layouts,
+                    const LtBeforeVerify &before_verify, const AlgoPicks &heuristic_picks,
+                    const AlgoPicks &best_picks, bool same) {
+  std::vector<std::string> problems;
+  std::int64_t checked = 0, wrong = 0;
+  double worst = 0;
+  const auto verify = [&](const std::vector<const cublasLtMatmulAlgo_t *> &picks,
+                          const char *which) {
+    for (std::size_t g = 0; g < gemms.size(); ++g) {
+      const auto &x = gemms[g];
+      // NaN bytes first: an element the GEMM does not write fails the check.
+      RAILGAUGE_CUDA_CALL(cudaMemsetAsync(x.c_at(0), 0xff, x.c_bytes, stream));
+      RAILGAUGE_CUBLAS_CALL(x.lt.run(handle, *picks[g], x.a_at(0), x.b_at(0), x.c_at(0),
+                                     workspace.get(), workspace.bytes(), stream));
+      RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
+      if (before_verify)
+        before_verify(g, x.c_at(0), x.c_bytes);
+      const CheckResult r = check_output(x, o.dtype, layouts[g], stream, kSeed + g);
+      checked += r.checked;
+      wrong += r.wrong;
+      worst = std::isnan(r.worst) || std::isnan(worst) ? std::nan("") : std::max(worst, r.worst);
+      if (r.wrong > 0)
+        problems.push_back(fmt::format(
+            "{} algorithm, GEMM {}: {} of {} sampled output elements differ from the fp64 "
+            "reference by more than {} (worst {:.3g} times that)",
+            which, g, r.wrong, r.checked, verify_bound_text(o.dtype), r.worst));
+    }
+  };
+  verify(heuristic_picks, "heuristic");
+  if (!same)
+    verify(best_picks, "best");
+  out.metrics[record::kVerifiedElements] = checked;
+  out.metrics[record::kWrongElements] = wrong;
+  // NaN is not JSON: a NaN or Inf output is reported by its count, and the worst as null.
+  out.metrics[record::kWorstErrorOverBound] =
+      std::isnan(worst) ? nlohmann::json(nullptr) : nlohmann::json(worst);
+  out.metrics[record::kErrorBound] = verify_bound_json(o.dtype);
+  out.metrics[record::kVerified] = false;
+  out.conclude_data_check(problems);
+}
+
+// What a point ran on and with: the GPU and its peak, cuBLASLt, the candidates its heuristic
+// offered the first GEMM and how the operands were rotated past L2.
+nlohmann::json lt_derived_params(const gpu::CudaDeviceInfo &info, const PeakChoice &peak,
+                                 std::size_t offered, const OperandRotation &rotation) {
+  return {{record::kGpuName, info.name},
+          {record::kGpuSku, peak.sku},
+          {record::kPeakSource, peak.source},
+          {record::kPeakTableOrigin, peak.table_origin},
+          {record::kCublasltVersion, cublaslt_version()},
+          {record::kWorkspaceBytes, kLtWorkspaceBytes},
+          {record::kCandidatesReturned, offered},
+          {record::kOperandSets, rotation.sets},
+          {record::kOperandBytesRotated, rotation.total_bytes},
+          {record::kL2Bytes, info.l2_bytes},
+          {record::kL2Policy, rotation.policy}};
+}
+
 } // namespace
 
 Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOptions &o,
@@ -202,7 +298,6 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
 
   Runner runner{timer, handle, workspace, gemms, rotation.sets, 0};
   std::vector<const cublasLtMatmulAlgo_t *> heuristic_picks, best_picks;
-  nlohmann::json candidates = nlohmann::json::array();
   for (std::size_t g = 0; g < gemms.size(); ++g) {
     auto &x = gemms[g];
     heuristic_picks.push_back(&x.candidates.front().algo);
@@ -212,31 +307,10 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   // the probe then answers at once).
   GpuSettleProbe settle(info.uuid);
   // Screen the candidates of each GEMM on its own (a BMM dgrad's two GEMMs pick separately).
-  if (o.top_k > 1) {
-    const MeasureSpecScope scope(ctx, screening_spec(ctx.measure_spec()));
-    for (std::size_t g = 0; g < gemms.size(); ++g) {
-      auto &x = gemms[g];
-      if (x.candidates.size() < 2)
-        continue;
-      double best_median = 0;
-      for (std::size_t c = 0; c < x.candidates.size(); ++c) {
-        nlohmann::json entry = algo_json(x.candidates[c]);
-        entry["gemm"] = g;
-        entry["rank"] = c;
-        std::vector<const cublasLtMatmulAlgo_t *> picks = heuristic_picks;
-        picks[g] = &x.candidates[c].algo;
-        const Measurement m = ctx.measure(
-            timer, [&] { runner.call(picks, static_cast<std::ptrdiff_t>(g)); }, &settle);
-        entry["screen_time_s"] = m.time_s.median;
-        entry["screen_tflops"] = tflops_of(gemm_flops(x.shape), m.time_s);
-        candidates.push_back(entry);
-        if (best_median == 0 || m.time_s.median < best_median) {
-          best_median = m.time_s.median;
-          best_picks[g] = &x.candidates[c].algo;
-        }
-      }
-    }
-  }
+  const nlohmann::json candidates =
+      o.top_k > 1
+          ? screen_candidates(ctx, timer, runner, settle, gemms, heuristic_picks, best_picks)
+          : nlohmann::json::array();
 
   GpuMonitor monitor(info.uuid); // the GPU while the two full measurements run
   const Measurement heuristic = ctx.measure(
@@ -271,58 +345,13 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   out.metrics[record::kRefusedAlgos] = refused;
   out.metrics[record::kLtTypes] = gemms.front().lt.types_json();
   out.device = {{device::kGpu, info.uuid}, {device::kPci, info.pci_bus_id}};
-  out.derived_params = {{record::kGpuName, info.name},
-                        {record::kGpuSku, peak.sku},
-                        {record::kPeakSource, peak.source},
-                        {record::kPeakTableOrigin, peak.table_origin},
-                        {record::kCublasltVersion, cublaslt_version()},
-                        {record::kWorkspaceBytes, kLtWorkspaceBytes},
-                        {record::kCandidatesReturned, gemms.front().offered},
-                        {record::kOperandSets, rotation.sets},
-                        {record::kOperandBytesRotated, rotation.total_bytes},
-                        {record::kL2Bytes, info.l2_bytes},
-                        {record::kL2Policy, rotation.policy}};
+  out.derived_params = lt_derived_params(info, peak, gemms.front().offered, rotation);
 
-  if (ctx.verify()) {
-    std::vector<std::string> problems;
-    std::int64_t checked = 0, wrong = 0;
-    double worst = 0;
-    const auto verify = [&](const std::vector<const cublasLtMatmulAlgo_t *> &picks,
-                            const char *which) {
-      for (std::size_t g = 0; g < gemms.size(); ++g) {
-        const auto &x = gemms[g];
-        // NaN bytes first: an element the GEMM does not write fails the check.
-        RAILGAUGE_CUDA_CALL(cudaMemsetAsync(x.c_at(0), 0xff, x.c_bytes, stream));
-        RAILGAUGE_CUBLAS_CALL(x.lt.run(handle, *picks[g], x.a_at(0), x.b_at(0), x.c_at(0),
-                                       workspace.get(), workspace.bytes(), stream));
-        RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
-        if (before_verify)
-          before_verify(g, x.c_at(0), x.c_bytes);
-        const CheckResult r = check_output(x, o.dtype, layouts[g], stream, kSeed + g);
-        checked += r.checked;
-        wrong += r.wrong;
-        worst = std::isnan(r.worst) || std::isnan(worst) ? std::nan("") : std::max(worst, r.worst);
-        if (r.wrong > 0)
-          problems.push_back(fmt::format(
-              "{} algorithm, GEMM {}: {} of {} sampled output elements differ from the fp64 "
-              "reference by more than {} (worst {:.3g} times that)",
-              which, g, r.wrong, r.checked, verify_bound_text(o.dtype), r.worst));
-      }
-    };
-    verify(heuristic_picks, "heuristic");
-    if (!same)
-      verify(best_picks, "best");
-    out.metrics[record::kVerifiedElements] = checked;
-    out.metrics[record::kWrongElements] = wrong;
-    // NaN is not JSON: a NaN or Inf output is reported by its count, and the worst as null.
-    out.metrics[record::kWorstErrorOverBound] =
-        std::isnan(worst) ? nlohmann::json(nullptr) : nlohmann::json(worst);
-    out.metrics[record::kErrorBound] = verify_bound_json(o.dtype);
+  if (ctx.verify())
+    verify_outputs(out, gemms, handle, workspace, stream, o, layouts, before_verify,
+                   heuristic_picks, best_picks, same);
+  else
     out.metrics[record::kVerified] = false;
-    out.conclude_data_check(problems);
-  } else {
-    out.metrics[record::kVerified] = false;
-  }
   out.metrics[record::kTelemetry] =
       telemetry_pair(telemetry_before, during, sample_gpu_telemetry(info.uuid));
   return out;
