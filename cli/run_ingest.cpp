@@ -1,6 +1,5 @@
 #include "cli/run_ingest.h"
 
-#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -27,15 +26,11 @@ void add_run_db_options(CLI::App &cmd, history::DbFlags &db) {
 std::string run_db_url(const history::DbFlags &db) {
   if (db.url.empty())
     return "";
-  std::string url = db.url;
-  if (url == "env") {
-    const char *env = std::getenv("RAILGAUGE_DB");
-    if (!env || !*env)
-      throw InputError("--db env, but RAILGAUGE_DB is not set", "--db",
-                       "export RAILGAUGE_DB=sqlite:PATH or postgresql://[USER@]HOST[:PORT]/DB, "
-                       "or give --db the URL");
-    url = env;
-  }
+  // "env": the URL in $RAILGAUGE_DB, found as `db` and `check --history` find it.
+  history::DbFlags from_env = db;
+  if (from_env.url == "env")
+    from_env.url.clear();
+  const std::string url = history::db_url(from_env, "--db");
   history::check_database_url(url);
   return url;
 }

@@ -104,7 +104,7 @@ std::string db_url(const DbFlags &flags, const char *flag) {
     return flags.url;
   if (const char *env = std::getenv("RAILGAUGE_DB"); env && *env)
     return env;
-  throw InputError("no database given", flag,
+  throw InputError("no database given, and RAILGAUGE_DB is not set", flag,
                    fmt::format("give {} sqlite:PATH or {} postgresql://[USER@]HOST[:PORT]/DB, "
                                "or set RAILGAUGE_DB",
                                flag, flag));
