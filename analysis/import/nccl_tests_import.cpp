@@ -79,13 +79,13 @@ std::string without_launcher_tag(const std::string &line) {
 
 // -I 1 columns after a half's four: i_min, i_max, i_p99 (us; CUDA events, max over processes)
 // and i_cv% (util.cu writePerIterReport).
-void add_text_per_iteration(const std::vector<std::string> &f, std::size_t c,
+void add_text_per_iteration(const std::vector<std::string> &f, std::size_t first,
                             const std::string &here, nlohmann::json &metrics) {
-  const auto min_us = finite_number(f[c]), max_us = finite_number(f[c + 1]),
-             p99_us = finite_number(f[c + 2]), cv = finite_number(f[c + 3]);
+  const auto min_us = finite_number(f[first]), max_us = finite_number(f[first + 1]),
+             p99_us = finite_number(f[first + 2]), cv = finite_number(f[first + 3]);
   if (!min_us || !max_us || !p99_us || !cv)
-    throw InputError(fmt::format("i_min/i_max/i_p99/i_cv% '{} {} {} {}' are not numbers", f[c],
-                                 f[c + 1], f[c + 2], f[c + 3]),
+    throw InputError(fmt::format("i_min/i_max/i_p99/i_cv% '{} {} {} {}' are not numbers", f[first],
+                                 f[first + 1], f[first + 2], f[first + 3]),
                      here, "give the unmodified text output of an nccl-tests *_perf binary");
   namespace c = collectives::record;
   metrics[c::kIterationMinS] = *min_us * 1e-6;
