@@ -124,6 +124,7 @@ CheckResult Evaluator::run() {
   record_status_rule();
   flush_tallies(kRecordStatusRule);
   run_complete_rule();
+  nothing_judged_rule();
   auto result = finish();
   for (const auto &u : runs_.unreadable)
     result.unreadable.push_back({u.path, u.what, rules_.unreadable_inputs});

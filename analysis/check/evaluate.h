@@ -21,6 +21,11 @@ inline constexpr const char *kRecordStatusRule = "record-status";
 // planned points, counts); and every path the runs could not be read from is judged at the
 // rules' unreadable_inputs level (CheckResult::unreadable).
 inline constexpr const char *kRunCompleteRule = "run-complete";
+// And `nothing-judged`: a node that holds ok records none of which any rule of the profile
+// judged (and no violation) gets a missing finding at the rules' unjudged_nodes level (warn by
+// default), naming its records: a profile with no rule for them has read nothing of them, and a
+// node it read nothing of is not a pass.
+inline constexpr const char *kNothingJudgedRule = "nothing-judged";
 
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs);
 

@@ -95,6 +95,7 @@ private:
   void inventory_rule(const Rule &rule);
   void record_status_rule();
   void run_complete_rule();
+  void nothing_judged_rule();
   void end_rule(const std::string &rule_id);
   CheckResult finish();
 

@@ -454,7 +454,7 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
   expect_keys(root, file, "a rules file",
               {"schema", "name", "description", "suite", "base", "rules", "incomplete_runs",
-               "unreadable_inputs", "history"});
+               "unreadable_inputs", "unjudged_nodes", "history"});
   if (!root["schema"] || !root["schema"].IsScalar() ||
       root["schema"].as<std::string>() != kRulesSchema)
     throw InputError("missing or unknown 'schema'",
@@ -473,6 +473,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     set.incomplete_runs = level(root["incomplete_runs"], file, "incomplete_runs", true);
   if (root["unreadable_inputs"])
     set.unreadable_inputs = level(root["unreadable_inputs"], file, "unreadable_inputs", true);
+  if (root["unjudged_nodes"])
+    set.unjudged_nodes = level(root["unjudged_nodes"], file, "unjudged_nodes", true);
   if (root["history"])
     read_history_thresholds(root["history"], file, set.history);
   const auto list = root["rules"];
@@ -508,6 +510,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     based.incomplete_runs = set.incomplete_runs;
   if (root["unreadable_inputs"])
     based.unreadable_inputs = set.unreadable_inputs;
+  if (root["unjudged_nodes"])
+    based.unjudged_nodes = set.unjudged_nodes;
   if (root["history"]) // the fields given replace the base's, the others stay the base's
     read_history_thresholds(root["history"], file, based.history);
   if (!set.suite.empty())

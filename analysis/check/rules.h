@@ -134,6 +134,10 @@ struct RuleSet {
   // was cut short or cannot be read is never a pass unless a profile says so.
   Level incomplete_runs = Level::fail;
   Level unreadable_inputs = Level::fail;
+  // The level of a node that holds ok records of which no rule judged one (`unjudged_nodes:`):
+  // a profile without a rule for them (a node-local profile given a multi-node collective) has
+  // read nothing, and a node it read nothing of never passes unless a profile says so.
+  Level unjudged_nodes = Level::warn;
   // `history:`: the thresholds of `check --history`'s rules (history_thresholds.h).
   HistoryThresholds history;
 };

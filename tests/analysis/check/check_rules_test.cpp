@@ -133,21 +133,25 @@ TEST(Rules, BaseIsExtendedRuleByRule) {
   std::filesystem::remove_all(dir);
 }
 
-// The H200 profile is the H100's with NHC's H200 floors: the same rules, two values lower.
+// Each H200 fabric profile is the H100's on the same fabric with NHC's H200 floors: the same
+// rules, two values lower.
 TEST(Profiles, H200IsTheH100ProfileWithNhcsH200Floors) {
-  const auto h100 = load_rules_file(kSource + "/results/rules/h100-sxm-ib.yaml");
-  const auto h200 = load_rules_file(kSource + "/results/rules/h200-sxm-ib.yaml");
-  ASSERT_EQ(h200.rules.size(), h100.rules.size());
-  for (std::size_t i = 0; i < h100.rules.size(); ++i) {
-    EXPECT_EQ(h200.rules[i].id, h100.rules[i].id);
-    if (h100.rules[i].id == "allreduce-8gpu-floor")
-      EXPECT_EQ(h200.rules[i].value, 431);
-    else if (h100.rules[i].id == "rdma-write-bw-floor")
-      EXPECT_EQ(h200.rules[i].value, 360);
-    else
-      EXPECT_EQ(h200.rules[i].value, h100.rules[i].value) << h100.rules[i].id;
+  for (const std::string fabric : {"ib", "roce"}) {
+    const auto h100 = load_rules_file(kSource + "/results/rules/h100-sxm-" + fabric + ".yaml");
+    const auto h200 = load_rules_file(kSource + "/results/rules/h200-sxm-" + fabric + ".yaml");
+    EXPECT_EQ(h200.name, "h200-sxm-" + fabric);
+    ASSERT_EQ(h200.rules.size(), h100.rules.size()) << fabric;
+    for (std::size_t i = 0; i < h100.rules.size(); ++i) {
+      EXPECT_EQ(h200.rules[i].id, h100.rules[i].id);
+      if (h100.rules[i].id == "allreduce-8gpu-floor")
+        EXPECT_EQ(h200.rules[i].value, 431);
+      else if (h100.rules[i].id == "rdma-write-bw-floor")
+        EXPECT_EQ(h200.rules[i].value, 360);
+      else
+        EXPECT_EQ(h200.rules[i].value, h100.rules[i].value) << fabric << " " << h100.rules[i].id;
+    }
+    EXPECT_EQ(h200.suite, h100.suite);
   }
-  EXPECT_EQ(h200.suite, h100.suite);
 }
 
 TEST(Rules, ParamsFilterNumbersGlobsListsAndRanges) {
@@ -178,7 +182,8 @@ TEST(Rules, Comparisons) {
 // ------------------------------------------------------------------ shipped profiles
 
 TEST(Profiles, ParseAndCiteEveryNumber) {
-  for (const char *name : {"h100-sxm-ib", "h100-sxm-roce", "h200-sxm-ib", "host-only"}) {
+  for (const char *name :
+       {"h100-sxm-ib", "h100-sxm-roce", "h200-sxm-ib", "h200-sxm-roce", "host-only"}) {
     const auto path = kSource + "/results/rules/" + name + ".yaml";
     const auto set = load_rules_file(path);
     EXPECT_EQ(set.name, name);

@@ -19,7 +19,7 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 RULES = ROOT / "results" / "rules"
 RAILGAUGE = None
-PROFILES = ["any-fabric", "h100-sxm-ib", "h100-sxm-roce", "h200-sxm-ib"]
+PROFILES = ["any-fabric", "h100-sxm-ib", "h100-sxm-roce", "h200-sxm-ib", "h200-sxm-roce"]
 BUS = ["19", "3b", "4c", "5d", "9b", "bb", "cb", "db"]
 
 
@@ -120,9 +120,14 @@ class SiblingTest(unittest.TestCase):
                 self.assertEqual([f for f in findings(result, "copy-vs-siblings")], [])
 
     def test_one_gpu_node_has_no_siblings(self):
+        # any-fabric has no floor for a copy, only its siblings: one GPU's copies are judged by
+        # nothing, and the verdict says so rather than passing them.
         status, result = judge(nvbandwidth_text([55.3], [55.1], []), "any-fabric")
-        self.assertEqual(result["verdict"], "pass")
-        self.assertEqual(status, 0)
+        self.assertEqual(result["verdict"], "warn")
+        self.assertEqual(status, 1)
+        unjudged = findings(result, "nothing-judged")
+        self.assertEqual(len(unjudged), 1)
+        self.assertIn("no rule of any-fabric judged any of its", unjudged[0]["text"])
         notes = findings(result, "copy-vs-siblings")
         self.assertTrue(notes)
         for f in notes:

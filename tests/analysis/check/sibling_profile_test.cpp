@@ -44,7 +44,8 @@ std::set<std::string> sibling_violators(const CheckResult &r, const std::string 
   return out;
 }
 
-const char *const kProfiles[] = {"any-fabric", "h100-sxm-ib", "h100-sxm-roce", "h200-sxm-ib"};
+const char *const kProfiles[] = {"any-fabric", "h100-sxm-ib", "h100-sxm-roce", "h200-sxm-ib",
+                                 "h200-sxm-roce"};
 
 TEST(SiblingProfile, HalfTheGpusCopyingSlowlyAreNamedByEveryProfile) {
   for (const std::string profile : kProfiles) {

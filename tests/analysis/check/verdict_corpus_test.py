@@ -47,16 +47,27 @@ CASES = [
      "h100-sxm-roce", "pass", []),
     ("h200_2node_roce_baremetal", "nccl-tests",
      ["issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt"], "h100-sxm-roce", "pass", []),
+    ("h200_2node_roce_baremetal_h200_profile", "nccl-tests",
+     ["issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt"], "h200-sxm-roce", "pass", []),
     ("a100_2node_hdr_gdr_on", "nccl-tests",
      ["thomaslie_a100pcie_2node_hdr_ib_all_reduce_gdr_on.txt"], "any-fabric", "pass", []),
     ("read_lat_gpumem", "perftest", ["moc_oc_h100_roce_ib_read_lat_gpumem_client_healthy.log"],
      "h100-sxm-roce", "pass", []),
-    ("nvbandwidth_1gpu_unknown", "nvbandwidth",
-     ["dcgm_testinput_nvbandwidth_v0.5_json_1gpu_EXTRACT.json"], "any-fabric", "pass", []),
     # ---- problems: must fail or warn, naming the rule, the part and the figure
     ("h200_2node_roce_vm_slow", "nccl-tests",
      ["issue256_h200_2node_roce_vm_all_reduce_slow_EXTRACT.txt"], "h100-sxm-roce", "fail",
      [("multinode-allreduce-floor", "207-vm+208-vm", ("<", 60))]),
+    *[(f"h200_2node_roce_vm_slow_{profile.replace('-', '_')}", "nccl-tests",
+       ["issue256_h200_2node_roce_vm_all_reduce_slow_EXTRACT.txt"], profile, "fail",
+       [("multinode-allreduce-floor", "207-vm+208-vm", ("<", 60))])
+      for profile in ("h200-sxm-roce", "h200-sxm-ib")],
+    # A node-local profile has no rule for a two-node collective: it read nothing of the log,
+    # and says so (it passed, slow or not, before nothing-judged).
+    *[(f"h200_2node_roce_{log}_node_local_{profile.replace('-', '_')}", "nccl-tests",
+       [f"issue256_h200_2node_roce_{log}_all_reduce{suffix}_EXTRACT.txt"], profile, "warn",
+       [("nothing-judged", host, None)])
+      for log, suffix, host in (("vm", "_slow", "207-vm+208-vm"), ("baremetal", "", "fs-207"))
+      for profile in ("h200-sxm", "h100-sxm")],
     ("h100_2node_roce_gdr_off_allreduce", "nccl-tests",
      ["moc_h100_2node_1gpu_roce_all_reduce_gdr0_15GBps.log"], "h100-sxm-roce", "fail",
      [("multinode-busbw-vs-line-rate", "+", ("<", 16))]),
@@ -90,6 +101,11 @@ CASES = [
      "fail", [("rdma-write-bw-floor", "gpu2-gpu0", ("<", 90))]),
     ("read_lat_tail", "perftest", ["moc_oc_roce_ib_read_lat_hostmem_client_latency_tail.log"],
      "h100-sxm-roce", "warn", [("rdma-latency-tail", "latency_tail", (">", 50))]),
+    # any-fabric judges a copy against its siblings only: one GPU's nvbandwidth (H2D at PCIe
+    # Gen3 speed, which h100-sxm-ib fails below) is read by no rule, and said so.
+    ("nvbandwidth_1gpu_unknown", "nvbandwidth",
+     ["dcgm_testinput_nvbandwidth_v0.5_json_1gpu_EXTRACT.json"], "any-fabric", "warn",
+     [("nothing-judged", "", None)]),
     ("nvbandwidth_1gpu_gen3_h2d", "nvbandwidth",
      ["dcgm_testinput_nvbandwidth_v0.5_json_1gpu_EXTRACT.json"], "h100-sxm-ib", "fail",
      [("nvbandwidth-h2d-floor", "", ("<", 13))]),
@@ -127,15 +143,19 @@ def make_case(name, tool, files, profile, verdict, named):
             r, result = judge(tool, files, profile, out)
             self.assertIsNotNone(result, r.stderr)
             findings = [dict(f, host=p["host"], label=p["label"]) for p in result["parts"]
-                        for f in p["findings"] if not f["missing"]]
+                        for f in p["findings"]
+                        if not f["missing"] or f["rule"] == "nothing-judged"]
             summary = "\n".join(f"{f['level']} {f['host']} {f['rule']}: {f['text']}"
                                 for f in findings)
             self.assertEqual(result["verdict"], verdict, f"{name}:\n{summary}")
             self.assertEqual(r.returncode, EXIT[verdict])
             # An import is judged on its own evidence: never MISSING at warn or fail for what it
-            # cannot hold (info, such as a fleet of one, is listed and changes nothing).
+            # cannot hold (info, such as a fleet of one, is listed and changes nothing). What
+            # it holds and the profile cannot judge (nothing-judged) is named by the case.
+            expected_missing = {rule for rule, *_ in named if rule == "nothing-judged"}
             self.assertEqual([f["text"] for p in result["parts"] for f in p["findings"]
-                              if f["missing"] and f["level"] != "info"], [])
+                              if f["missing"] and f["level"] != "info"
+                              and f["rule"] not in expected_missing], [])
             self.assertNotIn("", result["drain"])
             for rule, host, check, *parts in named:
                 hits = [f for f in findings if f["rule"] == rule and host in f["host"]]
