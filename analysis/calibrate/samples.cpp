@@ -188,6 +188,16 @@ std::optional<GemmSample> gemm_sample(const Record &r, int host_cores, std::stri
   s.key = r.key;
   s.cores = {v->ranks_per_host, v->blas_threads, host_cores};
   s.own_time_s = v->own_time_s.value_or(0);
+  // Ranks with cores of their own: each rank's own call is what a GPU (or core) of a TP step
+  // computes, as Calculon counts it. The lockstep call waits for the slower rank per call, which
+  // a block does only at its collectives (where the wait is measured), and a host that slows one
+  // core for seconds at a time makes that maximum an upper bound: 1.09-1.15 x the own time on
+  // the 2-core VM (docs/calibrate.md). Where ranks take turns on a core, time_s stays the
+  // lockstep call and block_prediction scales it by the turns.
+  if (s.own_time_s > 0 && !s.cores.shared()) {
+    s.lockstep_time_s = s.time_s;
+    s.time_s = s.own_time_s;
+  }
   return s;
 }
 

@@ -34,8 +34,11 @@ struct GemmSample {
   int count = 1; // GEMMs one call runs (params.gemm_count): 2 for a BMM's dgrad, else 1
   std::string key;
   CoreShare cores; // the CPU backend's ranks and threads on the run's host
-  // In lockstep: this rank's own median call (time_s waits for the slowest rank); 0 = not given
+  // In lockstep: this rank's own median call; 0 = not given. Where the ranks had cores of their
+  // own, time_s is this one and lockstep_time_s the median call that waited for the slowest
+  // rank; where they shared cores, time_s is the lockstep call (samples.cpp).
   double own_time_s = 0;
+  double lockstep_time_s = 0; // 0 = time_s is the lockstep call, or there was no lockstep
 };
 
 struct MemorySample {

@@ -106,5 +106,46 @@ TEST(Samples, BmmDgradMemoryTermCountsCalculonsBytes) {
                                                   c.mem1.table.efficiency(forward_bytes)));
 }
 
+// A gemm.cpu_blas point of two ranks in lockstep: where each rank had a core of its own, the
+// sample is the rank's own call (what one processor of a TP step computes); where they took turns
+// on one core, the lockstep call stays (block_prediction scales it by the turns).
+TEST(Samples, LockstepRanksOnTheirOwnCoresGiveTheirOwnCallTime) {
+  const auto lockstep_point = [] {
+    Record r;
+    r.run = "run";
+    r.host = "h";
+    r.key = "gemm.cpu_blas";
+    r.params = {{"dtype", "fp32"},
+                {"m", 512},
+                {"n", 512},
+                {"k", 1024},
+                {"batch", 1},
+                {"tp", 2},
+                {"op", "mlp_down.fwd"},
+                {"ranks_per_host", 2},
+                {"blas_threads", 1}};
+    r.metrics = {{"flops_per_call", 2.0 * 512 * 512 * 1024},
+                 {"bytes_per_call", 4.0 * (512 * 1024 + 1024 * 512 + 512 * 512)},
+                 {"time_s", {{"median", 10e-3}}},
+                 {"lockstep", {{"ranks", 2}, {"own_time_s", {{"median", 8e-3}}}}}};
+    return r;
+  };
+  for (const int cores : {2, 1}) {
+    RunSet runs;
+    runs.runs.push_back(
+        {"run", {{"inventory", {{"machine", {{"cores", cores}}}}}}, {lockstep_point()}});
+    const Samples s = extract_samples(runs);
+    ASSERT_EQ(s.gemm.size(), 1u) << cores;
+    EXPECT_DOUBLE_EQ(s.gemm[0].own_time_s, 8e-3);
+    if (cores == 2) {
+      EXPECT_DOUBLE_EQ(s.gemm[0].time_s, 8e-3);
+      EXPECT_DOUBLE_EQ(s.gemm[0].lockstep_time_s, 10e-3);
+    } else {
+      EXPECT_DOUBLE_EQ(s.gemm[0].time_s, 10e-3);
+      EXPECT_DOUBLE_EQ(s.gemm[0].lockstep_time_s, 0);
+    }
+  }
+}
+
 } // namespace
 } // namespace railgauge::calibrate
