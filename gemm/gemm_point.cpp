@@ -24,13 +24,13 @@ std::vector<AxisValue> text_values(const std::vector<std::string> &v) {
 }
 
 Axis dtype_axis(const std::vector<Dtype> &dtypes, const std::vector<Dtype> &defaults) {
-  return {"dtype", AxisType::text,
+  return {record::kDtype, AxisType::text,
           "element type: " + fmt::format("{}", fmt::join(dtype_names(dtypes), ", ")),
           text_values(dtype_names(defaults)), dtype_names(dtypes)};
 }
 
 Axis peak_axis() {
-  return {"peak_tflops",
+  return {record::kPeakTflops,
           AxisType::real,
           "dense peak of this dtype in TFLOP/s (1e12 FLOP/s) for `efficiency`; 0 = the backend's "
           "own (GPU: results/peaks/gpu_peaks.yaml by name; CPU: none)",
@@ -75,21 +75,21 @@ double GemmPlan::bytes(const DtypeBytes &element) const {
 std::vector<Axis> tp_sweep_axes(const TpAxesDefaults &d) {
   std::vector<Axis> axes = {
       dtype_axis(d.dtypes, d.default_dtypes),
-      {"model",
+      {record::kModel,
        AxisType::text,
        "transformer whose block GEMMs are measured (docs/gemm.md); `custom` takes its "
        "dimensions from hidden, heads, seq (and kv_heads, ffn)",
        {d.model},
        model_names()},
-      {"tp",
+      {record::kTp,
        AxisType::integer,
        "tensor-parallel degree t: the GEMMs one of t GPUs runs; a t that does not divide the "
        "heads, kv heads or ffn is waived",
        int_values(d.tp),
        {}},
-      {"gemm", AxisType::text, "which GEMM of the block (rows of the TP table)",
+      {record::kLayer, AxisType::text, "which GEMM of the block (rows of the TP table)",
        text_values(layer_names()), layer_names()},
-      {"pass", AxisType::text,
+      {record::kPass, AxisType::text,
        "fwd, dgrad (data gradient) or wgrad (weight gradient; the attention BMMs have none and "
        "are waived)",
        text_values(pass_names()), pass_names()},
@@ -159,22 +159,22 @@ std::vector<Axis> size_sweep_axes(const std::vector<Dtype> &dtypes,
                                   const std::vector<std::int64_t> &default_m) {
   return {
       dtype_axis(dtypes, default_dtypes),
-      {"m",
+      {record::kM,
        AxisType::integer,
        "rows of A and C (C[M×N] = A[M×K]·B[K×N], row-major)",
        int_values(default_m),
        {}},
-      {"n",
+      {record::kN,
        AxisType::integer,
        "columns of B and C; 0 = the same as m (square)",
        {std::int64_t{0}},
        {}},
-      {"k",
+      {record::kK,
        AxisType::integer,
        "the reduced dimension; 0 = the same as m (square)",
        {std::int64_t{0}},
        {}},
-      {"batch",
+      {record::kBatch,
        AxisType::integer,
        "independent GEMMs of this shape per call (strided batched)",
        {std::int64_t{1}},

@@ -84,19 +84,19 @@ std::vector<Axis> HostStreamBenchmark::axes() const {
   for (std::int64_t s = 16 * kKiB; s <= kGiB; s *= 2)
     sizes.emplace_back(s);
   return {
-      {"numa_node",
+      {record::kNumaNode,
        AxisType::integer,
        "NUMA node (OS index) that holds the arrays and whose cores run the threads; "
        "default: every node",
        {std::int64_t{0}},
        {}},
-      {"threads",
+      {record::kThreads,
        AxisType::integer,
        "worker threads, one per physical core of the node, each pinned to one PU of its core; "
        "0 = every physical core of the node",
        {std::int64_t{0}},
        {}},
-      {"size_bytes",
+      {record::kSizeBytes,
        AxisType::bytes,
        "bytes PER ARRAY (read and write use 1 array, copy 2, triad 3); default: powers of two "
        "from inside L1 to at least 8x the last-level cache and at least 1 GiB",

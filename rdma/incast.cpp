@@ -24,14 +24,14 @@ public:
   }
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = fabric_load_axes();
-    axes.push_back({"receiver",
+    axes.push_back({record::kReceiver,
                     AxisType::integer,
                     "The rank every other rank sends to; the default takes ranks 0..7 in turn (a "
                     "receiver past the last rank is not applicable)",
                     {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{3},
                      std::int64_t{4}, std::int64_t{5}, std::int64_t{6}, std::int64_t{7}},
                     {}});
-    axes.push_back({"qps",
+    axes.push_back({record::kQps,
                     AxisType::integer,
                     "QPs per flow (NCCL_IB_QPS_PER_CONNECTION's default is 1)",
                     {std::int64_t{1}},

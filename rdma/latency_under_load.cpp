@@ -25,19 +25,22 @@ public:
   }
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = fabric_load_axes();
-    axes.push_back({"load",
+    axes.push_back({record::kLoad,
                     AxisType::text,
                     "bulk: rank 0 streams to rank 1 beside the probe; incast: every rank but 1 "
                     "streams to rank 1 (3 ranks or more)",
                     {std::string("bulk"), std::string("incast")},
                     {"bulk", "incast"}});
-    axes.push_back({"probe_size_bytes",
+    axes.push_back({record::kProbeSizeBytes,
                     AxisType::bytes,
                     "The ping-pong's message size",
                     {std::int64_t{8}},
                     {}});
-    axes.push_back(
-        {"qps", AxisType::integer, "QPs of each loader's bulk stream", {std::int64_t{4}}, {}});
+    axes.push_back({record::kQps,
+                    AxisType::integer,
+                    "QPs of each loader's bulk stream",
+                    {std::int64_t{4}},
+                    {}});
     return axes;
   }
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {

@@ -15,7 +15,7 @@ namespace railgauge::rdma {
 namespace fs = std::filesystem;
 
 Axis cover_since_axis() {
-  return {kCoverSinceAxis,
+  return {record::kCoverSince,
           AxisType::text,
           "With coverage_k: plan only the NIC cables no ledger of the runs in the same --out "
           "directory saw exercised within this long (90m, 12h, 7d); empty: every link",
@@ -53,7 +53,7 @@ CoverSince agree_cover_since(const std::string &cover_since, const std::string &
   CoverSince since;
   if (cover_since.empty())
     return since;
-  const std::string where = fmt::format("-a {}", kCoverSinceAxis);
+  const std::string where = fmt::format("-a {}", record::kCoverSince);
   since.active = true;
   since.text = cover_since;
   since.since_s = now_s - fabric::parse_duration_s(cover_since, where);
@@ -132,13 +132,13 @@ void write_matrix_ledger(const std::string &run_dir, const MatrixTopology &m,
 
 void agree_matrix_cover_since(RunContext &ctx, const Point &p, PairMatrixSpec &spec,
                               const RunDirectory &run_dir) {
-  const std::string text = p.text(kCoverSinceAxis);
+  const std::string text = p.text(record::kCoverSince);
   if (text.empty())
     return;
   if (spec.coverage_k <= 0)
     throw InputError(fmt::format("{}={} plans coverage rounds, and coverage_k is 0 (all pairs)",
-                                 kCoverSinceAxis, text),
-                     fmt::format("-a {}", kCoverSinceAxis),
+                                 record::kCoverSince, text),
+                     fmt::format("-a {}", record::kCoverSince),
                      "add -a coverage_k=2 (or another k), or drop cover_since");
   const double now_s =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

@@ -18,8 +18,6 @@
 namespace railgauge::rdma {
 
 inline constexpr const char *kLedgerFileName = records::kLedgerFileName;
-// The axis's name, until records/rdma_record.h takes it.
-inline constexpr const char *kCoverSinceAxis = "cover_since";
 
 Axis cover_since_axis();
 

@@ -22,7 +22,7 @@ public:
   }
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = fabric_load_axes();
-    axes.push_back({"qps",
+    axes.push_back({record::kQps,
                     AxisType::integer,
                     "QPs the stream is spread over (messages round-robin)",
                     {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8},

@@ -26,18 +26,22 @@ int parse_rdma_memory(const std::string &text) {
 }
 
 std::vector<Axis> verbs_addressing_axes() {
-  return {{"port", AxisType::integer, "Port number (1-based)", {std::int64_t{1}}, {}},
-          {"gid_index",
+  return {{record::kPort, AxisType::integer, "Port number (1-based)", {std::int64_t{1}}, {}},
+          {record::kGidIndex,
            AxisType::integer,
            "GID index; -1 chooses RoCEv2 IPv4 > RoCEv2 IPv6 > RoCEv1 (IB: 0)",
            {std::int64_t{-1}},
            {}},
-          {"traffic_class",
+          {record::kTrafficClass,
            AxisType::integer,
            "RoCE GRH traffic class (DSCP<<2|ECN)",
            {std::int64_t{0}},
            {}},
-          {"service_level", AxisType::integer, "InfiniBand service level", {std::int64_t{0}}, {}}};
+          {record::kServiceLevel,
+           AxisType::integer,
+           "InfiniBand service level",
+           {std::int64_t{0}},
+           {}}};
 }
 
 void apply_addressing_axes(const Point &point, VerbsPointSpec &spec) {
@@ -50,7 +54,7 @@ void apply_addressing_axes(const Point &point, VerbsPointSpec &spec) {
 std::vector<Axis> VerbsBenchmark::axes() const {
   std::vector<Axis> axes;
   if (latency_)
-    axes.push_back({"size_bytes",
+    axes.push_back({record::kSizeBytes,
                     AxisType::bytes,
                     "Message size",
                     {std::int64_t{2}, std::int64_t{16}, std::int64_t{128}, std::int64_t{1024},
@@ -58,27 +62,27 @@ std::vector<Axis> VerbsBenchmark::axes() const {
                     {}});
   else
     axes.push_back(
-        {"size_bytes",
+        {record::kSizeBytes,
          AxisType::bytes,
          "Message size (2 B to 8 MiB by x4 by default)",
          {std::int64_t{2}, std::int64_t{8}, std::int64_t{32}, std::int64_t{128}, std::int64_t{512},
           std::int64_t{2048}, std::int64_t{8192}, std::int64_t{32768}, std::int64_t{131072},
           std::int64_t{524288}, std::int64_t{2097152}, std::int64_t{8388608}},
          {}});
-  axes.push_back({"mode",
+  axes.push_back({record::kMode,
                   AxisType::text,
                   "loopback: both ends in this process on one device; ranks: rank 0 measures "
                   "against rank 1 through the run's store",
                   {std::string("loopback")},
                   {"loopback", "ranks"}});
-  axes.push_back({"device",
+  axes.push_back({record::kDevice,
                   AxisType::text,
                   "RDMA device name (empty: the first ACTIVE port)",
                   {std::string("")},
                   {}});
   for (Axis &a : verbs_addressing_axes())
     axes.push_back(std::move(a));
-  axes.push_back({"iterations",
+  axes.push_back({record::kIterations,
                   AxisType::integer,
                   latency_ ? "0: sample as --measure says (time budget, noise); N: exactly N timed "
                              "round trips after the warm-up (perftest -n)"
@@ -86,32 +90,35 @@ std::vector<Axis> VerbsBenchmark::axes() const {
                              "messages, whole calls, after the warm-up (perftest -n)",
                   {std::int64_t{0}},
                   {}});
-  axes.push_back({"inline_bytes",
+  axes.push_back({record::kInlineBytes,
                   AxisType::bytes,
                   "Send messages up to this size inline (WRITE/SEND; capped by the QP)",
                   {std::int64_t{verb_ == Verb::read ? 0 : 64}},
                   {}});
   if (!latency_) {
-    axes.push_back({"direction",
+    axes.push_back({record::kDirection,
                     AxisType::text,
                     "uni: client to server; bidir: both at once (sum reported)",
                     {std::string("uni")},
                     {"uni", "bidir"}});
+    axes.push_back({record::kQps,
+                    AxisType::integer,
+                    "Queue pairs (messages round-robin)",
+                    {std::int64_t{1}},
+                    {}});
     axes.push_back(
-        {"qps", AxisType::integer, "Queue pairs (messages round-robin)", {std::int64_t{1}}, {}});
-    axes.push_back(
-        {"tx_depth", AxisType::integer, "Send queue depth per QP", {std::int64_t{128}}, {}});
-    axes.push_back({"post_list",
+        {record::kTxDepth, AxisType::integer, "Send queue depth per QP", {std::int64_t{128}}, {}});
+    axes.push_back({record::kPostList,
                     AxisType::integer,
                     "Work requests chained per ibv_post_send",
                     {std::int64_t{1}},
                     {}});
-    axes.push_back({"cq_moderation",
+    axes.push_back({record::kCqModeration,
                     AxisType::integer,
                     "One signaled completion per this many WRs (divides tx_depth)",
                     {std::int64_t{16}},
                     {}});
-    axes.push_back({"memory",
+    axes.push_back({record::kMemory,
                     AxisType::text,
                     "host: the NIC's NUMA node; gpu:N: CUDA device N (GPUDirect RDMA, dma-buf "
                     "else nvidia-peermem)",

@@ -32,25 +32,29 @@ public:
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = pair_matrix_axes();
     const std::vector<Axis> own = {
-        {"nics",
+        {record::kNics,
          AxisType::text,
          "all: every device with an ACTIVE port (one rank per node); local_rank: the device at "
          "the rank's index on its host (one rank per GPU); or a comma list of names",
          {std::string("all")},
          {}},
-        {"node_identity",
+        {record::kNodeIdentity,
          AxisType::text,
          "host: ranks on one host are one node; rank: every rank stands for a node",
          {std::string("host")},
          {"host", "rank"}},
-        {"pairing",
+        {record::kPairing,
          AxisType::text,
          "rail_aligned: NIC i with NIC i of the other nodes; all_to_all: every NIC pair across "
          "nodes",
          {std::string("rail_aligned")},
          {"rail_aligned", "all_to_all"}},
-        {"verb", AxisType::text, "RC operation", {std::string("write")}, {"write", "read", "send"}},
-        {"qps", AxisType::integer, "Queue pairs for bandwidth", {std::int64_t{1}}, {}}};
+        {record::kVerb,
+         AxisType::text,
+         "RC operation",
+         {std::string("write")},
+         {"write", "read", "send"}},
+        {record::kQps, AxisType::integer, "Queue pairs for bandwidth", {std::int64_t{1}}, {}}};
     axes.insert(axes.end(), own.begin(), own.end());
     axes.push_back(cover_since_axis());
     for (Axis &a : verbs_addressing_axes())

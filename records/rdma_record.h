@@ -87,6 +87,8 @@ inline constexpr const char *kVerb = "verb";
 inline constexpr const char *kNics = "nics";
 inline constexpr const char *kNodeIdentity = "node_identity";
 inline constexpr const char *kCoverageK = "coverage_k";
+// ... with coverage_k: plan only the cables no ledger saw exercised within this long (90m, 7d)
+inline constexpr const char *kCoverSince = "cover_since";
 inline constexpr const char *kTopology = "topology";
 inline constexpr const char *kLatencyFactor = "latency_factor";
 inline constexpr const char *kBandwidthFraction = "bandwidth_fraction";

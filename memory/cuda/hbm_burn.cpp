@@ -106,7 +106,7 @@ std::string_view HbmBurnBenchmark::key() const { return record::kHbmBurn; }
 
 std::vector<Axis> HbmBurnBenchmark::axes() const {
   return {
-      {"size_bytes",
+      {record::kSizeBytes,
        AxisType::bytes,
        "bytes per array (source and destination)",
        {kDefaultArrayBytes},

@@ -49,13 +49,13 @@ std::vector<Axis> HbmStreamBenchmark::axes() const {
   for (std::int64_t s : hbm_default_sizes_bytes(kernel_, std::nullopt))
     sizes.emplace_back(s);
   return {
-      {"size_bytes",
+      {record::kSizeBytes,
        AxisType::bytes,
        "bytes PER ARRAY, a multiple of 16 (read and write use 1 array, copy and memcpy_d2d 2, "
        "triad 3); default: powers of two from 4 KiB (in L2) to most of the free HBM",
        sizes,
        {}},
-      {"gpu",
+      {record::kGpu,
        AxisType::integer,
        "CUDA device index, as CUDA_VISIBLE_DEVICES leaves them; default: every visible GPU",
        {std::int64_t{0}},

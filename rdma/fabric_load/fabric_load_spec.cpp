@@ -30,18 +30,18 @@ std::string device_for_rank(const std::string &devices, int rank) {
 
 std::vector<Axis> fabric_load_axes() {
   std::vector<Axis> axes = {
-      {"device",
+      {record::kDevice,
        AxisType::text,
        "RDMA device (empty: the first ACTIVE port), or a comma list: rank r uses entry r mod n",
        {std::string("")},
        {}},
-      {"size_bytes",
+      {record::kSizeBytes,
        AxisType::bytes,
        "RDMA WRITE message size of the bulk streams",
        {std::int64_t{1} << 20},
        {}},
-      {"tx_depth", AxisType::integer, "Send queue depth per QP", {std::int64_t{128}}, {}},
-      {"flow_label",
+      {record::kTxDepth, AxisType::integer, "Send queue depth per QP", {std::int64_t{128}}, {}},
+      {record::kFlowLabel,
        AxisType::text,
        "RoCE: per_qp sets a distinct GRH flow label on every QP (the UDP source port ECMP hashes "
        "is derived from it); driver leaves 0 (the driver derives it from the two QPNs)",

@@ -17,13 +17,13 @@ public:
            "data checked";
   }
   std::vector<Axis> axes() const override {
-    std::vector<Axis> axes = {{"size_bytes",
+    std::vector<Axis> axes = {{record::kSizeBytes,
                                AxisType::bytes,
                                "Message size (at most 64 MiB)",
                                {std::int64_t{2}, std::int64_t{128}, std::int64_t{8192},
                                 std::int64_t{65536}, std::int64_t{1048576}, std::int64_t{8388608}},
                                {}},
-                              {"direction",
+                              {record::kDirection,
                                AxisType::text,
                                "uni or bidir (both at once, sum reported)",
                                {std::string("uni")},

@@ -7,12 +7,12 @@
 namespace railgauge::rdma {
 
 void add_tcp_axes(std::vector<Axis> &axes) {
-  axes.push_back({"mode",
+  axes.push_back({record::kMode,
                   AxisType::text,
                   "loopback: both ends in this process; ranks: rank 0 against rank 1",
                   {std::string("loopback")},
                   {"loopback", "ranks"}});
-  axes.push_back({"bind_address",
+  axes.push_back({record::kBindAddress,
                   AxisType::text,
                   "The only address (or interface name) the sockets bind to",
                   {std::string("127.0.0.1")},
@@ -32,7 +32,7 @@ public:
   }
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = {
-        {"size_bytes",
+        {record::kSizeBytes,
          AxisType::bytes,
          "Message size (at most 64 MiB)",
          {std::int64_t{2}, std::int64_t{128}, std::int64_t{8192}, std::int64_t{65536}},

@@ -32,7 +32,7 @@ public:
   }
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = pair_matrix_axes();
-    axes.push_back({"bind_address",
+    axes.push_back({record::kBindAddress,
                     AxisType::text,
                     "The only address or interface each rank binds to (an interface name for "
                     "several hosts, e.g. eth0)",
