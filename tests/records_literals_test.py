@@ -7,7 +7,9 @@ read. This fails, naming file and line, on a literal name where a family's code
 
   writes or reads a record field: metrics["name"], derived_params["name"], params["name"], or
       metrics.at("name"), .contains, .value, .find, .emplace;
-  reads an axis of its point: point.text("name"), .integer, .real, .boolean, .has (also `p.`).
+  reads an axis of its point: point.text("name"), .integer, .real, .boolean, .has (also `p.`);
+  declares an axis: {"name", AxisType::...}, the type on the same line or a later one (the
+      axis's name is the param its points write).
 
   names a field inside a braced JSON initialiser, {"name", value}, where that object is what a
       statement assigns to or merges into metrics, derived_params or params (metrics[k] = {...},
@@ -43,6 +45,8 @@ FIELD = re.compile(r'\b(?:metrics|derived_params|params)\s*'
                    r'(?:\[\s*|\.\s*(?:at|contains|value|find|emplace)\s*\(\s*)"([A-Za-z0-9_.]+)"')
 AXIS = re.compile(r'\b(?:point|p)\s*\.\s*(?:text|integer|real|boolean|has)\s*\(\s*'
                   r'"([A-Za-z0-9_.]+)"')
+# An axis declared by a literal name: a braced Axis whose next element is its AxisType.
+AXIS_DECLARATION = re.compile(r'\{\s*"([A-Za-z0-9_.]+)"\s*,\s*(?:[A-Za-z_]\w*::)*AxisType::')
 
 # A statement that assigns or merges a braced object into a record's fields: what follows up to the
 # end of the statement is scanned for {"name", ...} pairs.
@@ -193,14 +197,16 @@ def initialiser_literals(code):
 
 
 def literals(text):
-    """(line, name, the code that names it) of every literal record field or axis name in text."""
-    found = []
+    """(line, name, the code that names it) of every literal record field or axis name in text;
+    a name two checks find is reported once, by the first."""
+    found = {}
     code = without_comments(text)
-    for pattern in (FIELD, AXIS):
+    for pattern in (FIELD, AXIS, AXIS_DECLARATION):
         for m in pattern.finditer(code):
-            found.append((m.start(), m.group(1), m.group(0)))
-    found += initialiser_literals(code)
-    return sorted((code.count("\n", 0, pos) + 1, name, what) for pos, name, what in found)
+            found.setdefault(m.start(), (m.group(1), " ".join(m.group(0).split())))
+    for pos, name, what in initialiser_literals(code):
+        found.setdefault(pos, (name, what))
+    return sorted((code.count("\n", 0, pos) + 1, name, what) for pos, (name, what) in found.items())
 
 
 def family_sources():
@@ -260,13 +266,17 @@ class RecordsLiterals(unittest.TestCase):
             'return {{"id", a}, {"scale", "F32"}}; f({"nt", "nn"});',     # 14: texts: a pair's
             'for (auto [n, v] : {std::pair{"m", s.m}}) g({"x", y, z});',  # 15: two, not three
             'out.device = {{device::kGpu, u}, {"pci", "0000:01"}};',      # 16: beside a constant
+            'axes.push_back({"qps", AxisType::integer, "QPs", {1}, {}});',  # 17: an axis declared
+            'return {{record::kM, AxisType::integer, "m", {}, {}}, {"tx_depth",',  # 18: type on 19
+            '    railgauge::AxisType::integer, "depth", {}, {}}}; // {"x", AxisType::text}',  # 19
+            'Axis a{"y", type, "not a declaration: no AxisType next", {}, {}};',  # 20
         ])
         self.assertEqual([(line, name) for line, name, _ in literals(text)],
                          [(1, "verified"), (2, "gpu_name"), (3, "size_bytes"), (4, "note"),
                           (4, "op"), (7, "k"), (8, "ranks"), (9, "a"), (9, "b"), (10, "layout"),
                           (12, "p90_s"), (13, "c"), (13, "host"), (13, "why"), (14, "id"),
                           (14, "scale"),
-                          (15, "m"), (16, "pci")])
+                          (15, "m"), (16, "pci"), (17, "qps"), (18, "tx_depth")])
         sources = list(family_sources())
         self.assertGreater(len(sources), 100)  # the walk found the families' sources
         self.assertTrue(all(rel.split("/", 1)[0] in FAMILIES for rel in sources))
