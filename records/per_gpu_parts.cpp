@@ -2,13 +2,14 @@
 
 #include "harness/device_fields.h"
 #include "harness/metric_names.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::records {
 namespace {
 
 // The GPU objects of a record: metrics.per_gpu, or gemm.burn's metrics.gpus.
 const nlohmann::json *gpu_objects(const Record &r) {
-  for (const char *name : {"per_gpu", "gpus"}) {
+  for (const char *name : {metric::kPerGpu, gemm::record::kGpus}) {
     const auto it = r.metrics.find(name);
     if (it != r.metrics.end() && it->is_array())
       return &*it;
@@ -17,7 +18,7 @@ const nlohmann::json *gpu_objects(const Record &r) {
 }
 
 Status status_of(const nlohmann::json &gpu, Status point) {
-  const std::string verdict = gpu.value("verdict", std::string());
+  const std::string verdict = gpu.value(metric::kPerGpuVerdict, std::string());
   if (verdict == "failed")
     return Status::failed;
   if (verdict == "error")
@@ -34,8 +35,8 @@ std::vector<Record> per_gpu_parts(const Record &r) {
     return parts;
   for (const auto &gpu : *gpus) {
     // Only objects that say which GPU they are: an index and a uuid.
-    if (!gpu.is_object() || !gpu.contains("gpu") || !gpu["gpu"].is_number_integer() ||
-        !gpu.contains("uuid") || !gpu["uuid"].is_string())
+    if (!gpu.is_object() || !gpu.contains(metric::kGpu) || !gpu[metric::kGpu].is_number_integer() ||
+        !gpu.contains(metric::kPerGpuUuid) || !gpu[metric::kPerGpuUuid].is_string())
       continue;
     Record part;
     part.run = r.run;
@@ -44,16 +45,16 @@ std::vector<Record> per_gpu_parts(const Record &r) {
     part.key = r.key;
     part.time_utc = r.time_utc;
     part.params = r.params.is_object() ? r.params : nlohmann::json::object();
-    part.params["gpu"] = gpu["gpu"];
-    part.params["part"] = kPerGpuPart;
-    part.device = {{device::kGpu, gpu["uuid"]}};
+    part.params[metric::kGpu] = gpu[metric::kGpu];
+    part.params[kPartParam] = kPerGpuPart;
+    part.device = {{device::kGpu, gpu[metric::kPerGpuUuid]}};
     if (gpu.contains(metric::kPerGpuPci) && gpu[metric::kPerGpuPci].is_string())
       part.device[device::kPci] = gpu[metric::kPerGpuPci];
     part.metrics = gpu;
     part.status = status_of(gpu, r.status);
     if (part.status == Status::failed || part.status == Status::error)
-      part.reason = gpu.value("error", nlohmann::json(nullptr)).is_string()
-                        ? gpu["error"].get<std::string>()
+      part.reason = gpu.value(metric::kPerGpuError, nlohmann::json(nullptr)).is_string()
+                        ? gpu[metric::kPerGpuError].get<std::string>()
                         : r.reason;
     parts.push_back(std::move(part));
   }
@@ -61,7 +62,7 @@ std::vector<Record> per_gpu_parts(const Record &r) {
 }
 
 bool is_per_gpu_part(const Record &r) {
-  return r.params.is_object() && r.params.value("part", std::string()) == kPerGpuPart;
+  return r.params.is_object() && r.params.value(kPartParam, std::string()) == kPerGpuPart;
 }
 
 } // namespace railgauge::records

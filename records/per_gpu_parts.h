@@ -19,7 +19,8 @@
 
 namespace railgauge::records {
 
-// The value of params.part on a record made from one GPU's object.
+// The param that marks a record made from one GPU's object, and its value.
+inline constexpr const char *kPartParam = "part";
 inline constexpr const char *kPerGpuPart = "gpu";
 
 // One record per GPU object of `r`; empty for a record that holds none.

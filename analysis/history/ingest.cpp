@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analysis/history/ledger_rows.h"
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/inventory/pci_tree.h"
 #include "records/per_gpu_parts.h"
@@ -65,8 +66,8 @@ struct Inventory {
 
   // The part a record measured: its NIC for an RDMA point, else its GPU, else its NIC.
   std::optional<Part> part_of(const Record &r) const {
-    const auto pci = text(r.device, "pci"), uuid = text(r.device, "gpu"),
-               nic = text(r.device, "nic");
+    const auto pci = text(r.device, device::kPci), uuid = text(r.device, device::kGpu),
+               nic = text(r.device, device::kNic);
     const bool network = r.key.rfind("rdma.", 0) == 0 || r.key.rfind("import.perftest", 0) == 0;
     if (!nic.empty() && (network || (pci.empty() && uuid.empty()))) {
       Part p;
