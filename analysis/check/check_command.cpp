@@ -18,6 +18,7 @@
 #include "analysis/check/evaluate.h"
 #include "analysis/check/output_file.h"
 #include "analysis/history/db_command.h"
+#include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
 #include "analysis/history/ingest.h"
 #include "analysis/run_set.h"
@@ -234,14 +235,22 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
   if (db && o.runs.empty() && !o.inventory_only) {
     check::CheckResult result;
     result.rules_name = "history";
-    // --rules (a name or a file; not auto: there are no runs to pick by) sets the thresholds.
-    const auto thresholds =
-        o.rules.empty() || o.rules == "auto"
-            ? check::HistoryThresholds{}
-            : check::load_rules_file(
-                  find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()}))
-                  .history;
-    judge_history(db, RunSet{}, thresholds, result);
+    // --rules (a name or a file; not auto: there are no runs to pick by) sets the thresholds,
+    // and its fleet rules judge the newest run of each host the database holds.
+    std::optional<check::RuleSet> rules;
+    if (!o.rules.empty() && o.rules != "auto")
+      rules = check::load_rules_file(
+          find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()}));
+    judge_history(db, RunSet{}, rules ? rules->history : check::HistoryThresholds{}, result);
+    if (rules) {
+      result.rules_name = rules->name;
+      result.rules_file = rules->file;
+      const auto fleet = history::judge_fleet_rules(*db, *rules, result);
+      if (fleet.runs > 0)
+        std::cerr << fmt::format("railgauge: --history: fleet rules of {} judged over the newest "
+                                 "run of each host and suite: {} run{}, {} values\n",
+                                 rules->name, fleet.runs, fleet.runs == 1 ? "" : "s", fleet.values);
+    }
     return write_outputs(o, result, RunSet{});
   }
   auto runs = runs_to_judge(o, this_machine);
@@ -313,7 +322,8 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
                   "Also judge each part against its own past in this database (sqlite:PATH or "
                   "postgresql://...): drift, a step since the previous run, a replaced part, a "
                   "repeat offender. The runs given are stored in it first; with none given, "
-                  "every host it holds is judged (no rules needed)");
+                  "every host it holds is judged (no rules needed), and --rules' fleet-relative "
+                  "record rules judge the newest run of each host and suite it holds");
   history::add_db_flags(cmd, o->history);
   cmd->allow_extras();
   cmd->callback([cmd, o, &exit_code, this_machine = std::move(this_machine)] {

@@ -11,6 +11,7 @@
 #include "analysis/check/evaluator.h"
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
+#include "analysis/check/rule_values.h"
 #include "analysis/check/run_completeness.h"
 #include "harness/waiver.h"
 #include "records/collective_record.h"
@@ -25,8 +26,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
-
 std::string category_of_key(const std::string &key) {
   const auto family = key.substr(0, key.find('.'));
   for (const auto &[name, category] :
@@ -38,53 +37,6 @@ std::string category_of_key(const std::string &key) {
     if (family == name)
       return category;
   return "health";
-}
-
-// A record's params as a grouping key, leaving out the named ones, without copying the object
-// or building a json per name: a copy and a dump of it per value was an eighth of a large
-// fleet's check. Fields are "name\x1evalue\x1f"; strings are taken as they are, a type letter
-// first, so that 8 and "8" stay apart.
-std::string params_key(const json &params, const std::vector<std::string> &leave_out,
-                       const std::string &also_leave_out = "") {
-  if (!params.is_object())
-    return params.dump();
-  std::string out;
-  out.reserve(128);
-  for (auto it = params.begin(); it != params.end(); ++it) {
-    const std::string &name = it.key();
-    if (name == also_leave_out ||
-        std::find(leave_out.begin(), leave_out.end(), name) != leave_out.end())
-      continue;
-    out += name;
-    out += '\x1e';
-    const json &value = it.value();
-    if (value.is_string()) {
-      out += 's';
-      out += value.get_ref<const std::string &>();
-    } else if (value.is_number_unsigned()) {
-      out += 'u';
-      out += std::to_string(value.get<unsigned long long>());
-    } else if (value.is_number_integer()) {
-      out += 'i';
-      out += std::to_string(value.get<long long>());
-    } else {
-      out += 'j';
-      out += value.dump();
-    }
-    out += '\x1f';
-  }
-  return out;
-}
-
-// A number read from a record (a bool counts as 0 or 1) into `out`; false when it is none.
-bool number_into(const json &v, double &out) {
-  if (v.is_boolean())
-    out = v.get<bool>() ? 1 : 0;
-  else if (v.is_number())
-    out = v.get<double>();
-  else
-    return false;
-  return true;
 }
 
 } // namespace
@@ -233,14 +185,7 @@ Finding Evaluator::base_of(const Rule &rule, const Source &s) const {
 
 Finding Evaluator::missing(const Rule &rule, std::string what, std::string detail,
                            Level level) const {
-  Finding f;
-  f.rule_id = rule.id;
-  f.category = rule.category;
-  f.level = level;
-  f.missing = true;
-  f.what = std::move(what);
-  f.detail = std::move(detail);
-  return f;
+  return missing_finding(rule, std::move(what), std::move(detail), level);
 }
 
 void Evaluator::add_finding(const PartKey &key, Finding f) {
@@ -287,10 +232,7 @@ void Evaluator::note_not_applicable(const Rule &rule, const PartKey &node,
 
 void Evaluator::note_not_covered(const Rule &rule, const std::string &host,
                                  const std::string &what) {
-  auto f = missing(rule, what,
-                   "the imported output of this node does not hold it (another tool prints "
-                   "other figures)",
-                   Level::info);
+  auto f = missing(rule, what, kNotCoveredDetail, Level::info);
   f.not_covered = true;
   add_finding(PartKey{host, PartKind::node, ""}, std::move(f));
 }
@@ -339,7 +281,7 @@ void Evaluator::record_rule(const Rule &rule) {
 void Evaluator::record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
                               const PartKey &key, std::map<std::string, Curve> &curves) {
   const std::string &run = loaded.dir;
-  const auto found = resolve_record_path(r, rule.metric);
+  auto found = rule_values(rule, r);
   if (found.empty() && is_imported(loaded)) {
     // Another tool's output has only the figures it prints (perftest no port counters).
     if (not_covered_metric_.insert({rule.id, r.host}).second)
@@ -352,41 +294,28 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
                    rule.on_missing);
     return;
   }
-  for (const auto &pv : found) {
-    Source s{&r, &run, pv.path, ""};
-    json value = pv.value;
-    if (!rule.relative_to.empty()) {
-      const auto denominator = resolve_record_path(r, rule.relative_to);
-      double d = 0, v = 0;
-      if (denominator.size() != 1 || !number_into(denominator.front().value, d) ||
-          !number_into(value, v) || d <= 0) {
-        tally(key, rule.id, false);
-        add_missing_of(rule, key, s, fmt::format("the record has no positive {}", rule.relative_to),
-                       rule.on_missing);
-        continue;
-      }
-      s.what = fmt::format("{} / {}", pv.path, rule.relative_to);
-      s.detail = fmt::format("{} over {}", fmt_num(v), fmt_num(d));
-      value = v / d;
+  for (auto &rv : found) {
+    Source s{&r, &run, std::move(rv.what), std::move(rv.detail)};
+    if (rv.no_denominator) {
+      tally(key, rule.id, false);
+      add_missing_of(rule, key, s, fmt::format("the record has no positive {}", rule.relative_to),
+                     rule.on_missing);
+      continue;
     }
     if (rule.curve) {
       double x = 0, y = 0;
       if (!r.params.contains(rule.curve->over) || !number_into(r.params[rule.curve->over], x) ||
-          !number_into(value, y) || x <= 0)
+          !number_into(rv.value, y) || x <= 0)
         continue; // a size-0 row has no bandwidth to judge
       auto &curve = curves[fmt::format(
           "{} {} {} {} {} {} {}", run, key.host, to_string(key.kind), key.id, r.key,
-          params_key(r.params, rule.curve->ignore_params, rule.curve->over), pv.path)];
+          params_key(r.params, rule.curve->ignore_params, rule.curve->over), rv.path)];
       curve.part = key;
       curve.points.push_back({x, y, std::move(s)});
       continue;
     }
-    std::string group;
-    if (rule.fleet) {
-      group = fmt::format("{}{} {} {}", rule.fleet->per_node ? key.host + " " : "", r.key,
-                          params_key(r.params, rule.fleet->ignore_params), pv.path);
-    }
-    observe(rule, key, std::move(s), value, group);
+    observe(rule, key, std::move(s), rv.value,
+            rule.fleet ? fleet_group(rule, r, key, rv.path) : std::string());
   }
 }
 

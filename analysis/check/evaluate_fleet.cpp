@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "analysis/check/evaluator.h"
-#include "analysis/check/fleet_stats.h"
+#include "analysis/check/fleet_judgement.h"
 
 namespace railgauge::check {
 namespace {
@@ -92,51 +92,28 @@ void Evaluator::judge_fleets(const Rule &rule) {
 
 void Evaluator::judge_fleet(const Rule &rule, std::vector<Observation> &obs) {
   std::vector<double> values;
+  values.reserve(obs.size());
   for (const auto &o : obs)
     values.push_back(o.value);
-  const auto stats = fleet_stats(values);
-  const auto &fb = *rule.fleet;
-  for (auto &o : obs) {
-    if (stats.n < fb.min_size) {
-      tally(o.part, rule.id, false);
-      add_missing_of(rule, o.part, o.source,
-                     fmt::format("fleet of {} value{} is smaller than min_size {}", stats.n,
-                                 stats.n == 1 ? "" : "s", fb.min_size),
-                     fb.on_too_small);
+  const auto verdicts = judge_fleet_values(rule, values);
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    const auto &o = obs[i];
+    const auto &v = verdicts[i];
+    tally(o.part, rule.id, v.pass);
+    if (!v.judged) {
+      add_missing_of(rule, o.part, o.source, v.detail, rule.fleet->on_too_small);
       continue;
     }
-    const double t = fleet_threshold(fb, rule.op, stats);
-    const bool pass = compare_pass(rule.op, o.value, t);
-    tally(o.part, rule.id, pass);
-    if (pass)
+    if (v.pass)
       continue;
     Finding f = base_of(rule, o.source);
-    f.level = rule.severity;
-    f.value = o.value;
-    f.threshold = t;
-    f.fleet = stats;
-    const bool higher = rule.op == Op::ge || rule.op == Op::gt;
-    const double ref = reference_value(fb, rule.op, stats);
-    const char *ref_name = fb.against_best ? "best" : "median";
-    std::string how;
-    if (fb.mads)
-      how = fmt::format("{} {} {} {} MAD {}", ref_name, fmt_num(ref), higher ? "-" : "+",
-                        fmt_num(*fb.mads), fmt_num(stats.mad));
-    if (fb.fraction)
-      how += fmt::format("{}{} x {} {}", how.empty() ? "" : " or ", fmt_num(*fb.fraction), ref_name,
-                         fmt_num(ref));
-    const char *scope = fb.per_node ? "this node's parts" : "fleet";
-    f.bound =
-        fmt::format("{} {} ({} of {}: {})", to_string(rule.op), fmt_num(t), scope, stats.n, how);
-    const double rel = ref != 0 ? (o.value / ref - 1) * 100 : 0;
-    f.detail =
-        fmt::format("{:+.1f}% from the {} {}", rel, fb.per_node ? "node's" : "fleet", ref_name);
+    fill_fleet_finding(rule, v, f);
     add_finding(o.part, std::move(f));
   }
 }
 
 // `scope: node`: each part of one node and point against its siblings (the node's other
-// parts), each part at the median of its own values (see sibling_stats).
+// parts), each part at the median of its own values (judge_sibling_values).
 void Evaluator::judge_siblings(const Rule &rule, std::vector<Observation> &obs) {
   std::map<PartKey, std::vector<Observation *>> by_part;
   for (auto &o : obs)
@@ -147,56 +124,19 @@ void Evaluator::judge_siblings(const Rule &rule, std::vector<Observation> &obs) 
     for (const auto *o : list)
       values.back().push_back(o->value);
   }
-  const auto stats = sibling_stats(values);
-  const auto &fb = *rule.fleet;
+  const auto verdicts = judge_sibling_values(rule, values);
   std::size_t i = 0;
   for (auto &[part, list] : by_part) {
-    const SiblingStats &s = stats[i++];
-    const int parts = s.siblings.n + 1;
-    const bool judged = parts >= fb.min_size;
-    const double t = judged ? fleet_threshold(fb, rule.op, s.siblings) : 0;
-    const bool pass = judged && compare_pass(rule.op, s.own, t);
-    tally(part, rule.id, pass);
-    if (pass)
+    const auto &v = verdicts[i++];
+    tally(part, rule.id, v.pass);
+    if (v.pass)
       continue;
-    Finding base = base_of(rule, list.front()->source);
-    if (s.own_values > 1 && base.params.is_object()) {
-      // Several values (a row of a GPU x GPU matrix): the params that tell them apart name a
-      // peer, not the point.
-      for (const auto &name : fb.ignore_params)
-        base.params.erase(name);
-    }
-    if (!judged) {
-      base.missing = true;
-      base.level = fb.on_too_small;
-      base.detail = s.siblings.n == 0
-                        ? std::string("no sibling on this node measured this point (a part "
-                                      "alone has nothing to be compared with)")
-                        : fmt::format("{} parts of this node measured this point, fewer "
-                                      "than min_size {}",
-                                      parts, fb.min_size);
-      add_missing(part, std::move(base));
-      continue;
-    }
-    const double ref = reference_value(fb, rule.op, s.siblings);
-    const char *ref_name = fb.against_best ? "best" : "median";
-    Finding f = std::move(base);
-    f.level = rule.severity;
-    f.value = s.own;
-    f.threshold = t;
-    f.fleet = s.siblings;
-    std::string how = fmt::format("the {} {} of its {} sibling{} on this node", ref_name,
-                                  fmt_num(ref), s.siblings.n, s.siblings.n == 1 ? "" : "s");
-    if (fb.fraction)
-      how = fmt::format("{} x {}", fmt_num(*fb.fraction), how);
-    if (fb.mads)
-      how += fmt::format(", {} MAD {}", fmt_num(*fb.mads), fmt_num(s.siblings.mad));
-    f.bound = fmt::format("{} {} ({})", to_string(rule.op), fmt_num(t), how);
-    const double rel = ref != 0 ? (s.own / ref - 1) * 100 : 0;
-    f.detail = fmt::format(
-        "{:+.1f}% from its siblings' {}{}", rel, ref_name,
-        s.own_values > 1 ? fmt::format("; the median of its {} values", s.own_values) : "");
-    add_finding(part, std::move(f));
+    Finding f = base_of(rule, list.front()->source);
+    fill_fleet_finding(rule, v, f);
+    if (f.missing)
+      add_missing(part, std::move(f));
+    else
+      add_finding(part, std::move(f));
   }
 }
 

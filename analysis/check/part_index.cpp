@@ -21,6 +21,12 @@ void PartIndex::add_imported_gpus(const std::string &host, const json &imported)
   }
 }
 
+void PartIndex::add_gpu(const std::string &host, const std::string &uuid,
+                        const std::string &bus_id) {
+  if (!uuid.empty() && !bus_id.empty())
+    hosts_[host].pci_by_uuid[uuid] = normalize_bus_id(bus_id);
+}
+
 void PartIndex::add_inventory(const std::string &host, const json &inv) {
   auto &idx = hosts_[host];
   const auto add = [&](const json &g, const char *bus_field, int index) {

@@ -19,6 +19,9 @@ public:
   // An import has no inventory, but its source may list the GPUs' bus ids by CUDA ordinal
   // (nvbandwidth's device list): its GPUs are then labelled gpu<ordinal> as on an own run.
   void add_imported_gpus(const std::string &host, const nlohmann::json &imported);
+  // A GPU's UUID and its slot's bus id, as the fleet history's parts table holds them (a
+  // database keeps no inventory).
+  void add_gpu(const std::string &host, const std::string &uuid, const std::string &bus_id);
 
   // Rules of category nic/fabric go to the NIC of a record that names both; `part:` in a rule
   // (rule may be null: the built-in record-status) overrides.

@@ -19,6 +19,8 @@ import sys
 import tempfile
 import unittest
 
+import yaml
+
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "support"))
 from named_tests import run_named_tests  # noqa: E402
@@ -26,6 +28,7 @@ from named_tests import run_named_tests  # noqa: E402
 BINARY = sys.argv.pop(1) if len(sys.argv) > 1 else "railgauge"
 PG_URL = os.environ.get("RAILGAUGE_TEST_PG_URL")
 MAKE_FLEET = HERE.parent / "check" / "make_fleet.py"
+PROFILE = HERE.parents[2] / "results" / "rules" / "h100-sxm-ib.yaml"
 
 
 def digest(tree):
@@ -236,6 +239,71 @@ class HistoryCli(unittest.TestCase):
         self.assertEqual(verdict["verdict"], "pass")
         self.assertEqual(sorted({p["host"] for p in verdict["parts"]}),
                          ["node01", "node02", "node03", "node04"])
+
+    def fleet(self, name, *args, run_suffix="", start_utc=None):
+        """A fleet of 8 nodes (make_fleet.py), its runs renamed and dated when asked."""
+        out = self.tmp / name
+        subprocess.run([sys.executable, MAKE_FLEET, out, "--nodes", "8", "--rdma-peers", "2",
+                        *args], check=True, timeout=120)
+        for run in out.iterdir():
+            manifest = json.loads((run / "run.json").read_text())
+            manifest["run"] += run_suffix
+            if start_utc:
+                manifest["start_utc"] = start_utc
+            (run / "run.json").write_text(json.dumps(manifest))
+            lines = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
+            (run / "records.jsonl").write_text(
+                "".join(json.dumps({**r, "run": manifest["run"]}) + "\n" for r in lines))
+        return out
+
+    def fleet_findings(self, *args):
+        """The findings of the profile's fleet-relative record rules, as comparable tuples."""
+        rules = yaml.safe_load(PROFILE.read_text())["rules"]
+        fleet_rules = {r["id"] for r in rules
+                       if "fleet" in r and "inventory" not in r and "curve" not in r}
+        r = self.railgauge("check", "--rules", PROFILE, "--format", "json", *args)
+        self.assertIn(r.returncode, (0, 1, 2), r.stderr)
+        verdict = json.loads(r.stdout)
+        found = {(f["rule"], p["host"], p["kind"], p["id"], f["level"], f["missing"], f["what"],
+                  json.dumps(f["value"]), f["threshold"], f["bound"], f["key"],
+                  json.dumps(f["params"], sort_keys=True), f["run"], f["detail"])
+                 for p in verdict["parts"] for f in p["findings"] if f["rule"] in fleet_rules}
+        tallies = {(p["host"], p["kind"], p["id"], rule): (t["checked"], t["passed"])
+                   for p in verdict["parts"] for rule, t in p["rules"].items()
+                   if rule in fleet_rules}
+        return found, tallies
+
+    def fleet_rules_agree(self, url, name):
+        # The database holds an older healthy run of every node and the newest runs, one GPU
+        # of node03 slow: only the newest are judged, as the directories of those runs are.
+        old = self.fleet(f"{name}-old", run_suffix="-old", start_utc="2025-12-01T00:00:00Z")
+        new = self.fleet(f"{name}-new", "--slow", "node03:5")
+        for runs in (old, new):
+            r = self.railgauge("db", "ingest", "--db", url, runs, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stderr)
+        from_db, db_tallies = self.fleet_findings("--history", url)
+        from_dirs, dir_tallies = self.fleet_findings(new)
+        self.assertEqual(from_db, from_dirs)
+        self.assertEqual(db_tallies, dir_tallies)
+        slow = {(f[0], f[1], f[3]) for f in from_db if not f[5]}
+        self.assertIn(("gemm-vs-siblings", "node03", "0000:68:00.0"), slow)
+        self.assertEqual({f[1] for f in from_db if not f[5]}, {"node03"})
+
+    def test_check_history_judges_the_fleet_rules_as_the_directories_do(self):
+        self.fleet_rules_agree(f"sqlite:{self.tmp / 'fleet-rules.db'}", "sqlite")
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_judges_the_fleet_rules_in_postgresql(self):
+        self.fleet_rules_agree(fresh_pg_database("rg_fleet_rules"), "postgresql")
+
+    def test_check_history_finds_no_fleet_violation_in_a_healthy_fleet(self):
+        url = f"sqlite:{self.tmp / 'healthy-fleet.db'}"
+        runs = self.fleet("healthy")
+        self.assertEqual(self.railgauge("db", "ingest", "--db", url, runs).returncode, 0)
+        from_db, _ = self.fleet_findings("--history", url)
+        self.assertEqual(from_db, self.fleet_findings(runs)[0])
+        self.assertEqual({f for f in from_db if not f[5]}, set())
+        self.assertTrue(from_db, "the rules' missing values are named too")
 
     def measure(self, out, *db_args, env=None):
         """A short CPU-only run (four host-memory copy points) with `run --db ...`."""

@@ -1,0 +1,408 @@
+#include "analysis/history/history_fleet.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "analysis/check/fleet_judgement.h"
+#include "analysis/check/missing_list.h"
+#include "analysis/check/part_index.h"
+#include "analysis/check/rule_values.h"
+#include "analysis/history/history_rules.h"
+#include "harness/waiver.h"
+
+namespace railgauge::history {
+namespace {
+
+using check::Finding;
+using check::FleetVerdict;
+using check::PartKey;
+using check::Rule;
+using json = nlohmann::json;
+
+// The newest run of each host and suite: every row (each rank) of its latest start_utc.
+constexpr const char *kNewestRuns =
+    "SELECT ru.id FROM runs ru WHERE ru.start_utc = (SELECT MAX(l.start_utc) FROM runs l "
+    "WHERE l.host_id = ru.host_id AND l.suite = ru.suite)";
+
+struct RunRow {
+  std::string host, dir;
+  bool imported = false;
+};
+
+// One value a rule read, as indices: its fleet, part, record key, concrete path, row and run.
+struct Reading {
+  std::uint32_t group = 0, part = 0, key = 0, what = 0;
+  std::int64_t record = 0, run = 0;
+  double value = 0;
+};
+
+// Strings kept once each and named by their index: a fleet's million values share a few.
+class Names {
+public:
+  std::uint32_t id(const std::string &name) {
+    const auto [it, added] = ids_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
+    if (added)
+      names_.push_back(name);
+    return it->second;
+  }
+  const std::string &operator[](std::uint32_t id) const { return names_[id]; }
+
+private:
+  std::unordered_map<std::string, std::uint32_t> ids_;
+  std::vector<std::string> names_;
+};
+
+json parsed(const Value &text) {
+  return json::parse(as_text(text), nullptr, /*allow_exceptions=*/false);
+}
+
+// One rule's state: its values until they are judged, its missing values, its tallies.
+struct RuleState {
+  const Rule *rule = nullptr;
+  std::vector<Reading> readings;
+  std::optional<check::MissingList> missing;
+  std::unordered_map<std::uint32_t, check::RuleTally> tallies; // by part
+  std::set<std::string> hosts_with_match, not_applicable, not_covered;
+};
+
+class FleetRules {
+public:
+  FleetRules(Database &db, const check::RuleSet &rules) : db_(db) {
+    for (const auto &rule : rules.rules)
+      if (streamed_fleet_rule(rule))
+        rules_.emplace_back().rule = &rule;
+  }
+
+  // Pass 1: the rows of the newest runs streamed, each value the rules read kept as numbers.
+  FleetRulesOutcome read(const check::CheckResult &result) {
+    if (rules_.empty())
+      return out_;
+    read_runs();
+    hosts_ = result.hosts();
+    for (const auto &[id, run] : runs_)
+      hosts_.push_back(run.host);
+    std::sort(hosts_.begin(), hosts_.end(), check::natural_less);
+    hosts_.erase(std::unique(hosts_.begin(), hosts_.end()), hosts_.end());
+    for (auto &state : rules_)
+      state.missing.emplace(
+          check::kMissingListedPerRule, hosts_,
+          [this, &state](const PartKey &part, const Finding &f) {
+            ++state.tallies[part_id(part)].unlisted_missing[static_cast<std::size_t>(f.level)];
+          });
+    // A GPU named by its UUID alone is put in its slot as the parts table says.
+    db_.for_each("SELECT h.name, p.uuid, p.slot FROM parts p JOIN hosts h ON h.id = p.host_id "
+                 "WHERE p.kind = 'gpu' AND p.uuid IS NOT NULL",
+                 {}, [&](const Row &row) {
+                   index_.add_gpu(as_text(row[0]), as_text(row[1]), as_text(row[2]));
+                 });
+    db_.for_each(std::string("SELECT r.id, r.run_id, r.key, r.params, r.device, r.metrics, "
+                             "r.status, r.reason FROM records r WHERE r.run_id IN (") +
+                     kNewestRuns + ")",
+                 {}, [&](const Row &row) { take(row); });
+    return out_;
+  }
+
+  // Pass 2: each fleet judged; everything into `result`.
+  void judge(check::CheckResult &result) {
+    HistoryJudgement judged;
+    for (auto &state : rules_) {
+      const Rule &rule = *state.rule;
+      result.rule_categories[rule.id] = rule.category;
+      no_record_on_nodes(state);
+      judge_rule(state);
+      for (auto &n : notes_)
+        judged.findings.push_back(std::move(n));
+      notes_.clear();
+      for (const auto &[part, tally] : state.tallies)
+        judged.tallies[{parts_[part], rule.id}] = tally;
+      auto [listed, counts] = state.missing->take();
+      for (auto &l : listed)
+        judged.findings.emplace_back(l.part, std::move(l.finding));
+      for (auto &c : counts)
+        result.unlisted_missing.push_back(std::move(c));
+      // Done with: its values and sets freed before the next rule is judged.
+      state.missing.reset();
+      std::vector<Reading>().swap(state.readings);
+      state.tallies = {};
+      state.hosts_with_match = {};
+    }
+    add_history(result, judged);
+    // A part's values counted as missing, not listed, weigh in its verdict as listed ones do.
+    for (auto &part : result.parts) {
+      for (const auto &[rule, tally] : part.rules)
+        for (std::size_t level = 0; level < tally.unlisted_missing.size(); ++level)
+          if (tally.unlisted_missing[level] > 0)
+            part.verdict = std::max(part.verdict, static_cast<check::Level>(level));
+      result.verdict = std::max(result.verdict, part.verdict);
+    }
+  }
+
+private:
+  void read_runs() {
+    db_.for_each(
+        std::string("SELECT ru.id, h.name, ru.dir, ru.source FROM runs ru JOIN hosts h "
+                    "ON h.id = ru.host_id WHERE ru.id IN (") +
+            kNewestRuns + ")",
+        {}, [&](const Row &row) {
+          // An import's source names its tool; railgauge's own runs say "railgauge".
+          const bool imported = as_text(row[3]) != "railgauge";
+          runs_[as_int(row[0]).value_or(0)] = RunRow{as_text(row[1]), as_text(row[2]), imported};
+          (imported ? imported_hosts_ : own_hosts_).insert(as_text(row[1]));
+        });
+    out_.runs = static_cast<long long>(runs_.size());
+  }
+
+  // One record row, as `check` over directories takes a selected record (Evaluator's
+  // record_rule and record_values).
+  void take(const Row &row) {
+    ++out_.records;
+    const auto key = as_text(row[2]);
+    auto [matching, added] = rules_by_key_.try_emplace(key);
+    if (added)
+      for (std::size_t i = 0; i < rules_.size(); ++i)
+        if (check::key_match(*rules_[i].rule, key))
+          matching->second.push_back(i);
+    if (matching->second.empty())
+      return;
+    const auto run_id = as_int(row[1]).value_or(0);
+    const auto run = runs_.find(run_id);
+    if (run == runs_.end())
+      return; // a run stored since the runs were read: judged by the next check
+    Record r;
+    r.host = run->second.host;
+    r.key = key;
+    r.params = parsed(row[3]);
+    r.device = parsed(row[4]);
+    r.metrics = parsed(row[5]);
+    const auto status = as_text(row[6]), reason = as_text(row[7]);
+    Reading at{0, 0, keys_.id(key), 0, as_int(row[0]).value_or(0), run_id, 0};
+    for (const auto i : matching->second) {
+      auto &state = rules_[i];
+      const Rule &rule = *state.rule;
+      if (rule.applies_to != check::AppliesTo::any &&
+          (rule.applies_to == check::AppliesTo::imported) != run->second.imported)
+        continue;
+      if (!check::params_match(rule.params, r.params))
+        continue;
+      state.hosts_with_match.insert(r.host);
+      if (status == "waived" && is_not_applicable(reason)) {
+        if (state.not_applicable.insert(r.host).second)
+          note(rule, r.host, rule.metric, fmt::format("{}: {}", key, reason), false);
+        continue;
+      }
+      if (status == "failed" || status == "error")
+        continue; // record-status fails its part; it is not also missing here
+      at.part = part_id(index_.part_of(r, &rule, rule.category));
+      if (status != "ok") {
+        missing_value(state, at, rule.metric,
+                      fmt::format("record is {}{}", status, reason.empty() ? "" : ": " + reason),
+                      r.params);
+        continue;
+      }
+      values(state, r, at, run->second.imported);
+    }
+  }
+
+  // The values of the rule's metric in one ok record.
+  void values(RuleState &state, const Record &r, Reading at, bool imported) {
+    const Rule &rule = *state.rule;
+    const auto found = check::rule_values(rule, r);
+    if (found.empty() && imported) {
+      if (state.not_covered.insert(r.host).second)
+        note(rule, r.host, rule.metric, "", true);
+      return;
+    }
+    if (found.empty())
+      missing_value(state, at, rule.metric, "the record has no such metric", r.params);
+    for (const auto &rv : found) {
+      if (rv.no_denominator) {
+        missing_value(state, at, rv.what,
+                      fmt::format("the record has no positive {}", rule.relative_to), r.params);
+        continue;
+      }
+      double x = 0;
+      if (!check::number_into(rv.value, x)) {
+        ++state.tallies[at.part].checked;
+        state.missing->add(
+            parts_[at.part],
+            check::missing_finding(rule, rv.what,
+                                   fmt::format("value {} is not a number", rv.value.dump()),
+                                   rule.on_missing),
+            nullptr);
+        continue;
+      }
+      ++out_.values;
+      at.group = groups_.id(check::fleet_group(rule, r, parts_[at.part], rv.path));
+      at.what = whats_.id(rv.what);
+      at.value = x;
+      state.readings.push_back(at);
+    }
+  }
+
+  // A selected value that cannot be judged: a failed tally and a missing value.
+  void missing_value(RuleState &state, const Reading &at, const std::string &what,
+                     std::string detail, const json &params) {
+    const Rule &rule = *state.rule;
+    ++state.tallies[at.part].checked;
+    auto f = check::missing_finding(rule, what, std::move(detail), rule.on_missing);
+    f.key = keys_[at.key];
+    f.run = runs_.at(at.run).dir;
+    state.missing->add(parts_[at.part], std::move(f), &params);
+  }
+
+  // A node's finding at info: the rule does not apply to a record, or an import cannot hold it.
+  void note(const Rule &rule, const std::string &host, const std::string &what, std::string detail,
+            bool not_covered) {
+    auto f = check::missing_finding(
+        rule, what, not_covered ? check::kNotCoveredDetail : std::move(detail), check::Level::info);
+    (not_covered ? f.not_covered : f.not_applicable) = true;
+    notes_.emplace_back(PartKey{host, check::PartKind::node, ""}, std::move(f));
+  }
+
+  // A node of the newest runs on which the rule selected no record at all.
+  void no_record_on_nodes(RuleState &state) {
+    const Rule &rule = *state.rule;
+    const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
+    const auto detail = fmt::format("no record of '{}'{} on this node", rule.key_glob, filter);
+    for (const auto &host : hosts_) {
+      if (state.hosts_with_match.contains(host))
+        continue;
+      const bool own = own_hosts_.contains(host);
+      if (!own && !imported_hosts_.contains(host))
+        continue; // a host of the history whose newest runs hold no record at all
+      if (!own) {
+        note(rule, host, rule.metric, "", true);
+        continue;
+      }
+      if (rule.applies_to == check::AppliesTo::imported)
+        continue;
+      state.missing->add(PartKey{host, check::PartKind::node, ""},
+                         check::missing_finding(rule, rule.metric, detail, rule.on_missing),
+                         nullptr);
+    }
+  }
+
+  std::uint32_t part_id(const PartKey &part) {
+    const auto id = part_names_.id(
+        fmt::format("{}\x1f{}\x1f{}", part.host, static_cast<int>(part.kind), part.id));
+    if (id == parts_.size())
+      parts_.push_back(part);
+    return id;
+  }
+
+  // The finding of a value, its params read back by its row.
+  Finding base_of(const Rule &rule, const Reading &v, bool with_params) {
+    Finding f;
+    f.rule_id = rule.id;
+    f.category = rule.category;
+    f.what = whats_[v.what];
+    f.key = keys_[v.key];
+    f.run = runs_.at(v.run).dir;
+    if (with_params) {
+      const auto rows = db_.query("SELECT params FROM records WHERE id = ?", {v.record});
+      if (!rows.empty())
+        f.params = parsed(rows.front().at(0));
+    }
+    return f;
+  }
+
+  // Each fleet of the rule judged as `check` over directories judges it.
+  void judge_rule(RuleState &state) {
+    auto &readings = state.readings;
+    std::sort(readings.begin(), readings.end(), [](const Reading &a, const Reading &b) {
+      return std::tie(a.group, a.record) < std::tie(b.group, b.record);
+    });
+    for (std::size_t begin = 0, end = 0; begin < readings.size(); begin = end) {
+      end = begin;
+      while (end < readings.size() && readings[end].group == readings[begin].group)
+        ++end;
+      const std::span<const Reading> group(readings.data() + begin, end - begin);
+      if (state.rule->fleet->per_node)
+        judge_siblings(state, group);
+      else
+        judge_fleet(state, group);
+    }
+  }
+
+  void judge_fleet(RuleState &state, std::span<const Reading> group) {
+    std::vector<double> numbers;
+    numbers.reserve(group.size());
+    for (const auto &v : group)
+      numbers.push_back(v.value);
+    const auto verdicts = check::judge_fleet_values(*state.rule, numbers);
+    for (std::size_t i = 0; i < group.size(); ++i)
+      report(state, group[i], verdicts[i]);
+  }
+
+  // `scope: node`: each part at the median of its values, against its siblings.
+  void judge_siblings(RuleState &state, std::span<const Reading> group) {
+    std::map<PartKey, std::vector<const Reading *>> by_part;
+    for (const auto &v : group)
+      by_part[parts_[v.part]].push_back(&v);
+    std::vector<std::vector<double>> numbers;
+    for (const auto &[part, list] : by_part) {
+      numbers.emplace_back();
+      for (const auto *v : list)
+        numbers.back().push_back(v->value);
+    }
+    const auto verdicts = check::judge_sibling_values(*state.rule, numbers);
+    std::size_t i = 0;
+    for (const auto &[part, list] : by_part)
+      report(state, *list.front(), verdicts[i++]);
+  }
+
+  // A verdict: the part's tally, and a finding or a missing value unless it passed. A missing
+  // value only counted (missing_list.h) never reads its params back.
+  void report(RuleState &state, const Reading &v, const FleetVerdict &verdict) {
+    const Rule &rule = *state.rule;
+    const PartKey &part = parts_[v.part];
+    auto &tally = state.tallies[v.part];
+    ++tally.checked;
+    tally.passed += verdict.pass ? 1 : 0;
+    if (verdict.pass)
+      return;
+    Finding f = base_of(rule, v, verdict.judged || !state.missing->counted_only(part));
+    check::fill_fleet_finding(rule, verdict, f);
+    if (verdict.judged)
+      notes_.emplace_back(part, std::move(f));
+    else
+      state.missing->add(part, std::move(f), nullptr);
+  }
+
+  Database &db_;
+  std::vector<RuleState> rules_;
+  FleetRulesOutcome out_;
+  std::map<std::int64_t, RunRow> runs_;
+  std::vector<std::string> hosts_; // natural order: of the result and the newest runs
+  std::set<std::string> own_hosts_, imported_hosts_;
+  check::PartIndex index_;
+  std::unordered_map<std::string, std::vector<std::size_t>> rules_by_key_;
+  Names groups_, keys_, whats_, part_names_;
+  std::vector<PartKey> parts_;
+  // Findings to add: the notes of every rule read, then the violations of the rule judged.
+  std::vector<std::pair<PartKey, Finding>> notes_;
+};
+
+} // namespace
+
+bool streamed_fleet_rule(const check::Rule &rule) {
+  return rule.fleet && !rule.from_inventory() && !rule.curve;
+}
+
+FleetRulesOutcome judge_fleet_rules(Database &db, const check::RuleSet &rules,
+                                    check::CheckResult &result) {
+  FleetRules fleet(db, rules);
+  const auto out = fleet.read(result);
+  fleet.judge(result);
+  return out;
+}
+
+} // namespace railgauge::history
