@@ -1,9 +1,64 @@
 #include "harness/lockstep_measure.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <thread>
+
+#include "harness/cpus_given.h"
 
 namespace railgauge {
+namespace {
+
+// A group whose barrier waits hot: the calling thread stays runnable (yielding to anything else
+// runnable on its core) while a second thread waits on the store, as a rank of a TP step waits in
+// a collective that polls (MPI, NCCL). A rank that blocked instead let its core idle between
+// calls, and on a KVM guest a core back from idle runs the next call slower: a 512 x 512 x 1024
+// sgemm with 3 ms of sleep before each call had a median of 8.2-9.8 ms in 3 of 4 rounds, against
+// 5.1-5.5 ms back to back or with the 3 ms spent spinning (docs/calibrate.md). The store's own
+// timeout still bounds the wait: the waiting thread returns or throws, and so does this.
+class HotWaitGroup final : public LockstepGroup {
+public:
+  explicit HotWaitGroup(LockstepGroup &inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  void barrier() override {
+    std::atomic<bool> done{false};
+    std::exception_ptr error;
+    std::thread waiter([&] {
+      try {
+        inner_.barrier();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      done.store(true, std::memory_order_release);
+    });
+    while (!done.load(std::memory_order_acquire))
+      sched_yield();
+    waiter.join();
+    if (error)
+      std::rethrow_exception(error);
+  }
+  std::vector<double> all_gather(const std::vector<double> &mine) override {
+    return inner_.all_gather(mine);
+  }
+
+private:
+  LockstepGroup &inner_;
+};
+
+// Ranks with cores of their own wait hot; where they take turns on cores, a rank that spun
+// would take its turn from one still computing, so it waits cold.
+bool ranks_have_cores_of_their_own() {
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 && ranks_on_this_host() <= online;
+}
+
+} // namespace
 
 std::optional<LockstepMeasurement>
 measure_in_lockstep(const RunContext &ctx, const std::string &name, const Operation &op) {
@@ -11,7 +66,12 @@ measure_in_lockstep(const RunContext &ctx, const std::string &name, const Operat
     return std::nullopt;
   const auto t0 = std::chrono::steady_clock::now();
   const MeasureSpec &spec = ctx.measure_spec();
-  StoreLockstepGroup group(*ctx.store(), name, ctx.rank(), ctx.world_size(), ctx.peer_timeout());
+  StoreLockstepGroup store_group(*ctx.store(), name, ctx.rank(), ctx.world_size(),
+                                 ctx.peer_timeout());
+  HotWaitGroup hot_group(store_group);
+  LockstepGroup &group = ranks_have_cores_of_their_own()
+                             ? static_cast<LockstepGroup &>(hot_group)
+                             : static_cast<LockstepGroup &>(store_group);
   HostIterationTimer timer;
 
   // The first call sizes the loop: every rank takes the slowest rank's time.

@@ -6,6 +6,9 @@
 // collective waits for the last, would share (docs/calibrate.md "A block predicted").
 // Each rank's time runs from its own start: with more ranks than cores, a rank the OS runs late
 // starts late and its wait is not counted (docs/calibrate.md says what that does to t > cores).
+// Where the ranks on this host are no more than its cores, a rank waits for the others hot (its
+// thread stays runnable), as in a collective that polls: a core left idle between calls runs the
+// next call slower on a VM. Where they are more, it waits blocked and leaves its core to them.
 #include <optional>
 #include <string>
 

@@ -51,6 +51,28 @@ TEST(LockstepMeasure, EveryRankReportsTheSlowestRanksCalls) {
   EXPECT_LT(outs[0].metrics.at("own_median_s").get<double>(), 3e-3);
 }
 
+// A rank waits for the others hot (its thread spinning, another on the store) where ranks have
+// cores of their own, as here (no launcher: one rank on this host). The wait still ends at the
+// peer timeout, naming the rank that never came.
+TEST(LockstepMeasure, AHotWaitForARankThatNeverComesEndsAtTheTimeout) {
+  MemoryStore store;
+  const auto start = std::chrono::steady_clock::now();
+  const auto outs = testing::run_ranks_as_threads(
+      2, store, testing::brief_measure_spec(), [&store](RunContext &ctx) {
+        if (ctx.rank() == 1)
+          return Outcome::waived("never joins");
+        ctx.set_world(2, &store, Milliseconds(200));
+        measure_in_lockstep(ctx, "lockstep/test/absent", [] {});
+        return Outcome{};
+      });
+  const double waited_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(outs[0].status, Status::error);
+  EXPECT_NE(outs[0].reason.value_or("").find("rank 1 of 2"), std::string::npos) << *outs[0].reason;
+  EXPECT_GE(waited_s, 0.2);
+  EXPECT_LT(waited_s, 10);
+}
+
 TEST(LockstepMeasure, ASingleRankMeasuresAlone) {
   MemoryStore store;
   const auto outs =
