@@ -75,6 +75,11 @@ nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device
   gpu["uuid"] = nullptr;
   if (api.uuid && r.check("uuid", api.uuid(device, text, sizeof text)))
     gpu["uuid"] = text;
+  // The board's serial number: a GPU swapped into the slot is a new part in the fleet history
+  // (analysis/history/ingest.cpp). Null where NVML has none (NOT_SUPPORTED on some boards).
+  gpu["serial"] = nullptr;
+  if (api.serial && r.check("serial", api.serial(device, text, sizeof text)))
+    gpu["serial"] = text;
   gpu["pci_bus_id"] = nullptr;
   if (auto pci = r.read<nvmlPciInfo_t>("pci_bus_id", api.pci_info, device))
     gpu["pci_bus_id"] = normalize_bus_id(pci->busId);

@@ -32,6 +32,7 @@ struct NvmlApi {
   decltype(&::nvmlSystemGetNVMLVersion) nvml_version = nullptr;
   decltype(&::nvmlDeviceGetName) name = nullptr;
   decltype(&::nvmlDeviceGetUUID) uuid = nullptr;
+  decltype(&::nvmlDeviceGetSerial) serial = nullptr;    // the board's; the fleet history's identity
   decltype(&::nvmlDeviceGetPciInfo) pci_info = nullptr; // _v3
   decltype(&::nvmlDeviceGetCurrPcieLinkGeneration) pcie_gen_current = nullptr;
   decltype(&::nvmlDeviceGetMaxPcieLinkGeneration) pcie_gen_max = nullptr;
@@ -72,6 +73,7 @@ inline NvmlApi resolve_api(void *lib) {
   resolve(lib, "nvmlSystemGetNVMLVersion", api.nvml_version);
   resolve(lib, "nvmlDeviceGetName", api.name);
   resolve(lib, "nvmlDeviceGetUUID", api.uuid);
+  resolve(lib, "nvmlDeviceGetSerial", api.serial);
   resolve(lib, "nvmlDeviceGetPciInfo_v3", api.pci_info);
   resolve(lib, "nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_gen_current);
   resolve(lib, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_gen_max);
