@@ -16,6 +16,8 @@
 # speed drifts over minutes (one GEMM's median moved by up to 50 % between rounds on this 2-core
 # VM), so the whole sequence runs ROUNDS times (default 3), GEMMs and blocks alternating:
 # calibrate takes the median over the rounds of each, so one slow round does not decide it.
+# BLOCK_ITERATIONS (default 40) sets each block point's timed iterations: the host's slow
+# stretches last seconds, and a point longer than twice a stretch keeps its median out of it.
 # RAILGAUGE names the binary (default build/bin/railgauge). Writes OUT_DIR/runs and OUT_DIR/cal
 # (fit_report.md, "A block predicted").
 set -euo pipefail
@@ -40,6 +42,7 @@ launch_of() {
   fi
 }
 rounds=${ROUNDS:-3}
+block_iterations=${BLOCK_ITERATIONS:-40}
 for round in $(seq "$rounds"); do
   echo "block_prediction: round $round of $rounds" >&2
   for t in "${tps[@]}"; do
@@ -52,7 +55,7 @@ for round in $(seq "$rounds"); do
       # The CPU block alone: on a GPU machine an unfiltered `block` also runs the GPU one.
       # shellcheck disable=SC2086
       "${launch[@]}" "$bin" block --filter block.transformer_tp $model -a sequence_parallel=0,1 \
-        -a iterations=40 -a warmup=3 --out "$runs" -q
+        -a iterations="$block_iterations" -a warmup=3 --out "$runs" -q
     done
     if [ "$t" -gt 1 ]; then
       for op in all_reduce all_gather reduce_scatter; do
