@@ -27,10 +27,13 @@ using check::PartKey;
 using check::Rule;
 using json = nlohmann::json;
 
-// The newest run of each host and suite: every row (each rank) of its latest start_utc.
+// The newest run of each host and suite: every row (each rank) of the run id that started last.
+// Not the rows of the latest start_utc: under mpirun each rank dates its own run.json, so that
+// would keep only the rank that started last on each host.
 constexpr const char *kNewestRuns =
-    "SELECT ru.id FROM runs ru WHERE ru.start_utc = (SELECT MAX(l.start_utc) FROM runs l "
-    "WHERE l.host_id = ru.host_id AND l.suite = ru.suite)";
+    "SELECT ru.id FROM runs ru WHERE ru.run_id = (SELECT l.run_id FROM runs l "
+    "WHERE l.host_id = ru.host_id AND l.suite = ru.suite "
+    "ORDER BY l.start_utc DESC, l.id DESC LIMIT 1)";
 
 struct RunRow {
   std::string host, dir;

@@ -296,6 +296,54 @@ class HistoryCli(unittest.TestCase):
     def test_check_history_judges_the_fleet_rules_in_postgresql(self):
         self.fleet_rules_agree(fresh_pg_database("rg_fleet_rules"), "postgresql")
 
+    def ranked(self, name, slow, ranks=4):
+        """The 8-node fleet as `mpirun -np 8 ... --ranks-per-node 4` writes it: each node's GPUs
+        split over its ranks' run directories (rank-00000 ...), each rank's run.json dated by
+        its own start, the last rank the last to start."""
+        fleet = self.fleet(f"{name}-one-rank", "--slow", slow)
+        out = self.tmp / name
+        for node in sorted(fleet.iterdir()):
+            manifest = json.loads((node / "run.json").read_text())
+            records = [json.loads(line) for line in (node / "records.jsonl").read_text()
+                       .splitlines()]
+            gpus = sorted({r["device"]["pci"] for r in records if "pci" in r["device"]})
+            per_rank = len(gpus) // ranks
+            for rank in range(ranks):
+                mine = set(gpus[rank * per_rank:(rank + 1) * per_rank])
+                # The node's records without a GPU (RDMA) are rank 0's.
+                lines = [json.dumps({**r, "rank": rank}) + "\n" for r in records
+                         if r["device"].get("pci") in mine or
+                         (rank == 0 and "pci" not in r["device"])]
+                d = out / node.name / f"rank-{rank:05d}"
+                d.mkdir(parents=True)
+                (d / "run.json").write_text(json.dumps(
+                    {**manifest, "rank": rank, "start_utc": f"2026-11-27T10:00:0{rank}.000Z"}))
+                (d / "records.jsonl").write_text("".join(lines))
+        return out
+
+    def ranks_judged_alike(self, url, name):
+        # A GPU of node03 slow on rank 2, not on the rank that started last: every rank of the
+        # newest run is judged, as `check DIRS` judges every rank's directory.
+        old = self.fleet(f"{name}-old", run_suffix="-old", start_utc="2025-12-01T00:00:00Z")
+        new = self.ranked(f"{name}-ranked", "node03:5")
+        for runs in (old, new):
+            r = self.railgauge("db", "ingest", "--db", url, runs, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stderr)
+        from_db, db_tallies = self.fleet_findings("--history", url)
+        from_dirs, dir_tallies = self.fleet_findings(new)
+        for found in (from_dirs, from_db):
+            slow = {(f[0], f[1], f[3]) for f in found if not f[5]}
+            self.assertIn(("gemm-vs-siblings", "node03", "0000:68:00.0"), slow)
+        self.assertEqual(from_db, from_dirs)
+        self.assertEqual(db_tallies, dir_tallies)
+
+    def test_check_history_judges_every_rank_of_the_newest_run(self):
+        self.ranks_judged_alike(f"sqlite:{self.tmp / 'ranks.db'}", "ranks-sqlite")
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_judges_every_rank_of_the_newest_run_in_postgresql(self):
+        self.ranks_judged_alike(fresh_pg_database("rg_ranks"), "ranks-postgresql")
+
     def test_check_history_finds_no_fleet_violation_in_a_healthy_fleet(self):
         url = f"sqlite:{self.tmp / 'healthy-fleet.db'}"
         runs = self.fleet("healthy")
