@@ -29,9 +29,13 @@ using json = nlohmann::json;
 
 // The newest run of each host and suite: every row (each rank) of the run id that started last.
 // Not the rows of the latest start_utc: under mpirun each rank dates its own run.json, so that
-// would keep only the rank that started last on each host.
+// would keep only the rank that started last on each host. Every import is judged: all imports
+// of one tool share a suite (import.<tool>) and are dated by the import, so a node's
+// all_gather_perf log would hide its all_reduce_perf log imported before it (one file imported
+// twice is one run already: its run id carries the file's digest).
 constexpr const char *kNewestRuns =
-    "SELECT ru.id FROM runs ru WHERE ru.run_id = (SELECT l.run_id FROM runs l "
+    "SELECT ru.id FROM runs ru WHERE ru.source <> 'railgauge' OR ru.run_id = "
+    "(SELECT l.run_id FROM runs l "
     "WHERE l.host_id = ru.host_id AND l.suite = ru.suite "
     "ORDER BY l.start_utc DESC, l.id DESC LIMIT 1)";
 

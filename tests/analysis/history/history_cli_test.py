@@ -321,21 +321,27 @@ class HistoryCli(unittest.TestCase):
                 (d / "records.jsonl").write_text("".join(lines))
         return out
 
+    def judged_alike(self, url, ingested, judged, named):
+        """`check --history` after ingesting `ingested` finds what `check judged` finds, each
+        naming the violations `named` as (rule, host, part id, key)."""
+        for runs in ingested:
+            r = self.railgauge("db", "ingest", "--db", url, runs, "--quiet")
+            self.assertEqual(r.returncode, 0, r.stderr)
+        from_db, db_tallies = self.fleet_findings("--history", url)
+        from_dirs, dir_tallies = self.fleet_findings(judged)
+        for found, where in ((from_dirs, "the directories"), (from_db, "the database")):
+            violations = {(f[0], f[1], f[3], f[10]) for f in found if not f[5]}
+            self.assertEqual(violations & named, named, f"from {where}")
+        self.assertEqual(from_db, from_dirs)
+        self.assertEqual(db_tallies, dir_tallies)
+
     def ranks_judged_alike(self, url, name):
         # A GPU of node03 slow on rank 2, not on the rank that started last: every rank of the
         # newest run is judged, as `check DIRS` judges every rank's directory.
         old = self.fleet(f"{name}-old", run_suffix="-old", start_utc="2025-12-01T00:00:00Z")
         new = self.ranked(f"{name}-ranked", "node03:5")
-        for runs in (old, new):
-            r = self.railgauge("db", "ingest", "--db", url, runs, "--quiet")
-            self.assertEqual(r.returncode, 0, r.stderr)
-        from_db, db_tallies = self.fleet_findings("--history", url)
-        from_dirs, dir_tallies = self.fleet_findings(new)
-        for found in (from_dirs, from_db):
-            slow = {(f[0], f[1], f[3]) for f in found if not f[5]}
-            self.assertIn(("gemm-vs-siblings", "node03", "0000:68:00.0"), slow)
-        self.assertEqual(from_db, from_dirs)
-        self.assertEqual(db_tallies, dir_tallies)
+        self.judged_alike(url, (old, new), new,
+                          {("gemm-vs-siblings", "node03", "0000:68:00.0", "gemm.cublaslt")})
 
     def test_check_history_judges_every_rank_of_the_newest_run(self):
         self.ranks_judged_alike(f"sqlite:{self.tmp / 'ranks.db'}", "ranks-sqlite")
@@ -343,6 +349,51 @@ class HistoryCli(unittest.TestCase):
     @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
     def test_check_history_judges_every_rank_of_the_newest_run_in_postgresql(self):
         self.ranks_judged_alike(fresh_pg_database("rg_ranks"), "ranks-postgresql")
+
+    def imports(self, name):
+        """Six nodes' all_gather_perf logs imported, then their all_reduce_perf logs an hour
+        later: two runs of suite import.nccl-tests a node, node02's all-gather slow."""
+        out = self.tmp / name
+        for tool, redop, hour in (("all_gather", "none", 10), ("all_reduce", "sum", 11)):
+            for n in range(1, 7):
+                host = f"node{n:02d}"
+                scale = 0.7 if (host, tool) == ("node02", "all_gather") else 1 + 0.004 * n
+                rows = "".join(
+                    f"{size:>12} {size // 4:>13} {'float':>9} {redop:>7} {-1:>7} 20.00 "
+                    f"{bw * scale:7.2f} {bw * scale:7.2f} 0 19.00 {bw * scale:7.2f} "
+                    f"{bw * scale:7.2f} 0\n" for size, bw in ((1 << 20, 52.0), (1 << 28, 380.0)))
+                log = self.tmp / f"{name}-{host}-{tool}_perf.txt"
+                log.write_text(
+                    f"# Collective test starting: {tool}_perf\n"
+                    "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 268435456 step: 256(factor) "
+                    "warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n"
+                    "# Using devices\n"
+                    f"#  Rank  0 Group  0 Pid  41001 on {host:>10} device  0 [0000:19:00] "
+                    "NVIDIA H100 80GB HBM3\n#\n" + rows + "# Out of bounds values : 0 OK\n")
+                r = self.railgauge("import", "nccl-tests", log, "--out", out / host,
+                                   "--host", host)
+                self.assertEqual(r.returncode, 0, r.stderr)
+            # Dated an hour apart whatever the clock did between the imports.
+            for manifest in out.glob("*/*/run.json"):
+                m = json.loads(manifest.read_text())
+                if m["suite"]["path"].endswith(f"{tool}_perf.txt"):
+                    m["start_utc"] = f"2026-11-27T{hour}:00:00.000Z"
+                    manifest.write_text(json.dumps(m))
+        return out
+
+    def imports_judged_alike(self, url, name):
+        # Each node's two imports are both judged, as `check DIRS` judges both: the slow
+        # all-gather, imported first, is named.
+        runs = self.imports(name)
+        self.judged_alike(url, (runs,), runs,
+                          {("collectives-vs-fleet", "node02", "", "collectives.nccl_all_gather")})
+
+    def test_check_history_judges_every_import_of_a_node(self):
+        self.imports_judged_alike(f"sqlite:{self.tmp / 'imports.db'}", "imports-sqlite")
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_judges_every_import_of_a_node_in_postgresql(self):
+        self.imports_judged_alike(fresh_pg_database("rg_imports"), "imports-postgresql")
 
     def test_check_history_finds_no_fleet_violation_in_a_healthy_fleet(self):
         url = f"sqlite:{self.tmp / 'healthy-fleet.db'}"
