@@ -70,8 +70,9 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
   const bool history_only = !o.history.url.empty() && o.runs.empty() && !o.inventory_only;
   if (o.rules.empty() && !history_only)
     throw InputError("no rules", "--rules",
-                     "give --rules NAME (h100-sxm-ib, h100-sxm-roce, h100-sxm, h200-sxm, "
-                     "any-fabric, host-only), auto, or the path of a rules YAML file");
+                     "give --rules NAME (h100-sxm-ib, h100-sxm-roce, h100-sxm, h200-sxm-ib, "
+                     "h200-sxm-roce, h200-sxm, any-fabric, host-only), auto, or the path of a "
+                     "rules YAML file");
   if (o.runs.empty() && !o.inventory_only && !history_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");

@@ -275,6 +275,44 @@ TEST(Check, FailedRecordFailsItsPartEvenWithoutARule) {
   EXPECT_EQ(r.drain(), std::vector<std::string>{"node02"});
 }
 
+// A two-node all_reduce in a node's own run: a node-local profile passes every other rule of the
+// node but selects no multi-node record, and says so (it passed the fabric unread before); a
+// fabric profile judges it, and says nothing of the kind.
+TEST(Check, MultiNodeRecordsNoRuleSelectsAreNamedEvenOnANodeOtherwiseJudged) {
+  auto fleet = make_fleet({});
+  Record two_nodes;
+  two_nodes.run = fleet.runs[0].records.front().run;
+  two_nodes.host = fleet.runs[0].records.front().host;
+  two_nodes.key = "collectives.nccl_all_reduce";
+  two_nodes.params = {{"size_bytes", 1 << 30},
+                      {"group_hosts", 2},
+                      {"world_size", 16},
+                      {"group_size", 16},
+                      {"dtype", "bf16"}};
+  two_nodes.metrics = {{"busbw_gbytes_per_s", 54.97}};
+  fleet.runs[0].records.push_back(two_nodes);
+  const auto unjudged = [](const CheckResult &r) {
+    std::vector<std::string> out;
+    for (const auto &p : r.parts)
+      for (const auto &f : p.findings)
+        if (f.rule_id == kNothingJudgedRule)
+          out.push_back(p.key.host + ": " + f.detail);
+    return out;
+  };
+  const auto local = evaluate(load_rules_file(kSource + "/results/rules/h200-sxm.yaml"), fleet);
+  const auto named = unjudged(local);
+  ASSERT_EQ(named.size(), 1u) << ::testing::PrintToString(named);
+  EXPECT_EQ(named[0].rfind(two_nodes.host + ": no rule of h200-sxm selects its 1 ok record "
+                                            "(collectives.nccl_all_reduce x1), which ran across "
+                                            "hosts",
+                           0),
+            0u)
+      << named[0];
+  EXPECT_NE(local.verdict, Level::pass);
+  const auto fabric = evaluate(load_rules_file(kSource + "/results/rules/h200-sxm-ib.yaml"), fleet);
+  EXPECT_EQ(unjudged(fabric), std::vector<std::string>{});
+}
+
 TEST(Check, SameInputsGiveIdenticalOutputInAnyLoadOrder) {
   const FleetFaults all{true, true, true, true, true};
   const auto profile = load_rules_file(kSource + "/results/rules/h100-sxm-ib.yaml");

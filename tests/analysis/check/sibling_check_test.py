@@ -127,7 +127,8 @@ class SiblingTest(unittest.TestCase):
         self.assertEqual(status, 1)
         unjudged = findings(result, "nothing-judged")
         self.assertEqual(len(unjudged), 1)
-        self.assertIn("no rule of any-fabric judged any of its", unjudged[0]["text"])
+        self.assertIn("rules of any-fabric selected its 2 ok records", unjudged[0]["text"])
+        self.assertIn("could judge none: copy-vs-siblings (no sibling", unjudged[0]["text"])
         notes = findings(result, "copy-vs-siblings")
         self.assertTrue(notes)
         for f in notes:
