@@ -24,12 +24,14 @@ int unbind_this_thread() {
   return sched_setaffinity(0, sizeof(every), &every) == 0 ? 0 : errno;
 }
 
-int ranks_on_this_host() {
+std::optional<int> launcher_ranks_on_this_host() {
   for (const char *name :
        {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
     if (const char *local = std::getenv(name))
       return std::max(1, std::atoi(local));
-  return 1;
+  return std::nullopt;
 }
+
+int ranks_on_this_host() { return launcher_ranks_on_this_host().value_or(1); }
 
 } // namespace railgauge

@@ -2,6 +2,8 @@
 // How many CPUs this process may run on (sched_getaffinity), at least 1. A BLAS library's own
 // default is every CPU of the machine, which oversubscribes a process that taskset, cgroups,
 // mpirun or Slurm confined to a few cores.
+#include <optional>
+
 namespace railgauge {
 
 int cpus_given();
@@ -15,5 +17,8 @@ int unbind_this_thread();
 // Processes of this job on this host, from the launcher's environment (Open MPI, MPICH, Slurm);
 // 1 when none says. With cpus_given(), whether ranks have cores of their own.
 int ranks_on_this_host();
+// The same, nullopt when no launcher says (processes started by hand, srun without
+// --ntasks-per-node): what only a known count may decide.
+std::optional<int> launcher_ranks_on_this_host();
 
 } // namespace railgauge

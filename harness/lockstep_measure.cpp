@@ -1,7 +1,6 @@
 #include "harness/lockstep_measure.h"
 
 #include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -51,14 +50,18 @@ private:
   LockstepGroup &inner_;
 };
 
-// Ranks with cores of their own wait hot; where they take turns on cores, a rank that spun
-// would take its turn from one still computing, so it waits cold.
-bool ranks_have_cores_of_their_own() {
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  return online > 0 && ranks_on_this_host() <= online;
-}
-
 } // namespace
+
+bool lockstep_waits_hot(const Topology &topology) {
+  const auto ranks = launcher_ranks_on_this_host();
+  if (!ranks)
+    return false;
+  std::size_t cores = 0;
+  for (const auto &node : topology.numa_nodes())
+    cores += node.core_pus.size();
+  return cores > 0 &&
+         static_cast<std::size_t>(*ranks) * static_cast<std::size_t>(cpus_given()) <= cores;
+}
 
 std::optional<LockstepMeasurement>
 measure_in_lockstep(const RunContext &ctx, const std::string &name, const Operation &op) {
@@ -69,7 +72,7 @@ measure_in_lockstep(const RunContext &ctx, const std::string &name, const Operat
   StoreLockstepGroup store_group(*ctx.store(), name, ctx.rank(), ctx.world_size(),
                                  ctx.peer_timeout());
   HotWaitGroup hot_group(store_group);
-  LockstepGroup &group = ranks_have_cores_of_their_own()
+  LockstepGroup &group = lockstep_waits_hot(ctx.topology())
                              ? static_cast<LockstepGroup &>(hot_group)
                              : static_cast<LockstepGroup &>(store_group);
   HostIterationTimer timer;

@@ -6,9 +6,9 @@
 // collective waits for the last, would share (docs/calibrate.md "A block predicted").
 // Each rank's time runs from its own start: with more ranks than cores, a rank the OS runs late
 // starts late and its wait is not counted (docs/calibrate.md says what that does to t > cores).
-// Where the ranks on this host are no more than its cores, a rank waits for the others hot (its
+// Where the ranks on this host have cores of their own, a rank waits for the others hot (its
 // thread stays runnable), as in a collective that polls: a core left idle between calls runs the
-// next call slower on a VM. Where they are more, it waits blocked and leaves its core to them.
+// next call slower on a VM. Elsewhere it waits blocked and leaves its core to the ranks computing.
 #include <optional>
 #include <string>
 
@@ -32,5 +32,10 @@ struct LockstepMeasurement {
 // rank (measure with ctx.measure()). Throws BackendError naming the rank that did not arrive.
 std::optional<LockstepMeasurement>
 measure_in_lockstep(const RunContext &ctx, const std::string &name, const Operation &op);
+
+// Whether the ranks on this host have cores of their own, as calibrate counts them (CoreShare):
+// the launcher's count of ranks here times the CPUs each may use (a CPU backend's BLAS threads)
+// within the physical cores hwloc shows this job. False where no launcher gives the count.
+bool lockstep_waits_hot(const Topology &topology);
 
 } // namespace railgauge

@@ -1,12 +1,16 @@
 // measure_in_lockstep: ranks as threads agree on the iteration count and on every call's time,
 // which is the slowest rank's; a single rank measures alone (nullopt).
 #include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "tests/support/thread_ranks.h"
 
+#include "harness/cpus_given.h"
 #include "harness/lockstep_measure.h"
 #include "harness/store/memory_store.h"
 
@@ -51,10 +55,57 @@ TEST(LockstepMeasure, EveryRankReportsTheSlowestRanksCalls) {
   EXPECT_LT(outs[0].metrics.at("own_median_s").get<double>(), 3e-3);
 }
 
-// A rank waits for the others hot (its thread spinning, another on the store) where ranks have
-// cores of their own, as here (no launcher: one rank on this host). The wait still ends at the
-// peer timeout, naming the rank that never came.
+// The launcher's count of ranks on this host, set for one test and put back after it.
+class LocalRanks {
+public:
+  explicit LocalRanks(const char *count) {
+    if (const char *old = std::getenv(kName))
+      old_ = old;
+    if (count)
+      setenv(kName, count, 1);
+    else
+      unsetenv(kName);
+  }
+  ~LocalRanks() {
+    if (old_)
+      setenv(kName, old_->c_str(), 1);
+    else
+      unsetenv(kName);
+  }
+
+private:
+  static constexpr const char *kName = "OMPI_COMM_WORLD_LOCAL_SIZE";
+  std::optional<std::string> old_;
+};
+
+// Hot where the launcher's ranks here, times the CPUs each may use, fit the physical cores; cold
+// where they do not, and where no launcher says how many ranks share the host.
+TEST(LockstepMeasure, RanksWaitHotOnlyWithCoresOfTheirOwn) {
+  const Topology topology = Topology::load_this_machine();
+  std::size_t cores = 0;
+  for (const auto &node : topology.numa_nodes())
+    cores += node.core_pus.size();
+  ASSERT_GT(cores, 0u);
+  {
+    LocalRanks none(nullptr);
+    EXPECT_FALSE(lockstep_waits_hot(topology));
+  }
+  {
+    LocalRanks one("1");
+    EXPECT_EQ(lockstep_waits_hot(topology), static_cast<std::size_t>(cpus_given()) <= cores);
+  }
+  {
+    LocalRanks many(std::to_string(cores + 1).c_str());
+    EXPECT_FALSE(lockstep_waits_hot(topology));
+  }
+}
+
+// A rank that waits hot (its thread spinning, another on the store) still stops at the peer
+// timeout, naming the rank that never came.
 TEST(LockstepMeasure, AHotWaitForARankThatNeverComesEndsAtTheTimeout) {
+  LocalRanks one("1");
+  if (!lockstep_waits_hot(Topology::load_this_machine()))
+    GTEST_SKIP() << "this machine's cores do not fit one rank's CPUs: the wait here is cold";
   MemoryStore store;
   const auto start = std::chrono::steady_clock::now();
   const auto outs = testing::run_ranks_as_threads(
