@@ -18,8 +18,14 @@ using check::PartKind;
 
 struct Point {
   double value = 0;
-  std::string identity, run;
+  std::string identity, uuid, run;
 };
+
+// One part: the same identity, or the same UUID. A GPU first seen by its UUID is keyed by its
+// serial once the inventory reads serials (NVML's board serial): the same GPU, not a new one.
+bool same_part(const Point &a, const Point &b) {
+  return a.identity == b.identity || (!a.uuid.empty() && a.uuid == b.uuid);
+}
 
 // "metrics.tflops of gemm.burn {...}" from the series "gemm.burn {...} tflops".
 std::string series_text(const std::string &series) {
@@ -55,7 +61,7 @@ public:
   void judge(const PartKey &part, const std::string &series, const std::vector<Point> &points) {
     ++out_.series;
     std::size_t start = points.size() - 1; // the history of the part now in the slot
-    while (start > 0 && points[start - 1].identity == points.back().identity)
+    while (start > 0 && same_part(points[start - 1], points.back()))
       --start;
     if (start > 0)
       replaced(part, points[start - 1], points[start], start + 1 == points.size());
@@ -166,7 +172,7 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   Row params;
   const auto sql =
-      "SELECT h.name, p.kind, p.slot, p.identity, r.series, r.figure, ru.run_id "
+      "SELECT h.name, p.kind, p.slot, p.identity, r.series, r.figure, ru.run_id, p.uuid "
       "FROM records r JOIN parts p ON p.id = r.part_id JOIN hosts h ON h.id = p.host_id "
       "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL" +
       host_filter(hosts, params, "AND") +
@@ -192,7 +198,8 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
       part = std::move(key);
       series = std::move(s);
     }
-    points.push_back({as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[6])});
+    points.push_back(
+        {as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]), as_text(row[6])});
   });
   flush();
 }

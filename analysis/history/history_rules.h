@@ -1,7 +1,8 @@
 #pragma once
 // `check --history DB`: each part judged against its own past, beside the floors and the fleet.
 // A part is its slot on its host (GPU: PCI bus id; NIC: device name); the serial (else UUID,
-// else GUID) it holds is noted, and a new one in the slot restarts the slot's history.
+// else GUID) it holds is noted, and a new one in the slot restarts the slot's history (a GPU
+// whose UUID is the previous part's is that part: its serial was not read before).
 //
 //   history-drift            the figure's Theil-Sen line over the last runs falls by more than
 //                            max(drift_min_fraction, drift_noise_multiple x the residual noise),

@@ -47,10 +47,16 @@ struct BurnIn {
   int drifting_gpu = -1; // loses 0.5 % of its GEMM rate a run
   bool corrupt = false;  // GPU 2's GEMM results differ: the run fails
   std::string gpu1_uuid = "GPU-00000001";
+  bool serials = false; // the inventory reads each GPU's board serial (NVML)
+  std::string gpu1_serial = "SN-00000001";
 };
 
 std::string uuid_of(int gpu, const BurnIn &b) {
   return gpu == 1 ? b.gpu1_uuid : "GPU-0000000" + std::to_string(gpu);
+}
+
+std::string serial_of(int gpu, const BurnIn &b) {
+  return gpu == 1 ? b.gpu1_serial : "SN-0000000" + std::to_string(gpu);
 }
 
 // A small, repeatable wobble of +-0.2 % (healthy parts are not equal from run to run).
@@ -101,6 +107,8 @@ std::string write_burnin(const fs::path &out, const BurnIn &b) {
   for (auto &gpu : inventory["nvml"]["gpus"]) {
     gpu["name"] = "NVIDIA H200";
     gpu["uuid"] = uuid_of(gpu["index"].get<int>(), b);
+    if (b.serials)
+      gpu["serial"] = serial_of(gpu["index"].get<int>(), b);
   }
   manifest.data()["inventory"] = inventory;
   manifest.data()["suite"] = {{"name", "burnin-gpu"}};
@@ -217,6 +225,38 @@ TEST_P(History, AReplacedGpuRestartsItsHistory) {
       }
     }
   EXPECT_TRUE(said) << check::render_table(r);
+}
+
+// A database of GPUs known by their UUIDs, then an inventory that reads serials too: the same
+// GPUs, their histories go on. A new GPU (another UUID and serial) is still a replacement.
+TEST_P(History, AGpusFirstSerialContinuesTheHistoryItsUuidNames) {
+  auto db = open_database(url_);
+  for (int run = 1; run <= 12; ++run)
+    burn_in(*db, {.run = run, .drifting_gpu = 1});
+  for (int run = 13; run <= 14; ++run) {
+    const auto r = burn_in(*db, {.run = run, .drifting_gpu = 1, .serials = true});
+    bool drift = false;
+    for (const auto &p : r.parts)
+      for (const auto &f : p.findings) {
+        EXPECT_NE(f.rule_id, kReplacedRule) << p.label << ": " << f.detail;
+        drift |= f.rule_id == kDriftRule && p.label.rfind("gpu1", 0) == 0;
+      }
+    EXPECT_TRUE(drift) << "run " << run << "\n" << check::render_table(r);
+  }
+  const auto r = burn_in(*db, {.run = 15,
+                               .gpu1_uuid = "GPU-replacement",
+                               .serials = true,
+                               .gpu1_serial = "SN-replacement"});
+  std::vector<std::string> replaced;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (f.rule_id == kReplacedRule) {
+        replaced.push_back(p.label);
+        EXPECT_NE(f.detail.find("SN-00000001"), std::string::npos) << f.detail;
+        EXPECT_NE(f.detail.find("SN-replacement"), std::string::npos) << f.detail;
+      }
+  ASSERT_EQ(replaced.size(), 1u) << check::render_table(r);
+  EXPECT_EQ(replaced[0].rfind("gpu1", 0), 0u) << replaced[0];
 }
 
 TEST_P(History, TheSameRunIngestedTwiceIsOneRun) {
