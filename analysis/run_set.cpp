@@ -408,27 +408,36 @@ SupersedingKey superseding_key(const LoadedRun &run,
 } // namespace
 
 std::vector<std::string> keep_latest_per_host(RunSet &set) {
-  // A run id names one run of every rank; the newest per host, suite and world size is the one
-  // whose start time (then id) sorts last. Runs without a manifest cannot be dated and are all
-  // kept.
+  // A run id names one run of every rank, and each rank dates its own directory to the
+  // millisecond: the newest run per host, suite and world size is the run id whose earliest rank
+  // started last (then the id), and every rank of it is kept. Runs without a manifest cannot be
+  // dated, and imports are never superseded (each holds the file it was imported from: two logs
+  // of one tool are two measurements, and the same file twice is already one run): all kept.
   const auto ranks = ranks_per_host(set);
-  std::map<SupersedingKey, std::pair<std::string, std::string>> newest;
+  const auto dated = [](const LoadedRun &run) {
+    return run.manifest.is_object() && !run.manifest.contains("imported");
+  };
+  std::map<std::pair<SupersedingKey, std::string>, std::string> run_start; // earliest rank's
   for (const auto &run : set.runs) {
-    if (!run.manifest.is_object())
+    if (!dated(run))
       continue;
-    const auto when = std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
-    auto &best = newest[superseding_key(run, ranks)];
-    best = std::max(best, when);
+    const auto start = text_of(run.manifest, "start_utc");
+    auto [it, first] =
+        run_start.try_emplace({superseding_key(run, ranks), text_of(run.manifest, "run")}, start);
+    if (!first)
+      it->second = std::min(it->second, start);
+  }
+  std::map<SupersedingKey, std::pair<std::string, std::string>> newest; // (start, run id)
+  for (const auto &[key_and_id, start] : run_start) {
+    auto &best = newest[key_and_id.first];
+    best = std::max(best, std::pair{start, key_and_id.second});
   }
   std::vector<std::string> dropped;
   std::vector<LoadedRun> kept;
   for (auto &run : set.runs) {
-    if (run.manifest.is_object()) {
-      const auto when = std::pair{text_of(run.manifest, "start_utc"), text_of(run.manifest, "run")};
-      if (when != newest[superseding_key(run, ranks)]) {
-        dropped.push_back(run.dir);
-        continue;
-      }
+    if (dated(run) && text_of(run.manifest, "run") != newest[superseding_key(run, ranks)].second) {
+      dropped.push_back(run.dir);
+      continue;
     }
     kept.push_back(std::move(run));
   }

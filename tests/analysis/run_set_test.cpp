@@ -114,6 +114,45 @@ TEST_F(RunSetTest, AStepOfAllRanksOnOneNodeDoesNotSupersedeOneRankPerNode) {
   EXPECT_EQ(set.runs.size(), 9u);
 }
 
+// Each rank of an mpirun run dates its own directory to the millisecond: every rank of the newest
+// run is kept, not only the one that started last (a slow GPU on rank 0 was dropped unjudged).
+// Two imports of one tool on one node are two measurements: neither supersedes the other.
+TEST_F(RunSetTest, EveryRankOfTheNewestRunIsKeptAndImportsAreNeverSuperseded) {
+  const auto rank_run = [&](const std::string &name, const std::string &start, int rank) {
+    const nlohmann::json m = {{"schema", "railgauge.run/1"},
+                              {"host", "node01"},
+                              {"run", name},
+                              {"rank", rank},
+                              {"start_utc", start},
+                              {"suite", {{"name", "gemm"}}},
+                              {"world", {{"size", 2}, {"rank", rank}}}};
+    std::ofstream(make_run(name + "/rank-" + std::to_string(rank), "node01", 1) / "run.json")
+        << m.dump();
+  };
+  rank_run("old", "2026-01-01T00:00:00.100Z", 0);
+  rank_run("old", "2026-01-01T00:00:00.101Z", 1);
+  rank_run("new", "2026-01-02T00:00:00.337Z", 0);
+  rank_run("new", "2026-01-02T00:00:00.338Z", 1);
+  const auto import = [&](const std::string &name, const std::string &start) {
+    const nlohmann::json m = {{"schema", "railgauge.run/1"},
+                              {"host", "node01"},
+                              {"run", name},
+                              {"start_utc", start},
+                              {"suite", {{"name", "import.nccl-tests"}}},
+                              {"imported", {{"tool", "nccl-tests"}}}};
+    std::ofstream(make_run(name, "node01", 1) / "run.json") << m.dump();
+  };
+  import("all-reduce-log", "2026-01-03T00:00:00Z");
+  import("all-gather-log", "2026-01-03T01:00:00Z");
+  auto set = load_runs({root_.string()});
+  ASSERT_EQ(set.runs.size(), 6u);
+  const auto dropped = keep_latest_per_host(set);
+  ASSERT_EQ(dropped.size(), 2u) << ::testing::PrintToString(dropped);
+  for (const auto &dir : dropped)
+    EXPECT_NE(dir.find("old"), std::string::npos) << dir;
+  EXPECT_EQ(set.runs.size(), 4u);
+}
+
 TEST_F(RunSetTest, KeepsUnreadableLinesAsProblems) {
   const auto dir = make_run("a", "n", 2);
   std::ofstream(dir / "records.jsonl", std::ios::app) << "{\"truncated\n";
