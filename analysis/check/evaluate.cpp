@@ -188,6 +188,18 @@ Finding Evaluator::missing(const Rule &rule, std::string what, std::string detai
   return missing_finding(rule, std::move(what), std::move(detail), level);
 }
 
+Finding Evaluator::built_in_missing(const char *rule_id, Level level, std::string what,
+                                    std::string detail) {
+  Finding f;
+  f.rule_id = rule_id;
+  f.category = "health";
+  f.level = level;
+  f.missing = true;
+  f.what = std::move(what);
+  f.detail = std::move(detail);
+  return f;
+}
+
 void Evaluator::add_finding(const PartKey &key, Finding f) {
   part(key).findings.push_back(std::move(f));
 }
@@ -424,14 +436,11 @@ void Evaluator::run_complete_rule() {
     const auto why = incompleteness(run);
     if (why.empty())
       continue;
-    Finding f;
-    f.rule_id = kRunCompleteRule;
-    f.category = "health";
-    f.level = rules_.incomplete_runs;
-    f.missing = true;
-    f.what = "run " + run.dir;
+    std::string detail;
     for (const auto &w : why)
-      f.detail += (f.detail.empty() ? "" : "; ") + w;
+      detail += (detail.empty() ? "" : "; ") + w;
+    Finding f =
+        built_in_missing(kRunCompleteRule, rules_.incomplete_runs, "run " + run.dir, detail);
     f.run = run.dir;
     add_finding(node, std::move(f));
   }

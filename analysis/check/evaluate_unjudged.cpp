@@ -130,14 +130,9 @@ void Evaluator::nothing_judged_rule() {
     }
     if (detail.empty())
       continue;
-    Finding f;
-    f.rule_id = kNothingJudgedRule;
-    f.category = "health";
-    f.level = rules_.unjudged_nodes;
-    f.missing = true;
-    f.what = "records of this node";
-    f.detail = std::move(detail);
-    add_finding(PartKey{host, PartKind::node, ""}, std::move(f));
+    add_finding(PartKey{host, PartKind::node, ""},
+                built_in_missing(kNothingJudgedRule, rules_.unjudged_nodes, "records of this node",
+                                 std::move(detail)));
   }
 }
 

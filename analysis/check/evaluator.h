@@ -78,6 +78,9 @@ private:
   // Findings
   Finding base_of(const Rule &rule, const Source &s) const;
   Finding missing(const Rule &rule, std::string what, std::string detail, Level level) const;
+  // A missing finding of a built-in rule (run-complete, nothing-judged): category health.
+  static Finding built_in_missing(const char *rule_id, Level level, std::string what,
+                                  std::string detail);
   void add_finding(const PartKey &key, Finding f);
   // A missing value: listed or counted (missing_list.h).
   void add_missing(const PartKey &key, Finding f, const nlohmann::json *params = nullptr);

@@ -23,6 +23,20 @@ protected:
   }
   void TearDown() override { fs::remove_all(root_); }
 
+  // Rank `rank` of run `name` on node01 (one record), dated `start`, of `suite` on `world` ranks.
+  void make_rank_run(const std::string &name, const std::string &start, int rank,
+                     const std::string &suite, int world) {
+    const nlohmann::json m = {{"schema", "railgauge.run/1"},
+                              {"host", "node01"},
+                              {"run", name},
+                              {"rank", rank},
+                              {"start_utc", start},
+                              {"suite", {{"name", suite}}},
+                              {"world", {{"size", world}, {"rank", rank}}}};
+    std::ofstream(make_run(name + "/rank-" + std::to_string(rank), "node01", 1) / "run.json")
+        << m.dump();
+  }
+
   // A run directory with `n` records from `host`.
   fs::path make_run(const std::string &name, const std::string &host, int n) {
     const fs::path dir = root_ / name;
@@ -94,15 +108,7 @@ TEST_F(RunSetTest, NewestRunPerHostSuiteAndWorldSizeIsKept) {
 // once superseded the node step and its points went missing from the check.
 TEST_F(RunSetTest, AStepOfAllRanksOnOneNodeDoesNotSupersedeOneRankPerNode) {
   const auto rank_run = [&](const std::string &name, const std::string &start, int rank) {
-    const nlohmann::json m = {{"schema", "railgauge.run/1"},
-                              {"host", "node01"},
-                              {"run", name},
-                              {"rank", rank},
-                              {"start_utc", start},
-                              {"suite", {{"name", "burnin-h100"}}},
-                              {"world", {{"size", 8}, {"rank", rank}}}};
-    std::ofstream(make_run(name + "/rank-" + std::to_string(rank), "node01", 1) / "run.json")
-        << m.dump();
+    make_rank_run(name, start, rank, "burnin-h100", 8);
   };
   rank_run("node-step", "2026-01-01T00:00:00Z", 0);
   for (int rank = 0; rank < 8; ++rank)
@@ -119,15 +125,7 @@ TEST_F(RunSetTest, AStepOfAllRanksOnOneNodeDoesNotSupersedeOneRankPerNode) {
 // Two imports of one tool on one node are two measurements: neither supersedes the other.
 TEST_F(RunSetTest, EveryRankOfTheNewestRunIsKeptAndImportsAreNeverSuperseded) {
   const auto rank_run = [&](const std::string &name, const std::string &start, int rank) {
-    const nlohmann::json m = {{"schema", "railgauge.run/1"},
-                              {"host", "node01"},
-                              {"run", name},
-                              {"rank", rank},
-                              {"start_utc", start},
-                              {"suite", {{"name", "gemm"}}},
-                              {"world", {{"size", 2}, {"rank", rank}}}};
-    std::ofstream(make_run(name + "/rank-" + std::to_string(rank), "node01", 1) / "run.json")
-        << m.dump();
+    make_rank_run(name, start, rank, "gemm", 2);
   };
   rank_run("old", "2026-01-01T00:00:00.100Z", 0);
   rank_run("old", "2026-01-01T00:00:00.101Z", 1);
