@@ -246,11 +246,12 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
     if (rules) {
       result.rules_name = rules->name;
       result.rules_file = rules->file;
-      const auto fleet = history::judge_fleet_rules(*db, *rules, result);
-      if (fleet.runs > 0)
-        std::cerr << fmt::format("railgauge: --history: fleet rules of {} judged over the newest "
+      const auto judged = history::judge_record_rules(*db, *rules, result);
+      if (judged.runs > 0)
+        std::cerr << fmt::format("railgauge: --history: record rules of {} judged over the newest "
                                  "run of each host and suite: {} run{}, {} values\n",
-                                 rules->name, fleet.runs, fleet.runs == 1 ? "" : "s", fleet.values);
+                                 rules->name, judged.runs, judged.runs == 1 ? "" : "s",
+                                 judged.values);
     }
     return write_outputs(o, result, RunSet{});
   }

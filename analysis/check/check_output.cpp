@@ -182,6 +182,12 @@ std::string render_findings_by_rule(const CheckResult &r) {
                        "(the rules: --json or --markdown)\n",
                        not_covered.size(), not_covered.size() == 1 ? "" : "s", list);
   }
+  if (!r.not_judged.empty()) {
+    out += fmt::format("\nNot judged: {} rule{} of the profile, so no node passed or failed them\n",
+                       r.not_judged.size(), r.not_judged.size() == 1 ? "" : "s");
+    for (const auto &line : r.not_judged)
+      out += "  " + line + "\n";
+  }
   return out;
 }
 
@@ -195,6 +201,9 @@ std::string summary_line(const CheckResult &r) {
   if (!r.unreadable.empty())
     uncounted += fmt::format(", {} unreadable path{}", r.unreadable.size(),
                              r.unreadable.size() == 1 ? "" : "s");
+  if (!r.not_judged.empty())
+    uncounted += fmt::format(", {} rule{} not judged", r.not_judged.size(),
+                             r.not_judged.size() == 1 ? "" : "s");
   return fmt::format("{}: {} node{} ({} pass, {} warn, {} fail), {} violation{}, {} missing{}; "
                      "rules {}",
                      upper(verdict_text(r.verdict)), c.nodes, c.nodes == 1 ? "" : "s",
@@ -326,6 +335,12 @@ std::string render_markdown(const CheckResult &r) {
                          escape_md(c.example_part.host), to_string(c.example_part.kind),
                          escape_md(describe(c.example)));
   }
+  if (!r.not_judged.empty()) {
+    out += "\n## Not judged\n\nRules of the profile this check could not apply: no node passed or "
+           "failed them.\n\n";
+    for (const auto &line : r.not_judged)
+      out += "- " + escape_md(line) + "\n";
+  }
   if (!r.unreadable.empty()) {
     out += "\n## Unreadable inputs\n\n| level | path | why |\n|---|---|---|\n";
     for (const auto &u : r.unreadable)
@@ -390,6 +405,7 @@ json to_json(const CheckResult &r) {
             {"missing_unlisted", c.unlisted},
             {"not_covered", c.not_covered},
             {"not_applicable", c.not_applicable}}},
+          {"not_judged", r.not_judged},
           {"nodes", nodes},
           {"parts", parts},
           {"missing_unlisted", unlisted_json(r)},

@@ -130,6 +130,10 @@ struct CheckResult {
   // Sorted by rule id (in the rules' order), family, level (worst first) and reason.
   std::vector<MissingCount> unlisted_missing;
   std::map<std::string, std::string> rule_categories; // rule id -> category
+  // Rules of the profile this check could not apply at all, each "id: why" (over the fleet
+  // history's database: inventory probes, curves and run-complete need the run directories).
+  // Named in every format and in the summary line; they judged nothing, so no node failed them.
+  std::vector<std::string> not_judged;
   Level verdict = Level::pass;
 
   long long unlisted_missing_count() const;

@@ -22,8 +22,6 @@
 #include "records/rdma_record.h"
 
 namespace railgauge::check {
-namespace {
-
 using json = nlohmann::json;
 
 std::string category_of_key(const std::string &key) {
@@ -38,8 +36,6 @@ std::string category_of_key(const std::string &key) {
       return category;
   return "health";
 }
-
-} // namespace
 
 bool is_imported(const analysis::LoadedRun &run) {
   return run.manifest.is_object() && run.manifest.contains("imported");
@@ -188,8 +184,7 @@ Finding Evaluator::missing(const Rule &rule, std::string what, std::string detai
   return missing_finding(rule, std::move(what), std::move(detail), level);
 }
 
-Finding Evaluator::built_in_missing(const char *rule_id, Level level, std::string what,
-                                    std::string detail) {
+Finding built_in_missing(const char *rule_id, Level level, std::string what, std::string detail) {
   Finding f;
   f.rule_id = rule_id;
   f.category = "health";
@@ -400,6 +395,21 @@ void Evaluator::inventory_rule(const Rule &rule) {
     judge_fleets(rule);
 }
 
+Finding record_status_finding(const Record &r, const std::string &run_dir) {
+  Finding f;
+  f.rule_id = kRecordStatusRule;
+  f.category = category_of_key(r.key);
+  f.level = Level::fail;
+  f.what = "status";
+  f.value = std::string(to_string(r.status));
+  f.bound = "ok or waived";
+  f.detail = r.reason.value_or("");
+  f.key = r.key;
+  f.params = r.params;
+  f.run = run_dir;
+  return f;
+}
+
 void Evaluator::record_status_rule() {
   result_.rule_categories[kRecordStatusRule] = "health";
   for (std::size_t i = 0; i < runs_.runs.size(); ++i)
@@ -412,18 +422,7 @@ void Evaluator::record_status_rule() {
         tally(key, kRecordStatusRule, !bad);
         if (!bad)
           continue;
-        Finding f;
-        f.rule_id = kRecordStatusRule;
-        f.category = category;
-        f.level = Level::fail;
-        f.what = "status";
-        f.value = std::string(to_string(r.status));
-        f.bound = "ok or waived";
-        f.detail = r.reason.value_or("");
-        f.key = r.key;
-        f.params = r.params;
-        f.run = runs_.runs[i].dir;
-        add_finding(key, std::move(f));
+        add_finding(key, record_status_finding(r, runs_.runs[i].dir));
       }
 }
 

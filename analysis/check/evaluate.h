@@ -29,4 +29,13 @@ inline constexpr const char *kNothingJudgedRule = "nothing-judged";
 
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs);
 
+// A missing finding of a built-in rule (run-complete, nothing-judged): category health.
+Finding built_in_missing(const char *rule_id, Level level, std::string what, std::string detail);
+
+// The category of a record's family ("compute" for gemm.*), "health" for a family without one.
+std::string category_of_key(const std::string &key);
+
+// The finding of a record whose status is failed or error (record-status).
+Finding record_status_finding(const Record &r, const std::string &run_dir);
+
 } // namespace railgauge::check

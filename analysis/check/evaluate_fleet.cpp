@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/absolute_judgement.h"
+#include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluator.h"
 #include "analysis/check/fleet_judgement.h"
 
@@ -12,56 +14,17 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
-
-// Number, bool, or (for set comparisons) string/list; anything else is not judgeable.
-bool judgeable(const Rule &rule, const json &v) {
-  if (rule.op == Op::none_of || rule.op == Op::any_of)
-    return v.is_string() || v.is_array() || v.is_number() || v.is_boolean();
-  return v.is_number() || v.is_boolean();
-}
-
-double number_of(const json &value) {
-  return value.is_boolean() ? (value.get<bool>() ? 1 : 0) : value.get<double>();
-}
-
-std::string bytes_text(double b) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  return fmt::format("{:.4g} {}", b, units[u]);
-}
-
 } // namespace
-
-std::string Evaluator::absolute_bound(const Rule &rule) const {
-  if (rule.op == Op::none_of || rule.op == Op::any_of) {
-    std::string list;
-    for (const auto &v : rule.values)
-      list += (list.empty() ? "" : ", ") + v;
-    return fmt::format("{} [{}]", to_string(rule.op), list);
-  }
-  return fmt::format("{} {}", to_string(rule.op), fmt_num(*rule.value));
-}
 
 // Judges a value that needs no fleet.
 void Evaluator::judge_absolute(const Rule &rule, const PartKey &key, const Source &s,
                                const json &value) {
-  const bool sets = rule.op == Op::none_of || rule.op == Op::any_of;
-  const bool pass = sets ? values_pass(rule.op, value, rule.values)
-                         : compare_pass(rule.op, number_of(value), *rule.value);
+  const bool pass = absolute_pass(rule, value);
   tally(key, rule.id, pass);
   if (pass)
     return;
   Finding f = base_of(rule, s);
-  if (!sets)
-    f.threshold = *rule.value;
-  f.level = rule.severity;
-  f.value = value;
-  f.bound = absolute_bound(rule);
+  fill_absolute_finding(rule, value, f);
   add_finding(key, std::move(f));
 }
 
@@ -140,77 +103,27 @@ void Evaluator::judge_siblings(const Rule &rule, std::vector<Observation> &obs) 
   }
 }
 
-// The figure a curve rule judges, with the point it names and how it was found.
+// The figure a curve rule judges (curve_figure.h), with the point it names and how it was found.
 void Evaluator::judge_curve(const Rule &rule, Curve &curve) {
   auto &pts = curve.points;
   std::sort(pts.begin(), pts.end(),
             [](const CurvePoint &a, const CurvePoint &b) { return a.x < b.x; });
+  std::vector<double> xs, ys;
+  for (const auto &p : pts) {
+    xs.push_back(p.x);
+    ys.push_back(p.y);
+  }
   const CurveSpec &spec = *rule.curve;
-  const bool shape = spec.take == CurveTake::largest_over_peak ||
-                     spec.take == CurveTake::worst_drop ||
-                     spec.take == CurveTake::smallest_over_peak;
-  if (shape && static_cast<int>(pts.size()) < spec.min_points) {
+  auto figure = curve_figure(spec, xs, ys);
+  if (figure.too_short) {
     tally(curve.part, rule.id, false);
-    add_missing_of(rule, curve.part, pts.back().source,
-                   fmt::format("a curve of {} point{} is shorter than min_points {}", pts.size(),
-                               pts.size() == 1 ? "" : "s", spec.min_points),
-                   Level::info);
+    add_missing_of(rule, curve.part, pts[figure.at].source, std::move(figure.how), Level::info);
     return;
   }
-  const auto x_text = [&](double x) {
-    return spec.over == "size_bytes" ? bytes_text(x) : fmt_num(x);
-  };
-  std::size_t at = pts.size() - 1, from = 0;
-  double value = pts.back().y;
-  std::string how;
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < pts.size(); ++i)
-    if (pts[i].y > pts[best].y)
-      best = i;
-  switch (spec.take) {
-  case CurveTake::largest:
-    how = fmt::format("at the largest {} measured, {}", spec.over, x_text(pts[at].x));
-    break;
-  case CurveTake::peak:
-    at = best;
-    value = pts[best].y;
-    how = fmt::format("best over {} points, at {}", pts.size(), x_text(pts[at].x));
-    break;
-  case CurveTake::largest_over_peak:
-    from = best;
-    value = pts[best].y > 0 ? pts.back().y / pts[best].y : 0;
-    how = fmt::format("{} at {} against the peak {} at {}", fmt_num(pts.back().y),
-                      x_text(pts.back().x), fmt_num(pts[best].y), x_text(pts[best].x));
-    break;
-  case CurveTake::smallest_over_peak:
-    at = 0;
-    from = best;
-    value = pts[best].y > 0 ? pts.front().y / pts[best].y : 0;
-    how = fmt::format("{} at {} against the peak {} at {}", fmt_num(pts.front().y),
-                      x_text(pts.front().x), fmt_num(pts[best].y), x_text(pts[best].x));
-    break;
-  case CurveTake::worst_drop: {
-    value = 1;
-    std::size_t peak = 0;
-    for (std::size_t i = 1; i < pts.size(); ++i) {
-      if (pts[peak].y > 0 && pts[i].y / pts[peak].y < value) {
-        value = pts[i].y / pts[peak].y;
-        at = i;
-        from = peak;
-      }
-      if (pts[i].y > pts[peak].y)
-        peak = i;
-    }
-    how = value < 1 ? fmt::format("falls from {} at {} to {} at {}", fmt_num(pts[from].y),
-                                  x_text(pts[from].x), fmt_num(pts[at].y), x_text(pts[at].x))
-                    : "never falls";
-    break;
-  }
-  }
-  Source s = pts[at].source;
+  Source s = pts[figure.at].source;
   s.what = fmt::format("{} ({} over {})", s.what, to_string(spec.take), spec.over);
-  s.detail = how;
-  judge_absolute(rule, curve.part, s, json(value));
+  s.detail = std::move(figure.how);
+  judge_absolute(rule, curve.part, s, json(figure.value));
 }
 
 } // namespace railgauge::check

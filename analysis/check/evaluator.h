@@ -78,9 +78,6 @@ private:
   // Findings
   Finding base_of(const Rule &rule, const Source &s) const;
   Finding missing(const Rule &rule, std::string what, std::string detail, Level level) const;
-  // A missing finding of a built-in rule (run-complete, nothing-judged): category health.
-  static Finding built_in_missing(const char *rule_id, Level level, std::string what,
-                                  std::string detail);
   void add_finding(const PartKey &key, Finding f);
   // A missing value: listed or counted (missing_list.h).
   void add_missing(const PartKey &key, Finding f, const nlohmann::json *params = nullptr);
@@ -103,7 +100,6 @@ private:
   CheckResult finish();
 
   // Judging (evaluate_fleet.cpp)
-  std::string absolute_bound(const Rule &rule) const;
   void judge_absolute(const Rule &rule, const PartKey &key, const Source &s,
                       const nlohmann::json &value);
   void observe(const Rule &rule, const PartKey &key, Source s, const nlohmann::json &value,

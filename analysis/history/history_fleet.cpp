@@ -11,10 +11,14 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/absolute_judgement.h"
+#include "analysis/check/curve_figure.h"
+#include "analysis/check/evaluate.h"
 #include "analysis/check/fleet_judgement.h"
 #include "analysis/check/missing_list.h"
 #include "analysis/check/part_index.h"
 #include "analysis/check/rule_values.h"
+#include "analysis/check/unjudged_nodes.h"
 #include "analysis/history/history_rules.h"
 #include "harness/waiver.h"
 
@@ -40,7 +44,7 @@ constexpr const char *kNewestRuns =
     "ORDER BY l.start_utc DESC, l.id DESC LIMIT 1)";
 
 struct RunRow {
-  std::string host, dir;
+  std::string host, dir, status;
   bool imported = false;
 };
 
@@ -49,6 +53,14 @@ struct Reading {
   std::uint32_t group = 0, part = 0, key = 0, what = 0;
   std::int64_t record = 0, run = 0;
   double value = 0;
+};
+
+// One point of a curve rule's curve: the curve (run, part, key, params less `over`, path) and
+// where the point came from, as indices; its `over` and value.
+struct CurvePoint {
+  std::uint32_t curve = 0, part = 0, key = 0, what = 0;
+  std::int64_t record = 0, run = 0;
+  double x = 0, y = 0;
 };
 
 // Strings kept once each and named by their index: a fleet's million values share a few.
@@ -75,23 +87,23 @@ json parsed(const Value &text) {
 struct RuleState {
   const Rule *rule = nullptr;
   std::vector<Reading> readings;
+  std::vector<CurvePoint> curve_points;
   std::optional<check::MissingList> missing;
   std::unordered_map<std::uint32_t, check::RuleTally> tallies; // by part
   std::set<std::string> hosts_with_match, not_applicable, not_covered;
 };
 
-class FleetRules {
+class RecordRules {
 public:
-  FleetRules(Database &db, const check::RuleSet &rules) : db_(db) {
+  RecordRules(Database &db, const check::RuleSet &rules) : db_(db), ruleset_(rules) {
     for (const auto &rule : rules.rules)
-      if (streamed_fleet_rule(rule))
+      if (streamed_record_rule(rule))
         rules_.emplace_back().rule = &rule;
   }
 
-  // Pass 1: the rows of the newest runs streamed, each value the rules read kept as numbers.
-  FleetRulesOutcome read(const check::CheckResult &result) {
-    if (rules_.empty())
-      return out_;
+  // Pass 1: the rows of the newest runs streamed, each value the rules read kept as numbers, a
+  // value against an absolute bound judged at once, every record's status judged.
+  RecordRulesOutcome read(const check::CheckResult &result) {
     read_runs();
     hosts_ = result.hosts();
     for (const auto &[id, run] : runs_)
@@ -120,11 +132,29 @@ public:
   // Pass 2: each fleet judged; everything into `result`.
   void judge(check::CheckResult &result) {
     HistoryJudgement judged;
+    result.rule_categories[check::kRecordStatusRule] = "health";
+    result.rule_categories[check::kRunCompleteRule] = "health";
+    for (const auto &[part, tally] : status_tallies_)
+      judged.tallies[{parts_[part], check::kRecordStatusRule}] = tally;
+    for (auto &f : status_findings_)
+      judged.findings.push_back(std::move(f));
+    run_complete(judged);
+    // An import holds no inventory: its inventory rules are not covered, as over directories.
+    for (const auto &rule : ruleset_.rules)
+      if (rule.from_inventory()) {
+        result.rule_categories[rule.id] = rule.category;
+        for (const auto &host : imported_hosts_)
+          if (!own_hosts_.contains(host))
+            note(rule, host, rule.probe, "", true);
+      }
     for (auto &state : rules_) {
       const Rule &rule = *state.rule;
       result.rule_categories[rule.id] = rule.category;
       no_record_on_nodes(state);
-      judge_rule(state);
+      if (rule.curve)
+        judge_curves(state);
+      else
+        judge_rule(state);
       for (auto &n : notes_)
         judged.findings.push_back(std::move(n));
       notes_.clear();
@@ -138,9 +168,13 @@ public:
       // Done with: its values and sets freed before the next rule is judged.
       state.missing.reset();
       std::vector<Reading>().swap(state.readings);
+      std::vector<CurvePoint>().swap(state.curve_points);
       state.tallies = {};
       state.hosts_with_match = {};
     }
+    for (auto &n : notes_)
+      judged.findings.push_back(std::move(n));
+    notes_.clear();
     add_history(result, judged);
     // A part's values counted as missing, not listed, weigh in its verdict as listed ones do.
     for (auto &part : result.parts) {
@@ -150,28 +184,49 @@ public:
             part.verdict = std::max(part.verdict, static_cast<check::Level>(level));
       result.verdict = std::max(result.verdict, part.verdict);
     }
+    nothing_judged(result);
+    name_rules_not_judged(result);
   }
 
 private:
   void read_runs() {
     db_.for_each(
-        std::string("SELECT ru.id, h.name, ru.dir, ru.source FROM runs ru JOIN hosts h "
+        std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status FROM runs ru JOIN hosts h "
                     "ON h.id = ru.host_id WHERE ru.id IN (") +
             kNewestRuns + ")",
         {}, [&](const Row &row) {
           // An import's source names its tool; railgauge's own runs say "railgauge".
           const bool imported = as_text(row[3]) != "railgauge";
-          runs_[as_int(row[0]).value_or(0)] = RunRow{as_text(row[1]), as_text(row[2]), imported};
+          runs_[as_int(row[0]).value_or(0)] =
+              RunRow{as_text(row[1]), as_text(row[2]), as_text(row[4]), imported};
           (imported ? imported_hosts_ : own_hosts_).insert(as_text(row[1]));
         });
     out_.runs = static_cast<long long>(runs_.size());
   }
 
-  // One record row, as `check` over directories takes a selected record (Evaluator's
-  // record_rule and record_values).
+  // One record row, as `check` over directories takes a record: its status (Evaluator's
+  // record_status_rule), what it holds (nothing_judged_rule), and as each rule selecting it
+  // (record_rule and record_values).
   void take(const Row &row) {
     ++out_.records;
+    const auto run_id = as_int(row[1]).value_or(0);
+    const auto run = runs_.find(run_id);
+    if (run == runs_.end())
+      return; // a run stored since the runs were read: judged by the next check
     const auto key = as_text(row[2]);
+    Record r;
+    r.host = run->second.host;
+    r.key = key;
+    r.params = parsed(row[3]);
+    r.device = parsed(row[4]);
+    const auto status = as_text(row[6]), reason = as_text(row[7]);
+    // A status this build does not know is not a pass.
+    r.status = parse_status(status).value_or(Status::error);
+    if (!reason.empty())
+      r.reason = reason;
+    record_status(r, run->second);
+    if (r.status == Status::ok)
+      held_[r.host].add(ruleset_, r, run->second.imported);
     auto [matching, added] = rules_by_key_.try_emplace(key);
     if (added)
       for (std::size_t i = 0; i < rules_.size(); ++i)
@@ -179,17 +234,7 @@ private:
           matching->second.push_back(i);
     if (matching->second.empty())
       return;
-    const auto run_id = as_int(row[1]).value_or(0);
-    const auto run = runs_.find(run_id);
-    if (run == runs_.end())
-      return; // a run stored since the runs were read: judged by the next check
-    Record r;
-    r.host = run->second.host;
-    r.key = key;
-    r.params = parsed(row[3]);
-    r.device = parsed(row[4]);
     r.metrics = parsed(row[5]);
-    const auto status = as_text(row[6]), reason = as_text(row[7]);
     Reading at{0, 0, keys_.id(key), 0, as_int(row[0]).value_or(0), run_id, 0};
     for (const auto i : matching->second) {
       auto &state = rules_[i];
@@ -235,8 +280,13 @@ private:
                       fmt::format("the record has no positive {}", rule.relative_to), r.params);
         continue;
       }
+      if (rule.curve) {
+        curve_point(state, r, at, rv);
+        continue;
+      }
+      // As the directories' check: a number or a bool, or for a set rule also text or a list.
       double x = 0;
-      if (!check::number_into(rv.value, x)) {
+      if (rule.fleet ? !check::number_into(rv.value, x) : !check::judgeable(rule, rv.value)) {
         ++state.tallies[at.part].checked;
         state.missing->add(
             parts_[at.part],
@@ -247,11 +297,166 @@ private:
         continue;
       }
       ++out_.values;
-      at.group = groups_.id(check::fleet_group(rule, r, parts_[at.part], rv.path));
       at.what = whats_.id(rv.what);
+      if (!rule.fleet) {
+        absolute(state, at, rv);
+        continue;
+      }
+      at.group = groups_.id(check::fleet_group(rule, r, parts_[at.part], rv.path));
       at.value = x;
       state.readings.push_back(at);
     }
+  }
+
+  // A point of the rule's curve, kept until every point of the curve is read. A size-0 row has no
+  // bandwidth to judge.
+  void curve_point(RuleState &state, const Record &r, const Reading &at,
+                   const check::RuleValue &rv) {
+    const auto &spec = *state.rule->curve;
+    double x = 0, y = 0;
+    const auto over = r.params.find(spec.over);
+    if (over == r.params.end() || !check::number_into(*over, x) ||
+        !check::number_into(rv.value, y) || x <= 0)
+      return;
+    const PartKey &part = parts_[at.part];
+    const auto curve = curves_.id(
+        fmt::format("{} {} {} {} {} {} {}", runs_.at(at.run).dir, part.host,
+                    check::to_string(part.kind), part.id, keys_[at.key],
+                    check::params_key(r.params, spec.ignore_params, spec.over), rv.path));
+    ++out_.values;
+    state.curve_points.push_back(
+        {curve, at.part, at.key, whats_.id(rv.what), at.record, at.run, x, y});
+  }
+
+  // Each curve's figure (curve_figure.h) against the rule's bound, as `check` over directories
+  // judges it.
+  void judge_curves(RuleState &state) {
+    const Rule &rule = *state.rule;
+    auto &points = state.curve_points;
+    std::stable_sort(points.begin(), points.end(), [](const CurvePoint &a, const CurvePoint &b) {
+      return std::tie(a.curve, a.x) < std::tie(b.curve, b.x);
+    });
+    std::vector<double> xs, ys;
+    for (std::size_t begin = 0, end = 0; begin < points.size(); begin = end) {
+      end = begin;
+      xs.clear();
+      ys.clear();
+      for (; end < points.size() && points[end].curve == points[begin].curve; ++end) {
+        xs.push_back(points[end].x);
+        ys.push_back(points[end].y);
+      }
+      auto figure = check::curve_figure(*rule.curve, xs, ys);
+      const CurvePoint &p = points[begin + figure.at];
+      const Reading at{0, p.part, p.key, p.what, p.record, p.run, figure.value};
+      if (figure.too_short) {
+        ++state.tallies[p.part].checked;
+        const PartKey &part = parts_[p.part];
+        Finding f = base_of(rule, at, !state.missing->counted_only(part));
+        f.level = check::Level::info;
+        f.missing = true;
+        f.detail = std::move(figure.how);
+        const auto params = std::move(f.params);
+        state.missing->add(part, std::move(f), &params);
+        continue;
+      }
+      auto &tally = state.tallies[p.part];
+      ++tally.checked;
+      const json value(figure.value);
+      const bool pass = check::absolute_pass(rule, value);
+      tally.passed += pass ? 1 : 0;
+      if (pass)
+        continue;
+      Finding f = base_of(rule, at, true);
+      f.what = fmt::format("{} ({} over {})", f.what, check::to_string(rule.curve->take),
+                           rule.curve->over);
+      f.detail = std::move(figure.how);
+      check::fill_absolute_finding(rule, value, f);
+      notes_.emplace_back(parts_[p.part], std::move(f));
+    }
+  }
+
+  // A value against the rule's absolute bound, judged as it is read.
+  void absolute(RuleState &state, const Reading &at, const check::RuleValue &rv) {
+    const Rule &rule = *state.rule;
+    const json &value = rv.value;
+    auto &tally = state.tallies[at.part];
+    ++tally.checked;
+    const bool pass = check::absolute_pass(rule, value);
+    tally.passed += pass ? 1 : 0;
+    if (pass)
+      return;
+    Finding f = base_of(rule, at, true);
+    f.detail = rv.detail;
+    check::fill_absolute_finding(rule, value, f);
+    notes_.emplace_back(parts_[at.part], std::move(f));
+  }
+
+  // record-status: a record failed or in error fails its part; every record is counted.
+  void record_status(const Record &r, const RunRow &run) {
+    const auto part = part_id(index_.part_of(r, nullptr, check::category_of_key(r.key)));
+    auto &tally = status_tallies_[part];
+    ++tally.checked;
+    const bool bad = r.status == Status::failed || r.status == Status::error;
+    tally.passed += bad ? 0 : 1;
+    if (bad)
+      status_findings_.emplace_back(parts_[part], check::record_status_finding(r, run.dir));
+  }
+
+  // run-complete, from what the database keeps of run.json: its status. A run written by hand
+  // states none; an import is whole by construction.
+  void run_complete(HistoryJudgement &judged) const {
+    for (const auto &[id, run] : runs_) {
+      if (run.imported || run.status.empty() || run.status == "complete")
+        continue;
+      judged.findings.emplace_back(
+          PartKey{run.host, check::PartKind::node, ""},
+          check::built_in_missing(
+              check::kRunCompleteRule, ruleset_.incomplete_runs, "run " + run.dir,
+              fmt::format("run.json says status '{}', not complete", run.status)));
+      judged.findings.back().second.run = run.dir;
+    }
+  }
+
+  // nothing-judged, from the records held (take) and the parts as judged by then.
+  void nothing_judged(check::CheckResult &result) const {
+    if (ruleset_.unjudged_nodes == check::Level::info)
+      return;
+    result.rule_categories[check::kNothingJudgedRule] = "health";
+    std::map<std::string, check::NodeReading> reading;
+    // A part judged against its own past only is not a node the profile read; a history finding
+    // (a drop, a repeat offender) still raises the node to its level.
+    const std::set<std::string> history_rules{kDriftRule, kStepRule, kReplacedRule, kOffenderRule};
+    for (const auto &p : result.parts)
+      reading[p.key.host].add(p, history_rules);
+    HistoryJudgement judged;
+    for (const auto &[host, held] : held_) {
+      auto detail = check::nothing_judged_detail(ruleset_, held, reading[host]);
+      if (!detail.empty())
+        judged.findings.emplace_back(
+            PartKey{host, check::PartKind::node, ""},
+            check::built_in_missing(check::kNothingJudgedRule, ruleset_.unjudged_nodes,
+                                    "records of this node", std::move(detail)));
+    }
+    add_history(result, judged);
+  }
+
+  // The rules the database cannot answer for railgauge's own runs: they read the inventory of
+  // run.json, which only the run directories hold.
+  void name_rules_not_judged(check::CheckResult &result) const {
+    if (own_hosts_.empty())
+      return; // imports only: their runs are whole by construction and hold no inventory
+    for (const auto &rule : ruleset_.rules) {
+      if (streamed_record_rule(rule))
+        continue;
+      result.not_judged.push_back(
+          fmt::format("{}: an inventory probe ({}) needs the run directories (check --rules {} "
+                      "DIR...)",
+                      rule.id, rule.probe, ruleset_.name));
+    }
+    result.not_judged.push_back(fmt::format(
+        "{} (in part): the database keeps a run's status, not the points it planned or the "
+        "counts its run.json states (check --rules {} DIR...)",
+        check::kRunCompleteRule, ruleset_.name));
   }
 
   // A selected value that cannot be judged: a failed tally and a missing value.
@@ -385,28 +590,30 @@ private:
   }
 
   Database &db_;
+  const check::RuleSet &ruleset_;
   std::vector<RuleState> rules_;
-  FleetRulesOutcome out_;
+  RecordRulesOutcome out_;
   std::map<std::int64_t, RunRow> runs_;
   std::vector<std::string> hosts_; // natural order: of the result and the newest runs
   std::set<std::string> own_hosts_, imported_hosts_;
   check::PartIndex index_;
   std::unordered_map<std::string, std::vector<std::size_t>> rules_by_key_;
-  Names groups_, keys_, whats_, part_names_;
+  Names groups_, keys_, whats_, part_names_, curves_;
   std::vector<PartKey> parts_;
   // Findings to add: the notes of every rule read, then the violations of the rule judged.
   std::vector<std::pair<PartKey, Finding>> notes_;
+  std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_; // by part
+  std::vector<std::pair<PartKey, Finding>> status_findings_;
+  std::map<std::string, check::HeldRecords> held_; // by host: nothing-judged
 };
 
 } // namespace
 
-bool streamed_fleet_rule(const check::Rule &rule) {
-  return rule.fleet && !rule.from_inventory() && !rule.curve;
-}
+bool streamed_record_rule(const check::Rule &rule) { return !rule.from_inventory(); }
 
-FleetRulesOutcome judge_fleet_rules(Database &db, const check::RuleSet &rules,
-                                    check::CheckResult &result) {
-  FleetRules fleet(db, rules);
+RecordRulesOutcome judge_record_rules(Database &db, const check::RuleSet &rules,
+                                      check::CheckResult &result) {
+  RecordRules fleet(db, rules);
   const auto out = fleet.read(result);
   fleet.judge(result);
   return out;

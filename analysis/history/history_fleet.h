@@ -1,9 +1,11 @@
 #pragma once
 // `check --rules R --history DB` with no run directories: besides each part against its own past
-// (history_rules.h), the profile's fleet-relative record rules (`fleet:` over records; not
-// inventory probes, not curves) judged over the newest run of each host and suite the database
-// holds (the runs of the latest start_utc), as `check --rules R DIRS` judges them over those
-// runs' directories: the same findings, values and thresholds.
+// (history_rules.h), the profile's record rules (fleet-relative and absolute bounds over records;
+// not inventory probes, not curves) and the built-in record-status, nothing-judged and (from
+// the run's stored status) run-complete, judged over the newest run of each host and suite the
+// database holds, as `check --rules R DIRS` judges them over those runs' directories: the same
+// findings, values and thresholds. The rules it cannot apply are named in the result
+// (CheckResult::not_judged).
 //
 // The records are streamed once (Database::for_each), never held: only each value the rules
 // read is kept, as a few numbers (its fleet, part, record row, value), so memory grows with the
@@ -14,18 +16,18 @@
 
 namespace railgauge::history {
 
-// The rules of `rules` judged here: with `fleet:`, reading records, no curve.
-bool streamed_fleet_rule(const check::Rule &rule);
+// The rules of `rules` judged here: reading records, no curve.
+bool streamed_record_rule(const check::Rule &rule);
 
-struct FleetRulesOutcome {
+struct RecordRulesOutcome {
   long long runs = 0;    // the newest runs judged
   long long records = 0; // records streamed
   long long values = 0;  // values judged
 };
 
-// Adds the fleet rules' findings, missing values and tallies to `result`, after the history's
-// own judgement (add_history): every host of the database is in `result` by then.
-FleetRulesOutcome judge_fleet_rules(Database &db, const check::RuleSet &rules,
-                                    check::CheckResult &result);
+// Adds the rules' findings, missing values and tallies to `result`, after the history's own
+// judgement (add_history): every host of the database is in `result` by then.
+RecordRulesOutcome judge_record_rules(Database &db, const check::RuleSet &rules,
+                                      check::CheckResult &result);
 
 } // namespace railgauge::history

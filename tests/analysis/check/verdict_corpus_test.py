@@ -133,6 +133,26 @@ def judge(tool, files, profile, out):
     return r, json.loads(r.stdout) if r.stdout.startswith("{") else None
 
 
+def judge_stored(profile, out):
+    """The same imports stored in a fleet history (SQLite) and judged from it alone."""
+    db = f"sqlite:{pathlib.Path(out) / 'fleet.db'}"
+    r = railgauge("db", "ingest", "--db", db, out, "--quiet")
+    assert r.returncode == 0, f"db ingest: exit {r.returncode}\n{r.stderr}"
+    r = railgauge("check", "--rules", RULES / f"{profile}.yaml", "--history", db,
+                  "--format", "json")
+    return r, json.loads(r.stdout) if r.stdout.startswith("{") else None
+
+
+def comparable(result):
+    """Every finding of the profile's rules and the built-in ones (the history's own rules
+    aside), as comparable tuples."""
+    history = {"history-drift", "history-step", "history-replaced", "history-repeat-offender"}
+    return sorted((p["host"], p["kind"], p["id"], f["rule"], f["level"], f["missing"], f["what"],
+                   json.dumps(f["value"]), f["bound"], f["key"],
+                   json.dumps(f["params"], sort_keys=True), f["detail"])
+                  for p in result["parts"] for f in p["findings"] if f["rule"] not in history)
+
+
 class CorpusTest(unittest.TestCase):
     pass
 
@@ -168,6 +188,15 @@ def make_case(name, tool, files, profile, verdict, named):
                                     f"{rule} values {values} not {op} {bound}")
                 if parts:
                     self.assertEqual({f["label"] for f in hits}, parts[0], summary)
+            # The fleet history judges the stored runs as the directories are judged: a node
+            # stored and judged from the database alone is never a pass the files fail.
+            r_db, stored = judge_stored(profile, out)
+            self.assertIsNotNone(stored, r_db.stderr)
+            self.assertEqual((stored["verdict"], r_db.returncode), (verdict, EXIT[verdict]),
+                             f"{name} from the database")
+            self.assertEqual(comparable(stored), comparable(result), f"{name} from the database")
+            self.assertEqual(stored["drain"], result["drain"])
+            self.assertEqual(stored["not_judged"], [], "an import holds no inventory to judge")
     return test
 
 

@@ -257,10 +257,13 @@ class HistoryCli(unittest.TestCase):
         return out
 
     def fleet_findings(self, *args):
-        """The findings of the profile's fleet-relative record rules, as comparable tuples."""
+        """The findings of the rules `check --history` judges over the database, as comparable
+        tuples: every record rule of the profile (fleet-relative, absolute, curves) and the
+        built-in record-status, run-complete and nothing-judged; not the inventory probes, which
+        need run.json."""
         rules = yaml.safe_load(PROFILE.read_text())["rules"]
-        fleet_rules = {r["id"] for r in rules
-                       if "fleet" in r and "inventory" not in r and "curve" not in r}
+        fleet_rules = {r["id"] for r in rules if "inventory" not in r} | {
+            "record-status", "run-complete", "nothing-judged"}
         r = self.railgauge("check", "--rules", PROFILE, "--format", "json", *args)
         self.assertIn(r.returncode, (0, 1, 2), r.stderr)
         verdict = json.loads(r.stdout)
@@ -288,6 +291,36 @@ class HistoryCli(unittest.TestCase):
         slow = {(f[0], f[1], f[3]) for f in from_db if not f[5]}
         self.assertIn(("gemm-vs-siblings", "node03", "0000:68:00.0"), slow)
         self.assertEqual({f[1] for f in from_db if not f[5]}, {"node03"})
+
+    def broken_fleet_agree(self, url, name):
+        # node02's newest run has a GEMM record whose data check failed and node05's was cut
+        # short: the database fails the one and names the other, as the directories do.
+        new = self.fleet(f"{name}-broken")
+        run = next(d for d in new.iterdir() if "node02" in d.name)
+        lines = (run / "records.jsonl").read_text().splitlines()
+        i = next(i for i, line in enumerate(lines) if '"gemm.' in line)
+        failed = {**json.loads(lines[i]), "status": "failed", "reason": "12 wrong elements"}
+        lines[i] = json.dumps(failed)
+        (run / "records.jsonl").write_text("\n".join(lines) + "\n")
+        run = next(d for d in new.iterdir() if "node05" in d.name)
+        manifest = json.loads((run / "run.json").read_text())
+        (run / "run.json").write_text(json.dumps({**manifest, "status": "interrupted"}))
+        from_db = self.judged_alike(
+            url, (new,), new,
+            {("record-status", "node02", failed["device"]["pci"], failed["key"])})
+        self.assertIn(("run-complete", "node05", "fail", True),
+                      {(f[0], f[1], f[4], f[5]) for f in from_db})
+        r = self.railgauge("check", "--rules", PROFILE, "--history", url)
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn("Not judged:", r.stdout)
+        self.assertIn("gpu-count: an inventory probe", r.stdout)
+
+    def test_check_history_fails_a_failed_record_and_a_cut_run(self):
+        self.broken_fleet_agree(f"sqlite:{self.tmp / 'broken.db'}", "sqlite")
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_fails_a_failed_record_and_a_cut_run_in_postgresql(self):
+        self.broken_fleet_agree(fresh_pg_database("rg_broken"), "postgresql")
 
     def test_check_history_judges_the_fleet_rules_as_the_directories_do(self):
         self.fleet_rules_agree(f"sqlite:{self.tmp / 'fleet-rules.db'}", "sqlite")
@@ -334,6 +367,7 @@ class HistoryCli(unittest.TestCase):
             self.assertEqual(violations & named, named, f"from {where}")
         self.assertEqual(from_db, from_dirs)
         self.assertEqual(db_tallies, dir_tallies)
+        return from_db
 
     def ranks_judged_alike(self, url, name):
         # A GPU of node03 slow on rank 2, not on the rank that started last: every rank of the

@@ -1,0 +1,45 @@
+#include "analysis/check/absolute_judgement.h"
+
+#include <fmt/format.h>
+
+namespace railgauge::check {
+namespace {
+
+bool set_rule(const Rule &rule) { return rule.op == Op::none_of || rule.op == Op::any_of; }
+
+} // namespace
+
+bool judgeable(const Rule &rule, const nlohmann::json &value) {
+  if (set_rule(rule))
+    return value.is_string() || value.is_array() || value.is_number() || value.is_boolean();
+  return value.is_number() || value.is_boolean();
+}
+
+double number_of(const nlohmann::json &value) {
+  return value.is_boolean() ? (value.get<bool>() ? 1 : 0) : value.get<double>();
+}
+
+bool absolute_pass(const Rule &rule, const nlohmann::json &value) {
+  return set_rule(rule) ? values_pass(rule.op, value, rule.values)
+                        : compare_pass(rule.op, number_of(value), *rule.value);
+}
+
+std::string absolute_bound(const Rule &rule) {
+  if (set_rule(rule)) {
+    std::string list;
+    for (const auto &v : rule.values)
+      list += (list.empty() ? "" : ", ") + v;
+    return fmt::format("{} [{}]", to_string(rule.op), list);
+  }
+  return fmt::format("{} {:.4g}", to_string(rule.op), *rule.value);
+}
+
+void fill_absolute_finding(const Rule &rule, const nlohmann::json &value, Finding &f) {
+  if (!set_rule(rule))
+    f.threshold = *rule.value;
+  f.level = rule.severity;
+  f.value = value;
+  f.bound = absolute_bound(rule);
+}
+
+} // namespace railgauge::check
