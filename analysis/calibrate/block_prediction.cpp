@@ -137,6 +137,7 @@ std::vector<BlockPrediction> merge_repeated_points(std::vector<BlockPrediction> 
     }
     BlockPrediction b = std::move(*(first + (last - first - 1) / 2));
     b.runs = static_cast<int>(measured.size());
+    b.run_medians_s = measured; // ascending: the points were sorted by measured_s
     b.measured_s = median(measured);
     b.measured_p10_s = median(p10);
     b.measured_p90_s = median(p90);
@@ -314,6 +315,7 @@ nlohmann::json to_json(const std::vector<BlockPrediction> &predictions) {
                    {"measured_s", b.measured_s},
                    {"measured_p10_s", b.measured_p10_s},
                    {"measured_p90_s", b.measured_p90_s},
+                   {"measured_runs_s", b.run_medians_s},
                    {"measured_gemm_s", b.measured_gemm_s},
                    {"measured_collective_s", b.measured_collective_s},
                    {"predicted_s", opt(b.predicted_s)},
@@ -326,6 +328,22 @@ nlohmann::json to_json(const std::vector<BlockPrediction> &predictions) {
   }
   return out;
 }
+
+namespace {
+
+// The block's spread (its iterations' p10 to p90, its runs' medians lowest to highest) over its
+// median, past kNoisyBlockSpread. Files of before the runs' medians were kept have the p10-p90.
+bool noisy(const nlohmann::json &b) {
+  const double measured = b.value("measured_s", 0.0);
+  if (!(measured > 0))
+    return false;
+  double spread = b.value("measured_p90_s", 0.0) - b.value("measured_p10_s", 0.0);
+  if (const auto runs = b.find("measured_runs_s"); runs != b.end() && runs->size() > 1)
+    spread = std::max(spread, runs->back().get<double>() - runs->front().get<double>());
+  return spread / measured > kNoisyBlockSpread;
+}
+
+} // namespace
 
 std::string block_prediction_markdown(const nlohmann::json &predictions) {
   if (!predictions.is_array() || predictions.empty())
@@ -341,7 +359,11 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
       "and β fitted on the collectives runs of its op and group size, nothing overlapped "
       "(docs/calibrate.md). *step table*: the GEMMs through the fitted Calculon matrix table "
       "instead. † r per core: ranks took turns on the host's cores, r to a core, and each GEMM's "
-      "predicted time is r times its time with a core of its own.\n\n"
+      "predicted time is r times its time with a core of its own. ≈ measured noisily: the "
+      "block's p10–p90, or the spread of its runs' medians, exceeds " +
+      fmt::format("{:.0f}", 100 * kNoisyBlockSpread) +
+      " % of its median (the host was not quiet; an error inside that spread measures the host "
+      "more than the coefficients: run it again on a quiet host).\n\n"
       "| model | t | sequence parallel | measured s (p10–p90) | predicted s | error % | GEMM "
       "measured / predicted s | collectives measured / predicted s | step table s | step table "
       "error % |\n|---|---|---|---|---|---|---|---|---|---|\n";
@@ -358,16 +380,17 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
   };
   for (const auto &b : predictions) {
     const double measured = b["measured_s"].get<double>();
+    const char *noisy_mark = noisy(b) ? " ≈" : "";
     const auto table_error =
         b["step_table_s"].is_number() && measured > 0
             ? nlohmann::json((b["step_table_s"].get<double>() - measured) / measured)
             : nlohmann::json(nullptr);
     md += fmt::format(
-        "| {} | {} | {} | {:.4f} ({:.4f}–{:.4f}){} | {} | {} | {:.4f} / {} | {:.4f} / {} | {} | {} "
-        "|\n",
+        "| {} | {} | {} | {:.4f} ({:.4f}–{:.4f}){}{} | {} | {} | {:.4f} / {} | {:.4f} / {} | {} | "
+        "{} |\n",
         b["model"].get<std::string>(), t_cell(b), b["sequence_parallel"].get<bool>() ? "yes" : "no",
         measured, b["measured_p10_s"].get<double>(), b["measured_p90_s"].get<double>(),
-        b.value("runs", 1) > 1 ? fmt::format(", {} runs", b.value("runs", 1)) : "",
+        b.value("runs", 1) > 1 ? fmt::format(", {} runs", b.value("runs", 1)) : "", noisy_mark,
         cell(b["predicted_s"], "{:.4f}"),
         b["error"].is_number() ? fmt::format("{:+.2f}", 100 * b["error"].get<double>()) : "–",
         b["measured_gemm_s"].get<double>(), cell(b["predicted_gemm_s"], "{:.4f}"),
@@ -375,6 +398,7 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
         cell(b["step_table_s"], "{:.4f}"),
         table_error.is_number() ? fmt::format("{:+.2f}", 100 * table_error.get<double>()) : "–");
   }
+  const auto noisy_rows = std::count_if(predictions.begin(), predictions.end(), noisy);
   // The error's range apart where each rank had its cores and where ranks took turns.
   std::vector<double> own_cores, shared_cores;
   for (const auto &b : predictions)
@@ -394,6 +418,10 @@ std::string block_prediction_markdown(const nlohmann::json &predictions) {
         "\n† Where ranks take turns on cores: {}. Calculon's model gives each rank a processor of "
         "its own and has no such term; on a GPU cluster r is 1.\n",
         range(shared_cores));
+  if (noisy_rows > 0)
+    md += fmt::format("\n≈ {} of {} rows measured noisily: their errors are not evidence for or "
+                      "against the coefficients.\n",
+                      noisy_rows, predictions.size());
   for (const auto &b : predictions)
     for (const auto &m : b["missing"])
       md += fmt::format("\n- {} t = {}: no coefficient for {}", b["model"].get<std::string>(),

@@ -55,6 +55,7 @@ struct BlockPrediction {
   bool shares_cores() const { return cores.shared(); }
   int runs = 1; // runs of this point: the measured times are the median of theirs
   double measured_s = 0, measured_p10_s = 0, measured_p90_s = 0;
+  std::vector<double> run_medians_s; // each run's median, ascending: how far the rounds agree
   double measured_gemm_s = 0, measured_collective_s = 0; // the record's phase sums
   std::vector<BlockPhasePrediction> phases;
   std::optional<double> predicted_s, predicted_gemm_s, predicted_collective_s;
@@ -68,9 +69,14 @@ struct BlockPrediction {
 std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const Calibration &c);
 
 nlohmann::json to_json(const std::vector<BlockPrediction> &predictions);
+// Above this share of its median, a block's spread (p10 to p90 of its iterations, or lowest to
+// highest of its runs' medians) says the host was not quiet while it ran: the fit report marks
+// the row, since an error inside that spread measures the host more than the coefficients.
+inline constexpr double kNoisyBlockSpread = 0.10;
+
 // The fit report's section: a table of model, t, measured, predicted, error %, with t marked
-// where ranks share cores and the error's range where they do not; empty when there are no
-// block records.
+// where ranks share cores, rows measured noisily marked, and the error's range where ranks do
+// not share cores; empty when there are no block records.
 std::string block_prediction_markdown(const nlohmann::json &predictions);
 
 } // namespace railgauge::calibrate

@@ -1,5 +1,7 @@
 // The block prediction's arithmetic on coefficients given by hand: a known GEMM efficiency and
 // memory term, a known α and β, give a known block time; the block plan's steps and sizes.
+#include <tuple>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -214,8 +216,29 @@ TEST(BlockPrediction, RunsOfOnePointAreOneRowOfTheirMedian) {
   EXPECT_DOUBLE_EQ(p[0].measured_p90_s, 6.1e-3);
   EXPECT_EQ(p[0].run, "round at 0.006");
   EXPECT_NEAR(*p[0].error(), (5.52e-3 - 6e-3) / 6e-3, 1e-9);
+  EXPECT_EQ(p[0].run_medians_s, (std::vector<double>{5e-3, 6e-3, 7e-3}));
+  // Rounds 33 % apart: the row is marked as measured noisily, and the summary says so.
   const auto md = block_prediction_markdown(to_json(p));
-  EXPECT_NE(md.find("| 0.0060 (0.0059–0.0061), 3 runs |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0.0060 (0.0059–0.0061), 3 runs ≈ |"), std::string::npos) << md;
+  EXPECT_NE(md.find("≈ 1 of 1 rows measured noisily"), std::string::npos) << md;
+}
+
+// A block whose rounds agree and whose iterations spread little is not marked; one whose
+// iterations spread past kNoisyBlockSpread (a host slowing a core for seconds) is.
+TEST(BlockPrediction, OnlyABlockThatSpreadsPastTheNoiseShareIsMarked) {
+  for (const auto &[p10_s, p90_s, noisy] :
+       {std::tuple{5.97e-3, 6.3e-3, false}, std::tuple{5.9e-3, 6.7e-3, true}}) {
+    analysis::RunSet runs;
+    for (double median_s : {6.0e-3, 6.1e-3, 6.2e-3}) {
+      Record r = block_record(2);
+      r.run = fmt::format("round at {}", median_s);
+      r.metrics["time_s"] = {{"median", median_s}, {"p10", p10_s}, {"p90", p90_s}};
+      runs.runs.push_back({r.run, nullptr, {r}});
+    }
+    const auto md = block_prediction_markdown(to_json(predict_blocks(runs, known_coefficients())));
+    EXPECT_EQ(md.find("3 runs ≈ |") != std::string::npos, noisy) << md;
+    EXPECT_EQ(md.find("rows measured noisily") != std::string::npos, noisy) << md;
+  }
 }
 
 // A GEMM measured by ranks taking turns leaves the turns out of its lockstep time: the records
