@@ -237,22 +237,23 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
     check::CheckResult result;
     result.rules_name = "history";
     // --rules (a name or a file; not auto: there are no runs to pick by) sets the thresholds,
-    // and its fleet rules judge the newest run of each host the database holds.
-    std::optional<check::RuleSet> rules;
+    // and its record rules judge the newest run of each host the database holds. Without one,
+    // the built-in rules still do: a record that failed its data check fails its part and a run
+    // cut short is named, whatever the history says.
+    check::RuleSet rules;
+    rules.name = "history";
+    rules.unjudged_nodes = check::Level::info; // no profile: no rule was meant to read them
     if (!o.rules.empty() && o.rules != "auto")
       rules = check::load_rules_file(
           find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()}));
-    judge_history(db, RunSet{}, rules ? rules->history : check::HistoryThresholds{}, result);
-    if (rules) {
-      result.rules_name = rules->name;
-      result.rules_file = rules->file;
-      const auto judged = history::judge_record_rules(*db, *rules, result);
-      if (judged.runs > 0)
-        std::cerr << fmt::format("railgauge: --history: record rules of {} judged over the newest "
-                                 "run of each host and suite: {} run{}, {} values\n",
-                                 rules->name, judged.runs, judged.runs == 1 ? "" : "s",
-                                 judged.values);
-    }
+    judge_history(db, RunSet{}, rules.history, result);
+    result.rules_name = rules.name;
+    result.rules_file = rules.file;
+    const auto judged = history::judge_record_rules(*db, rules, result);
+    if (judged.runs > 0)
+      std::cerr << fmt::format("railgauge: --history: the rules of {} judged over the newest run "
+                               "of each host and suite: {} run{}, {} values\n",
+                               rules.name, judged.runs, judged.runs == 1 ? "" : "s", judged.values);
     return write_outputs(o, result, RunSet{});
   }
   auto runs = runs_to_judge(o, this_machine);

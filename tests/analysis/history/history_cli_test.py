@@ -314,6 +314,12 @@ class HistoryCli(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout)
         self.assertIn("Not judged:", r.stdout)
         self.assertIn("gpu-count: an inventory probe", r.stdout)
+        # Without a profile the built-in rules still judge the newest runs.
+        r = self.railgauge("check", "--history", url, "--format", "json")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        found = {(f["rule"], p["host"]) for p in json.loads(r.stdout)["parts"]
+                 for f in p["findings"]}
+        self.assertLessEqual({("record-status", "node02"), ("run-complete", "node05")}, found)
 
     def test_check_history_fails_a_failed_record_and_a_cut_run(self):
         self.broken_fleet_agree(f"sqlite:{self.tmp / 'broken.db'}", "sqlite")
