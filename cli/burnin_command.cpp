@@ -106,7 +106,8 @@ CLI::App *add_burnin_command(CLI::App &app, BurninOptions &o) {
   return cmd;
 }
 
-int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<std::string> &argv) {
+int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<std::string> &argv,
+               rdma::LedgerPlace *ledger) {
   const auto path = find_suite(kBurninSuite, suite_dirs(o.suites_dir));
   const Suite suite = load_suite_file(path);
   if (o.plan_gpus && !o.plan_only)
@@ -121,10 +122,13 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
   std::cout << render_burnin_plan(plan) << std::flush;
   if (o.plan_only)
     return code(ExitStatus::ok);
-  std::string dir;
+  // The registry's ledger place: a pair matrix of the burn-in writes its coverage ledger too.
+  rdma::LedgerPlace own;
+  rdma::LedgerPlace &place = ledger ? *ledger : own;
   const int measured = measure_entries(
       std::move(registry), plan.entries, o.common, argv,
-      {{"name", suite.name}, {"path", path}, {"burnin_plan", plan.to_json()}}, &dir);
+      {{"name", suite.name}, {"path", path}, {"burnin_plan", plan.to_json()}}, &place);
+  const std::string dir = place.run_dir;
   if (measured != code(ExitStatus::ok) && measured != code(ExitStatus::problems))
     return measured;
   // Every rank ran its part; rank 0 reports and judges the run as a whole.

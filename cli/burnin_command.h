@@ -25,6 +25,7 @@ struct BurninOptions {
 
 CLI::App *add_burnin_command(CLI::App &app, BurninOptions &o);
 
-int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<std::string> &argv);
+int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<std::string> &argv,
+               rdma::LedgerPlace *ledger);
 
 } // namespace railgauge

@@ -154,8 +154,8 @@ int print_exit_statuses(const std::string &format) {
 
 int dispatch(int argc, char **argv) {
   // Filled by measure_entries once it has made the run directory, before any point runs.
-  const auto run_dir = std::make_shared<std::string>();
-  Registry registry = make_registry(run_dir);
+  const auto ledger = std::make_shared<rdma::LedgerPlace>();
+  Registry registry = make_registry(ledger);
   const std::vector<std::string> args(argv, argv + argc);
 
   CLI::App app;
@@ -241,12 +241,12 @@ int dispatch(int argc, char **argv) {
   if (exit_statuses->parsed())
     return print_exit_statuses(exit_status_format);
   if (burnin->parsed())
-    return run_burnin(std::move(registry), burnin_options, args);
+    return run_burnin(std::move(registry), burnin_options, args, ledger.get());
   if (run->parsed()) {
     const auto path = find_suite(suite_name, suite_dirs(suites_dir));
     const Suite suite = load_suite_file(path);
     return measure_entries(std::move(registry), suite.entries, run_options, args,
-                           {{"name", suite.name}, {"path", path}}, run_dir.get());
+                           {{"name", suite.name}, {"path", path}}, ledger.get());
   }
   for (const auto &[cmd, family] : family_cmds) {
     if (cmd->parsed()) {
@@ -263,7 +263,7 @@ int dispatch(int argc, char **argv) {
       if (collective_groups)
         add_group_axes(*collective_groups, family_options.axes);
       return measure_entries(std::move(registry), {entry}, family_options, args,
-                             {{"name", family}, {"path", nullptr}}, run_dir.get());
+                             {{"name", family}, {"path", nullptr}}, ledger.get());
     }
   }
   return code(ExitStatus::bad_input);

@@ -8,12 +8,12 @@
 
 namespace railgauge {
 
-Registry make_registry(std::shared_ptr<const std::string> run_dir) {
+Registry make_registry(rdma::SharedLedgerPlace ledger) {
   Registry registry;
   register_memory(registry);
   register_gemm(registry);
   register_offload(registry);
-  register_rdma(registry, std::move(run_dir));
+  register_rdma(registry, std::move(ledger));
   register_collectives(registry);
   register_block(registry);
   return registry;

@@ -5,11 +5,13 @@
 #include <string>
 
 #include "harness/registry.h"
+#include "rdma/ledger_place.h"
 
 namespace railgauge {
 
-// All families, in the order `railgauge list` shows them. `run_dir`: where the run directory
-// will be once measure_entries has made it (the pair matrices write their coverage ledger there).
-Registry make_registry(std::shared_ptr<const std::string> run_dir = {});
+// All families, in the order `railgauge list` shows them. `ledger`: the run directory once
+// measure_entries has made it, and the fleet history with --db (the pair matrices' coverage
+// ledger).
+Registry make_registry(rdma::SharedLedgerPlace ledger = {});
 
 } // namespace railgauge

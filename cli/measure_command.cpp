@@ -264,7 +264,7 @@ void end_together(World &world, Manifest &manifest, const std::map<std::string, 
 
 int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, const CommonOptions &o,
                     const std::vector<std::string> &argv, const nlohmann::json &suite_info,
-                    std::string *run_dir) {
+                    rdma::LedgerPlace *ledger) {
   const auto format = parse_output_format(o.format, "--format");
   // A typo in --expect or a --db URL that could never be used stops the run before it has a
   // directory.
@@ -305,8 +305,11 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     reopen_for_resume(o, argv, suite_info, plan, host, ctx.rank(), world, store_timeout, lock,
                       resume, manifest);
   const RunIdentity id = resume ? resume->id() : world.create_run_directory(o.out_dir);
-  if (run_dir)
-    *run_dir = id.dir;
+  if (ledger) {
+    ledger->run_dir = id.dir;
+    if (!db_url.empty())
+      ledger->stored = stored_ledger(o.db, db_url);
+  }
   if (!lock)
     lock.emplace(id.dir);
   RecordFile records(id.dir + "/records.jsonl");

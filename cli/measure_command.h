@@ -11,6 +11,7 @@
 #include "analysis/history/db_command.h"
 #include "harness/registry.h"
 #include "harness/suite.h"
+#include "rdma/ledger_place.h"
 
 namespace CLI {
 class App;
@@ -45,10 +46,11 @@ void add_common_options(CLI::App &cmd, CommonOptions &o);
 // Where suites are looked for: --suites-dir, $RAILGAUGE_SUITES, the shipped ones.
 std::vector<std::string> suite_dirs(const std::optional<std::string> &extra);
 
-// Measures `entries` (a suite's) with `benchmarks`; returns the exit status. `run_dir`, when
-// given, receives this rank's run directory once it exists.
+// Measures `entries` (a suite's) with `benchmarks`; returns the exit status. `ledger`, when
+// given, receives this rank's run directory once it exists and, with --db, the fleet history's
+// coverage ledger (the pair matrices' cover_since reads both).
 int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, const CommonOptions &o,
                     const std::vector<std::string> &argv, const nlohmann::json &suite_info,
-                    std::string *run_dir = nullptr);
+                    rdma::LedgerPlace *ledger = nullptr);
 
 } // namespace railgauge

@@ -1,6 +1,7 @@
 #include "cli/run_ingest.h"
 
 #include <iostream>
+#include <map>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -58,6 +59,18 @@ int ingest_finished_run(const history::DbFlags &db, const std::string &url,
                              e.what(), run_dir, db_flag, run_dir);
     return code(ExitStatus::bad_input);
   }
+}
+
+rdma::StoredLedger stored_ledger(const history::DbFlags &db, const std::string &url) {
+  return [db, url](double since_s) {
+    auto database =
+        history::open_database(url, {.timeout_s = db.timeout_s, .password_file = db.password_file});
+    std::map<std::string, double> latest;
+    for (const auto &row : database->query(
+             "SELECT link, MAX(time_s) FROM ledger WHERE time_s >= ? GROUP BY link", {since_s}))
+      latest[history::as_text(row.at(0))] = history::as_double(row.at(1)).value_or(0);
+    return latest;
+  };
 }
 
 } // namespace railgauge

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/history/db_command.h"
+#include "rdma/ledger_place.h"
 
 namespace CLI {
 class App;
@@ -25,5 +26,11 @@ std::string run_db_url(const history::DbFlags &db);
 // Returns `status` (the run's own exit status), or 4 when the database refused the run.
 int ingest_finished_run(const history::DbFlags &db, const std::string &url,
                         const std::string &run_dir, int status);
+
+// The fleet history's coverage ledger, read when a pair matrix plans with cover_since: each
+// link's latest time since then, over every run stored (other --out directories, other nodes).
+// The database is opened for each read, within --db-timeout-s; a database that cannot be read
+// throws, and the point that asked becomes an error naming it.
+rdma::StoredLedger stored_ledger(const history::DbFlags &db, const std::string &url);
 
 } // namespace railgauge

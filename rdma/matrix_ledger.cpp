@@ -18,7 +18,8 @@ Axis cover_since_axis() {
   return {record::kCoverSince,
           AxisType::text,
           "With coverage_k: plan only the NIC cables no ledger of the runs in the same --out "
-          "directory saw exercised within this long (90m, 12h, 7d); empty: every link",
+          "directory (and, with --db, of the fleet history) saw exercised within this long (90m, "
+          "12h, 7d); empty: every link",
           {std::string("")},
           {}};
 }
@@ -49,7 +50,7 @@ std::vector<std::string> ledgers_beside(const std::string &run_dir) {
 
 CoverSince agree_cover_since(const std::string &cover_since, const std::string &run_dir,
                              Store &store, const std::string &key, int rank, Milliseconds timeout,
-                             double now_s) {
+                             double now_s, const StoredLedger &stored) {
   CoverSince since;
   if (cover_since.empty())
     return since;
@@ -65,6 +66,10 @@ CoverSince agree_cover_since(const std::string &cover_since, const std::string &
       for (const auto &line : fabric::read_ledger(path))
         if (line.time_s >= since.since_s)
           latest[line.link] = std::max(latest[line.link], line.time_s);
+    if (stored)
+      for (const auto &[link, time_s] : stored(since.since_s))
+        if (time_s >= since.since_s)
+          latest[link] = std::max(latest[link], time_s);
     shared = {{"since_s", since.since_s}, {"links", latest}};
     store.set(key, shared.dump());
   } else {
@@ -131,7 +136,7 @@ void write_matrix_ledger(const std::string &run_dir, const MatrixTopology &m,
 }
 
 void agree_matrix_cover_since(RunContext &ctx, const Point &p, PairMatrixSpec &spec,
-                              const RunDirectory &run_dir) {
+                              const SharedLedgerPlace &place) {
   const std::string text = p.text(record::kCoverSince);
   if (text.empty())
     return;
@@ -143,16 +148,18 @@ void agree_matrix_cover_since(RunContext &ctx, const Point &p, PairMatrixSpec &s
   const double now_s =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   spec.cover_since = agree_cover_since(
-      text, run_dir ? *run_dir : std::string(), *ctx.store(), spec.prefix + "cover_since",
-      ctx.rank(), Milliseconds(static_cast<long long>(ctx.peer_timeout_s() * 1000)), now_s);
+      text, place ? place->run_dir : std::string(), *ctx.store(), spec.prefix + "cover_since",
+      ctx.rank(), Milliseconds(static_cast<long long>(ctx.peer_timeout_s() * 1000)), now_s,
+      place ? place->stored : StoredLedger());
 }
 
 void write_matrix_ledger(const RunContext &ctx, const Outcome &out, const MatrixEndpoints &eps,
-                         const PairMatrixSpec &spec, const RunDirectory &run_dir,
+                         const PairMatrixSpec &spec, const SharedLedgerPlace &place,
                          const std::string &via) {
-  if (ctx.rank() != 0 || !run_dir || run_dir->empty() || out.status != Status::ok)
+  if (ctx.rank() != 0 || !place || place->run_dir.empty() || out.status != Status::ok)
     return;
-  write_matrix_ledger(*run_dir, matrix_topology(eps.endpoints, spec.topology), out.metrics, via);
+  write_matrix_ledger(place->run_dir, matrix_topology(eps.endpoints, spec.topology), out.metrics,
+                      via);
 }
 
 } // namespace railgauge::rdma

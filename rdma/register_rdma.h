@@ -3,9 +3,10 @@
 #include <string>
 
 #include "harness/registry.h"
+#include "rdma/ledger_place.h"
 
 namespace railgauge {
 // Adds every rdma benchmark to the registry, in the order `railgauge list` shows them.
-// `run_dir`: where the run directory will be, once made (the pair matrices' coverage ledger).
-void register_rdma(Registry &registry, std::shared_ptr<const std::string> run_dir = {});
+// `ledger`: where the pair matrices' coverage ledger is written and read (ledger_place.h).
+void register_rdma(Registry &registry, rdma::SharedLedgerPlace ledger = {});
 } // namespace railgauge

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "harness/benchmark.h"
+#include "rdma/ledger_place.h"
 #include "rdma/verbs_point.h"
 
 namespace railgauge::rdma {
@@ -48,6 +49,6 @@ std::unique_ptr<Benchmark> make_read_lat();
 std::unique_ptr<Benchmark> make_send_lat();
 // rdma.pair_matrix: every NIC pair across nodes over verbs, bad pairs, isolation. The run
 // directory, once made, is where rank 0 writes the coverage ledger (rdma/matrix_ledger.h).
-std::unique_ptr<Benchmark> make_verbs_pair_matrix(std::shared_ptr<const std::string> run_dir = {});
+std::unique_ptr<Benchmark> make_verbs_pair_matrix(SharedLedgerPlace ledger = {});
 
 } // namespace railgauge::rdma

@@ -22,7 +22,7 @@ namespace {
 // and the findings; every rank's record holds the port counters of its NICs' pairs that moved.
 class VerbsPairMatrix final : public Benchmark {
 public:
-  explicit VerbsPairMatrix(RunDirectory run_dir) : run_dir_(std::move(run_dir)) {}
+  explicit VerbsPairMatrix(SharedLedgerPlace ledger) : ledger_(std::move(ledger)) {}
   std::string_view key() const override { return record::kPairMatrix; }
   std::string_view description() const override {
     return "Every NIC pair across nodes once (rail-aligned or all-to-all rounds of disjoint "
@@ -73,7 +73,7 @@ public:
   Outcome run(RunContext &ctx, const Point &p) override;
 
 private:
-  RunDirectory run_dir_; // where rank 0 writes the coverage ledger
+  SharedLedgerPlace ledger_; // where rank 0 writes the coverage ledger, and reads it
   int points_run_ = 0;
 };
 
@@ -100,7 +100,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
       p.text(record::kPairing) == "all_to_all" ? PairMode::all_to_all : PairMode::rail_aligned;
   spec.thresholds = thresholds_of(p);
   apply_coverage_axes(p, spec);
-  agree_matrix_cover_since(ctx, p, spec, run_dir_);
+  agree_matrix_cover_since(ctx, p, spec, ledger_);
   // A pair's side waits at most a peer timeout for the other's connection data, then serves or
   // measures for at most two time budgets, twice (latency, then bandwidth).
   spec.pair_timeout_s = 2 * (2 * ctx.peer_timeout_s() + 2 * ctx.measure_spec().time_budget_s);
@@ -193,7 +193,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
                       w.metrics.at(record::kBandwidthGbitsPerS).get<double>()};
   };
   Outcome out = run_pair_matrix(ctx, store, plan.eps, spec, side);
-  write_matrix_ledger(ctx, out, plan.eps, spec, run_dir_,
+  write_matrix_ledger(ctx, out, plan.eps, spec, ledger_,
                       fmt::format("{} {}", key(), p.text(record::kVerb)));
   out.metrics[record::kThisRankPairs] = this_rank_pairs;
   out.metrics[record::kPortCounterDeltas] = own_counters;
@@ -202,8 +202,8 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
 
 } // namespace
 
-std::unique_ptr<Benchmark> make_verbs_pair_matrix(std::shared_ptr<const std::string> run_dir) {
-  return std::make_unique<VerbsPairMatrix>(std::move(run_dir));
+std::unique_ptr<Benchmark> make_verbs_pair_matrix(SharedLedgerPlace ledger) {
+  return std::make_unique<VerbsPairMatrix>(std::move(ledger));
 }
 
 } // namespace railgauge::rdma

@@ -23,7 +23,7 @@ constexpr const char *kBandwidthFollows = "bandwidth";
 // findings.
 class TcpPairMatrix final : public Benchmark {
 public:
-  explicit TcpPairMatrix(RunDirectory run_dir) : run_dir_(std::move(run_dir)) {}
+  explicit TcpPairMatrix(SharedLedgerPlace ledger) : ledger_(std::move(ledger)) {}
   std::string_view key() const override { return record::kTcpPairMatrix; }
   std::string_view description() const override {
     return "Every pair of ranks once (n-1 rounds of disjoint pairs) over TCP: latency and "
@@ -52,7 +52,7 @@ public:
   Outcome run(RunContext &ctx, const Point &p) override;
 
 private:
-  RunDirectory run_dir_; // where rank 0 writes the coverage ledger
+  SharedLedgerPlace ledger_; // where rank 0 writes the coverage ledger, and reads it
   int points_run_ = 0;
 };
 
@@ -70,7 +70,7 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
   spec.prefix = fmt::format("pairs/{}/", points_run_++);
   spec.thresholds = thresholds_of(p);
   apply_coverage_axes(p, spec);
-  agree_matrix_cover_since(ctx, p, spec, run_dir_);
+  agree_matrix_cover_since(ctx, p, spec, ledger_);
   // A healthy pair measures latency, then bandwidth, each for the time budget; a pair whose peer
   // is gone gives up after at most two peer timeouts (the server's latency and bandwidth accepts).
   spec.pair_timeout_s = 2 * (ctx.measure_spec().time_budget_s + ctx.peer_timeout_s());
@@ -117,15 +117,15 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
                       w.metrics.at(record::kBandwidthGbitsPerS).get<double>()};
   };
   Outcome out = run_pair_matrix(ctx, store, eps, spec, side);
-  write_matrix_ledger(ctx, out, eps, spec, run_dir_, std::string(key()));
+  write_matrix_ledger(ctx, out, eps, spec, ledger_, std::string(key()));
   out.device = {{device::kInterfaceAddress, resolve_bind_address(lat.bind_address)}};
   return out;
 }
 
 } // namespace
 
-std::unique_ptr<Benchmark> make_tcp_pair_matrix(std::shared_ptr<const std::string> run_dir) {
-  return std::make_unique<TcpPairMatrix>(std::move(run_dir));
+std::unique_ptr<Benchmark> make_tcp_pair_matrix(SharedLedgerPlace ledger) {
+  return std::make_unique<TcpPairMatrix>(std::move(ledger));
 }
 
 } // namespace railgauge::rdma

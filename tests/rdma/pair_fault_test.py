@@ -261,6 +261,32 @@ class PairMatrixCoverageTest(unittest.TestCase):
             self.assertGreaterEqual(played.get(5, 0), 2, metrics["pairs"])
             self.assertTrue((second / "rank-00000" / "fabric_ledger.jsonl").exists())
 
+    def test_cover_since_with_db_reads_the_ledger_of_runs_in_other_out_directories(self):
+        """With --db, a matrix's ledger goes into the fleet history when its run finishes, and a
+        later matrix in another --out directory (another node's local disk) with cover_since
+        plans only the cables the history does not hold; without --db it plans them all."""
+        with tempfile.TemporaryDirectory(prefix="railgauge-cover-since-db-") as tmp:
+            tmp = pathlib.Path(tmp)
+            db = f"sqlite:{tmp / 'fleet.db'}"
+            self.run_matrix(tmp / "first", 4, "--db", db)
+
+            def plan(out, *extra):
+                self.run_matrix(out, 6, "-a", "cover_since=1h", *extra)
+                [run] = [p for p in out.iterdir() if p.is_dir()]
+                [record] = [r for r in records_of(run / "rank-00000")
+                            if r.get("key") == "rdma.tcp_pair_matrix"]
+                self.assertEqual(record["status"], "ok", record.get("reason"))
+                return record["metrics"]
+
+            alone = plan(tmp / "no-db")
+            self.assertIn("0 of 6 NIC cables exercised since then, 6 planned",
+                          alone["coverage_plan"])
+            metrics = plan(tmp / "second", "--db", db)
+            self.assertIn("4 of 6 NIC cables exercised since then, 2 planned",
+                          metrics["coverage_plan"])
+            for pair in metrics["pairs"]:
+                self.assertTrue(4 in pair["endpoints"] or 5 in pair["endpoints"], pair)
+
 
 if __name__ == "__main__":
     RAILGAUGE = sys.argv[1]
