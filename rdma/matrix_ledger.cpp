@@ -66,10 +66,16 @@ CoverSince agree_cover_since(const std::string &cover_since, const std::string &
       for (const auto &line : fabric::read_ledger(path))
         if (line.time_s >= since.since_s)
           latest[line.link] = std::max(latest[line.link], line.time_s);
-    if (stored)
-      for (const auto &[link, time_s] : stored(since.since_s))
-        if (time_s >= since.since_s)
-          latest[link] = std::max(latest[link], time_s);
+    try {
+      if (stored)
+        for (const auto &[link, time_s] : stored(since.since_s))
+          if (time_s >= since.since_s)
+            latest[link] = std::max(latest[link], time_s);
+    } catch (const std::exception &e) {
+      // The other ranks hear why at once, rather than at their timeout.
+      store.set(key, nlohmann::json{{"error", e.what()}}.dump());
+      throw;
+    }
     shared = {{"since_s", since.since_s}, {"links", latest}};
     store.set(key, shared.dump());
   } else {
@@ -80,6 +86,9 @@ CoverSince agree_cover_since(const std::string &cover_since, const std::string &
           fmt::format("{}: rank 0 did not share the ledger's links: {}", where, e.what()),
           e.missing_keys());
     }
+    if (shared.contains("error"))
+      throw BackendError(fmt::format("{}: rank 0 could not read the fleet history's ledger: {}",
+                                     where, shared["error"].get<std::string>()));
   }
   // Rank 0's clock decides, so that every rank plans the same rounds.
   since.since_s = shared.at("since_s").get<double>();

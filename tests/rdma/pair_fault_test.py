@@ -287,6 +287,30 @@ class PairMatrixCoverageTest(unittest.TestCase):
             for pair in metrics["pairs"]:
                 self.assertTrue(4 in pair["endpoints"] or 5 in pair["endpoints"], pair)
 
+    def test_a_fleet_history_that_cannot_be_read_makes_the_point_an_error_on_every_rank(self):
+        """Rank 0 cannot open the database (its directory does not exist): every rank's matrix
+        point is an error naming why, at once, not at the store's timeout of 30 s."""
+        with tempfile.TemporaryDirectory(prefix="railgauge-cover-since-bad-db-") as tmp:
+            out = pathlib.Path(tmp) / "runs"
+            db = f"sqlite:{pathlib.Path(tmp) / 'no-such-dir' / 'fleet.db'}"
+            args = ["rdma", "--filter", "rdma.tcp_pair_matrix", "-a", "coverage_k=2", "-a",
+                    "cover_since=1h", "--db", db, "--time-budget", "0.2", "--out", str(out), "-q"]
+            started = time.monotonic()
+            procs = start_ranks(RAILGAUGE, lambda rank: args, 4, 30)
+            try:
+                for p in procs:
+                    p.communicate(timeout=240)
+                    self.assertNotEqual(p.returncode, 0)
+            finally:
+                end_all(procs)
+            self.assertLess(time.monotonic() - started, 25)
+            [run] = [p for p in out.iterdir() if p.is_dir()]
+            for rank in range(4):
+                [record] = [r for r in records_of(run / f"rank-{rank:05d}")
+                            if r.get("key") == "rdma.tcp_pair_matrix"]
+                self.assertEqual(record["status"], "error", record)
+                self.assertIn("no-such-dir", record["reason"], f"rank {rank}")
+
 
 if __name__ == "__main__":
     RAILGAUGE = sys.argv[1]
