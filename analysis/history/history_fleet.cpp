@@ -19,6 +19,7 @@
 #include "analysis/check/part_index.h"
 #include "analysis/check/rule_values.h"
 #include "analysis/check/unjudged_nodes.h"
+#include "analysis/history/history_builtins.h"
 #include "analysis/history/history_rules.h"
 #include "harness/waiver.h"
 
@@ -42,11 +43,6 @@ constexpr const char *kNewestRuns =
     "(SELECT l.run_id FROM runs l "
     "WHERE l.host_id = ru.host_id AND l.suite = ru.suite "
     "ORDER BY l.start_utc DESC, l.id DESC LIMIT 1)";
-
-struct RunRow {
-  std::string host, dir, status;
-  bool imported = false;
-};
 
 // One value a rule read, as indices: its fleet, part, record key, concrete path, row and run.
 struct Reading {
@@ -138,7 +134,8 @@ public:
       judged.tallies[{parts_[part], check::kRecordStatusRule}] = tally;
     for (auto &f : status_findings_)
       judged.findings.push_back(std::move(f));
-    run_complete(judged);
+    for (auto &f : incomplete_runs(ruleset_, runs_))
+      judged.findings.push_back(std::move(f));
     // An import holds no inventory: its inventory rules are not covered, as over directories.
     for (const auto &rule : ruleset_.rules)
       if (rule.from_inventory()) {
@@ -184,8 +181,10 @@ public:
             part.verdict = std::max(part.verdict, static_cast<check::Level>(level));
       result.verdict = std::max(result.verdict, part.verdict);
     }
-    nothing_judged(result);
-    name_rules_not_judged(result);
+    add_nothing_judged(ruleset_, held_, result);
+    // Imports only: their runs are whole by construction and hold no inventory.
+    if (!own_hosts_.empty())
+      name_rules_not_judged(ruleset_, result);
   }
 
 private:
@@ -198,7 +197,7 @@ private:
           // An import's source names its tool; railgauge's own runs say "railgauge".
           const bool imported = as_text(row[3]) != "railgauge";
           runs_[as_int(row[0]).value_or(0)] =
-              RunRow{as_text(row[1]), as_text(row[2]), as_text(row[4]), imported};
+              StoredRun{as_text(row[1]), as_text(row[2]), as_text(row[4]), imported};
           (imported ? imported_hosts_ : own_hosts_).insert(as_text(row[1]));
         });
     out_.runs = static_cast<long long>(runs_.size());
@@ -392,7 +391,7 @@ private:
   }
 
   // record-status: a record failed or in error fails its part; every record is counted.
-  void record_status(const Record &r, const RunRow &run) {
+  void record_status(const Record &r, const StoredRun &run) {
     const auto part = part_id(index_.part_of(r, nullptr, check::category_of_key(r.key)));
     auto &tally = status_tallies_[part];
     ++tally.checked;
@@ -400,63 +399,6 @@ private:
     tally.passed += bad ? 0 : 1;
     if (bad)
       status_findings_.emplace_back(parts_[part], check::record_status_finding(r, run.dir));
-  }
-
-  // run-complete, from what the database keeps of run.json: its status. A run written by hand
-  // states none; an import is whole by construction.
-  void run_complete(HistoryJudgement &judged) const {
-    for (const auto &[id, run] : runs_) {
-      if (run.imported || run.status.empty() || run.status == "complete")
-        continue;
-      judged.findings.emplace_back(
-          PartKey{run.host, check::PartKind::node, ""},
-          check::built_in_missing(
-              check::kRunCompleteRule, ruleset_.incomplete_runs, "run " + run.dir,
-              fmt::format("run.json says status '{}', not complete", run.status)));
-      judged.findings.back().second.run = run.dir;
-    }
-  }
-
-  // nothing-judged, from the records held (take) and the parts as judged by then.
-  void nothing_judged(check::CheckResult &result) const {
-    if (ruleset_.unjudged_nodes == check::Level::info)
-      return;
-    result.rule_categories[check::kNothingJudgedRule] = "health";
-    std::map<std::string, check::NodeReading> reading;
-    // A part judged against its own past only is not a node the profile read; a history finding
-    // (a drop, a repeat offender) still raises the node to its level.
-    const std::set<std::string> history_rules{kDriftRule, kStepRule, kReplacedRule, kOffenderRule};
-    for (const auto &p : result.parts)
-      reading[p.key.host].add(p, history_rules);
-    HistoryJudgement judged;
-    for (const auto &[host, held] : held_) {
-      auto detail = check::nothing_judged_detail(ruleset_, held, reading[host]);
-      if (!detail.empty())
-        judged.findings.emplace_back(
-            PartKey{host, check::PartKind::node, ""},
-            check::built_in_missing(check::kNothingJudgedRule, ruleset_.unjudged_nodes,
-                                    "records of this node", std::move(detail)));
-    }
-    add_history(result, judged);
-  }
-
-  // The rules the database cannot answer for railgauge's own runs: they read the inventory of
-  // run.json, which only the run directories hold.
-  void name_rules_not_judged(check::CheckResult &result) const {
-    if (own_hosts_.empty())
-      return; // imports only: their runs are whole by construction and hold no inventory
-    for (const auto &rule : ruleset_.rules) {
-      if (streamed_record_rule(rule))
-        continue;
-      result.not_judged.push_back(
-          fmt::format("{}: an inventory probe ({}) needs the run directories (check --rules {} "
-                      "DIR...)",
-                      rule.id, rule.probe, ruleset_.name));
-    }
-    result.not_judged.push_back(fmt::format(
-        "{} (in part): the database keeps a run's status, not the points it planned or the "
-        "counts its run.json states (check --rules {} DIR...)",
-        check::kRunCompleteRule, ruleset_.name));
   }
 
   // A selected value that cannot be judged: a failed tally and a missing value.
@@ -593,7 +535,7 @@ private:
   const check::RuleSet &ruleset_;
   std::vector<RuleState> rules_;
   RecordRulesOutcome out_;
-  std::map<std::int64_t, RunRow> runs_;
+  std::map<std::int64_t, StoredRun> runs_;
   std::vector<std::string> hosts_; // natural order: of the result and the newest runs
   std::set<std::string> own_hosts_, imported_hosts_;
   check::PartIndex index_;
