@@ -75,8 +75,8 @@ NOT_RECORD_FIELDS = {
     "rdma/matrix_endpoints.cpp": (
         "a rank's NICs sent over the store (encode/decode_rank_nics)",
         {"host", "usable", "why_none"}),
-    "rdma/matrix_ledger.cpp": ("the ledger's merge state shared over the store",
-                               {"since_s", "links"}),
+    "rdma/matrix_ledger.cpp": ("the ledger's merge state shared over the store, or why rank 0 "
+                               "could not read it", {"since_s", "links", "error"}),
     "rdma/fabric/topology_lldp.cpp": ("the directories of an LLDP dump, not fields",
                                       {"hosts", "switches"}),
 }
