@@ -1,6 +1,7 @@
 #include "cli/measure_command.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -20,6 +21,7 @@
 #include "harness/error.h"
 #include "harness/exit_status.h"
 #include "harness/expectations.h"
+#include "harness/interrupt_watch.h"
 #include "harness/inventory/inventory.h"
 #include "harness/launch.h"
 #include "harness/manifest.h"
@@ -27,6 +29,7 @@
 #include "harness/resume.h"
 #include "harness/run_failure.h"
 #include "harness/runner.h"
+#include "harness/watchdog.h"
 #include "memory/bandwidth_table.h"
 
 namespace railgauge {
@@ -244,6 +247,18 @@ void end_together(World &world, Manifest &manifest, const std::map<std::string, 
   } else {
     manifest.finish("complete", counts);
   }
+  // Slurm's time limit signals every rank: one that has finished its points and waits here for
+  // the others ends as an interrupted run does (exit 5), its run.json as it is, rather than by
+  // the signal's default action with nothing said.
+  const InterruptWatch at_the_end([&](int signo) {
+    std::fprintf(stderr, "\nrailgauge: %s while waiting for the other ranks at the end: %s\n  %s\n",
+                 signal_name(signo),
+                 cut_short ? "run.json says why this rank stopped early"
+                           : "this rank's points are all recorded (run.json complete)",
+                 resume_hint.c_str());
+    std::fflush(nullptr);
+    std::_Exit(kWatchdogExitCode);
+  });
   try {
     world.barrier("end");
     // A rank whose own points all ran is still part of a run another rank cut short.

@@ -173,6 +173,37 @@ class RailgaugeRanksTest(Base):
             self.assertIn("served by rank 0; did rank 0 exit?", err)
             self.assertLess(after_s, timeout_s + 30, err)
 
+    def test_sigterm_to_a_rank_waiting_at_the_end_ends_it_as_interrupted(self):
+        # Slurm's time limit reaches a rank that has finished its points and waits at the end
+        # barrier for a slower one: it exits 5 saying so, its run.json still complete, not by
+        # the signal's default action with nothing said.
+        def args_of(rank):
+            args = ["run", "quick", "--out", str(self.out), "-q"]
+            return args + ["-a", "size_bytes=16KiB:256MiB:*2"] if rank == 1 else args
+
+        procs = start_ranks(RAILGAUGE, args_of, 2, 120)
+        try:
+            deadline = time.monotonic() + 120
+            manifest = None
+            while time.monotonic() < deadline:
+                paths = list(self.out.glob("*/rank-00000/run.json"))
+                if paths and json.loads(paths[0].read_text() or "{}").get("status") == "complete":
+                    manifest = paths[0]
+                    break
+                time.sleep(0.05)
+            self.assertIsNotNone(manifest, "rank 0 never finished its points")
+            self.assertIsNone(procs[1].poll(), "rank 1 ended before rank 0 was signalled")
+            time.sleep(0.5)  # rank 0 marks run.json, then waits at the barrier
+            procs[0].send_signal(signal.SIGTERM)
+            rc = procs[0].wait(timeout=30)
+            err = procs[0].stderr.read()
+        finally:
+            end_all(procs)
+        self.assertEqual(rc, 5, err)
+        self.assertIn("SIGTERM while waiting for the other ranks at the end", err)
+        self.assertIn("this rank's points are all recorded", err)
+        self.assertEqual(json.loads(manifest.read_text())["status"], "complete")
+
     def test_sigterm_to_every_rank_interrupts_them_all_and_resume_completes(self):
         # As Slurm at the time limit: every task gets SIGTERM. Each rank records its point as an
         # error, marks its run.json interrupted and exits 5, none waiting on the store for the
