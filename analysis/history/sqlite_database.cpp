@@ -1,6 +1,9 @@
 // The fleet history in one SQLite file: the embedded default, no server. Write-ahead logging
 // lets a `check --history` read while an ingest writes; a writer waits for another at most
 // OpenOptions::timeout_s (the busy timeout), then the database is refused as locked.
+#include <chrono>
+#include <thread>
+
 #include <sqlite3.h>
 
 #include <fmt/format.h>
@@ -39,7 +42,7 @@ public:
                        "give --db sqlite:PATH a file in a directory this user can write");
     }
     sqlite3_busy_timeout(db_, static_cast<int>(options.timeout_s * 1000));
-    execute("PRAGMA journal_mode=WAL", {});
+    use_wal(options.timeout_s);
     execute("PRAGMA synchronous=NORMAL", {});
   }
   ~SqliteDatabase() override { sqlite3_close(db_); }
@@ -135,6 +138,25 @@ private:
         row[i] = std::string(reinterpret_cast<const char *>(sqlite3_column_text(stmt, i)),
                              static_cast<std::size_t>(sqlite3_column_bytes(stmt, i)));
       }
+    }
+  }
+
+  // Several processes opening one new file at once (each rank of a run with --db): switching it
+  // to WAL takes an exclusive lock, and SQLite answers SQLITE_BUSY at once there instead of
+  // through the busy handler (1 to 2 of 90 concurrent ingests into a new file failed so on the
+  // 2-core VM). So it is tried again until the same timeout.
+  void use_wal(double timeout_s) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    for (;;) {
+      const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK)
+        return;
+      const int primary = rc & 0xff;
+      if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+          std::chrono::steady_clock::now() >= deadline)
+        fail("PRAGMA journal_mode=WAL");
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
 
