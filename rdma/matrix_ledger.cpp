@@ -67,10 +67,9 @@ CoverSince agree_cover_since(const std::string &cover_since, const std::string &
         if (line.time_s >= since.since_s)
           latest[line.link] = std::max(latest[line.link], line.time_s);
     try {
-      if (stored)
+      if (stored) // its lines since then only (ledger_place.h)
         for (const auto &[link, time_s] : stored(since.since_s))
-          if (time_s >= since.since_s)
-            latest[link] = std::max(latest[link], time_s);
+          latest[link] = std::max(latest[link], time_s);
     } catch (const std::exception &e) {
       // The other ranks hear why at once, rather than at their timeout.
       store.set(key, nlohmann::json{{"error", e.what()}}.dump());

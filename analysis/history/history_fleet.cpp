@@ -132,8 +132,6 @@ public:
     result.rule_categories[check::kRunCompleteRule] = "health";
     for (const auto &[part, tally] : status_tallies_)
       judged.tallies[{parts_[part], check::kRecordStatusRule}] = tally;
-    for (auto &f : status_findings_)
-      judged.findings.push_back(std::move(f));
     for (auto &f : incomplete_runs(ruleset_, runs_))
       judged.findings.push_back(std::move(f));
     // An import holds no inventory: its inventory rules are not covered, as over directories.
@@ -152,9 +150,6 @@ public:
         judge_curves(state);
       else
         judge_rule(state);
-      for (auto &n : notes_)
-        judged.findings.push_back(std::move(n));
-      notes_.clear();
       for (const auto &[part, tally] : state.tallies)
         judged.tallies[{parts_[part], rule.id}] = tally;
       auto [listed, counts] = state.missing->take();
@@ -169,6 +164,7 @@ public:
       state.tallies = {};
       state.hosts_with_match = {};
     }
+    // Every rule's notes and violations at once: add_history sorts each part's findings.
     for (auto &n : notes_)
       judged.findings.push_back(std::move(n));
     notes_.clear();
@@ -298,7 +294,7 @@ private:
       ++out_.values;
       at.what = whats_.id(rv.what);
       if (!rule.fleet) {
-        absolute(state, at, rv);
+        judge_absolute(state, at, rv.value, rv.detail);
         continue;
       }
       at.group = groups_.id(check::fleet_group(rule, r, parts_[at.part], rv.path));
@@ -358,26 +354,17 @@ private:
         state.missing->add(part, std::move(f), &params);
         continue;
       }
-      auto &tally = state.tallies[p.part];
-      ++tally.checked;
-      const json value(figure.value);
-      const bool pass = check::absolute_pass(rule, value);
-      tally.passed += pass ? 1 : 0;
-      if (pass)
-        continue;
-      Finding f = base_of(rule, at, true);
-      f.what = fmt::format("{} ({} over {})", f.what, check::to_string(rule.curve->take),
-                           rule.curve->over);
-      f.detail = std::move(figure.how);
-      check::fill_absolute_finding(rule, value, f);
-      notes_.emplace_back(parts_[p.part], std::move(f));
+      judge_absolute(state, at, json(figure.value), std::move(figure.how),
+                     fmt::format("{} ({} over {})", whats_[p.what],
+                                 check::to_string(rule.curve->take), rule.curve->over));
     }
   }
 
-  // A value against the rule's absolute bound, judged as it is read.
-  void absolute(RuleState &state, const Reading &at, const check::RuleValue &rv) {
+  // A value against the rule's absolute bound (a record's, as it is read, or a curve's figure):
+  // its part's tally, and a finding unless it passed. `what` replaces the value's own path.
+  void judge_absolute(RuleState &state, const Reading &at, const json &value, std::string detail,
+                      std::optional<std::string> what = std::nullopt) {
     const Rule &rule = *state.rule;
-    const json &value = rv.value;
     auto &tally = state.tallies[at.part];
     ++tally.checked;
     const bool pass = check::absolute_pass(rule, value);
@@ -385,7 +372,9 @@ private:
     if (pass)
       return;
     Finding f = base_of(rule, at, true);
-    f.detail = rv.detail;
+    if (what)
+      f.what = std::move(*what);
+    f.detail = std::move(detail);
     check::fill_absolute_finding(rule, value, f);
     notes_.emplace_back(parts_[at.part], std::move(f));
   }
@@ -398,7 +387,7 @@ private:
     const bool bad = r.status == Status::failed || r.status == Status::error;
     tally.passed += bad ? 0 : 1;
     if (bad)
-      status_findings_.emplace_back(parts_[part], check::record_status_finding(r, run.dir));
+      notes_.emplace_back(parts_[part], check::record_status_finding(r, run.dir));
   }
 
   // A selected value that cannot be judged: a failed tally and a missing value.
@@ -542,11 +531,10 @@ private:
   std::unordered_map<std::string, std::vector<std::size_t>> rules_by_key_;
   Names groups_, keys_, whats_, part_names_, curves_;
   std::vector<PartKey> parts_;
-  // Findings to add: the notes of every rule read, then the violations of the rule judged.
+  // Findings to add, of every rule: notes, violations and failed records.
   std::vector<std::pair<PartKey, Finding>> notes_;
   std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_; // by part
-  std::vector<std::pair<PartKey, Finding>> status_findings_;
-  std::map<std::string, check::HeldRecords> held_; // by host: nothing-judged
+  std::map<std::string, check::HeldRecords> held_;                     // by host: nothing-judged
 };
 
 } // namespace
