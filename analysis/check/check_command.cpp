@@ -250,6 +250,11 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
     result.rules_name = rules.name;
     result.rules_file = rules.file;
     const auto judged = history::judge_record_rules(*db, rules, result);
+    // A database that holds no run (a new file, a URL with a typo) has judged nothing: not a pass.
+    if (result.parts.empty())
+      throw InputError("the database holds no run to judge", db->name(),
+                       "store runs first (railgauge db ingest --db URL RUN..., or run --db URL), "
+                       "or give the URL of the fleet's database");
     if (judged.runs > 0)
       std::cerr << fmt::format("railgauge: --history: the rules of {} judged over the newest run "
                                "of each host and suite: {} run{}, {} values\n",

@@ -321,6 +321,14 @@ class HistoryCli(unittest.TestCase):
                  for f in p["findings"]}
         self.assertLessEqual({("record-status", "node02"), ("run-complete", "node05")}, found)
 
+    def test_check_history_of_a_database_without_runs_is_refused(self):
+        # A new file or a URL with a typo holds nothing: judged nothing is no pass.
+        r = self.railgauge("check", "--history", f"sqlite:{self.tmp / 'empty.db'}")
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("the database holds no run to judge", r.stderr)
+        self.assertIn("fix:", r.stderr)
+        self.assertNotIn("PASS", r.stdout)
+
     def test_check_history_fails_a_failed_record_and_a_cut_run(self):
         self.broken_fleet_agree(f"sqlite:{self.tmp / 'broken.db'}", "sqlite")
 
