@@ -151,6 +151,11 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
     set.unreadable.push_back({path.string(), std::move(what)});
   };
   const fs::path manifest = records_file.parent_path() / "run.json";
+  // A run.json that cannot be parsed hides the run's inventory and counts from the verdict.
+  const auto invalid_manifest = [&](std::string what) {
+    set.problems.push_back(fmt::format("{}: {}", manifest.string(), what));
+    set.unreadable.push_back({manifest.string(), std::move(what)});
+  };
   std::string text;
   struct stat st {};
   if (::lstat(manifest.c_str(), &st) == 0) {
@@ -162,11 +167,9 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
       } catch (const nlohmann::json::parse_error &e) {
         // Not e.what(): it quotes the bytes read last, which need not be UTF-8, and problems go
         // into `check --json` and the JUnit file, whose writers must not throw on them.
-        set.problems.push_back(
-            fmt::format("{}: not valid JSON (at byte {})", manifest.string(), e.byte));
+        invalid_manifest(fmt::format("not valid JSON (at byte {})", e.byte));
       } catch (const nlohmann::json::exception &) { // out_of_range: a number such as 1E800
-        set.problems.push_back(
-            fmt::format("{}: not valid JSON (a number out of range)", manifest.string()));
+        invalid_manifest("not valid JSON (a number out of range)");
       }
   }
   text.clear();
@@ -189,6 +192,14 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
   for (auto &r : run.records)
     if (r.host.empty())
       r.host = host;
+  // Lines that cannot be decoded are records lost to the verdict: the file is an input that
+  // could not be read whole (each line is still a problem of its own, with its number).
+  if (!read.problems.empty())
+    set.unreadable.push_back(
+        {records_file.string(),
+         fmt::format("{} line{} could not be read (the first: {})", read.problems.size(),
+                     read.problems.size() == 1 ? "" : "s",
+                     read.problems.front().substr(records_file.string().size() + 1))});
   for (auto &p : read.problems)
     set.problems.push_back(std::move(p));
   set.runs.push_back(std::move(run));

@@ -73,6 +73,13 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
                      "give --rules NAME (h100-sxm-ib, h100-sxm-roce, h100-sxm, h200-sxm-ib, "
                      "h200-sxm-roce, h200-sxm, any-fabric, host-only), auto, or the path of a "
                      "rules YAML file");
+  // auto picks the profile from the GPUs the run directories show; the database alone shows
+  // none, and judging it without the profile asked for would pass what the profile fails.
+  if (history_only && o.rules == "auto")
+    throw InputError("--rules auto picks a profile from run directories, and none are given",
+                     "--rules",
+                     "name the fleet's profile (h100-sxm-ib, h200-sxm-roce, ...) with --history, "
+                     "or give the run directories to pick it from");
   if (o.runs.empty() && !o.inventory_only && !history_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");
@@ -236,14 +243,14 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
   if (db && o.runs.empty() && !o.inventory_only) {
     check::CheckResult result;
     result.rules_name = "history";
-    // --rules (a name or a file; not auto: there are no runs to pick by) sets the thresholds,
+    // --rules (a name or a file; auto is refused above: no runs to pick by) sets the thresholds,
     // and its record rules judge the newest run of each host the database holds. Without one,
     // the built-in rules still do: a record that failed its data check fails its part and a run
     // cut short is named, whatever the history says.
     check::RuleSet rules;
     rules.name = "history";
     rules.unjudged_nodes = check::Level::info; // no profile: no rule was meant to read them
-    if (!o.rules.empty() && o.rules != "auto")
+    if (!o.rules.empty())
       rules = check::load_rules_file(
           find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()}));
     judge_history(db, RunSet{}, rules.history, result);

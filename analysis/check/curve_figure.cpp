@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/rule_values.h"
+
 namespace railgauge::check {
 namespace {
 
@@ -18,6 +20,26 @@ std::string bytes_text(double b) {
 }
 
 } // namespace
+
+CurveReading curve_point_of(const CurveSpec &spec, const nlohmann::json &params,
+                            const nlohmann::json &value) {
+  CurveReading p;
+  const auto over = params.find(spec.over);
+  if (over == params.end() || !number_into(*over, p.x)) {
+    p.kind = CurveReading::Kind::unreadable;
+    p.unreadable = fmt::format("the record has no numeric parameter {}", spec.over);
+    return p;
+  }
+  if (p.x <= 0)
+    return p; // a size-0 row: nothing moved, no bandwidth to judge
+  if (!number_into(value, p.y)) {
+    p.kind = CurveReading::Kind::unreadable;
+    p.unreadable = fmt::format("value {} is not a number", value.dump());
+    return p;
+  }
+  p.kind = CurveReading::Kind::point;
+  return p;
+}
 
 CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,
                          std::span<const double> ys) {

@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/check/rules.h"
 
 namespace railgauge::check {
@@ -19,6 +21,18 @@ struct CurveFigure {
   double value = 0;
   std::string how;
 };
+
+// One record's point of a curve: its `over` parameter and the metric, both numbers. A row at size
+// 0 has no bandwidth to judge and is left out; a point whose size or value is not a number is a
+// value the rule could not read (`unreadable` says why), never one left out in silence.
+struct CurveReading {
+  enum class Kind { point, left_out, unreadable } kind = Kind::left_out;
+  double x = 0;
+  double y = 0;
+  std::string unreadable;
+};
+CurveReading curve_point_of(const CurveSpec &spec, const nlohmann::json &params,
+                            const nlohmann::json &value);
 
 // `xs` ascending (the rule's `over`), `ys` the metric at each; at least one point.
 CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluator.h"
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
@@ -73,6 +74,7 @@ CheckResult Evaluator::run() {
   flush_tallies(kRecordStatusRule);
   run_complete_rule();
   nothing_judged_rule();
+  data_check_rule();
   auto result = finish();
   for (const auto &u : runs_.unreadable)
     result.unreadable.push_back({u.path, u.what, rules_.unreadable_inputs});
@@ -310,15 +312,19 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
       continue;
     }
     if (rule.curve) {
-      double x = 0, y = 0;
-      if (!r.params.contains(rule.curve->over) || !number_into(r.params[rule.curve->over], x) ||
-          !number_into(rv.value, y) || x <= 0)
-        continue; // a size-0 row has no bandwidth to judge
+      const auto point = curve_point_of(*rule.curve, r.params, rv.value);
+      if (point.kind == CurveReading::Kind::left_out)
+        continue;
+      if (point.kind == CurveReading::Kind::unreadable) {
+        tally(key, rule.id, false);
+        add_missing_of(rule, key, s, point.unreadable, rule.on_missing);
+        continue;
+      }
       auto &curve = curves[fmt::format(
           "{} {} {} {} {} {} {}", run, key.host, to_string(key.kind), key.id, r.key,
           params_key(r.params, rule.curve->ignore_params, rule.curve->over), rv.path)];
       curve.part = key;
-      curve.points.push_back({x, y, std::move(s)});
+      curve.points.push_back({point.x, point.y, std::move(s)});
       continue;
     }
     observe(rule, key, std::move(s), rv.value,
@@ -443,6 +449,11 @@ void Evaluator::run_complete_rule() {
     f.run = run.dir;
     add_finding(node, std::move(f));
   }
+  for (const auto &m : missing_ranks(runs_))
+    for (const auto &host : m.hosts)
+      add_finding(
+          PartKey{host, PartKind::node, ""},
+          built_in_missing(kRunCompleteRule, rules_.incomplete_runs, "run " + m.run, m.why));
 }
 
 // The rule's missing values: the listed ones to their parts, the counts to the result.

@@ -26,11 +26,21 @@ inline constexpr const char *kRunCompleteRule = "run-complete";
 // default), naming its records: a profile with no rule for them has read nothing of them, and a
 // node it read nothing of is not a pass.
 inline constexpr const char *kNothingJudgedRule = "nothing-judged";
+// And `data-check`: a node whose ok records ran with their data check off (metrics.verified
+// false, as --no-verify leaves it) gets a missing finding at the rules' unverified_records level
+// (warn by default): a burn-in that never looked at its results has not shown them right.
+inline constexpr const char *kDataCheckRule = "data-check";
 
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs);
 
 // A missing finding of a built-in rule (run-complete, nothing-judged): category health.
 Finding built_in_missing(const char *rule_id, Level level, std::string what, std::string detail);
+
+// Whether an ok record's data check was off: metrics.verified is there and false (a check that
+// ran and found wrong results makes the record failed instead).
+bool data_check_off(const nlohmann::json &metrics);
+// The data-check finding of a node: `records` ok records unverified, `example` the first's key.
+Finding data_check_off_finding(Level level, std::size_t records, const std::string &example);
 
 // The category of a record's family ("compute" for gemm.*), "health" for a family without one.
 std::string category_of_key(const std::string &key);

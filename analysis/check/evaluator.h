@@ -96,6 +96,7 @@ private:
   void record_status_rule();
   void run_complete_rule();
   void nothing_judged_rule();
+  void data_check_rule();
   void end_rule(const std::string &rule_id);
   CheckResult finish();
 

@@ -128,7 +128,19 @@ ProbeResult nic_ports(const json &inventory, const std::string &probe) {
     return unavailable(inventory, "verbs");
   ProbeResult r;
   for (const auto &dev : inventory["verbs"].value("devices", json::array())) {
-    for (const auto &port : dev.value("ports", json::array())) {
+    const auto ports = dev.value("ports", json::array());
+    if (dev.contains("error") || ports.empty()) {
+      // A device verbs lists but cannot open or query (firmware in error, a driver that lost
+      // it): every port probe is unreadable for it, a missing value, never a NIC left out.
+      ProbeValue v;
+      v.kind = PartKind::nic;
+      v.id = dev.value("name", "");
+      v.detail = dev.contains("error") && dev["error"].is_string() ? dev["error"].get<std::string>()
+                                                                   : std::string("no port listed");
+      r.values.push_back(std::move(v));
+      continue;
+    }
+    for (const auto &port : ports) {
       ProbeValue v;
       v.kind = PartKind::nic;
       v.id = dev.value("name", "");

@@ -340,6 +340,11 @@ void parse_bound(const YAML::Node &node, const std::string &file, Rule &r) {
     if (node["value"] || node["fleet"])
       throw InputError(fmt::format("'{}' takes 'values', not 'value' or 'fleet'", to_string(r.op)),
                        r.where, "remove value:/fleet: from this rule");
+    // An empty list would pass every value under none_of (and fail every one under any_of): a
+    // rule that reads nothing must not look like one that judges.
+    if (node["values"].size() == 0)
+      throw InputError(fmt::format("'{}' has an empty 'values' list", to_string(r.op)),
+                       at(file, node["values"]), "list the values, e.g. [hw_slowdown]");
     for (const auto &item : node["values"])
       r.values.push_back(scalar(item, file, "values"));
     return;
@@ -454,7 +459,7 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
   expect_keys(root, file, "a rules file",
               {"schema", "name", "description", "suite", "base", "rules", "incomplete_runs",
-               "unreadable_inputs", "unjudged_nodes", "history"});
+               "unreadable_inputs", "unjudged_nodes", "unverified_records", "history"});
   if (!root["schema"] || !root["schema"].IsScalar() ||
       root["schema"].as<std::string>() != kRulesSchema)
     throw InputError("missing or unknown 'schema'",
@@ -475,6 +480,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     set.unreadable_inputs = level(root["unreadable_inputs"], file, "unreadable_inputs", true);
   if (root["unjudged_nodes"])
     set.unjudged_nodes = level(root["unjudged_nodes"], file, "unjudged_nodes", true);
+  if (root["unverified_records"])
+    set.unverified_records = level(root["unverified_records"], file, "unverified_records", true);
   if (root["history"])
     read_history_thresholds(root["history"], file, set.history);
   const auto list = root["rules"];
@@ -512,6 +519,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     based.unreadable_inputs = set.unreadable_inputs;
   if (root["unjudged_nodes"])
     based.unjudged_nodes = set.unjudged_nodes;
+  if (root["unverified_records"])
+    based.unverified_records = set.unverified_records;
   if (root["history"]) // the fields given replace the base's, the others stay the base's
     read_history_thresholds(root["history"], file, based.history);
   if (!set.suite.empty())

@@ -138,6 +138,10 @@ struct RuleSet {
   // a profile without a rule for them (a node-local profile given a multi-node collective) has
   // read nothing, and a node it read nothing of never passes unless a profile says so.
   Level unjudged_nodes = Level::warn;
+  // The level of a node whose ok records ran with their data check off (`unverified_records:`;
+  // metrics.verified false, as --no-verify leaves it): a wrong result would not have failed
+  // them, so the node is not a pass unless a profile says so.
+  Level unverified_records = Level::warn;
   // `history:`: the thresholds of `check --history`'s rules (history_thresholds.h).
   HistoryThresholds history;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -14,7 +15,70 @@ std::string text_of(const nlohmann::json &m, const char *field) {
   return m.contains(field) && m[field].is_string() ? m[field].get<std::string>() : "";
 }
 
+// "0-7, 9, 12-15": ascending ranks as ranges.
+std::string ranges_text(const std::vector<long long> &ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ",
+                       j == i ? fmt::format("{}", ranks[i])
+                              : fmt::format("{}-{}", ranks[i], ranks[j]));
+    i = j + 1;
+  }
+  return out;
+}
+
 } // namespace
+
+std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
+  struct Seen {
+    long long size = 0;
+    std::set<long long> ranks;
+    std::set<std::string> hosts;
+  };
+  std::map<std::string, Seen> by_run;
+  for (const auto &run : runs.runs) {
+    const auto &m = run.manifest;
+    if (!m.is_object() || !m.contains("world") || !m["world"].is_object())
+      continue; // an import or a hand-made run: no world to count
+    const auto &w = m["world"];
+    const auto id = text_of(m, "run");
+    if (id.empty() || !w.contains("size") || !w["size"].is_number_integer() ||
+        !w.contains("rank") || !w["rank"].is_number_integer() || w["size"].get<long long>() < 2)
+      continue;
+    auto &seen = by_run[id];
+    seen.size = std::max(seen.size, w["size"].get<long long>());
+    seen.ranks.insert(w["rank"].get<long long>());
+    seen.hosts.insert(text_of(m, "host"));
+  }
+  std::vector<MissingRanks> out;
+  for (const auto &[id, seen] : by_run) {
+    // The first absent ranks are named, the rest counted: a run.json may claim any size, and
+    // the walk below takes at most kNamed steps more than the ranks read.
+    constexpr std::size_t kNamed = 64;
+    const auto in_world = std::count_if(seen.ranks.begin(), seen.ranks.end(),
+                                        [&](long long r) { return r >= 0 && r < seen.size; });
+    const long long absent_count = seen.size - static_cast<long long>(in_world);
+    if (absent_count <= 0)
+      continue;
+    std::vector<long long> absent;
+    for (long long r = 0; r < seen.size && absent.size() < kNamed; ++r)
+      if (!seen.ranks.count(r))
+        absent.push_back(r);
+    const std::vector<long long> read(seen.ranks.begin(), seen.ranks.end());
+    out.push_back(
+        {id,
+         {seen.hosts.begin(), seen.hosts.end()},
+         fmt::format("run {} had {} ranks (world.size), {} read (ranks {}); {} missing "
+                     "(ranks {}{}): give every node's run directory",
+                     id, seen.size, read.size(), ranges_text(read), absent_count,
+                     ranges_text(absent),
+                     absent_count > static_cast<long long>(absent.size()) ? ", ..." : "")});
+  }
+  return out;
+}
 
 std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
   const auto &m = run.manifest;

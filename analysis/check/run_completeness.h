@@ -14,4 +14,14 @@ namespace railgauge::check {
 // written by hand, records.jsonl alone).
 std::vector<std::string> incompleteness(const analysis::LoadedRun &run);
 
+// A run of several ranks (run.json world.size > 1) of which fewer ranks were read than it had:
+// the hosts of the ranks read, and why. The ranks not given are nodes the verdict would never
+// name (a directory of one node's ranks, a copy that lost some): each host read is not whole.
+struct MissingRanks {
+  std::string run;                // the run id
+  std::vector<std::string> hosts; // of the ranks read, sorted
+  std::string why;
+};
+std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs);
+
 } // namespace railgauge::check

@@ -134,6 +134,13 @@ public:
       judged.tallies[{parts_[part], check::kRecordStatusRule}] = tally;
     for (auto &f : incomplete_runs(ruleset_, runs_))
       judged.findings.push_back(std::move(f));
+    if (ruleset_.unverified_records != check::Level::info && !unverified_.empty()) {
+      result.rule_categories[check::kDataCheckRule] = "health";
+      for (const auto &[host, u] : unverified_)
+        judged.findings.emplace_back(
+            PartKey{host, check::PartKind::node, ""},
+            check::data_check_off_finding(ruleset_.unverified_records, u.first, u.second));
+    }
     // An import holds no inventory: its inventory rules are not covered, as over directories.
     for (const auto &rule : ruleset_.rules)
       if (rule.from_inventory()) {
@@ -220,8 +227,10 @@ private:
     if (!reason.empty())
       r.reason = reason;
     record_status(r, run->second);
-    if (r.status == Status::ok)
+    if (r.status == Status::ok) {
       held_[r.host].add(ruleset_, r, run->second.imported);
+      unverified(r.host, key, row[5]);
+    }
     auto [matching, added] = rules_by_key_.try_emplace(key);
     if (added)
       for (std::size_t i = 0; i < rules_.size(); ++i)
@@ -256,6 +265,18 @@ private:
       }
       values(state, r, at, run->second.imported);
     }
+  }
+
+  // An ok record whose data check was off (the built-in data-check). Only a row whose text says
+  // so is parsed: the stored metrics are compact JSON.
+  void unverified(const std::string &host, const std::string &key, const Value &metrics) {
+    const auto *text = std::get_if<std::string>(&metrics);
+    if (!text || text->find("\"verified\":false") == std::string::npos ||
+        !check::data_check_off(parsed(metrics)))
+      return;
+    auto &u = unverified_[host];
+    if (u.first++ == 0)
+      u.second = key;
   }
 
   // The values of the rule's metric in one ok record.
@@ -307,12 +328,18 @@ private:
   // bandwidth to judge.
   void curve_point(RuleState &state, const Record &r, const Reading &at,
                    const check::RuleValue &rv) {
-    const auto &spec = *state.rule->curve;
-    double x = 0, y = 0;
-    const auto over = r.params.find(spec.over);
-    if (over == r.params.end() || !check::number_into(*over, x) ||
-        !check::number_into(rv.value, y) || x <= 0)
+    const Rule &rule = *state.rule;
+    const auto &spec = *rule.curve;
+    const auto point = check::curve_point_of(spec, r.params, rv.value);
+    if (point.kind == check::CurveReading::Kind::left_out)
       return;
+    if (point.kind == check::CurveReading::Kind::unreadable) {
+      ++state.tallies[at.part].checked;
+      state.missing->add(parts_[at.part],
+                         check::missing_finding(rule, rv.what, point.unreadable, rule.on_missing),
+                         nullptr);
+      return;
+    }
     const PartKey &part = parts_[at.part];
     const auto curve = curves_.id(
         fmt::format("{} {} {} {} {} {} {}", runs_.at(at.run).dir, part.host,
@@ -320,7 +347,7 @@ private:
                     check::params_key(r.params, spec.ignore_params, spec.over), rv.path));
     ++out_.values;
     state.curve_points.push_back(
-        {curve, at.part, at.key, whats_.id(rv.what), at.record, at.run, x, y});
+        {curve, at.part, at.key, whats_.id(rv.what), at.record, at.run, point.x, point.y});
   }
 
   // Each curve's figure (curve_figure.h) against the rule's bound, as `check` over directories
@@ -535,6 +562,8 @@ private:
   std::vector<std::pair<PartKey, Finding>> notes_;
   std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_; // by part
   std::map<std::string, check::HeldRecords> held_;                     // by host: nothing-judged
+  // By host: the ok records whose data check was off, and the first one's key (data-check).
+  std::map<std::string, std::pair<std::size_t, std::string>> unverified_;
 };
 
 } // namespace

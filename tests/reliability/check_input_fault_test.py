@@ -70,6 +70,12 @@ class CheckInputFaultTest(unittest.TestCase):
     def check(self, *args):
         return railgauge("check", "--rules", self.rules, self.fleet, *args)
 
+    def check_lowered(self, setting):
+        """The fleet judged with `setting` (a level key: value) at the top of the rules."""
+        lowered = self.dir / "lowered.yaml"
+        lowered.write_text(RULES.replace("rules:\n", f"{setting}\nrules:\n", 1))
+        return railgauge("check", "--rules", lowered, self.fleet)
+
     def test_a_failing_node_behind_a_symlink_fails_the_fleet(self):
         make_run(self.dir / "elsewhere" / "node04", "node04", status="failed")
         (self.fleet / "node04").symlink_to(self.dir / "elsewhere" / "node04")
@@ -104,9 +110,7 @@ class CheckInputFaultTest(unittest.TestCase):
         self.assertIn("run-complete", r.stdout)
         self.assertIn("4 of 11 planned points", r.stdout)
         self.assertIn("drain: node04", r.stdout)
-        lowered = self.dir / "lowered.yaml"
-        lowered.write_text(RULES.replace("rules:\n", "incomplete_runs: warn\nrules:\n", 1))
-        r = railgauge("check", "--rules", lowered, self.fleet)
+        r = self.check_lowered("incomplete_runs: warn")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
 
     def test_a_failed_record_cut_in_half_still_fails(self):
@@ -117,6 +121,67 @@ class CheckInputFaultTest(unittest.TestCase):
         r = self.check()
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("failed 1 in run.json, 0 read", r.stdout)
+
+    def test_a_line_cut_in_half_where_no_count_tells_is_unreadable_not_a_pass(self):
+        # No run.json (records copied alone) or a run.json that cannot be parsed: no counts to
+        # find the lost record by, so the cut line itself keeps the fleet from passing.
+        d = make_run(self.fleet / "node04", "node04", n=3)
+        (d / "run.json").unlink()
+        with open(d / "records.jsonl", "a") as f:
+            f.write('{"schema":"railgauge.record/1","status":"fai')
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn(f"FAIL unreadable: {d / 'records.jsonl'}: 1 line could not be read "
+                      "(the first: 4: not a complete JSON line", r.stdout)
+        self.assertNotIn("PASS", r.stdout)
+        r = self.check("--unreadable", "warn")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+
+        e = make_run(self.fleet / "node05", "node05")
+        (e / "run.json").write_text('{"host": "node05", "status": "compl')
+        import shutil
+        shutil.rmtree(d)
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn(f"FAIL unreadable: {e / 'run.json'}: not valid JSON", r.stdout)
+
+    def test_records_without_their_data_check_are_never_a_pass(self):
+        # --no-verify writes metrics.verified false; a profile reading no verified metric passed.
+        d = self.fleet / "node02" / "records.jsonl"
+        d.write_text(d.read_text().replace('"bandwidth_gbytes_per_s": 10.0}',
+                                           '"bandwidth_gbytes_per_s": 10.0, "verified": false}'))
+        db = f"sqlite:{self.dir / 'h.db'}"
+        self.assertEqual(railgauge("db", "ingest", "--db", db, self.fleet).returncode, 0)
+        for args in ([self.fleet], ["--history", db]):
+            r = railgauge("check", "--rules", self.rules, *args)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("data-check", r.stdout)
+            self.assertIn("3 ok records ran with the data check off", r.stdout)
+            self.assertIn("node02", r.stdout)
+            self.assertNotIn("PASS", r.stdout)
+        r = self.check_lowered("unverified_records: info")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_a_run_missing_some_of_its_ranks_fails_the_nodes_read(self):
+        # Two nodes of 4 ranks each; only node04's directories reach the check: node05 would be
+        # named nowhere, and node04's records alone passed.
+        def rank_run(host, rank):
+            d = make_run(self.fleet / f"{host}-rank{rank}", host, run_id="two-node",
+                         manifest={"rank": rank, "world": {"rank": rank, "size": 8}})
+            records = d / "records.jsonl"
+            records.write_text(records.read_text().replace('"rank": 0', f'"rank": {rank}'))
+
+        for rank in range(4):
+            rank_run("node04", rank)
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("run two-node had 8 ranks (world.size), 4 read (ranks 0-3); 4 missing "
+                      "(ranks 4-7)", r.stdout)
+        self.assertIn("drain: node04", r.stdout)
+        for rank in range(4, 8):
+            rank_run("node05", rank)
+        r = self.check()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_a_copied_run_is_said_and_counted_once(self):
         import shutil

@@ -84,6 +84,10 @@ TEST(Rules, ErrorsNameTheLineAndTheFix) {
                         "    compare: \">=\"\n    value: 1\n")
                 .find("t.yaml:11: duplicate rule id 'a'"),
             std::string::npos);
+  // An empty set would pass every value under none_of: refused where it is written.
+  EXPECT_NE(rules_error(base + "    compare: none_of\n    values: []\n")
+                .find("t.yaml:10: 'none_of' has an empty 'values' list"),
+            std::string::npos);
   EXPECT_NE(rules_error("  - id: [unclosed\n").find("t.yaml:"), std::string::npos);
   EXPECT_NE(rules_error(base + "    compare: \">=\"\n    value: 1\n").find(""), std::string::npos);
   EXPECT_EQ(rules_error(base + "    compare: \">=\"\n    value: 1\n"), "");

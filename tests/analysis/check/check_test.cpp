@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -170,6 +171,30 @@ TEST(Check, NicWithLinkDownedDeltasFails) {
   EXPECT_EQ(nic->findings.front().what, "metrics.port_counter_deltas.counters.link_downed");
 }
 
+// An HCA in firmware error: verbs lists it but cannot open it, so it has no port to probe. It
+// fails on every port rule as a value the inventory could not give, never a NIC left out.
+TEST(Check, NicVerbsCannotOpenFailsAsMissing) {
+  const auto profile = load_rules_file(kSource + "/results/rules/h100-sxm-ib.yaml");
+  auto fleet = make_fleet({});
+  auto &devices = fleet.runs[2].manifest["inventory"]["verbs"]["devices"];
+  ASSERT_GE(devices.size(), 4u);
+  devices[3] = {{"name", devices[3]["name"]},
+                {"error", "ibv_open_device: Input/output error"},
+                {"ports", json::array()}};
+  const std::string host = fleet.runs[2].manifest["host"];
+  const std::string name = devices[3]["name"];
+  const auto r = evaluate(profile, fleet);
+  const auto *nic = find_part(r, host, PartKind::nic, name);
+  ASSERT_NE(nic, nullptr);
+  EXPECT_EQ(nic->verdict, Level::fail);
+  std::set<std::string> rules_missing;
+  for (const auto &f : nic->findings)
+    if (f.missing && f.what.find("ibv_open_device: Input/output error") != std::string::npos)
+      rules_missing.insert(f.rule_id);
+  EXPECT_EQ(rules_missing, (std::set<std::string>{"nic-port-active", "nic-physical-link-up",
+                                                  "nic-rate", "nic-link-layer"}));
+}
+
 TEST(Check, ProfilesFindTheSlowGpuAsAWarning) {
   const auto profile = load_rules_file(kSource + "/results/rules/h100-sxm-roce.yaml");
   const auto r = evaluate(profile, make_fleet({.slow_gpu = true}));
@@ -224,6 +249,42 @@ TEST(Check, MissingMetricsAreReportedNeverPassed) {
     nvml_missing |= f.rule_id == "nvlink" && f.missing && f.level == Level::info &&
                     f.detail.find("no NVML here") != std::string::npos;
   EXPECT_TRUE(nvml_missing);
+}
+
+// A curve's point whose figure is not a number is a value the rule could not read: missing at
+// the rule's severity, never a point left out so that the next largest passes in its place.
+TEST(Check, ACurvePointThatIsNotANumberIsMissingNeverLeftOut) {
+  const auto set = rules(R"(
+  - id: allreduce-largest
+    category: fabric
+    severity: fail
+    select: {key: "collectives.nccl_all_reduce"}
+    metric: metrics.busbw_gbytes_per_s
+    curve: {over: size_bytes, take: largest}
+    compare: ">="
+    value: 1
+)");
+  auto fleet = make_fleet({}, 2, 8);
+  Record *largest = nullptr;
+  for (auto &rec : fleet.runs[0].records)
+    if (rec.key == "collectives.nccl_all_reduce" && rec.status == Status::ok &&
+        (!largest || rec.params["size_bytes"] > largest->params["size_bytes"]))
+      largest = &rec;
+  ASSERT_NE(largest, nullptr);
+  const std::string host = largest->host;
+  largest->metrics["busbw_gbytes_per_s"] = nullptr;
+  const auto r = evaluate(set, fleet);
+  int unreadable = 0;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (f.rule_id == "allreduce-largest") {
+        EXPECT_EQ(p.key.host, host);
+        EXPECT_TRUE(f.missing);
+        EXPECT_EQ(f.level, Level::fail);
+        unreadable += f.detail.find("value null is not a number") != std::string::npos;
+      }
+  EXPECT_EQ(unreadable, 1);
+  EXPECT_EQ(r.verdict, Level::fail);
 }
 
 TEST(Check, FleetTooSmallIsMissingNotPass) {

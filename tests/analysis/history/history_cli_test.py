@@ -329,6 +329,15 @@ class HistoryCli(unittest.TestCase):
         self.assertIn("fix:", r.stderr)
         self.assertNotIn("PASS", r.stdout)
 
+    def test_check_history_with_rules_auto_is_refused(self):
+        # auto picks from run directories; without any it would judge with no profile and pass
+        # what the fleet's profile fails.
+        db = f"sqlite:{self.tmp / 'auto.db'}"
+        self.assertEqual(self.railgauge("db", "ingest", "--db", db, self.runs).returncode, 0)
+        r = self.refused(["check", "--rules", "auto", "--history", db],
+                         ["--rules auto picks a profile from run directories"])
+        self.assertNotIn("PASS", r.stdout)
+
     def test_check_history_fails_a_failed_record_and_a_cut_run(self):
         self.broken_fleet_agree(f"sqlite:{self.tmp / 'broken.db'}", "sqlite")
 

@@ -1,0 +1,53 @@
+// The built-in rule `data-check` (evaluate.h): a node whose ok records ran with their data check
+// off. `railgauge run --no-verify` writes metrics.verified false and nothing else tells: a profile
+// that reads no verified metric passed such a burn-in although a GPU returning wrong results
+// would have passed it too.
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "analysis/check/evaluate.h"
+#include "analysis/check/evaluator.h"
+#include "harness/metric_names.h"
+
+namespace railgauge::check {
+
+bool data_check_off(const nlohmann::json &metrics) {
+  const auto it = metrics.find(metric::kVerified);
+  return it != metrics.end() && it->is_boolean() && !it->get<bool>();
+}
+
+Finding data_check_off_finding(Level level, std::size_t records, const std::string &example) {
+  return built_in_missing(
+      kDataCheckRule, level, "records of this node",
+      fmt::format("{} ok record{} ran with the data check off (metrics.verified false, as "
+                  "--no-verify leaves it; {} the first): a wrong result would not have failed "
+                  "{}; run without --no-verify",
+                  records, records == 1 ? "" : "s", example, records == 1 ? "it" : "them"));
+}
+
+void Evaluator::data_check_rule() {
+  if (rules_.unverified_records == Level::info)
+    return; // a profile that says so: a run without data checks is what it asked for
+  struct Unverified {
+    std::size_t records = 0;
+    std::string first;
+  };
+  std::map<std::string, Unverified> by_host;
+  for (const auto &run : runs_.runs)
+    for (const auto &r : run.records)
+      if (r.status == Status::ok && data_check_off(r.metrics)) {
+        auto &u = by_host[r.host];
+        if (u.records++ == 0)
+          u.first = r.key;
+      }
+  if (by_host.empty())
+    return;
+  result_.rule_categories[kDataCheckRule] = "health";
+  for (const auto &[host, u] : by_host)
+    add_finding(PartKey{host, PartKind::node, ""},
+                data_check_off_finding(rules_.unverified_records, u.records, u.first));
+}
+
+} // namespace railgauge::check
