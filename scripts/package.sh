@@ -56,6 +56,12 @@ step_start=$SECONDS
 # removes the rest of that run (the stamp, the packages' trees, the dbgsym root, which would
 # otherwise keep the old binary's debug file beside the new one) but not the build directory.
 dh_clean
+# debhelper (compat 13) builds with HOME set to a directory of its own, where ccache would start
+# an empty cache and compile every file again: name the cache build/ filled.
+if command -v ccache >/dev/null; then
+  CCACHE_DIR=${CCACHE_DIR:-$(ccache --get-config cache_dir)}
+  export CCACHE_DIR
+fi
 if ! RAILGAUGE_DEB_DESTDIR=$out timeout 3600 nice -n 5 dpkg-buildpackage -b -us -uc -nc \
   --changes-file="$changes" --buildinfo-file="${changes%.changes}.buildinfo" \
   --changes-option=-u"$out" --buildinfo-option=-u"$out" >"$out/build.log" 2>&1; then
