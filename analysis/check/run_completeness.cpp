@@ -58,9 +58,11 @@ std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
     // The first absent ranks are named, the rest counted: a run.json may claim any size, and
     // the walk below takes at most kNamed steps more than the ranks read.
     constexpr std::size_t kNamed = 64;
-    const auto in_world = std::count_if(seen.ranks.begin(), seen.ranks.end(),
-                                        [&](long long r) { return r >= 0 && r < seen.size; });
-    const long long absent_count = seen.size - static_cast<long long>(in_world);
+    // The ranks read that the world holds (a loop: clang 14 captures no structured binding).
+    long long in_world = 0;
+    for (const long long r : seen.ranks)
+      in_world += r >= 0 && r < seen.size;
+    const long long absent_count = seen.size - in_world;
     if (absent_count <= 0)
       continue;
     std::vector<long long> absent;
