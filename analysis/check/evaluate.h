@@ -39,8 +39,17 @@ Finding built_in_missing(const char *rule_id, Level level, std::string what, std
 // Whether an ok record's data check was off: metrics.verified is there and false (a check that
 // ran and found wrong results makes the record failed instead).
 bool data_check_off(const nlohmann::json &metrics);
-// The data-check finding of a node: `records` ok records unverified, `example` the first's key.
-Finding data_check_off_finding(Level level, std::size_t records, const std::string &example);
+// A node's ok records whose data check was off: how many, and the first one's key.
+struct UnverifiedRecords {
+  std::size_t records = 0;
+  std::string first;
+  void add(const std::string &key) {
+    if (records++ == 0)
+      first = key;
+  }
+};
+// The data-check finding of a node.
+Finding data_check_off_finding(Level level, const UnverifiedRecords &u);
 
 // The category of a record's family ("compute" for gemm.*), "health" for a family without one.
 std::string category_of_key(const std::string &key);

@@ -18,7 +18,9 @@ bool data_check_off(const nlohmann::json &metrics) {
   return it != metrics.end() && it->is_boolean() && !it->get<bool>();
 }
 
-Finding data_check_off_finding(Level level, std::size_t records, const std::string &example) {
+Finding data_check_off_finding(Level level, const UnverifiedRecords &u) {
+  const std::size_t records = u.records;
+  const std::string &example = u.first;
   return built_in_missing(
       kDataCheckRule, level, "records of this node",
       fmt::format("{} ok record{} ran with the data check off (metrics.verified false, as "
@@ -30,24 +32,17 @@ Finding data_check_off_finding(Level level, std::size_t records, const std::stri
 void Evaluator::data_check_rule() {
   if (rules_.unverified_records == Level::info)
     return; // a profile that says so: a run without data checks is what it asked for
-  struct Unverified {
-    std::size_t records = 0;
-    std::string first;
-  };
-  std::map<std::string, Unverified> by_host;
+  std::map<std::string, UnverifiedRecords> by_host;
   for (const auto &run : runs_.runs)
     for (const auto &r : run.records)
-      if (r.status == Status::ok && data_check_off(r.metrics)) {
-        auto &u = by_host[r.host];
-        if (u.records++ == 0)
-          u.first = r.key;
-      }
+      if (r.status == Status::ok && data_check_off(r.metrics))
+        by_host[r.host].add(r.key);
   if (by_host.empty())
     return;
   result_.rule_categories[kDataCheckRule] = "health";
   for (const auto &[host, u] : by_host)
     add_finding(PartKey{host, PartKind::node, ""},
-                data_check_off_finding(rules_.unverified_records, u.records, u.first));
+                data_check_off_finding(rules_.unverified_records, u));
 }
 
 } // namespace railgauge::check

@@ -137,9 +137,8 @@ public:
     if (ruleset_.unverified_records != check::Level::info && !unverified_.empty()) {
       result.rule_categories[check::kDataCheckRule] = "health";
       for (const auto &[host, u] : unverified_)
-        judged.findings.emplace_back(
-            PartKey{host, check::PartKind::node, ""},
-            check::data_check_off_finding(ruleset_.unverified_records, u.first, u.second));
+        judged.findings.emplace_back(PartKey{host, check::PartKind::node, ""},
+                                     check::data_check_off_finding(ruleset_.unverified_records, u));
     }
     // An import holds no inventory: its inventory rules are not covered, as over directories.
     for (const auto &rule : ruleset_.rules)
@@ -274,9 +273,7 @@ private:
     if (!text || text->find("\"verified\":false") == std::string::npos ||
         !check::data_check_off(parsed(metrics)))
       return;
-    auto &u = unverified_[host];
-    if (u.first++ == 0)
-      u.second = key;
+    unverified_[host].add(key);
   }
 
   // The values of the rule's metric in one ok record.
@@ -563,7 +560,7 @@ private:
   std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_; // by part
   std::map<std::string, check::HeldRecords> held_;                     // by host: nothing-judged
   // By host: the ok records whose data check was off, and the first one's key (data-check).
-  std::map<std::string, std::pair<std::size_t, std::string>> unverified_;
+  std::map<std::string, check::UnverifiedRecords> unverified_;
 };
 
 } // namespace
