@@ -1,5 +1,5 @@
 #pragma once
-// The contract of one benchmark (DESIGN.md "Benchmarks"; nvbandwidth's testcase.h): a stable
+// The contract of one benchmark (docs/design.md "Benchmarks"; nvbandwidth's testcase.h): a stable
 // key `<family>.<name>`, a description, typed axes, supported() and run(). One class per file,
 // named after its key; each family lists its benchmarks in register_<family>(Registry&).
 //

@@ -1,7 +1,7 @@
 #pragma once
 // Who this process is among the ranks a launcher started (mpirun, srun), and the connected
 // world of a multi-rank run: its store, its one agreed run directory, its barriers
-// (DESIGN.md "Launching across nodes", docs/launch.md).
+// (docs/design.md "Launching across nodes", docs/launch.md).
 //
 //   const LaunchInfo launch = launch_info_from(process_environment());
 //   World world(launch, settings, process_environment(), this_host_name());

@@ -1,5 +1,5 @@
 #pragma once
-// The multi-rank measurement core (DESIGN.md "Measurement core"): ranks run a fixed number of
+// The multi-rank measurement core (docs/design.md "Benchmarks"): ranks run a fixed number of
 // iterations of an operation in lockstep, a barrier before each, and each rank times each of
 // its iterations. Afterwards the ranks exchange their times and every rank computes the same
 // summary: per iteration the max over ranks (the time the slowest rank needed, which is what a

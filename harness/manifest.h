@@ -1,5 +1,5 @@
 #pragma once
-// run.json, the manifest of a run directory (DESIGN.md "Data flow"): who ran what, with which
+// run.json, the manifest of a run directory (docs/design.md "Data flow"): who ran what, with which
 // build, on which machine, when. Written when the run starts (status "running") and replaced
 // atomically when it ends ("complete"); a manifest still "running" after the process is gone
 // marks an interrupted run, whose records.jsonl is valid up to the last point measured.

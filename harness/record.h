@@ -1,5 +1,5 @@
 #pragma once
-// A record is one measured point, one line of records.jsonl (DESIGN.md "Records"). The schema
+// A record is one measured point, one line of records.jsonl (docs/design.md "Records"). The schema
 // is results/schema/record.schema.json; its version is in every record.
 //
 // Units live in metric names: `_s` seconds, `_bytes` bytes, `_gbytes_per_s` GB/s with

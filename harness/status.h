@@ -1,5 +1,5 @@
 #pragma once
-// The one outcome of a measured point (DESIGN.md "Records"), like CUTLASS's Disposition.
+// The one outcome of a measured point (docs/design.md "Records"), like CUTLASS's Disposition.
 #include <optional>
 #include <string_view>
 

@@ -1,9 +1,9 @@
 #pragma once
 // `railgauge import <tool> FILE`: another tool's saved output becomes a run directory of records
-// (DESIGN.md "import"), so years of nccl-tests, perftest and nvbandwidth logs can be checked,
-// compared and calibrated beside railgauge's own runs. Importing never measures. What every
-// importer shares lives here: the `import` command group, reading the file, and writing the run
-// directory (manifest with what was imported and from where, then the records).
+// (docs/design.md "Analysis"), so years of nccl-tests, perftest and nvbandwidth logs can be
+// checked, compared and calibrated beside railgauge's own runs. Importing never measures. What
+// every importer shares lives here: the `import` command group, reading the file, and writing the
+// run directory (manifest with what was imported and from where, then the records).
 #include <functional>
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // Reads the output of nccl-tests (all_reduce_perf and its siblings), its text or the JSON it
 // writes with -J, into records, so that existing logs can be checked and compared beside
-// railgauge's own (DESIGN.md "import").
+// railgauge's own (docs/design.md "Analysis").
 //
 // The text format: '#' header lines (the "Collective test starting: <name>_perf" line in recent
 // versions; "Rank r Group g Pid p on host device d [busid] name" per rank), then one row per

@@ -1,6 +1,6 @@
 #pragma once
 // A Store in this process's memory, shared by ranks that are threads: the store of the test
-// tier that needs nothing (DESIGN.md "Building and testing") and of a single-process run.
+// tier that needs nothing (docs/design.md "Building and testing") and of a single-process run.
 #include <condition_variable>
 #include <map>
 #include <mutex>

@@ -1,5 +1,5 @@
 #pragma once
-// How ranks find each other (DESIGN.md "Launching across nodes"): a key-value store shared by
+// How ranks find each other (docs/design.md "Launching across nodes"): a key-value store shared by
 // every rank of a run. NCCL unique ids, verbs QP/GID/rkey blobs, the agreed run id and barrier
 // arrivals all go through it. Implementations: MemoryStore (ranks as threads, tests), a TCP
 // store (rank 0 serves) and an MPI store (when launched by mpirun).

@@ -1,6 +1,6 @@
 #pragma once
 // The TCP store: rank 0 serves the key-value table on the one address it is told, every other
-// rank connects to it (DESIGN.md "Launching across nodes"). Wire format and limits:
+// rank connects to it (docs/design.md "Launching across nodes"). Wire format and limits:
 // harness/store/store_wire.h.
 //
 // The server lets in only clients that open with the right magic, protocol version and run
