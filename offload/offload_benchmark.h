@@ -64,8 +64,9 @@ private:
   Outcome run_bidir(RunContext &ctx, const Point &point);
   Outcome run_all_gpus(RunContext &ctx, const Point &point);
   Outcome run_with_gemm(RunContext &ctx, const Point &point);
-  // NVML's view of the GPUs (inventory/nvml_query.h), queried at the first point that needs it:
-  // opening NVML and reading every GPU per point would cost more than a small point measures.
+  // NVML's view of the GPUs (harness/inventory/nvml_query.h), queried at the first point that
+  // needs it: opening NVML and reading every GPU per point would cost more than a small point
+  // measures.
   const nlohmann::json &nvml_snapshot();
 
   OffloadPath path_;

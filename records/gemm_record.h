@@ -2,7 +2,7 @@
 // The gemm family's record contract: its keys and the parameter and metric names that the
 // family writes and that check, compare, calibrate, report and the shipped rules read. Header
 // only, so analysis reads records through it without linking the family. A metric renamed here
-// fails tests/results/record_contract_test (the schema and the rules name every metric below).
+// fails tests/analysis/record_contract_test.cpp (the schema and the rules name every metric below).
 #include <algorithm>
 #include <array>
 #include <cstdint>
