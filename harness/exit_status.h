@@ -1,6 +1,7 @@
 #pragma once
-// The exit status of every railgauge command, one table (also in `--help` and the README), so
-// that a script tells "the node failed" from "the input was wrong" from "railgauge broke".
+// The exit status of every railgauge command, one table (also in `--help` and
+// docs/reliability.md), so that a script tells "the node failed" from "the input was wrong" from
+// "railgauge broke".
 #include <string>
 #include <string_view>
 
@@ -17,8 +18,8 @@ enum class ExitStatus : int {
 
 constexpr int code(ExitStatus s) { return static_cast<int>(s); }
 
-// The one table: every status, its name and what it means. The README's and
-// docs/reliability.md's tables and the `--help` footer are made from it
+// The one table: every status, its name and what it means. docs/reliability.md's table (the
+// docs' one copy, "Exit statuses") and the `--help` footer are made from it
 // (`railgauge exit-statuses --format markdown`), and tests/exit_status_docs_test.py holds them
 // to it.
 struct ExitStatusRow {
@@ -45,7 +46,7 @@ inline constexpr ExitStatusRow kExitStatuses[] = {
 
 // "Exit status: 0 done: ...; 1 problems: ...": the `--help` footer.
 std::string exit_status_help();
-// The markdown table (| status | meaning |) of the README and docs/reliability.md.
+// The markdown table (| status | meaning |) of docs/reliability.md.
 std::string exit_status_markdown();
 
 } // namespace railgauge

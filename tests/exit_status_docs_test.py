@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The exit statuses are one table (harness/exit_status.h): the README's and
-docs/reliability.md's copies and `railgauge --help` must say what `railgauge exit-statuses`
-says, so that no document disagrees on a code (the watchdog's 5 once read 4 in the help).
+"""The exit statuses are one table (harness/exit_status.h): docs/reliability.md's copy, the one
+the other documents link to, and `railgauge --help` must say what `railgauge exit-statuses`
+says, so that no document disagrees on a code (the watchdog's 5 once read 4 in the help); and
+no other document holds a copy of the table to drift.
 
   exit_status_docs_test.py RAILGAUGE SOURCE_DIR [unittest args]
 
-To refresh the documents: replace the lines between the exit-statuses markers with the output
+To refresh the document: replace the lines between the exit-statuses markers with the output
 of `railgauge exit-statuses --format markdown`.
 """
 import pathlib
@@ -28,12 +29,17 @@ class ExitStatusDocs(unittest.TestCase):
         table = run("exit-statuses", "--format", "markdown")
         self.assertEqual(table.returncode, 0, table.stderr)
         self.assertIn("| 5 |", table.stdout)
-        for doc in ("README.md", "docs/reliability.md"):
-            blocks = BLOCK.findall((ROOT / doc).read_text())
-            self.assertEqual(len(blocks), 1, f"{doc}: one exit-statuses block expected")
-            self.assertEqual(blocks[0], table.stdout,
-                             f"{doc} disagrees with harness/exit_status.h: paste "
-                             "`railgauge exit-statuses --format markdown` between its markers")
+        owner = "docs/reliability.md"
+        blocks = BLOCK.findall((ROOT / owner).read_text())
+        self.assertEqual(len(blocks), 1, f"{owner}: one exit-statuses block expected")
+        self.assertEqual(blocks[0], table.stdout,
+                         f"{owner} disagrees with harness/exit_status.h: paste "
+                         "`railgauge exit-statuses --format markdown` between its markers")
+        others = [p.relative_to(ROOT).as_posix() for p in [ROOT / "README.md",
+                                                           *sorted((ROOT / "docs").glob("*.md"))]
+                  if p.relative_to(ROOT).as_posix() != owner and "exit-statuses:" in p.read_text()]
+        self.assertEqual(others, [], f"a copy of the exit-status table outside {owner}: link to "
+                         "its section \"Exit statuses\" instead")
 
     def test_help_gives_the_same_statuses(self):
         text = run("exit-statuses").stdout.strip()
