@@ -26,8 +26,10 @@ set_target_properties(railgauge PROPERTIES INSTALL_RPATH "$ORIGIN/../lib/railgau
 install(TARGETS railgauge RUNTIME DESTINATION bin)
 install(PROGRAMS scripts/slurm_burnin.sbatch scripts/slurm_rack.sbatch
         DESTINATION share/railgauge/slurm)
+# The exit statuses are told in docs/reliability.md and the burn-in in docs/burnin.md, which the
+# README links to: they ship beside it.
 install(FILES README.md docs/launch.md docs/check.md docs/calibrate.md docs/reference-runs.md
-              docs/install.md
+              docs/install.md docs/reliability.md docs/burnin.md
         DESTINATION share/doc/railgauge)
 
 # cpack -G DEB (or scripts/package_deb.sh) writes railgauge_<version>_<arch>.deb. Its Depends
