@@ -6,7 +6,8 @@ a map of the tree: a file moved or renamed fails here, naming each place that st
 What is read:
   documents        docs/*.md, README.md, CONTRIBUTING.md: the whole text
   source comments  the comments (//, /* */) of the .h, .cpp and .cu files, and the # comments of
-                   the CMake files, of the floors of docs/design.md (tests/layers_test.py)
+                   the CMake files, of the floors of docs/design.md (tests/layers_test.py); the
+                   # comments of scripts/ (.sh, .sbatch, .py)
 
 What counts as a path, in that text:
   - a markdown link's target, `[text](target)`, relative to the document; its #anchor must be
@@ -45,12 +46,13 @@ ROOT = (pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1
 # The floors of tests/layers_test.py: the folders whose comments are read.
 SOURCE_FOLDERS = ("harness", "records", "gemm", "memory", "offload", "rdma", "collectives",
                   "block", "analysis", "cli")
+HASH_COMMENTED = (".cmake", ".sh", ".sbatch", ".py")
 EXTENSIONS = (".h", ".cpp", ".cu", ".py", ".sh", ".sbatch", ".cmake", ".md", ".yaml", ".yml",
               ".json", ".jsonl", ".txt", ".xml", ".csv")
 
 COMMENT_OR_STRING = re.compile(
     r'//[^\n]*|/\*.*?\*/|R"([^(\s"]*)\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'', re.S)
-CMAKE_COMMENT = re.compile(r'#[^\n]*|"(?:\\.|[^"\\])*"', re.S)
+HASH_COMMENT = re.compile(r'#[^\n]*|"(?:\\.|[^"\\])*"', re.S)
 URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 WORD = re.compile(r"[\w.*<>{},+$-]*/[\w./*<>{},+$-]*|\b[A-Z][A-Z0-9_-]*\.md\b")
@@ -67,8 +69,8 @@ SECTION = re.compile(r'([\w./-]+\.md)[`)\]]*(?:\([^)\s]*\))?,?\s+"([^"\n]+)"')
 def comments(path, text):
     """The comments of a source file, everything else blank but its newlines, so that line numbers
     hold."""
-    if path.name == "CMakeLists.txt" or path.suffix == ".cmake":
-        pattern, opener = CMAKE_COMMENT, "#"
+    if path.name == "CMakeLists.txt" or path.suffix in HASH_COMMENTED:
+        pattern, opener = HASH_COMMENT, "#"
     else:
         pattern, opener = COMMENT_OR_STRING, "/"
     out, last = [], 0
@@ -232,7 +234,8 @@ def documents_and_sources(files):
             or p in ("README.md", "CONTRIBUTING.md")]
     sources = [p for p in files if p.split("/", 1)[0] in SOURCE_FOLDERS and
                (p.endswith((".h", ".cpp", ".cu", ".cmake")) or p.endswith("CMakeLists.txt"))]
-    return docs + sources
+    scripts = [p for p in files if p.startswith("scripts/") and p.endswith(HASH_COMMENTED)]
+    return docs + sources + scripts
 
 
 def check_text(root, rel_file, text, tops):
