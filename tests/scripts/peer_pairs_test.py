@@ -107,8 +107,8 @@ class PeerPairsTest(unittest.TestCase):
 
     def test_committed_copy_ratios_are_parity_within_the_a_a_control(self):
         # memory.hbm_memcpy_d2d and torch's copy_ are one cudaMemcpyAsync: their spread is the
-        # copy table's resolution (issue 44: 0.88-1.04), and the hbm_copy ratios the README
-        # quoted (1.011-1.045 from 256 MiB to 4 GiB) lie inside it.
+        # copy table's resolution (issue 44: 0.88-1.04), and the hbm_copy ratios that
+        # docs/reference-runs.md quotes (1.011-1.045 from 256 MiB to 4 GiB) lie inside it.
         pairs = peer_pairs.committed_pairs(self.committed())
         resolution, n = peer_pairs.control_resolution(pairs)
         self.assertEqual(n, 11)
