@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every repository path that a document or a source comment names exists, so that the docs stay
 a map of the tree: a file moved or renamed fails here, naming each place that still cites it
-(eleven comments once cited a DESIGN.md the tree never held).
+(eleven comments once cited a DESIGN.md the tree never held). And docs/README.md, the index of
+the docs, has a line for every document in docs/.
 
 What is read:
   documents        docs/*.md, README.md, CONTRIBUTING.md: the whole text
@@ -277,6 +278,16 @@ class DocPaths(unittest.TestCase):
         self.assertGreater(checked, 500)  # the walk found the documents and the comments
         self.assertEqual(bad, [], "paths, sections and anchors named in docs or source comments "
                          "that do not exist (tests/doc_paths_test.py):\n" + "\n".join(bad))
+
+    def test_the_index_lists_every_doc(self):
+        # docs/README.md is the map of the docs: a document added to docs/ without a line there
+        # is one nobody finds.
+        index = (ROOT / "docs" / "README.md").read_text()
+        linked = {m.group(1).split("#", 1)[0] for m in LINK.finditer(index)}
+        docs = {p.name for p in (ROOT / "docs").iterdir()
+                if p.is_file() and p.name != "README.md"}
+        self.assertGreater(len(docs), 10)
+        self.assertEqual(sorted(docs - linked), [], "docs/README.md has no line for these")
 
     def test_a_missing_path_is_caught(self):
         # The scan itself, on text of its own: what it must refuse, and what it must leave alone.
