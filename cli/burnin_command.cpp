@@ -114,22 +114,27 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
     throw InputError("--plan-gpus only goes with --plan-only", "--plan-gpus",
                      "add --plan-only, or drop --plan-gpus: a run burns the GPUs it has");
   const int gpus = o.plan_gpus.value_or(gpu::cuda_device_count());
-  if (gpus == 0 && !o.plan_only)
-    std::cerr << fmt::format("railgauge: burnin: no CUDA device is usable here ({}): every phase "
-                             "will be a waived record, and the verdict says what is missing\n",
-                             gpu::cuda_unavailable_reason().value_or("none visible"));
   const BurninPlan plan = plan_burnin(suite.entries, std::max(gpus, 1), o.budget_s);
   std::cout << render_burnin_plan(plan) << std::flush;
   if (o.plan_only)
     return code(ExitStatus::ok);
+  // A GPU burn-in on a node that shows no usable GPU (no driver, a GPU fallen off the bus) is a
+  // failed node, whatever profile judges it: it expects at least one GPU, so such a run is
+  // refused before its first point and judged FAIL (exit 2, drained). --expect gpus=N comes
+  // after and wins.
+  CommonOptions common = o.common;
+  common.expect.insert(common.expect.begin(), "gpus=1");
   // The registry's ledger place: a pair matrix of the burn-in writes its coverage ledger too.
   rdma::LedgerPlace own;
   rdma::LedgerPlace &place = ledger ? *ledger : own;
   const int measured = measure_entries(
-      std::move(registry), plan.entries, o.common, argv,
+      std::move(registry), plan.entries, common, argv,
       {{"name", suite.name}, {"path", path}, {"burnin_plan", plan.to_json()}}, &place);
   const std::string dir = place.run_dir;
-  if (measured != code(ExitStatus::ok) && measured != code(ExitStatus::problems))
+  // A run refused for missing hardware (fail) is judged too: its verdict names what is missing
+  // and puts the node on the drain list.
+  if (measured != code(ExitStatus::ok) && measured != code(ExitStatus::problems) &&
+      measured != code(ExitStatus::fail))
     return measured;
   // Every rank ran its part; rank 0 reports and judges the run as a whole.
   if (fs::path(dir).filename() != "" && fs::path(dir).filename().string().starts_with("rank-") &&

@@ -61,7 +61,8 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
   cmd.add_option("--expect", o.expect,
                  "The hardware this node must have, e.g. gpus=8,nics=8 (usable CUDA devices, "
                  "RDMA devices): when it has fewer, the run is refused before its first point "
-                 "(run.json status refused, exit status 1) instead of passing on waivers");
+                 "(run.json status refused, exit status 2: a node to drain) instead of passing "
+                 "on waivers");
   cmd.add_option("--resume", o.resume_dir,
                  "Continue the interrupted run in this run directory (same command otherwise): "
                  "points already recorded are skipped, new records are appended");
@@ -119,13 +120,20 @@ std::vector<std::string> unmet_here(const std::map<std::string, int> &expected,
                                     Manifest &manifest) {
   if (expected.empty())
     return {};
-  const auto found = found_hardware(gpu::cuda_device_count(), manifest.data()["inventory"]);
+  const int gpus = gpu::cuda_device_count();
+  const auto found = found_hardware(gpus, manifest.data()["inventory"]);
   auto unmet = unmet_expectations(expected, found);
+  // The commonest reason a node shows no GPU is the driver: say it beside the count.
+  if (gpus == 0)
+    if (const auto why = gpu::cuda_unavailable_reason())
+      for (auto &u : unmet)
+        if (u.starts_with("gpus:"))
+          u += fmt::format(" ({})", *why);
   manifest.data()["expect"] = {{"expected", expected}, {"found", found}, {"unmet", unmet}};
   manifest.write();
   for (const auto &u : unmet)
     std::cerr << fmt::format("railgauge: expectation not met: {} (--expect: the run is refused "
-                             "before its first point, exit status 1)\n",
+                             "before its first point, exit status 2)\n",
                              u);
   return unmet;
 }
@@ -360,8 +368,10 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     std::cerr << fmt::format("railgauge: run directory {}\n", id.dir);
   // The ranks start together; one that never comes is named (and this rank's run.json says so).
   try {
+    // A node without the hardware it must have is a failed node (drain it), not a run with
+    // problems: a missing GPU is the commonest fault a burn-in meets.
     if (refuse_if_unmet(unmet, world, *manifest, id.dir))
-      return code(ExitStatus::problems);
+      return code(ExitStatus::fail);
   } catch (const BackendError &e) {
     mark_run_failed(*manifest, e.what(), {});
     throw;

@@ -1,7 +1,7 @@
 #pragma once
 // `--expect gpus=8,nics=8`: the hardware a node must have. Without it, a node whose GPUs are not
 // usable (no driver, fallen off the bus) turns every GPU point into a waiver and the run passes;
-// with it, the run says what is missing and ends with exit status 1.
+// with it, the run says what is missing and ends with exit status 2 (a node to drain).
 #include <map>
 #include <string>
 #include <vector>

@@ -27,6 +27,22 @@ std::vector<std::string> gpu_names(const nlohmann::json &manifest) {
   return names;
 }
 
+// A run that had to have GPUs: a GPU burn-in's (its plan in run.json), or one whose --expect
+// named GPUs. Such a run on a node that shows none is judged, not refused as input.
+bool must_have_gpus(const nlohmann::json &manifest) {
+  if (!manifest.is_object())
+    return false;
+  const auto suite = manifest.value("suite", nlohmann::json::object());
+  if (suite.is_object() && suite.contains("burnin_plan"))
+    return true;
+  const auto expect = manifest.value("expect", nlohmann::json::object());
+  const auto expected = expect.is_object() ? expect.value("expected", nlohmann::json::object())
+                                           : nlohmann::json::object();
+  const auto gpus = expected.is_object() ? expected.value("gpus", nlohmann::json(nullptr))
+                                         : nlohmann::json(nullptr);
+  return gpus.is_number_integer() && gpus.get<long long>() > 0;
+}
+
 } // namespace
 
 std::string profile_for_gpu(const std::string &gpu_name, int gpus_per_node) {
@@ -45,14 +61,23 @@ std::string profile_for_gpu(const std::string &gpu_name, int gpus_per_node) {
 AutoProfile auto_profile(const analysis::RunSet &runs) {
   std::map<std::string, int> gpus_per_host; // the most any run of the host showed
   std::set<std::string> names;
+  std::set<std::string> without_gpus; // hosts of runs that had to have GPUs
   for (const auto &run : runs.runs) {
     const auto found = gpu_names(run.manifest);
+    if (found.empty() && must_have_gpus(run.manifest))
+      without_gpus.insert(run.manifest.value("host", run.dir));
     if (found.empty())
       continue;
     const std::string host = run.manifest.value("host", run.dir);
     gpus_per_host[host] = std::max(gpus_per_host[host], static_cast<int>(found.size()));
     names.insert(found.begin(), found.end());
   }
+  // The commonest failure of a GPU node: no GPU at all (no driver, fallen off the bus). No SKU
+  // can be read, so the profile that says a GPU node must show its GPUs judges it: FAIL.
+  if (names.empty() && !without_gpus.empty())
+    return {kGpuNodeProfile,
+            fmt::format("no GPU in the inventory of {} node{} whose run had to have GPUs",
+                        without_gpus.size(), without_gpus.size() == 1 ? "" : "s")};
   if (names.empty())
     throw InputError("no run's inventory shows a GPU, so no GPU profile can be chosen",
                      "--rules auto",

@@ -6,13 +6,19 @@
 //   "NVIDIA H200"           (H200 SXM)   -> h200-sxm, or h200-sxm-1gpu
 //
 // A node with another count than 1 is judged by the 8-GPU profile, whose gpu-count rule then
-// names what is missing. Runs that show no GPU, GPUs of no profile (H100 PCIe or NVL, H200 NVL,
-// A100) or GPUs of two kinds are an input error that says which rules to give instead.
+// names what is missing. Runs that had to have GPUs (a GPU burn-in's, or one whose --expect named
+// GPUs) and show none are judged by gpu-node, which fails them: a node without its GPUs is the
+// commonest failure, never bad input. Other runs that show no GPU, GPUs of no profile (H100 PCIe
+// or NVL, H200 NVL, A100) or GPUs of two kinds are an input error that says which rules to give
+// instead.
 #include <string>
 
 #include "analysis/run_set.h"
 
 namespace railgauge::check {
+
+// The profile of a node that must show GPUs and shows none (results/rules/gpu-node.yaml).
+inline constexpr const char *kGpuNodeProfile = "gpu-node";
 
 struct AutoProfile {
   std::string name; // a shipped profile's name, e.g. "h200-sxm-1gpu"

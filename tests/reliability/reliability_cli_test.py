@@ -183,13 +183,14 @@ class ResumeCliTest(unittest.TestCase):
 
     def test_expected_hardware_that_is_missing_refuses_the_run(self):
         # More GPUs than any machine has: the run is refused before its first point, within 2 s,
-        # exit 1, the reason said at the start and again as the last line, run.json "refused".
+        # exit 2 (a node to drain), the reason said at the start and again as the last line,
+        # run.json "refused".
         args = ["memory", "-q", "--filter", "memory.hbm_read", "-a", "size_bytes=4KiB",
                 "--out", self.out]
         started = time.monotonic()
         r = railgauge(*args, "--expect", "gpus=4096,nics=0")
         took_s = time.monotonic() - started
-        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.returncode, 2, r.stderr)
         self.assertLess(took_s, 2.0, r.stderr)
         self.assertRegex(r.stderr, r"expectation not met: gpus: expected 4096, found \d+")
         self.assertRegex(r.stderr.splitlines()[-1],
@@ -209,6 +210,33 @@ class ResumeCliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(manifest_of(only_run_dir(self.out))["status"], "complete")
 
+    def test_burnin_without_a_gpu_fails_and_drains_the_node(self):
+        # This machine has no GPU (no driver): the commonest failure a burn-in meets. It is a
+        # FAIL that drains the node (exit 2), named with its cause, under the profile --rules
+        # auto picks and under one given by name; never bad input (4) and never a PASS.
+        if "found 0" not in railgauge("memory", "-q", "--filter", "memory.host_copy",
+                                      "-a", "size_bytes=4KiB", "--out", self.out,
+                                      "--expect", "gpus=1").stderr:
+            self.skipTest("this machine has a usable GPU")
+        for rules in ("auto", "any-fabric"):
+            out = pathlib.Path(self.out) / rules
+            r = railgauge("burnin", "--budget", "120", "--rules", rules, "--out", str(out))
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertRegex(r.stderr, r"expectation not met: gpus: expected 1, found 0 \(.+\)")
+            self.assertIn("drain:", r.stdout)
+            self.assertRegex(r.stdout, r"\nFAIL: 1 node \(0 pass, 0 warn, 1 fail\)")
+            if rules == "auto":
+                self.assertIn("--rules auto: gpu-node (no GPU in the inventory of 1 node",
+                              r.stdout + r.stderr)
+            run_dir = only_run_dir(out)
+            manifest = manifest_of(run_dir)
+            self.assertEqual(manifest["status"], "refused")
+            self.assertRegex(manifest["refused"], r"gpus: expected 1, found 0 \(.+\)")
+            # check of the same directory later says the same
+            c = railgauge("check", "--rules", "auto", "--format", "drain", str(run_dir))
+            self.assertEqual(c.returncode, 2, c.stdout + c.stderr)
+            self.assertEqual(len(c.stdout.split()), 1, c.stdout)
+
     def test_a_typo_in_expect_leaves_no_run_directory(self):
         out = pathlib.Path(self.out) / "typo"
         r = railgauge("memory", "-q", "--filter", "memory.host_copy", "--out", str(out),
@@ -227,7 +255,7 @@ class ResumeCliTest(unittest.TestCase):
         refused = pathlib.Path(self.out) / "refused"
         self.assertEqual(railgauge(*host_args, "--out", str(good)).returncode, 0)
         self.assertEqual(railgauge(*host_args, "--out", str(refused), "--expect",
-                                   "gpus=4096").returncode, 1)
+                                   "gpus=4096").returncode, 2)
         verdict = pathlib.Path(self.out) / "verdict.json"
         r = railgauge("check", "--rules", "host-only", "--format", "drain", "--json",
                       str(verdict), str(good), str(refused))
