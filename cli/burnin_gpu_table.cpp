@@ -1,8 +1,10 @@
 #include "cli/burnin_gpu_table.h"
 
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/printers.h"
 #include "records/per_gpu_parts.h"
@@ -45,6 +47,22 @@ std::vector<std::string> gemm_telemetry_cells(const nlohmann::json &gpu) {
           reasons.empty() ? "none" : reasons};
 }
 
+// The other processes the telemetry found on one GPU during one phase, added to `seen` as
+// "name (pid)"; false where the phase could not list them.
+bool add_foreign_processes(const nlohmann::json &gpu, std::set<std::string> &seen) {
+  const nlohmann::json::json_pointer where("/telemetry/foreign_processes");
+  if (!gpu.contains(where) || !gpu.at(where).is_object())
+    return false;
+  const auto &f = gpu.at(where);
+  if (f.value("count", 0) > 0 && f.contains("processes") && f["processes"].is_array())
+    for (const auto &p : f["processes"])
+      seen.insert(fmt::format(
+          "{} ({})",
+          p.value("name", nlohmann::json(nullptr)).is_string() ? p["name"].get<std::string>() : "?",
+          p.value("pid", 0)));
+  return true;
+}
+
 // A headline metric's unit, for a narrow column header.
 std::string unit_of(const std::string &metric) {
   if (metric == "tflops")
@@ -64,6 +82,8 @@ std::string render_burnin_gpu_table(const std::vector<Record> &records) {
   std::map<std::string, std::map<std::string, std::string>> cells; // gpu -> column -> text
   std::map<std::string, std::vector<std::string>> telemetry;       // gpu -> last cells
   std::map<std::string, std::string> verdict;                      // gpu -> worst part status
+  std::map<std::string, std::set<std::string>> others;             // gpu -> foreign processes
+  std::set<std::string> listed;                                    // gpus whose processes were read
   std::vector<std::string> gpus;                                   // "index pci", in order met
   for (const auto &r : records) {
     const auto parts = records::per_gpu_parts(r);
@@ -88,6 +108,8 @@ std::string render_burnin_gpu_table(const std::vector<Record> &records) {
         verdict[gpu] = fmt::format("{} {}", to_string(part.status), r.key);
       if (r.key == "gemm.burn")
         telemetry[gpu] = gemm_telemetry_cells(part.metrics);
+      if (add_foreign_processes(part.metrics, others[gpu]))
+        listed.insert(gpu);
     }
   }
   if (gpus.empty())
@@ -95,7 +117,8 @@ std::string render_burnin_gpu_table(const std::vector<Record> &records) {
   std::vector<std::string> header = {"gpu", "pci"};
   for (const auto &c : columns)
     header.push_back(metric_of.contains(c) ? fmt::format("{} {}", c, unit_of(metric_of[c])) : c);
-  for (const char *h : {"GEMM W / limit", "GEMM SM MHz", "GEMM max C", "GEMM clock events", "data"})
+  for (const char *h : {"GEMM W / limit", "GEMM SM MHz", "GEMM max C", "GEMM clock events",
+                        "other processes", "data"})
     header.emplace_back(h);
   std::vector<std::vector<std::string>> rows;
   for (const auto &gpu : gpus) {
@@ -106,13 +129,18 @@ std::string render_burnin_gpu_table(const std::vector<Record> &records) {
     const auto t =
         telemetry.contains(gpu) ? telemetry[gpu] : std::vector<std::string>{"-", "-", "-", "-"};
     row.insert(row.end(), t.begin(), t.end());
+    std::string processes = listed.contains(gpu) ? "none" : "-";
+    if (!others[gpu].empty())
+      processes = fmt::format("{}", fmt::join(others[gpu], ", "));
+    row.push_back(processes);
     row.push_back(verdict.contains(gpu) ? verdict[gpu] : "ok");
     rows.push_back(std::move(row));
   }
   return "\n" + render_table("Per GPU: each phase's figure for the GPU (median over its window; "
                              "GB = 1e9 bytes), its telemetry during the sustained GEMM (median "
-                             "power and SM clock, clock-event reasons over 1 % of the window), and "
-                             "whether every result it held was right",
+                             "power and SM clock, clock-event reasons over 1 % of the window), the "
+                             "other processes NVML listed on it in any phase, and whether every "
+                             "result it held was right",
                              header, rows);
 }
 

@@ -20,6 +20,7 @@
 #include "harness/device_fields.h"
 #include "harness/host_buffer.h"
 #include "harness/inventory/gpu_monitor.h"
+#include "harness/inventory/gpu_telemetry.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/pinned_workers.h"
 #include "harness/run_context.h"
@@ -348,19 +349,35 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   return outcome;
 }
 
+namespace {
+
+// One GPU of a copy on every GPU at once: its buffers, transfer and data seed.
+struct PerGpu {
+  gpu::CudaDeviceInfo info;
+  HostPlacement where;
+  std::unique_ptr<HostRegion> host;
+  std::unique_ptr<gpu::DeviceBuffer> dev;
+  Transfer transfer;
+  std::uint32_t seed;
+};
+
+// Each GPU's health counters, kernel log and processes before or after the copies, as the other
+// burn phases keep them: an Xid or an ECC error while every GPU copies is judged like one under
+// GEMM (gpu_telemetry.h).
+std::vector<nlohmann::json> snapshots(const std::vector<PerGpu> &gpus) {
+  std::vector<nlohmann::json> out;
+  for (const auto &g : gpus)
+    out.push_back(sample_gpu_telemetry(g.info.uuid));
+  return out;
+}
+
+} // namespace
+
 Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   const int gpus = gpu::cuda_device_count();
   const auto bytes = static_cast<std::size_t>(point.integer(record::kSizeBytes));
   const OffloadPath one = path_ == OffloadPath::all_gpus_h2d ? OffloadPath::h2d : OffloadPath::d2h;
 
-  struct PerGpu {
-    gpu::CudaDeviceInfo info;
-    HostPlacement where;
-    std::unique_ptr<HostRegion> host;
-    std::unique_ptr<gpu::DeviceBuffer> dev;
-    Transfer transfer;
-    std::uint32_t seed;
-  };
   std::vector<PerGpu> per_gpu;
   std::vector<Lane> lanes;
   for (int d = 0; d < gpus; ++d) {
@@ -385,6 +402,7 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
     const auto &g = per_gpu[static_cast<std::size_t>(d)];
     prepare(g.transfer, g.seed, timer.stream(static_cast<std::size_t>(d)));
   }
+  const std::vector<nlohmann::json> before = snapshots(per_gpu);
   std::vector<std::unique_ptr<GpuMonitor>> monitors;
   for (const auto &g : per_gpu)
     monitors.push_back(std::make_unique<GpuMonitor>(g.info.uuid, kMonitorPeriod, nvml_library_));
@@ -392,6 +410,7 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   std::vector<nlohmann::json> during;
   for (auto &m : monitors)
     during.push_back(m->stop());
+  const std::vector<nlohmann::json> after = snapshots(per_gpu);
   const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
 
   std::vector<double> bandwidths;
@@ -420,7 +439,9 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
                             {record::kBandwidthGbytesPerS, bw},
                             {record::kPerGpuShare, sum > 0 ? bw / sum : 0.0}};
     entry.update(placement_check(g.where.numa_node, {g.host->buffer().page_nodes()}));
-    entry.update(link_metrics(links, g.info.pci_bus_id, during[static_cast<std::size_t>(d)], bw));
+    const auto i = static_cast<std::size_t>(d);
+    entry.update(link_metrics(links, g.info.pci_bus_id, during[i], bw));
+    entry[metric::kTelemetry] = telemetry_pair(before[i], during[i], after[i]);
     if (const auto e = entry.find(record::kExpectedGbytesPerS); e != entry.end() && e->is_number())
       expected_sum += e->get<double>();
     else

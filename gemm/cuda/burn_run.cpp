@@ -141,8 +141,9 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
     r.iterations += ring;
   }
   r.elapsed_s = elapsed_s();
-  const nlohmann::json during = monitor.stop();
   r.settle_s = kSettleFraction * o.duration_s;
+  // The telemetry of the window the figure is taken over (after the clocks settled).
+  const nlohmann::json during = monitor.stop(r.settle_s);
   r.tflops = tflops.median(r.settle_s).value_or(0.0);
   r.tflops_min = tflops.min(r.settle_s).value_or(0.0);
   r.series = tflops.windows(kSeriesWindow_s, "tflops");

@@ -71,6 +71,14 @@ inline constexpr double kSeriesWindow_s = 1.0;
 nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, double duration_s,
                                      const GpuCounters &start, const GpuCounters &end);
 
+// summarize_gpu_samples over the part of a point from `from_s` to its end: the samples before
+// it left out and the rest's t_s counted from it, the energy and violation counters (which span
+// the whole point) left out, and "window_s": {"from", "to"} said. A burn phase's figure is its
+// window after the clocks settled; its telemetry is that same window, not the seconds the
+// phase before still heated. from_s <= 0 is summarize_gpu_samples.
+nlohmann::json summarize_gpu_window(std::vector<GpuSample> samples, double duration_s,
+                                    double from_s, GpuCounters start, const GpuCounters &end);
+
 // True for a clock-event reason name that holds the clock below what the GPU would run at
 // (power cap, thermal or hardware slowdown, power brake), false for idle, application clock
 // settings and sync boost.
@@ -87,9 +95,9 @@ public:
   GpuMonitor(const GpuMonitor &) = delete;
   GpuMonitor &operator=(const GpuMonitor &) = delete;
 
-  // Stops sampling and summarises (summarize_gpu_samples), or {"available": false, "reason"}.
-  // A second call returns the same summary.
-  nlohmann::json stop();
+  // Stops sampling and summarises (summarize_gpu_window from `from_s` seconds after the start),
+  // or {"available": false, "reason"}. A second call returns the same summary.
+  nlohmann::json stop(double from_s = 0);
 
 private:
   struct Impl;

@@ -89,7 +89,7 @@ GpuMonitor::GpuMonitor(std::string uuid, std::chrono::milliseconds period, std::
 
 GpuMonitor::~GpuMonitor() { stop(); }
 
-nlohmann::json GpuMonitor::stop() {
+nlohmann::json GpuMonitor::stop(double from_s) {
   Impl &m = *impl_;
   if (m.summary)
     return *m.summary;
@@ -106,7 +106,7 @@ nlohmann::json GpuMonitor::stop() {
   const double duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - m.started).count();
   m.samples.push_back(m.sample()); // the end of the point, however short it was
-  m.summary = summarize_gpu_samples(m.samples, duration_s, m.at_start, m.counters());
+  m.summary = summarize_gpu_window(m.samples, duration_s, from_s, m.at_start, m.counters());
   (*m.summary)["period_ms"] = m.period.count();
   return *m.summary;
 }

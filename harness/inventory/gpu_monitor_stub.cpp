@@ -9,7 +9,7 @@ GpuMonitor::GpuMonitor(std::string, std::chrono::milliseconds, std::string) {}
 
 GpuMonitor::~GpuMonitor() = default;
 
-nlohmann::json GpuMonitor::stop() {
+nlohmann::json GpuMonitor::stop(double) {
   return {{"available", false}, {"reason", "built without nvml.h (no NVML telemetry)"}};
 }
 

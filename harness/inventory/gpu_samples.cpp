@@ -185,4 +185,25 @@ nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, doub
   return j;
 }
 
+nlohmann::json summarize_gpu_window(std::vector<GpuSample> samples, double duration_s,
+                                    double from_s, GpuCounters start, const GpuCounters &end) {
+  if (!(from_s > 0))
+    return summarize_gpu_samples(samples, duration_s, start, end);
+  std::vector<GpuSample> kept;
+  for (auto &s : samples)
+    if (s.t_s >= from_s) {
+      s.t_s -= from_s;
+      kept.push_back(s);
+    }
+  // The counters at the start belong to the whole point: over the window they would count the
+  // seconds left out.
+  start.energy_mj.reset();
+  start.power_violation_ns.reset();
+  start.thermal_violation_ns.reset();
+  const double to_s = std::max(duration_s, from_s);
+  nlohmann::json j = summarize_gpu_samples(kept, to_s - from_s, start, end);
+  j["window_s"] = {{"from", from_s}, {"to", to_s}};
+  return j;
+}
+
 } // namespace railgauge

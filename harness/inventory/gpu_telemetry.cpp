@@ -3,11 +3,15 @@
 #include <exception>
 #include <utility>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "harness/inventory/gpu_monitor.h"
+#include "harness/inventory/gpu_processes.h"
 #include "harness/inventory/kernel_xids.h"
 #include "harness/inventory/nvml_query.h"
+#include "harness/inventory/pcie_aer.h"
 
 namespace railgauge {
 namespace {
@@ -58,6 +62,56 @@ nlohmann::json kernel_log_of(const std::string &pci) {
   return {{"available", true}, {"last_seq", log.last_seq}, {"xids", xids}};
 }
 
+// A total of one AER file in a snapshot's pcie_aer, or null.
+nlohmann::json aer_total(const nlohmann::json &snapshot, const char *kind, const char *total) {
+  const auto aer = snapshot.value("pcie_aer", nlohmann::json::object());
+  if (!aer.is_object() || !aer.value("available", false) || !aer.contains(kind) ||
+      !aer[kind].is_object())
+    return nullptr;
+  const auto v = aer[kind].value(total, nlohmann::json(nullptr));
+  return v.is_number() ? v : nlohmann::json(nullptr);
+}
+
+// The links' errors between the snapshots: NVML's PCIe replay counter, AER's correctable total,
+// its non-fatal and fatal totals together (an uncorrectable error under load), and the NVLink
+// error counters together; null where either end could not tell.
+void pcie_error_delta(const nlohmann::json &before, const nlohmann::json &after,
+                      nlohmann::json &d) {
+  const auto grew = [](const nlohmann::json &a, const nlohmann::json &b) {
+    return a.is_number() && b.is_number() ? nlohmann::json(b.get<double>() - a.get<double>())
+                                          : nlohmann::json(nullptr);
+  };
+  d["pcie_replays"] = grew(before.value("pcie_replay_count", nlohmann::json(nullptr)),
+                           after.value("pcie_replay_count", nlohmann::json(nullptr)));
+  d["pcie_aer_correctable"] = grew(aer_total(before, "correctable", "TOTAL_ERR_COR"),
+                                   aer_total(after, "correctable", "TOTAL_ERR_COR"));
+  const auto nonfatal = grew(aer_total(before, "nonfatal", "TOTAL_ERR_NONFATAL"),
+                             aer_total(after, "nonfatal", "TOTAL_ERR_NONFATAL"));
+  const auto fatal = grew(aer_total(before, "fatal", "TOTAL_ERR_FATAL"),
+                          aer_total(after, "fatal", "TOTAL_ERR_FATAL"));
+  d["pcie_aer_uncorrectable"] = nonfatal.is_number() && fatal.is_number()
+                                    ? nlohmann::json(nonfatal.get<double>() + fatal.get<double>())
+                                    : nlohmann::json(nullptr);
+  // NVLink: every error counter together (CRC, replay, recovery); null without NVLink.
+  const auto links_before = before.value("nvlink_errors", nlohmann::json(nullptr));
+  const auto links_after = after.value("nvlink_errors", nlohmann::json(nullptr));
+  d["nvlink_errors"] = nullptr;
+  if (links_before.is_object() && links_after.is_object()) {
+    double total = 0;
+    bool read = false;
+    for (const char *name : {"crc_flit", "crc_data", "replay", "recovery"}) {
+      const auto g = grew(links_before.value(name, nlohmann::json(nullptr)),
+                          links_after.value(name, nlohmann::json(nullptr)));
+      if (g.is_number()) {
+        total += g.get<double>();
+        read = true;
+      }
+    }
+    if (read)
+      d["nvlink_errors"] = total;
+  }
+}
+
 // after - before of each health counter, and the Xid events logged in between (null where
 // either end could not tell).
 nlohmann::json health_delta(const nlohmann::json &before, const nlohmann::json &after) {
@@ -68,6 +122,7 @@ nlohmann::json health_delta(const nlohmann::json &before, const nlohmann::json &
     d[name] = a.is_number() && b.is_number() ? nlohmann::json(b.get<double>() - a.get<double>())
                                              : nlohmann::json(nullptr);
   }
+  pcie_error_delta(before, after, d);
   const auto log_before = before.value("kernel_log", nlohmann::json::object());
   const auto log_after = after.value("kernel_log", nlohmann::json::object());
   d["xid_events"] = nullptr;
@@ -113,6 +168,11 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
     t["ecc_corrected_volatile"] = count_of(gpu, "ecc", "volatile", "corrected");
     for (const char *name : {"uncorrectable", "correctable", "pending", "failure"})
       t[std::string("remapped_rows_") + name] = count_of(gpu, "remapped_rows", nullptr, name);
+    t["compute_processes"] = gpu.value("compute_processes", nlohmann::json(nullptr));
+    t["pcie_replay_count"] = count_of(gpu, "pcie", nullptr, "replay_count");
+    t["nvlink_errors"] = nullptr; // a GPU without NVLink has none to count
+    if (const auto nvlink = gpu.value("nvlink", nlohmann::json(nullptr)); nvlink.is_object())
+      t["nvlink_errors"] = nvlink.value("errors", nlohmann::json(nullptr));
     return t;
   }
   return {{"available", false}, {"reason", fmt::format("NVML lists no GPU with uuid {}", uuid)}};
@@ -121,8 +181,10 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
 nlohmann::json sample_gpu_telemetry(std::string_view uuid) {
   try {
     nlohmann::json t = gpu_telemetry_from_nvml(query_nvml("libnvidia-ml.so.1"), uuid);
-    if (t.contains("pci_bus_id") && t["pci_bus_id"].is_string())
+    if (t.contains("pci_bus_id") && t["pci_bus_id"].is_string()) {
       t["kernel_log"] = kernel_log_of(t["pci_bus_id"].get<std::string>());
+      t["pcie_aer"] = read_pcie_aer("/sys", t["pci_bus_id"].get<std::string>());
+    }
     return t;
   } catch (const std::exception &e) {
     return {{"available", false}, {"reason", e.what()}};
@@ -134,14 +196,21 @@ nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nloh
   for (nlohmann::json *j : {&before, &during, &after})
     if (!j->is_object())
       *j = nlohmann::json::object();
-  const bool throttled = before.value("throttled", false) || during.value("throttled", false) ||
-                         after.value("throttled", false);
+  // Throttled while the point ran: over a window of seconds (a burn phase) its samples say so.
+  // The snapshots are instants outside it, and the one before still shows the phase before (the
+  // HBM burn's read 691 W and sw_power_cap, the GEMM burn's tail, on the H200 at 02a54aa). A
+  // point of milliseconds has too few samples to tell alone: any of the three says so.
+  const bool sampled =
+      during.value("available", false) && during.value("duration_s", 0.0) >= 2 * kSeriesWindow_s;
+  const bool throttled = sampled ? during.value("throttled", false)
+                                 : before.value("throttled", false) ||
+                                       during.value("throttled", false) ||
+                                       after.value("throttled", false);
   nlohmann::json delta = health_delta(before, after);
-  return {{"before", std::move(before)},
-          {"during", std::move(during)},
-          {"after", std::move(after)},
-          {"throttled", throttled},
-          {"health_delta", std::move(delta)}};
+  nlohmann::json foreign = foreign_processes(before, after, static_cast<unsigned>(getpid()));
+  return {{"before", std::move(before)},      {"during", std::move(during)},
+          {"after", std::move(after)},        {"throttled", throttled},
+          {"health_delta", std::move(delta)}, {"foreign_processes", std::move(foreign)}};
 }
 
 GpuTelemetryWindow::GpuTelemetryWindow(std::string uuid)
@@ -150,9 +219,9 @@ GpuTelemetryWindow::GpuTelemetryWindow(std::string uuid)
 
 GpuTelemetryWindow::~GpuTelemetryWindow() = default;
 
-nlohmann::json GpuTelemetryWindow::finish() {
+nlohmann::json GpuTelemetryWindow::finish(double from_s) {
   if (result_.is_null())
-    result_ = telemetry_pair(before_, monitor_->stop(), sample_gpu_telemetry(uuid_));
+    result_ = telemetry_pair(before_, monitor_->stop(from_s), sample_gpu_telemetry(uuid_));
   return result_;
 }
 
@@ -161,18 +230,26 @@ GpuTelemetryWindows::GpuTelemetryWindows(const std::vector<std::string> &uuids) 
     windows_.push_back(std::make_unique<GpuTelemetryWindow>(uuid));
 }
 
-nlohmann::json GpuTelemetryWindows::finish() {
-  if (windows_.size() == 1)
-    return windows_.front()->finish();
+nlohmann::json gpus_telemetry(std::vector<nlohmann::json> windows,
+                              const std::vector<std::string> &uuids) {
+  if (windows.size() == 1)
+    return std::move(windows.front());
   nlohmann::json per_gpu = nlohmann::json::array();
   bool throttled = false;
-  for (std::size_t i = 0; i < windows_.size(); ++i) {
-    nlohmann::json t = windows_[i]->finish();
-    throttled = throttled || t.value("throttled", false);
-    t["uuid"] = uuids_[i];
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    nlohmann::json t = std::move(windows[i]);
+    throttled = throttled || (t.is_object() && t.value("throttled", false));
+    t["uuid"] = i < uuids.size() ? nlohmann::json(uuids[i]) : nlohmann::json(nullptr);
     per_gpu.push_back(std::move(t));
   }
   return {{"per_gpu", std::move(per_gpu)}, {"throttled", throttled}};
+}
+
+nlohmann::json GpuTelemetryWindows::finish() {
+  std::vector<nlohmann::json> windows;
+  for (auto &w : windows_)
+    windows.push_back(w->finish());
+  return gpus_telemetry(std::move(windows), uuids_);
 }
 
 } // namespace railgauge

@@ -31,12 +31,15 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
 // query_nvml("libnvidia-ml.so.1") then gpu_telemetry_from_nvml(). Never throws.
 nlohmann::json sample_gpu_telemetry(std::string_view uuid);
 
-// {"before": .., "during": .., "after": .., "throttled": any of them throttled, "health_delta"};
+// {"before": .., "during": .., "after": .., "throttled", "health_delta", "foreign_processes"};
+// "throttled": over a window of 2 s or more, whether its samples held the clock down; over a
+// shorter one, whether any of the three says so;
 // `during` is a GpuMonitor summary of the measurement itself (harness/inventory/gpu_monitor.h).
 // health_delta: after - before of the GPU's ECC counts (volatile) and remapped rows, and
 // "xid_events", the Xid events the kernel logged for this GPU in between (with "xids"), or null
 // with "xid_note" when the log could not be read (kernel_xids.h); a snapshot holds the counters
-// and its "kernel_log" for that.
+// and its "kernel_log" for that. "foreign_processes": the GPU's other compute processes in either
+// snapshot (gpu_processes.h), null where NVML could not list them.
 nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nlohmann::json after);
 
 // telemetry_pair() over the life of this object: the snapshot before at construction, a
@@ -48,8 +51,9 @@ public:
   ~GpuTelemetryWindow();
   GpuTelemetryWindow(const GpuTelemetryWindow &) = delete;
   GpuTelemetryWindow &operator=(const GpuTelemetryWindow &) = delete;
-  // {"before", "during", "after", "throttled"}; a second call returns the same.
-  nlohmann::json finish();
+  // {"before", "during", "after", "throttled"}, `during` from `from_s` seconds after the
+  // construction (GpuMonitor::stop); a second call returns the same.
+  nlohmann::json finish(double from_s = 0);
 
 private:
   std::string uuid_;
@@ -57,6 +61,11 @@ private:
   std::unique_ptr<GpuMonitor> monitor_;
   nlohmann::json result_;
 };
+
+// The telemetry of the GPUs one process drove, as GpuTelemetryWindows writes it: one window as it
+// is, several as {"per_gpu": [{"uuid", ...window}], "throttled": any of them}.
+nlohmann::json gpus_telemetry(std::vector<nlohmann::json> windows,
+                              const std::vector<std::string> &uuids);
 
 // Windows over the GPUs one process drives (a rank of an NCCL group may drive several): one GPU's
 // telemetry as GpuTelemetryWindow gives it, several as {"per_gpu": [{"uuid", ...}], "throttled":

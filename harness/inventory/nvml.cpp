@@ -5,10 +5,12 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nvml.h>
 
+#include "harness/inventory/gpu_processes.h"
 #include "harness/inventory/nvml_api.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/inventory/pci_tree.h"
@@ -63,6 +65,85 @@ nlohmann::json enabled(const std::optional<nvmlEnableState_t> &state) {
   return state ? nlohmann::json(*state == NVML_FEATURE_ENABLED) : nlohmann::json(nullptr);
 }
 
+// One counter of NVML's field values (the NVLink error totals over every link), or null.
+nlohmann::json field_count(const NvmlApi &api, nvmlDevice_t device, unsigned field) {
+  if (!api.field_values)
+    return nullptr;
+  nvmlFieldValue_t v{};
+  v.fieldId = field;
+  if (api.field_values(device, 1, &v) != NVML_SUCCESS || v.nvmlReturn != NVML_SUCCESS)
+    return nullptr;
+  switch (v.valueType) {
+  case NVML_VALUE_TYPE_UNSIGNED_INT:
+    return v.value.uiVal;
+  case NVML_VALUE_TYPE_UNSIGNED_LONG:
+    return v.value.ulVal;
+  case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+    return v.value.ullVal;
+  default:
+    return nullptr;
+  }
+}
+
+// The GPU's NVLink error counters summed over its links: data and flow-control CRC errors,
+// replays and recoveries (DCGM level 2 reads them); a link that degrades under load counts up.
+nlohmann::json nvlink_error_totals(const NvmlApi &api, nvmlDevice_t device) {
+  return {{"crc_flit", field_count(api, device, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL)},
+          {"crc_data", field_count(api, device, NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL)},
+          {"replay", field_count(api, device, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL)},
+          {"recovery", field_count(api, device, NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL)}};
+}
+
+// The processes with a compute context on the GPU, each with its pid, the GPU memory it holds
+// and its name where /proc shows it (another PID namespace does not); null where NVML cannot
+// list them.
+nlohmann::json compute_processes(const NvmlApi &api, nvmlDevice_t device, FieldReader &r) {
+  if (!api.compute_processes)
+    return nullptr;
+  std::vector<nvmlProcessInfo_t> infos(64);
+  auto count = static_cast<unsigned>(infos.size());
+  nvmlReturn_t status = api.compute_processes(device, &count, infos.data());
+  if (status == NVML_ERROR_INSUFFICIENT_SIZE) { // more came between the calls: one retry
+    infos.resize(count + 16);
+    count = static_cast<unsigned>(infos.size());
+    status = api.compute_processes(device, &count, infos.data());
+  }
+  if (!r.check("compute_processes", status))
+    return nullptr;
+  nlohmann::json out = nlohmann::json::array();
+  for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+    const auto &p = infos[i];
+    out.push_back({{"pid", p.pid},
+                   {"used_memory_bytes", p.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE
+                                             ? nlohmann::json(nullptr)
+                                             : nlohmann::json(p.usedGpuMemory)},
+                   {"name", opt(process_name(p.pid))}});
+  }
+  return out;
+}
+
+// The GPU's NVLinks, up or down, and their error counters; null without NVLink. Links past the
+// GPU's count answer NOT_SUPPORTED or INVALID_ARGUMENT: stop at the first.
+nlohmann::json nvlink_of(const NvmlApi &api, nvmlDevice_t device) {
+  if (!api.nvlink_state)
+    return nullptr;
+  nlohmann::json links = nlohmann::json::array();
+  int up = 0;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+    nvmlEnableState_t active{};
+    if (api.nvlink_state(device, link, &active) != NVML_SUCCESS)
+      break;
+    links.push_back(active == NVML_FEATURE_ENABLED ? "up" : "down");
+    up += active == NVML_FEATURE_ENABLED ? 1 : 0;
+  }
+  if (links.empty())
+    return nullptr;
+  return {{"links", links},
+          {"up", up},
+          {"down", static_cast<int>(links.size()) - up},
+          {"errors", nvlink_error_totals(api, device)}};
+}
+
 nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device) {
   nlohmann::json errors = nlohmann::json::object();
   FieldReader r(api, errors);
@@ -89,7 +170,9 @@ nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device
       {"gen_max", opt(r.read<unsigned>("pcie.gen_max", api.pcie_gen_max, device))},
       {"width_current",
        opt(r.read<unsigned>("pcie.width_current", api.pcie_width_current, device))},
-      {"width_max", opt(r.read<unsigned>("pcie.width_max", api.pcie_width_max, device))}};
+      {"width_max", opt(r.read<unsigned>("pcie.width_max", api.pcie_width_max, device))},
+      // Link-level retransmissions since the driver loaded: a marginal link or riser replays.
+      {"replay_count", opt(r.read<unsigned>("pcie.replay_count", api.pcie_replays, device))}};
   gpu["sm_clock_mhz"] = {
       {"current", opt(r.read<unsigned>("sm_clock_mhz.current", api.clock, device, NVML_CLOCK_SM))},
       {"max", opt(r.read<unsigned>("sm_clock_mhz.max", api.max_clock, device, NVML_CLOCK_SM))}};
@@ -162,21 +245,8 @@ nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device
   if (auto reasons = r.read<unsigned long long>("clocks_event_reasons", api.event_reasons, device))
     gpu["clocks_event_reasons"] = clocks_event_reason_names(*reasons);
 
-  // Links past the GPU's count answer NOT_SUPPORTED or INVALID_ARGUMENT: stop at the first.
-  gpu["nvlink"] = nullptr;
-  if (api.nvlink_state) {
-    nlohmann::json links = nlohmann::json::array();
-    int up = 0;
-    for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
-      nvmlEnableState_t active{};
-      if (api.nvlink_state(device, link, &active) != NVML_SUCCESS)
-        break;
-      links.push_back(active == NVML_FEATURE_ENABLED ? "up" : "down");
-      up += active == NVML_FEATURE_ENABLED ? 1 : 0;
-    }
-    if (!links.empty())
-      gpu["nvlink"] = {{"links", links}, {"up", up}, {"down", static_cast<int>(links.size()) - up}};
-  }
+  gpu["nvlink"] = nvlink_of(api, device);
+  gpu["compute_processes"] = compute_processes(api, device, r);
   gpu["errors"] = std::move(errors);
   return gpu;
 }

@@ -38,6 +38,7 @@ struct NvmlApi {
   decltype(&::nvmlDeviceGetMaxPcieLinkGeneration) pcie_gen_max = nullptr;
   decltype(&::nvmlDeviceGetCurrPcieLinkWidth) pcie_width_current = nullptr;
   decltype(&::nvmlDeviceGetMaxPcieLinkWidth) pcie_width_max = nullptr;
+  decltype(&::nvmlDeviceGetPcieReplayCounter) pcie_replays = nullptr;
   decltype(&::nvmlDeviceGetClockInfo) clock = nullptr;
   decltype(&::nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
   decltype(&::nvmlDeviceGetMemoryInfo) memory_info = nullptr;
@@ -51,6 +52,8 @@ struct NvmlApi {
   decltype(&::nvmlDeviceGetRemappedRows) remapped_rows = nullptr;
   decltype(&::nvmlDeviceGetCurrentClocksEventReasons) event_reasons = nullptr;
   decltype(&::nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
+  // The processes holding a compute context on the GPU (_v3): a co-tenant named in a verdict.
+  decltype(&::nvmlDeviceGetComputeRunningProcesses) compute_processes = nullptr;
   // For the per-point monitor (gpu_monitor.h).
   decltype(&::nvmlDeviceGetHandleByUUID) handle_by_uuid = nullptr;
   decltype(&::nvmlDeviceGetTotalEnergyConsumption) total_energy = nullptr;
@@ -77,6 +80,8 @@ inline NvmlApi resolve_api(void *lib) {
   resolve(lib, "nvmlDeviceGetPciInfo_v3", api.pci_info);
   resolve(lib, "nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_gen_current);
   resolve(lib, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_gen_max);
+  resolve(lib, "nvmlDeviceGetComputeRunningProcesses_v3", api.compute_processes);
+  resolve(lib, "nvmlDeviceGetPcieReplayCounter", api.pcie_replays);
   resolve(lib, "nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width_current);
   resolve(lib, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_width_max);
   resolve(lib, "nvmlDeviceGetClockInfo", api.clock);

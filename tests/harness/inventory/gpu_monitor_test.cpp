@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/inventory/gpu_monitor.h"
+#include "harness/inventory/gpu_telemetry.h"
 
 namespace railgauge {
 namespace {
@@ -116,6 +117,38 @@ TEST(GpuSamples, SeriesHasOneRowPerSecondOverLongWindows) {
   EXPECT_DOUBLE_EQ(j.at("series")[2].at("throttled_fraction"), 1.0);
   EXPECT_DOUBLE_EQ(j.at("series")[1].at("t_s"), 1.0);
   EXPECT_FALSE(summarize_gpu_samples(samples, 1.5, {}, {}).contains("series"));
+}
+
+// The HBM burn after the GEMM burn: its first second still shows the GEMM's power and clock.
+// Its telemetry is the window its figure is taken over, not those seconds.
+TEST(GpuSamples, AWindowLeavesOutThePhaseBefore) {
+  std::vector<GpuSample> samples;
+  for (int i = 0; i < 80; ++i) {
+    const bool tail = i < 20; // the first second, at 20 Hz
+    GpuSample s = tail ? sample(1515, 691, 0x4, 5) : sample(1980, 450, 0x0, 5);
+    s.t_s = i * 0.05;
+    samples.push_back(s);
+  }
+  GpuCounters start, end;
+  start.power_limit_w = 700;
+  start.energy_mj = 0;
+  end.energy_mj = 2'000'000;
+  const auto whole = summarize_gpu_window(samples, 4.0, 0, start, end);
+  EXPECT_EQ(whole.at("power_w").at("max"), 691);
+  EXPECT_FALSE(whole.contains("window_s"));
+  const auto window = summarize_gpu_window(samples, 4.0, 0.8 + 0.2, start, end);
+  EXPECT_EQ(window.at("samples"), 60);
+  EXPECT_EQ(window.at("power_w").at("max"), 450);
+  EXPECT_EQ(window.at("sm_clock_mhz").at("min"), 1980);
+  EXPECT_EQ(window.at("throttled_fraction"), 0);
+  EXPECT_EQ(window.at("window_s").at("from"), 1.0);
+  EXPECT_EQ(window.at("window_s").at("to"), 4.0);
+  EXPECT_DOUBLE_EQ(window.at("duration_s").get<double>(), 3.0);
+  EXPECT_TRUE(window.at("power_from_energy_w").is_null()); // the counter spans the whole phase
+  // The snapshot before the window still throttled (the GEMM burn's tail): not this phase's.
+  const nlohmann::json capped_before = {{"throttled", true}};
+  EXPECT_FALSE(telemetry_pair(capped_before, window, nlohmann::json::object()).at("throttled"));
+  EXPECT_TRUE(telemetry_pair(capped_before, whole, nlohmann::json::object()).at("throttled"));
 }
 
 TEST(GpuMonitor, WithoutNvmlItSaysWhyAndNeverThrows) {
