@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "analysis/check/auto_profile.h"
@@ -22,20 +24,26 @@
 #include "records/per_gpu_parts.h"
 #include "synthetic_fleet.h"
 #include "tests/support/outcome_record.h"
+#include "tests/support/shipped_data.h"
 
 namespace railgauge::check {
 namespace {
 
 using nlohmann::json;
 
-const std::string kSource = RAILGAUGE_SOURCE_DIR;
 constexpr const char *kHost = "h200node";
 
 struct Sick {
-  int slow_gpu = -1;    // a co-tenant holds some of this GPU's SMs: GEMM and HBM 15% slower
-  int hot_gpu = -1;     // this GPU spent 30% of the window under HW thermal slowdown
-  int corrupt_gpu = -1; // this GPU's GEMM results differed from the first (SDC)
-  int xid_gpu = -1;     // the kernel logged an Xid 48 (double-bit ECC) for this GPU mid-burn
+  int slow_gpu = -1; // a co-tenant holds some of this GPU's SMs: GEMM and HBM 15% slower
+  // One figure of one GPU this much below healthy (1.0: healthy), the rest of the GPU healthy.
+  int lone_gpu = -1;
+  double gemm_factor = 1.0, hbm_factor = 1.0, h2d_factor = 1.0;
+  int hot_gpu = -1;      // this GPU spent 30% of the window under HW thermal slowdown
+  int corrupt_gpu = -1;  // this GPU's GEMM results differed from the first (SDC)
+  int xid_gpu = -1;      // the kernel logged an Xid 48 (double-bit ECC) for this GPU mid-burn
+  int copy_xid_gpu = -1; // ... for this GPU while every GPU copied to and from the host
+  int nccl_xid_gpu = -1; // ... for this GPU during the all_reduce
+  int cotenant_gpu = -1; // another process held a context on this GPU during the GEMM burn
   bool copies_half_slow = false; // GPUs 4-7 copy to the host 25% slower (one PCIe switch)
 };
 
@@ -46,8 +54,22 @@ std::string pci(int gpu) { return testing::gpu_bus_id(gpu); }
 // time at ~1,700 MHz, as the committed H200 GEMM records show; `hw_thermal` adds HW thermal
 // slowdown to that share of the samples.
 // A snapshot before or after a phase: NVML's counters and the kernel log's Xids for the GPU.
-json snapshot(std::uint64_t last_seq, json xids) {
-  return {{"throttled", false},
+json snapshot(std::uint64_t last_seq, json xids, bool cotenant = false) {
+  // NVML lists this process on every GPU it burns, and a co-tenant beside it where there is one.
+  json processes = json::array({{{"pid", static_cast<unsigned>(getpid())},
+                                 {"name", "railgauge"},
+                                 {"used_memory_bytes", 4u << 30}}});
+  if (cotenant)
+    processes.push_back(
+        {{"pid", 31337u}, {"name", "cotenant_spin"}, {"used_memory_bytes", 1u << 30}});
+  return {{"compute_processes", processes},
+          {"pcie_replay_count", 0},
+          {"pcie_aer",
+           {{"available", true},
+            {"correctable", {{"TOTAL_ERR_COR", 0}}},
+            {"nonfatal", {{"TOTAL_ERR_NONFATAL", 0}}},
+            {"fatal", {{"TOTAL_ERR_FATAL", 0}}}}},
+          {"throttled", false},
           {"ecc_uncorrected_volatile", 0},
           {"ecc_corrected_volatile", 0},
           {"remapped_rows_uncorrectable", 0},
@@ -57,7 +79,7 @@ json snapshot(std::uint64_t last_seq, json xids) {
           {"kernel_log", {{"available", true}, {"last_seq", last_seq}, {"xids", xids}}}};
 }
 
-json telemetry(double hw_thermal_share, bool xid = false) {
+json telemetry(double hw_thermal_share, bool xid = false, bool cotenant = false) {
   std::vector<GpuSample> samples;
   for (int i = 0; i < 1200; ++i) {
     GpuSample s;
@@ -76,8 +98,9 @@ json telemetry(double hw_thermal_share, bool xid = false) {
   end.energy_mj = 40'620'000; // 677 W over 60 s
   const json xids =
       xid ? json::array({{{"seq", 900}, {"xid", 48}, {"text", "Xid 48"}}}) : json::array();
-  return telemetry_pair(snapshot(100, json::array()),
-                        summarize_gpu_samples(samples, 60, start, end), snapshot(1000, xids));
+  return telemetry_pair(snapshot(100, json::array(), cotenant),
+                        summarize_gpu_samples(samples, 60, start, end),
+                        snapshot(1000, xids, cotenant));
 }
 
 Record record_of(const std::string &key, json params, const Outcome &o) {
@@ -100,9 +123,12 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
     b.pci = pci(g);
     b.iterations = 9000;
     b.reference_checked = 4096;
-    b.tflops = 700 * spread * slow; // sustained, below the 713-831 of short points
+    const bool lone = g == sick.lone_gpu;
+    // sustained at the power cap: the healthy H200 of results/reference/h200-burnin-2026-11-27
+    b.tflops = 717.0 * spread * slow * (lone ? sick.gemm_factor : 1.0);
     b.tflops_min = b.tflops * 0.97;
-    b.telemetry = telemetry(g == sick.hot_gpu ? 0.3 : 0.0, g == sick.xid_gpu);
+    b.telemetry =
+        telemetry(g == sick.hot_gpu ? 0.3 : 0.0, g == sick.xid_gpu, g == sick.cotenant_gpu);
     if (g == sick.corrupt_gpu) {
       b.bad_iterations = 3;
       b.first_bad_iteration = 4711;
@@ -114,17 +140,22 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
     h.name = "NVIDIA H200";
     h.uuid = uuid(g);
     h.pci = pci(g);
-    h.bandwidth_gbytes_per_s = 3950 * spread * slow; // 1 GiB copy: 3,522-4,289 on three H200s
+    h.bandwidth_gbytes_per_s = 4273.9 * spread * slow * (lone ? sick.hbm_factor : 1.0); // same run
     h.calls = 40000;
     h.elements = 1 << 27;
     h.telemetry = telemetry(0.0);
     hbm_gpus.push_back(h);
-    h2d.push_back(
-        {{"gpu", g},
-         {"uuid", uuid(g)},
-         {"pci", pci(g)},
-         {"bandwidth_gbytes_per_s", 53.0 * spread * (sick.copies_half_slow && g >= 4 ? 0.75 : 1.0)},
-         {"pcie_link_downtrained", false}});
+    // 55.47 GB/s of the 57.61 a Gen5 x16 link is expected to carry (the same run)
+    const double copy = 55.47 * spread * (sick.copies_half_slow && g >= 4 ? 0.75 : 1.0) *
+                        (lone ? sick.h2d_factor : 1.0);
+    h2d.push_back({{"gpu", g},
+                   {"uuid", uuid(g)},
+                   {"pci", pci(g)},
+                   {"bandwidth_gbytes_per_s", copy},
+                   {"expected_gbytes_per_s", 57.614},
+                   {"efficiency", copy / 57.614},
+                   {"pcie_link_downtrained", false},
+                   {"telemetry", telemetry(0.0, g == sick.copy_xid_gpu)}});
   }
   analysis::LoadedRun run;
   run.dir = "burnin-run";
@@ -150,12 +181,21 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
     o.metrics = {{"per_gpu", h2d}, {"bandwidth_gbytes_per_s", 53.0 * gpus}, {"verified", true}};
     run.records.push_back(record_of(key, {{"size_bytes", 1 << 30}}, o));
   }
-  if (gpus == 8) {
+  {
+    // One process drives every GPU (the burn-in without a launcher): its telemetry per GPU.
+    std::vector<json> windows;
+    std::vector<std::string> uuids;
+    for (int g = 0; g < gpus; ++g) {
+      windows.push_back(telemetry(0.0, g == sick.nccl_xid_gpu));
+      uuids.push_back(uuid(g));
+    }
     Outcome o;
-    o.metrics = {{"busbw_gbytes_per_s", 478.0}, {"verified", true}};
+    o.metrics = {{"busbw_gbytes_per_s", gpus == 8 ? 478.0 : 0.0},
+                 {"verified", true},
+                 {"telemetry", gpus_telemetry(std::move(windows), uuids)}};
     run.records.push_back(record_of(
         "collectives.nccl_all_reduce",
-        {{"size_bytes", std::int64_t{16} << 30}, {"world_size", 8}, {"dtype", "float32"}}, o));
+        {{"size_bytes", std::int64_t{16} << 30}, {"world_size", gpus}, {"dtype", "float32"}}, o));
   }
   // A whole run by its run.json: every planned point has its record (the per-GPU parts that
   // check reads beside them are not the run's records, and must not count as more).
@@ -170,7 +210,8 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
 }
 
 CheckResult judge(const analysis::RunSet &runs, const std::string &profile) {
-  return evaluate(load_rules_file(kSource + "/results/rules/" + profile + ".yaml"), runs);
+  return evaluate(
+      load_rules_file(railgauge::testing::shipped_data_file("rules/" + profile + ".yaml")), runs);
 }
 
 // part label -> rules violated at warn or fail
@@ -245,13 +286,49 @@ TEST(BurninGpu, HalfTheGpusCopyingSlowlyAreEachNamed) {
   EXPECT_EQ(named, (std::set<std::string>{"gpu4", "gpu5", "gpu6", "gpu7"})) << render_table(r);
 }
 
-TEST(BurninGpu, AnXidLoggedDuringThePhaseFailsItsGpu) {
-  const auto r = judge(burnin_node(8, {.xid_gpu = 4}), "h200-sxm");
+// The node fails, and the one GPU named is `gpu` by exactly `rule`.
+void expect_only_gpu_fails(const CheckResult &r, const std::string &gpu, const std::string &rule) {
   EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
   const auto v = violations(r);
   ASSERT_EQ(v.size(), 1u) << render_table(r);
-  EXPECT_EQ(v.begin()->first.rfind("gpu4", 0), 0u);
-  EXPECT_EQ(v.begin()->second, std::set<std::string>{"load-xid"});
+  EXPECT_EQ(v.begin()->first.rfind(gpu, 0), 0u) << v.begin()->first;
+  EXPECT_EQ(v.begin()->second, std::set<std::string>{rule}) << render_table(r);
+}
+
+TEST(BurninGpu, AnXidLoggedDuringThePhaseFailsItsGpu) {
+  expect_only_gpu_fails(judge(burnin_node(8, {.xid_gpu = 4}), "h200-sxm"), "gpu4", "load-xid");
+}
+
+// A co-tenant's share of the SMs makes a healthy GPU read slow: the verdict names the GPU by the
+// process beside it, not only by its figures.
+TEST(BurninGpu, AnotherProcessOnAGpuFailsItAndIsNamed) {
+  expect_only_gpu_fails(judge(burnin_node(8, {.cotenant_gpu = 3}), "h200-sxm"), "gpu3",
+                        "load-foreign-process");
+  // The record names it: pid, name and the GPU memory it held.
+  const auto parts = records::per_gpu_parts(burnin_node(8, {.cotenant_gpu = 3}).runs[0].records[0]);
+  const auto &foreign = parts[3].metrics.at("telemetry").at("foreign_processes");
+  EXPECT_EQ(foreign.at("count"), 1);
+  EXPECT_EQ(foreign.at("processes").at(0).at("name"), "cotenant_spin");
+  EXPECT_EQ(foreign.at("processes").at(0).at("pid"), 31337);
+}
+
+// Every phase is judged for the GPU's health, not only the GEMM and HBM burns.
+TEST(BurninGpu, AnXidWhileCopyingOrInTheAllReduceFails) {
+  expect_only_gpu_fails(judge(burnin_node(8, {.copy_xid_gpu = 2}), "h200-sxm"), "gpu2", "load-xid");
+  for (const int gpus : {8, 1}) {
+    const auto r = judge(burnin_node(gpus, {.nccl_xid_gpu = gpus - 1}),
+                         gpus == 8 ? "h200-sxm" : "h200-sxm-1gpu");
+    EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+    bool named = false;
+    for (const auto &[part, rules] : violations(r))
+      named = named || rules.contains("load-xid-nccl");
+    EXPECT_TRUE(named) << render_table(r);
+    // The finding says which GPU of the process logged it.
+    if (gpus == 8) {
+      EXPECT_NE(render_table(r).find("per_gpu.7.health_delta.xid_events"), std::string::npos)
+          << render_table(r);
+    }
+  }
 }
 
 TEST(BurninGpu, OneGpuMachinePassesItsProfileAndSaysItHasNoSiblings) {
@@ -273,6 +350,30 @@ TEST(BurninGpu, OneGpuMachinePassesItsProfileAndSaysItHasNoSiblings) {
   EXPECT_EQ(violations(slow_r).size(), 1u) << render_table(slow_r);
 }
 
+// A rack team's sign-off: one GPU 10% below the healthy figure on GEMM, on HBM or on its host
+// copies fails by the SKU's floor alone, where it has no sibling to be compared with.
+TEST(BurninGpu, ALoneGpuTenPercentSlowFailsItsFloor) {
+  struct Case {
+    Sick sick;
+    const char *rule;
+  };
+  const Case cases[] = {{{.lone_gpu = 0, .gemm_factor = 0.9}, "burn-gemm-floor"},
+                        {{.lone_gpu = 0, .hbm_factor = 0.9}, "burn-hbm-floor"},
+                        {{.lone_gpu = 0, .h2d_factor = 0.9}, "burn-h2d-floor"}};
+  for (const auto &c : cases) {
+    const auto r = judge(burnin_node(1, c.sick), "h200-sxm-1gpu");
+    EXPECT_EQ(exit_status(r.verdict), 2) << c.rule << '\n' << render_table(r);
+    const auto v = violations(r);
+    ASSERT_EQ(v.size(), 1u) << render_table(r);
+    EXPECT_TRUE(v.begin()->second.contains(c.rule)) << c.rule << '\n' << render_table(r);
+  }
+  // 5% low on each (ml-engineering's healthy spread in a node) still passes.
+  const auto r = judge(
+      burnin_node(1, {.lone_gpu = 0, .gemm_factor = 0.95, .hbm_factor = 0.95, .h2d_factor = 0.95}),
+      "h200-sxm-1gpu");
+  EXPECT_EQ(exit_status(r.verdict), 0) << render_table(r);
+}
+
 TEST(BurninGpu, AutoProfileNamesTheSkuOrSaysWhyNot) {
   EXPECT_EQ(profile_for_gpu("NVIDIA H100 80GB HBM3", 8), "h100-sxm");
   EXPECT_EQ(profile_for_gpu("NVIDIA H200", 8), "h200-sxm");
@@ -284,6 +385,33 @@ TEST(BurninGpu, AutoProfileNamesTheSkuOrSaysWhyNot) {
   analysis::RunSet none;
   none.runs.emplace_back();
   EXPECT_THROW(auto_profile(none), InputError);
+}
+
+// A burn-in on a node whose driver is gone: no GPU to name a SKU by, and never an input error.
+TEST(BurninGpu, ABurninThatFoundNoGpuIsJudgedAndFails) {
+  analysis::RunSet runs;
+  analysis::LoadedRun run;
+  run.dir = "burnin-run";
+  run.manifest = {{"host", kHost},
+                  {"run", "burnin-run"},
+                  {"status", "refused"},
+                  {"refused", "rank 0 (h200node): gpus: expected 1, found 0 (no NVIDIA driver "
+                              "is loaded) (--expect)"},
+                  {"suite", {{"name", "burnin-gpu"}, {"burnin_plan", {{"gpus", 1}}}}},
+                  {"inventory", {{"nvml", {{"available", false}}}, {"summary", {{"gpus", 0}}}}}};
+  runs.runs.push_back(run);
+  const auto picked = auto_profile(runs);
+  EXPECT_EQ(picked.name, kGpuNodeProfile);
+  const auto r = judge(runs, picked.name);
+  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+  EXPECT_EQ(r.drain(), std::vector<std::string>{kHost});
+  // Without the inventory's count (NVML unreadable) it fails the same.
+  runs.runs[0].manifest["inventory"] = json::object();
+  EXPECT_EQ(exit_status(judge(runs, picked.name).verdict), 2);
+  // --expect gpus=8 on a plain run: the same.
+  runs.runs[0].manifest.erase("suite");
+  runs.runs[0].manifest["expect"] = {{"expected", {{"gpus", 8}}}};
+  EXPECT_EQ(auto_profile(runs).name, kGpuNodeProfile);
 }
 
 } // namespace
