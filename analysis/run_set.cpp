@@ -19,6 +19,7 @@
 
 #include "harness/error.h"
 #include "harness/record_io.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge::analysis {
 namespace {
@@ -469,6 +470,17 @@ std::vector<std::string> superseded_runs(const RunSet &set) {
           "{} has {} runs of suite '{}'{}", std::get<0>(key), runs.size(), std::get<1>(key),
           std::get<2>(key).empty() ? "" : " on " + std::get<2>(key) + " ranks"));
   return out;
+}
+
+RunSet with_per_gpu_parts(RunSet set) {
+  for (auto &run : set.runs) {
+    std::vector<Record> parts;
+    for (const auto &r : run.records)
+      for (auto &part : records::per_gpu_parts(r))
+        parts.push_back(std::move(part));
+    std::move(parts.begin(), parts.end(), std::back_inserter(run.records));
+  }
+  return set;
 }
 
 } // namespace railgauge::analysis

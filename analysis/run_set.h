@@ -57,6 +57,11 @@ struct LoadOptions {
 // A refused run is named among the problems, with why.
 RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options = {});
 
+// The set with each GPU of every point that ran on every GPU at once (a burn-in phase) read as a
+// record of its own beside the point's record (records/per_gpu_parts.h), as check judges them:
+// compare and report match and draw per-GPU figures by it.
+RunSet with_per_gpu_parts(RunSet set);
+
 // Retests supersede: keeps, per host, suite, world size (manifest world.size) and ranks on the
 // host, only the runs of the newest run id (by the manifest's start time), so a passing retest
 // beside an old failing run is judged alone, while a node's 8-rank run and a 16-rank run across

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/report/burnin_sections.h"
 #include "analysis/report/comparison_section.h"
 #include "analysis/report/curve_sections.h"
 #include "analysis/report/fabric_load_sections.h"
@@ -101,6 +102,7 @@ Report build_report(const ReportInput &in) {
   if (in.runs) {
     gemm_section(page, *in.runs);
     bandwidth_section(page, *in.runs);
+    burnin_section(page, *in.runs, in.rules);
     per_gpu_section(page, *in.runs);
     latency_section(page, *in.runs);
     nvbandwidth_section(page, *in.runs);

@@ -7,6 +7,8 @@
 //     bandwidth GB/s; rdma: Gb/s);
 //   - pair matrices as heat maps for records with src/dst params, pairs under 93% of the best
 //     marked bad (ClusterKit's rule);
+//   - the burn-in per GPU: a phase x GPU grid, each phase's figure per GPU against its floor
+//     (--rules), and each GPU's figure, power and SM clock second by second;
 //   - for a comparison: the per-family summary and ratio versus size per key.
 #include <functional>
 #include <optional>
@@ -15,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/check/rules.h"
 #include "analysis/compare/compare.h"
 #include "analysis/report/report_page.h"
 #include "analysis/run_set.h"
@@ -26,6 +29,7 @@ struct ReportInput {
   const analysis::RunSet *runs = nullptr;          // a run report, or
   const compare::Comparison *comparison = nullptr; // a comparison report
   std::optional<nlohmann::json> check;             // railgauge.check/1, optional
+  const check::RuleSet *rules = nullptr;           // report --rules: the burn-in's floors drawn
   // Sections written after the others (report --history: a host's parts over time).
   std::vector<std::function<void(Page &)>> sections;
 };

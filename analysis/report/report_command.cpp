@@ -91,6 +91,12 @@ int run_report(const CLI::App &cmd, const Options &o) {
     in.runs = &*runs;
     in.title = "railgauge report";
   }
+  std::optional<check::RuleSet> rules;
+  if (!o.rules.empty()) {
+    rules = check::load_rules_file(
+        find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()}));
+    in.rules = &*rules;
+  }
   if (o.check) {
     in.check = read_json(*o.check, "--check");
     report::check_result_for_report(*in.check, *o.check);
@@ -121,8 +127,9 @@ void add_report_command(CLI::App &app, int &exit_code) {
                   "the floor of --rules");
   cmd->add_option("--host", o->host, "With --history: the host to draw");
   cmd->add_option("--rules", o->rules,
-                  "With --history: the rules whose floors are drawn (a shipped profile's name or "
-                  "a rules file)");
+                  "The rules whose floors are drawn (a shipped profile's name or a rules file): "
+                  "the burn-in's per-GPU figures of run directories, or with --history a host's "
+                  "parts");
   history::add_db_flags(cmd, o->history);
   cmd->allow_extras();
   cmd->callback([cmd, o, &exit_code] {

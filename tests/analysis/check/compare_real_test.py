@@ -19,6 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
 RAILGAUGE = None
 READ_BW_GPU0 = "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log"
+H200_BURNIN = ROOT / "results" / "reference" / "h200-burnin-2026-11-27" / "burnin"
 
 
 def railgauge(*args):
@@ -50,6 +51,23 @@ class CompareRealTest(unittest.TestCase):
             if p["key"] == key and all(p["params"].get(k) == v for k, v in params.items()):
                 return p
         raise AssertionError(f"no {key} {params}")
+
+    def test_a_burnin_beside_a_cotenant_shows_each_gpus_drop(self):
+        # The committed H200 burn-ins: healthy, then beside a process holding half the SMs. Each
+        # GPU of each phase is a point of its own, matched to the same GPU of the other run.
+        c, table = self.compare(H200_BURNIN / "healthy", H200_BURNIN / "cotenant")
+        gemm = self.point(c, "gemm.burn", gpu=0, part="gpu")
+        self.assertEqual(gemm["metric"], "tflops")
+        values = [side["value"] for side in gemm["sides"]]
+        self.assertAlmostEqual(values[0], 716.96, delta=0.01)
+        self.assertAlmostEqual(values[1], 396.51, delta=0.01)
+        hbm = self.point(c, "memory.burn", gpu=0, part="gpu")
+        self.assertEqual(hbm["metric"], "bandwidth_gbytes_per_s")
+        self.assertAlmostEqual(hbm["sides"][0]["value"], 4273.9, delta=0.1)
+        self.assertAlmostEqual(hbm["sides"][1]["value"], 1978.1, delta=0.1)
+        self.assertTrue(hbm["verdict"][-1].startswith("worse"), hbm["verdict"])
+        self.assertRegex(table, r"gemm\.burn .*part=gpu.* tflops +717 +396\.5 +0\.553")
+        self.assertRegex(table, r"memory\.burn .*part=gpu.* 4274 +1978 +0\.463")
 
     def test_one_node_against_ten_nodes_matches_every_collective_and_size(self):
         # The same cluster's 8-GPU node and its 10-node, 80-rank run: the scale differs, the

@@ -77,6 +77,30 @@ def chart_titled(html, cls, words):
     raise AssertionError(f"no {cls} titled '{words}'")
 
 
+class BurninReportTest(unittest.TestCase):
+    """The committed H200 burn-in, healthy and beside a co-tenant, as a rack team reads it."""
+
+    def test_each_phase_per_gpu_against_its_floor_and_second_by_second(self):
+        burnin = ROOT / "results" / "reference" / "h200-burnin-2026-11-27" / "burnin"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            r = railgauge("report", burnin / "cotenant", "--rules", "h200-sxm-1gpu", "--html",
+                          out / "r.html", "--markdown", out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            html, md = (out / "r.html").read_text(), (out / "r.md").read_text()
+        self.assertIn("Burn-in per GPU", md)
+        # The grid: the GPU's row with each phase's figure.
+        self.assertRegex(md, r"\| gpu0 0000:00:06\.0 \| 396\.5 \| 1978 \| 55\.34 \| 55\.45 \|")
+        # Each phase against the profile's floor: the co-tenant's GPU is under both.
+        self.assertIn("**gemm.burn** per GPU (TFLOP/s; floor 659.6 (h200-sxm-1gpu))", md)
+        self.assertIn("**memory.burn** per GPU (GB/s; floor 3932 (h200-sxm-1gpu))", md)
+        self.assertRegex(md, r"\| gpu0 0000:00:06\.0 \| 396\.5 \| yes \|")
+        # Second by second: the figure, power and SM clock of each phase that has them.
+        for title in ("gemm.burn: TFLOP/s per second", "gemm.burn: W per second",
+                      "memory.burn: SM MHz per second"):
+            chart_titled(html, "chart", title)
+
+
 class ReportRealTest(unittest.TestCase):
     def setUp(self):
         self.page = Page.build()
