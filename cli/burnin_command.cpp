@@ -3,10 +3,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/check/check_command.h"
+#include "analysis/run_set.h"
 #include "cli/burnin_gpu_table.h"
 #include "cli/burnin_plan.h"
 #include "cli/cli.h"
@@ -21,27 +24,33 @@ namespace fs = std::filesystem;
 
 constexpr const char *kBurninSuite = "burnin-gpu";
 
-// records.jsonl's lines that parse (a line cut short by a kill is left out here; check names it).
-std::vector<nlohmann::json> read_records(const fs::path &file) {
-  std::vector<nlohmann::json> records;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_discarded())
-      records.push_back(std::move(j));
+// The run as check reads it (analysis/run_set.h): a line it cannot read is named, not left out
+// without a word; a run refused before its first point has no record and is read all the same.
+std::optional<analysis::LoadedRun> read_run(const fs::path &dir) {
+  try {
+    auto set = analysis::load_runs({dir.string()}, {.refused_runs_are_input = true});
+    for (const auto &p : set.problems)
+      std::cerr << "railgauge: burnin: " << p << '\n';
+    if (set.runs.empty())
+      return std::nullopt;
+    return std::move(set.runs.front());
+  } catch (const InputError &e) {
+    std::cerr << "railgauge: burnin: " << e.what() << '\n';
+    return std::nullopt;
   }
-  return records;
 }
 
 // Each phase's measured wall time beside its plan, printed and written to burnin.json in the run
 // directory (beside run.json, whose suite.burnin_plan holds the plan).
-void report_phase_times(const BurninPlan &plan, const fs::path &dir) {
-  std::ifstream manifest_in(dir / "run.json");
-  const auto manifest = nlohmann::json::parse(manifest_in, nullptr, false);
-  if (manifest.is_discarded() || !manifest.contains("start_utc"))
+void report_phase_times(const BurninPlan &plan, const fs::path &dir,
+                        const analysis::LoadedRun &run) {
+  if (!run.manifest.is_object() || !run.manifest.contains("start_utc") ||
+      !run.manifest["start_utc"].is_string())
     return;
-  const auto measured =
-      phase_wall_times(read_records(dir / "records.jsonl"), manifest["start_utc"]);
+  std::vector<nlohmann::json> records;
+  for (const auto &r : run.records)
+    records.push_back(r.to_json());
+  const auto measured = phase_wall_times(records, run.manifest["start_utc"]);
   std::cout << fmt::format("\nBurn-in phases: planned and measured wall time (s)\n{:<28} {:>9} "
                            "{:>9}\n",
                            "phase", "planned", "measured");
@@ -57,28 +66,11 @@ void report_phase_times(const BurninPlan &plan, const fs::path &dir) {
   out << nlohmann::json{{"plan", plan.to_json()}, {"measured_s", measured}}.dump(2) << '\n';
 }
 
-// What each GPU did, from the records as written (a line that does not parse is left out here;
-// check names it).
-void report_per_gpu(const fs::path &dir) {
-  std::vector<Record> records;
-  for (const auto &j : read_records(dir / "records.jsonl")) {
-    try {
-      records.push_back(Record::from_json(j));
-    } catch (const std::exception &) {
-    }
-  }
-  std::cout << render_burnin_gpu_table(records);
-}
-
 int judge(const std::string &rules, const fs::path &dir) {
   // Under a launcher each rank has a directory of its own below the run's: judge them together.
   const fs::path run = dir.filename().string().starts_with("rank-") ? dir.parent_path() : dir;
-  std::vector<std::string> args = {"railgauge", "check", "--rules", rules, run.string()};
-  std::vector<char *> argv;
-  for (auto &a : args)
-    argv.push_back(a.data());
   std::cout << fmt::format("\nrailgauge check --rules {} {}\n", rules, run.string()) << std::flush;
-  return run_cli(static_cast<int>(argv.size()), argv.data());
+  return analysis::check_runs({run.string()}, rules);
 }
 
 } // namespace
@@ -140,8 +132,10 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
   if (fs::path(dir).filename() != "" && fs::path(dir).filename().string().starts_with("rank-") &&
       fs::path(dir).filename() != "rank-00000")
     return measured;
-  report_phase_times(plan, dir);
-  report_per_gpu(dir);
+  if (const auto run = read_run(dir)) {
+    report_phase_times(plan, dir, *run);
+    std::cout << render_burnin_gpu_table(run->records);
+  }
   return judge(o.rules, dir);
 }
 

@@ -235,8 +235,7 @@ std::unique_ptr<history::Database> open_history(const CheckOptions &o) {
       o.history.url, {.timeout_s = o.history.timeout_s, .password_file = o.history.password_file});
 }
 
-int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot &this_machine) {
-  validate(cmd, o);
+int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) {
   // Opened first: a database that cannot be reached, is locked or is newer refuses the check
   // before anything is judged (exit 4), and the run directories are left as they were.
   auto db = open_history(o);
@@ -295,7 +294,26 @@ int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot 
   return write_outputs(o, result, runs);
 }
 
+int run_check(const CLI::App &cmd, const CheckOptions &o, const MachineSnapshot &this_machine) {
+  validate(cmd, o);
+  return judge_and_write(o, this_machine);
+}
+
 } // namespace
+
+int check_runs(const std::vector<std::string> &runs, const std::string &rules) {
+  CheckOptions o;
+  o.rules = rules;
+  o.runs = runs;
+  try {
+    if (o.runs.empty())
+      throw InputError("no run directories to judge", "check", "give the run's directory");
+    return judge_and_write(o, [] { return nlohmann::json::object(); });
+  } catch (const InputError &e) {
+    std::cerr << "railgauge: error: " << e.what() << '\n';
+    return code(ExitStatus::bad_input);
+  }
+}
 
 void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machine) {
   auto o = std::make_shared<CheckOptions>();
