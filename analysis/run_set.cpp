@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "harness/record_io.h"
 #include "records/per_gpu_parts.h"
@@ -25,19 +26,6 @@ namespace railgauge::analysis {
 namespace {
 
 namespace fs = std::filesystem;
-
-// What a path is when it is not the regular file or directory expected.
-std::string kind_of(mode_t mode) {
-  if (S_ISDIR(mode))
-    return "a directory";
-  if (S_ISFIFO(mode))
-    return "a FIFO";
-  if (S_ISSOCK(mode))
-    return "a socket";
-  if (S_ISCHR(mode) || S_ISBLK(mode))
-    return "a device";
-  return "not a regular file";
-}
 
 // Why stat(2) of `path` failed, in words: a link that leads nowhere or in a circle says so.
 std::string stat_failure(const fs::path &path, int err) {
@@ -61,7 +49,7 @@ std::optional<std::string> read_regular_file(const fs::path &path, std::string &
   if (::stat(path.c_str(), &st) != 0)
     return stat_failure(path, errno);
   if (!S_ISREG(st.st_mode))
-    return fmt::format("{}, not a regular file", kind_of(st.st_mode));
+    return fmt::format("{}, not a regular file", file_kind(st.st_mode));
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return std::strerror(errno);

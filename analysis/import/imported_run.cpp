@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "harness/record_io.h"
 
@@ -28,12 +29,7 @@ CLI::App *import_command(CLI::App &app) {
 }
 
 std::string read_text_file(const std::string &path, const std::string &fix) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError("cannot read the file", path, fix);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_bounded_file(path, fix);
 }
 
 std::string host_for_run_id(const std::string &host) {

@@ -22,7 +22,8 @@ namespace railgauge::analysis {
 // The `import` subcommand of `app`, created on first use; each tool adds itself under it.
 CLI::App *import_command(CLI::App &app);
 
-// The whole file; throws InputError naming the path, with `fix` as the advice.
+// The whole file, a regular one of bounded size (harness/bounded_input.h); throws InputError
+// naming the path, with `fix` as the advice.
 std::string read_text_file(const std::string &path, const std::string &fix);
 
 // A host name fit for a run id: letters, digits, '-', '.', '_' ("unknown" when empty).

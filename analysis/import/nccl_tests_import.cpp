@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "harness/number_text.h"
 
@@ -354,10 +355,10 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
   NcclTestsImport out;
   out.kind = kind;
   TextSection section;
+  LineReader lines(in, where, kGiveTextOutput);
   std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
+  while (lines.next(line)) {
+    const int line_no = lines.line_number();
     line = without_launcher_tag(line);
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos)

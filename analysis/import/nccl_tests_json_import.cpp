@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analysis/import/nccl_tests_import.h"
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "harness/json_integer.h"
 #include "harness/lockstep.h"
@@ -125,7 +126,7 @@ void add_per_iteration(const Fields &f, const nlohmann::json &per_iter, const st
 
 nlohmann::json parse_document(const std::string &text, const std::string &where) {
   try {
-    return nlohmann::json::parse(text);
+    return parse_bounded_json(text, where, kFix);
   } catch (const nlohmann::json::exception &e) { // parse_error, or out_of_range for 1E800
     throw InputError(fmt::format("not JSON: {}", e.what()), where,
                      std::string(kFix) +

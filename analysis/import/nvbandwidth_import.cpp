@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "harness/metric_names.h"
 #include "harness/number_text.h"
@@ -53,7 +54,7 @@ std::string stacked_variant(const std::string &testcase, const std::string &capt
 NvbDocument parse_json(const std::string &text, const std::string &where) {
   nlohmann::json root;
   try {
-    root = nlohmann::json::parse(text);
+    root = parse_bounded_json(text, where, "give the output of `nvbandwidth -j`");
   } catch (const nlohmann::json::exception &e) { // parse_error, or out_of_range for 1E800
     throw InputError(fmt::format("not valid JSON: {}", e.what()), where,
                      "give the complete output of `nvbandwidth -j`, or its text output");

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bounded_input.h"
 #include "harness/number_text.h"
 
 namespace railgauge::importers::nvb {
@@ -100,14 +101,14 @@ std::optional<std::string> unknown_testcase(const std::string &line) {
   return m[2].str();
 }
 
-std::vector<std::string> text_lines(const std::string &text) {
+// Bounded before the regex above sees a line (harness/bounded_input.h): an "ERROR: Testcase"
+// line of 30,000 characters overflowed the stack.
+std::vector<std::string> text_lines(const std::string &text, const std::string &where) {
   std::vector<std::string> lines;
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
+  LineReader reader(in, where, "give nvbandwidth's own output (text, or JSON with -j)");
+  for (std::string line; reader.next(line);)
     lines.push_back(line);
-  }
   return lines;
 }
 
@@ -251,7 +252,7 @@ void read_error_line(NvbDocument &doc, NvbTestcase *current, const std::string &
 NvbDocument parse_text(const std::string &text, const std::string &where) {
   NvbDocument doc;
   doc.format = "text";
-  const std::vector<std::string> lines = text_lines(text);
+  const std::vector<std::string> lines = text_lines(text, where);
   NvbTestcase *current = nullptr;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string line = std::string(trimmed(lines[i]));

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "harness/number_text.h"
 #include "records/rdma_record.h"
@@ -275,6 +276,7 @@ void read_row_values(const TestKind &kind, const std::vector<std::string> &colum
 
 std::vector<Record> import_perftest(const std::string &text, const std::string &source) {
   std::stringstream in(text);
+  LineReader lines(in, source, "give perftest's own output (client or server)");
   std::string line;
   int line_no = 0;
   TestKind kind;
@@ -286,7 +288,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   std::string first_error;
   std::vector<Record> records;
   BufferPlace place;
-  while (std::getline(in, line)) {
+  while (lines.next(line)) {
     ++line_no;
     if (!have_title && parse_title(line, kind)) {
       have_title = true;

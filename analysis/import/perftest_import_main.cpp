@@ -1,11 +1,9 @@
 // rdma_perftest_import FILE...: perftest text output -> railgauge records, one JSON per line
 // on stdout. Exit 0, or 2 with the error (file:line and the fix) on stderr.
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "analysis/import/perftest_import.h"
-#include "harness/error.h"
+#include "harness/bounded_input.h"
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -14,12 +12,8 @@ int main(int argc, char **argv) {
   }
   try {
     for (int i = 1; i < argc; ++i) {
-      std::ifstream in(argv[i]);
-      if (!in)
-        throw railgauge::InputError("cannot open the file", argv[i], "check the path");
-      std::stringstream text;
-      text << in.rdbuf();
-      for (auto &r : railgauge::importers::import_perftest(text.str(), argv[i])) {
+      const auto text = railgauge::read_bounded_file(argv[i], "give a saved perftest output");
+      for (auto &r : railgauge::importers::import_perftest(text, argv[i])) {
         r.run = "imported";
         r.host = "imported";
         std::cout << r.json_line() << "\n";

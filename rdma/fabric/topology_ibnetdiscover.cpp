@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "rdma/fabric/topology_readers.h"
 
@@ -58,8 +59,9 @@ CaName ca_name(const std::string &guid, int port, const std::string &description
 std::map<std::string, std::string> read_guid_map(const std::string &text) {
   std::map<std::string, std::string> names;
   std::istringstream in(text);
+  LineReader lines(in, "the GUID map", "give lines of 'H-<guid> <hostname>'");
   std::string line;
-  while (std::getline(in, line)) {
+  while (lines.next(line)) {
     line = line.substr(0, line.find('#'));
     std::istringstream fields(line);
     std::string guid, name;
@@ -77,11 +79,13 @@ std::vector<RawCable> read_ibnetdiscover(const std::string &text, const std::str
   std::vector<Seen> seen;
   std::map<std::string, int> ca_ports; // ports cabled per CA, to name multi-port NICs
   std::istringstream in(text);
+  // Bounded before any regex: std::regex recurses per character (harness/bounded_input.h).
+  LineReader lines(in, where,
+                   "give ibnetdiscover's own output (its lines are a few hundred "
+                   "characters at most)");
   std::string line, current, current_kind;
-  int line_number = 0;
   std::smatch m;
-  while (std::getline(in, line)) {
-    ++line_number;
+  while (lines.next(line)) {
     if (std::regex_search(line, m, node_line())) {
       current_kind = m[1], current = m[2];
       continue;
@@ -89,12 +93,10 @@ std::vector<RawCable> read_ibnetdiscover(const std::string &text, const std::str
     if (line.empty() || line[0] != '[')
       continue;
     if (current.empty())
-      throw InputError("a port line before any Switch or Ca line",
-                       fmt::format("{}:{}", where, line_number),
+      throw InputError("a port line before any Switch or Ca line", lines.here(),
                        "give the whole output of ibnetdiscover, from its first line");
     if (!std::regex_search(line, m, port_line()))
-      throw InputError(fmt::format("unreadable port line '{}'", line),
-                       fmt::format("{}:{}", where, line_number),
+      throw InputError(fmt::format("unreadable port line '{}'", line), lines.here(),
                        "give ibnetdiscover's own output (no -p, -l or -g listings)");
     if (current_kind != "Switch")
       continue;

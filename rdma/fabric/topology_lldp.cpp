@@ -5,12 +5,11 @@
 //   "port":    {"id": {"type": "ifname"|"local"|"mac", "value": ...}, "descr": ...}
 // The neighbour's port is its id when that is an interface name, else its description.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "rdma/fabric/topology_readers.h"
 
@@ -55,8 +54,8 @@ std::vector<RawCable> read_lldpctl_json(const std::vector<LldpTable> &tables) {
   for (const auto &table : tables) {
     json doc;
     try {
-      doc = json::parse(table.json);
-    } catch (const json::parse_error &e) {
+      doc = parse_bounded_json(table.json, table.where, "give the output of `lldpctl -f json`");
+    } catch (const json::exception &e) { // parse_error, or out_of_range for 1E800
       throw InputError(fmt::format("not JSON: {}", e.what()), table.where,
                        "give the output of `lldpctl -f json`");
     }
@@ -77,14 +76,11 @@ std::vector<RawCable> read_lldpctl_json(const std::vector<LldpTable> &tables) {
 
 namespace {
 
+// Bounded (harness/bounded_input.h): a FIFO, a device or a file of no end is refused by name.
 std::string slurp(const std::filesystem::path &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError("cannot read the topology", path.string(),
-                     "give a readable YAML file, ibnetdiscover output or lldpctl directory");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_bounded_file(path.string(),
+                           "give a readable YAML file, ibnetdiscover output or lldpctl directory "
+                           "(a regular file: not a FIFO, a device or a process substitution)");
 }
 
 std::vector<LldpTable> lldp_tables(const std::filesystem::path &dir) {

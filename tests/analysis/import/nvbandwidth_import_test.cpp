@@ -252,6 +252,36 @@ TEST(NvbandwidthImport, BadInputIsAnInputErrorNamingTheFile) {
   EXPECT_THROW(parse_nvbandwidth("{\"other\": {}}", "other.json"), InputError);
 }
 
+// nvbandwidth's message for an unknown -t went to std::regex, which recursed per character: a
+// testcase name of 30,000 characters overflowed the stack. JSON nested 100,000 deep overflowed
+// it when copied. Both are now InputErrors naming where.
+TEST(NvbandwidthImport, AnOverlongLineOrDeepJsonIsAnInputErrorNotACrash) {
+  try {
+    parse_nvbandwidth("nvbandwidth Version: v0.7\nERROR: Testcase " + std::string(30000, 'x') +
+                          " not found!\n",
+                      "long.txt");
+    FAIL() << "no InputError";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "long.txt:2");
+    EXPECT_NE(e.problem().find("a line longer than 8192 bytes"), std::string::npos) << e.what();
+  }
+  try {
+    parse_nvbandwidth(R"({"nvbandwidth": {"testcases": )" + std::string(100000, '[') +
+                          std::string(100000, ']') + "}}",
+                      "deep.json");
+    FAIL() << "no InputError";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "deep.json");
+    EXPECT_NE(e.problem().find("nested more than 64 deep"), std::string::npos) << e.what();
+  }
+  // A name as long as a real one still reads as an unknown testcase.
+  const auto doc = parse_nvbandwidth("nvbandwidth Version: v0.7\nERROR: Testcase " +
+                                         std::string(200, 'x') + " not found!\n",
+                                     "short.txt");
+  ASSERT_EQ(doc.testcases.size(), 1u);
+  EXPECT_EQ(doc.testcases[0].name, std::string(200, 'x'));
+}
+
 TEST(NvbandwidthImport, ARunStoppedBeforeItsFirstTestcaseIsOneErrorRecord) {
   for (const std::string name : {"no_cuda_driver.txt", "no_cuda_driver.json"}) {
     SCOPED_TRACE(name);
