@@ -34,19 +34,8 @@ std::string at(const std::string &where, const YAML::Node &node) {
   return fmt::format("{}:{}", where, node.Mark().line + 1);
 }
 
-} // namespace
-
-std::vector<RawCable> read_topology_yaml(const std::string &text, const std::string &where) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception &e) {
-    throw InputError(fmt::format("not YAML: {}", e.msg),
-                     fmt::format("{}:{}", where, e.mark.line + 1), "fix the YAML syntax");
-  }
-  if (!root.IsMap() || !root["nodes"] || !root["nodes"].IsMap())
-    throw InputError("no 'nodes:' map", where,
-                     "start the file with 'nodes:' mapping each node to its list of NICs");
+// The cables of a document that has a 'nodes:' map.
+std::vector<RawCable> cables_of(const YAML::Node &root, const std::string &where) {
   std::vector<RawCable> cables;
   for (const auto &node : root["nodes"]) {
     const auto host = node.first.as<std::string>();
@@ -79,6 +68,31 @@ std::vector<RawCable> read_topology_yaml(const std::string &text, const std::str
       }
     }
   return cables;
+}
+
+} // namespace
+
+std::vector<RawCable> read_topology_yaml(const std::string &text, const std::string &where) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception &e) {
+    throw InputError(fmt::format("not YAML: {}", e.msg),
+                     fmt::format("{}:{}", where, e.mark.line + 1), "fix the YAML syntax");
+  }
+  if (!root.IsMap() || !root["nodes"] || !root["nodes"].IsMap())
+    throw InputError("no 'nodes:' map", where,
+                     "start the file with 'nodes:' mapping each node to its list of NICs");
+  // A name that is a list or a map (`? [a]`) threw yaml-cpp's TypedBadConversion past every
+  // handler (a seed of the topology_readers fuzz target).
+  try {
+    return cables_of(root, where);
+  } catch (const YAML::Exception &e) {
+    throw InputError(fmt::format("not a topology: {}", e.msg),
+                     fmt::format("{}:{}", where, e.mark.line + 1),
+                     "give node, NIC, leaf and spine names as plain values (see docs/rdma.md, "
+                     "Fabric topology)");
+  }
 }
 
 } // namespace railgauge::rdma::fabric

@@ -96,5 +96,16 @@ TEST(FabricTopologyBounds, AFifoAmongTheLldpTablesIsRefusedByItsPath) {
   EXPECT_EQ(error.find(fifo + ": a FIFO, not a regular file"), 0u) << error;
 }
 
+// A node name that is a list threw yaml-cpp's TypedBadConversion past every handler.
+TEST(FabricTopologyBounds, AYamlNameThatIsAListIsAnInputErrorAtItsLine) {
+  try {
+    read_topology_yaml("nodes:\n  ? [a]\n  : [{nic: x, leaf: y}]\n", "f.yaml");
+    FAIL() << "no InputError";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "f.yaml:2");
+    EXPECT_NE(e.problem().find("not a topology: bad conversion"), std::string::npos) << e.what();
+  }
+}
+
 } // namespace
 } // namespace railgauge::rdma::fabric
