@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/digest.h"
 #include "harness/error.h"
 #include "harness/record_io.h"
 
@@ -68,23 +69,15 @@ std::string point_identity(std::string_view key, const nlohmann::json &axes) {
 }
 
 nlohmann::json plan_summary(const RunPlan &plan) {
-  // FNV-1a, 64 bits: stable across builds and platforms, unlike std::hash.
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  const auto add = [&hash](const std::string &text) {
-    for (unsigned char c : text) {
-      hash ^= c;
-      hash *= 0x100000001b3ull;
-    }
-    hash ^= '\n';
-    hash *= 0x100000001b3ull;
-  };
+  Fnv1a64 hash;
+  const auto add = [&hash](const std::string &text) { hash.add(text).add("\n"); };
   for (const auto &item : plan.items) {
     add(std::string(item.benchmark->key()));
     add(item.measure.to_json().dump());
     for (const auto &point : item.points)
       add(point.params().dump());
   }
-  return {{"digest", fmt::format("{:016x}", hash)}, {"points", plan.point_count()}};
+  return {{"digest", fmt::format("{:016x}", hash.value())}, {"points", plan.point_count()}};
 }
 
 RunDirLock::RunDirLock(const std::string &dir) {
