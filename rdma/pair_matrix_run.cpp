@@ -184,6 +184,12 @@ void apply_coverage_axes(const Point &p, PairMatrixSpec &spec) {
   if (spec.coverage_k < 0 || spec.coverage_k > 16)
     throw InputError(fmt::format("coverage_k {} is out of range", spec.coverage_k), "-a coverage_k",
                      "give 0 (all pairs) or a k from 1 to 16");
+  // All pairs read no topology: a path given there would be ignored without a word.
+  if (spec.coverage_k == 0 && !spec.topology.empty())
+    throw InputError(fmt::format("topology={} plans coverage rounds, and coverage_k is 0 (all "
+                                 "pairs)",
+                                 spec.topology),
+                     "-a topology", "add -a coverage_k=2 (or another k), or drop topology");
 }
 
 PairThresholds thresholds_of(const Point &p) {
@@ -211,6 +217,16 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
 
   Outcome out;
   out.metrics = {{record::kPairsPlayedByThisRank, m.pairs_played()}};
+  // A matrix of no pairs measured nothing, so it is never `ok` (a topology whose names were not
+  // the ranks' once planned no round, and the matrix passed). Every rank planned the same.
+  if (rounds.empty()) {
+    const bool all_fresh = spec.coverage_k > 0 && spec.cover_since.active;
+    out.status = all_fresh ? Status::waived : Status::failed;
+    out.reason = all_fresh ? fmt::format("nothing to cover: {}", coverage.how)
+                           : fmt::format("the matrix planned no pair of its {} endpoints{}",
+                                         eps.endpoints.size(),
+                                         coverage.how.empty() ? "" : ": " + coverage.how);
+  }
   if (ctx.rank() != 0)
     return out;
   nlohmann::json endpoints_j = nlohmann::json::array(), bad_j = nlohmann::json::array(),

@@ -8,9 +8,7 @@
 #include "harness/error.h"
 
 namespace railgauge::rdma::fabric {
-namespace {
 
-// "mlx5_10" after "mlx5_9": digits compare as numbers, so rails follow the NICs' numbering.
 bool natural_less(const std::string &x, const std::string &y) {
   std::size_t i = 0, j = 0;
   while (i < x.size() && j < y.size()) {
@@ -34,6 +32,8 @@ bool natural_less(const std::string &x, const std::string &y) {
   }
   return x.size() - i < y.size() - j;
 }
+
+namespace {
 
 int index_of(std::vector<std::string> &names, std::map<std::string, int> &index,
              const std::string &name) {

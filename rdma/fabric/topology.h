@@ -55,6 +55,9 @@ struct Topology {
   std::vector<int> link_indices(LinkKind kind) const; // every link of one kind
 };
 
+// "mlx5_10" after "mlx5_9": digits compare as numbers, so rails follow the NICs' numbering.
+bool natural_less(const std::string &x, const std::string &y);
+
 // Builds the model from cables; `where` names the source in errors. Throws InputError when
 // there is no host, or a NIC is cabled to two switches.
 Topology build_topology(const std::vector<RawCable> &cables, const std::string &where);
