@@ -26,12 +26,33 @@ std::string this_host_name() {
   return name.empty() ? "unknown-host" : name;
 }
 
+namespace {
+
+// The fix for a directory that could not be made, by its cause: "give --out a directory you can
+// write" was the advice for a run id too long for a file name too, where no --out would help.
+std::string creation_fix(const std::error_code &ec) {
+  switch (ec.value()) {
+  case ENAMETOOLONG:
+    return "give --out a shorter path, or give a shorter host name: the run directory's name "
+           "carries it (a group of many hosts is named by its first and a digest)";
+  case ENOSPC:
+  case EDQUOT:
+    return "free space (or inodes, or quota) on the file system of --out, or give --out another";
+  case EROFS:
+    return "give --out a directory on a file system mounted read-write";
+  default:
+    return "give --out a directory you can write";
+  }
+}
+
+} // namespace
+
 RunIdentity create_run_directory(const std::string &out, const std::string &host, int rank) {
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec)
     throw InputError(fmt::format("cannot create the output directory: {}", ec.message()), out,
-                     "give --out a directory you can write");
+                     creation_fix(ec));
   if (::access(out.c_str(), W_OK | X_OK) != 0)
     throw InputError(fmt::format("the output directory is not writable: {}", std::strerror(errno)),
                      out, "give --out a directory you can write");
@@ -49,7 +70,7 @@ RunIdentity create_run_directory(const std::string &out, const std::string &host
       return {id, host, rank, dir.string()};
     if (ec)
       throw InputError(fmt::format("cannot create the run directory: {}", ec.message()),
-                       dir.string(), "give --out a directory you can write");
+                       dir.string(), creation_fix(ec));
   }
   throw InputError("too many runs started in the same second", out, "wait a second and retry");
 }

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/error.h"
 #include "harness/manifest.h"
 #include "harness/node_name.h"
 
@@ -57,6 +58,22 @@ TEST(RunId, HoldsTheProcessSoThatRunsOfOneSecondOnOneHostDiffer) {
   EXPECT_TRUE(first.run_id.ends_with(tail)) << first.run_id;
   EXPECT_NE(second.run_id, first.run_id);
   EXPECT_TRUE(std::filesystem::is_directory(second.dir)) << second.dir;
+  std::filesystem::remove_all(out);
+}
+
+// A run id longer than a file name may be: the error names the cause and a fix that can help,
+// not "give --out a directory you can write" (said when 30 hosts' names made the id).
+TEST(RunId, ANameTooLongIsSaidWithAFixThatHelps) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("railgauge_run_id_long_" + std::to_string(::getpid()));
+  try {
+    create_run_directory(out.string(), std::string(300, 'h'), 0);
+    FAIL() << "no InputError";
+  } catch (const InputError &e) {
+    EXPECT_NE(e.problem().find("File name too long"), std::string::npos) << e.what();
+    EXPECT_NE(e.fix().find("shorter host name"), std::string::npos) << e.what();
+    EXPECT_EQ(e.fix().find("a directory you can write"), std::string::npos) << e.what();
+  }
   std::filesystem::remove_all(out);
 }
 
