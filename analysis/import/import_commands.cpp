@@ -13,6 +13,7 @@
 #include "analysis/import/nccl_tests_import.h"
 #include "analysis/import/nvbandwidth_import.h"
 #include "analysis/import/perftest_import.h"
+#include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 #include "harness/host_group.h"
@@ -46,14 +47,38 @@ std::vector<std::string> import_argv(const std::string &tool, const ImportOption
 }
 
 // Records carry the run directory's identity, whatever the importer put there.
+Record with_identity(Record r, const RunIdentity &id) {
+  r.run = id.run_id;
+  r.host = id.host;
+  if (r.time_utc.empty())
+    r.time_utc = utc_timestamp_now();
+  return r;
+}
+
 std::vector<Record> with_identity(std::vector<Record> records, const RunIdentity &id) {
-  for (auto &r : records) {
-    r.run = id.run_id;
-    r.host = id.host;
-    if (r.time_utc.empty())
-      r.time_utc = utc_timestamp_now();
-  }
+  for (auto &r : records)
+    r = with_identity(std::move(r), id);
   return records;
+}
+
+// nccl-tests output from a file, each record to `sink`. Text is streamed, so a log of any size
+// is imported in the memory of a line; JSON (-J, one document) is read whole, bounded in size.
+importers::NcclTestsImport read_nccl_tests_file(const std::string &file,
+                                                std::optional<collectives::Kind> kind,
+                                                const std::string &host,
+                                                const importers::RecordSink &sink) {
+  constexpr const char *kFix = "give the path of a saved nccl-tests output (stdout, or -J FILE)";
+  RegularFile in(file, kFix);
+  auto &stream = in.stream();
+  while (std::isspace(stream.peek()))
+    stream.get();
+  if (stream.peek() != '{')
+    return importers::import_nccl_tests_text(stream, file, kind, "", host, sink);
+  auto parsed = importers::import_nccl_tests_json(read_text_file(file, kFix), file, kind, "", host);
+  for (auto &r : parsed.records)
+    sink(std::move(r));
+  parsed.records.clear();
+  return parsed;
 }
 
 std::optional<collectives::Kind> kind_from_file_name(const std::string &path) {
@@ -106,18 +131,20 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
                          "give one of all_reduce, all_gather, reduce_scatter, alltoall, "
                          "broadcast, reduce, sendrecv");
     }
-    const auto text =
-        read_text_file(o->file, "give the path of a saved nccl-tests output (stdout, or -J FILE)");
+    // Read twice: once for what the run directory is named and described by, then into it,
+    // so that neither pass holds the records (a log of 500 MB of rows once needed 14.7 GB).
+    const auto discard = [](Record) {};
     importers::NcclTestsImport parsed;
     try {
-      parsed = importers::import_nccl_tests(text, o->file, k, "", o->host);
+      parsed = read_nccl_tests_file(o->file, k, o->host, discard);
     } catch (const InputError &) {
       // A log whose header does not name its collective may say it in its file name
       // (all_reduce_perf.log, allreduce_16n.txt): taken from there, and said so.
       const auto from_name = k ? std::nullopt : kind_from_file_name(o->file);
       if (!from_name)
         throw;
-      parsed = importers::import_nccl_tests(text, o->file, from_name, "", o->host);
+      k = from_name;
+      parsed = read_nccl_tests_file(o->file, k, o->host, discard);
       std::cerr << fmt::format("railgauge: {} names no collective in its header; {} is taken "
                                "from its file name (--kind overrides)\n",
                                o->file, collectives::to_string(*from_name));
@@ -132,19 +159,22 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
       imported["other_lines_skipped"] = parsed.other_lines;
     if (parsed.repeated_zero_rows > 0)
       imported["repeated_zero_byte_rows_skipped"] = parsed.repeated_zero_rows;
-    // A failed nccl-tests run keeps the rows it measured, and one error record says where it
-    // stopped: a check of the imported run then fails instead of passing on what is there.
-    std::vector<Record> records = parsed.records;
-    if (!parsed.failures.empty())
-      records.push_back(importers::nccl_tests_failure_record(parsed, "", o->host));
     // The node is the log's own: the hosts its rank lines name ("a+b" for a multi-node run,
     // whose figures belong to the group), unless --host says otherwise.
     const auto hosts = importers::rank_hosts(parsed.ranks);
     imported["hosts"] = hosts;
     const std::string node = !o->host.empty() ? o->host : host_group(hosts);
+    // A failed nccl-tests run keeps the rows it measured, and one error record says where it
+    // stopped: a check of the imported run then fails instead of passing on what is there.
+    const std::size_t planned = parsed.record_count + (parsed.failures.empty() ? 0 : 1);
     const auto run = write_imported_run(
-        o->out, node, import_argv("nccl-tests", *o), "nccl-tests", o->file, imported,
-        [&](const RunIdentity &id) { return with_identity(records, id); });
+        o->out, node, import_argv("nccl-tests", *o), "nccl-tests", o->file, imported, planned,
+        [&](const RunIdentity &id, const RecordWriter &write) {
+          const auto again = read_nccl_tests_file(
+              o->file, k, o->host, [&](Record r) { write(with_identity(std::move(r), id)); });
+          if (!again.failures.empty())
+            write(with_identity(importers::nccl_tests_failure_record(again, "", o->host), id));
+        });
     report(o->file, run);
     if (parsed.other_lines > 0)
       std::cerr << fmt::format("railgauge: skipped {} line(s) of {} that are neither nccl-tests' "

@@ -3,17 +3,17 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 
 #include "harness/bounded_input.h"
+#include "harness/digest.h"
 #include "harness/error.h"
+#include "harness/host_group.h"
 #include "harness/record_io.h"
 
 namespace railgauge::analysis {
@@ -37,27 +37,45 @@ std::string host_for_run_id(const std::string &host) {
   for (char c : host)
     out +=
         std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ? c : '_';
-  return out.empty() ? "unknown" : out;
+  if (out.empty())
+    return "unknown";
+  if (out.size() <= kMaxRunIdHostBytes)
+    return out;
+  const auto hosts = hosts_of_group(host);
+  const std::string first = host_for_run_id(hosts.empty() ? host : hosts.front()).substr(0, 32);
+  const std::string more =
+      hosts.size() > 1 ? fmt::format("-and-{}-more", hosts.size() - 1) : std::string();
+  return fmt::format("{}{}-{:016x}", first, more, Fnv1a64().add(host).value());
 }
 
-ImportedRun
-write_imported_run(const std::string &out_dir, const std::string &host,
-                   const std::vector<std::string> &argv, const std::string &tool,
-                   const std::string &file, nlohmann::json imported,
-                   const std::function<std::vector<Record>(const RunIdentity &)> &make_records) {
+namespace {
+
+// Two imports in the same second (a script importing a folder of logs) must not share a run id,
+// or calibrate would take them for two ranks of one run: the id carries the file's digest, read
+// in chunks so that a log of any size costs no memory.
+std::uint32_t file_digest(const std::string &file) {
+  RegularFile in(file, "give the path of the file to import");
+  Fnv1a64 digest;
+  char chunk[1 << 16];
+  while (in.stream().read(chunk, sizeof chunk) || in.stream().gcount() > 0)
+    digest.add({chunk, static_cast<std::size_t>(in.stream().gcount())});
+  return static_cast<std::uint32_t>(digest.add(file).value());
+}
+
+} // namespace
+
+ImportedRun write_imported_run(
+    const std::string &out_dir, const std::string &host, const std::vector<std::string> &argv,
+    const std::string &tool, const std::string &file, nlohmann::json imported,
+    std::optional<std::size_t> points_planned,
+    const std::function<void(const RunIdentity &, const RecordWriter &)> &write_records) {
   // The node is the one the source names; without a name, the file's (an import never takes the
   // importing machine's name or inventory: they describe a machine that measured nothing).
   std::string node = host;
   if (node.empty())
     node = "unknown-" + std::filesystem::path(file).stem().string();
-  // Two imports in the same second (a script importing a folder of logs) must not share a run
-  // id, or calibrate would take them for two ranks of one run: the id carries the file's digest.
-  const std::string text = read_text_file(file, "give the path of the file to import");
   RunIdentity id = create_run_directory(
-      out_dir,
-      fmt::format("{}-{:08x}", host_for_run_id(node),
-                  static_cast<std::uint32_t>(std::hash<std::string>{}(text + file))),
-      0);
+      out_dir, fmt::format("{}-{:08x}", host_for_run_id(node), file_digest(file)), 0);
   id.host = node;
   imported["node"] = node;
   imported["node_from"] = host.empty() ? "file name" : "source or --host";
@@ -66,17 +84,38 @@ write_imported_run(const std::string &out_dir, const std::string &host,
   imported["tool"] = tool;
   imported["file"] = file;
   manifest.data()["imported"] = std::move(imported);
-  const std::vector<Record> records = make_records(id);
-  manifest.data()["points_planned"] = records.size();
-  manifest.write();
-  RecordFile out(id.dir + "/records.jsonl");
+  if (points_planned)
+    manifest.data()["points_planned"] = *points_planned;
+  std::size_t written = 0;
   std::map<std::string, int> counts;
-  for (const Record &r : records) {
-    out.append(r);
-    ++counts[std::string(to_string(r.status))];
+  try {
+    manifest.write();
+    RecordFile out(id.dir + "/records.jsonl");
+    write_records(id, [&](const Record &r) {
+      out.append(r);
+      ++counts[std::string(to_string(r.status))];
+      ++written;
+    });
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove_all(id.dir, ec);
+    throw;
   }
+  manifest.data()["points_planned"] = written;
   manifest.finish("complete", counts);
-  return {id.dir, records.size()};
+  return {id.dir, written};
+}
+
+ImportedRun
+write_imported_run(const std::string &out_dir, const std::string &host,
+                   const std::vector<std::string> &argv, const std::string &tool,
+                   const std::string &file, nlohmann::json imported,
+                   const std::function<std::vector<Record>(const RunIdentity &)> &make_records) {
+  return write_imported_run(out_dir, host, argv, tool, file, std::move(imported), std::nullopt,
+                            [&](const RunIdentity &id, const RecordWriter &write) {
+                              for (const Record &r : make_records(id))
+                                write(r);
+                            });
 }
 
 } // namespace railgauge::analysis

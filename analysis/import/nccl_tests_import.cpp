@@ -148,7 +148,7 @@ Record nccl_tests_failure_record(const NcclTestsImport &import, const std::strin
                       : collectives::record::kNcclUnknown;
   r.params = {{collectives::record::kSource, collectives::record::kSourceNcclTests}};
   r.status = Status::error;
-  r.reason = fmt::format("nccl-tests failed after {} result row(s): {}", import.records.size() / 2,
+  r.reason = fmt::format("nccl-tests failed after {} result row(s): {}", import.record_count / 2,
                          fmt::join(import.failures, " | "));
   r.time_utc = utc_timestamp_now();
   return r;
@@ -235,16 +235,30 @@ struct TextSection {
   bool zero_row_seen = false; // in this section
 };
 
-void end_section(NcclTestsImport &out, TextSection &section, const std::string &where) {
-  if (section.header_seen && out.records.size() == section.first_record &&
-      out.failures.size() == section.first_failure)
-    out.failures.push_back(
-        fmt::format("{}: nccl-tests printed the header of a run{} but no "
-                    "result row: the run ended before its first size",
-                    where, out.kind ? fmt::format(" of {}", to_string(*out.kind)) : ""));
-  add_rank_layout(std::span(out.records).subspan(section.first_record), section.ranks);
-  section.first_record = out.records.size();
-  section.first_failure = out.failures.size();
+// Every failure line counts; at most kMaxFailuresKept are kept, the last of them, once there
+// are more, saying how many more (a log of nothing but failure lines must not fill the memory).
+struct FailureLines {
+  std::size_t seen = 0;
+
+  void add(NcclTestsImport &out, std::string line) {
+    if (++seen <= kMaxFailuresKept)
+      out.failures.push_back(std::move(line));
+    else
+      out.failures.back() =
+          fmt::format("... and {} more failure line(s)", seen - kMaxFailuresKept + 1);
+  }
+};
+
+void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failures,
+                 const std::string &where) {
+  if (section.header_seen && out.record_count == section.first_record &&
+      failures.seen == section.first_failure)
+    failures.add(out,
+                 fmt::format("{}: nccl-tests printed the header of a run{} but no "
+                             "result row: the run ended before its first size",
+                             where, out.kind ? fmt::format(" of {}", to_string(*out.kind)) : ""));
+  section.first_record = out.record_count;
+  section.first_failure = failures.seen;
   section.ranks.clear();
   section.header_seen = false;
   section.zero_row_seen = false;
@@ -253,9 +267,9 @@ void end_section(NcclTestsImport &out, TextSection &section, const std::string &
 // A "#" line's text after the '#': a new run's start, the version, the -I 1 header, a rank
 // line or the average bus bandwidth.
 void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTestsImport &out,
-                       TextSection &section, const std::string &where) {
+                       TextSection &section, FailureLines &failures, const std::string &where) {
   if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
-    end_section(out, section, where);
+    end_section(out, section, failures, where);
     section.per_iteration = false;
     section.header_seen = true;
     std::string name = body.substr(at + 26);
@@ -321,7 +335,7 @@ NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::i
 // A result row's words: its two halves as records (none for a repeated row of 0 bytes).
 void read_result_row(const std::vector<std::string> &f, const std::string &here,
                      TextSection &section, NcclTestsImport &out, const std::string &run,
-                     const std::string &host) {
+                     const std::string &host, const RecordSink &sink) {
   const std::size_t per_half = section.per_iteration ? 8 : 4, columns = 5 + 2 * per_half;
   if (f.size() < columns)
     throw InputError(fmt::format("a result row needs {} columns{}, this one has {}", columns,
@@ -343,7 +357,9 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
     Record r = nccl_tests_record(read_half(f, c, *size, *count, half, here), *out.kind, run, host);
     if (section.per_iteration)
       add_text_per_iteration(f, c + 4, here, r.metrics);
-    out.records.push_back(std::move(r));
+    add_rank_layout(std::span(&r, 1), section.ranks);
+    ++out.record_count;
+    sink(std::move(r));
   }
 }
 
@@ -352,9 +368,20 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
 NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
                                        std::optional<Kind> kind, const std::string &run,
                                        const std::string &host) {
+  std::vector<Record> records;
+  auto out = import_nccl_tests_text(in, where, kind, run, host,
+                                    [&records](Record r) { records.push_back(std::move(r)); });
+  out.records = std::move(records);
+  return out;
+}
+
+NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
+                                       std::optional<Kind> kind, const std::string &run,
+                                       const std::string &host, const RecordSink &sink) {
   NcclTestsImport out;
   out.kind = kind;
   TextSection section;
+  FailureLines failures;
   LineReader lines(in, where, kGiveTextOutput);
   std::string line;
   while (lines.next(line)) {
@@ -364,11 +391,11 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     if (first == std::string::npos)
       continue;
     if (line[first] == '#') {
-      read_comment_line(line.substr(first + 1), kind, out, section, where);
+      read_comment_line(line.substr(first + 1), kind, out, section, failures, where);
       continue;
     }
     if (is_failure_line(line)) {
-      out.failures.push_back(fmt::format("{}:{}: {}", where, line_no, trimmed(line)));
+      failures.add(out, fmt::format("{}:{}: {}", where, line_no, trimmed(line)));
       continue;
     }
     std::istringstream cols(line);
@@ -386,10 +413,10 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       throw InputError("cannot tell which collective this nccl-tests output measured", where,
                        "pass the collective (e.g. all_reduce): the file has no 'Collective test "
                        "starting' line");
-    read_result_row(f, fmt::format("{}:{}", where, line_no), section, out, run, host);
+    read_result_row(f, fmt::format("{}:{}", where, line_no), section, out, run, host, sink);
   }
-  end_section(out, section, where);
-  if (out.records.empty() && out.failures.empty())
+  end_section(out, section, failures, where);
+  if (out.record_count == 0 && out.failures.empty())
     throw InputError(
         fmt::format("no nccl-tests result row found{}",
                     out.other_lines > 0

@@ -13,6 +13,7 @@
 // mean over its iterations, so it goes to metrics.wall_time_s, never to time_s. A row with
 // #wrong > 0 is `failed`; "N/A" (data check off) leaves `verified` out.
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <optional>
 #include <span>
@@ -31,9 +32,10 @@ using collectives::parse_kind;
 using collectives::to_string;
 
 struct NcclTestsImport {
-  std::optional<Kind> kind;       // from the header, or the caller's
-  std::vector<std::string> ranks; // "Rank ..." header lines, trimmed
-  std::vector<Record> records;
+  std::optional<Kind> kind;                        // from the header, or the caller's
+  std::vector<std::string> ranks;                  // "Rank ..." header lines, trimmed
+  std::vector<Record> records;                     // empty when they were streamed to a sink
+  std::size_t record_count = 0;                    // the result rows' records, kept or streamed
   std::optional<double> avg_busbw_gbytes_per_s;    // the footer (mean over all rows, as printed)
   nlohmann::json about = nlohmann::json::object(); // JSON only: version, argv, config, times
   // Why nccl-tests stopped early: its "<host>: Test CUDA failure <file>:<line> '<message>'"
@@ -84,6 +86,17 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
 NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
                                        std::optional<Kind> kind, const std::string &run,
                                        const std::string &host);
+
+// The same, each record handed to `sink` as its row is read (with its section's rank layout:
+// nccl-tests prints a run's rank lines before its rows), none kept: a log of any length takes
+// the memory of one line, its rank lines and its failure lines (at most kMaxFailuresKept).
+using RecordSink = std::function<void(Record)>;
+NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
+                                       std::optional<Kind> kind, const std::string &run,
+                                       const std::string &host, const RecordSink &sink);
+
+// Failure lines kept in a text log's `failures`; the rest are counted in the last one.
+inline constexpr std::size_t kMaxFailuresKept = 20;
 
 // The -J output (format version 3, nccl-tests 2.17.3 and later): the collective comes from
 // argv[0] (<kind>_perf) unless `kind` is given; metrics also carry the NCCL version and the

@@ -278,6 +278,7 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
     }
   }
   add_rank_layout(out.records, out.ranks);
+  out.record_count = out.records.size();
   return out;
 }
 

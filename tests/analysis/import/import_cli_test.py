@@ -137,6 +137,34 @@ class ImportTest(unittest.TestCase):
             self.assertTrue(recs)
             self.assertTrue(all(r["key"].startswith("rdma.") for r in recs))
 
+    def test_a_log_of_thirty_hosts_is_imported_under_a_run_id_of_bounded_length(self):
+        """The node of a multi-node log is every host joined ("a+b+..."); with 30 hosts the run
+        id was too long for a file name, and the import failed saying "give --out a directory
+        you can write". The rows are streamed into the run directory, read a second time."""
+        sample = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_format_sample.txt")
+        with open(sample) as f:
+            lines = f.read().splitlines()
+        hosts = [f"gpu-node-with-a-long-name-{h:03}" for h in range(1, 31)]
+        rank_at = next(i for i, line in enumerate(lines) if "Rank  0" in line)
+        ranks = [f"#  Rank {r:2} Group  0 Pid  4100{r} on {host} device  0 [0000:19:00] "
+                 "NVIDIA H100 80GB HBM3" for r, host in enumerate(hosts)]
+        log = os.path.join(self.out, "all_reduce_30n.txt")
+        with open(log, "w") as f:
+            f.write("\n".join(lines[:rank_at] + ranks + lines[rank_at + 2:]) + "\n")
+        p = railgauge("import", "nccl-tests", log, "--out", self.out)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        run = run_dir_of(p.stdout)
+        validate(self, run)
+        name = os.path.basename(run)
+        self.assertLessEqual(len(name), 128, name)
+        self.assertIn("-gpu-node-with-a-long-name-001-and-29-more-", name)
+        recs = records(run)
+        self.assertEqual(len(recs), 4)
+        self.assertEqual({r["host"] for r in recs}, {"+".join(hosts)})
+        self.assertEqual({r["params"]["group_hosts"] for r in recs}, {30})
+        with open(os.path.join(run, "run.json")) as f:
+            self.assertEqual(json.load(f)["points_planned"], 4)
+
     def test_not_the_tools_output_is_an_input_error(self):
         bad = os.path.join(self.out, "bad.txt")
         with open(bad, "w") as f:
