@@ -15,6 +15,7 @@
 
 #include "cli/printers.h"
 #include "cli/run_ingest.h"
+#include "gemm/layer_table.h"
 #include "gemm/tp_table.h"
 #include "harness/cuda/device.h"
 #include "harness/data_paths.h"
@@ -205,7 +206,8 @@ void add_printers(PrinterMultiplex &printer, OutputFormat format, const CommonOp
     // Each family's curve after the summary: bandwidth per size per kernel, and efficiency
     // (or TFLOP/s) per GEMM per TP degree t.
     printer.add(make_collecting_printer([](const std::vector<Record> &records) {
-      std::cout << memory::render_bandwidth_table(records) << gemm::render_tp_table(records);
+      std::cout << memory::render_bandwidth_table(records) << gemm::render_tp_table(records)
+                << gemm::render_layer_table(records);
     }));
   }
 }
