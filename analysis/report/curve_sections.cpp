@@ -49,10 +49,10 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
   if (groups.empty())
     return;
   page.heading("GEMM efficiency versus tensor parallelism t");
-  page.para("Each line is one GEMM of a transformer layer; x: tensor-parallel degree t (the "
-            "shard each GPU computes shrinks with t), y: the efficiency (fraction of the dense "
-            "peak) where every point of the chart has one, else TFLOP/s; median over GPUs and "
-            "ranks.");
+  page.para("One small chart per GEMM of a transformer layer, a line per pass (fwd, dgrad, "
+            "wgrad); x: tensor-parallel degree t (the shard each GPU computes shrinks with t), y: "
+            "the efficiency (fraction of the dense peak) where every point of the sweep has one, "
+            "else TFLOP/s; median over GPUs and ranks.");
   for (const auto &[group, ops] : groups) {
     // As the TP table: efficiency only when every point has it, never the two mixed.
     bool all_efficiency = true;
@@ -95,9 +95,27 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
       series.push_back(std::move(s));
       rows.push_back(row);
     }
-    page.html += "<figure>" +
-                 line_chart(group, "tensor-parallel degree t", unit, series, true, false) +
-                 "</figure>\n";
+    // Small multiples: one chart per GEMM of the layer with a line per pass, so that no chart
+    // holds more lines than its colours tell apart; one scale for all would hide the attention
+    // BMMs among the MLP lines; each chart's title names its GEMM.
+    std::map<std::string, std::vector<Series>> by_layer; // "qkv" -> its passes' lines
+    std::vector<std::string> layer_order;
+    for (auto &s : series) {
+      const auto dot = s.name.find('.');
+      const std::string layer = s.name.substr(0, dot);
+      if (!by_layer.count(layer))
+        layer_order.push_back(layer);
+      if (dot != std::string::npos)
+        s.name = s.name.substr(dot + 1);
+      by_layer[layer].push_back(std::move(s));
+    }
+    page.html += "<p><b>" + xml_escape(group) + "</b></p><div class=\"multiples\">";
+    for (const auto &layer : layer_order)
+      page.html +=
+          "<figure>" +
+          line_chart(layer, "tensor-parallel degree t", unit, by_layer.at(layer), true, false) +
+          "</figure>";
+    page.html += "</div>\n";
     page.md += "**" + group + "** (" + unit + ")\n\n";
     page.markdown_table(rows); // the chart stands for the table on the HTML page
   }

@@ -9,6 +9,7 @@
 #include "analysis/report/comparison_section.h"
 #include "analysis/report/curve_sections.h"
 #include "analysis/report/fabric_load_sections.h"
+#include "analysis/report/layer_section.h"
 #include "analysis/report/matrix_sections.h"
 #include "analysis/report/report_page.h"
 #include "analysis/report/svg.h"
@@ -23,7 +24,9 @@ constexpr const char *kStyle =
     "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}"
     "tr.fail td{background:#fde2e2}tr.warn td{background:#fff4d6}"
     "figure{margin:8px 0 20px}h2{border-bottom:1px solid #ddd;padding-bottom:4px}"
-    "p.meta{color:#666;font-size:12px}";
+    "p.meta{color:#666;font-size:12px}"
+    ".multiples{display:grid;grid-template-columns:repeat(3,1fr);gap:4px}"
+    ".multiples svg{width:100%;height:auto}.multiples figure{margin:0}";
 
 } // namespace
 
@@ -100,6 +103,7 @@ Report build_report(const ReportInput &in) {
   if (in.check)
     verdict_section(page, *in.check);
   if (in.runs) {
+    layer_section(page, *in.runs);
     gemm_section(page, *in.runs);
     bandwidth_section(page, *in.runs);
     burnin_section(page, *in.runs, in.rules);

@@ -1,0 +1,58 @@
+// The report's layer headline and per-GEMM small multiples, from the recorded H200 TP sweep
+// (tests/fixtures/gemm-h200): the layer line in the report is the one computed by hand there.
+#include <gtest/gtest.h>
+
+#include "analysis/report/report.h"
+#include "analysis/run_set.h"
+#include "harness/record_io.h"
+#include "tests/support/fixture_text.h"
+
+namespace railgauge {
+namespace {
+
+report::Report h200_report() {
+  analysis::RunSet set;
+  analysis::LoadedRun run;
+  run.dir = "gemm-h200";
+  run.records = parse_records(testing::fixture_text("gemm-h200/records.jsonl"), "records").records;
+  set.runs.push_back(run);
+  report::ReportInput in;
+  in.title = "h200";
+  in.runs = &set;
+  return report::build_report(in);
+}
+
+TEST(ReportLayer, HeadlineIsTheFlopWeightedLayerAgainstBothPeaks) {
+  const auto rep = h200_report();
+  const auto at = rep.markdown.find("## Transformer layer efficiency versus tensor parallelism t");
+  ASSERT_NE(at, std::string::npos) << rep.markdown;
+  EXPECT_LT(at, rep.markdown.find("## GEMM efficiency versus tensor parallelism t"));
+  // The hand figures of tests/gemm/layer_line_test.cpp at t = 1 and t = 32, with clock and power.
+  const std::string sweep =
+      "| gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, gpu 0, layout training) |";
+  EXPECT_NE(rep.markdown.find(sweep + " 1 | 0.692 | 0.856 | 1480 | 1215-1860 | 678 | 700 | 16 of "
+                                      "16 |"),
+            std::string::npos)
+      << rep.markdown;
+  EXPECT_NE(rep.markdown.find(sweep + " 32 | 0.669 | 0.674 | 1817 | 1695-1980 | 632 | 700 | 16 "
+                                      "of 16 |"),
+            std::string::npos);
+  EXPECT_NE(rep.html.find("gpt3-175b bf16, s 2048, b 1, gpu 0: of the peak at its SM clock"),
+            std::string::npos);
+}
+
+TEST(ReportLayer, PerGemmLinesAreSmallMultiplesOfThreePasses) {
+  const auto rep = h200_report();
+  const auto grid = rep.html.find("<div class=\"multiples\">");
+  ASSERT_NE(grid, std::string::npos);
+  const auto end = rep.html.find("</div>", grid);
+  std::size_t charts = 0;
+  for (auto at = rep.html.find("<svg", grid); at < end; at = rep.html.find("<svg", at + 1))
+    ++charts;
+  EXPECT_EQ(charts, 6u); // qkv, scores, context, out_proj, mlp_up, mlp_down
+  for (const char *title : {"<title>qkv</title>", "<title>mlp_down</title>"})
+    EXPECT_NE(rep.html.find(title, grid), std::string::npos) << title;
+}
+
+} // namespace
+} // namespace railgauge
