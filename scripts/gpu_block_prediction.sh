@@ -24,10 +24,12 @@ rounds=${ROUNDS:-3}
 # The HBM plateau once (mem1 of the coefficient file); the GEMMs and the block every round.
 "$bin" memory --filter 'memory.hbm_*' -a 'size_bytes=256MiB:4GiB:*4' --time-budget 0.2 \
   --point-timeout 60 --out "$runs" -q
+# seq and micro_batch 0: the model's own, as the block runs it (gemm.cublaslt's default sweep
+# holds other shapes).
 for round in $(seq "$rounds"); do
   echo "gpu_block_prediction: round $round of $rounds (t = $gpus, $model)" >&2
-  "$bin" gemm --filter gemm.cublaslt --model "$model" --tp "$gpus" --time-budget 0.3 \
-    --point-timeout 60 --out "$runs" -q
+  "$bin" gemm --filter gemm.cublaslt --model "$model" --tp "$gpus" -a seq=0 -a micro_batch=0 \
+    --time-budget 0.3 --point-timeout 60 --out "$runs" -q
   "$bin" block --filter block.transformer_tp_gpu -a model="$model" -a sequence_parallel=0,1 \
     -a iterations=20 --point-timeout 120 --out "$runs" -q
 done

@@ -644,8 +644,8 @@ gemm_vs_torch() { # STEP PCT SOURCE_PCT
 }
 
 STEP_RUN_DIR="$out/runs/gemm-model" step gemm-model "$(share 25)" plain \
-  "$railgauge" gemm --model gpt3-175b --tp 1,2,4,8,16,32 --out "$out/runs/gemm-model" \
-  "${measure[@]}"
+  "$railgauge" gemm --model gpt3-175b --tp 1,2,4,8,16,32 -a seq=2048 -a micro_batch=1 \
+  --out "$out/runs/gemm-model" "${measure[@]}"
 why_no_torch=$(torch_peer_skip)
 if [[ -n "$why_no_torch" ]]; then
   if selected torch; then

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include <cmath>
 #include <unistd.h>
@@ -251,6 +252,22 @@ Point tp_point(const std::string &dtype, const std::string &layout, std::int64_t
   p.set("layout", layout);
   p.set("top_k", std::int64_t{8});
   return p;
+}
+
+// The default TP sweep holds the shapes where the fall with t shows: Llama-3 70B, micro-batch 1
+// and 2, seq 2048 and 4096, t = 1..32 (4 x 6 x 18 = 432 points).
+TEST(CublasLtAxes, DefaultSweepIsTheSmallerModelAtFewTokens) {
+  std::map<std::string, std::vector<AxisValue>> defaults;
+  std::size_t points = 1;
+  for (const auto &a : make_cublaslt()->axes()) {
+    defaults[a.name] = a.defaults;
+    points *= a.defaults.size();
+  }
+  EXPECT_EQ(defaults.at("model"), std::vector<AxisValue>{std::string("llama3-70b")});
+  EXPECT_EQ(defaults.at("seq"), (std::vector<AxisValue>{std::int64_t{2048}, std::int64_t{4096}}));
+  EXPECT_EQ(defaults.at("micro_batch"), (std::vector<AxisValue>{std::int64_t{1}, std::int64_t{2}}));
+  EXPECT_EQ(defaults.at("tp").size(), 6u);
+  EXPECT_EQ(points, 432u);
 }
 
 TEST(CublasLtAxes, KeysAxesAndOptions) {
