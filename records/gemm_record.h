@@ -87,6 +87,11 @@ inline constexpr const char *kRotateAbc = "abc";
 inline constexpr const char *kRotateNone = "none";
 // cuBLASLt: heuristic candidates screened per GEMM (an axis)
 inline constexpr const char *kTopK = "top_k";
+// cuBLASLt: how a timed batch's calls were launched (a param): one by one on a stream behind a
+// blocking kernel, so that a peer's record (scripts/gemm_vs_torch.py, params.peer_timer) can be
+// told apart when it launches otherwise (a CUDA graph).
+inline constexpr const char *kLaunch = "launch";
+inline constexpr const char *kLaunchStream = "stream";
 
 // A transformer layer's GEMMs and passes in block order: the values of kLayer and kPass, and the
 // row order of every TP table (op = "<layer>.<pass>").

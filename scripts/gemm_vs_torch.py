@@ -8,11 +8,15 @@
 
 For every `ok` record of a cuBLASLt key in RUN_DIR/records.jsonl, the same GEMMs (M, N, K,
 batch, dtype, layout, GPU; both GEMMs of a BMM's dgrad) are run through PyTorch and timed the
-way railgauge times them: CUDA events around a batch of calls captured in one CUDA graph and
-replayed behind a sleep kernel, the enqueue checked to be ahead of the GPU (so Python's launch
-loop is never timed; metrics.enqueue_ahead counts the samples that passed), warm-up, the median
-of many samples, and as many rotated operand sets as the railgauge record used
-(params.operand_sets), so both read their operands from HBM alike. torch's math flags are pinned
+way railgauge times them: CUDA events around a batch of calls launched one by one on a stream
+behind a sleep kernel (--launch stream, the default; railgauge's records say `launch: stream`),
+the enqueue checked to be ahead of the GPU (so Python's launch loop is never timed;
+metrics.enqueue_ahead counts the samples that passed), warm-up, the median of many samples, and
+as many rotated operand sets, each with its own output, as the railgauge record used
+(params.operand_sets), every call on the next set, so both read their operands from HBM and
+write their outputs alike. --launch graph replays one captured batch instead (params.peer_timer
+cuda_graph), as the runs before issue 55 did: its rotation is frozen to the batch's first sets
+and one output, which at small shapes stays in L2. torch's math flags are pinned
 (TF32 only for tf32; no reduced-precision reduction for fp16 and bf16, as railgauge's cuBLASLt
 computes in fp32) and recorded in params.torch_math, and the kernels torch ran, from
 torch.profiler, in params.torch_kernels; railgauge's are in the source record's heuristic_algos.
@@ -66,7 +70,15 @@ def gemms_of(record):
     return [(p["m"], p["n"], p["k"], p.get("batch", 1), default_layout)]
 
 
+# The output's storage per dtype, as railgauge's C (gemm/cuda/lt_matmul.h: fp8 writes bf16).
+OUTPUT_STORAGE = {"bf16": "bfloat16", "fp16": "float16", "tf32": "float32", "fp32": "float32",
+                  "fp8_e4m3": "bfloat16"}
+
+
 def make_operands(torch, dtype, layout, m, n, k, batch, sets, device):
+    """`sets` operand sets (a, b, c): A and B in the layout's storage, and an output C of its
+    own per set, as railgauge rotates all three (gemm/operand_rotation.h): one output reused by
+    every call stays in L2 where railgauge's does not."""
     def values(*shape):
         x = torch.rand(*shape, device=device) * 0.5 + 0.5  # |x| in [0.5, 1), never zero
         return torch.where(torch.rand(*shape, device=device) < 0.5, -x, x)
@@ -84,7 +96,8 @@ def make_operands(torch, dtype, layout, m, n, k, batch, sets, device):
             b = values(*lead, n, k).to(storage).transpose(-1, -2)  # column-major K x N
         else:
             b = values(*lead, k, n).to(storage)
-        out.append((a, b))
+        c = torch.empty(*lead, m, n, dtype=getattr(torch, OUTPUT_STORAGE[dtype]), device=device)
+        out.append((a, b, c))
     return out
 
 
@@ -96,15 +109,22 @@ def make_call(torch, dtype, operands):
         scale_b = torch.tensor(0.25, device=operands[0][0].device)
 
         def call():
-            a, b = operands[state["i"]]
+            a, b, c = operands[state["i"]]
             state["i"] = (state["i"] + 1) % sets
-            torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
+            torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16,
+                             out=c)
     else:
         def call():
-            a, b = operands[state["i"]]
+            a, b, c = operands[state["i"]]
             state["i"] = (state["i"] + 1) % sets
-            torch.matmul(a, b)
+            torch.matmul(a, b, out=c)
     return call
+
+
+# How torch's calls are launched and timed (--launch): `stream` as railgauge launches, one call
+# after another on a stream behind a gate, every call on the next operand set; `graph` replays
+# one captured batch, which freezes the rotation to the batch's first sets (the earlier runs').
+LAUNCH_TIMERS = {"stream": "cuda_event_stream", "graph": "cuda_graph"}
 
 
 class TorchPoint:
@@ -135,9 +155,10 @@ class TorchPoint:
         if self.kernels is None:
             names, why_not = peer_records.kernel_names(self.torch, lambda: [c() for c in calls])
             self.kernels = "; ".join(names) or f"unknown: {why_not}"
-        times, passed = peer_records.time_graph_batches(
-            self.torch, calls, self.batch, self.args.samples, self.args.warmup,
-            warm_s=self.args.torch_warm_s)
+        timed = (peer_records.time_stream_batches if self.args.launch == "stream"
+                 else peer_records.time_graph_batches)
+        times, passed = timed(self.torch, calls, self.batch, self.args.samples, self.args.warmup,
+                              warm_s=self.args.torch_warm_s)
         self.pooled.extend(times)
         self.ahead += passed
         self.rounds_s.append(summary(times)["median"])
@@ -148,7 +169,7 @@ class TorchPoint:
         s = summary(self.pooled)
         tflops = flops / s["median"] / 1e12
         ours = self.source["metrics"].get("tflops", 0.0)
-        metrics = {"time_s": s, "batch": self.batch, "timer": "cuda_graph",
+        metrics = {"time_s": s, "batch": self.batch, "timer": LAUNCH_TIMERS[self.args.launch],
                    "flops_per_call": flops, "tflops": tflops, "ours_tflops": ours,
                    "ours_best_tflops": self.source["metrics"].get("best_tflops", ours),
                    "ours_vs_torch": ours / tflops if tflops > 0 else 0.0,
@@ -232,8 +253,13 @@ def main():
     ap.add_argument("--keys", default=",".join(GPU_KEYS))
     ap.add_argument("--samples", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--max-sets", type=int, default=256,
-                    help="cap on rotated operand sets (Python objects per set)")
+    ap.add_argument("--max-sets", type=int, default=4096,
+                    help="cap on rotated operand sets (railgauge's own cap, so every set it "
+                         "rotated is rotated here)")
+    ap.add_argument("--launch", choices=sorted(LAUNCH_TIMERS), default="stream",
+                    help="stream: each call launched on the stream as railgauge does, rotating "
+                         "every set (default); graph: one captured batch replayed (its sets "
+                         "frozen at capture)")
     ap.add_argument("--first-round-is-source", action="store_true",
                     help="interleaved by sweep: the source run is railgauge's first round (when "
                          "torch starts the moment it ends, as in a reference run)")
@@ -268,7 +294,7 @@ def main():
             rec = peer_records.peer_record(out.run_id, out.host, "peer.torch_matmul", r,
                                            {"torch_version": torch.__version__,
                                             "torch_math": pin_math(torch, r["params"]["dtype"]),
-                                            "peer_timer": "cuda_graph"})
+                                            "peer_timer": LAUNCH_TIMERS[args.launch]})
             shapes = gemms_of(r)
             if r["params"]["dtype"] == "fp8_e4m3" and any(b > 1 for (_, _, _, b, _) in shapes):
                 rec["status"] = "waived"

@@ -166,16 +166,45 @@ def time_batches(torch, calls, batch, samples, warmup,
     return [time_gated_batch(torch, calls, batch, gate_cycles_per_call) for _ in range(samples)]
 
 
+def time_behind_gate(torch, launch, batch, samples, warm_s, gate, max_doublings):
+    """`samples` timings (seconds per call) of `launch()` (which enqueues `batch` calls) between
+    CUDA events, each behind a sleep of `gate` cycles so that Python's enqueue is not timed: an
+    event after the sleep is queried once everything is enqueued, and a sample whose gate had
+    already opened is taken again behind a gate twice as long. With `warm_s`, `launch` runs
+    untimed for that many seconds first (a large GEMM's rate depends on the power state a
+    sustained run sets). Returns (times, enqueue checks passed)."""
+    warm_until = time.monotonic() + warm_s
+    while time.monotonic() < warm_until:
+        launch()
+        torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    gate_open = torch.cuda.Event()
+    times, ahead = [], 0
+    for _ in range(samples):
+        for attempt in range(max_doublings + 1):
+            torch.cuda._sleep(gate)
+            gate_open.record()
+            start.record()
+            launch()
+            stop.record()
+            enqueued_in_time = not gate_open.query()
+            torch.cuda.synchronize()
+            if enqueued_in_time:
+                ahead += 1
+                break
+            if attempt < max_doublings:
+                gate *= 2
+        times.append(start.elapsed_time(stop) * 1e-3 / batch)
+    return times, ahead
+
+
 def time_graph_batches(torch, calls, batch, samples, warmup,
                        gate_cycles_per_call=GATE_CYCLES_PER_CALL, max_doublings=4, warm_s=0.0):
     """`samples` timings (seconds per call) of `batch` rounds of `calls` captured in one CUDA
     graph, so that Python's launch loop cannot be timed (issue 44: a fixed sleep of ~10 us per
     call was as short as Python's enqueue, and torch timed its own loop at small shapes). The
-    stream is still held by a sleep while the graph launch is enqueued; an event after the
-    sleep is queried once everything is enqueued, and a sample whose gate had already opened
-    is taken again behind a gate twice as long. With `warm_s`, the graph is replayed untimed for
-    that many seconds first (a large GEMM's rate depends on the power state a sustained run
-    sets). Returns (times, enqueue checks passed)."""
+    capture freezes what each call reads: a call that rotates operand sets replays the first
+    `batch` of them (issue 55). Returns (times, enqueue checks passed)."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):  # warm-up outside capture, as torch's graph docs require
@@ -191,30 +220,31 @@ def time_graph_batches(torch, calls, batch, samples, warmup,
                 c()
     graph.replay()
     torch.cuda.synchronize()
-    warm_until = time.monotonic() + warm_s
-    while time.monotonic() < warm_until:
-        graph.replay()
-        torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    gate_open = torch.cuda.Event()
-    times, ahead = [], 0
-    gate = int(gate_cycles_per_call * 4)  # one graph launch, not batch x calls launches
-    for _ in range(samples):
-        for attempt in range(max_doublings + 1):
-            torch.cuda._sleep(gate)
-            gate_open.record()
-            start.record()
-            graph.replay()
-            stop.record()
-            enqueued_in_time = not gate_open.query()
-            torch.cuda.synchronize()
-            if enqueued_in_time:
-                ahead += 1
-                break
-            if attempt < max_doublings:
-                gate *= 2
-        times.append(start.elapsed_time(stop) * 1e-3 / batch)
-    return times, ahead
+    # One graph launch to enqueue, not batch x calls launches.
+    return time_behind_gate(torch, graph.replay, batch, samples, warm_s,
+                            int(gate_cycles_per_call * 4), max_doublings)
+
+
+def time_stream_batches(torch, calls, batch, samples, warmup,
+                        gate_cycles_per_call=GATE_CYCLES_PER_CALL, max_doublings=6, warm_s=0.0):
+    """`samples` timings (seconds per call) of `batch` rounds of `calls` launched one by one on
+    the stream, as railgauge launches its GEMMs (CUDA events around a batch behind a blocking
+    kernel). Unlike a captured graph, every call runs again each time, so a call that rotates
+    through its operand sets reads the next one on every call of every sample, never the first
+    `batch` sets frozen at capture (issue 55: at 256^3 a graph kept 38 of railgauge's 640 sets
+    in L2). The gate is sized for every launch Python enqueues. Returns (times, enqueue checks
+    passed)."""
+    def run_batch():
+        for _ in range(batch):
+            for c in calls:
+                c()
+
+    for _ in range(max(1, warmup)):
+        for c in calls:
+            c()
+    torch.cuda.synchronize()
+    return time_behind_gate(torch, run_batch, batch, samples, warm_s,
+                            int(gate_cycles_per_call * batch * len(calls)), max_doublings)
 
 
 def kernel_names(torch, call, repeats=3):

@@ -224,7 +224,7 @@ void verify_outputs(Outcome &out, const std::vector<GemmOperands> &gemms, const 
 }
 
 // What a point ran on and with: the GPU and its peak, cuBLASLt, the candidates its heuristic
-// offered the first GEMM and how the operands were rotated past L2.
+// offered the first GEMM, how the operands were rotated past L2 and how the calls were launched.
 nlohmann::json lt_derived_params(const gpu::CudaDeviceInfo &info, const PeakChoice &peak,
                                  std::size_t offered, const OperandRotation &rotation) {
   return {{record::kGpuName, info.name},
@@ -237,7 +237,8 @@ nlohmann::json lt_derived_params(const gpu::CudaDeviceInfo &info, const PeakChoi
           {record::kOperandSets, rotation.sets},
           {record::kOperandBytesRotated, rotation.total_bytes},
           {record::kL2Bytes, info.l2_bytes},
-          {record::kL2Policy, rotation.policy}};
+          {record::kL2Policy, rotation.policy},
+          {record::kLaunch, record::kLaunchStream}};
 }
 
 } // namespace

@@ -1,0 +1,171 @@
+"""The GEMM peers like for like, without torch or a GPU (issue 55): gemm_vs_torch.py's stream
+launch rotates every operand set and output as railgauge does. torch is a stand-in that logs
+what each call was given.
+
+Usage: gemm_peer_test.py SOURCE_DIR [TestName ...]
+"""
+import os
+import sys
+import types
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from named_tests import run_named_tests  # noqa: E402
+
+sys.modules["torch"] = None  # importing torch raises: the logic must not need it
+
+SOURCE = None
+gemm_vs_torch = peer_records = None
+
+
+class FakeTensor:
+    """Enough of a tensor for make_operands: arithmetic, .to, .transpose; each has an id."""
+    count = 0
+
+    def __init__(self, shape, dtype="float32", transposed=False):
+        FakeTensor.count += 1
+        self.id, self.shape, self.dtype, self.transposed = FakeTensor.count, shape, dtype, transposed
+
+    def _same(self, *_):
+        return FakeTensor(self.shape, self.dtype)
+
+    __mul__ = __add__ = __neg__ = __rmul__ = __radd__ = _same
+
+    def __lt__(self, _):
+        return FakeTensor(self.shape, "bool")
+
+    def to(self, dtype):
+        return FakeTensor(self.shape, dtype)
+
+    def transpose(self, *_):
+        t = FakeTensor(self.shape[:-2] + (self.shape[-1], self.shape[-2]), self.dtype, True)
+        t.id = self.id  # a view of the same storage
+        return t
+
+
+class FakeCuda:
+    """torch.cuda: a gate event that opens while the first `late` samples are enqueued."""
+
+    def __init__(self, log, late=0):
+        self.log, self.late, self.sleeps = log, late, []
+
+    def synchronize(self):
+        pass
+
+    def _sleep(self, cycles):
+        self.sleeps.append(cycles)
+
+    def Event(self, enable_timing=False):  # noqa: N802 (torch's name)
+        cuda = self
+
+        class Event:
+            def record(self):
+                cuda.log.append(("event", enable_timing))
+
+            def query(self):
+                cuda.late -= 1
+                return cuda.late >= 0  # True: the gate had opened, the sample is taken again
+
+            def elapsed_time(self, _):
+                return 1.0
+
+        return Event()
+
+
+def fake_torch(log, late=0):
+    t = types.SimpleNamespace(bfloat16="bfloat16", float16="float16", float32="float32",
+                              float8_e4m3fn="float8_e4m3fn", cuda=FakeCuda(log, late))
+    t.rand = lambda *shape, device=None: FakeTensor(shape)
+    t.where = lambda cond, a, b: FakeTensor(b.shape, b.dtype)
+    t.empty = lambda *shape, dtype=None, device=None: FakeTensor(shape, dtype)
+
+    def matmul(a, b, out=None):
+        log.append(("matmul", a.id, b.id, out.id if out is not None else None))
+    t.matmul = matmul
+    return t
+
+
+class GemmPeerTest(unittest.TestCase):
+    def test_every_set_has_its_own_output_in_the_records_dtype(self):
+        log = []
+        torch = fake_torch(log)
+        sets = gemm_vs_torch.make_operands(torch, "bf16", "nt", 4, 8, 16, 1, 3, "cuda:0")
+        self.assertEqual(len(sets), 3)
+        outputs = {c.id for _, _, c in sets}
+        self.assertEqual(len(outputs), 3)
+        for a, b, c in sets:
+            self.assertEqual((a.shape, b.shape, c.shape), ((4, 16), (16, 8), (4, 8)))
+            self.assertTrue(b.transposed)  # nt: B stored [N x K]
+            self.assertEqual(c.dtype, "bfloat16")
+        fp8 = gemm_vs_torch.make_operands(torch, "fp8_e4m3", "nt", 4, 8, 16, 1, 1, "cuda:0")
+        self.assertEqual(fp8[0][2].dtype, "bfloat16")  # as railgauge's C
+        batched = gemm_vs_torch.make_operands(torch, "bf16", "nn", 4, 8, 16, 6, 1, "cuda:0")
+        self.assertEqual(batched[0][2].shape, (6, 4, 8))
+
+    def test_stream_launch_rotates_every_set_and_output_across_samples(self):
+        # A graph would replay the first `batch` sets for ever (issue 55: 38 of 640 at 256^3);
+        # launched on the stream, every call takes the next set and writes its own output.
+        log = []
+        torch = fake_torch(log)
+        sets = gemm_vs_torch.make_operands(torch, "bf16", "nn", 4, 4, 4, 1, 5, "cuda:0")
+        call = gemm_vs_torch.make_call(torch, "bf16", sets)
+        times, ahead = peer_records.time_stream_batches(torch, [call], batch=2, samples=4,
+                                                        warmup=1)
+        calls = [e for e in log if e[0] == "matmul"]
+        self.assertEqual(len(calls), 1 + 2 * 4)  # warm-up, then batch x samples
+        timed = calls[1:]
+        self.assertEqual({c[3] for c in timed}, {c.id for _, _, c in sets})
+        self.assertEqual({c[1] for c in timed}, {a.id for a, _, _ in sets})
+        for (_, a_id, b_id, out_id) in calls:  # each set's A, B and C together
+            self.assertIn((a_id, b_id, out_id), {(a.id, b.id, c.id) for a, b, c in sets})
+        self.assertEqual((len(times), ahead), (4, 4))
+        self.assertEqual(times[0], 1.0 * 1e-3 / 2)
+        # The gate holds the stream for the whole batch's enqueue.
+        self.assertEqual(torch.cuda.sleeps[0], peer_records.GATE_CYCLES_PER_CALL * 2)
+
+    def test_a_gate_that_opened_too_soon_is_doubled_and_the_sample_taken_again(self):
+        log = []
+        torch = fake_torch(log, late=2)
+        times, ahead = peer_records.time_stream_batches(torch, [lambda: None], batch=3,
+                                                        samples=2, warmup=1)
+        base = peer_records.GATE_CYCLES_PER_CALL * 3
+        self.assertEqual(torch.cuda.sleeps, [base, 2 * base, 4 * base, 4 * base])
+        self.assertEqual((len(times), ahead), (2, 2))
+
+    def test_the_launch_mode_is_recorded(self):
+        log = []
+        torch = fake_torch(log)
+        torch.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(
+            matmul=types.SimpleNamespace()))
+        torch.device = lambda kind, index: f"{kind}:{index}"
+        torch.cuda.set_device = lambda device: None
+        source = {"key": "gemm.cublaslt", "status": "ok",
+                  "params": {"m": 4, "n": 4, "k": 4, "dtype": "bf16", "layout": "nt",
+                             "operand_sets": 640, "gpu": 0},
+                  "metrics": {"batch": 38, "tflops": 1.0}}
+        args = types.SimpleNamespace(max_sets=4096, samples=17, warmup=1, torch_warm_s=0.0,
+                                     launch="stream")
+        point = gemm_vs_torch.TorchPoint(torch, args, source)
+        point.measure()
+        metrics = point.metrics()
+        self.assertEqual(metrics["timer"], "cuda_event_stream")
+        self.assertEqual(metrics["operand_sets"], 640)  # every set railgauge rotated
+        outputs = {e[3] for e in log if e[0] == "matmul"}
+        # 1 + 38 x 17 = 647 calls went through all 640 sets, each with its own output (a graph
+        # of one batch would have written 38 outputs, again and again).
+        self.assertEqual(len(outputs), 640)
+        self.assertIn("unknown", point.kernels)  # no profiler here: the record says so
+
+
+def main():
+    global SOURCE, gemm_vs_torch, peer_records
+    SOURCE = sys.argv[1]
+    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+    import gemm_vs_torch as gvt
+    import peer_records as pr
+    gemm_vs_torch, peer_records = gvt, pr
+    run_named_tests(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()
