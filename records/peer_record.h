@@ -1,8 +1,8 @@
 #pragma once
 // Records of other tools' figures: the peer comparisons that scripts/*_vs_*.py write (keys
-// peer.torch_matmul, peer.torch_copy, peer.nvbandwidth: railgauge's figure beside the peer's
-// at one point) and what an imported output carries beyond the families' names. Header only:
-// the record schema and the contract test read the names from here.
+// peer.torch_matmul, peer.torch_copy, peer.nvbandwidth, peer.railgauge_aa: railgauge's figure
+// beside the peer's at one point) and what an imported output carries beyond the families' names.
+// Header only: the record schema and the contract test read the names from here.
 #include <array>
 
 #include "records/gemm_record.h"
@@ -17,6 +17,8 @@ inline constexpr const char *kOursH2dGbytesPerS = "ours_h2d_gbytes_per_s";
 inline constexpr const char *kOursD2hGbytesPerS = "ours_d2h_gbytes_per_s";
 inline constexpr const char *kOursVsTorch = "ours_vs_torch"; // railgauge's figure / torch's
 inline constexpr const char *kOursVsNvbandwidth = "ours_vs_nvbandwidth";
+// peer.railgauge_aa (scripts/gemm_aa_control.py): railgauge against itself, interleaved
+inline constexpr const char *kOursVsRailgauge = "ours_vs_railgauge";
 inline constexpr const char *kOursMetric = "ours_metric";   // the railgauge metric compared
 inline constexpr const char *kOursRecords = "ours_records"; // records the figure is the median of
 // torch's operand sets, named as gemm's rotation names its own (a param there, a metric here)
@@ -52,6 +54,8 @@ inline constexpr std::array kMetrics{
     MetricField{kOursVsTorch, "ratio", "railgauge's figure over torch's"},
     MetricField{kOursVsNvbandwidth, "ratio",
                 "railgauge's figure over nvbandwidth's, after peer_counting_factor"},
+    MetricField{kOursVsRailgauge, "ratio",
+                "peer.railgauge_aa: one railgauge side's figure over the other's (A/A control)"},
     MetricField{kOursMetric, "", "the railgauge metric compared"},
     MetricField{kOursRecords, "count", "railgauge records the figure is the median of"},
     MetricField{kOperandSets, "count", "operand sets torch rotated through"},

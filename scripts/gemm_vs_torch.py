@@ -50,6 +50,7 @@ import argparse
 import os
 import sys
 
+import gemm_aa_control
 import peer_pairs
 import peer_records
 import peer_sweeps
@@ -181,9 +182,10 @@ class TorchPoint:
         return metrics
 
 
-def measure_points(args, points, work_dir):
+def measure_points(args, points, work_dir, resolution=0.0):
     """Every point's metrics, or the error that stopped it: [(metrics, error)]. With
-    --interleave, railgauge's rounds beside torch's (by sweep or by point)."""
+    --interleave, railgauge's rounds beside torch's (by sweep or by point); a ratio within
+    `resolution` of 1 (the A/A control's) is parity."""
     if not args.interleave:
         out = []
         for pt in points:
@@ -216,7 +218,8 @@ def measure_points(args, points, work_dir):
         if error:
             out.append(({}, error))
         else:
-            out.append((pt.metrics(peer_pairs.interleaved_metrics(ours_s, peer_s)), None))
+            out.append((pt.metrics(peer_pairs.interleaved_metrics(ours_s, peer_s, resolution)),
+                        None))
     return out
 
 
@@ -233,6 +236,31 @@ def print_row(rec, shapes):
                  if "verdict" in m else ""))
     else:
         print(head + f"{rec['status']}: {rec['reason']}")
+
+
+def read_control(path):
+    """The A/A summary of the peer.railgauge_aa records under `path` (a directory or a
+    records.jsonl), or None when none is given; ValueError when it holds none."""
+    if not path:
+        return None
+    records = [r for f in peer_records.find_record_files(path)
+               for r in peer_records.read_records(f)]
+    control = gemm_aa_control.control_of(records)
+    if control is None:
+        raise ValueError(f"--aa-control {path}: no ok {gemm_aa_control.AA_KEY} record there "
+                         "(scripts/gemm_aa_control.py writes them)")
+    return control
+
+
+def print_table_summary(records, control):
+    """The ratio table's last lines: ours/torch over its ok points, and its resolution."""
+    ratios = [r["metrics"]["ours_vs_torch"] for r in records
+              if r["status"] == "ok" and r["metrics"].get("ours_vs_torch")]
+    if ratios:
+        print(f"ours/torch over {len(ratios)} points: median "
+              f"{peer_pairs.quantile(ratios, 0.5):.3f}, p10 {peer_pairs.quantile(ratios, 0.1):.3f}"
+              f", p90 {peer_pairs.quantile(ratios, 0.9):.3f}")
+    print(gemm_aa_control.describe(control))
 
 
 def pin_math(torch, dtype):
@@ -267,9 +295,16 @@ def main():
                     help="seconds torch runs each point's graph untimed before its samples, as "
                          "railgauge's point runs (its quick --time-budget) before the GPU is "
                          "measured at its power state (0: off)")
+    ap.add_argument("--aa-control", help="peer.railgauge_aa records (scripts/gemm_aa_control.py "
+                    "of this sweep): their resolution is stated under the table and a ratio "
+                    "within it is parity")
     peer_pairs.add_interleave_args(ap)
     args = ap.parse_args()
     problem = peer_pairs.interleave_error(args)
+    try:
+        control = read_control(args.aa_control)
+    except (OSError, ValueError) as e:
+        problem = problem or str(e)
     if problem:
         print(f"gemm_vs_torch.py: {problem}", file=sys.stderr)
         return 2
@@ -304,7 +339,8 @@ def main():
                 pt = TorchPoint(torch, args, r)
                 recs.append((rec, pt, shapes))
                 points.append(pt)
-        measured = iter(measure_points(args, points, out.dir))
+        measured = iter(measure_points(args, points, out.dir,
+                                       control["resolution"] if control else 0.0))
         for rec, pt, shapes in recs:
             if pt is not None:
                 rec["metrics"], error = next(measured)
@@ -313,6 +349,7 @@ def main():
                     rec["status"], rec["reason"] = "error", error
             out.write(rec)
             print_row(rec, shapes)
+        print_table_summary([rec for rec, _, _ in recs], control)
     print(f"records: {out.path}", file=sys.stderr)
     return 0
 

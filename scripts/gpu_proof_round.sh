@@ -22,6 +22,7 @@
 #     copy    the HBM copies against torch with the A/A control, interleaved 3 rounds
 #     nccl    NCCL against nccl-tests and the copies against nvbandwidth, interleaved 3 rounds
 #     gemm    the GEMM TP sweep (and the square and dtype sweeps) against torch, interleaved
+#     gemm-aa the GEMM tables' A/A control: railgauge against itself (scripts/gemm_aa_round.sh)
 #   (copy, nccl and gemm are quick reference runs, docs/reference-runs.md, "interleaved pairs")
 #
 # Never changes clocks, power limits or any GPU setting. Exit status: 0 when every part that ran
@@ -50,8 +51,8 @@ done
 [[ -n "$out" ]] || { echo "gpu_proof_round.sh: --out OUT is required" >&2; exit 2; }
 IFS=, read -ra wanted <<<"$parts"
 for p in "${wanted[@]}"; do
-  [[ " burnin nccl16 tests block copy nccl gemm " == *" $p "* ]] || {
-    echo "gpu_proof_round.sh: no part '$p' (burnin nccl16 tests block copy nccl gemm)" >&2
+  [[ " burnin nccl16 tests block copy nccl gemm gemm-aa " == *" $p "* ]] || {
+    echo "gpu_proof_round.sh: no part '$p' (burnin nccl16 tests block copy nccl gemm gemm-aa)" >&2
     exit 2
   }
 done
@@ -130,6 +131,9 @@ for p in "${wanted[@]}"; do
     reference nccl 300 collectives,nccl-tests,nvbandwidth --nccl-tests "$kit/peers/nccl-tests" \
       --nvbandwidth "$kit/peers/nvbandwidth/nvbandwidth" ;;
   gemm) reference gemm "$(($(left) - 30))" gemm,torch ;;
+  gemm-aa)
+    step gemm-aa 300 env RAILGAUGE="$rg_bin" scripts/gemm_aa_round.sh "$out/work/gemm-aa"
+    pack gemm-aa ;;
   esac
 done
 echo "round: $((SECONDS - start)) s, exit $status" | tee -a "$out/round.log"

@@ -307,9 +307,19 @@ def control_resolution(pairs):
     return resolution_of(ratios), len(ratios)
 
 
-def assess(pairs):
+def gemm_control(out_dir):
+    """The GEMM tables' A/A control: the summary of the peer.railgauge_aa records under
+    OUT_DIR/peers (scripts/gemm_aa_control.py), or None."""
+    import gemm_aa_control  # it imports this module
+    records = [r for path in peer_records.find_record_files(os.path.join(out_dir, "peers"))
+               for r in peer_records.read_records(path)]
+    return gemm_aa_control.control_of(records)
+
+
+def assess(pairs, gemm_resolution=0.0):
     """One row per pair that has both sides ok: {group, ratio, ratio_lo, ratio_hi, spreads,
-    verdict, flags}. Copy points use the A/A control's resolution."""
+    verdict, flags}. Copy points use the copy A/A control's resolution, GEMM points
+    `gemm_resolution` (their own A/A control's)."""
     resolution, _ = control_resolution(pairs)
     rows, seen_runs = [], set()
     for peer, source in pairs:
@@ -321,12 +331,13 @@ def assess(pairs):
         if not ours_t or not peer_t or not ours_t.get("median") or not peer_t.get("median"):
             continue
         is_copy = peer["key"] == "peer.torch_copy"
+        own = resolution if is_copy else gemm_resolution if peer["key"] == "peer.torch_matmul" \
+            else 0.0
         pm = peer["metrics"]
         if pm.get("ours_rounds_s") and pm.get("peer_rounds_s"):  # interleaved: same-clock pairs
-            pair = pair_rounds(pm["ours_rounds_s"], pm["peer_rounds_s"],
-                               resolution if is_copy else 0.0)
+            pair = pair_rounds(pm["ours_rounds_s"], pm["peer_rounds_s"], own)
         else:
-            pair = pair_summaries(ours_t, peer_t, resolution if is_copy else 0.0)
+            pair = pair_summaries(ours_t, peer_t, own)
         pair["group"] = peer_records.group_label(peer)
         pair["key"] = peer["key"]
         pair["flags"] = flags(peer, min(ours_t["median"], peer_t["median"]), first)
@@ -360,7 +371,9 @@ def group_rows(rows):
 
 
 def print_verdicts(out_dir, out=sys.stdout):
-    rows, resolution = assess(committed_pairs(out_dir))
+    import gemm_aa_control  # it imports this module
+    gemm = gemm_control(out_dir)
+    rows, resolution = assess(committed_pairs(out_dir), gemm["resolution"] if gemm else 0.0)
     _, controls = control_resolution(committed_pairs(out_dir))
 
     def fmt(v):
@@ -371,6 +384,8 @@ def print_verdicts(out_dir, out=sys.stdout):
     if controls:
         print(f"  copy A/A control (memory.hbm_memcpy_d2d vs copy_, {controls} points): "
               f"resolution +/-{resolution:.3f}", file=out)
+    if any(r["key"] == "peer.torch_matmul" for r in rows):
+        print(f"  GEMM {gemm_aa_control.describe(gemm)}", file=out)
     interleaved = any(r["interleaved"] for r in rows)
     if rows and not interleaved:
         print("  not interleaved: each interval is one run's p10-p90 and does not bound the "

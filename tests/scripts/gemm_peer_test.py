@@ -1,11 +1,15 @@
 """The GEMM peers like for like, without torch or a GPU (issue 55): gemm_vs_torch.py's stream
-launch rotates every operand set and output as railgauge does. torch is a stand-in that logs
-what each call was given.
+launch rotates every operand set and output as railgauge does, the A/A control
+(scripts/gemm_aa_control.py) alternates railgauge with itself and states the resolution that the
+ratio tables print. torch is a stand-in that logs what each call was given.
 
 Usage: gemm_peer_test.py SOURCE_DIR [TestName ...]
 """
+import io
+import json
 import os
 import sys
+import tempfile
 import types
 import unittest
 
@@ -15,7 +19,7 @@ from named_tests import run_named_tests  # noqa: E402
 sys.modules["torch"] = None  # importing torch raises: the logic must not need it
 
 SOURCE = None
-gemm_vs_torch = peer_records = None
+gemm_vs_torch = gemm_aa_control = peer_pairs = peer_records = None
 
 
 class FakeTensor:
@@ -83,6 +87,11 @@ def fake_torch(log, late=0):
         log.append(("matmul", a.id, b.id, out.id if out is not None else None))
     t.matmul = matmul
     return t
+
+
+def aa_record(ratio, key="peer.railgauge_aa", status="ok"):
+    return {"key": key, "status": status, "params": {"peer_of": "gemm.cublaslt"},
+            "metrics": {"ours_vs_railgauge": ratio}}
 
 
 class GemmPeerTest(unittest.TestCase):
@@ -156,14 +165,85 @@ class GemmPeerTest(unittest.TestCase):
         self.assertEqual(len(outputs), 640)
         self.assertIn("unknown", point.kernels)  # no profiler here: the record says so
 
+    def test_aa_rounds_alternate_a_then_b_and_give_the_ratio(self):
+        order = []
+
+        class Side:
+            def __init__(self, name, seconds):
+                self.name, self.seconds, self.rounds = name, seconds, 0
+
+            def run_round(self):
+                self.rounds += 1
+                order.append(self.name)
+
+            def time_of(self, point):
+                if point == "lost":
+                    raise ValueError("no ok record of the point")
+                return self.seconds[self.rounds - 1]
+
+        a = Side("a", [1.0, 1.0, 1.0])
+        b = Side("b", [1.01, 0.99, 1.02])
+        rows = gemm_aa_control.alternate(["p", "lost"], a, b, 3)
+        self.assertEqual(order, ["a", "b"] * 3)
+        (_, a_s, b_s, err), (_, _, _, lost) = rows
+        self.assertIsNone(err)
+        self.assertIn("no ok record", lost)
+        m = peer_pairs.interleaved_metrics(a_s, b_s)
+        self.assertAlmostEqual(m["ratio"], 1.01)
+        with self.assertRaises(ValueError):
+            gemm_aa_control.alternate(["p"], a, b, 2)
+
+    def test_resolution_is_the_reach_of_the_p10_p90(self):
+        ratios = [0.95] + [1.0] * 8 + [1.02]
+        records = [aa_record(r) for r in ratios] + [aa_record(2.0, status="error"),
+                                                    aa_record(3.0, key="peer.torch_matmul")]
+        control = gemm_aa_control.control_of(records)
+        self.assertEqual(control["n"], 10)
+        self.assertAlmostEqual(control["p10"], 0.995)
+        self.assertAlmostEqual(control["p90"], 1.002)
+        self.assertAlmostEqual(control["resolution"], 0.005)
+        self.assertIn("resolution +/-0.005", gemm_aa_control.describe(control))
+        self.assertIn("unknown", gemm_aa_control.describe(None))
+        self.assertIsNone(gemm_aa_control.control_of([]))
+
+    def test_the_torch_table_reads_the_control_and_states_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "records.jsonl")
+            with open(path, "w") as f:
+                for r in (0.99, 1.0, 1.01):
+                    f.write(json.dumps(aa_record(r)) + "\n")
+            control = gemm_vs_torch.read_control(tmp)
+            self.assertEqual(control["n"], 3)
+            with open(path, "w") as f:
+                f.write(json.dumps(aa_record(1.0, key="peer.torch_matmul")) + "\n")
+            with self.assertRaises(ValueError):
+                gemm_vs_torch.read_control(tmp)
+        self.assertIsNone(gemm_vs_torch.read_control(None))
+        out = io.StringIO()
+        stdout, sys.stdout = sys.stdout, out
+        try:
+            gemm_vs_torch.print_table_summary(
+                [{"status": "ok", "metrics": {"ours_vs_torch": v}} for v in (0.9, 1.0, 1.1)],
+                control)
+        finally:
+            sys.stdout = stdout
+        self.assertIn("ours/torch over 3 points: median 1.000, p10 0.920, p90 1.080",
+                      out.getvalue())
+        self.assertIn("A/A control (railgauge against itself, 3 points)", out.getvalue())
+        # Within the control's resolution a ratio is parity, outside it a verdict.
+        self.assertEqual(peer_pairs.verdict(1.008, 1.005, 1.012, 0.0, 0.01), "parity")
+        self.assertEqual(peer_pairs.verdict(1.008, 1.005, 1.012, 0.0, 0.0), "railgauge faster")
+
 
 def main():
-    global SOURCE, gemm_vs_torch, peer_records
+    global SOURCE, gemm_vs_torch, gemm_aa_control, peer_pairs, peer_records
     SOURCE = sys.argv[1]
     sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+    import gemm_aa_control as aa
     import gemm_vs_torch as gvt
+    import peer_pairs as pp
     import peer_records as pr
-    gemm_vs_torch, peer_records = gvt, pr
+    gemm_vs_torch, gemm_aa_control, peer_pairs, peer_records = gvt, aa, pp, pr
     run_named_tests(sys.argv[2:])
 
 
