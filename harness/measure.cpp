@@ -41,15 +41,11 @@ private:
 } // namespace
 
 nlohmann::json MeasureSpec::to_json() const {
-  return {{"warmup_runs", warmup_runs},
-          {"warmup_s", warmup_s},
-          {"settle_max_s", settle_max_s},
-          {"min_samples", min_samples},
-          {"max_samples", max_samples},
-          {"max_rel_noise", max_rel_noise},
-          {"time_budget_s", time_budget_s},
-          {"min_sample_s", min_sample_s},
-          {"batch", batch}};
+  return {{"warmup_runs", warmup_runs},     {"warmup_s", warmup_s},
+          {"settle_max_s", settle_max_s},   {"gpu_min_timed_s", gpu_min_timed_s},
+          {"min_samples", min_samples},     {"max_samples", max_samples},
+          {"max_rel_noise", max_rel_noise}, {"time_budget_s", time_budget_s},
+          {"min_sample_s", min_sample_s},   {"batch", batch}};
 }
 
 double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {
@@ -115,7 +111,8 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
                     SettleProbe *settle) {
   if (spec.min_samples < 1 || spec.max_samples < spec.min_samples || spec.time_budget_s <= 0 ||
       spec.max_rel_noise < 0 || spec.warmup_runs < 0 || !(spec.warmup_s >= 0) ||
-      !(spec.settle_max_s >= 0) || spec.batch < 0 || spec.batch > timer.max_batch())
+      !(spec.settle_max_s >= 0) || !(spec.gpu_min_timed_s >= 0) || spec.batch < 0 ||
+      spec.batch > timer.max_batch())
     throw std::invalid_argument(
         fmt::format("measurement spec cannot be met: {}", spec.to_json().dump()));
   const auto start = Clock::now();
@@ -157,6 +154,9 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   m.steady_state["warmup_s"] = m.warmup_s;
   const auto sampling_start = start + (Clock::now() - warm_from);
 
+  // A GPU point (one with a probe) samples at least its sustained window.
+  const double least_timed_s = settle ? spec.gpu_min_timed_s : 0.0;
+  double timed_s = 0; // the batches' time added
   std::vector<double> batches;
   while (true) {
     const int have = static_cast<int>(batches.size());
@@ -171,10 +171,19 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
       // Clamp in floating point first: a long budget over short samples exceeds int.
       const double affordable = std::clamp(left_s / per_sample_s, 1.0, static_cast<double>(have));
       want = static_cast<int>(affordable);
+      if (timed_s < least_timed_s) {
+        // Enough to reach the window at the observed batch time, at most doubling.
+        const double per_batch_s = std::max(timed_s / static_cast<double>(have), 1e-12);
+        const double short_by = std::ceil((least_timed_s - timed_s) / per_batch_s);
+        want = std::max(want, static_cast<int>(std::clamp(short_by, 1.0, double(have))));
+      }
     }
     want = std::min(want, spec.max_samples - have);
     auto round = sampler.take(timer, op, m.batch, want);
     batches.insert(batches.end(), round.begin(), round.end());
+    for (double b : round)
+      timed_s += b;
+    const bool window_full = timed_s >= least_timed_s;
 
     std::vector<double> per_call;
     per_call.reserve(batches.size());
@@ -183,7 +192,7 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
     m.time_s = summarize(per_call);
     m.samples_s = std::move(per_call);
 
-    if (m.time_s.relative_stdev() <= spec.max_rel_noise) {
+    if (window_full && m.time_s.relative_stdev() <= spec.max_rel_noise) {
       m.stop_reason = "noise";
       break;
     }
@@ -191,11 +200,19 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
       m.stop_reason = "max_samples";
       break;
     }
-    if (seconds_since(sampling_start) >= spec.time_budget_s) {
+    if (window_full && seconds_since(sampling_start) >= spec.time_budget_s) {
       m.stop_reason = "budget";
       break;
     }
   }
+  if (settle && spec.settle_max_s > 0) {
+    // Asked again right after the last sample: a device that drifted while it was measured
+    // shows as settled before and not after.
+    m.steady_state["settled_after"] = settle->settled();
+    m.steady_state["last_reading_after"] = settle->last_reading();
+  }
+  m.steady_state["timed_s"] = timed_s;
+  m.steady_state["least_timed_s"] = least_timed_s;
   m.elapsed_s = seconds_since(start);
   return m;
 }

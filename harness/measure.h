@@ -38,6 +38,15 @@ struct MeasureSpec {
   // settles at once, a cold one in seconds. 0: no settling. Records say which happened
   // (Measurement::steady_state).
   double settle_max_s = 5.0;
+  // With a settle probe (a GPU point), sampling goes on until its timed batches add up to at
+  // least this span, whatever the noise rule and the budget say: a GPU at its power limit runs
+  // the first milliseconds after an untimed prelude faster than it can sustain, until its power
+  // controller pulls the clock down. On one H200 (2026-11-27, issue 55; docs/gemm.md, "Sustained
+  // window") the GEMM rounds that the noise rule stopped, 2.5 ms of timed samples at the median,
+  // read 1.042 of torch's rate (1.050 where the GPU was power-capped, 0.981 where not), and the
+  // rounds that sampled the full 0.2 s read 0.999: 0.2 s is the shortest window those data show
+  // sustained. 0: off.
+  double gpu_min_timed_s = 0.2;
   int min_samples = 10;        // never stop before this many samples
   int max_samples = 2000;      // never take more
   double max_rel_noise = 0.02; // stop when stdev/mean of the samples is at most this
@@ -100,9 +109,11 @@ struct Measurement {
   std::string stop_reason;       // "noise" | "budget" | "max_samples"
   double elapsed_s = 0;          // wall time the point spent, warm-up included
   double warmup_s = 0;           // of which the timed warm-up (MeasureSpec::warmup_s)
-  // How the measurement began: {"method": "none" | "timed" | a probe's method, "warmup_s",
-  // "settled": true/false (with a probe: whether it said so before settle_max_s), the probe's
-  // last reading}.
+  // How the measurement began and what its window was: {"method": "none" | "timed" | a probe's
+  // method, "warmup_s", "settled": true/false (with a probe: whether it said so before
+  // settle_max_s), the probe's "last_reading"; with a probe also "settled_after" and
+  // "last_reading_after", asked again right after the last sample; "timed_s": the samples' timed
+  // span (the batches' time added), "least_timed_s": the span sampling had to reach}.
   nlohmann::json steady_state = nlohmann::json::object();
 
   // {"time_s": {...summary...}, "batch": .., "timer": .., "sampler": .., "stop": ..}

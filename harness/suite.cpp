@@ -84,6 +84,8 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
     spec.warmup_s = number(0);
   else if (name == "settle_max_s")
     spec.settle_max_s = number(0);
+  else if (name == "gpu_min_timed_s")
+    spec.gpu_min_timed_s = number(0);
   else if (name == "min_sample_s")
     spec.min_sample_s = number(0);
   else if (name == "batch")
@@ -91,7 +93,7 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
   else
     throw InputError(fmt::format("unknown measurement setting '{}'", name), where,
                      "use time_budget_s, max_rel_noise, min_samples, max_samples, warmup_runs, "
-                     "warmup_s, settle_max_s, min_sample_s or batch");
+                     "warmup_s, settle_max_s, gpu_min_timed_s, min_sample_s or batch");
 }
 
 void check_measure_spec(const MeasureSpec &spec, const std::string &where) {

@@ -12,7 +12,7 @@
 # (the source sweep) and OUT_DIR/peers (the peer.railgauge_aa records and both sides' sweeps);
 # `gemm_vs_torch.py --aa-control OUT_DIR/peers` states the resolution under its table. Time: the
 # H200 run of 2026-11-27 measured 96 TP points in 81 s at --time-budget 0.2, so a 48-point sweep
-# takes about 40 s: 7 sweeps, about 5 minutes.
+# takes about 40 s plus at most 20 s of sustained windows: 7 sweeps, 5 to 7 minutes.
 # Only reads the GPU: no clock, power or MIG setting is changed. Exit status: the first failing
 # command's.
 set -euo pipefail

@@ -136,13 +136,14 @@ private:
 
 TEST(Measure, WarmUpGoesOnUntilTheProbeSaysSettledAndTheRecordSaysSo) {
   MeasureSpec spec = budget_bound_spec();
+  spec.gpu_min_timed_s = 0; // the window has its own test
   HostTimer timer;
   DirectSampler sampler;
   int calls = 0;
   const Operation op = [&] { ++calls; };
   CountingProbe settles(5); // settled at the 6th question: 5 warm-up batches between
   const auto m = measure(spec, sampler, timer, op, &settles);
-  EXPECT_EQ(settles.asked_, 6);
+  EXPECT_EQ(settles.asked_, 7); // and once more after the last sample
   EXPECT_EQ(m.steady_state.at("method"), "counting");
   EXPECT_TRUE(m.steady_state.at("settled").get<bool>());
   EXPECT_EQ(m.steady_state.at("last_reading").at("asked"), 6);
@@ -163,6 +164,68 @@ TEST(Measure, WarmUpGoesOnUntilTheProbeSaysSettledAndTheRecordSaysSo) {
   EXPECT_EQ(unused.asked_, 0);
   spec.settle_max_s = -1;
   EXPECT_THROW(measure(spec, sampler, timer, op, &unused), std::invalid_argument);
+}
+
+// Says settled while `until` questions have not been asked, then not: a device that drifts.
+class DriftingProbe final : public SettleProbe {
+public:
+  explicit DriftingProbe(int until) : until_(until) {}
+  std::string_view method() const override { return "drifting"; }
+  bool settled() override { return ++asked_ <= until_; }
+  nlohmann::json last_reading() const override { return {{"asked", asked_}}; }
+  int asked_ = 0;
+
+private:
+  int until_;
+};
+
+// A GPU point (one with a settle probe) samples its sustained window whatever the noise rule and
+// the budget say, states the window, and asks the probe again after its last sample (issue 55:
+// on a power-capped H200 the rounds the noise rule stopped after 2.5 ms read 4-5 % fast).
+TEST(Measure, GpuPointSamplesItsSustainedWindowAndAsksTheProbeAfter) {
+  MeasureSpec spec;
+  spec.min_samples = 10;
+  spec.min_sample_s = 0;
+  spec.batch = 1;
+  spec.time_budget_s = 1e-6;           // spent at once
+  spec.gpu_min_timed_s = 200.0 / 1024; // 200 batches of 1/1024 s, added without rounding
+  DirectSampler sampler;
+  ScriptedTimer quiet({1.0 / 1024}); // every batch: no noise, the noise rule alone stops at 10
+  DriftingProbe steady(100);
+  const auto m = measure(
+      spec, sampler, quiet, [] {}, &steady);
+  EXPECT_EQ(m.stop_reason, "noise");
+  EXPECT_EQ(m.time_s.n, 200u); // 10, 20, 40, 80, 160, then the 40 the window still lacked
+  EXPECT_EQ(m.steady_state.at("timed_s"), 200.0 / 1024);
+  EXPECT_EQ(m.steady_state.at("least_timed_s"), 200.0 / 1024);
+  EXPECT_TRUE(m.steady_state.at("settled").get<bool>());
+  EXPECT_TRUE(m.steady_state.at("settled_after").get<bool>());
+  EXPECT_EQ(m.steady_state.at("last_reading_after").at("asked"), 2);
+
+  // Settled before sampling, not after: the record says so.
+  DriftingProbe drifts(1);
+  const auto drifted = measure(
+      spec, sampler, quiet, [] {}, &drifts);
+  EXPECT_TRUE(drifted.steady_state.at("settled").get<bool>());
+  EXPECT_FALSE(drifted.steady_state.at("settled_after").get<bool>());
+
+  // A CPU point (no probe) stops at 10 samples, as before.
+  const auto cpu = measure(spec, sampler, quiet, [] {});
+  EXPECT_EQ(cpu.time_s.n, 10u);
+  EXPECT_EQ(cpu.steady_state.at("least_timed_s"), 0.0);
+  EXPECT_FALSE(cpu.steady_state.contains("settled_after"));
+  // The window off, a GPU point stops at 10 too.
+  spec.gpu_min_timed_s = 0;
+  DriftingProbe again(100);
+  EXPECT_EQ(measure(
+                spec, sampler, quiet, [] {}, &again)
+                .time_s.n,
+            10u);
+  spec.gpu_min_timed_s = -1;
+  EXPECT_THROW(measure(
+                   spec, sampler, quiet, [] {}, &again),
+               std::invalid_argument);
+  EXPECT_EQ(MeasureSpec{}.to_json().at("gpu_min_timed_s"), 0.2);
 }
 
 TEST(Measure, ShortOperationsAreBatchedAndReportedPerCall) {

@@ -29,7 +29,7 @@ benchmarks:
     axes:
       size_bytes: "4KiB:1MiB:*4"
       threads: [1, 2]
-    measure: {min_samples: 20, batch: 64}
+    measure: {min_samples: 20, batch: 64, gpu_min_timed_s: 0.5}
   - key: gemm.cpu_blas
 )",
                              "s.yaml");
@@ -42,6 +42,8 @@ benchmarks:
   EXPECT_EQ(s.entries[0].measure.min_samples, 20);
   EXPECT_EQ(s.entries[0].measure.batch, 64);
   EXPECT_EQ(s.entries[1].measure.batch, 0); // sized from min_sample_s
+  EXPECT_DOUBLE_EQ(s.entries[0].measure.gpu_min_timed_s, 0.5);
+  EXPECT_DOUBLE_EQ(s.entries[1].measure.gpu_min_timed_s, 0.2); // the sustained window's default
   EXPECT_DOUBLE_EQ(s.entries[0].measure.time_budget_s, 0.5);
   EXPECT_DOUBLE_EQ(s.entries[1].measure.max_rel_noise, 0.03);
   EXPECT_EQ(s.entries[1].measure.min_samples, MeasureSpec{}.min_samples);
