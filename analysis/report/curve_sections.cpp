@@ -52,7 +52,7 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
   page.para("One small chart per GEMM of a transformer layer, a line per pass (fwd, dgrad, "
             "wgrad); x: tensor-parallel degree t (the shard each GPU computes shrinks with t), y: "
             "the efficiency (fraction of the dense peak) where every point of the sweep has one, "
-            "else TFLOP/s; median over GPUs and ranks.");
+            "else TFLOP/s, each chart on its own scale from 0; median over GPUs and ranks.");
   for (const auto &[group, ops] : groups) {
     // As the TP table: efficiency only when every point has it, never the two mixed.
     bool all_efficiency = true;

@@ -41,10 +41,10 @@ void layer_section(Page &page, const analysis::RunSet &runs) {
   if (lines.empty())
     return;
   page.heading("Transformer layer efficiency versus tensor parallelism t");
-  page.para("Each line is one TP sweep's whole layer: every GEMM of its forward and backward "
-            "pass, FLOP-weighted (the layer's FLOPs over its GEMMs' median times added, what a "
-            "training step spends on them), at the t where every GEMM of the layer was measured. "
-            "Solid: against the dense peak of the GPU's datasheet; the second line of each sweep: "
+  page.para("Each TP sweep's whole layer: every GEMM of its forward and backward pass, "
+            "FLOP-weighted (the layer's FLOPs over its GEMMs' median times added, what a training "
+            "step spends on them), at the t where every GEMM of the layer was measured. Two lines "
+            "per sweep, named in the legend: against the dense peak of the GPU's datasheet, and "
             "against the peak at the SM clock the GEMMs ran at (each GEMM's median clock over "
             "its measurement, from its telemetry), so that a GPU held below its clock by its "
             "power limit shows apart from the GEMMs' shape. The table gives the clock and power.");
