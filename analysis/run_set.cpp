@@ -75,9 +75,9 @@ std::optional<std::string> read_regular_file(const fs::path &path, std::string &
 // Where a walk has been: directories by device and inode, the ones it is inside (a link back to
 // one of them is a loop) and every one it has listed (a second link to it is the same runs).
 struct Walk {
-  explicit Walk(RunSet &s) : set(s) {}
+  explicit Walk(FoundRuns &s) : set(s) {}
 
-  RunSet &set;
+  FoundRuns &set;
   std::vector<std::pair<dev_t, ino_t>> inside;
   std::map<std::pair<dev_t, ino_t>, std::string> listed;
   std::vector<fs::path> record_files;
@@ -316,9 +316,9 @@ std::vector<const Record *> RunSet::records() const {
   return all;
 }
 
-RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options) {
-  RunSet set;
-  Walk walk(set);
+FoundRuns find_runs(const std::vector<std::string> &paths) {
+  FoundRuns found;
+  Walk walk(found);
   for (const auto &path : paths) {
     const fs::path p(path);
     struct stat st {};
@@ -326,26 +326,40 @@ RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options) {
       throw InputError(fmt::format("cannot read '{}': {}", path, stat_failure(p, errno)), path,
                        "give a run directory (it holds run.json and records.jsonl), a directory "
                        "of run directories, or a records.jsonl file");
-    const auto said = std::pair{walk.record_files.size(), set.problems.size()};
+    const auto said = std::pair{walk.record_files.size(), found.problems.size()};
     walk.path(p, true);
-    if (said == std::pair{walk.record_files.size(), set.problems.size()})
+    if (said == std::pair{walk.record_files.size(), found.problems.size()})
       throw InputError(fmt::format("no records.jsonl under '{}'", path), path,
                        "point at the directory that `railgauge run` printed as its run "
                        "directory, or at a directory holding such directories");
   }
-  std::vector<std::size_t> digests;
-  {
-    // The same file reached twice (given twice, or through a link) is one run.
-    std::set<std::pair<dev_t, ino_t>> files;
-    std::vector<fs::path> unique;
-    for (const auto &f : walk.record_files) {
-      struct stat st {};
-      if (::stat(f.c_str(), &st) == 0 && !files.insert({st.st_dev, st.st_ino}).second)
-        continue;
-      unique.push_back(f);
-    }
-    load_in_parallel(unique, set, digests);
+  // The same file reached twice (given twice, or through a link) is one run.
+  std::set<std::pair<dev_t, ino_t>> files;
+  for (const auto &f : walk.record_files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0 && !files.insert({st.st_dev, st.st_ino}).second)
+      continue;
+    found.record_files.push_back(f.string());
   }
+  return found;
+}
+
+RunSet load_run_file(const std::string &records_file) {
+  RunSet set;
+  std::vector<std::size_t> digests;
+  load_one(records_file, set, digests);
+  name_refused_runs(set);
+  return set;
+}
+
+RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options) {
+  auto found = find_runs(paths);
+  RunSet set;
+  set.problems = std::move(found.problems);
+  set.unreadable = std::move(found.unreadable);
+  std::vector<std::size_t> digests;
+  load_in_parallel(std::vector<fs::path>(found.record_files.begin(), found.record_files.end()), set,
+                   digests);
   drop_copies(set, digests);
   const bool refused = name_refused_runs(set);
   if (set.record_count() == 0 && !(refused && options.refused_runs_are_input)) {

@@ -51,6 +51,24 @@ struct LoadOptions {
   bool refused_runs_are_input = false;
 };
 
+// The walk of load_runs alone: every records.jsonl at or under the paths, in order, each file
+// once (directory links followed, each directory listed once, a link back to a directory the walk
+// is inside named as a loop), and every path that could not be read. Throws InputError as
+// load_runs does for a path that does not exist or holds no records.jsonl and nothing unreadable.
+// For a command that stores the runs it finds one at a time (db ingest) rather than judging them
+// together.
+struct FoundRuns {
+  std::vector<std::string> record_files;
+  std::vector<std::string> problems;
+  std::vector<UnreadablePath> unreadable;
+};
+FoundRuns find_runs(const std::vector<std::string> &paths);
+
+// One records.jsonl that find_runs found, loaded as load_runs loads it (run.json beside it, a
+// refused run named): what cannot be read is in the set's problems and unreadable paths, never
+// thrown, and a run whose records.jsonl cannot be read is still there when its run.json could be.
+RunSet load_run_file(const std::string &records_file);
+
 // Loads every path in order. Throws InputError naming the path when it does not exist (with
 // the errno text: a link loop says so) or holds no records.jsonl and nothing unreadable, and
 // when not one record of all of them can be read (unless options say a refused run is input).
