@@ -43,9 +43,12 @@ int ingest_finished_run(const history::DbFlags &db, const std::string &url,
         history::open_database(url, {.timeout_s = db.timeout_s, .password_file = db.password_file});
     const auto loaded = analysis::load_runs({run_dir});
     for (const auto &run : loaded.runs) {
-      const auto out = history::ingest_run(*database, run);
+      const auto out = history::ingest_run(*database, run, history::unread_files_of(loaded, run));
       std::cerr << fmt::format("railgauge: --db: run {} {} {}{}\n", out.run_id,
-                               out.added ? "stored in" : "already in", database->name(),
+                               out.refreshed ? "refreshed in"
+                               : out.added   ? "stored in"
+                                             : "already in",
+                               database->name(),
                                out.added ? fmt::format(" ({} records)", out.records) : "");
     }
     return status;

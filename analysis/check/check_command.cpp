@@ -16,11 +16,13 @@
 #include "analysis/check/auto_profile.h"
 #include "analysis/check/check_output.h"
 #include "analysis/check/evaluate.h"
+#include "analysis/check/host_names.h"
 #include "analysis/check/output_file.h"
 #include "analysis/history/db_command.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
 #include "analysis/history/ingest.h"
+#include "analysis/history/storable_text.h"
 #include "analysis/run_set.h"
 #include "harness/data_paths.h"
 #include "harness/error.h"
@@ -127,23 +129,27 @@ std::string rules_to_use(const CheckOptions &o, const RunSet &runs) {
 }
 
 // A host name goes into the drain list (one per line, fed to scontrol) and file names: one
-// holding a control character (a newline would make two lines of the drain list, two hosts)
-// cannot be written safely, so nothing is, and the name is said, escaped.
+// holding a control character (a newline would make two lines of the drain list, two hosts) or
+// longer than a DNS name cannot be written safely, so nothing is, and the name is said, escaped.
+// `where` names the input of a host (its run directory, or the database it came from).
+void refuse_unsafe_hosts(const check::CheckResult &result,
+                         const std::function<std::string(const std::string &)> &where) {
+  for (const auto &host : result.hosts())
+    if (const auto why = check::host_name_problem(host))
+      throw InputError(
+          fmt::format("{}: it cannot be written to the drain list or a file name safely", *why),
+          where(host), "fix the host name in that run's run.json and records.jsonl");
+}
+
 void refuse_unsafe_hosts(const check::CheckResult &result, const RunSet &runs) {
-  for (const auto &host : result.hosts()) {
-    if (std::none_of(host.begin(), host.end(),
-                     [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
-      continue;
+  refuse_unsafe_hosts(result, [&runs](const std::string &host) {
     std::string dir = "?";
     for (const auto &run : runs.runs)
       for (const auto &r : run.records)
         if (r.host == host)
           dir = run.dir;
-    throw InputError(fmt::format("host name {} holds a control character: it cannot be written to "
-                                 "the drain list or a file name safely",
-                                 nlohmann::json(host).dump()),
-                     dir, "fix the host name in that run's run.json and records.jsonl");
-  }
+    return dir;
+  });
 }
 
 // `DIR/<host>.prom`, one file per host: every byte but letters, digits, '.', '_' and '-' is
@@ -212,8 +218,18 @@ int write_outputs(const CheckOptions &o, const check::CheckResult &result, const
 void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
                    const check::HistoryThresholds &thresholds, check::CheckResult &result) {
   long long added = 0;
-  for (const auto &run : runs.runs)
-    added += history::ingest_run(*db, run).added;
+  for (const auto &run : runs.runs) {
+    try {
+      const auto out = history::ingest_run(*db, run, history::unread_files_of(runs, run));
+      added += out.added;
+      if (out.refreshed)
+        std::cerr << fmt::format("railgauge: --history: {} ({}) refreshed (was {})\n", out.run_id,
+                                 out.host, out.before);
+    } catch (const history::RunNotStorable &e) {
+      // Judged from its directory all the same; only its history is missing, and said.
+      std::cerr << "railgauge: error: --history: " << e.what() << '\n';
+    }
+  }
   if (added)
     std::cerr << fmt::format("railgauge: --history: {} run{} stored in {}\n", added,
                              added == 1 ? "" : "s", db->name());
@@ -261,6 +277,10 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
       throw InputError("the database holds no run to judge", db->name(),
                        "store runs first (railgauge db ingest --db URL RUN..., or run --db URL), "
                        "or give the URL of the fleet's database");
+    // Hosts stored before ingest refused such names are refused here as over directories.
+    refuse_unsafe_hosts(result, [&db](const std::string &) {
+      return db->name() + " (railgauge db list; railgauge db remove)";
+    });
     if (judged.runs > 0)
       std::cerr << fmt::format("railgauge: --history: the rules of {} judged over the newest run "
                                "of each host and suite: {} run{}, {} values\n",

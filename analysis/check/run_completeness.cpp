@@ -33,12 +33,7 @@ std::string ranges_text(const std::vector<long long> &ranks) {
 } // namespace
 
 std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
-  struct Seen {
-    long long size = 0;
-    std::set<long long> ranks;
-    std::set<std::string> hosts;
-  };
-  std::map<std::string, Seen> by_run;
+  std::vector<RankOfRun> ranks;
   for (const auto &run : runs.runs) {
     const auto &m = run.manifest;
     if (!m.is_object() || !m.contains("world") || !m["world"].is_object())
@@ -46,12 +41,28 @@ std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
     const auto &w = m["world"];
     const auto id = text_of(m, "run");
     if (id.empty() || !w.contains("size") || !w["size"].is_number_integer() ||
-        !w.contains("rank") || !w["rank"].is_number_integer() || w["size"].get<long long>() < 2)
+        !w.contains("rank") || !w["rank"].is_number_integer())
       continue;
-    auto &seen = by_run[id];
-    seen.size = std::max(seen.size, w["size"].get<long long>());
-    seen.ranks.insert(w["rank"].get<long long>());
-    seen.hosts.insert(text_of(m, "host"));
+    ranks.push_back(
+        {id, text_of(m, "host"), w["size"].get<long long>(), w["rank"].get<long long>()});
+  }
+  return missing_ranks(ranks);
+}
+
+std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
+  struct Seen {
+    long long size = 0;
+    std::set<long long> ranks;
+    std::set<std::string> hosts;
+  };
+  std::map<std::string, Seen> by_run;
+  for (const auto &rank : ranks) {
+    if (rank.run.empty() || rank.world_size < 2)
+      continue;
+    auto &seen = by_run[rank.run];
+    seen.size = std::max(seen.size, rank.world_size);
+    seen.ranks.insert(rank.world_rank);
+    seen.hosts.insert(rank.host);
   }
   std::vector<MissingRanks> out;
   for (const auto &[id, seen] : by_run) {

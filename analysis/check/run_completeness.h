@@ -24,4 +24,11 @@ struct MissingRanks {
 };
 std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs);
 
+// One rank of a run as its run.json states it: the fleet history judges the ranks it stored.
+struct RankOfRun {
+  std::string run, host;
+  long long world_size = 0, world_rank = 0;
+};
+std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks);
+
 } // namespace railgauge::check

@@ -16,7 +16,16 @@
 #include <variant>
 #include <vector>
 
+#include "harness/error.h"
+
 namespace railgauge::history {
+
+// The database refused one statement (not a connection lost, nor a lock held past the timeout):
+// what it refused costs only the transaction it was in, and a command may go on with the next.
+class StatementRefused : public InputError {
+public:
+  using InputError::InputError;
+};
 
 using Value = std::variant<std::nullptr_t, std::int64_t, double, std::string>;
 using Row = std::vector<Value>;

@@ -1,5 +1,6 @@
 #include "analysis/history/db_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <future>
@@ -11,31 +12,85 @@
 
 #include "analysis/history/database.h"
 #include "analysis/history/ingest.h"
+#include "analysis/history/storable_text.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 
 namespace railgauge::history {
 namespace {
 
-// One run directory read from disk, or why it could not be.
-struct Loaded {
-  analysis::RunSet set;
-  std::optional<std::string> error;
-};
-
-Loaded load(const std::string &dir) {
-  try {
-    return {analysis::load_runs({dir}), std::nullopt};
-  } catch (const InputError &e) {
-    return {{}, std::string(e.what())};
-  }
-}
-
 struct IngestOptions {
   DbFlags db;
   std::vector<std::string> runs;
   bool quiet = false;
 };
+
+struct IngestTally {
+  long long added = 0, refreshed = 0, present = 0, records = 0;
+  int failed = 0; // paths unreadable and runs refused: each costs only itself, and exit 4
+};
+
+void say_outcome(const IngestOutcome &out, bool quiet) {
+  if (quiet)
+    return;
+  const auto what =
+      fmt::format(", {} records{}", out.records,
+                  out.ledger_lines > 0 ? fmt::format(", {} ledger lines", out.ledger_lines) : "");
+  if (out.refreshed)
+    std::cout << fmt::format("refreshed {} ({}){} (was {})\n", out.run_id, out.host, what,
+                             out.before);
+  else if (out.added)
+    std::cout << fmt::format("ingested {} ({}){}\n", out.run_id, out.host, what);
+  else if (out.fuller_stored)
+    std::cout << fmt::format("already there: {} ({}), a fuller copy ({}); this one not stored\n",
+                             out.run_id, out.host, out.before);
+  else
+    std::cout << fmt::format("already there: {} ({})\n", out.run_id, out.host);
+}
+
+// One records.jsonl found by the walk: its run stored, or why not. A file of the run that
+// cannot be read is an error (exit 4), and the run is still stored when its run.json could be
+// read, its completeness saying what was lost, so the history judges it as `check` does.
+void ingest_file(Database &db, const analysis::RunSet &set, IngestTally &tally, bool quiet) {
+  // An unreadable path is one of the problems too: said once, below, as an error.
+  for (const auto &problem : set.problems)
+    if (std::none_of(set.unreadable.begin(), set.unreadable.end(), [&](const auto &u) {
+          return problem == fmt::format("{}: cannot be read: {}", u.path, u.what);
+        }))
+      std::cerr << "railgauge: note: " << problem << '\n';
+  for (const auto &u : set.unreadable) {
+    // Lines of a records.jsonl that could not be decoded (each a note above): the records read
+    // are stored, and the run's completeness names the lines lost.
+    const bool lines_lost = std::any_of(set.runs.begin(), set.runs.end(), [&](const auto &run) {
+      return !run.records.empty() && u.path == run.dir + "/records.jsonl";
+    });
+    if (lines_lost)
+      continue;
+    std::cerr << fmt::format("railgauge: error: {}: cannot be read: {}\n", u.path, u.what);
+    ++tally.failed;
+  }
+  for (const auto &run : set.runs) {
+    if (run.records.empty() && !run.manifest.is_object())
+      continue; // nothing of it to store; its path is named above
+    try {
+      const auto out = ingest_run(db, run, unread_files_of(set, run));
+      tally.added += out.added && !out.refreshed;
+      tally.refreshed += out.refreshed;
+      tally.present += !out.added;
+      tally.records += out.added ? out.records : 0;
+      say_outcome(out, quiet);
+    } catch (const RunNotStorable &e) {
+      std::cerr << "railgauge: error: " << e.what() << '\n';
+      ++tally.failed;
+    } catch (const StatementRefused &e) {
+      // The database refused this run's rows (the transaction is rolled back): named, and the
+      // other runs are stored.
+      std::cerr << fmt::format("railgauge: error: {}: the run was not stored: {}\n", run.dir,
+                               e.what());
+      ++tally.failed;
+    }
+  }
+}
 
 int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
   if (!cmd.remaining().empty())
@@ -45,46 +100,32 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
     throw InputError("no run directories to ingest", "db ingest",
                      "give one or more run directories (or directories of runs) after the flags");
   const auto url = db_url(o.db, "--db");
-  const auto dirs = run_directories(o.runs);
+  // check's own walk: directory links followed with loop detection, every path that cannot be
+  // read named (and failing), never skipped.
+  const auto found = analysis::find_runs(o.runs);
   const auto start = std::chrono::steady_clock::now();
   auto db = open_database(url, {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file});
-  long long added = 0, present = 0, records = 0;
-  int unreadable = 0;
+  IngestTally tally;
+  ingest_file(*db, analysis::RunSet{{}, found.problems, found.unreadable}, tally, o.quiet);
+  const auto &files = found.record_files;
   // The next run is read (JSON parsed) while this one is stored: the two take about as long,
   // and a server's work overlaps the parsing too.
-  auto next = std::async(std::launch::async, load, dirs.front());
-  for (std::size_t i = 0; i < dirs.size(); ++i) {
+  std::future<analysis::RunSet> next;
+  if (!files.empty())
+    next = std::async(std::launch::async, analysis::load_run_file, files.front());
+  for (std::size_t i = 0; i < files.size(); ++i) {
     auto loaded = next.get();
-    if (i + 1 < dirs.size())
-      next = std::async(std::launch::async, load, dirs[i + 1]);
-    if (loaded.error) {
-      // One unreadable run costs only itself: the others are stored, and the exit status says.
-      std::cerr << "railgauge: error: " << *loaded.error << '\n';
-      ++unreadable;
-      continue;
-    }
-    for (const auto &problem : loaded.set.problems)
-      std::cerr << "railgauge: note: " << problem << '\n';
-    for (const auto &run : loaded.set.runs) {
-      const auto out = ingest_run(*db, run);
-      added += out.added;
-      present += !out.added;
-      records += out.records;
-      if (!o.quiet)
-        std::cout << fmt::format(
-            "{} {} ({}){}\n", out.added ? "ingested" : "already there:", out.run_id, out.host,
-            out.added ? fmt::format(", {} records{}", out.records,
-                                    out.ledger_lines > 0
-                                        ? fmt::format(", {} ledger lines", out.ledger_lines)
-                                        : "")
-                      : "");
-    }
+    if (i + 1 < files.size())
+      next = std::async(std::launch::async, analysis::load_run_file, files[i + 1]);
+    ingest_file(*db, loaded, tally, o.quiet);
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << fmt::format("{}: {} run(s) ingested ({} records), {} already there, in {:.1f} s\n",
-                           db->name(), added, records, present, wall_s);
-  return unreadable ? code(ExitStatus::bad_input) : code(ExitStatus::ok);
+  std::cout << fmt::format("{}: {} run(s) ingested ({} records), {} already there, {} refreshed, "
+                           "{} failed, in {:.1f} s\n",
+                           db->name(), tally.added, tally.records, tally.present, tally.refreshed,
+                           tally.failed, wall_s);
+  return tally.failed ? code(ExitStatus::bad_input) : code(ExitStatus::ok);
 }
 
 } // namespace
@@ -114,12 +155,15 @@ void add_db_command(CLI::App &app, int &exit_code) {
   auto *db = app.add_subcommand("db", "The fleet history: every run in a database (SQLite or "
                                       "PostgreSQL), each part's figures across runs");
   db->require_subcommand(1);
+  add_db_runs_commands(*db, exit_code);
   auto o = std::make_shared<IngestOptions>();
   auto *cmd = db->add_subcommand(
       "ingest", "Store run directories in the history: idempotent (a run ingested again is one "
-                "run), one transaction a run, safe with many nodes ingesting at once.\n"
+                "run; one that changed since, such as a run stored while it was written, is "
+                "refreshed), one transaction a run, safe with many nodes ingesting at once.\n"
                 "Exit status: 0 stored, 4 the database unreachable, locked or of a newer schema, "
-                "or a run unreadable (nothing measured is lost: the run directories stay).");
+                "or a path unreadable or a run refused (the others are stored; nothing measured "
+                "is lost: the run directories stay).");
   cmd->add_option("--db", o->db.url,
                   "sqlite:PATH or postgresql://[USER@]HOST[:PORT]/DB (default $RAILGAUGE_DB)");
   add_db_flags(cmd, o->db);

@@ -5,23 +5,54 @@
 #include <fmt/format.h>
 
 #include "analysis/check/evaluate.h"
+#include "analysis/check/rule_values.h"
+#include "analysis/check/run_completeness.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
 
 namespace railgauge::history {
 
+StoredRun stored_run(const Row &row) {
+  StoredRun run;
+  run.host = as_text(row[1]);
+  run.dir = as_text(row[2]);
+  // An import's source names its tool; railgauge's own runs say "railgauge".
+  run.imported = as_text(row[3]) != "railgauge";
+  run.status = as_text(row[4]);
+  run.run_id = as_text(row[5]);
+  if (!std::holds_alternative<std::nullptr_t>(row[6]))
+    run.incomplete = as_text(row[6]);
+  run.world_size = as_int(row[7]);
+  run.world_rank = as_int(row[8]);
+  return run;
+}
+
 std::vector<std::pair<check::PartKey, check::Finding>>
 incomplete_runs(const check::RuleSet &rules, const std::map<std::int64_t, StoredRun> &runs) {
   std::vector<std::pair<check::PartKey, check::Finding>> out;
+  std::vector<check::RankOfRun> ranks;
   for (const auto &[id, run] : runs) {
-    if (run.imported || run.status.empty() || run.status == "complete")
+    if (run.imported)
       continue;
-    auto f =
-        check::built_in_missing(check::kRunCompleteRule, rules.incomplete_runs, "run " + run.dir,
-                                fmt::format("run.json says status '{}', not complete", run.status));
+    if (run.world_size && run.world_rank)
+      ranks.push_back({run.run_id, run.host, *run.world_size, *run.world_rank});
+    // Stored before the database kept completeness: its status alone.
+    const auto why = run.incomplete ? *run.incomplete
+                     : run.status.empty() || run.status == "complete"
+                         ? ""
+                         : fmt::format("run.json says status '{}', not complete", run.status);
+    if (why.empty())
+      continue;
+    auto f = check::built_in_missing(check::kRunCompleteRule, rules.incomplete_runs,
+                                     "run " + run.dir, why);
     f.run = run.dir;
     out.emplace_back(check::PartKey{run.host, check::PartKind::node, ""}, std::move(f));
   }
+  for (const auto &m : check::missing_ranks(ranks))
+    for (const auto &host : m.hosts)
+      out.emplace_back(check::PartKey{host, check::PartKind::node, ""},
+                       check::built_in_missing(check::kRunCompleteRule, rules.incomplete_runs,
+                                               "run " + m.run, m.why));
   return out;
 }
 
@@ -47,19 +78,33 @@ void add_nothing_judged(const check::RuleSet &rules,
   add_history(result, judged);
 }
 
-void name_rules_not_judged(const check::RuleSet &rules, check::CheckResult &result) {
+void name_rules_not_judged(const check::RuleSet &rules, const std::set<std::string> &own_hosts,
+                           bool completeness_unknown, check::CheckResult &result) {
+  HistoryJudgement judged;
   for (const auto &rule : rules.rules) {
     if (streamed_record_rule(rule))
       continue;
-    result.not_judged.push_back(
-        fmt::format("{}: an inventory probe ({}) needs the run directories (check --rules {} "
-                    "DIR...)",
-                    rule.id, rule.probe, rules.name));
+    const auto why = fmt::format("an inventory probe ({}) needs the run directories (check "
+                                 "--rules {} DIR...)",
+                                 rule.probe, rules.name);
+    result.not_judged.push_back(fmt::format("{}: {}", rule.id, why));
+    // Not judged is not passed: each node warns (no drain: nothing says the node is bad).
+    result.rule_categories[rule.id] = rule.category;
+    for (const auto &host : own_hosts)
+      judged.findings.emplace_back(
+          check::PartKey{host, check::PartKind::node, ""},
+          check::missing_finding(rule, rule.probe,
+                                 "not judged from the history: the database keeps no inventory; " +
+                                     why,
+                                 check::Level::warn));
   }
-  result.not_judged.push_back(fmt::format(
-      "{} (in part): the database keeps a run's status, not the points it planned or the counts "
-      "its run.json states (check --rules {} DIR...)",
-      check::kRunCompleteRule, rules.name));
+  add_history(result, judged);
+  if (completeness_unknown)
+    result.not_judged.push_back(fmt::format(
+        "{} (in part): a newest run stored before the database kept the points it planned and "
+        "the counts its run.json states is judged by its status (ingest it again, or check "
+        "--rules {} DIR...)",
+        check::kRunCompleteRule, rules.name));
 }
 
 } // namespace railgauge::history

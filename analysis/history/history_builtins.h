@@ -5,6 +5,8 @@
 // named in the result.
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,17 +14,46 @@
 #include "analysis/check/check_result.h"
 #include "analysis/check/rules.h"
 #include "analysis/check/unjudged_nodes.h"
+#include "analysis/history/database.h"
 
 namespace railgauge::history {
 
+// The rows of the newest runs, as `check --latest-per-host` keeps them over directories: per
+// host, suite, world size (run.json world.size) and ranks of the run on the host, every row
+// (each rank) of the run id whose earliest rank started last (then the greatest run id). Not the
+// rows of the latest start_utc: under mpirun each rank dates its own run.json. Not one run per
+// suite: a burn-in runs one suite at several world sizes, and a node's failed 8-rank step is not
+// superseded by its fabric step. Every import is judged: all imports of one tool share a suite
+// and are dated by the import (one file imported twice is one run: its run id carries the file's
+// digest).
+inline constexpr const char *kNewestRuns =
+    "WITH per_run AS (SELECT run_id, host_id, suite, COALESCE(world_size, -1) AS world, "
+    "COUNT(*) AS ranks, MIN(start_utc) AS start FROM runs WHERE source = 'railgauge' "
+    "GROUP BY run_id, host_id, suite, COALESCE(world_size, -1)), "
+    "ranked AS (SELECT run_id, host_id, ROW_NUMBER() OVER (PARTITION BY host_id, suite, world, "
+    "ranks ORDER BY start DESC, run_id DESC) AS n FROM per_run) "
+    "SELECT ru.id FROM runs ru WHERE ru.source <> 'railgauge' UNION ALL "
+    "SELECT ru.id FROM runs ru JOIN ranked k ON k.run_id = ru.run_id AND k.host_id = ru.host_id "
+    "WHERE k.n = 1 AND ru.source = 'railgauge'";
+
 // One newest run as the database holds it.
 struct StoredRun {
-  std::string host, dir, status;
+  std::string host, dir, status, run_id;
   bool imported = false;
+  // run-complete's reasons as `check` gave them when the run was ingested ("" whole); none for a
+  // run ingested before schema version 4, which is judged by its status alone.
+  std::optional<std::string> incomplete;
+  std::optional<std::int64_t> world_size, world_rank;
 };
 
-// run-complete's findings, by node: a run whose stored run.json status is not `complete`. A run
-// written by hand states none; an import is whole by construction.
+// A row of `SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, ru.incomplete,
+// ru.world_size, ru.world_rank`.
+StoredRun stored_run(const Row &row);
+
+// run-complete's findings, by node, as over directories: a run not whole by its run.json (its
+// status, planned points, counts; its files not read whole), and a run of several ranks of
+// which fewer ranks are stored than it had. A run written by hand states none; an import is
+// whole by construction.
 std::vector<std::pair<check::PartKey, check::Finding>>
 incomplete_runs(const check::RuleSet &rules, const std::map<std::int64_t, StoredRun> &runs);
 
@@ -33,8 +64,11 @@ void add_nothing_judged(const check::RuleSet &rules,
                         const std::map<std::string, check::HeldRecords> &held,
                         check::CheckResult &result);
 
-// The rules the database cannot answer for railgauge's own runs, into result.not_judged: the
-// inventory probes (run.json's inventory) and, in part, run-complete.
-void name_rules_not_judged(const check::RuleSet &rules, check::CheckResult &result);
+// The rules the database cannot answer for railgauge's own runs: the inventory probes
+// (run.json's inventory) into result.not_judged and, never a silent pass, a warn finding on each
+// of `own_hosts` (a node of railgauge's own newest runs) for each; run-complete in part too when
+// a newest run was stored before the database kept its completeness.
+void name_rules_not_judged(const check::RuleSet &rules, const std::set<std::string> &own_hosts,
+                           bool completeness_unknown, check::CheckResult &result);
 
 } // namespace railgauge::history

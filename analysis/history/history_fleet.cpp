@@ -32,18 +32,6 @@ using check::PartKey;
 using check::Rule;
 using json = nlohmann::json;
 
-// The newest run of each host and suite: every row (each rank) of the run id that started last.
-// Not the rows of the latest start_utc: under mpirun each rank dates its own run.json, so that
-// would keep only the rank that started last on each host. Every import is judged: all imports
-// of one tool share a suite (import.<tool>) and are dated by the import, so a node's
-// all_gather_perf log would hide its all_reduce_perf log imported before it (one file imported
-// twice is one run already: its run id carries the file's digest).
-constexpr const char *kNewestRuns =
-    "SELECT ru.id FROM runs ru WHERE ru.source <> 'railgauge' OR ru.run_id = "
-    "(SELECT l.run_id FROM runs l "
-    "WHERE l.host_id = ru.host_id AND l.suite = ru.suite "
-    "ORDER BY l.start_utc DESC, l.id DESC LIMIT 1)";
-
 // One value a rule read, as indices: its fleet, part, record key, concrete path, row and run.
 struct Reading {
   std::uint32_t group = 0, part = 0, key = 0, what = 0;
@@ -186,22 +174,24 @@ public:
     add_nothing_judged(ruleset_, held_, result);
     // Imports only: their runs are whole by construction and hold no inventory.
     if (!own_hosts_.empty())
-      name_rules_not_judged(ruleset_, result);
+      name_rules_not_judged(
+          ruleset_, own_hosts_,
+          std::any_of(runs_.begin(), runs_.end(),
+                      [](const auto &r) { return !r.second.imported && !r.second.incomplete; }),
+          result);
   }
 
 private:
   void read_runs() {
-    db_.for_each(
-        std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status FROM runs ru JOIN hosts h "
-                    "ON h.id = ru.host_id WHERE ru.id IN (") +
-            kNewestRuns + ")",
-        {}, [&](const Row &row) {
-          // An import's source names its tool; railgauge's own runs say "railgauge".
-          const bool imported = as_text(row[3]) != "railgauge";
-          runs_[as_int(row[0]).value_or(0)] =
-              StoredRun{as_text(row[1]), as_text(row[2]), as_text(row[4]), imported};
-          (imported ? imported_hosts_ : own_hosts_).insert(as_text(row[1]));
-        });
+    db_.for_each(std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, "
+                             "ru.incomplete, ru.world_size, ru.world_rank FROM runs ru JOIN hosts "
+                             "h ON h.id = ru.host_id WHERE ru.id IN (") +
+                     kNewestRuns + ")",
+                 {}, [&](const Row &row) {
+                   auto run = stored_run(row);
+                   (run.imported ? imported_hosts_ : own_hosts_).insert(run.host);
+                   runs_[as_int(row[0]).value_or(0)] = std::move(run);
+                 });
     out_.runs = static_cast<long long>(runs_.size());
   }
 

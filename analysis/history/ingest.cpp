@@ -8,7 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/host_names.h"
+#include "analysis/check/run_completeness.h"
 #include "analysis/history/ledger_rows.h"
+#include "analysis/history/storable_text.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/inventory/pci_tree.h"
@@ -125,8 +128,11 @@ std::int64_t part_id(Database &db, std::int64_t host, const Part &p) {
 struct RunFacts {
   std::string run_id, host, suite, source, start, end, status;
   std::int64_t rank = 0;
+  // What run-complete reads of run.json, and the run's completeness as `check` judges it.
+  Value points_planned = nullptr, counts = nullptr, world_size = nullptr, world_rank = nullptr;
+  std::string incomplete;
 
-  explicit RunFacts(const analysis::LoadedRun &run) {
+  RunFacts(const analysis::LoadedRun &run, const std::vector<std::string> &unread) {
     const auto &m = run.manifest;
     const Record *first = run.records.empty() ? nullptr : &run.records.front();
     run_id = text(m, "run");
@@ -146,6 +152,37 @@ struct RunFacts {
       start = first->time_utc; // an import or a bare records.jsonl: its first point's time
     end = text(m, "end_utc");
     status = text(m, "status");
+    const auto integer = [](const json &j) {
+      return j.is_number_integer() ? Value(j.get<std::int64_t>()) : Value(nullptr);
+    };
+    if (m.is_object()) {
+      points_planned = integer(m.value("points_planned", json()));
+      if (m.contains("counts") && m["counts"].is_object())
+        counts = m["counts"].dump();
+      const auto world = m.value("world", json());
+      if (world.is_object()) {
+        world_size = integer(world.value("size", json()));
+        world_rank = integer(world.value("rank", json()));
+      }
+    }
+    // A file of the run that could not be read whole is evidence lost, as over its directory.
+    auto why = check::incompleteness(run);
+    why.insert(why.end(), unread.begin(), unread.end());
+    for (const auto &w : why)
+      incomplete += (incomplete.empty() ? "" : "; ") + w;
+  }
+
+  // What ingest refuses before it sends anything: a host name `check` cannot write, and text
+  // the database cannot store (storable_text.h).
+  void check_storable(const std::string &dir) const {
+    if (const auto why = check::host_name_problem(host))
+      throw RunNotStorable(fmt::format("the run cannot be stored: {}", *why), dir,
+                           "fix the host name in the run's run.json and records.jsonl, then "
+                           "ingest it again; the other runs are stored");
+    history::check_storable(dir, "run id", run_id, kMaxIndexedTextBytes);
+    history::check_storable(dir, "directory name", dir);
+    for (const auto *field : {&suite, &start, &end, &status, &incomplete})
+      history::check_storable(dir, "run.json text", *field);
   }
 };
 
@@ -188,11 +225,122 @@ std::string figure_metric(const json &metrics) {
   return "";
 }
 
-IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run) {
-  const RunFacts facts(run);
+namespace {
+
+// A run the database already holds, as it was stored.
+struct StoredState {
+  std::int64_t row = 0, records = 0;
+  std::string status;
+  std::optional<std::string> incomplete; // none: stored before schema version 4
+};
+
+std::optional<StoredState> stored_state(Database &db, const RunFacts &facts, std::int64_t host) {
+  const auto rows = db.query("SELECT id, records, status, incomplete FROM runs "
+                             "WHERE run_id = ? AND host_id = ? AND rank = ?",
+                             {facts.run_id, host, facts.rank});
+  if (rows.empty())
+    return std::nullopt;
+  const auto &r = rows.front();
+  StoredState s{*as_int(r.at(0)), as_int(r.at(1)).value_or(0), as_text(r.at(2)), std::nullopt};
+  if (!std::holds_alternative<std::nullptr_t>(r.at(3)))
+    s.incomplete = as_text(r.at(3));
+  return s;
+}
+
+std::string describe(const StoredState &s) {
+  return fmt::format("{} records, status '{}'{}", s.records, s.status,
+                     !s.incomplete           ? ""
+                     : s.incomplete->empty() ? ", whole"
+                                             : ", not whole");
+}
+
+// The stored state replaced by this one: its records, ledger and verdicts go (the verdicts
+// judged a run that is no longer what it is), its row keeps its id.
+void replace_run(Database &db, const RunFacts &facts, const analysis::LoadedRun &run,
+                 std::int64_t row, std::int64_t failed) {
+  db.execute("UPDATE runs SET suite = ?, source = ?, start_utc = ?, end_utc = ?, status = ?, "
+             "dir = ?, records = ?, failed_records = ?, ingested_utc = ?, points_planned = ?, "
+             "counts = ?, world_size = ?, world_rank = ?, incomplete = ? WHERE id = ?",
+             {facts.suite, facts.source, facts.start, facts.end, facts.status, run.dir,
+              static_cast<std::int64_t>(run.records.size()), failed, utc_timestamp_now(),
+              facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
+              facts.incomplete, row});
+  for (const char *table : {"records", "ledger", "verdicts"})
+    db.execute(fmt::format("DELETE FROM {} WHERE run_id = ?", table), {row});
+}
+
+// The run's records (and each GPU of an every-GPU point as a record of its own), its parts and
+// its ledger, under the run's row.
+void store_records(Database &db, std::int64_t run_row, std::int64_t host,
+                   const analysis::LoadedRun &run, const std::vector<records::LedgerLine> &ledger,
+                   IngestOutcome &out) {
   const Inventory inventory(run.manifest);
+  std::map<PartKey, std::int64_t> parts; // sorted: every ingest takes the rows in one order
+  std::vector<std::pair<const Record *, std::optional<PartKey>>> planned;
+  std::vector<Record> per_gpu;
+  for (const auto &r : run.records)
+    for (auto &p : records::per_gpu_parts(r))
+      per_gpu.push_back(std::move(p));
+  std::map<PartKey, Part> seen;
+  const auto plan = [&](const Record &r) {
+    const auto part = inventory.part_of(r);
+    std::optional<PartKey> key;
+    if (part) {
+      key = PartKey{part->kind, part->slot, part->identity()};
+      seen.emplace(*key, *part);
+    }
+    planned.emplace_back(&r, key);
+  };
+  std::for_each(run.records.begin(), run.records.end(), plan);
+  std::for_each(per_gpu.begin(), per_gpu.end(), plan);
+  for (const auto &[key, part] : seen) {
+    for (const auto *text :
+         {&part.kind, &part.slot, &part.uuid, &part.serial, &part.guid, &part.firmware})
+      check_storable(run.dir, "part " + part.kind, *text, kMaxIndexedTextBytes);
+    parts[key] = part_id(db, host, part);
+  }
+  std::vector<Row> rows;
+  rows.reserve(planned.size());
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    const auto &[r, key] = planned[i];
+    const auto part = key ? std::optional(parts.at(*key)) : std::nullopt;
+    rows.push_back(record_row(run_row, part, *r, i >= run.records.size()));
+    check_storable(run.dir, "records", kRecordColumns, rows.back());
+    out.figures += !std::holds_alternative<std::nullptr_t>(rows.back().back());
+  }
+  db.insert_rows("records", kRecordColumns, rows);
+  if (!ledger.empty()) {
+    auto lines = ledger_rows(ledger, run_row, host);
+    for (const auto &l : ledger)
+      check_storable(run.dir, "ledger link", l.link, kMaxIndexedTextBytes);
+    for (const auto &row : lines)
+      check_storable(run.dir, "ledger", kLedgerColumns, row);
+    db.insert_rows("ledger", kLedgerColumns, lines);
+  }
+  out.ledger_lines = static_cast<long long>(ledger.size());
+  out.added = true;
+  out.records = static_cast<long long>(run.records.size());
+}
+
+} // namespace
+
+IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
+                         const std::vector<std::string> &unread) {
+  const RunFacts facts(run, unread);
+  facts.check_storable(run.dir); // before anything is sent: a refused run costs only itself
+  // The history keeps one host a run, where `check` judges each record under its own host: a
+  // records.jsonl holding two hosts' records would drain only the first.
+  for (const auto &r : run.records)
+    if (r.host != facts.host)
+      throw RunNotStorable(
+          fmt::format("the run cannot be stored: its records name host {} besides the run's {}",
+                      json(r.host).dump(-1, ' ', false, json::error_handler_t::replace),
+                      json(facts.host).dump(-1, ' ', false, json::error_handler_t::replace)),
+          run.dir,
+          "write each host's records into a run directory of its own (as each rank writes its "
+          "own), then ingest them; the other runs are stored");
   IngestOutcome out{.run_id = facts.run_id, .host = facts.host};
-  long long failed = 0;
+  std::int64_t failed = 0;
   for (const auto &r : run.records)
     failed += r.status == Status::failed || r.status == Status::error;
   const auto ledger = read_run_ledger(run.dir); // a bad line refuses the run before it is claimed
@@ -201,82 +349,47 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run) {
     const auto host = host_id(db, facts.host);
     const auto claimed = db.query(
         "INSERT INTO runs (run_id, host_id, rank, suite, source, start_utc, end_utc, status, dir, "
-        "records, failed_records, ingested_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "records, failed_records, ingested_utc, points_planned, counts, world_size, world_rank, "
+        "incomplete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (run_id, host_id, rank) DO NOTHING RETURNING id",
         {facts.run_id, host, facts.rank, facts.suite, facts.source, facts.start, facts.end,
-         facts.status, run.dir, static_cast<std::int64_t>(run.records.size()),
-         static_cast<std::int64_t>(failed), utc_timestamp_now()});
-    if (claimed.empty())
-      return; // already there: ingested before, or by another process this moment
-    const auto run_row = *as_int(claimed.front().at(0));
-    std::map<PartKey, std::int64_t> parts; // sorted: every ingest takes the rows in one order
-    std::vector<std::pair<const Record *, std::optional<PartKey>>> planned;
-    std::vector<Record> per_gpu;
-    for (const auto &r : run.records)
-      for (auto &p : records::per_gpu_parts(r))
-        per_gpu.push_back(std::move(p));
-    std::map<PartKey, Part> seen;
-    const auto plan = [&](const Record &r) {
-      const auto part = inventory.part_of(r);
-      std::optional<PartKey> key;
-      if (part) {
-        key = PartKey{part->kind, part->slot, part->identity()};
-        seen.emplace(*key, *part);
+         facts.status, run.dir, static_cast<std::int64_t>(run.records.size()), failed,
+         utc_timestamp_now(), facts.points_planned, facts.counts, facts.world_size,
+         facts.world_rank, facts.incomplete});
+    std::int64_t run_row = 0;
+    if (!claimed.empty()) {
+      run_row = *as_int(claimed.front().at(0));
+    } else {
+      // Held already: ingested before, or by another process this moment. A run stored while it
+      // was written, cut short or resumed has changed since: its newer state replaces the one
+      // stored, but a copy holding fewer records than the one stored (a partial copy) does not.
+      const auto stored = stored_state(db, facts, host);
+      if (!stored)
+        throw std::logic_error("history: a run that conflicts is not there");
+      out.before = describe(*stored);
+      const auto here = static_cast<std::int64_t>(run.records.size());
+      const bool same = here == stored->records && facts.status == stored->status &&
+                        stored->incomplete == facts.incomplete;
+      if (same || here < stored->records) {
+        out.fuller_stored = here < stored->records;
+        return;
       }
-      planned.emplace_back(&r, key);
-    };
-    std::for_each(run.records.begin(), run.records.end(), plan);
-    std::for_each(per_gpu.begin(), per_gpu.end(), plan);
-    for (const auto &[key, part] : seen)
-      parts[key] = part_id(db, host, part);
-    std::vector<Row> rows;
-    rows.reserve(planned.size());
-    for (std::size_t i = 0; i < planned.size(); ++i) {
-      const auto &[r, key] = planned[i];
-      const auto part = key ? std::optional(parts.at(*key)) : std::nullopt;
-      rows.push_back(record_row(run_row, part, *r, i >= run.records.size()));
-      out.figures += !std::holds_alternative<std::nullptr_t>(rows.back().back());
+      replace_run(db, facts, run, stored->row, failed);
+      run_row = stored->row;
+      out.refreshed = true;
     }
-    db.insert_rows("records", kRecordColumns, rows);
-    if (!ledger.empty())
-      db.insert_rows("ledger", kLedgerColumns, ledger_rows(ledger, run_row, host));
-    out.ledger_lines = static_cast<long long>(ledger.size());
-    out.added = true;
-    out.records = static_cast<long long>(run.records.size());
+    store_records(db, run_row, host, run, ledger, out);
   });
   return out;
 }
 
-std::vector<std::string> run_directories(const std::vector<std::string> &paths) {
-  std::set<std::string> dirs;
-  for (const auto &given : paths) {
-    std::error_code ec;
-    const fs::path path(given);
-    std::size_t found = 0;
-    const auto add = [&](const fs::path &dir) {
-      dirs.insert(dir.string());
-      ++found;
-    };
-    if (fs::is_regular_file(path, ec) && path.filename() == "records.jsonl")
-      add(path.parent_path());
-    else if (fs::is_directory(path, ec)) {
-      if (fs::exists(path / "records.jsonl", ec))
-        add(path);
-      const auto options = fs::directory_options::follow_directory_symlink |
-                           fs::directory_options::skip_permission_denied;
-      for (fs::recursive_directory_iterator it(path, options, ec), end; !ec && it != end;
-           it.increment(ec))
-        if (it->is_regular_file(ec) && it->path().filename() == "records.jsonl")
-          add(it->path().parent_path());
-    } else {
-      throw InputError("no such run directory", given,
-                       "give run directories (holding records.jsonl) or directories of runs");
-    }
-    if (found == 0)
-      throw InputError("holds no run (no records.jsonl at or under it)", given,
-                       "give run directories (holding records.jsonl) or directories of runs");
-  }
-  return {dirs.begin(), dirs.end()};
+std::vector<std::string> unread_files_of(const analysis::RunSet &set,
+                                         const analysis::LoadedRun &run) {
+  std::vector<std::string> out;
+  for (const auto &u : set.unreadable)
+    if (fs::path(u.path).parent_path() == fs::path(run.dir))
+      out.push_back(fmt::format("{}: {}", u.path, u.what));
+  return out;
 }
 
 } // namespace railgauge::history

@@ -250,7 +250,7 @@ private:
                        name(),
                        "wait for the other session to finish and run again, or raise "
                        "--db-timeout-s");
-    throw InputError(
+    throw StatementRefused(
         fmt::format("the database refused a statement: {} ({})", why, sql.substr(0, 60)), name(),
         "check that the database is a railgauge history database");
   }

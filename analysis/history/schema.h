@@ -4,7 +4,8 @@
 //   schema_version  the version this database was made at (kSchemaVersion)
 //   hosts           one row a host name (nothing but the host name identifies a machine)
 //   runs            one row a run (its manifest's run id, host and rank: ingest is idempotent on
-//                   them), when it started, its suite, its records and failed records counted
+//                   them), when it started, its suite, its records and failed records counted,
+//                   what run-complete reads of its run.json and whether it was whole
 //   parts           one row a part seen in a slot: GPU (slot: PCI bus id; UUID, serial), NIC
 //                   (slot: device name; GUID, firmware). A new serial in a slot is a new row, so
 //                   a replaced part starts a history of its own.
@@ -23,7 +24,9 @@ namespace railgauge::history {
 // 2: records carry no foreign keys (ingest keeps them whole, one transaction a run); a
 // version-1 database is upgraded when opened. 3: the ledger table; a version-2 database gets it
 // when opened (runs ingested before then have no ledger rows: ingest does not revisit them).
-inline constexpr int kSchemaVersion = 3;
+// 4: a run's planned points, counts, world size and rank, and its completeness (runs ingested
+// before then are judged by their stored status until they are ingested again).
+inline constexpr int kSchemaVersion = 4;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

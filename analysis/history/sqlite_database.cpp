@@ -169,7 +169,7 @@ private:
       throw InputError(fmt::format("the database is locked by another process: {}", why), name(),
                        "wait for the other writer to finish (or stop it) and run again, or "
                        "raise --db-timeout-s");
-    throw InputError(
+    throw StatementRefused(
         fmt::format("the database refused a statement: {} ({})", why, sql.substr(0, 60)), name(),
         "check that the file is a railgauge history database");
   }

@@ -352,11 +352,12 @@ class HistoryCli(unittest.TestCase):
     def test_check_history_judges_the_fleet_rules_in_postgresql(self):
         self.fleet_rules_agree(fresh_pg_database("rg_fleet_rules"), "postgresql")
 
-    def ranked(self, name, slow, ranks=4):
+    def ranked(self, name, slow=None, ranks=4, run_suffix="", day="2026-11-27"):
         """The 8-node fleet as `mpirun -np 8 ... --ranks-per-node 4` writes it: each node's GPUs
         split over its ranks' run directories (rank-00000 ...), each rank's run.json dated by
         its own start, the last rank the last to start."""
-        fleet = self.fleet(f"{name}-one-rank", "--slow", slow)
+        fleet = self.fleet(f"{name}-one-rank", *(("--slow", slow) if slow else ()),
+                           run_suffix=run_suffix)
         out = self.tmp / name
         for node in sorted(fleet.iterdir()):
             manifest = json.loads((node / "run.json").read_text())
@@ -373,7 +374,7 @@ class HistoryCli(unittest.TestCase):
                 d = out / node.name / f"rank-{rank:05d}"
                 d.mkdir(parents=True)
                 (d / "run.json").write_text(json.dumps(
-                    {**manifest, "rank": rank, "start_utc": f"2026-11-27T10:00:0{rank}.000Z"}))
+                    {**manifest, "rank": rank, "start_utc": f"{day}T10:00:0{rank}.000Z"}))
                 (d / "records.jsonl").write_text("".join(lines))
         return out
 
@@ -394,8 +395,9 @@ class HistoryCli(unittest.TestCase):
 
     def ranks_judged_alike(self, url, name):
         # A GPU of node03 slow on rank 2, not on the rank that started last: every rank of the
-        # newest run is judged, as `check DIRS` judges every rank's directory.
-        old = self.fleet(f"{name}-old", run_suffix="-old", start_utc="2025-12-01T00:00:00Z")
+        # newest run is judged, as `check DIRS` judges every rank's directory. The older run has
+        # as many ranks a node: a run of other ranks is not superseded (--latest-per-host).
+        old = self.ranked(f"{name}-old", run_suffix="-old", day="2025-12-01")
         new = self.ranked(f"{name}-ranked", "node03:5")
         self.judged_alike(url, (old, new), new,
                           {("gemm-vs-siblings", "node03", "0000:68:00.0", "gemm.cublaslt")})

@@ -313,6 +313,26 @@ TEST_P(History, ADatabaseOfVersionOneIsUpgradedWhenOpened) {
   EXPECT_EQ(as_int(db->query("SELECT COUNT(*) FROM records").at(0).at(0)), 2 + 16);
 }
 
+// A version-3 database (runs without their completeness) gains the columns when opened, and a
+// run stored before then is judged by its status until it is ingested again.
+TEST_P(History, ADatabaseOfVersionThreeGainsTheRunsCompletenessWhenOpened) {
+  {
+    auto db = open_database(url_);
+    for (const char *column :
+         {"points_planned", "counts", "world_size", "world_rank", "incomplete"})
+      db->execute(std::string("ALTER TABLE runs DROP COLUMN ") + column);
+    db->execute("UPDATE schema_version SET version = 3");
+  }
+  auto db = open_database(url_);
+  EXPECT_EQ(as_int(db->query("SELECT MAX(version) FROM schema_version").at(0).at(0)),
+            kSchemaVersion);
+  const auto runs = analysis::load_runs({write_burnin(dir_ / "runs", {.run = 1})});
+  EXPECT_TRUE(ingest_run(*db, runs.runs.at(0)).added);
+  // Its completeness is stored now (this burn-in's run.json still says running).
+  EXPECT_EQ(as_text(db->query("SELECT incomplete FROM runs").at(0).at(0)),
+            "run.json says status 'running', not complete");
+}
+
 TEST_P(History, TheReportDrawsEachGpuOverItsRunsWithFloorAndFleetBand) {
   auto db = open_database(url_);
   for (int run = 1; run <= 6; ++run)

@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""The fleet history as strict as `check` on run directories (issue 54): `db ingest` walks with
+check's loader (links followed with loop detection, unreadable paths and FIFOs named and
+failing), stores what run-complete needs, refreshes a run that changed, refuses a host name or a
+text it cannot store alike on SQLite and PostgreSQL (the others stored), and `check --history`
+gives each node the verdict `check` gives it over the same runs' directories. Each case runs
+against SQLite, and against PostgreSQL under pg_server.py (RAILGAUGE_TEST_PG_URL).
+
+  history_strict_test.py RAILGAUGE_BINARY [unittest names]
+"""
+import json
+import os
+import pathlib
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "support"))
+from named_tests import run_named_tests  # noqa: E402
+
+BINARY = sys.argv.pop(1) if len(sys.argv) > 1 else "railgauge"
+PG_URL = os.environ.get("RAILGAUGE_TEST_PG_URL")
+
+RULES = """schema: railgauge.rules/1
+name: strict
+rules:
+  - id: read-floor
+    category: memory
+    severity: fail
+    select: {key: "memory.host_read"}
+    metric: metrics.bandwidth_gbytes_per_s
+    compare: ">="
+    value: 1
+"""
+INVENTORY_RULE = """  - id: gpu-count
+    category: health
+    severity: fail
+    inventory: node.gpu_count
+    compare: ">="
+    value: 8
+"""
+
+
+def record(run_id, host, i, status="ok", rank=0, reason=None):
+    return {"schema": "railgauge.record/1", "run": run_id, "host": host, "rank": rank,
+            "key": "memory.host_read", "params": {"size_bytes": 1 << i}, "device": {},
+            "metrics": {"bandwidth_gbytes_per_s": 10.0}, "status": status,
+            "reason": reason if reason is not None else ("wrong" if status == "failed" else None),
+            "time_utc": "2026-01-01T00:00:00.000Z"}
+
+
+def make_run(d, host, run_id, start, n=3, failed=(), manifest=None, rank=0, world=1, lines=None,
+             reason=None):
+    """A run directory as `railgauge run` leaves it: complete, its counts and planned points
+    stated; records `failed` (indices) failed; only the first `lines` lines written when given."""
+    d = pathlib.Path(d) if not isinstance(d, bytes) else d
+    os.makedirs(d, exist_ok=True)
+    recs = [record(run_id, host, i, "failed" if i in failed else "ok", rank,
+                   reason if i in failed else None) for i in range(n)]
+    counts = {}
+    for r in recs:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    m = {"schema": "railgauge.run/1", "run": run_id, "host": host, "rank": rank,
+         "start_utc": start, "suite": {"name": "node"}, "status": "complete",
+         "points_planned": n, "counts": counts, "world": {"size": world, "rank": rank}}
+    m.update(manifest or {})
+    join = os.path.join
+    with open(join(d, b"run.json" if isinstance(d, bytes) else "run.json"), "w") as f:
+        f.write(json.dumps(m))
+    text = "".join(json.dumps(r) + "\n" for r in recs[:lines])
+    with open(join(d, b"records.jsonl" if isinstance(d, bytes) else "records.jsonl"), "w") as f:
+        f.write(text)
+    return d
+
+
+class Strict:
+    """The cases; a subclass names the database."""
+
+    def setUp(self):
+        self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="rg-strict-"))
+        os.chmod(self.tmp, 0o755)
+        self.rules = self.tmp / "rules.yaml"
+        self.rules.write_text(RULES)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def railgauge(self, *args, timeout=120, user=None):
+        argv = [BINARY, *args]
+        if user:
+            argv = ["runuser", "-u", user, "--"] + argv
+        return subprocess.run(argv, capture_output=True, timeout=timeout)
+
+    def ingest(self, *paths, expect=0, **kw):
+        r = self.railgauge("db", "ingest", "--db", self.url, *map(str, paths), **kw)
+        out, err = r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
+        self.assertEqual(r.returncode, expect, out + err)
+        return out, err
+
+    def node_verdicts(self, *args, rules=None):
+        r = self.railgauge("check", "--rules", str(rules or self.rules), "--format", "json",
+                           *map(str, args))
+        self.assertIn(r.returncode, (0, 1, 2), r.stdout.decode(errors="replace") +
+                      r.stderr.decode(errors="replace"))
+        out = json.loads(r.stdout)
+        return {n["host"]: n["verdict"] for n in out["nodes"]}, out
+
+    def agree(self, dirs, rules=None, latest=True):
+        """Each node's verdict over the directories (--latest-per-host) and from the history."""
+        from_dirs, _ = self.node_verdicts(*(["--latest-per-host"] if latest else []), *dirs,
+                                          rules=rules)
+        from_db, out = self.node_verdicts("--history", self.url, rules=rules)
+        self.assertEqual(from_db, from_dirs, json.dumps(out["parts"], indent=1))
+        return from_db
+
+    # Case 1: a FIFO for records.jsonl is named, fails the ingest, and fails the node in the
+    # history as over its directory; the older run does not pass it.
+    def test_a_fifo_records_file_is_named_and_fails_the_node(self):
+        make_run(self.tmp / "runs" / "n1-old", "n1", "r-old", "2026-01-01T00:00:00Z")
+        make_run(self.tmp / "runs" / "n2", "n2", "r-n2", "2026-01-02T00:00:00Z")
+        new = make_run(self.tmp / "runs" / "n1-new", "n1", "r-new", "2026-01-02T00:00:00Z")
+        (new / "records.jsonl").unlink()
+        os.mkfifo(new / "records.jsonl")
+        out, err = self.ingest(self.tmp / "runs", expect=4, timeout=30)
+        self.assertIn("n1-new/records.jsonl: cannot be read: a FIFO", err)
+        # The new run is stored all the same, its completeness naming what was lost.
+        self.assertIn("3 run(s) ingested", out)
+        self.assertEqual(self.agree([self.tmp / "runs"])["n1"], "fail")
+
+    # Case 1: a directory that cannot be listed (ingest as an unprivileged user) is named and
+    # fails, never skipped.
+    def test_an_unreadable_directory_is_named_and_fails(self):
+        if os.geteuid() != 0 or not shutil.which("runuser"):
+            self.skipTest("needs root to run the ingest as nobody")
+        runs = self.tmp / "runs"
+        make_run(runs / "ok" / "n2", "n2", "r-n2", "2026-01-02T00:00:00Z")
+        make_run(runs / "locked" / "n1", "n1", "r-n1", "2026-01-02T00:00:00Z")
+        for d in [runs, *runs.rglob("*")]:
+            os.chmod(d, 0o755 if d.is_dir() else 0o644)
+        os.chmod(runs / "locked", 0o700)
+        db_dir = self.tmp / "db"
+        db_dir.mkdir(mode=0o777)
+        os.chmod(db_dir, 0o777)
+        if self.url.startswith("sqlite:"):
+            url = f"sqlite:{db_dir / 'nobody.db'}"
+        else:
+            url = self.url
+        r = self.railgauge("db", "ingest", "--db", url, str(runs), user="nobody")
+        err = r.stderr.decode(errors="replace")
+        if "Permission denied" in err and "runs/locked" not in err:
+            self.skipTest(f"nobody cannot run the binary here: {err}")
+        self.assertEqual(r.returncode, 4, r.stdout.decode() + err)
+        self.assertIn(f"{runs / 'locked'}: cannot be read: Permission denied", err)
+        self.assertIn("1 run(s) ingested", r.stdout.decode())
+
+    # Case 9: two links to `.` walk each directory once, in bounded time.
+    def test_links_to_the_runs_own_directory_are_walked_once(self):
+        runs = self.tmp / "runs"
+        for n in range(3):
+            make_run(runs / f"n{n}", f"n{n}", f"r{n}", "2026-01-02T00:00:00Z")
+        os.symlink(".", runs / "a")
+        os.symlink(".", runs / "b")
+        out, err = self.ingest(runs, timeout=30)
+        self.assertIn("3 run(s) ingested", out)
+        self.assertEqual(err.count("a symbolic link loop back to"), 2, err)
+
+    # Case 2: a failed record's line cut in half: 7 records read, counts say 8.
+    def test_a_torn_failed_record_fails_from_the_history(self):
+        run = make_run(self.tmp / "runs" / "n1", "n1", "r1", "2026-01-02T00:00:00Z", n=8,
+                       failed=(7,))
+        text = (run / "records.jsonl").read_text()
+        (run / "records.jsonl").write_text(text[:len(text) - 60])
+        make_run(self.tmp / "runs" / "n2", "n2", "r2", "2026-01-02T00:00:00Z")
+        self.ingest(self.tmp / "runs")
+        self.assertEqual(self.agree([self.tmp / "runs"]), {"n1": "fail", "n2": "pass"})
+
+    # Case 2 and 7: a partial copy stored first, then the whole run: refreshed and judged whole.
+    def test_a_partial_copy_is_refreshed_by_the_whole_run(self):
+        whole = make_run(self.tmp / "whole" / "n1", "n1", "r1", "2026-01-02T00:00:00Z", n=11,
+                         failed=(10,))
+        make_run(self.tmp / "part" / "n1", "n1", "r1", "2026-01-02T00:00:00Z", n=11,
+                 failed=(10,), lines=4)
+        make_run(self.tmp / "whole" / "n2", "n2", "r2", "2026-01-02T00:00:00Z")
+        self.ingest(self.tmp / "part")
+        self.assertEqual(self.node_verdicts("--history", self.url)[0], {"n1": "fail"})
+        out, _ = self.ingest(self.tmp / "whole")
+        self.assertIn("refreshed r1 (n1), 11 records (was 4 records", out)
+        self.assertEqual(self.agree([self.tmp / "whole"]), {"n1": "fail", "n2": "pass"})
+        # The partial copy again: the fuller one stays.
+        out, _ = self.ingest(self.tmp / "part")
+        self.assertIn("a fuller copy", out)
+        self.assertEqual(self.rows("SELECT records FROM runs WHERE run_id = 'r1'"), [(11,)])
+        _, verdict = self.node_verdicts("--history", self.url)
+        self.assertIn(str(whole), json.dumps(verdict["parts"]))
+
+    # Case 3: an older 2-rank run with a failure and a newer 1-rank run of the same suite.
+    def test_the_newest_run_is_per_world_size(self):
+        runs = self.tmp / "runs"
+        for rank in range(2):
+            make_run(runs / "two" / f"rank-{rank:05d}", "n1", "r-two", "2026-01-01T00:00:00Z",
+                     rank=rank, world=2, failed=(1,) if rank == 1 else ())
+        make_run(runs / "one", "n1", "r-one", "2026-01-02T00:00:00Z")
+        make_run(runs / "n2", "n2", "r-n2", "2026-01-02T00:00:00Z")
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "fail", "n2": "pass"})
+
+    # Case 3: a run of 2 ranks of which one is stored names the missing rank, as over directories.
+    def test_a_rank_missing_from_the_history_is_named(self):
+        runs = self.tmp / "runs"
+        make_run(runs / "rank-00000", "n1", "r-two", "2026-01-01T00:00:00Z", world=2)
+        self.ingest(runs)
+        verdicts = self.agree([runs])
+        self.assertEqual(verdicts, {"n1": "fail"})
+
+    # Case 4: a rule the database cannot judge is at least a warning, never a silent pass.
+    def test_an_inventory_probe_is_never_a_silent_pass(self):
+        rules = self.tmp / "inventory.yaml"
+        rules.write_text(RULES + INVENTORY_RULE)
+        make_run(self.tmp / "runs" / "n1", "n1", "r1", "2026-01-02T00:00:00Z")
+        self.ingest(self.tmp / "runs")
+        verdicts, out = self.node_verdicts("--history", self.url, rules=rules)
+        self.assertEqual(verdicts, {"n1": "warn"}, json.dumps(out, indent=1))
+        self.assertIn("not judged from the history", json.dumps(out["parts"]))
+
+    # Case 5: host names refused as on the directory path; the other runs stored.
+    def test_hostile_host_names_are_refused_and_the_others_stored(self):
+        runs = self.tmp / "runs"
+        for i, host in enumerate(["node05\nnode06", "good\u0000evil", "tab\there", "x" * 9000]):
+            make_run(runs / f"a{i}", host, f"r-bad{i}", "2026-01-02T00:00:00Z")
+        make_run(runs / "z", "n9", "r-good", "2026-01-02T00:00:00Z")
+        # One records.jsonl holding two hosts' records: the history keeps one host a run.
+        two = make_run(runs / "b-two", "n7", "r-two", "2026-01-02T00:00:00Z")
+        with open(two / "records.jsonl", "a") as f:
+            f.write(json.dumps(record("r-two", "n8", 9, "failed")) + "\n")
+        _, err = self.ingest(runs, expect=4)
+        self.assertIn('b-two: the run cannot be stored: its records name host "n8" besides the '
+                      'run\'s "n7"', err)
+        self.assertEqual(err.count("the run cannot be stored: host name"), 4, err)
+        self.assertIn('"node05\\nnode06" holds a control character', err)
+        self.assertIn("9000 bytes long", err)
+        self.assertEqual(self.rows("SELECT h.name FROM runs r JOIN hosts h ON h.id = r.host_id"),
+                         [("n9",)])
+        r = self.railgauge("check", "--rules", str(self.rules), runs / "a0")
+        self.assertEqual(r.returncode, 4)
+        self.assertIn(b"holds a control character", r.stderr)
+
+    # Case 7: a run stored while it was written is refreshed; db list and db remove.
+    def test_a_running_run_is_refreshed_listed_and_removed(self):
+        run = make_run(self.tmp / "runs" / "n1", "n1", "r1", "2026-01-02T00:00:00Z", n=11,
+                       lines=4, manifest={"status": "running", "counts": {}})
+        make_run(self.tmp / "old" / "n1", "n1", "r0", "2026-01-01T00:00:00Z")
+        self.ingest(self.tmp / "old", run)
+        out, _ = self.ingest(run)
+        self.assertIn("already there: r1 (n1)", out)
+        make_run(run, "n1", "r1", "2026-01-02T00:00:00Z", n=11, failed=(9,))
+        out, _ = self.ingest(run)
+        self.assertIn("refreshed r1 (n1), 11 records (was 4 records, status 'running'", out)
+        self.assertIn("1 refreshed", out)
+        listed = self.railgauge("db", "list", "--db", self.url, "--host", "n1")
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        lines = listed.stdout.decode().splitlines()
+        self.assertEqual(len(lines), 3, lines)
+        self.assertIn("r1\tn1\t0\tnode\t2026-01-02T00:00:00Z\tcomplete\t11\tyes\t", lines[2])
+        self.assertEqual(self.node_verdicts("--history", self.url)[0], {"n1": "fail"})
+        r = self.railgauge("db", "remove", "--db", self.url, "--run", "r1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"removed r1 (n1) rank 0: 11 records", r.stdout)
+        self.assertEqual(self.rows("SELECT COUNT(*) FROM records r JOIN runs ru ON "
+                                   "ru.id = r.run_id WHERE ru.run_id = 'r1'"), [(0,)])
+        self.assertEqual(self.node_verdicts("--history", self.url)[0], {"n1": "pass"})
+        r = self.railgauge("db", "remove", "--db", self.url, "--run", "r1")
+        self.assertEqual(r.returncode, 4)
+        self.assertIn(b"holds no run 'r1'", r.stderr)
+
+    # Case 8: runs the database cannot store as they are (a reason with U+0000, a directory name
+    # that is not UTF-8, a run id over an index's limit) are each named with the reason, the
+    # runs after them are stored: the same on SQLite and PostgreSQL.
+    def test_unstorable_runs_are_named_and_the_others_stored(self):
+        runs = self.tmp / "runs"
+        make_run(runs / "a-nul", "n1", "r-nul", "2026-01-02T00:00:00Z", failed=(0,),
+                 reason="bad\u0000reason")
+        make_run(os.path.join(bytes(runs), b"b-\xff"), "n2", "r-latin1", "2026-01-02T00:00:00Z")
+        make_run(runs / "c-long", "n3", "r" * 3000, "2026-01-02T00:00:00Z")
+        make_run(runs / "d-good", "n4", "r-good", "2026-01-02T00:00:00Z")
+        out, err = self.ingest(runs, expect=4)
+        self.assertIn("a-nul: the run cannot be stored: its records.reason holds a NUL", err)
+        self.assertIn("directory name is not UTF-8", err)
+        self.assertIn("run id is 3000 bytes long", err)
+        self.assertIn("1 run(s) ingested", out)
+        self.assertIn("3 failed", out)
+        self.assertEqual(self.rows("SELECT run_id FROM runs"), [("r-good",)])
+
+    # Item 8: small fleets of every kind, judged from the directories and from the history.
+    def test_random_fleets_agree_node_by_node(self):
+        import random
+        rnd = random.Random(54)
+        for fleet in range(4):
+            runs = self.tmp / f"fleet{fleet}"
+            for n in range(6):
+                host = f"f{fleet}n{n}"
+                for day in range(rnd.randint(1, 2)):
+                    start = f"2026-01-0{day + 1}T00:00:00Z"
+                    kind = rnd.choice(["healthy", "failed", "torn", "partial", "copied",
+                                       "world2"])
+                    d = runs / host / f"day{day}"
+                    run_id = f"r-{host}-{day}"
+                    if kind == "world2":
+                        for rank in range(rnd.randint(1, 2)):
+                            make_run(d / f"rank-{rank}", host, run_id, start, rank=rank,
+                                     world=2, failed=(0,) if rnd.random() < 0.3 else ())
+                        continue
+                    make_run(d, host, run_id, start, n=5, failed=(4,) if kind != "healthy" and
+                             kind != "copied" and rnd.random() < 0.5 else (),
+                             lines=3 if kind == "partial" else None,
+                             manifest={"status": "running"} if kind == "partial" else None)
+                    if kind == "torn":
+                        text = (d / "records.jsonl").read_text()
+                        (d / "records.jsonl").write_text(text[:-40])
+                    if kind == "copied":
+                        shutil.copytree(d, runs / "copies" / host / f"day{day}")
+            self.reset()
+            self.ingest(runs, expect=0)
+            self.agree([runs])
+
+
+class StrictSqlite(Strict, unittest.TestCase):
+    def setUp(self):
+        super().setUp()
+        self.path = self.tmp / "fleet.db"
+        self.url = f"sqlite:{self.path}"
+
+    def reset(self):
+        self.path.unlink(missing_ok=True)
+
+    def rows(self, sql):
+        return [tuple(r) for r in sqlite3.connect(self.path).execute(sql).fetchall()]
+
+
+@unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+class StrictPostgresql(Strict, unittest.TestCase):
+    def setUp(self):
+        super().setUp()
+        self.reset()
+
+    def reset(self):
+        subprocess.run(["psql", PG_URL, "-q", "-c", "SET client_min_messages = warning",
+                        "-c", "DROP DATABASE IF EXISTS rg_strict",
+                        "-c", "CREATE DATABASE rg_strict"], check=True, timeout=60)
+        self.url = PG_URL.replace("/postgres?", "/rg_strict?")
+
+    def rows(self, sql):
+        out = subprocess.run(["psql", self.url, "-At", "-F", "\t", "-c", sql], check=True,
+                             timeout=60, capture_output=True, text=True)
+        return [tuple(int(v) if v.isdigit() else v for v in line.split("\t"))
+                for line in out.stdout.splitlines()]
+
+
+if __name__ == "__main__":
+    run_named_tests(sys.argv[1:])
