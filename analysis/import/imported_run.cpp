@@ -42,7 +42,9 @@ std::string host_for_run_id(const std::string &host) {
   if (out.size() <= kMaxRunIdHostBytes)
     return out;
   const auto hosts = hosts_of_group(host);
-  const std::string first = host_for_run_id(hosts.empty() ? host : hosts.front()).substr(0, 32);
+  // One long name is cut here; a group's first host is made safe on its own (a single name
+  // again, so this does not recurse further).
+  const std::string first = (hosts.size() > 1 ? host_for_run_id(hosts.front()) : out).substr(0, 32);
   const std::string more =
       hosts.size() > 1 ? fmt::format("-and-{}-more", hosts.size() - 1) : std::string();
   return fmt::format("{}{}-{:016x}", first, more, Fnv1a64().add(host).value());

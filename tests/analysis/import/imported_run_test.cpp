@@ -39,6 +39,10 @@ TEST(ImportedRun, ARunOfManyHostsHasARunIdOfBoundedLength) {
   // The digest tells two groups of the same first host apart.
   EXPECT_NE(host_for_run_id(node), host_for_run_id(node + "+one-more"));
   EXPECT_EQ(host_for_run_id("node017"), "node017");
+  // One host named longer than the bound (an import's "unknown-<file name>"): cut, not recursed.
+  const std::string one(100, 'h');
+  EXPECT_EQ(host_for_run_id(one).rfind(std::string(32, 'h') + "-", 0), 0u) << host_for_run_id(one);
+  EXPECT_LE(host_for_run_id(one).size(), 64u);
 }
 
 // nccl-tests rows without end: the records reach the sink while the log is still being read, so
