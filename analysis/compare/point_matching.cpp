@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analysis/compare/compared_metric.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge::compare {
 namespace {
@@ -26,8 +27,12 @@ std::string joined_sample(const std::set<std::string> &values) {
 
 json matched_params(const Record &r, const CompareOptions &o) {
   json params = r.params;
+  // One GPU of a burn phase (records/per_gpu_parts.h) is that GPU's figure: matched to the same
+  // GPU of the other runs, never pooled with its siblings.
+  const bool gpu_part = params.value(records::kPartParam, json()) == records::kPerGpuPart;
   for (const auto &name : o.ignore_params)
-    params.erase(name);
+    if (!(gpu_part && name == "gpu"))
+      params.erase(name);
   return params;
 }
 

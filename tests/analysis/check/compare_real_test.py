@@ -57,12 +57,12 @@ class CompareRealTest(unittest.TestCase):
         # GPU of each phase is a point of its own, matched to the same GPU of the other run.
         c, table = self.compare(H200_BURNIN / "healthy", H200_BURNIN / "cotenant")
         gemm = self.point(c, "gemm.burn", gpu=0, part="gpu")
-        self.assertEqual(gemm["metric"], "tflops")
+        self.assertEqual(gemm["metric"], "metrics.tflops")
         values = [side["value"] for side in gemm["sides"]]
         self.assertAlmostEqual(values[0], 716.96, delta=0.01)
         self.assertAlmostEqual(values[1], 396.51, delta=0.01)
         hbm = self.point(c, "memory.burn", gpu=0, part="gpu")
-        self.assertEqual(hbm["metric"], "bandwidth_gbytes_per_s")
+        self.assertEqual(hbm["metric"], "metrics.bandwidth_gbytes_per_s")
         self.assertAlmostEqual(hbm["sides"][0]["value"], 4273.9, delta=0.1)
         self.assertAlmostEqual(hbm["sides"][1]["value"], 1978.1, delta=0.1)
         self.assertTrue(hbm["verdict"][-1].startswith("worse"), hbm["verdict"])
