@@ -46,7 +46,7 @@ class BurninReferenceTest(unittest.TestCase):
         shared, verdict = violated(burnin / "cotenant", profile)
         self.assertEqual(shared, {"burn-gemm-floor": {"gpu0"}, "burn-hbm-floor": {"gpu0"},
                                   "burn-power-target": {"gpu0"}})
-        self.assertEqual(verdict["verdict"], "FAIL")
+        self.assertEqual(verdict["verdict"], "fail")
         self.assertEqual(len(verdict["drain"]), 1)
 
     def test_h100_healthy_passes_its_floors_and_the_shared_gpu_fails_them(self):
