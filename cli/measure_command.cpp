@@ -285,6 +285,17 @@ void end_together(World &world, Manifest &manifest, const std::map<std::string, 
   }
 }
 
+// A run cut short (SIGTERM at a job's time limit, a hung point, a lost rank) is not stored in
+// the fleet history: said, so that a history without it is never taken for one that holds it.
+void say_run_not_stored(const std::string &db_url, const std::string &run_dir) {
+  if (!db_url.empty())
+    std::cerr << fmt::format("railgauge: --db: run {} ended before it was whole and is not stored "
+                             "in the fleet history; --resume stores it once whole, or railgauge "
+                             "db ingest stores what it holds\n",
+                             run_dir)
+              << std::flush;
+}
+
 } // namespace
 
 int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, const CommonOptions &o,
@@ -355,10 +366,13 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   }
   const std::string resume_hint = resume_hint_text(argv, resume.has_value(), world, id, records);
   output.point_timeout_s = o.point_timeout_s;
+  const auto say_not_stored = [&] { say_run_not_stored(db_url, id.dir); };
   output.on_point_hung = [&](const Record &hung) {
+    say_not_stored();
     end_hung_run(*manifest, hung, records.path(), resume_hint);
   };
   output.on_interrupt = [&](const Record *point, int signo) {
+    say_not_stored();
     end_interrupted_run(*manifest, point, signo, records.path(), resume_hint);
   };
   const std::vector<std::string> unmet = unmet_here(expected, *manifest);
@@ -380,13 +394,18 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   }
   std::string stopped_early;
   output.stopped_early = &stopped_early;
-  std::map<std::string, int> counts =
-      run_points(plan, ctx, id, output, *manifest, records, resume_hint);
-  if (resume)
-    for (const auto &[status, n] : resume->kept_counts())
-      counts[status] += n;
-  printer.finish();
-  end_together(world, *manifest, counts, plan, stopped_early, resume_hint);
+  std::map<std::string, int> counts;
+  try {
+    counts = run_points(plan, ctx, id, output, *manifest, records, resume_hint);
+    if (resume)
+      for (const auto &[status, n] : resume->kept_counts())
+        counts[status] += n;
+    printer.finish();
+    end_together(world, *manifest, counts, plan, stopped_early, resume_hint);
+  } catch (...) {
+    say_not_stored();
+    throw;
+  }
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);
   const bool bad = counts.count("failed") || counts.count("error");

@@ -7,7 +7,6 @@ Run by CTest, one test method per CTest test:
     reliability_cli_test.py RAILGAUGE_BINARY TestName.test_name
 """
 import json
-import os
 import pathlib
 import resource
 import shutil
@@ -124,7 +123,9 @@ class ResumeCliTest(unittest.TestCase):
         # interrupted point again and completes the run.
         # Points of 0.2 s, and the signal 50 ms after the second record, so that it lands inside
         # the third point; without -q, for the messages.
-        args = [a for a in MANY_POINTS if a != "-q"] + ["--out", self.out]
+        # Under --db, the run cut short is not stored, and that is said; --resume stores it.
+        db = f"sqlite:{self.out}/history.db"
+        args = [a for a in MANY_POINTS if a != "-q"] + ["--out", self.out, "--db", db]
         args[args.index("--time-budget") + 1] = "0.2"
         proc, run_dir = start_and_wait_for_records(args, self.out, 2)
         time.sleep(0.05)
@@ -133,6 +134,8 @@ class ResumeCliTest(unittest.TestCase):
         proc.wait(timeout=60)
         err = proc.stderr.read()
         self.assertEqual(proc.returncode, 5, err)
+        self.assertIn(f"railgauge: --db: run {run_dir} ended before it was whole and is not "
+                      "stored in the fleet history", err)
         self.assertIn(f"railgauge: run directory {run_dir}", err)
         self.assertIn("SIGTERM: the run stops", err)
         self.assertIn(f"continue with: {BINARY} ", err)
@@ -155,6 +158,7 @@ class ResumeCliTest(unittest.TestCase):
 
         r = railgauge(*args, "-q", "--resume", str(run_dir))
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("railgauge: --db: run ", r.stderr)  # stored once whole
         after = records_of(run_dir)
         self.assertEqual(after[:len(before)], before, "records already written were kept as is")
         self.assertEqual(len({point_of(rec) for rec in after}), MANY_POINTS_COUNT)
