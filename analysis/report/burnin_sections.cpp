@@ -50,7 +50,9 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
     for (const auto &r : run.records)
       hosts.insert(r.host);
   std::map<std::string, Phase> phases;
-  for (const auto &run : runs.runs)
+  for (const auto &run : runs.runs) {
+    // Several runs (a healthy burn-in beside a shared one): each GPU's row says which run.
+    const std::string of_run = run_label(runs, run);
     for (const auto &r : run.records)
       for (const auto &part : records::per_gpu_parts(r)) {
         const auto figure = figure_of(part.metrics);
@@ -58,13 +60,17 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
           continue;
         auto &phase = phases[r.key];
         phase.figure = *figure;
-        GpuPhase g{gpu_label(part, hosts.size() > 1), part.metrics[figure->metric].get<double>(),
+        std::string label = gpu_label(part, hosts.size() > 1);
+        if (!of_run.empty())
+          label += " (" + of_run + ")";
+        GpuPhase g{label, part.metrics[figure->metric].get<double>(),
                    part.metrics.value("series", json::array()), json::array()};
         const json::json_pointer during("/telemetry/during/series");
         if (part.metrics.contains(during))
           g.telemetry_series = part.metrics.at(during);
         phase.gpus.push_back(std::move(g));
       }
+  }
   return phases;
 }
 
