@@ -82,7 +82,8 @@ std::string write_burnin(const fs::path &out, const BurnIn &b) {
     x.pci = check::testing::gpu_bus_id(g);
     x.iterations = 9000;
     x.reference_checked = 4096;
-    x.tflops = 700 * wobble(b.run, g) * loss;
+    // the healthy H200 of results/reference/h200-burnin-2026-11-27, sustained at its power cap
+    x.tflops = 717.0 * wobble(b.run, g) * loss;
     x.tflops_min = x.tflops * 0.97;
     if (b.corrupt && g == 2) {
       x.bad_iterations = 3;
@@ -95,7 +96,7 @@ std::string write_burnin(const fs::path &out, const BurnIn &b) {
     h.name = "NVIDIA H200";
     h.uuid = x.uuid;
     h.pci = x.pci;
-    h.bandwidth_gbytes_per_s = 3950 * wobble(b.run, g + 8);
+    h.bandwidth_gbytes_per_s = 4273.9 * wobble(b.run, g + 8);
     h.calls = 40000;
     h.elements = 1 << 27;
     hbm_gpus.push_back(h);
@@ -178,11 +179,14 @@ std::map<std::string, std::set<std::string>> violations(const check::CheckResult
 
 TEST_P(History, AGpuLosingHalfAPercentARunIsNamedByDriftBeforeItsFloor) {
   auto db = open_database(url_);
-  int named_at = 0;
+  int named_at = 0, floor_at = 0;
   for (int run = 1; run <= 20; ++run) {
     const auto r = burn_in(*db, {.run = run, .drifting_gpu = 5});
     for (const auto &[part, rules] : violations(r)) {
-      EXPECT_FALSE(rules.contains("burn-gemm-floor")) << run << " " << part;
+      // 20 runs of 0.5 % is 9 % down: the floor (8 % below healthy) may catch it late, never
+      // before the drift does.
+      if (rules.contains("burn-gemm-floor") && !floor_at)
+        floor_at = run;
       EXPECT_FALSE(rules.contains("burn-hbm-floor")) << run << " " << part;
       if (rules.contains(kDriftRule)) {
         EXPECT_EQ(part.rfind("gpu5", 0), 0u) << "run " << run << ": " << part;
@@ -192,9 +196,11 @@ TEST_P(History, AGpuLosingHalfAPercentARunIsNamedByDriftBeforeItsFloor) {
       EXPECT_FALSE(rules.contains(kStepRule)) << run << " " << part;
     }
   }
-  std::cout << "history-drift named gpu5 first at burn-in " << named_at << " of 20\n";
+  std::cout << "history-drift named gpu5 first at burn-in " << named_at << " of 20; its floor at "
+            << floor_at << "\n";
   EXPECT_GT(named_at, 0);
   EXPECT_LE(named_at, 12);
+  EXPECT_TRUE(floor_at == 0 || floor_at > named_at) << floor_at;
 }
 
 TEST_P(History, ThreeFailedBurnInsOfTenIsARepeatOffender) {
