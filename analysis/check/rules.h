@@ -160,6 +160,11 @@ bool params_match(const nlohmann::json &filter, const nlohmann::json &params);
 // Does a record's key match one of the rule's key globs?
 bool key_match(const Rule &rule, const std::string &key);
 
+// The first rule with an absolute `>=` bound on metrics.<metric> of a record of `key` with
+// `params` (no fleet, no curve): the floor a chart draws beside a figure; null without one.
+const Rule *floor_rule(const RuleSet &rules, const std::string &key, const std::string &metric,
+                       const nlohmann::json &params);
+
 // Applies `op` with an absolute threshold. For none_of/any_of use values_pass.
 bool compare_pass(Op op, double value, double threshold);
 // none_of/any_of over a string or a list of strings.

@@ -40,6 +40,16 @@ bool key_match(const Rule &rule, const std::string &key) {
   return false;
 }
 
+const Rule *floor_rule(const RuleSet &rules, const std::string &key, const std::string &metric,
+                       const nlohmann::json &params) {
+  for (const auto &rule : rules.rules)
+    if (rule.value && rule.op == Op::ge && !rule.fleet && !rule.curve &&
+        rule.metric == "metrics." + metric && key_match(rule, key) &&
+        params_match(rule.params, params))
+      return &rule;
+  return nullptr;
+}
+
 bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
   for (const auto &[name, want] : filter.items()) {
     const auto it = params.find(name);

@@ -47,11 +47,8 @@ std::optional<std::pair<std::string, double>> floor_of(const check::RuleSet *rul
                                                        const SeriesParts &s) {
   if (!rules)
     return std::nullopt;
-  for (const auto &rule : rules->rules)
-    if (rule.value && rule.op == check::Op::ge && !rule.fleet && !rule.curve &&
-        rule.metric == "metrics." + s.metric && check::key_match(rule, s.key) &&
-        check::params_match(rule.params, s.params))
-      return std::pair(rule.id, *rule.value);
+  if (const auto *rule = check::floor_rule(*rules, s.key, s.metric, s.params))
+    return std::pair(rule->id, *rule->value);
   return std::nullopt;
 }
 

@@ -35,6 +35,7 @@ struct GpuPhase {
 
 struct Phase {
   Figure figure;
+  nlohmann::json params; // a GPU's params, which a rule's floor is selected by
   std::vector<GpuPhase> gpus;
 };
 
@@ -60,6 +61,7 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
           continue;
         auto &phase = phases[r.key];
         phase.figure = *figure;
+        phase.params = part.params;
         std::string label = gpu_label(part, hosts.size() > 1);
         if (!of_run.empty())
           label += " (" + of_run + ")";
@@ -115,7 +117,9 @@ void phase_charts(Page &page, const std::string &key, const Phase &phase,
     values.push_back(g.value);
   }
   const double best = *std::max_element(values.begin(), values.end());
-  const auto floor = rules ? burn_floor(*rules, key, phase.figure.metric) : std::nullopt;
+  const auto *rule =
+      rules ? check::floor_rule(*rules, key, phase.figure.metric, phase.params) : nullptr;
+  const std::optional<double> floor = rule ? rule->value : std::nullopt;
   const double line = floor ? *floor : kOutlierShare * best;
   const std::string line_text = floor ? fmt::format("floor {:.4g} ({})", *floor, rules->name)
                                       : fmt::format("{:.0f}% of the best", kOutlierShare * 100);
@@ -153,20 +157,6 @@ void phase_charts(Page &page, const std::string &key, const Phase &phase,
 }
 
 } // namespace
-
-std::optional<double> burn_floor(const check::RuleSet &rules, const std::string &key,
-                                 const std::string &metric) {
-  for (const auto &rule : rules.rules) {
-    if (rule.from_inventory() || rule.fleet || rule.curve || !rule.value ||
-        rule.op != check::Op::ge || rule.metric != "metrics." + metric ||
-        !check::key_match(rule, key))
-      continue;
-    const auto part = rule.params.find(records::kPartParam);
-    if (part != rule.params.end() && *part == records::kPerGpuPart)
-      return rule.value;
-  }
-  return std::nullopt;
-}
 
 void burnin_section(Page &page, const analysis::RunSet &runs, const check::RuleSet *rules) {
   const auto phases = phases_of(runs);

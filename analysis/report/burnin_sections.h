@@ -8,11 +8,6 @@
 
 namespace railgauge::report {
 
-// The floor a profile puts on a phase's per-GPU figure: the absolute `>=` bound of a rule whose
-// `select` takes the key's GPU parts on `metric`; nullopt when the profile has none.
-std::optional<double> burn_floor(const check::RuleSet &rules, const std::string &key,
-                                 const std::string &metric);
-
 // Nothing when no record holds per-GPU parts. `rules` (report --rules) draws the floors.
 void burnin_section(Page &page, const analysis::RunSet &runs, const check::RuleSet *rules);
 

@@ -62,6 +62,13 @@ nlohmann::json kernel_log_of(const std::string &pci) {
   return {{"available", true}, {"last_seq", log.last_seq}, {"xids", xids}};
 }
 
+// after - before of two readings of a counter; null unless both are numbers.
+nlohmann::json grown(const nlohmann::json &before, const nlohmann::json &after) {
+  return before.is_number() && after.is_number()
+             ? nlohmann::json(after.get<double>() - before.get<double>())
+             : nlohmann::json(nullptr);
+}
+
 // A total of one AER file in a snapshot's pcie_aer, or null.
 nlohmann::json aer_total(const nlohmann::json &snapshot, const char *kind, const char *total) {
   const auto aer = snapshot.value("pcie_aer", nlohmann::json::object());
@@ -77,18 +84,14 @@ nlohmann::json aer_total(const nlohmann::json &snapshot, const char *kind, const
 // error counters together; null where either end could not tell.
 void pcie_error_delta(const nlohmann::json &before, const nlohmann::json &after,
                       nlohmann::json &d) {
-  const auto grew = [](const nlohmann::json &a, const nlohmann::json &b) {
-    return a.is_number() && b.is_number() ? nlohmann::json(b.get<double>() - a.get<double>())
-                                          : nlohmann::json(nullptr);
-  };
-  d["pcie_replays"] = grew(before.value("pcie_replay_count", nlohmann::json(nullptr)),
-                           after.value("pcie_replay_count", nlohmann::json(nullptr)));
-  d["pcie_aer_correctable"] = grew(aer_total(before, "correctable", "TOTAL_ERR_COR"),
-                                   aer_total(after, "correctable", "TOTAL_ERR_COR"));
-  const auto nonfatal = grew(aer_total(before, "nonfatal", "TOTAL_ERR_NONFATAL"),
-                             aer_total(after, "nonfatal", "TOTAL_ERR_NONFATAL"));
-  const auto fatal = grew(aer_total(before, "fatal", "TOTAL_ERR_FATAL"),
-                          aer_total(after, "fatal", "TOTAL_ERR_FATAL"));
+  d["pcie_replays"] = grown(before.value("pcie_replay_count", nlohmann::json(nullptr)),
+                            after.value("pcie_replay_count", nlohmann::json(nullptr)));
+  d["pcie_aer_correctable"] = grown(aer_total(before, "correctable", "TOTAL_ERR_COR"),
+                                    aer_total(after, "correctable", "TOTAL_ERR_COR"));
+  const auto nonfatal = grown(aer_total(before, "nonfatal", "TOTAL_ERR_NONFATAL"),
+                              aer_total(after, "nonfatal", "TOTAL_ERR_NONFATAL"));
+  const auto fatal = grown(aer_total(before, "fatal", "TOTAL_ERR_FATAL"),
+                           aer_total(after, "fatal", "TOTAL_ERR_FATAL"));
   d["pcie_aer_uncorrectable"] = nonfatal.is_number() && fatal.is_number()
                                     ? nlohmann::json(nonfatal.get<double>() + fatal.get<double>())
                                     : nlohmann::json(nullptr);
@@ -100,8 +103,8 @@ void pcie_error_delta(const nlohmann::json &before, const nlohmann::json &after,
     double total = 0;
     bool read = false;
     for (const char *name : {"crc_flit", "crc_data", "replay", "recovery"}) {
-      const auto g = grew(links_before.value(name, nlohmann::json(nullptr)),
-                          links_after.value(name, nlohmann::json(nullptr)));
+      const auto g = grown(links_before.value(name, nlohmann::json(nullptr)),
+                           links_after.value(name, nlohmann::json(nullptr)));
       if (g.is_number()) {
         total += g.get<double>();
         read = true;
@@ -117,10 +120,8 @@ void pcie_error_delta(const nlohmann::json &before, const nlohmann::json &after,
 nlohmann::json health_delta(const nlohmann::json &before, const nlohmann::json &after) {
   nlohmann::json d = nlohmann::json::object();
   for (const char *name : kHealthCounters) {
-    const auto a = before.value(name, nlohmann::json(nullptr));
-    const auto b = after.value(name, nlohmann::json(nullptr));
-    d[name] = a.is_number() && b.is_number() ? nlohmann::json(b.get<double>() - a.get<double>())
-                                             : nlohmann::json(nullptr);
+    d[name] = grown(before.value(name, nlohmann::json(nullptr)),
+                    after.value(name, nlohmann::json(nullptr)));
   }
   pcie_error_delta(before, after, d);
   const auto log_before = before.value("kernel_log", nlohmann::json::object());

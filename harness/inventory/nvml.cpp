@@ -67,22 +67,8 @@ nlohmann::json enabled(const std::optional<nvmlEnableState_t> &state) {
 
 // One counter of NVML's field values (the NVLink error totals over every link), or null.
 nlohmann::json field_count(const NvmlApi &api, nvmlDevice_t device, unsigned field) {
-  if (!api.field_values)
-    return nullptr;
-  nvmlFieldValue_t v{};
-  v.fieldId = field;
-  if (api.field_values(device, 1, &v) != NVML_SUCCESS || v.nvmlReturn != NVML_SUCCESS)
-    return nullptr;
-  switch (v.valueType) {
-  case NVML_VALUE_TYPE_UNSIGNED_INT:
-    return v.value.uiVal;
-  case NVML_VALUE_TYPE_UNSIGNED_LONG:
-    return v.value.ulVal;
-  case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
-    return v.value.ullVal;
-  default:
-    return nullptr;
-  }
+  const auto v = nvml::field_value(api, device, field);
+  return v ? nlohmann::json(static_cast<unsigned long long>(*v)) : nlohmann::json(nullptr);
 }
 
 // The GPU's NVLink error counters summed over its links: data and flow-control CRC errors,

@@ -123,25 +123,32 @@ std::optional<To> scaled(const std::optional<From> &v, double scale = 1.0) {
   return static_cast<To>(static_cast<double>(*v) * scale);
 }
 
-// NVML's 1 s average power in watts (NVML_FI_DEV_POWER_AVERAGE, Ampere and later but GA100);
-// empty where the driver lacks the field.
-inline std::optional<double> average_power_w(const nvml::NvmlApi &api, nvmlDevice_t device) {
+// One of NVML's field values (nvml.h's NVML_FI_*), as a number; empty where the driver lacks the
+// field or answers with a type that is not an unsigned count.
+inline std::optional<double> field_value(const nvml::NvmlApi &api, nvmlDevice_t device,
+                                         unsigned field) {
   if (!api.field_values)
     return std::nullopt;
   nvmlFieldValue_t v{};
-  v.fieldId = NVML_FI_DEV_POWER_AVERAGE;
+  v.fieldId = field;
   if (api.field_values(device, 1, &v) != NVML_SUCCESS || v.nvmlReturn != NVML_SUCCESS)
     return std::nullopt;
   switch (v.valueType) {
   case NVML_VALUE_TYPE_UNSIGNED_INT:
-    return v.value.uiVal * 1e-3;
+    return v.value.uiVal;
   case NVML_VALUE_TYPE_UNSIGNED_LONG:
-    return static_cast<double>(v.value.ulVal) * 1e-3;
+    return static_cast<double>(v.value.ulVal);
   case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
-    return static_cast<double>(v.value.ullVal) * 1e-3;
+    return static_cast<double>(v.value.ullVal);
   default:
     return std::nullopt;
   }
+}
+
+// NVML's 1 s average power in watts (NVML_FI_DEV_POWER_AVERAGE, Ampere and later but GA100);
+// empty where the driver lacks the field.
+inline std::optional<double> average_power_w(const nvml::NvmlApi &api, nvmlDevice_t device) {
+  return scaled<double>(field_value(api, device, NVML_FI_DEV_POWER_AVERAGE), 1e-3);
 }
 
 // nvmlInit/nvmlShutdown as a scope. NVML counts inits, so nesting with other users is safe.
