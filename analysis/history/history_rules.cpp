@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/history/trend.h"
+#include "harness/stats.h"
 
 namespace railgauge::history {
 namespace {

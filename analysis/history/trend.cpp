@@ -3,18 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-namespace railgauge::history {
+#include "harness/stats.h"
 
-double median(std::vector<double> v) {
-  if (v.empty())
-    return 0;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2)
-    return *mid;
-  const double upper = *mid;
-  return (*std::max_element(v.begin(), mid) + upper) / 2;
-}
+namespace railgauge::history {
 
 double robust_sigma(std::vector<double> values) {
   const double m = median(values);

@@ -22,6 +22,4 @@ Trend robust_trend(const std::vector<double> &values);
 // 1.4826 x the median absolute deviation from the median: a standard deviation, robust.
 double robust_sigma(std::vector<double> values);
 
-double median(std::vector<double> values);
-
 } // namespace railgauge::history
