@@ -26,6 +26,9 @@ set_target_properties(railgauge PROPERTIES INSTALL_RPATH "$ORIGIN/../lib/railgau
 install(TARGETS railgauge RUNTIME DESTINATION bin)
 install(PROGRAMS scripts/slurm_burnin.sbatch scripts/slurm_rack.sbatch
         DESTINATION share/railgauge/slurm)
+# What the Kubernetes burn-in Job runs after the burn-in, with the image's python3
+# (deploy/k8s/burnin-job.yaml): data, run by the interpreter, so the package needs no Python.
+install(FILES deploy/k8s/verdict_to_node.py DESTINATION share/railgauge/k8s)
 # The exit statuses are told in docs/reliability.md and the burn-in in docs/burnin.md, which the
 # README links to: they ship beside it.
 install(FILES README.md docs/launch.md docs/check.md docs/calibrate.md docs/reference-runs.md

@@ -95,6 +95,9 @@ EOF
 status=0
 in_root railgauge check --rules host-only --inventory-only >/dev/null || status=$?
 [ "$status" -le 1 ] || fail "railgauge check --inventory-only exited $status in the image"
+# The Kubernetes Job's second step (deploy/k8s/burnin-job.yaml) with the image's python3.
+in_root python3 /usr/share/railgauge/k8s/verdict_to_node.py --help >/dev/null ||
+  fail "deploy/k8s/verdict_to_node.py does not start in the image"
 in_root dpkg -r railgauge >/dev/null
 # A removed package without conffiles may be forgotten by dpkg altogether (dpkg-query exits 1).
 state=$(in_root dpkg-query -W -f='${db:Status-Status}' railgauge 2>/dev/null) || state=forgotten

@@ -55,12 +55,14 @@ def options_of(subcommand):
 
 
 class DeployTest(unittest.TestCase):
-    MANIFESTS = ["burnin-job.yaml", "inventory-daemonset.yaml"]
+    MANIFESTS = ["burnin-job.yaml", "burnin-rbac.yaml", "inventory-daemonset.yaml"]
 
     def test_k8s_manifests_pass_the_schema(self):
         p = validate([k8s_path(m) for m in self.MANIFESTS])
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertEqual(p.stdout.count(" passed for resource "), len(self.MANIFESTS), p.stdout)
+        # burnin-rbac.yaml holds five resources: the service account, two roles, two bindings.
+        self.assertEqual(p.stdout.count(" passed for resource "), len(self.MANIFESTS) + 4,
+                         p.stdout)
 
     def test_a_broken_manifest_fails_the_schema(self):
         with open(k8s_path("burnin-job.yaml")) as f:
@@ -81,9 +83,29 @@ class DeployTest(unittest.TestCase):
         [container] = spec["containers"]
         gpus = container["resources"]["limits"]["nvidia.com/gpu"]
         self.assertEqual(container["resources"]["requests"]["nvidia.com/gpu"], gpus)
-        command = container["command"]
-        self.assertEqual(command[:2], ["railgauge", "burnin"])
+        self.assertEqual(container["command"], ["/bin/sh", "-c"])
+        [script] = container["args"]
+        lines = script.replace("\\\n", " ").splitlines()
+        [burnin] = [line for line in lines if line.strip().startswith("railgauge burnin")]
+        command = shlex.split(burnin)
         self.assertEqual(command[command.index("--expect") + 1], f"gpus={gpus}")
+        # The verdict goes on the node through the service account, whatever the status.
+        [verdict] = [line for line in lines if "verdict_to_node.py" in line]
+        self.assertIn('--status "$status"', verdict)
+        helper = subprocess.run([sys.executable, os.path.join(SOURCE, "deploy", "k8s",
+                                                              "verdict_to_node.py"), "--help"],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(set(re.findall(r"--[a-z][a-z-]*", verdict))
+                         - set(re.findall(r"--[a-z][a-z-]*", helper.stdout)), set())
+        self.assertEqual(spec["serviceAccountName"], "railgauge-burnin")
+        env = {e["name"]: e for e in container["env"]}
+        self.assertEqual(env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName")
+        rbac = list(yaml.safe_load_all(open(k8s_path("burnin-rbac.yaml"))))
+        granted = {(r["kind"], res, verb) for r in rbac if r["kind"] in ("ClusterRole", "Role")
+                   for rule in r["rules"] for res in rule["resources"] for verb in rule["verbs"]}
+        for need in [("ClusterRole", "nodes", "get"), ("ClusterRole", "nodes", "patch"),
+                     ("Role", "configmaps", "create"), ("Role", "configmaps", "update")]:
+            self.assertIn(need, granted)
         self.assertTrue(spec["hostNetwork"])
         self.assertEqual(spec["restartPolicy"], "Never")
         self.assertEqual(job["spec"]["backoffLimit"], 0)
