@@ -128,10 +128,43 @@ class DeployTest(unittest.TestCase):
         [script] = container["args"]
         [check] = [line for line in script.replace("\\\n", " ").splitlines()
                    if line.strip().startswith("railgauge check")]
-        argv = shlex.split(check.split(">")[0])
+        argv = shlex.split(check)
         self.assertIn("--inventory-only", argv)
-        self.assertEqual(argv[argv.index("--format") + 1], "prometheus")
+        self.assertEqual(argv[argv.index("--prometheus") + 1], "/textfile/railgauge.prom")
         self.assertEqual({a for a in argv if a.startswith("--")} - options_of("check"), set())
+        mounts = {m["mountPath"] for m in container["volumeMounts"]}
+        self.assertIn("/dev/infiniband", mounts)
+
+    def test_inventory_daemonset_loop_writes_the_verdict_and_its_exit_status(self):
+        """One turn of the DaemonSet's loop, as written, into a directory standing for the
+        textfile collector's: the verdict series, then a wrong profile (exit 4) that leaves the
+        verdict in place and says 4 in the exit-status series."""
+        [container] = pod_spec(load("inventory-daemonset.yaml"))["containers"]
+        [script] = container["args"]
+        self.assertIn('sleep "$CHECK_EVERY_S"', script)
+        with tempfile.TemporaryDirectory() as textfile:
+            once = script.replace("/textfile", textfile).replace('sleep "$CHECK_EVERY_S"',
+                                                                 "break")
+            env = dict(os.environ, PATH=os.path.dirname(BINARY) + ":" + os.environ["PATH"])
+
+            def turn(rules):
+                p = subprocess.run(["sh", "-c", once], env=dict(env, RULES=rules),
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                with open(os.path.join(textfile, "railgauge.prom")) as f:
+                    verdict = f.read()
+                with open(os.path.join(textfile, "railgauge-exit.prom")) as f:
+                    status = f.read()
+                return verdict, status
+
+            verdict, status = turn("host-only")
+            self.assertIn("railgauge_check_time_seconds{rules=\"host-only\"}", verdict)
+            self.assertRegex(status, r'railgauge_check_exit_status\{rules="host-only"\} [012]\n')
+            kept, status = turn("no-such-profile")
+            self.assertEqual(kept, verdict)
+            self.assertIn('railgauge_check_exit_status{rules="no-such-profile"} 4\n', status)
+            self.assertEqual(sorted(os.listdir(textfile)), ["railgauge-exit.prom",
+                                                            "railgauge.prom"])
 
     def test_apptainer_definition_has_what_a_build_needs(self):
         with open(os.path.join(SOURCE, "deploy", "apptainer", "railgauge.def")) as f:
