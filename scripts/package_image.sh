@@ -61,9 +61,20 @@ cp "$deb" "$context/"
 # The previous build's image goes first, so that each build does not leave one behind, untagged.
 if podman image exists "$image"; then podman rmi "$image" >/dev/null; fi
 timeout 1200 podman build --isolation chroot -f deploy/Containerfile --build-arg BASE="$base" \
-  -t "$image" "$context" >"$out/image.log" 2>&1 || { tail -30 "$out/image.log" >&2; fail "podman build failed; see $out/image.log"; }
+  --build-arg VERSION="$version" -t "$image" "$context" >"$out/image.log" 2>&1 || { tail -30 "$out/image.log" >&2; fail "podman build failed; see $out/image.log"; }
 size_bytes=$(podman image inspect --format '{{.Size}}' "$image")
 log "built $image ($((size_bytes / 1000000)) MB) in $((SECONDS - step_start)) s"
+
+# What a user of the image meets first: railgauge as its entrypoint, a working directory that
+# exists, the OCI labels; and no copy of the package left in a layer.
+config=$(podman image inspect --format \
+  '{{json .Config.Entrypoint}} {{.Config.WorkingDir}} {{index .Config.Labels "org.opencontainers.image.version"}}' \
+  "$image")
+[ "$config" = "[\"railgauge\"] /var/lib/railgauge $version" ] ||
+  fail "the image's entrypoint, working directory and version label read '$config'"
+if podman history --no-trunc --format '{{.CreatedBy}}' "$image" | grep -q '#(nop) COPY '; then
+  fail "a layer of the image copies a file in (the .deb?): the layer keeps it after rm"
+fi
 
 # --- inside its root -----------------------------------------------------------------------------
 step_start=$SECONDS
@@ -96,6 +107,7 @@ status=0
 in_root railgauge check --rules host-only --inventory-only >/dev/null || status=$?
 [ "$status" -le 1 ] || fail "railgauge check --inventory-only exited $status in the image"
 # The Kubernetes Job's second step (deploy/k8s/burnin-job.yaml) with the image's python3.
+[ -d "$root/var/lib/railgauge" ] || fail "the image's working directory /var/lib/railgauge is missing"
 in_root python3 /usr/share/railgauge/k8s/verdict_to_node.py --help >/dev/null ||
   fail "deploy/k8s/verdict_to_node.py does not start in the image"
 in_root dpkg -r railgauge >/dev/null
