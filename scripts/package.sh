@@ -62,11 +62,23 @@ if command -v ccache >/dev/null; then
   CCACHE_DIR=${CCACHE_DIR:-$(ccache --get-config cache_dir)}
   export CCACHE_DIR
 fi
-if ! RAILGAUGE_DEB_DESTDIR=$out timeout 3600 nice -n 5 dpkg-buildpackage -b -us -uc -nc \
+# A cold build (no ccache of build/) on 2 cores takes most of an hour; the limit is
+# RAILGAUGE_PACKAGE_TIMEOUT_S seconds, and running out of it is said as such, not as a failure of
+# the build.
+limit_s=${RAILGAUGE_PACKAGE_TIMEOUT_S:-5400}
+status=0
+RAILGAUGE_DEB_DESTDIR=$out timeout "$limit_s" nice -n 5 dpkg-buildpackage -b -us -uc -nc \
   --changes-file="$changes" --buildinfo-file="${changes%.changes}.buildinfo" \
-  --changes-option=-u"$out" --buildinfo-option=-u"$out" >"$out/build.log" 2>&1; then
+  --changes-option=-u"$out" --buildinfo-option=-u"$out" >"$out/build.log" 2>&1 || status=$?
+if [ "$status" -eq 124 ]; then
+  tail -5 "$out/build.log" >&2
+  log "dpkg-buildpackage ran out of its $limit_s s and was stopped (a cold build without" \
+    "ccache's copy of build/ takes longest): run it again to go on from where it stopped" \
+    "(build-deb/ is kept), or raise RAILGAUGE_PACKAGE_TIMEOUT_S; the log is $out/build.log"
+  exit 1
+elif [ "$status" -ne 0 ]; then
   tail -40 "$out/build.log" >&2
-  log "dpkg-buildpackage failed; the whole log is $out/build.log"
+  log "dpkg-buildpackage failed (exit $status); the whole log is $out/build.log"
   exit 1
 fi
 log "built $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB) and $(basename "$dbgsym")" \

@@ -190,6 +190,25 @@ class DeployTest(unittest.TestCase):
         self.assertEqual(sections["runscript"], ['exec /usr/bin/railgauge "$@"'])
         self.assertIn("/usr/bin/railgauge --version", sections["test"])
 
+    def test_package_build_out_of_time_says_so(self):
+        """scripts/package.sh with a dpkg-buildpackage that outlives RAILGAUGE_PACKAGE_TIMEOUT_S
+        (tools stubbed on PATH): the message names the limit and how to go on, not a failure."""
+        with tempfile.TemporaryDirectory() as tmp:
+            stubs = os.path.join(tmp, "bin")
+            os.mkdir(stubs)
+            for tool, body in [("dpkg-buildpackage", "sleep 30"), ("dh", "true"),
+                               ("dh_clean", "true"), ("help2man", "true"), ("lintian", "true")]:
+                with open(os.path.join(stubs, tool), "w") as f:
+                    f.write(f"#!/bin/sh\n{body}\n")
+                os.chmod(os.path.join(stubs, tool), 0o755)
+            env = dict(os.environ, PATH=stubs + ":" + os.environ["PATH"],
+                       PACKAGE_DIR=os.path.join(tmp, "out"), RAILGAUGE_PACKAGE_TIMEOUT_S="1")
+            p = subprocess.run([os.path.join(SOURCE, "scripts", "package.sh")], env=env,
+                               capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("dpkg-buildpackage ran out of its 1 s", p.stderr)
+        self.assertIn("RAILGAUGE_PACKAGE_TIMEOUT_S", p.stderr)
+
     def test_debian_changelog_is_the_projects_version(self):
         """The package's version is debian/changelog's; a release that bumps project(VERSION)
         alone would ship a .deb that says another version than `railgauge --version`."""
