@@ -1,0 +1,235 @@
+"""Calculon's inputs for a published run, and the figures it is compared on.
+
+Used by scripts/calibrate_predict.py; no Calculon needed here. The field names of the
+application and execution files are Calculon's (calculon-ai/calculon caa4b11,
+calculon/llm/llm.py, Llm.Application and Llm.Execution.fields()).
+"""
+import copy
+
+# H100 SXM dense peaks, TFLOP/s: results/peaks/gpu_peaks.yaml line 35.
+PEAK_TFLOPS = {"bf16": 989.0, "fp8": 1979.0}
+CALCULON_DTYPE = {"bf16": "bfloat16", "fp8": "float8"}
+BYTES = {"bfloat16": 2, "float16": 2, "float8": 1}
+
+GLOBAL_ASSUMPTIONS = (
+    "the output (logit) layer, which Calculon does not model, is timed with the system file's "
+    "own matrix and mem1 tables as Calculon times a Linear, and added once per micro-batch "
+    "of the last pipeline stage (its share of the pipeline bubble is left out)",
+    "fused (flash) attention is modelled as Calculon's activation_recompute 'attn_only': "
+    "Calculon has no fused attention; that mode stores no seq x seq tensor and recomputes the "
+    "attention scores in the backward, as a fused kernel does, but still counts the softmax "
+    "and dropout memory traffic of the scores",
+    "tensor-parallel communication overlap (Megatron's --tp-comm-overlap) is Calculon's "
+    "tensor_par_overlap 'ring'",
+    "tensor parallelism on networks[0] (NVLink, 8 GPUs), pipeline and data parallelism on "
+    "networks[1] (the fabric, per GPU): every layout here keeps t <= 8 inside a node",
+    "GeLU fused into its GEMM (Calculon's fused_activation true)",
+    "published tokens/s per GPU, where the source gives teraFLOP/s only, is teraFLOP/s over "
+    "Megatron-LM's FLOPs per token (megatron/training/training.py lines 73-108 at f2e5db4); "
+    "predicted MFU uses the same FLOPs over the H100 SXM dense peak (989 BF16, 1979 FP8)",
+)
+
+
+class InputError(Exception):
+    pass
+
+
+def select_runs(table, ids):
+    runs = table.get("runs")
+    if not isinstance(runs, list) or not runs:
+        raise InputError("the table has no 'runs' list")
+    if not ids:
+        return runs
+    by_id = {r["id"]: r for r in runs}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise InputError(f"no run {', '.join(missing)} in the table (it has: "
+                         f"{', '.join(by_id)})")
+    return [by_id[i] for i in ids]
+
+
+def application(run):
+    m = run["model"]
+    return {"hidden": m["hidden"], "feedforward": m["feedforward"], "seq_size": m["seq_size"],
+            "attn_heads": m["attn_heads"], "attn_size": m["attn_size"],
+            "num_blocks": m["num_blocks"]}
+
+
+def execution(run):
+    lay = run["layout"]
+    t, p, d = lay["tensor_par"], lay["pipeline_par"], lay["data_par"]
+    if t * p * d != run["gpus"]:
+        raise InputError(f"{run['id']}: t {t} x p {p} x d {d} is not its {run['gpus']} GPUs")
+    recompute = lay["recompute"]
+    if recompute == "none" and lay.get("flash_attention"):
+        recompute = "attn_only"
+    return {
+        "num_procs": run["gpus"], "tensor_par": t, "pipeline_par": p, "data_par": d,
+        "tensor_par_net": 0, "pipeline_par_net": 1, "data_par_net": 1,
+        "batch_size": lay["global_batch"], "microbatch_size": lay["micro_batch"],
+        "datatype": CALCULON_DTYPE[run["dtype"]], "fused_activation": True,
+        "attention_type": "multihead", "activation_recompute": recompute,
+        "pipeline_interleaving": lay["virtual_pipeline"],
+        "optimizer_sharding": bool(lay["distributed_optimizer"]) and d > 1,
+        "tensor_par_comm_type": "rs_ag" if lay["sequence_parallel"] and t > 1 else "ar",
+        "tensor_par_overlap": "ring" if lay["tp_comm_overlap"] and t > 1 else "none",
+        "seq_par_ag_redo": False,
+        "data_par_overlap": bool(lay["dp_overlap"]) and d > 1,
+        "weight_offload": False, "activations_offload": False, "optimizer_offload": False,
+        "training": True,
+    }
+
+
+def megatron_flops_per_token(model):
+    """Megatron-LM's num_floating_point_operations (training.py lines 73-108 at f2e5db4) over
+    batch x seq: multi-head attention, no SwiGLU, no experts."""
+    h, l, s = model["hidden"], model["num_blocks"], model["seq_size"]
+    qproj = model["attn_heads"] * model["attn_size"] / h
+    attention = (1 + 1 + s / h) * qproj
+    mlp = model["feedforward"] / h
+    logit = model["vocab"] / (2 * l * h)
+    return 12 * l * h * h * (attention + mlp + logit)
+
+
+def published_figures(run):
+    pub, model, lay = run["published"], run["model"], run["layout"]
+    per_token = megatron_flops_per_token(model)
+    if "tokens_per_s_per_gpu" in pub:
+        tokens = float(pub["tokens_per_s_per_gpu"])
+        how = "stated"
+    else:
+        tokens = pub["per_gpu_tflops"] * 1e12 / per_token
+        how = "per-GPU teraFLOP/s over Megatron-LM's FLOPs per token"
+    if "mfu" in pub:
+        mfu = pub["mfu"]
+    elif "model_tflops_per_gpu" in pub:
+        mfu = pub["model_tflops_per_gpu"] / PEAK_TFLOPS[run["dtype"]]
+    else:
+        mfu = tokens * per_token / (PEAK_TFLOPS[run["dtype"]] * 1e12)
+    step = lay["global_batch"] * model["seq_size"] / (tokens * run["gpus"])
+    return {"gpus": run["gpus"], "dtype": run["dtype"], "tokens_per_s_per_gpu": tokens,
+            "step_s": step, "mfu": mfu, "tokens_from": how}
+
+
+def throughput_figures(run, step_s):
+    model, lay = run["model"], run["layout"]
+    tokens = lay["global_batch"] * model["seq_size"] / (step_s * run["gpus"])
+    mfu = tokens * megatron_flops_per_token(model) / (PEAK_TFLOPS[run["dtype"]] * 1e12)
+    return {"step_s": step_s, "tokens_per_s_per_gpu": tokens, "mfu": mfu}
+
+
+def step_lookup(rows, x):
+    """Calculon's step tables: the first (descending) row whose threshold x reaches."""
+    for threshold, eff in rows:
+        if x >= threshold:
+            return eff
+    raise InputError(f"{x} is below every row of the table {rows}")
+
+
+def logit_layer_time_s(run, system):
+    """The output layer's forward, activation and weight gradients per batch on the last
+    pipeline stage, as Calculon would time a Linear of that shape (see the module's users)."""
+    model, lay = run["model"], run["layout"]
+    dt = CALCULON_DTYPE[run["dtype"]]
+    m = lay["micro_batch"] * model["seq_size"]
+    k = model["hidden"]
+    n = model["vocab"] / lay["tensor_par"]
+    flops = 2 * m * k * n
+    table = system["matrix"][dt]
+    flops_s = flops / (table["tflops"] * 1e12 * step_lookup(table["gflops_efficiency"],
+                                                            flops / 1e9))
+    bytes_ = (m * k + k * n + m * n) * BYTES[dt]
+    mem = system["mem1"]
+    mem_s = bytes_ / (mem["GBps"] * 1e9 * step_lookup(mem["MB_efficiency"], bytes_ / 1e6))
+    mode = system.get("processing_mode", "no_overlap")
+    one_pass = max(flops_s, mem_s) if mode == "roofline" else flops_s + mem_s
+    micro_batches = lay["global_batch"] // lay["data_par"] // lay["micro_batch"]
+    return 3 * one_pass * micro_batches
+
+
+# Calculon's layers that hold the seq x seq attention scores (calculon/llm/llm.py,
+# _build_attn_block): the two batched matmuls, the softmax and its dropout. A fused (flash)
+# attention kernel keeps these on chip.
+SCORE_LAYERS = ("AttnBlock_Multihead_Key_Query", "AttnBlock_Multihead_SoftMax",
+                "AttnBlock_Multihead_DropOut", "AttnBlock_Multihead_Attn")
+
+
+def score_layers_time_s(run, stats):
+    """The time per batch Calculon gives the score layers on one processor: forward, backward
+    and the recomputed forward, per block and micro-batch (the bubble's share left out); None
+    without Calculon's per-layer output (`calculon llm -l`)."""
+    layers = stats.get("layers")
+    if not layers:
+        return None
+    exe = execution(run)
+    lay = run["layout"]
+    blocks = -(-run["model"]["num_blocks"] // lay["pipeline_par"])
+    micro_batches = lay["global_batch"] // lay["data_par"] // lay["micro_batch"]
+    recompute = exe["activation_recompute"] in ("attn_only", "full")
+    per_block = 0.0
+    for layer in layers:
+        if layer.get("name") in SCORE_LAYERS:
+            fw = layer.get("fw_processing_time", 0.0)
+            per_block += fw * (2 if recompute else 1) + layer.get("agrad_processing_time", 0.0)
+    return per_block * blocks * micro_batches
+
+
+def with_datatype(system, run, which):
+    """The system file with the run's data type in it, and what had to be assumed for it."""
+    dt = CALCULON_DTYPE[run["dtype"]]
+    doc, changed = copy.deepcopy(system), []
+    if dt in doc["matrix"] and dt in doc["vector"]:
+        return doc, changed
+    if dt == "bfloat16" and "float16" in doc["matrix"]:
+        doc["matrix"][dt] = doc["matrix"]["float16"]
+        doc["vector"][dt] = doc["vector"].get("float16", doc["vector"].get(dt))
+        changed.append("no bfloat16 table: its float16 tables stand for bfloat16 (the H100's "
+                       "dense FP16 and BF16 peaks are the same, 989 TFLOP/s)")
+    elif dt == "float8" and "bfloat16" in doc["matrix"]:
+        fp8 = dict(doc["matrix"]["bfloat16"], tflops=PEAK_TFLOPS["fp8"])
+        doc["matrix"][dt] = fp8
+        doc["vector"][dt] = doc["vector"]["bfloat16"]
+        changed.append("no FP8 GEMM measured: the bfloat16 efficiency table at the FP8 dense "
+                       "peak (1979 TFLOP/s), and the bfloat16 vector table for float8")
+    else:
+        raise InputError(f"the {which} system file has no {dt} table and none to stand for it")
+    return doc, changed
+
+
+def _interval(entry, end):
+    if not entry:
+        return None
+    return entry["low"] if end == "low" else entry["high"]
+
+
+def interval_end(system, coefficients, end):
+    """The system file at one end of the coefficients' 95 % intervals: 'low' is the slow end
+    (every efficiency at its low bound, every alpha and beta at its high bound), 'high' the
+    fast end. A value without an interval (assumed, or too few points) stays as it is."""
+    doc = copy.deepcopy(system)
+    slow = end == "low"
+    tables = coefficients.get("calculon_tables", {})
+    for name, fitted in tables.items():
+        kind, _, dt = name.partition(".")
+        target = (doc.get(kind, {}).get(dt) if dt else doc.get(kind))
+        if target is None:
+            continue
+        key = "gflops_efficiency" if kind in ("matrix", "vector") else "MB_efficiency"
+        rows = target[key]
+        ends = fitted.get("row_intervals") or []
+        if len(ends) != len(rows):
+            raise InputError(f"{name}: {len(ends)} intervals for {len(rows)} rows")
+        target[key] = [[x, _interval(e, "low" if slow else "high") or eff]
+                       for (x, eff), e in zip(rows, ends)]
+    for tier in coefficients.get("network", {}).values():
+        joint = tier.get("joint") or {}
+        net = doc["networks"][tier["index"]]
+        alpha = _interval(joint.get("alpha_s_interval"), "high" if slow else "low")
+        if alpha is not None:
+            net["latency"] = alpha
+        for op, beta in (joint.get("beta_s_per_byte") or {}).items():
+            bound = _interval((joint.get("beta_s_per_byte_interval") or {}).get(op),
+                              "high" if slow else "low")
+            if bound is not None and op in net["ops"] and beta > 0:
+                net["ops"][op] = [net["ops"][op][0] * bound / beta, net["ops"][op][1]]
+    return doc
