@@ -1,0 +1,216 @@
+"""scripts/calibrate_predict.py without Calculon: the published table's figures, the inputs it
+writes for Calculon, and one prediction recomputed from Calculon's outputs kept in
+tests/fixtures/calculon/predict/ (megatron-177b-2304gpu, made with Calculon caa4b11 from the
+system file in results/reference/h100-2026-11-27/predict/calibrate/).
+
+Usage: calibrate_predict_test.py SOURCE_DIR [TestName ...]
+"""
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from named_tests import run_named_tests  # noqa: E402
+
+SOURCE = None
+calibrate_predict = predict_inputs = None
+RUN = "megatron-177b-2304gpu"
+# Calculon's Llm.Execution.fields() and Llm.Application's keys (calculon/llm/llm.py, caa4b11).
+EXECUTION_FIELDS = {
+    "num_procs", "tensor_par", "pipeline_par", "data_par", "tensor_par_net", "pipeline_par_net",
+    "data_par_net", "batch_size", "microbatch_size", "datatype", "fused_activation",
+    "attention_type", "activation_recompute", "pipeline_interleaving", "optimizer_sharding",
+    "tensor_par_comm_type", "tensor_par_overlap", "seq_par_ag_redo", "data_par_overlap",
+    "weight_offload", "activations_offload", "optimizer_offload", "training"}
+
+
+def path(*parts):
+    return os.path.join(SOURCE, *parts)
+
+
+def load(*parts):
+    with open(path(*parts)) as f:
+        return json.load(f)
+
+
+class CalibratePredictTest(unittest.TestCase):
+    def setUp(self):
+        self.table = load("results", "published", "h100_training_runs.json")
+        self.runs = {r["id"]: r for r in self.table["runs"]}
+        self.system = load("results", "reference", "h100-2026-11-27", "predict", "calibrate",
+                           "calculon_system.json")
+        self.coefficients = load("results", "reference", "h100-2026-11-27", "predict",
+                                 "calibrate", "coefficients.json")
+
+    def main(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = calibrate_predict.main(list(argv))
+        return code, out.getvalue(), err.getvalue()
+
+    def test_megatron_mfu_is_teraflops_over_the_bf16_peak(self):
+        # Why the table calls the Megatron rows BF16: each MFU printed is its TFLOP/s over 989,
+        # rounded; over FP8's 1979 none would be.
+        rows = [r for r in self.table["runs"] if r["source"].startswith("megatron")]
+        self.assertEqual(len(rows), 9)
+        for r in rows:
+            pub = r["published"]
+            self.assertEqual(round(100 * pub["per_gpu_tflops"] / 989.0), round(100 * pub["mfu"]),
+                             r["id"])
+            self.assertNotEqual(round(100 * pub["per_gpu_tflops"] / 1979.0),
+                                round(100 * pub["mfu"]), r["id"])
+            lay = r["layout"]
+            self.assertEqual(lay["tensor_par"] * lay["pipeline_par"] * lay["data_par"], r["gpus"])
+            for field in ("layout.micro_batch", "layout.virtual_pipeline", "dtype"):
+                self.assertIn(field, r["assumed"])
+        for r in self.table["runs"]:
+            self.assertIn(r["source"], self.table["sources"])
+
+    def test_published_tokens_use_megatrons_flops_per_token(self):
+        # 177B: 12 l h^2 (attention (2 + s/h) + MLP 4 + logit V/(2 l h)), by hand.
+        h, l, s, v = 12288, 96, 4096, 131072
+        per_token = 12 * l * h * h * (2 + s / h + 4 + v / (2 * l * h))
+        pub = predict_inputs.published_figures(self.runs[RUN])
+        self.assertAlmostEqual(pub["tokens_per_s_per_gpu"], 432.8e12 / per_token, places=6)
+        self.assertAlmostEqual(pub["step_s"], 1152 * 4096 / (pub["tokens_per_s_per_gpu"] * 2304))
+        # NeMo states tokens/s and model TFLOP/s: their ratio is the formula at vocab 51200.
+        for run_id in ("nemo-gpt3-175b-fp8-128gpu", "nemo-gpt3-175b-fp8-512gpu"):
+            run = self.runs[run_id]
+            stated = (run["published"]["model_tflops_per_gpu"] * 1e12
+                      / run["published"]["tokens_per_s_per_gpu"])
+            formula = predict_inputs.megatron_flops_per_token(run["model"])
+            self.assertLess(abs(stated / formula - 1), 0.005, run_id)
+
+    def test_calculon_inputs_for_a_run_match_what_calculon_read(self):
+        run = self.runs[RUN]
+        exe = predict_inputs.execution(run)
+        self.assertEqual(set(exe), EXECUTION_FIELDS)
+        fixture = os.path.join("tests", "fixtures", "calculon", "predict")
+        self.assertEqual(exe, load(fixture, f"{RUN}.exe.json"))
+        self.assertEqual(predict_inputs.application(run), load(fixture, f"{RUN}.app.json"))
+        self.assertEqual(exe["activation_recompute"], "attn_only")  # fused attention
+        self.assertEqual((exe["tensor_par_comm_type"], exe["tensor_par_overlap"]), ("rs_ag", "ring"))
+        # t = 1: nothing to overlap or split; Calculon asserts as much.
+        small = predict_inputs.execution(self.runs["megatron-1.7b-48gpu"])
+        self.assertEqual((small["tensor_par_comm_type"], small["tensor_par_overlap"]), ("ar", "none"))
+        bad = json.loads(json.dumps(run))
+        bad["layout"]["data_par"] = 47
+        with self.assertRaises(predict_inputs.InputError):
+            predict_inputs.execution(bad)
+
+    def test_logit_layer_is_timed_like_a_calculon_linear(self):
+        run = self.runs[RUN]
+        # m = 4096 tokens, k = 12288, n = 131072 / 8; bf16 table row >= 0.759 GFLOP; no_overlap.
+        m, k, n = 4096, 12288, 131072 / 8
+        table = self.system["matrix"]["bfloat16"]
+        eff = predict_inputs.step_lookup(table["gflops_efficiency"], 2 * m * k * n / 1e9)
+        self.assertEqual(eff, table["gflops_efficiency"][0][1])
+        flops_s = 2 * m * k * n / (989e12 * eff)
+        mem = self.system["mem1"]
+        mem_s = (m * k + k * n + m * n) * 2 / (mem["GBps"] * 1e9 * mem["MB_efficiency"][0][1])
+        self.assertEqual(self.system["processing_mode"], "no_overlap")
+        expected = 3 * (flops_s + mem_s) * (1152 // 48)
+        self.assertAlmostEqual(predict_inputs.logit_layer_time_s(run, self.system), expected)
+
+    def test_interval_ends_bracket_the_written_file(self):
+        low = predict_inputs.interval_end(self.system, self.coefficients, "low")
+        high = predict_inputs.interval_end(self.system, self.coefficients, "high")
+        for (_, lo), (_, mid), (_, hi) in zip(low["matrix"]["bfloat16"]["gflops_efficiency"],
+                                              self.system["matrix"]["bfloat16"]["gflops_efficiency"],
+                                              high["matrix"]["bfloat16"]["gflops_efficiency"]):
+            # The file is written to 4 digits; a row held at the ceiling has a zero-width
+            # interval at the unrounded value.
+            self.assertLessEqual(lo, mid + 1e-4)
+            self.assertLessEqual(mid, hi + 1e-4)
+        # The top row is held at the highest efficiency measured, so every refit meets it and
+        # its interval has no width (docs/calibrate.md); the next row's has.
+        self.assertLess(low["matrix"]["bfloat16"]["gflops_efficiency"][1][1],
+                        high["matrix"]["bfloat16"]["gflops_efficiency"][1][1])
+        for tier in (0, 1):
+            slow, mid, fast = (f["networks"][tier] for f in (low, self.system, high))
+            self.assertGreaterEqual(slow["latency"], mid["latency"])
+            self.assertLessEqual(fast["latency"], mid["latency"])
+            self.assertGreater(slow["ops"]["all_gather"][0], fast["ops"]["all_gather"][0])
+        # Assumed values have no interval and stay as written.
+        self.assertEqual(low["mem2"], self.system["mem2"])
+
+    def test_fp8_without_an_fp8_table_says_what_stands_for_it(self):
+        run = self.runs["nemo-gpt3-175b-fp8-128gpu"]
+        doc, changed = predict_inputs.with_datatype(self.system, run, "railgauge")
+        self.assertEqual(doc["matrix"]["float8"]["tflops"], 1979.0)
+        self.assertEqual(doc["matrix"]["float8"]["gflops_efficiency"],
+                         self.system["matrix"]["bfloat16"]["gflops_efficiency"])
+        self.assertEqual(len(changed), 1)
+        self.assertIn("no FP8 GEMM measured", changed[0])
+        reference = load("tests", "fixtures", "calculon", "h100_80g_nvl8.json")
+        doc, changed = predict_inputs.with_datatype(reference, self.runs[RUN], "calculon")
+        self.assertEqual(doc["matrix"]["bfloat16"], reference["matrix"]["float16"])
+        self.assertIn("float16 tables stand for bfloat16", changed[0])
+
+    def test_prediction_recomputed_from_committed_calculon_output(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out_json = os.path.join(tmp, "p.json")
+            code, out, err = self.main(
+                "--table", path("results", "published", "h100_training_runs.json"),
+                "--system", path("results", "reference", "h100-2026-11-27", "predict",
+                                 "calibrate", "calculon_system.json"),
+                "--coefficients", path("results", "reference", "h100-2026-11-27", "predict",
+                                       "calibrate", "coefficients.json"),
+                "--reference-system", path("tests", "fixtures", "calculon", "h100_80g_nvl8.json"),
+                "--stats", path("tests", "fixtures", "calculon", "predict"),
+                "--run", RUN, "--json", out_json)
+            self.assertEqual(code, 0, err)
+            with open(out_json) as f:
+                (row,) = json.load(f)
+        stats = load("tests", "fixtures", "calculon", "predict", f"{RUN}.railgauge.stats.json")
+        logit = predict_inputs.logit_layer_time_s(self.runs[RUN], self.system)
+        ours = row["predicted"]["railgauge"]
+        self.assertAlmostEqual(ours["step_s"], stats["total_time"] + logit)
+        self.assertAlmostEqual(ours["tokens_per_s_per_gpu"],
+                               1152 * 4096 / ((stats["total_time"] + logit) * 2304))
+        # The figures docs/calibrate.md quotes for this run.
+        self.assertAlmostEqual(100 * ours["error"], -9.48, delta=0.01)
+        self.assertAlmostEqual(100 * row["predicted"]["calculon"]["error"], -5.09, delta=0.01)
+        self.assertLess(row["predicted"]["railgauge-low"]["tokens_per_s_per_gpu"],
+                        ours["tokens_per_s_per_gpu"])
+        self.assertGreater(row["predicted"]["railgauge-high"]["tokens_per_s_per_gpu"],
+                           ours["tokens_per_s_per_gpu"])
+        self.assertAlmostEqual(ours["share"]["scores"], 0.21, delta=0.005)
+        self.assertIn("-9.5 %", out)
+        self.assertIn("fused (flash) attention is modelled", out)
+        self.assertIn("layout.micro_batch = 1: not stated", out)
+
+    def test_bad_input_exits_2_and_a_missing_output_is_named(self):
+        table = path("results", "published", "h100_training_runs.json")
+        system = path("results", "reference", "h100-2026-11-27", "predict", "calibrate",
+                      "calculon_system.json")
+        code, _, err = self.main("--table", table, "--system", system, "--stats", "x",
+                                 "--run", "no-such-run")
+        self.assertEqual(code, 2)
+        self.assertIn("no run no-such-run", err)
+        code, _, err = self.main("--table", table, "--system", system)
+        self.assertEqual(code, 2)
+        self.assertIn("--calculon DIR", err)
+        with tempfile.TemporaryDirectory() as tmp:
+            code, out, _ = self.main("--table", table, "--system", system, "--stats", tmp,
+                                     "--run", RUN)
+        self.assertEqual(code, 0)
+        self.assertIn(f"no Calculon output {tmp}", out)
+
+
+def main():
+    global SOURCE, calibrate_predict, predict_inputs
+    SOURCE = sys.argv[1]
+    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+    import calibrate_predict as cp
+    import predict_inputs as pi
+    calibrate_predict, predict_inputs = cp, pi
+    run_named_tests(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()
