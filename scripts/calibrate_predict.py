@@ -93,9 +93,15 @@ def predict(run, stats, system):
     comm = sum(parts[k] for k in ("tp_comm_exposed_time", "pp_comm_exposed_time",
                                   "dp_comm_exposed_time", "recomm_exposed_time"))
     figures = predict_inputs.throughput_figures(run, step_s)
-    scores_s = predict_inputs.score_layers_time_s(run, stats)
+    scores_s, fused_s = predict_inputs.score_layers_time_s(run, stats, system)
+    if scores_s is not None:
+        # Calculon's bubble is (p - 1) chunks of forward and backward time: it shrinks with them.
+        blocks_s = parts["fw_time"] + parts["bw_time"] + parts["recompute_time"]
+        saved_s = (scores_s - fused_s) * (1 + parts["bubble_time"] / blocks_s)
+        fused = predict_inputs.throughput_figures(run, step_s - saved_s)
+        figures["fused_attention_tokens_per_s_per_gpu"] = fused["tokens_per_s_per_gpu"]
     figures.update({"calculon_total_s": stats["total_time"], "logit_s": logit_s,
-                    "scores_s": scores_s,
+                    "scores_s": scores_s, "scores_fused_s": fused_s,
                     "share": {"compute": compute / step_s, "logit": logit_s / step_s,
                               "scores": (scores_s / step_s) if scores_s is not None else None,
                               "bubble": parts["bubble_time"] / step_s,
@@ -126,6 +132,9 @@ def predict_run(run, args, system, coefficients, reference):
             continue
         p = predict(run, stats, sys_doc)
         p["error"] = p["tokens_per_s_per_gpu"] / published["tokens_per_s_per_gpu"] - 1.0
+        if "fused_attention_tokens_per_s_per_gpu" in p:
+            p["fused_attention_error"] = (p["fused_attention_tokens_per_s_per_gpu"]
+                                          / published["tokens_per_s_per_gpu"] - 1.0)
         row["predicted"][name] = p
     return row
 
@@ -167,6 +176,10 @@ def fmt_share(x):
     return "-" if x is None else f"{100 * x:.0f} %"
 
 
+def fmt_share_pct(x):
+    return "-" if x is None else fmt_pct(x)
+
+
 def fmt_pct(x):
     return f"{100 * x:+.1f} %"
 
@@ -177,7 +190,8 @@ def print_report(rows, notes, out):
         out.write(f"  - {n}\n")
     out.write("\n| run | GPUs | dtype | published tok/s/GPU (step s, MFU) | system | predicted "
               "tok/s/GPU (step s, MFU) | error | interval | compute / bubble / exposed comm / "
-              "logit | seq x seq layers |\n|---|---|---|---|---|---|---|---|---|---|\n")
+              "logit | seq x seq layers | error, those fused |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n")
     for row in rows:
         pub = row["published"]
         head = (f"| {row['id']} | {pub['gpus']} | {pub['dtype']} | "
@@ -185,7 +199,7 @@ def print_report(rows, notes, out):
                 f"{100 * pub['mfu']:.1f} %) |")
         for name in ("railgauge", "calculon"):
             if name in row["errors"]:
-                out.write(f"{head} {name} | {row['errors'][name]} | | | | |\n")
+                out.write(f"{head} {name} | {row['errors'][name]} | | | | | |\n")
                 continue
             p = row["predicted"].get(name)
             if p is None:
@@ -199,7 +213,8 @@ def print_report(rows, notes, out):
                       f"{100 * p['mfu']:.1f} %) | {fmt_pct(p['error'])} | {interval} | "
                       f"{100 * s['compute']:.0f} / {100 * s['bubble']:.0f} / "
                       f"{100 * s['exposed_comm']:.0f} / {100 * s['logit']:.0f} % | "
-                      f"{fmt_share(s['scores'])} |\n")
+                      f"{fmt_share(s['scores'])} | "
+                      f"{fmt_share_pct(p.get('fused_attention_error'))} |\n")
 
 
 def main(argv):

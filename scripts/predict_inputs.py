@@ -152,26 +152,41 @@ def logit_layer_time_s(run, system):
 # attention kernel keeps these on chip.
 SCORE_LAYERS = ("AttnBlock_Multihead_Key_Query", "AttnBlock_Multihead_SoftMax",
                 "AttnBlock_Multihead_DropOut", "AttnBlock_Multihead_Attn")
+SCORE_MATMULS = ("AttnBlock_Multihead_Key_Query", "AttnBlock_Multihead_Attn")
 
 
-def score_layers_time_s(run, stats):
-    """The time per batch Calculon gives the score layers on one processor: forward, backward
-    and the recomputed forward, per block and micro-batch (the bubble's share left out); None
-    without Calculon's per-layer output (`calculon llm -l`)."""
+def score_layers_time_s(run, stats, system):
+    """The time per batch the score layers take on one processor (forward, backward and the
+    recomputed forward, per block and micro-batch; the bubble's share left out), as Calculon
+    gives it and as a fused kernel would take it: the two batched matmuls' FLOPs at the
+    system's matrix table with no memory term (the scores stay on chip), softmax and dropout
+    free. (None, None) without Calculon's per-layer output (`calculon llm -l`)."""
     layers = stats.get("layers")
     if not layers:
-        return None
+        return None, None
     exe = execution(run)
     lay = run["layout"]
     blocks = -(-run["model"]["num_blocks"] // lay["pipeline_par"])
     micro_batches = lay["global_batch"] // lay["data_par"] // lay["micro_batch"]
-    recompute = exe["activation_recompute"] in ("attn_only", "full")
-    per_block = 0.0
+    fw_times = 2 if exe["activation_recompute"] in ("attn_only", "full") else 1
+    table = system["matrix"][exe["datatype"]]
+
+    def flops_s(flops):
+        if not flops:
+            return 0.0
+        eff = step_lookup(table["gflops_efficiency"], flops / 1e9)
+        return flops / (table["tflops"] * 1e12 * eff)
+
+    calculon = fused = 0.0
     for layer in layers:
-        if layer.get("name") in SCORE_LAYERS:
-            fw = layer.get("fw_processing_time", 0.0)
-            per_block += fw * (2 if recompute else 1) + layer.get("agrad_processing_time", 0.0)
-    return per_block * blocks * micro_batches
+        if layer.get("name") not in SCORE_LAYERS:
+            continue
+        calculon += (layer.get("fw_processing_time", 0.0) * fw_times
+                     + layer.get("agrad_processing_time", 0.0))
+        if layer["name"] in SCORE_MATMULS:
+            fused += (flops_s(layer.get("fw_flops", 0)) * fw_times
+                      + flops_s(layer.get("agrad_flops", 0)))
+    return calculon * blocks * micro_batches, fused * blocks * micro_batches
 
 
 def with_datatype(system, run, which):

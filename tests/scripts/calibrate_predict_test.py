@@ -93,10 +93,12 @@ class CalibratePredictTest(unittest.TestCase):
         self.assertEqual(exe, load(fixture, f"{RUN}.exe.json"))
         self.assertEqual(predict_inputs.application(run), load(fixture, f"{RUN}.app.json"))
         self.assertEqual(exe["activation_recompute"], "attn_only")  # fused attention
-        self.assertEqual((exe["tensor_par_comm_type"], exe["tensor_par_overlap"]), ("rs_ag", "ring"))
+        self.assertEqual((exe["tensor_par_comm_type"], exe["tensor_par_overlap"]),
+                         ("rs_ag", "ring"))
         # t = 1: nothing to overlap or split; Calculon asserts as much.
         small = predict_inputs.execution(self.runs["megatron-1.7b-48gpu"])
-        self.assertEqual((small["tensor_par_comm_type"], small["tensor_par_overlap"]), ("ar", "none"))
+        self.assertEqual((small["tensor_par_comm_type"], small["tensor_par_overlap"]),
+                         ("ar", "none"))
         bad = json.loads(json.dumps(run))
         bad["layout"]["data_par"] = 47
         with self.assertRaises(predict_inputs.InputError):
@@ -119,9 +121,8 @@ class CalibratePredictTest(unittest.TestCase):
     def test_interval_ends_bracket_the_written_file(self):
         low = predict_inputs.interval_end(self.system, self.coefficients, "low")
         high = predict_inputs.interval_end(self.system, self.coefficients, "high")
-        for (_, lo), (_, mid), (_, hi) in zip(low["matrix"]["bfloat16"]["gflops_efficiency"],
-                                              self.system["matrix"]["bfloat16"]["gflops_efficiency"],
-                                              high["matrix"]["bfloat16"]["gflops_efficiency"]):
+        tables = (f["matrix"]["bfloat16"]["gflops_efficiency"] for f in (low, self.system, high))
+        for (_, lo), (_, mid), (_, hi) in zip(*tables):
             # The file is written to 4 digits; a row held at the ceiling has a zero-width
             # interval at the unrounded value.
             self.assertLessEqual(lo, mid + 1e-4)
@@ -180,6 +181,10 @@ class CalibratePredictTest(unittest.TestCase):
         self.assertGreater(row["predicted"]["railgauge-high"]["tokens_per_s_per_gpu"],
                            ours["tokens_per_s_per_gpu"])
         self.assertAlmostEqual(ours["share"]["scores"], 0.21, delta=0.005)
+        # The diagnostic: the score layers as a fused kernel (their matmuls' FLOPs at the
+        # table, softmax and dropout free), the bubble shrinking with the blocks.
+        self.assertAlmostEqual(100 * ours["fused_attention_error"], 15.90, delta=0.01)
+        self.assertLess(ours["scores_fused_s"], ours["scores_s"])
         self.assertIn("-9.5 %", out)
         self.assertIn("fused (flash) attention is modelled", out)
         self.assertIn("layout.micro_batch = 1: not stated", out)
