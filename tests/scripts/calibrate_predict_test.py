@@ -189,6 +189,28 @@ class CalibratePredictTest(unittest.TestCase):
         self.assertIn("fused (flash) attention is modelled", out)
         self.assertIn("layout.micro_batch = 1: not stated", out)
 
+    def test_calculon_reproduces_the_kept_output(self):
+        # Where Calculon is at hand, the kept output must be what it gives for these inputs
+        # now; CI has no Calculon (it is not a Debian package), and then this says so.
+        checkout = os.environ.get("RAILGAUGE_CALCULON")
+        if not checkout:
+            self.skipTest("Calculon not installed: set RAILGAUGE_CALCULON to a checkout of "
+                          "calculon-ai/calculon (and RAILGAUGE_CALCULON_PYTHON to a Python "
+                          "with numpy, pandas and psutil) to run it")
+        python = os.environ.get("RAILGAUGE_CALCULON_PYTHON", sys.executable)
+        with tempfile.TemporaryDirectory() as tmp:
+            code, _, err = self.main(
+                "--table", path("results", "published", "h100_training_runs.json"),
+                "--system", path("results", "reference", "h100-2026-11-27", "predict",
+                                 "calibrate", "calculon_system.json"),
+                "--calculon", checkout, "--python", python, "--run", RUN, "--out", tmp)
+            self.assertEqual(code, 0, err)
+            fresh = load(tmp, f"{RUN}.railgauge.stats.json")
+        kept = load("tests", "fixtures", "calculon", "predict", f"{RUN}.railgauge.stats.json")
+        self.assertEqual(set(fresh), set(kept))
+        for key in ("total_time", "fw_time", "bw_time", "bubble_time", "dp_comm_exposed_time"):
+            self.assertAlmostEqual(fresh[key], kept[key], places=9, msg=key)
+
     def test_bad_input_exits_2_and_a_missing_output_is_named(self):
         table = path("results", "published", "h100_training_runs.json")
         system = path("results", "reference", "h100-2026-11-27", "predict", "calibrate",
