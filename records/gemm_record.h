@@ -120,6 +120,11 @@ inline constexpr const char *kBestTflopsMax = "best_tflops_max";
 inline constexpr const char *kBestVsHeuristic = "best_vs_heuristic";
 inline constexpr const char *kBestIsHeuristic = "best_is_heuristic";
 inline constexpr const char *kHeuristicAlgos = "heuristic_algos";
+// The kernels the driver launched for the heuristic's and the best picks, by name (CUPTI):
+// {kLaunchedHeuristic: [names], kLaunchedBest: [names]}, or "unknown: why"
+inline constexpr const char *kLaunchedKernels = "launched_kernels";
+inline constexpr const char *kLaunchedHeuristic = "heuristic";
+inline constexpr const char *kLaunchedBest = "best";
 inline constexpr const char *kBestAlgos = "best_algos";
 inline constexpr const char *kCandidates = "candidates";
 inline constexpr const char *kRefusedAlgos = "refused_algos";
@@ -206,6 +211,7 @@ inline constexpr std::array kMetrics{
     MetricField{kBestIsHeuristic, "", "cuBLASLt: the heuristic's first pick was the fastest"},
     MetricField{kHeuristicAlgos, "", "cuBLASLt: the algorithms the heuristic returned"},
     MetricField{kBestAlgos, "", "cuBLASLt: the fastest candidates"},
+    MetricField{kLaunchedKernels, "", "cuBLASLt: the kernels each pick launched, by name"},
     MetricField{kCandidates, "", "cuBLASLt: the candidate algorithms timed"},
     MetricField{kRefusedAlgos, "",
                 "cuBLASLt: algorithms cublasLtMatmul refused, each with its error"},

@@ -19,7 +19,9 @@ cuda_graph), as the runs before issue 55 did: its rotation is frozen to the batc
 and one output, which at small shapes stays in L2. torch's math flags are pinned
 (TF32 only for tf32; no reduced-precision reduction for fp16 and bf16, as railgauge's cuBLASLt
 computes in fp32) and recorded in params.torch_math, and the kernels torch ran, from
-torch.profiler, in params.torch_kernels; railgauge's are in the source record's heuristic_algos.
+torch.profiler, in params.torch_kernels; railgauge's are in the source record's
+metrics.launched_kernels (named by CUPTI as the driver launched them), and params.same_kernels says
+whether the two sides ran the same kernels (true, false, or "unknown: why").
 
 With --interleave N (N >= 3) the two tools alternate N rounds. By sweep (the default):
 railgauge runs the source run's command again (its run.json argv), then torch measures every
@@ -252,14 +254,34 @@ def read_control(path):
     return control
 
 
+def same_kernels(source, torch_kernels):
+    """Whether railgauge's heuristic pick and torch ran the same kernels: True, False, or
+    "unknown: why" when either side could not name them. torch_kernels is the peer record's
+    "; "-joined names (or "unknown: ..."); railgauge's are the source record's
+    metrics.launched_kernels.heuristic (a list, or "unknown: ...")."""
+    ours = source.get("metrics", {}).get("launched_kernels", {}).get("heuristic")
+    if not isinstance(ours, list):
+        return f"unknown: railgauge: {ours or 'the record names no launched kernel'}"
+    if not torch_kernels or torch_kernels.startswith("unknown"):
+        return f"unknown: torch: {torch_kernels or 'never measured'}"
+    return sorted(set(ours)) == sorted(set(torch_kernels.split("; ")))
+
+
 def print_table_summary(records, control):
-    """The ratio table's last lines: ours/torch over its ok points, and its resolution."""
+    """The ratio table's last lines: ours/torch over its ok points, whether the same kernels ran
+    on both sides, and the table's resolution."""
     ratios = [r["metrics"]["ours_vs_torch"] for r in records
               if r["status"] == "ok" and r["metrics"].get("ours_vs_torch")]
     if ratios:
         print(f"ours/torch over {len(ratios)} points: median "
               f"{peer_pairs.quantile(ratios, 0.5):.3f}, p10 {peer_pairs.quantile(ratios, 0.1):.3f}"
               f", p90 {peer_pairs.quantile(ratios, 0.9):.3f}")
+    same = [r["params"].get("same_kernels") for r in records
+            if r["status"] == "ok" and "same_kernels" in r.get("params", {})]
+    if same:
+        print(f"same kernels on both sides: {sum(1 for v in same if v is True)} of {len(same)}"
+              f" points ({sum(1 for v in same if v is False)} differ,"
+              f" {sum(1 for v in same if not isinstance(v, bool))} unknown)")
     print(gemm_aa_control.describe(control))
 
 
@@ -345,6 +367,7 @@ def main():
             if pt is not None:
                 rec["metrics"], error = next(measured)
                 rec["params"]["torch_kernels"] = pt.kernels or "unknown: never measured"
+                rec["params"]["same_kernels"] = same_kernels(r, rec["params"]["torch_kernels"])
                 if error:
                     rec["status"], rec["reason"] = "error", error
             out.write(rec)

@@ -15,6 +15,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
+#include "harness/cuda/launched_kernels.h"
 #include "harness/cuda/resources.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
@@ -109,6 +110,15 @@ struct Runner {
     next_set = (next_set + 1) % sets;
   }
 };
+
+// The kernels one call with `picks` launched, by name, or why they are not known.
+nlohmann::json launched_kernels(Runner &runner,
+                                const std::vector<const cublasLtMatmulAlgo_t *> &picks) {
+  const gpu::LaunchedKernels k = gpu::kernels_launched_by([&] { runner.call(picks); });
+  if (!k.why_not.empty())
+    return "unknown: " + k.why_not;
+  return k.names;
+}
 
 double tflops_of(double flops, const Summary &time_s) {
   return time_s.median > 0 ? flops / time_s.median / 1e12 : 0.0;
@@ -345,6 +355,11 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   out.metrics[record::kBestIsHeuristic] = heuristic_wins;
   out.metrics[record::kHeuristicAlgos] = algos_picked(gemms, heuristic_picks);
   out.metrics[record::kBestAlgos] = algos_picked(gemms, winning_picks);
+  // After the timed window, so the capture costs the figures nothing.
+  const nlohmann::json heuristic_kernels = launched_kernels(runner, heuristic_picks);
+  out.metrics[record::kLaunchedKernels] = {
+      {record::kLaunchedHeuristic, heuristic_kernels},
+      {record::kLaunchedBest, same ? heuristic_kernels : launched_kernels(runner, best_picks)}};
   out.metrics[record::kCandidates] = candidates;
   out.metrics[record::kRefusedAlgos] = refused;
   out.metrics[record::kLtTypes] = gemms.front().lt.types_json();

@@ -234,6 +234,32 @@ class GemmPeerTest(unittest.TestCase):
         self.assertEqual(peer_pairs.verdict(1.008, 1.005, 1.012, 0.0, 0.01), "parity")
         self.assertEqual(peer_pairs.verdict(1.008, 1.005, 1.012, 0.0, 0.0), "railgauge faster")
 
+    def test_same_kernels_compares_the_names_both_sides_launched(self):
+        nvjet = "nvjet_tst_192x192_64x3_2x1_v_bz_coopB_NNT"
+        src = {"metrics": {"launched_kernels": {"heuristic": [nvjet], "best": [nvjet]}}}
+        self.assertIs(gemm_vs_torch.same_kernels(src, nvjet), True)
+        self.assertIs(gemm_vs_torch.same_kernels(src, "nvjet_tst_128x256_64x4_1x2_h_bz_NNT"),
+                      False)
+        self.assertIs(gemm_vs_torch.same_kernels(src, nvjet + "; splitKreduce_kernel"), False)
+        unknown = gemm_vs_torch.same_kernels(
+            {"metrics": {"launched_kernels": {"heuristic": "unknown: libcupti could not be "
+                                                           "opened"}}}, nvjet)
+        self.assertTrue(unknown.startswith("unknown: railgauge: unknown: libcupti"), unknown)
+        self.assertTrue(gemm_vs_torch.same_kernels({"metrics": {}}, nvjet).startswith(
+            "unknown: railgauge"))
+        self.assertTrue(gemm_vs_torch.same_kernels(src, "unknown: RuntimeError: no CUPTI")
+                        .startswith("unknown: torch"))
+        out = io.StringIO()
+        stdout, sys.stdout = sys.stdout, out
+        try:
+            gemm_vs_torch.print_table_summary(
+                [{"status": "ok", "params": {"same_kernels": v}, "metrics": {"ours_vs_torch": 1}}
+                 for v in (True, True, False, "unknown: torch: x")], None)
+        finally:
+            sys.stdout = stdout
+        self.assertIn("same kernels on both sides: 2 of 4 points (1 differ, 1 unknown)",
+                      out.getvalue())
+
 
 def main():
     global SOURCE, gemm_vs_torch, gemm_aa_control, peer_pairs, peer_records
