@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -43,6 +44,101 @@ bool must_have_gpus(const nlohmann::json &manifest) {
   return gpus.is_number_integer() && gpus.get<long long>() > 0;
 }
 
+// The one GPU name of `names` (not empty); an input error when there are several kinds.
+std::string the_one_gpu(const std::set<std::string> &names, const char *who, const char *what) {
+  if (names.size() > 1)
+    throw InputError(fmt::format("{} GPUs of {} kinds ({}): one profile cannot judge them all", who,
+                                 names.size(), fmt::join(names, ", ")),
+                     "--rules auto",
+                     fmt::format("check each kind's {} apart, each with its profile", what));
+  return *names.begin();
+}
+
+// An imported log has no inventory: its records name the GPU (params.gpu_name, from nccl-tests'
+// rank lines or perftest's CUDA preamble) and its group (group_size ranks on group_hosts hosts);
+// the network is what the log said (nccl-tests' NET/ line, perftest's link layer).
+struct ImportedLog {
+  std::set<std::string> gpu_names;
+  int gpus_per_host = 0;
+  bool multi_host = false, nic_test = false;
+  std::string network; // roce, ib, socket, libfabric, or "" when the log does not say
+  std::string host;
+};
+
+std::optional<ImportedLog> imported_log(const analysis::LoadedRun &run) {
+  if (!run.manifest.is_object() || !run.manifest.contains("imported"))
+    return std::nullopt;
+  ImportedLog log;
+  log.host = run.manifest.value("host", run.dir);
+  const auto &imported = run.manifest["imported"];
+  if (imported.is_object() && imported.contains("network") && imported["network"].is_object())
+    log.network = imported["network"].value("transport", "");
+  for (const auto &r : run.records) {
+    const auto &p = r.params;
+    if (p.contains("gpu_name") && p["gpu_name"].is_string())
+      log.gpu_names.insert(p["gpu_name"].get<std::string>());
+    const auto size = p.value("group_size", 0), hosts = p.value("group_hosts", 0);
+    if (size > 0 && hosts > 0)
+      log.gpus_per_host = std::max(log.gpus_per_host, size / hosts);
+    log.multi_host = log.multi_host || hosts > 1;
+    if (r.key.starts_with("rdma.")) {
+      log.nic_test = true;
+      const std::string layer = p.value("link_layer", "");
+      log.network = layer == "Ethernet" ? "roce" : layer == "InfiniBand" ? "ib" : log.network;
+    }
+  }
+  if (log.gpu_names.empty())
+    return std::nullopt;
+  return log;
+}
+
+// The profile of an imported log of one GPU kind: the node profile of its SKU, with the fabric's
+// floors when the log crossed nodes or tested a NIC.
+AutoProfile imported_profile(const std::vector<ImportedLog> &logs) {
+  std::set<std::string> names, networks;
+  bool fabric = false;
+  int most = 0;
+  for (const auto &log : logs) {
+    names.insert(log.gpu_names.begin(), log.gpu_names.end());
+    fabric = fabric || log.multi_host || log.nic_test;
+    if (log.multi_host || log.nic_test)
+      networks.insert(log.network);
+    most = std::max(most, log.gpus_per_host);
+  }
+  const std::string name = the_one_gpu(names, "the imported logs name", "logs");
+  // A NIC test or a multi-node log is a node of the SKU's 8-GPU profile; a one-node log has the
+  // GPUs its ranks name.
+  const std::string sku = profile_for_gpu(name, fabric ? 8 : std::max(most, 1));
+  if (sku.empty())
+    throw InputError(fmt::format("no shipped profile describes the GPU '{}' the imported logs "
+                                 "name",
+                                 name),
+                     "--rules auto",
+                     "give --rules any-fabric (checks that need no expected figure), or a rules "
+                     "file of your own with its floors");
+  const std::string what = fmt::format("imported log{} of '{}'", logs.size() == 1 ? "" : "s", name);
+  if (!fabric)
+    return {sku, fmt::format("{}, {} GPU{} per node", what, most, most == 1 ? "" : "s")};
+  if (networks.size() > 1)
+    throw InputError("the imported logs crossed nodes over different networks (" +
+                         fmt::format("{}", fmt::join(networks, ", ")) + ")",
+                     "--rules auto", "check each network's logs apart, each with its profile");
+  const std::string net = *networks.begin();
+  if (net == "roce" || net == "ib")
+    return {sku + "-" + net, fmt::format("{}, network {} as the log says", what,
+                                         net == "ib" ? "InfiniBand" : "RoCE")};
+  if (net.empty())
+    return {sku + "-roce",
+            fmt::format("{}; the log does not name its network (no NCCL_DEBUG=INFO 'NET/' "
+                        "line), so the lower fabric floors judge it, RoCE's: give --rules {}-ib "
+                        "for InfiniBand's",
+                        what, sku)};
+  return {"any-fabric",
+          fmt::format("{}, network {}: no shipped profile has its floors, so the checks that "
+                      "need no expected figure judge it (curve shape, outliers, failed records)",
+                      what, net == "libfabric" ? "libfabric (EFA, Slingshot)" : net)};
+}
+
 } // namespace
 
 std::string profile_for_gpu(const std::string &gpu_name, int gpus_per_node) {
@@ -62,7 +158,13 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
   std::map<std::string, int> gpus_per_host; // the most any run of the host showed
   std::set<std::string> names;
   std::set<std::string> without_gpus; // hosts of runs that had to have GPUs
+  std::vector<ImportedLog> imports;
   for (const auto &run : runs.runs) {
+    if (gpu_names(run.manifest).empty())
+      if (auto log = imported_log(run)) {
+        imports.push_back(std::move(*log));
+        continue;
+      }
     const auto found = gpu_names(run.manifest);
     if (found.empty() && must_have_gpus(run.manifest))
       without_gpus.insert(run.manifest.value("host", run.dir));
@@ -78,17 +180,14 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
     return {kGpuNodeProfile,
             fmt::format("no GPU in the inventory of {} node{} whose run had to have GPUs",
                         without_gpus.size(), without_gpus.size() == 1 ? "" : "s")};
+  if (names.empty() && !imports.empty())
+    return imported_profile(imports);
   if (names.empty())
     throw InputError("no run's inventory shows a GPU, so no GPU profile can be chosen",
                      "--rules auto",
                      "give --rules host-only or any-fabric, or a profile by name (h100-sxm, "
                      "h200-sxm, ...)");
-  if (names.size() > 1)
-    throw InputError(fmt::format("the runs show GPUs of {} kinds ({}): one profile cannot judge "
-                                 "them all",
-                                 names.size(), fmt::join(names, ", ")),
-                     "--rules auto", "check each kind's nodes apart, each with its profile");
-  const std::string name = *names.begin();
+  const std::string name = the_one_gpu(names, "the runs show", "nodes");
   int most = 0;
   for (const auto &[host, n] : gpus_per_host)
     most = std::max(most, n);

@@ -11,6 +11,13 @@
 // commonest failure, never bad input. Other runs that show no GPU, GPUs of no profile (H100 PCIe
 // or NVL, H200 NVL, A100) or GPUs of two kinds are an input error that says which rules to give
 // instead.
+//
+// An imported log (nccl-tests, perftest) has no inventory: the GPU its records name
+// (params.gpu_name) picks the SKU, and a log that crossed nodes or tested a NIC is judged by the
+// SKU's fabric profile for the network the log names (nccl-tests' NCCL_DEBUG=INFO "NET/IB : Using
+// ...:1/RoCE" line, perftest's link layer): -roce or -ib. A log that names no network is judged
+// by -roce, whose floors are the lower, and the choice says so; EFA or socket, which no profile
+// has floors for, by any-fabric (the checks that need no expected figure), said too.
 #include <string>
 
 #include "analysis/run_set.h"

@@ -159,6 +159,9 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
       imported["other_lines_skipped"] = parsed.other_lines;
     if (parsed.repeated_zero_rows > 0)
       imported["repeated_zero_byte_rows_skipped"] = parsed.repeated_zero_rows;
+    // What `check --rules auto` picks a fabric profile by.
+    if (!parsed.network.empty())
+      imported["network"] = {{"transport", parsed.network}, {"line", parsed.network_line}};
     // The node is the log's own: the hosts its rank lines name ("a+b" for a multi-node run,
     // whose figures belong to the group), unless --host says otherwise.
     const auto hosts = importers::rank_hosts(parsed.ranks);

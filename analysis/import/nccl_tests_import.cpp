@@ -264,6 +264,27 @@ void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failu
   section.zero_row_seen = false;
 }
 
+} // namespace
+
+std::string network_of_nccl_line(std::string_view line) {
+  const auto has = [&](std::string_view part) { return line.find(part) != line.npos; };
+  if (!has("NCCL INFO"))
+    return {};
+  if (const auto at = line.find("NET/IB : Using"); at != line.npos) {
+    const auto devices = line.substr(at);
+    return devices.find("/RoCE") != devices.npos ? "roce"
+           : devices.find("/IB") != devices.npos ? "ib"
+                                                 : "";
+  }
+  if (has("NET/Socket : Using"))
+    return "socket";
+  if (has("NET/AWS Libfabric") || has("NET/OFI"))
+    return "libfabric";
+  return {};
+}
+
+namespace {
+
 // A "#" line's text after the '#': a new run's start, the version, the -I 1 header, a rank
 // line or the average bus bandwidth.
 void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTestsImport &out,
@@ -407,6 +428,12 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     // A line of other blanks only (form feed, vertical tab, '\r') has no words at all.
     if (f.empty() || !looks_numeric(f[0])) {
       ++out.other_lines;
+      // An IB or RoCE device wins over the socket NCCL names when it found none.
+      if (const auto net = network_of_nccl_line(line);
+          !net.empty() && (out.network.empty() || out.network == "socket")) {
+        out.network = net;
+        out.network_line = std::string(trimmed(line));
+      }
       continue;
     }
     if (!out.kind)

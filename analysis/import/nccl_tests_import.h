@@ -45,10 +45,17 @@ struct NcclTestsImport {
   // launcher's messages), skipped. A launcher's line prefix ([1,0]<stdout>:, srun's "0: ") is
   // removed first, so tagged logs import whole.
   int other_lines = 0;
+  // Text only: the network NCCL used between nodes, from NCCL_DEBUG=INFO's "NET/IB : Using
+  // [0]mlx5_5:1/RoCE" (roce), ".../IB" (ib), "NET/Socket : Using" (socket), "NET/AWS Libfabric"
+  // or "NET/OFI" (libfabric), and the line that said so; empty when the log does not say.
+  std::string network, network_line;
   // Rows of 0 bytes after the first of a run: nccl-tests prints one for every requested size
   // that rounds down to no element per rank (-b 8 on 16 ranks), all alike; one is kept.
   int repeated_zero_rows = 0;
 };
+
+// The network an NCCL_DEBUG=INFO line names ("roce", "ib", "socket", "libfabric"), or "".
+std::string network_of_nccl_line(std::string_view line);
 
 // The distinct hosts of "Rank r Group g Pid p on <host> device ..." lines, in order of appearance.
 std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines);

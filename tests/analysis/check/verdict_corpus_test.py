@@ -117,7 +117,34 @@ CASES = [
        [("copy-vs-siblings", "unknown-llmaction", ("<", 25), {"gpu1", "gpu2", "gpu6", "gpu7"}),
         ("peer-copy-vs-siblings", "unknown-llmaction", ("<", 140), {"gpu1", "gpu4", "gpu5"})])
       for profile in ("any-fabric", "h100-sxm-ib")],
+    # ---- --rules auto: the profile from what the log says (the GPU its ranks name, the network
+    # its NCCL_DEBUG lines or perftest's link layer name), as a user runs it without guessing.
+    ("auto_h200_2node_roce_vm_slow", "nccl-tests",
+     ["issue256_h200_2node_roce_vm_all_reduce_slow_EXTRACT.txt"], "auto", "fail",
+     [("multinode-allreduce-floor", "207-vm+208-vm", ("<", 60))]),
+    ("auto_h200_2node_roce_baremetal", "nccl-tests",
+     ["issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt"], "auto", "pass", []),
+    ("auto_h100x8_1node_cnode3-002", "nccl-tests", ["xxrjun_h100x8_1node_cnode3-002_5coll.log"],
+     "auto", "pass", []),
+    ("auto_h100_2node_4gpu_roce_sendrecv_slow", "nccl-tests",
+     ["moc_h100_2node_4gpu_roce_sendrecv_slow.log"], "auto", "fail",
+     [("multinode-sendrecv-vs-line-rate", "+", ("<", 6))]),
+    ("auto_p5_2node_efa", "nccl-tests", ["keitaw_aws_p5_h100_2node_efa_all_reduce_tagged.log"],
+     "auto", "pass", []),
+    ("auto_ib_write_bw_gpu_far_from_nic", "perftest",
+     ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu2-gpu0_client_slow.log"], "auto",
+     "fail", [("rdma-write-bw-floor", "gpu2-gpu0", ("<", 90))]),
 ]
+
+# What --rules auto must choose for each auto case, and a word of its reason.
+AUTO_CHOICE = {
+    "auto_h200_2node_roce_vm_slow": ("h200-sxm-roce", "does not name its network"),
+    "auto_h200_2node_roce_baremetal": ("h200-sxm-roce", "does not name its network"),
+    "auto_h100x8_1node_cnode3-002": ("h100-sxm", "8 GPUs per node"),
+    "auto_h100_2node_4gpu_roce_sendrecv_slow": ("h100-sxm-roce", "network RoCE as the log says"),
+    "auto_ib_write_bw_gpu_far_from_nic": ("h100-sxm-roce", "network RoCE as the log says"),
+    "auto_p5_2node_efa": ("any-fabric", "network libfabric (EFA, Slingshot)"),
+}
 
 
 def railgauge(*args):
@@ -129,7 +156,8 @@ def judge(tool, files, profile, out):
     for f in files:
         r = railgauge("import", tool, REAL / f, "--out", out)
         assert r.returncode in (0, 1), f"import {f}: exit {r.returncode}\n{r.stderr}"
-    r = railgauge("check", "--rules", RULES / f"{profile}.yaml", out, "--format", "json")
+    rules = "auto" if profile == "auto" else RULES / f"{profile}.yaml"
+    r = railgauge("check", "--rules", rules, out, "--format", "json")
     return r, json.loads(r.stdout) if r.stdout.startswith("{") else None
 
 
@@ -162,6 +190,12 @@ def make_case(name, tool, files, profile, verdict, named):
         with tempfile.TemporaryDirectory() as out:
             r, result = judge(tool, files, profile, out)
             self.assertIsNotNone(result, r.stderr)
+            if profile == "auto":
+                chosen, why = AUTO_CHOICE[name]
+                self.assertEqual(result["rules"]["name"], chosen, r.stderr)
+                self.assertIn(f"--rules auto: {chosen} (", r.stderr)
+                self.assertIn(why, r.stderr)
+            stored_profile = chosen if profile == "auto" else profile
             findings = [dict(f, host=p["host"], label=p["label"]) for p in result["parts"]
                         for f in p["findings"]
                         if not f["missing"] or f["rule"] == "nothing-judged"]
@@ -190,7 +224,7 @@ def make_case(name, tool, files, profile, verdict, named):
                     self.assertEqual({f["label"] for f in hits}, parts[0], summary)
             # The fleet history judges the stored runs as the directories are judged: a node
             # stored and judged from the database alone is never a pass the files fail.
-            r_db, stored = judge_stored(profile, out)
+            r_db, stored = judge_stored(stored_profile, out)
             self.assertIsNotNone(stored, r_db.stderr)
             self.assertEqual((stored["verdict"], r_db.returncode), (verdict, EXIT[verdict]),
                              f"{name} from the database")
