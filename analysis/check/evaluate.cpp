@@ -58,18 +58,8 @@ CheckResult Evaluator::run() {
   index_hosts();
   index_records();
   count_shared_work();
-  for (const auto &rule : rules_.rules) {
-    result_.rule_categories[rule.id] = rule.category;
-    missing_.emplace(kMissingListedPerRule, hosts_, [this](const PartKey &key, const Finding &f) {
-      ++tally_of(key).unlisted_missing[static_cast<std::size_t>(f.level)];
-    });
-    if (rule.from_inventory())
-      inventory_rule(rule);
-    else
-      record_rule(rule);
-    end_rule(rule.id);
-    release_shared_work(rule);
-  }
+  for (const auto &rule : rules_.rules)
+    apply(rule);
   record_status_rule();
   flush_tallies(kRecordStatusRule);
   run_complete_rule();
@@ -81,6 +71,28 @@ CheckResult Evaluator::run() {
   if (!result.unreadable.empty())
     result.verdict = std::max(result.verdict, rules_.unreadable_inputs);
   return result;
+}
+
+CheckResult Evaluator::run_inventory_rules() {
+  index_hosts();
+  count_shared_work();
+  for (const auto &rule : rules_.rules)
+    if (rule.from_inventory())
+      apply(rule);
+  return finish();
+}
+
+void Evaluator::apply(const Rule &rule) {
+  result_.rule_categories[rule.id] = rule.category;
+  missing_.emplace(kMissingListedPerRule, hosts_, [this](const PartKey &key, const Finding &f) {
+    ++tally_of(key).unlisted_missing[static_cast<std::size_t>(f.level)];
+  });
+  if (rule.from_inventory())
+    inventory_rule(rule);
+  else
+    record_rule(rule);
+  end_rule(rule.id);
+  release_shared_work(rule);
 }
 
 void Evaluator::index_hosts() {
@@ -503,6 +515,10 @@ CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs) {
       for (auto &part : records::per_gpu_parts(r))
         gpu_parts[i].push_back(std::move(part));
   return Evaluator(rules, runs, std::move(gpu_parts)).run();
+}
+
+CheckResult evaluate_inventory_rules(const RuleSet &rules, const analysis::RunSet &runs) {
+  return Evaluator(rules, runs, {}).run_inventory_rules();
 }
 
 } // namespace railgauge::check

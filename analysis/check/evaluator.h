@@ -30,6 +30,8 @@ public:
   Evaluator(const RuleSet &rules, const analysis::RunSet &runs,
             std::vector<std::vector<Record>> gpu_parts);
   CheckResult run();
+  // The inventory rules alone, no built-in rule (evaluate_inventory_rules).
+  CheckResult run_inventory_rules();
 
 private:
   // Where a value came from: enough to write its finding, which is built only when there is
@@ -88,6 +90,7 @@ private:
   bool only_imported(const std::string &host) const;
 
   // Rules (evaluate.cpp)
+  void apply(const Rule &rule);
   void record_rule(const Rule &rule);
   void record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
                      const PartKey &key, std::map<std::string, Curve> &curves);

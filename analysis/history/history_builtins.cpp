@@ -78,23 +78,26 @@ void add_nothing_judged(const check::RuleSet &rules,
   add_history(result, judged);
 }
 
-void name_rules_not_judged(const check::RuleSet &rules, const std::set<std::string> &own_hosts,
+void name_rules_not_judged(const check::RuleSet &rules,
+                           const std::set<std::string> &inventory_unknown,
                            bool completeness_unknown, check::CheckResult &result) {
   HistoryJudgement judged;
   for (const auto &rule : rules.rules) {
-    if (streamed_record_rule(rule))
+    if (streamed_record_rule(rule) || inventory_unknown.empty())
       continue;
-    const auto why = fmt::format("an inventory probe ({}) needs the run directories (check "
-                                 "--rules {} DIR...)",
+    const auto why = fmt::format("an inventory probe ({}) of a run stored before the database "
+                                 "kept inventories needs its run directory (ingest it again, or "
+                                 "check --rules {} DIR...)",
                                  rule.probe, rules.name);
-    result.not_judged.push_back(fmt::format("{}: {}", rule.id, why));
-    // Not judged is not passed: each node warns (no drain: nothing says the node is bad).
+    result.not_judged.push_back(fmt::format("{} (in part): {}", rule.id, why));
+    // Not judged is not passed: each such node warns (no drain: nothing says the node is bad).
     result.rule_categories[rule.id] = rule.category;
-    for (const auto &host : own_hosts)
+    for (const auto &host : inventory_unknown)
       judged.findings.emplace_back(
           check::PartKey{host, check::PartKind::node, ""},
           check::missing_finding(rule, rule.probe,
-                                 "not judged from the history: the database keeps no inventory; " +
+                                 "not judged from the history: the database keeps no inventory "
+                                 "of this node's newest run; " +
                                      why,
                                  check::Level::warn));
   }

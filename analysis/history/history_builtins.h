@@ -64,11 +64,13 @@ void add_nothing_judged(const check::RuleSet &rules,
                         const std::map<std::string, check::HeldRecords> &held,
                         check::CheckResult &result);
 
-// The rules the database cannot answer for railgauge's own runs: the inventory probes
-// (run.json's inventory) into result.not_judged and, never a silent pass, a warn finding on each
-// of `own_hosts` (a node of railgauge's own newest runs) for each; run-complete in part too when
-// a newest run was stored before the database kept its completeness.
-void name_rules_not_judged(const check::RuleSet &rules, const std::set<std::string> &own_hosts,
+// The rules the database cannot answer for railgauge's own runs: the inventory probes, where a
+// newest run was stored before the database kept inventories (its host in `inventory_unknown`),
+// into result.not_judged and, never a silent pass, a warn finding on each such node for each;
+// run-complete in part too when a newest run was stored before the database kept its
+// completeness.
+void name_rules_not_judged(const check::RuleSet &rules,
+                           const std::set<std::string> &inventory_unknown,
                            bool completeness_unknown, check::CheckResult &result);
 
 } // namespace railgauge::history

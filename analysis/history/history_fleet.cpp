@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -20,6 +21,7 @@
 #include "analysis/check/rule_values.h"
 #include "analysis/check/unjudged_nodes.h"
 #include "analysis/history/history_builtins.h"
+#include "analysis/history/history_inventory.h"
 #include "analysis/history/history_rules.h"
 #include "harness/waiver.h"
 
@@ -158,6 +160,7 @@ public:
       state.tallies = {};
       state.hosts_with_match = {};
     }
+    const auto unknown_inventory = inventory_rules(judged, result);
     // Every rule's notes and violations at once: add_history sorts each part's findings.
     for (auto &n : notes_)
       judged.findings.push_back(std::move(n));
@@ -175,13 +178,35 @@ public:
     // Imports only: their runs are whole by construction and hold no inventory.
     if (!own_hosts_.empty())
       name_rules_not_judged(
-          ruleset_, own_hosts_,
+          ruleset_, unknown_inventory,
           std::any_of(runs_.begin(), runs_.end(),
                       [](const auto &r) { return !r.second.imported && !r.second.incomplete; }),
           result);
   }
 
 private:
+  // The inventory rules over the newest runs' stored inventories (history_inventory.h), their
+  // counted missing values in the rules' order as over directories. Returns the hosts whose
+  // inventory the database does not hold.
+  std::set<std::string> inventory_rules(HistoryJudgement &judged, check::CheckResult &result) {
+    auto inventory = judge_inventory_rules(db_, ruleset_, hosts_);
+    std::move(inventory.judged.findings.begin(), inventory.judged.findings.end(),
+              std::back_inserter(judged.findings));
+    judged.tallies.merge(inventory.judged.tallies);
+    if (inventory.unlisted_missing.empty())
+      return inventory.unknown;
+    std::move(inventory.unlisted_missing.begin(), inventory.unlisted_missing.end(),
+              std::back_inserter(result.unlisted_missing));
+    std::map<std::string, std::size_t> order;
+    for (std::size_t i = 0; i < ruleset_.rules.size(); ++i)
+      order.emplace(ruleset_.rules[i].id, i);
+    std::stable_sort(result.unlisted_missing.begin(), result.unlisted_missing.end(),
+                     [&](const check::MissingCount &a, const check::MissingCount &b) {
+                       return order[a.rule_id] < order[b.rule_id];
+                     });
+    return inventory.unknown;
+  }
+
   void read_runs() {
     db_.for_each(std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, "
                              "ru.incomplete, ru.world_size, ru.world_rank FROM runs ru JOIN hosts "

@@ -131,6 +131,8 @@ struct RunFacts {
   // What run-complete reads of run.json, and the run's completeness as `check` judges it.
   Value points_planned = nullptr, counts = nullptr, world_size = nullptr, world_rank = nullptr;
   std::string incomplete;
+  // run.json's inventory as written ("" when it holds none): the inventory rules read it.
+  std::string inventory;
 
   RunFacts(const analysis::LoadedRun &run, const std::vector<std::string> &unread) {
     const auto &m = run.manifest;
@@ -164,6 +166,8 @@ struct RunFacts {
         world_size = integer(world.value("size", json()));
         world_rank = integer(world.value("rank", json()));
       }
+      if (const auto it = m.find("inventory"); it != m.end() && it->is_object())
+        inventory = it->dump(-1, ' ', false, json::error_handler_t::replace);
     }
     // A file of the run that could not be read whole is evidence lost, as over its directory.
     auto why = check::incompleteness(run);
@@ -183,6 +187,7 @@ struct RunFacts {
     history::check_storable(dir, "directory name", dir);
     for (const auto *field : {&suite, &start, &end, &status, &incomplete})
       history::check_storable(dir, "run.json text", *field);
+    history::check_storable(dir, "run.json inventory", inventory);
   }
 };
 
@@ -232,26 +237,31 @@ struct StoredState {
   std::int64_t row = 0, records = 0;
   std::string status;
   std::optional<std::string> incomplete; // none: stored before schema version 4
+  std::optional<std::string> inventory;  // none: stored before schema version 5
 };
 
 std::optional<StoredState> stored_state(Database &db, const RunFacts &facts, std::int64_t host) {
-  const auto rows = db.query("SELECT id, records, status, incomplete FROM runs "
+  const auto rows = db.query("SELECT id, records, status, incomplete, inventory FROM runs "
                              "WHERE run_id = ? AND host_id = ? AND rank = ?",
                              {facts.run_id, host, facts.rank});
   if (rows.empty())
     return std::nullopt;
   const auto &r = rows.front();
-  StoredState s{*as_int(r.at(0)), as_int(r.at(1)).value_or(0), as_text(r.at(2)), std::nullopt};
+  StoredState s{*as_int(r.at(0)), as_int(r.at(1)).value_or(0), as_text(r.at(2)), std::nullopt,
+                std::nullopt};
   if (!std::holds_alternative<std::nullptr_t>(r.at(3)))
     s.incomplete = as_text(r.at(3));
+  if (!std::holds_alternative<std::nullptr_t>(r.at(4)))
+    s.inventory = as_text(r.at(4));
   return s;
 }
 
 std::string describe(const StoredState &s) {
-  return fmt::format("{} records, status '{}'{}", s.records, s.status,
+  return fmt::format("{} records, status '{}'{}{}", s.records, s.status,
                      !s.incomplete           ? ""
                      : s.incomplete->empty() ? ", whole"
-                                             : ", not whole");
+                                             : ", not whole",
+                     s.inventory ? "" : ", no inventory");
 }
 
 // The stored state replaced by this one: its records, ledger and verdicts go (the verdicts
@@ -260,11 +270,12 @@ void replace_run(Database &db, const RunFacts &facts, const analysis::LoadedRun 
                  std::int64_t row, std::int64_t failed) {
   db.execute("UPDATE runs SET suite = ?, source = ?, start_utc = ?, end_utc = ?, status = ?, "
              "dir = ?, records = ?, failed_records = ?, ingested_utc = ?, points_planned = ?, "
-             "counts = ?, world_size = ?, world_rank = ?, incomplete = ? WHERE id = ?",
+             "counts = ?, world_size = ?, world_rank = ?, incomplete = ?, inventory = ? "
+             "WHERE id = ?",
              {facts.suite, facts.source, facts.start, facts.end, facts.status, run.dir,
               static_cast<std::int64_t>(run.records.size()), failed, utc_timestamp_now(),
               facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
-              facts.incomplete, row});
+              facts.incomplete, facts.inventory, row});
   for (const char *table : {"records", "ledger", "verdicts"})
     db.execute(fmt::format("DELETE FROM {} WHERE run_id = ?", table), {row});
 }
@@ -350,12 +361,12 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
     const auto claimed = db.query(
         "INSERT INTO runs (run_id, host_id, rank, suite, source, start_utc, end_utc, status, dir, "
         "records, failed_records, ingested_utc, points_planned, counts, world_size, world_rank, "
-        "incomplete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "incomplete, inventory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (run_id, host_id, rank) DO NOTHING RETURNING id",
         {facts.run_id, host, facts.rank, facts.suite, facts.source, facts.start, facts.end,
          facts.status, run.dir, static_cast<std::int64_t>(run.records.size()), failed,
          utc_timestamp_now(), facts.points_planned, facts.counts, facts.world_size,
-         facts.world_rank, facts.incomplete});
+         facts.world_rank, facts.incomplete, facts.inventory});
     std::int64_t run_row = 0;
     if (!claimed.empty()) {
       run_row = *as_int(claimed.front().at(0));
@@ -363,13 +374,15 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
       // Held already: ingested before, or by another process this moment. A run stored while it
       // was written, cut short or resumed has changed since: its newer state replaces the one
       // stored, but a copy holding fewer records than the one stored (a partial copy) does not.
+      // A run stored before the database kept inventories is stored again, with its inventory.
       const auto stored = stored_state(db, facts, host);
       if (!stored)
         throw std::logic_error("history: a run that conflicts is not there");
       out.before = describe(*stored);
       const auto here = static_cast<std::int64_t>(run.records.size());
       const bool same = here == stored->records && facts.status == stored->status &&
-                        stored->incomplete == facts.incomplete;
+                        stored->incomplete == facts.incomplete &&
+                        stored->inventory == facts.inventory;
       if (same || here < stored->records) {
         out.fuller_stored = here < stored->records;
         return;

@@ -18,7 +18,7 @@ constexpr const char *kTables[] = {
     "host_id BIGINT NOT NULL REFERENCES hosts(id), rank BIGINT NOT NULL, suite TEXT NOT NULL, "
     "source TEXT NOT NULL, start_utc TEXT NOT NULL, end_utc TEXT, status TEXT, dir TEXT NOT NULL, "
     "records BIGINT NOT NULL, failed_records BIGINT NOT NULL, ingested_utc TEXT NOT NULL, "
-    "{run_v4}, UNIQUE (run_id, host_id, rank))",
+    "{run_columns}, UNIQUE (run_id, host_id, rank))",
     "CREATE INDEX IF NOT EXISTS runs_by_host ON runs (host_id, start_utc)",
     "CREATE TABLE IF NOT EXISTS parts ({id}, host_id BIGINT NOT NULL REFERENCES hosts(id), "
     "kind TEXT NOT NULL, slot TEXT NOT NULL, identity TEXT NOT NULL, uuid TEXT, serial TEXT, "
@@ -49,9 +49,12 @@ constexpr const char *kTables[] = {
 // Version 4: what run-complete reads of run.json (points_planned, counts, world.size and
 // world.rank) and the run's completeness as `check` judged it when it was ingested (incomplete:
 // "" whole, else why not; NULL in a run ingested before version 4, which is judged by its status).
-constexpr const char *kRunColumnsV4[] = {"points_planned BIGINT", "counts TEXT",
-                                         "world_size BIGINT", "world_rank BIGINT",
-                                         "incomplete TEXT"};
+// Version 5: run.json's inventory as it was written, so that the inventory rules judge it as
+// over the run's directory (inventory: its JSON text, "" when run.json holds none; NULL in a
+// run ingested before version 5, whose inventory rules are not judged).
+constexpr const char *kRunColumns[] = {"points_planned BIGINT", "counts TEXT",
+                                       "world_size BIGINT",     "world_rank BIGINT",
+                                       "incomplete TEXT",       "inventory TEXT"};
 
 std::string key_column(const Database &db) {
   return db.dialect() == "sqlite" ? "id INTEGER PRIMARY KEY"
@@ -71,13 +74,14 @@ bool has_column(Database &db, const std::string &table, const std::string &colum
 
 // Version 1 to 2: the records' foreign keys dropped (PostgreSQL; SQLite never enforced them).
 // 2 to 3: the ledger table, which kTables creates in any database that lacks it. 3 to 4: the
-// runs' completeness columns (one ALTER each: SQLite adds one column a statement).
+// runs' completeness columns; 4 to 5: their inventory (one ALTER each: SQLite adds one column a
+// statement).
 void upgrade(Database &db, std::int64_t from_version) {
   if (from_version < 2 && db.dialect() == "postgresql")
     db.execute("ALTER TABLE records DROP CONSTRAINT IF EXISTS records_run_id_fkey, "
                "DROP CONSTRAINT IF EXISTS records_part_id_fkey");
-  if (from_version < 4)
-    for (const std::string column : kRunColumnsV4)
+  if (from_version < 5)
+    for (const std::string column : kRunColumns)
       if (!has_column(db, "runs", column.substr(0, column.find(' '))))
         db.execute("ALTER TABLE runs ADD COLUMN " + column);
 }
@@ -101,9 +105,10 @@ void prepare_schema(Database &db) {
                        "use the railgauge that made this database (or a newer one), or give "
                        "--db another database; nothing was written to this one");
     const auto id = key_column(db);
-    const auto run_v4 = fmt::format("{}", fmt::join(kRunColumnsV4, ", "));
+    const auto run_columns = fmt::format("{}", fmt::join(kRunColumns, ", "));
     for (const char *table : kTables)
-      db.execute(fmt::format(fmt::runtime(table), fmt::arg("id", id), fmt::arg("run_v4", run_v4)));
+      db.execute(fmt::format(fmt::runtime(table), fmt::arg("id", id),
+                             fmt::arg("run_columns", run_columns)));
     if (version && *version < kSchemaVersion)
       upgrade(db, *version);
     if (!version || *version < kSchemaVersion)

@@ -5,7 +5,8 @@
 //   hosts           one row a host name (nothing but the host name identifies a machine)
 //   runs            one row a run (its manifest's run id, host and rank: ingest is idempotent on
 //                   them), when it started, its suite, its records and failed records counted,
-//                   what run-complete reads of its run.json and whether it was whole
+//                   what run-complete reads of its run.json and whether it was whole, and its
+//                   run.json's inventory as written (the inventory rules judge it)
 //   parts           one row a part seen in a slot: GPU (slot: PCI bus id; UUID, serial), NIC
 //                   (slot: device name; GUID, firmware). A new serial in a slot is a new row, so
 //                   a replaced part starts a history of its own.
@@ -25,8 +26,10 @@ namespace railgauge::history {
 // version-1 database is upgraded when opened. 3: the ledger table; a version-2 database gets it
 // when opened (runs ingested before then have no ledger rows: ingest does not revisit them).
 // 4: a run's planned points, counts, world size and rank, and its completeness (runs ingested
-// before then are judged by their stored status until they are ingested again).
-inline constexpr int kSchemaVersion = 4;
+// before then are judged by their stored status until they are ingested again). 5: a run's
+// inventory (runs ingested before then have none: their inventory rules are not judged until
+// they are ingested again).
+inline constexpr int kSchemaVersion = 5;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

@@ -43,6 +43,25 @@ INVENTORY_RULE = """  - id: gpu-count
     compare: ">="
     value: 8
 """
+REMAP_RULE = """  - id: row-remap-failure
+    category: health
+    severity: fail
+    inventory: gpu.remapped_rows_failure
+    compare: "=="
+    value: 0
+"""
+
+
+def inventory(gpus=8, remap_failed=()):
+    """run.json's inventory of a node of `gpus` GPUs, those of `remap_failed` (indices) with a
+    row remap that failed."""
+    return {"schema": "railgauge.inventory/1", "summary": {"gpus": gpus, "nics": 0},
+            "nvml": {"available": True, "reason": None, "gpus": [
+                {"index": g, "uuid": f"GPU-{g}",
+                 "pci_bus_id": f"00000000:{0x18 + g * 0x10:02X}:00.0",
+                 "remapped_rows": {"pending": False, "failure": g in remap_failed,
+                                   "correctable": 0, "uncorrectable": 0}}
+                for g in range(gpus)]}}
 
 
 def record(run_id, host, i, status="ok", rank=0, reason=None):
@@ -216,15 +235,50 @@ class Strict:
         verdicts = self.agree([runs])
         self.assertEqual(verdicts, {"n1": "fail"})
 
-    # Case 4: a rule the database cannot judge is at least a warning, never a silent pass.
+    # Case 4: a rule the database cannot judge (a run stored before it kept inventories) is at
+    # least a warning, never a silent pass.
     def test_an_inventory_probe_is_never_a_silent_pass(self):
         rules = self.tmp / "inventory.yaml"
         rules.write_text(RULES + INVENTORY_RULE)
-        make_run(self.tmp / "runs" / "n1", "n1", "r1", "2026-01-02T00:00:00Z")
+        make_run(self.tmp / "runs" / "n1", "n1", "r1", "2026-01-02T00:00:00Z",
+                 manifest={"inventory": inventory(gpus=7)})
         self.ingest(self.tmp / "runs")
+        self.execute("UPDATE runs SET inventory = NULL")
         verdicts, out = self.node_verdicts("--history", self.url, rules=rules)
         self.assertEqual(verdicts, {"n1": "warn"}, json.dumps(out, indent=1))
         self.assertIn("not judged from the history", json.dumps(out["parts"]))
+        # Ingested again, it is stored with its inventory, and judged as over its directory.
+        out, _ = self.ingest(self.tmp / "runs")
+        self.assertIn("no inventory)", out)
+        self.assertEqual(self.agree([self.tmp / "runs"], rules=rules), {"n1": "fail"})
+
+    # Case 4: the inventory probes judged from the stored inventory as from run.json: 7 of 8
+    # GPUs and a failed row remap fail both ways, a node without an inventory is missing both
+    # ways, and the newest run's inventory is the one judged.
+    def test_inventory_probes_fail_from_the_history_as_from_the_directories(self):
+        rules = self.tmp / "inventory.yaml"
+        rules.write_text(RULES + INVENTORY_RULE + REMAP_RULE)
+        runs = self.tmp / "runs"
+        make_run(runs / "n1", "n1", "r1", "2026-01-02T00:00:00Z",
+                 manifest={"inventory": inventory(gpus=7)})
+        make_run(runs / "n2", "n2", "r2", "2026-01-02T00:00:00Z",
+                 manifest={"inventory": inventory(remap_failed=(3,))})
+        make_run(runs / "n3", "n3", "r3", "2026-01-02T00:00:00Z",
+                 manifest={"inventory": inventory()})
+        make_run(runs / "n4", "n4", "r4", "2026-01-02T00:00:00Z")
+        # An older run of n1 with 8 GPUs: the newest run's inventory is the one judged.
+        make_run(runs / "n1-old", "n1", "r0", "2026-01-01T00:00:00Z",
+                 manifest={"inventory": inventory()})
+        self.ingest(runs)
+        verdicts = self.agree([runs], rules=rules)
+        self.assertEqual(verdicts, {"n1": "fail", "n2": "fail", "n3": "pass", "n4": "fail"})
+        _, out = self.node_verdicts("--history", self.url, rules=rules)
+        self.assertEqual(out["not_judged"], [])
+        failed = {(p["host"], f["rule"]) for p in out["parts"] for f in p["findings"]
+                  if f["level"] == "fail"}
+        self.assertIn(("n1", "gpu-count"), failed)
+        self.assertIn(("n2", "row-remap-failure"), failed)
+        self.assertNotIn(("n3", "gpu-count"), failed)
 
     # Case 5: host names refused as on the directory path; the other runs stored.
     def test_hostile_host_names_are_refused_and_the_others_stored(self):
@@ -339,6 +393,10 @@ class StrictSqlite(Strict, unittest.TestCase):
     def rows(self, sql):
         return [tuple(r) for r in sqlite3.connect(self.path).execute(sql).fetchall()]
 
+    def execute(self, sql):
+        with sqlite3.connect(self.path) as db:
+            db.execute(sql)
+
 
 @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
 class StrictPostgresql(Strict, unittest.TestCase):
@@ -357,6 +415,9 @@ class StrictPostgresql(Strict, unittest.TestCase):
                              timeout=60, capture_output=True, text=True)
         return [tuple(int(v) if v.isdigit() else v for v in line.split("\t"))
                 for line in out.stdout.splitlines()]
+
+    def execute(self, sql):
+        subprocess.run(["psql", self.url, "-q", "-c", sql], check=True, timeout=60)
 
 
 if __name__ == "__main__":

@@ -339,6 +339,29 @@ TEST_P(History, ADatabaseOfVersionThreeGainsTheRunsCompletenessWhenOpened) {
             "run.json says status 'running', not complete");
 }
 
+// A version-4 database (runs without their inventory) gains the column when opened, and a run
+// stored before then is stored again, with its run.json's inventory, when it is ingested again.
+TEST_P(History, ADatabaseOfVersionFourGainsTheRunsInventoryWhenOpened) {
+  const auto runs = analysis::load_runs({write_burnin(dir_ / "runs", {.run = 1})});
+  const auto &run = runs.runs.at(0);
+  {
+    auto db = open_database(url_);
+    EXPECT_TRUE(ingest_run(*db, run).added);
+    db->execute("ALTER TABLE runs DROP COLUMN inventory");
+    db->execute("UPDATE schema_version SET version = 4");
+  }
+  auto db = open_database(url_);
+  EXPECT_EQ(as_int(db->query("SELECT MAX(version) FROM schema_version").at(0).at(0)),
+            kSchemaVersion);
+  const auto stored = [&] { return db->query("SELECT inventory FROM runs").at(0).at(0); };
+  EXPECT_TRUE(std::holds_alternative<std::nullptr_t>(stored()));
+  const auto again = ingest_run(*db, run);
+  EXPECT_TRUE(again.refreshed);
+  EXPECT_NE(again.before.find("no inventory"), std::string::npos) << again.before;
+  EXPECT_EQ(json::parse(as_text(stored())), run.manifest.at("inventory"));
+  EXPECT_FALSE(ingest_run(*db, run).added); // stored whole now: nothing changes
+}
+
 TEST_P(History, TheReportDrawsEachGpuOverItsRunsWithFloorAndFleetBand) {
   auto db = open_database(url_);
   for (int run = 1; run <= 6; ++run)
