@@ -19,6 +19,7 @@
 #include "analysis/check/host_names.h"
 #include "analysis/check/output_file.h"
 #include "analysis/history/db_command.h"
+#include "analysis/history/history_builtins.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
 #include "analysis/history/ingest.h"
@@ -277,6 +278,7 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
       throw InputError("the database holds no run to judge", db->name(),
                        "store runs first (railgauge db ingest --db URL RUN..., or run --db URL), "
                        "or give the URL of the fleet's database");
+    history::add_unreadable(*db, rules, result);
     // Hosts stored before ingest refused such names are refused here as over directories.
     refuse_unsafe_hosts(result, [&db](const std::string &) {
       return db->name() + " (railgauge db list; railgauge db remove)";

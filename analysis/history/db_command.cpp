@@ -107,6 +107,8 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
   auto db = open_database(url, {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file});
   IngestTally tally;
   ingest_file(*db, analysis::RunSet{{}, found.problems, found.unreadable}, tally, o.quiet);
+  // Every path the walk and the runs' loading could not read, kept for check --history.
+  auto unreadable = found.unreadable;
   const auto &files = found.record_files;
   // The next run is read (JSON parsed) while this one is stored: the two take about as long,
   // and a server's work overlaps the parsing too.
@@ -118,7 +120,9 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
     if (i + 1 < files.size())
       next = std::async(std::launch::async, analysis::load_run_file, files[i + 1]);
     ingest_file(*db, loaded, tally, o.quiet);
+    unreadable.insert(unreadable.end(), loaded.unreadable.begin(), loaded.unreadable.end());
   }
+  store_unreadable(*db, o.runs, unreadable);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << fmt::format("{}: {} run(s) ingested ({} records), {} already there, {} refreshed, "

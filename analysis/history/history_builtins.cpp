@@ -1,5 +1,6 @@
 #include "analysis/history/history_builtins.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -76,6 +77,16 @@ void add_nothing_judged(const check::RuleSet &rules,
                                   "records of this node", std::move(detail)));
   }
   add_history(result, judged);
+}
+
+void add_unreadable(Database &db, const check::RuleSet &rules, check::CheckResult &result) {
+  // In the order ingest met them, which is the order `check` over the same directories lists
+  // them in: the walk's first, then each run's files.
+  db.for_each("SELECT path, what FROM unreadable ORDER BY id", {}, [&](const Row &row) {
+    result.unreadable.push_back({as_text(row[0]), as_text(row[1]), rules.unreadable_inputs});
+  });
+  if (!result.unreadable.empty())
+    result.verdict = std::max(result.verdict, rules.unreadable_inputs);
 }
 
 void name_rules_not_judged(const check::RuleSet &rules,

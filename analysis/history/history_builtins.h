@@ -64,6 +64,11 @@ void add_nothing_judged(const check::RuleSet &rules,
                         const std::map<std::string, check::HeldRecords> &held,
                         check::CheckResult &result);
 
+// The paths the ingests could not read (the unreadable table, schema.h) into result.unreadable
+// at the rules' unreadable_inputs level, in the order ingest met them: in the fleet's verdict, as
+// `check` over the directories counts them, and no node's, whose host is unknown.
+void add_unreadable(Database &db, const check::RuleSet &rules, check::CheckResult &result);
+
 // The rules the database cannot answer for railgauge's own runs: the inventory probes, where a
 // newest run was stored before the database kept inventories (its host in `inventory_unknown`),
 // into result.not_judged and, never a silent pass, a warn finding on each such node for each;

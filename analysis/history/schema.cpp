@@ -44,6 +44,11 @@ constexpr const char *kTables[] = {
     "time_s DOUBLE PRECISION NOT NULL, round_index BIGINT NOT NULL, flows BIGINT NOT NULL, "
     "bad BIGINT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS ledger_by_link ON ledger (link, time_s)",
+    // Version 5. The paths the last ingest of each directory could not read, named as the walk
+    // named them (path) and as an absolute path (under: an ingest of a directory replaces the
+    // rows under it). No index on either: a path may be longer than a btree row holds.
+    "CREATE TABLE IF NOT EXISTS unreadable ({id}, path TEXT NOT NULL, under TEXT NOT NULL, "
+    "what TEXT NOT NULL, seen_utc TEXT NOT NULL)",
 };
 
 // Version 4: what run-complete reads of run.json (points_planned, counts, world.size and
@@ -73,9 +78,9 @@ bool has_column(Database &db, const std::string &table, const std::string &colum
 }
 
 // Version 1 to 2: the records' foreign keys dropped (PostgreSQL; SQLite never enforced them).
-// 2 to 3: the ledger table, which kTables creates in any database that lacks it. 3 to 4: the
-// runs' completeness columns; 4 to 5: their inventory (one ALTER each: SQLite adds one column a
-// statement).
+// 2 to 3: the ledger table, which kTables creates in any database that lacks it (4 to 5 the
+// unreadable table likewise). 3 to 4: the runs' completeness columns; 4 to 5: their inventory (one
+// ALTER each: SQLite adds one column a statement).
 void upgrade(Database &db, std::int64_t from_version) {
   if (from_version < 2 && db.dialect() == "postgresql")
     db.execute("ALTER TABLE records DROP CONSTRAINT IF EXISTS records_run_id_fkey, "

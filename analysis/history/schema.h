@@ -15,6 +15,9 @@
 //   verdicts        what `check --history` concluded of each run's parts
 //   ledger          the coverage ledger of each run (fabric_ledger.jsonl): a line per link a
 //                   round exercised, when, how (phase, via) and how many flows and bad ones
+//   unreadable      the paths the last ingest of a directory could not read (an unreadable
+//                   directory, a FIFO): `check --history` judges them as `check` over the
+//                   directories does, never a pass
 //
 // A database of a newer version than this build's is refused, before anything is written; an
 // older one is brought up to this version when opened.
@@ -28,7 +31,7 @@ namespace railgauge::history {
 // 4: a run's planned points, counts, world size and rank, and its completeness (runs ingested
 // before then are judged by their stored status until they are ingested again). 5: a run's
 // inventory (runs ingested before then have none: their inventory rules are not judged until
-// they are ingested again).
+// they are ingested again), and the unreadable table.
 inline constexpr int kSchemaVersion = 5;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,

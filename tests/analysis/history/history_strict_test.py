@@ -120,20 +120,22 @@ class Strict:
         self.assertEqual(r.returncode, expect, out + err)
         return out, err
 
-    def node_verdicts(self, *args, rules=None):
+    def node_verdicts(self, *args, rules=None, user=None):
         r = self.railgauge("check", "--rules", str(rules or self.rules), "--format", "json",
-                           *map(str, args))
+                           *map(str, args), user=user)
         self.assertIn(r.returncode, (0, 1, 2), r.stdout.decode(errors="replace") +
                       r.stderr.decode(errors="replace"))
         out = json.loads(r.stdout)
         return {n["host"]: n["verdict"] for n in out["nodes"]}, out
 
-    def agree(self, dirs, rules=None, latest=True):
-        """Each node's verdict over the directories (--latest-per-host) and from the history."""
-        from_dirs, _ = self.node_verdicts(*(["--latest-per-host"] if latest else []), *dirs,
-                                          rules=rules)
-        from_db, out = self.node_verdicts("--history", self.url, rules=rules)
+    def agree(self, dirs, rules=None, latest=True, user=None):
+        """Each node's verdict over the directories (--latest-per-host) and from the history, and
+        the paths neither could read."""
+        from_dirs, dirs_out = self.node_verdicts(*(["--latest-per-host"] if latest else []),
+                                                 *dirs, rules=rules, user=user)
+        from_db, out = self.node_verdicts("--history", self.url, rules=rules, user=user)
         self.assertEqual(from_db, from_dirs, json.dumps(out["parts"], indent=1))
+        self.assertEqual(out["unreadable"], dirs_out["unreadable"])
         return from_db
 
     # Case 1: a FIFO for records.jsonl is named, fails the ingest, and fails the node in the
@@ -150,31 +152,35 @@ class Strict:
         self.assertIn("3 run(s) ingested", out)
         self.assertEqual(self.agree([self.tmp / "runs"])["n1"], "fail")
 
-    # Case 1: a directory that cannot be listed (ingest as an unprivileged user) is named and
-    # fails, never skipped.
+    # Case 1: a directory that cannot be listed (as root, every command runs as nobody) is named
+    # and fails the ingest, and fails the fleet from the history as over the directories: the
+    # node's older run does not pass it.
     def test_an_unreadable_directory_is_named_and_fails(self):
-        if os.geteuid() != 0 or not shutil.which("runuser"):
-            self.skipTest("needs root to run the ingest as nobody")
+        user = self.unprivileged()
         runs = self.tmp / "runs"
         make_run(runs / "ok" / "n2", "n2", "r-n2", "2026-01-02T00:00:00Z")
-        make_run(runs / "locked" / "n1", "n1", "r-n1", "2026-01-02T00:00:00Z")
+        make_run(runs / "ok" / "n1-old", "n1", "r-n1-old", "2026-01-01T00:00:00Z")
+        make_run(runs / "locked" / "n1", "n1", "r-n1", "2026-01-02T00:00:00Z", failed=(1,))
         for d in [runs, *runs.rglob("*")]:
             os.chmod(d, 0o755 if d.is_dir() else 0o644)
-        os.chmod(runs / "locked", 0o700)
-        db_dir = self.tmp / "db"
-        db_dir.mkdir(mode=0o777)
-        os.chmod(db_dir, 0o777)
-        if self.url.startswith("sqlite:"):
-            url = f"sqlite:{db_dir / 'nobody.db'}"
-        else:
-            url = self.url
-        r = self.railgauge("db", "ingest", "--db", url, str(runs), user="nobody")
+        os.chmod(runs / "locked", 0o700 if user else 0)
+        r = self.railgauge("db", "ingest", "--db", self.url, str(runs), user=user)
         err = r.stderr.decode(errors="replace")
         if "Permission denied" in err and "runs/locked" not in err:
             self.skipTest(f"nobody cannot run the binary here: {err}")
         self.assertEqual(r.returncode, 4, r.stdout.decode() + err)
         self.assertIn(f"{runs / 'locked'}: cannot be read: Permission denied", err)
-        self.assertIn("1 run(s) ingested", r.stdout.decode())
+        self.assertIn("2 run(s) ingested", r.stdout.decode())
+        self.assertEqual(self.agree([runs], user=user), {"n1": "pass", "n2": "pass"})
+        r = self.railgauge("check", "--rules", str(self.rules), "--history", self.url, user=user)
+        self.assertEqual(r.returncode, 2, r.stdout.decode() + r.stderr.decode())
+        self.assertIn(f"FAIL unreadable: {runs / 'locked'}: Permission denied", r.stdout.decode())
+        # Readable again and ingested again: the path is no longer held against the fleet, and
+        # its run fails n1.
+        os.chmod(runs / "locked", 0o755)
+        self.ingest(runs, user=user)
+        self.assertEqual(self.agree([runs], user=user), {"n1": "fail", "n2": "pass"})
+        self.assertEqual(self.rows("SELECT COUNT(*) FROM unreadable"), [(0,)])
 
     # Case 9: two links to `.` walk each directory once, in bounded time.
     def test_links_to_the_runs_own_directory_are_walked_once(self):
@@ -348,18 +354,24 @@ class Strict:
         self.assertIn("3 failed", out)
         self.assertEqual(self.rows("SELECT run_id FROM runs"), [("r-good",)])
 
-    # Item 8: small fleets of every kind, judged from the directories and from the history.
+    # Item 8: small fleets of every kind, judged from the directories and from the history. An
+    # unreadable run directory (mode 000; as root, every command runs as nobody, for whom the
+    # mode bites) is named by ingest, which exits 4, and fails the fleet both ways: the node's
+    # older run does not pass it from the history where the directories fail it.
     def test_random_fleets_agree_node_by_node(self):
         import random
+        user = self.unprivileged()
         rnd = random.Random(54)
+        unreadable_fleets = 0
         for fleet in range(4):
             runs = self.tmp / f"fleet{fleet}"
+            locked = []
             for n in range(6):
                 host = f"f{fleet}n{n}"
                 for day in range(rnd.randint(1, 2)):
                     start = f"2026-01-0{day + 1}T00:00:00Z"
                     kind = rnd.choice(["healthy", "failed", "torn", "partial", "copied",
-                                       "world2"])
+                                       "world2", "unreadable"])
                     d = runs / host / f"day{day}"
                     run_id = f"r-{host}-{day}"
                     if kind == "world2":
@@ -376,9 +388,39 @@ class Strict:
                         (d / "records.jsonl").write_text(text[:-40])
                     if kind == "copied":
                         shutil.copytree(d, runs / "copies" / host / f"day{day}")
+                    if kind == "unreadable":
+                        locked.append(d)
+            for p in [runs, *runs.rglob("*")]:
+                os.chmod(p, 0o755 if p.is_dir() else 0o644)
+            for d in locked:
+                os.chmod(d, 0)
             self.reset()
-            self.ingest(runs, expect=0)
-            self.agree([runs])
+            out, err = self.ingest(runs, expect=4 if locked else 0, user=user)
+            for d in locked:
+                self.assertIn(f"{d}: cannot be read: Permission denied", err)
+            self.agree([runs], user=user)
+            _, judged = self.node_verdicts("--history", self.url, user=user)
+            named = {u["path"] for u in judged["unreadable"]}
+            self.assertTrue(set(map(str, locked)) <= named, named)
+            if locked:
+                unreadable_fleets += 1
+                self.assertEqual(judged["verdict"], "fail")
+        self.assertGreater(unreadable_fleets, 0, "the seed made no unreadable run directory")
+
+    def unprivileged(self):
+        """The user whose permissions bite: None (this one) unless root, else nobody, with a
+        database nobody can write."""
+        if os.geteuid() != 0:
+            return None
+        if not shutil.which("runuser"):
+            self.skipTest("as root, needs runuser to run the commands as nobody")
+        db_dir = self.tmp / "db"
+        db_dir.mkdir(mode=0o777)
+        os.chmod(db_dir, 0o777)
+        if self.url.startswith("sqlite:"):
+            self.path = db_dir / "nobody.db"
+            self.url = f"sqlite:{self.path}"
+        return "nobody"
 
 
 class StrictSqlite(Strict, unittest.TestCase):

@@ -339,8 +339,9 @@ TEST_P(History, ADatabaseOfVersionThreeGainsTheRunsCompletenessWhenOpened) {
             "run.json says status 'running', not complete");
 }
 
-// A version-4 database (runs without their inventory) gains the column when opened, and a run
-// stored before then is stored again, with its run.json's inventory, when it is ingested again.
+// A version-4 database (runs without their inventory, no unreadable table) gains them when
+// opened, and a run stored before then is stored again, with its run.json's inventory, when it
+// is ingested again.
 TEST_P(History, ADatabaseOfVersionFourGainsTheRunsInventoryWhenOpened) {
   const auto runs = analysis::load_runs({write_burnin(dir_ / "runs", {.run = 1})});
   const auto &run = runs.runs.at(0);
@@ -348,6 +349,7 @@ TEST_P(History, ADatabaseOfVersionFourGainsTheRunsInventoryWhenOpened) {
     auto db = open_database(url_);
     EXPECT_TRUE(ingest_run(*db, run).added);
     db->execute("ALTER TABLE runs DROP COLUMN inventory");
+    db->execute("DROP TABLE unreadable");
     db->execute("UPDATE schema_version SET version = 4");
   }
   auto db = open_database(url_);
@@ -355,6 +357,7 @@ TEST_P(History, ADatabaseOfVersionFourGainsTheRunsInventoryWhenOpened) {
             kSchemaVersion);
   const auto stored = [&] { return db->query("SELECT inventory FROM runs").at(0).at(0); };
   EXPECT_TRUE(std::holds_alternative<std::nullptr_t>(stored()));
+  EXPECT_EQ(as_int(db->query("SELECT COUNT(*) FROM unreadable").at(0).at(0)), 0);
   const auto again = ingest_run(*db, run);
   EXPECT_TRUE(again.refreshed);
   EXPECT_NE(again.before.find("no inventory"), std::string::npos) << again.before;
