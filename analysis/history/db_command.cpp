@@ -28,6 +28,9 @@ struct IngestOptions {
 struct IngestTally {
   long long added = 0, refreshed = 0, present = 0, records = 0;
   int failed = 0; // paths unreadable and runs refused: each costs only itself, and exit 4
+  // The runs refused, kept with the paths not read: the history cannot judge them, so they are
+  // not passed either.
+  std::vector<analysis::UnreadablePath> not_stored;
 };
 
 void say_outcome(const IngestOutcome &out, bool quiet) {
@@ -82,12 +85,14 @@ void ingest_file(Database &db, const analysis::RunSet &set, IngestTally &tally, 
     } catch (const RunNotStorable &e) {
       std::cerr << "railgauge: error: " << e.what() << '\n';
       ++tally.failed;
+      tally.not_stored.push_back({run.dir, e.problem()});
     } catch (const StatementRefused &e) {
       // The database refused this run's rows (the transaction is rolled back): named, and the
       // other runs are stored.
       std::cerr << fmt::format("railgauge: error: {}: the run was not stored: {}\n", run.dir,
                                e.what());
       ++tally.failed;
+      tally.not_stored.push_back({run.dir, "the run was not stored: " + e.problem()});
     }
   }
 }
@@ -107,7 +112,8 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
   auto db = open_database(url, {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file});
   IngestTally tally;
   ingest_file(*db, analysis::RunSet{{}, found.problems, found.unreadable}, tally, o.quiet);
-  // Every path the walk and the runs' loading could not read, kept for check --history.
+  // Every path the walk and the runs' loading could not read, and every run refused, kept for
+  // check --history.
   auto unreadable = found.unreadable;
   const auto &files = found.record_files;
   // The next run is read (JSON parsed) while this one is stored: the two take about as long,
@@ -122,6 +128,7 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
     ingest_file(*db, loaded, tally, o.quiet);
     unreadable.insert(unreadable.end(), loaded.unreadable.begin(), loaded.unreadable.end());
   }
+  unreadable.insert(unreadable.end(), tally.not_stored.begin(), tally.not_stored.end());
   store_unreadable(*db, o.runs, unreadable);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

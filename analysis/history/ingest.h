@@ -33,9 +33,9 @@ struct IngestOutcome {
 IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
                          const std::vector<std::string> &unread = {});
 
-// The paths an ingest of `roots` could not read, stored in place of those its last ingest of
-// them (or of a directory under them) could not: a path read since is no longer held against
-// the fleet. One transaction.
+// The paths an ingest of `roots` could not read (and the runs it could not store), stored in
+// place of those its last ingest of them (or of a directory under them) could not: a path read
+// since is no longer held against the fleet. One transaction.
 void store_unreadable(Database &db, const std::vector<std::string> &roots,
                       const std::vector<analysis::UnreadablePath> &unreadable);
 

@@ -16,8 +16,9 @@
 //   ledger          the coverage ledger of each run (fabric_ledger.jsonl): a line per link a
 //                   round exercised, when, how (phase, via) and how many flows and bad ones
 //   unreadable      the paths the last ingest of a directory could not read (an unreadable
-//                   directory, a FIFO): `check --history` judges them as `check` over the
-//                   directories does, never a pass
+//                   directory, a FIFO) and the runs it could not store: `check --history` judges
+//                   them as `check` over the directories judges a path it cannot read, never a
+//                   pass
 //
 // A database of a newer version than this build's is refused, before anything is written; an
 // older one is brought up to this version when opened.

@@ -307,6 +307,11 @@ class Strict:
         r = self.railgauge("check", "--rules", str(self.rules), runs / "a0")
         self.assertEqual(r.returncode, 4)
         self.assertIn(b"holds a control character", r.stderr)
+        # What the history could not store, it cannot pass: each refused run fails the fleet.
+        _, judged = self.node_verdicts("--history", self.url)
+        self.assertEqual(judged["verdict"], "fail")
+        self.assertEqual(sorted(u["path"] for u in judged["unreadable"]),
+                         [str(runs / d) for d in ("a0", "a1", "a2", "a3", "b-two")])
 
     # Case 7: a run stored while it was written is refreshed; db list and db remove.
     def test_a_running_run_is_refreshed_listed_and_removed(self):
@@ -353,6 +358,8 @@ class Strict:
         self.assertIn("1 run(s) ingested", out)
         self.assertIn("3 failed", out)
         self.assertEqual(self.rows("SELECT run_id FROM runs"), [("r-good",)])
+        _, judged = self.node_verdicts("--history", self.url)
+        self.assertEqual((judged["verdict"], len(judged["unreadable"])), ("fail", 3))
 
     # Item 8: small fleets of every kind, judged from the directories and from the history. An
     # unreadable run directory (mode 000; as root, every command runs as nobody, for whom the
