@@ -30,16 +30,22 @@ EveryGpuAxes every_gpu_axes(const Point &point, int gpus_visible) {
   if (!(a.duration_s > 0) || a.duration_s > 7 * 24 * 3600.0)
     throw InputError(fmt::format("duration_s = {} is not a burn duration", a.duration_s),
                      "duration_s", "give seconds, more than 0 and at most a week");
+  a.gpus = every_gpu_devices(point, gpus_visible);
+  return a;
+}
+
+std::vector<int> every_gpu_devices(const Point &point, int gpus_visible) {
   const std::int64_t gpu = point.integer("gpu");
   if (gpu < -1)
     throw InputError(fmt::format("gpu = {} is not a device index", gpu), "gpu",
                      "give -1 (every GPU) or 0, 1, ...");
+  std::vector<int> gpus;
   if (gpu == -1)
     for (int d = 0; d < gpus_visible; ++d)
-      a.gpus.push_back(d);
+      gpus.push_back(d);
   else
-    a.gpus.push_back(static_cast<int>(gpu));
-  return a;
+    gpus.push_back(static_cast<int>(gpu));
+  return gpus;
 }
 
 } // namespace railgauge

@@ -26,6 +26,11 @@ Axis every_gpu_device_axis();
 // `gpus_visible` devices; else that one). Throws InputError naming the axis.
 EveryGpuAxes every_gpu_axes(const Point &point, int gpus_visible);
 
+// Reads the gpu axis alone, for a point that runs on every GPU for a set amount of work rather
+// than a set time (memory.pattern): -1 gives each of the `gpus_visible` devices. Throws
+// InputError naming the axis.
+std::vector<int> every_gpu_devices(const Point &point, int gpus_visible);
+
 // Runs `work(gpu, result)` for each of `gpus` at once, one thread each; results in the order of
 // `gpus`. An exception leaves its text in that result's `error` (std::optional<std::string>).
 template <typename Result, typename Work>

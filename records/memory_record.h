@@ -25,6 +25,9 @@ inline constexpr const char *kHbmTriad = "memory.hbm_triad";
 inline constexpr const char *kHbmMemcpyD2d = "memory.hbm_memcpy_d2d";
 // Every local GPU at once for a duration (a burn-in phase): metrics.per_gpu, one per GPU
 inline constexpr const char *kHbmBurn = "memory.burn";
+// Every local GPU at once: patterns written over most of the free HBM and checked where they lie
+// (memory/cuda/hbm_pattern.h), metrics.per_gpu, one per GPU
+inline constexpr const char *kHbmPattern = "memory.pattern";
 inline constexpr const char *kHostCopy = "memory.host_copy";
 inline constexpr const char *kHostRead = "memory.host_read";
 inline constexpr const char *kHostWrite = "memory.host_write";
@@ -48,6 +51,11 @@ inline constexpr const char *kBlockThreads = metric::kBlockThreads;
 inline constexpr const char *kVectorIsa = "vector_isa";
 inline constexpr const char *kGpusBurned = metric::kGpusBurned;
 inline constexpr const char *kKernel = "kernel";
+// memory.pattern's axes: rounds of the four patterns, and faults put into the memory on purpose
+// between a write and its check (0 but in the test that proves the check finds them)
+inline constexpr const char *kRounds = "rounds";
+inline constexpr const char *kInjectFaults = "inject_faults";
+inline constexpr const char *kPatterns = "patterns"; // derived: the patterns' names, in order
 
 // Metrics
 inline constexpr const char *kBandwidthGbytesPerS = metric::kBandwidthGbytesPerS;
@@ -62,6 +70,26 @@ inline constexpr const char *kPerGpu = metric::kPerGpu; // memory.burn: one obje
 inline constexpr const char *kPerGpuBandwidthMinGbytesPerS = "bandwidth_min_gbytes_per_s";
 inline constexpr const char *kPerGpuCalls = "calls";
 inline constexpr const char *kPerGpuElements = "elements";
+
+// memory.pattern: the words the check found wrong (over every GPU, and per GPU), the share of the
+// GPU's free memory the patterns covered (the lowest GPU's, and per GPU), and per GPU what the
+// figure counts and where the first wrong words lay
+inline constexpr const char *kWrongWords = "wrong_words";
+inline constexpr const char *kFreeMemoryCoveredFraction = "free_memory_covered_fraction";
+inline constexpr const char *kPerGpuWrongWordsByPattern = "wrong_words_by_pattern";
+inline constexpr const char *kPerGpuBadWords = "bad_words";
+inline constexpr const char *kPerGpuCoveredBytes = "covered_bytes";
+inline constexpr const char *kPerGpuFreeMemoryBytes = "free_memory_bytes";
+inline constexpr const char *kPerGpuMarginBytes = "margin_bytes";
+inline constexpr const char *kPerGpuChunks = "chunks";
+inline constexpr const char *kPerGpuPatternTimeS = "pattern_time_s";
+inline constexpr const char *kPerGpuInjectedFaults = "injected_faults";
+// ... each bad word's fields
+inline constexpr const char *kBadWordAddress = "address";
+inline constexpr const char *kBadWordExpected = "expected";
+inline constexpr const char *kBadWordRead = "read";
+inline constexpr const char *kBadWordPattern = "pattern";
+inline constexpr const char *kBadWordRound = "round";
 
 // memory.burn (every GPU at once): the slowest, median and fastest GPU's rate
 inline constexpr const char *kBurnBandwidthMinGbytesPerS = "bandwidth_gbytes_per_s_min";
@@ -80,6 +108,10 @@ inline constexpr std::array kMetrics{
     MetricField{kTelemetry, "", "HBM points: the GPU's clocks, power, temperature and throttling"},
     MetricField{kWrongElements, "count", "elements the data check found wrong, over every GPU"},
     MetricField{kPerGpu, "", "memory.burn: one object per GPU"},
+    MetricField{kWrongWords, "count",
+                "memory.pattern: 64-bit words that held another value than the pattern wrote"},
+    MetricField{kFreeMemoryCoveredFraction, "",
+                "memory.pattern: bytes the patterns covered over the GPU's free memory"},
     MetricField{kBurnBandwidthMinGbytesPerS, "GB/s",
                 "memory.burn: the slowest GPU's median copy rate"},
     MetricField{kBurnBandwidthMedianGbytesPerS, "GB/s",

@@ -1,6 +1,7 @@
 #include "memory/cuda/register_memory_cuda.h"
 
 #include "memory/cuda/hbm_burn.h"
+#include "memory/cuda/hbm_pattern.h"
 #include "memory/cuda/hbm_stream.h"
 
 namespace railgauge {
@@ -12,6 +13,7 @@ void register_memory_cuda(Registry &registry) {
   registry.add(memory::make_hbm_triad());
   registry.add(memory::make_hbm_memcpy_d2d());
   registry.add(memory::make_hbm_burn());
+  registry.add(memory::make_hbm_pattern());
 }
 
 } // namespace railgauge

@@ -272,6 +272,7 @@ TEST(RecordContract, EveryContractKeyIsRegistered) {
                           memory::record::kHbmTriad,
                           memory::record::kHbmMemcpyD2d,
                           memory::record::kHbmBurn,
+                          memory::record::kHbmPattern,
                           memory::record::kHostCopy,
                           memory::record::kHostRead,
                           memory::record::kHostWrite,
@@ -340,7 +341,7 @@ TEST(RecordContract, EveryRegisteredKeyIsInItsFamilysContract) {
                           rdma::record::kTcpBw,           rdma::record::kTcpLat,
                           rdma::record::kTcpPairMatrix,   rdma::record::kQpScaling,
                           rdma::record::kIncast,          rdma::record::kLatencyUnderLoad,
-                          memory::record::kHbmBurn})
+                          memory::record::kHbmBurn,       memory::record::kHbmPattern})
     keys.insert(key);
   for (const auto &row : collectives::record::kKindKeys)
     for (const char *key : {row.mpi, row.nccl, row.mpi_textbook, row.nccl_textbook})

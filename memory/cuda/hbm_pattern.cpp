@@ -1,0 +1,229 @@
+// memory.pattern's chunk plan, axes, waivers and verdict: compiled in every build
+// (run_hbm_pattern() is in hbm_pattern_run.cpp or its stub).
+#include "memory/cuda/hbm_pattern.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/cuda/device.h"
+#include "harness/device_fields.h"
+#include "harness/error.h"
+#include "harness/every_gpu.h"
+#include "records/memory_record.h"
+
+namespace railgauge::memory {
+namespace {
+
+// Rounds of the four patterns by default: each round writes every word anew (hbm_pattern_word).
+constexpr std::int64_t kDefaultRounds = 4;
+
+std::string gpu_label(const HbmPatternGpuResult &g) {
+  return fmt::format("GPU {} ({}, {}, {})", g.gpu, g.name, g.uuid, g.pci);
+}
+
+std::string hex(std::uint64_t word) { return fmt::format("0x{:016x}", word); }
+
+HbmPatternOptions hbm_pattern_options(const Point &point, int gpus_visible) {
+  HbmPatternOptions o;
+  o.rounds = point.integer(record::kRounds);
+  if (o.rounds < 1 || o.rounds > 1'000'000)
+    throw InputError(fmt::format("rounds = {} is not a number of rounds", o.rounds),
+                     record::kRounds, "give 1 or more (each round writes and checks 4 patterns)");
+  o.inject_faults = point.integer(record::kInjectFaults);
+  if (o.inject_faults < 0 || o.inject_faults > 1'000'000)
+    throw InputError(fmt::format("inject_faults = {} is not a count of words", o.inject_faults),
+                     record::kInjectFaults, "give 0 (a real test) or the words to flip (a test's)");
+  o.gpus = every_gpu_devices(point, gpus_visible);
+  return o;
+}
+
+} // namespace
+
+const char *hbm_pattern_name(HbmPattern pattern) {
+  switch (pattern) {
+  case HbmPattern::walking_ones:
+    return "walking_ones";
+  case HbmPattern::walking_zeros:
+    return "walking_zeros";
+  case HbmPattern::address:
+    return "address";
+  case HbmPattern::random:
+    break;
+  }
+  return "random";
+}
+
+std::uint64_t HbmPatternChunkPlan::planned_bytes() const {
+  std::uint64_t total = 0;
+  for (auto bytes : chunk_bytes)
+    total += bytes;
+  return total;
+}
+
+HbmPatternChunkPlan plan_hbm_pattern_chunks(std::uint64_t free_bytes) {
+  HbmPatternChunkPlan plan;
+  plan.free_bytes = free_bytes;
+  plan.margin_bytes = std::max(
+      kHbmPatternMinMarginBytes,
+      static_cast<std::uint64_t>(kHbmPatternMarginFraction * static_cast<double>(free_bytes)));
+  if (free_bytes <= plan.margin_bytes)
+    return plan;
+  std::uint64_t left =
+      (free_bytes - plan.margin_bytes) / kHbmPatternAlignBytes * kHbmPatternAlignBytes;
+  while (left > 0) {
+    const std::uint64_t chunk = std::min(left, kHbmPatternChunkBytes);
+    plan.chunk_bytes.push_back(chunk);
+    left -= chunk;
+  }
+  return plan;
+}
+
+double HbmPatternGpuResult::covered_fraction() const {
+  return free_memory_bytes > 0
+             ? static_cast<double>(covered_bytes) / static_cast<double>(free_memory_bytes)
+             : 0.0;
+}
+
+double HbmPatternGpuResult::bandwidth_gbytes_per_s() const {
+  // Each pattern of each round writes every covered byte once and reads it once.
+  const double bytes =
+      2.0 * kHbmPatternCount * static_cast<double>(rounds) * static_cast<double>(covered_bytes);
+  return pattern_time_s > 0 ? bytes / pattern_time_s / 1e9 : 0.0;
+}
+
+nlohmann::json HbmPatternGpuResult::to_json() const {
+  nlohmann::json by_pattern = nlohmann::json::object();
+  for (int p = 0; p < kHbmPatternCount; ++p)
+    by_pattern[hbm_pattern_name(static_cast<HbmPattern>(p))] = wrong_words_by_pattern[p];
+  nlohmann::json bad = nlohmann::json::array();
+  for (const auto &w : bad_words)
+    bad.push_back({{record::kBadWordAddress, hex(w.address)},
+                   {record::kBadWordExpected, hex(w.expected)},
+                   {record::kBadWordRead, hex(w.read)},
+                   {record::kBadWordPattern, hbm_pattern_name(static_cast<HbmPattern>(w.pattern))},
+                   {record::kBadWordRound, w.round}});
+  return {{record::kGpu, gpu},
+          {metric::kPerGpuName, name},
+          {metric::kPerGpuUuid, uuid},
+          {metric::kPerGpuPci, pci},
+          {metric::kPerGpuVerdict, error ? "error" : (wrong_words > 0 ? "failed" : "ok")},
+          {metric::kPerGpuError, error ? nlohmann::json(*error) : nlohmann::json(nullptr)},
+          {record::kWrongWords, wrong_words},
+          {record::kPerGpuWrongWordsByPattern, by_pattern},
+          {record::kPerGpuBadWords, bad},
+          {record::kFreeMemoryCoveredFraction, covered_fraction()},
+          {record::kPerGpuCoveredBytes, covered_bytes},
+          {record::kPerGpuFreeMemoryBytes, free_memory_bytes},
+          {record::kPerGpuMarginBytes, margin_bytes},
+          {record::kPerGpuChunks, chunks},
+          {record::kRounds, rounds},
+          {record::kPerGpuInjectedFaults, injected_faults},
+          {record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s()},
+          {record::kPerGpuPatternTimeS, pattern_time_s},
+          {metric::kPerGpuElapsedS, elapsed_s},
+          {record::kTelemetry, telemetry}};
+}
+
+Outcome hbm_pattern_outcome(const std::vector<HbmPatternGpuResult> &gpus) {
+  Outcome out;
+  nlohmann::json list = nlohmann::json::array();
+  std::string wrong, broke;
+  int wrong_gpus = 0, broke_gpus = 0;
+  std::uint64_t wrong_total = 0;
+  double lowest_fraction = gpus.empty() ? 0.0 : 1.0;
+  for (const auto &g : gpus) {
+    list.push_back(g.to_json());
+    wrong_total += g.wrong_words;
+    if (g.wrong_words > 0) {
+      ++wrong_gpus;
+      wrong += fmt::format("{}{}: {} of {} words wrong", wrong.empty() ? "" : "; ", gpu_label(g),
+                           g.wrong_words, g.covered_bytes / sizeof(std::uint64_t));
+      if (!g.bad_words.empty())
+        wrong +=
+            fmt::format(", the first at {} ({} held {}, not {})", hex(g.bad_words.front().address),
+                        hbm_pattern_name(static_cast<HbmPattern>(g.bad_words.front().pattern)),
+                        hex(g.bad_words.front().read), hex(g.bad_words.front().expected));
+    }
+    if (g.error) {
+      ++broke_gpus;
+      broke += fmt::format("{}{}: {}", broke.empty() ? "" : "; ", gpu_label(g), *g.error);
+    }
+    lowest_fraction = std::min(lowest_fraction, g.covered_fraction());
+  }
+  out.metrics[record::kPerGpu] = list;
+  out.metrics[record::kWrongWords] = wrong_total;
+  out.metrics[record::kFreeMemoryCoveredFraction] = lowest_fraction;
+  out.metrics[record::kVerified] = wrong_gpus == 0 && broke_gpus == 0 && !gpus.empty();
+  if (gpus.size() == 1)
+    out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};
+  if (wrong_gpus > 0) {
+    out.status = Status::failed;
+    out.reason = fmt::format("HBM pattern check found wrong words on {} of {} GPU(s): {}",
+                             wrong_gpus, gpus.size(), wrong);
+    if (broke_gpus > 0)
+      *out.reason += fmt::format("; and {} GPU(s) broke: {}", broke_gpus, broke);
+  } else if (broke_gpus > 0) {
+    out.status = Status::error;
+    out.reason = fmt::format("{} of {} GPU(s) broke during the HBM pattern test: {}", broke_gpus,
+                             gpus.size(), broke);
+  } else if (gpus.empty()) {
+    out.status = Status::error;
+    out.reason = "no GPU took part in the HBM pattern test";
+  }
+  return out;
+}
+
+std::string_view HbmPatternBenchmark::key() const { return record::kHbmPattern; }
+
+std::vector<Axis> HbmPatternBenchmark::axes() const {
+  return {
+      {record::kRounds,
+       AxisType::integer,
+       "rounds of the four patterns (each written over the covered memory, then checked)",
+       {kDefaultRounds},
+       {}},
+      every_gpu_device_axis(),
+      {record::kInjectFaults,
+       AxisType::integer,
+       "words flipped on purpose between the first write and its check, to prove the check "
+       "finds them (0: a real test)",
+       {std::int64_t{0}},
+       {}},
+  };
+}
+
+std::optional<std::string> HbmPatternBenchmark::supported(const RunContext &,
+                                                          const Point &point) const {
+  if (auto why = gpu::cuda_unavailable_reason())
+    return why;
+  const int count = gpu::cuda_device_count();
+  HbmPatternOptions o;
+  try {
+    o = hbm_pattern_options(point, count);
+  } catch (const InputError &e) {
+    return e.problem();
+  }
+  for (int d : o.gpus)
+    if (d >= count)
+      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible", d, count);
+  return std::nullopt;
+}
+
+Outcome HbmPatternBenchmark::run(RunContext &ctx, const Point &point) {
+  if (auto why = supported(ctx, point))
+    return Outcome::waived(*why);
+  const HbmPatternOptions o = hbm_pattern_options(point, gpu::cuda_device_count());
+  Outcome out = hbm_pattern_outcome(run_hbm_pattern(o));
+  std::string names;
+  for (int p = 0; p < kHbmPatternCount; ++p)
+    names += fmt::format("{}{}", p > 0 ? "," : "", hbm_pattern_name(static_cast<HbmPattern>(p)));
+  out.derived_params = {{record::kGpusBurned, o.gpus.size()}, {record::kPatterns, names}};
+  return out;
+}
+
+std::unique_ptr<HbmPatternBenchmark> make_hbm_pattern() {
+  return std::make_unique<HbmPatternBenchmark>();
+}
+
+} // namespace railgauge::memory
