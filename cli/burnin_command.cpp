@@ -73,6 +73,19 @@ int judge(const std::string &rules, const fs::path &dir) {
   return analysis::check_runs({run.string()}, rules);
 }
 
+// The HBM the pattern test's time is planned from: GPU 0's (every GPU of a burn-in node is one
+// SKU), or an assumed SKU's when the plan is for a node other than this one or there is no GPU.
+BurninHbm hbm_to_plan_for(const std::optional<int> &plan_gpus) {
+  if (plan_gpus || gpu::cuda_device_count() == 0)
+    return burnin_hbm_without_gpu();
+  try {
+    const auto info = gpu::cuda_device_info(0);
+    return burnin_hbm(info.name, static_cast<double>(info.total_memory_bytes));
+  } catch (const BackendError &) {
+    return burnin_hbm_without_gpu(); // the run itself says what is wrong with the GPU
+  }
+}
+
 } // namespace
 
 CLI::App *add_burnin_command(CLI::App &app, BurninOptions &o) {
@@ -106,7 +119,8 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
     throw InputError("--plan-gpus only goes with --plan-only", "--plan-gpus",
                      "add --plan-only, or drop --plan-gpus: a run burns the GPUs it has");
   const int gpus = o.plan_gpus.value_or(gpu::cuda_device_count());
-  const BurninPlan plan = plan_burnin(suite.entries, std::max(gpus, 1), o.budget_s);
+  const BurninPlan plan =
+      plan_burnin(suite.entries, std::max(gpus, 1), o.budget_s, hbm_to_plan_for(o.plan_gpus));
   std::cout << render_burnin_plan(plan) << std::flush;
   if (o.plan_only)
     return code(ExitStatus::ok);

@@ -18,19 +18,34 @@ namespace {
 constexpr double kMinGemmBurnS = 30;
 constexpr double kMinHbmBurnS = 15;
 
-double axis_seconds(const SuiteEntry &e, const std::string &axis, double otherwise) {
+// What memory.pattern does per round: 4 patterns, each written over the covered memory and
+// read back once (memory/cuda/hbm_pattern.h), over 0.98 of the memory (its margin).
+constexpr double kPatternPassesPerRound = 8;
+constexpr double kPatternCoveredShare = 0.98;
+
+// A phase's axis that must be one positive number (`whole`: a whole one), else `otherwise` where
+// the suite leaves it out. Throws InputError at the suite's line.
+double positive_axis(const SuiteEntry &e, const std::string &axis, double otherwise, bool whole) {
   const auto it = e.axes.find(axis);
   if (it == e.axes.end())
     return otherwise;
   try {
     std::size_t used = 0;
-    const double v = std::stod(it->second, &used);
+    const double v =
+        whole ? static_cast<double>(std::stoll(it->second, &used)) : std::stod(it->second, &used);
     if (used == it->second.size() && v > 0)
       return v;
   } catch (const std::exception &) {
   }
+  if (whole)
+    throw InputError(fmt::format("{} = '{}' is not one count", axis, it->second), e.where,
+                     "a burn-in phase runs one count of rounds: give a whole number, e.g. 4");
   throw InputError(fmt::format("{} = '{}' is not one number of seconds", axis, it->second), e.where,
                    "a burn-in phase runs for one duration: give seconds, e.g. 120");
+}
+
+double axis_seconds(const SuiteEntry &e, const std::string &axis, double otherwise) {
+  return positive_axis(e, axis, otherwise, false);
 }
 
 // What surrounds each phase's timed work, estimated from what it does; the run records the real
@@ -38,7 +53,7 @@ double axis_seconds(const SuiteEntry &e, const std::string &axis, double otherwi
 // beyond its duration: gemm.burn 0.3 s, memory.burn 0.1 s, each offload phase 3 s, the
 // all_reduce 1.2 to 2.6 s. The estimates keep their margin for what one GPU cannot show: pinned
 // buffers for eight GPUs, an eight-rank communicator, a slower first cuBLASLt heuristic.
-BurninPhase phase_of(const SuiteEntry &e, int gpus) {
+BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
   BurninPhase p;
   p.key = e.key_glob;
   if (e.key_glob == "gemm.burn") {
@@ -51,6 +66,16 @@ BurninPhase phase_of(const SuiteEntry &e, int gpus) {
     p.min_duration_s = kMinHbmBurnS;
     p.around_s = 3;
     p.estimate = "two arrays allocated and seeded, the whole destination checked";
+  } else if (e.key_glob == "memory.pattern") {
+    // Every GPU tests its own memory at once: the time is one GPU's, whatever their number.
+    const double rounds = positive_axis(e, "rounds", 4, true);
+    const double passes_s = rounds * kPatternPassesPerRound * kPatternCoveredShare *
+                            hbm.memory_bytes / (hbm.bandwidth_gbytes_per_s * 1e9);
+    p.around_s = std::ceil(passes_s) + 5;
+    p.estimate = fmt::format("{:.0f} round(s) x 8 passes over {:.0f} GB at {:.0f} GB/s ({}), "
+                             "+ 5 s allocation",
+                             rounds, kPatternCoveredShare * hbm.memory_bytes / 1e9,
+                             hbm.bandwidth_gbytes_per_s, hbm.gpu_name);
   } else if (e.key_glob.starts_with("offload.")) {
     // Pinned host memory for every GPU, then the warm-up and the sampling budget.
     p.around_s = e.measure.warmup_s + e.measure.time_budget_s + 2 + 0.5 * gpus;
@@ -68,7 +93,15 @@ BurninPhase phase_of(const SuiteEntry &e, int gpus) {
 
 } // namespace
 
-BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_s) {
+BurninHbm burnin_hbm(const std::string &gpu_name, double memory_bytes) {
+  const bool h200 = gpu_name.find("H200") != std::string::npos;
+  return {gpu_name, memory_bytes, h200 ? 4273.9 : 3022.8};
+}
+
+BurninHbm burnin_hbm_without_gpu() { return {"an H200 SXM assumed: no GPU here", 141e9, 4273.9}; }
+
+BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_s,
+                       const BurninHbm &hbm) {
   if (!(budget_s > 0))
     throw InputError(fmt::format("budget {} s is not a duration", budget_s), "--budget",
                      "give seconds, e.g. --budget 600");
@@ -77,7 +110,7 @@ BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_
   plan.budget_s = budget_s;
   double fixed = 0, timed = 0, least = 0;
   for (const auto &e : entries) {
-    plan.phases.push_back(phase_of(e, gpus));
+    plan.phases.push_back(phase_of(e, gpus, hbm));
     const auto &p = plan.phases.back();
     fixed += p.around_s + (p.min_duration_s > 0 ? 0 : p.duration_s);
     timed += p.min_duration_s > 0 ? p.duration_s : 0;

@@ -29,6 +29,21 @@ struct BurninPhase {
   double planned_s() const { return duration_s + around_s; }
 };
 
+// The HBM of the GPUs planned for: what the pattern test's time follows (it writes and reads
+// nearly all of the memory, rounds x patterns times over).
+struct BurninHbm {
+  std::string gpu_name;
+  double memory_bytes = 0;
+  double bandwidth_gbytes_per_s = 0; // a healthy GPU's sustained memory.burn copy
+};
+
+// The HBM of a GPU by its name and memory: an H100's or H200's sustained memory.burn figure
+// (results/reference/h100-burnin-2026-11-26: 3,022.8 GB/s; h200-burnin-2026-11-27: 4,273.9),
+// the H100's, the slower, for a GPU of another name. Without a GPU (--plan-only on a machine
+// without one): an H200 SXM's 141 GB, the longest pattern test of the SKUs the profiles know.
+BurninHbm burnin_hbm(const std::string &gpu_name, double memory_bytes);
+BurninHbm burnin_hbm_without_gpu();
+
 struct BurninPlan {
   std::vector<BurninPhase> phases;
   std::vector<SuiteEntry> entries; // the suite's entries with the fitted durations
@@ -42,7 +57,8 @@ struct BurninPlan {
 
 // Plans `entries` (the burnin-gpu suite's) for a node of `gpus` GPUs within `budget_s`. Throws
 // InputError when even the shortest plan exceeds the budget.
-BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_s);
+BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_s,
+                       const BurninHbm &hbm = burnin_hbm_without_gpu());
 
 // "Burn-in plan for 8 GPUs: ..." one row per phase, the total against the budget.
 std::string render_burnin_plan(const BurninPlan &plan);

@@ -20,6 +20,7 @@
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/gpu_telemetry.h"
 #include "memory/cuda/hbm_burn.h"
+#include "memory/cuda/hbm_pattern.h"
 #include "railgauge/config.h"
 #include "records/per_gpu_parts.h"
 #include "synthetic_fleet.h"
@@ -45,6 +46,8 @@ struct Sick {
   int nccl_xid_gpu = -1; // ... for this GPU during the all_reduce
   int cotenant_gpu = -1; // another process held a context on this GPU during the GEMM burn
   bool copies_half_slow = false; // GPUs 4-7 copy to the host 25% slower (one PCIe switch)
+  int pattern_error_gpu = -1;    // the HBM pattern test found one wrong word on this GPU
+  int pattern_short_gpu = -1;    // ... covered only 85% of this GPU's free memory
 };
 
 std::string uuid(int gpu) { return "GPU-0000000" + std::to_string(gpu); }
@@ -108,10 +111,38 @@ Record record_of(const std::string &key, json params, const Outcome &o) {
                                             "2026-11-26T12:00:00.000Z");
 }
 
-// The four phases of results/suites/burnin-gpu.yaml on `gpus` H200s.
+// One H200's HBM pattern test: 98% of its free memory written and checked, 4 rounds.
+memory::HbmPatternGpuResult pattern_tested(int g, const Sick &sick) {
+  memory::HbmPatternGpuResult p;
+  p.gpu = g;
+  p.name = "NVIDIA H200";
+  p.uuid = uuid(g);
+  p.pci = pci(g);
+  p.free_memory_bytes = 149'000'000'000;
+  p.margin_bytes = 2'980'000'000;
+  p.covered_bytes = g == sick.pattern_short_gpu ? 126'650'000'000 : 146'020'000'000;
+  p.chunks = 136;
+  p.rounds = 4;
+  p.pattern_time_s = 1.2;
+  p.telemetry = telemetry(0.0);
+  if (g == sick.pattern_error_gpu) {
+    p.wrong_words = 1;
+    p.wrong_words_by_pattern[static_cast<int>(memory::HbmPattern::address)] = 1;
+    memory::HbmPatternBadWord w;
+    w.address = 0x7f4a00001040;
+    w.expected = w.address;
+    w.read = w.address ^ (1ull << 17);
+    w.pattern = static_cast<std::int32_t>(memory::HbmPattern::address);
+    p.bad_words.push_back(w);
+  }
+  return p;
+}
+
+// The phases of results/suites/burnin-gpu.yaml on `gpus` H200s.
 analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
   std::vector<gemm::BurnGpuResult> gemm_gpus;
   std::vector<memory::HbmBurnGpuResult> hbm_gpus;
+  std::vector<memory::HbmPatternGpuResult> pattern_gpus;
   json h2d = json::array();
   for (int g = 0; g < gpus; ++g) {
     const double slow = g == sick.slow_gpu ? 0.85 : 1.0;
@@ -145,6 +176,7 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
     h.elements = 1 << 27;
     h.telemetry = telemetry(0.0);
     hbm_gpus.push_back(h);
+    pattern_gpus.push_back(pattern_tested(g, sick));
     // 55.47 GB/s of the 57.61 a Gen5 x16 link is expected to carry (the same run)
     const double copy = 55.47 * spread * (sick.copies_half_slow && g >= 4 ? 0.75 : 1.0) *
                         (lone ? sick.h2d_factor : 1.0);
@@ -176,6 +208,9 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
   run.records.push_back(record_of("memory.burn",
                                   {{"size_bytes", 1 << 30}, {"duration_s", 90.0}, {"gpu", -1}},
                                   memory::hbm_burn_outcome(hbm_gpus)));
+  run.records.push_back(record_of("memory.pattern",
+                                  {{"rounds", 4}, {"gpu", -1}, {"inject_faults", 0}},
+                                  memory::hbm_pattern_outcome(pattern_gpus)));
   for (const char *key : {"offload.all_gpus_h2d", "offload.all_gpus_d2h"}) {
     Outcome o;
     o.metrics = {{"per_gpu", h2d}, {"bandwidth_gbytes_per_s", 53.0 * gpus}, {"verified", true}};
@@ -242,7 +277,8 @@ TEST(BurninGpu, HealthyEightGpuNodePassesItsSkuProfile) {
   // The per-GPU rules judged all eight GPUs.
   for (const std::string rule :
        {"burn-gemm-floor", "burn-gemm-vs-siblings", "burn-hbm-floor", "burn-hbm-vs-siblings",
-        "load-hw-thermal-slowdown", "load-sm-clock", "burn-h2d-vs-siblings"}) {
+        "burn-hbm-pattern-coverage", "load-hw-thermal-slowdown", "load-sm-clock",
+        "burn-h2d-vs-siblings"}) {
     int checked = 0;
     for (const auto &p : r.parts)
       if (auto it = p.rules.find(rule); it != p.rules.end())
@@ -330,6 +366,33 @@ TEST(BurninGpu, AnXidWhileCopyingOrInTheAllReduceFails) {
       EXPECT_NE(render_table(r).find("per_gpu.7.health_delta.xid_events"), std::string::npos)
           << render_table(r);
     }
+  }
+}
+
+// DCGM's memtest: one wrong word fails the GPU that held it, and a test that could not reach 90%
+// of a GPU's free memory fails it too (the rest went untested); the siblings pass.
+TEST(BurninGpu, AnHbmPatternErrorOrAShortPatternTestFailsItsGpu) {
+  for (const auto &[gpus, profile] : {std::pair{8, "h200-sxm"}, std::pair{1, "h200-sxm-1gpu"}}) {
+    const int g = gpus - 1;
+    const auto r = judge(burnin_node(gpus, {.pattern_error_gpu = g}), profile);
+    EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+    // The GPU's part fails by its own verdict, naming where; so does the point, which is the
+    // node's where it ran on several GPUs and the GPU's where on one.
+    const auto v = violations(r);
+    const std::string gpu = "gpu" + std::to_string(g);
+    EXPECT_EQ(v.size(), gpus == 8 ? 2u : 1u) << render_table(r);
+    bool named = false;
+    for (const auto &[part, rules] : v) {
+      EXPECT_TRUE(part == kHost || part.rfind(gpu, 0) == 0) << part;
+      EXPECT_EQ(rules, std::set<std::string>{"record-status"}) << render_table(r);
+      named = named || part.rfind(gpu, 0) == 0;
+    }
+    EXPECT_TRUE(named) << render_table(r);
+    EXPECT_NE(render_table(r).find("1 of 18252500000 words wrong, the first at 0x00007f4a00001040"),
+              std::string::npos)
+        << render_table(r);
+    expect_only_gpu_fails(judge(burnin_node(gpus, {.pattern_short_gpu = g}), profile),
+                          "gpu" + std::to_string(g), "burn-hbm-pattern-coverage");
   }
 }
 
