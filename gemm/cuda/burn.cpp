@@ -17,8 +17,10 @@
 namespace railgauge::gemm {
 namespace {
 
-constexpr Dtype kBurnDtypes[] = {Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::tf32,
-                                 Dtype::fp32};
+// fp64 and tf32 are the burn-in's FP64 and TF32 stress (DCGM's diagnostic and gpu-burn's -d
+// DGEMM and -tc tensor-core modes), each with the same bitwise and reference checks.
+constexpr Dtype kBurnDtypes[] = {Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3,
+                                 Dtype::tf32, Dtype::fp32, Dtype::fp64};
 
 std::string gpu_label(const BurnGpuResult &g) {
   return fmt::format("GPU {} ({}, {}, {})", g.index, g.name, g.uuid, g.pci);

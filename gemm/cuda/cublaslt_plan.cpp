@@ -24,9 +24,8 @@ std::optional<std::string> dtype_capability_problem(Dtype dtype, int cc) {
     return needs(80, "BF16/TF32 tensor cores: Ampere");
   case Dtype::fp16:
   case Dtype::fp32:
+  case Dtype::fp64: // cuBLASLt's DGEMM (CUBLAS_COMPUTE_64F) runs on every CUDA GPU
     return std::nullopt;
-  case Dtype::fp64:
-    return std::string("the GPU backend runs bf16, fp16, fp8_e4m3, tf32 and fp32, not fp64");
   }
   return std::nullopt;
 }

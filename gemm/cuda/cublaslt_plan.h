@@ -20,7 +20,7 @@
 namespace railgauge::gemm {
 
 // Why a GPU of compute capability `cc` (90 = sm_90) has no tensor-core path for `dtype` (fp8
-// needs 89+, bf16 and tf32 80+; fp64 is not offered by the GPU backend), or nullopt.
+// needs 89+, bf16 and tf32 80+; fp16, fp32 and fp64 run everywhere), or nullopt.
 std::optional<std::string> dtype_capability_problem(Dtype dtype, int cc);
 
 // One column-major cuBLASLt matrix: rows, columns, leading dimension, elements between

@@ -32,6 +32,7 @@ template <> __device__ __nv_fp8_e4m3 from_float(float x) { return __nv_fp8_e4m3(
 template <> __device__ __nv_bfloat16 from_float(float x) { return __float2bfloat16(x); }
 template <> __device__ __half from_float(float x) { return __float2half(x); }
 template <> __device__ float from_float(float x) { return x; }
+template <> __device__ double from_float(float x) { return static_cast<double>(x); }
 
 template <typename T> __global__ void fill_kernel(T *p, std::uint64_t count, std::uint64_t seed) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -50,6 +51,8 @@ __device__ double load(const void *p, ElementType type, std::int64_t i) {
     return static_cast<double>(__half2float(static_cast<const __half *>(p)[i]));
   case ElementType::fp32:
     return static_cast<double>(static_cast<const float *>(p)[i]);
+  case ElementType::fp64:
+    return static_cast<const double *>(p)[i];
   }
   return 0;
 }
@@ -133,6 +136,8 @@ int element_bytes(ElementType type) {
     return 2;
   case ElementType::fp32:
     return 4;
+  case ElementType::fp64:
+    return 8;
   }
   return 0;
 }
@@ -153,6 +158,9 @@ void fill_operand(void *p, ElementType type, std::uint64_t count, std::uint64_t 
   case ElementType::fp32:
     fill_kernel<<<grid, kFillThreads, 0, stream>>>(static_cast<float *>(p), count, seed);
     break;
+  case ElementType::fp64:
+    fill_kernel<<<grid, kFillThreads, 0, stream>>>(static_cast<double *>(p), count, seed);
+    break;
   }
   check_launch("fill_kernel");
 }
@@ -169,7 +177,11 @@ void reference_errors(const ReferenceProblem &problem, const std::int64_t *eleme
 void compare_outputs(const void *first, const void *now, std::uint64_t count, OutputFormat format,
                      unsigned long long *counters, cudaStream_t stream) {
   const int grid = grid_for(count, kCompareThreads);
-  if (output_element_bytes(format) == 4)
+  if (output_element_bytes(format) == 8)
+    compare_kernel<<<grid, kCompareThreads, 0, stream>>>(static_cast<const std::uint64_t *>(first),
+                                                         static_cast<const std::uint64_t *>(now),
+                                                         count, format, counters);
+  else if (output_element_bytes(format) == 4)
     compare_kernel<<<grid, kCompareThreads, 0, stream>>>(static_cast<const std::uint32_t *>(first),
                                                          static_cast<const std::uint32_t *>(now),
                                                          count, format, counters);

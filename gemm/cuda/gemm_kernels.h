@@ -12,7 +12,7 @@
 namespace railgauge::gemm {
 
 // How an operand or output is stored.
-enum class ElementType : int { fp8_e4m3 = 0, bf16 = 1, fp16 = 2, fp32 = 3 };
+enum class ElementType : int { fp8_e4m3 = 0, bf16 = 1, fp16 = 2, fp32 = 3, fp64 = 4 };
 
 int element_bytes(ElementType type);
 

@@ -25,6 +25,8 @@ cudaDataType_t cuda_type(ElementType type) {
     return CUDA_R_16F;
   case ElementType::fp32:
     return CUDA_R_32F;
+  case ElementType::fp64:
+    return CUDA_R_64F;
   }
   return CUDA_R_32F;
 }
@@ -39,6 +41,8 @@ const char *cuda_type_name(cudaDataType_t type) {
     return "CUDA_R_16F";
   case CUDA_R_32F:
     return "CUDA_R_32F";
+  case CUDA_R_64F:
+    return "CUDA_R_64F";
   default:
     return "?";
   }
@@ -50,6 +54,8 @@ const char *compute_type_name(cublasComputeType_t type) {
     return "CUBLAS_COMPUTE_32F";
   case CUBLAS_COMPUTE_32F_FAST_TF32:
     return "CUBLAS_COMPUTE_32F_FAST_TF32";
+  case CUBLAS_COMPUTE_64F:
+    return "CUBLAS_COMPUTE_64F";
   default:
     return "?";
   }
@@ -97,9 +103,10 @@ DtypeStorage dtype_storage(Dtype dtype) {
     return {ElementType::bf16, ElementType::bf16, ElementType::bf16, OutputFormat::bf16};
   case Dtype::fp16:
     return {ElementType::fp16, ElementType::fp16, ElementType::fp16, OutputFormat::fp16};
+  case Dtype::fp64:
+    return {ElementType::fp64, ElementType::fp64, ElementType::fp64, OutputFormat::fp64};
   case Dtype::tf32:
   case Dtype::fp32:
-  case Dtype::fp64: // refused before it gets here (dtype_capability_problem)
     return {ElementType::fp32, ElementType::fp32, ElementType::fp32, OutputFormat::fp32};
   }
   return {ElementType::fp32, ElementType::fp32, ElementType::fp32, OutputFormat::fp32};
@@ -114,10 +121,15 @@ LtMatmul::LtMatmul(const GemmShape &shape, Dtype dtype, Layout layout, const flo
   a_type_ = cuda_type(storage.b);
   b_type_ = cuda_type(storage.a);
   c_type_ = cuda_type(storage.c);
-  compute_ = dtype == Dtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  // fp64: cuBLASLt's DGEMM (CUBLAS_COMPUTE_64F), whose alpha and beta are doubles (CUDA_R_64F);
+  // every other dtype accumulates and scales in fp32.
+  compute_ = dtype == Dtype::fp64   ? CUBLAS_COMPUTE_64F
+             : dtype == Dtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                    : CUBLAS_COMPUTE_32F;
+  scale_type_ = dtype == Dtype::fp64 ? CUDA_R_64F : CUDA_R_32F;
 
   cublasLtMatmulDesc_t desc = nullptr;
-  RAILGAUGE_CUBLAS_CALL(cublasLtMatmulDescCreate(&desc, compute_, CUDA_R_32F));
+  RAILGAUGE_CUBLAS_CALL(cublasLtMatmulDescCreate(&desc, compute_, scale_type_));
   desc_ = gpu::UniqueCudaHandle<cublasLtMatmulDesc_t, LtMatmulDescTraits>(desc);
   const cublasOperation_t op_a = call_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = call_.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -176,10 +188,15 @@ cublasStatus_t LtMatmul::run(const LtHandle &handle, const cublasLtMatmulAlgo_t 
                              std::uint64_t workspace_bytes, cudaStream_t stream,
                              float alpha) const {
   const float beta = 0.0f;
+  // alpha and beta in the scale type: fp64's are doubles.
+  const double alpha64 = alpha, beta64 = 0.0;
+  const bool wide = scale_type_ == CUDA_R_64F;
+  const void *alpha_p = wide ? static_cast<const void *>(&alpha64) : &alpha;
+  const void *beta_p = wide ? static_cast<const void *>(&beta64) : &beta;
   // cuBLASLt's A is our B, its B our A. beta = 0, so its input C is never read and D = `c` is
   // only written: C and D alias. FP8 runs in place too once its scale pointers are aligned
   // (kFp8ScaleStrideFloats; lt_fp8_variants showed where C points makes no difference).
-  return cublasLtMatmul(handle.get(), desc_.get(), &alpha, b, a_.get(), a, b_.get(), &beta, c,
+  return cublasLtMatmul(handle.get(), desc_.get(), alpha_p, b, a_.get(), a, b_.get(), beta_p, c,
                         c_.get(), c, c_.get(), &algo, workspace, workspace_bytes, stream);
 }
 
@@ -188,7 +205,7 @@ nlohmann::json LtMatmul::types_json() const {
           {record::kLtTypeB, cuda_type_name(a_type_)},
           {record::kLtTypeC, cuda_type_name(c_type_)},
           {record::kLtTypeCompute, compute_type_name(compute_)},
-          {record::kLtTypeScale, "CUDA_R_32F"},
+          {record::kLtTypeScale, cuda_type_name(scale_type_)},
           {record::kLtTransA, call_.transpose_a ? "T" : "N"},
           {record::kLtTransB, call_.transpose_b ? "T" : "N"}};
 }

@@ -67,6 +67,7 @@ private:
   gpu::UniqueCudaHandle<cublasLtMatmulDesc_t, LtMatmulDescTraits> desc_;
   gpu::UniqueCudaHandle<cublasLtMatrixLayout_t, LtLayoutTraits> a_, b_, c_;
   cudaDataType_t a_type_{}, b_type_{}, c_type_{};
+  cudaDataType_t scale_type_ = CUDA_R_32F; // alpha and beta: CUDA_R_64F for fp64
   cublasComputeType_t compute_{};
 };
 

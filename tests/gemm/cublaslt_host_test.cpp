@@ -87,7 +87,9 @@ TEST(CublasLtDtypes, CapabilityRules) {
   EXPECT_TRUE(dtype_capability_problem(Dtype::bf16, 75).has_value());
   EXPECT_FALSE(dtype_capability_problem(Dtype::bf16, 80).has_value());
   EXPECT_FALSE(dtype_capability_problem(Dtype::fp16, 70).has_value());
-  EXPECT_TRUE(dtype_capability_problem(Dtype::fp64, 90).has_value());
+  // cuBLASLt's DGEMM (CUBLAS_COMPUTE_64F, CUDA_R_64F): once refused, the burn-in's FP64 stress
+  EXPECT_FALSE(dtype_capability_problem(Dtype::fp64, 90).has_value());
+  EXPECT_FALSE(dtype_capability_problem(Dtype::fp64, 60).has_value());
   EXPECT_NE(dtype_capability_problem(Dtype::fp8_e4m3, 80)->find("8.9"), std::string::npos);
 }
 
@@ -369,6 +371,12 @@ TEST(BurnAxes, OptionsResolveSquareAndEveryGpu) {
   EXPECT_EQ(o.shape, (GemmShape{8192, 8192, 8192, 1}));
   EXPECT_EQ(o.gpus.size(), 8u);
   EXPECT_EQ(o.dtype, Dtype::bf16);
+  // The burn-in's FP64 and TF32 stress run through the same point.
+  for (const char *dtype : {"fp64", "tf32"}) {
+    p.set("dtype", std::string(dtype));
+    EXPECT_EQ(to_string(burn_options(p, 8).dtype), dtype);
+  }
+  p.set("dtype", std::string("bf16"));
   p.set("gpu", std::int64_t{3});
   EXPECT_EQ(burn_options(p, 8).gpus, std::vector<int>{3});
   p.set("duration_s", 0.0);
@@ -472,12 +480,17 @@ TEST(SdcComparator, AnyFlippedBitIsCaught) {
   const float x = 1.2345f;
   std::uint32_t fp32_bits = 0;
   std::memcpy(&fp32_bits, &x, sizeof x);
+  const double y = 1.2345;
+  std::uint64_t fp64_bits = 0;
+  std::memcpy(&fp64_bits, &y, sizeof y);
   for (auto [format, value, width] :
-       {std::tuple{OutputFormat::bf16, bf16_one, 16}, std::tuple{OutputFormat::fp16, fp16_one, 16},
-        std::tuple{OutputFormat::fp32, fp32_bits, 32}}) {
+       {std::tuple<OutputFormat, std::uint64_t, int>{OutputFormat::bf16, bf16_one, 16},
+        {OutputFormat::fp16, fp16_one, 16},
+        {OutputFormat::fp32, fp32_bits, 32},
+        {OutputFormat::fp64, fp64_bits, 64}}) {
     EXPECT_FALSE(compare_element(format, value, value).mismatch);
     for (int bit = 0; bit < width; ++bit) {
-      const ElementVerdict v = compare_element(format, value, value ^ (1u << bit));
+      const ElementVerdict v = compare_element(format, value, value ^ (std::uint64_t{1} << bit));
       EXPECT_TRUE(v.mismatch) << "bit " << bit;
     }
   }
@@ -497,6 +510,14 @@ TEST(SdcComparator, NanAndInfAreNamed) {
   EXPECT_TRUE(compare_element(OutputFormat::bf16, 0x7fc0, 0x7fc0).nan);
   EXPECT_EQ(output_element_bytes(OutputFormat::fp32), 4);
   EXPECT_EQ(output_element_bytes(OutputFormat::bf16), 2);
+  // fp64 (the FP64 burn): 11 exponent bits, 52 of mantissa
+  EXPECT_TRUE(compare_element(OutputFormat::fp64, 0x3ff0000000000000, 0x7ff8000000000000).nan);
+  EXPECT_TRUE(compare_element(OutputFormat::fp64, 0x3ff0000000000000, 0xfff0000000000000).inf);
+  EXPECT_FALSE(compare_element(OutputFormat::fp64, 0x3ff0000000000000, 0x7fe0000000000000).inf)
+      << "the largest finite double";
+  EXPECT_TRUE(compare_element(OutputFormat::fp32, 0x3f800000, 0x7f800000).inf)
+      << "the low 32 bits of a wide word, as before";
+  EXPECT_EQ(output_element_bytes(OutputFormat::fp64), 8);
 }
 
 BurnGpuResult healthy(int index, double tflops) {

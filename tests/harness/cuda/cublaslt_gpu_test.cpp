@@ -145,21 +145,43 @@ TEST_F(CublasLtOnGpu, CorruptedOutputFailsThePoint) {
   EXPECT_NE(out.reason->find("fp64 reference"), std::string::npos) << *out.reason;
 }
 
-TEST_F(CublasLtOnGpu, ShortBurnPassesOnAHealthyGpu) {
+// A 2 s burn of a 2048³ GEMM in `dtype` on GPU 0 alone.
+Outcome short_burn(RunContext &ctx, const char *dtype) {
   auto burn = make_burn();
   Point p;
   for (const auto &axis : burn->axes())
     p.set(axis.name, axis.defaults.front());
+  p.set("dtype", std::string(dtype));
   p.set("m", std::int64_t{2048});
   p.set("duration_s", 2.0);
   p.set("gpu", std::int64_t{0});
-  const Outcome out = burn->run(ctx_, p);
+  return burn->run(ctx, p);
+}
+
+TEST_F(CublasLtOnGpu, ShortBurnPassesOnAHealthyGpu) {
+  const Outcome out = short_burn(ctx_, "bf16");
   ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
   const auto &g = out.metrics.at("gpus").at(0);
   EXPECT_EQ(g.at("verdict"), "ok");
   EXPECT_GT(g.at("iterations").get<std::int64_t>(), 0);
   EXPECT_EQ(g.at("mismatched_elements"), 0);
   EXPECT_GT(g.at("tflops").get<double>(), 0);
+}
+
+// The burn-in's FP64 (cuBLASLt's DGEMM, CUBLAS_COMPUTE_64F) and TF32 burns: every result bit for
+// bit against the first and the first against the fp64 reference, as the bf16 burn.
+TEST_F(CublasLtOnGpu, ShortFp64AndTf32BurnsPassTheirDataCheck) {
+  for (const char *dtype : {"fp64", "tf32"}) {
+    SCOPED_TRACE(dtype);
+    const Outcome out = short_burn(ctx_, dtype);
+    ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+    const auto &g = out.metrics.at("gpus").at(0);
+    EXPECT_EQ(g.at("verdict"), "ok");
+    EXPECT_GT(g.at("iterations").get<std::int64_t>(), 0);
+    EXPECT_EQ(g.at("mismatched_elements"), 0);
+    EXPECT_GT(g.at("reference_checked_elements").get<std::int64_t>(), 0);
+    EXPECT_EQ(g.at("reference_wrong_elements"), 0);
+  }
 }
 
 } // namespace
