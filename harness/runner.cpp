@@ -85,7 +85,7 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
                   const std::optional<std::string> &filter, const RunContext &ctx) {
   RunPlan plan;
   std::set<std::string> override_used;
-  std::set<std::string> planned_keys;
+  std::set<std::string> planned_keys, planned_by_glob;
   for (const auto &entry : entries) {
     const auto selected = registry.select(entry.key_glob, entry.where);
     // An entry's axis must exist in at least one benchmark its glob selects.
@@ -104,8 +104,17 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
     for (auto *bench : selected) {
       if (filter && !glob_match(*filter, bench->key()))
         continue;
-      if (!planned_keys.insert(std::string(bench->key())).second)
-        continue; // the first entry that names a benchmark decides its points
+      // The first entry that names a benchmark decides its points, but entries that each name it
+      // exactly add theirs: a burn-in runs gemm.burn in bf16 for minutes, then in fp64 and tf32
+      // for seconds, each with its own axes. A glob never repeats a benchmark already planned,
+      // and an exact entry never repeats one a glob planned.
+      const std::string key(bench->key());
+      const bool exact = entry.key_glob == key;
+      if (planned_by_glob.contains(key) || (!exact && planned_keys.contains(key)))
+        continue;
+      planned_keys.insert(key);
+      if (!exact)
+        planned_by_glob.insert(key);
       const auto axes = bench->axes();
       std::vector<std::vector<AxisValue>> values;
       for (const auto &axis : axes) {

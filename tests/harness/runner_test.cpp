@@ -46,6 +46,25 @@ TEST_F(RunnerTest, PlanSweepsDefaultsSuiteAxesAndOverrides) {
   EXPECT_EQ(plan.point_count(), 8u);
 }
 
+// A glob takes a benchmark once; entries that name it exactly each add their points (a burn-in's
+// GEMM in bf16, then in fp64), and an exact entry after a glob that planned it adds nothing.
+TEST_F(RunnerTest, ExactEntriesOfOneKeyEachPlanTheirPoints) {
+  SuiteEntry first = entry_, second = entry_;
+  first.key_glob = second.key_glob = "fake.alpha";
+  first.axes["mode"] = "ok";
+  second.axes["mode"] = "fail";
+  first.axis_where["mode"] = second.axis_where["mode"] = "s.yaml:4";
+  auto plan = make_plan(registry_, {first, second}, {}, std::nullopt, ctx_);
+  ASSERT_EQ(plan.items.size(), 2u);
+  EXPECT_EQ(plan.items[0].points.at(0).text("mode"), "ok");
+  EXPECT_EQ(plan.items[1].points.at(0).text("mode"), "fail");
+  plan = make_plan(registry_, {entry_, second}, {}, std::nullopt, ctx_);
+  EXPECT_EQ(plan.items.size(), 2u) << "fake.* planned alpha and beta; alpha is not repeated";
+  plan = make_plan(registry_, {second, entry_}, {}, std::nullopt, ctx_);
+  ASSERT_EQ(plan.items.size(), 2u) << "the glob adds only beta";
+  EXPECT_EQ(plan.items[1].benchmark->key(), "fake.beta");
+}
+
 TEST_F(RunnerTest, PlanErrorsNameWhatWhereAndFix) {
   EXPECT_THROW(parse_axis_override("size_bytes"), InputError);
   try {
