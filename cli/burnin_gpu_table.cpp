@@ -6,17 +6,23 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/burnin_plan.h"
 #include "cli/printers.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge {
 namespace {
 
-// A column's name: the key, with the placement where a phase has more than one.
+// A column's name: the phase's (a GEMM burn's dtype but bf16's), with the placement where a
+// phase has more than one.
 std::string column_of(const Record &r) {
+  const std::string phase =
+      burnin_phase_name(r.key, r.params.contains("dtype") && r.params["dtype"].is_string()
+                                   ? r.params["dtype"].get<std::string>()
+                                   : "");
   if (r.params.contains("placement") && r.params["placement"].is_string())
-    return fmt::format("{} {}", r.key, r.params["placement"].get<std::string>());
-  return r.key;
+    return fmt::format("{} {}", phase, r.params["placement"].get<std::string>());
+  return phase;
 }
 
 double number_at(const nlohmann::json &j, const nlohmann::json::json_pointer &where) {
@@ -106,7 +112,7 @@ std::string render_burnin_gpu_table(const std::vector<Record> &records) {
       cells[gpu][column] = text;
       if (part.status == Status::failed || part.status == Status::error)
         verdict[gpu] = fmt::format("{} {}", to_string(part.status), r.key);
-      if (r.key == "gemm.burn")
+      if (column == "gemm.burn") // the sustained bf16 GEMM's, not a shorter dtype's after it
         telemetry[gpu] = gemm_telemetry_cells(part.metrics);
       if (add_foreign_processes(part.metrics, others[gpu]))
         listed.insert(gpu);

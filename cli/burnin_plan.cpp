@@ -17,6 +17,9 @@ namespace {
 // series points per GPU to say more than a short point would.
 constexpr double kMinGemmBurnS = 30;
 constexpr double kMinHbmBurnS = 15;
+// The FP64 and TF32 burns stress other units for their data check, not the sustained rate of the
+// bf16 burn: half its floor still leaves 12 s of settled window.
+constexpr double kMinGemmDtypeBurnS = 15;
 
 // What memory.pattern does per round: 4 patterns, each written over the covered memory and
 // read back once (memory/cuda/hbm_pattern.h), over 0.98 of the memory (its margin).
@@ -55,10 +58,11 @@ double axis_seconds(const SuiteEntry &e, const std::string &axis, double otherwi
 // buffers for eight GPUs, an eight-rank communicator, a slower first cuBLASLt heuristic.
 BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
   BurninPhase p;
-  p.key = e.key_glob;
+  const auto dtype = e.axes.find("dtype");
+  p.key = burnin_phase_name(e.key_glob, dtype == e.axes.end() ? "" : dtype->second);
   if (e.key_glob == "gemm.burn") {
     p.duration_s = axis_seconds(e, "duration_s", 60);
-    p.min_duration_s = kMinGemmBurnS;
+    p.min_duration_s = p.key == e.key_glob ? kMinGemmBurnS : kMinGemmDtypeBurnS;
     p.around_s = 10;
     p.estimate = "context, operands, cuBLASLt heuristic, fp64 check of the first result";
   } else if (e.key_glob == "memory.burn") {
@@ -92,6 +96,12 @@ BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
 }
 
 } // namespace
+
+std::string burnin_phase_name(const std::string &key, const std::string &dtype) {
+  if (key != "gemm.burn" || dtype.empty() || dtype == "bf16")
+    return key;
+  return key + " " + dtype;
+}
 
 BurninHbm burnin_hbm(const std::string &gpu_name, double memory_bytes) {
   const bool h200 = gpu_name.find("H200") != std::string::npos;
@@ -206,7 +216,12 @@ nlohmann::json phase_wall_times(const std::vector<nlohmann::json> &records,
     if (!r.is_object() || !r.contains("key") || !r.contains("time_utc") ||
         !r["time_utc"].is_string())
       continue;
-    const std::string key = r["key"].get<std::string>();
+    const auto &params = r.value("params", nlohmann::json::object());
+    const std::string key = burnin_phase_name(r["key"].get<std::string>(),
+                                              params.is_object() && params.contains("dtype") &&
+                                                      params["dtype"].is_string()
+                                                  ? params["dtype"].get<std::string>()
+                                                  : "");
     const double end = utc_seconds(r["time_utc"].get<std::string>());
     if (!last_end.contains(key))
       order.push_back(key);

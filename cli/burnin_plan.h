@@ -1,8 +1,8 @@
 #pragma once
 // The wall-time plan of `railgauge burnin`: before anything runs, each phase of the burnin-gpu
 // suite gets its planned time (its set duration plus an estimate of what surrounds it), and the
-// plan is fitted to --budget by shortening the two timed phases (the sustained GEMM and the HBM
-// burn) in proportion, never below their floors and never by dropping a phase: a budget that
+// plan is fitted to --budget by shortening the timed phases (the GEMM burns of each dtype and the
+// HBM burn) in proportion, never below their floors and never by dropping a phase: a budget that
 // cannot hold every phase is an input error that says the least it needs.
 //
 // The estimates around the timed work are estimates (named so in the plan): the run records
@@ -20,8 +20,13 @@ namespace railgauge {
 // The default budget: a node of 8 GPUs burned in within 10 minutes (DCGM's level 3 takes ~15).
 inline constexpr double kDefaultBurninBudgetS = 600;
 
+// A phase's name in the plan, burnin.json and the per-GPU table: its key, and for a GEMM burn in
+// another dtype than bf16 the dtype after it ("gemm.burn fp64"), so that one plan holds the bf16,
+// fp64 and tf32 burns apart while the bf16 phase keeps the name committed runs were written with.
+std::string burnin_phase_name(const std::string &key, const std::string &dtype);
+
 struct BurninPhase {
-  std::string key;
+  std::string key;           // burnin_phase_name(): the key, with a GEMM's dtype but bf16's
   double duration_s = 0;     // the set time the phase loads every GPU (0: stopping rule)
   double min_duration_s = 0; // the least the budget may shorten it to (0: not shortened)
   double around_s = 0;       // estimated setup, warm-up, sampling and data check around it
@@ -63,8 +68,9 @@ BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_
 // "Burn-in plan for 8 GPUs: ..." one row per phase, the total against the budget.
 std::string render_burnin_plan(const BurninPlan &plan);
 
-// Each phase's measured wall time from the records (keys in run order, each ending at its last
-// record's time_utc) and the run's start: {key: seconds}. Records without a time are skipped.
+// Each phase's measured wall time from the records (phases in run order, each ending at its last
+// record's time_utc) and the run's start: {burnin_phase_name(): seconds}. Records without a time
+// are skipped.
 nlohmann::json phase_wall_times(const std::vector<nlohmann::json> &records,
                                 const std::string &start_utc);
 

@@ -225,7 +225,8 @@ class ResumeCliTest(unittest.TestCase):
             self.skipTest("this machine has a usable GPU")
         for rules in ("auto", "any-fabric"):
             out = pathlib.Path(self.out) / rules
-            r = railgauge("burnin", "--budget", "120", "--rules", rules, "--out", str(out))
+            # a budget that holds every phase at its shortest (150 s): nothing runs here
+            r = railgauge("burnin", "--budget", "200", "--rules", rules, "--out", str(out))
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
             self.assertRegex(r.stderr, r"expectation not met: gpus: expected 1, found 0 \(.+\)")
             self.assertIn("drain:", r.stdout)

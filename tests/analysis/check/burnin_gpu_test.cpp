@@ -48,6 +48,7 @@ struct Sick {
   bool copies_half_slow = false; // GPUs 4-7 copy to the host 25% slower (one PCIe switch)
   int pattern_error_gpu = -1;    // the HBM pattern test found one wrong word on this GPU
   int pattern_short_gpu = -1;    // ... covered only 85% of this GPU's free memory
+  int fp64_corrupt_gpu = -1;     // this GPU's FP64 GEMM results differed from the first
 };
 
 std::string uuid(int gpu) { return "GPU-0000000" + std::to_string(gpu); }
@@ -138,6 +139,36 @@ memory::HbmPatternGpuResult pattern_tested(int g, const Sick &sick) {
   return p;
 }
 
+// The FP64 and TF32 burns after the bf16 one (`gemm_gpus`), 30 s each: figures made up (no
+// healthy run holds them yet), and the FP64 burn below its power limit, which no rule asks it to
+// reach.
+std::vector<Record> dtype_burns(const std::vector<gemm::BurnGpuResult> &gemm_gpus,
+                                const Sick &sick) {
+  std::vector<Record> records;
+  for (const auto &[dtype, tflops] : {std::pair{"fp64", 60.0}, std::pair{"tf32", 380.0}}) {
+    std::vector<gemm::BurnGpuResult> burns = gemm_gpus;
+    for (auto &b : burns) {
+      b.tflops = tflops;
+      b.tflops_min = 0.97 * tflops;
+      b.bad_iterations = 0;
+      b.mismatched_elements = 0;
+      if (std::string(dtype) == "fp64") {
+        b.telemetry["during"]["power_w"]["median"] = 540.0;
+        if (b.index == sick.fp64_corrupt_gpu) {
+          b.bad_iterations = 1;
+          b.first_bad_iteration = 811;
+          b.mismatched_elements = 2;
+        }
+      }
+    }
+    records.push_back(record_of(
+        "gemm.burn",
+        {{"dtype", dtype}, {"m", 8192}, {"layout", "nt"}, {"duration_s", 30.0}, {"gpu", -1}},
+        gemm::burn_outcome(burns, 2.0 * 8192 * 8192 * 8192)));
+  }
+  return records;
+}
+
 // The phases of results/suites/burnin-gpu.yaml on `gpus` H200s.
 analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
   std::vector<gemm::BurnGpuResult> gemm_gpus;
@@ -205,6 +236,8 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick = {}) {
       "gemm.burn",
       {{"dtype", "bf16"}, {"m", 8192}, {"layout", "nt"}, {"duration_s", 180.0}, {"gpu", -1}},
       gemm::burn_outcome(gemm_gpus, 2.0 * 8192 * 8192 * 8192)));
+  for (auto &r : dtype_burns(gemm_gpus, sick))
+    run.records.push_back(std::move(r));
   run.records.push_back(record_of("memory.burn",
                                   {{"size_bytes", 1 << 30}, {"duration_s", 90.0}, {"gpu", -1}},
                                   memory::hbm_burn_outcome(hbm_gpus)));
@@ -394,6 +427,30 @@ TEST(BurninGpu, AnHbmPatternErrorOrAShortPatternTestFailsItsGpu) {
     expect_only_gpu_fails(judge(burnin_node(gpus, {.pattern_short_gpu = g}), profile),
                           "gpu" + std::to_string(g), "burn-hbm-pattern-coverage");
   }
+}
+
+// The FP64 and TF32 burns are judged by their data check and the GPU's health, and against their
+// siblings in the same dtype: never by the bf16 burn's floor or power target.
+TEST(BurninGpu, AnFp64BurnIsJudgedByItsDataCheckNotTheBf16Floors) {
+  const auto healthy = judge(burnin_node(8), "h200-sxm");
+  EXPECT_EQ(exit_status(healthy.verdict), 0) << render_table(healthy);
+  for (const std::string rule : {"burn-power-target", "burn-gemm-floor", "load-sm-clock",
+                                 "burn-gemm-vs-siblings", "load-xid"}) {
+    int checked = 0;
+    for (const auto &p : healthy.parts)
+      if (auto it = p.rules.find(rule); it != p.rules.end())
+        checked += it->second.checked;
+    // the bf16 burn's 8 GPUs, or every GEMM burn's 24 (load-xid: also HBM, patterns, copies)
+    const int want = rule == "burn-gemm-vs-siblings" ? 24 : rule == "load-xid" ? 56 : 8;
+    EXPECT_EQ(checked, want) << rule;
+  }
+  const auto r = judge(burnin_node(8, {.fp64_corrupt_gpu = 2}), "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+  bool named = false;
+  for (const auto &[part, rules] : violations(r))
+    named = named || (part.rfind("gpu2", 0) == 0 && rules.contains("record-status"));
+  EXPECT_TRUE(named) << render_table(r);
+  EXPECT_NE(render_table(r).find("dtype=fp64"), std::string::npos) << render_table(r);
 }
 
 TEST(BurninGpu, OneGpuMachinePassesItsProfileAndSaysItHasNoSiblings) {

@@ -48,6 +48,29 @@ TEST(BurninGpuTable, TheCotenantHalvesTheGemmAndHbmFigures) {
   EXPECT_NE(table.find("1414"), std::string::npos) << table;
 }
 
+// A GEMM burn in another dtype after the bf16 one is a column of its own, and the GEMM telemetry
+// columns stay the sustained bf16 burn's.
+TEST(BurninGpuTable, AnFp64BurnIsAColumnOfItsOwn) {
+  auto records = run_records("healthy");
+  for (const auto &r : std::vector<Record>(records))
+    if (r.key == "gemm.burn") {
+      Record fp64 = r;
+      fp64.params["dtype"] = "fp64";
+      for (auto &gpu : fp64.metrics.at("gpus")) {
+        gpu["tflops"] = 61.5; // made up: no healthy FP64 burn has run yet
+        gpu["telemetry"]["during"]["power_w"]["median"] = 512.0;
+      }
+      records.push_back(fp64);
+    }
+  const std::string table = render_burnin_gpu_table(records);
+  EXPECT_NE(table.find("gemm.burn TFLOPS"), std::string::npos) << table;
+  EXPECT_NE(table.find("gemm.burn fp64 TFLOPS"), std::string::npos) << table;
+  EXPECT_NE(table.find("61.5"), std::string::npos) << table;
+  EXPECT_NE(table.find("718.2"), std::string::npos) << table;
+  EXPECT_NE(table.find("698 / 700"), std::string::npos) << table;
+  EXPECT_EQ(table.find("512 / 700"), std::string::npos) << table;
+}
+
 TEST(BurninGpuTable, NothingPerGpuPrintsNothing) {
   Record r;
   r.key = "memory.host_copy";

@@ -18,11 +18,19 @@ std::vector<SuiteEntry> shipped_entries() {
       .entries;
 }
 
+// The index of the phase named `name` (burnin_phase_name()), or the phase count.
+std::size_t phase_index(const BurninPlan &plan, const std::string &name) {
+  std::size_t i = 0;
+  while (i < plan.phases.size() && plan.phases[i].key != name)
+    ++i;
+  return i;
+}
+
 TEST(BurninPlan, DefaultPlanOfEightGpusFitsTenMinutesWithEveryPhase) {
   const auto plan = plan_burnin(shipped_entries(), 8, kDefaultBurninBudgetS);
   EXPECT_LE(plan.planned_s, 600);
   EXPECT_FALSE(plan.trimmed); // the suite's durations are the default plan's
-  ASSERT_EQ(plan.phases.size(), 6u);
+  ASSERT_EQ(plan.phases.size(), 8u);
   EXPECT_EQ(plan.phases[0].key, "gemm.burn");
   EXPECT_DOUBLE_EQ(plan.phases[0].duration_s, 240);
   const std::string text = render_burnin_plan(plan);
@@ -34,10 +42,11 @@ TEST(BurninPlan, ASmallerBudgetShortensTheTimedPhasesAndDropsNone) {
   const auto plan = plan_burnin(shipped_entries(), 8, 240);
   EXPECT_TRUE(plan.trimmed);
   EXPECT_LE(plan.planned_s, 240);
-  EXPECT_EQ(plan.phases.size(), 6u);
+  EXPECT_EQ(plan.phases.size(), 8u);
   EXPECT_LT(plan.phases[0].duration_s, 240);
   EXPECT_GE(plan.phases[0].duration_s, 30);
-  EXPECT_GE(plan.phases[1].duration_s, 15);
+  EXPECT_GE(plan.phases[phase_index(plan, "memory.burn")].duration_s, 15);
+  EXPECT_GE(plan.phases[phase_index(plan, "gemm.burn fp64")].duration_s, 15);
   // The fitted durations reach the entries the run is made of.
   EXPECT_EQ(plan.entries[0].axes.at("duration_s"), fmt::format("{}", plan.phases[0].duration_s));
 }
@@ -57,24 +66,55 @@ TEST(BurninPlan, ABudgetNoPlanFitsIsRefusedWithTheLeastItNeeds) {
 TEST(BurninPlan, ThePatternTestIsPlannedFromTheHbmItCovers) {
   const auto entries = shipped_entries();
   const auto plan = plan_burnin(entries, 8, kDefaultBurninBudgetS);
-  ASSERT_EQ(plan.phases[2].key, "memory.pattern");
-  EXPECT_EQ(plan.entries[2].axes.at("rounds"), "4");
+  const std::size_t i = phase_index(plan, "memory.pattern");
+  ASSERT_LT(i, plan.phases.size());
+  EXPECT_EQ(plan.entries[i].axes.at("rounds"), "4");
   // An H200 assumed: 4 x 8 x 0.98 x 141 GB at 4,273.9 GB/s = 1.03 s, rounded up, + 5 s
-  EXPECT_DOUBLE_EQ(plan.phases[2].around_s, 7);
-  EXPECT_DOUBLE_EQ(plan.phases[2].duration_s, 0) << "a set amount of work, never trimmed";
-  EXPECT_NE(plan.phases[2].estimate.find("4 round(s) x 8 passes over 138 GB at 4274 GB/s"),
+  EXPECT_DOUBLE_EQ(plan.phases[i].around_s, 7);
+  EXPECT_DOUBLE_EQ(plan.phases[i].duration_s, 0) << "a set amount of work, never trimmed";
+  EXPECT_NE(plan.phases[i].estimate.find("4 round(s) x 8 passes over 138 GB at 4274 GB/s"),
             std::string::npos)
-      << plan.phases[2].estimate;
+      << plan.phases[i].estimate;
   // An H100 80GB by its name and memory: 4 x 8 x 0.98 x 85.5 GB at 3,022.8 GB/s = 0.89 s
   const auto h100 = burnin_hbm("NVIDIA H100 80GB HBM3", 85.52e9);
   EXPECT_DOUBLE_EQ(h100.bandwidth_gbytes_per_s, 3022.8);
-  EXPECT_DOUBLE_EQ(plan_burnin(entries, 8, kDefaultBurninBudgetS, h100).phases[2].around_s, 6);
+  EXPECT_DOUBLE_EQ(plan_burnin(entries, 8, kDefaultBurninBudgetS, h100).phases[i].around_s, 6);
   // 40 rounds on the H200: 10.3 s of passes
   auto more = entries;
-  more[2].axes["rounds"] = "40";
-  EXPECT_DOUBLE_EQ(plan_burnin(more, 8, kDefaultBurninBudgetS).phases[2].around_s, 16);
-  more[2].axes["rounds"] = "four";
+  more[i].axes["rounds"] = "40";
+  EXPECT_DOUBLE_EQ(plan_burnin(more, 8, kDefaultBurninBudgetS).phases[i].around_s, 16);
+  more[i].axes["rounds"] = "four";
   EXPECT_THROW(plan_burnin(more, 8, kDefaultBurninBudgetS), InputError);
+}
+
+// One plan runs gemm.burn in bf16 for minutes, then in fp64 and tf32 for 30 s each: each is a
+// phase of its own, the bf16 one under the name committed runs were written with.
+TEST(BurninPlan, GemmBurnsOfEachDtypeArePhasesOfTheirOwn) {
+  EXPECT_EQ(burnin_phase_name("gemm.burn", "bf16"), "gemm.burn");
+  EXPECT_EQ(burnin_phase_name("gemm.burn", ""), "gemm.burn");
+  EXPECT_EQ(burnin_phase_name("gemm.burn", "fp64"), "gemm.burn fp64");
+  EXPECT_EQ(burnin_phase_name("memory.burn", "fp64"), "memory.burn");
+  const auto plan = plan_burnin(shipped_entries(), 8, kDefaultBurninBudgetS);
+  for (const char *name : {"gemm.burn fp64", "gemm.burn tf32"}) {
+    const std::size_t i = phase_index(plan, name);
+    ASSERT_LT(i, plan.phases.size()) << name;
+    EXPECT_DOUBLE_EQ(plan.phases[i].duration_s, 30) << name;
+    EXPECT_DOUBLE_EQ(plan.phases[i].min_duration_s, 15) << name;
+  }
+  EXPECT_EQ(phase_index(plan, "gemm.burn"), 0u);
+  const std::vector<nlohmann::json> records = {{{"key", "gemm.burn"},
+                                                {"params", {{"dtype", "bf16"}}},
+                                                {"time_utc", "2026-11-26T12:04:10.000Z"}},
+                                               {{"key", "gemm.burn"},
+                                                {"params", {{"dtype", "fp64"}}},
+                                                {"time_utc", "2026-11-26T12:04:50.000Z"}},
+                                               {{"key", "gemm.burn"},
+                                                {"params", {{"dtype", "tf32"}}},
+                                                {"time_utc", "2026-11-26T12:05:30.500Z"}}};
+  const auto t = phase_wall_times(records, "2026-11-26T12:00:00.000Z");
+  EXPECT_DOUBLE_EQ(t.at("gemm.burn"), 250);
+  EXPECT_DOUBLE_EQ(t.at("gemm.burn fp64"), 40);
+  EXPECT_DOUBLE_EQ(t.at("gemm.burn tf32"), 40.5);
 }
 
 TEST(BurninPlan, PhaseWallTimesFromTheRecordsTimestamps) {
