@@ -16,6 +16,7 @@
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
+#include "harness/inventory/nvml_query.h"
 
 namespace railgauge {
 namespace {
@@ -73,17 +74,21 @@ int judge(const std::string &rules, const fs::path &dir) {
   return analysis::check_runs({run.string()}, rules);
 }
 
-// The HBM the pattern test's time is planned from: GPU 0's (every GPU of a burn-in node is one
-// SKU), or an assumed SKU's when the plan is for a node other than this one or there is no GPU.
+// The HBM the pattern test's time is planned from: the first GPU NVML lists (every GPU of a
+// burn-in node is one SKU), or an assumed SKU's when the plan is for a node other than this one or
+// NVML shows no GPU. NVML, not CUDA: a CUDA query would put a context on GPU 0 from every rank of
+// a launcher's burn-in, which each other rank would then see as a foreign process on GPU 0.
 BurninHbm hbm_to_plan_for(const std::optional<int> &plan_gpus) {
-  if (plan_gpus || gpu::cuda_device_count() == 0)
+  if (plan_gpus)
     return burnin_hbm_without_gpu();
-  try {
-    const auto info = gpu::cuda_device_info(0);
-    return burnin_hbm(info.name, static_cast<double>(info.total_memory_bytes));
-  } catch (const BackendError &) {
-    return burnin_hbm_without_gpu(); // the run itself says what is wrong with the GPU
-  }
+  const auto nvml = query_nvml("libnvidia-ml.so.1");
+  const auto gpus = nvml.value("gpus", nlohmann::json::array());
+  if (!nvml.value("available", false) || !gpus.is_array() || gpus.empty() ||
+      !gpus[0].value("name", nlohmann::json(nullptr)).is_string() ||
+      !gpus[0].value("memory_total_bytes", nlohmann::json(nullptr)).is_number())
+    return burnin_hbm_without_gpu(); // the run itself says what is wrong with the GPUs
+  return burnin_hbm(gpus[0]["name"].get<std::string>(),
+                    gpus[0]["memory_total_bytes"].get<double>());
 }
 
 } // namespace

@@ -44,8 +44,9 @@ struct BurninHbm {
 
 // The HBM of a GPU by its name and memory: an H100's or H200's sustained memory.burn figure
 // (results/reference/h100-burnin-2026-11-26: 3,022.8 GB/s; h200-burnin-2026-11-27: 4,273.9),
-// the H100's, the slower, for a GPU of another name. Without a GPU (--plan-only on a machine
-// without one): an H200 SXM's 141 GB, the longest pattern test of the SKUs the profiles know.
+// the H100's, the slower, for a GPU of another name. Without a GPU NVML can read (--plan-only on
+// a machine without one, or --plan-gpus): an H200 SXM's 141 GB, the longest pattern test of the
+// SKUs the profiles know.
 BurninHbm burnin_hbm(const std::string &gpu_name, double memory_bytes);
 BurninHbm burnin_hbm_without_gpu();
 
