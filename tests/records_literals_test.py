@@ -77,7 +77,7 @@ NOT_RECORD_FIELDS = {
         {"host", "usable", "why_none"}),
     "rdma/matrix_ledger.cpp": ("the ledger's merge state shared over the store, or why rank 0 "
                                "could not read it", {"since_s", "links", "error"}),
-    "rdma/fabric/topology_lldp.cpp": ("the directories of an LLDP dump, not fields",
+    "rdma/fabric/topology_load.cpp": ("the directories of an LLDP dump, not fields",
                                       {"hosts", "switches"}),
 }
 

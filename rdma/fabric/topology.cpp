@@ -107,6 +107,48 @@ std::vector<RawCable> unique_cables(const std::vector<RawCable> &cables) {
   return out;
 }
 
+std::string cable_text(const RawCable &c) {
+  return c.a_is_host ? fmt::format("{}/{} - {}[{}]", c.a, c.a_port, c.b, c.b_port)
+                     : fmt::format("{}[{}] - {}[{}]", c.a, c.a_port, c.b, c.b_port);
+}
+
+// The cables no two-level tree holds, set aside and said: NICs cabled back to back, and the
+// NICs on a switch that is a spine by its other cables (more switch cables than NICs, every
+// one of them to a switch with NICs of its own: a storage node's second port on a spine).
+void set_aside_off_tree(std::vector<RawCable> &cables, Topology &t) {
+  std::map<std::string, int> nics_on, switch_cables;
+  std::map<std::string, std::set<std::string>> switch_peers;
+  for (const auto &c : cables) {
+    if (c.b_is_host)
+      continue;
+    if (c.a_is_host) {
+      ++nics_on[c.b];
+      continue;
+    }
+    ++switch_cables[c.a], ++switch_cables[c.b];
+    switch_peers[c.a].insert(c.b), switch_peers[c.b].insert(c.a);
+  }
+  std::set<std::string> spines_with_nics;
+  for (const auto &[sw, nics] : nics_on) {
+    const auto &peers = switch_peers[sw];
+    const bool all_peers_leaves = std::all_of(peers.begin(), peers.end(),
+                                              [&](const auto &p) { return nics_on.count(p) > 0; });
+    if (switch_cables[sw] > nics && peers.size() > 1 && all_peers_leaves)
+      spines_with_nics.insert(sw);
+  }
+  std::vector<RawCable> kept;
+  for (auto &c : cables) {
+    if (c.a_is_host && c.b_is_host)
+      t.ignored.push_back(cable_text(c) + ": host to host (back to back), no switch between");
+    else if (c.a_is_host && spines_with_nics.count(c.b))
+      t.ignored.push_back(cable_text(c) + ": a NIC on " + c.b +
+                          ", a spine by its other cables (every one to a leaf)");
+    else
+      kept.push_back(std::move(c));
+  }
+  cables = std::move(kept);
+}
+
 } // namespace
 
 int Topology::leaf_of_endpoint(int endpoint) const {
@@ -130,14 +172,17 @@ std::vector<int> Topology::link_indices(LinkKind kind) const {
 
 Topology build_topology(const std::vector<RawCable> &all_cables, const std::string &where) {
   Topology t;
-  const auto cables = unique_cables(all_cables);
-  std::vector<NicCable> nic_cables;
+  auto cables = unique_cables(all_cables);
   std::set<std::string> hosts;
   for (const auto &c : cables)
-    if (c.a_is_host) {
-      nic_cables.push_back({c.a, c.a_port, c.b, c.b_port, c.rail});
+    if (c.a_is_host)
       hosts.insert(c.a);
-    }
+  t.hosts_read = static_cast<int>(hosts.size());
+  set_aside_off_tree(cables, t);
+  std::vector<NicCable> nic_cables;
+  for (const auto &c : cables)
+    if (c.a_is_host)
+      nic_cables.push_back({c.a, c.a_port, c.b, c.b_port, c.rail});
   if (nic_cables.empty())
     throw InputError("no NIC is cabled to a switch", where,
                      "give the hosts' NIC-to-leaf cables (a node's rails in YAML, the CAs in "

@@ -22,6 +22,8 @@ struct RawCable {
   std::string b, b_port;
   bool a_is_host = false;
   int rail = -1; // the rail when the source says it (YAML), else derived from the NIC's name
+  // A host at the far end too: two NICs cabled back to back, which no switch tree holds.
+  bool b_is_host = false;
 };
 
 enum class LinkKind { nic_leaf, leaf_spine };
@@ -47,6 +49,11 @@ struct Topology {
   // [leaf][spine]: the links between them (usually one)
   std::vector<std::map<int, std::vector<int>>> leaf_spine_links;
   std::vector<std::string> ignored; // cables that fit no two-level tree, and why
+  // What the reader could not use ("file:12: '<line>': why") and the hosts it knows only by
+  // a GUID (no host name in the NodeDescription, none in a GUID map): load_topology's.
+  std::vector<std::string> unread, unresolved;
+  int hosts_read = 0;    // hosts the file names, those whose cables were set aside included
+  int switches_read = 0; // switches the file names, cabled or not (0 where it names none)
 
   int endpoint_count() const { return static_cast<int>(nodes.size()) * rails; }
   int endpoint(int node, int rail) const { return node * rails + rail; }

@@ -4,7 +4,7 @@
 //   "chassis": {"<neighbour's name>": {"id": {...}, ...}}   (or {"id": {...}} without a name)
 //   "port":    {"id": {"type": "ifname"|"local"|"mac", "value": ...}, "descr": ...}
 // The neighbour's port is its id when that is an interface name, else its description.
-#include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -18,23 +18,43 @@ namespace {
 
 using nlohmann::json;
 
-std::string neighbour_name(const json &chassis) {
+// json0 wraps every value in a list of one: the first element, or the value itself.
+json one(const json &j) { return j.is_array() && !j.empty() ? j[0] : j; }
+
+std::string text(const json &j) {
+  const auto x = one(j);
+  if (x.is_string())
+    return x.get<std::string>();
+  return x.is_object() ? x.value("value", std::string()) : std::string();
+}
+
+std::string neighbour_name(const json &chassis_in) {
+  const auto chassis = one(chassis_in);
   if (!chassis.is_object() || chassis.empty())
     return "";
-  if (chassis.contains("id") && chassis["id"].is_object()) // no SysName: the chassis id
-    return chassis["id"].value("value", "");
+  if (chassis.contains("name")) // json0: "name": [{"value": ...}]
+    return text(chassis["name"]);
+  if (chassis.contains("id") && one(chassis["id"]).is_object()) // no SysName: the chassis id
+    return text(chassis["id"]);
   return chassis.begin().key();
 }
 
-std::string neighbour_port(const json &port) {
+struct NeighbourPort {
+  std::string name;
+  bool mac = false; // lldpd's default port id on a Linux host: the far end is a host
+};
+
+NeighbourPort neighbour_port(const json &port_in) {
+  const auto port = one(port_in);
   if (!port.is_object())
-    return "";
-  const auto id = port.value("id", json::object());
-  const auto type = id.value("type", "");
-  if ((type == "ifname" || type == "local") && !id.value("value", "").empty())
-    return id.value("value", "");
-  const auto descr = port.value("descr", "");
-  return descr.empty() ? id.value("value", "") : descr;
+    return {};
+  const auto id = one(port.value("id", json::object()));
+  const auto type = id.is_object() ? id.value("type", "") : "";
+  const auto value = text(id);
+  if ((type == "ifname" || type == "local") && !value.empty())
+    return {value, false};
+  const auto descr = port.contains("descr") ? text(port["descr"]) : "";
+  return {descr.empty() ? value : descr, type == "mac"};
 }
 
 void read_interface(const std::string &ifname, const json &entry, const LldpTable &table,
@@ -44,13 +64,32 @@ void read_interface(const std::string &ifname, const json &entry, const LldpTabl
   if (name.empty())
     throw InputError(fmt::format("interface '{}' has no neighbour chassis", ifname), table.where,
                      "give `lldpctl -f json` output (show neighbors), not an interface listing");
-  cables.push_back({table.system, ifname, name, port, table.is_host, -1});
+  cables.push_back(
+      {table.system, ifname, name, port.name, table.is_host, -1, table.is_host && port.mac});
+}
+
+// The interfaces of one table, in either form: json's object-or-list keyed by the interface,
+// or json0's list of objects that carry their "name".
+void read_table(const json &lldp, const LldpTable &table, std::vector<RawCable> &cables) {
+  const auto interfaces = one(lldp).value("interface", json());
+  if (interfaces.is_object())
+    for (const auto &[ifname, entry] : interfaces.items())
+      read_interface(ifname, entry, table, cables);
+  else if (interfaces.is_array())
+    for (const auto &one_entry : interfaces) {
+      if (one_entry.contains("name") && one_entry["name"].is_string()) // json0
+        read_interface(one_entry["name"].get<std::string>(), one_entry, table, cables);
+      else
+        for (const auto &[ifname, entry] : one_entry.items())
+          read_interface(ifname, entry, table, cables);
+    }
 }
 
 } // namespace
 
-std::vector<RawCable> read_lldpctl_json(const std::vector<LldpTable> &tables) {
+std::vector<RawCable> read_lldpctl_json(const std::vector<LldpTable> &tables, ReadNotes *notes) {
   std::vector<RawCable> cables;
+  std::set<std::string> switches;
   for (const auto &table : tables) {
     json doc;
     try {
@@ -59,64 +98,23 @@ std::vector<RawCable> read_lldpctl_json(const std::vector<LldpTable> &tables) {
       throw InputError(fmt::format("not JSON: {}", e.what()), table.where,
                        "give the output of `lldpctl -f json`");
     }
-    if (!doc.is_object() || !doc.contains("lldp") || !doc["lldp"].is_object())
-      throw InputError("no \"lldp\" object (lldpctl -f json0 or keyvalue output?)", table.where,
-                       "run `lldpctl -f json` (not json0, keyvalue or xml)");
-    const auto interfaces = doc["lldp"].value("interface", json());
-    if (interfaces.is_object())
-      for (const auto &[ifname, entry] : interfaces.items())
-        read_interface(ifname, entry, table, cables);
-    else if (interfaces.is_array())
-      for (const auto &one : interfaces)
-        for (const auto &[ifname, entry] : one.items())
-          read_interface(ifname, entry, table, cables);
+    if (!doc.is_object() || !doc.contains("lldp") || !one(doc["lldp"]).is_object())
+      throw InputError("no \"lldp\" object (lldpctl keyvalue or xml output?)", table.where,
+                       "run `lldpctl -f json` (or json0; not keyvalue or xml)");
+    const auto before = cables.size();
+    read_table(doc["lldp"], table, cables);
+    if (cables.size() == before)
+      throw InputError("no interface with a neighbour", table.where,
+                       "give `lldpctl -f json` run where LLDP has seen the switches");
+    if (!table.is_host)
+      switches.insert(table.system);
+    for (auto c = cables.begin() + static_cast<long>(before); c != cables.end(); ++c)
+      if (!c->b_is_host && c->a_is_host)
+        switches.insert(c->b);
   }
+  if (notes)
+    notes->switches = static_cast<int>(switches.size());
   return cables;
-}
-
-namespace {
-
-// Bounded (harness/bounded_input.h): a FIFO, a device or a file of no end is refused by name.
-std::string slurp(const std::filesystem::path &path) {
-  return read_bounded_file(path.string(),
-                           "give a readable YAML file, ibnetdiscover output or lldpctl directory "
-                           "(a regular file: not a FIFO, a device or a process substitution)");
-}
-
-std::vector<LldpTable> lldp_tables(const std::filesystem::path &dir) {
-  std::vector<LldpTable> tables;
-  for (const auto &[sub, is_host] : {std::pair{"hosts", true}, std::pair{"switches", false}}) {
-    if (!std::filesystem::is_directory(dir / sub))
-      continue;
-    std::vector<std::filesystem::path> files;
-    for (const auto &f : std::filesystem::directory_iterator(dir / sub))
-      if (f.path().extension() == ".json")
-        files.push_back(f.path());
-    std::sort(files.begin(), files.end());
-    for (const auto &f : files)
-      tables.push_back({f.stem().string(), is_host, slurp(f), f.string()});
-  }
-  if (tables.empty())
-    throw InputError("no lldpctl tables", dir.string(),
-                     "put each host's `lldpctl -f json` output in hosts/<host>.json (and each "
-                     "leaf's in switches/<leaf>.json)");
-  return tables;
-}
-
-} // namespace
-
-Topology load_topology(const std::string &path_text) {
-  const std::filesystem::path path(path_text);
-  if (std::filesystem::is_directory(path))
-    return build_topology(read_lldpctl_json(lldp_tables(path)), path_text);
-  const auto ext = path.extension().string();
-  if (ext == ".yaml" || ext == ".yml")
-    return build_topology(read_topology_yaml(slurp(path), path_text), path_text);
-  auto map_path = path;
-  map_path.replace_extension(".map");
-  const auto names = std::filesystem::exists(map_path) ? read_guid_map(slurp(map_path))
-                                                       : decltype(read_guid_map(""))();
-  return build_topology(read_ibnetdiscover(slurp(path), path_text, names), path_text);
 }
 
 } // namespace railgauge::rdma::fabric

@@ -88,7 +88,7 @@ TEST(FabricTopology, LldpTablesGiveRailsLeavesAndSpines) {
   EXPECT_EQ(t.links[t.leaf_uplinks[0][0]].label, "leaf-r0[Ethernet248] - spine-1[Ethernet0]");
 }
 
-TEST(FabricTopology, LldpRejectsJson0AndNonJson) {
+TEST(FabricTopology, LldpRejectsATableWithNoNeighbourAndNonJson) {
   EXPECT_THROW(read_lldpctl_json({{"h", true, R"({"lldp": [{"interface": []}]})", "h.json"}}),
                InputError);
   EXPECT_THROW(read_lldpctl_json({{"h", true, "lldp.eth0.via=LLDP", "h.json"}}), InputError);
