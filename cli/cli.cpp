@@ -15,6 +15,7 @@
 
 #include "cli/analysis_commands.h"
 #include "cli/burnin_command.h"
+#include "cli/fabric_command.h"
 #include "cli/make_registry.h"
 #include "cli/measure_command.h"
 #include "cli/printers.h"
@@ -225,6 +226,8 @@ int dispatch(int argc, char **argv) {
     return nlohmann::json{{"host", this_host_name()},
                           {"inventory", collect_inventory(InventoryOptions{})}};
   });
+
+  add_fabric_command(app, analysis_exit);
 
   try {
     app.parse(argc, argv);

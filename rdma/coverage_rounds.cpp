@@ -185,7 +185,7 @@ void require_a_pair(const MatrixTopology &m, const std::vector<FabricEndpoint> &
 } // namespace
 
 MatrixTopology matrix_topology(const std::vector<FabricEndpoint> &endpoints,
-                               const std::string &topology_path) {
+                               const std::string &topology_path, const fabric::LoadOptions &load) {
   MatrixTopology m;
   if (topology_path.empty()) {
     m.topology = rail_leaves(endpoints);
@@ -203,7 +203,7 @@ MatrixTopology matrix_topology(const std::vector<FabricEndpoint> &endpoints,
       }
     return m;
   }
-  m.topology = fabric::load_topology(topology_path);
+  m.topology = fabric::load_topology(topology_path, load);
   m.to_matrix.assign(m.topology.endpoint_count(), -1);
   m.nic_link.assign(endpoints.size(), -1);
   std::vector<std::string> hosts;

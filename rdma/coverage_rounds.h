@@ -11,6 +11,7 @@
 
 #include "rdma/fabric/coverage_ledger.h"
 #include "rdma/fabric/topology.h"
+#include "rdma/fabric/topology_readers.h"
 #include "rdma/pair_matrix.h"
 
 namespace railgauge::rdma {
@@ -31,8 +32,10 @@ struct MatrixTopology {
 // by rail order when the host has as many NICs in both; a TCP rank, which has no NIC, is its
 // host's NIC in rank order. InputError naming both sides' hosts when fewer than two nodes are
 // found: such a matrix would plan no pair.
+// `load`: a GUID map or an lldpctl table's host (`railgauge fabric localise` passes its own).
 MatrixTopology matrix_topology(const std::vector<FabricEndpoint> &endpoints,
-                               const std::string &topology_path);
+                               const std::string &topology_path,
+                               const fabric::LoadOptions &load = {});
 
 // `cover_since`: leave out the links the ledger saw exercised at or after `since_s`
 // (rdma/fabric/coverage_ledger.h), a canary over what the fleet has not crossed lately.

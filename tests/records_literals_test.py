@@ -79,6 +79,12 @@ NOT_RECORD_FIELDS = {
                                "could not read it", {"since_s", "links", "error"}),
     "rdma/fabric/topology_load.cpp": ("the directories of an LLDP dump, not fields",
                                       {"hosts", "switches"}),
+    "rdma/fabric/fabric_summary.cpp": (
+        "`railgauge fabric show --json`: a topology's summary on the console, not a record",
+        {"name", "nic_cables", "uplinks", "spines_reached", "topology", "nodes", "hosts_read",
+         "rails", "switches_read", "leaf_count", "spine_count", "usual_uplinks_per_leaf",
+         "leaves_short_of_usual_uplinks", "leaves", "spines", "set_aside", "unread",
+         "unresolved_hosts"}),
 }
 
 

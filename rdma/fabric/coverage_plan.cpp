@@ -67,18 +67,24 @@ PlannedRound rail_aligned_round(const Topology &t, const std::vector<std::pair<i
   return round;
 }
 
+// P(one uplink crossed k times) after `rounds`: each flow of its leaf's NICs takes it with
+// probability 1/U.
+double one_uplink_probability(const Topology &t, int link,
+                              const std::vector<std::vector<int>> &leaf_nodes, int rounds,
+                              int flows, int k) {
+  const int leaf = t.links[link].leaf;
+  const int trials = static_cast<int>(leaf_nodes[leaf].size()) * flows * rounds;
+  return binomial_at_least(trials, 1.0 / static_cast<double>(t.leaf_uplinks[leaf].size()), k);
+}
+
 // P(every wanted uplink crossed k times) after `rounds`, each uplink independent (a close
 // approximation: the counts of one leaf's uplinks are multinomial, slightly anticorrelated).
 double uplink_probability(const Topology &t, const std::vector<int> &uplinks,
                           const std::vector<std::vector<int>> &leaf_nodes, int rounds, int flows,
                           int k) {
   double log_p = 0;
-  for (int l : uplinks) {
-    const int leaf = t.links[l].leaf;
-    const int trials = static_cast<int>(leaf_nodes[leaf].size()) * flows * rounds;
-    const double p = 1.0 / static_cast<double>(t.leaf_uplinks[leaf].size());
-    log_p += std::log(std::max(1e-300, binomial_at_least(trials, p, k)));
-  }
+  for (int l : uplinks)
+    log_p += std::log(std::max(1e-300, one_uplink_probability(t, l, leaf_nodes, rounds, flows, k)));
   return std::exp(log_p);
 }
 
@@ -198,6 +204,16 @@ CoveragePlan plan_coverage(const Topology &t, const CoverageOptions &options,
                             "rail-aligned pairs",
                             alone);
   return plan;
+}
+
+std::vector<double> uplink_probabilities(const Topology &t, int rounds, int flows, int k) {
+  const auto leaf_nodes = nodes_by_leaf(t);
+  const auto peers = leaves_with_rail_peers(t);
+  std::vector<double> out(t.links.size(), -1);
+  for (int l : t.link_indices(LinkKind::leaf_spine))
+    out[l] =
+        peers[t.links[l].leaf] ? one_uplink_probability(t, l, leaf_nodes, rounds, flows, k) : 0.0;
+  return out;
 }
 
 std::vector<int> crossings(const Topology &t, const std::vector<FlowObservation> &flows) {

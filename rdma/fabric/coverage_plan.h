@@ -40,6 +40,11 @@ struct CoveragePlan {
 CoveragePlan plan_coverage(const Topology &t, const CoverageOptions &options,
                            const std::vector<int> &links = {});
 
+// Per link: the probability that an uplink is crossed at least k times in `rounds` rounds of
+// `flows` flows a pair (0 for a leaf alone on its rails), -1 for a NIC cable (crossed once a
+// round, surely).
+std::vector<double> uplink_probabilities(const Topology &t, int rounds, int flows, int k);
+
 // Crossings per link from traced flows.
 std::vector<int> crossings(const Topology &t, const std::vector<FlowObservation> &flows);
 

@@ -8,8 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rdma/fabric/fabric_acceptance.h"
-#include "rdma/fabric/fabric_simulator.h"
+#include "rdma/fabric/fabric_trials.h"
 #include "rdma/fabric/fat_tree.h"
 
 namespace railgauge::rdma::fabric {
@@ -21,32 +20,8 @@ struct Rates {
 
 Rates run_trials(const Topology &t, const std::vector<FaultKind> &faults, int trials,
                  std::uint64_t seed) {
-  Rates rates;
-  std::mt19937_64 rng(seed);
-  for (int i = 0; i < trials; ++i) {
-    FabricSimulator sim(t, {.seed = rng()});
-    std::set<int> injected;
-    while (injected.size() < faults.size()) {
-      const auto f = sim.random_fault(faults[injected.size()], rng);
-      if (injected.insert(f.link).second)
-        sim.inject(f);
-    }
-    AcceptanceOptions options;
-    options.coverage.seed = rng();
-    const auto r = run_acceptance(
-        t, options, [&](const PlannedRound &round, int index) { return sim.run(round, index); });
-    std::set<int> named;
-    for (const auto &n : r.verdict.named)
-      named.insert(n.link);
-    rates.right += named == injected ||
-                   std::includes(named.begin(), named.end(), injected.begin(), injected.end());
-    rates.wrong +=
-        std::any_of(named.begin(), named.end(), [&](int l) { return !injected.count(l); });
-    rates.max_adaptive = std::max(rates.max_adaptive, r.adaptive_rounds);
-    rates.max_first_pass = std::max(rates.max_first_pass, r.first_pass_rounds);
-    ++rates.trials;
-  }
-  return rates;
+  const auto r = run_fault_trials(t, faults, trials, seed);
+  return {r.right, r.wrong, r.trials, r.max_adaptive, r.max_first_pass};
 }
 
 const Topology &thousand_nodes() {
