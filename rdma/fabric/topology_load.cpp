@@ -1,6 +1,7 @@
 // load_topology: a topology file or directory read by its form (topology_readers.h), with what
 // the reader could not use kept on the Topology for `railgauge fabric show` to say.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -103,6 +104,15 @@ Topology load_topology(const std::string &path_text, const LoadOptions &options)
                           : read_file(path, path_text, options, notes);
   auto t = build_topology(cables, path_text);
   t.unread = std::move(notes.unread);
+  // In the file's order: a reader notes some lines as it reads and others when it names hosts.
+  const auto line_of = [&](const std::string &note) {
+    const auto prefix = path_text + ":";
+    if (note.rfind(prefix, 0) != 0)
+      return 0L;
+    return std::strtol(note.c_str() + prefix.size(), nullptr, 10);
+  };
+  std::stable_sort(t.unread.begin(), t.unread.end(),
+                   [&](const auto &x, const auto &y) { return line_of(x) < line_of(y); });
   t.unresolved = std::move(notes.unresolved);
   t.switches_read = notes.switches;
   return t;

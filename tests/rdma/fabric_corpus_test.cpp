@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "rdma/fabric/fabric_summary.h"
@@ -77,6 +78,12 @@ TEST(FabricCorpus, IbnetdiscoverPortsFormIsReadWithWhatItLeaves) {
   EXPECT_EQ(count_with(t.unread, "no cable"), 3);
   EXPECT_EQ(t.unread.size(), 5u); // each of the other lines is said, with its line
   EXPECT_EQ(count_with(t.unread, ".out:3:"), 1);
+  // In the file's order, though the SHARP lines are noted after the reading.
+  const std::vector<int> lines = {1, 3, 4, 5, 6}; // line 2 is worker20's cable
+  ASSERT_EQ(t.unread.size(), lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    EXPECT_NE(t.unread[i].find(fmt::format(".out:{}:", lines[i])), std::string::npos)
+        << t.unread[i];
 }
 
 // NVIDIA NetQ's topologyGraph (topograph's test output): spine net-unit-s1, leaves l1 and l2,
