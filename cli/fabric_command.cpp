@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/fabric_localise_input.h"
+#include "harness/error.h"
 #include "harness/exit_status.h"
 #include "rdma/fabric/coverage_plan.h"
 #include "rdma/fabric/fabric_summary.h"
@@ -31,6 +32,18 @@ struct FabricOptions {
 
 fabric::Topology load(const FabricOptions &o) {
   return fabric::load_topology(o.topology, {o.guid_map, o.host});
+}
+
+// Plan and simulate need a pair: with one node no flow crosses a cable, and a plan of empty
+// rounds would read as coverage.
+fabric::Topology load_for_pairs(const FabricOptions &o) {
+  auto t = load(o);
+  if (t.nodes.size() < 2)
+    throw InputError(
+        fmt::format("{} node in the tree: no pair to plan or simulate", t.nodes.size()), o.topology,
+        "give the topology of a fabric of two or more hosts (`railgauge fabric "
+        "show` lists what was read and set aside)");
+  return t;
 }
 
 void add_topology_options(CLI::App &cmd, FabricOptions &o) {
@@ -57,7 +70,7 @@ int show(const FabricOptions &o) {
 }
 
 int plan(const FabricOptions &o) {
-  const auto t = load(o);
+  const auto t = load_for_pairs(o);
   fabric::CoverageOptions options;
   options.k = o.k, options.flows_per_pair = o.flows_per_pair, options.seed = o.seed;
   const auto p = fabric::plan_coverage(t, options);
@@ -105,7 +118,7 @@ std::optional<fabric::FaultKind> fault_kind(const std::string &name) {
 }
 
 int simulate(const FabricOptions &o) {
-  const auto t = load(o);
+  const auto t = load_for_pairs(o);
   const auto kind = fault_kind(o.fault);
   const auto faulty =
       kind ? fabric::run_fault_trials(t, {*kind}, o.trials, o.seed) : fabric::TrialRates{};

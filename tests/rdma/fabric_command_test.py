@@ -71,6 +71,12 @@ class FabricCommandTest(unittest.TestCase):
             self.assertEqual(out.returncode, 0, out.stderr)
             self.assertIn(f"railgauge fabric {sub} ", out.stdout)
 
+    def test_plan_of_a_one_node_fabric_is_exit_4_not_an_empty_plan(self):
+        out = railgauge("plan", FIXTURES / "corpus" / "treydock_hdr_ports_p_handpicked_test2.out")
+        self.assertEqual(out.returncode, 4, out.stdout)
+        self.assertIn("no pair to plan", out.stderr)
+        self.assertEqual(out.stdout, "")
+
     def test_a_file_no_reader_takes_is_exit_4_with_where(self):
         with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
             f.write("hello\n")
