@@ -1,5 +1,6 @@
 #include "cli/fabric_command.h"
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/fabric_localise_input.h"
+#include "cli/fabric_stale.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 #include "rdma/fabric/coverage_plan.h"
@@ -21,6 +23,10 @@ namespace {
 
 namespace fabric = rdma::fabric;
 
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 struct FabricOptions {
   std::string topology, guid_map, host;
   bool json = false;
@@ -28,6 +34,9 @@ struct FabricOptions {
   std::uint64_t seed = 1;
   std::string fault = "cable";
   std::vector<std::string> runs;
+  std::string cover_since;
+  std::vector<std::string> ledgers;
+  history::DbFlags db;
 };
 
 fabric::Topology load(const FabricOptions &o) {
@@ -73,7 +82,20 @@ int plan(const FabricOptions &o) {
   const auto t = load_for_pairs(o);
   fabric::CoverageOptions options;
   options.k = o.k, options.flows_per_pair = o.flows_per_pair, options.seed = o.seed;
-  const auto p = fabric::plan_coverage(t, options);
+  std::optional<StaleLinks> stale;
+  if (!o.cover_since.empty()) {
+    stale = stale_links(t, o.cover_since, o.ledgers, o.db, now_s());
+    if (stale->links.empty()) {
+      std::cout << (o.json ? nlohmann::json{{"topology", o.topology},
+                                            {"cover_since", stale->how},
+                                            {"rounds", nlohmann::json::array()}}
+                                 .dump(2)
+                           : stale->how + ": no rounds")
+                << '\n';
+      return code(ExitStatus::ok);
+    }
+  }
+  const auto p = fabric::plan_coverage(t, options, stale ? stale->links : std::vector<int>{});
   const int rounds = static_cast<int>(p.rounds.size());
   const auto probs = fabric::uplink_probabilities(t, rounds, o.flows_per_pair, o.k);
   nlohmann::json uplinks = nlohmann::json::array();
@@ -88,13 +110,14 @@ int plan(const FabricOptions &o) {
                                 {"rounds", rounds_j},
                                 {"probability_every_uplink", p.probability},
                                 {"how", p.how},
+                                {"cover_since", stale ? stale->how : ""},
                                 {"uplinks", uplinks}}
                      .dump(2)
               << '\n';
     return code(ExitStatus::ok);
   }
-  std::cout << fmt::format("Coverage of {} for k = {}: {} rounds\n  {}\n\n", o.topology, o.k,
-                           rounds, p.how);
+  std::cout << fmt::format("Coverage of {} for k = {}: {} rounds\n  {}{}\n\n", o.topology, o.k,
+                           rounds, stale ? stale->how + "\n  " : "", p.how);
   for (int r = 0; r < rounds; ++r)
     std::cout << fmt::format("  round {:>2}: {:>5} NIC pairs x {} flows\n", r + 1,
                              p.rounds[r].pairs.size(), p.rounds[r].flows_per_pair);
@@ -186,12 +209,22 @@ void add_fabric_command(CLI::App &app, int &exit_code) {
   auto *plan_cmd = subcommand(
       *cmd, "plan", "The coverage rounds for k crossings of every cable, per uplink's probability",
       "Examples:\n  railgauge fabric plan ibnetdiscover.out --k 2\n"
-      "  railgauge fabric plan topology.yaml --k 3 --flows 16 --json",
+      "  railgauge fabric plan topology.yaml --k 3 --flows 16 --json\n"
+      "  railgauge fabric plan ibnetdiscover.out --cover-since 7d --db sqlite:fleet.db",
       *o);
   plan_cmd->add_option("--k", o->k, "Crossings wanted on every cable")->check(CLI::Range(1, 16));
   plan_cmd->add_option("--flows", o->flows_per_pair, "Flows (queue pairs) a pair a round")
       ->check(CLI::Range(1, 1024));
   plan_cmd->add_option("--seed", o->seed, "The plan's random matchings");
+  plan_cmd->add_option("--cover-since", o->cover_since,
+                       "Plan only the links no ledger saw exercised within this long (90m, 12h, "
+                       "7d): the rounds that top up what has gone stale");
+  plan_cmd->add_option("--ledger", o->ledgers,
+                       "With --cover-since: a coverage ledger (a run's fabric_ledger.jsonl)");
+  plan_cmd->add_option("--db", o->db.url,
+                       "With --cover-since: the fleet history's ledger (sqlite:PATH, "
+                       "postgresql://..., or env for $RAILGAUGE_DB)");
+  history::add_db_flags(plan_cmd, o->db);
   auto *sim_cmd = subcommand(
       *cmd, "simulate",
       "The fault simulator on this fabric: what localisation names, and in no-fault trials",

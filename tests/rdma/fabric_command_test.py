@@ -9,6 +9,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 RAILGAUGE = None  # set from argv
@@ -64,6 +65,48 @@ class FabricCommandTest(unittest.TestCase):
             self.assertEqual(len(verdict["named"]), 1, verdict)
             self.assertTrue(verdict["named"][0]["link"].startswith("dgx-03/ens4f0np0 - "), verdict)
             self.assertEqual(verdict["pairs"], verdict["pairs_placed"])
+
+    def test_plan_cover_since_tops_up_only_the_links_a_ledger_has_not_seen_lately(self):
+        slurm = FIXTURES / "slurm" / "topology.conf"  # dev0..dev17 on s0..s2, s3 above
+        now = time.time()
+
+        def line(link, kind, age_s):
+            return json.dumps({"link": link, "kind": kind, "time_s": now - age_s, "round": 0,
+                               "phase": "coverage", "flows": 8, "bad": 0})
+        lines = [line(f"dev{n}/link - s{n // 6}[]", "nic_leaf", 60) for n in range(18) if n != 5]
+        lines += [line(f"s{s}[] - s3[]", "leaf_spine", 60) for s in range(3)]
+        lines.append(line("dev5/link - s0[]", "nic_leaf", 7200))  # exercised, two hours ago
+        with tempfile.TemporaryDirectory() as tmp:
+            ledger = pathlib.Path(tmp) / "fabric_ledger.jsonl"
+            ledger.write_text("\n".join(lines) + "\n")
+            out = railgauge("plan", slurm, "--cover-since", "1h", "--ledger", ledger, "--json")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            plan = json.loads(out.stdout)
+            self.assertIn("17 of 18 NIC cables and 3 of 3 uplinks", plan["cover_since"])
+            self.assertTrue(plan["rounds"])
+            self.assertTrue(all(r["pairs"] == 1 for r in plan["rounds"]), plan["rounds"])
+            out = railgauge("plan", slurm, "--cover-since", "3h", "--ledger", ledger, "--json")
+            self.assertEqual(json.loads(out.stdout)["rounds"], [], out.stdout)
+
+    def test_plan_cover_since_reads_the_fleet_historys_ledger(self):
+        slurm = FIXTURES / "slurm" / "topology.conf"
+        now = time.time()
+        lines = [json.dumps({"link": f"dev{n}/link - s{n // 6}[]", "kind": "nic_leaf",
+                             "time_s": now - 60, "round": 0, "phase": "matrix", "flows": 1,
+                             "bad": 0}) for n in range(18) if n != 5]
+        with tempfile.TemporaryDirectory() as tmp:
+            run = pathlib.Path(tmp) / "run"
+            run.mkdir()
+            (run / "records.jsonl").write_text(json.dumps(matrix_record("")) + "\n")
+            (run / "fabric_ledger.jsonl").write_text("\n".join(lines) + "\n")
+            db = f"sqlite:{tmp}/fleet.db"
+            ingest = subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, str(run)],
+                                    capture_output=True, text=True, timeout=60)
+            self.assertEqual(ingest.returncode, 0, ingest.stderr)
+            out = railgauge("plan", slurm, "--cover-since", "1h", "--db", db, "--json")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("17 of 18 NIC cables and 0 of 3 uplinks",
+                          json.loads(out.stdout)["cover_since"])
 
     def test_every_subcommand_has_examples_in_its_help(self):
         for sub in ("show", "plan", "simulate", "localise"):
