@@ -1,5 +1,7 @@
 #include "rdma/fabric/ibnetdiscover_names.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -28,6 +30,12 @@ std::string described_switch_name(const std::string &description) {
 
 bool aggregation_node(const std::string &description) {
   return description.find("Aggregation Node") != std::string::npos;
+}
+
+// A port's number as printed; a number past any switch's ports (a corrupt line) is kept as big,
+// not an exception.
+int port_number(const std::string &digits) {
+  return static_cast<int>(std::min(std::strtol(digits.c_str(), nullptr, 10), 1L << 20));
 }
 
 struct CaName {
@@ -121,7 +129,7 @@ std::vector<RawCable> IbNames::cables(const std::vector<SeenPort> &seen, ReadNot
       continue;
     }
     const auto name =
-        ca_name(s.far, std::stoi(s.far_port), s.description, guid_names_, ca_ports.at(s.far));
+        ca_name(s.far, port_number(s.far_port), s.description, guid_names_, ca_ports.at(s.far));
     if (!name.resolved && unresolved.insert(s.far).second && notes)
       notes->unresolved.push_back(
           fmt::format("{} (\"{}\", {}): no host name; give a GUID map line '{} <hostname>'", s.far,

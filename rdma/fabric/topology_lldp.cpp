@@ -102,7 +102,12 @@ std::vector<RawCable> read_lldpctl_json(const std::vector<LldpTable> &tables, Re
       throw InputError("no \"lldp\" object (lldpctl keyvalue or xml output?)", table.where,
                        "run `lldpctl -f json` (or json0; not keyvalue or xml)");
     const auto before = cables.size();
-    read_table(doc["lldp"], table, cables);
+    try {
+      read_table(doc["lldp"], table, cables);
+    } catch (const json::type_error &e) { // a field of another type than lldpctl prints
+      throw InputError(fmt::format("not lldpctl's JSON: {}", e.what()), table.where,
+                       "give the output of `lldpctl -f json` (or json0)");
+    }
     if (cables.size() == before)
       throw InputError("no interface with a neighbour", table.where,
                        "give `lldpctl -f json` run where LLDP has seen the switches");

@@ -47,23 +47,10 @@ void read_nodes(const json &tiers, std::map<std::string, NetqNode> &nodes, ReadN
   }
 }
 
-} // namespace
-
-std::vector<RawCable> read_netq_topology(const std::string &text, const std::string &where,
-                                         ReadNotes *notes) {
-  json doc;
-  try {
-    doc = parse_bounded_json(text, where, kFix);
-  } catch (const json::exception &e) {
-    throw InputError(fmt::format("not JSON: {}", e.what()), where, kFix);
-  }
-  const json graph = doc.is_array() && !doc.empty() ? doc[0] : doc;
-  if (!graph.is_object() || !graph.contains("nodes") || !graph.contains("links") ||
-      !graph["nodes"].is_array() || !graph["links"].is_array())
-    throw InputError("no \"nodes\" and \"links\" lists", where, kFix);
+std::vector<RawCable> graph_cables(const json &graph, const std::string &where, ReadNotes *notes) {
+  std::vector<RawCable> cables;
   std::map<std::string, NetqNode> nodes;
   read_nodes(graph["nodes"], nodes, notes);
-  std::vector<RawCable> cables;
   for (const auto &link : graph["links"]) {
     const auto cabled = link.is_object() ? link.value("compounded_links", json::array()) : json();
     for (const auto &cable : cabled.is_array() ? cabled : json::array()) {
@@ -89,6 +76,29 @@ std::vector<RawCable> read_netq_topology(const std::string &text, const std::str
       cables.push_back(
           {a.name, a_port, b.name, b_port, !a.is_switch, -1, !a.is_switch && !b.is_switch});
     }
+  }
+  return cables;
+}
+
+} // namespace
+
+std::vector<RawCable> read_netq_topology(const std::string &text, const std::string &where,
+                                         ReadNotes *notes) {
+  json doc;
+  try {
+    doc = parse_bounded_json(text, where, kFix);
+  } catch (const json::exception &e) {
+    throw InputError(fmt::format("not JSON: {}", e.what()), where, kFix);
+  }
+  const json graph = doc.is_array() && !doc.empty() ? doc[0] : doc;
+  if (!graph.is_object() || !graph.contains("nodes") || !graph.contains("links") ||
+      !graph["nodes"].is_array() || !graph["links"].is_array())
+    throw InputError("no \"nodes\" and \"links\" lists", where, kFix);
+  std::vector<RawCable> cables;
+  try {
+    cables = graph_cables(graph, where, notes);
+  } catch (const json::type_error &e) { // a field of another type than NetQ sends
+    throw InputError(fmt::format("not NetQ's topologyGraph: {}", e.what()), where, kFix);
   }
   if (cables.empty())
     throw InputError("no cable in the graph's links", where, kFix);

@@ -72,11 +72,16 @@ std::vector<std::string> expand_hostlist(const std::string &text, const std::str
         throw InputError(fmt::format("hostlist range '{}' runs backwards or past a million", range),
                          here, "write ranges low-high, as prefix[0-3]");
       for (long n = lo; n <= hi; ++n)
-        for (const auto &tail : tails)
+        for (const auto &tail : tails) {
+          // A host name is at most 255 characters (RFC 1123): so is a million of them bounded.
+          if (prefix.size() + lo_text.size() + 9 + tail.size() > 255)
+            throw InputError(fmt::format("hostlist '{}' makes names over 255 characters", part),
+                             here, "give host names as Slurm's slurm.conf has them");
           out.push_back(prefix + fmt::format("{:0>{}}", n, lo_text.size()) + tail);
-      if (out.size() > 1000000)
-        throw InputError(fmt::format("hostlist '{}' names over a million nodes", text), here,
-                         "give the fabric's own topology.conf");
+          if (out.size() > 1000000)
+            throw InputError(fmt::format("hostlist '{}' names over a million nodes", part), here,
+                             "give the fabric's own topology.conf");
+        }
     }
   }
   return out;

@@ -1,5 +1,6 @@
 // The fabric topology readers (rdma/fabric/topology_readers.h): ibnetdiscover output with a GUID
-// map, an lldpctl JSON table of a host and of a switch, and the YAML inventory. Any text is
+// map (either form, with and without notes), an lldpctl JSON table of a host and of a switch,
+// the YAML inventory, Slurm's topology.conf and NetQ's topologyGraph. Any text is
 // cables (and a topology built of them) or an InputError, never a crash, a hang or another
 // exception. The regressions hold the inputs that crashed every rank of a pair matrix: a
 // 100 KB ibnetdiscover line (std::regex's recursion) and lldpctl JSON nested 100,000 deep.
@@ -36,6 +37,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   }
   try {
     build(fabric::read_topology_yaml(text, "fuzz.yaml"));
+  } catch (const railgauge::InputError &) {
+  }
+  fabric::ReadNotes notes; // with notes, unreadable lines are kept rather than thrown
+  try {
+    build(fabric::read_ibnetdiscover(text, "fuzz.topo", {}, &notes));
+  } catch (const railgauge::InputError &) {
+  }
+  try {
+    build(fabric::read_slurm_topology(text, "topology.conf", &notes));
+  } catch (const railgauge::InputError &) {
+  }
+  try {
+    build(fabric::read_netq_topology(text, "netq.json", &notes));
   } catch (const railgauge::InputError &) {
   }
   return 0;
