@@ -109,17 +109,17 @@ void start_collective(collectives::MpiSession &s, StepBuffers &b, int tp, MPI_Re
   auto *in = const_cast<float *>(b.input); // MPI-3 send buffers are const; older headers not
   switch (b.step->op) {
   case CollectiveOp::all_reduce:
-    collectives::check_mpi(MPI_Iallreduce(in, b.output.data(), int(b.step->size_elements),
-                                          MPI_FLOAT, MPI_SUM, s.world(), &req),
-                           "MPI_Iallreduce");
+    check_mpi(MPI_Iallreduce(in, b.output.data(), int(b.step->size_elements), MPI_FLOAT, MPI_SUM,
+                             s.world(), &req),
+              "MPI_Iallreduce");
     break;
   case CollectiveOp::all_gather:
-    collectives::check_mpi(
+    check_mpi(
         MPI_Iallgather(in, part, MPI_FLOAT, b.output.data(), part, MPI_FLOAT, s.world(), &req),
         "MPI_Iallgather");
     break;
   case CollectiveOp::reduce_scatter:
-    collectives::check_mpi(
+    check_mpi(
         MPI_Ireduce_scatter_block(in, b.output.data(), part, MPI_FLOAT, MPI_SUM, s.world(), &req),
         "MPI_Ireduce_scatter_block");
     break;

@@ -65,15 +65,6 @@ const char *env(const char *name) { return std::getenv(name); }
 
 } // namespace
 
-void check_mpi(int rc, const char *call) {
-  if (rc == MPI_SUCCESS)
-    return;
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw BackendError(fmt::format("{} failed: {}", call, text));
-}
-
 bool launched_by_mpi_launcher() {
   for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
     if (env(v))

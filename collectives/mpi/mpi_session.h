@@ -32,6 +32,7 @@
 
 #include "collectives/dtype.h"
 #include "harness/error.h"
+#include "harness/mpi_check.h"
 
 namespace railgauge::collectives {
 
@@ -44,9 +45,6 @@ public:
 private:
   std::vector<int> missing_;
 };
-
-// Throws BackendError naming the call and MPI's error string unless rc is MPI_SUCCESS.
-void check_mpi(int rc, const char *call);
 
 // True when an MPI launcher (mpirun, srun with PMI/PMIx) started this process.
 bool launched_by_mpi_launcher();

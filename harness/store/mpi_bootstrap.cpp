@@ -10,18 +10,10 @@
 #include <mpi.h>
 
 #include "harness/error.h"
+#include "harness/mpi_check.h"
 
 namespace railgauge {
 namespace {
-
-void check(int rc, const char *call) {
-  if (rc == MPI_SUCCESS)
-    return;
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw BackendError(fmt::format("{} failed: {}", call, text));
-}
 
 class OpenMpiRuntime final : public MpiRuntime {
 public:
@@ -31,11 +23,12 @@ public:
     if (!initialized) {
       // Several threads of a rank may call MPI in multi-threaded benchmarks.
       int provided = 0;
-      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+      check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided),
+                "MPI_Init_thread");
       owner_ = true;
     }
-    check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
-    check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+    check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
   }
   ~OpenMpiRuntime() override {
     int finalized = 0;
@@ -48,19 +41,19 @@ public:
 
   std::string broadcast_from_root(const std::string &text) override {
     std::uint64_t length = rank_ == 0 ? text.size() : 0;
-    check(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    check_mpi(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
     if (length > (1u << 20))
       throw BackendError(
           fmt::format("MPI_Bcast: {} bytes from rank 0 is not a store address", length));
     std::string out = rank_ == 0 ? text : std::string(length, '\0');
-    check(MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD),
-          "MPI_Bcast");
+    check_mpi(MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD),
+              "MPI_Bcast");
     return out;
   }
 
   bool all(bool value) override {
     int mine = value ? 1 : 0, every = 0;
-    check(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
     return every == 1;
   }
 
