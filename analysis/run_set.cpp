@@ -19,6 +19,7 @@
 
 #include "harness/bounded_input.h"
 #include "harness/error.h"
+#include "harness/point_results.h"
 #include "harness/record_io.h"
 #include "records/per_gpu_parts.h"
 
@@ -169,6 +170,7 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
   }
   auto read = parse_records(text, records_file.string());
   run.records = std::move(read.records);
+  run.replaced_records = keep_point_results(run.records);
   // A record without a host (hand-made or damaged input) belongs to its run's host, or to its
   // run directory: never to a node named "".
   std::string host;
@@ -248,8 +250,8 @@ std::optional<std::string> identity_of(const LoadedRun &run) {
 }
 
 // A run copied twice (the same run id, host and rank, or byte for byte the same records) would
-// count twice in every fleet statistic: the copy with the most records is kept (records.jsonl
-// only grows), and the other named. Records are told apart by a 64-bit digest.
+// count twice in every fleet statistic: the copy with the most records written is kept
+// (records.jsonl only grows), and the other named. Records are told apart by a 64-bit digest.
 void drop_copies(RunSet &set, const std::vector<std::size_t> &digests) {
   std::map<std::string, std::size_t> by_identity;
   std::map<std::size_t, std::size_t> by_digest;
@@ -270,7 +272,7 @@ void drop_copies(RunSet &set, const std::vector<std::size_t> &digests) {
         by_digest.emplace(digests[i], i);
       continue;
     }
-    if (runs[i].records.size() > runs[*first].records.size())
+    if (runs[i].records_written() > runs[*first].records_written())
       std::swap(runs[i], runs[*first]); // the fuller copy is judged, where the first one was
     dropped[i] = true;
     set.problems.push_back(fmt::format("{}: a copy of '{}' ({}): loaded once", runs[i].dir,

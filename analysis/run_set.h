@@ -21,7 +21,14 @@ namespace railgauge::analysis {
 struct LoadedRun {
   std::string dir;         // the directory holding records.jsonl
   nlohmann::json manifest; // run.json, or null when the directory has none
+  // Each point's result, its last record (keep_point_results): the error record of a point that
+  // a resume ran again is not a result, and no command judges, compares or stores it.
   std::vector<Record> records;
+  // The records read that a later record of the same point replaced: with `records`, every
+  // record the file holds (a file only grows, so this tells a fuller copy).
+  std::size_t replaced_records = 0;
+
+  std::size_t records_written() const { return records.size() + replaced_records; }
 };
 
 // A path the loader could not read, and why (the errno text, or what the path is instead).

@@ -63,11 +63,6 @@ std::size_t drop_partial_last_line(const std::string &path) {
 
 } // namespace
 
-std::string point_identity(std::string_view key, const nlohmann::json &axes) {
-  return fmt::format("{} {}", key,
-                     axes.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
 nlohmann::json plan_summary(const RunPlan &plan) {
   Fnv1a64 hash;
   const auto add = [&hash](const std::string &text) { hash.add(text).add("\n"); };

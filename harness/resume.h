@@ -29,13 +29,11 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/manifest.h"
+#include "harness/point_results.h"
 #include "harness/runner.h"
 #include "harness/store/store.h"
 
 namespace railgauge {
-
-// "<key> <axes as compact JSON>": the identity of a planned point within a run.
-std::string point_identity(std::string_view key, const nlohmann::json &axes);
 
 // run.json "plan": {"digest": FNV-1a 64 of every key, axis values and measurement settings in
 // plan order, "points": N}.

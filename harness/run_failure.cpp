@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/interrupt_watch.h"
+#include "harness/point_results.h"
 #include "harness/record_io.h"
 #include "harness/watchdog.h"
 
@@ -15,11 +16,10 @@ namespace railgauge {
 std::map<std::string, int> count_records(const std::string &path) noexcept {
   std::map<std::string, int> counts;
   try {
-    std::map<std::string, Status> last;
-    for (const auto &r : read_records(path).records)
-      last[r.key + " " + (r.axes.is_object() ? r.axes : r.params).dump()] = r.status;
-    for (const auto &[point, status] : last)
-      ++counts[std::string(to_string(status))];
+    auto records = read_records(path).records;
+    keep_point_results(records);
+    for (const auto &r : records)
+      ++counts[std::string(to_string(r.status))];
   } catch (const std::exception &) {
     counts.clear();
   }

@@ -14,8 +14,8 @@
 
 namespace railgauge {
 
-// The status of each point's last record in a records file (points told apart by key and
-// axes, or params for records without axes). Empty when the file cannot be read.
+// The status of each point's last record in a records file (keep_point_results). Empty when
+// the file cannot be read.
 std::map<std::string, int> count_records(const std::string &path) noexcept;
 
 // Why a run that ended with `counts` (one per point with a record, kept ones included) is not

@@ -273,7 +273,7 @@ void replace_run(Database &db, const RunFacts &facts, const analysis::LoadedRun 
              "counts = ?, world_size = ?, world_rank = ?, incomplete = ?, inventory = ? "
              "WHERE id = ?",
              {facts.suite, facts.source, facts.start, facts.end, facts.status, run.dir,
-              static_cast<std::int64_t>(run.records.size()), failed, utc_timestamp_now(),
+              static_cast<std::int64_t>(run.records_written()), failed, utc_timestamp_now(),
               facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
               facts.incomplete, facts.inventory, row});
   for (const char *table : {"records", "ledger", "verdicts"})
@@ -364,7 +364,7 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
         "incomplete, inventory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (run_id, host_id, rank) DO NOTHING RETURNING id",
         {facts.run_id, host, facts.rank, facts.suite, facts.source, facts.start, facts.end,
-         facts.status, run.dir, static_cast<std::int64_t>(run.records.size()), failed,
+         facts.status, run.dir, static_cast<std::int64_t>(run.records_written()), failed,
          utc_timestamp_now(), facts.points_planned, facts.counts, facts.world_size,
          facts.world_rank, facts.incomplete, facts.inventory});
     std::int64_t run_row = 0;
@@ -375,11 +375,13 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
       // was written, cut short or resumed has changed since: its newer state replaces the one
       // stored, but a copy holding fewer records than the one stored (a partial copy) does not.
       // A run stored before the database kept inventories is stored again, with its inventory.
+      // runs.records counts every record written, replaced ones too: a resume that ran an error
+      // point again has the same points as before and one record more.
       const auto stored = stored_state(db, facts, host);
       if (!stored)
         throw std::logic_error("history: a run that conflicts is not there");
       out.before = describe(*stored);
-      const auto here = static_cast<std::int64_t>(run.records.size());
+      const auto here = static_cast<std::int64_t>(run.records_written());
       const bool same = here == stored->records && facts.status == stored->status &&
                         stored->incomplete == facts.incomplete &&
                         stored->inventory == facts.inventory;

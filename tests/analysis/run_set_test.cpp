@@ -151,6 +151,57 @@ TEST_F(RunSetTest, EveryRankOfTheNewestRunIsKeptAndImportsAreNeverSuperseded) {
   EXPECT_EQ(set.runs.size(), 4u);
 }
 
+// A run stopped by SIGTERM and resumed: the interrupted point's error record holds only the axes
+// in its params, and the resume's ok record of the same point adds the params it derived. The
+// ok record is the point's result, so no command reads the error (check once failed the node on
+// it). Records without axes (an import's) are points of their own, even with equal params.
+TEST_F(RunSetTest, APointsLastRecordIsItsResultMatchedOnItsAxes) {
+  const fs::path dir = root_ / "resumed";
+  fs::create_directories(dir);
+  std::ofstream(dir / "run.json") << R"({"schema":"railgauge.run/1","host":"node01"})";
+  RecordFile file((dir / "records.jsonl").string());
+  const auto point = [&](int size_bytes, Status status, bool derived) {
+    Record r;
+    r.run = "resumed";
+    r.host = "node01";
+    r.key = "memory.host_copy";
+    r.params = {{"size_bytes", size_bytes}, {"threads", 1}};
+    r.axes = r.params;
+    if (derived)
+      r.params["threads_used"] = 1;
+    r.status = status;
+    if (status == Status::error)
+      r.reason = "interrupted by SIGTERM while running memory.host_copy";
+    r.time_utc = utc_timestamp_now();
+    file.append(r);
+  };
+  point(64, Status::ok, true);
+  point(256, Status::error, false); // the signal
+  point(256, Status::ok, true);     // the resume
+  point(1024, Status::ok, true);
+  Record imported;
+  imported.run = "resumed";
+  imported.host = "node01";
+  imported.key = "memory.host_read";
+  imported.params = {{"size_bytes", 8}};
+  imported.time_utc = utc_timestamp_now();
+  file.append(imported);
+  file.append(imported);
+
+  const auto set = load_runs({dir.string()});
+  ASSERT_EQ(set.runs.size(), 1u);
+  const auto &run = set.runs[0];
+  EXPECT_EQ(run.replaced_records, 1u);
+  EXPECT_EQ(run.records_written(), 6u);
+  ASSERT_EQ(run.records.size(), 5u);
+  std::vector<std::pair<int, Status>> kept;
+  for (const auto &r : run.records)
+    kept.emplace_back(r.params["size_bytes"].get<int>(), r.status);
+  const std::vector<std::pair<int, Status>> want = {
+      {64, Status::ok}, {256, Status::ok}, {1024, Status::ok}, {8, Status::ok}, {8, Status::ok}};
+  EXPECT_EQ(kept, want);
+}
+
 TEST_F(RunSetTest, KeepsUnreadableLinesAsProblems) {
   const auto dir = make_run("a", "n", 2);
   std::ofstream(dir / "records.jsonl", std::ios::app) << "{\"truncated\n";
