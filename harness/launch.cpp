@@ -189,6 +189,7 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
   const TcpStoreClientOptions client_options{settings_.timeout, grace, grace};
   TcpStoreServerOptions server_options;
   server_options.shutdown_grace = grace;
+  server_options.world_size = launch_.world_size;
   auto &c = *connection_;
 
   if (url == "mpi" || url.starts_with("mpi://")) {

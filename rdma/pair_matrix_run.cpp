@@ -27,16 +27,21 @@ public:
     std::vector<PairReport> reports;
     for (std::size_t r = 0; r < rounds.size(); ++r) {
       std::vector<std::string> all;
+      // A rank that does not reach the end of a round died or hangs: the matrix cannot go on
+      // (its later pairs would wait for it too), and the run stops naming it.
+      const auto lost = [&](const std::exception &e) {
+        return PeerLost(fmt::format("pair matrix, {}round {} of {}: {}",
+                                    tag == "matrix" ? "" : tag + " ", r + 1, rounds.size(),
+                                    e.what()));
+      };
       try {
         all = store_all_gather(store_, fmt::format("{}{}/round{}", spec_.prefix, tag, r),
                                ctx_.rank(), ctx_.world_size(),
                                encode_pair_reports(play(rounds[r], tag)), round_timeout(rounds[r]));
       } catch (const StoreTimeout &e) {
-        // A rank that does not reach the end of a round died or hangs: the matrix cannot go on
-        // (its later pairs would wait for it too), and the run stops naming it.
-        throw PeerLost(fmt::format("pair matrix, {}round {} of {}: {}",
-                                   tag == "matrix" ? "" : tag + " ", r + 1, rounds.size(),
-                                   e.what()));
+        throw lost(e);
+      } catch (const PeerLost &e) { // the store saw the rank go
+        throw lost(e);
       }
       std::set<EndpointPair> reported;
       for (std::size_t from = 0; from < all.size(); ++from)

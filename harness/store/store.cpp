@@ -21,6 +21,8 @@ void wait_for_ranks(Store &store, const std::string &what, const std::string &pr
                     int world_size, Milliseconds timeout, Milliseconds waited) {
   try {
     store.wait(rank_keys(prefix, world_size), timeout);
+  } catch (const PeerLost &e) {
+    throw PeerLost(fmt::format("{}: {}", what, e.what()));
   } catch (const StoreTimeout &e) {
     const auto ranks = ranks_missing(e.missing_keys(), prefix);
     throw StoreTimeout(fmt::format("{}: rank{} {} of {} did not arrive within {} s", what,
@@ -58,6 +60,8 @@ std::string get_from_rank_zero(Store &store, const std::string &what, const std:
                                const std::string &key, int world_size, Milliseconds timeout) {
   try {
     return store.get(key, timeout);
+  } catch (const PeerLost &e) {
+    throw PeerLost(fmt::format("{}: {}", what, e.what()));
   } catch (const StoreTimeout &) {
     wait_for_ranks(store, what, prefix, world_size, Milliseconds(0), timeout);
     throw StoreTimeout(fmt::format("{}: every rank arrived but rank 0 did not say so within {} s",

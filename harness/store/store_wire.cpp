@@ -230,6 +230,7 @@ std::string encode_reply(const Reply &reply) {
       put_bytes32(body, k);
     break;
   case ReplyStatus::error:
+  case ReplyStatus::peer_lost:
     put_bytes32(body, std::string_view(reply.text).substr(0, kMaxTextBytes));
     break;
   }
@@ -364,7 +365,8 @@ Parsed<Reply> parse_reply(std::string_view bytes) {
       return malformed<Reply>("reply: " + error);
     break;
   case static_cast<std::uint8_t>(ReplyStatus::error):
-    reply.status = ReplyStatus::error;
+  case static_cast<std::uint8_t>(ReplyStatus::peer_lost):
+    reply.status = static_cast<ReplyStatus>(status);
     if (!r.sized(reply.text, 0, kMaxTextBytes, "error text", error))
       return malformed<Reply>("reply: " + error);
     break;

@@ -22,6 +22,8 @@
 //   ok:      u32 value length, value (empty for set and wait)
 //   timeout: u32 key count, that many (u32 length, key): the keys still missing
 //   error:   u32 text length, text (the server then closes the connection)
+//   peer lost: u32 text length, text (a wait that needs a rank whose connection is gone; the
+//            connection stays open). New in version 2.
 // Integers are little-endian.
 #include <array>
 #include <cstddef>
@@ -33,7 +35,7 @@
 namespace railgauge::store_wire {
 
 inline constexpr std::array<char, 4> kMagic = {'R', 'G', 'S', 'T'};
-inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint16_t kVersion = 2;
 
 // Limits on what a peer may send; anything larger drops the connection.
 inline constexpr std::size_t kMaxTokenBytes = 256;
@@ -68,13 +70,13 @@ struct Request {
   std::uint32_t timeout_ms = 0;  // wait, get
 };
 
-enum class ReplyStatus : std::uint8_t { ok = 0, timeout = 1, error = 2 };
+enum class ReplyStatus : std::uint8_t { ok = 0, timeout = 1, error = 2, peer_lost = 3 };
 
 struct Reply {
   ReplyStatus status = ReplyStatus::ok;
   std::string value;                // ok (get)
   std::vector<std::string> missing; // timeout
-  std::string text;                 // error
+  std::string text;                 // error, peer_lost
 };
 
 // What parsing the front of a byte buffer gave: a whole message (and how many bytes it took),

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "harness/store/refusal_log.h"
@@ -51,6 +52,14 @@ struct TcpStoreServerOptions {
   std::size_t max_total_bytes = std::size_t{1} << 30;
   // How long the destructor waits for clients to hang up before it closes their connections.
   Milliseconds shutdown_grace{10'000};
+  // The ranks of the run; 0: not known, and no rank is ever called lost. A rank 1..world_size-1
+  // whose connections all closed from its side (its process ended or was killed, its node went
+  // down) is lost: from then on every wait that misses a key and may wait fails at once with
+  // PeerLost naming it, rather than waiting out its timeout for a key that no one will set (an
+  // OOM-killed rank cost every other rank its store timeout at each remaining point). A wait of
+  // no time is still a look and answers as before. The rank is no longer lost when it connects
+  // again. A closed connection is noticed within one poll round, not at the next timeout.
+  int world_size = 0;
 };
 
 class TcpStoreServer final : public Store {
@@ -86,6 +95,11 @@ private:
   void handle_input(Connection &c);
   void check_pending(Connection &c);
   void note_refusal(const Connection &c, const std::string &why);
+  // Marks the rank of a connection that its peer closed lost, unless another connection of the
+  // same rank is still open among `conns`.
+  void note_hang_up(const Connection &c, const std::vector<std::unique_ptr<Connection>> &conns);
+  // "rank 1 is lost: ..." for each lost rank; call with mutex_ held and lost_ not empty.
+  std::string lost_text() const;
   // Takes the connections waiting on the listening socket, at most a pool of unauthenticated
   // ones per call; out of descriptors, pauses accepting until `accept_paused_until`.
   void accept_new(std::vector<std::unique_ptr<Connection>> &conns,
@@ -97,12 +111,15 @@ private:
   UniqueFd listen_fd_;
   UniqueFd wake_read_, wake_write_;
 
-  mutable std::mutex mutex_; // guards values_, total_bytes_, refusals_
+  mutable std::mutex mutex_; // guards values_, total_bytes_, refusals_, lost_
   std::condition_variable changed_;
   // Values are shared with the replies that carry them (harness/store/outbox.h).
   std::map<std::string, std::shared_ptr<const std::string>> values_;
   std::size_t total_bytes_ = 0;
   RefusalLog refusals_;
+  // The lost ranks and why, in the order they were lost: the first is most often the cause,
+  // and the later ones ranks that ended on learning it (options_.world_size).
+  std::vector<std::pair<int, std::string>> lost_;
 
   std::atomic<bool> stopping_{false};
   std::atomic<std::size_t> connection_count_{0};

@@ -152,6 +152,9 @@ std::string TcpStoreClient::request(const std::string &frame, Milliseconds reply
         auto &reply = parsed.message;
         if (reply.status == wire::ReplyStatus::ok)
           return std::move(reply.value);
+        // A rank this wait needs is gone: every rank learns it at once, and the run stops.
+        if (reply.status == wire::ReplyStatus::peer_lost)
+          throw PeerLost("store: " + reply.text);
         if (reply.status == wire::ReplyStatus::error) {
           fd_.reset();
           throw BackendError(

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/record.h"
 #include "harness/store/descriptor_limit.h"
 #include "harness/store/outbox.h"
 #include "harness/store/store_wire.h"
@@ -50,6 +51,7 @@ struct TcpStoreServer::Connection {
   bool authenticated = false;
   bool closing = false; // close once `out` is sent
   bool dead = false;    // close now
+  bool hung_up = false; // closed from the client's side (or broken), not by the server
   std::int32_t rank = -1;
   SteadyClock::time_point last_activity;
   // A wait or get the table cannot answer yet. Keys never disappear, so `cursor` (the first key
@@ -59,6 +61,7 @@ struct TcpStoreServer::Connection {
     std::vector<std::string> keys;
     std::size_t cursor = 0;
     SteadyClock::time_point deadline;
+    bool may_wait = true; // asked for more than no time: a lost rank fails it
   };
   std::optional<Pending> pending;
 };
@@ -115,8 +118,13 @@ void TcpStoreServer::wait(const std::vector<std::string> &keys, Milliseconds tim
   const auto all_present = [&] {
     return std::all_of(keys.begin(), keys.end(), [&](const auto &k) { return values_.count(k); });
   };
-  if (changed_.wait_for(lock, timeout, all_present))
-    return;
+  const bool may_wait = timeout.count() > 0;
+  if (changed_.wait_for(lock, timeout,
+                        [&] { return all_present() || (may_wait && !lost_.empty()); })) {
+    if (all_present())
+      return;
+    throw PeerLost("store: " + lost_text());
+  }
   std::vector<std::string> missing;
   for (const auto &k : keys)
     if (!values_.count(k))
@@ -139,6 +147,33 @@ RefusalLog TcpStoreServer::refusals() const {
 void TcpStoreServer::note_refusal(const Connection &c, const std::string &why) {
   std::lock_guard lock(mutex_);
   refusals_.add({c.peer, c.rank, why});
+}
+
+void TcpStoreServer::note_hang_up(const Connection &c,
+                                  const std::vector<std::unique_ptr<Connection>> &conns) {
+  if (!c.authenticated || c.rank < 1 || c.rank >= options_.world_size)
+    return;
+  for (const auto &other : conns)
+    if (other.get() != &c && !other->dead && other->authenticated && other->rank == c.rank)
+      return;
+  {
+    std::lock_guard lock(mutex_);
+    if (std::any_of(lost_.begin(), lost_.end(), [&](const auto &l) { return l.first == c.rank; }))
+      return;
+    lost_.emplace_back(c.rank,
+                       fmt::format("rank {} is lost: its connection to the store (from {}) closed "
+                                   "at {} (its process ended or was killed, or its node went down)",
+                                   c.rank, c.peer, utc_timestamp_now()));
+  }
+  changed_.notify_all();
+  wake(); // the waits of the other connections are answered in the next round
+}
+
+std::string TcpStoreServer::lost_text() const {
+  std::string text;
+  for (const auto &[rank, why] : lost_)
+    text += (text.empty() ? "" : "; then ") + why;
+  return text + "; a wait that needs it fails at once";
 }
 
 void TcpStoreServer::handle_input(Connection &c) {
@@ -168,6 +203,11 @@ void TcpStoreServer::handle_input(Connection &c) {
     c.out.append(wire::encode_hello_reply({true, ""}));
     c.authenticated = true;
     c.last_activity = now;
+    {
+      std::lock_guard lock(mutex_);
+      // Back: it was alive after all (a network fault, not a death).
+      std::erase_if(lost_, [&](const auto &l) { return l.first == c.rank; });
+    }
   }
   while (!c.pending && !c.closing) {
     auto parsed = wire::parse_request(c.in);
@@ -209,7 +249,8 @@ void TcpStoreServer::handle_input(Connection &c) {
       continue;
     }
     const Milliseconds asked{req.timeout_ms};
-    Connection::Pending p{req.type, {}, 0, now + std::min(asked, kMaxServerWait)};
+    Connection::Pending p{
+        req.type, {}, 0, now + std::min(asked, kMaxServerWait), asked.count() > 0};
     p.keys = req.type == wire::RequestType::get ? std::vector<std::string>{req.key}
                                                 : std::move(req.keys);
     c.pending = std::move(p);
@@ -230,6 +271,9 @@ void TcpStoreServer::check_pending(Connection &c) {
     if (p.cursor == p.keys.size()) {
       if (p.type == wire::RequestType::get)
         value = values_.at(p.keys.front());
+    } else if (p.may_wait && !lost_.empty()) {
+      reply.status = wire::ReplyStatus::peer_lost;
+      reply.text = lost_text();
     } else if (SteadyClock::now() >= p.deadline || stopping_) {
       reply.status = wire::ReplyStatus::timeout;
       for (std::size_t i = p.cursor; i < p.keys.size(); ++i)
@@ -305,7 +349,7 @@ void TcpStoreServer::serve() {
           if (n > 0)
             c.in.append(scratch.get(), static_cast<std::size_t>(n));
           if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-            c.dead = true;
+            c.dead = c.hung_up = true;
         }
         if (!c.dead && !c.closing)
           try {
@@ -320,7 +364,7 @@ void TcpStoreServer::serve() {
       if (!c.out.empty() && !c.dead) {
         const ssize_t n = c.out.send_some(c.fd.get());
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-          c.dead = true;
+          c.dead = c.hung_up = true;
       }
       if (c.closing && c.out.empty())
         c.dead = true;
@@ -335,6 +379,9 @@ void TcpStoreServer::serve() {
         }
       }
     }
+    for (const auto &c : conns)
+      if (c->hung_up)
+        note_hang_up(*c, conns);
     std::erase_if(conns, [](const auto &c) { return c->dead; });
     if (accepting && (fds[0].revents & POLLIN))
       accept_new(conns, accept_paused_until);

@@ -186,7 +186,7 @@ TEST(TcpStore, AnotherProtocolVersionIsRefusedByNumber) {
   RawPeer peer(server.endpoint());
   peer.send(wire::encode_hello({7, 0, kToken}));
   const auto text = refusal_text(peer.read_until_closed());
-  EXPECT_NE(text.find("protocol version 7, this store speaks version 1"), std::string::npos)
+  EXPECT_NE(text.find("protocol version 7, this store speaks version 2"), std::string::npos)
       << text;
   EXPECT_TRUE(peer.closed());
   expect_server_works(server);
@@ -333,6 +333,48 @@ TEST(TcpStore, AClientThatVanishesMidWaitLeavesTheServerServing) {
     peer.send(wire::encode_request(wait));
   } // closed with its wait pending
   expect_server_works(server);
+}
+
+// A rank killed mid-run (the OOM killer, kill -9) closes its connection: every wait that needs
+// it fails at once naming it, on rank 0 and on the other clients, where each once waited out its
+// whole timeout at every remaining point. A look (no time) answers as before, a key that is
+// there is still there, and a rank that connects again is no longer lost.
+TEST(TcpStore, ARankWhoseConnectionClosesIsLostAndEveryWaitFailsAtOnce) {
+  TcpStoreServerOptions options;
+  options.world_size = 3;
+  TcpStoreServer server({"127.0.0.1", 0}, kToken, options);
+  TcpStoreClient survivor(server.endpoint(), kToken, 2, quick_client());
+  auto victim = std::make_unique<TcpStoreClient>(server.endpoint(), kToken, 1, quick_client());
+  victim->set("said", "1");
+  const auto start = SteadyClock::now();
+  std::string survivor_error;
+  std::thread waiting([&] {
+    try {
+      store_barrier(survivor, "step", 2, 3, 30'000ms);
+    } catch (const PeerLost &e) {
+      survivor_error = e.what();
+    }
+  });
+  std::this_thread::sleep_for(100ms);
+  victim.reset(); // its socket closes, as the kernel closes a killed process's
+  try {
+    server.wait({"barrier/step/0", "barrier/step/1"}, 30'000ms);
+    FAIL() << "rank 0 waited for a rank that is gone";
+  } catch (const PeerLost &e) {
+    EXPECT_NE(std::string(e.what()).find("store: rank 1 is lost: its connection to the store"),
+              std::string::npos)
+        << e.what();
+  }
+  waiting.join();
+  EXPECT_LT(SteadyClock::now() - start, 5s);
+  EXPECT_NE(survivor_error.find("barrier 'step': store: rank 1 is lost"), std::string::npos)
+      << survivor_error;
+  EXPECT_THROW(survivor.wait({"never"}, 0ms), StoreTimeout);
+  EXPECT_EQ(survivor.get("said", 30'000ms), "1");
+
+  TcpStoreClient back(server.endpoint(), kToken, 1, quick_client());
+  back.set("back", "1");
+  EXPECT_THROW(survivor.wait({"never"}, 50ms), StoreTimeout);
 }
 
 } // namespace
