@@ -72,7 +72,7 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
   cmd.add_flag("--force", o.force, "With --resume: resume a run that run.json calls complete");
   cmd.add_option("--point-timeout", o.point_timeout_s,
                  "Seconds a point may run before it is recorded as `error` and the run stops "
-                 "(exit 4; a hung GPU kernel cannot be cancelled); 0: no limit")
+                 "(exit 5; a hung GPU kernel cannot be cancelled); 0: no limit")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--store", o.store_url,

@@ -48,6 +48,20 @@ class ExitStatusDocs(unittest.TestCase):
         for code in range(6):
             self.assertIn(f" {code} ", text)
 
+    def test_options_name_the_status_they_end_with(self):
+        # An option whose help names the exit status it ends with names the table's code, in
+        # every command that has it: --point-timeout once said 4 where the watchdog exits 5, and
+        # --expect 1 where a refused run exits 2.
+        table = " ".join(run("exit-statuses").stdout.split())
+        self.assertIn("5 a point outlived --point-timeout", table)
+        self.assertIn("hardware --expect names is missing", table)
+        for command in ("run", "memory", "burnin"):
+            helped = " ".join(run(command, "--help").stdout.split())
+            self.assertIn("the run stops (exit 5; a hung GPU kernel", helped, command)
+            self.assertIn("(run.json status refused, exit status 2: a node to drain)", helped,
+                          command)
+            self.assertEqual(re.findall(r"\(exit [0-46-9];", helped), [], command)
+
 
 if __name__ == "__main__":
     unittest.main()
