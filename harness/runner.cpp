@@ -8,6 +8,7 @@
 #include "harness/error.h"
 #include "harness/interrupt_watch.h"
 #include "harness/progress_log.h"
+#include "harness/store/store.h"
 #include "harness/watchdog.h"
 
 namespace railgauge {
@@ -21,7 +22,9 @@ std::string axis_list(const std::vector<Axis> &axes) {
 }
 
 // Whatever supported() or run() throws becomes this point's `error` record: one broken point
-// never costs the rest of the run, except a lost peer (PeerLost), which sets peer_lost.
+// never costs the rest of the run, except a lost peer, which sets peer_lost: a rank the store
+// saw go (PeerLost) or one silent past the store timeout (StoreTimeout), for whom every later
+// point would wait its timeout again in vain.
 Outcome run_point(Benchmark &bench, RunContext &ctx, const Point &point, bool &peer_lost) {
   Outcome broke;
   broke.status = Status::error;
@@ -30,6 +33,9 @@ Outcome run_point(Benchmark &bench, RunContext &ctx, const Point &point, bool &p
       return Outcome::waived(*why);
     return bench.run(ctx, point);
   } catch (const PeerLost &e) {
+    broke.reason = e.what();
+    peer_lost = true;
+  } catch (const StoreTimeout &e) {
     broke.reason = e.what();
     peer_lost = true;
   } catch (const std::exception &e) {

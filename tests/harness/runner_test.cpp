@@ -7,6 +7,7 @@
 
 #include "fake_benchmark.h"
 #include "harness/error.h"
+#include "harness/store/store.h"
 
 namespace railgauge {
 namespace {
@@ -136,6 +137,52 @@ TEST_F(RunnerTest, EveryPointBecomesOneRecordWhateverItsOutcome) {
   EXPECT_EQ(read.records[3].status, Status::failed);
   EXPECT_EQ(read.records[3].run, "run-1");
   EXPECT_EQ(printer.seen.size(), 5u);
+  std::filesystem::remove_all(dir);
+}
+
+// A multi-rank point whose peer never arrives: every later point would wait the store timeout
+// for it again (7 error records 15 s apart, once), so the run stops after it and says why.
+class SilentPeerBenchmark final : public Benchmark {
+public:
+  std::string_view key() const override { return "fake.silent_peer"; }
+  std::string_view description() const override { return "a peer that never arrives"; }
+  std::vector<Axis> axes() const override {
+    return {{"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}}};
+  }
+  std::optional<std::string> supported(const RunContext &, const Point &) const override {
+    return std::nullopt;
+  }
+  Outcome run(RunContext &, const Point &) override {
+    ++runs;
+    throw StoreTimeout("barrier 'x': rank 1 of 2 did not arrive within 3 s", {"barrier/x/1"});
+  }
+  int runs = 0;
+};
+
+TEST_F(RunnerTest, APeerSilentPastTheStoreTimeoutStopsTheRun) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("railgauge_runner_silent_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  Registry registry;
+  auto bench = std::make_unique<SilentPeerBenchmark>();
+  const auto &silent = *bench;
+  registry.add(std::move(bench));
+  SuiteEntry entry = entry_;
+  entry.key_glob = "fake.silent_peer";
+  const auto plan = make_plan(registry, {entry}, {}, std::nullopt, ctx_);
+  ASSERT_EQ(plan.point_count(), 2u);
+  RecordFile file((dir / "records.jsonl").string());
+  NullPrinter printer;
+  std::string stopped_early;
+  RunnerOutput out{file, printer, false};
+  out.stopped_early = &stopped_early;
+  const auto counts = execute_plan(plan, ctx_, {"run-1", "testhost", 0, dir.string()}, out);
+  EXPECT_EQ(silent.runs, 1);
+  EXPECT_EQ(counts.at("error"), 1);
+  const auto read = read_records((dir / "records.jsonl").string());
+  ASSERT_EQ(read.records.size(), 1u);
+  EXPECT_EQ(read.records[0].reason, "barrier 'x': rank 1 of 2 did not arrive within 3 s");
+  EXPECT_EQ(stopped_early, "barrier 'x': rank 1 of 2 did not arrive within 3 s");
   std::filesystem::remove_all(dir);
 }
 
