@@ -48,7 +48,8 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
   cmd.add_option("--time-budget", o.time_budget_s, "Seconds of sampling per point (stopping rule)");
   cmd.add_option(
       "--measure", o.measure,
-      "A measurement setting NAME=VALUE: time_budget_s, max_rel_noise, min_samples, "
+      "A measurement setting NAME=VALUE: time_budget_s, max_rel_noise, noise_bound (the most "
+      "stdev/mean an ok point may end with before the run exits 1; 0: none), min_samples, "
       "max_samples, warmup_runs, warmup_s (seconds of untimed load first, for a GPU to "
       "reach its power and thermal steady state), min_sample_s, batch (calls per sample, fixed; 0 "
       "sizes it from min_sample_s)");
@@ -194,7 +195,7 @@ void start_manifest(std::optional<Manifest> &manifest, const RunIdentity &id,
 }
 
 void add_printers(PrinterMultiplex &printer, OutputFormat format, const CommonOptions &o,
-                  const RunIdentity &id) {
+                  const RunIdentity &id, const std::vector<NoisyPoint> &noisy) {
   if (format == OutputFormat::jsonl)
     printer.add(make_jsonl_printer(std::cout));
   else if (format == OutputFormat::csv)
@@ -202,7 +203,7 @@ void add_printers(PrinterMultiplex &printer, OutputFormat format, const CommonOp
   else if (!o.quiet && id.rank == 0) {
     // Under a launcher only rank 0 prints the summary: every rank still writes its records, and
     // a job log of N ranks does not hold N copies of the table.
-    printer.add(make_table_printer(std::cout));
+    printer.add(make_table_printer(std::cout, &noisy));
     // Each family's curve after the summary: bandwidth per size per kernel, and efficiency
     // (or TFLOP/s) per GEMM per TP degree t.
     printer.add(make_collecting_printer([](const std::vector<Record> &records) {
@@ -353,9 +354,11 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     start_manifest(manifest, id, argv, suite_info, plan, world);
 
   PrinterMultiplex printer;
-  add_printers(printer, format, o, id);
+  std::vector<NoisyPoint> noisy;
+  add_printers(printer, format, o, id, noisy);
   const bool progress = !o.quiet && id.rank == 0 && ::isatty(STDERR_FILENO);
   RunnerOutput output{records, printer, progress};
+  output.noisy = &noisy;
   if (resume) {
     output.skip = [&](std::string_view key, const Point &point) {
       return resume->skip(key, point);
@@ -408,7 +411,10 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   }
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", id.dir);
-  const bool bad = counts.count("failed") || counts.count("error");
+  // A noisy point is said whatever the output format, as the exit status it sets needs a reason.
+  if (!noisy.empty())
+    std::cerr << noisy_points_line(noisy) << '\n';
+  const bool bad = counts.count("failed") || counts.count("error") || !noisy.empty();
   const int status = code(bad ? ExitStatus::problems : ExitStatus::ok);
   // Stored once whole: a run cut short is not (its --resume is, under the same run id).
   return db_url.empty() ? status : ingest_finished_run(o.db, db_url, id.dir, status);

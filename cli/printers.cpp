@@ -101,7 +101,8 @@ std::string shorten(const std::string &text, std::size_t max_chars) {
 // or broken point in full, so that no problem hides in a long run. The records have the rest.
 class TablePrinter final : public RecordPrinter {
 public:
-  explicit TablePrinter(std::ostream &out) : out_(out) {}
+  TablePrinter(std::ostream &out, const std::vector<NoisyPoint> *noisy)
+      : out_(out), noisy_(noisy) {}
   void on_record(const Record &record) override { records_.push_back(record); }
   void finish() override {
     if (records_.empty())
@@ -144,12 +145,8 @@ public:
         k.hi = k.any_value ? std::max(k.hi, head.value) : head.value;
         k.any_value = true;
       }
-      if (r.metrics.contains("time_s") && r.metrics["time_s"].contains("stdev")) {
-        const double mean = r.metrics["time_s"].value("mean", 0.0);
-        if (mean > 0)
-          k.worst_noise =
-              std::max(k.worst_noise, r.metrics["time_s"]["stdev"].get<double>() / mean);
-      }
+      if (const auto noise = relative_noise(r))
+        k.worst_noise = std::max(k.worst_noise, *noise);
     }
     std::vector<std::vector<std::string>> rows;
     for (const auto &key : order) {
@@ -184,10 +181,26 @@ public:
       out_ << "\n"
            << render_table("Points that failed (wrong data) or broke (error), in full",
                            {"key", "point", "status", "reason"}, problems);
+    print_noisy();
   }
 
 private:
+  void print_noisy() {
+    if (!noisy_ || noisy_->empty())
+      return;
+    std::vector<std::vector<std::string>> rows;
+    for (const auto &n : *noisy_)
+      rows.push_back({n.key, n.point, fmt::format("{:.1f}%", 100 * n.noise),
+                      fmt::format("{:.1f}%", 100 * n.bound)});
+    out_ << "\n"
+         << render_table(fmt::format("NOISY: {} point(s) whose noise (stdev/mean) exceeds the "
+                                     "suite's noise_bound; the run exits 1",
+                                     rows.size()),
+                         {"key", "point", "noise", "bound"}, rows);
+  }
+
   std::ostream &out_;
+  const std::vector<NoisyPoint> *noisy_;
   std::vector<Record> records_;
 };
 
@@ -227,8 +240,9 @@ std::unique_ptr<RecordPrinter> make_jsonl_printer(std::ostream &out) {
 std::unique_ptr<RecordPrinter> make_csv_printer(std::ostream &out) {
   return std::make_unique<CsvPrinter>(out);
 }
-std::unique_ptr<RecordPrinter> make_table_printer(std::ostream &out) {
-  return std::make_unique<TablePrinter>(out);
+std::unique_ptr<RecordPrinter> make_table_printer(std::ostream &out,
+                                                  const std::vector<NoisyPoint> *noisy) {
+  return std::make_unique<TablePrinter>(out, noisy);
 }
 
 void PrinterMultiplex::on_record(const Record &record) {

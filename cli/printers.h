@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/noise_bound.h"
 #include "harness/record.h"
 #include "harness/record_printer.h"
 
@@ -19,7 +20,10 @@ OutputFormat parse_output_format(const std::string &text, const std::string &whe
 
 std::unique_ptr<RecordPrinter> make_jsonl_printer(std::ostream &out);
 std::unique_ptr<RecordPrinter> make_csv_printer(std::ostream &out);
-std::unique_ptr<RecordPrinter> make_table_printer(std::ostream &out);
+// `noisy`, when given, is filled by the runner (RunnerOutput::noisy) before finish(): the
+// summary ends with those points.
+std::unique_ptr<RecordPrinter> make_table_printer(std::ostream &out,
+                                                  const std::vector<NoisyPoint> *noisy = nullptr);
 
 // Keeps every record and hands them to `at_finish` (a family's own summary, e.g. the GEMM TP
 // table).

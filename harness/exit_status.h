@@ -9,7 +9,8 @@ namespace railgauge {
 
 enum class ExitStatus : int {
   ok = 0,        // run: every point ok or waived; check: pass; the others: done
-  problems = 1,  // run: a point failed or errored; check: warn; import: lines it could not read
+  problems = 1,  // run: a point failed, errored or was noisier than its suite's noise_bound;
+                 // check: warn; import: lines it could not read
   fail = 2,      // check: a fail verdict (drain the node); run: hardware --expect names is missing
   internal = 3,  // railgauge or its output failed (disk full, a lost rank, a bug)
   bad_input = 4, // nothing ran or was judged: the message says what, where and how to fix it
@@ -31,7 +32,8 @@ struct ExitStatusRow {
 inline constexpr ExitStatusRow kExitStatuses[] = {
     {ExitStatus::ok, "ok", "done: every point `ok` or `waived`; `check`: pass"},
     {ExitStatus::problems, "problems",
-     "problems: a point `failed` or `error`; `check`: warn; `import`: lines it could not read"},
+     "problems: a point `failed` or `error`, or noisier than its suite's `noise_bound`; "
+     "`check`: warn; `import`: lines it could not read"},
     {ExitStatus::fail, "fail",
      "`check` (and `burnin`): fail (the node goes on the drain list); `run`: hardware `--expect` "
      "names is missing (`burnin` expects at least one GPU)"},

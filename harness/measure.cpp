@@ -41,11 +41,17 @@ private:
 } // namespace
 
 nlohmann::json MeasureSpec::to_json() const {
-  return {{"warmup_runs", warmup_runs},     {"warmup_s", warmup_s},
-          {"settle_max_s", settle_max_s},   {"gpu_min_timed_s", gpu_min_timed_s},
-          {"min_samples", min_samples},     {"max_samples", max_samples},
-          {"max_rel_noise", max_rel_noise}, {"time_budget_s", time_budget_s},
-          {"min_sample_s", min_sample_s},   {"batch", batch}};
+  return {{"warmup_runs", warmup_runs},
+          {"warmup_s", warmup_s},
+          {"settle_max_s", settle_max_s},
+          {"gpu_min_timed_s", gpu_min_timed_s},
+          {"min_samples", min_samples},
+          {"max_samples", max_samples},
+          {"max_rel_noise", max_rel_noise},
+          {"noise_bound", noise_bound},
+          {"time_budget_s", time_budget_s},
+          {"min_sample_s", min_sample_s},
+          {"batch", batch}};
 }
 
 double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {

@@ -50,8 +50,13 @@ struct MeasureSpec {
   int min_samples = 10;        // never stop before this many samples
   int max_samples = 2000;      // never take more
   double max_rel_noise = 0.02; // stop when stdev/mean of the samples is at most this
-  double time_budget_s = 1.0;  // stop sampling once the point has spent this long
-  double min_sample_s = 2e-4;  // batch calls so that one sample lasts at least this long
+  // The most stdev/mean an ok point may end with: past it the run names the point in its summary
+  // and exits 1 (harness/noise_bound.h), for a point whose budget ran out far from
+  // max_rel_noise (a machine busy with other work) has a median that judges nothing. 0: no
+  // bound, the default for a family's own command; a suite states its own.
+  double noise_bound = 0;
+  double time_budget_s = 1.0; // stop sampling once the point has spent this long
+  double min_sample_s = 2e-4; // batch calls so that one sample lasts at least this long
   // Calls per sample, fixed: no call is spent sizing the batch, and min_sample_s is not used. 0:
   // sized from one timed call. A latency point that stamps each call (rdma/per_call_timer.h)
   // runs its calls back to back in one batch this way, with no sampler code between them.

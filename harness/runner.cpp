@@ -259,6 +259,9 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       record.reason = std::move(outcome.reason);
       record.time_utc = utc_timestamp_now();
       out.records.append(record);
+      if (out.noisy)
+        if (auto noisy = noisier_than_bound(record, item.measure.noise_bound, point.label()))
+          out.noisy->push_back(std::move(*noisy));
       out.printer.on_record(record);
       // An error is the tool's own trouble (a dead peer, a failing call), not a measurement: say
       // it at once, --quiet or not, so a rank that stops later still shows the point it was at.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/manifest.h"
+#include "harness/noise_bound.h"
 #include "harness/record_io.h"
 #include "harness/record_printer.h"
 #include "harness/registry.h"
@@ -71,6 +72,9 @@ struct RunnerOutput {
   // When given: set to why the run stopped before its last point (a lost peer's error), so that
   // the caller does not mark a run complete whose later points never ran.
   std::string *stopped_early = nullptr;
+  // When given: every ok point whose noise exceeds its spec's noise_bound, in the order measured,
+  // so that the summary names them and the run's exit status says so.
+  std::vector<NoisyPoint> *noisy = nullptr;
 };
 
 // Runs every point (but those out.skip() says are done); returns the number of records per

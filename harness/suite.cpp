@@ -74,6 +74,8 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
     spec.time_budget_s = number(1e-6);
   else if (name == "max_rel_noise")
     spec.max_rel_noise = number(0);
+  else if (name == "noise_bound")
+    spec.noise_bound = number(0);
   else if (name == "min_samples")
     spec.min_samples = count(1);
   else if (name == "max_samples")
@@ -92,8 +94,9 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
     spec.batch = count(0);
   else
     throw InputError(fmt::format("unknown measurement setting '{}'", name), where,
-                     "use time_budget_s, max_rel_noise, min_samples, max_samples, warmup_runs, "
-                     "warmup_s, settle_max_s, gpu_min_timed_s, min_sample_s or batch");
+                     "use time_budget_s, max_rel_noise, noise_bound, min_samples, max_samples, "
+                     "warmup_runs, warmup_s, settle_max_s, gpu_min_timed_s, min_sample_s or "
+                     "batch");
 }
 
 void check_measure_spec(const MeasureSpec &spec, const std::string &where) {

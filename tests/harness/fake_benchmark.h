@@ -8,7 +8,8 @@
 
 namespace railgauge::testing {
 
-// key "fake.<name>"; axes size_bytes (bytes, default 1K,2K) and mode (text: ok|waive|throw|fail).
+// key "fake.<name>"; axes size_bytes (bytes, default 1K,2K) and mode (text:
+// ok|waive|throw|fail|noisy; noisy: an ok point whose samples' stdev is twice their mean).
 class FakeBenchmark final : public Benchmark {
 public:
   explicit FakeBenchmark(std::string key = "fake.alpha") : key_(std::move(key)) {}
@@ -20,7 +21,7 @@ public:
              AxisType::text,
              "outcome",
              {std::string("ok")},
-             {"ok", "waive", "throw", "fail", "throw_in_supported"}}};
+             {"ok", "waive", "throw", "fail", "throw_in_supported", "noisy"}}};
   }
   std::optional<std::string> supported(const RunContext &, const Point &p) const override {
     if (p.text("mode") == "waive")
@@ -41,6 +42,8 @@ public:
     const auto m = ctx.measure(timer, [] {});
     o.metrics = m.to_json();
     o.metrics["bandwidth_gbytes_per_s"] = static_cast<double>(p.integer("size_bytes")) / 1e9;
+    if (p.text("mode") == "noisy")
+      o.metrics["time_s"].update({{"mean", 1e-3}, {"stdev", 2e-3}});
     o.derived_params["threads_used"] = 1;
     return o;
   }

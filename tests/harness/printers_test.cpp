@@ -101,6 +101,22 @@ TEST(Printers, TableSummarisesPerKeyAndListsEveryProblem) {
                 "elements hold wrong values\n");
 }
 
+// The points the runner found noisier than their bound end the summary, with the bound.
+TEST(Printers, TableEndsWithThePointsNoisierThanTheirBound) {
+  std::ostringstream out;
+  const std::vector<NoisyPoint> noisy = {{"memory.host_copy", "size_bytes=4096", 2.5, 0.5}};
+  auto p = make_table_printer(out, &noisy);
+  p->on_record(record("memory.host_copy", 12.5));
+  p->finish();
+  EXPECT_NE(out.str().find("\nNOISY: 1 point(s) whose noise (stdev/mean) exceeds the suite's "
+                           "noise_bound; the run exits 1\n"
+                           "key               point            noise   bound\n"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("memory.host_copy  size_bytes=4096  250.0%  50.0%\n"), std::string::npos)
+      << out.str();
+}
+
 TEST(Printers, HeadlinePrefersMostSpecificMetric) {
   Record r = record("x.y", 5);
   r.metrics["busbw_gbytes_per_s"] = 9.0;

@@ -186,5 +186,38 @@ TEST_F(RunnerTest, APeerSilentPastTheStoreTimeoutStopsTheRun) {
   std::filesystem::remove_all(dir);
 }
 
+// A point noisier than its entry's noise_bound is handed back for the summary and the exit
+// status; with no bound (0, the default) none is, however noisy.
+TEST_F(RunnerTest, PointsNoisierThanTheirBoundAreCollected) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("railgauge_runner_noise_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  entry_.axes["mode"] = "ok,noisy";
+  entry_.axis_where["mode"] = "s.yaml:5";
+  for (const double bound : {0.5, 0.0}) {
+    entry_.measure.noise_bound = bound;
+    const auto plan = make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K")},
+                                std::string("fake.alpha"), ctx_);
+    RecordFile file((dir / "records.jsonl").string());
+    NullPrinter printer;
+    std::vector<NoisyPoint> noisy;
+    RunnerOutput out{file, printer, false};
+    out.noisy = &noisy;
+    const auto counts = execute_plan(plan, ctx_, {"run-1", "testhost", 0, dir.string()}, out);
+    EXPECT_EQ(counts.at("ok"), 2);
+    if (bound == 0) {
+      EXPECT_TRUE(noisy.empty());
+      continue;
+    }
+    ASSERT_EQ(noisy.size(), 1u);
+    EXPECT_EQ(noisy[0].key, "fake.alpha");
+    EXPECT_NE(noisy[0].point.find("mode=noisy"), std::string::npos) << noisy[0].point;
+    EXPECT_DOUBLE_EQ(noisy[0].noise, 2.0);
+    EXPECT_DOUBLE_EQ(noisy[0].bound, 0.5);
+    EXPECT_NE(noisy_points_line(noisy).find("exits 1"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 } // namespace
 } // namespace railgauge

@@ -70,9 +70,11 @@ class RunTest(unittest.TestCase):
         self.assertEqual(manifest["run"], run_dir.name)
 
     def test_default_suite_measures_host_and_waives_what_cannot_run(self):
+        # noise_bound=0: a 0.01 s budget on a loaded CI machine may leave a point past the
+        # suite's bound; the bound has its own test below.
         r = railgauge("run", "--out", self.out, "--time-budget", "0.01",
                       "-a", "size_bytes=64KiB", "-a", "threads=1", "-a", "m=64",
-                      "-a", "seq=64", "-a", "tp=1,2")
+                      "-a", "seq=64", "-a", "tp=1,2", "--measure", "noise_bound=0")
         self.assertEqual(r.returncode, 0, r.stderr)
         run_dir = only_run_dir(self.out)
         self.assert_valid(run_dir)
@@ -100,6 +102,20 @@ class RunTest(unittest.TestCase):
         self.assertIn("Summary: one row per benchmark", r.stdout)
         self.assertIn("Bandwidth of the host DRAM of NUMA node 0", r.stdout)
         self.assertIn("per GEMM (row) at TP degree t (column)", r.stdout)
+
+    def test_a_point_noisier_than_its_bound_is_named_and_exits_1(self):
+        # A bound no real timing meets: the one point is past it.
+        args = ["--filter", "memory.host_read", "-a", "size_bytes=16KiB", "-a", "threads=1"]
+        r = railgauge("run", "quick", "--out", self.out, *args, "--measure", "noise_bound=1e-12")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("NOISY: 1 point(s) whose noise (stdev/mean) exceeds the suite's "
+                      "noise_bound", r.stdout)
+        self.assertRegex(r.stderr, r"1 point\(s\) noisier than their noise_bound \(the worst: "
+                                   r"memory.host_read .*size_bytes=16384")
+        # Without a bound (the quick suite states none) the same point exits 0.
+        r = railgauge("run", "quick", "--out", self.out, *args)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("NOISY", r.stdout)
 
     def test_jsonl_and_csv_stream_the_records(self):
         r = railgauge("memory", "--out", self.out, "--format", "jsonl", "--time-budget", "0.01",

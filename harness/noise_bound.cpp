@@ -1,0 +1,45 @@
+#include "harness/noise_bound.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/metric_names.h"
+
+namespace railgauge {
+
+std::optional<double> relative_noise(const Record &record) {
+  const auto time = record.metrics.find(metric::kTimeS);
+  if (time == record.metrics.end() || !time->is_object())
+    return std::nullopt;
+  const auto stdev = time->find("stdev");
+  const double mean = time->value("mean", 0.0);
+  if (stdev == time->end() || !stdev->is_number() || !(mean > 0))
+    return std::nullopt;
+  return stdev->get<double>() / mean;
+}
+
+std::optional<NoisyPoint> noisier_than_bound(const Record &record, double bound,
+                                             std::string point_label) {
+  if (!(bound > 0) || record.status != Status::ok)
+    return std::nullopt;
+  const auto noise = relative_noise(record);
+  if (!noise || *noise <= bound)
+    return std::nullopt;
+  return NoisyPoint{record.key, std::move(point_label), *noise, bound};
+}
+
+std::string noisy_points_line(const std::vector<NoisyPoint> &noisy) {
+  if (noisy.empty())
+    return "";
+  const auto worst =
+      std::max_element(noisy.begin(), noisy.end(),
+                       [](const NoisyPoint &a, const NoisyPoint &b) { return a.noise < b.noise; });
+  return fmt::format(
+      "railgauge: {} point(s) noisier than their noise_bound (the worst: {} {} at {:.0f}%, bound "
+      "{:.0f}%): their figures are not to be judged, so the run exits 1; measure on an idle "
+      "machine, give the points a longer time_budget_s, or raise noise_bound in the suite",
+      noisy.size(), worst->key, worst->point, 100 * worst->noise, 100 * worst->bound);
+}
+
+} // namespace railgauge
