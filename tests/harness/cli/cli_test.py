@@ -102,6 +102,27 @@ class RunTest(unittest.TestCase):
         self.assertIn("Summary: one row per benchmark", r.stdout)
         self.assertIn("Bandwidth of the host DRAM of NUMA node 0", r.stdout)
         self.assertIn("per GEMM (row) at TP degree t (column)", r.stdout)
+        # The default suite's own run passes the host profile, and what it waived for want of a
+        # GPU is no value missing there.
+        c = railgauge("check", "--rules", "host-only", str(run_dir))
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        self.assertIn("PASS: 1 node", c.stdout)
+        self.assertNotIn("no usable CUDA device", c.stdout)
+
+    def test_host_arrays_larger_than_the_node_are_not_applicable_not_missing(self):
+        # 64 TiB per array fits no NUMA node: the point is waived as not applicable, and the
+        # host profile passes the run instead of failing it on a missing data check.
+        r = railgauge("run", "--out", self.out, "--filter", "memory.host_triad",
+                      "-a", "size_bytes=64KiB,64TiB", "-a", "threads=1", "-q",
+                      "--measure", "noise_bound=0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        run_dir = only_run_dir(self.out)
+        big = [rec for rec in records_of(run_dir) if rec["params"]["size_bytes"] == 64 << 40]
+        self.assertEqual([rec["status"] for rec in big], ["waived"])
+        self.assertTrue(big[0]["reason"].startswith("not applicable: "), big[0]["reason"])
+        c = railgauge("check", "--rules", "host-only", str(run_dir))
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        self.assertIn("PASS: 1 node", c.stdout)
 
     def test_a_point_noisier_than_its_bound_is_named_and_exits_1(self):
         # A bound no real timing meets: the one point is past it.
