@@ -40,12 +40,13 @@ struct CheckOptions {
   std::optional<std::string> unreadable; // fail, warn or info
   bool latest_per_host = false;
   bool inventory_only = false;
+  bool wide = false;        // table lines past 120 columns in full
   history::DbFlags history; // --history URL: each part judged against its past too
 };
 
-std::string render(const check::CheckResult &r, const std::string &format) {
+std::string render(const check::CheckResult &r, const std::string &format, bool wide) {
   if (format == "table")
-    return check::render_table(r);
+    return check::render_table(r, wide);
   if (format == "json")
     return check::to_json(r).dump(2) + "\n";
   if (format == "markdown")
@@ -180,7 +181,7 @@ int write_outputs(const CheckOptions &o, const check::CheckResult &result, const
     }
   };
   write(o.drain, "--drain", [&] { return check::render_drain(result); });
-  std::cout << render(result, o.format) << std::flush;
+  std::cout << render(result, o.format, o.wide) << std::flush;
   write(o.json, "--json", [&] { return check::to_json(result).dump(2) + "\n"; });
   write(o.markdown, "--markdown", [&] { return check::render_markdown(result); });
   write(o.junit, "--junit", [&] { return check::render_junit(result); });
@@ -369,6 +370,9 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
   cmd->add_flag("--latest-per-host", o->latest_per_host,
                 "Judge only the newest run of each host and suite (a retest supersedes the run "
                 "it repeats); older runs given are left out, and said so");
+  cmd->add_flag("--wide", o->wide,
+                "Table: print every line in full (by default each is cut at 120 columns; the "
+                "full text is also in --json and --markdown)");
   cmd->add_flag("--inventory-only", o->inventory_only,
                 "Judge only the rules that read the inventory (GPU and NIC counts, ECC, row "
                 "remaps, links): with no runs given, this machine's inventory taken now, in "

@@ -29,12 +29,27 @@ std::string part_name(const PartResult &p) {
   return p.label;
 }
 
+// A value the profile marks on_missing: info (a GPU alone has no sibling, a one-GPU machine no
+// NVLink nor 8-GPU all_reduce, one node no fleet): the rule cannot apply to this machine, so it
+// never names a part's cause; the table folds these into one counted line.
+bool cannot_apply_here(const Finding &f) {
+  return f.missing && f.level == Level::info && !f.not_applicable && !f.not_covered;
+}
+
+int unlisted_that_count(const RuleTally &t) {
+  int n = 0;
+  for (std::size_t level = 0; level < t.unlisted_missing.size(); ++level)
+    if (static_cast<Level>(level) != Level::info)
+      n += t.unlisted_missing[level];
+  return n;
+}
+
 // Rules violated (not missing) on a part, worst first, each once: "gemm-bf16 (fail), ...".
 std::string violated_rules(const PartResult &p) {
   std::vector<std::string> seen;
   std::string out;
   for (const auto &f : p.findings) {
-    if (f.not_covered || f.not_applicable)
+    if (f.not_covered || f.not_applicable || cannot_apply_here(f))
       continue;
     const auto tag = f.missing ? f.rule_id + " (missing)" : f.rule_id;
     if (std::find(seen.begin(), seen.end(), tag) != seen.end())
@@ -44,7 +59,7 @@ std::string violated_rules(const PartResult &p) {
   }
   for (const auto &[rule, t] : p.rules) {
     const auto tag = rule + " (missing)";
-    if (t.unlisted() > 0 && std::find(seen.begin(), seen.end(), tag) == seen.end()) {
+    if (unlisted_that_count(t) > 0 && std::find(seen.begin(), seen.end(), tag) == seen.end()) {
       seen.push_back(tag);
       out += (out.empty() ? "" : ", ") + tag;
     }
@@ -58,6 +73,7 @@ struct Counts {
   int not_covered = 0, not_applicable = 0;
   long long violations = 0;
   long long missing = 0, unlisted = 0; // unlisted: counted in `missing`, not listed
+  long long cannot_apply = 0;          // of `missing`: at info level (cannot_apply_here)
 };
 
 Counts count(const CheckResult &r) {
@@ -75,11 +91,30 @@ Counts count(const CheckResult &r) {
         ++c.not_applicable;
       else
         ++(f.missing ? c.missing : c.violations);
+      c.cannot_apply += cannot_apply_here(f) ? 1 : 0;
     }
   }
+  for (const auto &u : r.unlisted_missing)
+    c.cannot_apply += u.level == Level::info ? u.count : 0;
   c.unlisted = r.unlisted_missing_count();
   c.missing += c.unlisted;
   return c;
+}
+
+// The values no rule could judge on this machine, in one counted line (cannot_apply_here).
+std::string cannot_apply_line(const std::map<std::string, long long> &cannot_apply) {
+  if (cannot_apply.empty())
+    return "";
+  long long values = 0;
+  std::string list;
+  for (const auto &[rule, n] : cannot_apply) {
+    values += n;
+    list += (list.empty() ? "" : ", ") + rule;
+  }
+  return fmt::format("\nCannot apply to this machine (the profile's on_missing: info; no effect on "
+                     "the verdict): {} value{} of {} rule{}: {}\n",
+                     values, values == 1 ? "" : "s", cannot_apply.size(),
+                     cannot_apply.size() == 1 ? "" : "s", list);
 }
 
 // Violations grouped by rule, a few lines each; findings that could not judge collapsed to a
@@ -100,12 +135,15 @@ std::string render_findings_by_rule(const CheckResult &r) {
   };
   std::map<std::string, MissingTally> missing;
   std::map<std::string, std::set<std::string>> not_applicable, not_covered; // rule -> hosts
+  std::map<std::string, long long> cannot_apply;                            // rule -> values
   for (const auto &p : r.parts)
     for (const auto &f : p.findings) {
       if (f.not_applicable)
         not_applicable[f.rule_id].insert(p.key.host);
       else if (f.not_covered)
         not_covered[f.rule_id].insert(p.key.host);
+      else if (cannot_apply_here(f))
+        ++cannot_apply[f.rule_id];
       else if (f.missing) {
         auto &m = missing[family_of(f)];
         ++m.findings;
@@ -119,6 +157,10 @@ std::string render_findings_by_rule(const CheckResult &r) {
     }
   const auto hosts = r.hosts();
   for (const auto &c : r.unlisted_missing) {
+    if (c.level == Level::info) {
+      cannot_apply[c.rule_id] += c.count;
+      continue;
+    }
     auto &m = missing[c.family];
     m.findings += c.count;
     m.unlisted += c.count;
@@ -154,7 +196,9 @@ std::string render_findings_by_rule(const CheckResult &r) {
                          upper(to_string(m.worst)), family, m.findings, m.findings == 1 ? "" : "s",
                          m.rules.size(), m.rules.size() == 1 ? "" : "s", m.hosts.size(),
                          m.hosts.size() == 1 ? "" : "s", m.example);
-    const auto unlisted = r.unlisted_missing_count();
+    long long unlisted = 0;
+    for (const auto &c : r.unlisted_missing)
+      unlisted += c.level == Level::info ? 0 : c.count;
     if (unlisted > 0)
       out += fmt::format("({} of them counted, not listed: past the first {} of a rule; the "
                          "counts per rule, family and reason: --json or --markdown)\n",
@@ -166,6 +210,7 @@ std::string render_findings_by_rule(const CheckResult &r) {
       list += (list.empty() ? "" : ", ") + rule;
     return list;
   };
+  out += cannot_apply_line(cannot_apply);
   if (!not_applicable.empty())
     out += fmt::format("\nNot applicable (waived by construction, not judged): {}\n",
                        names(not_applicable));
@@ -194,6 +239,8 @@ std::string render_findings_by_rule(const CheckResult &r) {
 std::string summary_line(const CheckResult &r) {
   auto c = count(r);
   std::string uncounted;
+  if (c.cannot_apply > 0)
+    uncounted += fmt::format(", {} cannot apply here", c.cannot_apply);
   if (c.not_covered > 0)
     uncounted += fmt::format(", {} not covered", c.not_covered);
   if (c.not_applicable > 0)
@@ -209,7 +256,8 @@ std::string summary_line(const CheckResult &r) {
                      upper(verdict_text(r.verdict)), c.nodes, c.nodes == 1 ? "" : "s",
                      c.nodes_by_verdict[Level::pass] + c.nodes_by_verdict[Level::info],
                      c.nodes_by_verdict[Level::warn], c.nodes_by_verdict[Level::fail], c.violations,
-                     c.violations == 1 ? "" : "s", c.missing, uncounted, r.rules_name);
+                     c.violations == 1 ? "" : "s", c.missing - c.cannot_apply, uncounted,
+                     r.rules_name);
 }
 
 std::string escape_md(const std::string &s) { return escape_chars(s, {{'|', "\\|"}, {'\n', " "}}); }
@@ -260,9 +308,54 @@ json finding_json(const Finding &f) {
   return j;
 }
 
+// The node row's cause: its own rules, or, when its verdict comes from its parts, the parts at
+// that verdict with theirs ("gpu0: burn-gemm-floor, burn-hbm-floor").
+std::string node_cause(const CheckResult &r, const PartResult &node, Level verdict) {
+  auto own = violated_rules(node);
+  if (node.verdict >= verdict && !own.empty())
+    return own;
+  std::string parts;
+  for (const auto &p : r.parts)
+    if (p.key.host == node.key.host && p.key.kind != PartKind::node && p.verdict == verdict &&
+        verdict > Level::info)
+      parts += fmt::format("{}{}: {}", parts.empty() ? "" : "; ", p.label, violated_rules(p));
+  if (parts.empty())
+    return own;
+  return own.empty() ? parts : own + "; " + parts;
+}
+
+// A console line cut to kTableColumns unless --wide (the full text is in --wide, --json and
+// --markdown); the lists a reader acts on (the hosts to drain, the rules that could not apply)
+// are wrapped instead, indented.
+std::string fit(const std::string &line, bool wide) {
+  if (wide || line.size() <= kTableColumns)
+    return line + "\n";
+  if (!line.starts_with("drain:") && !line.starts_with("Cannot apply"))
+    return line.substr(0, kTableColumns - 3) + "...\n";
+  const std::string indent = "  ";
+  std::string out, current;
+  std::istringstream words(line);
+  for (std::string word; words >> word;) {
+    if (current.size() > indent.size() && current.size() + 1 + word.size() > kTableColumns) {
+      out += current + "\n";
+      current = indent;
+    }
+    current += (current.empty() || current == indent ? "" : " ") + word;
+  }
+  return out + current + "\n";
+}
+
+std::string fit_lines(const std::string &text, bool wide) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    out += fit(line, wide);
+  return out;
+}
+
 } // namespace
 
-std::string render_table(const CheckResult &r) {
+std::string render_table(const CheckResult &r, bool wide) {
   std::string out = fmt::format("Check against {} ({}): verdict per node and per part with a "
                                 "finding; findings below\n",
                                 r.rules_name, r.rules_file);
@@ -278,7 +371,7 @@ std::string render_table(const CheckResult &r) {
       continue;
     const Level v = node ? r.node_verdict(p.key.host) : p.verdict;
     out += fmt::format("{:<{}}  {:<{}}  {:<7}  {}\n", p.key.host, wh, part_name(p), wp,
-                       upper(verdict_text(v)), violated_rules(p));
+                       upper(verdict_text(v)), node ? node_cause(r, p, v) : violated_rules(p));
   }
   out += render_findings_by_rule(r);
   for (const auto &u : r.unreadable)
@@ -292,7 +385,7 @@ std::string render_table(const CheckResult &r) {
       out += " " + h;
     out += "\n";
   }
-  return out + "\n" + summary_line(r) + "\n";
+  return fit_lines(out + "\n" + summary_line(r) + "\n", wide);
 }
 
 std::string render_markdown(const CheckResult &r) {

@@ -22,7 +22,9 @@ namespace railgauge::check {
 
 inline constexpr const char *kCheckSchema = "railgauge.check/1";
 
-std::string render_table(const CheckResult &result);
+// Each line at most kTableColumns wide (cut with "...") unless `wide`.
+inline constexpr std::size_t kTableColumns = 120;
+std::string render_table(const CheckResult &result, bool wide = false);
 std::string render_markdown(const CheckResult &result);
 nlohmann::json to_json(const CheckResult &result);
 std::string render_junit(const CheckResult &result);

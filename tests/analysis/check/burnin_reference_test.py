@@ -49,6 +49,25 @@ class BurninReferenceTest(unittest.TestCase):
         self.assertEqual(verdict["verdict"], "fail")
         self.assertEqual(len(verdict["drain"]), 1)
 
+    def test_the_shared_gpus_node_row_names_its_cause_in_one_look(self):
+        # The node fails because its GPU does: the row says so, not a rule that cannot apply to
+        # one GPU (burn-allreduce-floor was once the node's only named cause); those rules are one
+        # counted line, and no line runs past 120 columns.
+        run = REFERENCE / "h200-burnin-2026-11-27" / "burnin" / "cotenant"
+        r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        lines = r.stdout.splitlines()
+        node = [line for line in lines if line.split()[1:2] == ["node"]]
+        self.assertEqual(len(node), 1, r.stdout)
+        self.assertIn("FAIL     gpu0: burn-gemm-floor, burn-hbm-floor", node[0])
+        self.assertNotIn("allreduce", node[0])
+        self.assertNotIn("siblings", r.stdout.split("Findings by rule")[0])
+        folded = r.stdout.split("Cannot apply to this machine")[1].split("\n\n")[0]
+        self.assertIn("burn-allreduce-floor", folded)
+        self.assertIn("burn-gemm-vs-siblings", folded)
+        self.assertEqual([line for line in lines if len(line) > 120], [])
+
     def test_h100_healthy_passes_its_floors_and_the_shared_gpu_fails_them(self):
         self.check_pair("h100-burnin-2026-11-26", "h100-sxm-1gpu")
 

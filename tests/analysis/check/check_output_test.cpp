@@ -139,6 +139,24 @@ TEST_F(Outputs, TableMarkdownAndDrain) {
   EXPECT_EQ(render_drain(r), "node02\nnode03\n");
 }
 
+// The console verdict is read in one look: no line past 120 columns unless --wide, which keeps
+// every line whole; the drain list is wrapped, never cut.
+TEST_F(Outputs, TableLinesFitOneHundredTwentyColumnsUnlessWide) {
+  const auto r = small_result();
+  const auto widest = [](const std::string &text) {
+    std::size_t most = 0;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      most = std::max(most, line.size());
+    return most;
+  };
+  const auto table = render_table(r);
+  EXPECT_LE(widest(table), kTableColumns) << table;
+  const auto wide = render_table(r, true);
+  EXPECT_GT(widest(wide), kTableColumns) << "the fixture has a line to cut";
+  EXPECT_NE(table.find("drain: node02 node03\n"), std::string::npos) << table;
+}
+
 TEST(Output, PrometheusAndMarkdownEscape) {
   CheckResult r;
   r.rules_name = "a\"b\\c\nd";

@@ -107,6 +107,7 @@ class RunTest(unittest.TestCase):
         c = railgauge("check", "--rules", "host-only", str(run_dir))
         self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
         self.assertIn("PASS: 1 node", c.stdout)
+        self.assertIn(" 0 missing", c.stdout)
         self.assertNotIn("no usable CUDA device", c.stdout)
 
     def test_host_arrays_larger_than_the_node_are_not_applicable_not_missing(self):
