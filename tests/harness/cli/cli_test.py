@@ -138,6 +138,9 @@ class RunTest(unittest.TestCase):
         r = railgauge("run", "quick", "--out", self.out, *args)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertNotIn("NOISY", r.stdout)
+        # The default suite states its bound.
+        node = (ROOT / "results" / "suites" / "node.yaml").read_text()
+        self.assertRegex(node, r"\n  noise_bound: 0\.5\n")
 
     def test_jsonl_and_csv_stream_the_records(self):
         r = railgauge("memory", "--out", self.out, "--format", "jsonl", "--time-budget", "0.01",
