@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The README's examples run as written: every command block marked `<!-- runnable -->` (the
+ones that need no GPU and finish in seconds) is run by bash from the build tree's binary, in a
+scratch directory that sees the checkout's tests/ and results/, and must exit 0 (a block that
+shows a failing verdict says so itself, e.g. `|| test $? -eq 2`).
+
+  readme_examples_test.py RAILGAUGE SOURCE_DIR [unittest args]
+"""
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+RAILGAUGE = pathlib.Path(sys.argv.pop(1)).resolve()
+ROOT = pathlib.Path(sys.argv.pop(1)).resolve()
+RUNNABLE = re.compile(r"^<!-- runnable -->\n```sh\n(.*?)^```\n(?:\n```\n(.*?)^```$)?",
+                      re.S | re.M)
+
+
+def runnable_blocks(text):
+    return [m.group(1) for m in RUNNABLE.finditer(text)]
+
+
+def shown_outputs(text):
+    """The output block right after each runnable block ("" when none)."""
+    return [m.group(2) or "" for m in RUNNABLE.finditer(text)]
+
+
+class ReadmeExamples(unittest.TestCase):
+    def test_every_runnable_block_runs_from_the_build_tree(self):
+        text = (ROOT / "README.md").read_text()
+        blocks = runnable_blocks(text)
+        # Burn-in's verdict, a fabric's acceptance and a model's calibration, at least.
+        self.assertGreaterEqual(len(blocks), 3, "the README marks its examples <!-- runnable -->")
+        for block, shown in zip(blocks, shown_outputs(text)):
+            with self.subTest(block=block.splitlines()[0]), tempfile.TemporaryDirectory() as tmp:
+                scratch = pathlib.Path(tmp)
+                for name in ("tests", "results"):
+                    (scratch / name).symlink_to(ROOT / name)
+                (scratch / "build" / "bin").mkdir(parents=True)
+                (scratch / "build" / "bin" / "railgauge").symlink_to(RAILGAUGE)
+                r = subprocess.run(["bash", "-eo", "pipefail", "-c", block], cwd=scratch,
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, 0, f"{block}\n{r.stdout[-3000:]}\n{r.stderr}")
+                # The output shown is the output printed: every line but those cut ("...").
+                printed = {line.rstrip() for line in r.stdout.splitlines()}
+                for line in shown.splitlines():
+                    if "..." not in line and line.strip():
+                        self.assertIn(line.rstrip(), printed, block)
+
+    def test_a_block_that_fails_is_caught(self):
+        text = "x\n<!-- runnable -->\n```sh\nfalse\n```\n```sh\nnot marked\n```\n"
+        self.assertEqual(runnable_blocks(text), ["false\n"])
+        r = subprocess.run(["bash", "-eo", "pipefail", "-c", runnable_blocks(text)[0]])
+        self.assertNotEqual(r.returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
