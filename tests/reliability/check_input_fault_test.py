@@ -68,7 +68,9 @@ class CheckInputFaultTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def check(self, *args):
-        return railgauge("check", "--rules", self.rules, self.fleet, *args)
+        # --wide: these tests read the findings' detail past a temporary path, beyond the 120
+        # columns a console line is cut at.
+        return railgauge("check", "--rules", self.rules, self.fleet, "--wide", *args)
 
     def check_lowered(self, setting):
         """The fleet judged with `setting` (a level key: value) at the top of the rules."""
