@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/did_you_mean.h"
 #include "harness/error.h"
 
 namespace railgauge {
@@ -103,9 +104,10 @@ std::string find_named_yaml(const std::string &what, const std::string &name_or_
         known.insert(e.path().stem().string());
   }
   if (!known.empty())
-    throw InputError(
-        fmt::format("no {} named '{}'", what, name_or_path), name_or_path,
-        fmt::format("known: {}; or give the path of a YAML file", fmt::join(known, ", ")));
+    throw InputError(fmt::format("no {} named '{}'", what, name_or_path), name_or_path,
+                     fmt::format("{}known: {}; or give the path of a YAML file",
+                                 did_you_mean(name_or_path, {known.begin(), known.end()}),
+                                 fmt::join(known, ", ")));
   throw InputError(fmt::format("no {} named '{}', and no {} files in {}", what, name_or_path, what,
                                fmt::format("{}", fmt::join(dirs, ", "))),
                    name_or_path,

@@ -1,10 +1,12 @@
 #include "harness/runner.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "harness/did_you_mean.h"
 #include "harness/error.h"
 #include "harness/interrupt_watch.h"
 #include "harness/progress_log.h"
@@ -19,6 +21,16 @@ std::string axis_list(const std::vector<Axis> &axes) {
   for (const auto &a : axes)
     list += (list.empty() ? "" : ", ") + a.name;
   return list.empty() ? "(none)" : list;
+}
+
+// Every axis name of these benchmarks, each once: what a misspelt axis is matched against.
+std::vector<std::string> axis_names(const std::vector<Benchmark *> &benchmarks) {
+  std::vector<std::string> names;
+  for (const auto *b : benchmarks)
+    for (const auto &a : b->axes())
+      if (std::find(names.begin(), names.end(), a.name) == names.end())
+        names.push_back(a.name);
+  return names;
 }
 
 // Whatever supported() or run() throws becomes this point's `error` record: one broken point
@@ -104,8 +116,8 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
         throw InputError(
             fmt::format("'{}' selects no benchmark with an axis '{}'", entry.key_glob, name),
             entry.axis_where.at(name),
-            fmt::format("axes of {}: {}", selected.front()->key(),
-                        axis_list(selected.front()->axes())));
+            fmt::format("{}axes of {}: {}", did_you_mean(name, axis_names(selected)),
+                        selected.front()->key(), axis_list(selected.front()->axes())));
     }
     for (auto *bench : selected) {
       if (filter && !glob_match(*filter, bench->key()))
@@ -154,8 +166,12 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
       for (const auto &item : plan.items)
         axes += fmt::format("{}{}: {}", axes.empty() ? "" : "; ", item.benchmark->key(),
                             axis_list(item.benchmark->axes()));
-      throw InputError(fmt::format("no planned benchmark has an axis '{}'", o.name), o.where,
-                       fmt::format("axes here: {}", axes));
+      std::vector<Benchmark *> planned;
+      for (const auto &item : plan.items)
+        planned.push_back(item.benchmark);
+      throw InputError(
+          fmt::format("no planned benchmark has an axis '{}'", o.name), o.where,
+          fmt::format("{}axes here: {}", did_you_mean(o.name, axis_names(planned)), axes));
     }
   }
   return plan;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_benchmark.h"
+#include "harness/did_you_mean.h"
 #include "harness/error.h"
 #include "harness/store/store.h"
 
@@ -109,6 +110,38 @@ public:
   void on_record(const Record &r) override { seen.push_back(r); }
   std::vector<Record> seen;
 };
+
+// A misspelt axis is answered with the axis it most likely meant: `size` typed for `size_bytes`,
+// on the command line and in a suite.
+TEST_F(RunnerTest, AnUnknownAxisNamesTheOneItMostLikelyMeant) {
+  try {
+    make_plan(registry_, {entry_}, {parse_axis_override("size=1K")}, std::nullopt, ctx_);
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_TRUE(e.fix().starts_with("did you mean 'size_bytes'? ")) << e.fix();
+  }
+  SuiteEntry bad = entry_;
+  bad.axes["mdoe"] = "ok";
+  bad.axis_where["mdoe"] = "s.yaml:9";
+  try {
+    make_plan(registry_, {bad}, {}, std::nullopt, ctx_);
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_TRUE(e.fix().starts_with("did you mean 'mode'? ")) << e.fix();
+  }
+}
+
+TEST(DidYouMean, ANameTypedShortOrWithATypoButNeverAGuessAtRandom) {
+  const std::vector<std::string> axes = {"numa_node", "threads", "size_bytes"};
+  EXPECT_EQ(likely_meant("size", axes), std::vector<std::string>{"size_bytes"});
+  EXPECT_EQ(likely_meant("thraeds", axes), std::vector<std::string>{"threads"});
+  EXPECT_TRUE(likely_meant("colour", axes).empty());
+  const std::vector<std::string> suites = {"burnin-gpu", "collectives", "node", "quick"};
+  EXPECT_EQ(did_you_mean("nodes", suites), "did you mean 'node'? ");
+  EXPECT_EQ(did_you_mean("h200", {"h100-sxm", "h200-sxm", "h200-sxm-1gpu"}),
+            "did you mean 'h200-sxm' or 'h200-sxm-1gpu'? ");
+  EXPECT_EQ(did_you_mean("zzz", suites), "");
+}
 
 TEST_F(RunnerTest, EveryPointBecomesOneRecordWhateverItsOutcome) {
   const auto dir = std::filesystem::temp_directory_path() /
