@@ -113,6 +113,13 @@ CLI::App *add_burnin_command(CLI::App &app, BurninOptions &o) {
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--suites-dir", o.suites_dir, "Also look for the burnin-gpu suite here");
   add_common_options(*cmd, o.common);
+  cmd->footer(examples_help(
+      {{"railgauge burnin",
+        "every local GPU at once within 10 minutes, judged by the profile of the GPUs found"},
+       {"railgauge burnin --budget 120",
+        "a two-minute burn-in: the timed phases are shortened to fit, never dropped"},
+       {"railgauge burnin --plan-only --plan-gpus 8",
+        "the phases and their times for an 8-GPU node, without running them"}}));
   return cmd;
 }
 

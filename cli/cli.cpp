@@ -153,6 +153,15 @@ int print_exit_statuses(const std::string &format) {
   return code(ExitStatus::ok);
 }
 
+// `railgauge run --help`'s examples.
+std::string run_examples() {
+  return examples_help(
+      {{"railgauge run", "the default node suite: every family on whatever this machine has"},
+       {"railgauge run quick --out runs", "eight host DRAM points, in seconds"},
+       {"railgauge run --filter 'memory.host_*' -a size_bytes=16KiB:1GiB:*2",
+        "the host DRAM kernels only, over a sweep of your own"}});
+}
+
 int dispatch(int argc, char **argv) {
   // Filled by measure_entries once it has made the run directory, before any point runs.
   const auto ledger = std::make_shared<rdma::LedgerPlace>();
@@ -188,6 +197,7 @@ int dispatch(int argc, char **argv) {
       ->capture_default_str();
   run->add_option("--suites-dir", suites_dir, "Also look for suites in this directory");
   add_common_options(*run, run_options);
+  run->footer(run_examples());
 
   std::string exit_status_format = "text";
   auto *exit_statuses = add_exit_statuses_command(app, exit_status_format);

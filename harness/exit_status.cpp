@@ -24,6 +24,13 @@ std::string exit_status_help() {
   return out;
 }
 
+std::string examples_help(const std::vector<std::pair<std::string, std::string>> &examples) {
+  std::string out = "Examples:\n";
+  for (const auto &[command, what] : examples)
+    out += fmt::format("  {}\n      {}\n", command, what);
+  return out + "\nExit status: `railgauge exit-statuses` prints the table (docs/reliability.md).";
+}
+
 std::string exit_status_markdown() {
   std::string out = "| status | meaning |\n|---|---|\n";
   for (const auto &row : kExitStatuses)

@@ -4,6 +4,8 @@
 // "railgauge broke".
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace railgauge {
 
@@ -49,6 +51,9 @@ inline constexpr ExitStatusRow kExitStatuses[] = {
 
 // "Exit status: 0 done: ...; 1 problems: ...": the `--help` footer.
 std::string exit_status_help();
+// A command's `--help` footer: its examples ({command line, what it does}), then where the exit
+// statuses are, printed once by `railgauge exit-statuses` rather than in every command's help.
+std::string examples_help(const std::vector<std::pair<std::string, std::string>> &examples);
 // The markdown table (| status | meaning |) of docs/reliability.md.
 std::string exit_status_markdown();
 

@@ -393,6 +393,15 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
       exit_code = code(ExitStatus::bad_input);
     }
   });
+  cmd->footer(examples_help(
+      {{"railgauge check --rules auto runs/",
+        "every run under runs/, judged by the burn-in profile of the GPUs they found"},
+       {"railgauge check --rules host-only runs/ --drain drain.txt",
+        "host DRAM against the fleet; the failed hosts written to drain.txt, one per line"},
+       {"railgauge check --rules h200-sxm-1gpu "
+        "results/reference/h200-burnin-2026-11-27/burnin/cotenant --wide",
+        "a committed H200 burn-in beside a co-tenant: FAIL on its GEMM and HBM floors, every "
+        "line whole"}}));
 }
 
 } // namespace railgauge::analysis

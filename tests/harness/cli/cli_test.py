@@ -7,6 +7,7 @@ Run by CTest, one test method per CTest test:  cli_test.py RAILGAUGE_BINARY Test
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -141,6 +142,24 @@ class RunTest(unittest.TestCase):
         # The default suite states its bound.
         node = (ROOT / "results" / "suites" / "node.yaml").read_text()
         self.assertRegex(node, r"\n  noise_bound: 0\.5\n")
+
+    def test_main_commands_help_ends_with_real_examples(self):
+        for command in ("run", "burnin", "check"):
+            r = railgauge(command, "--help")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            examples = r.stdout.split("Examples:\n")[1].split("\nExit status:")[0]
+            lines = [line.strip() for line in examples.splitlines()
+                     if line.strip().startswith("railgauge ")]
+            self.assertGreaterEqual(len(lines), 3, r.stdout)
+            for line in lines:
+                self.assertTrue(line.startswith(f"railgauge {command}"), line)
+                # Every flag an example uses is one the command has.
+                options = r.stdout.split("Examples:")[0]
+                for flag in re.findall(r"(?<!\S)--[a-z][a-z-]*", line):
+                    self.assertRegex(options, rf"{flag}\b", line)
+            # The exit statuses are one table, referenced rather than repeated.
+            self.assertIn("`railgauge exit-statuses` prints the table", r.stdout)
+            self.assertNotIn("Exit status: 0 done", r.stdout)
 
     def test_jsonl_and_csv_stream_the_records(self):
         r = railgauge("memory", "--out", self.out, "--format", "jsonl", "--time-budget", "0.01",
