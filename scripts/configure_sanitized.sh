@@ -13,4 +13,4 @@ build_dir=${1:?usage: configure_sanitized.sh BUILD_DIR}
 flags="-O1 -gline-tables-only"
 cmake -S . -B "$build_dir" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="$flags" -DCMAKE_CXX_FLAGS_DEBUG="$flags" \
-  -DRAILGAUGE_FUZZ=ON -DRAILGAUGE_ENABLE_CUDA=OFF >/dev/null
+  -DRAILGAUGE_FUZZ=ON -DRAILGAUGE_ENABLE_CUDA=OFF -DRAILGAUGE_PCH=ON >/dev/null
