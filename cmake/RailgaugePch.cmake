@@ -47,6 +47,18 @@ function(railgauge_precompile_headers)
     foreach(header IN LISTS headers)
       target_precompile_headers(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${header}>")
     endforeach()
+    # A unit with options of its own (memory/host_kernels.cpp: -fno-builtin) cannot use a header
+    # compiled without them: clang refuses it.
+    get_target_property(source_dir ${target} SOURCE_DIR)
+    foreach(source IN LISTS sources)
+      cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${source_dir})
+      get_source_file_property(options ${source} TARGET_DIRECTORY ${target} COMPILE_OPTIONS)
+      get_source_file_property(flags ${source} TARGET_DIRECTORY ${target} COMPILE_FLAGS)
+      if(options OR flags)
+        set_source_files_properties(${source} TARGET_DIRECTORY ${target}
+                                    PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+      endif()
+    endforeach()
     math(EXPR count "${count} + 1")
   endforeach()
   message(STATUS "railgauge: precompiled headers for ${count} targets")
