@@ -308,20 +308,23 @@ json finding_json(const Finding &f) {
   return j;
 }
 
-// The node row's cause: its own rules, or, when its verdict comes from its parts, the parts at
-// that verdict with theirs ("gpu0: burn-gemm-floor, burn-hbm-floor").
+// The node row's cause: its own rules and the parts at the node's verdict with theirs
+// ("gpu0: burn-gemm-floor, burn-hbm-floor"); a part's violation before what the node could only
+// not read (a run older than a rule: "burn-hbm-pattern-coverage (missing)").
 std::string node_cause(const CheckResult &r, const PartResult &node, Level verdict) {
-  auto own = violated_rules(node);
-  if (node.verdict >= verdict && !own.empty())
-    return own;
+  const auto own = violated_rules(node);
   std::string parts;
   for (const auto &p : r.parts)
     if (p.key.host == node.key.host && p.key.kind != PartKind::node && p.verdict == verdict &&
         verdict > Level::info)
       parts += fmt::format("{}{}: {}", parts.empty() ? "" : "; ", p.label, violated_rules(p));
-  if (parts.empty())
-    return own;
-  return own.empty() ? parts : own + "; " + parts;
+  if (parts.empty() || own.empty())
+    return own.empty() ? parts : own;
+  const bool own_only_missing =
+      std::all_of(node.findings.begin(), node.findings.end(), [](const Finding &f) {
+        return f.missing || f.not_covered || f.not_applicable || cannot_apply_here(f);
+      });
+  return own_only_missing ? parts + "; " + own : own + "; " + parts;
 }
 
 // A console line cut to kTableColumns unless --wide (the full text is in --wide, --json and
