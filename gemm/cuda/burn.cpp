@@ -11,6 +11,7 @@
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/every_gpu.h"
+#include "harness/every_gpu_status.h"
 #include "harness/rate_series.h"
 #include "records/gemm_record.h"
 
@@ -85,26 +86,7 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
   if (gpus.size() == 1)
     out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};
   out.metrics[record::kVerified] = corrupt.empty() && broke.empty() && !gpus.empty();
-  const auto join = [](const std::vector<std::string> &parts) {
-    std::string all;
-    for (const auto &p : parts)
-      all += (all.empty() ? "" : "; ") + p;
-    return all;
-  };
-  if (!corrupt.empty()) {
-    out.status = Status::failed;
-    out.reason = fmt::format("silent data corruption on {} of {} GPU(s): {}", corrupt.size(),
-                             gpus.size(), join(corrupt));
-    if (!broke.empty())
-      *out.reason += fmt::format("; and {} GPU(s) broke: {}", broke.size(), join(broke));
-  } else if (!broke.empty()) {
-    out.status = Status::error;
-    out.reason = fmt::format("{} of {} GPU(s) broke during the burn: {}", broke.size(), gpus.size(),
-                             join(broke));
-  } else if (gpus.empty()) {
-    out.status = Status::error;
-    out.reason = "no GPU took part in the burn";
-  }
+  set_every_gpu_status(out, gpus.size(), corrupt, broke, "silent data corruption on", "the burn");
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/every_gpu.h"
+#include "harness/every_gpu_status.h"
 #include "harness/rate_series.h"
 #include "records/memory_record.h"
 
@@ -78,27 +79,8 @@ Outcome hbm_burn_outcome(const std::vector<HbmBurnGpuResult> &gpus) {
   out.metrics[record::kWrongElements] = wrong_total;
   if (gpus.size() == 1)
     out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};
-  const auto join = [](const std::vector<std::string> &parts) {
-    std::string all;
-    for (const auto &p : parts)
-      all += (all.empty() ? "" : "; ") + p;
-    return all;
-  };
   out.metrics[record::kVerified] = wrong.empty() && broke.empty() && !gpus.empty();
-  if (!wrong.empty()) {
-    out.status = Status::failed;
-    out.reason =
-        fmt::format("wrong data on {} of {} GPU(s): {}", wrong.size(), gpus.size(), join(wrong));
-    if (!broke.empty())
-      *out.reason += fmt::format("; and {} GPU(s) broke: {}", broke.size(), join(broke));
-  } else if (!broke.empty()) {
-    out.status = Status::error;
-    out.reason = fmt::format("{} of {} GPU(s) broke during the HBM burn: {}", broke.size(),
-                             gpus.size(), join(broke));
-  } else if (gpus.empty()) {
-    out.status = Status::error;
-    out.reason = "no GPU took part in the HBM burn";
-  }
+  set_every_gpu_status(out, gpus.size(), wrong, broke, "wrong data on", "the HBM burn");
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/every_gpu.h"
+#include "harness/every_gpu_status.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -128,49 +129,33 @@ nlohmann::json HbmPatternGpuResult::to_json() const {
 Outcome hbm_pattern_outcome(const std::vector<HbmPatternGpuResult> &gpus) {
   Outcome out;
   nlohmann::json list = nlohmann::json::array();
-  std::string wrong, broke;
-  int wrong_gpus = 0, broke_gpus = 0;
+  std::vector<std::string> wrong, broke;
   std::uint64_t wrong_total = 0;
   double lowest_fraction = gpus.empty() ? 0.0 : 1.0;
   for (const auto &g : gpus) {
     list.push_back(g.to_json());
     wrong_total += g.wrong_words;
     if (g.wrong_words > 0) {
-      ++wrong_gpus;
-      wrong += fmt::format("{}{}: {} of {} words wrong", wrong.empty() ? "" : "; ", gpu_label(g),
-                           g.wrong_words, g.covered_bytes / sizeof(std::uint64_t));
+      wrong.push_back(fmt::format("{}: {} of {} words wrong", gpu_label(g), g.wrong_words,
+                                  g.covered_bytes / sizeof(std::uint64_t)));
       if (!g.bad_words.empty())
-        wrong +=
+        wrong.back() +=
             fmt::format(", the first at {} ({} held {}, not {})", hex(g.bad_words.front().address),
                         hbm_pattern_name(static_cast<HbmPattern>(g.bad_words.front().pattern)),
                         hex(g.bad_words.front().read), hex(g.bad_words.front().expected));
     }
-    if (g.error) {
-      ++broke_gpus;
-      broke += fmt::format("{}{}: {}", broke.empty() ? "" : "; ", gpu_label(g), *g.error);
-    }
+    if (g.error)
+      broke.push_back(fmt::format("{}: {}", gpu_label(g), *g.error));
     lowest_fraction = std::min(lowest_fraction, g.covered_fraction());
   }
   out.metrics[record::kPerGpu] = list;
   out.metrics[record::kWrongWords] = wrong_total;
   out.metrics[record::kFreeMemoryCoveredFraction] = lowest_fraction;
-  out.metrics[record::kVerified] = wrong_gpus == 0 && broke_gpus == 0 && !gpus.empty();
+  out.metrics[record::kVerified] = wrong.empty() && broke.empty() && !gpus.empty();
   if (gpus.size() == 1)
     out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};
-  if (wrong_gpus > 0) {
-    out.status = Status::failed;
-    out.reason = fmt::format("HBM pattern check found wrong words on {} of {} GPU(s): {}",
-                             wrong_gpus, gpus.size(), wrong);
-    if (broke_gpus > 0)
-      *out.reason += fmt::format("; and {} GPU(s) broke: {}", broke_gpus, broke);
-  } else if (broke_gpus > 0) {
-    out.status = Status::error;
-    out.reason = fmt::format("{} of {} GPU(s) broke during the HBM pattern test: {}", broke_gpus,
-                             gpus.size(), broke);
-  } else if (gpus.empty()) {
-    out.status = Status::error;
-    out.reason = "no GPU took part in the HBM pattern test";
-  }
+  set_every_gpu_status(out, gpus.size(), wrong, broke, "HBM pattern check found wrong words on",
+                       "the HBM pattern test");
   return out;
 }
 
