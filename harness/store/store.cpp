@@ -15,14 +15,30 @@ std::vector<std::string> rank_keys(const std::string &prefix, int world_size) {
   return keys;
 }
 
+// The ranks of `prefix` that have not arrived yet, asked without waiting.
+std::vector<int> ranks_not_arrived(Store &store, const std::string &prefix, int world_size) {
+  try {
+    store.wait(rank_keys(prefix, world_size), Milliseconds(0));
+  } catch (const StoreTimeout &e) {
+    return ranks_missing(e.missing_keys(), prefix);
+  }
+  return {};
+}
+
 // Waits for one key per rank; a timeout is rethrown naming the ranks that did not arrive within
-// `waited` (the whole wait, when this call only checks what an earlier wait left missing).
+// `waited` (the whole wait, when this call only checks what an earlier wait left missing). A
+// lost rank may be one that arrived and then gave up on a rank that never came: the error names
+// those too, so the cause is not hidden behind its consequence.
 void wait_for_ranks(Store &store, const std::string &what, const std::string &prefix,
                     int world_size, Milliseconds timeout, Milliseconds waited) {
   try {
     store.wait(rank_keys(prefix, world_size), timeout);
   } catch (const PeerLost &e) {
-    throw PeerLost(fmt::format("{}: {}", what, e.what()));
+    const auto absent = ranks_not_arrived(store, prefix, world_size);
+    throw PeerLost(absent.empty() ? fmt::format("{}: {}", what, e.what())
+                                  : fmt::format("{}: rank{} {} of {} did not arrive; {}", what,
+                                                absent.size() == 1 ? "" : "s",
+                                                fmt::join(absent, ", "), world_size, e.what()));
   } catch (const StoreTimeout &e) {
     const auto ranks = ranks_missing(e.missing_keys(), prefix);
     throw StoreTimeout(fmt::format("{}: rank{} {} of {} did not arrive within {} s", what,

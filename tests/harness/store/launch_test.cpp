@@ -182,6 +182,8 @@ TEST(World, ABarrierNamesTheRankThatNeverCame) {
         world.barrier("start");
       } catch (const StoreTimeout &e) {
         errors[r] = e.what();
+      } catch (const PeerLost &e) { // rank 0, when rank 2 gave up first and hung up
+        errors[r] = e.what();
       }
     });
   for (auto &t : ranks)
@@ -190,6 +192,34 @@ TEST(World, ABarrierNamesTheRankThatNeverCame) {
     EXPECT_NE(errors[r].find("barrier 'railgauge/start': rank 1 of 3 did not arrive"),
               std::string::npos)
         << errors[r];
+}
+
+TEST(World, RankZeroNamesTheAbsentRankWhenAnotherGaveUpOnIt) {
+  // Rank 2 arrives, waits 100 ms for rank 1 and leaves; rank 0, still waiting, sees rank 2 lost
+  // and must still say that rank 1 is the one that never came.
+  constexpr int kWorld = 3;
+  const std::string url = "tcp://127.0.0.1:" + std::to_string(free_port());
+  std::vector<std::string> errors(kWorld);
+  std::vector<std::thread> ranks;
+  for (int r : {0, 2})
+    ranks.emplace_back([&, r] {
+      const auto env = env_of({{"SLURM_NTASKS", "3"},
+                               {"SLURM_PROCID", std::to_string(r)},
+                               {"RAILGAUGE_RUN_TOKEN", "t"}});
+      try {
+        World world(launch_info_from(env), {url, r == 0 ? 20000ms : 100ms}, env, "h");
+        world.barrier("start");
+      } catch (const std::exception &e) {
+        errors[r] = e.what();
+      }
+    });
+  for (auto &t : ranks)
+    t.join();
+  EXPECT_NE(errors[0].find("barrier 'railgauge/start': rank 1 of 3 did not arrive; "),
+            std::string::npos)
+      << errors[0];
+  EXPECT_NE(errors[0].find("rank 2 is lost"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[2].find("rank 1 of 3 did not arrive"), std::string::npos) << errors[2];
 }
 
 TEST(World, SeveralRanksNeedAStoreAndATokenAndAPort) {
