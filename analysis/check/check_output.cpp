@@ -2,6 +2,7 @@
 #include "analysis/check/output_text.h"
 
 #include "analysis/check/missing_list.h"
+#include "analysis/check/test_grid.h"
 
 #include <algorithm>
 #include <map>
@@ -362,6 +363,8 @@ std::string render_table(const CheckResult &r, bool wide) {
   std::string out = fmt::format("Check against {} ({}): verdict per node and per part with a "
                                 "finding; findings below\n",
                                 r.rules_name, r.rules_file);
+  if (const auto grid = render_test_grid(r); !grid.empty())
+    out += "\n" + grid;
   std::size_t wh = 4, wp = 4;
   for (const auto &p : r.parts) {
     wh = std::max(wh, p.key.host.size());
@@ -394,6 +397,7 @@ std::string render_table(const CheckResult &r, bool wide) {
 std::string render_markdown(const CheckResult &r) {
   std::string out = fmt::format("# Check: {}\n\n**{}**\n\nRules: `{}`. Runs: {}.\n\n", r.rules_name,
                                 escape_md(summary_line(r)), r.rules_file, r.inputs.size());
+  out += render_test_grid_markdown(r);
   out += "| host | part | verdict | rules |\n|---|---|---|---|\n";
   for (const auto &p : r.parts) {
     const bool node = p.key.kind == PartKind::node;
@@ -503,6 +507,7 @@ json to_json(const CheckResult &r) {
             {"not_applicable", c.not_applicable}}},
           {"not_judged", r.not_judged},
           {"nodes", nodes},
+          {"test_grid", test_grid_json(r)},
           {"parts", parts},
           {"missing_unlisted", unlisted_json(r)},
           {"drain", r.drain()},

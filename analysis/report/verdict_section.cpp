@@ -58,6 +58,42 @@ std::string check_result_problem(const json &check) {
   return "";
 }
 
+// The test x part grids check drew for a few nodes (analysis/check/test_grid.h), as DCGM prints
+// its tests: a row per rule, a column per part; a row with a FAIL, a WARN or a MISS is marked. Absent
+// from a check of many nodes, and from a check written before the grid.
+void test_grid_tables(Page &page, const json &check) {
+  const json *grids = field_of(check, "test_grid");
+  if (!grids || !grids->is_array() || grids->empty())
+    return;
+  page.para("Each rule's verdict per part: PASS, FAIL, WARN; MISS could not be read (counts as "
+            "the rule's level); n/a cannot apply here; . reads nothing there.");
+  for (const auto &g : *grids) {
+    if (!g.is_object() || !g.contains("columns") || !g.contains("rows"))
+      continue;
+    page.para(text(g.value("title", json(""))));
+    std::vector<std::string> head = {"category", "rule"};
+    for (const auto &c : g["columns"])
+      head.push_back(text(c));
+    std::vector<std::vector<std::string>> rows = {head};
+    std::vector<std::string> cls = {""};
+    for (const auto &row : g["rows"]) {
+      std::vector<std::string> cells = {text(row.value("category", json(""))),
+                                        text(row.value("rule", json("")))};
+      std::string level;
+      for (const auto &c : row.value("cells", json::array())) {
+        cells.push_back(text(c));
+        if (c == "FAIL")
+          level = "fail";
+        else if ((c == "WARN" || c == "MISS") && level.empty())
+          level = "warn";
+      }
+      rows.push_back(std::move(cells));
+      cls.push_back(level);
+    }
+    page.table(rows, cls);
+  }
+}
+
 } // namespace
 
 void verdict_section(Page &page, const json &check) {
@@ -68,6 +104,7 @@ void verdict_section(Page &page, const json &check) {
                         text(check["verdict"]), text(check["summary"]["nodes"]),
                         text(check["summary"]["nodes_fail"]), text(check["summary"]["nodes_warn"]),
                         text(check["summary"]["violations"]), text(check["summary"]["missing"])));
+  test_grid_tables(page, check);
   // Violations one per row; what could not be judged grouped by rule (a CPU-only run against a
   // GPU profile misses hundreds of values, and one line per rule says it).
   std::vector<std::vector<std::string>> rows = {{"host", "part", "level", "rule", "finding"}};

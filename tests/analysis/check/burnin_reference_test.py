@@ -62,11 +62,38 @@ class BurninReferenceTest(unittest.TestCase):
         self.assertEqual(len(node), 1, r.stdout)
         self.assertIn("FAIL     gpu0: burn-gemm-floor, burn-hbm-floor", node[0])
         self.assertNotIn("allreduce", node[0])
-        self.assertNotIn("siblings", r.stdout.split("Findings by rule")[0])
+        self.assertNotIn("siblings", r.stdout.split("host  part")[1].split("Findings by rule")[0])
         folded = r.stdout.split("Cannot apply to this machine")[1].split("\n\n")[0]
         self.assertIn("burn-allreduce-floor", folded)
         self.assertIn("burn-gemm-vs-siblings", folded)
         self.assertEqual([line for line in lines if len(line) > 120], [])
+
+    def test_the_test_by_gpu_grid_heads_the_verdict_with_each_rules_cell(self):
+        # As `dcgmi diag` prints its tests: the shared GPU's column reads FAIL where its figures
+        # fall, PASS for the host copies the co-tenant does not touch, n/a for the siblings a lone
+        # GPU does not have, and MISS for the health this older run did not record per phase.
+        grids = {}
+        for run in ("healthy", "cotenant"):
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu",
+                                str(REFERENCE / "h200-burnin-2026-11-27" / "burnin" / run)],
+                               capture_output=True, text=True, timeout=120)
+            self.assertIn(r.returncode, (1, 2), r.stderr)
+            head = r.stdout.split("host  part")[0]
+            self.assertIn("Test x part on vm (node and GPUs)", head)
+            grids[run] = {}
+            for line in head.splitlines():
+                words = line.split()
+                if len(words) == 3 and line.startswith("  "):
+                    grids[run][words[0]] = (words[1], words[2])  # (node, gpu0)
+        cell = {run: {rule: cells[1] for rule, cells in g.items()} for run, g in grids.items()}
+        for rule in ("burn-gemm-floor", "burn-hbm-floor", "burn-power-target"):
+            self.assertEqual(cell["healthy"][rule], "PASS", rule)
+            self.assertEqual(cell["cotenant"][rule], "FAIL", rule)
+        for rule in ("burn-h2d-floor", "burn-d2h-floor", "pcie-width"):
+            self.assertEqual(cell["cotenant"][rule], "PASS", rule)
+        self.assertEqual(cell["cotenant"]["burn-gemm-vs-siblings"], "n/a")
+        self.assertEqual(cell["cotenant"]["load-xid"], "MISS")
+        self.assertEqual(grids["cotenant"]["gpu-count"][0], "PASS")
 
     def test_h100_healthy_passes_its_floors_and_the_shared_gpu_fails_them(self):
         self.check_pair("h100-burnin-2026-11-26", "h100-sxm-1gpu")

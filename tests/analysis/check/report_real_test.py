@@ -101,6 +101,26 @@ class BurninReportTest(unittest.TestCase):
             chart_titled(html, "chart", title)
 
 
+    def test_the_test_by_gpu_grid_heads_the_verdict_section(self):
+        # `check --json` carries the grid it printed; `report --check` draws it first in the
+        # verdict, the shared GPU's failing rows marked.
+        cotenant = ROOT / "results" / "reference" / "h200-burnin-2026-11-27" / "burnin" / "cotenant"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            r = railgauge("check", "--rules", "h200-sxm-1gpu", "--json", out / "v.json", cotenant)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            r = railgauge("report", cotenant, "--check", out / "v.json", "--html", out / "r.html",
+                          "--markdown", out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            html, md = (out / "r.html").read_text(), (out / "r.md").read_text()
+        verdict = md.split("Verdict")[1]
+        self.assertIn("Test x part on vm (node and GPUs)", verdict)
+        self.assertLess(verdict.index("Test x part"), verdict.index("| host | part | level"))
+        self.assertIn("| compute | burn-gemm-floor | . | FAIL |", verdict)
+        self.assertIn("| pcie | burn-h2d-floor | . | PASS |", verdict)
+        self.assertRegex(html, r'<tr class="fail"><td>compute</td><td>burn-gemm-floor</td>')
+
+
 class ReportRealTest(unittest.TestCase):
     def setUp(self):
         self.page = Page.build()
