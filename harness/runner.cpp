@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -59,26 +60,32 @@ Outcome run_point(Benchmark &bench, RunContext &ctx, const Point &point, bool &p
 }
 
 // The progress log's counts: the points this run goes through (not those --resume skips), and
-// those of them supported() will let run. Asked only for a batch log: supported() only reads
-// the context and the point, and one that throws here ends in an error record at once.
-ProgressLog progress_log(const RunPlan &plan, RunContext &ctx, const RunnerOutput &out) {
-  std::size_t points = 0, to_measure = 0;
+// per suite entry those of them supported() will let run, with their budget. Asked only for a
+// batch log: supported() only reads the context and the point, and one that throws here ends in
+// an error record at once.
+std::unique_ptr<ProgressLog> progress_log(const RunPlan &plan, RunContext &ctx,
+                                          const RunnerOutput &out) {
+  std::size_t points = 0;
+  std::vector<ItemPace> items;
   for (const auto &item : plan.items) {
     ctx.set_measure_spec(item.measure);
+    auto &pace = items.emplace_back();
+    pace.budget_s = item.measure.time_budget_s + item.measure.warmup_s;
     for (const auto &point : item.points) {
       if (out.skip && out.skip(item.benchmark->key(), point))
         continue;
       ++points;
-      if (out.log_progress_every_s <= 0)
+      if (out.log_progress_every_s <= 0) {
+        ++pace.to_measure;
         continue;
+      }
       try {
-        to_measure += !item.benchmark->supported(ctx, point).has_value();
+        pace.to_measure += !item.benchmark->supported(ctx, point).has_value();
       } catch (const std::exception &) {
       }
     }
   }
-  return ProgressLog(points, out.log_progress_every_s > 0 ? to_measure : points,
-                     out.log_progress_every_s);
+  return std::make_unique<ProgressLog>(points, std::move(items), out.log_progress_every_s);
 }
 
 } // namespace
@@ -180,7 +187,8 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
 std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, const RunIdentity &id,
                                         RunnerOutput out) {
   std::map<std::string, int> counts;
-  ProgressLog progress = progress_log(plan, ctx, out);
+  const auto progress_owner = progress_log(plan, ctx, out);
+  ProgressLog &progress = *progress_owner;
 
   const auto identify = [&](const Benchmark &bench, const Point &point) {
     Record record;
@@ -235,7 +243,8 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
     });
 
   bool peer_lost = false;
-  for (const auto &item : plan.items) {
+  for (std::size_t item_index = 0; item_index < plan.items.size(); ++item_index) {
+    const auto &item = plan.items[item_index];
     if (peer_lost)
       break;
     ctx.set_measure_spec(item.measure);
@@ -247,7 +256,7 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       }
       if (out.skip && out.skip(item.benchmark->key(), point))
         continue;
-      progress.before_point();
+      progress.before_point(item_index, fmt::format("{} {}", item.benchmark->key(), point.label()));
       if (out.progress) {
         std::fprintf(stderr, "\r\033[K[%zu/%zu %.0fs] %s %s", progress.done() + 1,
                      progress.points(), progress.elapsed_s(),
