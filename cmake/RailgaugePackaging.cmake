@@ -25,6 +25,7 @@ endforeach()
 set_target_properties(railgauge PROPERTIES INSTALL_RPATH "$ORIGIN/../lib/railgauge")
 install(TARGETS railgauge RUNTIME DESTINATION bin)
 install(PROGRAMS scripts/slurm_burnin.sbatch scripts/slurm_rack.sbatch
+                 deploy/slurm/railgauge-prolog.sh
         DESTINATION share/railgauge/slurm)
 # What the Kubernetes burn-in Job runs after the burn-in, with the image's python3
 # (deploy/k8s/burnin-job.yaml): data, run by the interpreter, so the package needs no Python.

@@ -6,7 +6,9 @@
 #      healthy: the job exits 0 with a PASS verdict, the nodes stay up, and every step ran at the
 #      layout it states (scripts/run_layout.py: its world.size and ranks per node, from run.json);
 #   3. the same script with a synthetic failure (a rule no host can meet) and --drain: the job
-#      exits 2 and every node is drained with a reason naming the profile; then resumed.
+#      exits 2 and every node is drained with a reason naming the profile; then resumed;
+#   4. the Slurm prolog (deploy/slurm/railgauge-prolog.sh) on a profile no node meets: the node
+#      is drained with railgauge's finding as the reason, not Slurm's "Prolog error".
 # The cluster is two simulated nodes on this one host (one slurmd each, ../shared/reference:
 # slurm.md), so that a step that runs one rank per node where it states two fails here.
 # railgauge runs from a `cmake --install` prefix on PATH, outside the checkout, as on a cluster.
@@ -216,6 +218,36 @@ for n in "${nodes[@]}"; do
   say "failing burn-in: exit $rc, node $n $state, reason: $reason"
   "${as_root[@]}" env SLURM_CONF="$SLURM_CONF" scontrol update nodename="$n" state=resume
 done
+
+# 4. The prolog deploy/slurm ships (railgauge check --inventory-only), under the real slurmd, on
+#    a profile no node meets: the job does not run there, and the node is drained with
+#    railgauge's first finding as the reason, which Slurm keeps (it drains with "Prolog error"
+#    only a node not drained yet).
+impossible=$d/work/numa-impossible.yaml
+printf '%s\n' 'schema: railgauge.rules/1' 'name: numa-impossible' 'rules:' \
+  '  - id: numa-nodes-impossible' '    description: more NUMA nodes than any host has' \
+  '    category: health' '    severity: fail' '    inventory: node.numa_node_count' \
+  "    compare: '>='" '    value: 1000' >"$impossible"
+prolog=$d/prolog.sh # slurmd passes a prolog no arguments: its settings come from the environment
+printf '#!/bin/sh\nexport RAILGAUGE=%s RAILGAUGE_PROLOG_RULES=%s RAILGAUGE_PROLOG_LOG=%s SLURM_CONF=%s\nexec sh %s\n' \
+  "$d/prefix/bin/railgauge" "$impossible" "$d/log/prolog.log" "$SLURM_CONF" \
+  "$repo/deploy/slurm/railgauge-prolog.sh" >"$prolog"
+chmod 755 "$prolog"
+echo "Prolog=$prolog" | "${as_root[@]}" tee -a "$SLURM_CONF" >/dev/null
+"${as_root[@]}" env SLURM_CONF="$SLURM_CONF" scontrol reconfigure
+job=$(sbatch --parsable -w n1 --output=/dev/null --wrap true)
+for _ in $(seq 60); do
+  [[ "$(sinfo -h -n n1 -o %T)" == drain* ]] && break
+  sleep 1
+done
+reason=$(sinfo -h -n n1 -o %E)
+[[ "$reason" == "railgauge prolog (exit 2, $impossible): FAIL numa-nodes-impossible: n1 node:"* ]] ||
+  fail "prolog: node n1 is $(sinfo -h -n n1 -o %T), reason '$reason' (log: $(tail -3 "$d/log/prolog.log" 2>&1))"
+say "prolog: node n1 $(sinfo -h -n n1 -o %T), reason: $reason"
+scancel "$job"
+"${as_root[@]}" sed -i '/^Prolog=/d' "$SLURM_CONF"
+"${as_root[@]}" env SLURM_CONF="$SLURM_CONF" scontrol reconfigure
+"${as_root[@]}" env SLURM_CONF="$SLURM_CONF" scontrol update nodename=n1 state=resume
 
 if ((failures)); then
   say "$failures step(s) not as expected; slurmctld log tail:"
