@@ -228,7 +228,14 @@ void add_import_perftest_command(CLI::App &app, int &exit_code) {
         write_imported_run(o->out, o->host, import_argv("perftest", *o), "perftest", o->file, {},
                            [&](const RunIdentity &id) { return with_identity(records, id); });
     report(o->file, run);
+    // A link that never came up is imported as a failed point: a problem, said here too.
     exit_code = code(ExitStatus::ok);
+    for (const auto &r : records)
+      if (r.status != Status::ok) {
+        std::cerr << fmt::format("  {} {}: {}\n", r.key, to_string(r.status),
+                                 r.reason.value_or(""));
+        exit_code = code(ExitStatus::problems);
+      }
   });
 }
 

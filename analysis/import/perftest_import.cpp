@@ -146,6 +146,67 @@ bool is_error_line(const std::string &t) {
          t.find("error") != std::string::npos || t.find("ERROR") != std::string::npos;
 }
 
+// perftest's own words when the two sides never met (its connect and handshake steps, in
+// perftest_communication.c and each test's main): the link, the peer's server or the address
+// given is down. Local setup failures (a device that cannot be opened) are not among them.
+bool is_connect_failure(const std::string &t) {
+  for (const char *said :
+       {"Unable to init the socket connection", "Unable to perform rdma_client function",
+        "Unable to perform rdma_server function", "Unexpected CM event", "Couldn't connect to",
+        "Failed to exchange date between server and clients"})
+    if (t.find(said) != std::string::npos)
+      return true;
+  return false;
+}
+
+// The test a log names in its file name ("..._ib_write_bw_client.log"), for a client that failed
+// before perftest printed its title.
+std::optional<TestKind> kind_from_file_name(const std::string &source) {
+  static const std::regex test(R"(ib_(write|read|send|atomic)_(bw|lat))");
+  const auto slash = source.find_last_of('/');
+  const std::string name = slash == std::string::npos ? source : source.substr(slash + 1);
+  std::smatch m;
+  if (name.size() > 4096 || !std::regex_search(name, m, test))
+    return std::nullopt;
+  return TestKind{m[1], m[2] == "lat"};
+}
+
+// A client (or server) that never met its peer: not bad input but a link that did not come up,
+// so one failed record of the test, which check fails and drains like any failed point. The test
+// is the title's, or the file name's when perftest failed before printing its title.
+Record never_connected(bool have_title, TestKind kind, const std::string &failure,
+                       const std::string &first_error, const std::string &source) {
+  std::string named_by = "its title";
+  if (!have_title) {
+    const auto from_name = kind_from_file_name(source);
+    if (!from_name)
+      throw InputError(
+          fmt::format("perftest never connected to its peer ({}), and neither the log nor its "
+                      "file name says which test it was",
+                      failure),
+          source,
+          "keep perftest's test in the file name (e.g. ib_write_bw_client.log), as the record "
+          "needs its key");
+    kind = *from_name;
+    named_by = "the file name";
+  }
+  Record r;
+  r.key = perftest_key(kind);
+  r.params = {{"tool", fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
+              {"source", source},
+              {"connected", false}};
+  r.status = Status::failed;
+  r.reason = fmt::format("perftest never connected to its peer: {}{} (the link, the peer's "
+                         "server or the address given is down; the test is named by {})",
+                         failure,
+                         first_error.empty() || first_error.find(failure) != std::string::npos
+                             ? ""
+                             : "; then " + first_error,
+                         named_by);
+  r.time_utc = utc_timestamp_now();
+  return r;
+}
+
 // A record for one table row, before its columns: the test, the header's fields and the buffers.
 Record row_record(const TestKind &kind, const std::string &source,
                   const std::map<std::string, std::string> &fields, const BufferPlace &place) {
@@ -285,7 +346,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   std::map<std::string, std::string> fields;
   std::vector<std::string> columns;
   int header_line = 0;
-  std::string first_error;
+  std::string first_error, connect_failure;
   std::vector<Record> records;
   BufferPlace place;
   while (lines.next(line)) {
@@ -299,6 +360,8 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       note_buffer_line(t, place);
     if (first_error.empty() && is_error_line(t))
       first_error = fmt::format("{}:{}: {}", source, line_no, t);
+    if (connect_failure.empty() && !connected && is_connect_failure(t))
+      connect_failure = fmt::format("{}:{}: {}", source, line_no, t);
     if (!have_title)
       continue;
     connected = connected || t.rfind("remote address", 0) == 0;
@@ -326,6 +389,8 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
     r.time_utc = utc_timestamp_now();
     records.push_back(std::move(r));
   }
+  if (records.empty() && !connected && !connect_failure.empty())
+    return {never_connected(have_title, kind, connect_failure, first_error, source)};
   if (!have_title || records.empty())
     throw_no_records(have_title, connected, kind, first_error, source);
   return records;

@@ -99,6 +99,10 @@ CASES = [
     ("ib_write_bw_gpu_far_from_nic", "perftest",
      ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu2-gpu0_client_slow.log"], "h100-sxm-roce",
      "fail", [("rdma-write-bw-floor", "gpu2-gpu0", ("<", 90))]),
+    # A client that never met its server: the link did not come up, a failed point drained.
+    ("ib_write_bw_never_connected", "perftest",
+     ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_16qp_client_cm_error.log"], "h100-sxm-roce",
+     "fail", [("record-status", "unknown-moc_bm_h100", None)]),
     ("read_lat_tail", "perftest", ["moc_oc_roce_ib_read_lat_hostmem_client_latency_tail.log"],
      "h100-sxm-roce", "warn", [("rdma-latency-tail", "latency_tail", (">", 50))]),
     # any-fabric judges a copy against its siblings only: one GPU's nvbandwidth (H2D at PCIe

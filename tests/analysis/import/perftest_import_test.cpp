@@ -170,5 +170,47 @@ TEST(PerftestImport, FailedRunAndForeignTextAreInputErrorsWithLocation) {
   }
 }
 
+// A client that never met its server (tests/fixtures/verdicts/real, the MOC cluster's 16-QP
+// GPU-memory ib_write_bw): not bad input but a link that did not come up, one failed record of
+// the test its file name names, which check fails and drains.
+TEST(PerftestImport, ANeverConnectedClientIsAFailedPointOfItsLink) {
+  const std::string name = "moc_bm_h100_roce_cx7_ib_write_bw_gpumem_16qp_client_cm_error.log";
+  const auto records = import_perftest(testing::fixture_text("verdicts/real/" + name), name);
+  ASSERT_EQ(records.size(), 1u);
+  const auto &r = records[0];
+  EXPECT_EQ(r.key, "rdma.write_bw");
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_EQ(r.params.value("connected", true), false);
+  EXPECT_TRUE(r.metrics.empty()); // no figure: the test never ran
+  const auto reason = r.reason.value_or("");
+  EXPECT_NE(reason.find("perftest never connected to its peer: " + name +
+                        ":1: Unexpected CM event bl blka 8; then " + name +
+                        ":2: Unable to perform rdma_client function"),
+            std::string::npos)
+      << reason;
+  EXPECT_NE(reason.find("the test is named by the file name"), std::string::npos) << reason;
+  // Printed after its title, the title names the test whatever the file is called.
+  const auto titled =
+      import_perftest("                    RDMA_Read Latency Test\n Unable to init the socket "
+                      "connection\n",
+                      "client.txt");
+  ASSERT_EQ(titled.size(), 1u);
+  EXPECT_EQ(titled[0].key, "rdma.read_lat");
+  EXPECT_NE(titled[0].reason.value_or("").find("named by its title"), std::string::npos);
+}
+
+TEST(PerftestImport, ANeverConnectedClientOfNoNamedTestAsksForItsName) {
+  try {
+    import_perftest(" Couldn't connect to 10.0.0.2:18515\n", "client.log");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("never connected to its peer (client.log:1: Couldn't "
+                                         "connect to 10.0.0.2:18515)"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(e.fix().find("ib_write_bw_client.log"), std::string::npos) << e.fix();
+  }
+}
+
 } // namespace
 } // namespace railgauge::importers
