@@ -26,7 +26,9 @@ std::string cell_of(const PartResult &part, const std::string &rule) {
   for (const auto &f : part.findings) {
     if (f.rule_id != rule)
       continue;
-    if (f.not_covered || f.not_applicable || (f.missing && f.level == Level::info))
+    if (f.not_covered) // the input holds nothing the rule reads (an import): "."
+      continue;
+    if (f.not_applicable || (f.missing && f.level == Level::info))
       cannot_apply = true;
     else if (f.missing)
       missing = missing || f.level >= Level::warn;
@@ -121,8 +123,8 @@ std::string render_test_grid(const CheckResult &r) {
   if (grids.empty())
     return "";
   std::string out =
-      "Each rule's verdict per part: PASS, FAIL, WARN; MISS could not be read (counts as the "
-      "rule's level); n/a cannot apply here; . reads nothing there\n\n";
+      "Per rule and part: PASS, FAIL, WARN; MISS could not be read (counts at the rule's level); "
+      "n/a cannot apply; . none\n\n";
   for (const auto &g : grids) {
     std::size_t rule_width = 4;
     for (const auto &[row, cells] : g.rows)
