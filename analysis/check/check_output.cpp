@@ -2,6 +2,7 @@
 #include "analysis/check/output_text.h"
 
 #include "analysis/check/missing_list.h"
+#include "analysis/check/output_counts.h"
 #include "analysis/check/test_grid.h"
 
 #include <algorithm>
@@ -15,27 +16,6 @@
 
 namespace railgauge::check {
 namespace {
-
-using json = nlohmann::json;
-
-// A verdict as printed: info findings (a fleet too small, an optional counter absent) are
-// listed but leave the verdict at pass.
-std::string_view verdict_text(Level v) { return v == Level::info ? "pass" : to_string(v); }
-
-std::string part_name(const PartResult &p) {
-  if (p.key.kind == PartKind::node)
-    return "node";
-  if (p.key.kind == PartKind::gpu && p.label != "gpu " + p.key.id)
-    return fmt::format("{} ({})", p.label, p.key.id);
-  return p.label;
-}
-
-// A value the profile marks on_missing: info (a GPU alone has no sibling, a one-GPU machine no
-// NVLink nor 8-GPU all_reduce, one node no fleet): the rule cannot apply to this machine, so it
-// never names a part's cause; the table folds these into one counted line.
-bool cannot_apply_here(const Finding &f) {
-  return f.missing && f.level == Level::info && !f.not_applicable && !f.not_covered;
-}
 
 int unlisted_that_count(const RuleTally &t) {
   int n = 0;
@@ -68,40 +48,6 @@ std::string violated_rules(const PartResult &p) {
   return out;
 }
 
-struct Counts {
-  int nodes = 0, parts = 0;
-  std::map<Level, int> nodes_by_verdict;
-  int not_covered = 0, not_applicable = 0;
-  long long violations = 0;
-  long long missing = 0, unlisted = 0; // unlisted: counted in `missing`, not listed
-  long long cannot_apply = 0;          // of `missing`: at info level (cannot_apply_here)
-};
-
-Counts count(const CheckResult &r) {
-  Counts c;
-  for (const auto &h : r.hosts()) {
-    ++c.nodes;
-    ++c.nodes_by_verdict[r.node_verdict(h)];
-  }
-  for (const auto &p : r.parts) {
-    ++c.parts;
-    for (const auto &f : p.findings) {
-      if (f.not_covered)
-        ++c.not_covered;
-      else if (f.not_applicable)
-        ++c.not_applicable;
-      else
-        ++(f.missing ? c.missing : c.violations);
-      c.cannot_apply += cannot_apply_here(f) ? 1 : 0;
-    }
-  }
-  for (const auto &u : r.unlisted_missing)
-    c.cannot_apply += u.level == Level::info ? u.count : 0;
-  c.unlisted = r.unlisted_missing_count();
-  c.missing += c.unlisted;
-  return c;
-}
-
 // The values no rule could judge on this machine, in one counted line (cannot_apply_here).
 std::string cannot_apply_line(const std::map<std::string, long long> &cannot_apply) {
   if (cannot_apply.empty())
@@ -118,35 +64,36 @@ std::string cannot_apply_line(const std::map<std::string, long long> &cannot_app
                      cannot_apply.size() == 1 ? "" : "s", list);
 }
 
-// Violations grouped by rule, a few lines each; findings that could not judge collapsed to a
-// count per family; not-applicable and not-covered rules named once. The full detail is in
-// --json and --markdown.
-std::string render_findings_by_rule(const CheckResult &r) {
-  constexpr std::size_t kLinesPerRule = 8;
+// The findings of a result grouped as the table lists them below its rows.
+struct FindingGroups {
   struct Item {
     const PartResult *part;
     const Finding *finding;
   };
-  std::map<std::pair<Level, std::string>, std::vector<Item>, std::greater<>> violated;
   struct MissingTally {
     long long findings = 0, unlisted = 0;
     std::set<std::string> hosts, rules;
     Level worst = Level::info;
     std::string example;
   };
-  std::map<std::string, MissingTally> missing;
+  std::map<std::pair<Level, std::string>, std::vector<Item>, std::greater<>> violated;
+  std::map<std::string, MissingTally> missing;                              // family -> tally
   std::map<std::string, std::set<std::string>> not_applicable, not_covered; // rule -> hosts
   std::map<std::string, long long> cannot_apply;                            // rule -> values
+};
+
+FindingGroups group_findings(const CheckResult &r) {
+  FindingGroups g;
   for (const auto &p : r.parts)
     for (const auto &f : p.findings) {
       if (f.not_applicable)
-        not_applicable[f.rule_id].insert(p.key.host);
+        g.not_applicable[f.rule_id].insert(p.key.host);
       else if (f.not_covered)
-        not_covered[f.rule_id].insert(p.key.host);
+        g.not_covered[f.rule_id].insert(p.key.host);
       else if (cannot_apply_here(f))
-        ++cannot_apply[f.rule_id];
+        ++g.cannot_apply[f.rule_id];
       else if (f.missing) {
-        auto &m = missing[family_of(f)];
+        auto &m = g.missing[family_of(f)];
         ++m.findings;
         m.hosts.insert(p.key.host);
         m.rules.insert(f.rule_id);
@@ -154,15 +101,15 @@ std::string render_findings_by_rule(const CheckResult &r) {
           m.example = fmt::format("{} {}: {}", f.rule_id, p.key.host, describe(f));
         m.worst = std::max(m.worst, f.level);
       } else
-        violated[{f.level, f.rule_id}].push_back({&p, &f});
+        g.violated[{f.level, f.rule_id}].push_back({&p, &f});
     }
   const auto hosts = r.hosts();
   for (const auto &c : r.unlisted_missing) {
     if (c.level == Level::info) {
-      cannot_apply[c.rule_id] += c.count;
+      g.cannot_apply[c.rule_id] += c.count;
       continue;
     }
-    auto &m = missing[c.family];
+    auto &m = g.missing[c.family];
     m.findings += c.count;
     m.unlisted += c.count;
     for (std::size_t i = 0; i < c.hosts.size() && i < hosts.size(); ++i)
@@ -173,10 +120,16 @@ std::string render_findings_by_rule(const CheckResult &r) {
       m.example = fmt::format("{} {}: {}", c.rule_id, c.example_part.host, describe(c.example));
     m.worst = std::max(m.worst, c.level);
   }
+  return g;
+}
+
+// Each violated rule, worst first, with its first few findings.
+std::string violated_lines(const FindingGroups &g) {
+  constexpr std::size_t kLinesPerRule = 8;
   std::string out;
-  if (!violated.empty())
+  if (!g.violated.empty())
     out += "\nFindings by rule (the full list: --json or --markdown)\n";
-  for (const auto &[level_rule, items] : violated) {
+  for (const auto &[level_rule, items] : g.violated) {
     std::set<PartKey> parts;
     for (const auto &i : items)
       parts.insert(i.part->key);
@@ -190,34 +143,42 @@ std::string render_findings_by_rule(const CheckResult &r) {
     if (items.size() > kLinesPerRule)
       out += fmt::format("  ... and {} more\n", items.size() - kLinesPerRule);
   }
-  if (!missing.empty()) {
-    out += "\nCould not judge (MISSING), per family\n";
-    for (const auto &[family, m] : missing)
-      out += fmt::format("MISSING/{} {}: {} finding{} of {} rule{} on {} node{}; e.g. {}\n",
-                         upper(to_string(m.worst)), family, m.findings, m.findings == 1 ? "" : "s",
-                         m.rules.size(), m.rules.size() == 1 ? "" : "s", m.hosts.size(),
-                         m.hosts.size() == 1 ? "" : "s", m.example);
-    long long unlisted = 0;
-    for (const auto &c : r.unlisted_missing)
-      unlisted += c.level == Level::info ? 0 : c.count;
-    if (unlisted > 0)
-      out += fmt::format("({} of them counted, not listed: past the first {} of a rule; the "
-                         "counts per rule, family and reason: --json or --markdown)\n",
-                         unlisted, kMissingListedPerRule);
-  }
-  const auto names = [](const std::map<std::string, std::set<std::string>> &rules) {
+  return out;
+}
+
+// What could not judge, one line per family, and how many of it were counted past the list.
+std::string missing_lines(const CheckResult &r, const FindingGroups &g) {
+  if (g.missing.empty())
+    return "";
+  std::string out = "\nCould not judge (MISSING), per family\n";
+  for (const auto &[family, m] : g.missing)
+    out += fmt::format("MISSING/{} {}: {} finding{} of {} rule{} on {} node{}; e.g. {}\n",
+                       upper(to_string(m.worst)), family, m.findings, m.findings == 1 ? "" : "s",
+                       m.rules.size(), m.rules.size() == 1 ? "" : "s", m.hosts.size(),
+                       m.hosts.size() == 1 ? "" : "s", m.example);
+  long long unlisted = 0;
+  for (const auto &c : r.unlisted_missing)
+    unlisted += c.level == Level::info ? 0 : c.count;
+  if (unlisted > 0)
+    out += fmt::format("({} of them counted, not listed: past the first {} of a rule; the "
+                       "counts per rule, family and reason: --json or --markdown)\n",
+                       unlisted, kMissingListedPerRule);
+  return out;
+}
+
+// The rules that judged nothing: waived by construction, reading what an import lacks, or not
+// applied by this check at all.
+std::string unjudged_lines(const CheckResult &r, const FindingGroups &g) {
+  std::string out;
+  if (!g.not_applicable.empty()) {
     std::string list;
-    for (const auto &[rule, hosts] : rules)
+    for (const auto &[rule, hosts] : g.not_applicable)
       list += (list.empty() ? "" : ", ") + rule;
-    return list;
-  };
-  out += cannot_apply_line(cannot_apply);
-  if (!not_applicable.empty())
-    out += fmt::format("\nNot applicable (waived by construction, not judged): {}\n",
-                       names(not_applicable));
-  if (!not_covered.empty()) {
+    out += fmt::format("\nNot applicable (waived by construction, not judged): {}\n", list);
+  }
+  if (!g.not_covered.empty()) {
     std::map<std::string, int> by_category;
-    for (const auto &[rule, hosts] : not_covered) {
+    for (const auto &[rule, hosts] : g.not_covered) {
       const auto it = r.rule_categories.find(rule);
       ++by_category[it != r.rule_categories.end() ? it->second : "health"];
     }
@@ -226,7 +187,7 @@ std::string render_findings_by_rule(const CheckResult &r) {
       list += fmt::format("{}{} {}", list.empty() ? "" : ", ", category, n);
     out += fmt::format("\nNot covered: {} rule{} ({}) read what the imported output does not hold "
                        "(the rules: --json or --markdown)\n",
-                       not_covered.size(), not_covered.size() == 1 ? "" : "s", list);
+                       g.not_covered.size(), g.not_covered.size() == 1 ? "" : "s", list);
   }
   if (!r.not_judged.empty()) {
     out += fmt::format("\nNot judged: {} rule{} of the profile, so no node passed or failed them\n",
@@ -237,8 +198,17 @@ std::string render_findings_by_rule(const CheckResult &r) {
   return out;
 }
 
+// Violations grouped by rule, a few lines each; findings that could not judge collapsed to a
+// count per family; not-applicable and not-covered rules named once. The full detail is in
+// --json and --markdown.
+std::string render_findings_by_rule(const CheckResult &r) {
+  const auto groups = group_findings(r);
+  return violated_lines(groups) + missing_lines(r, groups) +
+         cannot_apply_line(groups.cannot_apply) + unjudged_lines(r, groups);
+}
+
 std::string summary_line(const CheckResult &r) {
-  auto c = count(r);
+  auto c = count_result(r);
   std::string uncounted;
   if (c.cannot_apply > 0)
     uncounted += fmt::format(", {} cannot apply here", c.cannot_apply);
@@ -262,52 +232,6 @@ std::string summary_line(const CheckResult &r) {
 }
 
 std::string escape_md(const std::string &s) { return escape_chars(s, {{'|', "\\|"}, {'\n', " "}}); }
-
-json unlisted_json(const CheckResult &r) {
-  const auto hosts = r.hosts();
-  json out = json::array();
-  for (const auto &c : r.unlisted_missing) {
-    int nodes = 0;
-    std::string first;
-    for (std::size_t i = 0; i < c.hosts.size(); ++i)
-      if (c.hosts[i])
-        ++nodes;
-    out.push_back({{"rule", c.rule_id},
-                   {"category", c.category},
-                   {"family", c.family},
-                   {"level", to_string(c.level)},
-                   {"reason", c.detail},
-                   {"count", c.count},
-                   {"nodes", nodes},
-                   {"example",
-                    {{"host", c.example_part.host},
-                     {"kind", to_string(c.example_part.kind)},
-                     {"id", c.example_part.id},
-                     {"text", describe(c.example)}}}});
-  }
-  return out;
-}
-
-json finding_json(const Finding &f) {
-  json j = {{"rule", f.rule_id},
-            {"category", f.category},
-            {"level", to_string(f.level)},
-            {"missing", f.missing},
-            {"what", f.what},
-            {"value", f.value},
-            {"not_covered", f.not_covered},
-            {"not_applicable", f.not_applicable},
-            {"bound", f.bound},
-            {"detail", f.detail},
-            {"run", f.run},
-            {"text", describe(f)}};
-  j["threshold"] = f.threshold ? json(*f.threshold) : json(nullptr);
-  j["fleet"] = f.fleet ? json{{"n", f.fleet->n}, {"median", f.fleet->median}, {"mad", f.fleet->mad}}
-                       : json(nullptr);
-  j["key"] = f.key.empty() ? json(nullptr) : json(f.key);
-  j["params"] = f.key.empty() ? json(nullptr) : f.params;
-  return j;
-}
 
 // The node row's cause: its own rules and the parts at the node's verdict with theirs
 // ("gpu0: burn-gemm-floor, burn-hbm-floor"); a part's violation before what the node could only
@@ -459,60 +383,6 @@ std::string render_markdown(const CheckResult &r) {
       out += "- " + escape_md(p) + "\n";
   }
   return out;
-}
-
-json to_json(const CheckResult &r) {
-  auto c = count(r);
-  json unreadable = json::array();
-  for (const auto &u : r.unreadable)
-    unreadable.push_back({{"path", u.path}, {"why", u.what}, {"level", to_string(u.level)}});
-  json nodes = json::array();
-  for (const auto &h : r.hosts())
-    nodes.push_back({{"host", h}, {"verdict", verdict_text(r.node_verdict(h))}});
-  json parts = json::array();
-  for (const auto &p : r.parts) {
-    json rules = json::object();
-    for (const auto &[id, t] : p.rules) {
-      rules[id] = {{"checked", t.checked}, {"passed", t.passed}};
-      for (std::size_t level = 0; level < t.unlisted_missing.size(); ++level)
-        if (t.unlisted_missing[level] > 0)
-          rules[id]["missing_unlisted"][std::string(to_string(static_cast<Level>(level)))] =
-              t.unlisted_missing[level];
-    }
-    json findings = json::array();
-    for (const auto &f : p.findings)
-      findings.push_back(finding_json(f));
-    parts.push_back({{"host", p.key.host},
-                     {"kind", to_string(p.key.kind)},
-                     {"id", p.key.id},
-                     {"label", p.label},
-                     {"verdict", verdict_text(p.verdict)},
-                     {"rules", rules},
-                     {"findings", findings}});
-  }
-  return {{"schema", kCheckSchema},
-          {"rules", {{"name", r.rules_name}, {"file", r.rules_file}}},
-          {"inputs", r.inputs},
-          {"verdict", verdict_text(r.verdict)},
-          {"exit_status", exit_status(r.verdict)},
-          {"summary",
-           {{"nodes", c.nodes},
-            {"nodes_pass", c.nodes_by_verdict[Level::pass] + c.nodes_by_verdict[Level::info]},
-            {"nodes_warn", c.nodes_by_verdict[Level::warn]},
-            {"nodes_fail", c.nodes_by_verdict[Level::fail]},
-            {"violations", c.violations},
-            {"missing", c.missing},
-            {"missing_unlisted", c.unlisted},
-            {"not_covered", c.not_covered},
-            {"not_applicable", c.not_applicable}}},
-          {"not_judged", r.not_judged},
-          {"nodes", nodes},
-          {"test_grid", test_grid_json(r)},
-          {"parts", parts},
-          {"missing_unlisted", unlisted_json(r)},
-          {"drain", r.drain()},
-          {"problems", r.problems},
-          {"unreadable", unreadable}};
 }
 
 std::string render_drain(const CheckResult &r) {

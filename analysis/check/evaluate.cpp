@@ -8,13 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluator.h"
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
 #include "analysis/check/rule_values.h"
 #include "analysis/check/run_completeness.h"
-#include "harness/waiver.h"
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
 #include "records/memory_record.h"
@@ -260,109 +258,6 @@ void Evaluator::note_not_covered(const Rule &rule, const std::string &host,
 
 bool Evaluator::only_imported(const std::string &host) const {
   return !own_hosts_.count(host) && imported_hosts_.count(host);
-}
-
-void Evaluator::record_rule(const Rule &rule) {
-  std::set<std::string> hosts_with_match;
-  std::map<std::string, Curve> curves;
-  const std::string *last_host = nullptr;
-  for (const auto &ref : selected(rule)) {
-    const auto &r = record(ref);
-    const auto &run = runs_.runs[ref.run];
-    if (!last_host || *last_host != r.host)
-      hosts_with_match.insert(r.host);
-    last_host = &r.host;
-    if (r.status == Status::waived && r.reason && is_not_applicable(*r.reason)) {
-      note_not_applicable(rule, PartKey{r.host, PartKind::node, ""},
-                          fmt::format("{}: {}", r.key, *r.reason));
-      continue;
-    }
-    if (r.status == Status::failed || r.status == Status::error)
-      continue; // record-status fails its part; it is not also missing here
-    const auto &key = part_of(ref, rule);
-    if (r.status != Status::ok) {
-      tally(key, rule.id, false);
-      add_missing_of(
-          rule, key, Source{&r, &run.dir, rule.metric, ""},
-          fmt::format("record is {}{}", to_string(r.status), r.reason ? ": " + *r.reason : ""),
-          rule.on_missing);
-      continue;
-    }
-    record_values(rule, r, run, key, curves);
-  }
-  for (auto &[id, curve] : curves)
-    judge_curve(rule, curve);
-  no_record_on_nodes(rule, hosts_with_match);
-  if (rule.fleet)
-    judge_fleets(rule);
-}
-
-// The values of the rule's metric in one ok record: judged, observed for the fleet, or points
-// of a curve.
-void Evaluator::record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
-                              const PartKey &key, std::map<std::string, Curve> &curves) {
-  const std::string &run = loaded.dir;
-  auto found = rule_values(rule, r);
-  if (found.empty() && is_imported(loaded)) {
-    // Another tool's output has only the figures it prints (perftest no port counters).
-    if (not_covered_metric_.insert({rule.id, r.host}).second)
-      note_not_covered(rule, r.host, rule.metric);
-    return;
-  }
-  if (found.empty()) {
-    tally(key, rule.id, false);
-    add_missing_of(rule, key, Source{&r, &run, rule.metric, ""}, "the record has no such metric",
-                   rule.on_missing);
-    return;
-  }
-  for (auto &rv : found) {
-    Source s{&r, &run, std::move(rv.what), std::move(rv.detail)};
-    if (rv.no_denominator) {
-      tally(key, rule.id, false);
-      add_missing_of(rule, key, s, fmt::format("the record has no positive {}", rule.relative_to),
-                     rule.on_missing);
-      continue;
-    }
-    if (rule.curve) {
-      const auto point = curve_point_of(*rule.curve, r.params, rv.value);
-      if (point.kind == CurveReading::Kind::left_out)
-        continue;
-      if (point.kind == CurveReading::Kind::unreadable) {
-        tally(key, rule.id, false);
-        add_missing_of(rule, key, s, point.unreadable, rule.on_missing);
-        continue;
-      }
-      auto &curve = curves[fmt::format(
-          "{} {} {} {} {} {} {}", run, key.host, to_string(key.kind), key.id, r.key,
-          params_key(r.params, rule.curve->ignore_params, rule.curve->over), rv.path)];
-      curve.part = key;
-      curve.points.push_back({point.x, point.y, std::move(s)});
-      continue;
-    }
-    observe(rule, key, std::move(s), rv.value,
-            rule.fleet ? fleet_group(rule, r, key, rv.path) : std::string());
-  }
-}
-
-// A node on which the rule selected no record at all: one missing value for the node.
-void Evaluator::no_record_on_nodes(const Rule &rule,
-                                   const std::set<std::string> &hosts_with_match) {
-  const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
-  const auto detail = fmt::format("no record of '{}'{} on this node", rule.key_glob, filter);
-  for (const auto &host : hosts_) {
-    if (hosts_with_match.count(host))
-      continue;
-    if (only_imported(host)) {
-      note_not_covered(rule, host, rule.metric);
-      continue;
-    }
-    if (!own_hosts_.count(host) && rule.applies_to == AppliesTo::own)
-      continue;
-    if (rule.applies_to == AppliesTo::imported)
-      continue; // an own run cannot hold it; an import that lacks it is listed below
-    add_missing(PartKey{host, PartKind::node, ""},
-                missing(rule, rule.metric, detail, rule.on_missing));
-  }
 }
 
 void Evaluator::inventory_rule(const Rule &rule) {

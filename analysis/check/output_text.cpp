@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace railgauge::check {
 
 std::string upper(std::string_view s) {
@@ -24,6 +26,16 @@ std::string escape_chars(std::string_view s,
       out += c;
   }
   return out;
+}
+
+std::string_view verdict_text(Level v) { return v == Level::info ? "pass" : to_string(v); }
+
+std::string part_name(const PartResult &p) {
+  if (p.key.kind == PartKind::node)
+    return "node";
+  if (p.key.kind == PartKind::gpu && p.label != "gpu " + p.key.id)
+    return fmt::format("{} ({})", p.label, p.key.id);
+  return p.label;
 }
 
 } // namespace railgauge::check
