@@ -1,0 +1,260 @@
+// Pass 2 of the record rules over the database (record_rules.h): each rule's fleets, curves
+// and missing values judged, and every finding added to the result.
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analysis/check/absolute_judgement.h"
+#include "analysis/check/curve_figure.h"
+#include "analysis/history/history_inventory.h"
+#include "analysis/history/record_rules.h"
+
+namespace railgauge::history {
+
+using check::Finding;
+using check::FleetVerdict;
+using check::PartKey;
+using check::Rule;
+using json = nlohmann::json;
+
+void RecordRules::judge(check::CheckResult &result) {
+  HistoryJudgement judged;
+  result.rule_categories[check::kRecordStatusRule] = "health";
+  result.rule_categories[check::kRunCompleteRule] = "health";
+  for (const auto &[part, tally] : status_tallies_)
+    judged.tallies[{parts_[part], check::kRecordStatusRule}] = tally;
+  for (auto &f : incomplete_runs(ruleset_, runs_))
+    judged.findings.push_back(std::move(f));
+  if (ruleset_.unverified_records != check::Level::info && !unverified_.empty()) {
+    result.rule_categories[check::kDataCheckRule] = "health";
+    for (const auto &[host, u] : unverified_)
+      judged.findings.emplace_back(PartKey{host, check::PartKind::node, ""},
+                                   check::data_check_off_finding(ruleset_.unverified_records, u));
+  }
+  // An import holds no inventory: its inventory rules are not covered, as over directories.
+  for (const auto &rule : ruleset_.rules)
+    if (rule.from_inventory()) {
+      result.rule_categories[rule.id] = rule.category;
+      for (const auto &host : imported_hosts_)
+        if (!own_hosts_.contains(host))
+          note(rule, host, rule.probe, "", true);
+    }
+  for (auto &state : rules_) {
+    const Rule &rule = *state.rule;
+    result.rule_categories[rule.id] = rule.category;
+    no_record_on_nodes(state);
+    if (rule.curve)
+      judge_curves(state);
+    else
+      judge_rule(state);
+    for (const auto &[part, tally] : state.tallies)
+      judged.tallies[{parts_[part], rule.id}] = tally;
+    auto [listed, counts] = state.missing->take();
+    for (auto &l : listed)
+      judged.findings.emplace_back(l.part, std::move(l.finding));
+    for (auto &c : counts)
+      result.unlisted_missing.push_back(std::move(c));
+    // Done with: its values and sets freed before the next rule is judged.
+    state.missing.reset();
+    std::vector<Reading>().swap(state.readings);
+    std::vector<CurvePoint>().swap(state.curve_points);
+    state.tallies = {};
+    state.hosts_with_match = {};
+  }
+  const auto unknown_inventory = inventory_rules(judged, result);
+  // Every rule's notes and violations at once: add_history sorts each part's findings.
+  for (auto &n : notes_)
+    judged.findings.push_back(std::move(n));
+  notes_.clear();
+  add_history(result, judged);
+  // A part's values counted as missing, not listed, weigh in its verdict as listed ones do.
+  for (auto &part : result.parts) {
+    for (const auto &[rule, tally] : part.rules)
+      for (std::size_t level = 0; level < tally.unlisted_missing.size(); ++level)
+        if (tally.unlisted_missing[level] > 0)
+          part.verdict = std::max(part.verdict, static_cast<check::Level>(level));
+    result.verdict = std::max(result.verdict, part.verdict);
+  }
+  add_nothing_judged(ruleset_, held_, result);
+  // Imports only: their runs are whole by construction and hold no inventory.
+  if (!own_hosts_.empty())
+    name_rules_not_judged(
+        ruleset_, unknown_inventory,
+        std::any_of(runs_.begin(), runs_.end(),
+                    [](const auto &r) { return !r.second.imported && !r.second.incomplete; }),
+        result);
+}
+
+std::set<std::string> RecordRules::inventory_rules(HistoryJudgement &judged,
+                                                   check::CheckResult &result) {
+  auto inventory = judge_inventory_rules(db_, ruleset_, hosts_);
+  std::move(inventory.judged.findings.begin(), inventory.judged.findings.end(),
+            std::back_inserter(judged.findings));
+  judged.tallies.merge(inventory.judged.tallies);
+  if (inventory.unlisted_missing.empty())
+    return inventory.unknown;
+  std::move(inventory.unlisted_missing.begin(), inventory.unlisted_missing.end(),
+            std::back_inserter(result.unlisted_missing));
+  std::map<std::string, std::size_t> order;
+  for (std::size_t i = 0; i < ruleset_.rules.size(); ++i)
+    order.emplace(ruleset_.rules[i].id, i);
+  std::stable_sort(result.unlisted_missing.begin(), result.unlisted_missing.end(),
+                   [&](const check::MissingCount &a, const check::MissingCount &b) {
+                     return order[a.rule_id] < order[b.rule_id];
+                   });
+  return inventory.unknown;
+}
+
+void RecordRules::judge_curves(RuleState &state) {
+  const Rule &rule = *state.rule;
+  auto &points = state.curve_points;
+  std::stable_sort(points.begin(), points.end(), [](const CurvePoint &a, const CurvePoint &b) {
+    return std::tie(a.curve, a.x) < std::tie(b.curve, b.x);
+  });
+  std::vector<double> xs, ys;
+  for (std::size_t begin = 0, end = 0; begin < points.size(); begin = end) {
+    end = begin;
+    xs.clear();
+    ys.clear();
+    for (; end < points.size() && points[end].curve == points[begin].curve; ++end) {
+      xs.push_back(points[end].x);
+      ys.push_back(points[end].y);
+    }
+    auto figure = check::curve_figure(*rule.curve, xs, ys);
+    const CurvePoint &p = points[begin + figure.at];
+    const Reading at{0, p.part, p.key, p.what, p.record, p.run, figure.value};
+    if (figure.too_short) {
+      ++state.tallies[p.part].checked;
+      const PartKey &part = parts_[p.part];
+      Finding f = base_of(rule, at, !state.missing->counted_only(part));
+      f.level = check::Level::info;
+      f.missing = true;
+      f.detail = std::move(figure.how);
+      const auto params = std::move(f.params);
+      state.missing->add(part, std::move(f), &params);
+      continue;
+    }
+    judge_absolute(state, at, json(figure.value), std::move(figure.how),
+                   fmt::format("{} ({} over {})", whats_[p.what],
+                               check::to_string(rule.curve->take), rule.curve->over));
+  }
+}
+
+void RecordRules::judge_absolute(RuleState &state, const Reading &at, const json &value,
+                                 std::string detail, std::optional<std::string> what) {
+  const Rule &rule = *state.rule;
+  auto &tally = state.tallies[at.part];
+  ++tally.checked;
+  const bool pass = check::absolute_pass(rule, value);
+  tally.passed += pass ? 1 : 0;
+  if (pass)
+    return;
+  Finding f = base_of(rule, at, true);
+  if (what)
+    f.what = std::move(*what);
+  f.detail = std::move(detail);
+  check::fill_absolute_finding(rule, value, f);
+  notes_.emplace_back(parts_[at.part], std::move(f));
+}
+
+void RecordRules::no_record_on_nodes(RuleState &state) {
+  const Rule &rule = *state.rule;
+  const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
+  const auto detail = fmt::format("no record of '{}'{} on this node", rule.key_glob, filter);
+  for (const auto &host : hosts_) {
+    if (state.hosts_with_match.contains(host))
+      continue;
+    const bool own = own_hosts_.contains(host);
+    if (!own && !imported_hosts_.contains(host))
+      continue; // a host of the history whose newest runs hold no record at all
+    if (!own) {
+      note(rule, host, rule.metric, "", true);
+      continue;
+    }
+    if (rule.applies_to == check::AppliesTo::imported)
+      continue;
+    state.missing->add(PartKey{host, check::PartKind::node, ""},
+                       check::missing_finding(rule, rule.metric, detail, rule.on_missing), nullptr);
+  }
+}
+
+Finding RecordRules::base_of(const Rule &rule, const Reading &v, bool with_params) {
+  Finding f;
+  f.rule_id = rule.id;
+  f.category = rule.category;
+  f.what = whats_[v.what];
+  f.key = keys_[v.key];
+  f.run = runs_.at(v.run).dir;
+  if (with_params) {
+    const auto rows = db_.query("SELECT params FROM records WHERE id = ?", {v.record});
+    if (!rows.empty())
+      f.params = parsed(rows.front().at(0));
+  }
+  return f;
+}
+
+void RecordRules::judge_rule(RuleState &state) {
+  auto &readings = state.readings;
+  std::sort(readings.begin(), readings.end(), [](const Reading &a, const Reading &b) {
+    return std::tie(a.group, a.record) < std::tie(b.group, b.record);
+  });
+  for (std::size_t begin = 0, end = 0; begin < readings.size(); begin = end) {
+    end = begin;
+    while (end < readings.size() && readings[end].group == readings[begin].group)
+      ++end;
+    const std::span<const Reading> group(readings.data() + begin, end - begin);
+    if (state.rule->fleet->per_node)
+      judge_siblings(state, group);
+    else
+      judge_fleet(state, group);
+  }
+}
+
+void RecordRules::judge_fleet(RuleState &state, std::span<const Reading> group) {
+  std::vector<double> numbers;
+  numbers.reserve(group.size());
+  for (const auto &v : group)
+    numbers.push_back(v.value);
+  const auto verdicts = check::judge_fleet_values(*state.rule, numbers);
+  for (std::size_t i = 0; i < group.size(); ++i)
+    report(state, group[i], verdicts[i]);
+}
+
+void RecordRules::judge_siblings(RuleState &state, std::span<const Reading> group) {
+  std::map<PartKey, std::vector<const Reading *>> by_part;
+  for (const auto &v : group)
+    by_part[parts_[v.part]].push_back(&v);
+  std::vector<std::vector<double>> numbers;
+  for (const auto &[part, list] : by_part) {
+    numbers.emplace_back();
+    for (const auto *v : list)
+      numbers.back().push_back(v->value);
+  }
+  const auto verdicts = check::judge_sibling_values(*state.rule, numbers);
+  std::size_t i = 0;
+  for (const auto &[part, list] : by_part)
+    report(state, *list.front(), verdicts[i++]);
+}
+
+void RecordRules::report(RuleState &state, const Reading &v, const FleetVerdict &verdict) {
+  const Rule &rule = *state.rule;
+  const PartKey &part = parts_[v.part];
+  auto &tally = state.tallies[v.part];
+  ++tally.checked;
+  tally.passed += verdict.pass ? 1 : 0;
+  if (verdict.pass)
+    return;
+  Finding f = base_of(rule, v, verdict.judged || !state.missing->counted_only(part));
+  check::fill_fleet_finding(rule, verdict, f);
+  if (verdict.judged)
+    notes_.emplace_back(part, std::move(f));
+  else
+    state.missing->add(part, std::move(f), nullptr);
+}
+} // namespace railgauge::history
