@@ -23,6 +23,11 @@ struct Scale {
 // Padded to nice bounds; a log scale over bytes uses powers of two.
 Scale make_scale(double lo, double hi, double r0, double r1, bool log);
 
+// Pixels a caption of `chars` characters takes at 11 px (DejaVu Sans averages about 6.3 px).
+double caption_width(std::size_t chars);
+// And a title, 13 px bold (about 8.3 px a character).
+double title_width(std::size_t chars);
+
 std::string xml_escape(const std::string &text);
 // 1024 -> "1 KiB", 1.5e9 -> "1.5 GiB" for byte axes; %.3g otherwise.
 std::string tick_label(double v, bool bytes);
