@@ -99,7 +99,7 @@ class NvbandwidthVsOursTest(unittest.TestCase):
         self.assertEqual((h2d, d2h, total), (41.0 / 40.0, 39.0 / 40.0, 1.0))
 
     def test_all_gpus_cells_take_their_per_gpu_entry(self):
-        # As offload/offload_run.cpp writes it: params.gpus is the count, metrics.per_gpu the
+        # As offload/offload_all_gpus.cpp writes it: params.gpus is the count, metrics.per_gpu the
         # GPUs' entries.
         record = ours("offload.all_gpus_h2d", pci="", gpus=2, metrics={
             "bandwidth_gbytes_per_s": 100.0,
