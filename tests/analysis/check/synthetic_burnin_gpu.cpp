@@ -1,0 +1,276 @@
+// The synthetic burn-in node of burnin_gpu_test.cpp (synthetic_burnin_gpu.h): each phase's
+// records written by the burn-in's own writers from made-up per-GPU figures.
+#include "synthetic_burnin_gpu.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "gemm/cuda/burn.h"
+#include "harness/inventory/gpu_monitor.h"
+#include "harness/inventory/gpu_telemetry.h"
+#include "memory/cuda/hbm_burn.h"
+#include "memory/cuda/hbm_pattern.h"
+#include "synthetic_fleet.h"
+#include "tests/support/outcome_record.h"
+
+namespace railgauge::check::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string pci(int gpu) { return gpu_bus_id(gpu); }
+
+// A GPU monitor's summary of 60 s under load at 20 Hz: power-capped (sw_power_cap) half the
+// time at ~1,700 MHz, as the committed H200 GEMM records show; `hw_thermal` adds HW thermal
+// slowdown to that share of the samples.
+// A snapshot before or after a phase: NVML's counters and the kernel log's Xids for the GPU.
+json snapshot(std::uint64_t last_seq, json xids, bool cotenant = false) {
+  // NVML lists this process on every GPU it burns, and a co-tenant beside it where there is one.
+  json processes = json::array({{{"pid", static_cast<unsigned>(getpid())},
+                                 {"name", "railgauge"},
+                                 {"used_memory_bytes", 4u << 30}}});
+  if (cotenant)
+    processes.push_back(
+        {{"pid", 31337u}, {"name", "cotenant_spin"}, {"used_memory_bytes", 1u << 30}});
+  return {{"compute_processes", processes},
+          {"pcie_replay_count", 0},
+          {"pcie_aer",
+           {{"available", true},
+            {"correctable", {{"TOTAL_ERR_COR", 0}}},
+            {"nonfatal", {{"TOTAL_ERR_NONFATAL", 0}}},
+            {"fatal", {{"TOTAL_ERR_FATAL", 0}}}}},
+          {"throttled", false},
+          {"ecc_uncorrected_volatile", 0},
+          {"ecc_corrected_volatile", 0},
+          {"remapped_rows_uncorrectable", 0},
+          {"remapped_rows_correctable", 0},
+          {"remapped_rows_pending", 0},
+          {"remapped_rows_failure", 0},
+          {"kernel_log", {{"available", true}, {"last_seq", last_seq}, {"xids", xids}}}};
+}
+
+json telemetry(double hw_thermal_share, bool xid = false, bool cotenant = false) {
+  std::vector<GpuSample> samples;
+  for (int i = 0; i < 1200; ++i) {
+    GpuSample s;
+    s.t_s = i * 0.05;
+    const bool capped = i % 2 == 0, hot = i < hw_thermal_share * 1200;
+    s.sm_clock_mhz = capped ? 1650 : 1755;
+    s.mem_clock_mhz = 3201;
+    s.power_w = capped ? 699 : 655;
+    s.temperature_c = hot ? 87 : 62;
+    s.clocks_event_reasons = (capped ? 0x4 : 0x0) | (hot ? 0x40 : 0x0);
+    samples.push_back(s);
+  }
+  GpuCounters start, end;
+  start.power_limit_w = 700;
+  start.energy_mj = 0;
+  end.energy_mj = 40'620'000; // 677 W over 60 s
+  const json xids =
+      xid ? json::array({{{"seq", 900}, {"xid", 48}, {"text", "Xid 48"}}}) : json::array();
+  return telemetry_pair(snapshot(100, json::array(), cotenant),
+                        summarize_gpu_samples(samples, 60, start, end),
+                        snapshot(1000, xids, cotenant));
+}
+
+Record record_of(const std::string &key, json params, const Outcome &o) {
+  return railgauge::testing::outcome_record("burnin-run", kBurninHost, key, std::move(params), o,
+                                            "2026-11-26T12:00:00.000Z");
+}
+
+// One H200's HBM pattern test: 98% of its free memory written and checked, 4 rounds.
+memory::HbmPatternGpuResult pattern_tested(int g, const Sick &sick) {
+  memory::HbmPatternGpuResult p;
+  p.gpu = g;
+  p.name = "NVIDIA H200";
+  p.uuid = uuid(g);
+  p.pci = pci(g);
+  p.free_memory_bytes = 149'000'000'000;
+  p.margin_bytes = 2'980'000'000;
+  p.covered_bytes = g == sick.pattern_short_gpu ? 126'650'000'000 : 146'020'000'000;
+  p.chunks = 136;
+  p.rounds = 4;
+  p.pattern_time_s = 1.2;
+  p.telemetry = telemetry(0.0);
+  if (g == sick.pattern_error_gpu) {
+    p.wrong_words = 1;
+    p.wrong_words_by_pattern[static_cast<int>(memory::HbmPattern::address)] = 1;
+    memory::HbmPatternBadWord w;
+    w.address = 0x7f4a00001040;
+    w.expected = w.address;
+    w.read = w.address ^ (1ull << 17);
+    w.pattern = static_cast<std::int32_t>(memory::HbmPattern::address);
+    p.bad_words.push_back(w);
+  }
+  return p;
+}
+
+// The FP64 and TF32 burns after the bf16 one (`gemm_gpus`), 30 s each: figures made up (no
+// healthy run holds them yet), and the FP64 burn below its power limit, which no rule asks it to
+// reach.
+std::vector<Record> dtype_burns(const std::vector<gemm::BurnGpuResult> &gemm_gpus,
+                                const Sick &sick) {
+  std::vector<Record> records;
+  for (const auto &[dtype, tflops] : {std::pair{"fp64", 60.0}, std::pair{"tf32", 380.0}}) {
+    std::vector<gemm::BurnGpuResult> burns = gemm_gpus;
+    for (auto &b : burns) {
+      b.tflops = tflops;
+      b.tflops_min = 0.97 * tflops;
+      b.bad_iterations = 0;
+      b.mismatched_elements = 0;
+      if (std::string(dtype) == "fp64") {
+        b.telemetry["during"]["power_w"]["median"] = 540.0;
+        if (b.index == sick.fp64_corrupt_gpu) {
+          b.bad_iterations = 1;
+          b.first_bad_iteration = 811;
+          b.mismatched_elements = 2;
+        }
+      }
+    }
+    records.push_back(record_of(
+        "gemm.burn",
+        {{"dtype", dtype}, {"m", 8192}, {"layout", "nt"}, {"duration_s", 30.0}, {"gpu", -1}},
+        gemm::burn_outcome(burns, 2.0 * 8192 * 8192 * 8192)));
+  }
+  return records;
+}
+
+// Each GPU's figures in the burn-in's phases, healthy but for `sick`.
+struct GpuFigures {
+  std::vector<gemm::BurnGpuResult> gemm;
+  std::vector<memory::HbmBurnGpuResult> hbm;
+  std::vector<memory::HbmPatternGpuResult> pattern;
+  json h2d = json::array();
+};
+
+GpuFigures gpu_figures(int gpus, const Sick &sick) {
+  GpuFigures out;
+  for (int g = 0; g < gpus; ++g) {
+    const double slow = g == sick.slow_gpu ? 0.85 : 1.0;
+    const double spread = 1.0 + 0.004 * ((g * 3) % 5 - 2); // healthy parts differ by ~1%
+    gemm::BurnGpuResult b;
+    b.index = g;
+    b.name = "NVIDIA H200";
+    b.uuid = uuid(g);
+    b.pci = pci(g);
+    b.iterations = 9000;
+    b.reference_checked = 4096;
+    const bool lone = g == sick.lone_gpu;
+    // sustained at the power cap: the healthy H200 of results/reference/h200-burnin-2026-11-27
+    b.tflops = 717.0 * spread * slow * (lone ? sick.gemm_factor : 1.0);
+    b.tflops_min = b.tflops * 0.97;
+    b.telemetry =
+        telemetry(g == sick.hot_gpu ? 0.3 : 0.0, g == sick.xid_gpu, g == sick.cotenant_gpu);
+    if (g == sick.corrupt_gpu) {
+      b.bad_iterations = 3;
+      b.first_bad_iteration = 4711;
+      b.mismatched_elements = 17;
+    }
+    out.gemm.push_back(b);
+    memory::HbmBurnGpuResult h;
+    h.gpu = g;
+    h.name = "NVIDIA H200";
+    h.uuid = uuid(g);
+    h.pci = pci(g);
+    h.bandwidth_gbytes_per_s = 4273.9 * spread * slow * (lone ? sick.hbm_factor : 1.0); // same run
+    h.calls = 40000;
+    h.elements = 1 << 27;
+    h.telemetry = telemetry(0.0);
+    out.hbm.push_back(h);
+    out.pattern.push_back(pattern_tested(g, sick));
+    // 55.47 GB/s of the 57.61 a Gen5 x16 link is expected to carry (the same run)
+    const double copy = 55.47 * spread * (sick.copies_half_slow && g >= 4 ? 0.75 : 1.0) *
+                        (lone ? sick.h2d_factor : 1.0);
+    out.h2d.push_back({{"gpu", g},
+                       {"uuid", uuid(g)},
+                       {"pci", pci(g)},
+                       {"bandwidth_gbytes_per_s", copy},
+                       {"expected_gbytes_per_s", 57.614},
+                       {"efficiency", copy / 57.614},
+                       {"pcie_link_downtrained", false},
+                       {"telemetry", telemetry(0.0, g == sick.copy_xid_gpu)}});
+  }
+  return out;
+}
+
+// A healthy node's inventory (synthetic_fleet.h), its GPUs H200s; one GPU alone has no NVLink.
+json h200_inventory(int gpus) {
+  json inventory = fleet_inventory(1, gpus, {});
+  for (auto &gpu : inventory["nvml"]["gpus"]) {
+    gpu["name"] = "NVIDIA H200";
+    gpu["uuid"] = uuid(gpu["index"].get<int>());
+    if (gpus == 1)
+      gpu["nvlink"] = nullptr;
+  }
+  return inventory;
+}
+
+// One process drives every GPU (the burn-in without a launcher): its telemetry per GPU.
+Record all_reduce_record(int gpus, const Sick &sick) {
+  std::vector<json> windows;
+  std::vector<std::string> uuids;
+  for (int g = 0; g < gpus; ++g) {
+    windows.push_back(telemetry(0.0, g == sick.nccl_xid_gpu));
+    uuids.push_back(uuid(g));
+  }
+  Outcome o;
+  o.metrics = {{"busbw_gbytes_per_s", gpus == 8 ? 478.0 : 0.0},
+               {"verified", true},
+               {"telemetry", gpus_telemetry(std::move(windows), uuids)}};
+  return record_of(
+      "collectives.nccl_all_reduce",
+      {{"size_bytes", std::int64_t{16} << 30}, {"world_size", gpus}, {"dtype", "float32"}}, o);
+}
+
+// A whole run by its run.json: every planned point has its record (the per-GPU parts that
+// check reads beside them are not the run's records, and must not count as more).
+void count_points(analysis::LoadedRun &run) {
+  run.manifest["points_planned"] = run.records.size();
+  run.manifest["counts"] = json::object();
+  for (const auto &r : run.records)
+    run.manifest["counts"][std::string(to_string(r.status))] =
+        run.manifest["counts"].value(std::string(to_string(r.status)), 0) + 1;
+}
+
+} // namespace
+
+std::string uuid(int gpu) { return "GPU-0000000" + std::to_string(gpu); }
+
+analysis::RunSet burnin_node(int gpus, const Sick &sick) {
+  const GpuFigures figures = gpu_figures(gpus, sick);
+  analysis::LoadedRun run;
+  run.dir = "burnin-run";
+  run.manifest = {{"host", kBurninHost},
+                  {"run", "burnin-run"},
+                  {"status", "complete"},
+                  {"inventory", h200_inventory(gpus)}};
+  run.records.push_back(record_of(
+      "gemm.burn",
+      {{"dtype", "bf16"}, {"m", 8192}, {"layout", "nt"}, {"duration_s", 180.0}, {"gpu", -1}},
+      gemm::burn_outcome(figures.gemm, 2.0 * 8192 * 8192 * 8192)));
+  for (auto &r : dtype_burns(figures.gemm, sick))
+    run.records.push_back(std::move(r));
+  run.records.push_back(record_of("memory.burn",
+                                  {{"size_bytes", 1 << 30}, {"duration_s", 90.0}, {"gpu", -1}},
+                                  memory::hbm_burn_outcome(figures.hbm)));
+  run.records.push_back(record_of("memory.pattern",
+                                  {{"rounds", 4}, {"gpu", -1}, {"inject_faults", 0}},
+                                  memory::hbm_pattern_outcome(figures.pattern)));
+  for (const char *key : {"offload.all_gpus_h2d", "offload.all_gpus_d2h"}) {
+    Outcome o;
+    o.metrics = {
+        {"per_gpu", figures.h2d}, {"bandwidth_gbytes_per_s", 53.0 * gpus}, {"verified", true}};
+    run.records.push_back(record_of(key, {{"size_bytes", 1 << 30}}, o));
+  }
+  run.records.push_back(all_reduce_record(gpus, sick));
+  count_points(run);
+  analysis::RunSet set;
+  set.runs.push_back(std::move(run));
+  return set;
+}
+
+} // namespace railgauge::check::testing
