@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Size limits on the C++ sources (CONTRIBUTING.md): no file over 600 lines, no function over
+"""Size limits on the C++ sources (CONTRIBUTING.md): no file over 500 lines, no function over
 120. A file or a function that grows past them fails here, naming it and its length, so that it
 is split along the lines its own comments draw while it is still small enough to read.
 
@@ -24,7 +24,7 @@ from named_tests import run_named_tests  # noqa: E402
 from source_files import source_files  # noqa: E402
 
 ROOT = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else pathlib.Path(__file__).parents[1]
-MAX_FILE_LINES = 600
+MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 120
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 
