@@ -166,6 +166,111 @@ std::optional<double> BlockPrediction::error() const {
   return (*predicted_s - measured_s) / measured_s;
 }
 
+namespace {
+
+// What one block's phases add up to as they are predicted one by one.
+struct PhaseSums {
+  double gemm_s = 0, collective_s = 0, table_s = 0;
+  bool table_complete = true;
+};
+
+// The block's measured side and the cores its ranks ran on, from its record.
+BlockPrediction measured_block(const Record &r, const rec::BlockPointView &view, int host_cores) {
+  BlockPrediction b;
+  b.run = r.run;
+  b.model = model_label(view);
+  b.tp = view.tp;
+  b.sequence_parallel = view.sequence_parallel;
+  // A GPU block's GEMMs run on its GPUs, whatever the host's cores.
+  if (view.key != rec::kTransformerTpGpu)
+    b.cores = {view.ranks_per_host, view.blas_threads, host_cores};
+  b.measured_s = view.time_s.value_or(0);
+  b.measured_p10_s = view.time_p10_s.value_or(0);
+  b.measured_p90_s = view.time_p90_s.value_or(0);
+  b.measured_gemm_s = view.gemm_time_s;
+  b.measured_collective_s = view.collective_time_s;
+  return b;
+}
+
+void predict_gemm_phase(const Calibration &c, const rec::BlockPointView &view, const PhaseGroup &g,
+                        BlockPrediction &b, BlockPhasePrediction &p, PhaseSums &sums) {
+  const int per_core = b.cores.ranks_per_core();
+  // The GEMM coefficients of the block's dtype: fp32 (gemm.cpu_blas) on CPUs, bf16
+  // (gemm.cublaslt) on GPUs.
+  const auto gemm_fit = c.gemm_by_dtype.find(view.dtype);
+  const auto rows_it = c.gemm_shapes.find(view.dtype);
+  const std::string gemm_source =
+      view.key == rec::kTransformerTpGpu ? "gemm.cublaslt" : "gemm.cpu_blas";
+  // The efficiency gemm.cpu_blas measured at this op's shape under this t: every record
+  // of it (one per rank of its run), the median of their predicted times. Records whose
+  // ranks had cores of their own come first: a lockstep time of ranks taking turns
+  // leaves out the turns (each rank's clock starts when it runs).
+  std::vector<double> per_record, per_record_table;
+  if (gemm_fit != c.gemm_by_dtype.end() && rows_it != c.gemm_shapes.end()) {
+    const double peak = gemm_fit->second.peak.value;
+    std::vector<const GemmShapeRow *> rows = matching_rows(rows_it->second, g, b.tp);
+    for (const GemmShapeRow *row : rows) {
+      const auto &s = row->sample;
+      // Ranks taking turns on a core give it the sum of their own times: each rank's own
+      // call, not the lockstep call that waits for the slowest of them.
+      const double turns =
+          per_core > 1 && s.own_time_s > 0 ? per_core * s.own_time_s / s.time_s : per_core;
+      per_record.push_back(turns * gemm_time_s(s.flops, peak, row->compute_efficiency,
+                                               row->memory_s, c.options.mode));
+      per_record_table.push_back(turns *
+                                 gemm_fit->second.table.predict_s(
+                                     {s.flops, s.flops / (peak * kTera), row->memory_s, s.time_s}));
+    }
+    if (!rows.empty())
+      p.source = fmt::format(
+          "{} {} {} at tp {}: {} record(s){}{}", gemm_source, view.dtype, g.name, b.tp, rows.size(),
+          rows.front()->sample.cores.shared() ? " (their ranks shared cores too)" : "",
+          per_core > 1 ? fmt::format(", × {} ranks per core on their "
+                                     "own call times",
+                                     per_core)
+                       : "");
+  }
+  if (!per_record.empty()) {
+    p.predicted_s = median(per_record);
+    p.step_table_s = median(per_record_table);
+    sums.gemm_s += *p.predicted_s;
+    sums.table_s += *p.step_table_s;
+  } else {
+    sums.table_complete = false;
+    b.missing.push_back(fmt::format("{} {} {} at tp {} ({:.4g} FLOP)", gemm_source, view.dtype,
+                                    g.name, b.tp, g.flops));
+  }
+}
+
+void predict_collective_phase(CollectiveFits &collective_fits, const rec::BlockPointView &view,
+                              const PhaseGroup &g, BlockPrediction &b, BlockPhasePrediction &p,
+                              PhaseSums &sums) {
+  const bool gpu = view.key == rec::kTransformerTpGpu;
+  const CollectiveKey key{
+      g.name,
+      b.tp,
+      gpu ? "nccl" : "mpi",
+      "world",
+      view.dtype,
+      view.ranks_per_host > 0 ? (b.tp + view.ranks_per_host - 1) / view.ranks_per_host : 0};
+  const auto &fit = collective_fits.get(key);
+  if (fit) {
+    double t = 0;
+    for (double size : g.sizes_bytes)
+      t += collective_time_s(g.name, size, b.tp, fit->first.alpha_s, fit->first.beta_s_per_byte);
+    p.predicted_s = t;
+    p.source = fmt::format("{}: α {:.4g} s, β {:.4g} s/B ({} points)", key.text(),
+                           fit->first.alpha_s, fit->first.beta_s_per_byte, fit->second);
+    sums.collective_s += t;
+    sums.table_s += t;
+  } else {
+    sums.table_complete = false;
+    b.missing.push_back(key.text() + " at two sizes or more");
+  }
+}
+
+} // namespace
+
 std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const Calibration &c) {
   std::vector<BlockPrediction> out;
   CollectiveFits collective_fits(c);
@@ -175,112 +280,30 @@ std::vector<BlockPrediction> predict_blocks(const analysis::RunSet &runs, const 
       const auto view = rec::block_point_view(r);
       if (!view || r.status != Status::ok || r.rank != 0)
         continue;
-      BlockPrediction b;
-      b.run = r.run;
-      b.model = model_label(*view);
-      b.tp = view->tp;
-      b.sequence_parallel = view->sequence_parallel;
-      // A GPU block's GEMMs run on its GPUs, whatever the host's cores.
-      if (view->key != rec::kTransformerTpGpu)
-        b.cores = {view->ranks_per_host, view->blas_threads, host_cores};
-      const int per_core = b.cores.ranks_per_core();
-      b.measured_s = view->time_s.value_or(0);
-      b.measured_p10_s = view->time_p10_s.value_or(0);
-      b.measured_p90_s = view->time_p90_s.value_or(0);
-      b.measured_gemm_s = view->gemm_time_s;
-      b.measured_collective_s = view->collective_time_s;
+      BlockPrediction b = measured_block(r, *view, host_cores);
       if (!view->phases)
         continue;
-      // The GEMM coefficients of the block's dtype: fp32 (gemm.cpu_blas) on CPUs, bf16
-      // (gemm.cublaslt) on GPUs.
-      const auto gemm_fit = c.gemm_by_dtype.find(view->dtype);
-      const auto rows_it = c.gemm_shapes.find(view->dtype);
-      const std::string gemm_source =
-          view->key == rec::kTransformerTpGpu ? "gemm.cublaslt" : "gemm.cpu_blas";
-      double gemm_s = 0, collective_s = 0, table_s = 0;
-      bool table_complete = gemm_fit != c.gemm_by_dtype.end();
+      PhaseSums sums;
+      sums.table_complete = c.gemm_by_dtype.find(view->dtype) != c.gemm_by_dtype.end();
       for (const auto &g : group_phases(*view->phases)) {
         BlockPhasePrediction p;
         p.name = g.name;
         p.kind = g.kind;
         p.calls = g.calls;
         p.measured_s = g.measured_s;
-        if (g.kind == rec::kGemmPhase) {
-          // The efficiency gemm.cpu_blas measured at this op's shape under this t: every record
-          // of it (one per rank of its run), the median of their predicted times. Records whose
-          // ranks had cores of their own come first: a lockstep time of ranks taking turns
-          // leaves out the turns (each rank's clock starts when it runs).
-          std::vector<double> per_record, per_record_table;
-          if (gemm_fit != c.gemm_by_dtype.end() && rows_it != c.gemm_shapes.end()) {
-            const double peak = gemm_fit->second.peak.value;
-            std::vector<const GemmShapeRow *> rows = matching_rows(rows_it->second, g, b.tp);
-            for (const GemmShapeRow *row : rows) {
-              const auto &s = row->sample;
-              // Ranks taking turns on a core give it the sum of their own times: each rank's own
-              // call, not the lockstep call that waits for the slowest of them.
-              const double turns =
-                  per_core > 1 && s.own_time_s > 0 ? per_core * s.own_time_s / s.time_s : per_core;
-              per_record.push_back(turns * gemm_time_s(s.flops, peak, row->compute_efficiency,
-                                                       row->memory_s, c.options.mode));
-              per_record_table.push_back(
-                  turns * gemm_fit->second.table.predict_s(
-                              {s.flops, s.flops / (peak * kTera), row->memory_s, s.time_s}));
-            }
-            if (!rows.empty())
-              p.source = fmt::format(
-                  "{} {} {} at tp {}: {} record(s){}{}", gemm_source, view->dtype, g.name, b.tp,
-                  rows.size(),
-                  rows.front()->sample.cores.shared() ? " (their ranks shared cores too)" : "",
-                  per_core > 1 ? fmt::format(", × {} ranks per core on their "
-                                             "own call times",
-                                             per_core)
-                               : "");
-          }
-          if (!per_record.empty()) {
-            p.predicted_s = median(per_record);
-            p.step_table_s = median(per_record_table);
-            gemm_s += *p.predicted_s;
-            table_s += *p.step_table_s;
-          } else {
-            table_complete = false;
-            b.missing.push_back(fmt::format("{} {} {} at tp {} ({:.4g} FLOP)", gemm_source,
-                                            view->dtype, g.name, b.tp, g.flops));
-          }
-        } else {
-          const bool gpu = view->key == rec::kTransformerTpGpu;
-          const CollectiveKey key{g.name,
-                                  b.tp,
-                                  gpu ? "nccl" : "mpi",
-                                  "world",
-                                  view->dtype,
-                                  view->ranks_per_host > 0
-                                      ? (b.tp + view->ranks_per_host - 1) / view->ranks_per_host
-                                      : 0};
-          const auto &fit = collective_fits.get(key);
-          if (fit) {
-            double t = 0;
-            for (double size : g.sizes_bytes)
-              t += collective_time_s(g.name, size, b.tp, fit->first.alpha_s,
-                                     fit->first.beta_s_per_byte);
-            p.predicted_s = t;
-            p.source = fmt::format("{}: α {:.4g} s, β {:.4g} s/B ({} points)", key.text(),
-                                   fit->first.alpha_s, fit->first.beta_s_per_byte, fit->second);
-            collective_s += t;
-            table_s += t;
-          } else {
-            table_complete = false;
-            b.missing.push_back(key.text() + " at two sizes or more");
-          }
-        }
+        if (g.kind == rec::kGemmPhase)
+          predict_gemm_phase(c, *view, g, b, p, sums);
+        else
+          predict_collective_phase(collective_fits, *view, g, b, p, sums);
         b.phases.push_back(std::move(p));
       }
       if (b.missing.empty()) {
-        b.predicted_s = gemm_s + collective_s;
-        b.predicted_gemm_s = gemm_s;
-        b.predicted_collective_s = collective_s;
+        b.predicted_s = sums.gemm_s + sums.collective_s;
+        b.predicted_gemm_s = sums.gemm_s;
+        b.predicted_collective_s = sums.collective_s;
       }
-      if (table_complete && b.missing.empty())
-        b.step_table_s = table_s;
+      if (sums.table_complete && b.missing.empty())
+        b.step_table_s = sums.table_s;
       out.push_back(std::move(b));
     }
   }

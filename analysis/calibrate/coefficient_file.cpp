@@ -44,6 +44,66 @@ nlohmann::json joint_beta_intervals(const NetworkTier &n) {
   return out;
 }
 
+nlohmann::json gemm_shape_json(const GemmShapeRow &r) {
+  const auto &g = r.sample;
+  return {{"key", g.key},
+          {"op", g.op},
+          {"model", g.model},
+          {"layer", g.layer},
+          {"pass", g.pass},
+          {"tp", g.tp},
+          {"m", g.m},
+          {"n", g.n},
+          {"k", g.k},
+          {"batch", g.batch},
+          {"flops", g.flops},
+          {"gemm_count", g.count},
+          {"bytes", g.bytes},
+          {"bytes_per_call", g.bytes_per_call},
+          {"time_s", g.time_s},
+          {"tflops", r.tflops},
+          {"efficiency", r.efficiency},
+          {"memory_s", r.memory_s},
+          {"compute_efficiency", r.compute_efficiency}};
+}
+
+nlohmann::json network_json(const NetworkTier &n) {
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto &[op, f] : n.ops) {
+    auto e = alpha_beta_json(f.fit);
+    e["table"] = f.table;
+    e["single_rank_points"] = f.single_rank_samples;
+    ops[op] = e;
+  }
+  nlohmann::json calculon_ops = nlohmann::json::object();
+  for (const auto &[op, so] : n.calculon_ops)
+    calculon_ops[op] = {
+        {"scalar", so.first},
+        {"offset", so.second ? nlohmann::json(*so.second) : nlohmann::json(nullptr)},
+        {"source", n.calculon_op_source.at(op)}};
+  nlohmann::json joint = nullptr;
+  if (n.joint_quality)
+    joint = {{"alpha_s", n.joint_alpha_s},
+             {"beta_s_per_byte", n.joint_beta_s_per_byte},
+             {"alpha_s_interval", to_json(n.joint_alpha_interval)},
+             {"beta_s_per_byte_interval", joint_beta_intervals(n)},
+             {"fit", to_json(*n.joint_quality)}};
+  return {{"index", n.index},
+          {"measured", n.measured},
+          {"ops", ops},
+          {"joint", joint},
+          // On a tier taken apart every β (per op and joint) is per byte through one GPU's share
+          // of its node's NICs, not per bus byte.
+          {"beta_per", n.decomposition ? "fabric byte per GPU" : "bus byte"},
+          {"bandwidth_gbytes_per_s", to_json(n.bandwidth_gbytes_per_s)},
+          {"efficiency", to_json(n.efficiency)},
+          {"size", to_json(n.size)},
+          {"latency_s", to_json(n.latency_s)},
+          {"processor_usage", to_json(n.processor_usage)},
+          {"must_be_filled", n.must_be_filled},
+          {"calculon_ops", calculon_ops}};
+}
+
 } // namespace
 
 nlohmann::json to_json(const HeldOutError &e) {
@@ -72,28 +132,8 @@ nlohmann::json coefficient_file(const Calibration &c) {
   j["gemm"] = nlohmann::json::object();
   for (const auto &[dtype, t] : c.gemm_by_dtype) {
     nlohmann::json shapes = nlohmann::json::array();
-    for (const auto &r : c.gemm_shapes.at(dtype)) {
-      const auto &g = r.sample;
-      shapes.push_back({{"key", g.key},
-                        {"op", g.op},
-                        {"model", g.model},
-                        {"layer", g.layer},
-                        {"pass", g.pass},
-                        {"tp", g.tp},
-                        {"m", g.m},
-                        {"n", g.n},
-                        {"k", g.k},
-                        {"batch", g.batch},
-                        {"flops", g.flops},
-                        {"gemm_count", g.count},
-                        {"bytes", g.bytes},
-                        {"bytes_per_call", g.bytes_per_call},
-                        {"time_s", g.time_s},
-                        {"tflops", r.tflops},
-                        {"efficiency", r.efficiency},
-                        {"memory_s", r.memory_s},
-                        {"compute_efficiency", r.compute_efficiency}});
-    }
+    for (const auto &r : c.gemm_shapes.at(dtype))
+      shapes.push_back(gemm_shape_json(r));
     j["gemm"][dtype] = {{"by_flops", table_json(t)}, {"by_shape", shapes}};
   }
 
@@ -123,42 +163,8 @@ nlohmann::json coefficient_file(const Calibration &c) {
   }
 
   j["network"] = nlohmann::json::object();
-  for (const auto &n : c.networks) {
-    nlohmann::json ops = nlohmann::json::object();
-    for (const auto &[op, f] : n.ops) {
-      auto e = alpha_beta_json(f.fit);
-      e["table"] = f.table;
-      e["single_rank_points"] = f.single_rank_samples;
-      ops[op] = e;
-    }
-    nlohmann::json calculon_ops = nlohmann::json::object();
-    for (const auto &[op, so] : n.calculon_ops)
-      calculon_ops[op] = {
-          {"scalar", so.first},
-          {"offset", so.second ? nlohmann::json(*so.second) : nlohmann::json(nullptr)},
-          {"source", n.calculon_op_source.at(op)}};
-    nlohmann::json joint = nullptr;
-    if (n.joint_quality)
-      joint = {{"alpha_s", n.joint_alpha_s},
-               {"beta_s_per_byte", n.joint_beta_s_per_byte},
-               {"alpha_s_interval", to_json(n.joint_alpha_interval)},
-               {"beta_s_per_byte_interval", joint_beta_intervals(n)},
-               {"fit", to_json(*n.joint_quality)}};
-    j["network"][n.name] = {{"index", n.index},
-                            {"measured", n.measured},
-                            {"ops", ops},
-                            {"joint", joint},
-                            // On a tier taken apart every β (per op and joint) is per byte
-                            // through one GPU's share of its node's NICs, not per bus byte.
-                            {"beta_per", n.decomposition ? "fabric byte per GPU" : "bus byte"},
-                            {"bandwidth_gbytes_per_s", to_json(n.bandwidth_gbytes_per_s)},
-                            {"efficiency", to_json(n.efficiency)},
-                            {"size", to_json(n.size)},
-                            {"latency_s", to_json(n.latency_s)},
-                            {"processor_usage", to_json(n.processor_usage)},
-                            {"must_be_filled", n.must_be_filled},
-                            {"calculon_ops", calculon_ops}};
-  }
+  for (const auto &n : c.networks)
+    j["network"][n.name] = network_json(n);
 
   j["rdma"] = nlohmann::json::object();
   for (const auto &p : c.p2p)

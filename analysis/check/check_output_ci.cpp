@@ -22,17 +22,12 @@ std::string prom_label(const std::string &s) {
   return escape_chars(s, {{'\\', "\\\\"}, {'"', "\\\""}, {'\n', "\\n"}});
 }
 
-} // namespace
+using CasesByCategory =
+    std::map<std::string, std::vector<std::pair<const PartResult *, std::string>>>;
 
-std::string render_junit(const CheckResult &r) {
-  pugi::xml_document doc;
-  auto decl = doc.append_child(pugi::node_declaration);
-  decl.append_attribute("version") = "1.0";
-  decl.append_attribute("encoding") = "UTF-8";
-  auto suites = doc.append_child("testsuites");
-  suites.append_attribute("name") = ("railgauge check " + r.rules_name).c_str();
-  // category -> (part, rule) testcases
-  std::map<std::string, std::vector<std::pair<const PartResult *, std::string>>> by_category;
+// category -> (part, rule) testcases
+CasesByCategory junit_cases_by_category(const CheckResult &r) {
+  CasesByCategory by_category;
   for (const auto &p : r.parts) {
     std::set<std::string> rules;
     for (const auto &[id, t] : p.rules)
@@ -44,58 +39,101 @@ std::string render_junit(const CheckResult &r) {
       by_category[it != r.rule_categories.end() ? it->second : "health"].emplace_back(&p, id);
     }
   }
+  return by_category;
+}
+
+// One (part, rule) testcase, counting it in failures or errors where it is one.
+void append_junit_case(pugi::xml_node suite, const PartResult &p, const std::string &rule,
+                       int &failures, int &errors) {
+  auto tc = suite.append_child("testcase");
+  const std::string cls = p.key.host + (p.key.kind == PartKind::node ? "" : "." + p.label);
+  tc.append_attribute("classname") = cls.c_str();
+  tc.append_attribute("name") = rule.c_str();
+  std::string fail_text, miss_text, warn_text;
+  for (const auto &f : p.findings) {
+    if (f.rule_id != rule)
+      continue;
+    const auto line = describe(f) + "\n";
+    if (f.missing && f.level != Level::info)
+      miss_text += line;
+    else if (!f.missing && f.level == Level::fail)
+      fail_text += line;
+    else
+      warn_text += upper(to_string(f.level)) + (f.missing ? " missing: " : ": ") + line;
+  }
+  if (const auto t = p.rules.find(rule); t != p.rules.end())
+    for (std::size_t level = 0; level < t->second.unlisted_missing.size(); ++level) {
+      const int n = t->second.unlisted_missing[level];
+      if (n == 0)
+        continue;
+      const auto line =
+          fmt::format("{} more missing value{} counted, not listed\n", n, n == 1 ? "" : "s");
+      if (static_cast<Level>(level) != Level::info)
+        miss_text += line;
+      else
+        warn_text += "INFO missing: " + line;
+    }
+  // fail -> <failure>; a rule that could not judge -> <error>; warnings and info findings
+  // keep the case green and are printed in system-out.
+  if (!fail_text.empty()) {
+    auto e = tc.append_child("failure");
+    e.append_attribute("type") = "fail";
+    e.append_attribute("message") = fail_text.substr(0, fail_text.find('\n')).c_str();
+    e.text() = fail_text.c_str();
+    ++failures;
+  } else if (!miss_text.empty()) {
+    auto e = tc.append_child("error");
+    e.append_attribute("type") = "missing";
+    e.append_attribute("message") = miss_text.substr(0, miss_text.find('\n')).c_str();
+    e.text() = miss_text.c_str();
+    ++errors;
+  }
+  if (!warn_text.empty())
+    tc.append_child("system-out").text() = warn_text.c_str();
+}
+
+// Paths that could not be read belong to no node: one case each, failing at its level. Returns
+// the failures.
+int append_unreadable_suite(pugi::xml_node suites, const CheckResult &r) {
+  auto suite = suites.append_child("testsuite");
+  suite.append_attribute("name") = "input";
+  int failures = 0;
+  for (const auto &u : r.unreadable) {
+    auto tc = suite.append_child("testcase");
+    tc.append_attribute("classname") = "input";
+    tc.append_attribute("name") = u.path.c_str();
+    const auto text = "cannot be read: " + u.what;
+    if (u.level == Level::warn || u.level == Level::info) {
+      tc.append_child("system-out").text() = text.c_str();
+      continue;
+    }
+    auto e = tc.append_child("failure");
+    e.append_attribute("message") = text.c_str();
+    ++failures;
+  }
+  suite.append_attribute("tests") = static_cast<int>(r.unreadable.size());
+  suite.append_attribute("failures") = failures;
+  suite.append_attribute("errors") = 0;
+  return failures;
+}
+
+} // namespace
+
+std::string render_junit(const CheckResult &r) {
+  pugi::xml_document doc;
+  auto decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  auto suites = doc.append_child("testsuites");
+  suites.append_attribute("name") = ("railgauge check " + r.rules_name).c_str();
+  const auto by_category = junit_cases_by_category(r);
   int total = 0, total_fail = 0, total_err = 0;
   for (const auto &[category, cases] : by_category) {
     auto suite = suites.append_child("testsuite");
     suite.append_attribute("name") = category.c_str();
     int failures = 0, errors = 0;
-    for (const auto &[p, rule] : cases) {
-      auto tc = suite.append_child("testcase");
-      const std::string cls = p->key.host + (p->key.kind == PartKind::node ? "" : "." + p->label);
-      tc.append_attribute("classname") = cls.c_str();
-      tc.append_attribute("name") = rule.c_str();
-      std::string fail_text, miss_text, warn_text;
-      for (const auto &f : p->findings) {
-        if (f.rule_id != rule)
-          continue;
-        const auto line = describe(f) + "\n";
-        if (f.missing && f.level != Level::info)
-          miss_text += line;
-        else if (!f.missing && f.level == Level::fail)
-          fail_text += line;
-        else
-          warn_text += upper(to_string(f.level)) + (f.missing ? " missing: " : ": ") + line;
-      }
-      if (const auto t = p->rules.find(rule); t != p->rules.end())
-        for (std::size_t level = 0; level < t->second.unlisted_missing.size(); ++level) {
-          const int n = t->second.unlisted_missing[level];
-          if (n == 0)
-            continue;
-          const auto line =
-              fmt::format("{} more missing value{} counted, not listed\n", n, n == 1 ? "" : "s");
-          if (static_cast<Level>(level) != Level::info)
-            miss_text += line;
-          else
-            warn_text += "INFO missing: " + line;
-        }
-      // fail -> <failure>; a rule that could not judge -> <error>; warnings and info findings
-      // keep the case green and are printed in system-out.
-      if (!fail_text.empty()) {
-        auto e = tc.append_child("failure");
-        e.append_attribute("type") = "fail";
-        e.append_attribute("message") = fail_text.substr(0, fail_text.find('\n')).c_str();
-        e.text() = fail_text.c_str();
-        ++failures;
-      } else if (!miss_text.empty()) {
-        auto e = tc.append_child("error");
-        e.append_attribute("type") = "missing";
-        e.append_attribute("message") = miss_text.substr(0, miss_text.find('\n')).c_str();
-        e.text() = miss_text.c_str();
-        ++errors;
-      }
-      if (!warn_text.empty())
-        tc.append_child("system-out").text() = warn_text.c_str();
-    }
+    for (const auto &[p, rule] : cases)
+      append_junit_case(suite, *p, rule, failures, errors);
     suite.append_attribute("tests") = static_cast<int>(cases.size());
     suite.append_attribute("failures") = failures;
     suite.append_attribute("errors") = errors;
@@ -104,28 +142,8 @@ std::string render_junit(const CheckResult &r) {
     total_err += errors;
   }
   if (!r.unreadable.empty()) {
-    // Paths that could not be read belong to no node: one case each, failing at its level.
-    auto suite = suites.append_child("testsuite");
-    suite.append_attribute("name") = "input";
-    int failures = 0;
-    for (const auto &u : r.unreadable) {
-      auto tc = suite.append_child("testcase");
-      tc.append_attribute("classname") = "input";
-      tc.append_attribute("name") = u.path.c_str();
-      const auto text = "cannot be read: " + u.what;
-      if (u.level == Level::warn || u.level == Level::info) {
-        tc.append_child("system-out").text() = text.c_str();
-        continue;
-      }
-      auto e = tc.append_child("failure");
-      e.append_attribute("message") = text.c_str();
-      ++failures;
-    }
-    suite.append_attribute("tests") = static_cast<int>(r.unreadable.size());
-    suite.append_attribute("failures") = failures;
-    suite.append_attribute("errors") = 0;
     total += static_cast<int>(r.unreadable.size());
-    total_fail += failures;
+    total_fail += append_unreadable_suite(suites, r);
   }
   suites.append_attribute("tests") = total;
   suites.append_attribute("failures") = total_fail;

@@ -51,6 +51,61 @@ std::string stacked_variant(const std::string &testcase, const std::string &capt
   return fmt::format("part {} of {}", p + 1, parts);
 }
 
+// A testcase's bandwidth_matrix, split into the matrices it stacks; a malformed one is a problem
+// of the document, not a matrix.
+void parse_json_matrices(const nlohmann::json &tc, NvbTestcase &t, NvbDocument &doc,
+                         const std::string &where) {
+  NvbMatrix all;
+  all.caption = json_string(tc, "bandwidth_description");
+  bool broken = false;
+  for (const auto &row : tc.at("bandwidth_matrix")) {
+    std::vector<std::optional<double>> values;
+    for (const auto &cell : row) {
+      bool ok = true;
+      values.push_back(
+          cell.is_number()
+              ? std::optional<double>(cell.get<double>())
+              : parse_cell(cell.is_string() ? cell.get<std::string>() : cell.dump(), ok));
+      broken = broken || !ok;
+    }
+    if (!all.values.empty() && values.size() != all.values.front().size())
+      broken = true;
+    all.values.push_back(std::move(values));
+  }
+  // A matrix without a column (rows that are empty lists) has nothing to import and no
+  // shape to split by.
+  if (broken || all.values.empty() || all.values.front().empty()) {
+    doc.problems.push_back(fmt::format(
+        "{}: the bandwidth_matrix of {} is malformed and was not imported", where, t.name));
+  } else {
+    const std::size_t columns = all.values.front().size();
+    for (std::size_t c = 0; c < columns; ++c)
+      all.column_labels.push_back(std::to_string(c));
+    // Testcases with several matrices arrive stacked (see the header): GPU x GPU ones as
+    // square blocks, CPU(row) ones (multinode bidirectional) as one row each.
+    std::size_t parts = 1;
+    if (all.caption.find("GPU(row)") != std::string::npos && all.values.size() > columns &&
+        all.values.size() % columns == 0)
+      parts = all.values.size() / columns;
+    else if (all.caption.find("CPU(row)") != std::string::npos)
+      parts = all.values.size();
+    const std::size_t rows = all.values.size() / parts;
+    for (std::size_t p = 0; p < parts; ++p) {
+      NvbMatrix m;
+      m.caption = all.caption;
+      m.column_labels = all.column_labels;
+      m.variant = stacked_variant(t.name, all.caption, p, parts);
+      for (std::size_t r = 0; r < rows; ++r) {
+        m.row_labels.push_back(std::to_string(r));
+        m.values.push_back(all.values[p * rows + r]);
+      }
+      if (p + 1 == parts && tc.contains("sum") && tc.at("sum").is_number())
+        m.sum = tc.at("sum").get<double>();
+      t.matrices.push_back(std::move(m));
+    }
+  }
+}
+
 NvbDocument parse_json(const std::string &text, const std::string &where) {
   nlohmann::json root;
   try {
@@ -97,57 +152,8 @@ NvbDocument parse_json(const std::string &text, const std::string &where) {
       doc.problems.push_back(fmt::format("{}: testcases[{}] has no name", where, index - 1));
       continue;
     }
-    if (tc.contains("bandwidth_matrix") && tc.at("bandwidth_matrix").is_array()) {
-      NvbMatrix all;
-      all.caption = json_string(tc, "bandwidth_description");
-      bool broken = false;
-      for (const auto &row : tc.at("bandwidth_matrix")) {
-        std::vector<std::optional<double>> values;
-        for (const auto &cell : row) {
-          bool ok = true;
-          values.push_back(
-              cell.is_number()
-                  ? std::optional<double>(cell.get<double>())
-                  : parse_cell(cell.is_string() ? cell.get<std::string>() : cell.dump(), ok));
-          broken = broken || !ok;
-        }
-        if (!all.values.empty() && values.size() != all.values.front().size())
-          broken = true;
-        all.values.push_back(std::move(values));
-      }
-      // A matrix without a column (rows that are empty lists) has nothing to import and no
-      // shape to split by.
-      if (broken || all.values.empty() || all.values.front().empty()) {
-        doc.problems.push_back(fmt::format(
-            "{}: the bandwidth_matrix of {} is malformed and was not imported", where, t.name));
-      } else {
-        const std::size_t columns = all.values.front().size();
-        for (std::size_t c = 0; c < columns; ++c)
-          all.column_labels.push_back(std::to_string(c));
-        // Testcases with several matrices arrive stacked (see the header): GPU x GPU ones as
-        // square blocks, CPU(row) ones (multinode bidirectional) as one row each.
-        std::size_t parts = 1;
-        if (all.caption.find("GPU(row)") != std::string::npos && all.values.size() > columns &&
-            all.values.size() % columns == 0)
-          parts = all.values.size() / columns;
-        else if (all.caption.find("CPU(row)") != std::string::npos)
-          parts = all.values.size();
-        const std::size_t rows = all.values.size() / parts;
-        for (std::size_t p = 0; p < parts; ++p) {
-          NvbMatrix m;
-          m.caption = all.caption;
-          m.column_labels = all.column_labels;
-          m.variant = stacked_variant(t.name, all.caption, p, parts);
-          for (std::size_t r = 0; r < rows; ++r) {
-            m.row_labels.push_back(std::to_string(r));
-            m.values.push_back(all.values[p * rows + r]);
-          }
-          if (p + 1 == parts && tc.contains("sum") && tc.at("sum").is_number())
-            m.sum = tc.at("sum").get<double>();
-          t.matrices.push_back(std::move(m));
-        }
-      }
-    }
+    if (tc.contains("bandwidth_matrix") && tc.at("bandwidth_matrix").is_array())
+      parse_json_matrices(tc, t, doc, where);
     doc.testcases.push_back(std::move(t));
   }
   return doc;
@@ -223,11 +229,15 @@ NvbDocument parse_nvbandwidth(const std::string &text, const std::string &where)
   return doc;
 }
 
-std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::string &run_id,
-                                        const std::string &host) {
-  std::vector<Record> records;
-  const std::string time = utc_timestamp_now();
-  const auto base = [&](const NvbTestcase &t) {
+namespace {
+
+// The record every other one of an import starts from: its run, host, key and source.
+struct RecordBase {
+  const NvbDocument &doc;
+  const std::string &run_id, &host;
+  std::string time;
+
+  Record operator()(const NvbTestcase &t) const {
     Record r;
     r.run = run_id;
     r.host = !host.empty() ? host : !doc.host.empty() ? doc.host : "unknown";
@@ -239,71 +249,65 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
                 {"nvbandwidth_version", doc.version},
                 {"driver_version", doc.driver_version}};
     return r;
-  };
-  const auto pci_of = [&](const std::string &label) -> std::string {
-    char *end = nullptr;
-    const long ordinal = std::strtol(label.c_str(), &end, 10);
-    if (end == label.c_str() || *end != '\0' || ordinal < 0 ||
-        static_cast<std::size_t>(ordinal) >= doc.device_pci.size())
-      return "";
-    return doc.device_pci[static_cast<std::size_t>(ordinal)];
-  };
-  for (const auto &t : doc.testcases) {
-    if (t.status == "Waived" || t.status == "Error" || t.status == "ERROR" ||
-        (t.matrices.empty() && t.status != "Passed")) {
+  }
+};
+
+std::string pci_of(const NvbDocument &doc, const std::string &label) {
+  char *end = nullptr;
+  const long ordinal = std::strtol(label.c_str(), &end, 10);
+  if (end == label.c_str() || *end != '\0' || ordinal < 0 ||
+      static_cast<std::size_t>(ordinal) >= doc.device_pci.size())
+    return "";
+  return doc.device_pci[static_cast<std::size_t>(ordinal)];
+}
+
+// One record per measured cell of matrix mi of testcase t.
+void append_matrix_records(const RecordBase &base, const NvbTestcase &t, std::size_t mi,
+                           std::vector<Record> &records) {
+  const NvbMatrix &m = t.matrices[mi];
+  const CaptionMeaning meaning = meaning_of(m.caption);
+  for (std::size_t ri = 0; ri < m.values.size(); ++ri) {
+    for (std::size_t ci = 0; ci < m.values[ri].size(); ++ci) {
+      const auto &value = m.values[ri][ci];
+      if (!value)
+        continue; // N/A: not measured (a GPU with itself)
       Record r = base(t);
-      const bool waived = t.status == "Waived";
-      r.status = waived ? Status::waived : Status::error;
-      r.reason = waived ? "nvbandwidth waived this testcase (it cannot run on that machine)"
-                 : !t.error.empty()
-                     ? "nvbandwidth reported: " + t.error
-                     : fmt::format("nvbandwidth printed no result for it (status {})", t.status);
-      records.push_back(std::move(r));
-      continue;
-    }
-    for (std::size_t mi = 0; mi < t.matrices.size(); ++mi) {
-      const NvbMatrix &m = t.matrices[mi];
-      const CaptionMeaning meaning = meaning_of(m.caption);
-      for (std::size_t ri = 0; ri < m.values.size(); ++ri) {
-        for (std::size_t ci = 0; ci < m.values[ri].size(); ++ci) {
-          const auto &value = m.values[ri][ci];
-          if (!value)
-            continue; // N/A: not measured (a GPU with itself)
-          Record r = base(t);
-          r.params.update({{"matrix", mi},
-                           {"variant", m.variant},
-                           {"caption", m.caption},
-                           {"row", m.row_labels[ri]},
-                           {"column", m.column_labels[ci]},
-                           {"row_kind", meaning.row_kind},
-                           {"column_kind", meaning.column_kind},
-                           {"direction", meaning.direction},
-                           {"engine", meaning.engine}});
-          // The GPU a cell belongs to: the row's in a GPU x GPU matrix; the column's for CPU(row)
-          // and local matrices, and for the single-row GPU(row) matrices of all_to_one_* and
-          // one_to_all_*, whose column is the GPU measured (testcase.cpp, allToOneHelper).
-          const bool by_row = meaning.row_kind == "gpu" && m.values.size() > 1;
-          const std::string &gpu_label = by_row ? m.row_labels[ri] : m.column_labels[ci];
-          const std::string pci = pci_of(gpu_label);
-          if (!pci.empty())
-            r.device["pci"] = pci;
-          else if (is_ordinal(gpu_label))
-            r.device["gpu"] = gpu_label; // no bus id printed (before v0.5): the CUDA ordinal
-          if (meaning.direction == "bidirectional")
-            r.params["bidirectional_figure"] = bidirectional_figure(m.variant);
-          if (meaning.latency) {
-            r.metrics[peer::record::kLatencyS] = *value * 1e-9;
-          } else {
-            r.metrics[metric::kBandwidthGbytesPerS] = *value;
-            if (m.sum)
-              r.metrics[peer::record::kMatrixSumGbytesPerS] = *m.sum;
-          }
-          records.push_back(std::move(r));
-        }
+      r.params.update({{"matrix", mi},
+                       {"variant", m.variant},
+                       {"caption", m.caption},
+                       {"row", m.row_labels[ri]},
+                       {"column", m.column_labels[ci]},
+                       {"row_kind", meaning.row_kind},
+                       {"column_kind", meaning.column_kind},
+                       {"direction", meaning.direction},
+                       {"engine", meaning.engine}});
+      // The GPU a cell belongs to: the row's in a GPU x GPU matrix; the column's for CPU(row)
+      // and local matrices, and for the single-row GPU(row) matrices of all_to_one_* and
+      // one_to_all_*, whose column is the GPU measured (testcase.cpp, allToOneHelper).
+      const bool by_row = meaning.row_kind == "gpu" && m.values.size() > 1;
+      const std::string &gpu_label = by_row ? m.row_labels[ri] : m.column_labels[ci];
+      const std::string pci = pci_of(base.doc, gpu_label);
+      if (!pci.empty())
+        r.device["pci"] = pci;
+      else if (is_ordinal(gpu_label))
+        r.device["gpu"] = gpu_label; // no bus id printed (before v0.5): the CUDA ordinal
+      if (meaning.direction == "bidirectional")
+        r.params["bidirectional_figure"] = bidirectional_figure(m.variant);
+      if (meaning.latency) {
+        r.metrics[peer::record::kLatencyS] = *value * 1e-9;
+      } else {
+        r.metrics[metric::kBandwidthGbytesPerS] = *value;
+        if (m.sum)
+          r.metrics[peer::record::kMatrixSumGbytesPerS] = *m.sum;
       }
+      records.push_back(std::move(r));
     }
   }
-  // What concerns no named testcase: one record, key import.nvbandwidth.
+}
+
+// What concerns no named testcase: one record, key import.nvbandwidth.
+void append_run_records(const RecordBase &base, std::vector<Record> &records) {
+  const NvbDocument &doc = base.doc;
   const auto about_the_run = [&](Status status, std::string reason) {
     Record r = base(NvbTestcase{});
     r.key = "import.nvbandwidth";
@@ -330,6 +334,31 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
                          : fmt::format("nvbandwidth stopped after {} testcase(s): {}", finished,
                                        doc.run_error));
   }
+}
+
+} // namespace
+
+std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::string &run_id,
+                                        const std::string &host) {
+  std::vector<Record> records;
+  const RecordBase base{doc, run_id, host, utc_timestamp_now()};
+  for (const auto &t : doc.testcases) {
+    if (t.status == "Waived" || t.status == "Error" || t.status == "ERROR" ||
+        (t.matrices.empty() && t.status != "Passed")) {
+      Record r = base(t);
+      const bool waived = t.status == "Waived";
+      r.status = waived ? Status::waived : Status::error;
+      r.reason = waived ? "nvbandwidth waived this testcase (it cannot run on that machine)"
+                 : !t.error.empty()
+                     ? "nvbandwidth reported: " + t.error
+                     : fmt::format("nvbandwidth printed no result for it (status {})", t.status);
+      records.push_back(std::move(r));
+      continue;
+    }
+    for (std::size_t mi = 0; mi < t.matrices.size(); ++mi)
+      append_matrix_records(base, t, mi, records);
+  }
+  append_run_records(base, records);
   return records;
 }
 
