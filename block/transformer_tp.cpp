@@ -263,47 +263,12 @@ public:
                       sizeof(float));
 
     // The data check: one more block, then every step's output.
-    std::vector<std::string> problems;
     if (ctx.verify()) {
       step_s.clear();
       if (s)
         s->barrier(s->world(), settings.timeout_s);
       block();
-      std::int64_t gemm_wrong = 0, collective_wrong = 0;
-      std::string first_wrong;
-      for (auto &b : buffers) {
-        std::int64_t w = 0;
-        if (b.step->kind == StepKind::gemm) {
-          w = wrong_gemm_elements(b);
-          gemm_wrong += w;
-        } else {
-          if (hooks_->before_check)
-            hooks_->before_check(b.output.data(), b.output.size());
-          w = wrong_collective_elements(*s, b, tp, settings.timeout_s);
-          collective_wrong += w;
-        }
-        if (w > 0 && first_wrong.empty())
-          first_wrong = b.step->name;
-      }
-      long long gemm_all = gemm_wrong, collective_all = collective_wrong;
-      if (s) {
-        gemm_all = s->all_reduce_sum(s->world(), gemm_wrong, settings.timeout_s);
-        collective_all = s->all_reduce_sum(s->world(), collective_wrong, settings.timeout_s);
-      }
-      out.metrics[record::kWrongElements] = gemm_all + collective_all;
-      out.metrics[record::kWrongGemmElements] = gemm_all;
-      out.metrics[record::kWrongCollectiveElements] = collective_all;
-      if (collective_all > 0)
-        problems.push_back(fmt::format(
-            "{} sampled collective output elements over all ranks differ from every rank's "
-            "inputs reduced or gathered (this rank: {}, first at {})",
-            collective_all, collective_wrong, first_wrong.empty() ? "-" : first_wrong));
-      if (gemm_all > 0)
-        problems.push_back(fmt::format(
-            "{} sampled GEMM output elements over all ranks differ from the long double "
-            "reference by more than the fp32 bound (this rank: {})",
-            gemm_all, gemm_wrong));
-      out.conclude_data_check(problems);
+      check_block_data(s, buffers, tp, settings.timeout_s, out);
     } else {
       out.metrics[record::kVerified] = false;
     }
@@ -320,6 +285,47 @@ public:
   }
 
 private:
+  // Every step's output after a checked block, counted over all ranks into out.
+  void check_block_data(collectives::MpiSession *s, std::vector<StepBuffers> &buffers, int tp,
+                        double timeout_s, Outcome &out) const {
+    std::vector<std::string> problems;
+    std::int64_t gemm_wrong = 0, collective_wrong = 0;
+    std::string first_wrong;
+    for (auto &b : buffers) {
+      std::int64_t w = 0;
+      if (b.step->kind == StepKind::gemm) {
+        w = wrong_gemm_elements(b);
+        gemm_wrong += w;
+      } else {
+        if (hooks_->before_check)
+          hooks_->before_check(b.output.data(), b.output.size());
+        w = wrong_collective_elements(*s, b, tp, timeout_s);
+        collective_wrong += w;
+      }
+      if (w > 0 && first_wrong.empty())
+        first_wrong = b.step->name;
+    }
+    long long gemm_all = gemm_wrong, collective_all = collective_wrong;
+    if (s) {
+      gemm_all = s->all_reduce_sum(s->world(), gemm_wrong, timeout_s);
+      collective_all = s->all_reduce_sum(s->world(), collective_wrong, timeout_s);
+    }
+    out.metrics[record::kWrongElements] = gemm_all + collective_all;
+    out.metrics[record::kWrongGemmElements] = gemm_all;
+    out.metrics[record::kWrongCollectiveElements] = collective_all;
+    if (collective_all > 0)
+      problems.push_back(fmt::format(
+          "{} sampled collective output elements over all ranks differ from every rank's "
+          "inputs reduced or gathered (this rank: {}, first at {})",
+          collective_all, collective_wrong, first_wrong.empty() ? "-" : first_wrong));
+    if (gemm_all > 0)
+      problems.push_back(
+          fmt::format("{} sampled GEMM output elements over all ranks differ from the long double "
+                      "reference by more than the fp32 bound (this rank: {})",
+                      gemm_all, gemm_wrong));
+    out.conclude_data_check(problems);
+  }
+
   std::shared_ptr<BlockTestHooks> hooks_;
   std::shared_ptr<collectives::MpiFamily> family_ = std::make_shared<collectives::MpiFamily>();
 };

@@ -290,6 +290,31 @@ std::uint64_t wrong_collective_elements(const GpuStep &b, std::size_t j, int ran
   return 0;
 }
 
+// The wrong elements of every process ({GEMM, collective} each) into out's metrics and its data
+// check; wrong_here is this process's.
+void add_wrong_elements(const std::vector<double> &per_process,
+                        const std::vector<double> &wrong_here, Outcome &out) {
+  double gemm_wrong = 0, collective_wrong = 0;
+  for (std::size_t p = 0; p + 1 < per_process.size(); p += 2) {
+    gemm_wrong += per_process[p];
+    collective_wrong += per_process[p + 1];
+  }
+  out.metrics[record::kWrongElements] = std::int64_t(gemm_wrong + collective_wrong);
+  out.metrics[record::kWrongGemmElements] = std::int64_t(gemm_wrong);
+  out.metrics[record::kWrongCollectiveElements] = std::int64_t(collective_wrong);
+  std::vector<std::string> problems;
+  if (collective_wrong > 0)
+    problems.push_back(fmt::format("{} collective output elements over all ranks differ from "
+                                   "the exact sum or gather (this process: {})",
+                                   collective_wrong, wrong_here[1]));
+  if (gemm_wrong > 0)
+    problems.push_back(fmt::format("{} sampled GEMM output elements over all ranks differ "
+                                   "from the fp64 reference by more than the bf16 bound (this "
+                                   "process: {})",
+                                   gemm_wrong, wrong_here[0]));
+  out.conclude_data_check(problems);
+}
+
 class TransformerTpGpu final : public Benchmark {
 public:
   explicit TransformerTpGpu(std::shared_ptr<GpuBlockTestHooks> hooks) : hooks_(std::move(hooks)) {}
@@ -403,26 +428,7 @@ public:
       enqueue_block(s, locals);
       timer.drain();
       const std::vector<double> wrong_here = wrong_elements_here(s, locals, tp);
-      const auto per_process = group.all_gather(wrong_here);
-      double gemm_wrong = 0, collective_wrong = 0;
-      for (std::size_t p = 0; p + 1 < per_process.size(); p += 2) {
-        gemm_wrong += per_process[p];
-        collective_wrong += per_process[p + 1];
-      }
-      out.metrics[record::kWrongElements] = std::int64_t(gemm_wrong + collective_wrong);
-      out.metrics[record::kWrongGemmElements] = std::int64_t(gemm_wrong);
-      out.metrics[record::kWrongCollectiveElements] = std::int64_t(collective_wrong);
-      std::vector<std::string> problems;
-      if (collective_wrong > 0)
-        problems.push_back(fmt::format("{} collective output elements over all ranks differ from "
-                                       "the exact sum or gather (this process: {})",
-                                       collective_wrong, wrong_here[1]));
-      if (gemm_wrong > 0)
-        problems.push_back(fmt::format("{} sampled GEMM output elements over all ranks differ "
-                                       "from the fp64 reference by more than the bf16 bound (this "
-                                       "process: {})",
-                                       gemm_wrong, wrong_here[0]));
-      out.conclude_data_check(problems);
+      add_wrong_elements(group.all_gather(wrong_here), wrong_here, out);
     } else {
       out.metrics[record::kVerified] = false;
     }

@@ -89,6 +89,19 @@ WindowTimes measure_padded(const OverlapWindow &balanced, double all_reduce_alon
   return both;
 }
 
+OverlapRun measure_overlap(int max_per_window, OverlapWindow &padding,
+                           const std::function<WindowTimes(const OverlapWindow &)> &measure) {
+  OverlapRun o;
+  o.all_reduce_alone_s = measure({1, 0}).all_reduce.time_s.median;
+  o.gemm_alone_s = measure({0, 1}).gemm.time_s.median;
+  // Every rank has the same (gathered) times, so every rank runs the same window.
+  o.balanced = balance_window(o.all_reduce_alone_s, o.gemm_alone_s, max_per_window);
+  o.both = measure_padded(o.balanced, o.all_reduce_alone_s, o.gemm_alone_s, max_per_window, padding,
+                          measure);
+  o.padding = padding;
+  return o;
+}
+
 LockstepResult summarize_gathered(const std::vector<double> &all, int iterations,
                                   std::span<const int> rank_names, int own_rank) {
   const auto row = static_cast<std::size_t>(iterations);

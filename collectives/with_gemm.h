@@ -63,6 +63,17 @@ WindowTimes measure_padded(const OverlapWindow &balanced, double all_reduce_alon
                            double gemm_alone_s, int max_calls, OverlapWindow &padding,
                            const std::function<WindowTimes(const OverlapWindow &)> &measure);
 
+// Each operation alone, then both in the balanced window (measure_padded), as both backends
+// measure them: the seconds per call of each alone, the window, the padding last used and the
+// times together.
+struct OverlapRun {
+  double all_reduce_alone_s = 0, gemm_alone_s = 0;
+  OverlapWindow balanced, padding;
+  WindowTimes both;
+};
+OverlapRun measure_overlap(int max_per_window, OverlapWindow &padding,
+                           const std::function<WindowTimes(const OverlapWindow &)> &measure);
+
 // The lockstep summary of times already all-gathered: `all` holds rows of `iterations` values
 // (a rank's, or a GPU's when one process drives several), row after row; `rank_names[r]` names
 // row r (empty: 0..rows-1). Throws std::invalid_argument when `all` is not whole rows.

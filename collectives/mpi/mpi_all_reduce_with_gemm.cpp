@@ -153,16 +153,8 @@ public:
       return t;
     };
 
-    const LockstepResult all_reduce_alone = measure({1, 0}).all_reduce;
-    const LockstepResult gemm_alone = measure({0, 1}).gemm;
-    // Every rank has the same (gathered) times, so every rank runs the same window.
-    const double ar_alone_s = all_reduce_alone.time_s.median;
-    const double gemm_alone_s = gemm_alone.time_s.median;
-    const OverlapWindow balanced = balance_window(ar_alone_s, gemm_alone_s, kMaxPerWindow);
-    const WindowTimes both =
-        measure_padded(balanced, ar_alone_s, gemm_alone_s, kMaxPerWindow, padding, measure);
-    const double gemm_concurrent_s = both.gemm.time_s.median;
-    const OverlapWindow final_padding = padding;
+    const OverlapRun o = measure_overlap(kMaxPerWindow, padding, measure);
+    const double gemm_concurrent_s = o.both.gemm.time_s.median;
     // This rank's timed windows of `both` (the warm-up windows left out).
     const std::vector<double> both_contention(times.contention.begin() + p.warmup,
                                               times.contention.end());
@@ -170,7 +162,7 @@ public:
     // The data check: fresh inputs, one window more (one all_reduce beside the GEMMs), every
     // rank's output compared, and the GEMM's sampled entries against the exact product.
     buffers.fill(kSeed);
-    window = {1, balanced.gemms};
+    window = {1, o.balanced.gemms};
     padding = {0, 0};
     op();
     if (hooks_->before_check)
@@ -185,15 +177,15 @@ public:
     const int ranks = s.size();
     Outcome out;
     // The record's own time and bandwidth are the all_reduce's beside the GEMM.
-    out.metrics = collective_metrics(both.all_reduce, Kind::all_reduce, p.size_bytes, ranks);
+    out.metrics = collective_metrics(o.both.all_reduce, Kind::all_reduce, p.size_bytes, ranks);
     out.metrics.update(overlap_metrics(
-        {ar_alone_s, both.all_reduce.time_s.median, gemm_alone_s, gemm_concurrent_s}, p.size_bytes,
-        ranks));
+        {o.all_reduce_alone_s, o.both.all_reduce.time_s.median, o.gemm_alone_s, gemm_concurrent_s},
+        p.size_bytes, ranks));
     out.metrics.update(contention_metrics(both_contention));
-    out.metrics.update(window_metrics(balanced, final_padding));
-    out.metrics[record::kGemmAloneGflops] = gemm.flops() / gemm_alone_s / 1e9;
+    out.metrics.update(window_metrics(o.balanced, o.padding));
+    out.metrics[record::kGemmAloneGflops] = gemm.flops() / o.gemm_alone_s / 1e9;
     out.metrics[record::kGemmConcurrentGflops] = gemm.flops() / gemm_concurrent_s / 1e9;
-    out.metrics[record::kGemmSlowestRank] = both.gemm.slowest_rank;
+    out.metrics[record::kGemmSlowestRank] = o.both.gemm.slowest_rank;
     out.metrics[record::kWrongElements] = wrong_all;
     out.metrics[record::kWrongElementsThisRank] = mine.wrong;
     out.metrics[record::kGemmWrongSamples] = gemm_wrong_all;

@@ -175,6 +175,23 @@ void clear_window_times(LocalGpus &gpus) {
   }
 }
 
+// One window ungated first: NCCL connects a communicator's peers at its first collective
+// (NCCL_RUNTIME_CONNECT) and CUDA loads kernels at their first launch, either of which may wait
+// for work that a spinning gate holds back.
+void run_ungated_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p,
+                        std::size_t count, NcclIterationTimer &drainer) {
+  enqueue_window(s, gpus, p, count, {1, 1}, {0, 0}, nullptr);
+  drainer.drain();
+}
+
+// This process's GPUs' contention fractions, the timed windows of the last measurement.
+std::vector<double> window_contention(const LocalGpus &gpus) {
+  std::vector<double> contention;
+  for (const auto &g : gpus)
+    contention.insert(contention.end(), g->contention.begin(), g->contention.end());
+  return contention;
+}
+
 // This process's wrong all_reduce elements and GEMM samples, per local GPU.
 struct LocalCheck {
   CheckResult check;
@@ -269,29 +286,17 @@ public:
       return t;
     };
 
-    // One window ungated first: NCCL connects a communicator's peers at its first collective
-    // (NCCL_RUNTIME_CONNECT) and CUDA loads kernels at their first launch, either of which may
-    // wait for work that a spinning gate holds back.
-    enqueue_window(s, gpus, p, c.count, {1, 1}, {0, 0}, nullptr);
-    drainer.drain();
+    run_ungated_window(s, gpus, p, c.count, drainer);
     GpuTelemetryWindows telemetry(s.uuids()); // this process's GPUs, every timed window
-    const double ar_alone_s = measure({1, 0}).all_reduce.time_s.median;
-    const double gemm_alone_s = measure({0, 1}).gemm.time_s.median;
-    // Every rank has the same (gathered) times, so every rank runs the same window.
-    const OverlapWindow balanced = balance_window(ar_alone_s, gemm_alone_s, kMaxPerWindow);
-    const WindowTimes both =
-        measure_padded(balanced, ar_alone_s, gemm_alone_s, kMaxPerWindow, padding, measure);
-    const double gemm_concurrent_s = both.gemm.time_s.median;
-    const OverlapWindow final_padding = padding;
+    const OverlapRun o = measure_overlap(kMaxPerWindow, padding, measure);
+    const double gemm_concurrent_s = o.both.gemm.time_s.median;
     const nlohmann::json telemetry_json = telemetry.finish();
-    std::vector<double> contention; // this process's GPUs, the timed windows of `both`
-    for (auto &g : gpus)
-      contention.insert(contention.end(), g->contention.begin(), g->contention.end());
+    const std::vector<double> contention = window_contention(gpus);
 
     // The data check: fresh inputs and one window more (one all_reduce beside the GEMMs); every
     // GPU's output compared, and the GEMM's sampled entries against the exact product.
     seed_inputs(s, gpus, p, n, c);
-    window = {1, balanced.gemms};
+    window = {1, o.balanced.gemms};
     padding = {0, 0};
     op();
     const LocalCheck local = check_window(s, gpus, p, n, c, drainer);
@@ -302,15 +307,15 @@ public:
 
     Outcome out;
     // The record's own time and bandwidth are the all_reduce's beside the GEMM.
-    out.metrics = collective_metrics(both.all_reduce, Kind::all_reduce, p.size_bytes, n);
+    out.metrics = collective_metrics(o.both.all_reduce, Kind::all_reduce, p.size_bytes, n);
     out.metrics.update(overlap_metrics(
-        {ar_alone_s, both.all_reduce.time_s.median, gemm_alone_s, gemm_concurrent_s}, p.size_bytes,
-        n));
+        {o.all_reduce_alone_s, o.both.all_reduce.time_s.median, o.gemm_alone_s, gemm_concurrent_s},
+        p.size_bytes, n));
     const double flops = gpus.front()->gemm.flops();
-    out.metrics[record::kGemmAloneTflops] = flops / gemm_alone_s / 1e12;
+    out.metrics[record::kGemmAloneTflops] = flops / o.gemm_alone_s / 1e12;
     out.metrics[record::kGemmConcurrentTflops] = flops / gemm_concurrent_s / 1e12;
-    out.metrics.update(window_metrics(balanced, final_padding));
-    out.metrics[record::kGemmSlowestRank] = both.gemm.slowest_rank;
+    out.metrics.update(window_metrics(o.balanced, o.padding));
+    out.metrics[record::kGemmSlowestRank] = o.both.gemm.slowest_rank;
     out.metrics[record::kTelemetry] = telemetry_json;
     // A window of one operation has no other to contend with: only those of `both` count.
     out.metrics.update(contention_metrics(contention));
