@@ -45,29 +45,14 @@ run_bests(const std::vector<Record> &records) {
   return bests;
 }
 
-} // namespace
+// op -> t -> cell, and a table of them per key, model, dtype and setting.
+using Rows = std::map<std::string, std::map<std::int64_t, Cell>>;
+using Groups = std::map<record::TpPointView::Group, Rows>;
 
-std::string render_tp_table(const std::vector<Record> &records) {
-  using Group = record::TpPointView::Group;
-  std::map<Group, std::map<std::string, std::map<std::int64_t, Cell>>> groups;
-  // Keys whose measured records carry best_tflops (an algorithm search, the GPU backend): their
-  // tables are followed by one against the best measured in the run.
-  std::set<std::string> searched;
-  std::map<std::string, std::string> gpu_name_of; // key/dtype -> the GPU's name
-  for (const auto &r : records) {
-    const auto v = record::tp_point_view(r);
-    if (!v)
-      continue;
-    if (v->best_tflops) {
-      searched.insert(v->key);
-      gpu_name_of[v->key + "/" + v->dtype] = v->gpu_name;
-    }
-    groups[v->group()][v->op][v->tp] = Cell{v->status, v->tflops, v->efficiency};
-  }
-
-  // A point waived before planning keeps its axes' seq/micro_batch, 0 when the model's own was
-  // asked for, and none of the params planning derives (the CPU backend's layout), so its label
-  // is empty: show its cells in every table of the same key, model and dtype that lacks them.
+// A point waived before planning keeps its axes' seq/micro_batch, 0 when the model's own was
+// asked for, and none of the params planning derives (the CPU backend's layout), so its label is
+// empty: show its cells in every table of the same key, model and dtype that lacks them.
+void merge_unlabelled_points(Groups &groups) {
   for (auto it = groups.begin(); it != groups.end();) {
     const auto &[bench, model, dtype, seq, micro_batch, extra] = it->first;
     bool merged = false;
@@ -84,12 +69,62 @@ std::string render_tp_table(const std::vector<Record> &records) {
         }
     it = merged ? groups.erase(it) : std::next(it);
   }
+}
+
+// One table body: `ok_text` gives an ok cell's text.
+template <class OkText>
+void append_table_body(std::string &out, const Rows &rows, const std::set<std::int64_t> &tps,
+                       const std::vector<std::string> &ops, std::size_t label_width,
+                       const OkText &ok_text) {
+  constexpr std::size_t kCellWidth = 9;
+  out += fmt::format("{:<{}}", "gemm", label_width);
+  for (std::int64_t tp : tps)
+    out += fmt::format(" {:>{}}", fmt::format("t={}", tp), kCellWidth);
+  out += "\n";
+  for (const auto &op : ops) {
+    out += fmt::format("{:<{}}", op, label_width);
+    for (std::int64_t tp : tps) {
+      const auto &cells = rows.at(op);
+      const auto it = cells.find(tp);
+      std::string text;
+      if (it != cells.end()) {
+        const Cell &c = it->second;
+        if (c.status == Status::ok)
+          text = ok_text(c);
+        else
+          text = c.status == Status::failed ? "FAILED" : std::string(to_string(c.status));
+      }
+      out += fmt::format(" {:>{}}", text, kCellWidth);
+    }
+    out += "\n";
+  }
+}
+
+} // namespace
+
+std::string render_tp_table(const std::vector<Record> &records) {
+  Groups groups;
+  // Keys whose measured records carry best_tflops (an algorithm search, the GPU backend): their
+  // tables are followed by one against the best measured in the run.
+  std::set<std::string> searched;
+  std::map<std::string, std::string> gpu_name_of; // key/dtype -> the GPU's name
+  for (const auto &r : records) {
+    const auto v = record::tp_point_view(r);
+    if (!v)
+      continue;
+    if (v->best_tflops) {
+      searched.insert(v->key);
+      gpu_name_of[v->key + "/" + v->dtype] = v->gpu_name;
+    }
+    groups[v->group()][v->op][v->tp] = Cell{v->status, v->tflops, v->efficiency};
+  }
+
+  merge_unlabelled_points(groups);
 
   const auto bests = run_bests(records);
   std::string out;
   for (const auto &group : groups) {
-    // Not a structured binding: the table body's lambda captures `rows` (clang 14 refuses that).
-    const auto &rows = group.second;
+    const Rows &rows = group.second;
     const auto &[bench, model, dtype, seq, micro_batch, extra] = group.first;
     std::set<std::int64_t> tps;
     bool all_efficiency = true;
@@ -113,7 +148,6 @@ std::string render_tp_table(const std::vector<Record> &records) {
     std::size_t label_width = 4;
     for (const auto &op : ops)
       label_width = std::max(label_width, op.size());
-    constexpr std::size_t kCellWidth = 9;
 
     const std::string setting = fmt::format("seq {}, micro_batch {}{}{}", seq, micro_batch,
                                             extra.empty() ? "" : ", ", extra);
@@ -121,31 +155,7 @@ std::string render_tp_table(const std::vector<Record> &records) {
                        dtype, setting,
                        all_efficiency ? "efficiency, % of the dense peak"
                                       : "TFLOP/s (1e12 FLOP/s, median time)");
-    // One table body: `ok_text` gives an ok cell's text.
-    const auto body = [&](const auto &ok_text) {
-      out += fmt::format("{:<{}}", "gemm", label_width);
-      for (std::int64_t tp : tps)
-        out += fmt::format(" {:>{}}", fmt::format("t={}", tp), kCellWidth);
-      out += "\n";
-      for (const auto &op : ops) {
-        out += fmt::format("{:<{}}", op, label_width);
-        for (std::int64_t tp : tps) {
-          const auto &cells = rows.at(op);
-          const auto it = cells.find(tp);
-          std::string text;
-          if (it != cells.end()) {
-            const Cell &c = it->second;
-            if (c.status == Status::ok)
-              text = ok_text(c);
-            else
-              text = c.status == Status::failed ? "FAILED" : std::string(to_string(c.status));
-          }
-          out += fmt::format(" {:>{}}", text, kCellWidth);
-        }
-        out += "\n";
-      }
-    };
-    body([&](const Cell &c) {
+    append_table_body(out, rows, tps, ops, label_width, [&](const Cell &c) {
       return all_efficiency ? fmt::format("{:.1f}", 100 * *c.efficiency)
                             : fmt::format("{:.4g}", c.tflops);
     });
@@ -161,8 +171,9 @@ std::string render_tp_table(const std::vector<Record> &records) {
     out += fmt::format("\n{} {} {} ({}): % of the best measured in this run ({:.4g} TFLOP/s, "
                        "{}) per GEMM (row) at TP degree t (column)\n",
                        bench, model, dtype, setting, best->second.tflops, best->second.where);
-    body(
-        [&](const Cell &c) { return fmt::format("{:.1f}", 100 * c.tflops / best->second.tflops); });
+    append_table_body(out, rows, tps, ops, label_width, [&](const Cell &c) {
+      return fmt::format("{:.1f}", 100 * c.tflops / best->second.tflops);
+    });
   }
   return out;
 }

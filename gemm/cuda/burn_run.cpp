@@ -34,6 +34,36 @@ constexpr int kBurnCandidates = 4;
 // free memory.
 constexpr int kMaxRingBuffers = 8;
 
+// The golden result's sampled elements against the fp64 reference.
+void check_golden(const ReferenceProblem &problem, std::uint64_t c_elements, cudaStream_t stream,
+                  BurnGpuResult &r) {
+  const auto picked =
+      sampled_elements(static_cast<std::int64_t>(c_elements), kVerifiedElementsPerGemm, kSeed);
+  const std::vector<double> host = sampled_reference_errors(problem, picked, stream);
+  for (double e : host) {
+    ++r.reference_checked;
+    if (!(e <= 1.0)) // over the bound, or NaN
+      ++r.reference_wrong;
+  }
+}
+
+// One timed batch's counters (differing, NaN, Inf per ring buffer) into the GPU's result.
+void add_batch_counters(const std::vector<unsigned long long> &host_counters, int ring,
+                        BurnGpuResult &r) {
+  for (int i = 0; i < ring; ++i) {
+    const unsigned long long *c = host_counters.data() + 3 * i;
+    if (c[0] || c[1] || c[2]) {
+      if (r.first_bad_iteration < 0)
+        r.first_bad_iteration = r.iterations + i;
+      ++r.bad_iterations;
+    }
+    r.mismatched_elements += c[0];
+    r.nan_elements += c[1];
+    r.inf_elements += c[2];
+  }
+  r.iterations += ring;
+}
+
 void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   const GemmShape &s = o.shape;
   const Layout layout = parse_layout(o.layout, "layout");
@@ -79,17 +109,8 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   RAILGAUGE_CUDA_CALL(cudaMemsetAsync(golden.get(), 0xff, c_bytes, stream));
   RAILGAUGE_CUBLAS_CALL(lt.run(handle, algo, a.get(), b.get(), golden.get(), workspace.get(),
                                workspace.bytes(), stream));
-  {
-    const auto picked =
-        sampled_elements(static_cast<std::int64_t>(c_elements), kVerifiedElementsPerGemm, kSeed);
-    const std::vector<double> host = sampled_reference_errors(
-        reference_problem(a.get(), b.get(), golden.get(), o.dtype, s, layout), picked, stream);
-    for (double e : host) {
-      ++r.reference_checked;
-      if (!(e <= 1.0)) // over the bound, or NaN
-        ++r.reference_wrong;
-    }
-  }
+  check_golden(reference_problem(a.get(), b.get(), golden.get(), o.dtype, s, layout), c_elements,
+               stream, r);
 
   std::size_t free_bytes = 0, total_bytes = 0;
   RAILGAUGE_CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -127,18 +148,7 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
     RAILGAUGE_CUDA_CALL(cudaMemcpyAsync(host_counters.data(), counters.get(), counters.bytes(),
                                         cudaMemcpyDeviceToHost, stream));
     RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
-    for (int i = 0; i < ring; ++i) {
-      const unsigned long long *c = host_counters.data() + 3 * i;
-      if (c[0] || c[1] || c[2]) {
-        if (r.first_bad_iteration < 0)
-          r.first_bad_iteration = r.iterations + i;
-        ++r.bad_iterations;
-      }
-      r.mismatched_elements += c[0];
-      r.nan_elements += c[1];
-      r.inf_elements += c[2];
-    }
-    r.iterations += ring;
+    add_batch_counters(host_counters, ring, r);
   }
   r.elapsed_s = elapsed_s();
   r.settle_s = kSettleFraction * o.duration_s;

@@ -254,6 +254,43 @@ nlohmann::json lt_derived_params(const gpu::CudaDeviceInfo &info, const PeakChoi
           {record::kLaunch, record::kLaunchStream}};
 }
 
+// How the plan's operand sets rotate past L2, within half the free memory.
+OperandRotation plan_rotation(const GemmPlan &plan, Dtype dtype, const gpu::CudaDeviceInfo &info) {
+  std::uint64_t set_bytes = 0;
+  for (const auto &g : plan.gemms)
+    set_bytes += operand_set_bytes(g, dtype);
+  return operand_rotation(set_bytes, info.l2_bytes, info.free_memory_bytes / 2);
+}
+
+// The point when cuBLASLt runs no algorithm for a GEMM: waived, with what it refused.
+Outcome no_algorithm_outcome(const GemmOperands &x, Dtype dtype, Layout layout,
+                             const gpu::CudaDeviceInfo &info, const nlohmann::json &refused) {
+  Outcome waived = Outcome::waived(fmt::format(
+      "cuBLASLt {} has no algorithm it will run for {} {}×{}×{} (batch {}) in layout {} on {} "
+      "({}: a dimension's alignment or the dtype/layout combination){}",
+      cublaslt_version(), to_string(dtype), x.shape.m, x.shape.n, x.shape.k, x.shape.batch,
+      to_string(layout), info.name,
+      x.offered == 0 ? std::string("its heuristic offers none")
+                     : fmt::format("it refused all {} its heuristic offered", x.offered),
+      refused.empty() ? std::string()
+                      : "; the last refusal: " + refused.back().at("error").get<std::string>()));
+  waived.metrics[record::kRefusedAlgos] = refused;
+  return waived;
+}
+
+// The achievable figures of the best full measurement, against the peak and the heuristic's pick
+// (out's tflops).
+void add_best_metrics(Outcome &out, const Measurement &best, double flops, const PeakChoice &peak) {
+  const double best_tflops = tflops_of(flops, best.time_s);
+  out.metrics[record::kBestTimeS] = to_json(best.time_s);
+  out.metrics[record::kBestTflops] = best_tflops;
+  out.metrics[record::kBestTflopsMax] = best.time_s.min > 0 ? flops / best.time_s.min / 1e12 : 0.0;
+  if (peak.tflops > 0)
+    out.metrics[record::kBestEfficiency] = best_tflops / peak.tflops;
+  const double first_tflops = out.metrics.at(record::kTflops).get<double>(); // heuristic's pick
+  out.metrics[record::kBestVsHeuristic] = first_tflops > 0 ? best_tflops / first_tflops : 0.0;
+}
+
 } // namespace
 
 Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOptions &o,
@@ -268,11 +305,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   const gpu::DeviceBuffer workspace(kLtWorkspaceBytes);
   const gpu::DeviceBuffer scales = device_fp8_scales(stream);
 
-  std::uint64_t set_bytes = 0;
-  for (const auto &g : plan.gemms)
-    set_bytes += operand_set_bytes(g, o.dtype);
-  const OperandRotation rotation =
-      operand_rotation(set_bytes, info.l2_bytes, info.free_memory_bytes / 2);
+  const OperandRotation rotation = plan_rotation(plan, o.dtype, info);
 
   std::vector<GemmOperands> gemms;
   gemms.reserve(plan.gemms.size());
@@ -294,20 +327,8 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
       entry["gemm"] = g;
       refused.push_back(std::move(entry));
     }
-    if (x.candidates.empty()) {
-      Outcome waived = Outcome::waived(fmt::format(
-          "cuBLASLt {} has no algorithm it will run for {} {}×{}×{} (batch {}) in layout {} on {} "
-          "({}: a dimension's alignment or the dtype/layout combination){}",
-          cublaslt_version(), to_string(o.dtype), x.shape.m, x.shape.n, x.shape.k, x.shape.batch,
-          to_string(layouts[g]), info.name,
-          x.offered == 0 ? std::string("its heuristic offers none")
-                         : fmt::format("it refused all {} its heuristic offered", x.offered),
-          refused.empty()
-              ? std::string()
-              : "; the last refusal: " + refused.back().at("error").get<std::string>()));
-      waived.metrics[record::kRefusedAlgos] = refused;
-      return waived;
-    }
+    if (x.candidates.empty())
+      return no_algorithm_outcome(x, o.dtype, layouts[g], info, refused);
   }
 
   Runner runner{timer, handle, workspace, gemms, rotation.sets, 0};
@@ -343,15 +364,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
       choose_gpu_peak(o.peak_tflops, default_gpu_peaks_path(), info.name, o.dtype);
   Outcome out;
   out.metrics = gemm_metrics(heuristic, plan, o.dtype, peak.tflops);
-  const double flops = plan.flops();
-  const double best_tflops = tflops_of(flops, best.time_s);
-  out.metrics[record::kBestTimeS] = to_json(best.time_s);
-  out.metrics[record::kBestTflops] = best_tflops;
-  out.metrics[record::kBestTflopsMax] = best.time_s.min > 0 ? flops / best.time_s.min / 1e12 : 0.0;
-  if (peak.tflops > 0)
-    out.metrics[record::kBestEfficiency] = best_tflops / peak.tflops;
-  const double first_tflops = out.metrics.at(record::kTflops).get<double>(); // heuristic's pick
-  out.metrics[record::kBestVsHeuristic] = first_tflops > 0 ? best_tflops / first_tflops : 0.0;
+  add_best_metrics(out, best, plan.flops(), peak);
   out.metrics[record::kBestIsHeuristic] = heuristic_wins;
   out.metrics[record::kHeuristicAlgos] = algos_picked(gemms, heuristic_picks);
   out.metrics[record::kBestAlgos] = algos_picked(gemms, winning_picks);
