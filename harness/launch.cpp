@@ -97,6 +97,27 @@ std::optional<std::string> routable_address(const std::string &host) {
   return address;
 }
 
+// The run's token, which tells its ranks from another run's at the same store address.
+std::string run_token(const Environment &env) {
+  if (const auto t = env("RAILGAUGE_RUN_TOKEN"); t && !t->empty())
+    return *t;
+  if (const auto job = env("SLURM_JOB_ID"))
+    return fmt::format("slurm-{}.{}", *job, env("SLURM_STEP_ID").value_or("0"));
+  throw InputError("no run token: a store needs one to tell this run's ranks from others",
+                   "RAILGAUGE_RUN_TOKEN", kTokenFix);
+}
+
+// The store address and token in rank 0's "ok HOST PORT TOKEN".
+TcpEndpoint endpoint_of_root_message(const std::string &message, std::string &token) {
+  char host_text[256] = {}, token_text[300] = {};
+  unsigned port = 0;
+  if (std::sscanf(message.c_str(), "ok %255s %u %299s", host_text, &port, token_text) != 3 ||
+      port == 0 || port > 65535)
+    throw BackendError(fmt::format("rank 0 sent a store address that is not one: '{}'", message));
+  token = token_text;
+  return {host_text, static_cast<std::uint16_t>(port)};
+}
+
 } // namespace
 
 // Destroyed in reverse: the stores hang up before MPI is finalised.
@@ -238,15 +259,9 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
     if (c.server) {
       endpoint = c.server->endpoint();
     } else {
-      char host_text[256] = {}, token_text[300] = {};
-      unsigned port = 0;
-      if (std::sscanf(message.c_str(), "ok %255s %u %299s", host_text, &port, token_text) != 3 ||
-          port == 0 || port > 65535)
-        throw BackendError(
-            fmt::format("rank 0 sent a store address that is not one: '{}'", message));
-      endpoint = {host_text, static_cast<std::uint16_t>(port)};
-      c.client =
-          std::make_unique<TcpStoreClient>(endpoint, token_text, launch_.rank, client_options);
+      std::string token;
+      endpoint = endpoint_of_root_message(message, token);
+      c.client = std::make_unique<TcpStoreClient>(endpoint, token, launch_.rank, client_options);
     }
     store_text_ = fmt::format("tcp://{} (address from MPI)", endpoint.to_string());
   } else {
@@ -254,14 +269,7 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
     if (endpoint.port == 0)
       throw InputError(fmt::format("'{}': the other ranks cannot find port 0", url), where,
                        "give a port (e.g. tcp://HOST:29500), or --store mpi under mpirun");
-    std::string token;
-    if (const auto t = env("RAILGAUGE_RUN_TOKEN"); t && !t->empty())
-      token = *t;
-    else if (const auto job = env("SLURM_JOB_ID"))
-      token = fmt::format("slurm-{}.{}", *job, env("SLURM_STEP_ID").value_or("0"));
-    else
-      throw InputError("no run token: a store needs one to tell this run's ranks from others",
-                       "RAILGAUGE_RUN_TOKEN", kTokenFix);
+    const std::string token = run_token(env);
     if (launch_.rank == 0)
       c.server = std::make_unique<TcpStoreServer>(endpoint, token, server_options);
     else

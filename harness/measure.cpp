@@ -113,6 +113,46 @@ std::vector<double> GBenchSampler::take(Timer &timer, const Operation &op, std::
   return times;
 }
 
+namespace {
+
+// Whole calls per sample: the spec's, else sized from one timed call so that one sample lasts
+// at least min_sample_s. `unsized` is what a Measurement starts with.
+std::int64_t batch_size(const MeasureSpec &spec, Timer &timer, const Operation &op,
+                        std::int64_t unsized) {
+  if (spec.batch > 0)
+    return spec.batch;
+  std::int64_t batch = unsized;
+  const double one_call_s = timer.time_batch_s(op, 1);
+  if (one_call_s > 0 && one_call_s < spec.min_sample_s)
+    batch = static_cast<std::int64_t>(std::ceil(spec.min_sample_s / one_call_s));
+  return std::clamp<std::int64_t>(batch, 1, std::max<std::int64_t>(timer.max_batch(), 1));
+}
+
+// The samples of the next round, `have` taken since `sampling_start`. First round: min_samples.
+// Later rounds: what the remaining budget allows at the observed sample time, at most as many as
+// taken so far (so the noise is re-checked at least at every doubling), and at least one.
+int samples_wanted(const MeasureSpec &spec, int have, Clock::time_point sampling_start,
+                   double timed_s, double least_timed_s) {
+  int want = spec.min_samples;
+  if (have > 0) {
+    const double per_sample_s =
+        std::max(seconds_since(sampling_start) / static_cast<double>(have), 1e-9);
+    const double left_s = spec.time_budget_s - seconds_since(sampling_start);
+    // Clamp in floating point first: a long budget over short samples exceeds int.
+    const double affordable = std::clamp(left_s / per_sample_s, 1.0, static_cast<double>(have));
+    want = static_cast<int>(affordable);
+    if (timed_s < least_timed_s) {
+      // Enough to reach the window at the observed batch time, at most doubling.
+      const double per_batch_s = std::max(timed_s / static_cast<double>(have), 1e-12);
+      const double short_by = std::ceil((least_timed_s - timed_s) / per_batch_s);
+      want = std::max(want, static_cast<int>(std::clamp(short_by, 1.0, double(have))));
+    }
+  }
+  return std::min(want, spec.max_samples - have);
+}
+
+} // namespace
+
 Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, const Operation &op,
                     SettleProbe *settle) {
   if (spec.min_samples < 1 || spec.max_samples < spec.min_samples || spec.time_budget_s <= 0 ||
@@ -130,15 +170,7 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   for (int i = 0; i < spec.warmup_runs; ++i)
     op();
 
-  if (spec.batch > 0) {
-    m.batch = spec.batch;
-  } else {
-    // Size the batch from one timed call, so one sample lasts at least min_sample_s.
-    const double one_call_s = timer.time_batch_s(op, 1);
-    if (one_call_s > 0 && one_call_s < spec.min_sample_s)
-      m.batch = static_cast<std::int64_t>(std::ceil(spec.min_sample_s / one_call_s));
-    m.batch = std::clamp<std::int64_t>(m.batch, 1, std::max<std::int64_t>(timer.max_batch(), 1));
-  }
+  m.batch = batch_size(spec, timer, op, m.batch);
   // Whole batches through the timer, which waits for each (a GPU operation only enqueues).
   // The sampling budget does not count this loop.
   const auto warm_from = Clock::now();
@@ -166,25 +198,7 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   std::vector<double> batches;
   while (true) {
     const int have = static_cast<int>(batches.size());
-    // First round: min_samples. Later rounds: what the remaining budget allows at the
-    // observed sample time, at most as many as taken so far (so the noise is re-checked
-    // at least at every doubling), and at least one.
-    int want = spec.min_samples;
-    if (have > 0) {
-      const double per_sample_s =
-          std::max(seconds_since(sampling_start) / static_cast<double>(have), 1e-9);
-      const double left_s = spec.time_budget_s - seconds_since(sampling_start);
-      // Clamp in floating point first: a long budget over short samples exceeds int.
-      const double affordable = std::clamp(left_s / per_sample_s, 1.0, static_cast<double>(have));
-      want = static_cast<int>(affordable);
-      if (timed_s < least_timed_s) {
-        // Enough to reach the window at the observed batch time, at most doubling.
-        const double per_batch_s = std::max(timed_s / static_cast<double>(have), 1e-12);
-        const double short_by = std::ceil((least_timed_s - timed_s) / per_batch_s);
-        want = std::max(want, static_cast<int>(std::clamp(short_by, 1.0, double(have))));
-      }
-    }
-    want = std::min(want, spec.max_samples - have);
+    const int want = samples_wanted(spec, have, sampling_start, timed_s, least_timed_s);
     auto round = sampler.take(timer, op, m.batch, want);
     batches.insert(batches.end(), round.begin(), round.end());
     for (double b : round)

@@ -88,6 +88,45 @@ std::unique_ptr<ProgressLog> progress_log(const RunPlan &plan, RunContext &ctx,
   return std::make_unique<ProgressLog>(points, std::move(items), out.log_progress_every_s);
 }
 
+// A record of the point, its outcome not yet in it.
+Record point_record(const RunIdentity &id, const Benchmark &bench, const Point &point) {
+  Record record;
+  record.run = id.run_id;
+  record.host = id.host;
+  record.rank = id.rank;
+  record.key = std::string(bench.key());
+  record.params = point.params();
+  record.axes = record.params;
+  return record;
+}
+
+// The point's record with its outcome in it, stamped now.
+Record outcome_record(Record record, Outcome &outcome) {
+  for (const auto &[name, value] : outcome.derived_params.items())
+    record.params[name] = value;
+  record.device = std::move(outcome.device);
+  record.metrics = std::move(outcome.metrics);
+  record.status = outcome.status;
+  record.reason = std::move(outcome.reason);
+  record.time_utc = utc_timestamp_now();
+  return record;
+}
+
+// A measured point's record appended, noted when noisier than its bound, and printed.
+void report_record(RunnerOutput &out, const Record &record, const PlanItem &item,
+                   const Point &point) {
+  out.records.append(record);
+  if (out.noisy)
+    if (auto noisy = noisier_than_bound(record, item.measure.noise_bound, point.label()))
+      out.noisy->push_back(std::move(*noisy));
+  out.printer.on_record(record);
+  // An error is the tool's own trouble (a dead peer, a failing call), not a measurement: say it
+  // at once, --quiet or not, so a rank that stops later still shows the point it was at.
+  if (record.status == Status::error)
+    std::fprintf(stderr, "%srailgauge: error at %s %s: %s\n", out.progress ? "\r\033[K" : "",
+                 record.key.c_str(), point.label().c_str(), record.reason.value_or("").c_str());
+}
+
 } // namespace
 
 AxisOverride parse_axis_override(const std::string &text) {
@@ -190,23 +229,13 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
   const auto progress_owner = progress_log(plan, ctx, out);
   ProgressLog &progress = *progress_owner;
 
-  const auto identify = [&](const Benchmark &bench, const Point &point) {
-    Record record;
-    record.run = id.run_id;
-    record.host = id.host;
-    record.rank = id.rank;
-    record.key = std::string(bench.key());
-    record.params = point.params();
-    record.axes = record.params;
-    return record;
-  };
   // The point the watchdog watches; set before arm(), read only by on_expiry.
   const Benchmark *running_bench = nullptr;
   const Point *running_point = nullptr;
   // The `error` record of the running point that the watchdog or a signal ends, appended from
   // their thread; a record that cannot be written is said, as the run ends anyway.
   const auto running_point_error = [&](std::string reason) {
-    Record record = identify(*running_bench, *running_point);
+    Record record = point_record(id, *running_bench, *running_point);
     record.status = Status::error;
     record.reason = std::move(reason);
     record.time_utc = utc_timestamp_now();
@@ -275,24 +304,8 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
         progress.after_point(true);
         continue;
       }
-      Record record = identify(*item.benchmark, point);
-      for (const auto &[name, value] : outcome.derived_params.items())
-        record.params[name] = value;
-      record.device = std::move(outcome.device);
-      record.metrics = std::move(outcome.metrics);
-      record.status = outcome.status;
-      record.reason = std::move(outcome.reason);
-      record.time_utc = utc_timestamp_now();
-      out.records.append(record);
-      if (out.noisy)
-        if (auto noisy = noisier_than_bound(record, item.measure.noise_bound, point.label()))
-          out.noisy->push_back(std::move(*noisy));
-      out.printer.on_record(record);
-      // An error is the tool's own trouble (a dead peer, a failing call), not a measurement: say
-      // it at once, --quiet or not, so a rank that stops later still shows the point it was at.
-      if (record.status == Status::error)
-        std::fprintf(stderr, "%srailgauge: error at %s %s: %s\n", out.progress ? "\r\033[K" : "",
-                     record.key.c_str(), point.label().c_str(), record.reason.value_or("").c_str());
+      const Record record = outcome_record(point_record(id, *item.benchmark, point), outcome);
+      report_record(out, record, item, point);
       ++counts[std::string(to_string(record.status))];
       progress.after_point(record.status != Status::waived);
       if (peer_lost && out.stopped_early)

@@ -130,6 +130,52 @@ nlohmann::json nvlink_of(const NvmlApi &api, nvmlDevice_t device) {
           {"errors", nvlink_error_totals(api, device)}};
 }
 
+// ECC mode has two outputs (current, pending): read it by hand.
+nlohmann::json ecc_of(const NvmlApi &api, nvmlDevice_t device, FieldReader &r) {
+  nlohmann::json ecc = {{"enabled_current", nullptr}, {"enabled_pending", nullptr}};
+  if (api.ecc_mode) {
+    nvmlEnableState_t current{}, pending{};
+    if (r.check("ecc.mode", api.ecc_mode(device, &current, &pending))) {
+      ecc["enabled_current"] = enabled(current);
+      ecc["enabled_pending"] = enabled(pending);
+    }
+  }
+  for (auto [counter, counter_name] :
+       {std::pair{NVML_VOLATILE_ECC, "volatile"}, std::pair{NVML_AGGREGATE_ECC, "aggregate"}}) {
+    for (auto [type, type_name] : {std::pair{NVML_MEMORY_ERROR_TYPE_CORRECTED, "corrected"},
+                                   std::pair{NVML_MEMORY_ERROR_TYPE_UNCORRECTED, "uncorrected"}}) {
+      const std::string field = fmt::format("ecc.{}.{}", counter_name, type_name);
+      ecc[counter_name][type_name] =
+          opt(r.read<unsigned long long>(field.c_str(), api.ecc_total, device, type, counter));
+    }
+  }
+  return ecc;
+}
+
+// Page retirement is pre-Ampere; Ampere and Hopper remap rows instead. Each is null where the
+// GPU has the other.
+nlohmann::json retired_pages_of(const NvmlApi &api, nvmlDevice_t device, FieldReader &r) {
+  if (!api.retired_pages)
+    return nullptr;
+  nlohmann::json pages = nlohmann::json::object();
+  bool supported = true;
+  for (auto [cause, cause_name] :
+       {std::pair{NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, "single_bit"},
+        std::pair{NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, "double_bit"}}) {
+    unsigned count = 0; // 0 with no buffer: NVML returns the count only
+    const nvmlReturn_t status = api.retired_pages(device, cause, &count, nullptr);
+    if (status == NVML_SUCCESS || status == NVML_ERROR_INSUFFICIENT_SIZE)
+      pages[cause_name] = count;
+    else
+      supported = r.check("retired_pages", status) && supported;
+  }
+  if (!supported)
+    return nullptr;
+  pages["pending"] =
+      enabled(r.read<nvmlEnableState_t>("retired_pages.pending", api.retired_pending, device));
+  return pages;
+}
+
 nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device) {
   nlohmann::json errors = nlohmann::json::object();
   FieldReader r(api, errors);
@@ -174,48 +220,9 @@ nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device
   gpu["temperature_c"] =
       opt(r.read<unsigned>("temperature_c", api.temperature, device, NVML_TEMPERATURE_GPU));
 
-  // ECC mode has two outputs (current, pending): read it by hand.
-  nlohmann::json ecc = {{"enabled_current", nullptr}, {"enabled_pending", nullptr}};
-  if (api.ecc_mode) {
-    nvmlEnableState_t current{}, pending{};
-    if (r.check("ecc.mode", api.ecc_mode(device, &current, &pending))) {
-      ecc["enabled_current"] = enabled(current);
-      ecc["enabled_pending"] = enabled(pending);
-    }
-  }
-  for (auto [counter, counter_name] :
-       {std::pair{NVML_VOLATILE_ECC, "volatile"}, std::pair{NVML_AGGREGATE_ECC, "aggregate"}}) {
-    for (auto [type, type_name] : {std::pair{NVML_MEMORY_ERROR_TYPE_CORRECTED, "corrected"},
-                                   std::pair{NVML_MEMORY_ERROR_TYPE_UNCORRECTED, "uncorrected"}}) {
-      const std::string field = fmt::format("ecc.{}.{}", counter_name, type_name);
-      ecc[counter_name][type_name] =
-          opt(r.read<unsigned long long>(field.c_str(), api.ecc_total, device, type, counter));
-    }
-  }
-  gpu["ecc"] = std::move(ecc);
+  gpu["ecc"] = ecc_of(api, device, r);
 
-  // Page retirement is pre-Ampere; Ampere and Hopper remap rows instead. Each is null where
-  // the GPU has the other.
-  gpu["retired_pages"] = nullptr;
-  if (api.retired_pages) {
-    nlohmann::json pages = nlohmann::json::object();
-    bool supported = true;
-    for (auto [cause, cause_name] :
-         {std::pair{NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, "single_bit"},
-          std::pair{NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, "double_bit"}}) {
-      unsigned count = 0; // 0 with no buffer: NVML returns the count only
-      const nvmlReturn_t status = api.retired_pages(device, cause, &count, nullptr);
-      if (status == NVML_SUCCESS || status == NVML_ERROR_INSUFFICIENT_SIZE)
-        pages[cause_name] = count;
-      else
-        supported = r.check("retired_pages", status) && supported;
-    }
-    if (supported) {
-      pages["pending"] =
-          enabled(r.read<nvmlEnableState_t>("retired_pages.pending", api.retired_pending, device));
-      gpu["retired_pages"] = std::move(pages);
-    }
-  }
+  gpu["retired_pages"] = retired_pages_of(api, device, r);
   gpu["remapped_rows"] = nullptr;
   if (api.remapped_rows) {
     unsigned correctable = 0, uncorrectable = 0, pending = 0, failure = 0;
