@@ -93,6 +93,23 @@ nlohmann::json moved(const nlohmann::json &deltas) {
   return deltas.is_number() && deltas.get<double>() == 0 ? nlohmann::json() : deltas;
 }
 
+// Every rank's usable NICs, gathered under `key`, and the matrix's endpoints planned from them.
+NicMatrixPlan gather_nic_plan(RunContext &ctx, const Point &p, const VerbsPointSpec &base,
+                              const std::string &key, Milliseconds peer_timeout) {
+  RankNics mine{ctx.host(), {}, ""};
+  std::string why_none;
+  const auto devices = verbs_device_names(why_none);
+  if (!devices.empty()) // else why_none already says why (no verbs build, ENOSYS, none found)
+    mine.usable = active_devices(base.sysfs_root, devices, base.port, why_none);
+  mine.why_none = why_none;
+  const auto all = store_all_gather(*ctx.store(), key, ctx.rank(), ctx.world_size(),
+                                    encode_rank_nics(mine), peer_timeout);
+  std::vector<RankNics> ranks;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    ranks.push_back(decode_rank_nics(all[r], static_cast<int>(r)));
+  return plan_nic_matrix(ranks, p.text(record::kNics), p.text(record::kNodeIdentity) == "rank");
+}
+
 Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   PairMatrixSpec spec;
   spec.prefix = fmt::format("nic_pairs/{}/", points_run_++);
@@ -114,19 +131,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
   base.qps = static_cast<int>(p.integer(record::kQps));
   base.inline_bytes = base.verb == Verb::read ? 0 : 64;
 
-  RankNics mine{ctx.host(), {}, ""};
-  std::string why_none;
-  const auto devices = verbs_device_names(why_none);
-  if (!devices.empty()) // else why_none already says why (no verbs build, ENOSYS, none found)
-    mine.usable = active_devices(base.sysfs_root, devices, base.port, why_none);
-  mine.why_none = why_none;
-  const auto all = store_all_gather(store, spec.prefix + "nics", ctx.rank(), ctx.world_size(),
-                                    encode_rank_nics(mine), peer_timeout);
-  std::vector<RankNics> ranks;
-  for (std::size_t r = 0; r < all.size(); ++r)
-    ranks.push_back(decode_rank_nics(all[r], static_cast<int>(r)));
-  const NicMatrixPlan plan =
-      plan_nic_matrix(ranks, p.text(record::kNics), p.text(record::kNodeIdentity) == "rank");
+  const NicMatrixPlan plan = gather_nic_plan(ctx, p, base, spec.prefix + "nics", peer_timeout);
   if (plan.waive)
     return Outcome::waived(*plan.waive);
   if (!plan.problems.empty()) {

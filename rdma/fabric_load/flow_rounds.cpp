@@ -162,6 +162,26 @@ bool contains(const std::vector<int> &ranks, int r) {
   return std::find(ranks.begin(), ranks.end(), r) != ranks.end();
 }
 
+// A sender's own flow: its bandwidth, and its queue pairs' spread where it has several.
+void put_flow_metrics(Outcome &out, const FlowFigures &flow) {
+  out.metrics = flow.measurement;
+  out.metrics[record::kBandwidthGbitsPerS] = flow.gbits_per_s;
+  if (flow.bytes_per_qp.size() > 1) {
+    const auto per_qp = flow.gbits_per_s_per_qp();
+    out.metrics[record::kPerQpGbitsPerS] = to_json(flow_spread(per_qp), per_qp);
+    out.metrics[record::kJainFairnessIndex] = jain_fairness_index(per_qp);
+  }
+}
+
+// What sender `s` posted for the receiver: its flow, counter deltas and device.
+nlohmann::json sender_result(Store &store, const std::string &prefix, int s, Milliseconds timeout) {
+  try {
+    return nlohmann::json::parse(store.get(prefix + "result/" + std::to_string(s), timeout));
+  } catch (const nlohmann::json::exception &e) {
+    throw BackendError(fmt::format("rank {}'s flow figures are malformed: {}", s, e.what()));
+  }
+}
+
 } // namespace
 
 Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &side) {
@@ -208,13 +228,7 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
                              {record::kPortCounterDeltas, deltas},
                              {record::kEndDevice, side.device()}}
                   .dump());
-    out.metrics = flow.measurement;
-    out.metrics[record::kBandwidthGbitsPerS] = flow.gbits_per_s;
-    if (flow.bytes_per_qp.size() > 1) {
-      const auto per_qp = flow.gbits_per_s_per_qp();
-      out.metrics[record::kPerQpGbitsPerS] = to_json(flow_spread(per_qp), per_qp);
-      out.metrics[record::kJainFairnessIndex] = jain_fairness_index(per_qp);
-    }
+    put_flow_metrics(out, flow);
     put_counters(out, deltas, phase_s);
     if (const nlohmann::json entropy = side.flow_entropy(); !entropy.is_null())
       out.metrics[record::kFlowEntropy] = entropy;
@@ -235,12 +249,7 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
   nlohmann::json ends = nlohmann::json::array();
   nlohmann::json flow_list = nlohmann::json::array();
   for (int s : spec.senders) {
-    nlohmann::json result;
-    try {
-      result = nlohmann::json::parse(store.get(p + "result/" + std::to_string(s), long_wait));
-    } catch (const nlohmann::json::exception &e) {
-      throw BackendError(fmt::format("rank {}'s flow figures are malformed: {}", s, e.what()));
-    }
+    const nlohmann::json result = sender_result(store, p, s, long_wait);
     const FlowFigures flow = FlowFigures::from_json(result.at(kWireFlow));
     flows.push_back(flow.gbits_per_s);
     flow_list.push_back({{record::kEndRank, s},

@@ -69,6 +69,40 @@ int read_numa_node(const std::string &sysfs_root, const std::string &device) {
 
 std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
 
+// The device named, else the first whose port is ACTIVE: its context, and its name in `device`.
+std::unique_ptr<ibv_context, ContextClose> open_device(const EndpointConfig &config,
+                                                       std::string &device) {
+  int count = 0;
+  std::unique_ptr<ibv_device *, DeviceListFree> list(ibv_get_device_list(&count));
+  RAILGAUGE_VERBS_NOT_NULL(list, ibv_get_device_list(&count));
+  std::vector<std::string> seen;
+  std::unique_ptr<ibv_context, ContextClose> opened;
+  for (int i = 0; i < count && !opened; ++i) {
+    ibv_device *dev = list.get()[i];
+    const std::string name = ibv_get_device_name(dev);
+    seen.push_back(name);
+    if (!config.device.empty() && name != config.device)
+      continue;
+    std::unique_ptr<ibv_context, ContextClose> ctx(ibv_open_device(dev));
+    RAILGAUGE_VERBS_NOT_NULL(ctx, ibv_open_device(dev));
+    ibv_port_attr port{};
+    if (ibv_query_port(ctx.get(), static_cast<std::uint8_t>(config.port), &port) != 0 ||
+        (config.device.empty() && port.state != IBV_PORT_ACTIVE))
+      continue;
+    opened = std::move(ctx);
+    device = name;
+  }
+  if (!opened)
+    throw InputError(
+        config.device.empty()
+            ? fmt::format("no RDMA device has port {} ACTIVE", config.port)
+            : fmt::format("no RDMA device '{}' with port {}", config.device, config.port),
+        "axis device",
+        fmt::format("use one of: {}",
+                    seen.empty() ? "(none)" : fmt::format("{}", fmt::join(seen, ", "))));
+  return opened;
+}
+
 } // namespace
 
 // Declared in the header as an opaque type: members are destroyed in reverse order, so QPs go
@@ -106,33 +140,7 @@ Endpoint::Endpoint(const EndpointConfig &config, hwloc_topology_t topology)
   if (config.qps < 1 || config.send_depth < 1 || config.recv_depth < 1)
     throw InputError("qps, send and receive depths must be at least 1", "rdma axes",
                      "use qps >= 1 and tx_depth >= 1");
-  int count = 0;
-  std::unique_ptr<ibv_device *, DeviceListFree> list(ibv_get_device_list(&count));
-  RAILGAUGE_VERBS_NOT_NULL(list, ibv_get_device_list(&count));
-  std::vector<std::string> seen;
-  for (int i = 0; i < count && !h_->context; ++i) {
-    ibv_device *dev = list.get()[i];
-    const std::string name = ibv_get_device_name(dev);
-    seen.push_back(name);
-    if (!config.device.empty() && name != config.device)
-      continue;
-    std::unique_ptr<ibv_context, ContextClose> ctx(ibv_open_device(dev));
-    RAILGAUGE_VERBS_NOT_NULL(ctx, ibv_open_device(dev));
-    ibv_port_attr port{};
-    if (ibv_query_port(ctx.get(), static_cast<std::uint8_t>(config.port), &port) != 0 ||
-        (config.device.empty() && port.state != IBV_PORT_ACTIVE))
-      continue;
-    h_->context = std::move(ctx);
-    device_ = name;
-  }
-  if (!h_->context)
-    throw InputError(
-        config.device.empty()
-            ? fmt::format("no RDMA device has port {} ACTIVE", config.port)
-            : fmt::format("no RDMA device '{}' with port {}", config.device, config.port),
-        "axis device",
-        fmt::format("use one of: {}",
-                    seen.empty() ? "(none)" : fmt::format("{}", fmt::join(seen, ", "))));
+  h_->context = open_device(config, device_);
   ibv_context *ctx = h_->context.get();
 
   ibv_port_attr port{};

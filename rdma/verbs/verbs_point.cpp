@@ -245,6 +245,64 @@ Measurement measure_under_rule(const RunContext &ctx, const VerbsPointSpec &s,
   return counted.measure(timer, op);
 }
 
+// A latency point: round trips under the stopping rule, as perftest reports them.
+nlohmann::json measure_latency(const RunContext &ctx, const VerbsPointSpec &s, Endpoint &ep,
+                               const TrafficShape &shape) {
+  const PortCounters before = counters_of(ep);
+  PingPong pingpong(ep, shape);
+  PerCallTimer timer;
+  const Measurement m = measure_under_rule(ctx, s, 1, timer, [&] { pingpong.round_trip(); });
+  const PortCounters after = counters_of(ep);
+  // perftest's convention: WRITE and SEND latency is half the round trip; READ is the
+  // round trip (the request and the data are one operation).
+  const double scale = s.verb == Verb::read ? 1.0 : 0.5;
+  std::vector<double> latency = timer.calls_s();
+  // Iterations: the batch's N round trips, as perftest's -n (nothing else is stamped then).
+  if (s.iterations > 0 && latency.size() > s.iterations)
+    latency.erase(latency.begin(), latency.end() - static_cast<std::ptrdiff_t>(s.iterations));
+  for (double &v : latency)
+    v *= scale;
+  nlohmann::json metrics = m.to_json();
+  metrics[record::kLatency] = to_json(summarize_latency(latency));
+  metrics[record::kLatencyDefinition] =
+      s.verb == Verb::read ? "round trip" : "round trip / 2 (as perftest)";
+  metrics[record::kRoundTripsMeasured] = timer.measured();
+  metrics[record::kRoundTripsKept] = latency.size();
+  metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
+  return metrics;
+}
+
+// A bandwidth point: messages streamed under the stopping rule.
+nlohmann::json measure_bandwidth(const RunContext &ctx, const VerbsPointSpec &s, Endpoint &ep,
+                                 const TrafficShape &shape) {
+  const PortCounters before = counters_of(ep);
+  Streamer streamer(ep, shape);
+  const std::uint64_t unit = static_cast<std::uint64_t>(ep.config().qps) * shape.cq_moderation;
+  const std::uint64_t per_call = (wanted_per_call(s) + unit - 1) / unit * unit;
+  // A cumulative target, so that overshoot in one call is credited to the next and the
+  // calls average exactly per_call messages.
+  std::uint64_t target = 0;
+  HostTimer timer;
+  const Measurement m = measure_under_rule(ctx, s, per_call, timer, [&] {
+    target += per_call;
+    if (streamer.completed() < target)
+      streamer.run(target - streamer.completed());
+  });
+  streamer.drain(std::min(kDrainTimeout_s, s.peer_timeout_s));
+  const PortCounters after = counters_of(ep);
+  const std::uint64_t bytes_per_call = per_call * s.size_bytes;
+  nlohmann::json metrics = m.bandwidth_metrics(bytes_per_call);
+  metrics[record::kBandwidthGbitsPerS] = 8.0 * bytes_per_call / m.time_s.median / 1e9;
+  metrics[record::kBandwidthMaxGbitsPerS] = 8.0 * bytes_per_call / m.time_s.min / 1e9;
+  metrics[record::kMessageRatePerS] = static_cast<double>(per_call) / m.time_s.median;
+  metrics[record::kMessagesPerCall] = per_call;
+  metrics[record::kMessagesMeasured] =
+      per_call * std::uint64_t{m.samples_s.size()} * static_cast<std::uint64_t>(m.batch);
+  metrics[record::kMessagesCompleted] = streamer.completed();
+  metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
+  return metrics;
+}
+
 Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
                    const std::string &prefix) {
   std::optional<Endpoint> opened;
@@ -267,54 +325,8 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
 
   Outcome out;
   try {
-    const PortCounters before = counters_of(ep);
-    if (is_latency(s)) {
-      PingPong pingpong(ep, shape);
-      PerCallTimer timer;
-      const Measurement m = measure_under_rule(ctx, s, 1, timer, [&] { pingpong.round_trip(); });
-      const PortCounters after = counters_of(ep);
-      // perftest's convention: WRITE and SEND latency is half the round trip; READ is the
-      // round trip (the request and the data are one operation).
-      const double scale = s.verb == Verb::read ? 1.0 : 0.5;
-      std::vector<double> latency = timer.calls_s();
-      // Iterations: the batch's N round trips, as perftest's -n (nothing else is stamped then).
-      if (s.iterations > 0 && latency.size() > s.iterations)
-        latency.erase(latency.begin(), latency.end() - static_cast<std::ptrdiff_t>(s.iterations));
-      for (double &v : latency)
-        v *= scale;
-      out.metrics = m.to_json();
-      out.metrics[record::kLatency] = to_json(summarize_latency(latency));
-      out.metrics[record::kLatencyDefinition] =
-          s.verb == Verb::read ? "round trip" : "round trip / 2 (as perftest)";
-      out.metrics[record::kRoundTripsMeasured] = timer.measured();
-      out.metrics[record::kRoundTripsKept] = latency.size();
-      out.metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
-    } else {
-      Streamer streamer(ep, shape);
-      const std::uint64_t unit = static_cast<std::uint64_t>(ep.config().qps) * shape.cq_moderation;
-      const std::uint64_t per_call = (wanted_per_call(s) + unit - 1) / unit * unit;
-      // A cumulative target, so that overshoot in one call is credited to the next and the
-      // calls average exactly per_call messages.
-      std::uint64_t target = 0;
-      HostTimer timer;
-      const Measurement m = measure_under_rule(ctx, s, per_call, timer, [&] {
-        target += per_call;
-        if (streamer.completed() < target)
-          streamer.run(target - streamer.completed());
-      });
-      streamer.drain(std::min(kDrainTimeout_s, s.peer_timeout_s));
-      const PortCounters after = counters_of(ep);
-      const std::uint64_t bytes_per_call = per_call * s.size_bytes;
-      out.metrics = m.bandwidth_metrics(bytes_per_call);
-      out.metrics[record::kBandwidthGbitsPerS] = 8.0 * bytes_per_call / m.time_s.median / 1e9;
-      out.metrics[record::kBandwidthMaxGbitsPerS] = 8.0 * bytes_per_call / m.time_s.min / 1e9;
-      out.metrics[record::kMessageRatePerS] = static_cast<double>(per_call) / m.time_s.median;
-      out.metrics[record::kMessagesPerCall] = per_call;
-      out.metrics[record::kMessagesMeasured] =
-          per_call * std::uint64_t{m.samples_s.size()} * static_cast<std::uint64_t>(m.batch);
-      out.metrics[record::kMessagesCompleted] = streamer.completed();
-      out.metrics[record::kPortCounterDeltas] = counter_deltas(before, after);
-    }
+    out.metrics =
+        is_latency(s) ? measure_latency(ctx, s, ep, shape) : measure_bandwidth(ctx, s, ep, shape);
   } catch (...) {
     try {
       ep.write_peer_control(1, 5);
