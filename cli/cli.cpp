@@ -162,6 +162,56 @@ std::string run_examples() {
         "the host DRAM kernels only, over a sweep of your own"}});
 }
 
+// One subcommand per family that has benchmarks: its benchmarks at their default axes.
+struct FamilyCommands {
+  std::vector<std::pair<CLI::App *, std::string>> cmds;
+  CommonOptions options;
+  // `railgauge gemm --model gpt3-175b --tp 1,2,4,8`: the headline sweep without -a syntax.
+  std::optional<std::string> gemm_model, gemm_tp;
+  // `railgauge collectives --groups tp=8,pp=4,dp=rest`: each group type alone, commas allowed.
+  std::optional<std::string> collective_groups;
+};
+
+// The options are bound to `f`'s members, which must outlive the parse.
+void add_family_commands(CLI::App &app, const Registry &registry, FamilyCommands &f) {
+  for (const char *family : kFamilies) {
+    if (registry.match(std::string(family) + ".*").empty())
+      continue;
+    auto *cmd = app.add_subcommand(family, fmt::format("Run the {}.* benchmarks", family));
+    add_common_options(*cmd, f.options);
+    if (std::string_view(family) == "gemm") {
+      cmd->add_option("--model", f.gemm_model,
+                      "The GPU TP sweep of this model: --filter gemm.cublaslt -a model=NAME");
+      cmd->add_option("--tp", f.gemm_tp, "With --model: TP degrees, e.g. 1,2,4,8 (-a tp=...)");
+    }
+    if (std::string_view(family) == "collectives")
+      cmd->add_option("--groups", f.collective_groups,
+                      "Group split, fastest-varying first, e.g. tp=8,pp=4,dp=rest: runs each "
+                      "group type alone (-a groups=tp=8+pp=4+dp=rest -a group_type=tp,pp,dp; "
+                      "add -a group_type=concurrent for all at once)");
+    f.cmds.emplace_back(cmd, family);
+  }
+}
+
+// A family command: its benchmarks, with the options that stand for axes turned into them.
+int run_family(Registry &&registry, const std::string &family, FamilyCommands &f,
+               const std::vector<std::string> &args, rdma::LedgerPlace *ledger) {
+  SuiteEntry entry;
+  entry.key_glob = family + ".*";
+  entry.where = family;
+  if (f.gemm_model) {
+    f.options.axes.push_back("model=" + *f.gemm_model);
+    if (!f.options.filter)
+      f.options.filter = gemm::record::kCublasLt;
+  }
+  if (f.gemm_tp)
+    f.options.axes.push_back("tp=" + *f.gemm_tp);
+  if (f.collective_groups)
+    add_group_axes(*f.collective_groups, f.options.axes);
+  return measure_entries(std::move(registry), {entry}, f.options, args,
+                         {{"name", family}, {"path", nullptr}}, ledger);
+}
+
 int dispatch(int argc, char **argv) {
   // Filled by measure_entries once it has made the run directory, before any point runs.
   const auto ledger = std::make_shared<rdma::LedgerPlace>();
@@ -205,30 +255,8 @@ int dispatch(int argc, char **argv) {
   BurninOptions burnin_options;
   auto *burnin = add_burnin_command(app, burnin_options);
 
-  // One subcommand per family that has benchmarks: its benchmarks at their default axes.
-  std::vector<std::pair<CLI::App *, std::string>> family_cmds;
-  CommonOptions family_options;
-  // `railgauge gemm --model gpt3-175b --tp 1,2,4,8`: the headline sweep without -a syntax.
-  std::optional<std::string> gemm_model, gemm_tp;
-  // `railgauge collectives --groups tp=8,pp=4,dp=rest`: each group type alone, commas allowed.
-  std::optional<std::string> collective_groups;
-  for (const char *family : kFamilies) {
-    if (registry.match(std::string(family) + ".*").empty())
-      continue;
-    auto *cmd = app.add_subcommand(family, fmt::format("Run the {}.* benchmarks", family));
-    add_common_options(*cmd, family_options);
-    if (std::string_view(family) == "gemm") {
-      cmd->add_option("--model", gemm_model,
-                      "The GPU TP sweep of this model: --filter gemm.cublaslt -a model=NAME");
-      cmd->add_option("--tp", gemm_tp, "With --model: TP degrees, e.g. 1,2,4,8 (-a tp=...)");
-    }
-    if (std::string_view(family) == "collectives")
-      cmd->add_option("--groups", collective_groups,
-                      "Group split, fastest-varying first, e.g. tp=8,pp=4,dp=rest: runs each "
-                      "group type alone (-a groups=tp=8+pp=4+dp=rest -a group_type=tp,pp,dp; "
-                      "add -a group_type=concurrent for all at once)");
-    family_cmds.emplace_back(cmd, family);
-  }
+  FamilyCommands families;
+  add_family_commands(app, registry, families);
 
   // Commands that read run directories run inside parse() and set this.
   int analysis_exit = -1;
@@ -261,24 +289,9 @@ int dispatch(int argc, char **argv) {
     return measure_entries(std::move(registry), suite.entries, run_options, args,
                            {{"name", suite.name}, {"path", path}}, ledger.get());
   }
-  for (const auto &[cmd, family] : family_cmds) {
-    if (cmd->parsed()) {
-      SuiteEntry entry;
-      entry.key_glob = family + ".*";
-      entry.where = family;
-      if (gemm_model) {
-        family_options.axes.push_back("model=" + *gemm_model);
-        if (!family_options.filter)
-          family_options.filter = gemm::record::kCublasLt;
-      }
-      if (gemm_tp)
-        family_options.axes.push_back("tp=" + *gemm_tp);
-      if (collective_groups)
-        add_group_axes(*collective_groups, family_options.axes);
-      return measure_entries(std::move(registry), {entry}, family_options, args,
-                             {{"name", family}, {"path", nullptr}}, ledger.get());
-    }
-  }
+  for (const auto &[cmd, family] : families.cmds)
+    if (cmd->parsed())
+      return run_family(std::move(registry), family, families, args, ledger.get());
   return code(ExitStatus::bad_input);
 }
 

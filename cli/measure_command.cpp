@@ -297,6 +297,56 @@ void say_run_not_stored(const std::string &db_url, const std::string &run_dir) {
               << std::flush;
 }
 
+std::vector<AxisOverride> parse_overrides(const CommonOptions &o) {
+  std::vector<AxisOverride> overrides;
+  for (const auto &a : o.axes)
+    overrides.push_back(parse_axis_override(a));
+  return overrides;
+}
+
+void check_resume_flags(const CommonOptions &o) {
+  if (!o.resume_dir && (o.force || o.retry_errors))
+    throw InputError("--force and --retry-errors only go with --resume",
+                     o.force ? "--force" : "--retry-errors", "add --resume RUN_DIR, or drop them");
+}
+
+// Where the pair matrices' coverage ledger lives: beside the run, and with --db in the history.
+void fill_ledger(rdma::LedgerPlace &ledger, const std::string &run_dir, const CommonOptions &o,
+                 const std::string &db_url) {
+  ledger.run_dir = run_dir;
+  if (!db_url.empty())
+    ledger.stored = stored_ledger(o.db, db_url);
+}
+
+// The ranks start together; one that never comes is named (and this rank's run.json says so).
+// True when this node lacks what it must have.
+bool refused_at_start(const std::vector<std::string> &unmet, World &world, Manifest &manifest,
+                      const std::string &run_dir) {
+  try {
+    // A node without the hardware it must have is a failed node (drain it), not a run with
+    // problems: a missing GPU is the commonest fault a burn-in meets.
+    return refuse_if_unmet(unmet, world, manifest, run_dir).has_value();
+  } catch (const BackendError &e) {
+    mark_run_failed(manifest, e.what(), {});
+    throw;
+  }
+}
+
+// The exit status of a run whose points all ran, stored in the fleet history with --db.
+int finished_run_status(const CommonOptions &o, const std::map<std::string, int> &counts,
+                        const std::vector<NoisyPoint> &noisy, const std::string &db_url,
+                        const std::string &run_dir) {
+  if (!o.quiet)
+    std::cerr << fmt::format("run directory: {}\n", run_dir);
+  // A noisy point is said whatever the output format, as the exit status it sets needs a reason.
+  if (!noisy.empty())
+    std::cerr << noisy_points_line(noisy) << '\n';
+  const bool bad = counts.count("failed") || counts.count("error") || !noisy.empty();
+  const int status = code(bad ? ExitStatus::problems : ExitStatus::ok);
+  // Stored once whole: a run cut short is not (its --resume is, under the same run id).
+  return db_url.empty() ? status : ingest_finished_run(o.db, db_url, run_dir, status);
+}
+
 } // namespace
 
 int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, const CommonOptions &o,
@@ -307,9 +357,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   // directory.
   const auto expected = parse_expectations(o.expect, "--expect");
   const auto db_url = run_db_url(o.db);
-  std::vector<AxisOverride> overrides;
-  for (const auto &a : o.axes)
-    overrides.push_back(parse_axis_override(a));
+  const std::vector<AxisOverride> overrides = parse_overrides(o);
   for (auto &entry : entries)
     entry.measure = apply_measure_flags(entry.measure, o);
 
@@ -331,9 +379,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   ctx.set_verify(!o.no_verify);
   const RunPlan plan = make_plan(registry, entries, overrides, o.filter, ctx);
 
-  if (!o.resume_dir && (o.force || o.retry_errors))
-    throw InputError("--force and --retry-errors only go with --resume",
-                     o.force ? "--force" : "--retry-errors", "add --resume RUN_DIR, or drop them");
+  check_resume_flags(o);
   // --resume: the same directory, manifest and records file, checked against this plan.
   std::optional<RunDirLock> lock;
   std::optional<ResumeState> resume;
@@ -342,11 +388,8 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     reopen_for_resume(o, argv, suite_info, plan, host, ctx.rank(), world, store_timeout, lock,
                       resume, manifest);
   const RunIdentity id = resume ? resume->id() : world.create_run_directory(o.out_dir);
-  if (ledger) {
-    ledger->run_dir = id.dir;
-    if (!db_url.empty())
-      ledger->stored = stored_ledger(o.db, db_url);
-  }
+  if (ledger)
+    fill_ledger(*ledger, id.dir, o, db_url);
   if (!lock)
     lock.emplace(id.dir);
   RecordFile records(id.dir + "/records.jsonl");
@@ -385,16 +428,8 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   // Where the records go, before the first point: a job that is cut short still said it.
   if (!o.quiet)
     std::cerr << fmt::format("railgauge: run directory {}\n", id.dir);
-  // The ranks start together; one that never comes is named (and this rank's run.json says so).
-  try {
-    // A node without the hardware it must have is a failed node (drain it), not a run with
-    // problems: a missing GPU is the commonest fault a burn-in meets.
-    if (refuse_if_unmet(unmet, world, *manifest, id.dir))
-      return code(ExitStatus::fail);
-  } catch (const BackendError &e) {
-    mark_run_failed(*manifest, e.what(), {});
-    throw;
-  }
+  if (refused_at_start(unmet, world, *manifest, id.dir))
+    return code(ExitStatus::fail);
   std::string stopped_early;
   output.stopped_early = &stopped_early;
   std::map<std::string, int> counts;
@@ -409,15 +444,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     say_not_stored();
     throw;
   }
-  if (!o.quiet)
-    std::cerr << fmt::format("run directory: {}\n", id.dir);
-  // A noisy point is said whatever the output format, as the exit status it sets needs a reason.
-  if (!noisy.empty())
-    std::cerr << noisy_points_line(noisy) << '\n';
-  const bool bad = counts.count("failed") || counts.count("error") || !noisy.empty();
-  const int status = code(bad ? ExitStatus::problems : ExitStatus::ok);
-  // Stored once whole: a run cut short is not (its --resume is, under the same run id).
-  return db_url.empty() ? status : ingest_finished_run(o.db, db_url, id.dir, status);
+  return finished_run_status(o, counts, noisy, db_url, id.dir);
 }
 
 } // namespace railgauge
