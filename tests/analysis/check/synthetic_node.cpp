@@ -177,58 +177,9 @@ public:
       out.metrics[offload::record::kPcieLinkDowntrained] = gen4;
       out.conclude_data_check({});
     } else if (starts_with(key, "rdma.")) {
-      out.device = {{"nic", "mlx5_0"}, {"port", 1}, {"numa", 0}};
-      namespace r = rdma::record;
-      json deltas = {{"counters",
-                      {{"link_downed", faults_.nic_link_downed ? 2 : 0},
-                       {"symbol_error", faults_.bad_cable ? 1200 : 0}}},
-                     {"hw_counters", json::object()}};
-      if (key.ends_with("_lat")) {
-        rdma::LatencySummary l;
-        l.n = 1000;
-        l.p50_s = 2.0e-6; // ib_write_lat on NDR: about 2 us at 2 bytes (Imbue's p99 bound 4.2 us)
-        l.min_s = 1.9e-6;
-        l.p90_s = 2.1e-6;
-        l.p99_s = 2.4e-6;
-        l.p999_s = 3.0e-6;
-        l.max_s = faults_.latency_tail ? 200 * l.p50_s : 6.0e-6;
-        l.mean_s = 2.02e-6;
-        l.stdev_s = 0.1e-6;
-        out.metrics[r::kLatency] = rdma::to_json(l);
-      } else {
-        // 392 of 400 Gb/s at 8 MiB (Azure NHC's floor is 380), lower below 64 KiB
-        // A marginal cable retrains or retransmits: the 205.8 Gb/s of 400 that the real
-        // moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu0-gpu0_client.log shows is 0.53.
-        const double cable = faults_.bad_cable ? 0.55 : 1.0;
-        const double gbits =
-            cable * 392.0 * std::min(1.0, 0.05 + static_cast<double>(size) / 65536.0);
-        out.metrics = measured(static_cast<double>(size) * 8 / (gbits * 1e9)).to_json();
-        out.metrics[r::kBandwidthGbitsPerS] = gbits;
-        if (p.has(r::kDirection) && p.text(r::kDirection) == "bidir")
-          out.metrics[r::kBidirectionalGbitsPerS] = 1.96 * gbits;
-      }
-      out.metrics[r::kPortCounterDeltas] = deltas;
+      put_rdma(key, p, size, out);
     } else if (starts_with(key, "collectives.nccl")) {
-      const auto kind = kind_of(key, p);
-      double busbw = nccl_busbw_gbytes_per_s(kind) * std::min(1.0, 0.9 + size / (4.0 * (1 << 30)));
-      if (faults_.allreduce_falls && kind == collectives::Kind::all_reduce &&
-          size > (std::int64_t{1} << 30))
-        busbw *= 0.5;
-      // The time that gives this busbw, through the family's own bandwidth arithmetic.
-      LockstepResult r;
-      r.ranks = kGpus;
-      r.timer = "synthetic";
-      const auto with_time = [&](double t) {
-        r.time_s = measured(t).time_s;
-        r.own_time_s = r.time_s;
-        return collectives::collective_metrics(r, kind, static_cast<std::uint64_t>(size), kGpus);
-      };
-      const double guess_s = static_cast<double>(size) / (busbw * 1e9);
-      const double got = with_time(guess_s)[collectives::record::kBusbwGbytesPerS].get<double>();
-      out.metrics = with_time(guess_s * got / busbw);
-      out.device = {{"gpus", kGpus}};
-      collectives::add_group_params(out.derived_params, {"nccl", kGpus, "world", 0, kGpus, 1});
-      out.conclude_data_check({});
+      put_nccl(key, p, size, out);
     } else {
       // Host points (CPU BLAS, host memory, TCP): judged by the record status only.
       out.device = {{"numa", 0}};
@@ -239,6 +190,65 @@ public:
   }
 
 private:
+  // A NIC point: ib_write_lat and ib_write_bw figures on NDR, with the node's NIC faults.
+  void put_rdma(const std::string &key, const Point &p, std::int64_t size, Outcome &out) const {
+    out.device = {{"nic", "mlx5_0"}, {"port", 1}, {"numa", 0}};
+    namespace r = rdma::record;
+    json deltas = {{"counters",
+                    {{"link_downed", faults_.nic_link_downed ? 2 : 0},
+                     {"symbol_error", faults_.bad_cable ? 1200 : 0}}},
+                   {"hw_counters", json::object()}};
+    if (key.ends_with("_lat")) {
+      rdma::LatencySummary l;
+      l.n = 1000;
+      l.p50_s = 2.0e-6; // ib_write_lat on NDR: about 2 us at 2 bytes (Imbue's p99 bound 4.2 us)
+      l.min_s = 1.9e-6;
+      l.p90_s = 2.1e-6;
+      l.p99_s = 2.4e-6;
+      l.p999_s = 3.0e-6;
+      l.max_s = faults_.latency_tail ? 200 * l.p50_s : 6.0e-6;
+      l.mean_s = 2.02e-6;
+      l.stdev_s = 0.1e-6;
+      out.metrics[r::kLatency] = rdma::to_json(l);
+    } else {
+      // 392 of 400 Gb/s at 8 MiB (Azure NHC's floor is 380), lower below 64 KiB
+      // A marginal cable retrains or retransmits: the 205.8 Gb/s of 400 that the real
+      // moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu0-gpu0_client.log shows is 0.53.
+      const double cable = faults_.bad_cable ? 0.55 : 1.0;
+      const double gbits =
+          cable * 392.0 * std::min(1.0, 0.05 + static_cast<double>(size) / 65536.0);
+      out.metrics = measured(static_cast<double>(size) * 8 / (gbits * 1e9)).to_json();
+      out.metrics[r::kBandwidthGbitsPerS] = gbits;
+      if (p.has(r::kDirection) && p.text(r::kDirection) == "bidir")
+        out.metrics[r::kBidirectionalGbitsPerS] = 1.96 * gbits;
+    }
+    out.metrics[r::kPortCounterDeltas] = deltas;
+  }
+
+  // An NCCL point: one healthy node's busbw, halved past 1 GiB where all_reduce falls.
+  void put_nccl(const std::string &key, const Point &p, std::int64_t size, Outcome &out) const {
+    const auto kind = kind_of(key, p);
+    double busbw = nccl_busbw_gbytes_per_s(kind) * std::min(1.0, 0.9 + size / (4.0 * (1 << 30)));
+    if (faults_.allreduce_falls && kind == collectives::Kind::all_reduce &&
+        size > (std::int64_t{1} << 30))
+      busbw *= 0.5;
+    // The time that gives this busbw, through the family's own bandwidth arithmetic.
+    LockstepResult r;
+    r.ranks = kGpus;
+    r.timer = "synthetic";
+    const auto with_time = [&](double t) {
+      r.time_s = measured(t).time_s;
+      r.own_time_s = r.time_s;
+      return collectives::collective_metrics(r, kind, static_cast<std::uint64_t>(size), kGpus);
+    };
+    const double guess_s = static_cast<double>(size) / (busbw * 1e9);
+    const double got = with_time(guess_s)[collectives::record::kBusbwGbytesPerS].get<double>();
+    out.metrics = with_time(guess_s * got / busbw);
+    out.device = {{"gpus", kGpus}};
+    collectives::add_group_params(out.derived_params, {"nccl", kGpus, "world", 0, kGpus, 1});
+    out.conclude_data_check({});
+  }
+
   Benchmark &real_;
   int node_;
   const NodeFaults &faults_;
