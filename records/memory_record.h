@@ -28,6 +28,9 @@ inline constexpr const char *kHbmBurn = "memory.burn";
 // Every local GPU at once: patterns written over most of the free HBM and checked where they lie
 // (memory/cuda/hbm_pattern.h), metrics.per_gpu, one per GPU
 inline constexpr const char *kHbmPattern = "memory.pattern";
+// Every ordered pair of local GPUs, one at a time: cudaMemcpyPeerAsync src -> dst, checked on dst
+// (memory/cuda/peer_copy.h), metrics.per_gpu, one per GPU with its outgoing pairs
+inline constexpr const char *kPeerCopy = "memory.peer_copy";
 inline constexpr const char *kHostCopy = "memory.host_copy";
 inline constexpr const char *kHostRead = "memory.host_read";
 inline constexpr const char *kHostWrite = "memory.host_write";
@@ -56,6 +59,8 @@ inline constexpr const char *kKernel = "kernel";
 inline constexpr const char *kRounds = "rounds";
 inline constexpr const char *kInjectFaults = "inject_faults";
 inline constexpr const char *kPatterns = "patterns"; // derived: the patterns' names, in order
+// memory.peer_copy's axis: timed copies per pair after the untimed one
+inline constexpr const char *kRepetitions = "repetitions";
 
 // Metrics
 inline constexpr const char *kBandwidthGbytesPerS = metric::kBandwidthGbytesPerS;
@@ -84,6 +89,17 @@ inline constexpr const char *kPerGpuMarginBytes = "margin_bytes";
 inline constexpr const char *kPerGpuChunks = "chunks";
 inline constexpr const char *kPerGpuPatternTimeS = "pattern_time_s";
 inline constexpr const char *kPerGpuInjectedFaults = "injected_faults";
+// memory.peer_copy: per GPU its outgoing pairs, the peer of its slowest one, and each pair's
+// fields beside kBandwidthGbytesPerS, kPerGpuBandwidthMinGbytesPerS, kWrongWords and the error;
+// over the node the ordered pairs that had no peer access (no figure, said in the pair)
+inline constexpr const char *kPerGpuPairs = "pairs";
+inline constexpr const char *kPerGpuWorstPeer = "worst_peer_gpu";
+inline constexpr const char *kPairSrc = "src";
+inline constexpr const char *kPairDst = "dst";
+inline constexpr const char *kPairPeerAccess = "peer_access";
+inline constexpr const char *kPairCopies = "copies";
+inline constexpr const char *kPairWords = "words";
+inline constexpr const char *kPairsWithoutPeerAccess = "pairs_without_peer_access";
 // ... each bad word's fields
 inline constexpr const char *kBadWordAddress = "address";
 inline constexpr const char *kBadWordExpected = "expected";
@@ -118,6 +134,8 @@ inline constexpr std::array kMetrics{
                 "memory.burn: the median GPU's median copy rate"},
     MetricField{kBurnBandwidthMaxGbytesPerS, "GB/s",
                 "memory.burn: the fastest GPU's median copy rate"},
+    MetricField{kPairsWithoutPeerAccess, "count",
+                "memory.peer_copy: ordered GPU pairs without peer access (not copied)"},
 };
 
 // A memory record, read: the typed view through which analysis reads the family.

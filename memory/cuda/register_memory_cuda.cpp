@@ -3,6 +3,7 @@
 #include "memory/cuda/hbm_burn.h"
 #include "memory/cuda/hbm_pattern.h"
 #include "memory/cuda/hbm_stream.h"
+#include "memory/cuda/peer_copy.h"
 
 namespace railgauge {
 
@@ -14,6 +15,7 @@ void register_memory_cuda(Registry &registry) {
   registry.add(memory::make_hbm_memcpy_d2d());
   registry.add(memory::make_hbm_burn());
   registry.add(memory::make_hbm_pattern());
+  registry.add(memory::make_peer_copy());
 }
 
 } // namespace railgauge

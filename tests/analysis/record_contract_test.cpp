@@ -341,7 +341,8 @@ TEST(RecordContract, EveryRegisteredKeyIsInItsFamilysContract) {
                           rdma::record::kTcpBw,           rdma::record::kTcpLat,
                           rdma::record::kTcpPairMatrix,   rdma::record::kQpScaling,
                           rdma::record::kIncast,          rdma::record::kLatencyUnderLoad,
-                          memory::record::kHbmBurn,       memory::record::kHbmPattern})
+                          memory::record::kHbmBurn,       memory::record::kHbmPattern,
+                          memory::record::kPeerCopy})
     keys.insert(key);
   for (const auto &row : collectives::record::kKindKeys)
     for (const char *key : {row.mpi, row.nccl, row.mpi_textbook, row.nccl_textbook})
