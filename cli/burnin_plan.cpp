@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/axis.h"
 #include "harness/error.h"
 
 namespace railgauge {
@@ -25,6 +26,19 @@ constexpr double kMinGemmDtypeBurnS = 15;
 // read back once (memory/cuda/hbm_pattern.h), over 0.98 of the memory (its margin).
 constexpr double kPatternPassesPerRound = 8;
 constexpr double kPatternCoveredShare = 0.98;
+
+// memory.peer_copy copies one pair at a time, each (repetitions + 1) times (memory/cuda/
+// peer_copy.h). The rate it is planned at is the slowest Hopper SXM NVLink a profile may meet:
+// 176.08 GB/s, an H800's device_to_device_memcpy_write_ce (nvbandwidth, every pair within 0.1%
+// of it; tests/fixtures/verdicts/real/llmaction_h800x8_nvbandwidth_v0.2_all_testcases_EXTRACT.txt)
+// against ~376 GB/s on an H100 SXM (p2pBandwidthLatencyTest, NVIDIA/nccl#1264). Each pair adds
+// an estimate of 0.1 s for its peer mapping, fill, zeroing and check; the phase 5 s for every
+// GPU's context and buffers.
+constexpr double kPeerCopyPlanGbytesPerS = 176.08;
+constexpr double kPeerCopyPerPairS = 0.1;
+constexpr double kPeerCopySetupS = 5;
+constexpr double kPeerCopyDefaultBytes = 256.0 * (1 << 20);
+constexpr double kPeerCopyDefaultRepetitions = 8;
 
 // A phase's axis that must be one positive number (`whole`: a whole one), else `otherwise` where
 // the suite leaves it out. Throws InputError at the suite's line.
@@ -49,6 +63,27 @@ double positive_axis(const SuiteEntry &e, const std::string &axis, double otherw
 
 double axis_seconds(const SuiteEntry &e, const std::string &axis, double otherwise) {
   return positive_axis(e, axis, otherwise, false);
+}
+
+// memory.peer_copy's time on `gpus` GPUs (see kPeerCopyPlanGbytesPerS), what it counts in
+// `estimate`.
+double peer_copy_around_s(const SuiteEntry &e, int gpus, std::string &estimate) {
+  double bytes = kPeerCopyDefaultBytes;
+  if (const auto it = e.axes.find("size_bytes"); it != e.axes.end()) {
+    const auto parsed = parse_bytes(it->second);
+    if (!parsed || *parsed <= 0)
+      throw InputError(fmt::format("size_bytes = '{}' is not one size", it->second), e.where,
+                       "the peer copy phase copies one size: give bytes, e.g. 256MiB");
+    bytes = static_cast<double>(*parsed);
+  }
+  const double repetitions = positive_axis(e, "repetitions", kPeerCopyDefaultRepetitions, true);
+  const int pairs = gpus * (gpus - 1);
+  const double copies_s = pairs * (repetitions + 1) * bytes / (kPeerCopyPlanGbytesPerS * 1e9);
+  estimate = fmt::format("{} pair(s) x {:.0f} copies of {:.0f} MiB at {:.0f} GB/s (an H800's "
+                         "NVLink, the slowest assumed) + {} s a pair + {:.0f} s setup",
+                         pairs, repetitions + 1, bytes / (1 << 20), kPeerCopyPlanGbytesPerS,
+                         kPeerCopyPerPairS, kPeerCopySetupS);
+  return std::ceil(copies_s + pairs * kPeerCopyPerPairS) + kPeerCopySetupS;
 }
 
 // What surrounds each phase's timed work, estimated from what it does; the run records the real
@@ -80,6 +115,8 @@ BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
                              "+ 5 s allocation",
                              rounds, kPatternCoveredShare * hbm.memory_bytes / 1e9,
                              hbm.bandwidth_gbytes_per_s, hbm.gpu_name);
+  } else if (e.key_glob == "memory.peer_copy") {
+    p.around_s = peer_copy_around_s(e, gpus, p.estimate);
   } else if (e.key_glob.starts_with("offload.")) {
     // Pinned host memory for every GPU, then the warm-up and the sampling budget.
     p.around_s = e.measure.warmup_s + e.measure.time_budget_s + 2 + 0.5 * gpus;

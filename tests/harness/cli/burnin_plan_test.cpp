@@ -30,7 +30,7 @@ TEST(BurninPlan, DefaultPlanOfEightGpusFitsTenMinutesWithEveryPhase) {
   const auto plan = plan_burnin(shipped_entries(), 8, kDefaultBurninBudgetS);
   EXPECT_LE(plan.planned_s, 600);
   EXPECT_FALSE(plan.trimmed); // the suite's durations are the default plan's
-  ASSERT_EQ(plan.phases.size(), 8u);
+  ASSERT_EQ(plan.phases.size(), 9u);
   EXPECT_EQ(plan.phases[0].key, "gemm.burn");
   EXPECT_DOUBLE_EQ(plan.phases[0].duration_s, 240);
   const std::string text = render_burnin_plan(plan);
@@ -42,7 +42,7 @@ TEST(BurninPlan, ASmallerBudgetShortensTheTimedPhasesAndDropsNone) {
   const auto plan = plan_burnin(shipped_entries(), 8, 240);
   EXPECT_TRUE(plan.trimmed);
   EXPECT_LE(plan.planned_s, 240);
-  EXPECT_EQ(plan.phases.size(), 8u);
+  EXPECT_EQ(plan.phases.size(), 9u);
   EXPECT_LT(plan.phases[0].duration_s, 240);
   EXPECT_GE(plan.phases[0].duration_s, 30);
   EXPECT_GE(plan.phases[phase_index(plan, "memory.burn")].duration_s, 15);
@@ -84,6 +84,30 @@ TEST(BurninPlan, ThePatternTestIsPlannedFromTheHbmItCovers) {
   more[i].axes["rounds"] = "40";
   EXPECT_DOUBLE_EQ(plan_burnin(more, 8, kDefaultBurninBudgetS).phases[i].around_s, 16);
   more[i].axes["rounds"] = "four";
+  EXPECT_THROW(plan_burnin(more, 8, kDefaultBurninBudgetS), InputError);
+}
+
+// The GPU-to-GPU copies run one ordered pair at a time: their time grows with the pairs, n(n-1),
+// and is planned at the slowest Hopper NVLink's measured rate; on one GPU the phase is waived.
+TEST(BurninPlan, ThePeerCopiesArePlannedFromTheirPairsAndSize) {
+  const auto entries = shipped_entries();
+  const auto plan = plan_burnin(entries, 8, kDefaultBurninBudgetS);
+  const std::size_t i = phase_index(plan, "memory.peer_copy");
+  ASSERT_LT(i, plan.phases.size());
+  EXPECT_EQ(plan.entries[i].axes.at("size_bytes"), "256MiB");
+  // 56 pairs x 9 copies x 268.4 MB at 176.08 GB/s = 0.77 s, + 56 x 0.1 s, rounded up, + 5 s
+  EXPECT_DOUBLE_EQ(plan.phases[i].around_s, 12);
+  EXPECT_DOUBLE_EQ(plan.phases[i].duration_s, 0) << "a set amount of work, never trimmed";
+  EXPECT_NE(plan.phases[i].estimate.find("56 pair(s) x 9 copies of 256 MiB at 176 GB/s"),
+            std::string::npos)
+      << plan.phases[i].estimate;
+  EXPECT_DOUBLE_EQ(plan_burnin(entries, 1, kDefaultBurninBudgetS).phases[i].around_s, 5);
+  // 1 GiB copies 32 times: 56 x 33 x 1.07 GB at 176.08 GB/s = 11.3 s, + 5.6 s, + 5 s
+  auto more = entries;
+  more[i].axes["size_bytes"] = "1GiB";
+  more[i].axes["repetitions"] = "32";
+  EXPECT_DOUBLE_EQ(plan_burnin(more, 8, kDefaultBurninBudgetS).phases[i].around_s, 22);
+  more[i].axes["size_bytes"] = "big";
   EXPECT_THROW(plan_burnin(more, 8, kDefaultBurninBudgetS), InputError);
 }
 
