@@ -11,6 +11,7 @@
 #include "harness/every_gpu_status.h"
 #include "harness/rate_series.h"
 #include "harness/stats.h"
+#include "harness/waiver.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -138,8 +139,11 @@ Outcome peer_copy_outcome(const PeerCopyRun &run) {
 
 std::optional<std::string> peer_copy_waiver(const std::vector<int> &gpus,
                                             const std::vector<std::vector<bool>> &access) {
+  // One GPU has no peer by construction (check says "cannot apply", not "missing"); GPUs that
+  // cannot reach each other lack what a multi-GPU node should have.
   if (gpus.size() < 2)
-    return gpus.empty() ? "no GPU: no peer to copy to" : "one GPU: no peer to copy to";
+    return gpus.empty() ? "no GPU: no peer to copy to"
+                        : not_applicable("one GPU: no peer to copy to");
   for (std::size_t i = 0; i < gpus.size(); ++i)
     for (std::size_t j = 0; j < gpus.size(); ++j)
       if (i != j && i < access.size() && j < access[i].size() && access[i][j])

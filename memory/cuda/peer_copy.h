@@ -73,7 +73,8 @@ struct PeerCopyOptions {
 Outcome peer_copy_outcome(const PeerCopyRun &run);
 
 // Why the point cannot run on `gpus` whose peer access is `access[i][j]` (GPU gpus[i] can reach
-// gpus[j]): fewer than two GPUs, or no pair with peer access; nullopt when one pair has it.
+// gpus[j]): one GPU ("not applicable: one GPU: no peer to copy to"), or no pair with peer
+// access ("no peer access between GPUs 0 and 1: ..."); nullopt when one pair has it.
 std::optional<std::string> peer_copy_waiver(const std::vector<int> &gpus,
                                             const std::vector<std::vector<bool>> &access);
 

@@ -23,7 +23,7 @@ TEST_F(PeerCopyGpu, EveryPairWithPeerAccessCopiesWholeOrOneGpuIsWaived) {
   const int gpus = gpu::cuda_device_count();
   if (gpus < 2) {
     EXPECT_EQ(out.status, Status::waived);
-    EXPECT_EQ(*out.reason, "one GPU: no peer to copy to");
+    EXPECT_EQ(*out.reason, "not applicable: one GPU: no peer to copy to");
     return;
   }
   if (out.status == Status::waived) // GPUs without peer access: said, and nothing to time

@@ -114,7 +114,7 @@ TEST(PeerCopyOutcome, ABrokenPairIsAnErrorOfItsSourceGpu) {
 }
 
 TEST(PeerCopyWaiver, OneGpuOrNoPeerAccessIsWaivedWithTheReason) {
-  EXPECT_EQ(peer_copy_waiver({0}, {}), "one GPU: no peer to copy to");
+  EXPECT_EQ(peer_copy_waiver({0}, {}), "not applicable: one GPU: no peer to copy to");
   const auto none = peer_copy_waiver({0, 1}, {{false, false}, {false, false}});
   ASSERT_TRUE(none);
   EXPECT_EQ(none->rfind("no peer access between GPUs 0 and 1: cudaDeviceCanAccessPeer", 0), 0u)

@@ -1,0 +1,135 @@
+// The burn-in's GPU-to-GPU phase judged per GPU: memory.peer_copy records written by the
+// benchmark's own writers (memory::peer_copy_outcome, memory::peer_copy_waiver), with made-up
+// pair figures (never a measurement: an H100 SXM's ~376 GB/s, NVIDIA/nccl#1264), judged by the
+// shipped H100 and H200 profiles. A GPU whose copies run 10% slow is named by
+// burn-peer-copy-vs-siblings; a one-GPU machine reads the rule as "cannot apply" (n/a).
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "analysis/check/check_output.h"
+#include "analysis/check/evaluate.h"
+#include "analysis/check/rules.h"
+#include "analysis/check/test_grid.h"
+#include "memory/cuda/peer_copy.h"
+#include "synthetic_fleet.h"
+#include "tests/support/outcome_record.h"
+#include "tests/support/shipped_data.h"
+
+namespace railgauge::check {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char *kHost = "hgxnode";
+constexpr const char *kRule = "burn-peer-copy-vs-siblings";
+
+// `gpus` GPUs of `name`; every pair out of `slow_gpu` at `slow_factor` of healthy.
+analysis::RunSet node(const std::string &name, int gpus, int slow_gpu = -1,
+                      double slow_factor = 1.0) {
+  Outcome o;
+  if (gpus < 2) {
+    o = Outcome::waived(*memory::peer_copy_waiver({0}, {}));
+  } else {
+    memory::PeerCopyRun run;
+    for (int g = 0; g < gpus; ++g)
+      run.gpus.push_back({g, name, "GPU-0000000" + std::to_string(g), testing::gpu_bus_id(g), 14.0,
+                          nullptr, std::nullopt});
+    for (int s = 0; s < gpus; ++s)
+      for (int d = 0; d < gpus; ++d)
+        if (s != d) {
+          memory::PeerCopyPair p{s, d, true};
+          // healthy pairs differ by ~0.2% (an H800's write CE pairs: 175.99-176.20 GB/s)
+          p.bandwidth_gbytes_per_s =
+              376.0 * (1.0 + 0.001 * ((s * 3 + d) % 5 - 2)) * (s == slow_gpu ? slow_factor : 1.0);
+          p.bandwidth_min_gbytes_per_s = 0.995 * p.bandwidth_gbytes_per_s;
+          p.copies = 8;
+          p.words = (std::uint64_t{256} << 20) / 8;
+          run.pairs.push_back(p);
+        }
+    o = memory::peer_copy_outcome(run);
+  }
+  analysis::LoadedRun run;
+  run.dir = "burnin-run";
+  json inventory = testing::fleet_inventory(1, gpus, {});
+  for (auto &gpu : inventory["nvml"]["gpus"]) {
+    gpu["name"] = name;
+    if (gpus == 1)
+      gpu["nvlink"] = nullptr;
+  }
+  run.manifest = {
+      {"host", kHost}, {"run", "burnin-run"}, {"status", "complete"}, {"inventory", inventory}};
+  run.records.push_back(railgauge::testing::outcome_record(
+      "burnin-run", kHost, "memory.peer_copy",
+      {{"size_bytes", std::int64_t{256} << 20}, {"repetitions", 8}}, o,
+      "2026-11-28T12:00:00.000Z"));
+  analysis::RunSet set;
+  set.runs.push_back(std::move(run));
+  return set;
+}
+
+CheckResult judge(const analysis::RunSet &runs, const std::string &profile) {
+  return evaluate(
+      load_rules_file(railgauge::testing::shipped_data_file("rules/" + profile + ".yaml")), runs);
+}
+
+// The GPUs (part labels' "gpuN") the rule names at warn or fail.
+std::set<std::string> named(const CheckResult &r) {
+  std::set<std::string> out;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (f.rule_id == kRule && !f.missing && !f.not_covered && !f.not_applicable &&
+          f.level >= Level::warn)
+        out.insert(p.label.substr(0, p.label.find(' ')));
+  return out;
+}
+
+int checked(const CheckResult &r) {
+  int n = 0;
+  for (const auto &p : r.parts)
+    if (auto it = p.rules.find(kRule); it != p.rules.end())
+      n += it->second.checked;
+  return n;
+}
+
+TEST(BurninPeerCopy, AGpuCopyingTenPercentSlowIsNamedAgainstItsSiblings) {
+  for (const auto &[name, profile] :
+       {std::pair{"NVIDIA H100 80GB HBM3", "h100-sxm"}, std::pair{"NVIDIA H200", "h200-sxm"}}) {
+    const auto healthy = judge(node(name, 8), profile);
+    EXPECT_EQ(checked(healthy), 8) << profile;
+    EXPECT_TRUE(named(healthy).empty()) << render_table(healthy);
+    const auto r = judge(node(name, 8, 3, 0.9), profile);
+    EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+    EXPECT_EQ(named(r), std::set<std::string>{"gpu3"}) << render_table(r);
+    // 5% slow stays within the 8% bound.
+    EXPECT_TRUE(named(judge(node(name, 8, 3, 0.95), profile)).empty()) << profile;
+  }
+}
+
+TEST(BurninPeerCopy, OneGpuReadsTheRuleAsCannotApply) {
+  for (const char *profile : {"h100-sxm-1gpu", "h200-sxm-1gpu"}) {
+    const auto r = judge(
+        node(std::string(profile).starts_with("h100") ? "NVIDIA H100 80GB HBM3" : "NVIDIA H200", 1),
+        profile);
+    EXPECT_TRUE(named(r).empty()) << render_table(r);
+    bool said = false;
+    for (const auto &p : r.parts)
+      for (const auto &f : p.findings)
+        said = said ||
+               (f.rule_id == kRule && f.level == Level::info && (f.not_applicable || f.missing));
+    EXPECT_TRUE(said) << render_table(r);
+    int passed = 0;
+    for (const auto &p : r.parts)
+      if (auto it = p.rules.find(kRule); it != p.rules.end())
+        passed += it->second.passed;
+    EXPECT_EQ(passed, 0) << "never a pass";
+    const std::string grid = render_test_grid(r);
+    const auto row = grid.find(kRule);
+    ASSERT_NE(row, std::string::npos) << grid;
+    EXPECT_NE(grid.substr(row, grid.find('\n', row) - row).find("n/a"), std::string::npos) << grid;
+  }
+}
+
+} // namespace
+} // namespace railgauge::check
