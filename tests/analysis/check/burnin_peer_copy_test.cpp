@@ -1,8 +1,8 @@
 // The burn-in's GPU-to-GPU phase judged per GPU: memory.peer_copy records written by the
 // benchmark's own writers (memory::peer_copy_outcome, memory::peer_copy_waiver), with made-up
 // pair figures (never a measurement: an H100 SXM's ~376 GB/s, NVIDIA/nccl#1264), judged by the
-// shipped H100 and H200 profiles. A GPU whose copies run 10% slow is named by
-// burn-peer-copy-vs-siblings; a one-GPU machine reads the rule as "cannot apply" (n/a).
+// shipped H100 and H200 profiles, node-local and with their fabric. A GPU whose copies run 10% slow
+// is named by burn-peer-copy-vs-siblings; a one-GPU machine reads the rule as "cannot apply" (n/a).
 #include <set>
 #include <string>
 
@@ -95,7 +95,9 @@ int checked(const CheckResult &r) {
 
 TEST(BurninPeerCopy, AGpuCopyingTenPercentSlowIsNamedAgainstItsSiblings) {
   for (const auto &[name, profile] :
-       {std::pair{"NVIDIA H100 80GB HBM3", "h100-sxm"}, std::pair{"NVIDIA H200", "h200-sxm"}}) {
+       {std::pair{"NVIDIA H100 80GB HBM3", "h100-sxm"}, std::pair{"NVIDIA H200", "h200-sxm"},
+        std::pair{"NVIDIA H100 80GB HBM3", "h100-sxm-ib"},
+        std::pair{"NVIDIA H200", "h200-sxm-roce"}}) {
     const auto healthy = judge(node(name, 8), profile);
     EXPECT_EQ(checked(healthy), 8) << profile;
     EXPECT_TRUE(named(healthy).empty()) << render_table(healthy);
