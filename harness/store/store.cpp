@@ -34,11 +34,16 @@ void wait_for_ranks(Store &store, const std::string &what, const std::string &pr
   try {
     store.wait(rank_keys(prefix, world_size), timeout);
   } catch (const PeerLost &e) {
-    const auto absent = ranks_not_arrived(store, prefix, world_size);
-    throw PeerLost(absent.empty() ? fmt::format("{}: {}", what, e.what())
-                                  : fmt::format("{}: rank{} {} of {} did not arrive; {}", what,
-                                                absent.size() == 1 ? "" : "s",
-                                                fmt::join(absent, ", "), world_size, e.what()));
+    // The ranks absent that the store does not already name as lost: those that never came.
+    const std::string lost = e.what();
+    std::vector<int> never_came;
+    for (const int r : ranks_not_arrived(store, prefix, world_size))
+      if (lost.find(fmt::format("rank {} is lost", r)) == std::string::npos)
+        never_came.push_back(r);
+    throw PeerLost(never_came.empty() ? fmt::format("{}: {}", what, lost)
+                                      : fmt::format("{}: {}; and rank{} {} of {} never arrived",
+                                                    what, lost, never_came.size() == 1 ? "" : "s",
+                                                    fmt::join(never_came, ", "), world_size));
   } catch (const StoreTimeout &e) {
     const auto ranks = ranks_missing(e.missing_keys(), prefix);
     throw StoreTimeout(fmt::format("{}: rank{} {} of {} did not arrive within {} s", what,

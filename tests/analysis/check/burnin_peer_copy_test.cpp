@@ -39,7 +39,10 @@ analysis::RunSet node(const std::string &name, int gpus, int slow_gpu = -1,
     for (int s = 0; s < gpus; ++s)
       for (int d = 0; d < gpus; ++d)
         if (s != d) {
-          memory::PeerCopyPair p{s, d, true};
+          memory::PeerCopyPair p;
+          p.src = s;
+          p.dst = d;
+          p.peer_access = true;
           // healthy pairs differ by ~0.2% (an H800's write CE pairs: 175.99-176.20 GB/s)
           p.bandwidth_gbytes_per_s =
               376.0 * (1.0 + 0.001 * ((s * 3 + d) % 5 - 2)) * (s == slow_gpu ? slow_factor : 1.0);
