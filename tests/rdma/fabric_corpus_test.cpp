@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "harness/error.h"
 #include "rdma/fabric/fabric_summary.h"
 #include "rdma/fabric/topology_readers.h"
 
@@ -145,6 +146,30 @@ TEST(FabricCorpus, SlurmThirdTierIsSetAsideAndHostlistsExpand) {
   EXPECT_EQ(count_with(t.ignored, "core"), 2);
   ASSERT_EQ(notes.unread.size(), 1u);
   EXPECT_EQ(notes.unread[0], "t.conf:5: 'Weight=3': not a key of topology/tree's lines");
+}
+
+// A hostlist of more nodes than any cluster has is refused at once, naming its line, as are
+// hostlists whose names add up past 64 MiB (one line of "[0-999999]" over long names once took
+// over 10 s under the sanitizers: tests/fuzz/regressions/topology_readers).
+TEST(FabricCorpus, SlurmHostlistsPastAnyClusterAreRefusedNamingTheLine) {
+  try {
+    read_slurm_topology("SwitchName=l0 Nodes=n[0-99999]\nSwitchName=l1 Nodes=m[0-100000]\n",
+                        "big.conf");
+    FAIL() << "a hostlist of 100,001 nodes was read";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "big.conf:2");
+    EXPECT_NE(std::string(e.what()).find("names over 100000 nodes"), std::string::npos) << e.what();
+  }
+  std::string conf;
+  const std::string long_name(200, 'a');
+  for (int leaf = 0; leaf < 4; ++leaf)
+    conf += fmt::format("SwitchName=l{} Nodes={}{}[0-99999]\n", leaf, long_name, leaf);
+  try {
+    read_slurm_topology(conf, "long.conf");
+    FAIL() << "400,000 names of 200 characters were read";
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("over 64 MiB of names"), std::string::npos) << e.what();
+  }
 }
 
 // Lost tabs (a terminal capture's spaces), CRLF line ends and GUID-only hosts named by a map.
