@@ -5,9 +5,9 @@
 #
 #   scripts/softroce_vm.sh [--build-dir DIR] [--cache-dir DIR] [--out DIR] [--job FILE] [--reps N]
 #
-# --reps N: how many alternating runs of railgauge and perftest make the ratio table (default 3,
-# as CI runs it: one run of each is too noisy under emulation to judge a ratio by; each more run
-# adds about a minute in the guest).
+# --reps N: how many alternating runs of railgauge and perftest make the ratio table (default 3;
+# CI runs 2, for its time: one run of each is too noisy under emulation to judge a ratio by; each
+# more run adds about a minute in the guest).
 # --job FILE runs FILE in the guest instead of scripts/softroce/guest_job.sh (an experiment on
 # part of the steps, in minutes instead of the whole job; the status then is FILE's).
 #
