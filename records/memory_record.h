@@ -136,6 +136,9 @@ inline constexpr std::array kMetrics{
                 "memory.burn: the fastest GPU's median copy rate"},
     MetricField{kPairsWithoutPeerAccess, "count",
                 "memory.peer_copy: ordered GPU pairs without peer access (not copied)"},
+    MetricField{kPerGpuBandwidthMinGbytesPerS, "GB/s",
+                "per GPU: memory.burn's slowest settled batch, memory.peer_copy's slowest "
+                "outgoing pair (burn-peer-copy-vs-siblings reads it)"},
 };
 
 // A memory record, read: the typed view through which analysis reads the family.
