@@ -14,6 +14,11 @@ std::string joined(const std::vector<std::string> &parts) {
 
 } // namespace
 
+std::string every_gpu_label(int gpu, std::string_view name, std::string_view uuid,
+                            std::string_view pci) {
+  return fmt::format("GPU {} ({}, {}, {})", gpu, name, uuid, pci);
+}
+
 void set_every_gpu_status(Outcome &out, std::size_t gpus, const std::vector<std::string> &wrong,
                           const std::vector<std::string> &broke, std::string_view wrong_head,
                           std::string_view during) {

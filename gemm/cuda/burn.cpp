@@ -24,7 +24,7 @@ constexpr Dtype kBurnDtypes[] = {Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3,
                                  Dtype::tf32, Dtype::fp32, Dtype::fp64};
 
 std::string gpu_label(const BurnGpuResult &g) {
-  return fmt::format("GPU {} ({}, {}, {})", g.index, g.name, g.uuid, g.pci);
+  return every_gpu_label(g.index, g.name, g.uuid, g.pci);
 }
 
 } // namespace

@@ -21,7 +21,7 @@ constexpr double kDefaultDurationS = 30;
 constexpr double kMaxFreeShare = 0.8;
 
 std::string gpu_label(const HbmBurnGpuResult &g) {
-  return fmt::format("GPU {} ({}, {}, {})", g.gpu, g.name, g.uuid, g.pci);
+  return every_gpu_label(g.gpu, g.name, g.uuid, g.pci);
 }
 
 HbmBurnOptions hbm_burn_options(const Point &point, int gpus_visible) {

@@ -20,7 +20,7 @@ namespace {
 constexpr std::int64_t kDefaultRounds = 4;
 
 std::string gpu_label(const HbmPatternGpuResult &g) {
-  return fmt::format("GPU {} ({}, {}, {})", g.gpu, g.name, g.uuid, g.pci);
+  return every_gpu_label(g.gpu, g.name, g.uuid, g.pci);
 }
 
 std::string hex(std::uint64_t word) { return fmt::format("0x{:016x}", word); }

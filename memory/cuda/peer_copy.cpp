@@ -23,7 +23,7 @@ constexpr std::int64_t kDefaultSizeBytes = std::int64_t{256} << 20;
 constexpr std::int64_t kDefaultRepetitions = 8;
 
 std::string gpu_label(const PeerCopyGpu &g) {
-  return fmt::format("GPU {} ({}, {}, {})", g.gpu, g.name, g.uuid, g.pci);
+  return every_gpu_label(g.gpu, g.name, g.uuid, g.pci);
 }
 
 PeerCopyOptions peer_copy_options(const Point &point, int gpus_visible) {
