@@ -1,7 +1,9 @@
 #pragma once
 // Test doubles for the harness: a benchmark with two axes whose outcome is scripted by the
 // point, and a timer that returns times from a script instead of a clock.
+#include <chrono>
 #include <deque>
+#include <thread>
 
 #include "harness/benchmark.h"
 #include "harness/run_context.h"
@@ -9,7 +11,8 @@
 namespace railgauge::testing {
 
 // key "fake.<name>"; axes size_bytes (bytes, default 1K,2K) and mode (text:
-// ok|waive|throw|fail|noisy; noisy: an ok point whose samples' stdev is twice their mean).
+// ok|waive|throw|fail|noisy|slow; noisy: an ok point whose samples' stdev is twice their mean;
+// slow: an ok point whose every call sleeps 5 ms, so that its time is the budget's on any machine).
 class FakeBenchmark final : public Benchmark {
 public:
   explicit FakeBenchmark(std::string key = "fake.alpha") : key_(std::move(key)) {}
@@ -21,7 +24,7 @@ public:
              AxisType::text,
              "outcome",
              {std::string("ok")},
-             {"ok", "waive", "throw", "fail", "throw_in_supported", "noisy"}}};
+             {"ok", "waive", "throw", "fail", "throw_in_supported", "noisy", "slow"}}};
   }
   std::optional<std::string> supported(const RunContext &, const Point &p) const override {
     if (p.text("mode") == "waive")
@@ -39,7 +42,11 @@ public:
       o.reason = "3 wrong elements";
     }
     HostTimer timer;
-    const auto m = ctx.measure(timer, [] {});
+    const bool slow = p.text("mode") == "slow";
+    const auto m = ctx.measure(timer, [slow] {
+      if (slow)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
     o.metrics = m.to_json();
     o.metrics["bandwidth_gbytes_per_s"] = static_cast<double>(p.integer("size_bytes")) / 1e9;
     if (p.text("mode") == "noisy")
