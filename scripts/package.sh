@@ -7,7 +7,11 @@
 # runs `railgauge run quick` and `check --inventory-only`, then `dpkg -r` must remove the package
 # cleanly.
 #
-#   scripts/package.sh [--image]
+# With --cuda, also the GPU package railgauge-cuda (scripts/package_cuda.sh: build/'s CUDA binary
+# with cuBLASLt and NCCL from NVIDIA's wheels on PyPI), and with --image its image
+# localhost/railgauge-cuda:<version> too, checked the same way.
+#
+#   scripts/package.sh [--image] [--cuda]
 #
 # Needs scripts/setup.sh's packages (debhelper, help2man, lintian); --image also installs
 # debootstrap and podman when they are missing. Runs as root (debootstrap, chroot, podman).
@@ -28,9 +32,11 @@ log() { echo "package.sh: $*" >&2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
 image=0
+cuda=0
 while [ $# -gt 0 ]; do
   case $1 in
   --image) image=1 ;;
+  --cuda) cuda=1 ;;
   -h | --help) usage; exit 0 ;;
   *) log "unknown argument '$1'"; usage >&2; exit 2 ;;
   esac
@@ -122,7 +128,12 @@ linked=$(ldd "$binary")
   fail "the unpacked binary does not run"
 log "the .deb holds a stripped binary, its data and man page; debug symbols in -dbgsym"
 
+# --- the GPU package ---------------------------------------------------------------------------
+cuda_deb=$out/railgauge-cuda_${version}_${arch}.deb
+[ "$cuda" -eq 0 ] || "$(dirname "$0")/package_cuda.sh" "$deb" build
+
 [ "$image" -eq 1 ] || exit 0
 
-# --- the image ---------------------------------------------------------------------------------
+# --- the images --------------------------------------------------------------------------------
 "$(dirname "$0")/package_image.sh" "$deb" "$version"
+[ "$cuda" -eq 0 ] || "$(dirname "$0")/package_image.sh" "$cuda_deb" "$version"

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Builds the OCI image localhost/railgauge:VERSION from DEB (deploy/Containerfile) and checks it
+# Builds the OCI image localhost/PACKAGE:VERSION from DEB (deploy/Containerfile), PACKAGE being the
+# .deb's (railgauge, the core, or railgauge-cuda, the GPU package), and checks it
 # without running a container, which this machine cannot: the base is Debian 12 made by
 # debootstrap from Debian's archive and imported into podman (localhost/railgauge-base:bookworm,
 # kept for the next build); the image is built with `podman build --isolation chroot`; then a
 # container is created (not started), its root mounted, and inside it, with chroot, railgauge
 # must print its version, run the quick suite (records ok or waived), judge this machine's
-# inventory, and `dpkg -r railgauge` must remove every file of the package.
+# inventory, and `dpkg -r PACKAGE` must remove every file of the package. The GPU image must also
+# resolve every library its binary links inside its own root and list the GPU benchmarks waived
+# for want of a driver, not of CUDA (scripts/cuda_waivers.py): on a GPU node the NVIDIA container
+# toolkit mounts the driver's libcuda and NVML in.
 #
 #   scripts/package_image.sh DEB VERSION      (scripts/package.sh --image calls it)
 #
@@ -21,7 +25,8 @@ version=$2
 out=$(dirname "$deb")
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 base=localhost/railgauge-base:bookworm
-image=localhost/railgauge:$version
+package=$(dpkg-deb -f "$deb" Package)
+image=localhost/$package:$version
 
 missing=()
 for tool in debootstrap podman; do command -v "$tool" >/dev/null || missing+=("$tool"); done
@@ -61,7 +66,7 @@ cp "$deb" "$context/"
 # The previous build's image goes first, so that each build does not leave one behind, untagged.
 if podman image exists "$image"; then podman rmi "$image" >/dev/null; fi
 timeout 1200 podman build --isolation chroot -f deploy/Containerfile --build-arg BASE="$base" \
-  --build-arg VERSION="$version" -t "$image" "$context" >"$out/image.log" 2>&1 || { tail -30 "$out/image.log" >&2; fail "podman build failed; see $out/image.log"; }
+  --build-arg VERSION="$version" --build-arg PACKAGE="$package" -t "$image" "$context" >"$out/image.log" 2>&1 || { tail -30 "$out/image.log" >&2; fail "podman build failed; see $out/image.log"; }
 size_bytes=$(podman image inspect --format '{{.Size}}' "$image")
 log "built $image ($((size_bytes / 1000000)) MB) in $((SECONDS - step_start)) s"
 
@@ -110,12 +115,18 @@ in_root railgauge check --rules host-only --inventory-only >/dev/null || status=
 [ -d "$root/var/lib/railgauge" ] || fail "the image's working directory /var/lib/railgauge is missing"
 in_root python3 /usr/share/railgauge/k8s/verdict_to_node.py --help >/dev/null ||
   fail "deploy/k8s/verdict_to_node.py does not start in the image"
-in_root dpkg -r railgauge >/dev/null
+if [ "$package" = railgauge-cuda ]; then
+  linked=$(in_root ldd /usr/bin/railgauge)
+  [[ $linked != *"not found"* ]] || fail "in the GPU image, a library railgauge links is missing: $linked"
+  in_root railgauge list | python3 scripts/cuda_waivers.py ||
+    fail "the GPU image's railgauge does not wait for a driver alone to run its GPU benchmarks"
+fi
+in_root dpkg -r "$package" >/dev/null
 # A removed package without conffiles may be forgotten by dpkg altogether (dpkg-query exits 1).
-state=$(in_root dpkg-query -W -f='${db:Status-Status}' railgauge 2>/dev/null) || state=forgotten
+state=$(in_root dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null) || state=forgotten
 [[ $state =~ ^(not-installed|config-files|forgotten)$ ]] || fail "after dpkg -r, dpkg says $state"
-for path in usr/bin/railgauge usr/share/railgauge usr/share/man/man1/railgauge.1.gz; do
+for path in usr/bin/railgauge usr/share/railgauge usr/share/man/man1/railgauge.1.gz usr/lib/"$package"; do
   [ ! -e "$root/$path" ] || fail "dpkg -r left /$path"
 done
-log "in the image's root: run quick, check --inventory-only and dpkg -r passed in" \
+log "in $image's root: run quick, check --inventory-only and dpkg -r passed in" \
   "$((SECONDS - step_start)) s"

@@ -15,6 +15,7 @@ packages=(
   likwid mbw
   libsqlite3-dev libpq-dev postgresql
   debhelper help2man lintian # scripts/package.sh: the Debian package, its man page and check
+  patchelf # scripts/package_cuda.sh: the GPU package binary's RUNPATH
 )
 
 as_root=()
