@@ -4,12 +4,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "analysis/calibrate/calibrate_command.h"
-#include "analysis/check/check_command.h"
-#include "analysis/compare/compare_command.h"
-#include "analysis/history/db_command.h"
-#include "analysis/import/import_commands.h"
-#include "analysis/report/report_command.h"
+#include "analysis/commands/calibrate_command.h"
+#include "analysis/commands/check_command.h"
+#include "analysis/commands/compare_command.h"
+#include "analysis/commands/db_command.h"
+#include "analysis/commands/import_commands.h"
+#include "analysis/commands/report_command.h"
 
 namespace railgauge::analysis {
 

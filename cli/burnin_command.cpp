@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "analysis/check/check_command.h"
+#include "analysis/commands/check_command.h"
 #include "analysis/run_set.h"
 #include "cli/burnin_gpu_table.h"
 #include "cli/burnin_plan.h"

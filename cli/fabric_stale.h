@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/history/db_command.h"
+#include "analysis/commands/db_command.h"
 #include "rdma/fabric/topology.h"
 
 namespace railgauge {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/history/db_command.h"
+#include "analysis/commands/db_command.h"
 #include "harness/registry.h"
 #include "harness/suite.h"
 #include "rdma/ledger_place.h"

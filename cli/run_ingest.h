@@ -5,7 +5,7 @@
 // schema costs no record, only the ingest (exit 4, with the command that stores it later).
 #include <string>
 
-#include "analysis/history/db_command.h"
+#include "analysis/commands/db_command.h"
 #include "rdma/ledger_place.h"
 
 namespace CLI {

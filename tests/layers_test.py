@@ -9,6 +9,17 @@ floor includes and links only itself and the floors below it (and third-party li
   analysis/     the core, records/ and itself: never a family's benchmark code
   cli/          the command line, the console printers: anything
 
+Inside analysis/, its own floors, each reaching only those below it (ANALYSIS_BELOW):
+
+  analysis/*.h  the run sets every command reads
+  check/        rules, judgements, verdicts and their outputs (JSON paths, results, rule values)
+  compare/      runs against runs: check's results and JSON paths
+  report/       the HTML report: check's verdicts, compare's tables
+  history/      the fleet database: check's judgements over past runs, report's pages of them
+  import/, calibrate/   peers' logs into records; coefficients from runs: the run sets alone
+  commands/     the commands that face the user (check, compare, report, calibrate, import, db):
+                every floor of analysis/
+
 A new #include or target_link_libraries that runs up or across these floors fails here, naming
 the file and line.
 
@@ -34,11 +45,30 @@ BELOW = {"harness": set(), "records": set(), "analysis": {"records"},
          "block": {"records", "gemm", "collectives"}}
 BELOW.update({family: {"records"} for family in FAMILIES})
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# The floors inside analysis/ ("." is analysis/ itself: the run sets).
+ANALYSIS_BELOW = {".": set(), "check": {"."}, "compare": {".", "check"},
+                  "report": {".", "check", "compare"},
+                  "history": {".", "check", "compare", "report"},
+                  "import": {"."}, "calibrate": {"."}}
+ANALYSIS_BELOW["commands"] = set(ANALYSIS_BELOW)
 
 
 def layer_of(path):
     top = path.split("/", 1)[0]
     return top if top in LAYERS else None
+
+
+def analysis_floor(path):
+    """The floor of a path under analysis/ ("." for analysis/ itself), or None outside it."""
+    parts = path.split("/")
+    if parts[0] != "analysis" or len(parts) < 2:
+        return None
+    return parts[1] if len(parts) > 2 else "."
+
+
+def allowed_analysis_include(src_path, header):
+    src, target = analysis_floor(src_path), analysis_floor(header)
+    return src is None or target is None or target == src or target in ANALYSIS_BELOW[src]
 
 
 def allowed_include(src_layer, header):
@@ -92,6 +122,34 @@ class Layers(unittest.TestCase):
         self.assertGreater(seen, 500)  # the walk found the sources
         self.assertEqual(bad, [], "includes across layers (docs/design.md, Layers):\n" +
                          "\n".join(bad))
+
+    def test_analysis_includes_stay_within_its_floors(self):
+        bad, seen = [], 0
+        for f in layer_files("analysis"):
+            if f.suffix not in (".h", ".cpp"):
+                continue
+            rel = f.relative_to(ROOT).as_posix()
+            self.assertIn(analysis_floor(rel), ANALYSIS_BELOW, f"{rel}: a folder of analysis/ "
+                          "with no floor: add it to ANALYSIS_BELOW and the docstring")
+            text = f.read_text(errors="replace")
+            for m in INCLUDE.finditer(text):
+                if analysis_floor(m.group(1)) is None:
+                    continue
+                seen += 1
+                if not allowed_analysis_include(rel, m.group(1)):
+                    line = text.count("\n", 0, m.start()) + 1
+                    bad.append(f"{rel}:{line}: {analysis_floor(rel)} includes {m.group(1)}")
+        self.assertGreater(seen, 100)  # the walk found the sources
+        self.assertEqual(bad, [], "includes up or across analysis/'s floors:\n" + "\n".join(bad))
+
+    def test_analysis_floors_have_no_cycle(self):
+        # A floor never reaches one that reaches it back, however far down.
+        def reach(floor, seen=()):
+            for below in ANALYSIS_BELOW[floor]:
+                self.assertNotIn(below, seen + (floor,), f"a cycle through {floor} and {below}")
+                reach(below, seen + (floor,))
+        for floor in ANALYSIS_BELOW:
+            reach(floor)
 
     def test_targets_link_within_their_layers(self):
         owners = target_layers()
@@ -159,6 +217,17 @@ class Layers(unittest.TestCase):
         self.assertTrue(allowed_include("block", "records/rdma_record.h"))
         self.assertTrue(allowed_include("analysis", "records/block_record.h"))
         self.assertFalse(allowed_include("analysis", "block/tp_block_plan.h"))
+        # Inside analysis/: the judge never reaches the history or a command; the history does.
+        self.assertFalse(allowed_analysis_include("analysis/check/evaluate.cpp",
+                                                  "analysis/history/trend.h"))
+        self.assertFalse(allowed_analysis_include("analysis/report/report.cpp",
+                                                  "analysis/commands/check_command.h"))
+        self.assertFalse(allowed_analysis_include("analysis/run_set.cpp",
+                                                  "analysis/check/json_path.h"))
+        self.assertTrue(allowed_analysis_include("analysis/history/history_fleet.cpp",
+                                                 "analysis/check/check_result.h"))
+        self.assertTrue(allowed_analysis_include("analysis/commands/db_command.cpp",
+                                                 "analysis/history/ingest.h"))
 
 
 if __name__ == "__main__":

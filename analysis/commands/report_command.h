@@ -1,6 +1,6 @@
 #pragma once
 // `railgauge report RUN...|COMPARISON.json [--check CHECK.json] --html FILE --markdown FILE`.
-// Exit status: 0 written, 3 crashed, 4 input error (see analysis/check/check_command.h).
+// Exit status: 0 written, 3 crashed, 4 input error (see analysis/commands/check_command.h).
 namespace CLI {
 class App;
 }

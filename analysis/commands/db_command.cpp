@@ -1,4 +1,4 @@
-#include "analysis/history/db_command.h"
+#include "analysis/commands/db_command.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 #pragma once
 // `railgauge compare RUN_A RUN_B [...] [--label A --label B]`. Exit status: 0 compared,
-// 3 crashed, 4 input error (see analysis/check/check_command.h).
+// 3 crashed, 4 input error (see analysis/commands/check_command.h).
 namespace CLI {
 class App;
 }

@@ -1,4 +1,4 @@
-#include "analysis/report/report_command.h"
+#include "analysis/commands/report_command.h"
 
 #include <filesystem>
 #include <fstream>
@@ -8,10 +8,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "analysis/check/check_command.h"
 #include "analysis/check/check_output.h"
 #include "analysis/check/output_file.h"
-#include "analysis/history/db_command.h"
+#include "analysis/commands/check_command.h"
+#include "analysis/commands/db_command.h"
 #include "analysis/history/history_report.h"
 #include "analysis/report/report.h"
 #include "harness/data_paths.h"

@@ -1,4 +1,4 @@
-#include "analysis/calibrate/calibrate_command.h"
+#include "analysis/commands/calibrate_command.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "analysis/check/check_command.h"
+#include "analysis/commands/check_command.h"
 
 #include <algorithm>
 #include <cctype>
@@ -18,7 +18,7 @@
 #include "analysis/check/evaluate.h"
 #include "analysis/check/host_names.h"
 #include "analysis/check/output_file.h"
-#include "analysis/history/db_command.h"
+#include "analysis/commands/db_command.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"

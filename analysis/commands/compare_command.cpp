@@ -1,4 +1,4 @@
-#include "analysis/compare/compare_command.h"
+#include "analysis/commands/compare_command.h"
 
 #include <filesystem>
 #include <iostream>
@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "analysis/check/check_command.h"
 #include "analysis/check/output_file.h"
+#include "analysis/commands/check_command.h"
 #include "analysis/compare/compare.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"

@@ -1,4 +1,4 @@
-#include "analysis/import/import_commands.h"
+#include "analysis/commands/import_commands.h"
 
 #include <cctype>
 #include <filesystem>

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/check/host_names.h"
+#include "analysis/commands/db_command.h"
 #include "analysis/history/database.h"
-#include "analysis/history/db_command.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 
