@@ -277,6 +277,11 @@ void end_together(World &world, Manifest &manifest, const std::map<std::string, 
       if (const auto elsewhere = world.stopped_early_elsewhere())
         cut_short = fmt::format("another rank stopped early, {}", *elsewhere);
   } catch (const BackendError &e) {
+    // A rank the store saw go is named with its host, so that `check` drains its node and not
+    // this one for points that never ran here (analysis/check/run_completeness.h).
+    if (dynamic_cast<const PeerLost *>(&e))
+      if (auto lost = world.lost_ranks(); !lost.empty())
+        manifest.data()["lost_ranks"] = std::move(lost);
     mark_run_failed(manifest, cut_short ? *cut_short + "; then " + e.what() : e.what(), counts);
     throw BackendError(fmt::format("{}\n  {}", e.what(), resume_hint));
   }

@@ -25,6 +25,9 @@ namespace fs = std::filesystem;
 constexpr const char *kRunIdKey = "railgauge/run-id";
 constexpr const char *kStoppedEarlyKey = "railgauge/stopped-early";
 constexpr const char *kRefusedKey = "railgauge/refused";
+constexpr const char *kLostRanksKey = "railgauge/lost-ranks";
+// Each rank's host, set when it joins: run.json names the host of a lost rank by it.
+std::string host_key(int rank) { return fmt::format("railgauge/host/{}", rank); }
 constexpr const char *kTokenFix =
     "export the same RAILGAUGE_RUN_TOKEN (any string up to 256 bytes) to every rank, or run under "
     "Slurm (the job and step id are the default token), or let MPI set the store up (--store mpi)";
@@ -211,6 +214,7 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
   TcpStoreServerOptions server_options;
   server_options.shutdown_grace = grace;
   server_options.world_size = launch_.world_size;
+  server_options.lost_ranks_key = kLostRanksKey;
   auto &c = *connection_;
 
   if (url == "mpi" || url.starts_with("mpi://")) {
@@ -277,6 +281,7 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
     store_text_ = fmt::format("tcp://{}", endpoint.to_string());
   }
   store_ = c.server ? static_cast<Store *>(c.server.get()) : c.client.get();
+  store_->set(host_key(launch_.rank), host_);
 }
 
 World::~World() = default;
@@ -338,6 +343,32 @@ std::optional<std::string> World::stopped_early_elsewhere() {
   } catch (const StoreTimeout &) {
     return std::nullopt;
   }
+}
+
+nlohmann::json World::lost_ranks() {
+  auto lost = nlohmann::json::array();
+  if (launch_.world_size == 1)
+    return lost;
+  const auto look = [&](const std::string &key) -> std::optional<std::string> {
+    try {
+      return store_->get(key, Milliseconds(0));
+    } catch (const BackendError &) { // not there (StoreTimeout), or the store is gone
+      return std::nullopt;
+    }
+  };
+  const auto listed = look(kLostRanksKey);
+  if (!listed)
+    return lost;
+  const std::string arrived_at_end = barrier_key_prefix("railgauge/end");
+  for (const auto &[rank, why] : parse_lost_ranks(*listed)) {
+    if (look(arrived_at_end + std::to_string(rank)))
+      continue;
+    nlohmann::json entry = {{"rank", rank}, {"reason", why}};
+    if (const auto host = look(host_key(rank)))
+      entry["host"] = *host;
+    lost.push_back(std::move(entry));
+  }
+  return lost;
 }
 
 void World::say_refused(const std::string &why) {

@@ -84,6 +84,14 @@ public:
   void say_stopped_early(const std::string &why);
   std::optional<std::string> stopped_early_elsewhere();
 
+  // The ranks the store saw go (their connection closed: a process killed, a node down) that
+  // did not reach the end barrier, for run.json's lost_ranks: [{"rank": 1, "host": "node-b",
+  // "reason": "rank 1 is lost: ..."}], in the order they were lost, "host" absent where that
+  // rank never said it. A rank that reached the end barrier and then hung up ended on learning
+  // of the loss: a consequence, not the cause, so it is left out. Ask only after the store
+  // answered PeerLost (it is then still served); empty with one rank or when none is lost.
+  nlohmann::json lost_ranks();
+
   // A rank whose node lacks what --expect names says so before the start barrier; after it,
   // every rank asks, so that the whole run is refused before its first point, not only that
   // node's ranks (the others would wait for them in every collective). "rank 1 (node2): why"

@@ -281,6 +281,7 @@ void mark_resumed(Manifest &manifest, const std::vector<std::string> &argv,
   data["end_utc"] = nullptr;
   data.erase("failure");
   data.erase("refused");
+  data.erase("lost_ranks"); // of the run resumed: this one names its own, if any
 }
 
 } // namespace railgauge

@@ -60,7 +60,17 @@ struct TcpStoreServerOptions {
   // no time is still a look and answers as before. The rank is no longer lost when it connects
   // again. A closed connection is noticed within one poll round, not at the next timeout.
   int world_size = 0;
+  // When not empty: the key under which the server keeps the lost ranks, one line each ("RANK
+  // WHY", format_lost_ranks), in the order they were lost, or "" once none is. Every rank can then
+  // read who was lost with a look of no time, not only the text of its failed wait: run.json
+  // names the lost ranks so that `check` drains their nodes and not the survivors'.
+  std::string lost_ranks_key;
 };
+
+// The value of TcpStoreServerOptions::lost_ranks_key, and back: (rank, why) in order. A line that
+// is not "RANK WHY" is skipped (the value is the server's own, never a user's).
+std::string format_lost_ranks(const std::vector<std::pair<int, std::string>> &lost);
+std::vector<std::pair<int, std::string>> parse_lost_ranks(const std::string &text);
 
 class TcpStoreServer final : public Store {
 public:
@@ -100,6 +110,10 @@ private:
   void note_hang_up(const Connection &c, const std::vector<std::unique_ptr<Connection>> &conns);
   // "rank 1 is lost: ..." for each lost rank; call with mutex_ held and lost_ not empty.
   std::string lost_text() const;
+  // Puts lost_ under options_.lost_ranks_key, when there is one; call with mutex_ held.
+  void publish_lost();
+  // Sets a key of the table, keeping total_bytes_; call with mutex_ held.
+  void put(const std::string &key, const std::string &value);
   // Takes the connections waiting on the listening socket, at most a pool of unauthenticated
   // ones per call; out of descriptors, pauses accepting until `accept_paused_until`.
   void accept_new(std::vector<std::unique_ptr<Connection>> &conns,

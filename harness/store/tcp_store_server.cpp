@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
@@ -104,10 +105,7 @@ void TcpStoreServer::wake() {
 void TcpStoreServer::set(const std::string &key, const std::string &value) {
   {
     std::lock_guard lock(mutex_);
-    auto [it, inserted] = values_.try_emplace(key);
-    total_bytes_ =
-        total_bytes_ - (inserted ? 0 : key.size() + it->second->size()) + key.size() + value.size();
-    it->second = std::make_shared<const std::string>(value);
+    put(key, value);
   }
   changed_.notify_all();
   wake();
@@ -164,6 +162,7 @@ void TcpStoreServer::note_hang_up(const Connection &c,
                        fmt::format("rank {} is lost: its connection to the store (from {}) closed "
                                    "at {} (its process ended or was killed, or its node went down)",
                                    c.rank, c.peer, utc_timestamp_now()));
+    publish_lost();
   }
   changed_.notify_all();
   wake(); // the waits of the other connections are answered in the next round
@@ -174,6 +173,44 @@ std::string TcpStoreServer::lost_text() const {
   for (const auto &[rank, why] : lost_)
     text += (text.empty() ? "" : "; then ") + why;
   return text + "; a wait that needs it fails at once";
+}
+
+void TcpStoreServer::publish_lost() {
+  if (options_.lost_ranks_key.empty())
+    return;
+  put(options_.lost_ranks_key, format_lost_ranks(lost_));
+}
+
+void TcpStoreServer::put(const std::string &key, const std::string &value) {
+  auto [it, inserted] = values_.try_emplace(key);
+  total_bytes_ =
+      total_bytes_ - (inserted ? 0 : key.size() + it->second->size()) + key.size() + value.size();
+  it->second = std::make_shared<const std::string>(value);
+}
+
+std::string format_lost_ranks(const std::vector<std::pair<int, std::string>> &lost) {
+  std::string text;
+  for (const auto &[rank, why] : lost)
+    text += fmt::format("{} {}\n", rank, why);
+  return text;
+}
+
+std::vector<std::pair<int, std::string>> parse_lost_ranks(const std::string &text) {
+  std::vector<std::pair<int, std::string>> lost;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const auto end = std::min(text.find('\n', begin), text.size());
+    const std::string_view line(text.data() + begin, end - begin);
+    const auto space = line.find(' ');
+    int rank = -1;
+    const auto [ptr, ec] =
+        std::from_chars(line.data(), line.data() + std::min(space, line.size()), rank);
+    if (space != std::string_view::npos && ec == std::errc() && ptr == line.data() + space &&
+        rank >= 0)
+      lost.emplace_back(rank, std::string(line.substr(space + 1)));
+    begin = end + 1;
+  }
+  return lost;
 }
 
 void TcpStoreServer::handle_input(Connection &c) {
@@ -206,7 +243,8 @@ void TcpStoreServer::handle_input(Connection &c) {
     {
       std::lock_guard lock(mutex_);
       // Back: it was alive after all (a network fault, not a death).
-      std::erase_if(lost_, [&](const auto &l) { return l.first == c.rank; });
+      if (std::erase_if(lost_, [&](const auto &l) { return l.first == c.rank; }) > 0)
+        publish_lost();
     }
   }
   while (!c.pending && !c.closing) {

@@ -1,5 +1,7 @@
+#include <atomic>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <thread>
@@ -222,6 +224,71 @@ TEST(World, RankZeroNamesTheAbsentRankWhenAnotherGaveUpOnIt) {
       << errors[0];
   EXPECT_NE(errors[0].find("; and rank 1 of 3 never arrived"), std::string::npos) << errors[0];
   EXPECT_NE(errors[2].find("rank 1 of 3 did not arrive"), std::string::npos) << errors[2];
+}
+
+// A rank killed mid-run is named with its host for run.json (lost_ranks), on rank 0 and on a
+// survivor alike, so that check drains its node and not theirs; a survivor that hangs up after
+// reaching the end barrier ended on learning of the loss and is not named.
+TEST(World, TheLostRankIsNamedWithItsHostButNotASurvivorThatEndedAfterIt) {
+  constexpr int kWorld = 3;
+  const std::string url = "tcp://127.0.0.1:" + std::to_string(free_port());
+  std::vector<nlohmann::json> lost(kWorld);
+  std::vector<std::string> errors(kWorld);
+  nlohmann::json lost_after_survivor_left;
+  std::atomic<bool> survivor_left{false};
+  bool survivor_listed = false;
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < kWorld; ++r)
+    ranks.emplace_back([&, r] {
+      const auto env = env_of({{"SLURM_NTASKS", "3"},
+                               {"SLURM_PROCID", std::to_string(r)},
+                               {"RAILGAUGE_RUN_TOKEN", "t"}});
+      try {
+        auto owned = std::make_unique<World>(launch_info_from(env), StoreSettings{url, 10'000ms},
+                                             env, std::string("node-") + "abc"[r]);
+        World &world = *owned;
+        world.barrier("start");
+        if (r == 1)
+          return; // its connection closes, as a killed rank's does
+        try {
+          world.barrier("end");
+        } catch (const PeerLost &e) {
+          errors[r] = e.what();
+          lost[r] = world.lost_ranks();
+        }
+        if (r == 2) {
+          owned.reset(); // hangs up, as a survivor that ends does
+          survivor_left = true;
+          return;
+        }
+        while (!survivor_left)
+          std::this_thread::sleep_for(1ms);
+        // Rank 0's store lists rank 2 as lost too once its connection closed.
+        const auto deadline = SteadyClock::now() + 5s;
+        while (!(survivor_listed =
+                     world.store()->get("railgauge/lost-ranks", 0ms).find("\n2 rank 2 is lost") !=
+                     std::string::npos) &&
+               SteadyClock::now() < deadline)
+          std::this_thread::sleep_for(1ms);
+        lost_after_survivor_left = world.lost_ranks();
+      } catch (const std::exception &e) {
+        errors[r] = std::string("unexpected: ") + e.what();
+        survivor_left = true;
+      }
+    });
+  for (auto &t : ranks)
+    t.join();
+  for (int r : {0, 2}) {
+    EXPECT_NE(errors[r].find("rank 1 is lost"), std::string::npos) << errors[r];
+    ASSERT_EQ(lost[r].size(), 1u) << lost[r].dump();
+    EXPECT_EQ(lost[r][0]["rank"], 1);
+    EXPECT_EQ(lost[r][0]["host"], "node-b");
+    EXPECT_TRUE(lost[r][0]["reason"].get<std::string>().starts_with(
+        "rank 1 is lost: its connection to the store"))
+        << lost[r].dump();
+  }
+  EXPECT_TRUE(survivor_listed);
+  EXPECT_EQ(lost_after_survivor_left, lost[0]);
 }
 
 TEST(World, SeveralRanksNeedAStoreAndATokenAndAPort) {

@@ -170,6 +170,12 @@ class RailgaugeRanksTest(Base):
             manifest = json.loads((run_dir / f"rank-{rank:05d}" / "run.json").read_text())
             self.assertEqual(manifest["status"], "failed")
             self.assertIn("rank 2 is lost", manifest["failure"])
+            # Named with its host, so that check drains its node (the survivors that ended after
+            # it are not named: they reached the end barrier).
+            victim_host = json.loads((run_dir / "rank-00002" / "run.json").read_text())["host"]
+            self.assertEqual([(l["rank"], l["host"]) for l in manifest["lost_ranks"]],
+                             [(2, victim_host)], manifest["lost_ranks"])
+            self.assertTrue(manifest["lost_ranks"][0]["reason"].startswith("rank 2 is lost: "))
 
     def test_rank_zero_killed_mid_run_is_named_by_the_others(self):
         _, results, timeout_s = self.kill_one_rank_mid_run(victim=0)
