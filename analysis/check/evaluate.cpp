@@ -325,18 +325,30 @@ Finding record_status_finding(const Record &r, const std::string &run_dir) {
 
 void Evaluator::record_status_rule() {
   result_.rule_categories[kRecordStatusRule] = "health";
-  for (std::size_t i = 0; i < runs_.runs.size(); ++i)
+  for (std::size_t i = 0; i < runs_.runs.size(); ++i) {
+    const auto &run = runs_.runs[i];
+    // The point a rank lost on another node broke is not judged here (run-complete).
+    const auto lost = stopped_by_lost_rank_elsewhere(run, run_host_[run.dir]);
     for (const auto *records :
-         std::array<const std::vector<Record> *, 2>{&runs_.runs[i].records, &gpu_parts_[i]})
+         std::array<const std::vector<Record> *, 2>{&run.records, &gpu_parts_[i]})
       for (const auto &r : *records) {
         const auto category = category_of_key(r.key);
         const auto key = index_.part_of(r, nullptr, category);
         const bool bad = r.status == Status::failed || r.status == Status::error;
-        tally(key, kRecordStatusRule, !bad);
+        const bool not_judged = bad && lost && is_point_that_stopped_the_run(run, r);
+        if (!not_judged)
+          tally(key, kRecordStatusRule, !bad);
         if (!bad)
           continue;
-        add_finding(key, record_status_finding(r, runs_.runs[i].dir));
+        auto f = record_status_finding(r, run.dir);
+        if (not_judged) {
+          f.level = std::min(rules_.incomplete_runs, Level::warn);
+          f.missing = true;
+          f.detail = fmt::format("not judged: {}; {}", *lost, f.detail);
+        }
+        add_finding(key, std::move(f));
       }
+  }
 }
 
 // A run cut short, or whose run.json counts records it does not hold, is missing evidence for
@@ -351,8 +363,14 @@ void Evaluator::run_complete_rule() {
     std::string detail;
     for (const auto &w : why)
       detail += (detail.empty() ? "" : "; ") + w;
-    Finding f =
-        built_in_missing(kRunCompleteRule, rules_.incomplete_runs, "run " + run.dir, detail);
+    // Stopped by a rank lost on another node: that node fails run-complete, and this one is not
+    // judged on the points it never measured (a warning: not a pass, not a drain).
+    Level level = rules_.incomplete_runs;
+    if (const auto lost = stopped_by_lost_rank_elsewhere(run, node.host)) {
+      level = std::min(level, Level::warn);
+      detail = fmt::format("not judged: {}; {}", *lost, detail);
+    }
+    Finding f = built_in_missing(kRunCompleteRule, level, "run " + run.dir, detail);
     f.run = run.dir;
     add_finding(node, std::move(f));
   }

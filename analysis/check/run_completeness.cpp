@@ -30,10 +30,32 @@ std::string ranges_text(const std::vector<long long> &ranks) {
   return out;
 }
 
+// run.json's lost_ranks as (rank, host), host "" where not named; nothing when absent (written
+// before railgauge named them) or not a list of objects with a whole rank.
+std::vector<std::pair<long long, std::string>> lost_ranks_of(const nlohmann::json &m) {
+  std::vector<std::pair<long long, std::string>> lost;
+  if (!m.is_object() || !m.contains("lost_ranks") || !m["lost_ranks"].is_array())
+    return lost;
+  for (const auto &l : m["lost_ranks"]) {
+    if (!l.is_object() || !l.contains("rank") || !l["rank"].is_number_integer())
+      return {};
+    lost.emplace_back(l["rank"].get<long long>(), text_of(l, "host"));
+  }
+  return lost;
+}
+
+// The records the run wrote: check reads each GPU of an every-GPU point as a record too.
+long long records_written(const analysis::LoadedRun &run) {
+  return static_cast<long long>(
+      std::count_if(run.records.begin(), run.records.end(),
+                    [](const Record &r) { return !records::is_per_gpu_part(r); }));
+}
+
 } // namespace
 
 std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
   std::vector<RankOfRun> ranks;
+  std::map<std::string, std::map<long long, std::string>> lost_hosts; // run id -> rank -> host
   for (const auto &run : runs.runs) {
     const auto &m = run.manifest;
     if (!m.is_object() || !m.contains("world") || !m["world"].is_object())
@@ -45,8 +67,50 @@ std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
       continue;
     ranks.push_back(
         {id, text_of(m, "host"), w["size"].get<long long>(), w["rank"].get<long long>()});
+    for (const auto &[rank, host] : lost_ranks_of(m))
+      if (!host.empty())
+        lost_hosts[id][rank] = host;
   }
-  return missing_ranks(ranks);
+  auto out = missing_ranks(ranks);
+  for (auto &m : out) {
+    const auto &lost = lost_hosts[m.run];
+    if (m.absent_count != static_cast<long long>(m.absent.size()) ||
+        !std::all_of(m.absent.begin(), m.absent.end(), [&](long long r) { return lost.count(r); }))
+      continue;
+    std::set<std::string> hosts;
+    std::string named;
+    for (const long long r : m.absent) {
+      hosts.insert(lost.at(r));
+      named += fmt::format("{}rank {} on {}", named.empty() ? "" : ", ", r, lost.at(r));
+    }
+    m.hosts.assign(hosts.begin(), hosts.end());
+    m.why += fmt::format("; the ranks read name the missing ones as lost ({}): their nodes are "
+                         "judged, not the survivors'",
+                         named);
+  }
+  return out;
+}
+
+std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::LoadedRun &run,
+                                                          const std::string &host) {
+  const auto lost = lost_ranks_of(run.manifest);
+  if (lost.empty())
+    return std::nullopt;
+  std::string named;
+  for (const auto &[rank, lost_host] : lost) {
+    if (lost_host.empty() || lost_host == host)
+      return std::nullopt;
+    named += fmt::format("{}rank {} on {}", named.empty() ? "" : ", ", rank, lost_host);
+  }
+  std::string text = fmt::format("stopped by lost {}", named);
+  const auto &m = run.manifest;
+  const auto written = records_written(run);
+  if (m.contains("points_planned") && m["points_planned"].is_number_integer() &&
+      m["points_planned"].get<long long>() > written)
+    text += fmt::format("; {} of {} planned points not measured (not passed)",
+                        m["points_planned"].get<long long>() - written,
+                        m["points_planned"].get<long long>());
+  return text;
 }
 
 std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
@@ -81,16 +145,25 @@ std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
       if (!seen.ranks.count(r))
         absent.push_back(r);
     const std::vector<long long> read(seen.ranks.begin(), seen.ranks.end());
-    out.push_back(
-        {id,
-         {seen.hosts.begin(), seen.hosts.end()},
-         fmt::format("run {} had {} ranks (world.size), {} read (ranks {}); {} missing "
-                     "(ranks {}{}): give every node's run directory",
-                     id, seen.size, read.size(), ranges_text(read), absent_count,
-                     ranges_text(absent),
-                     absent_count > static_cast<long long>(absent.size()) ? ", ..." : "")});
+    out.push_back({id,
+                   {seen.hosts.begin(), seen.hosts.end()},
+                   fmt::format("run {} had {} ranks (world.size), {} read (ranks {}); {} missing "
+                               "(ranks {}{}): give every node's run directory",
+                               id, seen.size, read.size(), ranges_text(read), absent_count,
+                               ranges_text(absent),
+                               absent_count > static_cast<long long>(absent.size()) ? ", ..." : ""),
+                   absent,
+                   absent_count});
   }
   return out;
+}
+
+bool is_point_that_stopped_the_run(const analysis::LoadedRun &run, const Record &r) {
+  if (r.status != Status::error || !r.reason || r.reason->empty())
+    return false;
+  const auto failure = text_of(run.manifest, "failure");
+  return failure.starts_with("the run stopped after ") &&
+         failure.find("never ran): " + *r.reason) != std::string::npos;
 }
 
 std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
@@ -110,10 +183,7 @@ std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
                                 failure.empty() ? "" : " (" + failure + ")"));
     }
   }
-  // The records the run wrote: check reads each GPU of an every-GPU point as a record too.
-  const auto written = static_cast<long long>(
-      std::count_if(run.records.begin(), run.records.end(),
-                    [](const Record &r) { return !records::is_per_gpu_part(r); }));
+  const auto written = records_written(run);
   if (m.contains("points_planned") && m["points_planned"].is_number_integer() &&
       m["points_planned"].get<long long>() > written)
     why.push_back(fmt::format("{} of {} planned points have a record", written,

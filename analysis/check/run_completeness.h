@@ -1,6 +1,7 @@
 #pragma once
 // Whether a run holds what its own run.json says it should: the evidence behind the built-in
 // rule run-complete (evaluate.h). A run cut short passes no rule by the records it has.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,13 +15,33 @@ namespace railgauge::check {
 // written by hand, records.jsonl alone).
 std::vector<std::string> incompleteness(const analysis::LoadedRun &run);
 
+// Why a run that is not whole is no fault of its node `host`: it stopped because ranks on other
+// hosts were lost (run.json lost_ranks, which railgauge writes when the store saw a rank go):
+// "stopped by lost rank 1 on node-b; 6 of 9 planned points not measured". run-complete then does
+// not fail this node (it warns: the points that never ran are not passed), and the lost rank's
+// own node fails it. Nothing when run.json names no lost rank (an older run.json too), or one
+// whose host it does not know, or one on `host` itself: the node is then judged as before.
+std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::LoadedRun &run,
+                                                          const std::string &host);
+
 // A run of several ranks (run.json world.size > 1) of which fewer ranks were read than it had:
 // the hosts of the ranks read, and why. The ranks not given are nodes the verdict would never
 // name (a directory of one node's ranks, a copy that lost some): each host read is not whole.
+// Whether `r` is the error record of the point at which the run stopped early, by run.json's
+// failure ("the run stopped after 3 of 9 points (6 never ran): REASON", REASON being the record's):
+// the point a lost peer broke. In a run that stopped_by_lost_rank_elsewhere excuses, it is no
+// evidence against the node either, so record-status does not fail it.
+bool is_point_that_stopped_the_run(const analysis::LoadedRun &run, const Record &r);
+
+// When every rank not given is one that the ranks read name as lost on a known host (run.json
+// lost_ranks: a node that died took its run directory with it), `hosts` are those lost ranks'
+// hosts instead: the node that was lost is named, and the survivors are judged by their own runs.
 struct MissingRanks {
   std::string run;                // the run id
   std::vector<std::string> hosts; // of the ranks read, sorted
   std::string why;
+  std::vector<long long> absent; // the ranks not given (the first 64 of them)
+  long long absent_count = 0;
 };
 std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs);
 
