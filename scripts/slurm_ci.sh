@@ -2,6 +2,8 @@
 # The `slurm` tier: railgauge under a real one-machine Slurm cluster (Debian's slurm-wlm).
 #   1. `srun --mpi=pmix -n 4 railgauge collectives`: every rank's records land, and agree on
 #      one run id;
+#   1b. a rank SIGKILLed under srun on the two nodes: the run ends within the store timeout
+#      naming it, and check drains that rank's node alone (the other warns, not drained);
 #   2. the burn-in batch script (scripts/slurm_burnin.sbatch) through sbatch on both nodes,
 #      healthy: the job exits 0 with a PASS verdict, the nodes stay up, and every step ran at the
 #      layout it states (scripts/run_layout.py: its world.size and ranks per node, from run.json);
@@ -143,6 +145,44 @@ else
   done
   say "srun -n 4: $(cat "${runs[0]}"/rank-*/records.jsonl | wc -l) records from 4 ranks in ${runs[0]}"
 fi
+
+# 1b. A rank lost under srun on two nodes, as the burn-in runs its steps (no --kill-on-bad-exit):
+#     rank 1, on n2, SIGKILLed once it has written a record. Rank 0 ends within the store timeout
+#     naming it in run.json (lost_ranks, with its node), and check drains n2 alone: n1's run,
+#     stopped by the loss, is a warning (not judged on the points it never ran), not a drain.
+lost=$d/work/lost
+start_s=$SECONDS
+RAILGAUGE_RUN_TOKEN=lost-$$ srun -N 2 -n 2 --ntasks-per-node=1 bash -c '
+  if [[ $SLURM_PROCID == 1 ]]; then
+    (for _ in $(seq 600); do grep -qs status "$1"/*/rank-00001/records.jsonl && break; sleep 0.05
+     done; kill -9 $$) &
+  fi
+  exec railgauge memory --filter memory.host_copy -a size_bytes=1MiB,4MiB,16MiB,64MiB \
+    -a threads=1 --time-budget 0.5 --store "tcp://127.0.0.1:$2" --store-timeout 15 --out "$1" -q
+' _ "$lost" $((20000 + RANDOM % 20000)) 2>"$d/work/lost.err"
+lost_s=$((SECONDS - start_s))
+((lost_s < 25)) || fail "lost rank: srun took ${lost_s} s, more than the 15 s store timeout after the kill"
+python3 - "$lost" <<'PY' || fail "lost rank: rank 0's run.json does not name rank 1 on n2 ($(tail -3 "$d/work/lost.err"))"
+import json, pathlib, sys
+m = json.loads(next(pathlib.Path(sys.argv[1]).glob("*/rank-00000/run.json")).read_text())
+assert m["status"] == "failed", m["status"]
+assert [(l["rank"], l["host"]) for l in m["lost_ranks"]] == [(1, "n2")], m.get("lost_ranks")
+PY
+railgauge check --rules host-only "$lost" --drain "$lost/drain.txt" --json "$lost/verdict.json" \
+  >"$d/work/lost-check.txt"
+rc=$?
+[[ $rc -eq 2 && "$(cat "$lost/drain.txt" 2>&1)" == n2 ]] ||
+  fail "lost rank: check exited $rc, drain list '$(tr '\n' ' ' <"$lost/drain.txt")', not 2 and n2 alone"
+python3 - "$lost/verdict.json" <<'PY' || fail "lost rank: n1 is not a warning naming rank 1 on n2"
+import json, sys
+v = json.load(open(sys.argv[1]))
+nodes = {n["host"]: n["verdict"] for n in v["nodes"]}
+assert nodes == {"n1": "warn", "n2": "fail"}, nodes
+why = [f["detail"] for p in v["parts"] if p["host"] == "n1" for f in p["findings"]
+       if f["rule"] == "run-complete"]
+assert len(why) == 1 and why[0].startswith("not judged: stopped by lost rank 1 on n2"), why
+PY
+say "lost rank: srun ended ${lost_s} s after its start; check exit $rc, drain list $(cat "$lost/drain.txt"): $(tail -1 "$d/work/lost-check.txt")"
 
 # 2. and 3. The burn-in script through sbatch; its exit status is the job's.
 job_exit() { # JOBID -> "rc:signal" while the job is remembered (MinJobAge)
