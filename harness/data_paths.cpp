@@ -84,6 +84,25 @@ DataFileName data_file_name(const std::string &path) {
                                               "directories"};
 }
 
+std::vector<std::string> yaml_names(const std::vector<std::string> &dirs) {
+  std::set<std::string> known;
+  for (const auto &dir : dirs) {
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".yaml")
+        known.insert(e.path().stem().string());
+  }
+  return {known.begin(), known.end()};
+}
+
+std::string shipped_names(const std::string &folder) {
+  const auto dir = data_dir() / folder;
+  const auto names = yaml_names({dir.string()});
+  if (names.empty())
+    return fmt::format("none found in {}", dir.string());
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 std::string find_named_yaml(const std::string &what, const std::string &name_or_path,
                             const std::vector<std::string> &dirs) {
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
@@ -93,21 +112,15 @@ std::string find_named_yaml(const std::string &what, const std::string &name_or_
       throw InputError(fmt::format("no such {} file", what), name_or_path, "check the path");
     return name_or_path;
   }
-  std::set<std::string> known;
   for (const auto &dir : dirs) {
     const auto candidate = fs::path(dir) / (name_or_path + ".yaml");
     if (fs::exists(candidate))
       return candidate.string();
-    std::error_code ec;
-    for (const auto &e : fs::directory_iterator(dir, ec))
-      if (e.path().extension() == ".yaml")
-        known.insert(e.path().stem().string());
   }
-  if (!known.empty())
+  if (const auto known = yaml_names(dirs); !known.empty())
     throw InputError(fmt::format("no {} named '{}'", what, name_or_path), name_or_path,
                      fmt::format("{}known: {}; or give the path of a YAML file",
-                                 did_you_mean(name_or_path, {known.begin(), known.end()}),
-                                 fmt::join(known, ", ")));
+                                 did_you_mean(name_or_path, known), fmt::join(known, ", ")));
   throw InputError(fmt::format("no {} named '{}', and no {} files in {}", what, name_or_path, what,
                                fmt::format("{}", fmt::join(dirs, ", "))),
                    name_or_path,

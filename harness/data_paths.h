@@ -41,6 +41,15 @@ struct DataFileName {
 };
 DataFileName data_file_name(const std::string &path);
 
+// The names of the YAML files in DIRS: their stems, sorted, each once; the suites or rule
+// profiles a command takes by name. Empty when none of DIRS holds one (or exists).
+std::vector<std::string> yaml_names(const std::vector<std::string> &dirs);
+
+// The names shipped in one folder of the data directory ("rules", "suites"), joined with ", ",
+// for a message or a --help: read from the folder, so that no list of them is kept by hand. When
+// the folder holds none (a binary without its data), where they would be.
+std::string shipped_names(const std::string &folder);
+
 // A named data file: NAME_OR_PATH itself when it looks like a path (has a '/' or ends in .yaml),
 // else NAME.yaml in the first of DIRS that has it. Throws InputError listing the names known in
 // DIRS (or the directories searched, when they hold none). WHAT names the kind ("suite", "rules").

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/data_paths.h"
 #include "harness/error.h"
 
 namespace railgauge::check {
@@ -185,8 +186,9 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
   if (names.empty())
     throw InputError("no run's inventory shows a GPU, so no GPU profile can be chosen",
                      "--rules auto",
-                     "give --rules host-only or any-fabric, or a profile by name (h100-sxm, "
-                     "h200-sxm, ...)");
+                     fmt::format("give --rules host-only or any-fabric, or a profile by name "
+                                 "({})",
+                                 shipped_names("rules")));
   const std::string name = the_one_gpu(names, "the runs show", "nodes");
   int most = 0;
   for (const auto &[host, n] : gpus_per_host)

@@ -3,16 +3,26 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/check/evaluate.h"
+#include "harness/data_paths.h"
 #include "harness/record_fields.h"
 #include "records/collective_record.h"
 
 namespace railgauge::check {
 namespace {
 
-constexpr const char *kFabricProfiles = "h100-sxm-ib, h100-sxm-roce, h200-sxm-ib, h200-sxm-roce, "
-                                        "or any-fabric when the fabric is unknown";
+// The shipped profiles that judge a fabric: those named after one (-ib, -roce), read from the
+// rules directory, and any-fabric.
+std::string fabric_profiles() {
+  std::vector<std::string> fabric;
+  for (const auto &name : yaml_names({(data_dir() / "rules").string()}))
+    if (name.ends_with("-ib") || name.ends_with("-roce"))
+      fabric.push_back(name);
+  return fmt::format("{}{}or any-fabric when the fabric is unknown", fmt::join(fabric, ", "),
+                     fabric.empty() ? "" : ", ");
+}
 
 std::string counted_keys(const std::map<std::string, int> &by_key) {
   std::string keys;
@@ -88,7 +98,7 @@ std::string nothing_judged_detail(const RuleSet &rules, const HeldRecords &held,
     // Whatever else was read: the fabric these records measured was not judged.
     return fmt::format("no rule of {} selects its {}, which ran across hosts: a node-local "
                        "profile does not judge the fabric; judge them with a fabric profile ({})",
-                       rules.name, counted_keys(unselected), kFabricProfiles);
+                       rules.name, counted_keys(unselected), fabric_profiles());
   // A node at the level already (a failed record, values missing at warn) is told nothing new.
   if (reading.read || reading.level >= rules.unjudged_nodes)
     return "";

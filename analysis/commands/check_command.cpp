@@ -74,16 +74,16 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
   const bool history_only = !o.history.url.empty() && o.runs.empty() && !o.inventory_only;
   if (o.rules.empty() && !history_only)
     throw InputError("no rules", "--rules",
-                     "give --rules NAME (h100-sxm-ib, h100-sxm-roce, h100-sxm, h200-sxm-ib, "
-                     "h200-sxm-roce, h200-sxm, any-fabric, host-only), auto, or the path of a "
-                     "rules YAML file");
+                     fmt::format("give --rules NAME ({}), auto, or the path of a rules YAML file",
+                                 shipped_names("rules")));
   // auto picks the profile from the GPUs the run directories show; the database alone shows
   // none, and judging it without the profile asked for would pass what the profile fails.
   if (history_only && o.rules == "auto")
     throw InputError("--rules auto picks a profile from run directories, and none are given",
                      "--rules",
-                     "name the fleet's profile (h100-sxm-ib, h200-sxm-roce, ...) with --history, "
-                     "or give the run directories to pick it from");
+                     fmt::format("name the fleet's profile ({}) with --history, or give the "
+                                 "run directories to pick it from",
+                                 shipped_names("rules")));
   if (o.runs.empty() && !o.inventory_only && !history_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");
@@ -345,10 +345,11 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
                "Exit status: 0 pass, 1 warn, 2 fail, 3 crashed or an output could not be "
                "written (the drain list is written first), 4 input error (nothing judged).");
   cmd->add_option("--rules", o->rules,
-                  "Rules: a shipped profile by name (h100-sxm-ib, h100-sxm-roce, h100-sxm, "
-                  "h200-sxm, any-fabric, host-only; from share/railgauge/rules), the path of a "
-                  "rules YAML file, or auto: the burn-in profile of the GPUs the runs show "
-                  "(h100-sxm, h200-sxm, or their -1gpu variants), said on stderr");
+                  fmt::format("Rules: a shipped profile by name ({}; from "
+                              "share/railgauge/rules), the path of a rules YAML file, or auto: "
+                              "the burn-in profile of the GPUs the runs show (h100-sxm, "
+                              "h200-sxm, or their -1gpu variants), said on stderr",
+                              shipped_names("rules")));
   cmd->add_option("runs", o->runs,
                   "Run directories, directories holding many (every rank's or node's), or "
                   "records.jsonl files; all judged together as one fleet");

@@ -181,6 +181,15 @@ class VerdictTest(unittest.TestCase):
         r = railgauge("compare", run)
         self.assertEqual(r.returncode, 4)
         self.assertIn("at least two runs", r.stderr)
+        # The profiles a message or --help offers are the shipped ones, read from the rules
+        # directory, not a list kept by hand (which lacked the -1gpu profiles).
+        shipped = ", ".join(sorted(p.stem for p in (ROOT / "results" / "rules").glob("*.yaml")))
+        self.assertIn("h200-sxm-1gpu", shipped)
+        r = railgauge("check", run)
+        self.assertEqual(r.returncode, 4)
+        self.assertIn(f"give --rules NAME ({shipped}), auto, or the path", r.stderr)
+        r = railgauge("check", "--help")
+        self.assertIn(shipped, " ".join(r.stdout.split()))
 
     def test_compare_two_real_runs_and_report_the_comparison(self):
         a, b = self.quick_run("a"), self.quick_run("b")
