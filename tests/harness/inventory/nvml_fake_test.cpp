@@ -1,0 +1,130 @@
+// The NVML path with values: query_nvml over a scripted libnvidia-ml (fake_nvml.cpp), whose
+// script each test writes and rewrites between two reads.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "harness/inventory/nvml_query.h"
+
+namespace railgauge {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// An H100 SXM as NVML describes it, with 18 NVLinks of which `down` is down.
+json h100(int index, int down = -1) {
+  json links = json::array();
+  for (int link = 0; link < 18; ++link)
+    links.push_back(link == down ? "down" : "up");
+  return {
+      {"name", "NVIDIA H100 80GB HBM3"},
+      {"uuid", "GPU-0000000" + std::to_string(index)},
+      {"serial", "165232300000" + std::to_string(index)},
+      {"pci_bus_id", index == 0 ? "00000000:19:00.0" : "00000000:3B:00.0"},
+      {"pcie",
+       {{"gen_current", 5},
+        {"gen_max", 5},
+        {"width_current", 16},
+        {"width_max", 16},
+        {"replay_count", 0}}},
+      {"sm_clock_mhz", {{"current", 1980}, {"max", 1980}}},
+      {"mem_clock_mhz", {{"current", 2619}, {"max", 2619}}},
+      {"memory_total_bytes", 85520809984ULL},
+      {"power_limit_mw", 700000},
+      {"power_usage_mw", 118250},
+      {"temperature_c", 34},
+      {"clocks_event_reasons", 1}, // gpu_idle
+      {"ecc_mode", {{"current", true}, {"pending", true}}},
+      {"ecc",
+       {{"volatile", {{"corrected", 0}, {"uncorrected", 0}}},
+        {"aggregate", {{"corrected", 2}, {"uncorrected", 0}}}}},
+      {"remapped_rows", {{"correctable", 0}, {"uncorrectable", 0}, {"pending", 0}, {"failure", 0}}},
+      {"nvlink",
+       {{"links", links},
+        {"errors", {{"crc_flit", 0}, {"crc_data", 0}, {"replay", 0}, {"recovery", 0}}},
+        {"per_link", json::object()}}},
+      {"compute_processes", json::array()}};
+}
+
+class NvmlFake : public ::testing::Test {
+protected:
+  void SetUp() override {
+    script_ =
+        fs::path(::testing::TempDir()) /
+        ("fake-nvml-" +
+         std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".json");
+    setenv("RAILGAUGE_FAKE_NVML_SCRIPT", script_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("RAILGAUGE_FAKE_NVML_SCRIPT");
+    fs::remove(script_);
+  }
+  // Writes the node's GPUs as the script and reads them through NVML.
+  json query(const json &gpus) {
+    std::ofstream(script_) << json{
+        {"driver_version", "550.54.15"}, {"nvml_version", "12.550.54.15"}, {"gpus", gpus}};
+    return query_nvml(RAILGAUGE_FAKE_NVML);
+  }
+  fs::path script_;
+};
+
+TEST_F(NvmlFake, ATwoGpuNodeReadsAsScripted) {
+  json busy = h100(1, 3);
+  busy["compute_processes"] = {{{"pid", 4242}, {"used_memory_bytes", 1073741824}}};
+  const json nvml = query({h100(0), busy});
+  ASSERT_TRUE(nvml.at("available")) << nvml.dump();
+  EXPECT_EQ(nvml.at("driver_version"), "550.54.15");
+  ASSERT_EQ(nvml.at("gpus").size(), 2u);
+  const json &gpu0 = nvml["gpus"][0];
+  EXPECT_EQ(gpu0.at("name"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(gpu0.at("uuid"), "GPU-00000000");
+  EXPECT_EQ(gpu0.at("pci_bus_id"), "0000:19:00.0");
+  EXPECT_EQ(gpu0.at("power_limit_w"), 700.0);
+  EXPECT_EQ(gpu0.at("ecc").at("enabled_current"), true);
+  EXPECT_EQ(gpu0.at("ecc").at("aggregate").at("corrected"), 2);
+  EXPECT_EQ(gpu0.at("remapped_rows").at("uncorrectable"), 0);
+  EXPECT_TRUE(gpu0.at("retired_pages").is_null()); // the fake, as Hopper, has no page retirement
+  EXPECT_EQ(gpu0.at("nvlink").at("up"), 18);
+  EXPECT_EQ(gpu0.at("compute_processes"), json::array());
+  EXPECT_EQ(gpu0.at("errors"), json::object()) << gpu0["errors"].dump();
+  const json &gpu1 = nvml["gpus"][1];
+  EXPECT_EQ(gpu1.at("pci_bus_id"), "0000:3b:00.0");
+  EXPECT_EQ(gpu1.at("nvlink").at("down"), 1);
+  EXPECT_EQ(gpu1.at("nvlink").at("links").at(3), "down");
+  ASSERT_EQ(gpu1.at("compute_processes").size(), 1u);
+  EXPECT_EQ(gpu1["compute_processes"][0].at("pid"), 4242);
+  EXPECT_EQ(gpu1["compute_processes"][0].at("used_memory_bytes"), 1073741824);
+}
+
+TEST_F(NvmlFake, AGpuNvmlCannotOpenIsListedWithNvmlsError) {
+  const json nvml = query({h100(0), {{"handle", "NVML_ERROR_GPU_IS_LOST"}}});
+  ASSERT_EQ(nvml.at("gpus").size(), 2u);
+  EXPECT_EQ(nvml["gpus"][0].at("uuid"), "GPU-00000000");
+  EXPECT_EQ(nvml["gpus"][1].at("index"), 1);
+  EXPECT_EQ(nvml["gpus"][1].at("errors").at("handle"), "GPU is lost");
+  EXPECT_FALSE(nvml["gpus"][1].contains("uuid"));
+}
+
+TEST_F(NvmlFake, AFieldThatFailsIsNullWithItsErrorAndNotSupportedIsNullAlone) {
+  json gpu = h100(0);
+  gpu["power_limit_mw"] = "NVML_ERROR_NO_PERMISSION";
+  gpu.erase("serial");
+  const json g = query(json::array({gpu})).at("gpus").at(0);
+  EXPECT_TRUE(g.at("power_limit_w").is_null());
+  EXPECT_EQ(g.at("errors").at("power_limit_w"), "Insufficient Permissions");
+  EXPECT_TRUE(g.at("serial").is_null());
+  EXPECT_FALSE(g.at("errors").contains("serial"));
+}
+
+TEST_F(NvmlFake, ADriverThatFailsToInitialiseSaysWhy) {
+  std::ofstream(script_) << json{{"init", "NVML_ERROR_DRIVER_NOT_LOADED"}};
+  const json nvml = query_nvml(RAILGAUGE_FAKE_NVML);
+  EXPECT_FALSE(nvml.at("available"));
+  EXPECT_EQ(nvml.at("reason"), "nvmlInit_v2: Driver Not Loaded");
+}
+
+} // namespace
+} // namespace railgauge
