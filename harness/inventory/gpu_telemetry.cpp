@@ -1,5 +1,6 @@
 #include "harness/inventory/gpu_telemetry.h"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -79,6 +80,43 @@ nlohmann::json aer_total(const nlohmann::json &snapshot, const char *kind, const
   return v.is_number() ? v : nlohmann::json(nullptr);
 }
 
+// One link's count of one NVLink counter in a snapshot's nvlink_errors_per_link, or null.
+nlohmann::json link_count(const nlohmann::json &per_link, const char *name, std::size_t link) {
+  const auto it = per_link.find(name);
+  if (it == per_link.end() || !it->is_array() || link >= it->size())
+    return nullptr;
+  return (*it)[link];
+}
+
+// Each NVLink's growth between the snapshots: [{"link", "crc_flit", "crc_data", "replay",
+// "recovery"}] for the links that counted up ([] where none did), so that a verdict names the
+// link, not only the GPU; null where neither end read a link's counters (a driver without them).
+nlohmann::json nvlink_link_delta(const nlohmann::json &before, const nlohmann::json &after) {
+  const auto b = before.value("nvlink_errors_per_link", nlohmann::json(nullptr));
+  const auto a = after.value("nvlink_errors_per_link", nlohmann::json(nullptr));
+  if (!b.is_object() || !a.is_object())
+    return nullptr;
+  constexpr const char *kCounters[] = {"crc_flit", "crc_data", "replay", "recovery"};
+  std::size_t links = 0;
+  for (const char *name : kCounters)
+    if (a.contains(name) && a[name].is_array())
+      links = std::max(links, a[name].size());
+  nlohmann::json grew = nlohmann::json::array();
+  bool read = false;
+  for (std::size_t link = 0; link < links; ++link) {
+    nlohmann::json entry = {{"link", link}};
+    bool counted = false;
+    for (const char *name : kCounters) {
+      entry[name] = grown(link_count(b, name, link), link_count(a, name, link));
+      read = read || entry[name].is_number();
+      counted = counted || (entry[name].is_number() && entry[name].get<double>() > 0);
+    }
+    if (counted)
+      grew.push_back(std::move(entry));
+  }
+  return read ? grew : nlohmann::json(nullptr);
+}
+
 // The links' errors between the snapshots: NVML's PCIe replay counter, AER's correctable total,
 // its non-fatal and fatal totals together (an uncorrectable error under load), and the NVLink
 // error counters together; null where either end could not tell.
@@ -113,6 +151,7 @@ void pcie_error_delta(const nlohmann::json &before, const nlohmann::json &after,
     if (read)
       d["nvlink_errors"] = total;
   }
+  d["nvlink_errors_per_link"] = nvlink_link_delta(before, after);
 }
 
 // after - before of each health counter, and the Xid events logged in between (null where
@@ -172,8 +211,11 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
     t["compute_processes"] = gpu.value("compute_processes", nlohmann::json(nullptr));
     t["pcie_replay_count"] = count_of(gpu, "pcie", nullptr, "replay_count");
     t["nvlink_errors"] = nullptr; // a GPU without NVLink has none to count
-    if (const auto nvlink = gpu.value("nvlink", nlohmann::json(nullptr)); nvlink.is_object())
+    t["nvlink_errors_per_link"] = nullptr;
+    if (const auto nvlink = gpu.value("nvlink", nlohmann::json(nullptr)); nvlink.is_object()) {
       t["nvlink_errors"] = nvlink.value("errors", nlohmann::json(nullptr));
+      t["nvlink_errors_per_link"] = nvlink.value("errors_per_link", nlohmann::json(nullptr));
+    }
     return t;
   }
   return {{"available", false}, {"reason", fmt::format("NVML lists no GPU with uuid {}", uuid)}};

@@ -39,7 +39,10 @@ nlohmann::json sample_gpu_telemetry(std::string_view uuid);
 // "xid_events", the Xid events the kernel logged for this GPU in between (with "xids"), or null
 // with "xid_note" when the log could not be read (kernel_xids.h); a snapshot holds the counters
 // and its "kernel_log" for that. "foreign_processes": the GPU's other compute processes in either
-// snapshot (gpu_processes.h), null where NVML could not list them.
+// snapshot (gpu_processes.h), null where NVML could not list them. "nvlink_errors": the growth
+// of the NVLink error totals (CRC flit and data, replay, recovery) together;
+// "nvlink_errors_per_link": [{"link", "crc_flit", "crc_data", "replay", "recovery"}] for the links
+// that counted up ([] where none did), null where the driver gives no per-link counters.
 nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nlohmann::json after);
 
 // telemetry_pair() over the life of this object: the snapshot before at construction, a

@@ -108,9 +108,41 @@ nlohmann::json compute_processes(const NvmlApi &api, nvmlDevice_t device, FieldR
   return out;
 }
 
+// Each link's error counters, as {"crc_flit": [link 0, link 1, ...], "crc_data", "replay",
+// "recovery"} (a counter the driver does not give is null at that link), or null where no link
+// gives any: a link that degrades under load is named, not only the GPU. Read with
+// nvmlDeviceGetNvLinkErrorCounter (nvml.h: "Retrieves the specified error counter value ... For
+// Pascal or newer"; nvmlNvLinkErrorCounter_t's data-link replay, recovery, flit CRC and data CRC
+// counters, the four the totals sum). Not NVML's per-link field values: nvml.h's
+// NVML_FI_DEV_NVLINK_*_ERROR_COUNT_L<n> stop at L11 while a Hopper GPU has 18 links
+// (NVML_NVLINK_MAX_LINKS), and NVML_FI_DEV_NVLINK_ERROR_DL_* with a link in scopeId have no flit
+// and data split.
+nlohmann::json nvlink_errors_per_link(const NvmlApi &api, nvmlDevice_t device, unsigned links,
+                                      FieldReader &r) {
+  if (!api.nvlink_error_counter)
+    return nullptr;
+  nlohmann::json per_link = nlohmann::json::object();
+  bool any = false;
+  for (auto [counter, name] : {std::pair{NVML_NVLINK_ERROR_DL_CRC_FLIT, "crc_flit"},
+                               std::pair{NVML_NVLINK_ERROR_DL_CRC_DATA, "crc_data"},
+                               std::pair{NVML_NVLINK_ERROR_DL_REPLAY, "replay"},
+                               std::pair{NVML_NVLINK_ERROR_DL_RECOVERY, "recovery"}}) {
+    nlohmann::json counts = nlohmann::json::array();
+    for (unsigned link = 0; link < links; ++link) {
+      unsigned long long value = 0;
+      const bool read = r.check("nvlink.errors_per_link",
+                                api.nvlink_error_counter(device, link, counter, &value));
+      counts.push_back(read ? nlohmann::json(value) : nlohmann::json(nullptr));
+      any = any || read;
+    }
+    per_link[name] = std::move(counts);
+  }
+  return any ? per_link : nlohmann::json(nullptr);
+}
+
 // The GPU's NVLinks, up or down, and their error counters; null without NVLink. Links past the
 // GPU's count answer NOT_SUPPORTED or INVALID_ARGUMENT: stop at the first.
-nlohmann::json nvlink_of(const NvmlApi &api, nvmlDevice_t device) {
+nlohmann::json nvlink_of(const NvmlApi &api, nvmlDevice_t device, FieldReader &r) {
   if (!api.nvlink_state)
     return nullptr;
   nlohmann::json links = nlohmann::json::array();
@@ -124,10 +156,12 @@ nlohmann::json nvlink_of(const NvmlApi &api, nvmlDevice_t device) {
   }
   if (links.empty())
     return nullptr;
+  const auto count = static_cast<unsigned>(links.size());
   return {{"links", links},
           {"up", up},
-          {"down", static_cast<int>(links.size()) - up},
-          {"errors", nvlink_error_totals(api, device)}};
+          {"down", static_cast<int>(count) - up},
+          {"errors", nvlink_error_totals(api, device)},
+          {"errors_per_link", nvlink_errors_per_link(api, device, count, r)}};
 }
 
 // ECC mode has two outputs (current, pending): read it by hand.
@@ -238,7 +272,7 @@ nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device
   if (auto reasons = r.read<unsigned long long>("clocks_event_reasons", api.event_reasons, device))
     gpu["clocks_event_reasons"] = clocks_event_reason_names(*reasons);
 
-  gpu["nvlink"] = nvlink_of(api, device);
+  gpu["nvlink"] = nvlink_of(api, device, r);
   gpu["compute_processes"] = compute_processes(api, device, r);
   gpu["errors"] = std::move(errors);
   return gpu;

@@ -52,6 +52,7 @@ struct NvmlApi {
   decltype(&::nvmlDeviceGetRemappedRows) remapped_rows = nullptr;
   decltype(&::nvmlDeviceGetCurrentClocksEventReasons) event_reasons = nullptr;
   decltype(&::nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
+  decltype(&::nvmlDeviceGetNvLinkErrorCounter) nvlink_error_counter = nullptr; // per link
   // The processes holding a compute context on the GPU (_v3): a co-tenant named in a verdict.
   decltype(&::nvmlDeviceGetComputeRunningProcesses) compute_processes = nullptr;
   // For the per-point monitor (gpu_monitor.h).
@@ -99,6 +100,7 @@ inline NvmlApi resolve_api(void *lib) {
   if (!api.event_reasons) // drivers before R535 only have the older name, same signature
     resolve(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api.event_reasons);
   resolve(lib, "nvmlDeviceGetNvLinkState", api.nvlink_state);
+  resolve(lib, "nvmlDeviceGetNvLinkErrorCounter", api.nvlink_error_counter);
   resolve(lib, "nvmlDeviceGetHandleByUUID", api.handle_by_uuid);
   resolve(lib, "nvmlDeviceGetTotalEnergyConsumption", api.total_energy);
   resolve(lib, "nvmlDeviceGetViolationStatus", api.violation_status);

@@ -1,11 +1,12 @@
-// The NVML path with values: query_nvml over a scripted libnvidia-ml (fake_nvml.cpp), whose
-// script each test writes and rewrites between two reads.
+// The NVML path with values: query_nvml and the telemetry's health delta over a scripted
+// libnvidia-ml (fake_nvml.cpp), whose script each test writes and rewrites between two reads.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
+#include "harness/inventory/gpu_telemetry.h"
 #include "harness/inventory/nvml_query.h"
 
 namespace railgauge {
@@ -117,6 +118,47 @@ TEST_F(NvmlFake, AFieldThatFailsIsNullWithItsErrorAndNotSupportedIsNullAlone) {
   EXPECT_EQ(g.at("errors").at("power_limit_w"), "Insufficient Permissions");
   EXPECT_TRUE(g.at("serial").is_null());
   EXPECT_FALSE(g.at("errors").contains("serial"));
+}
+
+// GPU 0's telemetry out of a query, as a burn phase's snapshot before or after it holds it.
+json snapshot(const json &nvml) { return gpu_telemetry_from_nvml(nvml, "GPU-00000000"); }
+
+TEST_F(NvmlFake, ALinkThatCountedDuringAPhaseIsNamedWithItsCounts) {
+  json gpu = h100(0);
+  gpu["nvlink"]["per_link"] = {{"7", {{"crc_flit", 3}}}}; // counted before the phase
+  gpu["nvlink"]["errors"]["crc_flit"] = 3;
+  const json before = snapshot(query(json::array({gpu})));
+  gpu["nvlink"]["per_link"]["7"]["crc_flit"] = 15;
+  gpu["nvlink"]["errors"]["crc_flit"] = 15;
+  const json inventory = query(json::array({gpu}));
+  EXPECT_EQ(inventory["gpus"][0]["nvlink"]["errors_per_link"]["crc_flit"].size(), 18u);
+  EXPECT_EQ(inventory["gpus"][0]["nvlink"]["errors_per_link"]["crc_flit"][7], 15);
+  EXPECT_EQ(inventory["gpus"][0]["nvlink"]["errors_per_link"]["replay"][7], 0);
+  const json delta = telemetry_pair(before, json::object(), snapshot(inventory)).at("health_delta");
+  EXPECT_EQ(delta.at("nvlink_errors"), 12);
+  EXPECT_EQ(
+      delta.at("nvlink_errors_per_link"),
+      (json{{{"link", 7}, {"crc_flit", 12}, {"crc_data", 0}, {"replay", 0}, {"recovery", 0}}}));
+}
+
+TEST_F(NvmlFake, PerLinkCountersTheDriverLacksAreNullNotZeroAndTheTotalsStillCount) {
+  json gpu = h100(0);
+  gpu["nvlink"]["per_link"] = "NVML_ERROR_NOT_SUPPORTED";
+  const json before_nvml = query(json::array({gpu}));
+  EXPECT_TRUE(before_nvml["gpus"][0]["nvlink"].at("errors_per_link").is_null());
+  EXPECT_FALSE(before_nvml["gpus"][0]["errors"].contains("nvlink.errors_per_link"));
+  gpu["nvlink"]["errors"]["replay"] = 2;
+  const json delta =
+      telemetry_pair(snapshot(before_nvml), json::object(), snapshot(query(json::array({gpu}))))
+          .at("health_delta");
+  EXPECT_EQ(delta.at("nvlink_errors"), 2);
+  EXPECT_TRUE(delta.at("nvlink_errors_per_link").is_null());
+  // Read, and nothing counted: an empty list, which a rule may pass.
+  gpu["nvlink"]["per_link"] = json::object();
+  const json quiet = snapshot(query(json::array({gpu})));
+  EXPECT_EQ(
+      telemetry_pair(quiet, json::object(), quiet).at("health_delta").at("nvlink_errors_per_link"),
+      json::array());
 }
 
 TEST_F(NvmlFake, ADriverThatFailsToInitialiseSaysWhy) {
