@@ -66,6 +66,53 @@ Finding missing_finding(const Rule &rule, std::string what, std::string detail, 
   return f;
 }
 
+namespace {
+
+// A field of a detail's item as its text says it: a count as an integer, not "12.0".
+std::string field_text(const json &v) {
+  if (v.is_string())
+    return v.get<std::string>();
+  if (v.is_number_float()) {
+    const double x = v.get<double>();
+    if (x == static_cast<double>(static_cast<long long>(x)) && x < 1e15 && x > -1e15)
+      return std::to_string(static_cast<long long>(x));
+    return fmt::format("{:.4g}", x);
+  }
+  return v.dump();
+}
+
+std::string filled(const std::string &text, const json &item) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto open = text.find('{', at);
+    const auto close = open == std::string::npos ? open : text.find('}', open);
+    if (close == std::string::npos) {
+      out += text.substr(at);
+      break;
+    }
+    out += text.substr(at, open - at);
+    out += field_text(item.value(text.substr(open + 1, close - open - 1), json(nullptr)));
+    at = close + 1;
+  }
+  return out;
+}
+
+// The rule's detail of one record (rules.h, DetailSpec): "" where its path holds nothing.
+std::string detail_of(const DetailSpec &spec, const Record &r) {
+  const auto found = resolve_record_path(r, spec.path);
+  if (found.size() != 1)
+    return "";
+  const json &v = found.front().value;
+  std::string out;
+  for (const json &item : v.is_array() ? v : json::array({v}))
+    if (item.is_object())
+      out += (out.empty() ? "" : "; ") + filled(spec.text, item);
+  return out;
+}
+
+} // namespace
+
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
   std::vector<RuleValue> out;
   for (auto &pv : resolve_record_path(r, rule.metric)) {
@@ -82,6 +129,9 @@ std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
         v.value = x / d;
       }
     }
+    if (rule.detail)
+      if (const auto d = detail_of(*rule.detail, r); !d.empty())
+        v.detail += (v.detail.empty() ? "" : "; ") + d;
     out.push_back(std::move(v));
   }
   return out;

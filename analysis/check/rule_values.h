@@ -16,7 +16,7 @@ namespace railgauge::check {
 struct RuleValue {
   std::string path;   // the concrete path the rule's metric reached
   std::string what;   // the path, or "path / relative_to"
-  std::string detail; // with relative_to: "value over denominator"
+  std::string detail; // with relative_to: "value over denominator"; then the rule's detail:
   nlohmann::json value;
   bool no_denominator = false; // relative_to has no positive number here: cannot be judged
 };

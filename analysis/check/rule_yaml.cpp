@@ -306,6 +306,36 @@ void parse_curve_options(const YAML::Node &node, const std::string &file, bool h
   }
 }
 
+// detail: {path, text}: a field of the same record a violation's finding shows (rules.h).
+void parse_detail(const YAML::Node &node, const std::string &file, bool has_metric, Rule &r) {
+  if (!node["detail"])
+    return;
+  const auto &d = node["detail"];
+  const char *example = "write e.g. detail: {path: metrics.telemetry.health_delta."
+                        "nvlink_errors_per_link, text: \"NVLink {link}: {crc_flit} flit CRC\"}";
+  if (!has_metric)
+    throw InputError("'detail' reads the judged record, not the inventory", at(file, d),
+                     "use it with select: and metric:");
+  if (node["fleet"] || node["curve"])
+    throw InputError("'detail' is shown by a rule with an absolute bound", at(file, d),
+                     "use it with value: NUMBER, or remove detail: from this fleet or curve rule");
+  if (!d.IsMap() || !d["path"] || !d["text"])
+    throw InputError("'detail' must be a mapping with 'path' and 'text'", at(file, d), example);
+  expect_keys(d, file, "a detail", {"path", "text"});
+  DetailSpec spec{yaml_scalar(d["path"], file, "path"), yaml_scalar(d["text"], file, "text")};
+  const auto root = spec.path.substr(0, spec.path.find('.'));
+  if ((root != "metrics" && root != "params") || spec.path.find('*') != std::string::npos)
+    throw InputError(
+        fmt::format("detail path '{}' must start with metrics. or params., without wildcards",
+                    spec.path),
+        at(file, d["path"]), example);
+  const auto open = spec.text.find('{');
+  if (open == std::string::npos || spec.text.find('}', open) == std::string::npos)
+    throw InputError(fmt::format("detail text '{}' names no field", spec.text), at(file, d["text"]),
+                     "name the item's fields in braces, e.g. \"NVLink {link}: {crc_flit}\"");
+  r.detail = std::move(spec);
+}
+
 // part: the kind of part (node, GPU, NIC) a rule's verdicts name.
 void parse_part(const YAML::Node &node, const std::string &file, Rule &r) {
   if (node["part"]) {
@@ -377,7 +407,7 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
   expect_keys(node, file, "a rule",
               {"id", "description", "category", "severity", "on_missing", "select", "metric",
                "inventory", "part", "compare", "value", "values", "fleet", "curve", "relative_to",
-               "applies_to"});
+               "detail", "applies_to"});
   Rule r;
   r.where = at(file, node);
   parse_identity(node, file, r);
@@ -399,6 +429,7 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
   }
   parse_applies_to(node, file, r);
   parse_curve_options(node, file, has_metric, r);
+  parse_detail(node, file, has_metric, r);
   parse_part(node, file, r);
   parse_bound(node, file, r);
   return r;

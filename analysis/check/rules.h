@@ -88,6 +88,15 @@ struct CurveSpec {
   int min_points = 2; // a curve of fewer points cannot be judged: a missing finding at info
 };
 
+// `detail: {path, text}`: what a violation's finding shows beside the judged figure, from the same
+// record: `text` once per item of the list at `path` (or once for an object), each `{name}` the
+// item's field; nothing where the path holds an empty list or no object. A GPU's NVLink error
+// total is judged; the finding names the links that counted (`NVLink {link}: {crc_flit} ...`).
+struct DetailSpec {
+  std::string path; // metrics. or params., no wildcard
+  std::string text;
+};
+
 // Which runs a rule is about: `imported` rules read records only an import has (nvbandwidth's
 // copy-engine matrix), so on railgauge's own runs they do not apply, and the reverse.
 enum class AppliesTo { any, own, imported };
@@ -116,6 +125,7 @@ struct Rule {
   // A path whose value divides the metric's before the comparison: a latency tail is
   // metrics.latency.max_s relative_to metrics.latency.p50_s.
   std::string relative_to;
+  std::optional<DetailSpec> detail;
   AppliesTo applies_to = AppliesTo::any;
 
   bool from_inventory() const { return !probe.empty(); }

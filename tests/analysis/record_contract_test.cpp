@@ -247,7 +247,8 @@ TEST(RecordContract, EveryMetricARuleReadsIsNamedByAContract) {
   for (const auto &file : std::filesystem::directory_iterator(kSource + "/results/rules")) {
     const auto rules = check::load_rules_file(file.path().string());
     for (const auto &rule : rules.rules)
-      for (const auto &path : {rule.metric, rule.relative_to}) {
+      for (const auto &path :
+           {rule.metric, rule.relative_to, rule.detail ? rule.detail->path : std::string()}) {
         if (path.empty())
           continue;
         ++judged;

@@ -14,6 +14,7 @@
 #include "analysis/check/fleet_stats.h"
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
+#include "analysis/check/rule_values.h"
 #include "analysis/check/rules.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
@@ -91,6 +92,42 @@ TEST(Rules, ErrorsNameTheLineAndTheFix) {
   EXPECT_NE(rules_error("  - id: [unclosed\n").find("t.yaml:"), std::string::npos);
   EXPECT_NE(rules_error(base + "    compare: \">=\"\n    value: 1\n").find(""), std::string::npos);
   EXPECT_EQ(rules_error(base + "    compare: \">=\"\n    value: 1\n"), "");
+}
+
+// detail: the items of a list in the judged record, each through the rule's text, beside the
+// figure; nothing where the list is empty. Misuse is refused at its line.
+TEST(Rules, ADetailShowsEachItemOfAListBesideTheJudgedFigure) {
+  const std::string rule = "  - id: links\n    category: nvlink\n    severity: warn\n"
+                           "    select: {key: gemm.burn}\n"
+                           "    metric: metrics.telemetry.health_delta.nvlink_errors\n"
+                           "    compare: \"<=\"\n";
+  const auto set =
+      rules(rule + "    value: 0\n    detail: {path: metrics.telemetry.health_delta."
+                   "nvlink_errors_per_link, text: \"NVLink {link}: {crc_flit} flit\"}\n");
+  Record r;
+  r.key = "gemm.burn";
+  r.metrics["telemetry"]["health_delta"] = {
+      {"nvlink_errors", 15.0},
+      {"nvlink_errors_per_link",
+       {{{"link", 7}, {"crc_flit", 12.0}}, {{"link", 11}, {"crc_flit", 3.0}}}}};
+  auto values = rule_values(set.rules.at(0), r);
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_EQ(values[0].detail, "NVLink 7: 12 flit; NVLink 11: 3 flit");
+  r.metrics["telemetry"]["health_delta"]["nvlink_errors_per_link"] = json::array();
+  EXPECT_EQ(rule_values(set.rules.at(0), r).at(0).detail, "");
+  r.metrics["telemetry"]["health_delta"]["nvlink_errors_per_link"] = nullptr;
+  EXPECT_EQ(rule_values(set.rules.at(0), r).at(0).detail, "");
+
+  EXPECT_NE(rules_error(rule + "    value: 0\n    detail: {path: metrics.x, text: plain}\n")
+                .find("t.yaml:11: detail text 'plain' names no field"),
+            std::string::npos);
+  EXPECT_NE(rules_error(rule + "    value: 0\n    detail: {path: metrics.*.x, text: \"{a}\"}\n")
+                .find("must start with metrics. or params., without wildcards"),
+            std::string::npos);
+  EXPECT_NE(
+      rules_error(rule + "    fleet: {mads: 3}\n    detail: {path: metrics.x, text: \"{a}\"}\n")
+          .find("'detail' is shown by a rule with an absolute bound"),
+      std::string::npos);
 }
 
 // A profile on a base: the base's rules in its order, each replaced by the file's rule of the
