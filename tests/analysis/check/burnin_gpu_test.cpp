@@ -72,7 +72,7 @@ TEST(BurninGpu, HealthyEightGpuNodePassesItsSkuProfile) {
   for (const std::string rule :
        {"burn-gemm-floor", "burn-gemm-vs-siblings", "burn-hbm-floor", "burn-hbm-vs-siblings",
         "burn-hbm-pattern-coverage", "load-hw-thermal-slowdown", "load-sm-clock",
-        "burn-h2d-vs-siblings"}) {
+        "burn-h2d-vs-siblings", "load-nvlink-errors"}) {
     int checked = 0;
     for (const auto &p : r.parts)
       if (auto it = p.rules.find(rule); it != p.rules.end())
@@ -142,6 +142,35 @@ TEST(BurninGpu, AnotherProcessOnAGpuFailsItAndIsNamed) {
   EXPECT_EQ(foreign.at("count"), 1);
   EXPECT_EQ(foreign.at("processes").at(0).at("name"), "cotenant_spin");
   EXPECT_EQ(foreign.at("processes").at(0).at("pid"), 31337);
+}
+
+// NVLink errors under load are reported on the GPU that counted them, and the finding names the
+// link, with each of its counters' growth: the link to reseat or trace, not only the GPU.
+TEST(BurninGpu, NvlinkErrorsDuringAPhaseNameTheGpuAndTheLink) {
+  const auto r = judge(burnin_node(8, {.nvlink_gpu = 3}), "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 1) << render_table(r); // warn: no source gives a tolerance
+  const auto v = violations(r);
+  ASSERT_EQ(v.size(), 1u) << render_table(r);
+  EXPECT_EQ(v.begin()->first.rfind("gpu3", 0), 0u) << v.begin()->first;
+  EXPECT_EQ(v.begin()->second, std::set<std::string>{"load-nvlink-errors"});
+  EXPECT_NE(
+      render_table(r, true).find("NVLink 7: 12 flit CRC, 0 data CRC, 0 replay, 0 recovery errors"),
+      std::string::npos)
+      << render_table(r, true);
+}
+
+// A link down on one GPU while its siblings' are all up fails that GPU by the inventory's rules.
+TEST(BurninGpu, AnNvlinkDownOnOneGpuFailsThatGpu) {
+  auto runs = burnin_node(8);
+  auto &nvlink = runs.runs[0].manifest["inventory"]["nvml"]["gpus"][5]["nvlink"];
+  nvlink["up"] = 17;
+  nvlink["down"] = 1;
+  const auto r = judge(runs, "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+  const auto v = violations(r);
+  ASSERT_EQ(v.size(), 1u) << render_table(r);
+  EXPECT_EQ(v.begin()->first.rfind("gpu5", 0), 0u) << v.begin()->first;
+  EXPECT_EQ(v.begin()->second, (std::set<std::string>{"nvlink-down", "nvlink-up"}));
 }
 
 // Every phase is judged for the GPU's health, not only the GEMM and HBM burns.

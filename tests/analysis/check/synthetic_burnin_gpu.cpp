@@ -27,8 +27,21 @@ std::string pci(int gpu) { return gpu_bus_id(gpu); }
 // A GPU monitor's summary of 60 s under load at 20 Hz: power-capped (sw_power_cap) half the
 // time at ~1,700 MHz, as the committed H200 GEMM records show; `hw_thermal` adds HW thermal
 // slowdown to that share of the samples.
-// A snapshot before or after a phase: NVML's counters and the kernel log's Xids for the GPU.
-json snapshot(std::uint64_t last_seq, json xids, bool cotenant = false) {
+// An H200's 18 NVLinks' error counters as the telemetry snapshot holds them (one list per
+// counter, indexed by link), link 7 having counted `link7_flit_crc` flit CRC errors.
+json nvlink_counters(int link7_flit_crc) {
+  json zeros = json::array();
+  for (int link = 0; link < 18; ++link)
+    zeros.push_back(0);
+  json per_link = {
+      {"crc_flit", zeros}, {"crc_data", zeros}, {"replay", zeros}, {"recovery", zeros}};
+  per_link["crc_flit"][7] = link7_flit_crc;
+  return per_link;
+}
+
+// A snapshot before or after a phase: NVML's counters and the kernel log's Xids for the GPU, and
+// its NVLink error counters where `nvlink` holds them (nvlink_counters).
+json snapshot(std::uint64_t last_seq, json xids, bool cotenant = false, json nvlink = nullptr) {
   // NVML lists this process on every GPU it burns, and a co-tenant beside it where there is one.
   json processes = json::array({{{"pid", static_cast<unsigned>(getpid())},
                                  {"name", "railgauge"},
@@ -36,7 +49,13 @@ json snapshot(std::uint64_t last_seq, json xids, bool cotenant = false) {
   if (cotenant)
     processes.push_back(
         {{"pid", 31337u}, {"name", "cotenant_spin"}, {"used_memory_bytes", 1u << 30}});
-  return {{"compute_processes", processes},
+  json nvlink_totals = nullptr;
+  if (nvlink.is_object())
+    nvlink_totals = {
+        {"crc_flit", nvlink["crc_flit"][7]}, {"crc_data", 0}, {"replay", 0}, {"recovery", 0}};
+  return {{"nvlink_errors", nvlink_totals},
+          {"nvlink_errors_per_link", nvlink},
+          {"compute_processes", processes},
           {"pcie_replay_count", 0},
           {"pcie_aer",
            {{"available", true},
@@ -53,7 +72,10 @@ json snapshot(std::uint64_t last_seq, json xids, bool cotenant = false) {
           {"kernel_log", {{"available", true}, {"last_seq", last_seq}, {"xids", xids}}}};
 }
 
-json telemetry(double hw_thermal_share, bool xid = false, bool cotenant = false) {
+// `nvlink_errors`: the flit CRC errors NVLink 7 counted during the phase; negative, a GPU
+// without NVLink counters (one GPU alone, or a phase that does not read them here).
+json telemetry(double hw_thermal_share, bool xid = false, bool cotenant = false,
+               int nvlink_errors = -1) {
   std::vector<GpuSample> samples;
   for (int i = 0; i < 1200; ++i) {
     GpuSample s;
@@ -72,9 +94,12 @@ json telemetry(double hw_thermal_share, bool xid = false, bool cotenant = false)
   end.energy_mj = 40'620'000; // 677 W over 60 s
   const json xids =
       xid ? json::array({{{"seq", 900}, {"xid", 48}, {"text", "Xid 48"}}}) : json::array();
-  return telemetry_pair(snapshot(100, json::array(), cotenant),
+  const auto links = [&](int count) {
+    return nvlink_errors < 0 ? json(nullptr) : nvlink_counters(count);
+  };
+  return telemetry_pair(snapshot(100, json::array(), cotenant, links(3)),
                         summarize_gpu_samples(samples, 60, start, end),
-                        snapshot(1000, xids, cotenant));
+                        snapshot(1000, xids, cotenant, links(3 + nvlink_errors)));
 }
 
 Record record_of(const std::string &key, json params, const Outcome &o) {
@@ -164,7 +189,8 @@ GpuFigures gpu_figures(int gpus, const Sick &sick) {
     b.tflops = 717.0 * spread * slow * (lone ? sick.gemm_factor : 1.0);
     b.tflops_min = b.tflops * 0.97;
     b.telemetry =
-        telemetry(g == sick.hot_gpu ? 0.3 : 0.0, g == sick.xid_gpu, g == sick.cotenant_gpu);
+        telemetry(g == sick.hot_gpu ? 0.3 : 0.0, g == sick.xid_gpu, g == sick.cotenant_gpu,
+                  gpus == 1 ? -1 : (g == sick.nvlink_gpu ? 12 : 0));
     if (g == sick.corrupt_gpu) {
       b.bad_iterations = 3;
       b.first_bad_iteration = 4711;

@@ -26,6 +26,7 @@ struct Sick {
   int pattern_error_gpu = -1;    // the HBM pattern test found one wrong word on this GPU
   int pattern_short_gpu = -1;    // ... covered only 85% of this GPU's free memory
   int fp64_corrupt_gpu = -1;     // this GPU's FP64 GEMM results differed from the first
+  int nvlink_gpu = -1;           // this GPU's NVLink 7 counted 12 flit CRC errors in the GEMM burn
 };
 
 std::string uuid(int gpu); // "GPU-0000000<gpu>"
