@@ -321,6 +321,57 @@ class RunTest(unittest.TestCase):
         self.assertNotIn("set by railgauge", library)
 
 
+class NvmlInventoryTest(unittest.TestCase):
+    """The inventory as NVML fills it, through a scripted libnvidia-ml (fake_nvml.cpp, named by
+    RAILGAUGE_TEST_FAKE_NVML and found by its soname on LD_LIBRARY_PATH): a machine without a GPU
+    otherwise validates only an inventory whose NVML is unavailable."""
+
+    def test_inventory_read_through_nvml_validates(self):
+        fake = os.environ.get("RAILGAUGE_TEST_FAKE_NVML")
+        self.assertTrue(fake and os.path.exists(fake),
+                        f"RAILGAUGE_TEST_FAKE_NVML={fake!r}: build the fake_nvml target")
+        links = ["up"] * 18
+        links[3] = "down"
+        gpu = {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-00000000", "serial": "1652323000000",
+               "pci_bus_id": "00000000:19:00.0",
+               "pcie": {"gen_current": 5, "gen_max": 5, "width_current": 16, "width_max": 16,
+                        "replay_count": 0},
+               "sm_clock_mhz": {"current": 1980, "max": 1980},
+               "mem_clock_mhz": {"current": 2619, "max": 2619},
+               "memory_total_bytes": 85520809984, "power_limit_mw": 700000,
+               "power_usage_mw": 118250, "temperature_c": 34, "clocks_event_reasons": 1,
+               "ecc_mode": {"current": True, "pending": True},
+               "ecc": {"volatile": {"corrected": 0, "uncorrected": 0},
+                       "aggregate": {"corrected": 2, "uncorrected": 0}},
+               "remapped_rows": {"correctable": 0, "uncorrectable": 0, "pending": 0, "failure": 0},
+               "nvlink": {"links": links,
+                          "errors": {"crc_flit": 12, "crc_data": 0, "replay": 0, "recovery": 0},
+                          "per_link": {"7": {"crc_flit": 12}}},
+               "compute_processes": [{"pid": 4242, "used_memory_bytes": 1 << 30}]}
+        no_per_link = dict(gpu, uuid="GPU-00000001", pci_bus_id="00000000:3B:00.0",
+                           nvlink=dict(gpu["nvlink"], per_link="NVML_ERROR_NOT_SUPPORTED"))
+        with tempfile.TemporaryDirectory() as d:
+            os.symlink(fake, os.path.join(d, "libnvidia-ml.so.1"))
+            script = os.path.join(d, "script.json")
+            with open(script, "w") as f:
+                json.dump({"driver_version": "550.54.15", "nvml_version": "12.550.54.15",
+                           "gpus": [gpu, no_per_link, {"handle": "NVML_ERROR_GPU_IS_LOST"}]}, f)
+            env = dict(os.environ, LD_LIBRARY_PATH=d, RAILGAUGE_FAKE_NVML_SCRIPT=script)
+            r = subprocess.run([BINARY, "inventory", "--format", "json"], capture_output=True,
+                               text=True, timeout=120, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        inventory = json.loads(r.stdout)
+        nvml = inventory["nvml"]
+        self.assertTrue(nvml["available"], nvml.get("reason"))
+        self.assertEqual(len(nvml["gpus"]), 3)
+        self.assertEqual(nvml["gpus"][0]["nvlink"]["errors_per_link"]["crc_flit"][7], 12)
+        self.assertIsNone(nvml["gpus"][1]["nvlink"]["errors_per_link"])
+        self.assertEqual(nvml["gpus"][2]["errors"], {"handle": "GPU is lost"})
+        schemas, store = validate_run.load_schemas()
+        errors = list(validate_run.validator("inventory", schemas, store).iter_errors(inventory))
+        self.assertEqual([e.message for e in errors], [])
+
+
 class BadInputTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
