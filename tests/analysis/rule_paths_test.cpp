@@ -142,5 +142,19 @@ TEST(RulePaths, EveryPathAShippedRuleReadsIsInTheRecordSchemaToItsLeaf) {
   EXPECT_GT(paths, 100);
 }
 
+TEST(RulePaths, EverySchemaMetricHasAType) {
+  // A metric without a type validates whatever a writer puts there: a number written as a
+  // string would pass the schema and read "missing" in every rule.
+  const auto schema = record_schema();
+  int metrics = 0;
+  for (const auto &[name, field] : schema.at("properties").at("metrics").at("properties").items()) {
+    ++metrics;
+    EXPECT_TRUE(field.contains("type") || field.contains("$ref") || field.contains("anyOf") ||
+                field.contains("oneOf") || field.contains("enum") || field.contains("const"))
+        << "metrics." << name << " has no type in results/schema/record.schema.json";
+  }
+  EXPECT_GT(metrics, 200);
+}
+
 } // namespace
 } // namespace railgauge
