@@ -50,6 +50,7 @@ json finding_json(const Finding &f) {
             {"run", f.run},
             {"text", describe(f)}};
   j["threshold"] = f.threshold ? json(*f.threshold) : json(nullptr);
+  j["noise_rel"] = f.noise_rel ? json(*f.noise_rel) : json(nullptr);
   j["fleet"] = f.fleet ? json{{"n", f.fleet->n}, {"median", f.fleet->median}, {"mad", f.fleet->mad}}
                        : json(nullptr);
   j["key"] = f.key.empty() ? json(nullptr) : json(f.key);

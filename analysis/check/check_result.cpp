@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/noise_text.h"
 #include "harness/exit_status.h"
 #include "harness/host_group.h"
 
@@ -95,6 +96,13 @@ std::string params_text(const nlohmann::json &params) {
     s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, number_text(v));
   return s;
 }
+
+// The judged value rounded to its noise, and never so far that it reads past its bound.
+std::string value_text(const Finding &f) {
+  if (!f.value.is_number_float())
+    return number_text(f.value);
+  return noise_text(f.value.get<double>(), f.noise_rel, f.threshold);
+}
 } // namespace
 
 std::string describe(const Finding &f) {
@@ -103,7 +111,7 @@ std::string describe(const Finding &f) {
     where = fmt::format(" [{}{}{}]", f.key, f.params.empty() ? "" : " ", params_text(f.params));
   if (f.missing)
     return fmt::format("{}: missing, {}{}", f.what, f.detail, where);
-  std::string text = fmt::format("{} = {}, needs {}", f.what, number_text(f.value), f.bound);
+  std::string text = fmt::format("{} = {}, needs {}", f.what, value_text(f), f.bound);
   if (!f.detail.empty())
     text += "; " + f.detail;
   return text + where;

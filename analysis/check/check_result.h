@@ -40,7 +40,11 @@ struct Finding {
   bool not_applicable = false;
   std::string what;     // concrete metric path or probe, with its detail
   nlohmann::json value; // null when missing
-  std::string bound;    // ">= 706.1" or ">= 706.1 (fleet median ...)"
+  // Relative noise of the value (stdev/mean of the time samples it was measured from); none when
+  // unknown (an import, a median of several values, a figure not timed). The text rounds the
+  // value to it (noise_text.h); the verdict never does.
+  std::optional<double> noise_rel;
+  std::string bound; // ">= 706.1" or ">= 706.1 (fleet median ...)"
   std::optional<double> threshold;
   std::optional<FleetStats> fleet;
   std::string key; // benchmark key, for record rules

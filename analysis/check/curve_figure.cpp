@@ -59,6 +59,7 @@ CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,
     return spec.over == "size_bytes" ? bytes_text(x) : fmt_num(x);
   };
   std::size_t at = n - 1, from = 0, best = 0;
+  std::optional<std::size_t> divided_by;
   double value = ys.back();
   std::string how;
   for (std::size_t i = 1; i < n; ++i)
@@ -75,12 +76,14 @@ CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,
     break;
   case CurveTake::largest_over_peak:
     value = ys[best] > 0 ? ys.back() / ys[best] : 0;
+    divided_by = best;
     how = fmt::format("{} at {} against the peak {} at {}", fmt_num(ys.back()), x_text(xs.back()),
                       fmt_num(ys[best]), x_text(xs[best]));
     break;
   case CurveTake::smallest_over_peak:
     at = 0;
     value = ys[best] > 0 ? ys.front() / ys[best] : 0;
+    divided_by = best;
     how = fmt::format("{} at {} against the peak {} at {}", fmt_num(ys.front()), x_text(xs.front()),
                       fmt_num(ys[best]), x_text(xs[best]));
     break;
@@ -96,6 +99,8 @@ CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,
       if (ys[i] > ys[peak])
         peak = i;
     }
+    if (value < 1)
+      divided_by = from;
     how = value < 1 ? fmt::format("falls from {} at {} to {} at {}", fmt_num(ys[from]),
                                   x_text(xs[from]), fmt_num(ys[at]), x_text(xs[at]))
                     : "never falls";
@@ -103,6 +108,7 @@ CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,
   }
   }
   out.at = at;
+  out.divided_by = divided_by;
   out.value = value;
   out.how = std::move(how);
   return out;

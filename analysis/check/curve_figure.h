@@ -4,6 +4,7 @@
 // (evaluate_fleet.cpp) and over the fleet history's database (analysis/history/history_fleet.h)
 // take it alike; the figure is then judged against the rule's absolute bound.
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -18,6 +19,9 @@ struct CurveFigure {
   // at info, `how` saying why.
   bool too_short = false;
   std::size_t at = 0; // the point the finding names
+  // A ratio's denominator (the peak, the point a drop falls from): the figure's noise is both
+  // points' noise. None for a figure that is one point's value.
+  std::optional<std::size_t> divided_by;
   double value = 0;
   std::string how;
 };

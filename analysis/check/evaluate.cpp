@@ -13,6 +13,7 @@
 #include "analysis/check/json_path.h"
 #include "analysis/check/rule_values.h"
 #include "analysis/check/run_completeness.h"
+#include "harness/metric_names.h"
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
 #include "records/memory_record.h"
@@ -182,6 +183,7 @@ Finding Evaluator::base_of(const Rule &rule, const Source &s) const {
   f.category = rule.category;
   f.what = s.what;
   f.detail = s.detail;
+  f.noise_rel = s.noise_rel;
   if (s.run)
     f.run = *s.run;
   if (s.record) {
@@ -291,8 +293,11 @@ void Evaluator::inventory_rule(const Rule &rule) {
                  .second)
           continue;
         const PartKey key{host, pv.kind, pv.id};
-        Source s{nullptr, &dir,
-                 pv.detail.empty() ? rule.probe : rule.probe + " (" + pv.detail + ")", ""};
+        Source s{nullptr,
+                 &dir,
+                 pv.detail.empty() ? rule.probe : rule.probe + " (" + pv.detail + ")",
+                 "",
+                 {}};
         if (pv.value.is_null()) {
           tally(key, rule.id, false);
           add_missing_of(rule, key, s, "not reported in the inventory", rule.on_missing);
@@ -424,9 +429,18 @@ CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs) {
   // Only those records are made; the runs are never copied.
   std::vector<std::vector<Record>> gpu_parts(runs.runs.size());
   for (std::size_t i = 0; i < runs.runs.size(); ++i)
-    for (const auto &r : runs.runs[i].records)
-      for (auto &part : records::per_gpu_parts(r))
+    for (const auto &r : runs.runs[i].records) {
+      auto parts = records::per_gpu_parts(r);
+      // A point on one GPU: that GPU's figures are the point's, timed by the point's samples, so
+      // its part is as noisy as they are (timed_noise). With several GPUs each lane was timed
+      // apart and its spread is not in the record: its noise stays unknown.
+      const auto time = r.metrics.find(metric::kTimeS);
+      if (parts.size() == 1 && time != r.metrics.end() &&
+          !parts[0].metrics.contains(metric::kTimeS))
+        parts[0].metrics[metric::kTimeS] = *time;
+      for (auto &part : parts)
         gpu_parts[i].push_back(std::move(part));
+    }
   return Evaluator(rules, runs, std::move(gpu_parts)).run();
 }
 

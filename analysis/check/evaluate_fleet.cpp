@@ -1,6 +1,7 @@
 // Judging a rule's values: against an absolute bound, their fleet, their siblings on the node,
 // or one figure of their curve (Evaluator, evaluator.h).
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -96,6 +97,8 @@ void Evaluator::judge_siblings(const Rule &rule, std::vector<Observation> &obs) 
       continue;
     Finding f = base_of(rule, list.front()->source);
     fill_fleet_finding(rule, v, f);
+    if (v.own_values > 1)
+      f.noise_rel.reset(); // a median of several values: not the first value's noise
     if (f.missing)
       add_missing(part, std::move(f));
     else
@@ -121,6 +124,15 @@ void Evaluator::judge_curve(const Rule &rule, Curve &curve) {
     return;
   }
   Source s = pts[figure.at].source;
+  // A ratio of two points is as noisy as both (their relative noises added in quadrature); of a
+  // point to itself it is exactly 1.
+  if (figure.divided_by) {
+    const auto &other = pts[*figure.divided_by].source.noise_rel;
+    if (*figure.divided_by == figure.at || !s.noise_rel || !other)
+      s.noise_rel.reset();
+    else
+      s.noise_rel = std::hypot(*s.noise_rel, *other);
+  }
   s.what = fmt::format("{} ({} over {})", s.what, to_string(spec.take), spec.over);
   s.detail = std::move(figure.how);
   judge_absolute(rule, curve.part, s, json(figure.value));

@@ -39,8 +39,9 @@ private:
   struct Source {
     const Record *record = nullptr; // null for an inventory value
     const std::string *run = nullptr;
-    std::string what;   // the concrete metric path or probe
-    std::string detail; // how the value was taken (a ratio, a curve's figure)
+    std::string what;                // the concrete metric path or probe
+    std::string detail;              // how the value was taken (a ratio, a curve's figure)
+    std::optional<double> noise_rel; // of the value (RuleValue::noise_rel), none if unknown
   };
   struct Observation {
     PartKey part;

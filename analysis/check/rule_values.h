@@ -2,6 +2,7 @@
 // The values a record rule reads from one ok record, and the fleet a value is judged in: shared
 // by `check` over run directories (evaluate.cpp) and over the fleet history's database
 // (analysis/history/history_fleet.h), so both read and group the same values.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,16 @@ struct RuleValue {
   std::string detail; // with relative_to: "value over denominator"; then the rule's detail:
   nlohmann::json value;
   bool no_denominator = false; // relative_to has no positive number here: cannot be judged
+  // timed_noise of the path; with relative_to, of the numerator over an untimed denominator
+  std::optional<double> noise_rel;
 };
+
+// The relative noise of a record's figure at `path` (a concrete metric path): stdev/mean of the
+// record's time samples (metrics.time_s) where the figure is one of theirs (a time, a bandwidth
+// `*_per_s`, `tflops`, `efficiency`: each the bytes or FLOPs of a call over its time); none for
+// a figure the samples do not time (a counter, a temperature, a latency percentile of its own
+// distribution) or a record without them (an import, a burn).
+std::optional<double> timed_noise(const Record &r, const std::string &path);
 
 // Every value the rule's metric reaches in `r`, divided by its relative_to's when it has one;
 // empty when the record has no such metric.

@@ -157,6 +157,44 @@ TEST_F(Outputs, TableLinesFitOneHundredTwentyColumnsUnlessWide) {
   EXPECT_NE(table.find("drain: node02 node03\n"), std::string::npos) << table;
 }
 
+// A real record's figure rounded to its noise in the console and markdown text, and whole in
+// the JSON beside its noise: the committed H200 run's host-to-device copies, whose efficiency at
+// 1 MiB is 0.81047 with samples spread 0.99 % (u = 0.008: "0.810") and at 4 KiB 0.026535 with
+// 6.1 % (u = 0.0016: "0.027"). Before, both printed four digits: "0.8105", "0.02653".
+TEST(Output, RealRecordsFigureIsRoundedToItsNoise) {
+  std::vector<std::string> dirs;
+  for (const auto &dir : railgauge::testing::reference_run_dirs("h200-2026-11-26"))
+    if (dir.find("/runs/offload/") != std::string::npos)
+      dirs.push_back(dir);
+  ASSERT_EQ(dirs.size(), 1u);
+  const auto r = evaluate(rules(R"(
+  - id: h2d-floor
+    category: pcie
+    severity: fail
+    select: {key: offload.all_gpus_h2d, params: {engine: copy_engine}}
+    metric: metrics.efficiency
+    compare: ">="
+    value: 0.875
+)"),
+                          analysis::load_runs(dirs));
+  const auto table = render_table(r, true);
+  EXPECT_NE(table.find("metrics.efficiency = 0.810, needs >= 0.875"), std::string::npos) << table;
+  EXPECT_NE(table.find("metrics.efficiency = 0.027, needs >= 0.875"), std::string::npos) << table;
+  const auto md = render_markdown(r);
+  EXPECT_NE(md.find("metrics.efficiency = 0.810, needs >= 0.875"), std::string::npos) << md;
+  const auto j = to_json(r);
+  bool found = false;
+  for (const auto &part : j["parts"])
+    for (const auto &f : part["findings"])
+      if (f["rule"] == "h2d-floor" && !f["missing"].get<bool>() &&
+          f["params"]["size_bytes"] == 1048576) {
+        found = true;
+        EXPECT_NEAR(f["value"].get<double>(), 0.8104737952849681, 1e-15);
+        EXPECT_NEAR(f["noise_rel"].get<double>(), 0.009935383149422942, 1e-12);
+      }
+  EXPECT_TRUE(found) << j.dump(1);
+}
+
 TEST(Output, PrometheusAndMarkdownEscape) {
   CheckResult r;
   r.rules_name = "a\"b\\c\nd";
