@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/noise_text.h"
+
 namespace railgauge::check {
 namespace {
 
@@ -31,7 +33,7 @@ std::string absolute_bound(const Rule &rule) {
       list += (list.empty() ? "" : ", ") + v;
     return fmt::format("{} [{}]", to_string(rule.op), list);
   }
-  return fmt::format("{} {:.4g}", to_string(rule.op), *rule.value);
+  return fmt::format("{} {}", to_string(rule.op), stated_text(*rule.value));
 }
 
 void fill_absolute_finding(const Rule &rule, const nlohmann::json &value, Finding &f) {

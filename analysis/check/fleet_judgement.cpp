@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/noise_text.h"
+
 namespace railgauge::check {
 namespace {
 
@@ -19,10 +21,10 @@ void describe_fleet(const Rule &rule, FleetVerdict &v) {
   std::string how;
   if (fb.mads)
     how = fmt::format("{} {} {} {} MAD {}", ref_name, fmt_num(ref), higher ? "-" : "+",
-                      fmt_num(*fb.mads), fmt_num(stats.mad));
+                      stated_text(*fb.mads), fmt_num(stats.mad));
   if (fb.fraction)
-    how += fmt::format("{}{} x {} {}", how.empty() ? "" : " or ", fmt_num(*fb.fraction), ref_name,
-                       fmt_num(ref));
+    how += fmt::format("{}{} x {} {}", how.empty() ? "" : " or ", stated_text(*fb.fraction),
+                       ref_name, fmt_num(ref));
   const char *scope = fb.per_node ? "this node's parts" : "fleet";
   v.bound = fmt::format("{} {} ({} of {}: {})", to_string(rule.op), fmt_num(v.threshold), scope,
                         stats.n, how);
@@ -39,9 +41,9 @@ void describe_siblings(const Rule &rule, FleetVerdict &v) {
   std::string how = fmt::format("the {} {} of its {} sibling{} on this node", ref_name,
                                 fmt_num(ref), v.stats.n, v.stats.n == 1 ? "" : "s");
   if (fb.fraction)
-    how = fmt::format("{} x {}", fmt_num(*fb.fraction), how);
+    how = fmt::format("{} x {}", stated_text(*fb.fraction), how);
   if (fb.mads)
-    how += fmt::format(", {} MAD {}", fmt_num(*fb.mads), fmt_num(v.stats.mad));
+    how += fmt::format(", {} MAD {}", stated_text(*fb.mads), fmt_num(v.stats.mad));
   v.bound = fmt::format("{} {} ({})", to_string(rule.op), fmt_num(v.threshold), how);
   const double rel = ref != 0 ? (v.value / ref - 1) * 100 : 0;
   v.detail = fmt::format(

@@ -56,4 +56,6 @@ std::string noise_text(double value, std::optional<double> noise_rel, std::optio
   return text;
 }
 
+std::string stated_text(double value) { return fmt::format("{}", value); }
+
 } // namespace railgauge::check

@@ -22,4 +22,9 @@ int noise_digits(double value, std::optional<double> noise_rel);
 std::string noise_text(double value, std::optional<double> noise_rel,
                        std::optional<double> bound = std::nullopt);
 
+// A number a rule states (a floor, a fraction, a count of MADs), never rounded: the shortest
+// text that reads back as the same double, which is the rule's own text for a decimal written in
+// its file (3932.1, 0.875, 4.2e-06), where {:.4g} wrote 3932.
+std::string stated_text(double value);
+
 } // namespace railgauge::check

@@ -94,5 +94,23 @@ TEST(FindingNoise, AFigureTheSamplesDoNotTimeHasNoNoise) {
   EXPECT_NE(describe(hot).find("= 61.37, needs <= 60"), std::string::npos) << describe(hot);
 }
 
+// A floor is printed as the rule states it, whatever the value's noise: a burn-in profile's
+// HBM floor of 3932.1 GB/s read "needs >= 3932" before.
+TEST(FindingNoise, ARulesFloorReadsAsTheRuleStatesIt) {
+  const auto r = evaluate(rules(R"(
+  - id: hbm-floor
+    category: memory
+    severity: fail
+    select: {key: memory.sweep, params: {size_bytes: 4096}}
+    metric: metrics.bandwidth_gbytes_per_s
+    compare: ">="
+    value: 3932.1
+)"),
+                          sweep());
+  const auto &low = only_finding(r, "hbm-floor");
+  EXPECT_EQ(low.bound, ">= 3932.1");
+  EXPECT_NE(describe(low).find("= 10.0, needs >= 3932.1"), std::string::npos) << describe(low);
+}
+
 } // namespace
 } // namespace railgauge::check

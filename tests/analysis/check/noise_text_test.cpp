@@ -65,5 +65,12 @@ TEST(NoiseText, AFailNeverReadsEqualToItsBound) {
   EXPECT_EQ(noise_text(4274.1, 0.012, 3932.1), "4270");
 }
 
+TEST(NoiseText, AStatedNumberIsNeverRounded) {
+  EXPECT_EQ(stated_text(3932.1), "3932.1"); // {:.4g} wrote 3932
+  EXPECT_EQ(stated_text(0.875), "0.875");
+  EXPECT_EQ(stated_text(380.0), "380");
+  EXPECT_EQ(stated_text(4.2e-6), "4.2e-06");
+}
+
 } // namespace
 } // namespace railgauge::check
