@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -177,13 +178,24 @@ void Evaluator::tally(const PartKey &key, const std::string &rule, bool passed) 
   t.passed += passed ? 1 : 0;
 }
 
+// A ratio of two points of a curve is as noisy as both (their relative noises in quadrature).
+std::optional<double> Evaluator::noise_of(const Source &s) {
+  if (!s.timed || !s.record)
+    return std::nullopt;
+  const auto own = timed_noise(*s.record);
+  if (!s.divided_by || !own)
+    return own;
+  const auto other = timed_noise(*s.divided_by);
+  return other ? std::optional<double>(std::hypot(*own, *other)) : std::nullopt;
+}
+
 Finding Evaluator::base_of(const Rule &rule, const Source &s) const {
   Finding f;
   f.rule_id = rule.id;
   f.category = rule.category;
   f.what = s.what;
   f.detail = s.detail;
-  f.noise_rel = s.noise_rel;
+  f.noise_rel = noise_of(s);
   if (s.run)
     f.run = *s.run;
   if (s.record) {
@@ -293,11 +305,9 @@ void Evaluator::inventory_rule(const Rule &rule) {
                  .second)
           continue;
         const PartKey key{host, pv.kind, pv.id};
-        Source s{nullptr,
-                 &dir,
-                 pv.detail.empty() ? rule.probe : rule.probe + " (" + pv.detail + ")",
-                 "",
-                 {}};
+        Source s{
+            nullptr, &dir,  pv.detail.empty() ? rule.probe : rule.probe + " (" + pv.detail + ")",
+            "",      false, nullptr};
         if (pv.value.is_null()) {
           tally(key, rule.id, false);
           add_missing_of(rule, key, s, "not reported in the inventory", rule.on_missing);

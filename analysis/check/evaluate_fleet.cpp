@@ -1,7 +1,6 @@
 // Judging a rule's values: against an absolute bound, their fleet, their siblings on the node,
 // or one figure of their curve (Evaluator, evaluator.h).
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -124,15 +123,12 @@ void Evaluator::judge_curve(const Rule &rule, Curve &curve) {
     return;
   }
   Source s = pts[figure.at].source;
-  // A ratio of two points is as noisy as both (their relative noises added in quadrature); of a
-  // point to itself it is exactly 1.
-  if (figure.divided_by) {
-    const auto &other = pts[*figure.divided_by].source.noise_rel;
-    if (*figure.divided_by == figure.at || !s.noise_rel || !other)
-      s.noise_rel.reset();
-    else
-      s.noise_rel = std::hypot(*s.noise_rel, *other);
-  }
+  // A ratio of two points is as noisy as both (Evaluator::noise_of); of a point to itself it is
+  // exactly 1, and its noise unknown.
+  if (figure.divided_by && *figure.divided_by == figure.at)
+    s.timed = false;
+  else if (figure.divided_by)
+    s.divided_by = pts[*figure.divided_by].source.record;
   s.what = fmt::format("{} ({} over {})", s.what, to_string(spec.take), spec.over);
   s.detail = std::move(figure.how);
   judge_absolute(rule, curve.part, s, json(figure.value));

@@ -34,7 +34,7 @@ void Evaluator::record_rule(const Rule &rule) {
     if (r.status != Status::ok) {
       tally(key, rule.id, false);
       add_missing_of(
-          rule, key, Source{&r, &run.dir, rule.metric, "", {}},
+          rule, key, Source{&r, &run.dir, rule.metric, "", false, nullptr},
           fmt::format("record is {}{}", to_string(r.status), r.reason ? ": " + *r.reason : ""),
           rule.on_missing);
       continue;
@@ -62,12 +62,12 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   }
   if (found.empty()) {
     tally(key, rule.id, false);
-    add_missing_of(rule, key, Source{&r, &run, rule.metric, "", {}},
+    add_missing_of(rule, key, Source{&r, &run, rule.metric, "", false, nullptr},
                    "the record has no such metric", rule.on_missing);
     return;
   }
   for (auto &rv : found) {
-    Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.noise_rel};
+    Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.timed, nullptr};
     if (rv.no_denominator) {
       tally(key, rule.id, false);
       add_missing_of(rule, key, s, fmt::format("the record has no positive {}", rule.relative_to),

@@ -39,9 +39,11 @@ private:
   struct Source {
     const Record *record = nullptr; // null for an inventory value
     const std::string *run = nullptr;
-    std::string what;                // the concrete metric path or probe
-    std::string detail;              // how the value was taken (a ratio, a curve's figure)
-    std::optional<double> noise_rel; // of the value (RuleValue::noise_rel), none if unknown
+    std::string what;   // the concrete metric path or probe
+    std::string detail; // how the value was taken (a ratio, a curve's figure)
+    bool timed = false; // the value is a figure of the record's time samples (RuleValue::timed)
+    // A curve's ratio: the record of the point it is divided by (its noise adds to the value's).
+    const Record *divided_by = nullptr;
   };
   struct Observation {
     PartKey part;
@@ -80,6 +82,7 @@ private:
 
   // Findings
   Finding base_of(const Rule &rule, const Source &s) const;
+  static std::optional<double> noise_of(const Source &s);
   Finding missing(const Rule &rule, std::string what, std::string detail, Level level) const;
   void add_finding(const PartKey &key, Finding f);
   // A missing value: listed or counted (missing_list.h).

@@ -115,20 +115,20 @@ std::string detail_of(const DetailSpec &spec, const Record &r) {
 
 } // namespace
 
-std::optional<double> timed_noise(const Record &r, const std::string &path) {
+bool timed_figure(const std::string &path) {
   const auto dot = path.rfind('.');
   const std::string_view leaf =
       std::string_view(path).substr(dot == std::string::npos ? 0 : dot + 1);
-  const bool timed = path.starts_with("metrics.time_s.") ||
-                     leaf.find("_per_s") != std::string_view::npos || leaf == "tflops" ||
-                     leaf == "efficiency";
-  return timed ? relative_noise(r) : std::nullopt;
+  return path.starts_with("metrics.time_s.") || leaf.find("_per_s") != std::string_view::npos ||
+         leaf == "tflops" || leaf == "efficiency";
 }
+
+std::optional<double> timed_noise(const Record &r) { return relative_noise(r); }
 
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
   std::vector<RuleValue> out;
   for (auto &pv : resolve_record_path(r, rule.metric)) {
-    RuleValue v{pv.path, pv.path, "", std::move(pv.value), false, timed_noise(r, pv.path)};
+    RuleValue v{pv.path, pv.path, "", std::move(pv.value), false, timed_figure(pv.path)};
     if (!rule.relative_to.empty()) {
       const auto denominator = resolve_record_path(r, rule.relative_to);
       double d = 0, x = 0;
@@ -137,11 +137,12 @@ std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
         v.no_denominator = true;
       } else {
         v.what = fmt::format("{} / {}", v.path, rule.relative_to);
-        v.detail = fmt::format("{} over {:.4g}", noise_text(x, v.noise_rel), d);
+        v.detail = fmt::format("{} over {:.4g}",
+                               noise_text(x, v.timed ? timed_noise(r) : std::nullopt), d);
         // Over a stated figure (an expected rate, a limit) the ratio is as noisy as the value;
         // over another timed figure of the same samples, how noisy is not known.
-        if (timed_noise(r, denominator.front().path))
-          v.noise_rel.reset();
+        if (timed_figure(denominator.front().path))
+          v.timed = false;
         v.value = x / d;
       }
     }

@@ -20,16 +20,21 @@ struct RuleValue {
   std::string detail; // with relative_to: "value over denominator"; then the rule's detail:
   nlohmann::json value;
   bool no_denominator = false; // relative_to has no positive number here: cannot be judged
-  // timed_noise of the path; with relative_to, of the numerator over an untimed denominator
-  std::optional<double> noise_rel;
+  // The value is a figure of the record's time samples (timed_figure), so as noisy as they are
+  // (timed_noise); with relative_to, over a denominator that is not one of them.
+  bool timed = false;
 };
 
-// The relative noise of a record's figure at `path` (a concrete metric path): stdev/mean of the
-// record's time samples (metrics.time_s) where the figure is one of theirs (a time, a bandwidth
-// `*_per_s`, `tflops`, `efficiency`: each the bytes or FLOPs of a call over its time); none for
-// a figure the samples do not time (a counter, a temperature, a latency percentile of its own
-// distribution) or a record without them (an import, a burn).
-std::optional<double> timed_noise(const Record &r, const std::string &path);
+// A figure at `path` (a concrete metric path) is one of the record's time samples' (a time, a
+// bandwidth `*_per_s`, `tflops`, `efficiency`: each the bytes or FLOPs of a call over its time),
+// not one they do not time (a counter, a temperature, a latency percentile of its own
+// distribution).
+bool timed_figure(const std::string &path);
+
+// The relative noise of a timed figure of `r`: stdev/mean of its time samples (metrics.time_s);
+// none for a record without them (an import, a burn). Read only where a finding is written: most
+// values pass, and reading it for each was a twentieth of a large fleet's check.
+std::optional<double> timed_noise(const Record &r);
 
 // Every value the rule's metric reaches in `r`, divided by its relative_to's when it has one;
 // empty when the record has no such metric.
