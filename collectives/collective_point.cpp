@@ -13,6 +13,12 @@
 
 namespace railgauge::collectives {
 
+std::string textbook_description(Kind kind, std::string_view library, std::string_view memory) {
+  return fmt::format("Textbook {} algorithms over {} send/recv on {} memory, each beside {}'s own "
+                     "{} in the same point (time ratio), data checked",
+                     to_string(kind), library, memory, library, to_string(kind));
+}
+
 std::vector<Axis> collective_axes(Kind kind, bool textbook) {
   std::vector<Axis> axes;
   axes.push_back(

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,9 @@ struct CollectivePoint {
 // The axes of a `kind` benchmark; `textbook` adds the algorithm axis (and drops the kinds'
 // root and in-place choices that the textbook algorithms do not have).
 std::vector<Axis> collective_axes(Kind kind, bool textbook);
+// The description of a `kind` textbook benchmark over `library`'s send/recv (MPI, NCCL) on
+// `memory` (host, GPU), each beside the library's own collective.
+std::string textbook_description(Kind kind, std::string_view library, std::string_view memory);
 CollectivePoint read_point(Kind kind, const Point &point);
 
 // The size of the groups a point's collective runs in on `world` ranks: the world, the

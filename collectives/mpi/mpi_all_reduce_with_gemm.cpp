@@ -196,10 +196,7 @@ public:
                                {record::kBlasLibrary, gemm.library()},
                                {record::kGemmDtype, "fp32"},
                                {record::kInPlace, "out_of_place"}});
-    std::vector<std::string> problems;
-    if (wrong_all > 0)
-      problems.push_back(fmt::format("{} elements wrong over all ranks; this rank: {}", wrong_all,
-                                     mine.describe("its output")));
+    auto problems = mpi_wrong_problems(wrong_all, mine);
     if (auto why = gemm_problem(static_cast<std::uint64_t>(gemm_wrong_all), gemm_wrong))
       problems.push_back(*why);
     out.conclude_data_check(problems);

@@ -17,17 +17,15 @@ constexpr std::uint64_t kSeed = 2026;
 // lockstep. Nonblocking calls (MPI_Iallreduce, ...) waited for in the watchdog's test loop, so
 // that no call can hang; Open MPI serves them from its nonblocking component (libnbc), whose
 // algorithms can differ from the blocking calls' tuned ones.
-class MpiCollective final : public Benchmark {
+class MpiCollective final : public MpiKindBenchmark {
 public:
   MpiCollective(Kind kind, std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
-      : kind_(kind), family_(std::move(family)), hooks_(std::move(hooks)),
-        key_(record::keys_of(kind).mpi),
-        description_(fmt::format("MPI {} on host memory: per-iteration time (max over ranks), "
-                                 "algbw and busbw (GB/s), slowest rank, data checked",
-                                 to_string(kind))) {}
+      : MpiKindBenchmark(kind, record::keys_of(kind).mpi,
+                         fmt::format("MPI {} on host memory: per-iteration time (max over ranks), "
+                                     "algbw and busbw (GB/s), slowest rank, data checked",
+                                     to_string(kind)),
+                         std::move(family), std::move(hooks)) {}
 
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override { return collective_axes(kind_, false); }
 
   std::optional<std::string> supported(const RunContext &, const Point &point) const override {
@@ -37,10 +35,7 @@ public:
     const int world = family_->world_size_hint();
     if (world < 2)
       return std::string(kNeedsRanks);
-    if (p.groups == "world" && p.group_type != "world")
-      return "group_type needs a `groups` split (e.g. --groups tp=2,dp=rest, or -a "
-             "groups=tp=2+dp=rest)";
-    return point_problem(p, group_size_for(p, world));
+    return mpi_split_problem(p, world);
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
@@ -76,14 +71,7 @@ public:
           by_type[i].mine.push_back(done_s[i]);
     };
     MpiLockstepGroup world(s, s.world(), p.timeout_s);
-    HostIterationTimer timer;
-    LockstepSpec spec;
-    spec.warmup = p.warmup;
-    spec.iterations = p.iterations;
-    std::vector<int> names;
-    for (int r = 0; r < s.size(); ++r)
-      names.push_back(r);
-    const auto result = run_lockstep(world, timer, spec, op, names);
+    const auto result = run_world_lockstep(world, p, op);
 
     // The data check: fresh inputs, one more call, every rank's outputs compared.
     for (auto &b : buffers)
@@ -113,19 +101,9 @@ public:
         out.derived_params,
         {"mpi", s.size(), groups.size() == 1 ? g.type : "concurrent", g.index, g.size,
          groups.size() == 1 ? g.hosts : 0}); // concurrent: several groups, no one host count
-    std::vector<std::string> problems;
-    if (wrong_all > 0)
-      problems.push_back(fmt::format("{} elements wrong over all ranks; this rank: {}", wrong_all,
-                                     mine.describe("its output")));
-    out.conclude_data_check(problems);
+    out.conclude_data_check(mpi_wrong_problems(wrong_all, mine));
     return out;
   }
-
-private:
-  Kind kind_;
-  std::shared_ptr<MpiFamily> family_;
-  std::shared_ptr<MpiTestHooks> hooks_;
-  std::string key_, description_;
 };
 
 } // namespace

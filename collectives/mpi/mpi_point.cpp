@@ -125,4 +125,31 @@ MpiLockstepGroup::MpiLockstepGroup(MpiSession &s, MPI_Comm comm, double timeout_
   MPI_Comm_size(comm, &size_);
 }
 
+LockstepResult run_world_lockstep(MpiLockstepGroup &world, const CollectivePoint &p,
+                                  const Operation &op) {
+  HostIterationTimer timer;
+  LockstepSpec spec;
+  spec.warmup = p.warmup;
+  spec.iterations = p.iterations;
+  std::vector<int> names;
+  for (int r = 0; r < world.size(); ++r)
+    names.push_back(r);
+  return run_lockstep(world, timer, spec, op, names);
+}
+
+std::optional<std::string> mpi_split_problem(const CollectivePoint &p, int world) {
+  if (p.groups == "world" && p.group_type != "world")
+    return "group_type needs a `groups` split (e.g. --groups tp=2,dp=rest, or -a "
+           "groups=tp=2+dp=rest)";
+  return point_problem(p, group_size_for(p, world));
+}
+
+std::vector<std::string> mpi_wrong_problems(long long wrong_all, const CheckResult &mine,
+                                            std::string_view what) {
+  if (wrong_all <= 0)
+    return {};
+  return {fmt::format("{}{}{} elements wrong over all ranks; this rank: {}", what,
+                      what.empty() ? "" : ": ", wrong_all, mine.describe("its output"))};
+}
+
 } // namespace railgauge::collectives

@@ -4,12 +4,15 @@
 // call wants them, seeded inputs, the expected outputs, and the lockstep group over MPI.
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <mpi.h>
 
 #include "collectives/collective_point.h"
+#include "collectives/kind_benchmark.h"
 #include "collectives/mpi/mpi_session.h"
 
 namespace railgauge::collectives {
@@ -66,11 +69,37 @@ private:
   int rank_ = 0, size_ = 1;
 };
 
+// Times `op` in lockstep on `world` (the whole MPI world) for p's warmup and iterations, with the
+// host clock, each rank named by its world rank.
+LockstepResult run_world_lockstep(MpiLockstepGroup &world, const CollectivePoint &p,
+                                  const Operation &op);
+
+// Why point `p` cannot run on `world` ranks once the benchmark's own checks pass: a group type
+// named with no `groups` split, or the point's problem at its group size; nullopt when none.
+std::optional<std::string> mpi_split_problem(const CollectivePoint &p, int world);
+
+// A point's data-check problems from the wrong elements summed over all ranks and this rank's
+// own check: none, or "[what: ]N elements wrong over all ranks; this rank: ...".
+std::vector<std::string> mpi_wrong_problems(long long wrong_all, const CheckResult &mine,
+                                            std::string_view what = {});
+
 // Test hooks of the MPI benchmarks: corrupt the output before the check, or act (sleep, die)
 // before a given timed iteration.
 struct MpiTestHooks {
   std::function<void(std::byte *data, std::size_t bytes)> before_check;
   std::function<void(int iteration)> before_iteration;
+};
+
+// An MPI benchmark of one collective kind: the family whose session it runs on and its hooks.
+class MpiKindBenchmark : public KindBenchmark {
+protected:
+  MpiKindBenchmark(Kind kind, std::string key, std::string description,
+                   std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
+      : KindBenchmark(kind, std::move(key), std::move(description)), family_(std::move(family)),
+        hooks_(std::move(hooks)) {}
+
+  std::shared_ptr<MpiFamily> family_;
+  std::shared_ptr<MpiTestHooks> hooks_;
 };
 
 } // namespace railgauge::collectives

@@ -13,17 +13,13 @@ constexpr std::uint64_t kSeed = 4242;
 // collectives.mpi_textbook_<kind>: a textbook algorithm (textbook.h) over MPI point-to-point,
 // and in the same point, on the same ranks and sizes, the library's own in-place collective;
 // the record holds both and their time ratio. Both are timed in lockstep.
-class MpiTextbook final : public Benchmark {
+class MpiTextbook final : public MpiKindBenchmark {
 public:
   MpiTextbook(Kind kind, std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
-      : kind_(kind), family_(std::move(family)), hooks_(std::move(hooks)),
-        key_(record::keys_of(kind).mpi_textbook),
-        description_(fmt::format("Textbook {} algorithms over MPI send/recv on host memory, each "
-                                 "beside MPI's own {} in the same point (time ratio), data checked",
-                                 to_string(kind), to_string(kind))) {}
+      : MpiKindBenchmark(kind, record::keys_of(kind).mpi_textbook,
+                         textbook_description(kind, "MPI", "host"), std::move(family),
+                         std::move(hooks)) {}
 
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override { return collective_axes(kind_, true); }
 
   std::optional<std::string> supported(const RunContext &, const Point &point) const override {
@@ -33,10 +29,7 @@ public:
       return std::string(kNeedsRanks);
     if (p.group_type == "concurrent")
       return "textbook algorithms run on one group type at a time";
-    if (p.groups == "world" && p.group_type != "world")
-      return "group_type needs a `groups` split (e.g. --groups tp=2,dp=rest, or -a "
-             "groups=tp=2+dp=rest)";
-    return point_problem(p, group_size_for(p, world));
+    return mpi_split_problem(p, world);
   }
 
   Outcome run(RunContext &ctx, const Point &point) override {
@@ -57,15 +50,8 @@ public:
       run_textbook(algorithm, kind_, transport, buf.data(), count, p.dtype, p.op);
     };
     MpiLockstepGroup world(s, s.world(), p.timeout_s);
-    HostIterationTimer timer;
-    LockstepSpec spec;
-    spec.warmup = p.warmup;
-    spec.iterations = p.iterations;
-    std::vector<int> names;
-    for (int r = 0; r < s.size(); ++r)
-      names.push_back(r);
     fill();
-    const auto mine = run_lockstep(world, timer, spec, textbook, names);
+    const auto mine = run_world_lockstep(world, p, textbook);
 
     fill();
     textbook();
@@ -75,16 +61,7 @@ public:
     const long long wrong_all =
         s.all_reduce_sum(s.world(), static_cast<long long>(check.wrong), p.timeout_s);
 
-    // The library's own collective, same sizes and ranks, in place.
-    MpiBuffers lib(p, group);
-    lib.fill(kSeed);
-    std::vector<MPI_Request> requests;
-    const Operation library = [&] {
-      requests.clear();
-      lib.start(s, requests);
-      s.wait_all(requests, to_string(kind_).data(), p.timeout_s);
-    };
-    const auto theirs = run_lockstep(world, timer, spec, library, names);
+    const auto theirs = time_library(s, world, p, group);
 
     Outcome out;
     out.metrics = textbook_metrics(mine, theirs, kind_, p.size_bytes, group.size);
@@ -93,20 +70,25 @@ public:
     add_group_params(out.derived_params,
                      {"mpi", s.size(), group.type, group.index, group.size, group.hosts});
     out.derived_params[record::kInPlace] = "in_place";
-    std::vector<std::string> problems;
-    if (wrong_all > 0)
-      problems.push_back(fmt::format("{} {}: {} elements wrong over all ranks; this rank: {}",
-                                     to_string(algorithm), to_string(kind_), wrong_all,
-                                     check.describe("its output")));
-    out.conclude_data_check(problems);
+    out.conclude_data_check(mpi_wrong_problems(
+        wrong_all, check, fmt::format("{} {}", to_string(algorithm), to_string(kind_))));
     return out;
   }
 
 private:
-  Kind kind_;
-  std::shared_ptr<MpiFamily> family_;
-  std::shared_ptr<MpiTestHooks> hooks_;
-  std::string key_, description_;
+  // The library's own collective, same sizes and ranks, in place, timed as the algorithm was.
+  LockstepResult time_library(MpiSession &s, MpiLockstepGroup &world, const CollectivePoint &p,
+                              const MpiGroup &group) {
+    MpiBuffers lib(p, group);
+    lib.fill(kSeed);
+    std::vector<MPI_Request> requests;
+    const Operation library = [&] {
+      requests.clear();
+      lib.start(s, requests);
+      s.wait_all(requests, to_string(kind_).data(), p.timeout_s);
+    };
+    return run_world_lockstep(world, p, library);
+  }
 };
 
 } // namespace
