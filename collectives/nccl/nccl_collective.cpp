@@ -185,15 +185,14 @@ bool nccl_has_alltoall() {
 
 // collectives.nccl_<kind>: NCCL's collective on device memory, timed with CUDA events per
 // iteration, on the world or on the groups of one group type (ncclCommSplit by colour).
-class NcclCollective final : public Benchmark {
+class NcclCollective final : public NcclKindBenchmark {
 public:
   explicit NcclCollective(Kind kind)
-      : kind_(kind), key_(record::keys_of(kind).nccl),
-        description_(fmt::format("NCCL {} on GPU memory: per-iteration CUDA-event time (max over "
-                                 "ranks), algbw and busbw (GB/s), slowest rank, data checked",
-                                 to_string(kind))) {}
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
+      : NcclKindBenchmark(
+            kind, record::keys_of(kind).nccl,
+            fmt::format("NCCL {} on GPU memory: per-iteration CUDA-event time (max over "
+                        "ranks), algbw and busbw (GB/s), slowest rank, data checked",
+                        to_string(kind))) {}
   std::vector<Axis> axes() const override {
     auto axes = collective_axes(kind_, false);
     axes.push_back({record::kCudaGraph,
@@ -234,7 +233,7 @@ public:
 
   Outcome run(RunContext &ctx, const Point &point) override {
     const auto p = read_point(kind_, point);
-    NcclSession &s = open_nccl_session(session_, ctx, key_, p.timeout_s);
+    NcclSession &s = open_session(ctx, p.timeout_s);
     const auto by_type = local_groups_by_type(s, p, session_.rank_hosts);
     const bool concurrent = by_type.size() > 1;
     const bool alltoall_call = kind_ == Kind::alltoall && !p.in_place && nccl_has_alltoall();
@@ -251,7 +250,7 @@ public:
 
     const std::string what = fmt::format("{} of {} bytes", to_string(kind_), p.size_bytes);
     NcclIterationTimer timer(s, what, p.timeout_s);
-    NcclLockstepGroup group(ctx, timer, fmt::format("lockstep/{}/{}", key_, point.label()),
+    NcclLockstepGroup group(ctx, timer, fmt::format("lockstep/{}/{}", key(), point.label()),
                             p.timeout_s);
     LockstepSpec spec;
     spec.warmup = p.warmup;
@@ -403,10 +402,6 @@ private:
     }
     group.end();
   }
-
-  Kind kind_;
-  std::string key_, description_;
-  NcclSessionSlot session_;
 };
 
 } // namespace

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/collective_point.h"
+#include "collectives/kind_benchmark.h"
 #include "collectives/nccl/nccl_session.h"
 #include "harness/benchmark.h"
 #include "harness/cuda/resources.h"
@@ -35,6 +36,18 @@ struct NcclSessionSlot {
 // so ranks could read different ids and block in ncclCommInitRank, out of any watchdog's reach.
 NcclSession &open_nccl_session(NcclSessionSlot &slot, const RunContext &ctx,
                                const std::string &name, double timeout_s);
+
+// An NCCL benchmark of one collective kind: its session, opened under its key by its first
+// point (open_nccl_session).
+class NcclKindBenchmark : public KindBenchmark {
+protected:
+  using KindBenchmark::KindBenchmark;
+  NcclSession &open_session(const RunContext &ctx, double timeout_s) {
+    return open_nccl_session(session_, ctx, std::string(key()), timeout_s);
+  }
+
+  NcclSessionSlot session_;
+};
 
 // Why an NCCL point cannot run here (no GPU, concurrent groups where the benchmark does not run
 // them, no store for a multi-rank run, a bad split), or nullopt.

@@ -58,17 +58,12 @@ struct DeviceSide {
 // device memory, and in the same point, on the same GPUs and sizes, NCCL's own in-place
 // collective; the record holds both and their time ratio, each timed with CUDA events per
 // iteration in lockstep.
-class NcclTextbook final : public Benchmark {
+class NcclTextbook final : public NcclKindBenchmark {
 public:
   explicit NcclTextbook(Kind kind)
-      : kind_(kind), key_(record::keys_of(kind).nccl_textbook),
-        description_(fmt::format("Textbook {} algorithms over NCCL send/recv on GPU memory, each "
-                                 "beside NCCL's own {} in the same point (time ratio), data "
-                                 "checked",
-                                 to_string(kind), to_string(kind))) {}
+      : NcclKindBenchmark(kind, record::keys_of(kind).nccl_textbook,
+                          textbook_description(kind, "NCCL", "GPU")) {}
 
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override { return collective_axes(kind_, true); }
 
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {
@@ -85,7 +80,7 @@ public:
   Outcome run(RunContext &ctx, const Point &point) override {
     auto p = read_point(kind_, point);
     p.in_place = true; // the algorithms work in place; so does the library call beside them
-    NcclSession &s = open_nccl_session(session_, ctx, key_, p.timeout_s);
+    NcclSession &s = open_session(ctx, p.timeout_s);
     const auto groups = local_groups(s, p, session_.rank_hosts);
     const int n = groups.front().size;
     const std::size_t elt = element_bytes(p.dtype);
@@ -121,7 +116,7 @@ public:
                              fmt::format("textbook {} {} of {} bytes", to_string(algorithm),
                                          to_string(kind_), p.size_bytes),
                              p.timeout_s);
-    NcclLockstepGroup group(ctx, timer, fmt::format("lockstep/{}/{}", key_, point.label()),
+    NcclLockstepGroup group(ctx, timer, fmt::format("lockstep/{}/{}", key(), point.label()),
                             p.timeout_s);
     LockstepSpec spec;
     spec.warmup = p.warmup;
@@ -198,10 +193,6 @@ private:
     }
     calls.end();
   }
-
-  Kind kind_;
-  std::string key_, description_;
-  NcclSessionSlot session_;
 };
 
 } // namespace
