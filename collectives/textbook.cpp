@@ -138,7 +138,9 @@ struct Fold {
   int partner() const { return extra() ? r - p : r + p; }
 };
 
-void all_reduce_recursive_doubling(Run &run, std::size_t count) {
+// A recursive all_reduce with the fold: each extra rank hands its data to its partner and waits
+// for the result; `on_p_ranks(f, all)` reduces over the p active ranks in between.
+template <class OnPRanks> void all_reduce_folded(Run &run, std::size_t count, OnPRanks on_p_ranks) {
   const Fold f{run.size(), largest_power_of_two_at_most(run.size()), run.rank()};
   const Segments all = one({0, count});
   if (f.extra()) {
@@ -148,46 +150,45 @@ void all_reduce_recursive_doubling(Run &run, std::size_t count) {
   }
   if (f.has_extra())
     run.recv(f.partner(), all, true);
-  for (int d = 1; d < f.p; d <<= 1)
-    run.exchange(f.r ^ d, all, f.r ^ d, all, true);
+  on_p_ranks(f, all);
   if (f.has_extra())
     run.send(f.partner(), all);
 }
 
+void all_reduce_recursive_doubling(Run &run, std::size_t count) {
+  all_reduce_folded(run, count, [&](const Fold &f, const Segments &all) {
+    for (int d = 1; d < f.p; d <<= 1)
+      run.exchange(f.r ^ d, all, f.r ^ d, all, true);
+  });
+}
+
+// Over the p active ranks: a reduce-scatter by recursive halving, then an all-gather by
+// recursive doubling, of p near-equal blocks.
 void all_reduce_halving_doubling(Run &run, std::size_t count) {
-  const Fold f{run.size(), largest_power_of_two_at_most(run.size()), run.rank()};
-  const Segments all = one({0, count});
-  if (f.extra()) {
-    run.send(f.partner(), all);
-    run.recv(f.partner(), all, false);
-    return;
-  }
-  if (f.has_extra())
-    run.recv(f.partner(), all, true);
-  // Blocks [a, b) of p near-equal blocks, as one segment.
-  auto window = [&](int a, int b) {
-    const auto lo = balanced_block(count, f.p, a).offset;
-    const auto hi = b < f.p ? balanced_block(count, f.p, b).offset : count;
-    return one({lo, hi - lo});
-  };
-  int lo = 0, hi = f.p;
-  for (int d = f.p / 2; d >= 1; d /= 2) {
-    const int partner = f.r ^ d, mid = lo + d;
-    const bool lower = (f.r & d) == 0;
-    if (lower) {
-      run.exchange(partner, window(mid, hi), partner, window(lo, mid), true);
-      hi = mid;
-    } else {
-      run.exchange(partner, window(lo, mid), partner, window(mid, hi), true);
-      lo = mid;
+  all_reduce_folded(run, count, [&](const Fold &f, const Segments &) {
+    // Blocks [a, b) of p near-equal blocks, as one segment.
+    auto window = [&](int a, int b) {
+      const auto lo = balanced_block(count, f.p, a).offset;
+      const auto hi = b < f.p ? balanced_block(count, f.p, b).offset : count;
+      return one({lo, hi - lo});
+    };
+    int lo = 0, hi = f.p;
+    for (int d = f.p / 2; d >= 1; d /= 2) {
+      const int partner = f.r ^ d, mid = lo + d;
+      const bool lower = (f.r & d) == 0;
+      if (lower) {
+        run.exchange(partner, window(mid, hi), partner, window(lo, mid), true);
+        hi = mid;
+      } else {
+        run.exchange(partner, window(lo, mid), partner, window(mid, hi), true);
+        lo = mid;
+      }
     }
-  }
-  for (int d = 1; d < f.p; d <<= 1) {
-    const int mine = f.r & ~(d - 1), theirs = (f.r ^ d) & ~(d - 1);
-    run.exchange(f.r ^ d, window(mine, mine + d), f.r ^ d, window(theirs, theirs + d), false);
-  }
-  if (f.has_extra())
-    run.send(f.partner(), all);
+    for (int d = 1; d < f.p; d <<= 1) {
+      const int mine = f.r & ~(d - 1), theirs = (f.r ^ d) & ~(d - 1);
+      run.exchange(f.r ^ d, window(mine, mine + d), f.r ^ d, window(theirs, theirs + d), false);
+    }
+  });
 }
 
 // The blocks (of n equal blocks of `count`) that the active ranks [a, b) hold after the fold:
@@ -310,6 +311,47 @@ void reduce_scatter_tree(Run &run, std::size_t count) {
     run.send(c, subtree_blocks(c, n, count));
 }
 
+// The ring algorithms: all_reduce is a reduce-scatter then an all-gather over near-equal
+// blocks of the one buffer; all_gather and reduce_scatter work on `count`-element blocks.
+void all_reduce_ring(Run &run, std::size_t count) {
+  const int n = run.size();
+  const auto block = [&](int b) { return balanced_block(count, n, b); };
+  ring_reduce_scatter(run, block);
+  ring_all_gather(run, block);
+}
+
+Segment equal_block(std::size_t count, int b) {
+  return Segment{static_cast<std::size_t>(b) * count, count};
+}
+
+void all_gather_ring(Run &run, std::size_t count) {
+  ring_all_gather(run, [count](int b) { return equal_block(count, b); });
+}
+
+void reduce_scatter_ring(Run &run, std::size_t count) {
+  ring_reduce_scatter(run, [count](int b) { return equal_block(count, b); });
+}
+
+// Every algorithm implemented, per kind in the order algorithms_for lists them: the one list
+// that names them and runs them.
+struct Implemented {
+  Kind kind;
+  Algorithm algorithm;
+  void (*run)(Run &run, std::size_t count);
+};
+constexpr Implemented kImplemented[] = {
+    {Kind::all_reduce, Algorithm::ring, all_reduce_ring},
+    {Kind::all_reduce, Algorithm::recursive_doubling, all_reduce_recursive_doubling},
+    {Kind::all_reduce, Algorithm::halving_doubling, all_reduce_halving_doubling},
+    {Kind::all_reduce, Algorithm::tree, all_reduce_tree},
+    {Kind::all_gather, Algorithm::ring, all_gather_ring},
+    {Kind::all_gather, Algorithm::recursive_doubling, all_gather_recursive_doubling},
+    {Kind::all_gather, Algorithm::tree, all_gather_tree},
+    {Kind::reduce_scatter, Algorithm::ring, reduce_scatter_ring},
+    {Kind::reduce_scatter, Algorithm::recursive_halving, reduce_scatter_recursive_halving},
+    {Kind::reduce_scatter, Algorithm::tree, reduce_scatter_tree},
+};
+
 } // namespace
 
 std::string_view to_string(Algorithm a) {
@@ -337,73 +379,22 @@ std::optional<Algorithm> parse_algorithm(std::string_view text) {
 }
 
 std::vector<Algorithm> algorithms_for(Kind kind) {
-  switch (kind) {
-  case Kind::all_reduce:
-    return {Algorithm::ring, Algorithm::recursive_doubling, Algorithm::halving_doubling,
-            Algorithm::tree};
-  case Kind::all_gather:
-    return {Algorithm::ring, Algorithm::recursive_doubling, Algorithm::tree};
-  case Kind::reduce_scatter:
-    return {Algorithm::ring, Algorithm::recursive_halving, Algorithm::tree};
-  default:
-    return {};
-  }
+  std::vector<Algorithm> out;
+  for (const auto &i : kImplemented)
+    if (i.kind == kind)
+      out.push_back(i.algorithm);
+  return out;
 }
 
 void run_textbook(Algorithm algorithm, Kind kind, Transport &transport, std::byte *buf,
                   std::size_t count, DType type, RedOp op) {
-  Run run(transport, buf, type, op);
-  const int n = transport.size();
-  if (n == 1)
+  if (transport.size() == 1)
     return; // one rank: the input is already the result
-  const auto equal_block = [count](int b) {
-    return Segment{static_cast<std::size_t>(b) * count, count};
-  };
-  switch (kind) {
-  case Kind::all_reduce:
-    switch (algorithm) {
-    case Algorithm::ring: {
-      const auto block = [&](int b) { return balanced_block(count, n, b); };
-      ring_reduce_scatter(run, block);
-      ring_all_gather(run, block);
-      return;
+  for (const auto &i : kImplemented) {
+    if (i.kind == kind && i.algorithm == algorithm) {
+      Run run(transport, buf, type, op);
+      return i.run(run, count);
     }
-    case Algorithm::recursive_doubling:
-      return all_reduce_recursive_doubling(run, count);
-    case Algorithm::halving_doubling:
-      return all_reduce_halving_doubling(run, count);
-    case Algorithm::tree:
-      return all_reduce_tree(run, count);
-    default:
-      break;
-    }
-    break;
-  case Kind::all_gather:
-    switch (algorithm) {
-    case Algorithm::ring:
-      return ring_all_gather(run, equal_block);
-    case Algorithm::recursive_doubling:
-      return all_gather_recursive_doubling(run, count);
-    case Algorithm::tree:
-      return all_gather_tree(run, count);
-    default:
-      break;
-    }
-    break;
-  case Kind::reduce_scatter:
-    switch (algorithm) {
-    case Algorithm::ring:
-      return ring_reduce_scatter(run, equal_block);
-    case Algorithm::recursive_halving:
-      return reduce_scatter_recursive_halving(run, count);
-    case Algorithm::tree:
-      return reduce_scatter_tree(run, count);
-    default:
-      break;
-    }
-    break;
-  default:
-    break;
   }
   throw std::invalid_argument(
       fmt::format("no textbook {} algorithm '{}'", to_string(kind), to_string(algorithm)));
