@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/error.h"
+#include "harness/waiver.h"
 #include "rdma/coverage_rounds.h"
+#include "rdma/matrix_ledger.h"
 #include "rdma/pair_report.h"
 #include "records/rdma_record.h"
 
@@ -151,8 +153,8 @@ nlohmann::json labels_json(const MatrixEndpoints &eps, const std::vector<int> &w
 
 } // namespace
 
-std::vector<Axis> pair_matrix_axes() {
-  return {
+std::vector<Axis> pair_matrix_axes(const std::vector<Axis> &own) {
+  std::vector<Axis> axes = {
       {record::kLatencySizeBytes, AxisType::bytes, "Ping-pong message size", {std::int64_t{8}}, {}},
       {record::kBandwidthSizeBytes,
        AxisType::bytes,
@@ -181,6 +183,9 @@ std::vector<Axis> pair_matrix_axes() {
        "directory), the same path on every node; empty: each rail one leaf",
        {std::string("")},
        {}}};
+  axes.insert(axes.end(), own.begin(), own.end());
+  axes.push_back(cover_since_axis());
+  return axes;
 }
 
 void apply_coverage_axes(const Point &p, PairMatrixSpec &spec) {
@@ -267,6 +272,15 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
   out.metrics[record::kRetests] = pairs_json(retests);
   out.metrics[record::kFindings] = findings_j;
   return out;
+}
+
+std::optional<std::string> PairMatrixBenchmark::supported(const RunContext &ctx,
+                                                          const Point &) const {
+  if (ctx.world_size() < min_ranks_ || ctx.store() == nullptr)
+    return not_applicable(
+        fmt::format("a pair matrix needs at least {} ranks and a store (this run has {}); {}",
+                    min_ranks_, ctx.world_size(), launch_hint_));
+  return std::nullopt;
 }
 
 } // namespace railgauge::rdma

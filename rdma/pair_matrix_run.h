@@ -8,6 +8,7 @@
 // re-tested against known-good endpoints and named. Every wait is bounded: a rank that does not
 // finish a round stops the matrix with PeerLost naming it.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "harness/run_context.h"
 #include "harness/store/store.h"
 #include "rdma/coverage_rounds.h"
+#include "rdma/ledger_place.h"
 #include "rdma/pair_matrix.h"
 
 namespace railgauge::rdma {
@@ -40,8 +42,9 @@ struct PairMatrixSpec {
 };
 
 // The axes every pair matrix has: latency_size_bytes, bandwidth_size_bytes, latency_factor and
-// bandwidth_fraction (ClusterKit's defaults), and the thresholds they give.
-std::vector<Axis> pair_matrix_axes();
+// bandwidth_fraction (ClusterKit's defaults), coverage_k and topology, then the transport's
+// `own`, then cover_since (matrix_ledger.h); and the thresholds they give.
+std::vector<Axis> pair_matrix_axes(const std::vector<Axis> &own);
 PairThresholds thresholds_of(const Point &p);
 // coverage_k and topology into the spec; InputError for a k out of range.
 void apply_coverage_axes(const Point &p, PairMatrixSpec &spec);
@@ -56,5 +59,24 @@ using PairSideFn = std::function<PairResult(const EndpointPair &pair, bool measu
 // endpoints, every pair's figures, the bad pairs, the retests and the findings.
 Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &eps,
                         const PairMatrixSpec &spec, const PairSideFn &side);
+
+// A pair matrix benchmark (rdma.tcp_pair_matrix, rdma.pair_matrix): where its coverage ledger
+// goes, how many points it has run (each point's store prefix), and its waiver where the run has
+// fewer than `min_ranks` ranks or no store, `launch_hint` saying how to launch it.
+class PairMatrixBenchmark : public Benchmark {
+public:
+  std::optional<std::string> supported(const RunContext &ctx, const Point &) const override;
+
+protected:
+  PairMatrixBenchmark(SharedLedgerPlace ledger, int min_ranks, std::string launch_hint)
+      : ledger_(std::move(ledger)), min_ranks_(min_ranks), launch_hint_(std::move(launch_hint)) {}
+
+  SharedLedgerPlace ledger_; // where rank 0 writes the coverage ledger, and reads it
+  int points_run_ = 0;
+
+private:
+  int min_ranks_;
+  std::string launch_hint_;
+};
 
 } // namespace railgauge::rdma

@@ -20,9 +20,12 @@ namespace {
 // ones: matrix_endpoints.h); each pair measures WRITE (or READ, SEND) latency and then bandwidth,
 // the owner of the pair's second NIC measuring. Rank 0's record holds the matrix, the bad pairs
 // and the findings; every rank's record holds the port counters of its NICs' pairs that moved.
-class VerbsPairMatrix final : public Benchmark {
+class VerbsPairMatrix final : public PairMatrixBenchmark {
 public:
-  explicit VerbsPairMatrix(SharedLedgerPlace ledger) : ledger_(std::move(ledger)) {}
+  explicit VerbsPairMatrix(SharedLedgerPlace ledger)
+      : PairMatrixBenchmark(std::move(ledger), 2,
+                            "launch one rank per node (or per GPU with nics=local_rank) with "
+                            "mpirun/srun") {}
   std::string_view key() const override { return record::kPairMatrix; }
   std::string_view description() const override {
     return "Every NIC pair across nodes once (rail-aligned or all-to-all rounds of disjoint "
@@ -30,51 +33,35 @@ public:
            "latency, <93% max bandwidth), suspects re-tested against known-good NICs and named";
   }
   std::vector<Axis> axes() const override {
-    std::vector<Axis> axes = pair_matrix_axes();
-    const std::vector<Axis> own = {
-        {record::kNics,
-         AxisType::text,
-         "all: every device with an ACTIVE port (one rank per node); local_rank: the device at "
-         "the rank's index on its host (one rank per GPU); or a comma list of names",
-         {std::string("all")},
-         {}},
-        {record::kNodeIdentity,
-         AxisType::text,
-         "host: ranks on one host are one node; rank: every rank stands for a node",
-         {std::string("host")},
-         {"host", "rank"}},
-        {record::kPairing,
-         AxisType::text,
-         "rail_aligned: NIC i with NIC i of the other nodes; all_to_all: every NIC pair across "
-         "nodes",
-         {std::string("rail_aligned")},
-         {"rail_aligned", "all_to_all"}},
-        {record::kVerb,
-         AxisType::text,
-         "RC operation",
-         {std::string("write")},
-         {"write", "read", "send"}},
-        {record::kQps, AxisType::integer, "Queue pairs for bandwidth", {std::int64_t{1}}, {}}};
-    axes.insert(axes.end(), own.begin(), own.end());
-    axes.push_back(cover_since_axis());
+    std::vector<Axis> axes = pair_matrix_axes(
+        {{record::kNics,
+          AxisType::text,
+          "all: every device with an ACTIVE port (one rank per node); local_rank: the device at "
+          "the rank's index on its host (one rank per GPU); or a comma list of names",
+          {std::string("all")},
+          {}},
+         {record::kNodeIdentity,
+          AxisType::text,
+          "host: ranks on one host are one node; rank: every rank stands for a node",
+          {std::string("host")},
+          {"host", "rank"}},
+         {record::kPairing,
+          AxisType::text,
+          "rail_aligned: NIC i with NIC i of the other nodes; all_to_all: every NIC pair across "
+          "nodes",
+          {std::string("rail_aligned")},
+          {"rail_aligned", "all_to_all"}},
+         {record::kVerb,
+          AxisType::text,
+          "RC operation",
+          {std::string("write")},
+          {"write", "read", "send"}},
+         {record::kQps, AxisType::integer, "Queue pairs for bandwidth", {std::int64_t{1}}, {}}});
     for (Axis &a : verbs_addressing_axes())
       axes.push_back(std::move(a));
     return axes;
   }
-  std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
-    if (ctx.world_size() < 2 || ctx.store() == nullptr)
-      return not_applicable(
-          fmt::format("a pair matrix needs at least 2 ranks and a store (this run has {}); "
-                      "launch one rank per node (or per GPU with nics=local_rank) with "
-                      "mpirun/srun",
-                      ctx.world_size()));
-    return std::nullopt;
-  }
   Outcome run(RunContext &ctx, const Point &p) override;
-
-private:
-  SharedLedgerPlace ledger_; // where rank 0 writes the coverage ledger, and reads it
-  int points_run_ = 0;
 };
 
 Verb verb_of(const std::string &text) {

@@ -21,9 +21,10 @@ constexpr const char *kBandwidthFollows = "bandwidth";
 // The pair matrix over the TCP baseline (pair_matrix_run.h): every rank is one endpoint, each
 // pair measures latency and bandwidth. Rank 0's record holds the matrix, the bad pairs and the
 // findings.
-class TcpPairMatrix final : public Benchmark {
+class TcpPairMatrix final : public PairMatrixBenchmark {
 public:
-  explicit TcpPairMatrix(SharedLedgerPlace ledger) : ledger_(std::move(ledger)) {}
+  explicit TcpPairMatrix(SharedLedgerPlace ledger)
+      : PairMatrixBenchmark(std::move(ledger), 3, "launch with mpirun/srun -n N") {}
   std::string_view key() const override { return record::kTcpPairMatrix; }
   std::string_view description() const override {
     return "Every pair of ranks once (n-1 rounds of disjoint pairs) over TCP: latency and "
@@ -31,29 +32,14 @@ public:
            "suspects re-tested against known-good ranks and named";
   }
   std::vector<Axis> axes() const override {
-    std::vector<Axis> axes = pair_matrix_axes();
-    axes.push_back({record::kBindAddress,
-                    AxisType::text,
-                    "The only address or interface each rank binds to (an interface name for "
-                    "several hosts, e.g. eth0)",
-                    {std::string("127.0.0.1")},
-                    {}});
-    axes.push_back(cover_since_axis());
-    return axes;
-  }
-  std::optional<std::string> supported(const RunContext &ctx, const Point &) const override {
-    if (ctx.world_size() < 3 || ctx.store() == nullptr)
-      return not_applicable(
-          fmt::format("a pair matrix needs at least 3 ranks and a store (this run has {}); "
-                      "launch with mpirun/srun -n N",
-                      ctx.world_size()));
-    return std::nullopt;
+    return pair_matrix_axes({{record::kBindAddress,
+                              AxisType::text,
+                              "The only address or interface each rank binds to (an interface "
+                              "name for several hosts, e.g. eth0)",
+                              {std::string("127.0.0.1")},
+                              {}}});
   }
   Outcome run(RunContext &ctx, const Point &p) override;
-
-private:
-  SharedLedgerPlace ledger_; // where rank 0 writes the coverage ledger, and reads it
-  int points_run_ = 0;
 };
 
 Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
