@@ -1,7 +1,6 @@
 #include "harness/store/memory_store.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include "harness/store/store_keys.h"
 
 namespace railgauge {
 
@@ -15,20 +14,9 @@ void MemoryStore::set(const std::string &key, const std::string &value) {
 
 void MemoryStore::wait(const std::vector<std::string> &keys, Milliseconds timeout) {
   std::unique_lock lock(mutex_);
-  const auto all_present = [&] {
-    for (const auto &k : keys)
-      if (!values_.count(k))
-        return false;
-    return true;
-  };
-  if (changed_.wait_for(lock, timeout, all_present))
+  if (changed_.wait_for(lock, timeout, [&] { return holds_all(values_, keys); }))
     return;
-  std::vector<std::string> missing;
-  for (const auto &k : keys)
-    if (!values_.count(k))
-      missing.push_back(k);
-  throw StoreTimeout(
-      fmt::format("store: keys {} did not appear within {} ms", missing, timeout.count()), missing);
+  throw keys_timeout(keys_missing_from(values_, keys), timeout);
 }
 
 std::string MemoryStore::get(const std::string &key, Milliseconds timeout) {

@@ -1,5 +1,7 @@
 #include "harness/store/store.h"
 
+#include "harness/store/store_keys.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -59,6 +61,11 @@ void wait_for_ranks(Store &store, const std::string &what, const std::string &pr
 }
 
 } // namespace
+
+StoreTimeout keys_timeout(std::vector<std::string> missing, Milliseconds timeout) {
+  auto what = fmt::format("store: keys {} did not appear within {} ms", missing, timeout.count());
+  return StoreTimeout(std::move(what), std::move(missing));
+}
 
 std::vector<int> ranks_missing(const std::vector<std::string> &missing_keys,
                                const std::string &prefix) {

@@ -18,6 +18,7 @@
 #include "harness/record.h"
 #include "harness/store/descriptor_limit.h"
 #include "harness/store/outbox.h"
+#include "harness/store/store_keys.h"
 #include "harness/store/store_wire.h"
 
 namespace railgauge {
@@ -113,9 +114,7 @@ void TcpStoreServer::set(const std::string &key, const std::string &value) {
 
 void TcpStoreServer::wait(const std::vector<std::string> &keys, Milliseconds timeout) {
   std::unique_lock lock(mutex_);
-  const auto all_present = [&] {
-    return std::all_of(keys.begin(), keys.end(), [&](const auto &k) { return values_.count(k); });
-  };
+  const auto all_present = [&] { return holds_all(values_, keys); };
   const bool may_wait = timeout.count() > 0;
   if (changed_.wait_for(lock, timeout,
                         [&] { return all_present() || (may_wait && !lost_.empty()); })) {
@@ -123,12 +122,7 @@ void TcpStoreServer::wait(const std::vector<std::string> &keys, Milliseconds tim
       return;
     throw PeerLost("store: " + lost_text());
   }
-  std::vector<std::string> missing;
-  for (const auto &k : keys)
-    if (!values_.count(k))
-      missing.push_back(k);
-  throw StoreTimeout(
-      fmt::format("store: keys {} did not appear within {} ms", missing, timeout.count()), missing);
+  throw keys_timeout(keys_missing_from(values_, keys), timeout);
 }
 
 std::string TcpStoreServer::get(const std::string &key, Milliseconds timeout) {
