@@ -8,6 +8,7 @@
 
 #include "gemm/cuda/cublaslt_plan.h"
 #include "harness/cuda/device.h"
+#include "harness/cuda/every_gpu_check.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/every_gpu.h"
@@ -149,28 +150,21 @@ std::optional<std::string> BurnBenchmark::supported(const RunContext &, const Po
   }
   if (auto why = layout_problem(o.dtype, parse_layout(o.layout, "layout")))
     return why;
-  for (int d : o.gpus) {
-    if (d >= count)
-      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible", d, count);
-    gpu::CudaDeviceInfo info;
-    try {
-      info = gpu::cuda_device_info(d);
-    } catch (const BackendError &e) {
-      return fmt::format("CUDA device {} cannot be queried: {}", d, e.what());
-    }
-    if (auto why = dtype_capability_problem(o.dtype, info.compute_capability))
-      return fmt::format("GPU {} ({}): {}", d, info.name, *why);
-    // Operands, the golden output and at least one ring buffer.
-    const double need =
-        static_cast<double>(operand_set_bytes(o.shape, o.dtype) + kLtWorkspaceBytes) +
-        static_cast<double>(o.shape.m * o.shape.n * dtype_bytes(o.dtype).c);
-    if (need > 0.8 * static_cast<double>(info.free_memory_bytes))
-      return fmt::format("the burn needs {:.3g} GB on GPU {} ({}), more than 80% of its {:.3g} "
-                         "GB free: use a smaller m, n, k",
-                         need / 1e9, d, info.name,
-                         static_cast<double>(info.free_memory_bytes) / 1e9);
-  }
-  return std::nullopt;
+  return gpu::every_gpu_problem(
+      o.gpus, count, [&](int d, const gpu::CudaDeviceInfo &info) -> std::optional<std::string> {
+        if (auto why = dtype_capability_problem(o.dtype, info.compute_capability))
+          return fmt::format("GPU {} ({}): {}", d, info.name, *why);
+        // Operands, the golden output and at least one ring buffer.
+        const double need =
+            static_cast<double>(operand_set_bytes(o.shape, o.dtype) + kLtWorkspaceBytes) +
+            static_cast<double>(o.shape.m * o.shape.n * dtype_bytes(o.dtype).c);
+        if (need > 0.8 * static_cast<double>(info.free_memory_bytes))
+          return fmt::format("the burn needs {:.3g} GB on GPU {} ({}), more than 80% of its "
+                             "{:.3g} GB free: use a smaller m, n, k",
+                             need / 1e9, d, info.name,
+                             static_cast<double>(info.free_memory_bytes) / 1e9);
+        return std::nullopt;
+      });
 }
 
 Outcome BurnBenchmark::run(RunContext &ctx, const Point &point) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/cuda/device.h"
+#include "harness/cuda/every_gpu_check.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/every_gpu.h"
@@ -111,23 +112,16 @@ std::optional<std::string> HbmBurnBenchmark::supported(const RunContext &,
   } catch (const InputError &e) {
     return e.problem();
   }
-  for (int d : o.gpus) {
-    if (d >= count)
-      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible", d, count);
-    gpu::CudaDeviceInfo info;
-    try {
-      info = gpu::cuda_device_info(d);
-    } catch (const BackendError &e) {
-      return fmt::format("CUDA device {} cannot be queried: {}", d, e.what());
-    }
-    const double need = 2.0 * static_cast<double>(o.array_bytes);
-    if (need > kMaxFreeShare * static_cast<double>(info.free_memory_bytes))
-      return fmt::format("two arrays of {:.3g} GB need more than 80% of the {:.3g} GB free on GPU "
-                         "{} ({}): use a smaller size_bytes",
-                         static_cast<double>(o.array_bytes) / 1e9,
-                         static_cast<double>(info.free_memory_bytes) / 1e9, d, info.name);
-  }
-  return std::nullopt;
+  return gpu::every_gpu_problem(
+      o.gpus, count, [&](int d, const gpu::CudaDeviceInfo &info) -> std::optional<std::string> {
+        const double need = 2.0 * static_cast<double>(o.array_bytes);
+        if (need > kMaxFreeShare * static_cast<double>(info.free_memory_bytes))
+          return fmt::format("two arrays of {:.3g} GB need more than 80% of the {:.3g} GB free "
+                             "on GPU {} ({}): use a smaller size_bytes",
+                             static_cast<double>(o.array_bytes) / 1e9,
+                             static_cast<double>(info.free_memory_bytes) / 1e9, d, info.name);
+        return std::nullopt;
+      });
 }
 
 Outcome HbmBurnBenchmark::run(RunContext &ctx, const Point &point) {

@@ -1,0 +1,26 @@
+#include "harness/cuda/every_gpu_check.h"
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+
+namespace railgauge::gpu {
+
+std::optional<std::string> every_gpu_problem(const std::vector<int> &gpus, int visible,
+                                             const DeviceProblem &problem) {
+  for (int d : gpus) {
+    if (d >= visible)
+      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible", d, visible);
+    CudaDeviceInfo info;
+    try {
+      info = cuda_device_info(d);
+    } catch (const BackendError &e) {
+      return fmt::format("CUDA device {} cannot be queried: {}", d, e.what());
+    }
+    if (auto why = problem(d, info))
+      return why;
+  }
+  return std::nullopt;
+}
+
+} // namespace railgauge::gpu

@@ -1,0 +1,23 @@
+#pragma once
+// The device check of a point that runs on every local GPU at once (harness/every_gpu.h:
+// gemm.burn, memory.burn), before it runs. Free of CUDA types, so it is compiled in every build
+// (without CUDA no device is visible and none can be queried).
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/cuda/device.h"
+
+namespace railgauge::gpu {
+
+// What one device lacks for the point (memory, compute capability), or nullopt.
+using DeviceProblem =
+    std::function<std::optional<std::string>(int device, const CudaDeviceInfo &info)>;
+
+// Why the point cannot run on `gpus` (CUDA ordinals), or nullopt: the first that is not among
+// the `visible` devices, cannot be queried, or has a `problem`.
+std::optional<std::string> every_gpu_problem(const std::vector<int> &gpus, int visible,
+                                             const DeviceProblem &problem);
+
+} // namespace railgauge::gpu

@@ -1,0 +1,36 @@
+// The every-GPU device check without a GPU to load: a device past the visible ones and one that
+// cannot be queried are named before any per-device problem is asked (the burns' waivers).
+#include <gtest/gtest.h>
+
+#include "harness/cuda/every_gpu_check.h"
+
+namespace railgauge::gpu {
+namespace {
+
+std::optional<std::string> never_asked(int device, const CudaDeviceInfo &) {
+  ADD_FAILURE() << "the device problem was asked for device " << device;
+  return std::nullopt;
+}
+
+TEST(EveryGpuCheck, AGpuPastTheVisibleOnesIsNamed) {
+  const int visible = cuda_device_count();
+  EXPECT_EQ(every_gpu_problem({visible}, visible, never_asked),
+            "gpu=" + std::to_string(visible) + " does not exist here: " + std::to_string(visible) +
+                " CUDA device(s) visible");
+}
+
+TEST(EveryGpuCheck, ADeviceThatCannotBeQueriedIsNamed) {
+  // One more device said visible than there is: its query fails, and the reason names it.
+  const int visible = cuda_device_count();
+  const auto why = every_gpu_problem({visible}, visible + 1, never_asked);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(why->rfind("CUDA device " + std::to_string(visible) + " cannot be queried: ", 0), 0u)
+      << *why;
+}
+
+TEST(EveryGpuCheck, NoDevicesHaveNoProblem) {
+  EXPECT_EQ(every_gpu_problem({}, 0, never_asked), std::nullopt);
+}
+
+} // namespace
+} // namespace railgauge::gpu
