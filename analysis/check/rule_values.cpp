@@ -123,8 +123,6 @@ bool timed_figure(const std::string &path) {
          leaf == "tflops" || leaf == "efficiency";
 }
 
-std::optional<double> timed_noise(const Record &r) { return relative_noise(r); }
-
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
   std::vector<RuleValue> out;
   for (auto &pv : resolve_record_path(r, rule.metric)) {
@@ -138,7 +136,7 @@ std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
       } else {
         v.what = fmt::format("{} / {}", v.path, rule.relative_to);
         v.detail = fmt::format("{} over {:.4g}",
-                               noise_text(x, v.timed ? timed_noise(r) : std::nullopt), d);
+                               noise_text(x, v.timed ? relative_noise(r) : std::nullopt), d);
         // Over a stated figure (an expected rate, a limit) the ratio is as noisy as the value;
         // over another timed figure of the same samples, how noisy is not known.
         if (timed_figure(denominator.front().path))

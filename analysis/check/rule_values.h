@@ -21,7 +21,8 @@ struct RuleValue {
   nlohmann::json value;
   bool no_denominator = false; // relative_to has no positive number here: cannot be judged
   // The value is a figure of the record's time samples (timed_figure), so as noisy as they are
-  // (timed_noise); with relative_to, over a denominator that is not one of them.
+  // (relative_noise, harness/noise_bound.h); with relative_to, over a denominator that is not
+  // one of them.
   bool timed = false;
 };
 
@@ -30,11 +31,6 @@ struct RuleValue {
 // not one they do not time (a counter, a temperature, a latency percentile of its own
 // distribution).
 bool timed_figure(const std::string &path);
-
-// The relative noise of a timed figure of `r`: stdev/mean of its time samples (metrics.time_s);
-// none for a record without them (an import, a burn). Read only where a finding is written: most
-// values pass, and reading it for each was a twentieth of a large fleet's check.
-std::optional<double> timed_noise(const Record &r);
 
 // Every value the rule's metric reaches in `r`, divided by its relative_to's when it has one;
 // empty when the record has no such metric.
