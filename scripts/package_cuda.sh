@@ -81,12 +81,12 @@ nccl_wheel=$(ls "$wheels"/nvidia_nccl_cu13-*.whl)
 unzip_one "$cublas_wheel" nvidia/cu13/lib/libcublasLt.so.13 "$libdir/libcublasLt.so.13"
 unzip_one "$nccl_wheel" nvidia/nccl/lib/libnccl.so.2 "$libdir/libnccl.so.2"
 docdir=$root/usr/share/doc/$package
-cublas_license=$(python3 -c 'import sys, zipfile
-print(next(n for n in zipfile.ZipFile(sys.argv[1]).namelist() if n.endswith("License.txt")))' "$cublas_wheel")
-nccl_license=$(python3 -c 'import sys, zipfile
-print(next(n for n in zipfile.ZipFile(sys.argv[1]).namelist() if n.endswith("License.txt")))' "$nccl_wheel")
-unzip_one "$cublas_wheel" "$cublas_license" "$docdir/cublas-License.txt"
-unzip_one "$nccl_wheel" "$nccl_license" "$docdir/nccl-License.txt"
+license_of() { # WHEEL: the path of its License.txt inside it (dist-info/licenses/)
+  python3 -c 'import sys, zipfile
+print(next(n for n in zipfile.ZipFile(sys.argv[1]).namelist() if n.endswith("License.txt")))' "$1"
+}
+unzip_one "$cublas_wheel" "$(license_of "$cublas_wheel")" "$docdir/cublas-License.txt"
+unzip_one "$nccl_wheel" "$(license_of "$nccl_wheel")" "$docdir/nccl-License.txt"
 chmod 0644 "$libdir"/*.so.* "$docdir"/*-License.txt
 # NCCL's wheel ships its symbol table, which lintian refuses in a package: stripped as Debian
 # strips (cuBLASLt's comes stripped and is packed as it is).
