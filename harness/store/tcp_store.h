@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -78,7 +79,8 @@ public:
   // BackendError when the address cannot be bound.
   TcpStoreServer(const TcpEndpoint &listen_at, std::string token,
                  TcpStoreServerOptions options = {});
-  // Waits up to shutdown_grace for the clients to disconnect, then stops.
+  // Waits up to shutdown_grace for the clients to disconnect and, when world_size is known, for
+  // every rank to have connected once; then stops.
   ~TcpStoreServer() override;
   TcpStoreServer(const TcpStoreServer &) = delete;
   TcpStoreServer &operator=(const TcpStoreServer &) = delete;
@@ -102,6 +104,8 @@ private:
   struct Connection;
   void serve();
   void wake();
+  // Whether every rank 1..world_size-1 has said hello at least once (true when world_size is 0).
+  bool every_rank_seen() const;
   void handle_input(Connection &c);
   void check_pending(Connection &c);
   void note_refusal(const Connection &c, const std::string &why);
@@ -125,7 +129,7 @@ private:
   UniqueFd listen_fd_;
   UniqueFd wake_read_, wake_write_;
 
-  mutable std::mutex mutex_; // guards values_, total_bytes_, refusals_, lost_
+  mutable std::mutex mutex_; // guards values_, total_bytes_, refusals_, lost_, ranks_seen_
   std::condition_variable changed_;
   // Values are shared with the replies that carry them (harness/store/outbox.h).
   std::map<std::string, std::shared_ptr<const std::string>> values_;
@@ -134,6 +138,8 @@ private:
   // The lost ranks and why, in the order they were lost: the first is most often the cause,
   // and the later ones ranks that ended on learning it (options_.world_size).
   std::vector<std::pair<int, std::string>> lost_;
+  // The ranks that have said hello at least once (options_.world_size known).
+  std::set<int> ranks_seen_;
 
   std::atomic<bool> stopping_{false};
   std::atomic<std::size_t> connection_count_{0};

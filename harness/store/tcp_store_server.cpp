@@ -88,14 +88,22 @@ TcpStoreServer::TcpStoreServer(const TcpEndpoint &listen_at, std::string token,
 
 TcpStoreServer::~TcpStoreServer() {
   // The other ranks may still be reading the answer to their last wait: give them time to hang
-  // up before their connections are closed under them.
+  // up before their connections are closed under them. A rank that has not connected yet (a slow
+  // start on a busy node) is waited for too: were the store gone, it would learn only "connection
+  // refused", not the lost rank or the key it waits for.
   const auto deadline = SteadyClock::now() + options_.shutdown_grace;
-  while (connection_count_ > 0 && SteadyClock::now() < deadline)
+  while ((connection_count_ > 0 || !every_rank_seen()) && SteadyClock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   stopping_ = true;
   wake();
   changed_.notify_all();
   thread_.join();
+}
+
+bool TcpStoreServer::every_rank_seen() const {
+  std::lock_guard lock(mutex_);
+  return options_.world_size <= 1 ||
+         ranks_seen_.size() >= static_cast<std::size_t>(options_.world_size - 1);
 }
 
 void TcpStoreServer::wake() {
@@ -236,6 +244,8 @@ void TcpStoreServer::handle_input(Connection &c) {
     c.last_activity = now;
     {
       std::lock_guard lock(mutex_);
+      if (c.rank >= 1 && c.rank < options_.world_size)
+        ranks_seen_.insert(c.rank);
       // Back: it was alive after all (a network fault, not a death).
       if (std::erase_if(lost_, [&](const auto &l) { return l.first == c.rank; }) > 0)
         publish_lost();

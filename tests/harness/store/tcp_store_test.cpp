@@ -377,5 +377,47 @@ TEST(TcpStore, ARankWhoseConnectionClosesIsLostAndEveryWaitFailsAtOnce) {
   EXPECT_THROW(survivor.wait({"never"}, 50ms), StoreTimeout);
 }
 
+// Rank 0 may end (its barrier failed at once on a lost rank) before a slow rank has connected:
+// the store stays up for it within the grace, so that it too learns which rank is lost rather
+// than "connection refused".
+TEST(TcpStore, TheServerWaitsForARankNotYetConnectedBeforeItStops) {
+  TcpStoreServerOptions options;
+  options.world_size = 3;
+  options.shutdown_grace = 10'000ms;
+  auto server = std::make_unique<TcpStoreServer>(TcpEndpoint{"127.0.0.1", 0}, kToken, options);
+  const TcpEndpoint endpoint = server->endpoint();
+  std::make_unique<TcpStoreClient>(endpoint, kToken, 1, quick_client()).reset(); // rank 1 dies
+  EXPECT_THROW(store_barrier(*server, "before", 0, 3, 30'000ms), PeerLost);
+  const auto stop_start = SteadyClock::now();
+  std::thread stopping([&] { server.reset(); });
+  std::this_thread::sleep_for(300ms); // rank 2 starts late
+  std::string late_error;
+  try {
+    TcpStoreClient late(endpoint, kToken, 2, quick_client());
+    store_barrier(late, "before", 2, 3, 30'000ms);
+  } catch (const BackendError &e) {
+    late_error = e.what();
+  }
+  stopping.join();
+  EXPECT_NE(late_error.find("barrier 'before': store: rank 1 is lost"), std::string::npos)
+      << late_error;
+  EXPECT_LT(SteadyClock::now() - stop_start, 5s); // it stopped once rank 2 hung up
+}
+
+// A rank that never comes costs rank 0 the grace, not more.
+TEST(TcpStore, TheServerWaitsNoLongerThanItsGraceForARankThatNeverConnects) {
+  TcpStoreServerOptions options;
+  options.world_size = 3;
+  options.shutdown_grace = 300ms;
+  const auto start = SteadyClock::now();
+  {
+    TcpStoreServer server({"127.0.0.1", 0}, kToken, options);
+    TcpStoreClient one(server.endpoint(), kToken, 1, quick_client());
+  }
+  const auto took = SteadyClock::now() - start;
+  EXPECT_GE(took, 300ms);
+  EXPECT_LT(took, 3s);
+}
+
 } // namespace
 } // namespace railgauge
