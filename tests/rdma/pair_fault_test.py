@@ -156,8 +156,8 @@ class PairMatrixFaultTest(unittest.TestCase):
                     "-q"]
             procs = start_ranks(RAILGAUGE, lambda rank: args, 4, TIMEOUT_S)
             try:
-                self.assertIsNotNone(wait_for_first_record(out, 180),
-                                     "rank 0 never finished the first matrix")
+                self.assertIsNotNone(wait_for_first_record(out, 180, ranks=4),
+                                     "the ranks never finished the first matrix")
                 time.sleep(0.5)  # inside the second matrix: 3 rounds of pairs, 1 s each
                 procs[3].send_signal(signal.SIGKILL)
                 hit_at = time.monotonic()

@@ -19,13 +19,15 @@ def records_of(rank_dir):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def wait_for_first_record(out_dir, timeout_s=120):
-    """Waits until rank 0 of the run under `out_dir` has written a record (its first point is
-    over); returns the records file, or None at the timeout."""
+def wait_for_first_record(out_dir, timeout_s=120, ranks=1):
+    """Waits until ranks 0..ranks-1 of the run under `out_dir` have each written a record (their
+    first point is over); returns rank 0's records file, or None at the timeout. On a busy host
+    rank 0 may write its first record well before the others write theirs."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         for path in out_dir.glob("*/rank-00000/records.jsonl"):
-            if path.stat().st_size > 0:
+            others = [path.parent.parent / f"rank-{r:05d}" / "records.jsonl" for r in range(ranks)]
+            if all(p.exists() and p.stat().st_size > 0 for p in others):
                 return path
         time.sleep(0.01)
     return None
