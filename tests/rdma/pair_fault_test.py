@@ -40,14 +40,15 @@ class PairFaultTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def run_pair_and_hit(self, victim, sig):
-        """Starts the pair, waits until rank 0 has written its first record (the pair is then in
-        its second point), sends `sig` to `victim`, and returns per rank (rc, stderr, seconds from
+        """Starts the pair, waits until both ranks have written their first record (the pair is
+        then in its second point), sends `sig` to `victim`, and returns per rank (rc, stderr, seconds from
         the signal to the exit) for the survivor, with the victim's records."""
         args = ["rdma", "--filter", "rdma.tcp_bw", "-a", "mode=ranks", "-a", SIZES,
                 "--time-budget", "3", *FULL_BUDGET, "--out", str(self.out), "-q"]
         procs = start_ranks(RAILGAUGE, lambda rank: args, 2, TIMEOUT_S)
         try:
-            self.assertIsNotNone(wait_for_first_record(self.out), "rank 0 never wrote a record")
+            self.assertIsNotNone(wait_for_first_record(self.out, ranks=2),
+                                 "the pair never wrote its first records")
             time.sleep(0.3)  # well inside the second point's 3 s budget
             procs[victim].send_signal(sig)
             hit_at = time.monotonic()
