@@ -61,8 +61,8 @@ class CliFaultTest(unittest.TestCase):
             job = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True)
             try:
-                self.assertIsNotNone(wait_for_first_record(out),
-                                     "rank 0 never wrote its first record")
+                self.assertIsNotNone(wait_for_first_record(out, ranks=RANKS),
+                                     "the ranks never wrote their first records")
                 time.sleep(0.5)
                 victim = pid_of_rank(out, VICTIM)
                 self.assertIsNotNone(victim, "no process of rank 1 found")
