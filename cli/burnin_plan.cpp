@@ -10,6 +10,7 @@
 
 #include "harness/axis.h"
 #include "harness/error.h"
+#include "harness/metric_names.h"
 
 namespace railgauge {
 namespace {
@@ -96,12 +97,12 @@ BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
   const auto dtype = e.axes.find("dtype");
   p.key = burnin_phase_name(e.key_glob, dtype == e.axes.end() ? "" : dtype->second);
   if (e.key_glob == "gemm.burn") {
-    p.duration_s = axis_seconds(e, "duration_s", 60);
+    p.duration_s = axis_seconds(e, metric::kDurationS, 60);
     p.min_duration_s = p.key == e.key_glob ? kMinGemmBurnS : kMinGemmDtypeBurnS;
     p.around_s = 10;
     p.estimate = "context, operands, cuBLASLt heuristic, fp64 check of the first result";
   } else if (e.key_glob == "memory.burn") {
-    p.duration_s = axis_seconds(e, "duration_s", 30);
+    p.duration_s = axis_seconds(e, metric::kDurationS, 30);
     p.min_duration_s = kMinHbmBurnS;
     p.around_s = 3;
     p.estimate = "two arrays allocated and seeded, the whole destination checked";
@@ -192,7 +193,7 @@ BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_
   }
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (plan.phases[i].min_duration_s > 0)
-      entries[i].axes["duration_s"] = fmt::format("{}", plan.phases[i].duration_s);
+      entries[i].axes[metric::kDurationS] = fmt::format("{}", plan.phases[i].duration_s);
   plan.entries = std::move(entries);
   for (const auto &p : plan.phases)
     plan.planned_s += p.planned_s();

@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/metric_names.h"
 
 namespace railgauge {
 
 Axis every_gpu_duration_axis(double default_s, const std::string &what) {
-  return {"duration_s",
+  return {metric::kDurationS,
           AxisType::real,
           fmt::format("seconds of {} per GPU (all GPUs at once); a burn longer than the "
                       "--point-timeout (600 s by default) needs a larger one",
@@ -17,7 +18,7 @@ Axis every_gpu_duration_axis(double default_s, const std::string &what) {
 }
 
 Axis every_gpu_device_axis() {
-  return {"gpu",
+  return {metric::kGpu,
           AxisType::integer,
           "CUDA device index to burn alone; -1 = every visible GPU at once",
           {std::int64_t{-1}},
@@ -26,7 +27,7 @@ Axis every_gpu_device_axis() {
 
 EveryGpuAxes every_gpu_axes(const Point &point, int gpus_visible) {
   EveryGpuAxes a;
-  a.duration_s = point.real("duration_s");
+  a.duration_s = point.real(metric::kDurationS);
   if (!(a.duration_s > 0) || a.duration_s > 7 * 24 * 3600.0)
     throw InputError(fmt::format("duration_s = {} is not a burn duration", a.duration_s),
                      "duration_s", "give seconds, more than 0 and at most a week");
@@ -35,7 +36,7 @@ EveryGpuAxes every_gpu_axes(const Point &point, int gpus_visible) {
 }
 
 std::vector<int> every_gpu_devices(const Point &point, int gpus_visible) {
-  const std::int64_t gpu = point.integer("gpu");
+  const std::int64_t gpu = point.integer(metric::kGpu);
   if (gpu < -1)
     throw InputError(fmt::format("gpu = {} is not a device index", gpu), "gpu",
                      "give -1 (every GPU) or 0, 1, ...");

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/metric_names.h"
 #include "harness/stats.h"
 
 namespace railgauge {
@@ -29,9 +30,11 @@ double contention_fraction(const std::vector<LaneSpan> &lanes) {
 
 nlohmann::json contention_metrics(std::span<const double> fractions) {
   if (fractions.empty())
-    return {{"lanes_contention_fraction", nullptr}, {"lanes_contention_fraction_min", nullptr}};
+    return {{metric::kLanesContentionFraction, nullptr},
+            {metric::kLanesContentionFractionMin, nullptr}};
   const Summary s = summarize(fractions);
-  return {{"lanes_contention_fraction", s.median}, {"lanes_contention_fraction_min", s.min}};
+  return {{metric::kLanesContentionFraction, s.median},
+          {metric::kLanesContentionFractionMin, s.min}};
 }
 
 std::int64_t padding_calls(std::int64_t batch, const std::vector<LaneSpan> &last,

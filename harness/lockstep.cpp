@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "harness/metric_names.h"
+
 namespace railgauge {
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -51,18 +53,18 @@ double HostIterationTimer::time_back_to_back_s(const Operation &op, int n) {
 }
 
 nlohmann::json LockstepResult::to_json() const {
-  nlohmann::json j = {{"time_s", railgauge::to_json(time_s)},
-                      {"own_time_s", railgauge::to_json(own_time_s)},
-                      {"slowest_rank", slowest_rank},
-                      {"slowest_rank_share", slowest_share},
-                      {"last_arrival_rank", last_arrival_rank},
-                      {"last_arrival_rank_share", last_arrival_share},
-                      {"iterations", time_s.n},
-                      {"ranks", ranks},
-                      {"timer", timer},
-                      {"sampler", "lockstep"}};
+  nlohmann::json j = {{metric::kTimeS, railgauge::to_json(time_s)},
+                      {metric::kOwnTimeS, railgauge::to_json(own_time_s)},
+                      {metric::kSlowestRank, slowest_rank},
+                      {metric::kSlowestRankShare, slowest_share},
+                      {metric::kLastArrivalRank, last_arrival_rank},
+                      {metric::kLastArrivalRankShare, last_arrival_share},
+                      {metric::kIterations, time_s.n},
+                      {metric::kRanks, ranks},
+                      {metric::kTimer, timer},
+                      {metric::kSampler, "lockstep"}};
   if (back_to_back_s >= 0)
-    j["wall_time_s"] = back_to_back_s;
+    j[metric::kWallTimeS] = back_to_back_s;
   return j;
 }
 

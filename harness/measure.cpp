@@ -41,17 +41,18 @@ private:
 } // namespace
 
 nlohmann::json MeasureSpec::to_json() const {
-  return {{"warmup_runs", warmup_runs},
-          {"warmup_s", warmup_s},
-          {"settle_max_s", settle_max_s},
-          {"gpu_min_timed_s", gpu_min_timed_s},
-          {"min_samples", min_samples},
-          {"max_samples", max_samples},
-          {"max_rel_noise", max_rel_noise},
-          {"noise_bound", noise_bound},
-          {"time_budget_s", time_budget_s},
-          {"min_sample_s", min_sample_s},
-          {"batch", batch}};
+  namespace m = measure_setting;
+  return {{m::kWarmupRuns, warmup_runs},
+          {m::kWarmupS, warmup_s},
+          {m::kSettleMaxS, settle_max_s},
+          {m::kGpuMinTimedS, gpu_min_timed_s},
+          {m::kMinSamples, min_samples},
+          {m::kMaxSamples, max_samples},
+          {m::kMaxRelNoise, max_rel_noise},
+          {m::kNoiseBound, noise_bound},
+          {m::kTimeBudgetS, time_budget_s},
+          {m::kMinSampleS, min_sample_s},
+          {m::kBatch, batch}};
 }
 
 double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {
@@ -63,13 +64,13 @@ double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {
 
 nlohmann::json Measurement::to_json() const {
   return {{metric::kTimeS, railgauge::to_json(time_s)},
-          {"batch", batch},
-          {"timer", timer},
-          {"sampler", sampler},
-          {"stop", stop_reason},
-          {"elapsed_s", elapsed_s},
-          {"warmup_s", warmup_s},
-          {"steady_state", steady_state}};
+          {metric::kBatch, batch},
+          {metric::kTimer, timer},
+          {metric::kSampler, sampler},
+          {metric::kStop, stop_reason},
+          {metric::kElapsedS, elapsed_s},
+          {metric::kWarmupS, warmup_s},
+          {metric::kSteadyState, steady_state}};
 }
 
 nlohmann::json Measurement::bandwidth_metrics(std::uint64_t bytes_per_call) const {
@@ -176,7 +177,7 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   const auto warm_from = Clock::now();
   while (seconds_since(start) < spec.warmup_s)
     timer.time_batch_s(op, m.batch);
-  m.steady_state = {{"method", spec.warmup_s > 0 ? "timed" : "none"}};
+  m.steady_state = {{metric::steady::kMethod, spec.warmup_s > 0 ? "timed" : "none"}};
   if (settle && spec.settle_max_s > 0) {
     // Then until the probe says the device settled, each batch's load keeping it busy.
     bool settled = settle->settled();
@@ -184,12 +185,12 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
       timer.time_batch_s(op, m.batch);
       settled = settle->settled();
     }
-    m.steady_state = {{"method", std::string(settle->method())},
-                      {"settled", settled},
-                      {"last_reading", settle->last_reading()}};
+    m.steady_state = {{metric::steady::kMethod, std::string(settle->method())},
+                      {metric::steady::kSettled, settled},
+                      {metric::steady::kLastReading, settle->last_reading()}};
   }
   m.warmup_s = seconds_since(warm_from);
-  m.steady_state["warmup_s"] = m.warmup_s;
+  m.steady_state[metric::steady::kWarmupS] = m.warmup_s;
   const auto sampling_start = start + (Clock::now() - warm_from);
 
   // A GPU point (one with a probe) samples at least its sustained window.
@@ -228,11 +229,11 @@ Measurement measure(const MeasureSpec &spec, Sampler &sampler, Timer &timer, con
   if (settle && spec.settle_max_s > 0) {
     // Asked again right after the last sample: a device that drifted while it was measured
     // shows as settled before and not after.
-    m.steady_state["settled_after"] = settle->settled();
-    m.steady_state["last_reading_after"] = settle->last_reading();
+    m.steady_state[metric::steady::kSettledAfter] = settle->settled();
+    m.steady_state[metric::steady::kLastReadingAfter] = settle->last_reading();
   }
-  m.steady_state["timed_s"] = timed_s;
-  m.steady_state["least_timed_s"] = least_timed_s;
+  m.steady_state[metric::steady::kTimedS] = timed_s;
+  m.steady_state[metric::steady::kLeastTimedS] = least_timed_s;
   m.elapsed_s = seconds_since(start);
   return m;
 }

@@ -27,6 +27,22 @@
 
 namespace railgauge {
 
+// The names of MeasureSpec's settings, as a suite's `measure:` and `--measure NAME=VALUE` give
+// them (harness/suite.cpp) and MeasureSpec::to_json writes them. Settings, not record fields.
+namespace measure_setting {
+inline constexpr const char *kTimeBudgetS = "time_budget_s";
+inline constexpr const char *kMaxRelNoise = "max_rel_noise";
+inline constexpr const char *kNoiseBound = "noise_bound";
+inline constexpr const char *kMinSamples = "min_samples";
+inline constexpr const char *kMaxSamples = "max_samples";
+inline constexpr const char *kWarmupRuns = "warmup_runs";
+inline constexpr const char *kWarmupS = "warmup_s";
+inline constexpr const char *kSettleMaxS = "settle_max_s";
+inline constexpr const char *kGpuMinTimedS = "gpu_min_timed_s";
+inline constexpr const char *kMinSampleS = "min_sample_s";
+inline constexpr const char *kBatch = "batch";
+} // namespace measure_setting
+
 struct MeasureSpec {
   int warmup_runs = 2; // untimed calls of the operation before sampling
   // Then untimed batches until the point has run this long: a GPU reaches its power and thermal

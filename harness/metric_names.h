@@ -43,6 +43,52 @@ inline constexpr const char *kCoreMetrics[] = {kTimeS,
                                                kLanesContentionFraction,
                                                kLanesContentionFractionMin};
 
+// The core's bookkeeping beside the figures (Measurement::to_json, LockstepResult::to_json): the
+// calls one timed sample batched, the timer and the sampler, why sampling stopped, the seconds
+// it took and the untimed load before it. No rule judges them; every record may carry them.
+inline constexpr const char *kBatch = "batch";
+inline constexpr const char *kTimer = "timer";
+inline constexpr const char *kSampler = "sampler";
+inline constexpr const char *kStop = "stop";
+inline constexpr const char *kElapsedS = "elapsed_s";
+inline constexpr const char *kWarmupS = "warmup_s";
+inline constexpr const char *kCoreBookkeeping[] = {kBatch, kTimer,    kSampler,
+                                                   kStop,  kElapsedS, kWarmupS};
+// Lockstep points timed back to back as well (collectives): the wall time per call
+inline constexpr const char *kWallTimeS = "wall_time_s";
+
+// The fields of a summary of samples (harness/stats.h, to_json): metrics.time_s.median, ...
+namespace summary {
+inline constexpr const char *kN = "n";
+inline constexpr const char *kMin = "min";
+inline constexpr const char *kMax = "max";
+inline constexpr const char *kMean = "mean";
+inline constexpr const char *kStdev = "stdev";
+inline constexpr const char *kMedian = "median";
+inline constexpr const char *kP10 = "p10";
+inline constexpr const char *kP90 = "p90";
+inline constexpr const char *kP99 = "p99";
+} // namespace summary
+
+// The fields of metrics.steady_state (harness/measure.cpp): how the point waited, whether the GPU
+// settled and at what reading, before and after sampling, and the timed seconds it sampled
+// against the least it had to.
+namespace steady {
+inline constexpr const char *kMethod = "method";
+inline constexpr const char *kSettled = "settled";
+inline constexpr const char *kLastReading = "last_reading";
+inline constexpr const char *kWarmupS = "warmup_s";
+inline constexpr const char *kSettledAfter = "settled_after";
+inline constexpr const char *kLastReadingAfter = "last_reading_after";
+inline constexpr const char *kTimedS = "timed_s";
+inline constexpr const char *kLeastTimedS = "least_timed_s";
+} // namespace steady
+
+// A rate second by second over every GPU at once (harness/rate_series.h): each row's time, and
+// the slowest GPU against the median one
+inline constexpr const char *kSeriesTS = "t_s";
+inline constexpr const char *kSlowestVsMedian = "slowest_vs_median";
+
 // Names that several families write with one meaning (not the core's: kCoreMetrics leaves them
 // out). Each family's contract names the ones it writes from here and lists them in its kMetrics.
 inline constexpr const char *kWrongElements = "wrong_elements"; // over every rank / GPU
@@ -76,6 +122,8 @@ inline constexpr const char *kGpuName = "gpu_name";      // the GPU model
 inline constexpr const char *kDtype = "dtype";           // the element type
 inline constexpr const char *kDirection = "direction";   // of a copy or a transfer
 inline constexpr const char *kIterations = "iterations"; // timed calls (rdma: 0 = the core's rule)
+inline constexpr const char *kSource = "source"; // who measured it: "railgauge", "nccl-tests", ...
+inline constexpr const char *kDurationS = "duration_s"; // a burn's seconds on every GPU at once
 
 // Derived params that several families write with one meaning: the CPU BLAS (gemm.cpu_blas*, the
 // CPU block, MPI's all_reduce beside a GEMM) and its threads per rank, the cuBLASLt the GPU

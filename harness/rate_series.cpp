@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "harness/metric_names.h"
 #include "harness/stats.h"
 
 namespace railgauge {
@@ -40,7 +41,8 @@ nlohmann::json RateSeries::windows(double window_s, const char *name) const {
     by_window[static_cast<long long>(std::floor(p.t_s / window_s))].push_back(p.rate);
   nlohmann::json rows = nlohmann::json::array();
   for (const auto &[w, rates] : by_window)
-    rows.push_back({{"t_s", static_cast<double>(w) * window_s}, {name, railgauge::median(rates)}});
+    rows.push_back(
+        {{metric::kSeriesTS, static_cast<double>(w) * window_s}, {name, railgauge::median(rates)}});
   return rows;
 }
 
@@ -57,8 +59,8 @@ nlohmann::json across_gpus(std::vector<std::pair<int, double>> gpu_rates, const 
   j[name + "_min"] = rates.front();
   j[name + "_median"] = mid;
   j[name + "_max"] = rates.back();
-  j["slowest_gpu"] = gpu_rates.front().first;
-  j["slowest_vs_median"] = mid > 0 ? rates.front() / mid : 0.0;
+  j[metric::kSlowestGpu] = gpu_rates.front().first;
+  j[metric::kSlowestVsMedian] = mid > 0 ? rates.front() / mid : 0.0;
   return j;
 }
 

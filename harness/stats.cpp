@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "harness/metric_names.h"
+
 namespace railgauge {
 
 double percentile_of_sorted(std::span<const double> sorted, double p) {
@@ -67,9 +69,10 @@ double scaled_mad(std::span<const double> samples) {
 }
 
 nlohmann::json to_json(const Summary &s) {
-  return {{"n", s.n},       {"min", s.min},     {"max", s.max},
-          {"mean", s.mean}, {"stdev", s.stdev}, {"median", s.median},
-          {"p10", s.p10},   {"p90", s.p90},     {"p99", s.p99}};
+  namespace f = metric::summary;
+  return {{f::kN, s.n},       {f::kMin, s.min},     {f::kMax, s.max},
+          {f::kMean, s.mean}, {f::kStdev, s.stdev}, {f::kMedian, s.median},
+          {f::kP10, s.p10},   {f::kP90, s.p90},     {f::kP99, s.p99}};
 }
 
 } // namespace railgauge

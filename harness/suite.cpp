@@ -70,27 +70,27 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
                                    std::numeric_limits<int>::max()));
     return static_cast<int>(v);
   };
-  if (name == "time_budget_s")
+  if (name == measure_setting::kTimeBudgetS)
     spec.time_budget_s = number(1e-6);
-  else if (name == "max_rel_noise")
+  else if (name == measure_setting::kMaxRelNoise)
     spec.max_rel_noise = number(0);
-  else if (name == "noise_bound")
+  else if (name == measure_setting::kNoiseBound)
     spec.noise_bound = number(0);
-  else if (name == "min_samples")
+  else if (name == measure_setting::kMinSamples)
     spec.min_samples = count(1);
-  else if (name == "max_samples")
+  else if (name == measure_setting::kMaxSamples)
     spec.max_samples = count(1);
-  else if (name == "warmup_runs")
+  else if (name == measure_setting::kWarmupRuns)
     spec.warmup_runs = count(0);
-  else if (name == "warmup_s")
+  else if (name == measure_setting::kWarmupS)
     spec.warmup_s = number(0);
-  else if (name == "settle_max_s")
+  else if (name == measure_setting::kSettleMaxS)
     spec.settle_max_s = number(0);
-  else if (name == "gpu_min_timed_s")
+  else if (name == measure_setting::kGpuMinTimedS)
     spec.gpu_min_timed_s = number(0);
-  else if (name == "min_sample_s")
+  else if (name == measure_setting::kMinSampleS)
     spec.min_sample_s = number(0);
-  else if (name == "batch")
+  else if (name == measure_setting::kBatch)
     spec.batch = count(0);
   else
     throw InputError(fmt::format("unknown measurement setting '{}'", name), where,

@@ -61,7 +61,7 @@ inline constexpr const char *kGroupSize = "group_size";   // ranks in the point'
 inline constexpr const char *kGroupHosts = "group_hosts"; // hosts the group's ranks ran on
 inline constexpr const char *kGroups = "groups";          // the split: "tp=2+dp=rest", or "world"
 inline constexpr const char *kAlgorithm = "algorithm";    // textbook: ring, tree, ...
-inline constexpr const char *kSource = "source";          // an import's tool:
+inline constexpr const char *kSource = metric::kSource;   // an import's tool:
 inline constexpr const char *kSourceNcclTests = "nccl-tests";
 inline constexpr const char *kGpuName =
     metric::kGpuName; // the GPU model (NCCL; nccl-tests' rank lines)
@@ -84,7 +84,7 @@ inline constexpr const char *kTimeS = metric::kTimeS; // per iteration, the max 
 inline constexpr const char *kAlgbwGbytesPerS = "algbw_gbytes_per_s";
 inline constexpr const char *kBusbwGbytesPerS = "busbw_gbytes_per_s";        // median time
 inline constexpr const char *kBusbwMaxGbytesPerS = "busbw_max_gbytes_per_s"; // fastest
-inline constexpr const char *kWallTimeS = "wall_time_s"; // back-to-back calls, per call
+inline constexpr const char *kWallTimeS = metric::kWallTimeS; // back-to-back, per call
 inline constexpr const char *kBusFactor = "bus_factor";
 inline constexpr const char *kGemmSlowdown = metric::kGemmSlowdown; // with_gemm: together / alone
 // group_type=concurrent: per group type, its time and bandwidth (concurrent_groups.h)

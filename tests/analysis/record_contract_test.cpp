@@ -67,8 +67,8 @@ nlohmann::json schema_metrics() {
 
 // What the measurement core writes beside the figures (Measurement::to_json): the schema
 // describes them, no contract needs to.
-const std::set<std::string> kCoreBookkeeping = {"batch", "timer",     "sampler",
-                                                "stop",  "elapsed_s", "warmup_s"};
+const std::set<std::string> kCoreBookkeeping(std::begin(metric::kCoreBookkeeping),
+                                             std::end(metric::kCoreBookkeeping));
 
 // The metrics a source text writes by a literal name (`metrics["name"]`) that no contract names:
 // "file:line name" each.

@@ -32,8 +32,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // What the measurement core writes beside the figures (Measurement::to_json)
-const std::set<std::string> kCoreBookkeeping = {"batch", "timer",     "sampler",
-                                                "stop",  "elapsed_s", "warmup_s"};
+const std::set<std::string> kCoreBookkeeping(std::begin(metric::kCoreBookkeeping),
+                                             std::end(metric::kCoreBookkeeping));
 
 // The metrics a record of `family` may carry: its field table's, the core's; empty for a family
 // without a table.
