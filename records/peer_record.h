@@ -5,6 +5,7 @@
 // Header only: the record schema and the contract test read the names from here.
 #include <array>
 
+#include "harness/metric_names.h"
 #include "records/gemm_record.h"
 #include "records/metric_field.h"
 
@@ -42,6 +43,32 @@ inline constexpr const char *kVerdict = "verdict";
 inline constexpr const char *kMatrixSumGbytesPerS = "matrix_sum_gbytes_per_s";
 // ... and a latency matrix's cell (nvbandwidth prints ns)
 inline constexpr const char *kLatencyS = "latency_s";
+
+// What an imported record says of its source beyond the families' names (params): the tool and
+// the file, the format read, the tool's and the driver's versions
+inline constexpr const char *kTool = "tool";
+inline constexpr const char *kSource = metric::kSource;
+inline constexpr const char *kSourceFormat = "source_format";
+inline constexpr const char *kToolVersion = "nvbandwidth_version";
+inline constexpr const char *kDriverVersion = "driver_version";
+// ... perftest's: whether the client ever connected, how GPU memory was registered, the figures
+// perftest printed without computing them
+inline constexpr const char *kConnected = "connected";
+inline constexpr const char *kGpuRegistration = "gpu_registration";
+inline constexpr const char *kPerftestNotComputed = "perftest_not_computed";
+// ... nccl-tests': elements per rank
+inline constexpr const char *kCount = "count";
+// ... nvbandwidth's: the testcase, its matrix and variant, the cell's row and column and what each
+// names (a GPU, the host), and how a bidirectional figure was counted
+inline constexpr const char *kTestcase = "testcase";
+inline constexpr const char *kMatrix = "matrix";
+inline constexpr const char *kVariant = "variant";
+inline constexpr const char *kCaption = "caption";
+inline constexpr const char *kRow = "row";
+inline constexpr const char *kColumn = "column";
+inline constexpr const char *kRowKind = "row_kind";
+inline constexpr const char *kColumnKind = "column_kind";
+inline constexpr const char *kBidirectionalFigure = "bidirectional_figure";
 
 // The field table: every metric a peer record may carry, its unit and what it means
 // (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.

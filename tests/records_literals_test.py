@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The families name their records' fields through their contracts (records/<family>_record.h,
-harness/metric_names.h), never by a quoted literal: a metric or param renamed on the writer's
-side then breaks the build or the contract's tests (tests/analysis/record_contract_test.cpp)
-instead of silently writing a field that analysis, the schema and the shipped rules no longer
-read. This fails, naming file and line, on a literal name where a family's code
+"""The families, the measurement core's record writers and the importers name records' fields
+through their contracts (records/<family>_record.h, harness/metric_names.h), never by a quoted
+literal: a metric or param renamed on the writer's side then breaks the build or the contract's
+tests (tests/analysis/record_contract_test.cpp) instead of silently writing a field that
+analysis, the schema and the shipped rules no longer read. This fails, naming file and line, on a
+literal name where a writer's code
 
   writes or reads a record field: metrics["name"], derived_params["name"], params["name"], or
       metrics.at("name"), .contains, .value, .find, .emplace;
@@ -39,6 +40,13 @@ from source_files import source_files  # noqa: E402
 
 ROOT = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else pathlib.Path(__file__).parents[1]
 FAMILIES = ("gemm", "memory", "offload", "rdma", "collectives", "block")
+# Beyond the families, what else writes records: the measurement core's files that put fields
+# into every record (the time summary, the steady state, lockstep, lanes, rates over GPUs, the
+# burns' axes), and the importers, whose records analysis reads beside the families' own.
+CORE_WRITERS = ("harness/measure.cpp", "harness/lockstep.cpp", "harness/stats.cpp",
+                "harness/lane_contention.cpp", "harness/rate_series.cpp", "harness/every_gpu.cpp",
+                "harness/record.cpp", "harness/suite.cpp")
+IMPORTERS = "analysis/import"
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 
 FIELD = re.compile(r'\b(?:metrics|derived_params|params)\s*'
@@ -79,6 +87,11 @@ NOT_RECORD_FIELDS = {
                                "could not read it", {"since_s", "links", "error"}),
     "rdma/fabric/topology_load.cpp": ("the directories of an LLDP dump, not fields",
                                       {"hosts", "switches"}),
+    "analysis/import/imported_run.cpp": ("run.json's suite of an imported run", {"name", "path"}),
+    "analysis/import/nvbandwidth_import.cpp": (
+        "run.json's `imported`: what the nvbandwidth output says of itself, not a record",
+        {"format", "version", "driver_version", "cuda_runtime_version", "host", "devices",
+         "device_pci", "problems"}),
     "rdma/fabric/fabric_summary.cpp": (
         "`railgauge fabric show --json`: a topology's summary on the console, not a record",
         {"name", "nic_cables", "uplinks", "spines_reached", "topology", "nodes", "hosts_read",
@@ -222,10 +235,19 @@ def family_sources():
                 yield rel
 
 
+def writer_sources():
+    """The families' sources, the core's record writers and the importers."""
+    yield from family_sources()
+    yield from CORE_WRITERS
+    for rel in source_files(ROOT, under=IMPORTERS):
+        if rel.endswith(SUFFIXES):
+            yield rel
+
+
 def scan():
-    """{path: [(line, name, code)]} of the family sources that hold a literal name."""
+    """{path: [(line, name, code)]} of the writers' sources that hold a literal name."""
     out = {}
-    for rel in family_sources():
+    for rel in writer_sources():
         found = literals((ROOT / rel).read_text(errors="replace"))
         if found:
             out[rel] = found
@@ -233,7 +255,7 @@ def scan():
 
 
 class RecordsLiterals(unittest.TestCase):
-    def test_no_family_names_a_record_field_by_a_literal(self):
+    def test_no_writer_names_a_record_field_by_a_literal(self):
         bad = []
         for rel, found in sorted(scan().items()):
             for line, name, code in found:
@@ -286,6 +308,10 @@ class RecordsLiterals(unittest.TestCase):
         sources = list(family_sources())
         self.assertGreater(len(sources), 100)  # the walk found the families' sources
         self.assertTrue(all(rel.split("/", 1)[0] in FAMILIES for rel in sources))
+        writers = set(writer_sources())
+        self.assertTrue(set(CORE_WRITERS) <= writers)
+        self.assertIn("analysis/import/perftest_import.cpp", writers)
+        self.assertTrue(all((ROOT / rel).is_file() for rel in CORE_WRITERS), CORE_WRITERS)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@
 
 #include "harness/bounded_input.h"
 #include "harness/error.h"
+#include "harness/metric_names.h"
 #include "harness/number_text.h"
+#include "records/peer_record.h"
 
 namespace railgauge::importers {
 namespace {
@@ -106,28 +108,28 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
   namespace c = collectives::record;
   r.key = c::keys_of(kind).nccl;
   r.params = {{c::kSizeBytes, half.size_bytes},
-              {"count", half.count},
+              {peer::record::kCount, half.count},
               {c::kDtype, dtype_name(half.type)},
-              {"in_place", half.in_place ? "in_place" : "out_of_place"},
+              {c::kInPlace, half.in_place ? "in_place" : "out_of_place"},
               {c::kSource, c::kSourceNcclTests}};
   // nccl-tests prints a redop for sendrecv too ("sum"): only the kinds that reduce take one,
   // as railgauge's own records have it, so that `railgauge compare` pairs them.
   if (half.redop != "none" && collectives::reduces(kind))
-    r.params["op"] = half.redop;
+    r.params[c::kOp] = half.redop;
   // An integer, as railgauge's own records have it, so that `railgauge compare` matches the two.
   if (half.root != "-1") {
     if (const auto root = integer(half.root))
-      r.params["root"] = *root;
+      r.params[c::kRoot] = *root;
     else
-      r.params["root"] = half.root;
+      r.params[c::kRoot] = half.root;
   }
   r.metrics = {{c::kWallTimeS, half.time_us * 1e-6},
                {c::kAlgbwGbytesPerS, half.algbw_gbytes_per_s},
                {c::kBusbwGbytesPerS, half.busbw_gbytes_per_s},
-               {"timer", "nccl-tests host wall clock, mean over iterations"}};
+               {metric::kTimer, "nccl-tests host wall clock, mean over iterations"}};
   r.status = Status::ok;
   if (half.wrong) {
-    r.metrics["wrong_elements"] = *half.wrong;
+    r.metrics[metric::kWrongElements] = *half.wrong;
     if (*half.wrong > 0) {
       r.status = Status::failed;
       r.reason = fmt::format("nccl-tests counted {} wrong elements", *half.wrong);
@@ -200,10 +202,10 @@ void add_rank_layout(std::span<Record> records, const std::vector<std::string> &
       continue;
     // The names railgauge's own collective records use for the group a point ran on: the log's
     // ranks are one group, the world.
-    r.params["world_size"] = rank_lines.size();
-    r.params["group_size"] = rank_lines.size();
+    r.params[collectives::record::kWorldSize] = rank_lines.size();
+    r.params[collectives::record::kGroupSize] = rank_lines.size();
     if (!hosts.empty())
-      r.params["group_hosts"] = hosts.size();
+      r.params[collectives::record::kGroupHosts] = hosts.size();
     if (!gpu_name.empty())
       r.params[collectives::record::kGpuName] = gpu_name;
   }

@@ -15,8 +15,10 @@
 #include "harness/error.h"
 #include "harness/json_integer.h"
 #include "harness/lockstep.h"
+#include "harness/metric_names.h"
 #include "harness/number_text.h"
 #include "harness/stats.h"
+#include "records/peer_record.h"
 
 namespace railgauge::importers {
 namespace {
@@ -97,10 +99,10 @@ void add_per_iteration(const Fields &f, const nlohmann::json &per_iter, const st
   };
   const std::vector<double> max_s =
       seconds(f.member(per_iter, path, "times_us"), path + ".times_us");
-  metrics["time_s"] = to_json(summarize(max_s));
-  metrics["iterations"] = max_s.size();
-  metrics["timer"] = "nccl-tests per-iteration CUDA events (-I 1), max over processes; the "
-                     "mean over iterations is by the host clock";
+  metrics[metric::kTimeS] = to_json(summarize(max_s));
+  metrics[metric::kIterations] = max_s.size();
+  metrics[metric::kTimer] = "nccl-tests per-iteration CUDA events (-I 1), max over processes; the "
+                            "mean over iterations is by the host clock";
   const std::string rows_path = path + ".per_process_max_times_us";
   if (!per_iter.contains("per_process_max_times_us"))
     return;
@@ -217,11 +219,11 @@ Record half_record(const Fields &f, const nlohmann::json &row, const std::string
   if (const auto &wrong = f.member(h, path, "nwrong"); !wrong.is_null())
     half.wrong = f.number(wrong, path + ".nwrong");
   Record r = nccl_tests_record(half, kind, run, host);
-  r.params["source_format"] = "json";
+  r.params[peer::record::kSourceFormat] = "json";
   if (cpu_time) { // -C: the process's CPU time, not the wall clock
-    r.metrics.erase("wall_time_s");
+    r.metrics.erase(collectives::record::kWallTimeS);
     r.metrics[collectives::record::kCpuTimeS] = half.time_us * 1e-6;
-    r.metrics["timer"] = "nccl-tests process CPU time (-C), mean over iterations";
+    r.metrics[metric::kTimer] = "nccl-tests process CPU time (-C), mean over iterations";
   }
   r.metrics.update(common);
   const std::string per_iter_key = std::string(name) + "_per_iter";

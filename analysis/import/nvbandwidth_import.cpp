@@ -16,6 +16,7 @@
 #include "harness/error.h"
 #include "harness/metric_names.h"
 #include "harness/number_text.h"
+#include "records/offload_record.h"
 #include "records/peer_record.h"
 
 namespace railgauge::importers {
@@ -243,11 +244,12 @@ struct RecordBase {
     r.host = !host.empty() ? host : !doc.host.empty() ? doc.host : "unknown";
     r.key = key_of(t.name);
     r.time_utc = time;
-    r.params = {{"testcase", t.name},
-                {"source", "nvbandwidth"},
-                {"source_format", doc.format},
-                {"nvbandwidth_version", doc.version},
-                {"driver_version", doc.driver_version}};
+    namespace p = peer::record;
+    r.params = {{p::kTestcase, t.name},
+                {p::kSource, "nvbandwidth"},
+                {p::kSourceFormat, doc.format},
+                {p::kToolVersion, doc.version},
+                {p::kDriverVersion, doc.driver_version}};
     return r;
   }
 };
@@ -266,21 +268,22 @@ void append_matrix_records(const RecordBase &base, const NvbTestcase &t, std::si
                            std::vector<Record> &records) {
   const NvbMatrix &m = t.matrices[mi];
   const CaptionMeaning meaning = meaning_of(m.caption);
+  namespace p = peer::record;
   for (std::size_t ri = 0; ri < m.values.size(); ++ri) {
     for (std::size_t ci = 0; ci < m.values[ri].size(); ++ci) {
       const auto &value = m.values[ri][ci];
       if (!value)
         continue; // N/A: not measured (a GPU with itself)
       Record r = base(t);
-      r.params.update({{"matrix", mi},
-                       {"variant", m.variant},
-                       {"caption", m.caption},
-                       {"row", m.row_labels[ri]},
-                       {"column", m.column_labels[ci]},
-                       {"row_kind", meaning.row_kind},
-                       {"column_kind", meaning.column_kind},
-                       {"direction", meaning.direction},
-                       {"engine", meaning.engine}});
+      r.params.update({{p::kMatrix, mi},
+                       {p::kVariant, m.variant},
+                       {p::kCaption, m.caption},
+                       {p::kRow, m.row_labels[ri]},
+                       {p::kColumn, m.column_labels[ci]},
+                       {p::kRowKind, meaning.row_kind},
+                       {p::kColumnKind, meaning.column_kind},
+                       {metric::kDirection, meaning.direction},
+                       {offload::record::kEngine, meaning.engine}});
       // The GPU a cell belongs to: the row's in a GPU x GPU matrix; the column's for CPU(row)
       // and local matrices, and for the single-row GPU(row) matrices of all_to_one_* and
       // one_to_all_*, whose column is the GPU measured (testcase.cpp, allToOneHelper).
@@ -292,7 +295,7 @@ void append_matrix_records(const RecordBase &base, const NvbTestcase &t, std::si
       else if (is_ordinal(gpu_label))
         r.device["gpu"] = gpu_label; // no bus id printed (before v0.5): the CUDA ordinal
       if (meaning.direction == "bidirectional")
-        r.params["bidirectional_figure"] = bidirectional_figure(m.variant);
+        r.params[p::kBidirectionalFigure] = bidirectional_figure(m.variant);
       if (meaning.latency) {
         r.metrics[peer::record::kLatencyS] = *value * 1e-9;
       } else {

@@ -13,7 +13,9 @@
 
 #include "harness/bounded_input.h"
 #include "harness/error.h"
+#include "harness/metric_names.h"
 #include "harness/number_text.h"
+#include "records/peer_record.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::importers {
@@ -192,9 +194,10 @@ Record never_connected(bool have_title, TestKind kind, const std::string &failur
   }
   Record r;
   r.key = perftest_key(kind);
-  r.params = {{"tool", fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
-              {"source", source},
-              {"connected", false}};
+  r.params = {{peer::record::kTool,
+               fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
+              {peer::record::kSource, source},
+              {peer::record::kConnected, false}};
   r.status = Status::failed;
   r.reason = fmt::format("perftest never connected to its peer: {}{} (the link, the peer's "
                          "server or the address given is down; the test is named by {})",
@@ -212,8 +215,9 @@ Record row_record(const TestKind &kind, const std::string &source,
                   const std::map<std::string, std::string> &fields, const BufferPlace &place) {
   Record r;
   r.key = perftest_key(kind);
-  r.params = {{"tool", fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
-              {"source", source}};
+  r.params = {{peer::record::kTool,
+               fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
+              {peer::record::kSource, source}};
   for (const auto &[name, value] : fields) {
     static const std::map<std::string, std::string> known = {{"Device", "device"},
                                                              {"Number of qps", "qps"},
@@ -234,13 +238,13 @@ Record row_record(const TestKind &kind, const std::string &source,
                                         ? fmt::format("gpu:{}", *place.gpu_index)
                                         : place.memory;
   if (!place.gpu_name.empty())
-    r.params["gpu_name"] = place.gpu_name;
+    r.params[metric::kGpuName] = place.gpu_name;
   if (place.memory == "gpu")
-    r.params["gpu_registration"] =
+    r.params[peer::record::kGpuRegistration] =
         place.gpu_registration.empty() ? "peermem" : place.gpu_registration;
   // The NIC measured is the part a finding names, as in railgauge's own rdma records.
-  if (r.params.contains("device") && r.params["device"].is_string())
-    r.device["nic"] = r.params["device"];
+  if (r.params.contains(rdma::record::kDevice) && r.params[rdma::record::kDevice].is_string())
+    r.device["nic"] = r.params[rdma::record::kDevice];
   return r;
 }
 
@@ -250,9 +254,9 @@ void store_column(const std::string &c, double v, const nlohmann::json &count, R
   const bool gbits = c.find("[Gb/sec]") != std::string::npos;
   const double to_gbits = gbits ? 1.0 : 8.0 * 1048576.0 / 1e9; // MB/sec is MiB/s
   if (c == "#bytes")
-    r.params["size_bytes"] = count;
+    r.params[metric::kSizeBytes] = count;
   else if (c == "#iterations")
-    r.params["iterations"] = count;
+    r.params[metric::kIterations] = count;
   else if (c.rfind("BW peak", 0) == 0) {
     // The server side of ib_send_bw prints a peak of 0.00 beside a real average: it does
     // not time single completions. A peak that was not measured is left out, not a zero.
@@ -260,7 +264,7 @@ void store_column(const std::string &c, double v, const nlohmann::json &count, R
       r.metrics[rdma::record::kBandwidthPeakGbitsPerS] = v * to_gbits;
   } else if (c.rfind("BW average", 0) == 0) {
     r.metrics[rdma::record::kBandwidthGbitsPerS] = v * to_gbits;
-    r.metrics["bandwidth_gbytes_per_s"] = v * to_gbits / 8.0;
+    r.metrics[metric::kBandwidthGbytesPerS] = v * to_gbits / 8.0;
   } else if (c.rfind("MsgRate", 0) == 0)
     r.metrics[rdma::record::kMessageRatePerS] = v * 1e6;
   else if (c.rfind("t_min", 0) == 0)
@@ -303,12 +307,12 @@ void read_row_values(const TestKind &kind, const std::vector<std::string> &colum
   }
   if (!latency.empty()) {
     r.metrics[rdma::record::kLatency] = latency;
-    r.metrics["latency_definition"] =
+    r.metrics[rdma::record::kLatencyDefinition] =
         kind.verb == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)";
   }
   r.status = Status::ok;
   if (!not_computed.empty()) {
-    r.params["perftest_not_computed"] = not_computed;
+    r.params[peer::record::kPerftestNotComputed] = not_computed;
     if (r.metrics.empty()) {
       r.status = Status::failed;
       r.reason = fmt::format("perftest printed inf or nan for every figure ({})", where);
