@@ -100,18 +100,6 @@ Record point_record(const RunIdentity &id, const Benchmark &bench, const Point &
   return record;
 }
 
-// The point's record with its outcome in it, stamped now.
-Record outcome_record(Record record, Outcome &outcome) {
-  for (const auto &[name, value] : outcome.derived_params.items())
-    record.params[name] = value;
-  record.device = std::move(outcome.device);
-  record.metrics = std::move(outcome.metrics);
-  record.status = outcome.status;
-  record.reason = std::move(outcome.reason);
-  record.time_utc = utc_timestamp_now();
-  return record;
-}
-
 // A measured point's record appended, noted when noisier than its bound, and printed.
 void report_record(RunnerOutput &out, const Record &record, const PlanItem &item,
                    const Point &point) {
@@ -128,6 +116,17 @@ void report_record(RunnerOutput &out, const Record &record, const PlanItem &item
 }
 
 } // namespace
+
+Record outcome_record(Record planned, Outcome &outcome) {
+  for (const auto &[name, value] : outcome.derived_params.items())
+    planned.params[name] = value;
+  planned.device = std::move(outcome.device);
+  planned.metrics = std::move(outcome.metrics);
+  planned.status = outcome.status;
+  planned.reason = std::move(outcome.reason);
+  planned.time_utc = utc_timestamp_now();
+  return planned;
+}
 
 AxisOverride parse_axis_override(const std::string &text) {
   const auto eq = text.find('=');

@@ -77,6 +77,12 @@ struct RunnerOutput {
   std::vector<NoisyPoint> *noisy = nullptr;
 };
 
+// What the runner records of a point: the record it planned (identity, key, axes as params) with
+// the outcome merged in (derived params over the planned ones, device, metrics, status and
+// reason, moved out of `outcome`), stamped now. Public so that a family's record type is tested
+// through the runner's own merge.
+Record outcome_record(Record planned, Outcome &outcome);
+
 // Runs every point (but those out.skip() says are done); returns the number of records per
 // status. A record that cannot be written (disk full, directory removed) throws BackendError.
 std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, const RunIdentity &id,
