@@ -1,15 +1,11 @@
 #pragma once
 // The memory family's record contract (see records/gemm_record.h): keys, and the parameter and
 // metric names that the family writes and analysis and the shipped rules read. The bandwidth
-// metrics are the measurement core's (harness/metric_names.h).
-#include <algorithm>
+// metrics are the measurement core's (harness/metric_names.h). Analysis reads the STREAM-like
+// points (memory.host_*, memory.hbm_*) through MemoryPoint (records/memory_point.h).
 #include <array>
-#include <cstdint>
-#include <optional>
-#include <string>
 
 #include "harness/metric_names.h"
-#include "harness/record_fields.h"
 #include "records/metric_field.h"
 
 namespace railgauge::memory::record {
@@ -140,46 +136,5 @@ inline constexpr std::array kMetrics{
                 "per GPU: memory.burn's slowest settled batch, memory.peer_copy's slowest "
                 "outgoing pair (burn-peer-copy-vs-siblings reads it)"},
 };
-
-// A memory record, read: the typed view through which analysis reads the family.
-struct MemoryPointView {
-  std::string key;
-  std::string tier; // "hbm" (memory.hbm_*) or "host" (memory.host_*)
-  std::string kind; // "copy", "read", "write", "triad", "memcpy_d2d"
-  std::optional<double> size_bytes;
-  std::optional<double> bytes_per_call; // every pass of one timed call
-  std::optional<double> time_s;         // the median call
-  double passes_per_call = 1;           // sweeps over the arrays per timed call
-  int threads_used = 0;                 // host kernels: the team that ran; 0 unknown
-  std::optional<double> bandwidth_gbytes_per_s;
-  std::optional<std::int64_t> gpu, numa_node;
-  std::optional<double> total_bytes; // every array of the point (HBM records)
-  std::optional<double> cache_bytes; // the cache in front of the memory: the GPU's L2 (HBM)
-};
-
-// The view of a memory record, else nullopt (another family, or a key of neither tier).
-inline std::optional<MemoryPointView> memory_point_view(const Record &r) {
-  namespace f = record_fields;
-  if (!f::in_family(r, kFamily))
-    return std::nullopt;
-  const std::string name = f::name_in_family(r.key);
-  MemoryPointView v;
-  v.tier = name.starts_with("hbm_") ? "hbm" : name.starts_with("host_") ? "host" : "";
-  if (v.tier.empty())
-    return std::nullopt;
-  v.key = r.key;
-  v.kind = name.substr(name.find('_') + 1);
-  v.size_bytes = f::number(r.params, kSizeBytes);
-  v.bytes_per_call = f::number(r.metrics, kBytesPerCall);
-  v.time_s = f::median_time_s(r.metrics);
-  v.passes_per_call = std::max(1.0, f::number(r.params, kPassesPerCall).value_or(1));
-  v.threads_used = static_cast<int>(f::integer(r.params, kThreadsUsed).value_or(0));
-  v.bandwidth_gbytes_per_s = f::number(r.metrics, kBandwidthGbytesPerS);
-  v.total_bytes = f::number(r.params, kTotalBytes);
-  v.cache_bytes = f::number(r.params, kL2Bytes);
-  v.gpu = f::integer(r.params, kGpu);
-  v.numa_node = f::integer(r.params, kNumaNode);
-  return v;
-}
 
 } // namespace railgauge::memory::record

@@ -6,6 +6,7 @@
 
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
+#include "records/memory_point.h"
 #include "records/memory_record.h"
 #include "records/offload_record.h"
 #include "records/rdma_record.h"
@@ -224,7 +225,7 @@ std::optional<MemorySample> burn_memory_sample(const Record &r, std::string &why
 std::optional<MemorySample> memory_sample(const Record &r, std::string &why) {
   if (r.key == memory::record::kHbmBurn)
     return burn_memory_sample(r, why);
-  const auto v = memory::record::memory_point_view(r);
+  const auto v = memory::record::MemoryPoint::read(r);
   if (!v) {
     why = "a memory key that is neither memory.hbm_* nor memory.host_*";
     return std::nullopt;
@@ -236,12 +237,12 @@ std::optional<MemorySample> memory_sample(const Record &r, std::string &why) {
   MemorySample s;
   s.tier = v->tier;
   s.kind = v->kind;
-  s.bytes = *v->bytes_per_call / v->passes_per_call;
-  s.time_s = *v->time_s / v->passes_per_call;
-  s.threads = v->threads_used;
+  s.bytes = *v->bytes_per_call / v->passes();
+  s.time_s = *v->time_s / v->passes();
+  s.threads = static_cast<int>(v->threads_used.value_or(0));
   s.key = r.key;
-  s.working_set_bytes = v->total_bytes.value_or(0);
-  s.cache_bytes = v->cache_bytes.value_or(0);
+  s.working_set_bytes = static_cast<double>(v->total_bytes.value_or(0));
+  s.cache_bytes = static_cast<double>(v->l2_bytes.value_or(0));
   return s;
 }
 

@@ -21,6 +21,7 @@
 #include "records/block_record.h"
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
+#include "records/memory_point.h"
 #include "records/memory_record.h"
 #include "records/offload_record.h"
 #include "records/peer_record.h"
@@ -69,7 +70,7 @@ std::set<std::string> known_metrics(const std::string &family) {
 std::string unread_by_view(const Record &r) {
   if (const auto v = gemm::record::gemm_call_view(r))
     return !v->time_s ? "time_s" : !v->flops_per_call ? "flops_per_call" : "";
-  if (const auto v = memory::record::memory_point_view(r))
+  if (const auto v = memory::record::MemoryPoint::read(r))
     return !v->time_s ? "time_s" : !v->bandwidth_gbytes_per_s ? "bandwidth_gbytes_per_s" : "";
   if (const auto v = rdma::record::pair_point_view(r))
     return !v->time_s && !v->latency_s && !v->bandwidth_gbits_per_s // perftest's: no time
