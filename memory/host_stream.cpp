@@ -10,6 +10,7 @@
 #include "harness/host_buffer.h"
 #include "harness/run_context.h"
 #include "harness/waiver.h"
+#include "records/memory_point.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -210,13 +211,14 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
 
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(bytes_per_pass * passes);
-  outcome.metrics[record::kVerified] = false;
   outcome.device = {{device::kNuma, node.os_index},
                     {device::kCpus, fmt::format("{}", fmt::join(pus, ","))}};
-  outcome.derived_params = {{record::kThreadsUsed, pus.size()},
-                            {record::kTotalBytes, array_bytes * buffers.size()},
-                            {record::kPassesPerCall, passes},
-                            {record::kVectorIsa, vector_isa()}};
+  record::MemoryPoint written;
+  written.threads_used = static_cast<std::int64_t>(pus.size());
+  written.total_bytes = static_cast<std::int64_t>(array_bytes * buffers.size());
+  written.passes_per_call = static_cast<std::int64_t>(passes);
+  written.vector_isa = vector_isa();
+  written.write(outcome);
   if (!ctx.verify())
     return outcome;
 
@@ -234,7 +236,8 @@ Outcome HostStreamBenchmark::run(RunContext &ctx, const Point &point) {
       problems.push_back(
           fmt::format("thread {} summed {} instead of {}", w, results[w].sum, expected));
   }
-  outcome.metrics[record::kWrongElements] = wrong;
+  written.wrong_elements = static_cast<std::int64_t>(wrong);
+  written.write(outcome); // again, with what the check found
   if (wrong > 0)
     problems.insert(problems.begin(),
                     fmt::format("{} of {} elements hold wrong values", wrong, arrays.elements));

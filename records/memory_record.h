@@ -1,8 +1,10 @@
 #pragma once
 // The memory family's record contract (see records/gemm_record.h): keys, and the parameter and
 // metric names that the family writes and analysis and the shipped rules read. The bandwidth
-// metrics are the measurement core's (harness/metric_names.h). Analysis reads the STREAM-like
-// points (memory.host_*, memory.hbm_*) through MemoryPoint (records/memory_point.h).
+// metrics are the measurement core's (harness/metric_names.h). The STREAM-like points
+// (memory.host_*, memory.hbm_*) are written and read through one struct, MemoryPoint
+// (records/memory_point.h); memory.burn, memory.pattern and memory.peer_copy are still written
+// by these names directly.
 #include <array>
 
 #include "harness/metric_names.h"

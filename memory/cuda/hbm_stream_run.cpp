@@ -15,6 +15,7 @@
 #include "harness/run_context.h"
 #include "memory/cuda/hbm_kernels.h"
 #include "memory/cuda/hbm_stream.h"
+#include "records/memory_point.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -53,16 +54,18 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
 
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(bytes_moved_per_call(kernel_, array_bytes));
-  outcome.metrics[record::kTelemetry] = telemetry.finish();
-  outcome.metrics[record::kVerified] = false;
   outcome.device = {{device::kGpu, info.uuid}, {device::kPci, info.pci_bus_id}};
-  outcome.derived_params = {{record::kTotalBytes, array_bytes * buffers.size()},
-                            {record::kGpuName, info.name},
-                            {record::kSmCount, info.sm_count},
-                            {record::kL2Bytes, info.l2_bytes}};
-  if (kernel_ != HbmKernel::library_copy)
-    outcome.derived_params.update(
-        {{record::kGridBlocks, grid.blocks}, {record::kBlockThreads, grid.threads_per_block}});
+  record::MemoryPoint written;
+  written.telemetry = telemetry.finish();
+  written.total_bytes = static_cast<std::int64_t>(array_bytes * buffers.size());
+  written.gpu_name = info.name;
+  written.sm_count = info.sm_count;
+  written.l2_bytes = static_cast<std::int64_t>(info.l2_bytes);
+  if (kernel_ != HbmKernel::library_copy) {
+    written.grid_blocks = grid.blocks;
+    written.block_threads = grid.threads_per_block;
+  }
+  written.write(outcome);
   if (!ctx.verify())
     return outcome;
 
@@ -71,7 +74,8 @@ Outcome HbmStreamBenchmark::run(RunContext &ctx, const Point &point) {
     before_verify_(arrays);
   std::vector<std::string> problems;
   const std::uint64_t wrong = count_wrong_hbm(kernel_, arrays, stream);
-  outcome.metrics[record::kWrongElements] = wrong;
+  written.wrong_elements = static_cast<std::int64_t>(wrong);
+  written.write(outcome); // again, with what the check found
   if (wrong > 0)
     problems.push_back(fmt::format("{} of {} elements hold wrong values", wrong, arrays.elements));
   if (kernel_ == HbmKernel::read) {
