@@ -1,6 +1,5 @@
 #include "memory/bandwidth_table.h"
-#include "harness/json_integer.h"
-#include "records/memory_record.h"
+#include "records/memory_point.h"
 
 #include <algorithm>
 #include <map>
@@ -10,20 +9,9 @@
 namespace railgauge::memory {
 namespace {
 
-std::string param_text(const nlohmann::json &params, const char *name) {
-  if (!params.contains(name))
-    return "";
-  const auto &v = params.at(name);
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
-// "memory.host_copy" -> ("host", "copy"); "memory.hbm_memcpy_d2d" -> ("hbm", "memcpy_d2d").
-std::pair<std::string, std::string> tier_and_kernel(const std::string &key) {
-  const std::string name = key.substr(key.find('.') + 1);
-  const auto underscore = name.find('_');
-  if (underscore == std::string::npos)
-    return {name, name};
-  return {name.substr(0, underscore), name.substr(underscore + 1)};
+// "" for a field the record does not hold (a waived point planned without it).
+std::string text_of(const std::optional<std::int64_t> &value) {
+  return value ? fmt::format("{}", *value) : "";
 }
 
 } // namespace
@@ -48,22 +36,17 @@ std::string render_bandwidth_table(const std::vector<Record> &records) {
   std::vector<std::string> order;
   std::map<std::string, Group> groups;
   for (const auto &r : records) {
-    if (!r.key.starts_with(std::string(record::kFamily) + ".") ||
-        !r.params.contains(record::kSizeBytes))
+    // memory.burn and the other keys of neither tier hold their figures per GPU (the burn-in's
+    // table): read() leaves them out.
+    const auto p = record::MemoryPoint::read(r);
+    if (!p || !p->size_bytes)
       continue;
-    const auto size_bytes = json_integer<std::int64_t>(r.params[record::kSizeBytes]);
-    if (!size_bytes)
-      continue;
-    const auto [tier, kernel] = tier_and_kernel(r.key);
-    if (tier != "hbm" && tier != "host")
-      continue; // memory.burn: every GPU at once, its figures per GPU (the burn-in's table)
-    const std::string where = tier == "hbm"
-                                  ? fmt::format("HBM of GPU {}", param_text(r.params, record::kGpu))
-                                  : fmt::format("host DRAM of NUMA node {}, {} thread(s)",
-                                                param_text(r.params, record::kNumaNode),
-                                                r.params.contains(record::kThreadsUsed)
-                                                    ? param_text(r.params, record::kThreadsUsed)
-                                                    : param_text(r.params, record::kThreads));
+    const std::string &kernel = p->kind;
+    const std::string where =
+        p->tier == "hbm"
+            ? fmt::format("HBM of GPU {}", text_of(p->gpu))
+            : fmt::format("host DRAM of NUMA node {}, {} thread(s)", text_of(p->numa_node),
+                          text_of(p->threads_used ? p->threads_used : p->threads));
     auto [it, added] = groups.try_emplace(where);
     if (added)
       order.push_back(where);
@@ -71,14 +54,14 @@ std::string render_bandwidth_table(const std::vector<Record> &records) {
     if (std::find(g.kernels.begin(), g.kernels.end(), kernel) == g.kernels.end())
       g.kernels.push_back(kernel);
     std::string text;
-    if (r.status == Status::ok && r.metrics.contains(record::kBandwidthGbytesPerS)) {
-      text = fmt::format("{:.4g}", r.metrics[record::kBandwidthGbytesPerS].get<double>());
+    if (r.status == Status::ok && p->bandwidth_gbytes_per_s) {
+      text = fmt::format("{:.4g}", *p->bandwidth_gbytes_per_s);
       g.any_measured = true;
     } else {
       text = r.status == Status::failed ? "FAILED" : std::string(to_string(r.status));
       g.any_measured = g.any_measured || r.status != Status::waived;
     }
-    g.cells[*size_bytes][kernel] = text;
+    g.cells[*p->size_bytes][kernel] = text;
   }
 
   std::string out;

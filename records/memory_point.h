@@ -27,14 +27,14 @@ namespace railgauge::memory::record {
 struct MemoryPoint {
   // The point as planned and measured: read() fills these, write() does not write them.
   std::string key;
-  std::string tier;                      // "hbm" (memory.hbm_*) or "host" (memory.host_*)
-  std::string kind;                      // "copy", "read", "write", "triad", "memcpy_d2d"
-  std::optional<double> size_bytes;      // one array
-  std::optional<std::int64_t> gpu;       // HBM
-  std::optional<std::int64_t> numa_node; // host
-  std::optional<std::int64_t> threads;   // host: the axis (0 = every physical core)
-  std::optional<double> bytes_per_call;  // every pass of one timed call
-  std::optional<double> time_s;          // the median call
+  std::string tier;                       // "hbm" (memory.hbm_*) or "host" (memory.host_*)
+  std::string kind;                       // "copy", "read", "write", "triad", "memcpy_d2d"
+  std::optional<std::int64_t> size_bytes; // one array
+  std::optional<std::int64_t> gpu;        // HBM
+  std::optional<std::int64_t> numa_node;  // host
+  std::optional<std::int64_t> threads;    // host: the axis (0 = every physical core)
+  std::optional<double> bytes_per_call;   // every pass of one timed call
+  std::optional<double> time_s;           // the median call
   std::optional<double> bandwidth_gbytes_per_s;
 
   // The family's own: write() puts them in the outcome, read() takes them back.
@@ -103,7 +103,7 @@ inline std::optional<MemoryPoint> MemoryPoint::read(const Record &r) {
     return std::nullopt;
   p.key = r.key;
   p.kind = name.substr(name.find('_') + 1);
-  p.size_bytes = f::number(r.params, kSizeBytes);
+  p.size_bytes = f::integer(r.params, kSizeBytes);
   p.gpu = f::integer(r.params, kGpu);
   p.numa_node = f::integer(r.params, kNumaNode);
   p.threads = f::integer(r.params, kThreads);
