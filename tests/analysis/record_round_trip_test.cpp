@@ -70,8 +70,17 @@ std::set<std::string> known_metrics(const std::string &family) {
 std::string unread_by_view(const Record &r) {
   if (const auto v = gemm::record::gemm_call_view(r))
     return !v->time_s ? "time_s" : !v->flops_per_call ? "flops_per_call" : "";
-  if (const auto v = memory::record::MemoryPoint::read(r))
-    return !v->time_s ? "time_s" : !v->bandwidth_gbytes_per_s ? "bandwidth_gbytes_per_s" : "";
+  if (const auto v = memory::record::MemoryPoint::read(r)) {
+    if (!v->time_s)
+      return "time_s";
+    if (!v->bandwidth_gbytes_per_s)
+      return "bandwidth_gbytes_per_s";
+    // What the host writer fills in its MemoryPoint, read back through the same struct
+    if (v->tier == "host" && !(v->threads_used && v->passes_per_call && v->vector_isa &&
+                               v->total_bytes && v->wrong_elements && v->verified))
+      return "threads_used, passes_per_call, vector_isa, total_bytes, wrong_elements or verified";
+    return "";
+  }
   if (const auto v = rdma::record::pair_point_view(r))
     return !v->time_s && !v->latency_s && !v->bandwidth_gbits_per_s // perftest's: no time
                ? "time_s, latency or bandwidth"
