@@ -1,5 +1,6 @@
 // HBM benchmarks on a real GPU (label gpu): every kernel's data is right at a few sizes, the
-// bandwidth is plausible, a corrupted array fails the point. Fails, never skips, without a GPU.
+// bandwidth is plausible, its record reads back through MemoryPoint, a corrupted array fails the
+// point. Fails, never skips, without a GPU.
 #include <regex>
 
 #include <cuda_runtime_api.h>
@@ -9,7 +10,9 @@
 
 #include "harness/cuda/device.h"
 #include "harness/run_context.h"
+#include "harness/runner.h"
 #include "memory/cuda/hbm_stream.h"
+#include "records/memory_point.h"
 
 namespace railgauge::memory {
 namespace {
@@ -34,6 +37,26 @@ protected:
   }
 };
 
+// What the writer put in its MemoryPoint, read back through the same struct from the record the
+// runner makes of the outcome.
+void expect_reads_back(const HbmStreamBenchmark &bench, Outcome out, const Point &point,
+                       const gpu::CudaDeviceInfo &info) {
+  Record planned;
+  planned.key = std::string(bench.key());
+  planned.params = point.params();
+  const auto read = record::MemoryPoint::read(outcome_record(planned, out));
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->gpu_name, info.name);
+  EXPECT_EQ(read->sm_count, info.sm_count);
+  EXPECT_EQ(read->l2_bytes, static_cast<std::int64_t>(info.l2_bytes));
+  EXPECT_EQ(read->total_bytes, *read->size_bytes * arrays_used(bench.kernel()));
+  EXPECT_EQ(read->grid_blocks.has_value(), bench.kernel() != HbmKernel::library_copy);
+  EXPECT_EQ(read->block_threads.has_value(), bench.kernel() != HbmKernel::library_copy);
+  EXPECT_EQ(read->wrong_elements, 0);
+  EXPECT_TRUE(read->verified);
+  EXPECT_FALSE(read->telemetry.is_null());
+}
+
 TEST_F(HbmOnGpu, EveryKernelIsVerifiedWithPlausibleBandwidth) {
   const gpu::CudaDeviceInfo info = gpu::cuda_device_info(0);
   for (auto make : kAllMakers) {
@@ -55,6 +78,7 @@ TEST_F(HbmOnGpu, EveryKernelIsVerifiedWithPlausibleBandwidth) {
       EXPECT_LT(best, kImplausibleGBytesPerS);
       EXPECT_EQ(out.device.at("gpu"), info.uuid);
       EXPECT_EQ(out.device.at("pci"), info.pci_bus_id);
+      expect_reads_back(*bench, out, point(size), info);
     }
   }
   EXPECT_TRUE(
