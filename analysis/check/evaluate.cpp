@@ -39,26 +39,17 @@ std::string category_of_key(const std::string &key) {
   return "health";
 }
 
-bool is_imported(const analysis::LoadedRun &run) {
-  return run.manifest.is_object() && run.manifest.contains("imported");
-}
-
-bool applies(const Rule &rule, const analysis::LoadedRun &run) {
-  if (rule.applies_to == AppliesTo::any)
-    return true;
-  return (rule.applies_to == AppliesTo::imported) == is_imported(run);
-}
-
 Evaluator::Evaluator(const RuleSet &rules, const analysis::RunSet &runs,
                      std::vector<std::vector<Record>> gpu_parts)
-    : rules_(rules), runs_(runs), gpu_parts_(std::move(gpu_parts)) {
+    : rules_(rules), runs_(runs), gpu_parts_(std::move(gpu_parts)),
+      selection_(runs_, gpu_parts_, index_) {
   gpu_parts_.resize(runs_.runs.size());
 }
 
 CheckResult Evaluator::run() {
   index_hosts();
-  index_records();
-  count_shared_work();
+  selection_.index_records();
+  selection_.count_uses(rules_);
   for (const auto &rule : rules_.rules)
     apply(rule);
   record_status_rule();
@@ -76,7 +67,7 @@ CheckResult Evaluator::run() {
 
 CheckResult Evaluator::run_inventory_rules() {
   index_hosts();
-  count_shared_work();
+  selection_.count_uses(rules_);
   for (const auto &rule : rules_.rules)
     if (rule.from_inventory())
       apply(rule);
@@ -93,7 +84,7 @@ void Evaluator::apply(const Rule &rule) {
   else
     record_rule(rule);
   end_rule(rule.id);
-  release_shared_work(rule);
+  selection_.release(rule);
 }
 
 void Evaluator::index_hosts() {
@@ -129,24 +120,6 @@ void Evaluator::index_hosts() {
       hosts_.push_back(key.host);
 }
 
-void Evaluator::index_records() {
-  for (std::size_t i = 0; i < runs_.runs.size(); ++i) {
-    const auto &own = runs_.runs[i].records;
-    for (std::size_t j = 0; j < own.size(); ++j)
-      records_by_key_[own[j].key].push_back(
-          {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
-    for (std::size_t j = 0; j < gpu_parts_[i].size(); ++j)
-      records_by_key_[gpu_parts_[i][j].key].push_back(
-          {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(own.size() + j)});
-  }
-}
-
-const Record &Evaluator::record(const RecordRef &ref) const {
-  const auto &own = runs_.runs[ref.run].records;
-  return ref.record < own.size() ? own[ref.record] : gpu_parts_[ref.run][ref.record - own.size()];
-}
-
-// The records a rule selects, in load order: each key is matched once, not each record.
 PartResult &Evaluator::part(const PartKey &key) {
   // A rule reads a part's records one after another: the last part found saves a search of
   // every part with natural_less, which was most of a large fleet's time.
@@ -295,7 +268,7 @@ void Evaluator::inventory_rule(const Rule &rule) {
     // one-GPU node are one "gpu_count = 1" finding, and one value in a fleet, not 15.
     std::set<std::string> judged, unavailable;
     for (const auto &[dir, inventory] : it->second) {
-      const auto &probe = probe_of(rule, *inventory);
+      const auto &probe = selection_.probe_of(rule, *inventory);
       if (!probe.available) {
         // No run dir: two ranks' runs of one node lacking NVML are one finding.
         if (unavailable.insert(probe.reason).second)

@@ -17,8 +17,8 @@ void Evaluator::record_rule(const Rule &rule) {
   std::set<std::string> hosts_with_match;
   std::map<std::string, Curve> curves;
   const std::string *last_host = nullptr;
-  for (const auto &ref : selected(rule)) {
-    const auto &r = record(ref);
+  for (const auto &ref : selection_.selected(rule)) {
+    const auto &r = selection_.record(ref);
     const auto &run = runs_.runs[ref.run];
     if (!last_host || *last_host != r.host)
       hosts_with_match.insert(r.host);
@@ -30,7 +30,7 @@ void Evaluator::record_rule(const Rule &rule) {
     }
     if (r.status == Status::failed || r.status == Status::error)
       continue; // record-status fails its part; it is not also missing here
-    const auto &key = part_of(ref, rule);
+    const auto &key = selection_.part_of(ref, rule);
     if (r.status != Status::ok) {
       tally(key, rule.id, false);
       add_missing_of(

@@ -1,10 +1,9 @@
 #pragma once
-// The state of one `evaluate` call (evaluate.h), split by what it judges: evaluate.cpp selects
-// the records and inventory values of each rule, evaluate_fleet.cpp judges values against their
-// fleet, their siblings or their curve. Internal to analysis/check.
-#include <array>
-#include <cstdint>
-#include <deque>
+// The state of one `evaluate` call (evaluate.h), split by what it judges: evaluate.cpp applies
+// each rule and the built-in ones, reading the records and inventory values a rule selects
+// through the selection cache (selection_cache.h); evaluate_records.cpp takes a record rule's
+// values and evaluate_fleet.cpp judges them against a bound, their fleet, their siblings or
+// their curve. Internal to analysis/check.
 #include <map>
 #include <optional>
 #include <set>
@@ -15,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/check/check_result.h"
-#include "analysis/check/inventory_probes.h"
 #include "analysis/check/missing_list.h"
 #include "analysis/check/part_index.h"
 #include "analysis/check/rules.h"
+#include "analysis/check/selection_cache.h"
 #include "analysis/run_set.h"
 
 namespace railgauge::check {
@@ -61,20 +60,6 @@ private:
 
   // Indexing (evaluate.cpp)
   void index_hosts();
-  void index_records();
-  struct RecordRef {
-    // Past the run's own records: its GPU parts. 32 bits each: a selection of every record of
-    // a large fleet is millions of them.
-    std::uint32_t run = 0, record = 0;
-    auto operator<=>(const RecordRef &) const = default;
-  };
-  const Record &record(const RecordRef &ref) const;
-  // Shared by rules (evaluate_cache.cpp): each worked out once while a rule still needs it.
-  void count_shared_work();
-  void release_shared_work(const Rule &rule);
-  const std::vector<RecordRef> &selected(const Rule &rule);
-  const ProbeResult &probe_of(const Rule &rule, const nlohmann::json &inventory);
-  const PartKey &part_of(const RecordRef &ref, const Rule &rule);
   PartResult &part(const PartKey &key);
   RuleTally &tally_of(const PartKey &key);
   void flush_tallies(const std::string &rule);
@@ -121,16 +106,11 @@ private:
   const analysis::RunSet &runs_;
   CheckResult result_;
   PartIndex index_;
+  std::vector<std::vector<Record>> gpu_parts_;
+  SelectionCache selection_; // reads gpu_parts_ and index_
   std::map<PartKey, PartResult> parts_;
-  // Map nodes stay put: pointers to them are safe to keep while parts_ grows. A hash finds a
-  // part without comparing host names in natural order.
-  struct PartHash {
-    std::size_t operator()(const PartKey &k) const {
-      return std::hash<std::string>()(k.host) * 31 + std::hash<std::string>()(k.id) * 3 +
-             static_cast<std::size_t>(k.kind);
-    }
-  };
-  std::unordered_map<PartKey, PartResult *, PartHash> part_by_hash_;
+  // Map nodes stay put: pointers to them are safe to keep while parts_ grows.
+  std::unordered_map<PartKey, PartResult *, PartKeyHash> part_by_hash_;
   PartResult *last_part_ = nullptr;
   std::unordered_map<PartResult *, RuleTally> rule_tallies_; // of the rule being judged
   std::vector<std::string> hosts_; // natural order, once every part of a node is known
@@ -138,29 +118,10 @@ private:
   Finding counted_; // reused for values that are only counted: their strings keep capacity
   std::map<std::string, std::string> run_host_;
   std::map<std::string, std::vector<std::pair<std::string, const nlohmann::json *>>> inventories_;
-  std::vector<std::vector<Record>> gpu_parts_;
-  // Records by key, in load order: a rule reads the records of the keys it selects, not all.
-  std::map<std::string, std::vector<RecordRef>> records_by_key_;
   std::map<std::string, std::vector<Observation>> fleets_;
-  // Shared work (evaluate_cache.cpp): selections and probe results by the rules still to use
-  // them, and each record's part by index into part_keys_ (network rules: [1], others: [0]).
-  static constexpr std::size_t kCachedRefsMax = std::size_t{1} << 24; // 256 MiB of RecordRefs
-  std::map<std::string, std::size_t> selection_uses_left_, probe_uses_left_;
-  std::map<std::string, std::vector<RecordRef>> selections_;
-  std::vector<RecordRef> scratch_selection_;
-  std::size_t cached_refs_ = 0;
-  std::map<std::string, std::unordered_map<const nlohmann::json *, ProbeResult>> probes_;
-  std::array<std::vector<std::vector<std::uint32_t>>, 2> record_part_;
-  std::deque<PartKey> part_keys_; // a deque: references to its keys stay valid as it grows
-  std::unordered_map<PartKey, std::uint32_t, PartHash> part_ids_;
-  PartKey scratch_part_;
   std::set<std::string> own_hosts_, imported_hosts_;
   std::set<std::pair<std::string, std::string>> not_covered_metric_;  // (rule, host)
   std::map<std::pair<std::string, std::string>, int> not_applicable_; // (rule, host) -> records
 };
-
-bool is_imported(const analysis::LoadedRun &run);
-// The rule reads runs of this kind (its applies_to: own, imported or any).
-bool applies(const Rule &rule, const analysis::LoadedRun &run);
 
 } // namespace railgauge::check

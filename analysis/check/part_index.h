@@ -2,6 +2,8 @@
 // Which part (node, GPU, NIC) a record is about, and the label a part is printed with. A GPU is
 // named by its PCI bus id: the record's `device.pci`, or its `device.gpu` UUID mapped through the
 // host's inventory; it is labelled gpu<N> by its NVML index (or an import's CUDA ordinal).
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -11,6 +13,14 @@
 #include "harness/record.h"
 
 namespace railgauge::check {
+
+// A hash of a part: finds it without comparing host names in natural order.
+struct PartKeyHash {
+  std::size_t operator()(const PartKey &k) const {
+    return std::hash<std::string>()(k.host) * 31 + std::hash<std::string>()(k.id) * 3 +
+           static_cast<std::size_t>(k.kind);
+  }
+};
 
 class PartIndex {
 public:

@@ -1,11 +1,8 @@
-// What several rules of one check share, worked out once (evaluator.h): the records a selection
-// picks, the values a probe reads from an inventory, the part a record is about. A profile's
-// rules often select the same records for different metrics, and a large rules file repeats
-// them; computing each again per rule was a third of a 1,500-node fleet's check.
-#include <limits>
+// The work rules share, worked out once (selection_cache.h).
+#include "analysis/check/selection_cache.h"
 
-#include "analysis/check/evaluator.h"
-#include "analysis/check/inventory_probes.h"
+#include <algorithm>
+#include <limits>
 
 namespace railgauge::check {
 namespace {
@@ -25,8 +22,35 @@ bool is_network(const std::string &category) { return category == "nic" || categ
 
 } // namespace
 
-void Evaluator::count_shared_work() {
-  for (const auto &rule : rules_.rules) {
+bool is_imported(const analysis::LoadedRun &run) {
+  return run.manifest.is_object() && run.manifest.contains("imported");
+}
+
+bool applies(const Rule &rule, const analysis::LoadedRun &run) {
+  if (rule.applies_to == AppliesTo::any)
+    return true;
+  return (rule.applies_to == AppliesTo::imported) == is_imported(run);
+}
+
+SelectionCache::SelectionCache(const analysis::RunSet &runs,
+                               const std::vector<std::vector<Record>> &gpu_parts,
+                               const PartIndex &index)
+    : runs_(runs), gpu_parts_(gpu_parts), index_(index) {}
+
+void SelectionCache::index_records() {
+  for (std::size_t i = 0; i < runs_.runs.size(); ++i) {
+    const auto &own = runs_.runs[i].records;
+    for (std::size_t j = 0; j < own.size(); ++j)
+      records_by_key_[own[j].key].push_back(
+          {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j)});
+    for (std::size_t j = 0; j < gpu_parts_[i].size(); ++j)
+      records_by_key_[gpu_parts_[i][j].key].push_back(
+          {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(own.size() + j)});
+  }
+}
+
+void SelectionCache::count_uses(const RuleSet &rules) {
+  for (const auto &rule : rules.rules) {
     if (rule.from_inventory())
       ++probe_uses_left_[rule.probe];
     else
@@ -39,7 +63,12 @@ void Evaluator::count_shared_work() {
       per_run[i].assign(runs_.runs[i].records.size() + gpu_parts_[i].size(), kNoPart);
 }
 
-const std::vector<Evaluator::RecordRef> &Evaluator::selected(const Rule &rule) {
+const Record &SelectionCache::record(const RecordRef &ref) const {
+  const auto &own = runs_.runs[ref.run].records;
+  return ref.record < own.size() ? own[ref.record] : gpu_parts_[ref.run][ref.record - own.size()];
+}
+
+const std::vector<SelectionCache::RecordRef> &SelectionCache::selected(const Rule &rule) {
   const auto key = selection_key(rule);
   if (const auto it = selections_.find(key); it != selections_.end())
     return it->second;
@@ -64,15 +93,14 @@ const std::vector<Evaluator::RecordRef> &Evaluator::selected(const Rule &rule) {
   return scratch_selection_ = std::move(refs);
 }
 
-const ProbeResult &Evaluator::probe_of(const Rule &rule, const nlohmann::json &inventory) {
+const ProbeResult &SelectionCache::probe_of(const Rule &rule, const nlohmann::json &inventory) {
   auto &by_inventory = probes_[rule.probe];
   if (const auto it = by_inventory.find(&inventory); it != by_inventory.end())
     return it->second;
   return by_inventory[&inventory] = run_probe(rule.probe, inventory);
 }
 
-// A rule is done with what it shared: released once no rule still to come needs it.
-void Evaluator::release_shared_work(const Rule &rule) {
+void SelectionCache::release(const Rule &rule) {
   if (rule.from_inventory()) {
     if (--probe_uses_left_[rule.probe] == 0)
       probes_.erase(rule.probe);
@@ -89,7 +117,7 @@ void Evaluator::release_shared_work(const Rule &rule) {
 
 // The part of a record for a rule, found once per record for each way of attributing it (a
 // network rule to its NIC, others to its GPU), and kept as an index into the parts seen.
-const PartKey &Evaluator::part_of(const RecordRef &ref, const Rule &rule) {
+const PartKey &SelectionCache::part_of(const RecordRef &ref, const Rule &rule) {
   const Record &r = record(ref);
   if (rule.part) {
     scratch_part_ = index_.part_of(r, &rule, rule.category);
