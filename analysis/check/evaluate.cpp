@@ -24,7 +24,6 @@
 #include "records/rdma_record.h"
 
 namespace railgauge::check {
-using json = nlohmann::json;
 
 std::string category_of_key(const std::string &key) {
   const auto family = key.substr(0, key.find('.'));
@@ -53,7 +52,7 @@ CheckResult Evaluator::run() {
   for (const auto &rule : rules_.rules)
     apply(rule);
   record_status_rule();
-  flush_tallies(kRecordStatusRule);
+  ledger_.flush_tallies(kRecordStatusRule);
   run_complete_rule();
   nothing_judged_rule();
   data_check_rule();
@@ -76,14 +75,12 @@ CheckResult Evaluator::run_inventory_rules() {
 
 void Evaluator::apply(const Rule &rule) {
   result_.rule_categories[rule.id] = rule.category;
-  missing_.emplace(kMissingListedPerRule, hosts_, [this](const PartKey &key, const Finding &f) {
-    ++tally_of(key).unlisted_missing[static_cast<std::size_t>(f.level)];
-  });
+  ledger_.begin_rule();
   if (rule.from_inventory())
     inventory_rule(rule);
   else
     record_rule(rule);
-  end_rule(rule.id);
+  ledger_.end_rule(rule.id);
   selection_.release(rule);
 }
 
@@ -96,14 +93,14 @@ void Evaluator::index_hosts() {
     if (host.empty())
       host = run.dir;
     run_host_[run.dir] = host;
-    part(PartKey{host, PartKind::node, ""});
+    ledger_.part(PartKey{host, PartKind::node, ""});
     const bool imported = is_imported(run);
     auto &hosts = imported ? imported_hosts_ : own_hosts_;
     for (const auto *records :
          std::array<const std::vector<Record> *, 2>{&run.records, &gpu_parts_[i]})
       for (const auto &r : *records)
         if (hosts.insert(r.host).second)
-          part(PartKey{r.host, PartKind::node, ""});
+          ledger_.part(PartKey{r.host, PartKind::node, ""});
     hosts.insert(host);
     // An import's run.json describes the machine that imported it, never the one measured:
     // its inventory is not judged.
@@ -115,41 +112,7 @@ void Evaluator::index_hosts() {
     if (imported)
       index_.add_imported_gpus(host, run.manifest.at("imported"));
   }
-  for (const auto &[key, p] : parts_)
-    if (hosts_.empty() || hosts_.back() != key.host)
-      hosts_.push_back(key.host);
-}
-
-PartResult &Evaluator::part(const PartKey &key) {
-  // A rule reads a part's records one after another: the last part found saves a search of
-  // every part with natural_less, which was most of a large fleet's time.
-  if (last_part_ && last_part_->key == key)
-    return *last_part_;
-  if (const auto found = part_by_hash_.find(key); found != part_by_hash_.end())
-    return *(last_part_ = found->second);
-  auto [it, inserted] = parts_.try_emplace(key);
-  it->second.key = key;
-  part_by_hash_.emplace(key, &it->second);
-  part(PartKey{key.host, PartKind::node, ""}); // every part's node is listed too
-  last_part_ = &it->second;
-  return it->second;
-}
-
-// A rule's tallies are kept per part while it is judged and put into each part's map of rules
-// once, when the rule ends: a search of that map per value was a fifth of a large fleet's time.
-RuleTally &Evaluator::tally_of(const PartKey &key) { return rule_tallies_[&part(key)]; }
-
-void Evaluator::flush_tallies(const std::string &rule) {
-  for (const auto &[p, t] : rule_tallies_)
-    p->rules.add(rule, t);
-  rule_tallies_.clear();
-}
-
-void Evaluator::tally(const PartKey &key, const std::string &rule, bool passed) {
-  (void)rule; // the rule being judged: flush_tallies() files it
-  auto &t = tally_of(key);
-  ++t.checked;
-  t.passed += passed ? 1 : 0;
+  ledger_.list_hosts();
 }
 
 // The relative noise of a timed figure: stdev/mean of its record's time samples, none for a record
@@ -198,53 +161,10 @@ Finding built_in_missing(const char *rule_id, Level level, std::string what, std
   return f;
 }
 
-void Evaluator::add_finding(const PartKey &key, Finding f) {
-  part(key).findings.push_back(std::move(f));
-}
-
-void Evaluator::add_missing(const PartKey &key, Finding f, const json *params) {
-  missing_->add(key, std::move(f), params);
-}
-
 // A value the rule selected but cannot judge, named by where it came from.
 void Evaluator::add_missing_of(const Rule &rule, const PartKey &key, const Source &s,
                                std::string detail, Level level) {
-  if (missing_->counted_only(key)) {
-    // Most missing values of a large fleet: counted from a finding built once and reused.
-    auto &m = counted_;
-    if (m.rule_id != rule.id)
-      m = missing(rule, "", "", level);
-    m.level = level;
-    m.what = s.what;
-    m.detail = std::move(detail);
-    m.key = s.record ? s.record->key : "";
-    m.run = s.run ? *s.run : "";
-    missing_->count(key, m);
-    return;
-  }
-  auto m = missing(rule, s.what, std::move(detail), level);
-  if (s.record)
-    m.key = s.record->key;
-  if (s.run)
-    m.run = *s.run;
-  add_missing(key, std::move(m), s.record ? &s.record->params : nullptr);
-}
-
-void Evaluator::note_not_applicable(const Rule &rule, const PartKey &node,
-                                    const std::string &detail) {
-  auto &seen = not_applicable_[{rule.id, node.host}];
-  if (seen++ > 0)
-    return;
-  auto f = missing(rule, rule.metric, detail, Level::info);
-  f.not_applicable = true;
-  add_finding(node, std::move(f));
-}
-
-void Evaluator::note_not_covered(const Rule &rule, const std::string &host,
-                                 const std::string &what) {
-  auto f = missing(rule, what, kNotCoveredDetail, Level::info);
-  f.not_covered = true;
-  add_finding(PartKey{host, PartKind::node, ""}, std::move(f));
+  ledger_.add_missing_of(rule, key, s.what, s.record, s.run, std::move(detail), level);
 }
 
 bool Evaluator::only_imported(const std::string &host) const {
@@ -252,16 +172,17 @@ bool Evaluator::only_imported(const std::string &host) const {
 }
 
 void Evaluator::inventory_rule(const Rule &rule) {
-  for (const auto &host : hosts_) {
+  for (const auto &host : ledger_.hosts()) {
     const PartKey node{host, PartKind::node, ""};
     if (only_imported(host)) {
-      note_not_covered(rule, host, rule.probe);
+      ledger_.note_not_covered(rule, host, rule.probe);
       continue;
     }
     const auto it = inventories_.find(host);
     if (it == inventories_.end()) {
-      add_missing(node, missing(rule, rule.probe, "no run.json with an inventory for this node",
-                                rule.on_missing));
+      ledger_.add_missing(node,
+                          missing(rule, rule.probe, "no run.json with an inventory for this node",
+                                  rule.on_missing));
       continue;
     }
     // A node's runs that report the same value for a part are one observation: 15 runs of a
@@ -272,7 +193,7 @@ void Evaluator::inventory_rule(const Rule &rule) {
       if (!probe.available) {
         // No run dir: two ranks' runs of one node lacking NVML are one finding.
         if (unavailable.insert(probe.reason).second)
-          add_missing(node, missing(rule, rule.probe, probe.reason, rule.on_missing));
+          ledger_.add_missing(node, missing(rule, rule.probe, probe.reason, rule.on_missing));
         continue;
       }
       for (const auto &pv : probe.values) {
@@ -286,7 +207,7 @@ void Evaluator::inventory_rule(const Rule &rule) {
             nullptr, &dir,  pv.detail.empty() ? rule.probe : rule.probe + " (" + pv.detail + ")",
             "",      false, nullptr};
         if (pv.value.is_null()) {
-          tally(key, rule.id, false);
+          ledger_.tally(key, rule.id, false);
           add_missing_of(rule, key, s, "not reported in the inventory", rule.on_missing);
           continue;
         }
@@ -329,7 +250,7 @@ void Evaluator::record_status_rule() {
         const bool bad = r.status == Status::failed || r.status == Status::error;
         const bool not_judged = bad && lost && is_point_that_stopped_the_run(run, r);
         if (!not_judged)
-          tally(key, kRecordStatusRule, !bad);
+          ledger_.tally(key, kRecordStatusRule, !bad);
         if (!bad)
           continue;
         auto f = record_status_finding(r, run.dir);
@@ -338,7 +259,7 @@ void Evaluator::record_status_rule() {
           f.missing = true;
           f.detail = fmt::format("not judged: {}; {}", *lost, f.detail);
         }
-        add_finding(key, std::move(f));
+        ledger_.add_finding(key, std::move(f));
       }
   }
 }
@@ -364,24 +285,13 @@ void Evaluator::run_complete_rule() {
     }
     Finding f = built_in_missing(kRunCompleteRule, level, "run " + run.dir, detail);
     f.run = run.dir;
-    add_finding(node, std::move(f));
+    ledger_.add_finding(node, std::move(f));
   }
   for (const auto &m : missing_ranks(runs_))
     for (const auto &host : m.hosts)
-      add_finding(
+      ledger_.add_finding(
           PartKey{host, PartKind::node, ""},
           built_in_missing(kRunCompleteRule, rules_.incomplete_runs, "run " + m.run, m.why));
-}
-
-// The rule's missing values: the listed ones to their parts, the counts to the result.
-void Evaluator::end_rule(const std::string &rule_id) {
-  flush_tallies(rule_id);
-  auto [listed, counts] = missing_->take();
-  for (auto &l : listed)
-    add_finding(l.part, std::move(l.finding));
-  for (auto &c : counts)
-    result_.unlisted_missing.push_back(std::move(c));
-  missing_.reset();
 }
 
 CheckResult Evaluator::finish() {
@@ -392,21 +302,7 @@ CheckResult Evaluator::finish() {
   std::sort(result_.inputs.begin(), result_.inputs.end());
   result_.problems = runs_.problems;
   std::sort(result_.problems.begin(), result_.problems.end());
-  for (auto &[key, p] : parts_) {
-    p.rules.sort();
-    std::sort(p.findings.begin(), p.findings.end());
-    // The same fact seen in two runs of one node (two ranks' inventories) is one finding.
-    p.findings.erase(std::unique(p.findings.begin(), p.findings.end()), p.findings.end());
-    for (const auto &f : p.findings)
-      p.verdict = std::max(p.verdict, f.level);
-    for (const auto &[rule, t] : p.rules)
-      for (std::size_t level = 0; level < t.unlisted_missing.size(); ++level)
-        if (t.unlisted_missing[level] > 0)
-          p.verdict = std::max(p.verdict, static_cast<Level>(level));
-    p.label = index_.label_of(key);
-    result_.verdict = std::max(result_.verdict, p.verdict);
-    result_.parts.push_back(std::move(p));
-  }
+  ledger_.finish(index_, result_);
   return std::move(result_);
 }
 

@@ -41,8 +41,8 @@ void Evaluator::data_check_rule() {
     return;
   result_.rule_categories[kDataCheckRule] = "health";
   for (const auto &[host, u] : by_host)
-    add_finding(PartKey{host, PartKind::node, ""},
-                data_check_off_finding(rules_.unverified_records, u));
+    ledger_.add_finding(PartKey{host, PartKind::node, ""},
+                        data_check_off_finding(rules_.unverified_records, u));
 }
 
 } // namespace railgauge::check

@@ -20,20 +20,21 @@ using json = nlohmann::json;
 void Evaluator::judge_absolute(const Rule &rule, const PartKey &key, const Source &s,
                                const json &value) {
   const bool pass = absolute_pass(rule, value);
-  tally(key, rule.id, pass);
+  ledger_.tally(key, rule.id, pass);
   if (pass)
     return;
   Finding f = base_of(rule, s);
   fill_absolute_finding(rule, value, f);
-  add_finding(key, std::move(f));
+  ledger_.add_finding(key, std::move(f));
 }
 
 void Evaluator::observe(const Rule &rule, const PartKey &key, Source s, const json &value,
                         const std::string &group) {
   if (!judgeable(rule, value)) {
-    tally(key, rule.id, false);
-    add_missing(key, missing(rule, s.what, fmt::format("value {} is not a number", value.dump()),
-                             rule.on_missing));
+    ledger_.tally(key, rule.id, false);
+    ledger_.add_missing(key,
+                        missing(rule, s.what, fmt::format("value {} is not a number", value.dump()),
+                                rule.on_missing));
     return;
   }
   if (!rule.fleet) {
@@ -62,7 +63,7 @@ void Evaluator::judge_fleet(const Rule &rule, std::vector<Observation> &obs) {
   for (std::size_t i = 0; i < obs.size(); ++i) {
     const auto &o = obs[i];
     const auto &v = verdicts[i];
-    tally(o.part, rule.id, v.pass);
+    ledger_.tally(o.part, rule.id, v.pass);
     if (!v.judged) {
       add_missing_of(rule, o.part, o.source, v.detail, rule.fleet->on_too_small);
       continue;
@@ -71,7 +72,7 @@ void Evaluator::judge_fleet(const Rule &rule, std::vector<Observation> &obs) {
       continue;
     Finding f = base_of(rule, o.source);
     fill_fleet_finding(rule, v, f);
-    add_finding(o.part, std::move(f));
+    ledger_.add_finding(o.part, std::move(f));
   }
 }
 
@@ -91,7 +92,7 @@ void Evaluator::judge_siblings(const Rule &rule, std::vector<Observation> &obs) 
   std::size_t i = 0;
   for (auto &[part, list] : by_part) {
     const auto &v = verdicts[i++];
-    tally(part, rule.id, v.pass);
+    ledger_.tally(part, rule.id, v.pass);
     if (v.pass)
       continue;
     Finding f = base_of(rule, list.front()->source);
@@ -99,9 +100,9 @@ void Evaluator::judge_siblings(const Rule &rule, std::vector<Observation> &obs) 
     if (v.own_values > 1)
       f.noise_rel.reset(); // a median of several values: not the first value's noise
     if (f.missing)
-      add_missing(part, std::move(f));
+      ledger_.add_missing(part, std::move(f));
     else
-      add_finding(part, std::move(f));
+      ledger_.add_finding(part, std::move(f));
   }
 }
 
@@ -118,7 +119,7 @@ void Evaluator::judge_curve(const Rule &rule, Curve &curve) {
   const CurveSpec &spec = *rule.curve;
   auto figure = curve_figure(spec, xs, ys);
   if (figure.too_short) {
-    tally(curve.part, rule.id, false);
+    ledger_.tally(curve.part, rule.id, false);
     add_missing_of(rule, curve.part, pts[figure.at].source, std::move(figure.how), Level::info);
     return;
   }

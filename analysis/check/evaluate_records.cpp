@@ -24,15 +24,15 @@ void Evaluator::record_rule(const Rule &rule) {
       hosts_with_match.insert(r.host);
     last_host = &r.host;
     if (r.status == Status::waived && r.reason && is_not_applicable(*r.reason)) {
-      note_not_applicable(rule, PartKey{r.host, PartKind::node, ""},
-                          fmt::format("{}: {}", r.key, *r.reason));
+      ledger_.note_not_applicable(rule, PartKey{r.host, PartKind::node, ""},
+                                  fmt::format("{}: {}", r.key, *r.reason));
       continue;
     }
     if (r.status == Status::failed || r.status == Status::error)
       continue; // record-status fails its part; it is not also missing here
     const auto &key = selection_.part_of(ref, rule);
     if (r.status != Status::ok) {
-      tally(key, rule.id, false);
+      ledger_.tally(key, rule.id, false);
       add_missing_of(
           rule, key, Source{&r, &run.dir, rule.metric, "", false, nullptr},
           fmt::format("record is {}{}", to_string(r.status), r.reason ? ": " + *r.reason : ""),
@@ -56,12 +56,11 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   auto found = rule_values(rule, r);
   if (found.empty() && is_imported(loaded)) {
     // Another tool's output has only the figures it prints (perftest no port counters).
-    if (not_covered_metric_.insert({rule.id, r.host}).second)
-      note_not_covered(rule, r.host, rule.metric);
+    ledger_.note_metric_not_covered(rule, r.host);
     return;
   }
   if (found.empty()) {
-    tally(key, rule.id, false);
+    ledger_.tally(key, rule.id, false);
     add_missing_of(rule, key, Source{&r, &run, rule.metric, "", false, nullptr},
                    "the record has no such metric", rule.on_missing);
     return;
@@ -69,7 +68,7 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   for (auto &rv : found) {
     Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.timed, nullptr};
     if (rv.no_denominator) {
-      tally(key, rule.id, false);
+      ledger_.tally(key, rule.id, false);
       add_missing_of(rule, key, s, fmt::format("the record has no positive {}", rule.relative_to),
                      rule.on_missing);
       continue;
@@ -79,7 +78,7 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
       if (point.kind == CurveReading::Kind::left_out)
         continue;
       if (point.kind == CurveReading::Kind::unreadable) {
-        tally(key, rule.id, false);
+        ledger_.tally(key, rule.id, false);
         add_missing_of(rule, key, s, point.unreadable, rule.on_missing);
         continue;
       }
@@ -100,19 +99,19 @@ void Evaluator::no_record_on_nodes(const Rule &rule,
                                    const std::set<std::string> &hosts_with_match) {
   const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
   const auto detail = fmt::format("no record of '{}'{} on this node", rule.key_glob, filter);
-  for (const auto &host : hosts_) {
+  for (const auto &host : ledger_.hosts()) {
     if (hosts_with_match.count(host))
       continue;
     if (only_imported(host)) {
-      note_not_covered(rule, host, rule.metric);
+      ledger_.note_not_covered(rule, host, rule.metric);
       continue;
     }
     if (!own_hosts_.count(host) && rule.applies_to == AppliesTo::own)
       continue;
     if (rule.applies_to == AppliesTo::imported)
       continue; // an own run cannot hold it; an import that lacks it is listed below
-    add_missing(PartKey{host, PartKind::node, ""},
-                missing(rule, rule.metric, detail, rule.on_missing));
+    ledger_.add_missing(PartKey{host, PartKind::node, ""},
+                        missing(rule, rule.metric, detail, rule.on_missing));
   }
 }
 

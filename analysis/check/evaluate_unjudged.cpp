@@ -25,15 +25,15 @@ void Evaluator::nothing_judged_rule() {
         held[r.host].add(rules_, r, imported);
   }
   std::map<std::string, NodeReading> reading; // by host
-  for (const auto &[key, p] : parts_)
+  for (const auto &[key, p] : ledger_.parts())
     reading[key.host].add(p);
   for (const auto &[host, h] : held) {
     auto detail = nothing_judged_detail(rules_, h, reading[host]);
     if (detail.empty())
       continue;
-    add_finding(PartKey{host, PartKind::node, ""},
-                built_in_missing(kNothingJudgedRule, rules_.unjudged_nodes, "records of this node",
-                                 std::move(detail)));
+    ledger_.add_finding(PartKey{host, PartKind::node, ""},
+                        built_in_missing(kNothingJudgedRule, rules_.unjudged_nodes,
+                                         "records of this node", std::move(detail)));
   }
 }
 

@@ -1,21 +1,24 @@
 #pragma once
-// The state of one `evaluate` call (evaluate.h), split by what it judges: evaluate.cpp applies
-// each rule and the built-in ones, reading the records and inventory values a rule selects
-// through the selection cache (selection_cache.h); evaluate_records.cpp takes a record rule's
-// values and evaluate_fleet.cpp judges them against a bound, their fleet, their siblings or
-// their curve. Internal to analysis/check.
+// The state of one `evaluate` call (evaluate.h): the judges of its rules over two helpers. The
+// selection cache (selection_cache.h) gives a rule the records and inventory values it selects
+// and the part each is about; the part ledger (part_ledger.h) keeps every finding, tally and
+// missing value of a part and turns them into the CheckResult. The judges are split by what they
+// judge: evaluate.cpp applies each rule, the inventory rules and the built-in ones,
+// evaluate_records.cpp takes a record rule's values, evaluate_fleet.cpp judges them against a
+// bound, their fleet, their siblings or their curve, evaluate_unjudged.cpp and
+// evaluate_data_check.cpp are the built-in nothing-judged and data-check. Internal to
+// analysis/check.
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/check/check_result.h"
-#include "analysis/check/missing_list.h"
 #include "analysis/check/part_index.h"
+#include "analysis/check/part_ledger.h"
 #include "analysis/check/rules.h"
 #include "analysis/check/selection_cache.h"
 #include "analysis/run_set.h"
@@ -60,23 +63,14 @@ private:
 
   // Indexing (evaluate.cpp)
   void index_hosts();
-  PartResult &part(const PartKey &key);
-  RuleTally &tally_of(const PartKey &key);
-  void flush_tallies(const std::string &rule);
-  void tally(const PartKey &key, const std::string &rule, bool passed);
+  bool only_imported(const std::string &host) const;
 
   // Findings
   Finding base_of(const Rule &rule, const Source &s) const;
   static std::optional<double> noise_of(const Source &s);
   Finding missing(const Rule &rule, std::string what, std::string detail, Level level) const;
-  void add_finding(const PartKey &key, Finding f);
-  // A missing value: listed or counted (missing_list.h).
-  void add_missing(const PartKey &key, Finding f, const nlohmann::json *params = nullptr);
   void add_missing_of(const Rule &rule, const PartKey &key, const Source &s, std::string detail,
                       Level level);
-  void note_not_applicable(const Rule &rule, const PartKey &node, const std::string &detail);
-  void note_not_covered(const Rule &rule, const std::string &host, const std::string &what);
-  bool only_imported(const std::string &host) const;
 
   // Rules (evaluate.cpp)
   void apply(const Rule &rule);
@@ -89,7 +83,6 @@ private:
   void run_complete_rule();
   void nothing_judged_rule();
   void data_check_rule();
-  void end_rule(const std::string &rule_id);
   CheckResult finish();
 
   // Judging (evaluate_fleet.cpp)
@@ -108,20 +101,11 @@ private:
   PartIndex index_;
   std::vector<std::vector<Record>> gpu_parts_;
   SelectionCache selection_; // reads gpu_parts_ and index_
-  std::map<PartKey, PartResult> parts_;
-  // Map nodes stay put: pointers to them are safe to keep while parts_ grows.
-  std::unordered_map<PartKey, PartResult *, PartKeyHash> part_by_hash_;
-  PartResult *last_part_ = nullptr;
-  std::unordered_map<PartResult *, RuleTally> rule_tallies_; // of the rule being judged
-  std::vector<std::string> hosts_; // natural order, once every part of a node is known
-  std::optional<MissingList> missing_;
-  Finding counted_; // reused for values that are only counted: their strings keep capacity
+  PartLedger ledger_;
   std::map<std::string, std::string> run_host_;
   std::map<std::string, std::vector<std::pair<std::string, const nlohmann::json *>>> inventories_;
   std::map<std::string, std::vector<Observation>> fleets_;
   std::set<std::string> own_hosts_, imported_hosts_;
-  std::set<std::pair<std::string, std::string>> not_covered_metric_;  // (rule, host)
-  std::map<std::pair<std::string, std::string>, int> not_applicable_; // (rule, host) -> records
 };
 
 } // namespace railgauge::check
