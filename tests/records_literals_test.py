@@ -42,10 +42,15 @@ ROOT = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else pathlib.Path(__fi
 FAMILIES = ("gemm", "memory", "offload", "rdma", "collectives", "block")
 # Beyond the families, what else writes records: the measurement core's files that put fields
 # into every record (the time summary, the steady state, lockstep, lanes, rates over GPUs, the
-# burns' axes), and the importers, whose records analysis reads beside the families' own.
+# burns' axes, GPU telemetry), and the importers, whose records analysis reads beside the families' own.
 CORE_WRITERS = ("harness/measure.cpp", "harness/lockstep.cpp", "harness/stats.cpp",
                 "harness/lane_contention.cpp", "harness/rate_series.cpp", "harness/every_gpu.cpp",
-                "harness/record.cpp", "harness/suite.cpp")
+                "harness/record.cpp", "harness/suite.cpp",
+                # metrics.telemetry of every GPU point, and the settle probe's reading
+                "harness/inventory/gpu_samples.cpp", "harness/inventory/gpu_telemetry.cpp",
+                "harness/inventory/gpu_settle_nvml.cpp", "harness/inventory/gpu_settle_stub.cpp",
+                "harness/inventory/gpu_monitor_nvml.cpp", "harness/inventory/gpu_monitor_stub.cpp",
+                "harness/inventory/gpu_processes.cpp")
 IMPORTERS = "analysis/import"
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 

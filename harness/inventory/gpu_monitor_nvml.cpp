@@ -9,6 +9,7 @@
 #include "harness/cpus_given.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_api.h"
+#include "harness/inventory/telemetry_fields.h"
 
 namespace railgauge {
 
@@ -94,7 +95,7 @@ nlohmann::json GpuMonitor::stop(double from_s) {
   if (m.summary)
     return *m.summary;
   if (!m.gpu.unavailable.empty()) {
-    m.summary = {{"available", false}, {"reason", m.gpu.unavailable}};
+    m.summary = {{telemetry::kAvailable, false}, {telemetry::kReason, m.gpu.unavailable}};
     return *m.summary;
   }
   {

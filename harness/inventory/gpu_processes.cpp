@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/inventory/telemetry_fields.h"
+
 namespace railgauge {
 
 std::optional<std::string> process_name(unsigned pid) {
@@ -38,9 +40,9 @@ nlohmann::json foreign_processes(const nlohmann::json &before, const nlohmann::j
   for (const auto &[pid, p] : seen)
     if (pid != self_pid)
       others.push_back(
-          {{"pid", pid},
-           {"name", p.value("name", nlohmann::json(nullptr))},
-           {"used_memory_bytes", p.value("used_memory_bytes", nlohmann::json(nullptr))}});
+          {{telemetry::kPid, pid},
+           {telemetry::kName, p.value("name", nlohmann::json(nullptr))},
+           {telemetry::kUsedMemoryBytes, p.value("used_memory_bytes", nlohmann::json(nullptr))}});
   auto count = static_cast<long long>(others.size());
   nlohmann::json note = nullptr;
   if (!self_listed && count > 0) {
@@ -49,7 +51,9 @@ nlohmann::json foreign_processes(const nlohmann::json &before, const nlohmann::j
                        "one of the {} listed is taken to be it",
                        self_pid, others.size());
   }
-  return {{"count", std::max(count, 0LL)}, {"processes", std::move(others)}, {"note", note}};
+  return {{telemetry::kCount, std::max(count, 0LL)},
+          {telemetry::kProcesses, std::move(others)},
+          {telemetry::kNote, note}};
 }
 
 } // namespace railgauge

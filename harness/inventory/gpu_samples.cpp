@@ -7,6 +7,8 @@
 
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
+#include "harness/inventory/telemetry_fields.h"
+#include "harness/metric_names.h"
 #include "harness/stats.h"
 
 namespace railgauge {
@@ -24,9 +26,13 @@ std::vector<double> values_of(const std::vector<GpuSample> &samples, Field field
 
 nlohmann::json min_median_max(const std::vector<double> &v) {
   if (v.empty())
-    return {{"min", nullptr}, {"median", nullptr}, {"max", nullptr}};
+    return {{metric::summary::kMin, nullptr},
+            {metric::summary::kMedian, nullptr},
+            {metric::summary::kMax, nullptr}};
   const Summary s = summarize(v);
-  return {{"min", s.min}, {"median", s.median}, {"max", s.max}};
+  return {{metric::summary::kMin, s.min},
+          {metric::summary::kMedian, s.median},
+          {metric::summary::kMax, s.max}};
 }
 
 nlohmann::json extreme(const std::vector<double> &v, bool largest) {
@@ -80,13 +86,14 @@ nlohmann::json series_of(const std::vector<GpuSample> &samples, double duration_
         held += holds_clock_down(*s.clocks_event_reasons) ? 1 : 0;
       }
     rows.push_back(
-        {{"t_s", static_cast<double>(w) * kSeriesWindow_s},
-         {"sm_clock_mhz", median_or_null(values_of<double>(in, &GpuSample::sm_clock_mhz))},
-         {"power_w", median_or_null(values_of<double>(in, &GpuSample::power_w))},
-         {"temperature_c", median_or_null(values_of<double>(in, &GpuSample::temperature_c))},
-         {"throttled_fraction", with_reasons > 0
-                                    ? nlohmann::json(double(held) / double(with_reasons))
-                                    : nlohmann::json(nullptr)}});
+        {{telemetry::kTS, static_cast<double>(w) * kSeriesWindow_s},
+         {telemetry::kSmClockMhz, median_or_null(values_of<double>(in, &GpuSample::sm_clock_mhz))},
+         {telemetry::kPowerW, median_or_null(values_of<double>(in, &GpuSample::power_w))},
+         {telemetry::kTemperatureC,
+          median_or_null(values_of<double>(in, &GpuSample::temperature_c))},
+         {telemetry::kThrottledFraction, with_reasons > 0
+                                             ? nlohmann::json(double(held) / double(with_reasons))
+                                             : nlohmann::json(nullptr)}});
   }
   return rows;
 }
@@ -146,34 +153,39 @@ nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, doub
   const auto gens = values_of<int>(samples, &GpuSample::pcie_gen);
   const auto widths = values_of<int>(samples, &GpuSample::pcie_width);
   nlohmann::json j = {
-      {"available", true},
-      {"samples", samples.size()},
-      {"duration_s", duration_s},
-      {"sm_clock_mhz", min_median_max(values_of<double>(samples, &GpuSample::sm_clock_mhz))},
-      {"mem_clock_mhz", min_median_max(values_of<double>(samples, &GpuSample::mem_clock_mhz))},
-      {"power_w",
-       {{"mean", power.empty() ? nlohmann::json(nullptr) : nlohmann::json(summarize(power).mean)},
-        {"median", median_or_null(power)},
-        {"max", extreme(power, true)}}},
-      {"power_limit_w",
+      {telemetry::kAvailable, true},
+      {telemetry::kSamples, samples.size()},
+      {telemetry::kDurationS, duration_s},
+      {telemetry::kSmClockMhz,
+       min_median_max(values_of<double>(samples, &GpuSample::sm_clock_mhz))},
+      {telemetry::kMemClockMhz,
+       min_median_max(values_of<double>(samples, &GpuSample::mem_clock_mhz))},
+      {telemetry::kPowerW,
+       {{metric::summary::kMean,
+         power.empty() ? nlohmann::json(nullptr) : nlohmann::json(summarize(power).mean)},
+        {metric::summary::kMedian, median_or_null(power)},
+        {metric::summary::kMax, extreme(power, true)}}},
+      {telemetry::kPowerLimitW,
        start.power_limit_w ? nlohmann::json(*start.power_limit_w) : nlohmann::json(nullptr)},
-      {"temperature_c",
-       {{"median", median_or_null(temperatures)}, {"max", extreme(temperatures, true)}}},
-      {"temperature_c_max", extreme(temperatures, true)},
-      {"pcie",
-       {{"gen_min", extreme_int(gens, false)},
-        {"gen_max", extreme_int(gens, true)},
-        {"width_min", extreme_int(widths, false)},
-        {"width_max", extreme_int(widths, true)}}},
-      {"clocks_event_reasons", reason_names},
-      {"reason_fraction", reason_fraction},
-      {"throttled_fraction", with_reasons > 0
-                                 ? nlohmann::json(double(throttled) / double(with_reasons))
-                                 : nlohmann::json(nullptr)},
-      {"throttled", throttled > 0},
-      {"energy_j", delta(start.energy_mj, end.energy_mj, 1e-3)},
-      {"power_violation_s", delta(start.power_violation_ns, end.power_violation_ns, 1e-9)},
-      {"thermal_violation_s", delta(start.thermal_violation_ns, end.thermal_violation_ns, 1e-9)},
+      {telemetry::kTemperatureC,
+       {{metric::summary::kMedian, median_or_null(temperatures)},
+        {metric::summary::kMax, extreme(temperatures, true)}}},
+      {telemetry::kTemperatureCMax, extreme(temperatures, true)},
+      {telemetry::kPcie,
+       {{telemetry::kGenMin, extreme_int(gens, false)},
+        {telemetry::kGenMax, extreme_int(gens, true)},
+        {telemetry::kWidthMin, extreme_int(widths, false)},
+        {telemetry::kWidthMax, extreme_int(widths, true)}}},
+      {telemetry::kClocksEventReasons, reason_names},
+      {telemetry::kReasonFraction, reason_fraction},
+      {telemetry::kThrottledFraction, with_reasons > 0
+                                          ? nlohmann::json(double(throttled) / double(with_reasons))
+                                          : nlohmann::json(nullptr)},
+      {telemetry::kThrottled, throttled > 0},
+      {telemetry::kEnergyJ, delta(start.energy_mj, end.energy_mj, 1e-3)},
+      {telemetry::kPowerViolationS, delta(start.power_violation_ns, end.power_violation_ns, 1e-9)},
+      {telemetry::kThermalViolationS,
+       delta(start.thermal_violation_ns, end.thermal_violation_ns, 1e-9)},
   };
   // NVML's violation counters see a power or thermal cap even between two samples.
   for (const char *violation : {"power_violation_s", "thermal_violation_s"})
@@ -202,7 +214,7 @@ nlohmann::json summarize_gpu_window(std::vector<GpuSample> samples, double durat
   start.thermal_violation_ns.reset();
   const double to_s = std::max(duration_s, from_s);
   nlohmann::json j = summarize_gpu_samples(kept, to_s - from_s, start, end);
-  j["window_s"] = {{"from", from_s}, {"to", to_s}};
+  j[telemetry::kWindowS] = {{telemetry::kFrom, from_s}, {telemetry::kTo, to_s}};
   return j;
 }
 

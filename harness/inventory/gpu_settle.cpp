@@ -12,8 +12,8 @@ namespace {
 // a power-capped clock alternates between steps (1,650 and 1,755 MHz), and the median of a few
 // readings jumps between them.
 template <typename Field>
-std::optional<double> mean_of(const std::vector<SettleReading> &r, std::size_t from,
-                                std::size_t to, Field field) {
+std::optional<double> mean_of(const std::vector<SettleReading> &r, std::size_t from, std::size_t to,
+                              Field field) {
   std::vector<double> v;
   for (std::size_t i = from; i < to; ++i)
     if (const auto &x = r[i].*field)
@@ -45,8 +45,7 @@ bool readings_settled(const std::vector<SettleReading> &r) {
   if (split - first < 3 || r.size() - split < 3)
     return false;
   return agree(mean_of(r, first, split, &SettleReading::sm_clock_mhz),
-               mean_of(r, split, r.size(), &SettleReading::sm_clock_mhz),
-               kSettleClockTolerance) &&
+               mean_of(r, split, r.size(), &SettleReading::sm_clock_mhz), kSettleClockTolerance) &&
          agree(mean_of(r, first, split, &SettleReading::power_w),
                mean_of(r, split, r.size(), &SettleReading::power_w), kSettlePowerTolerance);
 }

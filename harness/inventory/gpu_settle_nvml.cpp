@@ -4,6 +4,7 @@
 
 #include "harness/inventory/gpu_settle.h"
 #include "harness/inventory/nvml_api.h"
+#include "harness/inventory/telemetry_fields.h"
 
 namespace railgauge {
 
@@ -55,16 +56,16 @@ bool GpuSettleProbe::settled() {
 nlohmann::json GpuSettleProbe::last_reading() const {
   const Impl &m = *impl_;
   if (!m.gpu.unavailable.empty())
-    return {{"available", false}, {"reason", m.gpu.unavailable}};
+    return {{telemetry::kAvailable, false}, {telemetry::kReason, m.gpu.unavailable}};
   if (m.readings.empty())
     return nullptr;
   const auto &r = m.readings.back();
   const auto or_null = [](const std::optional<double> &x) {
     return x ? nlohmann::json(*x) : nlohmann::json(nullptr);
   };
-  return {{"sm_clock_mhz", or_null(r.sm_clock_mhz)},
-          {"power_w", or_null(r.power_w)},
-          {"readings", m.readings.size()}};
+  return {{telemetry::kSmClockMhz, or_null(r.sm_clock_mhz)},
+          {telemetry::kPowerW, or_null(r.power_w)},
+          {telemetry::kReadings, m.readings.size()}};
 }
 
 } // namespace railgauge

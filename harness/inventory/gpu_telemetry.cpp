@@ -13,6 +13,8 @@
 #include "harness/inventory/kernel_xids.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/inventory/pcie_aer.h"
+#include "harness/inventory/telemetry_fields.h"
+#include "harness/metric_names.h"
 
 namespace railgauge {
 namespace {
@@ -53,14 +55,16 @@ constexpr const char *kHealthCounters[] = {
 nlohmann::json kernel_log_of(const std::string &pci) {
   const KernelXids log = read_kernel_xids();
   if (!log.available)
-    return {{"available", false}, {"reason", log.reason}};
+    return {{telemetry::kAvailable, false}, {telemetry::kReason, log.reason}};
   nlohmann::json xids = nlohmann::json::array();
   for (const auto &x : log.xids)
     if (xid_names_gpu(x.pci, pci))
-      xids.push_back({{"seq", x.seq}, {"xid", x.xid}, {"text", x.text}});
+      xids.push_back(
+          {{telemetry::kSeq, x.seq}, {telemetry::kXid, x.xid}, {telemetry::kText, x.text}});
   if (xids.size() > 16)
     xids.erase(xids.begin(), xids.end() - 16);
-  return {{"available", true}, {"last_seq", log.last_seq}, {"xids", xids}};
+  return {
+      {telemetry::kAvailable, true}, {telemetry::kLastSeq, log.last_seq}, {telemetry::kXids, xids}};
 }
 
 // after - before of two readings of a counter; null unless both are numbers.
@@ -104,7 +108,7 @@ nlohmann::json nvlink_link_delta(const nlohmann::json &before, const nlohmann::j
   nlohmann::json grew = nlohmann::json::array();
   bool read = false;
   for (std::size_t link = 0; link < links; ++link) {
-    nlohmann::json entry = {{"link", link}};
+    nlohmann::json entry = {{telemetry::kLink, link}};
     bool counted = false;
     for (const char *name : kCounters) {
       entry[name] = grown(link_count(b, name, link), link_count(a, name, link));
@@ -185,17 +189,18 @@ nlohmann::json health_delta(const nlohmann::json &before, const nlohmann::json &
 
 nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_view uuid) {
   if (!nvml.value("available", false))
-    return {{"available", false},
-            {"reason", nvml.value("reason", std::string("NVML unavailable"))}};
+    return {{telemetry::kAvailable, false},
+            {telemetry::kReason, nvml.value("reason", std::string("NVML unavailable"))}};
   for (const auto &gpu : nvml.value("gpus", nlohmann::json::array())) {
     if (gpu.value("uuid", nlohmann::json(nullptr)) != uuid)
       continue;
-    nlohmann::json t = {{"sm_clock_mhz", field(gpu, "sm_clock_mhz", "current")},
-                        {"sm_clock_max_mhz", field(gpu, "sm_clock_mhz", "max")},
-                        {"mem_clock_mhz", field(gpu, "mem_clock_mhz", "current")},
-                        {"power_w", gpu.value("power_usage_w", nlohmann::json(nullptr))},
-                        {"power_limit_w", gpu.value("power_limit_w", nlohmann::json(nullptr))},
-                        {"temperature_c", gpu.value("temperature_c", nlohmann::json(nullptr))}};
+    nlohmann::json t = {
+        {telemetry::kSmClockMhz, field(gpu, "sm_clock_mhz", "current")},
+        {telemetry::kSmClockMaxMhz, field(gpu, "sm_clock_mhz", "max")},
+        {telemetry::kMemClockMhz, field(gpu, "mem_clock_mhz", "current")},
+        {telemetry::kPowerW, gpu.value("power_usage_w", nlohmann::json(nullptr))},
+        {telemetry::kPowerLimitW, gpu.value("power_limit_w", nlohmann::json(nullptr))},
+        {telemetry::kTemperatureC, gpu.value("temperature_c", nlohmann::json(nullptr))}};
     const auto reasons = gpu.value("clocks_event_reasons", nlohmann::json(nullptr));
     t["clocks_event_reasons"] = reasons;
     bool throttled = false;
@@ -218,7 +223,8 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
     }
     return t;
   }
-  return {{"available", false}, {"reason", fmt::format("NVML lists no GPU with uuid {}", uuid)}};
+  return {{telemetry::kAvailable, false},
+          {telemetry::kReason, fmt::format("NVML lists no GPU with uuid {}", uuid)}};
 }
 
 nlohmann::json sample_gpu_telemetry(std::string_view uuid) {
@@ -230,7 +236,7 @@ nlohmann::json sample_gpu_telemetry(std::string_view uuid) {
     }
     return t;
   } catch (const std::exception &e) {
-    return {{"available", false}, {"reason", e.what()}};
+    return {{telemetry::kAvailable, false}, {telemetry::kReason, e.what()}};
   }
 }
 
@@ -251,9 +257,12 @@ nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nloh
                                        after.value("throttled", false);
   nlohmann::json delta = health_delta(before, after);
   nlohmann::json foreign = foreign_processes(before, after, static_cast<unsigned>(getpid()));
-  return {{"before", std::move(before)},      {"during", std::move(during)},
-          {"after", std::move(after)},        {"throttled", throttled},
-          {"health_delta", std::move(delta)}, {"foreign_processes", std::move(foreign)}};
+  return {{telemetry::kBefore, std::move(before)},
+          {telemetry::kDuring, std::move(during)},
+          {telemetry::kAfter, std::move(after)},
+          {telemetry::kThrottled, throttled},
+          {telemetry::kHealthDelta, std::move(delta)},
+          {telemetry::kForeignProcesses, std::move(foreign)}};
 }
 
 GpuTelemetryWindow::GpuTelemetryWindow(std::string uuid)
@@ -285,7 +294,7 @@ nlohmann::json gpus_telemetry(std::vector<nlohmann::json> windows,
     t["uuid"] = i < uuids.size() ? nlohmann::json(uuids[i]) : nlohmann::json(nullptr);
     per_gpu.push_back(std::move(t));
   }
-  return {{"per_gpu", std::move(per_gpu)}, {"throttled", throttled}};
+  return {{metric::kPerGpu, std::move(per_gpu)}, {telemetry::kThrottled, throttled}};
 }
 
 nlohmann::json GpuTelemetryWindows::finish() {

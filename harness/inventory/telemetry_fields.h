@@ -1,0 +1,77 @@
+#pragma once
+// The field names of a GPU point's metrics.telemetry (harness/inventory/gpu_telemetry.h) and of
+// the objects inside it: the snapshots before and after, the monitor's summary of the window
+// (gpu_monitor.h), the Xid events, the other processes on the GPU, and the settle probe's last
+// reading (gpu_settle.h). The rules read them by path (metrics.telemetry.during.power_w.max), so a
+// name renamed here must be renamed in results/rules/ and the record schema too (the rules' paths
+// are checked against the schema to their leaf: tests/analysis/rule_paths_test.cpp). The min,
+// median, max and mean of a figure are the core's summary names (harness/metric_names.h,
+// metric::summary).
+namespace railgauge::telemetry {
+
+// Whether NVML answered, and why not
+inline constexpr const char *kAvailable = "available";
+inline constexpr const char *kReason = "reason";
+
+// metrics.telemetry: the snapshots, the window between them, the verdict, the health counters'
+// change and the processes that shared the GPU (multi-GPU points: per_gpu, metric::kPerGpu)
+inline constexpr const char *kBefore = "before";
+inline constexpr const char *kDuring = "during";
+inline constexpr const char *kAfter = "after";
+inline constexpr const char *kThrottled = "throttled";
+inline constexpr const char *kHealthDelta = "health_delta";
+inline constexpr const char *kForeignProcesses = "foreign_processes";
+
+// A snapshot's figures, and the window's (each a summary there)
+inline constexpr const char *kSmClockMhz = "sm_clock_mhz";
+inline constexpr const char *kSmClockMaxMhz = "sm_clock_max_mhz";
+inline constexpr const char *kMemClockMhz = "mem_clock_mhz";
+inline constexpr const char *kPowerW = "power_w";
+inline constexpr const char *kPowerLimitW = "power_limit_w";
+inline constexpr const char *kTemperatureC = "temperature_c";
+inline constexpr const char *kClocksEventReasons = "clocks_event_reasons";
+
+// The window (during): its samples and seconds, the hottest reading, the PCIe link's lowest and
+// highest generation and width, how often each clock-event reason held and how often any
+// throttling one did, the energy used and the seconds NVML counted power and thermal capping;
+// a series of medians per window (t_s), and the seconds of the run the window spans (from, to)
+inline constexpr const char *kSamples = "samples";
+inline constexpr const char *kDurationS = "duration_s";
+inline constexpr const char *kTemperatureCMax = "temperature_c_max";
+inline constexpr const char *kPcie = "pcie";
+inline constexpr const char *kGenMin = "gen_min";
+inline constexpr const char *kGenMax = "gen_max";
+inline constexpr const char *kWidthMin = "width_min";
+inline constexpr const char *kWidthMax = "width_max";
+inline constexpr const char *kReasonFraction = "reason_fraction";
+inline constexpr const char *kThrottledFraction = "throttled_fraction";
+inline constexpr const char *kEnergyJ = "energy_j";
+inline constexpr const char *kPowerViolationS = "power_violation_s";
+inline constexpr const char *kThermalViolationS = "thermal_violation_s";
+inline constexpr const char *kTS = "t_s";
+inline constexpr const char *kWindowS = "window_s";
+inline constexpr const char *kFrom = "from";
+inline constexpr const char *kTo = "to";
+
+// The kernel's Xid events for the GPU (kernel_xids.h): the last sequence number read, and each
+// event's number, Xid and text; an NVLink error counter's link
+inline constexpr const char *kLastSeq = "last_seq";
+inline constexpr const char *kXids = "xids";
+inline constexpr const char *kSeq = "seq";
+inline constexpr const char *kXid = "xid";
+inline constexpr const char *kText = "text";
+inline constexpr const char *kLink = "link";
+
+// The other processes on the GPU (gpu_processes.h): how many, each one's pid, name and memory,
+// and a note when NVML could not list them
+inline constexpr const char *kCount = "count";
+inline constexpr const char *kProcesses = "processes";
+inline constexpr const char *kNote = "note";
+inline constexpr const char *kPid = "pid";
+inline constexpr const char *kName = "name";
+inline constexpr const char *kUsedMemoryBytes = "used_memory_bytes";
+
+// The settle probe's last reading (steady_state.last_reading): how many it took
+inline constexpr const char *kReadings = "readings";
+
+} // namespace railgauge::telemetry
