@@ -181,6 +181,9 @@ private:
   TcpStoreClientOptions options_;
   std::mutex mutex_; // one request at a time on the connection
   UniqueFd fd_;
+  // Set once rank 0's store could not be reached again within reconnect_timeout: every later
+  // request fails at once with it (PeerLost), rather than waiting that timeout again.
+  std::string server_gone_;
 };
 
 } // namespace railgauge

@@ -121,16 +121,21 @@ UniqueFd TcpStoreClient::try_hello(SteadyClock::time_point deadline) {
 std::string TcpStoreClient::request(const std::string &frame, Milliseconds reply_timeout,
                                     const std::vector<std::string> &keys) {
   std::lock_guard lock(mutex_);
+  if (!server_gone_.empty())
+    throw PeerLost(server_gone_);
   std::string last_error;
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!fd_ || attempt > 0) {
       try {
         fd_ = open_connection(SteadyClock::now() + options_.reconnect_timeout);
       } catch (const BackendError &e) {
-        throw BackendError(fmt::format(
+        // Not back within the reconnect timeout: rank 0 is gone, and with it every key a later
+        // point would wait for. A lost peer, so that the run stops here.
+        server_gone_ = fmt::format(
             "store: lost the connection to {} (served by rank 0; did rank 0 exit?): {}; "
             "reconnecting: {}",
-            server_.to_string(), last_error, e.what()));
+            server_.to_string(), last_error, e.what());
+        throw PeerLost(server_gone_);
       }
     }
     const auto deadline = SteadyClock::now() + reply_timeout + options_.reply_grace;
