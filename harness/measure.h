@@ -41,6 +41,10 @@ inline constexpr const char *kSettleMaxS = "settle_max_s";
 inline constexpr const char *kGpuMinTimedS = "gpu_min_timed_s";
 inline constexpr const char *kMinSampleS = "min_sample_s";
 inline constexpr const char *kBatch = "batch";
+// Every setting, in the order an error lists them
+inline constexpr const char *kAll[] = {kTimeBudgetS,  kMaxRelNoise, kNoiseBound, kMinSamples,
+                                       kMaxSamples,   kWarmupRuns,  kWarmupS,    kSettleMaxS,
+                                       kGpuMinTimedS, kMinSampleS,  kBatch};
 } // namespace measure_setting
 
 struct MeasureSpec {

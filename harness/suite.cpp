@@ -3,10 +3,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include "harness/data_paths.h"
@@ -94,9 +96,10 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
     spec.batch = count(0);
   else
     throw InputError(fmt::format("unknown measurement setting '{}'", name), where,
-                     "use time_budget_s, max_rel_noise, noise_bound, min_samples, max_samples, "
-                     "warmup_runs, warmup_s, settle_max_s, gpu_min_timed_s, min_sample_s or "
-                     "batch");
+                     fmt::format("use {} or {}",
+                                 fmt::join(std::begin(measure_setting::kAll),
+                                           std::prev(std::end(measure_setting::kAll)), ", "),
+                                 *std::prev(std::end(measure_setting::kAll))));
 }
 
 void check_measure_spec(const MeasureSpec &spec, const std::string &where) {
