@@ -166,8 +166,9 @@ public:
       tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", n, to_string(status));
     out_ << render_table(fmt::format("Summary: one row per benchmark ({} points: {}). range = "
                                      "lowest .. highest value of the metric over its ok points "
-                                     "(median time each); noise = the worst stdev/mean of a "
-                                     "point's samples; GB = 1e9 bytes",
+                                     "(median time each); noise = the worst half-width of a "
+                                     "point's samples' p10..p90 over their median; GB = 1e9 "
+                                     "bytes",
                                      records_.size(), tally),
                          {"key", "ok", "waived", "failed", "error", "range", "metric", "noise",
                           "why not ok (first)"},
@@ -193,8 +194,8 @@ private:
       rows.push_back({n.key, n.point, fmt::format("{:.1f}%", 100 * n.noise),
                       fmt::format("{:.1f}%", 100 * n.bound)});
     out_ << "\n"
-         << render_table(fmt::format("NOISY: {} point(s) whose noise (stdev/mean) exceeds the "
-                                     "suite's noise_bound; the run exits 1",
+         << render_table(fmt::format("NOISY: {} point(s) whose noise (p10..p90 half-width over "
+                                     "the median) exceeds the suite's noise_bound; the run exits 1",
                                      rows.size()),
                          {"key", "point", "noise", "bound"}, rows);
   }

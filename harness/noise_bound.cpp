@@ -8,15 +8,26 @@
 
 namespace railgauge {
 
+std::optional<double> relative_noise(const nlohmann::json &metrics) {
+  const auto time = metrics.find(metric::kTimeS);
+  if (time == metrics.end() || !time->is_object())
+    return std::nullopt;
+  const auto number = [&](const char *name) -> std::optional<double> {
+    const auto it = time->find(name);
+    return it != time->end() && it->is_number() ? std::optional(it->get<double>()) : std::nullopt;
+  };
+  namespace s = metric::summary;
+  const auto p10 = number(s::kP10), p90 = number(s::kP90), median = number(s::kMedian);
+  if (p10 && p90 && median && *median > 0)
+    return (*p90 - *p10) / (2 * *median);
+  const auto stdev = number(s::kStdev), mean = number(s::kMean);
+  if (stdev && mean && *mean > 0)
+    return kP10P90HalfWidthSigmas * *stdev / *mean;
+  return std::nullopt;
+}
+
 std::optional<double> relative_noise(const Record &record) {
-  const auto time = record.metrics.find(metric::kTimeS);
-  if (time == record.metrics.end() || !time->is_object())
-    return std::nullopt;
-  const auto stdev = time->find("stdev");
-  const double mean = time->value("mean", 0.0);
-  if (stdev == time->end() || !stdev->is_number() || !(mean > 0))
-    return std::nullopt;
-  return stdev->get<double>() / mean;
+  return relative_noise(record.metrics);
 }
 
 std::optional<NoisyPoint> noisier_than_bound(const Record &record, double bound,

@@ -115,10 +115,10 @@ void Evaluator::index_hosts() {
   ledger_.list_hosts();
 }
 
-// The relative noise of a timed figure: stdev/mean of its record's time samples, none for a record
-// without them (an import, a burn). Read only where a finding is written: most values pass, and
-// reading it for each was a twentieth of a large fleet's check. A ratio of two points of a curve
-// is as noisy as both (their relative noises in quadrature).
+// The relative noise of a timed figure: its record's time samples' (relative_noise), none for a
+// record without them (an import, a burn). Read only where a finding is written: most values pass,
+// and reading it for each was a twentieth of a large fleet's check. A ratio of two points of a
+// curve is as noisy as both (their relative noises in quadrature).
 std::optional<double> Evaluator::noise_of(const Source &s) {
   if (!s.timed || !s.record)
     return std::nullopt;

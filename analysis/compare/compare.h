@@ -106,9 +106,10 @@ struct Comparison {
 // The metric compared when none is given: the first the records have of busbw, Gb/s and GB/s
 // bandwidth, TFLOP/s, latency p50, time median.
 std::string default_metric(const nlohmann::json &metrics);
-// Relative half-width of the repetitions behind a value: from time_s p10/p90 (railgauge,
-// nccl-tests JSON with -I), nccl-tests text -I's iteration_cv_percent, or latency p50/p90 or
-// stdev/mean (perftest); none when the record holds one sample (a bandwidth average).
+// Relative half-width of the repetitions behind a value: a timed record's (time_s,
+// harness/noise_bound.h: railgauge, nccl-tests JSON with -I), nccl-tests text -I's
+// iteration_cv_percent, or latency p50/p90 or stdev/mean (perftest); none when the record holds
+// one sample (a bandwidth average).
 std::optional<double> relative_noise(const nlohmann::json &metrics);
 
 // Throws InputError when fewer than two inputs or labels of the wrong count are given.

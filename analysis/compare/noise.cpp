@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/compare/compared_metric.h"
+#include "harness/noise_bound.h"
 #include "harness/stats.h"
 
 namespace railgauge::compare {
@@ -11,13 +12,10 @@ namespace railgauge::compare {
 using json = nlohmann::json;
 
 std::optional<double> relative_noise(const json &metrics) {
+  if (const auto timed = railgauge::relative_noise(metrics))
+    return timed;
   const json doc = {{"metrics", metrics}};
-  const auto p10 = number_at(doc, "metrics.time_s.p10"), p90 = number_at(doc, "metrics.time_s.p90"),
-             med = number_at(doc, "metrics.time_s.median");
-  if (p10 && p90 && med && *med > 0)
-    return (*p90 - *p10) / (2 * *med);
-  // A coefficient of variation as the p10..p90 half-width of a normal spread (1.28 sigma).
-  constexpr double kP10P90HalfWidthSigmas = 1.2816;
+  // A coefficient of variation as the p10..p90 half-width of a normal spread.
   if (const auto cv = number_at(doc, "metrics.iteration_cv_percent"))
     return kP10P90HalfWidthSigmas * *cv / 100;
   const auto l50 = number_at(doc, "metrics.latency.p50_s"),

@@ -11,7 +11,7 @@
 namespace railgauge::testing {
 
 // key "fake.<name>"; axes size_bytes (bytes, default 1K,2K) and mode (text:
-// ok|waive|throw|fail|noisy|slow; noisy: an ok point whose samples' stdev is twice their mean;
+// ok|waive|throw|fail|noisy|slow; noisy: an ok point whose samples' p10..p90 spans four medians;
 // slow: an ok point whose every call sleeps 5 ms, so that its time is the budget's on any machine).
 class FakeBenchmark final : public Benchmark {
 public:
@@ -50,7 +50,8 @@ public:
     o.metrics = m.to_json();
     o.metrics["bandwidth_gbytes_per_s"] = static_cast<double>(p.integer("size_bytes")) / 1e9;
     if (p.text("mode") == "noisy")
-      o.metrics["time_s"].update({{"mean", 1e-3}, {"stdev", 2e-3}});
+      o.metrics["time_s"].update(
+          {{"median", 1e-3}, {"p10", 0.0}, {"p90", 4e-3}, {"mean", 1e-3}, {"stdev", 2e-3}});
     o.derived_params["threads_used"] = 1;
     return o;
   }

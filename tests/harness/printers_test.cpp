@@ -83,13 +83,13 @@ TEST(Printers, TableSummarisesPerKeyAndListsEveryProblem) {
   EXPECT_EQ(out.str(),
             "Summary: one row per benchmark (4 points: 2 ok, 1 waived, 1 failed). range = lowest "
             ".. highest value of the metric over its ok points (median time each); noise = the "
-            "worst stdev/mean of a point's samples; GB = 1e9 bytes\n"
+            "worst half-width of a point's samples' p10..p90 over their median; GB = 1e9 bytes\n"
             "key               ok  waived  failed  error  range      metric                  "
             "noise  why not ok (first)\n"
             "----------------  --  ------  ------  -----  ---------  ----------------------  "
             "-----  ------------------------------------------------------\n"
             "memory.host_copy  2   0       1       0      3 .. 12.5  bandwidth_gbytes_per_s  "
-            "1.0%   data check failed: 1 of 512 elements hold wrong values\n"
+            "1.3%   data check failed: 1 of 512 elements hold wrong values\n"
             "gemm.cublaslt     0   1       0       0" +
                 std::string(48, ' ') + "no GPU, here\n" +
                 "\n"
@@ -108,8 +108,8 @@ TEST(Printers, TableEndsWithThePointsNoisierThanTheirBound) {
   auto p = make_table_printer(out, &noisy);
   p->on_record(record("memory.host_copy", 12.5));
   p->finish();
-  EXPECT_NE(out.str().find("\nNOISY: 1 point(s) whose noise (stdev/mean) exceeds the suite's "
-                           "noise_bound; the run exits 1\n"
+  EXPECT_NE(out.str().find("\nNOISY: 1 point(s) whose noise (p10..p90 half-width over the median) "
+                           "exceeds the suite's noise_bound; the run exits 1\n"
                            "key               point            noise   bound\n"),
             std::string::npos)
       << out.str();

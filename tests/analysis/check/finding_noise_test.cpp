@@ -1,5 +1,6 @@
 // The noise a finding carries (Finding::noise_rel) from the record it judged: the time samples'
-// stdev/mean for a figure they time, none for one they do not, both points' for a curve's ratio.
+// p10..p90 half-width over their median for a figure they time, none for one they do not, both
+// points' for a curve's ratio.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -26,7 +27,11 @@ analysis::RunSet sweep() {
     r.key = "memory.sweep";
     r.params = {{"size_bytes", size}};
     const double time_s = size / (gbytes_per_s * 1e9);
-    r.metrics = {{"time_s", {{"n", 20}, {"mean", time_s}, {"stdev", time_s * noise}}},
+    r.metrics = {{"time_s",
+                  {{"n", 20},
+                   {"median", time_s},
+                   {"p10", time_s * (1 - noise)},
+                   {"p90", time_s * (1 + noise)}}},
                  {"bandwidth_gbytes_per_s", gbytes_per_s},
                  {"temperature_c", 61.37}};
     fleet.runs[0].records.push_back(r);

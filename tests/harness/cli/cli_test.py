@@ -131,8 +131,8 @@ class RunTest(unittest.TestCase):
         args = ["--filter", "memory.host_read", "-a", "size_bytes=16KiB", "-a", "threads=1"]
         r = railgauge("run", "quick", "--out", self.out, *args, "--measure", "noise_bound=1e-12")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("NOISY: 1 point(s) whose noise (stdev/mean) exceeds the suite's "
-                      "noise_bound", r.stdout)
+        self.assertIn("NOISY: 1 point(s) whose noise (p10..p90 half-width over the median) "
+                      "exceeds the suite's noise_bound", r.stdout)
         self.assertRegex(r.stderr, r"1 point\(s\) noisier than their noise_bound \(the worst: "
                                    r"memory.host_read .*size_bytes=16384")
         # Without a bound (the quick suite states none) the same point exits 0.
