@@ -8,6 +8,7 @@
 
 #include "cli/burnin_plan.h"
 #include "cli/printers.h"
+#include "records/gpu_part.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge {
@@ -30,11 +31,12 @@ double number_at(const nlohmann::json &j, const nlohmann::json::json_pointer &wh
 }
 
 // What the telemetry saw during one GPU's sustained GEMM, as the last four cells of its row.
-std::vector<std::string> gemm_telemetry_cells(const nlohmann::json &gpu) {
-  const nlohmann::json::json_pointer during("/telemetry/during");
-  if (!gpu.contains(during) || !gpu.at(during).value("available", false))
+std::vector<std::string> gemm_telemetry_cells(const nlohmann::json &telemetry) {
+  const nlohmann::json::json_pointer during("/during");
+  if (!telemetry.is_object() || !telemetry.contains(during) ||
+      !telemetry.at(during).value("available", false))
     return {"-", "-", "-", "-"};
-  const auto &d = gpu.at(during);
+  const auto &d = telemetry.at(during);
   const auto cell = [&](const char *where, const char *format) {
     const double v = number_at(d, nlohmann::json::json_pointer(where));
     return v < 0 ? std::string("-") : fmt::format(fmt::runtime(format), v);
@@ -55,11 +57,11 @@ std::vector<std::string> gemm_telemetry_cells(const nlohmann::json &gpu) {
 
 // The other processes the telemetry found on one GPU during one phase, added to `seen` as
 // "name (pid)"; false where the phase could not list them.
-bool add_foreign_processes(const nlohmann::json &gpu, std::set<std::string> &seen) {
-  const nlohmann::json::json_pointer where("/telemetry/foreign_processes");
-  if (!gpu.contains(where) || !gpu.at(where).is_object())
+bool add_foreign_processes(const nlohmann::json &telemetry, std::set<std::string> &seen) {
+  const nlohmann::json::json_pointer where("/foreign_processes");
+  if (!telemetry.is_object() || !telemetry.contains(where) || !telemetry.at(where).is_object())
     return false;
-  const auto &f = gpu.at(where);
+  const auto &f = telemetry.at(where);
   if (f.value("count", 0) > 0 && f.contains("processes") && f["processes"].is_array())
     for (const auto &p : f["processes"])
       seen.insert(fmt::format(
@@ -99,8 +101,9 @@ std::string render_burnin_gpu_table(const std::vector<Record> &records) {
     if (std::find(columns.begin(), columns.end(), column) == columns.end())
       columns.push_back(column);
     for (const auto &part : parts) {
-      const std::string gpu = fmt::format("{} {}", part.params.value("gpu", -1),
-                                          part.metrics.value("pci", std::string("?")));
+      // per_gpu_parts made a part only of an object that reads as a GpuPart
+      const auto g = records::GpuPart::read(part.metrics).value_or(records::GpuPart{});
+      const std::string gpu = fmt::format("{} {}", g.gpu, g.pci.empty() ? "?" : g.pci);
       if (std::find(gpus.begin(), gpus.end(), gpu) == gpus.end())
         gpus.push_back(gpu);
       const auto head = headline_metric(part);
@@ -113,8 +116,8 @@ std::string render_burnin_gpu_table(const std::vector<Record> &records) {
       if (part.status == Status::failed || part.status == Status::error)
         verdict[gpu] = fmt::format("{} {}", to_string(part.status), r.key);
       if (column == "gemm.burn") // the sustained bf16 GEMM's, not a shorter dtype's after it
-        telemetry[gpu] = gemm_telemetry_cells(part.metrics);
-      if (add_foreign_processes(part.metrics, others[gpu]))
+        telemetry[gpu] = gemm_telemetry_cells(g.telemetry);
+      if (add_foreign_processes(g.telemetry, others[gpu]))
         listed.insert(gpu);
     }
   }

@@ -17,6 +17,7 @@
 #include "offload/offload_transfer.h"
 #include "offload/pcie_link.h"
 #include "offload/placement.h"
+#include "records/gpu_part.h"
 #include "records/offload_record.h"
 
 namespace railgauge::offload {
@@ -100,10 +101,7 @@ PerGpuFigures per_gpu_figures(const std::vector<PerGpu> &per_gpu, const GatedLan
     const double bw = out.bandwidths[static_cast<std::size_t>(d)];
     if (bw < out.bandwidths[static_cast<std::size_t>(out.slowest)])
       out.slowest = d;
-    nlohmann::json entry = {{record::kGpu, d},
-                            {metric::kPerGpuUuid, g.info.uuid},
-                            {metric::kPerGpuPci, g.info.pci_bus_id},
-                            {record::kHostNumaNode, g.where.numa_node},
+    nlohmann::json entry = {{record::kHostNumaNode, g.where.numa_node},
                             {record::kGpuNumaNode, g.where.gpu_numa_node},
                             {record::kPlacementHow, g.where.how},
                             {record::kCpuPu, g.where.pu},
@@ -112,8 +110,12 @@ PerGpuFigures per_gpu_figures(const std::vector<PerGpu> &per_gpu, const GatedLan
     entry.update(placement_check(g.where.numa_node, {g.host->buffer().page_nodes()}));
     const auto i = static_cast<std::size_t>(d);
     entry.update(link_metrics(links, g.info.pci_bus_id, telemetry.during[i], bw));
-    entry[metric::kTelemetry] =
-        telemetry_pair(telemetry.before[i], telemetry.during[i], telemetry.after[i]);
+    records::GpuPart part;
+    part.gpu = d;
+    part.uuid = g.info.uuid;
+    part.pci = g.info.pci_bus_id;
+    part.telemetry = telemetry_pair(telemetry.before[i], telemetry.during[i], telemetry.after[i]);
+    part.write(entry);
     if (const auto e = entry.find(record::kExpectedGbytesPerS); e != entry.end() && e->is_number())
       out.expected_sum += e->get<double>();
     else

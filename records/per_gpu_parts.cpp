@@ -3,6 +3,7 @@
 #include "harness/device_fields.h"
 #include "harness/metric_names.h"
 #include "records/gemm_record.h"
+#include "records/gpu_part.h"
 
 namespace railgauge::records {
 namespace {
@@ -17,12 +18,9 @@ const nlohmann::json *gpu_objects(const Record &r) {
   return nullptr;
 }
 
-Status status_of(const nlohmann::json &gpu, Status point) {
-  const std::string verdict = gpu.value(metric::kPerGpuVerdict, std::string());
-  if (verdict == "failed")
-    return Status::failed;
-  if (verdict == "error")
-    return Status::error;
+Status status_of(const GpuPart &gpu, Status point) {
+  if (gpu.verdict == Status::failed || gpu.verdict == Status::error)
+    return *gpu.verdict;
   return point == Status::failed || point == Status::error ? Status::ok : point;
 }
 
@@ -35,8 +33,8 @@ std::vector<Record> per_gpu_parts(const Record &r) {
     return parts;
   for (const auto &gpu : *gpus) {
     // Only objects that say which GPU they are: an index and a uuid.
-    if (!gpu.is_object() || !gpu.contains(metric::kGpu) || !gpu[metric::kGpu].is_number_integer() ||
-        !gpu.contains(metric::kPerGpuUuid) || !gpu[metric::kPerGpuUuid].is_string())
+    const auto g = GpuPart::read(gpu);
+    if (!g)
       continue;
     Record part;
     part.run = r.run;
@@ -45,17 +43,15 @@ std::vector<Record> per_gpu_parts(const Record &r) {
     part.key = r.key;
     part.time_utc = r.time_utc;
     part.params = r.params.is_object() ? r.params : nlohmann::json::object();
-    part.params[metric::kGpu] = gpu[metric::kGpu];
+    part.params[metric::kGpu] = g->gpu;
     part.params[kPartParam] = kPerGpuPart;
-    part.device = {{device::kGpu, gpu[metric::kPerGpuUuid]}};
-    if (gpu.contains(metric::kPerGpuPci) && gpu[metric::kPerGpuPci].is_string())
-      part.device[device::kPci] = gpu[metric::kPerGpuPci];
+    part.device = {{device::kGpu, g->uuid}};
+    if (!g->pci.empty())
+      part.device[device::kPci] = g->pci;
     part.metrics = gpu;
-    part.status = status_of(gpu, r.status);
+    part.status = status_of(*g, r.status);
     if (part.status == Status::failed || part.status == Status::error)
-      part.reason = gpu.value(metric::kPerGpuError, nlohmann::json(nullptr)).is_string()
-                        ? gpu[metric::kPerGpuError].get<std::string>()
-                        : r.reason;
+      part.reason = g->error ? g->error : r.reason;
     parts.push_back(std::move(part));
   }
   return parts;

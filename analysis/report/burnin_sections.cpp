@@ -7,6 +7,7 @@
 
 #include "analysis/report/report.h"
 #include "analysis/report/svg.h"
+#include "records/gpu_part.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::report {
@@ -39,9 +40,8 @@ struct Phase {
   std::vector<GpuPhase> gpus;
 };
 
-std::string gpu_label(const Record &part, bool several_hosts) {
-  const std::string gpu = fmt::format("gpu{} {}", part.params.value("gpu", -1),
-                                      part.metrics.value("pci", std::string("?")));
+std::string gpu_label(const Record &part, const records::GpuPart &g, bool several_hosts) {
+  const std::string gpu = fmt::format("gpu{} {}", g.gpu, g.pci.empty() ? "?" : g.pci);
   return several_hosts ? part.host + " " + gpu : gpu;
 }
 
@@ -62,14 +62,16 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
         auto &phase = phases[r.key];
         phase.figure = *figure;
         phase.params = part.params;
-        std::string label = gpu_label(part, hosts.size() > 1);
+        // per_gpu_parts made a part only of an object that reads as a GpuPart
+        const auto gpu = records::GpuPart::read(part.metrics).value_or(records::GpuPart{});
+        std::string label = gpu_label(part, gpu, hosts.size() > 1);
         if (!of_run.empty())
           label += " (" + of_run + ")";
         GpuPhase g{label, part.metrics[figure->metric].get<double>(),
-                   part.metrics.value("series", json::array()), json::array()};
-        const json::json_pointer during("/telemetry/during/series");
-        if (part.metrics.contains(during))
-          g.telemetry_series = part.metrics.at(during);
+                   gpu.series.is_null() ? json::array() : gpu.series, json::array()};
+        const json::json_pointer during("/during/series");
+        if (gpu.telemetry.is_object() && gpu.telemetry.contains(during))
+          g.telemetry_series = gpu.telemetry.at(during);
         phase.gpus.push_back(std::move(g));
       }
   }

@@ -15,6 +15,7 @@
 #include "harness/every_gpu_status.h"
 #include "harness/rate_series.h"
 #include "records/gemm_record.h"
+#include "records/gpu_part.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -31,28 +32,22 @@ std::string gpu_label(const BurnGpuResult &g) {
 } // namespace
 
 nlohmann::json BurnGpuResult::to_json() const {
-  return {{record::kBurnIndex, index},
-          {record::kGpu, index},
-          {metric::kPerGpuName, name},
-          {metric::kPerGpuUuid, uuid},
-          {metric::kPerGpuPci, pci},
-          {metric::kPerGpuVerdict, error ? "error" : (corrupt() ? "failed" : "ok")},
-          {metric::kPerGpuError, error ? nlohmann::json(*error) : nlohmann::json(nullptr)},
-          {record::kBurnIterations, iterations},
-          {record::kBurnBadIterations, bad_iterations},
-          {record::kBurnFirstBadIteration, first_bad_iteration},
-          {record::kBurnMismatchedElements, mismatched_elements},
-          {record::kBurnNanElements, nan_elements},
-          {record::kBurnInfElements, inf_elements},
-          {record::kBurnReferenceCheckedElements, reference_checked},
-          {record::kBurnReferenceWrongElements, reference_wrong},
-          {record::kTflops, tflops},
-          {record::kTflopsMin, tflops_min},
-          {metric::kPerGpuSettleS, settle_s},
-          {metric::kPerGpuElapsedS, elapsed_s},
-          {metric::kPerGpuSeries, series},
-          {record::kBurnAlgo, algo},
-          {record::kTelemetry, telemetry}};
+  nlohmann::json j = {{record::kBurnIndex, index},
+                      {record::kBurnIterations, iterations},
+                      {record::kBurnBadIterations, bad_iterations},
+                      {record::kBurnFirstBadIteration, first_bad_iteration},
+                      {record::kBurnMismatchedElements, mismatched_elements},
+                      {record::kBurnNanElements, nan_elements},
+                      {record::kBurnInfElements, inf_elements},
+                      {record::kBurnReferenceCheckedElements, reference_checked},
+                      {record::kBurnReferenceWrongElements, reference_wrong},
+                      {record::kTflops, tflops},
+                      {record::kTflopsMin, tflops_min},
+                      {record::kBurnAlgo, algo}};
+  records::gpu_part_of(*this, index,
+                       error ? Status::error : (corrupt() ? Status::failed : Status::ok))
+      .write(j);
+  return j;
 }
 
 Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_gemm) {

@@ -11,6 +11,7 @@
 #include "harness/every_gpu.h"
 #include "harness/every_gpu_status.h"
 #include "harness/rate_series.h"
+#include "records/gpu_part.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -41,21 +42,15 @@ HbmBurnOptions hbm_burn_options(const Point &point, int gpus_visible) {
 } // namespace
 
 nlohmann::json HbmBurnGpuResult::to_json() const {
-  return {{record::kGpu, gpu},
-          {metric::kPerGpuName, name},
-          {metric::kPerGpuUuid, uuid},
-          {metric::kPerGpuPci, pci},
-          {metric::kPerGpuVerdict, error ? "error" : (wrong_elements > 0 ? "failed" : "ok")},
-          {metric::kPerGpuError, error ? nlohmann::json(*error) : nlohmann::json(nullptr)},
-          {record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s},
-          {record::kPerGpuBandwidthMinGbytesPerS, bandwidth_min_gbytes_per_s},
-          {metric::kPerGpuSettleS, settle_s},
-          {metric::kPerGpuElapsedS, elapsed_s},
-          {record::kPerGpuCalls, calls},
-          {record::kPerGpuElements, elements},
-          {record::kWrongElements, wrong_elements},
-          {metric::kPerGpuSeries, series},
-          {record::kTelemetry, telemetry}};
+  nlohmann::json j = {{record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s},
+                      {record::kPerGpuBandwidthMinGbytesPerS, bandwidth_min_gbytes_per_s},
+                      {record::kPerGpuCalls, calls},
+                      {record::kPerGpuElements, elements},
+                      {record::kWrongElements, wrong_elements}};
+  records::gpu_part_of(*this, gpu,
+                       error ? Status::error : (wrong_elements > 0 ? Status::failed : Status::ok))
+      .write(j);
+  return j;
 }
 
 Outcome hbm_burn_outcome(const std::vector<HbmBurnGpuResult> &gpus) {

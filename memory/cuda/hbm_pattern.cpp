@@ -11,6 +11,7 @@
 #include "harness/error.h"
 #include "harness/every_gpu.h"
 #include "harness/every_gpu_status.h"
+#include "records/gpu_part.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -104,26 +105,22 @@ nlohmann::json HbmPatternGpuResult::to_json() const {
                    {record::kBadWordRead, hex(w.read)},
                    {record::kBadWordPattern, hbm_pattern_name(static_cast<HbmPattern>(w.pattern))},
                    {record::kBadWordRound, w.round}});
-  return {{record::kGpu, gpu},
-          {metric::kPerGpuName, name},
-          {metric::kPerGpuUuid, uuid},
-          {metric::kPerGpuPci, pci},
-          {metric::kPerGpuVerdict, error ? "error" : (wrong_words > 0 ? "failed" : "ok")},
-          {metric::kPerGpuError, error ? nlohmann::json(*error) : nlohmann::json(nullptr)},
-          {record::kWrongWords, wrong_words},
-          {record::kPerGpuWrongWordsByPattern, by_pattern},
-          {record::kPerGpuBadWords, bad},
-          {record::kFreeMemoryCoveredFraction, covered_fraction()},
-          {record::kPerGpuCoveredBytes, covered_bytes},
-          {record::kPerGpuFreeMemoryBytes, free_memory_bytes},
-          {record::kPerGpuMarginBytes, margin_bytes},
-          {record::kPerGpuChunks, chunks},
-          {record::kRounds, rounds},
-          {record::kPerGpuInjectedFaults, injected_faults},
-          {record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s()},
-          {record::kPerGpuPatternTimeS, pattern_time_s},
-          {metric::kPerGpuElapsedS, elapsed_s},
-          {record::kTelemetry, telemetry}};
+  nlohmann::json j = {{record::kWrongWords, wrong_words},
+                      {record::kPerGpuWrongWordsByPattern, by_pattern},
+                      {record::kPerGpuBadWords, bad},
+                      {record::kFreeMemoryCoveredFraction, covered_fraction()},
+                      {record::kPerGpuCoveredBytes, covered_bytes},
+                      {record::kPerGpuFreeMemoryBytes, free_memory_bytes},
+                      {record::kPerGpuMarginBytes, margin_bytes},
+                      {record::kPerGpuChunks, chunks},
+                      {record::kRounds, rounds},
+                      {record::kPerGpuInjectedFaults, injected_faults},
+                      {record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s()},
+                      {record::kPerGpuPatternTimeS, pattern_time_s}};
+  records::gpu_part_of(*this, gpu,
+                       error ? Status::error : (wrong_words > 0 ? Status::failed : Status::ok))
+      .write(j);
+  return j;
 }
 
 Outcome hbm_pattern_outcome(const std::vector<HbmPatternGpuResult> &gpus) {

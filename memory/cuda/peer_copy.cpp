@@ -12,6 +12,7 @@
 #include "harness/rate_series.h"
 #include "harness/stats.h"
 #include "harness/waiver.h"
+#include "records/gpu_part.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -58,17 +59,9 @@ nlohmann::json gpu_json(const PeerCopyGpu &g, const std::vector<const PeerCopyPa
     if (!worst || p->bandwidth_gbytes_per_s < worst->bandwidth_gbytes_per_s)
       worst = p;
   }
-  nlohmann::json j = {
-      {record::kGpu, g.gpu},
-      {metric::kPerGpuName, g.name},
-      {metric::kPerGpuUuid, g.uuid},
-      {metric::kPerGpuPci, g.pci},
-      {metric::kPerGpuVerdict, wrong ? "failed" : (broke ? "error" : "ok")},
-      {metric::kPerGpuError, g.error ? nlohmann::json(*g.error) : nlohmann::json(nullptr)},
-      {record::kWrongWords, wrong_words},
-      {metric::kPerGpuElapsedS, g.elapsed_s},
-      {record::kPerGpuPairs, pairs},
-      {record::kTelemetry, g.telemetry}};
+  nlohmann::json j = {{record::kWrongWords, wrong_words}, {record::kPerGpuPairs, pairs}};
+  records::gpu_part_of(g, g.gpu, wrong ? Status::failed : (broke ? Status::error : Status::ok))
+      .write(j);
   // A GPU without one measured pair has no figure: the rules read it as missing, never as 0.
   if (worst) {
     j[record::kBandwidthGbytesPerS] = median(rates);

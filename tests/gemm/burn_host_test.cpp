@@ -9,6 +9,9 @@
 
 #include "gemm/cuda/burn.h"
 #include "gemm/cuda/sdc_compare.h"
+#include "records/gemm_record.h"
+#include "records/gpu_part.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -118,6 +121,35 @@ TEST(BurnVerdict, WrongFromTheStartFailsAndABrokenGpuIsAnError) {
   EXPECT_EQ(error.status, Status::error);
   EXPECT_NE(error.reason->find("boom"), std::string::npos);
   EXPECT_EQ(burn_outcome({}, 1).status, Status::error);
+}
+
+// Each GPU's object reads back through records::GpuPart, as per_gpu_parts and the burn-in's
+// table and report read it.
+TEST(BurnVerdict, EachGpusObjectReadsBackAsAGpuPart) {
+  BurnGpuResult g = healthy(3, 700);
+  g.settle_s = 2.5;
+  g.elapsed_s = 60.5;
+  g.series = nlohmann::json::array({{{"t_s", 1.0}, {"tflops", 700.0}}});
+  g.telemetry = {{"available", false}};
+  const Outcome out = burn_outcome({g}, 1e12);
+  Record r;
+  r.key = record::kBurn;
+  r.metrics = out.metrics;
+  r.status = out.status;
+  const auto parts = records::per_gpu_parts(r);
+  ASSERT_EQ(parts.size(), 1u);
+  records::GpuPart expected;
+  expected.gpu = 3;
+  expected.uuid = "GPU-3";
+  expected.pci = "0000:13:00.0";
+  expected.name = g.name;
+  expected.verdict = Status::ok;
+  expected.settle_s = 2.5;
+  expected.elapsed_s = 60.5;
+  expected.series = g.series;
+  expected.telemetry = g.telemetry;
+  EXPECT_EQ(records::GpuPart::read(parts[0].metrics), expected);
+  EXPECT_EQ(parts[0].params.at("gpu"), 3);
 }
 
 } // namespace
