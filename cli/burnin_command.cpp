@@ -16,6 +16,7 @@
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/nvml_query.h"
 
 namespace railgauge {
@@ -82,13 +83,13 @@ BurninHbm hbm_to_plan_for(const std::optional<int> &plan_gpus) {
   if (plan_gpus)
     return burnin_hbm_without_gpu();
   const auto nvml = query_nvml("libnvidia-ml.so.1");
-  const auto gpus = nvml.value("gpus", nlohmann::json::array());
-  if (!nvml.value("available", false) || !gpus.is_array() || gpus.empty() ||
-      !gpus[0].value("name", nlohmann::json(nullptr)).is_string() ||
-      !gpus[0].value("memory_total_bytes", nlohmann::json(nullptr)).is_number())
+  const auto gpus = nvml.value(inventory_field::kGpus, nlohmann::json::array());
+  if (!nvml.value(inventory_field::kAvailable, false) || !gpus.is_array() || gpus.empty() ||
+      !gpus[0].value(inventory_field::kName, nlohmann::json(nullptr)).is_string() ||
+      !gpus[0].value(inventory_field::kMemoryTotalBytes, nlohmann::json(nullptr)).is_number())
     return burnin_hbm_without_gpu(); // the run itself says what is wrong with the GPUs
-  return burnin_hbm(gpus[0]["name"].get<std::string>(),
-                    gpus[0]["memory_total_bytes"].get<double>());
+  return burnin_hbm(gpus[0][inventory_field::kName].get<std::string>(),
+                    gpus[0][inventory_field::kMemoryTotalBytes].get<double>());
 }
 
 } // namespace

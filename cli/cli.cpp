@@ -26,6 +26,7 @@
 #include "harness/exit_status.h"
 #include "harness/expectations.h"
 #include "harness/inventory/inventory.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/launch.h"
 #include "harness/manifest.h"
 #include "harness/record_io.h"
@@ -117,7 +118,7 @@ int show_inventory(const std::optional<std::string> &topology_file, const std::s
   const auto inventory = collect_inventory(options);
   if (format == "json") {
     std::cout << inventory.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    for (const auto &w : inventory["warnings"]) // the table shows them at its top
+    for (const auto &w : inventory[inventory_field::kWarnings]) // the table shows them at its top
       std::cerr << "railgauge: warning: " << w.get<std::string>() << '\n';
   } else {
     std::cout << render_inventory_text(inventory);
@@ -262,7 +263,7 @@ int dispatch(int argc, char **argv) {
   int analysis_exit = -1;
   analysis::add_analysis_commands(app, analysis_exit, [] {
     return nlohmann::json{{"host", this_host_name()},
-                          {"inventory", collect_inventory(InventoryOptions{})}};
+                          {inventory_field::kInventory, collect_inventory(InventoryOptions{})}};
   });
 
   add_fabric_command(app, analysis_exit);

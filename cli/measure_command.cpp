@@ -24,6 +24,7 @@
 #include "harness/expectations.h"
 #include "harness/interrupt_watch.h"
 #include "harness/inventory/inventory.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/launch.h"
 #include "harness/manifest.h"
 #include "harness/record_io.h"
@@ -123,7 +124,7 @@ std::vector<std::string> unmet_here(const std::map<std::string, int> &expected,
   if (expected.empty())
     return {};
   const int gpus = gpu::cuda_device_count();
-  const auto found = found_hardware(gpus, manifest.data()["inventory"]);
+  const auto found = found_hardware(gpus, manifest.data()[inventory_field::kInventory]);
   auto unmet = unmet_expectations(expected, found);
   // The commonest reason a node shows no GPU is the driver: say it beside the count.
   if (gpus == 0)
@@ -190,7 +191,7 @@ void start_manifest(std::optional<Manifest> &manifest, const RunIdentity &id,
   manifest->data()["plan"] = plan_summary(plan);
   manifest->data()["world"] = world.describe();
   InventoryOptions inventory_options;
-  manifest->data()["inventory"] = collect_inventory(inventory_options);
+  manifest->data()[inventory_field::kInventory] = collect_inventory(inventory_options);
   manifest->write();
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/number_text.h"
 
 namespace railgauge {
@@ -40,9 +41,10 @@ std::map<std::string, int> parse_expectations(const std::vector<std::string> &te
 
 std::map<std::string, int> found_hardware(int cuda_devices, const nlohmann::json &inventory) {
   int nics = 0;
-  if (inventory.contains("verbs") && inventory["verbs"].contains("devices") &&
-      inventory["verbs"]["devices"].is_array())
-    nics = static_cast<int>(inventory["verbs"]["devices"].size());
+  if (inventory.contains(inventory_field::kVerbs) &&
+      inventory[inventory_field::kVerbs].contains(inventory_field::kDevices) &&
+      inventory[inventory_field::kVerbs][inventory_field::kDevices].is_array())
+    nics = static_cast<int>(inventory[inventory_field::kVerbs][inventory_field::kDevices].size());
   return {{"gpus", cuda_devices}, {"nics", nics}};
 }
 

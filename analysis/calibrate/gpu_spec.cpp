@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "harness/inventory/inventory_fields.h"
+
 namespace railgauge::calibrate {
 namespace {
 
@@ -72,13 +74,15 @@ const GpuSpec *gpu_spec_for(const std::string &device_name) {
 const GpuSpec *gpu_spec_of(const analysis::RunSet &runs) {
   const GpuSpec *found = nullptr;
   for (const auto &r : runs.runs) {
-    if (!r.manifest.is_object() || !r.manifest.contains("inventory"))
+    if (!r.manifest.is_object() || !r.manifest.contains(inventory_field::kInventory))
       continue;
-    const auto &nvml = r.manifest["inventory"].value("nvml", nlohmann::json::object());
-    if (!nvml.is_object() || !nvml.contains("gpus") || !nvml["gpus"].is_array())
+    const auto &nvml = r.manifest[inventory_field::kInventory].value(inventory_field::kNvml,
+                                                                     nlohmann::json::object());
+    if (!nvml.is_object() || !nvml.contains(inventory_field::kGpus) ||
+        !nvml[inventory_field::kGpus].is_array())
       continue;
-    for (const auto &g : nvml["gpus"]) {
-      const auto name = g.value("name", nlohmann::json());
+    for (const auto &g : nvml[inventory_field::kGpus]) {
+      const auto name = g.value(inventory_field::kName, nlohmann::json());
       const GpuSpec *s = name.is_string() ? gpu_spec_for(name.get<std::string>()) : nullptr;
       if (s == nullptr || (found != nullptr && found != s))
         return nullptr;

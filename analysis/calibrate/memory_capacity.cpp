@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "harness/inventory/inventory_fields.h"
+
 namespace railgauge::calibrate {
 namespace {
 
@@ -10,9 +12,9 @@ namespace {
 std::vector<const nlohmann::json *> inventories(const analysis::RunSet &runs) {
   std::vector<const nlohmann::json *> out;
   for (const auto &r : runs.runs)
-    if (r.manifest.is_object() && r.manifest.contains("inventory") &&
-        r.manifest["inventory"].is_object())
-      out.push_back(&r.manifest["inventory"]);
+    if (r.manifest.is_object() && r.manifest.contains(inventory_field::kInventory) &&
+        r.manifest[inventory_field::kInventory].is_object())
+      out.push_back(&r.manifest[inventory_field::kInventory]);
   return out;
 }
 
@@ -22,12 +24,13 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double host_memory_gib(const analysis::RunSet &runs) {
   for (const auto *inv : inventories(runs)) {
-    if (!inv->contains("machine") || !(*inv)["machine"].contains("numa_nodes"))
+    if (!inv->contains(inventory_field::kMachine) ||
+        !(*inv)[inventory_field::kMachine].contains(inventory_field::kNumaNodes))
       continue;
     double bytes = 0;
-    for (const auto &n : (*inv)["machine"]["numa_nodes"])
-      if (n.contains("memory_bytes") && n["memory_bytes"].is_number())
-        bytes += n["memory_bytes"].get<double>();
+    for (const auto &n : (*inv)[inventory_field::kMachine][inventory_field::kNumaNodes])
+      if (n.contains(inventory_field::kMemoryBytes) && n[inventory_field::kMemoryBytes].is_number())
+        bytes += n[inventory_field::kMemoryBytes].get<double>();
     if (bytes > 0)
       return bytes / kGiB;
   }
@@ -38,10 +41,11 @@ double gpu_memory_gib(const analysis::RunSet &runs) {
   double smallest = 0;
   for (const auto *inv : inventories(runs)) {
     const auto &nvml = inv->value("nvml", nlohmann::json::object());
-    if (!nvml.is_object() || !nvml.contains("gpus") || !nvml["gpus"].is_array())
+    if (!nvml.is_object() || !nvml.contains(inventory_field::kGpus) ||
+        !nvml[inventory_field::kGpus].is_array())
       continue;
-    for (const auto &g : nvml["gpus"]) {
-      const auto bytes = g.value("memory_total_bytes", nlohmann::json());
+    for (const auto &g : nvml[inventory_field::kGpus]) {
+      const auto bytes = g.value(inventory_field::kMemoryTotalBytes, nlohmann::json());
       if (bytes.is_number() && bytes.get<double>() > 0)
         smallest = smallest == 0 ? bytes.get<double>() : std::min(smallest, bytes.get<double>());
     }

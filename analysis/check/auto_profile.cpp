@@ -10,6 +10,7 @@
 
 #include "harness/data_paths.h"
 #include "harness/error.h"
+#include "harness/inventory/inventory_fields.h"
 
 namespace railgauge::check {
 namespace {
@@ -21,11 +22,12 @@ std::vector<std::string> gpu_names(const nlohmann::json &manifest) {
   std::vector<std::string> names;
   if (!manifest.is_object())
     return names;
-  const auto inventory = manifest.value("inventory", nlohmann::json::object());
-  const auto nvml = inventory.value("nvml", nlohmann::json::object());
-  for (const auto &gpu : nvml.value("gpus", nlohmann::json::array()))
-    if (gpu.is_object() && gpu.contains("name") && gpu["name"].is_string())
-      names.push_back(gpu["name"].get<std::string>());
+  const auto inventory = manifest.value(inventory_field::kInventory, nlohmann::json::object());
+  const auto nvml = inventory.value(inventory_field::kNvml, nlohmann::json::object());
+  for (const auto &gpu : nvml.value(inventory_field::kGpus, nlohmann::json::array()))
+    if (gpu.is_object() && gpu.contains(inventory_field::kName) &&
+        gpu[inventory_field::kName].is_string())
+      names.push_back(gpu[inventory_field::kName].get<std::string>());
   return names;
 }
 

@@ -14,6 +14,7 @@
 #include "analysis/check/json_path.h"
 #include "analysis/check/rule_values.h"
 #include "analysis/check/run_completeness.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/metric_names.h"
 #include "harness/noise_bound.h"
 #include "records/collective_record.h"
@@ -104,10 +105,11 @@ void Evaluator::index_hosts() {
     hosts.insert(host);
     // An import's run.json describes the machine that imported it, never the one measured:
     // its inventory is not judged.
-    if (!imported && run.manifest.is_object() && run.manifest.contains("inventory") &&
-        run.manifest["inventory"].is_object()) {
-      inventories_[host].emplace_back(run.dir, &run.manifest["inventory"]);
-      index_.add_inventory(host, run.manifest["inventory"]);
+    if (!imported && run.manifest.is_object() &&
+        run.manifest.contains(inventory_field::kInventory) &&
+        run.manifest[inventory_field::kInventory].is_object()) {
+      inventories_[host].emplace_back(run.dir, &run.manifest[inventory_field::kInventory]);
+      index_.add_inventory(host, run.manifest[inventory_field::kInventory]);
     }
     if (imported)
       index_.add_imported_gpus(host, run.manifest.at("imported"));

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/inventory/inventory_fields.h"
+
 namespace railgauge::check {
 namespace {
 
@@ -16,27 +18,34 @@ using json = nlohmann::json;
 // nvml.gpus[] field paths for the plain GPU probes; booleans become 0/1.
 const std::map<std::string, std::vector<std::string>> &gpu_fields() {
   static const std::map<std::string, std::vector<std::string>> fields = {
-      {"gpu.ecc_uncorrected_volatile", {"ecc", "volatile", "uncorrected"}},
-      {"gpu.ecc_uncorrected_aggregate", {"ecc", "aggregate", "uncorrected"}},
-      {"gpu.ecc_corrected_volatile", {"ecc", "volatile", "corrected"}},
-      {"gpu.ecc_enabled", {"ecc", "enabled_current"}},
-      {"gpu.remapped_rows_pending", {"remapped_rows", "pending"}},
-      {"gpu.remapped_rows_failure", {"remapped_rows", "failure"}},
-      {"gpu.remapped_rows_uncorrectable", {"remapped_rows", "uncorrectable"}},
-      {"gpu.remapped_rows_correctable", {"remapped_rows", "correctable"}},
-      {"gpu.retired_pages_double_bit", {"retired_pages", "double_bit"}},
-      {"gpu.retired_pages_single_bit", {"retired_pages", "single_bit"}},
-      {"gpu.retired_pages_pending", {"retired_pages", "pending"}},
-      {"gpu.clocks_event_reasons", {"clocks_event_reasons"}},
-      {"gpu.pcie_gen_current", {"pcie", "gen_current"}},
-      {"gpu.pcie_gen_max", {"pcie", "gen_max"}},
-      {"gpu.pcie_width_current", {"pcie", "width_current"}},
-      {"gpu.pcie_width_max", {"pcie", "width_max"}},
-      {"gpu.nvlink_up", {"nvlink", "up"}},
-      {"gpu.nvlink_down", {"nvlink", "down"}},
-      {"gpu.temperature_c", {"temperature_c"}},
-      {"gpu.power_limit_w", {"power_limit_w"}},
-      {"gpu.sm_clock_max_mhz", {"sm_clock_mhz", "max"}},
+      {"gpu.ecc_uncorrected_volatile",
+       {inventory_field::kEcc, inventory_field::kVolatile, inventory_field::kUncorrected}},
+      {"gpu.ecc_uncorrected_aggregate",
+       {inventory_field::kEcc, inventory_field::kAggregate, inventory_field::kUncorrected}},
+      {"gpu.ecc_corrected_volatile",
+       {inventory_field::kEcc, inventory_field::kVolatile, inventory_field::kCorrected}},
+      {"gpu.ecc_enabled", {inventory_field::kEcc, inventory_field::kEnabledCurrent}},
+      {"gpu.remapped_rows_pending", {inventory_field::kRemappedRows, inventory_field::kPending}},
+      {"gpu.remapped_rows_failure", {inventory_field::kRemappedRows, inventory_field::kFailure}},
+      {"gpu.remapped_rows_uncorrectable",
+       {inventory_field::kRemappedRows, inventory_field::kUncorrectable}},
+      {"gpu.remapped_rows_correctable",
+       {inventory_field::kRemappedRows, inventory_field::kCorrectable}},
+      {"gpu.retired_pages_double_bit",
+       {inventory_field::kRetiredPages, inventory_field::kDoubleBit}},
+      {"gpu.retired_pages_single_bit",
+       {inventory_field::kRetiredPages, inventory_field::kSingleBit}},
+      {"gpu.retired_pages_pending", {inventory_field::kRetiredPages, inventory_field::kPending}},
+      {"gpu.clocks_event_reasons", {inventory_field::kClocksEventReasons}},
+      {"gpu.pcie_gen_current", {inventory_field::kPcie, inventory_field::kGenCurrent}},
+      {"gpu.pcie_gen_max", {inventory_field::kPcie, inventory_field::kGenMax}},
+      {"gpu.pcie_width_current", {inventory_field::kPcie, inventory_field::kWidthCurrent}},
+      {"gpu.pcie_width_max", {inventory_field::kPcie, inventory_field::kWidthMax}},
+      {"gpu.nvlink_up", {inventory_field::kNvlink, inventory_field::kUp}},
+      {"gpu.nvlink_down", {inventory_field::kNvlink, inventory_field::kDown}},
+      {"gpu.temperature_c", {inventory_field::kTemperatureC}},
+      {"gpu.power_limit_w", {inventory_field::kPowerLimitW}},
+      {"gpu.sm_clock_max_mhz", {inventory_field::kSmClockMhz, inventory_field::kMax}},
   };
   return fields;
 }
@@ -44,8 +53,8 @@ const std::map<std::string, std::vector<std::string>> &gpu_fields() {
 // Probes computed from two fields: max - current, so "below max" is "> 0".
 const std::map<std::string, std::pair<std::string, std::string>> &gpu_deficits() {
   static const std::map<std::string, std::pair<std::string, std::string>> d = {
-      {"gpu.pcie_gen_below_max", {"gen_max", "gen_current"}},
-      {"gpu.pcie_width_below_max", {"width_max", "width_current"}},
+      {"gpu.pcie_gen_below_max", {inventory_field::kGenMax, inventory_field::kGenCurrent}},
+      {"gpu.pcie_width_below_max", {inventory_field::kWidthMax, inventory_field::kWidthCurrent}},
   };
   return d;
 }
@@ -59,10 +68,10 @@ const std::vector<std::string> &nic_port_probes() {
 
 const std::map<std::string, std::vector<std::string>> &node_fields() {
   static const std::map<std::string, std::vector<std::string>> f = {
-      {"node.gpu_count", {"summary", "gpus"}},
-      {"node.nic_count", {"summary", "nics"}},
-      {"node.nvswitch_count", {"summary", "nvswitches"}},
-      {"node.numa_node_count", {"summary", "numa_nodes"}},
+      {"node.gpu_count", {inventory_field::kSummary, inventory_field::kGpus}},
+      {"node.nic_count", {inventory_field::kSummary, inventory_field::kNics}},
+      {"node.nvswitch_count", {inventory_field::kSummary, inventory_field::kNvswitches}},
+      {"node.numa_node_count", {inventory_field::kSummary, inventory_field::kNumaNodes}},
   };
   return f;
 }
@@ -92,27 +101,30 @@ ProbeResult unavailable(const json &inventory, const char *section) {
   ProbeResult r;
   r.available = false;
   const auto &sec = inventory.contains(section) ? inventory[section] : json();
-  r.reason = sec.is_object() && sec.contains("reason") && sec["reason"].is_string()
-                 ? fmt::format("{} unavailable: {}", section, sec["reason"].get<std::string>())
+  r.reason = sec.is_object() && sec.contains(inventory_field::kReason) &&
+                     sec[inventory_field::kReason].is_string()
+                 ? fmt::format("{} unavailable: {}", section,
+                               sec[inventory_field::kReason].get<std::string>())
                  : fmt::format("the inventory has no '{}' section", section);
   return r;
 }
 
 bool section_available(const json &inventory, const char *section) {
   return inventory.contains(section) && inventory[section].is_object() &&
-         inventory[section].value("available", false);
+         inventory[section].value(inventory_field::kAvailable, false);
 }
 
 template <class F> ProbeResult per_gpu(const json &inventory, F &&value_of) {
-  if (!section_available(inventory, "nvml"))
-    return unavailable(inventory, "nvml");
+  if (!section_available(inventory, inventory_field::kNvml))
+    return unavailable(inventory, inventory_field::kNvml);
   ProbeResult r;
-  for (const auto &g : inventory["nvml"].value("gpus", json::array())) {
+  for (const auto &g :
+       inventory[inventory_field::kNvml].value(inventory_field::kGpus, json::array())) {
     ProbeValue v;
     v.kind = PartKind::gpu;
-    v.id = g.contains("pci_bus_id") && g["pci_bus_id"].is_string()
-               ? normalize_bus_id(g["pci_bus_id"].get<std::string>())
-               : fmt::format("nvml{}", g.value("index", 0));
+    v.id = g.contains(inventory_field::kPciBusId) && g[inventory_field::kPciBusId].is_string()
+               ? normalize_bus_id(g[inventory_field::kPciBusId].get<std::string>())
+               : fmt::format("nvml{}", g.value(inventory_field::kIndex, 0));
     std::tie(v.value, v.detail) = value_of(g);
     r.values.push_back(std::move(v));
   }
@@ -124,39 +136,41 @@ template <class F> ProbeResult per_gpu(const json &inventory, F &&value_of) {
 }
 
 ProbeResult nic_ports(const json &inventory, const std::string &probe) {
-  if (!section_available(inventory, "verbs"))
-    return unavailable(inventory, "verbs");
+  if (!section_available(inventory, inventory_field::kVerbs))
+    return unavailable(inventory, inventory_field::kVerbs);
   ProbeResult r;
-  for (const auto &dev : inventory["verbs"].value("devices", json::array())) {
-    const auto ports = dev.value("ports", json::array());
-    if (dev.contains("error") || ports.empty()) {
+  for (const auto &dev :
+       inventory[inventory_field::kVerbs].value(inventory_field::kDevices, json::array())) {
+    const auto ports = dev.value(inventory_field::kPorts, json::array());
+    if (dev.contains(inventory_field::kError) || ports.empty()) {
       // A device verbs lists but cannot open or query (firmware in error, a driver that lost
       // it): every port probe is unreadable for it, a missing value, never a NIC left out.
       ProbeValue v;
       v.kind = PartKind::nic;
-      v.id = dev.value("name", "");
-      v.detail = dev.contains("error") && dev["error"].is_string() ? dev["error"].get<std::string>()
-                                                                   : std::string("no port listed");
+      v.id = dev.value(inventory_field::kName, "");
+      v.detail = dev.contains(inventory_field::kError) && dev[inventory_field::kError].is_string()
+                     ? dev[inventory_field::kError].get<std::string>()
+                     : std::string("no port listed");
       r.values.push_back(std::move(v));
       continue;
     }
     for (const auto &port : ports) {
       ProbeValue v;
       v.kind = PartKind::nic;
-      v.id = dev.value("name", "");
-      v.detail = fmt::format("port {}", port.value("port", 0));
-      if (port.contains("error"))
+      v.id = dev.value(inventory_field::kName, "");
+      v.detail = fmt::format("port {}", port.value(inventory_field::kPort, 0));
+      if (port.contains(inventory_field::kError))
         v.value = nullptr;
       else if (probe == "nic.port_active")
-        v.value = port.value("state", "") == "PORT_ACTIVE" ? 1 : 0;
+        v.value = port.value(inventory_field::kState, "") == "PORT_ACTIVE" ? 1 : 0;
       else if (probe == "nic.port_link_up")
-        v.value = port.value("physical_state", "") == "link_up" ? 1 : 0;
+        v.value = port.value(inventory_field::kPhysicalState, "") == "link_up" ? 1 : 0;
       else if (probe == "nic.rate_gbits_per_s")
-        v.value = port.value("rate_gbits_per_s", json());
+        v.value = port.value(inventory_field::kRateGbitsPerS, json());
       else if (probe == "nic.link_layer")
-        v.value = port.value("link_layer", json());
+        v.value = port.value(inventory_field::kLinkLayer, json());
       else if (probe == "nic.active_mtu_bytes")
-        v.value = port.value("active_mtu_bytes", json());
+        v.value = port.value(inventory_field::kActiveMtuBytes, json());
       r.values.push_back(std::move(v));
     }
   }
@@ -168,15 +182,16 @@ ProbeResult nic_ports(const json &inventory, const std::string &probe) {
 }
 
 ProbeResult nic_counter(const json &inventory, const std::string &counter) {
-  if (!section_available(inventory, "port_counters"))
-    return unavailable(inventory, "port_counters");
+  if (!section_available(inventory, inventory_field::kPortCounters))
+    return unavailable(inventory, inventory_field::kPortCounters);
   ProbeResult r;
-  for (const auto &port : inventory["port_counters"].value("ports", json::array())) {
+  for (const auto &port :
+       inventory[inventory_field::kPortCounters].value(inventory_field::kPorts, json::array())) {
     ProbeValue v;
     v.kind = PartKind::nic;
-    v.id = port.value("device", "");
-    v.detail = fmt::format("port {}", port.value("port", 0));
-    for (const char *map : {"counters", "hw_counters"})
+    v.id = port.value(inventory_field::kDevice, "");
+    v.detail = fmt::format("port {}", port.value(inventory_field::kPort, 0));
+    for (const char *map : {inventory_field::kCounters, inventory_field::kHwCounters})
       if (port.contains(map) && port[map].contains(counter)) {
         v.value = port[map][counter];
         v.detail += fmt::format(" {}/{}", map, counter);
@@ -237,8 +252,8 @@ ProbeResult run_probe(const std::string &name, const json &inventory) {
     });
   if (const auto it = gpu_deficits().find(name); it != gpu_deficits().end())
     return per_gpu(inventory, [&](const json &g) {
-      const auto max = at_path(g, {"pcie", it->second.first});
-      const auto cur = at_path(g, {"pcie", it->second.second});
+      const auto max = at_path(g, {inventory_field::kPcie, it->second.first});
+      const auto cur = at_path(g, {inventory_field::kPcie, it->second.second});
       const std::string detail = fmt::format("pcie.{} {} vs pcie.{} {}", it->second.second,
                                              cur.dump(), it->second.first, max.dump());
       if (!max.is_number() || !cur.is_number())

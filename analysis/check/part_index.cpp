@@ -4,6 +4,7 @@
 
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
+#include "harness/inventory/inventory_fields.h"
 
 namespace railgauge::check {
 
@@ -34,7 +35,7 @@ void PartIndex::add_inventory(const std::string &host, const json &inv) {
     if (bus.empty())
       return;
     const auto pci = normalize_bus_id(bus);
-    if (const auto uuid = text_field(g, "uuid"); !uuid.empty())
+    if (const auto uuid = text_field(g, inventory_field::kUuid); !uuid.empty())
       idx.pci_by_uuid[uuid] = pci;
     idx.index_by_pci.emplace(pci, index);
   };
@@ -43,14 +44,16 @@ void PartIndex::add_inventory(const std::string &host, const json &inv) {
     if (!inv.contains(section) || !inv.at(section).is_object())
       return none;
     const auto &s = inv.at(section);
-    return s.contains("gpus") && s.at("gpus").is_array() ? s.at("gpus") : none;
+    return s.contains(inventory_field::kGpus) && s.at(inventory_field::kGpus).is_array()
+               ? s.at(inventory_field::kGpus)
+               : none;
   };
-  for (const auto &g : gpus("nvml"))
-    add(g, "pci_bus_id", int_field(g, "index").value_or(0));
+  for (const auto &g : gpus(inventory_field::kNvml))
+    add(g, inventory_field::kPciBusId, int_field(g, inventory_field::kIndex).value_or(0));
   int i = 0;
-  for (const auto &g : gpus("rail_map")) {
-    const auto nvml_index = int_field(g, "nvml_index");
-    add(g, "bus_id", nvml_index ? *nvml_index : i++);
+  for (const auto &g : gpus(inventory_field::kRailMap)) {
+    const auto nvml_index = int_field(g, inventory_field::kNvmlIndex);
+    add(g, inventory_field::kBusId, nvml_index ? *nvml_index : i++);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "analysis/check/evaluate.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/run_set.h"
+#include "harness/inventory/inventory_fields.h"
 
 namespace railgauge::history {
 
@@ -34,7 +35,7 @@ InventoryJudgement judge_inventory_rules(Database &db, const check::RuleSet &rul
                 run.dir = as_text(row[1]);
                 run.manifest = json{{"host", host}};
                 if (const auto text = as_text(row[2]); !text.empty())
-                  run.manifest["inventory"] = json::parse(text, nullptr, false);
+                  run.manifest[inventory_field::kInventory] = json::parse(text, nullptr, false);
                 runs.runs.push_back(std::move(run));
               });
   // In the order `check` loads directories: a value two runs of a node report alike is the

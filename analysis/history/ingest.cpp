@@ -14,6 +14,7 @@
 #include "analysis/history/storable_text.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/pci_tree.h"
 #include "records/per_gpu_parts.h"
 
@@ -49,21 +50,22 @@ struct Inventory {
   std::map<std::string, json> nic_by_name;
 
   explicit Inventory(const json &manifest) {
-    const json inv = manifest.is_object() ? manifest.value("inventory", json()) : json();
+    const json inv =
+        manifest.is_object() ? manifest.value(inventory_field::kInventory, json()) : json();
     if (!inv.is_object())
       return;
-    if (inv.contains("nvml") && inv["nvml"].is_object() &&
-        inv["nvml"].value("gpus", json()).is_array())
-      for (const auto &g : inv["nvml"]["gpus"])
-        if (const auto bus = text(g, "pci_bus_id"); !bus.empty()) {
+    if (inv.contains(inventory_field::kNvml) && inv[inventory_field::kNvml].is_object() &&
+        inv[inventory_field::kNvml].value(inventory_field::kGpus, json()).is_array())
+      for (const auto &g : inv[inventory_field::kNvml][inventory_field::kGpus])
+        if (const auto bus = text(g, inventory_field::kPciBusId); !bus.empty()) {
           gpu_by_pci[normalize_bus_id(bus)] = g;
-          if (const auto uuid = text(g, "uuid"); !uuid.empty())
+          if (const auto uuid = text(g, inventory_field::kUuid); !uuid.empty())
             pci_by_uuid[uuid] = normalize_bus_id(bus);
         }
-    if (inv.contains("verbs") && inv["verbs"].is_object() &&
-        inv["verbs"].value("devices", json()).is_array())
-      for (const auto &d : inv["verbs"]["devices"])
-        if (const auto name = text(d, "name"); !name.empty())
+    if (inv.contains(inventory_field::kVerbs) && inv[inventory_field::kVerbs].is_object() &&
+        inv[inventory_field::kVerbs].value(inventory_field::kDevices, json()).is_array())
+      for (const auto &d : inv[inventory_field::kVerbs][inventory_field::kDevices])
+        if (const auto name = text(d, inventory_field::kName); !name.empty())
           nic_by_name[name] = d;
   }
 
@@ -77,8 +79,8 @@ struct Inventory {
       p.kind = "nic";
       p.slot = nic;
       if (const auto it = nic_by_name.find(nic); it != nic_by_name.end()) {
-        p.guid = text(it->second, "node_guid");
-        p.firmware = text(it->second, "fw_version");
+        p.guid = text(it->second, inventory_field::kNodeGuid);
+        p.firmware = text(it->second, inventory_field::kFwVersion);
       }
       return p;
     }
@@ -94,8 +96,8 @@ struct Inventory {
     p.uuid = uuid;
     if (const auto it = gpu_by_pci.find(slot); it != gpu_by_pci.end()) {
       if (p.uuid.empty())
-        p.uuid = text(it->second, "uuid");
-      p.serial = text(it->second, "serial");
+        p.uuid = text(it->second, inventory_field::kUuid);
+      p.serial = text(it->second, inventory_field::kSerial);
     }
     return p;
   }
@@ -166,7 +168,7 @@ struct RunFacts {
         world_size = integer(world.value("size", json()));
         world_rank = integer(world.value("rank", json()));
       }
-      if (const auto it = m.find("inventory"); it != m.end() && it->is_object())
+      if (const auto it = m.find(inventory_field::kInventory); it != m.end() && it->is_object())
         inventory = it->dump(-1, ' ', false, json::error_handler_t::replace);
     }
     // A file of the run that could not be read whole is evidence lost, as over its directory.

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/telemetry_fields.h"
 
 namespace railgauge {
@@ -25,13 +26,14 @@ nlohmann::json foreign_processes(const nlohmann::json &before, const nlohmann::j
   for (const nlohmann::json *snapshot : {&before, &after}) {
     if (!snapshot->is_object())
       continue;
-    const auto it = snapshot->find("compute_processes");
+    const auto it = snapshot->find(telemetry::kComputeProcesses);
     if (it == snapshot->end() || !it->is_array())
       continue;
     listed = true;
     for (const auto &p : *it)
-      if (p.is_object() && p.contains("pid") && p["pid"].is_number_unsigned())
-        seen[p["pid"].get<unsigned>()] = p;
+      if (p.is_object() && p.contains(inventory_field::kPid) &&
+          p[inventory_field::kPid].is_number_unsigned())
+        seen[p[inventory_field::kPid].get<unsigned>()] = p;
   }
   if (!listed)
     return nullptr;
@@ -41,8 +43,9 @@ nlohmann::json foreign_processes(const nlohmann::json &before, const nlohmann::j
     if (pid != self_pid)
       others.push_back(
           {{telemetry::kPid, pid},
-           {telemetry::kName, p.value("name", nlohmann::json(nullptr))},
-           {telemetry::kUsedMemoryBytes, p.value("used_memory_bytes", nlohmann::json(nullptr))}});
+           {telemetry::kName, p.value(inventory_field::kName, nlohmann::json(nullptr))},
+           {telemetry::kUsedMemoryBytes,
+            p.value(inventory_field::kUsedMemoryBytes, nlohmann::json(nullptr))}});
   auto count = static_cast<long long>(others.size());
   nlohmann::json note = nullptr;
   if (!self_listed && count > 0) {

@@ -10,6 +10,7 @@
 
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/gpu_processes.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/kernel_xids.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/inventory/pcie_aer.h"
@@ -47,8 +48,9 @@ nlohmann::json count_of(const nlohmann::json &gpu, const char *object, const cha
 
 // The counters whose growth during a point fails the GPU (the burn-in profiles' load-* rules).
 constexpr const char *kHealthCounters[] = {
-    "ecc_uncorrected_volatile",  "ecc_corrected_volatile", "remapped_rows_uncorrectable",
-    "remapped_rows_correctable", "remapped_rows_pending",  "remapped_rows_failure"};
+    telemetry::kEccUncorrectedVolatile,    telemetry::kEccCorrectedVolatile,
+    telemetry::kRemappedRowsUncorrectable, telemetry::kRemappedRowsCorrectable,
+    telemetry::kRemappedRowsPending,       telemetry::kRemappedRowsFailure};
 
 // This GPU's Xid events in the kernel log now (the newest 16), and the log's last sequence
 // number, so that the snapshot after a point can tell which are new.
@@ -76,8 +78,8 @@ nlohmann::json grown(const nlohmann::json &before, const nlohmann::json &after) 
 
 // A total of one AER file in a snapshot's pcie_aer, or null.
 nlohmann::json aer_total(const nlohmann::json &snapshot, const char *kind, const char *total) {
-  const auto aer = snapshot.value("pcie_aer", nlohmann::json::object());
-  if (!aer.is_object() || !aer.value("available", false) || !aer.contains(kind) ||
+  const auto aer = snapshot.value(telemetry::kPcieAer, nlohmann::json::object());
+  if (!aer.is_object() || !aer.value(inventory_field::kAvailable, false) || !aer.contains(kind) ||
       !aer[kind].is_object())
     return nullptr;
   const auto v = aer[kind].value(total, nlohmann::json(nullptr));
@@ -96,11 +98,12 @@ nlohmann::json link_count(const nlohmann::json &per_link, const char *name, std:
 // "recovery"}] for the links that counted up ([] where none did), so that a verdict names the
 // link, not only the GPU; null where neither end read a link's counters (a driver without them).
 nlohmann::json nvlink_link_delta(const nlohmann::json &before, const nlohmann::json &after) {
-  const auto b = before.value("nvlink_errors_per_link", nlohmann::json(nullptr));
-  const auto a = after.value("nvlink_errors_per_link", nlohmann::json(nullptr));
+  const auto b = before.value(telemetry::kNvlinkErrorsPerLink, nlohmann::json(nullptr));
+  const auto a = after.value(telemetry::kNvlinkErrorsPerLink, nlohmann::json(nullptr));
   if (!b.is_object() || !a.is_object())
     return nullptr;
-  constexpr const char *kCounters[] = {"crc_flit", "crc_data", "replay", "recovery"};
+  constexpr const char *kCounters[] = {inventory_field::kCrcFlit, inventory_field::kCrcData,
+                                       inventory_field::kReplay, inventory_field::kRecovery};
   std::size_t links = 0;
   for (const char *name : kCounters)
     if (a.contains(name) && a[name].is_array())
@@ -126,25 +129,31 @@ nlohmann::json nvlink_link_delta(const nlohmann::json &before, const nlohmann::j
 // error counters together; null where either end could not tell.
 void pcie_error_delta(const nlohmann::json &before, const nlohmann::json &after,
                       nlohmann::json &d) {
-  d["pcie_replays"] = grown(before.value("pcie_replay_count", nlohmann::json(nullptr)),
-                            after.value("pcie_replay_count", nlohmann::json(nullptr)));
-  d["pcie_aer_correctable"] = grown(aer_total(before, "correctable", "TOTAL_ERR_COR"),
-                                    aer_total(after, "correctable", "TOTAL_ERR_COR"));
-  const auto nonfatal = grown(aer_total(before, "nonfatal", "TOTAL_ERR_NONFATAL"),
-                              aer_total(after, "nonfatal", "TOTAL_ERR_NONFATAL"));
-  const auto fatal = grown(aer_total(before, "fatal", "TOTAL_ERR_FATAL"),
-                           aer_total(after, "fatal", "TOTAL_ERR_FATAL"));
-  d["pcie_aer_uncorrectable"] = nonfatal.is_number() && fatal.is_number()
-                                    ? nlohmann::json(nonfatal.get<double>() + fatal.get<double>())
-                                    : nlohmann::json(nullptr);
+  d[telemetry::kPcieReplays] =
+      grown(before.value(telemetry::kPcieReplayCount, nlohmann::json(nullptr)),
+            after.value(telemetry::kPcieReplayCount, nlohmann::json(nullptr)));
+  d[telemetry::kPcieAerCorrectable] =
+      grown(aer_total(before, inventory_field::kCorrectable, inventory_field::kTotalErrCor),
+            aer_total(after, inventory_field::kCorrectable, inventory_field::kTotalErrCor));
+  const auto nonfatal =
+      grown(aer_total(before, inventory_field::kNonfatal, inventory_field::kTotalErrNonfatal),
+            aer_total(after, inventory_field::kNonfatal, inventory_field::kTotalErrNonfatal));
+  const auto fatal =
+      grown(aer_total(before, inventory_field::kFatal, inventory_field::kTotalErrFatal),
+            aer_total(after, inventory_field::kFatal, inventory_field::kTotalErrFatal));
+  d[telemetry::kPcieAerUncorrectable] =
+      nonfatal.is_number() && fatal.is_number()
+          ? nlohmann::json(nonfatal.get<double>() + fatal.get<double>())
+          : nlohmann::json(nullptr);
   // NVLink: every error counter together (CRC, replay, recovery); null without NVLink.
-  const auto links_before = before.value("nvlink_errors", nlohmann::json(nullptr));
-  const auto links_after = after.value("nvlink_errors", nlohmann::json(nullptr));
-  d["nvlink_errors"] = nullptr;
+  const auto links_before = before.value(telemetry::kNvlinkErrors, nlohmann::json(nullptr));
+  const auto links_after = after.value(telemetry::kNvlinkErrors, nlohmann::json(nullptr));
+  d[telemetry::kNvlinkErrors] = nullptr;
   if (links_before.is_object() && links_after.is_object()) {
     double total = 0;
     bool read = false;
-    for (const char *name : {"crc_flit", "crc_data", "replay", "recovery"}) {
+    for (const char *name : {inventory_field::kCrcFlit, inventory_field::kCrcData,
+                             inventory_field::kReplay, inventory_field::kRecovery}) {
       const auto g = grown(links_before.value(name, nlohmann::json(nullptr)),
                            links_after.value(name, nlohmann::json(nullptr)));
       if (g.is_number()) {
@@ -153,9 +162,9 @@ void pcie_error_delta(const nlohmann::json &before, const nlohmann::json &after,
       }
     }
     if (read)
-      d["nvlink_errors"] = total;
+      d[telemetry::kNvlinkErrors] = total;
   }
-  d["nvlink_errors_per_link"] = nvlink_link_delta(before, after);
+  d[telemetry::kNvlinkErrorsPerLink] = nvlink_link_delta(before, after);
 }
 
 // after - before of each health counter, and the Xid events logged in between (null where
@@ -167,20 +176,22 @@ nlohmann::json health_delta(const nlohmann::json &before, const nlohmann::json &
                     after.value(name, nlohmann::json(nullptr)));
   }
   pcie_error_delta(before, after, d);
-  const auto log_before = before.value("kernel_log", nlohmann::json::object());
-  const auto log_after = after.value("kernel_log", nlohmann::json::object());
-  d["xid_events"] = nullptr;
-  if (log_before.value("available", false) && log_after.value("available", false)) {
-    const auto since = log_before.value("last_seq", std::uint64_t{0});
+  const auto log_before = before.value(telemetry::kKernelLog, nlohmann::json::object());
+  const auto log_after = after.value(telemetry::kKernelLog, nlohmann::json::object());
+  d[telemetry::kXidEvents] = nullptr;
+  if (log_before.value(telemetry::kAvailable, false) &&
+      log_after.value(telemetry::kAvailable, false)) {
+    const auto since = log_before.value(telemetry::kLastSeq, std::uint64_t{0});
     nlohmann::json xids = nlohmann::json::array();
-    for (const auto &x : log_after.value("xids", nlohmann::json::array()))
-      if (x.value("seq", std::uint64_t{0}) > since)
+    for (const auto &x : log_after.value(telemetry::kXids, nlohmann::json::array()))
+      if (x.value(telemetry::kSeq, std::uint64_t{0}) > since)
         xids.push_back(x);
-    d["xid_events"] = xids.size();
-    d["xids"] = xids;
+    d[telemetry::kXidEvents] = xids.size();
+    d[telemetry::kXids] = xids;
   } else {
-    d["xid_note"] = log_after.value(
-        "reason", log_before.value("reason", std::string("no kernel log snapshot")));
+    d[telemetry::kXidNote] = log_after.value(
+        telemetry::kReason,
+        log_before.value(telemetry::kReason, std::string("no kernel log snapshot")));
   }
   return d;
 }
@@ -188,38 +199,54 @@ nlohmann::json health_delta(const nlohmann::json &before, const nlohmann::json &
 } // namespace
 
 nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_view uuid) {
-  if (!nvml.value("available", false))
+  if (!nvml.value(inventory_field::kAvailable, false))
     return {{telemetry::kAvailable, false},
-            {telemetry::kReason, nvml.value("reason", std::string("NVML unavailable"))}};
-  for (const auto &gpu : nvml.value("gpus", nlohmann::json::array())) {
-    if (gpu.value("uuid", nlohmann::json(nullptr)) != uuid)
+            {telemetry::kReason,
+             nvml.value(inventory_field::kReason, std::string("NVML unavailable"))}};
+  for (const auto &gpu : nvml.value(inventory_field::kGpus, nlohmann::json::array())) {
+    if (gpu.value(inventory_field::kUuid, nlohmann::json(nullptr)) != uuid)
       continue;
     nlohmann::json t = {
-        {telemetry::kSmClockMhz, field(gpu, "sm_clock_mhz", "current")},
-        {telemetry::kSmClockMaxMhz, field(gpu, "sm_clock_mhz", "max")},
-        {telemetry::kMemClockMhz, field(gpu, "mem_clock_mhz", "current")},
-        {telemetry::kPowerW, gpu.value("power_usage_w", nlohmann::json(nullptr))},
-        {telemetry::kPowerLimitW, gpu.value("power_limit_w", nlohmann::json(nullptr))},
-        {telemetry::kTemperatureC, gpu.value("temperature_c", nlohmann::json(nullptr))}};
-    const auto reasons = gpu.value("clocks_event_reasons", nlohmann::json(nullptr));
-    t["clocks_event_reasons"] = reasons;
+        {telemetry::kSmClockMhz,
+         field(gpu, inventory_field::kSmClockMhz, inventory_field::kCurrent)},
+        {telemetry::kSmClockMaxMhz,
+         field(gpu, inventory_field::kSmClockMhz, inventory_field::kMax)},
+        {telemetry::kMemClockMhz,
+         field(gpu, inventory_field::kMemClockMhz, inventory_field::kCurrent)},
+        {telemetry::kPowerW, gpu.value(inventory_field::kPowerUsageW, nlohmann::json(nullptr))},
+        {telemetry::kPowerLimitW,
+         gpu.value(inventory_field::kPowerLimitW, nlohmann::json(nullptr))},
+        {telemetry::kTemperatureC,
+         gpu.value(inventory_field::kTemperatureC, nlohmann::json(nullptr))}};
+    const auto reasons = gpu.value(inventory_field::kClocksEventReasons, nlohmann::json(nullptr));
+    t[telemetry::kClocksEventReasons] = reasons;
     bool throttled = false;
     if (reasons.is_array())
       for (const auto &r : reasons)
         throttled = throttled || (r.is_string() && is_throttle_reason(r.get<std::string>()));
-    t["throttled"] = throttled;
-    t["pci_bus_id"] = gpu.value("pci_bus_id", nlohmann::json(nullptr));
-    t["ecc_uncorrected_volatile"] = count_of(gpu, "ecc", "volatile", "uncorrected");
-    t["ecc_corrected_volatile"] = count_of(gpu, "ecc", "volatile", "corrected");
-    for (const char *name : {"uncorrectable", "correctable", "pending", "failure"})
-      t[std::string("remapped_rows_") + name] = count_of(gpu, "remapped_rows", nullptr, name);
-    t["compute_processes"] = gpu.value("compute_processes", nlohmann::json(nullptr));
-    t["pcie_replay_count"] = count_of(gpu, "pcie", nullptr, "replay_count");
-    t["nvlink_errors"] = nullptr; // a GPU without NVLink has none to count
-    t["nvlink_errors_per_link"] = nullptr;
-    if (const auto nvlink = gpu.value("nvlink", nlohmann::json(nullptr)); nvlink.is_object()) {
-      t["nvlink_errors"] = nvlink.value("errors", nlohmann::json(nullptr));
-      t["nvlink_errors_per_link"] = nvlink.value("errors_per_link", nlohmann::json(nullptr));
+    t[telemetry::kThrottled] = throttled;
+    t[telemetry::kPciBusId] = gpu.value(inventory_field::kPciBusId, nlohmann::json(nullptr));
+    t[telemetry::kEccUncorrectedVolatile] = count_of(
+        gpu, inventory_field::kEcc, inventory_field::kVolatile, inventory_field::kUncorrected);
+    t[telemetry::kEccCorrectedVolatile] = count_of(
+        gpu, inventory_field::kEcc, inventory_field::kVolatile, inventory_field::kCorrected);
+    for (auto [snapshot_name, name] :
+         {std::pair{telemetry::kRemappedRowsUncorrectable, inventory_field::kUncorrectable},
+          std::pair{telemetry::kRemappedRowsCorrectable, inventory_field::kCorrectable},
+          std::pair{telemetry::kRemappedRowsPending, inventory_field::kPending},
+          std::pair{telemetry::kRemappedRowsFailure, inventory_field::kFailure}})
+      t[snapshot_name] = count_of(gpu, inventory_field::kRemappedRows, nullptr, name);
+    t[telemetry::kComputeProcesses] =
+        gpu.value(inventory_field::kComputeProcesses, nlohmann::json(nullptr));
+    t[telemetry::kPcieReplayCount] =
+        count_of(gpu, inventory_field::kPcie, nullptr, inventory_field::kReplayCount);
+    t[telemetry::kNvlinkErrors] = nullptr; // a GPU without NVLink has none to count
+    t[telemetry::kNvlinkErrorsPerLink] = nullptr;
+    if (const auto nvlink = gpu.value(inventory_field::kNvlink, nlohmann::json(nullptr));
+        nvlink.is_object()) {
+      t[telemetry::kNvlinkErrors] = nvlink.value(inventory_field::kErrors, nlohmann::json(nullptr));
+      t[telemetry::kNvlinkErrorsPerLink] =
+          nvlink.value(inventory_field::kErrorsPerLink, nlohmann::json(nullptr));
     }
     return t;
   }
@@ -230,9 +257,10 @@ nlohmann::json gpu_telemetry_from_nvml(const nlohmann::json &nvml, std::string_v
 nlohmann::json sample_gpu_telemetry(std::string_view uuid) {
   try {
     nlohmann::json t = gpu_telemetry_from_nvml(query_nvml("libnvidia-ml.so.1"), uuid);
-    if (t.contains("pci_bus_id") && t["pci_bus_id"].is_string()) {
-      t["kernel_log"] = kernel_log_of(t["pci_bus_id"].get<std::string>());
-      t["pcie_aer"] = read_pcie_aer("/sys", t["pci_bus_id"].get<std::string>());
+    if (t.contains(telemetry::kPciBusId) && t[telemetry::kPciBusId].is_string()) {
+      const auto pci = t[telemetry::kPciBusId].get<std::string>();
+      t[telemetry::kKernelLog] = kernel_log_of(pci);
+      t[telemetry::kPcieAer] = read_pcie_aer("/sys", pci);
     }
     return t;
   } catch (const std::exception &e) {
@@ -249,12 +277,12 @@ nlohmann::json telemetry_pair(nlohmann::json before, nlohmann::json during, nloh
   // The snapshots are instants outside it, and the one before still shows the phase before (the
   // HBM burn's read 691 W and sw_power_cap, the GEMM burn's tail, on the H200 at 02a54aa). A
   // point of milliseconds has too few samples to tell alone: any of the three says so.
-  const bool sampled =
-      during.value("available", false) && during.value("duration_s", 0.0) >= 2 * kSeriesWindow_s;
-  const bool throttled = sampled ? during.value("throttled", false)
-                                 : before.value("throttled", false) ||
-                                       during.value("throttled", false) ||
-                                       after.value("throttled", false);
+  const bool sampled = during.value(telemetry::kAvailable, false) &&
+                       during.value(telemetry::kDurationS, 0.0) >= 2 * kSeriesWindow_s;
+  const bool throttled = sampled ? during.value(telemetry::kThrottled, false)
+                                 : before.value(telemetry::kThrottled, false) ||
+                                       during.value(telemetry::kThrottled, false) ||
+                                       after.value(telemetry::kThrottled, false);
   nlohmann::json delta = health_delta(before, after);
   nlohmann::json foreign = foreign_processes(before, after, static_cast<unsigned>(getpid()));
   return {{telemetry::kBefore, std::move(before)},
@@ -290,8 +318,8 @@ nlohmann::json gpus_telemetry(std::vector<nlohmann::json> windows,
   bool throttled = false;
   for (std::size_t i = 0; i < windows.size(); ++i) {
     nlohmann::json t = std::move(windows[i]);
-    throttled = throttled || (t.is_object() && t.value("throttled", false));
-    t["uuid"] = i < uuids.size() ? nlohmann::json(uuids[i]) : nlohmann::json(nullptr);
+    throttled = throttled || (t.is_object() && t.value(telemetry::kThrottled, false));
+    t[metric::kPerGpuUuid] = i < uuids.size() ? nlohmann::json(uuids[i]) : nlohmann::json(nullptr);
     per_gpu.push_back(std::move(t));
   }
   return {{metric::kPerGpu, std::move(per_gpu)}, {telemetry::kThrottled, throttled}};

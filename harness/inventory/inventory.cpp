@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/inventory/pci_tree.h"
 #include "harness/inventory/port_counters.h"
@@ -35,30 +36,30 @@ nlohmann::json hwloc_machine(const Topology &topology) {
     for (int n = hwloc_bitmap_first(package->nodeset); n >= 0;
          n = hwloc_bitmap_next(package->nodeset, n))
       numa.push_back(n);
-    packages.push_back(
-        {{"os_index", package->os_index},
-         {"cpus", bitmap_list(package->cpuset)},
-         {"cpu_model", info_or_null(package, "CPUModel")},
-         {"numa_nodes", std::move(numa)},
-         {"cores", hwloc_get_nbobjs_inside_cpuset_by_type(topo, package->cpuset, HWLOC_OBJ_CORE)}});
+    packages.push_back({{inventory_field::kOsIndex, package->os_index},
+                        {inventory_field::kCpus, bitmap_list(package->cpuset)},
+                        {inventory_field::kCpuModel, info_or_null(package, "CPUModel")},
+                        {inventory_field::kNumaNodes, std::move(numa)},
+                        {inventory_field::kCores, hwloc_get_nbobjs_inside_cpuset_by_type(
+                                                      topo, package->cpuset, HWLOC_OBJ_CORE)}});
   }
   nlohmann::json numa_nodes = nlohmann::json::array();
   for (const NumaNode &node : topology.numa_nodes())
-    numa_nodes.push_back({{"os_index", node.os_index},
-                          {"memory_bytes", node.memory_bytes},
-                          {"cpus", node.cpuset},
-                          {"cores", node.core_pus.size()}});
+    numa_nodes.push_back({{inventory_field::kOsIndex, node.os_index},
+                          {inventory_field::kMemoryBytes, node.memory_bytes},
+                          {inventory_field::kCpus, node.cpuset},
+                          {inventory_field::kCores, node.core_pus.size()}});
   nlohmann::json caches = nlohmann::json::array();
   for (const CacheLevel &level : topology.caches())
-    caches.push_back({{"level", level.depth},
-                      {"type", cache_type_name(level.type)},
-                      {"size_bytes", level.size_bytes},
-                      {"count", level.count}});
-  return {{"packages", std::move(packages)},
-          {"numa_nodes", std::move(numa_nodes)},
-          {"cores", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE)},
-          {"pus", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU)},
-          {"caches", std::move(caches)}};
+    caches.push_back({{inventory_field::kLevel, level.depth},
+                      {inventory_field::kType, cache_type_name(level.type)},
+                      {inventory_field::kSizeBytes, level.size_bytes},
+                      {inventory_field::kCount, level.count}});
+  return {{inventory_field::kPackages, std::move(packages)},
+          {inventory_field::kNumaNodes, std::move(numa_nodes)},
+          {inventory_field::kCores, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE)},
+          {inventory_field::kPus, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU)},
+          {inventory_field::kCaches, std::move(caches)}};
 }
 
 std::string_view osdev_type_name(hwloc_obj_osdev_type_t type) {
@@ -94,34 +95,37 @@ nlohmann::json hwloc_os_devices(const Topology &topology, const PciTree &tree) {
         break;
       }
     }
-    devices.push_back({{"name", obj->name ? obj->name : ""},
-                       {"type", osdev_type_name(obj->attr->osdev.type)},
-                       {"pci_bus_id", bus_id},
-                       {"numa_node", numa}});
+    devices.push_back({{inventory_field::kName, obj->name ? obj->name : ""},
+                       {inventory_field::kType, osdev_type_name(obj->attr->osdev.type)},
+                       {inventory_field::kPciBusId, bus_id},
+                       {inventory_field::kNumaNode, numa}});
   }
   return devices;
 }
 
 nlohmann::json not_queried(std::string reason, const char *list_key) {
-  return {{"available", false}, {"reason", std::move(reason)}, {list_key, nlohmann::json::array()}};
+  return {{inventory_field::kAvailable, false},
+          {inventory_field::kReason, std::move(reason)},
+          {list_key, nlohmann::json::array()}};
 }
 
 nlohmann::json summary(const PciTree &tree, const nlohmann::json &machine) {
-  return {{"packages", machine["packages"].size()},
-          {"numa_nodes", machine["numa_nodes"].size()},
-          {"gpus", tree.of_kind(PciKind::gpu).size()},
-          {"nics", tree.of_kind(PciKind::nic).size()},
-          {"nvswitches", tree.of_kind(PciKind::nvswitch).size()}};
+  return {{inventory_field::kPackages, machine[inventory_field::kPackages].size()},
+          {inventory_field::kNumaNodes, machine[inventory_field::kNumaNodes].size()},
+          {inventory_field::kGpus, tree.of_kind(PciKind::gpu).size()},
+          {inventory_field::kNics, tree.of_kind(PciKind::nic).size()},
+          {inventory_field::kNvswitches, tree.of_kind(PciKind::nvswitch).size()}};
 }
 
 // Adds the NVML identity (index, UUID, name) to the rail map's GPUs, joined by bus id.
 void join_nvml(nlohmann::json &rail_map, const nlohmann::json &nvml) {
-  for (auto &gpu : rail_map["gpus"]) {
-    for (const auto &n : nvml["gpus"]) {
-      if (n.contains("pci_bus_id") && n["pci_bus_id"] == gpu["bus_id"]) {
-        gpu["nvml_index"] = n["index"];
-        gpu["uuid"] = n["uuid"];
-        gpu["model"] = n["name"];
+  for (auto &gpu : rail_map[inventory_field::kGpus]) {
+    for (const auto &n : nvml[inventory_field::kGpus]) {
+      if (n.contains(inventory_field::kPciBusId) &&
+          n[inventory_field::kPciBusId] == gpu[inventory_field::kBusId]) {
+        gpu[inventory_field::kNvmlIndex] = n[inventory_field::kIndex];
+        gpu[inventory_field::kUuid] = n[inventory_field::kUuid];
+        gpu[inventory_field::kModel] = n[inventory_field::kName];
       }
     }
   }
@@ -130,7 +134,7 @@ void join_nvml(nlohmann::json &rail_map, const nlohmann::json &nvml) {
 } // namespace
 
 nlohmann::json collect_inventory(const InventoryOptions &options) {
-  nlohmann::json inventory = {{"schema", kInventorySchema}};
+  nlohmann::json inventory = {{inventory_field::kSchema, kInventorySchema}};
   PciTree tree;
   nlohmann::json machine, os_devices = nlohmann::json::array();
   const bool this_machine = !options.topology_file.has_value();
@@ -143,71 +147,76 @@ nlohmann::json collect_inventory(const InventoryOptions &options) {
       tree = pci_tree_from_hwloc(topology);
       machine = hwloc_machine(topology);
       os_devices = hwloc_os_devices(topology, tree);
-      inventory["host"] = info_or_null(hwloc_get_root_obj(topology.get()), "HostName");
-      inventory["source"] = {{"kind", "hwloc_xml"}, {"file", path}};
+      inventory[inventory_field::kHost] =
+          info_or_null(hwloc_get_root_obj(topology.get()), "HostName");
+      inventory[inventory_field::kSource] = {{inventory_field::kKind, "hwloc_xml"},
+                                             {inventory_field::kFile, path}};
     } else {
       tree = pci_tree_from_nccl_xml(text, path);
-      machine = {{"packages", nlohmann::json::array()},
-                 {"numa_nodes", nccl_numa_nodes(text, path)},
-                 {"cores", nullptr},
-                 {"pus", nullptr},
-                 {"caches", nlohmann::json::array()}};
-      inventory["host"] = nullptr;
-      inventory["source"] = {{"kind", "nccl_xml"}, {"file", path}};
+      machine = {{inventory_field::kPackages, nlohmann::json::array()},
+                 {inventory_field::kNumaNodes, nccl_numa_nodes(text, path)},
+                 {inventory_field::kCores, nullptr},
+                 {inventory_field::kPus, nullptr},
+                 {inventory_field::kCaches, nlohmann::json::array()}};
+      inventory[inventory_field::kHost] = nullptr;
+      inventory[inventory_field::kSource] = {{inventory_field::kKind, "nccl_xml"},
+                                             {inventory_field::kFile, path}};
     }
   } else {
     const Topology topology = Topology::load_this_machine();
     tree = pci_tree_from_hwloc(topology);
     machine = hwloc_machine(topology);
     os_devices = hwloc_os_devices(topology, tree);
-    inventory["host"] = this_node_name();
-    inventory["source"] = {{"kind", "this_machine"}, {"file", nullptr}};
+    inventory[inventory_field::kHost] = this_node_name();
+    inventory[inventory_field::kSource] = {{inventory_field::kKind, "this_machine"},
+                                           {inventory_field::kFile, nullptr}};
   }
 
-  inventory["summary"] = summary(tree, machine);
+  inventory[inventory_field::kSummary] = summary(tree, machine);
   // A file that yields no GPU (one that leaves them out, as AWS's static p5.48xlarge file does,
   // or one whose devices carry neither class nor <gpu>) would give an empty rail map silently.
-  inventory["warnings"] = nlohmann::json::array();
+  inventory[inventory_field::kWarnings] = nlohmann::json::array();
   if (!this_machine && tree.of_kind(PciKind::gpu).empty())
-    inventory["warnings"].push_back(fmt::format(
+    inventory[inventory_field::kWarnings].push_back(fmt::format(
         "{} yields no GPU: no PCI device of class 0x0302 (3D controller) or NVIDIA 0x0300, and "
         "no <gpu> element, so there is no rail map; give the file NCCL dumps on the node "
         "(NCCL_TOPO_DUMP_FILE) or its hwloc XML (lstopo --of xml)",
         *options.topology_file));
   if (!this_machine && tree.of_kind(PciKind::nic).empty())
-    inventory["warnings"].push_back(fmt::format(
+    inventory[inventory_field::kWarnings].push_back(fmt::format(
         "{} yields no NIC: no PCI device of class 0x0200 or 0x0207 and no <nic> element",
         *options.topology_file));
-  inventory["machine"] = std::move(machine);
-  inventory["pci"] = to_json(tree);
-  inventory["os_devices"] = std::move(os_devices);
-  inventory["rail_map"] = to_json(build_rail_map(tree), tree);
+  inventory[inventory_field::kMachine] = std::move(machine);
+  inventory[inventory_field::kPci] = to_json(tree);
+  inventory[inventory_field::kOsDevices] = std::move(os_devices);
+  inventory[inventory_field::kRailMap] = to_json(build_rail_map(tree), tree);
 
   const std::string file_reason = "topology read from a file: NVML, verbs and sysfs describe "
                                   "only the machine railgauge runs on";
   if (!this_machine)
-    inventory["nvml"] = not_queried(file_reason, "gpus");
+    inventory[inventory_field::kNvml] = not_queried(file_reason, inventory_field::kGpus);
   else if (!options.query_nvml)
-    inventory["nvml"] = not_queried("not requested", "gpus");
+    inventory[inventory_field::kNvml] = not_queried("not requested", inventory_field::kGpus);
   else
-    inventory["nvml"] = query_nvml(options.nvml_library);
-  join_nvml(inventory["rail_map"], inventory["nvml"]);
+    inventory[inventory_field::kNvml] = query_nvml(options.nvml_library);
+  join_nvml(inventory[inventory_field::kRailMap], inventory[inventory_field::kNvml]);
 
   if (!this_machine)
-    inventory["verbs"] = not_queried(file_reason, "devices");
+    inventory[inventory_field::kVerbs] = not_queried(file_reason, inventory_field::kDevices);
   else if (!options.query_verbs)
-    inventory["verbs"] = not_queried("not requested", "devices");
+    inventory[inventory_field::kVerbs] = not_queried("not requested", inventory_field::kDevices);
   else
-    inventory["verbs"] = query_verbs(options.sysfs_root);
+    inventory[inventory_field::kVerbs] = query_verbs(options.sysfs_root);
 
   if (!this_machine) {
-    inventory["port_counters"] = not_queried(file_reason, "ports");
+    inventory[inventory_field::kPortCounters] = not_queried(file_reason, inventory_field::kPorts);
   } else {
     nlohmann::json ports = nlohmann::json::array();
     for (const PortCounters &port : read_all_port_counters(options.sysfs_root))
       ports.push_back(to_json(port));
-    inventory["port_counters"] = {
-        {"available", true}, {"reason", nullptr}, {"ports", std::move(ports)}};
+    inventory[inventory_field::kPortCounters] = {{inventory_field::kAvailable, true},
+                                                 {inventory_field::kReason, nullptr},
+                                                 {inventory_field::kPorts, std::move(ports)}};
   }
   return inventory;
 }

@@ -11,6 +11,7 @@
 #include <nvml.h>
 
 #include "harness/inventory/gpu_processes.h"
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/nvml_api.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/inventory/pci_tree.h"
@@ -74,10 +75,14 @@ nlohmann::json field_count(const NvmlApi &api, nvmlDevice_t device, unsigned fie
 // The GPU's NVLink error counters summed over its links: data and flow-control CRC errors,
 // replays and recoveries (DCGM level 2 reads them); a link that degrades under load counts up.
 nlohmann::json nvlink_error_totals(const NvmlApi &api, nvmlDevice_t device) {
-  return {{"crc_flit", field_count(api, device, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL)},
-          {"crc_data", field_count(api, device, NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL)},
-          {"replay", field_count(api, device, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL)},
-          {"recovery", field_count(api, device, NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL)}};
+  return {{inventory_field::kCrcFlit,
+           field_count(api, device, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL)},
+          {inventory_field::kCrcData,
+           field_count(api, device, NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL)},
+          {inventory_field::kReplay,
+           field_count(api, device, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL)},
+          {inventory_field::kRecovery,
+           field_count(api, device, NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL)}};
 }
 
 // The processes with a compute context on the GPU, each with its pid, the GPU memory it holds
@@ -99,11 +104,11 @@ nlohmann::json compute_processes(const NvmlApi &api, nvmlDevice_t device, FieldR
   nlohmann::json out = nlohmann::json::array();
   for (unsigned i = 0; i < count && i < infos.size(); ++i) {
     const auto &p = infos[i];
-    out.push_back({{"pid", p.pid},
-                   {"used_memory_bytes", p.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE
-                                             ? nlohmann::json(nullptr)
-                                             : nlohmann::json(p.usedGpuMemory)},
-                   {"name", opt(process_name(p.pid))}});
+    out.push_back({{inventory_field::kPid, p.pid},
+                   {inventory_field::kUsedMemoryBytes, p.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE
+                                                           ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(p.usedGpuMemory)},
+                   {inventory_field::kName, opt(process_name(p.pid))}});
   }
   return out;
 }
@@ -123,10 +128,11 @@ nlohmann::json nvlink_errors_per_link(const NvmlApi &api, nvmlDevice_t device, u
     return nullptr;
   nlohmann::json per_link = nlohmann::json::object();
   bool any = false;
-  for (auto [counter, name] : {std::pair{NVML_NVLINK_ERROR_DL_CRC_FLIT, "crc_flit"},
-                               std::pair{NVML_NVLINK_ERROR_DL_CRC_DATA, "crc_data"},
-                               std::pair{NVML_NVLINK_ERROR_DL_REPLAY, "replay"},
-                               std::pair{NVML_NVLINK_ERROR_DL_RECOVERY, "recovery"}}) {
+  for (auto [counter, name] :
+       {std::pair{NVML_NVLINK_ERROR_DL_CRC_FLIT, inventory_field::kCrcFlit},
+        std::pair{NVML_NVLINK_ERROR_DL_CRC_DATA, inventory_field::kCrcData},
+        std::pair{NVML_NVLINK_ERROR_DL_REPLAY, inventory_field::kReplay},
+        std::pair{NVML_NVLINK_ERROR_DL_RECOVERY, inventory_field::kRecovery}}) {
     nlohmann::json counts = nlohmann::json::array();
     for (unsigned link = 0; link < links; ++link) {
       unsigned long long value = 0;
@@ -157,27 +163,30 @@ nlohmann::json nvlink_of(const NvmlApi &api, nvmlDevice_t device, FieldReader &r
   if (links.empty())
     return nullptr;
   const auto count = static_cast<unsigned>(links.size());
-  return {{"links", links},
-          {"up", up},
-          {"down", static_cast<int>(count) - up},
-          {"errors", nvlink_error_totals(api, device)},
-          {"errors_per_link", nvlink_errors_per_link(api, device, count, r)}};
+  return {{inventory_field::kLinks, links},
+          {inventory_field::kUp, up},
+          {inventory_field::kDown, static_cast<int>(count) - up},
+          {inventory_field::kErrors, nvlink_error_totals(api, device)},
+          {inventory_field::kErrorsPerLink, nvlink_errors_per_link(api, device, count, r)}};
 }
 
 // ECC mode has two outputs (current, pending): read it by hand.
 nlohmann::json ecc_of(const NvmlApi &api, nvmlDevice_t device, FieldReader &r) {
-  nlohmann::json ecc = {{"enabled_current", nullptr}, {"enabled_pending", nullptr}};
+  nlohmann::json ecc = {{inventory_field::kEnabledCurrent, nullptr},
+                        {inventory_field::kEnabledPending, nullptr}};
   if (api.ecc_mode) {
     nvmlEnableState_t current{}, pending{};
     if (r.check("ecc.mode", api.ecc_mode(device, &current, &pending))) {
-      ecc["enabled_current"] = enabled(current);
-      ecc["enabled_pending"] = enabled(pending);
+      ecc[inventory_field::kEnabledCurrent] = enabled(current);
+      ecc[inventory_field::kEnabledPending] = enabled(pending);
     }
   }
   for (auto [counter, counter_name] :
-       {std::pair{NVML_VOLATILE_ECC, "volatile"}, std::pair{NVML_AGGREGATE_ECC, "aggregate"}}) {
-    for (auto [type, type_name] : {std::pair{NVML_MEMORY_ERROR_TYPE_CORRECTED, "corrected"},
-                                   std::pair{NVML_MEMORY_ERROR_TYPE_UNCORRECTED, "uncorrected"}}) {
+       {std::pair{NVML_VOLATILE_ECC, inventory_field::kVolatile},
+        std::pair{NVML_AGGREGATE_ECC, inventory_field::kAggregate}}) {
+    for (auto [type, type_name] :
+         {std::pair{NVML_MEMORY_ERROR_TYPE_CORRECTED, inventory_field::kCorrected},
+          std::pair{NVML_MEMORY_ERROR_TYPE_UNCORRECTED, inventory_field::kUncorrected}}) {
       const std::string field = fmt::format("ecc.{}.{}", counter_name, type_name);
       ecc[counter_name][type_name] =
           opt(r.read<unsigned long long>(field.c_str(), api.ecc_total, device, type, counter));
@@ -194,8 +203,9 @@ nlohmann::json retired_pages_of(const NvmlApi &api, nvmlDevice_t device, FieldRe
   nlohmann::json pages = nlohmann::json::object();
   bool supported = true;
   for (auto [cause, cause_name] :
-       {std::pair{NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, "single_bit"},
-        std::pair{NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, "double_bit"}}) {
+       {std::pair{NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                  inventory_field::kSingleBit},
+        std::pair{NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, inventory_field::kDoubleBit}}) {
     unsigned count = 0; // 0 with no buffer: NVML returns the count only
     const nvmlReturn_t status = api.retired_pages(device, cause, &count, nullptr);
     if (status == NVML_SUCCESS || status == NVML_ERROR_INSUFFICIENT_SIZE)
@@ -205,7 +215,7 @@ nlohmann::json retired_pages_of(const NvmlApi &api, nvmlDevice_t device, FieldRe
   }
   if (!supported)
     return nullptr;
-  pages["pending"] =
+  pages[inventory_field::kPending] =
       enabled(r.read<nvmlEnableState_t>("retired_pages.pending", api.retired_pending, device));
   return pages;
 }
@@ -213,76 +223,84 @@ nlohmann::json retired_pages_of(const NvmlApi &api, nvmlDevice_t device, FieldRe
 nlohmann::json query_gpu(const NvmlApi &api, unsigned index, nvmlDevice_t device) {
   nlohmann::json errors = nlohmann::json::object();
   FieldReader r(api, errors);
-  nlohmann::json gpu = {{"index", index}};
+  nlohmann::json gpu = {{inventory_field::kIndex, index}};
 
   char text[256] = {};
-  gpu["name"] = nullptr;
+  gpu[inventory_field::kName] = nullptr;
   if (api.name && r.check("name", api.name(device, text, sizeof text)))
-    gpu["name"] = text;
-  gpu["uuid"] = nullptr;
+    gpu[inventory_field::kName] = text;
+  gpu[inventory_field::kUuid] = nullptr;
   if (api.uuid && r.check("uuid", api.uuid(device, text, sizeof text)))
-    gpu["uuid"] = text;
+    gpu[inventory_field::kUuid] = text;
   // The board's serial number: a GPU swapped into the slot is a new part in the fleet history
   // (analysis/history/ingest.cpp). Null where NVML has none (NOT_SUPPORTED on some boards).
-  gpu["serial"] = nullptr;
+  gpu[inventory_field::kSerial] = nullptr;
   if (api.serial && r.check("serial", api.serial(device, text, sizeof text)))
-    gpu["serial"] = text;
-  gpu["pci_bus_id"] = nullptr;
+    gpu[inventory_field::kSerial] = text;
+  gpu[inventory_field::kPciBusId] = nullptr;
   if (auto pci = r.read<nvmlPciInfo_t>("pci_bus_id", api.pci_info, device))
-    gpu["pci_bus_id"] = normalize_bus_id(pci->busId);
+    gpu[inventory_field::kPciBusId] = normalize_bus_id(pci->busId);
 
-  gpu["pcie"] = {
-      {"gen_current", opt(r.read<unsigned>("pcie.gen_current", api.pcie_gen_current, device))},
-      {"gen_max", opt(r.read<unsigned>("pcie.gen_max", api.pcie_gen_max, device))},
-      {"width_current",
+  gpu[inventory_field::kPcie] = {
+      {inventory_field::kGenCurrent,
+       opt(r.read<unsigned>("pcie.gen_current", api.pcie_gen_current, device))},
+      {inventory_field::kGenMax, opt(r.read<unsigned>("pcie.gen_max", api.pcie_gen_max, device))},
+      {inventory_field::kWidthCurrent,
        opt(r.read<unsigned>("pcie.width_current", api.pcie_width_current, device))},
-      {"width_max", opt(r.read<unsigned>("pcie.width_max", api.pcie_width_max, device))},
+      {inventory_field::kWidthMax,
+       opt(r.read<unsigned>("pcie.width_max", api.pcie_width_max, device))},
       // Link-level retransmissions since the driver loaded: a marginal link or riser replays.
-      {"replay_count", opt(r.read<unsigned>("pcie.replay_count", api.pcie_replays, device))}};
-  gpu["sm_clock_mhz"] = {
-      {"current", opt(r.read<unsigned>("sm_clock_mhz.current", api.clock, device, NVML_CLOCK_SM))},
-      {"max", opt(r.read<unsigned>("sm_clock_mhz.max", api.max_clock, device, NVML_CLOCK_SM))}};
-  gpu["mem_clock_mhz"] = {
-      {"current",
+      {inventory_field::kReplayCount,
+       opt(r.read<unsigned>("pcie.replay_count", api.pcie_replays, device))}};
+  gpu[inventory_field::kSmClockMhz] = {
+      {inventory_field::kCurrent,
+       opt(r.read<unsigned>("sm_clock_mhz.current", api.clock, device, NVML_CLOCK_SM))},
+      {inventory_field::kMax,
+       opt(r.read<unsigned>("sm_clock_mhz.max", api.max_clock, device, NVML_CLOCK_SM))}};
+  gpu[inventory_field::kMemClockMhz] = {
+      {inventory_field::kCurrent,
        opt(r.read<unsigned>("mem_clock_mhz.current", api.clock, device, NVML_CLOCK_MEM))},
-      {"max", opt(r.read<unsigned>("mem_clock_mhz.max", api.max_clock, device, NVML_CLOCK_MEM))}};
-  gpu["memory_total_bytes"] = nullptr; // the GPU's memory (calibrate's mem1 capacity)
+      {inventory_field::kMax,
+       opt(r.read<unsigned>("mem_clock_mhz.max", api.max_clock, device, NVML_CLOCK_MEM))}};
+  gpu[inventory_field::kMemoryTotalBytes] = nullptr; // the GPU's memory (calibrate's mem1 capacity)
   if (auto memory = r.read<nvmlMemory_t>("memory_total_bytes", api.memory_info, device))
-    gpu["memory_total_bytes"] = memory->total;
-  gpu["power_limit_w"] = watts(r.read<unsigned>("power_limit_w", api.power_limit, device));
-  gpu["power_usage_w"] = watts(r.read<unsigned>("power_usage_w", api.power_usage, device));
-  gpu["temperature_c"] =
+    gpu[inventory_field::kMemoryTotalBytes] = memory->total;
+  gpu[inventory_field::kPowerLimitW] =
+      watts(r.read<unsigned>("power_limit_w", api.power_limit, device));
+  gpu[inventory_field::kPowerUsageW] =
+      watts(r.read<unsigned>("power_usage_w", api.power_usage, device));
+  gpu[inventory_field::kTemperatureC] =
       opt(r.read<unsigned>("temperature_c", api.temperature, device, NVML_TEMPERATURE_GPU));
 
-  gpu["ecc"] = ecc_of(api, device, r);
+  gpu[inventory_field::kEcc] = ecc_of(api, device, r);
 
-  gpu["retired_pages"] = retired_pages_of(api, device, r);
-  gpu["remapped_rows"] = nullptr;
+  gpu[inventory_field::kRetiredPages] = retired_pages_of(api, device, r);
+  gpu[inventory_field::kRemappedRows] = nullptr;
   if (api.remapped_rows) {
     unsigned correctable = 0, uncorrectable = 0, pending = 0, failure = 0;
     if (r.check("remapped_rows",
                 api.remapped_rows(device, &correctable, &uncorrectable, &pending, &failure)))
-      gpu["remapped_rows"] = {{"correctable", correctable},
-                              {"uncorrectable", uncorrectable},
-                              {"pending", pending != 0},
-                              {"failure", failure != 0}};
+      gpu[inventory_field::kRemappedRows] = {{inventory_field::kCorrectable, correctable},
+                                             {inventory_field::kUncorrectable, uncorrectable},
+                                             {inventory_field::kPending, pending != 0},
+                                             {inventory_field::kFailure, failure != 0}};
   }
 
-  gpu["clocks_event_reasons"] = nullptr;
+  gpu[inventory_field::kClocksEventReasons] = nullptr;
   if (auto reasons = r.read<unsigned long long>("clocks_event_reasons", api.event_reasons, device))
-    gpu["clocks_event_reasons"] = clocks_event_reason_names(*reasons);
+    gpu[inventory_field::kClocksEventReasons] = clocks_event_reason_names(*reasons);
 
-  gpu["nvlink"] = nvlink_of(api, device, r);
-  gpu["compute_processes"] = compute_processes(api, device, r);
-  gpu["errors"] = std::move(errors);
+  gpu[inventory_field::kNvlink] = nvlink_of(api, device, r);
+  gpu[inventory_field::kComputeProcesses] = compute_processes(api, device, r);
+  gpu[inventory_field::kErrors] = std::move(errors);
   return gpu;
 }
 
 nlohmann::json unavailable(const std::string &library, std::string reason) {
-  return {{"available", false},
-          {"reason", std::move(reason)},
-          {"library", library},
-          {"gpus", nlohmann::json::array()}};
+  return {{inventory_field::kAvailable, false},
+          {inventory_field::kReason, std::move(reason)},
+          {inventory_field::kLibrary, library},
+          {inventory_field::kGpus, nlohmann::json::array()}};
 }
 
 } // namespace
@@ -302,14 +320,16 @@ nlohmann::json query_nvml(const std::string &library) {
   if (session.status() != NVML_SUCCESS)
     return unavailable(library, fmt::format("nvmlInit_v2: {}", api.error_string(session.status())));
 
-  nlohmann::json result = {{"available", true}, {"reason", nullptr}, {"library", library}};
+  nlohmann::json result = {{inventory_field::kAvailable, true},
+                           {inventory_field::kReason, nullptr},
+                           {inventory_field::kLibrary, library}};
   char text[128] = {};
-  result["driver_version"] = nullptr;
+  result[inventory_field::kDriverVersion] = nullptr;
   if (api.driver_version && api.driver_version(text, sizeof text) == NVML_SUCCESS)
-    result["driver_version"] = text;
-  result["nvml_version"] = nullptr;
+    result[inventory_field::kDriverVersion] = text;
+  result[inventory_field::kNvmlVersion] = nullptr;
   if (api.nvml_version && api.nvml_version(text, sizeof text) == NVML_SUCCESS)
-    result["nvml_version"] = text;
+    result[inventory_field::kNvmlVersion] = text;
 
   nlohmann::json gpus = nlohmann::json::array();
   unsigned count = 0;
@@ -320,12 +340,14 @@ nlohmann::json query_nvml(const std::string &library) {
     if (const nvmlReturn_t status = api.handle_by_index(i, &device); status != NVML_SUCCESS) {
       // A GPU NVML cannot open (fallen off the bus, no permission) is listed with the reason:
       // a missing GPU is exactly what an inventory is for.
-      gpus.push_back({{"index", i}, {"errors", {{"handle", api.error_string(status)}}}});
+      gpus.push_back(
+          {{inventory_field::kIndex, i},
+           {inventory_field::kErrors, {{inventory_field::kHandle, api.error_string(status)}}}});
       continue;
     }
     gpus.push_back(query_gpu(api, i, device));
   }
-  result["gpus"] = std::move(gpus);
+  result[inventory_field::kGpus] = std::move(gpus);
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include <pugixml.hpp>
 
 #include "harness/error.h"
+#include "harness/inventory/inventory_fields.h"
 
 namespace railgauge {
 
@@ -195,16 +196,17 @@ std::uint16_t hex16(const pugi::xml_node &node, const char *name) {
 }
 
 nlohmann::json nccl_gpu_attributes(const pugi::xml_node &gpu) {
-  nlohmann::json j = {{"dev", gpu.attribute("dev").as_int(-1)},
-                      {"sm", gpu.attribute("sm").as_int(0)},
-                      {"rank", gpu.attribute("rank").as_int(-1)},
-                      {"gdr", gpu.attribute("gdr").as_int(0)}};
+  nlohmann::json j = {{inventory_field::kDev, gpu.attribute("dev").as_int(-1)},
+                      {inventory_field::kSm, gpu.attribute("sm").as_int(0)},
+                      {inventory_field::kRank, gpu.attribute("rank").as_int(-1)},
+                      {inventory_field::kGdr, gpu.attribute("gdr").as_int(0)}};
   nlohmann::json links = nlohmann::json::array();
   for (const pugi::xml_node &link : gpu.children("nvlink"))
-    links.push_back({{"target", normalize_bus_id(link.attribute("target").as_string())},
-                     {"count", link.attribute("count").as_int(0)},
-                     {"tclass", link.attribute("tclass").as_string()}});
-  j["nvlinks"] = std::move(links);
+    links.push_back(
+        {{inventory_field::kTarget, normalize_bus_id(link.attribute("target").as_string())},
+         {inventory_field::kCount, link.attribute("count").as_int(0)},
+         {inventory_field::kTclass, link.attribute("tclass").as_string()}});
+  j[inventory_field::kNvlinks] = std::move(links);
   return j;
 }
 
@@ -215,15 +217,15 @@ void add_nccl_nic(const pugi::xml_node &nic, PciDevice &device) {
     if (!name.empty() &&
         std::find(device.os_names.begin(), device.os_names.end(), name) == device.os_names.end())
       device.os_names.push_back(name);
-    nets.push_back({{"name", name},
-                    {"dev", net.attribute("dev").as_int(-1)},
-                    {"speed_mbits_per_s", net.attribute("speed").as_llong(0)},
-                    {"port", net.attribute("port").as_int(0)},
-                    {"guid", net.attribute("guid").as_string()},
-                    {"gdr", net.attribute("gdr").as_int(0)}});
+    nets.push_back({{inventory_field::kName, name},
+                    {inventory_field::kDev, net.attribute("dev").as_int(-1)},
+                    {inventory_field::kSpeedMbitsPerS, net.attribute("speed").as_llong(0)},
+                    {inventory_field::kPort, net.attribute("port").as_int(0)},
+                    {inventory_field::kGuid, net.attribute("guid").as_string()},
+                    {inventory_field::kGdr, net.attribute("gdr").as_int(0)}});
   }
   device.kind = PciKind::nic;
-  device.attributes["nets"] = std::move(nets);
+  device.attributes[inventory_field::kNets] = std::move(nets);
 }
 
 void add_nccl_children(const pugi::xml_node &node, int parent, int numa, PciTree &tree) {
@@ -248,7 +250,7 @@ void add_nccl_children(const pugi::xml_node &node, int parent, int numa, PciTree
             pcie_link_gbytes_per_s(*device.link_gtransfers_per_s, *device.link_width);
       if (const pugi::xml_node gpu = child.child("gpu")) {
         device.kind = PciKind::gpu;
-        device.attributes["gpu"] = nccl_gpu_attributes(gpu);
+        device.attributes[inventory_field::kGpu] = nccl_gpu_attributes(gpu);
         device.os_names.push_back(fmt::format("cuda{}", gpu.attribute("dev").as_int(-1)));
       }
       if (const pugi::xml_node nic = child.child("nic"))
@@ -319,7 +321,7 @@ void add_nvlink_switches(const pugi::xml_node &root, PciTree &tree) {
     device.class_id = 0x0680;
     device.vendor_id = 0x10de;
     device.kind = PciKind::nvswitch;
-    device.attributes["from"] = "nvlink target";
+    device.attributes[inventory_field::kFrom] = "nvlink target";
     tree.devices.push_back(std::move(device));
   }
 }
@@ -345,14 +347,14 @@ nlohmann::json nccl_numa_nodes(const std::string &xml_text, const std::string &w
   nlohmann::json nodes = nlohmann::json::array();
   for (const pugi::xml_node &cpu : system_root(doc, where).children("cpu")) {
     const std::string cpus = affinity_to_list(cpu.attribute("affinity").as_string(""));
-    nodes.push_back({{"os_index", cpu.attribute("numaid").as_int(-1)},
-                     {"memory_bytes", nullptr},
-                     {"cpus", cpus},
-                     {"cores", nullptr},
-                     {"arch", cpu.attribute("arch").as_string()},
-                     {"cpu_vendor", cpu.attribute("vendor").as_string()},
-                     {"cpu_family", cpu.attribute("familyid").as_int(-1)},
-                     {"cpu_model", cpu.attribute("modelid").as_int(-1)}});
+    nodes.push_back({{inventory_field::kOsIndex, cpu.attribute("numaid").as_int(-1)},
+                     {inventory_field::kMemoryBytes, nullptr},
+                     {inventory_field::kCpus, cpus},
+                     {inventory_field::kCores, nullptr},
+                     {inventory_field::kArch, cpu.attribute("arch").as_string()},
+                     {inventory_field::kCpuVendor, cpu.attribute("vendor").as_string()},
+                     {inventory_field::kCpuFamily, cpu.attribute("familyid").as_int(-1)},
+                     {inventory_field::kCpuModel, cpu.attribute("modelid").as_int(-1)}});
   }
   return nodes;
 }
@@ -391,27 +393,28 @@ nlohmann::json to_json(const PciDevice &device, const PciTree &tree) {
   nlohmann::json upstream = nlohmann::json::array(); // nearest bridge first
   for (int p = device.parent; p >= 0; p = tree.devices[static_cast<std::size_t>(p)].parent)
     upstream.push_back(tree.devices[static_cast<std::size_t>(p)].bus_id);
-  return {{"bus_id", device.bus_id},
-          {"kind", to_string(device.kind)},
-          {"class", fmt::format("0x{:04x}", device.class_id)},
-          {"vendor", fmt::format("0x{:04x}", device.vendor_id)},
-          {"device", fmt::format("0x{:04x}", device.device_id)},
-          {"numa_node", device.numa_node >= 0 ? nlohmann::json(device.numa_node) : nullptr},
-          {"upstream", std::move(upstream)},
-          {"link_gbytes_per_s", optional(device.link_gbytes_per_s)},
-          {"link_gtransfers_per_s", optional(device.link_gtransfers_per_s)},
-          {"link_width", optional(device.link_width)},
-          {"os_names", device.os_names},
-          {"attributes", device.attributes}};
+  return {{inventory_field::kBusId, device.bus_id},
+          {inventory_field::kKind, to_string(device.kind)},
+          {inventory_field::kClass, fmt::format("0x{:04x}", device.class_id)},
+          {inventory_field::kVendor, fmt::format("0x{:04x}", device.vendor_id)},
+          {inventory_field::kDevice, fmt::format("0x{:04x}", device.device_id)},
+          {inventory_field::kNumaNode,
+           device.numa_node >= 0 ? nlohmann::json(device.numa_node) : nullptr},
+          {inventory_field::kUpstream, std::move(upstream)},
+          {inventory_field::kLinkGbytesPerS, optional(device.link_gbytes_per_s)},
+          {inventory_field::kLinkGtransfersPerS, optional(device.link_gtransfers_per_s)},
+          {inventory_field::kLinkWidth, optional(device.link_width)},
+          {inventory_field::kOsNames, device.os_names},
+          {inventory_field::kAttributes, device.attributes}};
 }
 
 nlohmann::json to_json(const PciTree &tree) {
   nlohmann::json devices = nlohmann::json::array();
   for (const PciDevice &device : tree.devices)
     devices.push_back(to_json(device, tree));
-  return {{"source", tree.source},
-          {"switches_collapsed", tree.switches_collapsed},
-          {"devices", std::move(devices)}};
+  return {{inventory_field::kSource, tree.source},
+          {inventory_field::kSwitchesCollapsed, tree.switches_collapsed},
+          {inventory_field::kDevices, std::move(devices)}};
 }
 
 } // namespace railgauge

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/inventory/inventory_fields.h"
+
 namespace railgauge {
 
 nlohmann::json parse_aer_counters(const std::string &text) {
@@ -33,14 +35,16 @@ nlohmann::json read_pcie_aer(const std::string &sysfs_root, const std::string &b
   if (id.size() > 12 && id.find(':') == 8)
     id = id.substr(4);
   const std::string dir = fmt::format("{}/bus/pci/devices/{}", sysfs_root, id);
-  nlohmann::json out = {{"available", true}};
-  for (const char *kind : {"correctable", "nonfatal", "fatal"}) {
+  nlohmann::json out = {{inventory_field::kAvailable, true}};
+  for (const char *kind :
+       {inventory_field::kCorrectable, inventory_field::kNonfatal, inventory_field::kFatal}) {
     std::ifstream in(fmt::format("{}/aer_dev_{}", dir, kind));
     if (!in)
-      return {{"available", false},
-              {"reason", fmt::format("{}/aer_dev_{} cannot be read (no AER statistics: a kernel "
-                                     "without AER, or a VM's virtual root port)",
-                                     dir, kind)}};
+      return {{inventory_field::kAvailable, false},
+              {inventory_field::kReason,
+               fmt::format("{}/aer_dev_{} cannot be read (no AER statistics: a kernel "
+                           "without AER, or a VM's virtual root port)",
+                           dir, kind)}};
     std::stringstream text;
     text << in.rdbuf();
     out[kind] = parse_aer_counters(text.str());

@@ -1,5 +1,6 @@
 #include "harness/inventory/port_counters.h"
 
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/netdev_stats.h"
 
 #include <algorithm>
@@ -112,12 +113,13 @@ std::map<std::string, std::int64_t> counter_deltas(const CounterMap &before,
 }
 
 nlohmann::json counter_deltas(const PortCounters &before, const PortCounters &after) {
-  return {{"device", after.device},
-          {"port", after.port},
-          {"counters", counter_deltas(before.counters, after.counters)},
-          {"hw_counters", counter_deltas(before.hw_counters, after.hw_counters)},
-          {"netdev", after.netdev},
-          {"netdev_counters", counter_deltas(before.netdev_counters, after.netdev_counters)}};
+  return {{inventory_field::kDevice, after.device},
+          {inventory_field::kPort, after.port},
+          {inventory_field::kCounters, counter_deltas(before.counters, after.counters)},
+          {inventory_field::kHwCounters, counter_deltas(before.hw_counters, after.hw_counters)},
+          {inventory_field::kNetdev, after.netdev},
+          {inventory_field::kNetdevCounters,
+           counter_deltas(before.netdev_counters, after.netdev_counters)}};
 }
 
 void add_counter_deltas(nlohmann::json &total, const nlohmann::json &deltas) {
@@ -125,7 +127,8 @@ void add_counter_deltas(nlohmann::json &total, const nlohmann::json &deltas) {
     return;
   if (!total.is_object())
     total = nlohmann::json::object();
-  for (const char *group : {"counters", "hw_counters", "netdev_counters"}) {
+  for (const char *group : {inventory_field::kCounters, inventory_field::kHwCounters,
+                            inventory_field::kNetdevCounters}) {
     if (!deltas.contains(group) || !deltas.at(group).is_object())
       continue;
     nlohmann::json &sums = total[group];
@@ -141,16 +144,20 @@ void add_counter_deltas(nlohmann::json &total, const nlohmann::json &deltas) {
   nlohmann::json &devices = total[kCounterDeltasDevices];
   if (!devices.is_array())
     devices = nlohmann::json::array();
-  if (deltas.contains("device") &&
-      std::find(devices.begin(), devices.end(), deltas.at("device")) == devices.end())
-    devices.push_back(deltas.at("device"));
+  if (deltas.contains(inventory_field::kDevice) &&
+      std::find(devices.begin(), devices.end(), deltas.at(inventory_field::kDevice)) ==
+          devices.end())
+    devices.push_back(deltas.at(inventory_field::kDevice));
 }
 
 nlohmann::json to_json(const PortCounters &counters) {
-  return {{"device", counters.device},        {"port", counters.port},
-          {"counters", counters.counters},    {"hw_counters", counters.hw_counters},
-          {"netdev", counters.netdev},        {"netdev_counters", counters.netdev_counters},
-          {"unreadable", counters.unreadable}};
+  return {{inventory_field::kDevice, counters.device},
+          {inventory_field::kPort, counters.port},
+          {inventory_field::kCounters, counters.counters},
+          {inventory_field::kHwCounters, counters.hw_counters},
+          {inventory_field::kNetdev, counters.netdev},
+          {inventory_field::kNetdevCounters, counters.netdev_counters},
+          {inventory_field::kUnreadable, counters.unreadable}};
 }
 
 } // namespace railgauge

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "harness/inventory/inventory_fields.h"
+
 namespace railgauge {
 
 std::string_view to_string(PciPath path) {
@@ -125,15 +127,15 @@ nlohmann::json to_json(const RailMap &map, const PciTree &tree) {
     return gbytes ? nlohmann::json(*gbytes) : nlohmann::json(nullptr);
   };
   for (int g : map.gpus)
-    gpus.push_back({{"bus_id", at(tree, g).bus_id},
-                    {"name", first_name(g, "cuda")},
-                    {"numa_node", numa(g)},
-                    {"link_gbytes_per_s", link(g)}});
+    gpus.push_back({{inventory_field::kBusId, at(tree, g).bus_id},
+                    {inventory_field::kName, first_name(g, "cuda")},
+                    {inventory_field::kNumaNode, numa(g)},
+                    {inventory_field::kLinkGbytesPerS, link(g)}});
   for (int n : map.nics)
-    nics.push_back({{"bus_id", at(tree, n).bus_id},
-                    {"name", nic_name(n)},
-                    {"numa_node", numa(n)},
-                    {"link_gbytes_per_s", link(n)}});
+    nics.push_back({{inventory_field::kBusId, at(tree, n).bus_id},
+                    {inventory_field::kName, nic_name(n)},
+                    {inventory_field::kNumaNode, numa(n)},
+                    {inventory_field::kLinkGbytesPerS, link(n)}});
   nlohmann::json paths = nlohmann::json::array();
   for (const auto &row : map.paths) {
     nlohmann::json cells = nlohmann::json::array();
@@ -144,25 +146,25 @@ nlohmann::json to_json(const RailMap &map, const PciTree &tree) {
   nlohmann::json rails = nlohmann::json::array();
   for (std::size_t i = 0; i < map.rails.size(); ++i) {
     const Rail &rail = map.rails[i];
-    nlohmann::json entry = {{"gpu_index", i},
-                            {"gpu_bus_id", at(tree, rail.gpu).bus_id},
-                            {"gpu_numa_node", numa(rail.gpu)},
-                            {"nic_bus_id", nullptr},
-                            {"nic_name", nullptr},
-                            {"nic_numa_node", nullptr},
-                            {"path", nullptr}};
+    nlohmann::json entry = {{inventory_field::kGpuIndex, i},
+                            {inventory_field::kGpuBusId, at(tree, rail.gpu).bus_id},
+                            {inventory_field::kGpuNumaNode, numa(rail.gpu)},
+                            {inventory_field::kNicBusId, nullptr},
+                            {inventory_field::kNicName, nullptr},
+                            {inventory_field::kNicNumaNode, nullptr},
+                            {inventory_field::kPath, nullptr}};
     if (rail.nic) {
-      entry["nic_bus_id"] = at(tree, *rail.nic).bus_id;
-      entry["nic_name"] = nic_name(*rail.nic);
-      entry["nic_numa_node"] = numa(*rail.nic);
-      entry["path"] = to_string(rail.path);
+      entry[inventory_field::kNicBusId] = at(tree, *rail.nic).bus_id;
+      entry[inventory_field::kNicName] = nic_name(*rail.nic);
+      entry[inventory_field::kNicNumaNode] = numa(*rail.nic);
+      entry[inventory_field::kPath] = to_string(rail.path);
     }
     rails.push_back(std::move(entry));
   }
-  return {{"gpus", std::move(gpus)},
-          {"nics", std::move(nics)},
-          {"paths", std::move(paths)},
-          {"rails", std::move(rails)}};
+  return {{inventory_field::kGpus, std::move(gpus)},
+          {inventory_field::kNics, std::move(nics)},
+          {inventory_field::kPaths, std::move(paths)},
+          {inventory_field::kRails, std::move(rails)}};
 }
 
 } // namespace railgauge

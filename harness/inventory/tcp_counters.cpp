@@ -11,6 +11,8 @@
 #include <memory>
 #include <sstream>
 
+#include "harness/inventory/inventory_fields.h"
+
 namespace railgauge {
 namespace {
 
@@ -100,18 +102,19 @@ std::string netdev_of_address(const std::string &address) {
 }
 
 nlohmann::json counter_deltas(const TcpCounters &before, const TcpCounters &after) {
-  nlohmann::json j = {{"host_tcp", counter_deltas(before.tcp, after.tcp)},
-                      {"host_tcp_ext", counter_deltas(before.tcp_ext, after.tcp_ext)}};
+  nlohmann::json j = {
+      {inventory_field::kHostTcp, counter_deltas(before.tcp, after.tcp)},
+      {inventory_field::kHostTcpExt, counter_deltas(before.tcp_ext, after.tcp_ext)}};
   if (!after.netdev.empty()) {
-    j["netdev"] = after.netdev;
-    j["netdev_statistics"] = counter_deltas(before.netdev_stats, after.netdev_stats);
+    j[inventory_field::kNetdev] = after.netdev;
+    j[inventory_field::kNetdevStatistics] = counter_deltas(before.netdev_stats, after.netdev_stats);
   }
   std::vector<std::string> problems = before.unreadable;
   problems.insert(problems.end(), after.unreadable.begin(), after.unreadable.end());
   std::sort(problems.begin(), problems.end());
   problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
   if (!problems.empty())
-    j["unreadable"] = problems;
+    j[inventory_field::kUnreadable] = problems;
   return j;
 }
 

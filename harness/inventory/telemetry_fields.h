@@ -74,4 +74,31 @@ inline constexpr const char *kUsedMemoryBytes = "used_memory_bytes";
 // The settle probe's last reading (steady_state.last_reading): how many it took
 inline constexpr const char *kReadings = "readings";
 
+// A snapshot's health counters, and what it read them from: the GPU's bus id, NVML's counts
+// (the remapped rows' flags as 0/1), its compute processes, its PCIe replays and NVLink error
+// counters (inventory_fields.h names their insides), the kernel log's Xids (kernel_log: the
+// last sequence number and the xids above) and the link's AER files (pcie_aer)
+inline constexpr const char *kPciBusId = "pci_bus_id";
+inline constexpr const char *kEccUncorrectedVolatile = "ecc_uncorrected_volatile";
+inline constexpr const char *kEccCorrectedVolatile = "ecc_corrected_volatile";
+inline constexpr const char *kRemappedRowsUncorrectable = "remapped_rows_uncorrectable";
+inline constexpr const char *kRemappedRowsCorrectable = "remapped_rows_correctable";
+inline constexpr const char *kRemappedRowsPending = "remapped_rows_pending";
+inline constexpr const char *kRemappedRowsFailure = "remapped_rows_failure";
+inline constexpr const char *kComputeProcesses = "compute_processes";
+inline constexpr const char *kPcieReplayCount = "pcie_replay_count";
+inline constexpr const char *kNvlinkErrors = "nvlink_errors";
+inline constexpr const char *kNvlinkErrorsPerLink = "nvlink_errors_per_link";
+inline constexpr const char *kKernelLog = "kernel_log";
+inline constexpr const char *kPcieAer = "pcie_aer";
+
+// health_delta: the growth of the counters above under their own names (ECC, remapped rows,
+// nvlink_errors and nvlink_errors_per_link), of the PCIe replays and AER totals, and the Xid
+// events logged in between (how many, which, or why the log could not tell)
+inline constexpr const char *kPcieReplays = "pcie_replays";
+inline constexpr const char *kPcieAerCorrectable = "pcie_aer_correctable";
+inline constexpr const char *kPcieAerUncorrectable = "pcie_aer_uncorrectable";
+inline constexpr const char *kXidEvents = "xid_events";
+inline constexpr const char *kXidNote = "xid_note";
+
 } // namespace railgauge::telemetry

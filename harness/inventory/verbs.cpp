@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/verbs_query.h"
 
 namespace railgauge {
@@ -57,22 +58,22 @@ std::string guid_text(__be64 guid_be) {
 
 nlohmann::json query_port(ibv_context *context, const std::string &device_dir, uint8_t port) {
   ibv_port_attr attr{};
-  nlohmann::json j = {{"port", port}};
+  nlohmann::json j = {{inventory_field::kPort, port}};
   if (const int rc = ibv_query_port(context, port, &attr); rc != 0) {
-    j["error"] = fmt::format("ibv_query_port: {} ({})", std::strerror(rc), rc);
+    j[inventory_field::kError] = fmt::format("ibv_query_port: {} ({})", std::strerror(rc), rc);
     return j;
   }
   const bool ethernet = attr.link_layer == IBV_LINK_LAYER_ETHERNET;
-  j["state"] = ibv_port_state_str(attr.state);
-  j["physical_state"] = ib_phys_state_name(attr.phys_state);
-  j["link_layer"] = ethernet ? "Ethernet" : "InfiniBand";
-  j["active_speed"] = ib_speed_name(attr.active_speed);
-  j["active_width_lanes"] = ib_width_lanes(attr.active_width);
-  j["rate_gbits_per_s"] = ib_rate_gbps(attr.active_speed, attr.active_width);
-  j["active_mtu_bytes"] = ib_mtu_bytes(attr.active_mtu);
-  j["max_mtu_bytes"] = ib_mtu_bytes(attr.max_mtu);
-  j["lid"] = ethernet ? nlohmann::json(nullptr) : nlohmann::json(attr.lid);
-  j["sm_lid"] = ethernet ? nlohmann::json(nullptr) : nlohmann::json(attr.sm_lid);
+  j[inventory_field::kState] = ibv_port_state_str(attr.state);
+  j[inventory_field::kPhysicalState] = ib_phys_state_name(attr.phys_state);
+  j[inventory_field::kLinkLayer] = ethernet ? "Ethernet" : "InfiniBand";
+  j[inventory_field::kActiveSpeed] = ib_speed_name(attr.active_speed);
+  j[inventory_field::kActiveWidthLanes] = ib_width_lanes(attr.active_width);
+  j[inventory_field::kRateGbitsPerS] = ib_rate_gbps(attr.active_speed, attr.active_width);
+  j[inventory_field::kActiveMtuBytes] = ib_mtu_bytes(attr.active_mtu);
+  j[inventory_field::kMaxMtuBytes] = ib_mtu_bytes(attr.max_mtu);
+  j[inventory_field::kLid] = ethernet ? nlohmann::json(nullptr) : nlohmann::json(attr.lid);
+  j[inventory_field::kSmLid] = ethernet ? nlohmann::json(nullptr) : nlohmann::json(attr.sm_lid);
 
   nlohmann::json gids = nlohmann::json::array();
   const std::string attrs_dir = fmt::format("{}/ports/{}/gid_attrs", device_dir, port);
@@ -86,12 +87,13 @@ nlohmann::json query_port(ibv_context *context, const std::string &device_dir, u
     char text[INET6_ADDRSTRLEN] = {};
     inet_ntop(AF_INET6, gid.raw, text, sizeof text);
     const nlohmann::json type = sysfs_line(fmt::format("{}/types/{}", attrs_dir, index));
-    gids.push_back({{"index", index},
-                    {"gid", text},
-                    {"type", gid_type_name(type, attr.link_layer)},
-                    {"netdev", sysfs_line(fmt::format("{}/ndevs/{}", attrs_dir, index))}});
+    gids.push_back(
+        {{inventory_field::kIndex, index},
+         {inventory_field::kGid, text},
+         {inventory_field::kType, gid_type_name(type, attr.link_layer)},
+         {inventory_field::kNetdev, sysfs_line(fmt::format("{}/ndevs/{}", attrs_dir, index))}});
   }
-  j["gids"] = std::move(gids);
+  j[inventory_field::kGids] = std::move(gids);
   return j;
 }
 
@@ -104,37 +106,42 @@ nlohmann::json query_verbs(const std::string &sysfs_root) {
     // ENOSYS: no kernel RDMA support at all - the same as "no devices" for an inventory.
     const int err = errno;
     if (err == ENOSYS)
-      return {{"available", true}, {"reason", nullptr}, {"devices", nlohmann::json::array()}};
-    return {{"available", false},
-            {"reason", fmt::format("ibv_get_device_list: {}", std::strerror(err))},
-            {"devices", nlohmann::json::array()}};
+      return {{inventory_field::kAvailable, true},
+              {inventory_field::kReason, nullptr},
+              {inventory_field::kDevices, nlohmann::json::array()}};
+    return {{inventory_field::kAvailable, false},
+            {inventory_field::kReason, fmt::format("ibv_get_device_list: {}", std::strerror(err))},
+            {inventory_field::kDevices, nlohmann::json::array()}};
   }
   nlohmann::json devices = nlohmann::json::array();
   for (int i = 0; i < count; ++i) {
     ibv_device *device = list.get()[i];
     const std::string name = ibv_get_device_name(device);
-    nlohmann::json j = {{"name", name}, {"node_guid", guid_text(ibv_get_device_guid(device))}};
+    nlohmann::json j = {{inventory_field::kName, name},
+                        {inventory_field::kNodeGuid, guid_text(ibv_get_device_guid(device))}};
     std::unique_ptr<ibv_context, ContextClose> context(ibv_open_device(device));
     if (!context) {
-      j["error"] = fmt::format("ibv_open_device: {}", std::strerror(errno));
-      j["ports"] = nlohmann::json::array();
+      j[inventory_field::kError] = fmt::format("ibv_open_device: {}", std::strerror(errno));
+      j[inventory_field::kPorts] = nlohmann::json::array();
       devices.push_back(std::move(j));
       continue;
     }
     ibv_device_attr attr{};
     nlohmann::json ports = nlohmann::json::array();
     if (const int rc = ibv_query_device(context.get(), &attr); rc != 0) {
-      j["error"] = fmt::format("ibv_query_device: {} ({})", std::strerror(rc), rc);
+      j[inventory_field::kError] = fmt::format("ibv_query_device: {} ({})", std::strerror(rc), rc);
     } else {
-      j["fw_version"] = attr.fw_ver;
+      j[inventory_field::kFwVersion] = attr.fw_ver;
       const std::string device_dir = fmt::format("{}/class/infiniband/{}", sysfs_root, name);
       for (uint8_t port = 1; port <= attr.phys_port_cnt; ++port)
         ports.push_back(query_port(context.get(), device_dir, port));
     }
-    j["ports"] = std::move(ports);
+    j[inventory_field::kPorts] = std::move(ports);
     devices.push_back(std::move(j));
   }
-  return {{"available", true}, {"reason", nullptr}, {"devices", std::move(devices)}};
+  return {{inventory_field::kAvailable, true},
+          {inventory_field::kReason, nullptr},
+          {inventory_field::kDevices, std::move(devices)}};
 }
 
 } // namespace railgauge
