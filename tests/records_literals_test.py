@@ -23,6 +23,11 @@ literal name where a writer's code
       ({"scale", "CUDA_R_32F"}) beside such a pair or a constant's. A list of two texts alone
       ({"nt", "nn"}: an axis's values) is not a pair.
 
+In the inventory's writers (run.json's inventory, harness/inventory/inventory_fields.h) and the
+telemetry files that read NVML's GPUs from it, which build and read JSON in objects of any name
+(gpu["uuid"] = ..., port.value("state", ...)), any subscript or accessor with a literal name fails
+too, not only a record's metrics' or params'.
+
 Comments do not count. ALLOWED holds what is left to convert; it only shrinks. NOT_RECORD_FIELDS
 holds the pairs that name no record field (what ranks send each other over the store, parsed back
 by the same file): each entry says why, and it too fails once the file no longer has the name.
@@ -51,11 +56,27 @@ CORE_WRITERS = ("harness/measure.cpp", "harness/lockstep.cpp", "harness/stats.cp
                 "harness/inventory/gpu_settle_nvml.cpp", "harness/inventory/gpu_settle_stub.cpp",
                 "harness/inventory/gpu_monitor_nvml.cpp", "harness/inventory/gpu_monitor_stub.cpp",
                 "harness/inventory/gpu_processes.cpp")
+# The inventory in run.json (harness/inventory/inventory_fields.h): its writers, the stubs built
+# without NVML or verbs, and the console table that reads it back.
+INVENTORY_WRITERS = ("harness/inventory/inventory.cpp", "harness/inventory/nvml.cpp",
+                     "harness/inventory/nvml_stub.cpp", "harness/inventory/pci_tree.cpp",
+                     "harness/inventory/rail_map.cpp", "harness/inventory/verbs.cpp",
+                     "harness/inventory/verbs_stub.cpp", "harness/inventory/port_counters.cpp",
+                     "harness/inventory/tcp_counters.cpp", "harness/inventory/pcie_aer.cpp",
+                     "harness/inventory/render.cpp")
+# Where JSON_FIELD applies: the inventory's writers, and the telemetry files that read the
+# inventory's GPUs and processes (objects named gpu, p, t, d rather than metrics).
+ANY_OBJECT_FILES = INVENTORY_WRITERS + ("harness/inventory/gpu_telemetry.cpp",
+                                        "harness/inventory/gpu_processes.cpp")
 IMPORTERS = "analysis/import"
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 
 FIELD = re.compile(r'\b(?:metrics|derived_params|params)\s*'
                    r'(?:\[\s*|\.\s*(?:at|contains|value|find|emplace)\s*\(\s*)"([A-Za-z0-9_.]+)"')
+# A literal name in a subscript or accessor of an object of any name (ANY_OBJECT_FILES only:
+# elsewhere a literal key is as often a message's, a file's or a log's).
+JSON_FIELD = re.compile(r'(?:\[\s*|(?:\.|->)\s*(?:at|contains|value|find|count|emplace)\s*\(\s*)'
+                        r'"([A-Za-z0-9_.]+)"')
 AXIS = re.compile(r'\b(?:point|p)\s*\.\s*(?:text|integer|real|boolean|has)\s*\(\s*'
                   r'"([A-Za-z0-9_.]+)"')
 # An axis declared by a literal name: a braced Axis whose next element is its AxisType.
@@ -220,14 +241,20 @@ def initialiser_literals(code):
     return [(pos, name, what) for pos, (name, what) in found.items()]
 
 
-def literals(text):
-    """(line, name, the code that names it) of every literal record field or axis name in text;
+def literals(text, any_object=False):
+    """(line, name, the code that names it) of every literal record field or axis name in text,
+    and with any_object of every literal name in any object's subscript or accessor (JSON_FIELD);
     a name two checks find is reported once, by the first."""
     found = {}
     code = without_comments(text)
     for pattern in (FIELD, AXIS, AXIS_DECLARATION):
         for m in pattern.finditer(code):
             found.setdefault(m.start(), (m.group(1), " ".join(m.group(0).split())))
+    if any_object:
+        named = {m.start(1) for pattern in (FIELD, AXIS) for m in pattern.finditer(code)}
+        for m in JSON_FIELD.finditer(code):
+            if m.start(1) not in named:
+                found.setdefault(m.start(), (m.group(1), " ".join(m.group(0).split())))
     for pos, name, what in initialiser_literals(code):
         found.setdefault(pos, (name, what))
     return sorted((code.count("\n", 0, pos) + 1, name, what) for pos, (name, what) in found.items())
@@ -241,9 +268,10 @@ def family_sources():
 
 
 def writer_sources():
-    """The families' sources, the core's record writers and the importers."""
+    """The families' sources, the core's record writers, the inventory's and the importers."""
     yield from family_sources()
     yield from CORE_WRITERS
+    yield from INVENTORY_WRITERS
     for rel in source_files(ROOT, under=IMPORTERS):
         if rel.endswith(SUFFIXES):
             yield rel
@@ -253,7 +281,7 @@ def scan():
     """{path: [(line, name, code)]} of the writers' sources that hold a literal name."""
     out = {}
     for rel in writer_sources():
-        found = literals((ROOT / rel).read_text(errors="replace"))
+        found = literals((ROOT / rel).read_text(errors="replace"), rel in ANY_OBJECT_FILES)
         if found:
             out[rel] = found
     return out
@@ -269,7 +297,9 @@ class RecordsLiterals(unittest.TestCase):
         if bad:
             self.fail("\n" + "\n".join(bad) + "\nname each by a constant of the family's "
                       "records/<family>_record.h (harness/metric_names.h when several families "
-                      "write it); a metric constant goes into that contract's kMetrics too")
+                      "write it); a metric constant goes into that contract's kMetrics too; an "
+                      "inventory field by harness/inventory/inventory_fields.h, a telemetry one "
+                      "by harness/inventory/telemetry_fields.h")
 
     def test_the_allow_list_holds_no_stale_entry(self):
         found = scan()
@@ -315,8 +345,24 @@ class RecordsLiterals(unittest.TestCase):
         self.assertTrue(all(rel.split("/", 1)[0] in FAMILIES for rel in sources))
         writers = set(writer_sources())
         self.assertTrue(set(CORE_WRITERS) <= writers)
+        self.assertTrue(set(ANY_OBJECT_FILES) <= writers)
         self.assertIn("analysis/import/perftest_import.cpp", writers)
         self.assertTrue(all((ROOT / rel).is_file() for rel in CORE_WRITERS), CORE_WRITERS)
+        self.assertTrue(all((ROOT / rel).is_file() for rel in INVENTORY_WRITERS), INVENTORY_WRITERS)
+
+    def test_the_scan_finds_literal_names_of_any_object_in_the_inventory(self):
+        text = "\n".join([
+            'gpu["uuid"] = text; j[ "state" ] = s;',                   # 1: written
+            'if (port.value("port", 0) && n.contains("pci_bus_id"))',  # 2: read
+            'x = g.at("index"); y = inv->find("nvml"); d["a.b"];',     # 3: at, find, a path
+            'out.metrics["verified"] = v; // gpu["serial"]',            # 4: once; a comment
+            'gpu[inventory_field::kUuid] = s; f("name"); s.find(\':\');',  # 5: none
+        ])
+        self.assertEqual([(line, name) for line, name, _ in literals(text, any_object=True)],
+                         [(1, "state"), (1, "uuid"), (2, "pci_bus_id"), (2, "port"),
+                          (3, "a.b"), (3, "index"), (3, "nvml"), (4, "verified")])
+        # Elsewhere only a record's fields count: gpu["uuid"] is not looked at.
+        self.assertEqual([(line, name) for line, name, _ in literals(text)], [(4, "verified")])
 
 
 if __name__ == "__main__":
