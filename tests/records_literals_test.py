@@ -64,10 +64,16 @@ INVENTORY_WRITERS = ("harness/inventory/inventory.cpp", "harness/inventory/nvml.
                      "harness/inventory/verbs_stub.cpp", "harness/inventory/port_counters.cpp",
                      "harness/inventory/tcp_counters.cpp", "harness/inventory/pcie_aer.cpp",
                      "harness/inventory/render.cpp")
-# Where JSON_FIELD applies: the inventory's writers, and the telemetry files that read the
-# inventory's GPUs and processes (objects named gpu, p, t, d rather than metrics).
+# Where JSON_FIELD applies: the inventory's writers, and the telemetry files, which read the
+# inventory's GPUs and processes and write the window's summary (objects named gpu, p, t, d, j
+# rather than metrics).
 ANY_OBJECT_FILES = INVENTORY_WRITERS + ("harness/inventory/gpu_telemetry.cpp",
-                                        "harness/inventory/gpu_processes.cpp")
+                                        "harness/inventory/gpu_processes.cpp",
+                                        "harness/inventory/gpu_samples.cpp",
+                                        "harness/inventory/gpu_monitor_nvml.cpp",
+                                        "harness/inventory/gpu_monitor_stub.cpp",
+                                        "harness/inventory/gpu_settle_nvml.cpp",
+                                        "harness/inventory/gpu_settle_stub.cpp")
 IMPORTERS = "analysis/import"
 SUFFIXES = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh")
 

@@ -108,7 +108,7 @@ nlohmann::json GpuMonitor::stop(double from_s) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - m.started).count();
   m.samples.push_back(m.sample()); // the end of the point, however short it was
   m.summary = summarize_gpu_window(m.samples, duration_s, from_s, m.at_start, m.counters());
-  (*m.summary)["period_ms"] = m.period.count();
+  (*m.summary)[telemetry::kPeriodMs] = m.period.count();
   return *m.summary;
 }
 

@@ -101,23 +101,23 @@ nlohmann::json series_of(const std::vector<GpuSample> &samples, double duration_
 // Energy over the window, as power, where the counter can say it (kMinEnergyWindow_s).
 void add_power_from_energy(nlohmann::json &j, double duration_s,
                            const std::optional<double> &limit_w) {
-  j["power_from_energy_w"] = nullptr;
-  if (!j["energy_j"].is_number() || !(duration_s > 0))
+  j[telemetry::kPowerFromEnergyW] = nullptr;
+  if (!j[telemetry::kEnergyJ].is_number() || !(duration_s > 0))
     return;
   if (duration_s < kMinEnergyWindow_s) {
-    j["power_from_energy_note"] =
+    j[telemetry::kPowerFromEnergyNote] =
         fmt::format("a window of {:.3g} s is shorter than the {} s NVML's energy counter needs",
                     duration_s, kMinEnergyWindow_s);
     return;
   }
-  const double w = j["energy_j"].get<double>() / duration_s;
+  const double w = j[telemetry::kEnergyJ].get<double>() / duration_s;
   if (limit_w && w > kEnergyPowerLimitSlack * *limit_w) {
-    j["power_from_energy_note"] = fmt::format(
+    j[telemetry::kPowerFromEnergyNote] = fmt::format(
         "{:.0f} W from the energy counter exceeds the {:.0f} W limit by more than {:.0f}%", w,
         *limit_w, (kEnergyPowerLimitSlack - 1) * 100);
     return;
   }
-  j["power_from_energy_w"] = w;
+  j[telemetry::kPowerFromEnergyW] = w;
 }
 
 } // namespace
@@ -188,12 +188,12 @@ nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, doub
        delta(start.thermal_violation_ns, end.thermal_violation_ns, 1e-9)},
   };
   // NVML's violation counters see a power or thermal cap even between two samples.
-  for (const char *violation : {"power_violation_s", "thermal_violation_s"})
+  for (const char *violation : {telemetry::kPowerViolationS, telemetry::kThermalViolationS})
     if (j[violation].is_number() && j[violation].get<double>() > 0)
-      j["throttled"] = true;
+      j[telemetry::kThrottled] = true;
   add_power_from_energy(j, duration_s, start.power_limit_w);
   if (duration_s >= 2 * kSeriesWindow_s)
-    j["series"] = series_of(samples, duration_s);
+    j[telemetry::kSeries] = series_of(samples, duration_s);
   return j;
 }
 

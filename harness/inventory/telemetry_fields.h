@@ -34,7 +34,9 @@ inline constexpr const char *kClocksEventReasons = "clocks_event_reasons";
 // The window (during): its samples and seconds, the hottest reading, the PCIe link's lowest and
 // highest generation and width, how often each clock-event reason held and how often any
 // throttling one did, the energy used and the seconds NVML counted power and thermal capping;
-// a series of medians per window (t_s), and the seconds of the run the window spans (from, to)
+// the power the energy counter gives over the window, or a note why it gives none; a series of
+// medians per window (t_s); the seconds of the run the window spans (from, to); how often the
+// monitor sampled
 inline constexpr const char *kSamples = "samples";
 inline constexpr const char *kDurationS = "duration_s";
 inline constexpr const char *kTemperatureCMax = "temperature_c_max";
@@ -48,10 +50,14 @@ inline constexpr const char *kThrottledFraction = "throttled_fraction";
 inline constexpr const char *kEnergyJ = "energy_j";
 inline constexpr const char *kPowerViolationS = "power_violation_s";
 inline constexpr const char *kThermalViolationS = "thermal_violation_s";
+inline constexpr const char *kPowerFromEnergyW = "power_from_energy_w";
+inline constexpr const char *kPowerFromEnergyNote = "power_from_energy_note";
+inline constexpr const char *kSeries = "series";
 inline constexpr const char *kTS = "t_s";
 inline constexpr const char *kWindowS = "window_s";
 inline constexpr const char *kFrom = "from";
 inline constexpr const char *kTo = "to";
+inline constexpr const char *kPeriodMs = "period_ms";
 
 // The kernel's Xid events for the GPU (kernel_xids.h): the last sequence number read, and each
 // event's number, Xid and text; an NVLink error counter's link
