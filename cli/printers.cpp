@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -110,7 +111,8 @@ public:
     struct KeySummary {
       std::map<Status, int> counts;
       std::string metric;
-      double lo = 0, hi = 0, worst_noise = 0;
+      double lo = 0, hi = 0;
+      std::optional<double> worst_noise; // of the ok points timed, with or without a headline
       bool any_value = false;
       std::string first_reason;
     };
@@ -146,7 +148,7 @@ public:
         k.any_value = true;
       }
       if (const auto noise = relative_noise(r))
-        k.worst_noise = std::max(k.worst_noise, *noise);
+        k.worst_noise = std::max(k.worst_noise.value_or(0), *noise);
     }
     std::vector<std::vector<std::string>> rows;
     for (const auto &key : order) {
@@ -158,7 +160,7 @@ public:
       rows.push_back({key, count(Status::ok), count(Status::waived), count(Status::failed),
                       count(Status::error),
                       k.any_value ? fmt::format("{:.4g} .. {:.4g}", k.lo, k.hi) : "", k.metric,
-                      k.any_value ? fmt::format("{:.1f}%", 100 * k.worst_noise) : "",
+                      k.worst_noise ? fmt::format("{:.1f}%", 100 * *k.worst_noise) : "",
                       shorten(k.first_reason, 90)});
     }
     std::string tally;

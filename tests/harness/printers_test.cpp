@@ -101,6 +101,25 @@ TEST(Printers, TableSummarisesPerKeyAndListsEveryProblem) {
                 "elements hold wrong values\n");
 }
 
+// A point timed without a headline figure (a latency object, rdma.tcp_lat's) still shows its
+// noise: it may be the one the run is named noisy for.
+TEST(Printers, SummaryShowsTheNoiseOfAPointWithoutAHeadline) {
+  std::ostringstream out;
+  auto p = make_table_printer(out);
+  Record r;
+  r.run = "r";
+  r.host = "h";
+  r.key = "rdma.tcp_lat";
+  r.params = {{"size_bytes", 2}};
+  r.metrics = {{"time_s", {{"median", 20e-6}, {"p10", 18e-6}, {"p90", 200e-6}}},
+               {"latency", {{"p50_s", 12e-6}}}};
+  p->on_record(r);
+  p->finish();
+  EXPECT_NE(out.str().find("rdma.tcp_lat  1   0       0       0                     455.0%"),
+            std::string::npos)
+      << out.str();
+}
+
 // The points the runner found noisier than their bound end the summary, with the bound.
 TEST(Printers, TableEndsWithThePointsNoisierThanTheirBound) {
   std::ostringstream out;
