@@ -31,6 +31,27 @@ std::vector<std::string> gpu_names(const nlohmann::json &manifest) {
   return names;
 }
 
+// NVIDIA GPUs (vendor 0x10de, a display controller: class 0x03xx) in one run's PCI tree; none
+// where the inventory read no PCI tree, which cannot say that a node has no GPU.
+std::optional<int> nvidia_gpus_on_pci(const nlohmann::json &manifest) {
+  if (!manifest.is_object())
+    return std::nullopt;
+  namespace f = inventory_field;
+  const auto inventory = manifest.value(f::kInventory, nlohmann::json::object());
+  const auto pci = inventory.is_object() ? inventory.value(f::kPci, nlohmann::json::object())
+                                         : nlohmann::json::object();
+  const auto devices =
+      pci.is_object() ? pci.value(f::kDevices, nlohmann::json::array()) : nlohmann::json::array();
+  if (!devices.is_array() || devices.empty())
+    return std::nullopt;
+  int gpus = 0;
+  for (const auto &d : devices)
+    if (d.is_object() && d.value(f::kVendor, std::string()) == "0x10de" &&
+        d.value(f::kClass, std::string()).starts_with("0x03"))
+      ++gpus;
+  return gpus;
+}
+
 // A run that had to have GPUs: a GPU burn-in's (its plan in run.json), or one whose --expect
 // named GPUs. Such a run on a node that shows none is judged, not refused as input.
 bool must_have_gpus(const nlohmann::json &manifest) {
@@ -161,6 +182,9 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
   std::map<std::string, int> gpus_per_host; // the most any run of the host showed
   std::set<std::string> names;
   std::set<std::string> without_gpus; // hosts of runs that had to have GPUs
+  std::set<std::string> unseen_gpus;  // hosts with a GPU on the PCI bus that NVML did not show
+  std::set<std::string> no_gpus;      // hosts whose PCI bus holds no NVIDIA GPU
+  int unknown = 0;                    // runs without GPUs whose PCI tree was not read
   std::vector<ImportedLog> imports;
   for (const auto &run : runs.runs) {
     if (gpu_names(run.manifest).empty())
@@ -169,11 +193,20 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
         continue;
       }
     const auto found = gpu_names(run.manifest);
-    if (found.empty() && must_have_gpus(run.manifest))
-      without_gpus.insert(run.manifest.value("host", run.dir));
-    if (found.empty())
+    const std::string host =
+        run.manifest.is_object() ? run.manifest.value("host", run.dir) : run.dir;
+    if (found.empty()) {
+      const auto on_pci = nvidia_gpus_on_pci(run.manifest);
+      if (must_have_gpus(run.manifest))
+        without_gpus.insert(host);
+      else if (on_pci && *on_pci > 0)
+        unseen_gpus.insert(host);
+      else if (on_pci)
+        no_gpus.insert(host);
+      else
+        ++unknown;
       continue;
-    const std::string host = run.manifest.value("host", run.dir);
+    }
     gpus_per_host[host] = std::max(gpus_per_host[host], static_cast<int>(found.size()));
     names.insert(found.begin(), found.end());
   }
@@ -183,10 +216,22 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
     return {kGpuNodeProfile,
             fmt::format("no GPU in the inventory of {} node{} whose run had to have GPUs",
                         without_gpus.size(), without_gpus.size() == 1 ? "" : "s")};
+  // A GPU on the bus that NVML cannot show (no driver, a driver that cannot talk to it) is the
+  // same failure, whatever the run: never a host-only PASS.
+  if (names.empty() && !unseen_gpus.empty())
+    return {kGpuNodeProfile,
+            fmt::format("{} node{} ({}) show{} an NVIDIA GPU on the PCI bus and none in NVML",
+                        unseen_gpus.size(), unseen_gpus.size() == 1 ? "" : "s",
+                        fmt::join(unseen_gpus, ", "), unseen_gpus.size() == 1 ? "s" : "")};
   if (names.empty() && !imports.empty())
     return imported_profile(imports);
+  if (names.empty() && !no_gpus.empty() && unknown == 0)
+    return {kHostOnlyProfile,
+            fmt::format("no NVIDIA GPU on the PCI bus of {} node{}: the host's own checks",
+                        no_gpus.size(), no_gpus.size() == 1 ? "" : "s")};
   if (names.empty())
-    throw InputError("no run's inventory shows a GPU, so no GPU profile can be chosen",
+    throw InputError("no run's inventory shows a GPU or a PCI tree that says there is none, so no "
+                     "profile can be chosen",
                      "--rules auto",
                      fmt::format("give --rules host-only or any-fabric, or a profile by name "
                                  "({})",

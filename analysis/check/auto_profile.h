@@ -8,9 +8,10 @@
 // A node with another count than 1 is judged by the 8-GPU profile, whose gpu-count rule then
 // names what is missing. Runs that had to have GPUs (a GPU burn-in's, or one whose --expect named
 // GPUs) and show none are judged by gpu-node, which fails them: a node without its GPUs is the
-// commonest failure, never bad input. Other runs that show no GPU, GPUs of no profile (H100 PCIe
-// or NVL, H200 NVL, A100) or GPUs of two kinds are an input error that says which rules to give
-// instead.
+// commonest failure, never bad input; so are runs whose PCI tree holds an NVIDIA GPU that NVML
+// does not show (no driver). Runs whose PCI tree holds no NVIDIA GPU are judged by host-only.
+// Runs that show no GPU and no PCI tree, GPUs of no profile (H100 PCIe or NVL, H200 NVL, A100) or
+// GPUs of two kinds are an input error that says which rules to give instead.
 //
 // An imported log (nccl-tests, perftest) has no inventory: the GPU its records name
 // (params.gpu_name) picks the SKU, and a log that crossed nodes or tested a NIC is judged by the
@@ -26,6 +27,8 @@ namespace railgauge::check {
 
 // The profile of a node that must show GPUs and shows none (results/rules/gpu-node.yaml).
 inline constexpr const char *kGpuNodeProfile = "gpu-node";
+// The profile of a machine without GPUs (results/rules/host-only.yaml).
+inline constexpr const char *kHostOnlyProfile = "host-only";
 
 struct AutoProfile {
   std::string name; // a shipped profile's name, e.g. "h200-sxm-1gpu"

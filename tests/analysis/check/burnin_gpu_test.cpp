@@ -328,5 +328,44 @@ TEST(BurninGpu, ABurninThatFoundNoGpuIsJudgedAndFails) {
   EXPECT_EQ(auto_profile(runs).name, kGpuNodeProfile);
 }
 
+// A run of any suite judged by the PCI tree its inventory read: an NVIDIA GPU there that NVML
+// does not show (no driver) fails the node; no NVIDIA GPU at all is a host the host checks judge.
+TEST(BurninGpu, AutoProfileReadsThePciBusWhereNvmlShowsNoGpu) {
+  const json nic = {{"bus_id", "0000:00:03.0"}, {"vendor", "0x1af4"}, {"class", "0x0200"}};
+  const json h200 = {{"bus_id", "0000:00:06.0"}, {"vendor", "0x10de"}, {"class", "0x0302"}};
+  const json nvswitch = {{"bus_id", "0000:05:00.0"}, {"vendor", "0x10de"}, {"class", "0x0680"}};
+  analysis::RunSet runs;
+  analysis::LoadedRun run;
+  run.dir = "node-run";
+  run.manifest = {{"host", kHost},
+                  {"run", "node-run"},
+                  {"suite", {{"name", "node"}}},
+                  {"inventory",
+                   {{"nvml", {{"available", false}, {"gpus", json::array()}}},
+                    {"pci", {{"devices", {nic, nvswitch}}}}}}};
+  runs.runs.push_back(run);
+  const auto host_only = auto_profile(runs);
+  EXPECT_EQ(host_only.name, kHostOnlyProfile);
+  EXPECT_NE(host_only.why.find("no NVIDIA GPU on the PCI bus of 1 node"), std::string::npos)
+      << host_only.why;
+
+  runs.runs[0].manifest["inventory"]["pci"]["devices"].push_back(h200);
+  const auto lost = auto_profile(runs);
+  EXPECT_EQ(lost.name, kGpuNodeProfile);
+  EXPECT_NE(lost.why.find("an NVIDIA GPU on the PCI bus and none in NVML"), std::string::npos)
+      << lost.why;
+  const auto r = judge(runs, lost.name);
+  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+  EXPECT_EQ(r.drain(), std::vector<std::string>{kHost});
+
+  // A second run whose PCI tree was not read cannot say its node has no GPU: no profile.
+  runs.runs[0].manifest["inventory"]["pci"]["devices"] = {nic};
+  runs.runs.push_back(run);
+  runs.runs[1].dir = "other-run";
+  runs.runs[1].manifest["host"] = "other";
+  runs.runs[1].manifest["inventory"].erase("pci");
+  EXPECT_THROW(auto_profile(runs), InputError);
+}
+
 } // namespace
 } // namespace railgauge::check
