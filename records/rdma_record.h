@@ -77,8 +77,11 @@ inline constexpr const char *kInlineBytes = "inline_bytes";
 inline constexpr const char *kTxDepth = "tx_depth";
 inline constexpr const char *kPostList = "post_list";
 inline constexpr const char *kCqModeration = "cq_moderation";
-// The TCP baseline's axis: the address its server listens on
+// The TCP baseline's axis: the address its server listens on; and derived, the processing
+// units a loopback point bound its client and server threads to (absent: left unbound)
 inline constexpr const char *kBindAddress = "bind_address";
+inline constexpr const char *kClientPu = "client_pu";
+inline constexpr const char *kServerPu = "server_pu";
 // The pair matrices' axes: each pair's message sizes, the verb, the NICs and how ranks name their
 // node, the planner's coverage and topology file, and what makes a pair bad (pairing: kPairing)
 inline constexpr const char *kLatencySizeBytes = "latency_size_bytes";

@@ -14,6 +14,7 @@
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/inventory/tcp_counters.h"
+#include "harness/pinned_workers.h"
 #include "harness/store/memory_store.h"
 #include "harness/waiver.h"
 #include "rdma/data_pattern.h"
@@ -37,7 +38,26 @@ Milliseconds store_timeout(const TcpPointSpec &s) {
   return Milliseconds(static_cast<long long>(s.timeout_s * 1000));
 }
 
+// Binds the calling thread to `pu` for as long as it lives; unbound (and says so) where the
+// system refuses, which leaves the point measured as the scheduler places it.
+std::optional<PinnedWorkers::CallerBinding> bind_end(const Topology &topology, unsigned pu) {
+  try {
+    return std::optional<PinnedWorkers::CallerBinding>(std::in_place, topology.get(), pu);
+  } catch (const BackendError &) {
+    return std::nullopt;
+  }
+}
+
 } // namespace
+
+std::optional<std::pair<unsigned, unsigned>> loopback_end_pus(const Topology &topology) {
+  if (!topology.is_this_machine())
+    return std::nullopt;
+  for (const auto &node : topology.numa_nodes())
+    if (node.core_pus.size() >= 2)
+      return std::pair(node.core_pus[0], node.core_pus[1]);
+  return std::nullopt;
+}
 
 std::string resolve_bind_address(const std::string &name) {
   in6_addr probe{};
@@ -282,10 +302,21 @@ Outcome run_tcp_point(RunContext &ctx, const TcpPointSpec &spec) {
   listen_on(resolve_bind_address(s.bind_address));
   MemoryStore store;
   std::atomic<bool> abort{false};
-  std::thread server([&] { tcp_server(s, store, prefix, abort); });
+  const auto ends = loopback_end_pus(ctx.topology());
+  std::atomic<bool> server_bound{false};
+  std::thread server([&] {
+    const auto bound = ends ? bind_end(ctx.topology(), ends->second) : std::nullopt;
+    server_bound = bound.has_value();
+    tcp_server(s, store, prefix, abort);
+  });
   try {
+    const auto client_bound = ends ? bind_end(ctx.topology(), ends->first) : std::nullopt;
     Outcome out = tcp_client(ctx, s, store, prefix);
     server.join();
+    if (client_bound && server_bound) {
+      out.derived_params[record::kClientPu] = ends->first;
+      out.derived_params[record::kServerPu] = ends->second;
+    }
     return out;
   } catch (...) {
     // Unblock the server wherever it waits: a connection that closes at once ends accept and

@@ -7,11 +7,13 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/record.h"
 #include "harness/run_context.h"
+#include "harness/topology.h"
 #include "rdma/data_pattern.h"
 #include "rdma/verbs_pattern.h"
 
@@ -32,6 +34,15 @@ struct TcpPointSpec {
 // An address literal as is; an interface name ("eth0") as its first IPv4 (else IPv6)
 // address. Throws InputError naming the interfaces that exist.
 std::string resolve_bind_address(const std::string &address_or_interface);
+
+// The processing units the two ends of a loopback point are bound to, on two physical cores of
+// the first NUMA node that has two; none with fewer (or a topology read from a file). Threads
+// left to the scheduler shared a core for some calls and not for others: on a 2-core VM the
+// 2-byte ping-pong took 19 us on one core and 100-140 us across two (the wakeup is an
+// interrupt through the hypervisor), and unpinned its p90 was 6 to 10 times its median. Two
+// cores stand for two hosts, whose ends never share one. The record says which it used
+// (derived params client_pu, server_pu).
+std::optional<std::pair<unsigned, unsigned>> loopback_end_pus(const Topology &topology);
 
 std::optional<std::string> tcp_waive_reason(const RunContext &ctx, const TcpPointSpec &spec);
 Outcome run_tcp_point(RunContext &ctx, const TcpPointSpec &spec);

@@ -39,7 +39,22 @@ TEST_F(TcpBaseline, LatencyPingPongOnLoopback) {
     EXPECT_EQ(counters.at("netdev"), "lo");
     EXPECT_GE(counters.at("host_tcp").at("RetransSegs").get<long long>(), 0);
     EXPECT_GT(counters.at("netdev_statistics").at("rx_packets").get<long long>(), 0);
+    // Two cores here (CI's machine has 2): the two ends ran on two of them, and say which.
+    if (const auto ends = loopback_end_pus(ctx_.topology())) {
+      EXPECT_NE(ends->first, ends->second);
+      EXPECT_EQ(out.derived_params.at("client_pu"), ends->first);
+      EXPECT_EQ(out.derived_params.at("server_pu"), ends->second);
+    } else {
+      EXPECT_FALSE(out.derived_params.contains("client_pu"));
+    }
   }
+}
+
+// A topology read from a file is not this machine's: nothing to bind to.
+TEST(TcpLoopbackEnds, NoneOnATopologyReadFromAFile) {
+  const auto topology = Topology::load_xml(std::string(RAILGAUGE_SOURCE_DIR) +
+                                           "/tests/fixtures/topology/h100_8gpu_8nic.hwloc.xml");
+  EXPECT_FALSE(loopback_end_pus(topology));
 }
 
 TEST_F(TcpBaseline, StreamingUniAndBidirectional) {
