@@ -77,6 +77,10 @@ const std::map<std::string, std::vector<std::string>> &node_fields() {
 }
 
 constexpr const char *kCounterPrefix = "nic.counter.";
+// NVML's GPUs, as many as it lists: 0 where it could not be read (no driver) or lists none, which
+// node.gpu_count (the PCI tree's, the bus's view) does not see; missing in an inventory without
+// NVML's section.
+constexpr const char *kNvmlGpuCount = "node.nvml_gpu_count";
 
 json at_path(const json &node, const std::vector<std::string> &path) {
   const json *cur = &node;
@@ -217,7 +221,8 @@ std::string normalize_bus_id(const std::string &bus_id) {
 }
 
 bool is_known_probe(const std::string &name) {
-  if (gpu_fields().count(name) || gpu_deficits().count(name) || node_fields().count(name))
+  if (gpu_fields().count(name) || gpu_deficits().count(name) || node_fields().count(name) ||
+      name == kNvmlGpuCount)
     return true;
   if (std::find(nic_port_probes().begin(), nic_port_probes().end(), name) !=
       nic_port_probes().end())
@@ -230,6 +235,7 @@ std::string known_probes_text() {
   const auto add = [&](const std::string &n) { s += (s.empty() ? "" : ", ") + n; };
   for (const auto &[n, _] : node_fields())
     add(n);
+  add(kNvmlGpuCount);
   for (const auto &[n, _] : gpu_fields())
     add(n);
   for (const auto &[n, _] : gpu_deficits())
@@ -241,6 +247,15 @@ std::string known_probes_text() {
 }
 
 ProbeResult run_probe(const std::string &name, const json &inventory) {
+  if (name == kNvmlGpuCount) {
+    const json nvml =
+        inventory.is_object() ? inventory.value(inventory_field::kNvml, json()) : json();
+    const json gpus = nvml.is_object() ? nvml.value(inventory_field::kGpus, json()) : json();
+    ProbeResult r;
+    r.values.push_back(
+        {PartKind::node, "", "nvml.gpus (count)", gpus.is_array() ? json(gpus.size()) : json()});
+    return r;
+  }
   if (const auto it = node_fields().find(name); it != node_fields().end()) {
     ProbeResult r;
     r.values.push_back({PartKind::node, "", dotted(it->second), at_path(inventory, it->second)});

@@ -11,6 +11,7 @@ phase: what they lack is reported missing, never passed; the figures are judged 
 """
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -100,6 +101,31 @@ class BurninReferenceTest(unittest.TestCase):
 
     def test_h200_healthy_passes_its_floors_and_the_shared_gpu_fails_them(self):
         self.check_pair("h200-burnin-2026-11-27", "h200-sxm-1gpu")
+
+
+    def test_the_real_node_without_its_driver_fails_under_auto(self):
+        # The healthy H200's own run as a plain run would read on the same VM with the driver
+        # gone: NVML lists no GPU, the PCI bus still holds the H200 (10de, class 0302). --rules
+        # auto must not call that host-only, nor refuse it as input: gpu-node fails it, drained.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = pathlib.Path(tmp) / "run"
+            shutil.copytree(next((REFERENCE / "h200-burnin-2026-11-27" / "burnin" /
+                                  "healthy").iterdir()), run)
+            manifest = json.loads((run / "run.json").read_text())
+            pci = manifest["inventory"]["pci"]["devices"]
+            self.assertIn(("0x10de", "0x0302"), {(d["vendor"], d["class"]) for d in pci})
+            manifest["inventory"]["nvml"] = {"available": False, "gpus": [],
+                                             "reason": "libnvidia-ml.so.1: cannot open shared "
+                                                       "object file"}
+            del manifest["suite"]["burnin_plan"]  # a plain run, not a burn-in
+            (run / "run.json").write_text(json.dumps(manifest))
+            out = pathlib.Path(tmp) / "verdict.json"
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "auto", "--json", str(out),
+                                str(run)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("--rules auto: gpu-node (1 node (vm) shows an NVIDIA GPU on the PCI "
+                          "bus and none in NVML)", r.stderr)
+            self.assertEqual(json.loads(out.read_text())["drain"], ["vm"])
 
 
 if __name__ == "__main__":
