@@ -11,45 +11,51 @@
 #include "harness/data_paths.h"
 #include "harness/error.h"
 #include "harness/inventory/inventory_fields.h"
+#include "harness/record_fields.h"
 
 namespace railgauge::check {
 namespace {
 
 bool has(const std::string &text, const char *part) { return text.find(part) != std::string::npos; }
 
+// A field of an object, or null where the object or the field is missing or not an object.
+const nlohmann::json &object_at(const nlohmann::json &obj, const char *name) {
+  static const nlohmann::json none;
+  const auto *f = record_fields::field(obj, name);
+  return f && f->is_object() ? *f : none;
+}
+
 // NVML's GPU names of one run's inventory, one per GPU.
 std::vector<std::string> gpu_names(const nlohmann::json &manifest) {
   std::vector<std::string> names;
-  if (!manifest.is_object())
-    return names;
-  const auto inventory = manifest.value(inventory_field::kInventory, nlohmann::json::object());
-  const auto nvml = inventory.value(inventory_field::kNvml, nlohmann::json::object());
-  for (const auto &gpu : nvml.value(inventory_field::kGpus, nlohmann::json::array()))
-    if (gpu.is_object() && gpu.contains(inventory_field::kName) &&
-        gpu[inventory_field::kName].is_string())
-      names.push_back(gpu[inventory_field::kName].get<std::string>());
+  const auto &nvml =
+      object_at(object_at(manifest, inventory_field::kInventory), inventory_field::kNvml);
+  const auto *gpus = record_fields::field(nvml, inventory_field::kGpus);
+  if (gpus && gpus->is_array())
+    for (const auto &gpu : *gpus)
+      if (const auto name = record_fields::text(gpu, inventory_field::kName))
+        names.push_back(*name);
   return names;
 }
 
-// NVIDIA GPUs (vendor 0x10de, a display controller: class 0x03xx) in one run's PCI tree; none
-// where the inventory read no PCI tree, which cannot say that a node has no GPU.
-std::optional<int> nvidia_gpus_on_pci(const nlohmann::json &manifest) {
-  if (!manifest.is_object())
-    return std::nullopt;
+// What one run's inventory says of NVIDIA hardware where NVML names no GPU: whether anything of
+// NVIDIA's is on the PCI bus (a GPU, vendor 0x10de class 0x03xx, or an NVSwitch, which exists
+// only on a GPU baseboard) or the driver loaded; none where the inventory read no PCI tree,
+// which cannot show that a node has no GPU.
+std::optional<bool> nvidia_signs(const nlohmann::json &manifest) {
   namespace f = inventory_field;
-  const auto inventory = manifest.value(f::kInventory, nlohmann::json::object());
-  const auto pci = inventory.is_object() ? inventory.value(f::kPci, nlohmann::json::object())
-                                         : nlohmann::json::object();
-  const auto devices =
-      pci.is_object() ? pci.value(f::kDevices, nlohmann::json::array()) : nlohmann::json::array();
-  if (!devices.is_array() || devices.empty())
+  const auto &inventory = object_at(manifest, f::kInventory);
+  const auto *devices = record_fields::field(object_at(inventory, f::kPci), f::kDevices);
+  if (!devices || !devices->is_array() || devices->empty())
     return std::nullopt;
-  int gpus = 0;
-  for (const auto &d : devices)
-    if (d.is_object() && d.value(f::kVendor, std::string()) == "0x10de" &&
-        d.value(f::kClass, std::string()).starts_with("0x03"))
-      ++gpus;
-  return gpus;
+  for (const auto &d : *devices)
+    if (record_fields::text(d, f::kVendor) == "0x10de")
+      return true;
+  const auto *available = record_fields::field(object_at(inventory, f::kNvml), f::kAvailable);
+  if (available && available->is_boolean() && available->get<bool>())
+    return true; // a driver that answers and shows no GPU
+  const auto switches = record_fields::integer(object_at(inventory, f::kSummary), f::kNvswitches);
+  return switches && *switches > 0;
 }
 
 // A run that had to have GPUs: a GPU burn-in's (its plan in run.json), or one whose --expect
@@ -182,8 +188,8 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
   std::map<std::string, int> gpus_per_host; // the most any run of the host showed
   std::set<std::string> names;
   std::set<std::string> without_gpus; // hosts of runs that had to have GPUs
-  std::set<std::string> unseen_gpus;  // hosts with a GPU on the PCI bus that NVML did not show
-  std::set<std::string> no_gpus;      // hosts whose PCI bus holds no NVIDIA GPU
+  std::set<std::string> unseen_gpus;  // hosts with NVIDIA hardware or a driver, no GPU in NVML
+  std::set<std::string> no_gpus;      // hosts with nothing of NVIDIA's on the PCI bus
   int unknown = 0;                    // runs without GPUs whose PCI tree was not read
   std::vector<ImportedLog> imports;
   for (const auto &run : runs.runs) {
@@ -196,12 +202,12 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
     const std::string host =
         run.manifest.is_object() ? run.manifest.value("host", run.dir) : run.dir;
     if (found.empty()) {
-      const auto on_pci = nvidia_gpus_on_pci(run.manifest);
+      const auto nvidia = nvidia_signs(run.manifest);
       if (must_have_gpus(run.manifest))
         without_gpus.insert(host);
-      else if (on_pci && *on_pci > 0)
+      else if (nvidia && *nvidia)
         unseen_gpus.insert(host);
-      else if (on_pci)
+      else if (nvidia)
         no_gpus.insert(host);
       else
         ++unknown;
@@ -216,18 +222,20 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
     return {kGpuNodeProfile,
             fmt::format("no GPU in the inventory of {} node{} whose run had to have GPUs",
                         without_gpus.size(), without_gpus.size() == 1 ? "" : "s")};
-  // A GPU on the bus that NVML cannot show (no driver, a driver that cannot talk to it) is the
-  // same failure, whatever the run: never a host-only PASS.
+  // NVIDIA hardware on the bus or a loaded driver, and no GPU NVML can name (no driver, a GPU
+  // it cannot open, a baseboard whose GPUs did not enumerate) is the same failure, whatever the
+  // run: never a host-only PASS. Hosts without GPUs judged beside such a host fail with it.
   if (names.empty() && !unseen_gpus.empty())
     return {kGpuNodeProfile,
-            fmt::format("{} node{} ({}) show{} an NVIDIA GPU on the PCI bus and none in NVML",
+            fmt::format("{} node{} ({}) show{} NVIDIA hardware or its driver and no GPU in NVML",
                         unseen_gpus.size(), unseen_gpus.size() == 1 ? "" : "s",
                         fmt::join(unseen_gpus, ", "), unseen_gpus.size() == 1 ? "s" : "")};
   if (names.empty() && !imports.empty())
     return imported_profile(imports);
   if (names.empty() && !no_gpus.empty() && unknown == 0)
     return {kHostOnlyProfile,
-            fmt::format("no NVIDIA GPU on the PCI bus of {} node{}: the host's own checks",
+            fmt::format("nothing of NVIDIA's on the PCI bus of {} node{}, and no driver: the "
+                        "host's own checks",
                         no_gpus.size(), no_gpus.size() == 1 ? "" : "s")};
   if (names.empty())
     throw InputError("no run's inventory shows a GPU or a PCI tree that says there is none, so no "

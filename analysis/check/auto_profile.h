@@ -8,8 +8,9 @@
 // A node with another count than 1 is judged by the 8-GPU profile, whose gpu-count rule then
 // names what is missing. Runs that had to have GPUs (a GPU burn-in's, or one whose --expect named
 // GPUs) and show none are judged by gpu-node, which fails them: a node without its GPUs is the
-// commonest failure, never bad input; so are runs whose PCI tree holds an NVIDIA GPU that NVML
-// does not show (no driver). Runs whose PCI tree holds no NVIDIA GPU are judged by host-only.
+// commonest failure, never bad input; so are runs whose inventory shows NVIDIA hardware on the
+// PCI bus (a GPU or an NVSwitch) or a loaded driver, and no GPU NVML can name. Runs whose PCI
+// tree holds nothing of NVIDIA's, without a driver, are judged by host-only.
 // Runs that show no GPU and no PCI tree, GPUs of no profile (H100 PCIe or NVL, H200 NVL, A100) or
 // GPUs of two kinds are an input error that says which rules to give instead.
 //

@@ -77,9 +77,10 @@ const std::map<std::string, std::vector<std::string>> &node_fields() {
 }
 
 constexpr const char *kCounterPrefix = "nic.counter.";
-// NVML's GPUs, as many as it lists: 0 where it could not be read (no driver) or lists none, which
-// node.gpu_count (the PCI tree's, the bus's view) does not see; missing in an inventory without
-// NVML's section.
+// The GPUs NVML opened (an entry with its uuid; one whose handle it could not get, a GPU fallen
+// off the bus, is listed with the error and not counted): 0 where NVML could not be read (no
+// driver), which node.gpu_count (the PCI tree's, the bus's view) does not see; missing in an
+// inventory without NVML's section.
 constexpr const char *kNvmlGpuCount = "node.nvml_gpu_count";
 
 json at_path(const json &node, const std::vector<std::string> &path) {
@@ -251,9 +252,16 @@ ProbeResult run_probe(const std::string &name, const json &inventory) {
     const json nvml =
         inventory.is_object() ? inventory.value(inventory_field::kNvml, json()) : json();
     const json gpus = nvml.is_object() ? nvml.value(inventory_field::kGpus, json()) : json();
+    json opened; // null: no list to count
+    if (gpus.is_array()) {
+      int n = 0;
+      for (const auto &g : gpus)
+        n += g.is_object() && g.contains(inventory_field::kUuid) &&
+             g[inventory_field::kUuid].is_string();
+      opened = n;
+    }
     ProbeResult r;
-    r.values.push_back(
-        {PartKind::node, "", "nvml.gpus (count)", gpus.is_array() ? json(gpus.size()) : json()});
+    r.values.push_back({PartKind::node, "", "nvml.gpus opened (count)", opened});
     return r;
   }
   if (const auto it = node_fields().find(name); it != node_fields().end()) {

@@ -328,43 +328,62 @@ TEST(BurninGpu, ABurninThatFoundNoGpuIsJudgedAndFails) {
   EXPECT_EQ(auto_profile(runs).name, kGpuNodeProfile);
 }
 
-// A run of any suite judged by the PCI tree its inventory read: an NVIDIA GPU there that NVML
-// does not show (no driver) fails the node; no NVIDIA GPU at all is a host the host checks judge.
+// A run of any suite judged by what its inventory shows where NVML names no GPU: anything of
+// NVIDIA's on the PCI bus (a GPU, an NVSwitch, which only a GPU baseboard has), a driver that
+// answers, or a GPU NVML lists but could not open fails the node; nothing of NVIDIA's and no
+// driver is a host the host checks judge.
 TEST(BurninGpu, AutoProfileReadsThePciBusWhereNvmlShowsNoGpu) {
   const json nic = {{"bus_id", "0000:00:03.0"}, {"vendor", "0x1af4"}, {"class", "0x0200"}};
   const json h200 = {{"bus_id", "0000:00:06.0"}, {"vendor", "0x10de"}, {"class", "0x0302"}};
   const json nvswitch = {{"bus_id", "0000:05:00.0"}, {"vendor", "0x10de"}, {"class", "0x0680"}};
-  analysis::RunSet runs;
-  analysis::LoadedRun run;
-  run.dir = "node-run";
-  run.manifest = {{"host", kHost},
-                  {"run", "node-run"},
-                  {"suite", {{"name", "node"}}},
-                  {"inventory",
-                   {{"nvml", {{"available", false}, {"gpus", json::array()}}},
-                    {"pci", {{"devices", {nic, nvswitch}}}}}}};
-  runs.runs.push_back(run);
-  const auto host_only = auto_profile(runs);
+  const json no_driver = {{"available", false}, {"gpus", json::array()}};
+  const auto node = [&](const json &devices, const json &nvml) {
+    analysis::RunSet runs;
+    analysis::LoadedRun run;
+    run.dir = "node-run";
+    run.manifest = {{"host", kHost},
+                    {"run", "node-run"},
+                    {"suite", {{"name", "node"}}},
+                    {"inventory", {{"nvml", nvml}, {"pci", {{"devices", devices}}}}}};
+    runs.runs.push_back(run);
+    return runs;
+  };
+  const auto host_only = auto_profile(node(json::array({nic}), no_driver));
   EXPECT_EQ(host_only.name, kHostOnlyProfile);
-  EXPECT_NE(host_only.why.find("no NVIDIA GPU on the PCI bus of 1 node"), std::string::npos)
+  EXPECT_NE(host_only.why.find("nothing of NVIDIA's on the PCI bus of 1 node"), std::string::npos)
       << host_only.why;
 
-  runs.runs[0].manifest["inventory"]["pci"]["devices"].push_back(h200);
-  const auto lost = auto_profile(runs);
-  EXPECT_EQ(lost.name, kGpuNodeProfile);
-  EXPECT_NE(lost.why.find("an NVIDIA GPU on the PCI bus and none in NVML"), std::string::npos)
-      << lost.why;
-  const auto r = judge(runs, lost.name);
-  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
-  EXPECT_EQ(r.drain(), std::vector<std::string>{kHost});
+  for (const auto &[devices, nvml] :
+       {std::pair{json{nic, h200}, no_driver}, // no driver
+        {json{nic, nvswitch}, no_driver},      // a baseboard whose GPUs did not enumerate
+        {json::array({nic}),
+         json{{"available", true}, {"gpus", json::array()}}}, // a driver, no GPU
+        {json{nic, h200},
+         json{{"available", true},
+              {"gpus", {{{"index", 0}, {"errors", {{"handle", "GPU is lost"}}}}}}}}}) {
+    SCOPED_TRACE(devices.dump() + " " + nvml.dump());
+    const auto runs = node(devices, nvml);
+    const auto lost = auto_profile(runs);
+    EXPECT_EQ(lost.name, kGpuNodeProfile);
+    EXPECT_NE(lost.why.find("NVIDIA hardware or its driver and no GPU in NVML"), std::string::npos)
+        << lost.why;
+    const auto r = judge(runs, lost.name);
+    EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+    EXPECT_EQ(r.drain(), std::vector<std::string>{kHost});
+  }
 
   // A second run whose PCI tree was not read cannot say its node has no GPU: no profile.
-  runs.runs[0].manifest["inventory"]["pci"]["devices"] = {nic};
-  runs.runs.push_back(run);
-  runs.runs[1].dir = "other-run";
-  runs.runs[1].manifest["host"] = "other";
-  runs.runs[1].manifest["inventory"].erase("pci");
-  EXPECT_THROW(auto_profile(runs), InputError);
+  auto two = node(json::array({nic}), no_driver);
+  two.runs.push_back(two.runs[0]);
+  two.runs[1].dir = "other-run";
+  two.runs[1].manifest["host"] = "other";
+  two.runs[1].manifest["inventory"].erase("pci");
+  EXPECT_THROW(auto_profile(two), InputError);
+  // Fields of the wrong type are read as absent, never thrown on.
+  auto odd = node(json::array({json{{"vendor", 4318}, {"class", nullptr}}}), no_driver);
+  EXPECT_EQ(auto_profile(odd).name, kHostOnlyProfile);
+  odd.runs[0].manifest["inventory"] = "not an object";
+  EXPECT_THROW(auto_profile(odd), InputError);
 }
 
 } // namespace

@@ -105,28 +105,33 @@ class BurninReferenceTest(unittest.TestCase):
 
     def test_the_real_node_without_its_driver_fails_under_auto(self):
         # The healthy H200's own run as a plain run would read on the same VM with the driver
-        # gone: NVML lists no GPU, the PCI bus still holds the H200 (10de, class 0302). --rules
-        # auto must not call that host-only, nor refuse it as input: gpu-node fails it, drained.
-        with tempfile.TemporaryDirectory() as tmp:
-            run = pathlib.Path(tmp) / "run"
-            shutil.copytree(next((REFERENCE / "h200-burnin-2026-11-27" / "burnin" /
-                                  "healthy").iterdir()), run)
-            manifest = json.loads((run / "run.json").read_text())
-            pci = manifest["inventory"]["pci"]["devices"]
-            self.assertIn(("0x10de", "0x0302"), {(d["vendor"], d["class"]) for d in pci})
-            manifest["inventory"]["nvml"] = {"available": False, "gpus": [],
-                                             "reason": "libnvidia-ml.so.1: cannot open shared "
-                                                       "object file"}
-            del manifest["suite"]["burnin_plan"]  # a plain run, not a burn-in
-            (run / "run.json").write_text(json.dumps(manifest))
-            out = pathlib.Path(tmp) / "verdict.json"
-            r = subprocess.run([RAILGAUGE, "check", "--rules", "auto", "--json", str(out),
-                                str(run)], capture_output=True, text=True, timeout=120)
-            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-            self.assertIn("--rules auto: gpu-node (1 node (vm) shows an NVIDIA GPU on the PCI "
-                          "bus and none in NVML)", r.stderr)
-            self.assertEqual(json.loads(out.read_text())["drain"], ["vm"])
-
+        # gone (NVML unreadable), or with its GPU lost to NVML (listed with a handle error, as
+        # NVML lists a GPU fallen off the bus), while the PCI bus still holds the H200 (10de,
+        # class 0302): --rules auto must not call that host-only, nor refuse it as input:
+        # gpu-node fails it on NVML's count and drains it.
+        for nvml in ({"available": False, "gpus": [],
+                      "reason": "libnvidia-ml.so.1: cannot open shared object file"},
+                     {"available": True,
+                      "gpus": [{"index": 0, "errors": {"handle": "GPU is lost"}}]}):
+            with self.subTest(nvml=nvml), tempfile.TemporaryDirectory() as tmp:
+                run = pathlib.Path(tmp) / "run"
+                shutil.copytree(next((REFERENCE / "h200-burnin-2026-11-27" / "burnin" /
+                                      "healthy").iterdir()), run)
+                manifest = json.loads((run / "run.json").read_text())
+                pci = manifest["inventory"]["pci"]["devices"]
+                self.assertIn(("0x10de", "0x0302"), {(d["vendor"], d["class"]) for d in pci})
+                manifest["inventory"]["nvml"] = nvml
+                del manifest["suite"]["burnin_plan"]  # a plain run, not a burn-in
+                (run / "run.json").write_text(json.dumps(manifest))
+                out = pathlib.Path(tmp) / "verdict.json"
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "auto", "--json", str(out),
+                                    str(run)], capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn("--rules auto: gpu-node (1 node (vm) shows NVIDIA hardware or its "
+                              "driver and no GPU in NVML)", r.stderr)
+                self.assertIn("node.nvml_gpu_count (nvml.gpus opened (count)) = 0, needs >= 1",
+                              r.stdout)
+                self.assertEqual(json.loads(out.read_text())["drain"], ["vm"])
 
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
