@@ -53,9 +53,20 @@ std::optional<PinnedWorkers::CallerBinding> bind_end(const Topology &topology, u
 std::optional<std::pair<unsigned, unsigned>> loopback_end_pus(const Topology &topology) {
   if (!topology.is_this_machine())
     return std::nullopt;
-  for (const auto &node : topology.numa_nodes())
-    if (node.core_pus.size() >= 2)
-      return std::pair(node.core_pus[0], node.core_pus[1]);
+  // Only the CPUs this process was given (taskset, numactl, a launcher's task affinity): hwloc
+  // would bind outside them.
+  std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> given(hwloc_bitmap_alloc(),
+                                                                  &hwloc_bitmap_free);
+  if (hwloc_get_cpubind(topology.get(), given.get(), HWLOC_CPUBIND_PROCESS) != 0)
+    return std::nullopt;
+  for (const auto &node : topology.numa_nodes()) {
+    std::vector<unsigned> pus;
+    for (const unsigned pu : node.core_pus)
+      if (hwloc_bitmap_isset(given.get(), pu))
+        pus.push_back(pu);
+    if (pus.size() >= 2)
+      return std::pair(pus[0], pus[1]);
+  }
   return std::nullopt;
 }
 

@@ -36,7 +36,8 @@ struct TcpPointSpec {
 std::string resolve_bind_address(const std::string &address_or_interface);
 
 // The processing units the two ends of a loopback point are bound to, on two physical cores of
-// the first NUMA node that has two; none with fewer (or a topology read from a file). Threads
+// the first NUMA node that has two among the CPUs this process was given; none with fewer (or a
+// topology read from a file). Threads
 // left to the scheduler shared a core for some calls and not for others: on a 2-core VM the
 // 2-byte ping-pong took 19 us on one core and 100-140 us across two (the wakeup is an
 // interrupt through the hypervisor), and unpinned its p90 was 6 to 10 times its median. Two

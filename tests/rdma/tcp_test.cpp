@@ -39,9 +39,10 @@ TEST_F(TcpBaseline, LatencyPingPongOnLoopback) {
     EXPECT_EQ(counters.at("netdev"), "lo");
     EXPECT_GE(counters.at("host_tcp").at("RetransSegs").get<long long>(), 0);
     EXPECT_GT(counters.at("netdev_statistics").at("rx_packets").get<long long>(), 0);
-    // Two cores here (CI's machine has 2): the two ends ran on two of them, and say which.
+    // Two cores given (CI's machine has 2): the two ends ran on two of them, and say which.
     if (const auto ends = loopback_end_pus(ctx_.topology())) {
       EXPECT_NE(ends->first, ends->second);
+      ASSERT_TRUE(out.derived_params.contains("client_pu")) << out.derived_params.dump();
       EXPECT_EQ(out.derived_params.at("client_pu"), ends->first);
       EXPECT_EQ(out.derived_params.at("server_pu"), ends->second);
     } else {
