@@ -50,7 +50,8 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
   cmd.add_option(
       "--measure", o.measure,
       "A measurement setting NAME=VALUE: time_budget_s, max_rel_noise, noise_bound (the most "
-      "stdev/mean an ok point may end with before the run exits 1; 0: none), min_samples, "
+      "noise, the half-width of its samples' p10..p90 over their median, an ok point may end "
+      "with before the run exits 1; 0: none), min_samples, "
       "max_samples, warmup_runs, warmup_s (seconds of untimed load first, for a GPU to "
       "reach its power and thermal steady state), min_sample_s, batch (calls per sample, fixed; 0 "
       "sizes it from min_sample_s)");

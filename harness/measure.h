@@ -70,7 +70,8 @@ struct MeasureSpec {
   int min_samples = 10;        // never stop before this many samples
   int max_samples = 2000;      // never take more
   double max_rel_noise = 0.02; // stop when stdev/mean of the samples is at most this
-  // The most stdev/mean an ok point may end with: past it the run names the point in its summary
+  // The most noise (relative_noise: the half-width of the samples' p10..p90 over their median)
+  // an ok point may end with: past it the run names the point in its summary
   // and exits 1 (harness/noise_bound.h), for a point whose budget ran out far from
   // max_rel_noise (a machine busy with other work) has a median that judges nothing. 0: no
   // bound, the default for a family's own command; a suite states its own.

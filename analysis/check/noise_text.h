@@ -7,11 +7,11 @@
 
 namespace railgauge::check {
 
-// Significant digits a value with relative noise `noise_rel` (stdev/mean) is printed with: its
-// absolute uncertainty u = |value| x noise_rel, and the value's last digit at the decade of u's
-// first significant digit (4274.1 at 1.2 %: u = 51, "4270"; 717.34 at 0.3 %: u = 2.2, "717"),
-// never fewer than 2 digits (a point noisier than itself still says its order and first digit)
-// and never more than 4, the text of a value whose noise is unknown (an import, a fleet
+// Significant digits a value with relative noise `noise_rel` (harness/noise_bound.h) is printed
+// with: its absolute uncertainty u = |value| x noise_rel, and the value's last digit at the decade
+// of u's first significant digit (4274.1 at 1.2 %: u = 51, "4270"; 717.34 at 0.3 %: u = 2.2,
+// "717"), never fewer than 2 digits (a point noisier than itself still says its order and first
+// digit) and never more than 4, the text of a value whose noise is unknown (an import, a fleet
 // aggregate) or zero.
 int noise_digits(double value, std::optional<double> noise_rel);
 
