@@ -8,7 +8,6 @@
 
 #include "cli/burnin_plan.h"
 #include "cli/printers.h"
-#include "records/gpu_part.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge {
@@ -101,8 +100,7 @@ std::string render_burnin_gpu_table(const std::vector<Record> &records) {
     if (std::find(columns.begin(), columns.end(), column) == columns.end())
       columns.push_back(column);
     for (const auto &part : parts) {
-      // per_gpu_parts made a part only of an object that reads as a GpuPart
-      const auto g = records::GpuPart::read(part.metrics).value_or(records::GpuPart{});
+      const auto g = records::gpu_part(part);
       const std::string gpu = fmt::format("{} {}", g.gpu, g.pci.empty() ? "?" : g.pci);
       if (std::find(gpus.begin(), gpus.end(), gpu) == gpus.end())
         gpus.push_back(gpu);

@@ -31,7 +31,7 @@ void GpuPart::write(nlohmann::json &gpu_object) const {
     gpu_object[metric::kTelemetry] = telemetry;
 }
 
-std::optional<GpuPart> GpuPart::read(const nlohmann::json &gpu_object) {
+std::optional<GpuPart> GpuPart::identify(const nlohmann::json &gpu_object) {
   namespace f = record_fields;
   const auto *index = f::field(gpu_object, metric::kGpu);
   const auto uuid = f::text(gpu_object, metric::kPerGpuUuid);
@@ -45,12 +45,20 @@ std::optional<GpuPart> GpuPart::read(const nlohmann::json &gpu_object) {
   if (const auto verdict = f::text(gpu_object, metric::kPerGpuVerdict))
     p.verdict = parse_status(*verdict);
   p.error = f::text(gpu_object, metric::kPerGpuError);
-  p.settle_s = f::number(gpu_object, metric::kPerGpuSettleS);
-  p.elapsed_s = f::number(gpu_object, metric::kPerGpuElapsedS);
+  return p;
+}
+
+std::optional<GpuPart> GpuPart::read(const nlohmann::json &gpu_object) {
+  namespace f = record_fields;
+  auto p = identify(gpu_object);
+  if (!p)
+    return p;
+  p->settle_s = f::number(gpu_object, metric::kPerGpuSettleS);
+  p->elapsed_s = f::number(gpu_object, metric::kPerGpuElapsedS);
   if (const auto *series = f::field(gpu_object, metric::kPerGpuSeries))
-    p.series = *series;
+    p->series = *series;
   if (const auto *telemetry = f::field(gpu_object, metric::kTelemetry))
-    p.telemetry = *telemetry;
+    p->telemetry = *telemetry;
   return p;
 }
 

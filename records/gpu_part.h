@@ -36,6 +36,10 @@ struct GpuPart {
   // The part of an object that names its GPU (an integer gpu and a text uuid), else nullopt. A
   // field absent or of another type reads as absent; a verdict that is no status reads as none.
   static std::optional<GpuPart> read(const nlohmann::json &gpu_object);
+  // The same without the window (settle and elapsed seconds, series, telemetry): what tells the
+  // GPU and its verdict, for a reader of every record (per_gpu_parts) that would otherwise copy
+  // each GPU's series and telemetry only to drop them.
+  static std::optional<GpuPart> identify(const nlohmann::json &gpu_object);
 
   bool operator==(const GpuPart &) const = default;
 };

@@ -3,7 +3,6 @@
 #include "harness/device_fields.h"
 #include "harness/metric_names.h"
 #include "records/gemm_record.h"
-#include "records/gpu_part.h"
 
 namespace railgauge::records {
 namespace {
@@ -33,7 +32,7 @@ std::vector<Record> per_gpu_parts(const Record &r) {
     return parts;
   for (const auto &gpu : *gpus) {
     // Only objects that say which GPU they are: an index and a uuid.
-    const auto g = GpuPart::read(gpu);
+    const auto g = GpuPart::identify(gpu);
     if (!g)
       continue;
     Record part;
@@ -56,6 +55,8 @@ std::vector<Record> per_gpu_parts(const Record &r) {
   }
   return parts;
 }
+
+GpuPart gpu_part(const Record &part) { return GpuPart::read(part.metrics).value_or(GpuPart{}); }
 
 bool is_per_gpu_part(const Record &r) {
   return r.params.is_object() && r.params.value(kPartParam, std::string()) == kPerGpuPart;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "harness/record.h"
+#include "records/gpu_part.h"
 
 namespace railgauge::records {
 
@@ -29,5 +30,9 @@ std::vector<Record> per_gpu_parts(const Record &r);
 // True for a record per_gpu_parts() made (never one a run wrote): what counts a run's records
 // against its run.json leaves it out.
 bool is_per_gpu_part(const Record &r);
+
+// The GpuPart of a record per_gpu_parts() made (its metrics are the GPU's object), window
+// included; an empty one for any other record.
+GpuPart gpu_part(const Record &part);
 
 } // namespace railgauge::records

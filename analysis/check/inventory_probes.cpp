@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "harness/inventory/inventory_fields.h"
+#include "harness/record_fields.h"
 
 namespace railgauge::check {
 namespace {
@@ -249,15 +250,13 @@ std::string known_probes_text() {
 
 ProbeResult run_probe(const std::string &name, const json &inventory) {
   if (name == kNvmlGpuCount) {
-    const json nvml =
-        inventory.is_object() ? inventory.value(inventory_field::kNvml, json()) : json();
-    const json gpus = nvml.is_object() ? nvml.value(inventory_field::kGpus, json()) : json();
+    const auto *nvml = record_fields::field(inventory, inventory_field::kNvml);
+    const auto *gpus = nvml ? record_fields::field(*nvml, inventory_field::kGpus) : nullptr;
     json opened; // null: no list to count
-    if (gpus.is_array()) {
+    if (gpus && gpus->is_array()) {
       int n = 0;
-      for (const auto &g : gpus)
-        n += g.is_object() && g.contains(inventory_field::kUuid) &&
-             g[inventory_field::kUuid].is_string();
+      for (const auto &g : *gpus)
+        n += record_fields::text(g, inventory_field::kUuid).has_value();
       opened = n;
     }
     ProbeResult r;

@@ -7,7 +7,6 @@
 
 #include "analysis/report/report.h"
 #include "analysis/report/svg.h"
-#include "records/gpu_part.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::report {
@@ -62,8 +61,7 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
         auto &phase = phases[r.key];
         phase.figure = *figure;
         phase.params = part.params;
-        // per_gpu_parts made a part only of an object that reads as a GpuPart
-        const auto gpu = records::GpuPart::read(part.metrics).value_or(records::GpuPart{});
+        const auto gpu = records::gpu_part(part);
         std::string label = gpu_label(part, gpu, hosts.size() > 1);
         if (!of_run.empty())
           label += " (" + of_run + ")";
