@@ -192,12 +192,16 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
   std::set<std::string> no_gpus;      // hosts with nothing of NVIDIA's on the PCI bus
   int unknown = 0;                    // runs without GPUs whose PCI tree was not read
   std::vector<ImportedLog> imports;
+  std::set<std::string> unnamed_imports; // imported logs that name no GPU (host memory)
   for (const auto &run : runs.runs) {
-    if (gpu_names(run.manifest).empty())
-      if (auto log = imported_log(run)) {
+    if (gpu_names(run.manifest).empty() && run.manifest.is_object() &&
+        run.manifest.contains("imported")) {
+      if (auto log = imported_log(run))
         imports.push_back(std::move(*log));
-        continue;
-      }
+      else
+        unnamed_imports.insert(run.dir);
+      continue;
+    }
     const auto found = gpu_names(run.manifest);
     const std::string host =
         run.manifest.is_object() ? run.manifest.value("host", run.dir) : run.dir;
@@ -232,6 +236,19 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
                         fmt::join(unseen_gpus, ", "), unseen_gpus.size() == 1 ? "s" : "")};
   if (names.empty() && !imports.empty())
     return imported_profile(imports);
+  // An import has no inventory: a log that names no GPU (perftest without --use_cuda, an
+  // nccl-tests log without its rank lines) says nothing of the node, so no profile is guessed.
+  if (names.empty() && !unnamed_imports.empty())
+    throw InputError(fmt::format("the imported log{} {} name{} no GPU (perftest without "
+                                 "--use_cuda, nccl-tests without its rank lines), and an import "
+                                 "carries no inventory to tell the node",
+                                 unnamed_imports.size() == 1 ? "" : "s",
+                                 fmt::join(unnamed_imports, ", "),
+                                 unnamed_imports.size() == 1 ? "s" : ""),
+                     "--rules auto",
+                     fmt::format("give the node's profile by name ({}), or --rules any-fabric for "
+                                 "the checks that need no expected figure",
+                                 shipped_names("rules")));
   if (names.empty() && !no_gpus.empty() && unknown == 0)
     return {kHostOnlyProfile,
             fmt::format("nothing of NVIDIA's on the PCI bus of {} node{}, and no driver: the "

@@ -186,7 +186,18 @@ def comparable(result):
 
 
 class CorpusTest(unittest.TestCase):
-    pass
+    def test_auto_asks_for_a_profile_when_an_import_names_no_gpu(self):
+        # A host-memory perftest log names no GPU and an import carries no inventory: auto has
+        # nothing to tell the node by, so it says so of the log and asks for a profile by name,
+        # rather than a message about inventories the import never had.
+        with tempfile.TemporaryDirectory() as out:
+            r, result = judge("perftest", ["moc_bm_roce_cx7_ib_write_bw_hostmem_16qp_client.log"],
+                              "auto", out)
+            self.assertIsNone(result, r.stdout)
+            self.assertEqual(r.returncode, 4, r.stderr)
+            self.assertIn("names no GPU (perftest without --use_cuda", r.stderr)
+            self.assertIn("h100-sxm-roce", r.stderr)
+            self.assertNotIn("inventory shows a GPU", r.stderr)
 
 
 def make_case(name, tool, files, profile, verdict, named):
