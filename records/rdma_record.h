@@ -82,6 +82,11 @@ inline constexpr const char *kCqModeration = "cq_moderation";
 inline constexpr const char *kBindAddress = "bind_address";
 inline constexpr const char *kClientPu = "client_pu";
 inline constexpr const char *kServerPu = "server_pu";
+// tcp_lat's axis: how each end waits for the next message, spinning on its socket or asleep
+// until the kernel wakes it (rdma/tcp/tcp_socket.h SocketWait)
+inline constexpr const char *kWait = "wait";
+inline constexpr const char *kWaitSpin = "spin";
+inline constexpr const char *kWaitSleep = "sleep";
 // The pair matrices' axes: each pair's message sizes, the verb, the NICs and how ranks name their
 // node, the planner's coverage and topology file, and what makes a pair bad (pairing: kPairing)
 inline constexpr const char *kLatencySizeBytes = "latency_size_bytes";

@@ -21,9 +21,21 @@ void add_tcp_axes(std::vector<Axis> &axes) {
 
 namespace {
 
+// tcp_lat's own axis: how its two ends wait for each message (rdma/tcp/tcp_socket.h).
+void add_wait_axis(std::vector<Axis> &axes) {
+  axes.push_back({record::kWait,
+                  AxisType::text,
+                  "spin: each end spins on its socket until the message arrives, as verbs latency "
+                  "tests poll their completion queue; sleep: each end sleeps in poll(2) until the "
+                  "kernel wakes it (adds the scheduler's wakeup)",
+                  {std::string(record::kWaitSpin)},
+                  {record::kWaitSpin, record::kWaitSleep}});
+}
+
 // The TCP baselines, one class told apart by whether it measures latency:
-// - tcp_lat, ping-pong: the same pattern as rdma.write_lat over sockets (TCP_NODELAY,
-//   blocking-free poll loops), one-way latency = round trip / 2;
+// - tcp_lat, ping-pong: the same pattern as rdma.write_lat over sockets (TCP_NODELAY), one-way
+//   latency = round trip / 2; by default both ends spin on their socket as write_lat spins on
+//   its completion queue (wait=spin), or sleep until the kernel wakes them (wait=sleep);
 // - tcp_bw, streaming: about 1 MiB of messages per measured call, one send per message, a
 //   1-byte acknowledgement per call (uni) or both directions at once (bidir, the sum reported).
 class TcpBenchmark final : public Benchmark {
@@ -45,7 +57,9 @@ public:
     }
     std::vector<Axis> axes = {
         {record::kSizeBytes, AxisType::bytes, "Message size (at most 64 MiB)", sizes, {}}};
-    if (!latency_)
+    if (latency_)
+      add_wait_axis(axes);
+    else
       axes.push_back({record::kDirection,
                       AxisType::text,
                       "uni or bidir (both at once, sum reported)",
@@ -72,6 +86,8 @@ private:
     s.size_bytes = static_cast<std::size_t>(p.integer(record::kSizeBytes));
     s.mode = p.text(record::kMode);
     s.bind_address = p.text(record::kBindAddress);
+    if (latency_ && p.text(record::kWait) == record::kWaitSpin)
+      s.wait = SocketWait::spin;
     return s;
   }
   bool latency_;

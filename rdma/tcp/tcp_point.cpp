@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/cpus_given.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/inventory/tcp_counters.h"
@@ -110,6 +111,12 @@ std::string resolve_bind_address(const std::string &name) {
 std::optional<std::string> tcp_waive_reason(const RunContext &ctx, const TcpPointSpec &spec) {
   if (spec.size_bytes < 1 || spec.size_bytes > kTcpMaxMessageBytes)
     return fmt::format("message size {} B is outside 1 B..64 MiB", spec.size_bytes);
+  if (spec.pattern == Pattern::latency && spec.wait == SocketWait::spin &&
+      spec.mode == "loopback" && cpus_given() < 2)
+    return not_applicable(
+        fmt::format("wait=spin keeps both ends of the loopback pair running, which needs two "
+                    "CPUs; this process may use {}; use wait=sleep",
+                    cpus_given()));
   if (spec.mode == "ranks") {
     if (ctx.world_size() < 2 || ctx.store() == nullptr)
       return not_applicable(
@@ -141,8 +148,8 @@ nlohmann::json tcp_server(const TcpPointSpec &s, Store &store, const std::string
     const std::size_t size = s.size_bytes;
     if (s.pattern == Pattern::latency) {
       in.resize(size);
-      while (!abort && recv_all(conn, in.data(), size, s.timeout_s)) {
-        send_all(conn, in.data(), size, s.timeout_s); // echo
+      while (!abort && recv_all(conn, in.data(), size, s.timeout_s, s.wait)) {
+        send_all(conn, in.data(), size, s.timeout_s, s.wait); // echo
         ++messages;
       }
     } else if (s.pattern == Pattern::bandwidth) {
@@ -217,8 +224,8 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
     if (s.pattern == Pattern::latency) {
       PerCallTimer timer;
       const Measurement m = ctx.measure(timer, [&] {
-        send_all(conn, msg.data(), size, s.timeout_s);
-        if (!recv_all(conn, in.data(), size, s.timeout_s))
+        send_all(conn, msg.data(), size, s.timeout_s, s.wait);
+        if (!recv_all(conn, in.data(), size, s.timeout_s, s.wait))
           throw BackendError("TCP server closed the connection");
       });
       std::vector<double> one_way = timer.calls_s();

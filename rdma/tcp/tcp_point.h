@@ -15,6 +15,7 @@
 #include "harness/run_context.h"
 #include "harness/topology.h"
 #include "rdma/data_pattern.h"
+#include "rdma/tcp/tcp_socket.h"
 #include "rdma/verbs_pattern.h"
 
 namespace railgauge::rdma {
@@ -26,6 +27,9 @@ struct TcpPointSpec {
   std::size_t size_bytes = 8;
   std::string bind_address = "127.0.0.1"; // an IPv4/IPv6 literal or an interface name
   std::string mode = "loopback";          // "loopback" | "ranks"
+  // How a latency point's two ends wait for each message (tcp_socket.h). Spinning needs each end
+  // on a CPU of its own: a loopback point in a process given one CPU is waived.
+  SocketWait wait = SocketWait::sleep;
   std::string point_id;
   double timeout_s = 120;
   BeforeDataCheck before_data_check; // test hook (rdma/data_pattern.h)

@@ -206,11 +206,12 @@ Socket connect_to(const std::string &endpoint, double timeout_s) {
   return s;
 }
 
-void send_all(const Socket &s, const void *data, std::size_t bytes, double timeout_s) {
-  exchange(s, data, bytes, nullptr, 0, timeout_s);
+void send_all(const Socket &s, const void *data, std::size_t bytes, double timeout_s,
+              SocketWait wait) {
+  exchange(s, data, bytes, nullptr, 0, timeout_s, wait);
 }
 
-bool recv_all(const Socket &s, void *data, std::size_t bytes, double timeout_s) {
+bool recv_all(const Socket &s, void *data, std::size_t bytes, double timeout_s, SocketWait wait) {
   const auto deadline = deadline_in(timeout_s);
   auto *p = static_cast<std::uint8_t *>(data);
   std::size_t done = 0;
@@ -222,10 +223,12 @@ bool recv_all(const Socket &s, void *data, std::size_t bytes, double timeout_s) 
       if (done == 0)
         return false;
       throw BackendError(fmt::format("TCP peer closed mid-message ({} of {} bytes)", done, bytes));
-    } else if (errno == EAGAIN || errno == EINTR) {
-      wait_ready(s.fd(), POLLIN, deadline, "receive");
-    } else {
+    } else if (errno != EAGAIN && errno != EINTR) {
       fail("recv");
+    } else if (wait == SocketWait::sleep) {
+      wait_ready(s.fd(), POLLIN, deadline, "receive");
+    } else if (Clock::now() >= deadline) {
+      throw BackendError("TCP receive: timed out");
     }
   }
   return true;
@@ -244,7 +247,7 @@ std::size_t recv_some(const Socket &s, void *data, std::size_t max_bytes, double
 }
 
 void exchange(const Socket &s, const void *out, std::size_t out_bytes, void *in,
-              std::size_t in_bytes, double timeout_s) {
+              std::size_t in_bytes, double timeout_s, SocketWait wait) {
   const auto deadline = deadline_in(timeout_s);
   const auto *o = static_cast<const std::uint8_t *>(out);
   auto *i = static_cast<std::uint8_t *>(in);
@@ -271,11 +274,17 @@ void exchange(const Socket &s, const void *out, std::size_t out_bytes, void *in,
         fail("recv");
       }
     }
-    if (!progress)
+    if (progress)
+      continue;
+    if (wait == SocketWait::spin) {
+      if (Clock::now() >= deadline)
+        throw BackendError("TCP exchange: timed out");
+    } else {
       wait_ready(
           s.fd(),
           static_cast<short>((sent < out_bytes ? POLLOUT : 0) | (got < in_bytes ? POLLIN : 0)),
           deadline, "exchange");
+    }
   }
 }
 

@@ -47,15 +47,23 @@ Socket accept_one(const Socket &listener, double timeout_s);
 // `endpoint` as parse_peer_endpoint reads it.
 Socket connect_to(const std::string &endpoint, double timeout_s);
 
+// How a receive waits for data that has not arrived: asleep in poll(2) until the kernel wakes
+// the thread, or spinning on recv() as a verbs latency test spins on its completion queue. A
+// wakeup is a scheduler's and, in a virtual machine, the hypervisor's interrupt: on a 2-core KVM
+// guest it turned a 2-byte round trip's p90 into several times its median.
+enum class SocketWait { sleep, spin };
+
 // Whole buffers, or BackendError at the deadline. recv_all returns false on a clean end of
 // stream before the first byte (the peer closed between messages).
-void send_all(const Socket &s, const void *data, std::size_t bytes, double timeout_s);
-bool recv_all(const Socket &s, void *data, std::size_t bytes, double timeout_s);
+void send_all(const Socket &s, const void *data, std::size_t bytes, double timeout_s,
+              SocketWait wait = SocketWait::sleep);
+bool recv_all(const Socket &s, void *data, std::size_t bytes, double timeout_s,
+              SocketWait wait = SocketWait::sleep);
 // Whatever has arrived, 1 to `max_bytes` bytes, waiting for the first until the deadline;
 // 0 on a clean end of stream.
 std::size_t recv_some(const Socket &s, void *data, std::size_t max_bytes, double timeout_s);
 // Sends and receives at once (bidirectional streaming without a second thread).
 void exchange(const Socket &s, const void *out, std::size_t out_bytes, void *in,
-              std::size_t in_bytes, double timeout_s);
+              std::size_t in_bytes, double timeout_s, SocketWait wait = SocketWait::sleep);
 
 } // namespace railgauge::rdma

@@ -2,10 +2,16 @@
 // rule, and the pair matrix with four ranks as threads on an in-memory store.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <set>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "harness/error.h"
 #include "harness/store/memory_store.h"
@@ -22,33 +28,91 @@ namespace {
 class TcpBaseline : public railgauge::testing::QuickRunContextTest {};
 
 TEST_F(TcpBaseline, LatencyPingPongOnLoopback) {
-  for (std::size_t size : {std::size_t{2}, std::size_t{65536}}) {
-    TcpPointSpec s;
-    s.pattern = Pattern::latency;
-    s.size_bytes = size;
-    s.point_id = "lat" + std::to_string(size);
-    const Outcome out = run_tcp_point(ctx_, s);
-    ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
-    EXPECT_TRUE(out.metrics.at("verified").get<bool>());
-    const auto &l = out.metrics.at("latency");
-    EXPECT_GT(l.at("min_s").get<double>(), 0.0);
-    EXPECT_LE(l.at("p50_s").get<double>(), l.at("max_s").get<double>());
-    EXPECT_GT(out.metrics.at("server_messages").get<int>(), 0);
-    // Loss on the path shows in the kernel's counters around the point.
-    const auto &counters = out.metrics.at("tcp_counter_deltas");
-    EXPECT_EQ(counters.at("netdev"), "lo");
-    EXPECT_GE(counters.at("host_tcp").at("RetransSegs").get<long long>(), 0);
-    EXPECT_GT(counters.at("netdev_statistics").at("rx_packets").get<long long>(), 0);
-    // Two cores given (CI's machine has 2): the two ends ran on two of them, and say which.
-    if (const auto ends = loopback_end_pus(ctx_.topology())) {
-      EXPECT_NE(ends->first, ends->second);
-      ASSERT_TRUE(out.derived_params.contains("client_pu")) << out.derived_params.dump();
-      EXPECT_EQ(out.derived_params.at("client_pu"), ends->first);
-      EXPECT_EQ(out.derived_params.at("server_pu"), ends->second);
-    } else {
-      EXPECT_FALSE(out.derived_params.contains("client_pu"));
+  for (const auto wait : {SocketWait::sleep, SocketWait::spin})
+    for (std::size_t size : {std::size_t{2}, std::size_t{65536}}) {
+      TcpPointSpec s;
+      s.pattern = Pattern::latency;
+      s.size_bytes = size;
+      s.wait = wait;
+      s.point_id = fmt::format("lat{}-{}", size, wait == SocketWait::spin ? "spin" : "sleep");
+      const Outcome out = run_tcp_point(ctx_, s);
+      ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
+      EXPECT_TRUE(out.metrics.at("verified").get<bool>());
+      const auto &l = out.metrics.at("latency");
+      EXPECT_GT(l.at("min_s").get<double>(), 0.0);
+      EXPECT_LE(l.at("p50_s").get<double>(), l.at("max_s").get<double>());
+      EXPECT_GT(out.metrics.at("server_messages").get<int>(), 0);
+      // Loss on the path shows in the kernel's counters around the point.
+      const auto &counters = out.metrics.at("tcp_counter_deltas");
+      EXPECT_EQ(counters.at("netdev"), "lo");
+      EXPECT_GE(counters.at("host_tcp").at("RetransSegs").get<long long>(), 0);
+      EXPECT_GT(counters.at("netdev_statistics").at("rx_packets").get<long long>(), 0);
+      // Two cores given (CI's machine has 2): the two ends ran on two of them, and say which.
+      if (const auto ends = loopback_end_pus(ctx_.topology())) {
+        EXPECT_NE(ends->first, ends->second);
+        ASSERT_TRUE(out.derived_params.contains("client_pu")) << out.derived_params.dump();
+        EXPECT_EQ(out.derived_params.at("client_pu"), ends->first);
+        EXPECT_EQ(out.derived_params.at("server_pu"), ends->second);
+      } else {
+        EXPECT_FALSE(out.derived_params.contains("client_pu"));
+      }
     }
+}
+
+// tcp_lat spins by default, as verbs latency tests poll; sleep stays one axis value away.
+TEST(TcpLatAxes, WaitDefaultsToSpinAndOffersSleep) {
+  const auto axes = make_tcp_lat()->axes();
+  const auto wait =
+      std::find_if(axes.begin(), axes.end(), [](const Axis &a) { return a.name == "wait"; });
+  ASSERT_NE(wait, axes.end());
+  ASSERT_EQ(wait->defaults.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(wait->defaults[0]), "spin");
+  EXPECT_EQ(wait->choices, (std::vector<std::string>{"spin", "sleep"}));
+  const auto bw = make_tcp_bw()->axes();
+  EXPECT_EQ(std::count_if(bw.begin(), bw.end(), [](const Axis &a) { return a.name == "wait"; }), 0);
+}
+
+// A spinning receive keeps its deadline: a peer that never sends is an error within it, not a
+// thread spinning for ever.
+TEST(TcpSocket, ASpinningReceiveTimesOutAtItsDeadline) {
+  const Socket listener = listen_on("127.0.0.1");
+  const Socket client = connect_to(listening_endpoint(listener, "127.0.0.1"), 5);
+  const Socket server = accept_one(listener, 5);
+  char byte = 0;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    recv_all(server, &byte, 1, 0.2, SocketWait::spin);
+    FAIL() << "a receive with nothing sent returned";
+  } catch (const BackendError &e) {
+    EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
   }
+  const double waited_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(waited_s, 0.2);
+  EXPECT_LT(waited_s, 5.0);
+}
+
+// Two spinning ends on one CPU would each wait out the other's time slice: a loopback point
+// that spins in a process given one CPU is waived, and says how to measure anyway.
+TEST_F(TcpBaseline, ASpinningLoopbackPointOnOneCpuIsWaived) {
+  TcpPointSpec s;
+  s.pattern = Pattern::latency;
+  s.wait = SocketWait::spin;
+  std::optional<std::string> spin_reason, sleep_reason;
+  std::thread one_cpu([&] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(sched_getcpu(), &set);
+    ASSERT_EQ(sched_setaffinity(0, sizeof set, &set), 0);
+    spin_reason = tcp_waive_reason(ctx_, s);
+    TcpPointSpec sleeping = s;
+    sleeping.wait = SocketWait::sleep;
+    sleep_reason = tcp_waive_reason(ctx_, sleeping);
+  });
+  one_cpu.join();
+  ASSERT_TRUE(spin_reason.has_value());
+  EXPECT_NE(spin_reason->find("use wait=sleep"), std::string::npos) << *spin_reason;
+  EXPECT_FALSE(sleep_reason.has_value()) << *sleep_reason;
 }
 
 // A topology read from a file is not this machine's: nothing to bind to.
