@@ -1,6 +1,5 @@
 #include "offload/pcie_link.h"
 #include "harness/json_integer.h"
-#include "records/offload_record.h"
 
 #include <charconv>
 #include <cmath>
@@ -30,8 +29,6 @@ std::optional<int> to_int(std::string_view text) {
 std::optional<int> json_int(const nlohmann::json &j, const char *field) {
   return j.contains(field) ? json_integer<int>(j.at(field)) : std::nullopt;
 }
-
-nlohmann::json opt(const std::optional<int> &v) { return v ? nlohmann::json(*v) : nullptr; }
 
 } // namespace
 
@@ -112,34 +109,38 @@ std::optional<std::string> pcie_downtrained_reason(const PcieLinkState &link) {
                      *link.gen_max, *link.width_max, what);
 }
 
+record::PcieLinkFields pcie_link_fields(const std::optional<PcieLinkState> &link,
+                                        std::optional<double> measured_gbytes_per_s, int directions,
+                                        const std::string &unknown_reason) {
+  record::PcieLinkFields out;
+  if (!link) {
+    out.unknown_reason = unknown_reason.empty() ? "no link information" : unknown_reason;
+    return out;
+  }
+  out.source = link->source;
+  out.gen = link->gen_current;
+  out.width = link->width_current;
+  out.gen_max = link->gen_max;
+  out.width_max = link->width_max;
+  out.downtrained_reason = pcie_downtrained_reason(*link);
+  out.downtrained = out.downtrained_reason.has_value();
+  if (!link->gen_current || !link->width_current)
+    return out;
+  const int gen = *link->gen_current, width = *link->width_current;
+  const auto expected = pcie_expected_gbytes_per_s(gen, width);
+  out.rates = record::PcieLinkFields::Rates{
+      std::string(pcie_encoding_name(gen)), pcie_link_gbytes_per_s(gen, width),
+      expected ? std::optional(*expected * directions) : std::nullopt, kAssumedMaxPayloadBytes};
+  if (expected && measured_gbytes_per_s)
+    out.efficiency = *measured_gbytes_per_s / (*expected * directions);
+  return out;
+}
+
 nlohmann::json pcie_metrics(const std::optional<PcieLinkState> &link,
                             std::optional<double> measured_gbytes_per_s, int directions,
                             const std::string &unknown_reason) {
   nlohmann::json m;
-  if (!link) {
-    m["pcie_link_source"] = nullptr;
-    m["pcie_link_unknown_reason"] = unknown_reason.empty() ? "no link information" : unknown_reason;
-    return m;
-  }
-  m["pcie_link_source"] = link->source;
-  m["pcie_gen"] = opt(link->gen_current);
-  m["pcie_width"] = opt(link->width_current);
-  m["pcie_gen_max"] = opt(link->gen_max);
-  m["pcie_width_max"] = opt(link->width_max);
-  const auto reason = pcie_downtrained_reason(*link);
-  m[record::kPcieLinkDowntrained] = reason.has_value();
-  m["pcie_link_downtrained_reason"] = reason ? nlohmann::json(*reason) : nullptr;
-  if (!link->gen_current || !link->width_current)
-    return m;
-  const int gen = *link->gen_current, width = *link->width_current;
-  m["pcie_encoding"] = std::string(pcie_encoding_name(gen));
-  const auto raw = pcie_link_gbytes_per_s(gen, width);
-  const auto expected = pcie_expected_gbytes_per_s(gen, width);
-  m["pcie_link_gbytes_per_s"] = raw ? nlohmann::json(*raw) : nullptr;
-  m["pcie_max_payload_bytes_assumed"] = kAssumedMaxPayloadBytes;
-  m[record::kExpectedGbytesPerS] = expected ? nlohmann::json(*expected * directions) : nullptr;
-  if (expected && measured_gbytes_per_s)
-    m[record::kEfficiency] = *measured_gbytes_per_s / (*expected * directions);
+  pcie_link_fields(link, measured_gbytes_per_s, directions, unknown_reason).write(m);
   return m;
 }
 

@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/pcie_link_fields.h"
+
 namespace railgauge::offload {
 
 // PCIe max payload size railgauge assumes when it cannot read it (the value H100 systems
@@ -60,13 +62,17 @@ struct PcieLinkState {
 // it runs at its maximum or a field is unknown.
 std::optional<std::string> pcie_downtrained_reason(const PcieLinkState &link);
 
-// The fields every offload record carries, flat so that check rules can select them:
-//   pcie_link_source, pcie_gen, pcie_width, pcie_gen_max, pcie_width_max, pcie_encoding,
-//   pcie_link_gbytes_per_s, pcie_max_payload_bytes_assumed, expected_gbytes_per_s,
-//   pcie_link_downtrained (bool), pcie_link_downtrained_reason
-// and, when both are known, efficiency = measured / (expected x directions). `directions` is 2
-// for a bidirectional sum (each direction has its own lanes). Without a link (nullopt), only
-// pcie_link_source: null and pcie_link_unknown_reason.
+// The fields every offload record carries (records/pcie_link_fields.h), flat so that check rules
+// can select them: where the link was read, its generation and width against their maximum, and
+// whether it is downtrained and why; where the generation and width are known, the encoding, the
+// link's rate, the payload assumed and expected_gbytes_per_s; and, when both are known,
+// efficiency = measured / (expected x directions). `directions` is 2 for a bidirectional sum
+// (each direction has its own lanes). Without a link (nullopt), only a null source and
+// `unknown_reason`.
+record::PcieLinkFields pcie_link_fields(const std::optional<PcieLinkState> &link,
+                                        std::optional<double> measured_gbytes_per_s,
+                                        int directions = 1, const std::string &unknown_reason = "");
+// The same, as a record's metrics.
 nlohmann::json pcie_metrics(const std::optional<PcieLinkState> &link,
                             std::optional<double> measured_gbytes_per_s, int directions = 1,
                             const std::string &unknown_reason = "");

@@ -99,6 +99,8 @@ inline constexpr const char *kPcieEncoding = "pcie_encoding";
 inline constexpr const char *kPcieLinkGbytesPerS = "pcie_link_gbytes_per_s";
 inline constexpr const char *kPcieMaxPayloadBytesAssumed = "pcie_max_payload_bytes_assumed";
 inline constexpr const char *kPcieLinkDowntrainedReason = "pcie_link_downtrained_reason";
+// Why the link's state is not known (then pcie_link_source is null and no other link field is set)
+inline constexpr const char *kPcieLinkUnknownReason = "pcie_link_unknown_reason";
 
 // The field table: every metric a offload record may carry, its unit and what it means
 // (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.
@@ -143,6 +145,7 @@ inline constexpr std::array kMetrics{
     MetricField{kPcieLinkGbytesPerS, "GB/s", "the link's raw rate per direction after encoding"},
     MetricField{kPcieMaxPayloadBytesAssumed, "bytes", "the TLP payload the expected rate assumes"},
     MetricField{kPcieLinkDowntrainedReason, "", "why the link runs below its maximum"},
+    MetricField{kPcieLinkUnknownReason, "", "why the link's state is not known"},
 };
 
 // An offload record, read: the typed view through which analysis reads the family.

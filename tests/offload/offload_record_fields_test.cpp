@@ -1,0 +1,92 @@
+// The offload family's record fields written and read through their types
+// (records/pcie_link_fields.h): each round trip, each real writer's output read back, and a
+// committed H200 record read through them.
+// A name changed in write() but not in read() fails here.
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "offload/pcie_link.h"
+#include "records/offload_record.h"
+
+namespace railgauge::offload {
+namespace {
+
+using record::PcieLinkFields;
+
+template <typename T> std::optional<T> round_trip(const T &fields) {
+  nlohmann::json j = nlohmann::json::object();
+  fields.write(j);
+  return T::read(nlohmann::json::parse(j.dump())); // as a record file holds it
+}
+
+TEST(OffloadRecordFields, PcieLinkRoundTrips) {
+  PcieLinkFields full;
+  full.source = "nvml_while_running";
+  full.gen = 4;
+  full.width = 16;
+  full.gen_max = 5;
+  full.width_max = 16;
+  full.downtrained = true;
+  full.downtrained_reason = "Gen4 x16 of Gen5 x16: generation";
+  full.rates = PcieLinkFields::Rates{"128b/130b", 31.5, 28.8, 256};
+  full.efficiency = 0.9;
+  EXPECT_EQ(round_trip(full), full);
+
+  PcieLinkFields unknown_generation = full;
+  unknown_generation.rates = PcieLinkFields::Rates{"unknown", std::nullopt, std::nullopt, 256};
+  unknown_generation.efficiency.reset();
+  EXPECT_EQ(round_trip(unknown_generation), unknown_generation);
+
+  PcieLinkFields none;
+  none.unknown_reason = "neither NVML nor sysfs gave the link";
+  EXPECT_EQ(round_trip(none), none);
+  EXPECT_FALSE(PcieLinkFields::read(nlohmann::json::object())) << "no link fields at all";
+}
+
+TEST(OffloadRecordFields, PcieMetricsReadBackAsComputed) {
+  const PcieLinkState gen4{4, 16, 5, 16, "sysfs"};
+  for (const auto &[link, directions] :
+       {std::pair{std::optional(gen4), 1}, std::pair{std::optional(gen4), 2},
+        std::pair{std::optional(PcieLinkState{std::nullopt, 16, 5, 16, "nvml"}), 1},
+        std::pair{std::optional<PcieLinkState>(), 1}}) {
+    const auto read = PcieLinkFields::read(pcie_metrics(link, 25.0, directions, "NVML missing"));
+    ASSERT_TRUE(read);
+    EXPECT_EQ(*read, pcie_link_fields(link, 25.0, directions, "NVML missing"));
+  }
+  const auto read = PcieLinkFields::read(pcie_metrics(gen4, 25.0, 2));
+  ASSERT_TRUE(read && read->rates && read->rates->expected_gbytes_per_s && read->efficiency);
+  EXPECT_EQ(read->source, "sysfs");
+  EXPECT_TRUE(read->downtrained);
+  EXPECT_DOUBLE_EQ(*read->rates->expected_gbytes_per_s, 2 * *pcie_expected_gbytes_per_s(4, 16));
+  EXPECT_DOUBLE_EQ(*read->efficiency, 25.0 / (2 * *pcie_expected_gbytes_per_s(4, 16)));
+}
+
+// offload.all_gpus_h2d of the H200 burn-in (results/reference/h200-burnin-2026-11-27), its one
+// GPU's object read through the types: a Gen5 x16 link read while the copy ran.
+TEST(OffloadRecordFields, ReadsACommittedH200Record) {
+  std::ifstream in(std::string(RAILGAUGE_SOURCE_DIR) +
+                   "/results/reference/h200-burnin-2026-11-27/burnin/healthy/"
+                   "2026-11-27T19-32-50Z-vm-598/records.jsonl");
+  ASSERT_TRUE(in);
+  nlohmann::json gpu;
+  for (std::string line; std::getline(in, line);) {
+    const auto r = nlohmann::json::parse(line);
+    if (r.value("key", "") == record::kAllGpusH2d && r.at("metrics").contains(record::kPerGpu))
+      gpu = r.at("metrics").at(record::kPerGpu).at(0);
+  }
+  ASSERT_TRUE(gpu.is_object()) << "no offload.all_gpus_h2d with per_gpu in the reference run";
+  const auto link = PcieLinkFields::read(gpu);
+  ASSERT_TRUE(link && link->rates && link->rates->expected_gbytes_per_s && link->efficiency);
+  EXPECT_EQ(link->source, "nvml_while_running");
+  EXPECT_EQ(link->gen, 5);
+  EXPECT_EQ(link->width, 16);
+  EXPECT_FALSE(link->downtrained);
+  EXPECT_EQ(link->rates->encoding, "128b/130b");
+  EXPECT_NEAR(*link->rates->expected_gbytes_per_s, *pcie_expected_gbytes_per_s(5, 16), 1e-9);
+  EXPECT_NEAR(*link->efficiency, 0.9628, 1e-4);
+}
+
+} // namespace
+} // namespace railgauge::offload
