@@ -64,14 +64,11 @@ void add_placement(Outcome &outcome, const gpu::CudaDeviceInfo &info, const Host
   std::vector<std::variant<std::vector<unsigned>, std::string>> found;
   for (const HostRegion *r : regions)
     found.push_back(r->buffer().page_nodes());
-  outcome.metrics.update(placement_check(p.numa_node, found));
+  placement_check_fields(p.numa_node, found).write(outcome.metrics);
   outcome.device = {{device::kGpu, info.uuid}, {device::kPci, info.pci_bus_id}};
   outcome.device.update({{device::kNuma, p.numa_node}, {device::kCpus, std::to_string(p.pu)}});
-  outcome.derived_params.update({{record::kGpuName, info.name},
-                                 {record::kHostNumaNode, p.numa_node},
-                                 {record::kGpuNumaNode, p.gpu_numa_node},
-                                 {record::kCpuPu, p.pu},
-                                 {record::kPlacementHow, p.how}});
+  outcome.derived_params[record::kGpuName] = info.name;
+  placement_fields(p).write(outcome.derived_params);
 }
 
 void Transfer::operator()(cudaStream_t stream) const {

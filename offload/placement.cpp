@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "harness/inventory/pci_tree.h"
-#include "records/offload_record.h"
 
 namespace railgauge::offload {
 namespace {
@@ -100,24 +99,32 @@ std::variant<HostPlacement, std::string> choose_host_placement(const Topology &t
   return chosen;
 }
 
-nlohmann::json
-placement_check(unsigned requested,
-                const std::vector<std::variant<std::vector<unsigned>, std::string>> &found) {
+record::HostPlacementFields placement_fields(const HostPlacement &p) {
+  return {p.numa_node, p.gpu_numa_node, p.pu, p.how};
+}
+
+record::PlacementCheckFields
+placement_check_fields(unsigned requested,
+                       const std::vector<std::variant<std::vector<unsigned>, std::string>> &found) {
   std::set<unsigned> nodes;
   for (const auto &f : found) {
     if (const auto *why = std::get_if<std::string>(&f))
-      return {{record::kHostNumaNodesMeasured, nullptr},
-              {record::kPlacementHonoured, nullptr},
-              {record::kHostNumaNodeUnknownReason, *why}};
+      return {std::nullopt, std::nullopt, *why};
     const auto &list = std::get<std::vector<unsigned>>(f);
     nodes.insert(list.begin(), list.end());
   }
   if (nodes.empty())
-    return {{record::kHostNumaNodesMeasured, nullptr},
-            {record::kPlacementHonoured, nullptr},
-            {record::kHostNumaNodeUnknownReason, "no host buffer"}};
-  return {{record::kHostNumaNodesMeasured, std::vector<unsigned>(nodes.begin(), nodes.end())},
-          {record::kPlacementHonoured, nodes.size() == 1 && *nodes.begin() == requested}};
+    return {std::nullopt, std::nullopt, "no host buffer"};
+  return {std::vector<unsigned>(nodes.begin(), nodes.end()),
+          nodes.size() == 1 && *nodes.begin() == requested, std::nullopt};
+}
+
+nlohmann::json
+placement_check(unsigned requested,
+                const std::vector<std::variant<std::vector<unsigned>, std::string>> &found) {
+  nlohmann::json metrics = nlohmann::json::object();
+  placement_check_fields(requested, found).write(metrics);
+  return metrics;
 }
 
 } // namespace railgauge::offload

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/topology.h"
+#include "records/offload_placement.h"
 
 namespace railgauge::offload {
 
@@ -37,10 +38,18 @@ std::variant<HostPlacement, std::string> choose_host_placement(const Topology &t
                                                                Placement placement,
                                                                unsigned nth_thread = 0);
 
+// The record's fields of a placement (records/offload_placement.h).
+record::HostPlacementFields placement_fields(const HostPlacement &p);
+
 // Where the host buffers' pages went against where they were bound (`requested`, an OS index):
 // each entry of `found` is a buffer's nodes (HostBuffer::page_nodes()) or why the kernel
-// could not say. {"host_numa_nodes_measured": [sorted union] or null, "placement_honoured":
-// every page on `requested` (null when unknown), "host_numa_node_unknown_reason" when unknown}.
+// could not say. The sorted union of the nodes and whether every page is on `requested`, or,
+// when unknown, both null and why.
+record::PlacementCheckFields
+placement_check_fields(unsigned requested,
+                       const std::vector<std::variant<std::vector<unsigned>, std::string>> &found);
+// The same, as a record's metrics: host_numa_nodes_measured, placement_honoured and
+// host_numa_node_unknown_reason.
 nlohmann::json
 placement_check(unsigned requested,
                 const std::vector<std::variant<std::vector<unsigned>, std::string>> &found);

@@ -1,6 +1,6 @@
 // The offload family's record fields written and read through their types
-// (records/pcie_link_fields.h): each round trip, each real writer's output read back, and a
-// committed H200 record read through them.
+// (records/pcie_link_fields.h, records/offload_placement.h): each round trip, each real writer's
+// output read back, and a committed H200 record read through them.
 // A name changed in write() but not in read() fails here.
 #include <fstream>
 #include <string>
@@ -8,12 +8,16 @@
 #include <gtest/gtest.h>
 
 #include "offload/pcie_link.h"
+#include "offload/placement.h"
 #include "records/offload_record.h"
 
 namespace railgauge::offload {
 namespace {
 
+using record::HostPlacementFields;
 using record::PcieLinkFields;
+using record::PlacementCheckFields;
+using Found = std::vector<std::variant<std::vector<unsigned>, std::string>>;
 
 template <typename T> std::optional<T> round_trip(const T &fields) {
   nlohmann::json j = nlohmann::json::object();
@@ -63,8 +67,47 @@ TEST(OffloadRecordFields, PcieMetricsReadBackAsComputed) {
   EXPECT_DOUBLE_EQ(*read->efficiency, 25.0 / (2 * *pcie_expected_gbytes_per_s(4, 16)));
 }
 
+TEST(OffloadRecordFields, PlacementRoundTripsAndReadsBackFromItsWriters) {
+  const HostPlacementFields chosen{1, 0, 57,
+                                   "a NUMA node on another package than the GPU's node 0"};
+  EXPECT_EQ(round_trip(chosen), chosen);
+  EXPECT_EQ(round_trip(HostPlacementFields{0, -1, 3, "the only NUMA node"})->gpu_numa_node, -1);
+  EXPECT_FALSE(HostPlacementFields::read(nlohmann::json::object()));
+
+  // The placement chosen on the 8-GPU node's topology, as add_placement writes it.
+  const Topology topology = Topology::load_xml(std::string(RAILGAUGE_TEST_FIXTURES) +
+                                               "/topology/h100_8gpu_8nic.hwloc.xml");
+  const auto far = choose_host_placement(topology, "0000:18:00.0", Placement::far);
+  ASSERT_TRUE(std::holds_alternative<HostPlacement>(far));
+  const auto &where = std::get<HostPlacement>(far);
+  nlohmann::json params = nlohmann::json::object();
+  placement_fields(where).write(params);
+  const auto read = HostPlacementFields::read(params);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->host_numa_node, 1u);
+  EXPECT_EQ(read->gpu_numa_node, 0);
+  EXPECT_EQ(read->cpu_pu, where.pu);
+  EXPECT_EQ(read->how, where.how);
+
+  for (const Found &found :
+       {Found{std::vector<unsigned>{1}, std::vector<unsigned>{1}},
+        Found{std::vector<unsigned>{0}, std::vector<unsigned>{1}},
+        Found{std::vector<unsigned>{0}, std::string("move_pages: EPERM")}, Found{}}) {
+    const auto check = PlacementCheckFields::read(placement_check(1, found));
+    ASSERT_TRUE(check);
+    EXPECT_EQ(*check, placement_check_fields(1, found));
+    EXPECT_EQ(round_trip(*check), check);
+  }
+  const auto ignored =
+      PlacementCheckFields::read(placement_check(1, Found{std::vector<unsigned>{0, 1}}));
+  EXPECT_EQ(ignored->host_numa_nodes_measured, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(ignored->honoured, false);
+  EXPECT_FALSE(PlacementCheckFields::read(nlohmann::json::object()));
+}
+
 // offload.all_gpus_h2d of the H200 burn-in (results/reference/h200-burnin-2026-11-27), its one
-// GPU's object read through the types: a Gen5 x16 link read while the copy ran.
+// GPU's object read through the types: a Gen5 x16 link read while the copy ran, the buffer on
+// the GPU's own node.
 TEST(OffloadRecordFields, ReadsACommittedH200Record) {
   std::ifstream in(std::string(RAILGAUGE_SOURCE_DIR) +
                    "/results/reference/h200-burnin-2026-11-27/burnin/healthy/"
@@ -86,6 +129,14 @@ TEST(OffloadRecordFields, ReadsACommittedH200Record) {
   EXPECT_EQ(link->rates->encoding, "128b/130b");
   EXPECT_NEAR(*link->rates->expected_gbytes_per_s, *pcie_expected_gbytes_per_s(5, 16), 1e-9);
   EXPECT_NEAR(*link->efficiency, 0.9628, 1e-4);
+  const auto placement = HostPlacementFields::read(gpu);
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->host_numa_node, 0u);
+  EXPECT_EQ(placement->how, "the GPU's local NUMA node");
+  const auto check = PlacementCheckFields::read(gpu);
+  ASSERT_TRUE(check);
+  EXPECT_EQ(check->honoured, true);
+  EXPECT_EQ(check->host_numa_nodes_measured, (std::vector<unsigned>{0}));
 }
 
 } // namespace
