@@ -14,6 +14,7 @@
 #include "offload/offload_transfer.h"
 #include "offload/pcie_link.h"
 #include "records/offload_record.h"
+#include "records/with_gemm_figures.h"
 
 namespace railgauge::offload {
 namespace {
@@ -87,15 +88,14 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   const double copy_bw = gbytes_per_s(bytes, copy_together_s);
   // time_s (from to_json) is the slower lane's time per call of the pair; the bandwidth and
   // the slowdowns are per copy and per GEMM.
-  outcome.metrics[record::kBytesPerCopy] = bytes;
-  outcome.metrics[record::kBandwidthGbytesPerS] = copy_bw;
-  outcome.metrics[record::kCopyAloneGbytesPerS] = gbytes_per_s(bytes, copy_alone_s);
-  outcome.metrics[record::kCopyConcurrentGbytesPerS] = copy_bw;
-  outcome.metrics[record::kGemmAloneTflops] = gemm.flops() / gemm_alone_s / 1e12;
-  outcome.metrics[record::kGemmConcurrentTflops] = gemm.flops() / gemm_together_s / 1e12;
-  // > 1: slower beside the other. 1.0 for both means the copy hides completely behind compute.
-  outcome.metrics[record::kCopySlowdown] = copy_together_s / copy_alone_s;
-  outcome.metrics[record::kGemmSlowdown] = gemm_together_s / gemm_alone_s;
+  record::WithGemmFigures{bytes,
+                          gbytes_per_s(bytes, copy_alone_s),
+                          copy_bw,
+                          gemm.flops() / gemm_alone_s / 1e12,
+                          gemm.flops() / gemm_together_s / 1e12,
+                          copy_together_s / copy_alone_s,
+                          gemm_together_s / gemm_alone_s}
+      .write(outcome.metrics);
   outcome.metrics.update(
       contention_metrics(timed_batches(both.contention_fractions(), measurement)));
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));

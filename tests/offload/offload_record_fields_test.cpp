@@ -1,6 +1,6 @@
 // The offload family's record fields written and read through their types
-// (records/pcie_link_fields.h, records/offload_placement.h): each round trip, each real writer's
-// output read back, and a committed H200 record read through them.
+// (records/pcie_link_fields.h, records/offload_placement.h, records/with_gemm_figures.h): each
+// round trip, each real writer's output read back, and a committed H200 record read through them.
 // A name changed in write() but not in read() fails here.
 #include <fstream>
 #include <string>
@@ -10,6 +10,7 @@
 #include "offload/pcie_link.h"
 #include "offload/placement.h"
 #include "records/offload_record.h"
+#include "records/with_gemm_figures.h"
 
 namespace railgauge::offload {
 namespace {
@@ -103,6 +104,17 @@ TEST(OffloadRecordFields, PlacementRoundTripsAndReadsBackFromItsWriters) {
   EXPECT_EQ(ignored->host_numa_nodes_measured, (std::vector<unsigned>{0, 1}));
   EXPECT_EQ(ignored->honoured, false);
   EXPECT_FALSE(PlacementCheckFields::read(nlohmann::json::object()));
+}
+
+TEST(OffloadRecordFields, WithGemmFiguresRoundTrip) {
+  const record::WithGemmFigures figures{1 << 30, 55.0, 41.0, 700.0, 610.0, 1.34, 1.15};
+  EXPECT_EQ(round_trip(figures), figures);
+  nlohmann::json metrics = nlohmann::json::object();
+  figures.write(metrics);
+  EXPECT_EQ(record_fields::number(metrics, record::kBandwidthGbytesPerS), 41.0)
+      << "the point's headline is the copy beside the GEMM";
+  metrics.erase(record::kGemmSlowdown);
+  EXPECT_FALSE(record::WithGemmFigures::read(metrics));
 }
 
 // offload.all_gpus_h2d of the H200 burn-in (results/reference/h200-burnin-2026-11-27), its one
