@@ -12,6 +12,8 @@
 #include "harness/device_fields.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/gpu_telemetry.h"
+#include "harness/record_fields.h"
+#include "offload/all_gpus_figures.h"
 #include "offload/link_reader.h"
 #include "offload/offload_benchmark.h"
 #include "offload/offload_transfer.h"
@@ -76,52 +78,25 @@ struct Telemetry {
   std::vector<nlohmann::json> before, during, after;
 };
 
-// What each GPU measured, as the record's per-GPU list, and the sums over it.
-struct PerGpuFigures {
-  std::vector<double> bandwidths; // GB/s, by GPU
-  double sum = 0, expected_sum = 0;
-  bool all_expected = true;
-  nlohmann::json list = nlohmann::json::array();
-  std::vector<unsigned> pus;
-  int slowest = 0;
-};
-
-PerGpuFigures per_gpu_figures(const std::vector<PerGpu> &per_gpu, const GatedLanesTimer &timer,
-                              const Measurement &measurement, std::size_t bytes,
-                              const LinkReader &links, const Telemetry &telemetry) {
-  const int gpus = static_cast<int>(per_gpu.size());
-  PerGpuFigures out;
-  for (int d = 0; d < gpus; ++d)
-    out.bandwidths.push_back(
-        gbytes_per_s(bytes, lane_median_s(timer, static_cast<std::size_t>(d), measurement)));
-  for (double b : out.bandwidths)
-    out.sum += b;
-  for (int d = 0; d < gpus; ++d) {
-    const auto &g = per_gpu[static_cast<std::size_t>(d)];
-    const double bw = out.bandwidths[static_cast<std::size_t>(d)];
-    if (bw < out.bandwidths[static_cast<std::size_t>(out.slowest)])
-      out.slowest = d;
-    nlohmann::json entry = {{record::kHostNumaNode, g.where.numa_node},
-                            {record::kGpuNumaNode, g.where.gpu_numa_node},
-                            {record::kPlacementHow, g.where.how},
-                            {record::kCpuPu, g.where.pu},
-                            {record::kBandwidthGbytesPerS, bw},
-                            {record::kPerGpuShare, out.sum > 0 ? bw / out.sum : 0.0}};
-    entry.update(placement_check(g.where.numa_node, {g.host->buffer().page_nodes()}));
-    const auto i = static_cast<std::size_t>(d);
-    entry.update(link_metrics(links, g.info.pci_bus_id, telemetry.during[i], bw));
-    records::GpuPart part;
-    part.gpu = d;
-    part.uuid = g.info.uuid;
-    part.pci = g.info.pci_bus_id;
-    part.telemetry = telemetry_pair(telemetry.before[i], telemetry.during[i], telemetry.after[i]);
-    part.write(entry);
-    if (const auto e = entry.find(record::kExpectedGbytesPerS); e != entry.end() && e->is_number())
-      out.expected_sum += e->get<double>();
-    else
-      out.all_expected = false;
-    out.list.push_back(std::move(entry));
-    out.pus.push_back(g.where.pu);
+// What each GPU measured, as the record's per-GPU list assembles it (all_gpus_figures.h).
+std::vector<AllGpusCopy> gpu_copies(const std::vector<PerGpu> &per_gpu,
+                                    const GatedLanesTimer &timer, const Measurement &measurement,
+                                    std::size_t bytes, const LinkReader &links,
+                                    const Telemetry &telemetry) {
+  std::vector<AllGpusCopy> out;
+  for (std::size_t d = 0; d < per_gpu.size(); ++d) {
+    const auto &g = per_gpu[d];
+    AllGpusCopy c;
+    c.bandwidth_gbytes_per_s = gbytes_per_s(bytes, lane_median_s(timer, d, measurement));
+    c.placement = placement_fields(g.where);
+    c.placement_check = placement_check_fields(g.where.numa_node, {g.host->buffer().page_nodes()});
+    const auto [link, why] = links.read(g.info.pci_bus_id, telemetry.during[d]);
+    c.link = pcie_link_fields(link, c.bandwidth_gbytes_per_s, 1, why);
+    c.part.gpu = static_cast<int>(d);
+    c.part.uuid = g.info.uuid;
+    c.part.pci = g.info.pci_bus_id;
+    c.part.telemetry = telemetry_pair(telemetry.before[d], telemetry.during[d], telemetry.after[d]);
+    out.push_back(std::move(c));
   }
   return out;
 }
@@ -169,27 +144,19 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   telemetry.after = snapshots(per_gpu);
   const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
 
-  const auto figures = per_gpu_figures(per_gpu, timer, measurement, bytes, links, telemetry);
-  const double sum = figures.sum;
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes, gpus));
-  // Each GPU was timed while all the others still ran (the timer's padding): a GPU that finishes
-  // early does not leave the others an uncontended tail that would hide a shared uplink.
-  outcome.metrics[record::kSumOfGpusGbytesPerS] = sum;
   outcome.metrics.update(
       contention_metrics(timed_batches(timer.contention_fractions(), measurement)));
-  outcome.metrics[record::kPerGpu] = figures.list;
-  outcome.metrics[record::kSlowestGpu] = figures.slowest;
-  outcome.metrics[record::kSlowestGpuShare] =
-      sum > 0 ? figures.bandwidths[static_cast<std::size_t>(figures.slowest)] / sum : 0.0;
-  // The links' sum is an upper bound: GPUs behind one switch or root port share its uplink.
-  outcome.metrics[record::kExpectedGbytesPerS] =
-      figures.all_expected ? nlohmann::json(figures.expected_sum) : nullptr;
-  if (figures.all_expected && figures.expected_sum > 0)
-    outcome.metrics[record::kEfficiency] =
-        outcome.metrics[record::kBandwidthGbytesPerS].get<double>() / figures.expected_sum;
+  write_all_gpus_figures(
+      gpu_copies(per_gpu, timer, measurement, bytes, links, telemetry),
+      record_fields::number(outcome.metrics, record::kBandwidthGbytesPerS).value_or(0.0),
+      outcome.metrics);
   outcome.metrics[record::kVerified] = false;
-  outcome.device = {{device::kCpus, fmt::format("{}", fmt::join(figures.pus, ","))}};
+  std::vector<unsigned> pus;
+  for (const auto &g : per_gpu)
+    pus.push_back(g.where.pu);
+  outcome.device = {{device::kCpus, fmt::format("{}", fmt::join(pus, ","))}};
   outcome.derived_params.update({{record::kGpus, gpus}, {record::kEngine, "copy_engine"}});
   if (ctx.verify())
     check_all_gpus(per_gpu, timer, bytes, before_verify_, outcome);
