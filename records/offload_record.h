@@ -10,6 +10,7 @@
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
 #include "records/metric_field.h"
+#include "records/with_gemm_figures.h"
 
 namespace railgauge::offload::record {
 
@@ -159,7 +160,9 @@ struct OffloadPointView {
   std::optional<double> bytes_per_call;
   std::optional<double> time_s; // the median call
   std::optional<double> bandwidth_gbytes_per_s;
-  std::optional<double> gemm_slowdown; // with_gemm: the GEMM's time beside the copy / alone
+  // with_gemm: the GEMM's time beside the copy over alone, read with the figures it is written
+  // with (records/with_gemm_figures.h)
+  std::optional<double> gemm_slowdown;
 };
 
 // The view of an offload record, else nullopt.
@@ -177,7 +180,8 @@ inline std::optional<OffloadPointView> offload_point_view(const Record &r) {
   v.bytes_per_call = f::number(r.metrics, kBytesPerCall);
   v.time_s = f::median_time_s(r.metrics);
   v.bandwidth_gbytes_per_s = f::number(r.metrics, kBandwidthGbytesPerS);
-  v.gemm_slowdown = f::number(r.metrics, kGemmSlowdown);
+  if (const auto with_gemm = WithGemmFigures::read(r.metrics))
+    v.gemm_slowdown = with_gemm->gemm_slowdown;
   return v;
 }
 

@@ -91,14 +91,18 @@ TEST(RecordViews, OffloadPointDefaultsAsTheFamilyWrites) {
   EXPECT_EQ(bare->path, "d2h");
   EXPECT_EQ(bare->host_memory, "pinned");
   EXPECT_EQ(bare->placement, "near");
-  const auto v = o::offload_point_view(
-      record(o::kWithGemm, {{o::kHostMemory, "pageable"}, {o::kGpu, 3}, {o::kSizeBytes, 4096}},
-             {{metric::kTimeS, 1e-3}, {o::kGemmSlowdown, 1.25}}));
+  nlohmann::json metrics = {{metric::kTimeS, 1e-3}};
+  o::WithGemmFigures{4096, 50.0, 40.0, 700.0, 560.0, 1.25, 1.25}.write(metrics);
+  const auto v = o::offload_point_view(record(
+      o::kWithGemm, {{o::kHostMemory, "pageable"}, {o::kGpu, 3}, {o::kSizeBytes, 4096}}, metrics));
   ASSERT_TRUE(v);
   EXPECT_EQ(v->host_memory, "pageable");
   EXPECT_EQ(v->gpu, 3);
   EXPECT_EQ(v->time_s, 1e-3); // a plain number, as an importer writes one figure
   EXPECT_EQ(v->gemm_slowdown, 1.25);
+  // Read through the figures it is written with: a slowdown without them is no with_gemm's
+  metrics.erase(o::kCopyAloneGbytesPerS);
+  EXPECT_FALSE(o::offload_point_view(record(o::kWithGemm, {}, metrics))->gemm_slowdown);
 }
 
 TEST(RecordViews, FieldsOfTheWrongTypeReadAsAbsent) {
