@@ -8,6 +8,8 @@
 
 #include "cli/burnin_plan.h"
 #include "cli/printers.h"
+#include "harness/record_fields.h"
+#include "records/offload_record.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge {
@@ -20,8 +22,8 @@ std::string column_of(const Record &r) {
       burnin_phase_name(r.key, r.params.contains("dtype") && r.params["dtype"].is_string()
                                    ? r.params["dtype"].get<std::string>()
                                    : "");
-  if (r.params.contains("placement") && r.params["placement"].is_string())
-    return fmt::format("{} {}", phase, r.params["placement"].get<std::string>());
+  if (const auto placement = record_fields::text(r.params, offload::record::kPlacement))
+    return fmt::format("{} {}", phase, *placement);
   return phase;
 }
 
