@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/nvml_query.h"
+#include "harness/metric_names.h"
 
 namespace railgauge::offload {
 
@@ -16,8 +18,10 @@ LinkReader::read(const std::string &bus_id, const nlohmann::json &during) const 
   if (auto link = read_sysfs_pcie_link(sysfs_root_, bus_id))
     return {link_while_running(*link, during), ""};
   std::string nvml_why = "no GPU with this bus id, or no PCIe fields";
-  if (!nvml.value("available", false) && nvml.contains("reason") && nvml.at("reason").is_string())
-    nvml_why = nvml.at("reason").get<std::string>();
+  namespace inv = inventory_field;
+  if (!nvml.value(inv::kAvailable, false) && nvml.contains(inv::kReason) &&
+      nvml.at(inv::kReason).is_string())
+    nvml_why = nvml.at(inv::kReason).get<std::string>();
   return {std::nullopt, fmt::format("neither NVML ({}) nor {}/bus/pci/devices/{} gave the link",
                                     nvml_why, sysfs_root_, bus_id)};
 }
@@ -27,7 +31,7 @@ nlohmann::json link_metrics(const LinkReader &links, const std::string &bus_id,
                             int directions) {
   const auto [link, why] = links.read(bus_id, during);
   nlohmann::json j = pcie_metrics(link, measured, directions, why);
-  j["telemetry"] = during;
+  j[metric::kTelemetry] = during;
   return j;
 }
 

@@ -9,6 +9,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/event_timer.h"
 #include "harness/cuda/resources.h"
+#include "harness/device_fields.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/pinned_workers.h"
@@ -156,7 +157,7 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   }
   outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host_in, &host_out});
-  outcome.device["cpus"] = fmt::format("{},{}", where.pu, second.pu);
+  outcome.device[device::kCpus] = fmt::format("{},{}", where.pu, second.pu);
   outcome.derived_params.update({{record::kEngine, "copy_engine"}, {record::kStreams, 2}});
   if (!ctx.verify())
     return outcome;

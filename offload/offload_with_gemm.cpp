@@ -7,6 +7,7 @@
 #include "harness/cuda/check.h"
 #include "harness/cuda/gemm_load.h"
 #include "harness/cuda/resources.h"
+#include "harness/device_fields.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/pinned_workers.h"
 #include "offload/link_reader.h"
@@ -101,7 +102,7 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, copy_bw));
   outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host});
-  outcome.device["cpus"] = fmt::format("{},{}", where.pu, gemm_where.pu);
+  outcome.device[device::kCpus] = fmt::format("{},{}", where.pu, gemm_where.pu);
   outcome.derived_params.update({{record::kGemmsPerCall, repeats.second},
                                  {record::kCopiesPerCall, repeats.first},
                                  {record::kGemmDtype, "bf16 in, fp32 accumulate and out"},

@@ -1,4 +1,6 @@
 #include "offload/pcie_link.h"
+#include "harness/inventory/inventory_fields.h"
+#include "harness/inventory/telemetry_fields.h"
 #include "harness/json_integer.h"
 
 #include <charconv>
@@ -179,20 +181,21 @@ std::optional<PcieLinkState> read_sysfs_pcie_link(const std::string &sysfs_root,
 
 std::optional<PcieLinkState> pcie_link_from_nvml(const nlohmann::json &nvml,
                                                  const std::string &bus_id) {
-  if (!nvml.is_object() || !nvml.value("available", false) || !nvml.contains("gpus"))
+  namespace inv = inventory_field;
+  if (!nvml.is_object() || !nvml.value(inv::kAvailable, false) || !nvml.contains(inv::kGpus))
     return std::nullopt;
-  for (const auto &gpu : nvml.at("gpus")) {
-    if (!gpu.contains("pci_bus_id") || !gpu.at("pci_bus_id").is_string() ||
-        gpu.at("pci_bus_id").get<std::string>() != bus_id || !gpu.contains("pcie") ||
-        !gpu.at("pcie").is_object())
+  for (const auto &gpu : nvml.at(inv::kGpus)) {
+    if (!gpu.contains(inv::kPciBusId) || !gpu.at(inv::kPciBusId).is_string() ||
+        gpu.at(inv::kPciBusId).get<std::string>() != bus_id || !gpu.contains(inv::kPcie) ||
+        !gpu.at(inv::kPcie).is_object())
       continue;
-    const auto &p = gpu.at("pcie");
+    const auto &p = gpu.at(inv::kPcie);
     PcieLinkState link;
     link.source = "nvml";
-    link.gen_current = json_int(p, "gen_current");
-    link.width_current = json_int(p, "width_current");
-    link.gen_max = json_int(p, "gen_max");
-    link.width_max = json_int(p, "width_max");
+    link.gen_current = json_int(p, inv::kGenCurrent);
+    link.width_current = json_int(p, inv::kWidthCurrent);
+    link.gen_max = json_int(p, inv::kGenMax);
+    link.width_max = json_int(p, inv::kWidthMax);
     if (!link.gen_current && !link.width_current)
       return std::nullopt;
     return link;
@@ -201,18 +204,19 @@ std::optional<PcieLinkState> pcie_link_from_nvml(const nlohmann::json &nvml,
 }
 
 bool link_sampled_while_running(const nlohmann::json &during) {
-  if (!during.is_object() || !during.value("available", false) || !during.contains("pcie") ||
-      !during.at("pcie").is_object())
+  if (!during.is_object() || !during.value(telemetry::kAvailable, false) ||
+      !during.contains(telemetry::kPcie) || !during.at(telemetry::kPcie).is_object())
     return false;
-  const auto &pcie = during.at("pcie");
-  return json_int(pcie, "gen_max") || json_int(pcie, "width_max");
+  const auto &pcie = during.at(telemetry::kPcie);
+  return json_int(pcie, telemetry::kGenMax) || json_int(pcie, telemetry::kWidthMax);
 }
 
 PcieLinkState link_while_running(PcieLinkState snapshot, const nlohmann::json &during) {
   if (!link_sampled_while_running(during))
     return snapshot;
-  const auto &pcie = during.at("pcie");
-  const std::optional<int> gen = json_int(pcie, "gen_max"), width = json_int(pcie, "width_max");
+  const auto &pcie = during.at(telemetry::kPcie);
+  const std::optional<int> gen = json_int(pcie, telemetry::kGenMax),
+                           width = json_int(pcie, telemetry::kWidthMax);
   if (gen)
     snapshot.gen_current = gen;
   if (width)
