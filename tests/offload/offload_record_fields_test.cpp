@@ -151,5 +151,46 @@ TEST(OffloadRecordFields, ReadsACommittedH200Record) {
   EXPECT_EQ(check->host_numa_nodes_measured, (std::vector<unsigned>{0}));
 }
 
+// Re-written through its type, a committed record's fields come out as the run wrote them.
+template <typename T> void expect_rewritten(const nlohmann::json &object, const std::string &what) {
+  const auto fields = T::read(object);
+  ASSERT_TRUE(fields) << what;
+  nlohmann::json rewritten = nlohmann::json::object();
+  fields->write(rewritten);
+  for (const auto &[name, value] : rewritten.items())
+    EXPECT_EQ(value, object.value(name, nlohmann::json("absent"))) << what << ": " << name;
+}
+
+// Every point of the committed H200 offload run (results/reference/h200-2026-11-26b), each
+// one-GPU record's and each all_gpus GPU object's link and placement, and with_gemm's figures.
+TEST(OffloadRecordFields, EveryCommittedH200OffloadPointRewritesAsWritten) {
+  std::ifstream in(std::string(RAILGAUGE_SOURCE_DIR) +
+                   "/results/reference/h200-2026-11-26b/runs/"
+                   "offload/2026-11-26T04-33-10Z-vm/records.jsonl");
+  ASSERT_TRUE(in);
+  int objects = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto r = nlohmann::json::parse(line);
+    const std::string key = r.at("key");
+    const auto &metrics = r.at("metrics");
+    if (key == record::kAllGpusH2d || key == record::kAllGpusD2h) {
+      for (const auto &gpu : metrics.at(record::kPerGpu)) {
+        expect_rewritten<PcieLinkFields>(gpu, key);
+        expect_rewritten<HostPlacementFields>(gpu, key);
+        expect_rewritten<PlacementCheckFields>(gpu, key);
+        ++objects;
+      }
+      continue;
+    }
+    expect_rewritten<PcieLinkFields>(metrics, key);
+    expect_rewritten<HostPlacementFields>(r.at("params"), key);
+    expect_rewritten<PlacementCheckFields>(metrics, key);
+    if (key == record::kWithGemm)
+      expect_rewritten<record::WithGemmFigures>(metrics, key);
+    ++objects;
+  }
+  EXPECT_EQ(objects, 99) << "the run's 99 points, each of one GPU";
+}
+
 } // namespace
 } // namespace railgauge::offload
