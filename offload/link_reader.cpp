@@ -26,13 +26,24 @@ LinkReader::read(const std::string &bus_id, const nlohmann::json &during) const 
                                     nvml_why, sysfs_root_, bus_id)};
 }
 
+record::PcieLinkFields link_fields(const LinkReader &links, const std::string &bus_id,
+                                   const nlohmann::json &during, std::optional<double> measured,
+                                   int directions) {
+  const auto [link, why] = links.read(bus_id, during);
+  return pcie_link_fields(link, measured, directions, why);
+}
+
+nlohmann::json link_metrics(const record::PcieLinkFields &link, const nlohmann::json &during) {
+  nlohmann::json j = nlohmann::json::object();
+  link.write(j);
+  j[metric::kTelemetry] = during;
+  return j;
+}
+
 nlohmann::json link_metrics(const LinkReader &links, const std::string &bus_id,
                             const nlohmann::json &during, std::optional<double> measured,
                             int directions) {
-  const auto [link, why] = links.read(bus_id, during);
-  nlohmann::json j = pcie_metrics(link, measured, directions, why);
-  j[metric::kTelemetry] = during;
-  return j;
+  return link_metrics(link_fields(links, bus_id, during, measured, directions), during);
 }
 
 } // namespace railgauge::offload

@@ -31,8 +31,16 @@ private:
   std::string sysfs_root_;
 };
 
-// The link fields of a record (pcie_metrics), with what the GPU's monitor saw while the point ran
-// under `telemetry`.
+// The link fields of a record (pcie_link_fields) for the GPU at `bus_id`, read as
+// LinkReader::read reads it, with `measured` against what it carries.
+record::PcieLinkFields link_fields(const LinkReader &links, const std::string &bus_id,
+                                   const nlohmann::json &during, std::optional<double> measured,
+                                   int directions = 1);
+
+// `link` as a record's metrics, with what the GPU's monitor saw while the point ran under
+// `telemetry`.
+nlohmann::json link_metrics(const record::PcieLinkFields &link, const nlohmann::json &during);
+// The same from `links`.
 nlohmann::json link_metrics(const LinkReader &links, const std::string &bus_id,
                             const nlohmann::json &during, std::optional<double> measured,
                             int directions = 1);

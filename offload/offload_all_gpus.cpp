@@ -90,8 +90,7 @@ std::vector<AllGpusCopy> gpu_copies(const std::vector<PerGpu> &per_gpu,
     c.bandwidth_gbytes_per_s = gbytes_per_s(bytes, lane_median_s(timer, d, measurement));
     c.placement = placement_fields(g.where);
     c.placement_check = placement_check_fields(g.where.numa_node, {g.host->buffer().page_nodes()});
-    const auto [link, why] = links.read(g.info.pci_bus_id, telemetry.during[d]);
-    c.link = pcie_link_fields(link, c.bandwidth_gbytes_per_s, 1, why);
+    c.link = link_fields(links, g.info.pci_bus_id, telemetry.during[d], c.bandwidth_gbytes_per_s);
     c.part.gpu = static_cast<int>(d);
     c.part.uuid = g.info.uuid;
     c.part.pci = g.info.pci_bus_id;

@@ -13,7 +13,6 @@
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/pinned_workers.h"
-#include "harness/record_fields.h"
 #include "offload/link_reader.h"
 #include "offload/offload_benchmark.h"
 #include "offload/offload_transfer.h"
@@ -143,7 +142,8 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   const double d2h_bw = gbytes_per_s(bytes, lane_median_s(timer, 1, measurement));
   Outcome outcome;
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes));
-  outcome.metrics.update(link_metrics(links, info.pci_bus_id, during, h2d_bw + d2h_bw, 2));
+  const auto link = link_fields(links, info.pci_bus_id, during, h2d_bw + d2h_bw, 2);
+  outcome.metrics.update(link_metrics(link, during));
   outcome.metrics[record::kH2dGbytesPerS] = h2d_bw;
   outcome.metrics[record::kD2hGbytesPerS] = d2h_bw;
   // Each direction was timed while the other still ran (the timer's padding): their sum is the
@@ -151,9 +151,10 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   outcome.metrics[record::kSumGbytesPerS] = h2d_bw + d2h_bw;
   outcome.metrics.update(
       contention_metrics(timed_batches(timer.contention_fractions(), measurement)));
-  if (const auto expected = record_fields::number(outcome.metrics, record::kExpectedGbytesPerS)) {
-    outcome.metrics[record::kH2dEfficiency] = h2d_bw / (*expected / 2); // per direction
-    outcome.metrics[record::kD2hEfficiency] = d2h_bw / (*expected / 2);
+  if (link.rates && link.rates->expected_gbytes_per_s) {
+    const double expected = *link.rates->expected_gbytes_per_s;        // both directions'
+    outcome.metrics[record::kH2dEfficiency] = h2d_bw / (expected / 2); // per direction
+    outcome.metrics[record::kD2hEfficiency] = d2h_bw / (expected / 2);
   }
   outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host_in, &host_out});
