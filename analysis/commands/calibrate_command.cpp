@@ -20,6 +20,7 @@
 #include "analysis/calibrate/fit_report.h"
 #include "analysis/calibrate/processing_mode.h"
 #include "analysis/calibrate/provenance.h"
+#include "analysis/commands/exit_status_of.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
@@ -272,14 +273,7 @@ void add_calibrate_command(CLI::App &app, int &exit_code) {
   cmd->add_flag("--allow-mixed", o->allow_mixed,
                 "Fit runs of different hardware together (CPU and GPU, or two GPU models); "
                 "refused without it");
-  cmd->callback([o, &exit_code] {
-    try {
-      exit_code = run_calibrate(*o);
-    } catch (const InputError &e) {
-      std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = code(ExitStatus::bad_input);
-    }
-  });
+  cmd->callback([o, &exit_code] { exit_code = exit_status_of([&] { return run_calibrate(*o); }); });
 }
 
 } // namespace railgauge::analysis

@@ -19,6 +19,7 @@
 #include "analysis/check/host_names.h"
 #include "analysis/check/output_file.h"
 #include "analysis/commands/db_command.h"
+#include "analysis/commands/exit_status_of.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
@@ -328,14 +329,11 @@ int check_runs(const std::vector<std::string> &runs, const std::string &rules) {
   CheckOptions o;
   o.rules = rules;
   o.runs = runs;
-  try {
+  return exit_status_of([&] {
     if (o.runs.empty())
       throw InputError("no run directories to judge", "check", "give the run's directory");
     return judge_and_write(o, [] { return nlohmann::json::object(); });
-  } catch (const InputError &e) {
-    std::cerr << "railgauge: error: " << e.what() << '\n';
-    return code(ExitStatus::bad_input);
-  }
+  });
 }
 
 void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machine) {
@@ -387,12 +385,7 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
   history::add_db_flags(cmd, o->history);
   cmd->allow_extras();
   cmd->callback([cmd, o, &exit_code, this_machine = std::move(this_machine)] {
-    try {
-      exit_code = run_check(*cmd, *o, this_machine);
-    } catch (const InputError &e) {
-      std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = code(ExitStatus::bad_input);
-    }
+    exit_code = exit_status_of([&] { return run_check(*cmd, *o, this_machine); });
   });
   cmd->footer(examples_help(
       {{"railgauge check --rules auto runs/",

@@ -10,6 +10,7 @@
 
 #include "analysis/check/output_file.h"
 #include "analysis/commands/check_command.h"
+#include "analysis/commands/exit_status_of.h"
 #include "analysis/compare/compare.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
@@ -111,14 +112,8 @@ void add_compare_command(CLI::App &app, int &exit_code) {
   cmd->add_option("--json", o->json, "Also write the comparison as JSON (for railgauge report)");
   cmd->add_option("--markdown", o->markdown, "Also write the comparison as markdown");
   cmd->allow_extras();
-  cmd->callback([cmd, o, &exit_code] {
-    try {
-      exit_code = run_compare(*cmd, *o);
-    } catch (const InputError &e) {
-      std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = code(ExitStatus::bad_input);
-    }
-  });
+  cmd->callback(
+      [cmd, o, &exit_code] { exit_code = exit_status_of([&] { return run_compare(*cmd, *o); }); });
 }
 
 } // namespace railgauge::analysis

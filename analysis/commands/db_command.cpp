@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/commands/exit_status_of.h"
 #include "analysis/history/database.h"
 #include "analysis/history/ingest.h"
 #include "analysis/history/storable_text.h"
@@ -184,12 +185,7 @@ void add_db_command(CLI::App &app, int &exit_code) {
                   "of nccl-tests, perftest and nvbandwidth too)");
   cmd->allow_extras();
   cmd->callback([cmd, o, &exit_code] {
-    try {
-      exit_code = run_ingest(*cmd, *o);
-    } catch (const InputError &e) {
-      std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = code(ExitStatus::bad_input);
-    }
+    exit_code = analysis::exit_status_of([&] { return run_ingest(*cmd, *o); });
   });
 }
 

@@ -11,6 +11,7 @@
 
 #include "analysis/check/host_names.h"
 #include "analysis/commands/db_command.h"
+#include "analysis/commands/exit_status_of.h"
 #include "analysis/history/database.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
@@ -123,14 +124,8 @@ void add_runs_command(CLI::App &db, int &exit_code, const char *name, const char
         ->required();
     cmd->add_option("--rank", o->rank, "Only this rank's row of the run");
   }
-  cmd->callback([o, &exit_code, body] {
-    try {
-      exit_code = body(*o);
-    } catch (const InputError &e) {
-      std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = code(ExitStatus::bad_input);
-    }
-  });
+  cmd->callback(
+      [o, &exit_code, body] { exit_code = analysis::exit_status_of([&] { return body(*o); }); });
 }
 
 } // namespace

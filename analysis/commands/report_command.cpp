@@ -12,6 +12,7 @@
 #include "analysis/check/output_file.h"
 #include "analysis/commands/check_command.h"
 #include "analysis/commands/db_command.h"
+#include "analysis/commands/exit_status_of.h"
 #include "analysis/history/history_report.h"
 #include "analysis/report/report.h"
 #include "harness/data_paths.h"
@@ -132,14 +133,8 @@ void add_report_command(CLI::App &app, int &exit_code) {
                   "parts");
   history::add_db_flags(cmd, o->history);
   cmd->allow_extras();
-  cmd->callback([cmd, o, &exit_code] {
-    try {
-      exit_code = run_report(*cmd, *o);
-    } catch (const InputError &e) {
-      std::cerr << "railgauge: error: " << e.what() << '\n';
-      exit_code = code(ExitStatus::bad_input);
-    }
-  });
+  cmd->callback(
+      [cmd, o, &exit_code] { exit_code = exit_status_of([&] { return run_report(*cmd, *o); }); });
 }
 
 } // namespace railgauge::analysis
