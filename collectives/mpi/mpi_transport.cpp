@@ -7,6 +7,18 @@ namespace railgauge::collectives {
 namespace {
 constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
 constexpr int kTag = 11;
+
+// Posts a block as messages of at most kChunkBytes (an MPI count is an int), `post(at, n)`
+// posting the n bytes from offset `at`. Always at least one message, so a zero-byte block still
+// pairs up.
+template <typename Post>
+void post_in_chunks(std::size_t bytes, std::vector<MPI_Request> &requests, Post post) {
+  std::size_t at = 0;
+  do {
+    requests.push_back(post(at, static_cast<int>(std::min(kChunkBytes, bytes - at))));
+    at += kChunkBytes;
+  } while (at < bytes);
+}
 } // namespace
 
 MpiTransport::MpiTransport(MpiSession &s, MPI_Comm comm, double timeout_s)
@@ -18,25 +30,18 @@ MpiTransport::MpiTransport(MpiSession &s, MPI_Comm comm, double timeout_s)
 void MpiTransport::sendrecv(int to, const std::byte *send_data, std::size_t send_bytes, int from,
                             std::byte *recv_data, std::size_t recv_bytes) {
   std::vector<MPI_Request> requests;
-  // Always at least one message per direction, so a zero-byte block still pairs up.
   if (from >= 0)
-    for (std::size_t at = 0; at == 0 || at < recv_bytes; at += kChunkBytes) {
-      const auto n = static_cast<int>(std::min(kChunkBytes, recv_bytes - at));
+    post_in_chunks(recv_bytes, requests, [&](std::size_t at, int n) {
       MPI_Request r;
       check_mpi(MPI_Irecv(recv_data + at, n, MPI_BYTE, from, kTag, comm_, &r), "MPI_Irecv");
-      requests.push_back(r);
-      if (recv_bytes == 0)
-        break;
-    }
+      return r;
+    });
   if (to >= 0)
-    for (std::size_t at = 0; at == 0 || at < send_bytes; at += kChunkBytes) {
-      const auto n = static_cast<int>(std::min(kChunkBytes, send_bytes - at));
+    post_in_chunks(send_bytes, requests, [&](std::size_t at, int n) {
       MPI_Request r;
       check_mpi(MPI_Isend(send_data + at, n, MPI_BYTE, to, kTag, comm_, &r), "MPI_Isend");
-      requests.push_back(r);
-      if (send_bytes == 0)
-        break;
-    }
+      return r;
+    });
   s_.wait_all(requests, "point-to-point message of a textbook algorithm", timeout_s_);
 }
 
