@@ -18,29 +18,35 @@ struct ElementVerdict {
   bool inf = false;      // this result is an infinity
 };
 
+// Where a format's exponent sits: above `mantissa_bits` bits of mantissa, `exponent_mask` wide
+// (IEEE 754 binary16, 32 and 64; bf16 is binary32's top half).
+struct FloatLayout {
+  int mantissa_bits;
+  std::uint64_t exponent_mask;
+};
+
+RAILGAUGE_HOST_DEVICE inline FloatLayout float_layout(OutputFormat format) {
+  switch (format) {
+  case OutputFormat::bf16:
+    return {7, 0xffu};
+  case OutputFormat::fp16:
+    return {10, 0x1fu};
+  case OutputFormat::fp32:
+    return {23, 0xffu};
+  case OutputFormat::fp64:
+    break;
+  }
+  return {52, 0x7ffu};
+}
+
 // `first` and `now` hold the element's bits in their low 16 (bf16, fp16), 32 (fp32) or 64 (fp64)
 // bits.
 RAILGAUGE_HOST_DEVICE inline ElementVerdict
 compare_element(OutputFormat format, std::uint64_t first, std::uint64_t now) {
-  std::uint64_t exponent_all_ones = 0, mantissa = 0;
-  switch (format) {
-  case OutputFormat::bf16:
-    exponent_all_ones = ((now >> 7) & 0xffu) == 0xffu;
-    mantissa = now & 0x7fu;
-    break;
-  case OutputFormat::fp16:
-    exponent_all_ones = ((now >> 10) & 0x1fu) == 0x1fu;
-    mantissa = now & 0x3ffu;
-    break;
-  case OutputFormat::fp32:
-    exponent_all_ones = ((now >> 23) & 0xffu) == 0xffu;
-    mantissa = now & 0x7fffffu;
-    break;
-  case OutputFormat::fp64:
-    exponent_all_ones = ((now >> 52) & 0x7ffu) == 0x7ffu;
-    mantissa = now & 0xfffffffffffffull;
-    break;
-  }
+  const FloatLayout layout = float_layout(format);
+  const bool exponent_all_ones =
+      ((now >> layout.mantissa_bits) & layout.exponent_mask) == layout.exponent_mask;
+  const std::uint64_t mantissa = now & ((std::uint64_t{1} << layout.mantissa_bits) - 1);
   ElementVerdict v;
   v.mismatch = first != now;
   v.nan = exponent_all_ones && mantissa != 0;
