@@ -132,17 +132,9 @@ std::int64_t wrong_gemm_elements(const StepBuffers &b) {
   const auto bound = gemm::verify_bound(gemm::Dtype::fp32);
   std::int64_t wrong = 0;
   for (std::int64_t e : gemm::sampled_elements(g.batch * g.m * g.n, kCheckedPerGemm, kSeed)) {
-    const std::int64_t batch = e / (g.m * g.n), i = (e / g.n) % g.m, j = e % g.n;
-    const float *a = b.input + batch * g.m * g.k + i * g.k;
-    const float *w = b.weights.data() + batch * g.k * g.n + j;
-    long double ref = 0, scale = 0;
-    for (std::int64_t k = 0; k < g.k; ++k) {
-      const long double term = static_cast<long double>(a[k]) * w[k * g.n];
-      ref += term;
-      scale += std::fabs(term);
-    }
-    const double err =
-        gemm::error_over_bound(b.output[std::size_t(e)], double(ref), double(scale), g.k, bound);
+    const auto ref = gemm::reference_element(b.input, b.weights.data(), g.m, g.n, g.k, e);
+    const double err = gemm::error_over_bound(b.output[std::size_t(e)], double(ref.value),
+                                              double(ref.abs_sum), g.k, bound);
     if (!(err <= 1.0))
       ++wrong;
   }

@@ -137,18 +137,10 @@ template <typename T> CheckResult check(const Operands<T> &o, VerifyBound bound)
   const auto &s = o.shape;
   CheckResult r;
   for (std::int64_t e : sampled_elements(s.batch * s.m * s.n, kVerifiedElements, kSeed)) {
-    const std::int64_t batch = e / (s.m * s.n), i = (e / s.n) % s.m, j = e % s.n;
-    const T *a = o.a.data() + batch * s.m * s.k + i * s.k;
-    const T *b = o.b.data() + batch * s.k * s.n + j;
-    long double ref = 0, scale = 0;
-    for (std::int64_t k = 0; k < s.k; ++k) {
-      const long double term = static_cast<long double>(a[k]) * b[k * s.n];
-      ref += term;
-      scale += std::fabs(term);
-    }
+    const auto ref = reference_element(o.a.data(), o.b.data(), s.m, s.n, s.k, e);
     const double error =
-        error_over_bound(static_cast<double>(o.c[std::size_t(e)]), static_cast<double>(ref),
-                         static_cast<double>(scale), s.k, bound);
+        error_over_bound(static_cast<double>(o.c[std::size_t(e)]), static_cast<double>(ref.value),
+                         static_cast<double>(ref.abs_sum), s.k, bound);
     ++r.checked;
     // NaN compares false: count it wrong explicitly.
     if (!(error <= 1.0))

@@ -74,4 +74,27 @@ RAILGAUGE_HOST_DEVICE inline double error_over_bound(double c, double ref, doubl
   return error / (bound.of_result * std::fabs(ref) + (bound.of_abs_sum + per_sqrt_k) * abs_sum);
 }
 
+// The CPU reference of element `e` of a batched row-major C = A·B (per batch A is m×k, B k×n,
+// C m×n): its K-long dot product in long double, and Σ|a·b|, what the bound scales with. Host
+// only: the GPU's reference is gemm_kernels.cu's, in fp64.
+struct ReferenceElement {
+  long double value = 0;
+  long double abs_sum = 0;
+};
+
+template <typename T>
+ReferenceElement reference_element(const T *a, const T *b, std::int64_t m, std::int64_t n,
+                                   std::int64_t k, std::int64_t e) {
+  const std::int64_t batch = e / (m * n), i = (e / n) % m, j = e % n;
+  const T *a_row = a + batch * m * k + i * k;
+  const T *b_column = b + batch * k * n + j;
+  ReferenceElement r;
+  for (std::int64_t x = 0; x < k; ++x) {
+    const long double term = static_cast<long double>(a_row[x]) * b_column[x * n];
+    r.value += term;
+    r.abs_sum += std::fabs(term);
+  }
+  return r;
+}
+
 } // namespace railgauge::gemm

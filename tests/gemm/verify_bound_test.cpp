@@ -124,5 +124,20 @@ TEST(GemmVerifyBound, RecordsAndMessagesCarryTheBound) {
   EXPECT_EQ(verify_bound_text(Dtype::tf32), "2.5e-07·|ref| + 0.0005·Σ|a·b| + 0.008·Σ|a·b|/√K");
 }
 
+// The CPU backend's and the block's reference: each batch's own A row and B column, B strided
+// by n, and Σ|a·b| apart from the sum (terms of opposite sign cancel in one, not the other).
+TEST(GemmVerifyBound, ReferenceElementIsTheRowTimesTheColumnOfItsBatch) {
+  // Two batches of A (2×3) · B (3×2).
+  const float a[] = {1, 2, 3, 4, 5, 6, /* batch 1 */ -1, 0, 2, 0, 0, 0};
+  const float b[] = {1, 2, 3, 4, 5, 6, /* batch 1 */ 7, 8, 9, 10, 11, 12};
+  const ReferenceElement c01 = reference_element(a, b, 2, 2, 3, 1); // row 0 · column 1
+  EXPECT_EQ(c01.value, 1 * 2 + 2 * 4 + 3 * 6);
+  EXPECT_EQ(c01.abs_sum, c01.value);
+  const ReferenceElement c100 = reference_element(a, b, 2, 2, 3, 4); // batch 1, row 0 · column 0
+  EXPECT_EQ(c100.value, -1 * 7 + 2 * 11);
+  EXPECT_EQ(c100.abs_sum, 7 + 2 * 11);
+  EXPECT_EQ(reference_element(a, b, 2, 2, 3, 7).value, 0) << "batch 1, row 1: zeros";
+}
+
 } // namespace
 } // namespace railgauge::gemm
