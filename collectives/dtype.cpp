@@ -1,8 +1,8 @@
 #include "collectives/dtype.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -131,16 +131,10 @@ std::size_t element_bytes(DType t) {
   return 1;
 }
 
-float bf16_to_float(std::uint16_t bits) {
-  const std::uint32_t x = std::uint32_t{bits} << 16;
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
+float bf16_to_float(std::uint16_t bits) { return std::bit_cast<float>(std::uint32_t{bits} << 16); }
 
 std::uint16_t float_to_bf16(float value) {
-  std::uint32_t x;
-  std::memcpy(&x, &value, 4);
+  auto x = std::bit_cast<std::uint32_t>(value);
   if ((x & 0x7fffffffU) > 0x7f800000U) // NaN: keep it a (quiet) NaN
     return static_cast<std::uint16_t>((x >> 16) | 0x40);
   x += 0x7fffU + ((x >> 16) & 1U);
@@ -159,14 +153,11 @@ float fp16_to_float(std::uint16_t h) {
     x = sign | 0x7f800000U | (mant << 13);
   else
     x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
+  return std::bit_cast<float>(x);
 }
 
 std::uint16_t float_to_fp16(float value) {
-  std::uint32_t x;
-  std::memcpy(&x, &value, 4);
+  const auto x = std::bit_cast<std::uint32_t>(value);
   const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000U);
   const std::uint32_t mag = x & 0x7fffffffU;
   if (mag >= 0x7f800000U) // infinity or NaN
@@ -174,8 +165,7 @@ std::uint16_t float_to_fp16(float value) {
   if (mag >= 0x477ff000U) // 65520 and above round to infinity
     return sign | 0x7c00U;
   if (mag < 0x38800000U) { // below 2^-14: a subnormal half, round(|v| * 2^24) to nearest even
-    float a;
-    std::memcpy(&a, &mag, 4);
+    const auto a = std::bit_cast<float>(mag);
     return sign | static_cast<std::uint16_t>(std::nearbyint(a * 16777216.0f));
   }
   std::uint32_t h = (((mag >> 23) - 127 + 15) << 10) | ((mag & 0x7fffffU) >> 13);
