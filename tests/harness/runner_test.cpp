@@ -9,6 +9,7 @@
 #include "harness/did_you_mean.h"
 #include "harness/error.h"
 #include "harness/store/store.h"
+#include "harness/waived_benchmark.h"
 
 namespace railgauge {
 namespace {
@@ -33,6 +34,27 @@ protected:
   Registry registry_;
   SuiteEntry entry_;
 };
+
+// A benchmark of a backend this build lacks keeps the real one's key and axes, so a suite plans
+// the same points on every build, and each of them is waived with the reason.
+TEST_F(RunnerTest, AWaivedBenchmarkPlansTheRealAxesAndWaivesEachPoint) {
+  Registry registry;
+  registry.add(make_waived_benchmark("fake.gamma", "gamma (needs X)",
+                                     registry_.find("fake.alpha")->axes(), "built without X"));
+  entry_.key_glob = "fake.gamma";
+  const auto plan = make_plan(registry, {entry_}, {}, std::nullopt, ctx_);
+  ASSERT_EQ(plan.items.size(), 1u);
+  EXPECT_EQ(plan.point_count(), 2u); // fake.alpha's 2 sizes x 1 mode
+  Benchmark &waived = *plan.items[0].benchmark;
+  EXPECT_EQ(waived.key(), "fake.gamma");
+  EXPECT_EQ(waived.description(), "gamma (needs X)");
+  for (const Point &point : plan.items[0].points) {
+    EXPECT_EQ(waived.supported(ctx_, point), "built without X");
+    const Outcome out = waived.run(ctx_, point);
+    EXPECT_EQ(out.status, Status::waived);
+    EXPECT_EQ(out.reason, "built without X");
+  }
+}
 
 TEST_F(RunnerTest, PlanSweepsDefaultsSuiteAxesAndOverrides) {
   auto plan = make_plan(registry_, {entry_}, {}, std::nullopt, ctx_);

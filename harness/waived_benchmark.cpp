@@ -1,0 +1,34 @@
+#include "harness/waived_benchmark.h"
+
+namespace railgauge {
+namespace {
+
+class WaivedBenchmark final : public Benchmark {
+public:
+  WaivedBenchmark(std::string key, std::string description, std::vector<Axis> axes,
+                  std::string reason)
+      : key_(std::move(key)), description_(std::move(description)), axes_(std::move(axes)),
+        reason_(std::move(reason)) {}
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
+  std::vector<Axis> axes() const override { return axes_; }
+  std::optional<std::string> supported(const RunContext &, const Point &) const override {
+    return reason_;
+  }
+  Outcome run(RunContext &, const Point &) override { return Outcome::waived(reason_); }
+
+private:
+  std::string key_, description_;
+  std::vector<Axis> axes_;
+  std::string reason_;
+};
+
+} // namespace
+
+std::unique_ptr<Benchmark> make_waived_benchmark(std::string key, std::string description,
+                                                 std::vector<Axis> axes, std::string reason) {
+  return std::make_unique<WaivedBenchmark>(std::move(key), std::move(description), std::move(axes),
+                                           std::move(reason));
+}
+
+} // namespace railgauge
