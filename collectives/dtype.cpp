@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "collectives/seeded_values.h"
+#include "harness/enum_names.h"
 
 namespace railgauge::collectives {
 namespace {
@@ -89,33 +90,13 @@ std::string_view to_string(RedOp op) {
   return "?";
 }
 
-std::optional<DType> parse_dtype(std::string_view text) {
-  for (auto t : kDTypes)
-    if (to_string(t) == text)
-      return t;
-  return std::nullopt;
-}
+std::optional<DType> parse_dtype(std::string_view text) { return value_named(text, kDTypes); }
 
-std::optional<RedOp> parse_redop(std::string_view text) {
-  for (auto op : kRedOps)
-    if (to_string(op) == text)
-      return op;
-  return std::nullopt;
-}
+std::optional<RedOp> parse_redop(std::string_view text) { return value_named(text, kRedOps); }
 
-std::vector<std::string> dtype_names() {
-  std::vector<std::string> names;
-  for (auto t : kDTypes)
-    names.emplace_back(to_string(t));
-  return names;
-}
+std::vector<std::string> dtype_names() { return names_of(kDTypes); }
 
-std::vector<std::string> redop_names() {
-  std::vector<std::string> names;
-  for (auto op : kRedOps)
-    names.emplace_back(to_string(op));
-  return names;
-}
+std::vector<std::string> redop_names() { return names_of(kRedOps); }
 
 std::size_t element_bytes(DType t) {
   switch (t) {

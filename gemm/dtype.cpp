@@ -1,7 +1,9 @@
 #include "gemm/dtype.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "harness/enum_names.h"
 #include "harness/error.h"
 
 namespace railgauge::gemm {
@@ -31,14 +33,10 @@ std::string_view to_string(Dtype d) {
 }
 
 Dtype parse_dtype(std::string_view text, const std::string &where) {
-  for (Dtype d : kAll)
-    if (to_string(d) == text)
-      return d;
-  std::string names;
-  for (Dtype d : kAll)
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", to_string(d));
+  if (const auto d = value_named(text, kAll))
+    return *d;
   throw InputError(fmt::format("unknown dtype '{}'", text), where,
-                   fmt::format("use one of: {}", names));
+                   fmt::format("use one of: {}", fmt::join(names_of(kAll), ", ")));
 }
 
 DtypeBytes dtype_bytes(Dtype d) {
@@ -57,11 +55,6 @@ DtypeBytes dtype_bytes(Dtype d) {
   return {};
 }
 
-std::vector<std::string> dtype_names(const std::vector<Dtype> &dtypes) {
-  std::vector<std::string> names;
-  for (Dtype d : dtypes)
-    names.emplace_back(to_string(d));
-  return names;
-}
+std::vector<std::string> dtype_names(const std::vector<Dtype> &dtypes) { return names_of(dtypes); }
 
 } // namespace railgauge::gemm

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/enum_names.h"
 #include "harness/error.h"
 #include "harness/waiver.h"
 #include "records/gemm_record.h"
@@ -54,33 +55,13 @@ std::string_view to_string(Pass pass) {
   return record::kPassNames.at(static_cast<std::size_t>(pass));
 }
 
-std::optional<Layer> parse_layer(std::string_view text) {
-  for (Layer l : kLayers)
-    if (to_string(l) == text)
-      return l;
-  return std::nullopt;
-}
+std::optional<Layer> parse_layer(std::string_view text) { return value_named(text, kLayers); }
 
-std::optional<Pass> parse_pass(std::string_view text) {
-  for (Pass p : kPasses)
-    if (to_string(p) == text)
-      return p;
-  return std::nullopt;
-}
+std::optional<Pass> parse_pass(std::string_view text) { return value_named(text, kPasses); }
 
-std::vector<std::string> layer_names() {
-  std::vector<std::string> names;
-  for (Layer l : kLayers)
-    names.emplace_back(to_string(l));
-  return names;
-}
+std::vector<std::string> layer_names() { return names_of(kLayers); }
 
-std::vector<std::string> pass_names() {
-  std::vector<std::string> names;
-  for (Pass p : kPasses)
-    names.emplace_back(to_string(p));
-  return names;
-}
+std::vector<std::string> pass_names() { return names_of(kPasses); }
 
 bool is_attention_bmm(Layer layer) { return layer == Layer::scores || layer == Layer::context; }
 

@@ -1,5 +1,7 @@
 #include "records/bus_bandwidth.h"
 
+#include "harness/enum_names.h"
+
 namespace railgauge::collectives {
 namespace {
 constexpr Kind kKinds[] = {Kind::all_reduce, Kind::all_gather, Kind::reduce_scatter, Kind::alltoall,
@@ -26,12 +28,7 @@ std::string_view to_string(Kind k) {
   return "?";
 }
 
-std::optional<Kind> parse_kind(std::string_view text) {
-  for (auto k : kKinds)
-    if (to_string(k) == text)
-      return k;
-  return std::nullopt;
-}
+std::optional<Kind> parse_kind(std::string_view text) { return value_named(text, kKinds); }
 
 std::vector<Kind> all_kinds() { return {std::begin(kKinds), std::end(kKinds)}; }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gemm/dtype.h"
 #include "gemm/model_presets.h"
 #include "gemm/transformer_shapes.h"
 #include "harness/error.h"
@@ -225,6 +226,27 @@ TEST(ModelPresets, BadModelsSayWhatToFix) {
   EXPECT_THROW(resolve_model("llama3-70b", {.micro_batch = -1}, "t"), InputError);
   EXPECT_THROW(resolve_model("llama3-70b", {.swiglu = 7}, "t"), InputError);
   EXPECT_NO_THROW(resolve_model("llama3-70b", {.swiglu = 0}, "t"));
+}
+
+// The axes' names parse back to their values, in the order the axes list them, and anything
+// else is refused: a dtype's error lists every name.
+TEST(TransformerShapes, LayerPassAndDtypeNamesParseBackAndOthersAreRefused) {
+  EXPECT_EQ(layer_names(), (std::vector<std::string>{"qkv", "scores", "context", "out_proj",
+                                                     "mlp_up", "mlp_down"}));
+  EXPECT_EQ(pass_names(), (std::vector<std::string>{"fwd", "dgrad", "wgrad"}));
+  EXPECT_EQ(parse_layer("mlp_up"), Layer::mlp_up);
+  EXPECT_EQ(parse_pass("wgrad"), Pass::wgrad);
+  EXPECT_EQ(parse_layer("mlp"), std::nullopt);
+  EXPECT_EQ(parse_pass("bwd"), std::nullopt);
+  EXPECT_EQ(parse_dtype("fp8_e4m3", "dtype"), Dtype::fp8_e4m3);
+  try {
+    parse_dtype("fp4", "axis dtype");
+    FAIL() << "fp4 parsed";
+  } catch (const InputError &e) {
+    EXPECT_EQ(e.where(), "axis dtype");
+    EXPECT_EQ(e.fix(), "use one of: fp64, fp32, tf32, bf16, fp16, fp8_e4m3");
+  }
+  EXPECT_EQ(dtype_names({Dtype::bf16, Dtype::tf32}), (std::vector<std::string>{"bf16", "tf32"}));
 }
 
 } // namespace
