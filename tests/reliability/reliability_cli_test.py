@@ -19,7 +19,9 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 import validate_run  # noqa: E402
+from run_dirs import manifest_of, only_run_dir, records_of  # noqa: E402
 
 BINARY = None  # set from argv in __main__
 
@@ -32,21 +34,6 @@ MANY_POINTS_COUNT = 32
 def railgauge(*args, timeout=300, **kwargs):
     return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout,
                           **kwargs)
-
-
-def only_run_dir(out):
-    dirs = [p for p in pathlib.Path(out).iterdir() if p.is_dir()]
-    assert len(dirs) == 1, f"expected one run directory in {out}, found {dirs}"
-    return dirs[0]
-
-
-def records_of(run_dir):
-    with open(run_dir / "records.jsonl") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def manifest_of(run_dir):
-    return json.loads((run_dir / "run.json").read_text())
 
 
 def point_of(record):

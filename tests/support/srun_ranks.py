@@ -1,10 +1,11 @@
 """railgauge processes started the way srun starts them, for tests on one machine: the rank and
 world size in SLURM_* variables, a TCP store on a loopback port, one run token for all ranks."""
-import json
 import os
 import socket
 import subprocess
 import time
+
+from run_dirs import records_of  # noqa: F401 (its callers read a rank's records through it)
 
 
 def free_port():
@@ -12,11 +13,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def records_of(rank_dir):
-    with open(rank_dir / "records.jsonl") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def wait_for_first_record(out_dir, timeout_s=120, ranks=1):

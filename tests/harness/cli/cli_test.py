@@ -17,7 +17,9 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 import validate_run  # noqa: E402
+from run_dirs import only_run_dir, records_of  # noqa: E402
 
 BINARY = None  # set from argv in __main__
 EMITTER = None  # emit_record_kinds, set from argv in __main__
@@ -26,17 +28,6 @@ FIXTURES = ROOT / "tests" / "fixtures" / "topology"
 
 def railgauge(*args, timeout=300):
     return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def only_run_dir(out):
-    dirs = [p for p in pathlib.Path(out).iterdir() if p.is_dir()]
-    assert len(dirs) == 1, f"expected one run directory in {out}, found {dirs}"
-    return dirs[0]
-
-
-def records_of(run_dir):
-    with open(run_dir / "records.jsonl") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 class RunTest(unittest.TestCase):
