@@ -203,38 +203,6 @@ private:
   std::uint64_t reads_ = 0;
 };
 
-TEST(ProbeRound, IdleThenBehindEveryLoaderWithTheRatio) {
-  MemoryStore store;
-  Timeline t;
-  std::atomic<bool> probe_stopped{false};
-  std::vector<int> seen;
-  const auto outs =
-      testing::run_ranks_as_threads(4, store, testing::brief_measure_spec(), [&](RunContext &ctx) {
-        FakeProbeSide side(ctx.rank(), t);
-        side.stopped_global_ = &probe_stopped;
-        Outcome o = run_probe_round(ctx, ProbeRoundSpec{"p/", {0, 2, 3}}, side);
-        if (ctx.rank() == 0)
-          seen = side.loaders_seen_;
-        return o;
-      });
-  // The idle probe saw no loader, the loaded one all three; rank 1 stopped answering only
-  // when rank 0 told it (its serve loop ends on that alone).
-  EXPECT_EQ(seen, (std::vector<int>{0, 3}));
-  EXPECT_TRUE(probe_stopped.load());
-  const Outcome &o = outs[0];
-  ASSERT_EQ(o.status, Status::ok) << o.reason.value_or("");
-  EXPECT_EQ(o.derived_params["role"], "probe");
-  EXPECT_DOUBLE_EQ(o.metrics["loaded_over_idle"]["p99"].get<double>(), 4.0);
-  EXPECT_DOUBLE_EQ(o.metrics["latency_idle"]["p50_s"].get<double>(), 2e-6);
-  EXPECT_DOUBLE_EQ(o.metrics["latency"]["p50_s"].get<double>(), 8e-6);
-  EXPECT_EQ(o.metrics["ends"].size(), 4u);
-  EXPECT_EQ(o.metrics["load_gbits_per_s"]["values"].size(), 3u);
-  EXPECT_EQ(outs[1].derived_params["role"], "probe_receiver");
-  EXPECT_EQ(outs[2].derived_params["role"], "loader");
-  for (const Outcome &r : outs)
-    EXPECT_EQ(r.status, Status::ok) << r.reason.value_or("");
-}
-
 // As a TCP store client is: one request at a time per process, a blocking get holding the
 // others until it returns.
 class OneRequestAtATime final : public Store {
@@ -258,27 +226,63 @@ private:
   std::mutex mutex_;
 };
 
-// Ranks as processes: each its own store client. A loader's load thread must not need the store
-// while its main thread waits for the probe to finish, or rank 0 never hears the load started.
-TEST(ProbeRound, LoadersWhoseStoreServesOneRequestAtATimeStillLoad) {
+// A probe round of four ranks as threads: the probe (0), its receiver (1) and loaders 2 and 3,
+// each rank with its own one-request-at-a-time client of the store when asked. `seen`: the
+// loaders the probe saw, idle and loaded.
+struct ProbeRoundOfFour {
+  std::vector<Outcome> outs;
+  std::vector<int> seen;
+  bool probe_stopped = false;
+};
+
+ProbeRoundOfFour run_probe_round_of_four(bool one_request_at_a_time) {
   MemoryStore store;
   Timeline t;
   std::atomic<bool> probe_stopped{false};
-  std::vector<int> seen;
-  const auto outs =
+  ProbeRoundOfFour run;
+  run.outs =
       testing::run_ranks_as_threads(4, store, testing::brief_measure_spec(), [&](RunContext &ctx) {
         OneRequestAtATime client(store);
-        ctx.set_world(4, &client);
+        if (one_request_at_a_time)
+          ctx.set_world(4, &client);
         FakeProbeSide side(ctx.rank(), t);
         side.stopped_global_ = &probe_stopped;
         Outcome o = run_probe_round(ctx, ProbeRoundSpec{"p/", {0, 2, 3}}, side);
         if (ctx.rank() == 0)
-          seen = side.loaders_seen_;
+          run.seen = side.loaders_seen_;
         return o;
       });
+  run.probe_stopped = probe_stopped.load();
+  return run;
+}
+
+TEST(ProbeRound, IdleThenBehindEveryLoaderWithTheRatio) {
+  const auto [outs, seen, probe_stopped] = run_probe_round_of_four(false);
+  // The idle probe saw no loader, the loaded one all three; rank 1 stopped answering only
+  // when rank 0 told it (its serve loop ends on that alone).
+  EXPECT_EQ(seen, (std::vector<int>{0, 3}));
+  EXPECT_TRUE(probe_stopped);
+  const Outcome &o = outs[0];
+  ASSERT_EQ(o.status, Status::ok) << o.reason.value_or("");
+  EXPECT_EQ(o.derived_params["role"], "probe");
+  EXPECT_DOUBLE_EQ(o.metrics["loaded_over_idle"]["p99"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(o.metrics["latency_idle"]["p50_s"].get<double>(), 2e-6);
+  EXPECT_DOUBLE_EQ(o.metrics["latency"]["p50_s"].get<double>(), 8e-6);
+  EXPECT_EQ(o.metrics["ends"].size(), 4u);
+  EXPECT_EQ(o.metrics["load_gbits_per_s"]["values"].size(), 3u);
+  EXPECT_EQ(outs[1].derived_params["role"], "probe_receiver");
+  EXPECT_EQ(outs[2].derived_params["role"], "loader");
   for (const Outcome &r : outs)
     EXPECT_EQ(r.status, Status::ok) << r.reason.value_or("");
-  EXPECT_EQ(seen, (std::vector<int>{0, 3}));
+}
+
+// Ranks as processes: each its own store client. A loader's load thread must not need the store
+// while its main thread waits for the probe to finish, or rank 0 never hears the load started.
+TEST(ProbeRound, LoadersWhoseStoreServesOneRequestAtATimeStillLoad) {
+  const ProbeRoundOfFour run = run_probe_round_of_four(true);
+  for (const Outcome &r : run.outs)
+    EXPECT_EQ(r.status, Status::ok) << r.reason.value_or("");
+  EXPECT_EQ(run.seen, (std::vector<int>{0, 3}));
 }
 
 } // namespace
