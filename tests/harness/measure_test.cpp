@@ -10,25 +10,13 @@
 #include <gtest/gtest.h>
 
 #include "fake_benchmark.h"
+#include "tests/support/loop_sampler.h"
 
 namespace railgauge {
 namespace {
 
+using testing::LoopSampler;
 using testing::ScriptedTimer;
-
-// Takes samples straight from the timer, without Google Benchmark.
-class DirectSampler final : public Sampler {
-public:
-  std::string_view name() const override { return "direct"; }
-  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override {
-    std::vector<double> out;
-    for (int i = 0; i < n; ++i)
-      out.push_back(timer.time_batch_s(op, batch));
-    ++rounds;
-    return out;
-  }
-  int rounds = 0;
-};
 
 TEST(Measure, QuietSamplesStopOnNoiseAfterMinSamples) {
   MeasureSpec spec;
@@ -37,7 +25,7 @@ TEST(Measure, QuietSamplesStopOnNoiseAfterMinSamples) {
   spec.max_rel_noise = 0.01;
   spec.min_sample_s = 0; // no batching
   ScriptedTimer timer({/*sizing call*/ 1e-3});
-  DirectSampler sampler;
+  LoopSampler sampler;
   int calls = 0;
   const auto m = measure(spec, sampler, timer, [&] { ++calls; });
   EXPECT_EQ(m.stop_reason, "noise");
@@ -46,7 +34,7 @@ TEST(Measure, QuietSamplesStopOnNoiseAfterMinSamples) {
   EXPECT_EQ(calls, 3 + 1 + 8); // warm-up, sizing call, samples
   EXPECT_DOUBLE_EQ(m.time_s.median, 1e-3);
   EXPECT_EQ(m.timer, "scripted");
-  EXPECT_EQ(m.sampler, "direct");
+  EXPECT_EQ(m.sampler, "loop");
 }
 
 TEST(Measure, NoisySamplesStopAtMaxSamples) {
@@ -60,7 +48,7 @@ TEST(Measure, NoisySamplesStopAtMaxSamples) {
   for (int i = 0; i < 100; ++i)
     times.push_back(i % 2 ? 1e-3 : 2e-3);
   ScriptedTimer timer(times);
-  DirectSampler sampler;
+  LoopSampler sampler;
   const auto m = measure(spec, sampler, timer, [] {});
   EXPECT_EQ(m.stop_reason, "max_samples");
   EXPECT_EQ(m.time_s.n, 12u);
@@ -81,7 +69,7 @@ MeasureSpec budget_bound_spec() {
 TEST(Measure, NoisySamplesStopOnTimeBudget) {
   const MeasureSpec spec = budget_bound_spec();
   HostTimer timer;
-  DirectSampler sampler;
+  LoopSampler sampler;
   // Calls alternate between 100 and 300 microseconds, so the noise can never reach the
   // (zero) bound even on a coarse clock, and the budget runs out long before max_samples.
   bool slow = false;
@@ -99,7 +87,7 @@ TEST(Measure, TimedWarmupLoadsFirstAndIsNotChargedToTheBudget) {
   spec.warmup_runs = 0;
   spec.warmup_s = 0.05;
   HostTimer timer;
-  DirectSampler sampler;
+  LoopSampler sampler;
   int calls = 0;
   bool slow = false;
   const auto m = measure(spec, sampler, timer, [&] {
@@ -138,7 +126,7 @@ TEST(Measure, WarmUpGoesOnUntilTheProbeSaysSettledAndTheRecordSaysSo) {
   MeasureSpec spec = budget_bound_spec();
   spec.gpu_min_timed_s = 0; // the window has its own test
   HostTimer timer;
-  DirectSampler sampler;
+  LoopSampler sampler;
   int calls = 0;
   const Operation op = [&] { ++calls; };
   CountingProbe settles(5); // settled at the 6th question: 5 warm-up batches between
@@ -189,7 +177,7 @@ TEST(Measure, GpuPointSamplesItsSustainedWindowAndAsksTheProbeAfter) {
   spec.batch = 1;
   spec.time_budget_s = 1e-6;           // spent at once
   spec.gpu_min_timed_s = 200.0 / 1024; // 200 batches of 1/1024 s, added without rounding
-  DirectSampler sampler;
+  LoopSampler sampler;
   ScriptedTimer quiet({1.0 / 1024}); // every batch: no noise, the noise rule alone stops at 10
   DriftingProbe steady(100);
   const auto m = measure(
@@ -235,7 +223,7 @@ TEST(Measure, ShortOperationsAreBatchedAndReportedPerCall) {
   spec.min_sample_s = 1e-3;
   // Sizing call takes 1e-5 s, so 100 calls per sample; each batch takes 1e-3 s.
   ScriptedTimer timer({1e-5, 1e-3, 1e-3, 1e-3});
-  DirectSampler sampler;
+  LoopSampler sampler;
   int calls = 0;
   const auto m = measure(spec, sampler, timer, [&] { ++calls; });
   EXPECT_EQ(m.batch, 100);
@@ -248,7 +236,7 @@ TEST(Measure, ImpossibleSpecIsRejected) {
   spec.max_samples = 1;
   spec.min_samples = 5;
   HostTimer timer;
-  DirectSampler sampler;
+  LoopSampler sampler;
   EXPECT_THROW(measure(spec, sampler, timer, [] {}), std::invalid_argument);
 }
 

@@ -12,20 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/loop_sampler.h"
+
 namespace railgauge::rdma {
 namespace {
 
-// Takes samples straight from the timer, without Google Benchmark.
-class DirectSampler final : public Sampler {
-public:
-  std::string_view name() const override { return "direct"; }
-  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override {
-    std::vector<double> out;
-    for (int i = 0; i < n; ++i)
-      out.push_back(timer.time_batch_s(op, batch));
-    return out;
-  }
-};
+using testing::LoopSampler;
 
 // A base spec that would stop after a few samples of long batches, within 1 ms.
 MeasureSpec short_base() {
@@ -40,7 +32,7 @@ MeasureSpec short_base() {
 }
 
 TEST(StoppingRule, IterationsTimeExactlyThatManyCallsOnePerSample) {
-  DirectSampler sampler;
+  LoopSampler sampler;
   HostTimer timer;
   int calls = 0;
   const Measurement m = measure(fixed_calls_spec(short_base(), 40), sampler, timer, [&] {
@@ -54,7 +46,7 @@ TEST(StoppingRule, IterationsTimeExactlyThatManyCallsOnePerSample) {
 }
 
 TEST(StoppingRule, EqualSamplesDoNotStopIterationsEarly) {
-  DirectSampler sampler;
+  LoopSampler sampler;
   int calls = 0;
   // Every call takes the same time: the noise target is met from the start.
   class Constant final : public Timer {
@@ -87,7 +79,7 @@ public:
 };
 
 TEST(StoppingRule, LatencyIterationsRunBackToBackInOneBatch) {
-  DirectSampler sampler;
+  LoopSampler sampler;
   BatchLog timer;
   int calls = 0;
   const Measurement m =
@@ -100,7 +92,7 @@ TEST(StoppingRule, LatencyIterationsRunBackToBackInOneBatch) {
 }
 
 TEST(StoppingRule, BackToBackBeyondTheTimersBatchIsRefused) {
-  DirectSampler sampler;
+  LoopSampler sampler;
   BatchLog timer; // at most 1000 calls per batch
   EXPECT_THROW(measure(back_to_back_spec(short_base(), 1001), sampler, timer, [] {}),
                std::invalid_argument);

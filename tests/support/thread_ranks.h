@@ -12,20 +12,9 @@
 #include "harness/record.h"
 #include "harness/run_context.h"
 #include "harness/store/store.h"
+#include "tests/support/loop_sampler.h"
 
 namespace railgauge::testing {
-
-// Google Benchmark keeps one registry per process: ranks as threads time with a plain loop.
-class LoopSampler final : public Sampler {
-public:
-  std::string_view name() const override { return "loop"; }
-  std::vector<double> take(Timer &timer, const Operation &op, std::int64_t batch, int n) override {
-    std::vector<double> out;
-    for (int i = 0; i < n; ++i)
-      out.push_back(timer.time_batch_s(op, batch));
-    return out;
-  }
-};
 
 // A few samples within 20 ms: enough for a point to run through the whole measurement core.
 inline MeasureSpec brief_measure_spec() {
