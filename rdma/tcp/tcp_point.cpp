@@ -108,15 +108,38 @@ std::string resolve_bind_address(const std::string &name) {
                    "axis bind_address", fmt::format("use an address or one of: {}", seen));
 }
 
+std::optional<std::string> spin_refusal(const Topology &topology, const TcpPointSpec &spec) {
+  if (spec.pattern != Pattern::latency || spec.wait != SocketWait::spin)
+    return std::nullopt;
+  const bool loopback = spec.mode == "loopback";
+  const int cpus = cpus_given();
+  // Ranks whose CPU masks overlap share this process's CPUs: more ranks than disjoint masks
+  // would fit in the host's cores (lockstep_waits_hot reads them the same way). Only ranks 0 and
+  // 1 spin in mode=ranks.
+  int sharing = 1;
+  if (const auto ranks = launcher_ranks_on_this_host(); ranks && *ranks > 1) {
+    std::size_t cores = 0;
+    for (const auto &node : topology.numa_nodes())
+      cores += node.core_pus.size();
+    if (cores == 0 || static_cast<std::size_t>(*ranks) * static_cast<std::size_t>(cpus) > cores)
+      sharing = loopback ? *ranks : std::min(*ranks, 2);
+  }
+  const int spinning = (loopback ? 2 : 1) * sharing;
+  if (spinning <= cpus)
+    return std::nullopt;
+  return fmt::format("wait=spin would keep {} threads spinning on this process's {} CPU(s) ({} "
+                     "per rank{}): each would spin through the time slice its peer needs to "
+                     "answer; use wait=sleep, or give each rank {} CPUs of its own",
+                     spinning, cpus, loopback ? "two ends" : "one end",
+                     sharing > 1 ? fmt::format(", {} ranks sharing them", sharing) : "",
+                     loopback ? 2 : 1);
+}
+
 std::optional<std::string> tcp_waive_reason(const RunContext &ctx, const TcpPointSpec &spec) {
   if (spec.size_bytes < 1 || spec.size_bytes > kTcpMaxMessageBytes)
     return fmt::format("message size {} B is outside 1 B..64 MiB", spec.size_bytes);
-  if (spec.pattern == Pattern::latency && spec.wait == SocketWait::spin &&
-      spec.mode == "loopback" && cpus_given() < 2)
-    return not_applicable(
-        fmt::format("wait=spin keeps both ends of the loopback pair running, which needs two "
-                    "CPUs; this process may use {}; use wait=sleep",
-                    cpus_given()));
+  if (const auto why = spin_refusal(ctx.topology(), spec))
+    return not_applicable(*why);
   if (spec.mode == "ranks") {
     if (ctx.world_size() < 2 || ctx.store() == nullptr)
       return not_applicable(

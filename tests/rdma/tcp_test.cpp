@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "harness/cpus_given.h"
 #include "harness/error.h"
 #include "harness/store/memory_store.h"
 #include "rdma/tcp/tcp_benchmarks.h"
@@ -36,6 +38,10 @@ TEST_F(TcpBaseline, LatencyPingPongOnLoopback) {
       s.wait = wait;
       s.point_id = fmt::format("lat{}-{}", size, wait == SocketWait::spin ? "spin" : "sleep");
       const Outcome out = run_tcp_point(ctx_, s);
+      if (spin_refusal(ctx_.topology(), s)) { // one CPU: spinning ends are waived
+        EXPECT_EQ(out.status, Status::waived);
+        continue;
+      }
       ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
       EXPECT_TRUE(out.metrics.at("verified").get<bool>());
       const auto &l = out.metrics.at("latency");
@@ -72,17 +78,17 @@ TEST(TcpLatAxes, WaitDefaultsToSpinAndOffersSleep) {
   EXPECT_EQ(std::count_if(bw.begin(), bw.end(), [](const Axis &a) { return a.name == "wait"; }), 0);
 }
 
-// A spinning receive keeps its deadline: a peer that never sends is an error within it, not a
-// thread spinning for ever.
-TEST(TcpSocket, ASpinningReceiveTimesOutAtItsDeadline) {
+// A connected pair on loopback, and `op` on it, which must fail at its 0.2 s deadline: after it,
+// and long before the 5 s a hung spin would show.
+void expect_spin_times_out(
+    const std::function<void(const Socket &client, const Socket &server)> &op) {
   const Socket listener = listen_on("127.0.0.1");
   const Socket client = connect_to(listening_endpoint(listener, "127.0.0.1"), 5);
   const Socket server = accept_one(listener, 5);
-  char byte = 0;
   const auto start = std::chrono::steady_clock::now();
   try {
-    recv_all(server, &byte, 1, 0.2, SocketWait::spin);
-    FAIL() << "a receive with nothing sent returned";
+    op(client, server);
+    FAIL() << "the operation returned before its deadline";
   } catch (const BackendError &e) {
     EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
   }
@@ -90,6 +96,24 @@ TEST(TcpSocket, ASpinningReceiveTimesOutAtItsDeadline) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(waited_s, 0.2);
   EXPECT_LT(waited_s, 5.0);
+}
+
+// A spinning receive keeps its deadline: a peer that never sends is an error within it, not a
+// thread spinning for ever.
+TEST(TcpSocket, ASpinningReceiveTimesOutAtItsDeadline) {
+  expect_spin_times_out([](const Socket &, const Socket &server) {
+    char byte = 0;
+    recv_all(server, &byte, 1, 0.2, SocketWait::spin);
+  });
+}
+
+// A spinning send keeps its deadline too: a peer that never reads fills both socket buffers
+// (64 MiB is past Linux's largest defaults) and the send is an error within it.
+TEST(TcpSocket, ASpinningSendTimesOutWhenThePeerNeverReads) {
+  expect_spin_times_out([](const Socket &client, const Socket &) {
+    const std::vector<char> bytes(std::size_t{64} << 20, 'x');
+    send_all(client, bytes.data(), bytes.size(), 0.2, SocketWait::spin);
+  });
 }
 
 // Two spinning ends on one CPU would each wait out the other's time slice: a loopback point
@@ -113,6 +137,35 @@ TEST_F(TcpBaseline, ASpinningLoopbackPointOnOneCpuIsWaived) {
   ASSERT_TRUE(spin_reason.has_value());
   EXPECT_NE(spin_reason->find("use wait=sleep"), std::string::npos) << *spin_reason;
   EXPECT_FALSE(sleep_reason.has_value()) << *sleep_reason;
+}
+
+// Ranks of one host whose CPU masks overlap share the CPUs: more ranks than this machine's cores
+// can hold apart. Two spinning ends each in loopback are then too many; in mode=ranks only ranks
+// 0 and 1 spin, one end each.
+TEST_F(TcpBaseline, SpinningRanksThatShareTheirCpusAreWaived) {
+  std::size_t cores = 0;
+  for (const auto &node : ctx_.topology().numa_nodes())
+    cores += node.core_pus.size();
+  const char *before = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const std::string kept = before ? before : "";
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(cores + 1).c_str(), 1);
+  TcpPointSpec s;
+  s.pattern = Pattern::latency;
+  s.wait = SocketWait::spin;
+  const auto loopback = spin_refusal(ctx_.topology(), s);
+  s.mode = "ranks";
+  const auto ranks = spin_refusal(ctx_.topology(), s);
+  s.wait = SocketWait::sleep;
+  const auto sleeping = spin_refusal(ctx_.topology(), s);
+  if (before)
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", kept.c_str(), 1);
+  else
+    unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  ASSERT_TRUE(loopback.has_value());
+  EXPECT_NE(loopback->find(fmt::format("{} ranks sharing them", cores + 1)), std::string::npos)
+      << *loopback;
+  EXPECT_EQ(ranks.has_value(), cpus_given() < 2) << ranks.value_or("");
+  EXPECT_FALSE(sleeping.has_value());
 }
 
 // A topology read from a file is not this machine's: nothing to bind to.
