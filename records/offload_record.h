@@ -180,8 +180,12 @@ inline std::optional<OffloadPointView> offload_point_view(const Record &r) {
   v.bytes_per_call = f::number(r.metrics, kBytesPerCall);
   v.time_s = f::median_time_s(r.metrics);
   v.bandwidth_gbytes_per_s = f::number(r.metrics, kBandwidthGbytesPerS);
+  // A with_gemm record written before bytes_per_copy was (2026-11-23) holds the slowdown without
+  // every other figure the type reads: its slowdown is still read, field by field.
   if (const auto with_gemm = WithGemmFigures::read(r.metrics))
     v.gemm_slowdown = with_gemm->gemm_slowdown;
+  else
+    v.gemm_slowdown = f::number(r.metrics, kGemmSlowdown);
   return v;
 }
 
