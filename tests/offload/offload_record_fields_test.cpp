@@ -151,14 +151,44 @@ TEST(OffloadRecordFields, ReadsACommittedH200Record) {
   EXPECT_EQ(check->host_numa_nodes_measured, (std::vector<unsigned>{0}));
 }
 
-// Re-written through its type, a committed record's fields come out as the run wrote them.
-template <typename T> void expect_rewritten(const nlohmann::json &object, const std::string &what) {
+// The fields each type owns, by their contract names: what a record holds of them must come back.
+const std::vector<const char *> kLinkNames = {record::kPcieLinkSource,
+                                              record::kPcieLinkUnknownReason,
+                                              record::kPcieGen,
+                                              record::kPcieWidth,
+                                              record::kPcieGenMax,
+                                              record::kPcieWidthMax,
+                                              record::kPcieEncoding,
+                                              record::kPcieLinkGbytesPerS,
+                                              record::kPcieMaxPayloadBytesAssumed,
+                                              record::kPcieLinkDowntrained,
+                                              record::kPcieLinkDowntrainedReason,
+                                              record::kExpectedGbytesPerS,
+                                              record::kEfficiency};
+const std::vector<const char *> kPlacementNames = {record::kHostNumaNode, record::kGpuNumaNode,
+                                                   record::kCpuPu, record::kPlacementHow};
+const std::vector<const char *> kCheckNames = {
+    record::kHostNumaNodesMeasured, record::kPlacementHonoured, record::kHostNumaNodeUnknownReason};
+const std::vector<const char *> kWithGemmNames = {
+    record::kBandwidthGbytesPerS,      record::kBytesPerCopy, record::kCopyAloneGbytesPerS,
+    record::kCopyConcurrentGbytesPerS, record::kCopySlowdown, record::kGemmAloneTflops,
+    record::kGemmConcurrentTflops,     record::kGemmSlowdown};
+
+// Re-written through its type, a committed record's fields come out as the run wrote them: each
+// field the type writes holds the run's value, and none of its fields the run wrote is dropped
+// (a field read() lost would be missing from write() too, and pass the first half alone).
+template <typename T>
+void expect_rewritten(const nlohmann::json &object, const std::string &what,
+                      const std::vector<const char *> &names) {
   const auto fields = T::read(object);
   ASSERT_TRUE(fields) << what;
   nlohmann::json rewritten = nlohmann::json::object();
   fields->write(rewritten);
   for (const auto &[name, value] : rewritten.items())
     EXPECT_EQ(value, object.value(name, nlohmann::json("absent"))) << what << ": " << name;
+  for (const char *name : names)
+    if (object.contains(name))
+      EXPECT_TRUE(rewritten.contains(name)) << what << ": " << name << " dropped";
 }
 
 // Every point of the committed H200 offload run (results/reference/h200-2026-11-26b), each
@@ -175,18 +205,18 @@ TEST(OffloadRecordFields, EveryCommittedH200OffloadPointRewritesAsWritten) {
     const auto &metrics = r.at("metrics");
     if (key == record::kAllGpusH2d || key == record::kAllGpusD2h) {
       for (const auto &gpu : metrics.at(record::kPerGpu)) {
-        expect_rewritten<PcieLinkFields>(gpu, key);
-        expect_rewritten<HostPlacementFields>(gpu, key);
-        expect_rewritten<PlacementCheckFields>(gpu, key);
+        expect_rewritten<PcieLinkFields>(gpu, key, kLinkNames);
+        expect_rewritten<HostPlacementFields>(gpu, key, kPlacementNames);
+        expect_rewritten<PlacementCheckFields>(gpu, key, kCheckNames);
         ++objects;
       }
       continue;
     }
-    expect_rewritten<PcieLinkFields>(metrics, key);
-    expect_rewritten<HostPlacementFields>(r.at("params"), key);
-    expect_rewritten<PlacementCheckFields>(metrics, key);
+    expect_rewritten<PcieLinkFields>(metrics, key, kLinkNames);
+    expect_rewritten<HostPlacementFields>(r.at("params"), key, kPlacementNames);
+    expect_rewritten<PlacementCheckFields>(metrics, key, kCheckNames);
     if (key == record::kWithGemm)
-      expect_rewritten<record::WithGemmFigures>(metrics, key);
+      expect_rewritten<record::WithGemmFigures>(metrics, key, kWithGemmNames);
     ++objects;
   }
   EXPECT_EQ(objects, 99) << "the run's 99 points, each of one GPU";
