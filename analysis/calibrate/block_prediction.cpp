@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/calibrate/si_prefixes.h"
 #include "harness/stats.h"
 #include "records/block_record.h"
 
@@ -15,7 +16,6 @@ namespace railgauge::calibrate {
 namespace {
 
 namespace rec = block::record;
-constexpr double kTera = 1e12;
 
 std::string model_label(const rec::BlockPointView &v) {
   return fmt::format("{} (h {}, s {}, b {}, {} heads, ffn {}{})", v.model, v.hidden, v.seq,

@@ -12,12 +12,11 @@
 #include "analysis/calibrate/memory_fit.h"
 #include "analysis/calibrate/network_tier_fit.h"
 #include "analysis/calibrate/processor_usage.h"
+#include "analysis/calibrate/si_prefixes.h"
 #include "harness/stats.h"
 
 namespace railgauge::calibrate {
 namespace {
-
-constexpr double kGiga = 1e9;
 
 // c.runs (the directories read) and c.run_ids (the distinct runs among them).
 void read_runs(Calibration &c, const analysis::RunSet &runs) {

@@ -7,12 +7,11 @@
 #include <fmt/format.h>
 
 #include "analysis/calibrate/network_tier_fit.h"
+#include "analysis/calibrate/si_prefixes.h"
 #include "harness/stats.h"
 
 namespace railgauge::calibrate {
 namespace {
-
-constexpr double kGiga = 1e9;
 
 // The node's own tier as one GPU of a g-GPU node sees it: the same op measured on one node of g
 // ranks if the runs have it, else networks[0] as written (measured, given or assumed).

@@ -6,13 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "analysis/calibrate/si_prefixes.h"
 #include "analysis/calibrate/table_fit.h"
 
 namespace railgauge::calibrate {
 namespace {
-
-constexpr double kGiga = 1e9;
-constexpr double kTera = 1e12;
 
 double memory_term_s(const Calibration &c, double bytes) {
   if (c.options.mode == ProcessingMode::roofline)

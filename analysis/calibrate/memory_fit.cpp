@@ -8,14 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "analysis/calibrate/si_prefixes.h"
 #include "analysis/calibrate/table_fit.h"
 #include "harness/stats.h"
 
 namespace railgauge::calibrate {
 namespace {
-
-constexpr double kGiga = 1e9;
-constexpr double kMega = 1e6;
 
 // Arrays of at most this many times the cache in front of the memory may be served from it.
 constexpr double kCacheResidentFactor = 2;

@@ -10,13 +10,12 @@
 #include "analysis/calibrate/decomposed_tier.h"
 #include "analysis/calibrate/linear_quality.h"
 #include "analysis/calibrate/processor_usage.h"
+#include "analysis/calibrate/si_prefixes.h"
 #include "analysis/calibrate/table_fit.h"
 #include "harness/stats.h"
 
 namespace railgauge::calibrate {
 namespace {
-
-constexpr double kGiga = 1e9;
 
 using SamplesByOp = std::map<std::string, std::vector<CollectiveSample>>;
 

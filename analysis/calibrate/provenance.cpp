@@ -2,11 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "analysis/calibrate/si_prefixes.h"
+
 namespace railgauge::calibrate {
 namespace {
-
-constexpr double kGiga = 1e9;
-constexpr double kMega = 1e6;
 
 // A table's rows in Calculon's unit (GFLOP or MB).
 nlohmann::json calculon_rows(const TableFit &t) {

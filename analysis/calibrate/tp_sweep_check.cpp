@@ -5,11 +5,10 @@
 #include <tuple>
 
 #include "analysis/calibrate/coefficient_file.h"
+#include "analysis/calibrate/si_prefixes.h"
 
 namespace railgauge::calibrate {
 namespace {
-
-constexpr double kTera = 1e12;
 
 StepPoint point_of(const GemmShapeRow &r, double peak_tflops) {
   return {r.sample.flops, r.sample.flops / (peak_tflops * kTera), r.memory_s, r.sample.time_s};
@@ -110,21 +109,21 @@ nlohmann::json to_json(const TpSweepCheck &check) {
   nlohmann::json degrees = nlohmann::json::array();
   for (const auto &d : check.degrees) {
     const auto rel = [&](std::optional<double> predicted) {
-      return predicted
-                 ? nlohmann::json(std::abs(*predicted - d.gemm_sum_measured_s) / d.gemm_sum_measured_s)
-                 : nlohmann::json(nullptr);
+      return predicted ? nlohmann::json(std::abs(*predicted - d.gemm_sum_measured_s) /
+                                        d.gemm_sum_measured_s)
+                       : nlohmann::json(nullptr);
     };
-    degrees.push_back(
-        {{"tp", d.tp},
-         {"gemms", d.gemms},
-         {"in_sample", to_json(d.in_sample)},
-         {"leave_t_out", optional_json(d.leave_t_out)},
-         {"gemm_sum_measured_s", d.gemm_sum_measured_s},
-         {"gemm_sum_predicted_s", d.gemm_sum_predicted_s},
-         {"gemm_sum_in_sample_rel", rel(d.gemm_sum_predicted_s)},
-         {"gemm_sum_leave_t_out_s",
-          d.gemm_sum_leave_t_out_s ? nlohmann::json(*d.gemm_sum_leave_t_out_s) : nlohmann::json(nullptr)},
-         {"gemm_sum_leave_t_out_rel", rel(d.gemm_sum_leave_t_out_s)}});
+    degrees.push_back({{"tp", d.tp},
+                       {"gemms", d.gemms},
+                       {"in_sample", to_json(d.in_sample)},
+                       {"leave_t_out", optional_json(d.leave_t_out)},
+                       {"gemm_sum_measured_s", d.gemm_sum_measured_s},
+                       {"gemm_sum_predicted_s", d.gemm_sum_predicted_s},
+                       {"gemm_sum_in_sample_rel", rel(d.gemm_sum_predicted_s)},
+                       {"gemm_sum_leave_t_out_s", d.gemm_sum_leave_t_out_s
+                                                      ? nlohmann::json(*d.gemm_sum_leave_t_out_s)
+                                                      : nlohmann::json(nullptr)},
+                       {"gemm_sum_leave_t_out_rel", rel(d.gemm_sum_leave_t_out_s)}});
   }
   nlohmann::json gemms = nlohmann::json::array();
   for (const auto &g : check.gemms)
