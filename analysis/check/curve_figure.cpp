@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/noise_text.h"
 #include "analysis/check/rule_values.h"
 
 namespace railgauge::check {
 namespace {
-
-std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
 
 std::string bytes_text(double b) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -56,7 +55,7 @@ CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,
     return out;
   }
   const auto x_text = [&](double x) {
-    return spec.over == "size_bytes" ? bytes_text(x) : fmt_num(x);
+    return spec.over == "size_bytes" ? bytes_text(x) : four_digit_text(x);
   };
   std::size_t at = n - 1, from = 0, best = 0;
   std::optional<std::size_t> divided_by;
@@ -77,15 +76,15 @@ CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,
   case CurveTake::largest_over_peak:
     value = ys[best] > 0 ? ys.back() / ys[best] : 0;
     divided_by = best;
-    how = fmt::format("{} at {} against the peak {} at {}", fmt_num(ys.back()), x_text(xs.back()),
-                      fmt_num(ys[best]), x_text(xs[best]));
+    how = fmt::format("{} at {} against the peak {} at {}", four_digit_text(ys.back()),
+                      x_text(xs.back()), four_digit_text(ys[best]), x_text(xs[best]));
     break;
   case CurveTake::smallest_over_peak:
     at = 0;
     value = ys[best] > 0 ? ys.front() / ys[best] : 0;
     divided_by = best;
-    how = fmt::format("{} at {} against the peak {} at {}", fmt_num(ys.front()), x_text(xs.front()),
-                      fmt_num(ys[best]), x_text(xs[best]));
+    how = fmt::format("{} at {} against the peak {} at {}", four_digit_text(ys.front()),
+                      x_text(xs.front()), four_digit_text(ys[best]), x_text(xs[best]));
     break;
   case CurveTake::worst_drop: {
     value = 1;
@@ -101,8 +100,8 @@ CurveFigure curve_figure(const CurveSpec &spec, std::span<const double> xs,
     }
     if (value < 1)
       divided_by = from;
-    how = value < 1 ? fmt::format("falls from {} at {} to {} at {}", fmt_num(ys[from]),
-                                  x_text(xs[from]), fmt_num(ys[at]), x_text(xs[at]))
+    how = value < 1 ? fmt::format("falls from {} at {} to {} at {}", four_digit_text(ys[from]),
+                                  x_text(xs[from]), four_digit_text(ys[at]), x_text(xs[at]))
                     : "never falls";
     break;
   }

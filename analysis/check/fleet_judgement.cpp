@@ -7,8 +7,6 @@
 namespace railgauge::check {
 namespace {
 
-std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
-
 const char *reference_name(const FleetBound &fb) { return fb.against_best ? "best" : "median"; }
 
 // The bound and detail of a value against the whole fleet.
@@ -20,14 +18,14 @@ void describe_fleet(const Rule &rule, FleetVerdict &v) {
   const char *ref_name = reference_name(fb);
   std::string how;
   if (fb.mads)
-    how = fmt::format("{} {} {} {} MAD {}", ref_name, fmt_num(ref), higher ? "-" : "+",
-                      stated_text(*fb.mads), fmt_num(stats.mad));
+    how = fmt::format("{} {} {} {} MAD {}", ref_name, four_digit_text(ref), higher ? "-" : "+",
+                      stated_text(*fb.mads), four_digit_text(stats.mad));
   if (fb.fraction)
     how += fmt::format("{}{} x {} {}", how.empty() ? "" : " or ", stated_text(*fb.fraction),
-                       ref_name, fmt_num(ref));
+                       ref_name, four_digit_text(ref));
   const char *scope = fb.per_node ? "this node's parts" : "fleet";
-  v.bound = fmt::format("{} {} ({} of {}: {})", to_string(rule.op), fmt_num(v.threshold), scope,
-                        stats.n, how);
+  v.bound = fmt::format("{} {} ({} of {}: {})", to_string(rule.op), four_digit_text(v.threshold),
+                        scope, stats.n, how);
   const double rel = ref != 0 ? (v.value / ref - 1) * 100 : 0;
   v.detail =
       fmt::format("{:+.1f}% from the {} {}", rel, fb.per_node ? "node's" : "fleet", ref_name);
@@ -39,12 +37,12 @@ void describe_siblings(const Rule &rule, FleetVerdict &v) {
   const double ref = reference_value(fb, rule.op, v.stats);
   const char *ref_name = reference_name(fb);
   std::string how = fmt::format("the {} {} of its {} sibling{} on this node", ref_name,
-                                fmt_num(ref), v.stats.n, v.stats.n == 1 ? "" : "s");
+                                four_digit_text(ref), v.stats.n, v.stats.n == 1 ? "" : "s");
   if (fb.fraction)
     how = fmt::format("{} x {}", stated_text(*fb.fraction), how);
   if (fb.mads)
-    how += fmt::format(", {} MAD {}", stated_text(*fb.mads), fmt_num(v.stats.mad));
-  v.bound = fmt::format("{} {} ({})", to_string(rule.op), fmt_num(v.threshold), how);
+    how += fmt::format(", {} MAD {}", stated_text(*fb.mads), four_digit_text(v.stats.mad));
+  v.bound = fmt::format("{} {} ({})", to_string(rule.op), four_digit_text(v.threshold), how);
   const double rel = ref != 0 ? (v.value / ref - 1) * 100 : 0;
   v.detail = fmt::format(
       "{:+.1f}% from its siblings' {}{}", rel, ref_name,

@@ -56,6 +56,8 @@ std::string noise_text(double value, std::optional<double> noise_rel, std::optio
   return text;
 }
 
+std::string four_digit_text(double value) { return noise_text(value, std::nullopt); }
+
 std::string stated_text(double value) { return fmt::format("{}", value); }
 
 } // namespace railgauge::check

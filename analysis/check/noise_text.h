@@ -22,6 +22,10 @@ int noise_digits(double value, std::optional<double> noise_rel);
 std::string noise_text(double value, std::optional<double> noise_rel,
                        std::optional<double> bound = std::nullopt);
 
+// A value whose noise is not known (a fleet's median or MAD, a point of a curve): noise_text's
+// text without a noise, 4 significant digits.
+std::string four_digit_text(double value);
+
 // A number a rule states (a floor, a fraction, a count of MADs), never rounded: the shortest
 // text that reads back as the same double, which is the rule's own text for a decimal written in
 // its file (3932.1, 0.875, 4.2e-06), where {:.4g} wrote 3932.
