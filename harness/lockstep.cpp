@@ -8,13 +8,11 @@
 #include <utility>
 
 #include "harness/metric_names.h"
+#include "harness/seconds_since.h"
 
 namespace railgauge {
 namespace {
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 } // namespace
 
 void StoreLockstepGroup::barrier() {

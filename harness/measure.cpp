@@ -1,5 +1,6 @@
 #include "harness/measure.h"
 #include "harness/metric_names.h"
+#include "harness/seconds_since.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,10 +14,6 @@ namespace railgauge {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Collects the time of every repetition of the one benchmark registered for a round. With
 // manual time and one iteration per repetition, real_accumulated_time is that batch's time.
