@@ -32,7 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace railgauge::calibrate;
 
-struct Options {
+struct CalibrateCommandOptions {
   std::vector<std::string> runs;
   std::string out;
   std::vector<std::string> assume;
@@ -58,7 +58,7 @@ nlohmann::json read_json_file(const std::string &path, const char *option) {
 }
 
 // The sizes the named execution of the named model asks for, or nullopt without them.
-std::optional<ExecutionSizes> execution_of(const Options &o) {
+std::optional<ExecutionSizes> execution_of(const CalibrateCommandOptions &o) {
   if (o.execution.empty() && o.model.empty())
     return std::nullopt;
   if (o.execution.empty() || o.model.empty())
@@ -157,7 +157,7 @@ void write_file(const fs::path &path, const std::string &text) {
                      "give a directory you can write to");
 }
 
-int run_calibrate(const Options &o) {
+int run_calibrate(const CalibrateCommandOptions &o) {
   if (o.runs.empty())
     throw InputError("no run directories", "calibrate",
                      "give one or more run directories: railgauge calibrate RUN... --out DIR");
@@ -241,7 +241,7 @@ int run_calibrate(const Options &o) {
 } // namespace
 
 void add_calibrate_command(CLI::App &app, int &exit_code) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<CalibrateCommandOptions>();
   auto *cmd = app.add_subcommand(
       "calibrate", "Fit model coefficients (GEMM, memory, offload, network α/β) from run "
                    "directories; write railgauge's coefficient file, a Calculon system file, an "

@@ -19,7 +19,7 @@
 namespace railgauge::analysis {
 namespace {
 
-struct Options {
+struct CompareCommandOptions {
   std::vector<std::string> runs, labels, ignore_params;
   std::optional<std::string> metric, json, markdown;
   std::string format = "table";
@@ -45,7 +45,7 @@ std::vector<std::string> default_labels(const std::vector<std::string> &runs) {
   return labels;
 }
 
-int run_compare(const CLI::App &cmd, const Options &o) {
+int run_compare(const CLI::App &cmd, const CompareCommandOptions &o) {
   if (!cmd.remaining().empty())
     throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "compare",
                      "see railgauge compare --help");
@@ -85,7 +85,7 @@ int run_compare(const CLI::App &cmd, const Options &o) {
 } // namespace
 
 void add_compare_command(CLI::App &app, int &exit_code) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<CompareCommandOptions>();
   auto *cmd = app.add_subcommand(
       "compare", "Runs side by side: per point each run's value, the ratio to the first run and "
                  "whether it exceeds the noise; a summary per family.\n"

@@ -22,7 +22,7 @@
 namespace railgauge::analysis {
 namespace {
 
-struct Options {
+struct ReportCommandOptions {
   std::vector<std::string> inputs;
   std::optional<std::string> check, html, markdown, title;
   history::DbFlags history; // --history DB --host HOST [--rules FILE]
@@ -30,7 +30,7 @@ struct Options {
 };
 
 // report --history: the host's parts over its runs, from the database alone.
-report::Report history_report(const Options &o) {
+report::Report history_report(const ReportCommandOptions &o) {
   if (o.host.empty())
     throw InputError("--history needs the host to draw", "--host",
                      "give --host NAME, a host the database holds");
@@ -60,7 +60,7 @@ nlohmann::json read_json(const std::string &path, const std::string &flag) {
   }
 }
 
-int write_report(const Options &o, const report::Report &rep) {
+int write_report(const ReportCommandOptions &o, const report::Report &rep) {
   if (o.html)
     write_output_file(*o.html, rep.html, "--html");
   if (o.markdown)
@@ -70,7 +70,7 @@ int write_report(const Options &o, const report::Report &rep) {
   return 0;
 }
 
-int run_report(const CLI::App &cmd, const Options &o) {
+int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
   if (!cmd.remaining().empty())
     throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "report",
                      "see railgauge report --help");
@@ -110,7 +110,7 @@ int run_report(const CLI::App &cmd, const Options &o) {
 } // namespace
 
 void add_report_command(CLI::App &app, int &exit_code) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ReportCommandOptions>();
   auto *cmd = app.add_subcommand(
       "report", "One self-contained HTML page (inline SVG, no scripts) and a markdown twin for "
                 "runs or a comparison.\nExit status: 0 written, 3 crashed, 4 input error.");

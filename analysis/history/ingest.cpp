@@ -41,7 +41,7 @@ struct Part {
     return "";
   }
 };
-using PartKey = std::tuple<std::string, std::string, std::string>; // kind, slot, identity
+using StoredPartKey = std::tuple<std::string, std::string, std::string>; // kind, slot, identity
 
 // What the run's inventory says of its GPUs (by bus id) and NICs (by name).
 struct Inventory {
@@ -288,18 +288,18 @@ void store_records(Database &db, std::int64_t run_row, std::int64_t host,
                    const analysis::LoadedRun &run, const std::vector<records::LedgerLine> &ledger,
                    IngestOutcome &out) {
   const Inventory inventory(run.manifest);
-  std::map<PartKey, std::int64_t> parts; // sorted: every ingest takes the rows in one order
-  std::vector<std::pair<const Record *, std::optional<PartKey>>> planned;
+  std::map<StoredPartKey, std::int64_t> parts; // sorted: every ingest takes the rows in one order
+  std::vector<std::pair<const Record *, std::optional<StoredPartKey>>> planned;
   std::vector<Record> per_gpu;
   for (const auto &r : run.records)
     for (auto &p : records::per_gpu_parts(r))
       per_gpu.push_back(std::move(p));
-  std::map<PartKey, Part> seen;
+  std::map<StoredPartKey, Part> seen;
   const auto plan = [&](const Record &r) {
     const auto part = inventory.part_of(r);
-    std::optional<PartKey> key;
+    std::optional<StoredPartKey> key;
     if (part) {
-      key = PartKey{part->kind, part->slot, part->identity()};
+      key = StoredPartKey{part->kind, part->slot, part->identity()};
       seen.emplace(*key, *part);
     }
     planned.emplace_back(&r, key);

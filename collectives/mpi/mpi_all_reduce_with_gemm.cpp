@@ -21,7 +21,7 @@
 namespace railgauge::collectives {
 namespace {
 
-constexpr std::uint64_t kSeed = 2026;
+constexpr std::uint64_t kWithGemmSeed = 2026;
 // At most this many of the shorter operation per window: a bound on a window's length when one
 // operation is very much shorter than the other.
 constexpr int kMaxPerWindow = 1000;
@@ -110,7 +110,7 @@ public:
     const auto p = read_point(Kind::all_reduce, point);
     auto &s = family_->session(ctx.peer_timeout_s());
     MpiBuffers buffers(p, mpi_groups(s, p).front());
-    buffers.fill(kSeed);
+    buffers.fill(kWithGemmSeed);
     HostGemmLoad gemm(static_cast<int>(point.integer(record::kGemmMnk)));
     const std::string what = fmt::format("all_reduce of {} bytes beside a GEMM", p.size_bytes);
 
@@ -161,13 +161,13 @@ public:
 
     // The data check: fresh inputs, one window more (one all_reduce beside the GEMMs), every
     // rank's output compared, and the GEMM's sampled entries against the exact product.
-    buffers.fill(kSeed);
+    buffers.fill(kWithGemmSeed);
     window = {1, o.balanced.gemms};
     padding = {0, 0};
     op();
     if (hooks_->before_check)
       hooks_->before_check(buffers.output(), buffers.output_bytes());
-    const CheckResult mine = buffers.check(kSeed);
+    const CheckResult mine = buffers.check(kWithGemmSeed);
     const std::uint64_t gemm_wrong = gemm.count_wrong();
     const long long wrong_all =
         s.all_reduce_sum(s.world(), static_cast<long long>(mine.wrong), p.timeout_s);

@@ -8,7 +8,7 @@
 namespace railgauge::collectives {
 namespace {
 
-constexpr std::uint64_t kSeed = 4242;
+constexpr std::uint64_t kTextbookSeed = 4242;
 
 // collectives.mpi_textbook_<kind>: a textbook algorithm (textbook.h) over MPI point-to-point,
 // and in the same point, on the same ranks and sizes, the library's own in-place collective;
@@ -44,7 +44,7 @@ public:
     MpiTransport transport(s, group.comm, p.timeout_s);
     const Algorithm algorithm = *p.algorithm;
     const auto fill = [&] {
-      fill_textbook_input(p, kSeed, group.rank, group.size, count, buf.data());
+      fill_textbook_input(p, kTextbookSeed, group.rank, group.size, count, buf.data());
     };
     const Operation textbook = [&] {
       run_textbook(algorithm, kind_, transport, buf.data(), count, p.dtype, p.op);
@@ -57,7 +57,8 @@ public:
     textbook();
     if (hooks_->before_check)
       hooks_->before_check(buf.data(), buf.size());
-    const auto check = check_textbook_output(p, kSeed, group.rank, group.size, count, buf.data());
+    const auto check =
+        check_textbook_output(p, kTextbookSeed, group.rank, group.size, count, buf.data());
     const long long wrong_all =
         s.all_reduce_sum(s.world(), static_cast<long long>(check.wrong), p.timeout_s);
 
@@ -80,7 +81,7 @@ private:
   LockstepResult time_library(MpiSession &s, MpiLockstepGroup &world, const CollectivePoint &p,
                               const MpiGroup &group) {
     MpiBuffers lib(p, group);
-    lib.fill(kSeed);
+    lib.fill(kTextbookSeed);
     std::vector<MPI_Request> requests;
     const Operation library = [&] {
       requests.clear();

@@ -30,7 +30,7 @@
 namespace railgauge::collectives {
 namespace {
 
-constexpr std::uint64_t kSeed = 2029;
+constexpr std::uint64_t kWithGemmSeed = 2029;
 constexpr std::string_view kKey = record::kNcclAllReduceWithGemm;
 // At most this many of the shorter operation per window, and as many again of padding at most.
 // Every launch of a window queues behind the gate, and a stream holds on the order of a thousand
@@ -162,8 +162,8 @@ LocalGpus make_local_gpus(NcclSession &s, const std::vector<LocalGroup> &groups,
 void seed_inputs(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, int n,
                  const Counts &c) {
   for (std::size_t i = 0; i < gpus.size(); ++i)
-    seed_on_device(gpus[i]->device, s.stream(i), p.dtype, p.op, kSeed, gpus[i]->group.rank, n,
-                   input_region(p, gpus[i]->group.rank, c), gpus[i]->send.get(),
+    seed_on_device(gpus[i]->device, s.stream(i), p.dtype, p.op, kWithGemmSeed, gpus[i]->group.rank,
+                   n, input_region(p, gpus[i]->group.rank, c), gpus[i]->send.get(),
                    gpus[i]->recv.get(), gpus[i]->recv.bytes());
 }
 
@@ -206,7 +206,7 @@ LocalCheck check_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &
   DeviceDataCheck checks;
   for (std::size_t i = 0; i < gpus.size(); ++i)
     checks.enqueue(gpus[i]->device, s.stream(i), gpus[i]->recv.get(),
-                   *output_region(p, kSeed, gpus[i]->group.rank, n, c, Backend::nccl));
+                   *output_region(p, kWithGemmSeed, gpus[i]->group.rank, n, c, Backend::nccl));
   drainer.drain();
   LocalCheck local;
   const auto results = checks.results();
