@@ -19,8 +19,8 @@
 namespace railgauge::gemm {
 namespace {
 
-Point tp_point(const std::string &gemm, const std::string &pass, std::int64_t tp,
-               std::int64_t seq = 64, const std::string &dtype = "fp32") {
+Point cpu_tp_point(const std::string &gemm, const std::string &pass, std::int64_t tp,
+                   std::int64_t seq = 64, const std::string &dtype = "fp32") {
   Point p;
   p.set("dtype", dtype);
   p.set("model", std::string("cpu-small"));
@@ -50,14 +50,14 @@ Point size_point(std::int64_t m, const std::string &dtype, std::int64_t n = 0, s
 }
 
 TEST(GemmPoint, TpPointPlansTheBlockGemm) {
-  const GemmPlan qkv = plan_tp_point(tp_point("qkv", "wgrad", 4, 512));
+  const GemmPlan qkv = plan_tp_point(cpu_tp_point("qkv", "wgrad", 4, 512));
   EXPECT_EQ(qkv.op, "qkv.wgrad");
   ASSERT_EQ(qkv.gemms.size(), 1u);
   EXPECT_EQ(qkv.gemms[0], (GemmShape{1024, 3 * 1024 / 4, 512, 1}));
   EXPECT_EQ(qkv.derived.at("m"), 1024);
   EXPECT_EQ(qkv.derived.at("seq"), 512);
   EXPECT_EQ(qkv.derived.at("hidden"), 1024);
-  const GemmPlan ctx = plan_tp_point(tp_point("context", "dgrad", 2, 128));
+  const GemmPlan ctx = plan_tp_point(cpu_tp_point("context", "dgrad", 2, 128));
   EXPECT_EQ(ctx.op, "context.dgrad");
   ASSERT_EQ(ctx.gemms.size(), 2u);
   EXPECT_EQ(ctx.operands, (std::vector<std::string>{"dp", "dv"}));
@@ -65,11 +65,11 @@ TEST(GemmPoint, TpPointPlansTheBlockGemm) {
   EXPECT_EQ(ctx.gemm_list.size(), 2u);
   EXPECT_FALSE(ctx.derived.contains("gemms")); // params stay scalars (record schema)
   EXPECT_DOUBLE_EQ(ctx.flops(), 2 * gemm_flops({128, 64, 128, 8}));
-  EXPECT_THROW(plan_tp_point(tp_point("scores", "wgrad", 1)), InputError);
-  EXPECT_THROW(plan_tp_point(tp_point("qkv", "fwd", 32)), InputError); // 16 heads
+  EXPECT_THROW(plan_tp_point(cpu_tp_point("scores", "wgrad", 1)), InputError);
+  EXPECT_THROW(plan_tp_point(cpu_tp_point("qkv", "fwd", 32)), InputError); // 16 heads
   // M = seq x micro_batch beyond a BLAS `int`: refused, never truncated.
   try {
-    plan_tp_point(tp_point("qkv", "fwd", 1, std::int64_t{1} << 31));
+    plan_tp_point(cpu_tp_point("qkv", "fwd", 1, std::int64_t{1} << 31));
     FAIL() << "a 2^31-row GEMM was planned";
   } catch (const InputError &e) {
     EXPECT_NE(std::string(e.what()).find("not a positive 32-bit GEMM dimension"), std::string::npos)
@@ -211,7 +211,7 @@ TEST_F(CpuBlasPoint, TpPointOfABmmRunsBothDgradGemms) {
   if (!RAILGAUGE_HAS_OPENBLAS)
     GTEST_SKIP() << "built without OpenBLAS";
   auto bench = make_cpu_blas();
-  const Outcome out = bench->run(ctx_, tp_point("scores", "dgrad", 4, 64, "fp64"));
+  const Outcome out = bench->run(ctx_, cpu_tp_point("scores", "dgrad", 4, 64, "fp64"));
   ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
   EXPECT_EQ(out.derived_params.at("op"), "scores.dgrad");
   EXPECT_EQ(out.derived_params.at("gemm_count"), 2);
@@ -252,7 +252,7 @@ TEST(CpuBlasRanks, RanksComputeTheirShareInLockstep) {
   MemoryStore store;
   const auto outs =
       testing::run_ranks_as_threads(2, store, testing::brief_measure_spec(), [](RunContext &ctx) {
-        return make_cpu_blas()->run(ctx, tp_point("mlp_up", "fwd", 2));
+        return make_cpu_blas()->run(ctx, cpu_tp_point("mlp_up", "fwd", 2));
       });
   for (const Outcome &out : outs) {
     ASSERT_EQ(out.status, Status::ok) << out.reason.value_or("");
@@ -267,14 +267,14 @@ TEST(CpuBlasRanks, RanksComputeTheirShareInLockstep) {
 
 TEST_F(CpuBlasPoint, WaivesWhatCannotRunHere) {
   auto bench = make_cpu_blas();
-  const auto heads = bench->supported(ctx_, tp_point("qkv", "fwd", 32));
+  const auto heads = bench->supported(ctx_, cpu_tp_point("qkv", "fwd", 32));
   ASSERT_TRUE(heads);
   if (RAILGAUGE_HAS_OPENBLAS) {
     EXPECT_NE(heads->find("16 attention heads"), std::string::npos) << *heads;
-    const auto bmm = bench->supported(ctx_, tp_point("scores", "wgrad", 1));
+    const auto bmm = bench->supported(ctx_, cpu_tp_point("scores", "wgrad", 1));
     ASSERT_TRUE(bmm);
     EXPECT_NE(bmm->find("no wgrad"), std::string::npos) << *bmm;
-    Point huge = tp_point("mlp_up", "fwd", 1, 1 << 20);
+    Point huge = cpu_tp_point("mlp_up", "fwd", 1, 1 << 20);
     huge.set("hidden", std::int64_t{1} << 20);
     huge.set("heads", std::int64_t{1} << 10);
     const auto memory = bench->supported(ctx_, huge);

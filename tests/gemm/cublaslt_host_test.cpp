@@ -126,8 +126,8 @@ TEST(CublasLtOperands, RotationReachesFourTimesL2OrSaysWhy) {
 
 // ---- axes, options, registration -------------------------------------------------------------
 
-Point tp_point(const std::string &dtype, const std::string &layout, std::int64_t tp = 8,
-               const std::string &gemm = "qkv", const std::string &pass = "fwd") {
+Point lt_tp_point(const std::string &dtype, const std::string &layout, std::int64_t tp = 8,
+                  const std::string &gemm = "qkv", const std::string &pass = "fwd") {
   Point p;
   p.set("dtype", dtype);
   p.set("model", std::string("gpt3-175b"));
@@ -173,15 +173,15 @@ TEST(CublasLtAxes, KeysAxesAndOptions) {
                            "kv_heads", "ffn", "swiglu", "peak_tflops"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
 
-  const CublasLtOptions o = cublaslt_options(tp_point("fp8_e4m3", "nt"));
+  const CublasLtOptions o = cublaslt_options(lt_tp_point("fp8_e4m3", "nt"));
   EXPECT_EQ(o.dtype, Dtype::fp8_e4m3);
   EXPECT_EQ(o.layout, Layout::nt);
   EXPECT_EQ(o.top_k, 8);
-  Point bad = tp_point("bf16", "nt");
+  Point bad = lt_tp_point("bf16", "nt");
   bad.set("top_k", std::int64_t{0});
   EXPECT_THROW(cublaslt_options(bad), InputError);
   // Records carry model, layer (gemm), pass, t and M, N, K.
-  const GemmPlan plan = bench->plan(tp_point("bf16", "nt"));
+  const GemmPlan plan = bench->plan(lt_tp_point("bf16", "nt"));
   EXPECT_EQ(plan.derived.at("op"), "qkv.fwd");
   EXPECT_EQ(plan.derived.at("m"), 2048);
   EXPECT_EQ(plan.derived.at("n"), 4608);
@@ -200,10 +200,10 @@ TEST(CublasLtAxes, KeysAxesAndOptions) {
     }
   const auto layouts_of = [&](const std::string &dtype, const std::string &layout,
                               const std::string &gemm, const std::string &pass) {
-    const Point p = tp_point(dtype, layout, 8, gemm, pass);
+    const Point p = lt_tp_point(dtype, layout, 8, gemm, pass);
     return gemm_layouts(cublaslt_options(p), bench->plan(p));
   };
-  EXPECT_FALSE(cublaslt_options(tp_point("bf16", "training")).layout.has_value());
+  EXPECT_FALSE(cublaslt_options(lt_tp_point("bf16", "training")).layout.has_value());
   EXPECT_EQ(layouts_of("bf16", "training", "qkv", "wgrad"), std::vector<Layout>{Layout::tn});
   EXPECT_EQ(layouts_of("bf16", "training", "context", "dgrad"),
             (std::vector<Layout>{Layout::nt, Layout::tn}));
@@ -219,9 +219,9 @@ TEST(CublasLtAxes, BadPointsWaiveWithTheReasonEverywhere) {
   RunContext ctx(topology, sampler, "t", 0);
   // Reasons that hold with or without a GPU come before CUDA's own.
   for (const auto &[point, words] :
-       {std::pair{tp_point("fp8_e4m3", "nn"), "layout=nt"},
-        std::pair{tp_point("bf16", "nt", 64), "does not divide"},
-        std::pair{tp_point("bf16", "nt", 8, "scores", "wgrad"), "no wgrad"}}) {
+       {std::pair{lt_tp_point("fp8_e4m3", "nn"), "layout=nt"},
+        std::pair{lt_tp_point("bf16", "nt", 64), "does not divide"},
+        std::pair{lt_tp_point("bf16", "nt", 8, "scores", "wgrad"), "no wgrad"}}) {
     const auto why = bench->supported(ctx, point);
     ASSERT_TRUE(why.has_value());
     EXPECT_NE(why->find(words), std::string::npos) << *why;
@@ -239,7 +239,7 @@ TEST(CublasLtAxes, WithoutCudaEveryKeyWaivesWithTheCudaReason) {
   GBenchSampler sampler;
   RunContext ctx(topology, sampler, "t", 0);
   auto bench = make_cublaslt();
-  const Outcome out = bench->run(ctx, tp_point("bf16", "nt"));
+  const Outcome out = bench->run(ctx, lt_tp_point("bf16", "nt"));
   EXPECT_EQ(out.status, Status::waived);
   EXPECT_EQ(out.reason, why);
   auto burn = make_burn();

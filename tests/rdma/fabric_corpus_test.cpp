@@ -10,11 +10,10 @@
 #include "harness/error.h"
 #include "rdma/fabric/fabric_summary.h"
 #include "rdma/fabric/topology_readers.h"
+#include "tests/rdma/topology_fixtures.h"
 
 namespace railgauge::rdma::fabric {
 namespace {
-
-const std::string kDir = std::string(RAILGAUGE_TEST_FIXTURES) + "/rdma/topology/";
 
 int count_with(const std::vector<std::string> &lines, const std::string &what) {
   return static_cast<int>(std::count_if(lines.begin(), lines.end(), [&](const std::string &l) {

@@ -8,11 +8,10 @@
 
 #include "harness/error.h"
 #include "rdma/fabric/topology_readers.h"
+#include "tests/rdma/topology_fixtures.h"
 
 namespace railgauge::rdma::fabric {
 namespace {
-
-const std::string kDir = std::string(RAILGAUGE_TEST_FIXTURES) + "/rdma/topology/";
 
 std::string slurp(const std::string &path) {
   std::ifstream in(path);

@@ -14,6 +14,7 @@
 #include "memory/host_stream.h"
 #include "railgauge/config.h"
 #include "tests/reliability/temp_dir.h"
+#include "tests/support/null_printer.h"
 #include "tests/support/quick_run_context.h"
 
 namespace railgauge {
@@ -42,11 +43,6 @@ template <typename T> void inject(T &value, Fault fault) {
   value = std::bit_cast<T>(bits);
 }
 
-class NullPrinter final : public RecordPrinter {
-public:
-  void on_record(const Record &) override {}
-};
-
 class FaultInjection : public testing::QuickRunContextTest {
 protected:
   // Runs every point of `bench` that the overrides select into a records file; returns them.
@@ -62,7 +58,7 @@ protected:
     const auto plan = make_plan(registry, {entry}, overrides, std::nullopt, ctx_);
     const std::string path = dir_.path() + "/" + key + std::to_string(runs_++) + ".jsonl";
     RecordFile file(path);
-    NullPrinter printer;
+    testing::NullPrinter printer;
     execute_plan(plan, ctx_, {"run-1", "test", 0, dir_.path()}, {file, printer, false});
     auto read = read_records(path);
     EXPECT_EQ(read.problems, std::vector<std::string>{});

@@ -14,6 +14,7 @@
 #include "harness/watchdog.h"
 #include "tests/reliability/never_ending_kernel.h"
 #include "tests/reliability/temp_dir.h"
+#include "tests/support/null_printer.h"
 
 namespace railgauge {
 namespace {
@@ -42,11 +43,6 @@ public:
   }
 };
 
-class NullPrinter final : public RecordPrinter {
-public:
-  void on_record(const Record &) override {}
-};
-
 // Everything, CUDA included, happens in the death test's child (threadsafe style: a fresh
 // process, since CUDA does not survive fork()).
 void run_until_the_watchdog_ends_it() {
@@ -67,7 +63,7 @@ void run_until_the_watchdog_ends_it() {
   const auto plan = make_plan(registry, {entry}, {}, std::nullopt, ctx);
   const std::string path = dir.path() + "/records.jsonl";
   RecordFile file(path);
-  NullPrinter printer;
+  testing::NullPrinter printer;
   RunnerOutput out{file, printer, false};
   out.point_timeout_s = 3;
   out.on_point_hung = [&](const Record &r) { end_hung_run(manifest, r, path, "--resume"); };

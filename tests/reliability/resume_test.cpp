@@ -14,16 +14,12 @@
 #include "harness/record_io.h"
 #include "tests/harness/fake_benchmark.h"
 #include "tests/reliability/temp_dir.h"
+#include "tests/support/null_printer.h"
 
 namespace railgauge {
 namespace {
 
 namespace fs = std::filesystem;
-
-class NullPrinter final : public RecordPrinter {
-public:
-  void on_record(const Record &) override {}
-};
 
 class ResumeTest : public ::testing::Test {
 protected:
@@ -56,7 +52,7 @@ protected:
   // Runs `p` (less what `skip` says is done) into the run directory's records file.
   std::map<std::string, int> run(const RunPlan &p, const ResumeState *state = nullptr) {
     RecordFile file(records_path());
-    NullPrinter printer;
+    testing::NullPrinter printer;
     RunnerOutput out{file, printer, false};
     if (state)
       out.skip = [state](std::string_view key, const Point &point) {

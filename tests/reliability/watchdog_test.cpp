@@ -15,6 +15,7 @@
 #include "harness/runner.h"
 #include "tests/harness/fake_benchmark.h"
 #include "tests/reliability/temp_dir.h"
+#include "tests/support/null_printer.h"
 
 namespace railgauge {
 namespace {
@@ -41,11 +42,6 @@ public:
 
 private:
   std::promise<void> released_;
-};
-
-class NullPrinter final : public RecordPrinter {
-public:
-  void on_record(const Record &) override {}
 };
 
 TEST(Watchdog, FiresOnlyWhenTheDeadlinePasses) {
@@ -88,7 +84,7 @@ protected:
 
 TEST_F(HungPoint, BecomesAnErrorRecordAndTheHandlerRuns) {
   RecordFile file(records_path());
-  NullPrinter printer;
+  testing::NullPrinter printer;
   RunnerOutput out{file, printer, false};
   out.point_timeout_s = 0.1;
   std::vector<Record> hung;
@@ -119,7 +115,7 @@ TEST_F(HungPoint, CommandLineHandlerMarksTheRunAndExits) {
   const auto hang_until_the_watchdog_ends_it = [&] {
     Manifest manifest = Manifest::load(dir_.path());
     RecordFile file(records_path());
-    NullPrinter printer;
+    testing::NullPrinter printer;
     RunnerOutput out{file, printer, false};
     out.point_timeout_s = 0.2;
     out.on_point_hung = [&](const Record &r) {

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "synthetic_fleet.h"
+
 namespace railgauge::check::testing {
 namespace {
 
@@ -12,9 +14,6 @@ using json = nlohmann::json;
 constexpr int kNodes = 4;
 
 std::string host_of(int rank) { return fmt::format("node{:02d}", rank + 1); }
-
-// A fixed +-0.5% pattern, as synthetic_fleet.cpp's: the same fleet in every test run.
-double jitter(int a, int b) { return 1.0 + 0.005 * (((a * 7 + b * 3) % 5) - 2) / 2.0; }
 
 json congestion(std::int64_t cnp, double pause_duration_us) {
   return {{"counters",

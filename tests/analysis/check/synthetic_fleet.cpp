@@ -12,9 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// A fixed +-0.5% pattern instead of random numbers: the same fleet in every test run.
-double jitter(int node, int gpu) { return 1.0 + 0.005 * (((node * 7 + gpu * 3) % 5) - 2) / 2.0; }
-
 json time_stats(double median_s) {
   return {{"n", 20},
           {"median", median_s},
@@ -105,6 +102,8 @@ json fleet_inventory(int node, int gpus, const FleetFaults &f) {
           {"verbs", {{"available", true}, {"reason", nullptr}, {"devices", devices}}},
           {"port_counters", {{"available", true}, {"reason", nullptr}, {"ports", ports}}}};
 }
+
+double jitter(int node, int gpu) { return 1.0 + 0.005 * (((node * 7 + gpu * 3) % 5) - 2) / 2.0; }
 
 std::string gpu_bus_id(int gpu) { return fmt::format("0000:{:02x}:00.0", 0x18 + gpu * 0x10); }
 std::string host_name(int node) { return fmt::format("node{:02d}", node); }

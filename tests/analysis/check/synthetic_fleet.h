@@ -23,6 +23,9 @@ struct FleetFaults {
   bool host_memory_variants = false;
 };
 
+// A fixed +-0.5% pattern instead of random numbers: the same fleet (and fabric load) in every
+// test run.
+double jitter(int node, int gpu);
 std::string gpu_bus_id(int gpu); // "0000:18:00.0" + gpu * 0x10 on the bus
 std::string host_name(int node); // node01..node08
 // Node `node`'s inventory (run.json "inventory"): NVML, verbs and port counters of a healthy

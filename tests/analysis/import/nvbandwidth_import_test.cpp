@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture(const std::string &name) {
+std::string fixture_path(const std::string &name) {
   return std::string(RAILGAUGE_TEST_FIXTURES) + "/nvbandwidth/" + name;
 }
 
@@ -47,7 +47,7 @@ std::vector<const Record *> of_key(const std::vector<Record> &records, const std
 }
 
 TEST(NvbandwidthText, ReadsHeaderDevicesAndMatrices) {
-  const NvbDocument doc = parse_nvbandwidth(slurp(fixture("two_gpus.txt")), "two_gpus.txt");
+  const NvbDocument doc = parse_nvbandwidth(slurp(fixture_path("two_gpus.txt")), "two_gpus.txt");
   EXPECT_EQ(doc.format, "text");
   EXPECT_EQ(doc.version, "v0.8");
   EXPECT_EQ(doc.driver_version, "550.54.15");
@@ -82,7 +82,7 @@ TEST(NvbandwidthText, ReadsHeaderDevicesAndMatrices) {
 }
 
 TEST(NvbandwidthText, SumsAgreeWithTheCells) {
-  const NvbDocument doc = parse_nvbandwidth(slurp(fixture("two_gpus.txt")), "two_gpus.txt");
+  const NvbDocument doc = parse_nvbandwidth(slurp(fixture_path("two_gpus.txt")), "two_gpus.txt");
   for (const auto &t : doc.testcases)
     for (const auto &m : t.matrices) {
       double sum = 0;
@@ -95,7 +95,7 @@ TEST(NvbandwidthText, SumsAgreeWithTheCells) {
 }
 
 TEST(NvbandwidthText, OneRecordPerMeasuredCell) {
-  const NvbDocument doc = parse_nvbandwidth(slurp(fixture("two_gpus.txt")), "two_gpus.txt");
+  const NvbDocument doc = parse_nvbandwidth(slurp(fixture_path("two_gpus.txt")), "two_gpus.txt");
   const auto records = nvbandwidth_records(doc, "run-1", "");
   // h2d 2 + d2h 2 + bidir 3 matrices x 2 off-diagonal + latency 2 + the error record + the
   // waived record of its unnamed "Waived:" line.
@@ -153,7 +153,7 @@ TEST(NvbandwidthText, OneRecordPerMeasuredCell) {
 }
 
 TEST(NvbandwidthJson, ReadsStatusesAndSplitsStackedMatrices) {
-  const NvbDocument doc = parse_nvbandwidth(slurp(fixture("two_gpus.json")), "two_gpus.json");
+  const NvbDocument doc = parse_nvbandwidth(slurp(fixture_path("two_gpus.json")), "two_gpus.json");
   EXPECT_EQ(doc.format, "json");
   EXPECT_EQ(doc.version, "v0.8");
   EXPECT_EQ(doc.cuda_runtime_version, "12040");
@@ -188,7 +188,7 @@ TEST(NvbandwidthJson, ReadsStatusesAndSplitsStackedMatrices) {
 
 TEST(NvbandwidthImport, TextAndJsonOfOneRunGiveTheSameCells) {
   const auto cells = [](const std::string &name) {
-    const NvbDocument doc = parse_nvbandwidth(slurp(fixture(name)), name);
+    const NvbDocument doc = parse_nvbandwidth(slurp(fixture_path(name)), name);
     std::vector<std::string> out;
     for (const auto &r : nvbandwidth_records(doc, "run", "node017")) {
       auto params = r.params;
@@ -231,7 +231,7 @@ TEST(NvbandwidthImport, SingleRowGpuMatricesBelongToTheirColumnsGpu) {
 }
 
 TEST(NvbandwidthImport, LatencyIsAPointerChaseNotABidirectionalCopy) {
-  const NvbDocument doc = parse_nvbandwidth(slurp(fixture("two_gpus.txt")), "two_gpus.txt");
+  const NvbDocument doc = parse_nvbandwidth(slurp(fixture_path("two_gpus.txt")), "two_gpus.txt");
   const auto records = nvbandwidth_records(doc, "run", "");
   const auto latency = of_key(records, "import.nvbandwidth.host_device_latency_sm");
   ASSERT_EQ(latency.size(), 2u);
@@ -285,7 +285,7 @@ TEST(NvbandwidthImport, AnOverlongLineOrDeepJsonIsAnInputErrorNotACrash) {
 TEST(NvbandwidthImport, ARunStoppedBeforeItsFirstTestcaseIsOneErrorRecord) {
   for (const std::string name : {"no_cuda_driver.txt", "no_cuda_driver.json"}) {
     SCOPED_TRACE(name);
-    const NvbDocument doc = parse_nvbandwidth(slurp(fixture(name)), name);
+    const NvbDocument doc = parse_nvbandwidth(slurp(fixture_path(name)), name);
     EXPECT_EQ(doc.version, "v0.8");
     EXPECT_TRUE(doc.testcases.empty());
     EXPECT_NE(doc.run_error.find("in expression cuInit(0)"), std::string::npos) << doc.run_error;
@@ -305,7 +305,7 @@ TEST(NvbandwidthImport, ARunStoppedBeforeItsFirstTestcaseIsOneErrorRecord) {
 }
 
 TEST(NvbandwidthImport, AnErrorAfterSomeTestcasesKeepsTheirRecordsAndEndsWithIt) {
-  auto j = nlohmann::json::parse(slurp(fixture("two_gpus.json")));
+  auto j = nlohmann::json::parse(slurp(fixture_path("two_gpus.json")));
   j["nvbandwidth"]["error"] = "[CUDA_ERROR_LAUNCH_FAILED] unspecified launch failure in "
                               "expression cuStreamSynchronize(stream) in ... : memcpy.cpp:480\n";
   const NvbDocument doc = parse_nvbandwidth(j.dump(), "cut.json");
@@ -321,7 +321,7 @@ TEST(NvbandwidthImport, AnErrorAfterSomeTestcasesKeepsTheirRecordsAndEndsWithIt)
 }
 
 TEST(NvbandwidthImport, AnErrorDuringATestcaseNamesIt) {
-  auto j = nlohmann::json::parse(slurp(fixture("two_gpus.json")));
+  auto j = nlohmann::json::parse(slurp(fixture_path("two_gpus.json")));
   j["nvbandwidth"]["testcases"].push_back({{"name", "device_local_copy"}, {"status", "Running"}});
   j["nvbandwidth"]["error"] = "[CUDA_ERROR_ILLEGAL_ADDRESS] an illegal memory access in ...";
   const auto records = nvbandwidth_records(parse_nvbandwidth(j.dump(), "cut.json"), "r", "");
@@ -350,7 +350,7 @@ TEST(NvbandwidthText, WaivedLinesAloneAreOneWaivedRecordNotAnError) {
 
 TEST(NvbandwidthText, AnUnknownTestcaseIsItsOwnErrorAndTheOthersKeepTheirCells) {
   // nvbandwidth prints "ERROR: Testcase <id> not found!" for an unknown -t and goes on.
-  std::string text = slurp(fixture("two_gpus.txt"));
+  std::string text = slurp(fixture_path("two_gpus.txt"));
   const auto d2h = text.find("Running device_to_host_memcpy_ce.");
   ASSERT_NE(d2h, std::string::npos);
   text.insert(d2h, "ERROR: Testcase foo_ce not found!\nERROR: Testcase index 99 out of bound!\n");
@@ -382,7 +382,7 @@ TEST(NvbandwidthText, AnErrorBeforeAnyTestcaseIsTheRunError) {
 }
 
 TEST(NvbandwidthImport, TruncatedTextKeepsTheCompleteMatrices) {
-  std::string text = slurp(fixture("two_gpus.txt"));
+  std::string text = slurp(fixture_path("two_gpus.txt"));
   // Cut inside the second matrix's row, as a run killed while printing leaves it.
   text = text.substr(0, text.find(" 0     51.00") + 8);
   const NvbDocument doc = parse_nvbandwidth(text, "cut.txt");
@@ -395,7 +395,7 @@ TEST(NvbandwidthImport, TruncatedTextKeepsTheCompleteMatrices) {
 }
 
 // Real excerpts from NVIDIA/nvbandwidth issues (tests/fixtures/nvbandwidth/real/README.md).
-std::string real(const std::string &name) { return fixture("real/" + name); }
+std::string real(const std::string &name) { return fixture_path("real/" + name); }
 
 TEST(NvbandwidthReal, AnExcerptWithoutItsRunningLineIsNamedByItsSumLine) {
   const auto name = "issue50_a6000x6_d2d_read_ce_EXTRACT.txt";
@@ -430,8 +430,9 @@ TEST(NvbandwidthImport, WritesARunDirectory) {
       fs::temp_directory_path() / ("railgauge_nvb_import_" + std::to_string(::getpid()));
   fs::remove_all(out);
   std::ostringstream warnings;
-  const ImportResult result = import_nvbandwidth_file(
-      fixture("two_gpus.json"), out.string(), "", {"railgauge", "import", "nvbandwidth"}, warnings);
+  const ImportResult result =
+      import_nvbandwidth_file(fixture_path("two_gpus.json"), out.string(), "",
+                              {"railgauge", "import", "nvbandwidth"}, warnings);
   EXPECT_EQ(result.records, 2u + 1 + 6 + 1);
   EXPECT_EQ(result.problems, 0u);
   EXPECT_TRUE(warnings.str().empty()) << warnings.str();

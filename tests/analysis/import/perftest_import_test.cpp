@@ -13,12 +13,12 @@
 namespace railgauge::importers {
 namespace {
 
-std::string fixture(const std::string &name) {
+std::string perftest_fixture(const std::string &name) {
   return testing::fixture_text("rdma/perftest/" + name);
 }
 
 TEST(PerftestImport, WriteBwClient) {
-  const auto records = import_perftest(fixture("ib_write_bw_rxe_client.txt"), "bw.txt");
+  const auto records = import_perftest(perftest_fixture("ib_write_bw_rxe_client.txt"), "bw.txt");
   ASSERT_EQ(records.size(), 1u);
   const Record &r = records[0];
   EXPECT_EQ(r.key, "rdma.write_bw");
@@ -40,13 +40,13 @@ TEST(PerftestImport, WriteBwClient) {
 }
 
 TEST(PerftestImport, WriteBwServerSideToo) {
-  const auto records = import_perftest(fixture("ib_write_bw_rxe_server.txt"), "srv.txt");
+  const auto records = import_perftest(perftest_fixture("ib_write_bw_rxe_server.txt"), "srv.txt");
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].key, "rdma.write_bw");
 }
 
 TEST(PerftestImport, WriteLatHasEveryStatisticInSeconds) {
-  const auto records = import_perftest(fixture("ib_write_lat_rxe_client.txt"), "lat.txt");
+  const auto records = import_perftest(perftest_fixture("ib_write_lat_rxe_client.txt"), "lat.txt");
   ASSERT_EQ(records.size(), 1u);
   const auto &l = records[0].metrics.at("latency");
   EXPECT_EQ(records[0].key, "rdma.write_lat");
@@ -64,7 +64,7 @@ TEST(PerftestImport, WriteLatHasEveryStatisticInSeconds) {
 TEST(PerftestImport, ReadAndSendBandwidthAndLatency) {
   for (const char *verb : {"read", "send"}) {
     const std::string v = verb;
-    const auto bw = import_perftest(fixture("ib_" + v + "_bw_rxe_client.txt"), "bw.txt");
+    const auto bw = import_perftest(perftest_fixture("ib_" + v + "_bw_rxe_client.txt"), "bw.txt");
     ASSERT_EQ(bw.size(), 1u) << v;
     EXPECT_EQ(bw[0].key, "rdma." + v + "_bw");
     EXPECT_EQ(bw[0].params.at("tool"), "perftest ib_" + v + "_bw");
@@ -73,7 +73,8 @@ TEST(PerftestImport, ReadAndSendBandwidthAndLatency) {
     EXPECT_GE(bw[0].metrics.at("bandwidth_peak_gbits_per_s").get<double>(),
               bw[0].metrics.at("bandwidth_gbits_per_s").get<double>())
         << v;
-    const auto lat = import_perftest(fixture("ib_" + v + "_lat_rxe_client.txt"), "lat.txt");
+    const auto lat =
+        import_perftest(perftest_fixture("ib_" + v + "_lat_rxe_client.txt"), "lat.txt");
     ASSERT_EQ(lat.size(), 1u) << v;
     EXPECT_EQ(lat[0].key, "rdma." + v + "_lat");
     const auto &l = lat[0].metrics.at("latency");
@@ -85,14 +86,14 @@ TEST(PerftestImport, ReadAndSendBandwidthAndLatency) {
               v == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)");
   }
   // ib_read_lat printed 20.89 us minimum and 36.18 us typical in that run.
-  const auto read = import_perftest(fixture("ib_read_lat_rxe_client.txt"), "lat.txt");
+  const auto read = import_perftest(perftest_fixture("ib_read_lat_rxe_client.txt"), "lat.txt");
   EXPECT_DOUBLE_EQ(read[0].metrics.at("latency").at("min_s").get<double>(), 20.89e-6);
   EXPECT_DOUBLE_EQ(read[0].metrics.at("latency").at("p50_s").get<double>(), 36.18e-6);
 }
 
 // ib_send_bw's server prints "BW peak 0.00" beside a real average: no peak, not a zero peak.
 TEST(PerftestImport, SendBwServerPeakOfZeroIsLeftOut) {
-  const auto r = import_perftest(fixture("ib_send_bw_rxe_server.txt"), "srv.txt").at(0);
+  const auto r = import_perftest(perftest_fixture("ib_send_bw_rxe_server.txt"), "srv.txt").at(0);
   EXPECT_EQ(r.key, "rdma.send_bw");
   EXPECT_GT(r.metrics.at("bandwidth_gbits_per_s").get<double>(), 0.0);
   EXPECT_FALSE(r.metrics.contains("bandwidth_peak_gbits_per_s")) << r.metrics.dump();
@@ -101,7 +102,7 @@ TEST(PerftestImport, SendBwServerPeakOfZeroIsLeftOut) {
 // ib_read_lat's server has no table: the error says to import the client's output.
 TEST(PerftestImport, ReadLatServerSaysTheClientHasTheResults) {
   try {
-    import_perftest(fixture("ib_read_lat_rxe_server.txt"), "srv.txt");
+    import_perftest(perftest_fixture("ib_read_lat_rxe_server.txt"), "srv.txt");
     FAIL();
   } catch (const InputError &e) {
     EXPECT_NE(std::string(e.what()).find("prints its results on the client only"),
@@ -114,14 +115,15 @@ TEST(PerftestImport, ReadLatServerSaysTheClientHasTheResults) {
 // The server side of ib_write_lat once printed inf and -nan for every statistic (a later run
 // of the same command printed numbers): a failed record naming the columns, never a figure.
 TEST(PerftestImport, InfAndNanAreNotComputedNeverFigures) {
-  const auto r = import_perftest(fixture("ib_write_lat_rxe_server_inf.txt"), "srv.txt").at(0);
+  const auto r =
+      import_perftest(perftest_fixture("ib_write_lat_rxe_server_inf.txt"), "srv.txt").at(0);
   EXPECT_EQ(r.key, "rdma.write_lat");
   EXPECT_EQ(r.status, Status::failed);
   EXPECT_NE(r.reason.value_or("").find("inf or nan for every figure"), std::string::npos);
   EXPECT_EQ(r.params.at("perftest_not_computed").size(), 7u) << r.params.dump();
   EXPECT_FALSE(r.metrics.contains("latency"));
   // One column of inf among numbers: that column only is left out.
-  std::string text = fixture("ib_write_lat_rxe_client.txt");
+  std::string text = perftest_fixture("ib_write_lat_rxe_client.txt");
   const auto row = text.find(" 8       2000");
   ASSERT_NE(row, std::string::npos);
   const auto first = text.find_first_not_of(' ', text.find("2000", row) + 4);
@@ -135,7 +137,7 @@ TEST(PerftestImport, InfAndNanAreNotComputedNeverFigures) {
 
 TEST(PerftestImport, MibPerSecondIsConvertedToGbits) {
   // Without --report_gbits perftest prints MB/sec, meaning MiB/s.
-  std::string text = fixture("ib_write_bw_rxe_client.txt");
+  std::string text = perftest_fixture("ib_write_bw_rxe_client.txt");
   const auto at = text.find("BW peak[Gb/sec]    BW average[Gb/sec]");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 38, "BW peak[MB/sec]    BW average[MB/sec]");
@@ -157,10 +159,10 @@ TEST(PerftestImport, FailedRunAndForeignTextAreInputErrorsWithLocation) {
     EXPECT_NE(std::string(e.what()).find("Couldn't connect"), std::string::npos) << e.what();
     EXPECT_EQ(e.where(), "fail.txt");
   }
-  std::string cut = fixture("ib_write_lat_rxe_client.txt");
+  std::string cut = perftest_fixture("ib_write_lat_rxe_client.txt");
   cut = cut.substr(0, cut.find(" #bytes"));
   EXPECT_THROW(import_perftest(cut, "cut.txt"), InputError);
-  std::string broken = fixture("ib_write_bw_rxe_client.txt");
+  std::string broken = perftest_fixture("ib_write_bw_rxe_client.txt");
   broken.replace(broken.find(" 65536 "), 7, " 65536 x ");
   try {
     import_perftest(broken, "broken.txt");

@@ -13,6 +13,7 @@
 #include "harness/store/refusal_log.h"
 #include "harness/store/tcp_store.h"
 #include "silent_connection.h"
+#include "tests/harness/store/store_test_token.h"
 
 // UBSan checks a virtual call whose object it has not seen yet by reading the object's vtable
 // through a pipe it opens for the purpose (IsAccessibleMemoryRange in compiler-rt). With every
@@ -30,8 +31,6 @@ namespace railgauge {
 namespace {
 
 using namespace std::chrono_literals;
-
-constexpr const char *kToken = "test-token";
 
 double process_cpu_s() {
   rusage usage{};

@@ -13,13 +13,12 @@
 #include "harness/store/refusal_log.h"
 #include "harness/store/tcp_store.h"
 #include "silent_connection.h"
+#include "tests/harness/store/store_test_token.h"
 
 namespace railgauge {
 namespace {
 
 using namespace std::chrono_literals;
-
-constexpr const char *kToken = "test-token";
 
 TEST(StoreUnderLoad, SilentConnectionsStayInASmallPoolAndARankStillGetsIn) {
   TcpStoreServerOptions options;

@@ -9,14 +9,13 @@
 
 #include "harness/store/store_wire.h"
 #include "harness/store/tcp_store.h"
+#include "tests/harness/store/store_test_token.h"
 
 namespace railgauge {
 namespace {
 
 using namespace std::chrono_literals;
 namespace wire = store_wire;
-
-constexpr const char *kToken = "test-token";
 
 TcpStoreClientOptions quick_client() { return {2000ms, 2000ms, 2000ms}; }
 
