@@ -21,11 +21,11 @@ void add_tcp_axes(std::vector<Axis> &axes) {
 
 namespace {
 
-// tcp_lat's own axis: how its two ends wait for each message (rdma/tcp/tcp_socket.h).
+// How the two ends wait for each message or acknowledgement (rdma/tcp/tcp_socket.h).
 void add_wait_axis(std::vector<Axis> &axes) {
   axes.push_back({record::kWait,
                   AxisType::text,
-                  "spin: each end spins on its socket until the message arrives, as verbs latency "
+                  "spin: each end spins on its socket until it can send or receive, as verbs "
                   "tests poll their completion queue; sleep: each end sleeps in poll(2) until the "
                   "kernel wakes it (adds the scheduler's wakeup)",
                   {std::string(record::kWaitSpin)},
@@ -34,10 +34,11 @@ void add_wait_axis(std::vector<Axis> &axes) {
 
 // The TCP baselines, one class told apart by whether it measures latency:
 // - tcp_lat, ping-pong: the same pattern as rdma.write_lat over sockets (TCP_NODELAY), one-way
-//   latency = round trip / 2; by default both ends spin on their socket as write_lat spins on
-//   its completion queue (wait=spin), or sleep until the kernel wakes them (wait=sleep);
+//   latency = round trip / 2;
 // - tcp_bw, streaming: about 1 MiB of messages per measured call, one send per message, a
 //   1-byte acknowledgement per call (uni) or both directions at once (bidir, the sum reported).
+// In both, by default the two ends spin on their sockets as the verbs tests spin on their
+// completion queues (wait=spin), or sleep until the kernel wakes them (wait=sleep).
 class TcpBenchmark final : public Benchmark {
 public:
   explicit TcpBenchmark(bool latency) : latency_(latency) {}
@@ -57,14 +58,13 @@ public:
     }
     std::vector<Axis> axes = {
         {record::kSizeBytes, AxisType::bytes, "Message size (at most 64 MiB)", sizes, {}}};
-    if (latency_)
-      add_wait_axis(axes);
-    else
+    if (!latency_)
       axes.push_back({record::kDirection,
                       AxisType::text,
                       "uni or bidir (both at once, sum reported)",
                       {std::string("uni")},
                       {"uni", "bidir"}});
+    add_wait_axis(axes);
     add_tcp_axes(axes);
     return axes;
   }
@@ -86,7 +86,7 @@ private:
     s.size_bytes = static_cast<std::size_t>(p.integer(record::kSizeBytes));
     s.mode = p.text(record::kMode);
     s.bind_address = p.text(record::kBindAddress);
-    if (latency_ && p.text(record::kWait) == record::kWaitSpin)
+    if (p.text(record::kWait) == record::kWaitSpin)
       s.wait = SocketWait::spin;
     return s;
   }

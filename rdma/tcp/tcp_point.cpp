@@ -109,7 +109,7 @@ std::string resolve_bind_address(const std::string &name) {
 }
 
 std::optional<std::string> spin_refusal(const Topology &topology, const TcpPointSpec &spec) {
-  if (spec.pattern != Pattern::latency || spec.wait != SocketWait::spin)
+  if (spec.wait != SocketWait::spin)
     return std::nullopt;
   const bool loopback = spec.mode == "loopback";
   const int cpus = cpus_given();
@@ -182,14 +182,14 @@ nlohmann::json tcp_server(const TcpPointSpec &s, Store &store, const std::string
       bool open = true;
       while (open && !abort) {
         for (std::uint64_t m = 0; m < per_call; ++m)
-          if (!recv_all(conn, in.data(), size, s.timeout_s)) {
+          if (!recv_all(conn, in.data(), size, s.timeout_s, s.wait)) {
             if (m != 0)
               throw BackendError("client closed in the middle of a call");
             open = false;
             break;
           }
         if (open) {
-          send_all(conn, &ack, 1, s.timeout_s);
+          send_all(conn, &ack, 1, s.timeout_s, s.wait);
           messages += per_call;
         }
       }
@@ -201,9 +201,9 @@ nlohmann::json tcp_server(const TcpPointSpec &s, Store &store, const std::string
         fill_pattern(out.data() + off, size, size);
       while (!abort) {
         // Receive the client's call and send ours back at once; a clean close ends the loop.
-        if (!recv_all(conn, in.data(), 1, s.timeout_s))
+        if (!recv_all(conn, in.data(), 1, s.timeout_s, s.wait))
           break;
-        exchange(conn, out.data(), bytes, in.data() + 1, bytes - 1, s.timeout_s);
+        exchange(conn, out.data(), bytes, in.data() + 1, bytes - 1, s.timeout_s, s.wait);
         messages += bytes / size;
       }
     }
@@ -270,11 +270,11 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       const bool bidir = s.pattern == Pattern::bandwidth_bidirectional;
       const Measurement m = ctx.measure(timer, [&] {
         if (bidir) {
-          exchange(conn, call.data(), bytes, back.data(), bytes, s.timeout_s);
+          exchange(conn, call.data(), bytes, back.data(), bytes, s.timeout_s, s.wait);
         } else {
           for (std::uint64_t k = 0; k < per_call; ++k)
-            send_all(conn, call.data() + k * size, size, s.timeout_s);
-          if (!recv_all(conn, &ack, 1, s.timeout_s))
+            send_all(conn, call.data() + k * size, size, s.timeout_s, s.wait);
+          if (!recv_all(conn, &ack, 1, s.timeout_s, s.wait))
             throw BackendError("TCP server closed the connection");
         }
       });

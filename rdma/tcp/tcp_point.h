@@ -27,8 +27,8 @@ struct TcpPointSpec {
   std::size_t size_bytes = 8;
   std::string bind_address = "127.0.0.1"; // an IPv4/IPv6 literal or an interface name
   std::string mode = "loopback";          // "loopback" | "ranks"
-  // How a latency point's two ends wait for each message (tcp_socket.h). Spinning needs each end
-  // on a CPU of its own, else the point is waived (spin_refusal).
+  // How the two ends wait for each message or acknowledgement (tcp_socket.h). Spinning needs each
+  // end on a CPU of its own, else the point is waived (spin_refusal).
   SocketWait wait = SocketWait::sleep;
   std::string point_id;
   double timeout_s = 120;
@@ -49,7 +49,7 @@ std::string resolve_bind_address(const std::string &address_or_interface);
 // (derived params client_pu, server_pu).
 std::optional<std::pair<unsigned, unsigned>> loopback_end_pus(const Topology &topology);
 
-// Why a latency point may not spin its ends (wait=spin): each spinning end needs a CPU of its
+// Why a point may not spin its ends (wait=spin): each spinning end needs a CPU of its
 // own, two per rank in loopback, one per rank in mode=ranks, times the ranks of this host that
 // share this process's CPUs (launcher_ranks_on_this_host, cpus_given); on fewer, each end spins
 // through the time slice the other needs to answer. nullopt when it may, or does not spin.
