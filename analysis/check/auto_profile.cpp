@@ -163,10 +163,38 @@ AutoProfile imported_profile(const std::vector<ImportedLog> &logs) {
                         "line), so the lower fabric floors judge it, RoCE's: give --rules {}-ib "
                         "for InfiniBand's",
                         what, sku)};
-  return {"any-fabric",
+  return {kAnyFabricProfile,
           fmt::format("{}, network {}: no shipped profile has its floors, so the checks that "
                       "need no expected figure judge it (curve shape, outliers, failed records)",
                       what, net == "libfabric" ? "libfabric (EFA, Slingshot)" : net)};
+}
+
+// The profile of imported logs that name no GPU (`unnamed`; `failures`: those holding a failed or
+// broken record), or the input error that asks for one.
+AutoProfile unnamed_import_profile(const std::set<std::string> &unnamed,
+                                   const std::set<std::string> &failures) {
+  // An import has no inventory: a log that names no GPU (perftest prints its GPU only with
+  // --use_cuda and once connected, nccl-tests in its rank lines) says nothing of the node. A log
+  // that shows a failure (a link that never came up, wrong data) needs no floor to FAIL: the
+  // checks that need no expected figure judge it, and the link is drained. Otherwise no profile
+  // is guessed: a PASS without the node's floors would pass what was not judged.
+  if (!failures.empty())
+    return {kAnyFabricProfile,
+            fmt::format("the imported log{} {} name{} no GPU and show{} a failed or broken "
+                        "record, which needs no expected figure to fail; give the node's profile "
+                        "by name for its floors",
+                        failures.size() == 1 ? "" : "s", fmt::join(failures, ", "),
+                        failures.size() == 1 ? "s" : "", failures.size() == 1 ? "s" : "")};
+  throw InputError(fmt::format("the imported log{} {} name{} no GPU (perftest prints its GPU "
+                               "only with --use_cuda and once connected, nccl-tests in its "
+                               "rank lines), and an import carries no inventory to tell the "
+                               "node",
+                               unnamed.size() == 1 ? "" : "s", fmt::join(unnamed, ", "),
+                               unnamed.size() == 1 ? "s" : ""),
+                   "--rules auto",
+                   fmt::format("give the node's profile by name ({}), or --rules any-fabric for "
+                               "the checks that need no expected figure",
+                               shipped_names("rules")));
 }
 
 } // namespace
@@ -192,14 +220,20 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
   std::set<std::string> no_gpus;      // hosts with nothing of NVIDIA's on the PCI bus
   int unknown = 0;                    // runs without GPUs whose PCI tree was not read
   std::vector<ImportedLog> imports;
-  std::set<std::string> unnamed_imports; // imported logs that name no GPU (host memory)
+  std::set<std::string> unnamed_imports;  // imported logs that name no GPU (host memory)
+  std::set<std::string> unnamed_failures; // ... of them, those whose records failed or broke
   for (const auto &run : runs.runs) {
     if (gpu_names(run.manifest).empty() && run.manifest.is_object() &&
         run.manifest.contains("imported")) {
-      if (auto log = imported_log(run))
+      if (auto log = imported_log(run)) {
         imports.push_back(std::move(*log));
-      else
+      } else {
         unnamed_imports.insert(run.dir);
+        if (std::any_of(run.records.begin(), run.records.end(), [](const Record &r) {
+              return r.status == Status::failed || r.status == Status::error;
+            }))
+          unnamed_failures.insert(run.dir);
+      }
       continue;
     }
     const auto found = gpu_names(run.manifest);
@@ -236,19 +270,8 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
                         fmt::join(unseen_gpus, ", "), unseen_gpus.size() == 1 ? "s" : "")};
   if (names.empty() && !imports.empty())
     return imported_profile(imports);
-  // An import has no inventory: a log that names no GPU (perftest without --use_cuda, an
-  // nccl-tests log without its rank lines) says nothing of the node, so no profile is guessed.
   if (names.empty() && !unnamed_imports.empty())
-    throw InputError(fmt::format("the imported log{} {} name{} no GPU (perftest without "
-                                 "--use_cuda, nccl-tests without its rank lines), and an import "
-                                 "carries no inventory to tell the node",
-                                 unnamed_imports.size() == 1 ? "" : "s",
-                                 fmt::join(unnamed_imports, ", "),
-                                 unnamed_imports.size() == 1 ? "s" : ""),
-                     "--rules auto",
-                     fmt::format("give the node's profile by name ({}), or --rules any-fabric for "
-                                 "the checks that need no expected figure",
-                                 shipped_names("rules")));
+    return unnamed_import_profile(unnamed_imports, unnamed_failures);
   if (names.empty() && !no_gpus.empty() && unknown == 0)
     return {kHostOnlyProfile,
             fmt::format("nothing of NVIDIA's on the PCI bus of {} node{}, and no driver: the "

@@ -19,7 +19,9 @@
 // SKU's fabric profile for the network the log names (nccl-tests' NCCL_DEBUG=INFO "NET/IB : Using
 // ...:1/RoCE" line, perftest's link layer): -roce or -ib. A log that names no network is judged
 // by -roce, whose floors are the lower, and the choice says so; EFA or socket, which no profile
-// has floors for, by any-fabric (the checks that need no expected figure), said too.
+// has floors for, by any-fabric (the checks that need no expected figure), said too. An imported
+// log that names no GPU is refused, asking for a profile by name, unless it shows a failed or
+// broken record (a link that never came up): any-fabric then FAILs it without a floor.
 #include <string>
 
 #include "analysis/run_set.h"
@@ -30,6 +32,8 @@ namespace railgauge::check {
 inline constexpr const char *kGpuNodeProfile = "gpu-node";
 // The profile of a machine without GPUs (results/rules/host-only.yaml).
 inline constexpr const char *kHostOnlyProfile = "host-only";
+// The checks that need no expected figure (results/rules/any-fabric.yaml).
+inline constexpr const char *kAnyFabricProfile = "any-fabric";
 
 struct AutoProfile {
   std::string name; // a shipped profile's name, e.g. "h200-sxm-1gpu"

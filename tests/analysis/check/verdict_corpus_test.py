@@ -135,6 +135,10 @@ CASES = [
      [("multinode-sendrecv-vs-line-rate", "+", ("<", 6))]),
     ("auto_p5_2node_efa", "nccl-tests", ["keitaw_aws_p5_h100_2node_efa_all_reduce_tagged.log"],
      "auto", "pass", []),
+    # A client that never connected names no GPU; its failed record needs no floor: FAIL, drained.
+    ("auto_ib_write_bw_never_connected", "perftest",
+     ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_16qp_client_cm_error.log"], "auto", "fail",
+     [("record-status", "unknown-moc_bm_h100", None)]),
     ("auto_ib_write_bw_gpu_far_from_nic", "perftest",
      ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu2-gpu0_client_slow.log"], "auto",
      "fail", [("rdma-write-bw-floor", "gpu2-gpu0", ("<", 90))]),
@@ -148,6 +152,7 @@ AUTO_CHOICE = {
     "auto_h100_2node_4gpu_roce_sendrecv_slow": ("h100-sxm-roce", "network RoCE as the log says"),
     "auto_ib_write_bw_gpu_far_from_nic": ("h100-sxm-roce", "network RoCE as the log says"),
     "auto_p5_2node_efa": ("any-fabric", "network libfabric (EFA, Slingshot)"),
+    "auto_ib_write_bw_never_connected": ("any-fabric", "shows a failed or broken record"),
 }
 
 
@@ -195,7 +200,7 @@ class CorpusTest(unittest.TestCase):
                               "auto", out)
             self.assertIsNone(result, r.stdout)
             self.assertEqual(r.returncode, 4, r.stderr)
-            self.assertIn("names no GPU (perftest without --use_cuda", r.stderr)
+            self.assertIn("names no GPU (perftest prints its GPU only with --use_cuda", r.stderr)
             self.assertIn("h100-sxm-roce", r.stderr)
             self.assertNotIn("inventory shows a GPU", r.stderr)
 
