@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # The burn-in's proof on a machine with one GPU (docs/burnin.md): `railgauge burnin` healthy,
-# then again while a second process holds a share of the GPU (build/bin/cotenant_spin), each
-# judged by the GPU's SKU profile (--rules auto); then `railgauge compare` of the two runs and
-# the planned time of an 8-GPU node at the default budget. Fits one 10-minute call at the
-# default --budget-s. Never changes clocks, power limits or any GPU setting.
+# then again while a second process holds a share of the GPU (build/bin/cotenant_spin), once per
+# share given, each judged by the GPU's SKU profile (--rules auto); then `railgauge compare` of
+# the healthy run against each co-tenant run and the planned time of an 8-GPU node at the default
+# budget. Never changes clocks, power limits or any GPU setting.
 #
-#   scripts/burnin_proof.sh [--build-dir DIR] [--out DIR] [--budget-s S] [--share PCT]
+#   scripts/burnin_proof.sh [--build-dir DIR] [--out DIR] [--budget-s S]
+#                          [--share PCT[,PCT...]]
 #
 #   --build-dir DIR  the railgauge build (default build/): DIR/bin/railgauge, DIR/bin/cotenant_spin
 #   --out DIR        output directory, new or empty (default runs/burnin-proof-<UTC time>)
 #   --budget-s S     each burn-in's --budget (default 170)
-#   --share PCT      the co-tenant's share of the SMs (default 50)
+#   --share PCT[,PCT...]  the co-tenant's shares of the SMs, one co-tenant run each, in
+#                    OUT/cotenant-PCT (default 50,15)
 #
-# Expected: the healthy run exits 0 (PASS); the co-tenant run exits 1 or 2, naming gpu0, the
-# rule and the figure. The script's own exit status is 0 when both hold, 1 otherwise.
+# Expected: the healthy run exits 0 (PASS); each co-tenant run exits 1 or 2, naming gpu0, the
+# rule, the figure and the foreign process. The script's own exit status is 0 when both hold, 1 otherwise.
 # LD_LIBRARY_PATH gets PyTorch's CUDA libraries (cuBLASLt, NCCL) when python3 has torch, as
 # scripts/reference_run.sh does.
 set -euo pipefail
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 build=build
 out="runs/burnin-proof-$(date -u +%Y%m%dT%H%M%SZ)"
 budget=170
-share=50
+share=50,15
 while (($#)); do
   case "$1" in
   --build-dir) build=$2; shift 2 ;;
@@ -71,20 +73,31 @@ burnin() { # NAME: one burn-in into $out/NAME, its console in logs/NAME.txt; ech
 log "healthy burn-in (--budget $budget)"
 healthy=$(burnin healthy)
 
-log "co-tenant: cotenant_spin holds $share% of GPU 0's SMs"
-"$spin" 0 "$share" $((budget * 2 + 60)) >"$out/logs/cotenant_spin.txt" 2>&1 &
-spin_pid=$!
-sleep 3
-cotenant=$(burnin cotenant)
-kill "$spin_pid" 2>/dev/null || true
-wait "$spin_pid" 2>/dev/null || true
+IFS=, read -ra shares <<<"$share"
+cotenant_ok=1
+for pct in "${shares[@]}"; do
+  [[ "$pct" =~ ^[0-9]+$ ]] && ((pct > 0 && pct <= 100)) || {
+    log "--share '$pct' is not a percentage of the SMs (1 to 100): skipped"
+    cotenant_ok=0
+    continue
+  }
+  log "co-tenant: cotenant_spin holds $pct% of GPU 0's SMs"
+  "$spin" 0 "$pct" $((budget * 2 + 60)) >"$out/logs/cotenant_spin-$pct.txt" 2>&1 &
+  spin_pid=$!
+  sleep 3
+  rc=$(burnin "cotenant-$pct")
+  kill "$spin_pid" 2>/dev/null || true
+  wait "$spin_pid" 2>/dev/null || true
+  "$railgauge" compare "$out"/healthy "$out/cotenant-$pct" --label healthy \
+    --label "cotenant-$pct" --json "$out/compare-$pct.json" >"$out/compare-$pct.txt" 2>&1 || true
+  log "co-tenant at $pct%: exit $rc (1 WARN or 2 FAIL expected)"
+  [[ "$rc" == 1 || "$rc" == 2 ]] || cotenant_ok=0
+  grep -h -E '^(PASS|WARN|FAIL):' "$out/logs/cotenant-$pct.txt" | tee -a "$out/logs/proof.log" || true
+  grep -h -E 'gpu0' "$out/logs/cotenant-$pct.txt" | head -n 12 | tee -a "$out/logs/proof.log" || true
+done
 
-"$railgauge" compare "$out"/healthy "$out"/cotenant --label healthy --label cotenant \
-  --json "$out/compare.json" >"$out/compare.txt" 2>&1 || true
-
-log "healthy: exit $healthy (0 = PASS expected); co-tenant: exit $cotenant (1 WARN or 2 FAIL expected)"
-grep -h -E '^(PASS|WARN|FAIL):' "$out/logs/healthy.txt" "$out/logs/cotenant.txt" | tee -a "$out/logs/proof.log" || true
-grep -h -E 'gpu0' "$out/logs/cotenant.txt" | head -n 12 | tee -a "$out/logs/proof.log" || true
+log "healthy: exit $healthy (0 = PASS expected)"
+grep -h -E '^(PASS|WARN|FAIL):' "$out/logs/healthy.txt" | tee -a "$out/logs/proof.log" || true
 sed -n '/Burn-in phases/,/^total/p' "$out/logs/healthy.txt" | tee -a "$out/logs/proof.log" || true
-[[ "$healthy" == 0 && ("$cotenant" == 1 || "$cotenant" == 2) ]] && exit 0
+[[ "$healthy" == 0 && "$cotenant_ok" == 1 ]] && exit 0
 exit 1

@@ -13,9 +13,10 @@
 #   --out OUT       output directory (new or empty)
 #   --deadline-s S  the whole round's limit (default 560); a part that would start with less time
 #                   left than it needs is skipped and says so, and `gemm` gets what is left
-#   --budget-s S    each burn-in's --budget (default 150)
+#   --budget-s S    each burn-in's --budget (default 160; the plan refuses less than 155)
 #   --parts LIST    the parts, run in this order (default burnin,nccl16,tests):
-#     burnin  the burn-in healthy and beside a co-tenant (scripts/burnin_proof.sh; docs/burnin.md)
+#     burnin  the burn-in healthy and beside co-tenants holding 50 and 15 % of the SMs
+#             (scripts/burnin_proof.sh; docs/burnin.md)
 #     nccl16  the 16 GiB NCCL point (scripts/nccl_16gib_point.sh)
 #     tests   the GPU test executables, each under its own limit
 #     block   the GPU block measured and predicted (scripts/gpu_block_prediction.sh)
@@ -23,16 +24,20 @@
 #     nccl    NCCL against nccl-tests and the copies against nvbandwidth, interleaved 3 rounds
 #     gemm    the GEMM TP sweep (and the square and dtype sweeps) against torch, interleaved
 #     gemm-aa the GEMM tables' A/A control: railgauge against itself (scripts/gemm_aa_round.sh)
+#     gemm-tp the GEMM TP sweep at the degrees in $TPS (default 1,8,32) against torch, then its
+#             A/A control, in one part (scripts/gemm_torch_round.sh)
 #   (copy, nccl and gemm are quick reference runs, docs/reference-runs.md, "interleaved pairs")
 #
-# Never changes clocks, power limits or any GPU setting. Exit status: 0 when every part that ran
+# Beside the whole round, an independent `nvidia-smi -l 1` writes OUT/work/smi.csv (packed with
+# each part) and `nvidia-smi -q` before and after, for checking the records' telemetry against
+# (scripts/telemetry_vs_smi.py). Never changes clocks, power limits or any GPU setting. Exit status: 0 when every part that ran
 # exited 0; 1 otherwise; 2 bad arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 kit=
 out=
 deadline_s=560
-budget_s=150
+budget_s=160
 parts=burnin,nccl16,tests
 while (($#)); do
   case "$1" in
@@ -51,8 +56,9 @@ done
 [[ -n "$out" ]] || { echo "gpu_proof_round.sh: --out OUT is required" >&2; exit 2; }
 IFS=, read -ra wanted <<<"$parts"
 for p in "${wanted[@]}"; do
-  [[ " burnin nccl16 tests block copy nccl gemm gemm-aa " == *" $p "* ]] || {
-    echo "gpu_proof_round.sh: no part '$p' (burnin nccl16 tests block copy nccl gemm gemm-aa)" >&2
+  [[ " burnin nccl16 tests block copy nccl gemm gemm-aa gemm-tp " == *" $p "* ]] || {
+    echo "gpu_proof_round.sh: no part '$p' (burnin nccl16 tests block copy nccl gemm gemm-aa" \
+      "gemm-tp)" >&2
     exit 2
   }
 done
@@ -69,7 +75,7 @@ status=0
 left() { echo $((deadline_s - (SECONDS - start))); }
 pack() { # NAME: OUT/work/NAME* into OUT/NAME.tar.xz
   local packed=()
-  for f in "$1" "$1.log" source-commit.txt round.log; do
+  for f in "$1" "$1.log" source-commit.txt round.log smi.csv smi-q-before.txt; do
     [[ -e "$out/work/$f" ]] && packed+=("$f")
   done
   tar -cJf "$out/$1.tar.xz" -C "$out/work" "${packed[@]}" ||
@@ -99,6 +105,11 @@ reference() {
 }
 nvidia-smi --query-gpu=name,pci.bus_id,power.limit,clocks.max.sm,driver_version \
   --format=csv >"$out/gpu.csv" 2>&1 || true
+nvidia-smi -q >"$out/work/smi-q-before.txt" 2>&1 || true
+nvidia-smi --query-gpu=timestamp,power.draw,power.limit,clocks.sm,clocks.mem,temperature.gpu,\
+utilization.gpu,clocks_event_reasons.active --format=csv -l 1 >"$out/work/smi.csv" 2>&1 &
+smi_pid=$!
+trap 'kill "$smi_pid" 2>/dev/null' EXIT
 for p in "${wanted[@]}"; do
   case "$p" in
   burnin)
@@ -134,7 +145,14 @@ for p in "${wanted[@]}"; do
   gemm-aa)
     step gemm-aa 300 env RAILGAUGE="$rg_bin" scripts/gemm_aa_round.sh "$out/work/gemm-aa"
     pack gemm-aa ;;
+  gemm-tp)
+    step gemm-tp 120 env RAILGAUGE="$rg_bin" scripts/gemm_torch_round.sh "$out/work/gemm-tp" \
+      "${TPS:-1,8,32}"
+    pack gemm-tp ;;
   esac
 done
 echo "round: $((SECONDS - start)) s, exit $status" | tee -a "$out/round.log"
+nvidia-smi -q >"$out/smi-q-after.txt" 2>&1 || true
+kill "$smi_pid" 2>/dev/null || true
+cp "$out/work/smi.csv" "$out/smi.csv" 2>/dev/null || true
 exit "$status"
