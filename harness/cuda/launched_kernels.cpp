@@ -16,18 +16,18 @@
 namespace railgauge::gpu {
 namespace {
 
-// The CUPTI entry points used, resolved from the library opened at run time.
+// The CUPTI entry points used, resolved from the library opened at run time. The library is
+// never closed: once subscribed, CUPTI stays attached to the driver, and under CUDA 13.0 the
+// driver keeps pointers into it after cuptiUnsubscribe, so unloading it crashed the process at
+// its next driver call (seen on an H200, driver 580: gemm and cublaslt_gpu_tests segfaulted; the
+// same regression is described in icl-utk-edu/papi pull request 594). dlopen of a library
+// already loaded returns the same handle, so each point reuses the first one.
 struct Cupti {
   void *lib = nullptr;
   decltype(&cuptiSubscribe) subscribe = nullptr;
   decltype(&cuptiEnableCallback) enable_callback = nullptr;
   decltype(&cuptiUnsubscribe) unsubscribe = nullptr;
   decltype(&cuptiGetResultString) result_string = nullptr;
-
-  ~Cupti() {
-    if (lib)
-      dlclose(lib);
-  }
   std::string error(CUptiResult r) const {
     const char *text = nullptr;
     if (result_string)
