@@ -102,6 +102,43 @@ class BurninReferenceTest(unittest.TestCase):
     def test_h200_healthy_passes_its_floors_and_the_shared_gpu_fails_them(self):
         self.check_pair("h200-burnin-2026-11-27", "h200-sxm-1gpu")
 
+    def test_every_phase_judged_healthy_passes_and_both_cotenants_fail_naming_the_process(self):
+        # The H200 run of 2026-11-28, with every phase's health and process list: under auto
+        # the healthy GPU passes every rule that applies to one GPU, none read as missing; each
+        # co-tenant run (cotenant_spin holding 50 or 15 % of the SMs) fails on the GEMM burns of
+        # all three dtypes, the HBM copy, the power target and the foreign process, which the
+        # finding names, and drains the node.
+        burnin = REFERENCE / "h200-burnin-2026-11-28" / "burnin"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp) / "healthy.json"
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "auto", "--json", str(out),
+                                str(burnin / "healthy")], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            verdict = json.loads(out.read_text())
+        self.assertEqual(verdict["verdict"], "pass")
+        # What cannot apply to one GPU (siblings, NVLink, the 8-GPU all_reduce) is info; nothing
+        # the profile judges is missing.
+        self.assertEqual([f["rule"] for p in verdict["parts"] for f in p["findings"]
+                          if f["missing"] and f["level"] != "info"], [])
+        self.assertEqual(verdict["summary"]["violations"], 0, verdict["summary"])
+        for share in ("50", "15"):
+            with self.subTest(share=share):
+                run = burnin / f"cotenant-{share}"
+                named, verdict = violated(run, "h200-sxm-1gpu")
+                self.assertEqual(named, {"burn-gemm-floor": {"gpu0"}, "burn-hbm-floor": {"gpu0"},
+                                         "burn-power-target": {"gpu0"}})
+                failed = {f["rule"] for p in verdict["parts"] for f in p["findings"]
+                          if not f["missing"] and f["level"] == "fail"}
+                self.assertLessEqual({"burn-gemm-fp64-floor", "burn-gemm-tf32-floor",
+                                      "load-foreign-process"}, failed)
+                self.assertEqual(len(verdict["drain"]), 1)
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, 2)
+                self.assertRegex(r.stdout, r"foreign_processes.count = 1, needs <= 0; "
+                                           r"cotenant_spin \(pid \d+\)")
+
 
     def test_the_real_node_without_its_driver_fails_under_auto(self):
         # The healthy H200's own run as a plain run would read on the same VM with the driver
