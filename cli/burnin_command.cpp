@@ -60,10 +60,10 @@ void report_phase_times(const BurninPlan &plan, const fs::path &dir,
   for (const auto &p : plan.phases) {
     const double s = measured.value(p.key, -1.0);
     total += s > 0 ? s : 0;
-    std::cout << fmt::format("{:<28} {:>9.0f} {:>9}\n", p.key, p.planned_s(),
-                             s >= 0 ? fmt::format("{:.0f}", s) : "-");
+    std::cout << fmt::format("{:<28} {:>9.1f} {:>9}\n", p.key, p.planned_s(),
+                             s >= 0 ? fmt::format("{:.1f}", s) : "-");
   }
-  std::cout << fmt::format("{:<28} {:>9.0f} {:>9.0f}\n", "total", plan.planned_s, total);
+  std::cout << fmt::format("{:<28} {:>9.1f} {:>9.1f}\n", "total", plan.planned_s, total);
   std::ofstream out(dir / "burnin.json");
   out << nlohmann::json{{"plan", plan.to_json()}, {"measured_s", measured}}.dump(2) << '\n';
 }

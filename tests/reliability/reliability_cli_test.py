@@ -221,7 +221,7 @@ class ResumeCliTest(unittest.TestCase):
             self.skipTest("this machine has a usable GPU")
         for rules in ("auto", "any-fabric"):
             out = pathlib.Path(self.out) / rules
-            # a budget that holds every phase at its shortest (150 s): nothing runs here
+            # a budget that holds every phase at its shortest (88 s): nothing runs here
             r = railgauge("burnin", "--budget", "200", "--rules", rules, "--out", str(out))
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
             self.assertRegex(r.stderr, r"expectation not met: gpus: expected 1, found 0 \(.+\)")
