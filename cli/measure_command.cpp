@@ -53,8 +53,10 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
       "noise, the half-width of its samples' p10..p90 over their median, an ok point may end "
       "with before the run exits 1; 0: none), min_samples, "
       "max_samples, warmup_runs, warmup_s (seconds of untimed load first, for a GPU to "
-      "reach its power and thermal steady state), min_sample_s, batch (calls per sample, fixed; 0 "
-      "sizes it from min_sample_s)");
+      "reach its power and thermal steady state), settle_max_s (a GPU point's most untimed "
+      "seconds waiting for its clocks and power to settle), gpu_min_timed_s (a GPU point's "
+      "least timed span, default 0.2 s, whatever the noise rule says; 0: off), min_sample_s, "
+      "batch (calls per sample, fixed; 0 sizes it from min_sample_s)");
   cmd.add_flag("--no-verify", o.no_verify, "Skip the data check after each point");
   cmd.add_flag("-q,--quiet", o.quiet, "No progress line and no table");
   cmd.add_option("--progress-every", o.progress_every_s,

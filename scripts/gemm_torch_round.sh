@@ -10,6 +10,8 @@
 #
 #   scripts/gemm_torch_round.sh OUT_DIR [TPS]        (default TPS: 1,8,32; 16 points a degree)
 #
+# WINDOW_S, when set, is each GPU point's least timed span (--measure gpu_min_timed_s, default
+# 0.2 s); torch times the span each record states (gemm_vs_torch.py, steady_state.least_timed_s).
 # RAILGAUGE names the binary (default build/bin/railgauge); cuBLASLt comes from the node's
 # PyTorch when the binary was built without it (scripts/torch_lib_path.sh). Writes OUT_DIR/runs
 # (the source sweep), OUT_DIR/torch (peer.torch_matmul records), OUT_DIR/aa (peer.railgauge_aa
@@ -29,6 +31,7 @@ bin=${RAILGAUGE:-build/bin/railgauge}
 lib=$(scripts/torch_lib_path.sh)
 mkdir -p "$out"
 measure=(--time-budget 0.2 --point-timeout 60)
+[[ -n "${WINDOW_S:-}" ]] && measure+=(--measure "gpu_min_timed_s=$WINDOW_S")
 LD_LIBRARY_PATH="${lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
   "$bin" gemm --model gpt3-175b --tp "$tps" -a seq=2048 -a micro_batch=1 -a gpu=0 \
   "${measure[@]}" --out "$out/runs" -q

@@ -29,7 +29,9 @@ point, each round (scripts/peer_sweeps.py). By point (--interleave-by point): ra
 the point alone (BIN with --filter and the record's axes), then torch, seconds apart; one process
 per point and round, about 8.5 s a GEMM point on an H100. Before its samples, torch runs each
 point's graph untimed for --torch-warm-s (0.2 s), as railgauge's points run before they are
-timed, so both meet the GPU at the power state a sustained GEMM sets. metrics then hold each
+timed, so both meet the GPU at the power state a sustained GEMM sets, and its samples go on
+until they add up to the span railgauge timed the point over (the record's
+steady_state.least_timed_s, else --min-timed-s): both sides time the same span. metrics then hold each
 side's rounds, the per-round ratios, the ratio with its p10-p90, each side's spread and the
 verdict (scripts/peer_pairs.py: parity when the interval holds 1 or
 the ratio lies in torch's own spread; never a win inside the noise).
@@ -130,6 +132,15 @@ def make_call(torch, dtype, operands):
 LAUNCH_TIMERS = {"stream": "cuda_event_stream", "graph": "cuda_graph"}
 
 
+def least_timed_s(source, otherwise):
+    """The span railgauge timed this point over at the least (its record's
+    metrics.steady_state.least_timed_s, gpu_min_timed_s when it ran), else `otherwise`: torch
+    times the same span, so neither side reads a burst the other does not."""
+    steady = source.get("metrics", {}).get("steady_state")
+    value = steady.get("least_timed_s") if isinstance(steady, dict) else None
+    return float(value) if isinstance(value, (int, float)) and value >= 0 else otherwise
+
+
 class TorchPoint:
     """torch's side of one railgauge GEMM record: its GEMMs made and timed on demand (operands
     are made again for each round, so a sweep never holds every point's at once)."""
@@ -142,6 +153,7 @@ class TorchPoint:
         self.shapes = gemms_of(source)
         self.sets = max(1, min(int(p.get("operand_sets", 1)), args.max_sets))
         self.batch = int(source["metrics"].get("batch", 1))
+        self.min_timed_s = least_timed_s(source, args.min_timed_s)
         self.rounds_s, self.pooled, self.ahead, self.kernels = [], [], 0, None
 
     def calls(self):
@@ -161,7 +173,7 @@ class TorchPoint:
         timed = (peer_records.time_stream_batches if self.args.launch == "stream"
                  else peer_records.time_graph_batches)
         times, passed = timed(self.torch, calls, self.batch, self.args.samples, self.args.warmup,
-                              warm_s=self.args.torch_warm_s)
+                              warm_s=self.args.torch_warm_s, min_timed_s=self.min_timed_s)
         self.pooled.extend(times)
         self.ahead += passed
         self.rounds_s.append(summary(times)["median"])
@@ -267,6 +279,21 @@ def same_kernels(source, torch_kernels):
     return sorted(set(ours)) == sorted(set(torch_kernels.split("; ")))
 
 
+def fill_peer_records(recs, measured):
+    """Yields (record, shapes) for each (peer record, torch point or None, shapes, source record)
+    in `recs`, each measured one given the next of `measured` ((metrics, error), in the points'
+    order) and the kernels torch ran beside those its own source record launched."""
+    measured = iter(measured)
+    for rec, pt, shapes, source in recs:
+        if pt is not None:
+            rec["metrics"], error = next(measured)
+            rec["params"]["torch_kernels"] = pt.kernels or "unknown: never measured"
+            rec["params"]["same_kernels"] = same_kernels(source, rec["params"]["torch_kernels"])
+            if error:
+                rec["status"], rec["reason"] = "error", error
+        yield rec, shapes
+
+
 def print_table_summary(records, control):
     """The ratio table's last lines: ours/torch over its ok points, whether the same kernels ran
     on both sides, and the table's resolution."""
@@ -313,6 +340,10 @@ def main():
     ap.add_argument("--first-round-is-source", action="store_true",
                     help="interleaved by sweep: the source run is railgauge's first round (when "
                          "torch starts the moment it ends, as in a reference run)")
+    ap.add_argument("--min-timed-s", type=float, default=0.2,
+                    help="torch's least timed span per point when the railgauge record states "
+                         "none (its steady_state.least_timed_s is used where it does): samples "
+                         "go on until their batches add up to it (0: --samples alone)")
     ap.add_argument("--torch-warm-s", type=float, default=0.2,
                     help="seconds torch runs each point's graph untimed before its samples, as "
                          "railgauge's point runs (its quick --time-budget) before the GPU is "
@@ -356,23 +387,17 @@ def main():
             if r["params"]["dtype"] == "fp8_e4m3" and any(b > 1 for (_, _, _, b, _) in shapes):
                 rec["status"] = "waived"
                 rec["reason"] = "torch._scaled_mm has no batched form"
-                recs.append((rec, None, shapes))
+                recs.append((rec, None, shapes, r))
             else:
                 pt = TorchPoint(torch, args, r)
-                recs.append((rec, pt, shapes))
+                recs.append((rec, pt, shapes, r))
                 points.append(pt)
-        measured = iter(measure_points(args, points, out.dir,
-                                       control["resolution"] if control else 0.0))
-        for rec, pt, shapes in recs:
-            if pt is not None:
-                rec["metrics"], error = next(measured)
-                rec["params"]["torch_kernels"] = pt.kernels or "unknown: never measured"
-                rec["params"]["same_kernels"] = same_kernels(r, rec["params"]["torch_kernels"])
-                if error:
-                    rec["status"], rec["reason"] = "error", error
+        measured = measure_points(args, points, out.dir,
+                                  control["resolution"] if control else 0.0)
+        for rec, shapes in fill_peer_records(recs, measured):
             out.write(rec)
             print_row(rec, shapes)
-        print_table_summary([rec for rec, _, _ in recs], control)
+        print_table_summary([rec for rec, _, _, _ in recs], control)
     print(f"records: {out.path}", file=sys.stderr)
     return 0
 

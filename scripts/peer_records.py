@@ -166,21 +166,30 @@ def time_batches(torch, calls, batch, samples, warmup,
     return [time_gated_batch(torch, calls, batch, gate_cycles_per_call) for _ in range(samples)]
 
 
-def time_behind_gate(torch, launch, batch, samples, warm_s, gate, max_doublings):
+# The most samples a least timed span may ask for (a span of small calls is many samples).
+MAX_SPAN_SAMPLES = 20000
+
+
+def time_behind_gate(torch, launch, batch, samples, warm_s, gate, max_doublings,
+                     min_timed_s=0.0):
     """`samples` timings (seconds per call) of `launch()` (which enqueues `batch` calls) between
     CUDA events, each behind a sleep of `gate` cycles so that Python's enqueue is not timed: an
     event after the sleep is queried once everything is enqueued, and a sample whose gate had
     already opened is taken again behind a gate twice as long. With `warm_s`, `launch` runs
     untimed for that many seconds first (a large GEMM's rate depends on the power state a
-    sustained run sets). Returns (times, enqueue checks passed)."""
+    sustained run sets). With `min_timed_s`, samples go on until the timed batches add up to
+    that span, as railgauge's GPU points do (gpu_min_timed_s, the record's
+    steady_state.least_timed_s): a GPU at its power limit runs the first milliseconds after a
+    prelude faster than it sustains, so both sides must time the same span (issue 55). Returns
+    (times, enqueue checks passed)."""
     warm_until = time.monotonic() + warm_s
     while time.monotonic() < warm_until:
         launch()
         torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     gate_open = torch.cuda.Event()
-    times, ahead = [], 0
-    for _ in range(samples):
+    times, ahead, timed_s = [], 0, 0.0
+    while len(times) < samples or (timed_s < min_timed_s and len(times) < MAX_SPAN_SAMPLES):
         for attempt in range(max_doublings + 1):
             torch.cuda._sleep(gate)
             gate_open.record()
@@ -195,11 +204,13 @@ def time_behind_gate(torch, launch, batch, samples, warm_s, gate, max_doublings)
             if attempt < max_doublings:
                 gate *= 2
         times.append(start.elapsed_time(stop) * 1e-3 / batch)
+        timed_s += times[-1] * batch
     return times, ahead
 
 
 def time_graph_batches(torch, calls, batch, samples, warmup,
-                       gate_cycles_per_call=GATE_CYCLES_PER_CALL, max_doublings=4, warm_s=0.0):
+                       gate_cycles_per_call=GATE_CYCLES_PER_CALL, max_doublings=4, warm_s=0.0,
+                       min_timed_s=0.0):
     """`samples` timings (seconds per call) of `batch` rounds of `calls` captured in one CUDA
     graph, so that Python's launch loop cannot be timed (issue 44: a fixed sleep of ~10 us per
     call was as short as Python's enqueue, and torch timed its own loop at small shapes). The
@@ -222,11 +233,12 @@ def time_graph_batches(torch, calls, batch, samples, warmup,
     torch.cuda.synchronize()
     # One graph launch to enqueue, not batch x calls launches.
     return time_behind_gate(torch, graph.replay, batch, samples, warm_s,
-                            int(gate_cycles_per_call * 4), max_doublings)
+                            int(gate_cycles_per_call * 4), max_doublings, min_timed_s)
 
 
 def time_stream_batches(torch, calls, batch, samples, warmup,
-                        gate_cycles_per_call=GATE_CYCLES_PER_CALL, max_doublings=6, warm_s=0.0):
+                        gate_cycles_per_call=GATE_CYCLES_PER_CALL, max_doublings=6, warm_s=0.0,
+                        min_timed_s=0.0):
     """`samples` timings (seconds per call) of `batch` rounds of `calls` launched one by one on
     the stream, as railgauge launches its GEMMs (CUDA events around a batch behind a blocking
     kernel). Unlike a captured graph, every call runs again each time, so a call that rotates
@@ -244,7 +256,8 @@ def time_stream_batches(torch, calls, batch, samples, warmup,
             c()
     torch.cuda.synchronize()
     return time_behind_gate(torch, run_batch, batch, samples, warm_s,
-                            int(gate_cycles_per_call * batch * len(calls)), max_doublings)
+                            int(gate_cycles_per_call * batch * len(calls)), max_doublings,
+                            min_timed_s)
 
 
 def kernel_names(torch, call, repeats=3):

@@ -132,6 +132,25 @@ class GemmPeerTest(unittest.TestCase):
         # The gate holds the stream for the whole batch's enqueue.
         self.assertEqual(torch.cuda.sleeps[0], peer_records.GATE_CYCLES_PER_CALL * 2)
 
+    def test_torch_times_the_span_the_railgauge_record_timed(self):
+        # On one H200 (2026-11-28) railgauge timed each GEMM point over 0.21 s and torch over 10
+        # samples, 26 ms at the largest shape, right after its warm-up: a power-capped GPU's
+        # burst on one side only. Samples now go on until the batches add up to the record's
+        # least timed span (each fake sample times 1 ms: 2 calls of 0.5 ms).
+        log = []
+        torch = fake_torch(log)
+        times, _ = peer_records.time_stream_batches(torch, [lambda: None], batch=2, samples=4,
+                                                    warmup=1, min_timed_s=0.05)
+        self.assertEqual(len(times), 50)
+        times, _ = peer_records.time_stream_batches(torch, [lambda: None], batch=2, samples=4,
+                                                    warmup=1)
+        self.assertEqual(len(times), 4, "no span asked: --samples alone")
+        source = {"metrics": {"steady_state": {"least_timed_s": 0.2, "timed_s": 0.214}}}
+        self.assertEqual(gemm_vs_torch.least_timed_s(source, 0.5), 0.2)
+        self.assertEqual(gemm_vs_torch.least_timed_s({"metrics": {}}, 0.5), 0.5)
+        self.assertEqual(gemm_vs_torch.least_timed_s(
+            {"metrics": {"steady_state": {"least_timed_s": "x"}}}, 0.5), 0.5)
+
     def test_a_gate_that_opened_too_soon_is_doubled_and_the_sample_taken_again(self):
         log = []
         torch = fake_torch(log, late=2)
@@ -153,7 +172,7 @@ class GemmPeerTest(unittest.TestCase):
                              "operand_sets": 640, "gpu": 0},
                   "metrics": {"batch": 38, "tflops": 1.0}}
         args = types.SimpleNamespace(max_sets=4096, samples=17, warmup=1, torch_warm_s=0.0,
-                                     launch="stream")
+                                     min_timed_s=0.0, launch="stream")
         point = gemm_vs_torch.TorchPoint(torch, args, source)
         point.measure()
         metrics = point.metrics()
@@ -259,6 +278,33 @@ class GemmPeerTest(unittest.TestCase):
             sys.stdout = stdout
         self.assertIn("same kernels on both sides: 2 of 4 points (1 differ, 1 unknown)",
                       out.getvalue())
+
+    def test_each_point_is_matched_with_its_own_sources_kernels(self):
+        # The H200 sweep of 2026-11-28 (results/reference/h200-gemm-tp-2026-11-28): torch ran
+        # the kernel railgauge's heuristic pick launched on every point, but the table read
+        # "same kernels: 8 of 32" because each point was matched with the last source record.
+        root = os.path.join(SOURCE, "results", "reference", "h200-gemm-tp-2026-11-28", "gemm-tp")
+        runs = [os.path.join(root, d, sorted(os.listdir(os.path.join(root, d)))[0])
+                for d in ("runs", "torch")]
+        sources = peer_records.ok_records(
+            peer_records.read_records(peer_records.records_path(runs[0])),
+            set(gemm_vs_torch.GPU_KEYS))
+        peers = peer_records.read_records(peer_records.records_path(runs[1]))
+        self.assertEqual(len(sources), len(peers))
+        recs = []
+        for src, peer in zip(sources, peers):
+            self.assertEqual(src["params"]["gemm"], peer["params"]["gemm"])
+            point = types.SimpleNamespace(kernels=peer["params"]["torch_kernels"])
+            recs.append(({"params": {}, "status": "ok"}, point, [], src))
+        filled = [rec for rec, _ in gemm_vs_torch.fill_peer_records(
+            recs, [({"ours_vs_torch": 1.0}, None)] * len(recs))]
+        same = [rec["params"]["same_kernels"] for rec in filled]
+        self.assertEqual(same.count(True), len(same), same)
+        # A point whose own source launched another kernel still reads False.
+        other = dict(sources[0], metrics={"launched_kernels": {"heuristic": ["other_kernel"]}})
+        rec, _ = next(gemm_vs_torch.fill_peer_records(
+            [({"params": {}, "status": "ok"}, recs[0][1], [], other)], [({}, None)]))
+        self.assertIs(rec["params"]["same_kernels"], False)
 
 
 def main():
