@@ -18,10 +18,7 @@ namespace {
 // A column's name: the phase's (a GEMM burn's dtype but bf16's), with the placement where a
 // phase has more than one.
 std::string column_of(const Record &r) {
-  const std::string phase =
-      burnin_phase_name(r.key, r.params.contains("dtype") && r.params["dtype"].is_string()
-                                   ? r.params["dtype"].get<std::string>()
-                                   : "");
+  const std::string phase = burnin_phase_of(r.key, r.params);
   if (const auto placement = record_fields::text(r.params, offload::record::kPlacement))
     return fmt::format("{} {}", phase, *placement);
   return phase;

@@ -146,12 +146,6 @@ BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
 
 } // namespace
 
-std::string burnin_phase_name(const std::string &key, const std::string &dtype) {
-  if (key != "gemm.burn" || dtype.empty() || dtype == "bf16")
-    return key;
-  return key + " " + dtype;
-}
-
 BurninHbm burnin_hbm(const std::string &gpu_name, double memory_bytes) {
   const bool h200 = gpu_name.find("H200") != std::string::npos;
   return {gpu_name, memory_bytes, h200 ? 4273.9 : 3022.8};
@@ -265,12 +259,8 @@ nlohmann::json phase_wall_times(const std::vector<nlohmann::json> &records,
     if (!r.is_object() || !r.contains("key") || !r.contains("time_utc") ||
         !r["time_utc"].is_string())
       continue;
-    const auto &params = r.value("params", nlohmann::json::object());
-    const std::string key = burnin_phase_name(r["key"].get<std::string>(),
-                                              params.is_object() && params.contains("dtype") &&
-                                                      params["dtype"].is_string()
-                                                  ? params["dtype"].get<std::string>()
-                                                  : "");
+    const std::string key =
+        burnin_phase_of(r["key"].get<std::string>(), r.value("params", nlohmann::json::object()));
     const double end = utc_seconds(r["time_utc"].get<std::string>());
     if (!last_end.contains(key))
       order.push_back(key);

@@ -14,16 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/suite.h"
+#include "records/burnin_phase_name.h"
 
 namespace railgauge {
 
 // The default budget: a node of 8 GPUs burned in within 10 minutes (DCGM's level 3 takes ~15).
 inline constexpr double kDefaultBurninBudgetS = 600;
-
-// A phase's name in the plan, burnin.json and the per-GPU table: its key, and for a GEMM burn in
-// another dtype than bf16 the dtype after it ("gemm.burn fp64"), so that one plan holds the bf16,
-// fp64 and tf32 burns apart while the bf16 phase keeps the name committed runs were written with.
-std::string burnin_phase_name(const std::string &key, const std::string &dtype);
 
 struct BurninPhase {
   std::string key;           // burnin_phase_name(): the key, with a GEMM's dtype but bf16's

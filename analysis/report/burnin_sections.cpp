@@ -7,6 +7,7 @@
 
 #include "analysis/report/report.h"
 #include "analysis/report/svg.h"
+#include "records/burnin_phase_name.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::report {
@@ -20,7 +21,7 @@ struct Figure {
 };
 
 std::optional<Figure> figure_of(const json &metrics) {
-  for (const Figure f : {Figure{"tflops", "TFLOP/s"}, Figure{"bandwidth_gbytes_per_s", "GB/s"}})
+  for (const Figure &f : {Figure{"tflops", "TFLOP/s"}, Figure{"bandwidth_gbytes_per_s", "GB/s"}})
     if (metrics.contains(f.metric) && metrics[f.metric].is_number())
       return f;
   return std::nullopt;
@@ -34,6 +35,7 @@ struct GpuPhase {
 };
 
 struct Phase {
+  std::string key; // the records' key, which a rule selects by (the phase's name adds a dtype)
   Figure figure;
   nlohmann::json params; // a GPU's params, which a rule's floor is selected by
   std::vector<GpuPhase> gpus;
@@ -44,6 +46,8 @@ std::string gpu_label(const Record &part, const records::GpuPart &g, bool severa
   return several_hosts ? part.host + " " + gpu : gpu;
 }
 
+// Each phase by its name (burnin_phase_of(): a GEMM burn's dtype but bf16's, so the FP64 and
+// TF32 burns are phases of their own, each against its own floor).
 std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
   std::set<std::string> hosts;
   for (const auto &run : runs.runs)
@@ -58,7 +62,8 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
         const auto figure = figure_of(part.metrics);
         if (part.status != Status::ok || !figure)
           continue;
-        auto &phase = phases[r.key];
+        auto &phase = phases[burnin_phase_of(r.key, part.params)];
+        phase.key = r.key;
         phase.figure = *figure;
         phase.params = part.params;
         const auto gpu = records::gpu_part(part);
@@ -118,7 +123,7 @@ void phase_charts(Page &page, const std::string &key, const Phase &phase,
   }
   const double best = *std::max_element(values.begin(), values.end());
   const auto *rule =
-      rules ? check::floor_rule(*rules, key, phase.figure.metric, phase.params) : nullptr;
+      rules ? check::floor_rule(*rules, phase.key, phase.figure.metric, phase.params) : nullptr;
   const std::optional<double> floor = rule ? rule->value : std::nullopt;
   const double line = floor ? *floor : kOutlierShare * best;
   const std::string line_text = floor ? fmt::format("floor {:.4g} ({})", *floor, rules->name)

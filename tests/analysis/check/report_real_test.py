@@ -100,6 +100,23 @@ class BurninReportTest(unittest.TestCase):
                       "memory.burn: SM MHz per second"):
             chart_titled(html, "chart", title)
 
+    def test_each_gemm_dtype_is_a_phase_with_its_own_floor(self):
+        # The H200 run of 2026-11-28 burns bf16, FP64 and TF32: each is a column of the grid and
+        # a chart against its own floor (the report once kept only the last dtype's figure, the
+        # TF32 one, under "gemm.burn", against the TF32 floor).
+        burnin = ROOT / "results" / "reference" / "h200-burnin-2026-11-28" / "burnin"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            r = railgauge("report", burnin / "cotenant-50", "--rules", "h200-sxm-1gpu",
+                          "--markdown", out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            md = (out / "r.md").read_text()
+        self.assertIn("| GPU | gemm.burn TFLOP/s | gemm.burn fp64 TFLOP/s | gemm.burn tf32 TFLOP/s "
+                      "| memory.burn GB/s |", md)
+        self.assertRegex(md, r"\| gpu0 0000:00:06\.0 \| 398\.2 \| 29\.13 \| 205\.8 \| 1992 \|")
+        for phase, floor in (("gemm.burn", "659.6"), ("gemm.burn fp64", "55.68"),
+                             ("gemm.burn tf32", "325")):
+            self.assertIn(f"**{phase}** per GPU (TFLOP/s; floor {floor} (h200-sxm-1gpu))", md)
 
     def test_the_test_by_gpu_grid_heads_the_verdict_section(self):
         # `check --json` carries the grid it printed; `report --check` draws it first in the
