@@ -108,6 +108,11 @@ class Point:
         self.batch = max(1, min(int(m.get("batch", 1)), MAX_BATCH))
         taken = int(m.get("time_s", {}).get("n", 10))
         self.samples = max(10, min(taken, max_samples))
+        # The span railgauge timed this GPU point over at the least (gpu_min_timed_s): torch's
+        # graph-timed samples go on until they add up to it (peer_records.time_behind_gate).
+        steady = m.get("steady_state")
+        least = steady.get("least_timed_s") if isinstance(steady, dict) else None
+        self.least_timed_s = float(least) if isinstance(least, (int, float)) else 0.0
 
     @property
     def timer(self):
@@ -306,7 +311,8 @@ class TorchMeasurer:
     def _timed(self, point, call):
         if point.pinned:  # a CUDA graph: Python's launch loop is never timed (issue 44)
             times, self.enqueue_ahead = peer_records.time_graph_batches(
-                self.torch, [call], point.batch, point.samples, self.warmup, self.gate)
+                self.torch, [call], point.batch, point.samples, self.warmup, self.gate,
+                min_timed_s=point.least_timed_s)
             return times
         for _ in range(self.warmup):
             call()

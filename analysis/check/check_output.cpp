@@ -10,9 +10,13 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <pugixml.hpp>
+
+#include "records/burnin_phase_name.h"
 
 namespace railgauge::check {
 namespace {
@@ -123,7 +127,16 @@ FindingGroups group_findings(const CheckResult &r) {
   return g;
 }
 
-// Each violated rule, worst first, with its first few findings.
+// A finding's text without the record it came from: findings of one part that read the same
+// (a foreign process seen in every phase) are one line, and the records are listed after it.
+std::string without_record(const Finding &f) {
+  Finding bare = f;
+  bare.key.clear();
+  return describe(bare);
+}
+
+// Each violated rule, worst first, with its first few findings; a part's findings that differ
+// only in the record (the burn-in's phases) folded into one line and the phases they came from.
 std::string violated_lines(const FindingGroups &g) {
   constexpr std::size_t kLinesPerRule = 8;
   std::string out;
@@ -137,11 +150,24 @@ std::string violated_lines(const FindingGroups &g) {
         fmt::format("{} {} [{}]: {} finding{} on {} part{}\n", upper(to_string(level_rule.first)),
                     level_rule.second, items.front().finding->category, items.size(),
                     items.size() == 1 ? "" : "s", parts.size(), parts.size() == 1 ? "" : "s");
-    for (std::size_t i = 0; i < items.size() && i < kLinesPerRule; ++i)
+    std::size_t i = 0;
+    for (std::size_t lines = 0; i < items.size() && lines < kLinesPerRule; ++lines) {
+      const std::string head = without_record(*items[i].finding);
+      std::size_t j = i + 1;
+      std::vector<std::string> also;
+      for (; j < items.size() && items[j].part->key == items[i].part->key &&
+             without_record(*items[j].finding) == head;
+           ++j)
+        also.push_back(burnin_phase_of(items[j].finding->key, items[j].finding->params));
       out += fmt::format("  {} {}: {}\n", items[i].part->key.host, part_name(*items[i].part),
                          describe(*items[i].finding));
-    if (items.size() > kLinesPerRule)
-      out += fmt::format("  ... and {} more\n", items.size() - kLinesPerRule);
+      if (!also.empty())
+        out += fmt::format("    the same in {} more record{}: {}\n", also.size(),
+                           also.size() == 1 ? "" : "s", fmt::join(also, ", "));
+      i = j;
+    }
+    if (i < items.size())
+      out += fmt::format("  ... and {} more\n", items.size() - i);
   }
   return out;
 }

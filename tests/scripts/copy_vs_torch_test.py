@@ -134,6 +134,11 @@ class PeerTest(unittest.TestCase):
         few["metrics"]["batch"] = 100000
         self.assertEqual((copy_vs_torch.Point(few, 100).samples,
                           copy_vs_torch.Point(few, 100).batch), (10, copy_vs_torch.MAX_BATCH))
+        # torch times at least the span railgauge's GPU point did (issue 55), none without one.
+        self.assertEqual(d2d.least_timed_s, 0.0)
+        sustained = record("memory.hbm_copy")
+        sustained["metrics"]["steady_state"] = {"least_timed_s": 0.2, "timed_s": 0.23}
+        self.assertEqual(copy_vs_torch.Point(sustained, 100).least_timed_s, 0.2)
 
     def test_ratio_is_ours_over_torch_in_the_peer_record(self):
         gb = 10 ** 9

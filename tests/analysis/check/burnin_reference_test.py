@@ -138,6 +138,10 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 2)
                 self.assertRegex(r.stdout, r"foreign_processes.count = 1, needs <= 0; "
                                            r"cotenant_spin \(pid \d+\)")
+                # One line for the process, then the phases it was seen in, not seven lines.
+                self.assertIn("    the same in 6 more records: gemm.burn fp64, gemm.burn tf32, "
+                              "memory.burn, memory.pattern, offload.all_gpus_d2h, of...",
+                              r.stdout)
 
 
     def test_the_real_node_without_its_driver_fails_under_auto(self):

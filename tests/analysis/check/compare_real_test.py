@@ -69,6 +69,24 @@ class CompareRealTest(unittest.TestCase):
         self.assertRegex(table, r"gemm\.burn .*part=gpu.* tflops +717 +396\.5 +0\.553")
         self.assertRegex(table, r"memory\.burn .*part=gpu.* 4274 +1978 +0\.463")
 
+    def test_every_dtypes_burn_and_the_pattern_test_show_the_cotenants_drop(self):
+        # The H200 run of 2026-11-28: each GEMM dtype is a point of its own per GPU, and the HBM
+        # pattern test's rate falls with the copy's; the host copies, which the co-tenant does not
+        # touch, stay within 5 %.
+        burnin = ROOT / "results" / "reference" / "h200-burnin-2026-11-28" / "burnin"
+        c, table = self.compare(burnin / "healthy", burnin / "cotenant-15")
+        for dtype, healthy, shared in (("bf16", 717.7, 397.6), ("fp64", 60.52, 29.34),
+                                       ("tf32", 353.3, 209.6)):
+            p = self.point(c, "gemm.burn", gpu=0, part="gpu", dtype=dtype)
+            self.assertEqual([round(s["value"], 1 if dtype != "fp64" else 2)
+                              for s in p["sides"]], [healthy, shared], dtype)
+            self.assertTrue(p["verdict"][-1].startswith("worse"), p["verdict"])
+        pattern = self.point(c, "memory.pattern", gpu=0, part="gpu")
+        self.assertLess(pattern["sides"][1]["value"] / pattern["sides"][0]["value"], 0.5)
+        h2d = self.point(c, "offload.all_gpus_h2d", gpu=0, part="gpu")
+        self.assertGreater(h2d["sides"][1]["value"] / h2d["sides"][0]["value"], 0.95)
+        self.assertRegex(table, r"gemm\.burn +dtype=fp64 .*part=gpu.* tflops +60\.52 +29\.34 +0\.485")
+
     def test_one_node_against_ten_nodes_matches_every_collective_and_size(self):
         # The same cluster's 8-GPU node and its 10-node, 80-rank run: the scale differs, the
         # collectives and sizes are the same (all_gather's sizes rounded to 80 ranks).
