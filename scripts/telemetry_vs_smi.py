@@ -5,14 +5,13 @@
 
 SMI_CSV is what `nvidia-smi --query-gpu=timestamp,power.draw,power.limit,clocks.sm,... --format=csv
 -l 1` wrote beside the runs (scripts/gpu_proof_round.sh does); RUN_DIR a railgauge run directory.
-For every record that holds a GPU's telemetry over its timed window (metrics.gpus[i] or
-metrics.per_gpu[i] .telemetry.during), the window in UTC is taken from the record: it ends at the
+For every record that holds a GPU's telemetry over its timed window (metrics.gpus[i],
+metrics.per_gpu[i] or, for a rank's collective, metrics .telemetry.during), the window in UTC is taken from the record: it ends at the
 record's time_utc less what the GPU spent after it (elapsed_s - window_s.to), or, where the
 record states no window_s, it is the duration_s that ends at time_utc. nvidia-smi's samples
-inside the window, less half a second at each end (its samples are one second apart and the
-record's end is written after the last GPU finished), give a median power and SM clock; each is
-compared with the record's median. A window with fewer than 3 such samples is listed as too short
-for a one-second sampler, not judged. The timestamps must share a clock: nvidia-smi prints its
+inside the window give a median power and SM clock; each is compared with the record's median. A
+window that holds fewer than 2 of them (nvidia-smi samples once a second) is listed as too short
+to describe, not judged: one reading cannot stand for a window whose power swings. The timestamps must share a clock: nvidia-smi prints its
 local time, which is UTC on the nodes the rounds ran on (a TZ offset would show as every window
 failing).
 
@@ -29,8 +28,7 @@ import os
 import statistics
 import sys
 
-EDGE_S = 0.5
-MIN_SAMPLES = 3
+MIN_SAMPLES = 2
 
 
 class InputError(Exception):
@@ -85,11 +83,15 @@ def read_smi(path):
 
 
 def gpu_parts(record):
+    """The GPU parts of a record that hold telemetry: its per-GPU list, or the record itself (a
+    rank's all_reduce keeps one GPU's telemetry in metrics.telemetry)."""
     metrics = record.get("metrics") or {}
     for name in ("gpus", "per_gpu"):
         parts = metrics.get(name)
         if isinstance(parts, list):
             return [p for p in parts if isinstance(p, dict)]
+    if isinstance(metrics.get("telemetry"), dict):
+        return [dict(metrics, gpu=(record.get("params") or {}).get("gpu", record.get("rank")))]
     return []
 
 
@@ -117,7 +119,7 @@ def compare(records, smi, tolerance):
             if not during.get("available") or "duration_s" not in during:
                 continue
             start, end = window_of(r, part, during)
-            inside = [s for s in smi if start + EDGE_S <= s[0] <= end - EDGE_S]
+            inside = [s for s in smi if start <= s[0] <= end]
             power = [s[1] for s in inside if s[1] is not None]
             clock = [s[2] for s in inside if s[2] is not None]
             row = {"phase": phase_name(r), "gpu": part.get("gpu", part.get("index")),
@@ -126,7 +128,7 @@ def compare(records, smi, tolerance):
                    "sm_clock_mhz": during["sm_clock_mhz"]["median"],
                    "power_max_w": during["power_w"]["max"]}
             if len(power) < MIN_SAMPLES or len(clock) < MIN_SAMPLES:
-                row["verdict"] = "too short for a 1 s sampler"
+                row["verdict"] = "too short: under 2 samples of a 1 s sampler"
             else:
                 row["smi_power_w"] = statistics.median(power)
                 row["smi_sm_clock_mhz"] = statistics.median(clock)
@@ -158,16 +160,16 @@ def read_records(run_dir):
 
 def print_table(name, rows):
     print(f"{name}")
-    print(f"  {'phase':<22} {'gpu':>3} {'window s':>8} {'smi n':>5} {'W':>7} {'smi W':>7} "
+    print(f"  {'phase':<28} {'gpu':>3} {'window s':>8} {'smi n':>5} {'W':>7} {'smi W':>7} "
           f"{'ratio':>6} {'MHz':>6} {'smi MHz':>7} {'ratio':>6}  verdict")
     for r in rows:
         if "power_ratio" in r:
-            print(f"  {r['phase']:<22} {r['gpu']:>3} {r['window_s']:>8.1f} {r['smi_samples']:>5} "
+            print(f"  {r['phase']:<28} {r['gpu']:>3} {r['window_s']:>8.1f} {r['smi_samples']:>5} "
                   f"{r['power_w']:>7.1f} {r['smi_power_w']:>7.1f} {r['power_ratio']:>6.3f} "
                   f"{r['sm_clock_mhz']:>6.0f} {r['smi_sm_clock_mhz']:>7.0f} "
                   f"{r['clock_ratio']:>6.3f}  {r['verdict']}")
         else:
-            print(f"  {r['phase']:<22} {r['gpu']:>3} {r['window_s']:>8.1f} {r['smi_samples']:>5} "
+            print(f"  {r['phase']:<28} {r['gpu']:>3} {r['window_s']:>8.1f} {r['smi_samples']:>5} "
                   f"{r['power_w']:>7.1f} {'-':>7} {'-':>6} {r['sm_clock_mhz']:>6.0f} {'-':>7} "
                   f"{'-':>6}  {r['verdict']}")
 

@@ -33,18 +33,19 @@ class TelemetryVsSmiTest(unittest.TestCase):
             rc = tvs.main(args)
         return rc, out.getvalue(), err.getvalue()
 
-    def test_every_long_window_of_the_committed_runs_agrees_within_3_percent(self):
+    def test_every_window_of_the_committed_runs_agrees_within_3_percent(self):
         rc, out, _ = self.run_main([self.smi] + self.runs)
         self.assertEqual(rc, 0, out)
-        self.assertIn("12 window(s) judged, 0 outside 3%", out)
+        self.assertIn("20 window(s) judged, 0 outside 3%", out)
         smi = tvs.read_smi(self.smi)
         for run in self.runs:
             for row in tvs.compare(tvs.read_records(run), smi, 0.03):
                 if "power_ratio" in row:
                     self.assertAlmostEqual(row["power_ratio"], 1, delta=0.01, msg=row)
                     self.assertAlmostEqual(row["clock_ratio"], 1, delta=0.01, msg=row)
-                else:  # the host copies and the pattern test last 1 to 3 s
-                    self.assertLess(row["window_s"], 3.5, row)
+                else:  # a 1.3 s pattern test and the all_reduce's windows: under 2 readings
+                    self.assertLess(row["window_s"], 2, row)
+                    self.assertIn(row["phase"], ("memory.pattern", "collectives.nccl_all_reduce"))
 
     def test_a_clock_shifted_by_a_phase_fails(self):
         with open(self.smi) as f:
