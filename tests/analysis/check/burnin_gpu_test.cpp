@@ -264,8 +264,9 @@ TEST(BurninGpu, OneGpuMachinePassesItsProfileAndSaysItHasNoSiblings) {
   EXPECT_EQ(violations(slow_r).size(), 1u) << render_table(slow_r);
 }
 
-// A rack team's sign-off: one GPU 10% below the healthy figure on GEMM, on HBM or on its host
-// copies fails by the SKU's floor alone, where it has no sibling to be compared with.
+// A rack team's sign-off: one GPU 10% below the healthy figure on GEMM (bf16, or FP64 and TF32),
+// on HBM or on its host copies fails by the SKU's floor alone, where it has no sibling to be
+// compared with.
 TEST(BurninGpu, ALoneGpuTenPercentSlowFailsItsFloor) {
   struct Case {
     Sick sick;
@@ -273,7 +274,9 @@ TEST(BurninGpu, ALoneGpuTenPercentSlowFailsItsFloor) {
   };
   const Case cases[] = {{{.lone_gpu = 0, .gemm_factor = 0.9}, "burn-gemm-floor"},
                         {{.lone_gpu = 0, .hbm_factor = 0.9}, "burn-hbm-floor"},
-                        {{.lone_gpu = 0, .h2d_factor = 0.9}, "burn-h2d-floor"}};
+                        {{.lone_gpu = 0, .h2d_factor = 0.9}, "burn-h2d-floor"},
+                        {{.lone_gpu = 0, .dtype_gemm_factor = 0.9}, "burn-gemm-fp64-floor"},
+                        {{.lone_gpu = 0, .dtype_gemm_factor = 0.9}, "burn-gemm-tf32-floor"}};
   for (const auto &c : cases) {
     const auto r = judge(burnin_node(1, c.sick), "h200-sxm-1gpu");
     EXPECT_EQ(exit_status(r.verdict), 2) << c.rule << '\n' << render_table(r);
@@ -282,9 +285,12 @@ TEST(BurninGpu, ALoneGpuTenPercentSlowFailsItsFloor) {
     EXPECT_TRUE(v.begin()->second.contains(c.rule)) << c.rule << '\n' << render_table(r);
   }
   // 5% low on each (ml-engineering's healthy spread in a node) still passes.
-  const auto r = judge(
-      burnin_node(1, {.lone_gpu = 0, .gemm_factor = 0.95, .hbm_factor = 0.95, .h2d_factor = 0.95}),
-      "h200-sxm-1gpu");
+  const auto r = judge(burnin_node(1, {.lone_gpu = 0,
+                                       .gemm_factor = 0.95,
+                                       .hbm_factor = 0.95,
+                                       .h2d_factor = 0.95,
+                                       .dtype_gemm_factor = 0.95}),
+                       "h200-sxm-1gpu");
   EXPECT_EQ(exit_status(r.verdict), 0) << render_table(r);
 }
 

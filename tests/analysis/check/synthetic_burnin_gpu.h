@@ -16,8 +16,9 @@ struct Sick {
   // One figure of one GPU this much below healthy (1.0: healthy), the rest of the GPU healthy.
   int lone_gpu = -1;
   double gemm_factor = 1.0, hbm_factor = 1.0, h2d_factor = 1.0;
-  int hot_gpu = -1;      // this GPU spent 30% of the window under HW thermal slowdown
-  int corrupt_gpu = -1;  // this GPU's GEMM results differed from the first (SDC)
+  double dtype_gemm_factor = 1.0; // the lone GPU's FP64 and TF32 burns
+  int hot_gpu = -1;               // this GPU spent 30% of the window under HW thermal slowdown
+  int corrupt_gpu = -1;           // this GPU's GEMM results differed from the first (SDC)
   int xid_gpu = -1;      // the kernel logged an Xid 48 (double-bit ECC) for this GPU mid-burn
   int copy_xid_gpu = -1; // ... for this GPU while every GPU copied to and from the host
   int nccl_xid_gpu = -1; // ... for this GPU during the all_reduce
