@@ -108,8 +108,9 @@ struct Comparison {
 std::string default_metric(const nlohmann::json &metrics);
 // Relative half-width of the repetitions behind a value: a timed record's (time_s,
 // harness/noise_bound.h: railgauge, nccl-tests JSON with -I), nccl-tests text -I's
-// iteration_cv_percent, or latency p50/p90 or stdev/mean (perftest); none when the record holds
-// one sample (a bandwidth average).
+// iteration_cv_percent, latency p50/p90 or stdev/mean (perftest), or a burn-in GPU's figure
+// second by second (metrics.series); none when the record holds one sample (a bandwidth
+// average).
 std::optional<double> relative_noise(const nlohmann::json &metrics);
 
 // Throws InputError when fewer than two inputs or labels of the wrong count are given.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "analysis/compare/compared_metric.h"
 #include "harness/noise_bound.h"
@@ -11,9 +12,42 @@ namespace railgauge::compare {
 
 using json = nlohmann::json;
 
+namespace {
+
+// A burn-in GPU's figure is the median of its window, not of timed samples, but it keeps the
+// figure second by second (metrics.series: [{"t_s", "tflops"}] or [{"t_s",
+// "bandwidth_gbytes_per_s"}]): the spread of those seconds, p10..p90 half-width over their
+// median, is the figure's noise, so that compare judges a co-tenant's drop against it rather than
+// as a single sample.
+std::optional<double> series_noise(const json &metrics) {
+  if (!metrics.contains("series") || !metrics["series"].is_array())
+    return std::nullopt;
+  constexpr std::size_t kLeastSeconds = 3;
+  for (const char *figure : {"tflops", "bandwidth_gbytes_per_s"}) {
+    std::vector<double> values;
+    for (const auto &s : metrics["series"])
+      if (s.is_object() && s.contains(figure) && s[figure].is_number())
+        values.push_back(s[figure].get<double>());
+    if (values.size() < kLeastSeconds)
+      continue;
+    std::sort(values.begin(), values.end());
+    const double mid = railgauge::median(values);
+    if (mid <= 0)
+      return std::nullopt;
+    return (railgauge::percentile_of_sorted(values, 0.9) -
+            railgauge::percentile_of_sorted(values, 0.1)) /
+           (2 * mid);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<double> relative_noise(const json &metrics) {
   if (const auto timed = railgauge::relative_noise(metrics))
     return timed;
+  if (const auto seconds = series_noise(metrics))
+    return seconds;
   const json doc = {{"metrics", metrics}};
   // A coefficient of variation as the p10..p90 half-width of a normal spread.
   if (const auto cv = number_at(doc, "metrics.iteration_cv_percent"))

@@ -80,7 +80,8 @@ class CompareRealTest(unittest.TestCase):
             p = self.point(c, "gemm.burn", gpu=0, part="gpu", dtype=dtype)
             self.assertEqual([round(s["value"], 1 if dtype != "fp64" else 2)
                               for s in p["sides"]], [healthy, shared], dtype)
-            self.assertTrue(p["verdict"][-1].startswith("worse"), p["verdict"])
+            # Judged against the spread of its seconds, not as a single sample.
+            self.assertEqual(p["verdict"][-1], "worse", p["verdict"])
         pattern = self.point(c, "memory.pattern", gpu=0, part="gpu")
         self.assertLess(pattern["sides"][1]["value"] / pattern["sides"][0]["value"], 0.5)
         h2d = self.point(c, "offload.all_gpus_h2d", gpu=0, part="gpu")
