@@ -127,16 +127,25 @@ FindingGroups group_findings(const CheckResult &r) {
   return g;
 }
 
-// A finding's text without the record it came from: findings of one part that read the same
-// (a foreign process seen in every phase) are one line, and the records are listed after it.
-std::string without_record(const Finding &f) {
-  Finding bare = f;
-  bare.key.clear();
-  return describe(bare);
+// Whether two findings of a rule read the same on the same part, in the same run: the same
+// value, bound and detail (a foreign process seen in every phase), so that they print as one line
+// and the records they came from after it. Compared field by field, never by the rounded text.
+bool same_reading(const FindingGroups::Item &a, const FindingGroups::Item &b) {
+  const Finding &x = *a.finding, &y = *b.finding;
+  return a.part->key == b.part->key && x.missing == y.missing && x.what == y.what &&
+         x.value == y.value && x.bound == y.bound && x.detail == y.detail && x.run == y.run;
 }
 
-// Each violated rule, worst first, with its first few findings; a part's findings that differ
-// only in the record (the burn-in's phases) folded into one line and the phases they came from.
+// A record as a folded line names it: its burn-in phase (a GEMM burn's dtype) and placement.
+std::string record_label(const Finding &f) {
+  std::string label = burnin_phase_of(f.key, f.params);
+  if (f.params.is_object() && f.params.contains("placement") && f.params["placement"].is_string())
+    label += " " + f.params["placement"].get<std::string>();
+  return label;
+}
+
+// Each violated rule, worst first, with its first few findings; a part's findings that read the
+// same in one run (the burn-in's phases) folded into one line and the records they came from.
 std::string violated_lines(const FindingGroups &g) {
   constexpr std::size_t kLinesPerRule = 8;
   std::string out;
@@ -150,24 +159,28 @@ std::string violated_lines(const FindingGroups &g) {
         fmt::format("{} {} [{}]: {} finding{} on {} part{}\n", upper(to_string(level_rule.first)),
                     level_rule.second, items.front().finding->category, items.size(),
                     items.size() == 1 ? "" : "s", parts.size(), parts.size() == 1 ? "" : "s");
-    std::size_t i = 0;
-    for (std::size_t lines = 0; i < items.size() && lines < kLinesPerRule; ++lines) {
-      const std::string head = without_record(*items[i].finding);
-      std::size_t j = i + 1;
+    std::vector<bool> shown(items.size(), false);
+    std::size_t lines = 0, printed = 0;
+    for (std::size_t i = 0; i < items.size() && lines < kLinesPerRule; ++i) {
+      if (shown[i])
+        continue;
       std::vector<std::string> also;
-      for (; j < items.size() && items[j].part->key == items[i].part->key &&
-             without_record(*items[j].finding) == head;
-           ++j)
-        also.push_back(burnin_phase_of(items[j].finding->key, items[j].finding->params));
+      for (std::size_t j = i + 1; j < items.size(); ++j)
+        if (!shown[j] && same_reading(items[i], items[j])) {
+          shown[j] = true;
+          also.push_back(record_label(*items[j].finding));
+        }
       out += fmt::format("  {} {}: {}\n", items[i].part->key.host, part_name(*items[i].part),
                          describe(*items[i].finding));
       if (!also.empty())
         out += fmt::format("    the same in {} more record{}: {}\n", also.size(),
                            also.size() == 1 ? "" : "s", fmt::join(also, ", "));
-      i = j;
+      shown[i] = true;
+      printed += 1 + also.size();
+      ++lines;
     }
-    if (i < items.size())
-      out += fmt::format("  ... and {} more\n", items.size() - i);
+    if (printed < items.size())
+      out += fmt::format("  ... and {} more\n", items.size() - printed);
   }
   return out;
 }

@@ -140,7 +140,7 @@ class BurninReferenceTest(unittest.TestCase):
                                            r"cotenant_spin \(pid \d+\)")
                 # One line for the process, then the phases it was seen in, not seven lines.
                 self.assertIn("    the same in 6 more records: gemm.burn fp64, gemm.burn tf32, "
-                              "memory.burn, memory.pattern, offload.all_gpus_d2h, of...",
+                              "memory.burn, memory.pattern, offload.all_gpus_d2h nea...",
                               r.stdout)
 
 

@@ -207,5 +207,51 @@ TEST(Output, PrometheusAndMarkdownEscape) {
   EXPECT_NE(render_markdown(r).find("| h\\|1 |"), std::string::npos);
 }
 
+// A process seen on a GPU in several phases is one line, the phases after it; a finding that
+// reads otherwise (another pid, another value, another run) keeps a line of its own.
+TEST(Output, FindingsThatReadTheSameOnAPartFoldAndOthersDoNot) {
+  CheckResult r;
+  r.rules_name = "fold";
+  PartResult p;
+  p.key = {"h1", PartKind::gpu, "0000:01:00.0"};
+  p.label = "gpu0";
+  p.verdict = Level::fail;
+  const auto seen = [](const std::string &key, const nlohmann::json &params, double count,
+                       const std::string &detail, const std::string &run) {
+    Finding f;
+    f.rule_id = "load-foreign-process";
+    f.category = "health";
+    f.what = "metrics.telemetry.foreign_processes.count";
+    f.value = count;
+    f.bound = "<= 0";
+    f.detail = detail;
+    f.key = key;
+    f.params = params;
+    f.run = run;
+    return f;
+  };
+  p.findings = {seen("gemm.burn", {{"dtype", "bf16"}}, 1, "spin (pid 7)", "a"),
+                seen("gemm.burn", {{"dtype", "fp64"}}, 1, "spin (pid 7)", "a"),
+                seen("memory.burn", {}, 1, "spin (pid 8)", "a"),
+                seen("offload.all_gpus_h2d", {{"placement", "far"}}, 1, "spin (pid 7)", "a"),
+                seen("offload.all_gpus_h2d", {{"placement", "near"}}, 2, "spin (pid 7)", "a"),
+                seen("gemm.burn", {{"dtype", "tf32"}}, 1, "spin (pid 7)", "b")};
+  r.parts.push_back(p);
+  const std::string text = render_table(r, true);
+  EXPECT_NE(text.find("FAIL load-foreign-process [health]: 6 findings on 1 part"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    the same in 2 more records: gemm.burn fp64, offload.all_gpus_h2d far\n"),
+            std::string::npos)
+      << text;
+  for (const char *own : {"spin (pid 8)", "= 2, needs <= 0", "[gemm.burn dtype=tf32"})
+    EXPECT_NE(text.find(own), std::string::npos) << own << "\n" << text;
+  // Four lines: the folded one, and the three that read otherwise.
+  std::size_t lines = 0;
+  for (auto at = text.find("\n  h1 "); at != std::string::npos; at = text.find("\n  h1 ", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 4u) << text;
+}
+
 } // namespace
 } // namespace railgauge::check
