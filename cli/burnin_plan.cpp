@@ -86,20 +86,25 @@ double peer_copy_around_s(const SuiteEntry &e, int gpus, std::string &estimate) 
   const double repetitions = positive_axis(e, "repetitions", kPeerCopyDefaultRepetitions, true);
   const int pairs = gpus * (gpus - 1);
   const double copies_s = pairs * (repetitions + 1) * bytes / (kPeerCopyPlanGbytesPerS * 1e9);
+  if (pairs == 0) {
+    estimate = "one GPU: no pair to copy, the point is waived at once";
+    return 0;
+  }
   estimate = fmt::format("{} pair(s) x {:.0f} copies of {:.0f} MiB at {:.0f} GB/s (an H800's "
                          "NVLink, the slowest assumed) + {} s a pair + {:.0f} s setup",
                          pairs, repetitions + 1, bytes / (1 << 20), kPeerCopyPlanGbytesPerS,
                          kPeerCopyPerPairS, kPeerCopySetupS);
-  return pairs == 0 ? 0 : std::ceil(copies_s + pairs * kPeerCopyPerPairS) + kPeerCopySetupS;
+  return std::ceil(copies_s + pairs * kPeerCopyPerPairS) + kPeerCopySetupS;
 }
 
 // What surrounds each phase's timed work; the run records the real figure (burnin.json). Seven
 // one-GPU runs (results/reference/h100-burnin-2026-11-26, h200-burnin-2026-11-27 and -28, healthy
-// and beside a co-tenant) took, beyond each duration: each gemm.burn 0.25 to 0.48 s, memory.burn
+// and beside a co-tenant) took, beyond each duration: each gemm.burn 0.21 to 0.48 s, memory.burn
 // 0.09 to 0.18 s, each host copy 2.9 to 4.1 s (its 2 s warm-up, then sampling that stopped once
-// steady, long before its 3 s budget), the all_reduce 1.0 to 2.6 s. The one-GPU terms below are
-// those; what grows with the GPUs (contexts and pinned buffers for each, an n-rank communicator
-// and its 16 GiB reduction) is an estimate until a whole node is measured.
+// steady, before its 3 s budget), the all_reduce 1.0 to 2.6 s. The one-GPU terms below are those;
+// what grows with the GPUs (a context, operands and pinned buffers for each, an n-rank
+// communicator and its 16 GiB reduction) keeps the margin the older estimates had for 8 GPUs
+// until a whole node is measured.
 BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
   BurninPhase p;
   const auto dtype = e.axes.find("dtype");
@@ -107,12 +112,12 @@ BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
   if (e.key_glob == "gemm.burn") {
     p.duration_s = axis_seconds(e, metric::kDurationS, 60);
     p.min_duration_s = p.key == e.key_glob ? kMinGemmBurnS : kMinGemmDtypeBurnS;
-    p.around_s = 0.5 + 0.25 * gpus;
+    p.around_s = 0.5 + (gpus - 1);
     p.estimate = "context, operands, cuBLASLt heuristic, fp64 check of the first result";
   } else if (e.key_glob == "memory.burn") {
     p.duration_s = axis_seconds(e, metric::kDurationS, 30);
     p.min_duration_s = kMinHbmBurnS;
-    p.around_s = 0.25 + 0.1 * gpus;
+    p.around_s = 0.25 + 0.25 * (gpus - 1);
     p.estimate = "two arrays allocated and seeded, the whole destination checked";
   } else if (e.key_glob == "memory.pattern") {
     // Every GPU tests its own memory at once: the time is one GPU's, whatever their number.
@@ -129,13 +134,13 @@ BurninPhase phase_of(const SuiteEntry &e, int gpus, const BurninHbm &hbm) {
     p.around_s = peer_copy_around_s(e, gpus, p.estimate);
   } else if (e.key_glob.starts_with("offload.")) {
     // Pinned host memory for every GPU, then the warm-up and the sampling budget.
-    // Sampling stops once the copies are steady, about 1 s in (at most time_budget_s).
-    p.around_s = e.measure.warmup_s + std::min(1.0, e.measure.time_budget_s) + 0.5 * gpus;
-    p.estimate = fmt::format("{} s warm-up + ~1 s sampling (at most {} s) + pinned buffers for "
+    // Sampling stops once the copies are steady, 1 to 2 s in (at most time_budget_s).
+    p.around_s = e.measure.warmup_s + std::min(1.5, e.measure.time_budget_s) + 0.5 * gpus;
+    p.estimate = fmt::format("{} s warm-up + ~1.5 s sampling (at most {} s) + pinned buffers for "
                              "{} GPU(s)",
                              e.measure.warmup_s, e.measure.time_budget_s, gpus);
   } else if (e.key_glob.starts_with("collectives.nccl")) {
-    p.around_s = 2 + 1.5 * (gpus - 1);
+    p.around_s = 2 + 2.5 * (gpus - 1);
     p.estimate = "communicator init, buffers filled and checked on the GPUs, 25 iterations";
   } else {
     p.around_s = 30;

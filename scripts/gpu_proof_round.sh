@@ -13,7 +13,8 @@
 #   --out OUT       output directory (new or empty)
 #   --deadline-s S  the whole round's limit (default 560); a part that would start with less time
 #                   left than it needs is skipped and says so, and `gemm` gets what is left
-#   --budget-s S    each burn-in's --budget (default 160; the plan refuses less than 155)
+#   --budget-s S    each burn-in's --budget (default 100, so that three burn-ins and the tests fit
+#                   one 10-minute call; the plan refuses less than 88)
 #   --parts LIST    the parts, run in this order (default burnin,nccl16,tests):
 #     burnin  the burn-in healthy and beside co-tenants holding 50 and 15 % of the SMs
 #             (scripts/burnin_proof.sh; docs/burnin.md)
@@ -37,7 +38,7 @@ cd "$(dirname "$0")/.."
 kit=
 out=
 deadline_s=560
-budget_s=160
+budget_s=100
 parts=burnin,nccl16,tests
 while (($#)); do
   case "$1" in
@@ -75,7 +76,9 @@ status=0
 left() { echo $((deadline_s - (SECONDS - start))); }
 pack() { # NAME: OUT/work/NAME* into OUT/NAME.tar.xz
   local packed=()
-  for f in "$1" "$1.log" source-commit.txt round.log smi.csv smi-q-before.txt; do
+  # nvidia-smi is still appending to smi.csv: pack a copy, which tar reads whole.
+  cp "$out/work/smi.csv" "$out/work/smi-$1.csv" 2>/dev/null
+  for f in "$1" "$1.log" source-commit.txt round.log "smi-$1.csv" smi-q-before.txt; do
     [[ -e "$out/work/$f" ]] && packed+=("$f")
   done
   tar -cJf "$out/$1.tar.xz" -C "$out/work" "${packed[@]}" ||

@@ -161,10 +161,11 @@ TEST(BurninPlan, PhaseWallTimesFromTheRecordsTimestamps) {
   EXPECT_THROW(utc_seconds("yesterday"), InputError);
 }
 
-// The healthy one-GPU burn-ins committed under results/reference/: each phase as run (its timed
-// duration from the run's plan, plus what the plan now estimates around it) against the time the
-// run measured for it. The plan may miss a phase by a quarter of its time or by 1 s, whichever
-// is more (a 1 s phase cannot be planned to the tenth), and the whole run by 10 %.
+// The healthy one-GPU burn-ins committed under results/reference/: what the plan estimates around
+// each phase against what the run measured beyond the phase's timed duration (its wall time less
+// the duration its plan set). An estimate may miss by half of what was measured or by 1 s,
+// whichever is more (the all_reduce took 1.0 to 2.6 s in runs alike), and the whole run, its
+// timed durations as run plus the estimates, by 10 %.
 TEST(BurninPlan, OneGpuPlanMatchesTheCommittedHealthyRuns) {
   namespace fs = std::filesystem;
   const fs::path reference = fs::path(RAILGAUGE_SOURCE_DIR) / "results" / "reference";
@@ -174,7 +175,9 @@ TEST(BurninPlan, OneGpuPlanMatchesTheCommittedHealthyRuns) {
       {"h100-burnin-2026-11-26/burnin/healthy", burnin_hbm("NVIDIA H100 80GB HBM3", 85.52e9)}};
   for (const auto &[dir, hbm] : runs) {
     ASSERT_TRUE(fs::is_directory(reference / dir)) << dir;
+    int judged = 0;
     for (const auto &run : fs::directory_iterator(reference / dir)) {
+      ++judged;
       std::ifstream in(run.path() / "burnin.json");
       ASSERT_TRUE(in) << run.path();
       const auto committed = nlohmann::json::parse(in);
@@ -185,15 +188,19 @@ TEST(BurninPlan, OneGpuPlanMatchesTheCommittedHealthyRuns) {
         const std::string key = ran.at("key");
         const std::size_t i = phase_index(plan, key);
         ASSERT_LT(i, plan.phases.size()) << key;
-        const double planned = ran.at("duration_s").get<double>() + plan.phases[i].around_s;
+        const double duration = ran.at("duration_s").get<double>();
+        const double planned = duration + plan.phases[i].around_s;
         const double took = measured.at(key).get<double>();
-        EXPECT_LE(std::abs(planned - took), std::max(0.25 * took, 1.0))
-            << dir << " " << key << ": planned " << planned << " s, measured " << took << " s";
+        const double around = took - duration;
+        EXPECT_LE(std::abs(plan.phases[i].around_s - around), std::max(0.5 * around, 1.0))
+            << dir << " " << key << ": planned " << plan.phases[i].around_s
+            << " s around it, measured " << around << " s";
         planned_total += planned;
         measured_total += took;
       }
       EXPECT_NEAR(planned_total, measured_total, 0.1 * measured_total) << dir;
     }
+    EXPECT_GT(judged, 0) << dir << " holds no run";
   }
 }
 
