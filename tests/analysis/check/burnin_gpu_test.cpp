@@ -279,7 +279,10 @@ TEST(BurninGpu, ALoneGpuTenPercentSlowFailsItsFloor) {
                         {{.lone_gpu = 0, .dtype_gemm_factor = 0.9}, "burn-gemm-tf32-floor"}};
   for (const auto &c : cases) {
     const auto r = judge(burnin_node(1, c.sick), "h200-sxm-1gpu");
-    EXPECT_EQ(exit_status(r.verdict), 2) << c.rule << '\n' << render_table(r);
+    // The FP64 and TF32 floors warn (one healthy GPU measured them); the others fail.
+    const bool warns = std::string(c.rule).find("fp64") != std::string::npos ||
+                       std::string(c.rule).find("tf32") != std::string::npos;
+    EXPECT_EQ(exit_status(r.verdict), warns ? 1 : 2) << c.rule << '\n' << render_table(r);
     const auto v = violations(r);
     ASSERT_EQ(v.size(), 1u) << render_table(r);
     EXPECT_TRUE(v.begin()->second.contains(c.rule)) << c.rule << '\n' << render_table(r);

@@ -128,10 +128,12 @@ class BurninReferenceTest(unittest.TestCase):
                 named, verdict = violated(run, "h200-sxm-1gpu")
                 self.assertEqual(named, {"burn-gemm-floor": {"gpu0"}, "burn-hbm-floor": {"gpu0"},
                                          "burn-power-target": {"gpu0"}})
-                failed = {f["rule"] for p in verdict["parts"] for f in p["findings"]
-                          if not f["missing"] and f["level"] == "fail"}
-                self.assertLessEqual({"burn-gemm-fp64-floor", "burn-gemm-tf32-floor",
-                                      "load-foreign-process"}, failed)
+                level = {f["rule"]: f["level"] for p in verdict["parts"] for f in p["findings"]
+                         if not f["missing"]}
+                self.assertEqual(level["load-foreign-process"], "fail")
+                # One healthy GPU measured the FP64 and TF32 floors: they warn.
+                self.assertEqual(level["burn-gemm-fp64-floor"], "warn")
+                self.assertEqual(level["burn-gemm-tf32-floor"], "warn")
                 self.assertEqual(len(verdict["drain"]), 1)
                 r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
                                    capture_output=True, text=True, timeout=120)
