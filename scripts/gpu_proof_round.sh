@@ -109,8 +109,9 @@ reference() {
 nvidia-smi --query-gpu=name,pci.bus_id,power.limit,clocks.max.sm,driver_version \
   --format=csv >"$out/gpu.csv" 2>&1 || true
 nvidia-smi -q >"$out/work/smi-q-before.txt" 2>&1 || true
-nvidia-smi --query-gpu=timestamp,power.draw,power.limit,clocks.sm,clocks.mem,temperature.gpu,\
-utilization.gpu,clocks_event_reasons.active --format=csv -l 1 >"$out/work/smi.csv" 2>&1 &
+nvidia-smi --query-gpu=index,timestamp,power.draw,power.limit,clocks.sm,clocks.mem,\
+temperature.gpu,utilization.gpu,clocks_event_reasons.active --format=csv -l 1 \
+  >"$out/work/smi.csv" 2>&1 &
 smi_pid=$!
 trap 'kill "$smi_pid" 2>/dev/null' EXIT
 for p in "${wanted[@]}"; do

@@ -3,8 +3,12 @@
 
     scripts/telemetry_vs_smi.py SMI_CSV RUN_DIR [RUN_DIR ...] [--tolerance 0.03] [--json OUT]
 
-SMI_CSV is what `nvidia-smi --query-gpu=timestamp,power.draw,power.limit,clocks.sm,... --format=csv
--l 1` wrote beside the runs (scripts/gpu_proof_round.sh does); RUN_DIR a railgauge run directory.
+SMI_CSV is what `nvidia-smi --query-gpu=index,timestamp,power.draw,power.limit,clocks.sm,...
+--format=csv -l 1` wrote beside the runs (scripts/gpu_proof_round.sh does); RUN_DIR a railgauge run
+directory. With an index (or pci.bus_id) column each GPU's record is compared with that GPU's
+readings; without one the file must hold one GPU (a file of several without it is refused).
+nvidia-smi reads the same NVML sensors in another process: agreement checks the records' windows
+and medians, not the sensors.
 For every record that holds a GPU's telemetry over its timed window (metrics.gpus[i],
 metrics.per_gpu[i] or, for a rank's collective, metrics .telemetry.during), the window in UTC is taken from the record: it ends at the
 record's time_utc less what the GPU spent after it (elapsed_s - window_s.to), or, where the
@@ -21,6 +25,7 @@ Exit status: 0 every judged window within the tolerance; 1 one is not, or nothin
 judged; 2 bad input (what and where on stderr).
 """
 import argparse
+import collections
 import csv
 import datetime
 import json
@@ -33,6 +38,11 @@ MIN_SAMPLES = 2
 
 class InputError(Exception):
     pass
+
+
+class Reading(collections.namedtuple("Reading", "t power_w sm_mhz limit_w gpu")):
+    """One nvidia-smi line: UTC seconds, W, MHz, W, and the GPU's index or bus id (None when the
+    file has no such column)."""
 
 
 def utc(text, where):
@@ -73,12 +83,18 @@ def read_smi(path):
                              "clocks.sm")
     col = {k: head.index(v) for k, v in need.items()}
     t_col = head.index("timestamp")
+    gpu_col = next((head.index(c) for c in ("index", "pci.bus_id") if c in head), None)
     out = []
     for n, row in enumerate(rows[1:], start=2):
-        if len(row) != len(head) or row[0] == "timestamp":
+        if len(row) != len(head) or row == head:
             continue  # a second header (nvidia-smi restarted) or a cut last line
-        out.append((utc(row[t_col], f"{path}:{n}"), number(row[col["power"]]),
-                    number(row[col["clock"]]), number(row[col["limit"]])))
+        gpu = row[gpu_col].strip() if gpu_col is not None else None
+        out.append(Reading(utc(row[t_col], f"{path}:{n}"), number(row[col["power"]]),
+                           number(row[col["clock"]]), number(row[col["limit"]]), gpu))
+    if gpu_col is None and any(b.t - a.t < 0.5 for a, b in zip(out, out[1:])):
+        raise InputError(f"{path}: readings less than 0.5 s apart, as nvidia-smi -l 1 writes for "
+                         "several GPUs, and no index column to tell them apart: query "
+                         "--query-gpu=index,timestamp,...")
     return out
 
 
@@ -111,6 +127,16 @@ def window_of(record, part, during):
     return end - during["duration_s"], end
 
 
+def readings_of(smi, part):
+    """The readings of the GPU `part` is, by index or PCI bus id where the file has them (nvidia-smi
+    writes bus ids as 00000000:06:00.0, NVML's records as 0000:06:00.0)."""
+    if not smi or smi[0].gpu is None:
+        return smi
+    index = str(part.get("gpu", part.get("index")))
+    bus = str(part.get("pci", "")).lower()[-12:]
+    return [s for s in smi if s.gpu == index or (bus and s.gpu.lower().endswith(bus))]
+
+
 def compare(records, smi, tolerance):
     rows = []
     for r in records:
@@ -118,26 +144,36 @@ def compare(records, smi, tolerance):
             during = ((part.get("telemetry") or {}).get("during") or {})
             if not during.get("available") or "duration_s" not in during:
                 continue
-            start, end = window_of(r, part, during)
-            inside = [s for s in smi if start <= s[0] <= end]
-            power = [s[1] for s in inside if s[1] is not None]
-            clock = [s[2] for s in inside if s[2] is not None]
-            row = {"phase": phase_name(r), "gpu": part.get("gpu", part.get("index")),
-                   "window_s": round(end - start, 2), "smi_samples": len(inside),
-                   "power_w": during["power_w"]["median"],
-                   "sm_clock_mhz": during["sm_clock_mhz"]["median"],
-                   "power_max_w": during["power_w"]["max"]}
-            if len(power) < MIN_SAMPLES or len(clock) < MIN_SAMPLES:
-                row["verdict"] = "too short: under 2 samples of a 1 s sampler"
-            else:
-                row["smi_power_w"] = statistics.median(power)
-                row["smi_sm_clock_mhz"] = statistics.median(clock)
-                row["power_ratio"] = row["power_w"] / row["smi_power_w"]
-                row["clock_ratio"] = row["sm_clock_mhz"] / row["smi_sm_clock_mhz"]
-                worst = max(abs(row["power_ratio"] - 1), abs(row["clock_ratio"] - 1))
-                row["verdict"] = "within" if worst <= tolerance else "outside"
-            rows.append(row)
+            try:
+                rows.append(judged(r, part, during, readings_of(smi, part), tolerance))
+            except (KeyError, TypeError, ValueError) as e:
+                raise InputError(f"record {r.get('key')} of {r.get('time_utc')}, gpu "
+                                 f"{part.get('gpu')}: its telemetry lacks {e} (a record of "
+                                 "another schema?)")
     return rows
+
+
+def judged(r, part, during, smi, tolerance):
+    """One window: the record's medians against the readings inside it."""
+    start, end = window_of(r, part, during)
+    inside = [s for s in smi if start <= s.t <= end]
+    power = [s.power_w for s in inside if s.power_w is not None]
+    clock = [s.sm_mhz for s in inside if s.sm_mhz is not None]
+    row = {"phase": phase_name(r), "gpu": part.get("gpu", part.get("index")),
+           "window_s": round(end - start, 2), "smi_samples": len(inside),
+           "power_w": during["power_w"]["median"],
+           "sm_clock_mhz": during["sm_clock_mhz"]["median"],
+           "power_max_w": during["power_w"]["max"]}
+    if len(power) < MIN_SAMPLES or len(clock) < MIN_SAMPLES:
+        row["verdict"] = "too short: under 2 samples of a 1 s sampler"
+        return row
+    row["smi_power_w"] = statistics.median(power)
+    row["smi_sm_clock_mhz"] = statistics.median(clock)
+    row["power_ratio"] = row["power_w"] / row["smi_power_w"]
+    row["clock_ratio"] = row["sm_clock_mhz"] / row["smi_sm_clock_mhz"]
+    worst = max(abs(row["power_ratio"] - 1), abs(row["clock_ratio"] - 1))
+    row["verdict"] = "within" if worst <= tolerance else "outside"
+    return row
 
 
 def read_records(run_dir):
@@ -184,7 +220,7 @@ def main(argv):
     try:
         smi = read_smi(args.smi_csv)
         runs = {d: compare(read_records(d), smi, args.tolerance) for d in args.run_dirs}
-    except (InputError, KeyError, TypeError) as e:
+    except InputError as e:
         print(f"telemetry_vs_smi.py: {e}", file=sys.stderr)
         return 2
     judged = outside = 0
@@ -192,9 +228,9 @@ def main(argv):
         print_table(name, rows)
         judged += sum(1 for r in rows if "power_ratio" in r)
         outside += sum(1 for r in rows if r["verdict"] == "outside")
-    limit = max((s[3] for s in smi if s[3]), default=None)
+    limit = max((s.limit_w for s in smi if s.limit_w), default=None)
     record_max = max((r["power_max_w"] for rows in runs.values() for r in rows), default=None)
-    smi_max = max((s[1] for s in smi if s[1] is not None), default=None)
+    smi_max = max((s.power_w for s in smi if s.power_w is not None), default=None)
     if limit and record_max is not None and smi_max is not None:
         print(f"highest power: {record_max:.1f} W in a record ({record_max / limit:.3f} x the "
               f"{limit:.0f} W limit), {smi_max:.1f} W in nvidia-smi ({smi_max / limit:.3f} x)")

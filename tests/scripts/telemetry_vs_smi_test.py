@@ -64,6 +64,27 @@ class TelemetryVsSmiTest(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("outside", out)
 
+    def test_each_gpu_is_judged_by_its_own_readings(self):
+        # The same readings as GPU 0 beside a GPU 1 at half the power: with an index column GPU 0's
+        # records still agree; without one the file is refused, not pooled.
+        with open(self.smi) as f:
+            lines = f.read().splitlines()
+        with tempfile.TemporaryDirectory() as tmp:
+            both, pooled = os.path.join(tmp, "both.csv"), os.path.join(tmp, "pooled.csv")
+            with open(both, "w") as f, open(pooled, "w") as g:
+                f.write("index, " + lines[0] + "\n")
+                g.write(lines[0] + "\n")
+                for line in lines[1:]:
+                    stamp, power, rest = line.split(", ", 2)
+                    half = f"{float(power.split()[0]) / 2:.2f} W"
+                    f.write(f"0, {line}\n1, {stamp}, {half}, {rest}\n")
+                    g.write(f"{line}\n{stamp}, {half}, {rest}\n")
+            rc, out, _ = self.run_main([both, self.runs[0]])
+            self.assertEqual(rc, 0, out)
+            rc, _, err = self.run_main([pooled, self.runs[0]])
+            self.assertEqual(rc, 2)
+            self.assertIn("no index column", err)
+
     def test_bad_input_exits_2_naming_the_file(self):
         with tempfile.TemporaryDirectory() as tmp:
             empty = os.path.join(tmp, "smi.csv")
