@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GEMM TP sweep against torch.matmul on this node's GPU 0, interleaved by sweep, then its A/A
-# control, in one short GPU call (docs/gemm.md, "Comparison with PyTorch"): a GPT-3 175B TP sweep
+# control (docs/gemm.md, "Comparison with PyTorch"): a GPT-3 175B TP sweep
 # at seq 2048 and micro-batch 1 at the TP degrees TPS (the reference runs' shapes), then
 # scripts/gemm_vs_torch.py alternates railgauge's sweep and torch on every point for ROUNDS
 # rounds (default 3; the source sweep is railgauge's first), then, when AA is not 0,
@@ -16,9 +16,9 @@
 # PyTorch when the binary was built without it (scripts/torch_lib_path.sh). Writes OUT_DIR/runs
 # (the source sweep), OUT_DIR/torch (peer.torch_matmul records), OUT_DIR/aa (peer.railgauge_aa
 # records) and OUT_DIR/*.log; `gemm_vs_torch.py --aa-control OUT_DIR/aa` states the resolution
-# under the table afterwards, on any machine. Time: one 16-point degree takes about 15 s a
-# railgauge sweep at --time-budget 0.2 (the H200 run of 2026-11-27: 96 TP points in 81 s) plus
-# the sustained windows; torch's pass about as long.
+# under the table afterwards, on any machine. Time, TPS=1,8 on one H200 (2026-11-28): the source
+# sweep 41 s, the torch comparison 111 s, the A/A control over 200 s (cut by a 360 s deadline):
+# one 10-minute call holds two degrees with the A/A control, not the default three.
 # Only reads the GPU: no clock, power or MIG setting is changed. Exit status: the first failing
 # command's.
 set -euo pipefail
