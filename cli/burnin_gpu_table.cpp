@@ -8,8 +8,6 @@
 
 #include "cli/burnin_plan.h"
 #include "cli/printers.h"
-#include "harness/record_fields.h"
-#include "records/offload_record.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge {
@@ -17,12 +15,7 @@ namespace {
 
 // A column's name: the phase's (a GEMM burn's dtype but bf16's), with the placement where a
 // phase has more than one.
-std::string column_of(const Record &r) {
-  const std::string phase = burnin_phase_of(r.key, r.params);
-  if (const auto placement = record_fields::text(r.params, offload::record::kPlacement))
-    return fmt::format("{} {}", phase, *placement);
-  return phase;
-}
+std::string column_of(const Record &r) { return burnin_column_of(r.key, r.params); }
 
 double number_at(const nlohmann::json &j, const nlohmann::json::json_pointer &where) {
   return j.contains(where) && j.at(where).is_number() ? j.at(where).get<double>() : -1;

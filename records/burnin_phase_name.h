@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/offload_record.h"
+
 namespace railgauge {
 
 inline std::string burnin_phase_name(const std::string &key, const std::string &dtype) {
@@ -19,6 +21,16 @@ inline std::string burnin_phase_name(const std::string &key, const std::string &
 inline std::string burnin_phase_of(const std::string &key, const nlohmann::json &params) {
   const bool typed = params.is_object() && params.contains("dtype") && params["dtype"].is_string();
   return burnin_phase_name(key, typed ? params["dtype"].get<std::string>() : "");
+}
+
+// A phase's column wherever one phase runs at more than one placement (the host copies near and
+// far from each GPU): the phase's name, then the placement ("offload.all_gpus_h2d near").
+inline std::string burnin_column_of(const std::string &key, const nlohmann::json &params) {
+  std::string name = burnin_phase_of(key, params);
+  const char *placement = offload::record::kPlacement;
+  if (params.is_object() && params.contains(placement) && params[placement].is_string())
+    name += " " + params[placement].get<std::string>();
+  return name;
 }
 
 } // namespace railgauge

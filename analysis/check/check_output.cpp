@@ -136,14 +136,6 @@ bool same_reading(const FindingGroups::Item &a, const FindingGroups::Item &b) {
          x.value == y.value && x.bound == y.bound && x.detail == y.detail && x.run == y.run;
 }
 
-// A record as a folded line names it: its burn-in phase (a GEMM burn's dtype) and placement.
-std::string record_label(const Finding &f) {
-  std::string label = burnin_phase_of(f.key, f.params);
-  if (f.params.is_object() && f.params.contains("placement") && f.params["placement"].is_string())
-    label += " " + f.params["placement"].get<std::string>();
-  return label;
-}
-
 // Each violated rule, worst first, with its first few findings; a part's findings that read the
 // same in one run (the burn-in's phases) folded into one line and the records they came from.
 std::string violated_lines(const FindingGroups &g) {
@@ -168,7 +160,7 @@ std::string violated_lines(const FindingGroups &g) {
       for (std::size_t j = i + 1; j < items.size(); ++j)
         if (!shown[j] && same_reading(items[i], items[j])) {
           shown[j] = true;
-          also.push_back(record_label(*items[j].finding));
+          also.push_back(burnin_column_of(items[j].finding->key, items[j].finding->params));
         }
       out += fmt::format("  {} {}: {}\n", items[i].part->key.host, part_name(*items[i].part),
                          describe(*items[i].finding));

@@ -46,8 +46,9 @@ std::string gpu_label(const Record &part, const records::GpuPart &g, bool severa
   return several_hosts ? part.host + " " + gpu : gpu;
 }
 
-// Each phase by its name (burnin_phase_of(): a GEMM burn's dtype but bf16's, so the FP64 and
-// TF32 burns are phases of their own, each against its own floor).
+// Each phase by its column (burnin_column_of(): a GEMM burn's dtype but bf16's, a host copy's
+// placement, so the FP64 and TF32 burns and the near and far copies are phases of their own,
+// each against its own floor).
 std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
   std::set<std::string> hosts;
   for (const auto &run : runs.runs)
@@ -62,7 +63,7 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
         const auto figure = figure_of(part.metrics);
         if (part.status != Status::ok || !figure)
           continue;
-        auto &phase = phases[burnin_phase_of(r.key, part.params)];
+        auto &phase = phases[burnin_column_of(r.key, part.params)];
         phase.key = r.key;
         phase.figure = *figure;
         phase.params = part.params;
