@@ -6,13 +6,15 @@
 # budget. Never changes clocks, power limits or any GPU setting.
 #
 #   scripts/burnin_proof.sh [--build-dir DIR] [--out DIR] [--budget-s S]
-#                          [--share PCT[,PCT...]]
+#                          [--share PCT[@DUTY][,...]]
 #
 #   --build-dir DIR  the railgauge build (default build/): DIR/bin/railgauge, DIR/bin/cotenant_spin
 #   --out DIR        output directory, new or empty (default runs/burnin-proof-<UTC time>)
 #   --budget-s S     each burn-in's --budget (default 170)
-#   --share PCT[,PCT...]  the co-tenant's shares of the SMs, one co-tenant run each, in
-#                    OUT/cotenant-PCT (default 50,15)
+#   --share PCT[@DUTY][,...]  the co-tenant's shares of the SMs, one co-tenant run each, in
+#                    OUT/cotenant-PCT (default 50,15); @DUTY spins only DUTY % of the time
+#                    (cotenant_spin's DUTY_PERCENT), in OUT/cotenant-PCTatDUTY: without MPS any
+#                    share time-slices the GPU about in half, a duty cycle slows it by less
 #
 # Expected: the healthy run exits 0 (PASS); each co-tenant run exits 1 or 2, naming gpu0, the
 # rule, the figure and the foreign process. The script's own exit status is 0 when both hold, 1 otherwise.
@@ -75,25 +77,31 @@ healthy=$(burnin healthy)
 
 IFS=, read -ra shares <<<"$share"
 cotenant_ok=1
-for pct in "${shares[@]}"; do
-  [[ "$pct" =~ ^[0-9]+$ ]] && ((pct > 0 && pct <= 100)) || {
-    log "--share '$pct' is not a percentage of the SMs (1 to 100): skipped"
+for item in "${shares[@]}"; do
+  pct=${item%@*} duty=100 name=$item
+  [[ "$item" == *@* ]] && duty=${item#*@} name="${pct}at${duty}"
+  [[ "$pct" =~ ^[0-9]+$ && "$duty" =~ ^[0-9]+$ ]] && ((pct > 0 && pct <= 100 && duty > 0 &&
+    duty <= 100)) || {
+    log "--share '$item' is not PCT[@DUTY], each a percentage (1 to 100): skipped"
     cotenant_ok=0
     continue
   }
-  log "co-tenant: cotenant_spin holds $pct% of GPU 0's SMs"
-  "$spin" 0 "$pct" $((budget * 2 + 60)) >"$out/logs/cotenant_spin-$pct.txt" 2>&1 &
+  log "co-tenant: cotenant_spin holds $pct% of GPU 0's SMs $duty% of the time"
+  "$spin" 0 "$pct" $((budget * 2 + 60)) "$duty" >"$out/logs/cotenant_spin-$name.txt" 2>&1 &
   spin_pid=$!
   sleep 3
-  rc=$(burnin "cotenant-$pct")
+  rc=$(burnin "cotenant-$name")
   kill "$spin_pid" 2>/dev/null || true
   wait "$spin_pid" 2>/dev/null || true
-  "$railgauge" compare "$out"/healthy "$out/cotenant-$pct" --label healthy \
-    --label "cotenant-$pct" --json "$out/compare-$pct.json" >"$out/compare-$pct.txt" 2>&1 || true
-  log "co-tenant at $pct%: exit $rc (1 WARN or 2 FAIL expected)"
+  "$railgauge" compare "$out"/healthy "$out/cotenant-$name" --label healthy \
+    --label "cotenant-$name" --json "$out/compare-$name.json" >"$out/compare-$name.txt" 2>&1 ||
+    true
+  log "co-tenant $name: exit $rc (1 WARN or 2 FAIL expected)"
   [[ "$rc" == 1 || "$rc" == 2 ]] || cotenant_ok=0
-  grep -h -E '^(PASS|WARN|FAIL):' "$out/logs/cotenant-$pct.txt" | tee -a "$out/logs/proof.log" || true
-  grep -h -E 'gpu0' "$out/logs/cotenant-$pct.txt" | head -n 12 | tee -a "$out/logs/proof.log" || true
+  grep -h -E '^(PASS|WARN|FAIL):' "$out/logs/cotenant-$name.txt" | tee -a "$out/logs/proof.log" ||
+    true
+  grep -h -E 'gpu0' "$out/logs/cotenant-$name.txt" | head -n 12 | tee -a "$out/logs/proof.log" ||
+    true
 done
 
 log "healthy: exit $healthy (0 = PASS expected)"

@@ -16,8 +16,9 @@
 #   --budget-s S    each burn-in's --budget (default 100, so that three burn-ins and the tests fit
 #                   one 10-minute call; the plan refuses less than 88)
 #   --parts LIST    the parts, run in this order (default burnin,nccl16,tests):
-#     burnin  the burn-in healthy and beside co-tenants holding 50 and 15 % of the SMs
-#             (scripts/burnin_proof.sh; docs/burnin.md)
+#     burnin  the burn-in healthy and beside co-tenants holding 50 and 15 % of the SMs, and all
+#             of them 20 % of the time (a GPU about a tenth slow: time-slicing halves it while
+#             the co-tenant runs), scripts/burnin_proof.sh; docs/burnin.md
 #     nccl16  the 16 GiB NCCL point (scripts/nccl_16gib_point.sh)
 #     tests   the GPU test executables, each under its own limit
 #     block   the GPU block measured and predicted (scripts/gpu_block_prediction.sh)
@@ -118,7 +119,7 @@ for p in "${wanted[@]}"; do
   case "$p" in
   burnin)
     step burnin 60 scripts/burnin_proof.sh --build-dir "$kit/build" --out "$out/work/burnin" \
-      --budget-s "$budget_s"
+      --budget-s "$budget_s" --share 50,15,100@20
     pack burnin ;;
   nccl16)
     step nccl16 60 env RAILGAUGE="$rg_bin" scripts/nccl_16gib_point.sh "$out/work/nccl16"
