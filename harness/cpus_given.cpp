@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "harness/topology.h"
+
 namespace railgauge {
 
 int cpus_given() {
@@ -33,5 +35,21 @@ std::optional<int> launcher_ranks_on_this_host() {
 }
 
 int ranks_on_this_host() { return launcher_ranks_on_this_host().value_or(1); }
+
+RankCpus rank_cpus(int ranks, int cpus_per_rank, std::size_t host_core_count) {
+  if (host_core_count == 0)
+    return RankCpus::unknown;
+  return static_cast<std::size_t>(ranks) * static_cast<std::size_t>(cpus_per_rank) <=
+                 host_core_count
+             ? RankCpus::own
+             : RankCpus::shared;
+}
+
+std::size_t host_cores(const Topology &topology) {
+  std::size_t cores = 0;
+  for (const auto &node : topology.numa_nodes())
+    cores += node.core_pus.size();
+  return cores;
+}
 
 } // namespace railgauge

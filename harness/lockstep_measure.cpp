@@ -54,13 +54,8 @@ private:
 
 bool lockstep_waits_hot(const Topology &topology) {
   const auto ranks = launcher_ranks_on_this_host();
-  if (!ranks)
-    return false;
-  std::size_t cores = 0;
-  for (const auto &node : topology.numa_nodes())
-    cores += node.core_pus.size();
-  return cores > 0 &&
-         static_cast<std::size_t>(*ranks) * static_cast<std::size_t>(cpus_given()) <= cores;
+  // Unknown ranks or cores wait cold: a hot wait on CPUs that others share starves them.
+  return ranks && rank_cpus(*ranks, cpus_given(), host_cores(topology)) == RankCpus::own;
 }
 
 std::optional<LockstepMeasurement>

@@ -113,17 +113,13 @@ std::optional<std::string> spin_refusal(const Topology &topology, const TcpPoint
     return std::nullopt;
   const bool loopback = spec.mode == "loopback";
   const int cpus = cpus_given();
-  // Ranks whose CPU masks overlap share this process's CPUs: more ranks than disjoint masks
-  // would fit in the host's cores (lockstep_waits_hot reads them the same way). Only ranks 0 and
-  // 1 spin in mode=ranks.
+  // Ranks whose CPU masks overlap share this process's CPUs; a host whose cores are unknown is
+  // taken as shared, since a refusal with its reason beats ends that starve each other. Only
+  // ranks 0 and 1 spin in mode=ranks.
   int sharing = 1;
-  if (const auto ranks = launcher_ranks_on_this_host(); ranks && *ranks > 1) {
-    std::size_t cores = 0;
-    for (const auto &node : topology.numa_nodes())
-      cores += node.core_pus.size();
-    if (cores == 0 || static_cast<std::size_t>(*ranks) * static_cast<std::size_t>(cpus) > cores)
-      sharing = loopback ? *ranks : std::min(*ranks, 2);
-  }
+  if (const auto ranks = launcher_ranks_on_this_host();
+      ranks && *ranks > 1 && rank_cpus(*ranks, cpus, host_cores(topology)) != RankCpus::own)
+    sharing = loopback ? *ranks : std::min(*ranks, 2);
   const int spinning = (loopback ? 2 : 1) * sharing;
   if (spinning <= cpus)
     return std::nullopt;

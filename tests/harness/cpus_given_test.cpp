@@ -50,5 +50,16 @@ TEST(CpusGiven, AThreadBornBoundIsUnboundToEveryAllowedCpu) {
   EXPECT_GE(after, allowed) << "unbound: every CPU the cgroup allows";
 }
 
+// Ranks hold their CPUs apart while ranks x CPUs fit the cores; a host with no core count says
+// neither, so that each caller leans its own way (lockstep waits cold, a spinning TCP end is
+// refused).
+TEST(CpusGiven, RanksShareTheCoresOnlyPastTheirCountAndUnknownCoresSayNeither) {
+  EXPECT_EQ(rank_cpus(4, 2, 8), RankCpus::own);
+  EXPECT_EQ(rank_cpus(1, 1, 1), RankCpus::own);
+  EXPECT_EQ(rank_cpus(5, 2, 8), RankCpus::shared);
+  EXPECT_EQ(rank_cpus(1, 1, 0), RankCpus::unknown);
+  EXPECT_EQ(rank_cpus(8, 4, 0), RankCpus::unknown);
+}
+
 } // namespace
 } // namespace railgauge

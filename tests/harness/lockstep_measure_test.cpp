@@ -82,9 +82,7 @@ private:
 // where they do not, and where no launcher says how many ranks share the host.
 TEST(LockstepMeasure, RanksWaitHotOnlyWithCoresOfTheirOwn) {
   const Topology topology = Topology::load_this_machine();
-  std::size_t cores = 0;
-  for (const auto &node : topology.numa_nodes())
-    cores += node.core_pus.size();
+  const std::size_t cores = host_cores(topology);
   ASSERT_GT(cores, 0u);
   {
     LocalRanks none(nullptr);

@@ -162,9 +162,7 @@ TEST_F(TcpBaseline, ASpinningLoopbackPointOnOneCpuIsWaived) {
 // can hold apart. Two spinning ends each in loopback are then too many; in mode=ranks only ranks
 // 0 and 1 spin, one end each.
 TEST_F(TcpBaseline, SpinningRanksThatShareTheirCpusAreWaived) {
-  std::size_t cores = 0;
-  for (const auto &node : ctx_.topology().numa_nodes())
-    cores += node.core_pus.size();
+  const std::size_t cores = host_cores(ctx_.topology());
   const char *before = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   const std::string kept = before ? before : "";
   setenv("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(cores + 1).c_str(), 1);
