@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "harness/cuda/device.h"
+#include "harness/cuda/every_gpu_check.h"
 #include "harness/cuda/gemm_load_values.h"
 #include "harness/error.h"
 #include "harness/run_context.h"
@@ -178,10 +179,8 @@ std::optional<std::string> OffloadBenchmark::supported(const RunContext &ctx,
   const int count = gpu::cuda_device_count();
   const std::vector<int> gpus = gpus_of(path_, point);
   for (int device : gpus)
-    if (device < 0 || device >= count)
-      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible (0..{}); "
-                         "CUDA_VISIBLE_DEVICES renumbers them",
-                         device, count, count - 1);
+    if (auto why = gpu::gpu_not_visible(device, count))
+      return why;
   const std::int64_t size_bytes = point.integer(record::kSizeBytes);
   if (size_bytes <= 0 || size_bytes % kSizeMultipleBytes != 0)
     return fmt::format("size_bytes={} is not a positive multiple of {} (16-byte vector accesses)",

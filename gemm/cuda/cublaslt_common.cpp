@@ -6,6 +6,7 @@
 
 #include "gemm/gpu_peaks.h"
 #include "harness/cuda/device.h"
+#include "harness/cuda/every_gpu_check.h"
 #include "harness/data_paths.h"
 #include "harness/error.h"
 #include "records/gemm_record.h"
@@ -143,10 +144,8 @@ std::optional<std::string> CublasLtBenchmark::supported(const RunContext &,
   if (auto why = gpu::cuda_unavailable_reason())
     return why;
   const int count = gpu::cuda_device_count();
-  if (o.gpu >= count)
-    return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible (0..{}); "
-                       "CUDA_VISIBLE_DEVICES renumbers them",
-                       o.gpu, count, count - 1);
+  if (auto why = gpu::gpu_not_visible(o.gpu, count))
+    return why;
   gpu::CudaDeviceInfo info;
   try {
     info = gpu::cuda_device_info(o.gpu);

@@ -23,4 +23,12 @@ std::optional<std::string> every_gpu_problem(const std::vector<int> &gpus, int v
   return std::nullopt;
 }
 
+std::optional<std::string> gpu_not_visible(std::int64_t gpu, int visible) {
+  if (gpu >= 0 && gpu < visible)
+    return std::nullopt;
+  return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible (0..{}); "
+                     "CUDA_VISIBLE_DEVICES renumbers them",
+                     gpu, visible, visible - 1);
+}
+
 } // namespace railgauge::gpu

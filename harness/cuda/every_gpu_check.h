@@ -1,7 +1,8 @@
 #pragma once
 // The device check of a point that runs on every local GPU at once (harness/every_gpu.h:
-// gemm.burn, memory.burn), before it runs. Free of CUDA types, so it is compiled in every build
-// (without CUDA no device is visible and none can be queried).
+// gemm.burn, memory.burn), before it runs, and of a point's one named GPU. Free of CUDA types,
+// so it is compiled in every build (without CUDA no device is visible and none can be queried).
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,5 +20,9 @@ using DeviceProblem =
 // the `visible` devices, cannot be queried, or has a `problem`.
 std::optional<std::string> every_gpu_problem(const std::vector<int> &gpus, int visible,
                                              const DeviceProblem &problem);
+
+// Why `gpu` (a CUDA ordinal) is none of the `visible` devices, or nullopt; the reason gives
+// their range, since CUDA_VISIBLE_DEVICES renumbers them.
+std::optional<std::string> gpu_not_visible(std::int64_t gpu, int visible);
 
 } // namespace railgauge::gpu

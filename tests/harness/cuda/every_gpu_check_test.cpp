@@ -32,5 +32,14 @@ TEST(EveryGpuCheck, NoDevicesHaveNoProblem) {
   EXPECT_EQ(every_gpu_problem({}, 0, never_asked), std::nullopt);
 }
 
+// A point's one named GPU: below zero or past the visible ones, named with their range.
+TEST(EveryGpuCheck, ANamedGpuOutsideTheVisibleRangeIsNamedWithTheRange) {
+  EXPECT_EQ(gpu_not_visible(1, 2), std::nullopt);
+  EXPECT_EQ(gpu_not_visible(2, 2), "gpu=2 does not exist here: 2 CUDA device(s) visible (0..1); "
+                                   "CUDA_VISIBLE_DEVICES renumbers them");
+  EXPECT_TRUE(gpu_not_visible(-1, 2));
+  EXPECT_TRUE(gpu_not_visible(0, 0));
+}
+
 } // namespace
 } // namespace railgauge::gpu
