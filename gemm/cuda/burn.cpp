@@ -134,31 +134,27 @@ BurnOptions burn_options(const Point &point, int gpus_visible) {
 }
 
 std::optional<std::string> BurnBenchmark::supported(const RunContext &, const Point &point) const {
-  if (auto why = gpu::cuda_unavailable_reason())
-    return why;
-  const int count = gpu::cuda_device_count();
-  BurnOptions o;
-  try {
-    o = burn_options(point, count);
-  } catch (const InputError &e) {
-    return e.problem();
-  }
-  if (auto why = layout_problem(o.dtype, parse_layout(o.layout, "layout")))
-    return why;
-  return gpu::every_gpu_problem(
-      o.gpus, count, [&](int d, const gpu::CudaDeviceInfo &info) -> std::optional<std::string> {
-        if (auto why = dtype_capability_problem(o.dtype, info.compute_capability))
-          return fmt::format("GPU {} ({}): {}", d, info.name, *why);
-        // Operands, the golden output and at least one ring buffer.
-        const double need =
-            static_cast<double>(operand_set_bytes(o.shape, o.dtype) + kLtWorkspaceBytes) +
-            static_cast<double>(o.shape.m * o.shape.n * dtype_bytes(o.dtype).c);
-        if (need > 0.8 * static_cast<double>(info.free_memory_bytes))
-          return fmt::format("the burn needs {:.3g} GB on GPU {} ({}), more than 80% of its "
-                             "{:.3g} GB free: use a smaller m, n, k",
-                             need / 1e9, d, info.name,
-                             static_cast<double>(info.free_memory_bytes) / 1e9);
-        return std::nullopt;
+  return gpu::every_gpu_point_problem(
+      [&](int count) { return burn_options(point, count); },
+      [](const BurnOptions &o, int count) -> std::optional<std::string> {
+        if (auto why = layout_problem(o.dtype, parse_layout(o.layout, "layout")))
+          return why;
+        return gpu::every_gpu_problem(
+            o.gpus, count,
+            [&](int d, const gpu::CudaDeviceInfo &info) -> std::optional<std::string> {
+              if (auto why = dtype_capability_problem(o.dtype, info.compute_capability))
+                return fmt::format("GPU {} ({}): {}", d, info.name, *why);
+              // Operands, the golden output and at least one ring buffer.
+              const double need =
+                  static_cast<double>(operand_set_bytes(o.shape, o.dtype) + kLtWorkspaceBytes) +
+                  static_cast<double>(o.shape.m * o.shape.n * dtype_bytes(o.dtype).c);
+              if (need > 0.8 * static_cast<double>(info.free_memory_bytes))
+                return fmt::format("the burn needs {:.3g} GB on GPU {} ({}), more than 80% of "
+                                   "its {:.3g} GB free: use a smaller m, n, k",
+                                   need / 1e9, d, info.name,
+                                   static_cast<double>(info.free_memory_bytes) / 1e9);
+              return std::nullopt;
+            });
       });
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/cuda/device.h"
+#include "harness/error.h"
 
 namespace railgauge::gpu {
 
@@ -20,6 +21,24 @@ using DeviceProblem =
 // the `visible` devices, cannot be queried, or has a `problem`.
 std::optional<std::string> every_gpu_problem(const std::vector<int> &gpus, int visible,
                                              const DeviceProblem &problem);
+
+// Why a point that runs on every local GPU cannot run here, or nullopt: CUDA is unusable, `read`
+// (its options for the visible device count) throws InputError on an axis, or `check` (given
+// the options and the count) finds a problem: what gemm.burn, memory.burn and memory.pattern
+// check first.
+template <typename Read, typename Check>
+std::optional<std::string> every_gpu_point_problem(const Read &read, const Check &check) {
+  if (auto why = cuda_unavailable_reason())
+    return why;
+  const int visible = cuda_device_count();
+  std::optional<decltype(read(visible))> options;
+  try {
+    options.emplace(read(visible));
+  } catch (const InputError &e) {
+    return e.problem();
+  }
+  return check(*options, visible);
+}
 
 // Why `gpu` (a CUDA ordinal) is none of the `visible` devices, or nullopt; the reason gives
 // their range, since CUDA_VISIBLE_DEVICES renumbers them.

@@ -98,24 +98,20 @@ std::vector<Axis> HbmBurnBenchmark::axes() const {
 
 std::optional<std::string> HbmBurnBenchmark::supported(const RunContext &,
                                                        const Point &point) const {
-  if (auto why = gpu::cuda_unavailable_reason())
-    return why;
-  const int count = gpu::cuda_device_count();
-  HbmBurnOptions o;
-  try {
-    o = hbm_burn_options(point, count);
-  } catch (const InputError &e) {
-    return e.problem();
-  }
-  return gpu::every_gpu_problem(
-      o.gpus, count, [&](int d, const gpu::CudaDeviceInfo &info) -> std::optional<std::string> {
-        const double need = 2.0 * static_cast<double>(o.array_bytes);
-        if (need > kMaxFreeShare * static_cast<double>(info.free_memory_bytes))
-          return fmt::format("two arrays of {:.3g} GB need more than 80% of the {:.3g} GB free "
-                             "on GPU {} ({}): use a smaller size_bytes",
-                             static_cast<double>(o.array_bytes) / 1e9,
-                             static_cast<double>(info.free_memory_bytes) / 1e9, d, info.name);
-        return std::nullopt;
+  return gpu::every_gpu_point_problem(
+      [&](int count) { return hbm_burn_options(point, count); },
+      [](const HbmBurnOptions &o, int count) {
+        return gpu::every_gpu_problem(
+            o.gpus, count,
+            [&](int d, const gpu::CudaDeviceInfo &info) -> std::optional<std::string> {
+              const double need = 2.0 * static_cast<double>(o.array_bytes);
+              if (need > kMaxFreeShare * static_cast<double>(info.free_memory_bytes))
+                return fmt::format("two arrays of {:.3g} GB need more than 80% of the {:.3g} GB "
+                                   "free on GPU {} ({}): use a smaller size_bytes",
+                                   static_cast<double>(o.array_bytes) / 1e9,
+                                   static_cast<double>(info.free_memory_bytes) / 1e9, d, info.name);
+              return std::nullopt;
+            });
       });
 }
 

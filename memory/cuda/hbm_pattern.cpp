@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/cuda/device.h"
+#include "harness/cuda/every_gpu_check.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/every_gpu.h"
@@ -177,19 +178,15 @@ std::vector<Axis> HbmPatternBenchmark::axes() const {
 
 std::optional<std::string> HbmPatternBenchmark::supported(const RunContext &,
                                                           const Point &point) const {
-  if (auto why = gpu::cuda_unavailable_reason())
-    return why;
-  const int count = gpu::cuda_device_count();
-  HbmPatternOptions o;
-  try {
-    o = hbm_pattern_options(point, count);
-  } catch (const InputError &e) {
-    return e.problem();
-  }
-  for (int d : o.gpus)
-    if (d >= count)
-      return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible", d, count);
-  return std::nullopt;
+  // Only the devices' presence: the arrays are sized to each GPU's free memory when it runs.
+  return gpu::every_gpu_point_problem(
+      [&](int count) { return hbm_pattern_options(point, count); },
+      [](const HbmPatternOptions &o, int count) -> std::optional<std::string> {
+        for (int d : o.gpus)
+          if (d >= count)
+            return fmt::format("gpu={} does not exist here: {} CUDA device(s) visible", d, count);
+        return std::nullopt;
+      });
 }
 
 Outcome HbmPatternBenchmark::run(RunContext &ctx, const Point &point) {

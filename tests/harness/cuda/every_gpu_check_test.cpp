@@ -32,6 +32,25 @@ TEST(EveryGpuCheck, NoDevicesHaveNoProblem) {
   EXPECT_EQ(every_gpu_problem({}, 0, never_asked), std::nullopt);
 }
 
+// Without usable CUDA the point's options are never read; with it, an axis out of range is the
+// reason, and a point read well is judged by its check.
+TEST(EveryGpuCheck, APointIsReadOnlyWhereCudaRuns) {
+  const auto out_of_range = [](int) -> int {
+    throw InputError("gpu = 9 is out of range", "gpu", "give 0");
+  };
+  const auto fine = [](int, int) -> std::optional<std::string> { return std::nullopt; };
+  if (const auto why = cuda_unavailable_reason()) {
+    EXPECT_EQ(every_gpu_point_problem(out_of_range, fine), why);
+    return;
+  }
+  EXPECT_EQ(every_gpu_point_problem(out_of_range, fine), "gpu = 9 is out of range");
+  EXPECT_EQ(every_gpu_point_problem([](int visible) { return visible; },
+                                    [](int read, int visible) -> std::optional<std::string> {
+                                      return read == visible ? "checked" : "not checked";
+                                    }),
+            "checked");
+}
+
 // A point's one named GPU: below zero or past the visible ones, named with their range.
 TEST(EveryGpuCheck, ANamedGpuOutsideTheVisibleRangeIsNamedWithTheRange) {
   EXPECT_EQ(gpu_not_visible(1, 2), std::nullopt);
