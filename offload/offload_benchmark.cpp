@@ -20,7 +20,6 @@
 namespace railgauge::offload {
 namespace {
 
-constexpr std::int64_t kSizeMultipleBytes = 16; // 16-byte vector accesses in the kernels
 constexpr double kMaxDeviceMemoryShare = 0.9;
 constexpr std::int64_t kDefaultGemmMnk = 8192;
 
@@ -182,9 +181,8 @@ std::optional<std::string> OffloadBenchmark::supported(const RunContext &ctx,
     if (auto why = gpu::gpu_not_visible(device, count))
       return why;
   const std::int64_t size_bytes = point.integer(record::kSizeBytes);
-  if (size_bytes <= 0 || size_bytes % kSizeMultipleBytes != 0)
-    return fmt::format("size_bytes={} is not a positive multiple of {} (16-byte vector accesses)",
-                       size_bytes, kSizeMultipleBytes);
+  if (auto why = gpu::vector_size_problem(size_bytes))
+    return why;
   const auto placement = parse_placement(point.text(record::kPlacement));
   if (!placement)
     return fmt::format("placement={} is neither near nor far", point.text(record::kPlacement));

@@ -31,4 +31,12 @@ std::optional<std::string> gpu_not_visible(std::int64_t gpu, int visible) {
                      gpu, visible, visible - 1);
 }
 
+std::optional<std::string> vector_size_problem(std::int64_t size_bytes) {
+  constexpr std::int64_t kVectorBytes = 16;
+  if (size_bytes > 0 && size_bytes % kVectorBytes == 0)
+    return std::nullopt;
+  return fmt::format("size_bytes={} is not a positive multiple of {} (16-byte vector accesses)",
+                     size_bytes, kVectorBytes);
+}
+
 } // namespace railgauge::gpu

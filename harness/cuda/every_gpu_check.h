@@ -1,7 +1,8 @@
 #pragma once
 // The device check of a point that runs on every local GPU at once (harness/every_gpu.h:
-// gemm.burn, memory.burn), before it runs, and of a point's one named GPU. Free of CUDA types,
-// so it is compiled in every build (without CUDA no device is visible and none can be queried).
+// gemm.burn, memory.burn), before it runs, and of a point's one named GPU and the size its
+// kernels move. Free of CUDA types, so it is compiled in every build (without CUDA no device is
+// visible and none can be queried).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -43,5 +44,9 @@ std::optional<std::string> every_gpu_point_problem(const Read &read, const Check
 // Why `gpu` (a CUDA ordinal) is none of the `visible` devices, or nullopt; the reason gives
 // their range, since CUDA_VISIBLE_DEVICES renumbers them.
 std::optional<std::string> gpu_not_visible(std::int64_t gpu, int visible);
+
+// Why kernels that access memory 16 bytes at a time (HBM stream, offload copies) cannot move
+// `size_bytes`, or nullopt: a positive multiple of 16 is needed.
+std::optional<std::string> vector_size_problem(std::int64_t size_bytes);
 
 } // namespace railgauge::gpu

@@ -23,8 +23,6 @@ constexpr std::uint64_t kNoGpuLastSizeBytes = 4 * kGiB;
 // The arrays may take at most this share of the GPU's free memory: the rest is for the
 // context, the timer and the data check.
 constexpr double kMaxFreeMemoryShare = 0.9;
-// 16-byte vector accesses over whole arrays.
-constexpr std::int64_t kSizeMultipleBytes = 16;
 
 std::vector<std::int64_t> powers_of_two(std::uint64_t first, std::uint64_t last) {
   std::vector<std::int64_t> sizes;
@@ -97,9 +95,8 @@ std::optional<std::string> HbmStreamBenchmark::supported(const RunContext &,
   if (auto why = gpu::gpu_not_visible(device, count))
     return why;
   const std::int64_t size_bytes = point.integer(record::kSizeBytes);
-  if (size_bytes <= 0 || size_bytes % kSizeMultipleBytes != 0)
-    return fmt::format("size_bytes={} is not a positive multiple of {} (16-byte vector accesses)",
-                       size_bytes, kSizeMultipleBytes);
+  if (auto why = gpu::vector_size_problem(size_bytes))
+    return why;
   gpu::CudaDeviceInfo info;
   try {
     info = gpu::cuda_device_info(static_cast<int>(device));

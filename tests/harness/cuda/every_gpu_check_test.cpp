@@ -60,5 +60,14 @@ TEST(EveryGpuCheck, ANamedGpuOutsideTheVisibleRangeIsNamedWithTheRange) {
   EXPECT_TRUE(gpu_not_visible(0, 0));
 }
 
+// Sizes for 16-byte vector accesses: positive multiples of 16 only.
+TEST(EveryGpuCheck, ASizeForVectorAccessesIsAPositiveMultipleOf16) {
+  EXPECT_EQ(vector_size_problem(16), std::nullopt);
+  EXPECT_EQ(vector_size_problem(24), "size_bytes=24 is not a positive multiple of 16 (16-byte "
+                                     "vector accesses)");
+  EXPECT_TRUE(vector_size_problem(0));
+  EXPECT_TRUE(vector_size_problem(-16));
+}
+
 } // namespace
 } // namespace railgauge::gpu
