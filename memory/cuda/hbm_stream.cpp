@@ -112,4 +112,46 @@ std::optional<std::string> HbmStreamBenchmark::supported(const RunContext &,
   return std::nullopt;
 }
 
+// Read: loads only; each block stores its partial sum, so the loads cannot be optimised away
+// and the sum is checked against its closed form. Compare with BabelStream's dot.
+std::unique_ptr<HbmStreamBenchmark> make_hbm_read() {
+  return std::make_unique<HbmStreamBenchmark>(
+      HbmKernel::read, record::kHbmRead,
+      "HBM read bandwidth of one GPU: sum += a[i] in 16-byte vectors, one partial sum per block "
+      "(GB/s, 1 array counted)");
+}
+
+// Write: stores only (a GPU store does not read the line first, so HBM moves what we count).
+std::unique_ptr<HbmStreamBenchmark> make_hbm_write() {
+  return std::make_unique<HbmStreamBenchmark>(
+      HbmKernel::write, record::kHbmWrite,
+      "HBM write bandwidth of one GPU: a[i] = s in 16-byte vectors (GB/s, 1 array counted)");
+}
+
+// Copy by SM kernel: BabelStream's copy. memory.hbm_memcpy_d2d copies through cudaMemcpyAsync.
+std::unique_ptr<HbmStreamBenchmark> make_hbm_copy() {
+  return std::make_unique<HbmStreamBenchmark>(
+      HbmKernel::copy, record::kHbmCopy,
+      "HBM copy bandwidth of one GPU by an SM kernel: c[i] = a[i] in 16-byte vectors (GB/s, 2 "
+      "arrays counted)");
+}
+
+// Triad: STREAM's and BabelStream's triad, two loads and one store per element.
+std::unique_ptr<HbmStreamBenchmark> make_hbm_triad() {
+  return std::make_unique<HbmStreamBenchmark>(
+      HbmKernel::triad, record::kHbmTriad,
+      "HBM triad bandwidth of one GPU: a[i] = b[i] + s * c[i] in 16-byte vectors (GB/s, 3 "
+      "arrays counted)");
+}
+
+// D2D memcpy: what cudaMemcpyAsync(DeviceToDevice) achieves within one GPU, the path libraries
+// take for their copies. Counted as read + write (2x), like memory.hbm_copy; nvbandwidth counts
+// the bytes copied once.
+std::unique_ptr<HbmStreamBenchmark> make_hbm_memcpy_d2d() {
+  return std::make_unique<HbmStreamBenchmark>(
+      HbmKernel::library_copy, record::kHbmMemcpyD2d,
+      "HBM device-to-device cudaMemcpyAsync bandwidth of one GPU (GB/s, read + write counted: 2x "
+      "the bytes copied, nvbandwidth counts 1x)");
+}
+
 } // namespace railgauge::memory

@@ -1,6 +1,6 @@
 #pragma once
 // HBM bandwidth of one GPU: the shared part of memory.hbm_read, hbm_write, hbm_copy, hbm_triad
-// and hbm_memcpy_d2d (one small class per key, in the file named after it).
+// and hbm_memcpy_d2d, which differ only in their kernel, key and description.
 //
 // One point = arrays of `size_bytes` each on GPU `gpu`, seeded, then one kernel (or one
 // cudaMemcpyAsync) over the whole arrays per call of the measured operation, timed by the
@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/benchmark.h"
@@ -29,8 +30,12 @@ namespace railgauge::memory {
 std::vector<std::int64_t> hbm_default_sizes_bytes(HbmKernel kernel,
                                                   std::optional<std::uint64_t> free_bytes);
 
-class HbmStreamBenchmark : public Benchmark {
+class HbmStreamBenchmark final : public Benchmark {
 public:
+  HbmStreamBenchmark(HbmKernel kernel, std::string_view key, std::string_view description)
+      : kernel_(kernel), key_(key), description_(description) {}
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override;
   std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
@@ -44,11 +49,10 @@ public:
     before_verify_ = std::move(hook);
   }
 
-protected:
-  explicit HbmStreamBenchmark(HbmKernel kernel) : kernel_(kernel) {}
-
 private:
   HbmKernel kernel_;
+  std::string_view key_;
+  std::string_view description_;
   std::function<void(const HbmArrays &)> before_verify_;
 };
 
