@@ -1,0 +1,180 @@
+#include "records/gemm_cublaslt_fields.h"
+
+#include "harness/record_fields.h"
+#include "records/gemm_record.h"
+
+namespace railgauge::gemm::record {
+namespace {
+
+namespace f = record_fields;
+
+template <typename T>
+void put(nlohmann::json &metrics, const char *name, const std::optional<T> &v) {
+  if (v)
+    metrics[name] = *v;
+}
+
+void put(nlohmann::json &metrics, const char *name, const nlohmann::json &value) {
+  if (!value.is_null())
+    metrics[name] = value;
+}
+
+nlohmann::json whole(const nlohmann::json &metrics, const char *name) {
+  const auto *value = f::field(metrics, name);
+  return value ? *value : nlohmann::json();
+}
+
+std::optional<bool> flag(const nlohmann::json &metrics, const char *name) {
+  const auto *value = f::field(metrics, name);
+  return value && value->is_boolean() ? std::optional(value->get<bool>()) : std::nullopt;
+}
+
+// A summary as harness/stats.cpp's to_json writes it; nullopt where a figure is missing.
+std::optional<Summary> summary_of(const nlohmann::json *j) {
+  namespace s = metric::summary;
+  if (!j)
+    return std::nullopt;
+  const auto n = f::integer(*j, s::kN);
+  Summary out;
+  out.n = static_cast<std::size_t>(n.value_or(0));
+  for (const auto &[name, figure] :
+       {std::pair{s::kMin, &out.min}, std::pair{s::kMax, &out.max}, std::pair{s::kMean, &out.mean},
+        std::pair{s::kStdev, &out.stdev}, std::pair{s::kMedian, &out.median},
+        std::pair{s::kP10, &out.p10}, std::pair{s::kP90, &out.p90}, std::pair{s::kP99, &out.p99}}) {
+    const auto value = f::number(*j, name);
+    if (!value)
+      return std::nullopt;
+    *figure = *value;
+  }
+  return n ? std::optional(out) : std::nullopt;
+}
+
+} // namespace
+
+double tflops_of(double flops, double time_s) { return time_s > 0 ? flops / time_s / 1e12 : 0.0; }
+
+GemmRates GemmRates::of(double flops, double bytes, const Summary &time_s, double peak_tflops) {
+  GemmRates r;
+  r.flops_per_call = flops;
+  r.bytes_per_call = bytes;
+  r.flops_per_byte = flops / bytes;
+  r.tflops = tflops_of(flops, time_s.median);
+  r.tflops_max = tflops_of(flops, time_s.min);
+  if (peak_tflops > 0) {
+    r.peak_tflops = peak_tflops;
+    r.efficiency = r.tflops / peak_tflops;
+  }
+  return r;
+}
+
+void GemmRates::write(nlohmann::json &metrics) const {
+  put(metrics, kFlopsPerCall, flops_per_call);
+  put(metrics, kBytesPerCall, bytes_per_call);
+  put(metrics, kFlopsPerByte, flops_per_byte);
+  metrics[kTflops] = tflops;
+  put(metrics, kTflopsMax, tflops_max);
+  put(metrics, kPeakTflopsMetric, peak_tflops);
+  put(metrics, kEfficiency, efficiency);
+}
+
+std::optional<GemmRates> GemmRates::read(const nlohmann::json &metrics) {
+  const auto tflops = f::number(metrics, kTflops);
+  if (!tflops)
+    return std::nullopt;
+  GemmRates r;
+  r.flops_per_call = f::number(metrics, kFlopsPerCall);
+  r.bytes_per_call = f::number(metrics, kBytesPerCall);
+  r.flops_per_byte = f::number(metrics, kFlopsPerByte);
+  r.tflops = *tflops;
+  r.tflops_max = f::number(metrics, kTflopsMax);
+  r.peak_tflops = f::number(metrics, kPeakTflopsMetric);
+  r.efficiency = f::number(metrics, kEfficiency);
+  return r;
+}
+
+BestPick BestPick::of(double flops, const Summary &time_s, const GemmRates &heuristic,
+                      bool is_heuristic) {
+  BestPick b;
+  b.time_s = time_s;
+  b.tflops = tflops_of(flops, time_s.median);
+  b.tflops_max = tflops_of(flops, time_s.min);
+  if (heuristic.peak_tflops)
+    b.efficiency = b.tflops / *heuristic.peak_tflops;
+  b.vs_heuristic = heuristic.tflops > 0 ? b.tflops / heuristic.tflops : 0.0;
+  b.is_heuristic = is_heuristic;
+  return b;
+}
+
+bool BestPick::operator==(const BestPick &o) const {
+  // Summary has no comparison: its fields compare as the record holds them.
+  const auto summary = [](const std::optional<Summary> &s) {
+    return s ? to_json(*s) : nlohmann::json();
+  };
+  return summary(time_s) == summary(o.time_s) && tflops == o.tflops && tflops_max == o.tflops_max &&
+         efficiency == o.efficiency && vs_heuristic == o.vs_heuristic &&
+         is_heuristic == o.is_heuristic;
+}
+
+void CublasLtFields::write(nlohmann::json &metrics) const {
+  rates.write(metrics);
+  if (best) {
+    if (best->time_s)
+      metrics[kBestTimeS] = to_json(*best->time_s);
+    metrics[kBestTflops] = best->tflops;
+    put(metrics, kBestTflopsMax, best->tflops_max);
+    put(metrics, kBestEfficiency, best->efficiency);
+    put(metrics, kBestVsHeuristic, best->vs_heuristic);
+    put(metrics, kBestIsHeuristic, best->is_heuristic);
+  }
+  put(metrics, kHeuristicAlgos, heuristic_algos);
+  put(metrics, kBestAlgos, best_algos);
+  put(metrics, kLaunchedKernels, launched_kernels);
+  put(metrics, kCandidates, candidates);
+  put(metrics, kRefusedAlgos, refused_algos);
+  put(metrics, kLtTypes, lt_types);
+  put(metrics, kGemms, gemms);
+  put(metrics, kVerified, verified);
+  if (check) {
+    metrics[kVerifiedElements] = check->verified_elements;
+    metrics[kWrongElements] = check->wrong_elements;
+    // NaN is not JSON: a NaN or Inf output is counted, and the worst written as null.
+    metrics[kWorstErrorOverBound] = check->worst_error_over_bound
+                                        ? nlohmann::json(*check->worst_error_over_bound)
+                                        : nlohmann::json(nullptr);
+    metrics[kErrorBound] = check->error_bound;
+  }
+}
+
+std::optional<CublasLtFields> CublasLtFields::read(const nlohmann::json &metrics) {
+  const auto rates = GemmRates::read(metrics);
+  if (!rates)
+    return std::nullopt;
+  CublasLtFields c;
+  c.rates = *rates;
+  if (const auto best_tflops = f::number(metrics, kBestTflops)) {
+    BestPick b;
+    b.time_s = summary_of(f::field(metrics, kBestTimeS));
+    b.tflops = *best_tflops;
+    b.tflops_max = f::number(metrics, kBestTflopsMax);
+    b.efficiency = f::number(metrics, kBestEfficiency);
+    b.vs_heuristic = f::number(metrics, kBestVsHeuristic);
+    b.is_heuristic = flag(metrics, kBestIsHeuristic);
+    c.best = b;
+  }
+  c.heuristic_algos = whole(metrics, kHeuristicAlgos);
+  c.best_algos = whole(metrics, kBestAlgos);
+  c.launched_kernels = whole(metrics, kLaunchedKernels);
+  c.candidates = whole(metrics, kCandidates);
+  c.refused_algos = whole(metrics, kRefusedAlgos);
+  c.lt_types = whole(metrics, kLtTypes);
+  c.gemms = whole(metrics, kGemms);
+  c.verified = flag(metrics, kVerified);
+  const auto checked = f::integer(metrics, kVerifiedElements);
+  const auto wrong = f::integer(metrics, kWrongElements);
+  if (checked && wrong)
+    c.check = DataCheckFields{*checked, *wrong, f::number(metrics, kWorstErrorOverBound),
+                              whole(metrics, kErrorBound)};
+  return c;
+}
+
+} // namespace railgauge::gemm::record
