@@ -8,7 +8,6 @@
 #include "gemm/model_axes.h"
 #include "gemm/verify_bound.h"
 #include "harness/error.h"
-#include "harness/metric_names.h"
 #include "harness/waiver.h"
 #include "records/gemm_record.h"
 
@@ -202,21 +201,15 @@ GemmPlan plan_size_point(const Point &point) {
   return plan;
 }
 
+record::GemmRates gemm_rates(const Measurement &m, const GemmPlan &plan, Dtype dtype,
+                             double peak_tflops) {
+  return record::GemmRates::of(plan.flops(), plan.bytes(dtype_bytes(dtype)), m.time_s, peak_tflops);
+}
+
 nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dtype,
                             double peak_tflops) {
   nlohmann::json j = m.to_json();
-  const double flops = plan.flops();
-  const double bytes = plan.bytes(dtype_bytes(dtype));
-  j[record::kFlopsPerCall] = flops;
-  j[metric::kBytesPerCall] = bytes;
-  j[record::kFlopsPerByte] = flops / bytes;
-  const double tflops = m.time_s.median > 0 ? flops / m.time_s.median / 1e12 : 0.0;
-  j[record::kTflops] = tflops;
-  j[record::kTflopsMax] = m.time_s.min > 0 ? flops / m.time_s.min / 1e12 : 0.0;
-  if (peak_tflops > 0) {
-    j[record::kPeakTflops] = peak_tflops;
-    j[record::kEfficiency] = tflops / peak_tflops;
-  }
+  gemm_rates(m, plan, dtype, peak_tflops).write(j);
   return j;
 }
 

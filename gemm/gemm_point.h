@@ -22,6 +22,7 @@
 #include "harness/axis.h"
 #include "harness/measure.h"
 #include "harness/record.h"
+#include "records/gemm_cublaslt_fields.h"
 
 namespace railgauge::gemm {
 
@@ -67,10 +68,14 @@ GemmPlan plan_size_point(const Point &point);
 // The axis's dtype, checked against `where`.
 Dtype point_dtype(const Point &point);
 
-// The record's metrics for a measured plan: the Measurement (time_s, batch, timer, ...) plus
-//   flops_per_call, bytes_per_call, flops_per_byte,
+// The rates of a measured plan (records/gemm_cublaslt_fields.h): flops_per_call,
+// bytes_per_call, flops_per_byte,
 //   tflops      (flops_per_call / median time / 1e12), tflops_max (.. / min time ..),
 //   efficiency  (tflops / peak_tflops) and peak_tflops when a peak is known (> 0).
+record::GemmRates gemm_rates(const Measurement &m, const GemmPlan &plan, Dtype dtype,
+                             double peak_tflops);
+// The record's metrics for a measured plan: the Measurement (time_s, batch, timer, ...) and
+// its gemm_rates.
 nlohmann::json gemm_metrics(const Measurement &m, const GemmPlan &plan, Dtype dtype,
                             double peak_tflops);
 
