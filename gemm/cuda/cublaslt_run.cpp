@@ -23,6 +23,7 @@
 #include "harness/inventory/gpu_settle.h"
 #include "harness/inventory/gpu_telemetry.h"
 #include "harness/run_context.h"
+#include "records/gemm_cublaslt_fields.h"
 #include "records/gemm_record.h"
 
 namespace railgauge::gemm {
@@ -120,10 +121,6 @@ nlohmann::json launched_kernels(Runner &runner,
   return k.names;
 }
 
-double tflops_of(double flops, const Summary &time_s) {
-  return time_s.median > 0 ? flops / time_s.median / 1e12 : 0.0;
-}
-
 struct CheckResult {
   std::int64_t checked = 0, wrong = 0;
   double worst = 0; // NaN when an element was NaN or Inf
@@ -180,7 +177,7 @@ nlohmann::json screen_candidates(RunContext &ctx, gpu::CudaEventTimer &timer, Ru
       const Measurement m = ctx.measure(
           timer, [&] { runner.call(picks, static_cast<std::ptrdiff_t>(g)); }, &settle);
       entry["screen_time_s"] = m.time_s.median;
-      entry["screen_tflops"] = tflops_of(gemm_flops(x.shape), m.time_s);
+      entry["screen_tflops"] = record::tflops_of(gemm_flops(x.shape), m.time_s.median);
       candidates.push_back(entry);
       if (best_median == 0 || m.time_s.median < best_median) {
         best_median = m.time_s.median;
@@ -192,13 +189,14 @@ nlohmann::json screen_candidates(RunContext &ctx, gpu::CudaEventTimer &timer, Ru
 }
 
 // Runs each GEMM once more with the picks that were timed, on operand set 0, and checks a sample
-// of its output against the fp64 reference: the record's verification fields and its verdict.
-void verify_outputs(Outcome &out, const std::vector<GemmOperands> &gemms, const LtHandle &handle,
-                    const gpu::DeviceBuffer &workspace, cudaStream_t stream,
-                    const CublasLtOptions &o, const std::vector<Layout> &layouts,
-                    const LtBeforeVerify &before_verify, const AlgoPicks &heuristic_picks,
-                    const AlgoPicks &best_picks, bool same) {
-  std::vector<std::string> problems;
+// of its output against the fp64 reference: the record's verification fields, and in `problems`
+// each GEMM's that failed.
+record::DataCheckFields
+verify_outputs(const std::vector<GemmOperands> &gemms, const LtHandle &handle,
+               const gpu::DeviceBuffer &workspace, cudaStream_t stream, const CublasLtOptions &o,
+               const std::vector<Layout> &layouts, const LtBeforeVerify &before_verify,
+               const AlgoPicks &heuristic_picks, const AlgoPicks &best_picks, bool same,
+               std::vector<std::string> &problems) {
   std::int64_t checked = 0, wrong = 0;
   double worst = 0;
   const auto verify = [&](const std::vector<const cublasLtMatmulAlgo_t *> &picks,
@@ -226,14 +224,9 @@ void verify_outputs(Outcome &out, const std::vector<GemmOperands> &gemms, const 
   verify(heuristic_picks, "heuristic");
   if (!same)
     verify(best_picks, "best");
-  out.metrics[record::kVerifiedElements] = checked;
-  out.metrics[record::kWrongElements] = wrong;
-  // NaN is not JSON: a NaN or Inf output is reported by its count, and the worst as null.
-  out.metrics[record::kWorstErrorOverBound] =
-      std::isnan(worst) ? nlohmann::json(nullptr) : nlohmann::json(worst);
-  out.metrics[record::kErrorBound] = verify_bound_json(o.dtype);
-  out.metrics[record::kVerified] = false;
-  out.conclude_data_check(problems);
+  // A NaN or Inf output is reported by its count; its worst error has no figure.
+  return {checked, wrong, std::isnan(worst) ? std::nullopt : std::optional(worst),
+          verify_bound_json(o.dtype)};
 }
 
 // What a point ran on and with: the GPU and its peak, cuBLASLt, the candidates its heuristic
@@ -276,19 +269,6 @@ Outcome no_algorithm_outcome(const GemmOperands &x, Dtype dtype, Layout layout,
                       : "; the last refusal: " + refused.back().at("error").get<std::string>()));
   waived.metrics[record::kRefusedAlgos] = refused;
   return waived;
-}
-
-// The achievable figures of the best full measurement, against the peak and the heuristic's pick
-// (out's tflops).
-void add_best_metrics(Outcome &out, const Measurement &best, double flops, const PeakChoice &peak) {
-  const double best_tflops = tflops_of(flops, best.time_s);
-  out.metrics[record::kBestTimeS] = to_json(best.time_s);
-  out.metrics[record::kBestTflops] = best_tflops;
-  out.metrics[record::kBestTflopsMax] = best.time_s.min > 0 ? flops / best.time_s.min / 1e12 : 0.0;
-  if (peak.tflops > 0)
-    out.metrics[record::kBestEfficiency] = best_tflops / peak.tflops;
-  const double first_tflops = out.metrics.at(record::kTflops).get<double>(); // heuristic's pick
-  out.metrics[record::kBestVsHeuristic] = first_tflops > 0 ? best_tflops / first_tflops : 0.0;
 }
 
 } // namespace
@@ -362,28 +342,32 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
 
   const PeakChoice peak =
       choose_gpu_peak(o.peak_tflops, default_gpu_peaks_path(), info.name, o.dtype);
-  Outcome out;
-  out.metrics = gemm_metrics(heuristic, plan, o.dtype, peak.tflops);
-  add_best_metrics(out, best, plan.flops(), peak);
-  out.metrics[record::kBestIsHeuristic] = heuristic_wins;
-  out.metrics[record::kHeuristicAlgos] = algos_picked(gemms, heuristic_picks);
-  out.metrics[record::kBestAlgos] = algos_picked(gemms, winning_picks);
+  record::CublasLtFields fields;
+  fields.rates = gemm_rates(heuristic, plan, o.dtype, peak.tflops);
+  fields.best = record::BestPick::of(plan.flops(), best.time_s, fields.rates, heuristic_wins);
+  fields.heuristic_algos = algos_picked(gemms, heuristic_picks);
+  fields.best_algos = algos_picked(gemms, winning_picks);
   // After the timed window, so the capture costs the figures nothing.
   const nlohmann::json heuristic_kernels = launched_kernels(runner, heuristic_picks);
-  out.metrics[record::kLaunchedKernels] = {
+  fields.launched_kernels = {
       {record::kLaunchedHeuristic, heuristic_kernels},
       {record::kLaunchedBest, same ? heuristic_kernels : launched_kernels(runner, best_picks)}};
-  out.metrics[record::kCandidates] = candidates;
-  out.metrics[record::kRefusedAlgos] = refused;
-  out.metrics[record::kLtTypes] = gemms.front().lt.types_json();
+  fields.candidates = candidates;
+  fields.refused_algos = refused;
+  fields.lt_types = gemms.front().lt.types_json();
+  std::vector<std::string> problems;
+  if (ctx.verify())
+    fields.check = verify_outputs(gemms, handle, workspace, stream, o, layouts, before_verify,
+                                  heuristic_picks, best_picks, same, problems);
+  fields.verified = fields.check.has_value() && problems.empty();
+
+  Outcome out;
+  out.metrics = heuristic.to_json();
+  fields.write(out.metrics);
+  if (fields.check)
+    out.conclude_data_check(problems);
   out.device = {{device::kGpu, info.uuid}, {device::kPci, info.pci_bus_id}};
   out.derived_params = lt_derived_params(info, peak, gemms.front().offered, rotation);
-
-  if (ctx.verify())
-    verify_outputs(out, gemms, handle, workspace, stream, o, layouts, before_verify,
-                   heuristic_picks, best_picks, same);
-  else
-    out.metrics[record::kVerified] = false;
   out.metrics[record::kTelemetry] =
       telemetry_pair(telemetry_before, during, sample_gpu_telemetry(info.uuid));
   return out;
