@@ -187,11 +187,6 @@ Outcome CublasLtBenchmark::run(RunContext &ctx, const Point &point) {
     ran += (ran.empty() ? "" : "+") + std::string(to_string(l));
   out.derived_params[record::kLayout] = ran;
   out.derived_params[record::kLayoutsFrom] = o.layout ? "axis" : std::string(kTrainingLayouts);
-  if (!p.gemm_list.is_null()) {
-    out.metrics[record::kGemms] = p.gemm_list;
-    for (std::size_t g = 0; g < layouts.size() && g < p.gemm_list.size(); ++g)
-      out.metrics[record::kGemms][g][record::kLayout] = std::string(to_string(layouts[g]));
-  }
   return out;
 }
 

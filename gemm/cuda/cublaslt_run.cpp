@@ -255,9 +255,20 @@ OperandRotation plan_rotation(const GemmPlan &plan, Dtype dtype, const gpu::Cuda
   return operand_rotation(set_bytes, info.l2_bytes, info.free_memory_bytes / 2);
 }
 
-// The point when cuBLASLt runs no algorithm for a GEMM: waived, with what it refused.
+// The plan's GEMMs as the record lists them, each with the layout it ran in; null for a plan
+// that lists none (a size point's one GEMM is its params).
+nlohmann::json gemms_ran(const GemmPlan &plan, const std::vector<Layout> &layouts) {
+  nlohmann::json gemms = plan.gemm_list;
+  for (std::size_t g = 0; g < layouts.size() && g < gemms.size(); ++g)
+    gemms[g][record::kLayout] = std::string(to_string(layouts[g]));
+  return gemms;
+}
+
+// The point when cuBLASLt runs no algorithm for a GEMM: waived, with what it refused and the
+// plan's GEMMs.
 Outcome no_algorithm_outcome(const GemmOperands &x, Dtype dtype, Layout layout,
-                             const gpu::CudaDeviceInfo &info, const nlohmann::json &refused) {
+                             const gpu::CudaDeviceInfo &info, const nlohmann::json &refused,
+                             const nlohmann::json &gemms) {
   Outcome waived = Outcome::waived(fmt::format(
       "cuBLASLt {} has no algorithm it will run for {} {}×{}×{} (batch {}) in layout {} on {} "
       "({}: a dimension's alignment or the dtype/layout combination){}",
@@ -268,6 +279,8 @@ Outcome no_algorithm_outcome(const GemmOperands &x, Dtype dtype, Layout layout,
       refused.empty() ? std::string()
                       : "; the last refusal: " + refused.back().at("error").get<std::string>()));
   waived.metrics[record::kRefusedAlgos] = refused;
+  if (!gemms.is_null())
+    waived.metrics[record::kGemms] = gemms;
   return waived;
 }
 
@@ -308,7 +321,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
       refused.push_back(std::move(entry));
     }
     if (x.candidates.empty())
-      return no_algorithm_outcome(x, o.dtype, layouts[g], info, refused);
+      return no_algorithm_outcome(x, o.dtype, layouts[g], info, refused, gemms_ran(plan, layouts));
   }
 
   Runner runner{timer, handle, workspace, gemms, rotation.sets, 0};
@@ -355,6 +368,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
   fields.candidates = candidates;
   fields.refused_algos = refused;
   fields.lt_types = gemms.front().lt.types_json();
+  fields.gemms = gemms_ran(plan, layouts);
   std::vector<std::string> problems;
   if (ctx.verify())
     fields.check = verify_outputs(gemms, handle, workspace, stream, o, layouts, before_verify,
