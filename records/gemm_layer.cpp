@@ -5,6 +5,7 @@
 
 #include "harness/record_fields.h"
 #include "harness/stats.h"
+#include "records/gemm_cublaslt_fields.h"
 
 namespace railgauge::gemm::record {
 namespace {
@@ -18,11 +19,12 @@ struct GemmPoint {
 };
 
 std::optional<GemmPoint> gemm_point(const Record &r) {
-  const auto flops = f::number(r.metrics, kFlopsPerCall);
+  // Its work and peak as the point wrote them (a gemm.cublaslt* or gemm.cpu_blas* record's rates)
+  const auto rates = GemmRates::read(r.metrics);
   const auto time_s = f::median_time_s(r.metrics);
-  if (!flops || !time_s || !(*time_s > 0))
+  if (!rates || !rates->flops_per_call || !time_s || !(*time_s > 0))
     return std::nullopt;
-  GemmPoint p{*flops, *time_s, f::number(r.metrics, kPeakTflopsMetric).value_or(0), {}, {}, {}, {}};
+  GemmPoint p{*rates->flops_per_call, *time_s, rates->peak_tflops.value_or(0), {}, {}, {}, {}};
   if (const auto *telemetry = f::field(r.metrics, kTelemetry))
     if (const auto *during = f::field(*telemetry, kTelemetryDuring)) {
       if (const auto *clock = f::field(*during, kTelemetrySmClockMhz))
@@ -112,7 +114,7 @@ LayerPoint layer_point(std::int64_t tp, const std::map<std::string, std::vector<
   if (!lp.complete())
     return lp;
   if (lp.peak_tflops > 0)
-    lp.efficiency = lp.flops / lp.time_s / (lp.peak_tflops * 1e12);
+    lp.efficiency = tflops_of(lp.flops, lp.time_s) / lp.peak_tflops;
   if (clocks) {
     lp.sm_clock_mhz = clock_time / lp.time_s;
     if (lp.peak_clock_mhz && lp.peak_tflops > 0)
