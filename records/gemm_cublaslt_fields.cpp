@@ -1,5 +1,8 @@
 #include "records/gemm_cublaslt_fields.h"
 
+#include <array>
+#include <utility>
+
 #include "harness/record_fields.h"
 #include "records/gemm_record.h"
 
@@ -49,6 +52,29 @@ std::optional<Summary> summary_of(const nlohmann::json *j) {
   return n ? std::optional(out) : std::nullopt;
 }
 
+// The optional figures of a type by their names: the one list its write() and read() go through.
+template <typename Rates> auto rate_figures(Rates &r) {
+  return std::array{
+      std::pair{kFlopsPerCall, &r.flops_per_call},  std::pair{kBytesPerCall, &r.bytes_per_call},
+      std::pair{kFlopsPerByte, &r.flops_per_byte},  std::pair{kTflopsMax, &r.tflops_max},
+      std::pair{kPeakTflopsMetric, &r.peak_tflops}, std::pair{kEfficiency, &r.efficiency}};
+}
+template <typename Best> auto best_figures(Best &b) {
+  return std::array{std::pair{kBestTflopsMax, &b.tflops_max},
+                    std::pair{kBestEfficiency, &b.efficiency},
+                    std::pair{kBestVsHeuristic, &b.vs_heuristic}};
+}
+
+template <typename Figures> void write_figures(nlohmann::json &metrics, const Figures &figures) {
+  for (const auto &[name, figure] : figures)
+    put(metrics, name, *figure);
+}
+template <typename Figures>
+void read_figures(const nlohmann::json &metrics, const Figures &figures) {
+  for (const auto &[name, figure] : figures)
+    *figure = f::number(metrics, name);
+}
+
 } // namespace
 
 double tflops_of(double flops, double time_s) { return time_s > 0 ? flops / time_s / 1e12 : 0.0; }
@@ -68,13 +94,8 @@ GemmRates GemmRates::of(double flops, double bytes, const Summary &time_s, doubl
 }
 
 void GemmRates::write(nlohmann::json &metrics) const {
-  put(metrics, kFlopsPerCall, flops_per_call);
-  put(metrics, kBytesPerCall, bytes_per_call);
-  put(metrics, kFlopsPerByte, flops_per_byte);
   metrics[kTflops] = tflops;
-  put(metrics, kTflopsMax, tflops_max);
-  put(metrics, kPeakTflopsMetric, peak_tflops);
-  put(metrics, kEfficiency, efficiency);
+  write_figures(metrics, rate_figures(*this));
 }
 
 std::optional<GemmRates> GemmRates::read(const nlohmann::json &metrics) {
@@ -82,13 +103,8 @@ std::optional<GemmRates> GemmRates::read(const nlohmann::json &metrics) {
   if (!tflops)
     return std::nullopt;
   GemmRates r;
-  r.flops_per_call = f::number(metrics, kFlopsPerCall);
-  r.bytes_per_call = f::number(metrics, kBytesPerCall);
-  r.flops_per_byte = f::number(metrics, kFlopsPerByte);
   r.tflops = *tflops;
-  r.tflops_max = f::number(metrics, kTflopsMax);
-  r.peak_tflops = f::number(metrics, kPeakTflopsMetric);
-  r.efficiency = f::number(metrics, kEfficiency);
+  read_figures(metrics, rate_figures(r));
   return r;
 }
 
@@ -115,17 +131,30 @@ bool BestPick::operator==(const BestPick &o) const {
          is_heuristic == o.is_heuristic;
 }
 
+void BestPick::write(nlohmann::json &metrics) const {
+  if (time_s)
+    metrics[kBestTimeS] = to_json(*time_s);
+  metrics[kBestTflops] = tflops;
+  write_figures(metrics, best_figures(*this));
+  put(metrics, kBestIsHeuristic, is_heuristic);
+}
+
+std::optional<BestPick> BestPick::read(const nlohmann::json &metrics) {
+  const auto tflops = f::number(metrics, kBestTflops);
+  if (!tflops)
+    return std::nullopt;
+  BestPick b;
+  b.time_s = summary_of(f::field(metrics, kBestTimeS));
+  b.tflops = *tflops;
+  read_figures(metrics, best_figures(b));
+  b.is_heuristic = flag(metrics, kBestIsHeuristic);
+  return b;
+}
+
 void CublasLtFields::write(nlohmann::json &metrics) const {
   rates.write(metrics);
-  if (best) {
-    if (best->time_s)
-      metrics[kBestTimeS] = to_json(*best->time_s);
-    metrics[kBestTflops] = best->tflops;
-    put(metrics, kBestTflopsMax, best->tflops_max);
-    put(metrics, kBestEfficiency, best->efficiency);
-    put(metrics, kBestVsHeuristic, best->vs_heuristic);
-    put(metrics, kBestIsHeuristic, best->is_heuristic);
-  }
+  if (best)
+    best->write(metrics);
   put(metrics, kHeuristicAlgos, heuristic_algos);
   put(metrics, kBestAlgos, best_algos);
   put(metrics, kLaunchedKernels, launched_kernels);
@@ -151,16 +180,7 @@ std::optional<CublasLtFields> CublasLtFields::read(const nlohmann::json &metrics
     return std::nullopt;
   CublasLtFields c;
   c.rates = *rates;
-  if (const auto best_tflops = f::number(metrics, kBestTflops)) {
-    BestPick b;
-    b.time_s = summary_of(f::field(metrics, kBestTimeS));
-    b.tflops = *best_tflops;
-    b.tflops_max = f::number(metrics, kBestTflopsMax);
-    b.efficiency = f::number(metrics, kBestEfficiency);
-    b.vs_heuristic = f::number(metrics, kBestVsHeuristic);
-    b.is_heuristic = flag(metrics, kBestIsHeuristic);
-    c.best = b;
-  }
+  c.best = BestPick::read(metrics);
   c.heuristic_algos = whole(metrics, kHeuristicAlgos);
   c.best_algos = whole(metrics, kBestAlgos);
   c.launched_kernels = whole(metrics, kLaunchedKernels);

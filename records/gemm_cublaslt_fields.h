@@ -50,6 +50,9 @@ struct BestPick {
   // peak, and their tflops for vs_heuristic).
   static BestPick of(double flops, const Summary &time_s, const GemmRates &heuristic,
                      bool is_heuristic);
+  void write(nlohmann::json &metrics) const;
+  // nullopt where the metrics hold no best_tflops (top_k 1 before the search, another key).
+  static std::optional<BestPick> read(const nlohmann::json &metrics);
   bool operator==(const BestPick &) const;
 };
 
