@@ -1,8 +1,9 @@
 #pragma once
 // The gemm family's record contract: its keys and the parameter and metric names that the
-// family writes and that check, compare, calibrate, report and the shipped rules read. Header
-// only, so analysis reads records through it without linking the family. A metric renamed here
-// fails tests/analysis/record_contract_test.cpp (the schema and the rules name every metric below).
+// family writes and that check, compare, calibrate, report and the shipped rules read. It and
+// the types its views read through (gemm_cublaslt_fields.h) are records/'s, so analysis reads
+// records through them without linking the family. A metric renamed here fails
+// tests/analysis/record_contract_test.cpp (the schema and the rules name every metric below).
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "harness/metric_names.h"
 #include "harness/record.h"
 #include "harness/record_fields.h"
+#include "records/gemm_cublaslt_fields.h"
 #include "records/metric_field.h"
 
 namespace railgauge::gemm::record {
@@ -367,10 +369,12 @@ inline std::optional<TpPointView> tp_point_view(const Record &r) {
                                                                     : text_param(r.params, kLayout);
   v.status = r.status;
   v.gpu_name = text_param(r.params, kGpuName);
-  if (r.status == Status::ok) {
-    v.tflops = f::number(r.metrics, kTflops).value_or(0.0);
-    v.efficiency = f::number(r.metrics, kEfficiency);
-    v.best_tflops = f::number(r.metrics, kBestTflops);
+  // An ok point's figures, through the types its writer wrote them with
+  if (const auto rates = GemmRates::read(r.metrics); rates && r.status == Status::ok) {
+    v.tflops = rates->tflops;
+    v.efficiency = rates->efficiency;
+    if (const auto best = BestPick::read(r.metrics))
+      v.best_tflops = best->tflops;
   }
   return v;
 }
