@@ -110,9 +110,7 @@ class Point:
         self.samples = max(10, min(taken, max_samples))
         # The span railgauge timed this GPU point over at the least (gpu_min_timed_s): torch's
         # graph-timed samples go on until they add up to it (peer_records.time_behind_gate).
-        steady = m.get("steady_state")
-        least = steady.get("least_timed_s") if isinstance(steady, dict) else None
-        self.least_timed_s = float(least) if isinstance(least, (int, float)) else 0.0
+        self.least_timed_s = peer_records.least_timed_s(source, 0.0)
 
     @property
     def timer(self):

@@ -58,7 +58,7 @@ import gemm_aa_control
 import peer_pairs
 import peer_records
 import peer_sweeps
-from peer_records import summary
+from peer_records import least_timed_s, summary
 
 GPU_KEYS = ("gemm.cublaslt", "gemm.cublaslt_size")
 
@@ -130,15 +130,6 @@ def make_call(torch, dtype, operands):
 # after another on a stream behind a gate, every call on the next operand set; `graph` replays
 # one captured batch, which freezes the rotation to the batch's first sets (the earlier runs').
 LAUNCH_TIMERS = {"stream": "cuda_event_stream", "graph": "cuda_graph"}
-
-
-def least_timed_s(source, otherwise):
-    """The span railgauge timed this point over at the least (its record's
-    metrics.steady_state.least_timed_s, gpu_min_timed_s when it ran), else `otherwise`: torch
-    times the same span, so neither side reads a burst the other does not."""
-    steady = source.get("metrics", {}).get("steady_state")
-    value = steady.get("least_timed_s") if isinstance(steady, dict) else None
-    return float(value) if isinstance(value, (int, float)) and value >= 0 else otherwise
 
 
 class TorchPoint:

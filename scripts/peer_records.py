@@ -61,6 +61,15 @@ def read_records(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+def least_timed_s(source, otherwise):
+    """The span railgauge timed a GPU point over at the least (its record's
+    metrics.steady_state.least_timed_s, gpu_min_timed_s when it ran), else `otherwise`: a peer
+    times the same span, so neither side reads a burst the other does not (issue 55)."""
+    steady = source.get("metrics", {}).get("steady_state")
+    value = steady.get("least_timed_s") if isinstance(steady, dict) else None
+    return float(value) if isinstance(value, (int, float)) and value >= 0 else otherwise
+
+
 def ok_records(records, keys):
     """The `ok` records whose key is one of `keys`, in file order."""
     keys = set(keys)
