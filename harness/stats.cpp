@@ -4,8 +4,10 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "harness/metric_names.h"
+#include "harness/record_fields.h"
 
 namespace railgauge {
 
@@ -73,6 +75,26 @@ nlohmann::json to_json(const Summary &s) {
   return {{f::kN, s.n},       {f::kMin, s.min},     {f::kMax, s.max},
           {f::kMean, s.mean}, {f::kStdev, s.stdev}, {f::kMedian, s.median},
           {f::kP10, s.p10},   {f::kP90, s.p90},     {f::kP99, s.p99}};
+}
+
+std::optional<Summary> summary_from_json(const nlohmann::json *j) {
+  namespace s = metric::summary;
+  namespace f = record_fields;
+  if (!j)
+    return std::nullopt;
+  const auto n = f::integer(*j, s::kN);
+  Summary out;
+  out.n = static_cast<std::size_t>(n.value_or(0));
+  for (const auto &[name, figure] :
+       {std::pair{s::kMin, &out.min}, std::pair{s::kMax, &out.max}, std::pair{s::kMean, &out.mean},
+        std::pair{s::kStdev, &out.stdev}, std::pair{s::kMedian, &out.median},
+        std::pair{s::kP10, &out.p10}, std::pair{s::kP90, &out.p90}, std::pair{s::kP99, &out.p99}}) {
+    const auto value = f::number(*j, name);
+    if (!value)
+      return std::nullopt;
+    *figure = *value;
+  }
+  return n ? std::optional(out) : std::nullopt;
 }
 
 } // namespace railgauge

@@ -4,6 +4,7 @@
 // standard deviation is the sample (n-1) one, in floating point: sub-microsecond jitter stays
 // visible (perftest's integer stdev prints it as 0).
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -33,5 +34,10 @@ double median(std::span<const double> samples);
 double scaled_mad(std::span<const double> samples);
 
 nlohmann::json to_json(const Summary &s);
+
+// A summary as to_json writes it (a record's time_s, best_time_s, ...); nullopt where `j` is null,
+// or n or any figure is missing or not a number: a record written by another tool, or an older
+// railgauge, reads as no summary rather than a partial one.
+std::optional<Summary> summary_from_json(const nlohmann::json *j);
 
 } // namespace railgauge

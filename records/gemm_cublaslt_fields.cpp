@@ -32,26 +32,6 @@ std::optional<bool> flag(const nlohmann::json &metrics, const char *name) {
   return value && value->is_boolean() ? std::optional(value->get<bool>()) : std::nullopt;
 }
 
-// A summary as harness/stats.cpp's to_json writes it; nullopt where a figure is missing.
-std::optional<Summary> summary_of(const nlohmann::json *j) {
-  namespace s = metric::summary;
-  if (!j)
-    return std::nullopt;
-  const auto n = f::integer(*j, s::kN);
-  Summary out;
-  out.n = static_cast<std::size_t>(n.value_or(0));
-  for (const auto &[name, figure] :
-       {std::pair{s::kMin, &out.min}, std::pair{s::kMax, &out.max}, std::pair{s::kMean, &out.mean},
-        std::pair{s::kStdev, &out.stdev}, std::pair{s::kMedian, &out.median},
-        std::pair{s::kP10, &out.p10}, std::pair{s::kP90, &out.p90}, std::pair{s::kP99, &out.p99}}) {
-    const auto value = f::number(*j, name);
-    if (!value)
-      return std::nullopt;
-    *figure = *value;
-  }
-  return n ? std::optional(out) : std::nullopt;
-}
-
 // The optional figures of a type by their names: the one list its write() and read() go through.
 template <typename Rates> auto rate_figures(Rates &r) {
   return std::array{
@@ -144,7 +124,7 @@ std::optional<BestPick> BestPick::read(const nlohmann::json &metrics) {
   if (!tflops)
     return std::nullopt;
   BestPick b;
-  b.time_s = summary_of(f::field(metrics, kBestTimeS));
+  b.time_s = summary_from_json(f::field(metrics, kBestTimeS));
   b.tflops = *tflops;
   read_figures(metrics, best_figures(b));
   b.is_heuristic = flag(metrics, kBestIsHeuristic);

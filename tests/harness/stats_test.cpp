@@ -68,5 +68,24 @@ TEST(Stats, JsonHasEveryField) {
     EXPECT_TRUE(j.contains(f)) << f;
 }
 
+// What to_json writes reads back whole; a summary missing a figure, or one of another type (a
+// record from another tool), reads as none rather than as zeros.
+TEST(Stats, SummaryReadsBackFromJsonOrNotAtAll) {
+  const auto s = summarize(std::vector<double>{1, 2, 3, 10});
+  auto j = to_json(s);
+  const auto back = summary_from_json(&j);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->n, 4u);
+  EXPECT_DOUBLE_EQ(back->median, s.median);
+  EXPECT_DOUBLE_EQ(back->p90, s.p90);
+  EXPECT_DOUBLE_EQ(back->stdev, s.stdev);
+  EXPECT_FALSE(summary_from_json(nullptr));
+  j.erase("p99");
+  EXPECT_FALSE(summary_from_json(&j));
+  j = to_json(s);
+  j["median"] = "2";
+  EXPECT_FALSE(summary_from_json(&j));
+}
+
 } // namespace
 } // namespace railgauge
