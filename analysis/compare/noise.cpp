@@ -7,6 +7,7 @@
 #include "analysis/compare/compared_metric.h"
 #include "harness/noise_bound.h"
 #include "harness/stats.h"
+#include "records/burn_figure.h"
 
 namespace railgauge::compare {
 
@@ -20,12 +21,13 @@ namespace {
 // median, is the figure's noise, so that compare judges a co-tenant's drop against it rather than
 // as a single sample.
 std::optional<double> series_noise(const json &metrics) {
-  if (!metrics.contains("series") || !metrics["series"].is_array())
+  if (!metrics.contains(metric::kPerGpuSeries) || !metrics[metric::kPerGpuSeries].is_array())
     return std::nullopt;
   constexpr std::size_t kLeastSeconds = 3;
-  for (const char *figure : {"tflops", "bandwidth_gbytes_per_s"}) {
+  for (const auto &burn : records::kBurnFigures) {
+    const char *figure = burn.metric;
     std::vector<double> values;
-    for (const auto &s : metrics["series"])
+    for (const auto &s : metrics[metric::kPerGpuSeries])
       if (s.is_object() && s.contains(figure) && s[figure].is_number())
         values.push_back(s[figure].get<double>());
     if (values.size() < kLeastSeconds)

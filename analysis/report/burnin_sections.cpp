@@ -7,6 +7,7 @@
 
 #include "analysis/report/report.h"
 #include "analysis/report/svg.h"
+#include "records/burn_figure.h"
 #include "records/burnin_phase_name.h"
 #include "records/per_gpu_parts.h"
 
@@ -21,9 +22,8 @@ struct Figure {
 };
 
 std::optional<Figure> figure_of(const json &metrics) {
-  for (const Figure &f : {Figure{"tflops", "TFLOP/s"}, Figure{"bandwidth_gbytes_per_s", "GB/s"}})
-    if (metrics.contains(f.metric) && metrics[f.metric].is_number())
-      return f;
+  if (const auto f = records::burn_figure_of(metrics))
+    return Figure{f->metric, f->unit};
   return std::nullopt;
 }
 
