@@ -51,7 +51,9 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
       "--measure", o.measure,
       "A measurement setting NAME=VALUE: time_budget_s, max_rel_noise, noise_bound (the most "
       "noise, the half-width of its samples' p10..p90 over their median, an ok point may end "
-      "with before the run exits 1; 0: none), min_samples, "
+      "with before the run exits 1; 0: none), noise_retries (how many times a point past "
+      "noise_bound is measured again, in a run of one rank, before it counts; 0: none), "
+      "min_samples, "
       "max_samples, warmup_runs, warmup_s (seconds of untimed load first, for a GPU to "
       "reach its power and thermal steady state), settle_max_s (a GPU point's most untimed "
       "seconds waiting for its clocks and power to settle), gpu_min_timed_s (a GPU point's "

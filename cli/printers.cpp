@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "harness/error.h"
+#include "harness/metric_names.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge {
@@ -189,6 +190,14 @@ public:
 
 private:
   void print_noisy() {
+    const auto remeasured = std::count_if(records_.begin(), records_.end(), [](const Record &r) {
+      return r.metrics.contains(metric::kNoiseBeforeRemeasure);
+    });
+    if (remeasured)
+      out_ << fmt::format("\n{} point(s) past their noise_bound were measured again "
+                          "(noise_retries); each record keeps the noise of its earlier "
+                          "measurements (metrics.noise_before_remeasure)\n",
+                          remeasured);
     if (!noisy_ || noisy_->empty())
       return;
     std::vector<std::vector<std::string>> rows;

@@ -39,17 +39,12 @@ private:
 
 nlohmann::json MeasureSpec::to_json() const {
   namespace m = measure_setting;
-  return {{m::kWarmupRuns, warmup_runs},
-          {m::kWarmupS, warmup_s},
-          {m::kSettleMaxS, settle_max_s},
-          {m::kGpuMinTimedS, gpu_min_timed_s},
-          {m::kMinSamples, min_samples},
-          {m::kMaxSamples, max_samples},
-          {m::kMaxRelNoise, max_rel_noise},
-          {m::kNoiseBound, noise_bound},
-          {m::kTimeBudgetS, time_budget_s},
-          {m::kMinSampleS, min_sample_s},
-          {m::kBatch, batch}};
+  return {{m::kWarmupRuns, warmup_runs},     {m::kWarmupS, warmup_s},
+          {m::kSettleMaxS, settle_max_s},    {m::kGpuMinTimedS, gpu_min_timed_s},
+          {m::kMinSamples, min_samples},     {m::kMaxSamples, max_samples},
+          {m::kMaxRelNoise, max_rel_noise},  {m::kNoiseBound, noise_bound},
+          {m::kNoiseRetries, noise_retries}, {m::kTimeBudgetS, time_budget_s},
+          {m::kMinSampleS, min_sample_s},    {m::kBatch, batch}};
 }
 
 double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {

@@ -33,6 +33,7 @@ namespace measure_setting {
 inline constexpr const char *kTimeBudgetS = "time_budget_s";
 inline constexpr const char *kMaxRelNoise = "max_rel_noise";
 inline constexpr const char *kNoiseBound = "noise_bound";
+inline constexpr const char *kNoiseRetries = "noise_retries";
 inline constexpr const char *kMinSamples = "min_samples";
 inline constexpr const char *kMaxSamples = "max_samples";
 inline constexpr const char *kWarmupRuns = "warmup_runs";
@@ -42,9 +43,9 @@ inline constexpr const char *kGpuMinTimedS = "gpu_min_timed_s";
 inline constexpr const char *kMinSampleS = "min_sample_s";
 inline constexpr const char *kBatch = "batch";
 // Every setting, in the order an error lists them
-inline constexpr const char *kAll[] = {kTimeBudgetS,  kMaxRelNoise, kNoiseBound, kMinSamples,
-                                       kMaxSamples,   kWarmupRuns,  kWarmupS,    kSettleMaxS,
-                                       kGpuMinTimedS, kMinSampleS,  kBatch};
+inline constexpr const char *kAll[] = {kTimeBudgetS, kMaxRelNoise,  kNoiseBound, kNoiseRetries,
+                                       kMinSamples,  kMaxSamples,   kWarmupRuns, kWarmupS,
+                                       kSettleMaxS,  kGpuMinTimedS, kMinSampleS, kBatch};
 } // namespace measure_setting
 
 struct MeasureSpec {
@@ -76,6 +77,13 @@ struct MeasureSpec {
   // max_rel_noise (a machine busy with other work) has a median that judges nothing. 0: no
   // bound, the default for a family's own command; a suite states its own.
   double noise_bound = 0;
+  // A point past noise_bound is measured again up to this many times, in a run of one rank, and
+  // the record keeps the last measurement and the noise of each earlier one
+  // (metrics.noise_before_remeasure): one process of a busy machine's neighbours preempting a
+  // 2-core VM for a second scatters one point, and a node is not judged by that second alone. A
+  // point noisy every time is still named and exits 1. Many ranks measure a point in lockstep, so
+  // one rank cannot measure it again alone: there it is 0 whatever the suite says. 0: never.
+  int noise_retries = 0;
   double time_budget_s = 1.0; // stop sampling once the point has spent this long
   double min_sample_s = 2e-4; // batch calls so that one sample lasts at least this long
   // Calls per sample, fixed: no call is spent sizing the batch, and min_sample_s is not used. 0:

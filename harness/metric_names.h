@@ -52,8 +52,11 @@ inline constexpr const char *kSampler = "sampler";
 inline constexpr const char *kStop = "stop";
 inline constexpr const char *kElapsedS = "elapsed_s";
 inline constexpr const char *kWarmupS = "warmup_s";
-inline constexpr const char *kCoreBookkeeping[] = {kBatch, kTimer,    kSampler,
-                                                   kStop,  kElapsedS, kWarmupS};
+// The relative noise of each earlier measurement of the point that exceeded its noise_bound and
+// was measured again (MeasureSpec::noise_retries), in order: present only when there was one
+inline constexpr const char *kNoiseBeforeRemeasure = "noise_before_remeasure";
+inline constexpr const char *kCoreBookkeeping[] = {
+    kBatch, kTimer, kSampler, kStop, kElapsedS, kWarmupS, kNoiseBeforeRemeasure};
 // Lockstep points timed back to back as well (collectives): the wall time per call
 inline constexpr const char *kWallTimeS = "wall_time_s";
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -10,6 +11,7 @@
 #include "harness/did_you_mean.h"
 #include "harness/error.h"
 #include "harness/interrupt_watch.h"
+#include "harness/metric_names.h"
 #include "harness/progress_log.h"
 #include "harness/store/store.h"
 #include "harness/watchdog.h"
@@ -113,6 +115,34 @@ void report_record(RunnerOutput &out, const Record &record, const PlanItem &item
   if (record.status == Status::error)
     std::fprintf(stderr, "%srailgauge: error at %s %s: %s\n", out.progress ? "\r\033[K" : "",
                  record.key.c_str(), point.label().c_str(), record.reason.value_or("").c_str());
+}
+
+// The terminal's progress line, rewritten in place before each point.
+void show_progress_line(const ProgressLog &progress, std::string_view key,
+                        const std::string &label) {
+  std::fprintf(stderr, "\r\033[K[%zu/%zu %.0fs] %.*s %s", progress.done() + 1, progress.points(),
+               progress.elapsed_s(), static_cast<int>(key.size()), key.data(), label.c_str());
+  std::fflush(stderr);
+}
+
+// Measures the point, and again up to `retries` times while it is ok and noisier than
+// `noise_bound` (MeasureSpec::noise_retries); the last measurement is kept, with the noise of each
+// earlier one in metrics.noise_before_remeasure (the table's summary counts them).
+std::optional<Record>
+measure_with_retries(const std::function<std::optional<Record>()> &measure_once, double noise_bound,
+                     int retries) {
+  auto record = measure_once();
+  std::vector<double> noise_before;
+  for (int attempt = 1; record && attempt <= retries; ++attempt) {
+    const auto noisy = noisier_than_bound(*record, noise_bound, {});
+    if (!noisy)
+      break;
+    noise_before.push_back(noisy->noise);
+    record = measure_once();
+  }
+  if (record && !noise_before.empty())
+    record->metrics[metric::kNoiseBeforeRemeasure] = noise_before;
+  return record;
 }
 
 } // namespace
@@ -285,25 +315,29 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
       if (out.skip && out.skip(item.benchmark->key(), point))
         continue;
       progress.before_point(item_index, fmt::format("{} {}", item.benchmark->key(), point.label()));
-      if (out.progress) {
-        std::fprintf(stderr, "\r\033[K[%zu/%zu %.0fs] %s %s", progress.done() + 1,
-                     progress.points(), progress.elapsed_s(),
-                     std::string(item.benchmark->key()).c_str(), point.label().c_str());
-        std::fflush(stderr);
-      }
-      if (watchdog) {
-        running_bench = item.benchmark;
-        running_point = &point;
-        watchdog->arm(fmt::format("{} {}", item.benchmark->key(), point.label()),
-                      out.point_timeout_s);
-      }
-      Outcome outcome = run_point(*item.benchmark, ctx, point, peer_lost);
-      if (watchdog && watchdog->disarm()) {
+      if (out.progress)
+        show_progress_line(progress, item.benchmark->key(), point.label());
+      // One measurement of the point, or nullopt when the watchdog ended it (and recorded it)
+      const auto measure_once = [&]() -> std::optional<Record> {
+        if (watchdog) {
+          running_bench = item.benchmark;
+          running_point = &point;
+          watchdog->arm(fmt::format("{} {}", item.benchmark->key(), point.label()),
+                        out.point_timeout_s);
+        }
+        Outcome outcome = run_point(*item.benchmark, ctx, point, peer_lost);
+        if (watchdog && watchdog->disarm())
+          return std::nullopt;
+        return outcome_record(point_record(id, *item.benchmark, point), outcome);
+      };
+      const int retries = ctx.world_size() == 1 ? item.measure.noise_retries : 0;
+      const auto measured = measure_with_retries(measure_once, item.measure.noise_bound, retries);
+      if (!measured) {
         ++counts[std::string(to_string(Status::error))]; // recorded by the watchdog
         progress.after_point(true);
         continue;
       }
-      const Record record = outcome_record(point_record(id, *item.benchmark, point), outcome);
+      const Record &record = *measured;
       report_record(out, record, item, point);
       ++counts[std::string(to_string(record.status))];
       progress.after_point(record.status != Status::waived);

@@ -78,6 +78,8 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
     spec.max_rel_noise = number(0);
   else if (name == measure_setting::kNoiseBound)
     spec.noise_bound = number(0);
+  else if (name == measure_setting::kNoiseRetries)
+    spec.noise_retries = count(0);
   else if (name == measure_setting::kMinSamples)
     spec.min_samples = count(1);
   else if (name == measure_setting::kMaxSamples)

@@ -50,7 +50,7 @@ FAMILIES = ("gemm", "memory", "offload", "rdma", "collectives", "block")
 # burns' axes, GPU telemetry), and the importers, whose records analysis reads beside the families' own.
 CORE_WRITERS = ("harness/measure.cpp", "harness/lockstep.cpp", "harness/stats.cpp",
                 "harness/lane_contention.cpp", "harness/rate_series.cpp", "harness/every_gpu.cpp",
-                "harness/record.cpp", "harness/suite.cpp",
+                "harness/record.cpp", "harness/suite.cpp", "harness/runner.cpp",
                 # metrics.telemetry of every GPU point, and the settle probe's reading
                 "harness/inventory/gpu_samples.cpp", "harness/inventory/gpu_telemetry.cpp",
                 "harness/inventory/gpu_settle_nvml.cpp", "harness/inventory/gpu_settle_stub.cpp",

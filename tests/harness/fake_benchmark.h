@@ -11,7 +11,8 @@
 namespace railgauge::testing {
 
 // key "fake.<name>"; axes size_bytes (bytes, default 1K,2K) and mode (text:
-// ok|waive|throw|fail|noisy|slow; noisy: an ok point whose samples' p10..p90 spans four medians;
+// ok|waive|throw|fail|noisy|noisy_once|slow; noisy: an ok point whose samples' p10..p90 spans four
+// medians; noisy_once: noisy the first time this object runs it, then as ok;
 // slow: an ok point whose every call sleeps 5 ms, so that its time is the budget's on any machine).
 class FakeBenchmark final : public Benchmark {
 public:
@@ -19,12 +20,13 @@ public:
   std::string_view key() const override { return key_; }
   std::string_view description() const override { return "scripted outcome"; }
   std::vector<Axis> axes() const override {
-    return {{"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}},
-            {"mode",
-             AxisType::text,
-             "outcome",
-             {std::string("ok")},
-             {"ok", "waive", "throw", "fail", "throw_in_supported", "noisy", "slow"}}};
+    return {
+        {"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}},
+        {"mode",
+         AxisType::text,
+         "outcome",
+         {std::string("ok")},
+         {"ok", "waive", "throw", "fail", "throw_in_supported", "noisy", "noisy_once", "slow"}}};
   }
   std::optional<std::string> supported(const RunContext &, const Point &p) const override {
     if (p.text("mode") == "waive")
@@ -49,7 +51,7 @@ public:
     });
     o.metrics = m.to_json();
     o.metrics["bandwidth_gbytes_per_s"] = static_cast<double>(p.integer("size_bytes")) / 1e9;
-    if (p.text("mode") == "noisy")
+    if (p.text("mode") == "noisy" || (p.text("mode") == "noisy_once" && noisy_once_runs_++ == 0))
       o.metrics["time_s"].update(
           {{"median", 1e-3}, {"p10", 0.0}, {"p90", 4e-3}, {"mean", 1e-3}, {"stdev", 2e-3}});
     o.derived_params["threads_used"] = 1;
@@ -58,6 +60,7 @@ public:
 
 private:
   std::string key_;
+  int noisy_once_runs_ = 0;
 };
 
 class ScriptedTimer final : public Timer {

@@ -1,6 +1,7 @@
 #include "harness/runner.h"
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -241,6 +242,24 @@ TEST_F(RunnerTest, APeerSilentPastTheStoreTimeoutStopsTheRun) {
   std::filesystem::remove_all(dir);
 }
 
+// Runs the plan into `records`; the records per status and the points named noisier than their
+// bound.
+struct NoisyRun {
+  std::map<std::string, int> counts;
+  std::vector<NoisyPoint> noisy;
+};
+NoisyRun run_collecting_noisy(const RunPlan &plan, RunContext &ctx,
+                              const std::filesystem::path &records) {
+  RecordFile file(records.string());
+  NullPrinter printer;
+  NoisyRun run;
+  RunnerOutput out{file, printer, false};
+  out.noisy = &run.noisy;
+  run.counts =
+      execute_plan(plan, ctx, {"run-1", "testhost", 0, records.parent_path().string()}, out);
+  return run;
+}
+
 // A point noisier than its entry's noise_bound is handed back for the summary and the exit
 // status; with no bound (0, the default) none is, however noisy.
 TEST_F(RunnerTest, PointsNoisierThanTheirBoundAreCollected) {
@@ -253,12 +272,7 @@ TEST_F(RunnerTest, PointsNoisierThanTheirBoundAreCollected) {
     entry_.measure.noise_bound = bound;
     const auto plan = make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K")},
                                 std::string("fake.alpha"), ctx_);
-    RecordFile file((dir / "records.jsonl").string());
-    NullPrinter printer;
-    std::vector<NoisyPoint> noisy;
-    RunnerOutput out{file, printer, false};
-    out.noisy = &noisy;
-    const auto counts = execute_plan(plan, ctx_, {"run-1", "testhost", 0, dir.string()}, out);
+    const auto [counts, noisy] = run_collecting_noisy(plan, ctx_, dir / "records.jsonl");
     EXPECT_EQ(counts.at("ok"), 2);
     if (bound == 0) {
       EXPECT_TRUE(noisy.empty());
@@ -271,6 +285,40 @@ TEST_F(RunnerTest, PointsNoisierThanTheirBoundAreCollected) {
     EXPECT_DOUBLE_EQ(noisy[0].bound, 0.5);
     EXPECT_NE(noisy_points_line(noisy).find("exits 1"), std::string::npos);
   }
+  std::filesystem::remove_all(dir);
+}
+
+// With noise_retries, a point past its bound is measured again: one noisy once is kept from its
+// second measurement, with the first's noise in the record, and is not named; one noisy every
+// time is measured 1 + retries times and still named. Many ranks never measure again alone.
+TEST_F(RunnerTest, ANoisyPointIsMeasuredAgainUpToItsRetries) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("railgauge_runner_retry_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  entry_.axes["mode"] = "noisy_once,noisy";
+  entry_.axis_where["mode"] = "s.yaml:5";
+  entry_.measure.noise_bound = 0.5;
+  entry_.measure.noise_retries = 2;
+  const auto plan = make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K")},
+                              std::string("fake.alpha"), ctx_);
+  const auto [counts, noisy] = run_collecting_noisy(plan, ctx_, dir / "records.jsonl");
+  EXPECT_EQ(counts.at("ok"), 2);
+  ASSERT_EQ(noisy.size(), 1u);
+  EXPECT_NE(noisy[0].point.find("mode=noisy"), std::string::npos) << noisy[0].point;
+  EXPECT_EQ(noisy[0].point.find("noisy_once"), std::string::npos) << noisy[0].point;
+  const auto read = read_records((dir / "records.jsonl").string());
+  ASSERT_EQ(read.records.size(), 2u);
+  EXPECT_EQ(read.records[0].metrics.at("noise_before_remeasure"), nlohmann::json({2.0}));
+  EXPECT_EQ(read.records[1].metrics.at("noise_before_remeasure"), nlohmann::json({2.0, 2.0}));
+
+  // Two ranks: the noisy point is measured once and named.
+  ctx_.set_world(2, nullptr);
+  const auto one_point = make_plan(registry_, {entry_}, {parse_axis_override("mode=noisy")},
+                                   std::string("fake.beta"), ctx_);
+  EXPECT_EQ(run_collecting_noisy(one_point, ctx_, dir / "ranks.jsonl").noisy.size(),
+            2u); // size_bytes 1K and 2K
+  for (const auto &record : read_records((dir / "ranks.jsonl").string()).records)
+    EXPECT_FALSE(record.metrics.contains("noise_before_remeasure"));
   std::filesystem::remove_all(dir);
 }
 

@@ -126,6 +126,19 @@ class RunTest(unittest.TestCase):
                       "exceeds the suite's noise_bound", r.stdout)
         self.assertRegex(r.stderr, r"1 point\(s\) noisier than their noise_bound \(the worst: "
                                    r"memory.host_read .*size_bytes=16384")
+        self.assertNotIn("measured again", r.stdout)
+        # Measured again once (noise_retries), and still past the bound: named, exits 1, and its
+        # record keeps the first measurement's noise.
+        out2 = pathlib.Path(self.out) / "retried"
+        r = railgauge("run", "quick", "--out", str(out2), *args, "--measure", "noise_bound=1e-12",
+                      "--measure", "noise_retries=1")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("1 point(s) past their noise_bound were measured again (noise_retries)",
+                      r.stdout)
+        self.assertIn("NOISY: 1 point(s)", r.stdout)
+        [record] = records_of(only_run_dir(out2))
+        self.assertEqual(len(record["metrics"]["noise_before_remeasure"]), 1)
+        self.assertGreater(record["metrics"]["noise_before_remeasure"][0], 1e-12)
         # Without a bound (the quick suite states none) the same point exits 0.
         r = railgauge("run", "quick", "--out", self.out, *args)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -133,6 +146,7 @@ class RunTest(unittest.TestCase):
         # The default suite states its bound.
         node = (ROOT / "results" / "suites" / "node.yaml").read_text()
         self.assertRegex(node, r"\n  noise_bound: 0\.5\n")
+        self.assertRegex(node, r"\n  noise_retries: 1\n")
 
     def test_main_commands_help_ends_with_real_examples(self):
         for command in ("run", "burnin", "check"):
