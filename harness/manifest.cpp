@@ -16,6 +16,7 @@
 #include "harness/error.h"
 #include "harness/node_name.h"
 #include "harness/record.h"
+#include "harness/source_commit.h"
 #include "railgauge/config.h"
 
 namespace railgauge {
@@ -95,7 +96,10 @@ Manifest::Manifest(const RunIdentity &id, const std::vector<std::string> &argv) 
         {"compiler", RAILGAUGE_COMPILER},
         {"backends", backends},
         {"cuda_architectures", RAILGAUGE_CUDA_ARCHITECTURES},
-        {"cuda_toolkit", RAILGAUGE_CUDA_TOOLKIT_VERSION}}},
+        {"cuda_toolkit", RAILGAUGE_CUDA_TOOLKIT_VERSION},
+        {"source_commit", source_commit().empty() ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(std::string(source_commit()))},
+        {"source_dirty", source_dirty()}}},
       {"libraries",
        {{"hwloc",
          fmt::format("{}.{}.{}", hwloc_get_api_version() >> 16,

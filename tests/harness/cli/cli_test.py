@@ -60,6 +60,15 @@ class RunTest(unittest.TestCase):
         self.assertEqual(manifest["counts"], {"ok": 8})
         self.assertEqual(manifest["suite"]["name"], "quick")
         self.assertEqual(manifest["run"], run_dir.name)
+        # The source the binary was built from: a commit of this checkout (the tree may have
+        # moved on since the build, so not necessarily HEAD), or null outside a git checkout.
+        commit = manifest["railgauge"]["source_commit"]
+        self.assertIsInstance(manifest["railgauge"]["source_dirty"], bool)
+        if (ROOT / ".git").exists():
+            self.assertRegex(commit or "", r"^[0-9a-f]{40}$")
+            known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", commit + "^{commit}"],
+                                   capture_output=True)
+            self.assertEqual(known.returncode, 0, f"{commit} is no commit of {ROOT}")
 
     def test_default_suite_measures_host_and_waives_what_cannot_run(self):
         # noise_bound=0: a 0.01 s budget on a loaded CI machine may leave a point past the
