@@ -132,7 +132,9 @@ void describe_app(CLI::App &app) {
                   "Records go to <out>/<run-id>/records.jsonl (one JSON object per point) with\n"
                   "the manifest run.json beside them. GB = 1e9 bytes, Gb = 1e9 bits.");
   app.require_subcommand(1);
-  app.footer(exit_status_help());
+  // Every command added after this inherits this one line, and only the program's own help
+  // prints the table (run_cli sets it once the commands are in).
+  app.footer(exit_status_reference());
   app.set_version_flag("--version",
                        fmt::format("railgauge {} ({})", RAILGAUGE_VERSION,
                                    *RAILGAUGE_CUDA_TOOLKIT_VERSION
@@ -150,7 +152,7 @@ CLI::App *add_exit_statuses_command(CLI::App &app, std::string &format) {
 }
 
 int print_exit_statuses(const std::string &format) {
-  std::cout << (format == "markdown" ? exit_status_markdown() : exit_status_help() + "\n");
+  std::cout << (format == "markdown" ? exit_status_markdown() : exit_status_help());
   return code(ExitStatus::ok);
 }
 
@@ -267,6 +269,7 @@ int dispatch(int argc, char **argv) {
   });
 
   add_fabric_command(app, analysis_exit);
+  app.footer(exit_status_help());
 
   try {
     app.parse(argc, argv);

@@ -17,18 +17,36 @@ std::string plain(std::string_view text) {
 } // namespace
 
 std::string exit_status_help() {
-  std::string out = "Exit status:";
-  for (const auto &row : kExitStatuses)
-    out +=
-        fmt::format("{} {} {}", out.back() == ':' ? "" : ";", code(row.status), plain(row.meaning));
+  // Each status a row, its meaning wrapped at 100 columns under itself: a table a person reads
+  // and a script's author copies the codes from.
+  constexpr std::size_t kWidth = 100, kIndent = 5;
+  std::string out = "Exit status:\n";
+  for (const auto &row : kExitStatuses) {
+    std::string line = fmt::format("  {}  ", code(row.status));
+    const std::string meaning = plain(row.meaning);
+    for (std::size_t at = 0; at < meaning.size();) {
+      const std::size_t space = meaning.find(' ', at);
+      const std::string word =
+          meaning.substr(at, space == std::string::npos ? std::string::npos : space - at);
+      if (line.size() > kIndent && line.size() + word.size() > kWidth) {
+        out += line.substr(0, line.size() - 1) + "\n"; // without the space after its last word
+        line = std::string(kIndent, ' ');
+      }
+      line += word + " ";
+      at = space == std::string::npos ? meaning.size() : space + 1;
+    }
+    out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+  }
   return out;
 }
+
+std::string exit_status_reference() { return std::string(kExitStatusReference); }
 
 std::string examples_help(const std::vector<std::pair<std::string, std::string>> &examples) {
   std::string out = "Examples:\n";
   for (const auto &[command, what] : examples)
     out += fmt::format("  {}\n      {}\n", command, what);
-  return out + "\nExit status: `railgauge exit-statuses` prints the table (docs/reliability.md).";
+  return out + "\n" + exit_status_reference();
 }
 
 std::string exit_status_markdown() {

@@ -49,8 +49,13 @@ inline constexpr ExitStatusRow kExitStatuses[] = {
      "stopped it (run.json `interrupted`; the stderr line gives the `--resume` command)"},
 };
 
-// "Exit status: 0 done: ...; 1 problems: ...": the `--help` footer.
+// "Exit status:" then a row per status, its code and meaning: `railgauge exit-statuses` and the
+// footer of `railgauge --help`.
 std::string exit_status_help();
+// Where every other command's `--help` sends its reader, rather than repeating the table.
+inline constexpr std::string_view kExitStatusReference =
+    "Exit status: `railgauge exit-statuses` prints the table (docs/reliability.md).";
+std::string exit_status_reference();
 // A command's `--help` footer: its examples ({command line, what it does}), then where the exit
 // statuses are, printed once by `railgauge exit-statuses` rather than in every command's help.
 std::string examples_help(const std::vector<std::pair<std::string, std::string>> &examples);

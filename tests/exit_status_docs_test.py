@@ -48,6 +48,18 @@ class ExitStatusDocs(unittest.TestCase):
         for code in range(6):
             self.assertIn(f" {code} ", text)
 
+    def test_other_commands_refer_to_the_table_once(self):
+        # The table is printed by `railgauge --help` and `exit-statuses` only; every other
+        # command's help ends with one line that says where it is (a command's own few statuses
+        # may stand in its description: check's pass, warn and fail).
+        reference = "Exit status: `railgauge exit-statuses` prints the table (docs/reliability.md)."
+        for command in (["import", "perftest"], ["memory"], ["check"], ["run"], ["db"]):
+            helped = run(*command, "--help").stdout
+            self.assertIn(reference, helped, command)
+            self.assertNotIn("0  done:", helped, command)
+            self.assertEqual(helped.count(reference), 1, command)
+        self.assertIn("0  done:", run("--help").stdout)
+
     def test_options_name_the_status_they_end_with(self):
         # An option whose help names the exit status it ends with names the table's code, in
         # every command that has it: --point-timeout once said 4 where the watchdog exits 5, and
