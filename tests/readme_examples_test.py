@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The README's examples run as written: every command block marked `<!-- runnable -->` (the
-ones that need no GPU and finish in seconds) is run by bash from the build tree's binary, in a
+ones that need no GPU and finish in seconds; every other block says why it is not run) is run by bash from the build tree's binary, in a
 scratch directory that sees the checkout's tests/ and results/, and must exit 0 (a block that
 shows a failing verdict says so itself, e.g. `|| test $? -eq 2`).
 
@@ -49,6 +49,16 @@ class ReadmeExamples(unittest.TestCase):
                 for line in shown.splitlines():
                     if "..." not in line and line.strip():
                         self.assertIn(line.rstrip(), printed, block)
+
+    def test_every_command_block_is_run_or_says_why_not(self):
+        # A new command block is run by the test above unless it says why it cannot be (a GPU,
+        # a whole fresh machine): an example that was never run is an example that rots.
+        lines = (ROOT / "README.md").read_text().splitlines()
+        unmarked = [n + 1 for n, line in enumerate(lines) if line == "```sh" and not (
+            n > 0 and (lines[n - 1] == "<!-- runnable -->"
+                       or re.fullmatch(r"<!-- not run by the tests: .+ -->", lines[n - 1])))]
+        self.assertEqual(unmarked, [], "README.md lines of ```sh blocks marked neither "
+                         "<!-- runnable --> nor <!-- not run by the tests: WHY -->")
 
     def test_a_block_that_fails_is_caught(self):
         text = "x\n<!-- runnable -->\n```sh\nfalse\n```\n```sh\nnot marked\n```\n"
