@@ -78,7 +78,7 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
   }
   out.metrics[record::kGpus] = list;
   out.metrics[record::kFlopsPerCall] = flops_per_gemm;
-  out.metrics.update(across_gpus(speeds, "tflops"));
+  out.metrics.update(across_gpus(speeds, record::kTflops));
   if (gpus.size() == 1)
     out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};
   out.metrics[record::kVerified] = corrupt.empty() && broke.empty() && !gpus.empty();

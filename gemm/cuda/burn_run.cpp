@@ -22,6 +22,8 @@
 #include "harness/inventory/gpu_telemetry.h"
 #include "harness/rate_series.h"
 #include "harness/stats.h"
+#include "records/gemm_cublaslt_fields.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::gemm {
 namespace {
@@ -140,7 +142,7 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
                 gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__));
         },
         ring);
-    tflops.add(elapsed_s(), gemm_flops(s) * ring / batch_s / 1e12);
+    tflops.add(elapsed_s(), record::tflops_of(gemm_flops(s) * ring, batch_s));
     RAILGAUGE_CUDA_CALL(cudaMemsetAsync(counters.get(), 0, counters.bytes(), stream));
     for (int i = 0; i < ring; ++i)
       compare_outputs(golden.get(), output(i), c_elements, storage.output,
@@ -156,7 +158,7 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   const nlohmann::json during = monitor.stop(r.settle_s);
   r.tflops = tflops.median(r.settle_s).value_or(0.0);
   r.tflops_min = tflops.min(r.settle_s).value_or(0.0);
-  r.series = tflops.windows(kSeriesWindow_s, "tflops");
+  r.series = tflops.windows(kSeriesWindow_s, record::kTflops);
   r.telemetry = telemetry_pair(before, during, sample_gpu_telemetry(info.uuid));
 }
 

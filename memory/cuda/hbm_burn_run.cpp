@@ -13,6 +13,7 @@
 #include "harness/every_gpu.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/gpu_telemetry.h"
+#include "harness/metric_names.h"
 #include "harness/rate_series.h"
 #include "memory/cuda/hbm_burn.h"
 #include "memory/cuda/hbm_kernels.h"
@@ -73,7 +74,7 @@ void burn_gpu(const HbmBurnOptions &o, HbmBurnGpuResult &r) {
   r.telemetry = telemetry.finish(r.settle_s);
   r.bandwidth_gbytes_per_s = gbytes_per_s.median(r.settle_s).value_or(0.0);
   r.bandwidth_min_gbytes_per_s = gbytes_per_s.min(r.settle_s).value_or(0.0);
-  r.series = gbytes_per_s.windows(kSeriesWindow_s, "bandwidth_gbytes_per_s");
+  r.series = gbytes_per_s.windows(kSeriesWindow_s, metric::kBandwidthGbytesPerS);
   r.wrong_elements = count_wrong_hbm(HbmKernel::copy, arrays, stream);
 }
 
