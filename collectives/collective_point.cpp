@@ -173,7 +173,7 @@ nlohmann::json collective_metrics(const LockstepResult &r, Kind kind, std::uint6
   m[record::kBusbwMaxGbytesPerS] = best.busbw_gbytes_per_s;
   m[record::kBusFactor] = bus_factor(kind, group_ranks);
   if (r.back_to_back_s > 0)
-    m["wall_busbw_gbytes_per_s"] =
+    m[record::kWallBusbwGbytesPerS] =
         bandwidth(kind, size_bytes, group_ranks, r.back_to_back_s).busbw_gbytes_per_s;
   return m;
 }

@@ -34,6 +34,7 @@ by the same file): each entry says why, and it too fails once the file no longer
 
   records_literals_test.py SOURCE_DIR [unittest args]
 """
+import json
 import pathlib
 import re
 import sys
@@ -110,7 +111,12 @@ NOT_RECORD_FIELDS = {
     "rdma/data_pattern.cpp": (
         "a receiver's data check sent to the sender over the store (to_json/from_json)",
         {"problems", "wrong_bytes"}),
-    "rdma/peer_result.cpp": ("a server's result sent over the store", {"error"}),
+    "rdma/peer_result.cpp": ("a server's result sent over the store",
+                             {"error", "wrong_bytes", "port_counter_deltas"}),
+    "gemm/gpu_peaks.cpp": ("the keys of the GPU peaks file (results/peaks/gpu_peaks.yaml), not a record",
+                           {"tflops"}),
+    "analysis/import/nccl_tests_json_import.cpp": (
+        "the keys of nccl-tests' own JSON output, read from it", {"nccl_version"}),
     "rdma/verbs/verbs_point.cpp": ("a server's result sent over the store", {"error"}),
     "rdma/matrix_endpoints.cpp": (
         "a rank's NICs sent over the store (encode/decode_rank_nics)",
@@ -247,12 +253,33 @@ def initialiser_literals(code):
     return [(pos, name, what) for pos, (name, what) in found.items()]
 
 
-def literals(text, any_object=False):
+def schema_metric_names():
+    """The record schema's metric names that cannot be mistaken for a word of code or a value: those
+    with an underscore, and tflops. A literal of one anywhere in a writer's code (a helper's
+    argument, a lambda's subscript, an object of any name) is that metric named by hand."""
+    schema = json.loads((ROOT / "results" / "schema" / "record.schema.json").read_text())
+    names = schema["properties"]["metrics"]["properties"]
+    return {n for n in names if "_" in n or n == "tflops"}
+
+
+# The statement before a literal that makes it a constant's definition ("constexpr ... kName =
+# "name"", wrapped or not): what a contract is.
+DEFINITION = re.compile(r'constexpr[^;=]*=\s*$')
+QUOTED_NAME = re.compile(r'"([a-z0-9_]+)"')
+
+
+def literals(text, any_object=False, metric_names=frozenset()):
     """(line, name, the code that names it) of every literal record field or axis name in text,
-    and with any_object of every literal name in any object's subscript or accessor (JSON_FIELD);
-    a name two checks find is reported once, by the first."""
+    with any_object of every literal name in any object's subscript or accessor (JSON_FIELD), and
+    of every literal anywhere that is one of metric_names (but a constant's definition); a name two
+    checks find is reported once, by the first."""
     found = {}
     code = without_comments(text)
+    for m in QUOTED_NAME.finditer(code):
+        if m.group(1) in metric_names:
+            statement = max(code.rfind(c, 0, m.start()) for c in ";{}") + 1
+            if not DEFINITION.search(code[statement:m.start()]):
+                found.setdefault(m.start(), (m.group(1), f'"{m.group(1)}"'))
     for pattern in (FIELD, AXIS, AXIS_DECLARATION):
         for m in pattern.finditer(code):
             found.setdefault(m.start(), (m.group(1), " ".join(m.group(0).split())))
@@ -286,8 +313,10 @@ def writer_sources():
 def scan():
     """{path: [(line, name, code)]} of the writers' sources that hold a literal name."""
     out = {}
+    metric_names = schema_metric_names()
     for rel in writer_sources():
-        found = literals((ROOT / rel).read_text(errors="replace"), rel in ANY_OBJECT_FILES)
+        found = literals((ROOT / rel).read_text(errors="replace"), rel in ANY_OBJECT_FILES,
+                         metric_names)
         if found:
             out[rel] = found
     return out
@@ -355,6 +384,23 @@ class RecordsLiterals(unittest.TestCase):
         self.assertIn("analysis/import/perftest_import.cpp", writers)
         self.assertTrue(all((ROOT / rel).is_file() for rel in CORE_WRITERS), CORE_WRITERS)
         self.assertTrue(all((ROOT / rel).is_file() for rel in INVENTORY_WRITERS), INVENTORY_WRITERS)
+
+    def test_the_scan_finds_a_metric_named_by_hand_anywhere(self):
+        # A metric of the schema passed by its text to a helper, or written into an object of any
+        # name; the constant's own definition is not a use.
+        names = schema_metric_names()
+        self.assertIn("wall_busbw_gbytes_per_s", names)
+        self.assertNotIn("ranks", names)  # a word of code too ("ranks" mode), not distinctive
+        text = "\n".join([
+            'm["wall_busbw_gbytes_per_s"] = x;',                           # 1: any object
+            'out.update(across_gpus(speeds, "tflops"));',                   # 2: an argument
+            'inline constexpr const char *kTflops = "tflops";',             # 3: a definition
+            'constexpr const char *kWire =',                                # 4: one, wrapped
+            '    "bandwidth_gbits_per_s";',                                 # 5
+            'if (spec.mode == "ranks") {}',                                 # 6: not a metric
+        ])
+        self.assertEqual([(line, name) for line, name, _ in literals(text, False, names)],
+                         [(1, "wall_busbw_gbytes_per_s"), (2, "tflops")])
 
     def test_the_scan_finds_literal_names_of_any_object_in_the_inventory(self):
         text = "\n".join([

@@ -158,7 +158,8 @@ void read_args(const Fields &f, const nlohmann::json &doc, std::optional<Kind> &
 nlohmann::json shared_metrics(const Fields &f, const nlohmann::json &doc) {
   nlohmann::json common = nlohmann::json::object();
   if (doc.contains("nccl_version"))
-    common["nccl_version"] = nccl_version_text(f.count(doc["nccl_version"], "nccl_version"));
+    common[collectives::record::kNcclVersion] =
+        nccl_version_text(f.count(doc["nccl_version"], "nccl_version"));
   if (doc.contains("env")) {
     const auto &env = doc["env"];
     if (!env.is_array())

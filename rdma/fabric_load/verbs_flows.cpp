@@ -82,7 +82,7 @@ public:
     const std::uint64_t bytes_per_call = per_call * s_.size_bytes;
     f.gbits_per_s = 8.0 * static_cast<double>(bytes_per_call) / m.time_s.median / 1e9;
     f.measurement = m.bandwidth_metrics(bytes_per_call);
-    f.measurement["messages_per_call"] = per_call;
+    f.measurement[record::kMessagesPerCall] = per_call;
     return f;
   }
 
