@@ -20,6 +20,7 @@
 #include "analysis/check/output_file.h"
 #include "analysis/commands/db_command.h"
 #include "analysis/commands/exit_status_of.h"
+#include "analysis/commands/unknown_arguments.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
@@ -69,9 +70,7 @@ std::optional<check::Level> unreadable_level(const std::string &text) {
 // Flags are checked here rather than by CLI11 so that every input error exits with 4, never
 // with the 2 that means "fail".
 void validate(const CLI::App &cmd, const CheckOptions &o) {
-  if (!cmd.remaining().empty())
-    throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "check",
-                     "see railgauge check --help");
+  refuse_unknown_arguments(cmd, "check");
   const bool history_only = !o.history.url.empty() && o.runs.empty() && !o.inventory_only;
   if (o.rules.empty() && !history_only)
     throw InputError("no rules", "--rules",

@@ -11,6 +11,7 @@
 #include "analysis/check/output_file.h"
 #include "analysis/commands/check_command.h"
 #include "analysis/commands/exit_status_of.h"
+#include "analysis/commands/unknown_arguments.h"
 #include "analysis/compare/compare.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
@@ -46,9 +47,7 @@ std::vector<std::string> default_labels(const std::vector<std::string> &runs) {
 }
 
 int run_compare(const CLI::App &cmd, const CompareCommandOptions &o) {
-  if (!cmd.remaining().empty())
-    throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "compare",
-                     "see railgauge compare --help");
+  refuse_unknown_arguments(cmd, "compare");
   if (o.format != "table" && o.format != "markdown" && o.format != "json")
     throw InputError(fmt::format("unknown format '{}'", o.format), "--format",
                      "use table, markdown or json");

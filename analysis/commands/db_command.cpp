@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analysis/commands/exit_status_of.h"
+#include "analysis/commands/unknown_arguments.h"
 #include "analysis/history/database.h"
 #include "analysis/history/ingest.h"
 #include "analysis/history/storable_text.h"
@@ -99,9 +100,7 @@ void ingest_file(Database &db, const analysis::RunSet &set, IngestTally &tally, 
 }
 
 int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
-  if (!cmd.remaining().empty())
-    throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "db ingest",
-                     "see railgauge db ingest --help");
+  analysis::refuse_unknown_arguments(cmd, "db ingest");
   if (o.runs.empty())
     throw InputError("no run directories to ingest", "db ingest",
                      "give one or more run directories (or directories of runs) after the flags");

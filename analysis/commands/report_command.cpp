@@ -13,6 +13,7 @@
 #include "analysis/commands/check_command.h"
 #include "analysis/commands/db_command.h"
 #include "analysis/commands/exit_status_of.h"
+#include "analysis/commands/unknown_arguments.h"
 #include "analysis/history/history_report.h"
 #include "analysis/report/report.h"
 #include "harness/data_paths.h"
@@ -71,9 +72,7 @@ int write_report(const ReportCommandOptions &o, const report::Report &rep) {
 }
 
 int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
-  if (!cmd.remaining().empty())
-    throw InputError(fmt::format("unknown argument '{}'", cmd.remaining().front()), "report",
-                     "see railgauge report --help");
+  refuse_unknown_arguments(cmd, "report");
   if (!o.history.url.empty())
     return write_report(o, history_report(o));
   if (o.inputs.empty())

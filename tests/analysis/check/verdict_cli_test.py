@@ -176,6 +176,14 @@ class VerdictTest(unittest.TestCase):
         r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", run, "--bogus")
         self.assertEqual(r.returncode, 4)
         self.assertIn("unknown argument '--bogus'", r.stderr)
+        self.assertNotIn("did you mean", r.stderr)  # nothing near: no guess at random
+        # A misspelt option: the one it most likely meant, whichever command.
+        r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", run, "--rule=x")
+        self.assertEqual(r.returncode, 4)
+        self.assertIn("fix: did you mean '--rules'? see railgauge check --help", r.stderr)
+        r = railgauge("compare", run, run, "--lable", "a")
+        self.assertEqual(r.returncode, 4)
+        self.assertIn("did you mean '--label'?", r.stderr)
         r = railgauge("check", "--rules", HERE / "fixture_rules.yaml", self.dir / "nope")
         self.assertEqual(r.returncode, 4)
         r = railgauge("compare", run)
