@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/report/fabric_load_sections.h"
+#include "analysis/report/gpu_state.h"
 #include "analysis/report/report.h"
 #include "analysis/report/report_page.h"
 #include "analysis/report/series_names.h"
@@ -42,10 +43,13 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
   // every GPU's point of a cell together: label -> op -> tp -> points.
   using Points = std::vector<gemm::record::TpPointView>;
   std::map<std::string, std::map<std::string, std::map<double, Points>>> groups;
+  std::map<std::string, std::vector<const Record *>> group_records; // for the GPU's state
   for (const auto &run : runs.runs)
     for (const auto &r : run.records)
-      if (auto v = gemm::record::tp_point_view(r); v && v->status == Status::ok)
+      if (auto v = gemm::record::tp_point_view(r); v && v->status == Status::ok) {
+        group_records[v->group_label(false)].push_back(&r);
         groups[v->group_label(false)][v->op][static_cast<double>(v->tp)].push_back(std::move(*v));
+      }
   if (groups.empty())
     return;
   page.heading("GEMM efficiency versus tensor parallelism t");
@@ -117,6 +121,8 @@ void gemm_section(Page &page, const analysis::RunSet &runs) {
           "</figure>";
     page.html += "</div>\n";
     page.md += "**" + group + "** (" + unit + ")\n\n";
+    if (const auto state = gpu_state_line(group_records[group]))
+      page.para(*state);
     page.markdown_table(rows); // the chart stands for the table on the HTML page
   }
 }
@@ -132,12 +138,15 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
     };
     const auto naming = series_params(runs, wanted);
     std::map<std::string, std::map<double, std::vector<double>>> curves;
+    std::vector<const Record *> drawn;
     for (const auto &run : runs.runs) {
       const std::string label = run_label(runs, run);
       for (const auto &r : run.records)
-        if (wanted(r))
+        if (wanted(r)) {
+          drawn.push_back(&r);
           curves[series_name(r, naming, label)][r.params["size_bytes"].get<double>()].push_back(
               r.metrics[fm.metric].get<double>());
+        }
     }
     if (curves.empty())
       continue;
@@ -170,6 +179,8 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
                             fm.unit, series, true, true) +
                  "</figure>\n";
     page.md += "**" + std::string(fm.family) + "** (" + fm.unit + ")\n\n";
+    if (const auto state = gpu_state_line(drawn))
+      page.para(*state);
     page.markdown_table(rows);
   }
 }

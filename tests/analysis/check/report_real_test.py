@@ -12,9 +12,11 @@ the page and every chart apart (Debian's chromium, --headless --screenshot) and 
 pixels: each chart draws something, and nothing it draws falls outside its own width (a clipped
 caption or legend).
 """
+import json
 import pathlib
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -117,6 +119,30 @@ class BurninReportTest(unittest.TestCase):
         for phase, floor in (("gemm.burn", "659.6"), ("gemm.burn fp64", "55.68"),
                              ("gemm.burn tf32", "325")):
             self.assertIn(f"**{phase}** per GPU (TFLOP/s; floor {floor} (h200-sxm-1gpu))", md)
+
+    def test_a_gpu_chart_says_at_what_clock_and_power_it_was_measured(self):
+        # The H200 TP sweep of 2026-11-28 ran power-capped: the line under its chart gives the
+        # records' own window medians (NVML), computed here again from the records by hand.
+        run = (ROOT / "results" / "reference" / "h200-gemm-tp-2026-11-28" / "gemm-tp" / "runs" /
+               "2026-11-28T21-19-52Z-vm-646")
+        records = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
+        during = [r["metrics"]["telemetry"]["during"] for r in records
+                  if r["key"] == "gemm.cublaslt" and r["status"] == "ok"]
+        clocks = sorted(d["sm_clock_mhz"]["median"] for d in during)
+        powers = sorted(d["power_w"]["median"] for d in during)
+        capped = sum(d["reason_fraction"]["sw_power_cap"] > 0.5 for d in during)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            r = railgauge("report", run, "--markdown", out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            md = (out / "r.md").read_text()
+        self.assertIn(
+            f"GPU state while measured (NVML, {len(during)} points): SM clock "
+            f"{clocks[0]:.0f}-{clocks[-1]:.0f} MHz (median {statistics.median(clocks):.0f} of "
+            f"1980 max), power {powers[0]:.0f}-{powers[-1]:.0f} W (median "
+            f"{statistics.median(powers):.0f}) of a 700 W limit; held at its power limit for "
+            f"most of the window in {capped} of {len(during)}", md)
+        self.assertGreater(capped, len(during) // 2)  # the sweep ran power-capped
 
     def test_the_test_by_gpu_grid_heads_the_verdict_section(self):
         # `check --json` carries the grid it printed; `report --check` draws it first in the
