@@ -210,7 +210,7 @@ void enqueue_block(collectives::NcclSession &s, std::vector<LocalBlock> &locals)
                       l.workspace.get(), l.workspace.bytes(), s.stream(l.local), b.alpha);
         if (status != CUBLAS_STATUS_SUCCESS)
           throw BackendError(
-              gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__));
+              gpu::status_message(status, "cublasLtMatmul", __FILE__, __LINE__));
       }
     } else {
       enqueue_collectives(s, locals, j);

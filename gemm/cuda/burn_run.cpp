@@ -139,7 +139,7 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
                                                workspace.get(), workspace.bytes(), stream);
           if (status != CUBLAS_STATUS_SUCCESS)
             throw BackendError(
-                gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__));
+                gpu::status_message(status, "cublasLtMatmul", __FILE__, __LINE__));
         },
         ring);
     tflops.add(elapsed_s(), record::tflops_of(gemm_flops(s) * ring, batch_s));

@@ -106,7 +106,7 @@ struct Runner {
           x.lt.run(handle, *picks[g], x.a_at(next_set), x.b_at(next_set), x.c_at(next_set),
                    workspace.get(), workspace.bytes(), timer.stream());
       if (status != CUBLAS_STATUS_SUCCESS)
-        throw BackendError(gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__));
+        throw BackendError(gpu::status_message(status, "cublasLtMatmul", __FILE__, __LINE__));
     }
     next_set = (next_set + 1) % sets;
   }

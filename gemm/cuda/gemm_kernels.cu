@@ -122,7 +122,7 @@ int grid_for(std::uint64_t count, int threads) {
 // Launch errors (a bad configuration) surface at once; errors while running surface at the
 // next synchronisation.
 void check_launch(const char *kernel) {
-  gpu::throw_on_cuda_error(cudaGetLastError(), kernel, __FILE__, __LINE__);
+  gpu::throw_on_status(cudaGetLastError(), kernel, __FILE__, __LINE__);
 }
 
 } // namespace

@@ -221,7 +221,7 @@ nlohmann::json drop_refused(const LtMatmul &lt, const LtHandle &handle,
     if (status == CUBLAS_STATUS_SUCCESS)
       return false;
     const std::string error =
-        gpu::cublas_error_message(status, "cublasLtMatmul", __FILE__, __LINE__);
+        gpu::status_message(status, "cublasLtMatmul", __FILE__, __LINE__);
     if (status != CUBLAS_STATUS_NOT_SUPPORTED) // a bad call, not a refusal: never waived
       throw BackendError(error);
     nlohmann::json entry = algo_json(r);

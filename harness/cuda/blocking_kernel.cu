@@ -43,7 +43,7 @@ void BlockingKernel::block(cudaStream_t stream, double timeout_s) {
   const cudaError_t launched = cudaGetLastError();
   if (launched != cudaSuccess) {
     release();
-    throw_on_cuda_error(launched, "spin_until_released<<<1, 1, 0, stream>>>", __FILE__, __LINE__);
+    throw_on_status(launched, "spin_until_released<<<1, 1, 0, stream>>>", __FILE__, __LINE__);
   }
 }
 

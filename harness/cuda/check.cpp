@@ -1,35 +1,14 @@
 #include "harness/cuda/check.h"
 
-#include <cstdio>
-
 #include <fmt/format.h>
-
-#include "harness/error.h"
 
 namespace railgauge::gpu {
 
-std::string cuda_error_message(cudaError_t error, std::string_view call, std::string_view file,
-                               int line) {
-  return fmt::format("{} failed: {} ({}) at {}:{}", call, cudaGetErrorName(error),
-                     cudaGetErrorString(error), file, line);
-}
-
-void throw_on_cuda_error(cudaError_t error, std::string_view call, std::string_view file,
-                         int line) {
-  if (error != cudaSuccess)
-    throw BackendError(cuda_error_message(error, call, file, line));
-}
-
-void report_cuda_error(cudaError_t error, std::string_view call, std::string_view file,
-                       int line) noexcept {
-  if (error == cudaSuccess)
-    return;
-  try {
-    std::fprintf(stderr, "railgauge: %s\n", cuda_error_message(error, call, file, line).c_str());
-  } catch (...) {
-    // Formatting can only fail for want of memory; a destructor must not throw regardless.
-    std::fprintf(stderr, "railgauge: CUDA call failed: %s\n", cudaGetErrorName(error));
-  }
+std::string failed_call_message(std::string_view call, const char *name, const char *text,
+                                std::string_view file, int line) {
+  const auto slash = file.rfind('/');
+  return fmt::format("{} failed: {} ({}) at {}:{}", call, name, text,
+                     slash == std::string_view::npos ? file : file.substr(slash + 1), line);
 }
 
 } // namespace railgauge::gpu

@@ -8,27 +8,25 @@
 
 #include <cublasLt.h>
 
+#include "harness/cuda/check.h"
 #include "harness/cuda/resources.h"
 
 namespace railgauge::gpu {
 
-// "cublasLtMatmul(...) failed: CUBLAS_STATUS_NOT_SUPPORTED (the functionality requested is not
-// supported) at lt_matmul.cpp:42"
-std::string cublas_error_message(cublasStatus_t status, std::string_view call,
-                                 std::string_view file, int line);
-// Throws BackendError with cublas_error_message() unless `status` is CUBLAS_STATUS_SUCCESS.
-void throw_on_cublas_error(cublasStatus_t status, std::string_view call, std::string_view file,
-                           int line);
-// Prints it to stderr instead: for destructors.
-void report_cublas_error(cublasStatus_t status, std::string_view call, std::string_view file,
-                         int line) noexcept;
+// cuBLAS's status for the checks in check.h: "cublasLtMatmul(...) failed:
+// CUBLAS_STATUS_NOT_SUPPORTED (the functionality requested is not supported) at lt_matmul.cpp:42"
+template <> struct StatusTraits<cublasStatus_t> {
+  static constexpr cublasStatus_t kSuccess = CUBLAS_STATUS_SUCCESS;
+  static const char *name(cublasStatus_t status) { return cublasLtGetStatusName(status); }
+  static const char *text(cublasStatus_t status) { return cublasLtGetStatusString(status); }
+};
 
 } // namespace railgauge::gpu
 
 #define RAILGAUGE_CUBLAS_CALL(call)                                                                \
-  ::railgauge::gpu::throw_on_cublas_error((call), #call, __FILE__, __LINE__)
+  ::railgauge::gpu::throw_on_status((call), #call, __FILE__, __LINE__)
 #define RAILGAUGE_CUBLAS_CALL_NOEXCEPT(call)                                                       \
-  ::railgauge::gpu::report_cublas_error((call), #call, __FILE__, __LINE__)
+  ::railgauge::gpu::report_status((call), #call, __FILE__, __LINE__)
 
 namespace railgauge::gpu {
 

@@ -29,7 +29,7 @@ TEST(CudaCheck, SuccessPassesAndTheNoexceptVariantOnlyReports) {
   RAILGAUGE_CUDA_CALL_NOEXCEPT(returns(cudaErrorInvalidValue));
   const std::string printed = testing::internal::GetCapturedStderr();
   EXPECT_NE(printed.find("cudaErrorInvalidValue"), std::string::npos) << printed;
-  static_assert(noexcept(report_cuda_error(cudaSuccess, "", "", 0)));
+  static_assert(noexcept(report_status(cudaSuccess, "", "", 0)));
 }
 
 } // namespace
