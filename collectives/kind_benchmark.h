@@ -10,19 +10,12 @@
 
 namespace railgauge::collectives {
 
-class KindBenchmark : public Benchmark {
-public:
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
-
+class KindBenchmark : public KeyedBenchmark {
 protected:
   KindBenchmark(Kind kind, std::string key, std::string description)
-      : kind_(kind), key_(std::move(key)), description_(std::move(description)) {}
+      : KeyedBenchmark(std::move(key), std::move(description)), kind_(kind) {}
 
   Kind kind_;
-
-private:
-  std::string key_, description_;
 };
 
 } // namespace railgauge::collectives

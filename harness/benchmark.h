@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/axis.h"
@@ -38,6 +39,21 @@ public:
   // Why this point cannot run here (no GPU, built without CUDA, ...), or nullopt when it can.
   virtual std::optional<std::string> supported(const RunContext &ctx, const Point &point) const = 0;
   virtual Outcome run(RunContext &ctx, const Point &point) = 0;
+};
+
+// A benchmark whose key and description are given when it is made: for the classes that serve
+// several keys, told apart by a kernel, a path, a verb or a collective kind.
+class KeyedBenchmark : public Benchmark {
+public:
+  std::string_view key() const override { return key_; }
+  std::string_view description() const override { return description_; }
+
+protected:
+  KeyedBenchmark(std::string key, std::string description)
+      : key_(std::move(key)), description_(std::move(description)) {}
+
+private:
+  std::string key_, description_;
 };
 
 } // namespace railgauge

@@ -3,14 +3,12 @@
 namespace railgauge {
 namespace {
 
-class WaivedBenchmark final : public Benchmark {
+class WaivedBenchmark final : public KeyedBenchmark {
 public:
   WaivedBenchmark(std::string key, std::string description, std::vector<Axis> axes,
                   std::string reason)
-      : key_(std::move(key)), description_(std::move(description)), axes_(std::move(axes)),
+      : KeyedBenchmark(std::move(key), std::move(description)), axes_(std::move(axes)),
         reason_(std::move(reason)) {}
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override { return axes_; }
   std::optional<std::string> supported(const RunContext &, const Point &) const override {
     return reason_;
@@ -18,7 +16,6 @@ public:
   Outcome run(RunContext &, const Point &) override { return Outcome::waived(reason_); }
 
 private:
-  std::string key_, description_;
   std::vector<Axis> axes_;
   std::string reason_;
 };

@@ -43,12 +43,10 @@ std::vector<std::int64_t> default_sizes_bytes(const Topology &topology);
 std::vector<std::pair<std::size_t, std::size_t>> split_slices(std::size_t elements,
                                                               unsigned workers);
 
-class HostStreamBenchmark final : public Benchmark {
+class HostStreamBenchmark final : public KeyedBenchmark {
 public:
   HostStreamBenchmark(Kernel kernel, std::string_view key, std::string_view description)
-      : kernel_(kernel), key_(key), description_(description) {}
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
+      : KeyedBenchmark(std::string(key), std::string(description)), kernel_(kernel) {}
   std::vector<Axis> axes() const override;
   std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
@@ -62,7 +60,6 @@ public:
 
 private:
   Kernel kernel_;
-  std::string_view key_, description_;
   // The team outlives a point: rebuilt only when the topology, node or PU list changes.
   std::function<void(const StreamArrays &)> before_verify_;
 };

@@ -90,7 +90,7 @@ PathInfo path_info(OffloadPath path) {
 } // namespace
 
 OffloadBenchmark::OffloadBenchmark(OffloadPath path)
-    : path_(path), key_(path_info(path).key), description_(path_info(path).description) {}
+    : KeyedBenchmark(path_info(path).key, path_info(path).description), path_(path) {}
 
 std::unique_ptr<OffloadBenchmark> make_offload_benchmark(OffloadPath path) {
   return std::make_unique<OffloadBenchmark>(path);

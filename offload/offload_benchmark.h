@@ -34,11 +34,9 @@
 
 namespace railgauge::offload {
 
-class OffloadBenchmark final : public Benchmark {
+class OffloadBenchmark final : public KeyedBenchmark {
 public:
   explicit OffloadBenchmark(OffloadPath path);
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
   std::vector<Axis> axes() const override;
   std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
@@ -70,8 +68,6 @@ private:
   const nlohmann::json &nvml_snapshot();
 
   OffloadPath path_;
-  const char *key_;
-  const char *description_;
   BeforeVerify before_verify_;
   std::string nvml_library_ = "libnvidia-ml.so.1";
   std::string sysfs_root_ = "/sys";

@@ -13,12 +13,10 @@
 
 namespace railgauge::rdma {
 
-class VerbsBenchmark final : public Benchmark {
+class VerbsBenchmark final : public KeyedBenchmark {
 public:
   VerbsBenchmark(Verb verb, bool latency, std::string_view key, std::string description)
-      : verb_(verb), latency_(latency), key_(key), description_(std::move(description)) {}
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
+      : KeyedBenchmark(std::string(key), std::move(description)), verb_(verb), latency_(latency) {}
   std::vector<Axis> axes() const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
   Outcome run(RunContext &ctx, const Point &point) override;
@@ -27,8 +25,6 @@ private:
   VerbsPointSpec spec_of(const Point &point) const;
   Verb verb_;
   bool latency_;
-  std::string_view key_;
-  std::string description_;
   int points_run_ = 0; // store keys: the same sequence on every rank
 };
 

@@ -30,12 +30,10 @@ namespace railgauge::memory {
 std::vector<std::int64_t> hbm_default_sizes_bytes(HbmKernel kernel,
                                                   std::optional<std::uint64_t> free_bytes);
 
-class HbmStreamBenchmark final : public Benchmark {
+class HbmStreamBenchmark final : public KeyedBenchmark {
 public:
   HbmStreamBenchmark(HbmKernel kernel, std::string_view key, std::string_view description)
-      : kernel_(kernel), key_(key), description_(description) {}
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return description_; }
+      : KeyedBenchmark(std::string(key), std::string(description)), kernel_(kernel) {}
   std::vector<Axis> axes() const override;
   std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
@@ -51,8 +49,6 @@ public:
 
 private:
   HbmKernel kernel_;
-  std::string_view key_;
-  std::string_view description_;
   std::function<void(const HbmArrays &)> before_verify_;
 };
 

@@ -14,11 +14,10 @@ namespace railgauge::testing {
 // ok|waive|throw|fail|noisy|noisy_once|slow; noisy: an ok point whose samples' p10..p90 spans four
 // medians; noisy_once: noisy the first time this object runs it, then as ok;
 // slow: an ok point whose every call sleeps 5 ms, so that its time is the budget's on any machine).
-class FakeBenchmark final : public Benchmark {
+class FakeBenchmark final : public KeyedBenchmark {
 public:
-  explicit FakeBenchmark(std::string key = "fake.alpha") : key_(std::move(key)) {}
-  std::string_view key() const override { return key_; }
-  std::string_view description() const override { return "scripted outcome"; }
+  explicit FakeBenchmark(std::string key = "fake.alpha")
+      : KeyedBenchmark(std::move(key), "scripted outcome") {}
   std::vector<Axis> axes() const override {
     return {
         {"size_bytes", AxisType::bytes, "bytes", {std::int64_t{1024}, std::int64_t{2048}}, {}},
@@ -59,7 +58,6 @@ public:
   }
 
 private:
-  std::string key_;
   int noisy_once_runs_ = 0;
 };
 
