@@ -10,6 +10,8 @@ function(railgauge_add_cuda_probe name source)
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
   target_compile_options(${name} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --Werror=all-warnings>)
+  # The source root, for the device code a probe shares with railgauge (harness/cuda/*.cuh).
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   if(ARGN)
     target_link_libraries(${name} PRIVATE ${ARGN})
   endif()

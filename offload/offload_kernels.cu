@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/cuda/check.h"
+#include "harness/cuda/grid_stride.cuh"
 #include "harness/cuda/resources.h"
 #include "offload/pattern.h"
 
@@ -12,28 +13,12 @@ namespace {
 constexpr int kThreadsPerBlock = 256;
 constexpr int kUnroll = 4; // independent 16-byte loads in flight per thread before any store
 
-__device__ std::size_t first_index() {
-  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::size_t grid_stride() { return static_cast<std::size_t>(gridDim.x) * blockDim.x; }
+using gpu::first_index;
+using gpu::grid_stride;
 
-// Each thread loads kUnroll vectors, a grid apart (so the warp's loads stay coalesced), before it
-// stores any; the tail that does not fill a whole round goes one vector at a time.
 __global__ void zero_copy_kernel(const uint4 *__restrict__ src, uint4 *__restrict__ dst,
                                  std::size_t vectors) {
-  const std::size_t stride = grid_stride();
-  std::size_t i = first_index();
-  for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
-    uint4 v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      v[u] = src[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      dst[i + u * stride] = v[u];
-  }
-  for (; i < vectors; i += stride)
-    dst[i] = src[i];
+  gpu::unrolled_copy<kUnroll>(src, dst, vectors);
 }
 
 __global__ void seed_pattern_kernel(std::uint32_t *dst, std::size_t words, std::uint32_t seed) {
@@ -41,13 +26,15 @@ __global__ void seed_pattern_kernel(std::uint32_t *dst, std::size_t words, std::
     dst[i] = pattern_word(i, seed);
 }
 
+// The word seed_pattern_kernel wrote at an index.
+struct PatternWord {
+  std::uint32_t seed;
+  __device__ std::uint32_t operator()(std::size_t i) const { return pattern_word(i, seed); }
+};
+
 __global__ void count_wrong_kernel(const std::uint32_t *data, std::size_t words, std::uint32_t seed,
                                    unsigned long long *wrong) {
-  unsigned long long mine = 0;
-  for (std::size_t i = first_index(); i < words; i += grid_stride())
-    mine += data[i] != pattern_word(i, seed) ? 1 : 0;
-  if (mine > 0)
-    atomicAdd(wrong, mine);
+  gpu::count_wrong(data, words, PatternWord{seed}, wrong);
 }
 
 // A grid for the helper kernels (seed, check), whose speed does not matter.

@@ -13,31 +13,21 @@
 
 #include <cuda_runtime.h>
 
+#include "harness/cuda/grid_stride.cuh"
+
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarmups = 3;
 constexpr int kSamples = 21;
 
-__device__ std::size_t first_index() { return std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; }
-__device__ std::size_t grid_stride() { return std::size_t(gridDim.x) * blockDim.x; }
+using railgauge::gpu::first_index;
+using railgauge::gpu::grid_stride;
 
 // A grid-stride loop with `Unroll` loads in flight per thread before the stores.
 template <int Unroll>
 __global__ void strided(const double2 *__restrict__ a, double2 *__restrict__ c, std::size_t n) {
-  const std::size_t s = grid_stride();
-  std::size_t i = first_index();
-  for (; i + (Unroll - 1) * s < n; i += Unroll * s) {
-    double2 v[Unroll];
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u)
-      v[u] = a[i + u * s];
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u)
-      c[i + u * s] = v[u];
-  }
-  for (; i < n; i += s)
-    c[i] = a[i];
+  railgauge::gpu::unrolled_copy<Unroll>(a, c, n);
 }
 
 // The same with streaming (evict-first) loads and stores.

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "harness/cuda/check.h"
+#include "harness/cuda/grid_stride.cuh"
 #include "harness/cuda/resources.h"
 
 namespace railgauge::memory {
@@ -36,10 +37,8 @@ __host__ __device__ double expected_value(HbmKernel kernel, std::size_t i) {
   return pattern_a(i);
 }
 
-__device__ std::size_t first_index() {
-  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::size_t grid_stride() { return static_cast<std::size_t>(gridDim.x) * blockDim.x; }
+using gpu::first_index;
+using gpu::grid_stride;
 
 __global__ void seed_kernel(double *x, std::size_t n, int which) {
   for (std::size_t i = first_index(); i < n; i += grid_stride())
@@ -88,13 +87,15 @@ __global__ void triad_kernel(double2 *__restrict__ a, const double2 *__restrict_
   }
 }
 
+// The value expected_value() gives a kernel's checked array at an index.
+struct ExpectedValue {
+  HbmKernel kernel;
+  __device__ double operator()(std::size_t i) const { return expected_value(kernel, i); }
+};
+
 __global__ void count_wrong_kernel(const double *x, std::size_t n, HbmKernel kernel,
                                    unsigned long long *wrong) {
-  unsigned long long mine = 0;
-  for (std::size_t i = first_index(); i < n; i += grid_stride())
-    mine += x[i] != expected_value(kernel, i) ? 1 : 0;
-  if (mine > 0)
-    atomicAdd(wrong, mine);
+  gpu::count_wrong(x, n, ExpectedValue{kernel}, wrong);
 }
 
 std::size_t vectors_of(const HbmArrays &arrays) { return arrays.elements / 2; }
