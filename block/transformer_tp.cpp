@@ -182,16 +182,16 @@ std::int64_t wrong_collective_elements(collectives::MpiSession &s, const StepBuf
   return wrong;
 }
 
-class TransformerTp final : public Benchmark {
+class TransformerTp final : public KeyedBenchmark {
 public:
-  explicit TransformerTp(std::shared_ptr<BlockTestHooks> hooks) : hooks_(std::move(hooks)) {}
+  explicit TransformerTp(std::shared_ptr<BlockTestHooks> hooks)
+      : KeyedBenchmark(
+            record::kTransformerTp,
+            "one Megatron transformer block (forward and backward GEMMs, fp32 OpenBLAS) with its "
+            "tensor-parallel MPI collectives across the ranks (t = world size): block time, "
+            "per-phase times, data checked"),
+        hooks_(std::move(hooks)) {}
 
-  std::string_view key() const override { return record::kTransformerTp; }
-  std::string_view description() const override {
-    return "one Megatron transformer block (forward and backward GEMMs, fp32 OpenBLAS) with its "
-           "tensor-parallel MPI collectives across the ranks (t = world size): block time, "
-           "per-phase times, data checked";
-  }
   std::vector<Axis> axes() const override { return transformer_tp_axes(); }
 
   std::optional<std::string> supported(const RunContext &, const Point &point) const override {

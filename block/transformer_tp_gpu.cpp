@@ -209,8 +209,7 @@ void enqueue_block(collectives::NcclSession &s, std::vector<LocalBlock> &locals)
             b.lt->run(l.handle, b.algo, b.input, b.weights->get(), b.output->get(),
                       l.workspace.get(), l.workspace.bytes(), s.stream(l.local), b.alpha);
         if (status != CUBLAS_STATUS_SUCCESS)
-          throw BackendError(
-              gpu::status_message(status, "cublasLtMatmul", __FILE__, __LINE__));
+          throw BackendError(gpu::status_message(status, "cublasLtMatmul", __FILE__, __LINE__));
       }
     } else {
       enqueue_collectives(s, locals, j);
@@ -315,16 +314,16 @@ void add_wrong_elements(const std::vector<double> &per_process,
   out.conclude_data_check(problems);
 }
 
-class TransformerTpGpu final : public Benchmark {
+class TransformerTpGpu final : public KeyedBenchmark {
 public:
-  explicit TransformerTpGpu(std::shared_ptr<GpuBlockTestHooks> hooks) : hooks_(std::move(hooks)) {}
+  explicit TransformerTpGpu(std::shared_ptr<GpuBlockTestHooks> hooks)
+      : KeyedBenchmark(
+            record::kTransformerTpGpu,
+            "one Megatron transformer block on GPUs (forward and backward GEMMs, bf16 cuBLASLt) "
+            "with its tensor-parallel NCCL collectives across the ranks (t = world size, one GPU "
+            "each): block time, per-phase times, data checked"),
+        hooks_(std::move(hooks)) {}
 
-  std::string_view key() const override { return record::kTransformerTpGpu; }
-  std::string_view description() const override {
-    return "one Megatron transformer block on GPUs (forward and backward GEMMs, bf16 cuBLASLt) "
-           "with its tensor-parallel NCCL collectives across the ranks (t = world size, one GPU "
-           "each): block time, per-phase times, data checked";
-  }
   std::vector<Axis> axes() const override { return transformer_tp_axes("gpt3-175b"); }
 
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {

@@ -11,11 +11,11 @@ namespace {
 // -a tp=8 -a seq=256` shrinks a real one to CPU size.
 class CpuBlas final : public CpuBlasBenchmark {
 public:
-  std::string_view key() const override { return record::kCpuBlas; }
-  std::string_view description() const override {
-    return "CPU GEMM (OpenBLAS) TFLOP/s of a transformer block's GEMMs (fwd, dgrad, wgrad) "
-           "under tensor parallelism t";
-  }
+  CpuBlas()
+      : CpuBlasBenchmark(
+            record::kCpuBlas,
+            "CPU GEMM (OpenBLAS) TFLOP/s of a transformer block's GEMMs (fwd, dgrad, wgrad) "
+            "under tensor parallelism t") {}
   std::vector<Axis> axes() const override {
     auto axes =
         tp_sweep_axes({"cpu-small", {1, 2, 4, 8}, {Dtype::fp32, Dtype::fp64}, {Dtype::fp32}});

@@ -52,8 +52,9 @@ Outcome run_cpu_blas(RunContext &ctx, const GemmPlan &plan, Dtype dtype, double 
                      Rotate rotate, const BeforeVerify &before_verify,
                      const std::string &lockstep_name);
 
-class CpuBlasBenchmark : public Benchmark {
+class CpuBlasBenchmark : public KeyedBenchmark {
 public:
+  using KeyedBenchmark::KeyedBenchmark;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
   Outcome run(RunContext &ctx, const Point &point) override;
   // The GEMMs of a point (plan_tp_point or plan_size_point). Throws InputError.

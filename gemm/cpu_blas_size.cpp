@@ -11,10 +11,9 @@ namespace {
 // call, a fraction of a second on 2 cores).
 class CpuBlasSize final : public CpuBlasBenchmark {
 public:
-  std::string_view key() const override { return record::kCpuBlasSize; }
-  std::string_view description() const override {
-    return "CPU GEMM (OpenBLAS) TFLOP/s against M, N, K (square by default)";
-  }
+  CpuBlasSize()
+      : CpuBlasBenchmark(record::kCpuBlasSize,
+                         "CPU GEMM (OpenBLAS) TFLOP/s against M, N, K (square by default)") {}
   std::vector<Axis> axes() const override {
     auto axes = size_sweep_axes({Dtype::fp32, Dtype::fp64}, {Dtype::fp32, Dtype::fp64},
                                 {64, 128, 256, 512, 1024, 2048});

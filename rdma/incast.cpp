@@ -14,14 +14,14 @@ namespace {
 // all the others stream (flow_rounds.h). The receiver's record holds the flows, Jain's index,
 // the aggregate against its port's rate and every end's congestion counters; each sender's its
 // own flow.
-class Incast final : public Benchmark {
+class Incast final : public KeyedBenchmark {
 public:
-  std::string_view key() const override { return record::kIncast; }
-  std::string_view description() const override {
-    return "N-1 ranks RDMA WRITE to one receiver at once: per-flow Gb/s, Jain's fairness index, "
-           "aggregate against the receiver's line rate, PFC/CNP/ECN/out-of-sequence/retransmit "
-           "counter deltas at every end (absent ones named)";
-  }
+  Incast()
+      : KeyedBenchmark(
+            record::kIncast,
+            "N-1 ranks RDMA WRITE to one receiver at once: per-flow Gb/s, Jain's fairness index, "
+            "aggregate against the receiver's line rate, PFC/CNP/ECN/out-of-sequence/retransmit "
+            "counter deltas at every end (absent ones named)") {}
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = fabric_load_axes();
     axes.push_back({record::kReceiver,

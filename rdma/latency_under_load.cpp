@@ -15,13 +15,14 @@ namespace {
 // carry bulk WRITEs on other QPs: rank 0 to rank 1 (load=bulk), or every rank but 1 to rank 1
 // (load=incast, an incast on the probe's receiver). Rank 0's record holds both distributions and
 // loaded over idle at p50, p99 and p99.9.
-class LatencyUnderLoad final : public Benchmark {
+class LatencyUnderLoad final : public KeyedBenchmark {
 public:
-  std::string_view key() const override { return record::kLatencyUnderLoad; }
-  std::string_view description() const override {
-    return "RDMA WRITE ping-pong latency (p50/p99/p99.9) between ranks 0 and 1 idle and behind "
-           "bulk WRITEs on other QPs of the same NICs (load=bulk) or an incast of every other "
-           "rank on the probe's receiver (load=incast); loaded over idle; counters at every end";
+  LatencyUnderLoad()
+      : KeyedBenchmark(
+            record::kLatencyUnderLoad,
+            "RDMA WRITE ping-pong latency (p50/p99/p99.9) between ranks 0 and 1 idle and behind "
+            "bulk WRITEs on other QPs of the same NICs (load=bulk) or an incast of every other "
+            "rank on the probe's receiver (load=incast); loaded over idle; counters at every end") {
   }
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = fabric_load_axes();

@@ -63,13 +63,15 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
 // A pair matrix benchmark (rdma.tcp_pair_matrix, rdma.pair_matrix): where its coverage ledger
 // goes, how many points it has run (each point's store prefix), and its waiver where the run has
 // fewer than `min_ranks` ranks or no store, `launch_hint` saying how to launch it.
-class PairMatrixBenchmark : public Benchmark {
+class PairMatrixBenchmark : public KeyedBenchmark {
 public:
   std::optional<std::string> supported(const RunContext &ctx, const Point &) const override;
 
 protected:
-  PairMatrixBenchmark(SharedLedgerPlace ledger, int min_ranks, std::string launch_hint)
-      : ledger_(std::move(ledger)), min_ranks_(min_ranks), launch_hint_(std::move(launch_hint)) {}
+  PairMatrixBenchmark(std::string key, std::string description, SharedLedgerPlace ledger,
+                      int min_ranks, std::string launch_hint)
+      : KeyedBenchmark(std::move(key), std::move(description)), ledger_(std::move(ledger)),
+        min_ranks_(min_ranks), launch_hint_(std::move(launch_hint)) {}
 
   SharedLedgerPlace ledger_; // where rank 0 writes the coverage ledger, and reads it
   int points_run_ = 0;

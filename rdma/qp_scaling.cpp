@@ -12,14 +12,14 @@ namespace {
 // its own UDP source port on RoCEv2: on an ECMP fabric the aggregate rises with the QP count as
 // long as few flows collide on one path; on InfiniBand (or with adaptive routing) it is flat.
 // Rank 0's record holds the aggregate and the spread over its QPs.
-class QpScaling final : public Benchmark {
+class QpScaling final : public KeyedBenchmark {
 public:
-  std::string_view key() const override { return record::kQpScaling; }
-  std::string_view description() const override {
-    return "One RDMA WRITE stream between ranks 0 and 1 over 1..64 QPs, each with its own RoCEv2 "
-           "flow label (UDP source port): aggregate Gb/s and per-QP spread (min/median/max, "
-           "Jain's index) per QP count, the entropy curve; port counter deltas at both ends";
-  }
+  QpScaling()
+      : KeyedBenchmark(
+            record::kQpScaling,
+            "One RDMA WRITE stream between ranks 0 and 1 over 1..64 QPs, each with its own RoCEv2 "
+            "flow label (UDP source port): aggregate Gb/s and per-QP spread (min/median/max, "
+            "Jain's index) per QP count, the entropy curve; port counter deltas at both ends") {}
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = fabric_load_axes();
     axes.push_back({record::kQps,

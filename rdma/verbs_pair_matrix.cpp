@@ -23,15 +23,13 @@ namespace {
 class VerbsPairMatrix final : public PairMatrixBenchmark {
 public:
   explicit VerbsPairMatrix(SharedLedgerPlace ledger)
-      : PairMatrixBenchmark(std::move(ledger), 2,
-                            "launch one rank per node (or per GPU with nics=local_rank) with "
-                            "mpirun/srun") {}
-  std::string_view key() const override { return record::kPairMatrix; }
-  std::string_view description() const override {
-    return "Every NIC pair across nodes once (rail-aligned or all-to-all rounds of disjoint "
-           "pairs) over RC verbs: latency and bandwidth matrix, bad pairs (ClusterKit: >2.1x min "
-           "latency, <93% max bandwidth), suspects re-tested against known-good NICs and named";
-  }
+      : PairMatrixBenchmark(
+            record::kPairMatrix,
+            "Every NIC pair across nodes once (rail-aligned or all-to-all rounds of disjoint "
+            "pairs) over RC verbs: latency and bandwidth matrix, bad pairs (ClusterKit: >2.1x min "
+            "latency, <93% max bandwidth), suspects re-tested against known-good NICs and named",
+            std::move(ledger), 2,
+            "launch one rank per node (or per GPU with nics=local_rank) with mpirun/srun") {}
   std::vector<Axis> axes() const override {
     std::vector<Axis> axes = pair_matrix_axes(
         {{record::kNics,

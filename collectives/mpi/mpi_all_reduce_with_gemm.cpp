@@ -81,16 +81,16 @@ void run_window(const OverlapWindow &window, const OverlapWindow &padding, HostG
 // other down on one rank, the figure behind Calculon's network processor_usage. Mirrors
 // offload.with_gemm: each alone, then both in windows balanced so that they overlap for most of
 // the window.
-class MpiAllReduceWithGemm final : public Benchmark {
+class MpiAllReduceWithGemm final : public KeyedBenchmark {
 public:
   MpiAllReduceWithGemm(std::shared_ptr<MpiFamily> family, std::shared_ptr<MpiTestHooks> hooks)
-      : family_(std::move(family)), hooks_(std::move(hooks)) {}
+      : KeyedBenchmark(
+            record::kMpiAllReduceWithGemm,
+            "MPI all_reduce on host memory concurrent with an fp32 OpenBLAS GEMM on every rank: "
+            "each one's time alone and together (slowest rank), the slowdown of each, data "
+            "checked"),
+        family_(std::move(family)), hooks_(std::move(hooks)) {}
 
-  std::string_view key() const override { return record::kMpiAllReduceWithGemm; }
-  std::string_view description() const override {
-    return "MPI all_reduce on host memory concurrent with an fp32 OpenBLAS GEMM on every rank: "
-           "each one's time alone and together (slowest rank), the slowdown of each, data checked";
-  }
   std::vector<Axis> axes() const override { return mpi_all_reduce_with_gemm_axes(); }
 
   std::optional<std::string> supported(const RunContext &, const Point &point) const override {

@@ -222,13 +222,14 @@ LocalCheck check_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &
   return local;
 }
 
-class NcclAllReduceWithGemm final : public Benchmark {
+class NcclAllReduceWithGemm final : public KeyedBenchmark {
 public:
-  std::string_view key() const override { return kKey; }
-  std::string_view description() const override {
-    return "NCCL all_reduce concurrent with a bf16 cuBLASLt GEMM on the same GPU (two streams): "
-           "each one's time alone and together (slowest rank), the slowdown of each, data checked";
-  }
+  NcclAllReduceWithGemm()
+      : KeyedBenchmark(
+            std::string(kKey),
+            "NCCL all_reduce concurrent with a bf16 cuBLASLt GEMM on the same GPU (two streams): "
+            "each one's time alone and together (slowest rank), the slowdown of each, data "
+            "checked") {}
   std::vector<Axis> axes() const override { return nccl_all_reduce_with_gemm_axes(); }
 
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override {

@@ -70,14 +70,14 @@ struct BurnOptions {
 // Runs the burn on every GPU of `options` at once (burn_run.cpp; the stub without CUDA).
 std::vector<BurnGpuResult> run_burn(const BurnOptions &options);
 
-class BurnBenchmark final : public Benchmark {
+class BurnBenchmark final : public KeyedBenchmark {
 public:
-  std::string_view key() const override { return record::kBurn; }
-  std::string_view description() const override {
-    return "GPU burn-in: the same cuBLASLt GEMM repeated on every local GPU at once for a "
-           "duration, each result compared bit for bit with the first (silent data corruption), "
-           "TFLOP/s per GPU";
-  }
+  BurnBenchmark()
+      : KeyedBenchmark(
+            record::kBurn,
+            "GPU burn-in: the same cuBLASLt GEMM repeated on every local GPU at once for a "
+            "duration, each result compared bit for bit with the first (silent data corruption), "
+            "TFLOP/s per GPU") {}
   std::vector<Axis> axes() const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
   Outcome run(RunContext &ctx, const Point &point) override;

@@ -20,11 +20,11 @@ constexpr Dtype kGpuDtypes[] = {Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype
 // for by name (`--model gpt3-175b -a seq=2048 -a micro_batch=1`, the reference runs' sweep).
 class CublasLt final : public CublasLtBenchmark {
 public:
-  std::string_view key() const override { return record::kCublasLt; }
-  std::string_view description() const override {
-    return "GPU GEMM (cuBLASLt) TFLOP/s and efficiency of a transformer block's GEMMs (fwd, "
-           "dgrad, wgrad) under tensor parallelism t";
-  }
+  CublasLt()
+      : CublasLtBenchmark(
+            record::kCublasLt,
+            "GPU GEMM (cuBLASLt) TFLOP/s and efficiency of a transformer block's GEMMs (fwd, "
+            "dgrad, wgrad) under tensor parallelism t") {}
   std::vector<Axis> axes() const override {
     auto axes = tp_sweep_axes({"llama3-70b",
                                {1, 2, 4, 8, 16, 32},

@@ -86,8 +86,9 @@ using LtBeforeVerify = std::function<void(std::size_t gemm, void *c, std::uint64
 Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOptions &options,
                      const std::vector<Layout> &layouts, const LtBeforeVerify &before_verify);
 
-class CublasLtBenchmark : public Benchmark {
+class CublasLtBenchmark : public KeyedBenchmark {
 public:
+  using KeyedBenchmark::KeyedBenchmark;
   // `gpu`: every visible GPU, as the HBM and offload families sweep them, so that one process on
   // a node measures (and a burn-in judges) each GPU; one rank per GPU under srun sees one.
   std::vector<AxisValue> defaults_here(const Axis &axis, const RunContext &ctx) const override;

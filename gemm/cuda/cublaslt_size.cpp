@@ -11,10 +11,10 @@ namespace {
 // fixed; `-a batch=96 -a m=2048 -a n=2048 -a k=128` is a strided-batched attention BMM.
 class CublasLtSize final : public CublasLtBenchmark {
 public:
-  std::string_view key() const override { return record::kCublasLtSize; }
-  std::string_view description() const override {
-    return "GPU GEMM (cuBLASLt) TFLOP/s and efficiency against M, N, K (square by default)";
-  }
+  CublasLtSize()
+      : CublasLtBenchmark(
+            record::kCublasLtSize,
+            "GPU GEMM (cuBLASLt) TFLOP/s and efficiency against M, N, K (square by default)") {}
   std::vector<Axis> axes() const override {
     auto axes =
         size_sweep_axes({Dtype::bf16, Dtype::fp16, Dtype::fp8_e4m3, Dtype::tf32, Dtype::fp32},

@@ -80,7 +80,12 @@ Outcome hbm_burn_outcome(const std::vector<HbmBurnGpuResult> &gpus) {
   return out;
 }
 
-std::string_view HbmBurnBenchmark::key() const { return record::kHbmBurn; }
+HbmBurnBenchmark::HbmBurnBenchmark()
+    : KeyedBenchmark(
+          record::kHbmBurn,
+          "HBM burn-in: the copy kernel on every local GPU at once for a duration, each GPU's "
+          "sustained GB/s (bytes read + written) beside its siblings' and its telemetry, the "
+          "data checked whole") {}
 
 std::vector<Axis> HbmBurnBenchmark::axes() const {
   return {

@@ -53,14 +53,9 @@ Outcome hbm_burn_outcome(const std::vector<HbmBurnGpuResult> &gpus);
 // Runs the burn on every GPU of `options` at once (hbm_burn_run.cpp; the stub without CUDA).
 std::vector<HbmBurnGpuResult> run_hbm_burn(const HbmBurnOptions &options);
 
-class HbmBurnBenchmark final : public Benchmark {
+class HbmBurnBenchmark final : public KeyedBenchmark {
 public:
-  std::string_view key() const override;
-  std::string_view description() const override {
-    return "HBM burn-in: the copy kernel on every local GPU at once for a duration, each GPU's "
-           "sustained GB/s (bytes read + written) beside its siblings' and its telemetry, the "
-           "data checked whole";
-  }
+  HbmBurnBenchmark();
   std::vector<Axis> axes() const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
   Outcome run(RunContext &ctx, const Point &point) override;

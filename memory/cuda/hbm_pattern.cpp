@@ -157,7 +157,12 @@ Outcome hbm_pattern_outcome(const std::vector<HbmPatternGpuResult> &gpus) {
   return out;
 }
 
-std::string_view HbmPatternBenchmark::key() const { return record::kHbmPattern; }
+HbmPatternBenchmark::HbmPatternBenchmark()
+    : KeyedBenchmark(
+          record::kHbmPattern,
+          "HBM pattern test: walking ones and zeros, address in address and seeded random "
+          "words over most of the free memory of every local GPU at once, checked on the GPU, "
+          "wrong words counted per GPU") {}
 
 std::vector<Axis> HbmPatternBenchmark::axes() const {
   return {

@@ -94,14 +94,9 @@ Outcome hbm_pattern_outcome(const std::vector<HbmPatternGpuResult> &gpus);
 // Runs the test on every GPU of `options` at once (hbm_pattern_run.cpp; the stub without CUDA).
 std::vector<HbmPatternGpuResult> run_hbm_pattern(const HbmPatternOptions &options);
 
-class HbmPatternBenchmark final : public Benchmark {
+class HbmPatternBenchmark final : public KeyedBenchmark {
 public:
-  std::string_view key() const override;
-  std::string_view description() const override {
-    return "HBM pattern test: walking ones and zeros, address in address and seeded random "
-           "words over most of the free memory of every local GPU at once, checked on the GPU, "
-           "wrong words counted per GPU";
-  }
+  HbmPatternBenchmark();
   std::vector<Axis> axes() const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
   Outcome run(RunContext &ctx, const Point &point) override;

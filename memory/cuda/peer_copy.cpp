@@ -150,7 +150,12 @@ std::optional<std::string> peer_copy_waiver(const std::vector<int> &gpus,
                      gpus.size(), gpus[0], gpus[1], why);
 }
 
-std::string_view PeerCopyBenchmark::key() const { return record::kPeerCopy; }
+PeerCopyBenchmark::PeerCopyBenchmark()
+    : KeyedBenchmark(
+          record::kPeerCopy,
+          "GPU-to-GPU copies: every ordered pair of local GPUs with peer access, one at a time, "
+          "cudaMemcpyPeerAsync timed by CUDA events and the destination checked on the GPU; "
+          "each GPU's worst and median outgoing pair") {}
 
 std::vector<Axis> PeerCopyBenchmark::axes() const {
   return {

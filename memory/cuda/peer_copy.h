@@ -84,14 +84,9 @@ std::vector<std::vector<bool>> peer_access_matrix(const std::vector<int> &gpus);
 // Runs every ordered pair of `options.gpus`, one at a time (peer_copy_run.cpp; the stub throws).
 PeerCopyRun run_peer_copy(const PeerCopyOptions &options);
 
-class PeerCopyBenchmark final : public Benchmark {
+class PeerCopyBenchmark final : public KeyedBenchmark {
 public:
-  std::string_view key() const override;
-  std::string_view description() const override {
-    return "GPU-to-GPU copies: every ordered pair of local GPUs with peer access, one at a time, "
-           "cudaMemcpyPeerAsync timed by CUDA events and the destination checked on the GPU; "
-           "each GPU's worst and median outgoing pair";
-  }
+  PeerCopyBenchmark();
   std::vector<Axis> axes() const override;
   std::optional<std::string> supported(const RunContext &ctx, const Point &point) const override;
   Outcome run(RunContext &ctx, const Point &point) override;

@@ -39,16 +39,15 @@ void add_wait_axis(std::vector<Axis> &axes) {
 //   1-byte acknowledgement per call (uni) or both directions at once (bidir, the sum reported).
 // In both, by default the two ends spin on their sockets as the verbs tests spin on their
 // completion queues (wait=spin), or sleep until the kernel wakes them (wait=sleep).
-class TcpBenchmark final : public Benchmark {
+class TcpBenchmark final : public KeyedBenchmark {
 public:
-  explicit TcpBenchmark(bool latency) : latency_(latency) {}
-  std::string_view key() const override { return latency_ ? record::kTcpLat : record::kTcpBw; }
-  std::string_view description() const override {
-    return latency_ ? "TCP ping-pong latency baseline (round trip / 2): min/p50/p90/p99/p99.9/max, "
-                      "stdev; data checked"
-                    : "TCP streaming bandwidth baseline: Gb/s, GB/s, message rate; uni- or "
-                      "bidirectional; data checked";
-  }
+  explicit TcpBenchmark(bool latency)
+      : KeyedBenchmark(latency ? record::kTcpLat : record::kTcpBw,
+                       latency ? "TCP ping-pong latency baseline (round trip / 2): "
+                                 "min/p50/p90/p99/p99.9/max, stdev; data checked"
+                               : "TCP streaming bandwidth baseline: Gb/s, GB/s, message rate; "
+                                 "uni- or bidirectional; data checked"),
+        latency_(latency) {}
   std::vector<Axis> axes() const override {
     std::vector<AxisValue> sizes = {std::int64_t{2}, std::int64_t{128}, std::int64_t{8192},
                                     std::int64_t{65536}};

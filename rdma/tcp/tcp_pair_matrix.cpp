@@ -24,13 +24,12 @@ constexpr const char *kBandwidthFollows = "bandwidth";
 class TcpPairMatrix final : public PairMatrixBenchmark {
 public:
   explicit TcpPairMatrix(SharedLedgerPlace ledger)
-      : PairMatrixBenchmark(std::move(ledger), 3, "launch with mpirun/srun -n N") {}
-  std::string_view key() const override { return record::kTcpPairMatrix; }
-  std::string_view description() const override {
-    return "Every pair of ranks once (n-1 rounds of disjoint pairs) over TCP: latency and "
-           "bandwidth matrix, bad pairs (ClusterKit: >2.1x min latency, <93% max bandwidth), "
-           "suspects re-tested against known-good ranks and named";
-  }
+      : PairMatrixBenchmark(
+            record::kTcpPairMatrix,
+            "Every pair of ranks once (n-1 rounds of disjoint pairs) over TCP: latency and "
+            "bandwidth matrix, bad pairs (ClusterKit: >2.1x min latency, <93% max bandwidth), "
+            "suspects re-tested against known-good ranks and named",
+            std::move(ledger), 3, "launch with mpirun/srun -n N") {}
   std::vector<Axis> axes() const override {
     return pair_matrix_axes({{record::kBindAddress,
                               AxisType::text,
