@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/cuda/check.h"
+#include "harness/cuda/count_wrong.cuh"
 #include "harness/cuda/grid_stride.cuh"
 #include "harness/cuda/resources.h"
 #include "offload/pattern.h"
@@ -32,17 +33,6 @@ struct PatternWord {
   __device__ std::uint32_t operator()(std::size_t i) const { return pattern_word(i, seed); }
 };
 
-__global__ void count_wrong_kernel(const std::uint32_t *data, std::size_t words, std::uint32_t seed,
-                                   unsigned long long *wrong) {
-  gpu::count_wrong(data, words, PatternWord{seed}, wrong);
-}
-
-// A grid for the helper kernels (seed, check), whose speed does not matter.
-int helper_blocks(std::size_t n) {
-  return static_cast<int>(
-      std::clamp<std::size_t>((n + kThreadsPerBlock - 1) / kThreadsPerBlock, 1, 4096));
-}
-
 } // namespace
 
 KernelGrid zero_copy_grid(int sm_count, std::size_t bytes) {
@@ -67,24 +57,15 @@ void launch_zero_copy(const void *src, void *dst, std::size_t bytes, const Kerne
 
 void seed_pattern_on_device(void *dst, std::size_t bytes, std::uint32_t seed, cudaStream_t stream) {
   const std::size_t words = bytes / 4;
-  seed_pattern_kernel<<<helper_blocks(words), kThreadsPerBlock, 0, stream>>>(
+  seed_pattern_kernel<<<gpu::helper_blocks(words), gpu::kHelperThreadsPerBlock, 0, stream>>>(
       static_cast<std::uint32_t *>(dst), words, seed);
   RAILGAUGE_CUDA_CALL(cudaGetLastError());
 }
 
 std::uint64_t count_wrong_on_device(const void *data, std::size_t bytes, std::uint32_t seed,
                                     cudaStream_t stream) {
-  const std::size_t words = bytes / 4;
-  gpu::DeviceBuffer wrong(sizeof(unsigned long long));
-  RAILGAUGE_CUDA_CALL(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), stream));
-  count_wrong_kernel<<<helper_blocks(words), kThreadsPerBlock, 0, stream>>>(
-      static_cast<const std::uint32_t *>(data), words, seed, wrong.as<unsigned long long>());
-  RAILGAUGE_CUDA_CALL(cudaGetLastError());
-  unsigned long long count = 0;
-  RAILGAUGE_CUDA_CALL(
-      cudaMemcpyAsync(&count, wrong.get(), sizeof count, cudaMemcpyDeviceToHost, stream));
-  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
-  return count;
+  return gpu::count_wrong(static_cast<const std::uint32_t *>(data), bytes / 4, PatternWord{seed},
+                          stream);
 }
 
 } // namespace railgauge::offload

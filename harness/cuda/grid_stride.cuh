@@ -1,7 +1,7 @@
 #pragma once
 // The grid-stride loop (each thread starts at its global index and steps by the grid's thread
-// count, so any grid covers any length) and the whole-array kernels' bodies built on it, shared
-// by the memory and offload kernels and the copy probe. Include only from .cu sources.
+// count, so any grid covers any length) and the unrolled copy built on it, shared by the memory
+// and offload kernels and the copy probe. Include only from .cu sources.
 #include <cstddef>
 
 namespace railgauge::gpu {
@@ -30,18 +30,6 @@ __device__ void unrolled_copy(const T *__restrict__ src, T *__restrict__ dst, st
   }
   for (; i < n; i += stride)
     dst[i] = src[i];
-}
-
-// Adds to `*wrong` how many of data[0, n) differ from expected(i): each thread counts its own
-// and adds once, so a clean array costs no atomics at all.
-template <typename T, typename Expected>
-__device__ void count_wrong(const T *data, std::size_t n, Expected expected,
-                            unsigned long long *wrong) {
-  unsigned long long mine = 0;
-  for (std::size_t i = first_index(); i < n; i += grid_stride())
-    mine += data[i] != expected(i) ? 1 : 0;
-  if (mine > 0)
-    atomicAdd(wrong, mine);
 }
 
 } // namespace railgauge::gpu

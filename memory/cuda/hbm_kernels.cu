@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "harness/cuda/check.h"
+#include "harness/cuda/count_wrong.cuh"
 #include "harness/cuda/grid_stride.cuh"
 #include "harness/cuda/resources.h"
 
@@ -93,18 +94,7 @@ struct ExpectedValue {
   __device__ double operator()(std::size_t i) const { return expected_value(kernel, i); }
 };
 
-__global__ void count_wrong_kernel(const double *x, std::size_t n, HbmKernel kernel,
-                                   unsigned long long *wrong) {
-  gpu::count_wrong(x, n, ExpectedValue{kernel}, wrong);
-}
-
 std::size_t vectors_of(const HbmArrays &arrays) { return arrays.elements / 2; }
-
-// A grid that covers the SMs for the helper kernels (seed, check), whose speed does not matter.
-int helper_blocks(std::size_t n) {
-  return static_cast<int>(
-      std::clamp<std::size_t>((n + kThreadsPerBlock - 1) / kThreadsPerBlock, 1, 4096));
-}
 
 template <typename Kernel> int resident_blocks_per_sm(Kernel kernel) {
   int blocks = 0;
@@ -148,23 +138,23 @@ HbmGrid hbm_grid(HbmKernel kernel, int sm_count, std::size_t elements) {
 void seed_hbm_arrays(HbmKernel kernel, const HbmArrays &arrays, cudaStream_t stream) {
   const std::size_t n = arrays.elements;
   const std::size_t bytes = n * sizeof(double);
-  const int blocks = helper_blocks(n);
+  const int blocks = gpu::helper_blocks(n);
   switch (kernel) {
   case HbmKernel::read:
-    seed_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(arrays.a, n, 0);
+    seed_kernel<<<blocks, gpu::kHelperThreadsPerBlock, 0, stream>>>(arrays.a, n, 0);
     break;
   case HbmKernel::write:
     RAILGAUGE_CUDA_CALL(cudaMemsetAsync(arrays.a, 0, bytes, stream));
     break;
   case HbmKernel::copy:
   case HbmKernel::library_copy:
-    seed_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(arrays.a, n, 0);
+    seed_kernel<<<blocks, gpu::kHelperThreadsPerBlock, 0, stream>>>(arrays.a, n, 0);
     RAILGAUGE_CUDA_CALL(cudaMemsetAsync(arrays.c, 0, bytes, stream));
     break;
   case HbmKernel::triad:
     RAILGAUGE_CUDA_CALL(cudaMemsetAsync(arrays.a, 0, bytes, stream));
-    seed_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(arrays.b, n, 0);
-    seed_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(arrays.c, n, 1);
+    seed_kernel<<<blocks, gpu::kHelperThreadsPerBlock, 0, stream>>>(arrays.b, n, 0);
+    seed_kernel<<<blocks, gpu::kHelperThreadsPerBlock, 0, stream>>>(arrays.c, n, 1);
     break;
   }
   RAILGAUGE_CUDA_CALL(cudaGetLastError());
@@ -204,16 +194,7 @@ std::uint64_t count_wrong_hbm(HbmKernel kernel, const HbmArrays &arrays, cudaStr
   const double *checked = arrays.a;
   if (kernel == HbmKernel::copy || kernel == HbmKernel::library_copy)
     checked = arrays.c;
-  gpu::DeviceBuffer wrong(sizeof(unsigned long long));
-  RAILGAUGE_CUDA_CALL(cudaMemsetAsync(wrong.get(), 0, wrong.bytes(), stream));
-  count_wrong_kernel<<<helper_blocks(arrays.elements), kThreadsPerBlock, 0, stream>>>(
-      checked, arrays.elements, kernel, wrong.as<unsigned long long>());
-  RAILGAUGE_CUDA_CALL(cudaGetLastError());
-  unsigned long long count = 0;
-  RAILGAUGE_CUDA_CALL(
-      cudaMemcpyAsync(&count, wrong.get(), sizeof count, cudaMemcpyDeviceToHost, stream));
-  RAILGAUGE_CUDA_CALL(cudaStreamSynchronize(stream));
-  return count;
+  return gpu::count_wrong(checked, arrays.elements, ExpectedValue{kernel}, stream);
 }
 
 double expected_hbm_read_sum(std::size_t elements) {
