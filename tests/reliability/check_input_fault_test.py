@@ -16,19 +16,12 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from host_read_rules import host_read_floor_rules  # noqa: E402
+
 BINARY = None
 
-RULES = """schema: railgauge.rules/1
-name: faults
-rules:
-  - id: read-floor
-    category: memory
-    severity: fail
-    select: {key: "memory.host_read"}
-    metric: metrics.bandwidth_gbytes_per_s
-    compare: ">="
-    value: 1
-"""
+RULES = host_read_floor_rules("faults")
 
 
 def railgauge(*args, timeout=60):

@@ -20,22 +20,13 @@ import unittest
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "support"))
+from host_read_rules import host_read_floor_rules  # noqa: E402
 from named_tests import run_named_tests  # noqa: E402
 
 BINARY = sys.argv.pop(1) if len(sys.argv) > 1 else "railgauge"
 PG_URL = os.environ.get("RAILGAUGE_TEST_PG_URL")
 
-RULES = """schema: railgauge.rules/1
-name: strict
-rules:
-  - id: read-floor
-    category: memory
-    severity: fail
-    select: {key: "memory.host_read"}
-    metric: metrics.bandwidth_gbytes_per_s
-    compare: ">="
-    value: 1
-"""
+RULES = host_read_floor_rules("strict")
 INVENTORY_RULE = """  - id: gpu-count
     category: health
     severity: fail
