@@ -14,7 +14,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from named_tests import run_named_tests  # noqa: E402
+from named_tests import run_script_tests  # noqa: E402
 
 SOURCE = None
 calibrate_predict = predict_inputs = None
@@ -230,13 +230,7 @@ class CalibratePredictTest(unittest.TestCase):
 
 
 def main():
-    global SOURCE, calibrate_predict, predict_inputs
-    SOURCE = sys.argv[1]
-    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
-    import calibrate_predict as cp
-    import predict_inputs as pi
-    calibrate_predict, predict_inputs = cp, pi
-    run_named_tests(sys.argv[2:])
+    run_script_tests(globals(), "calibrate_predict", "predict_inputs")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from named_tests import run_named_tests  # noqa: E402
+from named_tests import run_script_tests  # noqa: E402
 
 sys.modules["torch"] = None  # `import torch` now raises ImportError, as on a machine without it
 
@@ -293,17 +293,8 @@ class PeerTest(unittest.TestCase):
 
 
 def main():
-    global SOURCE, copy_vs_torch, peer_records, gemm_vs_torch, validate_run, peer_pairs
-    SOURCE = sys.argv[1]
-    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
-    import copy_vs_torch as cvt
-    import gemm_vs_torch as gvt
-    import peer_pairs as pp
-    import peer_records as pr
-    import validate_run as vr
-    copy_vs_torch, gemm_vs_torch, peer_records, validate_run = cvt, gvt, pr, vr
-    peer_pairs = pp
-    run_named_tests(sys.argv[2:])
+    run_script_tests(globals(), "copy_vs_torch", "peer_records", "gemm_vs_torch", "validate_run",
+                     "peer_pairs")
 
 
 if __name__ == "__main__":

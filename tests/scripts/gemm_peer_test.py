@@ -14,7 +14,7 @@ import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from named_tests import run_named_tests  # noqa: E402
+from named_tests import run_script_tests  # noqa: E402
 
 sys.modules["torch"] = None  # importing torch raises: the logic must not need it
 
@@ -308,15 +308,7 @@ class GemmPeerTest(unittest.TestCase):
 
 
 def main():
-    global SOURCE, gemm_vs_torch, gemm_aa_control, peer_pairs, peer_records
-    SOURCE = sys.argv[1]
-    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
-    import gemm_aa_control as aa
-    import gemm_vs_torch as gvt
-    import peer_pairs as pp
-    import peer_records as pr
-    gemm_vs_torch, gemm_aa_control, peer_pairs, peer_records = gvt, aa, pp, pr
-    run_named_tests(sys.argv[2:])
+    run_script_tests(globals(), "gemm_vs_torch", "gemm_aa_control", "peer_pairs", "peer_records")
 
 
 if __name__ == "__main__":

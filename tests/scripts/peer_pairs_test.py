@@ -15,7 +15,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from named_tests import run_named_tests  # noqa: E402
+from named_tests import run_script_tests  # noqa: E402
 
 sys.modules["torch"] = None  # importing torch raises: the logic must not need it
 
@@ -212,13 +212,7 @@ class PeerPairsTest(unittest.TestCase):
 
 
 def main():
-    global SOURCE, peer_pairs, nccl_pairs
-    SOURCE = sys.argv[1]
-    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
-    import nccl_pairs as npairs
-    import peer_pairs as pp
-    peer_pairs, nccl_pairs = pp, npairs
-    run_named_tests(sys.argv[2:])
+    run_script_tests(globals(), "peer_pairs", "nccl_pairs")
 
 
 if __name__ == "__main__":

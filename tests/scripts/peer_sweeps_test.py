@@ -13,7 +13,7 @@ import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from named_tests import run_named_tests  # noqa: E402
+from named_tests import run_script_tests  # noqa: E402
 
 sys.modules["torch"] = None  # importing torch raises: the logic must not need it
 
@@ -175,16 +175,8 @@ class PeerSweepsTest(unittest.TestCase):
 
 
 def main():
-    global SOURCE, peer_sweeps, peer_pairs, peer_records, gemm_vs_torch, copy_vs_torch
-    SOURCE = sys.argv[1]
-    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
-    import copy_vs_torch as cvt
-    import gemm_vs_torch as gvt
-    import peer_pairs as pp
-    import peer_records as pr
-    import peer_sweeps as ps
-    peer_sweeps, peer_pairs, peer_records, gemm_vs_torch, copy_vs_torch = ps, pp, pr, gvt, cvt
-    run_named_tests(sys.argv[2:])
+    run_script_tests(globals(), "peer_sweeps", "peer_pairs", "peer_records", "gemm_vs_torch",
+                     "copy_vs_torch")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from named_tests import run_named_tests  # noqa: E402
+from named_tests import run_script_tests  # noqa: E402
 
 SOURCE = None
 relative_paths = None
@@ -105,12 +105,7 @@ class RelativePathsTest(unittest.TestCase):
 
 
 def main():
-    global SOURCE, relative_paths
-    SOURCE = sys.argv[1]
-    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
-    import relative_paths as rp
-    relative_paths = rp
-    run_named_tests(sys.argv[2:])
+    run_script_tests(globals(), "relative_paths")
 
 
 if __name__ == "__main__":

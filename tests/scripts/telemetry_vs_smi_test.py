@@ -13,7 +13,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from named_tests import run_named_tests  # noqa: E402
+from named_tests import run_script_tests  # noqa: E402
 
 SOURCE = None
 tvs = None
@@ -98,12 +98,7 @@ class TelemetryVsSmiTest(unittest.TestCase):
 
 
 def main():
-    global SOURCE, tvs
-    SOURCE = sys.argv[1]
-    sys.path.insert(0, os.path.join(SOURCE, "scripts"))
-    import telemetry_vs_smi
-    tvs = telemetry_vs_smi
-    run_named_tests(sys.argv[2:])
+    run_script_tests(globals(), tvs="telemetry_vs_smi")
 
 
 if __name__ == "__main__":
