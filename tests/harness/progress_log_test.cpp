@@ -11,6 +11,8 @@
 
 #include "fake_benchmark.h"
 #include "harness/runner.h"
+#include "tests/support/fake_run_fixture.h"
+#include "tests/support/null_printer.h"
 
 namespace railgauge {
 namespace {
@@ -56,24 +58,12 @@ TEST(ProgressLog, TheLineCountsWaivedPointsAsDoneButNotAsWork) {
       "memory.host_copy size_bytes=1GiB running for 8 s");
 }
 
-// The records go to the file only: these tests read the progress lines.
-class NoPrinter final : public RecordPrinter {
-public:
-  void on_record(const Record &) override {}
-};
-
-class ProgressThroughTheRunner : public ::testing::Test {
+class ProgressThroughTheRunner : public testing::FakeRunFixture {
 protected:
   ProgressThroughTheRunner()
-      : topology_(Topology::load_this_machine()), ctx_(topology_, sampler_, "testhost", 0),
+      : FakeRunFixture({"fake.alpha"}, 0.01),
         dir_(std::filesystem::temp_directory_path() /
              ("railgauge_progress_test_" + std::to_string(::getpid()))) {
-    registry_.add(std::make_unique<testing::FakeBenchmark>("fake.alpha"));
-    entry_.key_glob = "fake.*";
-    entry_.where = "s.yaml:3";
-    entry_.measure.min_samples = 2;
-    entry_.measure.time_budget_s = 0.01;
-    entry_.measure.max_rel_noise = 1;
     entry_.axes["mode"] = "ok,waive";
     entry_.axis_where["mode"] = "s.yaml:5";
     std::filesystem::create_directories(dir_);
@@ -86,7 +76,8 @@ protected:
     const auto plan = make_plan(registry_, {entry_}, {parse_axis_override("size_bytes=1K,2K,4K")},
                                 std::nullopt, ctx_);
     RecordFile file((dir_ / "records.jsonl").string());
-    NoPrinter printer;
+    // The records go to the file only: these tests read the progress lines.
+    testing::NullPrinter printer;
     RunnerOutput out{file, printer, false};
     out.skip = std::move(skip);
     out.log_progress_every_s = every_s;
@@ -99,11 +90,6 @@ protected:
     return lines;
   }
 
-  Topology topology_;
-  GBenchSampler sampler_;
-  RunContext ctx_;
-  Registry registry_;
-  SuiteEntry entry_;
   std::filesystem::path dir_;
 };
 

@@ -11,29 +11,14 @@
 #include "harness/error.h"
 #include "harness/store/store.h"
 #include "harness/waived_benchmark.h"
+#include "tests/support/fake_run_fixture.h"
 
 namespace railgauge {
 namespace {
 
-class RunnerTest : public ::testing::Test {
+class RunnerTest : public testing::FakeRunFixture {
 protected:
-  RunnerTest()
-      : topology_(Topology::load_this_machine()), ctx_(topology_, sampler_, "testhost", 0) {
-    registry_.add(std::make_unique<testing::FakeBenchmark>("fake.alpha"));
-    registry_.add(std::make_unique<testing::FakeBenchmark>("fake.beta"));
-    MeasureSpec quick;
-    quick.min_samples = 2;
-    quick.time_budget_s = 0.01;
-    quick.max_rel_noise = 1;
-    entry_.key_glob = "fake.*";
-    entry_.where = "s.yaml:3";
-    entry_.measure = quick;
-  }
-  Topology topology_;
-  GBenchSampler sampler_;
-  RunContext ctx_;
-  Registry registry_;
-  SuiteEntry entry_;
+  RunnerTest() : FakeRunFixture({"fake.alpha", "fake.beta"}, 0.01) {}
 };
 
 // A benchmark of a backend this build lacks keeps the real one's key and axes, so a suite plans

@@ -14,6 +14,7 @@
 #include "harness/record_io.h"
 #include "tests/harness/fake_benchmark.h"
 #include "tests/reliability/temp_dir.h"
+#include "tests/support/fake_run_fixture.h"
 #include "tests/support/null_printer.h"
 
 namespace railgauge {
@@ -21,17 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class ResumeTest : public ::testing::Test {
+class ResumeTest : public testing::FakeRunFixture {
 protected:
-  ResumeTest()
-      : topology_(Topology::load_this_machine()), ctx_(topology_, sampler_, "testhost", 0) {
-    registry_.add(std::make_unique<testing::FakeBenchmark>("fake.alpha"));
-    registry_.add(std::make_unique<testing::FakeBenchmark>("fake.beta"));
-    entry_.key_glob = "fake.*";
-    entry_.where = "s.yaml:3";
-    entry_.measure.min_samples = 2;
-    entry_.measure.time_budget_s = 0.001;
-    entry_.measure.max_rel_noise = 1;
+  ResumeTest() : FakeRunFixture({"fake.alpha", "fake.beta"}, 0.001) {
     entry_.axes["mode"] = "ok,waive,throw,fail";
     entry_.axis_where["mode"] = "s.yaml:5";
     manifest_ = {{"schema", kRunSchema},
@@ -77,11 +70,6 @@ protected:
   testing::TempDir dir_{"resume"};
   nlohmann::json suite_ = {{"name", "s"}, {"path", "s.yaml"}};
   nlohmann::json manifest_;
-  Topology topology_;
-  GBenchSampler sampler_;
-  RunContext ctx_;
-  Registry registry_;
-  SuiteEntry entry_;
 };
 
 TEST_F(ResumeTest, PlanDigestFollowsKeysAxesAndMeasurementSettings) {
