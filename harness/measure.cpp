@@ -1,4 +1,5 @@
 #include "harness/measure.h"
+#include "harness/byte_rates.h"
 #include "harness/metric_names.h"
 #include "harness/seconds_since.h"
 
@@ -69,8 +70,8 @@ nlohmann::json Measurement::bandwidth_metrics(std::uint64_t bytes_per_call) cons
   nlohmann::json j = to_json();
   const auto bytes = static_cast<double>(bytes_per_call);
   j[metric::kBytesPerCall] = bytes_per_call;
-  j[metric::kBandwidthGbytesPerS] = bytes / time_s.median / 1e9;
-  j[metric::kBandwidthMaxGbytesPerS] = bytes / time_s.min / 1e9;
+  j[metric::kBandwidthGbytesPerS] = gbytes_per_s_of(bytes, time_s.median);
+  j[metric::kBandwidthMaxGbytesPerS] = gbytes_per_s_of(bytes, time_s.min);
   return j;
 }
 
