@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "harness/stats.h"
-#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 
@@ -38,10 +37,18 @@ LatencySummary summarize_latency(std::span<const double> samples_s) {
   return s;
 }
 
-nlohmann::json to_json(const LatencySummary &s) {
-  return {{record::kLatencyN, s.n}, {record::kMinS, s.min_s},   {record::kP50S, s.p50_s},
-          {record::kP90S, s.p90_s}, {record::kP99S, s.p99_s},   {record::kP99_9S, s.p999_s},
-          {record::kMaxS, s.max_s}, {record::kMeanS, s.mean_s}, {record::kStdevS, s.stdev_s}};
+record::LatencyFields latency_fields(const LatencySummary &s) {
+  record::LatencyFields l;
+  l.n = s.n;
+  l.min_s = s.min_s;
+  l.p50_s = s.p50_s;
+  l.p90_s = s.p90_s;
+  l.p99_s = s.p99_s;
+  l.p99_9_s = s.p999_s;
+  l.max_s = s.max_s;
+  l.mean_s = s.mean_s;
+  l.stdev_s = s.stdev_s;
+  return l;
 }
 
 } // namespace railgauge::rdma

@@ -5,7 +5,7 @@
 // jitter as 0). Percentiles interpolate between closest ranks like harness/stats.h.
 #include <span>
 
-#include <nlohmann/json.hpp>
+#include "records/rdma_point_fields.h"
 
 namespace railgauge::rdma {
 
@@ -18,7 +18,7 @@ struct LatencySummary {
 // Throws std::invalid_argument on no samples or a non-finite one.
 LatencySummary summarize_latency(std::span<const double> samples_s);
 
-// {"n":..,"min_s":..,"p50_s":..,"p90_s":..,"p99_s":..,"p99_9_s":..,"max_s":..,"mean_s":..,"stdev_s":..}
-nlohmann::json to_json(const LatencySummary &s);
+// The summary as a record states it (metrics.latency, latency_idle): every figure set.
+record::LatencyFields latency_fields(const LatencySummary &s);
 
 } // namespace railgauge::rdma

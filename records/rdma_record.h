@@ -153,6 +153,10 @@ inline constexpr const char *kCongestionAbsent = "absent";
 inline constexpr const char *kPfcPauseFraction = "pfc_pause_fraction"; // paused s / phase s
 inline constexpr const char *kLatencyIdle = "latency_idle";        // as kLatency, before the load
 inline constexpr const char *kLoadedOverIdle = "loaded_over_idle"; // {p50, p99, p99_9}
+// ... its fields: loaded over idle at each percentile (rdma/fabric_load/fabric_figures.cpp)
+inline constexpr const char *kLoadedOverIdleP50 = "p50";
+inline constexpr const char *kLoadedOverIdleP99 = "p99";
+inline constexpr const char *kLoadedOverIdleP99_9 = "p99_9";
 inline constexpr const char *kLatencyDefinition = "latency_definition"; // "round trip / 2 ..."
 // An incast receiver's flows [{rank, gbits_per_s, device}] and every end [{rank, role, device,
 // congestion}]; the port's rate; the seconds the counters' deltas span

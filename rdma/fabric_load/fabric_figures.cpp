@@ -183,13 +183,18 @@ std::optional<double> pfc_pause_fraction(const CongestionFigures &figures, doubl
   return *longest_us * 1e-6 / phase_s;
 }
 
-nlohmann::json latency_ratios(const nlohmann::json &loaded, const nlohmann::json &idle) {
+nlohmann::json latency_ratios(const record::LatencyFields &loaded,
+                              const record::LatencyFields &idle) {
+  using Figure = std::optional<double> record::LatencyFields::*;
   nlohmann::json out = nlohmann::json::object();
   for (const auto &[figure, field] :
-       {std::pair{"p50", "p50_s"}, std::pair{"p99", "p99_s"}, std::pair{"p99_9", "p99_9_s"}}) {
-    const double i = idle.at(field).get<double>();
+       {std::pair<const char *, Figure>{record::kLoadedOverIdleP50, &record::LatencyFields::p50_s},
+        std::pair<const char *, Figure>{record::kLoadedOverIdleP99, &record::LatencyFields::p99_s},
+        std::pair<const char *, Figure>{record::kLoadedOverIdleP99_9,
+                                        &record::LatencyFields::p99_9_s}}) {
+    const double i = (idle.*field).value();
     if (i > 0)
-      out[figure] = loaded.at(field).get<double>() / i;
+      out[figure] = (loaded.*field).value() / i;
   }
   return out;
 }

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/rdma_point_fields.h"
+
 namespace railgauge::rdma {
 
 // Jain's fairness index (sum x)^2 / (n * sum x^2): 1 when every flow gets the same, 1/n when one
@@ -78,8 +80,10 @@ nlohmann::json to_json(const CongestionFigures &figures);
 // nullopt when the device has no pause-duration counter.
 std::optional<double> pfc_pause_fraction(const CongestionFigures &figures, double phase_s);
 
-// Loaded over idle for p50, p99 and p99.9 of two latency summaries (latency_summary.h's JSON):
-// {"p50": .., "p99": .., "p99_9": ..}.
-nlohmann::json latency_ratios(const nlohmann::json &loaded, const nlohmann::json &idle);
+// Loaded over idle for p50, p99 and p99.9 of two latency summaries: {"p50": .., "p99": ..,
+// "p99_9": ..}, leaving out a figure whose idle value is not above 0. Throws
+// std::bad_optional_access where a summary lacks one of the three.
+nlohmann::json latency_ratios(const record::LatencyFields &loaded,
+                              const record::LatencyFields &idle);
 
 } // namespace railgauge::rdma

@@ -362,11 +362,11 @@ void put_probe_summary(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &s
     if (contains(spec.loaders, r))
       load_flows.push_back(FlowFigures::from_json(result.at(kWireFlow)).gbits_per_s);
   }
-  const nlohmann::json idle_summary = to_json(summarize_latency(phase.idle));
-  const nlohmann::json loaded_summary = to_json(summarize_latency(phase.loaded));
-  out.metrics[record::kLatency] = loaded_summary;
-  out.metrics[record::kLatencyIdle] = idle_summary;
-  out.metrics[record::kLoadedOverIdle] = latency_ratios(loaded_summary, idle_summary);
+  const record::LatencyFields idle = latency_fields(summarize_latency(phase.idle));
+  const record::LatencyFields loaded = latency_fields(summarize_latency(phase.loaded));
+  loaded.write(out.metrics, record::kLatency);
+  idle.write(out.metrics, record::kLatencyIdle);
+  out.metrics[record::kLoadedOverIdle] = latency_ratios(loaded, idle);
   out.metrics[record::kLatencyDefinition] = "round trip / 2 (as perftest)";
   if (!load_flows.empty() &&
       std::any_of(load_flows.begin(), load_flows.end(), [](double g) { return g > 0; }))

@@ -19,6 +19,7 @@
 #include "rdma/verbs/endpoint.h"
 #include "rdma/verbs/traffic.h"
 #include "rdma/verbs/verbs_error.h"
+#include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::rdma {
@@ -80,9 +81,14 @@ public:
     });
     FlowFigures f = flow_over(st, before, s_.size_bytes);
     const std::uint64_t bytes_per_call = per_call * s_.size_bytes;
-    f.gbits_per_s = 8.0 * static_cast<double>(bytes_per_call) / m.time_s.median / 1e9;
-    f.measurement = m.bandwidth_metrics(bytes_per_call);
-    f.measurement[record::kMessagesPerCall] = per_call;
+    record::BandwidthFields figures =
+        record::BandwidthFields::of(bytes_per_call, per_call, m.time_s);
+    // A flow's records have never stated a message rate (its QPs' spread is what they add), and
+    // a new field would change them.
+    figures.message_rate_per_s.reset();
+    f.gbits_per_s = figures.gbits_per_s.value();
+    f.measurement = m.to_json();
+    figures.write(f.measurement);
     return f;
   }
 

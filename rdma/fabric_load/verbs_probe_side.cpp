@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/byte_rates.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
 #include "rdma/fabric_load/fabric_figures.h"
@@ -133,7 +134,7 @@ public:
     double bytes = 0;
     for (double b : f.bytes_per_qp)
       bytes += b;
-    f.gbits_per_s = elapsed_s > 0 ? 8.0 * bytes / elapsed_s / 1e9 : 0;
+    f.gbits_per_s = elapsed_s > 0 ? gbits_per_s_of(bytes, elapsed_s) : 0;
     return f;
   }
 

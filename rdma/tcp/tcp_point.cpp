@@ -25,6 +25,7 @@
 #include "rdma/per_call_timer.h"
 #include "rdma/tcp/tcp_hello.h"
 #include "rdma/tcp/tcp_socket.h"
+#include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::rdma {
@@ -251,7 +252,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       for (double &v : one_way)
         v *= 0.5;
       out.metrics = m.to_json();
-      out.metrics[record::kLatency] = to_json(summarize_latency(one_way));
+      latency_fields(summarize_latency(one_way)).write(out.metrics, record::kLatency);
       out.metrics[record::kLatencyDefinition] = "round trip / 2";
       out.metrics[record::kRoundTripsMeasured] = timer.measured();
       checked.check(in.data(), size, size, "client's echo", s.before_data_check);
@@ -276,11 +277,8 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       });
       // Bidirectional: each call moves `bytes` each way; the figure is the sum (perftest -b).
       const std::uint64_t moved = bidir ? 2 * bytes : bytes;
-      out.metrics = m.bandwidth_metrics(moved);
-      out.metrics[record::kBandwidthGbitsPerS] = 8.0 * moved / m.time_s.median / 1e9;
-      out.metrics[record::kBandwidthMaxGbitsPerS] = 8.0 * moved / m.time_s.min / 1e9;
-      out.metrics[record::kMessageRatePerS] = static_cast<double>(per_call) / m.time_s.median;
-      out.metrics[record::kMessagesPerCall] = per_call;
+      out.metrics = m.to_json();
+      record::BandwidthFields::of(moved, per_call, m.time_s).write(out.metrics);
       if (bidir)
         checked.check(back.data(), size, size, "client's received stream", s.before_data_check);
     }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/byte_rates.h"
 #include "harness/cuda/device.h"
 #include "harness/device_fields.h"
 #include "harness/error.h"
@@ -22,6 +23,7 @@
 #include "rdma/stopping_rule.h"
 #include "rdma/verbs/endpoint.h"
 #include "rdma/verbs/traffic.h"
+#include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::rdma {
@@ -263,7 +265,7 @@ nlohmann::json measure_latency(const RunContext &ctx, const VerbsPointSpec &s, E
   for (double &v : latency)
     v *= scale;
   nlohmann::json metrics = m.to_json();
-  metrics[record::kLatency] = to_json(summarize_latency(latency));
+  latency_fields(summarize_latency(latency)).write(metrics, record::kLatency);
   metrics[record::kLatencyDefinition] =
       s.verb == Verb::read ? "round trip" : "round trip / 2 (as perftest)";
   metrics[record::kRoundTripsMeasured] = timer.measured();
@@ -291,11 +293,8 @@ nlohmann::json measure_bandwidth(const RunContext &ctx, const VerbsPointSpec &s,
   streamer.drain(std::min(kDrainTimeout_s, s.peer_timeout_s));
   const PortCounters after = counters_of(ep);
   const std::uint64_t bytes_per_call = per_call * s.size_bytes;
-  nlohmann::json metrics = m.bandwidth_metrics(bytes_per_call);
-  metrics[record::kBandwidthGbitsPerS] = 8.0 * bytes_per_call / m.time_s.median / 1e9;
-  metrics[record::kBandwidthMaxGbitsPerS] = 8.0 * bytes_per_call / m.time_s.min / 1e9;
-  metrics[record::kMessageRatePerS] = static_cast<double>(per_call) / m.time_s.median;
-  metrics[record::kMessagesPerCall] = per_call;
+  nlohmann::json metrics = m.to_json();
+  record::BandwidthFields::of(bytes_per_call, per_call, m.time_s).write(metrics);
   metrics[record::kMessagesMeasured] =
       per_call * std::uint64_t{m.samples_s.size()} * static_cast<std::uint64_t>(m.batch);
   metrics[record::kMessagesCompleted] = streamer.completed();
@@ -345,13 +344,13 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       throw BackendError("the server's result has no active_s, which a bidirectional point needs");
     const double active_s = *server.active_s;
     const double peer_gbits =
-        active_s > 0 ? 8.0 * static_cast<double>(server.messages) * s.size_bytes / active_s / 1e9
+        active_s > 0 ? gbits_per_s_of(static_cast<double>(server.messages * s.size_bytes), active_s)
                      : 0;
     // The peer's direction is timed by the peer from its first to its last completion
     // (perftest sums both sides' results the same way).
-    out.metrics[record::kPeerBandwidthGbitsPerS] = peer_gbits;
-    out.metrics[record::kBidirectionalGbitsPerS] =
-        out.metrics[record::kBandwidthGbitsPerS].get<double>() + peer_gbits;
+    auto bandwidth = record::BandwidthFields::read(out.metrics).value();
+    bandwidth.add_peer(peer_gbits);
+    bandwidth.write(out.metrics);
   }
   out.metrics[record::kServerMessages] = server.messages;
   if (server.port_counter_deltas)

@@ -136,8 +136,13 @@ TEST(Congestion, RxeHasNoPfcAndItIsSaidAbsentNotZero) {
 }
 
 TEST(LatencyRatios, LoadedOverIdleAtThreePercentiles) {
-  const nlohmann::json idle = {{"p50_s", 2e-6}, {"p99_s", 4e-6}, {"p99_9_s", 8e-6}};
-  const nlohmann::json loaded = {{"p50_s", 3e-6}, {"p99_s", 40e-6}, {"p99_9_s", 80e-6}};
+  record::LatencyFields idle, loaded;
+  idle.p50_s = 2e-6;
+  idle.p99_s = 4e-6;
+  idle.p99_9_s = 8e-6;
+  loaded.p50_s = 3e-6;
+  loaded.p99_s = 40e-6;
+  loaded.p99_9_s = 80e-6;
   const auto r = latency_ratios(loaded, idle);
   EXPECT_DOUBLE_EQ(r["p50"].get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(r["p99"].get<double>(), 10);
