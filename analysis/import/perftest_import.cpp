@@ -16,6 +16,7 @@
 #include "harness/metric_names.h"
 #include "harness/number_text.h"
 #include "records/peer_record.h"
+#include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::importers {
@@ -248,9 +249,10 @@ Record row_record(const TestKind &kind, const std::string &source,
   return r;
 }
 
-// One figure of a row, by its column's name, into the record's params, metrics or latency.
+// One figure of a row, by its column's name, into the record's params, its bandwidth figures or
+// its latency summary.
 void store_column(const std::string &c, double v, const nlohmann::json &count, Record &r,
-                  nlohmann::json &latency) {
+                  rdma::record::BandwidthFields &bandwidth, rdma::record::LatencyFields &latency) {
   const bool gbits = c.find("[Gb/sec]") != std::string::npos;
   const double to_gbits = gbits ? 1.0 : 8.0 * 1048576.0 / 1e9; // MB/sec is MiB/s
   if (c == "#bytes")
@@ -261,32 +263,33 @@ void store_column(const std::string &c, double v, const nlohmann::json &count, R
     // The server side of ib_send_bw prints a peak of 0.00 beside a real average: it does
     // not time single completions. A peak that was not measured is left out, not a zero.
     if (v > 0)
-      r.metrics[rdma::record::kBandwidthPeakGbitsPerS] = v * to_gbits;
+      bandwidth.gbits_peak_per_s = v * to_gbits;
   } else if (c.rfind("BW average", 0) == 0) {
-    r.metrics[rdma::record::kBandwidthGbitsPerS] = v * to_gbits;
-    r.metrics[metric::kBandwidthGbytesPerS] = v * to_gbits / 8.0;
+    bandwidth.gbits_per_s = v * to_gbits;
+    bandwidth.gbytes_per_s = v * to_gbits / 8.0;
   } else if (c.rfind("MsgRate", 0) == 0)
-    r.metrics[rdma::record::kMessageRatePerS] = v * 1e6;
+    bandwidth.message_rate_per_s = v * 1e6;
   else if (c.rfind("t_min", 0) == 0)
-    latency["min_s"] = v * 1e-6;
+    latency.min_s = v * 1e-6;
   else if (c.rfind("t_max", 0) == 0)
-    latency[rdma::record::kMaxS] = v * 1e-6;
+    latency.max_s = v * 1e-6;
   else if (c.rfind("t_typical", 0) == 0)
-    latency[rdma::record::kP50S] = v * 1e-6;
+    latency.p50_s = v * 1e-6;
   else if (c.rfind("t_avg", 0) == 0)
-    latency["mean_s"] = v * 1e-6;
+    latency.mean_s = v * 1e-6;
   else if (c.rfind("t_stdev", 0) == 0)
-    latency["stdev_s"] = v * 1e-6; // perftest computes it with integer deviations
+    latency.stdev_s = v * 1e-6; // perftest computes it with integer deviations
   else if (c.rfind("99% percentile", 0) == 0)
-    latency[rdma::record::kP99S] = v * 1e-6;
+    latency.p99_s = v * 1e-6;
   else if (c.rfind("99.9% percentile", 0) == 0)
-    latency["p99_9_s"] = v * 1e-6;
+    latency.p99_9_s = v * 1e-6;
 }
 
 // A table row's values, column by column, into the record; its status from what was computed.
 void read_row_values(const TestKind &kind, const std::vector<std::string> &columns,
                      const std::vector<std::string> &values, const std::string &where, Record &r) {
-  nlohmann::json latency = nlohmann::json::object();
+  rdma::record::BandwidthFields bandwidth;
+  rdma::record::LatencyFields latency;
   std::vector<std::string> not_computed;
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const std::string &c = columns[i];
@@ -303,10 +306,11 @@ void read_row_values(const TestKind &kind, const std::vector<std::string> &colum
       throw InputError(fmt::format("'{}' in column '{}' is not a {}", values[i], c,
                                    whole ? "whole number" : "number"),
                        where, "pass the complete, unmodified output of one perftest run");
-    store_column(c, *number, count, r, latency);
+    store_column(c, *number, count, r, bandwidth, latency);
   }
+  bandwidth.write(r.metrics);
   if (!latency.empty()) {
-    r.metrics[rdma::record::kLatency] = latency;
+    latency.write(r.metrics, rdma::record::kLatency);
     r.metrics[rdma::record::kLatencyDefinition] =
         kind.verb == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)";
   }
