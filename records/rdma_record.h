@@ -9,6 +9,7 @@
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
 #include "records/metric_field.h"
+#include "records/rdma_point_fields.h"
 
 namespace railgauge::rdma::record {
 
@@ -285,17 +286,6 @@ inline constexpr std::array kMetrics{
                 "pair matrix, coverage_k=K: the NICs the topology file lacks"},
 };
 
-// The latency summary of a point (metrics.latency), in seconds.
-struct LatencyView {
-  std::optional<double> p50_s, p99_s, p99_9_s, max_s;
-};
-
-inline LatencyView latency_view(const nlohmann::json &latency) {
-  namespace f = record_fields;
-  return {f::number(latency, kP50S), f::number(latency, kP99S), f::number(latency, kP99_9S),
-          f::number(latency, kMaxS)};
-}
-
 // A point of a pair's latency or bandwidth (rdma.<verb>_lat, rdma.<verb>_bw: verbs, TCP,
 // atomics, and perftest's imports), read: the typed view through which analysis reads them.
 struct PairPointView {
@@ -303,8 +293,8 @@ struct PairPointView {
   std::string verb;    // "write", "read", "send", "tcp", "atomic"
   bool latency = true; // *_lat; else *_bw
   std::optional<double> size_bytes;
-  std::optional<LatencyView> latency_s; // *_lat with metrics.latency
-  std::optional<double> time_s;         // the median call (bandwidth: messages_per_call of them)
+  std::optional<LatencyFields> latency_s; // *_lat with metrics.latency
+  std::optional<double> time_s;           // the median call (bandwidth: messages_per_call of them)
   double messages_per_call = 1;
   std::optional<double> bandwidth_gbits_per_s;
 };
@@ -327,11 +317,13 @@ inline std::optional<PairPointView> pair_point_view(const Record &r) {
   v.verb = name.substr(0, us);
   v.latency = what == "lat";
   v.size_bytes = f::number(r.params, kSizeBytes);
-  if (const auto *l = f::field(r.metrics, kLatency); l && l->is_object())
-    v.latency_s = latency_view(*l);
+  v.latency_s = LatencyFields::read(r.metrics, kLatency);
   v.time_s = f::median_time_s(r.metrics);
-  v.messages_per_call = std::max(1.0, f::number(r.metrics, kMessagesPerCall).value_or(1));
-  v.bandwidth_gbits_per_s = f::number(r.metrics, kBandwidthGbitsPerS);
+  if (const auto bandwidth = BandwidthFields::read(r.metrics)) {
+    v.messages_per_call =
+        std::max(1.0, static_cast<double>(bandwidth->messages_per_call.value_or(1)));
+    v.bandwidth_gbits_per_s = bandwidth->gbits_per_s;
+  }
   return v;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/report/svg.h"
 #include "harness/record_fields.h"
 #include "harness/stats.h"
+#include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::report {
@@ -178,7 +179,8 @@ void qp_scaling_section(Page &page, const analysis::RunSet &runs) {
   for (const auto &run : runs.runs) {
     const std::string label = run_label(runs, run);
     for (const auto &r : run.records) {
-      const auto gbits = record_fields::number(r.metrics, rr::kBandwidthGbitsPerS);
+      const auto bandwidth = rr::BandwidthFields::read(r.metrics);
+      const auto gbits = bandwidth ? bandwidth->gbits_per_s : std::nullopt;
       if (!ok_with_role(r, rr::kQpScaling, rr::kRoleSender) || !gbits ||
           !r.params.contains(rr::kQps) || !r.params[rr::kQps].is_number())
         continue;
@@ -234,23 +236,27 @@ void qp_scaling_section(Page &page, const analysis::RunSet &runs) {
 
 // ---------------------------------------------------------------- latency under load
 void latency_under_load_section(Page &page, const analysis::RunSet &runs) {
-  const std::vector<std::pair<const char *, const char *>> kPercentiles = {
-      {"p50", rr::kP50S}, {"p99", rr::kP99S}, {"p99.9", rr::kP99_9S}};
+  using Figure = std::optional<double> rr::LatencyFields::*;
+  const std::vector<std::pair<const char *, Figure>> kPercentiles = {
+      {"p50", &rr::LatencyFields::p50_s},
+      {"p99", &rr::LatencyFields::p99_s},
+      {"p99.9", &rr::LatencyFields::p99_9_s}};
   std::vector<std::vector<std::string>> rows = {{"probe", "load", "idle p50 / p99 / p99.9 us",
                                                  "loaded p50 / p99 / p99.9 us", "loaded / idle"}};
   std::string charts;
   for (const auto &run : runs.runs) {
     const std::string label = run_label(runs, run);
     for (const auto &r : run.records) {
-      if (!ok_with_role(r, rr::kLatencyUnderLoad, rr::kRoleProbe) ||
-          !r.metrics.contains(rr::kLatency) || !r.metrics.contains(rr::kLatencyIdle))
+      if (!ok_with_role(r, rr::kLatencyUnderLoad, rr::kRoleProbe))
         continue;
-      const json &loaded = r.metrics[rr::kLatency];
-      const json &idle = r.metrics[rr::kLatencyIdle];
+      const auto loaded = rr::LatencyFields::read(r.metrics, rr::kLatency);
+      const auto idle = rr::LatencyFields::read(r.metrics, rr::kLatencyIdle);
+      if (!loaded || !idle)
+        continue;
       std::vector<std::string> groups;
       std::vector<double> idle_us, loaded_us;
       for (const auto &[name, field] : kPercentiles) {
-        const auto i = record_fields::number(idle, field), l = record_fields::number(loaded, field);
+        const auto i = (*idle).*field, l = (*loaded).*field;
         if (!i || !l)
           continue;
         groups.push_back(name);
