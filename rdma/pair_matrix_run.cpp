@@ -13,6 +13,7 @@
 #include "rdma/coverage_rounds.h"
 #include "rdma/matrix_ledger.h"
 #include "rdma/pair_report.h"
+#include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::rdma {
@@ -281,6 +282,18 @@ std::optional<std::string> PairMatrixBenchmark::supported(const RunContext &ctx,
         fmt::format("a pair matrix needs at least {} ranks and a store (this run has {}); {}",
                     min_ranks_, ctx.world_size(), launch_hint_));
   return std::nullopt;
+}
+
+PairResult pair_figures(const Outcome &latency, const Outcome &bandwidth) {
+  const auto l = record::LatencyFields::read(latency.metrics, record::kLatency);
+  const auto b = record::BandwidthFields::read(bandwidth.metrics);
+  if (!l || !l->p50_s)
+    throw BackendError(
+        fmt::format("the pair's latency point has no {}.{}", record::kLatency, record::kP50S));
+  if (!b || !b->gbits_per_s)
+    throw BackendError(
+        fmt::format("the pair's bandwidth point has no {}", record::kBandwidthGbitsPerS));
+  return PairResult{{}, *l->p50_s, *b->gbits_per_s};
 }
 
 } // namespace railgauge::rdma

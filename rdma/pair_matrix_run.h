@@ -49,6 +49,10 @@ PairThresholds thresholds_of(const Point &p);
 // coverage_k and topology into the spec; InputError for a k out of range.
 void apply_coverage_axes(const Point &p, PairMatrixSpec &spec);
 
+// What a measured pair gives the matrix: its latency point's p50 and its bandwidth point's Gb/s,
+// read through the records' types; a BackendError where either point lacks its figure.
+PairResult pair_figures(const Outcome &latency, const Outcome &bandwidth);
+
 // One side of one pair, under its own store prefix. The measuring side (the owner of the pair's
 // second endpoint) returns the pair's p50 latency and bandwidth, and throws when the pair fails
 // (a failed pair is a bad pair, not a failed matrix); the serving side's return is not used.

@@ -178,9 +178,7 @@ Outcome VerbsPairMatrix::run(RunContext &ctx, const Point &p) {
     note_counters("latency", l);
     note_counters("bandwidth", w);
     this_rank_pairs.push_back(std::move(detail));
-    return PairResult{{},
-                      l.metrics.at(record::kLatency).at(record::kP50S).get<double>(),
-                      w.metrics.at(record::kBandwidthGbitsPerS).get<double>()};
+    return pair_figures(l, w);
   };
   Outcome out = run_pair_matrix(ctx, store, plan.eps, spec, side);
   write_matrix_ledger(ctx, out, plan.eps, spec, ledger_,

@@ -97,9 +97,7 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
     const Outcome w = tcp_client(ctx, bw, store, prefix + "bw/");
     if (w.status != Status::ok)
       throw BackendError(w.reason.value_or("bandwidth failed"));
-    return PairResult{{},
-                      l.metrics.at(record::kLatency).at(record::kP50S).get<double>(),
-                      w.metrics.at(record::kBandwidthGbitsPerS).get<double>()};
+    return pair_figures(l, w);
   };
   Outcome out = run_pair_matrix(ctx, store, eps, spec, side);
   write_matrix_ledger(ctx, out, eps, spec, ledger_, std::string(key()));
