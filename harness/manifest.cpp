@@ -99,7 +99,8 @@ Manifest::Manifest(const RunIdentity &id, const std::vector<std::string> &argv) 
         {"cuda_toolkit", RAILGAUGE_CUDA_TOOLKIT_VERSION},
         {"source_commit", source_commit().empty() ? nlohmann::json(nullptr)
                                                   : nlohmann::json(std::string(source_commit()))},
-        {"source_dirty", source_dirty()}}},
+        {"source_dirty",
+         source_commit().empty() ? nlohmann::json(nullptr) : nlohmann::json(source_dirty())}}},
       {"libraries",
        {{"hwloc",
          fmt::format("{}.{}.{}", hwloc_get_api_version() >> 16,
