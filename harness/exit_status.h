@@ -11,7 +11,8 @@ namespace railgauge {
 
 enum class ExitStatus : int {
   ok = 0,        // run: every point ok or waived; check: pass; the others: done
-  problems = 1,  // run: a point failed, errored or was noisier than its suite's noise_bound;
+  problems = 1,  // run: a point failed, errored or was noisier than its suite's noise_bound
+                 // (after its noise_retries);
                  // check: warn; import: lines it could not read
   fail = 2,      // check: a fail verdict (drain the node); run: hardware --expect names is missing
   internal = 3,  // railgauge or its output failed (disk full, a lost rank, a bug)

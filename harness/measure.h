@@ -48,6 +48,8 @@ inline constexpr const char *kAll[] = {kTimeBudgetS, kMaxRelNoise,  kNoiseBound,
                                        kSettleMaxS,  kGpuMinTimedS, kMinSampleS, kBatch};
 } // namespace measure_setting
 
+inline constexpr int kMostNoiseRetries = 3;
+
 struct MeasureSpec {
   int warmup_runs = 2; // untimed calls of the operation before sampling
   // Then untimed batches until the point has run this long: a GPU reaches its power and thermal
@@ -84,6 +86,8 @@ struct MeasureSpec {
   // point noisy every time is still named and exits 1. Many ranks measure a point in lockstep, so
   // one rank cannot measure it again alone: there it is 0 whatever the suite says. 0: never.
   int noise_retries = 0;
+  // ... at most this many (harness/suite.cpp refuses more): each measurement has its own
+  // --point-timeout, so a point may take 1 + noise_retries times as long.
   double time_budget_s = 1.0; // stop sampling once the point has spent this long
   double min_sample_s = 2e-4; // batch calls so that one sample lasts at least this long
   // Calls per sample, fixed: no call is spent sizing the batch, and min_sample_s is not used. 0:

@@ -78,8 +78,16 @@ void apply_measure_setting(MeasureSpec &spec, const std::string &name, const std
     spec.max_rel_noise = number(0);
   else if (name == measure_setting::kNoiseBound)
     spec.noise_bound = number(0);
-  else if (name == measure_setting::kNoiseRetries)
+  else if (name == measure_setting::kNoiseRetries) {
+    // Each measurement has its own --point-timeout: a point may run 1 + this many times as long
     spec.noise_retries = count(0);
+    if (spec.noise_retries > kMostNoiseRetries)
+      throw InputError(fmt::format("bad value '{}' for measurement setting '{}'", value, name),
+                       where,
+                       fmt::format("'{}' takes a whole number from 0 to {}: a point noisy that "
+                                   "often judges the machine's load, not a retry's luck",
+                                   name, kMostNoiseRetries));
+  }
   else if (name == measure_setting::kMinSamples)
     spec.min_samples = count(1);
   else if (name == measure_setting::kMaxSamples)
