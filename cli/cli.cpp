@@ -133,7 +133,7 @@ void describe_app(CLI::App &app) {
                   "the manifest run.json beside them. GB = 1e9 bytes, Gb = 1e9 bits.");
   app.require_subcommand(1);
   // Every command added after this inherits this one line, and only the program's own help
-  // prints the table (run_cli sets it once the commands are in).
+  // prints the table (dispatch sets it once the commands are in).
   app.footer(exit_status_reference());
   app.set_version_flag("--version",
                        fmt::format("railgauge {} ({})", RAILGAUGE_VERSION,

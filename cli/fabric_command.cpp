@@ -187,7 +187,7 @@ CLI::App *subcommand(CLI::App &fabric_cmd, const char *name, const char *what, c
                      FabricOptions &o) {
   auto *cmd = fabric_cmd.add_subcommand(name, what);
   add_topology_options(*cmd, o);
-  cmd->footer(examples);
+  cmd->footer(std::string(examples) + "\n\n" + exit_status_reference());
   return cmd;
 }
 

@@ -16,8 +16,9 @@ subcommands() {
   sed -n '/^Subcommands:$/,/^$/p' | sed -n 's/^  \([a-z][a-z0-9-]*\)  .*/\1/p'
 }
 
-# The exit statuses every command's --help ends with: the page says them once, at the top.
-footer=$("$railgauge" --help | grep -m1 '^Exit status: 0 ' || true)
+# The line every command's --help ends with, pointing to the exit-status table: the page holds
+# the table once (railgauge --help, at the top), so each section leaves the line out.
+footer=$("$railgauge" --help | grep -m1 '^Exit status: `railgauge exit-statuses`' || true)
 
 # One command's --help as a preformatted roff block: a line that roff would read as a request
 # (a leading . or ') is escaped, and so is every backslash.
