@@ -83,6 +83,8 @@ std::optional<Summary> summary_from_json(const nlohmann::json *j) {
   if (!j)
     return std::nullopt;
   const auto n = f::integer(*j, s::kN);
+  if (n && *n < 0)
+    return std::nullopt;
   Summary out;
   out.n = static_cast<std::size_t>(n.value_or(0));
   for (const auto &[name, figure] :

@@ -113,6 +113,8 @@ NOT_RECORD_FIELDS = {
         {"problems", "wrong_bytes"}),
     "rdma/peer_result.cpp": ("a server's result sent over the store",
                              {"error", "wrong_bytes", "port_counter_deltas"}),
+    "rdma/pair_report.cpp": ("a pair's figures in the ledger ranks share over the store, not a "
+                             "record's (the wire's own names)", {"latency_s", "bandwidth_gbits_per_s"}),
     "gemm/gpu_peaks.cpp": ("the keys of the GPU peaks file (results/peaks/gpu_peaks.yaml), not a record",
                            {"tflops"}),
     "analysis/import/nccl_tests_json_import.cpp": (
@@ -254,32 +256,29 @@ def initialiser_literals(code):
 
 
 def schema_metric_names():
-    """The record schema's metric names that cannot be mistaken for a word of code or a value: those
-    with an underscore, and tflops. A literal of one anywhere in a writer's code (a helper's
-    argument, a lambda's subscript, an object of any name) is that metric named by hand."""
+    """The record schema's top-level metric names that cannot be mistaken for a word of code or a
+    value: those with an underscore, and tflops. A literal of one anywhere in a writer's code (a
+    helper's argument, a lambda's subscript, an object of any name) is that metric named by hand.
+    The names inside a metric's objects (per-GPU rows, series, telemetry) are not read here."""
     schema = json.loads((ROOT / "results" / "schema" / "record.schema.json").read_text())
     names = schema["properties"]["metrics"]["properties"]
     return {n for n in names if "_" in n or n == "tflops"}
 
 
-# The statement before a literal that makes it a constant's definition ("constexpr ... kName =
-# "name"", wrapped or not): what a contract is.
-DEFINITION = re.compile(r'constexpr[^;=]*=\s*$')
 QUOTED_NAME = re.compile(r'"([a-z0-9_]+)"')
 
 
 def literals(text, any_object=False, metric_names=frozenset()):
     """(line, name, the code that names it) of every literal record field or axis name in text,
     with any_object of every literal name in any object's subscript or accessor (JSON_FIELD), and
-    of every literal anywhere that is one of metric_names (but a constant's definition); a name two
-    checks find is reported once, by the first."""
+    of every literal anywhere that is one of metric_names (a writer defines no constant of its
+    own for one: the contract's is the name); a name two checks find is reported once, by the
+    first."""
     found = {}
     code = without_comments(text)
     for m in QUOTED_NAME.finditer(code):
         if m.group(1) in metric_names:
-            statement = max(code.rfind(c, 0, m.start()) for c in ";{}") + 1
-            if not DEFINITION.search(code[statement:m.start()]):
-                found.setdefault(m.start(), (m.group(1), f'"{m.group(1)}"'))
+            found.setdefault(m.start(), (m.group(1), f'"{m.group(1)}"'))
     for pattern in (FIELD, AXIS, AXIS_DECLARATION):
         for m in pattern.finditer(code):
             found.setdefault(m.start(), (m.group(1), " ".join(m.group(0).split())))
@@ -386,21 +385,21 @@ class RecordsLiterals(unittest.TestCase):
         self.assertTrue(all((ROOT / rel).is_file() for rel in INVENTORY_WRITERS), INVENTORY_WRITERS)
 
     def test_the_scan_finds_a_metric_named_by_hand_anywhere(self):
-        # A metric of the schema passed by its text to a helper, or written into an object of any
-        # name; the constant's own definition is not a use.
+        # A metric of the schema passed by its text to a helper, written into an object of any
+        # name, or given a constant of the writer's own rather than the contract's.
         names = schema_metric_names()
         self.assertIn("wall_busbw_gbytes_per_s", names)
         self.assertNotIn("ranks", names)  # a word of code too ("ranks" mode), not distinctive
         text = "\n".join([
             'm["wall_busbw_gbytes_per_s"] = x;',                           # 1: any object
             'out.update(across_gpus(speeds, "tflops"));',                   # 2: an argument
-            'inline constexpr const char *kTflops = "tflops";',             # 3: a definition
-            'constexpr const char *kWire =',                                # 4: one, wrapped
-            '    "bandwidth_gbits_per_s";',                                 # 5
-            'if (spec.mode == "ranks") {}',                                 # 6: not a metric
+            'constexpr const char *kMine =',                                # 3: a writer's own
+            '    "bandwidth_gbits_per_s";',                                 # 4: ... constant
+            'if (spec.mode == "ranks") {}',                                 # 5: not a metric
         ])
         self.assertEqual([(line, name) for line, name, _ in literals(text, False, names)],
-                         [(1, "wall_busbw_gbytes_per_s"), (2, "tflops")])
+                         [(1, "wall_busbw_gbytes_per_s"), (2, "tflops"),
+                          (4, "bandwidth_gbits_per_s")])
 
     def test_the_scan_finds_literal_names_of_any_object_in_the_inventory(self):
         text = "\n".join([

@@ -85,6 +85,9 @@ TEST(Stats, SummaryReadsBackFromJsonOrNotAtAll) {
   j = to_json(s);
   j["median"] = "2";
   EXPECT_FALSE(summary_from_json(&j));
+  j = to_json(s);
+  j["n"] = -1;
+  EXPECT_FALSE(summary_from_json(&j));
 }
 
 } // namespace
