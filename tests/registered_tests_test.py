@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every test method of the Python tests is one ctest runs. railgauge_python_tests() registers the
 methods it is given by name (tests/CMakeLists.txt), so a method added to a file and not to its
-list never runs: seven were found that way, two of them failing since the output they read had
+list never runs: ten were found that way, two of them failing since the output they read had
 changed. This fails on a `def test_...` of a unittest file under tests/ or scripts/ that no
 CMakeLists.txt names, unless ctest runs the file whole (a COMMAND naming it, outside
 railgauge_python_tests()).
