@@ -25,9 +25,12 @@
 #include "records/offload_record.h"
 #include "records/peer_record.h"
 #include "records/rdma_record.h"
+#include "tests/support/rule_metric.h"
 
 namespace railgauge {
 namespace {
+
+using testing::metric_of;
 
 const std::string kSource = RAILGAUGE_SOURCE_DIR;
 
@@ -230,15 +233,6 @@ TEST(RecordContract, EverySchemaMetricOfAFamilyIsInItsTable) {
         << name << ": the schema gives it to " << family << ", whose field table lacks it";
   }
   EXPECT_GT(tagged, 150);
-}
-
-// "metrics.latency.p99_s" -> "latency"; "metrics.port_counter_deltas.*.link_downed" -> ...
-std::string metric_of(const std::string &path) {
-  const std::string prefix = "metrics.";
-  if (path.rfind(prefix, 0) != 0)
-    return "";
-  const auto rest = path.substr(prefix.size());
-  return rest.substr(0, rest.find('.'));
 }
 
 TEST(RecordContract, EveryMetricARuleReadsIsNamedByAContract) {
