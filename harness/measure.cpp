@@ -40,12 +40,22 @@ private:
 
 nlohmann::json MeasureSpec::to_json() const {
   namespace m = measure_setting;
-  return {{m::kWarmupRuns, warmup_runs},     {m::kWarmupS, warmup_s},
-          {m::kSettleMaxS, settle_max_s},    {m::kGpuMinTimedS, gpu_min_timed_s},
-          {m::kMinSamples, min_samples},     {m::kMaxSamples, max_samples},
-          {m::kMaxRelNoise, max_rel_noise},  {m::kNoiseBound, noise_bound},
-          {m::kNoiseRetries, noise_retries}, {m::kTimeBudgetS, time_budget_s},
-          {m::kMinSampleS, min_sample_s},    {m::kBatch, batch}};
+  nlohmann::json out = {{m::kWarmupRuns, warmup_runs},
+                        {m::kWarmupS, warmup_s},
+                        {m::kSettleMaxS, settle_max_s},
+                        {m::kGpuMinTimedS, gpu_min_timed_s},
+                        {m::kMinSamples, min_samples},
+                        {m::kMaxSamples, max_samples},
+                        {m::kMaxRelNoise, max_rel_noise},
+                        {m::kNoiseBound, noise_bound},
+                        {m::kTimeBudgetS, time_budget_s},
+                        {m::kMinSampleS, min_sample_s},
+                        {m::kBatch, batch}};
+  // Only when set: a plan without retries keeps the digest it had before the setting existed,
+  // so `--resume` still finds a run planned by an older build (harness/resume.cpp).
+  if (noise_retries > 0)
+    out[m::kNoiseRetries] = noise_retries;
+  return out;
 }
 
 double HostTimer::time_batch_s(const Operation &op, std::int64_t batch) {

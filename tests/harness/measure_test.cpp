@@ -109,6 +109,15 @@ TEST(Measure, TimedWarmupLoadsFirstAndIsNotChargedToTheBudget) {
   EXPECT_THROW(measure(spec, sampler, timer, [] {}), std::invalid_argument);
 }
 
+TEST(Measure, TheSpecStatesNoiseRetriesOnlyWhenSet) {
+  // The spec is part of the resume plan's digest: a suite without retries keeps the digest a build
+  // before the setting gave it, and one with retries plans differently.
+  MeasureSpec spec;
+  EXPECT_FALSE(spec.to_json().contains(measure_setting::kNoiseRetries));
+  spec.noise_retries = 2;
+  EXPECT_EQ(spec.to_json().at(measure_setting::kNoiseRetries), 2);
+}
+
 // Settles after `after` questions, or never (-1); counts the batches run in between.
 class CountingProbe final : public SettleProbe {
 public:
