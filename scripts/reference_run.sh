@@ -370,7 +370,7 @@ write_manifest() {
   local exit_status=$1
   "${py[@]}" - "$out" "$exit_status" "$start_utc" "$quick" "$budget_s" "$build_dir" "$rules" \
     "$have_gpu" "$repo" "${LD_LIBRARY_PATH:-}" "$0" "${script_args[@]}" <<'EOF'
-import datetime, json, os, socket, subprocess, sys
+import datetime, glob, json, os, socket, subprocess, sys
 (out, exit_status, start_utc, quick, budget_s, build_dir, rules, have_gpu, repo,
  railgauge_ld) = sys.argv[1:11]
 command = sys.argv[11:]
@@ -397,6 +397,19 @@ def commit_file():
     except (OSError, TypeError, IndexError):
         return None
 
+def run_json_commit(step_dirs):
+    """The commit the binary was built from, as the first run.json of the steps' runs states it
+    (railgauge.source_commit): what ran, whatever tree the node holds."""
+    for path in sorted(p for d in step_dirs for p in glob.glob(os.path.join(d, "*", "run.json"))):
+        try:
+            with open(path) as f:
+                commit = json.load(f).get("railgauge", {}).get("source_commit")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(commit, str) and commit:
+            return commit
+    return None
+
 steps = []
 with open(os.path.join(out, "logs/steps.tsv")) as f:
     for line in f:
@@ -420,7 +433,10 @@ manifest = {
     "railgauge_version": text("logs/railgauge-version.txt"),
     # The kit names the commit its build came from; a node's copy of the tree may have no .git,
     # or a stale one (on 2026-11-27 an H100's copy said 55ead39 for a kit built at 1cbf068).
-    "source_commit": commit_file() or git("rev-parse", "HEAD"),
+    "source_commit": (commit_file()
+                      or run_json_commit(os.path.join(out, s["run_dir"]) for s in steps
+                                         if s["run_dir"])
+                      or git("rev-parse", "HEAD")),
     "source_modified_files": None if dirty is None else len(dirty.splitlines()),
     "gpus": text("gpu/nvidia-smi-L.txt"),
     "torch": text("logs/torch.txt"),

@@ -5,6 +5,7 @@ time budget (a step that outlives its share is killed, later ones are skipped, e
 
 Usage: reference_run_test.py RAILGAUGE_BINARY SOURCE_DIR [TestName ...]
 """
+import glob
 import json
 import os
 import shutil
@@ -147,6 +148,11 @@ class ReferenceRunTest(unittest.TestCase):
                                   r"    \S+ node: node.gpu_count \(summary.gpus\) = 0, needs >= 8\n")
         self.assertRegex(summary, r"\n  FAIL: 1 node \(0 pass, 0 warn, 1 fail\)")
         self.assertTrue(m["railgauge_version"].startswith("railgauge "), m["railgauge_version"])
+        # The commit the binary states it was built from, not the tree the script runs in.
+        with open(glob.glob(os.path.join(out, steps["gemm-model"]["run_dir"], "*",
+                                         "run.json"))[0]) as f:
+            built_from = json.load(f)["railgauge"]["source_commit"]
+        self.assertEqual(m["source_commit"], built_from)
         for name in ("gemm-model", "gemm-size", "gemm-dtypes", "memory-hbm", "offload",
                      "collectives"):
             self.assertEqual((steps[name]["status"], steps[name]["exit"]), ("ok", 0), name)
