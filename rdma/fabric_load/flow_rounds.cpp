@@ -362,8 +362,8 @@ void put_probe_summary(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &s
     if (contains(spec.loaders, r))
       load_flows.push_back(FlowFigures::from_json(result.at(kWireFlow)).gbits_per_s);
   }
-  const record::LatencyFields idle = latency_fields(summarize_latency(phase.idle));
-  const record::LatencyFields loaded = latency_fields(summarize_latency(phase.loaded));
+  const record::LatencyFields idle = summarize_latency(phase.idle);
+  const record::LatencyFields loaded = summarize_latency(phase.loaded);
   loaded.write(out.metrics, record::kLatency);
   idle.write(out.metrics, record::kLatencyIdle);
   out.metrics[record::kLoadedOverIdle] = latency_ratios(loaded, idle);

@@ -252,7 +252,7 @@ Outcome tcp_client(RunContext &ctx, const TcpPointSpec &s, Store &store,
       for (double &v : one_way)
         v *= 0.5;
       out.metrics = m.to_json();
-      latency_fields(summarize_latency(one_way)).write(out.metrics, record::kLatency);
+      summarize_latency(one_way).write(out.metrics, record::kLatency);
       out.metrics[record::kLatencyDefinition] = "round trip / 2";
       out.metrics[record::kRoundTripsMeasured] = timer.measured();
       checked.check(in.data(), size, size, "client's echo", s.before_data_check);
