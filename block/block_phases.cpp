@@ -40,23 +40,26 @@ double kind_median(const std::vector<double> &by_rank, int ranks, int iterations
   return median(per_iteration);
 }
 
-nlohmann::json phases_json(const std::vector<BlockStep> &steps, const std::vector<double> &phase_s,
-                           std::size_t element_bytes) {
-  nlohmann::json phases = nlohmann::json::array();
+std::vector<record::PhaseFields> phase_fields(const std::vector<BlockStep> &steps,
+                                              const std::vector<double> &phase_s,
+                                              std::size_t element_bytes) {
+  std::vector<record::PhaseFields> phases;
   for (std::size_t j = 0; j < steps.size(); ++j) {
     const auto &st = steps[j];
-    nlohmann::json p = {{record::kPhaseName, st.name}, {record::kPhaseTimeS, phase_s[j]}};
+    record::PhaseFields p;
+    p.name = st.name;
+    p.time_s = phase_s[j];
     if (st.kind == StepKind::gemm) {
-      p[record::kPhaseKind] = record::kGemmPhase;
-      p[record::kPhaseOp] = st.gemm.op();
-      p[record::kPhaseM] = st.gemm.shape.m;
-      p[record::kPhaseN] = st.gemm.shape.n;
-      p[record::kPhaseK] = st.gemm.shape.k;
-      p[record::kPhaseBatch] = st.gemm.shape.batch;
+      p.kind = record::kGemmPhase;
+      p.op = st.gemm.op();
+      p.m = double(st.gemm.shape.m);
+      p.n = double(st.gemm.shape.n);
+      p.k = double(st.gemm.shape.k);
+      p.batch = double(st.gemm.shape.batch);
     } else {
-      p[record::kPhaseKind] = record::kCollectivePhase;
-      p[record::kPhaseOp] = to_string(st.op);
-      p[record::kPhaseSizeBytes] = st.size_elements * std::int64_t(element_bytes);
+      p.kind = record::kCollectivePhase;
+      p.op = to_string(st.op);
+      p.size_bytes = double(st.size_elements * std::int64_t(element_bytes));
     }
     phases.push_back(std::move(p));
   }
@@ -66,13 +69,11 @@ nlohmann::json phases_json(const std::vector<BlockStep> &steps, const std::vecto
 void add_block_metrics(nlohmann::json &metrics, const std::vector<BlockStep> &steps,
                        const std::vector<double> &by_rank, int ranks, int iterations,
                        double block_median_s, std::size_t element_bytes) {
-  metrics[record::kGemmTimeS] = kind_median(by_rank, ranks, iterations, steps, StepKind::gemm);
-  metrics[record::kCollectiveTimeS] =
-      kind_median(by_rank, ranks, iterations, steps, StepKind::collective);
-  metrics[record::kBlockFlops] = block_flops(steps);
-  metrics[record::kBlockTflops] = block_flops(steps) / block_median_s / 1e12;
-  metrics[record::kPhases] =
-      phases_json(steps, phase_medians(by_rank, ranks, iterations, steps.size()), element_bytes);
+  record::BlockFigures::of(
+      phase_fields(steps, phase_medians(by_rank, ranks, iterations, steps.size()), element_bytes),
+      kind_median(by_rank, ranks, iterations, steps, StepKind::gemm),
+      kind_median(by_rank, ranks, iterations, steps, StepKind::collective), block_median_s)
+      .write(metrics);
 }
 
 } // namespace railgauge::block

@@ -9,6 +9,7 @@
 
 #include "block/tp_block_plan.h"
 #include "gemm/transformer_shapes.h"
+#include "records/block_point_fields.h"
 
 namespace railgauge::block {
 
@@ -23,8 +24,9 @@ double kind_median(const std::vector<double> &by_rank, int ranks, int iterations
 
 // metrics.phases: each step with its shape or size and its time; `element_bytes` of a
 // collective's elements.
-nlohmann::json phases_json(const std::vector<BlockStep> &steps, const std::vector<double> &phase_s,
-                           std::size_t element_bytes);
+std::vector<record::PhaseFields> phase_fields(const std::vector<BlockStep> &steps,
+                                              const std::vector<double> &phase_s,
+                                              std::size_t element_bytes);
 
 // gemm_time_s, collective_time_s, flops_per_block, block_tflops and phases into `metrics`, from
 // every rank's step times (`by_rank`, as phase_medians reads them) and the block's median time.

@@ -302,9 +302,7 @@ private:
       gemm_all = s->all_reduce_sum(s->world(), gemm_wrong, timeout_s);
       collective_all = s->all_reduce_sum(s->world(), collective_wrong, timeout_s);
     }
-    out.metrics[record::kWrongElements] = gemm_all + collective_all;
-    out.metrics[record::kWrongGemmElements] = gemm_all;
-    out.metrics[record::kWrongCollectiveElements] = collective_all;
+    record::BlockDataCheck{gemm_all, collective_all}.write(out.metrics);
     if (collective_all > 0)
       problems.push_back(fmt::format(
           "{} sampled collective output elements over all ranks differ from every rank's "

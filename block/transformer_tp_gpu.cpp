@@ -298,9 +298,8 @@ void add_wrong_elements(const std::vector<double> &per_process,
     gemm_wrong += per_process[p];
     collective_wrong += per_process[p + 1];
   }
-  out.metrics[record::kWrongElements] = std::int64_t(gemm_wrong + collective_wrong);
-  out.metrics[record::kWrongGemmElements] = std::int64_t(gemm_wrong);
-  out.metrics[record::kWrongCollectiveElements] = std::int64_t(collective_wrong);
+  record::BlockDataCheck{std::int64_t(gemm_wrong), std::int64_t(collective_wrong)}.write(
+      out.metrics);
   std::vector<std::string> problems;
   if (collective_wrong > 0)
     problems.push_back(fmt::format("{} collective output elements over all ranks differ from "

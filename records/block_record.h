@@ -10,6 +10,7 @@
 
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
+#include "records/block_point_fields.h"
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
 #include "records/metric_field.h"
@@ -105,16 +106,6 @@ inline constexpr const char *kFfn = gemm::record::kFfn;
 inline constexpr const char *kKvHeads = gemm::record::kKvHeads;
 inline constexpr const char *kSwiglu = gemm::record::kSwiglu;
 
-// One phase of a block record, read.
-struct PhaseView {
-  std::string name, kind, op; // "qkv.fwd", kGemmPhase, "qkv.fwd" | "attn.ar", ..., "all_reduce"
-  double m = 0, n = 0, k = 0; // GEMM phases
-  double batch = 1;           // GEMM phases: a BMM's batch
-  double size_bytes = 0;      // collective phases
-  double time_s = 0;          // median over iterations of the max over ranks
-  double flops() const { return 2.0 * m * n * k * batch; }
-};
-
 // A block record, read: the typed view through which calibrate reads it.
 struct BlockPointView {
   std::string key; // kTransformerTp or kTransformerTpGpu
@@ -126,7 +117,7 @@ struct BlockPointView {
   int blas_threads = 0, ranks_per_host = 0;
   std::optional<double> time_s, time_p10_s, time_p90_s; // the block, per iteration
   double gemm_time_s = 0, collective_time_s = 0;
-  std::optional<std::vector<PhaseView>> phases; // in block order; nullopt: none written
+  std::optional<std::vector<PhaseFields>> phases; // in block order; nullopt: none written
 };
 
 // The view of a block.transformer_tp or block.transformer_tp_gpu record, else nullopt.
@@ -150,25 +141,10 @@ inline std::optional<BlockPointView> block_point_view(const Record &r) {
   v.time_s = f::median_time_s(r.metrics);
   v.time_p10_s = f::time_s_at(r.metrics, "p10");
   v.time_p90_s = f::time_s_at(r.metrics, "p90");
-  v.gemm_time_s = f::number(r.metrics, kGemmTimeS).value_or(0);
-  v.collective_time_s = f::number(r.metrics, kCollectiveTimeS).value_or(0);
-  const auto *phases = f::field(r.metrics, kPhases);
-  if (!phases || !phases->is_array())
-    return v;
-  v.phases.emplace();
-  for (const auto &p : *phases) {
-    PhaseView ph;
-    ph.name = f::text(p, kPhaseName).value_or("");
-    ph.kind = f::text(p, kPhaseKind).value_or("");
-    ph.op = f::text(p, kPhaseOp).value_or("");
-    ph.m = f::number(p, kPhaseM).value_or(0);
-    ph.n = f::number(p, kPhaseN).value_or(0);
-    ph.k = f::number(p, kPhaseK).value_or(0);
-    ph.batch = f::number(p, kPhaseBatch).value_or(1);
-    ph.size_bytes = f::number(p, kPhaseSizeBytes).value_or(0);
-    ph.time_s = f::number(p, kPhaseTimeS).value_or(0);
-    v.phases->push_back(std::move(ph));
-  }
+  auto figures = BlockFigures::read(r.metrics);
+  v.gemm_time_s = figures.gemm_time_s.value_or(0);
+  v.collective_time_s = figures.collective_time_s.value_or(0);
+  v.phases = std::move(figures.phases);
   return v;
 }
 

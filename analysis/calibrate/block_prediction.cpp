@@ -32,7 +32,7 @@ struct PhaseGroup {
   std::vector<double> sizes_bytes; // collectives: each call's size
 };
 
-std::vector<PhaseGroup> group_phases(const std::vector<rec::PhaseView> &phases) {
+std::vector<PhaseGroup> group_phases(const std::vector<rec::PhaseFields> &phases) {
   std::vector<PhaseGroup> out;
   for (const auto &p : phases) {
     auto it = std::find_if(out.begin(), out.end(),
