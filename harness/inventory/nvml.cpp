@@ -102,10 +102,13 @@ nlohmann::json compute_processes(const NvmlApi &api, nvmlDevice_t device, FieldR
   if (!r.check("compute_processes", status))
     return nullptr;
   nlohmann::json out = nlohmann::json::array();
+  // nvml.h defines NVML_VALUE_NOT_AVAILABLE as (-1), an int; usedGpuMemory is unsigned, where it
+  // reads as the largest value.
+  constexpr auto kNotAvailable = static_cast<unsigned long long>(NVML_VALUE_NOT_AVAILABLE);
   for (unsigned i = 0; i < count && i < infos.size(); ++i) {
     const auto &p = infos[i];
     out.push_back({{inventory_field::kPid, p.pid},
-                   {inventory_field::kUsedMemoryBytes, p.usedGpuMemory == NVML_VALUE_NOT_AVAILABLE
+                   {inventory_field::kUsedMemoryBytes, p.usedGpuMemory == kNotAvailable
                                                            ? nlohmann::json(nullptr)
                                                            : nlohmann::json(p.usedGpuMemory)},
                    {inventory_field::kName, opt(process_name(p.pid))}});
