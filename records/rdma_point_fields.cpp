@@ -61,6 +61,15 @@ template <typename Figures> void take_rdma_counts(const nlohmann::json &obj, con
   }
 }
 
+template <typename Spread> auto spread_figures(Spread &s) {
+  return std::array{std::pair{kSpreadMin, &s.min},
+                    std::pair{kSpreadMedian, &s.median},
+                    std::pair{kSpreadMax, &s.max},
+                    std::pair{kSpreadSum, &s.sum},
+                    std::pair{kJainFairnessIndex, &s.jain},
+                    std::pair{kSpreadMinOverFairShare, &s.min_over_fair_share}};
+}
+
 } // namespace
 
 bool LatencyFields::empty() const {
@@ -117,6 +126,27 @@ std::optional<BandwidthFields> BandwidthFields::read(const nlohmann::json &metri
   take_rdma_counts(metrics, bandwidth_counts(b));
   take_rdma_numbers(metrics, bandwidth_rates(b));
   return b.empty() ? std::nullopt : std::optional(b);
+}
+
+void FlowSpreadFields::write(nlohmann::json &metrics, const char *name) const {
+  nlohmann::json spread = nlohmann::json::object();
+  put_rdma_figures(spread, spread_figures(*this));
+  spread[kSpreadValues] = values;
+  metrics[name] = std::move(spread);
+}
+
+std::optional<FlowSpreadFields> FlowSpreadFields::read(const nlohmann::json &metrics,
+                                                       const char *name) {
+  const auto *spread = f::field(metrics, name);
+  if (!spread || !spread->is_object())
+    return std::nullopt;
+  FlowSpreadFields s;
+  take_rdma_numbers(*spread, spread_figures(s));
+  if (const auto *values = f::field(*spread, kSpreadValues); values && values->is_array())
+    for (const auto &v : *values)
+      if (v.is_number())
+        s.values.push_back(v.get<double>());
+  return s;
 }
 
 } // namespace railgauge::rdma::record

@@ -1,12 +1,14 @@
 #pragma once
 // The figures of an rdma point that more than one writer states: the latency summary (verbs and
 // TCP ping-pong points, the probe under load, perftest's imports) and the bandwidth figures
-// (verbs and TCP streams, the fabric-load flows, perftest's imports). Written and read through
+// (verbs and TCP streams, the fabric-load flows, perftest's imports) and how the fabric-load
+// flows spread. Written and read through
 // these types, by the contract's names (records/rdma_record.h), so that a field renamed on one
 // side fails to compile or fails tests/rdma/rdma_point_fields_test.cpp, which rewrites the
 // committed rdma records and the imported perftest logs through them.
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -55,6 +57,24 @@ struct BandwidthFields {
   static std::optional<BandwidthFields> read(const nlohmann::json &metrics);
 
   bool operator==(const BandwidthFields &) const = default;
+};
+
+// How a rate spreads over the flows (or QPs) that made it, in their unit (Gb/s): a sender's QPs
+// (per_qp_gbits_per_s), an incast receiver's flows (per_flow_gbits_per_s), a probe's loaders
+// (load_gbits_per_s). rdma/fabric_load/fabric_figures.h computes one from the flows.
+struct FlowSpreadFields {
+  std::optional<double> min, median, max, sum;
+  std::optional<double> jain;                // Jain's fairness index: 1 when every flow is equal
+  std::optional<double> min_over_fair_share; // the slowest flow against an equal share of the sum
+  std::vector<double> values;                // each flow's, in the order they were measured
+
+  // Puts the figures that are set and the values into metrics[name] as one object.
+  void write(nlohmann::json &metrics, const char *name) const;
+  // metrics[name]'s figures; nullopt where it is absent or not an object. A figure of another
+  // type reads as absent, a value of another type is left out.
+  static std::optional<FlowSpreadFields> read(const nlohmann::json &metrics, const char *name);
+
+  bool operator==(const FlowSpreadFields &) const = default;
 };
 
 } // namespace railgauge::rdma::record

@@ -20,15 +20,6 @@ namespace {
 using json = nlohmann::json;
 namespace rr = rdma::record;
 
-// j[name] when j is an object holding an object there, else an empty object: a record read from
-// a file may hold anything.
-const json &object_at(const json &j, const char *name) {
-  static const json empty = json::object();
-  if (j.is_object() && j.contains(name) && j[name].is_object())
-    return j[name];
-  return empty;
-}
-
 bool ok_with_role(const Record &r, const char *key, const char *role) {
   return r.status == Status::ok && r.key == key && r.params.contains(rr::kRole) &&
          r.params[rr::kRole] == role;
@@ -98,11 +89,9 @@ std::vector<std::pair<std::string, double>> flows_of(const Record &r, const Send
     }
     return flows;
   }
-  const json &spread = object_at(r.metrics, rr::kPerFlowGbitsPerS);
-  if (spread.contains("values") && spread["values"].is_array())
-    for (const auto &v : spread["values"])
-      if (v.is_number())
-        flows.emplace_back(fmt::format("flow {}", flows.size() + 1), v.get<double>());
+  if (const auto spread = rr::FlowSpreadFields::read(r.metrics, rr::kPerFlowGbitsPerS))
+    for (const double v : spread->values)
+      flows.emplace_back(fmt::format("flow {}", flows.size() + 1), v);
   return flows;
 }
 
@@ -191,10 +180,11 @@ void qp_scaling_section(Page &page, const analysis::RunSet &runs) {
         name += " (" + label + ")";
       AtQps &at = curves[name][r.params[rr::kQps].get<double>()];
       at.aggregate.push_back(*gbits);
-      const json &per_qp = object_at(r.metrics, rr::kPerQpGbitsPerS);
-      at.qp_min = record_fields::number(per_qp, "min");
-      at.qp_median = record_fields::number(per_qp, "median");
-      at.qp_max = record_fields::number(per_qp, "max");
+      if (const auto per_qp = rr::FlowSpreadFields::read(r.metrics, rr::kPerQpGbitsPerS)) {
+        at.qp_min = per_qp->min;
+        at.qp_median = per_qp->median;
+        at.qp_max = per_qp->max;
+      }
       at.jain = record_fields::number(r.metrics, rr::kJainFairnessIndex);
     }
   }

@@ -28,26 +28,19 @@ double jain_fairness_index(const std::vector<double> &flows) {
   return sum * sum / (static_cast<double>(flows.size()) * squares);
 }
 
-FlowSpread flow_spread(const std::vector<double> &flows) {
-  FlowSpread s;
+record::FlowSpreadFields flow_spread(const std::vector<double> &flows) {
+  record::FlowSpreadFields s;
   s.jain = jain_fairness_index(flows);
   s.min = *std::min_element(flows.begin(), flows.end());
   s.max = *std::max_element(flows.begin(), flows.end());
   s.median = median(flows);
+  double sum = 0;
   for (double x : flows)
-    s.sum += x;
-  s.min_over_fair_share = s.min / (s.sum / static_cast<double>(flows.size()));
+    sum += x;
+  s.sum = sum;
+  s.min_over_fair_share = *s.min / (sum / static_cast<double>(flows.size()));
+  s.values = flows;
   return s;
-}
-
-nlohmann::json to_json(const FlowSpread &s, const std::vector<double> &flows) {
-  return {{record::kSpreadMin, s.min},
-          {record::kSpreadMedian, s.median},
-          {record::kSpreadMax, s.max},
-          {record::kSpreadSum, s.sum},
-          {record::kJainFairnessIndex, s.jain},
-          {record::kSpreadMinOverFairShare, s.min_over_fair_share},
-          {record::kSpreadValues, flows}};
 }
 
 IncastPlan incast_plan(int world_size, int receiver) {

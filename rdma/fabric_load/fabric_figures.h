@@ -20,16 +20,10 @@ namespace railgauge::rdma {
 // or all zero.
 double jain_fairness_index(const std::vector<double> &flows);
 
-struct FlowSpread {
-  double min = 0, median = 0, max = 0, sum = 0;
-  double jain = 0;
-  // The slowest flow against an equal share of the sum: 1 when fair.
-  double min_over_fair_share = 0;
-};
-FlowSpread flow_spread(const std::vector<double> &flows);
-// {"min":..,"median":..,"max":..,"sum":..,"jain_fairness_index":..,"min_over_fair_share":..,
-//  "values": [...]}, figures in the unit of the flows.
-nlohmann::json to_json(const FlowSpread &spread, const std::vector<double> &flows);
+// The spread of the flows as a record states it (records/rdma_point_fields.h): min, median, max,
+// sum, Jain's index, the slowest against an equal share, and the values. Throws as
+// jain_fairness_index does.
+record::FlowSpreadFields flow_spread(const std::vector<double> &flows);
 
 // The ranks of one incast: every rank but `receiver` sends to it. Throws std::invalid_argument
 // when the receiver is not a rank of the world or the world has fewer than 2 ranks.

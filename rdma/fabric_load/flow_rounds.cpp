@@ -168,7 +168,7 @@ void put_flow_metrics(Outcome &out, const FlowFigures &flow) {
   out.metrics[record::kBandwidthGbitsPerS] = flow.gbits_per_s;
   if (flow.bytes_per_qp.size() > 1) {
     const auto per_qp = flow.gbits_per_s_per_qp();
-    out.metrics[record::kPerQpGbitsPerS] = to_json(flow_spread(per_qp), per_qp);
+    flow_spread(per_qp).write(out.metrics, record::kPerQpGbitsPerS);
     out.metrics[record::kJainFairnessIndex] = jain_fairness_index(per_qp);
   }
 }
@@ -259,15 +259,16 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
                           result.at(record::kPortCounterDeltas)));
   }
   ends.push_back(end_of(me, record::kRoleReceiver, side.device(), deltas));
-  const FlowSpread spread = flow_spread(flows);
-  out.metrics[record::kAggregateGbitsPerS] = spread.sum;
-  out.metrics[record::kJainFairnessIndex] = spread.jain;
-  out.metrics[record::kPerFlowGbitsPerS] = to_json(spread, flows);
+  const auto spread = flow_spread(flows);
+  const double sum = spread.sum.value_or(0); // flow_spread sets every figure
+  out.metrics[record::kAggregateGbitsPerS] = sum;
+  out.metrics[record::kJainFairnessIndex] = spread.jain.value_or(0);
+  spread.write(out.metrics, record::kPerFlowGbitsPerS);
   out.metrics[record::kFlows] = flow_list;
   out.metrics[record::kEnds] = ends;
   if (const double line = side.line_rate_gbits_per_s(); line > 0) {
     out.metrics[record::kLineRateGbitsPerS] = line;
-    out.metrics[record::kAggregateOverLineRate] = spread.sum / line;
+    out.metrics[record::kAggregateOverLineRate] = sum / line;
   }
   put_counters(out, deltas, phase_s);
   if (ctx.verify())
@@ -370,7 +371,7 @@ void put_probe_summary(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &s
   out.metrics[record::kLatencyDefinition] = "round trip / 2 (as perftest)";
   if (!load_flows.empty() &&
       std::any_of(load_flows.begin(), load_flows.end(), [](double g) { return g > 0; }))
-    out.metrics[record::kLoadGbitsPerS] = to_json(flow_spread(load_flows), load_flows);
+    flow_spread(load_flows).write(out.metrics, record::kLoadGbitsPerS);
   out.metrics[record::kEnds] = ends;
 }
 

@@ -8,6 +8,7 @@
 
 #include "rdma/fabric_load/fabric_figures.h"
 #include "rdma/fabric_load/fabric_load_spec.h"
+#include "records/rdma_record.h"
 
 namespace railgauge::rdma {
 namespace {
@@ -35,15 +36,19 @@ TEST(JainIndex, NoFlowsNegativeNonFiniteOrAllZeroAreRefused) {
 
 TEST(FlowSpread, MinMedianMaxSumAndTheSlowestAgainstAFairShare) {
   const std::vector<double> flows = {90, 100, 110, 40};
-  const FlowSpread s = flow_spread(flows);
-  EXPECT_DOUBLE_EQ(s.min, 40);
-  EXPECT_DOUBLE_EQ(s.max, 110);
-  EXPECT_DOUBLE_EQ(s.median, 95);
-  EXPECT_DOUBLE_EQ(s.sum, 340);
-  EXPECT_DOUBLE_EQ(s.min_over_fair_share, 40 / 85.0);
-  const auto j = to_json(s, flows);
-  EXPECT_EQ(j["values"].size(), 4u);
-  EXPECT_DOUBLE_EQ(j["jain_fairness_index"].get<double>(), jain_fairness_index(flows));
+  const auto s = flow_spread(flows);
+  EXPECT_DOUBLE_EQ(*s.min, 40);
+  EXPECT_DOUBLE_EQ(*s.max, 110);
+  EXPECT_DOUBLE_EQ(*s.median, 95);
+  EXPECT_DOUBLE_EQ(*s.sum, 340);
+  EXPECT_DOUBLE_EQ(*s.min_over_fair_share, 40 / 85.0);
+  EXPECT_EQ(s.values, flows);
+  nlohmann::json metrics = nlohmann::json::object();
+  s.write(metrics, record::kPerFlowGbitsPerS);
+  const auto &j = metrics[record::kPerFlowGbitsPerS];
+  EXPECT_EQ(j[record::kSpreadValues].size(), 4u);
+  EXPECT_DOUBLE_EQ(j[record::kJainFairnessIndex].get<double>(), jain_fairness_index(flows));
+  EXPECT_EQ(record::FlowSpreadFields::read(metrics, record::kPerFlowGbitsPerS), s);
 }
 
 TEST(IncastPlan, EveryOtherRankSendsAndABadReceiverIsRefused) {
