@@ -198,7 +198,9 @@ std::map<std::string, Reach> reach_by_key(const check::Rule &rule, const std::st
 // must, and every kind of imported ones that holds the path's metric at all (another tool prints
 // no telemetry: check says such a rule does not cover the import), unless the rule says a missing
 // value is expected (`on_missing: info`: a counter only some NICs have, a figure only
-// bidirectional points carry); then one of its kinds of railgauge's own records must.
+// bidirectional points carry). Such a path counts as shown where a record reaches it; where none
+// does (Soft-RoCE counts no symbol errors, CNPs or PFC pauses), the schema's walk to its leaf
+// (rule_paths_test.cpp) is what checks it, and it is printed below.
 TEST(RulePathsByKind, EveryPathReachesARealRecordOfEachKindTheRuleSelects) {
   const auto records = real_records();
   ASSERT_GT(records.size(), 1000u);
@@ -209,10 +211,9 @@ TEST(RulePathsByKind, EveryPathReachesARealRecordOfEachKindTheRuleSelects) {
       const auto where = file + " rule " + rule.id + " (" + rule.where + ") reads " + path;
       const auto fix = " it selects has: narrow the rule's key, or fix its path";
       const bool may_lack = rule.on_missing == check::Level::info;
-      int own = 0, own_reached = 0;
+      int own_reached = 0;
       const int before = checked;
       for (const auto &[key, reach] : reach_by_key(rule, path, records)) {
-        own += reach.own;
         own_reached += reach.own_reached;
         if (reach.own > 0 && !may_lack) {
           ++checked;
@@ -227,10 +228,8 @@ TEST(RulePathsByKind, EveryPathReachesARealRecordOfEachKindTheRuleSelects) {
               << where << ", which no imported record of " << key << fix;
         }
       }
-      if (may_lack && own > 0) {
+      if (may_lack && own_reached > 0)
         ++checked;
-        EXPECT_GT(own_reached, 0) << where << ", which no committed record of a kind" << fix;
-      }
       if (checked == before)
         unchecked.insert(rule.id + " (" + rule.key_glob + ")");
     }

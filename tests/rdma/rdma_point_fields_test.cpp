@@ -2,6 +2,7 @@
 // trip, every committed rdma record and every perftest log the repository holds rewritten as it
 // was recorded or imported, and every name the types write held to the contract and the schema.
 // A name changed in write() but not in read() fails here.
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -111,6 +112,7 @@ const std::vector<const char *> kMetricNames = {
     kBandwidthPeakGbitsPerS,         kMessageRatePerS,    kPeerBandwidthGbitsPerS,
     kBidirectionalGbitsPerS};
 const std::vector<const char *> kSummaryNames = {kLatency, kLatencyIdle};
+const std::vector<const char *> kSpreadNames = {kPerQpGbitsPerS, kPerFlowGbitsPerS, kLoadGbitsPerS};
 
 // Re-written through the types, `r`'s metrics come out byte for byte as they were: with the
 // names the types own taken out and written back, the record's JSON is the same text.
@@ -126,11 +128,16 @@ void expect_rewritten_as_written(const Record &r, const std::string &what) {
       rewritten.erase(name);
       latency->write(rewritten, name);
     }
+  for (const char *name : kSpreadNames)
+    if (const auto spread = FlowSpreadFields::read(r.metrics, name)) {
+      rewritten.erase(name);
+      spread->write(rewritten, name);
+    }
   EXPECT_EQ(rewritten.dump(), r.metrics.dump()) << what;
 }
 
 struct Seen {
-  int records = 0, latency = 0, bandwidth = 0;
+  int records = 0, latency = 0, bandwidth = 0, spreads = 0;
 };
 
 void rewrite_all(const std::vector<Record> &records, const std::string &what, Seen &seen) {
@@ -141,6 +148,8 @@ void rewrite_all(const std::vector<Record> &records, const std::string &what, Se
     ++seen.records;
     seen.latency += LatencyFields::read(r.metrics, kLatency).has_value();
     seen.bandwidth += BandwidthFields::read(r.metrics).has_value();
+    for (const char *name : kSpreadNames)
+      seen.spreads += FlowSpreadFields::read(r.metrics, name).has_value();
   }
 }
 
@@ -193,6 +202,30 @@ TEST(RdmaPointFields, EveryCommittedRecordRewritesAsWritten) {
   EXPECT_EQ(imported.records, 169) << "the H100 logs sweep message sizes: one record a row";
   EXPECT_EQ(imported.latency, 49);
   EXPECT_EQ(imported.bandwidth, 120);
+}
+
+// The Soft-RoCE reference run (results/reference/softroce-2026-11-29): the verbs points, the
+// pair matrix and the fabric under load of railgauge on rxe, with perftest's logs imported beside
+// them, each rank's records.
+TEST(RdmaPointFields, TheSoftRoceReferenceRecordsRewriteAsWritten) {
+  Seen seen;
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(
+           kSource + "/results/reference/softroce-2026-11-29")) {
+    const auto name = entry.path().filename().string();
+    if (name != "records.jsonl" && !(name.starts_with("perftest_") && name.ends_with(".jsonl")))
+      continue;
+    std::vector<Record> records;
+    std::istringstream in(file_text(entry.path().string()));
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty())
+        records.push_back(Record::from_json(nlohmann::json::parse(line)));
+    rewrite_all(records, entry.path().string(), seen);
+  }
+  // Every ok rdma record of the run's files, counted so that a file left out is seen.
+  EXPECT_EQ(seen.records, 92);
+  EXPECT_EQ(seen.latency, 24) << "ping-pongs and the probes under load";
+  EXPECT_EQ(seen.bandwidth, 46);
+  EXPECT_EQ(seen.spreads, 17) << "per-QP, per-flow and the loaders' spreads";
 }
 
 // The importer writes through the types what an earlier railgauge wrote without them: the
