@@ -1,5 +1,6 @@
 #include "cli/measure_command.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include "cli/run_ingest.h"
 #include "gemm/layer_table.h"
 #include "gemm/tp_table.h"
+#include "harness/cpu_contention.h"
 #include "harness/cuda/device.h"
 #include "harness/data_paths.h"
 #include "harness/error.h"
@@ -343,15 +345,30 @@ bool refused_at_start(const std::vector<std::string> &unmet, World &world, Manif
   }
 }
 
+// How busy other work kept the machine while the points ran, into run.json (cpu_contention):
+// what a noisy point's reader needs first.
+std::string record_contention(Manifest &manifest, const std::optional<CpuTimes> &before,
+                              std::chrono::steady_clock::time_point started) {
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto contention = cpu_contention(before, read_cpu_times(), wall_s,
+                                         static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+  if (!contention)
+    return "";
+  manifest.data()["cpu_contention"] = contention->to_json();
+  manifest.write();
+  return contention->text();
+}
+
 // The exit status of a run whose points all ran, stored in the fleet history with --db.
 int finished_run_status(const CommonOptions &o, const std::map<std::string, int> &counts,
                         const std::vector<NoisyPoint> &noisy, const std::string &db_url,
-                        const std::string &run_dir) {
+                        const std::string &run_dir, const std::string &contention) {
   if (!o.quiet)
     std::cerr << fmt::format("run directory: {}\n", run_dir);
   // A noisy point is said whatever the output format, as the exit status it sets needs a reason.
   if (!noisy.empty())
-    std::cerr << noisy_points_line(noisy) << '\n';
+    std::cerr << noisy_points_line(noisy, contention) << '\n';
   const bool bad = counts.count("failed") || counts.count("error") || !noisy.empty();
   const int status = code(bad ? ExitStatus::problems : ExitStatus::ok);
   // Stored once whole: a run cut short is not (its --resume is, under the same run id).
@@ -444,6 +461,8 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   std::string stopped_early;
   output.stopped_early = &stopped_early;
   std::map<std::string, int> counts;
+  const auto cpu_before = read_cpu_times();
+  const auto started = std::chrono::steady_clock::now();
   try {
     counts = run_points(plan, ctx, id, output, *manifest, records, resume_hint);
     if (resume)
@@ -455,7 +474,8 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     say_not_stored();
     throw;
   }
-  return finished_run_status(o, counts, noisy, db_url, id.dir);
+  return finished_run_status(o, counts, noisy, db_url, id.dir,
+                             record_contention(*manifest, cpu_before, started));
 }
 
 } // namespace railgauge

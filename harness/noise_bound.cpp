@@ -40,7 +40,7 @@ std::optional<NoisyPoint> noisier_than_bound(const Record &record, double bound,
   return NoisyPoint{record.key, std::move(point_label), *noise, bound};
 }
 
-std::string noisy_points_line(const std::vector<NoisyPoint> &noisy) {
+std::string noisy_points_line(const std::vector<NoisyPoint> &noisy, const std::string &contention) {
   if (noisy.empty())
     return "";
   const auto worst =
@@ -48,9 +48,10 @@ std::string noisy_points_line(const std::vector<NoisyPoint> &noisy) {
                        [](const NoisyPoint &a, const NoisyPoint &b) { return a.noise < b.noise; });
   return fmt::format(
       "railgauge: {} point(s) noisier than their noise_bound (the worst: {} {} at {:.0f}%, bound "
-      "{:.0f}%): their figures are not to be judged, so the run exits 1; measure on an idle "
+      "{:.0f}%): their figures are not to be judged, so the run exits 1; {}measure on an idle "
       "machine, give the points a longer time_budget_s, or raise noise_bound in the suite",
-      noisy.size(), worst->key, worst->point, 100 * worst->noise, 100 * worst->bound);
+      noisy.size(), worst->key, worst->point, 100 * worst->noise, 100 * worst->bound,
+      contention.empty() ? "" : contention + ": ");
 }
 
 } // namespace railgauge

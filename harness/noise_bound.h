@@ -37,7 +37,10 @@ struct NoisyPoint {
 std::optional<NoisyPoint> noisier_than_bound(const Record &record, double bound,
                                              std::string point_label);
 
-// What a run with noisy points says on stderr: how many, the worst, and what to do.
-std::string noisy_points_line(const std::vector<NoisyPoint> &noisy);
+// What a run with noisy points says on stderr: how many, the worst, and what to do. `contention`:
+// how busy other work kept the machine meanwhile (harness/cpu_contention.h, CpuContention::text),
+// said before the advice where there was any.
+std::string noisy_points_line(const std::vector<NoisyPoint> &noisy,
+                              const std::string &contention = "");
 
 } // namespace railgauge

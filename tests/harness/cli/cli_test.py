@@ -157,6 +157,30 @@ class RunTest(unittest.TestCase):
         self.assertRegex(node, r"\n  noise_bound: 0\.5\n")
         self.assertRegex(node, r"\n  noise_retries: 1\n")
 
+    def test_other_work_beside_the_run_is_said_with_its_noise(self):
+        # A process burning one CPU for the whole run: run.json says how many CPUs other work
+        # kept busy, and the noisy line puts that before the advice.
+        hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        try:
+            time.sleep(0.5)  # on the CPU before the points start
+            r = railgauge("run", "quick", "--out", self.out, "--filter", "memory.host_read",
+                          "-a", "size_bytes=16KiB,64MiB", "-a", "threads=1",
+                          "--measure", "noise_bound=1e-12", "--measure", "time_budget_s=0.6",
+                          "--measure", "max_rel_noise=1e-9")  # sampled to the budget's end
+        finally:
+            hog.kill()
+            hog.wait()
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        manifest = json.loads((only_run_dir(self.out) / "run.json").read_text())
+        contention = manifest["cpu_contention"]
+        self.assertEqual(contention["cpus"], os.cpu_count())
+        self.assertGreater(contention["other_processes_cpus"], 0.5, contention)
+        self.assertLess(contention["other_processes_cpus"], os.cpu_count() + 0.5, contention)
+        self.assertGreater(contention["wall_s"], 1.0)
+        self.assertRegex(r.stderr, r"the run exits 1; other processes kept \d\.\d of "
+                                   + str(os.cpu_count()) + r" CPUs busy on average while the "
+                                   r"points ran: measure on an idle machine")
+
     def test_main_commands_help_ends_with_real_examples(self):
         for command in ("run", "burnin", "check"):
             r = railgauge(command, "--help")
