@@ -114,7 +114,12 @@ void fill_fleet_finding(const Rule &rule, const FleetVerdict &verdict, Finding &
   if (verdict.own_values > 1 && f.params.is_object())
     for (const auto &name : fb.ignore_params)
       f.params.erase(name);
-  f.detail = verdict.detail;
+  // The rule's detail (rule_values put it in the finding from the record) first: what names the
+  // part's value (a GPU x NIC pair's GPU) before how far it is from the fleet.
+  const std::string from_record = rule.detail ? f.detail : "";
+  f.detail = from_record.empty()      ? verdict.detail
+             : verdict.detail.empty() ? from_record
+                                      : from_record + "; " + verdict.detail;
   if (!verdict.judged) {
     f.missing = true;
     f.level = fb.on_too_small;

@@ -100,7 +100,8 @@ std::string filled(const std::string &text, const json &item) {
   return out;
 }
 
-// The rule's detail of one record (rules.h, DetailSpec): "" where its path holds nothing.
+} // namespace
+
 std::string detail_of(const DetailSpec &spec, const Record &r) {
   const auto found = resolve_record_path(r, spec.path);
   if (found.size() != 1)
@@ -110,10 +111,10 @@ std::string detail_of(const DetailSpec &spec, const Record &r) {
   for (const json &item : v.is_array() ? v : json::array({v}))
     if (item.is_object())
       out += (out.empty() ? "" : "; ") + filled(spec.text, item);
+    else if (item.is_string() || item.is_number() || item.is_boolean()) // a param: `{value}`
+      out += (out.empty() ? "" : "; ") + filled(spec.text, json{{"value", item}});
   return out;
 }
-
-} // namespace
 
 bool timed_figure(const std::string &path) {
   const auto dot = path.rfind('.');

@@ -36,6 +36,9 @@ bool timed_figure(const std::string &path);
 // empty when the record has no such metric.
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r);
 
+// The rule's detail of one record (rules.h, DetailSpec): "" where its path holds nothing.
+std::string detail_of(const DetailSpec &spec, const Record &r);
+
 // A record's params as a grouping key, leaving out the named ones (and `also_leave_out`).
 std::string params_key(const nlohmann::json &params, const std::vector<std::string> &leave_out,
                        const std::string &also_leave_out = "");

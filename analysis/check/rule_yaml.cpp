@@ -316,9 +316,9 @@ void parse_detail(const YAML::Node &node, const std::string &file, bool has_metr
   if (!has_metric)
     throw InputError("'detail' reads the judged record, not the inventory", at(file, d),
                      "use it with select: and metric:");
-  if (node["fleet"] || node["curve"])
-    throw InputError("'detail' is shown by a rule with an absolute bound", at(file, d),
-                     "use it with value: NUMBER, or remove detail: from this fleet or curve rule");
+  if (node["curve"])
+    throw InputError("'detail' is shown by a rule that judges records, not curves", at(file, d),
+                     "use it with value: NUMBER or fleet:, or remove detail: from this curve rule");
   if (!d.IsMap() || !d["path"] || !d["text"])
     throw InputError("'detail' must be a mapping with 'path' and 'text'", at(file, d), example);
   expect_keys(d, file, "a detail", {"path", "text"});

@@ -55,10 +55,10 @@ struct FleetBound {
   int min_size = 5;               // fewer values than this: cannot judge, a missing finding
   Level on_too_small = Level::info;
   // Params that name the part rather than the point (GPU index, NUMA node, the two ends of a
-  // pair): ignored when grouping values into fleets, so one fleet holds every GPU's value of the
-  // same point.
-  std::vector<std::string> ignore_params = {"gpu", "nic", "numa_node", "rank",    "device",
-                                            "src", "dst", "src_rank",  "dst_rank"};
+  // pair), or an import's file (`source`: each log imported is its own): ignored when grouping
+  // values into fleets, so one fleet holds every GPU's value of the same point.
+  std::vector<std::string> ignore_params = {"gpu", "nic", "numa_node", "rank",     "device",
+                                            "src", "dst", "src_rank",  "dst_rank", "source"};
   // `scope: node`: each node's parts form their own fleet, so a part is judged against its
   // neighbours in the same chassis (half the GPUs of one node slow) without a fleet of nodes.
   bool per_node = false;
@@ -90,7 +90,8 @@ struct CurveSpec {
 
 // `detail: {path, text}`: what a violation's finding shows beside the judged figure, from the same
 // record: `text` once per item of the list at `path` (or once for an object), each `{name}` the
-// item's field; nothing where the path holds an empty list or no object. A GPU's NVLink error
+// item's field, or once for a single value (a param), `{value}` that value; nothing where the
+// path holds an empty list or nothing. A GPU's NVLink error
 // total is judged; the finding names the links that counted (`NVLink {link}: {crc_flit} ...`).
 struct DetailSpec {
   std::string path; // metrics. or params., no wildcard

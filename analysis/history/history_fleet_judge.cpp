@@ -199,6 +199,16 @@ Finding RecordRules::base_of(const Rule &rule, const Reading &v, bool with_param
   return f;
 }
 
+std::string RecordRules::stored_detail(const check::DetailSpec &spec, std::int64_t record) {
+  const auto rows = db_.query("SELECT params, metrics FROM records WHERE id = ?", {record});
+  if (rows.empty())
+    return "";
+  Record r;
+  r.params = parsed(rows.front().at(0));
+  r.metrics = parsed(rows.front().at(1));
+  return check::detail_of(spec, r);
+}
+
 void RecordRules::judge_rule(RuleState &state) {
   auto &readings = state.readings;
   std::sort(readings.begin(), readings.end(), [](const Reading &a, const Reading &b) {
@@ -251,6 +261,9 @@ void RecordRules::report(RuleState &state, const Reading &v, const FleetVerdict 
   if (verdict.pass)
     return;
   Finding f = base_of(rule, v, verdict.judged || !state.missing->counted_only(part));
+  // As the directories' check reads it from the record (rule_values), for a judged value
+  if (rule.detail && verdict.judged)
+    f.detail = stored_detail(*rule.detail, v.record);
   check::fill_fleet_finding(rule, verdict, f);
   if (verdict.judged)
     notes_.emplace_back(part, std::move(f));

@@ -135,6 +135,8 @@ private:
 
   // The finding of a value, its params read back by its row.
   check::Finding base_of(const check::Rule &rule, const Reading &v, bool with_params);
+  // A rule's detail (rules.h, DetailSpec) of the stored record `record`.
+  std::string stored_detail(const check::DetailSpec &spec, std::int64_t record);
 
   // Each fleet of the rule judged as `check` over directories judges it.
   void judge_rule(RuleState &state);

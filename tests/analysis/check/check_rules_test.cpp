@@ -124,10 +124,18 @@ TEST(Rules, ADetailShowsEachItemOfAListBesideTheJudgedFigure) {
   EXPECT_NE(rules_error(rule + "    value: 0\n    detail: {path: metrics.*.x, text: \"{a}\"}\n")
                 .find("must start with metrics. or params., without wildcards"),
             std::string::npos);
-  EXPECT_NE(
-      rules_error(rule + "    fleet: {mads: 3}\n    detail: {path: metrics.x, text: \"{a}\"}\n")
-          .find("'detail' is shown by a rule with an absolute bound"),
-      std::string::npos);
+  // A curve's finding is about a curve, not one record: no detail; a fleet's is a record's.
+  EXPECT_NE(rules_error(rule + "    curve: {over: size_bytes, take: peak}\n    value: 0\n"
+                               "    detail: {path: metrics.x, text: \"{a}\"}\n")
+                .find("'detail' is shown by a rule that judges records, not curves"),
+            std::string::npos);
+  // A param's single value: `{value}`.
+  const auto fleet_set =
+      rules(rule + "    fleet: {fraction: 1.1}\n    detail: {path: params.memory, text: "
+                   "\"memory {value}\"}\n");
+  r.params["memory"] = "gpu:2";
+  r.metrics["telemetry"]["health_delta"]["nvlink_errors"] = 15.0;
+  EXPECT_EQ(rule_values(fleet_set.rules.at(0), r).at(0).detail, "memory gpu:2");
 }
 
 // A profile on a base: the base's rules in its order, each replaced by the file's rule of the
