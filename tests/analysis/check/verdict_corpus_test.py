@@ -24,6 +24,13 @@ RAILGAUGE = None
 
 EXIT = {"pass": 0, "warn": 1, "fail": 2}
 
+# ib_read_bw of one NIC (mlx5_2) with GPU 0 and GPU 2, and every GPU x NIC pair of that node
+# (moc_read_pairs/README.md).
+READ_NEAR_AND_FAR = ["moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log",
+                     "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu2_client_slow.log"]
+READ_PAIRS = [f"moc_read_pairs/ib_read_bw_client_mlx5_{nic}_{gpu}.log"
+              for nic in range(2, 6) for gpu in range(4)]
+
 # (name, tool, files, profile, verdict, [(rule, host substring, value check[, parts])])
 # value check: ("<", x) the finding's value is below x; (">", x) above. parts: the labels of
 # exactly the parts the rule names (gpu2, ...), where a rule names GPUs.
@@ -103,6 +110,15 @@ CASES = [
     ("ib_write_bw_never_connected", "perftest",
      ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_16qp_client_cm_error.log"], "h100-sxm-roce",
      "fail", [("record-status", "unknown-moc_bm_h100", None)]),
+    # One NIC read with a GPU near it (226 Gb/s) and one far from it (105): the far pair is
+    # named, by its GPU, at warn (a pairing across the CPUs' link, which a log cannot tell
+    # from a degraded path); the near one passes.
+    ("read_bw_near_and_far_gpu_one_nic", "perftest", READ_NEAR_AND_FAR, "h100-sxm-roce", "warn",
+     [("rdma-gpu-pair-vs-nic-best", "gpu2_client_slow", ("<", 110))]),
+    # Every GPU x NIC pair of one node: the 8 far pairs, two on each NIC, and no near one.
+    ("read_bw_16_gpu_nic_pairs", "perftest", READ_PAIRS, "h100-sxm-roce", "warn",
+     [("rdma-gpu-pair-vs-nic-best", "ib_read_bw_client", ("<", 112),
+       {"mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5"})]),
     ("read_lat_tail", "perftest", ["moc_oc_roce_ib_read_lat_hostmem_client_latency_tail.log"],
      "h100-sxm-roce", "warn", [("rdma-latency-tail", "latency_tail", (">", 50))]),
     # any-fabric judges a copy against its siblings only: one GPU's nvbandwidth (H2D at PCIe
@@ -142,6 +158,8 @@ CASES = [
     ("auto_ib_write_bw_gpu_far_from_nic", "perftest",
      ["moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu2-gpu0_client_slow.log"], "auto",
      "fail", [("rdma-write-bw-floor", "gpu2-gpu0", ("<", 90))]),
+    ("auto_read_bw_near_and_far_gpu_one_nic", "perftest", READ_NEAR_AND_FAR, "auto", "warn",
+     [("rdma-gpu-pair-vs-nic-best", "gpu2_client_slow", ("<", 110))]),
 ]
 
 # What --rules auto must choose for each auto case, and a word of its reason.
@@ -153,6 +171,7 @@ AUTO_CHOICE = {
     "auto_ib_write_bw_gpu_far_from_nic": ("h100-sxm-roce", "network RoCE as the log says"),
     "auto_p5_2node_efa": ("any-fabric", "network libfabric (EFA, Slingshot)"),
     "auto_ib_write_bw_never_connected": ("any-fabric", "shows a failed or broken record"),
+    "auto_read_bw_near_and_far_gpu_one_nic": ("h100-sxm-roce", "network RoCE as the log says"),
 }
 
 
