@@ -3,7 +3,6 @@
 // was recorded or imported, and every name the types write held to the contract and the schema.
 // A name changed in write() but not in read() fails here.
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -16,19 +15,15 @@
 #include "harness/record.h"
 #include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
+#include "tests/support/contract_metrics.h"
+#include "tests/support/corpus_records.h"
+#include "tests/support/fixture_text.h"
 
 namespace railgauge::rdma::record {
 namespace {
 
-const std::string kSource = RAILGAUGE_SOURCE_DIR;
-
-std::string file_text(const std::string &path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in) << path;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::corpus_records;
+using testing::source_text;
 
 Summary times(double min_s, double median_s) {
   Summary s;
@@ -153,19 +148,6 @@ void rewrite_all(const std::vector<Record> &records, const std::string &what, Se
   }
 }
 
-// The records after a run's "%%" line in a fuzz corpus file (tests/fuzz/corpus/*_runs).
-std::vector<Record> corpus_records(const std::string &path) {
-  std::istringstream in(file_text(path));
-  std::vector<Record> out;
-  bool records = false;
-  for (std::string line; std::getline(in, line);) {
-    if (records && !line.empty())
-      out.push_back(Record::from_json(nlohmann::json::parse(line)));
-    records = records || line == "%%";
-  }
-  return out;
-}
-
 // The perftest logs the repository holds: the Soft-RoCE fixtures and the H100 RoCE corpus.
 const std::vector<std::string> kPerftestLogs = {
     "tests/fixtures/rdma/perftest/ib_read_bw_rxe_client.txt",
@@ -188,9 +170,9 @@ const std::vector<std::string> kPerftestLogs = {
 
 TEST(RdmaPointFields, EveryCommittedRecordRewritesAsWritten) {
   Seen run;
-  rewrite_all(corpus_records(kSource + "/tests/fuzz/corpus/analysis_runs/rdma_tcp_loopback.txt"),
+  rewrite_all(corpus_records("tests/fuzz/corpus/analysis_runs/rdma_tcp_loopback.txt"),
               "rdma_tcp_loopback", run);
-  rewrite_all(corpus_records(kSource + "/tests/fuzz/corpus/analysis_runs/import_perftest.txt"),
+  rewrite_all(corpus_records("tests/fuzz/corpus/analysis_runs/import_perftest.txt"),
               "import_perftest", run);
   EXPECT_EQ(run.records, 3) << "the TCP run's tcp_lat and tcp_bw, and one imported write_lat";
   EXPECT_EQ(run.latency, 2);
@@ -198,7 +180,7 @@ TEST(RdmaPointFields, EveryCommittedRecordRewritesAsWritten) {
 
   Seen imported;
   for (const auto &log : kPerftestLogs)
-    rewrite_all(importers::import_perftest(file_text(kSource + "/" + log), log), log, imported);
+    rewrite_all(importers::import_perftest(source_text(log), log), log, imported);
   EXPECT_EQ(imported.records, 169) << "the H100 logs sweep message sizes: one record a row";
   EXPECT_EQ(imported.latency, 49);
   EXPECT_EQ(imported.bandwidth, 120);
@@ -215,7 +197,7 @@ TEST(RdmaPointFields, TheSoftRoceReferenceRecordsRewriteAsWritten) {
     if (name != "records.jsonl" && !(name.starts_with("perftest_") && name.ends_with(".jsonl")))
       continue;
     std::vector<Record> records;
-    std::istringstream in(file_text(entry.path().string()));
+    std::istringstream in(testing::nonempty_file_text(entry.path().string(), name));
     for (std::string line; std::getline(in, line);)
       if (!line.empty())
         records.push_back(Record::from_json(nlohmann::json::parse(line)));
@@ -233,9 +215,8 @@ TEST(RdmaPointFields, TheSoftRoceReferenceRecordsRewriteAsWritten) {
 // predate params.memory, which the importer has added since.)
 TEST(RdmaPointFields, ImportedPerftestRecordIsAsCommitted) {
   const std::string log = "tests/fixtures/rdma/perftest/ib_write_lat_rxe_client.txt";
-  const auto committed =
-      corpus_records(kSource + "/tests/fuzz/corpus/analysis_runs/import_perftest.txt");
-  const auto now = importers::import_perftest(file_text(kSource + "/" + log), log);
+  const auto committed = corpus_records("tests/fuzz/corpus/analysis_runs/import_perftest.txt");
+  const auto now = importers::import_perftest(source_text(log), log);
   ASSERT_EQ(committed.size(), 1u);
   ASSERT_EQ(now.size(), 1u);
   EXPECT_EQ(now[0].metrics.dump(), committed[0].metrics.dump());
@@ -244,24 +225,14 @@ TEST(RdmaPointFields, ImportedPerftestRecordIsAsCommitted) {
 // Every name the types write is a rdma metric of the contract (or the core's) and a metric of
 // the record schema; every figure of a latency summary is a property of the schema's summary.
 TEST(RdmaPointFields, EveryNameWrittenIsInTheContractAndTheSchema) {
-  std::set<std::string> contract(std::begin(metric::kCoreMetrics), std::end(metric::kCoreMetrics));
-  for (const auto &field : kMetrics)
-    contract.insert(field.name);
-  const auto schema =
-      nlohmann::json::parse(file_text(kSource + "/results/schema/record.schema.json"))
-          .at("properties")
-          .at("metrics")
-          .at("properties");
   nlohmann::json written = nlohmann::json::object();
   full_bandwidth().write(written);
   EXPECT_EQ(written.size(), kMetricNames.size())
       << "a field of BandwidthFields not in kMetricNames";
   for (const char *name : kSummaryNames)
     full_latency().write(written, name);
-  for (const auto &[name, _] : written.items()) {
-    EXPECT_TRUE(contract.contains(name)) << name << " is not a metric of records/rdma_record.h";
-    EXPECT_TRUE(schema.contains(name)) << name << " is not in results/schema/record.schema.json";
-  }
+  testing::expect_contract_and_schema_metrics(written, kMetrics, "records/rdma_record.h");
+  const auto schema = testing::schema_metric_properties();
   const std::set<std::string> summary_names = {kLatencyN, kMinS, kP50S,  kP90S,  kP99S,
                                                kP99_9S,   kMaxS, kMeanS, kStdevS};
   for (const char *name : kSummaryNames) {
