@@ -9,6 +9,7 @@
 #include "collectives/data_regions.h"
 #include "harness/error.h"
 #include "harness/waiver.h"
+#include "records/collective_point_fields.h"
 #include "records/collective_record.h"
 
 namespace railgauge::collectives {
@@ -166,26 +167,22 @@ nlohmann::json collective_metrics(const LockstepResult &r, Kind kind, std::uint6
                                   int group_ranks) {
   auto m = r.to_json();
   m[metric::kBytesPerCall] = size_bytes;
-  const auto median = bandwidth(kind, size_bytes, group_ranks, r.time_s.median);
-  const auto best = bandwidth(kind, size_bytes, group_ranks, r.time_s.min);
-  m[record::kAlgbwGbytesPerS] = median.algbw_gbytes_per_s;
-  m[record::kBusbwGbytesPerS] = median.busbw_gbytes_per_s;
-  m[record::kBusbwMaxGbytesPerS] = best.busbw_gbytes_per_s;
-  m[record::kBusFactor] = bus_factor(kind, group_ranks);
-  if (r.back_to_back_s > 0)
-    m[record::kWallBusbwGbytesPerS] =
-        bandwidth(kind, size_bytes, group_ranks, r.back_to_back_s).busbw_gbytes_per_s;
+  record::CollectiveFields::of(kind, size_bytes, group_ranks, r.time_s, r.back_to_back_s).write(m);
   return m;
 }
 
 nlohmann::json textbook_metrics(const LockstepResult &mine, const LockstepResult &library,
                                 Kind kind, std::uint64_t size_bytes, int group_ranks) {
   auto metrics = collective_metrics(mine, kind, size_bytes, group_ranks);
-  const auto theirs = collective_metrics(library, kind, size_bytes, group_ranks);
-  metrics[record::kLibrary] = {{record::kTimeS, theirs[record::kTimeS]},
-                               {record::kBusbwGbytesPerS, theirs[record::kBusbwGbytesPerS]},
-                               {record::kSlowestRank, theirs[record::kSlowestRank]},
-                               {record::kWallTimeS, theirs.value(record::kWallTimeS, -1.0)}};
+  record::CollectiveFields theirs;
+  theirs.busbw_gbytes_per_s =
+      bandwidth(kind, size_bytes, group_ranks, library.time_s.median).busbw_gbytes_per_s;
+  // -1: the library's back-to-back calls did not run (the field is there for every textbook point)
+  theirs.wall_time_s = library.back_to_back_s >= 0 ? library.back_to_back_s : -1.0;
+  nlohmann::json of_library = {{record::kTimeS, to_json(library.time_s)},
+                               {record::kSlowestRank, library.slowest_rank}};
+  theirs.write(of_library);
+  metrics[record::kLibrary] = of_library;
   metrics[record::kTimeRatioToLibrary] = mine.time_s.median / library.time_s.median;
   return metrics;
 }

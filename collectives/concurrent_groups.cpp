@@ -2,6 +2,7 @@
 
 #include "collectives/collective_point.h"
 #include "collectives/with_gemm.h"
+#include "records/collective_point_fields.h"
 #include "records/collective_record.h"
 
 namespace railgauge::collectives {
@@ -12,12 +13,16 @@ nlohmann::json by_group_type_metrics(LockstepGroup &world, const std::vector<Gro
   nlohmann::json out = nlohmann::json::object();
   for (const auto &t : types) {
     const LockstepResult r = summarize_gathered(world.all_gather(t.mine), iterations, {}, own_rank);
-    const nlohmann::json m = collective_metrics(r, kind, size_bytes, t.group_size);
-    out[t.type] = {{record::kGroupSize, t.group_size},
-                   {record::kTimeS, m.at(record::kTimeS)},
-                   {record::kAlgbwGbytesPerS, m.at(record::kAlgbwGbytesPerS)},
-                   {record::kBusbwGbytesPerS, m.at(record::kBusbwGbytesPerS)},
-                   {record::kSlowestRank, r.slowest_rank}};
+    const auto all =
+        record::CollectiveFields::of(kind, size_bytes, t.group_size, r.time_s, r.back_to_back_s);
+    record::CollectiveFields figures; // a group type's: its bandwidth at the median call
+    figures.algbw_gbytes_per_s = all.algbw_gbytes_per_s;
+    figures.busbw_gbytes_per_s = all.busbw_gbytes_per_s;
+    nlohmann::json of_type = {{record::kGroupSize, t.group_size},
+                              {record::kTimeS, to_json(r.time_s)},
+                              {record::kSlowestRank, r.slowest_rank}};
+    figures.write(of_type);
+    out[t.type] = of_type;
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "records/collective_point_fields.h"
 #include "records/collective_record.h"
 
 namespace railgauge::collectives {
@@ -35,8 +36,14 @@ std::string describe(const WrongAcrossRanks &w) {
 }
 
 void add_wrong_elements(nlohmann::json &metrics, const WrongAcrossRanks &w) {
-  metrics[record::kWrongElements] = w.total;
+  add_wrong_total(metrics, w.total);
   metrics[record::kWrongElementRanks] = w.ranks;
+}
+
+void add_wrong_total(nlohmann::json &metrics, std::uint64_t total) {
+  record::CollectiveFields checked;
+  checked.wrong_elements = record::WrongCount(total);
+  checked.write(metrics);
 }
 
 std::optional<std::string> wrong_problem(const WrongAcrossRanks &w, const CheckResult &mine) {

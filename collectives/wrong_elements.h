@@ -28,6 +28,8 @@ std::string describe(const WrongAcrossRanks &w);
 
 // metrics.wrong_elements (the total) and metrics.wrong_element_ranks.
 void add_wrong_elements(nlohmann::json &metrics, const WrongAcrossRanks &w);
+// metrics.wrong_elements alone: MPI's total is a sum over the ranks, which names none of them.
+void add_wrong_total(nlohmann::json &metrics, std::uint64_t total);
 
 // The record's data-check problem when any rank saw a wrong element: the total and the ranks,
 // then this process's own first wrong element (or that its outputs are right); else nullopt.

@@ -13,6 +13,7 @@
 #include "collectives/mpi/host_gemm_load.h"
 #include "collectives/mpi/mpi_collective.h"
 #include "collectives/with_gemm.h"
+#include "collectives/wrong_elements.h"
 #include "harness/lane_contention.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
@@ -186,7 +187,7 @@ public:
     out.metrics[record::kGemmAloneGflops] = gemm.flops() / o.gemm_alone_s / 1e9;
     out.metrics[record::kGemmConcurrentGflops] = gemm.flops() / gemm_concurrent_s / 1e9;
     out.metrics[record::kGemmSlowestRank] = o.both.gemm.slowest_rank;
-    out.metrics[record::kWrongElements] = wrong_all;
+    add_wrong_total(out.metrics, static_cast<std::uint64_t>(wrong_all));
     out.metrics[record::kWrongElementsThisRank] = mine.wrong;
     out.metrics[record::kGemmWrongSamples] = gemm_wrong_all;
     out.metrics[record::kMpiLibrary] = s.library_version();

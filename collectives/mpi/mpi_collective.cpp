@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "collectives/concurrent_groups.h"
+#include "collectives/wrong_elements.h"
 #include "harness/run_context.h"
 #include "records/collective_record.h"
 
@@ -94,7 +95,7 @@ public:
     if (groups.size() > 1)
       out.metrics[record::kByGroupType] =
           by_group_type_metrics(world, by_type, kind_, p.size_bytes, p.iterations, s.rank());
-    out.metrics[record::kWrongElements] = wrong_all;
+    add_wrong_total(out.metrics, static_cast<std::uint64_t>(wrong_all));
     out.metrics[record::kWrongElementsThisRank] = mine.wrong;
     out.metrics[record::kMpiLibrary] = s.library_version();
     add_group_params(

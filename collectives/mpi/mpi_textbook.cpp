@@ -2,6 +2,7 @@
 
 #include "collectives/mpi/mpi_collective.h"
 #include "collectives/mpi/mpi_transport.h"
+#include "collectives/wrong_elements.h"
 #include "harness/run_context.h"
 #include "records/collective_record.h"
 
@@ -66,7 +67,7 @@ public:
 
     Outcome out;
     out.metrics = textbook_metrics(mine, theirs, kind_, p.size_bytes, group.size);
-    out.metrics[record::kWrongElements] = wrong_all;
+    add_wrong_total(out.metrics, static_cast<std::uint64_t>(wrong_all));
     out.metrics[record::kMpiLibrary] = s.library_version();
     add_group_params(out.derived_params,
                      {"mpi", s.size(), group.type, group.index, group.size, group.hosts});
