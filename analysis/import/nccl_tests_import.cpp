@@ -17,6 +17,7 @@
 #include "harness/error.h"
 #include "harness/metric_names.h"
 #include "harness/number_text.h"
+#include "records/collective_point_fields.h"
 #include "records/peer_record.h"
 
 namespace railgauge::importers {
@@ -123,20 +124,27 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
     else
       r.params[c::kRoot] = half.root;
   }
-  r.metrics = {{c::kWallTimeS, half.time_us * 1e-6},
-               {c::kAlgbwGbytesPerS, half.algbw_gbytes_per_s},
-               {c::kBusbwGbytesPerS, half.busbw_gbytes_per_s},
-               {metric::kTimer, "nccl-tests host wall clock, mean over iterations"}};
+  c::CollectiveFields figures;
+  if (half.cpu_time) // -C: the process's CPU time, not the wall clock
+    figures.cpu_time_s = half.time_us * 1e-6;
+  else
+    figures.wall_time_s = half.time_us * 1e-6;
+  figures.algbw_gbytes_per_s = half.algbw_gbytes_per_s;
+  figures.busbw_gbytes_per_s = half.busbw_gbytes_per_s;
   r.status = Status::ok;
   if (half.wrong) {
-    r.metrics[metric::kWrongElements] = *half.wrong;
+    figures.wrong_elements = c::WrongCount(*half.wrong);
     if (*half.wrong > 0) {
       r.status = Status::failed;
       r.reason = fmt::format("nccl-tests counted {} wrong elements", *half.wrong);
     } else {
-      r.metrics[c::kVerified] = true;
+      figures.verified = true;
     }
   }
+  r.metrics = {{metric::kTimer, half.cpu_time
+                                    ? "nccl-tests process CPU time (-C), mean over iterations"
+                                    : "nccl-tests host wall clock, mean over iterations"}};
+  figures.write(r.metrics);
   r.time_utc = utc_timestamp_now();
   return r;
 }

@@ -78,7 +78,8 @@ struct NcclTestsHalf {
   std::string redop; // "none" for kinds without one
   std::string root;  // "-1" for kinds without one
   bool in_place = false;
-  double time_us = 0; // host wall clock, mean over the iterations
+  double time_us = 0;    // host wall clock, mean over the iterations
+  bool cpu_time = false; // -C (JSON only): time_us is the process's CPU time instead
   double algbw_gbytes_per_s = 0;
   double busbw_gbytes_per_s = 0;
   std::optional<double> wrong; // absent: the data check was off

@@ -219,13 +219,9 @@ Record half_record(const Fields &f, const nlohmann::json &row, const std::string
   half.busbw_gbytes_per_s = f.number(f.member(h, path, "bus_bw"), path + ".bus_bw");
   if (const auto &wrong = f.member(h, path, "nwrong"); !wrong.is_null())
     half.wrong = f.number(wrong, path + ".nwrong");
+  half.cpu_time = cpu_time;
   Record r = nccl_tests_record(half, kind, run, host);
   r.params[peer::record::kSourceFormat] = "json";
-  if (cpu_time) { // -C: the process's CPU time, not the wall clock
-    r.metrics.erase(collectives::record::kWallTimeS);
-    r.metrics[collectives::record::kCpuTimeS] = half.time_us * 1e-6;
-    r.metrics[metric::kTimer] = "nccl-tests process CPU time (-C), mean over iterations";
-  }
   r.metrics.update(common);
   const std::string per_iter_key = std::string(name) + "_per_iter";
   if (row.contains(per_iter_key))
