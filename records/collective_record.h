@@ -10,6 +10,7 @@
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
 #include "records/bus_bandwidth.h"
+#include "records/collective_point_fields.h"
 #include "records/metric_field.h"
 
 namespace railgauge::collectives::record {
@@ -246,10 +247,11 @@ inline std::optional<CollectivePointView> collective_point_view(const Record &r)
   v.world_size = f::integer(r.params, kWorldSize);
   v.group_hosts = f::integer(r.params, kGroupHosts);
   v.size_bytes = f::number(r.params, kSizeBytes);
+  const auto figures = CollectiveFields::read(r.metrics).value_or(CollectiveFields{});
   v.time_s = f::median_time_s(r.metrics);
   if (!v.time_s && v.source == kSourceNcclTests)
-    v.time_s = f::number(r.metrics, kWallTimeS);
-  v.busbw_gbytes_per_s = f::number(r.metrics, kBusbwGbytesPerS);
+    v.time_s = figures.wall_time_s;
+  v.busbw_gbytes_per_s = figures.busbw_gbytes_per_s;
   v.gemm_slowdown = f::number(r.metrics, kGemmSlowdown);
   return v;
 }
