@@ -237,6 +237,25 @@ const std::vector<NcclTestsLog> kNcclTestsLogs = {
      Kind::sendrecv},
     {"tests/fixtures/verdicts/real/moc_h100_2node_4gpu_roce_sendrecv_slow.log", Kind::sendrecv}};
 
+// The nccl-tests output committed beside the reference runs that imported it: each peer run's
+// text and -J JSON (peers/nccl-tests-output/<kind>.txt, .json) and each compare round's JSON
+// (rounds/<kind>-<n>/<kind>.json).
+std::vector<std::string> reference_nccl_tests_logs() {
+  const std::filesystem::path root = RAILGAUGE_SOURCE_DIR;
+  std::vector<std::string> logs;
+  for (const auto &entry :
+       std::filesystem::recursive_directory_iterator(root / "results" / "reference")) {
+    const auto &path = entry.path();
+    const bool peer_output = path.parent_path().filename() == "nccl-tests-output" &&
+                             (path.extension() == ".txt" || path.extension() == ".json");
+    const bool round =
+        path.parent_path().parent_path().filename() == "rounds" && path.extension() == ".json";
+    if (peer_output || round)
+      logs.push_back(std::filesystem::relative(path, root).string());
+  }
+  return logs;
+}
+
 TEST(CollectivePointFields, EveryImportedLogRewritesAsImported) {
   Seen imported;
   for (const auto &log : kNcclTestsLogs) {
@@ -248,6 +267,16 @@ TEST(CollectivePointFields, EveryImportedLogRewritesAsImported) {
   EXPECT_EQ(imported.with_fields, 948);
   EXPECT_EQ(imported.wrong_whole, 0);
   EXPECT_EQ(imported.wrong_number, 770);
+
+  Seen reference;
+  const auto logs = reference_nccl_tests_logs();
+  for (const auto &log : logs)
+    rewrite_all(
+        importers::import_nccl_tests(source_text(log), log, std::nullopt, "run", "host").records,
+        log, reference);
+  EXPECT_EQ(logs.size(), 77u) << "4 reference runs' 7 kinds in both forms, and 21 rounds";
+  EXPECT_EQ(reference.records, 2072);
+  EXPECT_EQ(reference.wrong_number, 1776);
 }
 
 // The importer writes through the type what an earlier railgauge wrote without it: the committed
