@@ -3,6 +3,7 @@
 // was recorded or imported, and every name the types write held to the contract and the schema.
 // A name changed in write() but not in read() fails here.
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -192,12 +193,13 @@ TEST(RdmaPointFields, EveryCommittedRecordRewritesAsWritten) {
 TEST(RdmaPointFields, TheSoftRoceReferenceRecordsRewriteAsWritten) {
   Seen seen;
   for (const auto &entry : std::filesystem::recursive_directory_iterator(
-           kSource + "/results/reference/softroce-2026-11-29")) {
+           std::string(RAILGAUGE_SOURCE_DIR) + "/results/reference/softroce-2026-11-29")) {
     const auto name = entry.path().filename().string();
     if (name != "records.jsonl" && !(name.starts_with("perftest_") && name.ends_with(".jsonl")))
       continue;
     std::vector<Record> records;
-    std::istringstream in(testing::nonempty_file_text(entry.path().string(), name));
+    std::ifstream in(entry.path()); // a latency server's import is empty: perftest prints
+                                    // its results on the client
     for (std::string line; std::getline(in, line);)
       if (!line.empty())
         records.push_back(Record::from_json(nlohmann::json::parse(line)));
