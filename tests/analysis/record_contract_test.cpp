@@ -243,8 +243,8 @@ TEST(RecordContract, EveryMetricARuleReadsIsNamedByAContract) {
     for (const auto &rule : rules.rules)
       for (const auto &path :
            {rule.metric, rule.relative_to, rule.detail ? rule.detail->path : std::string()}) {
-        if (path.empty())
-          continue;
+        if (path.empty() || path.starts_with("params."))
+          continue; // a param a detail names (a GPU x NIC pair's memory) is no metric
         ++judged;
         EXPECT_TRUE(names.count(metric_of(path)))
             << file.path().filename().string() << " rule " << rule.id << " reads " << path
