@@ -319,6 +319,11 @@ void parse_detail(const YAML::Node &node, const std::string &file, bool has_metr
   if (node["curve"])
     throw InputError("'detail' is shown by a rule that judges records, not curves", at(file, d),
                      "use it with value: NUMBER or fleet:, or remove detail: from this curve rule");
+  // Not beside what the judges write there too (a ratio's denominator, a part's siblings), which
+  // the fleet history would not give the same words
+  if (node["relative_to"] || (node["fleet"] && node["fleet"].IsMap() && node["fleet"]["scope"]))
+    throw InputError("'detail' is not shown by a rule with relative_to: or a fleet scope:",
+                     at(file, d), "remove detail:, or judge the value on its own");
   if (!d.IsMap() || !d["path"] || !d["text"])
     throw InputError("'detail' must be a mapping with 'path' and 'text'", at(file, d), example);
   expect_keys(d, file, "a detail", {"path", "text"});

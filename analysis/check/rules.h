@@ -55,10 +55,11 @@ struct FleetBound {
   int min_size = 5;               // fewer values than this: cannot judge, a missing finding
   Level on_too_small = Level::info;
   // Params that name the part rather than the point (GPU index, NUMA node, the two ends of a
-  // pair), or an import's file (`source`: each log imported is its own): ignored when grouping
-  // values into fleets, so one fleet holds every GPU's value of the same point.
-  std::vector<std::string> ignore_params = {"gpu", "nic", "numa_node", "rank",     "device",
-                                            "src", "dst", "src_rank",  "dst_rank", "source"};
+  // pair): ignored when grouping values into fleets, so one fleet holds every GPU's value of the
+  // same point. (A rule over imports of one file each may add `source`, which perftest's
+  // importer sets to the file: the rdma rules do.)
+  std::vector<std::string> ignore_params = {"gpu", "nic", "numa_node", "rank",    "device",
+                                            "src", "dst", "src_rank",  "dst_rank"};
   // `scope: node`: each node's parts form their own fleet, so a part is judged against its
   // neighbours in the same chassis (half the GPUs of one node slow) without a fleet of nodes.
   bool per_node = false;

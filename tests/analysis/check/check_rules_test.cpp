@@ -129,6 +129,10 @@ TEST(Rules, ADetailShowsEachItemOfAListBesideTheJudgedFigure) {
                                "    detail: {path: metrics.x, text: \"{a}\"}\n")
                 .find("'detail' is shown by a rule that judges records, not curves"),
             std::string::npos);
+  EXPECT_NE(rules_error(rule + "    fleet: {fraction: 1.1, scope: node}\n"
+                               "    detail: {path: metrics.x, text: \"{a}\"}\n")
+                .find("'detail' is not shown by a rule with relative_to: or a fleet scope:"),
+            std::string::npos);
   // A param's single value: `{value}`.
   const auto fleet_set =
       rules(rule + "    fleet: {fraction: 1.1}\n    detail: {path: params.memory, text: "
