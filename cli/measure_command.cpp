@@ -348,7 +348,7 @@ bool refused_at_start(const std::vector<std::string> &unmet, World &world, Manif
 // How busy other work kept the machine while the points ran, into run.json (cpu_contention):
 // what a noisy point's reader needs first.
 std::string record_contention(Manifest &manifest, const std::optional<CpuTimes> &before,
-                              std::chrono::steady_clock::time_point started) {
+                              std::chrono::steady_clock::time_point started, bool several_ranks) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto contention = cpu_contention(before, read_cpu_times(), wall_s,
@@ -357,7 +357,7 @@ std::string record_contention(Manifest &manifest, const std::optional<CpuTimes> 
     return "";
   manifest.data()["cpu_contention"] = contention->to_json();
   manifest.write();
-  return contention->text();
+  return contention->text(several_ranks);
 }
 
 // The exit status of a run whose points all ran, stored in the fleet history with --db.
@@ -463,8 +463,11 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   std::map<std::string, int> counts;
   const auto cpu_before = read_cpu_times();
   const auto started = std::chrono::steady_clock::now();
+  std::string contention;
   try {
     counts = run_points(plan, ctx, id, output, *manifest, records, resume_hint);
+    // Read before the ranks wait for each other at the end (peers' work is not this window's)
+    contention = record_contention(*manifest, cpu_before, started, world.world_size() > 1);
     if (resume)
       for (const auto &[status, n] : resume->kept_counts())
         counts[status] += n;
@@ -474,8 +477,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
     say_not_stored();
     throw;
   }
-  return finished_run_status(o, counts, noisy, db_url, id.dir,
-                             record_contention(*manifest, cpu_before, started));
+  return finished_run_status(o, counts, noisy, db_url, id.dir, contention);
 }
 
 } // namespace railgauge

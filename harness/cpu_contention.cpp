@@ -88,10 +88,12 @@ nlohmann::json CpuContention::to_json() const {
           {"wall_s", wall_s}};
 }
 
-std::string CpuContention::text() const {
+std::string CpuContention::text(bool several_ranks) const {
   std::string out;
   if (other_cpus >= 0.1)
-    out = fmt::format("other processes kept {:.1f} of {} CPUs busy on average while the points ran",
+    out = fmt::format("other processes{} kept {:.1f} of {} CPUs busy on average while the points "
+                      "ran",
+                      several_ranks ? " (this run's other ranks on this host among them)" : "",
                       other_cpus, cpus);
   if (steal_cpus >= 0.1)
     out += fmt::format("{}the hypervisor took {:.1f} CPUs for other guests",

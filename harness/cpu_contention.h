@@ -20,7 +20,8 @@ struct CpuTimes {
 std::optional<CpuTimes> read_cpu_times(const std::string &proc_root = "/proc");
 
 // Between two readings `wall_s` apart: how many CPUs other processes (and the hypervisor) kept
-// busy on average. Other ranks of the run on this host count as other processes.
+// busy on average. Other ranks of the run on this host count as other processes, and so does
+// kernel work the run causes outside its own process (a loopback peer's softirqs).
 struct CpuContention {
   double other_cpus = 0, steal_cpus = 0;
   int cpus = 0; // the CPUs the kernel accounts (online)
@@ -28,8 +29,9 @@ struct CpuContention {
 
   nlohmann::json to_json() const;
   // "other processes kept 1.8 of 2 CPUs busy on average while the points ran", with the
-  // hypervisor's share where it took any; "" where neither reached a tenth of a CPU.
-  std::string text() const;
+  // hypervisor's share where it took any; "" where neither reached a tenth of a CPU. With
+  // `several_ranks` it says that the run's other ranks on this host are among them.
+  std::string text(bool several_ranks = false) const;
 };
 std::optional<CpuContention> cpu_contention(const std::optional<CpuTimes> &before,
                                             const std::optional<CpuTimes> &after, double wall_s,

@@ -53,6 +53,8 @@ TEST_F(CpuContentionTest, OtherProcessesAreTheBusyTimeLessThisProcesss) {
   EXPECT_EQ(c->text(), "other processes kept 1.8 of 2 CPUs busy on average while the points "
                        "ran; the hypervisor took 0.3 CPUs for other guests");
   EXPECT_EQ(c->to_json().at("other_processes_cpus"), c->other_cpus);
+  EXPECT_EQ(c->text(true).substr(0, 73),
+            "other processes (this run's other ranks on this host among them) kept 1.8");
 }
 
 TEST_F(CpuContentionTest, AnIdleMachineSaysNothingAndAnUnreadableOneIsNotGuessed) {
