@@ -124,9 +124,10 @@ struct RealRecord {
 // corpus (tests/fixtures/verdicts/real/README.md).
 void add_imported_perftest(std::vector<RealRecord> &out) {
   for (const char *dir : {"/tests/fixtures/rdma/perftest", "/tests/fixtures/verdicts/real"})
-    for (const auto &entry : std::filesystem::directory_iterator(kSource + dir)) {
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(kSource + dir)) {
       const auto name = entry.path().filename().string();
-      if (name.rfind("ib_", 0) != 0 && name.find("_ib_") == std::string::npos)
+      if (!entry.is_regular_file() ||
+          (name.rfind("ib_", 0) != 0 && name.find("_ib_") == std::string::npos))
         continue;
       std::vector<Record> imported;
       try {
