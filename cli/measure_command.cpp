@@ -345,13 +345,20 @@ bool refused_at_start(const std::vector<std::string> &unmet, World &world, Manif
   }
 }
 
+// The kernel's CPU accounting and the clock as the first point starts.
+struct ContentionStart {
+  std::optional<CpuTimes> cpu;
+  std::chrono::steady_clock::time_point at;
+};
+
 // How busy other work kept the machine while the points ran, into run.json (cpu_contention):
-// what a noisy point's reader needs first.
-std::string record_contention(Manifest &manifest, const std::optional<CpuTimes> &before,
-                              std::chrono::steady_clock::time_point started, bool several_ranks) {
+// what a noisy point's reader needs first. Read as this rank's points end, before the ranks wait
+// for each other (the peers' last points are not this window's).
+std::string record_contention(Manifest &manifest, const ContentionStart &start,
+                              bool several_ranks) {
   const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const auto contention = cpu_contention(before, read_cpu_times(), wall_s,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start.at).count();
+  const auto contention = cpu_contention(start.cpu, read_cpu_times(), wall_s,
                                          static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
   if (!contention)
     return "";
@@ -461,13 +468,11 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   std::string stopped_early;
   output.stopped_early = &stopped_early;
   std::map<std::string, int> counts;
-  const auto cpu_before = read_cpu_times();
-  const auto started = std::chrono::steady_clock::now();
+  const ContentionStart contention_start{read_cpu_times(), std::chrono::steady_clock::now()};
   std::string contention;
   try {
     counts = run_points(plan, ctx, id, output, *manifest, records, resume_hint);
-    // Read before the ranks wait for each other at the end (peers' work is not this window's)
-    contention = record_contention(*manifest, cpu_before, started, world.world_size() > 1);
+    contention = record_contention(*manifest, contention_start, world.world_size() > 1);
     if (resume)
       for (const auto &[status, n] : resume->kept_counts())
         counts[status] += n;
