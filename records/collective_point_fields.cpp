@@ -5,6 +5,7 @@
 
 #include "harness/record_fields.h"
 #include "records/collective_record.h"
+#include "records/figure_list.h"
 
 namespace railgauge::collectives::record {
 namespace {
@@ -56,16 +57,11 @@ CollectiveFields CollectiveFields::of(Kind kind, std::uint64_t size_bytes, int g
 }
 
 bool CollectiveFields::empty() const {
-  for (const auto &[name, figure] : collective_numbers(*this))
-    if (*figure)
-      return false;
-  return !wrong_elements && !verified;
+  return records::figures_unset(collective_numbers(*this)) && !wrong_elements && !verified;
 }
 
 void CollectiveFields::write(nlohmann::json &metrics) const {
-  for (const auto &[name, figure] : collective_numbers(*this))
-    if (*figure)
-      metrics[name] = **figure;
+  records::put_figures(metrics, collective_numbers(*this));
   if (wrong_elements)
     std::visit([&metrics](auto count) { metrics[kWrongElements] = count; }, *wrong_elements);
   if (verified)
@@ -74,8 +70,7 @@ void CollectiveFields::write(nlohmann::json &metrics) const {
 
 std::optional<CollectiveFields> CollectiveFields::read(const nlohmann::json &metrics) {
   CollectiveFields c;
-  for (const auto &[name, figure] : collective_numbers(c))
-    *figure = f::number(metrics, name);
+  records::take_numbers(metrics, collective_numbers(c));
   c.wrong_elements = wrong_count(metrics);
   c.verified = verified_flag(metrics);
   return c.empty() ? std::nullopt : std::optional(c);

@@ -5,6 +5,7 @@
 
 #include "harness/byte_rates.h"
 #include "harness/record_fields.h"
+#include "records/figure_list.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::rdma::record {
@@ -37,21 +38,6 @@ template <typename Bandwidth> auto bandwidth_counts(Bandwidth &b) {
                     std::pair{kMessagesPerCall, &b.messages_per_call}};
 }
 
-template <typename Figures> void put_rdma_figures(nlohmann::json &obj, const Figures &figures) {
-  for (const auto &[name, figure] : figures)
-    if (*figure)
-      obj[name] = **figure;
-}
-template <typename Figures> bool rdma_figures_unset(const Figures &figures) {
-  for (const auto &[name, figure] : figures)
-    if (*figure)
-      return false;
-  return true;
-}
-template <typename Figures> void take_rdma_numbers(const nlohmann::json &obj, const Figures &fs) {
-  for (const auto &[name, figure] : fs)
-    *figure = f::number(obj, name);
-}
 // A count is never negative: one that is reads as absent, as a figure of another type does.
 template <typename Figures> void take_rdma_counts(const nlohmann::json &obj, const Figures &fs) {
   for (const auto &[name, figure] : fs) {
@@ -73,13 +59,14 @@ template <typename Spread> auto spread_figures(Spread &s) {
 } // namespace
 
 bool LatencyFields::empty() const {
-  return rdma_figures_unset(latency_seconds(*this)) && rdma_figures_unset(latency_counts(*this));
+  return records::figures_unset(latency_seconds(*this)) &&
+         records::figures_unset(latency_counts(*this));
 }
 
 void LatencyFields::write(nlohmann::json &metrics, const char *name) const {
   nlohmann::json summary = nlohmann::json::object();
-  put_rdma_figures(summary, latency_counts(*this));
-  put_rdma_figures(summary, latency_seconds(*this));
+  records::put_figures(summary, latency_counts(*this));
+  records::put_figures(summary, latency_seconds(*this));
   metrics[name] = summary;
 }
 
@@ -89,7 +76,7 @@ std::optional<LatencyFields> LatencyFields::read(const nlohmann::json &metrics, 
     return std::nullopt;
   LatencyFields l;
   take_rdma_counts(*summary, latency_counts(l));
-  take_rdma_numbers(*summary, latency_seconds(l));
+  records::take_numbers(*summary, latency_seconds(l));
   return l;
 }
 
@@ -113,24 +100,25 @@ void BandwidthFields::add_peer(double peer_gbits) {
 }
 
 bool BandwidthFields::empty() const {
-  return rdma_figures_unset(bandwidth_rates(*this)) && rdma_figures_unset(bandwidth_counts(*this));
+  return records::figures_unset(bandwidth_rates(*this)) &&
+         records::figures_unset(bandwidth_counts(*this));
 }
 
 void BandwidthFields::write(nlohmann::json &metrics) const {
-  put_rdma_figures(metrics, bandwidth_counts(*this));
-  put_rdma_figures(metrics, bandwidth_rates(*this));
+  records::put_figures(metrics, bandwidth_counts(*this));
+  records::put_figures(metrics, bandwidth_rates(*this));
 }
 
 std::optional<BandwidthFields> BandwidthFields::read(const nlohmann::json &metrics) {
   BandwidthFields b;
   take_rdma_counts(metrics, bandwidth_counts(b));
-  take_rdma_numbers(metrics, bandwidth_rates(b));
+  records::take_numbers(metrics, bandwidth_rates(b));
   return b.empty() ? std::nullopt : std::optional(b);
 }
 
 void FlowSpreadFields::write(nlohmann::json &metrics, const char *name) const {
   nlohmann::json spread = nlohmann::json::object();
-  put_rdma_figures(spread, spread_figures(*this));
+  records::put_figures(spread, spread_figures(*this));
   spread[kSpreadValues] = values;
   metrics[name] = std::move(spread);
 }
@@ -141,7 +129,7 @@ std::optional<FlowSpreadFields> FlowSpreadFields::read(const nlohmann::json &met
   if (!spread || !spread->is_object())
     return std::nullopt;
   FlowSpreadFields s;
-  take_rdma_numbers(*spread, spread_figures(s));
+  records::take_numbers(*spread, spread_figures(s));
   if (const auto *values = f::field(*spread, kSpreadValues); values && values->is_array())
     for (const auto &v : *values)
       if (v.is_number())
