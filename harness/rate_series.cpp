@@ -46,22 +46,4 @@ nlohmann::json RateSeries::windows(double window_s, const char *name) const {
   return rows;
 }
 
-nlohmann::json across_gpus(std::vector<std::pair<int, double>> gpu_rates, const std::string &name) {
-  nlohmann::json j = nlohmann::json::object();
-  if (gpu_rates.empty())
-    return j;
-  std::sort(gpu_rates.begin(), gpu_rates.end(),
-            [](const auto &a, const auto &b) { return a.second < b.second; });
-  std::vector<double> rates;
-  for (const auto &[gpu, rate] : gpu_rates)
-    rates.push_back(rate);
-  const double mid = railgauge::median(rates);
-  j[name + "_min"] = rates.front();
-  j[name + "_median"] = mid;
-  j[name + "_max"] = rates.back();
-  j[metric::kSlowestGpu] = gpu_rates.front().first;
-  j[metric::kSlowestVsMedian] = mid > 0 ? rates.front() / mid : 0.0;
-  return j;
-}
-
 } // namespace railgauge

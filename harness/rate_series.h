@@ -40,9 +40,4 @@ private:
   std::vector<Point> points_;
 };
 
-// What one phase on every GPU at once says of its GPUs side by side, from each GPU's figure
-// (index, rate): {"<name>_min", "<name>_median", "<name>_max", "slowest_gpu" (its index),
-// "slowest_vs_median"}. Empty without a figure.
-nlohmann::json across_gpus(std::vector<std::pair<int, double>> gpu_rates, const std::string &name);
-
 } // namespace railgauge

@@ -37,6 +37,12 @@ inline std::optional<std::int64_t> integer(const nlohmann::json &obj, std::strin
                                 : static_cast<std::int64_t>(f->get<double>());
 }
 
+// A count: a whole number from 0; absent, negative or of another type reads as 0.
+inline std::uint64_t count(const nlohmann::json &obj, std::string_view name) {
+  const auto n = integer(obj, name);
+  return n && *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
+}
+
 inline std::optional<std::string> text(const nlohmann::json &obj, std::string_view name) {
   const auto *f = field(obj, name);
   return f && f->is_string() ? std::optional(f->get<std::string>()) : std::nullopt;

@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/byte_rates.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/resources.h"
 #include "harness/device_fields.h"
 #include "harness/inventory/gpu_monitor.h"
 #include "harness/inventory/gpu_telemetry.h"
-#include "harness/record_fields.h"
 #include "offload/all_gpus_figures.h"
 #include "offload/link_reader.h"
 #include "offload/offload_benchmark.h"
@@ -144,12 +144,13 @@ Outcome OffloadBenchmark::run_all_gpus(RunContext &ctx, const Point &point) {
   const LinkReader links(nvml_snapshot(), nvml_library_, sysfs_root_);
 
   Outcome outcome;
-  outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes, gpus));
+  const std::uint64_t bytes_per_call = offload_bytes_per_call(path_, bytes, gpus);
+  outcome.metrics = measurement.bandwidth_metrics(bytes_per_call);
   outcome.metrics.update(
       contention_metrics(timed_batches(timer.contention_fractions(), measurement)));
   write_all_gpus_figures(
       gpu_copies(per_gpu, timer, measurement, bytes, links, telemetry),
-      record_fields::number(outcome.metrics, record::kBandwidthGbytesPerS).value_or(0.0),
+      gbytes_per_s_of(static_cast<double>(bytes_per_call), measurement.time_s.median),
       outcome.metrics);
   outcome.metrics[record::kVerified] = false;
   std::vector<unsigned> pus;

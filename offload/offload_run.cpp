@@ -17,6 +17,7 @@
 #include "offload/offload_benchmark.h"
 #include "offload/offload_transfer.h"
 #include "offload/pcie_link.h"
+#include "records/offload_rates.h"
 #include "records/offload_record.h"
 
 namespace railgauge::offload {
@@ -144,18 +145,13 @@ Outcome OffloadBenchmark::run_bidir(RunContext &ctx, const Point &point) {
   outcome.metrics = measurement.bandwidth_metrics(offload_bytes_per_call(path_, bytes));
   const auto link = link_fields(links, info.pci_bus_id, during, h2d_bw + d2h_bw, 2);
   outcome.metrics.update(link_metrics(link, during));
-  outcome.metrics[record::kH2dGbytesPerS] = h2d_bw;
-  outcome.metrics[record::kD2hGbytesPerS] = d2h_bw;
   // Each direction was timed while the other still ran (the timer's padding): their sum is the
   // concurrent aggregate. bandwidth_gbytes_per_s is all bytes over the slower direction's time.
-  outcome.metrics[record::kSumGbytesPerS] = h2d_bw + d2h_bw;
+  record::BidirectionalRates::of(h2d_bw, d2h_bw,
+                                 link.rates ? link.rates->expected_gbytes_per_s : std::nullopt)
+      .write(outcome.metrics);
   outcome.metrics.update(
       contention_metrics(timed_batches(timer.contention_fractions(), measurement)));
-  if (link.rates && link.rates->expected_gbytes_per_s) {
-    const double expected = *link.rates->expected_gbytes_per_s;        // both directions'
-    outcome.metrics[record::kH2dEfficiency] = h2d_bw / (expected / 2); // per direction
-    outcome.metrics[record::kD2hEfficiency] = d2h_bw / (expected / 2);
-  }
   outcome.metrics[record::kVerified] = false;
   add_placement(outcome, info, where, {&host_in, &host_out});
   outcome.device[device::kCpus] = fmt::format("{},{}", where.pu, second.pu);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/byte_rates.h"
 #include "harness/cuda/check.h"
 #include "harness/device_fields.h"
 #include "harness/stats.h"
@@ -47,7 +48,7 @@ double lane_median_s(const GatedLanesTimer &timer, std::size_t lane, const Measu
 }
 
 double gbytes_per_s(std::uint64_t bytes, double seconds) {
-  return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
+  return seconds > 0 ? gbytes_per_s_of(static_cast<double>(bytes), seconds) : 0.0;
 }
 
 HostPlacement placement_of(const RunContext &ctx, const Point &point,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "harness/balance_repeats.h"
+#include "harness/byte_rates.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/gemm_load.h"
 #include "harness/cuda/resources.h"
@@ -89,13 +90,14 @@ Outcome OffloadBenchmark::run_with_gemm(RunContext &ctx, const Point &point) {
   const double copy_bw = gbytes_per_s(bytes, copy_together_s);
   // time_s (from to_json) is the slower lane's time per call of the pair; the bandwidth and
   // the slowdowns are per copy and per GEMM.
-  record::WithGemmFigures{bytes,
-                          gbytes_per_s(bytes, copy_alone_s),
-                          copy_bw,
-                          gemm.flops() / gemm_alone_s / 1e12,
-                          gemm.flops() / gemm_together_s / 1e12,
-                          copy_together_s / copy_alone_s,
-                          gemm_together_s / gemm_alone_s}
+  record::WithGemmFigures{
+      bytes,
+      gbytes_per_s(bytes, copy_alone_s),
+      copy_bw,
+      tflops_of(gemm.flops(), gemm_alone_s),
+      measured_or_nan(tflops_of(gemm.flops(), gemm_together_s), gemm_together_s),
+      copy_together_s / copy_alone_s,
+      gemm_together_s / gemm_alone_s}
       .write(outcome.metrics);
   outcome.metrics.update(
       contention_metrics(timed_batches(both.contention_fractions(), measurement)));

@@ -13,6 +13,7 @@
 #include "rdma/coverage_rounds.h"
 #include "rdma/matrix_ledger.h"
 #include "rdma/pair_report.h"
+#include "records/pair_matrix_fields.h"
 #include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
 
@@ -132,24 +133,19 @@ std::vector<PairResult> results_of(const std::vector<PairReport> &reports) {
   return results;
 }
 
-nlohmann::json pairs_json(const std::vector<PairReport> &reports) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto &r : reports) {
-    nlohmann::json p = {{record::kMatrixEndpoints, {r.result.pair.first, r.result.pair.second}},
-                        {record::kMatrixLatencyP50S, r.result.latency_s},
-                        {record::kBandwidthGbitsPerS, r.result.bandwidth_gbits_per_s}};
-    if (!r.error.empty())
-      p[record::kMatrixError] = r.error;
-    j.push_back(std::move(p));
-  }
-  return j;
+std::vector<record::MatrixPairFields> pair_fields(const std::vector<PairReport> &reports) {
+  std::vector<record::MatrixPairFields> pairs;
+  for (const auto &r : reports)
+    pairs.push_back({r.result.pair, r.result.latency_s, r.result.bandwidth_gbits_per_s,
+                     r.error.empty() ? std::nullopt : std::optional(r.error)});
+  return pairs;
 }
 
-nlohmann::json labels_json(const MatrixEndpoints &eps, const std::vector<int> &which) {
-  nlohmann::json j = nlohmann::json::array();
+std::vector<std::string> labels_of(const MatrixEndpoints &eps, const std::vector<int> &which) {
+  std::vector<std::string> labels;
   for (int e : which)
-    j.push_back(eps.endpoints[static_cast<std::size_t>(e)].label);
-  return j;
+    labels.push_back(eps.endpoints[static_cast<std::size_t>(e)].label);
+  return labels;
 }
 
 } // namespace
@@ -240,38 +236,28 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
   }
   if (ctx.rank() != 0)
     return out;
-  nlohmann::json endpoints_j = nlohmann::json::array(), bad_j = nlohmann::json::array(),
-                 findings_j = nlohmann::json::array();
+  record::PairMatrixFields fields;
   for (std::size_t i = 0; i < eps.endpoints.size(); ++i)
-    endpoints_j.push_back({{record::kMatrixEndpoint, i},
-                           {record::kMatrixRank, eps.owner_rank[i]},
-                           {record::kMatrixNode, eps.endpoints[i].node},
-                           {record::kMatrixRail, eps.endpoints[i].rail},
-                           {record::kMatrixLabel, eps.endpoints[i].label}});
+    fields.endpoints.push_back({static_cast<record::MatrixEndpointIndex>(i), eps.owner_rank[i],
+                                eps.endpoints[i].node, eps.endpoints[i].rail,
+                                eps.endpoints[i].label});
   for (const auto &b : bad)
-    bad_j.push_back({{record::kMatrixEndpoints, {b.pair.first, b.pair.second}},
-                     {record::kMatrixLabels, labels_json(eps, {b.pair.first, b.pair.second})},
-                     {record::kMatrixWhy, b.why}});
+    fields.bad_pairs.push_back({b.pair, labels_of(eps, {b.pair.first, b.pair.second}), b.why});
   for (const auto &f : findings)
-    findings_j.push_back({{record::kMatrixFindingKind, f.kind},
-                          {record::kMatrixEndpoints, f.endpoints},
-                          {record::kMatrixLabels, labels_json(eps, f.endpoints)},
-                          {record::kMatrixFindingText, f.text}});
-  out.metrics[record::kEndpoints] = endpoints_j;
-  out.metrics[record::kPairing] =
-      spec.mode == PairMode::rail_aligned ? "rail_aligned" : "all_to_all";
-  out.metrics[record::kRounds] = rounds.size();
+    fields.findings.push_back(
+        {f.kind, {f.endpoints.begin(), f.endpoints.end()}, labels_of(eps, f.endpoints), f.text});
+  fields.pairing = spec.mode == PairMode::rail_aligned ? "rail_aligned" : "all_to_all";
+  fields.rounds = rounds.size();
   if (spec.coverage_k > 0) {
-    out.metrics[record::kPairing] = "coverage";
-    out.metrics[record::kCoveragePlan] = coverage.how;
-    out.metrics[record::kCoverageMissing] = coverage.missing;
+    fields.pairing = "coverage";
+    fields.coverage_plan = coverage.how;
+    fields.coverage_missing = coverage.missing;
   }
-  out.metrics[record::kPairs] = pairs_json(matrix);
-  out.metrics[record::kFleetMinLatencyS] = ref.min_latency_s;
-  out.metrics[record::kFleetMaxBandwidthGbitsPerS] = ref.max_bandwidth_gbits_per_s;
-  out.metrics[record::kBadPairs] = bad_j;
-  out.metrics[record::kRetests] = pairs_json(retests);
-  out.metrics[record::kFindings] = findings_j;
+  fields.pairs = pair_fields(matrix);
+  fields.fleet_min_latency_s = ref.min_latency_s;
+  fields.fleet_max_bandwidth_gbits_per_s = ref.max_bandwidth_gbits_per_s;
+  fields.retests = pair_fields(retests);
+  fields.write(out.metrics);
   return out;
 }
 

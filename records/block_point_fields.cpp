@@ -1,5 +1,6 @@
 #include "records/block_point_fields.h"
 
+#include "harness/byte_rates.h"
 #include "harness/record_fields.h"
 #include "records/block_record.h"
 #include "records/gemm_cublaslt_fields.h"
@@ -48,7 +49,7 @@ BlockFigures BlockFigures::of(std::vector<PhaseFields> phases, double gemm_time_
   b.gemm_time_s = gemm_time_s;
   b.collective_time_s = collective_time_s;
   b.flops_per_block = flops;
-  b.block_tflops = gemm::record::tflops_of(flops, block_median_s);
+  b.block_tflops = tflops_of(flops, block_median_s);
   b.phases = std::move(phases);
   return b;
 }

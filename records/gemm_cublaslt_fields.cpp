@@ -57,8 +57,6 @@ void read_figures(const nlohmann::json &metrics, const Figures &figures) {
 
 } // namespace
 
-double tflops_of(double flops, double time_s) { return time_s > 0 ? flops / time_s / 1e12 : 0.0; }
-
 GemmRates GemmRates::of(double flops, double bytes, const Summary &time_s, double peak_tflops) {
   GemmRates r;
   r.flops_per_call = flops;

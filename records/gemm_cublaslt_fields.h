@@ -10,13 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/byte_rates.h"
 #include "harness/stats.h"
 
 namespace railgauge::gemm::record {
-
-// TFLOP/s of `flops` run in `time_s` seconds, 0 where the time is not positive (nothing ran):
-// the one sum behind every rate a gemm.cublaslt* or gemm.cpu_blas* record states.
-double tflops_of(double flops, double time_s);
 
 // What one call does and how fast it ran, at the median and at the fastest call, against the
 // dtype's dense peak where one is known. All but tflops may be absent on reading: a record

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "harness/byte_rates.h"
 #include "harness/record_fields.h"
 #include "harness/stats.h"
 #include "records/gemm_cublaslt_fields.h"

@@ -17,6 +17,7 @@
 #include "harness/metric_names.h"
 #include "harness/record.h"
 #include "harness/record_fields.h"
+#include "records/across_gpu_figures.h"
 #include "records/gemm_cublaslt_fields.h"
 #include "records/metric_field.h"
 
@@ -111,6 +112,9 @@ inline constexpr const char *kBestEfficiency = "best_efficiency";
 inline constexpr const char *kTflopsMax = "tflops_max";
 inline constexpr const char *kTflopsMin = "tflops_min";
 inline constexpr const char *kTflopsMedian = "tflops_median";
+// gemm.burn: the names its TFLOP/s over the GPUs are written under
+inline constexpr records::AcrossGpuNames kBurnTflopsAcrossGpus{kTflopsMin, kTflopsMedian,
+                                                               kTflopsMax};
 inline constexpr const char *kFlopsPerCall = "flops_per_call";
 inline constexpr const char *kBytesPerCall = metric::kBytesPerCall; // operands and output, once
 inline constexpr const char *kVerified = metric::kVerified;
@@ -153,6 +157,12 @@ inline constexpr const char *kAlgoInnerShapeId = "inner_shape_id";
 inline constexpr const char *kAlgoClusterShapeId = "cluster_shape_id";
 inline constexpr const char *kAlgoWavesCount = "waves_count";
 inline constexpr const char *kAlgoError = "error";
+// ... kCandidates' and kRefusedAlgos' entries beside an algorithm's fields: which GEMM of the point
+// (its index), the candidate's place in the heuristic's list, its screening time and rate
+inline constexpr const char *kAlgoGemm = "gemm";
+inline constexpr const char *kAlgoRank = "rank";
+inline constexpr const char *kAlgoScreenTimeS = "screen_time_s";
+inline constexpr const char *kAlgoScreenTflops = "screen_tflops";
 inline constexpr const char *kVerifiedElements = "verified_elements";
 inline constexpr const char *kWrongElements = metric::kWrongElements;
 inline constexpr const char *kWorstErrorOverBound = "worst_error_over_bound";

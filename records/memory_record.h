@@ -3,11 +3,13 @@
 // metric names that the family writes and analysis and the shipped rules read. The bandwidth
 // metrics are the measurement core's (harness/metric_names.h). The STREAM-like points
 // (memory.host_*, memory.hbm_*) are written and read through one struct, MemoryPoint
-// (records/memory_point.h); memory.burn, memory.pattern and memory.peer_copy are still written
-// by these names directly.
+// (records/memory_point.h); memory.burn's, memory.pattern's and memory.peer_copy's figures in
+// each GPU's object through theirs (records/memory_burn_figures.h), and over the GPUs through
+// records/across_gpu_figures.h.
 #include <array>
 
 #include "harness/metric_names.h"
+#include "records/across_gpu_figures.h"
 #include "records/metric_field.h"
 
 namespace railgauge::memory::record {
@@ -109,6 +111,9 @@ inline constexpr const char *kBadWordRound = "round";
 inline constexpr const char *kBurnBandwidthMinGbytesPerS = "bandwidth_gbytes_per_s_min";
 inline constexpr const char *kBurnBandwidthMedianGbytesPerS = "bandwidth_gbytes_per_s_median";
 inline constexpr const char *kBurnBandwidthMaxGbytesPerS = "bandwidth_gbytes_per_s_max";
+// ... and memory.peer_copy's: the names the GB/s over the GPUs are written under
+inline constexpr records::AcrossGpuNames kBurnBandwidthAcrossGpus{
+    kBurnBandwidthMinGbytesPerS, kBurnBandwidthMedianGbytesPerS, kBurnBandwidthMaxGbytesPerS};
 
 // The field table: every metric a memory record may carry, its unit and what it means
 // (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.

@@ -60,6 +60,9 @@ inline constexpr const char *kPerftestNotComputed = "perftest_not_computed";
 inline constexpr const char *kCount = "count";
 // ... nvbandwidth's: the testcase, its matrix and variant, the cell's row and column and what each
 // names (a GPU, the host), and how a bidirectional figure was counted
+// nvbandwidth's import: what concerns the run, and one key per testcase under the prefix
+inline constexpr const char *kNvbandwidthRunKey = "import.nvbandwidth";
+inline constexpr const char *kNvbandwidthKeyPrefix = "import.nvbandwidth.";
 inline constexpr const char *kTestcase = "testcase";
 inline constexpr const char *kMatrix = "matrix";
 inline constexpr const char *kVariant = "variant";

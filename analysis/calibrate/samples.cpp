@@ -206,10 +206,13 @@ std::optional<GemmSample> gemm_sample(const Record &r, int host_cores, std::stri
 // the copy kernel's bytes (read and written, as the HBM copy records count them).
 std::optional<MemorySample> burn_memory_sample(const Record &r, std::string &why) {
   const auto size = number(r.params, memory::record::kSizeBytes);
-  const auto gbytes_per_s = number(r.metrics, memory::record::kBurnBandwidthMedianGbytesPerS);
+  const auto across =
+      records::AcrossGpuFigures::read(r.metrics, memory::record::kBurnBandwidthAcrossGpus);
+  const auto gbytes_per_s = across ? std::optional(across->median) : std::nullopt;
   if (!size || !gbytes_per_s || !(*size > 0) || !(*gbytes_per_s > 0) ||
-      text(r.params, "kernel").value_or("") != "copy") {
-    why = "memory.burn without a copy kernel's size_bytes and bandwidth_gbytes_per_s_median";
+      text(r.params, memory::record::kKernel).value_or("") != "copy") {
+    why = fmt::format("memory.burn without a copy kernel's {} and {}", memory::record::kSizeBytes,
+                      memory::record::kBurnBandwidthMedianGbytesPerS);
     return std::nullopt;
   }
   MemorySample s;

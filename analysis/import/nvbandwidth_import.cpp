@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/bounded_input.h"
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/metric_names.h"
 #include "harness/number_text.h"
@@ -206,7 +207,7 @@ bool is_ordinal(const std::string &label) {
 }
 
 std::string key_of(const std::string &testcase) {
-  std::string key = "import.nvbandwidth.";
+  std::string key = peer::record::kNvbandwidthKeyPrefix;
   for (char c : testcase)
     key += std::isalnum(static_cast<unsigned char>(c))
                ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
@@ -291,9 +292,9 @@ void append_matrix_records(const RecordBase &base, const NvbTestcase &t, std::si
       const std::string &gpu_label = by_row ? m.row_labels[ri] : m.column_labels[ci];
       const std::string pci = pci_of(base.doc, gpu_label);
       if (!pci.empty())
-        r.device["pci"] = pci;
+        r.device[device::kPci] = pci;
       else if (is_ordinal(gpu_label))
-        r.device["gpu"] = gpu_label; // no bus id printed (before v0.5): the CUDA ordinal
+        r.device[device::kGpu] = gpu_label; // no bus id printed (before v0.5): the CUDA ordinal
       if (meaning.direction == "bidirectional")
         r.params[p::kBidirectionalFigure] = bidirectional_figure(m.variant);
       if (meaning.latency) {
@@ -313,8 +314,8 @@ void append_run_records(const RecordBase &base, std::vector<Record> &records) {
   const NvbDocument &doc = base.doc;
   const auto about_the_run = [&](Status status, std::string reason) {
     Record r = base(NvbTestcase{});
-    r.key = "import.nvbandwidth";
-    r.params.erase("testcase");
+    r.key = peer::record::kNvbandwidthRunKey;
+    r.params.erase(peer::record::kTestcase);
     r.status = status;
     r.reason = std::move(reason);
     records.push_back(std::move(r));

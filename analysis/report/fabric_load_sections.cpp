@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 
 #include "analysis/report/svg.h"
+#include "harness/device_fields.h"
 #include "harness/record_fields.h"
 #include "harness/stats.h"
+#include "records/fabric_load_fields.h"
 #include "records/rdma_point_fields.h"
 #include "records/rdma_record.h"
 
@@ -27,9 +29,8 @@ bool ok_with_role(const Record &r, const char *key, const char *role) {
 
 // "node02", with its NIC when the record names one: "node02 mlx5_0".
 std::string end_name(const Record &r) {
-  if (r.device.is_object() && r.device.contains("nic") && r.device["nic"].is_string() &&
-      !r.device["nic"].get<std::string>().empty())
-    return r.host + " " + r.device["nic"].get<std::string>();
+  if (const auto nic = record_fields::text(r.device, device::kNic); nic && !nic->empty())
+    return r.host + " " + *nic;
   return r.host;
 }
 
@@ -73,19 +74,19 @@ SenderHosts sender_hosts(const analysis::RunSet &runs) {
   return hosts;
 }
 
-// A receiver's flows, one per sender: from metrics.flows, else the bare values.
-std::vector<std::pair<std::string, double>> flows_of(const Record &r, const SenderHosts &hosts) {
+// A receiver's flows, one per sender: from its incast figures' flows, else the bare values.
+std::vector<std::pair<std::string, double>> flows_of(const Record &r,
+                                                     const std::optional<rr::IncastFigures> &incast,
+                                                     const SenderHosts &hosts) {
   std::vector<std::pair<std::string, double>> flows;
   const std::string receiver = text(r.params[rr::kReceiver]);
-  if (r.metrics.contains(rr::kFlows) && r.metrics[rr::kFlows].is_array()) {
-    for (const auto &f : r.metrics[rr::kFlows]) {
-      const auto gbits = record_fields::number(f, "gbits_per_s");
-      if (!gbits || !f.contains("rank") || !f["rank"].is_number_integer())
-        continue;
-      const int rank = f["rank"].get<int>();
+  if (incast && incast->flows) {
+    for (const auto &f : *incast->flows) {
+      const int rank = static_cast<int>(f.rank);
       const auto host = hosts.of(r.run, receiver, rank);
-      flows.emplace_back(
-          host ? fmt::format("{} (rank {})", *host, rank) : fmt::format("rank {}", rank), *gbits);
+      flows.emplace_back(host ? fmt::format("{} (rank {})", *host, rank)
+                              : fmt::format("rank {}", rank),
+                         f.gbits_per_s);
     }
     return flows;
   }
@@ -106,7 +107,8 @@ void incast_section(Page &page, const analysis::RunSet &runs) {
     for (const auto &r : run.records) {
       if (!ok_with_role(r, rr::kIncast, rr::kRoleReceiver) || !r.params.contains(rr::kReceiver))
         continue;
-      const auto flows = flows_of(r, hosts);
+      const auto incast = rr::IncastFigures::read(r.metrics);
+      const auto flows = flows_of(r, incast, hosts);
       if (flows.empty())
         continue;
       std::vector<std::string> labels;
@@ -132,12 +134,12 @@ void incast_section(Page &page, const analysis::RunSet &runs) {
                           fmt::format("{:.0f}% of the median flow", kFlowShareOfMedian * 100)) +
                 "</figure>\n";
       const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-      const auto over_line = record_fields::number(r.metrics, rr::kAggregateOverLineRate);
+      const auto over_line = incast ? incast->aggregate_over_line_rate : std::nullopt;
       const auto paused = record_fields::number(r.metrics, rr::kPfcPauseFraction);
       rows.push_back({who, std::to_string(values.size()),
-                      fixed(record_fields::number(r.metrics, rr::kAggregateGbitsPerS)),
+                      fixed(incast ? incast->aggregate_gbits_per_s : std::nullopt),
                       over_line ? fmt::format("{:.0f}%", 100 * *over_line) : "-",
-                      fixed(record_fields::number(r.metrics, rr::kJainFairnessIndex), "{:.3f}"),
+                      fixed(incast ? incast->jain_fairness_index : std::nullopt, "{:.3f}"),
                       fmt::format("{:.4g}", *lo), fmt::format("{:.4g}", median_flow),
                       fmt::format("{:.4g}", *hi),
                       paused ? fmt::format("{:.1f}%", 100 * *paused) : "-"});

@@ -11,7 +11,10 @@
 #include "analysis/report/report.h"
 #include "analysis/report/report_page.h"
 #include "analysis/report/svg.h"
+#include "harness/record_fields.h"
 #include "harness/stats.h"
+#include "records/pair_matrix_fields.h"
+#include "records/peer_record.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::report {
@@ -31,57 +34,40 @@ struct PairMatrixView {
   std::vector<std::vector<std::string>> finding_rows = {{"kind", "finding"}};
 };
 
-std::optional<std::size_t> endpoint_index(const json &v, std::size_t n) {
-  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
-      static_cast<std::size_t>(v.get<std::int64_t>()) >= n)
+// The two endpoints an entry names, when both are in range.
+std::optional<std::pair<std::size_t, std::size_t>>
+pair_in_range(const std::pair<r::MatrixEndpointIndex, r::MatrixEndpointIndex> &ends,
+              std::size_t n) {
+  const auto in_range = [n](r::MatrixEndpointIndex e) {
+    return e >= 0 && static_cast<std::size_t>(e) < n;
+  };
+  if (!in_range(ends.first) || !in_range(ends.second))
     return std::nullopt;
-  return static_cast<std::size_t>(v.get<std::int64_t>());
+  return std::pair{static_cast<std::size_t>(ends.first), static_cast<std::size_t>(ends.second)};
 }
 
-// The two endpoints an entry names ("endpoints": [a, b]), when both are in range.
-std::optional<std::pair<std::size_t, std::size_t>> pair_of(const json &entry, std::size_t n) {
-  if (!entry.is_object() || !entry.contains(r::kMatrixEndpoints) ||
-      !entry[r::kMatrixEndpoints].is_array() || entry[r::kMatrixEndpoints].size() != 2)
-    return std::nullopt;
-  const auto a = endpoint_index(entry[r::kMatrixEndpoints][0], n);
-  const auto b = endpoint_index(entry[r::kMatrixEndpoints][1], n);
-  if (!a || !b)
-    return std::nullopt;
-  return std::pair{*a, *b};
-}
-
-std::optional<PairMatrixView> pair_matrix_view(const json &m) {
-  if (!m.is_object() || !m.contains(r::kMatrixEndpoints) || !m[r::kMatrixEndpoints].is_array() ||
-      !m.contains(r::kPairs) || !m[r::kPairs].is_array())
+std::optional<PairMatrixView> pair_matrix_view(const json &metrics) {
+  const auto m = r::PairMatrixFields::read(metrics);
+  if (!m)
     return std::nullopt;
   PairMatrixView v;
-  for (const auto &e : m[r::kMatrixEndpoints])
-    v.labels.push_back(e.is_object() && e.contains(r::kMatrixLabel) ? text(e[r::kMatrixLabel])
-                                                                    : "?");
+  for (const auto &e : m->endpoints)
+    v.labels.push_back(e.label.value_or("?"));
   const std::size_t n = v.labels.size();
   v.bandwidth.assign(n, std::vector<std::optional<double>>(n));
   v.bad.assign(n, std::vector<bool>(n));
-  for (const auto &p : m[r::kPairs])
+  for (const auto &p : m->pairs)
     // A pair that failed has no figure: not measured, rather than a 0 that flattens the scale.
-    if (const auto ab = pair_of(p, n); ab && !p.contains(r::kMatrixError) &&
-                                       p.contains(r::kBandwidthGbitsPerS) &&
-                                       p[r::kBandwidthGbitsPerS].is_number()) {
-      const double gbits = p[r::kBandwidthGbitsPerS].get<double>();
-      v.bandwidth[ab->first][ab->second] = v.bandwidth[ab->second][ab->first] = gbits;
+    if (const auto ab = pair_in_range(p.endpoints, n); ab && !p.error && p.bandwidth_gbits_per_s)
+      v.bandwidth[ab->first][ab->second] = v.bandwidth[ab->second][ab->first] =
+          *p.bandwidth_gbits_per_s;
+  for (const auto &b : m->bad_pairs)
+    if (const auto ab = pair_in_range(b.endpoints, n)) {
+      v.bad[ab->first][ab->second] = v.bad[ab->second][ab->first] = true;
+      v.bad_rows.push_back({v.labels[ab->first] + " <-> " + v.labels[ab->second], b.why});
     }
-  if (m.contains(r::kBadPairs) && m[r::kBadPairs].is_array())
-    for (const auto &b : m[r::kBadPairs])
-      if (const auto ab = pair_of(b, n)) {
-        v.bad[ab->first][ab->second] = v.bad[ab->second][ab->first] = true;
-        v.bad_rows.push_back({v.labels[ab->first] + " <-> " + v.labels[ab->second],
-                              b.contains(r::kMatrixWhy) ? text(b[r::kMatrixWhy]) : ""});
-      }
-  if (m.contains(r::kFindings) && m[r::kFindings].is_array())
-    for (const auto &f : m[r::kFindings])
-      if (f.is_object() && f.contains(r::kMatrixFindingText))
-        v.finding_rows.push_back(
-            {f.contains(r::kMatrixFindingKind) ? text(f[r::kMatrixFindingKind]) : "",
-             text(f[r::kMatrixFindingText])});
+  for (const auto &f : m->findings)
+    v.finding_rows.push_back({f.kind, f.text});
   return v;
 }
 
@@ -100,21 +86,23 @@ void nvbandwidth_section(Page &page, const analysis::RunSet &runs) {
   for (const auto &run : runs.runs) {
     const std::string label = run_label(runs, run);
     for (const auto &r : run.records) {
-      if (r.status != Status::ok || !r.key.starts_with("import.nvbandwidth.") ||
-          !r.params.contains("row") || !r.params.contains("column") ||
-          !r.metrics.contains("bandwidth_gbytes_per_s") ||
-          !r.metrics["bandwidth_gbytes_per_s"].is_number())
+      namespace f = record_fields;
+      namespace p = peer::record;
+      const auto row = f::text(r.params, p::kRow), column = f::text(r.params, p::kColumn);
+      const auto gbytes_per_s = f::number(r.metrics, metric::kBandwidthGbytesPerS);
+      if (r.status != Status::ok || !r.key.starts_with(p::kNvbandwidthKeyPrefix) || !row ||
+          !column || !gbytes_per_s)
         continue;
-      Matrix &m = matrices[r.key.substr(19) + (label.empty() ? "" : " (" + label + ")")];
-      m.caption = r.params.contains("caption") ? text(r.params["caption"]) : "";
+      Matrix &m = matrices[r.key.substr(std::string_view(p::kNvbandwidthKeyPrefix).size()) +
+                           (label.empty() ? "" : " (" + label + ")")];
+      m.caption = f::text(r.params, p::kCaption).value_or("");
       const auto kind = [&](const char *param, const char *none) {
-        const std::string k = r.params.contains(param) ? text(r.params[param]) : "";
+        const std::string k = f::text(r.params, param).value_or("");
         return k.empty() ? std::string(none) : k;
       };
-      m.row_kind = kind("row_kind", "one row");
-      m.column_kind = kind("column_kind", "column");
-      m.cells[{text(r.params["row"]), text(r.params["column"])}] =
-          r.metrics["bandwidth_gbytes_per_s"].get<double>();
+      m.row_kind = kind(p::kRowKind, "one row");
+      m.column_kind = kind(p::kColumnKind, "column");
+      m.cells[{*row, *column}] = *gbytes_per_s;
     }
   }
   if (matrices.empty())

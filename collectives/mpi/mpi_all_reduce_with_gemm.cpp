@@ -14,6 +14,7 @@
 #include "collectives/mpi/mpi_collective.h"
 #include "collectives/with_gemm.h"
 #include "collectives/wrong_elements.h"
+#include "harness/byte_rates.h"
 #include "harness/lane_contention.h"
 #include "harness/run_context.h"
 #include "harness/stats.h"
@@ -184,8 +185,9 @@ public:
         p.size_bytes, ranks));
     out.metrics.update(contention_metrics(both_contention));
     out.metrics.update(window_metrics(o.balanced, o.padding));
-    out.metrics[record::kGemmAloneGflops] = gemm.flops() / o.gemm_alone_s / 1e9;
-    out.metrics[record::kGemmConcurrentGflops] = gemm.flops() / gemm_concurrent_s / 1e9;
+    out.metrics[record::kGemmAloneGflops] = gflops_of(gemm.flops(), o.gemm_alone_s);
+    out.metrics[record::kGemmConcurrentGflops] =
+        measured_or_nan(gflops_of(gemm.flops(), gemm_concurrent_s), gemm_concurrent_s);
     out.metrics[record::kGemmSlowestRank] = o.both.gemm.slowest_rank;
     add_wrong_total(out.metrics, static_cast<std::uint64_t>(wrong_all));
     out.metrics[record::kWrongElementsThisRank] = mine.wrong;

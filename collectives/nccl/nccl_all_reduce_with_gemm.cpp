@@ -18,6 +18,7 @@
 #include "collectives/nccl/nccl_point.h"
 #include "collectives/with_gemm.h"
 #include "collectives/wrong_elements.h"
+#include "harness/byte_rates.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/gemm_load.h"
 #include "harness/cuda/resources.h"
@@ -313,8 +314,9 @@ public:
         {o.all_reduce_alone_s, o.both.all_reduce.time_s.median, o.gemm_alone_s, gemm_concurrent_s},
         p.size_bytes, n));
     const double flops = gpus.front()->gemm.flops();
-    out.metrics[record::kGemmAloneTflops] = flops / o.gemm_alone_s / 1e12;
-    out.metrics[record::kGemmConcurrentTflops] = flops / gemm_concurrent_s / 1e12;
+    out.metrics[record::kGemmAloneTflops] = tflops_of(flops, o.gemm_alone_s);
+    out.metrics[record::kGemmConcurrentTflops] =
+        measured_or_nan(tflops_of(flops, gemm_concurrent_s), gemm_concurrent_s);
     out.metrics.update(window_metrics(o.balanced, o.padding));
     out.metrics[record::kGemmSlowestRank] = o.both.gemm.slowest_rank;
     out.metrics[record::kTelemetry] = telemetry_json;

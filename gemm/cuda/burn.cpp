@@ -14,6 +14,7 @@
 #include "harness/every_gpu.h"
 #include "harness/every_gpu_status.h"
 #include "harness/rate_series.h"
+#include "records/gemm_burn_figures.h"
 #include "records/gemm_record.h"
 #include "records/gpu_part.h"
 
@@ -32,18 +33,20 @@ std::string gpu_label(const BurnGpuResult &g) {
 } // namespace
 
 nlohmann::json BurnGpuResult::to_json() const {
-  nlohmann::json j = {{record::kBurnIndex, index},
-                      {record::kBurnIterations, iterations},
-                      {record::kBurnBadIterations, bad_iterations},
-                      {record::kBurnFirstBadIteration, first_bad_iteration},
-                      {record::kBurnMismatchedElements, mismatched_elements},
-                      {record::kBurnNanElements, nan_elements},
-                      {record::kBurnInfElements, inf_elements},
-                      {record::kBurnReferenceCheckedElements, reference_checked},
-                      {record::kBurnReferenceWrongElements, reference_wrong},
-                      {record::kTflops, tflops},
-                      {record::kTflopsMin, tflops_min},
-                      {record::kBurnAlgo, algo}};
+  nlohmann::json j = nlohmann::json::object();
+  record::GemmBurnGpuFigures{.index = index,
+                             .iterations = iterations,
+                             .bad_iterations = bad_iterations,
+                             .first_bad_iteration = first_bad_iteration,
+                             .mismatched_elements = mismatched_elements,
+                             .nan_elements = nan_elements,
+                             .inf_elements = inf_elements,
+                             .reference_checked = reference_checked,
+                             .reference_wrong = reference_wrong,
+                             .tflops = tflops,
+                             .tflops_min = tflops_min,
+                             .algo = algo}
+      .write(j);
   records::gpu_part_of(*this, index,
                        error ? Status::error : (corrupt() ? Status::failed : Status::ok))
       .write(j);
@@ -78,7 +81,8 @@ Outcome burn_outcome(const std::vector<BurnGpuResult> &gpus, double flops_per_ge
   }
   out.metrics[record::kGpus] = list;
   out.metrics[record::kFlopsPerCall] = flops_per_gemm;
-  out.metrics.update(across_gpus(speeds, record::kTflops));
+  if (const auto across = records::AcrossGpuFigures::of(speeds))
+    across->write(out.metrics, record::kBurnTflopsAcrossGpus);
   if (gpus.size() == 1)
     out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};
   out.metrics[record::kVerified] = corrupt.empty() && broke.empty() && !gpus.empty();

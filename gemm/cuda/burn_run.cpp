@@ -12,6 +12,7 @@
 #include "gemm/cuda/gemm_kernels.h"
 #include "gemm/cuda/lt_matmul.h"
 #include "gemm/cuda/reference_check.h"
+#include "harness/byte_rates.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
@@ -138,11 +139,10 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
           const cublasStatus_t status = lt.run(handle, algo, a.get(), b.get(), output(slot++),
                                                workspace.get(), workspace.bytes(), stream);
           if (status != CUBLAS_STATUS_SUCCESS)
-            throw BackendError(
-                gpu::status_message(status, "cublasLtMatmul", __FILE__, __LINE__));
+            throw BackendError(gpu::status_message(status, "cublasLtMatmul", __FILE__, __LINE__));
         },
         ring);
-    tflops.add(elapsed_s(), record::tflops_of(gemm_flops(s) * ring, batch_s));
+    tflops.add(elapsed_s(), tflops_of(gemm_flops(s) * ring, batch_s));
     RAILGAUGE_CUDA_CALL(cudaMemsetAsync(counters.get(), 0, counters.bytes(), stream));
     for (int i = 0; i < ring; ++i)
       compare_outputs(golden.get(), output(i), c_elements, storage.output,

@@ -12,6 +12,7 @@
 #include "gemm/cuda/lt_matmul.h"
 #include "gemm/cuda/reference_check.h"
 #include "gemm/gpu_peaks.h"
+#include "harness/byte_rates.h"
 #include "harness/cuda/check.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/event_timer.h"
@@ -170,14 +171,14 @@ nlohmann::json screen_candidates(RunContext &ctx, gpu::CudaEventTimer &timer, Ru
     double best_median = 0;
     for (std::size_t c = 0; c < x.candidates.size(); ++c) {
       nlohmann::json entry = algo_json(x.candidates[c]);
-      entry["gemm"] = g;
-      entry["rank"] = c;
+      entry[record::kAlgoGemm] = g;
+      entry[record::kAlgoRank] = c;
       std::vector<const cublasLtMatmulAlgo_t *> picks = heuristic_picks;
       picks[g] = &x.candidates[c].algo;
       const Measurement m = ctx.measure(
           timer, [&] { runner.call(picks, static_cast<std::ptrdiff_t>(g)); }, &settle);
-      entry["screen_time_s"] = m.time_s.median;
-      entry["screen_tflops"] = record::tflops_of(gemm_flops(x.shape), m.time_s.median);
+      entry[record::kAlgoScreenTimeS] = m.time_s.median;
+      entry[record::kAlgoScreenTflops] = tflops_of(gemm_flops(x.shape), m.time_s.median);
       candidates.push_back(entry);
       if (best_median == 0 || m.time_s.median < best_median) {
         best_median = m.time_s.median;
@@ -276,8 +277,9 @@ Outcome no_algorithm_outcome(const GemmOperands &x, Dtype dtype, Layout layout,
       to_string(layout), info.name,
       x.offered == 0 ? std::string("its heuristic offers none")
                      : fmt::format("it refused all {} its heuristic offered", x.offered),
-      refused.empty() ? std::string()
-                      : "; the last refusal: " + refused.back().at("error").get<std::string>()));
+      refused.empty()
+          ? std::string()
+          : "; the last refusal: " + refused.back().at(record::kAlgoError).get<std::string>()));
   waived.metrics[record::kRefusedAlgos] = refused;
   if (!gemms.is_null())
     waived.metrics[record::kGemms] = gemms;
@@ -317,7 +319,7 @@ Outcome run_cublaslt(RunContext &ctx, const GemmPlan &plan, const CublasLtOption
     // heuristic's pick is then its first candidate that runs.
     for (auto &entry : drop_refused(x.lt, handle, x.candidates, x.a_at(0), x.b_at(0), x.c_at(0),
                                     workspace.get(), workspace.bytes(), stream)) {
-      entry["gemm"] = g;
+      entry[record::kAlgoGemm] = g;
       refused.push_back(std::move(entry));
     }
     if (x.candidates.empty())

@@ -12,6 +12,7 @@
 #include "harness/every_gpu_status.h"
 #include "harness/rate_series.h"
 #include "records/gpu_part.h"
+#include "records/memory_burn_figures.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -42,11 +43,10 @@ HbmBurnOptions hbm_burn_options(const Point &point, int gpus_visible) {
 } // namespace
 
 nlohmann::json HbmBurnGpuResult::to_json() const {
-  nlohmann::json j = {{record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s},
-                      {record::kPerGpuBandwidthMinGbytesPerS, bandwidth_min_gbytes_per_s},
-                      {record::kPerGpuCalls, calls},
-                      {record::kPerGpuElements, elements},
-                      {record::kWrongElements, wrong_elements}};
+  nlohmann::json j = nlohmann::json::object();
+  record::HbmBurnGpuFigures{bandwidth_gbytes_per_s, bandwidth_min_gbytes_per_s, calls, elements,
+                            wrong_elements}
+      .write(j);
   records::gpu_part_of(*this, gpu,
                        error ? Status::error : (wrong_elements > 0 ? Status::failed : Status::ok))
       .write(j);
@@ -71,7 +71,8 @@ Outcome hbm_burn_outcome(const std::vector<HbmBurnGpuResult> &gpus) {
       rates.emplace_back(g.gpu, g.bandwidth_gbytes_per_s);
   }
   out.metrics[record::kPerGpu] = list;
-  out.metrics.update(across_gpus(rates, record::kBandwidthGbytesPerS));
+  if (const auto across = records::AcrossGpuFigures::of(rates))
+    across->write(out.metrics, record::kBurnBandwidthAcrossGpus);
   out.metrics[record::kWrongElements] = wrong_total;
   if (gpus.size() == 1)
     out.device = {{device::kGpu, gpus.front().uuid}, {device::kPci, gpus.front().pci}};

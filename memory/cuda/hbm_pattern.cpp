@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/byte_rates.h"
 #include "harness/cuda/device.h"
 #include "harness/cuda/every_gpu_check.h"
 #include "harness/device_fields.h"
@@ -13,6 +14,7 @@
 #include "harness/every_gpu.h"
 #include "harness/every_gpu_status.h"
 #include "records/gpu_part.h"
+#include "records/memory_burn_figures.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -92,32 +94,29 @@ double HbmPatternGpuResult::bandwidth_gbytes_per_s() const {
   // Each pattern of each round writes every covered byte once and reads it once.
   const double bytes =
       2.0 * kHbmPatternCount * static_cast<double>(rounds) * static_cast<double>(covered_bytes);
-  return pattern_time_s > 0 ? bytes / pattern_time_s / 1e9 : 0.0;
+  return pattern_time_s > 0 ? gbytes_per_s_of(bytes, pattern_time_s) : 0.0;
 }
 
 nlohmann::json HbmPatternGpuResult::to_json() const {
-  nlohmann::json by_pattern = nlohmann::json::object();
+  record::HbmPatternGpuFigures figures;
+  figures.wrong_words = wrong_words;
   for (int p = 0; p < kHbmPatternCount; ++p)
-    by_pattern[hbm_pattern_name(static_cast<HbmPattern>(p))] = wrong_words_by_pattern[p];
-  nlohmann::json bad = nlohmann::json::array();
+    figures.wrong_words_by_pattern[hbm_pattern_name(static_cast<HbmPattern>(p))] =
+        wrong_words_by_pattern[p];
   for (const auto &w : bad_words)
-    bad.push_back({{record::kBadWordAddress, hex(w.address)},
-                   {record::kBadWordExpected, hex(w.expected)},
-                   {record::kBadWordRead, hex(w.read)},
-                   {record::kBadWordPattern, hbm_pattern_name(static_cast<HbmPattern>(w.pattern))},
-                   {record::kBadWordRound, w.round}});
-  nlohmann::json j = {{record::kWrongWords, wrong_words},
-                      {record::kPerGpuWrongWordsByPattern, by_pattern},
-                      {record::kPerGpuBadWords, bad},
-                      {record::kFreeMemoryCoveredFraction, covered_fraction()},
-                      {record::kPerGpuCoveredBytes, covered_bytes},
-                      {record::kPerGpuFreeMemoryBytes, free_memory_bytes},
-                      {record::kPerGpuMarginBytes, margin_bytes},
-                      {record::kPerGpuChunks, chunks},
-                      {record::kRounds, rounds},
-                      {record::kPerGpuInjectedFaults, injected_faults},
-                      {record::kBandwidthGbytesPerS, bandwidth_gbytes_per_s()},
-                      {record::kPerGpuPatternTimeS, pattern_time_s}};
+    figures.bad_words.push_back({hex(w.address), hex(w.expected), hex(w.read),
+                                 hbm_pattern_name(static_cast<HbmPattern>(w.pattern)), w.round});
+  figures.free_memory_covered_fraction = covered_fraction();
+  figures.covered_bytes = covered_bytes;
+  figures.free_memory_bytes = free_memory_bytes;
+  figures.margin_bytes = margin_bytes;
+  figures.chunks = chunks;
+  figures.rounds = rounds;
+  figures.injected_faults = injected_faults;
+  figures.bandwidth_gbytes_per_s = bandwidth_gbytes_per_s();
+  figures.pattern_time_s = pattern_time_s;
+  nlohmann::json j = nlohmann::json::object();
+  figures.write(j);
   records::gpu_part_of(*this, gpu,
                        error ? Status::error : (wrong_words > 0 ? Status::failed : Status::ok))
       .write(j);

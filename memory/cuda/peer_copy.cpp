@@ -9,10 +9,10 @@
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/every_gpu_status.h"
-#include "harness/rate_series.h"
 #include "harness/stats.h"
 #include "harness/waiver.h"
 #include "records/gpu_part.h"
+#include "records/memory_burn_figures.h"
 #include "records/memory_record.h"
 
 namespace railgauge::memory {
@@ -43,49 +43,46 @@ PeerCopyOptions peer_copy_options(const Point &point, int gpus_visible) {
   return o;
 }
 
-// One GPU's object: its outgoing pairs, their median and worst figures.
-nlohmann::json gpu_json(const PeerCopyGpu &g, const std::vector<const PeerCopyPair *> &out,
-                        bool wrong, bool broke) {
-  nlohmann::json pairs = nlohmann::json::array();
+// One GPU's figures: its outgoing pairs, their median and worst.
+record::PeerCopyGpuFigures gpu_figures(const std::vector<const PeerCopyPair *> &out) {
+  record::PeerCopyGpuFigures figures;
   std::vector<double> rates;
   const PeerCopyPair *worst = nullptr;
-  std::uint64_t wrong_words = 0;
   for (const auto *p : out) {
-    pairs.push_back(p->to_json());
-    wrong_words += p->wrong_words;
+    figures.pairs.push_back(p->figures());
+    figures.wrong_words += p->wrong_words;
     if (!p->measured())
       continue;
     rates.push_back(p->bandwidth_gbytes_per_s);
     if (!worst || p->bandwidth_gbytes_per_s < worst->bandwidth_gbytes_per_s)
       worst = p;
   }
-  nlohmann::json j = {{record::kWrongWords, wrong_words}, {record::kPerGpuPairs, pairs}};
-  records::gpu_part_of(g, g.gpu, wrong ? Status::failed : (broke ? Status::error : Status::ok))
-      .write(j);
   // A GPU without one measured pair has no figure: the rules read it as missing, never as 0.
   if (worst) {
-    j[record::kBandwidthGbytesPerS] = median(rates);
-    j[record::kPerGpuBandwidthMinGbytesPerS] = worst->bandwidth_gbytes_per_s;
-    j[record::kPerGpuWorstPeer] = worst->dst;
+    figures.bandwidth_gbytes_per_s = median(rates);
+    figures.bandwidth_min_gbytes_per_s = worst->bandwidth_gbytes_per_s;
+    figures.worst_peer_gpu = worst->dst;
   }
+  return figures;
+}
+
+nlohmann::json gpu_json(const PeerCopyGpu &g, const record::PeerCopyGpuFigures &figures, bool wrong,
+                        bool broke) {
+  nlohmann::json j = nlohmann::json::object();
+  figures.write(j);
+  records::gpu_part_of(g, g.gpu, wrong ? Status::failed : (broke ? Status::error : Status::ok))
+      .write(j);
   return j;
 }
 
 } // namespace
 
-nlohmann::json PeerCopyPair::to_json() const {
-  nlohmann::json j = {{record::kPairSrc, src},
-                      {record::kPairDst, dst},
-                      {record::kPairPeerAccess, peer_access},
-                      {metric::kPerGpuError, error ? nlohmann::json(*error) : nlohmann::json()}};
-  if (measured()) {
-    j[record::kBandwidthGbytesPerS] = bandwidth_gbytes_per_s;
-    j[record::kPerGpuBandwidthMinGbytesPerS] = bandwidth_min_gbytes_per_s;
-    j[record::kPairCopies] = copies;
-    j[record::kPairWords] = words;
-    j[record::kWrongWords] = wrong_words;
-  }
-  return j;
+record::PeerCopyPairFigures PeerCopyPair::figures() const {
+  record::PeerCopyPairFigures f{src, dst, peer_access, error, std::nullopt};
+  if (measured())
+    f.measured = record::PeerCopyPairFigures::Measured{
+        bandwidth_gbytes_per_s, bandwidth_min_gbytes_per_s, copies, words, wrong_words};
+  return f;
 }
 
 Outcome peer_copy_outcome(const PeerCopyRun &run) {
@@ -116,12 +113,14 @@ Outcome peer_copy_outcome(const PeerCopyRun &run) {
         broke.push_back(fmt::format("{} -> GPU {}: {}", gpu_label(g), p.dst, *p.error));
       }
     }
-    list.push_back(gpu_json(g, outgoing, g_wrong, g_broke));
-    if (list.back().contains(record::kBandwidthGbytesPerS))
-      rates.emplace_back(g.gpu, list.back()[record::kBandwidthGbytesPerS].get<double>());
+    const auto figures = gpu_figures(outgoing);
+    list.push_back(gpu_json(g, figures, g_wrong, g_broke));
+    if (figures.bandwidth_gbytes_per_s)
+      rates.emplace_back(g.gpu, *figures.bandwidth_gbytes_per_s);
   }
   out.metrics[record::kPerGpu] = list;
-  out.metrics.update(across_gpus(rates, record::kBandwidthGbytesPerS));
+  if (const auto across = records::AcrossGpuFigures::of(rates))
+    across->write(out.metrics, record::kBurnBandwidthAcrossGpus);
   out.metrics[record::kWrongWords] = wrong_total;
   out.metrics[record::kPairsWithoutPeerAccess] = without_access;
   out.metrics[record::kVerified] = wrong.empty() && broke.empty() && !rates.empty();

@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/benchmark.h"
+#include "records/memory_burn_figures.h"
 
 namespace railgauge::memory {
 
@@ -43,7 +44,8 @@ struct PeerCopyPair {
   std::optional<std::string> error; // the pair broke: no figure, no verdict on its data
 
   bool measured() const { return peer_access && !error && bandwidth_gbytes_per_s > 0; }
-  nlohmann::json to_json() const;
+  // What its record holds of it: the figures only where it was measured.
+  record::PeerCopyPairFigures figures() const;
 };
 
 // One GPU of the node: who it is and its telemetry over the whole phase.

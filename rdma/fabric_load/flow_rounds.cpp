@@ -14,6 +14,7 @@
 #include "harness/waiver.h"
 #include "rdma/fabric_load/fabric_figures.h"
 #include "rdma/latency_summary.h"
+#include "records/fabric_load_fields.h"
 #include "records/rdma_record.h"
 
 namespace railgauge::rdma {
@@ -141,12 +142,9 @@ const char *role_in_probe(int rank) {
                      : record::kRoleLoader;
 }
 
-nlohmann::json end_of(int rank, const char *role, const nlohmann::json &device,
-                      const nlohmann::json &deltas) {
-  return {{record::kEndRank, rank},
-          {record::kRole, role},
-          {record::kEndDevice, device},
-          {record::kCongestion, to_json(congestion_figures(deltas))}};
+record::FabricEndFields end_of(int rank, const char *role, const nlohmann::json &device,
+                               const nlohmann::json &deltas) {
+  return {rank, role, device, to_json(congestion_figures(deltas))};
 }
 
 DataCheck verdict_from(Store &store, const std::string &key, Milliseconds timeout) {
@@ -246,30 +244,29 @@ Outcome run_incast_round(RunContext &ctx, const RoundSpec &spec, IncastSide &sid
   store.set(p + "checked", checked.to_json().dump());
 
   std::vector<double> flows;
-  nlohmann::json ends = nlohmann::json::array();
-  nlohmann::json flow_list = nlohmann::json::array();
+  std::vector<record::FabricEndFields> ends;
+  record::IncastFigures incast;
+  incast.flows.emplace();
   for (int s : spec.senders) {
     const nlohmann::json result = sender_result(store, p, s, long_wait);
     const FlowFigures flow = FlowFigures::from_json(result.at(kWireFlow));
     flows.push_back(flow.gbits_per_s);
-    flow_list.push_back({{record::kEndRank, s},
-                         {record::kFlowGbitsPerS, flow.gbits_per_s},
-                         {record::kEndDevice, result.at(record::kEndDevice)}});
+    incast.flows->push_back({s, flow.gbits_per_s, result.at(record::kEndDevice)});
     ends.push_back(end_of(s, record::kRoleSender, result.at(record::kEndDevice),
                           result.at(record::kPortCounterDeltas)));
   }
   ends.push_back(end_of(me, record::kRoleReceiver, side.device(), deltas));
   const auto spread = flow_spread(flows);
   const double sum = spread.sum.value_or(0); // flow_spread sets every figure
-  out.metrics[record::kAggregateGbitsPerS] = sum;
-  out.metrics[record::kJainFairnessIndex] = spread.jain.value_or(0);
-  spread.write(out.metrics, record::kPerFlowGbitsPerS);
-  out.metrics[record::kFlows] = flow_list;
-  out.metrics[record::kEnds] = ends;
+  incast.aggregate_gbits_per_s = sum;
+  incast.jain_fairness_index = spread.jain.value_or(0);
   if (const double line = side.line_rate_gbits_per_s(); line > 0) {
-    out.metrics[record::kLineRateGbitsPerS] = line;
-    out.metrics[record::kAggregateOverLineRate] = sum / line;
+    incast.line_rate_gbits_per_s = line;
+    incast.aggregate_over_line_rate = sum / line;
   }
+  incast.write(out.metrics);
+  spread.write(out.metrics, record::kPerFlowGbitsPerS);
+  record::write_ends(out.metrics, ends);
   put_counters(out, deltas, phase_s);
   if (ctx.verify())
     checked.conclude(out);
@@ -353,7 +350,7 @@ void put_probe_summary(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &s
   const std::string &p = spec.prefix;
   checked.add(side.check_received());
   wait_ranks(store, p + "result/", everyone, long_wait, "send their counters");
-  nlohmann::json ends = nlohmann::json::array();
+  std::vector<record::FabricEndFields> ends;
   std::vector<double> load_flows;
   for (int r : everyone) {
     const auto result =
@@ -372,7 +369,7 @@ void put_probe_summary(RunContext &ctx, const ProbeRoundSpec &spec, ProbeSide &s
   if (!load_flows.empty() &&
       std::any_of(load_flows.begin(), load_flows.end(), [](double g) { return g > 0; }))
     flow_spread(load_flows).write(out.metrics, record::kLoadGbitsPerS);
-  out.metrics[record::kEnds] = ends;
+  record::write_ends(out.metrics, ends);
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 
 #include "gemm/cuda/burn.h"
 #include "gemm/cuda/sdc_compare.h"
+#include "records/across_gpu_figures.h"
+#include "records/gemm_burn_figures.h"
 #include "records/gemm_record.h"
 #include "records/gpu_part.h"
 #include "records/per_gpu_parts.h"
@@ -80,10 +82,20 @@ TEST(BurnVerdict, HealthyGpusPassAndTheSlowOneShows) {
   const Outcome out = burn_outcome({healthy(0, 700), healthy(1, 710), healthy(2, 560)}, 1e12);
   EXPECT_EQ(out.status, Status::ok);
   EXPECT_TRUE(out.metrics.at("verified").get<bool>());
-  EXPECT_EQ(out.metrics.at("slowest_gpu"), 2);
-  EXPECT_EQ(out.metrics.at("tflops_median"), 700);
-  EXPECT_DOUBLE_EQ(out.metrics.at("slowest_vs_median").get<double>(), 0.8);
+  // Read through the types analysis reads them with.
+  const auto across = records::AcrossGpuFigures::read(out.metrics, record::kBurnTflopsAcrossGpus);
+  ASSERT_TRUE(across) << out.metrics.dump();
+  EXPECT_EQ(across->slowest_gpu, 2);
+  EXPECT_EQ(across->median, 700);
+  EXPECT_EQ(across->max, 710);
+  EXPECT_DOUBLE_EQ(across->slowest_vs_median, 0.8);
   EXPECT_EQ(out.metrics.at("gpus").size(), 3u);
+  const auto third = record::GemmBurnGpuFigures::read(out.metrics.at(record::kGpus)[2]);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->index, 2);
+  EXPECT_EQ(third->tflops, 560);
+  EXPECT_EQ(third->iterations, 4800);
+  EXPECT_EQ(third->reference_checked, 4096);
   EXPECT_EQ(out.metrics.at("gpus")[0].at("verdict"), "ok");
   EXPECT_TRUE(out.device.empty()) << "several GPUs: no single device";
 }

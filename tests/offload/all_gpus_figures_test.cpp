@@ -6,6 +6,7 @@
 #include "offload/all_gpus_figures.h"
 #include "offload/pcie_link.h"
 #include "offload/placement.h"
+#include "records/offload_rates.h"
 #include "records/offload_record.h"
 
 namespace railgauge::offload {
@@ -44,15 +45,18 @@ TEST(AllGpusFigures, EachGpuObjectReadsBackAndTheSumsFollow) {
     EXPECT_EQ(record::PcieLinkFields::read(object), gpus[d].link);
     EXPECT_EQ(record_fields::number(object, record::kBandwidthGbytesPerS),
               gpus[d].bandwidth_gbytes_per_s);
-    EXPECT_DOUBLE_EQ(*record_fields::number(object, record::kPerGpuShare),
-                     gpus[d].bandwidth_gbytes_per_s / 75.0);
   }
-  EXPECT_DOUBLE_EQ(*record_fields::number(metrics, record::kSumOfGpusGbytesPerS), 75.0);
-  EXPECT_EQ(record_fields::integer(metrics, record::kSlowestGpu), 1);
-  EXPECT_DOUBLE_EQ(*record_fields::number(metrics, record::kSlowestGpuShare), 25.0 / 75.0);
+  // The figures over the GPUs, read through the type they are written with.
+  const auto rates = record::AllGpusRates::read(metrics);
+  ASSERT_TRUE(rates) << metrics.dump();
+  EXPECT_DOUBLE_EQ(rates->sum_of_gpus_gbytes_per_s, 75.0);
+  EXPECT_EQ(rates->slowest_gpu, 1);
+  EXPECT_DOUBLE_EQ(rates->slowest_gpu_share, 25.0 / 75.0);
+  ASSERT_EQ(rates->shares.size(), 2u);
+  EXPECT_DOUBLE_EQ(rates->shares[0], 50.0 / 75.0);
   const double expected = *pcie_expected_gbytes_per_s(5, 16) + *pcie_expected_gbytes_per_s(4, 16);
-  EXPECT_DOUBLE_EQ(*record_fields::number(metrics, record::kExpectedGbytesPerS), expected);
-  EXPECT_DOUBLE_EQ(*record_fields::number(metrics, record::kEfficiency), 70.0 / expected);
+  EXPECT_DOUBLE_EQ(*rates->expected_gbytes_per_s, expected);
+  EXPECT_DOUBLE_EQ(*rates->efficiency, 70.0 / expected);
 }
 
 TEST(AllGpusFigures, AGpuWithoutItsLinkLeavesTheExpectedSumUnknown) {
@@ -61,6 +65,9 @@ TEST(AllGpusFigures, AGpuWithoutItsLinkLeavesTheExpectedSumUnknown) {
   write_all_gpus_figures({copy_of(0, 50.0, gen5), copy_of(1, 50.0, std::nullopt)}, 100.0, metrics);
   EXPECT_TRUE(metrics.at(record::kExpectedGbytesPerS).is_null());
   EXPECT_FALSE(metrics.contains(record::kEfficiency)) << "no efficiency over a partial sum";
+  const auto rates = record::AllGpusRates::read(metrics);
+  ASSERT_TRUE(rates);
+  EXPECT_EQ(rates->expected_gbytes_per_s, std::nullopt);
   const auto link = record::PcieLinkFields::read(metrics.at(record::kPerGpu).at(1));
   ASSERT_TRUE(link);
   EXPECT_FALSE(link->source);

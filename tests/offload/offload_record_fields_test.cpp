@@ -9,8 +9,10 @@
 
 #include "offload/pcie_link.h"
 #include "offload/placement.h"
+#include "records/offload_rates.h"
 #include "records/offload_record.h"
 #include "records/with_gemm_figures.h"
+#include "tests/support/reference_records.h"
 
 namespace railgauge::offload {
 namespace {
@@ -220,6 +222,72 @@ TEST(OffloadRecordFields, EveryCommittedH200OffloadPointRewritesAsWritten) {
     ++objects;
   }
   EXPECT_EQ(objects, 99) << "the run's 99 points, each of one GPU";
+}
+
+// offload.bidir's figures as the run computes them (offload_run.cpp): each direction against half
+// the link's expected rate, which is both directions'.
+TEST(OffloadRecordFields, BidirectionalRatesOfTwoDirections) {
+  const auto r = record::BidirectionalRates::of(50.0, 40.0, 120.0);
+  EXPECT_EQ(r.sum_gbytes_per_s, 90.0);
+  EXPECT_DOUBLE_EQ(*r.h2d_efficiency, 50.0 / 60.0);
+  EXPECT_DOUBLE_EQ(*r.d2h_efficiency, 40.0 / 60.0);
+  const auto unknown = record::BidirectionalRates::of(50.0, 40.0, std::nullopt);
+  EXPECT_FALSE(unknown.h2d_efficiency) << "no efficiency without the link's rate";
+  nlohmann::json metrics = nlohmann::json::object();
+  r.write(metrics);
+  EXPECT_EQ(record::BidirectionalRates::read(nlohmann::json::parse(metrics.dump())), r);
+  metrics = nlohmann::json::object();
+  unknown.write(metrics);
+  EXPECT_FALSE(metrics.contains(record::kH2dEfficiency));
+  EXPECT_EQ(record::BidirectionalRates::read(metrics), unknown);
+  EXPECT_FALSE(record::BidirectionalRates::read({{record::kH2dGbytesPerS, 50.0}}));
+}
+
+const std::vector<const char *> kBidirNames = {record::kH2dGbytesPerS, record::kD2hGbytesPerS,
+                                               record::kSumGbytesPerS, record::kH2dEfficiency,
+                                               record::kD2hEfficiency};
+const std::vector<const char *> kAllGpusNames = {record::kSumOfGpusGbytesPerS, record::kSlowestGpu,
+                                                 record::kSlowestGpuShare,
+                                                 record::kExpectedGbytesPerS, record::kEfficiency};
+
+// offload.bidir's directions and offload.all_gpus_*'s figures over the GPUs (records/
+// offload_rates.h) in every committed run, re-written as recorded: each record's JSON text, with
+// the names the type owns taken out and written back, is the same.
+TEST(OffloadRecordFields, EveryCommittedOffloadRateRewritesAsWritten) {
+  int bidir = 0, all_gpus = 0, shares = 0;
+  for (const auto &[file, r] : testing::reference_records()) {
+    if (r.status != Status::ok)
+      continue;
+    const std::string what = file + " " + r.key;
+    nlohmann::json rewritten = r.metrics;
+    if (r.key == record::kBidir) {
+      const auto rates = record::BidirectionalRates::read(rewritten);
+      ASSERT_TRUE(rates) << what;
+      for (const char *name : kBidirNames)
+        rewritten.erase(name);
+      rates->write(rewritten);
+      ++bidir;
+    } else if (r.key == record::kAllGpusH2d || r.key == record::kAllGpusD2h) {
+      const auto rates = record::AllGpusRates::read(rewritten);
+      ASSERT_TRUE(rates) << what;
+      for (const char *name : kAllGpusNames)
+        rewritten.erase(name);
+      rates->write(rewritten);
+      auto &list = rewritten.at(record::kPerGpu);
+      for (std::size_t d = 0; d < list.size(); ++d, ++shares) {
+        list[d].erase(record::kPerGpuShare);
+        rates->write_share(d, list[d]);
+      }
+      ++all_gpus;
+    } else {
+      continue;
+    }
+    EXPECT_EQ(rewritten.dump(), r.metrics.dump()) << what;
+  }
+  // Counted, so that a record the types no longer read is seen.
+  EXPECT_EQ(bidir, 21);
+  EXPECT_EQ(all_gpus, 56);
+  EXPECT_GE(shares, all_gpus);
 }
 
 } // namespace

@@ -21,6 +21,8 @@
 #include "rdma/tcp/tcp_hello.h"
 #include "rdma/tcp/tcp_point.h"
 #include "rdma/tcp/tcp_socket.h"
+#include "records/pair_matrix_fields.h"
+#include "records/rdma_record.h"
 #include "tests/support/quick_run_context.h"
 #include "tests/support/thread_ranks.h"
 
@@ -328,20 +330,27 @@ TEST(TcpPairMatrix, FourRanksAsThreadsTestEveryPairOnce) {
         EXPECT_FALSE(bench->supported(ctx, p).has_value());
         return bench->run(ctx, p);
       });
-  const auto &m = outs[0].metrics;
-  ASSERT_TRUE(m.contains("pairs")) << m.dump();
-  EXPECT_EQ(m.at("pairs").size(), 6u); // 4 choose 2
-  EXPECT_EQ(m.at("rounds"), 3);        // n - 1
-  std::set<std::pair<int, int>> seen;
-  for (const auto &pr : m.at("pairs")) {
-    seen.insert({pr.at("endpoints")[0].get<int>(), pr.at("endpoints")[1].get<int>()});
-    EXPECT_GT(pr.at("latency_p50_s").get<double>(), 0.0) << pr.dump();
-    EXPECT_GT(pr.at("bandwidth_gbits_per_s").get<double>(), 0.0) << pr.dump();
+  // Read back through the type the report reads it with (records/pair_matrix_fields.h).
+  const auto m = record::PairMatrixFields::read(outs[0].metrics);
+  ASSERT_TRUE(m) << outs[0].metrics.dump();
+  EXPECT_EQ(m->pairs.size(), 6u); // 4 choose 2
+  EXPECT_EQ(m->rounds, 3u);       // n - 1
+  EXPECT_EQ(m->endpoints.size(), 4u);
+  EXPECT_EQ(m->pairing, "rail_aligned"); // one rail: every rank meets every other
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  for (const auto &pr : m->pairs) {
+    seen.insert(pr.endpoints);
+    EXPECT_GT(pr.latency_p50_s.value_or(0), 0.0);
+    EXPECT_GT(pr.bandwidth_gbits_per_s.value_or(0), 0.0);
+    EXPECT_FALSE(pr.error) << *pr.error;
   }
   EXPECT_EQ(seen.size(), 6u);
   for (int r = 0; r < kRanks; ++r)
-    EXPECT_GE(outs[static_cast<std::size_t>(r)].metrics.at("pairs_played_by_this_rank").get<int>(),
-              3);
+    EXPECT_GE(
+        outs[static_cast<std::size_t>(r)].metrics.at(record::kPairsPlayedByThisRank).get<int>(), 3);
+  for (int r = 1; r < kRanks; ++r)
+    EXPECT_FALSE(record::PairMatrixFields::read(outs[static_cast<std::size_t>(r)].metrics))
+        << "only rank 0's record holds the matrix";
 }
 
 } // namespace
