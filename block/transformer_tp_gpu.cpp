@@ -131,7 +131,7 @@ void make_steps(collectives::NcclSession &s, LocalBlock &local, const std::vecto
       for (auto &entry : gemm::drop_refused(
                *b.lt, local.handle, candidates, b.input, b.weights->get(), b.output->get(),
                local.workspace.get(), local.workspace.bytes(), stream)) {
-        entry["step"] = step.name;
+        entry[record::kRefusedAlgoStep] = step.name;
         refused.push_back(std::move(entry));
       }
       if (candidates.empty())

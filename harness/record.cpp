@@ -28,24 +28,26 @@ std::string Record::json_line() const {
 }
 
 nlohmann::json Record::to_json() const {
+  namespace f = record_field;
   nlohmann::json j;
-  j["schema"] = kRecordSchema;
-  j["run"] = run;
-  j["host"] = host;
-  j["rank"] = rank;
-  j["key"] = key;
-  j["params"] = params;
+  j[f::kSchema] = kRecordSchema;
+  j[f::kRun] = run;
+  j[f::kHost] = host;
+  j[f::kRank] = rank;
+  j[f::kKey] = key;
+  j[f::kParams] = params;
   if (!axes.is_null())
-    j["axes"] = axes;
-  j["device"] = device;
-  j["metrics"] = metrics;
-  j["status"] = std::string(railgauge::to_string(status));
-  j["reason"] = reason ? nlohmann::json(*reason) : nlohmann::json(nullptr);
-  j["time_utc"] = time_utc;
+    j[f::kAxes] = axes;
+  j[f::kDevice] = device;
+  j[f::kMetrics] = metrics;
+  j[f::kStatus] = std::string(railgauge::to_string(status));
+  j[f::kReason] = reason ? nlohmann::json(*reason) : nlohmann::json(nullptr);
+  j[f::kTimeUtc] = time_utc;
   return j;
 }
 
 Record Record::from_json(const nlohmann::json &j) {
+  namespace f = record_field;
   if (!j.is_object())
     throw std::invalid_argument("record is not a JSON object");
   const auto field = [&](const char *name) -> const nlohmann::json & {
@@ -53,32 +55,33 @@ Record Record::from_json(const nlohmann::json &j) {
       throw std::invalid_argument(fmt::format("record has no '{}' field", name));
     return j.at(name);
   };
-  if (field("schema") != kRecordSchema)
+  if (field(f::kSchema) != kRecordSchema)
     throw std::invalid_argument(
-        fmt::format("record schema is {}, expected {}", field("schema").dump(), kRecordSchema));
+        fmt::format("record schema is {}, expected {}", field(f::kSchema).dump(), kRecordSchema));
   Record r;
   try {
-    r.run = field("run").get<std::string>();
-    r.host = field("host").get<std::string>();
-    const auto rank = json_integer<int>(field("rank"));
+    r.run = field(f::kRun).get<std::string>();
+    r.host = field(f::kHost).get<std::string>();
+    const auto rank = json_integer<int>(field(f::kRank));
     if (!rank || *rank < 0)
-      throw std::invalid_argument("record field 'rank' is " + field("rank").dump() +
-                                  ", not a rank (a whole number from 0)");
+      throw std::invalid_argument(
+          fmt::format("record field '{}' is {}, not a rank (a whole number from 0)", f::kRank,
+                      field(f::kRank).dump()));
     r.rank = *rank;
-    r.key = field("key").get<std::string>();
-    r.params = field("params");
-    if (j.contains("axes") && !j.at("axes").is_object())
-      throw std::invalid_argument("record field 'axes' is not an object");
-    r.axes = j.value("axes", nlohmann::json(nullptr));
-    r.device = field("device");
-    r.metrics = field("metrics");
-    const auto status = parse_status(field("status").get<std::string>());
+    r.key = field(f::kKey).get<std::string>();
+    r.params = field(f::kParams);
+    if (j.contains(f::kAxes) && !j.at(f::kAxes).is_object())
+      throw std::invalid_argument(fmt::format("record field '{}' is not an object", f::kAxes));
+    r.axes = j.value(f::kAxes, nlohmann::json(nullptr));
+    r.device = field(f::kDevice);
+    r.metrics = field(f::kMetrics);
+    const auto status = parse_status(field(f::kStatus).get<std::string>());
     if (!status)
-      throw std::invalid_argument("record has an unknown status " + field("status").dump());
+      throw std::invalid_argument("record has an unknown status " + field(f::kStatus).dump());
     r.status = *status;
-    if (!field("reason").is_null())
-      r.reason = field("reason").get<std::string>();
-    r.time_utc = field("time_utc").get<std::string>();
+    if (!field(f::kReason).is_null())
+      r.reason = field(f::kReason).get<std::string>();
+    r.time_utc = field(f::kTimeUtc).get<std::string>();
   } catch (const nlohmann::json::exception &e) {
     throw std::invalid_argument(fmt::format("record field has the wrong type: {}", e.what()));
   }

@@ -16,6 +16,23 @@ namespace railgauge {
 
 inline constexpr const char *kRecordSchema = "railgauge.record/1";
 
+// A record line's own fields (results/schema/record.schema.json), written by Record::to_json and
+// read by Record::from_json under these names.
+namespace record_field {
+inline constexpr const char *kSchema = "schema";
+inline constexpr const char *kRun = "run";
+inline constexpr const char *kHost = "host";
+inline constexpr const char *kRank = "rank";
+inline constexpr const char *kKey = "key";
+inline constexpr const char *kParams = "params";
+inline constexpr const char *kAxes = "axes";
+inline constexpr const char *kDevice = "device";
+inline constexpr const char *kMetrics = "metrics";
+inline constexpr const char *kStatus = "status";
+inline constexpr const char *kReason = "reason";
+inline constexpr const char *kTimeUtc = "time_utc";
+} // namespace record_field
+
 // What a benchmark's run() returns for one point; the runner adds the identity fields.
 struct Outcome {
   Status status = Status::ok;

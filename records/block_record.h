@@ -77,6 +77,8 @@ inline constexpr const char *kWrongCollectiveElements = "wrong_collective_elemen
 inline constexpr const char *kTelemetry = metric::kTelemetry; // the GPU block: this rank's GPU
 // The GPU block: the cuBLASLt algorithms a GEMM phase refused (gemm.cublaslt's field)
 inline constexpr const char *kRefusedAlgos = gemm::record::kRefusedAlgos;
+// ... each beside the algorithm's fields: the step of the block whose GEMM refused it
+inline constexpr const char *kRefusedAlgoStep = "step";
 
 // The field table: every metric a block record may carry, its unit and what it means
 // (records/metric_field.h). tests/analysis/record_contract_test.cpp holds it to the schema.

@@ -12,6 +12,9 @@ literal name where a writer's code
   declares an axis: {"name", AxisType::...}, the type on the same line or a later one (the
       axis's name is the param its points write).
 
+  assigns to a subscript by a literal, in an object of any name: entry["gemm"] = g,
+      out.device["numa"] = n, j["run"] = run (what an object of a record is built from);
+
   names a field inside a braced JSON initialiser, {"name", value}, where that object is what a
       statement assigns to or merges into metrics, derived_params or params (metrics[k] = {...},
       derived_params.update({...}), out.metrics = nlohmann::json{...}), or where the same braced
@@ -84,6 +87,9 @@ FIELD = re.compile(r'\b(?:metrics|derived_params|params)\s*'
 # elsewhere a literal key is as often a message's, a file's or a log's).
 JSON_FIELD = re.compile(r'(?:\[\s*|(?:\.|->)\s*(?:at|contains|value|find|count|emplace)\s*\(\s*)'
                         r'"([A-Za-z0-9_.]+)"')
+# A literal subscript assigned to, on an object of any name (entry["gemm"] = g): in a writer, the
+# object is as often part of a record as not, and a name that reaches one belongs in a contract.
+ASSIGNED = re.compile(r'\[\s*"([A-Za-z0-9_.]+)"\s*\]\s*=(?!=)')
 AXIS = re.compile(r'\b(?:point|p)\s*\.\s*(?:text|integer|real|boolean|has)\s*\(\s*'
                   r'"([A-Za-z0-9_.]+)"')
 # An axis declared by a literal name: a braced Axis whose next element is its AxisType.
@@ -112,14 +118,20 @@ NOT_RECORD_FIELDS = {
         "a receiver's data check sent to the sender over the store (to_json/from_json)",
         {"problems", "wrong_bytes"}),
     "rdma/peer_result.cpp": ("a server's result sent over the store",
-                             {"error", "wrong_bytes", "port_counter_deltas"}),
+                             {"error", "wrong_bytes", "port_counter_deltas", "messages",
+                              "active_s", "device", "refused_connections"}),
     "rdma/pair_report.cpp": ("a pair's figures in the ledger ranks share over the store, not a "
                              "record's (the wire's own names)", {"latency_s", "bandwidth_gbits_per_s"}),
     "gemm/gpu_peaks.cpp": ("the keys of the GPU peaks file (results/peaks/gpu_peaks.yaml), not a record",
                            {"tflops"}),
     "analysis/import/nccl_tests_json_import.cpp": (
-        "the keys of nccl-tests' own JSON output, read from it", {"nccl_version"}),
-    "rdma/verbs/verbs_point.cpp": ("a server's result sent over the store", {"error"}),
+        "the keys of nccl-tests' own JSON output, read from it, and run.json's `imported`: what "
+        "that output says of itself", {"nccl_version", "argv", "json_version"}),
+    "analysis/import/nccl_tests_import.cpp": (
+        "run.json's `imported`: the version line nccl-tests printed, not a record",
+        {"version_line"}),
+    "rdma/verbs/verbs_point.cpp": ("a server's result sent over the store",
+                                   {"error", "messages", "active_s", "device"}),
     "rdma/matrix_endpoints.cpp": (
         "a rank's NICs sent over the store (encode/decode_rank_nics)",
         {"host", "usable", "why_none"}),
@@ -127,7 +139,10 @@ NOT_RECORD_FIELDS = {
                                "could not read it", {"since_s", "links", "error"}),
     "rdma/fabric/topology_load.cpp": ("the directories of an LLDP dump, not fields",
                                       {"hosts", "switches"}),
-    "analysis/import/imported_run.cpp": ("run.json's suite of an imported run", {"name", "path"}),
+    "analysis/import/imported_run.cpp": (
+        "run.json of an imported run: its suite, what the import says of itself, its points",
+        {"name", "path", "suite", "imported", "node", "node_from", "tool", "file",
+         "points_planned"}),
     "analysis/import/nvbandwidth_import.cpp": (
         "run.json's `imported`: what the nvbandwidth output says of itself, not a record",
         {"format", "version", "driver_version", "cuda_runtime_version", "host", "devices",
@@ -275,13 +290,17 @@ def literals(text, any_object=False, metric_names=frozenset()):
     own for one: the contract's is the name); a name two checks find is reported once, by the
     first."""
     found = {}
+    names_at = set()  # where each name found so far begins: a name two patterns match counts once
     code = without_comments(text)
     for m in QUOTED_NAME.finditer(code):
         if m.group(1) in metric_names:
+            names_at.add(m.start(1))
             found.setdefault(m.start(), (m.group(1), f'"{m.group(1)}"'))
-    for pattern in (FIELD, AXIS, AXIS_DECLARATION):
+    for pattern in (FIELD, AXIS, AXIS_DECLARATION, ASSIGNED):
         for m in pattern.finditer(code):
-            found.setdefault(m.start(), (m.group(1), " ".join(m.group(0).split())))
+            if m.start(1) not in names_at:
+                names_at.add(m.start(1))
+                found.setdefault(m.start(), (m.group(1), " ".join(m.group(0).split())))
     if any_object:
         named = {m.start(1) for pattern in (FIELD, AXIS) for m in pattern.finditer(code)}
         for m in JSON_FIELD.finditer(code):
@@ -367,13 +386,14 @@ class RecordsLiterals(unittest.TestCase):
             'return {{record::kM, AxisType::integer, "m", {}, {}}, {"tx_depth",',  # 18: type on 19
             '    railgauge::AxisType::integer, "depth", {}, {}}}; // {"x", AxisType::text}',  # 19
             'Axis a{"y", type, "not a declaration: no AxisType next", {}, {}};',  # 20
+            'entry["gemm"] = g; if (j["rank"] == 1) {} x = j["key"];',  # 21: assigned, not read
         ])
         self.assertEqual([(line, name) for line, name, _ in literals(text)],
                          [(1, "verified"), (2, "gpu_name"), (3, "size_bytes"), (4, "note"),
                           (4, "op"), (7, "k"), (8, "ranks"), (9, "a"), (9, "b"), (10, "layout"),
                           (12, "p90_s"), (13, "c"), (13, "host"), (13, "why"), (14, "id"),
                           (14, "scale"),
-                          (15, "m"), (16, "pci"), (17, "qps"), (18, "tx_depth")])
+                          (15, "m"), (16, "pci"), (17, "qps"), (18, "tx_depth"), (21, "gemm")])
         sources = list(family_sources())
         self.assertGreater(len(sources), 100)  # the walk found the families' sources
         self.assertTrue(all(rel.split("/", 1)[0] in FAMILIES for rel in sources))
@@ -412,8 +432,9 @@ class RecordsLiterals(unittest.TestCase):
         self.assertEqual([(line, name) for line, name, _ in literals(text, any_object=True)],
                          [(1, "state"), (1, "uuid"), (2, "pci_bus_id"), (2, "port"),
                           (3, "a.b"), (3, "index"), (3, "nvml"), (4, "verified")])
-        # Elsewhere only a record's fields count: gpu["uuid"] is not looked at.
-        self.assertEqual([(line, name) for line, name, _ in literals(text)], [(4, "verified")])
+        # Elsewhere a record's fields count, and a literal subscript assigned to in any object.
+        self.assertEqual([(line, name) for line, name, _ in literals(text)],
+                         [(1, "state"), (1, "uuid"), (4, "verified")])
 
 
 if __name__ == "__main__":

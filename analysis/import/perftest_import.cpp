@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "harness/bounded_input.h"
+#include "harness/device_fields.h"
 #include "harness/error.h"
 #include "harness/metric_names.h"
 #include "harness/number_text.h"
@@ -245,7 +246,7 @@ Record row_record(const TestKind &kind, const std::string &source,
         place.gpu_registration.empty() ? "peermem" : place.gpu_registration;
   // The NIC measured is the part a finding names, as in railgauge's own rdma records.
   if (r.params.contains(rdma::record::kDevice) && r.params[rdma::record::kDevice].is_string())
-    r.device["nic"] = r.params[rdma::record::kDevice];
+    r.device[device::kNic] = r.params[rdma::record::kDevice];
   return r;
 }
 

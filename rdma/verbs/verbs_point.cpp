@@ -357,7 +357,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
     out.metrics[record::kPeerPortCounterDeltas] = *server.port_counter_deltas;
   out.device = {{device::kNic, ep.device_name()}, {device::kPort, s.port}};
   if (ep.numa_node() >= 0) // -1: the device does not say (Soft-RoCE, one-node machines)
-    out.device["numa"] = ep.numa_node();
+    out.device[device::kNuma] = ep.numa_node();
   out.derived_params = {
       {record::kGidIndexUsed, ep.gid().index},
       {record::kGidType, to_string(ep.gid().type)},
@@ -371,7 +371,7 @@ Outcome run_client(RunContext &ctx, const VerbsPointSpec &s, Store &store,
       {record::kStoppingRule, s.iterations > 0 ? kStopByIterations : kStopByMeasurementCore},
       {record::kMemoryRegistration, ep.registration()}};
   if (s.gpu >= 0)
-    out.device["gpu"] = s.gpu;
+    out.device[device::kGpu] = s.gpu;
   if (ctx.verify())
     checked.conclude(out);
   return out;
