@@ -240,7 +240,8 @@ TEST(RulePathsByKind, EveryPathReachesARealRecordOfEachKindTheRuleSelects) {
         } else if (reach.imported_any > 0 && !may_lack && metric_of(path) != "**") {
           ++checked;
           EXPECT_TRUE(metrics_held.contains(metric_of(path)))
-              << where << ": no real record of any kind holds " << metric_of(path) << fix;
+              << where << ": no real record of any kind holds " << metric_of(path)
+              << ": fix its path";
         }
       }
       if (may_lack && own_reached > 0)
