@@ -21,6 +21,7 @@
 #include "harness/error.h"
 #include "harness/point_results.h"
 #include "harness/record_io.h"
+#include "harness/run_fields.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::analysis {
@@ -174,8 +175,9 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
   // A record without a host (hand-made or damaged input) belongs to its run's host, or to its
   // run directory: never to a node named "".
   std::string host;
-  if (run.manifest.is_object() && run.manifest.contains("host") && run.manifest["host"].is_string())
-    host = run.manifest["host"].get<std::string>();
+  if (run.manifest.is_object() && run.manifest.contains(run_field::kHost) &&
+      run.manifest[run_field::kHost].is_string())
+    host = run.manifest[run_field::kHost].get<std::string>();
   if (host.empty())
     host = records_file.parent_path().filename().string();
   if (host.empty())
@@ -237,15 +239,17 @@ std::string text_of(const nlohmann::json &manifest, const char *field) {
 // it is the start second and the host, so two runs started in the same second into different
 // --out directories (a gemm and a collectives run under one job step) share it.
 std::optional<std::string> identity_of(const LoadedRun &run) {
-  const auto id = text_of(run.manifest, "run");
+  const auto id = text_of(run.manifest, run_field::kRun);
   if (id.empty())
     return std::nullopt;
-  const auto rank = run.manifest.contains("rank") ? run.manifest["rank"].dump() : "";
-  const auto suite = run.manifest.is_object() && run.manifest.contains("suite")
-                         ? run.manifest["suite"].dump()
+  const auto rank =
+      run.manifest.contains(run_field::kRank) ? run.manifest[run_field::kRank].dump() : "";
+  const auto suite = run.manifest.is_object() && run.manifest.contains(run_field::kSuite)
+                         ? run.manifest[run_field::kSuite].dump()
                          : "";
-  return fmt::format("run {} of host '{}' rank {} started {}{}", id, text_of(run.manifest, "host"),
-                     rank.empty() ? "?" : rank, text_of(run.manifest, "start_utc"),
+  return fmt::format("run {} of host '{}' rank {} started {}{}", id,
+                     text_of(run.manifest, run_field::kHost), rank.empty() ? "?" : rank,
+                     text_of(run.manifest, run_field::kStartUtc),
                      suite.empty() ? "" : " suite " + suite);
 }
 
@@ -291,10 +295,10 @@ void drop_copies(RunSet &set, const std::vector<std::size_t> &digests) {
 bool name_refused_runs(RunSet &set) {
   bool any = false;
   for (const auto &run : set.runs) {
-    if (text_of(run.manifest, "status") != "refused")
+    if (text_of(run.manifest, run_field::kStatus) != run_field::kRefusedStatus)
       continue;
     any = true;
-    const auto why = text_of(run.manifest, "refused");
+    const auto why = text_of(run.manifest, run_field::kRefused);
     set.problems.push_back(fmt::format("{}: refused, no point ran: {}", run.dir,
                                        why.empty() ? "run.json gives no reason" : why));
   }
@@ -380,13 +384,13 @@ namespace {
 // The suite a run ran ("import.nccl-tests" for an import), and when it started.
 std::string suite_of(const LoadedRun &run) {
   const auto &m = run.manifest;
-  if (m.is_object() && m.contains("suite") && m["suite"].is_object())
-    return text_of(m["suite"], "name");
+  if (m.is_object() && m.contains(run_field::kSuite) && m[run_field::kSuite].is_object())
+    return text_of(m[run_field::kSuite], run_field::kSuiteName);
   return "";
 }
 
 std::string host_of(const LoadedRun &run) {
-  const auto host = text_of(run.manifest, "host");
+  const auto host = text_of(run.manifest, run_field::kHost);
   return !host.empty() ? host : run.records.empty() ? run.dir : run.records.front().host;
 }
 
@@ -394,9 +398,10 @@ std::string host_of(const LoadedRun &run) {
 // one of 16 across two measure different things, so neither supersedes the other.
 std::string world_of(const LoadedRun &run) {
   const auto &m = run.manifest;
-  if (m.is_object() && m.contains("world") && m["world"].is_object() &&
-      m["world"].contains("size") && m["world"]["size"].is_number_integer())
-    return std::to_string(m["world"]["size"].get<long long>());
+  if (m.is_object() && m.contains(run_field::kWorld) && m[run_field::kWorld].is_object() &&
+      m[run_field::kWorld].contains(run_field::kWorldSize) &&
+      m[run_field::kWorld][run_field::kWorldSize].is_number_integer())
+    return std::to_string(m[run_field::kWorld][run_field::kWorldSize].get<long long>());
   return "";
 }
 
@@ -407,7 +412,7 @@ std::map<std::pair<std::string, std::string>, int> ranks_per_host(const RunSet &
   std::map<std::pair<std::string, std::string>, int> ranks;
   for (const auto &run : set.runs)
     if (run.manifest.is_object())
-      ++ranks[{host_of(run), text_of(run.manifest, "run")}];
+      ++ranks[{host_of(run), text_of(run.manifest, run_field::kRun)}];
   return ranks;
 }
 
@@ -416,7 +421,7 @@ std::map<std::pair<std::string, std::string>, int> ranks_per_host(const RunSet &
 // per-node NCCL step (world 8, all 8 on the host): neither supersedes the other.
 SupersedingKey superseding_key(const LoadedRun &run,
                                const std::map<std::pair<std::string, std::string>, int> &ranks) {
-  const auto here = ranks.find({host_of(run), text_of(run.manifest, "run")});
+  const auto here = ranks.find({host_of(run), text_of(run.manifest, run_field::kRun)});
   return {host_of(run), suite_of(run), world_of(run),
           here == ranks.end() ? "" : std::to_string(here->second)};
 }
@@ -431,15 +436,15 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   // of one tool are two measurements, and the same file twice is already one run): all kept.
   const auto ranks = ranks_per_host(set);
   const auto dated = [](const LoadedRun &run) {
-    return run.manifest.is_object() && !run.manifest.contains("imported");
+    return run.manifest.is_object() && !run.manifest.contains(run_field::kImported);
   };
   std::map<std::pair<SupersedingKey, std::string>, std::string> run_start; // earliest rank's
   for (const auto &run : set.runs) {
     if (!dated(run))
       continue;
-    const auto start = text_of(run.manifest, "start_utc");
-    auto [it, first] =
-        run_start.try_emplace({superseding_key(run, ranks), text_of(run.manifest, "run")}, start);
+    const auto start = text_of(run.manifest, run_field::kStartUtc);
+    auto [it, first] = run_start.try_emplace(
+        {superseding_key(run, ranks), text_of(run.manifest, run_field::kRun)}, start);
     if (!first)
       it->second = std::min(it->second, start);
   }
@@ -451,7 +456,8 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   std::vector<std::string> dropped;
   std::vector<LoadedRun> kept;
   for (auto &run : set.runs) {
-    if (dated(run) && text_of(run.manifest, "run") != newest[superseding_key(run, ranks)].second) {
+    if (dated(run) &&
+        text_of(run.manifest, run_field::kRun) != newest[superseding_key(run, ranks)].second) {
       dropped.push_back(run.dir);
       continue;
     }
@@ -466,7 +472,7 @@ std::vector<std::string> superseded_runs(const RunSet &set) {
   std::map<SupersedingKey, std::set<std::string>> ids;
   for (const auto &run : set.runs)
     if (run.manifest.is_object())
-      ids[superseding_key(run, ranks)].insert(text_of(run.manifest, "run"));
+      ids[superseding_key(run, ranks)].insert(text_of(run.manifest, run_field::kRun));
   std::vector<std::string> out;
   for (const auto &[key, runs] : ids)
     if (runs.size() > 1)

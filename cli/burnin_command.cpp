@@ -18,6 +18,7 @@
 #include "harness/exit_status.h"
 #include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/nvml_query.h"
+#include "harness/run_fields.h"
 
 namespace railgauge {
 namespace {
@@ -46,13 +47,13 @@ std::optional<analysis::LoadedRun> read_run(const fs::path &dir) {
 // directory (beside run.json, whose suite.burnin_plan holds the plan).
 void report_phase_times(const BurninPlan &plan, const fs::path &dir,
                         const analysis::LoadedRun &run) {
-  if (!run.manifest.is_object() || !run.manifest.contains("start_utc") ||
-      !run.manifest["start_utc"].is_string())
+  if (!run.manifest.is_object() || !run.manifest.contains(run_field::kStartUtc) ||
+      !run.manifest[run_field::kStartUtc].is_string())
     return;
   std::vector<nlohmann::json> records;
   for (const auto &r : run.records)
     records.push_back(r.to_json());
-  const auto measured = phase_wall_times(records, run.manifest["start_utc"]);
+  const auto measured = phase_wall_times(records, run.manifest[run_field::kStartUtc]);
   std::cout << fmt::format("\nBurn-in phases: planned and measured wall time (s)\n{:<28} {:>9} "
                            "{:>9}\n",
                            "phase", "planned", "measured");

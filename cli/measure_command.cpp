@@ -32,6 +32,7 @@
 #include "harness/record_io.h"
 #include "harness/resume.h"
 #include "harness/run_failure.h"
+#include "harness/run_fields.h"
 #include "harness/runner.h"
 #include "harness/watchdog.h"
 #include "memory/bandwidth_table.h"
@@ -139,7 +140,9 @@ std::vector<std::string> unmet_here(const std::map<std::string, int> &expected,
       for (auto &u : unmet)
         if (u.starts_with("gpus:"))
           u += fmt::format(" ({})", *why);
-  manifest.data()["expect"] = {{"expected", expected}, {"found", found}, {"unmet", unmet}};
+  manifest.data()[run_field::kExpect] = {{run_field::kExpectExpected, expected},
+                                         {run_field::kExpectFound, found},
+                                         {run_field::kExpectUnmet, unmet}};
   manifest.write();
   for (const auto &u : unmet)
     std::cerr << fmt::format("railgauge: expectation not met: {} (--expect: the run is refused "
@@ -193,10 +196,10 @@ void start_manifest(std::optional<Manifest> &manifest, const RunIdentity &id,
                     const std::vector<std::string> &argv, const nlohmann::json &suite_info,
                     const RunPlan &plan, const World &world) {
   manifest.emplace(id, argv);
-  manifest->data()["suite"] = suite_info;
-  manifest->data()["points_planned"] = plan.point_count();
-  manifest->data()["plan"] = plan_summary(plan);
-  manifest->data()["world"] = world.describe();
+  manifest->data()[run_field::kSuite] = suite_info;
+  manifest->data()[run_field::kPointsPlanned] = plan.point_count();
+  manifest->data()[run_field::kPlan] = plan_summary(plan);
+  manifest->data()[run_field::kWorld] = world.describe();
   InventoryOptions inventory_options;
   manifest->data()[inventory_field::kInventory] = collect_inventory(inventory_options);
   manifest->write();
@@ -264,7 +267,7 @@ void end_together(World &world, Manifest &manifest, const std::map<std::string, 
     mark_run_failed(manifest, *cut_short, counts);
     world.say_stopped_early(*cut_short);
   } else {
-    manifest.finish("complete", counts);
+    manifest.finish(run_field::kComplete, counts);
   }
   // Slurm's time limit signals every rank: one that has finished its points and waits here for
   // the others ends as an interrupted run does (exit 5), its run.json as it is, rather than by
@@ -289,7 +292,7 @@ void end_together(World &world, Manifest &manifest, const std::map<std::string, 
     // this one for points that never ran here (analysis/check/run_completeness.h).
     if (dynamic_cast<const PeerLost *>(&e))
       if (auto lost = world.lost_ranks(); !lost.empty())
-        manifest.data()["lost_ranks"] = std::move(lost);
+        manifest.data()[run_field::kLostRanks] = std::move(lost);
     mark_run_failed(manifest, cut_short ? *cut_short + "; then " + e.what() : e.what(), counts);
     throw BackendError(fmt::format("{}\n  {}", e.what(), resume_hint));
   }
@@ -362,7 +365,7 @@ std::string record_contention(Manifest &manifest, const ContentionStart &start,
                                          static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
   if (!contention)
     return "";
-  manifest.data()["cpu_contention"] = contention->to_json();
+  manifest.data()[run_field::kCpuContention] = contention->to_json();
   manifest.write();
   return contention->text(several_ranks);
 }

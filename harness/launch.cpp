@@ -12,6 +12,7 @@
 
 #include "harness/error.h"
 #include "harness/node_name.h"
+#include "harness/run_fields.h"
 #include "harness/store/memory_store.h"
 #include "harness/store/mpi_bootstrap.h"
 #include "harness/store/tcp_store.h"
@@ -363,9 +364,9 @@ nlohmann::json World::lost_ranks() {
   for (const auto &[rank, why] : parse_lost_ranks(*listed)) {
     if (look(arrived_at_end + std::to_string(rank)))
       continue;
-    nlohmann::json entry = {{"rank", rank}, {"reason", why}};
+    nlohmann::json entry = {{run_field::kLostRank, rank}, {run_field::kLostReason, why}};
     if (const auto host = look(host_key(rank)))
-      entry["host"] = *host;
+      entry[run_field::kLostHost] = *host;
     lost.push_back(std::move(entry));
   }
   return lost;
@@ -386,8 +387,8 @@ std::optional<std::string> World::refused_anywhere() {
 }
 
 nlohmann::json World::describe() const {
-  return {{"size", launch_.world_size},
-          {"rank", launch_.rank},
+  return {{run_field::kWorldSize, launch_.world_size},
+          {run_field::kWorldRank, launch_.rank},
           {"local_rank", launch_.local_rank},
           {"launcher", launch_.source},
           {"store", store_text_},

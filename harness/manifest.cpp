@@ -1,4 +1,5 @@
 #include "harness/manifest.h"
+#include "harness/run_fields.h"
 
 #include <cerrno>
 #include <chrono>
@@ -81,27 +82,28 @@ Manifest::Manifest(const RunIdentity &id, const std::vector<std::string> &argv) 
   for (const auto &b : config::kBackends)
     backends[b.name] = b.enabled;
   data_ = {
-      {"schema", kRunSchema},
-      {"run", id.run_id},
-      {"host", id.host},
-      {"rank", id.rank},
-      {"argv", argv},
-      {"cwd", fs::current_path().string()},
-      {"start_utc", utc_timestamp_now()},
-      {"end_utc", nullptr},
-      {"status", "running"},
-      {"counts", nlohmann::json::object()},
-      {"railgauge",
-       {{"version", RAILGAUGE_VERSION},
-        {"compiler", RAILGAUGE_COMPILER},
-        {"backends", backends},
-        {"cuda_architectures", RAILGAUGE_CUDA_ARCHITECTURES},
-        {"cuda_toolkit", RAILGAUGE_CUDA_TOOLKIT_VERSION},
-        {"source_commit", source_commit().empty() ? nlohmann::json(nullptr)
-                                                  : nlohmann::json(std::string(source_commit()))},
-        {"source_dirty",
+      {run_field::kSchema, kRunSchema},
+      {run_field::kRun, id.run_id},
+      {run_field::kHost, id.host},
+      {run_field::kRank, id.rank},
+      {run_field::kArgv, argv},
+      {run_field::kCwd, fs::current_path().string()},
+      {run_field::kStartUtc, utc_timestamp_now()},
+      {run_field::kEndUtc, nullptr},
+      {run_field::kStatus, run_field::kRunning},
+      {run_field::kCounts, nlohmann::json::object()},
+      {run_field::kRailgauge,
+       {{run_field::kVersion, RAILGAUGE_VERSION},
+        {run_field::kCompiler, RAILGAUGE_COMPILER},
+        {run_field::kBackends, backends},
+        {run_field::kCudaArchitectures, RAILGAUGE_CUDA_ARCHITECTURES},
+        {run_field::kCudaToolkit, RAILGAUGE_CUDA_TOOLKIT_VERSION},
+        {run_field::kSourceCommit, source_commit().empty()
+                                       ? nlohmann::json(nullptr)
+                                       : nlohmann::json(std::string(source_commit()))},
+        {run_field::kSourceDirty,
          source_commit().empty() ? nlohmann::json(nullptr) : nlohmann::json(source_dirty())}}},
-      {"libraries",
+      {run_field::kLibraries,
        {{"hwloc",
          fmt::format("{}.{}.{}", hwloc_get_api_version() >> 16,
                      (hwloc_get_api_version() >> 8) & 0xff, hwloc_get_api_version() & 0xff)}}},
@@ -118,7 +120,7 @@ Manifest Manifest::load(const std::string &dir) {
   auto data = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (data.is_discarded() || !data.is_object())
     throw InputError("the run manifest is not a JSON object", path, fix);
-  if (!data.contains("schema") || data["schema"] != kRunSchema)
+  if (!data.contains(run_field::kSchema) || data[run_field::kSchema] != kRunSchema)
     throw InputError(fmt::format("the run manifest's schema is not {}", kRunSchema), path, fix);
   return Manifest(dir, std::move(data));
 }
@@ -143,9 +145,9 @@ void Manifest::write() const {
 }
 
 void Manifest::finish(const std::string &status, const std::map<std::string, int> &counts) {
-  data_["end_utc"] = utc_timestamp_now();
-  data_["status"] = status;
-  data_["counts"] = counts;
+  data_[run_field::kEndUtc] = utc_timestamp_now();
+  data_[run_field::kStatus] = status;
+  data_[run_field::kCounts] = counts;
   write();
 }
 

@@ -1,4 +1,5 @@
 #include "harness/resume.h"
+#include "harness/run_fields.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -103,25 +104,25 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
     : options_(options) {
   const std::string where = (fs::path(dir) / "run.json").string();
   const std::string again = fmt::format("resume with the options of the original command: {}",
-                                        joined(manifest.value("argv", nlohmann::json())));
+                                        joined(manifest.value(run_field::kArgv, nlohmann::json())));
   const auto text = [&](const char *name) {
     const auto it = manifest.find(name);
     return it != manifest.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  const auto it_rank = manifest.find("rank");
+  const auto it_rank = manifest.find(run_field::kRank);
   const int run_rank =
       it_rank != manifest.end() && it_rank->is_number_integer() ? it_rank->get<int>() : -1;
-  if (text("host") != host || run_rank != rank)
+  if (text(run_field::kHost) != host || run_rank != rank)
     throw InputError(fmt::format("the run belongs to host {} rank {}, this is host {} rank {}",
-                                 text("host"), run_rank, host, rank),
+                                 text(run_field::kHost), run_rank, host, rank),
                      where, "resume a run on the host (and as the rank) that started it");
-  const auto suite = manifest.find("suite");
+  const auto suite = manifest.find(run_field::kSuite);
   if (suite == manifest.end() || *suite != suite_info)
     throw InputError(fmt::format("the run was made by suite {}, this command runs suite {}",
                                  suite == manifest.end() ? "(none)" : suite->dump(),
                                  suite_info.dump()),
                      where, again);
-  const auto recorded_plan = manifest.find("plan");
+  const auto recorded_plan = manifest.find(run_field::kPlan);
   const auto this_plan = plan_summary(plan);
   if (recorded_plan == manifest.end() || !recorded_plan->is_object())
     throw InputError("run.json has no plan digest (written by an older railgauge), so this "
@@ -133,7 +134,7 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
                                  this_plan["points"].dump(),
                                  recorded_plan->value("points", nlohmann::json()).dump()),
                      where, again);
-  id_ = {text("run"), host, rank, dir};
+  id_ = {text(run_field::kRun), host, rank, dir};
   if (id_.run_id.empty())
     throw InputError("run.json has no run id", where, "start a new run");
 
@@ -149,7 +150,7 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
 
   const std::string records_path = (fs::path(dir) / "records.jsonl").string();
   if (!fs::exists(records_path)) { // killed before its first record
-    refuse_if_complete(text("status"), where);
+    refuse_if_complete(text(run_field::kStatus), where);
     return;
   }
   if (const auto removed = drop_partial_last_line(records_path))
@@ -182,11 +183,11 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
     else
       last_status_[point_identity(r.key, axes)] = r.status;
   }
-  refuse_if_complete(text("status"), where);
+  refuse_if_complete(text(run_field::kStatus), where);
 }
 
 void ResumeState::refuse_if_complete(const std::string &status, const std::string &where) {
-  if (status != "complete" || options_.force)
+  if (status != run_field::kComplete || options_.force)
     return;
   // An older railgauge marked a run complete when a lost peer had stopped it early: such a run
   // resumes like any run cut short.
@@ -270,18 +271,19 @@ std::size_t ResumeState::skipped_points() const {
 void mark_resumed(Manifest &manifest, const std::vector<std::string> &argv,
                   const ResumeState &state, std::size_t points_planned) {
   auto &data = manifest.data();
-  if (!data.contains("resumes") || !data["resumes"].is_array())
-    data["resumes"] = nlohmann::json::array();
-  data["resumes"].push_back({{"start_utc", utc_timestamp_now()},
-                             {"argv", argv},
-                             {"previous_status", data.value("status", nlohmann::json())},
-                             {"points_skipped", state.skipped_points()},
-                             {"points_to_run", points_planned - state.skipped_points()}});
-  data["status"] = "running";
-  data["end_utc"] = nullptr;
-  data.erase("failure");
-  data.erase("refused");
-  data.erase("lost_ranks"); // of the run resumed: this one names its own, if any
+  if (!data.contains(run_field::kResumes) || !data[run_field::kResumes].is_array())
+    data[run_field::kResumes] = nlohmann::json::array();
+  data[run_field::kResumes].push_back(
+      {{run_field::kStartUtc, utc_timestamp_now()},
+       {run_field::kArgv, argv},
+       {run_field::kPreviousStatus, data.value(run_field::kStatus, nlohmann::json())},
+       {run_field::kPointsSkipped, state.skipped_points()},
+       {run_field::kPointsToRun, points_planned - state.skipped_points()}});
+  data[run_field::kStatus] = run_field::kRunning;
+  data[run_field::kEndUtc] = nullptr;
+  data.erase(run_field::kFailure);
+  data.erase(run_field::kRefused);
+  data.erase(run_field::kLostRanks); // of the run resumed: this one names its own, if any
 }
 
 } // namespace railgauge

@@ -1,4 +1,5 @@
 #include "harness/run_failure.h"
+#include "harness/run_fields.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,8 +43,8 @@ std::optional<std::string> points_never_run(const std::map<std::string, int> &co
 bool mark_run_failed(Manifest &manifest, const std::string &why,
                      const std::map<std::string, int> &counts) noexcept {
   try {
-    manifest.data()["failure"] = why;
-    manifest.finish("failed", counts);
+    manifest.data()[run_field::kFailure] = why;
+    manifest.finish(run_field::kFailedStatus, counts);
     return true;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "railgauge: run.json could not be marked failed either: %s\n", e.what());
@@ -52,8 +53,8 @@ bool mark_run_failed(Manifest &manifest, const std::string &why,
 }
 
 void mark_run_refused(Manifest &manifest, const std::string &why) {
-  manifest.data()["refused"] = why;
-  manifest.finish("refused", {});
+  manifest.data()[run_field::kRefused] = why;
+  manifest.finish(run_field::kRefusedStatus, {});
 }
 
 void end_hung_run(Manifest &manifest, const Record &hung, const std::string &records_path,
@@ -72,8 +73,8 @@ void end_interrupted_run(Manifest &manifest, const Record *point, int signo,
                point ? "; the point it was in is an error record: " : " between points",
                point ? point->key.c_str() : "", resume_hint.c_str());
   try {
-    manifest.data()["interrupted"] = signal_name(signo);
-    manifest.finish("interrupted", count_records(records_path));
+    manifest.data()[run_field::kInterrupted] = signal_name(signo);
+    manifest.finish(run_field::kInterruptedStatus, count_records(records_path));
   } catch (const std::exception &e) {
     std::fprintf(stderr, "railgauge: run.json could not be marked interrupted: %s\n", e.what());
   }

@@ -139,10 +139,6 @@ NOT_RECORD_FIELDS = {
                                "could not read it", {"since_s", "links", "error"}),
     "rdma/fabric/topology_load.cpp": ("the directories of an LLDP dump, not fields",
                                       {"hosts", "switches"}),
-    "analysis/import/imported_run.cpp": (
-        "run.json of an imported run: its suite, what the import says of itself, its points",
-        {"name", "path", "suite", "imported", "node", "node_from", "tool", "file",
-         "points_planned"}),
     "analysis/import/nvbandwidth_import.cpp": (
         "run.json's `imported`: what the nvbandwidth output says of itself, not a record",
         {"format", "version", "driver_version", "cuda_runtime_version", "host", "devices",

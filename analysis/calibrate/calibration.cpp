@@ -13,6 +13,7 @@
 #include "analysis/calibrate/network_tier_fit.h"
 #include "analysis/calibrate/processor_usage.h"
 #include "analysis/calibrate/si_prefixes.h"
+#include "harness/run_fields.h"
 #include "harness/stats.h"
 
 namespace railgauge::calibrate {
@@ -25,8 +26,9 @@ void read_runs(Calibration &c, const analysis::RunSet &runs) {
     c.runs.push_back(r.dir);
     // Every rank of a run writes its own directory under the run's id (run.json "run", each
     // record's "run"); a directory with neither counts as a run of its own.
-    if (r.manifest.is_object() && r.manifest.contains("run") && r.manifest["run"].is_string())
-      ids.insert(r.manifest["run"].get<std::string>());
+    if (r.manifest.is_object() && r.manifest.contains(run_field::kRun) &&
+        r.manifest[run_field::kRun].is_string())
+      ids.insert(r.manifest[run_field::kRun].get<std::string>());
     else if (!r.records.empty())
       for (const auto &rec : r.records)
         ids.insert(rec.run);

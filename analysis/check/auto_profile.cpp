@@ -12,6 +12,7 @@
 #include "harness/error.h"
 #include "harness/inventory/inventory_fields.h"
 #include "harness/record_fields.h"
+#include "harness/run_fields.h"
 
 namespace railgauge::check {
 namespace {
@@ -63,12 +64,13 @@ std::optional<bool> nvidia_signs(const nlohmann::json &manifest) {
 bool must_have_gpus(const nlohmann::json &manifest) {
   if (!manifest.is_object())
     return false;
-  const auto suite = manifest.value("suite", nlohmann::json::object());
+  const auto suite = manifest.value(run_field::kSuite, nlohmann::json::object());
   if (suite.is_object() && suite.contains("burnin_plan"))
     return true;
-  const auto expect = manifest.value("expect", nlohmann::json::object());
-  const auto expected = expect.is_object() ? expect.value("expected", nlohmann::json::object())
-                                           : nlohmann::json::object();
+  const auto expect = manifest.value(run_field::kExpect, nlohmann::json::object());
+  const auto expected = expect.is_object()
+                            ? expect.value(run_field::kExpectExpected, nlohmann::json::object())
+                            : nlohmann::json::object();
   const auto gpus = expected.is_object() ? expected.value("gpus", nlohmann::json(nullptr))
                                          : nlohmann::json(nullptr);
   return gpus.is_number_integer() && gpus.get<long long>() > 0;
@@ -96,11 +98,11 @@ struct ImportedLog {
 };
 
 std::optional<ImportedLog> imported_log(const analysis::LoadedRun &run) {
-  if (!run.manifest.is_object() || !run.manifest.contains("imported"))
+  if (!run.manifest.is_object() || !run.manifest.contains(run_field::kImported))
     return std::nullopt;
   ImportedLog log;
-  log.host = run.manifest.value("host", run.dir);
-  const auto &imported = run.manifest["imported"];
+  log.host = run.manifest.value(run_field::kHost, run.dir);
+  const auto &imported = run.manifest[run_field::kImported];
   if (imported.is_object() && imported.contains("network") && imported["network"].is_object())
     log.network = imported["network"].value("transport", "");
   for (const auto &r : run.records) {
@@ -224,7 +226,7 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
   std::set<std::string> unnamed_failures; // ... of them, those whose records failed or broke
   for (const auto &run : runs.runs) {
     if (gpu_names(run.manifest).empty() && run.manifest.is_object() &&
-        run.manifest.contains("imported")) {
+        run.manifest.contains(run_field::kImported)) {
       if (auto log = imported_log(run)) {
         imports.push_back(std::move(*log));
       } else {
@@ -238,7 +240,7 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
     }
     const auto found = gpu_names(run.manifest);
     const std::string host =
-        run.manifest.is_object() ? run.manifest.value("host", run.dir) : run.dir;
+        run.manifest.is_object() ? run.manifest.value(run_field::kHost, run.dir) : run.dir;
     if (found.empty()) {
       const auto nvidia = nvidia_signs(run.manifest);
       if (must_have_gpus(run.manifest))

@@ -17,6 +17,7 @@
 #include "harness/inventory/inventory_fields.h"
 #include "harness/metric_names.h"
 #include "harness/noise_bound.h"
+#include "harness/run_fields.h"
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
 #include "records/memory_record.h"
@@ -88,7 +89,7 @@ void Evaluator::apply(const Rule &rule) {
 void Evaluator::index_hosts() {
   for (std::size_t i = 0; i < runs_.runs.size(); ++i) {
     const auto &run = runs_.runs[i];
-    std::string host = text_field(run.manifest, "host");
+    std::string host = text_field(run.manifest, run_field::kHost);
     if (host.empty() && !run.records.empty())
       host = run.records.front().host;
     if (host.empty())
@@ -112,7 +113,7 @@ void Evaluator::index_hosts() {
       index_.add_inventory(host, run.manifest[inventory_field::kInventory]);
     }
     if (imported)
-      index_.add_imported_gpus(host, run.manifest.at("imported"));
+      index_.add_imported_gpus(host, run.manifest.at(run_field::kImported));
   }
   ledger_.list_hosts();
 }

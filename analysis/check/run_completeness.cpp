@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/run_fields.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::check {
@@ -34,12 +35,13 @@ std::string ranges_text(const std::vector<long long> &ranks) {
 // before railgauge named them) or not a list of objects with a whole rank.
 std::vector<std::pair<long long, std::string>> lost_ranks_of(const nlohmann::json &m) {
   std::vector<std::pair<long long, std::string>> lost;
-  if (!m.is_object() || !m.contains("lost_ranks") || !m["lost_ranks"].is_array())
+  if (!m.is_object() || !m.contains(run_field::kLostRanks) || !m[run_field::kLostRanks].is_array())
     return lost;
-  for (const auto &l : m["lost_ranks"]) {
-    if (!l.is_object() || !l.contains("rank") || !l["rank"].is_number_integer())
+  for (const auto &l : m[run_field::kLostRanks]) {
+    if (!l.is_object() || !l.contains(run_field::kLostRank) ||
+        !l[run_field::kLostRank].is_number_integer())
       return {};
-    lost.emplace_back(l["rank"].get<long long>(), text_of(l, "host"));
+    lost.emplace_back(l[run_field::kLostRank].get<long long>(), text_of(l, run_field::kLostHost));
   }
   return lost;
 }
@@ -58,15 +60,16 @@ std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
   std::map<std::string, std::map<long long, std::string>> lost_hosts; // run id -> rank -> host
   for (const auto &run : runs.runs) {
     const auto &m = run.manifest;
-    if (!m.is_object() || !m.contains("world") || !m["world"].is_object())
+    if (!m.is_object() || !m.contains(run_field::kWorld) || !m[run_field::kWorld].is_object())
       continue; // an import or a hand-made run: no world to count
-    const auto &w = m["world"];
-    const auto id = text_of(m, "run");
-    if (id.empty() || !w.contains("size") || !w["size"].is_number_integer() ||
-        !w.contains("rank") || !w["rank"].is_number_integer())
+    const auto &w = m[run_field::kWorld];
+    const auto id = text_of(m, run_field::kRun);
+    if (id.empty() || !w.contains(run_field::kWorldSize) ||
+        !w[run_field::kWorldSize].is_number_integer() || !w.contains(run_field::kWorldRank) ||
+        !w[run_field::kWorldRank].is_number_integer())
       continue;
-    ranks.push_back(
-        {id, text_of(m, "host"), w["size"].get<long long>(), w["rank"].get<long long>()});
+    ranks.push_back({id, text_of(m, run_field::kHost), w[run_field::kWorldSize].get<long long>(),
+                     w[run_field::kWorldRank].get<long long>()});
     for (const auto &[rank, host] : lost_ranks_of(m))
       if (!host.empty())
         lost_hosts[id][rank] = host;
@@ -105,11 +108,11 @@ std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::Loaded
   std::string text = fmt::format("stopped by lost {}", named);
   const auto &m = run.manifest;
   const auto written = records_written(run);
-  if (m.contains("points_planned") && m["points_planned"].is_number_integer() &&
-      m["points_planned"].get<long long>() > written)
+  if (m.contains(run_field::kPointsPlanned) && m[run_field::kPointsPlanned].is_number_integer() &&
+      m[run_field::kPointsPlanned].get<long long>() > written)
     text += fmt::format("; {} of {} planned points not measured (not passed)",
-                        m["points_planned"].get<long long>() - written,
-                        m["points_planned"].get<long long>());
+                        m[run_field::kPointsPlanned].get<long long>() - written,
+                        m[run_field::kPointsPlanned].get<long long>());
   return text;
 }
 
@@ -161,7 +164,7 @@ std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
 bool is_point_that_stopped_the_run(const analysis::LoadedRun &run, const Record &r) {
   if (r.status != Status::error || !r.reason || r.reason->empty())
     return false;
-  const auto failure = text_of(run.manifest, "failure");
+  const auto failure = text_of(run.manifest, run_field::kFailure);
   return failure.starts_with("the run stopped after ") &&
          failure.find("never ran): " + *r.reason) != std::string::npos;
 }
@@ -171,24 +174,25 @@ std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
   std::vector<std::string> why;
   if (!m.is_object())
     return why;
-  if (m.contains("status")) {
-    const auto status = text_of(m, "status");
-    if (status != "complete") {
+  if (m.contains(run_field::kStatus)) {
+    const auto status = text_of(m, run_field::kStatus);
+    if (status != run_field::kComplete) {
       // Why it ended: a fault (failed) or the hardware --expect named missing (refused).
-      auto failure = text_of(m, "failure");
+      auto failure = text_of(m, run_field::kFailure);
       if (failure.empty())
-        failure = text_of(m, "refused");
+        failure = text_of(m, run_field::kRefused);
       why.push_back(fmt::format("run.json says status '{}'{}, not complete",
-                                status.empty() ? m["status"].dump() : status,
+                                status.empty() ? m[run_field::kStatus].dump() : status,
                                 failure.empty() ? "" : " (" + failure + ")"));
     }
   }
   const auto written = records_written(run);
-  if (m.contains("points_planned") && m["points_planned"].is_number_integer() &&
-      m["points_planned"].get<long long>() > written)
+  if (m.contains(run_field::kPointsPlanned) && m[run_field::kPointsPlanned].is_number_integer() &&
+      m[run_field::kPointsPlanned].get<long long>() > written)
     why.push_back(fmt::format("{} of {} planned points have a record", written,
-                              m["points_planned"].get<long long>()));
-  if (!m.contains("counts") || !m["counts"].is_object() || m["counts"].empty())
+                              m[run_field::kPointsPlanned].get<long long>()));
+  if (!m.contains(run_field::kCounts) || !m[run_field::kCounts].is_object() ||
+      m[run_field::kCounts].empty())
     return why;
   // run.json counts the last record of each point (a resumed point's retry replaces its error);
   // an import counts every record. Either agreeing is agreement.
@@ -204,7 +208,7 @@ std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
   for (const auto &[point, status] : last)
     ++by_point[status];
   std::map<std::string, long long> said;
-  for (const auto &[status, n] : m["counts"].items())
+  for (const auto &[status, n] : m[run_field::kCounts].items())
     if (n.is_number_integer() && n.get<long long>() != 0)
       said[status] = n.get<long long>();
   if (said == every || said == by_point)

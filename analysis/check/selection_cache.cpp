@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "harness/run_fields.h"
+
 namespace railgauge::check {
 namespace {
 
@@ -23,7 +25,7 @@ bool is_network(const std::string &category) { return category == "nic" || categ
 } // namespace
 
 bool is_imported(const analysis::LoadedRun &run) {
-  return run.manifest.is_object() && run.manifest.contains("imported");
+  return run.manifest.is_object() && run.manifest.contains(run_field::kImported);
 }
 
 bool applies(const Rule &rule, const analysis::LoadedRun &run) {

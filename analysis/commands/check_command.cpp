@@ -30,6 +30,7 @@
 #include "harness/data_paths.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
+#include "harness/run_fields.h"
 
 namespace railgauge::analysis {
 namespace {
@@ -116,7 +117,8 @@ RunSet runs_to_judge(const CheckOptions &o, const MachineSnapshot &this_machine)
   RunSet set;
   LoadedRun now;
   now.manifest = this_machine();
-  now.dir = fmt::format("this machine ({}), now", now.manifest.value("host", std::string("?")));
+  now.dir =
+      fmt::format("this machine ({}), now", now.manifest.value(run_field::kHost, std::string("?")));
   set.runs.push_back(std::move(now));
   return set;
 }

@@ -7,6 +7,7 @@
 #include "analysis/history/history_builtins.h"
 #include "analysis/run_set.h"
 #include "harness/inventory/inventory_fields.h"
+#include "harness/run_fields.h"
 
 namespace railgauge::history {
 
@@ -33,7 +34,7 @@ InventoryJudgement judge_inventory_rules(Database &db, const check::RuleSet &rul
                 }
                 analysis::LoadedRun run;
                 run.dir = as_text(row[1]);
-                run.manifest = json{{"host", host}};
+                run.manifest = json{{run_field::kHost, host}};
                 if (const auto text = as_text(row[2]); !text.empty())
                   run.manifest[inventory_field::kInventory] = json::parse(text, nullptr, false);
                 runs.runs.push_back(std::move(run));

@@ -16,6 +16,7 @@
 #include "harness/error.h"
 #include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/pci_tree.h"
+#include "harness/run_fields.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::history {
@@ -139,34 +140,34 @@ struct RunFacts {
   RunFacts(const analysis::LoadedRun &run, const std::vector<std::string> &unread) {
     const auto &m = run.manifest;
     const Record *first = run.records.empty() ? nullptr : &run.records.front();
-    run_id = text(m, "run");
-    host = text(m, "host");
+    run_id = text(m, run_field::kRun);
+    host = text(m, run_field::kHost);
     if (run_id.empty())
       run_id = first ? first->run : fs::path(run.dir).filename().string();
     if (host.empty())
       host = first ? first->host : "unknown-host";
-    if (m.is_object() && m.value("rank", json()).is_number_integer())
-      rank = m["rank"].get<std::int64_t>();
+    if (m.is_object() && m.value(run_field::kRank, json()).is_number_integer())
+      rank = m[run_field::kRank].get<std::int64_t>();
     else if (first)
       rank = first->rank;
-    suite = m.is_object() ? text(m.value("suite", json()), "name") : "";
+    suite = m.is_object() ? text(m.value(run_field::kSuite, json()), run_field::kSuiteName) : "";
     source = suite.rfind("import.", 0) == 0 ? suite.substr(7) : "railgauge";
-    start = text(m, "start_utc");
+    start = text(m, run_field::kStartUtc);
     if (start.empty() && first)
       start = first->time_utc; // an import or a bare records.jsonl: its first point's time
-    end = text(m, "end_utc");
-    status = text(m, "status");
+    end = text(m, run_field::kEndUtc);
+    status = text(m, run_field::kStatus);
     const auto integer = [](const json &j) {
       return j.is_number_integer() ? Value(j.get<std::int64_t>()) : Value(nullptr);
     };
     if (m.is_object()) {
-      points_planned = integer(m.value("points_planned", json()));
-      if (m.contains("counts") && m["counts"].is_object())
-        counts = m["counts"].dump();
-      const auto world = m.value("world", json());
+      points_planned = integer(m.value(run_field::kPointsPlanned, json()));
+      if (m.contains(run_field::kCounts) && m[run_field::kCounts].is_object())
+        counts = m[run_field::kCounts].dump();
+      const auto world = m.value(run_field::kWorld, json());
       if (world.is_object()) {
-        world_size = integer(world.value("size", json()));
-        world_rank = integer(world.value("rank", json()));
+        world_size = integer(world.value(run_field::kWorldSize, json()));
+        world_rank = integer(world.value(run_field::kWorldRank, json()));
       }
       if (const auto it = m.find(inventory_field::kInventory); it != m.end() && it->is_object())
         inventory = it->dump(-1, ' ', false, json::error_handler_t::replace);

@@ -15,6 +15,7 @@
 #include "harness/error.h"
 #include "harness/host_group.h"
 #include "harness/record_io.h"
+#include "harness/run_fields.h"
 
 namespace railgauge::analysis {
 
@@ -79,15 +80,16 @@ ImportedRun write_imported_run(
   RunIdentity id = create_run_directory(
       out_dir, fmt::format("{}-{:08x}", host_for_run_id(node), file_digest(file)), 0);
   id.host = node;
-  imported["node"] = node;
-  imported["node_from"] = host.empty() ? "file name" : "source or --host";
+  namespace f = run_field;
+  imported[f::kImportedNode] = node;
+  imported[f::kImportedNodeFrom] = host.empty() ? "file name" : "source or --host";
   Manifest manifest(id, argv);
-  manifest.data()["suite"] = {{"name", "import." + tool}, {"path", file}};
-  imported["tool"] = tool;
-  imported["file"] = file;
-  manifest.data()["imported"] = std::move(imported);
+  manifest.data()[f::kSuite] = {{f::kSuiteName, "import." + tool}, {f::kSuitePath, file}};
+  imported[f::kImportedTool] = tool;
+  imported[f::kImportedFile] = file;
+  manifest.data()[f::kImported] = std::move(imported);
   if (points_planned)
-    manifest.data()["points_planned"] = *points_planned;
+    manifest.data()[f::kPointsPlanned] = *points_planned;
   std::size_t written = 0;
   std::map<std::string, int> counts;
   try {
@@ -103,8 +105,8 @@ ImportedRun write_imported_run(
     std::filesystem::remove_all(id.dir, ec);
     throw;
   }
-  manifest.data()["points_planned"] = written;
-  manifest.finish("complete", counts);
+  manifest.data()[f::kPointsPlanned] = written;
+  manifest.finish(f::kComplete, counts);
   return {id.dir, written};
 }
 
