@@ -9,6 +9,7 @@
 #include "analysis/compare/point_matching.h"
 #include "analysis/compare/verdicts.h"
 #include "harness/error.h"
+#include "harness/metric_names.h"
 
 namespace railgauge::compare {
 
@@ -60,7 +61,7 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &given,
       std::vector<std::optional<Side>> read(p.sides.size());
       for (std::size_t i = 0; i < p.sides.size(); ++i)
         if (!p.sides[i])
-          read[i] = interpolate(curves.at(curve)[i], p.params["size_bytes"].get<double>());
+          read[i] = interpolate(curves.at(curve)[i], p.params[metric::kSizeBytes].get<double>());
       if (std::any_of(read.begin(), read.end(), [](const auto &s) { return s.has_value(); }))
         p.interpolated = std::move(read);
     }

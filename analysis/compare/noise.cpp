@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/compare/compared_metric.h"
+#include "harness/metric_names.h"
 #include "harness/noise_bound.h"
 #include "harness/stats.h"
 #include "records/burn_figure.h"
@@ -91,7 +92,7 @@ Curves curves_of(const Sides &sides, const ParamsOf &params_of) {
     per_input.resize(per_point.size());
     for (std::size_t i = 0; i < per_point.size(); ++i)
       if (per_point[i])
-        per_input[i].emplace_back(params["size_bytes"].get<double>(), *per_point[i]);
+        per_input[i].emplace_back(params[metric::kSizeBytes].get<double>(), *per_point[i]);
   }
   for (auto &[_, per_input] : curves)
     for (auto &sizes : per_input)

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analysis/compare/compared_metric.h"
+#include "harness/metric_names.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::compare {
@@ -136,7 +137,7 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
 }
 
 std::string curve_of(const PointId &id, const json &params) {
-  if (!params.contains("size_bytes") || !params["size_bytes"].is_number())
+  if (!params.contains(metric::kSizeBytes) || !params[metric::kSizeBytes].is_number())
     return "";
   json rest = params;
   rest.erase("size_bytes");
@@ -149,7 +150,7 @@ void merge_near_sizes(Points &points, ParamsOf &params_of) {
   for (const auto &[id, entry] : points) {
     const json &params = params_of.at(id);
     if (const std::string curve = curve_of(id, params); !curve.empty())
-      by_curve[curve].emplace_back(params["size_bytes"].get<double>(), id);
+      by_curve[curve].emplace_back(params[metric::kSizeBytes].get<double>(), id);
   }
   const auto holds = [](const std::vector<Slot> &slots, std::size_t i) {
     return i < slots.size() && !slots[i].values.empty();

@@ -8,6 +8,7 @@
 #include "analysis/report/report_page.h"
 #include "analysis/report/series_names.h"
 #include "analysis/report/svg.h"
+#include "harness/metric_names.h"
 
 namespace railgauge::report {
 
@@ -33,7 +34,7 @@ void comparison_section(Page &page, const compare::Comparison &c) {
   for (std::size_t i = 1; i < c.labels.size(); ++i) {
     std::map<std::string, Series> series;
     for (const auto &p : c.points) {
-      if (!p.params.contains("size_bytes") || !p.ratio[i - 1])
+      if (!p.params.contains(metric::kSizeBytes) || !p.ratio[i - 1])
         continue;
       std::string name = c.labels[i] + "/" + c.labels[0];
       for (const auto &[k, v] : p.params.items())
@@ -41,7 +42,7 @@ void comparison_section(Page &page, const compare::Comparison &c) {
           name += " " + k + "=" + text(v);
       auto &s = series[p.key + "\n" + name];
       s.name = name;
-      s.points.emplace_back(p.params["size_bytes"].get<double>(), *p.ratio[i - 1]);
+      s.points.emplace_back(p.params[metric::kSizeBytes].get<double>(), *p.ratio[i - 1]);
     }
     for (auto &[k, s] : series) {
       std::sort(s.points.begin(), s.points.end());

@@ -13,6 +13,7 @@
 #include "analysis/report/report_page.h"
 #include "analysis/report/series_names.h"
 #include "analysis/report/svg.h"
+#include "harness/metric_names.h"
 #include "harness/stats.h"
 #include "records/collective_record.h"
 #include "records/gemm_record.h"
@@ -132,7 +133,7 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
   for (const auto &fm : kFamilies) {
     const auto wanted = [&](const Record &r) {
       return r.key.starts_with(std::string(fm.family) + ".") && r.status == Status::ok &&
-             r.params.contains("size_bytes") && r.params["size_bytes"].is_number() &&
+             r.params.contains(metric::kSizeBytes) && r.params[metric::kSizeBytes].is_number() &&
              r.metrics.contains(fm.metric) && r.metrics[fm.metric].is_number() &&
              !r.params.contains("src") && !r.params.contains("src_rank") && !is_fabric_load(r);
     };
@@ -144,8 +145,8 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
       for (const auto &r : run.records)
         if (wanted(r)) {
           drawn.push_back(&r);
-          curves[series_name(r, naming, label)][r.params["size_bytes"].get<double>()].push_back(
-              r.metrics[fm.metric].get<double>());
+          curves[series_name(r, naming, label)][r.params[metric::kSizeBytes].get<double>()]
+              .push_back(r.metrics[fm.metric].get<double>());
         }
     }
     if (curves.empty())

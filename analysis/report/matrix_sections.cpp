@@ -11,6 +11,7 @@
 #include "analysis/report/report.h"
 #include "analysis/report/report_page.h"
 #include "analysis/report/svg.h"
+#include "harness/metric_names.h"
 #include "harness/record_fields.h"
 #include "harness/stats.h"
 #include "records/pair_matrix_fields.h"
@@ -183,8 +184,8 @@ void pair_section(Page &page, const analysis::RunSet &runs) {
         continue;
       const auto name = metric.substr(std::string("metrics.").size());
       const std::string id =
-          r.key + (r.params.contains("size_bytes")
-                       ? " size " + tick_label(r.params["size_bytes"].get<double>(), true)
+          r.key + (r.params.contains(metric::kSizeBytes)
+                       ? " size " + tick_label(r.params[metric::kSizeBytes].get<double>(), true)
                        : "");
       units[id] = name;
       mats[id][{text(r.params[src]), text(r.params[dst])}].push_back(r.metrics[name].get<double>());
