@@ -89,7 +89,7 @@ JSON_FIELD = re.compile(r'(?:\[\s*|(?:\.|->)\s*(?:at|contains|value|find|count|e
                         r'"([A-Za-z0-9_.]+)"')
 # A literal subscript assigned to, on an object of any name (entry["gemm"] = g): in a writer, the
 # object is as often part of a record as not, and a name that reaches one belongs in a contract.
-ASSIGNED = re.compile(r'\[\s*"([A-Za-z0-9_.]+)"\s*\]\s*=(?!=)')
+ASSIGNED = re.compile(r'\[\s*"([A-Za-z0-9_.]+)"\s*\](?=(?:\s*\[[^\]\n]*\])*\s*=(?!=))')
 AXIS = re.compile(r'\b(?:point|p)\s*\.\s*(?:text|integer|real|boolean|has)\s*\(\s*'
                   r'"([A-Za-z0-9_.]+)"')
 # An axis declared by a literal name: a braced Axis whose next element is its AxisType.
@@ -383,13 +383,15 @@ class RecordsLiterals(unittest.TestCase):
             '    railgauge::AxisType::integer, "depth", {}, {}}}; // {"x", AxisType::text}',  # 19
             'Axis a{"y", type, "not a declaration: no AxisType next", {}, {}};',  # 20
             'entry["gemm"] = g; if (j["rank"] == 1) {} x = j["key"];',  # 21: assigned, not read
+            'j["outer"][k]["inner"] = v; y = j["read"][0];',  # 22: each key of a nested assignment
         ])
         self.assertEqual([(line, name) for line, name, _ in literals(text)],
                          [(1, "verified"), (2, "gpu_name"), (3, "size_bytes"), (4, "note"),
                           (4, "op"), (7, "k"), (8, "ranks"), (9, "a"), (9, "b"), (10, "layout"),
                           (12, "p90_s"), (13, "c"), (13, "host"), (13, "why"), (14, "id"),
                           (14, "scale"),
-                          (15, "m"), (16, "pci"), (17, "qps"), (18, "tx_depth"), (21, "gemm")])
+                          (15, "m"), (16, "pci"), (17, "qps"), (18, "tx_depth"), (21, "gemm"),
+                          (22, "inner"), (22, "outer")])
         sources = list(family_sources())
         self.assertGreater(len(sources), 100)  # the walk found the families' sources
         self.assertTrue(all(rel.split("/", 1)[0] in FAMILIES for rel in sources))
