@@ -54,7 +54,7 @@ inline std::optional<double> median_time_s(const nlohmann::json &metrics) {
   const auto *t = field(metrics, metric::kTimeS);
   if (!t)
     return std::nullopt;
-  return t->is_number() ? std::optional(t->get<double>()) : number(*t, "median");
+  return t->is_number() ? std::optional(t->get<double>()) : number(*t, metric::summary::kMedian);
 }
 
 // One percentile of the time summary: "p10", "p90", ...

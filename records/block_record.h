@@ -141,8 +141,8 @@ inline std::optional<BlockPointView> block_point_view(const Record &r) {
   v.blas_threads = static_cast<int>(f::integer(r.params, kBlasThreads).value_or(0));
   v.ranks_per_host = static_cast<int>(f::integer(r.params, kRanksPerHost).value_or(0));
   v.time_s = f::median_time_s(r.metrics);
-  v.time_p10_s = f::time_s_at(r.metrics, "p10");
-  v.time_p90_s = f::time_s_at(r.metrics, "p90");
+  v.time_p10_s = f::time_s_at(r.metrics, metric::summary::kP10);
+  v.time_p90_s = f::time_s_at(r.metrics, metric::summary::kP90);
   auto figures = BlockFigures::read(r.metrics);
   v.gemm_time_s = figures.gemm_time_s.value_or(0);
   v.collective_time_s = figures.collective_time_s.value_or(0);

@@ -29,9 +29,9 @@ std::optional<GemmPoint> gemm_point(const Record &r) {
   if (const auto *telemetry = f::field(r.metrics, kTelemetry))
     if (const auto *during = f::field(*telemetry, kTelemetryDuring)) {
       if (const auto *clock = f::field(*during, kTelemetrySmClockMhz))
-        p.sm_clock_mhz = f::number(*clock, "median");
+        p.sm_clock_mhz = f::number(*clock, metric::summary::kMedian);
       if (const auto *power = f::field(*during, kTelemetryPowerW))
-        p.power_w = f::number(*power, "mean");
+        p.power_w = f::number(*power, metric::summary::kMean);
       p.power_limit_w = f::number(*during, kTelemetryPowerLimitW);
     }
   p.peak_clock_mhz = peak_clock_mhz(f::text(r.params, kGpuSku).value_or(""),

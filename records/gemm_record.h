@@ -343,7 +343,7 @@ inline std::optional<GemmCallView> gemm_call_view(const Record &r) {
   v.ranks_per_host = static_cast<int>(f::integer(p, kRanksPerHost).value_or(0));
   if (const auto *lockstep = f::field(r.metrics, kLockstep))
     if (const auto *own = f::field(*lockstep, kLockstepOwnTimeS))
-      v.own_time_s = f::number(*own, "median");
+      v.own_time_s = f::number(*own, metric::summary::kMedian);
   return v;
 }
 
