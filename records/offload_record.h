@@ -10,7 +10,6 @@
 #include "harness/metric_names.h"
 #include "harness/record_fields.h"
 #include "records/metric_field.h"
-#include "records/offload_rates.h"
 #include "records/with_gemm_figures.h"
 
 namespace railgauge::offload::record {
@@ -164,8 +163,6 @@ struct OffloadPointView {
   // with_gemm: the GEMM's time beside the copy over alone, read with the figures it is written
   // with (records/with_gemm_figures.h)
   std::optional<double> gemm_slowdown;
-  std::optional<BidirectionalRates> bidir; // offload.bidir: each direction and their sum
-  std::optional<AllGpusRates> all_gpus;    // offload.all_gpus_*: the figures over the GPUs
 };
 
 // The view of an offload record, else nullopt.
@@ -189,8 +186,6 @@ inline std::optional<OffloadPointView> offload_point_view(const Record &r) {
     v.gemm_slowdown = with_gemm->gemm_slowdown;
   else
     v.gemm_slowdown = f::number(r.metrics, kGemmSlowdown);
-  v.bidir = BidirectionalRates::read(r.metrics);
-  v.all_gpus = AllGpusRates::read(r.metrics);
   return v;
 }
 
