@@ -80,7 +80,7 @@ const std::vector<const char *> kMatrixNames = {
 
 // Re-written through the type, the matrix comes out as it was recorded: with the names the
 // type owns taken out and written back, the record's JSON is the same text.
-void expect_rewritten_as_written(const Record &r, const std::string &what) {
+void expect_matrix_rewritten_as_recorded(const Record &r, const std::string &what) {
   const auto m = PairMatrixFields::read(r.metrics);
   ASSERT_TRUE(m) << what;
   nlohmann::json rewritten = r.metrics;
@@ -98,7 +98,7 @@ TEST(PairMatrixFields, TheCommittedMatricesRewriteAsRecorded) {
     const auto m = PairMatrixFields::read(r.metrics);
     if (r.status != Status::ok || (r.key != kPairMatrix && r.key != kTcpPairMatrix) || !m)
       continue;
-    expect_rewritten_as_written(r, file);
+    expect_matrix_rewritten_as_recorded(r, file);
     ++matrices;
     pairs += static_cast<int>(m->pairs.size());
     bad += static_cast<int>(m->bad_pairs.size());
