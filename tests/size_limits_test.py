@@ -21,6 +21,7 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "support"))
 from named_tests import run_named_tests  # noqa: E402
+from cpp_text import blank_code  # noqa: E402
 from source_files import source_files  # noqa: E402
 
 ROOT = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else pathlib.Path(__file__).parents[1]
@@ -44,57 +45,6 @@ QUALIFIED_TAIL = re.compile(
     r"\)\s*(?:const|volatile|noexcept(?:\s*\([^()]*\))?|override|final|mutable|&&|&|"
     r"__device__|__host__|try|\s)*(?:->\s*[^{};]+)?$")
 NAME_BEFORE = re.compile(r"([A-Za-z_~][A-Za-z0-9_:<>,~ ]*|operator\s*\S+)\s*$")
-
-
-def blank_code(text):
-    """The text with comments, string and character literals and preprocessor lines replaced by
-    spaces (newlines kept), so that braces and parentheses in them do not count."""
-    out, i, n = [], 0, len(text)
-    line_start = True
-    while i < n:
-        c = text[i]
-        if line_start and c == "#":
-            j = i
-            while j < n and (text[j] != "\n" or text[j - 1] == "\\"):
-                j += 1
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-            continue
-        if c == "/" and text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-            continue
-        if c == "/" and text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-            continue
-        raw = re.match(r'R"([^(\s]*)\(', text[i:i + 20]) if c == "R" else None
-        if raw and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            end = text.find(")" + raw.group(1) + '"', i)
-            j = n if end < 0 else end + len(raw.group(1)) + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-            continue
-        if c in "\"'":
-            if c == "'" and i > 0 and text[i - 1].isalnum():  # a digit separator: 1'000
-                out.append(" ")
-                i += 1
-                continue
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            j = min(j + 1, n)
-            out.append(" " * (j - i))
-            i = j
-            continue
-        out.append(c)
-        line_start = c == "\n" or (line_start and c in " \t")
-        i += 1
-    return "".join(out)
 
 
 def is_function_head(head):
