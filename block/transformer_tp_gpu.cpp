@@ -39,8 +39,8 @@
 namespace railgauge::block {
 namespace {
 
-constexpr std::uint64_t kSeed = 0x626c6f67;
-constexpr std::int64_t kCheckedPerGemm = 1024;
+constexpr std::uint64_t kGpuSeed = 0x626c6f67;
+constexpr std::int64_t kGpuCheckedPerGemm = 1024;
 constexpr int kCandidates = 4; // asked of the heuristic; the first that runs is used
 constexpr gemm::Dtype kGemmDtype = gemm::Dtype::bf16;
 constexpr collectives::DType kCollectiveDtype = collectives::DType::bf16;
@@ -114,15 +114,15 @@ void make_steps(collectives::NcclSession &s, LocalBlock &local, const std::vecto
       b.input_elements = gemm_elements(g, g.m, g.k);
       b.output_elements = gemm_elements(g, g.m, g.n);
       b.weights.emplace(gemm_elements(g, g.k, g.n) * kElementBytes);
-      gemm::fill_operand(b.weights->get(), storage.b, gemm_elements(g, g.k, g.n), kSeed + 3 * j + 1,
-                         stream);
+      gemm::fill_operand(b.weights->get(), storage.b, gemm_elements(g, g.k, g.n),
+                         kGpuSeed + 3 * j + 1, stream);
       b.alpha = static_cast<float>(1.0 / std::sqrt(static_cast<double>(g.k)));
       if (prev && prev_elements == b.input_elements) {
         b.input = prev;
       } else {
         b.own_input.emplace(b.input_elements * kElementBytes);
         gemm::fill_operand(b.own_input->get(), storage.a, b.input_elements,
-                           kSeed + 3 * j + 1000 * std::uint64_t(rank + 1), stream);
+                           kGpuSeed + 3 * j + 1000 * std::uint64_t(rank + 1), stream);
         b.input = b.own_input->get();
       }
       b.output.emplace(b.output_elements * kElementBytes);
@@ -149,8 +149,8 @@ void make_steps(collectives::NcclSession &s, LocalBlock &local, const std::vecto
       std::vector<std::uint16_t> host(b.input_elements);
       const std::uint64_t first =
           step.op == CollectiveOp::all_gather ? static_cast<std::uint64_t>(rank) * part : 0;
-      collectives::fill_input(kCollectiveDtype, collectives::RedOp::sum, kSeed + j, rank, tp, first,
-                              host.data(), host.size());
+      collectives::fill_input(kCollectiveDtype, collectives::RedOp::sum, kGpuSeed + j, rank, tp,
+                              first, host.data(), host.size());
       b.own_input.emplace(b.input_elements * kElementBytes);
       collectives::upload(s, local.local, b.own_input->get(), host.data(),
                           host.size() * kElementBytes);
@@ -250,7 +250,7 @@ void append_step_times_s(const std::vector<LocalBlock> &locals,
 // Sampled elements of a GEMM step's output against fp64 on the GPU; the number over the bound.
 std::int64_t wrong_gemm_elements(const GpuStep &b, cudaStream_t stream, std::uint64_t seed) {
   const auto &g = b.step->gemm.shape;
-  const auto picked = gemm::sampled_elements(g.batch * g.m * g.n, kCheckedPerGemm, seed);
+  const auto picked = gemm::sampled_elements(g.batch * g.m * g.n, kGpuCheckedPerGemm, seed);
   gemm::ReferenceProblem pr = gemm::reference_problem(b.input, b.weights->get(), b.output->get(),
                                                       kGemmDtype, g, b.step->gemm.layout);
   pr.scale = b.alpha;
@@ -265,7 +265,7 @@ std::uint64_t wrong_collective_elements(const GpuStep &b, std::size_t j, int ran
                                  cudaMemcpyDeviceToHost));
   const auto t = kCollectiveDtype;
   const auto sum = collectives::RedOp::sum;
-  const std::uint64_t seed = kSeed + j;
+  const std::uint64_t seed = kGpuSeed + j;
   const auto reduced = [&](std::uint64_t i) {
     return collectives::reduced_value(t, sum, seed, tp, i);
   };
@@ -454,7 +454,7 @@ private:
         if (b.step->kind == StepKind::gemm) {
           if (hooks_ && hooks_->before_check)
             hooks_->before_check(b.output->get(), b.output_elements * kElementBytes, l.device);
-          wrong_here[0] += double(wrong_gemm_elements(b, s.stream(l.local), kSeed + j));
+          wrong_here[0] += double(wrong_gemm_elements(b, s.stream(l.local), kGpuSeed + j));
         } else {
           wrong_here[1] += double(wrong_collective_elements(b, j, s.rank(l.local), tp));
         }

@@ -31,13 +31,13 @@
 namespace railgauge::collectives {
 namespace {
 
-constexpr std::uint64_t kWithGemmSeed = 2029;
+constexpr std::uint64_t kNcclWithGemmSeed = 2029;
 constexpr std::string_view kKey = record::kNcclAllReduceWithGemm;
 // At most this many of the shorter operation per window, and as many again of padding at most.
 // Every launch of a window queues behind the gate, and a stream holds on the order of a thousand
 // pending launches (a cuBLASLt matmul can be more than one kernel); beyond that the host would
 // wait for a GPU that waits for it.
-constexpr int kMaxPerWindow = 64;
+constexpr int kNcclMaxPerWindow = 64;
 constexpr std::int64_t kMaxGemmMnk = 16384;
 
 // One local GPU's part of a point: its communicator, the all_reduce's buffers, the GEMM on a
@@ -163,9 +163,9 @@ LocalGpus make_local_gpus(NcclSession &s, const std::vector<LocalGroup> &groups,
 void seed_inputs(NcclSession &s, LocalGpus &gpus, const CollectivePoint &p, int n,
                  const Counts &c) {
   for (std::size_t i = 0; i < gpus.size(); ++i)
-    seed_on_device(gpus[i]->device, s.stream(i), p.dtype, p.op, kWithGemmSeed, gpus[i]->group.rank,
-                   n, input_region(p, gpus[i]->group.rank, c), gpus[i]->send.get(),
-                   gpus[i]->recv.get(), gpus[i]->recv.bytes());
+    seed_on_device(gpus[i]->device, s.stream(i), p.dtype, p.op, kNcclWithGemmSeed,
+                   gpus[i]->group.rank, n, input_region(p, gpus[i]->group.rank, c),
+                   gpus[i]->send.get(), gpus[i]->recv.get(), gpus[i]->recv.bytes());
 }
 
 void clear_window_times(LocalGpus &gpus) {
@@ -207,7 +207,7 @@ LocalCheck check_window(NcclSession &s, LocalGpus &gpus, const CollectivePoint &
   DeviceDataCheck checks;
   for (std::size_t i = 0; i < gpus.size(); ++i)
     checks.enqueue(gpus[i]->device, s.stream(i), gpus[i]->recv.get(),
-                   *output_region(p, kWithGemmSeed, gpus[i]->group.rank, n, c, Backend::nccl));
+                   *output_region(p, kNcclWithGemmSeed, gpus[i]->group.rank, n, c, Backend::nccl));
   drainer.drain();
   LocalCheck local;
   const auto results = checks.results();
@@ -290,7 +290,7 @@ public:
 
     run_ungated_window(s, gpus, p, c.count, drainer);
     GpuTelemetryWindows telemetry(s.uuids()); // this process's GPUs, every timed window
-    const OverlapRun o = measure_overlap(kMaxPerWindow, padding, measure);
+    const OverlapRun o = measure_overlap(kNcclMaxPerWindow, padding, measure);
     const double gemm_concurrent_s = o.both.gemm.time_s.median;
     const nlohmann::json telemetry_json = telemetry.finish();
     const std::vector<double> contention = window_contention(gpus);

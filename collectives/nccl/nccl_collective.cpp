@@ -23,7 +23,7 @@
 namespace railgauge::collectives {
 namespace {
 
-constexpr std::uint64_t kSeed = 2027;
+constexpr std::uint64_t kNcclSeed = 2027;
 
 // The note of a point whose busbw exceeds the link_gbytes_per_s axis (metrics.above_link_rate).
 constexpr const char *kAboveLinkRateNote =
@@ -117,7 +117,7 @@ std::vector<std::unique_ptr<gpu::Event>> fork_events(NcclSession &s) {
 // types' streams from it, so they read the inputs after they are written.
 void seed_lanes(NcclSession &s, std::vector<Lane> &lanes, const CollectivePoint &p) {
   for (auto &l : lanes)
-    seed_on_device(l.device, s.stream(l.gpu), p.dtype, p.op, kSeed, l.group.rank, l.group.size,
+    seed_on_device(l.device, s.stream(l.gpu), p.dtype, p.op, kNcclSeed, l.group.rank, l.group.size,
                    input_region(p, l.group.rank, l.c), p.in_place ? l.recv->get() : l.send->get(),
                    l.recv->get(), l.recv->bytes());
 }
@@ -131,7 +131,7 @@ CheckResult check_lanes(NcclSession &s, const std::vector<Lane> &lanes, const Co
   std::vector<std::size_t> lane_gpus;
   for (const auto &l : lanes)
     if (const auto region =
-            output_region(p, kSeed, l.group.rank, l.group.size, l.c, Backend::nccl)) {
+            output_region(p, kNcclSeed, l.group.rank, l.group.size, l.c, Backend::nccl)) {
       checks.enqueue(l.device, s.stream(l.gpu), l.recv->get(), *region);
       lane_gpus.push_back(l.gpu);
     }

@@ -20,7 +20,7 @@
 namespace railgauge::collectives {
 namespace {
 
-constexpr std::uint64_t kTextbookSeed = 2029;
+constexpr std::uint64_t kNcclTextbookSeed = 2029;
 
 // Runs job(i) for every local device i at once and returns when all have finished, rethrowing
 // the first failure. Each device needs its own host thread: an algorithm's NCCL calls on one
@@ -100,7 +100,7 @@ public:
       for (std::size_t i = 0; i < sides.size(); ++i) {
         void *buf = sides[i].buf->get();
         seed_on_device(
-            sides[i].device, s.stream(i), p.dtype, p.op, kTextbookSeed, sides[i].group.rank, n,
+            sides[i].device, s.stream(i), p.dtype, p.op, kNcclTextbookSeed, sides[i].group.rank, n,
             textbook_input_region(kind_, sides[i].group.rank, n, count), buf, buf, bytes);
       }
     };
@@ -131,7 +131,7 @@ public:
     DeviceDataCheck checks;
     for (std::size_t i = 0; i < sides.size(); ++i)
       checks.enqueue(sides[i].device, s.stream(i), sides[i].buf->get(),
-                     textbook_output_region(p, kTextbookSeed, sides[i].group.rank, n, count));
+                     textbook_output_region(p, kNcclTextbookSeed, sides[i].group.rank, n, count));
     s.wait("the data check of the textbook algorithm", p.timeout_s);
     CheckResult check;
     std::vector<double> wrong_per_gpu; // in world-rank order: this process's ranks are consecutive

@@ -29,7 +29,7 @@
 namespace railgauge::gemm {
 namespace {
 
-constexpr std::uint64_t kSeed = 0x6275726e;
+constexpr std::uint64_t kBurnSeed = 0x6275726e;
 // Algorithms asked of the heuristic, so that one cublasLtMatmul refuses leaves another.
 constexpr int kBurnCandidates = 4;
 // Output buffers per timed batch: each repetition keeps its result until it is compared, and
@@ -41,7 +41,7 @@ constexpr int kMaxRingBuffers = 8;
 void check_golden(const ReferenceProblem &problem, std::uint64_t c_elements, cudaStream_t stream,
                   BurnGpuResult &r) {
   const auto picked =
-      sampled_elements(static_cast<std::int64_t>(c_elements), kVerifiedElementsPerGemm, kSeed);
+      sampled_elements(static_cast<std::int64_t>(c_elements), kVerifiedElementsPerGemm, kBurnSeed);
   const std::vector<double> host = sampled_reference_errors(problem, picked, stream);
   for (double e : host) {
     ++r.reference_checked;
@@ -92,8 +92,8 @@ void burn_gpu(const BurnOptions &o, BurnGpuResult &r) {
   gpu::DeviceBuffer a(aligned_bytes(count(s.m, s.k) * element_bytes(storage.a)));
   gpu::DeviceBuffer b(aligned_bytes(count(s.k, s.n) * element_bytes(storage.b)));
   gpu::DeviceBuffer golden(c_bytes);
-  fill_operand(a.get(), storage.a, count(s.m, s.k), kSeed, stream);
-  fill_operand(b.get(), storage.b, count(s.k, s.n), kSeed + 1, stream);
+  fill_operand(a.get(), storage.a, count(s.m, s.k), kBurnSeed, stream);
+  fill_operand(b.get(), storage.b, count(s.k, s.n), kBurnSeed + 1, stream);
 
   // The first algorithm without split-K that cublasLtMatmul runs (drop_refused()).
   auto candidates = lt.heuristic(handle, kBurnCandidates, workspace.bytes(), true);
