@@ -9,29 +9,17 @@
 # Each target with at least four C++ units gets its own header (one shared through REUSE_FROM
 # would need the same definitions and options on every target, which the families do not have);
 # a target with fewer would spend more compiling the header than it saves.
-option(RAILGAUGE_PCH "Precompile the common third-party headers (sanitized build)" OFF)
+include(RailgaugeTargets)
 
-function(_railgauge_targets_in dir out)
-  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
-  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
-  foreach(sub IN LISTS subdirs)
-    _railgauge_targets_in(${sub} sub_targets)
-    list(APPEND targets ${sub_targets})
-  endforeach()
-  set(${out} ${targets} PARENT_SCOPE)
-endfunction()
+option(RAILGAUGE_PCH "Precompile the common third-party headers (sanitized build)" OFF)
 
 function(railgauge_precompile_headers)
   if(NOT RAILGAUGE_PCH)
     return()
   endif()
-  _railgauge_targets_in(${CMAKE_SOURCE_DIR} targets)
+  railgauge_compiled_targets(targets)
   set(count 0)
   foreach(target IN LISTS targets)
-    get_target_property(type ${target} TYPE)
-    if(NOT type MATCHES "^(STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
-      continue()
-    endif()
     get_target_property(sources ${target} SOURCES)
     list(FILTER sources INCLUDE REGEX "\\.cpp$")
     list(LENGTH sources cxx_units)
