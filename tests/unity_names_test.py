@@ -33,7 +33,7 @@ BUILD = pathlib.Path(sys.argv.pop(1)) if len(sys.argv) > 1 else ROOT / "build"
 
 NAMESPACE = re.compile(r"^(?:inline\s+)?namespace\s*([A-Za-z_][\w:]*)?\s*$")
 TYPE = re.compile(r"^(?:struct|class|union|enum(?:\s+class|\s+struct)?)\s+(?:\[\[[^\]]*\]\]\s*)?"
-                  r"(?:alignas\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\b(?!\s*::)")
+                  r"(?:alignas\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\b(?!\s*(?:::|<))")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # Words that end a parameter's type, never its name: `unsigned long`, `const char *`.
 TYPE_WORDS = {"int", "long", "short", "char", "double", "float", "bool", "unsigned", "signed",
@@ -95,10 +95,12 @@ def definition(head, body_follows):
     if not head or re.match(r"^(?:using|typedef|friend|extern|static_assert|namespace)\b", head):
         return None  # a namespace here is an alias: `namespace fs = std::filesystem;`
     if re.match(r"^(?:struct|class|union|enum)\b", head):
-        m = TYPE.match(head)  # no match: Outer::Inner, declared in Outer once
+        m = TYPE.match(head)  # no match: Outer::Inner, or a specialisation hash<Foo>
         return ("type", m.group(1)) if m and body_follows else None
     # An operator's own symbols are not the head's brackets or its `=`: operator<, operator==.
-    head = re.sub(r"\boperator\s*(?:\(\)|[^\s(]+)", "operator_", head)
+    # Each symbol keeps a name of its own (operator== is operator_3d3d).
+    head = re.sub(r"\boperator\s*(\(\)|[^\s(]+)",
+                  lambda m: "operator_" + "".join(f"{ord(c):x}" for c in m.group(1)), head)
     eq, paren = top_level(head, "="), top_level(head, "(")
     if eq >= 0 and (paren < 0 or eq < paren):
         names = IDENTIFIER.findall(re.sub(r"\[[^\]]*\]", "", head[:eq]))
@@ -229,6 +231,10 @@ std::optional<T> read_field(const nlohmann::json &j, const char *key = "x") {
 void expect_rewritten(const Record &r, const std::string &what) { (void)r; }
 }  // namespace
 int Seen2::count() const { return 1; }
+template <> struct hash<Seen> {
+  std::size_t operator()(const Seen &s) const { return s.n; }
+};
+bool operator==(const Seen &a, const Seen &b) { return a.n == b.n; }
 void declared_only(int n);
 TEST(PairMatrix, Reads) { EXPECT_TRUE(true); }
 }  // namespace railgauge::rdma
@@ -237,7 +243,8 @@ TEST(PairMatrix, Reads) { EXPECT_TRUE(true); }
             ("type", "Seen"), ("variable", "kNames"), ("variable", "kScale"),
             ("function", "read_field(constnlohmann::json&,constchar*)"),
             ("function", "expect_rewritten(constRecord&,conststd::string&)"),
-            ("function", "TEST(PairMatrix,Reads)")})
+            ("function", "TEST(PairMatrix,Reads)"),
+            ("function", "operator_3d3d(constSeen&,constSeen&)")})
         self.assertEqual({k[0] for k in namespace_scope_names(text)}, {"railgauge::rdma"})
 
     def test_a_pair_in_one_target_is_caught_and_overloads_are_not(self):
