@@ -111,6 +111,15 @@ struct Walk {
       return;
     }
     std::sort(entries.begin(), entries.end());
+    // A run that wrote its run.json and no record (it stopped before its first point, or its
+    // records were lost) is still a run of the fleet: loaded, its missing records.jsonl is named
+    // and judged, where walking past it would leave its node out of the verdict.
+    const auto named = [&](const char *name) {
+      return std::any_of(entries.begin(), entries.end(),
+                         [&](const fs::path &e) { return e.filename() == name; });
+    };
+    if (named("run.json") && !named("records.jsonl"))
+      record_files.push_back(dir / "records.jsonl");
     inside.push_back(id);
     for (const auto &entry : entries)
       path(entry, false);
@@ -132,6 +141,12 @@ struct Walk {
       record_files.push_back(p);
   }
 };
+
+std::string text_of(const nlohmann::json &manifest, const char *field) {
+  return manifest.is_object() && manifest.contains(field) && manifest[field].is_string()
+             ? manifest[field].get<std::string>()
+             : "";
+}
 
 // The records file, run.json and host of one run; what cannot be read goes to set.
 void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t> &digests) {
@@ -164,7 +179,12 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
       }
   }
   text.clear();
-  if (auto failure = read_regular_file(records_file, text)) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(records_file, ec)) && run.manifest.is_object()) {
+    unreadable(records_file, fmt::format("missing beside its run.json (run status '{}'): the run "
+                                         "wrote no record, or they were lost",
+                                         text_of(run.manifest, run_field::kStatus)));
+  } else if (auto failure = read_regular_file(records_file, text)) {
     unreadable(records_file, std::move(*failure));
     if (!run.manifest.is_object())
       return; // nothing of this run to judge; its path is named
@@ -226,12 +246,6 @@ void load_in_parallel(const std::vector<fs::path> &files, RunSet &set,
               std::back_inserter(set.unreadable));
     digests.insert(digests.end(), part_digests[i].begin(), part_digests[i].end());
   }
-}
-
-std::string text_of(const nlohmann::json &manifest, const char *field) {
-  return manifest.is_object() && manifest.contains(field) && manifest[field].is_string()
-             ? manifest[field].get<std::string>()
-             : "";
 }
 
 // Which run a directory holds: its run id, host and rank, and the time it started, when run.json

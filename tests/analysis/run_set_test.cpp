@@ -211,6 +211,26 @@ TEST_F(RunSetTest, KeepsUnreadableLinesAsProblems) {
   EXPECT_NE(set.problems[0].find(":3:"), std::string::npos) << set.problems[0];
 }
 
+// A node whose run wrote run.json and no record (it stopped before its first point) is a run of
+// the fleet with its records named missing, not a directory walked past: left out, its node would
+// be in no verdict at all.
+TEST_F(RunSetTest, ARunWithoutRecordsIsLoadedAndItsRecordsNamedMissing) {
+  make_run("rack/node001", "node001", 2);
+  const fs::path stopped = root_ / "rack/node002";
+  fs::create_directories(stopped);
+  std::ofstream(stopped / "run.json")
+      << R"({"schema":"railgauge.run/1","host":"node002","status":"running"})";
+  const auto set = load_runs({(root_ / "rack").string()});
+  ASSERT_EQ(set.runs.size(), 2u);
+  EXPECT_EQ(set.runs[1].manifest["host"], "node002");
+  EXPECT_TRUE(set.runs[1].records.empty());
+  ASSERT_EQ(set.unreadable.size(), 1u);
+  EXPECT_EQ(set.unreadable[0].path, (stopped / "records.jsonl").string());
+  EXPECT_NE(set.unreadable[0].what.find("missing beside its run.json (run status 'running')"),
+            std::string::npos)
+      << set.unreadable[0].what;
+}
+
 TEST_F(RunSetTest, MissingPathAndEmptyDirectoryAreInputErrors) {
   EXPECT_THROW(load_runs({(root_ / "nope").string()}), InputError);
   fs::create_directories(root_ / "empty");
