@@ -10,11 +10,14 @@
 #include "analysis/check/evaluator.h"
 #include "analysis/check/rule_values.h"
 #include "harness/waiver.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge::check {
 
 void Evaluator::record_rule(const Rule &rule) {
   std::set<std::string> hosts_with_match;
+  // The GPUs a point that ran on every GPU at once (a burn phase) has a part of, by host.
+  std::map<std::string, std::set<std::string>> gpus_with_match;
   std::map<std::string, Curve> curves;
   const std::string *last_host = nullptr;
   for (const auto &ref : selection_.selected(rule)) {
@@ -28,9 +31,12 @@ void Evaluator::record_rule(const Rule &rule) {
                                   fmt::format("{}: {}", r.key, *r.reason));
       continue;
     }
+    const auto &key = selection_.part_of(ref, rule);
+    if (key.kind == PartKind::gpu && r.params.is_object() &&
+        r.params.value(records::kPartParam, "") == records::kPerGpuPart)
+      gpus_with_match[r.host].insert(key.id);
     if (r.status == Status::failed || r.status == Status::error)
       continue; // record-status fails its part; it is not also missing here
-    const auto &key = selection_.part_of(ref, rule);
     if (r.status != Status::ok) {
       ledger_.tally(key, rule.id, false);
       add_missing_of(
@@ -44,6 +50,7 @@ void Evaluator::record_rule(const Rule &rule) {
   for (auto &[id, curve] : curves)
     judge_curve(rule, curve);
   no_record_on_nodes(rule, hosts_with_match);
+  no_record_on_gpus(rule, gpus_with_match);
   if (rule.fleet)
     judge_fleets(rule);
 }
@@ -112,6 +119,29 @@ void Evaluator::no_record_on_nodes(const Rule &rule,
       continue; // an own run cannot hold it; an import that lacks it is listed below
     ledger_.add_missing(PartKey{host, PartKind::node, ""},
                         missing(rule, rule.metric, detail, rule.on_missing));
+  }
+}
+
+// A GPU that the node's inventory lists and that a point run on every GPU at once has no part of:
+// one missing value for that GPU. The point did not run on it (a burn given fewer GPUs, a GPU
+// dropped from CUDA_VISIBLE_DEVICES, or its figures lost), so nothing judged it; left out, the
+// node would pass on the GPUs that did run.
+void Evaluator::no_record_on_gpus(
+    const Rule &rule, const std::map<std::string, std::set<std::string>> &gpus_with_match) {
+  for (const auto &[host, seen] : gpus_with_match) {
+    if (only_imported(host))
+      continue;
+    for (const auto &gpu : index_.inventory_gpus(host)) {
+      if (seen.count(gpu))
+        continue;
+      const PartKey key{host, PartKind::gpu, gpu};
+      ledger_.add_missing(
+          key, missing(rule, rule.metric,
+                       fmt::format("no figure of '{}' for {}, which the node's inventory lists: "
+                                   "the point that ran on every GPU did not run on it",
+                                   rule.key_glob, index_.label_of(key)),
+                       rule.on_missing));
+    }
   }
 }
 

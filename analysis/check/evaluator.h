@@ -78,6 +78,8 @@ private:
   void record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
                      const PartKey &key, std::map<std::string, Curve> &curves);
   void no_record_on_nodes(const Rule &rule, const std::set<std::string> &hosts_with_match);
+  void no_record_on_gpus(const Rule &rule,
+                         const std::map<std::string, std::set<std::string>> &gpus_with_match);
   void inventory_rule(const Rule &rule);
   void record_status_rule();
   void run_complete_rule();

@@ -48,8 +48,11 @@ void PartIndex::add_inventory(const std::string &host, const json &inv) {
                ? s.at(inventory_field::kGpus)
                : none;
   };
-  for (const auto &g : gpus(inventory_field::kNvml))
+  for (const auto &g : gpus(inventory_field::kNvml)) {
     add(g, inventory_field::kPciBusId, int_field(g, inventory_field::kIndex).value_or(0));
+    if (const auto bus = text_field(g, inventory_field::kPciBusId); !bus.empty())
+      idx.nvml_gpus.insert(normalize_bus_id(bus));
+  }
   int i = 0;
   for (const auto &g : gpus(inventory_field::kRailMap)) {
     const auto nvml_index = int_field(g, inventory_field::kNvmlIndex);
@@ -88,6 +91,12 @@ PartKey PartIndex::part_of(const Record &r, const Rule *rule, const std::string 
   if (kind == PartKind::nic && nic)
     return {r.host, PartKind::nic, *nic};
   return {r.host, PartKind::node, ""};
+}
+
+const std::set<std::string> &PartIndex::inventory_gpus(const std::string &host) const {
+  static const std::set<std::string> none;
+  const auto h = hosts_.find(host);
+  return h == hosts_.end() ? none : h->second.nvml_gpus;
 }
 
 std::string PartIndex::label_of(const PartKey &key) const {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -37,11 +38,14 @@ public:
   // (rule may be null: the built-in record-status) overrides.
   PartKey part_of(const Record &r, const Rule *rule, const std::string &category) const;
   std::string label_of(const PartKey &key) const;
+  // The GPU parts (bus ids) that the run.json inventories of `host` list through NVML.
+  const std::set<std::string> &inventory_gpus(const std::string &host) const;
 
 private:
   struct Host {
     std::map<std::string, std::string> pci_by_uuid;
     std::map<std::string, int> index_by_pci;
+    std::set<std::string> nvml_gpus;
   };
   std::map<std::string, Host> hosts_;
 };

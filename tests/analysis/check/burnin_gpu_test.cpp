@@ -81,6 +81,37 @@ TEST(BurninGpu, HealthyEightGpuNodePassesItsSkuProfile) {
   }
 }
 
+// The burn ran on 7 of the 8 GPUs the inventory lists (one left out of CUDA_VISIBLE_DEVICES, or
+// its figures lost): the eighth is judged by nothing, and must not pass for it.
+TEST(BurninGpu, AGpuTheInventoryListsAndNoBurnCoveredFailsAsMissing) {
+  auto runs = burnin_node(8);
+  int dropped = 0;
+  for (auto &r : runs.runs[0].records)
+    for (const char *list : {"per_gpu", "gpus"})
+      if (r.metrics.contains(list) && r.metrics[list].is_array()) {
+        auto &gpus = r.metrics[list];
+        for (std::size_t i = 0; i < gpus.size(); ++i)
+          if (gpus[i].is_object() && gpus[i].value("uuid", "") == uuid(7)) {
+            gpus.erase(i);
+            ++dropped;
+            break;
+          }
+      }
+  ASSERT_GE(dropped, 4);
+  const auto r = judge(runs, "h200-sxm");
+  EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+  std::set<std::string> missing_rules;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (f.missing && f.level == Level::fail) {
+        EXPECT_EQ(p.label.rfind("gpu7", 0), 0u) << p.label << " " << f.rule_id;
+        missing_rules.insert(f.rule_id);
+      }
+  EXPECT_TRUE(missing_rules.contains("burn-gemm-floor")) << render_table(r);
+  EXPECT_TRUE(missing_rules.contains("burn-hbm-floor")) << render_table(r);
+  EXPECT_EQ(r.drain(), std::vector<std::string>{kHost});
+}
+
 TEST(BurninGpu, AGpuSharedWithACoTenantIsNamedAgainstItsSiblings) {
   const auto r = judge(burnin_node(8, {.slow_gpu = 5}), "h200-sxm");
   EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
