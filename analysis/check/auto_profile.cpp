@@ -253,7 +253,15 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
         ++unknown;
       continue;
     }
-    gpus_per_host[host] = std::max(gpus_per_host[host], static_cast<int>(found.size()));
+    // The PCI bus's count where it is larger: a node of 8 whose driver shows 1 is judged as a
+    // node of 8 (its gpus-in-nvml rule fails), never as a healthy machine of 1.
+    const auto on_bus = record_fields::integer(
+        object_at(object_at(run.manifest, inventory_field::kInventory), inventory_field::kSummary),
+        inventory_field::kGpus);
+    const int shown =
+        std::max(static_cast<int>(found.size()),
+                 on_bus ? static_cast<int>(std::clamp<std::int64_t>(*on_bus, 0, 1 << 20)) : 0);
+    gpus_per_host[host] = std::max(gpus_per_host[host], shown);
     names.insert(found.begin(), found.end());
   }
   // The commonest failure of a GPU node: no GPU at all (no driver, fallen off the bus). No SKU

@@ -295,6 +295,23 @@ TEST(BurninGpu, OneGpuMachinePassesItsProfileAndSaysItHasNoSiblings) {
   EXPECT_EQ(violations(slow_r).size(), 1u) << render_table(slow_r);
 }
 
+// Eight GPUs on the PCI bus, and the driver shows fewer (one fallen off, or failed to
+// initialise): the node is judged as the node of 8 it is, and its NVML count fails. With one
+// shown, it is never taken for a healthy machine of one GPU.
+TEST(BurninGpu, GpusOnTheBusThatNvmlDoesNotShowFailTheSkuProfile) {
+  for (const int shown : {7, 1}) {
+    auto runs = burnin_node(8);
+    auto &nvml_gpus = runs.runs[0].manifest["inventory"]["nvml"]["gpus"];
+    nvml_gpus.erase(nvml_gpus.begin() + shown, nvml_gpus.end());
+    ASSERT_EQ(runs.runs[0].manifest["inventory"]["summary"]["gpus"], 8);
+    const auto picked = auto_profile(runs);
+    EXPECT_EQ(picked.name, "h200-sxm") << shown << " shown: " << picked.why;
+    const auto r = judge(runs, picked.name);
+    EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+    EXPECT_TRUE(violations(r)[kHost].contains("gpus-in-nvml")) << render_table(r);
+  }
+}
+
 // A rack team's sign-off: one GPU 10% below the healthy figure on GEMM (bf16, or FP64 and TF32),
 // on HBM or on its host copies fails by the SKU's floor alone, where it has no sibling to be
 // compared with.
