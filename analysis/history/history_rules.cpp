@@ -209,10 +209,13 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
                      HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   Row params;
-  // A run failed when a record failed or errored, or when a `check --history` of it said fail.
+  // A run failed when a record failed or errored, when it is incomplete (check fails it on
+  // run-complete: interrupted, or short of its planned points), or when a `check --history` of it
+  // said fail.
   const auto sql = "SELECT h.name, ru.suite, ru.run_id, ru.failed_records + (SELECT COUNT(*) "
                    "FROM verdicts v WHERE v.run_id = ru.id AND v.rule = 'verdict' AND "
-                   "v.level = 'fail') FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
+                   "v.level = 'fail') + (CASE WHEN ru.incomplete IS NULL OR ru.incomplete = '' "
+                   "THEN 0 ELSE 1 END) FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
                    host_filter(hosts, params, "WHERE") +
                    " ORDER BY h.name, ru.suite, ru.start_utc, ru.id";
   std::string host, suite;
@@ -251,7 +254,15 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
       host = as_text(row[0]);
       suite = as_text(row[1]);
     }
-    runs.emplace_back(as_text(row[2]), as_int(row[3]).value_or(0) > 0);
+    // The ranks of one run on this host (a run of several processes per node) are one run.
+    const bool failed = as_int(row[3]).value_or(0) > 0;
+    const auto id = as_text(row[2]);
+    const auto same =
+        std::find_if(runs.begin(), runs.end(), [&](const auto &run) { return run.first == id; });
+    if (same != runs.end())
+      same->second = same->second || failed;
+    else
+      runs.emplace_back(id, failed);
   });
   flush();
 }

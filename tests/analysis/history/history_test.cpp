@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -78,6 +79,9 @@ protected:
     return result;
   }
 
+  // Ten burn-ins, the 2nd, 5th and 9th failed by `fail`: a repeat offender from the 9th on.
+  void expect_offender_from_the_ninth(Database &db, const std::function<void(BurnIn &)> &fail);
+
   fs::path dir_;
   std::string url_;
 };
@@ -118,12 +122,40 @@ TEST_P(History, AGpuLosingHalfAPercentARunIsNamedByDriftBeforeItsFloor) {
   EXPECT_TRUE(floor_at == 0 || floor_at > named_at) << floor_at;
 }
 
-TEST_P(History, ThreeFailedBurnInsOfTenIsARepeatOffender) {
-  auto db = open_database(url_);
+// Ten burn-ins, the 2nd, 5th and 9th failed by `fail`: the node is a repeat offender (three
+// failed of its last ten) from the 9th on, and not before.
+void History::expect_offender_from_the_ninth(Database &db,
+                                             const std::function<void(BurnIn &)> &fail) {
   for (int run = 1; run <= 10; ++run) {
-    const auto r = burn_in(*db, {.run = run, .corrupt = run == 2 || run == 5 || run == 9});
+    BurnIn b{.run = run};
+    if (run == 2 || run == 5 || run == 9)
+      fail(b);
+    const auto r = burn_in(db, b);
     const bool offender = violations(r)[kHost].contains(kOffenderRule);
     EXPECT_EQ(offender, run >= 9) << "run " << run << "\n" << check::render_table(r);
+  }
+}
+
+TEST_P(History, ThreeFailedBurnInsOfTenIsARepeatOffender) {
+  auto db = open_database(url_);
+  expect_offender_from_the_ninth(*db, [](BurnIn &b) { b.corrupt = true; });
+}
+
+// Burn-ins cut off before their end (run.json still "running") fail check on run-complete with
+// no record failed: three of them in ten are a repeat offender as three failed records are.
+TEST_P(History, ThreeBurnInsCutOffOfTenAreARepeatOffender) {
+  auto db = open_database(url_);
+  expect_offender_from_the_ninth(*db, [](BurnIn &b) { b.unfinished = true; });
+}
+
+// A run of four processes on the node is one run: its ranks failing together are one failed
+// run of the node, not four.
+TEST_P(History, TheRanksOfOneFailedRunAreOneFailedRun) {
+  auto db = open_database(url_);
+  for (int run = 1; run <= 3; ++run) {
+    const auto r = burn_in(*db, {.run = run, .corrupt = run == 1, .ranks = 4});
+    EXPECT_FALSE(violations(r)[kHost].contains(kOffenderRule)) << "run " << run << "\n"
+                                                               << check::render_table(r);
   }
 }
 
@@ -247,7 +279,8 @@ TEST_P(History, ADatabaseOfVersionThreeGainsTheRunsCompletenessWhenOpened) {
   auto db = open_database(url_);
   EXPECT_EQ(as_int(db->query("SELECT MAX(version) FROM schema_version").at(0).at(0)),
             kSchemaVersion);
-  const auto runs = analysis::load_runs({write_burnin(dir_ / "runs", {.run = 1})});
+  const auto runs =
+      analysis::load_runs({write_burnin(dir_ / "runs", {.run = 1, .unfinished = true})});
   EXPECT_TRUE(ingest_run(*db, runs.runs.at(0)).added);
   // Its completeness is stored now (this burn-in's run.json still says running).
   EXPECT_EQ(as_text(db->query("SELECT incomplete FROM runs").at(0).at(0)),
