@@ -63,7 +63,9 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
       ++ks.worse;
     }
     p.verdict.push_back(verdict);
-    if (speedup > 0) {
+    // A total loss (a rate of 0 against a baseline) is in the geometric mean as log 0: the
+    // family's mean is then 0, never the 1.000 of a mean over the points that are left.
+    if (speedup >= 0) {
       t.speedups_by_family[{family_of(p.key), static_cast<int>(i)}].push_back(std::log(speedup));
       t.speedups_by_key[{p.key, static_cast<int>(i)}].push_back(std::log(speedup));
     }

@@ -83,6 +83,22 @@ TEST(Compare, TimeIsInvertedAndFamiliesSummarised) {
   EXPECT_TRUE(found);
 }
 
+// A rate of 0 against the baseline's (a copy that moved nothing) is a total loss: the family's
+// geometric mean is 0, not the 1.000 of a mean over the points left when it is dropped.
+TEST(Compare, ATotalLossMakesItsFamilysMeanZero) {
+  const auto a = make_fleet({}, 2, 2);
+  const auto b = scaled(make_fleet({}, 2, 2), "offload.h2d", "bandwidth_gbytes_per_s", 0.0);
+  const auto c = compare::compare_runs({a, b}, {"a", "b"}, {});
+  bool found = false;
+  for (const auto &s : c.families)
+    if (s.group == "offload") {
+      found = true;
+      EXPECT_EQ(s.geomean_speedup, 0.0);
+      EXPECT_EQ(s.worse, 1);
+    }
+  EXPECT_TRUE(found);
+}
+
 TEST(Compare, UnmatchedPointsAreNamedAndJsonRoundTrips) {
   auto a = make_fleet({}, 1, 1);
   auto b = make_fleet({.drop_h2d = false}, 1, 1);
