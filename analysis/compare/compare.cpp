@@ -57,6 +57,8 @@ Comparison compare_runs(const std::vector<analysis::RunSet> &given,
     p.sides = sides.at(id);
     if (std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return !s; }))
       continue; // no input has a number for this point
+    for (const auto &slot : entry.second)
+      p.not_ok.push_back(slot.not_ok);
     if (const std::string curve = curve_of(id, p.params); !curve.empty()) {
       std::vector<std::optional<Side>> read(p.sides.size());
       for (std::size_t i = 0; i < p.sides.size(); ++i)

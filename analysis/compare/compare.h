@@ -73,8 +73,11 @@ struct PointComparison {
   std::vector<std::optional<Side>> interpolated;
   // Per input i >= 1, against input 0: none when either side lacks the point.
   std::vector<std::optional<double>> ratio;
+  // Per input: the status of its record of the point that did not end ok ("failed", "error"),
+  // else empty.
+  std::vector<std::string> not_ok;
   // "better", "worse", "within noise"; "better (single sample, > 10 %)" and its "worse" twin,
-  // "single sample" (within the tolerance); "only in A"...
+  // "single sample" (within the tolerance); "only in A"; "failed in B" (counted worse)...
   std::vector<std::string> verdict;
 };
 

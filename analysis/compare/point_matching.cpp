@@ -111,7 +111,8 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
     c.inputs.push_back(dirs);
     for (const auto &run : inputs[i].runs)
       for (const auto &r : run.records) {
-        if (r.status != Status::ok)
+        const bool broke = r.status == Status::failed || r.status == Status::error;
+        if (r.status != Status::ok && !broke)
           continue;
         json params = matched_params(r, o);
         if (const auto it = context_of.find(r.key); it != context_of.end())
@@ -122,6 +123,11 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
         auto &entry = points[id];
         if (entry.second.empty())
           entry.second.resize(inputs.size());
+        if (broke) {
+          entry.second[i].not_ok = to_string(r.status);
+          params_of.emplace(id, params);
+          continue;
+        }
         if (entry.first.empty())
           entry.first = o.metric ? *o.metric : default_metric(r.metrics);
         params_of[id] = params;

@@ -19,6 +19,9 @@ namespace railgauge::compare {
 struct Slot {
   std::vector<double> values;
   std::vector<double> noises;
+  // The status of a record of the point that did not end ok ("failed", "error"): a GPU whose
+  // burn failed has no figure to compare, and is said to have failed, not to be absent.
+  std::string not_ok;
 };
 
 // A point: key, matched params (dumped) and device ("" unless matching by device), in the

@@ -24,12 +24,22 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
   for (std::size_t i = 1; i < p.sides.size(); ++i) {
     const auto &a = compared_side(p, 0, i), &b = compared_side(p, i, 0);
     interpolated += a && b && (!p.sides[0] || !p.sides[i]);
+    const auto broke = [&](std::size_t k) { return k < p.not_ok.size() && !p.not_ok[k].empty(); };
+    if (a && !b && broke(i)) {
+      // The point ran and did not end ok (a GPU whose burn failed): worse than any figure.
+      p.ratio.emplace_back();
+      p.verdict.push_back(p.not_ok[i] + " in " + labels[i]);
+      ++t.fam[{family_of(p.key), static_cast<int>(i)}].worse;
+      ++t.keys[{p.key, static_cast<int>(i)}].worse;
+      continue;
+    }
     if (!a || !b || a->value == 0) {
       p.ratio.emplace_back();
-      p.verdict.push_back(!a && !b ? "in neither"
-                          : !a     ? "only in " + labels[i]
-                          : !b     ? "only in " + labels[0]
-                                   : "baseline is zero");
+      p.verdict.push_back(!a && !b         ? "in neither"
+                          : !a && broke(0) ? p.not_ok[0] + " in " + labels[0]
+                          : !a             ? "only in " + labels[i]
+                          : !b             ? "only in " + labels[0]
+                                           : "baseline is zero");
       continue;
     }
     const double ratio = b->value / a->value;

@@ -99,6 +99,29 @@ TEST(Compare, ATotalLossMakesItsFamilysMeanZero) {
   EXPECT_TRUE(found);
 }
 
+// A point that ran in the new input and failed there (a GPU whose burn found wrong results) has
+// no figure: it is said to have failed and counted worse, not listed as absent from that input.
+TEST(Compare, APointThatFailedIsSaidToHaveFailedAndCountsWorse) {
+  const auto a = make_fleet({}, 1, 1);
+  auto b = make_fleet({}, 1, 1);
+  for (auto &r : b.runs[0].records)
+    if (r.key == "offload.h2d") {
+      r.status = Status::failed;
+      r.reason = "data check: 17 elements differ";
+    }
+  const auto c = compare::compare_runs({a, b}, {"old", "new"}, {});
+  int failed = 0;
+  for (const auto &p : c.points)
+    if (p.key == "offload.h2d") {
+      EXPECT_EQ(p.verdict[0], "failed in new");
+      ++failed;
+    }
+  EXPECT_GT(failed, 0);
+  for (const auto &s : c.families)
+    if (s.group == "offload")
+      EXPECT_EQ(s.worse, failed);
+}
+
 TEST(Compare, UnmatchedPointsAreNamedAndJsonRoundTrips) {
   auto a = make_fleet({}, 1, 1);
   auto b = make_fleet({.drop_h2d = false}, 1, 1);
