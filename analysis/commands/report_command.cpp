@@ -83,7 +83,13 @@ int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
   std::optional<compare::Comparison> comparison;
   const auto &first = o.inputs.front();
   if (o.inputs.size() == 1 && std::filesystem::is_regular_file(first) && first.ends_with(".json")) {
-    comparison = compare::comparison_from_json(read_json(first, "report"));
+    try {
+      comparison = compare::comparison_from_json(read_json(first, "report"));
+    } catch (const nlohmann::json::exception &e) {
+      throw InputError(
+          fmt::format("'{}' is not a comparison as compare --json writes it: {}", first, e.what()),
+          "report", "give the file railgauge compare --json wrote");
+    }
     in.comparison = &*comparison;
     in.title = "railgauge comparison";
   } else {
@@ -103,7 +109,18 @@ int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
   }
   if (o.title)
     in.title = *o.title;
-  return write_report(o, report::build_report(in));
+  // The report reads the --check and comparison files' fields by the types their writers give
+  // them, and the records' by their schema's: a field of another type (hand-edited, or another
+  // tool's) is bad input, named with what was read, never a crash.
+  try {
+    return write_report(o, report::build_report(in));
+  } catch (const nlohmann::json::exception &e) {
+    throw InputError(
+        fmt::format("a field of the input has a type the report cannot read: {}", e.what()),
+        o.check ? *o.check : first,
+        "give the files railgauge check --json and compare --json wrote, and run "
+        "directories as railgauge wrote them");
+  }
 }
 
 } // namespace

@@ -220,6 +220,20 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("<svg", page)
         self.assertNotIn("<script", page)
         self.assertIn("| memory | after vs before |", md.read_text())
+        # A hand-edited comparison whose size is text, and a --check file whose list of missing
+        # values holds a number: bad input, exit 4 naming the file, never a crash (exit 3).
+        c["points"][0]["params"]["size_bytes"] = "1GiB"
+        edited = self.dir / "edited.json"
+        edited.write_text(json.dumps(c))
+        r = railgauge("report", edited, "--markdown", md)
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn(f"{edited}: a field of the input has a type the report cannot read", r.stderr)
+        bad_check = self.dir / "bad_check.json"
+        bad_check.write_text(json.dumps({"schema": "railgauge.check/1", "verdict": "fail",
+                                         "missing_unlisted": [1]}))
+        r = railgauge("report", a, "--check", bad_check, "--markdown", md)
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn(str(bad_check), r.stderr)
 
     def test_compare_two_fleets_and_report_runs_with_verdict(self):
         ib, roce = self.fleet("ib"), self.fleet("roce", "--busbw-scale", "0.8")
