@@ -290,6 +290,19 @@ void Evaluator::run_complete_rule() {
     f.run = run.dir;
     ledger_.add_finding(node, std::move(f));
   }
+  // A path of a run's own directory that could not be read (a cut records line, a run.json that
+  // is not JSON, records.jsonl missing) in a run that otherwise reads whole: its node is never a
+  // pass for what was lost. (The path is also among the result's unreadable inputs.)
+  for (const auto &u : runs_.unreadable)
+    for (const auto &run : runs_.runs)
+      if (!run.dir.empty() && u.path.starts_with(run.dir + "/") && incompleteness(run).empty() &&
+          u.path.find('/', run.dir.size() + 1) == std::string::npos) {
+        Finding f = built_in_missing(kRunCompleteRule, rules_.unreadable_inputs, "run " + run.dir,
+                                     fmt::format("{} cannot be read: {}", u.path, u.what));
+        f.run = run.dir;
+        ledger_.add_finding(PartKey{run_host_[run.dir], PartKind::node, ""}, std::move(f));
+        break;
+      }
   for (const auto &m : missing_ranks(runs_))
     for (const auto &host : m.hosts)
       ledger_.add_finding(

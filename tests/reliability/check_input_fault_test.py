@@ -140,6 +140,18 @@ class CheckInputFaultTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn(f"FAIL unreadable: {e / 'run.json'}: not valid JSON", r.stdout)
 
+    def test_a_cut_line_in_a_run_that_counts_whole_fails_its_node(self):
+        # run.json counts 3 records and 3 are read: the cut fourth line is all that is wrong. The
+        # node that wrote it is named, failed and drained, not a passing cell beside a FAIL.
+        d = make_run(self.fleet / "node04", "node04", n=3)
+        with open(d / "records.jsonl", "a") as f:
+            f.write('{"schema":"railgauge.record/1","status":"o')
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"(?m)^node04 +node +FAIL +run-complete")
+        self.assertIn("drain: node04", r.stdout)
+        self.assertIn("FAIL: 4 nodes (3 pass, 0 warn, 1 fail)", r.stdout)
+
     def test_records_without_their_data_check_are_never_a_pass(self):
         # --no-verify writes metrics.verified false; a profile reading no verified metric passed.
         d = self.fleet / "node02" / "records.jsonl"
