@@ -313,8 +313,12 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
   if (o.unreadable)
     rules.unreadable_inputs = *unreadable_level(*o.unreadable);
   auto result = check::evaluate(rules, runs);
-  if (db)
+  if (db) {
     judge_history(db, runs, rules.history, result);
+    // What this read of the directories could not read replaces what earlier reads of them
+    // could not, as db ingest keeps it: a run fixed since is no longer held against the fleet.
+    history::store_unreadable(*db, o.runs, runs.unreadable);
+  }
   refuse_unsafe_hosts(result, runs);
   return write_outputs(o, result, runs);
 }

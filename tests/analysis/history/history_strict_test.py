@@ -142,6 +142,13 @@ class Strict:
         # The new run is stored all the same, its completeness naming what was lost.
         self.assertIn("3 run(s) ingested", out)
         self.assertEqual(self.agree([self.tmp / "runs"])["n1"], "fail")
+        # The file restored and the runs judged again by `check --history DIRS`, which stores
+        # them: the FIFO is no longer held against the fleet by the history alone.
+        (new / "records.jsonl").unlink()
+        make_run(self.tmp / "runs" / "n1-new", "n1", "r-new", "2026-01-02T00:00:00Z")
+        verdicts, _ = self.node_verdicts("--history", self.url, self.tmp / "runs")
+        self.assertEqual(self.rows("SELECT COUNT(*) FROM unreadable"), [(0,)])
+        self.assertEqual(self.agree([self.tmp / "runs"])["n1"], "pass")
 
     # Case 1: a directory that cannot be listed (as root, every command runs as nobody) is named
     # and fails the ingest, and fails the fleet from the history as over the directories: the
