@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/run_file_text.h"
 #include "harness/bounded_input.h"
 #include "harness/error.h"
 #include "harness/point_results.h"
@@ -28,51 +29,6 @@ namespace railgauge::analysis {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Why stat(2) of `path` failed, in words: a link that leads nowhere or in a circle says so.
-std::string stat_failure(const fs::path &path, int err) {
-  struct stat link {};
-  if (err == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-    std::error_code ec;
-    return fmt::format("a symbolic link to '{}', which does not exist",
-                       fs::read_symlink(path, ec).string());
-  }
-  if (err == ELOOP)
-    return fmt::format("{} (a symbolic link loop)", std::strerror(err));
-  return std::strerror(err);
-}
-
-// The whole of a regular file, or why not. Refuses anything else (a FIFO would block a read
-// forever, a directory cannot be read) before opening it; opens with O_NONBLOCK and checks again,
-// in case the path changed between the two; and checks every read(2), so an I/O error is named,
-// never a short file.
-std::optional<std::string> read_regular_file(const fs::path &path, std::string &text) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return stat_failure(path, errno);
-  if (!S_ISREG(st.st_mode))
-    return fmt::format("{}, not a regular file", file_kind(st.st_mode));
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return std::strerror(errno);
-  std::optional<std::string> failure;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    failure = "not a regular file";
-  char buf[1 << 16];
-  while (!failure) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      failure = fmt::format("reading failed: {}", std::strerror(errno));
-    else if (n == 0)
-      break;
-    else
-      text.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return failure;
-}
 
 // Where a walk has been: directories by device and inode, the ones it is inside (a link back to
 // one of them is a loop) and every one it has listed (a second link to it is the same runs).

@@ -187,4 +187,13 @@ void write_fleet(const analysis::RunSet &fleet, const std::string &dir) {
   }
 }
 
+analysis::RunSet scaled(analysis::RunSet set, const std::string &key, const std::string &metric,
+                        double factor) {
+  for (auto &run : set.runs)
+    for (auto &r : run.records)
+      if (r.key == key)
+        r.metrics[metric] = r.metrics[metric].get<double>() * factor;
+  return set;
+}
+
 } // namespace railgauge::check::testing

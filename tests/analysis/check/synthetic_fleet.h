@@ -33,6 +33,10 @@ std::string host_name(int node); // node01..node08
 nlohmann::json fleet_inventory(int node, int gpus, const FleetFaults &faults);
 analysis::RunSet make_fleet(const FleetFaults &faults, int nodes = 8, int gpus = 8);
 
+// A copy of a fleet with every value of `key`'s `metric` multiplied by `factor`.
+analysis::RunSet scaled(analysis::RunSet set, const std::string &key, const std::string &metric,
+                        double factor);
+
 // Writes the fleet as run directories <dir>/<host>/{run.json,records.jsonl}.
 void write_fleet(const analysis::RunSet &fleet, const std::string &dir);
 

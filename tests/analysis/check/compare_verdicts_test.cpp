@@ -1,0 +1,73 @@
+// How compare judges and sums up a point: time inverted, families' geometric means, a total
+// loss, a point that failed (compare::compare_runs on synthetic fleets, synthetic_fleet.h).
+#include <gtest/gtest.h>
+
+#include "analysis/compare/compare.h"
+#include "synthetic_fleet.h"
+
+namespace railgauge {
+namespace {
+
+using check::testing::make_fleet;
+using check::testing::scaled;
+
+TEST(Compare, TimeIsInvertedAndFamiliesSummarised) {
+  const auto a = make_fleet({}, 2, 2);
+  auto b = scaled(make_fleet({}, 2, 2), "offload.h2d", "bandwidth_gbytes_per_s", 0.5);
+  compare::CompareOptions o;
+  o.metric = "metrics.time_s.median";
+  const auto slower_time = compare::compare_runs({a, a}, {"x", "y"}, o);
+  for (const auto &p : slower_time.points)
+    EXPECT_FALSE(p.higher_is_better);
+  const auto c = compare::compare_runs({a, b}, {"a", "b"}, {});
+  bool found = false;
+  for (const auto &s : c.families)
+    if (s.group == "offload") {
+      found = true;
+      EXPECT_NEAR(s.geomean_speedup, 0.5, 1e-9);
+      EXPECT_EQ(s.worse, 1);
+    }
+  EXPECT_TRUE(found);
+}
+
+// A rate of 0 against the baseline's (a copy that moved nothing) is a total loss: the family's
+// geometric mean is 0, not the 1.000 of a mean over the points left when it is dropped.
+TEST(Compare, ATotalLossMakesItsFamilysMeanZero) {
+  const auto a = make_fleet({}, 2, 2);
+  const auto b = scaled(make_fleet({}, 2, 2), "offload.h2d", "bandwidth_gbytes_per_s", 0.0);
+  const auto c = compare::compare_runs({a, b}, {"a", "b"}, {});
+  bool found = false;
+  for (const auto &s : c.families)
+    if (s.group == "offload") {
+      found = true;
+      EXPECT_EQ(s.geomean_speedup, 0.0);
+      EXPECT_EQ(s.worse, 1);
+    }
+  EXPECT_TRUE(found);
+}
+
+// A point that ran in the new input and failed there (a GPU whose burn found wrong results) has
+// no figure: it is said to have failed and counted worse, not listed as absent from that input.
+TEST(Compare, APointThatFailedIsSaidToHaveFailedAndCountsWorse) {
+  const auto a = make_fleet({}, 1, 1);
+  auto b = make_fleet({}, 1, 1);
+  for (auto &r : b.runs[0].records)
+    if (r.key == "offload.h2d") {
+      r.status = Status::failed;
+      r.reason = "data check: 17 elements differ";
+    }
+  const auto c = compare::compare_runs({a, b}, {"old", "new"}, {});
+  int failed = 0;
+  for (const auto &p : c.points)
+    if (p.key == "offload.h2d") {
+      EXPECT_EQ(p.verdict[0], "failed in new");
+      ++failed;
+    }
+  EXPECT_GT(failed, 0);
+  for (const auto &s : c.families)
+    if (s.group == "offload")
+      EXPECT_EQ(s.worse, failed);
+}
+
+} // namespace
+} // namespace railgauge
