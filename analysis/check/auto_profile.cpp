@@ -207,8 +207,8 @@ std::string profile_for_gpu(const std::string &gpu_name, int gpus_per_node) {
   if (has(gpu_name, "H100") && (has(gpu_name, "HBM3") || has(gpu_name, "SXM")) &&
       !has(gpu_name, "PCIe") && !has(gpu_name, "NVL"))
     sku = "h100-sxm";
-  else if (has(gpu_name, "H200") && !has(gpu_name, "NVL"))
-    sku = "h200-sxm";
+  else if (has(gpu_name, "H200") && !has(gpu_name, "NVL") && !has(gpu_name, "GH200"))
+    sku = "h200-sxm"; // GH200 (a Grace Hopper superchip: its own HBM, NVLink-C2C) is not one
   if (sku.empty())
     return sku;
   return gpus_per_node == 1 ? sku + "-1gpu" : sku;

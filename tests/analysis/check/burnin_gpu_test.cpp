@@ -352,6 +352,8 @@ TEST(BurninGpu, AutoProfileNamesTheSkuOrSaysWhyNot) {
   EXPECT_EQ(profile_for_gpu("NVIDIA H100 PCIe", 8), "");
   EXPECT_EQ(profile_for_gpu("NVIDIA H100 NVL", 2), "");
   EXPECT_EQ(profile_for_gpu("NVIDIA H200 NVL", 8), "");
+  EXPECT_EQ(profile_for_gpu("NVIDIA GH200 120GB", 1), "");
+  EXPECT_EQ(profile_for_gpu("NVIDIA GH200 480GB", 4), "");
   EXPECT_EQ(profile_for_gpu("NVIDIA A100-SXM4-80GB", 8), "");
   analysis::RunSet none;
   none.runs.emplace_back();
