@@ -183,7 +183,9 @@ CaptionMeaning meaning_of(const std::string &caption) {
                : caption.find("GPU(row)") != std::string::npos ? "gpu"
                                                                : "";
   m.column_kind = caption.find("GPU(column)") != std::string::npos ? "gpu" : "";
-  m.latency = caption.ends_with("(ns)");
+  // nvbandwidth's JSON ends the latency captions with a space ("... (ns) "), its text not.
+  const auto end = caption.find_last_not_of(" \t\r\n");
+  m.latency = end != std::string::npos && caption.substr(0, end + 1).ends_with("(ns)");
   // A latency testcase's "<->" names the pair chased between, not traffic both ways.
   if (m.latency)
     m.direction = "pointer_chase";

@@ -239,6 +239,20 @@ TEST(NvbandwidthImport, LatencyIsAPointerChaseNotABidirectionalCopy) {
   EXPECT_FALSE(latency[0]->params.contains("bidirectional_figure"));
 }
 
+// The real JSON of DCGM's nvbandwidth v0.5 test input ends its latency caption with a space,
+// "memory latency SM CPU(row) <-> GPU(column) (ns) ": still a latency of 649.9 ns, never a
+// bidirectional bandwidth of 649.9 GB/s that a copy rule would judge.
+TEST(NvbandwidthImport, TheRealJsonsLatencyWithItsTrailingSpaceIsALatency) {
+  const std::string path = std::string(RAILGAUGE_TEST_FIXTURES) +
+                           "/verdicts/real/dcgm_testinput_nvbandwidth_v0.5_json_1gpu_EXTRACT.json";
+  const auto records = nvbandwidth_records(parse_nvbandwidth(slurp(path), path), "run", "");
+  const auto latency = of_key(records, "import.nvbandwidth.host_device_latency_sm");
+  ASSERT_EQ(latency.size(), 1u);
+  EXPECT_EQ(latency[0]->params["direction"], "pointer_chase");
+  EXPECT_NEAR(latency[0]->metrics["latency_s"].get<double>(), 649.879e-9, 1e-12);
+  EXPECT_FALSE(latency[0]->metrics.contains("bandwidth_gbytes_per_s"));
+}
+
 TEST(NvbandwidthImport, BadInputIsAnInputErrorNamingTheFile) {
   EXPECT_THROW(parse_nvbandwidth("", "empty.txt"), InputError);
   EXPECT_THROW(parse_nvbandwidth("hello\nworld\n", "prose.txt"), InputError);
