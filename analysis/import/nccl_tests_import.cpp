@@ -243,6 +243,8 @@ struct TextSection {
   std::size_t first_record = 0, first_failure = 0;
   std::vector<std::string> ranks;
   bool zero_row_seen = false; // in this section
+  // "# Out of bounds values" or "# Avg bus bandwidth": nccl-tests prints both after its last size
+  bool end_seen = false;
 };
 
 // Every failure line counts; at most kMaxFailuresKept are kept, the last of them, once there
@@ -261,17 +263,26 @@ struct FailureLines {
 
 void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failures,
                  const std::string &where) {
+  const auto of_kind = out.kind ? fmt::format(" of {}", to_string(*out.kind)) : "";
   if (section.header_seen && out.record_count == section.first_record &&
       failures.seen == section.first_failure)
-    failures.add(out,
-                 fmt::format("{}: nccl-tests printed the header of a run{} but no "
-                             "result row: the run ended before its first size",
-                             where, out.kind ? fmt::format(" of {}", to_string(*out.kind)) : ""));
+    failures.add(out, fmt::format("{}: nccl-tests printed the header of a run{} but no "
+                                  "result row: the run ended before its first size",
+                                  where, of_kind));
+  // Rows and no end of the sweep after them, and no failure line to say why: the log was cut off
+  // (or the run killed) before its last size, so the sizes it never reached are not a pass.
+  else if (out.record_count > section.first_record && !section.end_seen &&
+           failures.seen == section.first_failure)
+    failures.add(out, fmt::format("{}: {} result row(s){} and no '# Avg bus bandwidth' line "
+                                  "after them: the log ends before nccl-tests' last size (cut "
+                                  "off, or the run was killed)",
+                                  where, (out.record_count - section.first_record) / 2, of_kind));
   section.first_record = out.record_count;
   section.first_failure = failures.seen;
   section.ranks.clear();
   section.header_seen = false;
   section.zero_row_seen = false;
+  section.end_seen = false;
 }
 
 } // namespace
@@ -322,8 +333,14 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
     out.ranks.push_back(body.substr(body.find("Rank")));
     section.ranks.push_back(out.ranks.back());
   }
-  if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos)
-    out.avg_busbw_gbytes_per_s = finite_number(body.substr(body.find(':', at) + 1).erase(0, 1));
+  if (body.find("Out of bounds values") != std::string::npos)
+    section.end_seen = true;
+  if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos) {
+    section.end_seen = true;
+    // "# Avg bus bandwidth    : 475.782 " (a space after the figure in most logs)
+    out.avg_busbw_gbytes_per_s =
+        finite_number(std::string(trimmed(body.substr(body.find(':', at) + 1))));
+  }
 }
 
 // "node01: Test CUDA failure common.cu:891 'out of memory'" and the " .. node01 pid 4242:

@@ -1,3 +1,4 @@
+#include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -186,6 +187,31 @@ TEST(NcclTestsImport, ALastRunCutAfterItsHeaderIsAFailureBesideTheRowsBefore) {
   EXPECT_EQ(r.records.size(), 4u);
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_NE(r.failures[0].find("of all_gather"), std::string::npos) << r.failures[0];
+}
+
+// The real bare-metal H200 log of NVIDIA/nccl-tests#256, whole, then cut after its 3 GiB row (of
+// 9 GiB planned): whole it is a pass with its average; cut, the sizes it never reached are a
+// failure of the import, never a pass on the rows before them.
+TEST(NcclTestsImport, ARealLogCutBeforeItsLastSizeIsAFailure) {
+  std::ifstream file(std::string(RAILGAUGE_TEST_FIXTURES) +
+                     "/verdicts/real/issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt");
+  std::stringstream whole_text;
+  whole_text << file.rdbuf();
+  const std::string log = whole_text.str();
+  std::istringstream whole(log);
+  const auto w = import_nccl_tests_text(whole, "whole.txt", Kind::all_reduce, "r", "h");
+  EXPECT_TRUE(w.failures.empty()) << w.failures.front();
+  ASSERT_TRUE(w.avg_busbw_gbytes_per_s); // "# Avg bus bandwidth    : 475.782 ", with its space
+  EXPECT_GT(*w.avg_busbw_gbytes_per_s, 100);
+  const auto row = log.find("\n  3221225472 ");
+  ASSERT_NE(row, std::string::npos);
+  std::istringstream cut(log.substr(0, log.find('\n', row + 1) + 1));
+  const auto c = import_nccl_tests_text(cut, "cut.txt", Kind::all_reduce, "r", "h");
+  EXPECT_LT(c.records.size(), w.records.size());
+  EXPECT_FALSE(c.records.empty());
+  ASSERT_EQ(c.failures.size(), 1u);
+  EXPECT_NE(c.failures[0].find("the log ends before nccl-tests' last size"), std::string::npos)
+      << c.failures[0];
 }
 
 TEST(NcclTestsImport, AHeaderWithoutRowsIsARunThatEndedNotAnError) {
