@@ -212,6 +212,26 @@ Record never_connected(bool have_title, TestKind kind, const std::string &failur
   return r;
 }
 
+// The test broke after `rows` rows (an error line after them: a completion error, a QP in error),
+// or its log ends without the dashed line perftest closes its table with (cut off, or killed):
+// the sizes it never reached are an error, never a pass on the rows before them.
+Record broke_after_rows(TestKind kind, std::size_t rows, const std::string &error,
+                        const std::string &source) {
+  Record r;
+  r.key = perftest_key(kind);
+  r.params = {{peer::record::kTool,
+               fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
+              {peer::record::kSource, source}};
+  r.status = Status::error;
+  r.reason = error.empty()
+                 ? fmt::format("the log ends after {} row(s) without the dashed line perftest "
+                               "closes its table with: cut off, or the test was killed",
+                               rows)
+                 : fmt::format("perftest failed after {} row(s): {}", rows, error);
+  r.time_utc = utc_timestamp_now();
+  return r;
+}
+
 // A record for one table row, before its columns: the test, the header's fields and the buffers.
 Record row_record(const TestKind &kind, const std::string &source,
                   const std::map<std::string, std::string> &fields, const BufferPlace &place) {
@@ -356,6 +376,8 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   std::vector<std::string> columns;
   int header_line = 0;
   std::string first_error, connect_failure;
+  std::string error_in_table; // the first error line once the table has rows: the test broke
+  bool table_closed = false;  // perftest's dashed line after the rows: the test ran to its end
   std::vector<Record> records;
   BufferPlace place;
   while (lines.next(line)) {
@@ -369,6 +391,10 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       note_buffer_line(t, place);
     if (first_error.empty() && is_error_line(t))
       first_error = fmt::format("{}:{}: {}", source, line_no, t);
+    if (!records.empty() && error_in_table.empty() && is_error_line(t))
+      error_in_table = fmt::format("{}:{}: {}", source, line_no, t);
+    if (!records.empty() && t.rfind("-----", 0) == 0)
+      table_closed = true;
     if (connect_failure.empty() && !connected && is_connect_failure(t))
       connect_failure = fmt::format("{}:{}: {}", source, line_no, t);
     if (!have_title)
@@ -402,6 +428,8 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
     return {never_connected(have_title, kind, connect_failure, first_error, source)};
   if (!have_title || records.empty())
     throw_no_records(have_title, connected, kind, first_error, source);
+  if (!error_in_table.empty() || !table_closed)
+    records.push_back(broke_after_rows(kind, records.size(), error_in_table, source));
   return records;
 }
 

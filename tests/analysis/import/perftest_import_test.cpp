@@ -175,6 +175,33 @@ TEST(PerftestImport, FailedRunAndForeignTextAreInputErrorsWithLocation) {
 // A client that never met its server (tests/fixtures/verdicts/real, the MOC cluster's 16-QP
 // GPU-memory ib_write_bw): not bad input but a link that did not come up, one failed record of
 // the test its file name names, which check fails and drains.
+// The real MOC ib_write_bw log (gpu0 to gpu0, 2 QPs) ends its table with perftest's dashed
+// line. Cut after its 1 MiB row, the sizes it never reached are an error record beside the rows;
+// with a completion error after the rows, the error is that line.
+TEST(PerftestImport, ARealLogCutOrBrokenAfterItsRowsEndsInAnErrorRecord) {
+  const std::string log = testing::fixture_text(
+      "verdicts/real/moc_bm_h100_roce_cx7_ib_write_bw_gpumem_2qp_gpu0-gpu0_client.log");
+  const auto whole = import_perftest(log, "whole.log");
+  for (const auto &r : whole)
+    EXPECT_EQ(r.status, Status::ok) << r.reason.value_or("");
+  const auto row = log.find("\n 1048576 ");
+  ASSERT_NE(row, std::string::npos);
+  const std::string cut_text = log.substr(0, log.find('\n', row + 1) + 1);
+  const auto cut = import_perftest(cut_text, "cut.log");
+  ASSERT_LT(cut.size(), whole.size());
+  EXPECT_EQ(cut.back().status, Status::error);
+  EXPECT_NE(cut.back().reason->find("without the dashed line perftest closes its table"),
+            std::string::npos)
+      << *cut.back().reason;
+  const auto broke = import_perftest(
+      cut_text + "Completion with error at client\nFailed status 12: wr_id 0 syndrom 0x81\n",
+      "broke.log");
+  EXPECT_EQ(broke.back().status, Status::error);
+  EXPECT_NE(broke.back().reason->find("broke.log:"), std::string::npos) << *broke.back().reason;
+  EXPECT_NE(broke.back().reason->find("Completion with error at client"), std::string::npos)
+      << *broke.back().reason;
+}
+
 TEST(PerftestImport, ANeverConnectedClientIsAFailedPointOfItsLink) {
   const std::string name = "moc_bm_h100_roce_cx7_ib_write_bw_gpumem_16qp_client_cm_error.log";
   const auto records = import_perftest(testing::fixture_text("verdicts/real/" + name), name);
