@@ -99,7 +99,8 @@ CLI::App *add_burnin_command(CLI::App &app, BurninOptions &o) {
   auto *cmd = app.add_subcommand(
       "burnin", "Burn in this node: every GPU at once, phase by phase (sustained GEMM, HBM, host "
                 "copies, NCCL), planned within --budget, then judged per GPU (check --rules auto)."
-                "\nExit status: check's (0 pass, 1 warn, 2 fail), 3 crashed, 4 input error.");
+                "\nExit status: check's (0 pass, 1 warn, 2 fail), 3 crashed, 4 input error, 5 "
+                "stopped by the watchdog or a signal (resume it with --resume).");
   cmd->add_option("--budget", o.budget_s,
                   "Seconds the burn-in may take; the timed phases are shortened to fit, never "
                   "dropped (default: 10 minutes)")
@@ -132,6 +133,8 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
   if (o.plan_gpus && !o.plan_only)
     throw InputError("--plan-gpus only goes with --plan-only", "--plan-gpus",
                      "add --plan-only, or drop --plan-gpus: a run burns the GPUs it has");
+  if (!o.plan_only)
+    analysis::refuse_unreadable_rules(o.rules);
   const int gpus = o.plan_gpus.value_or(gpu::cuda_device_count());
   const BurninPlan plan =
       plan_burnin(suite.entries, std::max(gpus, 1), o.budget_s, hbm_to_plan_for(o.plan_gpus));

@@ -341,6 +341,11 @@ int check_runs(const std::vector<std::string> &runs, const std::string &rules) {
   });
 }
 
+void refuse_unreadable_rules(const std::string &rules) {
+  if (rules != "auto")
+    check::load_rules_file(find_named_yaml("rules", rules, {(data_dir() / "rules").string()}));
+}
+
 void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machine) {
   auto o = std::make_shared<CheckOptions>();
   auto *cmd = app.add_subcommand(

@@ -24,4 +24,9 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
 // error said there too; the exit status check would give.
 int check_runs(const std::vector<std::string> &runs, const std::string &rules);
 
+// Reads `rules` (a profile name or a rules file; auto needs none) as check_runs would, throwing
+// the InputError check would give: for a command that judges only after it has measured
+// (burnin), so that a misspelt profile is refused before the measurement, not after it.
+void refuse_unreadable_rules(const std::string &rules);
+
 } // namespace railgauge::analysis

@@ -246,6 +246,12 @@ class ResumeCliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("gpus=N", r.stderr)
         self.assertFalse(out.exists(), "an input error writes nothing")
+        # A misspelt profile for burnin is refused before a minute is measured (on a GPU node
+        # the burn-in it would cost is minutes long), and writes nothing either.
+        r = railgauge("burnin", "--out", str(out), "--rules", "h200-sxn")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("no rules named 'h200-sxn'", r.stderr)
+        self.assertFalse(out.exists(), "an input error writes nothing")
 
     def test_a_refused_run_never_reads_as_pass(self):
         # A node's complete run, then its retest refused: check fails the node and says why;
