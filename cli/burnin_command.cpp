@@ -18,6 +18,7 @@
 #include "harness/exit_status.h"
 #include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/nvml_query.h"
+#include "harness/metric_names.h"
 #include "harness/run_fields.h"
 
 namespace railgauge {
@@ -133,6 +134,12 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
   if (o.plan_gpus && !o.plan_only)
     throw InputError("--plan-gpus only goes with --plan-only", "--plan-gpus",
                      "add --plan-only, or drop --plan-gpus: a run burns the GPUs it has");
+  // The plan sets each timed phase's duration from --budget and the floors the profiles were
+  // measured at; -a duration_s=... would run phases the plan (and run.json) says are longer.
+  for (const auto &axis : o.common.axes)
+    if (axis.starts_with(std::string(metric::kDurationS) + "="))
+      throw InputError(fmt::format("-a {}: a burn-in's phase durations come from its plan", axis),
+                       "-a", "give --budget SECONDS: the timed phases are shortened to fit it");
   if (!o.plan_only)
     analysis::refuse_unreadable_rules(o.rules);
   const int gpus = o.plan_gpus.value_or(gpu::cuda_device_count());

@@ -252,6 +252,12 @@ class ResumeCliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("no rules named 'h200-sxn'", r.stderr)
         self.assertFalse(out.exists(), "an input error writes nothing")
+        # Its phases' durations are the plan's (run.json states them): -a cannot shorten them.
+        r = railgauge("burnin", "--out", str(out), "--filter", "memory.burn", "-a",
+                      "duration_s=1")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("give --budget SECONDS", r.stderr)
+        self.assertFalse(out.exists(), "an input error writes nothing")
 
     def test_a_refused_run_never_reads_as_pass(self):
         # A node's complete run, then its retest refused: check fails the node and says why;
