@@ -154,12 +154,14 @@ Record nccl_tests_failure_record(const NcclTestsImport &import, const std::strin
   Record r;
   r.run = run;
   r.host = host;
-  r.key = import.kind ? collectives::record::keys_of(*import.kind).nccl
-                      : collectives::record::kNcclUnknown;
+  const auto kind = import.failed_kind ? import.failed_kind : import.kind;
+  r.key = kind ? collectives::record::keys_of(*kind).nccl : collectives::record::kNcclUnknown;
   r.params = {{collectives::record::kSource, collectives::record::kSourceNcclTests}};
   r.status = Status::error;
-  r.reason = fmt::format("nccl-tests failed after {} result row(s): {}", import.record_count / 2,
-                         fmt::join(import.failures, " | "));
+  r.reason = fmt::format(
+      "nccl-tests failed after {} result row(s){}: {}",
+      import.failures.empty() ? import.record_count / 2 : import.failed_after_rows,
+      kind ? fmt::format(" of {}", to_string(*kind)) : "", fmt::join(import.failures, " | "));
   r.time_utc = utc_timestamp_now();
   return r;
 }
@@ -252,7 +254,12 @@ struct TextSection {
 struct FailureLines {
   std::size_t seen = 0;
 
-  void add(NcclTestsImport &out, std::string line) {
+  // `first_record`: the record count where the failed run's rows began.
+  void add(NcclTestsImport &out, std::string line, std::size_t first_record) {
+    if (seen == 0) {
+      out.failed_kind = out.kind;
+      out.failed_after_rows = (out.record_count - first_record) / 2;
+    }
     if (++seen <= kMaxFailuresKept)
       out.failures.push_back(std::move(line));
     else
@@ -266,17 +273,21 @@ void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failu
   const auto of_kind = out.kind ? fmt::format(" of {}", to_string(*out.kind)) : "";
   if (section.header_seen && out.record_count == section.first_record &&
       failures.seen == section.first_failure)
-    failures.add(out, fmt::format("{}: nccl-tests printed the header of a run{} but no "
-                                  "result row: the run ended before its first size",
-                                  where, of_kind));
+    failures.add(out,
+                 fmt::format("{}: nccl-tests printed the header of a run{} but no "
+                             "result row: the run ended before its first size",
+                             where, of_kind),
+                 section.first_record);
   // Rows and no end of the sweep after them, and no failure line to say why: the log was cut off
   // (or the run killed) before its last size, so the sizes it never reached are not a pass.
   else if (out.record_count > section.first_record && !section.end_seen &&
            failures.seen == section.first_failure)
-    failures.add(out, fmt::format("{}: {} result row(s){} and no '# Avg bus bandwidth' line "
-                                  "after them: the log ends before nccl-tests' last size (cut "
-                                  "off, or the run was killed)",
-                                  where, (out.record_count - section.first_record) / 2, of_kind));
+    failures.add(out,
+                 fmt::format("{}: {} result row(s){} and no '# Avg bus bandwidth' line "
+                             "after them: the log ends before nccl-tests' last size (cut "
+                             "off, or the run was killed)",
+                             where, (out.record_count - section.first_record) / 2, of_kind),
+                 section.first_record);
   section.first_record = out.record_count;
   section.first_failure = failures.seen;
   section.ranks.clear();
@@ -443,7 +454,8 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       continue;
     }
     if (is_failure_line(line)) {
-      failures.add(out, fmt::format("{}:{}: {}", where, line_no, trimmed(line)));
+      failures.add(out, fmt::format("{}:{}: {}", where, line_no, trimmed(line)),
+                   section.first_record);
       continue;
     }
     std::istringstream cols(line);

@@ -41,6 +41,10 @@ struct NcclTestsImport {
   // Why nccl-tests stopped early: its "<host>: Test CUDA failure <file>:<line> '<message>'"
   // lines (text), or a JSON file that ends before any result. The rows before it are kept.
   std::vector<std::string> failures;
+  // The collective whose run the first failure stopped (a log of several runs goes on after it),
+  // and how many result rows that run had printed.
+  std::optional<Kind> failed_kind;
+  std::size_t failed_after_rows = 0;
   // Text only: lines that are neither '#' header lines nor result rows (NCCL_DEBUG output, a
   // launcher's messages), skipped. A launcher's line prefix ([1,0]<stdout>:, srun's "0: ") is
   // removed first, so tagged logs import whole.

@@ -214,6 +214,22 @@ TEST(NcclTestsImport, ARealLogCutBeforeItsLastSizeIsAFailure) {
       << c.failures[0];
 }
 
+// The real xxrjun log whose alltoall aborted before its first size and whose sendrecv then ran
+// to its end: the failure is the alltoall's, after none of its rows, not the sendrecv's.
+TEST(NcclTestsImport, AFailureIsBlamedOnTheRunItStoppedNotTheLogsLast) {
+  std::ifstream file(std::string(RAILGAUGE_TEST_FIXTURES) +
+                     "/verdicts/real/xxrjun_h100_2node_4gpu_alltoall_abort_sendrecv_degrading.log");
+  const auto r = import_nccl_tests_text(file, "abort.log", std::nullopt, "r", "h");
+  EXPECT_EQ(r.kind, Kind::sendrecv);
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_EQ(r.failed_kind, Kind::alltoall);
+  EXPECT_EQ(r.failed_after_rows, 0u);
+  const auto failure = nccl_tests_failure_record(r, "r", "h");
+  EXPECT_EQ(failure.key, "collectives.nccl_alltoall");
+  EXPECT_NE(failure.reason->find("after 0 result row(s) of alltoall"), std::string::npos)
+      << *failure.reason;
+}
+
 TEST(NcclTestsImport, AHeaderWithoutRowsIsARunThatEndedNotAnError) {
   const std::string header = std::string(kSample).substr(0, std::string(kSample).find("#\n#  "));
   std::istringstream in(header);
