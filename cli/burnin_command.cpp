@@ -140,6 +140,13 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
     if (axis.starts_with(std::string(metric::kDurationS) + "="))
       throw InputError(fmt::format("-a {}: a burn-in's phase durations come from its plan", axis),
                        "-a", "give --budget SECONDS: the timed phases are shortened to fit it");
+  // Its plan, phase table and verdict are text on standard output, which jsonl would interleave
+  // with the records: a reader of the lines could parse none of the text.
+  if (o.common.format == "jsonl")
+    throw InputError("burnin prints its plan, phase times and verdict as text, not jsonl",
+                     "--format",
+                     "read the records from records.jsonl in the run directory (--out), or "
+                     "give --format table");
   if (!o.plan_only)
     analysis::refuse_unreadable_rules(o.rules);
   const int gpus = o.plan_gpus.value_or(gpu::cuda_device_count());

@@ -258,6 +258,11 @@ class ResumeCliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 4, r.stderr)
         self.assertIn("give --budget SECONDS", r.stderr)
         self.assertFalse(out.exists(), "an input error writes nothing")
+        # Its plan and verdict are text on standard output: jsonl lines would be mixed with it.
+        r = railgauge("burnin", "--out", str(out), "--format", "jsonl")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("records.jsonl in the run directory", r.stderr)
+        self.assertFalse(out.exists(), "an input error writes nothing")
 
     def test_a_refused_run_never_reads_as_pass(self):
         # A node's complete run, then its retest refused: check fails the node and says why;
