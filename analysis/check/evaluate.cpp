@@ -269,13 +269,31 @@ void Evaluator::record_status_rule() {
 
 // A run cut short, or whose run.json counts records it does not hold, is missing evidence for
 // its node, whatever the records it does hold say.
+// A path of a run's own directory that could not be read (a cut records line, a run.json that is
+// not JSON, records.jsonl missing) in a run that otherwise reads whole: its node is never a pass
+// for what was lost. (The path is also among the result's unreadable inputs.)
+void Evaluator::unreadable_in_run(const analysis::LoadedRun &run, const PartKey &node) {
+  if (run.dir.empty())
+    return;
+  for (const auto &u : runs_.unreadable)
+    if (u.path.starts_with(run.dir + "/") &&
+        u.path.find('/', run.dir.size() + 1) == std::string::npos) {
+      Finding f = built_in_missing(kRunCompleteRule, rules_.unreadable_inputs, "run " + run.dir,
+                                   fmt::format("{} cannot be read: {}", u.path, u.what));
+      f.run = run.dir;
+      ledger_.add_finding(node, std::move(f));
+    }
+}
+
 void Evaluator::run_complete_rule() {
   result_.rule_categories[kRunCompleteRule] = "health";
   for (const auto &run : runs_.runs) {
     const PartKey node{run_host_[run.dir], PartKind::node, ""};
     const auto why = incompleteness(run);
-    if (why.empty())
+    if (why.empty()) {
+      unreadable_in_run(run, node);
       continue;
+    }
     std::string detail;
     for (const auto &w : why)
       detail += (detail.empty() ? "" : "; ") + w;
@@ -290,19 +308,6 @@ void Evaluator::run_complete_rule() {
     f.run = run.dir;
     ledger_.add_finding(node, std::move(f));
   }
-  // A path of a run's own directory that could not be read (a cut records line, a run.json that
-  // is not JSON, records.jsonl missing) in a run that otherwise reads whole: its node is never a
-  // pass for what was lost. (The path is also among the result's unreadable inputs.)
-  for (const auto &u : runs_.unreadable)
-    for (const auto &run : runs_.runs)
-      if (!run.dir.empty() && u.path.starts_with(run.dir + "/") && incompleteness(run).empty() &&
-          u.path.find('/', run.dir.size() + 1) == std::string::npos) {
-        Finding f = built_in_missing(kRunCompleteRule, rules_.unreadable_inputs, "run " + run.dir,
-                                     fmt::format("{} cannot be read: {}", u.path, u.what));
-        f.run = run.dir;
-        ledger_.add_finding(PartKey{run_host_[run.dir], PartKind::node, ""}, std::move(f));
-        break;
-      }
   for (const auto &m : missing_ranks(runs_))
     for (const auto &host : m.hosts)
       ledger_.add_finding(

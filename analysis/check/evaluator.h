@@ -82,6 +82,7 @@ private:
                          const std::map<std::string, std::set<std::string>> &gpus_with_match);
   void inventory_rule(const Rule &rule);
   void record_status_rule();
+  void unreadable_in_run(const analysis::LoadedRun &run, const PartKey &node);
   void run_complete_rule();
   void nothing_judged_rule();
   void data_check_rule();

@@ -175,6 +175,17 @@ std::optional<TestKind> kind_from_file_name(const std::string &source) {
   return TestKind{m[1], m[2] == "lat"};
 }
 
+// A record of the test `kind` from the log `source`: its key, the tool and the log, before any
+// figure or status.
+Record test_record(TestKind kind, const std::string &source) {
+  Record r;
+  r.key = perftest_key(kind);
+  r.params = {{peer::record::kTool,
+               fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
+              {peer::record::kSource, source}};
+  return r;
+}
+
 // A client (or server) that never met its peer: not bad input but a link that did not come up,
 // so one failed record of the test, which check fails and drains like any failed point. The test
 // is the title's, or the file name's when perftest failed before printing its title.
@@ -194,12 +205,8 @@ Record never_connected(bool have_title, TestKind kind, const std::string &failur
     kind = *from_name;
     named_by = "the file name";
   }
-  Record r;
-  r.key = perftest_key(kind);
-  r.params = {{peer::record::kTool,
-               fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
-              {peer::record::kSource, source},
-              {peer::record::kConnected, false}};
+  Record r = test_record(kind, source);
+  r.params[peer::record::kConnected] = false;
   r.status = Status::failed;
   r.reason = fmt::format("perftest never connected to its peer: {}{} (the link, the peer's "
                          "server or the address given is down; the test is named by {})",
@@ -217,11 +224,7 @@ Record never_connected(bool have_title, TestKind kind, const std::string &failur
 // the sizes it never reached are an error, never a pass on the rows before them.
 Record broke_after_rows(TestKind kind, std::size_t rows, const std::string &error,
                         const std::string &source) {
-  Record r;
-  r.key = perftest_key(kind);
-  r.params = {{peer::record::kTool,
-               fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
-              {peer::record::kSource, source}};
+  Record r = test_record(kind, source);
   r.status = Status::error;
   r.reason = error.empty()
                  ? fmt::format("the log ends after {} row(s) without the dashed line perftest "
@@ -235,11 +238,7 @@ Record broke_after_rows(TestKind kind, std::size_t rows, const std::string &erro
 // A record for one table row, before its columns: the test, the header's fields and the buffers.
 Record row_record(const TestKind &kind, const std::string &source,
                   const std::map<std::string, std::string> &fields, const BufferPlace &place) {
-  Record r;
-  r.key = perftest_key(kind);
-  r.params = {{peer::record::kTool,
-               fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
-              {peer::record::kSource, source}};
+  Record r = test_record(kind, source);
   for (const auto &[name, value] : fields) {
     static const std::map<std::string, std::string> known = {{"Device", "device"},
                                                              {"Number of qps", "qps"},

@@ -241,28 +241,22 @@ class ResumeCliTest(unittest.TestCase):
 
     def test_a_typo_in_expect_leaves_no_run_directory(self):
         out = pathlib.Path(self.out) / "typo"
-        r = railgauge("memory", "-q", "--filter", "memory.host_copy", "--out", str(out),
-                      "--expect", "gpu=8")
-        self.assertEqual(r.returncode, 4, r.stderr)
-        self.assertIn("gpus=N", r.stderr)
-        self.assertFalse(out.exists(), "an input error writes nothing")
-        # A misspelt profile for burnin is refused before a minute is measured (on a GPU node
-        # the burn-in it would cost is minutes long), and writes nothing either.
-        r = railgauge("burnin", "--out", str(out), "--rules", "h200-sxn")
-        self.assertEqual(r.returncode, 4, r.stderr)
-        self.assertIn("no rules named 'h200-sxn'", r.stderr)
-        self.assertFalse(out.exists(), "an input error writes nothing")
-        # Its phases' durations are the plan's (run.json states them): -a cannot shorten them.
-        r = railgauge("burnin", "--out", str(out), "--filter", "memory.burn", "-a",
-                      "duration_s=1")
-        self.assertEqual(r.returncode, 4, r.stderr)
-        self.assertIn("give --budget SECONDS", r.stderr)
-        self.assertFalse(out.exists(), "an input error writes nothing")
-        # Its plan and verdict are text on standard output: jsonl lines would be mixed with it.
-        r = railgauge("burnin", "--out", str(out), "--format", "jsonl")
-        self.assertEqual(r.returncode, 4, r.stderr)
-        self.assertIn("records.jsonl in the run directory", r.stderr)
-        self.assertFalse(out.exists(), "an input error writes nothing")
+        for args, said in (
+                (["memory", "-q", "--filter", "memory.host_copy", "--expect", "gpu=8"], "gpus=N"),
+                # A misspelt profile for burnin is refused before a minute is measured (on a GPU
+                # node the burn-in it would cost is minutes long).
+                (["burnin", "--rules", "h200-sxn"], "no rules named 'h200-sxn'"),
+                # Its phases' durations are the plan's (run.json states them): -a cannot shorten
+                # them.
+                (["burnin", "--filter", "memory.burn", "-a", "duration_s=1"],
+                 "give --budget SECONDS"),
+                # Its plan and verdict are text on standard output: jsonl lines would be mixed
+                # with it.
+                (["burnin", "--format", "jsonl"], "records.jsonl in the run directory")):
+            r = railgauge(*args, "--out", str(out))
+            self.assertEqual(r.returncode, 4, r.stderr)
+            self.assertIn(said, r.stderr)
+            self.assertFalse(out.exists(), "an input error writes nothing")
 
     def test_a_refused_run_never_reads_as_pass(self):
         # A node's complete run, then its retest refused: check fails the node and says why;
