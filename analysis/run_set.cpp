@@ -412,7 +412,9 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   for (const auto &run : set.runs) {
     if (!dated(run))
       continue;
-    const auto start = text_of(run.manifest, run_field::kStartUtc);
+    auto start = text_of(run.manifest, run_field::kStartUtc);
+    if (start.empty() && !run.records.empty())
+      start = run.records.front().time_utc; // a run.json written by hand: as the history dates it
     auto [it, first] = run_start.try_emplace(
         {superseding_key(run, ranks), text_of(run.manifest, run_field::kRun)}, start);
     if (!first)

@@ -17,8 +17,10 @@ StoredRun stored_run(const Row &row) {
   StoredRun run;
   run.host = as_text(row[1]);
   run.dir = as_text(row[2]);
-  // An import's source names its tool; railgauge's own runs say "railgauge".
-  run.imported = as_text(row[3]) != "railgauge";
+  // An import's source names its tool; railgauge's own runs say "railgauge", or "records" for
+  // a bare records.jsonl, which `check` judges as railgauge's own.
+  const auto source = as_text(row[3]);
+  run.imported = source != "railgauge" && source != kBareRecordsSource;
   run.status = as_text(row[4]);
   run.run_id = as_text(row[5]);
   if (!std::holds_alternative<std::nullptr_t>(row[6]))

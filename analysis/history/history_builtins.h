@@ -25,7 +25,9 @@ namespace railgauge::history {
 // suite: a burn-in runs one suite at several world sizes, and a node's failed 8-rank step is not
 // superseded by its fabric step. Every import is judged: all imports of one tool share a suite
 // and are dated by the import (one file imported twice is one run: its run id carries the file's
-// digest).
+// digest). So is every bare records.jsonl (source kBareRecordsSource): without a run.json it
+// cannot be dated, and `check --latest-per-host` keeps every one.
+inline constexpr const char *kBareRecordsSource = "records";
 inline constexpr const char *kNewestRuns =
     "WITH per_run AS (SELECT run_id, host_id, suite, COALESCE(world_size, -1) AS world, "
     "COUNT(*) AS ranks, MIN(start_utc) AS start FROM runs WHERE source = 'railgauge' "

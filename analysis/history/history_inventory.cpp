@@ -19,13 +19,13 @@ InventoryJudgement judge_inventory_rules(Database &db, const check::RuleSet &rul
   if (std::none_of(rules.rules.begin(), rules.rules.end(),
                    [](const check::Rule &r) { return r.from_inventory(); }))
     return out;
-  // Each newest run of railgauge's own as a run directory holding only its run.json's host and
-  // inventory: an import's inventory describes the machine that imported it, and `check` does
-  // not judge it either.
+  // Each newest run of railgauge's own (a bare records.jsonl too, whose inventory is none) as a
+  // run directory holding only its run.json's host and inventory: an import's inventory
+  // describes the machine that imported it, and `check` does not judge it either.
   analysis::RunSet runs;
   db.for_each(std::string("SELECT h.name, ru.dir, ru.inventory FROM runs ru JOIN hosts h ON "
-                          "h.id = ru.host_id WHERE ru.source = 'railgauge' AND ru.id IN (") +
-                  kNewestRuns + ")",
+                          "h.id = ru.host_id WHERE ru.source IN ('railgauge', '") +
+                  kBareRecordsSource + "') AND ru.id IN (" + kNewestRuns + ")",
               {}, [&](const Row &row) {
                 const auto host = as_text(row[0]);
                 if (std::holds_alternative<std::nullptr_t>(row[2])) {

@@ -10,6 +10,7 @@
 
 #include "analysis/check/host_names.h"
 #include "analysis/check/run_completeness.h"
+#include "analysis/history/history_builtins.h"
 #include "analysis/history/ledger_rows.h"
 #include "analysis/history/storable_text.h"
 #include "harness/device_fields.h"
@@ -151,10 +152,16 @@ struct RunFacts {
     else if (first)
       rank = first->rank;
     suite = m.is_object() ? text(m.value(run_field::kSuite, json()), run_field::kSuiteName) : "";
-    source = suite.rfind("import.", 0) == 0 ? suite.substr(7) : "railgauge";
+    // A bare records.jsonl (no run.json) cannot be dated, so `check` never supersedes it:
+    // "records" keeps it out of the newest-run choice, as an import's tool name does.
+    source = !m.is_object()                   ? kBareRecordsSource
+             : suite.rfind("import.", 0) == 0 ? suite.substr(7)
+                                              : "railgauge";
+    // A run without a start in run.json (a bare records.jsonl, or a run.json written by hand) is
+    // dated by its first point's time, as `check --latest-per-host` dates it (run_set.h).
     start = text(m, run_field::kStartUtc);
     if (start.empty() && first)
-      start = first->time_utc; // an import or a bare records.jsonl: its first point's time
+      start = first->time_utc;
     end = text(m, run_field::kEndUtc);
     status = text(m, run_field::kStatus);
     const auto integer = [](const json &j) {

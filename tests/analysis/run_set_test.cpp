@@ -151,6 +151,30 @@ TEST_F(RunSetTest, EveryRankOfTheNewestRunIsKeptAndImportsAreNeverSuperseded) {
   EXPECT_EQ(set.runs.size(), 4u);
 }
 
+// A run.json written by hand without start_utc is dated by its first record, as the fleet
+// history dates it (it once sorted first, and a run whose records were older was kept instead).
+TEST_F(RunSetTest, ARunJsonWithoutAStartIsDatedByItsFirstRecord) {
+  for (const auto &[name, day] :
+       {std::pair{"zz-older", "2026-01-01"}, {"aa-newer", "2026-01-02"}}) {
+    const auto dir = root_ / name;
+    fs::create_directories(dir);
+    std::ofstream(dir / "run.json")
+        << nlohmann::json{{"schema", "railgauge.run/1"}, {"host", "node01"}, {"run", name}}.dump();
+    RecordFile file((dir / "records.jsonl").string());
+    Record r;
+    r.run = name;
+    r.host = "node01";
+    r.key = "memory.host_read";
+    r.params = {{"size_bytes", 1}};
+    r.time_utc = std::string(day) + "T00:00:00.000Z";
+    file.append(r);
+  }
+  auto set = load_runs({root_.string()});
+  const auto dropped = keep_latest_per_host(set);
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_NE(dropped[0].find("zz-older"), std::string::npos) << dropped[0];
+}
+
 // A run stopped by SIGTERM and resumed: the interrupted point's error record holds only the axes
 // in its params, and the resume's ok record of the same point adds the params it derived. The
 // ok record is the point's result, so no command reads the error (check once failed the node on

@@ -454,6 +454,40 @@ class HistoryCli(unittest.TestCase):
     def test_check_history_judges_every_import_of_a_node_in_postgresql(self):
         self.imports_judged_alike(fresh_pg_database("rg_imports"), "imports-postgresql")
 
+    def bare_records(self, name):
+        """Each node's records twice as bare records.jsonl files without run.json, a day apart
+        by their records' times; node02's older file holds a failed record."""
+        fleet = self.fleet(f"{name}-fleet")
+        out = self.tmp / name
+        for node in sorted(fleet.iterdir()):
+            records = [json.loads(line) for line in
+                       (node / "records.jsonl").read_text().splitlines()]
+            for day, run in (("2026-11-01", "older"), ("2026-11-02", "newer")):
+                lines = []
+                for i, r in enumerate(records):
+                    r = {**r, "run": f"{node.name}-{run}", "time_utc": f"{day}T10:00:00.000Z"}
+                    if (node.name, run, i) == ("node02", "older", 0):
+                        r = {**r, "status": "failed", "reason": "data check: 3 of 4096 wrong"}
+                    lines.append(json.dumps(r) + "\n")
+                (out / f"{node.name}-{run}").mkdir(parents=True)
+                (out / f"{node.name}-{run}" / "records.jsonl").write_text("".join(lines))
+        return out
+
+    def bare_records_judged_alike(self, url, name):
+        # Neither file can be dated by a run.json, so `check DIRS` judges both, even with
+        # --latest-per-host: the database judges both too, and the older file's failed record
+        # fails node02 (it once kept only the file whose first record was newest, and passed it).
+        runs = self.bare_records(name)
+        found = self.judged_alike(url, (runs,), runs, set())
+        self.assertIn("node02", {f[1] for f in found if f[0] == "record-status" and not f[5]})
+
+    def test_check_history_judges_every_bare_records_file(self):
+        self.bare_records_judged_alike(f"sqlite:{self.tmp / 'bare.db'}", "bare-sqlite")
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_judges_every_bare_records_file_in_postgresql(self):
+        self.bare_records_judged_alike(fresh_pg_database("rg_bare"), "bare-postgresql")
+
     def test_check_history_finds_no_fleet_violation_in_a_healthy_fleet(self):
         url = f"sqlite:{self.tmp / 'healthy-fleet.db'}"
         runs = self.fleet("healthy")
