@@ -1,0 +1,107 @@
+// Every phase of the burn-in is judged for the GPU's health under load, the node's all_reduce
+// too: synthetic H200 nodes (synthetic_burnin_gpu.h) with one fault written into one GPU's
+// telemetry of one phase, judged by the shipped h200-sxm profiles. The all_reduce's slowdowns,
+// PCIe and NVLink errors and row remaps once went unread, and a node that logged them passed.
+#include <functional>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "analysis/check/check_output.h"
+#include "analysis/check/evaluate.h"
+#include "analysis/check/rules.h"
+#include "synthetic_burnin_gpu.h"
+#include "tests/support/shipped_data.h"
+
+namespace railgauge::check {
+namespace {
+
+using nlohmann::json;
+
+// The rules a part of the node violated at warn or fail, over every part.
+std::set<std::string> rules_violated(const CheckResult &r) {
+  std::set<std::string> out;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (!f.missing && !f.not_covered && !f.not_applicable && f.level >= Level::warn)
+        out.insert(f.rule_id);
+  return out;
+}
+
+// GPU `gpu`'s telemetry window in phase `key`: the per-GPU list of a point on every GPU, or the
+// all_reduce's telemetry (per GPU when one process drives several).
+json &window(json &metrics, const std::string &key, int gpu) {
+  if (key == "collectives.nccl_all_reduce") {
+    auto &t = metrics["telemetry"];
+    return t.contains("per_gpu") ? t["per_gpu"][gpu] : t;
+  }
+  if (metrics.contains("per_gpu"))
+    return metrics["per_gpu"][gpu]["telemetry"];
+  return metrics["gpus"][gpu]["telemetry"];
+}
+
+// The node of `gpus` H200s with `fault` written into its last GPU's window of phase `key`,
+// judged by its profile.
+CheckResult judged_with(int gpus, const std::string &key,
+                        const std::function<void(json &)> &fault) {
+  auto runs = testing::burnin_node(gpus);
+  bool found = false;
+  for (auto &r : runs.runs[0].records)
+    if (r.key == key) {
+      fault(window(r.metrics, key, gpus - 1));
+      found = true;
+    }
+  EXPECT_TRUE(found) << key;
+  const auto profile = gpus == 8 ? "h200-sxm" : "h200-sxm-1gpu";
+  return evaluate(load_rules_file(railgauge::testing::shipped_data_file(std::string("rules/") +
+                                                                        profile + ".yaml")),
+                  runs);
+}
+
+struct Fault {
+  const char *key, *rule;
+  Level level;
+  std::function<void(json &)> write;
+};
+
+TEST(BurninPhaseHealth, EachFaultUnderLoadIsNamedInEveryPhaseThatSawIt) {
+  const auto reason = [](const char *name) {
+    return [=](json &t) { t["during"]["reason_fraction"][name] = 0.6; };
+  };
+  const auto grew = [](const char *name) {
+    return [=](json &t) { t["health_delta"][name] = 2.0; };
+  };
+  const auto after = [](const char *name) { return [=](json &t) { t["after"][name] = 1; }; };
+  const char *ar = "collectives.nccl_all_reduce";
+  const std::vector<Fault> faults = {
+      {ar, "load-hw-slowdown-nccl", Level::fail, reason("hw_slowdown")},
+      {ar, "load-hw-thermal-slowdown-nccl", Level::fail, reason("hw_thermal_slowdown")},
+      {ar, "load-hw-power-brake-nccl", Level::fail, reason("hw_power_brake_slowdown")},
+      {ar, "load-sw-thermal-slowdown-nccl", Level::warn, reason("sw_thermal_slowdown")},
+      {ar, "load-pcie-aer-uncorrectable-nccl", Level::fail, grew("pcie_aer_uncorrectable")},
+      {ar, "load-pcie-replays-nccl", Level::warn, grew("pcie_replays")},
+      {ar, "load-row-remap-pending-nccl", Level::fail, after("remapped_rows_pending")},
+      {ar, "load-row-remap-failed-nccl", Level::fail, after("remapped_rows_failure")},
+      {"memory.pattern", "load-row-remap-pending", Level::fail, after("remapped_rows_pending")},
+      {"memory.burn", "load-row-remap-failed", Level::fail, after("remapped_rows_failure")},
+  };
+  for (const int gpus : {8, 1})
+    for (const auto &f : faults) {
+      const auto r = judged_with(gpus, f.key, f.write);
+      EXPECT_EQ(exit_status(r.verdict), exit_status(f.level)) << gpus << " GPUs, " << f.rule << "\n"
+                                                              << render_table(r);
+      EXPECT_TRUE(rules_violated(r).contains(f.rule)) << gpus << " GPUs\n" << render_table(r);
+    }
+}
+
+// The NVLink errors of the all_reduce warn on a node with NVLink.
+TEST(BurninPhaseHealth, NvlinkErrorsInTheAllReduceWarn) {
+  const auto r = judged_with(8, "collectives.nccl_all_reduce",
+                             [](json &t) { t["health_delta"]["nvlink_errors"] = 250.0; });
+  EXPECT_EQ(exit_status(r.verdict), exit_status(Level::warn)) << render_table(r);
+  EXPECT_TRUE(rules_violated(r).contains("load-nvlink-errors-nccl")) << render_table(r);
+}
+
+} // namespace
+} // namespace railgauge::check
