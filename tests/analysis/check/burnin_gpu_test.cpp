@@ -263,8 +263,9 @@ TEST(BurninGpu, AnFp64BurnIsJudgedByItsDataCheckNotTheBf16Floors) {
     for (const auto &p : healthy.parts)
       if (auto it = p.rules.find(rule); it != p.rules.end())
         checked += it->second.checked;
-    // the bf16 burn's 8 GPUs, or every GEMM burn's 24 (load-xid: also HBM, patterns, copies)
-    const int want = rule == "burn-gemm-vs-siblings" ? 24 : rule == "load-xid" ? 56 : 8;
+    // the bf16 burn's 8 GPUs, or every GEMM burn's 24 (load-xid: also HBM, patterns, both
+    // host copies and the peer copies)
+    const int want = rule == "burn-gemm-vs-siblings" ? 24 : rule == "load-xid" ? 64 : 8;
     EXPECT_EQ(checked, want) << rule;
   }
   const auto r = judge(burnin_node(8, {.fp64_corrupt_gpu = 2}), "h200-sxm");

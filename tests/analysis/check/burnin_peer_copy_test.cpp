@@ -13,6 +13,7 @@
 #include "analysis/check/rules.h"
 #include "analysis/check/test_grid.h"
 #include "memory/cuda/peer_copy.h"
+#include "synthetic_burnin_gpu.h"
 #include "synthetic_fleet.h"
 #include "tests/support/outcome_record.h"
 #include "tests/support/shipped_data.h"
@@ -32,25 +33,7 @@ analysis::RunSet node(const std::string &name, int gpus, int slow_gpu = -1,
   if (gpus < 2) {
     o = Outcome::waived(*memory::peer_copy_waiver({0}, {}));
   } else {
-    memory::PeerCopyRun run;
-    for (int g = 0; g < gpus; ++g)
-      run.gpus.push_back({g, name, "GPU-0000000" + std::to_string(g), testing::gpu_bus_id(g), 14.0,
-                          nullptr, std::nullopt});
-    for (int s = 0; s < gpus; ++s)
-      for (int d = 0; d < gpus; ++d)
-        if (s != d) {
-          memory::PeerCopyPair p;
-          p.src = s;
-          p.dst = d;
-          p.peer_access = true;
-          // healthy pairs differ by ~0.2% (an H800's write CE pairs: 175.99-176.20 GB/s)
-          p.bandwidth_gbytes_per_s =
-              376.0 * (1.0 + 0.001 * ((s * 3 + d) % 5 - 2)) * (s == slow_gpu ? slow_factor : 1.0);
-          p.bandwidth_min_gbytes_per_s = 0.995 * p.bandwidth_gbytes_per_s;
-          p.copies = 8;
-          p.words = (std::uint64_t{256} << 20) / 8;
-          run.pairs.push_back(p);
-        }
+    const auto run = testing::peer_copy_pairs(name, gpus, slow_gpu, slow_factor);
     o = memory::peer_copy_outcome(run);
   }
   analysis::LoadedRun run;

@@ -103,5 +103,31 @@ TEST(BurninPhaseHealth, NvlinkErrorsInTheAllReduceWarn) {
   EXPECT_TRUE(rules_violated(r).contains("load-nvlink-errors-nccl")) << render_table(r);
 }
 
+// What a node of 8 GPUs must show is never "cannot apply": GPUs that cannot reach each other
+// fail it (the peer-copy point waived: no peer access), and NVLink counters NVML could not read
+// warn. One GPU alone has neither, and passes (info).
+TEST(BurninPhaseHealth, NoPeerAccessOrUnreadNvlinkCountersOnANodeAreNotPasses) {
+  auto runs = testing::burnin_node(8);
+  for (auto &r : runs.runs[0].records)
+    if (r.key == "memory.peer_copy") {
+      r.status = Status::waived;
+      r.reason = "no peer access between any two of the 8 GPUs";
+      r.metrics = json::object();
+    }
+  const auto rules = load_rules_file(railgauge::testing::shipped_data_file("rules/h200-sxm.yaml"));
+  const auto no_peers = evaluate(rules, runs);
+  EXPECT_EQ(exit_status(no_peers.verdict), exit_status(Level::fail)) << render_table(no_peers);
+  EXPECT_NE(render_table(no_peers).find("burn-peer-copy-vs-siblings (missing)"), std::string::npos)
+      << render_table(no_peers);
+  const auto unread = judged_with(8, "memory.burn", [](json &t) {
+    t["health_delta"]["nvlink_errors"] = nullptr;
+    t["health_delta"]["nvlink_errors_per_link"] = nullptr;
+  });
+  EXPECT_EQ(exit_status(unread.verdict), exit_status(Level::warn)) << render_table(unread);
+  EXPECT_NE(render_table(unread).find("load-nvlink-errors (missing)"), std::string::npos)
+      << render_table(unread);
+  EXPECT_EQ(exit_status(judged_with(1, "memory.burn", [](json &) {}).verdict), 0);
+}
+
 } // namespace
 } // namespace railgauge::check

@@ -14,6 +14,7 @@
 #include "harness/inventory/gpu_telemetry.h"
 #include "memory/cuda/hbm_burn.h"
 #include "memory/cuda/hbm_pattern.h"
+#include "memory/cuda/peer_copy.h"
 #include "synthetic_fleet.h"
 #include "tests/support/outcome_record.h"
 
@@ -102,13 +103,16 @@ json telemetry(double hw_thermal_share, bool xid = false, bool cotenant = false,
                         snapshot(1000, xids, cotenant, links(3 + nvlink_errors)));
 }
 
+// NVLink errors a GPU counted in a healthy phase: none on a node, unread (no links) on one GPU.
+int links_of(int gpus) { return gpus == 1 ? -1 : 0; }
+
 Record record_of(const std::string &key, json params, const Outcome &o) {
   return railgauge::testing::outcome_record("burnin-run", kBurninHost, key, std::move(params), o,
                                             "2026-11-26T12:00:00.000Z");
 }
 
 // One H200's HBM pattern test: 98% of its free memory written and checked, 4 rounds.
-memory::HbmPatternGpuResult pattern_tested(int g, const Sick &sick) {
+memory::HbmPatternGpuResult pattern_tested(int g, int gpus, const Sick &sick) {
   memory::HbmPatternGpuResult p;
   p.gpu = g;
   p.name = "NVIDIA H200";
@@ -120,7 +124,7 @@ memory::HbmPatternGpuResult pattern_tested(int g, const Sick &sick) {
   p.chunks = 136;
   p.rounds = 4;
   p.pattern_time_s = 1.2;
-  p.telemetry = telemetry(0.0);
+  p.telemetry = telemetry(0.0, false, false, links_of(gpus));
   if (g == sick.pattern_error_gpu) {
     p.wrong_words = 1;
     p.wrong_words_by_pattern[static_cast<int>(memory::HbmPattern::address)] = 1;
@@ -205,20 +209,21 @@ GpuFigures gpu_figures(int gpus, const Sick &sick) {
     h.bandwidth_gbytes_per_s = 4273.9 * spread * slow * (lone ? sick.hbm_factor : 1.0); // same run
     h.calls = 40000;
     h.elements = 1 << 27;
-    h.telemetry = telemetry(0.0);
+    h.telemetry = telemetry(0.0, false, false, links_of(gpus));
     out.hbm.push_back(h);
-    out.pattern.push_back(pattern_tested(g, sick));
+    out.pattern.push_back(pattern_tested(g, gpus, sick));
     // 55.47 GB/s of the 57.61 a Gen5 x16 link is expected to carry (the same run)
     const double copy = 55.47 * spread * (sick.copies_half_slow && g >= 4 ? 0.75 : 1.0) *
                         (lone ? sick.h2d_factor : 1.0);
-    out.h2d.push_back({{"gpu", g},
-                       {"uuid", uuid(g)},
-                       {"pci", pci(g)},
-                       {"bandwidth_gbytes_per_s", copy},
-                       {"expected_gbytes_per_s", 57.614},
-                       {"efficiency", copy / 57.614},
-                       {"pcie_link_downtrained", false},
-                       {"telemetry", telemetry(0.0, g == sick.copy_xid_gpu)}});
+    out.h2d.push_back(
+        {{"gpu", g},
+         {"uuid", uuid(g)},
+         {"pci", pci(g)},
+         {"bandwidth_gbytes_per_s", copy},
+         {"expected_gbytes_per_s", 57.614},
+         {"efficiency", copy / 57.614},
+         {"pcie_link_downtrained", false},
+         {"telemetry", telemetry(0.0, g == sick.copy_xid_gpu, false, links_of(gpus))}});
   }
   return out;
 }
@@ -235,12 +240,23 @@ json h200_inventory(int gpus) {
   return inventory;
 }
 
+// A healthy node's peer copies, its GPUs' telemetry with NVLink counters; one GPU alone has no
+// peer, and the point is waived.
+Outcome peer_copies(int gpus) {
+  if (gpus < 2)
+    return Outcome::waived(*memory::peer_copy_waiver({0}, {}));
+  auto run = peer_copy_pairs("NVIDIA H200", gpus);
+  for (auto &g : run.gpus)
+    g.telemetry = telemetry(0.0, false, false, 0);
+  return memory::peer_copy_outcome(run);
+}
+
 // One process drives every GPU (the burn-in without a launcher): its telemetry per GPU.
 Record all_reduce_record(int gpus, const Sick &sick) {
   std::vector<json> windows;
   std::vector<std::string> uuids;
   for (int g = 0; g < gpus; ++g) {
-    windows.push_back(telemetry(0.0, g == sick.nccl_xid_gpu));
+    windows.push_back(telemetry(0.0, g == sick.nccl_xid_gpu, false, links_of(gpus)));
     uuids.push_back(uuid(g));
   }
   Outcome o;
@@ -263,6 +279,29 @@ void count_points(analysis::LoadedRun &run) {
 }
 
 } // namespace
+
+memory::PeerCopyRun peer_copy_pairs(const std::string &name, int gpus, int slow_gpu,
+                                    double slow_factor) {
+  memory::PeerCopyRun run;
+  for (int g = 0; g < gpus; ++g)
+    run.gpus.push_back({g, name, uuid(g), pci(g), 14.0, nullptr, std::nullopt});
+  for (int s = 0; s < gpus; ++s)
+    for (int d = 0; d < gpus; ++d)
+      if (s != d) {
+        memory::PeerCopyPair p;
+        p.src = s;
+        p.dst = d;
+        p.peer_access = true;
+        // healthy pairs differ by ~0.2% (an H800's write CE pairs: 175.99-176.20 GB/s)
+        p.bandwidth_gbytes_per_s =
+            376.0 * (1.0 + 0.001 * ((s * 3 + d) % 5 - 2)) * (s == slow_gpu ? slow_factor : 1.0);
+        p.bandwidth_min_gbytes_per_s = 0.995 * p.bandwidth_gbytes_per_s;
+        p.copies = 8;
+        p.words = (std::uint64_t{256} << 20) / 8;
+        run.pairs.push_back(p);
+      }
+  return run;
+}
 
 std::string uuid(int gpu) { return "GPU-0000000" + std::to_string(gpu); }
 
@@ -292,6 +331,9 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick) {
         {"per_gpu", figures.h2d}, {"bandwidth_gbytes_per_s", 53.0 * gpus}, {"verified", true}};
     run.records.push_back(record_of(key, {{"size_bytes", 1 << 30}}, o));
   }
+  run.records.push_back(record_of("memory.peer_copy",
+                                  {{"size_bytes", std::int64_t{256} << 20}, {"repetitions", 8}},
+                                  peer_copies(gpus)));
   run.records.push_back(all_reduce_record(gpus, sick));
   count_points(run);
   analysis::RunSet set;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/run_set.h"
+#include "memory/cuda/peer_copy.h"
 
 namespace railgauge::check::testing {
 
@@ -31,6 +32,11 @@ struct Sick {
 };
 
 std::string uuid(int gpu); // "GPU-0000000<gpu>"
+
+// Every ordered pair of `gpus` GPUs named `name` copying over NVLink at an H100 SXM's ~376 GB/s
+// (NVIDIA/nccl#1264), every pair out of `slow_gpu` at `slow_factor` of healthy; no telemetry.
+memory::PeerCopyRun peer_copy_pairs(const std::string &name, int gpus, int slow_gpu = -1,
+                                    double slow_factor = 1.0);
 
 // The phases of results/suites/burnin-gpu.yaml on `gpus` H200s.
 analysis::RunSet burnin_node(int gpus, const Sick &sick = {});
