@@ -129,5 +129,32 @@ TEST(BurninPhaseHealth, NoPeerAccessOrUnreadNvlinkCountersOnANodeAreNotPasses) {
   EXPECT_EQ(exit_status(judged_with(1, "memory.burn", [](json &) {}).verdict), 0);
 }
 
+// A dual-socket node copies from both NUMA nodes: the far node's copies cross the socket link at
+// their own rate (vpbenchmarking: D2H ~20.5 GB/s, acceptance.md), judged against their siblings,
+// not against the near copy's PCIe floor (every healthy dual-socket node once failed on it).
+TEST(BurninPhaseHealth, FarNumaCopiesAreNotHeldToTheNearFloor) {
+  for (const double far_share : {0.36, 1.0}) {
+    auto runs = testing::burnin_node(8);
+    auto &records = runs.runs[0].records;
+    std::vector<Record> far;
+    for (auto &r : records)
+      if (r.key.rfind("offload.all_gpus_", 0) == 0) {
+        r.params["placement"] = "near";
+        auto f = r;
+        f.params["placement"] = "far";
+        for (auto &gpu : f.metrics["per_gpu"]) {
+          gpu["bandwidth_gbytes_per_s"] = gpu["bandwidth_gbytes_per_s"].get<double>() * far_share;
+          gpu["efficiency"] = gpu["efficiency"].get<double>() * far_share;
+        }
+        far.push_back(std::move(f));
+      }
+    records.insert(records.end(), far.begin(), far.end());
+    testing::count_points(runs.runs[0]);
+    const auto r = evaluate(
+        load_rules_file(railgauge::testing::shipped_data_file("rules/h200-sxm.yaml")), runs);
+    EXPECT_EQ(exit_status(r.verdict), 0) << far_share << "\n" << render_table(r);
+  }
+}
+
 } // namespace
 } // namespace railgauge::check

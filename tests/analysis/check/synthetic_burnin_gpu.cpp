@@ -268,6 +268,8 @@ Record all_reduce_record(int gpus, const Sick &sick) {
       {{"size_bytes", std::int64_t{16} << 30}, {"world_size", gpus}, {"dtype", "float32"}}, o);
 }
 
+} // namespace
+
 // A whole run by its run.json: every planned point has its record (the per-GPU parts that
 // check reads beside them are not the run's records, and must not count as more).
 void count_points(analysis::LoadedRun &run) {
@@ -277,8 +279,6 @@ void count_points(analysis::LoadedRun &run) {
     run.manifest["counts"][std::string(to_string(r.status))] =
         run.manifest["counts"].value(std::string(to_string(r.status)), 0) + 1;
 }
-
-} // namespace
 
 memory::PeerCopyRun peer_copy_pairs(const std::string &name, int gpus, int slow_gpu,
                                     double slow_factor) {

@@ -38,6 +38,9 @@ std::string uuid(int gpu); // "GPU-0000000<gpu>"
 memory::PeerCopyRun peer_copy_pairs(const std::string &name, int gpus, int slow_gpu = -1,
                                     double slow_factor = 1.0);
 
+// run.json's points_planned and counts from the run's records: a whole run.
+void count_points(analysis::LoadedRun &run);
+
 // The phases of results/suites/burnin-gpu.yaml on `gpus` H200s.
 analysis::RunSet burnin_node(int gpus, const Sick &sick = {});
 
