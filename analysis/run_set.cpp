@@ -1,5 +1,7 @@
 #include "analysis/run_set.h"
 
+#include "analysis/run_machines.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -349,6 +351,11 @@ RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options) {
   return set;
 }
 
+std::string host_of(const LoadedRun &run) {
+  const auto host = text_of(run.manifest, run_field::kHost);
+  return !host.empty() ? host : run.records.empty() ? run.dir : run.records.front().host;
+}
+
 namespace {
 
 // The suite a run ran ("import.nccl-tests" for an import), and when it started.
@@ -357,11 +364,6 @@ std::string suite_of(const LoadedRun &run) {
   if (m.is_object() && m.contains(run_field::kSuite) && m[run_field::kSuite].is_object())
     return text_of(m[run_field::kSuite], run_field::kSuiteName);
   return "";
-}
-
-std::string host_of(const LoadedRun &run) {
-  const auto host = text_of(run.manifest, run_field::kHost);
-  return !host.empty() ? host : run.records.empty() ? run.dir : run.records.front().host;
 }
 
 // The ranks of the run's world ("" before manifests named it): a run of 8 ranks on one node and
@@ -375,7 +377,7 @@ std::string world_of(const LoadedRun &run) {
   return "";
 }
 
-using SupersedingKey = std::tuple<std::string, std::string, std::string, std::string>;
+using SupersedingKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
 
 // How many ranks of each run ran on each host: one run id per host and run.
 std::map<std::pair<std::string, std::string>, int> ranks_per_host(const RunSet &set) {
@@ -389,11 +391,13 @@ std::map<std::pair<std::string, std::string>, int> ranks_per_host(const RunSet &
 // What a newer run replaces: the same host, suite, world size and ranks on the host. A burn-in
 // on eight 8-GPU nodes has a node step of one rank per node (world 8, 1 on the host) and a
 // per-node NCCL step (world 8, all 8 on the host): neither supersedes the other.
+// And the machine (run_machines.h): another machine under the same host name is not a retest.
 SupersedingKey superseding_key(const LoadedRun &run,
-                               const std::map<std::pair<std::string, std::string>, int> &ranks) {
+                               const std::map<std::pair<std::string, std::string>, int> &ranks,
+                               const std::map<std::string, std::string> &machines) {
   const auto here = ranks.find({host_of(run), text_of(run.manifest, run_field::kRun)});
   return {host_of(run), suite_of(run), world_of(run),
-          here == ranks.end() ? "" : std::to_string(here->second)};
+          here == ranks.end() ? "" : std::to_string(here->second), machines.at(run.dir)};
 }
 
 } // namespace
@@ -405,6 +409,7 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   // dated, and imports are never superseded (each holds the file it was imported from: two logs
   // of one tool are two measurements, and the same file twice is already one run): all kept.
   const auto ranks = ranks_per_host(set);
+  const auto machines = machine_of_runs(set);
   const auto dated = [](const LoadedRun &run) {
     return run.manifest.is_object() && !run.manifest.contains(run_field::kImported);
   };
@@ -416,7 +421,7 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
     if (start.empty() && !run.records.empty())
       start = run.records.front().time_utc; // a run.json written by hand: as the history dates it
     auto [it, first] = run_start.try_emplace(
-        {superseding_key(run, ranks), text_of(run.manifest, run_field::kRun)}, start);
+        {superseding_key(run, ranks, machines), text_of(run.manifest, run_field::kRun)}, start);
     if (!first)
       it->second = std::min(it->second, start);
   }
@@ -428,8 +433,8 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   std::vector<std::string> dropped;
   std::vector<LoadedRun> kept;
   for (auto &run : set.runs) {
-    if (dated(run) &&
-        text_of(run.manifest, run_field::kRun) != newest[superseding_key(run, ranks)].second) {
+    if (dated(run) && text_of(run.manifest, run_field::kRun) !=
+                          newest[superseding_key(run, ranks, machines)].second) {
       dropped.push_back(run.dir);
       continue;
     }
@@ -441,10 +446,11 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
 
 std::vector<std::string> superseded_runs(const RunSet &set) {
   const auto ranks = ranks_per_host(set);
+  const auto machines = machine_of_runs(set);
   std::map<SupersedingKey, std::set<std::string>> ids;
   for (const auto &run : set.runs)
     if (run.manifest.is_object())
-      ids[superseding_key(run, ranks)].insert(text_of(run.manifest, run_field::kRun));
+      ids[superseding_key(run, ranks, machines)].insert(text_of(run.manifest, run_field::kRun));
   std::vector<std::string> out;
   for (const auto &[key, runs] : ids)
     if (runs.size() > 1)

@@ -87,11 +87,15 @@ RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options = {}
 // compare and report match and draw per-GPU figures by it.
 RunSet with_per_gpu_parts(RunSet set);
 
+// The host a run is of: its run.json's, else its first record's, else its directory.
+std::string host_of(const LoadedRun &run);
+
 // Retests supersede: keeps, per host, suite, world size (manifest world.size) and ranks on the
 // host, only the runs of the newest run id (by the manifest's start time), so a passing retest
 // beside an old failing run is judged alone, while a node's 8-rank run and a 16-rank run across
 // nodes of the same suite are both kept, and so are 8 nodes' one-rank-per-node step and one
-// node's 8-rank step (both worlds of 8).
+// node's 8-rank step (both worlds of 8). A run of another machine that reports the same host
+// name (run_machines.h) is never superseded.
 // Returns the run directories dropped.
 std::vector<std::string> keep_latest_per_host(RunSet &set);
 

@@ -58,6 +58,7 @@ CheckResult Evaluator::run() {
   run_complete_rule();
   nothing_judged_rule();
   data_check_rule();
+  one_machine_per_host_rule();
   auto result = finish();
   for (const auto &u : runs_.unreadable)
     result.unreadable.push_back({u.path, u.what, rules_.unreadable_inputs});

@@ -86,6 +86,7 @@ private:
   void run_complete_rule();
   void nothing_judged_rule();
   void data_check_rule();
+  void one_machine_per_host_rule(); // evaluate_host_identity.cpp
   CheckResult finish();
 
   // Judging (evaluate_fleet.cpp)

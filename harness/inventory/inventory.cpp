@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "harness/error.h"
@@ -131,6 +133,18 @@ void join_nvml(nlohmann::json &rail_map, const nlohmann::json &nvml) {
   }
 }
 
+// The machine's id (systemd's /etc/machine-id, 32 hex digits), null where it is absent or not
+// one: two machines that report one host name (VMs of one image all named "vm") are told apart
+// by it, where a GPU's UUID would change with an RMA.
+nlohmann::json machine_id(const std::string &file) {
+  std::ifstream in(file);
+  std::string id;
+  if (!(in >> id) || id.size() != 32 ||
+      id.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return nullptr;
+  return id;
+}
+
 } // namespace
 
 nlohmann::json collect_inventory(const InventoryOptions &options) {
@@ -168,6 +182,7 @@ nlohmann::json collect_inventory(const InventoryOptions &options) {
     machine = hwloc_machine(topology);
     os_devices = hwloc_os_devices(topology, tree);
     inventory[inventory_field::kHost] = this_node_name();
+    inventory[inventory_field::kMachineId] = machine_id(options.machine_id_file);
     inventory[inventory_field::kSource] = {{inventory_field::kKind, "this_machine"},
                                            {inventory_field::kFile, nullptr}};
   }

@@ -17,6 +17,8 @@ inline constexpr const char *kInventory = "inventory";
 // counts (summary), what could not be trusted (warnings), and one object per source
 inline constexpr const char *kSchema = "schema";
 inline constexpr const char *kHost = "host";
+// /etc/machine-id: which machine wrote the run, where two report one host name
+inline constexpr const char *kMachineId = "machine_id";
 inline constexpr const char *kSource = "source";
 inline constexpr const char *kKind = "kind";
 inline constexpr const char *kFile = "file";

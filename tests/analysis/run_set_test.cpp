@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/run_machines.h"
 #include "analysis/run_set.h"
 #include "harness/error.h"
 #include "harness/record_io.h"
@@ -173,6 +174,43 @@ TEST_F(RunSetTest, ARunJsonWithoutAStartIsDatedByItsFirstRecord) {
   const auto dropped = keep_latest_per_host(set);
   ASSERT_EQ(dropped.size(), 1u);
   EXPECT_NE(dropped[0].find("zz-older"), std::string::npos) << dropped[0];
+}
+
+// Runs of one host name are of one machine when their machine ids agree (an RMA changed a GPU)
+// or they share a GPU (the node was reinstalled, a new machine id); a machine with another id and
+// other GPUs is another machine, and is never superseded by the first's newer run.
+TEST_F(RunSetTest, RunsOfOneHostNameAreToldApartByMachine) {
+  const auto machine = [&](const std::string &name, const std::string &id, const std::string &gpu,
+                           const std::string &start) {
+    const auto dir = make_run(name, "vm", 1);
+    nlohmann::json inventory = {{"machine_id", std::string(32, id[0])},
+                                {"nvml", {{"gpus", {{{"uuid", gpu}}}}}}};
+    std::ofstream(dir / "run.json") << nlohmann::json{
+        {"schema", "railgauge.run/1"},
+        {"host", "vm"},
+        {"run", name},
+        {"start_utc", start},
+        {"inventory", inventory}}.dump();
+  };
+  machine("first", "a", "GPU-x", "2026-01-01T00:00:00Z");
+  machine("rma", "a", "GPU-y", "2026-01-02T00:00:00Z");
+  machine("reinstalled", "b", "GPU-y", "2026-01-03T00:00:00Z");
+  machine("other", "c", "GPU-z", "2026-01-04T00:00:00Z");
+  auto set = load_runs({root_.string()});
+  const auto machines = machine_of_runs(set);
+  const std::string a(32, 'a'), c(32, 'c');
+  for (const auto *name : {"first", "rma", "reinstalled"})
+    EXPECT_EQ(machines.at((root_ / name).string()), a) << name;
+  EXPECT_EQ(machines.at((root_ / "other").string()), c);
+  const auto shared = shared_host_names(set);
+  ASSERT_EQ(shared.size(), 1u);
+  EXPECT_EQ(shared[0].host, "vm");
+  ASSERT_EQ(shared[0].machines.size(), 2u);
+  EXPECT_EQ(shared[0].machines[0], std::pair(a, (root_ / "first").string()));
+  EXPECT_EQ(shared[0].machines[1], std::pair(c, (root_ / "other").string()));
+  const auto dropped = keep_latest_per_host(set);
+  EXPECT_EQ(dropped.size(), 2u) << ::testing::PrintToString(dropped); // first and rma
+  ASSERT_EQ(set.runs.size(), 2u);
 }
 
 // A run stopped by SIGTERM and resumed: the interrupted point's error record holds only the axes

@@ -176,6 +176,56 @@ class BurninReferenceTest(unittest.TestCase):
                               r.stdout)
                 self.assertEqual(json.loads(out.read_text())["drain"], ["vm"])
 
+    def machine(self, root, name, machine_id, start, gpu_uuid=None, slow=1.0):
+        """The healthy H200 burn-in as machine `machine_id` wrote it at `start`, under the
+        reference run's own host name (vm), its GPU renamed `gpu_uuid`, its bf16 burn `slow`."""
+        source = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy").iterdir())
+        run = root / name
+        shutil.copytree(source, run)
+        manifest = json.loads((run / "run.json").read_text())
+        old_uuid = manifest["inventory"]["nvml"]["gpus"][0]["uuid"]
+        for path in (run / "run.json", run / "records.jsonl"):
+            text = path.read_text().replace(manifest["run"], name)
+            path.write_text(text.replace(old_uuid, gpu_uuid) if gpu_uuid else text)
+        manifest = json.loads((run / "run.json").read_text())
+        manifest["inventory"]["machine_id"] = machine_id
+        manifest["start_utc"] = start
+        (run / "run.json").write_text(json.dumps(manifest))
+        lines = []
+        for line in (run / "records.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                for gpu in r["metrics"]["gpus"]:
+                    gpu["tflops"] *= slow
+            lines.append(json.dumps(r) + "\n")
+        (run / "records.jsonl").write_text("".join(lines))
+
+    def test_two_machines_under_one_host_name_are_never_one_node(self):
+        # VMs of one image all named "vm": machine a's burn-in ran slow, machine b's later run
+        # is healthy. --latest-per-host once kept b's run alone and passed "vm"; now neither
+        # supersedes the other, a's slow GPU fails, and the node says two machines wrote it.
+        # The same GPU under a new machine id is one node reinstalled: its newer run supersedes.
+        for b_gpu, want in (("GPU-bbbbbbbb-0000-0000-0000-000000000000", 2), (None, 0)):
+            with self.subTest(b_gpu=b_gpu), tempfile.TemporaryDirectory() as tmp:
+                root = pathlib.Path(tmp)
+                self.machine(root, "a", "a" * 32, "2026-11-28T10:00:00.000Z", slow=0.8)
+                self.machine(root, "b", "b" * 32, "2026-11-28T11:00:00.000Z", gpu_uuid=b_gpu)
+                out = root / "verdict.json"
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu",
+                                    "--latest-per-host", "--json", str(out), str(root)],
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, want, r.stdout + r.stderr)
+                failed = {f["rule"]: f["detail"] for p in json.loads(out.read_text())["parts"]
+                          for f in p["findings"] if f["level"] == "fail"}
+                if want:
+                    self.assertEqual(set(failed), {"one-machine-per-host", "burn-gemm-floor"},
+                                     r.stdout)
+                    self.assertIn(f"2 machines report host name 'vm': machine-id {'a' * 32} "
+                                  f"(run {root / 'a'}), machine-id {'b' * 32}",
+                                  failed["one-machine-per-host"])
+                else:
+                    self.assertEqual(failed, {}, r.stdout)
+
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
     unittest.main()

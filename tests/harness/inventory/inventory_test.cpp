@@ -1,5 +1,8 @@
 // The whole report: from both topology files and from this machine (with a fake sysfs and no
 // NVML), checking the structure that results/schema/inventory.schema.json describes.
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "harness/error.h"
@@ -154,6 +157,29 @@ TEST(Inventory, ThisMachineWithFakeSysfsAndNoNvml) {
   const auto &ports = inv["port_counters"]["ports"];
   ASSERT_EQ(ports.size(), 2u);
   EXPECT_EQ(ports[0]["hw_counters"]["np_cnp_sent"], 1024);
+}
+
+// The machine id tells apart two machines that report one host name; a file that is absent or
+// holds something other than systemd's 32 hex digits gives null, never a made-up id.
+TEST(Inventory, ThisMachinesIdIsReadFromMachineIdOrNull) {
+  const auto dir = std::filesystem::temp_directory_path() / "rg-machine-id-test";
+  std::filesystem::create_directories(dir);
+  InventoryOptions options;
+  options.sysfs_root = test::fake_sysfs();
+  options.query_nvml = false;
+  options.query_verbs = false;
+  for (const auto &[text, want] :
+       {std::pair<std::string, nlohmann::json>{"0123456789abcdef0123456789abcdef\n",
+                                               "0123456789abcdef0123456789abcdef"},
+        {"uninitialized\n", nullptr},
+        {"", nullptr}}) {
+    options.machine_id_file = (dir / "machine-id").string();
+    std::ofstream(options.machine_id_file) << text;
+    EXPECT_EQ(collect_inventory(options)["machine_id"], want) << text;
+  }
+  options.machine_id_file = (dir / "absent").string();
+  EXPECT_TRUE(collect_inventory(options)["machine_id"].is_null());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Inventory, NotRequestedBackendsSaySo) {

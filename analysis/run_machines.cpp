@@ -1,0 +1,125 @@
+#include "analysis/run_machines.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "harness/inventory/inventory_fields.h"
+#include "harness/run_fields.h"
+
+namespace railgauge::analysis {
+namespace {
+
+namespace inv = inventory_field;
+
+// A run's machine id and its GPUs' UUIDs, as its own run.json's inventory says (an import's
+// describes the machine that imported it: none).
+struct RunMachine {
+  std::string dir, host, id;
+  std::set<std::string> gpus;
+};
+
+RunMachine machine_of(const LoadedRun &run) {
+  RunMachine m{run.dir, host_of(run), "", {}};
+  const auto &manifest = run.manifest;
+  if (!manifest.is_object() || manifest.contains(run_field::kImported))
+    return m;
+  const auto inventory = manifest.find(inv::kInventory);
+  if (inventory == manifest.end() || !inventory->is_object())
+    return m;
+  if (const auto id = inventory->find(inv::kMachineId); id != inventory->end() && id->is_string())
+    m.id = id->get<std::string>();
+  const auto nvml = inventory->find(inv::kNvml);
+  if (nvml != inventory->end() && nvml->is_object() && nvml->contains(inv::kGpus) &&
+      (*nvml)[inv::kGpus].is_array())
+    for (const auto &gpu : (*nvml)[inv::kGpus])
+      if (gpu.is_object() && gpu.value(inv::kUuid, nlohmann::json()).is_string())
+        m.gpus.insert(gpu[inv::kUuid].get<std::string>());
+  return m;
+}
+
+bool share_a_gpu(const std::set<std::string> &a, const std::set<std::string> &b) {
+  return std::any_of(a.begin(), a.end(), [&](const auto &uuid) { return b.contains(uuid); });
+}
+
+// The runs with a machine id, each host's in groups of one machine (union of "same id or a GPU
+// in common"), each group as the indices of its runs.
+std::vector<std::vector<std::size_t>> machine_groups(const std::vector<RunMachine> &runs) {
+  std::vector<std::size_t> parent(runs.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  const auto root = [&](std::size_t i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  std::map<std::string, std::vector<std::size_t>> by_host; // pairs within a host only
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    by_host[runs[i].host].push_back(i);
+  for (const auto &[host, of_host] : by_host)
+    for (std::size_t a = 0; a < of_host.size(); ++a)
+      for (std::size_t b = a + 1; b < of_host.size(); ++b) {
+        const auto i = of_host[a], j = of_host[b];
+        if (runs[i].id == runs[j].id || share_a_gpu(runs[i].gpus, runs[j].gpus))
+          parent[root(j)] = root(i);
+      }
+  std::map<std::size_t, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    groups[root(i)].push_back(i);
+  std::vector<std::vector<std::size_t>> out;
+  for (auto &[r, members] : groups)
+    out.push_back(std::move(members));
+  return out;
+}
+
+std::vector<RunMachine> runs_with_an_id(const RunSet &set) {
+  std::vector<RunMachine> out;
+  for (const auto &run : set.runs)
+    if (auto m = machine_of(run); !m.id.empty())
+      out.push_back(std::move(m));
+  return out;
+}
+
+std::string least_id(const std::vector<RunMachine> &runs, const std::vector<std::size_t> &group) {
+  std::string id = runs[group.front()].id;
+  for (const auto i : group)
+    id = std::min(id, runs[i].id);
+  return id;
+}
+
+} // namespace
+
+std::map<std::string, std::string> machine_of_runs(const RunSet &set) {
+  const auto runs = runs_with_an_id(set);
+  std::map<std::string, std::string> out;
+  for (const auto &group : machine_groups(runs)) {
+    const auto id = least_id(runs, group);
+    for (const auto i : group)
+      out[runs[i].dir] = id;
+  }
+  for (const auto &run : set.runs)
+    out.try_emplace(run.dir, "");
+  return out;
+}
+
+std::vector<SharedHostName> shared_host_names(const RunSet &set) {
+  const auto runs = runs_with_an_id(set);
+  std::map<std::string, SharedHostName> by_host;
+  for (const auto &group : machine_groups(runs)) {
+    auto &shared = by_host[runs[group.front()].host];
+    shared.host = runs[group.front()].host;
+    std::string first = runs[group.front()].dir;
+    for (const auto i : group)
+      first = std::min(first, runs[i].dir);
+    shared.machines.emplace_back(least_id(runs, group), first);
+  }
+  std::vector<SharedHostName> out;
+  for (auto &[host, shared] : by_host)
+    if (shared.machines.size() > 1) {
+      std::sort(shared.machines.begin(), shared.machines.end(),
+                [](const auto &a, const auto &b) { return a.second < b.second; });
+      out.push_back(std::move(shared));
+    }
+  return out;
+}
+
+} // namespace railgauge::analysis
