@@ -113,8 +113,11 @@ void Evaluator::index_hosts() {
       inventories_[host].emplace_back(run.dir, &run.manifest[inventory_field::kInventory]);
       index_.add_inventory(host, run.manifest[inventory_field::kInventory]);
     }
-    if (imported)
+    if (imported) {
       index_.add_imported_gpus(host, run.manifest.at(run_field::kImported));
+      for (const auto &r : run.records)
+        imported_records_[r.host].push_back(&r);
+    }
   }
   ledger_.list_hosts();
 }

@@ -78,6 +78,7 @@ private:
   void record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
                      const PartKey &key, std::map<std::string, Curve> &curves);
   void no_record_on_nodes(const Rule &rule, const std::set<std::string> &hosts_with_match);
+  const Record *imported_below_sizes(const Rule &rule, const std::string &host) const;
   void no_record_on_gpus(const Rule &rule,
                          const std::map<std::string, std::set<std::string>> &gpus_with_match);
   void inventory_rule(const Rule &rule);
@@ -110,6 +111,7 @@ private:
   std::map<std::string, std::vector<std::pair<std::string, const nlohmann::json *>>> inventories_;
   std::map<std::string, std::vector<Observation>> fleets_;
   std::set<std::string> own_hosts_, imported_hosts_;
+  std::map<std::string, std::vector<const Record *>> imported_records_; // by host
 };
 
 } // namespace railgauge::check

@@ -172,6 +172,14 @@ bool params_match(const nlohmann::json &filter, const nlohmann::json &params);
 // Does a record's key match one of the rule's key globs?
 bool key_match(const Rule &rule, const std::string &key);
 
+// Would the rule select an ok record with these key and params but for its size_bytes? An
+// imported tool that printed the figure and stopped short of the sizes the rule reads (nccl-tests
+// -e 512M under a 1 GiB floor) lacks the value; it does not hold "another tool's figures".
+bool selects_but_for_size(const Rule &rule, const std::string &key, const nlohmann::json &params);
+
+// The missing value's detail for a node whose import holds `key` at other sizes only.
+std::string other_sizes_only(const std::string &no_record, const std::string &key);
+
 // The first rule with an absolute `>=` bound on metrics.<metric> of a record of `key` with
 // `params` (no fleet, no curve): the floor a chart draws beside a figure; null without one.
 const Rule *floor_rule(const RuleSet &rules, const std::string &key, const std::string &metric,

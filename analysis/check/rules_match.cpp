@@ -7,6 +7,9 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "harness/metric_names.h"
 #include "harness/registry.h"
 
 namespace railgauge::check {
@@ -38,6 +41,22 @@ bool key_match(const Rule &rule, const std::string &key) {
     if (glob_match(glob, key))
       return true;
   return false;
+}
+
+bool selects_but_for_size(const Rule &rule, const std::string &key, const nlohmann::json &params) {
+  if (!rule.params.is_object() || !rule.params.contains(metric::kSizeBytes) ||
+      !params.is_object() || !params.contains(metric::kSizeBytes) || !key_match(rule, key))
+    return false;
+  auto other_sizes = rule.params;
+  other_sizes.erase(metric::kSizeBytes);
+  return params_match(other_sizes, params);
+}
+
+std::string other_sizes_only(const std::string &no_record, const std::string &key) {
+  return fmt::format("{}; the imported output holds '{}' at other sizes only (a run that "
+                     "stopped below the sizes the rule reads, as nccl-tests -e 512M does): give "
+                     "a log that reaches them",
+                     no_record, key);
 }
 
 const Rule *floor_rule(const RuleSet &rules, const std::string &key, const std::string &metric,

@@ -101,8 +101,12 @@ void RecordRules::take(const Row &row) {
     if (rule.applies_to != check::AppliesTo::any &&
         (rule.applies_to == check::AppliesTo::imported) != run->second.imported)
       continue;
-    if (!check::params_match(rule.params, r.params))
+    if (!check::params_match(rule.params, r.params)) {
+      if (run->second.imported && r.status == Status::ok &&
+          check::selects_but_for_size(rule, key, r.params))
+        state.other_sizes_only.try_emplace(r.host, key);
       continue;
+    }
     state.hosts_with_match.insert(r.host);
     if (status == "waived" && is_not_applicable(reason)) {
       if (state.not_applicable.insert(r.host).second)

@@ -66,6 +66,7 @@ void RecordRules::judge(check::CheckResult &result) {
     std::vector<CurvePoint>().swap(state.curve_points);
     state.tallies = {};
     state.hosts_with_match = {};
+    state.other_sizes_only = {};
   }
   const auto unknown_inventory = inventory_rules(judged, result);
   // Every rule's notes and violations at once: add_history sorts each part's findings.
@@ -174,7 +175,14 @@ void RecordRules::no_record_on_nodes(RuleState &state) {
     if (!own && !imported_hosts_.contains(host))
       continue; // a host of the history whose newest runs hold no record at all
     if (!own) {
-      note(rule, host, rule.metric, "", true);
+      if (const auto cut = state.other_sizes_only.find(host); cut != state.other_sizes_only.end())
+        state.missing->add(PartKey{host, check::PartKind::node, ""},
+                           check::missing_finding(rule, rule.metric,
+                                                  check::other_sizes_only(detail, cut->second),
+                                                  rule.on_missing),
+                           nullptr);
+      else
+        note(rule, host, rule.metric, "", true);
       continue;
     }
     if (rule.applies_to == check::AppliesTo::imported)

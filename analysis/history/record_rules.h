@@ -64,6 +64,9 @@ struct RuleState {
   std::optional<check::MissingList> missing;
   std::unordered_map<std::uint32_t, check::RuleTally> tallies; // by part
   std::set<std::string> hosts_with_match, not_applicable, not_covered;
+  // An import's host that holds the rule's key at other sizes only, with that key
+  // (check::selects_but_for_size): missing there, not "not covered".
+  std::map<std::string, std::string> other_sizes_only;
 };
 
 class RecordRules {

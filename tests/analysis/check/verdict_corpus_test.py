@@ -223,6 +223,43 @@ class CorpusTest(unittest.TestCase):
             self.assertIn("h100-sxm-roce", r.stderr)
             self.assertNotIn("inventory shows a GPU", r.stderr)
 
+    def test_a_log_that_stops_below_a_floors_sizes_lacks_the_figure(self):
+        # The healthy 8-GPU all_reduce of cnode3-002, as nccl-tests -e 512M would have printed it
+        # (rows up to 512 MiB) with busbw a third of what it measured: the 1 GiB floor cannot
+        # read it. The import holds all_reduce figures, so that is a missing value at the
+        # floor's level, from the files and from the fleet history alike; it once read as
+        # "another tool's figures" (not covered) and the node passed.
+        lines = (REAL / "xxrjun_h100x8_1node_cnode3-002_5coll.log").read_text().splitlines()
+        out_lines = []
+        for line in lines[:lines.index("# Out of bounds values : 0 OK")]:
+            cells = line.split()
+            if cells and cells[0].isdigit():
+                if int(cells[0]) > 512 << 20:
+                    continue
+                for i in (5, 9):
+                    cells[i] = f"{float(cells[i]) * 3:.2f}"
+                for i in (6, 7, 10, 11):
+                    cells[i] = f"{float(cells[i]) / 3:.2f}"
+                line = " ".join(cells)
+            out_lines.append(line.replace("maxBytes 68719476736", "maxBytes 536870912"))
+        out_lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 106.1",
+                      "#", "# Collective test concluded: all_reduce_perf"]
+        with tempfile.TemporaryDirectory() as tmp:
+            log = pathlib.Path(tmp) / "cnode3-002_all_reduce_to_512M_third.log"
+            log.write_text("\n".join(out_lines) + "\n")
+            out = pathlib.Path(tmp) / "runs"
+            r, result = judge("nccl-tests", [log], "h100-sxm-ib", out)
+            self.assertIsNotNone(result, r.stderr)
+            self.assertEqual((result["verdict"], r.returncode), ("warn", 1), r.stdout)
+            missing = {(p["host"], f["rule"]) for p in result["parts"] for f in p["findings"]
+                       if f["missing"] and f["level"] != "info"}
+            self.assertIn(("cnode3-002", "allreduce-8gpu-floor"), missing)
+            detail = [f["detail"] for p in result["parts"] for f in p["findings"]
+                      if f["rule"] == "allreduce-8gpu-floor"]
+            self.assertIn("holds 'collectives.nccl_all_reduce' at other sizes only", detail[0])
+            r_db, stored = judge_stored("h100-sxm-ib", out)
+            self.assertEqual(comparable(stored), comparable(result))
+
 
 def make_case(name, tool, files, profile, verdict, named):
     def test(self):
