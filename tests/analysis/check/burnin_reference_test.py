@@ -176,6 +176,43 @@ class BurninReferenceTest(unittest.TestCase):
                               r.stdout)
                 self.assertEqual(json.loads(out.read_text())["drain"], ["vm"])
 
+    def test_a_gpu_with_ecc_off_fails(self):
+        # With ECC off every ECC and remap rule passes on zeros: the GPU fails on ECC itself.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = pathlib.Path(tmp) / "run"
+            shutil.copytree(next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" /
+                                  "healthy").iterdir()), run)
+            manifest = json.loads((run / "run.json").read_text())
+            manifest["inventory"]["nvml"]["gpus"][0]["ecc"]["enabled_current"] = False
+            (run / "run.json").write_text(json.dumps(manifest))
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("vm    gpu0 (0000:00:06.0)  FAIL     ecc-enabled", r.stdout)
+
+    def test_an_h200_at_half_its_hbm_bandwidth_fails_the_fabric_profiles(self):
+        # The H200 fabric profiles once kept the H100's DCGM floor (1,905 GB/s), which an H200 at
+        # half its 4.3 TB/s passes; their floor is now the H200's own.
+        for profile in ("h200-sxm-ib", "h200-sxm-roce"):
+            with self.subTest(profile=profile), tempfile.TemporaryDirectory() as tmp:
+                run = pathlib.Path(tmp) / "run"
+                shutil.copytree(REFERENCE / "h200-2026-11-26", run)
+                for records in run.rglob("records.jsonl"):
+                    lines = []
+                    for line in records.read_text().splitlines():
+                        r = json.loads(line)
+                        if r["key"].startswith("memory.hbm_") and r["status"] == "ok":
+                            r["metrics"]["bandwidth_gbytes_per_s"] /= 2
+                        lines.append(json.dumps(r) + "\n")
+                    records.write_text("".join(lines))
+                failed = {}
+                for name, path in (("healthy", REFERENCE / "h200-2026-11-26"), ("slow", run)):
+                    _, verdict = violated(path, profile)
+                    failed[name] = {f["rule"] for p in verdict["parts"] for f in p["findings"]
+                                    if not f["missing"] and f["level"] == "fail"}
+                self.assertNotIn("hbm-floor", failed["healthy"])
+                self.assertIn("hbm-floor", failed["slow"])
+
     def machine(self, root, name, machine_id, start, gpu_uuid=None, slow=1.0):
         """The healthy H200 burn-in as machine `machine_id` wrote it at `start`, under the
         reference run's own host name (vm), its GPU renamed `gpu_uuid`, its bf16 burn `slow`."""
