@@ -255,12 +255,16 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
     }
     // The PCI bus's count where it is larger: a node of 8 whose driver shows 1 is judged as a
     // node of 8 (its gpus-in-nvml rule fails), never as a healthy machine of 1.
-    const auto on_bus = record_fields::integer(
-        object_at(object_at(run.manifest, inventory_field::kInventory), inventory_field::kSummary),
-        inventory_field::kGpus);
+    const auto &summary =
+        object_at(object_at(run.manifest, inventory_field::kInventory), inventory_field::kSummary);
+    const auto on_bus = record_fields::integer(summary, inventory_field::kGpus);
+    // NVSwitches exist only on an 8-GPU HGX baseboard: one GPU beside them is a node of 8 that
+    // lost 7, never a one-GPU machine.
+    const auto switches = record_fields::integer(summary, inventory_field::kNvswitches);
     const int shown =
-        std::max(static_cast<int>(found.size()),
-                 on_bus ? static_cast<int>(std::clamp<std::int64_t>(*on_bus, 0, 1 << 20)) : 0);
+        std::max({static_cast<int>(found.size()),
+                  on_bus ? static_cast<int>(std::clamp<std::int64_t>(*on_bus, 0, 1 << 20)) : 0,
+                  switches && *switches > 0 ? 8 : 0});
     gpus_per_host[host] = std::max(gpus_per_host[host], shown);
     names.insert(found.begin(), found.end());
   }

@@ -59,6 +59,7 @@ CheckResult Evaluator::run() {
   nothing_judged_rule();
   data_check_rule();
   one_machine_per_host_rule();
+  profile_gpu_rule();
   auto result = finish();
   for (const auto &u : runs_.unreadable)
     result.unreadable.push_back({u.path, u.what, rules_.unreadable_inputs});

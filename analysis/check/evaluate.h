@@ -34,6 +34,12 @@ inline constexpr const char *kDataCheckRule = "data-check";
 // inventories' machine ids differ and they share no GPU: analysis/run_machines.h) gets a missing
 // finding at fail naming each machine and a run of it: one node's verdict cannot judge two.
 inline constexpr const char *kOneMachinePerHostRule = "one-machine-per-host";
+// And `profile-gpu`: a node whose GPUs NVML names otherwise than the profile's `gpu:` gets a
+// missing finding at warn: it was judged against another GPU's floors.
+inline constexpr const char *kProfileGpuRule = "profile-gpu";
+// Whether NVML's name of a GPU names `gpu` as a word ("NVIDIA H200" does H200; "NVIDIA GH200"
+// does not).
+bool names_gpu(const std::string &nvml_name, const std::string &gpu);
 
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs);
 

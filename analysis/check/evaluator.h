@@ -88,6 +88,7 @@ private:
   void nothing_judged_rule();
   void data_check_rule();
   void one_machine_per_host_rule(); // evaluate_host_identity.cpp
+  void profile_gpu_rule();          // evaluate_profile_gpu.cpp
   CheckResult finish();
 
   // Judging (evaluate_fleet.cpp)

@@ -70,7 +70,7 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     throw InputError("a rules file must be a mapping", file,
                      "start with 'schema: railgauge.rules/1', 'name: NAME' and a 'rules:' list");
   expect_keys(root, file, "a rules file",
-              {"schema", "name", "description", "suite", "base", "rules", "incomplete_runs",
+              {"schema", "name", "description", "suite", "gpu", "base", "rules", "incomplete_runs",
                "unreadable_inputs", "unjudged_nodes", "unverified_records", "history"});
   if (!root["schema"] || !root["schema"].IsScalar() ||
       root["schema"].as<std::string>() != kRulesSchema)
@@ -86,6 +86,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
     set.description = yaml_scalar(root["description"], file, "description");
   if (root["suite"])
     set.suite = yaml_scalar(root["suite"], file, "suite");
+  if (root["gpu"])
+    set.gpu = yaml_scalar(root["gpu"], file, "gpu");
   if (root["incomplete_runs"])
     set.incomplete_runs = yaml_level(root["incomplete_runs"], file, "incomplete_runs", true);
   if (root["unreadable_inputs"])
@@ -126,6 +128,8 @@ RuleSet parse_rules_in(const std::string &yaml_text, const std::string &file,
   based.name = set.name;
   based.description = set.description;
   based.file = set.file;
+  if (root["gpu"])
+    based.gpu = set.gpu;
   if (root["incomplete_runs"])
     based.incomplete_runs = set.incomplete_runs;
   if (root["unreadable_inputs"])

@@ -140,6 +140,10 @@ struct RuleSet {
   // The suite that produces every point this profile judges (results/suites/NAME.yaml):
   // `railgauge run SUITE` on a healthy node of the profile's kind can reach PASS.
   std::string suite;
+  // The GPU the profile's figures are of (`gpu:`, a text NVML's name of it holds: "H100"); ""
+  // for a profile of no GPU. A node whose GPUs NVML names otherwise is judged against another
+  // GPU's floors: the built-in profile-gpu warns on it.
+  std::string gpu;
   std::vector<Rule> rules;
   // The level of a run that is not whole by its own run.json (`incomplete_runs:`), and of a path
   // the loader could not read (`unreadable_inputs:`, or check's --unreadable): a node whose run

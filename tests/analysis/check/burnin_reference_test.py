@@ -39,6 +39,17 @@ def violated(run, profile):
     return names, verdict
 
 
+def healthy_h200_with(tmp, edit):
+    """The healthy H200 burn-in copied into `tmp`, its run.json edited by edit(manifest)."""
+    run = pathlib.Path(tmp) / "run"
+    shutil.copytree(next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy").iterdir()),
+                    run)
+    manifest = json.loads((run / "run.json").read_text())
+    edit(manifest)
+    (run / "run.json").write_text(json.dumps(manifest))
+    return run
+
+
 class BurninReferenceTest(unittest.TestCase):
     def check_pair(self, folder, profile):
         burnin = REFERENCE / folder / "burnin"
@@ -178,13 +189,11 @@ class BurninReferenceTest(unittest.TestCase):
 
     def test_a_gpu_with_ecc_off_fails(self):
         # With ECC off every ECC and remap rule passes on zeros: the GPU fails on ECC itself.
-        with tempfile.TemporaryDirectory() as tmp:
-            run = pathlib.Path(tmp) / "run"
-            shutil.copytree(next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" /
-                                  "healthy").iterdir()), run)
-            manifest = json.loads((run / "run.json").read_text())
+        def ecc_off(manifest):
             manifest["inventory"]["nvml"]["gpus"][0]["ecc"]["enabled_current"] = False
-            (run / "run.json").write_text(json.dumps(manifest))
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, ecc_off)
             r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
@@ -212,6 +221,33 @@ class BurninReferenceTest(unittest.TestCase):
                                     if not f["missing"] and f["level"] == "fail"}
                 self.assertNotIn("hbm-floor", failed["healthy"])
                 self.assertIn("hbm-floor", failed["slow"])
+
+    def test_another_gpus_profile_is_not_a_pass(self):
+        # The healthy H200 judged by the H100's one-GPU profile: its floors are lower, so the
+        # figures pass them; the node warns that they are another GPU's, never a quiet PASS.
+        healthy = REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy"
+        r = subprocess.run([RAILGAUGE, "check", "--rules", "h100-sxm-1gpu", "--format", "json",
+                            str(healthy)], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        details = [f["detail"] for p in json.loads(r.stdout)["parts"] for f in p["findings"]
+                   if f["rule"] == "profile-gpu"]
+        self.assertEqual(details, ["NVML names its GPU 'NVIDIA H200' and the profile "
+                                   "h100-sxm-1gpu is for the H100: its floors are another GPU's; "
+                                   "give the node's own profile (--rules auto picks it)"])
+
+    def test_one_gpu_beside_nvswitches_is_a_node_of_eight(self):
+        # NVSwitches exist only on an 8-GPU HGX baseboard: one GPU beside them is a node that
+        # lost 7, judged by h200-sxm (gpu-count fails), never a healthy one-GPU machine.
+        def hgx(manifest):
+            manifest["inventory"]["summary"]["nvswitches"] = 4
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, hgx)
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "auto", str(run)],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("--rules auto: h200-sxm (", r.stderr)
+            self.assertIn("gpu-count", r.stdout)
 
     def machine(self, root, name, machine_id, start, gpu_uuid=None, slow=1.0):
         """The healthy H200 burn-in as machine `machine_id` wrote it at `start`, under the

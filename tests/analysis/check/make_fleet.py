@@ -46,7 +46,7 @@ def main():
             "schema": "railgauge.run/1", "run": f"fixture-{host}", "host": host, "rank": 0,
             "inventory": {"schema": "railgauge.inventory/1", "host": host,
                           "summary": {"packages": 2, "numa_nodes": 2, "gpus": a.gpus,
-                                      "nics": a.gpus, "nvswitches": 4},
+                                      "nics": a.gpus, "nvswitches": 0 if a.gpus == 1 else 4},
                           "nvml": {"available": True, "reason": None, "gpus": gpus},
                           "verbs": {"available": True, "reason": None, "devices": []},
                           "port_counters": {"available": True, "reason": None, "ports": []}}}))

@@ -92,7 +92,11 @@ json fleet_inventory(int node, int gpus, const FleetFaults &f) {
   return {{"schema", "railgauge.inventory/1"},
           {"host", host_name(node)},
           {"summary",
-           {{"packages", 2}, {"numa_nodes", 2}, {"gpus", gpus}, {"nics", gpus}, {"nvswitches", 4}}},
+           {{"packages", 2},
+            {"numa_nodes", 2},
+            {"gpus", gpus},
+            {"nics", gpus},
+            {"nvswitches", gpus == 1 ? 0 : 4}}}, // an HGX baseboard has NVSwitches
           {"rail_map",
            {{"gpus", rail_gpus},
             {"nics", json::array()},
