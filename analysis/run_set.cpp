@@ -22,6 +22,7 @@
 #include "analysis/run_file_text.h"
 #include "harness/bounded_input.h"
 #include "harness/error.h"
+#include "harness/manifest.h"
 #include "harness/point_results.h"
 #include "harness/record_io.h"
 #include "harness/run_fields.h"
@@ -135,6 +136,17 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
       } catch (const nlohmann::json::exception &) { // out_of_range: a number such as 1E800
         invalid_manifest("not valid JSON (a number out of range)");
       }
+    // A run.json of another schema (a newer railgauge's) may hold its fields under other names:
+    // read as ours, its counts and inventory could pass what they do not say.
+    const auto schema =
+        run.manifest.is_object() ? run.manifest.find(run_field::kSchema) : run.manifest.end();
+    if (run.manifest.is_object() && schema != run.manifest.end() &&
+        *schema != nlohmann::json(kRunSchema)) {
+      invalid_manifest(fmt::format("schema {} is not {}, which this railgauge reads (written by "
+                                   "a newer railgauge?): read it with that version",
+                                   schema->dump(), kRunSchema));
+      run.manifest = nullptr;
+    }
   }
   text.clear();
   std::error_code ec;

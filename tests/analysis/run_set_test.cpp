@@ -213,6 +213,22 @@ TEST_F(RunSetTest, RunsOfOneHostNameAreToldApartByMachine) {
   ASSERT_EQ(set.runs.size(), 2u);
 }
 
+// A run.json of a newer railgauge's schema is not read as ours (its counts and inventory could
+// pass what they do not say): it is an unreadable input, named, and its records stay.
+TEST_F(RunSetTest, ARunJsonOfAnotherSchemaIsUnreadable) {
+  const auto dir = make_run("newer", "node01", 2);
+  std::ofstream(dir / "run.json") << R"({"schema":"railgauge.run/9","host":"node01"})";
+  const auto set = load_runs({root_.string()});
+  ASSERT_EQ(set.runs.size(), 1u);
+  EXPECT_TRUE(set.runs[0].manifest.is_null());
+  EXPECT_EQ(set.runs[0].records.size(), 2u);
+  ASSERT_EQ(set.unreadable.size(), 1u);
+  EXPECT_EQ(set.unreadable[0].path, (dir / "run.json").string());
+  EXPECT_NE(set.unreadable[0].what.find("schema \"railgauge.run/9\" is not railgauge.run/1"),
+            std::string::npos)
+      << set.unreadable[0].what;
+}
+
 // A run stopped by SIGTERM and resumed: the interrupted point's error record holds only the axes
 // in its params, and the resume's ok record of the same point adds the params it derived. The
 // ok record is the point's result, so no command reads the error (check once failed the node on
