@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/calibrate/astra_network.h"
 #include "analysis/calibrate/block_prediction.h"
@@ -24,6 +25,7 @@
 #include "analysis/run_set.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
+#include "harness/inventory/inventory_fields.h"
 #include "records/collective_record.h"
 
 namespace railgauge::analysis {
@@ -78,26 +80,45 @@ std::optional<ExecutionSizes> execution_of(const CalibrateCommandOptions &o) {
   }
 }
 
+// NVML's names of a run's GPUs, as its run.json's inventory lists them ("" without one).
+std::string inventory_gpu_names(const nlohmann::json &manifest) {
+  std::set<std::string> names;
+  namespace inv = inventory_field;
+  const auto inventory =
+      manifest.is_object() ? manifest.value(inv::kInventory, nlohmann::json()) : nlohmann::json();
+  const auto nvml =
+      inventory.is_object() ? inventory.value(inv::kNvml, nlohmann::json()) : nlohmann::json();
+  if (nvml.is_object() && nvml.value(inv::kGpus, nlohmann::json()).is_array())
+    for (const auto &gpu : nvml[inv::kGpus])
+      if (gpu.is_object() && gpu.value(inv::kName, nlohmann::json()).is_string())
+        names.insert(gpu[inv::kName].get<std::string>());
+  return fmt::format("{}", fmt::join(names, " + "));
+}
+
 // The hardware a record was measured on, as far as calibration cares: the host CPU (OpenBLAS,
-// MPI on host memory, host DRAM) or a GPU, named by params.gpu_name where the record has it.
-std::string hardware_of(const Record &r) {
+// MPI on host memory, host DRAM) or a GPU, named by params.gpu_name where the record has it, else
+// by its run's inventory (a burn-in's gemm.burn and memory.burn carry no gpu_name: an H100's and
+// an H200's burns were once fitted together as one unnamed "gpu").
+std::string hardware_of(const Record &r, const std::string &run_gpus) {
   for (const char *cpu : {"gemm.cpu_blas", "collectives.mpi_", "memory.host_"})
     if (r.key.starts_with(cpu))
       return "cpu";
   const char *name = collectives::record::kGpuName; // gemm, memory and offload write the same
   if (r.params.contains(name) && r.params[name].is_string())
     return "gpu " + r.params[name].get<std::string>();
-  return "gpu";
+  return run_gpus.empty() ? "gpu" : "gpu " + run_gpus;
 }
 
 // One coefficient set stands for one machine: CPU figures in a GPU's tiers, or two GPU models
 // averaged, give a system that is neither. Refused unless the user asks for it.
 void refuse_mixed_hardware(const RunSet &runs, const Samples &used, bool allow) {
   std::map<std::string, std::string> example; // hardware -> a key measured on it
-  for (const auto &run : runs.runs)
+  for (const auto &run : runs.runs) {
+    const auto run_gpus = inventory_gpu_names(run.manifest);
     for (const auto &r : run.records)
       if (r.status == Status::ok && used.used_by_key.count(r.key))
-        example.emplace(hardware_of(r), r.key);
+        example.emplace(hardware_of(r, run_gpus), r.key);
+  }
   std::set<std::string> gpus;
   for (const auto &[hw, key] : example)
     if (hw.starts_with("gpu "))

@@ -677,6 +677,18 @@ class HopperBurnInTest(unittest.TestCase):
         self.assertNotIn("borrowed", origins.values(), origins)
         self.assertEqual(origins["matrix.bfloat16.tflops"], "spec")
 
+    def test_an_h100_and_an_h200_burn_in_are_refused_together(self):
+        # A burn-in's gemm.burn and memory.burn carry no gpu_name: their GPU is the run's
+        # inventory's. Once fitted together as one unnamed GPU (a bf16 table of both GPUs, the
+        # H200's HBM rate beside the H100's capacity); refused, each GPU named.
+        h200 = ROOT / "results/reference/h200-burnin-2026-11-28/burnin/healthy"
+        out = self.dir / "mixed"
+        r = railgauge("calibrate", H100_BURNIN, h200, "--out", out, "--borrow", "a100_80g")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("gpu NVIDIA H100 80GB HBM3 (gemm.burn); gpu NVIDIA H200 (gemm.burn)",
+                      r.stderr)
+        self.assertFalse(out.exists())
+
 if __name__ == "__main__":
     BINARY = sys.argv[1]
     unittest.main(argv=[sys.argv[0], sys.argv[2]])
