@@ -139,6 +139,21 @@ def predict_run(run, args, system, coefficients, reference):
     return row
 
 
+def borrowed(node, path=""):
+    """Every value of a coefficients file that calibrate took from another GPU's file (origin
+    "borrowed"), as (path, value or None, source): a prediction on them rests on that GPU."""
+    out = []
+    if isinstance(node, dict):
+        if node.get("origin") == "borrowed":
+            out.append((path, node.get("value"), node.get("source", "borrowed")))
+        for key, child in node.items():
+            out += borrowed(child, f"{path}.{key}" if path else key)
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            out += borrowed(child, f"{path}[{i}]")
+    return out
+
+
 def assumptions(table, runs, system, coefficients, reference):
     """Every assumption the predictions rest on, for the top of the output."""
     lines = list(predict_inputs.GLOBAL_ASSUMPTIONS)
@@ -151,6 +166,9 @@ def assumptions(table, runs, system, coefficients, reference):
     for key, value in ((coefficients or {}).get("assumptions") or {}).items():
         lines.append(f"railgauge file: {key} = {value}, given to `railgauge calibrate` with "
                      f"--assume (fit_report.md, \"Not measured\")")
+    for path, value, source in borrowed(coefficients or {}):
+        shown = "" if value is None else f" = {value}"
+        lines.append(f"railgauge file: {path}{shown}, {source} (`railgauge calibrate --borrow`)")
     seen, out = set(), []
     for line in lines:
         if line not in seen:

@@ -152,6 +152,22 @@ class CalibratePredictTest(unittest.TestCase):
         self.assertEqual(doc["matrix"]["bfloat16"], reference["matrix"]["float16"])
         self.assertIn("float16 tables stand for bfloat16", changed[0])
 
+    def test_values_borrowed_from_another_gpu_are_listed_as_assumed(self):
+        # The committed block calibration took 12 values from Calculon's A100 file (--borrow):
+        # a prediction on them rests on another GPU, and the header once listed none of them.
+        coefficients = load("results", "reference", "h100-2026-11-27", "block", "cal",
+                            "coefficients.json")
+        listed = calibrate_predict.borrowed(coefficients)
+        self.assertEqual(len(listed), 12)
+        lines = calibrate_predict.assumptions({}, [], self.system, coefficients, None)
+        for where, value, _ in listed:
+            shown = "" if value is None else f" = {value}"
+            self.assertTrue(any(line.startswith(f"railgauge file: {where}{shown}, borrowed")
+                                for line in lines), where)
+        self.assertEqual(calibrate_predict.borrowed(
+            load("results", "reference", "h100-2026-11-27", "predict", "calibrate",
+                 "coefficients.json")), [])
+
     def test_prediction_recomputed_from_committed_calculon_output(self):
         with tempfile.TemporaryDirectory() as tmp:
             out_json = os.path.join(tmp, "p.json")
