@@ -1,5 +1,6 @@
 #include "harness/record_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -68,6 +69,27 @@ RecordsRead read_records(const std::string &path) {
   return parse_records(text, path);
 }
 
+namespace {
+
+// Why a records line is not JSON, as far as can be told: bytes that are not UTF-8 (a host name
+// from a broken locale), a line cut short, or JSON broken some other way.
+std::string why_not_json(std::string_view line) {
+  if (!std::all_of(line.begin(), line.end(), [](unsigned char c) { return c < 0x80; })) {
+    try {
+      (void)nlohmann::json(std::string(line)).dump();
+    } catch (const nlohmann::json::type_error &) {
+      return "holds bytes that are not UTF-8, which JSON text must be (a host or device name "
+             "written in another encoding?)";
+    }
+  }
+  const auto last = line.find_last_not_of(" \t\r");
+  if (last == std::string_view::npos || line[last] != '}')
+    return "not a complete JSON line (truncated write?)";
+  return "not valid JSON";
+}
+
+} // namespace
+
 RecordsRead parse_records(std::string_view text, const std::string &path) {
   RecordsRead out;
   std::size_t number = 0;
@@ -81,7 +103,7 @@ RecordsRead parse_records(std::string_view text, const std::string &path) {
     const auto where = fmt::format("{}:{}", path, number);
     const auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) {
-      out.problems.push_back(where + ": not a complete JSON line (truncated write?)");
+      out.problems.push_back(where + ": " + why_not_json(line));
       continue;
     }
     try {

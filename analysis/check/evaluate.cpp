@@ -94,9 +94,12 @@ void Evaluator::index_hosts() {
     std::string host = text_field(run.manifest, run_field::kHost);
     if (host.empty() && !run.records.empty())
       host = run.records.front().host;
-    if (host.empty())
-      host = run.dir;
+    // A run of which nothing names a host (no run.json read, no record read) is no node's: its
+    // paths are the result's unreadable inputs, which fail the verdict, and the drain list never
+    // carries a directory for a node name.
     run_host_[run.dir] = host;
+    if (host.empty())
+      continue;
     ledger_.part(PartKey{host, PartKind::node, ""});
     const bool imported = is_imported(run);
     auto &hosts = imported ? imported_hosts_ : own_hosts_;
@@ -294,6 +297,8 @@ void Evaluator::run_complete_rule() {
   result_.rule_categories[kRunCompleteRule] = "health";
   for (const auto &run : runs_.runs) {
     const PartKey node{run_host_[run.dir], PartKind::node, ""};
+    if (node.host.empty())
+      continue; // no node's: its unreadable paths fail the verdict (index_hosts)
     const auto why = incompleteness(run);
     if (why.empty()) {
       unreadable_in_run(run, node);

@@ -124,6 +124,22 @@ TEST_F(RecordFileTest, TruncatedAndForeignLinesAreReportedWithLineNumbers) {
       << read.problems[1];
 }
 
+// A whole line with bytes that are not UTF-8 says so, not "truncated"; broken JSON that ends
+// like a record says it is not valid JSON.
+TEST_F(RecordFileTest, ALineNotUtf8OrNotJsonSaysWhich) {
+  const auto path = (dir_ / "records.jsonl").string();
+  {
+    std::ofstream out(path);
+    out << "{\"schema\":\"railgauge.record/1\",\"host\":\"n\xff\xfe\"}\n";
+    out << "{\"schema\": railgauge}\n";
+  }
+  const auto read = read_records(path);
+  ASSERT_EQ(read.problems.size(), 2u);
+  EXPECT_NE(read.problems[0].find(":1: holds bytes that are not UTF-8"), std::string::npos)
+      << read.problems[0];
+  EXPECT_NE(read.problems[1].find(":2: not valid JSON"), std::string::npos) << read.problems[1];
+}
+
 TEST_F(RecordFileTest, UnwritablePathIsAnInputError) {
   EXPECT_THROW(RecordFile((dir_ / "missing" / "records.jsonl").string()), InputError);
   EXPECT_THROW(read_records((dir_ / "none.jsonl").string()), InputError);

@@ -399,5 +399,23 @@ TEST(Check, SameInputsGiveIdenticalOutputInAnyLoadOrder) {
   EXPECT_EQ(render_markdown(a), render_markdown(b));
 }
 
+// A run of which nothing names its host (run.json not JSON, not one record readable, as with
+// invalid UTF-8 in the host name) is no node's: its paths fail the verdict as unreadable inputs,
+// and the drain list never carries its directory for a node (scontrol would refuse it).
+TEST(Check, ARunThatNamesNoHostFailsTheVerdictAndDrainsNoDirectory) {
+  auto runs = make_fleet({}, 2, 1);
+  analysis::LoadedRun lost;
+  lost.dir = "fleet/n0001/run-1";
+  runs.runs.push_back(lost);
+  for (const auto *file : {"run.json", "records.jsonl"})
+    runs.unreadable.push_back({lost.dir + "/" + file, "not valid JSON"});
+  const auto r = evaluate(load_rules_file(kSource + "/results/rules/any-fabric.yaml"), runs);
+  EXPECT_EQ(r.verdict, Level::fail);
+  EXPECT_EQ(r.unreadable.size(), 2u);
+  for (const auto &p : r.parts)
+    EXPECT_NE(p.key.host, lost.dir);
+  EXPECT_TRUE(r.drain().empty()) << ::testing::PrintToString(r.drain());
+}
+
 } // namespace
 } // namespace railgauge::check
