@@ -16,6 +16,7 @@
 #include "harness/store/memory_store.h"
 #include "harness/store/mpi_bootstrap.h"
 #include "harness/store/tcp_store.h"
+#include "harness/watchdog.h"
 #include "railgauge/config.h"
 
 namespace railgauge {
@@ -219,56 +220,7 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
   auto &c = *connection_;
 
   if (url == "mpi" || url.starts_with("mpi://")) {
-    c.mpi = start_mpi();
-    if (c.mpi->rank() != launch_.rank || c.mpi->size() != launch_.world_size)
-      throw BackendError(fmt::format("MPI says rank {} of {}, the launcher's variables ({}) say "
-                                     "rank {} of {}",
-                                     c.mpi->rank(), c.mpi->size(), launch_.source, launch_.rank,
-                                     launch_.world_size));
-    std::string listen_host = url.size() > 6 ? url.substr(6) : "";
-    // The machine's own name, not the node's: simulated Slurm nodes (SLURMD_NODENAME n1, n2)
-    // share one machine, and their node names resolve to nothing.
-    const std::string machine = this_machine_host_name();
-    if (listen_host.empty()) {
-      // Loopback when every rank shares rank 0's machine: nothing off the machine can connect.
-      const std::string root_machine = c.mpi->broadcast_from_root(machine);
-      const bool one_machine = c.mpi->all(root_machine == machine);
-      if (one_machine)
-        listen_host = "127.0.0.1";
-      else if (launch_.rank == 0)
-        listen_host = routable_address(machine).value_or("");
-    }
-    // Rank 0 starts the server and sends "ok HOST PORT TOKEN", or "error WHY" so that no rank
-    // waits for a server that will never be.
-    std::string message;
-    if (launch_.rank == 0) {
-      try {
-        if (listen_host.empty())
-          throw InputError(
-              fmt::format("host '{}' resolves to no address other ranks can reach", machine),
-              "--store mpi", "name rank 0's address: --store mpi://ADDRESS");
-        const std::string token = random_token();
-        c.server =
-            std::make_unique<TcpStoreServer>(TcpEndpoint{listen_host, 0}, token, server_options);
-        message =
-            fmt::format("ok {} {} {}", c.server->endpoint().host, c.server->endpoint().port, token);
-      } catch (const std::exception &e) {
-        c.mpi->broadcast_from_root(std::string("error ") + e.what());
-        throw;
-      }
-    }
-    message = c.mpi->broadcast_from_root(message);
-    if (message.starts_with("error "))
-      throw BackendError("rank 0 could not start the store: " + message.substr(6));
-    TcpEndpoint endpoint;
-    if (c.server) {
-      endpoint = c.server->endpoint();
-    } else {
-      std::string token;
-      endpoint = endpoint_of_root_message(message, token);
-      c.client = std::make_unique<TcpStoreClient>(endpoint, token, launch_.rank, client_options);
-    }
-    store_text_ = fmt::format("tcp://{} (address from MPI)", endpoint.to_string());
+    meet_through_mpi(url, client_options, server_options);
   } else {
     TcpEndpoint endpoint = parse_tcp_url(url, where);
     if (endpoint.port == 0)
@@ -283,6 +235,77 @@ World::World(const LaunchInfo &launch, StoreSettings settings, const Environment
   }
   store_ = c.server ? static_cast<Store *>(c.server.get()) : c.client.get();
   store_->set(host_key(launch_.rank), host_);
+}
+
+// --store mpi: MPI gives each rank its rank and carries rank 0's store address to the others.
+void World::meet_through_mpi(const std::string &url, const TcpStoreClientOptions &client_options,
+                             const TcpStoreServerOptions &server_options) {
+  auto &c = *connection_;
+  // MPI's start and the address broadcast wait for every rank with no deadline of their own:
+  // a rank that never starts would hold this one forever. The store's timeout bounds them.
+  const double limit_s = settings_.timeout.count() / 1000.0;
+  const int rank = launch_.rank;
+  Watchdog mpi_start([rank](const std::string &what, double waited_s) {
+    std::fprintf(stderr,
+                 "railgauge: error: --store mpi: rank %d: %s did not finish within %.0f s: a "
+                 "rank that never started, or mpirun's wire-up hung\n  fix: start every rank "
+                 "(mpirun's host list, railgauge on each node), or raise --store-timeout\n",
+                 rank, what.c_str(), waited_s);
+    std::fflush(stderr);
+    std::_Exit(code(ExitStatus::internal));
+  });
+  mpi_start.arm("MPI's start (MPI_Init_thread and the store address sent from rank 0)", limit_s);
+  c.mpi = start_mpi();
+  if (c.mpi->rank() != launch_.rank || c.mpi->size() != launch_.world_size)
+    throw BackendError(fmt::format("MPI says rank {} of {}, the launcher's variables ({}) say "
+                                   "rank {} of {}",
+                                   c.mpi->rank(), c.mpi->size(), launch_.source, launch_.rank,
+                                   launch_.world_size));
+  std::string listen_host = url.size() > 6 ? url.substr(6) : "";
+  // The machine's own name, not the node's: simulated Slurm nodes (SLURMD_NODENAME n1, n2)
+  // share one machine, and their node names resolve to nothing.
+  const std::string machine = this_machine_host_name();
+  if (listen_host.empty()) {
+    // Loopback when every rank shares rank 0's machine: nothing off the machine can connect.
+    const std::string root_machine = c.mpi->broadcast_from_root(machine);
+    const bool one_machine = c.mpi->all(root_machine == machine);
+    if (one_machine)
+      listen_host = "127.0.0.1";
+    else if (launch_.rank == 0)
+      listen_host = routable_address(machine).value_or("");
+  }
+  // Rank 0 starts the server and sends "ok HOST PORT TOKEN", or "error WHY" so that no rank
+  // waits for a server that will never be.
+  std::string message;
+  if (launch_.rank == 0) {
+    try {
+      if (listen_host.empty())
+        throw InputError(
+            fmt::format("host '{}' resolves to no address other ranks can reach", machine),
+            "--store mpi", "name rank 0's address: --store mpi://ADDRESS");
+      const std::string token = random_token();
+      c.server =
+          std::make_unique<TcpStoreServer>(TcpEndpoint{listen_host, 0}, token, server_options);
+      message =
+          fmt::format("ok {} {} {}", c.server->endpoint().host, c.server->endpoint().port, token);
+    } catch (const std::exception &e) {
+      c.mpi->broadcast_from_root(std::string("error ") + e.what());
+      throw;
+    }
+  }
+  message = c.mpi->broadcast_from_root(message);
+  mpi_start.disarm();
+  if (message.starts_with("error "))
+    throw BackendError("rank 0 could not start the store: " + message.substr(6));
+  TcpEndpoint endpoint;
+  if (c.server) {
+    endpoint = c.server->endpoint();
+  } else {
+    std::string token;
+    endpoint = endpoint_of_root_message(message, token);
+    c.client = std::make_unique<TcpStoreClient>(endpoint, token, launch_.rank, client_options);
+  }
+  store_text_ = fmt::format("tcp://{} (address from MPI)", endpoint.to_string());
 }
 
 World::~World() = default;

@@ -20,6 +20,9 @@
 
 namespace railgauge {
 
+struct TcpStoreClientOptions;
+struct TcpStoreServerOptions;
+
 // Reads an environment variable; passed in so that tests can give any environment.
 using Environment = std::function<std::optional<std::string>(const std::string &name)>;
 Environment process_environment();
@@ -104,6 +107,8 @@ public:
 
 private:
   struct Connection;
+  void meet_through_mpi(const std::string &url, const TcpStoreClientOptions &client_options,
+                        const TcpStoreServerOptions &server_options);
   LaunchInfo launch_;
   StoreSettings settings_;
   std::string host_;

@@ -98,6 +98,24 @@ class MpiStoreTest(Base):
             self.assertLess(waited_s, timeout_s + 5, text)
 
 
+class MpiStartTest(Base):
+    def test_a_rank_that_never_starts_ends_the_others_at_the_store_timeout(self):
+        # Rank 1 is 60 s late: MPI_Init on rank 0 has no deadline of its own, and it once waited
+        # the whole time. It now ends at --store-timeout, says why, and exits 3.
+        late = ('if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then sleep 60; fi; exec "$0" "$@"')
+        started = time.monotonic()
+        r = subprocess.run(MPIRUN + ["-np", "2", "sh", "-c", late, RAILGAUGE, "run", "quick",
+                                     "--out", str(self.out), "-q", "--store", "mpi",
+                                     "--store-timeout", "5", "--filter", "memory.host_read"],
+                           capture_output=True, text=True, timeout=120)
+        waited_s = time.monotonic() - started
+        self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("railgauge: error: --store mpi: rank 0: MPI's start (MPI_Init_thread and "
+                      "the store address sent from rank 0) did not finish within 5 s",
+                      r.stdout + r.stderr)
+        self.assertLess(waited_s, 40, r.stdout + r.stderr)
+
+
 class RailgaugeRanksTest(Base):
     def test_mpirun_writes_one_run_directory_with_a_directory_per_rank(self):
         r = subprocess.run(MPIRUN + ["-np", "4", RAILGAUGE, "run", "quick", "--out", str(self.out),
