@@ -24,6 +24,8 @@ inline constexpr const char *kCheckSchema = "railgauge.check/1";
 
 // Each line at most kTableColumns wide (cut with "...") unless `wide`.
 inline constexpr std::size_t kTableColumns = 120;
+// Above this many nodes the table lists the nodes that did not pass, and counts the others.
+inline constexpr std::size_t kNodesListedWhole = 50;
 std::string render_table(const CheckResult &result, bool wide = false);
 std::string render_markdown(const CheckResult &result);
 nlohmann::json to_json(const CheckResult &result);

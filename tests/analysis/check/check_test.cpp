@@ -417,5 +417,18 @@ TEST(Check, ARunThatNamesNoHostFailsTheVerdictAndDrainsNoDirectory) {
   EXPECT_TRUE(r.drain().empty()) << ::testing::PrintToString(r.drain());
 }
 
+// A fleet's console table lists what did not pass and counts the rest: the one FAIL among 60
+// nodes is near the top, not one row of 60 sorted by host. --wide lists every node.
+TEST(Check, AFleetsTableListsTheNodesThatDidNotPassAndCountsTheOthers) {
+  const auto r = evaluate(rules(kGemmRules), make_fleet({.slow_gpu = true}, 60, 8));
+  const auto table = render_table(r);
+  EXPECT_NE(table.find("\nnode03  node "), std::string::npos) << table;
+  EXPECT_EQ(table.find("\nnode04  node "), std::string::npos) << table;
+  EXPECT_NE(table.find("... and 59 nodes that PASS, not listed (--wide lists every node)"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(render_table(r, true).find("\nnode04  node "), std::string::npos);
+}
+
 } // namespace
 } // namespace railgauge::check
