@@ -97,10 +97,12 @@ Assumptions Assumptions::parse(const std::vector<std::string> &texts) {
       ok = std::isfinite(v) && v >= 0 && v < 1;
     else if (key.ends_with("latency"))
       ok = std::isfinite(v) && v >= 0;
+    else if (key.ends_with(".size"))
+      ok = ok && v == std::floor(v); // a count of GPUs: 2.5 was once rounded to 3 silently
     if (!ok)
       throw InputError(fmt::format("{} = {} is out of range", key, v), where,
-                       "an efficiency is in (0, 1], a processor usage in [0, 1), a latency >= 0 "
-                       "and everything else > 0");
+                       "an efficiency is in (0, 1], a processor usage in [0, 1), a latency >= 0, "
+                       "a network's size a whole number of GPUs and everything else > 0");
     a.user_[key] = v;
   }
   return a;

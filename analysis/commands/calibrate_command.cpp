@@ -135,6 +135,30 @@ void refuse_mixed_hardware(const RunSet &runs, const Samples &used, bool allow) 
                    "together anyway");
 }
 
+// An --assume of a matrix or vector datatype the system file has no table of would be kept in
+// coefficients.json and written nowhere: a prediction would read it as given and run on another
+// table. Refused, naming the tables there are.
+void refuse_unused_assumptions(const Calibration &c, const Assumptions &assumptions) {
+  for (const auto &[key, value] : assumptions.given())
+    for (const auto &[family, tables] : {std::pair{"matrix.", &c.matrix}, {"vector.", &c.vector}})
+      if (key.starts_with(family)) {
+        const auto dtype =
+            key.substr(std::string(family).size(), key.rfind('.') - std::string(family).size());
+        if (tables->contains(dtype))
+          continue;
+        std::vector<std::string> have;
+        for (const auto &[name, t] : *tables)
+          have.push_back(name);
+        throw InputError(
+            fmt::format("{}{} has no table in this calibration (it has {}): the value would be "
+                        "written nowhere",
+                        family, dtype,
+                        have.empty() ? "none" : fmt::format("{}", fmt::join(have, ", "))),
+            "--assume " + key,
+            fmt::format("measure {} GEMMs, or give --assume for one of the tables written", dtype));
+      }
+}
+
 // A system file holds no other GPU's figure unless the user asked for that file by name
 // (--borrow a100_80g); otherwise nothing is written and each value is named with a way to give it.
 void refuse_borrowed(const Calibration &c, const std::string &borrow) {
@@ -212,6 +236,7 @@ int run_calibrate(const CalibrateCommandOptions &o) {
                                          : railgauge::calibrate::calibrate(runs, assumptions, opt);
   refuse_mixed_hardware(runs, c.samples, o.allow_mixed);
   refuse_borrowed(c, o.borrow);
+  refuse_unused_assumptions(c, assumptions);
   if (c.samples.used_by_key.empty())
     throw InputError(fmt::format("none of the {} records can be calibrated from ({} not ok, {} "
                                  "unusable)",
