@@ -186,8 +186,8 @@ TEST(Rules, BaseIsExtendedRuleByRule) {
   std::filesystem::remove_all(dir);
 }
 
-// Each H200 fabric profile is the H100's on the same fabric with NHC's H200 floors: the same
-// rules, two values lower.
+// Each H200 fabric profile is the H100's on the same fabric with NHC's H200 floors and its own
+// HBM floor: the same rules, three values changed.
 TEST(Profiles, H200IsTheH100ProfileWithNhcsH200Floors) {
   for (const std::string fabric : {"ib", "roce"}) {
     const auto h100 = load_rules_file(kSource + "/results/rules/h100-sxm-" + fabric + ".yaml");
@@ -200,10 +200,14 @@ TEST(Profiles, H200IsTheH100ProfileWithNhcsH200Floors) {
         EXPECT_EQ(h200.rules[i].value, 431);
       else if (h100.rules[i].id == "rdma-write-bw-floor")
         EXPECT_EQ(h200.rules[i].value, 360);
+      else if (h100.rules[i].id == "hbm-floor")
+        EXPECT_EQ(h200.rules[i].value, 3240.1);
       else
         EXPECT_EQ(h200.rules[i].value, h100.rules[i].value) << fabric << " " << h100.rules[i].id;
     }
     EXPECT_EQ(h200.suite, h100.suite);
+    EXPECT_EQ(h100.gpu, "H100");
+    EXPECT_EQ(h200.gpu, "H200");
   }
 }
 
