@@ -9,19 +9,21 @@ constexpr double kClearlyBetter = 0.9; // roofline's error at most this share of
 
 } // namespace
 
-std::optional<double> gemm_table_error(const Calibration &c) {
+std::optional<GemmTableError> gemm_table_error(const Calibration &c) {
   double weighted = 0;
   std::size_t points = 0;
+  bool held_out = true;
   for (const auto &[dtype, t] : c.gemm_by_dtype) {
     if (!t.measured || t.quality.points == 0)
       continue;
+    held_out = held_out && t.quality.held_out.has_value();
     const HeldOutError &e = t.quality.held_out ? *t.quality.held_out : t.quality.in_sample;
     weighted += e.mean_rel * static_cast<double>(t.quality.points);
     points += t.quality.points;
   }
   if (points == 0)
     return std::nullopt;
-  return weighted / static_cast<double>(points);
+  return GemmTableError{weighted / static_cast<double>(points), held_out};
 }
 
 Calibration calibrate_choosing_mode(const analysis::RunSet &runs, const Assumptions &assumptions,
@@ -36,13 +38,18 @@ Calibration calibrate_choosing_mode(const analysis::RunSet &runs, const Assumpti
   const auto roofline_error = gemm_table_error(roofline);
   // Calculon's own convention unless roofline is clearly better: noise in a few points must not
   // flip the mode from one run to the next.
-  const bool keep_roofline = roofline_error && *roofline_error < kClearlyBetter * *no_overlap_error;
+  // In-sample errors cannot choose: a one-row table fits its one point exactly in roofline.
+  const bool held_out = no_overlap_error->held_out && roofline_error && roofline_error->held_out;
+  const bool keep_roofline =
+      held_out && roofline_error->mean_rel < kClearlyBetter * no_overlap_error->mean_rel;
   Calibration &kept = keep_roofline ? roofline : no_overlap;
   kept.notes.push_back(fmt::format(
-      "processing_mode {}: the GEMM tables' held-out mean error is {:.2f}% in roofline mode and "
-      "{:.2f}% in no_overlap mode (--processing-mode auto; give no_overlap or roofline to choose)",
-      keep_roofline ? "roofline" : "no_overlap", 100 * roofline_error.value_or(0),
-      100 * *no_overlap_error));
+      "processing_mode {}: the GEMM tables' {} mean error is {:.2f}% in roofline mode and "
+      "{:.2f}% in no_overlap mode{} (--processing-mode auto; give no_overlap or roofline to "
+      "choose)",
+      keep_roofline ? "roofline" : "no_overlap", held_out ? "held-out" : "in-sample",
+      100 * (roofline_error ? roofline_error->mean_rel : 0), 100 * no_overlap_error->mean_rel,
+      held_out ? "" : ", too few points to hold any out: Calculon's no_overlap is kept"));
   return std::move(kept);
 }
 

@@ -11,13 +11,19 @@
 
 namespace railgauge::calibrate {
 
-// The GEMM tables' held-out mean relative error, weighted by their points (in-sample where no
-// table could hold points out); nullopt without a GEMM table.
-std::optional<double> gemm_table_error(const Calibration &c);
+// The GEMM tables' mean relative error, weighted by their points: held out where every table
+// could hold points out, else in-sample (held_out false); nullopt without a GEMM table.
+struct GemmTableError {
+  double mean_rel = 0;
+  bool held_out = true;
+};
+std::optional<GemmTableError> gemm_table_error(const Calibration &c);
 
 // Calibrates in both modes and keeps roofline where its GEMM tables predict held-out points
 // clearly better (error below 0.9 of no_overlap's), else no_overlap, Calculon's own convention
-// (also without GEMM records); a note in the kept calibration says which and both errors.
+// (also without GEMM records, and where a table has too few points to hold any out: a table of
+// one row fits its one point exactly in roofline, so in-sample errors always favour it); a note
+// in the kept calibration says which, both errors and whether they are held out.
 Calibration calibrate_choosing_mode(const analysis::RunSet &runs, const Assumptions &assumptions,
                                     CalibrateOptions options);
 

@@ -681,6 +681,16 @@ class HopperBurnInTest(unittest.TestCase):
         self.assertNotIn("borrowed", origins.values(), origins)
         self.assertEqual(origins["matrix.bfloat16.tflops"], "spec")
 
+    def test_in_sample_errors_do_not_choose_roofline(self):
+        # One GEMM per dtype: no point can be held out, and a one-row table fits its point exactly
+        # in roofline. auto keeps Calculon's no_overlap and says the errors are in-sample.
+        out = self.dir / "one-point"
+        r = railgauge("calibrate", H100_BURNIN, "--out", out, "--borrow", "a100_80g")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = (out / "fit_report.md").read_text()
+        self.assertIn("processing_mode no_overlap: the GEMM tables' in-sample mean error", report)
+        self.assertIn("too few points to hold any out", report)
+
     def test_an_h100_and_an_h200_burn_in_are_refused_together(self):
         # A burn-in's gemm.burn and memory.burn carry no gpu_name: their GPU is the run's
         # inventory's. Once fitted together as one unnamed GPU (a bf16 table of both GPUs, the
