@@ -98,5 +98,26 @@ TEST(Bootstrap, StepRowIntervalsHoldTheRowsEfficiencyAndSkipLonePoints) {
   EXPECT_LT(iv[1]->high - iv[1]->low, 0.05);
 }
 
+// A ceiling below 1 is the best point's efficiency: drawn again with the points. A row whose fit
+// the ceiling caps (no_overlap: the memory term leaves the compute term faster than any point's
+// whole-time efficiency) once had an interval of zero width at the ceiling.
+TEST(Bootstrap, ARowCappedByTheBestPointsEfficiencyStillHasAWidth) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> rel(0, 0.05);
+  std::vector<StepPoint> pts;
+  double best = 0;
+  for (int i = 0; i < 40; ++i) {
+    const double ideal = 1e-3 * (1 + i % 4), fixed = 0.5 * ideal;
+    pts.push_back({1e9 * (1 + i % 4), ideal, fixed, (ideal / 0.83 + fixed) * (1 + rel(rng))});
+    best = std::max(best, ideal / pts.back().measured_s);
+  }
+  const StepTable table{{{0, best}}};
+  const auto iv = step_row_intervals(table, pts, best, 4);
+  ASSERT_EQ(iv.size(), 1u);
+  ASSERT_TRUE(iv[0]);
+  EXPECT_LE(iv[0]->high, best + 1e-12);
+  EXPECT_GT(iv[0]->high - iv[0]->low, 0.005) << iv[0]->low << " " << iv[0]->high;
+}
+
 } // namespace
 } // namespace railgauge::calibrate
