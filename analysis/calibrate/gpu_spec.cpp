@@ -34,6 +34,9 @@ const std::vector<Entry> &entries() {
         {{"matrix.float16.tflops", {989, kMatrix}},
          {"matrix.bfloat16.tflops", {989, kMatrix}},
          {"matrix.float8.tflops", {1979, kMatrix}},
+         // TF32 (float32 in Calculon): dense 494 TFLOP/s; without it a TF32 burn's rate was its
+         // own peak, at efficiency 1.0 (results/peaks/gpu_peaks.yaml tf32)
+         {"matrix.float32.tflops", {494, kMatrix}},
          {"mem1.GiB", {141, "spec: HBM3e 141 GB (NVIDIA H200 datasheet)"}},
          {"vector.float32.tflops", {66.9, kVector}},
          {"vector.float16.tflops", {133.8, kVector}},
@@ -46,6 +49,9 @@ const std::vector<Entry> &entries() {
         {{"matrix.float16.tflops", {989, kMatrix}},
          {"matrix.bfloat16.tflops", {989, kMatrix}},
          {"matrix.float8.tflops", {1979, kMatrix}},
+         // TF32 (float32 in Calculon): dense 494 TFLOP/s; without it a TF32 burn's rate was its
+         // own peak, at efficiency 1.0 (results/peaks/gpu_peaks.yaml tf32)
+         {"matrix.float32.tflops", {494, kMatrix}},
          {"mem1.GiB", {80, "spec: HBM3 80 GB (NVIDIA H100 datasheet, SXM)"}},
          {"vector.float32.tflops", {66.9, kVector}},
          {"vector.float16.tflops", {133.8, kVector}},

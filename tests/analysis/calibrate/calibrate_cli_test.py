@@ -691,6 +691,17 @@ class HopperBurnInTest(unittest.TestCase):
         self.assertIn("processing_mode no_overlap: the GEMM tables' in-sample mean error", report)
         self.assertIn("too few points to hold any out", report)
 
+    def test_a_tf32_burn_is_read_against_the_tf32_peak(self):
+        # The H200 burn-in's TF32 GEMM (353.3 TFLOP/s sustained) against the dense TF32 peak,
+        # 494 (gpu_peaks.yaml): without that spec its own rate was the peak, at efficiency 1.0.
+        out = self.dir / "tf32"
+        r = railgauge("calibrate", ROOT / "results/reference/h200-burnin-2026-11-28/burnin/healthy",
+                      "--out", out, "--borrow", "a100_80g")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        tf32 = json.loads((out / "calculon_system.json").read_text())["matrix"]["float32"]
+        self.assertEqual(tf32["tflops"], 494)
+        self.assertAlmostEqual(tf32["gflops_efficiency"][0][1], 353.25 / 494, places=2)
+
     def test_an_h100_and_an_h200_burn_in_are_refused_together(self):
         # A burn-in's gemm.burn and memory.burn carry no gpu_name: their GPU is the run's
         # inventory's. Once fitted together as one unnamed GPU (a bf16 table of both GPUs, the
