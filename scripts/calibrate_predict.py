@@ -74,6 +74,13 @@ def stats_for(args, run, name, system):
         path = pathlib.Path(args.stats) / f"{run['id']}.{name}.stats.json"
         if not path.exists():
             return None, f"no Calculon output {path}"
+        # Calculon's output is of the system file it read, kept beside it: another --system
+        # would be paired with stats it did not make (a prediction of one file beside the
+        # "error, those fused" of another).
+        used = path.with_name(f"{run['id']}.{name}.system.json")
+        if used.exists() and json.loads(used.read_text()) != system:
+            return None, (f"{path} was computed from {used.name}, not from this --system: "
+                          f"run Calculon again (--calculon) or give the system file it read")
         return json.loads(path.read_text()), None
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,8 @@ Usage: calibrate_predict_test.py SOURCE_DIR [TestName ...]
 import io
 import json
 import os
+import pathlib
+import shutil
 import sys
 import tempfile
 import unittest
@@ -167,6 +169,25 @@ class CalibratePredictTest(unittest.TestCase):
         self.assertEqual(calibrate_predict.borrowed(
             load("results", "reference", "h100-2026-11-27", "predict", "calibrate",
                  "coefficients.json")), [])
+
+    def test_stats_of_another_system_file_are_not_paired_with_this_one(self):
+        # Calculon's output kept beside the system file it read: given another --system, the
+        # prediction is refused rather than made of one file's stats and the other's figures.
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = pathlib.Path(tmp) / "stats"
+            shutil.copytree(path("tests", "fixtures", "calculon", "predict"), stats)
+            (stats / f"{RUN}.railgauge.system.json").write_text(json.dumps(
+                load("tests", "fixtures", "calculon", "h100_80g_nvl8.json")))
+            out_json = os.path.join(tmp, "p.json")
+            code, _, err = self.main(
+                "--table", path("results", "published", "h100_training_runs.json"),
+                "--system", path("results", "reference", "h100-2026-11-27", "predict",
+                                 "calibrate", "calculon_system.json"),
+                "--stats", str(stats), "--run", RUN, "--json", out_json)
+            with open(out_json) as f:
+                (row,) = json.load(f)
+        self.assertNotIn("railgauge", row["predicted"], err)
+        self.assertIn("not from this --system", row["errors"]["railgauge"])
 
     def test_prediction_recomputed_from_committed_calculon_output(self):
         with tempfile.TemporaryDirectory() as tmp:
