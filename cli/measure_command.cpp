@@ -155,7 +155,8 @@ std::vector<std::string> unmet_here(const std::map<std::string, int> &expected,
 // other rank (harness/launch.h, World::say_refused): run.json says "refused" with the reason,
 // and the reason is the last line, where a batch log is read. Called at the start barrier.
 std::optional<std::string> refuse_if_unmet(const std::vector<std::string> &unmet, World &world,
-                                           Manifest &manifest, const std::string &run_dir) {
+                                           Manifest &manifest, const std::string &run_dir,
+                                           const std::string &records_path) {
   if (!unmet.empty()) {
     std::string why;
     for (const auto &u : unmet)
@@ -165,7 +166,7 @@ std::optional<std::string> refuse_if_unmet(const std::vector<std::string> &unmet
   world.barrier("start");
   const auto why = world.refused_anywhere();
   if (why) {
-    mark_run_refused(manifest, *why);
+    mark_run_refused(manifest, *why, count_records(records_path));
     std::cerr << fmt::format("railgauge: refused: {}; no point ran (run.json says refused: {})\n",
                              *why, run_dir);
   }
@@ -335,15 +336,21 @@ void fill_ledger(rdma::LedgerPlace &ledger, const std::string &run_dir, const Co
 }
 
 // The ranks start together; one that never comes is named (and this rank's run.json says so).
-// True when this node lacks what it must have.
+// True when this node lacks what it must have. SIGTERM while waiting (Slurm's time limit, a
+// launcher ending the job) ends the run interrupted, exit 5, as it does between points: it once
+// ended by the signal's default action, 143, run.json still "running".
 bool refused_at_start(const std::vector<std::string> &unmet, World &world, Manifest &manifest,
-                      const std::string &run_dir) {
+                      const std::string &run_dir, const std::string &records_path,
+                      const std::string &resume_hint) {
+  const InterruptWatch at_the_start(
+      [&](int signo) { end_interrupted_run(manifest, nullptr, signo, records_path, resume_hint); });
   try {
     // A node without the hardware it must have is a failed node (drain it), not a run with
     // problems: a missing GPU is the commonest fault a burn-in meets.
-    return refuse_if_unmet(unmet, world, manifest, run_dir).has_value();
+    return refuse_if_unmet(unmet, world, manifest, run_dir, records_path).has_value();
   } catch (const BackendError &e) {
-    mark_run_failed(manifest, e.what(), {});
+    // A resumed run keeps the counts of the records it holds.
+    mark_run_failed(manifest, e.what(), count_records(records_path));
     throw;
   }
 }
@@ -466,7 +473,7 @@ int measure_entries(Registry &&benchmarks, std::vector<SuiteEntry> entries, cons
   // Where the records go, before the first point: a job that is cut short still said it.
   if (!o.quiet)
     std::cerr << fmt::format("railgauge: run directory {}\n", id.dir);
-  if (refused_at_start(unmet, world, *manifest, id.dir))
+  if (refused_at_start(unmet, world, *manifest, id.dir, records.path(), resume_hint))
     return code(ExitStatus::fail);
   std::string stopped_early;
   output.stopped_early = &stopped_early;

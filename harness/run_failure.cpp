@@ -52,9 +52,10 @@ bool mark_run_failed(Manifest &manifest, const std::string &why,
   }
 }
 
-void mark_run_refused(Manifest &manifest, const std::string &why) {
+void mark_run_refused(Manifest &manifest, const std::string &why,
+                      const std::map<std::string, int> &counts) {
   manifest.data()[run_field::kRefused] = why;
-  manifest.finish(run_field::kRefusedStatus, {});
+  manifest.finish(run_field::kRefusedStatus, counts);
 }
 
 void end_hung_run(Manifest &manifest, const Record &hung, const std::string &records_path,

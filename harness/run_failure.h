@@ -30,10 +30,13 @@ std::optional<std::string> points_never_run(const std::map<std::string, int> &co
 bool mark_run_failed(Manifest &manifest, const std::string &why,
                      const std::map<std::string, int> &counts) noexcept;
 
-// Sets run.json's status to "refused" with the reason (the run ran no point: --expect not met on
-// this node or another rank's), its end time and no counts, and writes it: a distinct end, so
-// that it reads neither as a run still going (or killed) nor as a fault of railgauge's.
-void mark_run_refused(Manifest &manifest, const std::string &why);
+// Sets run.json's status to "refused" with the reason (the run ran no point now: --expect not
+// met on this node or another rank's), its end time and the counts of the records it holds
+// (none for a new run; a resumed run keeps its earlier points' counts: check once read "no
+// point ran" beside 12 records), and writes it: a distinct end, so that it reads neither as a
+// run still going (or killed) nor as a fault of railgauge's.
+void mark_run_refused(Manifest &manifest, const std::string &why,
+                      const std::map<std::string, int> &counts);
 
 // RunnerOutput::on_point_hung of the command line, on the watchdog's thread while the point
 // still hangs: says which point hung and how to resume, marks run.json failed, and ends the

@@ -211,6 +211,22 @@ class ResumeCliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(manifest_of(only_run_dir(self.out))["status"], "complete")
 
+    def test_a_resume_refused_at_the_start_keeps_its_records_counts(self):
+        # A run resumed where a GPU has gone (--expect not met) is refused before its first new
+        # point; run.json still counts the records the run holds (it once wrote counts {}, and
+        # check read "no point ran" beside them).
+        args = ["memory", "-q", "--filter", "memory.host_read", "-a", "size_bytes=4KiB,8KiB",
+                "--out", self.out]
+        self.assertEqual(railgauge(*args).returncode, 0)
+        run_dir = only_run_dir(self.out)
+        held = len(records_of(run_dir))
+        r = railgauge(*args, "--resume", run_dir, "--force", "--expect", "gpus=4096")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        manifest = manifest_of(run_dir)
+        self.assertEqual(manifest["status"], "refused")
+        self.assertEqual(manifest["counts"], {"ok": held})
+        self.assertEqual(len(records_of(run_dir)), held)
+
     def test_burnin_without_a_gpu_fails_and_drains_the_node(self):
         # This machine has no GPU (no driver): the commonest failure a burn-in meets. It is a
         # FAIL that drains the node (exit 2), named with its cause, under the profile --rules

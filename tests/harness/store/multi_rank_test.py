@@ -234,6 +234,32 @@ class RailgaugeRanksTest(Base):
         self.assertIn("this rank's points are all recorded", err)
         self.assertEqual(json.loads(manifest.read_text())["status"], "complete")
 
+    def test_sigterm_to_a_rank_waiting_at_the_start_ends_it_as_interrupted(self):
+        # Rank 1 of 2 never comes; Slurm's time limit reaches rank 0 at the start barrier: it
+        # exits 5 with run.json "interrupted" (it once ended by the signal's default action,
+        # 143, its run.json "running" as if still going).
+        procs = start_ranks(RAILGAUGE, lambda rank: ["run", "quick", "--out", str(self.out), "-q"],
+                            2, 120)
+        end_all(procs[1:])  # rank 1 never runs
+        try:
+            deadline = time.monotonic() + 60
+            manifest = None
+            while time.monotonic() < deadline and manifest is None:
+                paths = list(self.out.glob("*/rank-00000/run.json"))
+                if paths and json.loads(paths[0].read_text() or "{}").get("status") == "running":
+                    manifest = paths[0]
+                time.sleep(0.05)
+            self.assertIsNotNone(manifest, "rank 0 never wrote its run.json")
+            time.sleep(0.5)  # at the start barrier
+            procs[0].send_signal(signal.SIGTERM)
+            rc = procs[0].wait(timeout=30)
+            err = procs[0].stderr.read()
+        finally:
+            end_all(procs[:1])
+        self.assertEqual(rc, 5, err)
+        self.assertIn("SIGTERM: the run stops between points", err)
+        self.assertEqual(json.loads(manifest.read_text())["status"], "interrupted")
+
     def test_sigterm_to_every_rank_interrupts_them_all_and_resume_completes(self):
         # As Slurm at the time limit: every task gets SIGTERM. Each rank records its point as an
         # error, marks its run.json interrupted and exits 5, none waiting on the store for the
