@@ -91,13 +91,35 @@ std::string least_id(const std::vector<RunMachine> &runs, const std::vector<std:
 std::map<std::string, std::string> machine_of_runs(const RunSet &set) {
   const auto runs = runs_with_an_id(set);
   std::map<std::string, std::string> out;
+  // Each host's machines: (id, GPUs of its runs).
+  std::map<std::string, std::vector<std::pair<std::string, std::set<std::string>>>> machines;
   for (const auto &group : machine_groups(runs)) {
     const auto id = least_id(runs, group);
-    for (const auto i : group)
+    auto &[_, gpus] = machines[runs[group.front()].host].emplace_back(id, std::set<std::string>{});
+    for (const auto i : group) {
       out[runs[i].dir] = id;
+      gpus.insert(runs[i].gpus.begin(), runs[i].gpus.end());
+    }
   }
-  for (const auto &run : set.runs)
-    out.try_emplace(run.dir, "");
+  // A run without an id (written before inventories carried it, or /etc/machine-id unreadable)
+  // is of the machine it shares a GPU with, else of its host's one machine: a retest with an id
+  // supersedes an older run without one. Beside two machines and no GPU in common, it is of
+  // none, and never superseded.
+  for (const auto &run : set.runs) {
+    if (out.contains(run.dir))
+      continue;
+    const auto m = machine_of(run);
+    const auto of_host = machines.find(m.host);
+    std::string id;
+    if (of_host != machines.end()) {
+      for (const auto &[machine, gpus] : of_host->second)
+        if (share_a_gpu(m.gpus, gpus))
+          id = machine;
+      if (id.empty() && of_host->second.size() == 1)
+        id = of_host->second.front().first;
+    }
+    out[run.dir] = id;
+  }
   return out;
 }
 

@@ -15,7 +15,8 @@
 namespace railgauge::analysis {
 
 // Each run's machine, by run directory: the least machine id of the runs of its host that are of
-// one machine with it; "" for a run of no machine.
+// one machine with it. A run without a machine id takes the machine it shares a GPU with, else
+// its host's one machine; "" where its host has none, or two and it shares no GPU with either.
 std::map<std::string, std::string> machine_of_runs(const RunSet &set);
 
 // A host name that runs of more than one machine report, with each machine's id and first run.

@@ -56,6 +56,22 @@ protected:
     return dir;
   }
 
+  // A run of host "vm" whose inventory has machine id `id` (32 times its first letter; none
+  // when empty) and one GPU of UUID `gpu`.
+  void make_machine_run(const std::string &name, const std::string &id, const std::string &gpu,
+                        const std::string &start) {
+    const auto dir = make_run(name, "vm", 1);
+    nlohmann::json inventory = {{"nvml", {{"gpus", {{{"uuid", gpu}}}}}}};
+    if (!id.empty())
+      inventory["machine_id"] = std::string(32, id[0]);
+    std::ofstream(dir / "run.json") << nlohmann::json{
+        {"schema", "railgauge.run/1"},
+        {"host", "vm"},
+        {"run", name},
+        {"start_utc", start},
+        {"inventory", inventory}}.dump();
+  }
+
   fs::path root_;
 };
 
@@ -180,22 +196,10 @@ TEST_F(RunSetTest, ARunJsonWithoutAStartIsDatedByItsFirstRecord) {
 // or they share a GPU (the node was reinstalled, a new machine id); a machine with another id and
 // other GPUs is another machine, and is never superseded by the first's newer run.
 TEST_F(RunSetTest, RunsOfOneHostNameAreToldApartByMachine) {
-  const auto machine = [&](const std::string &name, const std::string &id, const std::string &gpu,
-                           const std::string &start) {
-    const auto dir = make_run(name, "vm", 1);
-    nlohmann::json inventory = {{"machine_id", std::string(32, id[0])},
-                                {"nvml", {{"gpus", {{{"uuid", gpu}}}}}}};
-    std::ofstream(dir / "run.json") << nlohmann::json{
-        {"schema", "railgauge.run/1"},
-        {"host", "vm"},
-        {"run", name},
-        {"start_utc", start},
-        {"inventory", inventory}}.dump();
-  };
-  machine("first", "a", "GPU-x", "2026-01-01T00:00:00Z");
-  machine("rma", "a", "GPU-y", "2026-01-02T00:00:00Z");
-  machine("reinstalled", "b", "GPU-y", "2026-01-03T00:00:00Z");
-  machine("other", "c", "GPU-z", "2026-01-04T00:00:00Z");
+  make_machine_run("first", "a", "GPU-x", "2026-01-01T00:00:00Z");
+  make_machine_run("rma", "a", "GPU-y", "2026-01-02T00:00:00Z");
+  make_machine_run("reinstalled", "b", "GPU-y", "2026-01-03T00:00:00Z");
+  make_machine_run("other", "c", "GPU-z", "2026-01-04T00:00:00Z");
   auto set = load_runs({root_.string()});
   const auto machines = machine_of_runs(set);
   const std::string a(32, 'a'), c(32, 'c');
@@ -211,6 +215,19 @@ TEST_F(RunSetTest, RunsOfOneHostNameAreToldApartByMachine) {
   const auto dropped = keep_latest_per_host(set);
   EXPECT_EQ(dropped.size(), 2u) << ::testing::PrintToString(dropped); // first and rma
   ASSERT_EQ(set.runs.size(), 2u);
+}
+
+// A run written before inventories carried a machine id (or where /etc/machine-id could not be
+// read) is of its host's one machine: the retest with an id supersedes it (it once stood as a
+// machine of its own, and the older failing run stayed judged).
+TEST_F(RunSetTest, ARunWithoutAMachineIdIsOfItsHostsOneMachine) {
+  make_machine_run("old", "", "GPU-x", "2026-01-01T00:00:00Z");
+  make_machine_run("new", "a", "GPU-x", "2026-01-02T00:00:00Z");
+  auto set = load_runs({root_.string()});
+  EXPECT_TRUE(shared_host_names(set).empty());
+  const auto dropped = keep_latest_per_host(set);
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_NE(dropped[0].find("old"), std::string::npos) << dropped[0];
 }
 
 // A run.json of a newer railgauge's schema is not read as ours (its counts and inventory could
