@@ -10,20 +10,22 @@ constexpr double kClearlyBetter = 0.9; // roofline's error at most this share of
 } // namespace
 
 std::optional<GemmTableError> gemm_table_error(const Calibration &c) {
-  double weighted = 0;
-  std::size_t points = 0;
-  bool held_out = true;
-  for (const auto &[dtype, t] : c.gemm_by_dtype) {
-    if (!t.measured || t.quality.points == 0)
-      continue;
-    held_out = held_out && t.quality.held_out.has_value();
-    const HeldOutError &e = t.quality.held_out ? *t.quality.held_out : t.quality.in_sample;
-    weighted += e.mean_rel * static_cast<double>(t.quality.points);
-    points += t.quality.points;
+  // The tables that could hold points out, if any: a burn-in's one TF32 point beside a sweep's
+  // hundred bf16 points must not turn the sweep's held-out error into an in-sample one.
+  for (const bool held_out : {true, false}) {
+    double weighted = 0;
+    std::size_t points = 0;
+    for (const auto &[dtype, t] : c.gemm_by_dtype) {
+      if (!t.measured || t.quality.points == 0 || t.quality.held_out.has_value() != held_out)
+        continue;
+      const HeldOutError &e = held_out ? *t.quality.held_out : t.quality.in_sample;
+      weighted += e.mean_rel * static_cast<double>(t.quality.points);
+      points += t.quality.points;
+    }
+    if (points > 0)
+      return GemmTableError{weighted / static_cast<double>(points), held_out};
   }
-  if (points == 0)
-    return std::nullopt;
-  return GemmTableError{weighted / static_cast<double>(points), held_out};
+  return std::nullopt;
 }
 
 Calibration calibrate_choosing_mode(const analysis::RunSet &runs, const Assumptions &assumptions,

@@ -11,8 +11,8 @@
 
 namespace railgauge::calibrate {
 
-// The GEMM tables' mean relative error, weighted by their points: held out where every table
-// could hold points out, else in-sample (held_out false); nullopt without a GEMM table.
+// The GEMM tables' mean relative error, weighted by their points: held out over the tables that
+// could hold points out, else in-sample over all (held_out false); nullopt without a GEMM table.
 struct GemmTableError {
   double mean_rel = 0;
   bool held_out = true;

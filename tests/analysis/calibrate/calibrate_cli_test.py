@@ -681,15 +681,23 @@ class HopperBurnInTest(unittest.TestCase):
         self.assertNotIn("borrowed", origins.values(), origins)
         self.assertEqual(origins["matrix.bfloat16.tflops"], "spec")
 
-    def test_in_sample_errors_do_not_choose_roofline(self):
-        # One GEMM per dtype: no point can be held out, and a one-row table fits its point exactly
-        # in roofline. auto keeps Calculon's no_overlap and says the errors are in-sample.
-        out = self.dir / "one-point"
-        r = railgauge("calibrate", H100_BURNIN, "--out", out, "--borrow", "a100_80g")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        report = (out / "fit_report.md").read_text()
-        self.assertIn("processing_mode no_overlap: the GEMM tables' in-sample mean error", report)
-        self.assertIn("too few points to hold any out", report)
+    def test_the_processing_mode_is_chosen_on_held_out_errors(self):
+        # The H100 burn-in has one GEMM per dtype: no point can be held out, and a one-row table
+        # fits its point exactly in roofline, so auto keeps Calculon's no_overlap and says the
+        # errors are in-sample. The H200 run's bf16 sweep holds points out beside fp16, fp32,
+        # fp64, fp8 and tf32 tables of too few: its held-out error chooses.
+        for name, runs, said in (
+                ("one-point", H100_BURNIN, ["processing_mode no_overlap: the GEMM tables' "
+                                            "in-sample mean error", "too few points"]),
+                ("sweep", H200_RUNS, ["the GEMM tables' held-out mean error is"])):
+            out = self.dir / name
+            r = railgauge("calibrate", runs, "--out", out, "--borrow", "a100_80g")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            report = (out / "fit_report.md").read_text()
+            for text in said:
+                self.assertIn(text, report, name)
+            if name == "sweep":
+                self.assertNotIn("too few points to hold any out", report)
 
     def test_a_tf32_burn_is_read_against_the_tf32_peak(self):
         # The H200 burn-in's TF32 GEMM (353.3 TFLOP/s sustained) against the dense TF32 peak,
