@@ -74,6 +74,7 @@ CheckResult Evaluator::run_inventory_rules() {
   for (const auto &rule : rules_.rules)
     if (rule.from_inventory())
       apply(rule);
+  profile_gpu_rule(); // the inventories' GPU names, as over directories
   return finish();
 }
 

@@ -44,8 +44,9 @@ bool names_gpu(const std::string &nvml_name, const std::string &gpu);
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs);
 
 // The inventory rules of `rules` alone over the runs' run.json inventories, judged as evaluate
-// judges them, and no built-in rule: the fleet history judges the inventories its database
-// keeps with it (analysis/history/history_inventory.h), the records being judged there.
+// judges them, and of the built-in rules profile-gpu alone: the fleet history judges the
+// inventories its database keeps with it (analysis/history/history_inventory.h), the records
+// being judged there.
 CheckResult evaluate_inventory_rules(const RuleSet &rules, const analysis::RunSet &runs);
 
 // A missing finding of a built-in rule (run-complete, nothing-judged): category health.

@@ -225,15 +225,23 @@ class BurninReferenceTest(unittest.TestCase):
     def test_another_gpus_profile_is_not_a_pass(self):
         # The healthy H200 judged by the H100's one-GPU profile: its floors are lower, so the
         # figures pass them; the node warns that they are another GPU's, never a quiet PASS.
+        # The same from the fleet history alone, which keeps the run's inventory.
         healthy = REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy"
-        r = subprocess.run([RAILGAUGE, "check", "--rules", "h100-sxm-1gpu", "--format", "json",
-                            str(healthy)], capture_output=True, text=True, timeout=120)
-        self.assertEqual(r.returncode, 1, r.stderr)
-        details = [f["detail"] for p in json.loads(r.stdout)["parts"] for f in p["findings"]
-                   if f["rule"] == "profile-gpu"]
-        self.assertEqual(details, ["NVML names its GPU 'NVIDIA H200' and the profile "
-                                   "h100-sxm-1gpu is for the H100: its floors are another GPU's; "
-                                   "give the node's own profile (--rules auto picks it)"])
+        with tempfile.TemporaryDirectory() as tmp:
+            db = f"sqlite:{pathlib.Path(tmp) / 'fleet.db'}"
+            ingest = subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, str(healthy)],
+                                    capture_output=True, text=True, timeout=120)
+            self.assertEqual(ingest.returncode, 0, ingest.stderr)
+            for source in ([str(healthy)], ["--history", db]):
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h100-sxm-1gpu", "--format",
+                                    "json", *source], capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                details = [f["detail"] for p in json.loads(r.stdout)["parts"]
+                           for f in p["findings"] if f["rule"] == "profile-gpu"]
+                self.assertEqual(details, ["NVML names its GPU 'NVIDIA H200' and the profile "
+                                           "h100-sxm-1gpu is for the H100: its floors are "
+                                           "another GPU's; give the node's own profile (--rules "
+                                           "auto picks it)"], source)
 
     def test_one_gpu_beside_nvswitches_is_a_node_of_eight(self):
         # NVSwitches exist only on an 8-GPU HGX baseboard: one GPU beside them is a node that
