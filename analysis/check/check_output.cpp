@@ -328,8 +328,9 @@ std::string render_table(const CheckResult &r, bool wide) {
   out += fmt::format("{:<{}}  {:<{}}  {:<7}  {}\n", "host", wh, "part", wp, "verdict", "rules");
   // A fleet's passing nodes are one counted line: among 2,000 rows the one FAIL sat at line
   // 1,106, named again only beside the drain list. --wide lists every node.
-  const auto nodes = std::count_if(r.parts.begin(), r.parts.end(),
-                                   [](const PartResult &p) { return p.key.kind == PartKind::node; });
+  const auto nodes = std::count_if(r.parts.begin(), r.parts.end(), [](const PartResult &p) {
+    return p.key.kind == PartKind::node;
+  });
   const bool collapse = !wide && nodes > static_cast<long>(kNodesListedWhole);
   std::size_t passed_unlisted = 0;
   for (const auto &p : r.parts) {

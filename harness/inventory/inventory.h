@@ -27,7 +27,7 @@ namespace railgauge {
 inline constexpr const char *kInventorySchema = "railgauge.inventory/1";
 
 struct InventoryOptions {
-  std::string sysfs_root = "/sys"; // tests point this at a fake tree
+  std::string sysfs_root = "/sys";                 // tests point this at a fake tree
   std::string machine_id_file = "/etc/machine-id"; // systemd's; tests point it at their own
   // An hwloc XML or an NCCL topology XML, told apart by the root element (<topology> vs
   // <system>). A file describes another machine: NVML, verbs and sysfs are then not queried.
