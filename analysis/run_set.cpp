@@ -363,11 +363,6 @@ RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options) {
   return set;
 }
 
-std::string host_of(const LoadedRun &run) {
-  const auto host = text_of(run.manifest, run_field::kHost);
-  return !host.empty() ? host : run.records.empty() ? run.dir : run.records.front().host;
-}
-
 namespace {
 
 // The suite a run ran ("import.nccl-tests" for an import), and when it started.

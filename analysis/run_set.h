@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/record.h"
+#include "harness/run_fields.h"
 
 namespace railgauge::analysis {
 
@@ -87,8 +88,16 @@ RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options = {}
 // compare and report match and draw per-GPU figures by it.
 RunSet with_per_gpu_parts(RunSet set);
 
-// The host a run is of: its run.json's, else its first record's, else its directory.
-std::string host_of(const LoadedRun &run);
+// The host a run is of: its run.json's, else its first record's, else its directory. Inline:
+// check's one-machine-per-host reads it (run_machines.h) without linking this library.
+inline std::string host_of(const LoadedRun &run) {
+  const auto &m = run.manifest;
+  if (m.is_object())
+    if (const auto it = m.find(run_field::kHost);
+        it != m.end() && it->is_string() && !it->get_ref<const std::string &>().empty())
+      return it->get<std::string>();
+  return run.records.empty() ? run.dir : run.records.front().host;
+}
 
 // Retests supersede: keeps, per host, suite, world size (manifest world.size) and ranks on the
 // host, only the runs of the newest run id (by the manifest's start time), so a passing retest
