@@ -50,6 +50,14 @@ def healthy_h200_with(tmp, edit):
     return run
 
 
+def checked_healthy_h200_with(edit, rules):
+    """`check --rules RULES` of the healthy H200 burn-in, its run.json edited by edit(manifest)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return subprocess.run([RAILGAUGE, "check", "--rules", rules,
+                               str(healthy_h200_with(tmp, edit))],
+                              capture_output=True, text=True, timeout=120)
+
+
 class BurninReferenceTest(unittest.TestCase):
     def check_pair(self, folder, profile):
         burnin = REFERENCE / folder / "burnin"
@@ -192,12 +200,9 @@ class BurninReferenceTest(unittest.TestCase):
         def ecc_off(manifest):
             manifest["inventory"]["nvml"]["gpus"][0]["ecc"]["enabled_current"] = False
 
-        with tempfile.TemporaryDirectory() as tmp:
-            run = healthy_h200_with(tmp, ecc_off)
-            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
-                               capture_output=True, text=True, timeout=120)
-            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-            self.assertIn("vm    gpu0 (0000:00:06.0)  FAIL     ecc-enabled", r.stdout)
+        r = checked_healthy_h200_with(ecc_off, "h200-sxm-1gpu")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("vm    gpu0 (0000:00:06.0)  FAIL     ecc-enabled", r.stdout)
 
     def test_an_h200_at_half_its_hbm_bandwidth_fails_the_fabric_profiles(self):
         # The H200 fabric profiles once kept the H100's DCGM floor (1,905 GB/s), which an H200 at
@@ -249,13 +254,10 @@ class BurninReferenceTest(unittest.TestCase):
         def hgx(manifest):
             manifest["inventory"]["summary"]["nvswitches"] = 4
 
-        with tempfile.TemporaryDirectory() as tmp:
-            run = healthy_h200_with(tmp, hgx)
-            r = subprocess.run([RAILGAUGE, "check", "--rules", "auto", str(run)],
-                               capture_output=True, text=True, timeout=120)
-            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-            self.assertIn("--rules auto: h200-sxm (", r.stderr)
-            self.assertIn("gpu-count", r.stdout)
+        r = checked_healthy_h200_with(hgx, "auto")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--rules auto: h200-sxm (", r.stderr)
+        self.assertIn("gpu-count", r.stdout)
 
     def machine(self, root, name, machine_id, start, gpu_uuid=None, slow=1.0):
         """The healthy H200 burn-in as machine `machine_id` wrote it at `start`, under the
