@@ -11,6 +11,7 @@
 // because no rule asked for its metric).
 #include "analysis/check/check_result.h"
 #include "analysis/check/rules.h"
+#include "analysis/run_machines.h"
 #include "analysis/run_set.h"
 
 namespace railgauge::check {
@@ -34,6 +35,8 @@ inline constexpr const char *kDataCheckRule = "data-check";
 // inventories' machine ids differ and they share no GPU: analysis/run_machines.h) gets a missing
 // finding at fail naming each machine and a run of it: one node's verdict cannot judge two.
 inline constexpr const char *kOneMachinePerHostRule = "one-machine-per-host";
+// Its finding on the node of the shared host name (the fleet history's too).
+Finding one_machine_per_host_finding(const analysis::SharedHostName &shared);
 // And `profile-gpu`: a node whose GPUs NVML names otherwise than the profile's `gpu:` gets a
 // missing finding at warn: it was judged against another GPU's floors.
 inline constexpr const char *kProfileGpuRule = "profile-gpu";

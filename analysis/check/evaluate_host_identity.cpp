@@ -12,25 +12,25 @@
 
 namespace railgauge::check {
 
+Finding one_machine_per_host_finding(const analysis::SharedHostName &shared) {
+  std::string machines;
+  for (const auto &[id, dir] : shared.machines)
+    machines += fmt::format("{}machine-id {} (run {})", machines.empty() ? "" : ", ", id, dir);
+  return built_in_missing(
+      kOneMachinePerHostRule, Level::fail, "machines reporting this host name",
+      fmt::format("{} machines report host name '{}': {}; their records are judged as one "
+                  "node's, which cannot say which machine passed; give each machine a host name "
+                  "of its own (hostnamectl set-hostname, or Slurm's NodeName) and run again",
+                  shared.machines.size(), shared.host, machines));
+}
+
 void Evaluator::one_machine_per_host_rule() {
   const auto shared = analysis::shared_host_names(runs_);
   if (shared.empty())
     return;
   result_.rule_categories[kOneMachinePerHostRule] = "health";
-  for (const auto &s : shared) {
-    std::string machines;
-    for (const auto &[id, dir] : s.machines)
-      machines += fmt::format("{}machine-id {} (run {})", machines.empty() ? "" : ", ", id, dir);
-    ledger_.add_finding(
-        PartKey{s.host, PartKind::node, ""},
-        built_in_missing(kOneMachinePerHostRule, Level::fail, "machines reporting this host name",
-                         fmt::format("{} machines report host name '{}': {}; their records are "
-                                     "judged as one node's, which cannot say which machine "
-                                     "passed; give each machine a host name of its own "
-                                     "(hostnamectl set-hostname, or Slurm's NodeName) and run "
-                                     "again",
-                                     s.machines.size(), s.host, machines)));
-  }
+  for (const auto &s : shared)
+    ledger_.add_finding(PartKey{s.host, PartKind::node, ""}, one_machine_per_host_finding(s));
 }
 
 } // namespace railgauge::check

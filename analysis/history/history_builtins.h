@@ -18,25 +18,8 @@
 
 namespace railgauge::history {
 
-// The rows of the newest runs, as `check --latest-per-host` keeps them over directories: per
-// host, suite, world size (run.json world.size) and ranks of the run on the host, every row
-// (each rank) of the run id whose earliest rank started last (then the greatest run id). Not the
-// rows of the latest start_utc: under mpirun each rank dates its own run.json. Not one run per
-// suite: a burn-in runs one suite at several world sizes, and a node's failed 8-rank step is not
-// superseded by its fabric step. Every import is judged: all imports of one tool share a suite
-// and are dated by the import (one file imported twice is one run: its run id carries the file's
-// digest). So is every bare records.jsonl (source kBareRecordsSource): without a run.json it
-// cannot be dated, and `check --latest-per-host` keeps every one.
+// The source of a bare records.jsonl's run (newest_runs.h): never superseded.
 inline constexpr const char *kBareRecordsSource = "records";
-inline constexpr const char *kNewestRuns =
-    "WITH per_run AS (SELECT run_id, host_id, suite, COALESCE(world_size, -1) AS world, "
-    "COUNT(*) AS ranks, MIN(start_utc) AS start FROM runs WHERE source = 'railgauge' "
-    "GROUP BY run_id, host_id, suite, COALESCE(world_size, -1)), "
-    "ranked AS (SELECT run_id, host_id, ROW_NUMBER() OVER (PARTITION BY host_id, suite, world, "
-    "ranks ORDER BY start DESC, run_id DESC) AS n FROM per_run) "
-    "SELECT ru.id FROM runs ru WHERE ru.source <> 'railgauge' UNION ALL "
-    "SELECT ru.id FROM runs ru JOIN ranked k ON k.run_id = ru.run_id AND k.host_id = ru.host_id "
-    "WHERE k.n = 1 AND ru.source = 'railgauge'";
 
 // One newest run as the database holds it.
 struct StoredRun {

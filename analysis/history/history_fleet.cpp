@@ -46,16 +46,17 @@ RecordRulesOutcome RecordRules::read(const check::CheckResult &result) {
                });
   db_.for_each(std::string("SELECT r.id, r.run_id, r.key, r.params, r.device, r.metrics, "
                            "r.status, r.reason FROM records r WHERE r.run_id IN (") +
-                   kNewestRuns + ")",
+                   newest_.ids + ")",
                {}, [&](const Row &row) { take(row); });
   return out_;
 }
 
 void RecordRules::read_runs() {
+  newest_ = newest_runs(db_);
   db_.for_each(std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, "
                            "ru.incomplete, ru.world_size, ru.world_rank FROM runs ru JOIN hosts "
                            "h ON h.id = ru.host_id WHERE ru.id IN (") +
-                   kNewestRuns + ")",
+                   newest_.ids + ")",
                {}, [&](const Row &row) {
                  auto run = stored_run(row);
                  (run.imported ? imported_hosts_ : own_hosts_).insert(run.host);

@@ -31,6 +31,11 @@ void RecordRules::judge(check::CheckResult &result) {
     judged.tallies[{parts_[part], check::kRecordStatusRule}] = tally;
   for (auto &f : incomplete_runs(ruleset_, runs_))
     judged.findings.push_back(std::move(f));
+  if (!newest_.shared_host_names.empty())
+    result.rule_categories[check::kOneMachinePerHostRule] = "health";
+  for (const auto &shared : newest_.shared_host_names)
+    judged.findings.emplace_back(PartKey{shared.host, check::PartKind::node, ""},
+                                 check::one_machine_per_host_finding(shared));
   if (ruleset_.unverified_records != check::Level::info && !unverified_.empty()) {
     result.rule_categories[check::kDataCheckRule] = "health";
     for (const auto &[host, u] : unverified_)
@@ -94,7 +99,7 @@ void RecordRules::judge(check::CheckResult &result) {
 
 std::set<std::string> RecordRules::inventory_rules(HistoryJudgement &judged,
                                                    check::CheckResult &result) {
-  auto inventory = judge_inventory_rules(db_, ruleset_, hosts_);
+  auto inventory = judge_inventory_rules(db_, ruleset_, hosts_, newest_.ids);
   std::move(inventory.judged.findings.begin(), inventory.judged.findings.end(),
             std::back_inserter(judged.findings));
   judged.tallies.merge(inventory.judged.tallies);

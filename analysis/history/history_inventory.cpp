@@ -14,7 +14,8 @@ namespace railgauge::history {
 using json = nlohmann::json;
 
 InventoryJudgement judge_inventory_rules(Database &db, const check::RuleSet &rules,
-                                         const std::vector<std::string> &hosts) {
+                                         const std::vector<std::string> &hosts,
+                                         const std::string &newest_ids) {
   InventoryJudgement out;
   if (std::none_of(rules.rules.begin(), rules.rules.end(),
                    [](const check::Rule &r) { return r.from_inventory(); }))
@@ -25,7 +26,7 @@ InventoryJudgement judge_inventory_rules(Database &db, const check::RuleSet &rul
   analysis::RunSet runs;
   db.for_each(std::string("SELECT h.name, ru.dir, ru.inventory FROM runs ru JOIN hosts h ON "
                           "h.id = ru.host_id WHERE ru.source IN ('railgauge', '") +
-                  kBareRecordsSource + "') AND ru.id IN (" + kNewestRuns + ")",
+                  kBareRecordsSource + "') AND ru.id IN (" + newest_ids + ")",
               {}, [&](const Row &row) {
                 const auto host = as_text(row[0]);
                 if (std::holds_alternative<std::nullptr_t>(row[2])) {

@@ -26,8 +26,9 @@ struct InventoryJudgement {
 };
 
 // `hosts`: every host of the result the judgement goes into, in natural order (a superset of
-// the newest runs' hosts).
+// the newest runs' hosts). `newest_ids`: the newest runs (NewestRuns::ids, newest_runs.h).
 InventoryJudgement judge_inventory_rules(Database &db, const check::RuleSet &rules,
-                                         const std::vector<std::string> &hosts);
+                                         const std::vector<std::string> &hosts,
+                                         const std::string &newest_ids);
 
 } // namespace railgauge::history

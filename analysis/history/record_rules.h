@@ -22,6 +22,7 @@
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
+#include "analysis/history/newest_runs.h"
 
 namespace railgauge::history {
 
@@ -157,6 +158,7 @@ private:
   const check::RuleSet &ruleset_;
   std::vector<RuleState> rules_;
   RecordRulesOutcome out_;
+  NewestRuns newest_;
   std::map<std::int64_t, StoredRun> runs_;
   std::vector<std::string> hosts_; // natural order: of the result and the newest runs
   std::set<std::string> own_hosts_, imported_hosts_;

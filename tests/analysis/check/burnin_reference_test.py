@@ -288,26 +288,34 @@ class BurninReferenceTest(unittest.TestCase):
         # is healthy. --latest-per-host once kept b's run alone and passed "vm"; now neither
         # supersedes the other, a's slow GPU fails, and the node says two machines wrote it.
         # The same GPU under a new machine id is one node reinstalled: its newer run supersedes.
+        # The fleet history once chose its newest runs per host name alone, and passed "vm".
         for b_gpu, want in (("GPU-bbbbbbbb-0000-0000-0000-000000000000", 2), (None, 0)):
             with self.subTest(b_gpu=b_gpu), tempfile.TemporaryDirectory() as tmp:
                 root = pathlib.Path(tmp)
                 self.machine(root, "a", "a" * 32, "2026-11-28T10:00:00.000Z", slow=0.8)
                 self.machine(root, "b", "b" * 32, "2026-11-28T11:00:00.000Z", gpu_uuid=b_gpu)
-                out = root / "verdict.json"
-                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu",
-                                    "--latest-per-host", "--json", str(out), str(root)],
-                                   capture_output=True, text=True, timeout=120)
-                self.assertEqual(r.returncode, want, r.stdout + r.stderr)
-                failed = {f["rule"]: f["detail"] for p in json.loads(out.read_text())["parts"]
-                          for f in p["findings"] if f["level"] == "fail"}
-                if want:
-                    self.assertEqual(set(failed), {"one-machine-per-host", "burn-gemm-floor"},
-                                     r.stdout)
-                    self.assertIn(f"2 machines report host name 'vm': machine-id {'a' * 32} "
-                                  f"(run {root / 'a'}), machine-id {'b' * 32}",
-                                  failed["one-machine-per-host"])
-                else:
-                    self.assertEqual(failed, {}, r.stdout)
+                # Over the directories, and over the fleet history that stored both runs.
+                db = f"sqlite:{root / 'history.db'}"
+                self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
+                                                 str(root / "a"), str(root / "b")],
+                                                timeout=120).returncode, 0)
+                for source in (["--latest-per-host", str(root)], ["--history", db]):
+                    out = root / "verdict.json"
+                    r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json",
+                                        str(out), *source],
+                                       capture_output=True, text=True, timeout=120)
+                    self.assertEqual(r.returncode, want, source[0] + r.stdout + r.stderr)
+                    failed = {f["rule"]: f["detail"]
+                              for p in json.loads(out.read_text())["parts"]
+                              for f in p["findings"] if f["level"] == "fail"}
+                    if want:
+                        self.assertEqual(set(failed), {"one-machine-per-host", "burn-gemm-floor"},
+                                         source[0] + r.stdout)
+                        self.assertIn(f"2 machines report host name 'vm': machine-id "
+                                      f"{'a' * 32} (run {root / 'a'}), machine-id {'b' * 32}",
+                                      failed["one-machine-per-host"])
+                    else:
+                        self.assertEqual(failed, {}, source[0] + r.stdout)
 
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
