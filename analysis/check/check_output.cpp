@@ -29,8 +29,10 @@ int unlisted_that_count(const RuleTally &t) {
   return n;
 }
 
-// Rules violated (not missing) on a part, worst first, each once: "gemm-bf16 (fail), ...".
-std::string violated_rules(const PartResult &p) {
+// Rules violated (not missing) on a part, worst first, each once: "gemm-bf16 (fail), ...". And
+// the rules that never measured it (a GPU of a node without their records), unless the node's
+// row names them already as its own missing values.
+std::string violated_rules(const PartResult &p, bool with_not_measured = true) {
   std::vector<std::string> seen;
   std::string out;
   for (const auto &f : p.findings) {
@@ -49,6 +51,9 @@ std::string violated_rules(const PartResult &p) {
       out += (out.empty() ? "" : ", ") + tag;
     }
   }
+  if (with_not_measured && !p.not_measured.empty())
+    out += fmt::format("{}not measured, its node holds no record of: {}", out.empty() ? "" : "; ",
+                       fmt::join(p.not_measured, ", "));
   return out;
 }
 
@@ -272,8 +277,10 @@ std::string node_cause(const CheckResult &r, const PartResult &node, Level verdi
   std::string parts;
   for (const auto &p : r.parts)
     if (p.key.host == node.key.host && p.key.kind != PartKind::node && p.verdict == verdict &&
-        verdict > Level::info)
-      parts += fmt::format("{}{}: {}", parts.empty() ? "" : "; ", p.label, violated_rules(p));
+        verdict > Level::info) {
+      if (const auto rules = violated_rules(p, false); !rules.empty())
+        parts += fmt::format("{}{}: {}", parts.empty() ? "" : "; ", p.label, rules);
+    }
   if (parts.empty() || own.empty())
     return own.empty() ? parts : own;
   const bool own_only_missing =
@@ -335,7 +342,7 @@ std::string render_table(const CheckResult &r, bool wide) {
   std::size_t passed_unlisted = 0;
   for (const auto &p : r.parts) {
     const bool node = p.key.kind == PartKind::node;
-    if (!node && p.findings.empty())
+    if (!node && p.findings.empty() && p.not_measured.empty())
       continue;
     const Level v = node ? r.node_verdict(p.key.host) : p.verdict;
     if (collapse && r.node_verdict(p.key.host) <= Level::info) {
@@ -370,7 +377,7 @@ std::string render_markdown(const CheckResult &r) {
   out += "| host | part | verdict | rules |\n|---|---|---|---|\n";
   for (const auto &p : r.parts) {
     const bool node = p.key.kind == PartKind::node;
-    if (!node && p.findings.empty())
+    if (!node && p.findings.empty() && p.not_measured.empty())
       continue;
     const Level v = node ? r.node_verdict(p.key.host) : p.verdict;
     out += fmt::format("| {} | {} | {} | {} |\n", escape_md(p.key.host), escape_md(part_name(p)),

@@ -88,6 +88,8 @@ json to_json(const CheckResult &r) {
                      {"verdict", verdict_text(p.verdict)},
                      {"rules", rules},
                      {"findings", findings}});
+    if (!p.not_measured.empty())
+      parts.back()["not_measured"] = p.not_measured;
   }
   return {{"schema", kCheckSchema},
           {"rules", {{"name", r.rules_name}, {"file", r.rules_file}}},

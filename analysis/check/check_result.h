@@ -101,6 +101,8 @@ struct PartResult {
   Level verdict = Level::pass;
   RuleTallies rules;             // rule id -> tally
   std::vector<Finding> findings; // sorted
+  // A GPU's: the rules judging each GPU of which its node holds no record (gpus_not_measured.h).
+  std::vector<std::string> not_measured;
 };
 
 // Missing values of one rule, family, level and reason that are counted, not listed.

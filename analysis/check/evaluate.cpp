@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analysis/check/evaluator.h"
+#include "analysis/check/gpus_not_measured.h"
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
 #include "analysis/check/rule_values.h"
@@ -356,7 +357,9 @@ CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs) {
       for (auto &part : parts)
         gpu_parts[i].push_back(std::move(part));
     }
-  return Evaluator(rules, runs, std::move(gpu_parts)).run();
+  auto result = Evaluator(rules, runs, std::move(gpu_parts)).run();
+  mark_gpus_not_measured(rules, result);
+  return result;
 }
 
 CheckResult evaluate_inventory_rules(const RuleSet &rules, const analysis::RunSet &runs) {

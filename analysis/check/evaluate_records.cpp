@@ -8,6 +8,7 @@
 
 #include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluator.h"
+#include "analysis/check/gpus_not_measured.h"
 #include "analysis/check/rule_values.h"
 #include "harness/waiver.h"
 #include "records/per_gpu_parts.h"
@@ -104,8 +105,7 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
 // A node on which the rule selected no record at all: one missing value for the node.
 void Evaluator::no_record_on_nodes(const Rule &rule,
                                    const std::set<std::string> &hosts_with_match) {
-  const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
-  const auto detail = fmt::format("no record of '{}'{} on this node", rule.key_glob, filter);
+  const auto detail = no_record_on_node_detail(rule);
   for (const auto &host : ledger_.hosts()) {
     if (hosts_with_match.count(host))
       continue;

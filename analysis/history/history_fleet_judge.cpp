@@ -12,6 +12,7 @@
 
 #include "analysis/check/absolute_judgement.h"
 #include "analysis/check/curve_figure.h"
+#include "analysis/check/gpus_not_measured.h"
 #include "analysis/history/history_inventory.h"
 #include "analysis/history/record_rules.h"
 
@@ -95,6 +96,7 @@ void RecordRules::judge(check::CheckResult &result) {
         std::any_of(runs_.begin(), runs_.end(),
                     [](const auto &r) { return !r.second.imported && !r.second.incomplete; }),
         result);
+  check::mark_gpus_not_measured(ruleset_, result);
 }
 
 std::set<std::string> RecordRules::inventory_rules(HistoryJudgement &judged,
@@ -171,8 +173,7 @@ void RecordRules::judge_absolute(RuleState &state, const Reading &at, const json
 
 void RecordRules::no_record_on_nodes(RuleState &state) {
   const Rule &rule = *state.rule;
-  const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
-  const auto detail = fmt::format("no record of '{}'{} on this node", rule.key_glob, filter);
+  const auto detail = check::no_record_on_node_detail(rule);
   for (const auto &host : hosts_) {
     if (state.hosts_with_match.contains(host))
       continue;

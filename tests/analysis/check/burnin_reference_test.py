@@ -317,6 +317,40 @@ class BurninReferenceTest(unittest.TestCase):
                     else:
                         self.assertEqual(failed, {}, source[0] + r.stdout)
 
+    def test_a_gpu_of_a_node_that_ran_nothing_is_not_a_pass(self):
+        # vm2's run stopped before its first record: the node fails on its missing values, and
+        # its GPU, which its inventory probes alone judged, once read PASS beside it. Over the
+        # directories and over the fleet history alike it fails, naming what never measured it.
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            self.machine(root, "a", "a" * 32, "2026-11-28T10:00:00.000Z")
+            self.machine(root, "b", "b" * 32, "2026-11-28T10:00:00.000Z",
+                         gpu_uuid="GPU-bbbbbbbb-0000-0000-0000-000000000000")
+            manifest = json.loads((root / "b" / "run.json").read_text())
+            manifest["host"] = "vm2"
+            (root / "b" / "run.json").write_text(json.dumps(manifest))
+            (root / "b" / "records.jsonl").write_text("")
+            db = f"sqlite:{root / 'history.db'}"
+            self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
+                                             str(root / "a"), str(root / "b")],
+                                            timeout=120).returncode, 0)
+            for source in ([str(root / "a"), str(root / "b")], ["--history", db]):
+                out = root / "verdict.json"
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json",
+                                    str(out), *source], capture_output=True, text=True,
+                                   timeout=120)
+                self.assertEqual(r.returncode, 2, source[0] + r.stdout + r.stderr)
+                gpus = {p["host"]: p for p in json.loads(out.read_text())["parts"]
+                        if p["kind"] == "gpu"}
+                self.assertEqual(gpus["vm"]["verdict"], "pass", source[0])
+                self.assertNotIn("not_measured", gpus["vm"])
+                self.assertEqual(gpus["vm2"]["verdict"], "fail", source[0] + r.stdout)
+                self.assertLessEqual({"burn-gemm-floor", "burn-hbm-floor", "burn-power-target"},
+                                     set(gpus["vm2"]["not_measured"]))
+                self.assertIn("not measured, its node holds no record of: burn-d2h-floor",
+                              r.stdout)
+
+
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
     unittest.main()

@@ -1,0 +1,73 @@
+#include "analysis/check/gpus_not_measured.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace railgauge::check {
+namespace {
+
+constexpr std::string_view kNoRecordPrefix = "no record of '";
+constexpr std::string_view kNoRecordSuffix = " on this node";
+
+bool judges_each_gpu(const Rule &rule) {
+  if (rule.part == PartKind::gpu)
+    return true;
+  const auto part = rule.params.is_object() ? rule.params.find("part") : rule.params.end();
+  return rule.params.is_object() && part != rule.params.end() && *part == "gpu";
+}
+
+} // namespace
+
+std::string no_record_on_node_detail(const Rule &rule) {
+  const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
+  return fmt::format("{}{}'{}{}", kNoRecordPrefix, rule.key_glob, filter, kNoRecordSuffix);
+}
+
+bool is_no_record_on_node(const std::string &detail) {
+  return detail.starts_with(kNoRecordPrefix) && detail.ends_with(kNoRecordSuffix);
+}
+
+void mark_gpus_not_measured(const RuleSet &rules, CheckResult &result) {
+  std::set<std::string> per_gpu;
+  for (const auto &rule : rules.rules)
+    if (judges_each_gpu(rule))
+      per_gpu.insert(rule.id);
+  // By host: each rule that selected no record there, and its missing value's level.
+  std::map<std::string, std::map<std::string, Level>> unmeasured;
+  const auto add = [&](const std::string &host, const std::string &rule, Level level) {
+    if (level <= Level::info || !per_gpu.contains(rule))
+      return;
+    auto &at = unmeasured[host][rule];
+    at = std::max(at, level);
+  };
+  for (const auto &part : result.parts)
+    if (part.key.kind == PartKind::node)
+      for (const auto &f : part.findings)
+        if (f.missing && is_no_record_on_node(f.detail))
+          add(part.key.host, f.rule_id, f.level);
+  const auto hosts = result.hosts();
+  for (const auto &count : result.unlisted_missing)
+    if (count.example_part.kind == PartKind::node && is_no_record_on_node(count.detail))
+      for (std::size_t i = 0; i < count.hosts.size() && i < hosts.size(); ++i)
+        if (count.hosts[i])
+          add(hosts[i], count.rule_id, count.level);
+  for (auto &part : result.parts) {
+    const auto of_host = unmeasured.find(part.key.host);
+    if (part.key.kind != PartKind::gpu || of_host == unmeasured.end())
+      continue;
+    for (const auto &[rule, level] : of_host->second) {
+      const auto tally = part.rules.find(rule);
+      if (tally != part.rules.end() && tally->second.checked > 0)
+        continue; // another run of the node measured this GPU
+      part.not_measured.push_back(rule);
+      part.verdict = std::max(part.verdict, level);
+      result.verdict = std::max(result.verdict, level);
+    }
+  }
+}
+
+} // namespace railgauge::check
