@@ -26,6 +26,40 @@ std::string join(const std::string &prefix, const std::string &name) {
   return prefix.empty() ? name : prefix + "." + name;
 }
 
+// Visits each child of a wildcard's node. Where the node is an array of which some elements hold
+// the path and others not (a GPU's all_reduce telemetry null among eight: per_gpu[6]), each
+// element without it is a null value at the path's rest, never silently fewer values: a rule
+// over the eight GPUs must not pass on seven.
+template <typename Visit>
+void each_element_or_missing(const nlohmann::json &node, const std::vector<std::string> &parts,
+                             std::size_t rest, const std::string &prefix,
+                             std::vector<PathValue> &out, Visit &&visit) {
+  if (node.is_object()) {
+    for (const auto &[k, v] : node.items())
+      visit(k, v);
+    return;
+  }
+  if (!node.is_array())
+    return;
+  std::vector<std::size_t> without;
+  const auto before = out.size();
+  for (std::size_t n = 0; n < node.size(); ++n) {
+    const auto held = out.size();
+    visit(std::to_string(n), node[n]);
+    if (out.size() == held)
+      without.push_back(n);
+  }
+  if (out.size() == before)
+    return; // no element holds it: the path is not of this array
+  for (const auto n : without) {
+    auto path = join(prefix, std::to_string(n));
+    for (std::size_t j = rest; j < parts.size(); ++j)
+      if (parts[j] != "*" && parts[j] != "**")
+        path = join(path, parts[j]);
+    out.push_back({path, nullptr});
+  }
+}
+
 void walk(const nlohmann::json &node, const std::vector<std::string> &parts, std::size_t i,
           const std::string &prefix, std::vector<PathValue> &out, std::set<std::string> &seen) {
   if (i == parts.size()) {
@@ -34,21 +68,13 @@ void walk(const nlohmann::json &node, const std::vector<std::string> &parts, std
     return;
   }
   const auto &seg = parts[i];
-  const auto children = [&](auto &&visit) {
-    if (node.is_object())
-      for (const auto &[k, v] : node.items())
-        visit(k, v);
-    else if (node.is_array())
-      for (std::size_t n = 0; n < node.size(); ++n)
-        visit(std::to_string(n), node[n]);
-  };
   if (seg == "**") {
     walk(node, parts, i + 1, prefix, out, seen); // zero levels
-    children([&](const std::string &k, const nlohmann::json &v) {
+    each_element_or_missing(node, parts, i + 1, prefix, out, [&](const auto &k, const auto &v) {
       walk(v, parts, i, join(prefix, k), out, seen);
     });
   } else if (seg == "*") {
-    children([&](const std::string &k, const nlohmann::json &v) {
+    each_element_or_missing(node, parts, i + 1, prefix, out, [&](const auto &k, const auto &v) {
       walk(v, parts, i + 1, join(prefix, k), out, seen);
     });
   } else if (node.is_object()) {

@@ -156,5 +156,28 @@ TEST(BurninPhaseHealth, FarNumaCopiesAreNotHeldToTheNearFloor) {
   }
 }
 
+// One GPU's all_reduce telemetry unread among eight (its health and window null): the `**` of
+// the -nccl rules once read the seven that held a value and passed the node. The eighth is a
+// missing value on each of them; on one GPU it always was.
+TEST(BurninPhaseHealth, OneGpusUnreadAllReduceTelemetryAmongEightIsMissing) {
+  const auto unread = [](json &t) {
+    t["health_delta"] = nullptr;
+    t["during"] = json{{"available", false}};
+    t["after"] = nullptr;
+  };
+  for (const int gpus : {8, 1}) {
+    const auto r = judged_with(gpus, "collectives.nccl_all_reduce", unread);
+    EXPECT_EQ(exit_status(r.verdict), exit_status(Level::fail)) << gpus << render_table(r);
+    std::set<std::string> missing;
+    for (const auto &p : r.parts)
+      for (const auto &f : p.findings)
+        if (f.missing && f.level >= Level::warn)
+          missing.insert(f.rule_id);
+    for (const char *rule : {"load-ecc-uncorrectable-nccl", "load-hw-slowdown-nccl",
+                             "load-row-remap-pending-nccl", "load-xid-nccl"})
+      EXPECT_TRUE(missing.contains(rule)) << gpus << " " << rule << render_table(r);
+  }
+}
+
 } // namespace
 } // namespace railgauge::check
