@@ -50,11 +50,29 @@ bool natural_less(const std::string &a, const std::string &b) {
   return a.size() - i < b.size() - j;
 }
 
+namespace {
+
+// A PCI address as normalize_bus_id writes it, "0000:2a:00.0": fixed-width hex.
+bool is_pci_address(const std::string &id) {
+  if (id.size() != 12 || id[4] != ':' || id[7] != ':' || id[10] != '.')
+    return false;
+  for (const std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11})
+    if (!std::isxdigit(static_cast<unsigned char>(id[i])))
+      return false;
+  return true;
+}
+
+} // namespace
+
 bool PartKey::operator<(const PartKey &o) const {
   if (host != o.host)
     return natural_less(host, o.host);
   if (kind != o.kind)
     return kind < o.kind;
+  // Bus ids in bus order (NVML's index order): read naturally, "2a" was the number 2, and an
+  // HGX node's gpu0 at 0000:18:00.0 came after gpu4 at 0000:2a:00.0.
+  if (is_pci_address(id) && is_pci_address(o.id))
+    return id < o.id;
   return natural_less(id, o.id);
 }
 

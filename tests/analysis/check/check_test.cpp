@@ -85,6 +85,21 @@ TEST(NaturalOrder, DigitRunsCompareAsNumbers) {
   EXPECT_TRUE(natural_less("node1", "node01")); // a tie by value, then by length: still strict
 }
 
+// An HGX H100/H200 baseboard's GPUs sit at buses 18, 2a, 3a, 5d, 9a, ab, ba, db: read as
+// numbers, "2a" was 2 and gpu0 (bus 18) was listed after gpu4 (bus 2a) in every table.
+TEST(NaturalOrder, GpusOfAnHgxNodeAreInBusOrder) {
+  std::vector<PartKey> parts;
+  for (const char *bus : {"db", "2a", "9a", "18", "ab", "3a", "ba", "5d"})
+    parts.push_back({"node01", PartKind::gpu, fmt::format("0000:{}:00.0", bus)});
+  std::sort(parts.begin(), parts.end());
+  std::vector<std::string> ids;
+  for (const auto &p : parts)
+    ids.push_back(p.id.substr(5, 2));
+  EXPECT_EQ(ids, (std::vector<std::string>{"18", "2a", "3a", "5d", "9a", "ab", "ba", "db"}));
+  // Other ids still read naturally.
+  EXPECT_TRUE((PartKey{"n", PartKind::nic, "mlx5_2"} < PartKey{"n", PartKind::nic, "mlx5_10"}));
+}
+
 TEST(Probes, ReadInventoryAndNormalizeBusIds) {
   EXPECT_EQ(normalize_bus_id("00000000:1A:00.0"), "0000:1a:00.0");
   EXPECT_EQ(normalize_bus_id("0000:1a:00.0"), "0000:1a:00.0");
