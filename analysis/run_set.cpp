@@ -384,6 +384,17 @@ std::string world_of(const LoadedRun &run) {
   return "";
 }
 
+// The run's id: run.json's, else its first record's, else its directory's name, as the fleet
+// history stores it (ingest.cpp): a run.json written without one once made every such run of
+// a host one run here, all judged, while the history kept the newest.
+std::string run_id_of(const LoadedRun &run) {
+  if (auto id = text_of(run.manifest, run_field::kRun); !id.empty())
+    return id;
+  if (!run.records.empty())
+    return run.records.front().run;
+  return fs::path(run.dir).filename().string();
+}
+
 using SupersedingKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
 
 // How many ranks of each run ran on each host: one run id per host and run.
@@ -391,7 +402,7 @@ std::map<std::pair<std::string, std::string>, int> ranks_per_host(const RunSet &
   std::map<std::pair<std::string, std::string>, int> ranks;
   for (const auto &run : set.runs)
     if (run.manifest.is_object())
-      ++ranks[{host_of(run), text_of(run.manifest, run_field::kRun)}];
+      ++ranks[{host_of(run), run_id_of(run)}];
   return ranks;
 }
 
@@ -402,7 +413,7 @@ std::map<std::pair<std::string, std::string>, int> ranks_per_host(const RunSet &
 SupersedingKey superseding_key(const LoadedRun &run,
                                const std::map<std::pair<std::string, std::string>, int> &ranks,
                                const std::map<std::string, std::string> &machines) {
-  const auto here = ranks.find({host_of(run), text_of(run.manifest, run_field::kRun)});
+  const auto here = ranks.find({host_of(run), run_id_of(run)});
   return {host_of(run), suite_of(run), world_of(run),
           here == ranks.end() ? "" : std::to_string(here->second), machines.at(run.dir)};
 }
@@ -427,8 +438,8 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
     auto start = text_of(run.manifest, run_field::kStartUtc);
     if (start.empty() && !run.records.empty())
       start = run.records.front().time_utc; // a run.json written by hand: as the history dates it
-    auto [it, first] = run_start.try_emplace(
-        {superseding_key(run, ranks, machines), text_of(run.manifest, run_field::kRun)}, start);
+    auto [it, first] =
+        run_start.try_emplace({superseding_key(run, ranks, machines), run_id_of(run)}, start);
     if (!first)
       it->second = std::min(it->second, start);
   }
@@ -440,8 +451,7 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   std::vector<std::string> dropped;
   std::vector<LoadedRun> kept;
   for (auto &run : set.runs) {
-    if (dated(run) && text_of(run.manifest, run_field::kRun) !=
-                          newest[superseding_key(run, ranks, machines)].second) {
+    if (dated(run) && run_id_of(run) != newest[superseding_key(run, ranks, machines)].second) {
       dropped.push_back(run.dir);
       continue;
     }
@@ -457,7 +467,7 @@ std::vector<std::string> superseded_runs(const RunSet &set) {
   std::map<SupersedingKey, std::set<std::string>> ids;
   for (const auto &run : set.runs)
     if (run.manifest.is_object())
-      ids[superseding_key(run, ranks, machines)].insert(text_of(run.manifest, run_field::kRun));
+      ids[superseding_key(run, ranks, machines)].insert(run_id_of(run));
   std::vector<std::string> out;
   for (const auto &[key, runs] : ids)
     if (runs.size() > 1)

@@ -272,6 +272,9 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     if (!o.rules.empty())
       rules = check::load_rules_file(
           find_named_yaml("rules", o.rules, {(data_dir() / "rules").string()}));
+    // As over directories: the stored unreadable paths at --unreadable's level.
+    if (o.unreadable)
+      rules.unreadable_inputs = *unreadable_level(*o.unreadable);
     judge_history(db, RunSet{}, rules.history, result);
     result.rules_name = rules.name;
     result.rules_file = rules.file;

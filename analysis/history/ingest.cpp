@@ -14,6 +14,7 @@
 #include "analysis/history/ledger_rows.h"
 #include "analysis/history/storable_text.h"
 #include "harness/device_fields.h"
+#include "harness/digest.h"
 #include "harness/error.h"
 #include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/pci_tree.h"
@@ -137,6 +138,9 @@ struct RunFacts {
   std::string incomplete;
   // run.json's inventory as written ("" when it holds none): the inventory rules read it.
   std::string inventory;
+  // FNV-1a 64 of the records as stored, in hex: a run whose records were edited since it was
+  // stored (as many, same status) is not "already there".
+  std::string records_digest;
 
   RunFacts(const analysis::LoadedRun &run, const std::vector<std::string> &unread) {
     const auto &m = run.manifest;
@@ -179,6 +183,13 @@ struct RunFacts {
       if (const auto it = m.find(inventory_field::kInventory); it != m.end() && it->is_object())
         inventory = it->dump(-1, ' ', false, json::error_handler_t::replace);
     }
+    Fnv1a64 digest;
+    for (const auto &r : run.records)
+      for (const auto &piece :
+           {r.key, r.params.dump(), r.device.dump(), r.metrics.dump(),
+            std::string(to_string(r.status)), r.reason.value_or(""), r.time_utc})
+        digest.add(piece).add("\x1f");
+    records_digest = fmt::format("{:016x}", digest.value());
     // A file of the run that could not be read whole is evidence lost, as over its directory.
     auto why = check::incompleteness(run);
     why.insert(why.end(), unread.begin(), unread.end());
@@ -245,24 +256,30 @@ namespace {
 // A run the database already holds, as it was stored.
 struct StoredState {
   std::int64_t row = 0, records = 0;
-  std::string status;
+  std::string status, start, suite;
   std::optional<std::string> incomplete; // none: stored before schema version 4
   std::optional<std::string> inventory;  // none: stored before schema version 5
+  std::optional<std::string> digest;     // none: stored before schema version 6
 };
 
 std::optional<StoredState> stored_state(Database &db, const RunFacts &facts, std::int64_t host) {
-  const auto rows = db.query("SELECT id, records, status, incomplete, inventory FROM runs "
-                             "WHERE run_id = ? AND host_id = ? AND rank = ?",
-                             {facts.run_id, host, facts.rank});
+  const auto rows =
+      db.query("SELECT id, records, status, incomplete, inventory, start_utc, suite, "
+               "records_digest FROM runs WHERE run_id = ? AND host_id = ? AND rank = ?",
+               {facts.run_id, host, facts.rank});
   if (rows.empty())
     return std::nullopt;
   const auto &r = rows.front();
-  StoredState s{*as_int(r.at(0)), as_int(r.at(1)).value_or(0), as_text(r.at(2)), std::nullopt,
+  StoredState s{*as_int(r.at(0)), as_int(r.at(1)).value_or(0),
+                as_text(r.at(2)), as_text(r.at(5)),
+                as_text(r.at(6)), std::nullopt,
                 std::nullopt};
   if (!std::holds_alternative<std::nullptr_t>(r.at(3)))
     s.incomplete = as_text(r.at(3));
   if (!std::holds_alternative<std::nullptr_t>(r.at(4)))
     s.inventory = as_text(r.at(4));
+  if (!std::holds_alternative<std::nullptr_t>(r.at(7)))
+    s.digest = as_text(r.at(7));
   return s;
 }
 
@@ -274,18 +291,39 @@ std::string describe(const StoredState &s) {
                      s.inventory ? "" : ", no inventory");
 }
 
+// The machine id of an inventory's text ("" without one).
+std::string machine_id_of(const std::string &inventory) {
+  const auto j = json::parse(inventory, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? text(j, inventory_field::kMachineId) : "";
+}
+
+// Why a run the database holds under this run's id, host and rank is another run, not an earlier
+// state of this one: another start or suite (`check` over directories judges both), or another
+// machine (VMs of one image named alike, started in one second as one PID). Nullopt if it is
+// this run.
+std::optional<std::string> another_run(const StoredState &stored, const RunFacts &facts) {
+  if (stored.start != facts.start || stored.suite != facts.suite)
+    return fmt::format("started {} (suite '{}') where this one started {} (suite '{}')",
+                       stored.start, stored.suite, facts.start, facts.suite);
+  const auto was = stored.inventory ? machine_id_of(*stored.inventory) : "";
+  const auto now = machine_id_of(facts.inventory);
+  if (!was.empty() && !now.empty() && was != now)
+    return fmt::format("of machine-id {} where this one is of machine-id {}", was, now);
+  return std::nullopt;
+}
+
 // The stored state replaced by this one: its records, ledger and verdicts go (the verdicts
 // judged a run that is no longer what it is), its row keeps its id.
 void replace_run(Database &db, const RunFacts &facts, const analysis::LoadedRun &run,
                  std::int64_t row, std::int64_t failed) {
   db.execute("UPDATE runs SET suite = ?, source = ?, start_utc = ?, end_utc = ?, status = ?, "
              "dir = ?, records = ?, failed_records = ?, ingested_utc = ?, points_planned = ?, "
-             "counts = ?, world_size = ?, world_rank = ?, incomplete = ?, inventory = ? "
-             "WHERE id = ?",
+             "counts = ?, world_size = ?, world_rank = ?, incomplete = ?, inventory = ?, "
+             "records_digest = ? WHERE id = ?",
              {facts.suite, facts.source, facts.start, facts.end, facts.status, run.dir,
               static_cast<std::int64_t>(run.records_written()), failed, utc_timestamp_now(),
               facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
-              facts.incomplete, facts.inventory, row});
+              facts.incomplete, facts.inventory, facts.records_digest, row});
   for (const char *table : {"records", "ledger", "verdicts"})
     db.execute(fmt::format("DELETE FROM {} WHERE run_id = ?", table), {row});
 }
@@ -371,12 +409,12 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
     const auto claimed = db.query(
         "INSERT INTO runs (run_id, host_id, rank, suite, source, start_utc, end_utc, status, dir, "
         "records, failed_records, ingested_utc, points_planned, counts, world_size, world_rank, "
-        "incomplete, inventory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (run_id, host_id, rank) DO NOTHING RETURNING id",
+        "incomplete, inventory, records_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, host_id, rank) DO NOTHING RETURNING id",
         {facts.run_id, host, facts.rank, facts.suite, facts.source, facts.start, facts.end,
          facts.status, run.dir, static_cast<std::int64_t>(run.records_written()), failed,
          utc_timestamp_now(), facts.points_planned, facts.counts, facts.world_size,
-         facts.world_rank, facts.incomplete, facts.inventory});
+         facts.world_rank, facts.incomplete, facts.inventory, facts.records_digest});
     std::int64_t run_row = 0;
     if (!claimed.empty()) {
       run_row = *as_int(claimed.front().at(0));
@@ -384,17 +422,28 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
       // Held already: ingested before, or by another process this moment. A run stored while it
       // was written, cut short or resumed has changed since: its newer state replaces the one
       // stored, but a copy holding fewer records than the one stored (a partial copy) does not.
-      // A run stored before the database kept inventories is stored again, with its inventory.
+      // A run stored before the database kept inventories is stored again, with its inventory;
+      // so is one whose records changed though as many (edited, or copied over by another).
       // runs.records counts every record written, replaced ones too: a resume that ran an error
       // point again has the same points as before and one record more.
       const auto stored = stored_state(db, facts, host);
       if (!stored)
         throw std::logic_error("history: a run that conflicts is not there");
+      if (const auto why = another_run(*stored, facts))
+        throw RunNotStorable(
+            fmt::format("the run cannot be stored: the database holds another run under its run "
+                        "id {}, host {} and rank {}, {}",
+                        facts.run_id, facts.host, facts.rank, *why),
+            run.dir,
+            "give each machine a host name of its own (hostnamectl set-hostname) and run again, "
+            "or store this run in another database; `check` over the run directories judges "
+            "both");
       out.before = describe(*stored);
       const auto here = static_cast<std::int64_t>(run.records_written());
       const bool same = here == stored->records && facts.status == stored->status &&
                         stored->incomplete == facts.incomplete &&
-                        stored->inventory == facts.inventory;
+                        stored->inventory == facts.inventory &&
+                        stored->digest == facts.records_digest;
       if (same || here < stored->records) {
         out.fuller_stored = here < stored->records;
         return;
@@ -405,65 +454,6 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
     }
     store_records(db, run_row, host, run, ledger, out);
   });
-  return out;
-}
-
-namespace {
-
-// The absolute path, lexically normal and without a trailing separator: how rows are matched to
-// the directories an ingest walks.
-std::string absolute_of(const std::string &path) {
-  auto p = fs::absolute(path).lexically_normal().string();
-  while (p.size() > 1 && p.back() == '/')
-    p.pop_back();
-  return p;
-}
-
-// A path as text the database stores: bytes that are not UTF-8 replaced (U+FFFD), in quotes.
-std::string storable_path(const std::string &path) {
-  try {
-    check_storable(path, "path", path);
-    return path;
-  } catch (const RunNotStorable &) {
-    return json(path).dump(-1, ' ', false, json::error_handler_t::replace);
-  }
-}
-
-} // namespace
-
-void store_unreadable(Database &db, const std::vector<std::string> &roots,
-                      const std::vector<analysis::UnreadablePath> &unreadable) {
-  std::vector<std::string> under;
-  for (const auto &root : roots)
-    under.push_back(absolute_of(root));
-  const auto now = utc_timestamp_now();
-  std::vector<Row> rows;
-  for (const auto &u : unreadable)
-    rows.push_back(
-        {storable_path(u.path), storable_path(absolute_of(u.path)), storable_path(u.what), now});
-  in_transaction(db, [&] {
-    std::vector<std::int64_t> stale;
-    db.for_each("SELECT id, under FROM unreadable", {}, [&](const Row &row) {
-      const auto path = as_text(row[1]);
-      if (std::any_of(under.begin(), under.end(), [&](const std::string &root) {
-            return path == root ||
-                   (path.starts_with(root) && (root == "/" || path[root.size()] == '/'));
-          }))
-        stale.push_back(as_int(row[0]).value_or(0));
-    });
-    for (const auto id : stale)
-      db.execute("DELETE FROM unreadable WHERE id = ?", {id});
-    if (!rows.empty())
-      db.insert_rows("unreadable", {"path", "under", "what", "seen_utc"}, rows);
-  });
-}
-
-std::vector<std::string> unread_files_of(const analysis::RunSet &set,
-                                         const analysis::LoadedRun &run) {
-  std::vector<std::string> out;
-  for (const auto &u : set.unreadable)
-    if (fs::path(u.path).parent_path() == fs::path(run.dir))
-      out.push_back(fmt::format("{}: {}", u.path, u.what));
   return out;
 }
 

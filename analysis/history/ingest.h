@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/history/database.h"
+#include "analysis/history/unreadable_paths.h"
 #include "analysis/run_set.h"
 
 namespace railgauge::history {
@@ -32,16 +33,6 @@ struct IngestOutcome {
 // (storable_text.h) for a run the database cannot hold as it is, before anything is sent.
 IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
                          const std::vector<std::string> &unread = {});
-
-// The paths an ingest of `roots` could not read (and the runs it could not store), stored in
-// place of those its last ingest of them (or of a directory under them) could not: a path read
-// since is no longer held against the fleet. One transaction.
-void store_unreadable(Database &db, const std::vector<std::string> &roots,
-                      const std::vector<analysis::UnreadablePath> &unreadable);
-
-// The unreadable paths of `set` that are the run's own files, as "path: why".
-std::vector<std::string> unread_files_of(const analysis::RunSet &set,
-                                         const analysis::LoadedRun &run);
 
 // The metric a record's history trends ("" when none): the first of tflops,
 // busbw_gbytes_per_s, bandwidth_gbytes_per_s, bandwidth_gbits_per_s it holds as a number.

@@ -57,9 +57,10 @@ constexpr const char *kTables[] = {
 // Version 5: run.json's inventory as it was written, so that the inventory rules judge it as
 // over the run's directory (inventory: its JSON text, "" when run.json holds none; NULL in a
 // run ingested before version 5, whose inventory rules are not judged).
-constexpr const char *kRunColumns[] = {"points_planned BIGINT", "counts TEXT",
-                                       "world_size BIGINT",     "world_rank BIGINT",
-                                       "incomplete TEXT",       "inventory TEXT"};
+// Version 6: records_digest, FNV-1a 64 of the records in hex (NULL before version 6).
+constexpr const char *kRunColumns[] = {
+    "points_planned BIGINT", "counts TEXT",    "world_size BIGINT",  "world_rank BIGINT",
+    "incomplete TEXT",       "inventory TEXT", "records_digest TEXT"};
 
 std::string key_column(const Database &db) {
   return db.dialect() == "sqlite" ? "id INTEGER PRIMARY KEY"
@@ -79,13 +80,13 @@ bool has_column(Database &db, const std::string &table, const std::string &colum
 
 // Version 1 to 2: the records' foreign keys dropped (PostgreSQL; SQLite never enforced them).
 // 2 to 3: the ledger table, which kTables creates in any database that lacks it (4 to 5 the
-// unreadable table likewise). 3 to 4: the runs' completeness columns; 4 to 5: their inventory (one
-// ALTER each: SQLite adds one column a statement).
+// unreadable table likewise). 3 to 4: the runs' completeness columns; 4 to 5: their inventory; 5
+// to 6: their records' digest (one ALTER each: SQLite adds one column a statement).
 void upgrade(Database &db, std::int64_t from_version) {
   if (from_version < 2 && db.dialect() == "postgresql")
     db.execute("ALTER TABLE records DROP CONSTRAINT IF EXISTS records_run_id_fkey, "
                "DROP CONSTRAINT IF EXISTS records_part_id_fkey");
-  if (from_version < 5)
+  if (from_version < 6)
     for (const std::string column : kRunColumns)
       if (!has_column(db, "runs", column.substr(0, column.find(' '))))
         db.execute("ALTER TABLE runs ADD COLUMN " + column);

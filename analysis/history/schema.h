@@ -6,7 +6,8 @@
 //   runs            one row a run (its manifest's run id, host and rank: ingest is idempotent on
 //                   them), when it started, its suite, its records and failed records counted,
 //                   what run-complete reads of its run.json and whether it was whole, and its
-//                   run.json's inventory as written (the inventory rules judge it)
+//                   run.json's inventory as written (the inventory rules judge it), and a
+//                   digest of its records (a run edited since it was stored is stored again)
 //   parts           one row a part seen in a slot: GPU (slot: PCI bus id; UUID, serial), NIC
 //                   (slot: device name; GUID, firmware). A new serial in a slot is a new row, so
 //                   a replaced part starts a history of its own.
@@ -32,8 +33,9 @@ namespace railgauge::history {
 // 4: a run's planned points, counts, world size and rank, and its completeness (runs ingested
 // before then are judged by their stored status until they are ingested again). 5: a run's
 // inventory (runs ingested before then have none: their inventory rules are not judged until
-// they are ingested again), and the unreadable table.
-inline constexpr int kSchemaVersion = 5;
+// they are ingested again), and the unreadable table. 6: a digest of a run's records (a run
+// stored before then is stored again when it is ingested again: its records may have changed).
+inline constexpr int kSchemaVersion = 6;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

@@ -410,6 +410,90 @@ class Strict:
                 self.assertEqual(judged["verdict"], "fail")
         self.assertGreater(unreadable_fleets, 0, "the seed made no unreadable run directory")
 
+    # Another machine's run under the same run id, host and rank (VMs of one image named alike,
+    # started in one second as one PID): once "already there, a fuller copy" or "refreshed"
+    # over the other, and the history passed what the directories fail. It is refused, named,
+    # and fails the fleet from the history.
+    def test_another_run_under_the_same_run_id_is_refused_not_hidden(self):
+        for case, a_start, a_machine in (("other-machine", "2026-01-02T00:00:00Z", "a" * 32),
+                                         ("other-start", "2026-01-02T00:00:01Z", None)):
+            with self.subTest(case):
+                self.reset()
+                root = self.tmp / case
+                inventory = lambda m: {"inventory": {"machine_id": m}} if m else None  # noqa
+                make_run(root / "b", "vm", "r1", "2026-01-02T00:00:00Z",
+                         manifest=inventory("b" * 32 if a_machine else None))
+                make_run(root / "a", "vm", "r1", a_start, n=2, failed=(1,),
+                         manifest=inventory(a_machine))
+                self.ingest(root / "b")
+                _, err = self.ingest(root / "a", expect=4)
+                self.assertIn("the database holds another run under its run id r1, host vm "
+                              "and rank 0", err)
+                r = self.railgauge("check", "--rules", str(self.rules), "--history", self.url)
+                self.assertEqual(r.returncode, 2, r.stdout.decode() + r.stderr.decode())
+                self.assertIn(f"unreadable: {root / 'a'}", r.stdout.decode())
+
+    # A run whose records changed but not their number, its status nor its inventory (edited,
+    # or copied over) was "already there", and the stale copy was judged.
+    def test_a_run_edited_with_as_many_records_is_stored_again(self):
+        runs = self.tmp / "runs"
+        make_run(runs / "n1", "n1", "r1", "2026-01-02T00:00:00Z")
+        make_run(runs / "n2", "n2", "r2", "2026-01-02T00:00:00Z")
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "pass", "n2": "pass"})
+        make_run(runs / "n1", "n1", "r1", "2026-01-02T00:00:00Z", failed=(1,))
+        out, _ = self.ingest(runs)
+        self.assertIn("refreshed r1 (n1)", out)
+        self.assertEqual(self.agree([runs]), {"n1": "fail", "n2": "pass"})
+
+    # Runs whose run.json holds no run id are told apart by their records' run ids both ways:
+    # the directories once took them for one run and judged both, the history the newest.
+    def test_runs_without_a_run_id_are_superseded_alike(self):
+        runs = self.tmp / "runs"
+        for name, start, failed in (("old", "2026-01-01T00:00:00Z", (1,)),
+                                    ("new", "2026-01-02T00:00:00Z", ())):
+            d = make_run(runs / name, "n1", f"r-{name}", start, failed=failed)
+            manifest = json.loads((d / "run.json").read_text())
+            del manifest["run"]
+            (d / "run.json").write_text(json.dumps(manifest))
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "pass"})
+
+    # --unreadable sets the level of what could not be read from the history as over the
+    # directories (it once applied over directories only).
+    def test_the_unreadable_level_is_the_historys_too(self):
+        runs = self.tmp / "runs"
+        make_run(runs / "n2", "n2", "r-n2", "2026-01-02T00:00:00Z")
+        fifo = make_run(runs / "n1", "n1", "r-n1", "2026-01-02T00:00:00Z")
+        (fifo / "records.jsonl").unlink()
+        os.mkfifo(fifo / "records.jsonl")
+        self.ingest(runs, expect=4, timeout=30)
+        codes = set()
+        for source in ([str(runs)], ["--history", self.url]):
+            r = self.railgauge("check", "--rules", str(self.rules), "--unreadable", "warn",
+                               *source, timeout=30)
+            self.assertIn("WARN unreadable:", r.stdout.decode(), source[0])
+            codes.add(r.returncode)
+        self.assertEqual(len(codes), 1, codes)
+
+    # A run fixed and ingested again through a link to its directory (data -> mnt): its
+    # unreadable row, stored under the other path, once stayed and failed the fleet for good.
+    def test_a_run_fixed_and_ingested_through_a_link_clears_its_row(self):
+        mnt = self.tmp / "mnt"
+        make_run(mnt / "results" / "n1", "n1", "r1", "2026-01-02T00:00:00Z")
+        fifo = make_run(mnt / "results" / "n2", "n2", "r2", "2026-01-02T00:00:00Z")
+        (fifo / "records.jsonl").unlink()
+        os.mkfifo(fifo / "records.jsonl")
+        (self.tmp / "data").symlink_to(mnt)
+        self.ingest(mnt / "results", expect=4, timeout=30)
+        self.assertEqual(self.rows("SELECT COUNT(*) FROM unreadable"), [(1,)])
+        (fifo / "records.jsonl").unlink()
+        make_run(fifo, "n2", "r2", "2026-01-02T00:00:00Z")
+        self.ingest(self.tmp / "data" / "results")
+        self.assertEqual(self.rows("SELECT COUNT(*) FROM unreadable"), [(0,)])
+        self.assertEqual(self.agree([self.tmp / "data" / "results"]),
+                         {"n1": "pass", "n2": "pass"})
+
     def unprivileged(self):
         """The user whose permissions bite: None (this one) unless root, else nobody, with a
         database nobody can write."""
