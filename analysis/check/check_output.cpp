@@ -246,6 +246,9 @@ std::string render_findings_by_rule(const CheckResult &r) {
 std::string summary_line(const CheckResult &r) {
   auto c = count_result(r);
   std::string uncounted;
+  // A finding at info is a note, not a violation: "PASS ..., 2 violations" read as a contradiction.
+  if (c.notes > 0)
+    uncounted += fmt::format(", {} note{}", c.notes, c.notes == 1 ? "" : "s");
   if (c.cannot_apply > 0)
     uncounted += fmt::format(", {} cannot apply here", c.cannot_apply);
   if (c.not_covered > 0)

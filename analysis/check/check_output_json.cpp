@@ -102,6 +102,7 @@ json to_json(const CheckResult &r) {
             {"nodes_warn", c.nodes_by_verdict[Level::warn]},
             {"nodes_fail", c.nodes_by_verdict[Level::fail]},
             {"violations", c.violations},
+            {"notes", c.notes},
             {"missing", c.missing},
             {"missing_unlisted", c.unlisted},
             {"not_covered", c.not_covered},

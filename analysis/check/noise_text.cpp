@@ -49,6 +49,9 @@ std::string noise_text(double value, std::optional<double> noise_rel, std::optio
     return fmt::format("{:.4g}", value);
   int digits = noise_digits(value, noise_rel);
   const bool known = noise_rel && *noise_rel > 0 && std::isfinite(*noise_rel);
+  // A count (10,000 PCIe replays) is exact: all its digits, never "1e+04".
+  if (!known && value == std::trunc(value) && std::abs(value) < 1e15)
+    return fmt::format("{:.0f}", value);
   // Unknown noise: the text as it always was ({:.4g} drops trailing zeros: they are not known).
   std::string text = known ? with_digits(value, digits) : fmt::format("{:.{}g}", value, kMaxDigits);
   while (bound && !same_side(value, text, *bound) && digits < kBoundDigitsMax)

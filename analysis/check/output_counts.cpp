@@ -20,7 +20,7 @@ ResultCounts count_result(const CheckResult &r) {
       else if (f.not_applicable)
         ++c.not_applicable;
       else
-        ++(f.missing ? c.missing : c.violations);
+        ++(f.missing ? c.missing : f.level >= Level::warn ? c.violations : c.notes);
       c.cannot_apply += cannot_apply_here(f) ? 1 : 0;
     }
   }

@@ -16,7 +16,8 @@ struct ResultCounts {
   int nodes = 0, parts = 0;
   std::map<Level, int> nodes_by_verdict;
   int not_covered = 0, not_applicable = 0;
-  long long violations = 0;
+  long long violations = 0; // at warn or fail
+  long long notes = 0;      // findings at info that are not missing values (a history step up)
   long long missing = 0, unlisted = 0; // unlisted: counted in `missing`, not listed
   long long cannot_apply = 0;          // of `missing`: at info level (cannot_apply_here)
 };

@@ -49,6 +49,9 @@ TEST(NoiseText, VeryLargeAndVerySmall) {
   EXPECT_EQ(noise_text(13094412.7, std::nullopt), "1.309e+07");
   EXPECT_EQ(noise_text(2.346e-7, 0.01), "2.35e-07");
   EXPECT_EQ(noise_text(0.00031234, 0.02), "0.000312");
+  // A count is exact: 10,000 PCIe replays once read "1e+04".
+  EXPECT_EQ(noise_text(10000.0, std::nullopt), "10000");
+  EXPECT_EQ(noise_text(1234567.0, std::nullopt), "1234567");
 }
 
 TEST(NoiseText, AFailNeverReadsEqualToItsBound) {
