@@ -64,6 +64,7 @@ json fleet_inventory(int node, int gpus, const FleetFaults &f) {
          {"remapped_rows",
           {{"correctable", 0}, {"uncorrectable", 0}, {"pending", false}, {"failure", false}}},
          {"clocks_event_reasons", json::array({"gpu_idle"})},
+         {"power_limit_w", 700.0}, // an SXM GPU at its TDP, as real inventories read
          {"nvlink", {{"links", json::array()}, {"up", 18}, {"down", 0}}}});
     rail_gpus.push_back({{"bus_id", gpu_bus_id(g)},
                          {"name", fmt::format("cuda{}", g)},
