@@ -25,8 +25,9 @@ void Evaluator::nothing_judged_rule() {
         held[r.host].add(rules_, r, imported);
   }
   std::map<std::string, NodeReading> reading; // by host
+  const auto not_readings = rules_not_reading_records(rules_);
   for (const auto &[key, p] : ledger_.parts())
-    reading[key.host].add(p);
+    reading[key.host].add(p, not_readings);
   for (const auto &[host, h] : held) {
     auto detail = nothing_judged_detail(rules_, h, reading[host]);
     if (detail.empty())

@@ -62,6 +62,14 @@ void HeldRecords::add(const RuleSet &rules, const Record &r, bool imported) {
     multi_node_keys_selected.insert(r.key);
 }
 
+std::set<std::string> rules_not_reading_records(const RuleSet &rules) {
+  std::set<std::string> out{kProfileGpuRule, kOneMachinePerHostRule, kRunCompleteRule};
+  for (const auto &rule : rules.rules)
+    if (rule.from_inventory())
+      out.insert(rule.id);
+  return out;
+}
+
 // record-status reads every record's status only, and a missing value is not a reading.
 void NodeReading::add(const PartResult &part, const std::set<std::string> &other_rules) {
   for (const auto &[rule, t] : part.rules) {

@@ -40,6 +40,11 @@ struct NodeReading {
   void add(const PartResult &part, const std::set<std::string> &other_rules = {});
 };
 
+// The rules whose tallies and findings are no reading of a node's records: the inventory
+// probes and the built-in rules that read run.json (a node whose burn-in records no rule of a
+// fabric profile selects once passed on its inventory alone).
+std::set<std::string> rules_not_reading_records(const RuleSet &rules);
+
 // The detail of the node's `nothing-judged` finding, or "" when none is due: records that ran
 // across hosts which no rule selects, or ok records of which no rule judged one (unless the node
 // is at the rules' unjudged_nodes level already).

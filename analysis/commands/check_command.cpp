@@ -106,6 +106,7 @@ check::RuleSet inventory_rules_only(check::RuleSet rules, const std::string &rul
     throw InputError("these rules have no inventory rules to judge", rules_path,
                      "give rules with `inventory:` probes (every shipped profile has them), or "
                      "leave out --inventory-only");
+  rules.unjudged_nodes = check::Level::info; // the records are left unread on purpose
   return rules;
 }
 

@@ -66,9 +66,10 @@ void add_nothing_judged(const check::RuleSet &rules,
     return;
   result.rule_categories[check::kNothingJudgedRule] = "health";
   std::map<std::string, check::NodeReading> reading;
-  const std::set<std::string> history_rules{kDriftRule, kStepRule, kReplacedRule, kOffenderRule};
+  auto not_readings = check::rules_not_reading_records(rules);
+  not_readings.insert({kDriftRule, kStepRule, kReplacedRule, kOffenderRule});
   for (const auto &p : result.parts)
-    reading[p.key.host].add(p, history_rules);
+    reading[p.key.host].add(p, not_readings);
   HistoryJudgement judged;
   for (const auto &[host, records] : held) {
     auto detail = check::nothing_judged_detail(rules, records, reading[host]);
