@@ -351,6 +351,67 @@ class BurninReferenceTest(unittest.TestCase):
                               r.stdout)
 
 
+    def test_a_burn_shorter_than_the_planners_least_fails(self):
+        # The floors are sustained figures: burns of 3 s (an edit, a hand-made suite) passed
+        # every one of them.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            lines = []
+            for line in (run / "records.jsonl").read_text().splitlines():
+                r = json.loads(line)
+                if r["key"] in ("gemm.burn", "memory.burn"):
+                    r["params"]["duration_s"] = 3
+                lines.append(json.dumps(r) + "\n")
+            (run / "records.jsonl").write_text("".join(lines))
+            out = pathlib.Path(tmp) / "verdict.json"
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json", str(out),
+                                str(run)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            parts = json.loads(out.read_text())["parts"]
+            failed = {(f["rule"], f["params"].get("dtype"))
+                      for p in parts for f in p["findings"] if f["level"] == "fail"}
+            self.assertEqual(failed, {("burn-gemm-duration", "bf16"),
+                                      ("burn-phase-duration", "fp64"),
+                                      ("burn-phase-duration", "tf32"),
+                                      ("burn-phase-duration", None)}, r.stdout)
+
+    def test_a_profile_that_reads_none_of_the_records_is_no_pass(self):
+        # A profile whose only rules that pass read the inventory (a fabric profile, say, given a
+        # burn-in alone) read none of the burn-in's records: nothing-judged warns (its default
+        # level; a profile's unjudged_nodes sets it). Its
+        # inventory passing once counted as reading the node, and it passed. --inventory-only
+        # leaves the records unread on purpose, and passes.
+        with tempfile.TemporaryDirectory() as tmp:
+            profile = pathlib.Path(tmp) / "inventory-and-nccl.yaml"
+            profile.write_text("""schema: railgauge.rules/1
+name: inventory-and-nccl
+rules:
+  - id: gpu-count
+    category: health
+    severity: fail
+    inventory: node.gpu_count
+    compare: ">="
+    value: 1
+  - id: alltoall-floor
+    category: nvlink
+    severity: fail
+    on_missing: info
+    select: {key: "collectives.nccl_all_to_all"}
+    metric: metrics.busbw_gbytes_per_s
+    compare: ">="
+    value: 1
+""")
+            run = REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy"
+            r = subprocess.run([RAILGAUGE, "check", "--rules", str(profile), "--wide", str(run)],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("nothing-judged", r.stdout)
+            self.assertIn("no rule of inventory-and-nccl selects any of its", r.stdout)
+            r = subprocess.run([RAILGAUGE, "check", "--rules", str(profile), "--inventory-only",
+                                str(run)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
     unittest.main()
