@@ -280,12 +280,20 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     result.rules_name = rules.name;
     result.rules_file = rules.file;
     const auto judged = history::judge_record_rules(*db, rules, result);
-    // A database that holds no run (a new file, a URL with a typo) has judged nothing: not a pass.
-    if (result.parts.empty())
-      throw InputError("the database holds no run to judge", db->name(),
-                       "store runs first (railgauge db ingest --db URL RUN..., or run --db URL), "
-                       "or give the URL of the fleet's database");
     history::add_unreadable(*db, rules, result);
+    // A database that holds no run (a new file, a URL with a typo) has judged nothing: not a pass.
+    // Where ingest refused every run it was given, the first one and why are named.
+    if (result.parts.empty())
+      throw InputError(
+          result.unreadable.empty()
+              ? std::string("the database holds no run to judge")
+              : fmt::format("the database holds no run to judge; {} path{} ingest could not "
+                            "read or store, first {}: {}",
+                            result.unreadable.size(), result.unreadable.size() == 1 ? "" : "s",
+                            result.unreadable.front().path, result.unreadable.front().what),
+          db->name(),
+          "store runs first (railgauge db ingest --db URL RUN..., or run --db URL; fix what it "
+          "refused and ingest again), or give the URL of the fleet's database");
     // Hosts stored before ingest refused such names are refused here as over directories.
     refuse_unsafe_hosts(result, [&db](const std::string &) {
       return db->name() + " (railgauge db list; railgauge db remove)";

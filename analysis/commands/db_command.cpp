@@ -60,7 +60,8 @@ void ingest_file(Database &db, const analysis::RunSet &set, IngestTally &tally, 
   // An unreadable path is one of the problems too: said once, below, as an error.
   for (const auto &problem : set.problems)
     if (std::none_of(set.unreadable.begin(), set.unreadable.end(), [&](const auto &u) {
-          return problem == fmt::format("{}: cannot be read: {}", u.path, u.what);
+          return problem == fmt::format("{}: cannot be read: {}", u.path, u.what) ||
+                 problem == fmt::format("{}: {}", u.path, u.what); // a torn run.json
         }))
       std::cerr << "railgauge: note: " << problem << '\n';
   for (const auto &u : set.unreadable) {

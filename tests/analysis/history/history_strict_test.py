@@ -494,6 +494,25 @@ class Strict:
         self.assertEqual(self.agree([self.tmp / "data" / "results"]),
                          {"n1": "pass", "n2": "pass"})
 
+    # A database of which ingest refused every run holds no run to judge: exit 4, naming what
+    # it refused and why, not only "no run".
+    def test_a_database_of_refused_runs_only_names_them(self):
+        make_run(self.tmp / "runs" / "bad", "node\n05", "r1", "2026-01-02T00:00:00Z")
+        self.ingest(self.tmp / "runs", expect=4)
+        r = self.railgauge("check", "--rules", str(self.rules), "--history", self.url)
+        err = r.stderr.decode(errors="replace")
+        self.assertEqual(r.returncode, 4, err)
+        self.assertIn("the database holds no run to judge; 1 path ingest could not read or "
+                      f"store, first {self.tmp / 'runs' / 'bad'}", err)
+
+    # A torn run.json is one error of ingest, not a note and then the same words as an error.
+    def test_a_torn_run_json_is_named_once(self):
+        d = make_run(self.tmp / "runs" / "n1", "n1", "r1", "2026-01-02T00:00:00Z")
+        (d / "run.json").write_text((d / "run.json").read_text()[:40])
+        _, err = self.ingest(self.tmp / "runs", expect=4)
+        self.assertEqual(err.count("run.json"), 1, err)
+        self.assertIn(f"error: {d / 'run.json'}: cannot be read: not valid JSON", err)
+
     def unprivileged(self):
         """The user whose permissions bite: None (this one) unless root, else nobody, with a
         database nobody can write."""
