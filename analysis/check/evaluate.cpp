@@ -334,7 +334,8 @@ CheckResult Evaluator::finish() {
     result_.inputs.push_back(run.dir);
   std::sort(result_.inputs.begin(), result_.inputs.end());
   result_.problems = runs_.problems;
-  std::sort(result_.problems.begin(), result_.problems.end());
+  // In line order within a file: "records.jsonl:2" before "records.jsonl:10".
+  std::sort(result_.problems.begin(), result_.problems.end(), natural_less);
   ledger_.finish(index_, result_);
   return std::move(result_);
 }

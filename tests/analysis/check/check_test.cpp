@@ -100,6 +100,16 @@ TEST(NaturalOrder, GpusOfAnHgxNodeAreInBusOrder) {
   EXPECT_TRUE((PartKey{"n", PartKind::nic, "mlx5_2"} < PartKey{"n", PartKind::nic, "mlx5_10"}));
 }
 
+// The loader's problems in line order within a file, as a reader walks it.
+TEST(NaturalOrder, ProblemLinesAreInLineOrder) {
+  auto fleet = make_fleet({});
+  fleet.problems = {"n/records.jsonl:10: not a complete JSON line",
+                    "n/records.jsonl:2: not a complete JSON line"};
+  const auto r = evaluate(rules(kGemmRules), fleet);
+  ASSERT_EQ(r.problems.size(), 2u);
+  EXPECT_EQ(r.problems[0], "n/records.jsonl:2: not a complete JSON line");
+}
+
 TEST(Probes, ReadInventoryAndNormalizeBusIds) {
   EXPECT_EQ(normalize_bus_id("00000000:1A:00.0"), "0000:1a:00.0");
   EXPECT_EQ(normalize_bus_id("0000:1a:00.0"), "0000:1a:00.0");
