@@ -13,6 +13,7 @@
 #include "cli/burnin_gpu_table.h"
 #include "cli/burnin_plan.h"
 #include "cli/cli.h"
+#include "cli/seconds_option.h"
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
@@ -106,7 +107,7 @@ CLI::App *add_burnin_command(CLI::App &app, BurninOptions &o) {
                   "Seconds the burn-in may take; the timed phases are shortened to fit, never "
                   "dropped (default: 10 minutes)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_check(false, "--budget 600 (the default)"));
   cmd->add_option("--rules", o.rules,
                   "Rules to judge the run by: auto (the profile of the GPUs found), a profile "
                   "name or a rules file")

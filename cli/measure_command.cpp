@@ -16,6 +16,7 @@
 
 #include "cli/printers.h"
 #include "cli/run_ingest.h"
+#include "cli/seconds_option.h"
 #include "gemm/layer_table.h"
 #include "gemm/tp_table.h"
 #include "harness/cpu_contention.h"
@@ -84,7 +85,7 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
                  "Seconds a point may run before it is recorded as `error` and the run stops "
                  "(exit 5; a hung GPU kernel cannot be cancelled); 0: no limit")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds_check(true, "--point-timeout 600, or 0 for no limit"));
   cmd.add_option("--store", o.store_url,
                  "Where the ranks of a multi-rank run meet (docs/launch.md): tcp://HOST:PORT (rank "
                  "0 listens there; also RAILGAUGE_STORE), mpi or mpi://HOST (under mpirun; the "
@@ -93,7 +94,7 @@ void add_common_options(CLI::App &cmd, CommonOptions &o) {
                  "Seconds a rank waits for another rank (at the start and end of the run, and "
                  "inside multi-rank points: a pair's peer) before it names the ones missing")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_check(false, "--store-timeout 60"));
   add_run_db_options(cmd, o.db);
 }
 
@@ -145,8 +146,11 @@ std::vector<std::string> unmet_here(const std::map<std::string, int> &expected,
                                          {run_field::kExpectUnmet, unmet}};
   manifest.write();
   for (const auto &u : unmet)
-    std::cerr << fmt::format("railgauge: expectation not met: {} (--expect: the run is refused "
-                             "before its first point, exit status 2)\n",
+    // "what the node must have": --expect's, or the command's own (a burn-in needs one GPU),
+    // which the user never typed.
+    std::cerr << fmt::format("railgauge: expectation not met: {} (what this node must have, by "
+                             "--expect or the command itself: the run is refused before its "
+                             "first point, exit status 2)\n",
                              u);
   return unmet;
 }
@@ -161,7 +165,7 @@ std::optional<std::string> refuse_if_unmet(const std::vector<std::string> &unmet
     std::string why;
     for (const auto &u : unmet)
       why += (why.empty() ? "" : "; ") + u;
-    world.say_refused(why + " (--expect)");
+    world.say_refused(why + " (expected hardware)");
   }
   world.barrier("start");
   const auto why = world.refused_anywhere();

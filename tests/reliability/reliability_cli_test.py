@@ -195,12 +195,13 @@ class ResumeCliTest(unittest.TestCase):
         self.assertRegex(r.stderr, r"expectation not met: gpus: expected 4096, found \d+")
         self.assertRegex(r.stderr.splitlines()[-1],
                          r"^railgauge: refused: rank 0 \(.+\): gpus: expected 4096, found \d+ "
-                         r"(\(.+\) )?\(--expect\); no point ran")
+                         r"(\(.+\) )?\(expected hardware\); no point ran")
         run_dir = only_run_dir(self.out)
         manifest = manifest_of(run_dir)
         self.assertEqual(manifest["status"], "refused")
         # with no GPU the driver's reason is said beside the count
-        self.assertRegex(manifest["refused"], r"gpus: expected 4096, found \d+ (\(.+\) )?\(--expect\)$")
+        self.assertRegex(manifest["refused"],
+                         r"gpus: expected 4096, found \d+ (\(.+\) )?\(expected hardware\)$")
         self.assertEqual(manifest["counts"], {})
         self.assertIsNotNone(manifest["end_utc"])
         self.assertEqual(len(manifest["expect"]["unmet"]), 1, manifest["expect"])

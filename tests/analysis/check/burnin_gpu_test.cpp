@@ -370,7 +370,7 @@ TEST(BurninGpu, ABurninThatFoundNoGpuIsJudgedAndFails) {
                   {"run", "burnin-run"},
                   {"status", "refused"},
                   {"refused", "rank 0 (h200node): gpus: expected 1, found 0 (no NVIDIA driver "
-                              "is loaded) (--expect)"},
+                              "is loaded) (expected hardware)"},
                   {"suite", {{"name", "burnin-gpu"}, {"burnin_plan", {{"gpus", 1}}}}},
                   {"inventory", {{"nvml", {{"available", false}}}, {"summary", {{"gpus", 0}}}}}};
   runs.runs.push_back(run);

@@ -469,6 +469,12 @@ class BadInputTest(unittest.TestCase):
         self.assert_input_error(r, "xml", "table, jsonl, csv")
         r = railgauge("memory", "--out", str(self.out), "--measure", "max_rel_noise=-1")
         self.assert_input_error(r, "max_rel_noise")
+        # Seconds out of range say what to give, not CLI11's range up to 1.8e308.
+        r = railgauge("burnin", "--budget", "0", "--out", str(self.out))
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("--budget: '0' is not a number of seconds above 0; give e.g. --budget 600",
+                      r.stderr)
+        self.assertNotIn("1797693", r.stderr)
 
 
 if __name__ == "__main__":
