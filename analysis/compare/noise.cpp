@@ -48,8 +48,9 @@ std::optional<double> series_noise(const json &metrics) {
 // min to max for a few, p10 to p90 from kLeastForPercentiles on. Min to max over a fleet made one
 // slow node of 250 the whole fleet's noise (+-10.6 %), and a 9 % drop of every node read "within
 // noise"; that node is check's to name, not compare's.
+constexpr std::size_t kLeastForPercentiles = 10;
+
 double spread_over_records(std::vector<double> values) {
-  constexpr std::size_t kLeastForPercentiles = 10;
   std::sort(values.begin(), values.end());
   if (values.size() < kLeastForPercentiles)
     return (values.back() - values.front()) / 2;
@@ -90,6 +91,14 @@ std::optional<Side> side_of(const Slot &slot) {
     s.noise = railgauge::median(slot.noises);
   if (slot.values.size() >= 2 && s.value != 0)
     s.noise = std::max(s.noise.value_or(0), spread_over_records(slot.values) / std::fabs(s.value));
+  // From kLeastForPercentiles records on, the value is a fleet's median and what is compared is
+  // that median: its noise is the spread's over the root of the count (a 90 % band of the median
+  // of n normal values, 1.645 x 1.2533 sigma / sqrt(n), sigma the p10..p90 half-width / 1.2816).
+  // The spread itself made the median's noise grow with the fleet's own variety: a 3 % drop of
+  // all 250 nodes, 19 times the median's uncertainty, read "within noise" at +-3.7 %.
+  constexpr double kMedianBandPerSpread = 1.645 * 1.2533 / 1.2816;
+  if (slot.values.size() >= kLeastForPercentiles && s.noise)
+    *s.noise *= kMedianBandPerSpread / std::sqrt(static_cast<double>(slot.values.size()));
   return s;
 }
 
