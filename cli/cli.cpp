@@ -215,6 +215,17 @@ int run_family(Registry &&registry, const std::string &family, FamilyCommands &f
                          {{"name", family}, {"path", nullptr}}, ledger);
 }
 
+// Every option that may be given again takes one value each time: CLI11 lets a vector option
+// take every word after it, so `compare --label ib --label roce A B` took A and B for labels and
+// `run --expect gpus=8 quick` took the suite for an expectation.
+void one_value_per_flag(CLI::App &app) {
+  for (auto *opt : app.get_options())
+    if (opt->nonpositional() && opt->get_expected_max() > 1)
+      opt->allow_extra_args(false);
+  for (auto *sub : app.get_subcommands({}))
+    one_value_per_flag(*sub);
+}
+
 int dispatch(int argc, char **argv) {
   // Filled by measure_entries once it has made the run directory, before any point runs.
   const auto ledger = std::make_shared<rdma::LedgerPlace>();
@@ -270,6 +281,7 @@ int dispatch(int argc, char **argv) {
 
   add_fabric_command(app, analysis_exit);
   app.footer(exit_status_help());
+  one_value_per_flag(app);
 
   try {
     app.parse(argc, argv);

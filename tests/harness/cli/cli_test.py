@@ -476,6 +476,18 @@ class BadInputTest(unittest.TestCase):
                       r.stderr)
         self.assertNotIn("1797693", r.stderr)
 
+    def test_an_option_given_again_takes_one_value_each_time(self):
+        # `--label ib --label roce A B` once took A and B for labels too ("compare needs at least
+        # two runs"), and `--expect gpus=8 quick` took the suite for an expectation.
+        healthy = pathlib.Path(__file__).resolve().parents[3] / "results" / "reference" / \
+            "h200-burnin-2026-11-28" / "burnin" / "healthy"
+        r = railgauge("compare", "--label", "a", "--label", "b", str(healthy), str(healthy))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("b vs a", r.stdout)
+        r = railgauge("run", "--out", str(self.out), "--expect", "gpus=4096", "quick")
+        self.assertNotIn("'quick' is not an expectation", r.stderr)
+        self.assertIn("gpus: expected 4096", r.stderr)
+
 
 if __name__ == "__main__":
     BINARY = sys.argv.pop(1)
