@@ -215,12 +215,13 @@ int run_family(Registry &&registry, const std::string &family, FamilyCommands &f
                          {{"name", family}, {"path", nullptr}}, ledger);
 }
 
-// Every option that may be given again takes one value each time: CLI11 lets a vector option
-// take every word after it, so `compare --label ib --label roce A B` took A and B for labels and
-// `run --expect gpus=8 quick` took the suite for an expectation.
+// --label and --expect take one value each time they are given: CLI11 lets a vector option take
+// every word after it, so `compare --label ib --label roce A B` took A and B for labels and `run
+// --expect gpus=8 quick` took the suite for an expectation. (--ignore-param keeps taking several:
+// scripts give it a list.)
 void one_value_per_flag(CLI::App &app) {
-  for (auto *opt : app.get_options())
-    if (opt->nonpositional() && opt->get_expected_max() > 1)
+  for (const char *name : {"--label", "--expect"})
+    if (auto *opt = app.get_option_no_throw(name); opt && opt->get_expected_max() > 1)
       opt->allow_extra_args(false);
   for (auto *sub : app.get_subcommands({}))
     one_value_per_flag(*sub);

@@ -146,8 +146,6 @@ std::vector<std::string> unmet_here(const std::map<std::string, int> &expected,
                                          {run_field::kExpectUnmet, unmet}};
   manifest.write();
   for (const auto &u : unmet)
-    // "what the node must have": --expect's, or the command's own (a burn-in needs one GPU),
-    // which the user never typed.
     std::cerr << fmt::format("railgauge: expectation not met: {} (what this node must have, by "
                              "--expect or the command itself: the run is refused before its "
                              "first point, exit status 2)\n",
