@@ -13,13 +13,15 @@
 
 namespace railgauge::compare {
 
-Comparison compare_runs(const std::vector<analysis::RunSet> &given,
-                        const std::vector<std::string> &labels, const CompareOptions &o) {
+Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<std::string> &labels,
+                        const CompareOptions &o) {
   // Each GPU of a burn-in phase is a point of its own (params gpu and part), matched to the same
-  // GPU of the other runs: a GEMM burn that fell by half on gpu3 shows as gpu3's drop.
+  // GPU of the other runs: a GEMM burn that fell by half on gpu3 shows as gpu3's drop. The runs
+  // given are moved, not copied: a copy beside them doubled the memory of a fleet's compare.
   std::vector<analysis::RunSet> inputs;
-  for (const auto &set : given)
-    inputs.push_back(analysis::with_per_gpu_parts(set));
+  for (auto &set : given)
+    inputs.push_back(analysis::with_per_gpu_parts(std::move(set)));
+  given.clear();
   if (inputs.size() < 2)
     throw InputError("compare needs at least two runs", "compare",
                      "give two or more run directories: railgauge compare RUN_A RUN_B");

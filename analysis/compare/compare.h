@@ -118,7 +118,7 @@ std::string default_metric(const nlohmann::json &metrics);
 std::optional<double> relative_noise(const nlohmann::json &metrics);
 
 // Throws InputError when fewer than two inputs or labels of the wrong count are given.
-Comparison compare_runs(const std::vector<analysis::RunSet> &inputs,
+Comparison compare_runs(std::vector<analysis::RunSet> inputs,
                         const std::vector<std::string> &labels, const CompareOptions &options);
 
 nlohmann::json to_json(const Comparison &c);
