@@ -375,6 +375,43 @@ class BurninReferenceTest(unittest.TestCase):
                                       ("burn-phase-duration", "tf32"),
                                       ("burn-phase-duration", None)}, r.stdout)
 
+    def test_health_faults_dcgm_and_nhc_catch_are_caught(self):
+        # Each once passed the H200 profile (or only warned): a storm of corrected ECC errors
+        # (Azure NHC: > 10k), NVML's thermal violation time (DCGM fails any), PCIe replays past
+        # DCGM's 80, a GPU capped below its 700 W TDP (a warning: the cap may be meant).
+        def burn_telemetry(edit):
+            def edit_records(run):
+                lines = []
+                for line in (run / "records.jsonl").read_text().splitlines():
+                    r = json.loads(line)
+                    if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                        edit(r["metrics"]["gpus"][0]["telemetry"])
+                    lines.append(json.dumps(r) + "\n")
+                (run / "records.jsonl").write_text("".join(lines))
+            return edit_records
+
+        def capped(manifest):
+            manifest["inventory"]["nvml"]["gpus"][0]["power_limit_w"] = 600.0
+
+        cases = [
+            ("load-ecc-corrected", 2, burn_telemetry(
+                lambda t: t["health_delta"].update(ecc_corrected_volatile=50000.0)), None),
+            ("load-thermal-violation", 2, burn_telemetry(
+                lambda t: t["during"].update(thermal_violation_s=4.2)), None),
+            ("load-pcie-replays-over-dcgm", 2, burn_telemetry(
+                lambda t: t["health_delta"].update(pcie_replays=10000.0)), None),
+            ("power-limit", 1, None, capped),
+        ]
+        for rule, code, records, manifest in cases:
+            with self.subTest(rule), tempfile.TemporaryDirectory() as tmp:
+                run = healthy_h200_with(tmp, manifest or (lambda m: None))
+                if records:
+                    records(run)
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, code, r.stdout + r.stderr)
+                self.assertIn(f" {rule} [", r.stdout)
+
     def test_a_profile_that_reads_none_of_the_records_is_no_pass(self):
         # A profile whose only rules that pass read the inventory (a fabric profile, say, given a
         # burn-in alone) read none of the burn-in's records: nothing-judged warns (its default
