@@ -1,18 +1,19 @@
 #include "harness/host_group.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace railgauge {
 
 std::string host_group(const std::vector<std::string> &hosts) {
-  std::vector<std::string> seen;
+  std::vector<std::string> sorted;
+  std::copy_if(hosts.begin(), hosts.end(), std::back_inserter(sorted),
+               [](const std::string &h) { return !h.empty(); });
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   std::string out;
-  for (const auto &h : hosts) {
-    if (h.empty() || std::find(seen.begin(), seen.end(), h) != seen.end())
-      continue;
-    seen.push_back(h);
+  for (const auto &h : sorted)
     out += (out.empty() ? "" : std::string(1, kHostGroupSeparator)) + h;
-  }
   return out;
 }
 

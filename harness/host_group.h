@@ -9,7 +9,8 @@ namespace railgauge {
 
 inline constexpr char kHostGroupSeparator = '+';
 
-// The hosts of a group in the order given, each once; "" when there are none.
+// The hosts of a group sorted, each once; "" when there are none. Sorted: one node pair's logs
+// named their ranks in either order, and "n013+n014" and "n014+n013" were two nodes.
 std::string host_group(const std::vector<std::string> &hosts);
 
 // "a+b" -> {"a", "b"}; a single host -> {host}. Empty names are dropped.

@@ -8,11 +8,20 @@
 #include <gtest/gtest.h>
 
 #include "harness/error.h"
+#include "harness/host_group.h"
 #include "harness/manifest.h"
 #include "harness/node_name.h"
 
 namespace railgauge {
 namespace {
+
+// A node pair's imported log names its ranks' hosts in either order: one group name for both.
+TEST(HostGroup, OnePairIsOneNameWhateverTheRankOrder) {
+  EXPECT_EQ(host_group({"n014", "n013", "n014"}), "n013+n014");
+  EXPECT_EQ(host_group({"n013", "", "n014"}), "n013+n014");
+  EXPECT_EQ(host_group({}), "");
+  EXPECT_EQ(hosts_of_group("n013+n014"), (std::vector<std::string>{"n013", "n014"}));
+}
 
 TEST(NodeName, SlurmsNodeNameWinsOverTheHostName) {
   EXPECT_EQ(node_name_from("n2", "vm"), "n2"); // a simulated node on host vm
