@@ -8,6 +8,7 @@
 // never tells machines apart. Header only: check's built-in one-machine-per-host reads it, and
 // so does analysis/run_set.cpp below check, which must not link check's library for it.
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <set>
@@ -26,35 +27,48 @@ struct SharedHostName {
   std::string host;
   std::vector<std::pair<std::string, std::string>> machines; // (machine id, a run directory)
 };
-namespace machines_detail {
 
-namespace inv = inventory_field;
-
-// A run's machine id and its GPUs' UUIDs, as its own run.json's inventory says (an import's
-// describes the machine that imported it: none).
+// A run's machine id and its GPUs' UUIDs, as its own run.json's inventory says.
 struct RunMachine {
   std::string dir, host, id;
   std::set<std::string> gpus;
 };
 
-inline RunMachine machine_of(const LoadedRun &run) {
-  RunMachine m{run.dir, host_of(run), "", {}};
-  const auto &manifest = run.manifest;
-  if (!manifest.is_object() || manifest.contains(run_field::kImported))
+// The machine an inventory (run.json's `inventory`, or the fleet history's stored copy) names.
+inline RunMachine machine_of_inventory(std::string dir, std::string host,
+                                       const nlohmann::json &inventory) {
+  namespace inv = inventory_field;
+  RunMachine m{std::move(dir), std::move(host), "", {}};
+  if (!inventory.is_object())
     return m;
-  const auto inventory = manifest.find(inv::kInventory);
-  if (inventory == manifest.end() || !inventory->is_object())
-    return m;
-  if (const auto id = inventory->find(inv::kMachineId); id != inventory->end() && id->is_string())
+  if (const auto id = inventory.find(inv::kMachineId); id != inventory.end() && id->is_string())
     m.id = id->get<std::string>();
-  const auto nvml = inventory->find(inv::kNvml);
-  if (nvml != inventory->end() && nvml->is_object() && nvml->contains(inv::kGpus) &&
+  const auto nvml = inventory.find(inv::kNvml);
+  if (nvml != inventory.end() && nvml->is_object() && nvml->contains(inv::kGpus) &&
       (*nvml)[inv::kGpus].is_array())
     for (const auto &gpu : (*nvml)[inv::kGpus])
       if (gpu.is_object() && gpu.value(inv::kUuid, nlohmann::json()).is_string())
         m.gpus.insert(gpu[inv::kUuid].get<std::string>());
   return m;
 }
+
+// A loaded run's machine: an import's inventory describes the machine that imported it (none).
+inline RunMachine machine_of(const LoadedRun &run) {
+  const auto &manifest = run.manifest;
+  if (!manifest.is_object() || manifest.contains(run_field::kImported) ||
+      !manifest.contains(inventory_field::kInventory))
+    return {run.dir, host_of(run), "", {}};
+  return machine_of_inventory(run.dir, host_of(run), manifest[inventory_field::kInventory]);
+}
+
+inline std::vector<RunMachine> machines_of(const RunSet &set) {
+  std::vector<RunMachine> out;
+  for (const auto &run : set.runs)
+    out.push_back(machine_of(run));
+  return out;
+}
+
+namespace machines_detail {
 
 inline bool share_a_gpu(const std::set<std::string> &a, const std::set<std::string> &b) {
   return std::any_of(a.begin(), a.end(), [&](const auto &uuid) { return b.contains(uuid); });
@@ -89,11 +103,10 @@ inline std::vector<std::vector<std::size_t>> machine_groups(const std::vector<Ru
   return out;
 }
 
-inline std::vector<RunMachine> runs_with_an_id(const RunSet &set) {
+inline std::vector<RunMachine> runs_with_an_id(const std::vector<RunMachine> &all) {
   std::vector<RunMachine> out;
-  for (const auto &run : set.runs)
-    if (auto m = machine_of(run); !m.id.empty())
-      out.push_back(std::move(m));
+  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
+               [](const RunMachine &m) { return !m.id.empty(); });
   return out;
 }
 
@@ -110,8 +123,8 @@ inline std::string least_id(const std::vector<RunMachine> &runs,
 // Each run's machine, by run directory: the least machine id of the runs of its host that are of
 // one machine with it. A run without a machine id takes the machine it shares a GPU with, else
 // its host's one machine; "" where its host has none, or two and it shares no GPU with either.
-inline std::map<std::string, std::string> machine_of_runs(const RunSet &set) {
-  const auto runs = machines_detail::runs_with_an_id(set);
+inline std::map<std::string, std::string> machine_of_runs(const std::vector<RunMachine> &all) {
+  const auto runs = machines_detail::runs_with_an_id(all);
   std::map<std::string, std::string> out;
   // Each host's machines: (id, GPUs of its runs).
   std::map<std::string, std::vector<std::pair<std::string, std::set<std::string>>>> machines;
@@ -127,10 +140,9 @@ inline std::map<std::string, std::string> machine_of_runs(const RunSet &set) {
   // is of the machine it shares a GPU with, else of its host's one machine: a retest with an id
   // supersedes an older run without one. Beside two machines and no GPU in common, it is of
   // none, and never superseded.
-  for (const auto &run : set.runs) {
-    if (out.contains(run.dir))
+  for (const auto &m : all) {
+    if (out.contains(m.dir))
       continue;
-    const auto m = machines_detail::machine_of(run);
     const auto of_host = machines.find(m.host);
     std::string id;
     if (of_host != machines.end()) {
@@ -140,13 +152,17 @@ inline std::map<std::string, std::string> machine_of_runs(const RunSet &set) {
       if (id.empty() && of_host->second.size() == 1)
         id = of_host->second.front().first;
     }
-    out[run.dir] = id;
+    out[m.dir] = id;
   }
   return out;
 }
 
-inline std::vector<SharedHostName> shared_host_names(const RunSet &set) {
-  const auto runs = machines_detail::runs_with_an_id(set);
+inline std::map<std::string, std::string> machine_of_runs(const RunSet &set) {
+  return machine_of_runs(machines_of(set));
+}
+
+inline std::vector<SharedHostName> shared_host_names(const std::vector<RunMachine> &all) {
+  const auto runs = machines_detail::runs_with_an_id(all);
   std::map<std::string, SharedHostName> by_host;
   for (const auto &group : machines_detail::machine_groups(runs)) {
     auto &shared = by_host[runs[group.front()].host];
@@ -164,6 +180,10 @@ inline std::vector<SharedHostName> shared_host_names(const RunSet &set) {
       out.push_back(std::move(shared));
     }
   return out;
+}
+
+inline std::vector<SharedHostName> shared_host_names(const RunSet &set) {
+  return shared_host_names(machines_of(set));
 }
 
 } // namespace railgauge::analysis

@@ -384,17 +384,6 @@ std::string world_of(const LoadedRun &run) {
   return "";
 }
 
-// The run's id: run.json's, else its first record's, else its directory's name, as the fleet
-// history stores it (ingest.cpp): a run.json written without one once made every such run of
-// a host one run here, all judged, while the history kept the newest.
-std::string run_id_of(const LoadedRun &run) {
-  if (auto id = text_of(run.manifest, run_field::kRun); !id.empty())
-    return id;
-  if (!run.records.empty())
-    return run.records.front().run;
-  return fs::path(run.dir).filename().string();
-}
-
 using SupersedingKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
 
 // How many ranks of each run ran on each host: one run id per host and run.

@@ -9,6 +9,7 @@
 // a directory or file that cannot be read (no permission, an I/O error, a FIFO or a directory
 // where a file belongs, a dangling or looping link) is an unreadable path, which `check` judges.
 // A copy of a run (the same run id, host and rank, or the same records) is loaded once and said.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -88,15 +89,33 @@ RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options = {}
 // compare and report match and draw per-GPU figures by it.
 RunSet with_per_gpu_parts(RunSet set);
 
+// A text field of the run's run.json, "" when it has none (or it is empty).
+inline std::string manifest_text(const LoadedRun &run, const char *field) {
+  const auto &m = run.manifest;
+  if (m.is_object())
+    if (const auto it = m.find(field); it != m.end() && it->is_string())
+      return it->get<std::string>();
+  return "";
+}
+
 // The host a run is of: its run.json's, else its first record's, else its directory. Inline:
 // check's one-machine-per-host reads it (run_machines.h) without linking this library.
 inline std::string host_of(const LoadedRun &run) {
-  const auto &m = run.manifest;
-  if (m.is_object())
-    if (const auto it = m.find(run_field::kHost);
-        it != m.end() && it->is_string() && !it->get_ref<const std::string &>().empty())
-      return it->get<std::string>();
+  if (auto host = manifest_text(run, run_field::kHost); !host.empty())
+    return host;
   return run.records.empty() ? run.dir : run.records.front().host;
+}
+
+// The run's id: run.json's, else its first record's, else its directory's name. One for
+// `check --latest-per-host` and the fleet history's ingest (inline, as host_of): a run.json
+// written without one once made every such run of a host one run over directories, all judged,
+// while the history kept the newest.
+inline std::string run_id_of(const LoadedRun &run) {
+  if (auto id = manifest_text(run, run_field::kRun); !id.empty())
+    return id;
+  if (!run.records.empty())
+    return run.records.front().run;
+  return std::filesystem::path(run.dir).filename().string();
 }
 
 // Retests supersede: keeps, per host, suite, world size (manifest world.size) and ranks on the

@@ -13,6 +13,7 @@
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/ledger_rows.h"
 #include "analysis/history/storable_text.h"
+#include "analysis/run_machines.h"
 #include "harness/device_fields.h"
 #include "harness/digest.h"
 #include "harness/error.h"
@@ -145,10 +146,8 @@ struct RunFacts {
   RunFacts(const analysis::LoadedRun &run, const std::vector<std::string> &unread) {
     const auto &m = run.manifest;
     const Record *first = run.records.empty() ? nullptr : &run.records.front();
-    run_id = text(m, run_field::kRun);
+    run_id = analysis::run_id_of(run);
     host = text(m, run_field::kHost);
-    if (run_id.empty())
-      run_id = first ? first->run : fs::path(run.dir).filename().string();
     if (host.empty())
       host = first ? first->host : "unknown-host";
     if (m.is_object() && m.value(run_field::kRank, json()).is_number_integer())
@@ -293,8 +292,9 @@ std::string describe(const StoredState &s) {
 
 // The machine id of an inventory's text ("" without one).
 std::string machine_id_of(const std::string &inventory) {
-  const auto j = json::parse(inventory, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() ? text(j, inventory_field::kMachineId) : "";
+  return analysis::machine_of_inventory("", "",
+                                        json::parse(inventory, nullptr, /*allow_exceptions=*/false))
+      .id;
 }
 
 // Why a run the database holds under this run's id, host and rank is another run, not an earlier

@@ -13,30 +13,14 @@ namespace railgauge::history {
 namespace {
 
 using json = nlohmann::json;
-namespace inv = inventory_field;
 
-// The machine of a stored inventory, as run_machines.h reads run.json's: its machine id and its
-// GPUs' UUIDs, the rest dropped so that a fleet's history is not held whole.
-json machine_part(const Value &inventory_text) {
-  json out = json::object();
-  const auto text = as_text(inventory_text);
-  if (text.empty())
-    return out; // stored before the database kept inventories, or a run.json without one
-  const auto inventory = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!inventory.is_object())
-    return out;
-  if (const auto id = inventory.find(inv::kMachineId); id != inventory.end() && id->is_string())
-    out[inv::kMachineId] = *id;
-  const auto nvml = inventory.find(inv::kNvml);
-  if (nvml == inventory.end() || !nvml->is_object() || !nvml->contains(inv::kGpus) ||
-      !(*nvml)[inv::kGpus].is_array())
-    return out;
-  json gpus = json::array();
-  for (const auto &gpu : (*nvml)[inv::kGpus])
-    if (gpu.is_object() && gpu.value(inv::kUuid, json()).is_string())
-      gpus.push_back(json{{inv::kUuid, gpu[inv::kUuid]}});
-  out[inv::kNvml] = json{{inv::kGpus, std::move(gpus)}};
-  return out;
+// The machine of a stored inventory ("" or NULL: stored before the database kept inventories,
+// or a run.json without one), its text parsed and dropped: a fleet's history is not held whole.
+analysis::RunMachine machine_of_row(std::string dir, std::string host, const Value &inventory) {
+  const auto text = as_text(inventory);
+  return analysis::machine_of_inventory(
+      std::move(dir), std::move(host),
+      text.empty() ? json() : json::parse(text, nullptr, /*allow_exceptions=*/false));
 }
 
 // One stored row of railgauge's own run.
@@ -56,7 +40,7 @@ using SupersedingKey = std::tuple<std::string, std::string, std::int64_t, std::s
 NewestRuns newest_runs(Database &db) {
   std::vector<std::int64_t> kept;
   std::vector<OwnRow> own;
-  analysis::RunSet machines; // one run per own row: its directory, host and machine
+  std::vector<analysis::RunMachine> machines; // one per own row: its directory, host, machine
   db.for_each(std::string("SELECT ru.id, ru.source, ru.run_id, h.name, ru.suite, "
                           "COALESCE(ru.world_size, -1), ru.start_utc, ru.dir, ru.inventory FROM "
                           "runs ru JOIN hosts h ON h.id = ru.host_id ORDER BY ru.id"),
@@ -68,11 +52,7 @@ NewestRuns newest_runs(Database &db) {
                 }
                 own.push_back({id, as_text(row[2]), as_text(row[3]), as_text(row[4]),
                                as_text(row[6]), as_int(row[5]).value_or(-1)});
-                analysis::LoadedRun run;
-                run.dir = as_text(row[7]);
-                run.manifest = json{{run_field::kHost, own.back().host},
-                                    {inv::kInventory, machine_part(row[8])}};
-                machines.runs.push_back(std::move(run));
+                machines.push_back(machine_of_row(as_text(row[7]), own.back().host, row[8]));
               });
   const auto machine_of = analysis::machine_of_runs(machines);
   // Each run of a host: its ranks there, its earliest rank's start, its machine.
@@ -87,7 +67,7 @@ NewestRuns newest_runs(Database &db) {
     run.start = run.dated ? std::min(run.start, own[i].start) : own[i].start;
     run.dated = true;
     ++run.ranks;
-    run.machine = machine_of.at(machines.runs[i].dir);
+    run.machine = machine_of.at(machines[i].dir);
   }
   std::map<SupersedingKey, std::pair<std::string, std::string>> newest; // (start, run id)
   for (const auto &[of_host, run] : runs) {
@@ -95,14 +75,14 @@ NewestRuns newest_runs(Database &db) {
                          run.ranks, run.machine}];
     best = std::max(best, std::pair{run.start, std::get<0>(of_host)});
   }
-  analysis::RunSet newest_machines;
+  std::vector<analysis::RunMachine> newest_machines;
   for (std::size_t i = 0; i < own.size(); ++i) {
     const auto &r = own[i];
     const auto &run = runs.at({r.run_id, r.host, r.suite, r.world});
     if (newest.at({r.host, r.suite, r.world, run.ranks, run.machine}).second != r.run_id)
       continue;
     kept.push_back(r.id);
-    newest_machines.runs.push_back(machines.runs[i]);
+    newest_machines.push_back(machines[i]);
   }
   NewestRuns out;
   out.ids = kept.empty() ? "NULL" : fmt::format("{}", fmt::join(kept, ","));
