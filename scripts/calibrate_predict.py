@@ -10,6 +10,7 @@ and MFU beside the published figures, and what dominates the predicted step.
   calibrate_predict.py --table TABLE --system SYSTEM.json [--coefficients COEFFICIENTS.json]
                        [--reference-system CALCULON_SYSTEM.json] [--calculon DIR | --stats DIR]
                        [--run ID]... [--out DIR] [--json FILE]
+                       [--attention RECORDS [--attention-backend flash|cudnn|efficient]]
 
 --calculon is a checkout of calculon-ai/calculon (run as `python3 DIR/bin/calculon llm` with
 DIR on PYTHONPATH); --stats reads Calculon's outputs already written by an earlier --out
@@ -21,6 +22,10 @@ weight-gradient GEMMs of (micro_batch x seq) x hidden x vocab / t, timed with th
 file's matrix and mem1 tables as Calculon times a Linear (calculon/llm/layers.py at caa4b11:
 flops / (peak x eff(flops)), bytes / (GBps x eff(bytes)), added in no_overlap mode, the larger in
 roofline), once per micro-batch of the last pipeline stage.
+
+With --attention (scripts/attention_rate.py's records of a GPU), a further column times each
+run's seq x seq layers, which Calculon takes through HBM, at the fused attention measured at that
+run's shape instead, the bubble shrinking with the blocks (predict_inputs.attention_measured_s).
 """
 import argparse
 import json
@@ -91,8 +96,10 @@ def stats_for(args, run, name, system):
         return None, f"Calculon refused it: {e}"
 
 
-def predict(run, stats, system):
-    """The prediction from Calculon's stats: step time with the logit layer, its parts."""
+def predict(run, stats, system, attention=None):
+    """The prediction from Calculon's stats: step time with the logit layer, its parts; with
+    `attention` (predict_inputs.read_attention), the step with its seq x seq layers timed at the
+    fused attention measured instead."""
     logit_s = predict_inputs.logit_layer_time_s(run, system)
     step_s = stats["total_time"] + logit_s
     parts = {k: stats.get(k, 0.0) for k in TIME_KEYS}
@@ -107,6 +114,16 @@ def predict(run, stats, system):
         saved_s = (scores_s - fused_s) * (1 + parts["bubble_time"] / blocks_s)
         fused = predict_inputs.throughput_figures(run, step_s - saved_s)
         figures["fused_attention_tokens_per_s_per_gpu"] = fused["tokens_per_s_per_gpu"]
+        if attention is not None:
+            try:
+                measured_s, how = predict_inputs.attention_measured_s(
+                    run, attention["figures"], attention["backend"])
+            except predict_inputs.InputError as e:  # this run's shape was not measured
+                figures["attention_missing"] = str(e)
+            else:
+                saved_s = (scores_s - measured_s) * (1 + parts["bubble_time"] / blocks_s)
+                step = predict_inputs.throughput_figures(run, step_s - saved_s)
+                figures["attention_measured"] = dict(how, per_batch_s=measured_s, **step)
     figures.update({"calculon_total_s": stats["total_time"], "logit_s": logit_s,
                     "scores_s": scores_s, "scores_fused_s": fused_s,
                     "share": {"compute": compute / step_s, "logit": logit_s / step_s,
@@ -129,7 +146,7 @@ def systems_for(run, system, coefficients, reference):
     return out
 
 
-def predict_run(run, args, system, coefficients, reference):
+def predict_run(run, args, system, coefficients, reference, attention=None):
     published = predict_inputs.published_figures(run)
     row = {"id": run["id"], "published": published, "predicted": {}, "errors": {}}
     for name, (sys_doc, _) in systems_for(run, system, coefficients, reference):
@@ -137,8 +154,11 @@ def predict_run(run, args, system, coefficients, reference):
         if stats is None:
             row["errors"][name] = why
             continue
-        p = predict(run, stats, sys_doc)
+        p = predict(run, stats, sys_doc, attention)
         p["error"] = p["tokens_per_s_per_gpu"] / published["tokens_per_s_per_gpu"] - 1.0
+        if "attention_measured" in p:
+            m = p["attention_measured"]
+            m["error"] = m["tokens_per_s_per_gpu"] / published["tokens_per_s_per_gpu"] - 1.0
         if "fused_attention_tokens_per_s_per_gpu" in p:
             p["fused_attention_error"] = (p["fused_attention_tokens_per_s_per_gpu"]
                                           / published["tokens_per_s_per_gpu"] - 1.0)
@@ -161,9 +181,26 @@ def borrowed(node, path=""):
     return out
 
 
-def assumptions(table, runs, system, coefficients, reference):
+def attention_assumptions(attention):
+    """What a prediction with the attention measured rests on, for the top of the output."""
+    if attention is None:
+        return []
+    figures = attention["figures"]
+    which = (f"its {attention['backend']} backend" if attention["backend"]
+             else "the fastest of its backends at each shape (named in the column)")
+    return [f"the 'error, attention measured' column: Calculon's seq x seq layers (its two score "
+            f"matmuls, softmax and dropout, forward, recomputed forward and backward) replaced "
+            f"by torch {', '.join(figures['torch'])} scaled_dot_product_attention, causal, bf16, "
+            f"{which}, measured on {', '.join(figures['gpus'])} by scripts/attention_rate.py at "
+            f"each run's shape (the median over its rounds), the bubble scaled with the blocks; "
+            f"that the published runs ran a fused attention of that rate is assumed",
+            "attention in bf16 on the FP8 runs too (Transformer Engine's default: its FP8 "
+            "recipe leaves the attention's matmuls in bf16 unless fp8_dpa is set)"]
+
+
+def assumptions(table, runs, system, coefficients, reference, attention=None):
     """Every assumption the predictions rest on, for the top of the output."""
-    lines = list(predict_inputs.GLOBAL_ASSUMPTIONS)
+    lines = list(predict_inputs.GLOBAL_ASSUMPTIONS) + attention_assumptions(attention)
     if coefficients is None:
         lines.append("no coefficients file: no interval")
     for run in runs:
@@ -209,14 +246,25 @@ def fmt_pct(x):
     return f"{100 * x:+.1f} %"
 
 
+def fmt_attention(row, name):
+    """The error with the attention measured, its backend and interval, or '-'."""
+    p = row["predicted"][name].get("attention_measured")
+    if p is None:
+        return row["predicted"][name].get("attention_missing", "-")
+    lo = (row["predicted"].get(f"{name}-low") or {}).get("attention_measured")
+    hi = (row["predicted"].get(f"{name}-high") or {}).get("attention_measured")
+    interval = f", {fmt_pct(lo['error'])} to {fmt_pct(hi['error'])}" if lo and hi else ""
+    return f"{fmt_pct(p['error'])} ({p['backend']}{interval})"
+
+
 def print_report(rows, notes, out):
     out.write("Assumed (not measured, not stated by the source):\n")
     for n in notes:
         out.write(f"  - {n}\n")
     out.write("\n| run | GPUs | dtype | published tok/s/GPU (step s, MFU) | system | predicted "
               "tok/s/GPU (step s, MFU) | error | interval | compute / bubble / exposed comm / "
-              "logit | seq x seq layers | error, those fused |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|\n")
+              "logit | seq x seq layers | error, those fused | error, attention measured |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     for row in rows:
         pub = row["published"]
         head = (f"| {row['id']} | {pub['gpus']} | {pub['dtype']} | "
@@ -224,7 +272,7 @@ def print_report(rows, notes, out):
                 f"{100 * pub['mfu']:.1f} %) |")
         for name in ("railgauge", "calculon"):
             if name in row["errors"]:
-                out.write(f"{head} {name} | {row['errors'][name]} | | | | | |\n")
+                out.write(f"{head} {name} | {row['errors'][name]} | | | | | | |\n")
                 continue
             p = row["predicted"].get(name)
             if p is None:
@@ -239,7 +287,8 @@ def print_report(rows, notes, out):
                       f"{100 * s['compute']:.0f} / {100 * s['bubble']:.0f} / "
                       f"{100 * s['exposed_comm']:.0f} / {100 * s['logit']:.0f} % | "
                       f"{fmt_share(s['scores'])} | "
-                      f"{fmt_share_pct(p.get('fused_attention_error'))} |\n")
+                      f"{fmt_share_pct(p.get('fused_attention_error'))} | "
+                      f"{fmt_attention(row, name)} |\n")
 
 
 def main(argv):
@@ -255,6 +304,11 @@ def main(argv):
     ap.add_argument("--run", action="append", default=[])
     ap.add_argument("--out", default="predict-out")
     ap.add_argument("--json")
+    ap.add_argument("--attention", help="scripts/attention_rate.py's records (a records.jsonl "
+                    "or a directory holding them): the runs' attention timed at those rates too")
+    ap.add_argument("--attention-backend", choices=("flash", "cudnn", "efficient"),
+                    help="the SDPA backend whose records stand for the runs' attention "
+                         "(default: the fastest measured at each shape)")
     args = ap.parse_args(argv)
     try:
         if bool(args.calculon) == bool(args.stats):
@@ -267,11 +321,19 @@ def main(argv):
         reference = (read_json(args.reference_system, "reference system file")
                      if args.reference_system else None)
         runs = predict_inputs.select_runs(table, args.run)
+        attention = None
+        if args.attention:
+            attention = {"figures": predict_inputs.read_attention(args.attention),
+                         "backend": args.attention_backend}
+        elif args.attention_backend:
+            raise InputError("--attention-backend chooses among --attention's records: give "
+                             "--attention too")
     except (InputError, predict_inputs.InputError) as e:
         sys.stderr.write(f"calibrate_predict: {e}\n")
         return 2
-    rows = [predict_run(r, args, system, coefficients, reference) for r in runs]
-    print_report(rows, assumptions(table, runs, system, coefficients, reference), sys.stdout)
+    rows = [predict_run(r, args, system, coefficients, reference, attention) for r in runs]
+    print_report(rows, assumptions(table, runs, system, coefficients, reference, attention),
+                 sys.stdout)
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     return 0

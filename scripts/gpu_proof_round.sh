@@ -28,6 +28,12 @@
 #     gemm-aa the GEMM tables' A/A control: railgauge against itself (scripts/gemm_aa_round.sh)
 #     gemm-tp the GEMM TP sweep at the degrees in $TPS (default 1,8,32) against torch, then its
 #             A/A control, in one part (scripts/gemm_torch_round.sh)
+#     attention  fused attention (torch's SDPA backends, causal bf16, forward and backward) at
+#             the shapes of the published runs, 3 rounds of 1 s windows
+#             (scripts/attention_rate.py; calibrate_predict.py --attention reads it)
+#     gemm-fp8  the GEMMs of NeMo's GPT-3 175B at t = 4 and 8 (seq 2048) in bf16 and fp8_e4m3,
+#             and the square size sweep in fp8_e4m3, each point over a 1 s window: the FP8
+#             table calibrate lacks (docs/calibrate.md, "Predicting published runs")
 #   (copy, nccl and gemm are quick reference runs, docs/reference-runs.md, "interleaved pairs")
 #
 # Beside the whole round, an independent `nvidia-smi -l 1` writes OUT/work/smi.csv (packed with
@@ -58,9 +64,10 @@ done
 [[ -n "$out" ]] || { echo "gpu_proof_round.sh: --out OUT is required" >&2; exit 2; }
 IFS=, read -ra wanted <<<"$parts"
 for p in "${wanted[@]}"; do
-  [[ " burnin nccl16 tests block copy nccl gemm gemm-aa gemm-tp " == *" $p "* ]] || {
+  [[ " burnin nccl16 tests block copy nccl gemm gemm-aa gemm-tp attention gemm-fp8 " == \
+    *" $p "* ]] || {
     echo "gpu_proof_round.sh: no part '$p' (burnin nccl16 tests block copy nccl gemm gemm-aa" \
-      "gemm-tp)" >&2
+      "gemm-tp attention gemm-fp8)" >&2
     exit 2
   }
 done
@@ -154,6 +161,22 @@ for p in "${wanted[@]}"; do
     step gemm-tp 120 env RAILGAUGE="$rg_bin" scripts/gemm_torch_round.sh "$out/work/gemm-tp" \
       "${TPS:-1,8,32}"
     pack gemm-tp ;;
+  attention)
+    step attention 200 python3 scripts/attention_rate.py \
+      --table results/published/h100_training_runs.json --out "$out/work/attention"
+    pack attention ;;
+  gemm-fp8)
+    mkdir -p "$out/work/gemm-fp8"
+    lib="$(scripts/torch_lib_path.sh):$LD_LIBRARY_PATH"
+    for sweep in \
+      "tp --model gpt3-175b --tp 4,8 -a seq=2048 -a micro_batch=1 -a dtype=bf16,fp8_e4m3" \
+      "size --filter gemm.cublaslt_size -a dtype=fp8_e4m3"; do
+      # shellcheck disable=SC2086 # each sweep's words are its arguments, after its name
+      step "gemm-fp8/${sweep%% *}" 120 env LD_LIBRARY_PATH="$lib" \
+        "$rg_bin" gemm ${sweep#* } -a gpu=0 --time-budget 0.2 --measure gpu_min_timed_s=1 \
+        --point-timeout 60 --out "$out/work/gemm-fp8" -q
+    done
+    pack gemm-fp8 ;;
   esac
 done
 echo "round: $((SECONDS - start)) s, exit $status" | tee -a "$out/round.log"

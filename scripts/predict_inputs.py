@@ -5,6 +5,8 @@ application and execution files are Calculon's (calculon-ai/calculon caa4b11,
 calculon/llm/llm.py, Llm.Application and Llm.Execution.fields()).
 """
 import copy
+import json
+import os
 
 # H100 SXM dense peaks, TFLOP/s: results/peaks/gpu_peaks.yaml line 35.
 PEAK_TFLOPS = {"bf16": 989.0, "fp8": 1979.0}
@@ -248,3 +250,92 @@ def interval_end(system, coefficients, end):
             if bound is not None and op in net["ops"] and beta > 0:
                 net["ops"][op] = [net["ops"][op][0] * bound / beta, net["ops"][op][1]]
     return doc
+
+
+ATTENTION_KEY = "attention.torch_sdpa"
+
+
+def read_attention(path):
+    """The `ok` attention.torch_sdpa records of scripts/attention_rate.py: a records.jsonl, or a
+    directory searched for them. {(batch, heads, seq, head_dim): {backend: {pass: [seconds per
+    call, one per round]}}} and the records' devices and torch versions."""
+    files = []
+    if path.endswith(".jsonl"):
+        files = [path]
+    else:
+        for root, _, names in os.walk(path):
+            files += [os.path.join(root, n) for n in names if n == "records.jsonl"]
+    table, gpus, torches = {}, set(), set()
+    for name in sorted(files):
+        try:
+            with open(name, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            raise InputError(f"attention records {name}: {e}")
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                if rec.get("key") != ATTENTION_KEY or rec.get("status") != "ok":
+                    continue
+                p = rec["params"]
+                if not p["causal"] or p["dtype"] != "bf16":
+                    continue
+                shape = (p["batch"], p["heads"], p["seq"], p["head_dim"])
+                seconds = rec["metrics"]["time_s"]["median"]
+                by_pass = table.setdefault(shape, {}).setdefault(p["backend"], {})
+                by_pass.setdefault(p["pass"], []).append(seconds)
+            except (ValueError, KeyError, TypeError) as e:
+                raise InputError(f"attention record {name}:{number}: {type(e).__name__} {e} "
+                                 f"(records of scripts/attention_rate.py are expected)")
+            gpus.add(rec.get("device", {}).get("gpu_name", "an unnamed GPU"))
+            torches.add(p.get("torch_version", "?"))
+    if not table:
+        raise InputError(f"no ok causal bf16 {ATTENTION_KEY} record under {path} (write them "
+                         f"with scripts/attention_rate.py on a GPU)")
+    return {"shapes": table, "gpus": sorted(gpus), "torch": sorted(torches)}
+
+
+def _median(values):
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def attention_time(attention, run, backend=None):
+    """(backend, forward s, backward s, rounds) of one GPU's attention in `run`, the median over
+    rounds of the named backend or of the fastest (forward + backward); raises InputError
+    naming the shape when it was not measured."""
+    model, lay = run["model"], run["layout"]
+    shape = (lay["micro_batch"], model["attn_heads"] // lay["tensor_par"], model["seq_size"],
+             model["attn_size"])
+    measured = {name: (_median(p["forward"]), _median(p["backward"]),
+                       min(len(p["forward"]), len(p["backward"])))
+                for name, p in attention["shapes"].get(shape, {}).items()
+                if p.get("forward") and p.get("backward")}
+    if backend is not None:
+        measured = {k: v for k, v in measured.items() if k == backend}
+    if not measured:
+        which = f" through {backend}" if backend else ""
+        raise InputError(f"no attention measured{which} at batch {shape[0]}, {shape[1]} heads, "
+                         f"seq {shape[2]}, head size {shape[3]} (scripts/attention_rate.py "
+                         f"--run {run['id']})")
+    name = min(measured, key=lambda k: measured[k][0] + measured[k][1])
+    return (name, *measured[name])
+
+
+def attention_measured_s(run, attention, backend=None):
+    """The attention of one pipeline stage per batch at the measured rate (forward, the
+    recomputed forward where the run recomputes, and backward; per block and micro-batch), with
+    the backend and the rounds it rests on."""
+    name, forward_s, backward_s, rounds = attention_time(attention, run, backend)
+    lay = run["layout"]
+    blocks = -(-run["model"]["num_blocks"] // lay["pipeline_par"])
+    micro_batches = lay["global_batch"] // lay["data_par"] // lay["micro_batch"]
+    # A fused kernel's backward recomputes the scores itself (it is in backward_s); a forward
+    # runs twice only where the run recomputes activations.
+    forwards = 1 if lay["recompute"] == "none" else 2
+    per_block = forwards * forward_s + backward_s
+    return per_block * blocks * micro_batches, {"backend": name, "forward_s": forward_s,
+                                                "backward_s": backward_s, "rounds": rounds}

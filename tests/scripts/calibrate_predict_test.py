@@ -226,6 +226,104 @@ class CalibratePredictTest(unittest.TestCase):
         self.assertIn("fused (flash) attention is modelled", out)
         self.assertIn("layout.micro_batch = 1: not stated", out)
 
+    def attention_records(self, directory, shape, seconds):
+        """Records as scripts/attention_rate.py writes them, times per call made up here for
+        the arithmetic: {backend: (forward per round, backward per round)}."""
+        b, h, s, d = shape
+        with open(os.path.join(directory, "records.jsonl"), "w") as f:
+            for backend, passes in seconds.items():
+                for pass_, rounds in zip(("forward", "backward"), passes):
+                    for round_, t in enumerate(rounds):
+                        f.write(json.dumps({
+                            "key": "attention.torch_sdpa", "status": "ok",
+                            "device": {"gpu_name": "NVIDIA H100 80GB HBM3"},
+                            "params": {"batch": b, "heads": h, "seq": s, "head_dim": d,
+                                       "causal": True, "dtype": "bf16", "backend": backend,
+                                       "pass": pass_, "round": round_, "torch_version": "2.5"},
+                            "metrics": {"time_s": {"median": t}}}) + "\n")
+
+    def predict_with_attention(self, directory, *extra):
+        out_json = os.path.join(directory, "p.json")
+        code, out, err = self.main(
+            "--table", path("results", "published", "h100_training_runs.json"),
+            "--system", path("results", "reference", "h100-2026-11-27", "predict", "calibrate",
+                             "calculon_system.json"),
+            "--coefficients", path("results", "reference", "h100-2026-11-27", "predict",
+                                   "calibrate", "coefficients.json"),
+            "--reference-system", path("tests", "fixtures", "calculon", "h100_80g_nvl8.json"),
+            "--stats", path("tests", "fixtures", "calculon", "predict"), "--run", RUN,
+            "--attention", directory, "--json", out_json, *extra)
+        self.assertEqual(code, 0, err)
+        with open(out_json) as f:
+            (row,) = json.load(f)
+        return row, out
+
+    def test_attention_measured_replaces_calculons_score_layers(self):
+        # 177B: 96 heads over t = 8 is 12 a GPU; 96 blocks over p = 6 is 16 a stage; 1,152
+        # sequences over d = 48 at micro-batch 1 is 24 micro-batches.
+        with tempfile.TemporaryDirectory() as tmp:
+            self.attention_records(tmp, (1, 12, 4096, 128), {
+                "cudnn": ([2.0e-4, 2.1e-4, 2.3e-4], [5.0e-4, 5.1e-4, 5.5e-4]),
+                "flash": ([3.0e-4, 3.0e-4, 3.0e-4], [7.0e-4, 7.0e-4, 7.0e-4])})
+            row, out = self.predict_with_attention(tmp)
+            flash, _ = self.predict_with_attention(tmp, "--attention-backend", "flash")
+        stats = load("tests", "fixtures", "calculon", "predict", f"{RUN}.railgauge.stats.json")
+        ours = row["predicted"]["railgauge"]
+        measured = ours["attention_measured"]
+        self.assertEqual(measured["backend"], "cudnn")  # the faster, by its round medians
+        self.assertAlmostEqual(measured["per_batch_s"], (2.1e-4 + 5.1e-4) * 16 * 24)
+        blocks_s = stats["fw_time"] + stats["bw_time"] + stats["recompute_time"]
+        saved = ((ours["scores_s"] - measured["per_batch_s"])
+                 * (1 + stats["bubble_time"] / blocks_s))
+        self.assertAlmostEqual(measured["step_s"], ours["step_s"] - saved)
+        self.assertAlmostEqual(measured["tokens_per_s_per_gpu"],
+                               1152 * 4096 / ((ours["step_s"] - saved) * 2304))
+        published = row["published"]["tokens_per_s_per_gpu"]
+        self.assertAlmostEqual(measured["error"],
+                               measured["tokens_per_s_per_gpu"] / published - 1)
+        self.assertIn("attention_measured", row["predicted"]["calculon"])
+        self.assertIn("attention_measured", row["predicted"]["railgauge-low"])
+        self.assertIn(f"{100 * measured['error']:+.1f} % (cudnn, ", out)
+        self.assertIn("torch 2.5 scaled_dot_product_attention", out)
+        self.assertIn("measured on NVIDIA H100 80GB HBM3", out)
+        chosen = flash["predicted"]["railgauge"]["attention_measured"]
+        self.assertEqual(chosen["backend"], "flash")
+        self.assertAlmostEqual(chosen["per_batch_s"], (3e-4 + 7e-4) * 16 * 24)
+
+    def test_a_run_whose_attention_was_not_measured_keeps_its_prediction(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.attention_records(tmp, (1, 16, 4096, 128), {"cudnn": ([2e-4], [5e-4])})
+            row, out = self.predict_with_attention(tmp)
+        ours = row["predicted"]["railgauge"]
+        self.assertAlmostEqual(100 * ours["error"], -9.48, delta=0.01)
+        self.assertNotIn("attention_measured", ours)
+        self.assertIn("no attention measured at batch 1, 12 heads, seq 4096, head size 128",
+                      ours["attention_missing"])
+        self.assertIn("--run megatron-177b-2304gpu", out)
+
+    def test_attention_records_that_cannot_be_read_exit_2(self):
+        table = path("results", "published", "h100_training_runs.json")
+        system = path("results", "reference", "h100-2026-11-27", "predict", "calibrate",
+                      "calculon_system.json")
+        stats = path("tests", "fixtures", "calculon", "predict")
+        with tempfile.TemporaryDirectory() as tmp:
+            code, _, err = self.main("--table", table, "--system", system, "--stats", stats,
+                                     "--attention", tmp)
+            self.assertEqual(code, 2)
+            self.assertIn(f"no ok causal bf16 attention.torch_sdpa record under {tmp}", err)
+            bad = os.path.join(tmp, "records.jsonl")
+            with open(bad, "w") as f:
+                f.write("\n" + json.dumps({"key": "attention.torch_sdpa", "status": "ok",
+                                           "params": {"causal": True}}) + "\n")
+            code, _, err = self.main("--table", table, "--system", system, "--stats", stats,
+                                     "--attention", bad)
+            self.assertEqual(code, 2)
+            self.assertIn(f"attention record {bad}:2: KeyError", err)
+        code, _, err = self.main("--table", table, "--system", system, "--stats", stats,
+                                 "--attention-backend", "cudnn")
+        self.assertEqual(code, 2)
+        self.assertIn("give --attention too", err)
+
     def test_calculon_reproduces_the_kept_output(self):
         # Where Calculon is at hand, the kept output must be what it gives for these inputs
         # now; CI has no Calculon (it is not a Debian package), and then this says so.
