@@ -10,6 +10,7 @@
 #include "analysis/check/evaluator.h"
 #include "analysis/check/gpus_not_measured.h"
 #include "analysis/check/rule_values.h"
+#include "analysis/check/telemetry_gpu.h"
 #include "harness/waiver.h"
 #include "records/per_gpu_parts.h"
 
@@ -59,7 +60,7 @@ void Evaluator::record_rule(const Rule &rule) {
 // The values of the rule's metric in one ok record: judged, observed for the fleet, or points
 // of a curve.
 void Evaluator::record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
-                              const PartKey &key, std::map<std::string, Curve> &curves) {
+                              const PartKey &record_key, std::map<std::string, Curve> &curves) {
   const std::string &run = loaded.dir;
   auto found = rule_values(rule, r);
   if (found.empty() && is_imported(loaded)) {
@@ -68,12 +69,21 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
     return;
   }
   if (found.empty()) {
-    ledger_.tally(key, rule.id, false);
-    add_missing_of(rule, key, Source{&r, &run, rule.metric, "", false, nullptr},
+    ledger_.tally(record_key, rule.id, false);
+    add_missing_of(rule, record_key, Source{&r, &run, rule.metric, "", false, nullptr},
                    "the record has no such metric", rule.on_missing);
     return;
   }
   for (auto &rv : found) {
+    // A node's record that holds a GPU's telemetry window: the value is that GPU's.
+    PartKey gpu_key;
+    if (record_key.kind == PartKind::node) {
+      const auto gpu = telemetry_gpu_of(r, rv.path);
+      if (!gpu.pci_bus_id.empty() || !gpu.uuid.empty())
+        gpu_key =
+            index_.gpu_part(r.host, gpu.pci_bus_id.empty() ? nullptr : &gpu.pci_bus_id, gpu.uuid);
+    }
+    const PartKey &key = gpu_key.id.empty() ? record_key : gpu_key;
     Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.timed, nullptr};
     if (rv.no_denominator) {
       ledger_.tally(key, rule.id, false);

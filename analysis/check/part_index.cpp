@@ -79,18 +79,22 @@ PartKey PartIndex::part_of(const Record &r, const Rule *rule, const std::string 
     kind = PartKind::nic;
   else if (gpu)
     kind = PartKind::gpu;
-  if (kind == PartKind::gpu && gpu) {
-    if (pci)
-      return {r.host, PartKind::gpu, normalize_bus_id(*pci)};
-    const auto h = hosts_.find(r.host);
-    if (h != hosts_.end())
-      if (const auto it = h->second.pci_by_uuid.find(*uuid); it != h->second.pci_by_uuid.end())
-        return {r.host, PartKind::gpu, it->second};
-    return {r.host, PartKind::gpu, *uuid};
-  }
+  if (kind == PartKind::gpu && gpu)
+    return gpu_part(r.host, pci, uuid ? *uuid : std::string());
   if (kind == PartKind::nic && nic)
     return {r.host, PartKind::nic, *nic};
   return {r.host, PartKind::node, ""};
+}
+
+PartKey PartIndex::gpu_part(const std::string &host, const std::string *pci,
+                            const std::string &uuid) const {
+  if (pci)
+    return {host, PartKind::gpu, normalize_bus_id(*pci)};
+  const auto h = hosts_.find(host);
+  if (h != hosts_.end())
+    if (const auto it = h->second.pci_by_uuid.find(uuid); it != h->second.pci_by_uuid.end())
+      return {host, PartKind::gpu, it->second};
+  return {host, PartKind::gpu, uuid};
 }
 
 const std::set<std::string> &PartIndex::inventory_gpus(const std::string &host) const {

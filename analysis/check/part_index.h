@@ -37,6 +37,8 @@ public:
   // Rules of category nic/fabric go to the NIC of a record that names both; `part:` in a rule
   // (rule may be null: the built-in record-status) overrides.
   PartKey part_of(const Record &r, const Rule *rule, const std::string &category) const;
+  // The part of the GPU of `host` that `pci` (a bus id) or else `uuid` names.
+  PartKey gpu_part(const std::string &host, const std::string *pci, const std::string &uuid) const;
   std::string label_of(const PartKey &key) const;
   // The GPU parts (bus ids) that the run.json inventories of `host` list through NVML.
   const std::set<std::string> &inventory_gpus(const std::string &host) const;

@@ -12,6 +12,7 @@
 #include "analysis/check/evaluate.h"
 #include "analysis/check/rules.h"
 #include "synthetic_burnin_gpu.h"
+#include "synthetic_fleet.h"
 #include "tests/support/shipped_data.h"
 
 namespace railgauge::check {
@@ -176,6 +177,28 @@ TEST(BurninPhaseHealth, OneGpusUnreadAllReduceTelemetryAmongEightIsMissing) {
     for (const char *rule : {"load-ecc-uncorrectable-nccl", "load-hw-slowdown-nccl",
                              "load-row-remap-pending-nccl", "load-xid-nccl"})
       EXPECT_TRUE(missing.contains(rule)) << gpus << " " << rule << render_table(r);
+  }
+}
+
+// A fault in the all_reduce is the GPU's whose telemetry window saw it: the rank's record has no
+// device of its own, and an Xid there once failed the node while the GPU's own row read PASS.
+TEST(BurninPhaseHealth, AnAllReduceFaultIsTheGpusWhoseWindowSawIt) {
+  for (const int gpus : {8, 1}) {
+    const std::string bus = testing::gpu_bus_id(gpus - 1);
+    const auto r = judged_with(gpus, "collectives.nccl_all_reduce", [&](json &t) {
+      t["health_delta"]["xid_events"] = 1;
+      if (!t.contains("uuid")) // one GPU's window: its snapshot's bus id, as NVML writes it
+        t["after"]["pci_bus_id"] = "00000000" + bus.substr(4);
+    });
+    EXPECT_EQ(exit_status(r.verdict), exit_status(Level::fail)) << gpus << render_table(r);
+    std::set<std::string> failed_gpus;
+    for (const auto &p : r.parts)
+      for (const auto &f : p.findings)
+        if (f.rule_id == "load-xid-nccl" && !f.missing && f.level == Level::fail) {
+          EXPECT_EQ(p.key.kind, PartKind::gpu) << gpus << render_table(r);
+          failed_gpus.insert(p.key.id);
+        }
+    EXPECT_EQ(failed_gpus, std::set<std::string>{bus}) << gpus << render_table(r);
   }
 }
 

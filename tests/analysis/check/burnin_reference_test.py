@@ -412,6 +412,36 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, code, r.stdout + r.stderr)
                 self.assertIn(f" {rule} [", r.stdout)
 
+    def test_a_fault_in_the_all_reduce_fails_the_gpu_that_saw_it(self):
+        # The rank's all_reduce record has no device of its own: an Xid and 50,000 corrected ECC
+        # errors in its GPU's telemetry window failed the node while "gpu0 (0000:00:06.0)" read
+        # PASS. Over the directories and over the fleet history alike, the GPU fails now.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            lines = []
+            for line in (run / "records.jsonl").read_text().splitlines():
+                r = json.loads(line)
+                if r["key"] == "collectives.nccl_all_reduce":
+                    r["metrics"]["telemetry"]["health_delta"].update(
+                        xid_events=1, ecc_corrected_volatile=50000.0)
+                lines.append(json.dumps(r) + "\n")
+            (run / "records.jsonl").write_text("".join(lines))
+            db = f"sqlite:{pathlib.Path(tmp) / 'history.db'}"
+            self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
+                                             str(run)], timeout=120).returncode, 0)
+            for source in ([str(run)], ["--history", db]):
+                out = pathlib.Path(tmp) / "verdict.json"
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json",
+                                    str(out), *source], capture_output=True, text=True,
+                                   timeout=120)
+                self.assertEqual(r.returncode, 2, source[0] + r.stdout + r.stderr)
+                parts = {p["kind"]: p for p in json.loads(out.read_text())["parts"]}
+                failed = {f["rule"] for f in parts["gpu"]["findings"]
+                          if f["level"] == "fail" and not f["missing"]}
+                self.assertEqual(failed, {"load-xid-nccl", "load-ecc-corrected-nccl"},
+                                 source[0] + r.stdout)
+                self.assertEqual(parts["gpu"]["verdict"], "fail", source[0])
+
     def test_a_profile_that_reads_none_of_the_records_is_no_pass(self):
         # A profile whose only rules that pass read the inventory (a fabric profile, say, given a
         # burn-in alone) read none of the burn-in's records: nothing-judged warns (its default
