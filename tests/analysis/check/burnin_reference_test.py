@@ -50,6 +50,16 @@ def healthy_h200_with(tmp, edit):
     return run
 
 
+def rewrite_records(run, edit):
+    """Each record of `run` through edit(record), which changes it in place."""
+    lines = []
+    for line in (run / "records.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        edit(r)
+        lines.append(json.dumps(r) + "\n")
+    (run / "records.jsonl").write_text("".join(lines))
+
+
 def checked_healthy_h200_with(edit, rules):
     """`check --rules RULES` of the healthy H200 burn-in, its run.json edited by edit(manifest)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -356,13 +366,11 @@ class BurninReferenceTest(unittest.TestCase):
         # every one of them.
         with tempfile.TemporaryDirectory() as tmp:
             run = healthy_h200_with(tmp, lambda manifest: None)
-            lines = []
-            for line in (run / "records.jsonl").read_text().splitlines():
-                r = json.loads(line)
+
+            def short(r):
                 if r["key"] in ("gemm.burn", "memory.burn"):
                     r["params"]["duration_s"] = 3
-                lines.append(json.dumps(r) + "\n")
-            (run / "records.jsonl").write_text("".join(lines))
+            rewrite_records(run, short)
             out = pathlib.Path(tmp) / "verdict.json"
             r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json", str(out),
                                 str(run)], capture_output=True, text=True, timeout=120)
@@ -380,15 +388,10 @@ class BurninReferenceTest(unittest.TestCase):
         # (Azure NHC: > 10k), NVML's thermal violation time (DCGM fails any), PCIe replays past
         # DCGM's 80, a GPU capped below its 700 W TDP (a warning: the cap may be meant).
         def burn_telemetry(edit):
-            def edit_records(run):
-                lines = []
-                for line in (run / "records.jsonl").read_text().splitlines():
-                    r = json.loads(line)
-                    if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
-                        edit(r["metrics"]["gpus"][0]["telemetry"])
-                    lines.append(json.dumps(r) + "\n")
-                (run / "records.jsonl").write_text("".join(lines))
-            return edit_records
+            def edit_record(r):
+                if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                    edit(r["metrics"]["gpus"][0]["telemetry"])
+            return lambda run: rewrite_records(run, edit_record)
 
         def capped(manifest):
             manifest["inventory"]["nvml"]["gpus"][0]["power_limit_w"] = 600.0
@@ -418,14 +421,12 @@ class BurninReferenceTest(unittest.TestCase):
         # PASS. Over the directories and over the fleet history alike, the GPU fails now.
         with tempfile.TemporaryDirectory() as tmp:
             run = healthy_h200_with(tmp, lambda manifest: None)
-            lines = []
-            for line in (run / "records.jsonl").read_text().splitlines():
-                r = json.loads(line)
+
+            def faulty(r):
                 if r["key"] == "collectives.nccl_all_reduce":
                     r["metrics"]["telemetry"]["health_delta"].update(
                         xid_events=1, ecc_corrected_volatile=50000.0)
-                lines.append(json.dumps(r) + "\n")
-            (run / "records.jsonl").write_text("".join(lines))
+            rewrite_records(run, faulty)
             db = f"sqlite:{pathlib.Path(tmp) / 'history.db'}"
             self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
                                              str(run)], timeout=120).returncode, 0)
