@@ -28,6 +28,7 @@ struct GpuSample {
   // Ampere and later also average over 1 s: never an integral of the energy counter.
   std::optional<double> power_w;
   std::optional<double> temperature_c;
+  std::optional<double> memory_temperature_c; // HBM (NVML_FI_DEV_MEMORY_TEMP)
   std::optional<std::uint64_t> clocks_event_reasons; // nvmlClocksEventReason* bits
   std::optional<int> pcie_gen;
   std::optional<int> pcie_width;
@@ -40,6 +41,11 @@ struct GpuCounters {
   std::optional<std::uint64_t> energy_mj;
   std::optional<std::uint64_t> power_violation_ns;
   std::optional<std::uint64_t> thermal_violation_ns;
+  // NVML's maximum GPU operating temperature, else its slowdown temperature (then
+  // temperature_limit_is_slowdown): what DCGM's diagnostic holds a test's highest reading to.
+  std::optional<double> temperature_limit_c;
+  bool temperature_limit_is_slowdown = false;
+  std::optional<double> memory_temperature_limit_c; // NVML's maximum memory operating temperature
 };
 
 // NVML's energy counter advances in steps of tens to hundreds of milliseconds: over windows of
@@ -56,7 +62,9 @@ inline constexpr double kSeriesWindow_s = 1.0;
 //   {"available": true, "samples", "duration_s",
 //    "sm_clock_mhz": {"min", "median", "max"}, "mem_clock_mhz": {"min", "median", "max"},
 //    "power_w": {"mean", "median", "max"} (NVML's averaged readings), "power_limit_w",
-//    "temperature_c": {"median", "max"}, "temperature_c_max", "pcie": {"gen_min", "gen_max",
+//    "temperature_c": {"median", "max"}, "temperature_c_max", "temperature_limit_c" and
+//    "temperature_limit" ("gpu_max_operating" or "slowdown"), "memory_temperature_c_max",
+//    "memory_temperature_limit_c", "pcie": {"gen_min", "gen_max",
 //    "width_min", "width_max"}, "clocks_event_reasons": [names seen in any sample],
 //    "reason_fraction": {name: samples with that reason / samples},
 //    "throttled_fraction": samples with a reason that holds the clock down / samples,

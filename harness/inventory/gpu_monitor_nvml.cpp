@@ -41,6 +41,7 @@ struct GpuMonitor::Impl {
       s.power_w = scaled<double>(read_field<unsigned>(api.power_usage, device), 1e-3);
     s.temperature_c =
         scaled<double>(read_field<unsigned>(api.temperature, device, NVML_TEMPERATURE_GPU));
+    s.memory_temperature_c = field_value(api, device, NVML_FI_DEV_MEMORY_TEMP);
     s.clocks_event_reasons = read_field<unsigned long long>(api.event_reasons, device);
     s.pcie_gen = scaled<int>(read_field<unsigned>(api.pcie_gen_current, device));
     s.pcie_width = scaled<int>(read_field<unsigned>(api.pcie_width_current, device));
@@ -57,6 +58,18 @@ struct GpuMonitor::Impl {
     };
     c.power_violation_ns = violation_ns(NVML_PERF_POLICY_POWER);
     c.thermal_violation_ns = violation_ns(NVML_PERF_POLICY_THERMAL);
+    const auto threshold_c = [&](nvmlTemperatureThresholds_t which) -> std::optional<double> {
+      const auto c = read_field<unsigned>(api.temperature_threshold, device, which);
+      if (!c || *c == 0) // a threshold the GPU does not set reads 0 on some drivers
+        return std::nullopt;
+      return static_cast<double>(*c);
+    };
+    c.temperature_limit_c = threshold_c(NVML_TEMPERATURE_THRESHOLD_GPU_MAX);
+    if (!c.temperature_limit_c) {
+      c.temperature_limit_c = threshold_c(NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
+      c.temperature_limit_is_slowdown = c.temperature_limit_c.has_value();
+    }
+    c.memory_temperature_limit_c = threshold_c(NVML_TEMPERATURE_THRESHOLD_MEM_MAX);
     return c;
   }
 

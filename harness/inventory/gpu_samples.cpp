@@ -120,6 +120,24 @@ void add_power_from_energy(nlohmann::json &j, double duration_s,
   j[telemetry::kPowerFromEnergyW] = w;
 }
 
+nlohmann::json number_or_null(const std::optional<double> &v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// The GPU's and its HBM's highest temperatures beside the limits NVML read at the window's start,
+// which DCGM's diagnostic holds a test's highest readings to (telemetry_fields.h).
+void add_temperature_limits(nlohmann::json &j, const std::vector<GpuSample> &samples,
+                            const GpuCounters &start) {
+  j[telemetry::kTemperatureLimitC] = number_or_null(start.temperature_limit_c);
+  j[telemetry::kTemperatureLimit] = nullptr;
+  if (start.temperature_limit_c)
+    j[telemetry::kTemperatureLimit] =
+        start.temperature_limit_is_slowdown ? telemetry::kSlowdown : telemetry::kGpuMaxOperating;
+  j[telemetry::kMemoryTemperatureCMax] =
+      extreme(values_of<double>(samples, &GpuSample::memory_temperature_c), true);
+  j[telemetry::kMemoryTemperatureLimitC] = number_or_null(start.memory_temperature_limit_c);
+}
+
 } // namespace
 
 bool is_throttle_reason(const std::string &reason) {
@@ -192,6 +210,7 @@ nlohmann::json summarize_gpu_samples(const std::vector<GpuSample> &samples, doub
     if (j[violation].is_number() && j[violation].get<double>() > 0)
       j[telemetry::kThrottled] = true;
   add_power_from_energy(j, duration_s, start.power_limit_w);
+  add_temperature_limits(j, samples, start);
   if (duration_s >= 2 * kSeriesWindow_s)
     j[telemetry::kSeries] = series_of(samples, duration_s);
   return j;

@@ -45,6 +45,7 @@ struct NvmlApi {
   decltype(&::nvmlDeviceGetPowerManagementLimit) power_limit = nullptr;
   decltype(&::nvmlDeviceGetPowerUsage) power_usage = nullptr;
   decltype(&::nvmlDeviceGetTemperature) temperature = nullptr;
+  decltype(&::nvmlDeviceGetTemperatureThreshold) temperature_threshold = nullptr;
   decltype(&::nvmlDeviceGetEccMode) ecc_mode = nullptr;
   decltype(&::nvmlDeviceGetTotalEccErrors) ecc_total = nullptr;
   decltype(&::nvmlDeviceGetRetiredPages) retired_pages = nullptr;
@@ -91,6 +92,7 @@ inline NvmlApi resolve_api(void *lib) {
   resolve(lib, "nvmlDeviceGetPowerManagementLimit", api.power_limit);
   resolve(lib, "nvmlDeviceGetPowerUsage", api.power_usage);
   resolve(lib, "nvmlDeviceGetTemperature", api.temperature);
+  resolve(lib, "nvmlDeviceGetTemperatureThreshold", api.temperature_threshold);
   resolve(lib, "nvmlDeviceGetEccMode", api.ecc_mode);
   resolve(lib, "nvmlDeviceGetTotalEccErrors", api.ecc_total);
   resolve(lib, "nvmlDeviceGetRetiredPages", api.retired_pages);

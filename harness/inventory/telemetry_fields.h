@@ -40,6 +40,17 @@ inline constexpr const char *kClocksEventReasons = "clocks_event_reasons";
 inline constexpr const char *kSamples = "samples";
 inline constexpr const char *kDurationS = "duration_s";
 inline constexpr const char *kTemperatureCMax = "temperature_c_max";
+// The GPU's temperature limit at the window's start, as DCGM's diagnostic judges a test's highest
+// temperature (NVIDIA/DCGM@72fa3fe nvvs/src/DcgmRecorder.cpp, DetermineMaxTemp): NVML's maximum
+// operating temperature, else its slowdown temperature; and which of the two it is.
+inline constexpr const char *kTemperatureLimitC = "temperature_limit_c";
+inline constexpr const char *kTemperatureLimit = "temperature_limit";
+inline constexpr const char *kGpuMaxOperating = "gpu_max_operating";
+inline constexpr const char *kSlowdown = "slowdown";
+// The HBM's highest temperature in the window, and NVML's maximum memory operating temperature at
+// its start (DCGM: VerifyHBMTemperature against DCGM_FI_DEV_MEMORY_MAX_OP_TEMP_CELSIUS).
+inline constexpr const char *kMemoryTemperatureCMax = "memory_temperature_c_max";
+inline constexpr const char *kMemoryTemperatureLimitC = "memory_temperature_limit_c";
 inline constexpr const char *kPcie = "pcie";
 inline constexpr const char *kGenMin = "gen_min";
 inline constexpr const char *kGenMax = "gen_max";

@@ -393,6 +393,12 @@ class BurninReferenceTest(unittest.TestCase):
                     edit(r["metrics"]["gpus"][0]["telemetry"])
             return lambda run: rewrite_records(run, edit_record)
 
+        def hot(limit_c):
+            def edit(t):
+                t["during"].update(temperature_c_max=92.0, temperature_limit_c=limit_c,
+                                   temperature_limit="gpu_max_operating")
+            return burn_telemetry(edit)
+
         def capped(manifest):
             manifest["inventory"]["nvml"]["gpus"][0]["power_limit_w"] = 600.0
 
@@ -404,6 +410,11 @@ class BurninReferenceTest(unittest.TestCase):
             ("load-pcie-replays-over-dcgm", 2, burn_telemetry(
                 lambda t: t["health_delta"].update(pcie_replays=10000.0)), None),
             ("power-limit", 1, None, capped),
+            # DCGM: the highest GPU temperature of a test above NVML's maximum operating one
+            ("load-temperature", 2, hot(87.0), None),
+            # and its HBM's above NVML's maximum memory operating temperature
+            ("load-memory-temperature", 2, burn_telemetry(lambda t: t["during"].update(
+                memory_temperature_c_max=98.0, memory_temperature_limit_c=95.0)), None),
         ]
         for rule, code, records, manifest in cases:
             with self.subTest(rule), tempfile.TemporaryDirectory() as tmp:

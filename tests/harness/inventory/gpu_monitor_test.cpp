@@ -29,7 +29,12 @@ TEST(GpuSamples, SummaryShowsAPowerCapThatOnlyHeldSomeSamples) {
   end.energy_mj = 1'475'000; // 475 J over 2.5 s
   start.power_violation_ns = 5;
   end.power_violation_ns = 5;
+  start.temperature_limit_c = 87;
   const nlohmann::json j = summarize_gpu_samples(samples, 2.5, start, end);
+  EXPECT_DOUBLE_EQ(j.at("temperature_limit_c"), 87);
+  EXPECT_EQ(j.at("temperature_limit"), "gpu_max_operating");
+  EXPECT_TRUE(j.at("memory_temperature_c_max").is_null()); // no HBM reading in these samples
+  EXPECT_TRUE(j.at("memory_temperature_limit_c").is_null());
   EXPECT_TRUE(j.at("available"));
   EXPECT_EQ(j.at("samples"), 4);
   EXPECT_DOUBLE_EQ(j.at("sm_clock_mhz").at("min"), 345);
@@ -74,6 +79,20 @@ TEST(GpuSamples, ViolationCounterAloneMeansThrottledAndMissingFieldsAreNull) {
   EXPECT_TRUE(j.at("sm_clock_mhz").at("median").is_null());
   EXPECT_TRUE(j.at("power_w").at("mean").is_null());
   EXPECT_TRUE(j.at("pcie").at("gen_max").is_null());
+  EXPECT_TRUE(j.at("temperature_limit_c").is_null());
+  EXPECT_TRUE(j.at("temperature_limit").is_null());
+  GpuCounters slowdown_only;
+  slowdown_only.temperature_limit_c = 90;
+  slowdown_only.temperature_limit_is_slowdown = true;
+  slowdown_only.memory_temperature_limit_c = 95;
+  std::vector<GpuSample> hbm(2);
+  hbm[0].memory_temperature_c = 71;
+  hbm[1].memory_temperature_c = 78;
+  const nlohmann::json limits = summarize_gpu_samples(hbm, 1.0, slowdown_only, {});
+  EXPECT_EQ(limits.at("temperature_limit"), "slowdown");
+  EXPECT_DOUBLE_EQ(limits.at("temperature_limit_c"), 90);
+  EXPECT_DOUBLE_EQ(limits.at("memory_temperature_c_max"), 78);
+  EXPECT_DOUBLE_EQ(limits.at("memory_temperature_limit_c"), 95);
 
   const nlohmann::json none = summarize_gpu_samples({}, 0.0, {}, {});
   EXPECT_EQ(none.at("samples"), 0);
