@@ -153,6 +153,19 @@ class CalibratePredictTest(unittest.TestCase):
         doc, changed = predict_inputs.with_datatype(reference, self.runs[RUN], "calculon")
         self.assertEqual(doc["matrix"]["bfloat16"], reference["matrix"]["float16"])
         self.assertIn("float16 tables stand for bfloat16", changed[0])
+        # A file calibrated with an FP8 GEMM table keeps it; its float8 vector table, which
+        # calibrate cannot measure, is the bfloat16 one.
+        with_fp8 = json.loads(json.dumps(self.system))
+        with_fp8["matrix"]["float8"] = dict(with_fp8["matrix"]["bfloat16"], tflops=1979.0,
+                                            gflops_efficiency=[[0, 0.6]])
+        with_fp8["vector"]["float8"] = {"tflops": 494.75, "gflops_efficiency": [[0, 0.9]]}
+        doc, changed = predict_inputs.with_datatype(with_fp8, run, "railgauge")
+        self.assertEqual(doc["matrix"]["float8"]["gflops_efficiency"], [[0, 0.6]])
+        self.assertEqual(doc["vector"]["float8"], with_fp8["vector"]["bfloat16"])
+        self.assertIn("elementwise work in bf16", changed[0])
+        doc, changed = predict_inputs.with_datatype(reference, run, "calculon")
+        self.assertEqual(doc["vector"]["float8"], reference["vector"]["float8"])
+        self.assertEqual(changed, [])
 
     def test_values_borrowed_from_another_gpu_are_listed_as_assumed(self):
         # The committed block calibration took 12 values from Calculon's A100 file (--borrow):
