@@ -1,4 +1,5 @@
 #include "analysis/import/nccl_tests_import.h"
+#include "analysis/import/nccl_tests_text_rows.h"
 
 #include <algorithm>
 
@@ -35,16 +36,6 @@ std::string dtype_name(const std::string &t) {
   return t; // int8, int32, uint64, f8e4m3, ... as nccl-tests names them
 }
 
-// A size in bytes or an element count: a whole non-negative integer, as nccl-tests prints them
-// (a double cast to an integer is undefined beyond its range).
-std::optional<std::int64_t> integer(const std::string &s) {
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0)
-    return std::nullopt;
-  return v;
-}
-
 // A result row's first column, the size: digits, or a number in any notation (a malformed size
 // such as 1e30 is then reported, not skipped). A host name ("node01:41001:41001 [0] NCCL INFO",
 // "10-0-0-1:...") has other characters.
@@ -79,24 +70,6 @@ std::string without_launcher_tag(const std::string &line) {
   if (digits > first && digits + 1 < line.size() && line[digits] == ':' && line[digits + 1] == ' ')
     return line.substr(digits + 2);
   return line;
-}
-
-// -I 1 columns after a half's four: i_min, i_max, i_p99 (us; CUDA events, max over processes)
-// and i_cv% (util.cu writePerIterReport).
-void add_text_per_iteration(const std::vector<std::string> &f, std::size_t first,
-                            const std::string &here, nlohmann::json &metrics) {
-  const auto min_us = finite_number(f[first]), max_us = finite_number(f[first + 1]),
-             p99_us = finite_number(f[first + 2]), cv = finite_number(f[first + 3]);
-  if (!min_us || !max_us || !p99_us || !cv)
-    throw InputError(fmt::format("i_min/i_max/i_p99/i_cv% '{} {} {} {}' are not numbers", f[first],
-                                 f[first + 1], f[first + 2], f[first + 3]),
-                     here, "give the unmodified text output of an nccl-tests *_perf binary");
-  namespace c = collectives::record;
-  metrics[c::kIterationMinS] = *min_us * 1e-6;
-  metrics[c::kIterationMaxS] = *max_us * 1e-6;
-  metrics[c::kIterationP99S] = *p99_us * 1e-6;
-  metrics[c::kIterationCvPercent] = *cv;
-  metrics[c::kIterationTimer] = "nccl-tests per-iteration CUDA events (-I 1), max over processes";
 }
 
 } // namespace
@@ -233,22 +206,6 @@ NcclTestsImport import_nccl_tests(const std::string &text, const std::string &wh
 
 namespace {
 
-constexpr const char *kGiveTextOutput =
-    "give the unmodified text output of an nccl-tests *_perf binary";
-
-// What a text log's current section has shown so far. A log may hold several runs, one after
-// the other: each section's rank lines describe its own rows only, and a section whose run
-// ended after its header (a time limit, the OOM killer) is a failure of its own.
-struct TextSection {
-  bool per_iteration = false; // -I 1: i_min i_max i_p99 i_cv% after each half
-  bool header_seen = false;   // in this section
-  std::size_t first_record = 0, first_failure = 0;
-  std::vector<std::string> ranks;
-  bool zero_row_seen = false; // in this section
-  // "# Out of bounds values" or "# Avg bus bandwidth": nccl-tests prints both after its last size
-  bool end_seen = false;
-};
-
 // Every failure line counts; at most kMaxFailuresKept are kept, the last of them, once there
 // are more, saying how many more (a log of nothing but failure lines must not fill the memory).
 struct FailureLines {
@@ -360,66 +317,6 @@ bool is_failure_line(const std::string &line) {
   return line.find("Test failure") != std::string::npos ||
          line.find("Test CUDA failure") != std::string::npos ||
          line.find("Test NCCL failure") != std::string::npos;
-}
-
-// The half of a result row whose four columns start at c (out of place, then in place).
-NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::int64_t size,
-                        std::int64_t count, int half, const std::string &here) {
-  NcclTestsHalf h{.size_bytes = size,
-                  .count = count,
-                  .type = f[2],
-                  .redop = f[3],
-                  .root = f[4],
-                  .in_place = half == 1,
-                  .wrong = std::nullopt};
-  const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),
-             busbw = finite_number(f[c + 2]);
-  if (!time_us || !algbw || !busbw)
-    throw InputError(
-        fmt::format("time/algbw/busbw '{} {} {}' are not numbers", f[c], f[c + 1], f[c + 2]), here,
-        kGiveTextOutput);
-  h.time_us = *time_us;
-  h.algbw_gbytes_per_s = *algbw;
-  h.busbw_gbytes_per_s = *busbw;
-  const std::string &wrong = f[c + 3];
-  if (wrong != "N/A") {
-    h.wrong = finite_number(wrong);
-    if (!h.wrong)
-      throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
-                       kGiveTextOutput);
-  }
-  return h;
-}
-
-// A result row's words: its two halves as records (none for a repeated row of 0 bytes).
-void read_result_row(const std::vector<std::string> &f, const std::string &here,
-                     TextSection &section, NcclTestsImport &out, const std::string &run,
-                     const std::string &host, const RecordSink &sink) {
-  const std::size_t per_half = section.per_iteration ? 8 : 4, columns = 5 + 2 * per_half;
-  if (f.size() < columns)
-    throw InputError(fmt::format("a result row needs {} columns{}, this one has {}", columns,
-                                 section.per_iteration ? " (-I 1 output)" : "", f.size()),
-                     here, kGiveTextOutput);
-  const auto size = integer(f[0]), count = integer(f[1]);
-  if (!size || !count)
-    throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]), here,
-                     kGiveTextOutput);
-  if (*size == 0) {
-    if (section.zero_row_seen) {
-      ++out.repeated_zero_rows; // one point of 0 bytes, not several records alike
-      return;
-    }
-    section.zero_row_seen = true;
-  }
-  for (int half = 0; half < 2; ++half) {
-    const std::size_t c = 5 + per_half * static_cast<std::size_t>(half);
-    Record r = nccl_tests_record(read_half(f, c, *size, *count, half, here), *out.kind, run, host);
-    if (section.per_iteration)
-      add_text_per_iteration(f, c + 4, here, r.metrics);
-    add_rank_layout(std::span(&r, 1), section.ranks);
-    ++out.record_count;
-    sink(std::move(r));
-  }
 }
 
 } // namespace

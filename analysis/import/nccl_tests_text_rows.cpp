@@ -1,0 +1,101 @@
+#include "analysis/import/nccl_tests_text_rows.h"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "harness/error.h"
+#include "harness/number_text.h"
+#include "records/collective_point_fields.h"
+
+namespace railgauge::importers {
+namespace {
+
+// -I 1 columns after a half's four: i_min, i_max, i_p99 (us; CUDA events, max over processes)
+// and i_cv% (util.cu writePerIterReport).
+void add_text_per_iteration(const std::vector<std::string> &f, std::size_t first,
+                            const std::string &here, nlohmann::json &metrics) {
+  const auto min_us = finite_number(f[first]), max_us = finite_number(f[first + 1]),
+             p99_us = finite_number(f[first + 2]), cv = finite_number(f[first + 3]);
+  if (!min_us || !max_us || !p99_us || !cv)
+    throw InputError(fmt::format("i_min/i_max/i_p99/i_cv% '{} {} {} {}' are not numbers", f[first],
+                                 f[first + 1], f[first + 2], f[first + 3]),
+                     here, "give the unmodified text output of an nccl-tests *_perf binary");
+  namespace c = collectives::record;
+  metrics[c::kIterationMinS] = *min_us * 1e-6;
+  metrics[c::kIterationMaxS] = *max_us * 1e-6;
+  metrics[c::kIterationP99S] = *p99_us * 1e-6;
+  metrics[c::kIterationCvPercent] = *cv;
+  metrics[c::kIterationTimer] = "nccl-tests per-iteration CUDA events (-I 1), max over processes";
+}
+
+// The half of a result row whose four columns start at c (out of place, then in place).
+NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::int64_t size,
+                        std::int64_t count, int half, const std::string &here) {
+  NcclTestsHalf h{.size_bytes = size,
+                  .count = count,
+                  .type = f[2],
+                  .redop = f[3],
+                  .root = f[4],
+                  .in_place = half == 1,
+                  .wrong = std::nullopt};
+  const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),
+             busbw = finite_number(f[c + 2]);
+  if (!time_us || !algbw || !busbw)
+    throw InputError(
+        fmt::format("time/algbw/busbw '{} {} {}' are not numbers", f[c], f[c + 1], f[c + 2]), here,
+        kGiveTextOutput);
+  h.time_us = *time_us;
+  h.algbw_gbytes_per_s = *algbw;
+  h.busbw_gbytes_per_s = *busbw;
+  const std::string &wrong = f[c + 3];
+  if (wrong != "N/A") {
+    h.wrong = finite_number(wrong);
+    if (!h.wrong)
+      throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
+                       kGiveTextOutput);
+  }
+  return h;
+}
+
+} // namespace
+
+std::optional<std::int64_t> integer(const std::string &s) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0)
+    return std::nullopt;
+  return v;
+}
+
+void read_result_row(const std::vector<std::string> &f, const std::string &here,
+                     TextSection &section, NcclTestsImport &out, const std::string &run,
+                     const std::string &host, const RecordSink &sink) {
+  const std::size_t per_half = section.per_iteration ? 8 : 4, columns = 5 + 2 * per_half;
+  if (f.size() < columns)
+    throw InputError(fmt::format("a result row needs {} columns{}, this one has {}", columns,
+                                 section.per_iteration ? " (-I 1 output)" : "", f.size()),
+                     here, kGiveTextOutput);
+  const auto size = integer(f[0]), count = integer(f[1]);
+  if (!size || !count)
+    throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]), here,
+                     kGiveTextOutput);
+  if (*size == 0) {
+    if (section.zero_row_seen) {
+      ++out.repeated_zero_rows; // one point of 0 bytes, not several records alike
+      return;
+    }
+    section.zero_row_seen = true;
+  }
+  for (int half = 0; half < 2; ++half) {
+    const std::size_t c = 5 + per_half * static_cast<std::size_t>(half);
+    Record r = nccl_tests_record(read_half(f, c, *size, *count, half, here), *out.kind, run, host);
+    if (section.per_iteration)
+      add_text_per_iteration(f, c + 4, here, r.metrics);
+    add_rank_layout(std::span(&r, 1), section.ranks);
+    ++out.record_count;
+    sink(std::move(r));
+  }
+}
+
+} // namespace railgauge::importers
