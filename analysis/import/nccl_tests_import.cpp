@@ -105,6 +105,16 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
   figures.algbw_gbytes_per_s = half.algbw_gbytes_per_s;
   figures.busbw_gbytes_per_s = half.busbw_gbytes_per_s;
   r.status = Status::ok;
+  if (half.max_error && half.max_error_bound) {
+    if (*half.max_error > *half.max_error_bound) {
+      r.status = Status::failed;
+      r.reason = fmt::format("nccl-tests' largest error {:g} is above its bound {:g} for {} over "
+                             "these ranks: out of bounds",
+                             *half.max_error, *half.max_error_bound, half.type);
+    } else {
+      figures.verified = true;
+    }
+  }
   if (half.wrong) {
     figures.wrong_elements = c::WrongCount(*half.wrong);
     if (*half.wrong > 0) {
@@ -251,6 +261,8 @@ void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failu
   section.header_seen = false;
   section.zero_row_seen = false;
   section.end_seen = false;
+  section.layout = {};
+  section.out_of_bounds = 0;
 }
 
 } // namespace
@@ -274,6 +286,30 @@ std::string network_of_nccl_line(std::string_view line) {
 
 namespace {
 
+// "Out of bounds values : 4 FAILED" in a log of the `error` layout: nccl-tests' own count of the
+// halves whose largest error was above its bound, beside the count the rows' errors give. The
+// rows print their error to one digit (and cannot be judged without the rank lines), so where the
+// two differ nccl-tests' count stands and the run is not a pass.
+void check_out_of_bounds(const std::string &text, NcclTestsImport &out, const TextSection &section,
+                         FailureLines &failures, const std::string &where) {
+  if (!section.layout.max_error)
+    return; // a count of wrong elements per row says it all
+  const auto colon = text.find(':');
+  std::istringstream rest(colon == std::string::npos ? "" : text.substr(colon + 1));
+  std::string count;
+  rest >> count;
+  const auto counted = integer(count);
+  if (counted && *counted == section.out_of_bounds)
+    return;
+  failures.add(out,
+               fmt::format("{}: nccl-tests counted {} out-of-bounds value(s) in this run, its "
+                           "rows' printed errors give {}{}",
+                           where, counted ? std::to_string(*counted) : "'" + count + "'",
+                           section.out_of_bounds,
+                           section.ranks.empty() ? " (no rank lines to bound them by)" : ""),
+               section.first_record);
+}
+
 // A "#" line's text after the '#': a new run's start, the version, the -I 1 header, a rank
 // line or the average bus bandwidth.
 void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTestsImport &out,
@@ -294,6 +330,8 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
     out.about["version_line"] = std::string(trimmed(body.substr(at)));
   if (body.find("i_min") != std::string::npos)
     section.per_iteration = true;
+  if (auto layout = row_layout_of_header(body))
+    section.layout = *layout;
   std::istringstream words(body);
   std::string w;
   words >> w;
@@ -301,8 +339,10 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
     out.ranks.push_back(body.substr(body.find("Rank")));
     section.ranks.push_back(out.ranks.back());
   }
-  if (body.find("Out of bounds values") != std::string::npos)
+  if (const auto at = body.find("Out of bounds values"); at != std::string::npos) {
     section.end_seen = true;
+    check_out_of_bounds(body.substr(at), out, section, failures, where);
+  }
   if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos) {
     section.end_seen = true;
     // "# Avg bus bandwidth    : 475.782 " (a space after the figure in most logs)

@@ -211,7 +211,9 @@ Record half_record(const Fields &f, const nlohmann::json &row, const std::string
                      .redop = f.text(field("redop"), row_path + ".redop"),
                      .root = std::string(trimmed(f.text(field("root"), row_path + ".root"))),
                      .in_place = in_place,
-                     .wrong = std::nullopt};
+                     .wrong = std::nullopt,
+                     .max_error = std::nullopt,
+                     .max_error_bound = std::nullopt};
   const bool cpu_time = h.is_object() && h.contains("cpu_time");
   const char *time_key = cpu_time ? "cpu_time" : "time";
   half.time_us = f.number(f.member(h, path, time_key), path + "." + time_key);

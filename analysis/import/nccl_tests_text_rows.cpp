@@ -1,6 +1,8 @@
 #include "analysis/import/nccl_tests_text_rows.h"
 
+#include <algorithm>
 #include <charconv>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -31,14 +33,18 @@ void add_text_per_iteration(const std::vector<std::string> &f, std::size_t first
 
 // The half of a result row whose four columns start at c (out of place, then in place).
 NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::int64_t size,
-                        std::int64_t count, int half, const std::string &here) {
+                        std::int64_t count, int half, const TextSection &section,
+                        const std::string &here) {
+  const RowLayout &at = section.layout;
   NcclTestsHalf h{.size_bytes = size,
                   .count = count,
                   .type = f[2],
-                  .redop = f[3],
-                  .root = f[4],
+                  .redop = at.redop ? f[*at.redop] : "none",
+                  .root = at.root ? f[*at.root] : "-1",
                   .in_place = half == 1,
-                  .wrong = std::nullopt};
+                  .wrong = std::nullopt,
+                  .max_error = std::nullopt,
+                  .max_error_bound = std::nullopt};
   const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),
              busbw = finite_number(f[c + 2]);
   if (!time_us || !algbw || !busbw)
@@ -49,16 +55,55 @@ NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::i
   h.algbw_gbytes_per_s = *algbw;
   h.busbw_gbytes_per_s = *busbw;
   const std::string &wrong = f[c + 3];
-  if (wrong != "N/A") {
-    h.wrong = finite_number(wrong);
-    if (!h.wrong)
-      throw InputError(fmt::format("#wrong '{}' is not a number or N/A", wrong), here,
-                       kGiveTextOutput);
+  if (wrong == "N/A")
+    return h; // nccl-tests ran with its data check off (-c 0)
+  const auto checked = finite_number(wrong);
+  if (!checked)
+    throw InputError(
+        fmt::format("{} '{}' is not a number or N/A", at.max_error ? "error" : "#wrong", wrong),
+        here, kGiveTextOutput);
+  if (at.max_error) {
+    h.max_error = checked;
+    h.max_error_bound = max_error_bound(h.type, section.ranks.size());
+  } else {
+    h.wrong = checked;
   }
   return h;
 }
 
 } // namespace
+
+std::optional<RowLayout> row_layout_of_header(const std::string &body) {
+  std::istringstream in(body);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;)
+    words.push_back(w);
+  const auto at = [&](const char *name) -> std::optional<std::size_t> {
+    const auto it = std::find(words.begin(), words.end(), name);
+    return it == words.end() ? std::nullopt : std::optional<std::size_t>(it - words.begin());
+  };
+  const auto time = at("time");
+  if (words.size() < 3 || words[0] != "size" || words[1] != "count" || words[2] != "type" ||
+      !time || !at("busbw"))
+    return std::nullopt;
+  return RowLayout{.first_half = *time,
+                   .redop = at("redop"),
+                   .root = at("root"),
+                   .max_error = !at("#wrong") && at("error")};
+}
+
+std::optional<double> max_error_bound(const std::string &type, std::size_t ranks) {
+  if (ranks == 0)
+    return std::nullopt; // no rank lines: the bound is not known
+  const double scale = static_cast<double>(ranks - 1);
+  if (type == "half" || type == "bfloat16")
+    return 1e-2 * scale;
+  if (type == "float")
+    return 1e-5 * scale;
+  if (type == "double")
+    return 1e-12 * scale;
+  return 1e-200 * scale; // the integer types: any error is out of bounds
+}
 
 std::optional<std::int64_t> integer(const std::string &s) {
   std::int64_t v = 0;
@@ -71,7 +116,8 @@ std::optional<std::int64_t> integer(const std::string &s) {
 void read_result_row(const std::vector<std::string> &f, const std::string &here,
                      TextSection &section, NcclTestsImport &out, const std::string &run,
                      const std::string &host, const RecordSink &sink) {
-  const std::size_t per_half = section.per_iteration ? 8 : 4, columns = 5 + 2 * per_half;
+  const std::size_t first = section.layout.first_half, per_half = section.per_iteration ? 8 : 4,
+                    columns = first + 2 * per_half;
   if (f.size() < columns)
     throw InputError(fmt::format("a result row needs {} columns{}, this one has {}", columns,
                                  section.per_iteration ? " (-I 1 output)" : "", f.size()),
@@ -88,8 +134,10 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
     section.zero_row_seen = true;
   }
   for (int half = 0; half < 2; ++half) {
-    const std::size_t c = 5 + per_half * static_cast<std::size_t>(half);
-    Record r = nccl_tests_record(read_half(f, c, *size, *count, half, here), *out.kind, run, host);
+    const std::size_t c = first + per_half * static_cast<std::size_t>(half);
+    const NcclTestsHalf h = read_half(f, c, *size, *count, half, section, here);
+    section.out_of_bounds += h.max_error && h.max_error_bound && *h.max_error > *h.max_error_bound;
+    Record r = nccl_tests_record(h, *out.kind, run, host);
     if (section.per_iteration)
       add_text_per_iteration(f, c + 4, here, r.metrics);
     add_rank_layout(std::span(&r, 1), section.ranks);

@@ -17,6 +17,24 @@ inline constexpr const char *kGiveTextOutput =
 // (a double cast to an integer is undefined beyond its range).
 std::optional<std::int64_t> integer(const std::string &s);
 
+// nccl-tests' bound on a half's largest error before 2.13: DeltaMaxValue(type) x (ranks - 1)
+// (src/common.cu at 8274cb4, CheckData), nullopt for a type it has no bound of.
+std::optional<double> max_error_bound(const std::string &type, std::size_t ranks);
+
+// Where a result row's columns are, from the header above the rows ("size count type redop root
+// time algbw busbw #wrong ..."). nccl-tests added `root` with NCCL 2.13 (NVIDIA/nccl-tests
+// 51af557, 2022); before it, all_gather and a few others printed no `redop`, and the check column
+// was `error`, the half's largest deviation from the expected values, where it now counts wrong
+// elements.
+struct RowLayout {
+  std::size_t first_half = 5; // the first half's time column
+  std::optional<std::size_t> redop = 3, root = 4;
+  bool max_error = false; // the check column is `error`, not `#wrong`
+};
+
+// The layout a header line names (its text after '#'), or nullopt for any other line.
+std::optional<RowLayout> row_layout_of_header(const std::string &body);
+
 // What a text log's current section has shown so far. A log may hold several runs, one after
 // the other: each section's rank lines describe its own rows only, and a section whose run
 // ended after its header (a time limit, the OOM killer) is a failure of its own.
@@ -28,6 +46,8 @@ struct TextSection {
   bool zero_row_seen = false; // in this section
   // "# Out of bounds values" or "# Avg bus bandwidth": nccl-tests prints both after its last size
   bool end_seen = false;
+  RowLayout layout;
+  int out_of_bounds = 0; // halves of the `error` layout whose error is above nccl-tests' bound
 };
 
 // A result row's words: its two halves as records (none for a repeated row of 0 bytes).

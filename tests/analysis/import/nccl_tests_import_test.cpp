@@ -5,6 +5,7 @@
 
 #include "analysis/import/nccl_tests_import.h"
 #include "harness/error.h"
+#include "tests/support/fixture_text.h"
 
 namespace railgauge::importers {
 namespace {
@@ -275,6 +276,58 @@ TEST(NcclTestsImport, AFailureLineEndsTheRunAndKeepsTheRowsBeforeIt) {
   EXPECT_EQ(failure.key, "collectives.nccl_all_reduce");
   ASSERT_TRUE(failure.reason);
   EXPECT_NE(failure.reason->find("after 2 result row(s)"), std::string::npos) << *failure.reason;
+}
+
+// Logs of nccl-tests before NCCL 2.13 (tests/fixtures/nccl-tests/README.md, "old-layouts"): 12
+// columns (no root) or 11 (no redop either) and an `error` column, the half's largest deviation,
+// were refused as "a result row needs 13 columns". Each imports; a half whose error is above
+// nccl-tests' own bound fails, and nccl-tests' count of them must agree.
+TEST(NcclTestsImport, OldLayoutsBeforeTheRootColumnImport) {
+  const auto text = [](const std::string &name) {
+    return testing::fixture_text("nccl-tests/old-layouts/" + name);
+  };
+  const auto abci = import_nccl_tests(text("abci_a100_2node_ib_allreduce.txt"), "abci.txt",
+                                      Kind::all_reduce, "imp", "node01");
+  ASSERT_EQ(abci.records.size(), 48u); // 4 B to 32 MiB, both halves
+  EXPECT_TRUE(abci.failures.empty());
+  for (const auto &r : abci.records) {
+    EXPECT_EQ(r.status, Status::ok) << r.reason.value_or("");
+    EXPECT_EQ(r.params.at("op"), "sum");
+    EXPECT_FALSE(r.params.contains("root"));
+    EXPECT_EQ(r.metrics.at("verified"), true); // errors of 4e-07 against 1.5e-04 (16 ranks)
+  }
+  EXPECT_EQ(abci.records.back().params.at("size_bytes"), 33554432);
+  EXPECT_DOUBLE_EQ(abci.records[0].metrics.at("busbw_gbytes_per_s"), 0.0);
+
+  const auto gather = import_nccl_tests(text("wohlbier_dgx2_v100x12_allgather_out_of_bounds.txt"),
+                                        "gather.txt", Kind::all_gather, "imp", "seville");
+  EXPECT_TRUE(gather.failures.empty()) << gather.failures.front(); // nccl-tests counted 4 too
+  std::vector<std::int64_t> failed;
+  for (const auto &r : gather.records) {
+    EXPECT_FALSE(r.params.contains("op"));
+    if (r.status == Status::failed)
+      failed.push_back(r.params.at("size_bytes"));
+  }
+  EXPECT_EQ(failed, (std::vector<std::int64_t>{4294967280, 4294967280, 8589934560, 8589934560}));
+
+  const auto off = import_nccl_tests(text("likejazz_t4_3node_tcp_allreduce_nocheck.txt"), "t4.txt",
+                                     Kind::all_reduce, "imp", "gpu01");
+  ASSERT_EQ(off.records.size(), 22u);
+  for (const auto &r : off.records)
+    EXPECT_FALSE(r.metrics.contains("verified")) << r.metrics.dump(); // -c 0: never checked
+
+  // nccl-tests' count disagreeing with the rows, or rows without rank lines to bound them by,
+  // is a failure of the run, never a pass.
+  std::string edited = text("llv22_gtx1080x2_allgather.txt");
+  const auto ok = edited.find("Out of bounds values : 0 OK");
+  ASSERT_NE(ok, std::string::npos);
+  edited.replace(ok, 27, "Out of bounds values : 2 FAILED");
+  const auto disagree = import_nccl_tests(edited, "osx.txt", Kind::all_gather, "imp", "Orlando");
+  ASSERT_EQ(disagree.failures.size(), 1u);
+  EXPECT_NE(disagree.failures[0].find("counted 2 out-of-bounds value(s) in this run, its rows' "
+                                      "printed errors give 0"),
+            std::string::npos)
+      << disagree.failures[0];
 }
 
 } // namespace
