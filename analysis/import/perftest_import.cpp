@@ -26,6 +26,9 @@ namespace {
 struct TestKind {
   std::string verb; // write, read, send, atomic
   bool latency = false;
+  // -b: both sides send at once, and each side prints the sum of its own and its peer's
+  // figures (perftest_parameters.c print_report_bw adds rem_bw_rep), never one direction's.
+  bool bidirectional = false;
 };
 
 // The key of a perftest test: the railgauge benchmark it measures the same way.
@@ -48,10 +51,12 @@ bool is_inf_or_nan(std::string text) {
   return text == "inf" || text == "nan" || text == "infinity";
 }
 
-// "RDMA_Write BW Test", "Send Latency Test", "RDMA_Read BW Test", "Atomic FETCH_AND_ADD ..."
+// "RDMA_Write BW Test", "Send Latency Test", "RDMA_Read BW Test", "Atomic FETCH_AND_ADD ...",
+// "RDMA_Write Bidirectional BW Test" (-b)
 bool parse_title(const std::string &line, TestKind &kind) {
   static const std::regex title(
-      R"(^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*(?: \S+)?) (BW|Latency) Test\s*$)");
+      R"(^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*(?: \S+)?) (Bidirectional )?(BW|Latency) )"
+      R"(Test\s*$)");
   // std::regex matches recursively, a frame per character: a long line (a binary file, a log
   // without newlines) would overflow the stack. A title is a few dozen characters.
   constexpr std::size_t kLongestTitle = 256;
@@ -63,16 +68,36 @@ bool parse_title(const std::string &line, TestKind &kind) {
               : verb == "RDMA_Read" ? "read"
               : verb == "Send"      ? "send"
                                     : "atomic";
-  kind.latency = m[2] == "Latency";
+  kind.bidirectional = m[2].matched;
+  kind.latency = m[3] == "Latency";
   return true;
+}
+
+// perftest separates the two fields of a line with a tab; a copy that turned it into spaces (a
+// README, a blog post) keeps a run of them: the second field's name starts after the last run of
+// two or more spaces before its " : ". Each separator becomes '\x1f'.
+std::string with_field_separators(std::string line) {
+  for (auto &c : line)
+    if (c == '\t')
+      c = '\x1f';
+  if (line.find('\x1f') != std::string::npos)
+    return line;
+  const auto first = line.find(" : ");
+  if (first == std::string::npos)
+    return line;
+  for (auto next = line.find(" : ", first + 3); next != std::string::npos;
+       next = line.find(" : ", next + 3)) {
+    const auto name_end = line.find_last_not_of(' ', next);
+    const auto gap = line.rfind("  ", name_end);
+    if (gap != std::string::npos && gap > first + 3)
+      line[gap] = '\x1f';
+  }
+  return line;
 }
 
 // " Number of qps   : 1		Transport type : IB" -> two fields.
 void parse_fields(const std::string &line, std::map<std::string, std::string> &fields) {
-  std::string rest = line;
-  for (auto &c : rest)
-    if (c == '\t')
-      c = '\x1f';
+  const std::string rest = with_field_separators(line);
   std::stringstream parts(rest);
   std::string part;
   while (std::getline(parts, part, '\x1f')) {
@@ -183,6 +208,8 @@ Record test_record(TestKind kind, const std::string &source) {
   r.params = {{peer::record::kTool,
                fmt::format("perftest ib_{}_{}", kind.verb, kind.latency ? "lat" : "bw")},
               {peer::record::kSource, source}};
+  if (kind.bidirectional)
+    r.params[rdma::record::kDirection] = "bidir";
   return r;
 }
 
@@ -271,14 +298,19 @@ Record row_record(const TestKind &kind, const std::string &source,
 
 // One figure of a row, by its column's name, into the record's params, its bandwidth figures or
 // its latency summary.
-void store_column(const std::string &c, double v, const nlohmann::json &count, Record &r,
-                  rdma::record::BandwidthFields &bandwidth, rdma::record::LatencyFields &latency) {
+void store_column(const TestKind &kind, const std::string &c, double v, const nlohmann::json &count,
+                  Record &r, rdma::record::BandwidthFields &bandwidth,
+                  rdma::record::LatencyFields &latency) {
   const bool gbits = c.find("[Gb/sec]") != std::string::npos;
   const double to_gbits = gbits ? 1.0 : 8.0 * 1048576.0 / 1e9; // MB/sec is MiB/s
   if (c == "#bytes")
     r.params[metric::kSizeBytes] = count;
   else if (c == "#iterations")
     r.params[metric::kIterations] = count;
+  else if (kind.bidirectional && (c.rfind("BW peak", 0) == 0 || c.rfind("MsgRate", 0) == 0))
+    return; // sums of both directions, which no railgauge figure is; the average's sum is below
+  else if (c.rfind("BW average", 0) == 0 && kind.bidirectional)
+    bandwidth.bidirectional_gbits_per_s = v * to_gbits; // one direction's is not printed
   else if (c.rfind("BW peak", 0) == 0) {
     // The server side of ib_send_bw prints a peak of 0.00 beside a real average: it does
     // not time single completions. A peak that was not measured is left out, not a zero.
@@ -326,7 +358,7 @@ void read_row_values(const TestKind &kind, const std::vector<std::string> &colum
       throw InputError(fmt::format("'{}' in column '{}' is not a {}", values[i], c,
                                    whole ? "whole number" : "number"),
                        where, "pass the complete, unmodified output of one perftest run");
-    store_column(c, *number, count, r, bandwidth, latency);
+    store_column(kind, c, *number, count, r, bandwidth, latency);
   }
   bandwidth.write(r.metrics);
   if (!latency.empty()) {

@@ -241,5 +241,29 @@ TEST(PerftestImport, ANeverConnectedClientOfNoNamedTestAsksForItsName) {
   }
 }
 
+// ib_write_bw -b (bidirectional) was refused for its title. perftest prints the sum of both
+// directions there: it is bidirectional_gbits_per_s, never one direction's bandwidth, so no
+// one-way floor reads it (tests/fixtures/rdma/perftest/README.md, published output).
+TEST(PerftestImport, ABidirectionalRunIsTheSumOfBothDirections) {
+  const auto records = import_perftest(
+      testing::fixture_text("rdma/perftest/ib_write_bw_bidir_ionic_4qp_client_published.txt"),
+      "bidir.txt");
+  ASSERT_EQ(records.size(), 23u); // 2 B to 8 MiB
+  for (const auto &r : records) {
+    EXPECT_EQ(r.key, "rdma.write_bw");
+    EXPECT_EQ(r.status, Status::ok);
+    EXPECT_EQ(r.params.at("direction"), "bidir");
+    EXPECT_FALSE(r.metrics.contains("bandwidth_gbits_per_s")) << r.metrics.dump();
+    EXPECT_FALSE(r.metrics.contains("message_rate_per_s")) << r.metrics.dump();
+  }
+  const auto &largest = records.back();
+  EXPECT_EQ(largest.params.at("size_bytes"), 8388608);
+  EXPECT_DOUBLE_EQ(largest.metrics.at("bidirectional_gbits_per_s"), 779.21);
+  // The fields a copy joined with spaces instead of perftest's tab are still two each.
+  EXPECT_EQ(largest.params.at("qps"), 4);
+  EXPECT_EQ(largest.params.at("connection"), "RC");
+  EXPECT_EQ(largest.params.at("device"), "ionic_1");
+}
+
 } // namespace
 } // namespace railgauge::importers
