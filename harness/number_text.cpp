@@ -27,4 +27,12 @@ std::string_view trimmed(std::string_view text) {
   return text;
 }
 
+bool is_inf_or_nan_text(std::string text) {
+  if (!text.empty() && (text.front() == '-' || text.front() == '+'))
+    text.erase(0, 1);
+  for (char &c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text == "inf" || text == "nan" || text == "infinity";
+}
+
 } // namespace railgauge

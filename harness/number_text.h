@@ -10,6 +10,10 @@ namespace railgauge {
 // std::stod alone accepts a number's prefix and the infinities.
 std::optional<double> finite_number(const std::string &text);
 
+// "inf", "-nan", "Infinity", ...: what printf prints for a value that is not finite (perftest and
+// nccl-tests print these where they computed nothing, or measured an infinite deviation).
+bool is_inf_or_nan_text(std::string text);
+
 // `text` without the white space (std::isspace: blanks, tabs, CR, form feeds) at either end; a
 // view into `text`, so keep `text` alive while the view is used.
 std::string_view trimmed(std::string_view text);

@@ -117,11 +117,23 @@ def window_telemetry(samples):
             "telemetry_samples": len(samples)}
 
 
-class Telemetry:
-    """Samples (SM clock MHz, power W) of one GPU every `period_s` on a thread while open."""
+def pci_bus_id(torch, gpu):
+    """The PCI bus id ("0000:18:00.0") of CUDA device `gpu`, or None where this torch does not
+    say: NVML and nvidia-smi number GPUs in their own order, which CUDA_VISIBLE_DEVICES (Slurm
+    sets it) and CUDA's ordering make another GPU's."""
+    p = torch.cuda.get_device_properties(gpu)
+    try:
+        return f"{p.pci_domain_id:04x}:{p.pci_bus_id:02x}:{p.pci_device_id:02x}.0"
+    except AttributeError:  # a torch without them
+        return None
 
-    def __init__(self, gpu, period_s=0.05):
-        self.gpu, self.period_s, self.samples = gpu, period_s, []
+
+class Telemetry:
+    """Samples (SM clock MHz, power W) of one GPU, named by its PCI bus id (else its index as
+    NVML numbers it), every `period_s` on a thread while open."""
+
+    def __init__(self, gpu, period_s=0.05, bus_id=None):
+        self.gpu, self.bus_id, self.period_s, self.samples = gpu, bus_id, period_s, []
         self._stop = threading.Event()
         self._read, self.source = self._reader()
 
@@ -129,19 +141,22 @@ class Telemetry:
         try:
             import pynvml
             pynvml.nvmlInit()
-            handle = pynvml.nvmlDeviceGetHandleByIndex(self.gpu)
+            handle = (pynvml.nvmlDeviceGetHandleByPciBusId(self.bus_id) if self.bus_id
+                      else pynvml.nvmlDeviceGetHandleByIndex(self.gpu))
             return (lambda: (pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
-                             pynvml.nvmlDeviceGetPowerUsage(handle) / 1000.0)), "nvml"
+                             pynvml.nvmlDeviceGetPowerUsage(handle) / 1000.0)), (
+                f"nvml, GPU {self.bus_id or f'index {self.gpu}'}")
         except Exception:  # no pynvml, or NVML refused: nvidia-smi, else nothing
             pass
         if shutil.which("nvidia-smi"):
             def smi():
-                out = subprocess.run(["nvidia-smi", "-i", str(self.gpu), "--query-gpu="
+                out = subprocess.run(["nvidia-smi", "-i", self.bus_id or str(self.gpu),
+                                      "--query-gpu="
                                       "clocks.sm,power.draw", "--format=csv,noheader,nounits"],
                                      capture_output=True, text=True, timeout=5).stdout
                 clock, power = (float(x) for x in out.strip().split(","))
                 return clock, power
-            return smi, "nvidia-smi"
+            return smi, f"nvidia-smi, GPU {self.bus_id or f'index {self.gpu}'}"
         return None, "none: neither pynvml nor nvidia-smi"
 
     def _loop(self):
@@ -222,7 +237,7 @@ def measure(torch, sdpa, args, shape, backend, pass_, telemetry=None):
         while time.monotonic() < warm_until:  # untimed, and outside the telemetry's window
             call()
             torch.cuda.synchronize()
-        with (telemetry or Telemetry(args.gpu)) as tele:
+        with (telemetry or Telemetry(args.gpu, bus_id=pci_bus_id(torch, args.gpu))) as tele:
             times, ahead = peer_records.time_behind_gate(
                 torch, lambda: [call() for _ in range(batch)], batch, args.samples, 0.0,
                 GATE_CYCLES[pass_] * batch, 6, args.min_timed_s)

@@ -108,6 +108,9 @@ def predict(run, stats, system, attention=None):
                                   "dp_comm_exposed_time", "recomm_exposed_time"))
     figures = predict_inputs.throughput_figures(run, step_s)
     scores_s, fused_s = predict_inputs.score_layers_time_s(run, stats, system)
+    if scores_s is None and attention is not None:
+        figures["attention_missing"] = ("Calculon's output has no per-layer times (`calculon llm "
+                                        "-l`): its seq x seq layers cannot be replaced")
     if scores_s is not None:
         # Calculon's bubble is (p - 1) chunks of forward and backward time: it shrinks with them.
         blocks_s = parts["fw_time"] + parts["bw_time"] + parts["recompute_time"]

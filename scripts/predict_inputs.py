@@ -295,14 +295,18 @@ def read_attention(path):
                 seconds = rec["metrics"]["time_s"]["median"]
                 by_pass = table.setdefault(shape, {}).setdefault(p["backend"], {})
                 by_pass.setdefault(p["pass"], []).append(seconds)
-            except (ValueError, KeyError, TypeError) as e:
+                gpus.add((rec.get("device") or {}).get("gpu_name") or "an unnamed GPU")
+                torches.add(str(p.get("torch_version", "?")))
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
                 raise InputError(f"attention record {name}:{number}: {type(e).__name__} {e} "
                                  f"(records of scripts/attention_rate.py are expected)")
-            gpus.add(rec.get("device", {}).get("gpu_name", "an unnamed GPU"))
-            torches.add(p.get("torch_version", "?"))
     if not table:
         raise InputError(f"no ok causal bf16 {ATTENTION_KEY} record under {path} (write them "
                          f"with scripts/attention_rate.py on a GPU)")
+    if len(gpus) > 1:
+        # One median over two GPUs' rounds would be neither's rate.
+        raise InputError(f"attention records of {len(gpus)} GPUs under {path} "
+                         f"({', '.join(sorted(gpus))}): give one GPU's")
     return {"shapes": table, "gpus": sorted(gpus), "torch": sorted(torches)}
 
 

@@ -77,7 +77,7 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   for (auto &rv : found) {
     // A node's record that holds a GPU's telemetry window: the value is that GPU's.
     PartKey gpu_key;
-    if (record_key.kind == PartKind::node) {
+    if (record_key.kind == PartKind::node && !rule.part) { // a rule's `part:` decides alone
       const auto gpu = telemetry_gpu_of(r, rv.path);
       if (!gpu.pci_bus_id.empty() || !gpu.uuid.empty())
         gpu_key =

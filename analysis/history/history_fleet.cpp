@@ -152,7 +152,7 @@ void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imp
     // As the directories' check: a value in a node's record that a GPU's telemetry window
     // holds is that GPU's (check/telemetry_gpu.h).
     at = of_record;
-    if (parts_[at.part].kind == check::PartKind::node) {
+    if (parts_[at.part].kind == check::PartKind::node && !rule.part) {
       const auto gpu = check::telemetry_gpu_of(r, rv.path);
       if (!gpu.pci_bus_id.empty() || !gpu.uuid.empty())
         at.part = part_id(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -57,7 +58,11 @@ NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::i
   const std::string &wrong = f[c + 3];
   if (wrong == "N/A")
     return h; // nccl-tests ran with its data check off (-c 0)
-  const auto checked = finite_number(wrong);
+  auto checked = finite_number(wrong);
+  // nccl-tests keeps an inf or nan deviation (an element with a flipped exponent) and prints it
+  // as %5.0le does: the worst error there is, out of every bound, never unreadable input.
+  if (!checked && at.max_error && is_inf_or_nan_text(wrong))
+    checked = std::numeric_limits<double>::infinity();
   if (!checked)
     throw InputError(
         fmt::format("{} '{}' is not a number or N/A", at.max_error ? "error" : "#wrong", wrong),

@@ -43,14 +43,6 @@ const char *perftest_key(const TestKind &kind) {
   return kind.latency ? rr::kAtomicLat : rr::kAtomicBw;
 }
 
-bool is_inf_or_nan(std::string text) {
-  if (!text.empty() && (text.front() == '-' || text.front() == '+'))
-    text.erase(0, 1);
-  for (char &c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text == "inf" || text == "nan" || text == "infinity";
-}
-
 // "RDMA_Write BW Test", "Send Latency Test", "RDMA_Read BW Test", "Atomic FETCH_AND_ADD ...",
 // "RDMA_Write Bidirectional BW Test" (-b)
 bool parse_title(const std::string &line, TestKind &kind) {
@@ -349,7 +341,7 @@ void read_row_values(const TestKind &kind, const std::vector<std::string> &colum
     const bool whole = c == "#bytes" || c == "#iterations";
     // perftest prints inf and -nan where it computed nothing (seen: the server side of
     // ib_write_lat on Soft-RoCE, every statistic): no figure, named, never a number.
-    if (!whole && !number && is_inf_or_nan(values[i])) {
+    if (!whole && !number && is_inf_or_nan_text(values[i])) {
       not_computed.push_back(c);
       continue;
     }

@@ -151,6 +151,16 @@ class AttentionRateTest(unittest.TestCase):
             self.assertAlmostEqual(metrics["tflops_megatron"], flops / per_call / 1e12)
             self.assertAlmostEqual(metrics["tflops_causal"], metrics["tflops_megatron"] / 2)
 
+    def test_the_telemetry_names_the_gpu_by_its_pci_bus_id(self):
+        # NVML and nvidia-smi number GPUs in their own order; CUDA_VISIBLE_DEVICES renumbers
+        # CUDA's: the bus id is the one name all three share.
+        props = types.SimpleNamespace(pci_domain_id=0, pci_bus_id=0x18, pci_device_id=0)
+        torch = types.SimpleNamespace(
+            cuda=types.SimpleNamespace(get_device_properties=lambda gpu: props))
+        self.assertEqual(attention_rate.pci_bus_id(torch, 3), "0000:18:00.0")
+        torch.cuda.get_device_properties = lambda gpu: types.SimpleNamespace()
+        self.assertIsNone(attention_rate.pci_bus_id(torch, 3))
+
     def test_samples_go_on_until_the_window_is_timed(self):
         log = []
         metrics, _ = attention_rate.measure(fake_torch(log), FakeSdpa(log), args(min_timed_s=0.05),

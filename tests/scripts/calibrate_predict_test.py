@@ -332,6 +332,21 @@ class CalibratePredictTest(unittest.TestCase):
                                      "--attention", bad)
             self.assertEqual(code, 2)
             self.assertIn(f"attention record {bad}:2: KeyError", err)
+        with tempfile.TemporaryDirectory() as tmp:
+            # Two GPUs' records: one median over both would be neither's rate.
+            for gpu in ("NVIDIA H100 80GB HBM3", "NVIDIA H200"):
+                os.makedirs(os.path.join(tmp, gpu))
+                self.attention_records(os.path.join(tmp, gpu), (1, 12, 4096, 128),
+                                       {"cudnn": ([2e-4], [5e-4])})
+                path_ = os.path.join(tmp, gpu, "records.jsonl")
+                with open(path_) as f:
+                    text = f.read().replace("NVIDIA H100 80GB HBM3", gpu)
+                with open(path_, "w") as f:
+                    f.write(text)
+            code, _, err = self.main("--table", table, "--system", system, "--stats", stats,
+                                     "--attention", tmp)
+            self.assertEqual(code, 2)
+            self.assertIn("attention records of 2 GPUs", err)
         code, _, err = self.main("--table", table, "--system", system, "--stats", stats,
                                  "--attention-backend", "cudnn")
         self.assertEqual(code, 2)

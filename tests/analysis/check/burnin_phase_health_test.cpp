@@ -200,6 +200,37 @@ TEST(BurninPhaseHealth, AnAllReduceFaultIsTheGpusWhoseWindowSawIt) {
         }
     EXPECT_EQ(failed_gpus, std::set<std::string>{bus}) << gpus << render_table(r);
   }
+  // A rule that names its part keeps it: `part: node` judges the node, wherever the value is.
+  auto runs = testing::burnin_node(1);
+  for (auto &r : runs.runs[0].records)
+    if (r.key == "collectives.nccl_all_reduce") {
+      auto &t = window(r.metrics, r.key, 0);
+      t["health_delta"]["xid_events"] = 1;
+      t["after"]["pci_bus_id"] = testing::gpu_bus_id(0);
+    }
+  const auto node = evaluate(parse_rules(R"(schema: railgauge.rules/1
+name: node-xid
+rules:
+  - id: xid-node
+    description: Xids during the all_reduce, the node's.
+    category: health
+    severity: fail
+    part: node
+    select: {key: collectives.nccl_all_reduce}
+    metric: metrics.telemetry.**.health_delta.xid_events
+    compare: "<="
+    value: 0
+)",
+                                         "node.yaml"),
+                             runs);
+  int judged = 0;
+  for (const auto &p : node.parts)
+    for (const auto &f : p.findings)
+      if (f.rule_id == "xid-node" && !f.missing && f.level == Level::fail) {
+        ++judged;
+        EXPECT_EQ(p.key.kind, PartKind::node) << render_table(node);
+      }
+  EXPECT_EQ(judged, 1) << render_table(node);
 }
 
 } // namespace

@@ -316,6 +316,22 @@ TEST(NcclTestsImport, OldLayoutsBeforeTheRootColumnImport) {
   for (const auto &r : off.records)
     EXPECT_FALSE(r.metrics.contains("verified")) << r.metrics.dump(); // -c 0: never checked
 
+  // An infinite error (a flipped exponent) is the worst error there is, not unreadable input;
+  // nccl-tests counts it once per process that saw it (16 here), which agrees with one half.
+  std::string inf = text("abci_a100_2node_ib_allreduce.txt");
+  const auto row = inf.find("33554432       8388608");
+  ASSERT_NE(row, std::string::npos);
+  const auto last_error = inf.rfind("5e-07", inf.find('\n', row));
+  ASSERT_NE(last_error, std::string::npos);
+  inf.replace(last_error, 5, "  inf");
+  inf.replace(inf.find("Out of bounds values : 0 OK"), 27, "Out of bounds values : 16 FAILED");
+  const auto worst = import_nccl_tests(inf, "inf.txt", Kind::all_reduce, "imp", "node01");
+  EXPECT_TRUE(worst.failures.empty()) << worst.failures.front();
+  ASSERT_EQ(worst.records.size(), 48u);
+  EXPECT_EQ(worst.records.back().status, Status::failed);
+  EXPECT_NE(worst.records.back().reason->find("largest error inf"), std::string::npos)
+      << *worst.records.back().reason;
+
   // nccl-tests' count disagreeing with the rows, or rows without rank lines to bound them by,
   // is a failure of the run, never a pass.
   std::string edited = text("llv22_gtx1080x2_allgather.txt");
