@@ -124,12 +124,46 @@ bool timed_figure(const std::string &path) {
          leaf == "tflops" || leaf == "efficiency";
 }
 
+namespace {
+
+// `path` (a concrete path the pattern reached) less the segments after the pattern's last
+// wildcard: the element of a `*` or `**` walk it is in ("metrics.telemetry.per_gpu.3" for
+// "metrics.telemetry.**.during.power_w" at per_gpu[3]); the whole path for a plain pattern.
+std::string element_of(const std::string &path, const std::string &pattern) {
+  const auto wildcard = pattern.rfind('*');
+  if (wildcard == std::string::npos)
+    return path;
+  const auto tail = static_cast<std::size_t>(
+      std::count(pattern.begin() + static_cast<std::ptrdiff_t>(wildcard), pattern.end(), '.'));
+  auto end = path.size();
+  for (std::size_t i = 0; i < tail && end != std::string::npos; ++i)
+    end = end == 0 ? std::string::npos : path.rfind('.', end - 1);
+  return end == std::string::npos ? "" : path.substr(0, end);
+}
+
+// The denominators of a value at `path`: every one relative_to reaches, or, where it reaches
+// several through a wildcard, the one in the value's own element (a GPU's limit beside its
+// reading in an all_reduce's per_gpu[]).
+std::vector<PathValue> denominators_of(const Rule &rule, const Record &r, const std::string &path) {
+  auto all = resolve_record_path(r, rule.relative_to);
+  if (all.size() <= 1)
+    return all;
+  const auto element = element_of(path, rule.metric);
+  std::vector<PathValue> same;
+  for (auto &d : all)
+    if (!element.empty() && element_of(d.path, rule.relative_to) == element)
+      same.push_back(std::move(d));
+  return same;
+}
+
+} // namespace
+
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
   std::vector<RuleValue> out;
   for (auto &pv : resolve_record_path(r, rule.metric)) {
     RuleValue v{pv.path, pv.path, "", std::move(pv.value), false, timed_figure(pv.path)};
     if (!rule.relative_to.empty()) {
-      const auto denominator = resolve_record_path(r, rule.relative_to);
+      const auto denominator = denominators_of(rule, r, pv.path);
       double d = 0, x = 0;
       if (denominator.size() != 1 || !number_into(denominator.front().value, d) ||
           !number_into(v.value, x) || d <= 0) {

@@ -233,5 +233,28 @@ rules:
   EXPECT_EQ(judged, 1) << render_table(node);
 }
 
+// One process's all_reduce over 8 GPUs holds 8 readings and 8 limits: each reading is judged
+// over its own GPU's limit (relative_to through `**` takes the same per_gpu[] element), and the
+// hot one fails its GPU. With one denominator wanted, the 8 limits once made every GPU unread.
+TEST(BurninPhaseHealth, EachGpusAllReduceTemperatureIsOverItsOwnLimit) {
+  auto runs = testing::burnin_node(8);
+  for (auto &r : runs.runs[0].records)
+    if (r.key == "collectives.nccl_all_reduce")
+      for (int g = 0; g < 8; ++g) {
+        auto &during = window(r.metrics, r.key, g)["during"];
+        during["temperature_limit_c"] = g == 3 ? 80.0 : 87.0; // GPU 3's limit is its own
+        during["temperature_c_max"] = g == 7 ? 92.0 : 84.0;
+      }
+  const auto r =
+      evaluate(load_rules_file(railgauge::testing::shipped_data_file("rules/h200-sxm.yaml")), runs);
+  std::set<std::string> hot;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (f.rule_id == "load-temperature-nccl" && !f.missing && f.level == Level::fail)
+        hot.insert(p.key.id);
+  EXPECT_EQ(hot, (std::set<std::string>{testing::gpu_bus_id(3), testing::gpu_bus_id(7)}))
+      << render_table(r);
+}
+
 } // namespace
 } // namespace railgauge::check
