@@ -7,6 +7,7 @@ calculon/llm/llm.py, Llm.Application and Llm.Execution.fields()).
 import copy
 import json
 import os
+import statistics
 
 # H100 SXM dense peaks, TFLOP/s: results/peaks/gpu_peaks.yaml line 35.
 PEAK_TFLOPS = {"bf16": 989.0, "fp8": 1979.0}
@@ -310,12 +311,6 @@ def read_attention(path):
     return {"shapes": table, "gpus": sorted(gpus), "torch": sorted(torches)}
 
 
-def _median(values):
-    s = sorted(values)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-
-
 def attention_time(attention, run, backend=None):
     """(backend, forward s, backward s, rounds) of one GPU's attention in `run`, the median over
     rounds of the named backend or of the fastest (forward + backward); raises InputError
@@ -323,7 +318,7 @@ def attention_time(attention, run, backend=None):
     model, lay = run["model"], run["layout"]
     shape = (lay["micro_batch"], model["attn_heads"] // lay["tensor_par"], model["seq_size"],
              model["attn_size"])
-    measured = {name: (_median(p["forward"]), _median(p["backward"]),
+    measured = {name: (statistics.median(p["forward"]), statistics.median(p["backward"]),
                        min(len(p["forward"]), len(p["backward"])))
                 for name, p in attention["shapes"].get(shape, {}).items()
                 if p.get("forward") and p.get("backward")}

@@ -10,7 +10,6 @@
 #include "analysis/check/evaluator.h"
 #include "analysis/check/gpus_not_measured.h"
 #include "analysis/check/rule_values.h"
-#include "analysis/check/telemetry_gpu.h"
 #include "harness/waiver.h"
 #include "records/per_gpu_parts.h"
 
@@ -75,15 +74,7 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
     return;
   }
   for (auto &rv : found) {
-    // A node's record that holds a GPU's telemetry window: the value is that GPU's.
-    PartKey gpu_key;
-    if (record_key.kind == PartKind::node && !rule.part) { // a rule's `part:` decides alone
-      const auto gpu = telemetry_gpu_of(r, rv.path);
-      if (!gpu.pci_bus_id.empty() || !gpu.uuid.empty())
-        gpu_key =
-            index_.gpu_part(r.host, gpu.pci_bus_id.empty() ? nullptr : &gpu.pci_bus_id, gpu.uuid);
-    }
-    const PartKey &key = gpu_key.id.empty() ? record_key : gpu_key;
+    const PartKey key = index_.part_of_value(r, rule, record_key, rv.path);
     Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.timed, nullptr};
     if (rv.no_denominator) {
       ledger_.tally(key, rule.id, false);

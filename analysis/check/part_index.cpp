@@ -4,6 +4,7 @@
 
 #include "analysis/check/inventory_probes.h"
 #include "analysis/check/json_path.h"
+#include "analysis/check/telemetry_gpu.h"
 #include "harness/inventory/inventory_fields.h"
 
 namespace railgauge::check {
@@ -95,6 +96,16 @@ PartKey PartIndex::gpu_part(const std::string &host, const std::string *pci,
     if (const auto it = h->second.pci_by_uuid.find(uuid); it != h->second.pci_by_uuid.end())
       return {host, PartKind::gpu, it->second};
   return {host, PartKind::gpu, uuid};
+}
+
+PartKey PartIndex::part_of_value(const Record &r, const Rule &rule, const PartKey &record_part,
+                                 const std::string &path) const {
+  if (record_part.kind != PartKind::node || rule.part) // a rule's `part:` decides alone
+    return record_part;
+  const auto gpu = telemetry_gpu_of(r, path);
+  if (gpu.pci_bus_id.empty() && gpu.uuid.empty())
+    return record_part;
+  return gpu_part(r.host, gpu.pci_bus_id.empty() ? nullptr : &gpu.pci_bus_id, gpu.uuid);
 }
 
 const std::set<std::string> &PartIndex::inventory_gpus(const std::string &host) const {

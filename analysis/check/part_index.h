@@ -37,6 +37,11 @@ public:
   // Rules of category nic/fabric go to the NIC of a record that names both; `part:` in a rule
   // (rule may be null: the built-in record-status) overrides.
   PartKey part_of(const Record &r, const Rule *rule, const std::string &category) const;
+  // The part a value at `path` of `r` is judged on: the GPU whose telemetry window holds it
+  // (telemetry_gpu.h) where the record's part is the node and `rule` names no part of its own,
+  // else `record_part`. The directories' check and the fleet history both ask here.
+  PartKey part_of_value(const Record &r, const Rule &rule, const PartKey &record_part,
+                        const std::string &path) const;
   // The part of the GPU of `host` that `pci` (a bus id) or else `uuid` names.
   PartKey gpu_part(const std::string &host, const std::string *pci, const std::string &uuid) const;
   std::string label_of(const PartKey &key) const;

@@ -11,7 +11,6 @@
 #include "analysis/check/absolute_judgement.h"
 #include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluate.h"
-#include "analysis/check/telemetry_gpu.h"
 #include "analysis/history/record_rules.h"
 #include "harness/waiver.h"
 
@@ -149,15 +148,8 @@ void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imp
     missing_value(state, at, rule.metric, "the record has no such metric", r.params);
   const Reading of_record = at;
   for (const auto &rv : found) {
-    // As the directories' check: a value in a node's record that a GPU's telemetry window
-    // holds is that GPU's (check/telemetry_gpu.h).
-    at = of_record;
-    if (parts_[at.part].kind == check::PartKind::node && !rule.part) {
-      const auto gpu = check::telemetry_gpu_of(r, rv.path);
-      if (!gpu.pci_bus_id.empty() || !gpu.uuid.empty())
-        at.part = part_id(
-            index_.gpu_part(r.host, gpu.pci_bus_id.empty() ? nullptr : &gpu.pci_bus_id, gpu.uuid));
-    }
+    at = of_record; // as the directories' check: a GPU's telemetry value is that GPU's
+    at.part = part_id(index_.part_of_value(r, rule, parts_[of_record.part], rv.path));
     if (rv.no_denominator) {
       missing_value(state, at, rv.what,
                     fmt::format("the record has no positive {}", rule.relative_to), r.params);
