@@ -70,16 +70,15 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   if (found.empty()) {
     ledger_.tally(record_key, rule.id, false);
     add_missing_of(rule, record_key, Source{&r, &run, rule.metric, "", false, nullptr},
-                   "the record has no such metric", rule.on_missing);
+                   "the record has no such metric", no_metric_level(rule, r));
     return;
   }
   for (auto &rv : found) {
     const PartKey key = index_.part_of_value(r, rule, record_key, rv.path);
     Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.timed, nullptr};
-    if (rv.no_denominator) {
+    if (!rv.unreadable.empty()) {
       ledger_.tally(key, rule.id, false);
-      add_missing_of(rule, key, s, fmt::format("the record has no positive {}", rule.relative_to),
-                     rule.on_missing);
+      add_missing_of(rule, key, s, rv.unreadable, rv.unreadable_level);
       continue;
     }
     if (rule.curve) {

@@ -161,13 +161,18 @@ std::vector<PathValue> denominators_of(const Rule &rule, const Record &r, const 
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
   std::vector<RuleValue> out;
   for (auto &pv : resolve_record_path(r, rule.metric)) {
-    RuleValue v{pv.path, pv.path, "", std::move(pv.value), false, timed_figure(pv.path)};
+    RuleValue v{pv.path, pv.path, "", std::move(pv.value), "", Level::fail, timed_figure(pv.path)};
     if (!rule.relative_to.empty()) {
       const auto denominator = denominators_of(rule, r, pv.path);
       double d = 0, x = 0;
-      if (denominator.size() != 1 || !number_into(denominator.front().value, d) ||
-          !number_into(v.value, x) || d <= 0) {
-        v.no_denominator = true;
+      if (denominator.size() != 1 || !number_into(denominator.front().value, d) || d <= 0) {
+        v.unreadable = fmt::format("the record has no positive {}", rule.relative_to);
+        v.unreadable_level = rule.on_missing_relative_to.value_or(rule.on_missing);
+      } else if (!number_into(v.value, x)) {
+        // The denominator was read and the value was not (a sensor that returned nothing): what
+        // the rule holds to its limit is unknown, at the rule's on_missing.
+        v.unreadable = fmt::format("value {} is not a number (over {:.4g})", v.value.dump(), d);
+        v.unreadable_level = rule.on_missing;
       } else {
         v.what = fmt::format("{} / {}", v.path, rule.relative_to);
         v.detail = fmt::format("{} over {:.4g}",
@@ -185,6 +190,16 @@ std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
     out.push_back(std::move(v));
   }
   return out;
+}
+
+Level no_metric_level(const Rule &rule, const Record &r) {
+  if (rule.relative_to.empty() || !rule.on_missing_relative_to)
+    return rule.on_missing;
+  double d = 0;
+  for (const auto &pv : resolve_record_path(r, rule.relative_to))
+    if (number_into(pv.value, d) && d > 0)
+      return rule.on_missing;
+  return *rule.on_missing_relative_to;
 }
 
 std::string fleet_group(const Rule &rule, const Record &r, const PartKey &part,

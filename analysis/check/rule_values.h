@@ -19,7 +19,10 @@ struct RuleValue {
   std::string what;   // the path, or "path / relative_to"
   std::string detail; // with relative_to: "value over denominator"; then the rule's detail:
   nlohmann::json value;
-  bool no_denominator = false; // relative_to has no positive number here: cannot be judged
+  // Why the value cannot be judged ("" where it can): relative_to has no positive number here,
+  // or the value beside it is none; at `unreadable_level` (rules.h, on_missing_relative_to).
+  std::string unreadable;
+  Level unreadable_level = Level::fail;
   // The value is a figure of the record's time samples (timed_figure), so as noisy as they are
   // (relative_noise, harness/noise_bound.h); with relative_to, over a denominator that is not
   // one of them.
@@ -35,6 +38,10 @@ bool timed_figure(const std::string &path);
 // Every value the rule's metric reaches in `r`, divided by its relative_to's when it has one;
 // empty when the record has no such metric.
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r);
+
+// The level of a rule's value that `r` does not hold: on_missing_relative_to where the record has
+// no positive relative_to either (the value could not have been judged), else on_missing.
+Level no_metric_level(const Rule &rule, const Record &r);
 
 // The rule's detail of one record (rules.h, DetailSpec): "" where its path holds nothing.
 std::string detail_of(const DetailSpec &spec, const Record &r);

@@ -300,10 +300,17 @@ void parse_curve_options(const YAML::Node &node, const std::string &file, bool h
             fmt::format("relative_to path '{}' must start with metrics. or params.", r.relative_to),
             at(file, node["relative_to"]), "write e.g. relative_to: metrics.latency.p50_s");
     }
+    if (node["on_missing_relative_to"])
+      r.on_missing_relative_to =
+          yaml_level(node["on_missing_relative_to"], file, "on_missing_relative_to", true);
     if (r.curve && node["fleet"])
       throw InputError("a curve rule takes an absolute 'value', not 'fleet'", r.where,
                        "judge the curve's figure with value: NUMBER");
   }
+  if (node["on_missing_relative_to"] && !node["relative_to"])
+    throw InputError("'on_missing_relative_to' is the level of a value without its relative_to",
+                     at(file, node["on_missing_relative_to"]),
+                     "add relative_to: PATH, or write on_missing: instead");
 }
 
 // detail: {path, text}: a field of the same record a violation's finding shows (rules.h).
@@ -412,7 +419,7 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
   expect_keys(node, file, "a rule",
               {"id", "description", "category", "severity", "on_missing", "select", "metric",
                "inventory", "part", "compare", "value", "values", "fleet", "curve", "relative_to",
-               "detail", "applies_to"});
+               "on_missing_relative_to", "detail", "applies_to"});
   Rule r;
   r.where = at(file, node);
   parse_identity(node, file, r);

@@ -127,6 +127,10 @@ struct Rule {
   // A path whose value divides the metric's before the comparison: a latency tail is
   // metrics.latency.max_s relative_to metrics.latency.p50_s.
   std::string relative_to;
+  // The level of a value whose record holds no positive relative_to (a limit NVML did not read, a
+  // run older than the field), whether or not the value is there; on_missing stays the level of a
+  // value missing beside a readable denominator. Defaults to on_missing.
+  std::optional<Level> on_missing_relative_to;
   std::optional<DetailSpec> detail;
   AppliesTo applies_to = AppliesTo::any;
 

@@ -145,14 +145,14 @@ void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imp
     return;
   }
   if (found.empty())
-    missing_value(state, at, rule.metric, "the record has no such metric", r.params);
+    missing_value(state, at, rule.metric, "the record has no such metric", r.params,
+                  check::no_metric_level(rule, r));
   const Reading of_record = at;
   for (const auto &rv : found) {
     at = of_record; // as the directories' check: a GPU's telemetry value is that GPU's
     at.part = part_id(index_.part_of_value(r, rule, parts_[of_record.part], rv.path));
-    if (rv.no_denominator) {
-      missing_value(state, at, rv.what,
-                    fmt::format("the record has no positive {}", rule.relative_to), r.params);
+    if (!rv.unreadable.empty()) {
+      missing_value(state, at, rv.what, rv.unreadable, r.params, rv.unreadable_level);
       continue;
     }
     if (rule.curve) {
@@ -217,10 +217,11 @@ void RecordRules::record_status(const Record &r, const StoredRun &run) {
 }
 
 void RecordRules::missing_value(RuleState &state, const Reading &at, const std::string &what,
-                                std::string detail, const json &params) {
+                                std::string detail, const json &params,
+                                std::optional<check::Level> level) {
   const Rule &rule = *state.rule;
   ++state.tallies[at.part].checked;
-  auto f = check::missing_finding(rule, what, std::move(detail), rule.on_missing);
+  auto f = check::missing_finding(rule, what, std::move(detail), level.value_or(rule.on_missing));
   f.key = keys_[at.key];
   f.run = runs_.at(at.run).dir;
   state.missing->add(parts_[at.part], std::move(f), &params);

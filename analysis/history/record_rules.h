@@ -124,9 +124,11 @@ private:
   // record-status: a record failed or in error fails its part; every record is counted.
   void record_status(const Record &r, const StoredRun &run);
 
-  // A selected value that cannot be judged: a failed tally and a missing value.
+  // A selected value that cannot be judged: a failed tally and a missing value, at the rule's
+  // on_missing unless `level` says otherwise.
   void missing_value(RuleState &state, const Reading &at, const std::string &what,
-                     std::string detail, const nlohmann::json &params);
+                     std::string detail, const nlohmann::json &params,
+                     std::optional<check::Level> level = std::nullopt);
 
   // A node's finding at info: the rule does not apply to a record, or an import cannot hold it.
   void note(const check::Rule &rule, const std::string &host, const std::string &what,

@@ -256,5 +256,46 @@ TEST(BurninPhaseHealth, EachGpusAllReduceTemperatureIsOverItsOwnLimit) {
       << render_table(r);
 }
 
+// A temperature limit NVML read beside no reading (the sensor returned nothing all phase) is a
+// missing value that fails the GPU, not a pass: DCGM takes a blank reading as 0 C. Without the
+// limit too (a run older than the fields, NVML that reads no threshold) it stays at info.
+TEST(BurninPhaseHealth, ATemperatureLimitReadBesideNoReadingFailsTheGpu) {
+  const auto unread = [](const char *reading, const char *limit, bool limit_read) {
+    return [=](json &t) {
+      t["during"][reading] = nullptr;
+      t["during"][limit] = limit_read ? json(95.0) : json(nullptr);
+    };
+  };
+  struct Case {
+    const char *key, *rule, *reading, *limit;
+  };
+  const char *ar = "collectives.nccl_all_reduce";
+  for (const auto &c :
+       {Case{"memory.burn", "load-temperature", "temperature_c_max", "temperature_limit_c"},
+        Case{"gemm.burn", "load-memory-temperature", "memory_temperature_c_max",
+             "memory_temperature_limit_c"},
+        Case{ar, "load-temperature-nccl", "temperature_c_max", "temperature_limit_c"}})
+    for (const bool limit_read : {true, false}) {
+      const auto r = judged_with(8, c.key, unread(c.reading, c.limit, limit_read));
+      Level level = Level::pass;
+      std::string part, detail;
+      for (const auto &p : r.parts)
+        for (const auto &f : p.findings)
+          if (f.rule_id == c.rule && f.missing && f.level > level) {
+            level = f.level;
+            part = p.key.id;
+            detail = f.detail;
+          }
+      const auto expected = limit_read ? Level::fail : Level::info;
+      EXPECT_EQ(level, expected) << c.rule << " limit read " << limit_read << render_table(r);
+      EXPECT_EQ(exit_status(r.verdict), exit_status(limit_read ? Level::fail : Level::pass))
+          << c.rule << " limit read " << limit_read << render_table(r);
+      if (limit_read) {
+        EXPECT_EQ(part, testing::gpu_bus_id(7)) << c.rule << render_table(r);
+        EXPECT_NE(detail.find("not a number (over 95)"), std::string::npos) << detail;
+      }
+    }
+}
+
 } // namespace
 } // namespace railgauge::check

@@ -68,6 +68,21 @@ def checked_healthy_h200_with(edit, rules):
                               capture_output=True, text=True, timeout=120)
 
 
+def checked_over_dirs_and_history(tmp, run):
+    """The 1-GPU H200 profile's verdict of `run`, over its directory and over a fleet history it
+    was ingested into: (source, completed process, parts by kind) for each."""
+    db = f"sqlite:{pathlib.Path(tmp) / 'history.db'}"
+    ingest = subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet", str(run)],
+                            timeout=120)
+    assert ingest.returncode == 0, "ingest failed"
+    for source in ([str(run)], ["--history", db]):
+        out = pathlib.Path(tmp) / "verdict.json"
+        r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json", str(out),
+                            *source], capture_output=True, text=True, timeout=120)
+        parts = {p["kind"]: p for p in json.loads(out.read_text())["parts"]}
+        yield source[0], r, parts
+
+
 class BurninReferenceTest(unittest.TestCase):
     def check_pair(self, folder, profile):
         burnin = REFERENCE / folder / "burnin"
@@ -438,21 +453,35 @@ class BurninReferenceTest(unittest.TestCase):
                     r["metrics"]["telemetry"]["health_delta"].update(
                         xid_events=1, ecc_corrected_volatile=50000.0)
             rewrite_records(run, faulty)
-            db = f"sqlite:{pathlib.Path(tmp) / 'history.db'}"
-            self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
-                                             str(run)], timeout=120).returncode, 0)
-            for source in ([str(run)], ["--history", db]):
-                out = pathlib.Path(tmp) / "verdict.json"
-                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json",
-                                    str(out), *source], capture_output=True, text=True,
-                                   timeout=120)
-                self.assertEqual(r.returncode, 2, source[0] + r.stdout + r.stderr)
-                parts = {p["kind"]: p for p in json.loads(out.read_text())["parts"]}
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
                 failed = {f["rule"] for f in parts["gpu"]["findings"]
                           if f["level"] == "fail" and not f["missing"]}
                 self.assertEqual(failed, {"load-xid-nccl", "load-ecc-corrected-nccl"},
-                                 source[0] + r.stdout)
-                self.assertEqual(parts["gpu"]["verdict"], "fail", source[0])
+                                 source + r.stdout)
+                self.assertEqual(parts["gpu"]["verdict"], "fail", source)
+
+    def test_a_temperature_limit_read_beside_no_reading_is_no_pass(self):
+        # NVML read the HBM's limit and no HBM temperature all phase: DCGM takes the blank as 0 C
+        # and passes it. Here it is a missing value that fails the GPU, over the directories and
+        # the fleet history alike; with no limit either (the committed run as it is) it is info.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def unread(r):
+                if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                    r["metrics"]["gpus"][0]["telemetry"]["during"].update(
+                        memory_temperature_c_max=None, memory_temperature_limit_c=95.0)
+            rewrite_records(run, unread)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                missing = [f for f in parts["gpu"]["findings"]
+                           if f["rule"] == "load-memory-temperature" and f["missing"]]
+                failed = [f for f in missing if f["level"] != "info"]
+                self.assertEqual([f["level"] for f in failed], ["fail"], source + r.stdout)
+                self.assertIn("not a number (over 95)", failed[0]["detail"], source)
+                self.assertGreater(len(missing), 1, source)  # the other phases: info
+                self.assertEqual(parts["gpu"]["verdict"], "fail", source)
 
     def test_a_profile_that_reads_none_of_the_records_is_no_pass(self):
         # A profile whose only rules that pass read the inventory (a fabric profile, say, given a

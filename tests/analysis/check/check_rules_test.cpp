@@ -133,6 +133,23 @@ TEST(Rules, ADetailShowsEachItemOfAListBesideTheJudgedFigure) {
                                "    detail: {path: metrics.x, text: \"{a}\"}\n")
                 .find("'detail' is not shown by a rule with relative_to: or a fleet scope:"),
             std::string::npos);
+  // on_missing_relative_to is the level of a value without its denominator: with none, a mistake.
+  EXPECT_NE(rules_error(rule + "    value: 0\n    on_missing_relative_to: info\n")
+                .find("'on_missing_relative_to' is the level of a value without its relative_to"),
+            std::string::npos);
+  const auto limit_set = rules(rule + "    relative_to: metrics.limit\n    value: 1\n"
+                                      "    on_missing_relative_to: info\n");
+  Record hot;
+  hot.key = "gemm.burn";
+  hot.metrics["telemetry"]["health_delta"]["nvlink_errors"] = nullptr;
+  EXPECT_EQ(no_metric_level(limit_set.rules.at(0), hot), Level::info); // no limit: no verdict
+  hot.metrics["limit"] = 2.0;
+  const auto unread = rule_values(limit_set.rules.at(0), hot);
+  ASSERT_EQ(unread.size(), 1u);
+  EXPECT_EQ(unread[0].unreadable_level, Level::warn); // the limit read: the rule's on_missing
+  EXPECT_EQ(unread[0].unreadable, "value null is not a number (over 2)");
+  hot.metrics["limit"] = 0.0;
+  EXPECT_EQ(rule_values(limit_set.rules.at(0), hot).at(0).unreadable_level, Level::info);
   // A param's single value: `{value}`.
   const auto fleet_set =
       rules(rule + "    fleet: {fraction: 1.1}\n    detail: {path: params.memory, text: "
