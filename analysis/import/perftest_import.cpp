@@ -8,6 +8,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -67,21 +68,34 @@ bool parse_title(const std::string &line, TestKind &kind) {
 
 // perftest separates the two fields of a line with a tab; a copy that turned it into spaces (a
 // README, a blog post) keeps a run of them: the second field's name starts after the last run of
-// two or more spaces before its " : ". Each separator becomes '\x1f'.
+// two or more spaces before its colon. A copy that squeezed every run into one space keeps none:
+// there the first field's value ends at its first word, as perftest prints one word there (ON,
+// OFF, a count, a device, RC). A field's name ends at ':' then a space (" : ", or
+// "PCIe relax order: "). Each separator becomes '\x1f'.
 std::string with_field_separators(std::string line) {
-  for (auto &c : line)
-    if (c == '\t')
-      c = '\x1f';
+  // perftest pads a name with a tab too (" rdma_cm QPs\t : OFF"): one before a colon is not
+  // between two fields.
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if (line[i] == '\t') {
+      const auto next = line.find_first_not_of(" \t", i);
+      line[i] = next != std::string::npos && line[next] == ':' ? ' ' : '\x1f';
+    }
   if (line.find('\x1f') != std::string::npos)
     return line;
-  const auto first = line.find(" : ");
-  if (first == std::string::npos)
-    return line;
-  for (auto next = line.find(" : ", first + 3); next != std::string::npos;
-       next = line.find(" : ", next + 3)) {
-    const auto name_end = line.find_last_not_of(' ', next);
-    const auto gap = line.rfind("  ", name_end);
-    if (gap != std::string::npos && gap > first + 3)
+  std::vector<std::size_t> colons;
+  for (std::size_t i = 0; i + 1 < line.size(); ++i)
+    if (line[i] == ':' && line[i + 1] == ' ')
+      colons.push_back(i);
+  for (std::size_t k = 1; k < colons.size(); ++k) {
+    const auto value_start = line.find_first_not_of(' ', colons[k - 1] + 1);
+    const auto name_end = line.find_last_not_of(' ', colons[k] - 1);
+    if (value_start == std::string::npos || name_end == std::string::npos ||
+        value_start >= name_end)
+      continue;
+    auto gap = line.rfind("  ", name_end);
+    if (gap == std::string::npos || gap < value_start)
+      gap = line.find(' ', value_start);
+    if (gap != std::string::npos && gap < name_end)
       line[gap] = '\x1f';
   }
   return line;

@@ -3,8 +3,10 @@
 // in the VM that scripts/softroce_vm.sh boots; see the README there.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "analysis/import/perftest_import.h"
 #include "harness/error.h"
@@ -263,6 +265,47 @@ TEST(PerftestImport, ABidirectionalRunIsTheSumOfBothDirections) {
   EXPECT_EQ(largest.params.at("qps"), 4);
   EXPECT_EQ(largest.params.at("connection"), "RC");
   EXPECT_EQ(largest.params.at("device"), "ionic_1");
+}
+
+// Every real perftest log here, and the same log as a copy that squeezed each run of tabs and
+// spaces into one space (a rendered README, `tr -s`), import to the same records: perftest's
+// first field of a header line holds one word, so " Number of qps : 4 Transport type : IB" is
+// still two fields. It once read qps as "4 Transport type".
+TEST(PerftestImport, ACopyWithEveryGapSqueezedToOneSpaceImportsTheSame) {
+  namespace fs = std::filesystem;
+  const fs::path root(RAILGAUGE_TEST_FIXTURES);
+  std::vector<std::string> logs;
+  for (const char *dir : {"rdma/perftest", "verdicts/real", "verdicts/real/moc_read_pairs"})
+    for (const auto &e : fs::directory_iterator(root / dir))
+      if (e.path().extension() != ".md" && e.is_regular_file())
+        logs.push_back(fs::relative(e.path(), root).string());
+  int imported = 0;
+  for (const auto &log : logs) {
+    const std::string text = testing::fixture_text(log);
+    if (text.find(" Test\n") == std::string::npos || text.find("#bytes") == std::string::npos)
+      continue; // not a perftest client's table
+    std::string squeezed;
+    for (const char c : text) {
+      const char w = c == '\t' ? ' ' : c;
+      if (!(w == ' ' && !squeezed.empty() && squeezed.back() == ' '))
+        squeezed += w;
+    }
+    std::vector<Record> original, copy;
+    try {
+      original = import_perftest(text, log);
+    } catch (const InputError &) {
+      EXPECT_THROW(import_perftest(squeezed, log), InputError) << log;
+      continue;
+    }
+    copy = import_perftest(squeezed, log);
+    ASSERT_EQ(copy.size(), original.size()) << log;
+    for (std::size_t i = 0; i < copy.size(); ++i) {
+      EXPECT_EQ(copy[i].params, original[i].params) << log << " row " << i;
+      EXPECT_EQ(copy[i].metrics, original[i].metrics) << log << " row " << i;
+    }
+    ++imported;
+  }
+  EXPECT_GE(imported, 20); // the Soft-RoCE, ionic and MOC H100 logs
 }
 
 } // namespace
