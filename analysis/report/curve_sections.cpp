@@ -37,6 +37,18 @@ constexpr FamilyMetric kFamilies[] = {
     {rdma::record::kFamily, rdma::record::kBandwidthGbitsPerS, "Gb/s"},
 };
 
+// More runs than this in a set are a fleet's: the bandwidth charts draw one line over them all.
+constexpr std::size_t kMostRunLines = 12;
+
+// Where a part's value was measured: its host, and its GPU (or rank, where it names no GPU).
+std::string part_name(const Record &r) {
+  if (r.params.contains("gpu"))
+    return fmt::format("{} gpu {}", r.host, text(r.params["gpu"]));
+  if (r.device.contains("gpu"))
+    return fmt::format("{} gpu {}", r.host, text(r.device["gpu"]));
+  return fmt::format("{} rank {}", r.host, r.rank);
+}
+
 } // namespace
 
 void gemm_section(Page &page, const analysis::RunSet &runs) {
@@ -138,39 +150,50 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
              !r.params.contains("src") && !r.params.contains("src_rank") && !is_fabric_load(r);
     };
     const auto naming = series_params(runs, wanted);
-    std::map<std::string, std::map<double, std::vector<double>>> curves;
+    // A fleet's runs (more than a chart's looks) are one line per benchmark and setting over
+    // all of them: 4,000 runs once drew 4,000 lines that no one could tell apart.
+    const std::size_t run_count = run_ids(runs).size();
+    const bool fleet = run_count > kMostRunLines;
+    // per series and size: each part's value and where it was measured
+    std::map<std::string, std::map<double, std::vector<std::pair<double, const Record *>>>> curves;
     std::vector<const Record *> drawn;
     for (const auto &run : runs.runs) {
-      const std::string label = run_label(runs, run);
+      const std::string label = fleet ? "" : run_label(runs, run);
       for (const auto &r : run.records)
         if (wanted(r)) {
           drawn.push_back(&r);
           curves[series_name(r, naming, label)][r.params[metric::kSizeBytes].get<double>()]
-              .push_back(r.metrics[fm.metric].get<double>());
+              .emplace_back(r.metrics[fm.metric].get<double>(), &r);
         }
     }
     if (curves.empty())
       continue;
     if (!headed) {
       page.heading("Bandwidth versus size");
-      page.para("x: bytes per buffer or message (log scale), y: bandwidth (GB = 1e9 bytes, "
-                "Gb = 1e9 bits); one line per benchmark, setting and run, at the median of its "
-                "parts (GPUs, ranks, hosts), the shaded band from the lowest part to the "
-                "highest, so that a slow part shows as a band below the line.");
+      page.para(fmt::format(
+          "x: bytes per buffer or message (log scale), y: bandwidth (GB = 1e9 bytes, Gb = 1e9 "
+          "bits); one line per benchmark, setting{}, at the median of its parts (GPUs, ranks, "
+          "hosts{}), the shaded band from the lowest part to the highest, so that a slow part "
+          "shows as a band below the line; the table names the lowest.",
+          fleet ? "" : " and run", fleet ? fmt::format(", over all {} runs", run_count) : ""));
       headed = true;
     }
     std::vector<Series> series;
     std::vector<std::vector<std::string>> rows = {
-        {"series", "size_bytes", fm.unit, "parts", "lowest", "highest"}};
+        {"series", "size_bytes", fm.unit, "parts", "lowest", "lowest at", "highest"}};
     for (const auto &[name, by_size] : curves) {
       Series s{name, {}, {}};
-      for (const auto &[size, values] : by_size) {
+      for (const auto &[size, parts] : by_size) {
+        std::vector<double> values;
+        for (const auto &part : parts)
+          values.push_back(part.first);
         const double m = railgauge::median(values);
         const auto [lo, hi] = lowest_highest(values);
+        const auto *low = std::min_element(parts.begin(), parts.end())->second;
         s.points.emplace_back(size, m);
         s.spread.emplace_back(lo, hi);
         rows.push_back({name, tick_label(size, true), fmt::format("{:.4g}", m),
-                        std::to_string(values.size()), fmt::format("{:.4g}", lo),
+                        std::to_string(values.size()), fmt::format("{:.4g}", lo), part_name(*low),
                         fmt::format("{:.4g}", hi)});
       }
       series.push_back(std::move(s));

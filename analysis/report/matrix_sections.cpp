@@ -168,6 +168,107 @@ void nvbandwidth_section(Page &page, const analysis::RunSet &runs) {
 }
 
 // ---------------------------------------------------------------- pair matrices
+namespace {
+
+using PairCells = std::map<std::pair<std::string, std::string>, std::vector<double>>;
+
+// A matrix of more endpoints than this is a fleet's: 2,000 nodes are 4 million cells (517 MB of
+// SVG for two fleets of 2,000), too many to draw or to see one in. It is drawn as each
+// endpoint's slowest pair, the lowest kMostBars of them, and its bad pairs listed up to
+// kMostBadRows.
+constexpr std::size_t kMostMatrixEndpoints = 64;
+constexpr std::size_t kMostBars = 20;
+constexpr std::size_t kMostBadRows = 200;
+
+// Each endpoint's slowest pair as source or destination, the lowest kMostBars, as bars under
+// the bad-pair line.
+void slowest_pair_bars(Page &page, const std::string &id, const PairCells &cells,
+                       const std::vector<std::string> &labels, double best,
+                       const std::string &unit) {
+  std::map<std::string, double> slowest;
+  for (const auto &[pair, v] : cells) {
+    const double m = railgauge::median(v);
+    for (const auto &end : {pair.first, pair.second}) {
+      const auto it = slowest.find(end);
+      if (it == slowest.end() || m < it->second)
+        slowest[end] = m;
+    }
+  }
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto &[end, v] : slowest)
+    order.emplace_back(v, end);
+  std::sort(order.begin(), order.end());
+  order.resize(std::min(order.size(), kMostBars));
+  std::vector<std::string> names;
+  std::vector<double> values;
+  std::vector<bool> outlier;
+  for (const auto &[v, end] : order) {
+    names.push_back(end);
+    values.push_back(v);
+    outlier.push_back(v < kBadPairFraction * best);
+  }
+  page.html += "<figure>" +
+               bar_chart(fmt::format("{}: the {} endpoints of {} with the slowest pairs", id,
+                                     names.size(), labels.size()),
+                         names, values, outlier, unit, kBadPairFraction * best,
+                         fmt::format("{:.0f}% of the best pair", kBadPairFraction * 100)) +
+               "</figure>\n";
+}
+
+void pair_matrix(Page &page, const std::string &id, const PairCells &cells,
+                 const std::string &unit) {
+  std::set<std::string, decltype(&check::natural_less)> names(&check::natural_less);
+  double best = 0;
+  for (const auto &[pair, v] : cells) {
+    names.insert(pair.first);
+    names.insert(pair.second);
+    best = std::max(best, railgauge::median(v));
+  }
+  const std::vector<std::string> labels(names.begin(), names.end());
+  const bool fleet = labels.size() > kMostMatrixEndpoints;
+  std::vector<std::pair<double, std::vector<std::string>>> bad_pairs; // value, row
+  if (fleet) { // the slowest first; a matrix's in the order of its rows and columns
+    for (const auto &[pair, v] : cells)
+      if (const double m = railgauge::median(v); m < kBadPairFraction * best)
+        bad_pairs.push_back({m, {pair.first, pair.second, fmt::format("{:.4g}", m)}});
+    std::stable_sort(bad_pairs.begin(), bad_pairs.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    slowest_pair_bars(page, id, cells, labels, best, unit);
+  } else {
+    std::map<std::string, std::size_t> at;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      at[labels[i]] = i;
+    std::vector<std::vector<std::optional<double>>> values(
+        labels.size(), std::vector<std::optional<double>>(labels.size()));
+    std::vector<std::vector<bool>> bad(labels.size(), std::vector<bool>(labels.size()));
+    for (const auto &[pair, v] : cells) {
+      const double m = railgauge::median(v);
+      values[at[pair.first]][at[pair.second]] = m;
+      bad[at[pair.first]][at[pair.second]] = m < kBadPairFraction * best;
+    }
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      for (std::size_t j = 0; j < labels.size(); ++j)
+        if (bad[i][j])
+          bad_pairs.push_back(
+              {*values[i][j], {labels[i], labels[j], fmt::format("{:.4g}", *values[i][j])}});
+    page.html += "<figure>" + heat_map(id, labels, labels, values, bad, unit) + "</figure>\n";
+  }
+  page.md +=
+      fmt::format("**{}**: {} pairs, best {:.4g} {}; bad pairs:\n\n", id, cells.size(), best, unit);
+  if (bad_pairs.empty()) {
+    page.para("none");
+    return;
+  }
+  std::vector<std::vector<std::string>> rows = {{"source", "destination", unit}};
+  for (std::size_t k = 0; k < bad_pairs.size() && k < kMostBadRows; ++k)
+    rows.push_back(bad_pairs[k].second);
+  if (bad_pairs.size() > kMostBadRows)
+    page.para(fmt::format("The {} slowest of {} bad pairs:", kMostBadRows, bad_pairs.size()));
+  page.table(rows);
+}
+
+} // namespace
+
 void pair_section(Page &page, const analysis::RunSet &runs) {
   // (key, size) -> (src, dst) -> values
   std::map<std::string, std::map<std::pair<std::string, std::string>, std::vector<double>>> mats;
@@ -196,38 +297,8 @@ void pair_section(Page &page, const analysis::RunSet &runs) {
   page.para(fmt::format("Rows: source, columns: destination. A pair under {:.0f}% of the "
                         "matrix's best value is marked bad (ClusterKit's rule).",
                         kBadPairFraction * 100));
-  for (const auto &[id, cells] : mats) {
-    std::set<std::string, decltype(&check::natural_less)> names(&check::natural_less);
-    double best = 0;
-    for (const auto &[pair, v] : cells) {
-      names.insert(pair.first);
-      names.insert(pair.second);
-      best = std::max(best, railgauge::median(v));
-    }
-    const std::vector<std::string> labels(names.begin(), names.end());
-    std::vector<std::vector<std::optional<double>>> values(
-        labels.size(), std::vector<std::optional<double>>(labels.size()));
-    std::vector<std::vector<bool>> bad(labels.size(), std::vector<bool>(labels.size()));
-    std::vector<std::vector<std::string>> bad_rows = {{"source", "destination", units[id]}};
-    for (std::size_t i = 0; i < labels.size(); ++i)
-      for (std::size_t j = 0; j < labels.size(); ++j) {
-        const auto it = cells.find({labels[i], labels[j]});
-        if (it == cells.end())
-          continue;
-        const double v = railgauge::median(it->second);
-        values[i][j] = v;
-        bad[i][j] = v < kBadPairFraction * best;
-        if (bad[i][j])
-          bad_rows.push_back({labels[i], labels[j], fmt::format("{:.4g}", v)});
-      }
-    page.html += "<figure>" + heat_map(id, labels, labels, values, bad, units[id]) + "</figure>\n";
-    page.md += fmt::format("**{}**: {} pairs, best {:.4g} {}; bad pairs:\n\n", id, cells.size(),
-                           best, units[id]);
-    if (bad_rows.size() == 1)
-      page.para("none");
-    else
-      page.table(bad_rows);
-  }
+  for (const auto &[id, cells] : mats)
+    pair_matrix(page, id, cells, units[id]);
 }
 
 void nic_matrix_section(Page &page, const analysis::RunSet &runs) {

@@ -35,8 +35,13 @@ std::string bar_chart(const std::string &title, const std::vector<std::string> &
                       const std::string &unit, double threshold,
                       const std::string &threshold_text) {
   const double left = 70, top = 34, plot_h = 200;
-  const double bar =
-      std::clamp(520.0 / std::max<double>(1, static_cast<double>(labels.size())), 16.0, 48.0);
+  // As wide as the longest label under it needs (node names of a fleet), so none overlap.
+  std::size_t longest = 0;
+  for (const auto &l : labels)
+    longest = std::max(longest, l.size());
+  const double bar = std::max(
+      std::clamp(520.0 / std::max<double>(1, static_cast<double>(labels.size())), 16.0, 48.0),
+      caption_width(longest) + 4);
   const double width = std::max({left + bar * static_cast<double>(labels.size()) + 20, 420.0,
                                  title_width(title.size()) + 8,
                                  caption_width(unit.size() + threshold_text.size() + 60) + 8});

@@ -252,6 +252,63 @@ class VerdictTest(unittest.TestCase):
             self.assertIn(part, page)
         self.assertIn("| node04 | node02 |", md.read_text())  # the bad pair, listed
 
+    def test_a_fleets_comparison_page_shows_the_spread_and_the_worst_pairs(self):
+        # 60 nodes each side measure 3,540 node pairs; one cable of the second fleet reads half.
+        # The page once drew a line and wrote a row per pair (162 MB at 2,000 + 2,000 nodes): now
+        # the pairs are a median with its band and the worst by name, and the 40 worst rows,
+        # the bad cable first, with a line that counts the rest.
+        a, b = self.fleet("a", "--nodes", "60"), self.fleet("b", "--nodes", "60")
+        records, lines, halved = b / "node07" / "records.jsonl", [], 0
+        for line in records.read_text().splitlines():
+            r = json.loads(line)
+            if r["key"] == "rdma.write_bw" and r["params"].get("dst") == "node33":
+                r["metrics"]["bandwidth_gbits_per_s"] /= 2
+                halved += 1
+            lines.append(json.dumps(r))
+        records.write_text("\n".join(lines) + "\n")
+        self.assertEqual(halved, 1)
+        cmp_json = self.dir / "cmp.json"
+        r = railgauge("compare", a, b, "--label", "a", "--label", "b", "--json", cmp_json)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        html, md = self.dir / "c.html", self.dir / "c.md"
+        r = railgauge("report", cmp_json, "--html", html, "--markdown", md)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page, twin = html.read_text(), md.read_text()
+        self.assertLess(len(page), 200_000)
+        self.assertIn("rdma.write_bw: ratio of the metric, 3540 series", page)
+        self.assertIn("median of 3540 series, band lowest to highest", page)
+        named = re.findall(r"<text [^>]*>(worse \d: [^<]*)</text>", page)
+        self.assertEqual(named, ["worse 1: b/a dst=node33 src=node07"])  # the others are fine
+        self.assertIn("rdma.write_bw: the 40 worst of 3540 points are listed; the other 3500 read "
+                      "3500 within noise", twin)
+        rows = [line for line in twin.splitlines() if line.startswith("| rdma.write_bw |")]
+        self.assertEqual(len(rows), 40)
+        self.assertIn("dst=node33", rows[0])
+        self.assertIn("src=node07", rows[0])
+        self.assertIn("| worse", rows[0])
+
+    def test_a_fleets_run_page_draws_its_pairs_and_curves_as_a_fleet(self):
+        # A fleet of 70 nodes: 70 runs, 4,830 node pairs. The page once drew a 70 x 70 heat map
+        # per pair test and a bandwidth line per run (523 MB for two fleets of 2,000): now each
+        # endpoint's slowest pair as bars, the bad pairs slowest first, and one line per
+        # benchmark over all runs with the lowest part named.
+        fleet = self.fleet("a", "--nodes", "70")
+        html, md = self.dir / "f.html", self.dir / "f.md"
+        r = railgauge("report", fleet, "--html", html, "--markdown", md)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page, twin = html.read_text(), md.read_text()
+        self.assertLess(len(page), 1_000_000)
+        self.assertNotIn("<title>rdma.write_bw size 8 MiB</title>", page)  # no heat map
+        self.assertIn("rdma.write_bw size 8 MiB: the 20 endpoints of 70 with the slowest pairs",
+                      page)
+        bad = twin.split("**rdma.write_bw size 8 MiB**")[1].split("\n\n")[1].splitlines()
+        self.assertTrue(bad[2].startswith("| node04 | node02 |"), bad[:3])  # the bad cable
+        self.assertIn("over all 70 runs", page)
+        memory = twin.split("**memory** (GB/s)")[1]
+        rows = [line for line in memory.split("\n\n")[1].splitlines() if "hbm_copy" in line]
+        self.assertEqual(len(rows), 3, rows)  # one line per size, not per run
+        self.assertIn("| 560 |", rows[0])  # 70 runs x 8 GPUs
+
     def test_report_counts_the_missing_values_check_only_counted(self):
         # Past its first 100 missing values a rule's are counted, not listed: the report's
         # table of missing values must still give all of them.
