@@ -25,6 +25,7 @@ struct CompareCommandOptions {
   std::optional<std::string> metric, json, markdown;
   std::string format = "table";
   bool match_device = false;
+  bool all_points = false;
   double single_sample_tolerance_percent = 100 * compare::kSingleSampleTolerance;
 };
 
@@ -68,16 +69,17 @@ int run_compare(const CLI::App &cmd, const CompareCommandOptions &o) {
     problems.insert(problems.end(), input.problems.begin(), input.problems.end());
   const auto c = compare::compare_runs(
       std::move(inputs), o.labels.empty() ? default_labels(o.runs) : o.labels, options);
+  const std::size_t most_per_key = o.all_points ? 0 : compare::kMostRowsPerKey;
   if (o.format == "json")
     std::cout << compare::to_json(c).dump(2) << '\n';
   else if (o.format == "markdown")
-    std::cout << compare::render_markdown(c);
+    std::cout << compare::render_markdown(c, most_per_key);
   else
-    std::cout << compare::render_table(c);
+    std::cout << compare::render_table(c, most_per_key);
   if (o.json)
     write_output_file(*o.json, compare::to_json(c).dump(2) + "\n", "--json");
   if (o.markdown)
-    write_output_file(*o.markdown, compare::render_markdown(c), "--markdown");
+    write_output_file(*o.markdown, compare::render_markdown(c, most_per_key), "--markdown");
   for (const auto &p : problems)
     std::cerr << "railgauge: warning: " << p << '\n';
   return 0;
@@ -110,6 +112,11 @@ void add_compare_command(CLI::App &app, int &exit_code) {
       ->capture_default_str();
   cmd->add_option("--format", o->format, "Standard output: table, markdown or json")
       ->capture_default_str();
+  cmd->add_flag("--all-points", o->all_points,
+                fmt::format("List every point of the table and markdown; without it a key of "
+                            "more than {} points (a fleet's node pairs) lists its {} worst and "
+                            "counts the rest by verdict (the JSON always holds every point)",
+                            compare::kMostRowsPerKey, compare::kMostRowsPerKey));
   cmd->add_option("--json", o->json, "Also write the comparison as JSON (for railgauge report)");
   cmd->add_option("--markdown", o->markdown, "Also write the comparison as markdown");
   cmd->allow_extras();

@@ -129,7 +129,11 @@ Comparison comparison_from_json(const nlohmann::json &j); // for `railgauge repo
 std::vector<std::string> preamble(const Comparison &c);
 // A side's value as the tables show it: "-" when absent, "≈" before an interpolated one.
 std::string value_text(const PointComparison &p, std::size_t input);
-std::string render_table(const Comparison &c);
-std::string render_markdown(const Comparison &c);
+// The rows of a key with more than `most_per_key` points are its worst, and a line counts the
+// rest (listed_points.h); 0 lists every point. 200: more than any one sweep's sizes of a key
+// (nccl-tests 8 B to 16 GiB, both in place and out, is 64), far fewer than a fleet's pairs.
+inline constexpr std::size_t kMostRowsPerKey = 200;
+std::string render_table(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);
+std::string render_markdown(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);
 
 } // namespace railgauge::compare

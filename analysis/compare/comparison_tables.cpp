@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "analysis/compare/compare.h"
+#include "analysis/compare/listed_points.h"
 #include "analysis/compare/verdicts.h"
 
 namespace railgauge::compare {
@@ -51,7 +52,8 @@ json common_params(const Comparison &c) {
   return common;
 }
 
-std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
+std::vector<std::vector<std::string>>
+rows(const Comparison &c, const std::vector<const PointComparison *> &points, bool header) {
   std::vector<std::vector<std::string>> out;
   const json common = common_params(c);
   if (header) {
@@ -65,7 +67,8 @@ std::vector<std::vector<std::string>> rows(const Comparison &c, bool header) {
     }
     out.push_back(h);
   }
-  for (const auto &p : c.points) {
+  for (const auto *point : points) {
+    const auto &p = *point;
     json own = p.params;
     for (const auto &[name, _] : common.items())
       own.erase(name);
@@ -120,7 +123,7 @@ std::string summary_heading(const Comparison &c) {
 
 } // namespace
 
-std::string render_table(const Comparison &c) {
+std::string render_table(const Comparison &c, std::size_t most_per_key) {
   std::string out = summary_heading(c) + "\n";
   for (const auto &line : preamble(c))
     out += line + "\n";
@@ -129,7 +132,10 @@ std::string render_table(const Comparison &c) {
                      "difference exceeds it; a single sample has no spread, and its difference "
                      "counts beyond {:g} %\n",
                      100 * c.single_sample_tolerance);
-  const auto table = rows(c, true);
+  const auto listed = listed_points(c, most_per_key);
+  for (const auto &note : listed.notes)
+    out += note + " (--all-points lists every one)\n";
+  const auto table = rows(c, listed.points, true);
   std::vector<std::size_t> w(table.front().size(), 0);
   for (const auto &r : table)
     for (std::size_t i = 0; i < r.size(); ++i)
@@ -151,7 +157,7 @@ std::string render_table(const Comparison &c) {
   return out;
 }
 
-std::string render_markdown(const Comparison &c) {
+std::string render_markdown(const Comparison &c, std::size_t most_per_key) {
   std::string out = "# " + summary_heading(c) + "\n\n";
   for (const auto &line : preamble(c))
     out += line + "\n\n";
@@ -169,7 +175,11 @@ std::string render_markdown(const Comparison &c) {
                        c.labels[s.input], c.labels[0], s.geomean_speedup, s.points, s.better,
                        s.worse, s.within_noise, s.single_sample);
   out += "\n## Per point\n\n";
-  const auto table = rows(c, true);
+  const auto listed = listed_points(c, most_per_key);
+  for (const auto &note : listed.notes)
+    out +=
+        note + " (every point is in `railgauge compare --json`, and with --all-points here).\n\n";
+  const auto table = rows(c, listed.points, true);
   for (std::size_t r = 0; r < table.size(); ++r) {
     std::string line = "|";
     for (const auto &cell : table[r]) {

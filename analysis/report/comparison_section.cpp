@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/compare/listed_points.h"
 #include "analysis/report/report_page.h"
 #include "analysis/report/series_names.h"
 #include "analysis/report/svg.h"
@@ -19,29 +20,11 @@ using json = nlohmann::json;
 namespace {
 
 // A key compared over more series or points than a reader can take in (a fleet's node pairs:
-// 2,000 nodes measure millions) is drawn and listed as its distribution and its worst: the
-// page of 2,000 + 2,000 nodes was 162 MB of one line and one row per pair. Every point stays
-// in the comparison JSON the page is made from.
+// 2,000 nodes measure millions) is drawn and listed as its distribution and its worst: two
+// fleets of 200 nodes, every pair, made a page of 24.6 MB of a line and a row per pair. Every
+// point stays in the comparison JSON the page is made from.
 constexpr std::size_t kMostSeriesDrawn = 12; // line_style's colours, each solid
 constexpr std::size_t kWorstSeriesDrawn = 5;
-constexpr std::size_t kMostRowsPerKey = 40;
-
-double speedup_of(const compare::PointComparison &p, double ratio) {
-  return p.higher_is_better ? ratio : 1 / ratio;
-}
-
-// How bad a point is against input 0, for ordering a key's rows worst first: a point that
-// failed in an input before one only one input holds, then the lowest speedup.
-double badness(const compare::PointComparison &p) {
-  double worst = 0;
-  for (std::size_t i = 0; i < p.ratio.size(); ++i) {
-    if (p.verdict[i].starts_with("failed") || p.verdict[i].find(" in ") != std::string::npos)
-      worst = std::max(worst, p.verdict[i].starts_with("only") ? 1e6 : 1e9);
-    else if (p.ratio[i] && *p.ratio[i] > 0)
-      worst = std::max(worst, 1 / speedup_of(p, *p.ratio[i]));
-  }
-  return worst;
-}
 
 // The many series of one key as one: the median at each size with the lowest and highest
 // around it as a band; by name, only the series judged worse somewhere (`worse`), the
@@ -54,8 +37,10 @@ std::vector<Series> summarized(const std::vector<Series> &all, const std::vector
     double low = std::numeric_limits<double>::infinity();
     for (const auto &[x, y] : all[k].points) {
       at_size[x].push_back(y);
-      if (y > 0)
-        low = std::min(low, higher_is_better ? y : 1 / y);
+      // a rate of 0 is the lowest speedup there is; a time of 0 the highest
+      low = std::min(low, higher_is_better ? y
+                          : y > 0          ? 1 / y
+                                           : std::numeric_limits<double>::infinity());
     }
     if (worse[k])
       lowest.emplace_back(low, k);
@@ -83,7 +68,8 @@ void ratio_charts(Page &page, const compare::Comparison &c) {
     std::vector<bool> worse; // per series: a point of it judged worse (or failed)
     bool higher_is_better = true;
   };
-  std::map<std::string, KeySeries> by_key;
+  std::map<std::string, KeySeries> by_key; // "key\nB/A"
+  std::map<std::string, bool> higher_is_better;
   for (std::size_t i = 1; i < c.labels.size(); ++i) {
     std::map<std::string, std::pair<Series, bool>> series;
     for (const auto &p : c.points) {
@@ -97,64 +83,40 @@ void ratio_charts(Page &page, const compare::Comparison &c) {
       s.name = name;
       s.points.emplace_back(p.params[metric::kSizeBytes].get<double>(), *p.ratio[i - 1]);
       worse = worse || p.verdict[i - 1].starts_with("worse");
-      by_key[p.key].higher_is_better = p.higher_is_better;
+      higher_is_better[p.key] = p.higher_is_better;
     }
     for (auto &[k, s] : series) {
       std::sort(s.first.points.begin(), s.first.points.end());
-      auto &of_key = by_key[k.substr(0, k.find('\n'))];
+      const std::string key = k.substr(0, k.find('\n'));
+      // per key and compared input: a band over B/A and C/A together would be neither's
+      auto &of_key = by_key[fmt::format("{}\n{}/{}", key, c.labels[i], c.labels[0])];
+      of_key.higher_is_better = higher_is_better[key];
       of_key.series.push_back(std::move(s.first));
       of_key.worse.push_back(s.second);
     }
   }
   if (!by_key.empty())
     page.heading("Ratio versus size");
-  for (auto &[key, of_key] : by_key) {
-    std::string title = key + ": ratio of the metric";
-    if (of_key.series.size() > kMostSeriesDrawn) {
-      title += fmt::format(", {} series", of_key.series.size());
-      of_key.series = summarized(of_key.series, of_key.worse, of_key.higher_is_better);
-    }
-    page.html +=
-        "<figure>" + line_chart(title, "size", "ratio", of_key.series, true, true) + "</figure>\n";
-  }
-}
-
-// The points of a key with more than kMostRowsPerKey: the worst of them, and a line that says
-// how many are not listed and what they read.
-std::vector<const compare::PointComparison *> listed_points(const compare::Comparison &c,
-                                                            std::vector<std::string> &notes) {
-  std::map<std::string, std::vector<const compare::PointComparison *>> by_key;
-  std::vector<std::string> order;
-  for (const auto &p : c.points) {
-    auto &of_key = by_key[p.key];
-    if (of_key.empty())
-      order.push_back(p.key);
-    of_key.push_back(&p);
-  }
-  std::vector<const compare::PointComparison *> out;
-  for (const auto &key : order) {
-    auto &points = by_key[key];
-    if (points.size() <= kMostRowsPerKey) {
-      out.insert(out.end(), points.begin(), points.end());
+  // One chart per key, or per key and compared input where several inputs draw many series.
+  std::map<std::string, std::size_t> series_of_key;
+  for (const auto &[id, of_key] : by_key)
+    series_of_key[id.substr(0, id.find('\n'))] += of_key.series.size();
+  std::map<std::string, std::vector<Series>> charts;
+  for (auto &[id, of_key] : by_key) {
+    const std::string key = id.substr(0, id.find('\n'));
+    if (series_of_key[key] <= kMostSeriesDrawn) {
+      auto &chart = charts[key + ": ratio of the metric"];
+      chart.insert(chart.end(), of_key.series.begin(), of_key.series.end());
       continue;
     }
-    std::stable_sort(points.begin(), points.end(),
-                     [](const auto *a, const auto *b) { return badness(*a) > badness(*b); });
-    std::map<std::string, int> verdicts; // of the points left out
-    for (std::size_t k = kMostRowsPerKey; k < points.size(); ++k)
-      for (const auto &v : points[k]->verdict)
-        ++verdicts[v.substr(0, v.find(" ("))];
-    std::string read;
-    for (const auto &[v, n] : verdicts)
-      read += fmt::format("{}{} {}", read.empty() ? "" : ", ", n, v);
-    notes.push_back(fmt::format("{}: the {} worst of {} points are listed; the other {} read {} "
-                                "(every point is in the comparison JSON).",
-                                key, kMostRowsPerKey, points.size(),
-                                points.size() - kMostRowsPerKey, read));
-    out.insert(out.end(), points.begin(),
-               points.begin() + static_cast<std::ptrdiff_t>(kMostRowsPerKey));
+    const std::string title = fmt::format("{}: ratio {}, {} series", key,
+                                          id.substr(id.find('\n') + 1), of_key.series.size());
+    charts[title] = summarized(of_key.series, of_key.worse, of_key.higher_is_better);
   }
-  return out;
+  for (auto &[title, series] : charts) {
+    page.html +=
+        "<figure>" + line_chart(title, "size", "ratio", series, true, true) + "</figure>\n";
+  }
 }
 
 } // namespace
@@ -183,8 +145,8 @@ void comparison_section(Page &page, const compare::Comparison &c) {
     pts[0].push_back("verdict");
   }
   std::vector<std::string> cls = {""};
-  std::vector<std::string> notes;
-  for (const auto *point : listed_points(c, notes)) {
+  const auto listed = compare::listed_points(c, compare::kMostRowsPerKey);
+  for (const auto *point : listed.points) {
     const auto &p = *point;
     std::string params;
     for (const auto &[k, v] : p.params.items())
@@ -202,8 +164,8 @@ void comparison_section(Page &page, const compare::Comparison &c) {
     pts.push_back(row);
     cls.push_back(worst);
   }
-  for (const auto &note : notes)
-    page.para(note);
+  for (const auto &note : listed.notes)
+    page.para(note + " (every point is in the comparison JSON).");
   page.table(pts, cls);
 }
 

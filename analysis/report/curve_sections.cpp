@@ -40,12 +40,15 @@ constexpr FamilyMetric kFamilies[] = {
 // More runs than this in a set are a fleet's: the bandwidth charts draw one line over them all.
 constexpr std::size_t kMostRunLines = 12;
 
-// Where a part's value was measured: its host, and its GPU (or rank, where it names no GPU).
+// Where a part's value was measured: its host, and its GPU's index (else its PCI address, else
+// the rank, where it names no GPU).
 std::string part_name(const Record &r) {
+  if (r.params.contains("gpu") && r.params["gpu"].is_number())
+    return fmt::format("{} gpu {}", r.host, text(r.params["gpu"]));
+  if (r.device.contains("pci"))
+    return fmt::format("{} gpu {}", r.host, text(r.device["pci"]));
   if (r.params.contains("gpu"))
     return fmt::format("{} gpu {}", r.host, text(r.params["gpu"]));
-  if (r.device.contains("gpu"))
-    return fmt::format("{} gpu {}", r.host, text(r.device["gpu"]));
   return fmt::format("{} rank {}", r.host, r.rank);
 }
 
@@ -149,11 +152,11 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
              r.metrics.contains(fm.metric) && r.metrics[fm.metric].is_number() &&
              !r.params.contains("src") && !r.params.contains("src_rank") && !is_fabric_load(r);
     };
-    const auto naming = series_params(runs, wanted);
     // A fleet's runs (more than a chart's looks) are one line per benchmark and setting over
     // all of them: 4,000 runs once drew 4,000 lines that no one could tell apart.
     const std::size_t run_count = run_ids(runs).size();
     const bool fleet = run_count > kMostRunLines;
+    const auto naming = series_params(runs, wanted, fleet);
     // per series and size: each part's value and where it was measured
     std::map<std::string, std::map<double, std::vector<std::pair<double, const Record *>>>> curves;
     std::vector<const Record *> drawn;

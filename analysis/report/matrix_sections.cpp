@@ -207,12 +207,18 @@ void slowest_pair_bars(Page &page, const std::string &id, const PairCells &cells
     values.push_back(v);
     outlier.push_back(v < kBadPairFraction * best);
   }
+  const std::string title = fmt::format("{}: the {} endpoints of {} with the slowest pairs", id,
+                                        names.size(), labels.size());
   page.html += "<figure>" +
-               bar_chart(fmt::format("{}: the {} endpoints of {} with the slowest pairs", id,
-                                     names.size(), labels.size()),
-                         names, values, outlier, unit, kBadPairFraction * best,
-                         fmt::format("{:.0f}% of the best pair", kBadPairFraction * 100)) +
+               bar_chart(title, names, values, outlier, unit, kBadPairFraction * best,
+                         fmt::format("{:.0f}% of the best pair", kBadPairFraction * 100), best) +
                "</figure>\n";
+  page.md += "**" + title + "**\n\n";
+  std::vector<std::vector<std::string>> rows = {{"endpoint", "slowest pair " + unit, "of best"}};
+  for (std::size_t k = 0; k < names.size(); ++k)
+    rows.push_back({names[k], fmt::format("{:.4g}", values[k]),
+                    fmt::format("{:.0f}%", 100 * values[k] / best)});
+  page.markdown_table(rows); // the bars stand for the table on the HTML page
 }
 
 void pair_matrix(Page &page, const std::string &id, const PairCells &cells,
@@ -259,11 +265,13 @@ void pair_matrix(Page &page, const std::string &id, const PairCells &cells,
     page.para("none");
     return;
   }
+  // A matrix's bad pairs all (at most 64 x 63), in its order; a fleet's slowest first, capped.
+  const std::size_t listed = fleet ? std::min(bad_pairs.size(), kMostBadRows) : bad_pairs.size();
   std::vector<std::vector<std::string>> rows = {{"source", "destination", unit}};
-  for (std::size_t k = 0; k < bad_pairs.size() && k < kMostBadRows; ++k)
+  for (std::size_t k = 0; k < listed; ++k)
     rows.push_back(bad_pairs[k].second);
-  if (bad_pairs.size() > kMostBadRows)
-    page.para(fmt::format("The {} slowest of {} bad pairs:", kMostBadRows, bad_pairs.size()));
+  if (listed < bad_pairs.size())
+    page.para(fmt::format("The {} slowest of {} bad pairs:", listed, bad_pairs.size()));
   page.table(rows);
 }
 

@@ -22,9 +22,11 @@ std::pair<double, double> lowest_highest(const std::vector<double> &v);
 
 // The params of a family's records that name a curve: those that vary, and not only from run to
 // run (a world size that differs between a 1-node and a 10-node run is said by the run label and
-// the runs table, not in every name).
+// the runs table, not in every name). `runs_merged`: the curves have no run label (a fleet's runs
+// drawn as one), so a param that varies from run to run names them too.
 std::set<std::string> series_params(const analysis::RunSet &runs,
-                                    const std::function<bool(const Record &)> &wanted);
+                                    const std::function<bool(const Record &)> &wanted,
+                                    bool runs_merged = false);
 
 // A curve's name: the key without its family, the naming params, and the run.
 std::string series_name(const Record &r, const std::set<std::string> &naming,

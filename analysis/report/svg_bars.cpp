@@ -32,8 +32,8 @@ std::string bars_frame(const std::string &title, double width, double height, do
 
 std::string bar_chart(const std::string &title, const std::vector<std::string> &labels,
                       const std::vector<double> &values, const std::vector<bool> &outlier,
-                      const std::string &unit, double threshold,
-                      const std::string &threshold_text) {
+                      const std::string &unit, double threshold, const std::string &threshold_text,
+                      std::optional<double> best) {
   const double left = 70, top = 34, plot_h = 200;
   // As wide as the longest label under it needs (node names of a fleet), so none overlap.
   std::size_t longest = 0;
@@ -59,10 +59,10 @@ std::string bar_chart(const std::string &title, const std::vector<std::string> &
                      x0 + 2, y.map(values[i]), bar - 4, top + plot_h - y.map(values[i]),
                      out ? "#d62728" : "#1f77b4", xml_escape(labels[i]), values[i],
                      xml_escape(unit));
-    if (out && hi > 0)
+    if (const double of = best.value_or(hi); out && of > 0)
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" "
                        "text-anchor=\"middle\" fill=\"#d62728\">{:.0f}%</text>",
-                       x0 + bar / 2, y.map(values[i]) - 3, 100 * values[i] / hi);
+                       x0 + bar / 2, y.map(values[i]) - 3, 100 * values[i] / of);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" "
                      "text-anchor=\"middle\">{}</text>",
                      x0 + bar / 2, top + plot_h + 14, xml_escape(labels[i]));

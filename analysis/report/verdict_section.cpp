@@ -59,8 +59,8 @@ std::string check_result_problem(const json &check) {
 }
 
 // The test x part grids check drew for a few nodes (analysis/check/test_grid.h), as DCGM prints
-// its tests: a row per rule, a column per part; a row with a FAIL, a WARN or a MISS is marked. Absent
-// from a check of many nodes, and from a check written before the grid.
+// its tests: a row per rule, a column per part; a row with a FAIL, a WARN or a MISS is marked.
+// Absent from a check of many nodes, and from a check written before the grid.
 void test_grid_tables(Page &page, const json &check) {
   const json *grids = field_of(check, "test_grid");
   if (!grids || !grids->is_array() || grids->empty())

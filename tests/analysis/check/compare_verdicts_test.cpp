@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/compare/compare.h"
+#include "analysis/compare/listed_points.h"
 #include "synthetic_fleet.h"
 
 namespace railgauge {
@@ -119,6 +120,53 @@ TEST(Compare, AFleetWideDropBeyondTheMediansNoiseIsWorse) {
       }
     EXPECT_GT(seen, 0);
   }
+}
+
+// A key of more points than are listed shows its worst first: failed in the candidate, then a
+// rate of 0, then missing from the candidate, then the lowest speedup (a time's ratio
+// inverted); a point the baseline failed or only the candidate holds says nothing against it.
+// A rate of 0 once read as no ratio at all and was listed among the best.
+TEST(Compare, AKeysWorstPointsAreListedFirstAndTheRestCounted) {
+  compare::Comparison c;
+  c.labels = {"a", "b"};
+  const auto point = [&](const char *name, std::optional<double> ratio, const std::string &verdict,
+                         bool higher_is_better = true) {
+    compare::PointComparison p;
+    p.key = "rdma.write_bw";
+    p.params = {{"pair", name}};
+    p.higher_is_better = higher_is_better;
+    p.ratio = {ratio};
+    p.verdict = {verdict};
+    c.points.push_back(p);
+  };
+  point("fine", 1.0, "within noise");
+  point("baseline failed", std::nullopt, "failed in a");
+  point("slower time", 1.25, "worse", false);
+  point("zero", 0.0, "worse");
+  point("only candidate", std::nullopt, "only in b");
+  point("half", 0.5, "worse");
+  point("missing", std::nullopt, "only in a");
+  point("failed", std::nullopt, "failed in b");
+  const auto listed = compare::listed_points(c, 6);
+  std::vector<std::string> order;
+  for (const auto *p : listed.points)
+    order.push_back(p->params.at("pair"));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"failed", "zero", "missing", "half", "slower time", "fine"}));
+  ASSERT_EQ(listed.notes.size(), 1u);
+  EXPECT_EQ(listed.notes[0], "rdma.write_bw: the 6 worst of 8 points are listed; the other 2 "
+                             "read 1 failed in a, 1 only in b");
+  EXPECT_EQ(compare::listed_points(c, 0).points.size(), 8u); // --all-points
+  EXPECT_EQ(compare::listed_points(c, 8).notes.size(), 0u);
+  // Against two candidates, the rest are counted per candidate.
+  c.labels = {"a", "b", "c"};
+  for (auto &p : c.points) {
+    p.ratio.push_back(1.0);
+    p.verdict.push_back("within noise");
+  }
+  EXPECT_EQ(compare::listed_points(c, 6).notes.at(0),
+            "rdma.write_bw: the 6 worst of 8 points are listed; the other 2 read b against a: 1 "
+            "failed in a, 1 only in b; c against a: 2 within noise");
 }
 
 } // namespace

@@ -254,38 +254,61 @@ class VerdictTest(unittest.TestCase):
 
     def test_a_fleets_comparison_page_shows_the_spread_and_the_worst_pairs(self):
         # 60 nodes each side measure 3,540 node pairs; one cable of the second fleet reads half.
-        # The page once drew a line and wrote a row per pair (162 MB at 2,000 + 2,000 nodes): now
-        # the pairs are a median with its band and the worst by name, and the 40 worst rows,
+        # The page once drew a line and wrote a row per pair (24.6 MB at 200 + 200 nodes): now
+        # the pairs are a median with its band and the worst by name, and the 200 worst rows,
         # the bad cable first, with a line that counts the rest.
         a, b = self.fleet("a", "--nodes", "60"), self.fleet("b", "--nodes", "60")
-        records, lines, halved = b / "node07" / "records.jsonl", [], 0
+        records, lines, edited = b / "node07" / "records.jsonl", [], 0
         for line in records.read_text().splitlines():
             r = json.loads(line)
-            if r["key"] == "rdma.write_bw" and r["params"].get("dst") == "node33":
-                r["metrics"]["bandwidth_gbits_per_s"] /= 2
-                halved += 1
+            if r["key"] == "rdma.write_bw" and r["params"].get("dst") in ("node33", "node41"):
+                # a cable at half its rate, and one that carried nothing (a rate of 0)
+                r["metrics"]["bandwidth_gbits_per_s"] *= 0.5 if r["params"]["dst"] == "node33" else 0
+                edited += 1
             lines.append(json.dumps(r))
         records.write_text("\n".join(lines) + "\n")
-        self.assertEqual(halved, 1)
+        self.assertEqual(edited, 2)
         cmp_json = self.dir / "cmp.json"
         r = railgauge("compare", a, b, "--label", "a", "--label", "b", "--json", cmp_json)
         self.assertEqual(r.returncode, 0, r.stderr)
+        # The terminal's table too: the 200 worst pairs, the bad cable first, the rest counted.
+        pairs = [line for line in r.stdout.splitlines() if line.startswith("rdma.write_bw ")]
+        self.assertEqual(len(pairs), 200)
+        self.assertIn("dst=node41 size_bytes=8388608 src=node07", pairs[0])  # nothing carried
+        self.assertIn("dst=node33 size_bytes=8388608 src=node07", pairs[1])
+        self.assertIn("rdma.write_bw: the 200 worst of 3540 points are listed; the other 3340 "
+                      "read 3340 within noise (--all-points lists every one)", r.stdout)
+        every = railgauge("compare", a, b, "--all-points", "--format", "markdown")
+        self.assertEqual(every.stdout.count("| rdma.write_bw |"), 3540)
+        self.assertEqual(len(json.loads(cmp_json.read_text())["points"]), 3562)
         html, md = self.dir / "c.html", self.dir / "c.md"
         r = railgauge("report", cmp_json, "--html", html, "--markdown", md)
         self.assertEqual(r.returncode, 0, r.stderr)
         page, twin = html.read_text(), md.read_text()
         self.assertLess(len(page), 200_000)
-        self.assertIn("rdma.write_bw: ratio of the metric, 3540 series", page)
+        self.assertIn("rdma.write_bw: ratio b/a, 3540 series", page)
         self.assertIn("median of 3540 series, band lowest to highest", page)
         named = re.findall(r"<text [^>]*>(worse \d: [^<]*)</text>", page)
-        self.assertEqual(named, ["worse 1: b/a dst=node33 src=node07"])  # the others are fine
-        self.assertIn("rdma.write_bw: the 40 worst of 3540 points are listed; the other 3500 read "
-                      "3500 within noise", twin)
+        self.assertEqual(named, ["worse 1: b/a dst=node41 src=node07",
+                                 "worse 2: b/a dst=node33 src=node07"])  # the others are fine
+        self.assertIn("rdma.write_bw: the 200 worst of 3540 points are listed; the other 3340 "
+                      "read 3340 within noise", twin)
         rows = [line for line in twin.splitlines() if line.startswith("| rdma.write_bw |")]
-        self.assertEqual(len(rows), 40)
-        self.assertIn("dst=node33", rows[0])
-        self.assertIn("src=node07", rows[0])
-        self.assertIn("| worse", rows[0])
+        self.assertEqual(len(rows), 200)
+        self.assertIn("dst=node41 size_bytes=8388608 src=node07", rows[0])
+        self.assertIn("dst=node33 size_bytes=8388608 src=node07", rows[1])
+        self.assertIn("| worse", rows[1])
+        # Against two candidates each has its own chart: one band over both would be neither's.
+        c = self.fleet("c", "--nodes", "60")
+        r = railgauge("compare", a, b, c, "--label", "a", "--label", "b", "--label", "c",
+                      "--json", cmp_json)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = railgauge("report", cmp_json, "--html", html, "--markdown", md)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = html.read_text()
+        for title in ("rdma.write_bw: ratio b/a, 3540 series", "rdma.write_bw: ratio c/a, 3540 "
+                      "series", "median of 3540 series"):
+            self.assertIn(title, page)
 
     def test_a_fleets_run_page_draws_its_pairs_and_curves_as_a_fleet(self):
         # A fleet of 70 nodes: 70 runs, 4,830 node pairs. The page once drew a 70 x 70 heat map
@@ -293,6 +316,17 @@ class VerdictTest(unittest.TestCase):
         # endpoint's slowest pair as bars, the bad pairs slowest first, and one line per
         # benchmark over all runs with the lowest part named.
         fleet = self.fleet("a", "--nodes", "70")
+        # node13's all_reduce ran over 8 nodes: another setting, never the slow part of the
+        # one-node curve
+        records = fleet / "node13" / "records.jsonl"
+        lines = []
+        for line in records.read_text().splitlines():
+            r = json.loads(line)
+            if r["key"] == "collectives.nccl_all_reduce":
+                r["params"].update(world_size=64, group_hosts=8)
+                r["metrics"]["busbw_gbytes_per_s"] *= 0.2
+            lines.append(json.dumps(r))
+        records.write_text("\n".join(lines) + "\n")
         html, md = self.dir / "f.html", self.dir / "f.md"
         r = railgauge("report", fleet, "--html", html, "--markdown", md)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -304,6 +338,13 @@ class VerdictTest(unittest.TestCase):
         bad = twin.split("**rdma.write_bw size 8 MiB**")[1].split("\n\n")[1].splitlines()
         self.assertTrue(bad[2].startswith("| node04 | node02 |"), bad[:3])  # the bad cable
         self.assertIn("over all 70 runs", page)
+        bars = twin.split("**rdma.write_bw size 8 MiB: the 20 endpoints of 70 with the slowest "
+                          "pairs**")[1].split("\n\n")[1].splitlines()
+        self.assertTrue(bars[2].startswith("| node02 | 273.7 | 69% |"), bars[:3])  # the twin's too
+        self.assertIn(">69%</text>", page)  # of the best pair (394), as the twin says
+        collectives = twin.split("**collectives**")[1].split("\n\n")[1]
+        self.assertIn("| nccl_all_reduce group_hosts=8 world_size=64 | 1 GiB |", collectives)
+        self.assertNotIn("node13", collectives.split("group_hosts=8")[0])
         memory = twin.split("**memory** (GB/s)")[1]
         rows = [line for line in memory.split("\n\n")[1].splitlines() if "hbm_copy" in line]
         self.assertEqual(len(rows), 3, rows)  # one line per size, not per run
