@@ -91,6 +91,9 @@ struct Summary {
   // A side without repetitions and a difference within the single-sample tolerance: no verdict.
   // (Beyond it, the point counts as better or worse.)
   int single_sample = 0;
+  // Of `points`, those whose one side was read off the other sizes of its curve (≈ in the
+  // tables): counted like the rest, and said, as they hold no measurement of their own.
+  int read_off_curve = 0;
 };
 
 struct Comparison {

@@ -56,7 +56,8 @@ json to_json(const Comparison &c) {
                      {"better", s.better},
                      {"worse", s.worse},
                      {"within_noise", s.within_noise},
-                     {"single_sample", s.single_sample}});
+                     {"single_sample", s.single_sample},
+                     {"read_off_curve", s.read_off_curve}});
     return out;
   };
   json context = json::array();
@@ -158,7 +159,8 @@ Comparison comparison_from_json(const json &j) {
                        count_of(s.at("points")), number_of(s.at("geomean_speedup")),
                        count_of(s.at("better")), count_of(s.at("worse")),
                        count_of(s.at("within_noise")),
-                       s.contains("single_sample") ? count_of(s.at("single_sample")) : 0});
+                       s.contains("single_sample") ? count_of(s.at("single_sample")) : 0,
+                       s.contains("read_off_curve") ? count_of(s.at("read_off_curve")) : 0});
     };
     read(j.at("families"), c.families);
     read(j.at("keys"), c.keys);

@@ -150,10 +150,13 @@ std::string render_table(const Comparison &c, std::size_t most_per_key) {
          "time and latency inverted)\n";
   for (const auto &s : c.families)
     out += fmt::format("{:<12} {} vs {}: {:.3f} over {} point{} ({} better, {} worse, {} "
-                       "within noise, {} single sample{} within {:g} %)\n",
+                       "within noise, {} single sample{} within {:g} %){}\n",
                        s.group, c.labels[s.input], c.labels[0], s.geomean_speedup, s.points,
                        s.points == 1 ? "" : "s", s.better, s.worse, s.within_noise, s.single_sample,
-                       s.single_sample == 1 ? "" : "s", 100 * c.single_sample_tolerance);
+                       s.single_sample == 1 ? "" : "s", 100 * c.single_sample_tolerance,
+                       s.read_off_curve ? fmt::format("; {} of them read one side off a curve (≈)",
+                                                      s.read_off_curve)
+                                        : "");
   return out;
 }
 
@@ -168,12 +171,12 @@ std::string render_markdown(const Comparison &c, std::size_t most_per_key) {
          "| family | compared | speedup | points | better | worse | within noise | "
          "single sample within " +
          fmt::format("{:g}", 100 * c.single_sample_tolerance) +
-         " % |\n"
-         "|---|---|---|---|---|---|---|---|\n";
+         " % | read off a curve (≈) |\n"
+         "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto &s : c.families)
-    out += fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} | {} |\n", s.group,
+    out += fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} | {} | {} |\n", s.group,
                        c.labels[s.input], c.labels[0], s.geomean_speedup, s.points, s.better,
-                       s.worse, s.within_noise, s.single_sample);
+                       s.worse, s.within_noise, s.single_sample, s.read_off_curve);
   out += "\n## Per point\n\n";
   const auto listed = listed_points(c, most_per_key);
   for (const auto &note : listed.notes)

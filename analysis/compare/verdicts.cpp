@@ -47,6 +47,10 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
     const double speedup = p.higher_is_better ? ratio : 1 / ratio;
     auto &fs = t.fam[{family_of(p.key), static_cast<int>(i)}];
     auto &ks = t.keys[{p.key, static_cast<int>(i)}];
+    if (!p.sides[0] || !p.sides[i]) {
+      ++fs.read_off_curve;
+      ++ks.read_off_curve;
+    }
     std::string verdict;
     const bool one_sample = !a->noise || !b->noise; // an average: no spread to judge by
     if (one_sample && std::fabs(speedup - 1) > single_sample_tolerance) {

@@ -174,6 +174,8 @@ class CompareRealTest(unittest.TestCase):
         self.assertEqual(p["verdict"], ["only in a"])  # past the VMs' largest: not extrapolated
         family = {s["group"]: s for s in c["families"]}["collectives"]
         self.assertEqual(family["points"], 8)
+        self.assertEqual(family["read_off_curve"], 8)  # no size in common: all 8, and said so
+        self.assertIn("8 of them read one side off a curve (≈)", table)
         self.assertLess(family["geomean_speedup"], 0.12)  # the VMs' tenth of bare metal
         self.assertIn("≈484.5", table)
 
