@@ -151,6 +151,25 @@ class AttentionRateTest(unittest.TestCase):
             self.assertAlmostEqual(metrics["tflops_megatron"], flops / per_call / 1e12)
             self.assertAlmostEqual(metrics["tflops_causal"], metrics["tflops_megatron"] / 2)
 
+    def test_the_kernels_are_profiled_once_per_shape_backend_and_pass(self):
+        # The profiler's run costs device time; a pinned backend launches the same kernels in
+        # every round, so the rounds after the first reuse the names.
+        profiled = []
+        real = attention_rate.peer_records.kernel_names
+        attention_rate.peer_records.kernel_names = lambda torch, call: (
+            profiled.append(1) or (["flash_fwd_kernel"], None))
+        try:
+            kernels = {}
+            for pass_ in ("forward", "forward", "forward", "backward"):
+                log = []
+                _, params = attention_rate.measure(
+                    fake_torch(log), FakeSdpa(log), args(min_timed_s=0.001), (1, 7, 4096, 128),
+                    "flash", pass_, FakeTelemetry(log, []), kernels=kernels)
+                self.assertEqual(params["kernels"], "flash_fwd_kernel")
+        finally:
+            attention_rate.peer_records.kernel_names = real
+        self.assertEqual(len(profiled), 2)  # one forward, one backward
+
     def test_the_telemetry_names_the_gpu_by_its_pci_bus_id(self):
         # NVML and nvidia-smi number GPUs in their own order; CUDA_VISIBLE_DEVICES renumbers
         # CUDA's: the bus id is the one name all three share.
