@@ -57,14 +57,15 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
     p.metric = entry.first;
     p.higher_is_better = !lower_is_better(p.metric);
     p.sides = sides.at(id);
-    if (std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return !s; }))
-      continue; // no input has a number for this point
     for (const auto &slot : entry.second)
       p.not_ok.push_back(slot.not_ok);
+    if (std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return !s; }) &&
+        std::all_of(p.not_ok.begin(), p.not_ok.end(), [](const auto &s) { return s.empty(); }))
+      continue; // no input has a number for this point, nor a record of it that broke
     if (const std::string curve = curve_of(id, p.params); !curve.empty()) {
       std::vector<std::optional<Side>> read(p.sides.size());
       for (std::size_t i = 0; i < p.sides.size(); ++i)
-        if (!p.sides[i])
+        if (!p.sides[i] && p.not_ok[i].empty()) // a point that failed is no gap in a curve
           read[i] = interpolate(curves.at(curve)[i], p.params[metric::kSizeBytes].get<double>());
       if (std::any_of(read.begin(), read.end(), [](const auto &s) { return s.has_value(); }))
         p.interpolated = std::move(read);

@@ -153,17 +153,32 @@ Comparison comparison_from_json(const json &j) {
       p.verdict = pj.at("verdict").get<std::vector<std::string>>();
       c.points.push_back(std::move(p));
     }
-    const auto read = [](const json &list, std::vector<Summary> &out) {
-      for (const auto &s : list)
-        out.push_back({s.at("group").get<std::string>(), count_of(s.at("input")),
-                       count_of(s.at("points")), number_of(s.at("geomean_speedup")),
+    // Files of before read_off_curve was written: counted again from the points' sides, as
+    // verdicts.cpp counts it (a ratio where one of the two sides was not measured).
+    const auto read_off = [&c](const std::string &group, int input, bool family) {
+      int n = 0;
+      for (const auto &p : c.points)
+        if ((family ? p.key.substr(0, p.key.find('.')) : p.key) == group && input >= 1 &&
+            static_cast<std::size_t>(input) <= p.ratio.size() &&
+            static_cast<std::size_t>(input) < p.sides.size() && p.ratio[input - 1] &&
+            (!p.sides[0] || !p.sides[input]))
+          ++n;
+      return n;
+    };
+    const auto read = [&](const json &list, std::vector<Summary> &out, bool family) {
+      for (const auto &s : list) {
+        const auto group = s.at("group").get<std::string>();
+        const int input = count_of(s.at("input"));
+        out.push_back({group, input, count_of(s.at("points")), number_of(s.at("geomean_speedup")),
                        count_of(s.at("better")), count_of(s.at("worse")),
                        count_of(s.at("within_noise")),
                        s.contains("single_sample") ? count_of(s.at("single_sample")) : 0,
-                       s.contains("read_off_curve") ? count_of(s.at("read_off_curve")) : 0});
+                       s.contains("read_off_curve") ? count_of(s.at("read_off_curve"))
+                                                    : read_off(group, input, family)});
+      }
     };
-    read(j.at("families"), c.families);
-    read(j.at("keys"), c.keys);
+    read(j.at("families"), c.families, true);
+    read(j.at("keys"), c.keys, false);
     // Files of before the context and hint were recorded have neither.
     for (const auto &d : j.value("context", json::array()))
       c.context.push_back(

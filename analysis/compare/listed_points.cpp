@@ -17,7 +17,7 @@ double badness(const PointComparison &p, const std::vector<std::string> &labels)
       worst = std::max(worst, p.higher_is_better ? 1 / *p.ratio[i] : *p.ratio[i]);
     else if (p.ratio[i]) // a rate of 0 against the baseline is a total loss; a time of 0 is not
       worst = std::max(worst, p.higher_is_better ? kZero : 0.0);
-    else if (v.ends_with(" in " + candidate) && !v.starts_with("only")) // failed in it
+    else if (v == "failed in " + candidate || v == "error in " + candidate)
       worst = std::max(worst, kFailed);
     else if (v == "only in " + labels.front())
       worst = std::max(worst, kMissing); // the candidate lacks what the baseline measured
@@ -57,7 +57,7 @@ ListedPoints listed_points(const Comparison &c, std::size_t most_per_key) {
       for (std::size_t k = most_per_key; k < points.size(); ++k)
         if (i - 1 < points[k]->verdict.size()) {
           const auto &v = points[k]->verdict[i - 1];
-          ++verdicts[v.substr(0, v.find(" ("))];
+          ++verdicts[v.substr(0, v.find(" (single sample"))]; // "worse (single sample, ...)"
         }
       std::string counts;
       for (const auto &[v, n] : verdicts)

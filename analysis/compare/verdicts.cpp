@@ -25,8 +25,9 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
     const auto &a = compared_side(p, 0, i), &b = compared_side(p, i, 0);
     interpolated += a && b && (!p.sides[0] || !p.sides[i]);
     const auto broke = [&](std::size_t k) { return k < p.not_ok.size() && !p.not_ok[k].empty(); };
-    if (a && !b && broke(i)) {
-      // The point ran and did not end ok (a GPU whose burn failed): worse than any figure.
+    if (!b && broke(i)) {
+      // The point ran and did not end ok (a GPU whose burn failed): worse than any figure,
+      // whether or not the baseline has it.
       p.ratio.emplace_back();
       p.verdict.push_back(p.not_ok[i] + " in " + labels[i]);
       ++t.fam[{family_of(p.key), static_cast<int>(i)}].worse;
@@ -93,7 +94,9 @@ void summarize(Tallies &t, Comparison &c) {
       s.group = k.first;
       s.input = k.second;
       const auto &l = logs[k];
-      s.points = static_cast<int>(l.size());
+      // Every point judged: those with a ratio, and those that failed in the candidate (worse,
+      // with no ratio to average).
+      s.points = s.better + s.worse + s.within_noise + s.single_sample;
       double sum = 0;
       for (double x : l)
         sum += x;

@@ -127,14 +127,16 @@ void comparison_section(Page &page, const compare::Comparison &c) {
   page.heading("Summary per family");
   page.para("Geometric mean over the points compared of the speedup against " + c.labels[0] +
             " (> 1: better; time and latency inverted).");
-  std::vector<std::vector<std::string>> rows = {{"family", "compared", "speedup", "points",
-                                                 "better", "worse", "within noise",
-                                                 "read off a curve (≈)"}};
+  std::vector<std::vector<std::string>> rows = {
+      {"family", "compared", "speedup", "points", "better", "worse", "within noise",
+       fmt::format("single sample within {:g} %", 100 * c.single_sample_tolerance),
+       "read off a curve (≈)"}};
   for (const auto &s : c.families)
     rows.push_back({s.group, c.labels[s.input] + " vs " + c.labels[0],
                     fmt::format("{:.3f}", s.geomean_speedup), std::to_string(s.points),
                     std::to_string(s.better), std::to_string(s.worse),
-                    std::to_string(s.within_noise), std::to_string(s.read_off_curve)});
+                    std::to_string(s.within_noise), std::to_string(s.single_sample),
+                    std::to_string(s.read_off_curve)});
   page.table(rows);
   ratio_charts(page, c);
   page.heading("Per point");

@@ -37,8 +37,16 @@ constexpr FamilyMetric kFamilies[] = {
     {rdma::record::kFamily, rdma::record::kBandwidthGbitsPerS, "Gb/s"},
 };
 
-// More runs than this in a set are a fleet's: the bandwidth charts draw one line over them all.
-constexpr std::size_t kMostRunLines = 12;
+// Runs of more hosts than this are a fleet's: the bandwidth charts draw one line over them all.
+constexpr std::size_t kMostHostLines = 12;
+
+std::size_t host_count(const analysis::RunSet &runs) {
+  std::set<std::string> hosts;
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records)
+      hosts.insert(r.host);
+  return hosts.size();
+}
 
 // Where a part's value was measured: its host, and its GPU's index (else its PCI address, else
 // the rank, where it names no GPU).
@@ -152,10 +160,11 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
              r.metrics.contains(fm.metric) && r.metrics[fm.metric].is_number() &&
              !r.params.contains("src") && !r.params.contains("src_rank") && !is_fabric_load(r);
     };
-    // A fleet's runs (more than a chart's looks) are one line per benchmark and setting over
-    // all of them: 4,000 runs once drew 4,000 lines that no one could tell apart.
+    // A fleet's runs (more hosts than a chart has looks) are one line per benchmark and setting
+    // over all of them: 4,000 runs once drew 4,000 lines that no one could tell apart. The many
+    // runs of one machine (a reference run's suites) keep a line each.
     const std::size_t run_count = run_ids(runs).size();
-    const bool fleet = run_count > kMostRunLines;
+    const bool fleet = host_count(runs) > kMostHostLines;
     const auto naming = series_params(runs, wanted, fleet);
     // per series and size: each part's value and where it was measured
     std::map<std::string, std::map<double, std::vector<std::pair<double, const Record *>>>> curves;

@@ -24,31 +24,41 @@ std::pair<double, double> lowest_highest(const std::vector<double> &v) {
 std::set<std::string> series_params(const analysis::RunSet &runs,
                                     const std::function<bool(const Record &)> &wanted,
                                     bool runs_merged) {
+  // A param that some records of a key hold and others lack varies as a value would (algo=tree
+  // beside the default); one that another key lacks does not (a kernel's block size beside a
+  // memcpy's none).
+  constexpr const char *kAbsent = "\x1f(absent)";
   std::map<std::string, std::set<std::string>> values_of;
-  // A param that some records of a key hold and others lack varies too (world_size on the runs
-  // of one node that ran over eight); one that another key lacks does not (a kernel's block
-  // size beside a memcpy).
-  std::map<std::pair<std::string, std::string>, std::size_t> records_with; // (key, param)
-  std::map<std::string, std::size_t> records;                              // of each key
   std::map<std::string, bool> varies_within_a_run;
+  std::map<std::pair<std::string, std::string>, std::size_t> with_in_all; // (key, param)
+  std::map<std::string, std::size_t> of_key_in_all;
   for (const auto &run : runs.runs) {
     std::map<std::string, std::set<std::string>> in_run;
+    std::map<std::pair<std::string, std::string>, std::size_t> with; // (key, param)
+    std::map<std::string, std::size_t> of_key;
     for (const auto &r : run.records)
       if (wanted(r)) {
-        ++records[r.key];
+        ++of_key[r.key];
         for (const auto &[k, v] : r.params.items())
           if (!kNotSeries.count(k)) {
             values_of[k].insert(text(v));
             in_run[k].insert(text(v));
-            ++records_with[{r.key, k}];
+            ++with[{r.key, k}];
           }
       }
+    for (const auto &[key_param, n] : with) {
+      with_in_all[key_param] += n;
+      if (n < of_key[key_param.first])
+        in_run[key_param.second].insert(kAbsent);
+    }
+    for (const auto &[key, n] : of_key)
+      of_key_in_all[key] += n;
     for (const auto &[k, values] : in_run)
       varies_within_a_run[k] = varies_within_a_run[k] || values.size() > 1;
   }
-  for (const auto &[key_param, n] : records_with)
-    if (n < records[key_param.first])
-      values_of[key_param.second].insert("\x1f(absent)");
+  for (const auto &[key_param, n] : with_in_all)
+    if (n < of_key_in_all[key_param.first])
+      values_of[key_param.second].insert(kAbsent);
   // Without a run label (one run, or a fleet's runs drawn as one) a param that differs only
   // from run to run (world_size, group_hosts) must name the curve itself.
   const bool one_run = runs_merged || run_ids(runs).size() < 2;

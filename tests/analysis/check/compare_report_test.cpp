@@ -150,6 +150,43 @@ TEST(Compare, SizesOneInputLacksAreReadOffItsCurveNeverBeyondIt) {
   EXPECT_FALSE(compare::to_json(same)["points"][0].contains("interpolated"));
 }
 
+// A size whose record failed in the candidate is that failure, never a value read off the
+// candidate's curve around it: the failed 4 MiB once read 0.75 of a's there, "worse" among
+// measured figures, and a run that had failed could read "within noise". A failure of a size
+// the baseline never swept is kept too. And a comparison file of before `read_off_curve` was
+// written has it counted again from its points.
+TEST(Compare, AFailedSizeIsAFailureNotAGapInACurve) {
+  const auto a = size_sweep({{1 << 20, 100}, {4 << 20, 200}, {16 << 20, 300}});
+  auto b = size_sweep({{1 << 20, 100}, {4 << 20, 200}, {16 << 20, 300}, {64 << 20, 310}});
+  for (auto &r : b.runs[0].records)
+    if (r.params.at("size_bytes") == (4 << 20) || r.params.at("size_bytes") == (64 << 20)) {
+      r.status = Status::failed;
+      r.reason = "data check: 3 elements differ";
+    }
+  const auto c = compare::compare_runs({a, b}, {"a", "b"}, {});
+  const auto &four = at_size(c, 4 << 20);
+  EXPECT_TRUE(four.interpolated.empty() || !four.interpolated[1]);
+  EXPECT_FALSE(four.ratio[0]);
+  EXPECT_EQ(four.verdict[0], "failed in b");
+  EXPECT_EQ(at_size(c, 64 << 20).verdict[0], "failed in b"); // a never swept it
+  ASSERT_EQ(c.families.size(), 1u);
+  EXPECT_EQ(c.families[0].worse, 2);
+  EXPECT_EQ(c.families[0].points, 4); // 1 and 16 MiB within noise, the two failures
+  EXPECT_EQ(c.families[0].read_off_curve, 0);
+
+  const auto swept = compare::compare_runs(
+      {a, size_sweep({{2 << 20, 75}, {8 << 20, 125}, {32 << 20, 160}})}, {"a", "b"}, {});
+  auto old = compare::to_json(swept);
+  ASSERT_EQ(old["families"][0]["read_off_curve"], 4);
+  for (auto &s : old["families"])
+    s.erase("read_off_curve");
+  for (auto &s : old["keys"])
+    s.erase("read_off_curve");
+  const auto read = compare::comparison_from_json(old);
+  EXPECT_EQ(read.families.at(0).read_off_curve, 4);
+  EXPECT_EQ(read.keys.at(0).read_off_curve, 4);
+}
+
 // ------------------------------------------------------------------ svg pieces
 
 TEST(Svg, LinearAndLogScalesMapEnds) {

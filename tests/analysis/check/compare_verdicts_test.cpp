@@ -157,6 +157,12 @@ TEST(Compare, AKeysWorstPointsAreListedFirstAndTheRestCounted) {
   EXPECT_EQ(listed.notes[0], "rdma.write_bw: the 6 worst of 8 points are listed; the other 2 "
                              "read 1 failed in a, 1 only in b");
   EXPECT_EQ(compare::listed_points(c, 0).points.size(), 8u); // --all-points
+  // A label is any text: the baseline's own failure is never read as the candidate's.
+  compare::Comparison named = c;
+  named.labels = {"old in b", "b"};
+  named.points[1].verdict = {"failed in old in b"};
+  EXPECT_LT(compare::badness(named.points[1], named.labels), 1.0);
+  EXPECT_GT(compare::badness(named.points[7], named.labels), 1e8); // "failed in b"
   EXPECT_EQ(compare::listed_points(c, 8).notes.size(), 0u);
   // Against two candidates, the rest are counted per candidate.
   c.labels = {"a", "b", "c"};

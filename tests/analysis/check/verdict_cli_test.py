@@ -316,17 +316,18 @@ class VerdictTest(unittest.TestCase):
         # endpoint's slowest pair as bars, the bad pairs slowest first, and one line per
         # benchmark over all runs with the lowest part named.
         fleet = self.fleet("a", "--nodes", "70")
-        # node13's all_reduce ran over 8 nodes: another setting, never the slow part of the
-        # one-node curve
-        records = fleet / "node13" / "records.jsonl"
-        lines = []
-        for line in records.read_text().splitlines():
-            r = json.loads(line)
-            if r["key"] == "collectives.nccl_all_reduce":
-                r["params"].update(world_size=64, group_hosts=8)
-                r["metrics"]["busbw_gbytes_per_s"] *= 0.2
-            lines.append(json.dumps(r))
-        records.write_text("\n".join(lines) + "\n")
+        # node13's all_reduce ran over 8 nodes, every other node's over its own 8 GPUs: another
+        # setting, never the slow part of the one-node curve
+        for records in fleet.glob("node*/records.jsonl"):
+            lines = []
+            for line in records.read_text().splitlines():
+                r = json.loads(line)
+                if r["key"] == "collectives.nccl_all_reduce":
+                    eight = records.parent.name == "node13"
+                    r["params"].update(world_size=64 if eight else 8, group_hosts=8 if eight else 1)
+                    r["metrics"]["busbw_gbytes_per_s"] *= 0.2 if eight else 1
+                lines.append(json.dumps(r))
+            records.write_text("\n".join(lines) + "\n")
         html, md = self.dir / "f.html", self.dir / "f.md"
         r = railgauge("report", fleet, "--html", html, "--markdown", md)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -344,11 +345,37 @@ class VerdictTest(unittest.TestCase):
         self.assertIn(">69%</text>", page)  # of the best pair (394), as the twin says
         collectives = twin.split("**collectives**")[1].split("\n\n")[1]
         self.assertIn("| nccl_all_reduce group_hosts=8 world_size=64 | 1 GiB |", collectives)
+        self.assertIn("| nccl_all_reduce group_hosts=1 world_size=8 | 1 GiB |", collectives)
         self.assertNotIn("node13", collectives.split("group_hosts=8")[0])
         memory = twin.split("**memory** (GB/s)")[1]
         rows = [line for line in memory.split("\n\n")[1].splitlines() if "hbm_copy" in line]
         self.assertEqual(len(rows), 3, rows)  # one line per size, not per run
         self.assertIn("| 560 |", rows[0])  # 70 runs x 8 GPUs
+
+    def test_a_setting_only_some_records_carry_names_its_curve(self):
+        # Each node's all_reduce once by default and once with algo=tree at half the rate: the
+        # records of the default carry no algo. One curve over both was a median of neither.
+        fleet = self.fleet("sp", "--nodes", "2")
+        for records in fleet.glob("node*/records.jsonl"):
+            lines = []
+            for line in records.read_text().splitlines():
+                lines.append(line)
+                r = json.loads(line)
+                if r["key"] == "collectives.nccl_all_reduce":
+                    r["params"]["algo"] = "tree"
+                    r["metrics"]["busbw_gbytes_per_s"] /= 2
+                    lines.append(json.dumps(r))
+            records.write_text("\n".join(lines) + "\n")
+        for runs in ([fleet], [fleet / "node01"]):
+            md = self.dir / "sp.md"
+            r = railgauge("report", *runs, "--markdown", md)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = [line for line in md.read_text().split("**collectives**")[1].splitlines()
+                    if "| 1 GiB |" in line]
+            # two settings, in each of the two runs (labelled) or in the one
+            self.assertEqual(len(rows), 4 if runs[0] == fleet else 2, rows)
+            self.assertTrue(any("algo=tree" in row and "| 235 |" in row for row in rows), rows)
+            self.assertTrue(any("algo" not in row and "| 470 |" in row for row in rows), rows)
 
     def test_report_counts_the_missing_values_check_only_counted(self):
         # Past its first 100 missing values a rule's are counted, not listed: the report's
