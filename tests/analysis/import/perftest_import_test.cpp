@@ -267,6 +267,39 @@ TEST(PerftestImport, ABidirectionalRunIsTheSumOfBothDirections) {
   EXPECT_EQ(largest.params.at("device"), "ionic_1");
 }
 
+// Published logs whose copies lost perftest's tabs (README.md): a copy squeezed to single
+// spaces once read `Device` into Dual-port's value and qps as "1 Transport type : IB" text, and
+// perftest's own tab in " rdma_cm QPs\t : OFF" hid that field in every log.
+TEST(PerftestImport, PublishedCopiesWithoutTabsReadEveryHeaderField) {
+  struct Case {
+    const char *file, *key, *device, *connection, *link;
+    std::size_t rows;
+    double gbits_at_first;
+  };
+  for (const auto &c : {Case{"ib_send_bw_mlx5_ib_squeezed_published.txt", "rdma.send_bw", "mlx5_0",
+                             "RC", "IB", 1, 97.36},
+                        Case{"ib_send_bw_ud_mlx4_qdr_published.txt", "rdma.send_bw", "mlx4_0", "UD",
+                             "IB", 12, 0.0 /* rows checked below */},
+                        Case{"ib_read_bw_cx5_roce_vf_published.txt", "rdma.read_bw", "mlx5_0", "RC",
+                             "Ethernet", 1, 10401.76 * 1048576 * 8 / 1e9}}) {
+    const auto records = import_perftest(perftest_fixture(c.file), c.file);
+    ASSERT_EQ(records.size(), c.rows) << c.file;
+    const Record &r = records.front();
+    EXPECT_EQ(r.key, c.key) << c.file;
+    EXPECT_EQ(r.params.at("device"), c.device) << c.file;
+    EXPECT_EQ(r.params.at("qps"), 1) << c.file;
+    EXPECT_EQ(r.params.at("connection"), c.connection) << c.file;
+    EXPECT_EQ(r.params.at("link_layer"), c.link) << c.file;
+    EXPECT_EQ(r.params.at("rdma_cm"), "OFF") << c.file;
+    EXPECT_EQ(r.status, Status::ok) << c.file;
+    if (c.gbits_at_first > 0)
+      EXPECT_NEAR(r.metrics.at("bandwidth_gbits_per_s").get<double>(), c.gbits_at_first, 1e-6)
+          << c.file;
+    else // the UD sweep: 2 B to 4 KiB, the MTU
+      EXPECT_EQ(records.back().params.at("size_bytes"), 4096) << c.file;
+  }
+}
+
 // Every real perftest log here, and the same log as a copy that squeezed each run of tabs and
 // spaces into one space (a rendered README, `tr -s`), import to the same records: perftest's
 // first field of a header line holds one word, so " Number of qps : 4 Transport type : IB" is
