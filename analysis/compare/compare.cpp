@@ -74,8 +74,13 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
     c.points.push_back(std::move(p));
   }
   summarize(tallies, c);
-  for (const auto &p : c.points)
-    c.matched += std::all_of(p.sides.begin(), p.sides.end(), [](const auto &s) { return s; });
+  for (const auto &p : c.points) {
+    // A record that failed is the input's measurement of the point too: not an unmatched one.
+    bool every_input = true;
+    for (std::size_t i = 0; i < p.sides.size(); ++i)
+      every_input = every_input && (p.sides[i] || (i < p.not_ok.size() && !p.not_ok[i].empty()));
+    c.matched += every_input;
+  }
   if (!c.points.empty() && 2 * c.matched < static_cast<int>(c.points.size()))
     c.hint = unmatched_hint(c, seen, key_in);
   if (interpolated > 0)

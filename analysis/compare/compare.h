@@ -85,7 +85,7 @@ struct PointComparison {
 struct Summary {
   std::string group; // a family ("memory") or a key ("memory.host_read")
   int input = 1;     // compared with input 0
-  int points = 0;
+  int points = 0;    // with a ratio, the geometric mean's
   double geomean_speedup = 1;
   int better = 0, worse = 0, within_noise = 0;
   // A side without repetitions and a difference within the single-sample tolerance: no verdict.
@@ -94,6 +94,8 @@ struct Summary {
   // Of `points`, those whose one side was read off the other sizes of its curve (≈ in the
   // tables): counted like the rest, and said, as they hold no measurement of their own.
   int read_off_curve = 0;
+  // Points that failed in the candidate: counted worse, not in `points` (no ratio to average).
+  int failed = 0;
 };
 
 struct Comparison {
@@ -136,6 +138,9 @@ std::string value_text(const PointComparison &p, std::size_t input);
 // rest (listed_points.h); 0 lists every point. 200: more than any one sweep's sizes of a key
 // (nccl-tests 8 B to 16 GiB, both in place and out, is 64), far fewer than a fleet's pairs.
 inline constexpr std::size_t kMostRowsPerKey = 200;
+// A summary's geometric mean as the tables print it: "-" where no point has a ratio (every one
+// failed), never the 1.000 of an empty mean, which reads as parity.
+std::string speedup_text(const Summary &s);
 std::string render_table(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);
 std::string render_markdown(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);
 

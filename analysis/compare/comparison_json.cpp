@@ -57,7 +57,8 @@ json to_json(const Comparison &c) {
                      {"worse", s.worse},
                      {"within_noise", s.within_noise},
                      {"single_sample", s.single_sample},
-                     {"read_off_curve", s.read_off_curve}});
+                     {"read_off_curve", s.read_off_curve},
+                     {"failed", s.failed}});
     return out;
   };
   json context = json::array();
@@ -174,7 +175,8 @@ Comparison comparison_from_json(const json &j) {
                        count_of(s.at("within_noise")),
                        s.contains("single_sample") ? count_of(s.at("single_sample")) : 0,
                        s.contains("read_off_curve") ? count_of(s.at("read_off_curve"))
-                                                    : read_off(group, input, family)});
+                                                    : read_off(group, input, family),
+                       s.contains("failed") ? count_of(s.at("failed")) : 0});
       }
     };
     read(j.at("families"), c.families, true);

@@ -123,6 +123,10 @@ std::string summary_heading(const Comparison &c) {
 
 } // namespace
 
+std::string speedup_text(const Summary &s) {
+  return s.points > 0 ? fmt::format("{:.3f}", s.geomean_speedup) : "-";
+}
+
 std::string render_table(const Comparison &c, std::size_t most_per_key) {
   std::string out = summary_heading(c) + "\n";
   for (const auto &line : preamble(c))
@@ -149,14 +153,17 @@ std::string render_table(const Comparison &c, std::size_t most_per_key) {
   out += "\nSummary per family: geometric mean of the speedup (> 1: the second input is better; "
          "time and latency inverted)\n";
   for (const auto &s : c.families)
-    out += fmt::format("{:<12} {} vs {}: {:.3f} over {} point{} ({} better, {} worse, {} "
-                       "within noise, {} single sample{} within {:g} %){}\n",
-                       s.group, c.labels[s.input], c.labels[0], s.geomean_speedup, s.points,
-                       s.points == 1 ? "" : "s", s.better, s.worse, s.within_noise, s.single_sample,
-                       s.single_sample == 1 ? "" : "s", 100 * c.single_sample_tolerance,
-                       s.read_off_curve ? fmt::format("; {} of them read one side off a curve (≈)",
-                                                      s.read_off_curve)
-                                        : "");
+    out += fmt::format(
+        "{:<12} {} vs {}: {} over {} point{} ({} better, {} worse, {} "
+        "within noise, {} single sample{} within {:g} %){}{}\n",
+        s.group, c.labels[s.input], c.labels[0], speedup_text(s), s.points,
+        s.points == 1 ? "" : "s", s.better, s.worse - s.failed, s.within_noise, s.single_sample,
+        s.single_sample == 1 ? "" : "s", 100 * c.single_sample_tolerance,
+        s.read_off_curve
+            ? fmt::format("; {} of them read one side off a curve (≈)", s.read_off_curve)
+            : "",
+        s.failed ? fmt::format("; {} more failed in {} (no ratio)", s.failed, c.labels[s.input])
+                 : "");
   return out;
 }
 
@@ -171,12 +178,13 @@ std::string render_markdown(const Comparison &c, std::size_t most_per_key) {
          "| family | compared | speedup | points | better | worse | within noise | "
          "single sample within " +
          fmt::format("{:g}", 100 * c.single_sample_tolerance) +
-         " % | read off a curve (≈) |\n"
-         "|---|---|---|---|---|---|---|---|---|\n";
+         " % | read off a curve (≈) | failed (no ratio) |\n"
+         "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto &s : c.families)
-    out += fmt::format("| {} | {} vs {} | {:.3f} | {} | {} | {} | {} | {} | {} |\n", s.group,
-                       c.labels[s.input], c.labels[0], s.geomean_speedup, s.points, s.better,
-                       s.worse, s.within_noise, s.single_sample, s.read_off_curve);
+    out += fmt::format("| {} | {} vs {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", s.group,
+                       c.labels[s.input], c.labels[0], speedup_text(s), s.points, s.better,
+                       s.worse - s.failed, s.within_noise, s.single_sample, s.read_off_curve,
+                       s.failed);
   out += "\n## Per point\n\n";
   const auto listed = listed_points(c, most_per_key);
   for (const auto &note : listed.notes)

@@ -158,8 +158,10 @@ void merge_near_sizes(Points &points, ParamsOf &params_of) {
     if (const std::string curve = curve_of(id, params); !curve.empty())
       by_curve[curve].emplace_back(params[metric::kSizeBytes].get<double>(), id);
   }
+  // A slot holds its input's figures, or its record that failed: a failure merges with the
+  // other input's near size as a figure would, and is carried with it, never dropped.
   const auto holds = [](const std::vector<Slot> &slots, std::size_t i) {
-    return i < slots.size() && !slots[i].values.empty();
+    return i < slots.size() && (!slots[i].values.empty() || !slots[i].not_ok.empty());
   };
   for (auto &[curve, sizes] : by_curve) {
     std::sort(sizes.begin(), sizes.end(),

@@ -25,22 +25,26 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
     const auto &a = compared_side(p, 0, i), &b = compared_side(p, i, 0);
     interpolated += a && b && (!p.sides[0] || !p.sides[i]);
     const auto broke = [&](std::size_t k) { return k < p.not_ok.size() && !p.not_ok[k].empty(); };
-    if (!b && broke(i)) {
+    if (broke(i)) {
       // The point ran and did not end ok (a GPU whose burn failed): worse than any figure,
-      // whether or not the baseline has it.
+      // whether or not the baseline has it, and whatever its other parts read (one GPU's failed
+      // copy among eight pooled once left the seven's median "within noise").
       p.ratio.emplace_back();
       p.verdict.push_back(p.not_ok[i] + " in " + labels[i]);
-      ++t.fam[{family_of(p.key), static_cast<int>(i)}].worse;
-      ++t.keys[{p.key, static_cast<int>(i)}].worse;
+      for (auto *s : {&t.fam[{family_of(p.key), static_cast<int>(i)}],
+                      &t.keys[{p.key, static_cast<int>(i)}]}) {
+        ++s->worse;
+        ++s->failed;
+      }
       continue;
     }
     if (!a || !b || a->value == 0) {
       p.ratio.emplace_back();
-      p.verdict.push_back(!a && !b         ? "in neither"
-                          : !a && broke(0) ? p.not_ok[0] + " in " + labels[0]
-                          : !a             ? "only in " + labels[i]
-                          : !b             ? "only in " + labels[0]
-                                           : "baseline is zero");
+      p.verdict.push_back(!a && broke(0) ? p.not_ok[0] + " in " + labels[0]
+                          : !a && !b     ? "in neither"
+                          : !a           ? "only in " + labels[i]
+                          : !b           ? "only in " + labels[0]
+                                         : "baseline is zero");
       continue;
     }
     const double ratio = b->value / a->value;
@@ -94,9 +98,7 @@ void summarize(Tallies &t, Comparison &c) {
       s.group = k.first;
       s.input = k.second;
       const auto &l = logs[k];
-      // Every point judged: those with a ratio, and those that failed in the candidate (worse,
-      // with no ratio to average).
-      s.points = s.better + s.worse + s.within_noise + s.single_sample;
+      s.points = static_cast<int>(l.size()); // with a ratio; the failed ones are apart
       double sum = 0;
       for (double x : l)
         sum += x;

@@ -70,6 +70,25 @@ TEST(Compare, APointThatFailedIsSaidToHaveFailedAndCountsWorse) {
       EXPECT_EQ(s.worse, failed);
 }
 
+// One GPU's failed record among a fleet's pooled figures fails the point: the other GPUs' median
+// once read "within noise" and the failure was nowhere in the comparison.
+TEST(Compare, OneGpusFailureAmongPooledFiguresFailsThePoint) {
+  const auto a = make_fleet({}, 2, 8);
+  const auto b = make_fleet({.failed_record = true}, 2, 8); // node02 gpu0's HBM copy
+  const auto c = compare::compare_runs({a, b}, {"old", "new"}, {});
+  int failed = 0;
+  for (const auto &p : c.points)
+    if (p.key.starts_with("memory.hbm")) {
+      EXPECT_EQ(p.verdict[0], "failed in new") << p.params.dump();
+      ASSERT_TRUE(p.sides[1]); // the other 15 GPUs' figures are still shown
+      ++failed;
+    }
+  EXPECT_EQ(failed, 1);
+  for (const auto &s : c.families)
+    if (s.group == "memory")
+      EXPECT_EQ(s.failed, 1);
+}
+
 // One slow node among a fleet's is not the fleet's noise: every node 9 % slower in the new input
 // is worse, beside the one node of the old input at 0.8 (min to max over the records once made
 // that node the noise, +-10 %, and the drop read "within noise"). check names the slow node.
