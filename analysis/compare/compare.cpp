@@ -42,11 +42,15 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
   ParamsOf params_of;
   collect_points(inputs, o, context_of, c, points, params_of);
   merge_near_sizes(points, params_of);
-  Sides sides;
+  Sides sides, curve_sides;
   for (const auto &[id, entry] : points)
-    for (const auto &slot : entry.second)
+    for (const auto &slot : entry.second) {
       sides[id].push_back(side_of(slot));
-  const Curves curves = curves_of(sides, params_of);
+      // A size where a part failed is no point of its input's curve: the other parts' median
+      // would be read into the sizes around it, as if the size had run.
+      curve_sides[id].push_back(slot.not_ok.empty() ? side_of(slot) : std::nullopt);
+    }
+  const Curves curves = curves_of(curve_sides, params_of);
   int interpolated = 0;
   Tallies tallies;
   for (const auto &[id, entry] : points) {

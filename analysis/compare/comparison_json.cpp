@@ -122,6 +122,10 @@ std::string shape_problem(const Comparison &c) {
       if (s.input < 1 || static_cast<std::size_t>(s.input) >= c.labels.size())
         return fmt::format("summary {} compares input {}, which is not one after the first",
                            s.group, s.input);
+      else if (s.failed < 0 || s.failed > s.worse)
+        return fmt::format("summary {} counts {} failed of {} worse: the failed are among the "
+                           "worse",
+                           s.group, s.failed, s.worse);
   return "";
 }
 
@@ -166,17 +170,31 @@ Comparison comparison_from_json(const json &j) {
           ++n;
       return n;
     };
+    // Files of before `failed` was written: counted from the points' verdicts.
+    const auto failed_in = [&c](const std::string &group, int input, bool family) {
+      int n = 0;
+      if (input < 1 || static_cast<std::size_t>(input) >= c.labels.size())
+        return n;
+      const std::string &label = c.labels[static_cast<std::size_t>(input)];
+      for (const auto &p : c.points)
+        if ((family ? p.key.substr(0, p.key.find('.')) : p.key) == group &&
+            static_cast<std::size_t>(input) <= p.verdict.size() &&
+            (p.verdict[input - 1] == "failed in " + label ||
+             p.verdict[input - 1] == "error in " + label))
+          ++n;
+      return n;
+    };
     const auto read = [&](const json &list, std::vector<Summary> &out, bool family) {
       for (const auto &s : list) {
         const auto group = s.at("group").get<std::string>();
         const int input = count_of(s.at("input"));
-        out.push_back({group, input, count_of(s.at("points")), number_of(s.at("geomean_speedup")),
-                       count_of(s.at("better")), count_of(s.at("worse")),
-                       count_of(s.at("within_noise")),
-                       s.contains("single_sample") ? count_of(s.at("single_sample")) : 0,
-                       s.contains("read_off_curve") ? count_of(s.at("read_off_curve"))
-                                                    : read_off(group, input, family),
-                       s.contains("failed") ? count_of(s.at("failed")) : 0});
+        out.push_back(
+            {group, input, count_of(s.at("points")), number_of(s.at("geomean_speedup")),
+             count_of(s.at("better")), count_of(s.at("worse")), count_of(s.at("within_noise")),
+             s.contains("single_sample") ? count_of(s.at("single_sample")) : 0,
+             s.contains("read_off_curve") ? count_of(s.at("read_off_curve"))
+                                          : read_off(group, input, family),
+             s.contains("failed") ? count_of(s.at("failed")) : failed_in(group, input, family)});
       }
     };
     read(j.at("families"), c.families, true);

@@ -23,7 +23,6 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
   int interpolated = 0;
   for (std::size_t i = 1; i < p.sides.size(); ++i) {
     const auto &a = compared_side(p, 0, i), &b = compared_side(p, i, 0);
-    interpolated += a && b && (!p.sides[0] || !p.sides[i]);
     const auto broke = [&](std::size_t k) { return k < p.not_ok.size() && !p.not_ok[k].empty(); };
     if (broke(i)) {
       // The point ran and did not end ok (a GPU whose burn failed): worse than any figure,
@@ -47,6 +46,7 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
                                          : "baseline is zero");
       continue;
     }
+    interpolated += !p.sides[0] || !p.sides[i]; // a comparison made off a curve
     const double ratio = b->value / a->value;
     p.ratio.push_back(ratio);
     const double speedup = p.higher_is_better ? ratio : 1 / ratio;

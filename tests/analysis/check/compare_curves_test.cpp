@@ -12,6 +12,7 @@
 #include "analysis/compare/compare.h"
 #include "analysis/report/report.h"
 #include "analysis/run_set.h"
+#include "harness/error.h"
 
 namespace railgauge {
 namespace {
@@ -153,6 +154,41 @@ TEST(Compare, AFailedSizeIsAFailureNotAGapInACurve) {
   const auto read = compare::comparison_from_json(old);
   EXPECT_EQ(read.families.at(0).read_off_curve, 4);
   EXPECT_EQ(read.keys.at(0).read_off_curve, 4);
+}
+
+// A size where one part failed is no point of its input's curve: the other part's figure there
+// (1,000, bogus beside 100 around it) once read 4 MiB off the curve at 4.7 x the baseline,
+// "better". The failure's comparison is no comparison read off a curve either, and a file of
+// before `failed` was written has it counted from its verdicts.
+TEST(Compare, APartThatFailedShapesNoCurve) {
+  const auto a = size_sweep({{1 << 20, 100}, {4 << 20, 100}, {16 << 20, 100}, {64 << 20, 100}});
+  auto b = size_sweep({{1 << 20, 100}, {16 << 20, 1000}, {16 << 20, 1000}, {64 << 20, 100}});
+  b.runs[0].records[2].status = Status::failed; // one of 16 MiB's two parts
+  const auto c = compare::compare_runs({a, b}, {"a", "b"}, {});
+  const auto &four = at_size(c, 4 << 20);
+  ASSERT_TRUE(four.ratio[0]);
+  EXPECT_NEAR(*four.ratio[0], 1.0, 1e-9); // read between 1 and 64 MiB, both 100
+  EXPECT_EQ(four.verdict[0], "within noise");
+  EXPECT_EQ(at_size(c, 16 << 20).verdict[0], "failed in b");
+
+  // The candidate failed where only it swept: the baseline read off its curve there is no
+  // comparison made, so no warning counts one.
+  auto failed_four = size_sweep({{1 << 20, 100}, {4 << 20, 100}, {16 << 20, 100}});
+  failed_four.runs[0].records[1].status = Status::failed;
+  const auto lone = compare::compare_runs(
+      {size_sweep({{1 << 20, 100}, {16 << 20, 100}}), failed_four}, {"a", "b"}, {});
+  EXPECT_EQ(at_size(lone, 4 << 20).verdict[0], "failed in b");
+  EXPECT_EQ(lone.hint.find("read the other input's value off its curve"), std::string::npos)
+      << lone.hint;
+
+  auto old = compare::to_json(c);
+  for (auto &s : old["families"])
+    s.erase("failed");
+  for (auto &s : old["keys"])
+    s.erase("failed");
+  EXPECT_EQ(compare::comparison_from_json(old).families.at(0).failed, 1);
+  old["families"][0]["failed"] = 5; // more failed than worse: a file no compare writes
+  EXPECT_THROW(compare::comparison_from_json(old), InputError);
 }
 
 } // namespace
