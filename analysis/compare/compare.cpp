@@ -48,7 +48,7 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
       sides[id].push_back(side_of(slot));
       // A size where a part failed is no point of its input's curve: the other parts' median
       // would be read into the sizes around it, as if the size had run.
-      curve_sides[id].push_back(slot.not_ok.empty() ? side_of(slot) : std::nullopt);
+      curve_sides[id].push_back(slot.not_ok.empty() ? sides[id].back() : std::nullopt);
     }
   const Curves curves = curves_of(curve_sides, params_of);
   int interpolated = 0;

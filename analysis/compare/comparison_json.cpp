@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/compare/compare.h"
+#include "analysis/compare/verdicts.h"
 #include "harness/error.h"
 #include "harness/json_integer.h"
 
@@ -158,31 +159,26 @@ Comparison comparison_from_json(const json &j) {
       p.verdict = pj.at("verdict").get<std::vector<std::string>>();
       c.points.push_back(std::move(p));
     }
-    // Files of before read_off_curve was written: counted again from the points' sides, as
-    // verdicts.cpp counts it (a ratio where one of the two sides was not measured).
-    const auto read_off = [&c](const std::string &group, int input, bool family) {
+    // Files of before read_off_curve or failed were written: each counted again from the
+    // points, as verdicts.cpp counts it (a ratio where one of the two sides was not measured; a
+    // verdict that the input failed).
+    const auto count_of_points = [&c](const std::string &group, int input, bool family,
+                                      const auto &counted) {
+      if (input < 1 || static_cast<std::size_t>(input) >= c.labels.size())
+        return 0;
+      const auto k = static_cast<std::size_t>(input);
       int n = 0;
       for (const auto &p : c.points)
-        if ((family ? p.key.substr(0, p.key.find('.')) : p.key) == group && input >= 1 &&
-            static_cast<std::size_t>(input) <= p.ratio.size() &&
-            static_cast<std::size_t>(input) < p.sides.size() && p.ratio[input - 1] &&
-            (!p.sides[0] || !p.sides[input]))
-          ++n;
+        n += (family ? family_of(p.key) : p.key) == group && k <= p.ratio.size() &&
+             k < p.sides.size() && k <= p.verdict.size() && counted(p, k);
       return n;
     };
-    // Files of before `failed` was written: counted from the points' verdicts.
-    const auto failed_in = [&c](const std::string &group, int input, bool family) {
-      int n = 0;
-      if (input < 1 || static_cast<std::size_t>(input) >= c.labels.size())
-        return n;
-      const std::string &label = c.labels[static_cast<std::size_t>(input)];
-      for (const auto &p : c.points)
-        if ((family ? p.key.substr(0, p.key.find('.')) : p.key) == group &&
-            static_cast<std::size_t>(input) <= p.verdict.size() &&
-            (p.verdict[input - 1] == "failed in " + label ||
-             p.verdict[input - 1] == "error in " + label))
-          ++n;
-      return n;
+    const auto read_off = [](const PointComparison &p, std::size_t k) {
+      return p.ratio[k - 1] && (!p.sides[0] || !p.sides[k]);
+    };
+    const auto failed = [&c](const PointComparison &p, std::size_t k) {
+      return p.verdict[k - 1] == "failed in " + c.labels[k] ||
+             p.verdict[k - 1] == "error in " + c.labels[k];
     };
     const auto read = [&](const json &list, std::vector<Summary> &out, bool family) {
       for (const auto &s : list) {
@@ -193,8 +189,9 @@ Comparison comparison_from_json(const json &j) {
              count_of(s.at("better")), count_of(s.at("worse")), count_of(s.at("within_noise")),
              s.contains("single_sample") ? count_of(s.at("single_sample")) : 0,
              s.contains("read_off_curve") ? count_of(s.at("read_off_curve"))
-                                          : read_off(group, input, family),
-             s.contains("failed") ? count_of(s.at("failed")) : failed_in(group, input, family)});
+                                          : count_of_points(group, input, family, read_off),
+             s.contains("failed") ? count_of(s.at("failed"))
+                                  : count_of_points(group, input, family, failed)});
       }
     };
     read(j.at("families"), c.families, true);

@@ -5,11 +5,7 @@
 #include <fmt/format.h>
 
 namespace railgauge::compare {
-namespace {
-
 std::string family_of(const std::string &key) { return key.substr(0, key.find('.')); }
-
-} // namespace
 
 const std::optional<Side> &compared_side(const PointComparison &p, std::size_t k,
                                          std::size_t other) {

@@ -18,6 +18,9 @@ const std::optional<Side> &compared_side(const PointComparison &p, std::size_t k
                                          std::size_t other);
 
 // The summaries being counted: per (family or key, input), the verdicts and the log speedups.
+// The family a key's points are summed up in: "memory" of "memory.hbm_copy".
+std::string family_of(const std::string &key);
+
 struct Tallies {
   std::map<std::pair<std::string, int>, std::vector<double>> speedups_by_family, speedups_by_key;
   std::map<std::pair<std::string, int>, Summary> fam, keys;

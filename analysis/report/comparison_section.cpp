@@ -11,6 +11,7 @@
 #include "analysis/report/series_names.h"
 #include "analysis/report/svg.h"
 #include "harness/metric_names.h"
+#include "harness/stats.h"
 
 namespace railgauge::report {
 
@@ -47,11 +48,9 @@ std::vector<Series> summarized(const std::vector<Series> &all, const std::vector
   }
   Series band;
   band.name = fmt::format("median of {} series, band lowest to highest", all.size());
-  for (auto &[x, ys] : at_size) {
-    std::sort(ys.begin(), ys.end());
-    const std::size_t n = ys.size();
-    band.points.emplace_back(x, n % 2 ? ys[n / 2] : (ys[n / 2 - 1] + ys[n / 2]) / 2);
-    band.spread.emplace_back(ys.front(), ys.back());
+  for (const auto &[x, ys] : at_size) {
+    band.points.emplace_back(x, railgauge::median(ys));
+    band.spread.push_back(lowest_highest(ys));
   }
   std::sort(lowest.begin(), lowest.end());
   std::vector<Series> out = {band};

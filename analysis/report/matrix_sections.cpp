@@ -171,6 +171,7 @@ void nvbandwidth_section(Page &page, const analysis::RunSet &runs) {
 namespace {
 
 using PairCells = std::map<std::pair<std::string, std::string>, std::vector<double>>;
+using PairMedians = std::map<std::pair<std::string, std::string>, double>;
 
 // A matrix of more endpoints than this is a fleet's: 2,000 nodes are 4 million cells (517 MB of
 // SVG for two fleets of 2,000), too many to draw or to see one in. It is drawn as each
@@ -182,12 +183,11 @@ constexpr std::size_t kMostBadRows = 200;
 
 // Each endpoint's slowest pair as source or destination, the lowest kMostBars, as bars under
 // the bad-pair line.
-void slowest_pair_bars(Page &page, const std::string &id, const PairCells &cells,
+void slowest_pair_bars(Page &page, const std::string &id, const PairMedians &cells,
                        const std::vector<std::string> &labels, double best,
                        const std::string &unit) {
   std::map<std::string, double> slowest;
-  for (const auto &[pair, v] : cells) {
-    const double m = railgauge::median(v);
+  for (const auto &[pair, m] : cells) {
     for (const auto &end : {pair.first, pair.second}) {
       const auto it = slowest.find(end);
       if (it == slowest.end() || m < it->second)
@@ -224,22 +224,23 @@ void slowest_pair_bars(Page &page, const std::string &id, const PairCells &cells
 void pair_matrix(Page &page, const std::string &id, const PairCells &cells,
                  const std::string &unit) {
   std::set<std::string, decltype(&check::natural_less)> names(&check::natural_less);
+  PairMedians medians; // each pair's figure, once
   double best = 0;
   for (const auto &[pair, v] : cells) {
     names.insert(pair.first);
     names.insert(pair.second);
-    best = std::max(best, railgauge::median(v));
+    best = std::max(best, medians[pair] = railgauge::median(v));
   }
   const std::vector<std::string> labels(names.begin(), names.end());
   const bool fleet = labels.size() > kMostMatrixEndpoints;
   std::vector<std::pair<double, std::vector<std::string>>> bad_pairs; // value, row
   if (fleet) { // the slowest first; a matrix's in the order of its rows and columns
-    for (const auto &[pair, v] : cells)
-      if (const double m = railgauge::median(v); m < kBadPairFraction * best)
+    for (const auto &[pair, m] : medians)
+      if (m < kBadPairFraction * best)
         bad_pairs.push_back({m, {pair.first, pair.second, fmt::format("{:.4g}", m)}});
     std::stable_sort(bad_pairs.begin(), bad_pairs.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
-    slowest_pair_bars(page, id, cells, labels, best, unit);
+    slowest_pair_bars(page, id, medians, labels, best, unit);
   } else {
     std::map<std::string, std::size_t> at;
     for (std::size_t i = 0; i < labels.size(); ++i)
@@ -247,8 +248,7 @@ void pair_matrix(Page &page, const std::string &id, const PairCells &cells,
     std::vector<std::vector<std::optional<double>>> values(
         labels.size(), std::vector<std::optional<double>>(labels.size()));
     std::vector<std::vector<bool>> bad(labels.size(), std::vector<bool>(labels.size()));
-    for (const auto &[pair, v] : cells) {
-      const double m = railgauge::median(v);
+    for (const auto &[pair, m] : medians) {
       values[at[pair.first]][at[pair.second]] = m;
       bad[at[pair.first]][at[pair.second]] = m < kBadPairFraction * best;
     }
