@@ -1,6 +1,7 @@
 #include "analysis/compare/compare.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "analysis/compare/verdicts.h"
 #include "harness/error.h"
 #include "harness/metric_names.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge::compare {
 
@@ -38,6 +40,7 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
   KeysIn key_in;
   values_seen(inputs, o, seen, key_in);
   const ContextOf context_of = set_aside_context(c, seen, key_in, inputs.size());
+  window_context(inputs, key_in, c);
   Points points;
   ParamsOf params_of;
   collect_points(inputs, o, context_of, c, points, params_of);
@@ -51,8 +54,13 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
       curve_sides[id].push_back(slot.not_ok.empty() ? sides[id].back() : std::nullopt);
     }
   const Curves curves = curves_of(curve_sides, params_of);
+  // Keys whose GPUs are points of their own: their node totals are not counted again.
+  std::set<std::string> keys_with_parts;
+  for (const auto &[id, params] : params_of)
+    if (params.value(records::kPartParam, nlohmann::json()) == records::kPerGpuPart)
+      keys_with_parts.insert(id.key);
   int interpolated = 0;
-  Tallies tallies;
+  Tallies tallies, uncounted;
   for (const auto &[id, entry] : points) {
     PointComparison p;
     p.key = id.key;
@@ -74,7 +82,8 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
       if (std::any_of(read.begin(), read.end(), [](const auto &s) { return s.has_value(); }))
         p.interpolated = std::move(read);
     }
-    interpolated += judge(p, c.labels, o.single_sample_tolerance, tallies);
+    p.counted = !keys_with_parts.contains(id.key) || p.params.contains(records::kPartParam);
+    interpolated += judge(p, c.labels, o.single_sample_tolerance, p.counted ? tallies : uncounted);
     c.points.push_back(std::move(p));
   }
   summarize(tallies, c);

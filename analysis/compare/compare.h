@@ -45,6 +45,11 @@ inline constexpr const char *kIdentityParams[] = {
     "size_bytes", "dtype", "op", "in_place", "group_type", "direction", "tp",
     "pass",       "gemm",  "m",  "n",        "k",          "batch",     "model"};
 
+// How long a burn ran (harness/every_gpu.h), not what it measured: a GEMM burn's rate over 33 s
+// is matched to its rate over 48 s (a burn-in's plan sizes each phase to the GPUs it finds), and
+// where the inputs' durations differ the comparison says so beside the other context.
+inline constexpr const char *kWindowParams[] = {"duration_s"};
+
 // A param set aside as context: for some key, every input holds one value of it (or none), and
 // the inputs' values differ (world_size 8 against 80, the GPU's name, the file imported). Points
 // are matched without it, and the comparison says so.
@@ -80,6 +85,10 @@ struct PointComparison {
   // "better", "worse", "within noise"; "better (single sample, > 10 %)" and its "worse" twin,
   // "single sample" (within the tolerance); "only in A"; "failed in B" (counted worse)...
   std::vector<std::string> verdict;
+  // False for a node's total (offload.all_gpus_h2d of every GPU at once) whose GPUs are compared
+  // one by one as its parts: listed with its verdict, but the summaries count each GPU once and
+  // the node's total not again (on one GPU the two are the same figure, counted twice).
+  bool counted = true;
 };
 
 struct Summary {
@@ -96,6 +105,10 @@ struct Summary {
   int read_off_curve = 0;
   // Points that failed in the candidate: counted worse, not in `points` (no ratio to average).
   int failed = 0;
+  // Points the baseline measured and the candidate holds no record of (a GPU that dropped off the
+  // bus, a phase that never ran): apart from the rest, and a family of such points only is still
+  // summed up, so a figure that vanished is never a family that vanished.
+  int missing = 0;
 };
 
 struct Comparison {
@@ -140,6 +153,10 @@ std::string value_text(const PointComparison &p, std::size_t input);
 inline constexpr std::size_t kMostRowsPerKey = 200;
 // A summary's geometric mean as the tables print it: "-" where no point has a ratio (every one
 // failed), never the 1.000 of an empty mean, which reads as parity.
+// What the summaries leave out, as a sentence for their heading ("" when nothing): the node
+// totals whose GPUs are compared one by one.
+std::string uncounted_note(const Comparison &c);
+
 std::string speedup_text(const Summary &s);
 std::string render_table(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);
 std::string render_markdown(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);

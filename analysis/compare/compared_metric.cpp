@@ -22,10 +22,16 @@ bool lower_is_better(const std::string &metric) {
 }
 
 std::string default_metric(const json &metrics) {
+  // One rank's collective moves nothing over a bus (bus_factor 2(n-1)/n is 0): its bus bandwidth
+  // is 0 in every run, a ratio of nothing, and the figure that changes is the algorithm's.
+  const json doc = {{"metrics", metrics}};
+  const auto factor = number_at(doc, "metrics.bus_factor");
+  if (factor && *factor == 0 && number_at(doc, "metrics.algbw_gbytes_per_s"))
+    return "metrics.algbw_gbytes_per_s";
   for (const char *path : {"metrics.busbw_gbytes_per_s", "metrics.bandwidth_gbits_per_s",
                            "metrics.bandwidth_gbytes_per_s", "metrics.tflops",
                            "metrics.latency.p50_s", "metrics.time_s.median"})
-    if (number_at(json{{"metrics", metrics}}, path))
+    if (number_at(doc, path))
       return path;
   return "";
 }

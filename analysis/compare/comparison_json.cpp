@@ -38,7 +38,8 @@ json to_json(const Comparison &c) {
                   {"higher_is_better", p.higher_is_better},
                   {"sides", sides},
                   {"ratio", ratios},
-                  {"verdict", p.verdict}};
+                  {"verdict", p.verdict},
+                  {"counted", p.counted}};
     if (!p.interpolated.empty()) {
       json read = json::array();
       for (const auto &s : p.interpolated)
@@ -59,7 +60,8 @@ json to_json(const Comparison &c) {
                      {"within_noise", s.within_noise},
                      {"single_sample", s.single_sample},
                      {"read_off_curve", s.read_off_curve},
-                     {"failed", s.failed}});
+                     {"failed", s.failed},
+                     {"missing", s.missing}});
     return out;
   };
   json context = json::array();
@@ -157,6 +159,7 @@ Comparison comparison_from_json(const json &j) {
       for (const auto &r : pj.at("ratio"))
         p.ratio.push_back(r.is_null() ? std::nullopt : std::optional<double>(number_of(r)));
       p.verdict = pj.at("verdict").get<std::vector<std::string>>();
+      p.counted = pj.value("counted", true); // files of before it counted every point
       c.points.push_back(std::move(p));
     }
     // Files of before read_off_curve or failed were written: each counted again from the
@@ -170,7 +173,7 @@ Comparison comparison_from_json(const json &j) {
       int n = 0;
       for (const auto &p : c.points)
         n += (family ? family_of(p.key) : p.key) == group && k <= p.ratio.size() &&
-             k < p.sides.size() && k <= p.verdict.size() && counted(p, k);
+             k < p.sides.size() && k <= p.verdict.size() && p.counted && counted(p, k);
       return n;
     };
     const auto read_off = [](const PointComparison &p, std::size_t k) {
@@ -179,6 +182,9 @@ Comparison comparison_from_json(const json &j) {
     const auto failed = [&c](const PointComparison &p, std::size_t k) {
       return p.verdict[k - 1] == "failed in " + c.labels[k] ||
              p.verdict[k - 1] == "error in " + c.labels[k];
+    };
+    const auto missing = [&c](const PointComparison &p, std::size_t k) {
+      return p.verdict[k - 1] == "only in " + c.labels[0];
     };
     const auto read = [&](const json &list, std::vector<Summary> &out, bool family) {
       for (const auto &s : list) {
@@ -191,7 +197,9 @@ Comparison comparison_from_json(const json &j) {
              s.contains("read_off_curve") ? count_of(s.at("read_off_curve"))
                                           : count_of_points(group, input, family, read_off),
              s.contains("failed") ? count_of(s.at("failed"))
-                                  : count_of_points(group, input, family, failed)});
+                                  : count_of_points(group, input, family, failed),
+             s.contains("missing") ? count_of(s.at("missing"))
+                                   : count_of_points(group, input, family, missing)});
       }
     };
     read(j.at("families"), c.families, true);

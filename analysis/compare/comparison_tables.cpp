@@ -123,6 +123,17 @@ std::string summary_heading(const Comparison &c) {
 
 } // namespace
 
+// What the summaries leave out: the node totals whose GPUs are compared one by one.
+std::string uncounted_note(const Comparison &c) {
+  const auto n = std::count_if(c.points.begin(), c.points.end(),
+                               [](const PointComparison &p) { return !p.counted; });
+  if (n == 0)
+    return "";
+  return fmt::format(" {} node total{} without a part param {} listed but not counted: {} GPUs "
+                     "are, one by one.",
+                     n, n == 1 ? "" : "s", n == 1 ? "is" : "are", n == 1 ? "its" : "their");
+}
+
 std::string speedup_text(const Summary &s) {
   return s.points > 0 ? fmt::format("{:.3f}", s.geomean_speedup) : "-";
 }
@@ -151,11 +162,12 @@ std::string render_table(const Comparison &c, std::size_t most_per_key) {
     out += line + "\n";
   }
   out += "\nSummary per family: geometric mean of the speedup (> 1: the second input is better; "
-         "time and latency inverted)\n";
+         "time and latency inverted)." +
+         uncounted_note(c) + "\n";
   for (const auto &s : c.families)
     out += fmt::format(
         "{:<12} {} vs {}: {} over {} point{} ({} better, {} worse, {} "
-        "within noise, {} single sample{} within {:g} %){}{}\n",
+        "within noise, {} single sample{} within {:g} %){}{}{}\n",
         s.group, c.labels[s.input], c.labels[0], speedup_text(s), s.points,
         s.points == 1 ? "" : "s", s.better, s.worse - s.failed, s.within_noise, s.single_sample,
         s.single_sample == 1 ? "" : "s", 100 * c.single_sample_tolerance,
@@ -163,7 +175,8 @@ std::string render_table(const Comparison &c, std::size_t most_per_key) {
             ? fmt::format("; {} of them read one side off a curve (≈)", s.read_off_curve)
             : "",
         s.failed ? fmt::format("; {} more failed in {} (no ratio)", s.failed, c.labels[s.input])
-                 : "");
+                 : "",
+        s.missing ? fmt::format("; {} only in {}", s.missing, c.labels[0]) : "");
   return out;
 }
 
@@ -173,18 +186,19 @@ std::string render_markdown(const Comparison &c, std::size_t most_per_key) {
     out += line + "\n\n";
   out += "## Summary per family\n\n"
          "Geometric mean of the speedup over the points compared (> 1: better than " +
-         c.labels[0] +
-         "; time and latency inverted).\n\n"
+         c.labels[0] + "; time and latency inverted)." + uncounted_note(c) +
+         "\n\n"
          "| family | compared | speedup | points | better | worse | within noise | "
          "single sample within " +
          fmt::format("{:g}", 100 * c.single_sample_tolerance) +
-         " % | read off a curve (≈) | failed (no ratio) |\n"
-         "|---|---|---|---|---|---|---|---|---|---|\n";
+         " % | read off a curve (≈) | failed (no ratio) | only in " + c.labels[0] +
+         " |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto &s : c.families)
-    out += fmt::format("| {} | {} vs {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", s.group,
+    out += fmt::format("| {} | {} vs {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", s.group,
                        c.labels[s.input], c.labels[0], speedup_text(s), s.points, s.better,
                        s.worse - s.failed, s.within_noise, s.single_sample, s.read_off_curve,
-                       s.failed);
+                       s.failed, s.missing);
   out += "\n## Per point\n\n";
   const auto listed = listed_points(c, most_per_key);
   for (const auto &note : listed.notes)

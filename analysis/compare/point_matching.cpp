@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/inventory_probes.h"
 #include "analysis/compare/compared_metric.h"
 #include "harness/metric_names.h"
 #include "records/per_gpu_parts.h"
@@ -12,6 +13,39 @@ namespace railgauge::compare {
 namespace {
 
 using json = nlohmann::json;
+
+// A GPU part's device (records/per_gpu_parts.h): its uuid and its bus id.
+constexpr const char *kPartUuid = "gpu";
+constexpr const char *kPartPci = "pci";
+// The slots whose GPU changed that a comparison names one by one; more are counted.
+constexpr std::size_t kMostReplacedNamed = 20;
+
+// Each slot (host and bus id) whose inputs each held one GPU there, not all the same one (an
+// RMA): said beside the context, as "uuid at HOST BUS" with each input's uuid.
+void replaced_gpus(const std::map<std::string, std::vector<std::set<std::string>>> &uuids,
+                   Comparison &c) {
+  std::size_t replaced = 0;
+  for (const auto &[slot, held] : uuids) {
+    std::set<std::string> distinct;
+    bool one_each = true;
+    for (const auto &u : held) {
+      one_each = one_each && u.size() <= 1;
+      distinct.insert(u.begin(), u.end());
+    }
+    if (!one_each || distinct.size() < 2)
+      continue;
+    if (++replaced > kMostReplacedNamed)
+      continue;
+    ParamDifference d{"uuid at " + slot, {}};
+    for (const auto &u : held)
+      d.values.push_back(u.empty() ? "-" : *u.begin());
+    c.context.push_back(std::move(d));
+  }
+  if (replaced > kMostReplacedNamed)
+    c.context.push_back({fmt::format("uuid at {} more slots (--format json names none of them)",
+                                     replaced - kMostReplacedNamed),
+                         std::vector<std::string>(c.labels.size(), "another GPU")});
+}
 
 std::string joined_sample(const std::set<std::string> &values) {
   std::string out;
@@ -24,16 +58,47 @@ std::string joined_sample(const std::set<std::string> &values) {
   return out.empty() ? "-" : out;
 }
 
+// A param's values per input, each input's joined in natural order ("-": none).
+ParamDifference difference_of(const std::string &name,
+                              const std::vector<std::set<std::string>> &sets) {
+  ParamDifference d{name, {}};
+  for (const auto &values : sets) {
+    std::vector<std::string> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end(), check::natural_less);
+    std::string joined;
+    for (const auto &v : sorted)
+      joined += (joined.empty() ? "" : ", ") + v;
+    d.values.push_back(joined.empty() ? "-" : joined);
+  }
+  return d;
+}
+
 } // namespace
+
+std::string part_bus_id(const Record &r) {
+  if (r.params.value(records::kPartParam, json()) != records::kPerGpuPart || !r.device.is_object())
+    return "";
+  const json &pci = r.device.value(kPartPci, json());
+  return pci.is_string() && !pci.get<std::string>().empty()
+             ? check::normalize_bus_id(pci.get<std::string>())
+             : "";
+}
 
 json matched_params(const Record &r, const CompareOptions &o) {
   json params = r.params;
   // One GPU of a burn phase (records/per_gpu_parts.h) is that GPU's figure: matched to the same
-  // GPU of the other runs, never pooled with its siblings.
+  // GPU of the other runs, never pooled with its siblings. The same GPU is the same slot, its bus
+  // id: after a GPU fell off the bus the CUDA indices after it shift down by one, and index 5
+  // of the new run is the old 6 (the old 5 was named for the old 6's drop).
   const bool gpu_part = params.value(records::kPartParam, json()) == records::kPerGpuPart;
+  const std::string bus_id = part_bus_id(r);
   for (const auto &name : o.ignore_params)
-    if (!(gpu_part && name == "gpu"))
+    if (!(gpu_part && name == "gpu" && bus_id.empty()))
       params.erase(name);
+  if (!bus_id.empty())
+    params[kPartPci] = bus_id;
+  for (const char *name : kWindowParams)
+    params.erase(name);
   return params;
 }
 
@@ -87,22 +152,39 @@ ContextOf set_aside_context(Comparison &c, const ValuesSeen &seen, const KeysIn 
         values[i].insert(sets[i].begin(), sets[i].end());
     }
   }
-  for (const auto &[name, sets] : context_values) {
-    ParamDifference d{name, {}};
-    for (const auto &values : sets) {
-      std::string joined;
-      for (const auto &v : values)
-        joined += (joined.empty() ? "" : ", ") + v;
-      d.values.push_back(joined.empty() ? "-" : joined);
-    }
-    c.context.push_back(std::move(d));
-  }
+  for (const auto &[name, sets] : context_values)
+    c.context.push_back(difference_of(name, sets));
   return context_of;
+}
+
+void window_context(const std::vector<analysis::RunSet> &inputs, const KeysIn &key_in,
+                    Comparison &c) {
+  for (const char *name : kWindowParams) {
+    std::vector<std::set<std::string>> values(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      for (const auto &run : inputs[i].runs)
+        for (const auto &r : run.records) {
+          const auto held = key_in.find(r.key);
+          if (r.status != Status::ok || !r.params.contains(name) || held == key_in.end() ||
+              std::count(held->second.begin(), held->second.end(), true) < 2)
+            continue;
+          const json &v = r.params[name];
+          values[i].insert(v.is_string() ? v.get<std::string>() : v.dump());
+        }
+    std::set<std::set<std::string>> distinct;
+    for (const auto &v : values)
+      if (!v.empty())
+        distinct.insert(v);
+    if (distinct.size() < 2)
+      continue;
+    c.context.push_back(difference_of(name, values));
+  }
 }
 
 void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
                     const ContextOf &context_of, Comparison &c, Points &points,
                     ParamsOf &params_of) {
+  std::map<std::string, std::vector<std::set<std::string>>> uuids; // "host bus id" -> per input
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     std::vector<std::string> dirs;
     for (const auto &run : inputs[i].runs)
@@ -118,7 +200,18 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
         if (const auto it = context_of.find(r.key); it != context_of.end())
           for (const auto &name : it->second)
             params.erase(name);
-        const std::string device = o.match_device ? r.host + " " + r.device.dump() : "";
+        // With --match-device a GPU is its host and slot (its bus id, a param above): a GPU
+        // replaced under RMA has another uuid in the same slot, and is said to be (below).
+        const std::string bus_id = part_bus_id(r);
+        const std::string device = !o.match_device  ? ""
+                                   : bus_id.empty() ? r.host + " " + r.device.dump()
+                                                    : r.host;
+        if (const json uuid = r.device.value(kPartUuid, json());
+            !bus_id.empty() && uuid.is_string()) {
+          auto &held = uuids[r.host + " " + bus_id];
+          held.resize(inputs.size());
+          held[i].insert(uuid.get<std::string>());
+        }
         const PointId id{r.key, params.dump(), device};
         auto &entry = points[id];
         if (entry.second.empty())
@@ -140,6 +233,7 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
           entry.second[i].noises.push_back(*n);
       }
   }
+  replaced_gpus(uuids, c);
 }
 
 std::string curve_of(const PointId &id, const json &params) {

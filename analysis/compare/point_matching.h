@@ -60,6 +60,11 @@ void values_seen(const std::vector<analysis::RunSet> &inputs, const CompareOptio
 ContextOf set_aside_context(Comparison &c, const ValuesSeen &seen, const KeysIn &key_in,
                             std::size_t inputs);
 
+// The window params (kWindowParams) whose values differ between the inputs, for the keys two or
+// more inputs hold, into c.context with each input's values: points are matched without them.
+void window_context(const std::vector<analysis::RunSet> &inputs, const KeysIn &key_in,
+                    Comparison &c);
+
 // Each input's ok records into their points (c.inputs: each input's run directories).
 void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
                     const ContextOf &context_of, Comparison &c, Points &points,

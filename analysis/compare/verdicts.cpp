@@ -35,6 +35,12 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
     }
     if (!a || !b || a->value == 0) {
       p.ratio.emplace_back();
+      auto &fs = t.fam[{family_of(p.key), static_cast<int>(i)}];
+      auto &ks = t.keys[{p.key, static_cast<int>(i)}];
+      if (a && !b) {
+        ++fs.missing;
+        ++ks.missing;
+      }
       p.verdict.push_back(!a && broke(0) ? p.not_ok[0] + " in " + labels[0]
                           : !a && !b     ? "in neither"
                           : !a           ? "only in " + labels[i]

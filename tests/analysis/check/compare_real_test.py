@@ -10,6 +10,7 @@ context, and the warning when most points cannot match.
 """
 import json
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,9 @@ REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
 RAILGAUGE = None
 READ_BW_GPU0 = "moc_oc_h100_roce_ib_read_bw_8qp_mlx5_2_gpu0_client_healthy.log"
 H200_BURNIN = ROOT / "results" / "reference" / "h200-burnin-2026-11-27" / "burnin"
+H200_BURNIN_28 = ROOT / "results" / "reference" / "h200-burnin-2026-11-28" / "burnin"
+H100_BURNIN = ROOT / "results" / "reference" / "h100-burnin-2026-11-26" / "burnin"
+H200_PCI = "0000:00:06.0"  # the one GPU's bus id in the committed burn-ins
 
 
 def railgauge(*args):
@@ -56,12 +60,12 @@ class CompareRealTest(unittest.TestCase):
         # The committed H200 burn-ins: healthy, then beside a process holding half the SMs. Each
         # GPU of each phase is a point of its own, matched to the same GPU of the other run.
         c, table = self.compare(H200_BURNIN / "healthy", H200_BURNIN / "cotenant")
-        gemm = self.point(c, "gemm.burn", gpu=0, part="gpu")
+        gemm = self.point(c, "gemm.burn", pci=H200_PCI, part="gpu")
         self.assertEqual(gemm["metric"], "metrics.tflops")
         values = [side["value"] for side in gemm["sides"]]
         self.assertAlmostEqual(values[0], 716.96, delta=0.01)
         self.assertAlmostEqual(values[1], 396.51, delta=0.01)
-        hbm = self.point(c, "memory.burn", gpu=0, part="gpu")
+        hbm = self.point(c, "memory.burn", pci=H200_PCI, part="gpu")
         self.assertEqual(hbm["metric"], "metrics.bandwidth_gbytes_per_s")
         self.assertAlmostEqual(hbm["sides"][0]["value"], 4273.9, delta=0.1)
         self.assertAlmostEqual(hbm["sides"][1]["value"], 1978.1, delta=0.1)
@@ -77,16 +81,87 @@ class CompareRealTest(unittest.TestCase):
         c, table = self.compare(burnin / "healthy", burnin / "cotenant-15")
         for dtype, healthy, shared in (("bf16", 717.7, 397.6), ("fp64", 60.52, 29.34),
                                        ("tf32", 353.3, 209.6)):
-            p = self.point(c, "gemm.burn", gpu=0, part="gpu", dtype=dtype)
+            p = self.point(c, "gemm.burn", pci=H200_PCI, part="gpu", dtype=dtype)
             self.assertEqual([round(s["value"], 1 if dtype != "fp64" else 2)
                               for s in p["sides"]], [healthy, shared], dtype)
             # Judged against the spread of its seconds, not as a single sample.
             self.assertEqual(p["verdict"][-1], "worse", p["verdict"])
-        pattern = self.point(c, "memory.pattern", gpu=0, part="gpu")
+        pattern = self.point(c, "memory.pattern", pci=H200_PCI, part="gpu")
         self.assertLess(pattern["sides"][1]["value"] / pattern["sides"][0]["value"], 0.5)
-        h2d = self.point(c, "offload.all_gpus_h2d", gpu=0, part="gpu")
+        h2d = self.point(c, "offload.all_gpus_h2d", pci=H200_PCI, part="gpu")
         self.assertGreater(h2d["sides"][1]["value"] / h2d["sides"][0]["value"], 0.95)
         self.assertRegex(table, r"gemm\.burn +dtype=fp64 .*part=gpu.* tflops +60\.52 +29\.34 +0\.485")
+
+    def edited_copy(self, run, name, edit):
+        """A copy of a committed run with edit(record) applied to each record (None drops it)."""
+        out = pathlib.Path(self.tmp.name) / name
+        shutil.copytree(run, out)
+        for records in out.rglob("records.jsonl"):
+            kept = [edit(json.loads(line)) for line in records.read_text().splitlines() if line]
+            records.write_text("".join(json.dumps(r) + "\n" for r in kept if r is not None))
+        return out
+
+    def test_burns_of_other_durations_are_matched_and_the_durations_said(self):
+        # The H100 burn-in of 2026-11-26 burned bf16 for 48 s, the H200's of 2026-11-28 for 33 s
+        # (the plan sizes each phase): the GEMM burn was "only in" each, compared nowhere.
+        c, table = self.compare(H100_BURNIN / "cotenant", H200_BURNIN_28 / "cotenant-15")
+        gemm = self.point(c, "gemm.burn", pci=H200_PCI, part="gpu", dtype="bf16")
+        self.assertNotIn("duration_s", gemm["params"])
+        self.assertEqual([round(s["value"], 1) for s in gemm["sides"]], [398.4, 397.6])
+        context = {d["param"]: d["values"] for d in c["context"]}
+        self.assertEqual(context["duration_s"], ["24.0, 48.0", "15.0, 16.0, 33.0"])
+        self.assertIn("duration_s (a: 24.0, 48.0; b: 15.0, 16.0, 33.0)", table)
+        gemm_family = next(f for f in c["families"] if f["group"] == "gemm")
+        self.assertEqual(gemm_family["points"], 1)  # bf16; fp64 and tf32 only in b
+
+    def test_one_gpus_all_reduce_is_compared_by_its_algorithm_bandwidth(self):
+        # One rank's bus bandwidth is 0 by definition: "baseline is zero" hid the co-tenant's
+        # 40 % slower all_reduce (7.99 ms against 13.36 ms of the 16 GiB buffer).
+        c, table = self.compare(H200_BURNIN_28 / "healthy", H200_BURNIN_28 / "cotenant-15")
+        p = self.point(c, "collectives.nccl_all_reduce", in_place="out_of_place")
+        self.assertEqual(p["metric"], "metrics.algbw_gbytes_per_s")
+        self.assertAlmostEqual(p["ratio"][0], 0.598, places=3)
+        self.assertEqual(p["verdict"], ["worse"])
+        self.assertNotIn("baseline is zero", table)
+
+    def test_a_node_total_and_its_one_gpu_are_counted_once(self):
+        # On one GPU the node's host copy and its GPU's are the same figure: the summary counted
+        # it twice. The node's total is listed and not counted; its GPU is.
+        c, table = self.compare(H200_BURNIN_28 / "healthy", H200_BURNIN_28 / "cotenant-15")
+        rows = [p for p in c["points"] if p["key"].startswith("offload.")]
+        self.assertEqual(len(rows), 4)
+        self.assertEqual(sorted(p["counted"] for p in rows), [False, False, True, True])
+        offload = next(f for f in c["families"] if f["group"] == "offload")
+        self.assertEqual(offload["points"], 2)
+        self.assertIn("2 node totals without a part param are listed but not counted", table)
+
+    def test_a_gpu_is_its_slot_renumbered_or_replaced(self):
+        # The same slot (bus id) with another CUDA index, as after a GPU before it fell off the
+        # bus, and another uuid, as after an RMA: matched, and the new uuid named.
+        def moved(r):
+            for gpu in r["metrics"].get("per_gpu", []) + r["metrics"].get("gpus", []):
+                gpu["gpu"] = 3
+                gpu["uuid"] = "GPU-00000000-0000-0000-0000-00000000beef"
+            return r
+        after = self.edited_copy(H200_BURNIN_28 / "cotenant-15", "rma", moved)
+        for extra in ((), ("--match-device",)):
+            c, table = self.compare(H200_BURNIN_28 / "healthy", after, *extra)
+            gemm = self.point(c, "gemm.burn", pci=H200_PCI, part="gpu", dtype="bf16")
+            self.assertEqual(gemm["verdict"], ["worse"], extra)
+            self.assertNotIn("only in", table)
+            context = {d["param"]: d["values"] for d in c["context"]}
+            self.assertEqual(context[f"uuid at vm {H200_PCI}"][1],
+                             "GPU-00000000-0000-0000-0000-00000000beef")
+
+    def test_a_family_whose_figures_vanished_is_still_summed_up(self):
+        # The candidate lost its HBM phases (a GPU that dropped off the bus before them): the
+        # memory family vanished from the summary and the two points were nowhere counted.
+        after = self.edited_copy(H200_BURNIN_28 / "cotenant-15", "nomem",
+                                 lambda r: None if r["key"].startswith("memory.") else r)
+        c, table = self.compare(H200_BURNIN_28 / "healthy", after)
+        memory = next(f for f in c["families"] if f["group"] == "memory")
+        self.assertEqual((memory["points"], memory["missing"]), (0, 2))
+        self.assertRegex(table, r"memory +b vs a: - over 0 points .*; 2 only in a")
 
     def test_one_node_against_ten_nodes_matches_every_collective_and_size(self):
         # The same cluster's 8-GPU node and its 10-node, 80-rank run: the scale differs, the

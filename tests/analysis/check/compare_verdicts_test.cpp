@@ -65,9 +65,10 @@ TEST(Compare, APointThatFailedIsSaidToHaveFailedAndCountsWorse) {
       ++failed;
     }
   EXPECT_GT(failed, 0);
-  for (const auto &s : c.families)
+  for (const auto &s : c.families) {
     if (s.group == "offload")
       EXPECT_EQ(s.worse, failed);
+  }
 }
 
 // One GPU's failed record among a fleet's pooled figures fails the point: the other GPUs' median
@@ -84,9 +85,10 @@ TEST(Compare, OneGpusFailureAmongPooledFiguresFailsThePoint) {
       ++failed;
     }
   EXPECT_EQ(failed, 1);
-  for (const auto &s : c.families)
+  for (const auto &s : c.families) {
     if (s.group == "memory")
       EXPECT_EQ(s.failed, 1);
+  }
 }
 
 // One slow node among a fleet's is not the fleet's noise: every node 9 % slower in the new input
