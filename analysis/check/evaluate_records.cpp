@@ -153,12 +153,9 @@ void Evaluator::no_record_on_gpus(
       if (seen.count(gpu))
         continue;
       const PartKey key{host, PartKind::gpu, gpu};
-      ledger_.add_missing(
-          key, missing(rule, rule.metric,
-                       fmt::format("no figure of '{}' for {}, which the node's inventory lists: "
-                                   "the point that ran on every GPU did not run on it",
-                                   rule.key_glob, index_.label_of(key)),
-                       rule.on_missing));
+      ledger_.add_missing(key, missing(rule, rule.metric,
+                                       no_record_on_gpu_detail(rule, index_.label_of(key)),
+                                       rule.on_missing));
     }
   }
 }

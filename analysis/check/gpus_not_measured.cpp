@@ -27,6 +27,12 @@ std::string no_record_on_node_detail(const Rule &rule) {
   return fmt::format("{}{}'{}{}", kNoRecordPrefix, rule.key_glob, filter, kNoRecordSuffix);
 }
 
+std::string no_record_on_gpu_detail(const Rule &rule, const std::string &gpu) {
+  return fmt::format("no figure of '{}' for {}, which the node's inventory lists: the point that "
+                     "ran on every GPU did not run on it",
+                     rule.key_glob, gpu);
+}
+
 bool is_no_record_on_node(const std::string &detail) {
   return detail.starts_with(kNoRecordPrefix) && detail.ends_with(kNoRecordSuffix);
 }

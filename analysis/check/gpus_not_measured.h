@@ -13,6 +13,10 @@ namespace railgauge::check {
 // whether a detail is one (the evaluators over directories and over the database write it).
 std::string no_record_on_node_detail(const Rule &rule);
 bool is_no_record_on_node(const std::string &detail);
+// The detail of a GPU's missing value where a point that ran on every GPU at once has no part of
+// the GPU that its node's inventory lists (`gpu`: the GPU's label), over directories and over the
+// database alike.
+std::string no_record_on_gpu_detail(const Rule &rule, const std::string &gpu);
 
 // Marks the GPU parts of each node whose no-record missing values (listed or counted) are of
 // rules that judge each GPU, at warn or fail, and raises those parts' and the result's verdict.

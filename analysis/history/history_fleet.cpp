@@ -13,6 +13,7 @@
 #include "analysis/check/evaluate.h"
 #include "analysis/history/record_rules.h"
 #include "harness/waiver.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge::history {
 
@@ -53,15 +54,21 @@ RecordRulesOutcome RecordRules::read(const check::CheckResult &result) {
 
 void RecordRules::read_runs() {
   newest_ = newest_runs(db_);
-  db_.for_each(std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, "
-                           "ru.incomplete, ru.world_size, ru.world_rank FROM runs ru JOIN hosts "
-                           "h ON h.id = ru.host_id WHERE ru.id IN (") +
-                   newest_.ids + ")",
-               {}, [&](const Row &row) {
-                 auto run = stored_run(row);
-                 (run.imported ? imported_hosts_ : own_hosts_).insert(run.host);
-                 runs_[as_int(row[0]).value_or(0)] = std::move(run);
-               });
+  db_.for_each(
+      std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, "
+                  "ru.incomplete, ru.world_size, ru.world_rank, ru.inventory FROM runs ru JOIN "
+                  "hosts "
+                  "h ON h.id = ru.host_id WHERE ru.id IN (") +
+          newest_.ids + ")",
+      {}, [&](const Row &row) {
+        auto run = stored_run(row);
+        (run.imported ? imported_hosts_ : own_hosts_).insert(run.host);
+        // The GPUs its inventory lists, each of which a burn phase must have measured
+        // (no_record_on_gpus); NULL or "" in a run stored without one.
+        if (const json inventory = parsed(row[9]); !run.imported && inventory.is_object())
+          index_.add_inventory(run.host, inventory);
+        runs_[as_int(row[0]).value_or(0)] = std::move(run);
+      });
   out_.runs = static_cast<long long>(runs_.size());
 }
 
@@ -114,9 +121,13 @@ void RecordRules::take(const Row &row) {
         note(rule, r.host, rule.metric, fmt::format("{}: {}", key, reason), false);
       continue;
     }
+    const PartKey part = index_.part_of(r, &rule, rule.category);
+    if (part.kind == check::PartKind::gpu && r.params.is_object() &&
+        r.params.value(records::kPartParam, "") == records::kPerGpuPart)
+      state.gpus_with_match[r.host].insert(part.id);
     if (status == "failed" || status == "error")
       continue; // record-status fails its part; it is not also missing here
-    at.part = part_id(index_.part_of(r, &rule, rule.category));
+    at.part = part_id(part);
     if (status != "ok") {
       missing_value(state, at, rule.metric,
                     fmt::format("record is {}{}", status, reason.empty() ? "" : ": " + reason),

@@ -55,6 +55,7 @@ void RecordRules::judge(check::CheckResult &result) {
     const Rule &rule = *state.rule;
     result.rule_categories[rule.id] = rule.category;
     no_record_on_nodes(state);
+    no_record_on_gpus(state);
     if (rule.curve)
       judge_curves(state);
     else
@@ -72,6 +73,7 @@ void RecordRules::judge(check::CheckResult &result) {
     std::vector<CurvePoint>().swap(state.curve_points);
     state.tallies = {};
     state.hosts_with_match = {};
+    state.gpus_with_match = {};
     state.other_sizes_only = {};
   }
   const auto unknown_inventory = inventory_rules(judged, result);
@@ -169,6 +171,28 @@ void RecordRules::judge_absolute(RuleState &state, const Reading &at, const json
   f.detail = std::move(detail);
   check::fill_absolute_finding(rule, value, f);
   notes_.emplace_back(parts_[at.part], std::move(f));
+}
+
+// As over directories (Evaluator::no_record_on_gpus): a GPU the newest run's inventory lists that
+// a point run on every GPU at once has no part of is missing the rule's value. A burn-in run
+// with the slow GPU left out of CUDA_VISIBLE_DEVICES was signed off by the history alone.
+void RecordRules::no_record_on_gpus(RuleState &state) {
+  const Rule &rule = *state.rule;
+  for (const auto &[host, seen] : state.gpus_with_match) {
+    if (!own_hosts_.contains(host))
+      continue;
+    for (const auto &gpu : index_.inventory_gpus(host)) {
+      if (seen.contains(gpu))
+        continue;
+      const PartKey key{host, check::PartKind::gpu, gpu};
+      state.missing->add(
+          key,
+          check::missing_finding(rule, rule.metric,
+                                 check::no_record_on_gpu_detail(rule, index_.label_of(key)),
+                                 rule.on_missing),
+          nullptr);
+    }
+  }
 }
 
 void RecordRules::no_record_on_nodes(RuleState &state) {

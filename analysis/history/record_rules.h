@@ -65,6 +65,8 @@ struct RuleState {
   std::optional<check::MissingList> missing;
   std::unordered_map<std::uint32_t, check::RuleTally> tallies; // by part
   std::set<std::string> hosts_with_match, not_applicable, not_covered;
+  // By host, the GPUs (bus ids) a point run on every GPU at once has a part of.
+  std::map<std::string, std::set<std::string>> gpus_with_match;
   // An import's host that holds the rule's key at other sizes only, with that key
   // (check::selects_but_for_size): missing there, not "not covered".
   std::map<std::string, std::string> other_sizes_only;
@@ -136,6 +138,7 @@ private:
 
   // A node of the newest runs on which the rule selected no record at all.
   void no_record_on_nodes(RuleState &state);
+  void no_record_on_gpus(RuleState &state);
 
   std::uint32_t part_id(const check::PartKey &part);
 

@@ -461,6 +461,37 @@ class BurninReferenceTest(unittest.TestCase):
                                  source + r.stdout)
                 self.assertEqual(parts["gpu"]["verdict"], "fail", source)
 
+    def test_a_gpu_the_burn_left_out_fails_over_the_history_too(self):
+        # The node's inventory lists a second GPU that no burn phase ran on (left out of
+        # CUDA_VISIBLE_DEVICES on a retest): the directories' check failed it, and the fleet
+        # history, which judged only the GPUs the records named, signed the node off.
+        def second_gpu(manifest):
+            gpus = manifest["inventory"]["nvml"]["gpus"]
+            extra = json.loads(json.dumps(gpus[0]))
+            extra.update(index=1, pci_bus_id="0000:00:07.0",
+                         uuid="GPU-00000000-0000-0000-0000-000000000007")
+            gpus.append(extra)
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, second_gpu)
+            db = f"sqlite:{pathlib.Path(tmp) / 'history.db'}"
+            ingest = subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet", str(run)],
+                                    timeout=120)
+            self.assertEqual(ingest.returncode, 0)
+            for source in ([str(run)], ["--history", db]):
+                out = pathlib.Path(tmp) / "verdict.json"
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json",
+                                    str(out), *source], capture_output=True, text=True,
+                                   timeout=120)
+                self.assertEqual(r.returncode, 2, source[0] + r.stdout + r.stderr)
+                left_out = next(p for p in json.loads(out.read_text())["parts"]
+                                if p["kind"] == "gpu" and p["id"] == "0000:00:07.0")
+                self.assertEqual(left_out["verdict"], "fail", source[0])
+                unmeasured = {f["rule"] for f in left_out["findings"]
+                              if f["missing"] and "did not run on it" in f["detail"]}
+                self.assertTrue({"burn-gemm-floor", "burn-hbm-floor"} <= unmeasured,
+                                (source[0], unmeasured))
+
     def test_a_temperature_limit_read_beside_no_reading_is_no_pass(self):
         # NVML read the HBM's limit and no HBM temperature all phase: DCGM takes the blank as 0 C
         # and passes it. Here it is a missing value that fails the GPU, over the directories and
