@@ -20,6 +20,7 @@ void Evaluator::record_rule(const Rule &rule) {
   // The GPUs a point that ran on every GPU at once (a burn phase) has a part of, by host.
   std::map<std::string, std::set<std::string>> gpus_with_match;
   std::map<std::string, Curve> curves;
+  GpuWindows windows;
   const std::string *last_host = nullptr;
   for (const auto &ref : selection_.selected(rule)) {
     const auto &r = selection_.record(ref);
@@ -46,12 +47,16 @@ void Evaluator::record_rule(const Rule &rule) {
           rule.on_missing);
       continue;
     }
-    record_values(rule, r, run, key, curves);
+    record_values(rule, r, run, key, curves, windows);
   }
   for (auto &[id, curve] : curves)
     judge_curve(rule, curve);
   no_record_on_nodes(rule, hosts_with_match);
   no_record_on_gpus(rule, gpus_with_match);
+  for (const auto &gpu : windows.unread(index_))
+    ledger_.add_missing(gpu, missing(rule, rule.metric,
+                                     no_window_on_gpu_detail(rule, index_.label_of(gpu)),
+                                     rule.on_missing));
   if (rule.fleet)
     judge_fleets(rule);
 }
@@ -59,7 +64,8 @@ void Evaluator::record_rule(const Rule &rule) {
 // The values of the rule's metric in one ok record: judged, observed for the fleet, or points
 // of a curve.
 void Evaluator::record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
-                              const PartKey &record_key, std::map<std::string, Curve> &curves) {
+                              const PartKey &record_key, std::map<std::string, Curve> &curves,
+                              GpuWindows &windows) {
   const std::string &run = loaded.dir;
   auto found = rule_values(rule, r);
   if (found.empty() && is_imported(loaded)) {
@@ -75,6 +81,7 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   }
   for (auto &rv : found) {
     const PartKey key = index_.part_of_value(r, rule, record_key, rv.path);
+    windows.saw(r, record_key, key, index_.inventory_gpus(r.host).size());
     Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.timed, nullptr};
     if (!rv.unreadable.empty()) {
       ledger_.tally(key, rule.id, false);

@@ -33,6 +33,42 @@ std::string no_record_on_gpu_detail(const Rule &rule, const std::string &gpu) {
                      rule.key_glob, gpu);
 }
 
+bool ran_on_every_gpu(const Record &r, std::size_t node_gpus) {
+  if (node_gpus == 0 || !r.params.is_object())
+    return false;
+  const auto hosts = r.params.value("group_hosts", nlohmann::json());
+  const auto type = r.params.value("group_type", nlohmann::json());
+  const auto ranks = r.params.value("world_size", nlohmann::json());
+  return (hosts.is_null() || hosts == 1) && (type.is_null() || type == "world") &&
+         ranks.is_number() && ranks.get<double>() >= static_cast<double>(node_gpus);
+}
+
+std::string no_window_on_gpu_detail(const Rule &rule, const std::string &gpu) {
+  return fmt::format("no telemetry window of {} in '{}', which ran on every GPU of the node: "
+                     "nothing of it was read",
+                     gpu, rule.key_glob);
+}
+
+void GpuWindows::saw(const Record &r, const PartKey &record_part, const PartKey &value_part,
+                     std::size_t node_gpus) {
+  if (record_part.kind != PartKind::node || value_part.kind != PartKind::gpu)
+    return;
+  read_[r.host].insert(value_part.id);
+  if (ran_on_every_gpu(r, node_gpus))
+    every_gpu_.insert(r.host);
+}
+
+std::vector<PartKey> GpuWindows::unread(const PartIndex &index) const {
+  std::vector<PartKey> out;
+  for (const auto &host : every_gpu_) {
+    const auto &read = read_.at(host);
+    for (const auto &gpu : index.inventory_gpus(host))
+      if (!read.contains(gpu))
+        out.push_back({host, PartKind::gpu, gpu});
+  }
+  return out;
+}
+
 bool is_no_record_on_node(const std::string &detail) {
   return detail.starts_with(kNoRecordPrefix) && detail.ends_with(kNoRecordSuffix);
 }

@@ -4,8 +4,16 @@
 // over directories and over the fleet history alike); the GPU's row once read PASS beside it on
 // its inventory probes alone. Each such GPU part now names the rules that never measured it
 // (PartResult::not_measured) and takes the missing value's level: never a PASS it did not earn.
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "analysis/check/check_result.h"
+#include "analysis/check/part_index.h"
 #include "analysis/check/rules.h"
+#include "harness/record.h"
 
 namespace railgauge::check {
 
@@ -17,6 +25,31 @@ bool is_no_record_on_node(const std::string &detail);
 // the GPU that its node's inventory lists (`gpu`: the GPU's label), over directories and over the
 // database alike.
 std::string no_record_on_gpu_detail(const Rule &rule, const std::string &gpu);
+
+// Whether `r`, a node's record whose values are each GPU's by their telemetry windows (a rank's
+// all_reduce: telemetry_gpu.h), ran on every GPU of its node: one node's world (group_hosts 1 or
+// unsaid, group_type world or unsaid) of at least `node_gpus` ranks. Its records then hold a
+// window of each GPU, and a GPU without one was never read (its rank's record lost, its window
+// dropped): the GPU's Xid and ECC counts during the all_reduce passed unseen.
+bool ran_on_every_gpu(const Record &r, std::size_t node_gpus);
+// The detail of a GPU's missing value where such records hold no window of it.
+std::string no_window_on_gpu_detail(const Rule &rule, const std::string &gpu);
+
+// One rule's telemetry windows per node, over directories and over the database alike.
+class GpuWindows {
+public:
+  // A value of `r` (whose own part is `record_part`) judged on `value_part`
+  // (PartIndex::part_of_value); `node_gpus`: the GPUs the node's inventory lists.
+  void saw(const Record &r, const PartKey &record_part, const PartKey &value_part,
+           std::size_t node_gpus);
+  // The GPUs that the inventory lists on a node whose records ran on every GPU and that no
+  // window of them names.
+  std::vector<PartKey> unread(const PartIndex &index) const;
+
+private:
+  std::map<std::string, std::set<std::string>> read_; // host -> GPUs (bus ids) with a window
+  std::set<std::string> every_gpu_;                   // hosts whose records ran on every GPU
+};
 
 // Marks the GPU parts of each node whose no-record missing values (listed or counted) are of
 // rules that judge each GPU, at warn or fail, and raises those parts' and the result's verdict.

@@ -74,6 +74,7 @@ void RecordRules::judge(check::CheckResult &result) {
     state.tallies = {};
     state.hosts_with_match = {};
     state.gpus_with_match = {};
+    state.windows = {};
     state.other_sizes_only = {};
   }
   const auto unknown_inventory = inventory_rules(judged, result);
@@ -178,21 +179,22 @@ void RecordRules::judge_absolute(RuleState &state, const Reading &at, const json
 // with the slow GPU left out of CUDA_VISIBLE_DEVICES was signed off by the history alone.
 void RecordRules::no_record_on_gpus(RuleState &state) {
   const Rule &rule = *state.rule;
+  const auto missing = [&](const PartKey &gpu, const auto &detail_of) {
+    state.missing->add(gpu,
+                       check::missing_finding(rule, rule.metric,
+                                              detail_of(rule, index_.label_of(gpu)),
+                                              rule.on_missing),
+                       nullptr);
+  };
   for (const auto &[host, seen] : state.gpus_with_match) {
     if (!own_hosts_.contains(host))
       continue;
-    for (const auto &gpu : index_.inventory_gpus(host)) {
-      if (seen.contains(gpu))
-        continue;
-      const PartKey key{host, check::PartKind::gpu, gpu};
-      state.missing->add(
-          key,
-          check::missing_finding(rule, rule.metric,
-                                 check::no_record_on_gpu_detail(rule, index_.label_of(key)),
-                                 rule.on_missing),
-          nullptr);
-    }
+    for (const auto &gpu : index_.inventory_gpus(host))
+      if (!seen.contains(gpu))
+        missing({host, check::PartKind::gpu, gpu}, check::no_record_on_gpu_detail);
   }
+  for (const auto &gpu : state.windows.unread(index_))
+    missing(gpu, check::no_window_on_gpu_detail);
 }
 
 void RecordRules::no_record_on_nodes(RuleState &state) {

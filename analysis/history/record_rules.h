@@ -15,6 +15,7 @@
 
 #include "analysis/check/evaluate.h"
 #include "analysis/check/fleet_judgement.h"
+#include "analysis/check/gpus_not_measured.h"
 #include "analysis/check/missing_list.h"
 #include "analysis/check/part_index.h"
 #include "analysis/check/rule_values.h"
@@ -67,6 +68,7 @@ struct RuleState {
   std::set<std::string> hosts_with_match, not_applicable, not_covered;
   // By host, the GPUs (bus ids) a point run on every GPU at once has a part of.
   std::map<std::string, std::set<std::string>> gpus_with_match;
+  check::GpuWindows windows; // the GPUs a node's records held a telemetry window of
   // An import's host that holds the rule's key at other sizes only, with that key
   // (check::selects_but_for_size): missing there, not "not covered".
   std::map<std::string, std::string> other_sizes_only;

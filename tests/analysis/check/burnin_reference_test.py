@@ -461,10 +461,10 @@ class BurninReferenceTest(unittest.TestCase):
                                  source + r.stdout)
                 self.assertEqual(parts["gpu"]["verdict"], "fail", source)
 
-    def test_a_gpu_the_burn_left_out_fails_over_the_history_too(self):
-        # The node's inventory lists a second GPU that no burn phase ran on (left out of
-        # CUDA_VISIBLE_DEVICES on a retest): the directories' check failed it, and the fleet
-        # history, which judged only the GPUs the records named, signed the node off.
+    def second_gpus_findings(self, all_reduce_ranks):
+        """The healthy H200 burn-in with a second GPU in its inventory that nothing ran on, its
+        all_reduce of `all_reduce_ranks` ranks: per source (directories, history), the exit
+        status and the second GPU's part."""
         def second_gpu(manifest):
             gpus = manifest["inventory"]["nvml"]["gpus"]
             extra = json.loads(json.dumps(gpus[0]))
@@ -472,8 +472,13 @@ class BurninReferenceTest(unittest.TestCase):
                          uuid="GPU-00000000-0000-0000-0000-000000000007")
             gpus.append(extra)
 
+        def ranks(r):
+            if r["key"] == "collectives.nccl_all_reduce":
+                r["params"]["world_size"] = all_reduce_ranks
+
         with tempfile.TemporaryDirectory() as tmp:
             run = healthy_h200_with(tmp, second_gpu)
+            rewrite_records(run, ranks)
             db = f"sqlite:{pathlib.Path(tmp) / 'history.db'}"
             ingest = subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet", str(run)],
                                     timeout=120)
@@ -483,14 +488,35 @@ class BurninReferenceTest(unittest.TestCase):
                 r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json",
                                     str(out), *source], capture_output=True, text=True,
                                    timeout=120)
-                self.assertEqual(r.returncode, 2, source[0] + r.stdout + r.stderr)
-                left_out = next(p for p in json.loads(out.read_text())["parts"]
-                                if p["kind"] == "gpu" and p["id"] == "0000:00:07.0")
-                self.assertEqual(left_out["verdict"], "fail", source[0])
-                unmeasured = {f["rule"] for f in left_out["findings"]
-                              if f["missing"] and "did not run on it" in f["detail"]}
-                self.assertTrue({"burn-gemm-floor", "burn-hbm-floor"} <= unmeasured,
-                                (source[0], unmeasured))
+                yield source[0], r, next(p for p in json.loads(out.read_text())["parts"]
+                                         if p["kind"] == "gpu" and p["id"] == "0000:00:07.0")
+
+    def test_a_gpu_the_burn_left_out_fails_over_the_history_too(self):
+        # The node's inventory lists a second GPU that no burn phase ran on (left out of
+        # CUDA_VISIBLE_DEVICES on a retest): the directories' check failed it, and the fleet
+        # history, which judged only the GPUs the records named, signed the node off.
+        for source, r, left_out in self.second_gpus_findings(all_reduce_ranks=1):
+            self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+            self.assertEqual(left_out["verdict"], "fail", source)
+            unmeasured = {f["rule"] for f in left_out["findings"]
+                          if f["missing"] and "did not run on it" in f["detail"]}
+            self.assertTrue({"burn-gemm-floor", "burn-hbm-floor"} <= unmeasured,
+                            (source, unmeasured))
+            # One rank's all_reduce ran on one GPU: the other has no window to lack.
+            self.assertFalse(any("no telemetry window" in f["detail"]
+                                 for f in left_out["findings"]), source)
+
+    def test_a_gpu_without_a_window_in_the_all_reduce_on_every_gpu_is_unread(self):
+        # The all_reduce ran a rank on each of the node's 2 GPUs and holds the window of one:
+        # the other's Xid and ECC counts during it were never read, and its -nccl rules read
+        # nothing and passed, over the directories and the history alike.
+        for source, r, unread in self.second_gpus_findings(all_reduce_ranks=2):
+            self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+            windowless = {f["rule"]: f["level"] for f in unread["findings"]
+                          if f["missing"] and "no telemetry window of gpu1" in f["detail"]}
+            self.assertEqual(windowless.get("load-xid-nccl"), "warn", (source, windowless))
+            self.assertEqual(windowless.get("load-ecc-uncorrectable-nccl"), "fail",
+                             (source, windowless))
 
     def test_a_temperature_limit_read_beside_no_reading_is_no_pass(self):
         # NVML read the HBM's limit and no HBM temperature all phase: DCGM takes the blank as 0 C
