@@ -42,8 +42,11 @@ std::optional<GpuPart> GpuPart::identify(const nlohmann::json &gpu_object) {
   p.uuid = *uuid;
   p.pci = f::text(gpu_object, metric::kPerGpuPci).value_or("");
   p.name = f::text(gpu_object, metric::kPerGpuName);
+  // A verdict this build does not know ("fail", "FAILED": a writer or an import of another
+  // spelling) is no pass: an error, as an unknown status of a record is. It read as none, and
+  // the GPU took its point's ok.
   if (const auto verdict = f::text(gpu_object, metric::kPerGpuVerdict))
-    p.verdict = parse_status(*verdict);
+    p.verdict = parse_status(*verdict).value_or(Status::error);
   p.error = f::text(gpu_object, metric::kPerGpuError);
   return p;
 }

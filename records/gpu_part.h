@@ -34,7 +34,8 @@ struct GpuPart {
   // when nothing broke) so that every judged object says.
   void write(nlohmann::json &gpu_object) const;
   // The part of an object that names its GPU (an integer gpu and a text uuid), else nullopt. A
-  // field absent or of another type reads as absent; a verdict that is no status reads as none.
+  // field absent or of another type reads as absent; a verdict text that is no status reads as
+  // error (never as the point's ok).
   static std::optional<GpuPart> read(const nlohmann::json &gpu_object);
   // The same without the window (settle and elapsed seconds, series, telemetry): what tells the
   // GPU and its verdict, for a reader of every record (per_gpu_parts) that would otherwise copy

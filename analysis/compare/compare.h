@@ -157,6 +157,12 @@ inline constexpr std::size_t kMostRowsPerKey = 200;
 // totals whose GPUs are compared one by one.
 std::string uncounted_note(const Comparison &c);
 
+// The per-point table: key, params (less those every point has), metric, each input's value, and
+// per candidate its ratio, noise (both sides' added) and verdict; with `header`, a first row
+// naming the columns. compare's table and markdown and report's page print these rows.
+std::vector<std::vector<std::string>>
+point_rows(const Comparison &c, const std::vector<const PointComparison *> &points, bool header);
+
 std::string speedup_text(const Summary &s);
 std::string render_table(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);
 std::string render_markdown(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);

@@ -52,8 +52,10 @@ json common_params(const Comparison &c) {
   return common;
 }
 
+} // namespace
+
 std::vector<std::vector<std::string>>
-rows(const Comparison &c, const std::vector<const PointComparison *> &points, bool header) {
+point_rows(const Comparison &c, const std::vector<const PointComparison *> &points, bool header) {
   std::vector<std::vector<std::string>> out;
   const json common = common_params(c);
   if (header) {
@@ -89,8 +91,6 @@ rows(const Comparison &c, const std::vector<const PointComparison *> &points, bo
   }
   return out;
 }
-
-} // namespace
 
 std::vector<std::string> preamble(const Comparison &c) {
   std::vector<std::string> lines;
@@ -150,7 +150,7 @@ std::string render_table(const Comparison &c, std::size_t most_per_key) {
   const auto listed = listed_points(c, most_per_key);
   for (const auto &note : listed.notes)
     out += note + " (--all-points lists every one)\n";
-  const auto table = rows(c, listed.points, true);
+  const auto table = point_rows(c, listed.points, true);
   std::vector<std::size_t> w(table.front().size(), 0);
   for (const auto &r : table)
     for (std::size_t i = 0; i < r.size(); ++i)
@@ -204,7 +204,7 @@ std::string render_markdown(const Comparison &c, std::size_t most_per_key) {
   for (const auto &note : listed.notes)
     out +=
         note + " (every point is in `railgauge compare --json`, and with --all-points here).\n\n";
-  const auto table = rows(c, listed.points, true);
+  const auto table = point_rows(c, listed.points, true);
   for (std::size_t r = 0; r < table.size(); ++r) {
     std::string line = "|";
     for (const auto &cell : table[r]) {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/report/report.h"
 #include "analysis/report/svg.h"
@@ -27,11 +28,22 @@ std::optional<Figure> figure_of(const json &metrics) {
   return std::nullopt;
 }
 
+std::optional<double> number_at(const json &metrics, const std::string &name) {
+  if (!metrics.is_object() || !metrics.contains(name) || !metrics[name].is_number())
+    return std::nullopt;
+  return metrics[name].get<double>();
+}
+
 // One GPU of one phase: its label, figure and series.
 struct GpuPhase {
   std::string label;
   double value = 0;
   json series, telemetry_series; // [{"t_s", metric}], [{"t_s", "power_w", "sm_clock_mhz"}]
+  // The telemetry's t_s counts from its window's start (during.window_s.from: the settled
+  // seconds), the figure's from the phase's: power and clock were drawn 6.6 s early beside the
+  // TFLOP/s of the committed H200's bf16 burn.
+  double telemetry_from_s = 0;
+  std::string not_ok; // "failed" or "error": the GPU's verdict in this phase, whatever it read
 };
 
 struct Phase {
@@ -61,47 +73,58 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
     for (const auto &r : run.records)
       for (const auto &part : records::per_gpu_parts(r)) {
         const auto figure = figure_of(part.metrics);
-        if (part.status != Status::ok || !figure)
+        // A GPU that failed the phase (wrong data, an error) is in its rows as a failure, not
+        // left out as if it never ran.
+        const bool broke = part.status == Status::failed || part.status == Status::error;
+        if (!broke && (part.status != Status::ok || !figure))
           continue;
         auto &phase = phases[burnin_column_of(r.key, part.params)];
         phase.key = r.key;
-        phase.figure = *figure;
+        if (figure)
+          phase.figure = *figure;
         phase.params = part.params;
         const auto gpu = records::gpu_part(part);
         std::string label = gpu_label(part, gpu, hosts.size() > 1);
         if (!of_run.empty())
           label += " (" + of_run + ")";
-        GpuPhase g{label, part.metrics[figure->metric].get<double>(),
-                   gpu.series.is_null() ? json::array() : gpu.series, json::array()};
-        const json::json_pointer during("/during/series");
+        const auto value = figure ? number_at(part.metrics, figure->metric) : std::nullopt;
+        GpuPhase g{label, value.value_or(0), gpu.series.is_null() ? json::array() : gpu.series,
+                   json::array()};
+        if (broke || !value)
+          g.not_ok = broke ? to_string(part.status) : "no figure";
+        const json::json_pointer during("/during/series"), from("/during/window_s/from");
         if (gpu.telemetry.is_object() && gpu.telemetry.contains(during))
           g.telemetry_series = gpu.telemetry.at(during);
+        if (gpu.telemetry.is_object() && gpu.telemetry.contains(from) &&
+            gpu.telemetry.at(from).is_number())
+          g.telemetry_from_s = gpu.telemetry.at(from).get<double>();
         phase.gpus.push_back(std::move(g));
       }
   }
   return phases;
 }
 
-// The series of one number against t_s, points without it left out.
-std::vector<std::pair<double, double>> over_time(const json &samples, const std::string &name) {
+// The series of one number against t_s + from_s, points without it left out.
+std::vector<std::pair<double, double>> over_time(const json &samples, const std::string &name,
+                                                 double from_s) {
   std::vector<std::pair<double, double>> points;
   if (!samples.is_array())
     return points;
   for (const auto &s : samples)
     if (s.is_object() && s.contains("t_s") && s["t_s"].is_number() && s.contains(name) &&
         s[name].is_number())
-      points.emplace_back(s["t_s"].get<double>(), s[name].get<double>());
+      points.emplace_back(from_s + s["t_s"].get<double>(), s[name].get<double>());
   return points;
 }
 
 void grid(Page &page, const std::map<std::string, Phase> &phases) {
   std::vector<std::string> gpus;
-  std::map<std::string, std::map<std::string, double>> at; // gpu -> key -> figure
+  std::map<std::string, std::map<std::string, std::string>> at; // gpu -> key -> cell
   for (const auto &[key, phase] : phases)
     for (const auto &g : phase.gpus) {
       if (std::find(gpus.begin(), gpus.end(), g.label) == gpus.end())
         gpus.push_back(g.label);
-      at[g.label][key] = g.value;
+      at[g.label][key] = g.not_ok.empty() ? fmt::format("{:.4g}", g.value) : g.not_ok;
     }
   std::vector<std::vector<std::string>> rows{{"GPU"}};
   for (const auto &[key, phase] : phases)
@@ -109,19 +132,28 @@ void grid(Page &page, const std::map<std::string, Phase> &phases) {
   for (const auto &gpu : gpus) {
     rows.push_back({gpu});
     for (const auto &[key, phase] : phases)
-      rows.back().push_back(at[gpu].contains(key) ? fmt::format("{:.4g}", at[gpu][key]) : "-");
+      rows.back().push_back(at[gpu].contains(key) ? at[gpu][key] : "-");
   }
   page.table(rows);
 }
 
 void phase_charts(Page &page, const std::string &key, const Phase &phase,
                   const check::RuleSet *rules) {
-  std::vector<std::string> labels;
+  std::vector<std::string> labels, broke;
   std::vector<double> values;
   for (const auto &g : phase.gpus) {
+    if (!g.not_ok.empty()) {
+      broke.push_back(g.label + ": " + g.not_ok);
+      continue;
+    }
     labels.push_back(g.label);
     values.push_back(g.value);
   }
+  if (!broke.empty())
+    page.para(fmt::format("{}: {} GPU{} without a figure to draw: {}.", key, broke.size(),
+                          broke.size() == 1 ? "" : "s", fmt::join(broke, ", ")));
+  if (values.empty())
+    return;
   const double best = *std::max_element(values.begin(), values.end());
   const auto *rule =
       rules ? check::floor_rule(*rules, phase.key, phase.figure.metric, phase.params) : nullptr;
@@ -151,7 +183,8 @@ void phase_charts(Page &page, const std::string &key, const Phase &phase,
     const std::string unit = l.unit ? l.unit : phase.figure.unit;
     std::vector<Series> series;
     for (const auto &g : phase.gpus)
-      if (auto points = over_time(l.telemetry ? g.telemetry_series : g.series, name);
+      if (auto points = over_time(l.telemetry ? g.telemetry_series : g.series, name,
+                                  l.telemetry ? g.telemetry_from_s : 0);
           points.size() >= 2)
         series.push_back({g.label, std::move(points), {}});
     if (!series.empty())

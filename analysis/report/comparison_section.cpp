@@ -139,31 +139,20 @@ void comparison_section(Page &page, const compare::Comparison &c) {
   page.table(rows);
   ratio_charts(page, c);
   page.heading("Per point");
-  std::vector<std::vector<std::string>> pts = {{"key", "params", "metric"}};
-  for (const auto &l : c.labels)
-    pts[0].push_back(l);
-  for (std::size_t i = 1; i < c.labels.size(); ++i) {
-    pts[0].push_back(c.labels[i] + "/" + c.labels[0]);
-    pts[0].push_back("verdict");
-  }
-  std::vector<std::string> cls = {""};
+  // compare's own rows, noise included: a verdict the page cannot be checked against is no
+  // verdict. A point that failed in a candidate is marked as a failure, worse as a warning.
   const auto listed = compare::listed_points(c, compare::kMostRowsPerKey);
+  const auto pts = compare::point_rows(c, listed.points, true);
+  std::vector<std::string> cls = {""};
   for (const auto *point : listed.points) {
-    const auto &p = *point;
-    std::string params;
-    for (const auto &[k, v] : p.params.items())
-      params += (params.empty() ? "" : " ") + k + "=" + text(v);
-    std::vector<std::string> row = {p.key, params, p.metric};
-    for (std::size_t i = 0; i < p.sides.size(); ++i)
-      row.push_back(compare::value_text(p, i));
     std::string worst;
-    for (std::size_t i = 1; i < p.sides.size(); ++i) {
-      row.push_back(p.ratio[i - 1] ? fmt::format("{:.3f}", *p.ratio[i - 1]) : "-");
-      row.push_back(p.verdict[i - 1]);
-      if (p.verdict[i - 1].starts_with("worse"))
+    for (std::size_t i = 1; i < point->sides.size(); ++i) {
+      const auto &verdict = point->verdict[i - 1];
+      if (verdict == "failed in " + c.labels[i] || verdict == "error in " + c.labels[i])
+        worst = "fail";
+      else if (verdict.starts_with("worse") && worst.empty())
         worst = "warn";
     }
-    pts.push_back(row);
     cls.push_back(worst);
   }
   for (const auto &note : listed.notes)

@@ -518,6 +518,20 @@ class BurninReferenceTest(unittest.TestCase):
             self.assertEqual(windowless.get("load-ecc-uncorrectable-nccl"), "fail",
                              (source, windowless))
 
+    def test_a_gpu_verdict_of_another_spelling_is_no_pass(self):
+        # A GPU object whose verdict this build does not know ("fail", 3 wrong words) in a record
+        # that ended ok: the GPU took the record's ok and the node passed.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def misspelt(r):
+                if r["key"] == "memory.pattern":
+                    r["metrics"]["per_gpu"][0].update(verdict="fail", error="3 wrong words")
+            rewrite_records(run, misspelt)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                self.assertEqual(parts["gpu"]["verdict"], "fail", source)
+
     def test_a_temperature_limit_read_beside_no_reading_is_no_pass(self):
         # NVML read the HBM's limit and no HBM temperature all phase: DCGM takes the blank as 0 C
         # and passes it. Here it is a missing value that fails the GPU, over the directories and

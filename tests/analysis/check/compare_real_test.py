@@ -163,6 +163,24 @@ class CompareRealTest(unittest.TestCase):
         self.assertEqual((memory["points"], memory["missing"]), (0, 2))
         self.assertRegex(table, r"memory +b vs a: - over 0 points .*; 2 only in a")
 
+    def test_a_burns_noise_is_the_spread_of_its_settled_seconds(self):
+        # The FP64 burn 1.5 % slower, second by second. Its noise was the spread of every second,
+        # the warm-up's 63 TFLOP/s before the settled 60.5 included (+-1.7 %, "within noise");
+        # the figure is the median of the settled seconds, and so is its noise now.
+        def slower(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "fp64":
+                for gpu in r["metrics"]["gpus"]:
+                    gpu["tflops"] *= 0.985
+                    for second in gpu["series"]:
+                        second["tflops"] *= 0.985
+            return r
+        after = self.edited_copy(H200_BURNIN_28 / "healthy", "fp64slow", slower)
+        c, _ = self.compare(H200_BURNIN_28 / "healthy", after)
+        p = self.point(c, "gemm.burn", pci=H200_PCI, part="gpu", dtype="fp64")
+        self.assertAlmostEqual(p["ratio"][0], 0.985, places=4)
+        self.assertLess(p["sides"][0]["noise"] + p["sides"][1]["noise"], 0.01)
+        self.assertEqual(p["verdict"], ["worse"])
+
     def test_one_node_against_ten_nodes_matches_every_collective_and_size(self):
         # The same cluster's 8-GPU node and its 10-node, 80-rank run: the scale differs, the
         # collectives and sizes are the same (all_gather's sizes rounded to 80 ranks).

@@ -120,6 +120,33 @@ class BurninReportTest(unittest.TestCase):
                              ("gemm.burn tf32", "325")):
             self.assertIn(f"**{phase}** per GPU (TFLOP/s; floor {floor} (h200-sxm-1gpu))", md)
 
+    def test_a_gpu_that_failed_a_phase_is_a_failure_and_its_power_lines_up(self):
+        # A GPU whose HBM burn held wrong data was left out of the grid and charts as if it never
+        # ran ("-"); and power and clock, whose t_s counts from the settled window (6.6 s into
+        # the bf16 burn), were drawn from 0 beside the TFLOP/s that count from the phase's start.
+        source = next((ROOT / "results" / "reference" / "h200-burnin-2026-11-28" / "burnin" /
+                       "healthy").iterdir())
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            run = out / "run"
+            shutil.copytree(source, run)
+            lines = []
+            for line in (run / "records.jsonl").read_text().splitlines():
+                r = json.loads(line)
+                if r["key"] == "memory.burn":
+                    r["metrics"]["per_gpu"][0].update(verdict="failed",
+                                                      error="12 wrong elements")
+                lines.append(json.dumps(r) + "\n")
+            (run / "records.jsonl").write_text("".join(lines))
+            r = railgauge("report", run, "--html", out / "r.html", "--markdown", out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            html, md = (out / "r.html").read_text(), (out / "r.md").read_text()
+        self.assertRegex(md, r"\| gpu0 0000:00:06\.0 \| 717\.7 \| 60\.52 \| 353\.3 \| failed \|")
+        self.assertIn("memory.burn: 1 GPU without a figure to draw: gpu0 0000:00:06.0: failed.", md)
+        power = chart_titled(html, "chart", "gemm.burn: W per second")
+        first = re.search(r"<circle [^>]*><title>[^<]*: ([0-9.]+) -> ", power).group(1)
+        self.assertAlmostEqual(float(first), 6.6, places=6)
+
     def test_a_gpu_chart_says_at_what_clock_and_power_it_was_measured(self):
         # The H200 TP sweep of 2026-11-28 ran power-capped: the line under its chart gives the
         # records' own window medians (NVML), computed here again from the records by hand.
