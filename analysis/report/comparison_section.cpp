@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -61,58 +63,187 @@ std::vector<Series> summarized(const std::vector<Series> &all, const std::vector
   return out;
 }
 
+// A name per item of one chart: `prefix` ("B/A") and the params that tell the items apart; the
+// params every item shares (backend, dtype, the GPU's name of a one-node burn-in) are said once
+// by the table below, and made each legend line run off the page.
+std::vector<std::string> distinguishing_names(const std::string &prefix,
+                                              const std::vector<json> &params) {
+  json common = params.empty() ? json::object() : params.front();
+  for (const auto &p : params)
+    for (auto it = common.begin(); it != common.end();)
+      it = p.contains(it.key()) && p.at(it.key()) == it.value() ? std::next(it) : common.erase(it);
+  std::vector<std::string> names;
+  for (const auto &p : params) {
+    std::string name = prefix;
+    for (const auto &[k, v] : p.items())
+      if (!common.contains(k))
+        name += " " + k + "=" + text(v);
+    names.push_back(name);
+  }
+  return names;
+}
+
+// The points of a key at one size or at none (a burn-in's GEMM and copy figures per GPU): a bar
+// per point, its ratio against the baseline, those judged worse (or failed) in red. A line of
+// one dot per series said nothing, and a point without a size was not drawn at all.
+constexpr std::size_t kMostBarsDrawn = 16;
+
+struct RatioBar {
+  json params;
+  double ratio = 1, speedup = 1;
+  bool worse = false;
+};
+
+// A bar's label: what tells it apart from the chart's other bars (the title names B/A).
+std::vector<std::string> bar_labels(const std::string &prefix, const std::vector<json> &params) {
+  auto names = distinguishing_names("", params);
+  for (auto &name : names)
+    name = name.empty() ? prefix : name.substr(1);
+  return names;
+}
+
+void ratio_bars(Page &page, const std::string &title, const std::string &prefix,
+                std::vector<RatioBar> bars) {
+  const std::size_t all = bars.size();
+  if (all > kMostBarsDrawn) { // the lowest speedups, as a fleet's slowest pairs
+    std::sort(bars.begin(), bars.end(),
+              [](const RatioBar &a, const RatioBar &b) { return a.speedup < b.speedup; });
+    bars.resize(kMostBarsDrawn);
+  }
+  std::vector<json> params;
+  std::vector<double> values;
+  std::vector<bool> worse;
+  for (const auto &b : bars) {
+    params.push_back(b.params);
+    values.push_back(b.ratio);
+    worse.push_back(b.worse);
+  }
+  const std::string shown =
+      all > bars.size() ? fmt::format(", the {} lowest of {}", bars.size(), all) : "";
+  page.html += "<figure>" +
+               bar_chart(title + shown, bar_labels(prefix, params), values, worse, "ratio", 1.0,
+                         "1: as the baseline", 1.0) +
+               "</figure>\n";
+}
+
+struct KeySeries {
+  std::vector<Series> series;
+  std::vector<json> params; // per series, its naming params
+  std::vector<bool> worse;  // per series: a point of it judged worse (or failed)
+  bool higher_is_better = true;
+};
+
+// A key whose series are each one point, all at one size, is a set of bars as well.
+void single_size_bars(std::map<std::string, KeySeries> &by_key,
+                      std::map<std::string, std::vector<RatioBar>> &bars_of) {
+  for (auto it = by_key.begin(); it != by_key.end();) {
+    std::set<double> sizes;
+    bool single = true;
+    for (const auto &s : it->second.series) {
+      single = single && s.points.size() == 1;
+      for (const auto &pt : s.points)
+        sizes.insert(pt.first);
+    }
+    if (!single || sizes.size() != 1) {
+      ++it;
+      continue;
+    }
+    auto &bars = bars_of[it->first];
+    for (std::size_t k = 0; k < it->second.series.size(); ++k) {
+      const double ratio = it->second.series[k].points.front().second;
+      bars.push_back({it->second.params[k], ratio, it->second.higher_is_better ? ratio : 1 / ratio,
+                      it->second.worse[k]});
+    }
+    it = by_key.erase(it);
+  }
+}
+
 void ratio_charts(Page &page, const compare::Comparison &c) {
-  struct KeySeries {
-    std::vector<Series> series;
-    std::vector<bool> worse; // per series: a point of it judged worse (or failed)
-    bool higher_is_better = true;
-  };
-  std::map<std::string, KeySeries> by_key; // "key\nB/A"
+  std::map<std::string, KeySeries> by_key;              // "key\nB/A"
+  std::map<std::string, std::vector<RatioBar>> bars_of; // "key\nB/A": points without a size
   std::map<std::string, bool> higher_is_better;
   for (std::size_t i = 1; i < c.labels.size(); ++i) {
-    std::map<std::string, std::pair<Series, bool>> series;
+    const std::string prefix = c.labels[i] + "/" + c.labels[0];
+    std::map<std::string, std::tuple<Series, json, bool>> series;
     for (const auto &p : c.points) {
-      if (!p.params.contains(metric::kSizeBytes) || !p.ratio[i - 1])
+      if (!p.ratio[i - 1])
         continue;
-      std::string name = c.labels[i] + "/" + c.labels[0];
+      json naming = json::object();
       for (const auto &[k, v] : p.params.items())
         if (!kNotSeries.count(k))
-          name += " " + k + "=" + text(v);
-      auto &[s, worse] = series[p.key + "\n" + name];
-      s.name = name;
-      s.points.emplace_back(p.params[metric::kSizeBytes].get<double>(), *p.ratio[i - 1]);
-      worse = worse || p.verdict[i - 1].starts_with("worse");
+          naming[k] = v;
+      const bool worse = p.verdict[i - 1].starts_with("worse");
+      const double speedup = p.higher_is_better ? *p.ratio[i - 1] : 1 / *p.ratio[i - 1];
+      const std::string id = p.key + "\n" + prefix;
       higher_is_better[p.key] = p.higher_is_better;
+      if (!p.params.contains(metric::kSizeBytes)) {
+        bars_of[id].push_back({naming, *p.ratio[i - 1], speedup, worse});
+        continue;
+      }
+      std::string name = prefix;
+      for (const auto &[k, v] : naming.items())
+        name += " " + k + "=" + text(v);
+      auto &[s, params, any_worse] = series[p.key + "\n" + name];
+      s.name = name;
+      params = naming;
+      s.points.emplace_back(p.params[metric::kSizeBytes].get<double>(), *p.ratio[i - 1]);
+      any_worse = any_worse || worse;
     }
-    for (auto &[k, s] : series) {
-      std::sort(s.first.points.begin(), s.first.points.end());
+    for (auto &[k, entry] : series) {
+      auto &[s, params, worse] = entry;
+      std::sort(s.points.begin(), s.points.end());
       const std::string key = k.substr(0, k.find('\n'));
       // per key and compared input: a band over B/A and C/A together would be neither's
-      auto &of_key = by_key[fmt::format("{}\n{}/{}", key, c.labels[i], c.labels[0])];
-      of_key.higher_is_better = higher_is_better[key];
-      of_key.series.push_back(std::move(s.first));
-      of_key.worse.push_back(s.second);
+      auto &of_key = by_key[key + "\n" + prefix];
+      of_key.series.push_back(std::move(s));
+      of_key.params.push_back(params);
+      of_key.worse.push_back(worse);
     }
   }
-  if (!by_key.empty())
+  for (auto &[id, of_key] : by_key)
+    of_key.higher_is_better = higher_is_better[id.substr(0, id.find('\n'))];
+  single_size_bars(by_key, bars_of);
+  if (!by_key.empty() || !bars_of.empty())
     page.heading("Ratio versus size");
+  for (auto &[id, bars] : bars_of)
+    ratio_bars(page, id.substr(0, id.find('\n')) + ": ratio " + id.substr(id.find('\n') + 1),
+               id.substr(id.find('\n') + 1), std::move(bars));
   // One chart per key, or per key and compared input where several inputs draw many series.
   std::map<std::string, std::size_t> series_of_key;
   for (const auto &[id, of_key] : by_key)
     series_of_key[id.substr(0, id.find('\n'))] += of_key.series.size();
-  std::map<std::string, std::vector<Series>> charts;
+  std::map<std::string, std::pair<std::vector<Series>, std::vector<json>>> charts;
   for (auto &[id, of_key] : by_key) {
     const std::string key = id.substr(0, id.find('\n'));
     if (series_of_key[key] <= kMostSeriesDrawn) {
-      auto &chart = charts[key + ": ratio of the metric"];
-      chart.insert(chart.end(), of_key.series.begin(), of_key.series.end());
+      auto &[chart, params] = charts[key + ": ratio of the metric"];
+      const std::string prefix = id.substr(id.find('\n') + 1);
+      for (std::size_t k = 0; k < of_key.series.size(); ++k) {
+        chart.push_back(of_key.series[k]);
+        params.push_back(of_key.params[k]);
+        chart.back().name = prefix; // named below, by what tells the chart's series apart
+      }
       continue;
     }
     const std::string title = fmt::format("{}: ratio {}, {} series", key,
                                           id.substr(id.find('\n') + 1), of_key.series.size());
-    charts[title] = summarized(of_key.series, of_key.worse, of_key.higher_is_better);
+    charts[title].first = summarized(of_key.series, of_key.worse, of_key.higher_is_better);
   }
-  for (auto &[title, series] : charts) {
+  for (auto &[title, chart] : charts) {
+    auto &[series, params] = chart;
+    if (!params.empty()) {
+      std::map<std::string, std::vector<std::size_t>> by_prefix;
+      for (std::size_t k = 0; k < series.size(); ++k)
+        by_prefix[series[k].name].push_back(k);
+      for (const auto &[prefix, members] : by_prefix) {
+        std::vector<json> of_prefix;
+        for (const auto k : members)
+          of_prefix.push_back(params[k]);
+        const auto names = distinguishing_names(prefix, of_prefix);
+        for (std::size_t m = 0; m < members.size(); ++m)
+          series[members[m]].name = names[m];
+      }
+    }
     page.html +=
         "<figure>" + line_chart(title, "size", "ratio", series, true, true) + "</figure>\n";
   }

@@ -46,7 +46,9 @@ std::string bar_chart(const std::string &title, const std::vector<std::string> &
                                  title_width(title.size()) + 8,
                                  caption_width(unit.size() + threshold_text.size() + 60) + 8});
   const double height = top + plot_h + 46;
-  double hi = 0;
+  // The threshold is on the axis too: a GPU alone under its floor (or every ratio under 1) once
+  // drew no line at all, the axis ending at the highest bar.
+  double hi = std::isfinite(threshold) ? threshold : 0;
   for (double v : values)
     hi = std::max(hi, v);
   const auto y = make_scale(0, hi > 0 ? hi : 1, top + plot_h, top, false);

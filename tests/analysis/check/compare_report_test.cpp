@@ -1,6 +1,7 @@
 #include <optional>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analysis/compare/compare.h"
@@ -371,9 +372,39 @@ TEST(Report, ComparisonPage) {
   in.comparison = &c;
   const auto rep = report::build_report(in);
   EXPECT_NE(rep.html.find("Summary per family"), std::string::npos);
-  EXPECT_NE(rep.html.find("offload.h2d: ratio of the metric"), std::string::npos);
+  // One size: a bar per point (a line of one dot said nothing).
+  EXPECT_NE(rep.html.find("offload.h2d: ratio roce/ib"), std::string::npos);
   EXPECT_NE(rep.markdown.find("| offload | roce vs ib | 0.800 |"), std::string::npos)
       << rep.markdown;
+}
+
+// More series over sizes than a chart can tell apart (a fleet's pairs, each swept): their median
+// with its band, and the worse ones by name; points of one size each are bars (above).
+TEST(Report, ManySweptSeriesAreTheirMedianAndTheWorst) {
+  compare::Comparison c;
+  c.labels = {"a", "b"};
+  c.inputs = {{"a"}, {"b"}};
+  for (int pair = 0; pair < 20; ++pair)
+    for (const double size : {1048576.0, 8388608.0}) {
+      compare::PointComparison p;
+      p.key = "rdma.write_bw";
+      p.params = {
+          {"src", "node01"}, {"dst", fmt::format("node{:02}", pair + 2)}, {"size_bytes", size}};
+      p.metric = "metrics.bandwidth_gbits_per_s";
+      const double ratio = pair == 7 ? 0.5 : 1.0;
+      p.sides = {compare::Side{100, 0.01, 1}, compare::Side{100 * ratio, 0.01, 1}};
+      p.not_ok = {"", ""};
+      p.ratio = {ratio};
+      p.verdict = {pair == 7 ? "worse" : "within noise"};
+      c.points.push_back(p);
+    }
+  report::ReportInput in;
+  in.title = "swept";
+  in.comparison = &c;
+  const auto rep = report::build_report(in);
+  EXPECT_NE(rep.html.find("rdma.write_bw: ratio b/a, 20 series"), std::string::npos);
+  EXPECT_NE(rep.html.find("median of 20 series, band lowest to highest"), std::string::npos);
+  EXPECT_NE(rep.html.find("worse 1: b/a dst=node09 src=node01"), std::string::npos) << rep.html;
 }
 
 } // namespace

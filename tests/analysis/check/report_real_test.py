@@ -97,6 +97,11 @@ class BurninReportTest(unittest.TestCase):
         self.assertIn("**gemm.burn** per GPU (TFLOP/s; floor 659.6 (h200-sxm-1gpu))", md)
         self.assertIn("**memory.burn** per GPU (GB/s; floor 3932 (h200-sxm-1gpu))", md)
         self.assertRegex(md, r"\| gpu0 0000:00:06\.0 \| 396\.5 \| yes \|")
+        # The floor is on the axis: with the one GPU under it, it once ran off the chart's top.
+        bars = re.search(r'<svg class="bars"[^>]*><title>gemm\.burn: TFLOP/s per GPU</title>.*?'
+                         r'</svg>', html, flags=re.S).group(0)
+        floor_y = float(re.search(r'<line [^>]*y1="([0-9.-]+)"[^>]*stroke-dasharray', bars).group(1))
+        self.assertGreaterEqual(floor_y, 40)
         # Second by second: the figure, power and SM clock of each phase that has them.
         for title in ("gemm.burn: TFLOP/s per second", "gemm.burn: W per second",
                       "memory.burn: SM MHz per second"):

@@ -255,7 +255,7 @@ class VerdictTest(unittest.TestCase):
     def test_a_fleets_comparison_page_shows_the_spread_and_the_worst_pairs(self):
         # 60 nodes each side measure 3,540 node pairs; one cable of the second fleet reads half.
         # The page once drew a line and wrote a row per pair (24.6 MB at 200 + 200 nodes): now
-        # the pairs are a median with its band and the worst by name, and the 200 worst rows,
+        # the pairs (one size each) are bars of the 16 lowest, and the 200 worst rows,
         # the bad cable first, with a line that counts the rest.
         a, b = self.fleet("a", "--nodes", "60"), self.fleet("b", "--nodes", "60")
         records, lines, edited = b / "node07" / "records.jsonl", [], 0
@@ -286,11 +286,12 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         page, twin = html.read_text(), md.read_text()
         self.assertLess(len(page), 200_000)
-        self.assertIn("rdma.write_bw: ratio b/a, 3540 series", page)
-        self.assertIn("median of 3540 series, band lowest to highest", page)
-        named = re.findall(r"<text [^>]*>(worse \d: [^<]*)</text>", page)
-        self.assertEqual(named, ["worse 1: b/a dst=node41 src=node07",
-                                 "worse 2: b/a dst=node33 src=node07"])  # the others are fine
+        # One size per pair: a bar per pair, the lowest first, those judged worse in red.
+        bars = re.search(r'<svg class="bars"[^>]*><title>rdma\.write_bw: ratio b/a, the 16 '
+                         r'lowest of 3540</title>.*?</svg>', page, flags=re.S).group(0)
+        red = re.findall(r'<rect [^>]*fill="#d62728"><title>([^<]*)</title>', bars)
+        self.assertEqual(red, ["dst=node41 src=node07: 0 ratio",
+                               "dst=node33 src=node07: 0.5 ratio"])  # the others are fine
         self.assertIn("rdma.write_bw: the 200 worst of 3540 points are listed; the other 3340 "
                       "read 3340 within noise", twin)
         rows = [line for line in twin.splitlines() if line.startswith("| rdma.write_bw |")]
@@ -306,8 +307,8 @@ class VerdictTest(unittest.TestCase):
         r = railgauge("report", cmp_json, "--html", html, "--markdown", md)
         self.assertEqual(r.returncode, 0, r.stderr)
         page = html.read_text()
-        for title in ("rdma.write_bw: ratio b/a, 3540 series", "rdma.write_bw: ratio c/a, 3540 "
-                      "series", "median of 3540 series"):
+        for title in ("rdma.write_bw: ratio b/a, the 16 lowest of 3540",
+                      "rdma.write_bw: ratio c/a, the 16 lowest of 3540"):
             self.assertIn(title, page)
 
     def test_a_fleets_run_page_draws_its_pairs_and_curves_as_a_fleet(self):
