@@ -47,7 +47,8 @@ void Evaluator::record_rule(const Rule &rule) {
           rule.on_missing);
       continue;
     }
-    record_values(rule, r, run, key, curves, windows);
+    windows.saw(r, rule, key, index_);
+    record_values(rule, r, run, key, curves);
   }
   for (auto &[id, curve] : curves)
     judge_curve(rule, curve);
@@ -64,8 +65,7 @@ void Evaluator::record_rule(const Rule &rule) {
 // The values of the rule's metric in one ok record: judged, observed for the fleet, or points
 // of a curve.
 void Evaluator::record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
-                              const PartKey &record_key, std::map<std::string, Curve> &curves,
-                              GpuWindows &windows) {
+                              const PartKey &record_key, std::map<std::string, Curve> &curves) {
   const std::string &run = loaded.dir;
   auto found = rule_values(rule, r);
   if (found.empty() && is_imported(loaded)) {
@@ -81,7 +81,6 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   }
   for (auto &rv : found) {
     const PartKey key = index_.part_of_value(r, rule, record_key, rv.path);
-    windows.saw(r, record_key, key, index_.inventory_gpus(r.host).size());
     Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.timed, nullptr};
     if (!rv.unreadable.empty()) {
       ledger_.tally(key, rule.id, false);

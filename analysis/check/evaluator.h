@@ -77,7 +77,7 @@ private:
   void apply(const Rule &rule);
   void record_rule(const Rule &rule);
   void record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
-                     const PartKey &key, std::map<std::string, Curve> &curves, GpuWindows &windows);
+                     const PartKey &key, std::map<std::string, Curve> &curves);
   void no_record_on_nodes(const Rule &rule, const std::set<std::string> &hosts_with_match);
   const Record *imported_below_sizes(const Rule &rule, const std::string &host) const;
   void no_record_on_gpus(const Rule &rule,

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/telemetry_gpu.h"
+
 namespace railgauge::check {
 namespace {
 
@@ -36,11 +38,13 @@ std::string no_record_on_gpu_detail(const Rule &rule, const std::string &gpu) {
 bool ran_on_every_gpu(const Record &r, std::size_t node_gpus) {
   if (node_gpus == 0 || !r.params.is_object())
     return false;
+  // group_hosts must say one node: a world of 8 ranks over two nodes of 8 GPUs, with no
+  // group_hosts, ran 4 on each and lacks no window.
   const auto hosts = r.params.value("group_hosts", nlohmann::json());
   const auto type = r.params.value("group_type", nlohmann::json());
   const auto ranks = r.params.value("world_size", nlohmann::json());
-  return (hosts.is_null() || hosts == 1) && (type.is_null() || type == "world") &&
-         ranks.is_number() && ranks.get<double>() >= static_cast<double>(node_gpus);
+  return hosts == 1 && (type.is_null() || type == "world") && ranks.is_number() &&
+         ranks.get<double>() >= static_cast<double>(node_gpus);
 }
 
 std::string no_window_on_gpu_detail(const Rule &rule, const std::string &gpu) {
@@ -49,12 +53,21 @@ std::string no_window_on_gpu_detail(const Rule &rule, const std::string &gpu) {
                      gpu, rule.key_glob);
 }
 
-void GpuWindows::saw(const Record &r, const PartKey &record_part, const PartKey &value_part,
-                     std::size_t node_gpus) {
-  if (record_part.kind != PartKind::node || value_part.kind != PartKind::gpu)
+void GpuWindows::saw(const Record &r, const Rule &rule, const PartKey &record_part,
+                     const PartIndex &index) {
+  if (record_part.kind != PartKind::node || rule.part ||
+      !rule.metric.starts_with("metrics.telemetry"))
     return;
-  read_[r.host].insert(value_part.id);
-  if (ran_on_every_gpu(r, node_gpus))
+  const auto windows = telemetry_windows_of(r);
+  if (windows.empty())
+    return;
+  auto &read = read_[r.host];
+  for (const auto &w : windows)
+    if (const auto gpu =
+            index.gpu_part(r.host, w.pci_bus_id.empty() ? nullptr : &w.pci_bus_id, w.uuid);
+        gpu.kind == PartKind::gpu)
+      read.insert(gpu.id);
+  if (ran_on_every_gpu(r, index.inventory_gpus(r.host).size()))
     every_gpu_.insert(r.host);
 }
 

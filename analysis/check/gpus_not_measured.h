@@ -38,10 +38,10 @@ std::string no_window_on_gpu_detail(const Rule &rule, const std::string &gpu);
 // One rule's telemetry windows per node, over directories and over the database alike.
 class GpuWindows {
 public:
-  // A value of `r` (whose own part is `record_part`) judged on `value_part`
-  // (PartIndex::part_of_value); `node_gpus`: the GPUs the node's inventory lists.
-  void saw(const Record &r, const PartKey &record_part, const PartKey &value_part,
-           std::size_t node_gpus);
+  // An ok record `r` that `rule` selected, its own part `record_part`: where the rule reads the
+  // telemetry of a node's record (no `part:` of its own), each GPU a window of `r` names is read,
+  // whether or not the rule's field is in it (a field missing is the rule's own missing value).
+  void saw(const Record &r, const Rule &rule, const PartKey &record_part, const PartIndex &index);
   // The GPUs that the inventory lists on a node whose records ran on every GPU and that no
   // window of them names.
   std::vector<PartKey> unread(const PartIndex &index) const;

@@ -36,4 +36,21 @@ TelemetryGpu telemetry_gpu_of(const Record &r, const std::string &path) {
   return {};
 }
 
+std::vector<TelemetryGpu> telemetry_windows_of(const Record &r) {
+  std::vector<TelemetryGpu> out;
+  const auto telemetry = r.metrics.find("telemetry");
+  if (!r.metrics.is_object() || telemetry == r.metrics.end() || !telemetry->is_object())
+    return out;
+  const auto add = [&out](const nlohmann::json &window) {
+    if (auto gpu = window_gpu(window); !gpu.pci_bus_id.empty() || !gpu.uuid.empty())
+      out.push_back(std::move(gpu));
+  };
+  add(*telemetry);
+  if (const auto per_gpu = telemetry->find("per_gpu");
+      per_gpu != telemetry->end() && per_gpu->is_array())
+    for (const auto &window : *per_gpu)
+      add(window);
+  return out;
+}
+
 } // namespace railgauge::check

@@ -6,6 +6,7 @@
 // own row read PASS. The window names its GPU (before/after.pci_bus_id, or the uuid of a
 // per_gpu[] element: harness/inventory/gpu_telemetry.h), so the finding can be the GPU's.
 #include <string>
+#include <vector>
 
 #include "harness/record.h"
 
@@ -19,5 +20,9 @@ struct TelemetryGpu {
   std::string uuid;
 };
 TelemetryGpu telemetry_gpu_of(const Record &r, const std::string &path);
+
+// Every GPU a telemetry window of `r` names: metrics.telemetry itself and each element of its
+// per_gpu[] (one process driving several GPUs); windows that name none are left out.
+std::vector<TelemetryGpu> telemetry_windows_of(const Record &r);
 
 } // namespace railgauge::check

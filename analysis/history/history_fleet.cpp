@@ -134,6 +134,7 @@ void RecordRules::take(const Row &row) {
                     r.params);
       continue;
     }
+    state.windows.saw(r, rule, part, index_);
     values(state, r, at, run->second.imported);
   }
 }
@@ -162,8 +163,6 @@ void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imp
   for (const auto &rv : found) {
     at = of_record; // as the directories' check: a GPU's telemetry value is that GPU's
     at.part = part_id(index_.part_of_value(r, rule, parts_[of_record.part], rv.path));
-    state.windows.saw(r, parts_[of_record.part], parts_[at.part],
-                      index_.inventory_gpus(r.host).size());
     if (!rv.unreadable.empty()) {
       missing_value(state, at, rv.what, rv.unreadable, r.params, rv.unreadable_level);
       continue;

@@ -43,7 +43,9 @@ struct GpuPhase {
   // seconds), the figure's from the phase's: power and clock were drawn 6.6 s early beside the
   // TFLOP/s of the committed H200's bf16 burn.
   double telemetry_from_s = 0;
-  std::string not_ok; // "failed" or "error": the GPU's verdict in this phase, whatever it read
+  std::string not_ok;   // "failed" or "error": the GPU's verdict in this phase, whatever it read
+  std::size_t run = 0;  // its run's place in the runs given
+  std::string run_name; // "run N" where several runs are given, else ""
 };
 
 struct Phase {
@@ -67,7 +69,8 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
     for (const auto &r : run.records)
       hosts.insert(r.host);
   std::map<std::string, Phase> phases;
-  for (const auto &run : runs.runs) {
+  for (std::size_t run_at = 0; run_at < runs.runs.size(); ++run_at) {
+    const auto &run = runs.runs[run_at];
     // Several runs (a healthy burn-in beside a shared one): each GPU's row says which run.
     const std::string of_run = run_label(runs, run);
     for (const auto &r : run.records)
@@ -92,6 +95,8 @@ std::map<std::string, Phase> phases_of(const analysis::RunSet &runs) {
                    json::array()};
         if (broke || !value)
           g.not_ok = broke ? to_string(part.status) : "no figure";
+        g.run = run_at;
+        g.run_name = of_run;
         const json::json_pointer during("/during/series"), from("/during/window_s/from");
         if (gpu.telemetry.is_object() && gpu.telemetry.contains(during))
           g.telemetry_series = gpu.telemetry.at(during);
@@ -137,6 +142,9 @@ void grid(Page &page, const std::map<std::string, Phase> &phases) {
   page.table(rows);
 }
 
+// The most lines a per-second chart draws (line_style's 12 colours, each solid).
+constexpr std::size_t kMostTimeLines = 12;
+
 void phase_charts(Page &page, const std::string &key, const Phase &phase,
                   const check::RuleSet *rules) {
   std::vector<std::string> labels, broke;
@@ -173,7 +181,21 @@ void phase_charts(Page &page, const std::string &key, const Phase &phase,
   for (std::size_t i = 0; i < values.size(); ++i)
     rows.push_back({labels[i], fmt::format("{:.4g}", values[i]), low[i] ? "yes" : "no"});
   page.markdown_table(rows);
-  // Second by second, each GPU a line: the figure, the power drawn and the SM clock.
+  // Second by second, each GPU a line: the figure, the power drawn and the SM clock. More lines
+  // than a chart has looks (a soak: one node's burn-in every week) are the last run's GPUs:
+  // 30 runs once drew 30 lines in each of 16 charts (1.1 MB), none of them told apart.
+  std::size_t last_run = 0;
+  for (const auto &g : phase.gpus)
+    last_run = std::max(last_run, g.run);
+  const bool last_only = phase.gpus.size() > kMostTimeLines;
+  if (last_only)
+    for (const auto &g : phase.gpus)
+      if (g.run == last_run) {
+        page.para(fmt::format("{} second by second: the GPUs of the last run given ({}), of {} "
+                              "GPU runs; the bars above hold every run.",
+                              key, g.run_name, phase.gpus.size()));
+        break;
+      }
   const struct {
     const char *name, *unit;
     bool telemetry;
@@ -182,11 +204,14 @@ void phase_charts(Page &page, const std::string &key, const Phase &phase,
     const std::string name = l.name ? l.name : phase.figure.metric;
     const std::string unit = l.unit ? l.unit : phase.figure.unit;
     std::vector<Series> series;
-    for (const auto &g : phase.gpus)
-      if (auto points = over_time(l.telemetry ? g.telemetry_series : g.series, name,
-                                  l.telemetry ? g.telemetry_from_s : 0);
-          points.size() >= 2)
+    for (const auto &g : phase.gpus) {
+      if (last_only && g.run != last_run)
+        continue;
+      auto points = over_time(l.telemetry ? g.telemetry_series : g.series, name,
+                              l.telemetry ? g.telemetry_from_s : 0);
+      if (points.size() >= 2)
         series.push_back({g.label, std::move(points), {}});
+    }
     if (!series.empty())
       page.html += "<figure>" +
                    line_chart(fmt::format("{}: {} per second", key, unit), "seconds into the phase",

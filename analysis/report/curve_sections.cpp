@@ -5,6 +5,8 @@
 #include <optional>
 #include <set>
 
+#include <functional>
+
 #include <fmt/format.h>
 
 #include "analysis/report/fabric_load_sections.h"
@@ -46,6 +48,29 @@ std::size_t host_count(const analysis::RunSet &runs) {
     for (const auto &r : run.records)
       hosts.insert(r.host);
   return hosts.size();
+}
+
+// A collective of one rank moves nothing over a bus (bus_factor 0): its bus bandwidth is 0 at
+// every size, a line along the axis that said nothing of the GPU (compare reads its algbw).
+bool one_rank_collective(const Record &r) {
+  const auto factor = r.metrics.find("bus_factor");
+  return factor != r.metrics.end() && factor->is_number() && factor->get<double>() == 0;
+}
+
+// Whether one benchmark and setting (a curve over all runs) is in more runs than a chart has
+// looks.
+bool repeated_in_many_runs(const analysis::RunSet &runs,
+                           const std::function<bool(const Record &)> &wanted) {
+  const auto naming = series_params(runs, wanted, true);
+  std::map<std::string, std::set<std::string>> runs_of; // curve -> run directories
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records)
+      if (wanted(r)) {
+        auto &of_curve = runs_of[series_name(r, naming, "")];
+        if (of_curve.insert(run.dir).second && of_curve.size() > kMostHostLines)
+          return true;
+      }
+  return false;
 }
 
 // Where a part's value was measured: its host, and its GPU's index (else its PCI address, else
@@ -158,14 +183,19 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
       return r.key.starts_with(std::string(fm.family) + ".") && r.status == Status::ok &&
              r.params.contains(metric::kSizeBytes) && r.params[metric::kSizeBytes].is_number() &&
              r.metrics.contains(fm.metric) && r.metrics[fm.metric].is_number() &&
-             !r.params.contains("src") && !r.params.contains("src_rank") && !is_fabric_load(r);
+             !r.params.contains("src") && !r.params.contains("src_rank") && !is_fabric_load(r) &&
+             !one_rank_collective(r);
     };
     // A fleet's runs (more hosts than a chart has looks) are one line per benchmark and setting
-    // over all of them: 4,000 runs once drew 4,000 lines that no one could tell apart. The many
-    // runs of one machine (a reference run's suites) keep a line each.
+    // over all of them: 4,000 runs once drew 4,000 lines that no one could tell apart. So are a
+    // soak's (one node's burn-in every week: the same benchmark in more runs than a chart has
+    // looks; 30 runs drew 60 lines at one size). The many runs of one machine that each measure
+    // something else (a reference run's suites) keep a line each.
     const std::size_t run_count = run_ids(runs).size();
-    const bool fleet = host_count(runs) > kMostHostLines;
+    const bool fleet = host_count(runs) > kMostHostLines || repeated_in_many_runs(runs, wanted);
     const auto naming = series_params(runs, wanted, fleet);
+    // Merged over runs of fewer hosts than runs (a soak), the lowest part is named by its run.
+    const bool name_runs = fleet && run_count > host_count(runs);
     // per series and size: each part's value and where it was measured
     std::map<std::string, std::map<double, std::vector<std::pair<double, const Record *>>>> curves;
     std::vector<const Record *> drawn;
@@ -205,7 +235,8 @@ void bandwidth_section(Page &page, const analysis::RunSet &runs) {
         s.points.emplace_back(size, m);
         s.spread.emplace_back(lo, hi);
         rows.push_back({name, tick_label(size, true), fmt::format("{:.4g}", m),
-                        std::to_string(values.size()), fmt::format("{:.4g}", lo), part_name(*low),
+                        std::to_string(values.size()), fmt::format("{:.4g}", lo),
+                        part_name(*low) + (name_runs ? " run " + low->run : ""),
                         fmt::format("{:.4g}", hi)});
       }
       series.push_back(std::move(s));

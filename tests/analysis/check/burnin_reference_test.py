@@ -461,7 +461,7 @@ class BurninReferenceTest(unittest.TestCase):
                                  source + r.stdout)
                 self.assertEqual(parts["gpu"]["verdict"], "fail", source)
 
-    def second_gpus_findings(self, all_reduce_ranks):
+    def second_gpus_findings(self, all_reduce_ranks, edit_all_reduce=None):
         """The healthy H200 burn-in with a second GPU in its inventory that nothing ran on, its
         all_reduce of `all_reduce_ranks` ranks: per source (directories, history), the exit
         status and the second GPU's part."""
@@ -475,6 +475,8 @@ class BurninReferenceTest(unittest.TestCase):
         def ranks(r):
             if r["key"] == "collectives.nccl_all_reduce":
                 r["params"]["world_size"] = all_reduce_ranks
+                if edit_all_reduce:
+                    edit_all_reduce(r)
 
         with tempfile.TemporaryDirectory() as tmp:
             run = healthy_h200_with(tmp, second_gpu)
@@ -517,6 +519,17 @@ class BurninReferenceTest(unittest.TestCase):
             self.assertEqual(windowless.get("load-xid-nccl"), "warn", (source, windowless))
             self.assertEqual(windowless.get("load-ecc-uncorrectable-nccl"), "fail",
                              (source, windowless))
+
+    def test_a_world_that_does_not_say_it_ran_on_one_node_lacks_no_window(self):
+        # A world of 2 ranks without group_hosts may have run one rank on each of two nodes: the
+        # node's second GPU lacks no window (it was failed as unread). gpu0's window lacks its
+        # Xid count too, which is the rule's missing value, not a window lacking.
+        def no_xid_no_hosts(r):
+            del r["metrics"]["telemetry"]["health_delta"]["xid_events"]
+            del r["params"]["group_hosts"]
+        for source, r, second in self.second_gpus_findings(2, no_xid_no_hosts):
+            self.assertFalse([f for f in second["findings"]
+                              if "no telemetry window" in f["detail"]], source)
 
     def test_a_gpu_verdict_of_another_spelling_is_no_pass(self):
         # A GPU object whose verdict this build does not know ("fail", 3 wrong words) in a record

@@ -152,6 +152,36 @@ class BurninReportTest(unittest.TestCase):
         first = re.search(r"<circle [^>]*><title>[^<]*: ([0-9.]+) -> ", power).group(1)
         self.assertAlmostEqual(float(first), 6.6, places=6)
 
+    def test_a_soak_of_one_node_is_a_line_per_benchmark_not_per_run(self):
+        # One node's burn-in every week, 14 runs: the copy curves were a line per run (28 at one
+        # size), every per-second chart 14 lines, and a one-rank all_reduce's bus bandwidth a
+        # line of zeros. Now one line per benchmark over the runs with the lowest run named, the
+        # last run's GPU second by second, and no bus where there is none.
+        source = next((ROOT / "results" / "reference" / "h200-burnin-2026-11-28" / "burnin" /
+                       "healthy").iterdir())
+        run_id = json.loads((source / "run.json").read_text())["run"]
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            for week in range(14):
+                name = f"2026-{week // 4 + 1:02d}-{week % 4 * 7 + 1:02d}T00-00-00Z-vm-{week:03d}"
+                run = out / "soak" / name
+                shutil.copytree(source, run)
+                for f in ("run.json", "records.jsonl"):
+                    (run / f).write_text((run / f).read_text().replace(run_id, name))
+            r = railgauge("report", out / "soak", "--html", out / "r.html", "--markdown",
+                          out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            html, md = (out / "r.html").read_text(), (out / "r.md").read_text()
+        offload = [line for line in md.splitlines() if line.startswith("| all_gpus_")]
+        self.assertEqual(len(offload), 2, offload)
+        self.assertIn("| all_gpus_h2d | 1 GiB | 55.3 | 14 | 55.3 | vm rank 0 run 2026-01-01T00-00-00Z-vm-000 |", md)
+        self.assertIn("gemm.burn second by second: the GPUs of the last run given (run 14), "
+                      "of 14 GPU runs; the bars above hold every run.", md)
+        power = chart_titled(html, "chart", "gemm.burn: W per second")
+        self.assertEqual(len(re.findall(r"<polyline", power)), 1)
+        self.assertNotIn("collectives: bus bandwidth", html)
+        self.assertLess(len(html), 300_000)
+
     def test_a_gpu_chart_says_at_what_clock_and_power_it_was_measured(self):
         # The H200 TP sweep of 2026-11-28 ran power-capped: the line under its chart gives the
         # records' own window medians (NVML), computed here again from the records by hand.
