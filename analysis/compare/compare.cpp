@@ -38,12 +38,13 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
   c.single_sample_tolerance = o.single_sample_tolerance;
   ValuesSeen seen;
   KeysIn key_in;
-  values_seen(inputs, o, seen, key_in);
+  const SlotKeys slot_keys = keys_matched_by_slot(inputs, o);
+  values_seen(inputs, o, slot_keys, seen, key_in);
   const ContextOf context_of = set_aside_context(c, seen, key_in, inputs.size());
   window_context(inputs, key_in, c);
   Points points;
   ParamsOf params_of;
-  collect_points(inputs, o, context_of, c, points, params_of);
+  collect_points(inputs, o, slot_keys, context_of, c, points, params_of);
   merge_near_sizes(points, params_of);
   Sides sides, curve_sides;
   for (const auto &[id, entry] : points)
@@ -54,11 +55,21 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
       curve_sides[id].push_back(slot.not_ok.empty() ? sides[id].back() : std::nullopt);
     }
   const Curves curves = curves_of(curve_sides, params_of);
-  // Keys whose GPUs are points of their own: their node totals are not counted again.
+  // Keys whose GPUs are points of their own, compared in two inputs or more: their node totals
+  // are not counted again. (A candidate whose records hold no per-GPU objects compared its
+  // totals alone, and they count.)
   std::set<std::string> keys_with_parts;
-  for (const auto &[id, params] : params_of)
-    if (params.value(records::kPartParam, nlohmann::json()) == records::kPerGpuPart)
+  for (const auto &[id, params] : params_of) {
+    if (params.value(records::kPartParam, nlohmann::json()) != records::kPerGpuPart)
+      continue;
+    const auto at = points.find(id);
+    if (at == points.end())
+      continue;
+    const auto &slots = at->second.second;
+    if (std::count_if(slots.begin(), slots.end(),
+                      [](const Slot &s) { return !s.values.empty() || !s.not_ok.empty(); }) >= 2)
       keys_with_parts.insert(id.key);
+  }
   int interpolated = 0;
   Tallies tallies, uncounted;
   for (const auto &[id, entry] : points) {

@@ -1,11 +1,14 @@
 #include "analysis/compare/point_matching.h"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "analysis/check/inventory_probes.h"
 #include "analysis/compare/compared_metric.h"
+#include "analysis/run_machines.h"
 #include "harness/metric_names.h"
 #include "records/per_gpu_parts.h"
 
@@ -84,14 +87,55 @@ std::string part_bus_id(const Record &r) {
              : "";
 }
 
-json matched_params(const Record &r, const CompareOptions &o) {
+SlotKeys keys_matched_by_slot(const std::vector<analysis::RunSet> &inputs,
+                              const CompareOptions &o) {
+  if (std::find(o.ignore_params.begin(), o.ignore_params.end(), kPartPci) != o.ignore_params.end())
+    return {};
+  std::map<std::string, std::vector<std::set<std::string>>> slots; // key -> per input
+  std::set<std::string> without;                                   // keys with a part lacking one
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (const auto &run : inputs[i].runs)
+      for (const auto &r : run.records) {
+        if (r.params.value(records::kPartParam, json()) != records::kPerGpuPart)
+          continue;
+        const std::string bus_id = part_bus_id(r);
+        if (bus_id.empty())
+          without.insert(r.key);
+        auto &of_key = slots[r.key];
+        of_key.resize(inputs.size());
+        of_key[i].insert(bus_id);
+      }
+  SlotKeys out;
+  for (const auto &[key, per_input] : slots) {
+    if (without.contains(key))
+      continue;
+    std::optional<std::set<std::string>> common;
+    for (const auto &s : per_input) {
+      if (s.empty())
+        continue;
+      if (!common) {
+        common = s;
+        continue;
+      }
+      std::set<std::string> both;
+      std::set_intersection(common->begin(), common->end(), s.begin(), s.end(),
+                            std::inserter(both, both.end()));
+      common = std::move(both);
+    }
+    if (common && !common->empty())
+      out.insert(key);
+  }
+  return out;
+}
+
+json matched_params(const Record &r, const CompareOptions &o, const SlotKeys &slot_keys) {
   json params = r.params;
   // One GPU of a burn phase (records/per_gpu_parts.h) is that GPU's figure: matched to the same
   // GPU of the other runs, never pooled with its siblings. The same GPU is the same slot, its bus
   // id: after a GPU fell off the bus the CUDA indices after it shift down by one, and index 5
   // of the new run is the old 6 (the old 5 was named for the old 6's drop).
   const bool gpu_part = params.value(records::kPartParam, json()) == records::kPerGpuPart;
-  const std::string bus_id = part_bus_id(r);
+  const std::string bus_id = slot_keys.contains(r.key) ? part_bus_id(r) : "";
   for (const auto &name : o.ignore_params)
     if (!(gpu_part && name == "gpu" && bus_id.empty()))
       params.erase(name);
@@ -103,7 +147,7 @@ json matched_params(const Record &r, const CompareOptions &o) {
 }
 
 void values_seen(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
-                 ValuesSeen &seen, KeysIn &key_in) {
+                 const SlotKeys &slot_keys, ValuesSeen &seen, KeysIn &key_in) {
   for (std::size_t i = 0; i < inputs.size(); ++i)
     for (const auto &run : inputs[i].runs)
       for (const auto &r : run.records) {
@@ -112,7 +156,7 @@ void values_seen(const std::vector<analysis::RunSet> &inputs, const CompareOptio
         auto &in = key_in[r.key];
         in.resize(inputs.size());
         in[i] = true;
-        const json params = matched_params(r, o); // items() of a temporary would dangle
+        const json params = matched_params(r, o, slot_keys); // items() of a temporary dangles
         for (const auto &[name, value] : params.items()) {
           auto &sets = seen[r.key][name];
           sets.resize(inputs.size());
@@ -182,8 +226,8 @@ void window_context(const std::vector<analysis::RunSet> &inputs, const KeysIn &k
 }
 
 void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
-                    const ContextOf &context_of, Comparison &c, Points &points,
-                    ParamsOf &params_of) {
+                    const SlotKeys &slot_keys, const ContextOf &context_of, Comparison &c,
+                    Points &points, ParamsOf &params_of) {
   std::map<std::string, std::vector<std::set<std::string>>> uuids; // "host bus id" -> per input
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     std::vector<std::string> dirs;
@@ -191,24 +235,28 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
       dirs.push_back(run.dir);
     std::sort(dirs.begin(), dirs.end());
     c.inputs.push_back(dirs);
-    for (const auto &run : inputs[i].runs)
+    for (const auto &run : inputs[i].runs) {
+      const std::string id = analysis::machine_of(run).id;
+      const std::string machine = id.empty() ? "" : host_of(run) + " " + id.substr(0, 8);
       for (const auto &r : run.records) {
         const bool broke = r.status == Status::failed || r.status == Status::error;
         if (r.status != Status::ok && !broke)
           continue;
-        json params = matched_params(r, o);
+        json params = matched_params(r, o, slot_keys);
         if (const auto it = context_of.find(r.key); it != context_of.end())
           for (const auto &name : it->second)
             params.erase(name);
-        // With --match-device a GPU is its host and slot (its bus id, a param above): a GPU
-        // replaced under RMA has another uuid in the same slot, and is said to be (below).
-        const std::string bus_id = part_bus_id(r);
-        const std::string device = !o.match_device  ? ""
-                                   : bus_id.empty() ? r.host + " " + r.device.dump()
-                                                    : r.host;
-        if (const json uuid = r.device.value(kPartUuid, json());
-            !bus_id.empty() && uuid.is_string()) {
-          auto &held = uuids[r.host + " " + bus_id];
+        // With --match-device a GPU is its machine and slot (its bus id, a param above): a GPU
+        // replaced under RMA has another uuid in the same slot, and is said to be (below). The
+        // machine is its host and machine id (VMs of one image are all "vm"); a run without a
+        // machine id tells machines apart by its GPUs' uuids alone, as before.
+        const std::string bus_id = slot_keys.contains(r.key) ? part_bus_id(r) : "";
+        const bool by_slot = !bus_id.empty() && !machine.empty();
+        const std::string device = !o.match_device ? ""
+                                   : by_slot       ? machine
+                                                   : r.host + " " + r.device.dump();
+        if (const json uuid = r.device.value(kPartUuid, json()); by_slot && uuid.is_string()) {
+          auto &held = uuids[machine + " " + bus_id];
           held.resize(inputs.size());
           held[i].insert(uuid.get<std::string>());
         }
@@ -232,6 +280,7 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
         if (const auto n = relative_noise(r.metrics))
           entry.second[i].noises.push_back(*n);
       }
+    }
   }
   replaced_gpus(uuids, c);
 }

@@ -48,12 +48,19 @@ using KeysIn = std::map<std::string, std::vector<bool>>;
 // key -> params set aside as context
 using ContextOf = std::map<std::string, std::set<std::string>>;
 
+// The keys whose GPU parts are matched by their slot (bus id) rather than their CUDA index: every
+// part of the key names its bus id, the inputs that hold the key share a slot, and `pci` is not
+// ignored. Inputs of another board (no slot in common) or of records without bus ids are
+// matched by index, as they were.
+using SlotKeys = std::set<std::string>;
+SlotKeys keys_matched_by_slot(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o);
+
 // The params a record is matched by: its own less the ignored ones.
-nlohmann::json matched_params(const Record &r, const CompareOptions &o);
+nlohmann::json matched_params(const Record &r, const CompareOptions &o, const SlotKeys &slot_keys);
 
 // Which inputs hold each key, and the values of each param per key and input.
 void values_seen(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
-                 ValuesSeen &seen, KeysIn &key_in);
+                 const SlotKeys &slot_keys, ValuesSeen &seen, KeysIn &key_in);
 
 // The params set aside as context per key (each input holds one value of them, and the values
 // differ); c.context says which, with each input's values.
@@ -67,8 +74,8 @@ void window_context(const std::vector<analysis::RunSet> &inputs, const KeysIn &k
 
 // Each input's ok records into their points (c.inputs: each input's run directories).
 void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
-                    const ContextOf &context_of, Comparison &c, Points &points,
-                    ParamsOf &params_of);
+                    const SlotKeys &slot_keys, const ContextOf &context_of, Comparison &c,
+                    Points &points, ParamsOf &params_of);
 
 // A point's curve: its key, params but size_bytes, and device; "" when it has no size.
 std::string curve_of(const PointId &id, const nlohmann::json &params);

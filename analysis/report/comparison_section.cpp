@@ -172,6 +172,8 @@ void ratio_charts(Page &page, const compare::Comparison &c) {
       for (const auto &[k, v] : p.params.items())
         if (!kNotSeries.count(k))
           naming[k] = v;
+      if (!p.device.empty()) // --match-device: the machine tells two GPUs of one slot apart
+        naming["on"] = p.device;
       const bool worse = p.verdict[i - 1].starts_with("worse");
       const double speedup = p.higher_is_better ? *p.ratio[i - 1] : 1 / *p.ratio[i - 1];
       const std::string id = p.key + "\n" + prefix;

@@ -144,14 +144,40 @@ class CompareRealTest(unittest.TestCase):
                 gpu["uuid"] = "GPU-00000000-0000-0000-0000-00000000beef"
             return r
         after = self.edited_copy(H200_BURNIN_28 / "cotenant-15", "rma", moved)
+        before = self.edited_copy(H200_BURNIN_28 / "healthy", "before", lambda r: r)
+        for run in (before, after):  # one machine (its id), as --match-device tells it
+            for manifest in run.rglob("run.json"):
+                m = json.loads(manifest.read_text())
+                m["inventory"]["machine_id"] = "4c4c4544005a3510804bb9c04f4e3732"
+                manifest.write_text(json.dumps(m))
         for extra in ((), ("--match-device",)):
-            c, table = self.compare(H200_BURNIN_28 / "healthy", after, *extra)
+            c, table = self.compare(before, after, *extra)
             gemm = self.point(c, "gemm.burn", pci=H200_PCI, part="gpu", dtype="bf16")
             self.assertEqual(gemm["verdict"], ["worse"], extra)
             self.assertNotIn("only in", table)
             context = {d["param"]: d["values"] for d in c["context"]}
-            self.assertEqual(context[f"uuid at vm {H200_PCI}"][1],
+            self.assertEqual(context[f"uuid at vm 4c4c4544 {H200_PCI}"][1],
                              "GPU-00000000-0000-0000-0000-00000000beef")
+        # Without a machine id two runs named "vm" may be two machines: told apart by uuid.
+        c, table = self.compare(H200_BURNIN_28 / "healthy",
+                                self.edited_copy(H200_BURNIN_28 / "cotenant-15", "rma2", moved),
+                                "--match-device")
+        self.assertIn("only in", table)
+
+    def test_gpus_of_another_board_match_by_index(self):
+        # Bus ids of another board share no slot with the baseline's (a node of another vendor,
+        # or records without bus ids): the GPUs match by CUDA index, as before slots, and
+        # --ignore-param pci says so too.
+        def other_board(r):
+            for gpu in r["metrics"].get("per_gpu", []) + r["metrics"].get("gpus", []):
+                gpu["pci"] = "0000:19:00.0"
+            return r
+        after = self.edited_copy(H200_BURNIN_28 / "cotenant-15", "board", other_board)
+        for extra in ((), ("--ignore-param", "pci")):
+            c, table = self.compare(H200_BURNIN_28 / "healthy", after, *extra)
+            gemm = self.point(c, "gemm.burn", gpu=0, part="gpu", dtype="bf16")
+            self.assertEqual(gemm["verdict"], ["worse"], extra)
+            self.assertNotIn("pci", gemm["params"])
 
     def test_a_family_whose_figures_vanished_is_still_summed_up(self):
         # The candidate lost its HBM phases (a GPU that dropped off the bus before them): the
