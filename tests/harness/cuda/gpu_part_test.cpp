@@ -67,7 +67,7 @@ TEST(GpuPart, AnObjectThatDoesNotNameItsGpuIsNone) {
   EXPECT_FALSE(GpuPart::read(nlohmann::json::array()));
   const auto bare = GpuPart::read({{"gpu", 0}, {"uuid", "GPU-0"}, {"verdict", "maybe"}});
   ASSERT_TRUE(bare);
-  EXPECT_FALSE(bare->verdict) << "a verdict that is no status reads as none";
+  EXPECT_EQ(bare->verdict, Status::error) << "a verdict that is no status is no pass";
 }
 
 TEST(GpuPart, TheHbmBurnsObjectsReadBack) {
