@@ -1,17 +1,16 @@
 #include "analysis/compare/compare.h"
 
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "analysis/compare/compared_metric.h"
+#include "analysis/compare/counted_points.h"
 #include "analysis/compare/noise.h"
 #include "analysis/compare/point_matching.h"
 #include "analysis/compare/verdicts.h"
 #include "harness/error.h"
 #include "harness/metric_names.h"
-#include "records/per_gpu_parts.h"
 
 namespace railgauge::compare {
 
@@ -55,21 +54,7 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
       curve_sides[id].push_back(slot.not_ok.empty() ? sides[id].back() : std::nullopt);
     }
   const Curves curves = curves_of(curve_sides, params_of);
-  // Keys whose GPUs are points of their own, compared in two inputs or more: their node totals
-  // are not counted again. (A candidate whose records hold no per-GPU objects compared its
-  // totals alone, and they count.)
-  std::set<std::string> keys_with_parts;
-  for (const auto &[id, params] : params_of) {
-    if (params.value(records::kPartParam, nlohmann::json()) != records::kPerGpuPart)
-      continue;
-    const auto at = points.find(id);
-    if (at == points.end())
-      continue;
-    const auto &slots = at->second.second;
-    if (std::count_if(slots.begin(), slots.end(),
-                      [](const Slot &s) { return !s.values.empty() || !s.not_ok.empty(); }) >= 2)
-      keys_with_parts.insert(id.key);
-  }
+  const CountedPoints counting = counted_points(points, params_of, sides);
   int interpolated = 0;
   Tallies tallies, uncounted;
   for (const auto &[id, entry] : points) {
@@ -93,7 +78,7 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
       if (std::any_of(read.begin(), read.end(), [](const auto &s) { return s.has_value(); }))
         p.interpolated = std::move(read);
     }
-    p.counted = !keys_with_parts.contains(id.key) || p.params.contains(records::kPartParam);
+    p.counted = counting.counted(p);
     interpolated += judge(p, c.labels, o.single_sample_tolerance, p.counted ? tallies : uncounted);
     c.points.push_back(std::move(p));
   }

@@ -125,13 +125,21 @@ std::string summary_heading(const Comparison &c) {
 
 // What the summaries leave out: the node totals whose GPUs are compared one by one.
 std::string uncounted_note(const Comparison &c) {
-  const auto n = std::count_if(c.points.begin(), c.points.end(),
-                               [](const PointComparison &p) { return !p.counted; });
-  if (n == 0)
-    return "";
-  return fmt::format(" {} node total{} without a part param {} listed but not counted: {} GPUs "
-                     "are, one by one.",
-                     n, n == 1 ? "" : "s", n == 1 ? "is" : "are", n == 1 ? "its" : "their");
+  long totals = 0, parts = 0;
+  for (const auto &p : c.points)
+    if (!p.counted)
+      ++(p.params.contains("part") ? parts : totals);
+  std::string out;
+  if (totals > 0)
+    out += fmt::format(" {} node total{} without a part param {} listed but not counted: {} GPUs "
+                       "are, one by one.",
+                       totals, totals == 1 ? "" : "s", totals == 1 ? "is" : "are",
+                       totals == 1 ? "its" : "their");
+  if (parts > 0)
+    out += fmt::format(" {} one-GPU part{} (part=gpu) {} listed but not counted: each is its "
+                       "node's total, one value without the total's spread, which is counted.",
+                       parts, parts == 1 ? "" : "s", parts == 1 ? "is" : "are");
+  return out;
 }
 
 std::string speedup_text(const Summary &s) {

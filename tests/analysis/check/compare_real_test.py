@@ -126,14 +126,41 @@ class CompareRealTest(unittest.TestCase):
 
     def test_a_node_total_and_its_one_gpu_are_counted_once(self):
         # On one GPU the node's host copy and its GPU's are the same figure: the summary counted
-        # it twice. The node's total is listed and not counted; its GPU is.
+        # it twice. The total, timed with repetitions, is counted; the GPU's one value without a
+        # spread is listed only (it read "single sample" beside the total's "+-3.0 % worse").
         c, table = self.compare(H200_BURNIN_28 / "healthy", H200_BURNIN_28 / "cotenant-15")
         rows = [p for p in c["points"] if p["key"].startswith("offload.")]
         self.assertEqual(len(rows), 4)
-        self.assertEqual(sorted(p["counted"] for p in rows), [False, False, True, True])
+        self.assertEqual({p["counted"] for p in rows if "part" in p["params"]}, {False})
+        self.assertEqual({p["counted"] for p in rows if "part" not in p["params"]}, {True})
         offload = next(f for f in c["families"] if f["group"] == "offload")
-        self.assertEqual(offload["points"], 2)
-        self.assertIn("2 node totals without a part param are listed but not counted", table)
+        self.assertEqual((offload["points"], offload["worse"], offload["within_noise"]), (2, 1, 1))
+        self.assertIn("2 one-GPU parts (part=gpu) are listed but not counted", table)
+
+    def test_of_two_gpus_each_is_counted_not_their_total(self):
+        # Two GPUs' host copies, the second 20 % slow in the candidate: the total hides half of
+        # it, so each GPU is counted and the total is listed only.
+        def two_gpus(scale):
+            def edit(r):
+                if r["key"].startswith("offload.all_gpus_") and r["metrics"].get("per_gpu"):
+                    first = r["metrics"]["per_gpu"][0]
+                    second = json.loads(json.dumps(first))
+                    second.update(gpu=1, uuid=first["uuid"][:-2] + "07", pci="0000:00:07.0")
+                    second["bandwidth_gbytes_per_s"] *= scale
+                    r["metrics"]["per_gpu"].append(second)
+                return r
+            return edit
+        before = self.edited_copy(H200_BURNIN_28 / "healthy", "two", two_gpus(1.0))
+        after = self.edited_copy(H200_BURNIN_28 / "healthy", "two-slow", two_gpus(0.8))
+        c, table = self.compare(before, after)
+        slow = self.point(c, "offload.all_gpus_h2d", pci="0000:00:07.0", part="gpu")
+        self.assertTrue(slow["counted"])
+        self.assertEqual(slow["verdict"], ["worse (single sample, > 10 %)"])
+        totals = [p for p in c["points"]
+                  if p["key"].startswith("offload.") and "part" not in p["params"]]
+        self.assertEqual({p["counted"] for p in totals}, {False})
+        offload = next(f for f in c["families"] if f["group"] == "offload")
+        self.assertEqual((offload["points"], offload["worse"]), (4, 2))
 
     def test_a_gpu_is_its_slot_renumbered_or_replaced(self):
         # The same slot (bus id) with another CUDA index, as after a GPU before it fell off the
