@@ -17,6 +17,7 @@
 #include "harness/cuda/device.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
+#include "harness/expectations.h"
 #include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/metric_names.h"
@@ -150,6 +151,13 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
                      "give --format table");
   if (!o.plan_only)
     analysis::refuse_unreadable_rules(o.rules);
+  // A GPU burn-in expects a GPU: gpus=0 made a node without one pass on its waivers alone.
+  if (const auto expected = parse_expectations(o.common.expect, "--expect");
+      expected.contains("gpus") && expected.at("gpus") < 1)
+    throw InputError("--expect gpus=0: a GPU burn-in of a node that expects no GPU would pass on "
+                     "waivers alone",
+                     "--expect",
+                     "give gpus=1 or more (the GPUs the node must have), or leave it out");
   const int gpus = o.plan_gpus.value_or(gpu::cuda_device_count());
   const BurninPlan plan =
       plan_burnin(suite.entries, std::max(gpus, 1), o.budget_s, hbm_to_plan_for(o.plan_gpus));

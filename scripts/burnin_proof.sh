@@ -66,8 +66,12 @@ log "planned for 8 GPUs at the default budget: $(tail -n 1 "$out/plan-8-gpus.txt
 
 burnin() { # NAME: one burn-in into $out/NAME, its console in logs/NAME.txt; echoes its exit status
   local start=$SECONDS rc=0
-  timeout $((budget * 2 + 120)) "$railgauge" burnin --budget "$budget" --out "$out/$1" \
-    >"$out/logs/$1.txt" 2>&1 || rc=$?
+  # --foreground keeps the burn-in in this script's process group, so that a limit on the whole
+  # script (gpu_proof_round.sh's timeout) ends it too: in a group of its own it held the GPU
+  # through the round's later parts. A point stuck past 120 s (the longest phase at budget 170
+  # is 48 s) ends on the watchdog, not after the whole limit.
+  timeout --foreground --kill-after=10 $((budget * 2 + 120)) "$railgauge" burnin \
+    --budget "$budget" --point-timeout 120 --out "$out/$1" >"$out/logs/$1.txt" 2>&1 || rc=$?
   log "$1: exit $rc after $((SECONDS - start)) s" >&2 # stdout is the exit status alone
   echo "$rc"
 }
@@ -90,6 +94,11 @@ for item in "${shares[@]}"; do
   "$spin" 0 "$pct" $((budget * 2 + 60)) "$duty" >"$out/logs/cotenant_spin-$name.txt" 2>&1 &
   spin_pid=$!
   sleep 3
+  if ! kill -0 "$spin_pid" 2>/dev/null; then # no co-tenant: its burn-in would prove nothing
+    log "co-tenant $name: cotenant_spin ended before the burn-in (logs/cotenant_spin-$name.txt)"
+    cotenant_ok=0
+    continue
+  fi
   rc=$(burnin "cotenant-$name")
   kill "$spin_pid" 2>/dev/null || true
   wait "$spin_pid" 2>/dev/null || true

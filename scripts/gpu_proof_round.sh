@@ -102,7 +102,7 @@ step() { # NAME NEED_S CMD...: runs CMD under a limit of what is left, logs to O
     return
   fi
   local t0=$SECONDS rc=0
-  timeout "$(($(left) - 10))" "$@" >"$out/work/$name.log" 2>&1 || rc=$?
+  timeout --kill-after=5 "$(($(left) - 10))" "$@" >"$out/work/$name.log" 2>&1 || rc=$?
   echo "$name: exit $rc after $((SECONDS - t0)) s" | tee -a "$out/round.log"
   ((rc == 0)) || status=1
 }

@@ -475,6 +475,10 @@ class BadInputTest(unittest.TestCase):
         self.assertIn("--budget: '0' is not a number of seconds above 0; give e.g. --budget 600",
                       r.stderr)
         self.assertNotIn("1797693", r.stderr)
+        # A GPU burn-in that expects no GPU passed a node without one on its waivers alone.
+        r = railgauge("burnin", "--expect", "gpus=0", "--rules", "any-fabric", "--out",
+                      str(self.out))
+        self.assert_input_error(r, "--expect gpus=0", "give gpus=1 or more")
 
     def test_an_option_given_again_takes_one_value_each_time(self):
         # `--label ib --label roce A B` once took A and B for labels too ("compare needs at least
