@@ -70,6 +70,13 @@ void report_phase_times(const BurninPlan &plan, const fs::path &dir,
   std::cout << fmt::format("{:<28} {:>9.1f} {:>9.1f}\n", "total", plan.planned_s, total);
   std::ofstream out(dir / "burnin.json");
   out << nlohmann::json{{"plan", plan.to_json()}, {"measured_s", measured}}.dump(2) << '\n';
+  out.flush();
+  // The phase times are a summary of the records, which are whole: said, and the run is still
+  // judged (it once went unsaid).
+  if (!out)
+    std::cerr << fmt::format("railgauge: warning: {}: cannot write the burn-in's phase times; "
+                             "the run's records and run.json are whole\n",
+                             (dir / "burnin.json").string());
 }
 
 int judge(const std::string &rules, const fs::path &dir) {

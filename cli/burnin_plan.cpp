@@ -174,12 +174,14 @@ BurninPlan plan_burnin(std::vector<SuiteEntry> entries, int gpus, double budget_
     timed += p.min_duration_s > 0 ? p.duration_s : 0;
     least += p.around_s + (p.min_duration_s > 0 ? p.min_duration_s : p.duration_s);
   }
+  // Whole seconds up: "needs 88 s, give 88" once refused 88 (the need was 88.4).
   if (least > budget_s)
-    throw InputError(fmt::format("the burn-in needs at least {:.0f} s with every phase at its "
-                                 "shortest, more than the {:.0f} s budget",
-                                 least, budget_s),
-                     "--budget",
-                     fmt::format("give --budget {:.0f} or more: no phase is dropped", least));
+    throw InputError(
+        fmt::format("the burn-in needs at least {:.1f} s with every phase at its "
+                    "shortest, more than the {:g} s budget",
+                    least, budget_s),
+        "--budget",
+        fmt::format("give --budget {:.0f} or more: no phase is dropped", std::ceil(least)));
   // Shorten the timed phases in proportion, none below its floor.
   if (fixed + timed > budget_s && timed > 0) {
     plan.trimmed = true;

@@ -475,6 +475,12 @@ class BadInputTest(unittest.TestCase):
         self.assertIn("--budget: '0' is not a number of seconds above 0; give e.g. --budget 600",
                       r.stderr)
         self.assertNotIn("1797693", r.stderr)
+        # The least budget said is one that plans: "give --budget 88" once refused 88 (88.4).
+        r = railgauge("burnin", "--plan-only", "--plan-gpus", "8", "--budget", "1")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        least = re.search(r"give --budget (\d+) or more", r.stderr).group(1)
+        r = railgauge("burnin", "--plan-only", "--plan-gpus", "8", "--budget", least)
+        self.assertEqual(r.returncode, 0, r.stderr)
         # A GPU burn-in that expects no GPU passed a node without one on its waivers alone.
         r = railgauge("burnin", "--expect", "gpus=0", "--rules", "any-fabric", "--out",
                       str(self.out))
