@@ -276,10 +276,18 @@ void drop_copies(RunSet &set, const std::vector<std::size_t> &digests) {
 
 // A run refused before its first point holds no record, and compare and report read only
 // records: each is named, with why, so that no command passes over it in silence.
+// So is a run stopped (SIGTERM, SIGINT) before its first record: check judges it unfinished,
+// where "no readable record in the input" once sent a burn-in cut short back as bad input.
 bool name_refused_runs(RunSet &set) {
   bool any = false;
   for (const auto &run : set.runs) {
-    if (text_of(run.manifest, run_field::kStatus) != run_field::kRefusedStatus)
+    const auto status = text_of(run.manifest, run_field::kStatus);
+    if (status == run_field::kInterruptedStatus && run.records.empty()) {
+      any = true;
+      set.problems.push_back(fmt::format("{}: interrupted before its first record", run.dir));
+      continue;
+    }
+    if (status != run_field::kRefusedStatus)
       continue;
     any = true;
     const auto why = text_of(run.manifest, run_field::kRefused);

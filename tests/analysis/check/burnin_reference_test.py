@@ -545,6 +545,18 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
                 self.assertEqual(parts["gpu"]["verdict"], "fail", source)
 
+    def test_a_burnin_stopped_before_its_first_record_is_judged_unfinished(self):
+        # SIGTERM before the first point: check answered "no readable record in the input" (exit
+        # 4, bad input: a launcher drains nobody on it). The node is judged, unfinished.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda m: m.update(status="interrupted", counts={}))
+            (run / "records.jsonl").write_text("")
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("interrupted before its first record", r.stdout + r.stderr)
+        self.assertIn("run-complete", r.stdout)
+
     def test_a_temperature_limit_read_beside_no_reading_is_no_pass(self):
         # NVML read the HBM's limit and no HBM temperature all phase: DCGM takes the blank as 0 C
         # and passes it. Here it is a missing value that fails the GPU, over the directories and
