@@ -545,6 +545,20 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
                 self.assertEqual(parts["gpu"]["verdict"], "fail", source)
 
+    def test_a_burnin_with_its_data_check_off_signs_no_node_off(self):
+        # --no-verify: the host copies' data were never compared. A GPU that returned wrong data
+        # would have passed too; the burn-in profiles fail it (the default level warns).
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def unverified(r):
+                if "verified" in r["metrics"]:
+                    r["metrics"]["verified"] = False
+            rewrite_records(run, unverified)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                self.assertIn("data-check (missing)", r.stdout, source)
+
     def test_a_burnin_stopped_before_its_first_record_is_judged_unfinished(self):
         # SIGTERM before the first point: check answered "no readable record in the input" (exit
         # 4, bad input: a launcher drains nobody on it). The node is judged, unfinished.
