@@ -169,6 +169,11 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
   const BurninPlan plan =
       plan_burnin(suite.entries, std::max(gpus, 1), o.budget_s, hbm_to_plan_for(o.plan_gpus));
   std::cout << render_burnin_plan(plan) << std::flush;
+  // A plan for "1 GPU(s)" on a node that shows none said so only on one phase's line.
+  if (gpus < 1)
+    std::cout << "No usable GPU here (no NVIDIA driver, or none visible): planned for 1 GPU; "
+                 "--plan-gpus N plans for a node of N\n"
+              << std::flush;
   if (o.plan_only)
     return code(ExitStatus::ok);
   // A GPU burn-in on a node that shows no usable GPU (no driver, a GPU fallen off the bus) is a

@@ -8,6 +8,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -481,6 +482,12 @@ class BadInputTest(unittest.TestCase):
         least = re.search(r"give --budget (\d+) or more", r.stderr).group(1)
         r = railgauge("burnin", "--plan-only", "--plan-gpus", "8", "--budget", least)
         self.assertEqual(r.returncode, 0, r.stderr)
+        # Planned on a node that shows no GPU: said, not only on one phase's line.
+        r = railgauge("burnin", "--plan-only")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        no_gpu = "No usable GPU here (no NVIDIA driver, or none visible): planned for 1 GPU"
+        if shutil.which("nvidia-smi") is None:  # this tier runs on GPU nodes too
+            self.assertIn(no_gpu, r.stdout)
         # A GPU burn-in that expects no GPU passed a node without one on its waivers alone.
         r = railgauge("burnin", "--expect", "gpus=0", "--rules", "any-fabric", "--out",
                       str(self.out))
