@@ -1,5 +1,6 @@
 #include "cli/burnin_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -7,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/commands/check_command.h"
 #include "analysis/run_set.h"
@@ -15,12 +17,14 @@
 #include "cli/cli.h"
 #include "cli/seconds_option.h"
 #include "harness/cuda/device.h"
+#include "harness/did_you_mean.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
 #include "harness/expectations.h"
 #include "harness/inventory/inventory_fields.h"
 #include "harness/inventory/nvml_query.h"
 #include "harness/metric_names.h"
+#include "harness/registry.h"
 #include "harness/run_fields.h"
 
 namespace railgauge {
@@ -103,6 +107,28 @@ BurninHbm hbm_to_plan_for(const std::optional<int> &plan_gpus) {
                     gpus[0][inventory_field::kMemoryTotalBytes].get<double>());
 }
 
+// The suite's phases that --filter selects, so that the plan and its budget are those of the
+// phases that will run; a filter that selects none is refused before the plan is printed, with
+// the suite's own keys (the registry's others would select nothing either).
+std::vector<SuiteEntry> filtered_phases(const std::vector<SuiteEntry> &entries,
+                                        const std::optional<std::string> &filter) {
+  if (!filter)
+    return entries;
+  std::vector<SuiteEntry> kept;
+  std::vector<std::string> keys;
+  for (const auto &e : entries) {
+    if (glob_match(*filter, e.key_glob))
+      kept.push_back(e);
+    if (std::find(keys.begin(), keys.end(), e.key_glob) == keys.end())
+      keys.push_back(e.key_glob);
+  }
+  if (kept.empty())
+    throw InputError(
+        fmt::format("--filter '{}' selects no phase of the burn-in", *filter), "--filter",
+        fmt::format("{}its phases: {}", did_you_mean(*filter, keys), fmt::join(keys, ", ")));
+  return kept;
+}
+
 } // namespace
 
 CLI::App *add_burnin_command(CLI::App &app, BurninOptions &o) {
@@ -149,10 +175,11 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
     if (axis.starts_with(std::string(metric::kDurationS) + "="))
       throw InputError(fmt::format("-a {}: a burn-in's phase durations come from its plan", axis),
                        "-a", "give --budget SECONDS: the timed phases are shortened to fit it");
-  // Its plan, phase table and verdict are text on standard output, which jsonl would interleave
-  // with the records: a reader of the lines could parse none of the text.
-  if (o.common.format == "jsonl")
-    throw InputError("burnin prints its plan, phase times and verdict as text, not jsonl",
+  // Its plan, phase table and verdict are text on standard output, which jsonl or csv would
+  // interleave with the records: a reader of the lines could parse none of the text.
+  if (o.common.format != "table")
+    throw InputError(fmt::format("burnin prints its plan, phase times and verdict as text, not {}",
+                                 o.common.format),
                      "--format",
                      "read the records from records.jsonl in the run directory (--out), or "
                      "give --format table");
@@ -165,10 +192,16 @@ int run_burnin(Registry &&registry, const BurninOptions &o, const std::vector<st
                      "waivers alone",
                      "--expect",
                      "give gpus=1 or more (the GPUs the node must have), or leave it out");
+  const auto entries = filtered_phases(suite.entries, o.common.filter);
   const int gpus = o.plan_gpus.value_or(gpu::cuda_device_count());
   const BurninPlan plan =
-      plan_burnin(suite.entries, std::max(gpus, 1), o.budget_s, hbm_to_plan_for(o.plan_gpus));
+      plan_burnin(entries, std::max(gpus, 1), o.budget_s, hbm_to_plan_for(o.plan_gpus));
   std::cout << render_burnin_plan(plan) << std::flush;
+  if (entries.size() < suite.entries.size())
+    std::cout << fmt::format("--filter '{}': {} of the suite's {} phases; the run lacks the "
+                             "others, and check will not pass a node on it\n",
+                             *o.common.filter, entries.size(), suite.entries.size())
+              << std::flush;
   // A plan for "1 GPU(s)" on a node that shows none said so only on one phase's line.
   if (gpus < 1)
     std::cout << "No usable GPU here (no NVIDIA driver, or none visible): planned for 1 GPU; "

@@ -7,6 +7,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/did_you_mean.h"
 #include "harness/error.h"
@@ -18,6 +19,9 @@
 
 namespace railgauge {
 namespace {
+
+// The most keys an error lists in full; a whole node suite plans dozens.
+constexpr std::size_t kKeysListed = 12;
 
 std::string axis_list(const std::vector<Axis> &axes) {
   std::string list;
@@ -179,8 +183,12 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
   RunPlan plan;
   std::set<std::string> override_used;
   std::set<std::string> planned_keys, planned_by_glob;
+  std::vector<std::string> suite_keys;
   for (const auto &entry : entries) {
     const auto selected = registry.select(entry.key_glob, entry.where);
+    for (const auto *b : selected)
+      if (std::find(suite_keys.begin(), suite_keys.end(), b->key()) == suite_keys.end())
+        suite_keys.emplace_back(b->key());
     // An entry's axis must exist in at least one benchmark its glob selects.
     for (const auto &[name, spec] : entry.axes) {
       bool known = false;
@@ -227,14 +235,17 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
       plan.items.push_back({bench, cartesian_product(axes, values), entry.measure});
     }
   }
-  if (filter && plan.items.empty()) {
-    const auto near = registry.closest(*filter);
-    std::string list;
-    for (const auto &k : near)
-      list += (list.empty() ? "" : ", ") + k;
-    throw InputError(fmt::format("--filter '{}' selects no benchmark of this suite", *filter),
-                     "--filter", fmt::format("closest keys: {}", list));
-  }
+  // The keys to suggest are the suite's: a key of the registry that the suite never plans would
+  // select nothing either (a burn-in was offered gemm.cpu_blas).
+  if (filter && plan.items.empty())
+    throw InputError(
+        fmt::format("--filter '{}' selects no benchmark of this suite", *filter), "--filter",
+        fmt::format("{}{}", did_you_mean(*filter, suite_keys),
+                    suite_keys.size() <= kKeysListed
+                        ? fmt::format("the suite's keys: {}", fmt::join(suite_keys, ", "))
+                        : fmt::format("the suite plans {} keys, e.g. {}", suite_keys.size(),
+                                      fmt::join(suite_keys.begin(),
+                                                suite_keys.begin() + kKeysListed, ", "))));
   for (const auto &o : overrides) {
     if (!override_used.count(o.name)) {
       std::string axes;

@@ -269,7 +269,11 @@ class ResumeCliTest(unittest.TestCase):
                  "give --budget SECONDS"),
                 # Its plan and verdict are text on standard output: jsonl lines would be mixed
                 # with it.
-                (["burnin", "--format", "jsonl"], "records.jsonl in the run directory")):
+                (["burnin", "--format", "jsonl"], "records.jsonl in the run directory"),
+                (["burnin", "--format", "csv"], "not csv"),
+                # A misspelt phase is named with the suite's keys, not the registry's (it was
+                # offered gemm.cpu_blas, which the burn-in never plans).
+                (["burnin", "--filter", "gemm.burnx"], "did you mean 'gemm.burn'? its phases:")):
             r = railgauge(*args, "--out", str(out))
             self.assertEqual(r.returncode, 4, r.stderr)
             self.assertIn(said, r.stderr)

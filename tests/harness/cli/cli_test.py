@@ -488,6 +488,13 @@ class BadInputTest(unittest.TestCase):
         no_gpu = "No usable GPU here (no NVIDIA driver, or none visible): planned for 1 GPU"
         if shutil.which("nvidia-smi") is None:  # this tier runs on GPU nodes too
             self.assertIn(no_gpu, r.stdout)
+        # A filtered burn-in plans the phases it runs (it planned all nine) and says that check
+        # will not pass a node on it.
+        r = railgauge("burnin", "--plan-only", "--plan-gpus", "8", "--filter", "gemm.*")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("gemm.burn tf32", r.stdout)
+        self.assertNotIn("memory.burn", r.stdout)
+        self.assertIn("--filter 'gemm.*': 3 of the suite's 9 phases", r.stdout)
         # A GPU burn-in that expects no GPU passed a node without one on its waivers alone.
         r = railgauge("burnin", "--expect", "gpus=0", "--rules", "any-fabric", "--out",
                       str(self.out))
