@@ -54,14 +54,17 @@ json to_json(const Comparison &c) {
       out.push_back({{"group", s.group},
                      {"input", s.input},
                      {"points", s.points},
-                     {"geomean_speedup", s.geomean_speedup},
+                     // None over no point: the 1.0 of an empty mean reads as parity.
+                     {"geomean_speedup", s.points > 0 ? json(s.geomean_speedup) : json(nullptr)},
                      {"better", s.better},
                      {"worse", s.worse},
                      {"within_noise", s.within_noise},
                      {"single_sample", s.single_sample},
                      {"read_off_curve", s.read_off_curve},
                      {"failed", s.failed},
-                     {"missing", s.missing}});
+                     {"missing", s.missing},
+                     {"added", s.added},
+                     {"unrated", s.unrated}});
     return out;
   };
   json context = json::array();
@@ -186,12 +189,19 @@ Comparison comparison_from_json(const json &j) {
     const auto missing = [&c](const PointComparison &p, std::size_t k) {
       return p.verdict[k - 1] == "only in " + c.labels[0];
     };
+    const auto added = [&c](const PointComparison &p, std::size_t k) {
+      return p.verdict[k - 1] == "only in " + c.labels[k];
+    };
+    const auto unrated = [](const PointComparison &p, std::size_t k) {
+      return p.verdict[k - 1] == "baseline is zero" || p.verdict[k - 1].starts_with("moves no");
+    };
     const auto read = [&](const json &list, std::vector<Summary> &out, bool family) {
       for (const auto &s : list) {
         const auto group = s.at("group").get<std::string>();
         const int input = count_of(s.at("input"));
         out.push_back(
-            {group, input, count_of(s.at("points")), number_of(s.at("geomean_speedup")),
+            {group, input, count_of(s.at("points")),
+             s.at("geomean_speedup").is_null() ? 1.0 : number_of(s.at("geomean_speedup")),
              count_of(s.at("better")), count_of(s.at("worse")), count_of(s.at("within_noise")),
              s.contains("single_sample") ? count_of(s.at("single_sample")) : 0,
              s.contains("read_off_curve") ? count_of(s.at("read_off_curve"))
@@ -199,7 +209,11 @@ Comparison comparison_from_json(const json &j) {
              s.contains("failed") ? count_of(s.at("failed"))
                                   : count_of_points(group, input, family, failed),
              s.contains("missing") ? count_of(s.at("missing"))
-                                   : count_of_points(group, input, family, missing)});
+                                   : count_of_points(group, input, family, missing),
+             s.contains("added") ? count_of(s.at("added"))
+                                 : count_of_points(group, input, family, added),
+             s.contains("unrated") ? count_of(s.at("unrated"))
+                                   : count_of_points(group, input, family, unrated)});
       }
     };
     read(j.at("families"), c.families, true);

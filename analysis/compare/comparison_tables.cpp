@@ -175,7 +175,7 @@ std::string render_table(const Comparison &c, std::size_t most_per_key) {
   for (const auto &s : c.families)
     out += fmt::format(
         "{:<12} {} vs {}: {} over {} point{} ({} better, {} worse, {} "
-        "within noise, {} single sample{} within {:g} %){}{}{}\n",
+        "within noise, {} single sample{} within {:g} %){}{}{}{}{}\n",
         s.group, c.labels[s.input], c.labels[0], speedup_text(s), s.points,
         s.points == 1 ? "" : "s", s.better, s.worse - s.failed, s.within_noise, s.single_sample,
         s.single_sample == 1 ? "" : "s", 100 * c.single_sample_tolerance,
@@ -184,7 +184,11 @@ std::string render_table(const Comparison &c, std::size_t most_per_key) {
             : "",
         s.failed ? fmt::format("; {} more failed in {} (no ratio)", s.failed, c.labels[s.input])
                  : "",
-        s.missing ? fmt::format("; {} only in {}", s.missing, c.labels[0]) : "");
+        s.missing ? fmt::format("; {} only in {}", s.missing, c.labels[0]) : "",
+        s.added ? fmt::format("; {} only in {}", s.added, c.labels[s.input]) : "",
+        s.unrated
+            ? fmt::format("; {} with no ratio (a baseline of zero, or no data moved)", s.unrated)
+            : "");
   return out;
 }
 
@@ -200,13 +204,13 @@ std::string render_markdown(const Comparison &c, std::size_t most_per_key) {
          "single sample within " +
          fmt::format("{:g}", 100 * c.single_sample_tolerance) +
          " % | read off a curve (≈) | failed (no ratio) | only in " + c.labels[0] +
-         " |\n"
-         "|---|---|---|---|---|---|---|---|---|---|---|\n";
+         " | only in the compared | no ratio (zero baseline, no data moved) |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto &s : c.families)
-    out += fmt::format("| {} | {} vs {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", s.group,
-                       c.labels[s.input], c.labels[0], speedup_text(s), s.points, s.better,
+    out += fmt::format("| {} | {} vs {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                       s.group, c.labels[s.input], c.labels[0], speedup_text(s), s.points, s.better,
                        s.worse - s.failed, s.within_noise, s.single_sample, s.read_off_curve,
-                       s.failed, s.missing);
+                       s.failed, s.missing, s.added, s.unrated);
   out += "\n## Per point\n\n";
   const auto listed = listed_points(c, most_per_key);
   for (const auto &note : listed.notes)

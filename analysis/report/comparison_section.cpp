@@ -262,13 +262,15 @@ void comparison_section(Page &page, const compare::Comparison &c) {
   std::vector<std::vector<std::string>> rows = {
       {"family", "compared", "speedup", "points", "better", "worse", "within noise",
        fmt::format("single sample within {:g} %", 100 * c.single_sample_tolerance),
-       "read off a curve (≈)", "failed (no ratio)", "only in " + c.labels[0]}};
+       "read off a curve (≈)", "failed (no ratio)", "only in " + c.labels[0],
+       "only in the compared", "no ratio (zero baseline, no data moved)"}};
   for (const auto &s : c.families)
     rows.push_back({s.group, c.labels[s.input] + " vs " + c.labels[0], compare::speedup_text(s),
                     std::to_string(s.points), std::to_string(s.better),
                     std::to_string(s.worse - s.failed), std::to_string(s.within_noise),
                     std::to_string(s.single_sample), std::to_string(s.read_off_curve),
-                    std::to_string(s.failed), std::to_string(s.missing)});
+                    std::to_string(s.failed), std::to_string(s.missing), std::to_string(s.added),
+                    std::to_string(s.unrated)});
   page.table(rows);
   ratio_charts(page, c);
   page.heading("Per point");

@@ -123,6 +123,32 @@ class CompareRealTest(unittest.TestCase):
         self.assertAlmostEqual(p["ratio"][0], 0.598, places=3)
         self.assertEqual(p["verdict"], ["worse"])
         self.assertNotIn("baseline is zero", table)
+        # In place, one rank moves no data (16 GiB in 1.4 us): listed, not counted; counted, its
+        # ratio of launch overheads lifted the family's 0.598 to 0.787.
+        p = self.point(c, "collectives.nccl_all_reduce", in_place="in_place")
+        self.assertEqual(p["verdict"], ["moves no data (one rank, in place)"])
+        family = next(f for f in c["families"] if f["group"] == "collectives")
+        self.assertEqual((family["points"], family["unrated"]), (1, 1))
+        self.assertAlmostEqual(family["geomean_speedup"], 0.598, places=3)
+
+    def test_one_gpus_nccl_tests_are_compared_by_their_algorithm_bandwidth(self):
+        # nccl-tests on one H200, two days: its import states no bus factor, and every one-GPU
+        # all_reduce, all_gather, reduce_scatter and alltoall read "baseline is zero", uncounted.
+        peers = ROOT / "results" / "reference"
+        c, table = self.compare(peers / "h200-2026-11-26" / "peers" / "nccl-tests",
+                                peers / "h200-2026-11-26b" / "peers" / "nccl-tests")
+        p = self.point(c, "collectives.nccl_all_reduce", in_place="out_of_place",
+                       size_bytes=16777216)
+        self.assertEqual(p["metric"], "metrics.algbw_gbytes_per_s")
+        self.assertIsNotNone(p["ratio"][0])
+        family = next(f for f in c["families"] if f["group"] == "collectives")
+        self.assertEqual(family["points"], 45)
+        self.assertEqual((family["missing"], family["added"]), (16, 16))
+        # The smallest size of four collectives rounds to 0 GB/s in nccl-tests' table; the rest
+        # of the uncounted are in place.
+        zero = [q for q in c["points"] if q["verdict"] == ["baseline is zero"]]
+        self.assertEqual(len(zero), 6)
+        self.assertEqual(family["unrated"], 51)
 
     def test_a_node_total_and_its_one_gpu_are_counted_once(self):
         # On one GPU the node's host copy and its GPU's are the same figure: the summary counted
@@ -214,7 +240,14 @@ class CompareRealTest(unittest.TestCase):
         c, table = self.compare(H200_BURNIN_28 / "healthy", after)
         memory = next(f for f in c["families"] if f["group"] == "memory")
         self.assertEqual((memory["points"], memory["missing"]), (0, 2))
+        self.assertIsNone(memory["geomean_speedup"])  # not the 1.0 of an empty mean
         self.assertRegex(table, r"memory +b vs a: - over 0 points .*; 2 only in a")
+        # The other way round the two points are the candidate's only: counted too (they were in
+        # no count of the console, markdown, page or JSON).
+        c, table = self.compare(after, H200_BURNIN_28 / "healthy")
+        memory = next(f for f in c["families"] if f["group"] == "memory")
+        self.assertEqual((memory["points"], memory["added"]), (0, 2))
+        self.assertRegex(table, r"memory +b vs a: - over 0 points .*; 2 only in b")
 
     def test_a_burns_noise_is_the_spread_of_its_settled_seconds(self):
         # The FP64 burn 1.5 % slower, second by second. Its noise was the spread of every second,
