@@ -161,7 +161,14 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
   }
   auto read = parse_records(text, records_file.string());
   run.records = std::move(read.records);
-  run.replaced_records = keep_point_results(run.records);
+  std::vector<std::string> twice;
+  run.replaced_records = keep_point_results(run.records, &twice);
+  if (!twice.empty())
+    unreadable(records_file,
+               fmt::format("{}{}: only an error record is ever run again, so these are "
+                           "records edited or merged; judge the run as railgauge wrote it",
+                           twice.front(),
+                           twice.size() > 1 ? fmt::format(", and {} more", twice.size() - 1) : ""));
   // A record without a host (hand-made or damaged input) belongs to its run's host, or to its
   // run directory: never to a node named "".
   std::string host;

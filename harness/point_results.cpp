@@ -11,7 +11,7 @@ std::string point_identity(std::string_view key, const nlohmann::json &axes) {
                      axes.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-std::size_t keep_point_results(std::vector<Record> &records) {
+std::size_t keep_point_results(std::vector<Record> &records, std::vector<std::string> *unexpected) {
   const auto point_of = [](const Record &r) {
     return fmt::format("{}\n{}\n{}\n{}", r.run, r.host, r.rank, point_identity(r.key, r.axes));
   };
@@ -24,9 +24,16 @@ std::size_t keep_point_results(std::vector<Record> &records) {
     return 0;
   std::vector<Record> kept;
   kept.reserve(records.size());
-  for (std::size_t i = 0; i < records.size(); ++i)
-    if (!records[i].axes.is_object() || last.at(points[i]) == i)
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (!records[i].axes.is_object() || last.at(points[i]) == i) {
       kept.push_back(std::move(records[i]));
+      continue;
+    }
+    if (unexpected && records[i].status != Status::error)
+      unexpected->push_back(fmt::format(
+          "{} recorded '{}', then '{}' ({})", records[i].key, to_string(records[i].status),
+          to_string(records[last.at(points[i])].status), records[i].axes.dump()));
+  }
   const std::size_t removed = records.size() - kept.size();
   records = std::move(kept);
   return removed;

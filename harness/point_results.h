@@ -25,6 +25,13 @@ std::string point_identity(std::string_view key, const nlohmann::json &axes);
 // adds the params it derived (threads_used, total_bytes). A record without axes (an import, a
 // record of an older railgauge) is a point of its own: two lines of an imported log are two
 // measurements.
-std::size_t keep_point_results(std::vector<Record> &records);
+//
+// Only an error record is ever run again (--resume, --retry-errors): a replaced record of another
+// status (an ok or failed point recorded twice) is records edited or merged, and each is named in
+// `unexpected` when given ("memory.pattern recorded 'failed', then 'ok' ({...})"), for the reader to refuse
+// the run rather than judge its last word (a failed pattern test followed by a copy that passed
+// read PASS).
+std::size_t keep_point_results(std::vector<Record> &records,
+                               std::vector<std::string> *unexpected = nullptr);
 
 } // namespace railgauge

@@ -545,6 +545,23 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
                 self.assertEqual(parts["gpu"]["verdict"], "fail", source)
 
+    def test_a_failed_point_recorded_again_as_ok_is_no_pass(self):
+        # The pattern test failed (3 wrong words), then a copy of the point ended ok: the last
+        # record stood for the point and the node passed both ways. Only an error record is ever
+        # run again.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            records = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
+            at = next(i for i, r in enumerate(records) if r["key"] == "memory.pattern")
+            failed = json.loads(json.dumps(records[at]))
+            failed.update(status="failed", reason="gpu0: 3 wrong words")
+            records.insert(at, failed)
+            (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                self.assertEqual(parts["node"]["verdict"], "fail", source)
+                self.assertIn("memory.pattern recorded 'failed', then 'ok'", r.stdout, source)
+
     def test_a_burnin_with_its_data_check_off_signs_no_node_off(self):
         # --no-verify: the host copies' data were never compared. A GPU that returned wrong data
         # would have passed too; the burn-in profiles fail it (the default level warns).
