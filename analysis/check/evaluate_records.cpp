@@ -18,7 +18,7 @@ namespace railgauge::check {
 void Evaluator::record_rule(const Rule &rule) {
   std::set<std::string> hosts_with_match;
   // The GPUs a point that ran on every GPU at once (a burn phase) has a part of, by host.
-  std::map<std::string, std::set<std::string>> gpus_with_match;
+  GpusByPhase gpus_with_match;
   std::map<std::string, Curve> curves;
   GpuWindows windows;
   const std::string *last_host = nullptr;
@@ -36,7 +36,7 @@ void Evaluator::record_rule(const Rule &rule) {
     const auto &key = selection_.part_of(ref, rule);
     if (key.kind == PartKind::gpu && r.params.is_object() &&
         r.params.value(records::kPartParam, "") == records::kPerGpuPart)
-      gpus_with_match[r.host].insert(key.id);
+      gpus_with_match[{r.host, burn_phase(r.key, r.params)}].insert(key.id);
     if (r.status == Status::failed || r.status == Status::error)
       continue; // record-status fails its part; it is not also missing here
     if (r.status != Status::ok) {
@@ -150,9 +150,9 @@ const Record *Evaluator::imported_below_sizes(const Rule &rule, const std::strin
 // one missing value for that GPU. The point did not run on it (a burn given fewer GPUs, a GPU
 // dropped from CUDA_VISIBLE_DEVICES, or its figures lost), so nothing judged it; left out, the
 // node would pass on the GPUs that did run.
-void Evaluator::no_record_on_gpus(
-    const Rule &rule, const std::map<std::string, std::set<std::string>> &gpus_with_match) {
-  for (const auto &[host, seen] : gpus_with_match) {
+void Evaluator::no_record_on_gpus(const Rule &rule, const GpusByPhase &gpus_with_match) {
+  for (const auto &[where, seen] : gpus_with_match) {
+    const auto &[host, phase] = where;
     if (only_imported(host))
       continue;
     for (const auto &gpu : index_.inventory_gpus(host)) {
@@ -160,7 +160,7 @@ void Evaluator::no_record_on_gpus(
         continue;
       const PartKey key{host, PartKind::gpu, gpu};
       ledger_.add_missing(key, missing(rule, rule.metric,
-                                       no_record_on_gpu_detail(rule, index_.label_of(key)),
+                                       no_record_on_gpu_detail(phase, index_.label_of(key)),
                                        rule.on_missing));
     }
   }

@@ -80,8 +80,7 @@ private:
                      const PartKey &key, std::map<std::string, Curve> &curves);
   void no_record_on_nodes(const Rule &rule, const std::set<std::string> &hosts_with_match);
   const Record *imported_below_sizes(const Rule &rule, const std::string &host) const;
-  void no_record_on_gpus(const Rule &rule,
-                         const std::map<std::string, std::set<std::string>> &gpus_with_match);
+  void no_record_on_gpus(const Rule &rule, const GpusByPhase &gpus_with_match);
   void inventory_rule(const Rule &rule);
   void record_status_rule();
   void unreadable_in_run(const analysis::LoadedRun &run, const PartKey &node);

@@ -29,10 +29,17 @@ std::string no_record_on_node_detail(const Rule &rule) {
   return fmt::format("{}{}'{}{}", kNoRecordPrefix, rule.key_glob, filter, kNoRecordSuffix);
 }
 
-std::string no_record_on_gpu_detail(const Rule &rule, const std::string &gpu) {
+std::string no_record_on_gpu_detail(const std::string &phase, const std::string &gpu) {
   return fmt::format("no figure of '{}' for {}, which the node's inventory lists: the point that "
                      "ran on every GPU did not run on it",
-                     rule.key_glob, gpu);
+                     phase, gpu);
+}
+
+std::string burn_phase(const std::string &key, const nlohmann::json &params) {
+  const auto dtype = params.is_object() ? params.find("dtype") : params.end();
+  if (!params.is_object() || dtype == params.end() || !dtype->is_string())
+    return key;
+  return fmt::format("{} dtype={}", key, dtype->get<std::string>());
 }
 
 bool ran_on_every_gpu(const Record &r, std::size_t node_gpus) {

@@ -24,7 +24,15 @@ bool is_no_record_on_node(const std::string &detail);
 // The detail of a GPU's missing value where a point that ran on every GPU at once has no part of
 // the GPU that its node's inventory lists (`gpu`: the GPU's label), over directories and over the
 // database alike.
-std::string no_record_on_gpu_detail(const Rule &rule, const std::string &gpu);
+std::string no_record_on_gpu_detail(const std::string &phase, const std::string &gpu);
+
+// The phase of a burn-in a record of every GPU at once is: its key and, where it has one, its
+// dtype ("gemm.burn dtype=fp64"). A rule that selects several phases (the FP64, TF32 and HBM
+// burns' duration) needs each GPU in each: a GPU that the FP64 burn left out was measured by the
+// other two and passed.
+std::string burn_phase(const std::string &key, const nlohmann::json &params);
+// By node and phase, the GPUs (bus ids) that a point run on every GPU at once has a part of.
+using GpusByPhase = std::map<std::pair<std::string, std::string>, std::set<std::string>>;
 
 // Whether `r`, a node's record whose values are each GPU's by their telemetry windows (a rank's
 // all_reduce: telemetry_gpu.h), ran on every GPU of its node: one node's world (group_hosts 1 or

@@ -124,7 +124,7 @@ void RecordRules::take(const Row &row) {
     const PartKey part = index_.part_of(r, &rule, rule.category);
     if (part.kind == check::PartKind::gpu && r.params.is_object() &&
         r.params.value(records::kPartParam, "") == records::kPerGpuPart)
-      state.gpus_with_match[r.host].insert(part.id);
+      state.gpus_with_match[{r.host, check::burn_phase(key, r.params)}].insert(part.id);
     if (status == "failed" || status == "error")
       continue; // record-status fails its part; it is not also missing here
     at.part = part_id(part);

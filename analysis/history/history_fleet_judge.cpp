@@ -179,22 +179,23 @@ void RecordRules::judge_absolute(RuleState &state, const Reading &at, const json
 // with the slow GPU left out of CUDA_VISIBLE_DEVICES was signed off by the history alone.
 void RecordRules::no_record_on_gpus(RuleState &state) {
   const Rule &rule = *state.rule;
-  const auto missing = [&](const PartKey &gpu, const auto &detail_of) {
-    state.missing->add(gpu,
-                       check::missing_finding(rule, rule.metric,
-                                              detail_of(rule, index_.label_of(gpu)),
-                                              rule.on_missing),
-                       nullptr);
+  const auto missing = [&](const PartKey &gpu, std::string detail) {
+    state.missing->add(
+        gpu, check::missing_finding(rule, rule.metric, std::move(detail), rule.on_missing),
+        nullptr);
   };
-  for (const auto &[host, seen] : state.gpus_with_match) {
+  for (const auto &[where, seen] : state.gpus_with_match) {
+    const auto &[host, phase] = where;
     if (!own_hosts_.contains(host))
       continue;
     for (const auto &gpu : index_.inventory_gpus(host))
-      if (!seen.contains(gpu))
-        missing({host, check::PartKind::gpu, gpu}, check::no_record_on_gpu_detail);
+      if (!seen.contains(gpu)) {
+        const PartKey key{host, check::PartKind::gpu, gpu};
+        missing(key, check::no_record_on_gpu_detail(phase, index_.label_of(key)));
+      }
   }
   for (const auto &gpu : state.windows.unread(index_))
-    missing(gpu, check::no_window_on_gpu_detail);
+    missing(gpu, check::no_window_on_gpu_detail(rule, index_.label_of(gpu)));
 }
 
 void RecordRules::no_record_on_nodes(RuleState &state) {

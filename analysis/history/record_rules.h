@@ -66,9 +66,8 @@ struct RuleState {
   std::optional<check::MissingList> missing;
   std::unordered_map<std::uint32_t, check::RuleTally> tallies; // by part
   std::set<std::string> hosts_with_match, not_applicable, not_covered;
-  // By host, the GPUs (bus ids) a point run on every GPU at once has a part of.
-  std::map<std::string, std::set<std::string>> gpus_with_match;
-  check::GpuWindows windows; // the GPUs a node's records held a telemetry window of
+  check::GpusByPhase gpus_with_match; // the GPUs a point run on every GPU at once has a part of
+  check::GpuWindows windows;          // the GPUs a node's records held a telemetry window of
   // An import's host that holds the rule's key at other sizes only, with that key
   // (check::selects_but_for_size): missing there, not "not covered".
   std::map<std::string, std::string> other_sizes_only;

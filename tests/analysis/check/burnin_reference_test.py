@@ -50,6 +50,15 @@ def healthy_h200_with(tmp, edit):
     return run
 
 
+def second_gpu(manifest):
+    """A second GPU in the run's inventory, a copy of the first at bus 0000:00:07.0."""
+    gpus = manifest["inventory"]["nvml"]["gpus"]
+    extra = json.loads(json.dumps(gpus[0]))
+    extra.update(index=1, pci_bus_id="0000:00:07.0",
+                 uuid="GPU-00000000-0000-0000-0000-000000000007")
+    gpus.append(extra)
+
+
 def rewrite_records(run, edit):
     """Each record of `run` through edit(record), which changes it in place."""
     lines = []
@@ -394,9 +403,9 @@ class BurninReferenceTest(unittest.TestCase):
             failed = {(f["rule"], f["params"].get("dtype"))
                       for p in parts for f in p["findings"] if f["level"] == "fail"}
             self.assertEqual(failed, {("burn-gemm-duration", "bf16"),
-                                      ("burn-phase-duration", "fp64"),
-                                      ("burn-phase-duration", "tf32"),
-                                      ("burn-phase-duration", None)}, r.stdout)
+                                      ("burn-gemm-fp64-duration", "fp64"),
+                                      ("burn-gemm-tf32-duration", "tf32"),
+                                      ("burn-hbm-duration", None)}, r.stdout)
 
     def test_health_faults_dcgm_and_nhc_catch_are_caught(self):
         # Each once passed the H200 profile (or only warned): a storm of corrected ECC errors
@@ -465,13 +474,6 @@ class BurninReferenceTest(unittest.TestCase):
         """The healthy H200 burn-in with a second GPU in its inventory that nothing ran on, its
         all_reduce of `all_reduce_ranks` ranks: per source (directories, history), the exit
         status and the second GPU's part."""
-        def second_gpu(manifest):
-            gpus = manifest["inventory"]["nvml"]["gpus"]
-            extra = json.loads(json.dumps(gpus[0]))
-            extra.update(index=1, pci_bus_id="0000:00:07.0",
-                         uuid="GPU-00000000-0000-0000-0000-000000000007")
-            gpus.append(extra)
-
         def ranks(r):
             if r["key"] == "collectives.nccl_all_reduce":
                 r["params"]["world_size"] = all_reduce_ranks
@@ -507,6 +509,44 @@ class BurninReferenceTest(unittest.TestCase):
             # One rank's all_reduce ran on one GPU: the other has no window to lack.
             self.assertFalse(any("no telemetry window" in f["detail"]
                                  for f in left_out["findings"]), source)
+
+    def test_a_gpu_one_phase_left_out_is_missing_that_phase(self):
+        # A second GPU that every burn phase ran on but the FP64 GEMM: the duration rule of the
+        # FP64, TF32 and HBM burns together found it in the other two and passed it, both ways;
+        # the profile also passed a node whose FP64 and TF32 burns never ran.
+        def on_both_but_fp64(r):
+            for field in ("gpus", "per_gpu"):
+                objects = r["metrics"].get(field)
+                if objects and r["axes"].get("dtype") != "fp64":
+                    extra = json.loads(json.dumps(objects[0]))
+                    extra.update(gpu=1, index=1, pci="0000:00:07.0",
+                                 uuid="GPU-00000000-0000-0000-0000-000000000007")
+                    objects.append(extra)
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, second_gpu)
+            rewrite_records(run, on_both_but_fp64)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                self.assertEqual(parts["gpu"]["id"], "0000:00:07.0")  # the last GPU part
+                details = {f["rule"]: f["detail"] for f in parts["gpu"]["findings"]}
+                self.assertIn("no figure of 'gemm.burn dtype=fp64' for gpu1",
+                              details.get("burn-gemm-fp64-duration", ""), source)
+                self.assertIn("burn-gemm-fp64-duration (missing)", r.stdout, source)
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            lines = [line for line in (run / "records.jsonl").read_text().splitlines()
+                     if json.loads(line)["axes"].get("dtype") not in ("fp64", "tf32")]
+            (run / "records.jsonl").write_text("\n".join(lines) + "\n")
+            manifest = json.loads((run / "run.json").read_text())
+            manifest["counts"]["ok"] -= 2
+            manifest["points_planned"] = manifest.get("points_planned", 12) - 2
+            (run / "run.json").write_text(json.dumps(manifest))
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                self.assertIn("burn-gemm-fp64-duration", r.stdout, source)
+                self.assertIn("burn-gemm-tf32-duration", r.stdout, source)
 
     def test_a_gpu_without_a_window_in_the_all_reduce_on_every_gpu_is_unread(self):
         # The all_reduce ran a rank on each of the node's 2 GPUs and holds the window of one:
