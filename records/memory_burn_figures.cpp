@@ -119,6 +119,8 @@ void PeerCopyGpuFigures::write(nlohmann::json &gpu_object) const {
     gpu_object[kPerGpuBandwidthMinGbytesPerS] = *bandwidth_min_gbytes_per_s;
   if (worst_peer_gpu)
     gpu_object[kPerGpuWorstPeer] = *worst_peer_gpu;
+  if (peers_unreached)
+    gpu_object[kPerGpuPeersUnreached] = *peers_unreached;
 }
 
 std::optional<PeerCopyGpuFigures> PeerCopyGpuFigures::read(const nlohmann::json &gpu_object) {
@@ -133,6 +135,7 @@ std::optional<PeerCopyGpuFigures> PeerCopyGpuFigures::read(const nlohmann::json 
   g.bandwidth_gbytes_per_s = f::number(gpu_object, kBandwidthGbytesPerS);
   g.bandwidth_min_gbytes_per_s = f::number(gpu_object, kPerGpuBandwidthMinGbytesPerS);
   g.worst_peer_gpu = f::integer(gpu_object, kPerGpuWorstPeer);
+  g.peers_unreached = f::integer(gpu_object, kPerGpuPeersUnreached);
   return g;
 }
 

@@ -83,6 +83,9 @@ struct PeerCopyGpuFigures {
   std::vector<PeerCopyPairFigures> pairs;
   std::optional<double> bandwidth_gbytes_per_s, bandwidth_min_gbytes_per_s;
   std::optional<std::int64_t> worst_peer_gpu;
+  // The node's other GPUs this one has no measured pair to: a pair without peer access, broken or
+  // absent. Its slowest pair is of those it reached; an NVSwitch node reaches every peer.
+  std::optional<std::int64_t> peers_unreached;
 
   void write(nlohmann::json &gpu_object) const;
   // nullopt where the object holds no list of pairs.

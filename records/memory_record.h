@@ -94,6 +94,7 @@ inline constexpr const char *kPerGpuInjectedFaults = "injected_faults";
 // over the node the ordered pairs that had no peer access (no figure, said in the pair)
 inline constexpr const char *kPerGpuPairs = "pairs";
 inline constexpr const char *kPerGpuWorstPeer = "worst_peer_gpu";
+inline constexpr const char *kPerGpuPeersUnreached = "peers_unreached";
 inline constexpr const char *kPairSrc = "src";
 inline constexpr const char *kPairDst = "dst";
 inline constexpr const char *kPairPeerAccess = "peer_access";
@@ -139,6 +140,9 @@ inline constexpr std::array kMetrics{
                 "memory.burn: the fastest GPU's median copy rate"},
     MetricField{kPairsWithoutPeerAccess, "count",
                 "memory.peer_copy: ordered GPU pairs without peer access (not copied)"},
+    MetricField{kPerGpuPeersUnreached, "count",
+                "memory.peer_copy, per GPU: the node's other GPUs it copied no measured pair to "
+                "(no peer access, a pair missing or broken; burn-peer-copy-reach reads it)"},
     MetricField{kPerGpuBandwidthMinGbytesPerS, "GB/s",
                 "per GPU: memory.burn's slowest settled batch, memory.peer_copy's slowest "
                 "outgoing pair (burn-peer-copy-vs-siblings reads it)"},

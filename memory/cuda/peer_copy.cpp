@@ -3,6 +3,7 @@
 #include "memory/cuda/peer_copy.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -43,16 +44,20 @@ PeerCopyOptions peer_copy_options(const Point &point, int gpus_visible) {
   return o;
 }
 
-// One GPU's figures: its outgoing pairs, their median and worst.
-record::PeerCopyGpuFigures gpu_figures(const std::vector<const PeerCopyPair *> &out) {
+// One GPU's figures among `gpus`: its outgoing pairs, their median and worst, and the peers it
+// has no measured pair to.
+record::PeerCopyGpuFigures gpu_figures(const std::vector<const PeerCopyPair *> &out,
+                                       std::size_t gpus) {
   record::PeerCopyGpuFigures figures;
   std::vector<double> rates;
+  std::set<int> reached;
   const PeerCopyPair *worst = nullptr;
   for (const auto *p : out) {
     figures.pairs.push_back(p->figures());
     figures.wrong_words += p->wrong_words;
     if (!p->measured())
       continue;
+    reached.insert(p->dst);
     rates.push_back(p->bandwidth_gbytes_per_s);
     if (!worst || p->bandwidth_gbytes_per_s < worst->bandwidth_gbytes_per_s)
       worst = p;
@@ -63,6 +68,8 @@ record::PeerCopyGpuFigures gpu_figures(const std::vector<const PeerCopyPair *> &
     figures.bandwidth_min_gbytes_per_s = worst->bandwidth_gbytes_per_s;
     figures.worst_peer_gpu = worst->dst;
   }
+  figures.peers_unreached = static_cast<std::int64_t>(gpus > 0 ? gpus - 1 : 0) -
+                            static_cast<std::int64_t>(reached.size());
   return figures;
 }
 
@@ -113,7 +120,7 @@ Outcome peer_copy_outcome(const PeerCopyRun &run) {
         broke.push_back(fmt::format("{} -> GPU {}: {}", gpu_label(g), p.dst, *p.error));
       }
     }
-    const auto figures = gpu_figures(outgoing);
+    const auto figures = gpu_figures(outgoing, run.gpus.size());
     list.push_back(gpu_json(g, figures, g_wrong, g_broke));
     if (figures.bandwidth_gbytes_per_s)
       rates.emplace_back(g.gpu, *figures.bandwidth_gbytes_per_s);

@@ -3,6 +3,7 @@
 // pair figures (never a measurement: an H100 SXM's ~376 GB/s, NVIDIA/nccl#1264), judged by the
 // shipped H100 and H200 profiles, node-local and with their fabric. A GPU whose copies run 10% slow
 // is named by burn-peer-copy-vs-siblings; a one-GPU machine reads the rule as "cannot apply" (n/a).
+#include <functional>
 #include <set>
 #include <string>
 
@@ -26,14 +27,19 @@ using nlohmann::json;
 constexpr const char *kHost = "hgxnode";
 constexpr const char *kRule = "burn-peer-copy-vs-siblings";
 
-// `gpus` GPUs of `name`; every pair out of `slow_gpu` at `slow_factor` of healthy.
+// `gpus` GPUs of `name`; every pair out of `slow_gpu` at `slow_factor` of healthy; each pair
+// through `edit` before the record is written.
 analysis::RunSet node(const std::string &name, int gpus, int slow_gpu = -1,
-                      double slow_factor = 1.0) {
+                      double slow_factor = 1.0,
+                      const std::function<void(memory::PeerCopyPair &)> &edit = nullptr) {
   Outcome o;
   if (gpus < 2) {
     o = Outcome::waived(*memory::peer_copy_waiver({0}, {}));
   } else {
-    const auto run = testing::peer_copy_pairs(name, gpus, slow_gpu, slow_factor);
+    auto run = testing::peer_copy_pairs(name, gpus, slow_gpu, slow_factor);
+    if (edit)
+      for (auto &pair : run.pairs)
+        edit(pair);
     o = memory::peer_copy_outcome(run);
   }
   analysis::LoadedRun run;
@@ -61,11 +67,11 @@ CheckResult judge(const analysis::RunSet &runs, const std::string &profile) {
 }
 
 // The GPUs (part labels' "gpuN") the rule names at warn or fail.
-std::set<std::string> named(const CheckResult &r) {
+std::set<std::string> named(const CheckResult &r, const std::string &rule = kRule) {
   std::set<std::string> out;
   for (const auto &p : r.parts)
     for (const auto &f : p.findings)
-      if (f.rule_id == kRule && !f.missing && !f.not_covered && !f.not_applicable &&
+      if (f.rule_id == rule && !f.missing && !f.not_covered && !f.not_applicable &&
           f.level >= Level::warn)
         out.insert(p.label.substr(0, p.label.find(' ')));
   return out;
@@ -92,6 +98,25 @@ TEST(BurninPeerCopy, AGpuCopyingTenPercentSlowIsNamedAgainstItsSiblings) {
     EXPECT_EQ(named(r), std::set<std::string>{"gpu3"}) << render_table(r);
     // 5% slow stays within the 8% bound.
     EXPECT_TRUE(named(judge(node(name, 8, 3, 0.95), profile)).empty()) << profile;
+  }
+}
+
+// GPUs 3 and 5 without peer access to each other (as a GPU whose NVLinks are down): each GPU's
+// slowest pair was of the six it reached, and the node passed.
+TEST(BurninPeerCopy, APairWithoutPeerAccessFailsBothGpus) {
+  const auto cut = [](memory::PeerCopyPair &p) {
+    if ((p.src == 3 && p.dst == 5) || (p.src == 5 && p.dst == 3)) {
+      p.peer_access = false;
+      p.bandwidth_gbytes_per_s = p.bandwidth_min_gbytes_per_s = 0;
+      p.copies = 0;
+    }
+  };
+  for (const char *profile : {"h100-sxm", "h200-sxm"}) {
+    const auto r = judge(node("NVIDIA H200", 8, -1, 1.0, cut), profile);
+    EXPECT_EQ(exit_status(r.verdict), 2) << render_table(r);
+    EXPECT_EQ(named(r, "burn-peer-copy-reach"), (std::set<std::string>{"gpu3", "gpu5"}))
+        << render_table(r);
+    EXPECT_TRUE(named(judge(node("NVIDIA H200", 8), profile), "burn-peer-copy-reach").empty());
   }
 }
 
