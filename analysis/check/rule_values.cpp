@@ -184,6 +184,17 @@ std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
         v.value = x / d;
       }
     }
+    // A health counter's growth below zero: the counter restarted between the phase's readings,
+    // as the GPU's volatile ECC, replay and Xid counts do when it is reset. What the phase logged
+    // is then unknown, and a reset under load is itself a fault: never a pass at 0.
+    double grown = 0;
+    if (v.unreadable.empty() && pv.path.find(".health_delta.") != std::string::npos &&
+        number_into(v.value, grown) && grown < 0) {
+      v.unreadable = fmt::format("the counter went backwards ({:g}): it restarted during the "
+                                 "phase (a GPU reset or a driver reload?); read the GPU's Xid log",
+                                 grown);
+      v.unreadable_level = rule.severity;
+    }
     if (rule.detail)
       if (const auto d = detail_of(*rule.detail, r); !d.empty())
         v.detail += (v.detail.empty() ? "" : "; ") + d;

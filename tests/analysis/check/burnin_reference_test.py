@@ -602,6 +602,24 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(parts["node"]["verdict"], "fail", source)
                 self.assertIn("memory.pattern recorded 'failed', then 'ok'", r.stdout, source)
 
+    def test_a_health_counter_that_went_backwards_is_no_pass(self):
+        # The GPU was reset during the HBM burn: its volatile uncorrectable ECC count read 2
+        # before and 1 after, a growth of -1 that passed "<= 0" both ways.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def reset(r):
+                if r["key"] == "memory.burn":
+                    delta = r["metrics"]["per_gpu"][0]["telemetry"]["health_delta"]
+                    delta["ecc_uncorrected_volatile"] = -1.0
+            rewrite_records(run, reset)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                details = [f["detail"] for f in parts["gpu"]["findings"]
+                           if f["rule"] == "load-ecc-uncorrectable"]
+                self.assertTrue(any("the counter went backwards (-1)" in d for d in details),
+                                (source, details))
+
     def test_a_burnin_with_its_data_check_off_signs_no_node_off(self):
         # --no-verify: the host copies' data were never compared. A GPU that returned wrong data
         # would have passed too; the burn-in profiles fail it (the default level warns).
