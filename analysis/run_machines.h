@@ -32,13 +32,16 @@ struct SharedHostName {
 struct RunMachine {
   std::string dir, host, id;
   std::set<std::string> gpus;
+  // What machine_of_runs names the run by: its directory, or, in the fleet history, where two
+  // machines' runs were stored from one path (`db ingest .` in each), the run's row.
+  std::string key;
 };
 
 // The machine an inventory (run.json's `inventory`, or the fleet history's stored copy) names.
 inline RunMachine machine_of_inventory(std::string dir, std::string host,
                                        const nlohmann::json &inventory) {
   namespace inv = inventory_field;
-  RunMachine m{std::move(dir), std::move(host), "", {}};
+  RunMachine m{dir, std::move(host), "", {}, dir};
   if (!inventory.is_object())
     return m;
   if (const auto id = inventory.find(inv::kMachineId); id != inventory.end() && id->is_string())
@@ -57,7 +60,7 @@ inline RunMachine machine_of(const LoadedRun &run) {
   const auto &manifest = run.manifest;
   if (!manifest.is_object() || manifest.contains(run_field::kImported) ||
       !manifest.contains(inventory_field::kInventory))
-    return {run.dir, host_of(run), "", {}};
+    return {run.dir, host_of(run), "", {}, run.dir};
   return machine_of_inventory(run.dir, host_of(run), manifest[inventory_field::kInventory]);
 }
 
@@ -120,9 +123,10 @@ inline std::string least_id(const std::vector<RunMachine> &runs,
 
 } // namespace machines_detail
 
-// Each run's machine, by run directory: the least machine id of the runs of its host that are of
-// one machine with it. A run without a machine id takes the machine it shares a GPU with, else
-// its host's one machine; "" where its host has none, or two and it shares no GPU with either.
+// Each run's machine, by its key (the run directory, or the history's row): the least machine id of
+// the runs of its host that are of one machine with it. A run without a machine id takes the
+// machine it shares a GPU with, else its host's one machine; "" where its host has none, or two and
+// it shares no GPU with either.
 inline std::map<std::string, std::string> machine_of_runs(const std::vector<RunMachine> &all) {
   const auto runs = machines_detail::runs_with_an_id(all);
   std::map<std::string, std::string> out;
@@ -132,7 +136,7 @@ inline std::map<std::string, std::string> machine_of_runs(const std::vector<RunM
     const auto id = machines_detail::least_id(runs, group);
     auto &[_, gpus] = machines[runs[group.front()].host].emplace_back(id, std::set<std::string>{});
     for (const auto i : group) {
-      out[runs[i].dir] = id;
+      out[runs[i].key] = id;
       gpus.insert(runs[i].gpus.begin(), runs[i].gpus.end());
     }
   }
@@ -141,7 +145,7 @@ inline std::map<std::string, std::string> machine_of_runs(const std::vector<RunM
   // supersedes an older run without one. Beside two machines and no GPU in common, it is of
   // none, and never superseded.
   for (const auto &m : all) {
-    if (out.contains(m.dir))
+    if (out.contains(m.key))
       continue;
     const auto of_host = machines.find(m.host);
     std::string id;
@@ -152,7 +156,7 @@ inline std::map<std::string, std::string> machine_of_runs(const std::vector<RunM
       if (id.empty() && of_host->second.size() == 1)
         id = of_host->second.front().first;
     }
-    out[m.dir] = id;
+    out[m.key] = id;
   }
   return out;
 }

@@ -53,6 +53,8 @@ NewestRuns newest_runs(Database &db) {
                 own.push_back({id, as_text(row[2]), as_text(row[3]), as_text(row[4]),
                                as_text(row[6]), as_int(row[5]).value_or(-1)});
                 machines.push_back(machine_of_row(as_text(row[7]), own.back().host, row[8]));
+                // Two machines' runs stored from one path (each ran `db ingest .`) were one.
+                machines.back().key = std::to_string(id);
               });
   const auto machine_of = analysis::machine_of_runs(machines);
   // Each run of a host: its ranks there, its earliest rank's start, its machine.
@@ -67,7 +69,7 @@ NewestRuns newest_runs(Database &db) {
     run.start = run.dated ? std::min(run.start, own[i].start) : own[i].start;
     run.dated = true;
     ++run.ranks;
-    run.machine = machine_of.at(machines[i].dir);
+    run.machine = machine_of.at(machines[i].key);
   }
   std::map<SupersedingKey, std::pair<std::string, std::string>> newest; // (start, run id)
   for (const auto &[of_host, run] : runs) {

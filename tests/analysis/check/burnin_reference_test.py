@@ -351,6 +351,26 @@ class BurninReferenceTest(unittest.TestCase):
                     else:
                         self.assertEqual(failed, {}, source[0] + r.stdout)
 
+    def test_two_machines_stored_from_one_path_are_two(self):
+        # Each VM named "vm" ingested its run from inside its run directory (`db ingest .`): the
+        # history told the machines apart by the stored path, took them for one, kept b's newer
+        # healthy run alone and passed "vm"; a's slow GPU was never judged.
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            self.machine(root, "a", "a" * 32, "2026-11-28T10:00:00.000Z", slow=0.8)
+            self.machine(root, "b", "b" * 32, "2026-11-28T11:00:00.000Z",
+                         gpu_uuid="GPU-bbbbbbbb-0000-0000-0000-000000000000")
+            db = f"sqlite:{root / 'history.db'}"
+            for name in ("a", "b"):
+                self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db,
+                                                 "--quiet", "."], cwd=root / name,
+                                                timeout=120).returncode, 0)
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--history", db],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("one-machine-per-host", r.stdout)
+            self.assertIn("burn-gemm-floor", r.stdout)
+
     def test_a_gpu_of_a_node_that_ran_nothing_is_not_a_pass(self):
         # vm2's run stopped before its first record: the node fails on its missing values, and
         # its GPU, which its inventory probes alone judged, once read PASS beside it. Over the
