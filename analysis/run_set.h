@@ -37,6 +37,9 @@ struct LoadedRun {
 struct UnreadablePath {
   std::string path;
   std::string what;
+  // The host whose run this was, where its run.json names one: a run the fleet history could
+  // not store is its node's newest run unknown, never its older pass standing.
+  std::string host = {};
 
   bool operator==(const UnreadablePath &) const = default;
 };

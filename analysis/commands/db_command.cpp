@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "analysis/check/host_names.h"
 #include "analysis/commands/exit_status_of.h"
 #include "analysis/commands/unknown_arguments.h"
 #include "analysis/history/database.h"
@@ -56,6 +57,14 @@ void say_outcome(const IngestOutcome &out, bool quiet) {
 // One records.jsonl found by the walk: its run stored, or why not. A file of the run that
 // cannot be read is an error (exit 4), and the run is still stored when its run.json could be
 // read, its completeness saying what was lost, so the history judges it as `check` does.
+// The host of a run the history could not store, kept with its row so that check --history
+// judges that host's newest run as unknown; "" where the run names none (its directory is no
+// host) or a name check cannot write (the refusal itself names it, as a path).
+std::string host_of_refused(const analysis::LoadedRun &run) {
+  auto host = analysis::host_of(run);
+  return host == run.dir || check::host_name_problem(host) ? "" : host;
+}
+
 void ingest_file(Database &db, const analysis::RunSet &set, IngestTally &tally, bool quiet) {
   // An unreadable path is one of the problems too: said once, below, as an error.
   for (const auto &problem : set.problems)
@@ -88,14 +97,15 @@ void ingest_file(Database &db, const analysis::RunSet &set, IngestTally &tally, 
     } catch (const RunNotStorable &e) {
       std::cerr << "railgauge: error: " << e.what() << '\n';
       ++tally.failed;
-      tally.not_stored.push_back({run.dir, e.problem()});
+      tally.not_stored.push_back({run.dir, e.problem(), host_of_refused(run)});
     } catch (const StatementRefused &e) {
       // The database refused this run's rows (the transaction is rolled back): named, and the
       // other runs are stored.
       std::cerr << fmt::format("railgauge: error: {}: the run was not stored: {}\n", run.dir,
                                e.what());
       ++tally.failed;
-      tally.not_stored.push_back({run.dir, "the run was not stored: " + e.problem()});
+      tally.not_stored.push_back(
+          {run.dir, "the run was not stored: " + e.problem(), host_of_refused(run)});
     }
   }
 }

@@ -85,9 +85,20 @@ void add_nothing_judged(const check::RuleSet &rules,
 void add_unreadable(Database &db, const check::RuleSet &rules, check::CheckResult &result) {
   // In the order ingest met them, which is the order `check` over the same directories lists
   // them in: the walk's first, then each run's files.
-  db.for_each("SELECT path, what FROM unreadable ORDER BY id", {}, [&](const Row &row) {
+  HistoryJudgement judged;
+  db.for_each("SELECT path, what, host FROM unreadable ORDER BY id", {}, [&](const Row &row) {
     result.unreadable.push_back({as_text(row[0]), as_text(row[1]), rules.unreadable_inputs});
+    // A run of a known host the ingest could not store: that host's newest run is unknown, and
+    // its older pass must not stand (it did, exit 0 with --unreadable info, and as the node's
+    // PASS beside the fleet's exit 2 otherwise). As an incomplete run is judged.
+    if (const auto host = as_text(row[2]); !host.empty())
+      judged.findings.emplace_back(
+          check::PartKey{host, check::PartKind::node, ""},
+          check::built_in_missing(
+              check::kRunCompleteRule, rules.incomplete_runs, "run " + as_text(row[0]),
+              fmt::format("the fleet history could not store it: {}", as_text(row[1]))));
   });
+  add_history(result, judged);
   if (!result.unreadable.empty())
     result.verdict = std::max(result.verdict, rules.unreadable_inputs);
 }

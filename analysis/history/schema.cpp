@@ -48,7 +48,7 @@ constexpr const char *kTables[] = {
     // named them (path) and as an absolute path (under: an ingest of a directory replaces the
     // rows under it). No index on either: a path may be longer than a btree row holds.
     "CREATE TABLE IF NOT EXISTS unreadable ({id}, path TEXT NOT NULL, under TEXT NOT NULL, "
-    "what TEXT NOT NULL, seen_utc TEXT NOT NULL)",
+    "what TEXT NOT NULL, seen_utc TEXT NOT NULL, host TEXT)",
 };
 
 // Version 4: what run-complete reads of run.json (points_planned, counts, world.size and
@@ -81,7 +81,8 @@ bool has_column(Database &db, const std::string &table, const std::string &colum
 // Version 1 to 2: the records' foreign keys dropped (PostgreSQL; SQLite never enforced them).
 // 2 to 3: the ledger table, which kTables creates in any database that lacks it (4 to 5 the
 // unreadable table likewise). 3 to 4: the runs' completeness columns; 4 to 5: their inventory; 5
-// to 6: their records' digest (one ALTER each: SQLite adds one column a statement).
+// to 6: their records' digest (one ALTER each: SQLite adds one column a statement); 6 to 7: the
+// host of an unreadable run.
 void upgrade(Database &db, std::int64_t from_version) {
   if (from_version < 2 && db.dialect() == "postgresql")
     db.execute("ALTER TABLE records DROP CONSTRAINT IF EXISTS records_run_id_fkey, "
@@ -90,6 +91,8 @@ void upgrade(Database &db, std::int64_t from_version) {
     for (const std::string column : kRunColumns)
       if (!has_column(db, "runs", column.substr(0, column.find(' '))))
         db.execute("ALTER TABLE runs ADD COLUMN " + column);
+  if (from_version < 7 && !has_column(db, "unreadable", "host"))
+    db.execute("ALTER TABLE unreadable ADD COLUMN host TEXT");
 }
 
 } // namespace

@@ -35,7 +35,9 @@ namespace railgauge::history {
 // inventory (runs ingested before then have none: their inventory rules are not judged until
 // they are ingested again), and the unreadable table. 6: a digest of a run's records (a run
 // stored before then is stored again when it is ingested again: its records may have changed).
-inline constexpr int kSchemaVersion = 6;
+// 7: the host of an unreadable row that is a run the ingest could not store (NULL before then,
+// and for paths that are no run's).
+inline constexpr int kSchemaVersion = 7;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

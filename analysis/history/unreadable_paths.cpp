@@ -50,8 +50,9 @@ void store_unreadable(Database &db, const std::vector<std::string> &roots,
   const auto now = utc_timestamp_now();
   std::vector<Row> rows;
   for (const auto &u : unreadable)
-    rows.push_back(
-        {storable_path(u.path), storable_path(absolute_of(u.path)), storable_path(u.what), now});
+    rows.push_back({storable_path(u.path), storable_path(absolute_of(u.path)),
+                    storable_path(u.what), now,
+                    u.host.empty() ? Value(nullptr) : Value(storable_path(u.host))});
   in_transaction(db, [&] {
     std::vector<std::int64_t> stale;
     db.for_each("SELECT id, under FROM unreadable", {}, [&](const Row &row) {
@@ -65,7 +66,7 @@ void store_unreadable(Database &db, const std::vector<std::string> &roots,
     for (const auto id : stale)
       db.execute("DELETE FROM unreadable WHERE id = ?", {id});
     if (!rows.empty())
-      db.insert_rows("unreadable", {"path", "under", "what", "seen_utc"}, rows);
+      db.insert_rows("unreadable", {"path", "under", "what", "seen_utc", "host"}, rows);
   });
 }
 

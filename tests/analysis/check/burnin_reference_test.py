@@ -371,6 +371,34 @@ class BurninReferenceTest(unittest.TestCase):
             self.assertIn("one-machine-per-host", r.stdout)
             self.assertIn("burn-gemm-floor", r.stdout)
 
+    def test_a_newer_run_the_history_could_not_store_is_no_pass(self):
+        # The node's newer run holds records of another host: ingest refuses it (exit 4) and
+        # the history kept the node's older pass, exit 0 under --unreadable info.
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            self.machine(root, "old", "a" * 32, "2026-11-28T10:00:00.000Z")
+            self.machine(root, "new", "a" * 32, "2026-11-29T10:00:00.000Z")
+            lines = [json.loads(line) for line in
+                     (root / "new" / "records.jsonl").read_text().splitlines()]
+            (root / "new" / "records.jsonl").write_text(
+                "".join(json.dumps(dict(r, host="other")) + "\n" for r in lines))
+            db = f"sqlite:{root / 'history.db'}"
+            codes = [subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
+                                     str(root / name)], capture_output=True,
+                                    timeout=120).returncode for name in ("old", "new")]
+            self.assertEqual(codes, [0, 4])
+            out = root / "verdict.json"
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--history", db,
+                                "--unreadable", "info", "--json", str(out)],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            verdict = json.loads(out.read_text())
+            self.assertEqual(verdict["drain"], ["vm"])
+            node = next(p for p in verdict["parts"] if p["kind"] == "node")
+            self.assertTrue(any(f["rule"] == "run-complete" and
+                                "the fleet history could not store it" in f["detail"]
+                                for f in node["findings"]), node["findings"])
+
     def test_a_gpu_of_a_node_that_ran_nothing_is_not_a_pass(self):
         # vm2's run stopped before its first record: the node fails on its missing values, and
         # its GPU, which its inventory probes alone judged, once read PASS beside it. Over the

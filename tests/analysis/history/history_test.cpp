@@ -313,6 +313,21 @@ TEST_P(History, ADatabaseOfVersionFourGainsTheRunsInventoryWhenOpened) {
   EXPECT_FALSE(ingest_run(*db, run).added); // stored whole now: nothing changes
 }
 
+// A version-6 database (unreadable rows without a host) gains the column when opened, and
+// stores the host of a run it could not store.
+TEST_P(History, ADatabaseOfVersionSixGainsTheHostOfAnUnreadableRun) {
+  {
+    auto db = open_database(url_);
+    db->execute("ALTER TABLE unreadable DROP COLUMN host");
+    db->execute("UPDATE schema_version SET version = 6");
+  }
+  auto db = open_database(url_);
+  EXPECT_EQ(as_int(db->query("SELECT MAX(version) FROM schema_version").at(0).at(0)),
+            kSchemaVersion);
+  store_unreadable(*db, {"runs"}, {{"runs/b", "the run cannot be stored: why", "node7"}});
+  EXPECT_EQ(as_text(db->query("SELECT host FROM unreadable").at(0).at(0)), "node7");
+}
+
 TEST_P(History, TheReportDrawsEachGpuOverItsRunsWithFloorAndFleetBand) {
   auto db = open_database(url_);
   for (int run = 1; run <= 6; ++run)
