@@ -92,6 +92,13 @@ struct Walk {
     if (::stat(p.c_str(), &st) != 0)
       return unreadable(p, stat_failure(p, errno));
     const bool records = p.filename() == "records.jsonl";
+    // Beside a run.json it is that run's records file: the run is loaded and its file named
+    // there, as a FIFO's is (alone, the run's node was left out of the verdict and passed).
+    std::error_code ec;
+    if (S_ISDIR(st.st_mode) && records && fs::exists(p.parent_path() / "run.json", ec)) {
+      record_files.push_back(p);
+      return;
+    }
     if (S_ISDIR(st.st_mode) && records)
       return unreadable(p, "a directory, not a regular file");
     if (S_ISDIR(st.st_mode))
@@ -294,8 +301,18 @@ bool name_refused_runs(RunSet &set) {
       set.problems.push_back(fmt::format("{}: interrupted before its first record", run.dir));
       continue;
     }
-    if (status != run_field::kRefusedStatus)
+    if (status != run_field::kRefusedStatus) {
+      // A run.json beside no record read (an empty records file, one that is a directory):
+      // check judges the run (its points planned and none recorded), where "no readable
+      // record in the input" sent a node's only run back as bad input, drained by no one.
+      if (run.records.empty() && run.manifest.is_object()) {
+        any = true;
+        set.problems.push_back(fmt::format("{}: run.json says status '{}', and no record of it "
+                                           "was read",
+                                           run.dir, status));
+      }
       continue;
+    }
     any = true;
     const auto why = text_of(run.manifest, run_field::kRefused);
     set.problems.push_back(fmt::format("{}: refused, no point ran: {}", run.dir,

@@ -58,8 +58,10 @@ struct RunSet {
 
 struct LoadOptions {
   // Runs refused before their first point (run.json status "refused": a node short of what
-  // --expect names) are input even when no run holds a record: check judges their nodes (each
-  // fails run-complete), where compare and report have nothing to show.
+  // --expect names), and any run.json beside no record read (a run interrupted before its first
+  // record, a records file empty or a directory), are input even when no run holds a record:
+  // check judges their nodes (each fails run-complete), where compare and report have nothing
+  // to show.
   bool refused_runs_are_input = false;
 };
 

@@ -122,6 +122,21 @@ TEST(RunInputFaults, FifosAndDirectoriesWhereFilesBelongAreNamedWithoutBlocking)
   EXPECT_EQ(set.record_count(), 4u);
 }
 
+// A directory where the run's records file belongs, beside its run.json: the run is loaded from
+// its run.json and the file named in it, as a FIFO's is. The run was dropped whole, and its
+// node's older run alone judged (and passed) it.
+TEST(RunInputFaults, ADirectoryForTheRecordsOfARunLeavesTheRunLoaded) {
+  testing::TempDir tmp("dirrecords");
+  const fs::path run = make_run(fs::path(tmp.path()) / "run", "node01", 2);
+  fs::remove(run / "records.jsonl");
+  fs::create_directory(run / "records.jsonl");
+  const auto set = load_runs({tmp.path()}, {.refused_runs_are_input = true}); // as check
+  ASSERT_EQ(set.runs.size(), 1u);
+  EXPECT_EQ(set.runs[0].manifest.value("host", ""), "node01");
+  ASSERT_EQ(set.unreadable.size(), 1u);
+  EXPECT_EQ(set.unreadable[0].path, (run / "records.jsonl").string());
+}
+
 TEST(RunInputFaults, AnIoErrorIsOneProblemNamingThePath) {
   testing::TempDir tmp("eio");
   const fs::path rack = tmp.path();

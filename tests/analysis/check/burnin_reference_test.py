@@ -694,6 +694,19 @@ class BurninReferenceTest(unittest.TestCase):
         self.assertIn("interrupted before its first record", r.stdout + r.stderr)
         self.assertIn("run-complete", r.stdout)
 
+    def test_a_complete_burnin_whose_records_are_empty_is_judged(self):
+        # run.json says complete, records.jsonl is empty: "no readable record in the input"
+        # (exit 4, bad input, drained by no one). The node is judged: its points are missing.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            (run / "records.jsonl").write_text("")
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("run.json says status 'complete', and no record of it was read",
+                      r.stdout + r.stderr)
+        self.assertIn("drain: vm", r.stdout)
+
     def test_a_temperature_limit_read_beside_no_reading_is_no_pass(self):
         # NVML read the HBM's limit and no HBM temperature all phase: DCGM takes the blank as 0 C
         # and passes it. Here it is a missing value that fails the GPU, over the directories and
