@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <filesystem>
 #include <iterator>
@@ -166,6 +167,13 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
     if (!run.manifest.is_object())
       return; // nothing of this run to judge; its path is named
   }
+  if (const auto start = text_of(run.manifest, run_field::kStartUtc);
+      !start.empty() && !plausible_start(start))
+    set.problems.push_back(fmt::format(
+        "{}: start_utc '{}' cannot date the run (not a UTC time of the form "
+        "2026-11-28T21:10:32.123Z, before 2000, or after this machine's clock): it is judged "
+        "beside its host's newest run, never taken for it",
+        manifest.string(), start));
   auto read = parse_records(text, records_file.string());
   run.records = std::move(read.records);
   std::vector<std::string> twice;
@@ -441,6 +449,35 @@ SupersedingKey superseding_key(const LoadedRun &run,
 
 } // namespace
 
+bool plausible_start(const std::string &start_utc) {
+  const auto digits = [&](std::size_t from, std::size_t n) {
+    return start_utc.size() >= from + n &&
+           std::all_of(start_utc.begin() + static_cast<std::ptrdiff_t>(from),
+                       start_utc.begin() + static_cast<std::ptrdiff_t>(from + n),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  // YYYY-MM-DDTHH:MM:SS, then an optional fraction, then Z and nothing else.
+  if (start_utc.size() < 20 || !digits(0, 4) || start_utc[4] != '-' || !digits(5, 2) ||
+      start_utc[7] != '-' || !digits(8, 2) || start_utc[10] != 'T' || !digits(11, 2) ||
+      start_utc[13] != ':' || !digits(14, 2) || start_utc[16] != ':' || !digits(17, 2))
+    return false;
+  std::size_t end = 19;
+  if (start_utc[end] == '.') {
+    ++end;
+    while (end < start_utc.size() && digits(end, 1))
+      ++end;
+  }
+  if (end + 1 != start_utc.size() || start_utc[end] != 'Z' || start_utc < "2000")
+    return false;
+  // A day's slack for clocks that disagree: a later start is a clock set ahead.
+  const std::time_t tomorrow = std::time(nullptr) + 24 * 3600;
+  std::tm tm{};
+  gmtime_r(&tomorrow, &tm);
+  char limit[32];
+  std::strftime(limit, sizeof limit, "%Y-%m-%dT%H:%M:%S", &tm);
+  return start_utc.compare(0, 19, limit) <= 0;
+}
+
 std::vector<std::string> keep_latest_per_host(RunSet &set) {
   // A run id names one run of every rank, and each rank dates its own directory to the
   // millisecond: the newest run per host, suite and world size is the run id whose earliest rank
@@ -450,7 +487,10 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   const auto ranks = ranks_per_host(set);
   const auto machines = machine_of_runs(set);
   const auto dated = [](const LoadedRun &run) {
-    return run.manifest.is_object() && !run.manifest.contains(run_field::kImported);
+    if (!run.manifest.is_object() || run.manifest.contains(run_field::kImported))
+      return false;
+    const auto start = text_of(run.manifest, run_field::kStartUtc);
+    return start.empty() || plausible_start(start);
   };
   std::map<std::pair<SupersedingKey, std::string>, std::string> run_start; // earliest rank's
   for (const auto &run : set.runs) {

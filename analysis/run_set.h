@@ -103,6 +103,15 @@ inline std::string manifest_text(const LoadedRun &run, const char *field) {
   return "";
 }
 
+// Whether a run's start_utc can date it against the host's other runs: the form railgauge writes
+// (2026-11-28T21:10:32.123Z, which sorts as text), from 2000 on, and not after this machine's
+// clock by more than a day. A run dated 2099 (a clock set ahead) was the newest for good and hid
+// every later run; one of 1970 (a clock reset after an RMA) lost to the older pass; a time with
+// an offset (+02:00) sorted as text against Z times. Such a run is judged beside its host's
+// newest, never taken for it or superseded by it. An empty start is not checked here: a run
+// without one is dated by its first record, or is the oldest.
+bool plausible_start(const std::string &start_utc);
+
 // The host a run is of: its run.json's, else its first record's, else its directory. Inline:
 // check's one-machine-per-host reads it (run_machines.h) without linking this library.
 inline std::string host_of(const LoadedRun &run) {

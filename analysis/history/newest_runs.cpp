@@ -64,7 +64,14 @@ NewestRuns newest_runs(Database &db) {
     bool dated = false;
   };
   std::map<RunOfHost, Run> runs;
+  // A run whose start cannot date it (analysis::plausible_start) is judged beside its host's
+  // newest, never taken for it: as over directories.
+  const auto undated = [&](const OwnRow &r) {
+    return !r.start.empty() && !analysis::plausible_start(r.start);
+  };
   for (std::size_t i = 0; i < own.size(); ++i) {
+    if (undated(own[i]))
+      continue;
     auto &run = runs[{own[i].run_id, own[i].host, own[i].suite, own[i].world}];
     run.start = run.dated ? std::min(run.start, own[i].start) : own[i].start;
     run.dated = true;
@@ -80,6 +87,11 @@ NewestRuns newest_runs(Database &db) {
   std::vector<analysis::RunMachine> newest_machines;
   for (std::size_t i = 0; i < own.size(); ++i) {
     const auto &r = own[i];
+    if (undated(r)) {
+      kept.push_back(r.id);
+      newest_machines.push_back(machines[i]);
+      continue;
+    }
     const auto &run = runs.at({r.run_id, r.host, r.suite, r.world});
     if (newest.at({r.host, r.suite, r.world, run.ranks, run.machine}).second != r.run_id)
       continue;

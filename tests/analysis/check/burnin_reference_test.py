@@ -399,6 +399,32 @@ class BurninReferenceTest(unittest.TestCase):
                                 "the fleet history could not store it" in f["detail"]
                                 for f in node["findings"]), node["findings"])
 
+    def test_a_run_its_clock_cannot_date_never_hides_the_newest(self):
+        # A healthy run dated 2099 (a clock set ahead) was the host's newest for good, and the
+        # slow run after it was never judged; one dated 1970 (a clock reset) lost to the older
+        # pass; an offset (+02:00) sorted as text against Z. Each is judged beside the newest.
+        for odd in ("2099-01-01T00:00:05.000Z", "1970-01-01T00:00:00.000Z",
+                    "2026-11-29T00:30:00.000+02:00", "garbage"):
+            with self.subTest(start=odd), tempfile.TemporaryDirectory() as tmp:
+                root = pathlib.Path(tmp)
+                healthy_first = odd.startswith(("2099", "2026", "garbage"))
+                self.machine(root, "odd", "a" * 32, odd, slow=1.0 if healthy_first else 0.8)
+                self.machine(root, "dated", "a" * 32, "2026-11-28T23:00:00.000Z",
+                             slow=0.8 if healthy_first else 1.0)
+                db = f"sqlite:{root / 'history.db'}"
+                self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
+                                                 str(root / "odd"), str(root / "dated")],
+                                                capture_output=True, timeout=120).returncode, 0)
+                for source in (["--latest-per-host", str(root)], ["--history", db]):
+                    r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", *source],
+                                       capture_output=True, text=True, timeout=120)
+                    self.assertEqual(r.returncode, 2, source[0] + r.stdout + r.stderr)
+                    self.assertIn("burn-gemm-floor", r.stdout, source[0])
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu",
+                                    "--latest-per-host", str(root)],
+                                   capture_output=True, text=True, timeout=120)
+                self.assertIn(f"start_utc '{odd}' cannot date the run", r.stdout + r.stderr)
+
     def test_a_gpu_of_a_node_that_ran_nothing_is_not_a_pass(self):
         # vm2's run stopped before its first record: the node fails on its missing values, and
         # its GPU, which its inventory probes alone judged, once read PASS beside it. Over the
