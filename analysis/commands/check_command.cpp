@@ -252,8 +252,10 @@ void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
 std::unique_ptr<history::Database> open_history(const CheckOptions &o) {
   if (o.history.url.empty())
     return nullptr;
-  return history::open_database(
-      o.history.url, {.timeout_s = o.history.timeout_s, .password_file = o.history.password_file});
+  // Without runs to ingest, check only reads the history: a path that holds none is refused.
+  return history::open_database(o.history.url, {.timeout_s = o.history.timeout_s,
+                                                .password_file = o.history.password_file,
+                                                .create = !o.runs.empty()});
 }
 
 int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) {

@@ -18,6 +18,7 @@
 #include "analysis/history/storable_text.h"
 #include "harness/error.h"
 #include "harness/exit_status.h"
+#include "harness/number_text.h"
 
 namespace railgauge::history {
 namespace {
@@ -150,6 +151,11 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
   return tally.failed ? code(ExitStatus::bad_input) : code(ExitStatus::ok);
 }
 
+// --db-timeout-s's bounds: a millisecond (the finest lock timeout either database takes) to a
+// day (a busy timeout in milliseconds fits an int).
+constexpr double kLeastDbTimeoutS = 0.001;
+constexpr double kMostDbTimeoutS = 86400;
+
 } // namespace
 
 void add_db_flags(CLI::App *cmd, DbFlags &flags) {
@@ -159,7 +165,19 @@ void add_db_flags(CLI::App *cmd, DbFlags &flags) {
   cmd->add_option("--db-timeout-s", flags.timeout_s,
                   "Wait at most this long to connect and for a lock another writer holds, then "
                   "give up (exit 4)")
-      ->capture_default_str();
+      ->capture_default_str()
+      // 0 was PostgreSQL's "no lock timeout" (an ingest waited forever on a lock), and nan, inf
+      // or -1 SQLite's "give up at once": a bounded wait, said in seconds.
+      ->check(CLI::Validator(
+          [](std::string &text) -> std::string {
+            const auto value = finite_number(text);
+            if (value && *value >= kLeastDbTimeoutS && *value <= kMostDbTimeoutS)
+              return {};
+            return fmt::format("'{}' is not a wait of {} to {} seconds; give e.g. "
+                               "--db-timeout-s 30 (the default)",
+                               text, kLeastDbTimeoutS, kMostDbTimeoutS);
+          },
+          "SECONDS"));
 }
 
 std::string db_url(const DbFlags &flags, const char *flag) {

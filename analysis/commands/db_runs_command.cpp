@@ -47,8 +47,9 @@ std::string host_filter(const std::vector<std::string> &hosts, Row &params) {
 }
 
 int list_runs(const RunsOptions &o) {
-  auto db = open_database(db_url(o.db, "--db"),
-                          {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file});
+  auto db = open_database(
+      db_url(o.db, "--db"),
+      {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file, .create = false});
   Row params;
   const auto where = host_filter(o.hosts, params);
   long long n = 0;
@@ -78,8 +79,9 @@ int remove_runs(const RunsOptions &o) {
     throw InputError("no run to remove", "db remove",
                      "give --run RUN_ID (railgauge db list shows them), and --host and --rank to "
                      "remove one host's or one rank's rows only");
-  auto db = open_database(db_url(o.db, "--db"),
-                          {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file});
+  auto db = open_database(
+      db_url(o.db, "--db"),
+      {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file, .create = false});
   Row params{o.run_id};
   auto where = "ru.run_id = ? AND " + host_filter(o.hosts, params);
   if (o.rank) {

@@ -35,8 +35,9 @@ report::Report history_report(const ReportCommandOptions &o) {
   if (o.host.empty())
     throw InputError("--history needs the host to draw", "--host",
                      "give --host NAME, a host the database holds");
-  auto db = history::open_database(
-      o.history.url, {.timeout_s = o.history.timeout_s, .password_file = o.history.password_file});
+  auto db = history::open_database(o.history.url, {.timeout_s = o.history.timeout_s,
+                                                   .password_file = o.history.password_file,
+                                                   .create = false});
   std::optional<check::RuleSet> rules;
   if (!o.rules.empty())
     rules = check::load_rules_file(

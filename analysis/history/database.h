@@ -69,6 +69,10 @@ struct OpenOptions {
   double timeout_s = 30;
   // A file holding the PostgreSQL password, readable by its owner only (mode 0600 or tighter).
   std::optional<std::string> password_file;
+  // SQLite: create the file where there is none. A command that only reads the history (check
+  // --history without runs, db list, report --history) refuses a path that holds no database: a
+  // typo created an empty one, which db list read as 0 runs, exit 0.
+  bool create = true;
 };
 
 // `sqlite:PATH` (the file is created), or `postgresql://[user@]host[:port]/db[?param=...]`

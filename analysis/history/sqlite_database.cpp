@@ -6,6 +6,8 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "analysis/history/database.h"
@@ -32,8 +34,14 @@ private:
 class SqliteDatabase final : public Database {
 public:
   SqliteDatabase(const std::string &path, const OpenOptions &options) : path_(path) {
+    std::error_code ec;
+    if (!options.create && !std::filesystem::exists(path, ec))
+      throw InputError(fmt::format("no database at {}", path), name(),
+                       "give the path of a database that `railgauge db ingest` (or `check "
+                       "--history DB RUNS`) wrote; this command only reads one");
     const int rc =
-        sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+        sqlite3_open_v2(path.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0), nullptr);
     if (rc != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
       sqlite3_close(db_);

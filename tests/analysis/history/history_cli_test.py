@@ -323,11 +323,30 @@ class HistoryCli(unittest.TestCase):
 
     def test_check_history_of_a_database_without_runs_is_refused(self):
         # A new file or a URL with a typo holds nothing: judged nothing is no pass.
-        r = self.railgauge("check", "--history", f"sqlite:{self.tmp / 'empty.db'}")
+        empty = self.tmp / "empty.db"
+        sqlite3.connect(empty).execute("CREATE TABLE t (x)").connection.close()
+        r = self.railgauge("check", "--history", f"sqlite:{empty}")
         self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
         self.assertIn("the database holds no run to judge", r.stderr)
         self.assertIn("fix:", r.stderr)
         self.assertNotIn("PASS", r.stdout)
+        # A path that holds no database at all is refused by every command that only reads
+        # the history, and not created (db list read the typo's new file as 0 runs, exit 0).
+        typo = self.tmp / "typo.db"
+        for args in (["check", "--history", f"sqlite:{typo}"],
+                     ["db", "list", "--db", f"sqlite:{typo}"],
+                     ["report", "--history", f"sqlite:{typo}", "--host", "n1",
+                      "--html", self.tmp / "h.html"]):
+            r = self.railgauge(*args)
+            self.assertEqual(r.returncode, 4, args)
+            self.assertIn(f"no database at {typo}", r.stderr, args)
+            self.assertFalse(typo.exists(), args)
+        # A wait that is no bounded wait: 0 was PostgreSQL's "no lock timeout" (an ingest hung on
+        # a lock), nan, inf and -1 SQLite's "give up at once".
+        for wait in ("0", "nan", "inf", "-1"):
+            r = self.railgauge("db", "list", "--db", f"sqlite:{empty}", "--db-timeout-s", wait)
+            self.assertEqual(r.returncode, 4, wait)
+            self.assertIn(f"'{wait}' is not a wait of 0.001 to 86400 seconds", r.stderr)
 
     def test_check_history_with_rules_auto_is_refused(self):
         # auto picks from run directories; without any it would judge with no profile and pass
