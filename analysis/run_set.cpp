@@ -115,15 +115,17 @@ std::string text_of(const nlohmann::json &manifest, const char *field) {
              : "";
 }
 
-// The records file, run.json and host of one run; what cannot be read goes to set.
-void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t> &digests) {
-  LoadedRun run;
-  run.dir = records_file.parent_path().string();
+// A path of the input that cannot be read (or judged as written): a problem, and unreadable.
+void name_unreadable(RunSet &set, const fs::path &path, std::string what) {
+  set.problems.push_back(fmt::format("{}: cannot be read: {}", path.string(), what));
+  set.unreadable.push_back({path.string(), std::move(what)});
+}
+
+// The run's run.json into run.manifest; what cannot be read goes to set.
+void read_manifest(const fs::path &manifest, LoadedRun &run, RunSet &set) {
   const auto unreadable = [&](const fs::path &path, std::string what) {
-    set.problems.push_back(fmt::format("{}: cannot be read: {}", path.string(), what));
-    set.unreadable.push_back({path.string(), std::move(what)});
+    name_unreadable(set, path, std::move(what));
   };
-  const fs::path manifest = records_file.parent_path() / "run.json";
   // A run.json that cannot be parsed hides the run's inventory and counts from the verdict.
   const auto invalid_manifest = [&](std::string what) {
     set.problems.push_back(fmt::format("{}: {}", manifest.string(), what));
@@ -156,6 +158,50 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
       run.manifest = nullptr;
     }
   }
+}
+
+// Each record without a host (hand-made or damaged input) given its run's; where railgauge's
+// own run holds records of another host, why the file cannot be judged as written.
+std::optional<std::string> give_records_their_host(LoadedRun &run, const fs::path &records_file) {
+  // A record without a host (hand-made or damaged input) belongs to its run's host, or to its
+  // run directory: never to a node named "".
+  std::string host;
+  if (run.manifest.is_object() && run.manifest.contains(run_field::kHost) &&
+      run.manifest[run_field::kHost].is_string())
+    host = run.manifest[run_field::kHost].get<std::string>();
+  if (host.empty())
+    host = records_file.parent_path().filename().string();
+  if (host.empty())
+    host = run.dir;
+  for (auto &r : run.records)
+    if (r.host.empty())
+      r.host = host;
+  // railgauge writes one host's records into a run's directory (each rank its own): records of
+  // another host are records merged from another run. Judged under their own host, they left
+  // this run's node a pass and drained a host that never ran here; the history refuses them.
+  if (run.manifest.is_object() && !run.manifest.contains(run_field::kImported) &&
+      run.manifest.contains(run_field::kHost)) {
+    const auto other = std::find_if(run.records.begin(), run.records.end(),
+                                    [&](const Record &r) { return r.host != host; });
+    if (other != run.records.end())
+      return fmt::format("its records name host '{}' besides the run's '{}': records merged "
+                         "from another run; judge each host's run directory as railgauge "
+                         "wrote it",
+                         other->host, host);
+  }
+  return std::nullopt;
+}
+
+// The records file, run.json and host of one run; what cannot be read goes to set.
+void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t> &digests) {
+  LoadedRun run;
+  run.dir = records_file.parent_path().string();
+  const auto unreadable = [&](const fs::path &path, std::string what) {
+    name_unreadable(set, path, std::move(what));
+  };
+  const fs::path manifest = records_file.parent_path() / "run.json";
+  std::string text;
+  read_manifest(manifest, run, set);
   text.clear();
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(records_file, ec)) && run.manifest.is_object()) {
@@ -184,19 +230,8 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
                            "records edited or merged; judge the run as railgauge wrote it",
                            twice.front(),
                            twice.size() > 1 ? fmt::format(", and {} more", twice.size() - 1) : ""));
-  // A record without a host (hand-made or damaged input) belongs to its run's host, or to its
-  // run directory: never to a node named "".
-  std::string host;
-  if (run.manifest.is_object() && run.manifest.contains(run_field::kHost) &&
-      run.manifest[run_field::kHost].is_string())
-    host = run.manifest[run_field::kHost].get<std::string>();
-  if (host.empty())
-    host = records_file.parent_path().filename().string();
-  if (host.empty())
-    host = run.dir;
-  for (auto &r : run.records)
-    if (r.host.empty())
-      r.host = host;
+  if (auto merged = give_records_their_host(run, records_file))
+    unreadable(records_file, std::move(*merged));
   // Lines that cannot be decoded are records lost to the verdict: the file is an input that
   // could not be read whole (each line is still a problem of its own, with its number).
   if (!read.problems.empty())
@@ -401,141 +436,6 @@ RunSet load_runs(const std::vector<std::string> &paths, LoadOptions options) {
                      "give run directories written by `railgauge run` or `railgauge import`");
   }
   return set;
-}
-
-namespace {
-
-// The suite a run ran ("import.nccl-tests" for an import), and when it started.
-std::string suite_of(const LoadedRun &run) {
-  const auto &m = run.manifest;
-  if (m.is_object() && m.contains(run_field::kSuite) && m[run_field::kSuite].is_object())
-    return text_of(m[run_field::kSuite], run_field::kSuiteName);
-  return "";
-}
-
-// The ranks of the run's world ("" before manifests named it): a run of 8 ranks on one node and
-// one of 16 across two measure different things, so neither supersedes the other.
-std::string world_of(const LoadedRun &run) {
-  const auto &m = run.manifest;
-  if (m.is_object() && m.contains(run_field::kWorld) && m[run_field::kWorld].is_object() &&
-      m[run_field::kWorld].contains(run_field::kWorldSize) &&
-      m[run_field::kWorld][run_field::kWorldSize].is_number_integer())
-    return std::to_string(m[run_field::kWorld][run_field::kWorldSize].get<long long>());
-  return "";
-}
-
-using SupersedingKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
-
-// How many ranks of each run ran on each host: one run id per host and run.
-std::map<std::pair<std::string, std::string>, int> ranks_per_host(const RunSet &set) {
-  std::map<std::pair<std::string, std::string>, int> ranks;
-  for (const auto &run : set.runs)
-    if (run.manifest.is_object())
-      ++ranks[{host_of(run), run_id_of(run)}];
-  return ranks;
-}
-
-// What a newer run replaces: the same host, suite, world size and ranks on the host. A burn-in
-// on eight 8-GPU nodes has a node step of one rank per node (world 8, 1 on the host) and a
-// per-node NCCL step (world 8, all 8 on the host): neither supersedes the other.
-// And the machine (run_machines.h): another machine under the same host name is not a retest.
-SupersedingKey superseding_key(const LoadedRun &run,
-                               const std::map<std::pair<std::string, std::string>, int> &ranks,
-                               const std::map<std::string, std::string> &machines) {
-  const auto here = ranks.find({host_of(run), run_id_of(run)});
-  return {host_of(run), suite_of(run), world_of(run),
-          here == ranks.end() ? "" : std::to_string(here->second), machines.at(run.dir)};
-}
-
-} // namespace
-
-bool plausible_start(const std::string &start_utc) {
-  const auto digits = [&](std::size_t from, std::size_t n) {
-    return start_utc.size() >= from + n &&
-           std::all_of(start_utc.begin() + static_cast<std::ptrdiff_t>(from),
-                       start_utc.begin() + static_cast<std::ptrdiff_t>(from + n),
-                       [](char c) { return c >= '0' && c <= '9'; });
-  };
-  // YYYY-MM-DDTHH:MM:SS, then an optional fraction, then Z and nothing else.
-  if (start_utc.size() < 20 || !digits(0, 4) || start_utc[4] != '-' || !digits(5, 2) ||
-      start_utc[7] != '-' || !digits(8, 2) || start_utc[10] != 'T' || !digits(11, 2) ||
-      start_utc[13] != ':' || !digits(14, 2) || start_utc[16] != ':' || !digits(17, 2))
-    return false;
-  std::size_t end = 19;
-  if (start_utc[end] == '.') {
-    ++end;
-    while (end < start_utc.size() && digits(end, 1))
-      ++end;
-  }
-  if (end + 1 != start_utc.size() || start_utc[end] != 'Z' || start_utc < "2000")
-    return false;
-  // A day's slack for clocks that disagree: a later start is a clock set ahead.
-  const std::time_t tomorrow = std::time(nullptr) + 24 * 3600;
-  std::tm tm{};
-  gmtime_r(&tomorrow, &tm);
-  char limit[32];
-  std::strftime(limit, sizeof limit, "%Y-%m-%dT%H:%M:%S", &tm);
-  return start_utc.compare(0, 19, limit) <= 0;
-}
-
-std::vector<std::string> keep_latest_per_host(RunSet &set) {
-  // A run id names one run of every rank, and each rank dates its own directory to the
-  // millisecond: the newest run per host, suite and world size is the run id whose earliest rank
-  // started last (then the id), and every rank of it is kept. Runs without a manifest cannot be
-  // dated, and imports are never superseded (each holds the file it was imported from: two logs
-  // of one tool are two measurements, and the same file twice is already one run): all kept.
-  const auto ranks = ranks_per_host(set);
-  const auto machines = machine_of_runs(set);
-  const auto dated = [](const LoadedRun &run) {
-    if (!run.manifest.is_object() || run.manifest.contains(run_field::kImported))
-      return false;
-    const auto start = text_of(run.manifest, run_field::kStartUtc);
-    return start.empty() || plausible_start(start);
-  };
-  std::map<std::pair<SupersedingKey, std::string>, std::string> run_start; // earliest rank's
-  for (const auto &run : set.runs) {
-    if (!dated(run))
-      continue;
-    auto start = text_of(run.manifest, run_field::kStartUtc);
-    if (start.empty() && !run.records.empty())
-      start = run.records.front().time_utc; // a run.json written by hand: as the history dates it
-    auto [it, first] =
-        run_start.try_emplace({superseding_key(run, ranks, machines), run_id_of(run)}, start);
-    if (!first)
-      it->second = std::min(it->second, start);
-  }
-  std::map<SupersedingKey, std::pair<std::string, std::string>> newest; // (start, run id)
-  for (const auto &[key_and_id, start] : run_start) {
-    auto &best = newest[key_and_id.first];
-    best = std::max(best, std::pair{start, key_and_id.second});
-  }
-  std::vector<std::string> dropped;
-  std::vector<LoadedRun> kept;
-  for (auto &run : set.runs) {
-    if (dated(run) && run_id_of(run) != newest[superseding_key(run, ranks, machines)].second) {
-      dropped.push_back(run.dir);
-      continue;
-    }
-    kept.push_back(std::move(run));
-  }
-  set.runs = std::move(kept);
-  return dropped;
-}
-
-std::vector<std::string> superseded_runs(const RunSet &set) {
-  const auto ranks = ranks_per_host(set);
-  const auto machines = machine_of_runs(set);
-  std::map<SupersedingKey, std::set<std::string>> ids;
-  for (const auto &run : set.runs)
-    if (run.manifest.is_object())
-      ids[superseding_key(run, ranks, machines)].insert(run_id_of(run));
-  std::vector<std::string> out;
-  for (const auto &[key, runs] : ids)
-    if (runs.size() > 1)
-      out.push_back(fmt::format(
-          "{} has {} runs of suite '{}'{}", std::get<0>(key), runs.size(), std::get<1>(key),
-          std::get<2>(key).empty() ? "" : " on " + std::get<2>(key) + " ranks"));
-  return out;
 }
 
 RunSet with_per_gpu_parts(RunSet set) {

@@ -694,6 +694,22 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertTrue(any("the counter went backwards (-1)" in d for d in details),
                                 (source, details))
 
+    def test_another_hosts_records_in_a_run_fail_its_node(self):
+        # A copy of the bf16 burn record of another host (node7, 15 % slow) appended to the
+        # run's records: check over the directory passed vm and drained node7, which never ran
+        # here (the history refuses such a run).
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            first = json.loads((run / "records.jsonl").read_text().splitlines()[0])
+            first["host"] = "node7"
+            with open(run / "records.jsonl", "a") as f:
+                f.write(json.dumps(first) + "\n")
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("its records name host 'node7' besides the run's 'vm'", r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"drain: .*vm")
+
     def test_a_burnin_with_its_data_check_off_signs_no_node_off(self):
         # --no-verify: the host copies' data were never compared. A GPU that returned wrong data
         # would have passed too; the burn-in profiles fail it (the default level warns).

@@ -306,8 +306,11 @@ class Strict:
         # What the history could not store, it cannot pass: each refused run fails the fleet.
         _, judged = self.node_verdicts("--history", self.url)
         self.assertEqual(judged["verdict"], "fail")
+        # b-two twice: the history could not store it, and its records file holds another
+        # host's records (as check over the directory names it).
         self.assertEqual(sorted(u["path"] for u in judged["unreadable"]),
-                         [str(runs / d) for d in ("a0", "a1", "a2", "a3", "b-two")])
+                         [str(runs / d) for d in ("a0", "a1", "a2", "a3", "b-two")] +
+                         [str(runs / "b-two" / "records.jsonl")])
 
     # Case 7: a run stored while it was written is refreshed; db list and db remove.
     def test_a_running_run_is_refreshed_listed_and_removed(self):
