@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -120,12 +121,35 @@ bool section_available(const json &inventory, const char *section) {
          inventory[section].value(inventory_field::kAvailable, false);
 }
 
+// A section's list (nvml.gpus, verbs.devices), or why it cannot be read: a list of objects, or
+// absent (none). A run.json holding `"gpus": "x"` once crashed check (exit 3, no file named).
+std::optional<json> objects_of(const json &inventory, const char *section, const char *field,
+                               std::string &why) {
+  const auto list = inventory[section].value(field, json::array());
+  if (list.is_array() &&
+      std::all_of(list.begin(), list.end(), [](const json &e) { return e.is_object(); }))
+    return list;
+  why = fmt::format("the inventory's {}.{} is not a list of objects: {}", section, field,
+                    list.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 60));
+  return std::nullopt;
+}
+
+ProbeResult unreadable_list(std::string why) {
+  ProbeResult r;
+  r.available = false;
+  r.reason = std::move(why);
+  return r;
+}
+
 template <class F> ProbeResult per_gpu(const json &inventory, F &&value_of) {
   if (!section_available(inventory, inventory_field::kNvml))
     return unavailable(inventory, inventory_field::kNvml);
+  std::string why;
+  const auto gpus = objects_of(inventory, inventory_field::kNvml, inventory_field::kGpus, why);
+  if (!gpus)
+    return unreadable_list(std::move(why));
   ProbeResult r;
-  for (const auto &g :
-       inventory[inventory_field::kNvml].value(inventory_field::kGpus, json::array())) {
+  for (const auto &g : *gpus) {
     ProbeValue v;
     v.kind = PartKind::gpu;
     v.id = g.contains(inventory_field::kPciBusId) && g[inventory_field::kPciBusId].is_string()
@@ -144,10 +168,17 @@ template <class F> ProbeResult per_gpu(const json &inventory, F &&value_of) {
 ProbeResult nic_ports(const json &inventory, const std::string &probe) {
   if (!section_available(inventory, inventory_field::kVerbs))
     return unavailable(inventory, inventory_field::kVerbs);
+  std::string why;
+  const auto devices =
+      objects_of(inventory, inventory_field::kVerbs, inventory_field::kDevices, why);
+  if (!devices)
+    return unreadable_list(std::move(why));
   ProbeResult r;
-  for (const auto &dev :
-       inventory[inventory_field::kVerbs].value(inventory_field::kDevices, json::array())) {
-    const auto ports = dev.value(inventory_field::kPorts, json::array());
+  for (const auto &dev : *devices) {
+    auto ports = dev.value(inventory_field::kPorts, json::array());
+    if (!ports.is_array() ||
+        !std::all_of(ports.begin(), ports.end(), [](const json &p) { return p.is_object(); }))
+      ports = json::array(); // unreadable: said below as "no port listed", a missing value
     if (dev.contains(inventory_field::kError) || ports.empty()) {
       // A device verbs lists but cannot open or query (firmware in error, a driver that lost
       // it): every port probe is unreadable for it, a missing value, never a NIC left out.

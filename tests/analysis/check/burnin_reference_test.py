@@ -710,6 +710,14 @@ class BurninReferenceTest(unittest.TestCase):
         self.assertIn("its records name host 'node7' besides the run's 'vm'", r.stdout + r.stderr)
         self.assertRegex(r.stdout, r"drain: .*vm")
 
+    def test_an_inventory_whose_gpus_are_no_list_fails_without_a_crash(self):
+        # "gpus": "x" in run.json's inventory crashed check (exit 3, no file or field named).
+        r = checked_healthy_h200_with(
+            lambda manifest: manifest["inventory"]["nvml"].update(gpus="x"), "h200-sxm-1gpu")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("missing, the inventory's ", r.stdout)
+        self.assertIn("vm    node                 FAIL     clocks-throttled (missing)", r.stdout)
+
     def test_a_burnin_with_its_data_check_off_signs_no_node_off(self):
         # --no-verify: the host copies' data were never compared. A GPU that returned wrong data
         # would have passed too; the burn-in profiles fail it (the default level warns).
