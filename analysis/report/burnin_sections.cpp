@@ -220,6 +220,44 @@ void phase_charts(Page &page, const std::string &key, const Phase &phase,
   }
 }
 
+// The node's collectives beside its burn phases (the all_reduce of 16 GiB): a one-rank one has
+// no bus bandwidth and is drawn in no curve, so it was nowhere on the page while compare read it
+// 0.598 beside a co-tenant. Its algorithm bandwidth, and in place, no data moved.
+void collectives_table(Page &page, const analysis::RunSet &runs) {
+  std::vector<std::vector<std::string>> rows{
+      {"run", "collective", "size", "in place", "ranks", "figure", "GB/s", "median time (ms)"}};
+  for (const auto &run : runs.runs)
+    for (const auto &r : run.records) {
+      if (!r.key.starts_with("collectives.") || r.status != Status::ok)
+        continue;
+      const auto factor = number_at(r.metrics, "bus_factor");
+      const bool one_rank = factor && *factor == 0;
+      const auto in_place = r.params.value("in_place", std::string());
+      const auto rate =
+          number_at(r.metrics, one_rank ? "algbw_gbytes_per_s" : "busbw_gbytes_per_s");
+      const auto time = r.metrics.contains(metric::kTimeS)
+                            ? number_at(r.metrics[metric::kTimeS], "median")
+                            : std::nullopt;
+      const bool no_data = one_rank && in_place == "in_place";
+      rows.push_back(
+          {run_label(runs, run).empty() ? run.dir : run_label(runs, run), r.key,
+           r.params.contains(metric::kSizeBytes) && r.params[metric::kSizeBytes].is_number()
+               ? tick_label(r.params[metric::kSizeBytes].get<double>(), true)
+               : "-",
+           in_place, r.params.value("world_size", json()).dump(),
+           no_data    ? "no data moved (one rank, in place)"
+           : one_rank ? "algbw (one rank: no bus)"
+                      : "busbw",
+           rate && !no_data ? fmt::format("{:.4g}", *rate) : "-",
+           time ? fmt::format("{:.4g}", *time * 1e3) : "-"});
+    }
+  if (rows.size() == 1)
+    return;
+  page.para("The node's collectives, beside its phases: a one-rank collective is read by its "
+            "algorithm bandwidth (it has no bus), and in place it moves no data.");
+  page.table(rows);
+}
+
 } // namespace
 
 void burnin_section(Page &page, const analysis::RunSet &runs, const check::RuleSet *rules) {
@@ -232,6 +270,7 @@ void burnin_section(Page &page, const analysis::RunSet &runs, const check::RuleS
             "floor (report --rules) or, without one, against the best GPU, and what each GPU did "
             "second by second.");
   grid(page, phases);
+  collectives_table(page, runs);
   for (const auto &[key, phase] : phases)
     phase_charts(page, key, phase, rules);
 }

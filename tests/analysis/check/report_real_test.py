@@ -125,6 +125,21 @@ class BurninReportTest(unittest.TestCase):
                              ("gemm.burn tf32", "325")):
             self.assertIn(f"**{phase}** per GPU (TFLOP/s; floor {floor} (h200-sxm-1gpu))", md)
 
+    def test_the_nodes_all_reduce_is_on_the_page(self):
+        # A one-rank all_reduce has no bus bandwidth and was drawn in no curve: the co-tenant's
+        # 40 % slower 16 GiB all_reduce (compare: 0.598) was nowhere on the page.
+        burnin = ROOT / "results" / "reference" / "h200-burnin-2026-11-28" / "burnin"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            r = railgauge("report", burnin / "healthy", burnin / "cotenant-15", "--markdown",
+                          out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            md = (out / "r.md").read_text()
+        for run, rate, ms in (("run 1", "2150", "7.99"), ("run 2", "1286", "13.36")):
+            self.assertIn(f"| {run} | collectives.nccl_all_reduce | 16 GiB | out_of_place | 1 | "
+                          f"algbw (one rank: no bus) | {rate} | {ms} |", md)
+        self.assertIn("| in_place | 1 | no data moved (one rank, in place) | - |", md)
+
     def test_a_gpu_that_failed_a_phase_is_a_failure_and_its_power_lines_up(self):
         # A GPU whose HBM burn held wrong data was left out of the grid and charts as if it never
         # ran ("-"); and power and clock, whose t_s counts from the settled window (6.6 s into
