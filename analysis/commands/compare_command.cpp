@@ -60,6 +60,10 @@ int run_compare(const CLI::App &cmd, const CompareCommandOptions &o) {
     inputs.push_back(load_runs({r}));
   compare::CompareOptions options;
   options.metric = o.metric;
+  // The table's metric column names a metric without its "metrics." (tflops): read as one.
+  if (options.metric && !options.metric->empty() && !options.metric->starts_with("metrics.") &&
+      !options.metric->starts_with("params."))
+    options.metric = "metrics." + *options.metric;
   options.match_device = o.match_device;
   options.single_sample_tolerance = o.single_sample_tolerance_percent / 100;
   for (const auto &p : o.ignore_params)

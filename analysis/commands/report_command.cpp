@@ -83,7 +83,19 @@ int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
   std::optional<RunSet> runs;
   std::optional<compare::Comparison> comparison;
   const auto &first = o.inputs.front();
-  if (o.inputs.size() == 1 && std::filesystem::is_regular_file(first) && first.ends_with(".json")) {
+  // A comparison's JSON among run directories was read as a records file (546 lines "not a
+  // complete JSON line"), and the page written, exit 0.
+  const auto is_json_file = [](const std::string &path) {
+    return std::filesystem::is_regular_file(path) && path.ends_with(".json");
+  };
+  if (o.inputs.size() > 1)
+    for (const auto &input : o.inputs)
+      if (is_json_file(input))
+        throw InputError(fmt::format("{}: a JSON file among {} inputs", input, o.inputs.size()),
+                         "report",
+                         "give a comparison's JSON (railgauge compare --json) alone, or run "
+                         "directories only");
+  if (o.inputs.size() == 1 && is_json_file(first)) {
     try {
       comparison = compare::comparison_from_json(read_json(first, "report"));
     } catch (const nlohmann::json::exception &e) {

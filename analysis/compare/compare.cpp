@@ -30,8 +30,10 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
     throw InputError(fmt::format("{} labels for {} runs", labels.size(), inputs.size()), "--label",
                      "give one --label per run, in the same order, or none");
   if (!(o.single_sample_tolerance > 0))
-    throw InputError(fmt::format("single-sample tolerance {:g}", o.single_sample_tolerance),
-                     "--single-sample-tolerance", "give a relative difference above 0, e.g. 0.1");
+    throw InputError(
+        fmt::format("single-sample tolerance of {:g} %", 100 * o.single_sample_tolerance),
+        "--single-sample-tolerance",
+        "give a percentage above 0, e.g. --single-sample-tolerance 10 (the default)");
   Comparison c;
   c.labels = labels;
   c.single_sample_tolerance = o.single_sample_tolerance;
@@ -44,6 +46,17 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
   Points points;
   ParamsOf params_of;
   collect_points(inputs, o, slot_keys, context_of, c, points, params_of);
+  // A metric no record holds compared nothing, said nothing and exited 0: the table's metric
+  // column prints "tflops", the option wanted "metrics.tflops".
+  const bool any_value = std::any_of(points.begin(), points.end(), [](const auto &point) {
+    return std::any_of(point.second.second.begin(), point.second.second.end(),
+                       [](const auto &slot) { return !slot.values.empty(); });
+  });
+  if (o.metric && !any_value)
+    throw InputError(fmt::format("no record of the inputs holds the metric '{}'", *o.metric),
+                     "--metric",
+                     "give a path into a record, e.g. metrics.tflops, metrics.busbw_gbytes_per_s "
+                     "or metrics.time_s.median (a bare name is looked for under metrics.)");
   merge_near_sizes(points, params_of);
   Sides sides, curve_sides;
   for (const auto &[id, entry] : points)
@@ -90,7 +103,7 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
       every_input = every_input && (p.sides[i] || (i < p.not_ok.size() && !p.not_ok[i].empty()));
     c.matched += every_input;
   }
-  if (!c.points.empty() && 2 * c.matched < static_cast<int>(c.points.size()))
+  if (c.matched < static_cast<int>(c.points.size()))
     c.hint = unmatched_hint(c, seen, key_in);
   if (interpolated > 0)
     c.hint += fmt::format("{}{} comparison(s) of a size that only one input measured read the "

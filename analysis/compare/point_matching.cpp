@@ -344,6 +344,20 @@ void merge_near_sizes(Points &points, ParamsOf &params_of) {
   }
 }
 
+namespace {
+
+// Whether every input holds a figure (or a record that broke) of each key some input holds.
+bool same_keys(const Comparison &c) {
+  std::vector<std::set<std::string>> keys(c.labels.size());
+  for (const auto &p : c.points)
+    for (std::size_t i = 0; i < p.sides.size() && i < keys.size(); ++i)
+      if (p.sides[i] || (i < p.not_ok.size() && !p.not_ok[i].empty()))
+        keys[i].insert(p.key);
+  return std::all_of(keys.begin(), keys.end(), [&](const auto &k) { return k == keys.front(); });
+}
+
+} // namespace
+
 std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const KeysIn &key_in) {
   std::map<std::string, std::vector<std::set<std::string>>> differ; // param -> per input values
   for (const auto &[key, params] : seen) {
@@ -365,10 +379,19 @@ std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const Ke
         values[i].insert(sets[i].begin(), sets[i].end());
     }
   }
+  // Under half matched is said whatever the cause; fewer unmatched only where a param tells why
+  // (an HBM sweep's grid_blocks: 11 points only in each input, --ignore-param never offered).
+  if (differ.empty() && 2 * c.matched >= static_cast<int>(c.points.size()))
+    return "";
   std::string hint =
       fmt::format("only {} of {} points are in every input.", c.matched, c.points.size());
   if (differ.empty())
-    return hint + " The inputs measured different keys: compare runs of the same benchmarks.";
+    return hint + (same_keys(c) ? " The inputs measured the same keys on other devices (with "
+                                  "--match-device a device is its machine's slot: a run.json "
+                                  "without the machine's id matches no replaced GPU) or at "
+                                  "other points; each unmatched point says which input holds it."
+                                : " The inputs measured different keys: compare runs of the same "
+                                  "benchmarks.");
   hint += " These params differ between the inputs:";
   for (const auto &[name, sets] : differ) {
     hint += " " + name + " (";

@@ -380,6 +380,25 @@ class CompareRealTest(unittest.TestCase):
         self.assertEqual(p["verdict"], ["within noise"])
         self.assertNotIn("±0.0%", table)
 
+    def test_a_metric_is_named_as_the_table_names_it_or_refused(self):
+        # --metric tflops (the table's column) compared nothing, said nothing and exited 0.
+        healthy, shared = H200_BURNIN_28 / "healthy", H200_BURNIN_28 / "cotenant-15"
+        c, _ = self.compare(healthy, shared, "--metric", "tflops")
+        self.assertEqual({p["metric"] for p in c["points"]}, {"metrics.tflops"})
+        r = railgauge("compare", healthy, shared, "--metric", "bogus")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("no record of the inputs holds the metric 'metrics.bogus'", r.stderr)
+        # The tolerance is a percentage, and its fix says so (it offered 0.1, read as 0.1 %).
+        r = railgauge("compare", healthy, shared, "--single-sample-tolerance", "-5")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("give a percentage above 0, e.g. --single-sample-tolerance 10", r.stderr)
+        # A comparison's JSON among run directories was read as records, exit 0.
+        out = pathlib.Path(self.tmp.name)
+        railgauge("compare", healthy, shared, "--json", out / "c.json")
+        r = railgauge("report", out / "c.json", healthy, "--html", out / "r.html")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertIn("a JSON file among 2 inputs", r.stderr)
+
 
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
