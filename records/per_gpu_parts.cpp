@@ -3,6 +3,7 @@
 #include "harness/device_fields.h"
 #include "harness/metric_names.h"
 #include "records/gemm_record.h"
+#include "records/memory_record.h"
 
 namespace railgauge::records {
 namespace {
@@ -17,9 +18,31 @@ const nlohmann::json *gpu_objects(const Record &r) {
   return nullptr;
 }
 
-Status status_of(const GpuPart &gpu, Status point) {
+// The counts of wrong data a GPU object may hold: the GEMM burn's, the HBM copy's and patterns',
+// a peer copy's and the host copies'.
+constexpr const char *kWrongDataCounts[] = {gemm::record::kBurnBadIterations,
+                                            gemm::record::kBurnMismatchedElements,
+                                            gemm::record::kBurnNanElements,
+                                            gemm::record::kBurnInfElements,
+                                            gemm::record::kBurnReferenceWrongElements,
+                                            memory::record::kWrongWords,
+                                            metric::kWrongElements};
+
+// A GPU object that counts wrong data, or holds an error, beside a verdict of ok (a writer's bug,
+// a merged or edited file) is no pass: the counts are what the data check found.
+bool says_wrong_data(const nlohmann::json &gpu) {
+  for (const char *name : kWrongDataCounts)
+    if (const auto it = gpu.find(name); it != gpu.end() && it->is_number() && it->get<double>() > 0)
+      return true;
+  const auto error = gpu.find(metric::kPerGpuError);
+  return error != gpu.end() && error->is_string() && !error->get<std::string>().empty();
+}
+
+Status status_of(const GpuPart &gpu, const nlohmann::json &object, Status point) {
   if (gpu.verdict == Status::failed || gpu.verdict == Status::error)
     return *gpu.verdict;
+  if (says_wrong_data(object))
+    return Status::failed;
   return point == Status::failed || point == Status::error ? Status::ok : point;
 }
 
@@ -48,7 +71,7 @@ std::vector<Record> per_gpu_parts(const Record &r) {
     if (!g->pci.empty())
       part.device[device::kPci] = g->pci;
     part.metrics = gpu;
-    part.status = status_of(*g, r.status);
+    part.status = status_of(*g, gpu, r.status);
     if (part.status == Status::failed || part.status == Status::error)
       part.reason = g->error ? g->error : r.reason;
     parts.push_back(std::move(part));

@@ -379,9 +379,15 @@ std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const Ke
         values[i].insert(sets[i].begin(), sets[i].end());
     }
   }
-  // Under half matched is said whatever the cause; fewer unmatched only where a param tells why
-  // (an HBM sweep's grid_blocks: 11 points only in each input, --ignore-param never offered).
-  if (differ.empty() && 2 * c.matched >= static_cast<int>(c.points.size()))
+  std::string ignorable;
+  for (const auto &[name, sets] : differ)
+    if (std::find(std::begin(kIdentityParams), std::end(kIdentityParams), name) ==
+        std::end(kIdentityParams))
+      ignorable += " --ignore-param " + name;
+  // Under half matched is said whatever the cause; fewer unmatched only where a param that may
+  // be ignored tells why (an HBM sweep's grid_blocks: 11 points only in each input, and
+  // --ignore-param was never offered), not where one input swept sizes the other did not.
+  if (ignorable.empty() && 2 * c.matched >= static_cast<int>(c.points.size()))
     return "";
   std::string hint =
       fmt::format("only {} of {} points are in every input.", c.matched, c.points.size());
@@ -399,11 +405,6 @@ std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const Ke
       hint += fmt::format("{}{}: {}", i ? "; " : "", c.labels[i], joined_sample(sets[i]));
     hint += ")";
   }
-  std::string ignorable;
-  for (const auto &[name, sets] : differ)
-    if (std::find(std::begin(kIdentityParams), std::end(kIdentityParams), name) ==
-        std::end(kIdentityParams))
-      ignorable += " --ignore-param " + name;
   if (!ignorable.empty())
     hint += ". To match without them:" + ignorable;
   return hint + ".";

@@ -718,6 +718,22 @@ class BurninReferenceTest(unittest.TestCase):
         self.assertIn("missing, the inventory's ", r.stdout)
         self.assertIn("vm    node                 FAIL     clocks-throttled (missing)", r.stdout)
 
+    def test_wrong_data_counted_beside_a_verdict_of_ok_is_no_pass(self):
+        # 3 wrong words of the pattern test, 12 mismatched GEMM elements: each GPU object said
+        # verdict ok (a writer's bug, an edited file) and check took the verdict.
+        for key, field in (("memory.pattern", "wrong_words"), ("gemm.burn", "mismatched_elements")):
+            with self.subTest(key=key), tempfile.TemporaryDirectory() as tmp:
+                run = healthy_h200_with(tmp, lambda manifest: None)
+
+                def wrong(r):
+                    if r["key"] == key:
+                        for gpu in r["metrics"].get("per_gpu") or r["metrics"].get("gpus"):
+                            gpu[field] = 3
+                rewrite_records(run, wrong)
+                for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                    self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                    self.assertEqual(parts["gpu"]["verdict"], "fail", source)
+
     def test_a_burnin_with_its_data_check_off_signs_no_node_off(self):
         # --no-verify: the host copies' data were never compared. A GPU that returned wrong data
         # would have passed too; the burn-in profiles fail it (the default level warns).
