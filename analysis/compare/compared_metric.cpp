@@ -2,6 +2,7 @@
 
 #include "analysis/check/json_path.h"
 #include "analysis/compare/compare.h"
+#include "records/one_rank_collective.h"
 
 namespace railgauge::compare {
 
@@ -25,12 +26,9 @@ std::string default_metric(const json &metrics) {
   // One rank's collective moves nothing over a bus (bus_factor 2(n-1)/n is 0): its bus bandwidth
   // is 0 in every run, a ratio of nothing, and the figure that changes is the algorithm's.
   const json doc = {{"metrics", metrics}};
-  // An import of nccl-tests states no factor: there a bus bandwidth of 0 beside an algorithm
-  // bandwidth above it says the same (every one-GPU all_reduce read "baseline is zero").
-  const auto factor = number_at(doc, "metrics.bus_factor");
-  const auto busbw = number_at(doc, "metrics.busbw_gbytes_per_s");
-  const auto algbw = number_at(doc, "metrics.algbw_gbytes_per_s");
-  if (algbw && ((factor && *factor == 0) || (!factor && busbw && *busbw == 0 && *algbw > 0)))
+  // An import of nccl-tests states no factor (every one-GPU all_reduce read "baseline is zero"):
+  // records/one_rank_collective.h reads it off the two bandwidths.
+  if (records::one_rank_collective(metrics) && number_at(doc, "metrics.algbw_gbytes_per_s"))
     return "metrics.algbw_gbytes_per_s";
   for (const char *path : {"metrics.busbw_gbytes_per_s", "metrics.bandwidth_gbits_per_s",
                            "metrics.bandwidth_gbytes_per_s", "metrics.tflops",

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "records/one_rank_collective.h"
+
 namespace railgauge::compare {
 std::string family_of(const std::string &key) { return key.substr(0, key.find('.')); }
 
@@ -13,23 +15,6 @@ const std::optional<Side> &compared_side(const PointComparison &p, std::size_t k
     return p.sides[k];
   return p.interpolated[k];
 }
-
-namespace {
-
-// A collective of one rank in place has nothing to move: NCCL returns at once (16 GiB in 1.4 us on
-// one H200, 12.6 PB/s of "algorithm bandwidth"). Its ratio is one of launch overheads, and
-// counted it halved a co-tenant's visible drop in the family's mean.
-bool moves_no_data(const PointComparison &p) {
-  if (!p.key.starts_with("collectives.") || !p.params.is_object() ||
-      p.params.value("in_place", nlohmann::json()) != "in_place")
-    return false;
-  const auto ranks = p.params.contains("group_size")
-                         ? p.params["group_size"]
-                         : p.params.value("world_size", nlohmann::json());
-  return ranks.is_number() && ranks.get<double>() == 1;
-}
-
-} // namespace
 
 int judge(PointComparison &p, const std::vector<std::string> &labels,
           double single_sample_tolerance, Tallies &t) {
@@ -50,7 +35,7 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
       }
       continue;
     }
-    if (!a || !b || a->value == 0 || moves_no_data(p)) {
+    if (!a || !b || a->value == 0 || records::moves_no_data(p.key, p.params)) {
       p.ratio.emplace_back();
       auto &fs = t.fam[{family_of(p.key), static_cast<int>(i)}];
       auto &ks = t.keys[{p.key, static_cast<int>(i)}];

@@ -10,6 +10,7 @@
 #include "analysis/report/svg.h"
 #include "records/burn_figure.h"
 #include "records/burnin_phase_name.h"
+#include "records/one_rank_collective.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::report {
@@ -226,21 +227,21 @@ void phase_charts(Page &page, const std::string &key, const Phase &phase,
 void collectives_table(Page &page, const analysis::RunSet &runs) {
   std::vector<std::vector<std::string>> rows{
       {"run", "collective", "size", "in place", "ranks", "figure", "GB/s", "median time (ms)"}};
-  for (const auto &run : runs.runs)
+  for (const auto &run : runs.runs) {
+    const auto label = run_label(runs, run);
     for (const auto &r : run.records) {
       if (!r.key.starts_with("collectives.") || r.status != Status::ok)
         continue;
-      const auto factor = number_at(r.metrics, "bus_factor");
-      const bool one_rank = factor && *factor == 0;
+      const bool one_rank = records::one_rank_collective(r.metrics);
       const auto in_place = r.params.value("in_place", std::string());
       const auto rate =
           number_at(r.metrics, one_rank ? "algbw_gbytes_per_s" : "busbw_gbytes_per_s");
       const auto time = r.metrics.contains(metric::kTimeS)
                             ? number_at(r.metrics[metric::kTimeS], "median")
                             : std::nullopt;
-      const bool no_data = one_rank && in_place == "in_place";
+      const bool no_data = records::moves_no_data(r.key, r.params);
       rows.push_back(
-          {run_label(runs, run).empty() ? run.dir : run_label(runs, run), r.key,
+          {label.empty() ? run.dir : label, r.key,
            r.params.contains(metric::kSizeBytes) && r.params[metric::kSizeBytes].is_number()
                ? tick_label(r.params[metric::kSizeBytes].get<double>(), true)
                : "-",
@@ -251,6 +252,7 @@ void collectives_table(Page &page, const analysis::RunSet &runs) {
            rate && !no_data ? fmt::format("{:.4g}", *rate) : "-",
            time ? fmt::format("{:.4g}", *time * 1e3) : "-"});
     }
+  }
   if (rows.size() == 1)
     return;
   page.para("The node's collectives, beside its phases: a one-rank collective is read by its "
