@@ -346,6 +346,28 @@ TEST(BurninGpu, ALoneGpuTenPercentSlowFailsItsFloor) {
   EXPECT_EQ(exit_status(r.verdict), 0) << render_table(r);
 }
 
+// The same GPU alone in an H100 machine: its FP64 at half the healthy rate, or its device-to-host
+// copies 10% slower (0.866 of the link, above Azure NHC's 0.833), passed the H100 profile, which
+// had no floor for either and no sibling to compare with. Each is now named (warn).
+TEST(BurninGpu, ALoneH100AtHalfItsFp64OrTenPercentSlowToTheHostIsNamed) {
+  struct Case {
+    Sick sick;
+    const char *rule;
+  };
+  const Case cases[] = {{{.lone_gpu = 0, .dtype_gemm_factor = 0.5}, "burn-gemm-fp64-floor"},
+                        {{.lone_gpu = 0, .d2h_factor = 0.9}, "burn-d2h-below-healthy"}};
+  for (const auto &c : cases) {
+    auto runs = burnin_node(1, c.sick);
+    for (auto &gpu : runs.runs[0].manifest["inventory"]["nvml"]["gpus"])
+      gpu["name"] = "NVIDIA H100 80GB HBM3";
+    const auto r = judge(runs, "h100-sxm-1gpu");
+    EXPECT_EQ(exit_status(r.verdict), 1) << c.rule << '\n' << render_table(r);
+    const auto v = violations(r);
+    ASSERT_EQ(v.size(), 1u) << render_table(r);
+    EXPECT_TRUE(v.begin()->second.contains(c.rule)) << c.rule << '\n' << render_table(r);
+  }
+}
+
 TEST(BurninGpu, AutoProfileNamesTheSkuOrSaysWhyNot) {
   EXPECT_EQ(profile_for_gpu("NVIDIA H100 80GB HBM3", 8), "h100-sxm");
   EXPECT_EQ(profile_for_gpu("NVIDIA H200", 8), "h200-sxm");

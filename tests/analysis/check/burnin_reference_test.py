@@ -455,7 +455,8 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(gpus["vm2"]["verdict"], "fail", source[0] + r.stdout)
                 self.assertLessEqual({"burn-gemm-floor", "burn-hbm-floor", "burn-power-target"},
                                      set(gpus["vm2"]["not_measured"]))
-                self.assertIn("not measured, its node holds no record of: burn-d2h-floor",
+                self.assertIn("not measured, its node holds no record of: burn-d2h-below-healthy, "
+                              "burn-d2h-floor",
                               r.stdout)
 
 

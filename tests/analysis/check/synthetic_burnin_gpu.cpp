@@ -173,8 +173,21 @@ struct GpuFigures {
   std::vector<gemm::BurnGpuResult> gemm;
   std::vector<memory::HbmBurnGpuResult> hbm;
   std::vector<memory::HbmPatternGpuResult> pattern;
-  json h2d = json::array();
+  json h2d = json::array(), d2h = json::array();
 };
+
+// One GPU's part of a copy every GPU made to or from the host at `gbytes_per_s`, on a Gen5 x16
+// link (57.61 GB/s expected).
+json host_copy(int g, double gbytes_per_s, int gpus, const Sick &sick) {
+  return {{"gpu", g},
+          {"uuid", uuid(g)},
+          {"pci", pci(g)},
+          {"bandwidth_gbytes_per_s", gbytes_per_s},
+          {"expected_gbytes_per_s", 57.614},
+          {"efficiency", gbytes_per_s / 57.614},
+          {"pcie_link_downtrained", false},
+          {"telemetry", telemetry(0.0, g == sick.copy_xid_gpu, false, links_of(gpus))}};
+}
 
 GpuFigures gpu_figures(int gpus, const Sick &sick) {
   GpuFigures out;
@@ -213,17 +226,9 @@ GpuFigures gpu_figures(int gpus, const Sick &sick) {
     out.hbm.push_back(h);
     out.pattern.push_back(pattern_tested(g, gpus, sick));
     // 55.47 GB/s of the 57.61 a Gen5 x16 link is expected to carry (the same run)
-    const double copy = 55.47 * spread * (sick.copies_half_slow && g >= 4 ? 0.75 : 1.0) *
-                        (lone ? sick.h2d_factor : 1.0);
-    out.h2d.push_back(
-        {{"gpu", g},
-         {"uuid", uuid(g)},
-         {"pci", pci(g)},
-         {"bandwidth_gbytes_per_s", copy},
-         {"expected_gbytes_per_s", 57.614},
-         {"efficiency", copy / 57.614},
-         {"pcie_link_downtrained", false},
-         {"telemetry", telemetry(0.0, g == sick.copy_xid_gpu, false, links_of(gpus))}});
+    const double copy = 55.47 * spread * (sick.copies_half_slow && g >= 4 ? 0.75 : 1.0);
+    out.h2d.push_back(host_copy(g, copy * (lone ? sick.h2d_factor : 1.0), gpus, sick));
+    out.d2h.push_back(host_copy(g, copy * (lone ? sick.d2h_factor : 1.0), gpus, sick));
   }
   return out;
 }
@@ -327,8 +332,9 @@ analysis::RunSet burnin_node(int gpus, const Sick &sick) {
                                   memory::hbm_pattern_outcome(figures.pattern)));
   for (const char *key : {"offload.all_gpus_h2d", "offload.all_gpus_d2h"}) {
     Outcome o;
-    o.metrics = {
-        {"per_gpu", figures.h2d}, {"bandwidth_gbytes_per_s", 53.0 * gpus}, {"verified", true}};
+    o.metrics = {{"per_gpu", std::string(key).ends_with("h2d") ? figures.h2d : figures.d2h},
+                 {"bandwidth_gbytes_per_s", 53.0 * gpus},
+                 {"verified", true}};
     run.records.push_back(record_of(key, {{"size_bytes", 1 << 30}}, o));
   }
   run.records.push_back(record_of("memory.peer_copy",

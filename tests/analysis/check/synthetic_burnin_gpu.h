@@ -16,7 +16,7 @@ struct Sick {
   int slow_gpu = -1; // a co-tenant holds some of this GPU's SMs: GEMM and HBM 15% slower
   // One figure of one GPU this much below healthy (1.0: healthy), the rest of the GPU healthy.
   int lone_gpu = -1;
-  double gemm_factor = 1.0, hbm_factor = 1.0, h2d_factor = 1.0;
+  double gemm_factor = 1.0, hbm_factor = 1.0, h2d_factor = 1.0, d2h_factor = 1.0;
   double dtype_gemm_factor = 1.0; // the lone GPU's FP64 and TF32 burns
   int hot_gpu = -1;               // this GPU spent 30% of the window under HW thermal slowdown
   int corrupt_gpu = -1;           // this GPU's GEMM results differed from the first (SDC)
