@@ -1,4 +1,5 @@
 #include "analysis/commands/check_command.h"
+#include "analysis/commands/output_file_option.h"
 
 #include <algorithm>
 #include <cctype>
@@ -378,14 +379,19 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
   cmd->add_option("--format", o->format,
                   "Standard output: table, json, markdown, junit, prometheus or drain")
       ->capture_default_str();
-  cmd->add_option("--json", o->json, "Also write the verdict as JSON (railgauge.check/1)");
-  cmd->add_option("--markdown", o->markdown, "Also write the verdict as markdown");
-  cmd->add_option("--junit", o->junit, "Also write JUnit XML for CI systems");
+  cmd->add_option("--json", o->json, "Also write the verdict as JSON (railgauge.check/1)")
+      ->check(output_file_check("--format json for standard output"));
+  cmd->add_option("--markdown", o->markdown, "Also write the verdict as markdown")
+      ->check(output_file_check("--format markdown for standard output"));
+  cmd->add_option("--junit", o->junit, "Also write JUnit XML for CI systems")
+      ->check(output_file_check("--format junit for standard output"));
   cmd->add_option("--prometheus", o->prometheus,
-                  "Also write a Prometheus textfile (node_exporter textfile collector)");
+                  "Also write a Prometheus textfile (node_exporter textfile collector)")
+      ->check(output_file_check("--format prometheus for standard output"));
   cmd->add_option("--prometheus-dir", o->prometheus_dir,
                   "Also write one Prometheus textfile per node, DIR/<host>.prom");
-  cmd->add_option("--drain", o->drain, "Also write the failed hosts, one per line");
+  cmd->add_option("--drain", o->drain, "Also write the failed hosts, one per line")
+      ->check(output_file_check("--format drain for standard output"));
   cmd->add_option("--unreadable", o->unreadable,
                   "Level of a path the runs cannot be read from (a directory without permission, "
                   "an I/O error, a FIFO named run.json): fail (default, or the rules' "

@@ -1,4 +1,5 @@
 #include "analysis/commands/compare_command.h"
+#include "analysis/commands/output_file_option.h"
 
 #include <filesystem>
 #include <iostream>
@@ -121,8 +122,10 @@ void add_compare_command(CLI::App &app, int &exit_code) {
                             "more than {} points (a fleet's node pairs) lists its {} worst and "
                             "counts the rest by verdict (the JSON always holds every point)",
                             compare::kMostRowsPerKey, compare::kMostRowsPerKey));
-  cmd->add_option("--json", o->json, "Also write the comparison as JSON (for railgauge report)");
-  cmd->add_option("--markdown", o->markdown, "Also write the comparison as markdown");
+  cmd->add_option("--json", o->json, "Also write the comparison as JSON (for railgauge report)")
+      ->check(output_file_check("--format json for standard output"));
+  cmd->add_option("--markdown", o->markdown, "Also write the comparison as markdown")
+      ->check(output_file_check("--format markdown for standard output"));
   cmd->allow_extras();
   cmd->callback(
       [cmd, o, &exit_code] { exit_code = exit_status_of([&] { return run_compare(*cmd, *o); }); });

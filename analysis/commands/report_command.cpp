@@ -1,4 +1,5 @@
 #include "analysis/commands/report_command.h"
+#include "analysis/commands/output_file_option.h"
 
 #include <filesystem>
 #include <fstream>
@@ -147,9 +148,11 @@ void add_report_command(CLI::App &app, int &exit_code) {
                   "Run directories (or directories of runs), or one comparison JSON from "
                   "railgauge compare --json");
   cmd->add_option("--check", o->check, "Add the verdict table from railgauge check --json FILE");
-  cmd->add_option("--html", o->html, "Write the HTML page here");
+  cmd->add_option("--html", o->html, "Write the HTML page here")
+      ->check(output_file_check("neither --html nor --markdown: the markdown twin is printed"));
   cmd->add_option("--markdown", o->markdown,
-                  "Write the markdown twin here (printed when neither file is given)");
+                  "Write the markdown twin here (printed when neither file is given)")
+      ->check(output_file_check("neither --html nor --markdown: the markdown twin is printed"));
   cmd->add_option("--title", o->title, "Page title");
   cmd->add_option("--history", o->history.url,
                   "Draw a host's parts over its runs from this fleet history (sqlite:PATH or "

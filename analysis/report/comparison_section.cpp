@@ -205,8 +205,12 @@ void ratio_charts(Page &page, const compare::Comparison &c) {
   for (auto &[id, of_key] : by_key)
     of_key.higher_is_better = higher_is_better[id.substr(0, id.find('\n'))];
   single_size_bars(by_key, bars_of);
-  if (!by_key.empty() || !bars_of.empty())
+  if (!by_key.empty() || !bars_of.empty()) {
     page.heading("Ratio versus size");
+    // The charts are SVG in the HTML only: the markdown's heading stood over nothing.
+    page.md += "The charts of this section are in the HTML page (`--html`); the comparison "
+               "table above holds their figures.\n\n";
+  }
   for (auto &[id, bars] : bars_of)
     ratio_bars(page, id.substr(0, id.find('\n')) + ": ratio " + id.substr(id.find('\n') + 1),
                id.substr(id.find('\n') + 1), std::move(bars));

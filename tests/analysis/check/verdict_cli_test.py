@@ -220,6 +220,21 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("<svg", page)
         self.assertNotIn("<script", page)
         self.assertIn("| memory | after vs before |", md.read_text())
+        # The charts are the HTML's: the markdown's chart heading says where they are.
+        self.assertIn("## Ratio versus size\n\nThe charts of this section are in the HTML page",
+                      md.read_text())
+        # `-` was written as a file named '-' in the working directory; it is refused, naming
+        # the command's own way to standard output, and nothing is written.
+        for args, instead in ((("compare", a, b, "--markdown", "-"), "--format markdown"),
+                              (("check", "--rules", "host-only", a, "--json", "-"),
+                               "--format json"),
+                              (("report", cmp_json, "--html", "-"), "neither --html nor")):
+            r = subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True,
+                               timeout=120, cwd=self.dir)
+            self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+            self.assertIn("'-' would be a file named '-', not standard output", r.stderr)
+            self.assertIn(instead, r.stderr)
+            self.assertFalse((self.dir / "-").exists())
         # A hand-edited comparison whose size is text, and a --check file whose list of missing
         # values holds a number: bad input, exit 4 naming the file, never a crash (exit 3).
         c["points"][0]["params"]["size_bytes"] = "1GiB"
