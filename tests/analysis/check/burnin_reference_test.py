@@ -482,6 +482,36 @@ class BurninReferenceTest(unittest.TestCase):
                                       ("burn-gemm-tf32-duration", "tf32"),
                                       ("burn-hbm-duration", None)}, r.stdout)
 
+    def test_a_burn_that_ended_early_or_reads_impossibly_fails(self):
+        # Each passed, over the directory and the history: a bf16 burn planned for 33 s that ran
+        # 1 s (the duration rules read the plan), power in mW read as W (743 x the limit met the
+        # power target), the pattern test's coverage written as a percentage (5.0 met 0.9).
+        def gpus(r):
+            return r["metrics"].get("gpus") or r["metrics"].get("per_gpu")
+
+        def ended_early(r):
+            if r["key"] == "gemm.burn" and r["params"]["dtype"] == "bf16":
+                gpus(r)[0]["elapsed_s"] = 1.0
+
+        def milliwatts(r):
+            if r["key"] == "gemm.burn" and r["params"]["dtype"] == "bf16":
+                gpus(r)[0]["telemetry"]["during"]["power_w"]["median"] *= 1000
+
+        def percent(r):
+            if r["key"] == "memory.pattern":
+                for o in (r["metrics"], gpus(r)[0]):
+                    o["free_memory_covered_fraction"] = 5.0
+        for edit, rule in ((ended_early, "burn-ran-its-plan"), (milliwatts, "burn-power-readable"),
+                           (percent, "burn-hbm-pattern-coverage-readable")):
+            with self.subTest(rule=rule), tempfile.TemporaryDirectory() as tmp:
+                run = healthy_h200_with(tmp, lambda manifest: None)
+                rewrite_records(run, edit)
+                for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                    self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                    failed = {f["rule"] for f in parts["gpu"]["findings"]
+                              if f["level"] == "fail" and not f["missing"]}
+                    self.assertEqual(failed, {rule}, source + r.stdout)
+
     def test_health_faults_dcgm_and_nhc_catch_are_caught(self):
         # Each once passed the H200 profile (or only warned): a storm of corrected ECC errors
         # (Azure NHC: > 10k), NVML's thermal violation time (DCGM fails any), PCIe replays past
