@@ -94,7 +94,12 @@ std::optional<Side> side_of(const Slot &slot) {
   s.records = static_cast<int>(slot.values.size());
   if (!slot.noises.empty())
     s.noise = railgauge::median(slot.noises);
-  if (slot.values.size() >= 2 && s.value != 0)
+  // Records that are each one sample (an nccl-tests log per node) and too few for percentiles:
+  // their min to max is no spread. Two healthy nodes that printed 476.25 and 476.37 GB/s made a
+  // band of +-0.0 %, and a 0.02 % difference read "better"; the side stays a single sample, judged
+  // by the single-sample tolerance. A fleet of them (kLeastForPercentiles on) has a spread.
+  const bool few_single_samples = slot.noises.empty() && slot.values.size() < kLeastForPercentiles;
+  if (slot.values.size() >= 2 && s.value != 0 && !few_single_samples)
     s.noise = std::max(s.noise.value_or(0), spread_over_records(slot.values) / std::fabs(s.value));
   // From kLeastForPercentiles records on, the value is a fleet's median and what is compared is
   // that median: its noise is the spread's over the root of the count (a 90 % band of the median

@@ -47,6 +47,32 @@ TEST(Compare, ATotalLossMakesItsFamilysMeanZero) {
   EXPECT_TRUE(found);
 }
 
+// Two nodes a side, each record one sample (an nccl-tests log per node, no time summary): their
+// min to max is no spread. Two healthy nodes at 476.25 and 476.37 GB/s made a band of +-0.0 %,
+// and 476.45 against them read "better"; the sides are judged as single samples.
+TEST(Compare, AFewSingleSamplesHaveNoSpreadToJudgeBy) {
+  const auto one_sample_each = [](std::vector<double> gbytes_per_s) {
+    auto set = make_fleet({}, 2, 1);
+    std::size_t next = 0;
+    for (auto &run : set.runs)
+      for (auto &r : run.records)
+        if (r.key == "offload.h2d") {
+          r.metrics.erase("time_s");
+          r.metrics["bandwidth_gbytes_per_s"] = gbytes_per_s[next++ % gbytes_per_s.size()];
+        }
+    return set;
+  };
+  const auto c = compare::compare_runs(
+      {one_sample_each({476.25, 476.37}), one_sample_each({476.45, 476.37})}, {"a", "b"}, {});
+  int judged = 0;
+  for (const auto &p : c.points)
+    if (p.key == "offload.h2d" && p.ratio[0]) {
+      ++judged;
+      EXPECT_EQ(p.verdict[0], "single sample") << *p.ratio[0];
+    }
+  EXPECT_GT(judged, 0);
+}
+
 // A point that ran in the new input and failed there (a GPU whose burn found wrong results) has
 // no figure: it is said to have failed and counted worse, not listed as absent from that input.
 TEST(Compare, APointThatFailedIsSaidToHaveFailedAndCountsWorse) {
