@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 
 #include "harness/error.h"
 #include "harness/number_text.h"
+#include "records/bus_bandwidth.h"
 #include "records/collective_point_fields.h"
 
 namespace railgauge::importers {
@@ -76,6 +78,31 @@ NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::i
   return h;
 }
 
+// nccl-tests prints its rates with two decimals: under 1 GB/s that is fewer than three
+// significant digits, and under 0.005 GB/s it is 0.00. A small size's rates are taken from the
+// row's time instead (four significant digits), where the rank count is known and what they give
+// rounds to what was printed: a 256-byte all_reduce that printed busbw 0.00 against another's
+// 0.01 was a total loss (ratio 0, and its family's geometric mean 0), and 0.01 against 0.01 a
+// ratio of 1 where the times (126.6 and 66.49 us) give 0.525.
+void rates_from_time(NcclTestsHalf &h, collectives::Kind kind, std::size_t ranks) {
+  constexpr double kLeastThreeDigitRate = 1.0; // GB/s at two decimals
+  constexpr double kHalfPrintStep = 0.005;     // GB/s: what the print rounded away, at most
+  if (ranks == 0 || h.time_us <= 0 || h.size_bytes <= 0 ||
+      (h.algbw_gbytes_per_s >= kLeastThreeDigitRate &&
+       h.busbw_gbytes_per_s >= kLeastThreeDigitRate))
+    return;
+  const auto b = collectives::bandwidth(kind, static_cast<std::uint64_t>(h.size_bytes),
+                                        static_cast<int>(ranks), h.time_us * 1e-6);
+  const auto rounds_to = [&](double derived, double printed) {
+    return std::fabs(derived - printed) <= kHalfPrintStep * 1.01; // the time's own rounding
+  };
+  if (!rounds_to(b.algbw_gbytes_per_s, h.algbw_gbytes_per_s) ||
+      !rounds_to(b.busbw_gbytes_per_s, h.busbw_gbytes_per_s))
+    return; // another rank count or formula than the row's: the printed figures stand
+  h.algbw_gbytes_per_s = b.algbw_gbytes_per_s;
+  h.busbw_gbytes_per_s = b.busbw_gbytes_per_s;
+}
+
 } // namespace
 
 std::optional<RowLayout> row_layout_of_header(const std::string &body) {
@@ -140,7 +167,8 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
   }
   for (int half = 0; half < 2; ++half) {
     const std::size_t c = first + per_half * static_cast<std::size_t>(half);
-    const NcclTestsHalf h = read_half(f, c, *size, *count, half, section, here);
+    NcclTestsHalf h = read_half(f, c, *size, *count, half, section, here);
+    rates_from_time(h, *out.kind, section.ranks.size());
     section.out_of_bounds += h.max_error && h.max_error_bound && *h.max_error > *h.max_error_bound;
     Record r = nccl_tests_record(h, *out.kind, run, host);
     if (section.per_iteration)

@@ -325,6 +325,27 @@ class CompareRealTest(unittest.TestCase):
         family = {s["group"]: s for s in c["families"]}["collectives"]
         self.assertEqual(family["single_sample"], 12)
 
+    def test_small_sizes_compare_by_their_times_not_their_rounded_rates(self):
+        # Two 2-node H100 all_reduce logs, EFA and GPUDirect-TCPXO, 16 ranks each. nccl-tests
+        # prints rates with two decimals: at 256 B the busbw read 0.01 against 0.00, a ratio of
+        # 0 that made the family's geometric mean 0.000; at 512 B 0.01 against 0.01, "1.000"
+        # where the times (66.49 and 126.6 us) say TCPXO took 1.9 times as long.
+        efa = self.imported("nccl-tests", "keitaw_aws_p5_h100_2node_efa_all_reduce_tagged.log")
+        tcpxo = self.imported("nccl-tests", "gcp_a3mega_h100_2node_tcpxo_all_reduce_EXTRACT.txt")
+        c, table = self.compare(efa, tcpxo)
+        for size, efa_us, tcpxo_us in ((256, 71.01, 123.6), (512, 66.49, 126.6)):
+            p = self.point(c, "collectives.nccl_all_reduce", size_bytes=size,
+                           in_place="out_of_place")
+            self.assertAlmostEqual(p["ratio"][0], efa_us / tcpxo_us, places=3)
+        # Large sizes keep the rates the log printed: 16 MiB out of place, 111.13 against 32.18.
+        p = self.point(c, "collectives.nccl_all_reduce", size_bytes=16777216,
+                       in_place="out_of_place")
+        self.assertAlmostEqual(p["ratio"][0], 32.18 / 111.13, places=3)
+        family = {s["group"]: s for s in c["families"]}["collectives"]
+        self.assertGreater(family["geomean_speedup"], 0.5)
+        self.assertLess(family["geomean_speedup"], 0.6)
+        self.assertNotIn(" 0.000 ", table)
+
     def test_different_tools_say_why_nothing_matches(self):
         nccl = self.imported("nccl-tests", "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
         perf = self.imported("perftest", READ_BW_GPU0)
