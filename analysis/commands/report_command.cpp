@@ -97,8 +97,26 @@ int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
                          "give a comparison's JSON (railgauge compare --json) alone, or run "
                          "directories only");
   if (o.inputs.size() == 1 && is_json_file(first)) {
+    const auto doc = read_json(first, "report");
+    const auto schema = doc.is_object() && doc.contains("schema") && doc["schema"].is_string()
+                            ? doc["schema"].get<std::string>()
+                            : std::string();
+    if (schema == "railgauge.check/1")
+      throw InputError(fmt::format("'{}' is a check's verdict (railgauge.check/1), not a "
+                                   "comparison",
+                                   first),
+                       "report",
+                       "give it as --check FILE beside the run directories it judged: railgauge "
+                       "report RUNS... --check " +
+                           first);
+    if (schema != compare::kCompareSchema)
+      throw InputError(fmt::format("'{}' is not a comparison (its schema is not {})", first,
+                                   compare::kCompareSchema),
+                       "report",
+                       "give the JSON that railgauge compare --json FILE wrote, or run "
+                       "directories");
     try {
-      comparison = compare::comparison_from_json(read_json(first, "report"));
+      comparison = compare::comparison_from_json(doc);
     } catch (const nlohmann::json::exception &e) {
       throw InputError(
           fmt::format("'{}' is not a comparison as compare --json writes it: {}", first, e.what()),

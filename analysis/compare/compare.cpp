@@ -29,6 +29,13 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
   if (labels.size() != inputs.size())
     throw InputError(fmt::format("{} labels for {} runs", labels.size(), inputs.size()), "--label",
                      "give one --label per run, in the same order, or none");
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (labels[i] == labels[j])
+        throw InputError(fmt::format("label '{}' names inputs {} and {}", labels[i], j + 1, i + 1),
+                         "--label",
+                         "give each input a label of its own: its columns and ratios are named "
+                         "by it (x/x told nothing)");
   if (!(o.single_sample_tolerance > 0))
     throw InputError(
         fmt::format("single-sample tolerance of {:g} %", 100 * o.single_sample_tolerance),

@@ -50,10 +50,13 @@ void replaced_gpus(const std::map<std::string, std::vector<std::set<std::string>
                          std::vector<std::string>(c.labels.size(), "another GPU")});
 }
 
+// The first three in natural order: sizes as text put 10510925824 before 1073741824.
 std::string joined_sample(const std::set<std::string> &values) {
+  std::vector<std::string> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end(), check::natural_less);
   std::string out;
   int n = 0;
-  for (const auto &v : values) {
+  for (const auto &v : sorted) {
     if (n++ == 3)
       return out + ", ...";
     out += (out.empty() ? "" : ", ") + v;

@@ -363,6 +363,8 @@ class CompareRealTest(unittest.TestCase):
         c, table = self.compare(bm, vm)
         self.assertEqual(c["matched"], 0)
         self.assertIn("8 comparison(s) of a size that only one input measured", c["hint"])
+        # The sizes each input holds, smallest first (as text, 100663296 came before 33554432).
+        self.assertIn("b: 33554432, 100663296, 301989888, ...", c["hint"])
         p = self.point(c, "collectives.nccl_all_reduce", size_bytes=8153726976,
                        in_place="in_place")
         self.assertIsNone(p["sides"][0])

@@ -220,6 +220,17 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("<svg", page)
         self.assertNotIn("<script", page)
         self.assertIn("| memory | after vs before |", md.read_text())
+        # One label for two inputs named both columns and their ratio x/x; a check's verdict
+        # given as the comparison said "not a comparison" without the file or --check.
+        r = railgauge("compare", a, b, "--label", "x", "--label", "x")
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("label 'x' names inputs 1 and 2", r.stderr)
+        verdict = self.dir / "verdict.json"
+        railgauge("check", "--rules", "host-only", a, "--json", verdict)
+        r = railgauge("report", verdict)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn(f"'{verdict}' is a check's verdict (railgauge.check/1)", r.stderr)
+        self.assertIn(f"--check {verdict}", r.stderr)
         # The charts are the HTML's: the markdown's chart heading says where they are.
         self.assertIn("## Ratio versus size\n\nThe charts of this section are in the HTML page",
                       md.read_text())
