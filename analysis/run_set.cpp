@@ -188,6 +188,17 @@ std::optional<std::string> give_records_their_host(LoadedRun &run, const fs::pat
                          "from another run; judge each host's run directory as railgauge "
                          "wrote it",
                          other->host, host);
+    // The same for the run: an older run's records under a newer run.json (a copy, a restore)
+    // were judged as the newer run, which its own records failed, and passed.
+    const std::string id = run_id_of(run);
+    const auto older = std::find_if(run.records.begin(), run.records.end(), [&](const Record &r) {
+      return !id.empty() && !r.run.empty() && r.run != id;
+    });
+    if (older != run.records.end())
+      return fmt::format("its records name run '{}', its run.json '{}': records of another run "
+                         "under this run's manifest; judge each run directory as railgauge "
+                         "wrote it",
+                         older->run, id);
   }
   return std::nullopt;
 }

@@ -398,6 +398,14 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
           run.dir,
           "write each host's records into a run directory of its own (as each rank writes its "
           "own), then ingest them; the other runs are stored");
+  // ... nor another run's records under this run's manifest (check names the file unreadable).
+  for (const auto &r : run.records)
+    if (!r.run.empty() && !facts.run_id.empty() && r.run != facts.run_id)
+      throw RunNotStorable(
+          fmt::format("the run cannot be stored: its records name run {} besides its run.json's {}",
+                      json(r.run).dump(-1, ' ', false, json::error_handler_t::replace),
+                      json(facts.run_id).dump(-1, ' ', false, json::error_handler_t::replace)),
+          run.dir, "ingest each run directory as railgauge wrote it; the other runs are stored");
   IngestOutcome out{.run_id = facts.run_id, .host = facts.host};
   std::int64_t failed = 0;
   for (const auto &r : run.records)

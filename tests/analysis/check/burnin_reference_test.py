@@ -741,6 +741,29 @@ class BurninReferenceTest(unittest.TestCase):
         self.assertIn("its records name host 'node7' besides the run's 'vm'", r.stdout + r.stderr)
         self.assertRegex(r.stdout, r"drain: .*vm")
 
+    def test_another_runs_records_under_a_runs_manifest_fail_its_node(self):
+        # The co-tenant run (12 violations) with the healthy run's records put in its place: its
+        # run.json was judged with records its run never wrote, PASS over the directory and over
+        # the history it was ingested into. Each record names the run that wrote it.
+        burnin = REFERENCE / "h200-burnin-2026-11-28" / "burnin"
+        with tempfile.TemporaryDirectory() as tmp:
+            run = pathlib.Path(tmp) / "run"
+            shutil.copytree(next((burnin / "cotenant-50").iterdir()), run)
+            shutil.copy(next((burnin / "healthy").iterdir()) / "records.jsonl", run)
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--wide",
+                                str(run)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("its records name run '2026-11-28T21-10-32Z-vm-633', its run.json "
+                          "'2026-11-28T21-12-06Z-vm-957'", r.stdout + r.stderr)
+            db = f"sqlite:{pathlib.Path(tmp) / 'history.db'}"
+            ingest = subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, str(run)],
+                                    capture_output=True, text=True, timeout=120)
+            self.assertNotEqual(ingest.returncode, 0, ingest.stdout)
+            self.assertIn("its records name run", ingest.stderr)
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--history", db],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
     def test_an_inventory_whose_gpus_are_no_list_fails_without_a_crash(self):
         # "gpus": "x" in run.json's inventory crashed check (exit 3, no file or field named).
         r = checked_healthy_h200_with(
