@@ -1,5 +1,7 @@
 #include "analysis/check/absolute_judgement.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analysis/check/noise_text.h"
@@ -15,6 +17,10 @@ bool judgeable(const Rule &rule, const nlohmann::json &value) {
   if (set_rule(rule))
     return value.is_string() || value.is_array() || value.is_number() || value.is_boolean();
   return value.is_number() || value.is_boolean();
+}
+
+Level unjudgeable_level(const Rule &rule, const nlohmann::json &value) {
+  return value.is_null() ? rule.on_missing : std::max(rule.on_missing, rule.severity);
 }
 
 double number_of(const nlohmann::json &value) {

@@ -16,6 +16,12 @@ namespace railgauge::check {
 // judged (a missing value: "value ... is not a number").
 bool judgeable(const Rule &rule, const nlohmann::json &value);
 
+// The level of a value the rule cannot judge. null is nothing read (a field NVML does not
+// support), at on_missing; a value of another type was read and is wrong ("3" for an Xid count,
+// which load-xid's on_missing warn, meant for an unreadable kernel log, let pass as a warning):
+// never below the rule's severity.
+Level unjudgeable_level(const Rule &rule, const nlohmann::json &value);
+
 // Does a judgeable value pass the rule's bound?
 bool absolute_pass(const Rule &rule, const nlohmann::json &value);
 

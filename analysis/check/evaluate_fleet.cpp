@@ -34,7 +34,7 @@ void Evaluator::observe(const Rule &rule, const PartKey &key, Source s, const js
     ledger_.tally(key, rule.id, false);
     ledger_.add_missing(key,
                         missing(rule, s.what, fmt::format("value {} is not a number", value.dump()),
-                                rule.on_missing));
+                                unjudgeable_level(rule, value)));
     return;
   }
   if (!rule.fleet) {

@@ -179,7 +179,7 @@ void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imp
           parts_[at.part],
           check::missing_finding(rule, rv.what,
                                  fmt::format("value {} is not a number", rv.value.dump()),
-                                 rule.on_missing),
+                                 check::unjudgeable_level(rule, rv.value)),
           nullptr);
       continue;
     }

@@ -501,6 +501,11 @@ class BurninReferenceTest(unittest.TestCase):
             if r["key"] == "memory.pattern":
                 for o in (r["metrics"], gpus(r)[0]):
                     o["free_memory_covered_fraction"] = 5.0
+        # An Xid count written as text: load-xid's on_missing (warn: the kernel log needs
+        # root) made a count that was read, and is wrong, a warning.
+        def xid_text(r):
+            if r["key"] == "gemm.burn" and r["params"]["dtype"] == "bf16":
+                gpus(r)[0]["telemetry"]["health_delta"]["xid_events"] = "3"
         for edit, rule in ((ended_early, "burn-ran-its-plan"), (milliwatts, "burn-power-readable"),
                            (percent, "burn-hbm-pattern-coverage-readable")):
             with self.subTest(rule=rule), tempfile.TemporaryDirectory() as tmp:
@@ -511,6 +516,14 @@ class BurninReferenceTest(unittest.TestCase):
                     failed = {f["rule"] for f in parts["gpu"]["findings"]
                               if f["level"] == "fail" and not f["missing"]}
                     self.assertEqual(failed, {rule}, source + r.stdout)
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            rewrite_records(run, xid_text)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                unread = {f["rule"] for f in parts["gpu"]["findings"]
+                          if f["level"] == "fail" and f["missing"]}
+                self.assertEqual(unread, {"load-xid"}, source + r.stdout)
 
     def test_health_faults_dcgm_and_nhc_catch_are_caught(self):
         # Each once passed the H200 profile (or only warned): a storm of corrected ECC errors
