@@ -14,20 +14,16 @@
 
 namespace railgauge::compare {
 
-Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<std::string> &labels,
+namespace {
+
+// Bad input before any work: fewer than two inputs, a label missing or shared, no tolerance.
+void refuse_bad_options(std::size_t inputs, const std::vector<std::string> &labels,
                         const CompareOptions &o) {
-  // Each GPU of a burn-in phase is a point of its own (params gpu and part), matched to the same
-  // GPU of the other runs: a GEMM burn that fell by half on gpu3 shows as gpu3's drop. The runs
-  // given are moved, not copied: a copy beside them doubled the memory of a fleet's compare.
-  std::vector<analysis::RunSet> inputs;
-  for (auto &set : given)
-    inputs.push_back(analysis::with_per_gpu_parts(std::move(set)));
-  given.clear();
-  if (inputs.size() < 2)
+  if (inputs < 2)
     throw InputError("compare needs at least two runs", "compare",
                      "give two or more run directories: railgauge compare RUN_A RUN_B");
-  if (labels.size() != inputs.size())
-    throw InputError(fmt::format("{} labels for {} runs", labels.size(), inputs.size()), "--label",
+  if (labels.size() != inputs)
+    throw InputError(fmt::format("{} labels for {} runs", labels.size(), inputs), "--label",
                      "give one --label per run, in the same order, or none");
   for (std::size_t i = 0; i < labels.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
@@ -41,6 +37,20 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
         fmt::format("single-sample tolerance of {:g} %", 100 * o.single_sample_tolerance),
         "--single-sample-tolerance",
         "give a percentage above 0, e.g. --single-sample-tolerance 10 (the default)");
+}
+
+} // namespace
+
+Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<std::string> &labels,
+                        const CompareOptions &o) {
+  // Each GPU of a burn-in phase is a point of its own (params gpu and part), matched to the same
+  // GPU of the other runs: a GEMM burn that fell by half on gpu3 shows as gpu3's drop. The runs
+  // given are moved, not copied: a copy beside them doubled the memory of a fleet's compare.
+  std::vector<analysis::RunSet> inputs;
+  for (auto &set : given)
+    inputs.push_back(analysis::with_per_gpu_parts(std::move(set)));
+  given.clear();
+  refuse_bad_options(inputs.size(), labels, o);
   Comparison c;
   c.labels = labels;
   c.single_sample_tolerance = o.single_sample_tolerance;
