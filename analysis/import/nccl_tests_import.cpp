@@ -416,10 +416,19 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       }
       continue;
     }
+    if (!out.kind && !section.header_seen)
+      throw InputError(fmt::format("line {} is a row of numbers with no nccl-tests header "
+                                   "('#  size  count  type ...') nor 'Collective test starting' "
+                                   "line above it: this may not be nccl-tests output",
+                                   line_no),
+                       where,
+                       "give the output of an nccl-tests *_perf binary (perftest's ib_*_bw and "
+                       "ib_*_lat output: railgauge import perftest); for a log cut below its "
+                       "header, name the collective with --kind (e.g. --kind all_reduce)");
     if (!out.kind)
       throw InputError("cannot tell which collective this nccl-tests output measured", where,
-                       "pass the collective (e.g. all_reduce): the file has no 'Collective test "
-                       "starting' line");
+                       "name it with --kind (e.g. --kind all_reduce): the file has no "
+                       "'Collective test starting' line");
     read_result_row(f, fmt::format("{}:{}", where, line_no), section, out, run, host, sink);
   }
   end_section(out, section, failures, where);

@@ -181,6 +181,15 @@ class ImportTest(unittest.TestCase):
         p = railgauge("import", "nccl-tests", bad, "--kind", "allreduce", "--out", self.out)
         self.assertEqual(p.returncode, 4)
         self.assertIn("--kind", p.stderr)
+        # A real perftest log given as nccl-tests output: the advice was "pass the collective",
+        # and with --kind, "a result row needs 13 columns". Both now say what the file may be.
+        perftest = os.path.join(SOURCE, "tests/fixtures/verdicts/real/"
+                                "moc_bm_roce_cx7_ib_write_bw_hostmem_16qp_client.log")
+        for extra in ([], ["--kind", "all_reduce"]):
+            p = railgauge("import", "nccl-tests", perftest, "--out", self.out, *extra)
+            self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
+            self.assertIn("railgauge import perftest", p.stderr)
+            self.assertFalse(glob.glob(os.path.join(self.out, "*", "records.jsonl")))
 
 
 if __name__ == "__main__":
