@@ -1,5 +1,4 @@
 #include "analysis/commands/check_command.h"
-#include "analysis/commands/output_file_option.h"
 
 #include <algorithm>
 #include <cctype>
@@ -21,6 +20,7 @@
 #include "analysis/check/output_file.h"
 #include "analysis/commands/db_command.h"
 #include "analysis/commands/exit_status_of.h"
+#include "analysis/commands/output_file_option.h"
 #include "analysis/commands/unknown_arguments.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/history_fleet.h"

@@ -1,5 +1,4 @@
 #include "analysis/commands/compare_command.h"
-#include "analysis/commands/output_file_option.h"
 
 #include <filesystem>
 #include <iostream>
@@ -12,6 +11,7 @@
 #include "analysis/check/output_file.h"
 #include "analysis/commands/check_command.h"
 #include "analysis/commands/exit_status_of.h"
+#include "analysis/commands/output_file_option.h"
 #include "analysis/commands/unknown_arguments.h"
 #include "analysis/compare/compare.h"
 #include "analysis/run_set.h"

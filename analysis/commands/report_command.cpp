@@ -1,10 +1,11 @@
 #include "analysis/commands/report_command.h"
-#include "analysis/commands/output_file_option.h"
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "analysis/commands/check_command.h"
 #include "analysis/commands/db_command.h"
 #include "analysis/commands/exit_status_of.h"
+#include "analysis/commands/output_file_option.h"
 #include "analysis/commands/unknown_arguments.h"
 #include "analysis/history/history_report.h"
 #include "analysis/report/report.h"
@@ -23,6 +25,37 @@
 
 namespace railgauge::analysis {
 namespace {
+
+// A verdict of other runs drew "Verdict: pass" and its nodes' table above runs it never judged:
+// the hosts it judged and the report's must meet.
+void refuse_a_verdict_of_other_hosts(const nlohmann::json &check, const std::string &file,
+                                     const RunSet &runs) {
+  std::set<std::string> judged, drawn;
+  if (check.contains("nodes") && check["nodes"].is_array())
+    for (const auto &n : check["nodes"])
+      if (n.is_object() && n.contains("host") && n["host"].is_string())
+        judged.insert(n["host"].get<std::string>());
+  for (const auto &run : runs.runs)
+    drawn.insert(host_of(run));
+  if (judged.empty() || drawn.empty())
+    return;
+  for (const auto &h : judged)
+    if (drawn.count(h))
+      return;
+  const auto some = [](const std::set<std::string> &hosts) {
+    std::string out;
+    int n = 0;
+    for (const auto &h : hosts)
+      out += n++ < 3 ? (out.empty() ? "" : ", ") + h : "";
+    return hosts.size() > 3 ? out + ", ..." : out;
+  };
+  throw InputError(fmt::format("{} judged hosts {}; the runs given are of hosts {}: none in "
+                               "common",
+                               file, some(judged), some(drawn)),
+                   "--check",
+                   "give the verdict railgauge check --json wrote for these runs, or the runs "
+                   "it judged");
+}
 
 struct ReportCommandOptions {
   std::vector<std::string> inputs;
@@ -138,6 +171,8 @@ int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
   if (o.check) {
     in.check = read_json(*o.check, "--check");
     report::check_result_for_report(*in.check, *o.check);
+    if (runs)
+      refuse_a_verdict_of_other_hosts(*in.check, *o.check, *runs);
   }
   if (o.title)
     in.title = *o.title;

@@ -231,6 +231,14 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
         self.assertIn(f"'{verdict}' is a check's verdict (railgauge.check/1)", r.stderr)
         self.assertIn(f"--check {verdict}", r.stderr)
+        # A verdict of other hosts' runs drew "Verdict: pass" above runs it never judged.
+        other = self.dir / "other.json"
+        railgauge("check", "--rules", HERE / "fixture_rules.yaml", self.fleet("fleet"), "--json",
+                  other)
+        r = railgauge("report", a, "--check", other, "--markdown", md)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("judged hosts node01, node02, node03, ...; the runs given are of hosts",
+                      r.stderr)
         # The charts are the HTML's: the markdown's chart heading says where they are.
         self.assertIn("## Ratio versus size\n\nThe charts of this section are in the HTML page",
                       md.read_text())
