@@ -170,6 +170,9 @@ std::vector<std::vector<std::string>>
 point_rows(const Comparison &c, const std::vector<const PointComparison *> &points, bool header);
 
 std::string speedup_text(const Summary &s);
+// The summary's column of points only a candidate holds: "only in roce" where one input is
+// compared, else "only in the compared" (each row names its candidate).
+std::string only_in_compared_heading(const Comparison &c);
 std::string render_table(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);
 std::string render_markdown(const Comparison &c, std::size_t most_per_key = kMostRowsPerKey);
 

@@ -192,6 +192,10 @@ std::string render_table(const Comparison &c, std::size_t most_per_key) {
   return out;
 }
 
+std::string only_in_compared_heading(const Comparison &c) {
+  return c.labels.size() == 2 ? "only in " + c.labels[1] : "only in the compared";
+}
+
 std::string render_markdown(const Comparison &c, std::size_t most_per_key) {
   std::string out = "# " + summary_heading(c) + "\n\n";
   for (const auto &line : preamble(c))
@@ -203,8 +207,9 @@ std::string render_markdown(const Comparison &c, std::size_t most_per_key) {
          "| family | compared | speedup | points | better | worse | within noise | "
          "single sample within " +
          fmt::format("{:g}", 100 * c.single_sample_tolerance) +
-         " % | read off a curve (≈) | failed (no ratio) | only in " + c.labels[0] +
-         " | only in the compared | no ratio (zero baseline, no data moved) |\n"
+         " % | read off a curve (≈) | failed (no ratio) | only in " + c.labels[0] + " | " +
+         only_in_compared_heading(c) +
+         " | no ratio (zero baseline, no data moved) |\n"
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto &s : c.families)
     out += fmt::format("| {} | {} vs {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",

@@ -267,7 +267,7 @@ void comparison_section(Page &page, const compare::Comparison &c) {
       {"family", "compared", "speedup", "points", "better", "worse", "within noise",
        fmt::format("single sample within {:g} %", 100 * c.single_sample_tolerance),
        "read off a curve (≈)", "failed (no ratio)", "only in " + c.labels[0],
-       "only in the compared", "no ratio (zero baseline, no data moved)"}};
+       compare::only_in_compared_heading(c), "no ratio (zero baseline, no data moved)"}};
   for (const auto &s : c.families)
     rows.push_back({s.group, c.labels[s.input] + " vs " + c.labels[0], compare::speedup_text(s),
                     std::to_string(s.points), std::to_string(s.better),

@@ -220,6 +220,7 @@ class VerdictTest(unittest.TestCase):
         self.assertIn("<svg", page)
         self.assertNotIn("<script", page)
         self.assertIn("| memory | after vs before |", md.read_text())
+        self.assertIn("| only in before | only in after |", md.read_text())  # not "the compared"
         # One label for two inputs named both columns and their ratio x/x; a check's verdict
         # given as the comparison said "not a comparison" without the file or --check.
         r = railgauge("compare", a, b, "--label", "x", "--label", "x")
