@@ -17,6 +17,7 @@
 #include "analysis/commands/exit_status_of.h"
 #include "analysis/commands/output_file_option.h"
 #include "analysis/commands/unknown_arguments.h"
+#include "analysis/compare/point_matching.h"
 #include "analysis/history/history_report.h"
 #include "analysis/report/report.h"
 #include "harness/data_paths.h"
@@ -42,16 +43,9 @@ void refuse_a_verdict_of_other_hosts(const nlohmann::json &check, const std::str
   for (const auto &h : judged)
     if (drawn.count(h))
       return;
-  const auto some = [](const std::set<std::string> &hosts) {
-    std::string out;
-    int n = 0;
-    for (const auto &h : hosts)
-      out += n++ < 3 ? (out.empty() ? "" : ", ") + h : "";
-    return hosts.size() > 3 ? out + ", ..." : out;
-  };
   throw InputError(fmt::format("{} judged hosts {}; the runs given are of hosts {}: none in "
                                "common",
-                               file, some(judged), some(drawn)),
+                               file, compare::joined_sample(judged), compare::joined_sample(drawn)),
                    "--check",
                    "give the verdict railgauge check --json wrote for these runs, or the runs "
                    "it judged");
@@ -134,22 +128,15 @@ int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
     const auto schema = doc.is_object() && doc.contains("schema") && doc["schema"].is_string()
                             ? doc["schema"].get<std::string>()
                             : std::string();
-    if (schema == "railgauge.check/1")
-      throw InputError(fmt::format("'{}' is a check's verdict (railgauge.check/1), not a "
-                                   "comparison",
-                                   first),
+    if (schema == check::kCheckSchema)
+      throw InputError(fmt::format("'{}' is a check's verdict ({}), not a comparison", first,
+                                   check::kCheckSchema),
                        "report",
                        "give it as --check FILE beside the run directories it judged: railgauge "
                        "report RUNS... --check " +
                            first);
-    if (schema != compare::kCompareSchema)
-      throw InputError(fmt::format("'{}' is not a comparison (its schema is not {})", first,
-                                   compare::kCompareSchema),
-                       "report",
-                       "give the JSON that railgauge compare --json FILE wrote, or run "
-                       "directories");
     try {
-      comparison = compare::comparison_from_json(doc);
+      comparison = compare::comparison_from_json(doc, first);
     } catch (const nlohmann::json::exception &e) {
       throw InputError(
           fmt::format("'{}' is not a comparison as compare --json writes it: {}", first, e.what()),

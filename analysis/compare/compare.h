@@ -146,7 +146,8 @@ Comparison compare_runs(std::vector<analysis::RunSet> inputs,
                         const std::vector<std::string> &labels, const CompareOptions &options);
 
 nlohmann::json to_json(const Comparison &c);
-Comparison comparison_from_json(const nlohmann::json &j); // for `railgauge report`
+// For `railgauge report`; `where` (the file) is named when the JSON is not a comparison.
+Comparison comparison_from_json(const nlohmann::json &j, const std::string &where = "report");
 // What the reader must know before the table, one line each: the warning when most points are
 // unmatched (and how many were read off a curve), the params set aside as context, the params
 // every point has.

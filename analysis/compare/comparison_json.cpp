@@ -137,12 +137,11 @@ std::string shape_problem(const Comparison &c) {
 
 } // namespace
 
-Comparison comparison_from_json(const json &j) {
+Comparison comparison_from_json(const json &j, const std::string &where) {
   if (!j.is_object() || !j.contains("schema") || j.at("schema") != kCompareSchema)
-    throw InputError("not a comparison", "report",
-                     fmt::format("give the JSON that `railgauge compare --json FILE` wrote "
-                                 "(schema {})",
-                                 kCompareSchema));
+    throw InputError(fmt::format("not a comparison (its schema is not {})", kCompareSchema), where,
+                     "give the JSON that `railgauge compare --json FILE` wrote, or run "
+                     "directories");
   Comparison c;
   try {
     c.labels = j.at("labels").get<std::vector<std::string>>();

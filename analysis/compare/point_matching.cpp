@@ -50,20 +50,6 @@ void replaced_gpus(const std::map<std::string, std::vector<std::set<std::string>
                          std::vector<std::string>(c.labels.size(), "another GPU")});
 }
 
-// The first three in natural order: sizes as text put 10510925824 before 1073741824.
-std::string joined_sample(const std::set<std::string> &values) {
-  std::vector<std::string> sorted(values.begin(), values.end());
-  std::sort(sorted.begin(), sorted.end(), check::natural_less);
-  std::string out;
-  int n = 0;
-  for (const auto &v : sorted) {
-    if (n++ == 3)
-      return out + ", ...";
-    out += (out.empty() ? "" : ", ") + v;
-  }
-  return out.empty() ? "-" : out;
-}
-
 // A param's values per input, each input's joined in natural order ("-": none).
 ParamDifference difference_of(const std::string &name,
                               const std::vector<std::set<std::string>> &sets) {
@@ -80,6 +66,19 @@ ParamDifference difference_of(const std::string &name,
 }
 
 } // namespace
+
+std::string joined_sample(const std::set<std::string> &values) {
+  std::vector<std::string> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end(), check::natural_less);
+  std::string out;
+  int n = 0;
+  for (const auto &v : sorted) {
+    if (n++ == 3)
+      return out + ", ...";
+    out += (out.empty() ? "" : ", ") + v;
+  }
+  return out.empty() ? "-" : out;
+}
 
 std::string part_bus_id(const Record &r) {
   if (r.params.value(records::kPartParam, json()) != records::kPerGpuPart || !r.device.is_object())

@@ -90,4 +90,8 @@ void merge_near_sizes(Points &points, ParamsOf &params_of);
 // the keys they share, each with a sample of values, and what to do about it.
 std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const KeysIn &key_in);
 
+// The first three of `values` in natural order, ", ..." after them where there are more ("-":
+// none): sizes as text put 10510925824 before 1073741824.
+std::string joined_sample(const std::set<std::string> &values);
+
 } // namespace railgauge::compare
