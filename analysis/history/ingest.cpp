@@ -381,31 +381,37 @@ void store_records(Database &db, std::int64_t run_row, std::int64_t host,
   out.records = static_cast<long long>(run.records.size());
 }
 
+// The history keeps one host and one run a run directory, where `check` judges each record
+// under its own host: a records.jsonl holding two hosts' records would drain only the first, and
+// another run's records under this run's manifest would be stored as this run (check names such a
+// file unreadable).
+void refuse_foreign_records(const analysis::LoadedRun &run, const RunFacts &facts) {
+  const auto quoted = [](const std::string &s) {
+    return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  for (const auto &r : run.records) {
+    if (r.host != facts.host)
+      throw RunNotStorable(
+          fmt::format("the run cannot be stored: its records name host {} besides the run's {}",
+                      quoted(r.host), quoted(facts.host)),
+          run.dir,
+          "write each host's records into a run directory of its own (as each rank writes its "
+          "own), then ingest them; the other runs are stored");
+    if (!r.run.empty() && !facts.run_id.empty() && r.run != facts.run_id)
+      throw RunNotStorable(
+          fmt::format("the run cannot be stored: its records name run {} besides its run.json's {}",
+                      quoted(r.run), quoted(facts.run_id)),
+          run.dir, "ingest each run directory as railgauge wrote it; the other runs are stored");
+  }
+}
+
 } // namespace
 
 IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
                          const std::vector<std::string> &unread) {
   const RunFacts facts(run, unread);
   facts.check_storable(run.dir); // before anything is sent: a refused run costs only itself
-  // The history keeps one host a run, where `check` judges each record under its own host: a
-  // records.jsonl holding two hosts' records would drain only the first.
-  for (const auto &r : run.records)
-    if (r.host != facts.host)
-      throw RunNotStorable(
-          fmt::format("the run cannot be stored: its records name host {} besides the run's {}",
-                      json(r.host).dump(-1, ' ', false, json::error_handler_t::replace),
-                      json(facts.host).dump(-1, ' ', false, json::error_handler_t::replace)),
-          run.dir,
-          "write each host's records into a run directory of its own (as each rank writes its "
-          "own), then ingest them; the other runs are stored");
-  // ... nor another run's records under this run's manifest (check names the file unreadable).
-  for (const auto &r : run.records)
-    if (!r.run.empty() && !facts.run_id.empty() && r.run != facts.run_id)
-      throw RunNotStorable(
-          fmt::format("the run cannot be stored: its records name run {} besides its run.json's {}",
-                      json(r.run).dump(-1, ' ', false, json::error_handler_t::replace),
-                      json(facts.run_id).dump(-1, ' ', false, json::error_handler_t::replace)),
-          run.dir, "ingest each run directory as railgauge wrote it; the other runs are stored");
+  refuse_foreign_records(run, facts);
   IngestOutcome out{.run_id = facts.run_id, .host = facts.host};
   std::int64_t failed = 0;
   for (const auto &r : run.records)
