@@ -9,6 +9,9 @@
 // Besides the rules, one built-in rule always applies: `record-status` fails the part of every
 // record whose status is failed or error (a wrong result or a broken point never passes just
 // because no rule asked for its metric).
+#include <optional>
+#include <string>
+
 #include "analysis/check/check_result.h"
 #include "analysis/check/rules.h"
 #include "analysis/run_machines.h"
@@ -55,17 +58,23 @@ CheckResult evaluate_inventory_rules(const RuleSet &rules, const analysis::RunSe
 // A missing finding of a built-in rule (run-complete, nothing-judged): category health.
 Finding built_in_missing(const char *rule_id, Level level, std::string what, std::string detail);
 
-// Whether an ok record's data check was off: metrics.verified is there and false (a check that
-// ran and found wrong results makes the record failed instead).
-bool data_check_off(const nlohmann::json &metrics);
-// A node's ok records whose data check was off: how many, and the first one's key.
+// Why an ok record shows no data check that passed, or nullopt when it shows one: its
+// metrics.verified is false (--no-verify); or, of railgauge's own records (not `imported`) of a
+// point that always checks its results (checks_always), verified is absent or not a boolean; or a
+// GEMM burn's GPU compared no element with the fp64 reference. A wrong result would have passed
+// each. (A check that ran and found wrong results makes the record failed instead.)
+// A GPU's part of a record (params.part gpu, as a fleet history stores it) is its record's.
+std::optional<std::string> data_check_unshown(const Record &r, bool imported);
+// Whether railgauge's records of `key` always carry a data check's result (the burn-in's phases:
+// no option turns their check off, or --no-verify writes verified false).
+bool checks_always(const std::string &key);
+// A node's ok records that show no data check that passed: how many, the first one's key and
+// why, and whether each of them ran with the check off (verified false).
 struct UnverifiedRecords {
   std::size_t records = 0;
-  std::string first;
-  void add(const std::string &key) {
-    if (records++ == 0)
-      first = key;
-  }
+  std::string first, first_why;
+  bool all_off = true;
+  void add(const std::string &key, const std::string &why);
 };
 // The data-check finding of a node.
 Finding data_check_off_finding(Level level, const UnverifiedRecords &u);

@@ -1,42 +1,120 @@
-// The built-in rule `data-check` (evaluate.h): a node whose ok records ran with their data check
-// off. `railgauge run --no-verify` writes metrics.verified false and nothing else tells: a profile
-// that reads no verified metric passed such a burn-in although a GPU returning wrong results
-// would have passed it too.
+// The built-in rule `data-check` (evaluate.h): a node whose ok records show no data check that
+// passed. `railgauge run --no-verify` writes metrics.verified false and nothing else tells: a
+// profile that reads no verified metric passed such a burn-in although a GPU returning wrong
+// results would have passed it too. So did a burn record that says nothing of its check (edited,
+// or written by another tool) and a GEMM burn whose fp64 reference compared nothing.
+#include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "analysis/check/evaluate.h"
 #include "analysis/check/evaluator.h"
+#include "analysis/check/selection_cache.h"
 #include "harness/metric_names.h"
+#include "records/gemm_record.h"
+#include "records/memory_record.h"
+#include "records/offload_record.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge::check {
 
-bool data_check_off(const nlohmann::json &metrics) {
+namespace {
+
+constexpr const char *kDataCheckOff =
+    "ran with the data check off (metrics.verified false, as --no-verify leaves it)";
+
+// The burn-in's own phases. (Its all_reduce always checks too, but its key is every NCCL
+// all_reduce's, and records of other tools' making that lack verified are judged by their rules.)
+constexpr std::array kChecksAlways{gemm::record::kBurn,          memory::record::kHbmBurn,
+                                   memory::record::kHbmPattern,  memory::record::kPeerCopy,
+                                   offload::record::kAllGpusH2d, offload::record::kAllGpusD2h};
+
+// The first GPU of a GEMM burn whose fp64 reference check compared no element, as a reason.
+std::optional<std::string> reference_checked_nothing(const nlohmann::json &metrics) {
+  const auto gpus = metrics.find(gemm::record::kGpus);
+  if (gpus == metrics.end() || !gpus->is_array())
+    return std::nullopt;
+  for (const auto &g : *gpus) {
+    const auto checked = g.is_object() ? g.find(gemm::record::kBurnReferenceCheckedElements)
+                                       : nlohmann::json::const_iterator{};
+    if (g.is_object() && checked != g.end() && checked->is_number() && checked->get<double>() > 0)
+      continue;
+    return fmt::format("GPU {} compared no element against the fp64 reference ({} {})",
+                       g.is_object() ? g.value("index", nlohmann::json(nullptr)).dump() : "?",
+                       gemm::record::kBurnReferenceCheckedElements,
+                       g.is_object() && checked != g.end() ? checked->dump() : "absent");
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+bool checks_always(const std::string &key) {
+  return std::find(kChecksAlways.begin(), kChecksAlways.end(), key) != kChecksAlways.end();
+}
+
+std::optional<std::string> data_check_unshown(const Record &r, bool imported) {
+  const nlohmann::json &metrics = r.metrics;
+  const std::string &key = r.key;
+  if (!metrics.is_object())
+    return std::nullopt; // a record without metrics is judged unreadable by its rules
+  if (r.params.is_object() && r.params.value(records::kPartParam, "") == records::kPerGpuPart)
+    return std::nullopt; // a GPU's part, which a fleet history stores beside its whole record
   const auto it = metrics.find(metric::kVerified);
-  return it != metrics.end() && it->is_boolean() && !it->get<bool>();
+  if (it != metrics.end() && it->is_boolean() && !it->get<bool>())
+    return std::string(kDataCheckOff);
+  if (imported || !checks_always(key))
+    return std::nullopt;
+  if (it == metrics.end() || !it->is_boolean())
+    return fmt::format("carries no metrics.verified{}, which {} always writes",
+                       it == metrics.end() ? "" : " as a boolean (" + it->dump() + ")", key);
+  if (key == gemm::record::kBurn)
+    return reference_checked_nothing(metrics);
+  return std::nullopt;
+}
+
+void UnverifiedRecords::add(const std::string &key, const std::string &why) {
+  all_off = all_off && why == kDataCheckOff;
+  if (records++ == 0) {
+    first = key;
+    first_why = why;
+  }
 }
 
 Finding data_check_off_finding(Level level, const UnverifiedRecords &u) {
   const std::size_t records = u.records;
-  const std::string &example = u.first;
+  const char *them = records == 1 ? "it" : "them";
+  if (u.all_off)
+    return built_in_missing(
+        kDataCheckRule, level, "records of this node",
+        fmt::format("{} ok record{} ran with the data check off (metrics.verified false, as "
+                    "--no-verify leaves it; {} the first): a wrong result would not have failed "
+                    "{}; run without --no-verify",
+                    records, records == 1 ? "" : "s", u.first, them));
   return built_in_missing(
       kDataCheckRule, level, "records of this node",
-      fmt::format("{} ok record{} ran with the data check off (metrics.verified false, as "
-                  "--no-verify leaves it; {} the first): a wrong result would not have failed "
-                  "{}; run without --no-verify",
-                  records, records == 1 ? "" : "s", example, records == 1 ? "it" : "them"));
+      fmt::format("{} ok record{} show{} no data check that passed (the first, {}: {}): a wrong "
+                  "result would not have failed {}; run the burn-in again with this build, "
+                  "without --no-verify",
+                  records, records == 1 ? "" : "s", records == 1 ? "s" : "", u.first, u.first_why,
+                  them));
 }
 
 void Evaluator::data_check_rule() {
   if (rules_.unverified_records == Level::info)
     return; // a profile that says so: a run without data checks is what it asked for
   std::map<std::string, UnverifiedRecords> by_host;
-  for (const auto &run : runs_.runs)
+  for (const auto &run : runs_.runs) {
+    const bool imported = is_imported(run);
     for (const auto &r : run.records)
-      if (r.status == Status::ok && data_check_off(r.metrics))
-        by_host[r.host].add(r.key);
+      if (r.status == Status::ok)
+        if (const auto why = data_check_unshown(r, imported))
+          by_host[r.host].add(r.key, *why);
+  }
   if (by_host.empty())
     return;
   result_.rule_categories[kDataCheckRule] = "health";

@@ -92,7 +92,7 @@ void RecordRules::take(const Row &row) {
   record_status(r, run->second);
   if (r.status == Status::ok) {
     held_[r.host].add(ruleset_, r, run->second.imported);
-    unverified(r.host, key, row[5]);
+    unverified(r, row[5], run->second.imported);
   }
   auto [matching, added] = rules_by_key_.try_emplace(key);
   if (added)
@@ -139,13 +139,17 @@ void RecordRules::take(const Row &row) {
   }
 }
 
-void RecordRules::unverified(const std::string &host, const std::string &key,
-                             const Value &metrics) {
+void RecordRules::unverified(const Record &r, const Value &metrics, bool imported) {
+  // Most records' metrics are not parsed here: only those that say verified false or that must
+  // show their check.
   const auto *text = std::get_if<std::string>(&metrics);
-  if (!text || text->find("\"verified\":false") == std::string::npos ||
-      !check::data_check_off(parsed(metrics)))
+  const bool must_show = !imported && check::checks_always(r.key);
+  if (!must_show && (!text || text->find("\"verified\":false") == std::string::npos))
     return;
-  unverified_[host].add(key);
+  Record with_metrics = r;
+  with_metrics.metrics = parsed(metrics);
+  if (const auto why = check::data_check_unshown(with_metrics, imported))
+    unverified_[r.host].add(r.key, *why);
 }
 
 void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imported) {

@@ -105,7 +105,7 @@ private:
 
   // An ok record whose data check was off (the built-in data-check). Only a row whose text says
   // so is parsed: the stored metrics are compact JSON.
-  void unverified(const std::string &host, const std::string &key, const Value &metrics);
+  void unverified(const Record &r, const Value &metrics, bool imported);
 
   // The values of the rule's metric in one ok record.
   void values(RuleState &state, const Record &r, Reading at, bool imported);
@@ -176,7 +176,8 @@ private:
   std::vector<std::pair<check::PartKey, check::Finding>> notes_;
   std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_; // by part
   std::map<std::string, check::HeldRecords> held_;                     // by host: nothing-judged
-  // By host: the ok records whose data check was off, and the first one's key (data-check).
+  // By host: the ok records that show no data check that passed, the first one's key and why
+  // (data-check).
   std::map<std::string, check::UnverifiedRecords> unverified_;
 };
 

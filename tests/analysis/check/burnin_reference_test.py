@@ -815,6 +815,28 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
                 self.assertIn("data-check (missing)", r.stdout, source)
 
+    def test_a_burnin_that_does_not_show_its_data_check_signs_no_node_off(self):
+        # The burn phases always check their results and say so (metrics.verified); a record
+        # without it, or a GEMM burn whose fp64 reference check compared no element, showed no
+        # check: before, both passed the node.
+        def without_verified(r):
+            r["metrics"].pop("verified", None)
+
+        def reference_checked_nothing(r):
+            for g in r["metrics"].get("gpus", []) if r["key"] == "gemm.burn" else []:
+                g["reference_checked_elements"] = 0
+        for edit, says in ((without_verified, "carries no metrics.verified"),
+                           (reference_checked_nothing, "no element against the fp64 reference")):
+            with tempfile.TemporaryDirectory() as tmp:
+                run = healthy_h200_with(tmp, lambda manifest: None)
+                rewrite_records(run, edit)
+                for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                    self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                    self.assertIn("data-check (missing)", r.stdout, source)
+                    found = [f for f in parts["node"]["findings"] if f["rule"] == "data-check"]
+                    self.assertEqual(len(found), 1, source)
+                    self.assertIn(says, found[0]["detail"], source)
+
     def test_a_burnin_stopped_before_its_first_record_is_judged_unfinished(self):
         # SIGTERM before the first point: check answered "no readable record in the input" (exit
         # 4, bad input: a launcher drains nobody on it). The node is judged, unfinished.
