@@ -9,8 +9,12 @@
 // Besides the rules, one built-in rule always applies: `record-status` fails the part of every
 // record whose status is failed or error (a wrong result or a broken point never passes just
 // because no rule asked for its metric).
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/check/check_result.h"
 #include "analysis/check/rules.h"
@@ -46,6 +50,20 @@ inline constexpr const char *kProfileGpuRule = "profile-gpu";
 // Whether NVML's name of a GPU names `gpu` as a word ("NVIDIA H200" does H200; "NVIDIA GH200"
 // does not).
 bool names_gpu(const std::string &nvml_name, const std::string &gpu);
+// The GPU names a record states (a collective's params.gpu_name, a burn's metrics.gpus[].name and
+// metrics.per_gpu[].name), added to `names`; of them, those that do not name the profile's GPU;
+// and the finding of a node whose `who` ("NVML names", "its records name") names those.
+void add_record_gpu_names(const Record &r, std::set<std::string> &names);
+// The GPU names an inventory's NVML section lists, added to `names`.
+void add_inventory_gpu_names(const nlohmann::json &inventory, std::set<std::string> &names);
+// The profile-gpu findings (host, finding) of nodes by the names their inventories (`nvml`) and
+// their records list: one where NVML names another GPU than the profile's, one where the records
+// name another GPU still (an inventory of another node's, or edited, beside an H200's records).
+// `said`: both kinds, or one (the fleet history judges inventories and records apart).
+enum class Said { both, nvml, records };
+std::vector<std::pair<std::string, Finding>>
+profile_gpu_findings(const RuleSet &rules, const std::map<std::string, std::set<std::string>> &nvml,
+                     const std::map<std::string, std::set<std::string>> &records, Said said);
 
 CheckResult evaluate(const RuleSet &rules, const analysis::RunSet &runs);
 

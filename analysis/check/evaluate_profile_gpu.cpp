@@ -1,8 +1,13 @@
-// The built-in rule `profile-gpu` (evaluate.h): a node whose GPUs NVML names otherwise than the
-// GPU the profile's figures are of (RuleSet::gpu). An H200 judged by h100-sxm-1gpu passed every
-// floor of the H100's, which are lower, without a word.
+// The built-in rule `profile-gpu` (evaluate.h): a node whose GPUs NVML names, or whose records
+// name, otherwise than the GPU the profile's figures are of (RuleSet::gpu). An H200 judged by
+// h100-sxm-1gpu passed every floor of the H100's, which are lower, without a word; so did one
+// whose run.json said H100 (an inventory edited or copied from another node) while every burn
+// record said H200.
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,8 +15,18 @@
 #include "analysis/check/evaluate.h"
 #include "analysis/check/evaluator.h"
 #include "harness/inventory/inventory_fields.h"
+#include "harness/metric_names.h"
+#include "records/gemm_record.h"
 
 namespace railgauge::check {
+namespace {
+
+// Where a record names its GPUs: a collective's params, a GEMM burn's and a memory burn's list.
+constexpr const char *kRecordGpuName = metric::kGpuName;
+constexpr const char *kRecordGpus = gemm::record::kGpus;
+constexpr const char *kRecordPerGpu = metric::kPerGpu;
+
+} // namespace
 
 bool names_gpu(const std::string &nvml_name, const std::string &gpu) {
   // A word of the name: "NVIDIA H200" is an H200, "NVIDIA GH200 480GB" is not.
@@ -19,33 +34,86 @@ bool names_gpu(const std::string &nvml_name, const std::string &gpu) {
   return at != std::string::npos && (at == 0 || nvml_name[at - 1] == ' ');
 }
 
-void Evaluator::profile_gpu_rule() {
-  if (rules_.gpu.empty())
+void add_record_gpu_names(const Record &r, std::set<std::string> &names) {
+  const auto put = [&](const nlohmann::json &object, const char *field) {
+    if (object.is_object() && object.contains(field) && object[field].is_string())
+      names.insert(object[field].get<std::string>());
+  };
+  put(r.params, kRecordGpuName);
+  if (!r.metrics.is_object())
     return;
-  for (const auto &[host, inventories] : inventories_) {
-    std::set<std::string> others;
-    for (const auto &[dir, inventory] : inventories) {
-      const auto nvml = inventory->find(inventory_field::kNvml);
-      if (nvml == inventory->end() || !nvml->is_object() || !nvml->contains(inventory_field::kGpus))
-        continue;
-      for (const auto &gpu : (*nvml)[inventory_field::kGpus])
-        if (gpu.is_object() && gpu.value(inventory_field::kName, nlohmann::json()).is_string()) {
-          const auto name = gpu[inventory_field::kName].get<std::string>();
-          if (!names_gpu(name, rules_.gpu))
-            others.insert(name);
-        }
+  for (const char *list : {kRecordGpus, kRecordPerGpu})
+    if (r.metrics.contains(list) && r.metrics[list].is_array())
+      for (const auto &gpu : r.metrics[list])
+        put(gpu, inventory_field::kName);
+}
+
+Finding profile_gpu_finding(const RuleSet &rules, const std::set<std::string> &others,
+                            const char *who) {
+  return built_in_missing(
+      kProfileGpuRule, Level::warn, "the GPUs of this node",
+      fmt::format("{} {} '{}' and the profile {} is for the {}: its floors are another GPU's; "
+                  "give the node's own profile (--rules auto picks it)",
+                  who, others.size() == 1 ? "its GPU" : "its GPUs", fmt::join(others, "', '"),
+                  rules.name, rules.gpu));
+}
+
+std::set<std::string> not_the_profiles(const RuleSet &rules, const std::set<std::string> &names) {
+  std::set<std::string> others;
+  for (const auto &name : names)
+    if (!names_gpu(name, rules.gpu))
+      others.insert(name);
+  return others;
+}
+
+void add_inventory_gpu_names(const nlohmann::json &inventory, std::set<std::string> &names) {
+  const auto nvml =
+      inventory.is_object() ? inventory.find(inventory_field::kNvml) : inventory.end();
+  if (nvml == inventory.end() || !nvml->is_object() || !nvml->contains(inventory_field::kGpus) ||
+      !(*nvml)[inventory_field::kGpus].is_array())
+    return;
+  for (const auto &gpu : (*nvml)[inventory_field::kGpus])
+    if (gpu.is_object() && gpu.value(inventory_field::kName, nlohmann::json()).is_string())
+      names.insert(gpu[inventory_field::kName].get<std::string>());
+}
+
+std::vector<std::pair<std::string, Finding>>
+profile_gpu_findings(const RuleSet &rules, const std::map<std::string, std::set<std::string>> &nvml,
+                     const std::map<std::string, std::set<std::string>> &records, Said said) {
+  std::vector<std::pair<std::string, Finding>> out;
+  if (rules.gpu.empty())
+    return out;
+  std::map<std::string, std::set<std::string>> by_nvml; // by host: what its inventory's says
+  for (const auto &[host, names] : nvml)
+    if (auto others = not_the_profiles(rules, names); !others.empty()) {
+      if (said != Said::records)
+        out.emplace_back(host, profile_gpu_finding(rules, others, "NVML names"));
+      by_nvml[host] = std::move(others);
     }
-    if (others.empty())
-      continue;
+  if (said == Said::nvml)
+    return out;
+  // The names the records add to those the inventory's finding says.
+  for (const auto &[host, names] : records) {
+    auto others = not_the_profiles(rules, names);
+    for (const auto &name : by_nvml[host])
+      others.erase(name);
+    if (!others.empty())
+      out.emplace_back(host, profile_gpu_finding(rules, others, "its records name"));
+  }
+  return out;
+}
+
+void Evaluator::profile_gpu_rule() {
+  std::map<std::string, std::set<std::string>> nvml, named;
+  for (const auto &[host, inventories] : inventories_)
+    for (const auto &[dir, inventory] : inventories)
+      add_inventory_gpu_names(*inventory, nvml[host]);
+  for (const auto &run : runs_.runs)
+    for (const auto &r : run.records)
+      add_record_gpu_names(r, named[r.host]);
+  for (auto &[host, finding] : profile_gpu_findings(rules_, nvml, named, Said::both)) {
     result_.rule_categories[kProfileGpuRule] = "health";
-    ledger_.add_finding(
-        PartKey{host, PartKind::node, ""},
-        built_in_missing(
-            kProfileGpuRule, Level::warn, "the GPUs of this node",
-            fmt::format("NVML names {} '{}' and the profile {} is for the {}: its floors are "
-                        "another GPU's; give the node's own profile (--rules auto picks it)",
-                        others.size() == 1 ? "its GPU" : "its GPUs", fmt::join(others, "', '"),
-                        rules_.name, rules_.gpu)));
+    ledger_.add_finding(PartKey{host, PartKind::node, ""}, std::move(finding));
   }
 }
 

@@ -65,8 +65,10 @@ void RecordRules::read_runs() {
         (run.imported ? imported_hosts_ : own_hosts_).insert(run.host);
         // The GPUs its inventory lists, each of which a burn phase must have measured
         // (no_record_on_gpus); NULL or "" in a run stored without one.
-        if (const json inventory = parsed(row[9]); !run.imported && inventory.is_object())
+        if (const json inventory = parsed(row[9]); !run.imported && inventory.is_object()) {
           index_.add_inventory(run.host, inventory);
+          check::add_inventory_gpu_names(inventory, nvml_gpu_names_[run.host]);
+        }
         runs_[as_int(row[0]).value_or(0)] = std::move(run);
       });
   out_.runs = static_cast<long long>(runs_.size());
@@ -94,6 +96,7 @@ void RecordRules::take(const Row &row) {
     held_[r.host].add(ruleset_, r, run->second.imported);
     unverified(r, row[5], run->second.imported);
   }
+  check::add_record_gpu_names(r, record_gpu_names_[r.host]); // params alone: metrics below
   auto [matching, added] = rules_by_key_.try_emplace(key);
   if (added)
     for (std::size_t i = 0; i < rules_.size(); ++i)
@@ -150,6 +153,8 @@ void RecordRules::unverified(const Record &r, const Value &metrics, bool importe
   with_metrics.metrics = parsed(metrics);
   if (const auto why = check::data_check_unshown(with_metrics, imported))
     unverified_[r.host].add(r.key, *why);
+  if (must_show) // a burn's metrics name each GPU it ran on (profile-gpu)
+    check::add_record_gpu_names(with_metrics, record_gpu_names_[r.host]);
 }
 
 void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imported) {

@@ -43,6 +43,12 @@ void RecordRules::judge(check::CheckResult &result) {
       judged.findings.emplace_back(PartKey{host, check::PartKind::node, ""},
                                    check::data_check_off_finding(ruleset_.unverified_records, u));
   }
+  // The records' GPU names (the inventories' are judged with the inventory rules).
+  for (auto &[host, finding] : check::profile_gpu_findings(
+           ruleset_, nvml_gpu_names_, record_gpu_names_, check::Said::records)) {
+    result.rule_categories[check::kProfileGpuRule] = "health";
+    judged.findings.emplace_back(PartKey{host, check::PartKind::node, ""}, std::move(finding));
+  }
   // An import holds no inventory: its inventory rules are not covered, as over directories.
   for (const auto &rule : ruleset_.rules)
     if (rule.from_inventory()) {

@@ -179,6 +179,8 @@ private:
   // By host: the ok records that show no data check that passed, the first one's key and why
   // (data-check).
   std::map<std::string, check::UnverifiedRecords> unverified_;
+  // By host: the GPU names its stored inventories and its records state (profile-gpu).
+  std::map<std::string, std::set<std::string>> nvml_gpu_names_, record_gpu_names_;
 };
 
 } // namespace railgauge::history

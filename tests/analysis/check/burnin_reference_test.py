@@ -282,6 +282,34 @@ class BurninReferenceTest(unittest.TestCase):
                                            "another GPU's; give the node's own profile (--rules "
                                            "auto picks it)"], source)
 
+    def test_records_of_another_gpu_than_the_inventory_are_not_a_pass(self):
+        # The healthy H200 with an H100's name in its run.json (an inventory copied from another
+        # node, or edited): --rules auto picked h100-sxm-1gpu, whose lower floors every H200
+        # figure passes, and the node passed. Its records name the H200: the node warns.
+        def h100_inventory(manifest):
+            for gpu in manifest["inventory"]["nvml"]["gpus"]:
+                gpu["name"] = "NVIDIA H100 80GB HBM3"
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, h100_inventory)
+            db = f"sqlite:{pathlib.Path(tmp) / 'fleet.db'}"
+            ingest = subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet", str(run)],
+                                    capture_output=True, text=True, timeout=120)
+            self.assertEqual(ingest.returncode, 0, ingest.stderr)
+            # auto picks from directories; the history is given the profile auto picked
+            for rules, source in (("auto", [str(run)]), ("h100-sxm-1gpu", ["--history", db])):
+                r = subprocess.run([RAILGAUGE, "check", "--rules", rules, "--format", "json",
+                                    *source], capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, 1, source + [r.stdout, r.stderr])
+                verdict = json.loads(r.stdout)
+                self.assertEqual(verdict["verdict"], "warn", source)
+                details = [f["detail"] for p in verdict["parts"]
+                           for f in p["findings"] if f["rule"] == "profile-gpu"]
+                self.assertEqual(details, ["its records name its GPU 'NVIDIA H200' and the profile "
+                                           "h100-sxm-1gpu is for the H100: its floors are "
+                                           "another GPU's; give the node's own profile (--rules "
+                                           "auto picks it)"], source)
+
     def test_one_gpu_beside_nvswitches_is_a_node_of_eight(self):
         # NVSwitches exist only on an 8-GPU HGX baseboard: one GPU beside them is a node that
         # lost 7, judged by h200-sxm (gpu-count fails), never a healthy one-GPU machine.
