@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/health_delta_agreement.h"
 #include "analysis/check/json_path.h"
 #include "analysis/check/noise_text.h"
 #include "harness/noise_bound.h"
@@ -194,6 +195,12 @@ std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
                                  "phase (a GPU reset or a driver reload?); read the GPU's Xid log",
                                  grown);
       v.unreadable_level = rule.severity;
+    } else if (v.unreadable.empty() && pv.path.find(".health_delta.") != std::string::npos &&
+               number_into(v.value, grown)) {
+      if (auto why = health_delta_disagreement(r, pv.path, grown)) {
+        v.unreadable = std::move(*why);
+        v.unreadable_level = rule.severity;
+      }
     }
     if (rule.detail)
       if (const auto d = detail_of(*rule.detail, r); !d.empty())

@@ -59,6 +59,12 @@ def second_gpu(manifest):
     gpus.append(extra)
 
 
+def grew(telemetry, counter, by):
+    """A health counter of a telemetry window grown by `by`: its delta and its reading after."""
+    telemetry["health_delta"][counter] = by
+    telemetry["after"][counter] = telemetry["before"][counter] + by
+
+
 def rewrite_records(run, edit):
     """Each record of `run` through edit(record), which changes it in place."""
     lines = []
@@ -574,7 +580,7 @@ class BurninReferenceTest(unittest.TestCase):
 
         cases = [
             ("load-ecc-corrected", 2, burn_telemetry(
-                lambda t: t["health_delta"].update(ecc_corrected_volatile=50000.0)), None),
+                lambda t: grew(t, "ecc_corrected_volatile", 50000.0)), None),
             ("load-thermal-violation", 2, burn_telemetry(
                 lambda t: t["during"].update(thermal_violation_s=4.2)), None),
             ("load-pcie-replays-over-dcgm", 2, burn_telemetry(
@@ -606,7 +612,9 @@ class BurninReferenceTest(unittest.TestCase):
             def faulty(r):
                 if r["key"] == "collectives.nccl_all_reduce":
                     r["metrics"]["telemetry"]["health_delta"].update(
-                        xid_events=1, ecc_corrected_volatile=50000.0)
+                        xid_events=1,
+                        xids=[{"seq": 9, "xid": 79, "text": "GPU has fallen off the bus"}])
+                    grew(r["metrics"]["telemetry"], "ecc_corrected_volatile", 50000.0)
             rewrite_records(run, faulty)
             for source, r, parts in checked_over_dirs_and_history(tmp, run):
                 self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
@@ -765,6 +773,32 @@ class BurninReferenceTest(unittest.TestCase):
                            if f["rule"] == "load-ecc-uncorrectable"]
                 self.assertTrue(any("the counter went backwards (-1)" in d for d in details),
                                 (source, details))
+
+    def test_a_health_delta_its_own_readings_contradict_is_no_pass(self):
+        # The HBM burn's delta says 0 uncorrectable ECC errors while its readings went from 0 to
+        # 2; the Xid count says 0 beside a list of one Xid 48. Each passed "<= 0" before: the
+        # rules read the delta alone.
+        def grown_readings(t):
+            t["after"]["ecc_uncorrected_volatile"] = t["before"]["ecc_uncorrected_volatile"] + 2
+
+        def listed_xid(t):
+            t["health_delta"].update(xid_events=0, xids=[{"seq": 9, "xid": 48,
+                                                          "text": "DBE (double bit error)"}])
+        for edit, rule, says in (
+                (grown_readings, "load-ecc-uncorrectable", "went from 0 to 2"),
+                (listed_xid, "load-xid", "the Xid list beside it holds 1")):
+            with tempfile.TemporaryDirectory() as tmp:
+                run = healthy_h200_with(tmp, lambda manifest: None)
+
+                def contradict(r):
+                    if r["key"] == "memory.burn":
+                        edit(r["metrics"]["per_gpu"][0]["telemetry"])
+                rewrite_records(run, contradict)
+                for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                    self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                    details = [f["detail"] for f in parts["gpu"]["findings"] if f["rule"] == rule]
+                    self.assertTrue(any(says in d and "contradicts itself" in d
+                                        for d in details), (source, details))
 
     def test_another_hosts_records_in_a_run_fail_its_node(self):
         # A copy of the bf16 burn record of another host (node7, 15 % slow) appended to the
