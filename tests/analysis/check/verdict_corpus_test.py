@@ -122,6 +122,12 @@ CASES = [
     ("read_bw_16_gpu_nic_pairs", "perftest", READ_PAIRS, "h100-sxm-roce", "warn",
      [("rdma-gpu-pair-vs-nic-best", "ib_read_bw_client", ("<", 112),
        {"mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5"})]),
+    # A RoCE port's log ("Link type : Ethernet") judged by the InfiniBand profile: its link layer
+    # is named (before, the profile said the log does not hold one), beside the write floor.
+    ("roce_write_bw_under_the_ib_profile", "perftest",
+     ["moc_bm_roce_cx7_ib_write_bw_hostmem_16qp_client.log"], "h100-sxm-ib", "fail",
+     [("rdma-log-link-layer", "hostmem_16qp_client", None, {"mlx5_2"}),
+      ("rdma-write-bw-floor", "hostmem_16qp_client", ("<", 240))]),
     ("read_lat_tail", "perftest", ["moc_oc_roce_ib_read_lat_hostmem_client_latency_tail.log"],
      "h100-sxm-roce", "warn", [("rdma-latency-tail", "latency_tail", (">", 50))]),
     # any-fabric judges a copy against its siblings only: one GPU's nvbandwidth (H2D at PCIe
