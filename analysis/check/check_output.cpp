@@ -57,7 +57,8 @@ std::string violated_rules(const PartResult &p, bool with_not_measured = true) {
   return out;
 }
 
-// The values no rule could judge on this machine, in one counted line (cannot_apply_here).
+// The values no rule could judge on these nodes (one GPU, one node, an imported log: not this
+// machine, which may have measured none of them), in one counted line (cannot_apply_here).
 std::string cannot_apply_line(const std::map<std::string, long long> &cannot_apply) {
   if (cannot_apply.empty())
     return "";
@@ -67,7 +68,7 @@ std::string cannot_apply_line(const std::map<std::string, long long> &cannot_app
     values += n;
     list += (list.empty() ? "" : ", ") + rule;
   }
-  return fmt::format("\nCannot apply to this machine (the profile's on_missing: info; no effect on "
+  return fmt::format("\nCannot apply here (the profile's on_missing: info; no effect on "
                      "the verdict): {} value{} of {} rule{}: {}\n",
                      values, values == 1 ? "" : "s", cannot_apply.size(),
                      cannot_apply.size() == 1 ? "" : "s", list);

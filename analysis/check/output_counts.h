@@ -7,7 +7,7 @@
 namespace railgauge::check {
 
 // A value the profile marks on_missing: info (a GPU alone has no sibling, a one-GPU machine no
-// NVLink nor 8-GPU all_reduce, one node no fleet): the rule cannot apply to this machine, so it
+// NVLink nor 8-GPU all_reduce, one node no fleet): the rule cannot apply to those inputs, so it
 // never names a part's cause; the table folds these into one counted line.
 bool cannot_apply_here(const Finding &f);
 

@@ -7,7 +7,7 @@
 //   FAIL  WARN  a value violated the rule at that level
 //   MISS  the rule could not read a value it needed (a verdict never passes what it could not
 //         read: this counts as the rule's level)
-//   n/a   the rule cannot apply to this machine (a lone GPU has no siblings, one GPU no NVLink)
+//   n/a   the rule cannot apply here (a lone GPU has no siblings, one GPU no NVLink)
 //   .     the rule reads nothing on this part
 //
 // Rows are grouped by the rules' category (compute, memory, health, ...), in rule id order

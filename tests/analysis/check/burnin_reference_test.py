@@ -123,7 +123,7 @@ class BurninReferenceTest(unittest.TestCase):
         self.assertIn("FAIL     gpu0: burn-gemm-floor, burn-hbm-floor", node[0])
         self.assertNotIn("allreduce", node[0])
         self.assertNotIn("siblings", r.stdout.split("host  part")[1].split("Findings by rule")[0])
-        folded = r.stdout.split("Cannot apply to this machine")[1].split("\n\n")[0]
+        folded = r.stdout.split("Cannot apply here")[1].split("\n\n")[0]
         self.assertIn("burn-allreduce-floor", folded)
         self.assertIn("burn-gemm-vs-siblings", folded)
         self.assertEqual([line for line in lines if len(line) > 120], [])
