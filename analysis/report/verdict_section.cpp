@@ -117,8 +117,10 @@ void verdict_section(Page &page, const json &check) {
         auto &[level, n, example] = missing[text(f["rule"])];
         if (level.empty() || (level != "fail" && text(f["level"]) == "fail"))
           level = text(f["level"]);
-        if (example.empty())
-          example = text(p["host"]) + " " + text(p["label"]) + ": " + text(f["detail"]);
+        if (example.empty()) // a pair's part is labelled with its hosts: said once
+          example = text(p["host"]) +
+                    (text(p["label"]) == text(p["host"]) ? "" : " " + text(p["label"])) + ": " +
+                    text(f["detail"]);
         ++n;
         continue;
       }

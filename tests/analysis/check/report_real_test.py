@@ -243,6 +243,24 @@ class BurninReportTest(unittest.TestCase):
         self.assertRegex(html, r'<tr class="fail"><td>compute</td><td>burn-gemm-floor</td>')
 
 
+    def test_a_pairs_missing_values_name_its_hosts_once(self):
+        # A two-node nccl-tests log is one part labelled with its hosts: the table of what could
+        # not be judged gave "207-vm+208-vm 207-vm+208-vm: ..." as its example.
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            log = REAL / "issue256_h200_2node_roce_vm_all_reduce_slow_EXTRACT.txt"
+            self.assertIn(railgauge("import", "nccl-tests", log, "--out", out / "runs").returncode,
+                          (0, 1))
+            r = railgauge("check", "--rules", "h200-sxm-roce", "--json", out / "v.json",
+                          out / "runs")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            r = railgauge("report", out / "runs", "--check", out / "v.json", "--markdown",
+                          out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            md = (out / "r.md").read_text()
+        self.assertIn("| 207-vm+208-vm: ", md)
+        self.assertNotIn("207-vm+208-vm 207-vm+208-vm", md)
+
 class ReportRealTest(unittest.TestCase):
     def setUp(self):
         self.page = Page.build()
