@@ -358,6 +358,23 @@ bool same_keys(const Comparison &c) {
   return std::all_of(keys.begin(), keys.end(), [&](const auto &k) { return k == keys.front(); });
 }
 
+// The inputs that hold a point that failed or broke, said first: a run that stopped early
+// (nccl-tests aborted by a peer's exit) never measured the points after it, and "other devices
+// or other points" blamed the wrong thing.
+std::string stopped_inputs(const Comparison &c) {
+  std::map<std::size_t, std::size_t> broken; // input -> points not ok
+  for (const auto &p : c.points)
+    for (std::size_t i = 0; i < p.not_ok.size(); ++i)
+      if (!p.not_ok[i].empty())
+        ++broken[i];
+  std::string out;
+  for (const auto &[i, n] : broken)
+    out += fmt::format(" {} holds {} point{} that failed or broke (see its 'failed in' or 'error "
+                       "in' row{}): a run that stopped there never measured what came after.",
+                       c.labels[i], n, n == 1 ? "" : "s", n == 1 ? "" : "s");
+  return out;
+}
+
 } // namespace
 
 std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const KeysIn &key_in) {
@@ -393,6 +410,7 @@ std::string unmatched_hint(const Comparison &c, const ValuesSeen &seen, const Ke
     return "";
   std::string hint =
       fmt::format("only {} of {} points are in every input.", c.matched, c.points.size());
+  hint += stopped_inputs(c);
   if (differ.empty())
     return hint + (same_keys(c) ? " The inputs measured the same keys on other devices (with "
                                   "--match-device a device is its machine's slot: a run.json "

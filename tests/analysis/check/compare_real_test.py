@@ -346,6 +346,19 @@ class CompareRealTest(unittest.TestCase):
         self.assertLess(family["geomean_speedup"], 0.6)
         self.assertNotIn(" 0.000 ", table)
 
+    def test_a_run_that_aborted_is_named_as_why_points_are_missing(self):
+        # The 2-node alltoall that a peer's exit aborted after 20 sizes, beside a whole one: the
+        # warning blamed other devices or other points, and the abort was a row far below.
+        whole = self.imported("nccl-tests",
+                              "xxrjun_cluster00_h100_2node_8gpu_alltoall_sendrecv_healthy.log")
+        aborted = self.imported("nccl-tests",
+                                "xxrjun_h100_2node_4gpu_alltoall_abort_sendrecv_degrading.log")
+        c, table = self.compare(whole, aborted, "--ignore-param", "group_size", "--ignore-param",
+                                "world_size")
+        self.assertIn("b holds 1 point that failed or broke", c["hint"])
+        self.assertIn("b holds 1 point that failed or broke", table.splitlines()[1])
+        self.assertIn("error in b", table)
+
     def test_different_tools_say_why_nothing_matches(self):
         nccl = self.imported("nccl-tests", "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
         perf = self.imported("perftest", READ_BW_GPU0)
