@@ -164,7 +164,12 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
       imported["network"] = {{"transport", parsed.network}, {"line", parsed.network_line}};
     // The node is the log's own: the hosts its rank lines name ("a+b" for a multi-node run,
     // whose figures belong to the group), unless --host says otherwise.
-    const auto hosts = importers::rank_hosts(parsed.ranks);
+    auto hosts = importers::rank_hosts(parsed.ranks);
+    if (hosts.empty()) { // failed before its rank lines: its failure lines name the host
+      hosts = importers::failure_hosts(parsed.failures);
+      if (!hosts.empty())
+        imported["hosts_from"] = "failure lines";
+    }
     imported["hosts"] = hosts;
     const std::string node = !o->host.empty() ? o->host : host_group(hosts);
     // A failed nccl-tests run keeps the rows it measured, and one error record says where it

@@ -163,6 +163,25 @@ std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines) 
   return hosts;
 }
 
+std::vector<std::string> failure_hosts(const std::vector<std::string> &failures) {
+  std::vector<std::string> hosts;
+  for (const auto &failure : failures) {
+    // The text after "WHERE:LINE: ", then "HOST: Test ..."
+    constexpr std::string_view kTest = ": Test ";
+    const auto test = failure.find(kTest);
+    if (test == std::string::npos)
+      continue;
+    const auto start = failure.rfind(": ", test - 1);
+    if (start == std::string::npos)
+      continue;
+    const std::string host = failure.substr(start + 2, test - start - 2);
+    if (!host.empty() && host.find_first_of(" \t") == std::string::npos &&
+        std::find(hosts.begin(), hosts.end(), host) == hosts.end())
+      hosts.push_back(host);
+  }
+  return hosts;
+}
+
 // "Rank  0 Group  0 Pid 25 on node01 device  0 [0x53] NVIDIA H100 80GB HBM3" -> the text after
 // the device's bus id; "" when a line has none.
 std::string rank_gpu_name(const std::string &line) {
@@ -408,6 +427,14 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     // A line of other blanks only (form feed, vertical tab, '\r') has no words at all.
     if (f.empty() || !looks_numeric(f[0])) {
       ++out.other_lines;
+      // A shell's echo of the command ("[root@test ~]# ./build/all_reduce_perf -b 8 ...") names
+      // the collective of a log that stops before nccl-tests' own header names it.
+      if (!out.kind && !section.header_seen)
+        for (const auto &w : f)
+          if (const auto named = kind_of_binary(w)) {
+            out.kind = named;
+            break;
+          }
       // An IB or RoCE device wins over the socket NCCL names when it found none.
       if (const auto net = network_of_nccl_line(line);
           !net.empty() && (out.network.empty() || out.network == "socket")) {

@@ -58,11 +58,20 @@ struct NcclTestsImport {
   int repeated_zero_rows = 0;
 };
 
+// The collective an nccl-tests binary's path names: "/path/to/all_reduce_perf" -> all_reduce;
+// "./alltoall_perf_mpi" is not recognised. A log whose header was lost often still echoes the
+// command line that ran it.
+std::optional<Kind> kind_of_binary(std::string_view argv0);
+
 // The network an NCCL_DEBUG=INFO line names ("roce", "ib", "socket", "libfabric"), or "".
 std::string network_of_nccl_line(std::string_view line);
 
 // The distinct hosts of "Rank r Group g Pid p on <host> device ..." lines, in order of appearance.
 std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines);
+// The distinct hosts nccl-tests' failure lines name ("WHERE:LINE: node07: Test CUDA failure
+// common.cu:941 ..."; its macros print the host first), in order: the node of a log that failed
+// before it printed a rank line.
+std::vector<std::string> failure_hosts(const std::vector<std::string> &failures);
 
 // From those lines of one run: params.world_size and group_size (the ranks listed) and
 // params.group_hosts (their distinct hosts) on each of its result records, the names railgauge's

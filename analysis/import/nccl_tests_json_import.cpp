@@ -71,16 +71,6 @@ std::string nccl_version_text(std::int64_t code) {
   return fmt::format("{}.{}.{}", code / 1000, (code / 100) % 10, code % 100);
 }
 
-// "/path/to/all_reduce_perf" -> all_reduce; "./alltoall_perf_mpi" is not recognised.
-std::optional<Kind> kind_of_binary(std::string_view argv0) {
-  if (const auto slash = argv0.rfind('/'); slash != std::string_view::npos)
-    argv0.remove_prefix(slash + 1);
-  if (!argv0.ends_with("_perf"))
-    return std::nullopt;
-  argv0.remove_suffix(5);
-  return parse_kind(argv0);
-}
-
 // -I 1: per-iteration CUDA-event times, max over processes, into metrics.time_s; with several
 // processes, the one slowest most often is named as railgauge's lockstep sampler names a rank.
 void add_per_iteration(const Fields &f, const nlohmann::json &per_iter, const std::string &path,
@@ -232,6 +222,15 @@ Record half_record(const Fields &f, const nlohmann::json &row, const std::string
 }
 
 } // namespace
+
+std::optional<Kind> kind_of_binary(std::string_view argv0) {
+  if (const auto slash = argv0.rfind('/'); slash != std::string_view::npos)
+    argv0.remove_prefix(slash + 1);
+  if (!argv0.ends_with("_perf"))
+    return std::nullopt;
+  argv0.remove_suffix(5);
+  return parse_kind(argv0);
+}
 
 NcclTestsImport import_nccl_tests_json(const std::string &text, const std::string &where,
                                        std::optional<Kind> kind, const std::string &run,

@@ -98,6 +98,28 @@ class ImportTest(unittest.TestCase):
             check = railgauge("check", run)
             self.assertNotEqual(check.returncode, 0, "a failed import must not pass a check")
 
+    def test_a_log_that_failed_before_its_header_is_named_by_its_command_and_host(self):
+        # nccl-tests issue 264 (tests/fixtures/verdicts/real): all_reduce_perf on 8 H100 that
+        # failed at CUDA init, before the header that names the collective and the rank lines
+        # that name the host. It imported as collectives.nccl_unknown of a node named after
+        # the file (unknown-issue264_...), the node a check drained. The shell's echo of the
+        # command names the collective, and nccl-tests' failure lines name the host ("test").
+        real = os.path.join(SOURCE, "tests/fixtures/verdicts/real/"
+                            "issue264_h100x8_all_reduce_cuda_init_abort_EXTRACT.txt")
+        p = railgauge("import", "nccl-tests", real, "--out", self.out)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        run = run_dir_of(p.stdout)
+        validate(self, run)
+        (rec,) = records(run)
+        self.assertEqual((rec["key"], rec["status"], rec["host"]),
+                         ("collectives.nccl_all_reduce", "error", "test"))
+        self.assertIn("of all_reduce", rec["reason"])
+        with open(os.path.join(run, "run.json")) as f:
+            self.assertEqual(json.load(f)["imported"]["hosts_from"], "failure lines")
+        check = railgauge("check", "--rules", "auto", "--format", "json", run)
+        self.assertEqual(check.returncode, 2, check.stderr)
+        self.assertEqual(json.loads(check.stdout)["drain"], ["test"])
+
     def test_two_imported_fabrics_compare_with_a_ratio_per_point(self):
         sample = os.path.join(SOURCE, "tests/fixtures/nccl-tests/all_reduce_format_sample.txt")
         with open(sample) as f:
