@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -26,6 +27,41 @@
 
 namespace railgauge::analysis {
 namespace {
+
+// The run directories' names (their last component, which holds the run id) of a list of paths.
+std::set<std::string> run_dir_names(const std::vector<std::string> &paths) {
+  std::set<std::string> out;
+  for (const auto &p : paths)
+    if (const auto name = std::filesystem::path(p).lexically_normal().filename().string();
+        !name.empty())
+      out.insert(name);
+  return out;
+}
+
+// A verdict beside a comparison it judged none of the runs of: the page drew "Verdict: pass"
+// above a comparison of other runs (the healthy burn-in's check beside a comparison of two
+// co-tenant runs). The run directories it judged and the comparison's must meet.
+void refuse_a_verdict_of_other_runs(const nlohmann::json &check, const std::string &file,
+                                    const compare::Comparison &comparison) {
+  std::vector<std::string> judged_paths, compared_paths;
+  if (check.contains("inputs") && check["inputs"].is_array())
+    for (const auto &in : check["inputs"])
+      if (in.is_string())
+        judged_paths.push_back(in.get<std::string>());
+  for (const auto &input : comparison.inputs)
+    compared_paths.insert(compared_paths.end(), input.begin(), input.end());
+  const auto judged = run_dir_names(judged_paths), compared = run_dir_names(compared_paths);
+  if (judged.empty() || compared.empty())
+    return; // a verdict over a fleet history names no run directory
+  for (const auto &name : judged)
+    if (compared.count(name))
+      return;
+  throw InputError(fmt::format("{} judged runs {}; the comparison is of runs {}: none in common",
+                               file, *judged.begin() + (judged.size() > 1 ? ", ..." : ""),
+                               *compared.begin() + (compared.size() > 1 ? ", ..." : "")),
+                   "--check",
+                   "give the verdict railgauge check --json wrote for the compared runs");
+}
 
 // A verdict of other runs drew "Verdict: pass" and its nodes' table above runs it never judged:
 // the hosts it judged and the report's must meet.
@@ -160,6 +196,8 @@ int run_report(const CLI::App &cmd, const ReportCommandOptions &o) {
     report::check_result_for_report(*in.check, *o.check);
     if (runs)
       refuse_a_verdict_of_other_hosts(*in.check, *o.check, *runs);
+    if (comparison)
+      refuse_a_verdict_of_other_runs(*in.check, *o.check, *comparison);
   }
   if (o.title)
     in.title = *o.title;

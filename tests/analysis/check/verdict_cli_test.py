@@ -240,6 +240,15 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
         self.assertIn("judged hosts node01, node02, node03, ...; the runs given are of hosts",
                       r.stderr)
+        # ... and beside a comparison: a verdict of a third run above the comparison of a and b.
+        third = self.quick_run("c")
+        of_third = self.dir / "third.json"
+        railgauge("check", "--rules", "host-only", third, "--json", of_third)
+        r = railgauge("report", cmp_json, "--check", of_third, "--markdown", md)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("; the comparison is of runs", r.stderr)
+        r = railgauge("report", cmp_json, "--check", verdict, "--markdown", md)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         # The charts are the HTML's: the markdown's chart heading says where they are.
         self.assertIn("## Ratio versus size\n\nThe charts of this section are in the HTML page",
                       md.read_text())
