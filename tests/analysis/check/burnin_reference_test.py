@@ -800,6 +800,23 @@ class BurninReferenceTest(unittest.TestCase):
                     self.assertTrue(any(says in d and "contradicts itself" in d
                                         for d in details), (source, details))
 
+    def test_a_window_its_sampler_barely_read_is_no_pass(self):
+        # The bf16 burn's telemetry read twice in its 26 s window (a stalled sampler): the power
+        # target's median of two readings passed, and so did every throttle share.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def stalled(r):
+                if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                    r["metrics"]["gpus"][0]["telemetry"]["during"]["samples"] = 2
+            rewrite_records(run, stalled)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                failed = [f for f in parts["gpu"]["findings"]
+                          if f["rule"] == "burn-telemetry-sampled" and not f["missing"]]
+                self.assertEqual(len(failed), 1, source)
+                self.assertLess(failed[0]["value"], 0.1, source)
+
     def test_another_hosts_records_in_a_run_fail_its_node(self):
         # A copy of the bf16 burn record of another host (node7, 15 % slow) appended to the
         # run's records: check over the directory passed vm and drained node7, which never ran
