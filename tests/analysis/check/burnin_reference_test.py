@@ -817,6 +817,24 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(len(failed), 1, source)
                 self.assertLess(failed[0]["value"], 0.1, source)
 
+    def test_a_power_limit_lowered_during_the_burn_is_said(self):
+        # The limit fell to 600 W while the bf16 burn ran (a power manager capping the rack):
+        # power-limit read the 700 W of the run's start and the power target the draw against
+        # 600 W, and the node passed.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def capped(r):
+                if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                    during = r["metrics"]["gpus"][0]["telemetry"]["during"]
+                    during["power_limit_w"] = 600.0
+                    during["power_w"].update(median=597.0, mean=597.0)
+            rewrite_records(run, capped)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 1, source + r.stdout + r.stderr)
+                said = [f for f in parts["gpu"]["findings"] if f["rule"] == "load-power-limit"]
+                self.assertEqual([(f["level"], f["value"]) for f in said], [("warn", 600.0)])
+
     def test_another_hosts_records_in_a_run_fail_its_node(self):
         # A copy of the bf16 burn record of another host (node7, 15 % slow) appended to the
         # run's records: check over the directory passed vm and drained node7, which never ran
