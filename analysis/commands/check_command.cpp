@@ -242,12 +242,12 @@ void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
   const auto judged = history::judge_history(
       *db, runs.runs.empty() ? std::vector<std::string>{} : result.hosts(), thresholds);
   history::add_history(result, judged);
-  std::vector<std::pair<std::string, std::string>> runs_by_host;
+  std::vector<history::JudgedRun> judged_runs;
   for (const auto &run : runs.runs)
     if (!run.records.empty())
-      runs_by_host.emplace_back(run.records.front().host, run.records.front().run);
-  if (!runs_by_host.empty())
-    history::record_verdicts(*db, result, runs_by_host);
+      judged_runs.push_back({run.records.front().host, run.records.front().run, run.dir});
+  if (!judged_runs.empty())
+    history::record_verdicts(*db, result, judged_runs);
 }
 
 std::unique_ptr<history::Database> open_history(const CheckOptions &o) {
@@ -301,6 +301,11 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     refuse_unsafe_hosts(result, [&db](const std::string &) {
       return db->name() + " (railgauge db list; railgauge db remove)";
     });
+    // What the profile concluded of each newest run is stored, as `check --history DB RUN`
+    // stores it: the repeat-offender rule counts failed runs by these verdicts, and a fleet that
+    // ingests and then checks (`db ingest`, then `check --history`) never stored one.
+    if (!o.rules.empty())
+      history::record_verdicts(*db, result, judged.newest);
     if (judged.runs > 0)
       std::cerr << fmt::format("railgauge: --history: the rules of {} judged over the newest run "
                                "of each host and suite: {} run{}, {} values\n",

@@ -57,14 +57,24 @@ void add_history(check::CheckResult &result, const HistoryJudgement &judgement) 
   }
 }
 
+namespace {
+
+// Whether a finding is of the run in `dir`: one that names another run directory is that run's;
+// one that names none (a node's, a fleet's) is of every run of its host.
+bool of_run(const check::Finding &f, const std::string &dir) {
+  return f.run.empty() || f.run == dir;
+}
+
+} // namespace
+
 void record_verdicts(Database &db, const check::CheckResult &result,
-                     const std::vector<std::pair<std::string, std::string>> &runs_by_host) {
+                     const std::vector<JudgedRun> &runs) {
   const auto now = utc_timestamp_now();
   in_transaction(db, [&] {
-    for (const auto &[host, run_id] : runs_by_host) {
+    for (const auto &run : runs) {
       const auto ids = db.query("SELECT ru.id, h.id FROM runs ru JOIN hosts h ON h.id = "
                                 "ru.host_id WHERE ru.run_id = ? AND h.name = ?",
-                                {run_id, host});
+                                {run.run_id, run.host});
       if (ids.empty())
         continue;
       std::vector<Row> rows;
@@ -72,13 +82,25 @@ void record_verdicts(Database &db, const check::CheckResult &result,
         rows.push_back(
             {ids[0][0], ids[0][1], nullptr, rule, std::string(to_string(level)), what, now});
       };
+      // Several runs of one host judged together: each run's verdict is its own findings' (and
+      // its node's), never a sibling run's failure.
+      check::Level node = check::Level::pass;
+      std::vector<std::pair<const check::PartResult *, check::Level>> parts;
       for (const auto &part : result.parts) {
-        if (part.key.host != host)
+        if (part.key.host != run.host)
           continue;
-        add("verdict", part.verdict, part.label);
+        check::Level level = check::Level::pass;
         for (const auto &f : part.findings)
-          if (!f.missing && f.level >= check::Level::warn)
-            add(f.rule_id, f.level, part.label + ": " + check::describe(f));
+          if (of_run(f, run.dir))
+            level = std::max(level, f.level);
+        node = std::max(node, level);
+        parts.emplace_back(&part, level);
+      }
+      for (const auto &[part, level] : parts) {
+        add("verdict", part->key.kind == check::PartKind::node ? node : level, part->label);
+        for (const auto &f : part->findings)
+          if (!f.missing && f.level >= check::Level::warn && of_run(f, run.dir))
+            add(f.rule_id, f.level, part->label + ": " + check::describe(f));
       }
       db.insert_rows("verdicts",
                      {"run_id", "host_id", "part_id", "rule", "level", "what", "judged_utc"}, rows);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -72,6 +73,10 @@ void RecordRules::read_runs() {
         runs_[as_int(row[0]).value_or(0)] = std::move(run);
       });
   out_.runs = static_cast<long long>(runs_.size());
+  std::set<std::pair<std::string, std::string>> seen; // a run's ranks on one host are one run
+  for (const auto &[id, run] : runs_)
+    if (seen.emplace(run.host, run.run_id).second)
+      out_.newest.push_back({run.host, run.run_id, run.dir});
 }
 
 void RecordRules::take(const Row &row) {

@@ -10,9 +10,12 @@
 // The records are streamed once (Database::for_each), never held: only each value the rules
 // read is kept, as a few numbers (its fleet, part, record row, value), so memory grows with the
 // values judged, not with the records' JSON. A finding's params are read back by its row.
+#include <vector>
+
 #include "analysis/check/check_result.h"
 #include "analysis/check/rules.h"
 #include "analysis/history/database.h"
+#include "analysis/history/history_rules.h"
 
 namespace railgauge::history {
 
@@ -20,9 +23,10 @@ namespace railgauge::history {
 bool streamed_record_rule(const check::Rule &rule);
 
 struct RecordRulesOutcome {
-  long long runs = 0;    // the newest runs judged
-  long long records = 0; // records streamed
-  long long values = 0;  // values judged
+  long long runs = 0;            // the newest runs judged
+  long long records = 0;         // records streamed
+  long long values = 0;          // values judged
+  std::vector<JudgedRun> newest; // the newest runs judged, one per host and run id
 };
 
 // Adds the rules' findings, missing values and tallies to `result`, after the history's own

@@ -50,10 +50,16 @@ HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hos
 // judged did not show is added), the verdicts raised where a finding is worse.
 void add_history(check::CheckResult &result, const HistoryJudgement &judgement);
 
+// A run judged, by its host, its run id and its directory (what its findings name).
+struct JudgedRun {
+  std::string host, run_id, dir;
+};
+
 // Stores what `check` concluded of each run's host in the verdicts table (one transaction): a
 // row a part with its verdict (rule "verdict"), and a row a finding at warn or fail. The runs
-// must be in the database (ingest_run).
+// must be in the database (ingest_run). Of several runs of one host, each gets the verdict of the
+// findings of its own directory and of its node's findings that name no run.
 void record_verdicts(Database &db, const check::CheckResult &result,
-                     const std::vector<std::pair<std::string, std::string>> &runs_by_host);
+                     const std::vector<JudgedRun> &runs);
 
 } // namespace railgauge::history

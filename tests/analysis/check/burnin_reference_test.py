@@ -12,6 +12,7 @@ phase: what they lack is reported missing, never passed; the figures are judged 
 import json
 import pathlib
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -73,6 +74,23 @@ def rewrite_records(run, edit):
         edit(r)
         lines.append(json.dumps(r) + "\n")
     (run / "records.jsonl").write_text("".join(lines))
+
+
+def dated_copy(src, dst, day):
+    """The run `src` copied to `dst` as its own run of 2026-11-<day> 10:00 (run id, start and
+    record times)."""
+    shutil.copytree(src, dst)
+    run_id = f"2026-11-{day:02d}T10-00-00Z-vm-{day}"
+    manifest = json.loads((dst / "run.json").read_text())
+    manifest.update(run=run_id, start_utc=f"2026-11-{day:02d}T10:00:00.000Z")
+    manifest.pop("end_utc", None)
+    (dst / "run.json").write_text(json.dumps(manifest))
+
+    def renamed(r):
+        r["run"] = run_id
+        r["time_utc"] = f"2026-11-{day:02d}T10:00:01.000Z"
+    rewrite_records(dst, renamed)
+    return dst
 
 
 def checked_healthy_h200_with(edit, rules):
@@ -834,6 +852,56 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 1, source + r.stdout + r.stderr)
                 said = [f for f in parts["gpu"]["findings"] if f["rule"] == "load-power-limit"]
                 self.assertEqual([(f["level"], f["value"]) for f in said], [("warn", 600.0)])
+
+    def test_a_fleet_that_ingests_then_checks_counts_its_failed_runs(self):
+        # db ingest, then check --history: the profile's verdicts of the newest runs were never
+        # stored, so three failed co-tenant burn-ins and a healthy one read PASS, where the
+        # same runs given to check --history as directories warned of a repeat offender.
+        shared = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "cotenant-15").iterdir())
+        healthy = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy").iterdir())
+        with tempfile.TemporaryDirectory() as tmp:
+            db = f"sqlite:{pathlib.Path(tmp) / 'fleet.db'}"
+            runs = [dated_copy(shared, pathlib.Path(tmp) / f"f{day}", day) for day in (1, 2, 3)]
+            runs.append(dated_copy(healthy, pathlib.Path(tmp) / "ok", 4))
+            for run in runs:
+                subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet", str(run)],
+                               check=True, timeout=120)
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--format",
+                                    "json", "--history", db], capture_output=True, text=True,
+                                   timeout=120)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            said = [f["detail"] for p in json.loads(r.stdout)["parts"] for f in p["findings"]
+                    if f["rule"] == "history-repeat-offender"]
+            self.assertEqual(len(said), 1, r.stdout)
+            self.assertIn("failed 3 of its last 4 runs", said[0])
+
+    def test_runs_of_one_host_judged_together_each_keep_their_own_verdict(self):
+        # Three healthy runs and a failed one given to one check --history: the node's FAIL was
+        # stored against all four, and a fifth healthy run then warned of a repeat offender.
+        shared = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "cotenant-15").iterdir())
+        healthy = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy").iterdir())
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            db = tmp / "fleet.db"
+            runs = [dated_copy(healthy, tmp / f"ok{day}", day) for day in (1, 2, 3)]
+            runs.append(dated_copy(shared, tmp / "f", 4))
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--history",
+                                f"sqlite:{db}", *map(str, runs)], capture_output=True,
+                               text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            with sqlite3.connect(db) as con:
+                levels = dict(con.execute(
+                    "SELECT ru.run_id, MAX(v.level = 'fail') FROM verdicts v JOIN runs ru ON "
+                    "ru.id = v.run_id WHERE v.rule = 'verdict' GROUP BY ru.run_id").fetchall())
+            self.assertEqual(levels, {"2026-11-01T10-00-00Z-vm-1": 0,
+                                      "2026-11-02T10-00-00Z-vm-2": 0,
+                                      "2026-11-03T10-00-00Z-vm-3": 0,
+                                      "2026-11-04T10-00-00Z-vm-4": 1})
+            fifth = dated_copy(healthy, tmp / "ok5", 5)
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--history",
+                                f"sqlite:{db}", str(fifth)], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_another_hosts_records_in_a_run_fail_its_node(self):
         # A copy of the bf16 burn record of another host (node7, 15 % slow) appended to the
