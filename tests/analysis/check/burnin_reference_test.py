@@ -794,17 +794,27 @@ class BurninReferenceTest(unittest.TestCase):
 
     def test_a_health_delta_its_own_readings_contradict_is_no_pass(self):
         # The HBM burn's delta says 0 uncorrectable ECC errors while its readings went from 0 to
-        # 2; the Xid count says 0 beside a list of one Xid 48. Each passed "<= 0" before: the
-        # rules read the delta alone.
+        # 2; the Xid count says 0 beside a list of one Xid 48, or beside a new Xid in the kernel
+        # log after the phase; 0 PCIe replays while NVML's counter went from 0 to 500. Each
+        # passed "<= 0" before: the rules read the delta alone.
         def grown_readings(t):
             t["after"]["ecc_uncorrected_volatile"] = t["before"]["ecc_uncorrected_volatile"] + 2
 
         def listed_xid(t):
             t["health_delta"].update(xid_events=0, xids=[{"seq": 9, "xid": 48,
                                                           "text": "DBE (double bit error)"}])
+        def replayed(t):  # NVML's counter is pcie_replay_count in the snapshots
+            t["after"]["pcie_replay_count"] = t["before"]["pcie_replay_count"] + 500
+
+        def logged_xid(t):  # a new Xid 48 in the kernel log after the phase, none in the delta
+            log = t["after"]["kernel_log"]
+            log["xids"] = [{"seq": log["last_seq"] + 1, "xid": 48, "text": "DBE"}]
+            log["last_seq"] += 1
         for edit, rule, says in (
                 (grown_readings, "load-ecc-uncorrectable", "went from 0 to 2"),
-                (listed_xid, "load-xid", "the Xid list beside it holds 1")):
+                (listed_xid, "load-xid", "the Xid list beside it holds 1"),
+                (replayed, "load-pcie-replays-over-dcgm", "went from 0 to 500"),
+                (logged_xid, "load-xid", "the kernel log after the phase holds 1 Xid")):
             with tempfile.TemporaryDirectory() as tmp:
                 run = healthy_h200_with(tmp, lambda manifest: None)
 
