@@ -61,9 +61,20 @@ def second_gpu(manifest):
 
 
 def grew(telemetry, counter, by):
-    """A health counter of a telemetry window grown by `by`: its delta and its reading after."""
+    """A health counter of a telemetry window grown by `by`: its delta and its reading after
+    (NVML's replay counter is pcie_replay_count in the snapshots)."""
     telemetry["health_delta"][counter] = by
-    telemetry["after"][counter] = telemetry["before"][counter] + by
+    reading = "pcie_replay_count" if counter == "pcie_replays" else counter
+    telemetry["after"][reading] = telemetry["before"][reading] + by
+
+
+def logged_xid(telemetry, xid, text):
+    """An Xid logged during a telemetry window: in its delta and in the kernel log after it."""
+    log = telemetry["after"]["kernel_log"]
+    log["last_seq"] += 1
+    event = {"seq": log["last_seq"], "xid": xid, "text": text}
+    log["xids"] = log["xids"] + [event]
+    telemetry["health_delta"].update(xid_events=1, xids=[event])
 
 
 def rewrite_records(run, edit):
@@ -602,7 +613,7 @@ class BurninReferenceTest(unittest.TestCase):
             ("load-thermal-violation", 2, burn_telemetry(
                 lambda t: t["during"].update(thermal_violation_s=4.2)), None),
             ("load-pcie-replays-over-dcgm", 2, burn_telemetry(
-                lambda t: t["health_delta"].update(pcie_replays=10000.0)), None),
+                lambda t: grew(t, "pcie_replays", 10000.0)), None),
             ("power-limit", 1, None, capped),
             # DCGM: the highest GPU temperature of a test above NVML's maximum operating one
             ("load-temperature", 2, hot(87.0), None),
@@ -629,9 +640,7 @@ class BurninReferenceTest(unittest.TestCase):
 
             def faulty(r):
                 if r["key"] == "collectives.nccl_all_reduce":
-                    r["metrics"]["telemetry"]["health_delta"].update(
-                        xid_events=1,
-                        xids=[{"seq": 9, "xid": 79, "text": "GPU has fallen off the bus"}])
+                    logged_xid(r["metrics"]["telemetry"], 79, "GPU has fallen off the bus")
                     grew(r["metrics"]["telemetry"], "ecc_corrected_volatile", 50000.0)
             rewrite_records(run, faulty)
             for source, r, parts in checked_over_dirs_and_history(tmp, run):
@@ -862,6 +871,22 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 1, source + r.stdout + r.stderr)
                 said = [f for f in parts["gpu"]["findings"] if f["rule"] == "load-power-limit"]
                 self.assertEqual([(f["level"], f["value"]) for f in said], [("warn", 600.0)])
+
+    def test_a_link_that_narrowed_under_load_fails(self):
+        # NVML sampled the GPU's link at x4 during the bf16 burn: only the width at the run's
+        # start and the host copies' flag were judged, and the node passed.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def narrowed(r):
+                if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                    r["metrics"]["gpus"][0]["telemetry"]["during"]["pcie"]["width_min"] = 4
+            rewrite_records(run, narrowed)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                failed = [f["value"] for f in parts["gpu"]["findings"]
+                          if f["rule"] == "load-pcie-width" and not f["missing"]]
+                self.assertEqual(failed, [4], source)
 
     def test_a_fleet_that_ingests_then_checks_counts_its_failed_runs(self):
         # db ingest, then check --history: the profile's verdicts of the newest runs were never
