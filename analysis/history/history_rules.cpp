@@ -131,20 +131,31 @@ private:
     const double level = median(before);
     const double noise = before.size() >= 3 && level != 0 ? robust_sigma(before) / level : 0;
     const double bound = std::max(o_.step_min_fraction, o_.step_noise_multiple * noise);
-    const double moved = previous != 0 ? (latest - previous) / std::fabs(previous) : 0;
+    double moved = previous != 0 ? (latest - previous) / std::fabs(previous) : 0;
+    // A drop that stays: the retest at the same lower level moved 0 % from the run before it,
+    // and a GPU that lost 7 % for good passed from its second run on. A fall is also read
+    // against the level of the window before it (its median) until that level has moved.
+    const double below_level = level != 0 ? (latest - level) / std::fabs(level) : 0;
+    const bool from_level = below_level < moved && below_level <= -bound && moved > -bound;
+    if (from_level)
+      moved = below_level;
     auto &tally = out_.tallies[{part, kStepRule}];
     ++tally.checked;
     if (std::fabs(moved) < bound) {
       ++tally.passed;
       return;
     }
+    const std::string what =
+        from_level
+            ? fmt::format("fell {} below the median of its {} runs before ({} -> {})",
+                          percent(-moved), before.size(), level, latest)
+            : fmt::format("{} {} since the previous run ({} -> {})", moved < 0 ? "fell" : "rose",
+                          percent(std::fabs(moved)), previous, latest);
     out_.findings.emplace_back(
-        part,
-        finding(kStepRule, moved < 0 ? Level::warn : Level::info, series_text(series), latest,
-                fmt::format("a move < {} from the previous run", percent(bound)),
-                fmt::format("{} {} since the previous run ({} -> {})", moved < 0 ? "fell" : "rose",
-                            percent(std::fabs(moved)), previous, latest),
-                run));
+        part, finding(kStepRule, moved < 0 ? Level::warn : Level::info, series_text(series), latest,
+                      fmt::format("a move < {} from the previous run{}", percent(bound),
+                                  from_level ? " and from the median before it" : ""),
+                      what, run));
   }
 
   const HistoryOptions &o_;

@@ -60,6 +60,18 @@ CheckResult judged_with(int gpus, const std::string &key,
                   runs);
 }
 
+// An Xid logged in a telemetry window, as the sampler writes one: the delta's count and list, and
+// the kernel log after it where the snapshots read one (check reads each against the others).
+void log_xid(json &t) {
+  const json event = {{"seq", 1000}, {"xid", 79}, {"text", "GPU has fallen off the bus"}};
+  t["health_delta"]["xid_events"] = 1;
+  t["health_delta"]["xids"] = json::array({event});
+  if (t["after"].contains("kernel_log") && t["after"]["kernel_log"].is_object()) {
+    t["after"]["kernel_log"]["xids"].push_back(event);
+    t["after"]["kernel_log"]["last_seq"] = 1000;
+  }
+}
+
 struct Fault {
   const char *key, *rule;
   Level level;
@@ -71,7 +83,13 @@ TEST(BurninPhaseHealth, EachFaultUnderLoadIsNamedInEveryPhaseThatSawIt) {
     return [=](json &t) { t["during"]["reason_fraction"][name] = 0.6; };
   };
   const auto grew = [](const char *name) {
-    return [=](json &t) { t["health_delta"][name] = 2.0; };
+    return [=](json &t) {
+      t["health_delta"][name] = 2.0;
+      // and the readings it is the growth of (NVML's replay counter has a name of its own)
+      const std::string reading = std::string(name) == "pcie_replays" ? "pcie_replay_count" : name;
+      if (t["before"].contains(reading) && t["before"][reading].is_number())
+        t["after"][reading] = t["before"][reading].get<double>() + 2.0;
+    };
   };
   const auto after = [](const char *name) { return [=](json &t) { t["after"][name] = 1; }; };
   const char *ar = "collectives.nccl_all_reduce";
@@ -186,7 +204,7 @@ TEST(BurninPhaseHealth, AnAllReduceFaultIsTheGpusWhoseWindowSawIt) {
   for (const int gpus : {8, 1}) {
     const std::string bus = testing::gpu_bus_id(gpus - 1);
     const auto r = judged_with(gpus, "collectives.nccl_all_reduce", [&](json &t) {
-      t["health_delta"]["xid_events"] = 1;
+      log_xid(t);
       if (!t.contains("uuid")) // one GPU's window: its snapshot's bus id, as NVML writes it
         t["after"]["pci_bus_id"] = "00000000" + bus.substr(4);
     });
@@ -205,7 +223,7 @@ TEST(BurninPhaseHealth, AnAllReduceFaultIsTheGpusWhoseWindowSawIt) {
   for (auto &r : runs.runs[0].records)
     if (r.key == "collectives.nccl_all_reduce") {
       auto &t = window(r.metrics, r.key, 0);
-      t["health_delta"]["xid_events"] = 1;
+      log_xid(t);
       t["after"]["pci_bus_id"] = testing::gpu_bus_id(0);
     }
   const auto node = evaluate(parse_rules(R"(schema: railgauge.rules/1

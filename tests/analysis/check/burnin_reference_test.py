@@ -872,6 +872,31 @@ class BurninReferenceTest(unittest.TestCase):
                 said = [f for f in parts["gpu"]["findings"] if f["rule"] == "load-power-limit"]
                 self.assertEqual([(f["level"], f["value"]) for f in said], [("warn", 600.0)])
 
+    def test_a_drop_that_stays_is_still_a_step_at_its_retest(self):
+        # Five healthy burn-ins, then the GPU's bf16 GEMM 7 % slower (still above the floor) in
+        # two runs: the first warned, the retest at the same level moved 0 % from it and passed.
+        healthy = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy").iterdir())
+
+        def slower(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r["metrics"]["gpus"][0]["tflops"] *= 0.93
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            db = f"sqlite:{tmp / 'fleet.db'}"
+            for day in range(1, 8):
+                run = dated_copy(healthy, tmp / f"d{day}", day)
+                if day >= 6:
+                    rewrite_records(run, slower)
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--format",
+                                    "json", "--history", db, str(run)], capture_output=True,
+                                   text=True, timeout=120)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            said = [f["detail"] for p in json.loads(r.stdout)["parts"] for f in p["findings"]
+                    if f["rule"] == "history-step" and "gemm.burn" in f["what"]
+                    and "bf16" in f["what"]]
+            self.assertTrue(any("fell 7.0 % below the median of its 6 runs before" in d
+                                for d in said), said)
+
     def test_a_link_that_narrowed_under_load_fails(self):
         # NVML sampled the GPU's link at x4 during the bf16 burn: only the width at the run's
         # start and the host copies' flag were judged, and the node passed.
