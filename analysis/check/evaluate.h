@@ -51,16 +51,16 @@ inline constexpr const char *kProfileGpuRule = "profile-gpu";
 // does not).
 bool names_gpu(const std::string &nvml_name, const std::string &gpu);
 // The GPU names a record states (a collective's params.gpu_name, a burn's metrics.gpus[].name and
-// metrics.per_gpu[].name), added to `names`; of them, those that do not name the profile's GPU;
-// and the finding of a node whose `who` ("NVML names", "its records name") names those.
+// metrics.per_gpu[].name), added to `names`.
 void add_record_gpu_names(const Record &r, std::set<std::string> &names);
 // The GPU names an inventory's NVML section lists, added to `names`.
 void add_inventory_gpu_names(const nlohmann::json &inventory, std::set<std::string> &names);
 // The profile-gpu findings (host, finding) of nodes by the names their inventories (`nvml`) and
 // their records list: one where NVML names another GPU than the profile's, one where the records
 // name another GPU still (an inventory of another node's, or edited, beside an H200's records).
-// `said`: both kinds, or one (the fleet history judges inventories and records apart).
-enum class Said { both, nvml, records };
+// `said`: both kinds, or the records' alone (the fleet history judges the inventories with the
+// inventory rules).
+enum class Said { both, records };
 std::vector<std::pair<std::string, Finding>>
 profile_gpu_findings(const RuleSet &rules, const std::map<std::string, std::set<std::string>> &nvml,
                      const std::map<std::string, std::set<std::string>> &records, Said said);

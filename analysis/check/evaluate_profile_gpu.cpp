@@ -26,6 +26,26 @@ constexpr const char *kRecordGpuName = metric::kGpuName;
 constexpr const char *kRecordGpus = gemm::record::kGpus;
 constexpr const char *kRecordPerGpu = metric::kPerGpu;
 
+// The finding of a node whose `who` ("NVML names", "its records name") names `others`.
+Finding profile_gpu_finding(const RuleSet &rules, const std::set<std::string> &others,
+                            const char *who) {
+  return built_in_missing(
+      kProfileGpuRule, Level::warn, "the GPUs of this node",
+      fmt::format("{} {} '{}' and the profile {} is for the {}: its floors are another GPU's; "
+                  "give the node's own profile (--rules auto picks it)",
+                  who, others.size() == 1 ? "its GPU" : "its GPUs", fmt::join(others, "', '"),
+                  rules.name, rules.gpu));
+}
+
+// The names of `names` that do not name the profile's GPU.
+std::set<std::string> not_the_profiles(const RuleSet &rules, const std::set<std::string> &names) {
+  std::set<std::string> others;
+  for (const auto &name : names)
+    if (!names_gpu(name, rules.gpu))
+      others.insert(name);
+  return others;
+}
+
 } // namespace
 
 bool names_gpu(const std::string &nvml_name, const std::string &gpu) {
@@ -46,24 +66,6 @@ void add_record_gpu_names(const Record &r, std::set<std::string> &names) {
     if (r.metrics.contains(list) && r.metrics[list].is_array())
       for (const auto &gpu : r.metrics[list])
         put(gpu, inventory_field::kName);
-}
-
-Finding profile_gpu_finding(const RuleSet &rules, const std::set<std::string> &others,
-                            const char *who) {
-  return built_in_missing(
-      kProfileGpuRule, Level::warn, "the GPUs of this node",
-      fmt::format("{} {} '{}' and the profile {} is for the {}: its floors are another GPU's; "
-                  "give the node's own profile (--rules auto picks it)",
-                  who, others.size() == 1 ? "its GPU" : "its GPUs", fmt::join(others, "', '"),
-                  rules.name, rules.gpu));
-}
-
-std::set<std::string> not_the_profiles(const RuleSet &rules, const std::set<std::string> &names) {
-  std::set<std::string> others;
-  for (const auto &name : names)
-    if (!names_gpu(name, rules.gpu))
-      others.insert(name);
-  return others;
 }
 
 void add_inventory_gpu_names(const nlohmann::json &inventory, std::set<std::string> &names) {
@@ -90,8 +92,6 @@ profile_gpu_findings(const RuleSet &rules, const std::map<std::string, std::set<
         out.emplace_back(host, profile_gpu_finding(rules, others, "NVML names"));
       by_nvml[host] = std::move(others);
     }
-  if (said == Said::nvml)
-    return out;
   // The names the records add to those the inventory's finding says.
   for (const auto &[host, names] : records) {
     auto others = not_the_profiles(rules, names);

@@ -56,11 +56,10 @@ void refuse_a_verdict_of_other_runs(const nlohmann::json &check, const std::stri
   for (const auto &name : judged)
     if (compared.count(name))
       return;
-  throw InputError(fmt::format("{} judged runs {}; the comparison is of runs {}: none in common",
-                               file, *judged.begin() + (judged.size() > 1 ? ", ..." : ""),
-                               *compared.begin() + (compared.size() > 1 ? ", ..." : "")),
-                   "--check",
-                   "give the verdict railgauge check --json wrote for the compared runs");
+  throw InputError(
+      fmt::format("{} judged runs {}; the comparison is of runs {}: none in common", file,
+                  compare::joined_sample(judged), compare::joined_sample(compared)),
+      "--check", "give the verdict railgauge check --json wrote for the compared runs");
 }
 
 // A verdict of other runs drew "Verdict: pass" and its nodes' table above runs it never judged:
