@@ -1,5 +1,6 @@
 // Which of a host's runs is its newest (check --latest-per-host): run_set.h.
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <set>
@@ -92,6 +93,20 @@ bool plausible_start(const std::string &start_utc) {
   return start_utc.compare(0, 19, limit) <= 0;
 }
 
+std::optional<double> start_seconds(const std::string &start_utc) {
+  if (!plausible_start(start_utc))
+    return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = std::stoi(start_utc.substr(0, 4)) - 1900;
+  tm.tm_mon = std::stoi(start_utc.substr(5, 2)) - 1;
+  tm.tm_mday = std::stoi(start_utc.substr(8, 2));
+  tm.tm_hour = std::stoi(start_utc.substr(11, 2));
+  tm.tm_min = std::stoi(start_utc.substr(14, 2));
+  // The seconds and their fraction, up to the Z: "32.123".
+  const double seconds = std::strtod(start_utc.substr(17, start_utc.size() - 18).c_str(), nullptr);
+  return static_cast<double>(timegm(&tm)) + seconds;
+}
+
 std::vector<std::string> keep_latest_per_host(RunSet &set) {
   // A run id names one run of every rank, and each rank dates its own directory to the
   // millisecond: the newest run per host, suite and world size is the run id whose earliest rank
@@ -106,19 +121,22 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
     const auto start = manifest_text(run, run_field::kStartUtc);
     return start.empty() || plausible_start(start);
   };
-  std::map<std::pair<SupersedingKey, std::string>, std::string> run_start; // earliest rank's
+  // Earliest rank's start, in seconds: as text "10:00:00Z" sorted after "10:00:00.5Z". A run
+  // without a start is the oldest.
+  std::map<std::pair<SupersedingKey, std::string>, double> run_start;
   for (const auto &run : set.runs) {
     if (!dated(run))
       continue;
     auto start = manifest_text(run, run_field::kStartUtc);
     if (start.empty() && !run.records.empty())
       start = run.records.front().time_utc; // a run.json written by hand: as the history dates it
+    const double start_s = start_seconds(start).value_or(0);
     auto [it, first] =
-        run_start.try_emplace({superseding_key(run, ranks, machines), run_id_of(run)}, start);
+        run_start.try_emplace({superseding_key(run, ranks, machines), run_id_of(run)}, start_s);
     if (!first)
-      it->second = std::min(it->second, start);
+      it->second = std::min(it->second, start_s);
   }
-  std::map<SupersedingKey, std::pair<std::string, std::string>> newest; // (start, run id)
+  std::map<SupersedingKey, std::pair<double, std::string>> newest; // (start, run id)
   for (const auto &[key_and_id, start] : run_start) {
     auto &best = newest[key_and_id.first];
     best = std::max(best, std::pair{start, key_and_id.second});

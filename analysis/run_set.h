@@ -10,6 +10,7 @@
 // where a file belongs, a dangling or looping link) is an unreadable path, which `check` judges.
 // A copy of a run (the same run id, host and rank, or the same records) is loaded once and said.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,10 @@ inline std::string manifest_text(const LoadedRun &run, const char *field) {
 // newest, never taken for it or superseded by it. An empty start is not checked here: a run
 // without one is dated by its first record, or is the oldest.
 bool plausible_start(const std::string &start_utc);
+
+// A plausible start (above) as UTC seconds since 1970, its fraction kept: nullopt otherwise.
+// Times are ordered by this, not as text: "10:00:00Z" sorted after "10:00:00.5Z".
+std::optional<double> start_seconds(const std::string &start_utc);
 
 // The host a run is of: its run.json's, else its first record's, else its directory. Inline:
 // check's one-machine-per-host reads it (run_machines.h) without linking this library.

@@ -50,6 +50,8 @@ void add_history(check::CheckResult &result, const HistoryJudgement &judgement) 
     part.findings.push_back(f);
     part.verdict = std::max(part.verdict, f.level);
   }
+  result.problems.insert(result.problems.end(), judgement.problems.begin(),
+                         judgement.problems.end());
   for (auto &part : result.parts) {
     part.rules.sort();
     std::sort(part.findings.begin(), part.findings.end());

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/history/newest_runs.h"
 #include "analysis/history/trend.h"
 #include "harness/stats.h"
 
@@ -20,6 +21,7 @@ using check::PartKind;
 struct Point {
   double value = 0;
   std::string identity, uuid, run;
+  std::int64_t row = 0; // its run's row in the runs table
 };
 
 // One part: the same identity, or the same UUID. A GPU first seen by its UUID is keyed by its
@@ -57,7 +59,9 @@ std::string percent(double fraction) { return fmt::format("{:.1f} %", 100 * frac
 
 class SeriesJudge {
 public:
-  SeriesJudge(const HistoryOptions &o, HistoryJudgement &out) : o_(o), out_(out) {}
+  SeriesJudge(const HistoryOptions &o, const std::set<std::int64_t> &stored_late,
+              HistoryJudgement &out)
+      : o_(o), stored_late_(stored_late), out_(out) {}
 
   void judge(const PartKey &part, const std::string &series, const std::vector<Point> &points) {
     ++out_.series;
@@ -71,6 +75,14 @@ public:
       values.push_back(points[i].value);
     drift(part, series, values, points.back().run);
     step(part, series, values, points.back().run);
+    // A run stored after one that says it started later may be the newest (newest_runs.h): its
+    // move from the runs dated before it is judged too.
+    for (std::size_t i = start + 1; i + 1 < points.size(); ++i)
+      if (stored_late_.contains(points[i].row))
+        step(part, series,
+             std::vector<double>(values.begin(),
+                                 values.begin() + static_cast<std::ptrdiff_t>(i - start + 1)),
+             points[i].run);
   }
 
 private:
@@ -159,6 +171,7 @@ private:
   }
 
   const HistoryOptions &o_;
+  const std::set<std::int64_t> &stored_late_;
   HistoryJudgement &out_;
   std::set<PartKey> replaced_parts_;
 };
@@ -179,21 +192,30 @@ std::string host_filter(const std::vector<std::string> &hosts, Row &params, cons
   return sql + ")";
 }
 
+// The order of a run's row: when it started, or was stored where its clock cannot date it.
+double order_of(const NewestRuns &dating, std::int64_t row) {
+  const auto it = dating.order_s.find(row);
+  return it == dating.order_s.end() ? 0 : it->second;
+}
+
 void judge_figures(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
-                   HistoryJudgement &out) {
+                   const NewestRuns &dating, HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   Row params;
   const auto sql =
-      "SELECT h.name, p.kind, p.slot, p.identity, r.series, r.figure, ru.run_id, p.uuid "
+      "SELECT h.name, p.kind, p.slot, p.identity, r.series, r.figure, ru.run_id, p.uuid, ru.id "
       "FROM records r JOIN parts p ON p.id = r.part_id JOIN hosts h ON h.id = p.host_id "
       "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL" +
       host_filter(hosts, params, "AND") +
       " ORDER BY h.name, p.kind, p.slot, r.series, ru.start_utc, ru.id";
-  SeriesJudge judge(o, out);
+  SeriesJudge judge(o, dating.stored_late, out);
   PartKey part;
   std::string series;
   std::vector<Point> points;
   const auto flush = [&] {
+    std::stable_sort(points.begin(), points.end(), [&](const Point &a, const Point &b) {
+      return std::pair{order_of(dating, a.row), a.row} < std::pair{order_of(dating, b.row), b.row};
+    });
     if (!points.empty())
       judge.judge(part, series, points);
     points.clear();
@@ -210,14 +232,14 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
       part = std::move(key);
       series = std::move(s);
     }
-    points.push_back(
-        {as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]), as_text(row[6])});
+    points.push_back({as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]),
+                      as_text(row[6]), as_int(row[8]).value_or(0)});
   });
   flush();
 }
 
 void judge_offenders(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
-                     HistoryJudgement &out) {
+                     const NewestRuns &dating, HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   Row params;
   // A run failed when a record failed or errored, when it is incomplete (check fails it on
@@ -226,19 +248,26 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
   const auto sql = "SELECT h.name, ru.suite, ru.run_id, ru.failed_records + (SELECT COUNT(*) "
                    "FROM verdicts v WHERE v.run_id = ru.id AND v.rule = 'verdict' AND "
                    "v.level = 'fail') + (CASE WHEN ru.incomplete IS NULL OR ru.incomplete = '' "
-                   "THEN 0 ELSE 1 END) FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
+                   "THEN 0 ELSE 1 END), ru.id FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
                    host_filter(hosts, params, "WHERE") +
                    " ORDER BY h.name, ru.suite, ru.start_utc, ru.id";
   std::string host, suite;
-  std::vector<std::pair<std::string, bool>> runs; // run id, failed
+  struct RunFailed {
+    std::string id;
+    bool failed = false;
+    double order_s = 0; // its earliest row's
+  };
+  std::vector<RunFailed> runs;
   const auto flush = [&] {
     if (runs.empty())
       return;
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const RunFailed &a, const RunFailed &b) { return a.order_s < b.order_s; });
     const auto first = runs.size() - std::min<std::size_t>(runs.size(), o.offender_runs);
     std::vector<std::string> failed;
     for (auto i = first; i < runs.size(); ++i)
-      if (runs[i].second)
-        failed.push_back(runs[i].first);
+      if (runs[i].failed)
+        failed.push_back(runs[i].id);
     const PartKey node{host, PartKind::node, ""};
     auto &tally = out.tallies[{node, kOffenderRule}];
     ++tally.checked;
@@ -253,7 +282,7 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
                   fmt::format("< {} of its last {} runs", o.offender_failures, o.offender_runs),
                   fmt::format("a repeat offender: failed {} of its last {} runs ({})",
                               failed.size(), n, fmt::join(failed, ", ")),
-                  runs.back().first));
+                  runs.back().id));
     }
     runs.clear();
   };
@@ -268,12 +297,15 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
     // The ranks of one run on this host (a run of several processes per node) are one run.
     const bool failed = as_int(row[3]).value_or(0) > 0;
     const auto id = as_text(row[2]);
+    const auto order = order_of(dating, as_int(row[4]).value_or(0));
     const auto same =
-        std::find_if(runs.begin(), runs.end(), [&](const auto &run) { return run.first == id; });
-    if (same != runs.end())
-      same->second = same->second || failed;
-    else
-      runs.emplace_back(id, failed);
+        std::find_if(runs.begin(), runs.end(), [&](const auto &run) { return run.id == id; });
+    if (same != runs.end()) {
+      same->failed = same->failed || failed;
+      same->order_s = std::min(same->order_s, order);
+    } else {
+      runs.push_back({id, failed, order});
+    }
   });
   flush();
 }
@@ -283,8 +315,13 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
 HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hosts,
                                const HistoryOptions &options) {
   HistoryJudgement out;
-  judge_figures(db, hosts, options, out);
-  judge_offenders(db, hosts, options, out);
+  const auto dating = newest_runs(db);
+  const std::set<std::string> wanted(hosts.begin(), hosts.end());
+  for (const auto &[host, what] : dating.dating_problems)
+    if (wanted.empty() || wanted.contains(host))
+      out.problems.push_back(fmt::format("{}: {}", host, what));
+  judge_figures(db, hosts, options, dating, out);
+  judge_offenders(db, hosts, options, dating, out);
   return out;
 }
 

@@ -40,6 +40,9 @@ struct HistoryJudgement {
   std::map<std::pair<check::PartKey, std::string>, check::RuleTally> tallies; // part, rule
   long long series = 0; // figure series judged
   long long values = 0; // figures read
+  // Runs whose clocks the history could not trust (newest_runs.h), "host: what", for the
+  // result's problems.
+  std::vector<std::string> problems;
 };
 
 // Judges the parts of `hosts` (every host in the database when empty).

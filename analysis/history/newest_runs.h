@@ -10,6 +10,20 @@
 // tool share a suite and are dated by the import (one file imported twice is one run: its run
 // id carries the file's digest). So is every bare records.jsonl (source kBareRecordsSource):
 // without a run.json it cannot be dated, and `check --latest-per-host` keeps every one.
+//
+// The history also knows when it stored each run (ingested_utc, one clock: the ingesting
+// machine's; and the row id, the order of storing), which a node's clock cannot move. A run
+// that says it started more than an hour after it was stored had its clock ahead: it is dated
+// by when it was stored, judged beside its host's newest run and never taken for it (dated by
+// its own clock it stayed the newest until that date, and hid every run stored before then). A
+// run stored more than an hour after a run of its host that says it started later (one ingest
+// of a tree stores its runs in the order of their paths, not of their starts) is either of a
+// clock behind or an old run ingested late: which, the history cannot tell, so both are judged
+// (the one stored last may be the failed retest of a node whose clock was reset) until a run
+// newer than both by either order is stored.
+#include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +38,13 @@ struct NewestRuns {
   // Host names that newest runs of more than one machine report (check's built-in
   // one-machine-per-host), each machine named by its id and a run directory.
   std::vector<analysis::SharedHostName> shared_host_names;
+  // Each railgauge run's rows (runs table ids) -> the UTC seconds it is ordered by: its earliest
+  // rank's start, or when it was stored where its start cannot date it.
+  std::map<std::int64_t, double> order_s;
+  // Rows of runs stored after a run of their host that says it started later.
+  std::set<std::int64_t> stored_late;
+  // What the dating could not trust, a line each: host, then what and why.
+  std::vector<std::pair<std::string, std::string>> dating_problems;
 };
 
 // Reads every stored run's host, suite, world, start and machine (its inventory's machine id and
