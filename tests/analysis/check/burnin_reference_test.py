@@ -298,7 +298,8 @@ class BurninReferenceTest(unittest.TestCase):
 
     def test_another_gpus_profile_is_not_a_pass(self):
         # The healthy H200 judged by the H100's one-GPU profile: its floors are lower, so the
-        # figures pass them; the node warns that they are another GPU's, never a quiet PASS.
+        # figures pass them; the node warns that they are another GPU's, never a quiet PASS, and
+        # its HBM copy (4,274 GB/s) is above the H100's 3,350: no H100 reads it, so it fails.
         # The same from the fleet history alone, which keeps the run's inventory.
         healthy = REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy"
         with tempfile.TemporaryDirectory() as tmp:
@@ -309,8 +310,12 @@ class BurninReferenceTest(unittest.TestCase):
             for source in ([str(healthy)], ["--history", db]):
                 r = subprocess.run([RAILGAUGE, "check", "--rules", "h100-sxm-1gpu", "--format",
                                     "json", *source], capture_output=True, text=True, timeout=120)
-                self.assertEqual(r.returncode, 1, r.stderr)
-                details = [f["detail"] for p in json.loads(r.stdout)["parts"]
+                self.assertEqual(r.returncode, 2, r.stderr)
+                parts = json.loads(r.stdout)["parts"]
+                self.assertEqual({f["rule"] for p in parts for f in p["findings"]
+                                  if f["level"] == "fail" and not f["missing"]},
+                                 {"burn-hbm-ceiling"}, source)
+                details = [f["detail"] for p in parts
                            for f in p["findings"] if f["rule"] == "profile-gpu"]
                 self.assertEqual(details, ["NVML names its GPU 'NVIDIA H200' and the profile "
                                            "h100-sxm-1gpu is for the H100: its floors are "
@@ -320,7 +325,8 @@ class BurninReferenceTest(unittest.TestCase):
     def test_records_of_another_gpu_than_the_inventory_are_not_a_pass(self):
         # The healthy H200 with an H100's name in its run.json (an inventory copied from another
         # node, or edited): --rules auto picked h100-sxm-1gpu, whose lower floors every H200
-        # figure passes, and the node passed. Its records name the H200: the node warns.
+        # figure passes, and the node passed. Its records name the H200: the node warns, and
+        # fails on its HBM copy, which no H100 reaches.
         def h100_inventory(manifest):
             for gpu in manifest["inventory"]["nvml"]["gpus"]:
                 gpu["name"] = "NVIDIA H100 80GB HBM3"
@@ -335,9 +341,11 @@ class BurninReferenceTest(unittest.TestCase):
             for rules, source in (("auto", [str(run)]), ("h100-sxm-1gpu", ["--history", db])):
                 r = subprocess.run([RAILGAUGE, "check", "--rules", rules, "--format", "json",
                                     *source], capture_output=True, text=True, timeout=120)
-                self.assertEqual(r.returncode, 1, source + [r.stdout, r.stderr])
+                self.assertEqual(r.returncode, 2, source + [r.stdout, r.stderr])
                 verdict = json.loads(r.stdout)
-                self.assertEqual(verdict["verdict"], "warn", source)
+                self.assertEqual({f["rule"] for p in verdict["parts"] for f in p["findings"]
+                                  if f["level"] == "fail" and not f["missing"]},
+                                 {"burn-hbm-ceiling"}, source)
                 details = [f["detail"] for p in verdict["parts"]
                            for f in p["findings"] if f["rule"] == "profile-gpu"]
                 self.assertEqual(details, ["its records name its GPU 'NVIDIA H200' and the profile "
@@ -912,6 +920,26 @@ class BurninReferenceTest(unittest.TestCase):
                 failed = [f["value"] for f in parts["gpu"]["findings"]
                           if f["rule"] == "load-pcie-width" and not f["missing"]]
                 self.assertEqual(failed, [4], source)
+
+    def test_a_figure_no_gpu_can_reach_fails(self):
+        # A timer around work that did not run: the bf16 burn read 1,500 TFLOP/s and the HBM
+        # copy 6,000 GB/s, above the H200's dense peak (989.4) and its HBM3e (4,800). Only
+        # floors judged them, and the node passed.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def impossible(r):
+                if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                    r["metrics"]["gpus"][0]["tflops"] = 1500.0
+                if r["key"] == "memory.burn":
+                    r["metrics"]["per_gpu"][0]["bandwidth_gbytes_per_s"] = 6000.0
+            rewrite_records(run, impossible)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                failed = sorted((f["rule"], f["value"]) for f in parts["gpu"]["findings"]
+                                if f["level"] == "fail" and not f["missing"])
+                self.assertEqual(failed, [("burn-gemm-ceiling", 1500.0),
+                                          ("burn-hbm-ceiling", 6000.0)], source)
 
     def test_a_fleet_that_ingests_then_checks_counts_its_failed_runs(self):
         # db ingest, then check --history: the profile's verdicts of the newest runs were never
