@@ -1078,8 +1078,21 @@ class BurninReferenceTest(unittest.TestCase):
         def reference_checked_nothing(r):
             for g in r["metrics"].get("gpus", []) if r["key"] == "gemm.burn" else []:
                 g["reference_checked_elements"] = 0
+        # And an ok record that counts wrong results beside verified true (edited, or a check
+        # that counted and did not fail): a GPU's own count fails its part (record-status), and
+        # the record's count passed the node.
+        def copies_wrong(r):
+            if r["key"] == "offload.all_gpus_h2d":
+                r["metrics"]["wrong_words"] = 5
+
+        def hbm_wrong(r):
+            if r["key"] == "memory.burn":
+                r["metrics"]["wrong_elements"] = 5
         for edit, says in ((without_verified, "carries no metrics.verified"),
-                           (reference_checked_nothing, "no element against the fp64 reference")):
+                           (reference_checked_nothing, "no element against the fp64 reference"),
+                           (copies_wrong, "offload.all_gpus_h2d: counts wrong_words = 5 and is "
+                            "ok: the record contradicts itself"),
+                           (hbm_wrong, "memory.burn: counts wrong_elements = 5")):
             with tempfile.TemporaryDirectory() as tmp:
                 run = healthy_h200_with(tmp, lambda manifest: None)
                 rewrite_records(run, edit)
