@@ -32,6 +32,7 @@ SeriesParts split(const std::string &series) {
   json shown = s.params.is_object() ? s.params : json::object();
   shown.erase("gpu");
   shown.erase("part");
+  shown.erase("duration_s"); // how long it ran, as the history judges its series
   s.chart = fmt::format("{} {} {}", s.key, shown.dump(), s.metric);
   return s;
 }

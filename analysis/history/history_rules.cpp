@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -192,6 +194,26 @@ std::string host_filter(const std::vector<std::string> &hosts, Row &params, cons
   return sql + ")";
 }
 
+// A stored series ("gemm.burn {params} tflops") without the params that say how long its point
+// ran, not what it measured: a burn-in planned for another budget (duration_s 48 on 2026-11-27,
+// 33 on 2026-11-28 in the committed H200 burn-ins) continues its GPU's series instead of starting
+// another, in which no drop was a step until it held enough runs.
+std::string judged_series(std::string series) {
+  constexpr std::string_view kDuration = "\"duration_s\":";
+  const auto at = series.find(kDuration);
+  if (at == std::string::npos)
+    return series;
+  auto end = series.find_first_of(",}", at + kDuration.size());
+  if (end == std::string::npos)
+    return series;
+  auto from = at;
+  if (series[end] == ',')
+    ++end; // the comma after it
+  else if (from > 0 && series[from - 1] == ',')
+    --from; // the last param: the comma before it
+  return series.erase(from, end - from);
+}
+
 // The order of a run's row: when it started, or was stored where its clock cannot date it.
 double order_of(const NewestRuns &dating, std::int64_t row) {
   const auto it = dating.order_s.find(row);
@@ -210,15 +232,16 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
       " ORDER BY h.name, p.kind, p.slot, r.series, ru.start_utc, ru.id";
   SeriesJudge judge(o, dating.stored_late, out);
   PartKey part;
-  std::string series;
-  std::vector<Point> points;
+  std::map<std::string, std::vector<Point>> series_of_part; // one part's, by judged_series
   const auto flush = [&] {
-    std::stable_sort(points.begin(), points.end(), [&](const Point &a, const Point &b) {
-      return std::pair{order_of(dating, a.row), a.row} < std::pair{order_of(dating, b.row), b.row};
-    });
-    if (!points.empty())
+    for (auto &[series, points] : series_of_part) {
+      std::stable_sort(points.begin(), points.end(), [&](const Point &a, const Point &b) {
+        return std::pair{order_of(dating, a.row), a.row} <
+               std::pair{order_of(dating, b.row), b.row};
+      });
       judge.judge(part, series, points);
-    points.clear();
+    }
+    series_of_part.clear();
   };
   db.for_each(sql, params, [&](const Row &row) {
     const auto host = as_text(row[0]);
@@ -226,14 +249,13 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
       return;
     ++out.values;
     PartKey key{host, kind_of(as_text(row[1])), as_text(row[2])};
-    auto s = as_text(row[4]);
-    if (!(key == part) || s != series) {
+    if (!(key == part)) {
       flush();
       part = std::move(key);
-      series = std::move(s);
     }
-    points.push_back({as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]),
-                      as_text(row[6]), as_int(row[8]).value_or(0)});
+    series_of_part[judged_series(as_text(row[4]))].push_back(
+        {as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]), as_text(row[6]),
+         as_int(row[8]).value_or(0)});
   });
   flush();
 }

@@ -880,21 +880,17 @@ class BurninReferenceTest(unittest.TestCase):
                 said = [f for f in parts["gpu"]["findings"] if f["rule"] == "load-power-limit"]
                 self.assertEqual([(f["level"], f["value"]) for f in said], [("warn", 600.0)])
 
-    def test_a_drop_that_stays_is_still_a_step_at_its_retest(self):
-        # Five healthy burn-ins, then the GPU's bf16 GEMM 7 % slower (still above the floor) in
-        # two runs: the first warned, the retest at the same level moved 0 % from it and passed.
+    def assert_stepped_at_the_retest(self, edit):
+        """Seven dated copies of the healthy H200 burn-in, the last two through edit(record),
+        each checked with --history as it came: the last check warns of the bf16 GEMM's step."""
         healthy = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy").iterdir())
-
-        def slower(r):
-            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
-                r["metrics"]["gpus"][0]["tflops"] *= 0.93
         with tempfile.TemporaryDirectory() as tmp:
             tmp = pathlib.Path(tmp)
             db = f"sqlite:{tmp / 'fleet.db'}"
             for day in range(1, 8):
                 run = dated_copy(healthy, tmp / f"d{day}", day)
                 if day >= 6:
-                    rewrite_records(run, slower)
+                    rewrite_records(run, edit)
                 r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--format",
                                     "json", "--history", db, str(run)], capture_output=True,
                                    text=True, timeout=120)
@@ -904,6 +900,27 @@ class BurninReferenceTest(unittest.TestCase):
                     and "bf16" in f["what"]]
             self.assertTrue(any("fell 7.0 % below the median of its 6 runs before" in d
                                 for d in said), said)
+
+    def test_a_drop_that_stays_is_still_a_step_at_its_retest(self):
+        # Five healthy burn-ins, then the GPU's bf16 GEMM 7 % slower (still above the floor) in
+        # two runs: the first warned, the retest at the same level moved 0 % from it and passed.
+        def slower(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r["metrics"]["gpus"][0]["tflops"] *= 0.93
+        self.assert_stepped_at_the_retest(slower)
+
+    def test_a_drop_with_a_new_budget_is_still_a_step(self):
+        # Five healthy burn-ins, then the fleet's budget grew (the bf16 burn planned for 48 s
+        # instead of 33, as between the committed H200 burn-ins of 2026-11-27 and 11-28) in the
+        # same two runs where the GPU's bf16 GEMM fell 7 %. The series was keyed by duration_s:
+        # the drop began a series of its own, which no step judged, and the node passed.
+        def longer_and_slower(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r["params"]["duration_s"] = 48.0
+                gpu = r["metrics"]["gpus"][0]
+                gpu["elapsed_s"] *= 48.0 / 33.0
+                gpu["tflops"] *= 0.93
+        self.assert_stepped_at_the_retest(longer_and_slower)
 
     def test_a_link_that_narrowed_under_load_fails(self):
         # NVML sampled the GPU's link at x4 during the bf16 burn: only the width at the run's
