@@ -7,6 +7,7 @@
 #include "analysis/check/health_delta_agreement.h"
 #include "analysis/check/json_path.h"
 #include "analysis/check/noise_text.h"
+#include "analysis/check/reading_agreement.h"
 #include "harness/noise_bound.h"
 
 namespace railgauge::check {
@@ -198,6 +199,11 @@ std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
     } else if (v.unreadable.empty() && pv.path.find(".health_delta.") != std::string::npos &&
                number_into(v.value, grown)) {
       if (auto why = health_delta_disagreement(r, pv.path, grown)) {
+        v.unreadable = std::move(*why);
+        v.unreadable_level = rule.severity;
+      }
+    } else if (v.unreadable.empty() && rule.relative_to.empty() && number_into(v.value, grown)) {
+      if (auto why = reading_disagreement(r, pv.path, grown)) {
         v.unreadable = std::move(*why);
         v.unreadable_level = rule.severity;
       }

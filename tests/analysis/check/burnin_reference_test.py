@@ -938,6 +938,40 @@ class BurninReferenceTest(unittest.TestCase):
                           if f["rule"] == "load-pcie-width" and not f["missing"]]
                 self.assertEqual(failed, [4], source)
 
+    def test_a_reading_its_own_record_contradicts_is_no_pass(self):
+        # A count, flag or share that says all is well beside the readings it was taken from
+        # (edited, or a writer's fault): the rule reading it alone passed the node. Each is now
+        # missing at the rule's severity, with why.
+        def foreign(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r["metrics"]["gpus"][0]["telemetry"]["foreign_processes"]["processes"] = [
+                    {"name": "cotenant_spin", "pid": 948, "used_memory_bytes": 545259520}]
+
+        def downtrained(r):
+            if r["key"] == "offload.all_gpus_h2d" and r["params"].get("engine"):
+                r["metrics"]["per_gpu"][0]["pcie_gen"] = 4
+
+        def slowed(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r["metrics"]["gpus"][0]["telemetry"]["during"]["clocks_event_reasons"] = [
+                    "hw_slowdown"]
+        for edit, rule, says in (
+                (foreign, "load-foreign-process", "count reads 0 and the list beside it names 1 "
+                 "process: the record contradicts itself"),
+                (downtrained, "burn-pcie-downtrained", "reads false and the link sampled beside "
+                 "it ran at Gen4 x16 of Gen5 x16"),
+                (slowed, "load-hw-slowdown", "reads 0 and the window's clocks_event_reasons saw "
+                 "hw_slowdown in some sample")):
+            with tempfile.TemporaryDirectory() as tmp:
+                run = healthy_h200_with(tmp, lambda manifest: None)
+                rewrite_records(run, edit)
+                for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                    self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                    found = [f["detail"] for f in parts["gpu"]["findings"]
+                             if f["rule"] == rule and f["missing"]]
+                    self.assertEqual(len(found), 1, (rule, source, found))
+                    self.assertIn(says, found[0], source)
+
     def test_a_figure_no_gpu_can_reach_fails(self):
         # A timer around work that did not run: the bf16 burn read 1,500 TFLOP/s and the HBM
         # copy 6,000 GB/s, above the H200's dense peak (989.4) and its HBM3e (4,800). Only

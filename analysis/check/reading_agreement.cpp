@@ -1,0 +1,82 @@
+#include "analysis/check/reading_agreement.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "analysis/check/json_path.h"
+
+namespace railgauge::check {
+namespace {
+
+// The one value a concrete path reaches, or null.
+nlohmann::json value_at(const Record &r, const std::string &path) {
+  auto found = resolve_record_path(r, path);
+  return found.size() == 1 ? std::move(found.front().value) : nlohmann::json();
+}
+
+bool ends_with(const std::string &s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+constexpr std::string_view kForeignCount = ".foreign_processes.count";
+constexpr std::string_view kDowntrained = "pcie_link_downtrained";
+constexpr std::string_view kReasonFraction = ".reason_fraction.";
+
+std::optional<std::string> foreign_count_disagreement(const Record &r, const std::string &path,
+                                                      double count) {
+  const auto list = value_at(r, path.substr(0, path.size() - kForeignCount.size()) +
+                                    ".foreign_processes.processes");
+  if (!list.is_array() || static_cast<double>(list.size()) == count)
+    return std::nullopt;
+  return fmt::format("count reads {:g} and the list beside it names {} process{}: the record "
+                     "contradicts itself; list the GPU's processes (nvidia-smi) and run again",
+                     count, list.size(), list.size() == 1 ? "" : "es");
+}
+
+std::optional<std::string> downtrained_disagreement(const Record &r, const std::string &path,
+                                                    double flag) {
+  if (flag != 0)
+    return std::nullopt; // a flag that fails the link is never a wrong pass
+  const auto prefix = path.substr(0, path.size() - kDowntrained.size());
+  const auto gen = value_at(r, prefix + "pcie_gen"), gen_max = value_at(r, prefix + "pcie_gen_max");
+  const auto width = value_at(r, prefix + "pcie_width"),
+             width_max = value_at(r, prefix + "pcie_width_max");
+  if (!gen.is_number() || !gen_max.is_number() || !width.is_number() || !width_max.is_number() ||
+      (gen.get<double>() >= gen_max.get<double>() &&
+       width.get<double>() >= width_max.get<double>()))
+    return std::nullopt;
+  return fmt::format("reads false and the link sampled beside it ran at Gen{} x{} of Gen{} x{}: "
+                     "the record contradicts itself; read the link (lspci -vv) and run again",
+                     gen.dump(), width.dump(), gen_max.dump(), width_max.dump());
+}
+
+std::optional<std::string> reason_disagreement(const Record &r, const std::string &path,
+                                               double share) {
+  if (share != 0)
+    return std::nullopt;
+  const auto at = path.rfind(kReasonFraction);
+  const auto reason = path.substr(at + kReasonFraction.size());
+  const auto seen = value_at(r, path.substr(0, at) + ".clocks_event_reasons");
+  if (!seen.is_array() || std::find(seen.begin(), seen.end(), reason) == seen.end())
+    return std::nullopt;
+  return fmt::format("reads 0 and the window's clocks_event_reasons saw {} in some sample: the "
+                     "record contradicts itself; read the GPU's clock events and run again",
+                     reason);
+}
+
+} // namespace
+
+std::optional<std::string> reading_disagreement(const Record &r, const std::string &path,
+                                                double value) {
+  if (ends_with(path, kForeignCount))
+    return foreign_count_disagreement(r, path, value);
+  if (ends_with(path, kDowntrained))
+    return downtrained_disagreement(r, path, value);
+  if (path.rfind(kReasonFraction) != std::string::npos)
+    return reason_disagreement(r, path, value);
+  return std::nullopt;
+}
+
+} // namespace railgauge::check
