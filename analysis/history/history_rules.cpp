@@ -24,6 +24,7 @@ struct Point {
   double value = 0;
   std::string identity, uuid, run;
   std::int64_t row = 0; // its run's row in the runs table
+  double order_s = 0;   // its run's order (order_of)
 };
 
 // One part: the same identity, or the same UUID. A GPU first seen by its UUID is keyed by its
@@ -236,13 +237,15 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
   const auto flush = [&] {
     for (auto &[series, points] : series_of_part) {
       std::stable_sort(points.begin(), points.end(), [&](const Point &a, const Point &b) {
-        return std::pair{order_of(dating, a.row), a.row} <
-               std::pair{order_of(dating, b.row), b.row};
+        return std::pair{a.order_s, a.row} < std::pair{b.order_s, b.row};
       });
       judge.judge(part, series, points);
     }
     series_of_part.clear();
   };
+  // Rows come ordered by series: the series of the row before is found again without a lookup.
+  std::string last_series;
+  std::vector<Point> *last_points = nullptr;
   db.for_each(sql, params, [&](const Row &row) {
     const auto host = as_text(row[0]);
     if (!wanted.empty() && !wanted.contains(host))
@@ -252,10 +255,16 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
     if (!(key == part)) {
       flush();
       part = std::move(key);
+      last_points = nullptr;
     }
-    series_of_part[judged_series(as_text(row[4]))].push_back(
-        {as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]), as_text(row[6]),
-         as_int(row[8]).value_or(0)});
+    auto series = judged_series(as_text(row[4]));
+    if (!last_points || series != last_series) {
+      last_points = &series_of_part[series];
+      last_series = std::move(series);
+    }
+    const auto run_row = as_int(row[8]).value_or(0);
+    last_points->push_back({as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]),
+                            as_text(row[6]), run_row, order_of(dating, run_row)});
   });
   flush();
 }

@@ -25,6 +25,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/history/database.h"
@@ -40,7 +41,7 @@ struct NewestRuns {
   std::vector<analysis::SharedHostName> shared_host_names;
   // Each railgauge run's rows (runs table ids) -> the UTC seconds it is ordered by: its earliest
   // rank's start, or when it was stored where its start cannot date it.
-  std::map<std::int64_t, double> order_s;
+  std::unordered_map<std::int64_t, double> order_s;
   // Rows of runs stored after a run of their host that says it started later.
   std::set<std::int64_t> stored_late;
   // What the dating could not trust, a line each: host, then what and why.
