@@ -35,12 +35,14 @@ std::optional<GpuPart> GpuPart::identify(const nlohmann::json &gpu_object) {
   namespace f = record_fields;
   const auto *index = f::field(gpu_object, metric::kGpu);
   const auto uuid = f::text(gpu_object, metric::kPerGpuUuid);
-  if (!index || !index->is_number_integer() || !uuid)
+  const auto pci = f::text(gpu_object, metric::kPerGpuPci);
+  // A GPU that fell off the bus may give no UUID: its bus id still names its slot.
+  if (!index || !index->is_number_integer() || (!uuid && !pci))
     return std::nullopt;
   GpuPart p;
   p.gpu = index->get<int>();
-  p.uuid = *uuid;
-  p.pci = f::text(gpu_object, metric::kPerGpuPci).value_or("");
+  p.uuid = uuid.value_or("");
+  p.pci = pci.value_or("");
   p.name = f::text(gpu_object, metric::kPerGpuName);
   // A verdict this build does not know ("fail", "FAILED": a writer or an import of another
   // spelling) is no pass: an error, as an unknown status of a record is. It read as none, and

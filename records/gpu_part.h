@@ -33,7 +33,9 @@ struct GpuPart {
   // Puts the fields that are set into `gpu_object`; with a verdict, error is written too (null
   // when nothing broke) so that every judged object says.
   void write(nlohmann::json &gpu_object) const;
-  // The part of an object that names its GPU (an integer gpu and a text uuid), else nullopt. A
+  // The part of an object that names its GPU (an integer gpu, and a text uuid or pci: a GPU
+  // that fell off the bus may give no UUID, and its bus id still names its slot; uuid then
+  // reads ""), else nullopt. A
   // field absent or of another type reads as absent; a verdict text that is no status reads as
   // error (never as the point's ok).
   static std::optional<GpuPart> read(const nlohmann::json &gpu_object);

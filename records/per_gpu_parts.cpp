@@ -1,5 +1,9 @@
 #include "records/per_gpu_parts.h"
 
+#include <tuple>
+
+#include <fmt/format.h>
+
 #include "harness/device_fields.h"
 #include "harness/metric_names.h"
 #include "records/gemm_record.h"
@@ -29,21 +33,28 @@ constexpr const char *kWrongDataCounts[] = {gemm::record::kBurnBadIterations,
                                             metric::kWrongElements};
 
 // A GPU object that counts wrong data, or holds an error, beside a verdict of ok (a writer's bug,
-// a merged or edited file) is no pass: the counts are what the data check found.
-bool says_wrong_data(const nlohmann::json &gpu) {
+// a merged or edited file) is no pass: the counts are what the data check found. Why, or nullopt.
+std::optional<std::string> says_wrong_data(const nlohmann::json &gpu) {
   for (const char *name : kWrongDataCounts)
     if (const auto it = gpu.find(name); it != gpu.end() && it->is_number() && it->get<double>() > 0)
-      return true;
+      return fmt::format("the GPU's object counts {} = {} beside a verdict of ok", name,
+                         it->dump());
   const auto error = gpu.find(metric::kPerGpuError);
-  return error != gpu.end() && error->is_string() && !error->get<std::string>().empty();
+  if (error != gpu.end() && error->is_string() && !error->get<std::string>().empty())
+    return error->get<std::string>();
+  return std::nullopt;
 }
 
-Status status_of(const GpuPart &gpu, const nlohmann::json &object, Status point) {
+// The GPU's status and, where it is not a pass, why.
+std::pair<Status, std::optional<std::string>>
+status_of(const GpuPart &gpu, const nlohmann::json &object, const Record &point) {
   if (gpu.verdict == Status::failed || gpu.verdict == Status::error)
-    return *gpu.verdict;
-  if (says_wrong_data(object))
-    return Status::failed;
-  return point == Status::failed || point == Status::error ? Status::ok : point;
+    return {*gpu.verdict, gpu.error ? gpu.error : point.reason};
+  if (auto why = says_wrong_data(object))
+    return {Status::failed, std::move(why)};
+  return {point.status == Status::failed || point.status == Status::error ? Status::ok
+                                                                          : point.status,
+          std::nullopt};
 }
 
 } // namespace
@@ -54,7 +65,7 @@ std::vector<Record> per_gpu_parts(const Record &r) {
   if (!gpus)
     return parts;
   for (const auto &gpu : *gpus) {
-    // Only objects that say which GPU they are: an index and a uuid.
+    // Only objects that say which GPU they are: an index, and a uuid or a bus id.
     const auto g = GpuPart::identify(gpu);
     if (!g)
       continue;
@@ -67,13 +78,13 @@ std::vector<Record> per_gpu_parts(const Record &r) {
     part.params = r.params.is_object() ? r.params : nlohmann::json::object();
     part.params[metric::kGpu] = g->gpu;
     part.params[kPartParam] = kPerGpuPart;
-    part.device = {{device::kGpu, g->uuid}};
+    part.device = nlohmann::json::object();
+    if (!g->uuid.empty())
+      part.device[device::kGpu] = g->uuid;
     if (!g->pci.empty())
       part.device[device::kPci] = g->pci;
     part.metrics = gpu;
-    part.status = status_of(*g, gpu, r.status);
-    if (part.status == Status::failed || part.status == Status::error)
-      part.reason = g->error ? g->error : r.reason;
+    std::tie(part.status, part.reason) = status_of(*g, gpu, r);
     parts.push_back(std::move(part));
   }
   return parts;

@@ -972,6 +972,28 @@ class BurninReferenceTest(unittest.TestCase):
                     self.assertEqual(len(found), 1, (rule, source, found))
                     self.assertIn(says, found[0], source)
 
+    def test_a_gpu_that_fell_off_the_bus_is_named_by_its_slot(self):
+        # The bf16 burn's GPU errored and gave no UUID (a GPU off the bus cannot say it): its
+        # object was skipped, and the node was said to hold no bf16 burn record, as if the
+        # point never ran on it. Its bus id names its slot: the GPU's part fails, with the error.
+        def off_the_bus(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                gpu = r["metrics"]["gpus"][0]
+                gpu.pop("uuid")
+                gpu.update(verdict="error", tflops=0,
+                           error="cudaErrorDevicesUnavailable: GPU has fallen off the bus")
+                r.update(status="error", reason="GPU 0: " + gpu["error"])
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            rewrite_records(run, off_the_bus)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                gpu = [f for f in parts["gpu"]["findings"] if f["rule"] == "record-status"
+                       and f["params"].get("part") == "gpu"]
+                self.assertEqual(len(gpu), 1, source)
+                self.assertIn("GPU has fallen off the bus", gpu[0]["text"], source)
+                self.assertNotIn("no record of 'gemm.burn'", r.stdout, source)
+
     def test_a_figure_no_gpu_can_reach_fails(self):
         # A timer around work that did not run: the bf16 burn read 1,500 TFLOP/s and the HBM
         # copy 6,000 GB/s, above the H200's dense peak (989.4) and its HBM3e (4,800). Only
