@@ -26,9 +26,13 @@ constexpr std::string_view kReasonFraction = ".reason_fraction.";
 
 std::optional<std::string> foreign_count_disagreement(const Record &r, const std::string &path,
                                                       double count) {
-  const auto list = value_at(r, path.substr(0, path.size() - kForeignCount.size()) +
-                                    ".foreign_processes.processes");
-  if (!list.is_array() || static_cast<double>(list.size()) == count)
+  const auto base = path.substr(0, path.size() - kForeignCount.size()) + ".foreign_processes";
+  const auto list = value_at(r, base + ".processes");
+  // In another PID namespace (a container) railgauge's own process is one of the list, under a
+  // host pid it cannot see: the writer counts one fewer and says so in its note.
+  const bool own_listed =
+      value_at(r, base + ".note").is_string() && list.is_array() && !list.empty();
+  if (!list.is_array() || static_cast<double>(list.size()) == count + (own_listed ? 1 : 0))
     return std::nullopt;
   return fmt::format("count reads {:g} and the list beside it names {} process{}: the record "
                      "contradicts itself; list the GPU's processes (nvidia-smi) and run again",

@@ -971,6 +971,19 @@ class BurninReferenceTest(unittest.TestCase):
                              if f["rule"] == rule and f["missing"]]
                     self.assertEqual(len(found), 1, (rule, source, found))
                     self.assertIn(says, found[0], source)
+        # In a container railgauge's own process is one of NVML's list under a host pid it
+        # cannot see: the writer counts one fewer and says so. That is no contradiction.
+        def containerised(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r["metrics"]["gpus"][0]["telemetry"]["foreign_processes"].update(
+                    processes=[{"name": "railgauge", "pid": 4242, "used_memory_bytes": 1 << 30}],
+                    note="this process (pid 7) is not among NVML's pids (another PID "
+                         "namespace): one of the 1 listed is taken to be it")
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            rewrite_records(run, containerised)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 0, source + r.stdout + r.stderr)
 
     def test_a_gpu_that_fell_off_the_bus_is_named_by_its_slot(self):
         # The bf16 burn's GPU errored and gave no UUID (a GPU off the bus cannot say it): its
