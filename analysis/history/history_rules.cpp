@@ -23,8 +23,9 @@ using check::PartKind;
 struct Point {
   double value = 0;
   std::string identity, uuid, run;
-  std::int64_t row = 0; // its run's row in the runs table
-  double order_s = 0;   // its run's order (order_of)
+  std::int64_t row = 0;   // its run's row in the runs table
+  double order_s = 0;     // its run's order (order_of)
+  std::string raw_series; // the stored series where judged_series took a duration out, else ""
 };
 
 // One part: the same identity, or the same UUID. A GPU first seen by its UUID is keyed by its
@@ -62,9 +63,7 @@ std::string percent(double fraction) { return fmt::format("{:.1f} %", 100 * frac
 
 class SeriesJudge {
 public:
-  SeriesJudge(const HistoryOptions &o, const std::set<std::int64_t> &stored_late,
-              HistoryJudgement &out)
-      : o_(o), stored_late_(stored_late), out_(out) {}
+  SeriesJudge(const HistoryOptions &o, HistoryJudgement &out) : o_(o), out_(out) {}
 
   void judge(const PartKey &part, const std::string &series, const std::vector<Point> &points) {
     ++out_.series;
@@ -78,14 +77,6 @@ public:
       values.push_back(points[i].value);
     drift(part, series, values, points.back().run);
     step(part, series, values, points.back().run);
-    // A run stored after one that says it started later may be the newest (newest_runs.h): its
-    // move from the runs dated before it is judged too.
-    for (std::size_t i = start + 1; i + 1 < points.size(); ++i)
-      if (stored_late_.contains(points[i].row))
-        step(part, series,
-             std::vector<double>(values.begin(),
-                                 values.begin() + static_cast<std::ptrdiff_t>(i - start + 1)),
-             points[i].run);
   }
 
 private:
@@ -174,7 +165,6 @@ private:
   }
 
   const HistoryOptions &o_;
-  const std::set<std::int64_t> &stored_late_;
   HistoryJudgement &out_;
   std::set<PartKey> replaced_parts_;
 };
@@ -215,6 +205,13 @@ std::string judged_series(std::string series) {
   return series.erase(from, end - from);
 }
 
+// Whether no two points (sorted by run) are of one run.
+bool one_point_a_run(const std::vector<Point> &points) {
+  return std::adjacent_find(points.begin(), points.end(), [](const Point &a, const Point &b) {
+           return a.row == b.row;
+         }) == points.end();
+}
+
 // The order of a run's row: when it started, or was stored where its clock cannot date it.
 double order_of(const NewestRuns &dating, std::int64_t row) {
   const auto it = dating.order_s.find(row);
@@ -231,7 +228,7 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
       "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL" +
       host_filter(hosts, params, "AND") +
       " ORDER BY h.name, p.kind, p.slot, r.series, ru.start_utc, ru.id";
-  SeriesJudge judge(o, dating.stored_late, out);
+  SeriesJudge judge(o, out);
   PartKey part;
   std::map<std::string, std::vector<Point>> series_of_part; // one part's, by judged_series
   const auto flush = [&] {
@@ -239,6 +236,17 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
       std::stable_sort(points.begin(), points.end(), [&](const Point &a, const Point &b) {
         return std::pair{a.order_s, a.row} < std::pair{b.order_s, b.row};
       });
+      if (!one_point_a_run(points)) {
+        // A run that measured the point at several durations: each duration is a series of its
+        // own, or the step would compare the run with itself.
+        std::map<std::string, std::vector<Point>> by_duration;
+        for (auto &point : points)
+          by_duration[point.raw_series.empty() ? series : point.raw_series].push_back(
+              std::move(point));
+        for (const auto &[raw, of_raw] : by_duration)
+          judge.judge(part, raw, of_raw);
+        continue;
+      }
       judge.judge(part, series, points);
     }
     series_of_part.clear();
@@ -257,14 +265,17 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
       part = std::move(key);
       last_points = nullptr;
     }
-    auto series = judged_series(as_text(row[4]));
+    auto raw = as_text(row[4]);
+    auto series = judged_series(raw);
+    if (series == raw)
+      raw.clear();
     if (!last_points || series != last_series) {
       last_points = &series_of_part[series];
       last_series = std::move(series);
     }
     const auto run_row = as_int(row[8]).value_or(0);
     last_points->push_back({as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]),
-                            as_text(row[6]), run_row, order_of(dating, run_row)});
+                            as_text(row[6]), run_row, order_of(dating, run_row), std::move(raw)});
   });
   flush();
 }

@@ -252,6 +252,18 @@ std::string figure_metric(const json &metrics) {
 
 namespace {
 
+// When the run is stored, by the database's clock: a fleet's PostgreSQL server keeps one clock
+// for every node that stores its own run (run --db, burnin --db), where each node's is the one
+// the history cannot trust (analysis/history/newest_runs.h). SQLite has no server: the clock of
+// the machine that writes the file.
+std::string stored_utc(Database &db) {
+  if (db.dialect() != "postgresql")
+    return utc_timestamp_now();
+  const auto rows = db.query("SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', "
+                             "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')");
+  return rows.empty() ? utc_timestamp_now() : as_text(rows.front().at(0));
+}
+
 // A run the database already holds, as it was stored.
 struct StoredState {
   std::int64_t row = 0, records = 0;
@@ -321,7 +333,7 @@ void replace_run(Database &db, const RunFacts &facts, const analysis::LoadedRun 
              "counts = ?, world_size = ?, world_rank = ?, incomplete = ?, inventory = ?, "
              "records_digest = ? WHERE id = ?",
              {facts.suite, facts.source, facts.start, facts.end, facts.status, run.dir,
-              static_cast<std::int64_t>(run.records_written()), failed, utc_timestamp_now(),
+              static_cast<std::int64_t>(run.records_written()), failed, stored_utc(db),
               facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
               facts.incomplete, facts.inventory, facts.records_digest, row});
   for (const char *table : {"records", "ledger", "verdicts"})
@@ -427,8 +439,8 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
         "?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, host_id, rank) DO NOTHING RETURNING id",
         {facts.run_id, host, facts.rank, facts.suite, facts.source, facts.start, facts.end,
          facts.status, run.dir, static_cast<std::int64_t>(run.records_written()), failed,
-         utc_timestamp_now(), facts.points_planned, facts.counts, facts.world_size,
-         facts.world_rank, facts.incomplete, facts.inventory, facts.records_digest});
+         stored_utc(db), facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
+         facts.incomplete, facts.inventory, facts.records_digest});
     std::int64_t run_row = 0;
     if (!claimed.empty()) {
       run_row = *as_int(claimed.front().at(0));

@@ -44,6 +44,7 @@ struct Run {
   std::string start;          // that start as run.json says it
   std::int64_t first_row = 0; // the order it was stored in
   double stored_s = 0;        // when its first row was stored
+  std::string stored;         // that time as the history wrote it
   std::string machine;
 };
 
@@ -53,48 +54,113 @@ struct Run {
 // a tree stores its runs in the order of their paths.
 constexpr double kClockSlackS = 3600;
 
-// The UTC seconds a row is ordered by, and whether its own start dates it: a start that is not
-// plausible, or that is after the row was stored, is replaced by when it was stored.
-std::pair<double, bool> dated_start(const OwnRow &r) {
+// How a row is dated: by its own start; by when it was stored, its start being after that (a
+// clock ahead: it takes part as of that time); or not at all (a start that cannot be read, judged
+// beside its host's newest as over directories).
+enum class Dating { start, stored, none };
+
+std::pair<double, Dating> dated_start(const OwnRow &r) {
   const auto stored = analysis::start_seconds(r.stored).value_or(0);
   if (r.start.empty())
-    return {0, true};
+    return {0, Dating::start};
   const auto start = analysis::start_seconds(r.start);
-  if (!start || *start > stored + kClockSlackS)
-    return {stored, false};
-  return {*start, true};
+  if (!start)
+    return {stored, Dating::none};
+  if (*start > stored + kClockSlackS)
+    return {stored, Dating::stored};
+  return {*start, Dating::start};
 }
 
-// The newest run of each superseding key by start, and the one stored last where it says it
-// started earlier than that one: both are judged (newest_runs.h).
+using RunEntry = const std::pair<const RunOfHost, Run> *;
+
+// Whether each run (in `runs`' order) was stored more than kClockSlackS after a run that says it
+// started later: a clock behind, or an old run ingested late.
+std::vector<bool> stored_late_flags(const std::vector<RunEntry> &runs) {
+  std::vector<std::size_t> by_stored(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    by_stored[i] = i;
+  std::sort(by_stored.begin(), by_stored.end(), [&](std::size_t a, std::size_t b) {
+    return runs[a]->second.stored_s < runs[b]->second.stored_s;
+  });
+  std::vector<bool> late(runs.size(), false);
+  double latest_start_before = -1;
+  std::size_t j = 0;
+  for (const auto i : by_stored) {
+    const auto &run = runs[i]->second;
+    for (;
+         j < by_stored.size() && runs[by_stored[j]]->second.stored_s + kClockSlackS < run.stored_s;
+         ++j)
+      latest_start_before = std::max(latest_start_before, runs[by_stored[j]]->second.start_s);
+    late[i] = run.start_s < latest_start_before;
+  }
+  return late;
+}
+
+// How many ingests (stored times more than kClockSlackS apart) stored runs after `run`.
+int ingests_after(const Run &run, const std::vector<RunEntry> &runs) {
+  std::vector<double> after;
+  for (const auto *other : runs)
+    if (other->second.stored_s > run.stored_s + kClockSlackS)
+      after.push_back(other->second.stored_s);
+  std::sort(after.begin(), after.end());
+  int ingests = 0;
+  for (std::size_t i = 0; i < after.size(); ++i)
+    ingests += i == 0 || after[i] > after[i - 1] + kClockSlackS;
+  return ingests;
+}
+
+// The newest runs of one superseding key (newest_runs.h): a run stored late is dated by when it
+// was stored, so the run stored last after a clock reset is the newest. The newest by start is
+// judged beside it until runs of two later ingests were stored after it: one ingest of old runs
+// (a backfill) never passes a node whose newest run failed.
+void keep_newest_of(const std::string &host, const std::vector<RunEntry> &runs,
+                    std::vector<std::int64_t> &kept, NewestRuns &out) {
+  const auto late = stored_late_flags(runs);
+  std::size_t newest = 0, by_start = 0;
+  const auto order = [&](std::size_t i) {
+    return std::pair{late[i] ? runs[i]->second.stored_s : runs[i]->second.start_s,
+                     std::get<0>(runs[i]->first)};
+  };
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto &run = runs[i]->second;
+    if (late[i]) {
+      out.stored_late.insert(run.rows.begin(), run.rows.end());
+      for (const auto row : run.rows)
+        out.order_s[row] = run.stored_s;
+    }
+    if (order(i) > order(newest))
+      newest = i;
+    if (std::pair{run.start_s, std::get<0>(runs[i]->first)} >
+        std::pair{runs[by_start]->second.start_s, std::get<0>(runs[by_start]->first)})
+      by_start = i;
+  }
+  const auto &run = runs[newest]->second;
+  kept.insert(kept.end(), run.rows.begin(), run.rows.end());
+  if (newest == by_start)
+    return;
+  const auto &start_run = runs[by_start]->second;
+  const bool both = ingests_after(start_run, runs) < 2;
+  if (both)
+    kept.insert(kept.end(), start_run.rows.begin(), start_run.rows.end());
+  out.dating_problems.emplace_back(
+      host, fmt::format("run {} was stored after run {} but says it started before it ({} < {}): "
+                        "its clock was behind, or it is an old run ingested late; it is dated by "
+                        "when it was stored ({}){}",
+                        std::get<0>(runs[newest]->first), std::get<0>(runs[by_start]->first),
+                        run.start, start_run.start, run.stored,
+                        both ? ", and both are judged until runs of two later ingests are stored"
+                             : ": runs of two later ingests were stored after the other"));
+}
+
 void keep_newest(const std::map<RunOfHost, Run> &runs, std::vector<std::int64_t> &kept,
                  NewestRuns &out) {
-  std::map<SupersedingKey, std::pair<const RunOfHost *, const RunOfHost *>> newest; // start, stored
-  for (const auto &[of_host, run] : runs) {
-    auto &[by_start, by_row] = newest[{std::get<1>(of_host), std::get<2>(of_host),
-                                       std::get<3>(of_host), run.ranks, run.machine}];
-    if (!by_start || std::pair{run.start_s, std::get<0>(of_host)} >
-                         std::pair{runs.at(*by_start).start_s, std::get<0>(*by_start)})
-      by_start = &of_host;
-    if (!by_row || run.first_row > runs.at(*by_row).first_row)
-      by_row = &of_host;
-  }
-  for (const auto &[key, pair] : newest) {
-    const auto &[by_start, by_row] = pair;
-    const auto &start_run = runs.at(*by_start);
-    kept.insert(kept.end(), start_run.rows.begin(), start_run.rows.end());
-    const auto &late = runs.at(*by_row);
-    if (by_row == by_start || late.stored_s <= start_run.stored_s + kClockSlackS)
-      continue;
-    kept.insert(kept.end(), late.rows.begin(), late.rows.end());
-    out.stored_late.insert(late.rows.begin(), late.rows.end());
-    out.dating_problems.emplace_back(
-        std::get<0>(key),
-        fmt::format("run {} was stored after run {} but says it started before it ({} < {}): its "
-                    "clock was behind, or it is an old run ingested late; both are judged until "
-                    "a run of the host newer than both is stored",
-                    std::get<0>(*by_row), std::get<0>(*by_start), late.start, start_run.start));
-  }
+  std::map<SupersedingKey, std::vector<RunEntry>> by_key;
+  for (const auto &entry : runs)
+    by_key[{std::get<1>(entry.first), std::get<2>(entry.first), std::get<3>(entry.first),
+            entry.second.ranks, entry.second.machine}]
+        .push_back(&entry);
+  for (const auto &[key, of_key] : by_key)
+    keep_newest_of(std::get<0>(key), of_key, kept, out);
 }
 
 } // namespace
@@ -125,34 +191,41 @@ NewestRuns newest_runs(Database &db) {
               });
   const auto machine_of = analysis::machine_of_runs(machines);
   std::map<RunOfHost, Run> runs;
-  std::set<std::pair<std::string, std::string>> said_ahead; // host, run id
+  std::map<std::string, std::pair<int, std::string>> ahead; // host -> runs, the first's text
   for (std::size_t i = 0; i < own.size(); ++i) {
     const auto &r = own[i];
-    const auto [start_s, dated] = dated_start(r);
+    const auto [start_s, dating] = dated_start(r);
     out.order_s[r.id] = start_s;
-    if (!dated) {
-      // Judged beside its host's newest, never taken for it: as over directories.
-      kept.push_back(r.id);
-      if (analysis::plausible_start(r.start) && said_ahead.emplace(r.host, r.run_id).second)
-        out.dating_problems.emplace_back(
-            r.host, fmt::format("run {} says it started {}, after the history stored it ({}): "
-                                "its clock was ahead; it is dated by when it was stored, judged "
-                                "beside the host's newest run and never taken for it",
-                                r.run_id, r.start, r.stored));
+    if (dating == Dating::none) {
+      kept.push_back(r.id); // judged beside its host's newest, never taken for it
       continue;
     }
+    if (dating == Dating::stored && ahead[r.host].first++ == 0)
+      ahead[r.host].second = fmt::format("run {} says it started {}, after the history stored "
+                                         "it ({})",
+                                         r.run_id, r.start, r.stored);
     auto &run = runs[{r.run_id, r.host, r.suite, r.world}];
     if (run.rows.empty() || start_s < run.start_s) {
       run.start_s = start_s;
       run.start = r.start;
     }
     const auto stored_s = analysis::start_seconds(r.stored).value_or(0);
-    run.stored_s = run.rows.empty() ? stored_s : std::min(run.stored_s, stored_s);
+    if (run.rows.empty() || stored_s < run.stored_s) {
+      run.stored_s = stored_s;
+      run.stored = r.stored;
+    }
     run.first_row = run.rows.empty() ? r.id : std::min(run.first_row, r.id);
     run.rows.push_back(r.id);
     ++run.ranks;
     run.machine = machine_of.at(machines[i].key);
   }
+  for (const auto &[host, said] : ahead)
+    out.dating_problems.emplace_back(
+        host, fmt::format("{} run{} of the host said {} started more than an hour after the "
+                          "history stored {} (the first: {}): its clock was ahead; they are "
+                          "dated by when they were stored",
+                          said.first, said.first == 1 ? "" : "s", said.first == 1 ? "it" : "they",
+                          said.first == 1 ? "it" : "them", said.second));
   keep_newest(runs, kept, out);
   std::sort(kept.begin(), kept.end());
   std::vector<analysis::RunMachine> newest_machines;

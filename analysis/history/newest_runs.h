@@ -11,16 +11,18 @@
 // id carries the file's digest). So is every bare records.jsonl (source kBareRecordsSource):
 // without a run.json it cannot be dated, and `check --latest-per-host` keeps every one.
 //
-// The history also knows when it stored each run (ingested_utc, one clock: the ingesting
-// machine's; and the row id, the order of storing), which a node's clock cannot move. A run
-// that says it started more than an hour after it was stored had its clock ahead: it is dated
-// by when it was stored, judged beside its host's newest run and never taken for it (dated by
-// its own clock it stayed the newest until that date, and hid every run stored before then). A
-// run stored more than an hour after a run of its host that says it started later (one ingest
-// of a tree stores its runs in the order of their paths, not of their starts) is either of a
-// clock behind or an old run ingested late: which, the history cannot tell, so both are judged
-// (the one stored last may be the failed retest of a node whose clock was reset) until a run
-// newer than both by either order is stored.
+// The history also knows when it stored each run (ingested_utc: the database server's clock on
+// PostgreSQL, the writing machine's on SQLite; and the row id, the order of storing), which a
+// node's clock cannot move. A run that says it started more than an hour after it was stored had
+// its clock ahead: it is dated by when it was stored (dated by its clock, it stayed the newest
+// until that date and hid every run stored before then). A run stored more than an hour after a
+// run of its host that says it started later (one ingest of a tree stores its runs in the order
+// of their paths, not of their starts) is of a clock behind or an old run ingested late: it is
+// dated by when it was stored, so the failed retest of a node whose clock was reset is its
+// newest run. Which of the two it is the history cannot tell, so the newest run by start is
+// judged beside it until runs of two later ingests are stored after that one: an old run
+// ingested late never passes a node whose newest run failed, and a node repaired behind a reset
+// clock passes again after two retests.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -42,7 +44,8 @@ struct NewestRuns {
   // Each railgauge run's rows (runs table ids) -> the UTC seconds it is ordered by: its earliest
   // rank's start, or when it was stored where its start cannot date it.
   std::unordered_map<std::int64_t, double> order_s;
-  // Rows of runs stored after a run of their host that says it started later.
+  // Rows of runs stored more than an hour after a run of their host that says it started later:
+  // dated by when they were stored (order_s).
   std::set<std::int64_t> stored_late;
   // What the dating could not trust, a line each: host, then what and why.
   std::vector<std::pair<std::string, std::string>> dating_problems;

@@ -98,9 +98,38 @@ class HistoryClocks(unittest.TestCase):
                  and "bf16" in f["what"]]
         self.assertEqual([f["run"] for f in steps], ["2026-11-07-vm"], steps)
         self.assertIn("fell 7.0 % below the median of its 6 runs before", steps[0]["detail"])
-        ahead = [p for p in out["problems"] if "its clock was ahead" in p]
-        self.assertEqual(len(ahead), 1, out["problems"])
-        self.assertIn("run 2026-11-03-vm says it started 2026-11-20T10:00:00.000Z", ahead[0])
+        self.assertEqual(out["problems"], [
+            "vm: 1 run of the host said it started more than an hour after the history stored it "
+            "(the first: run 2026-11-03-vm says it started 2026-11-20T10:00:00.000Z, after the "
+            "history stored it (2026-11-03T10:30:00.000Z)): its clock was ahead; they are dated "
+            "by when they were stored"])
+
+    def test_a_drop_behind_a_reset_clock_is_a_step(self):
+        # Five healthy runs, then the GPU 7 % slower on a clock reset to 2026-10-01. Dated by
+        # its clock, the run was the first of the series, and no step judged it.
+        for day in range(1, 6):
+            self.day(only_run("healthy"), day)
+        self.day(only_run("healthy"), 6, start_utc="2026-10-01T00:00:00.000Z", edit=slower)
+        code, out = self.judged()
+        self.assertEqual(code, 1, json.dumps(out["problems"]))
+        steps = [f for p in out["parts"] for f in p["findings"]
+                 if f["rule"] == "history-step" and "gemm.burn" in f["what"]
+                 and "bf16" in f["what"] and f["level"] == "warn"]
+        self.assertEqual([f["run"] for f in steps], ["2026-11-06-vm"], steps)
+
+    def test_a_node_repaired_behind_a_reset_clock_passes_again(self):
+        # The shared GPU failed on 2026-11-05; the board was swapped and the clock reset to
+        # 2026-10, and two healthy retests were stored on the days after. Dated by its clock
+        # the failed run stayed the newest: the node failed until its clock caught up.
+        for day in range(1, 5):
+            self.day(only_run("healthy"), day)
+        self.day(only_run("cotenant-50"), 5)
+        self.day(only_run("healthy"), 6, start_utc="2026-10-02T00:00:00.000Z")
+        self.assertEqual(self.judged()[0], 2)
+        self.day(only_run("healthy"), 7, start_utc="2026-10-03T00:00:00.000Z")
+        code, out = self.judged()
+        self.assertEqual(code, 0, json.dumps(out["problems"]))
+        self.assertIn("runs of two later ingests were stored after the other", out["problems"][0])
 
     def test_a_failed_retest_behind_a_reset_clock_is_judged(self):
         # Five healthy runs, then the node shared its GPU with a process holding half its SMs,
@@ -118,9 +147,10 @@ class HistoryClocks(unittest.TestCase):
         self.assertEqual(behind, ["vm: run 2026-11-06-vm was stored after run 2026-11-05-vm "
                                   "but says it started before it (2026-10-01T00:00:00.000Z < "
                                   "2026-11-05T10:00:00.000Z): its clock was behind, or it is "
-                                  "an old run ingested late; both are judged until a run of "
-                                  "the host newer than both is stored"])
-        # A run newer than both by either order settles it: the healthy retest passes alone.
+                                  "an old run ingested late; it is dated by when it was stored "
+                                  "(2026-11-06T10:30:00.000Z), and both are judged until runs "
+                                  "of two later ingests are stored"])
+        # A run newer than both settles it: the healthy retest passes alone.
         self.day(only_run("healthy"), 7)
         code, out = self.judged()
         self.assertEqual((code, out["problems"]), (0, []))
@@ -136,6 +166,38 @@ class HistoryClocks(unittest.TestCase):
         self.store(old, "2026-11-30T10:00:01.000Z")
         code, out = self.judged()
         self.assertEqual((code, out["problems"]), (0, []))
+
+    def test_a_run_of_two_durations_is_two_series(self):
+        # Each run burned bf16 for 60 s and then 600 s, the soak 6 % slower every time. The
+        # series without duration_s held both points of each run, and the soak read as a 6 %
+        # fall from the run before it.
+        def soak(run):
+            lines = []
+            for line in (run / "records.jsonl").read_text().splitlines():
+                r = json.loads(line)
+                if r["key"] == "gemm.burn" and r["params"]["dtype"] == "bf16":
+                    r["params"]["duration_s"] = r["axes"]["duration_s"] = 60.0
+                    r["metrics"]["gpus"][0]["elapsed_s"] = 60.0
+                    longer = json.loads(json.dumps(r))
+                    longer["params"]["duration_s"] = longer["axes"]["duration_s"] = 600.0
+                    longer["metrics"]["gpus"][0].update(elapsed_s=600.0)
+                    longer["metrics"]["gpus"][0]["tflops"] *= 0.94
+                    lines.append(json.dumps(longer))
+                lines.append(json.dumps(r))
+            (run / "records.jsonl").write_text("\n".join(lines) + "\n")
+            manifest = json.loads((run / "run.json").read_text())
+            manifest["counts"]["ok"] += 1
+            (run / "run.json").write_text(json.dumps(manifest))
+        for day in range(1, 4):
+            run = dated(only_run("healthy"), self.tmp / f"d{day}", f"2026-11-{day:02d}-vm",
+                        f"2026-11-{day:02d}T10:00:00.000Z")
+            soak(run)
+            self.store(run, f"2026-11-{day:02d}T10:30:00.000Z")
+        code, out = self.judged()
+        self.assertEqual([f["detail"] for p in out["parts"] for f in p["findings"]
+                          if f["rule"] == "history-step"], [])
+        self.assertEqual(code, 0, [(f["rule"], f["text"]) for p in out["parts"]
+                                   for f in p["findings"] if f["level"] != "info"])
 
     def test_a_start_within_the_second_is_ordered_by_its_fraction(self):
         # Two runs in one second: "10:00:00Z", then the shared GPU's at "10:00:00.500Z". As
