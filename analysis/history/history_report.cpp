@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "analysis/history/newest_runs.h"
 #include "analysis/report/svg.h"
 #include "harness/error.h"
 
@@ -91,11 +94,27 @@ void draw(report::Page &page, const Chart &c, const check::RuleSet *rules, doubl
 void history_section(report::Page &page, Database &db, const std::string &host,
                      const check::RuleSet *rules) {
   std::map<std::string, Chart> charts;
-  std::map<std::string, double> run_index; // run id -> 1, 2, ... by start
+  // Run id -> 1, 2, ... in the order the history judges them (newest_runs.h: by start, or by
+  // when the history stored a run its clock cannot date).
+  std::map<std::string, double> run_index;
+  {
+    const auto dating = newest_runs(db);
+    std::vector<std::tuple<double, std::int64_t, std::string>> runs;
+    db.for_each("SELECT ru.id, ru.run_id FROM runs ru JOIN hosts h ON h.id = ru.host_id WHERE "
+                "h.name = ?",
+                {host}, [&](const Row &row) {
+                  const auto id = as_int(row[0]).value_or(0);
+                  const auto order = dating.order_s.find(id);
+                  runs.emplace_back(order == dating.order_s.end() ? 0 : order->second, id,
+                                    as_text(row[1]));
+                });
+    std::sort(runs.begin(), runs.end());
+    for (const auto &[order, id, run] : runs)
+      run_index.emplace(run, static_cast<double>(run_index.size() + 1));
+  }
   db.for_each("SELECT p.slot, r.series, r.figure, ru.run_id FROM records r "
               "JOIN parts p ON p.id = r.part_id JOIN hosts h ON h.id = p.host_id "
-              "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL AND h.name = ? "
-              "ORDER BY ru.start_utc, ru.id",
+              "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL AND h.name = ?",
               {host}, [&](const Row &row) {
                 const auto run = as_text(row[3]);
                 const auto x = run_index.emplace(run, run_index.size() + 1).first->second;
@@ -104,6 +123,9 @@ void history_section(report::Page &page, Database &db, const std::string &host,
                 chart.what = std::move(s);
                 chart.lines[as_text(row[0])].emplace_back(x, as_double(row[2]).value_or(0));
               });
+  for (auto &[name, chart] : charts)
+    for (auto &[slot, points] : chart.lines)
+      std::stable_sort(points.begin(), points.end());
   if (charts.empty())
     throw InputError(fmt::format("the history holds no figure of host '{}'", host), db.name(),
                      "give --host a host the database holds (railgauge db ingest its runs)");

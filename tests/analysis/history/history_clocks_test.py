@@ -103,6 +103,14 @@ class HistoryClocks(unittest.TestCase):
             "(the first: run 2026-11-03-vm says it started 2026-11-20T10:00:00.000Z, after the "
             "history stored it (2026-11-03T10:30:00.000Z)): its clock was ahead; they are dated "
             "by when they were stored"])
+        # The report draws the runs in the same order: the slow run is the latest point.
+        r = subprocess.run([RAILGAUGE, "report", "--history", f"sqlite:{self.db}", "--host",
+                            "vm"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        chart = next(i for i, line in enumerate(lines)
+                     if line.startswith("**gemm.burn") and '"bf16"' in line)
+        self.assertIn("| 0000:00:06.0 | 7 | 717.7 | 667.5 |", lines[chart + 1:chart + 6])
 
     def test_a_drop_behind_a_reset_clock_is_a_step(self):
         # Five healthy runs, then the GPU 7 % slower on a clock reset to 2026-10-01. Dated by
