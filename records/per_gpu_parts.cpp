@@ -6,6 +6,7 @@
 
 #include "harness/device_fields.h"
 #include "harness/metric_names.h"
+#include "records/collective_record.h"
 #include "records/gemm_record.h"
 #include "records/memory_record.h"
 
@@ -22,23 +23,36 @@ const nlohmann::json *gpu_objects(const Record &r) {
   return nullptr;
 }
 
-// The counts of wrong data a GPU object may hold: the GEMM burn's, the HBM copy's and patterns',
-// a peer copy's and the host copies'.
+// The counts of wrong data a record's metrics or a GPU object may hold: the GEMM burn's, the
+// HBM copy's and patterns', a peer copy's, the host copies' and a collective's.
 constexpr const char *kWrongDataCounts[] = {gemm::record::kBurnBadIterations,
                                             gemm::record::kBurnMismatchedElements,
                                             gemm::record::kBurnNanElements,
                                             gemm::record::kBurnInfElements,
                                             gemm::record::kBurnReferenceWrongElements,
                                             memory::record::kWrongWords,
-                                            metric::kWrongElements};
+                                            metric::kWrongElements,
+                                            collectives::record::kWrongElementsThisProcess};
+
+} // namespace
+
+std::optional<std::string> wrong_data_count(const nlohmann::json &object) {
+  if (!object.is_object())
+    return std::nullopt;
+  for (const char *name : kWrongDataCounts)
+    if (const auto it = object.find(name);
+        it != object.end() && it->is_number() && it->get<double>() > 0)
+      return fmt::format("{} = {}", name, it->dump());
+  return std::nullopt;
+}
+
+namespace {
 
 // A GPU object that counts wrong data, or holds an error, beside a verdict of ok (a writer's bug,
 // a merged or edited file) is no pass: the counts are what the data check found. Why, or nullopt.
 std::optional<std::string> says_wrong_data(const nlohmann::json &gpu) {
-  for (const char *name : kWrongDataCounts)
-    if (const auto it = gpu.find(name); it != gpu.end() && it->is_number() && it->get<double>() > 0)
-      return fmt::format("the GPU's object counts {} = {} beside a verdict of ok", name,
-                         it->dump());
+  if (const auto count = wrong_data_count(gpu))
+    return fmt::format("the GPU's object counts {} beside a verdict of ok", *count);
   const auto error = gpu.find(metric::kPerGpuError);
   if (error != gpu.end() && error->is_string() && !error->get<std::string>().empty())
     return error->get<std::string>();

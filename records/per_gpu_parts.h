@@ -13,6 +13,8 @@
 //           status when it is ok or waived (a GPU that held wrong data fails by itself)
 //
 // The point's own record stays as it is (its aggregate figures: slowest_vs_median).
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "harness/record.h"
@@ -34,5 +36,9 @@ bool is_per_gpu_part(const Record &r);
 // The GpuPart of a record per_gpu_parts() made (its metrics are the GPU's object), window
 // included; an empty one for any other record.
 GpuPart gpu_part(const Record &part);
+
+// The first count of wrong data above 0 in a record's metrics or in one GPU's object of them
+// ("wrong_words = 3"), or nullopt: what a data check found, whatever the verdict beside it says.
+std::optional<std::string> wrong_data_count(const nlohmann::json &object);
 
 } // namespace railgauge::records

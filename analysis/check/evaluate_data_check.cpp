@@ -51,39 +51,17 @@ std::optional<std::string> reference_checked_nothing(const nlohmann::json &metri
   return std::nullopt;
 }
 
-// Counts of wrong results railgauge's records keep (the GEMM burn's per GPU; the copies' and
-// patterns' per record and per GPU; the all_reduce's).
-constexpr std::array kWrongCounts{"bad_iterations",
-                                  "inf_elements",
-                                  "nan_elements",
-                                  "mismatched_elements",
-                                  "reference_wrong_elements",
-                                  "wrong_elements",
-                                  "wrong_elements_this_process",
-                                  "wrong_words"};
-
-// The first count of wrong results above 0 in `o` (a record's metrics or one GPU's object of
-// them), as "wrong_words = 3".
-std::optional<std::string> wrong_count(const nlohmann::json &o) {
-  if (!o.is_object())
-    return std::nullopt;
-  for (const char *name : kWrongCounts)
-    if (const auto it = o.find(name); it != o.end() && it->is_number() && it->get<double>() > 0)
-      return fmt::format("{} = {}", name, it->dump());
-  return std::nullopt;
-}
-
 // An ok record of railgauge's that counts wrong results: the record contradicts itself (edited,
 // or a check that counted and did not fail), and a GPU returning wrong results passed.
 std::optional<std::string> wrong_results_counted(const nlohmann::json &metrics) {
-  if (const auto top = wrong_count(metrics))
+  if (const auto top = records::wrong_data_count(metrics))
     return fmt::format("counts {} and is ok: the record contradicts itself", *top);
   for (const char *list : {gemm::record::kGpus, metric::kPerGpu}) {
     const auto gpus = metrics.find(list);
     if (gpus == metrics.end() || !gpus->is_array())
       continue;
     for (const auto &g : *gpus)
-      if (const auto count = wrong_count(g))
+      if (const auto count = records::wrong_data_count(g))
         return fmt::format("GPU {} counts {} and the record is ok: the record contradicts itself",
                            g.value("index", g.value("gpu", nlohmann::json(nullptr))).dump(),
                            *count);

@@ -221,8 +221,10 @@ int write_outputs(const CheckOptions &o, const check::CheckResult &result, const
 // --history: the runs judged are stored (idempotent: a run already there is left as it is), then
 // every part of their hosts is judged against its own past; with no runs given, every host the
 // database holds.
-void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
-                   const check::HistoryThresholds &thresholds, check::CheckResult &result) {
+// Returns how the history dated its runs, for the record rules to read their newest runs from.
+history::NewestRuns judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
+                                  const check::HistoryThresholds &thresholds,
+                                  check::CheckResult &result) {
   long long added = 0;
   for (const auto &run : runs.runs) {
     try {
@@ -239,7 +241,7 @@ void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
   if (added)
     std::cerr << fmt::format("railgauge: --history: {} run{} stored in {}\n", added,
                              added == 1 ? "" : "s", db->name());
-  const auto judged = history::judge_history(
+  auto judged = history::judge_history(
       *db, runs.runs.empty() ? std::vector<std::string>{} : result.hosts(), thresholds);
   history::add_history(result, judged);
   std::vector<history::JudgedRun> judged_runs;
@@ -248,6 +250,7 @@ void judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
       judged_runs.push_back({run.records.front().host, run.records.front().run, run.dir});
   if (!judged_runs.empty())
     history::record_verdicts(*db, result, judged_runs);
+  return std::move(judged.dating);
 }
 
 std::unique_ptr<history::Database> open_history(const CheckOptions &o) {
@@ -279,10 +282,10 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     // As over directories: the stored unreadable paths at --unreadable's level.
     if (o.unreadable)
       rules.unreadable_inputs = *unreadable_level(*o.unreadable);
-    judge_history(db, RunSet{}, rules.history, result);
+    auto dating = judge_history(db, RunSet{}, rules.history, result);
     result.rules_name = rules.name;
     result.rules_file = rules.file;
-    const auto judged = history::judge_record_rules(*db, rules, result);
+    const auto judged = history::judge_record_rules(*db, rules, result, std::move(dating));
     history::add_unreadable(*db, rules, result);
     // A database that holds no run (a new file, a URL with a typo) has judged nothing: not a pass.
     // Where ingest refused every run it was given, the first one and why are named.

@@ -54,7 +54,6 @@ RecordRulesOutcome RecordRules::read(const check::CheckResult &result) {
 }
 
 void RecordRules::read_runs() {
-  newest_ = newest_runs(db_);
   db_.for_each(
       std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, "
                   "ru.incomplete, ru.world_size, ru.world_rank, ru.inventory FROM runs ru JOIN "
@@ -271,8 +270,8 @@ std::uint32_t RecordRules::part_id(const PartKey &part) {
 bool streamed_record_rule(const check::Rule &rule) { return !rule.from_inventory(); }
 
 RecordRulesOutcome judge_record_rules(Database &db, const check::RuleSet &rules,
-                                      check::CheckResult &result) {
-  RecordRules fleet(db, rules);
+                                      check::CheckResult &result, NewestRuns newest) {
+  RecordRules fleet(db, rules, std::move(newest));
   const auto out = fleet.read(result);
   fleet.judge(result);
   return out;

@@ -31,7 +31,8 @@ struct RecordRulesOutcome {
 
 // Adds the rules' findings, missing values and tallies to `result`, after the history's own
 // judgement (add_history): every host of the database is in `result` by then.
+// `newest`: the runs as judge_history dated them (newest_runs.h), read once for both.
 RecordRulesOutcome judge_record_rules(Database &db, const check::RuleSet &rules,
-                                      check::CheckResult &result);
+                                      check::CheckResult &result, NewestRuns newest);
 
 } // namespace railgauge::history

@@ -357,7 +357,8 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
 HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hosts,
                                const HistoryOptions &options) {
   HistoryJudgement out;
-  const auto dating = newest_runs(db);
+  out.dating = newest_runs(db);
+  const auto &dating = out.dating;
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   for (const auto &[host, what] : dating.dating_problems)
     if (wanted.empty() || wanted.contains(host))

@@ -24,6 +24,7 @@
 #include "analysis/check/check_result.h"
 #include "analysis/check/history_thresholds.h"
 #include "analysis/history/database.h"
+#include "analysis/history/newest_runs.h"
 
 namespace railgauge::history {
 
@@ -43,6 +44,8 @@ struct HistoryJudgement {
   // Runs whose clocks the history could not trust (newest_runs.h), "host: what", for the
   // result's problems.
   std::vector<std::string> problems;
+  // How the history dated every run: what judge_record_rules reads its newest runs from.
+  NewestRuns dating;
 };
 
 // Judges the parts of `hosts` (every host in the database when empty).

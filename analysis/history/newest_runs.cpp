@@ -40,11 +40,10 @@ using SupersedingKey = std::tuple<std::string, std::string, std::int64_t, std::s
 struct Run {
   std::vector<std::int64_t> rows;
   std::size_t ranks = 0;
-  double start_s = 0;         // its earliest rank's start (0: none, the oldest)
-  std::string start;          // that start as run.json says it
-  std::int64_t first_row = 0; // the order it was stored in
-  double stored_s = 0;        // when its first row was stored
-  std::string stored;         // that time as the history wrote it
+  double start_s = 0;  // its earliest rank's start (0: none, the oldest)
+  std::string start;   // that start as run.json says it
+  double stored_s = 0; // when its first row was stored
+  std::string stored;  // that time as the history wrote it
   std::string machine;
 };
 
@@ -124,7 +123,6 @@ void keep_newest_of(const std::string &host, const std::vector<RunEntry> &runs,
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto &run = runs[i]->second;
     if (late[i]) {
-      out.stored_late.insert(run.rows.begin(), run.rows.end());
       for (const auto row : run.rows)
         out.order_s[row] = run.stored_s;
     }
@@ -214,7 +212,6 @@ NewestRuns newest_runs(Database &db) {
       run.stored_s = stored_s;
       run.stored = r.stored;
     }
-    run.first_row = run.rows.empty() ? r.id : std::min(run.first_row, r.id);
     run.rows.push_back(r.id);
     ++run.ranks;
     run.machine = machine_of.at(machines[i].key);

@@ -25,7 +25,6 @@
 // clock passes again after two retests.
 #include <cstdint>
 #include <map>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -44,9 +43,6 @@ struct NewestRuns {
   // Each railgauge run's rows (runs table ids) -> the UTC seconds it is ordered by: its earliest
   // rank's start, or when it was stored where its start cannot date it.
   std::unordered_map<std::int64_t, double> order_s;
-  // Rows of runs stored more than an hour after a run of their host that says it started later:
-  // dated by when they were stored (order_s).
-  std::set<std::int64_t> stored_late;
   // What the dating could not trust, a line each: host, then what and why.
   std::vector<std::pair<std::string, std::string>> dating_problems;
 };

@@ -75,7 +75,8 @@ struct RuleState {
 
 class RecordRules {
 public:
-  RecordRules(Database &db, const check::RuleSet &rules) : db_(db), ruleset_(rules) {
+  RecordRules(Database &db, const check::RuleSet &rules, NewestRuns newest)
+      : db_(db), ruleset_(rules), newest_(std::move(newest)) {
     for (const auto &rule : rules.rules)
       if (streamed_record_rule(rule))
         rules_.emplace_back().rule = &rule;
