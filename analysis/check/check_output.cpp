@@ -52,7 +52,7 @@ std::string violated_rules(const PartResult &p, bool with_not_measured = true) {
     }
   }
   if (with_not_measured && !p.not_measured.empty())
-    out += fmt::format("{}not measured, its node holds no record of: {}", out.empty() ? "" : "; ",
+    out += fmt::format("{}not measured, its node holds no figure of: {}", out.empty() ? "" : "; ",
                        fmt::join(p.not_measured, ", "));
   return out;
 }

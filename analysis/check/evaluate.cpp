@@ -123,6 +123,10 @@ void Evaluator::index_hosts() {
       index_.add_imported_gpus(host, run.manifest.at(run_field::kImported));
       for (const auto &r : run.records)
         imported_records_[r.host].push_back(&r);
+    } else {
+      for (const auto &r : run.records)
+        if (r.status == Status::failed || r.status == Status::error)
+          failed_records_[r.host].push_back(&r);
     }
   }
   ledger_.list_hosts();

@@ -129,8 +129,19 @@ void Evaluator::no_record_on_nodes(const Rule &rule,
     if (rule.applies_to == AppliesTo::imported)
       continue; // an own run cannot hold it; an import that lacks it is listed below
     ledger_.add_missing(PartKey{host, PartKind::node, ""},
-                        missing(rule, rule.metric, detail, rule.on_missing));
+                        missing(rule, rule.metric, no_record_detail(rule, host), rule.on_missing));
   }
+}
+
+// Why an own node holds no record the rule selects: a burn point that failed before it measured a
+// GPU (selects_point_of_gpu_parts), or none at all.
+std::string Evaluator::no_record_detail(const Rule &rule, const std::string &host) const {
+  if (const auto it = failed_records_.find(host); it != failed_records_.end())
+    for (const auto *r : it->second)
+      if (selects_point_of_gpu_parts(rule, r->key, r->params))
+        return failed_point_detail(rule, r->key, std::string(to_string(r->status)),
+                                   r->reason.value_or(""));
+  return no_record_on_node_detail(rule);
 }
 
 // An ok imported record of `host` that the rule would select but for its size

@@ -80,6 +80,7 @@ private:
                      const PartKey &key, std::map<std::string, Curve> &curves);
   void no_record_on_nodes(const Rule &rule, const std::set<std::string> &hosts_with_match);
   const Record *imported_below_sizes(const Rule &rule, const std::string &host) const;
+  std::string no_record_detail(const Rule &rule, const std::string &host) const;
   void no_record_on_gpus(const Rule &rule, const GpusByPhase &gpus_with_match);
   void inventory_rule(const Rule &rule);
   void record_status_rule();
@@ -113,6 +114,8 @@ private:
   std::map<std::string, std::vector<Observation>> fleets_;
   std::set<std::string> own_hosts_, imported_hosts_;
   std::map<std::string, std::vector<const Record *>> imported_records_; // by host
+  // An own run's records that failed or erred, by host: the reason a rule found no figure.
+  std::map<std::string, std::vector<const Record *>> failed_records_;
 };
 
 } // namespace railgauge::check

@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 
 #include "analysis/check/telemetry_gpu.h"
+#include "records/per_gpu_parts.h"
 
 namespace railgauge::check {
 namespace {
 
 constexpr std::string_view kNoRecordPrefix = "no record of '";
 constexpr std::string_view kNoRecordSuffix = " on this node";
+constexpr std::string_view kFailedPointPrefix = "no figure of '";
 
 bool judges_each_gpu(const Rule &rule) {
   if (rule.part == PartKind::gpu)
@@ -27,6 +29,27 @@ bool judges_each_gpu(const Rule &rule) {
 std::string no_record_on_node_detail(const Rule &rule) {
   const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
   return fmt::format("{}{}'{}{}", kNoRecordPrefix, rule.key_glob, filter, kNoRecordSuffix);
+}
+
+bool selects_point_of_gpu_parts(const Rule &rule, const std::string &key,
+                                const nlohmann::json &params) {
+  if (!judges_each_gpu(rule) || !rule.params.is_object() || !params.is_object() ||
+      params.contains(records::kPartParam) || !key_match(rule, key))
+    return false;
+  auto of_point = rule.params;
+  // A part's gpu param is the GPU's index; the point's is -1 (every GPU).
+  for (const char *per_part : {records::kPartParam, "gpu"})
+    of_point.erase(per_part);
+  return params_match(of_point, params);
+}
+
+std::string failed_point_detail(const Rule &rule, const std::string &key, const std::string &status,
+                                const std::string &reason) {
+  const std::string filter = rule.params.empty() ? "" : " with params " + rule.params.dump();
+  return fmt::format("{}{}'{} on this node: the point '{}' is {}{} (record-status), it measured "
+                     "no GPU",
+                     kFailedPointPrefix, rule.key_glob, filter, key, status,
+                     reason.empty() ? "" : ": " + reason);
 }
 
 std::string no_record_on_gpu_detail(const std::string &phase, const std::string &gpu) {
@@ -90,7 +113,8 @@ std::vector<PartKey> GpuWindows::unread(const PartIndex &index) const {
 }
 
 bool is_no_record_on_node(const std::string &detail) {
-  return detail.starts_with(kNoRecordPrefix) && detail.ends_with(kNoRecordSuffix);
+  return (detail.starts_with(kNoRecordPrefix) && detail.ends_with(kNoRecordSuffix)) ||
+         detail.starts_with(kFailedPointPrefix);
 }
 
 void mark_gpus_not_measured(const RuleSet &rules, CheckResult &result) {

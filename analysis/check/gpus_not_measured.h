@@ -21,6 +21,16 @@ namespace railgauge::check {
 // whether a detail is one (the evaluators over directories and over the database write it).
 std::string no_record_on_node_detail(const Rule &rule);
 bool is_no_record_on_node(const std::string &detail);
+// Would `rule`, which judges each GPU (`params: {part: gpu}`), select the point's own record of
+// `key` and `params` but for its part? A burn point that failed before it measured a GPU holds no
+// GPU object, so no part of it is selected: its node lacks every GPU's figure because the point
+// failed, not because it never ran, and the missing value says so.
+bool selects_point_of_gpu_parts(const Rule &rule, const std::string &key,
+                                const nlohmann::json &params);
+// A node's missing value's detail where such a point failed (status failed or error, its reason);
+// is_no_record_on_node() holds for it.
+std::string failed_point_detail(const Rule &rule, const std::string &key, const std::string &status,
+                                const std::string &reason);
 // The detail of a GPU's missing value where a point that ran on every GPU at once has no part of
 // the GPU that its node's inventory lists (`gpu`: the GPU's label), over directories and over the
 // database alike.

@@ -120,6 +120,10 @@ void RecordRules::take(const Row &row) {
       if (run->second.imported && r.status == Status::ok &&
           check::selects_but_for_size(rule, key, r.params))
         state.other_sizes_only.try_emplace(r.host, key);
+      if ((status == "failed" || status == "error") && !run->second.imported &&
+          check::selects_point_of_gpu_parts(rule, key, r.params))
+        state.failed_point.try_emplace(r.host,
+                                       check::failed_point_detail(rule, key, status, reason));
       continue;
     }
     state.hosts_with_match.insert(r.host);

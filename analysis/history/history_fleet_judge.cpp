@@ -82,6 +82,7 @@ void RecordRules::judge(check::CheckResult &result) {
     state.gpus_with_match = {};
     state.windows = {};
     state.other_sizes_only = {};
+    state.failed_point = {};
   }
   const auto unknown_inventory = inventory_rules(judged, result);
   // Every rule's notes and violations at once: add_history sorts each part's findings.
@@ -226,8 +227,13 @@ void RecordRules::no_record_on_nodes(RuleState &state) {
     }
     if (rule.applies_to == check::AppliesTo::imported)
       continue;
-    state.missing->add(PartKey{host, check::PartKind::node, ""},
-                       check::missing_finding(rule, rule.metric, detail, rule.on_missing), nullptr);
+    const auto failed = state.failed_point.find(host);
+    state.missing->add(
+        PartKey{host, check::PartKind::node, ""},
+        check::missing_finding(rule, rule.metric,
+                               failed == state.failed_point.end() ? detail : failed->second,
+                               rule.on_missing),
+        nullptr);
   }
 }
 

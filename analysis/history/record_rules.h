@@ -71,6 +71,9 @@ struct RuleState {
   // An import's host that holds the rule's key at other sizes only, with that key
   // (check::selects_but_for_size): missing there, not "not covered".
   std::map<std::string, std::string> other_sizes_only;
+  // An own host whose burn point of the rule failed before it measured a GPU, with the missing
+  // value's detail that says so (check::selects_point_of_gpu_parts).
+  std::map<std::string, std::string> failed_point;
 };
 
 class RecordRules {

@@ -526,7 +526,7 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(gpus["vm2"]["verdict"], "fail", source[0] + r.stdout)
                 self.assertLessEqual({"burn-gemm-floor", "burn-hbm-floor", "burn-power-target"},
                                      set(gpus["vm2"]["not_measured"]))
-                self.assertIn("not measured, its node holds no record of: burn-d2h-below-healthy, "
+                self.assertIn("not measured, its node holds no figure of: burn-d2h-below-healthy, "
                               "burn-d2h-floor",
                               r.stdout)
 
@@ -1006,6 +1006,30 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(len(gpu), 1, source)
                 self.assertIn("GPU has fallen off the bus", gpu[0]["text"], source)
                 self.assertNotIn("no record of 'gemm.burn'", r.stdout, source)
+
+    def test_a_burn_point_that_failed_before_any_gpu_says_so(self):
+        # The bf16 burn failed before it measured a GPU (no GPU object in its metrics): every
+        # floor of it read "no record of 'gemm.burn' ... on this node", as if the phase had never
+        # run, beside record-status failing the very record it said was not there.
+        def failed_whole(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r.update(status="failed", reason="cublasLt: CUBLAS_STATUS_EXECUTION_FAILED",
+                         metrics={})
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+            rewrite_records(run, failed_whole)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                floor = [f for f in parts["node"]["findings"] if f["rule"] == "burn-gemm-floor"]
+                self.assertEqual(len(floor), 1, source)
+                self.assertTrue(floor[0]["missing"], source)
+                self.assertIn("the point 'gemm.burn' is failed: cublasLt: "
+                              "CUBLAS_STATUS_EXECUTION_FAILED (record-status)",
+                              floor[0]["detail"], source)
+                self.assertNotIn("no record of 'gemm.burn'", r.stdout, source)
+                self.assertIn("burn-gemm-floor", parts["gpu"]["not_measured"], source)
+                # The phases that ran are judged as ever.
+                self.assertNotIn("burn-gemm-fp64-floor", parts["gpu"]["not_measured"], source)
 
     def test_a_figure_no_gpu_can_reach_fails(self):
         # A timer around work that did not run: the bf16 burn read 1,500 TFLOP/s and the HBM
