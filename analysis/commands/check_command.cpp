@@ -22,6 +22,7 @@
 #include "analysis/commands/exit_status_of.h"
 #include "analysis/commands/output_file_option.h"
 #include "analysis/commands/unknown_arguments.h"
+#include "analysis/history/given_runs.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
@@ -250,6 +251,8 @@ history::NewestRuns judge_history(std::unique_ptr<history::Database> &db, const 
       judged_runs.push_back({run.records.front().host, run.records.front().run, run.dir});
   if (!judged_runs.empty())
     history::record_verdicts(*db, result, judged_runs);
+  for (auto &line : history::runs_not_newest(*db, judged.dating, judged_runs))
+    result.problems.push_back(std::move(line));
   return std::move(judged.dating);
 }
 

@@ -112,6 +112,28 @@ class HistoryClocks(unittest.TestCase):
                      if line.startswith("**gemm.burn") and '"bf16"' in line)
         self.assertIn("| 0000:00:06.0 | 7 | 717.7 | 667.5 |", lines[chart + 1:chart + 6])
 
+    def test_a_run_checked_again_that_is_not_the_newest_says_which_is(self):
+        # `check --history DB RUN` on the third of five daily runs, the fifth the co-tenant's
+        # FAIL: the verdict was the third run's, beside history steps of the fifth, and nothing
+        # said that the node's newest run had failed.
+        for day in range(1, 5):
+            self.day(only_run("healthy"), day)
+        self.day(only_run("cotenant-50"), 5)
+        for day, verdict in ((3, 1), (5, 2)):
+            r = subprocess.run([RAILGAUGE, "check", "--rules", PROFILE, "--format", "json",
+                                "--history", f"sqlite:{self.db}", str(self.tmp / f"d{day}")],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, verdict, r.stdout + r.stderr)
+            problems = json.loads(r.stdout)["problems"]
+            if day == 5:
+                self.assertEqual(problems, [])
+                continue
+            self.assertEqual(problems, [
+                f"{self.tmp / 'd3'}: run 2026-11-03-vm is not the newest run of vm in "
+                f"sqlite:{self.db} (suite burnin-gpu): 2026-11-05-vm is, and the history's rules "
+                "(history-step, history-drift, history-repeat-offender) judged that one; `check "
+                f"--history sqlite:{self.db}` with no run judges every host as it stands"])
+
     def test_a_drop_behind_a_reset_clock_is_a_step(self):
         # Five healthy runs, then the GPU 7 % slower on a clock reset to 2026-10-01. Dated by
         # its clock, the run was the first of the series, and no step judged it.
