@@ -235,12 +235,18 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
   run.records = std::move(read.records);
   std::vector<std::string> twice;
   run.replaced_records = keep_point_results(run.records, &twice);
-  if (!twice.empty())
-    unreadable(records_file,
-               fmt::format("{}{}: only an error record is ever run again, so these are "
-                           "records edited or merged; judge the run as railgauge wrote it",
-                           twice.front(),
-                           twice.size() > 1 ? fmt::format(", and {} more", twice.size() - 1) : ""));
+  if (!twice.empty()) {
+    // Read whole, but not as railgauge writes it: refused (an unreadable input, at its level),
+    // while each point's last record is still judged and shown beside the refusal.
+    auto what = fmt::format(
+        "{}{}: only an error record is ever run again, so these are records edited or "
+        "merged; judge the run as railgauge wrote it",
+        twice.front(), twice.size() > 1 ? fmt::format(", and {} more", twice.size() - 1) : "");
+    set.problems.push_back(fmt::format("{}: refused as written (each point's last record is still "
+                                       "judged and shown beside the refusal): {}",
+                                       records_file.string(), what));
+    set.unreadable.push_back({records_file.string(), std::move(what)});
+  }
   if (auto merged = give_records_their_host(run, records_file))
     unreadable(records_file, std::move(*merged));
   // Lines that cannot be decoded are records lost to the verdict: the file is an input that

@@ -790,6 +790,9 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
                 self.assertEqual(parts["node"]["verdict"], "fail", source)
                 self.assertIn("memory.pattern recorded 'failed', then 'ok'", r.stdout, source)
+                if source != "--history":
+                    # Refused, not "cannot be read": its last record is judged beside it.
+                    self.assertIn("records.jsonl: refused as written", r.stdout, source)
 
     def test_a_health_counter_that_went_backwards_is_no_pass(self):
         # The GPU was reset during the HBM burn: its volatile uncorrectable ECC count read 2
