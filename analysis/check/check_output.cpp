@@ -346,7 +346,8 @@ std::string render_table(const CheckResult &r, bool wide) {
   std::size_t passed_unlisted = 0;
   for (const auto &p : r.parts) {
     const bool node = p.key.kind == PartKind::node;
-    if (!node && p.findings.empty() && p.not_measured.empty())
+    // A part whose only problems are missing values counted, not listed, fails all the same.
+    if (!node && p.findings.empty() && p.not_measured.empty() && p.verdict <= Level::info)
       continue;
     const Level v = node ? r.node_verdict(p.key.host) : p.verdict;
     if (collapse && r.node_verdict(p.key.host) <= Level::info) {
@@ -381,7 +382,8 @@ std::string render_markdown(const CheckResult &r) {
   out += "| host | part | verdict | rules |\n|---|---|---|---|\n";
   for (const auto &p : r.parts) {
     const bool node = p.key.kind == PartKind::node;
-    if (!node && p.findings.empty() && p.not_measured.empty())
+    // A part whose only problems are missing values counted, not listed, fails all the same.
+    if (!node && p.findings.empty() && p.not_measured.empty() && p.verdict <= Level::info)
       continue;
     const Level v = node ? r.node_verdict(p.key.host) : p.verdict;
     out += fmt::format("| {} | {} | {} | {} |\n", escape_md(p.key.host), escape_md(part_name(p)),

@@ -22,6 +22,15 @@ std::string prom_label(const std::string &s) {
   return escape_chars(s, {{'\\', "\\\\"}, {'"', "\\\""}, {'\n', "\\n"}});
 }
 
+// XML 1.0 allows no control character but tab, newline and carriage return: a record's reason
+// in ANSI colours (ESC) made the whole file unreadable to the CI system that was to fail it.
+std::string xml_text(std::string s) {
+  for (auto &c : s)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+      c = '?';
+  return s;
+}
+
 using CasesByCategory =
     std::map<std::string, std::vector<std::pair<const PartResult *, std::string>>>;
 
@@ -34,6 +43,7 @@ CasesByCategory junit_cases_by_category(const CheckResult &r) {
       rules.insert(id);
     for (const auto &f : p.findings)
       rules.insert(f.rule_id);
+    rules.insert(p.not_measured.begin(), p.not_measured.end());
     for (const auto &id : rules) {
       const auto it = r.rule_categories.find(id);
       by_category[it != r.rule_categories.end() ? it->second : "health"].emplace_back(&p, id);
@@ -44,16 +54,20 @@ CasesByCategory junit_cases_by_category(const CheckResult &r) {
 
 // One (part, rule) testcase, counting it in failures or errors where it is one.
 void append_junit_case(pugi::xml_node suite, const PartResult &p, const std::string &rule,
-                       int &failures, int &errors) {
+                       bool label_repeats, int &failures, int &errors) {
   auto tc = suite.append_child("testcase");
-  const std::string cls = p.key.host + (p.key.kind == PartKind::node ? "" : "." + p.label);
-  tc.append_attribute("classname") = cls.c_str();
-  tc.append_attribute("name") = rule.c_str();
+  // Two GPUs of one label on a host (a board moved or replaced between two runs) are told apart
+  // by their bus ids: one name for both read as one GPU that both passed and failed.
+  std::string cls = p.key.host + (p.key.kind == PartKind::node ? "" : "." + p.label);
+  if (label_repeats)
+    cls += "@" + p.key.id;
+  tc.append_attribute("classname") = xml_text(cls).c_str();
+  tc.append_attribute("name") = xml_text(rule).c_str();
   std::string fail_text, miss_text, warn_text;
   for (const auto &f : p.findings) {
     if (f.rule_id != rule)
       continue;
-    const auto line = describe(f) + "\n";
+    const auto line = xml_text(describe(f)) + "\n";
     if (f.missing && f.level != Level::info)
       miss_text += line;
     else if (!f.missing && f.level == Level::fail)
@@ -61,6 +75,10 @@ void append_junit_case(pugi::xml_node suite, const PartResult &p, const std::str
     else
       warn_text += upper(to_string(f.level)) + (f.missing ? " missing: " : ": ") + line;
   }
+  // A GPU a burn phase never measured: its verdict's level, with no finding of its own.
+  if (std::find(p.not_measured.begin(), p.not_measured.end(), rule) != p.not_measured.end() &&
+      p.verdict >= Level::warn)
+    miss_text += "not measured: its node holds no figure of this rule for the GPU\n";
   if (const auto t = p.rules.find(rule); t != p.rules.end())
     for (std::size_t level = 0; level < t->second.unlisted_missing.size(); ++level) {
       const int n = t->second.unlisted_missing[level];
@@ -101,8 +119,8 @@ int append_unreadable_suite(pugi::xml_node suites, const CheckResult &r) {
   for (const auto &u : r.unreadable) {
     auto tc = suite.append_child("testcase");
     tc.append_attribute("classname") = "input";
-    tc.append_attribute("name") = u.path.c_str();
-    const auto text = "cannot be read: " + u.what;
+    tc.append_attribute("name") = xml_text(u.path).c_str();
+    const auto text = xml_text("cannot be read: " + u.what);
     if (u.level == Level::warn || u.level == Level::info) {
       tc.append_child("system-out").text() = text.c_str();
       continue;
@@ -127,13 +145,18 @@ std::string render_junit(const CheckResult &r) {
   auto suites = doc.append_child("testsuites");
   suites.append_attribute("name") = ("railgauge check " + r.rules_name).c_str();
   const auto by_category = junit_cases_by_category(r);
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> ids_of_label;
+  for (const auto &p : r.parts)
+    if (p.key.kind != PartKind::node)
+      ids_of_label[{p.key.host, p.label}].insert(p.key.id);
   int total = 0, total_fail = 0, total_err = 0;
   for (const auto &[category, cases] : by_category) {
     auto suite = suites.append_child("testsuite");
     suite.append_attribute("name") = category.c_str();
     int failures = 0, errors = 0;
     for (const auto &[p, rule] : cases)
-      append_junit_case(suite, *p, rule, failures, errors);
+      append_junit_case(suite, *p, rule, ids_of_label[{p->key.host, p->label}].size() > 1, failures,
+                        errors);
     suite.append_attribute("tests") = static_cast<int>(cases.size());
     suite.append_attribute("failures") = failures;
     suite.append_attribute("errors") = errors;
@@ -187,9 +210,6 @@ std::string render_prometheus(const CheckResult &r, const PrometheusContext &con
           "railgauge_check_part_verdict{{host=\"{}\",kind=\"{}\",part=\"{}\",id=\"{}\"}} {}\n",
           prom_label(p.key.host), to_string(p.key.kind), prom_label(p.label), prom_label(p.key.id),
           exit_status(p.verdict));
-  out += "# HELP railgauge_check_findings Findings per part and rule: violations (warn, fail) "
-         "and missing values the rule could not judge.\n"
-         "# TYPE railgauge_check_findings gauge\n";
   if (!context.only_host && !r.unreadable.empty()) {
     out += "# HELP railgauge_check_unreadable_inputs Paths the runs could not be read from, by "
            "level: a node may be missing from the verdicts above.\n"
@@ -201,6 +221,10 @@ std::string render_prometheus(const CheckResult &r, const PrometheusContext &con
       out += fmt::format("railgauge_check_unreadable_inputs{{rules=\"{}\",level=\"{}\"}} {}\n",
                          prom_label(r.rules_name), level, n);
   }
+  // After every other metric's samples: a metric's samples follow its own HELP and TYPE.
+  out += "# HELP railgauge_check_findings Findings per part and rule: violations (warn, fail) "
+         "and missing values the rule could not judge.\n"
+         "# TYPE railgauge_check_findings gauge\n";
   for (const auto &p : r.parts) {
     if (!shown(p.key.host))
       continue;
@@ -218,10 +242,13 @@ std::string render_prometheus(const CheckResult &r, const PrometheusContext &con
               t.unlisted_missing[level];
         }
     for (const auto &[k, v] : n)
-      out += fmt::format("railgauge_check_findings{{host=\"{}\",kind=\"{}\",part=\"{}\",rule="
-                         "\"{}\",category=\"{}\",level=\"{}\"}} {}\n",
+      // id as in part_verdict: two GPUs of one label (a board moved or replaced between two runs)
+      // were one series twice.
+      out += fmt::format("railgauge_check_findings{{host=\"{}\",kind=\"{}\",part=\"{}\",id=\"{}\","
+                         "rule=\"{}\",category=\"{}\",level=\"{}\"}} {}\n",
                          prom_label(p.key.host), to_string(p.key.kind), prom_label(p.label),
-                         prom_label(std::get<0>(k)), std::get<1>(k), std::get<2>(k), v);
+                         prom_label(p.key.id), prom_label(std::get<0>(k)), std::get<1>(k),
+                         std::get<2>(k), v);
   }
   return out;
 }

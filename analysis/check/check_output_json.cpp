@@ -103,7 +103,10 @@ json to_json(const CheckResult &r) {
             {"nodes_fail", c.nodes_by_verdict[Level::fail]},
             {"violations", c.violations},
             {"notes", c.notes},
+            // missing counts the values that cannot apply here too; the console's "N missing"
+            // is missing less cannot_apply_here.
             {"missing", c.missing},
+            {"cannot_apply_here", c.cannot_apply},
             {"missing_unlisted", c.unlisted},
             {"not_covered", c.not_covered},
             {"not_applicable", c.not_applicable}}},

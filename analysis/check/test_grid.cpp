@@ -37,6 +37,10 @@ std::string cell_of(const PartResult &part, const std::string &rule) {
   }
   const auto tally = part.rules.find(rule);
   const bool judged = tally != part.rules.end();
+  // A GPU that a burn phase never measured (gpus_not_measured.h) has no finding of its own.
+  if (!judged && std::find(part.not_measured.begin(), part.not_measured.end(), rule) !=
+                     part.not_measured.end())
+    missing = true;
   if (judged)
     for (std::size_t level = 0; level < tally->second.unlisted_missing.size(); ++level)
       if (tally->second.unlisted_missing[level] > 0 && static_cast<Level>(level) != Level::pass)
@@ -75,6 +79,7 @@ Grid grid_of(const CheckResult &r, const std::vector<const PartResult *> &parts,
       rules.insert(id);
     for (const auto &f : p->findings)
       rules.insert(f.rule_id);
+    rules.insert(p->not_measured.begin(), p->not_measured.end());
   }
   std::vector<std::pair<std::string, std::string>> order;
   for (const auto &id : rules)

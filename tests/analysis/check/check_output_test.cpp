@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -205,6 +206,82 @@ TEST(Output, PrometheusAndMarkdownEscape) {
   r.parts.push_back(p);
   EXPECT_NE(render_prometheus(r).find(R"(rules="a\"b\\c\nd")"), std::string::npos);
   EXPECT_NE(render_markdown(r).find("| h\\|1 |"), std::string::npos);
+}
+
+// Every format fails what the JSON fails, part by part: a GPU that a burn phase never measured
+// (no finding of its own), a GPU failed by missing values counted but not listed, two GPUs of one
+// label (a board moved between two runs), and a reason in ANSI colours (a control character XML
+// 1.0 does not allow).
+TEST(Output, EveryFormatFailsThePartsTheJsonFails) {
+  CheckResult r;
+  r.rules_name = "t";
+  r.rule_categories = {
+      {"burn-hbm-floor", "memory"}, {"burn-gemm-floor", "compute"}, {"absent", "health"}};
+  PartResult node;
+  node.key = {"h1", PartKind::node, ""};
+  node.label = "h1";
+  node.verdict = Level::fail;
+  const auto finding = [](std::string rule, std::string category, std::string detail) {
+    Finding f;
+    f.rule_id = std::move(rule);
+    f.category = std::move(category);
+    f.detail = std::move(detail);
+    return f;
+  };
+  node.findings.push_back(
+      finding("burn-hbm-floor", "memory", "no record of 'memory.burn' on this node"));
+  node.findings.back().missing = true;
+  PartResult unmeasured;
+  unmeasured.key = {"h1", PartKind::gpu, "0000:06:00.0"};
+  unmeasured.label = "gpu0";
+  unmeasured.verdict = Level::fail;
+  unmeasured.not_measured = {"burn-hbm-floor"};
+  PartResult moved = unmeasured;
+  moved.key.id = "0000:07:00.0";
+  moved.not_measured.clear();
+  auto slow = finding("burn-gemm-floor", "compute", "\x1b[31mslow\x1b[0m");
+  slow.what = "metrics.tflops";
+  slow.value = 1;
+  slow.bound = ">= 2";
+  moved.findings.push_back(slow);
+  PartResult counted;
+  counted.key = {"h1", PartKind::gpu, "0000:08:00.0"};
+  counted.label = "gpu1";
+  counted.verdict = Level::fail;
+  RuleTally tally;
+  tally.unlisted_missing[static_cast<std::size_t>(Level::fail)] = 1;
+  counted.rules.add("absent", tally);
+  r.parts = {node, unmeasured, moved, counted};
+  r.verdict = Level::fail;
+
+  const auto junit = render_junit(r);
+  EXPECT_EQ(junit.find('\x1b'), std::string::npos);
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(junit.c_str())) << junit;
+  std::map<std::string, std::string> outcome; // "class name" -> failure, error or pass
+  for (auto suite : doc.child("testsuites").children("testsuite"))
+    for (auto tc : suite.children("testcase"))
+      outcome[std::string(tc.attribute("classname").value()) + " " + tc.attribute("name").value()] =
+          tc.child("failure") ? "failure"
+          : tc.child("error") ? "error"
+                              : "pass";
+  EXPECT_EQ(outcome["h1.gpu0@0000:06:00.0 burn-hbm-floor"], "error") << junit;
+  EXPECT_EQ(outcome["h1.gpu0@0000:07:00.0 burn-gemm-floor"], "failure") << junit;
+  EXPECT_EQ(outcome["h1.gpu1 absent"], "error") << junit;
+
+  const auto prom = render_prometheus(r);
+  EXPECT_NE(prom.find(R"(part="gpu0",id="0000:07:00.0",rule="burn-gemm-floor")"), std::string::npos)
+      << prom;
+  const auto table = render_table(r, true);
+  EXPECT_NE(table.find("gpu1 (0000:08:00.0)"), std::string::npos) << table;
+  EXPECT_NE(render_markdown(r).find("| h1 | gpu1 (0000:08:00.0) | FAIL |"), std::string::npos)
+      << render_markdown(r);
+  // The grid's column of the GPU never measured reads MISS on the phase's row.
+  const auto grid = table.substr(0, table.find("host  part"));
+  const auto row = grid.find("burn-hbm-floor");
+  ASSERT_NE(row, std::string::npos) << table;
+  const auto line = grid.substr(row, grid.find('\n', row) - row);
+  EXPECT_NE(line.find("MISS"), line.rfind("MISS")) << line; // node's and the GPU's
 }
 
 // A process seen on a GPU in several phases is one line, the phases after it; a finding that
