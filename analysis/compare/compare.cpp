@@ -6,6 +6,7 @@
 
 #include "analysis/compare/compared_metric.h"
 #include "analysis/compare/counted_points.h"
+#include "analysis/compare/gpu_models.h"
 #include "analysis/compare/noise.h"
 #include "analysis/compare/point_matching.h"
 #include "analysis/compare/verdicts.h"
@@ -127,6 +128,9 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
                           "other input's value off its curve between the two sizes around it "
                           "(linear in log size; ≈ marks it)",
                           c.hint.empty() ? "" : " ", interpolated);
+  // Said first: whatever else the ratios show, they are of two models.
+  if (const auto models = different_gpu_models(inputs, c.labels); !models.empty())
+    c.hint = models + (c.hint.empty() ? "" : ". " + c.hint);
   return c;
 }
 

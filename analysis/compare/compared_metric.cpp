@@ -18,6 +18,11 @@ std::optional<double> number_at(const json &doc, const std::string &path) {
 bool lower_is_better(const std::string &metric) {
   if (metric.ends_with("_per_s"))
     return false;
+  // Heat and faults: a GPU 1 C hotter read "better".
+  for (const char *worse_when_higher : {"temperature", "wrong_", "errors", "xid", "replay", "ecc_",
+                                        "remapped", "retired", "violation"})
+    if (metric.find(worse_when_higher) != std::string::npos)
+      return true;
   return metric.ends_with("_s") || metric.find("time_s.") != std::string::npos ||
          metric.find("latency.") != std::string::npos;
 }

@@ -11,7 +11,8 @@ namespace railgauge::compare {
 // The number at `path` (metrics.time_s.median) in `doc`; none when absent or not one number.
 std::optional<double> number_at(const nlohmann::json &doc, const std::string &path);
 
-// Seconds are better lower (time, latency); rates ("_per_s") and everything else higher.
+// Seconds (time, latency), temperatures and fault counts (wrong words, errors, Xids, replays,
+// ECC, remapped rows) are better lower; rates ("_per_s") and everything else higher.
 bool lower_is_better(const std::string &metric);
 
 } // namespace railgauge::compare

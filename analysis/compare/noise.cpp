@@ -1,7 +1,9 @@
 #include "analysis/compare/noise.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
 #include <vector>
 
 #include "analysis/compare/compared_metric.h"
@@ -15,6 +17,17 @@ namespace railgauge::compare {
 using json = nlohmann::json;
 
 namespace {
+
+// The p10..p90 half-width of a figure's seconds over their median; none for a median <= 0.
+std::optional<double> seconds_spread(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const double mid = railgauge::median(values);
+  if (mid <= 0)
+    return std::nullopt;
+  return (railgauge::percentile_of_sorted(values, 0.9) -
+          railgauge::percentile_of_sorted(values, 0.1)) /
+         (2 * mid);
+}
 
 // A burn-in GPU's figure is the median of its window, not of timed samples, but it keeps the
 // figure second by second (metrics.series: [{"t_s", "tflops"}] or [{"t_s",
@@ -38,13 +51,7 @@ std::optional<double> series_noise(const json &metrics) {
         values.push_back(s[figure].get<double>());
     if (values.size() < kLeastSeconds)
       continue;
-    std::sort(values.begin(), values.end());
-    const double mid = railgauge::median(values);
-    if (mid <= 0)
-      return std::nullopt;
-    return (railgauge::percentile_of_sorted(values, 0.9) -
-            railgauge::percentile_of_sorted(values, 0.1)) /
-           (2 * mid);
+    return seconds_spread(std::move(values));
   }
   return std::nullopt;
 }
@@ -96,6 +103,54 @@ std::optional<double> relative_noise(const json &metrics) {
                     kP10P90HalfWidthSigmas * (*l50 - *low) / kMinSigmasBelowMedian / *l50);
   }
   return from_stdev;
+}
+
+namespace {
+
+// The p10..p90 half-width over the median of a telemetry figure's seconds: for
+// metrics.telemetry.during.temperature_c.median, the temperature_c of each second in
+// metrics.telemetry.during.series. None without a statistic's suffix or three such seconds.
+std::optional<double> seconds_noise(const json &metrics, const std::string &metric) {
+  constexpr std::string_view kMetrics = "metrics.";
+  if (!metric.starts_with(kMetrics))
+    return std::nullopt;
+  std::vector<std::string> parts;
+  for (std::size_t at = kMetrics.size(); at <= metric.size();) {
+    const auto dot = std::min(metric.find('.', at), metric.size());
+    parts.push_back(metric.substr(at, dot - at));
+    at = dot + 1;
+  }
+  constexpr std::array<std::string_view, 4> kStatistics{"median", "mean", "min", "max"};
+  if (parts.size() < 2 ||
+      std::find(kStatistics.begin(), kStatistics.end(), parts.back()) == kStatistics.end())
+    return std::nullopt;
+  const std::string &name = parts[parts.size() - 2];
+  const json *parent = &metrics;
+  for (std::size_t i = 0; i + 2 < parts.size(); ++i) {
+    if (!parent->is_object() || !parent->contains(parts[i]))
+      return std::nullopt;
+    parent = &(*parent)[parts[i]];
+  }
+  if (!parent->is_object() || !parent->contains(metric::kPerGpuSeries) ||
+      !(*parent)[metric::kPerGpuSeries].is_array())
+    return std::nullopt;
+  std::vector<double> values;
+  for (const auto &second : (*parent)[metric::kPerGpuSeries])
+    if (second.is_object() && second.contains(name) && second[name].is_number())
+      values.push_back(second[name].get<double>());
+  if (values.size() < 3)
+    return std::nullopt;
+  return seconds_spread(std::move(values));
+}
+
+} // namespace
+
+std::optional<double> metric_noise(const json &metrics, const std::string &metric) {
+  // The record's repetitions (or a burn figure's seconds) time the figure it states and its
+  // times alike; another metric (a temperature, a power) has the spread of its own seconds.
+  if (metric == default_metric(metrics) || metric.starts_with("metrics.time_s."))
+    return relative_noise(metrics);
+  return seconds_noise(metrics, metric);
 }
 
 std::optional<Side> side_of(const Slot &slot) {

@@ -8,6 +8,7 @@
 
 #include "analysis/check/inventory_probes.h"
 #include "analysis/compare/compared_metric.h"
+#include "analysis/compare/noise.h"
 #include "analysis/run_machines.h"
 #include "harness/metric_names.h"
 #include "records/per_gpu_parts.h"
@@ -279,7 +280,7 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
         if (!v)
           continue;
         entry.second[i].values.push_back(*v);
-        if (const auto n = relative_noise(r.metrics))
+        if (const auto n = metric_noise(r.metrics, entry.first))
           entry.second[i].noises.push_back(*n);
       }
     }

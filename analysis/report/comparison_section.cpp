@@ -92,6 +92,7 @@ struct RatioBar {
   json params;
   double ratio = 1, speedup = 1;
   bool worse = false;
+  bool higher_is_better = true;
 };
 
 // A bar's label: what tells it apart from the chart's other bars (the title names B/A).
@@ -120,10 +121,15 @@ void ratio_bars(Page &page, const std::string &title, const std::string &prefix,
   }
   const std::string shown =
       all > bars.size() ? fmt::format(", the {} lowest of {}", bars.size(), all) : "";
-  page.html += "<figure>" +
-               bar_chart(title + shown, bar_labels(prefix, params), values, worse, "ratio", 1.0,
-                         "1: as the baseline", 1.0) +
-               "</figure>\n";
+  page.html +=
+      "<figure>" +
+      // A time's ratio above 1 is the slower: "under it" once named red bars above it.
+      bar_chart(title + shown, bar_labels(prefix, params), values, worse, "ratio", 1.0,
+                "1: as the baseline", 1.0,
+                fmt::format("judged worse ({} 1 for this metric), the ratio as a share "
+                            "of the baseline",
+                            bars.empty() || bars.front().higher_is_better ? "under" : "above")) +
+      "</figure>\n";
 }
 
 struct KeySeries {
@@ -152,7 +158,7 @@ void single_size_bars(std::map<std::string, KeySeries> &by_key,
     for (std::size_t k = 0; k < it->second.series.size(); ++k) {
       const double ratio = it->second.series[k].points.front().second;
       bars.push_back({it->second.params[k], ratio, it->second.higher_is_better ? ratio : 1 / ratio,
-                      it->second.worse[k]});
+                      it->second.worse[k], it->second.higher_is_better});
     }
     it = by_key.erase(it);
   }

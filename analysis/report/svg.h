@@ -78,11 +78,12 @@ std::string heat_map(const std::string &title, const std::vector<std::string> &r
 // One bar per label (a GPU, a NIC), an outlier drawn red with its share of the best written
 // above it; a dashed line at `threshold`, which `threshold_text` names ("85% of the best").
 // `best`: what the share above a red bar is of (a fleet's best pair, beyond the bars drawn);
-// by default the highest bar.
+// by default the highest bar. `red_means`: the legend's words for a red bar.
 std::string bar_chart(const std::string &title, const std::vector<std::string> &labels,
                       const std::vector<double> &values, const std::vector<bool> &outlier,
                       const std::string &unit, double threshold, const std::string &threshold_text,
-                      std::optional<double> best = std::nullopt);
+                      std::optional<double> best = std::nullopt,
+                      const std::string &red_means = "under it, with its share of the best");
 
 // Two bars per group, side by side (idle beside loaded latency at p50, p99, p99.9): the first
 // blue, the second orange with its ratio to the first written above it. A log y axis, since a

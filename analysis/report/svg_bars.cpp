@@ -33,7 +33,7 @@ std::string bars_frame(const std::string &title, double width, double height, do
 std::string bar_chart(const std::string &title, const std::vector<std::string> &labels,
                       const std::vector<double> &values, const std::vector<bool> &outlier,
                       const std::string &unit, double threshold, const std::string &threshold_text,
-                      std::optional<double> best) {
+                      std::optional<double> best, const std::string &red_means) {
   const double left = 70, top = 34, plot_h = 200;
   // As wide as the longest label under it needs (node names of a fleet), so none overlap.
   std::size_t longest = 0;
@@ -75,8 +75,9 @@ std::string bar_chart(const std::string &title, const std::vector<std::string> &
                    left, y.map(threshold), left + bar * static_cast<double>(labels.size()),
                    xml_escape(threshold_text), threshold, xml_escape(unit));
   s += fmt::format("<text x=\"4\" y=\"{:.1f}\" font-size=\"11\">{}; dashed: {}, {:.4g}; red: "
-                   "under it, with its share of the best</text>",
-                   height - 8, xml_escape(unit), xml_escape(threshold_text), threshold);
+                   "{}</text>",
+                   height - 8, xml_escape(unit), xml_escape(threshold_text), threshold,
+                   xml_escape(red_means));
   return s + "</svg>";
 }
 

@@ -267,6 +267,52 @@ class CompareRealTest(unittest.TestCase):
         self.assertLess(p["sides"][0]["noise"] + p["sides"][1]["noise"], 0.01)
         self.assertEqual(p["verdict"], ["worse"])
 
+    def test_burnins_of_two_gpu_models_say_so(self):
+        # The healthy H100 beside the healthy H200, matched GPU by GPU: the H200's HBM read 1.416
+        # x "better" and nothing named the models. A ratio of two models is no change of one.
+        c, table = self.compare(H100_BURNIN / "healthy", H200_BURNIN_28 / "healthy")
+        said = ("the inputs ran on different GPUs (a: NVIDIA H100 80GB HBM3; b: NVIDIA H200): "
+                "a ratio compares two models, not a change of one")
+        self.assertTrue(c["hint"].startswith(said), c["hint"])
+        self.assertIn("WARNING: " + said, table)
+        # One model on both sides says nothing of models.
+        c, _ = self.compare(H200_BURNIN_28 / "healthy", H200_BURNIN_28 / "cotenant-15")
+        self.assertNotIn("different GPUs", c.get("hint", ""))
+
+    def test_a_hotter_gpu_is_worse_and_judged_by_its_own_seconds(self):
+        # --metric of a telemetry figure: a GPU 1 C hotter read "better", against the TFLOP/s
+        # spread (+-0.9 %) rather than the temperature's own seconds.
+        metric = "metrics.telemetry.during.temperature_c.median"
+
+        def hotter(by):
+            def edit(r):
+                if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                    during = r["metrics"]["gpus"][0]["telemetry"]["during"]
+                    during["temperature_c"]["median"] += by
+                    for second in during["series"]:
+                        second["temperature_c"] += by
+                return r
+            return edit
+        for by, verdict in ((1, "within noise"), (6, "worse")):
+            after = self.edited_copy(H200_BURNIN_28 / "healthy", f"hotter{by}", hotter(by))
+            c, _ = self.compare(H200_BURNIN_28 / "healthy", after, "--metric", metric)
+            p = self.point(c, "gemm.burn", pci=H200_PCI, part="gpu", dtype="bf16")
+            self.assertFalse(p["higher_is_better"])
+            self.assertEqual(p["verdict"], [verdict], (by, p))
+            # The noise is the spread of the GPU's temperature second by second.
+            seconds = sorted(s["temperature_c"] for s in json.loads(
+                next((H200_BURNIN_28 / "healthy").iterdir()).joinpath("records.jsonl")
+                .read_text().splitlines()[0])["metrics"]["gpus"][0]["telemetry"]["during"]
+                ["series"])
+            def percentile(q):
+                rank = q * (len(seconds) - 1)
+                lo = int(rank)
+                return seconds[lo] + (seconds[min(lo + 1, len(seconds) - 1)] - seconds[lo]) * (
+                    rank - lo)
+            self.assertAlmostEqual(p["sides"][0]["noise"],
+                                   (percentile(0.9) - percentile(0.1)) / (2 * percentile(0.5)),
+                                   places=6)
+
     def test_one_node_against_ten_nodes_matches_every_collective_and_size(self):
         # The same cluster's 8-GPU node and its 10-node, 80-rank run: the scale differs, the
         # collectives and sizes are the same (all_gather's sizes rounded to 80 ranks).
