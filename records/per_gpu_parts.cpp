@@ -36,6 +36,13 @@ constexpr const char *kWrongDataCounts[] = {gemm::record::kBurnBadIterations,
 
 } // namespace
 
+bool may_count_wrong_data(std::string_view metrics_json) {
+  for (const char *name : kWrongDataCounts)
+    if (metrics_json.find(fmt::format("\"{}\":", name)) != std::string_view::npos)
+      return true;
+  return false;
+}
+
 std::optional<std::string> wrong_data_count(const nlohmann::json &object) {
   if (!object.is_object())
     return std::nullopt;

@@ -15,6 +15,7 @@
 // The point's own record stays as it is (its aggregate figures: slowest_vs_median).
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/record.h"
@@ -40,5 +41,8 @@ GpuPart gpu_part(const Record &part);
 // The first count of wrong data above 0 in a record's metrics or in one GPU's object of them
 // ("wrong_words = 3"), or nullopt: what a data check found, whatever the verdict beside it says.
 std::optional<std::string> wrong_data_count(const nlohmann::json &object);
+// Whether metrics written as JSON text may hold such a count (one of their names as a key): a
+// reader that parses only the metrics that may fail their data check must parse these.
+bool may_count_wrong_data(std::string_view metrics_json);
 
 } // namespace railgauge::records

@@ -96,19 +96,23 @@ void RecordRules::take(const Row &row) {
   if (!reason.empty())
     r.reason = reason;
   record_status(r, run->second);
-  if (r.status == Status::ok) {
-    held_[r.host].add(ruleset_, r, run->second.imported);
-    unverified(r, row[5], run->second.imported);
-  }
-  check::add_record_gpu_names(r, record_gpu_names_[r.host]); // params alone: metrics below
   auto [matching, added] = rules_by_key_.try_emplace(key);
   if (added)
     for (std::size_t i = 0; i < rules_.size(); ++i)
       if (check::key_match(*rules_[i].rule, key))
         matching->second.push_back(i);
-  if (matching->second.empty())
+  // Parsed once, where a rule reads them: a burn's metrics (every GPU's seconds) were parsed
+  // twice, for the data check and for the rules.
+  const bool read_metrics = !matching->second.empty();
+  if (read_metrics)
+    r.metrics = parsed(row[5]);
+  if (r.status == Status::ok) {
+    held_[r.host].add(ruleset_, r, run->second.imported);
+    unverified(r, read_metrics ? nullptr : &row[5], run->second.imported);
+  }
+  check::add_record_gpu_names(r, record_gpu_names_[r.host]); // params alone: metrics below
+  if (!read_metrics)
     return;
-  r.metrics = parsed(row[5]);
   Reading at{0, 0, keys_.id(key), 0, as_int(row[0]).value_or(0), run_id, 0};
   for (const auto i : matching->second) {
     auto &state = rules_[i];
@@ -150,19 +154,28 @@ void RecordRules::take(const Row &row) {
   }
 }
 
-void RecordRules::unverified(const Record &r, const Value &metrics, bool imported) {
+void RecordRules::unverified(const Record &r, const Value *unparsed, bool imported) {
   // Most records' metrics are not parsed here: only those that say verified false or that must
-  // show their check.
-  const auto *text = std::get_if<std::string>(&metrics);
+  // show their check, and only where take() has not parsed them already (unparsed null).
   const bool must_show = !imported && check::checks_always(r.key);
-  if (!must_show && (!text || text->find("\"verified\":false") == std::string::npos))
+  if (!unparsed)
+    return with_parsed_metrics(r, must_show, imported);
+  // An own ok record that counts wrong data fails its data check as over directories: an
+  // all_reduce with 3 wrong elements passed here, its metrics never read.
+  const auto *text = std::get_if<std::string>(unparsed);
+  if (!must_show && (!text || (text->find("\"verified\":false") == std::string::npos &&
+                               (imported || !records::may_count_wrong_data(*text)))))
     return;
   Record with_metrics = r;
-  with_metrics.metrics = parsed(metrics);
-  if (const auto why = check::data_check_unshown(with_metrics, imported))
+  with_metrics.metrics = parsed(*unparsed);
+  with_parsed_metrics(with_metrics, must_show, imported);
+}
+
+void RecordRules::with_parsed_metrics(const Record &r, bool must_show, bool imported) {
+  if (const auto why = check::data_check_unshown(r, imported))
     unverified_[r.host].add(r.key, *why);
   if (must_show) // a burn's metrics name each GPU it ran on (profile-gpu)
-    check::add_record_gpu_names(with_metrics, record_gpu_names_[r.host]);
+    check::add_record_gpu_names(r, record_gpu_names_[r.host]);
 }
 
 void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imported) {

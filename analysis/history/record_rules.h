@@ -109,7 +109,10 @@ private:
 
   // An ok record whose data check was off (the built-in data-check). Only a row whose text says
   // so is parsed: the stored metrics are compact JSON.
-  void unverified(const Record &r, const Value &metrics, bool imported);
+  // The data check of an ok record: `unparsed`, its metrics as stored, where take() did not
+  // parse them into r.metrics (null where it did).
+  void unverified(const Record &r, const Value *unparsed, bool imported);
+  void with_parsed_metrics(const Record &r, bool must_show, bool imported);
 
   // The values of the rule's metric in one ok record.
   void values(RuleState &state, const Record &r, Reading at, bool imported);

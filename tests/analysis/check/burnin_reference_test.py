@@ -1201,7 +1201,16 @@ class BurninReferenceTest(unittest.TestCase):
         def hbm_wrong(r):
             if r["key"] == "memory.burn":
                 r["metrics"]["wrong_elements"] = 5
+
+        # A record of no burn phase (always checked) but its own count: over the history its
+        # metrics were never read, and the all_reduce with 3 wrong elements passed there.
+        def reduced_wrong(r):
+            if (r["key"] == "collectives.nccl_all_reduce"
+                    and r["params"]["in_place"] == "out_of_place"):
+                r["metrics"]["wrong_elements_this_process"] = 3
         for edit, says in ((without_verified, "carries no metrics.verified"),
+                           (reduced_wrong, "collectives.nccl_all_reduce: counts "
+                            "wrong_elements_this_process = 3"),
                            (reference_checked_nothing, "no element against the fp64 reference"),
                            (copies_wrong, "offload.all_gpus_h2d: counts wrong_words = 5 and is "
                             "ok: the record contradicts itself"),
