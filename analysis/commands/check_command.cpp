@@ -242,15 +242,19 @@ history::NewestRuns judge_history(std::unique_ptr<history::Database> &db, const 
   if (added)
     std::cerr << fmt::format("railgauge: --history: {} run{} stored in {}\n", added,
                              added == 1 ? "" : "s", db->name());
-  auto judged = history::judge_history(
-      *db, runs.runs.empty() ? std::vector<std::string>{} : result.hosts(), thresholds);
+  const auto hosts = runs.runs.empty() ? std::vector<std::string>{} : result.hosts();
+  auto judged = history::judge_history(*db, hosts, thresholds, history::Offenders::later);
   history::add_history(result, judged);
   std::vector<history::JudgedRun> judged_runs;
   for (const auto &run : runs.runs)
     if (!run.records.empty())
       judged_runs.push_back({run.records.front().host, run.records.front().run, run.dir});
-  if (!judged_runs.empty())
+  if (!judged_runs.empty()) {
     history::record_verdicts(*db, result, judged_runs);
+    // Once the runs' verdicts are stored: a run's own failure counts in this check.
+    history::add_history(result,
+                         history::judge_repeat_offenders(*db, hosts, thresholds, judged.dating));
+  }
   for (auto &line : history::runs_not_newest(*db, judged.dating, judged_runs))
     result.problems.push_back(std::move(line));
   return std::move(judged.dating);
@@ -286,6 +290,7 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     if (o.unreadable)
       rules.unreadable_inputs = *unreadable_level(*o.unreadable);
     auto dating = judge_history(db, RunSet{}, rules.history, result);
+    const auto dating_of = dating;
     result.rules_name = rules.name;
     result.rules_file = rules.file;
     const auto judged = history::judge_record_rules(*db, rules, result, std::move(dating));
@@ -312,6 +317,9 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     // ingests and then checks (`db ingest`, then `check --history`) never stored one.
     if (!o.rules.empty())
       history::record_verdicts(*db, result, judged.newest);
+    // After the newest runs' verdicts are stored, as over run directories.
+    history::add_history(result,
+                         history::judge_repeat_offenders(*db, {}, rules.history, dating_of));
     if (judged.runs > 0)
       std::cerr << fmt::format("railgauge: --history: the rules of {} judged over the newest run "
                                "of each host and suite: {} run{}, {} values\n",

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -153,10 +154,10 @@ private:
     }
     const std::string what =
         from_level
-            ? fmt::format("fell {} below the median of its {} runs before ({} -> {})",
+            ? fmt::format("fell {} below the median of its {} runs before ({:.5g} -> {:.5g})",
                           percent(-moved), before.size(), level, latest)
-            : fmt::format("{} {} since the previous run ({} -> {})", moved < 0 ? "fell" : "rose",
-                          percent(std::fabs(moved)), previous, latest);
+            : fmt::format("{} {} since the previous run ({:.5g} -> {:.5g})",
+                          moved < 0 ? "fell" : "rose", percent(std::fabs(moved)), previous, latest);
     out_.findings.emplace_back(
         part, finding(kStepRule, moved < 0 ? Level::warn : Level::info, series_text(series), latest,
                       fmt::format("a move < {} from the previous run{}", percent(bound),
@@ -218,6 +219,21 @@ double order_of(const NewestRuns &dating, std::int64_t row) {
   return it == dating.order_s.end() ? 0 : it->second;
 }
 
+// The runs table's rows of "1,2,3" (NewestRuns::ids; "NULL" when there are none).
+std::unordered_set<std::int64_t> rows_of(const std::string &ids) {
+  std::unordered_set<std::int64_t> rows;
+  for (std::size_t at = 0; at < ids.size();) {
+    const auto comma = std::min(ids.find(',', at), ids.size());
+    try {
+      rows.insert(std::stoll(ids.substr(at, comma - at)));
+    } catch (const std::exception &) {
+      // "NULL": no newest run
+    }
+    at = comma + 1;
+  }
+  return rows;
+}
+
 void judge_figures(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
                    const NewestRuns &dating, HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
@@ -231,11 +247,20 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
   SeriesJudge judge(o, out);
   PartKey part;
   std::map<std::string, std::vector<Point>> series_of_part; // one part's, by judged_series
+  // A series is judged where its last point is of a newest run of its host: one that ended (its
+  // params changed, its host renamed or retired) warned for its last drift at every check after,
+  // beside a newest run that was clean.
+  const auto newest = rows_of(dating.ids);
+  const auto current = [&](const std::vector<Point> &points) {
+    return !points.empty() && newest.contains(points.back().row);
+  };
   const auto flush = [&] {
     for (auto &[series, points] : series_of_part) {
       std::stable_sort(points.begin(), points.end(), [&](const Point &a, const Point &b) {
         return std::pair{a.order_s, a.row} < std::pair{b.order_s, b.row};
       });
+      if (!current(points))
+        continue;
       if (!one_point_a_run(points)) {
         // A run that measured the point at several durations: each duration is a series of its
         // own, or the step would compare the run with itself.
@@ -280,6 +305,33 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
   flush();
 }
 
+// The hosts whose last runs hold runs that no check judged (no verdict stored, no record
+// failed): history-repeat-offender cannot count their failures.
+class Unjudged {
+public:
+  void saw(const std::string &host, const std::string &run) {
+    if (hosts_.insert(host).second && first_host_.empty()) {
+      first_host_ = host;
+      first_run_ = run;
+    }
+  }
+  std::string line(int window_runs) const {
+    if (hosts_.empty())
+      return "";
+    return fmt::format(
+        "{} host{} hold{} runs among {} last {} that no check judged (stored by db ingest, never "
+        "checked; the first: {}, run {}): history-repeat-offender counts a run's failure from the "
+        "verdict a check stored of it, so theirs are not counted; `check --rules PROFILE "
+        "--history DB RUN...` stores each run given with its verdict",
+        hosts_.size(), hosts_.size() == 1 ? "" : "s", hosts_.size() == 1 ? "s" : "",
+        hosts_.size() == 1 ? "its" : "their", window_runs, first_host_, first_run_);
+  }
+
+private:
+  std::set<std::string> hosts_;
+  std::string first_host_, first_run_;
+};
+
 void judge_offenders(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
                      const NewestRuns &dating, HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
@@ -290,26 +342,36 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
   const auto sql = "SELECT h.name, ru.suite, ru.run_id, ru.failed_records + (SELECT COUNT(*) "
                    "FROM verdicts v WHERE v.run_id = ru.id AND v.rule = 'verdict' AND "
                    "v.level = 'fail') + (CASE WHEN ru.incomplete IS NULL OR ru.incomplete = '' "
-                   "THEN 0 ELSE 1 END), ru.id FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
+                   "THEN 0 ELSE 1 END), ru.id, (SELECT COUNT(*) FROM verdicts v WHERE v.run_id = "
+                   "ru.id AND v.rule = 'verdict') FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
                    host_filter(hosts, params, "WHERE") +
                    " ORDER BY h.name, ru.suite, ru.start_utc, ru.id";
   std::string host, suite;
   struct RunFailed {
     std::string id;
     bool failed = false;
-    double order_s = 0; // its earliest row's
+    double order_s = 0;  // its earliest row's
+    bool judged = false; // a check stored a verdict of it, or a record of it failed
   };
   std::vector<RunFailed> runs;
+  Unjudged unjudged;
   const auto flush = [&] {
     if (runs.empty())
       return;
     std::stable_sort(runs.begin(), runs.end(),
                      [](const RunFailed &a, const RunFailed &b) { return a.order_s < b.order_s; });
     const auto first = runs.size() - std::min<std::size_t>(runs.size(), o.offender_runs);
-    std::vector<std::string> failed;
-    for (auto i = first; i < runs.size(); ++i)
+    std::vector<std::string> failed, not_judged;
+    for (auto i = first; i < runs.size(); ++i) {
       if (runs[i].failed)
         failed.push_back(runs[i].id);
+      else if (!runs[i].judged)
+        not_judged.push_back(runs[i].id);
+    }
+    // Said only where their failures could make the host a repeat offender.
+    if (!not_judged.empty() && static_cast<int>(failed.size()) < o.offender_failures &&
+        static_cast<int>(failed.size() + not_judged.size()) >= o.offender_failures)
+      unjudged.saw(host, not_judged.front());
     const PartKey node{host, PartKind::node, ""};
     auto &tally = out.tallies[{node, kOffenderRule}];
     ++tally.checked;
@@ -338,24 +400,28 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
     }
     // The ranks of one run on this host (a run of several processes per node) are one run.
     const bool failed = as_int(row[3]).value_or(0) > 0;
+    const bool judged = failed || as_int(row[5]).value_or(0) > 0;
     const auto id = as_text(row[2]);
     const auto order = order_of(dating, as_int(row[4]).value_or(0));
     const auto same =
         std::find_if(runs.begin(), runs.end(), [&](const auto &run) { return run.id == id; });
     if (same != runs.end()) {
       same->failed = same->failed || failed;
+      same->judged = same->judged || judged;
       same->order_s = std::min(same->order_s, order);
     } else {
-      runs.push_back({id, failed, order});
+      runs.push_back({id, failed, order, judged});
     }
   });
   flush();
+  if (const auto line = unjudged.line(o.offender_runs); !line.empty())
+    out.problems.push_back(line);
 }
 
 } // namespace
 
 HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hosts,
-                               const HistoryOptions &options) {
+                               const HistoryOptions &options, Offenders offenders) {
   HistoryJudgement out;
   out.dating = newest_runs(db);
   const auto &dating = out.dating;
@@ -364,6 +430,14 @@ HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hos
     if (wanted.empty() || wanted.contains(host))
       out.problems.push_back(fmt::format("{}: {}", host, what));
   judge_figures(db, hosts, options, dating, out);
+  if (offenders == Offenders::judged)
+    judge_offenders(db, hosts, options, dating, out);
+  return out;
+}
+
+HistoryJudgement judge_repeat_offenders(Database &db, const std::vector<std::string> &hosts,
+                                        const HistoryOptions &options, const NewestRuns &dating) {
+  HistoryJudgement out;
   judge_offenders(db, hosts, options, dating, out);
   return out;
 }

@@ -48,9 +48,22 @@ struct HistoryJudgement {
   NewestRuns dating;
 };
 
+// Whether judge_history judges history-repeat-offender too, or leaves it to
+// judge_repeat_offenders once this check's verdicts are stored.
+enum class Offenders { judged, later };
+
 // Judges the parts of `hosts` (every host in the database when empty).
 HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hosts,
-                               const HistoryOptions &options = {});
+                               const HistoryOptions &options = {},
+                               Offenders offenders = Offenders::judged);
+
+// history-repeat-offender alone, after record_verdicts has stored what this check concluded of
+// the runs it judged: judged before, a run's own failure counted only from the next check on (the
+// third failed run of three read no repeat offender until it was checked again). Runs stored and
+// never judged by a check (a backlog given to `db ingest`) hold no verdict: a problem line counts
+// the hosts where such runs are among the last runs the rule reads.
+HistoryJudgement judge_repeat_offenders(Database &db, const std::vector<std::string> &hosts,
+                                        const HistoryOptions &options, const NewestRuns &dating);
 
 // Adds the judgement to a check's result: findings and tallies to their parts (a part the runs
 // judged did not show is added), the verdicts raised where a finding is worse.

@@ -43,6 +43,14 @@ def dated(src, dst, run_id, start_utc):
     return dst
 
 
+def without_backlog(verdict):
+    """The verdict less the line that says runs were stored by db ingest and never checked
+    (history_runs_test.py): here every run is stored that way, and the history's dating is what
+    is tested."""
+    verdict["problems"] = [p for p in verdict["problems"] if "that no check judged" not in p]
+    return verdict
+
+
 def slower(r):
     if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
         r["metrics"]["gpus"][0]["tflops"] *= 0.93
@@ -71,7 +79,7 @@ class HistoryClocks(unittest.TestCase):
                             "--history", f"sqlite:{self.db}"], capture_output=True, text=True,
                            timeout=120)
         self.assertIn(r.returncode, (0, 1, 2), r.stdout + r.stderr)
-        return r.returncode, json.loads(r.stdout)
+        return r.returncode, without_backlog(json.loads(r.stdout))
 
     def day(self, src, day, start_utc=None, edit=None):
         """A burn-in of 2026-11-<day> 10:00, stored at 10:30 that day; `start_utc` is what its
@@ -124,7 +132,7 @@ class HistoryClocks(unittest.TestCase):
                                 "--history", f"sqlite:{self.db}", str(self.tmp / f"d{day}")],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, verdict, r.stdout + r.stderr)
-            problems = json.loads(r.stdout)["problems"]
+            problems = without_backlog(json.loads(r.stdout))["problems"]
             if day == 5:
                 self.assertEqual(problems, [])
                 continue

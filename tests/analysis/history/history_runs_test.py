@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The fleet history as a rack's operator keeps it, on the committed H200 burn-ins
+(results/reference/h200-burnin-2026-11-28): weekly runs, each stored and checked, or a backlog
+stored at once; a co-tenant's FAIL three weeks running; a series that ended.
+
+  history_runs_test.py RAILGAUGE [unittest args]
+"""
+import datetime
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "analysis" / "history"))
+import history_clocks_test as clocks  # noqa: E402
+
+RAILGAUGE = None
+PROFILE = "h200-sxm-1gpu"
+
+
+def drifted(fraction):
+    """An edit that makes the bf16 burn `fraction` slower, second by second."""
+    def edit(r):
+        if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+            gpu = r["metrics"]["gpus"][0]
+            gpu["tflops"] *= 1 - fraction
+            for second in gpu["series"]:
+                second["tflops"] *= 1 - fraction
+    return edit
+
+
+class HistoryRuns(unittest.TestCase):
+    def setUp(self):
+        """A new directory and history (a test may start over in another)."""
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.tmp = pathlib.Path(tmp.name)
+        self.db = f"sqlite:{self.tmp / 'fleet.db'}"
+
+    def week(self, kind, week, edit=None):
+        """The burn-in of `kind` (healthy, cotenant-50) dated 2026-08-<3 + 7 x week> 10:00."""
+        day = (datetime.date(2026, 8, 3) + datetime.timedelta(weeks=week)).isoformat()
+        run = clocks.dated(clocks.only_run(kind), self.tmp / f"w{week:02d}", f"{day}-vm",
+                           f"{day}T10:00:00.000Z")
+        if edit:
+            clocks.reference.rewrite_records(run, edit)
+        return run
+
+    def check(self, *runs):
+        r = subprocess.run([RAILGAUGE, "check", "--rules", PROFILE, "--format", "json",
+                            "--history", self.db, *map(str, runs)],
+                           capture_output=True, text=True, timeout=120)
+        self.assertIn(r.returncode, (0, 1, 2), r.stdout + r.stderr)
+        return r.returncode, json.loads(r.stdout)
+
+    def ingest(self, *runs):
+        r = subprocess.run([RAILGAUGE, "db", "ingest", "--db", self.db, "--quiet",
+                            *map(str, runs)], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    @staticmethod
+    def findings(verdict, rule):
+        return [f for p in verdict["parts"] for f in p["findings"] if f["rule"] == rule]
+
+    def test_the_third_failure_is_a_repeat_offender_at_its_own_check(self):
+        # Three healthy weeks, then the co-tenant's FAIL three weeks running, each run checked
+        # as it came. At the third failure no repeat offender was said: the run's own verdict
+        # was stored after the rule had counted, and checking it again said it.
+        for week in range(3):
+            self.check(self.week("healthy", week))
+        for week in range(3, 6):
+            code, out = self.check(self.week("cotenant-50", week))
+            self.assertEqual(code, 2)
+            offender = self.findings(out, "history-repeat-offender")
+            if week < 5:
+                self.assertEqual(offender, [], week)
+        self.assertEqual(len(offender), 1, out["problems"])
+        self.assertIn("a repeat offender: failed 3 of its last 6 runs", offender[0]["detail"])
+        self.assertEqual(out["problems"], [])
+
+    def test_a_backlog_never_checked_is_said_not_counted(self):
+        # The same six weeks stored at once by db ingest: no check ever stored the co-tenant
+        # runs' verdicts, and a healthy seventh week passed without a word of them.
+        self.ingest(*(self.week("healthy" if week < 3 else "cotenant-50", week)
+                      for week in range(6)))
+        code, out = self.check(self.week("healthy", 6))
+        self.assertEqual(code, 0)
+        self.assertEqual(self.findings(out, "history-repeat-offender"), [])
+        self.assertEqual(out["problems"], [
+            "1 host holds runs among its last 10 that no check judged (stored by db ingest, "
+            "never checked; the first: vm, run 2026-08-03-vm): history-repeat-offender counts a "
+            "run's failure from the verdict a check stored of it, so theirs are not counted; "
+            "`check --rules PROFILE --history DB RUN...` stores each run given with its verdict"])
+        # Given to check instead, each run is stored with its verdict, and the rule counts them.
+        self.setUp()  # another history
+        self.check(*(self.week("healthy" if week < 3 else "cotenant-50", week)
+                     for week in range(6)))
+        code, out = self.check(self.week("healthy", 6))
+        self.assertEqual(code, 1)
+        self.assertEqual(len(self.findings(out, "history-repeat-offender")), 1)
+        self.assertEqual(out["problems"], [])
+
+    def test_a_series_that_ended_is_not_judged_at_every_check_after(self):
+        # The GPU drifted 1.5 % a week for six weeks, then the burn's workspace changed (a new
+        # series) and three clean weeks followed: each check warned of the old series' drift,
+        # at run w05, beside a newest run that was clean.
+        for week in range(6):
+            code, out = self.check(self.week("healthy", week, drifted(0.015 * week)))
+        drift = self.findings(out, "history-drift")
+        self.assertEqual([f["run"] for f in drift], ["2026-09-07-vm"], drift)
+
+        def new_workspace(r):
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r["params"]["workspace_bytes"] *= 2
+                if "workspace_bytes" in r.get("axes", {}):
+                    r["axes"]["workspace_bytes"] = r["params"]["workspace_bytes"]
+        for week in range(6, 9):
+            code, out = self.check(self.week("healthy", week, new_workspace))
+        self.assertEqual(self.findings(out, "history-drift"), [])
+        self.assertEqual(code, 0, json.dumps(out["problems"]))
+
+        # A step's figures are written as a figure is, not as doubles (717.7006521416369).
+        def slower(r):
+            new_workspace(r)
+            drifted(0.07)(r)
+        code, out = self.check(self.week("healthy", 9, slower))
+        step = [f for f in self.findings(out, "history-step") if "bf16" in f["what"]]
+        self.assertEqual(len(step), 1, step)
+        self.assertTrue(step[0]["detail"].endswith("since the previous run (717.7 -> 667.46)"),
+                        step[0]["detail"])
+
+
+if __name__ == "__main__":
+    RAILGAUGE = sys.argv.pop(1)
+    unittest.main()
