@@ -234,4 +234,47 @@ NewestRuns newest_runs(Database &db) {
   return out;
 }
 
+namespace {
+// Two weekly burn-ins missed: past the cadence of any fleet that runs them.
+constexpr double kNotRunLatelyS = 14 * 86400.0;
+} // namespace
+
+std::string hosts_not_run_lately(Database &db, const std::set<std::string> &wanted,
+                                 const NewestRuns &dating) {
+  std::map<std::string, std::pair<double, std::string>> newest_of; // host -> (order, run id)
+  double newest = 0;
+  db.for_each("SELECT h.name, ru.id, ru.run_id FROM runs ru JOIN hosts h ON h.id = ru.host_id "
+              "WHERE ru.id IN (" +
+                  dating.ids + ")",
+              {}, [&](const Row &row) {
+                const auto order = dating.order_s.contains(as_int(row[1]).value_or(0))
+                                       ? dating.order_s.at(as_int(row[1]).value_or(0))
+                                       : 0;
+                newest = std::max(newest, order);
+                auto &of_host = newest_of[as_text(row[0])];
+                if (order > of_host.first)
+                  of_host = {order, as_text(row[2])};
+              });
+  std::size_t late = 0;
+  std::pair<double, std::string> oldest{newest, ""};
+  std::string oldest_host;
+  for (const auto &[host, run] : newest_of) {
+    if ((!wanted.empty() && !wanted.contains(host)) || run.first <= 0 ||
+        newest - run.first <= kNotRunLatelyS)
+      continue;
+    ++late;
+    if (run.first < oldest.first) {
+      oldest = run;
+      oldest_host = host;
+    }
+  }
+  if (late == 0)
+    return "";
+  return fmt::format(
+      "{} host{} ran last more than 14 days before the history's newest run (the "
+      "oldest: {}, run {}, {:.0f} days before): each is judged by that run; `railgauge "
+      "db remove` takes a retired host out",
+      late, late == 1 ? "" : "s", oldest_host, oldest.second, (newest - oldest.first) / 86400);
+}
+
 } // namespace railgauge::history

@@ -25,6 +25,7 @@
 // clock passes again after two retests.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -50,5 +51,11 @@ struct NewestRuns {
 // Reads every stored run's host, suite, world, start and machine (its inventory's machine id and
 // GPU UUIDs): the machines are told apart over the whole history, as over every directory given.
 NewestRuns newest_runs(Database &db);
+
+// A line for the hosts (of `wanted`; every host when empty) whose newest run is more than 14 days
+// older than the history's newest, the oldest named; "" where none is. A retired node's last FAIL
+// stayed on the drain list months on, and nothing dated it.
+std::string hosts_not_run_lately(Database &db, const std::set<std::string> &wanted,
+                                 const NewestRuns &dating);
 
 } // namespace railgauge::history

@@ -132,6 +132,24 @@ class HistoryRuns(unittest.TestCase):
         self.assertTrue(step[0]["detail"].endswith("since the previous run (717.7 -> 667.46)"),
                         step[0]["detail"])
 
+    def test_a_node_that_stopped_running_is_dated(self):
+        # A node retired after its co-tenant FAIL of 2026-08-03 stayed on the drain list while
+        # the rack ran on for a month, and nothing said how old its verdict was.
+        old = self.week("cotenant-50", 0)
+        manifest = json.loads((old / "run.json").read_text())
+        manifest.update(host="old", run="2026-08-03-old")
+        (old / "run.json").write_text(json.dumps(manifest))
+
+        def renamed(r):
+            r.update(host="old", run="2026-08-03-old")
+        clocks.reference.rewrite_records(old, renamed)
+        self.ingest(old, *(self.week("healthy", week) for week in range(1, 5)))
+        code, out = self.check()
+        self.assertEqual((code, out["drain"]), (2, ["old"]))
+        self.assertIn("1 host ran last more than 14 days before the history's newest run (the "
+                      "oldest: old, run 2026-08-03-old, 28 days before): each is judged by that "
+                      "run; `railgauge db remove` takes a retired host out", out["problems"])
+
 
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
