@@ -249,12 +249,11 @@ history::NewestRuns judge_history(std::unique_ptr<history::Database> &db, const 
   for (const auto &run : runs.runs)
     if (!run.records.empty())
       judged_runs.push_back({run.records.front().host, run.records.front().run, run.dir});
-  if (!judged_runs.empty()) {
+  if (!judged_runs.empty())
     history::record_verdicts(*db, result, judged_runs);
-    // Once the runs' verdicts are stored: a run's own failure counts in this check.
-    history::add_history(result,
-                         history::judge_repeat_offenders(*db, hosts, thresholds, judged.dating));
-  }
+  // Once the runs' verdicts are stored: a run's own failure counts in this check.
+  history::add_history(result,
+                       history::judge_repeat_offenders(*db, hosts, thresholds, judged.dating));
   for (auto &line : history::runs_not_newest(*db, judged.dating, judged_runs))
     result.problems.push_back(std::move(line));
   return std::move(judged.dating);

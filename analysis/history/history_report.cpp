@@ -43,6 +43,9 @@ SeriesParts split(const std::string &series) {
 struct Chart {
   SeriesParts what;
   std::map<std::string, std::vector<std::pair<double, double>>> lines; // slot -> (run, value)
+  // slot -> the parts in it, by UUID where known: a GPU known by its UUID, then by its serial
+  // too, is one part (history_rules.h).
+  std::map<std::string, std::set<std::string>> parts;
   std::vector<double> fleet;
 };
 
@@ -63,12 +66,21 @@ double percentile(std::vector<double> v, double q) {
 
 void draw(report::Page &page, const Chart &c, const check::RuleSet *rules, double runs) {
   std::vector<report::Series> series;
-  std::vector<std::vector<std::string>> rows = {{"slot", "runs", "first", "latest"}};
+  // The lowest beside the first and the latest: a drift and its recovery read "first 717.7,
+  // latest 717.7"; the parts the slot held: a line drawn on across a replaced GPU.
+  std::vector<std::vector<std::string>> rows = {
+      {"slot", "runs", "first", "lowest", "latest", "parts in the slot"}};
   for (const auto &[slot, points] : c.lines) {
     series.push_back({slot, points, {}});
+    const auto lowest = std::min_element(points.begin(), points.end(), [](auto a, auto b) {
+                          return a.second < b.second;
+                        })->second;
+    const auto parts = c.parts.find(slot);
+    const auto held = parts == c.parts.end() ? 0 : parts->second.size();
     rows.push_back({slot, std::to_string(points.size()),
-                    fmt::format("{:.4g}", points.front().second),
-                    fmt::format("{:.4g}", points.back().second)});
+                    fmt::format("{:.4g}", points.front().second), fmt::format("{:.4g}", lowest),
+                    fmt::format("{:.4g}", points.back().second),
+                    held > 1 ? fmt::format("{} (replaced)", held) : std::to_string(held)});
   }
   const std::pair<double, double> span{1, std::max(runs, 2.0)};
   if (!c.fleet.empty()) {
@@ -112,17 +124,19 @@ void history_section(report::Page &page, Database &db, const std::string &host,
     for (const auto &[order, id, run] : runs)
       run_index.emplace(run, static_cast<double>(run_index.size() + 1));
   }
-  db.for_each("SELECT p.slot, r.series, r.figure, ru.run_id FROM records r "
-              "JOIN parts p ON p.id = r.part_id JOIN hosts h ON h.id = p.host_id "
-              "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL AND h.name = ?",
-              {host}, [&](const Row &row) {
-                const auto run = as_text(row[3]);
-                const auto x = run_index.emplace(run, run_index.size() + 1).first->second;
-                auto s = split(as_text(row[1]));
-                auto &chart = charts[s.chart];
-                chart.what = std::move(s);
-                chart.lines[as_text(row[0])].emplace_back(x, as_double(row[2]).value_or(0));
-              });
+  db.for_each(
+      "SELECT p.slot, r.series, r.figure, ru.run_id, COALESCE(p.uuid, p.identity) FROM records r "
+      "JOIN parts p ON p.id = r.part_id JOIN hosts h ON h.id = p.host_id "
+      "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL AND h.name = ?",
+      {host}, [&](const Row &row) {
+        const auto run = as_text(row[3]);
+        const auto x = run_index.emplace(run, run_index.size() + 1).first->second;
+        auto s = split(as_text(row[1]));
+        auto &chart = charts[s.chart];
+        chart.what = std::move(s);
+        chart.lines[as_text(row[0])].emplace_back(x, as_double(row[2]).value_or(0));
+        chart.parts[as_text(row[0])].insert(as_text(row[4]));
+      });
   for (auto &[name, chart] : charts)
     for (auto &[slot, points] : chart.lines)
       std::stable_sort(points.begin(), points.end());

@@ -118,7 +118,7 @@ class HistoryClocks(unittest.TestCase):
         lines = r.stdout.splitlines()
         chart = next(i for i, line in enumerate(lines)
                      if line.startswith("**gemm.burn") and '"bf16"' in line)
-        self.assertIn("| 0000:00:06.0 | 7 | 717.7 | 667.5 |", lines[chart + 1:chart + 6])
+        self.assertIn("| 0000:00:06.0 | 7 | 717.7 | 667.5 | 667.5 | 1 |", lines[chart + 1:chart + 6])
 
     def test_a_run_checked_again_that_is_not_the_newest_says_which_is(self):
         # `check --history DB RUN` on the third of five daily runs, the fifth the co-tenant's

@@ -150,6 +150,30 @@ class HistoryRuns(unittest.TestCase):
                       "oldest: old, run 2026-08-03-old, 28 days before): each is judged by that "
                       "run; `railgauge db remove` takes a retired host out", out["problems"])
 
+    def test_the_report_shows_a_drift_and_a_replaced_gpu(self):
+        # A GPU 7 % slow for two weeks, then swapped for a new one that ran healthy: the
+        # report's table read "first 717.7, latest 717.7", the drift and the swap unseen.
+        for week in range(4):
+            run = self.week("healthy", week, drifted(0.07) if week in (1, 2) else None)
+            if week == 3:
+                for name in ("run.json", "records.jsonl"):
+                    text = (run / name).read_text()
+                    (run / name).write_text(
+                        text.replace("GPU-1682937c-62a9-9033-a256-5f4eec0a7d47",
+                                     "GPU-00000000-0000-0000-0000-000000000003")
+                        .replace("1653924091294", "1653924099999"))
+            self.check(run)
+        r = subprocess.run([RAILGAUGE, "report", "--history", self.db, "--host", "vm"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        chart = next(i for i, line in enumerate(lines)
+                     if line.startswith("**gemm.burn") and '"bf16"' in line)
+        self.assertIn("| slot | runs | first | lowest | latest | parts in the slot |",
+                      lines[chart + 1:chart + 6])
+        self.assertIn("| 0000:00:06.0 | 4 | 717.7 | 667.5 | 717.7 | 2 (replaced) |",
+                      lines[chart + 1:chart + 6])
+
 
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
