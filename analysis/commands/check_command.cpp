@@ -222,10 +222,13 @@ int write_outputs(const CheckOptions &o, const check::CheckResult &result, const
 // --history: the runs judged are stored (idempotent: a run already there is left as it is), then
 // every part of their hosts is judged against its own past; with no runs given, every host the
 // database holds.
-// Returns how the history dated its runs, for the record rules to read their newest runs from.
-history::NewestRuns judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
-                                  const check::HistoryThresholds &thresholds,
-                                  check::CheckResult &result) {
+// Returns the history's judgement less its findings: how it dated its runs, for the record rules
+// to read their newest runs from, and where parts were replaced. With runs given, the repeat
+// offenders are judged here, once the runs' verdicts are stored; with none, by the caller, once
+// the newest runs' are.
+history::HistoryJudgement judge_history(std::unique_ptr<history::Database> &db, const RunSet &runs,
+                                        const check::HistoryThresholds &thresholds,
+                                        check::CheckResult &result) {
   long long added = 0;
   for (const auto &run : runs.runs) {
     try {
@@ -251,12 +254,13 @@ history::NewestRuns judge_history(std::unique_ptr<history::Database> &db, const 
       judged_runs.push_back({run.records.front().host, run.records.front().run, run.dir});
   if (!judged_runs.empty())
     history::record_verdicts(*db, result, judged_runs);
-  // Once the runs' verdicts are stored: a run's own failure counts in this check.
-  history::add_history(result,
-                       history::judge_repeat_offenders(*db, hosts, thresholds, judged.dating));
+  if (!runs.runs.empty()) // once the runs' verdicts are stored: a run's failure counts now
+    history::add_history(result, history::judge_repeat_offenders(
+                                     *db, hosts, thresholds, judged.dating, judged.replaced_at_s));
   for (auto &line : history::runs_not_newest(*db, judged.dating, judged_runs))
     result.problems.push_back(std::move(line));
-  return std::move(judged.dating);
+  judged.findings.clear();
+  return judged;
 }
 
 std::unique_ptr<history::Database> open_history(const CheckOptions &o) {
@@ -288,11 +292,10 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     // As over directories: the stored unreadable paths at --unreadable's level.
     if (o.unreadable)
       rules.unreadable_inputs = *unreadable_level(*o.unreadable);
-    auto dating = judge_history(db, RunSet{}, rules.history, result);
-    const auto dating_of = dating;
+    auto history = judge_history(db, RunSet{}, rules.history, result);
     result.rules_name = rules.name;
     result.rules_file = rules.file;
-    const auto judged = history::judge_record_rules(*db, rules, result, std::move(dating));
+    const auto judged = history::judge_record_rules(*db, rules, result, history.dating);
     history::add_unreadable(*db, rules, result);
     // A database that holds no run (a new file, a URL with a typo) has judged nothing: not a pass.
     // Where ingest refused every run it was given, the first one and why are named.
@@ -318,7 +321,8 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
       history::record_verdicts(*db, result, judged.newest);
     // After the newest runs' verdicts are stored, as over run directories.
     history::add_history(result,
-                         history::judge_repeat_offenders(*db, {}, rules.history, dating_of));
+                         history::judge_repeat_offenders(*db, {}, rules.history, history.dating,
+                                                         history.replaced_at_s));
     if (judged.runs > 0)
       std::cerr << fmt::format("railgauge: --history: the rules of {} judged over the newest run "
                                "of each host and suite: {} run{}, {} values\n",

@@ -87,6 +87,8 @@ private:
     auto &tally = out_.tallies[{part, kReplacedRule}];
     if (!replaced_parts_.insert(part).second)
       return;
+    auto &at = out_.replaced_at_s[part.host];
+    at = std::max(at, now.order_s);
     ++tally.checked;
     tally.passed += !latest;
     if (!latest)
@@ -333,7 +335,8 @@ private:
 };
 
 void judge_offenders(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
-                     const NewestRuns &dating, HistoryJudgement &out) {
+                     const NewestRuns &dating, const std::map<std::string, double> &replaced_at_s,
+                     HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   Row params;
   // A run failed when a record failed or errored, when it is incomplete (check fails it on
@@ -360,6 +363,14 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
       return;
     std::stable_sort(runs.begin(), runs.end(),
                      [](const RunFailed &a, const RunFailed &b) { return a.order_s < b.order_s; });
+    // From the run that found the host's newest replaced part on: the failures before it were
+    // its predecessor's.
+    if (const auto replaced = replaced_at_s.find(host); replaced != replaced_at_s.end())
+      runs.erase(runs.begin(), std::find_if(runs.begin(), runs.end(), [&](const RunFailed &r) {
+                   return r.order_s >= replaced->second;
+                 }));
+    if (runs.empty())
+      return;
     const auto first = runs.size() - std::min<std::size_t>(runs.size(), o.offender_runs);
     std::vector<std::string> failed, not_judged;
     for (auto i = first; i < runs.size(); ++i) {
@@ -433,14 +444,15 @@ HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hos
     out.problems.push_back(line);
   judge_figures(db, hosts, options, dating, out);
   if (offenders == Offenders::judged)
-    judge_offenders(db, hosts, options, dating, out);
+    judge_offenders(db, hosts, options, dating, out.replaced_at_s, out);
   return out;
 }
 
 HistoryJudgement judge_repeat_offenders(Database &db, const std::vector<std::string> &hosts,
-                                        const HistoryOptions &options, const NewestRuns &dating) {
+                                        const HistoryOptions &options, const NewestRuns &dating,
+                                        const std::map<std::string, double> &replaced_at_s) {
   HistoryJudgement out;
-  judge_offenders(db, hosts, options, dating, out);
+  judge_offenders(db, hosts, options, dating, replaced_at_s, out);
   return out;
 }
 

@@ -155,14 +155,7 @@ class HistoryRuns(unittest.TestCase):
         # report's table read "first 717.7, latest 717.7", the drift and the swap unseen.
         for week in range(4):
             run = self.week("healthy", week, drifted(0.07) if week in (1, 2) else None)
-            if week == 3:
-                for name in ("run.json", "records.jsonl"):
-                    text = (run / name).read_text()
-                    (run / name).write_text(
-                        text.replace("GPU-1682937c-62a9-9033-a256-5f4eec0a7d47",
-                                     "GPU-00000000-0000-0000-0000-000000000003")
-                        .replace("1653924091294", "1653924099999"))
-            self.check(run)
+            self.check(self.swapped(run) if week == 3 else run)
         r = subprocess.run([RAILGAUGE, "report", "--history", self.db, "--host", "vm"],
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -173,6 +166,34 @@ class HistoryRuns(unittest.TestCase):
                       lines[chart + 1:chart + 6])
         self.assertIn("| 0000:00:06.0 | 4 | 717.7 | 667.5 | 717.7 | 2 (replaced) |",
                       lines[chart + 1:chart + 6])
+
+    def swapped(self, run):
+        """The run's GPU replaced by another (a new UUID and serial in its slot)."""
+        for name in ("run.json", "records.jsonl"):
+            text = (run / name).read_text()
+            (run / name).write_text(
+                text.replace("GPU-1682937c-62a9-9033-a256-5f4eec0a7d47",
+                             "GPU-00000000-0000-0000-0000-000000000003")
+                .replace("1653924091294", "1653924099999"))
+        return run
+
+    def test_a_swapped_gpu_is_no_repeat_offender_for_its_predecessor(self):
+        # Four co-tenant FAILs, each stored and checked as the fleet does (db ingest, then check
+        # --history): a repeat offender from the third, said once a check. Then the GPU was
+        # swapped, and its healthy retests read "repeat offender" for the failures that sent
+        # the old one back.
+        for week in range(4):
+            self.ingest(self.week("cotenant-50", week))
+            code, out = self.check()
+            offender = self.findings(out, "history-repeat-offender")
+            self.assertEqual(len(offender), 1 if week >= 2 else 0, (week, offender))
+        for week in range(4, 6):
+            self.ingest(self.swapped(self.week("healthy", week)))
+            code, out = self.check()
+            self.assertEqual(self.findings(out, "history-repeat-offender"), [], week)
+            self.assertEqual(code, 0, json.dumps(out["problems"]))
+        replaced = self.findings(out, "history-replaced")
+        self.assertEqual(replaced, [])  # said at the run that found it, week 4
 
 
 if __name__ == "__main__":
