@@ -231,6 +231,12 @@ layout node_collectives "$count" 2 2
 layout collectives 1 $((2 * count)) 2
 layout fabric_collectives 1 $((2 * count)) 2
 say "healthy burn-in: exit $rc, $(grep -m1 -E 'PASS|WARN|FAIL' "$d/work/healthy/verdict.md")"
+# The same --out again: the earlier job's runs would stand in for a node that leaves none.
+sbatch --wait --nodes=${#nodes[@]} --output="$d/work/again.log" --chdir="$d/work" \
+  "$repo/scripts/slurm_burnin.sbatch" --profile host-only --suite "$suite" --out "$d/work/healthy"
+rc=$?
+[[ $rc -eq 4 ]] && grep -q "holds runs of an earlier job" "$d/work/again.log" ||
+  fail "burn-in into an earlier job's --out: exit $rc, not 4 (log: $(tail -3 "$d/work/again.log"))"
 
 # A synthetic failure: host-only with one more rule no host meets (host memory at 1 PB/s).
 failing=$d/work/host-only-failing.yaml

@@ -16,6 +16,7 @@
 #include "analysis/check/auto_profile.h"
 #include "analysis/check/check_output.h"
 #include "analysis/check/evaluate.h"
+#include "analysis/check/expected_hosts.h"
 #include "analysis/check/host_names.h"
 #include "analysis/check/output_file.h"
 #include "analysis/commands/db_command.h"
@@ -43,6 +44,7 @@ struct CheckOptions {
   std::string format = "table";
   std::optional<std::string> json, markdown, junit, prometheus, prometheus_dir, drain;
   std::optional<std::string> unreadable; // fail, warn or info
+  std::string expect_hosts;              // the job's nodes, each of which must have left a run
   bool latest_per_host = false;
   bool inventory_only = false;
   bool wide = false;        // table lines past 120 columns in full
@@ -350,6 +352,7 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
   if (o.unreadable)
     rules.unreadable_inputs = *unreadable_level(*o.unreadable);
   auto result = check::evaluate(rules, runs);
+  check::add_expected_hosts(result, check::host_list(o.expect_hosts));
   if (db) {
     judge_history(db, runs, rules.history, result);
     // What this read of the directories could not read replaces what earlier reads of them
@@ -418,6 +421,10 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
                   "Level of a path the runs cannot be read from (a directory without permission, "
                   "an I/O error, a FIFO named run.json): fail (default, or the rules' "
                   "unreadable_inputs), warn or info");
+  cmd->add_option("--expect-hosts", o->expect_hosts,
+                  "The nodes the job was given (commas or spaces: Slurm's `scontrol show hostnames "
+                  "$SLURM_JOB_NODELIST`): each that left no run fails (expected-host) and is "
+                  "drained, not left out of the verdict");
   cmd->add_flag("--latest-per-host", o->latest_per_host,
                 "Judge only the newest run of each host and suite (a retest supersedes the run "
                 "it repeats); older runs given are left out, and said so");

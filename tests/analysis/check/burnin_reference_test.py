@@ -1034,6 +1034,27 @@ class BurninReferenceTest(unittest.TestCase):
                 # The phases that ran are judged as ever.
                 self.assertNotIn("burn-gemm-fp64-floor", parts["gpu"]["not_measured"], source)
 
+    def test_a_node_of_the_job_that_left_no_run_is_drained(self):
+        # Slurm gave the job vm and n2; n2 was down at the start and wrote nothing. It was absent
+        # from the verdict, while the nodes whose steps waited for it were drained instead.
+        run = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy").iterdir())
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--expect-hosts",
+                                "vm,n2", "--json", str(out / "v.json"), "--drain",
+                                str(out / "drain.txt"), "--prometheus", str(out / "p.prom"),
+                                str(run)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            verdict = json.loads((out / "v.json").read_text())
+            self.assertEqual((out / "drain.txt").read_text(), "n2\n")
+            self.assertEqual({n["host"]: n["verdict"] for n in verdict["nodes"]},
+                             {"vm": "pass", "n2": "fail"})
+            n2 = next(p for p in verdict["parts"] if p["host"] == "n2")
+            self.assertEqual([f["rule"] for f in n2["findings"]], ["expected-host"])
+            self.assertIn("no run of it was given", n2["findings"][0]["detail"])
+            self.assertIn('railgauge_check_node_verdict{host="n2",rules="h200-sxm-1gpu"} 2',
+                          (out / "p.prom").read_text())
+
     def test_a_figure_no_gpu_can_reach_fails(self):
         # A timer around work that did not run: the bf16 burn read 1,500 TFLOP/s and the HBM
         # copy 6,000 GB/s, above the H200's dense peak (989.4) and its HBM3e (4,800). Only
