@@ -146,11 +146,12 @@ std::optional<double> seconds_noise(const json &metrics, const std::string &metr
 } // namespace
 
 std::optional<double> metric_noise(const json &metrics, const std::string &metric) {
-  // The record's repetitions (or a burn figure's seconds) time the figure it states and its
-  // times alike; another metric (a temperature, a power) has the spread of its own seconds.
-  if (metric == default_metric(metrics) || metric.starts_with("metrics.time_s."))
-    return relative_noise(metrics);
-  return seconds_noise(metrics, metric);
+  // A telemetry figure (a temperature, a power, a clock) has the spread of its own seconds; the
+  // record's repetitions (or a burn figure's seconds) time every figure derived from its time
+  // (TFLOP/s, efficiency, bandwidths, the times themselves).
+  if (metric.find(".telemetry.") != std::string::npos)
+    return seconds_noise(metrics, metric);
+  return relative_noise(metrics);
 }
 
 std::optional<Side> side_of(const Slot &slot) {

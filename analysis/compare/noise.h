@@ -13,10 +13,10 @@
 
 namespace railgauge::compare {
 
-// A record's noise of `metric` (a path: metrics.tflops): relative_noise (compare.h) for the
-// figure the record states (default_metric) or its times, the spread of its own seconds for a
-// telemetry figure (metrics.telemetry.during.temperature_c.median), else none. The TFLOP/s
-// spread once stood for a temperature's: 56 to 57 C read "better" against +-0.9 %.
+// A record's noise of `metric` (a path: metrics.tflops): the spread of its own seconds for a
+// telemetry figure (metrics.telemetry.during.temperature_c.median; none without them), else
+// relative_noise (compare.h). The TFLOP/s spread once stood for a temperature's: 56 to 57 C
+// read "better" against +-0.9 %.
 std::optional<double> metric_noise(const nlohmann::json &metrics, const std::string &metric);
 
 // An input's value of a point: the median of its records, and its noise (compare.h).

@@ -363,14 +363,6 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
       return;
     std::stable_sort(runs.begin(), runs.end(),
                      [](const RunFailed &a, const RunFailed &b) { return a.order_s < b.order_s; });
-    // From the run that found the host's newest replaced part on: the failures before it were
-    // its predecessor's.
-    if (const auto replaced = replaced_at_s.find(host); replaced != replaced_at_s.end())
-      runs.erase(runs.begin(), std::find_if(runs.begin(), runs.end(), [&](const RunFailed &r) {
-                   return r.order_s >= replaced->second;
-                 }));
-    if (runs.empty())
-      return;
     const auto first = runs.size() - std::min<std::size_t>(runs.size(), o.offender_runs);
     std::vector<std::string> failed, not_judged;
     for (auto i = first; i < runs.size(); ++i) {
@@ -390,13 +382,24 @@ void judge_offenders(Database &db, const std::vector<std::string> &hosts, const 
     if (static_cast<int>(failed.size()) < o.offender_failures) {
       ++tally.passed;
     } else {
+      // The host's failures count whichever part failed (a lemon host): a part replaced since
+      // some of them is said, for the new part may not be at fault.
+      const auto replaced = replaced_at_s.find(host);
+      const bool before_replacement =
+          replaced != replaced_at_s.end() &&
+          std::any_of(runs.begin() + static_cast<std::ptrdiff_t>(first), runs.end(),
+                      [&](const RunFailed &r) { return r.failed && r.order_s < replaced->second; });
       out.findings.emplace_back(
           node,
           finding(kOffenderRule, Level::warn, fmt::format("failed runs of suite '{}'", suite),
                   static_cast<double>(failed.size()),
                   fmt::format("< {} of its last {} runs", o.offender_failures, o.offender_runs),
-                  fmt::format("a repeat offender: failed {} of its last {} runs ({})",
-                              failed.size(), n, fmt::join(failed, ", ")),
+                  fmt::format("a repeat offender: failed {} of its last {} runs ({}){}",
+                              failed.size(), n, fmt::join(failed, ", "),
+                              before_replacement ? "; a part was replaced since some of them "
+                                                   "(history-replaced): they may be the old "
+                                                   "part's"
+                                                 : ""),
                   runs.back().id));
     }
     runs.clear();

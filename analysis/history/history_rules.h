@@ -47,7 +47,7 @@ struct HistoryJudgement {
   // How the history dated every run: what judge_record_rules reads its newest runs from.
   NewestRuns dating;
   // By host, the order (NewestRuns::order_s) of the run that found its newest replaced part:
-  // history-repeat-offender counts the host's runs from there on.
+  // history-repeat-offender says where failures it counts came before it.
   std::map<std::string, double> replaced_at_s;
 };
 
@@ -65,9 +65,9 @@ HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hos
 // third failed run of three read no repeat offender until it was checked again). Runs stored and
 // never judged by a check (a backlog given to `db ingest`) hold no verdict: a problem line counts
 // the hosts where such runs are among the last runs the rule reads.
-// `replaced_at_s`: judge_history's, where a part was replaced (the old GPU's failures are not the
-// new one's: seven healthy retests of a swapped GPU read "repeat offender" for the failures that
-// sent its predecessor back).
+// `replaced_at_s`: judge_history's, where a part was replaced: a host's failures count
+// whichever part failed (a lemon host), and a finding says when a part was replaced since some
+// of them (seven healthy retests of a swapped GPU read "repeat offender" with no word of it).
 HistoryJudgement judge_repeat_offenders(Database &db, const std::vector<std::string> &hosts,
                                         const HistoryOptions &options, const NewestRuns &dating,
                                         const std::map<std::string, double> &replaced_at_s);

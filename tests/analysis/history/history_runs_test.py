@@ -177,24 +177,26 @@ class HistoryRuns(unittest.TestCase):
                 .replace("1653924091294", "1653924099999"))
         return run
 
-    def test_a_swapped_gpu_is_no_repeat_offender_for_its_predecessor(self):
+    def test_a_repeat_offender_is_said_once_and_a_replaced_part_beside_it(self):
         # Four co-tenant FAILs, each stored and checked as the fleet does (db ingest, then check
-        # --history): a repeat offender from the third, said once a check. Then the GPU was
-        # swapped, and its healthy retests read "repeat offender" for the failures that sent
-        # the old one back.
+        # --history): a repeat offender from the third, said once a check (it was said twice,
+        # judged before the newest run's verdict was stored and again after). Then the GPU was
+        # swapped: the host's failures still count (a lemon host), and the finding says that a
+        # part was replaced since, for they may be the old part's.
         for week in range(4):
             self.ingest(self.week("cotenant-50", week))
             code, out = self.check()
             offender = self.findings(out, "history-repeat-offender")
             self.assertEqual(len(offender), 1 if week >= 2 else 0, (week, offender))
+            self.assertNotIn("replaced since", offender[0]["detail"] if offender else "")
         for week in range(4, 6):
             self.ingest(self.swapped(self.week("healthy", week)))
             code, out = self.check()
-            self.assertEqual(self.findings(out, "history-repeat-offender"), [], week)
-            self.assertEqual(code, 0, json.dumps(out["problems"]))
-        replaced = self.findings(out, "history-replaced")
-        self.assertEqual(replaced, [])  # said at the run that found it, week 4
-
+            offender = self.findings(out, "history-repeat-offender")
+            self.assertEqual(len(offender), 1, (week, offender))
+            self.assertIn("a part was replaced since some of them (history-replaced): they may "
+                          "be the old part's", offender[0]["detail"])
+            self.assertEqual(code, 1, json.dumps(out["problems"]))
 
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
