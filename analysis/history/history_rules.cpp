@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 #include <string_view>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -221,21 +220,6 @@ double order_of(const NewestRuns &dating, std::int64_t row) {
   return it == dating.order_s.end() ? 0 : it->second;
 }
 
-// The runs table's rows of "1,2,3" (NewestRuns::ids; "NULL" when there are none).
-std::unordered_set<std::int64_t> rows_of(const std::string &ids) {
-  std::unordered_set<std::int64_t> rows;
-  for (std::size_t at = 0; at < ids.size();) {
-    const auto comma = std::min(ids.find(',', at), ids.size());
-    try {
-      rows.insert(std::stoll(ids.substr(at, comma - at)));
-    } catch (const std::exception &) {
-      // "NULL": no newest run
-    }
-    at = comma + 1;
-  }
-  return rows;
-}
-
 void judge_figures(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
                    const NewestRuns &dating, HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
@@ -252,9 +236,9 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
   // A series is judged where its last point is of a newest run of its host: one that ended (its
   // params changed, its host renamed or retired) warned for its last drift at every check after,
   // beside a newest run that was clean.
-  const auto newest = rows_of(dating.ids);
   const auto current = [&](const std::vector<Point> &points) {
-    return !points.empty() && newest.contains(points.back().row);
+    return !points.empty() &&
+           std::binary_search(dating.rows.begin(), dating.rows.end(), points.back().row);
   };
   const auto flush = [&] {
     for (auto &[series, points] : series_of_part) {

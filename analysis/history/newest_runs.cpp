@@ -230,6 +230,7 @@ NewestRuns newest_runs(Database &db) {
     if (std::binary_search(kept.begin(), kept.end(), own[i].id))
       newest_machines.push_back(machines[i]);
   out.ids = kept.empty() ? "NULL" : fmt::format("{}", fmt::join(kept, ","));
+  out.rows = std::move(kept);
   out.shared_host_names = analysis::shared_host_names(newest_machines);
   return out;
 }

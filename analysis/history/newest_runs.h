@@ -38,6 +38,8 @@ namespace railgauge::history {
 struct NewestRuns {
   // The runs table's ids of the newest rows, for `ru.id IN (...)`: "NULL" when there are none.
   std::string ids;
+  // The same rows, ascending: what a reader tests a row against (std::binary_search).
+  std::vector<std::int64_t> rows;
   // Host names that newest runs of more than one machine report (check's built-in
   // one-machine-per-host), each machine named by its id and a run directory.
   std::vector<analysis::SharedHostName> shared_host_names;
