@@ -259,6 +259,14 @@ std::map<std::string, int> run_points(const RunPlan &plan, RunContext &ctx, cons
   }
 }
 
+// A rank the store saw go is named with its host, so that `check` drains its node and not this
+// one for points that never ran here (analysis/check/run_completeness.h).
+void name_lost_ranks(World &world, Manifest &manifest, const BackendError &e) {
+  if (dynamic_cast<const PeerLost *>(&e))
+    if (auto lost = world.lost_ranks(); !lost.empty())
+      manifest.data()[run_field::kLostRanks] = std::move(lost);
+}
+
 // Complete only when every planned point has a record: a run that a lost peer stopped early is
 // failed, on every rank, so that --resume continues it. The ranks end together: rank 0 serves
 // the store, so it stays until every rank is done with it.
@@ -291,11 +299,7 @@ void end_together(World &world, Manifest &manifest, const std::map<std::string, 
       if (const auto elsewhere = world.stopped_early_elsewhere())
         cut_short = fmt::format("another rank stopped early, {}", *elsewhere);
   } catch (const BackendError &e) {
-    // A rank the store saw go is named with its host, so that `check` drains its node and not
-    // this one for points that never ran here (analysis/check/run_completeness.h).
-    if (dynamic_cast<const PeerLost *>(&e))
-      if (auto lost = world.lost_ranks(); !lost.empty())
-        manifest.data()[run_field::kLostRanks] = std::move(lost);
+    name_lost_ranks(world, manifest, e);
     mark_run_failed(manifest, cut_short ? *cut_short + "; then " + e.what() : e.what(), counts);
     throw BackendError(fmt::format("{}\n  {}", e.what(), resume_hint));
   }
@@ -351,6 +355,7 @@ bool refused_at_start(const std::vector<std::string> &unmet, World &world, Manif
     // problems: a missing GPU is the commonest fault a burn-in meets.
     return refuse_if_unmet(unmet, world, manifest, run_dir, records_path).has_value();
   } catch (const BackendError &e) {
+    name_lost_ranks(world, manifest, e);
     // A resumed run keeps the counts of the records it holds.
     mark_run_failed(manifest, e.what(), count_records(records_path));
     throw;

@@ -327,6 +327,7 @@ RunIdentity World::create_run_directory(const std::string &out) {
                          e.missing_keys());
     }
   }
+  remember_rank0_host();
   const fs::path dir = fs::path(out) / run_id / rank_directory_name(launch_.rank);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -342,6 +343,7 @@ void World::barrier(const std::string &name) {
   const std::string full_name = "railgauge/" + name;
   try {
     store_barrier(*store_, full_name, launch_.rank, launch_.world_size, settings_.timeout);
+    remember_rank0_host();
   } catch (const StoreTimeout &e) {
     // A rank missing because the store turned it away (wrong token, another build) is named
     // with the reason on rank 0, which alone can see it; strangers' refusals are counted apart.
@@ -369,10 +371,32 @@ std::optional<std::string> World::stopped_early_elsewhere() {
   }
 }
 
+// Rank 0 set its host before serving anyone, so that it is there once the run id or a barrier
+// passed; a rank whose store vanished later can still say where rank 0 ran.
+void World::remember_rank0_host() {
+  if (!connection_->client || !rank0_host_.empty())
+    return;
+  try {
+    rank0_host_ = store_->get(host_key(0), Milliseconds(0));
+  } catch (const BackendError &) {
+    // not said yet, or the store is already gone: lost_ranks names rank 0 without a host
+  }
+}
+
 nlohmann::json World::lost_ranks() {
   auto lost = nlohmann::json::array();
   if (launch_.world_size == 1)
     return lost;
+  // Rank 0's store is gone: rank 0 is the rank lost (killed, or its node down), and its host
+  // is the node to judge, not this one whose points it stopped.
+  if (connection_->client)
+    if (const auto gone = connection_->client->server_lost()) {
+      nlohmann::json entry = {{run_field::kLostRank, 0}, {run_field::kLostReason, *gone}};
+      if (!rank0_host_.empty())
+        entry[run_field::kLostHost] = rank0_host_;
+      lost.push_back(std::move(entry));
+      return lost;
+    }
   const auto look = [&](const std::string &key) -> std::optional<std::string> {
     try {
       return store_->get(key, Milliseconds(0));

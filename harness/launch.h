@@ -92,7 +92,8 @@ public:
   // "reason": "rank 1 is lost: ..."}], in the order they were lost, "host" absent where that
   // rank never said it. A rank that reached the end barrier and then hung up ended on learning
   // of the loss: a consequence, not the cause, so it is left out. Ask only after the store
-  // answered PeerLost (it is then still served); empty with one rank or when none is lost.
+  // answered PeerLost; empty with one rank or when none is lost. Where rank 0's store itself
+  // vanished, rank 0 is the one lost, on the host it said before it went.
   nlohmann::json lost_ranks();
 
   // A rank whose node lacks what --expect names says so before the start barrier; after it,
@@ -109,10 +110,12 @@ private:
   struct Connection;
   void meet_through_mpi(const std::string &url, const TcpStoreClientOptions &client_options,
                         const TcpStoreServerOptions &server_options);
+  void remember_rank0_host();
   LaunchInfo launch_;
   StoreSettings settings_;
   std::string host_;
   std::string store_text_ = "memory";
+  std::string rank0_host_; // another rank's copy of rank 0's host, for lost_ranks
   std::unique_ptr<Connection> connection_;
   Store *store_ = nullptr;
 };

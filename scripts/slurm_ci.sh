@@ -184,6 +184,23 @@ assert len(why) == 1 and why[0].startswith("not judged: stopped by lost rank 1 o
 PY
 say "lost rank: srun ended ${lost_s} s after its start; check exit $rc, drain list $(cat "$lost/drain.txt"): $(tail -1 "$d/work/lost-check.txt")"
 
+# 1c. Rank 0, on n1, SIGKILLed the same way: its store goes with it. Rank 1 names rank 0 on n1 as
+#     lost, and check drains n1 alone, not every node whose points rank 0's loss stopped.
+lost0=$d/work/lost0
+RAILGAUGE_RUN_TOKEN=lost0-$$ srun -N 2 -n 2 --ntasks-per-node=1 bash -c '
+  if [[ $SLURM_PROCID == 0 ]]; then
+    (for _ in $(seq 600); do grep -qs status "$1"/*/rank-00000/records.jsonl && break; sleep 0.05
+     done; kill -9 $$) &
+  fi
+  exec railgauge memory --filter memory.host_copy -a size_bytes=1MiB,4MiB,16MiB,64MiB \
+    -a threads=1 --time-budget 0.5 --store "tcp://127.0.0.1:$2" --store-timeout 15 --out "$1" -q
+' _ "$lost0" $((20000 + RANDOM % 20000)) 2>"$d/work/lost0.err"
+railgauge check --rules host-only "$lost0" --drain "$lost0/drain.txt" >"$d/work/lost0-check.txt"
+rc=$?
+[[ $rc -eq 2 && "$(cat "$lost0/drain.txt" 2>&1)" == n1 ]] ||
+  fail "rank 0 lost: check exited $rc, drain list '$(tr '\n' ' ' <"$lost0/drain.txt")', not 2 and n1 alone ($(tail -3 "$d/work/lost0.err"))"
+say "rank 0 lost: check exit $rc, drain list $(cat "$lost0/drain.txt"): $(tail -1 "$d/work/lost0-check.txt")"
+
 # 2. and 3. The burn-in script through sbatch; its exit status is the job's.
 job_exit() { # JOBID -> "rc:signal" while the job is remembered (MinJobAge)
   scontrol show job "$1" 2>/dev/null | sed -n 's/.* ExitCode=\([0-9]*:[0-9]*\).*/\1/p'

@@ -258,7 +258,7 @@ void Evaluator::record_status_rule() {
   for (std::size_t i = 0; i < runs_.runs.size(); ++i) {
     const auto &run = runs_.runs[i];
     // The point a rank lost on another node broke is not judged here (run-complete).
-    const auto lost = stopped_by_lost_rank_elsewhere(run, run_host_[run.dir]);
+    const auto lost = stopped_by_lost_rank_elsewhere(run, run_host_[run.dir], runs_);
     for (const auto *records :
          std::array<const std::vector<Record> *, 2>{&run.records, &gpu_parts_[i]})
       for (const auto &r : *records) {
@@ -316,7 +316,7 @@ void Evaluator::run_complete_rule() {
     // Stopped by a rank lost on another node: that node fails run-complete, and this one is not
     // judged on the points it never measured (a warning: not a pass, not a drain).
     Level level = rules_.incomplete_runs;
-    if (const auto lost = stopped_by_lost_rank_elsewhere(run, node.host)) {
+    if (const auto lost = stopped_by_lost_rank_elsewhere(run, node.host, runs_)) {
       level = std::min(level, Level::warn);
       detail = fmt::format("not judged: {}; {}", *lost, detail);
     }

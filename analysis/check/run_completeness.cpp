@@ -94,14 +94,38 @@ std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
   return out;
 }
 
+namespace {
+
+// Whether a rank of run `id` on `host` names a rank on `named_host` as lost.
+bool names_as_lost(const analysis::RunSet &runs, const std::string &id, const std::string &host,
+                   const std::string &named_host) {
+  for (const auto &other : runs.runs) {
+    const auto &m = other.manifest;
+    if (text_of(m, run_field::kRun) != id || text_of(m, run_field::kHost) != host)
+      continue;
+    for (const auto &[rank, lost_host] : lost_ranks_of(m))
+      if (lost_host == named_host)
+        return true;
+  }
+  return false;
+}
+
+} // namespace
+
 std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::LoadedRun &run,
-                                                          const std::string &host) {
+                                                          const std::string &host,
+                                                          const analysis::RunSet &runs) {
   const auto lost = lost_ranks_of(run.manifest);
   if (lost.empty())
     return std::nullopt;
+  const auto id = text_of(run.manifest, run_field::kRun);
   std::string named;
   for (const auto &[rank, lost_host] : lost) {
     if (lost_host.empty() || lost_host == host)
+      return std::nullopt;
+    // Each names the other (rank 0 lost its client, the client lost rank 0's store): the link
+    // between them, or either node. Neither is excused.
+    if (names_as_lost(runs, id, lost_host, host))
       return std::nullopt;
     named += fmt::format("{}rank {} on {}", named.empty() ? "" : ", ", rank, lost_host);
   }

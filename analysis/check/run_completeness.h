@@ -20,9 +20,11 @@ std::vector<std::string> incompleteness(const analysis::LoadedRun &run);
 // "stopped by lost rank 1 on node-b; 6 of 9 planned points not measured". run-complete then does
 // not fail this node (it warns: the points that never ran are not passed), and the lost rank's
 // own node fails it. Nothing when run.json names no lost rank (an older run.json too), or one
-// whose host it does not know, or one on `host` itself: the node is then judged as before.
+// whose host it does not know, or one on `host` itself, or one whose own run (in `runs`) names
+// `host` as lost in turn: the node is then judged as before.
 std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::LoadedRun &run,
-                                                          const std::string &host);
+                                                          const std::string &host,
+                                                          const analysis::RunSet &runs);
 
 // A run of several ranks (run.json world.size > 1) of which fewer ranks were read than it had:
 // the hosts of the ranks read, and why. The ranks not given are nodes the verdict would never

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -167,6 +168,10 @@ public:
   void set(const std::string &key, const std::string &value) override;
   void wait(const std::vector<std::string> &keys, Milliseconds timeout) override;
   std::string get(const std::string &key, Milliseconds timeout) override;
+
+  // Why rank 0's store is gone, once a request found it could not be reached again (every later
+  // request fails with PeerLost); nothing while it still answers.
+  std::optional<std::string> server_lost();
 
 private:
   UniqueFd open_connection(SteadyClock::time_point deadline);

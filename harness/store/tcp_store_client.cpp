@@ -115,6 +115,13 @@ UniqueFd TcpStoreClient::try_hello(SteadyClock::time_point deadline) {
   }
 }
 
+std::optional<std::string> TcpStoreClient::server_lost() {
+  std::lock_guard lock(mutex_);
+  if (server_gone_.empty())
+    return std::nullopt;
+  return server_gone_;
+}
+
 // Sends one request and reads its reply. A connection lost on the way (the server closed an
 // idle connection, a network blip) is reopened once and the request sent again: set, wait and
 // get may all be repeated without harm.

@@ -162,5 +162,21 @@ TEST(LostRank, WithoutTheLostRanksHostEveryIncompleteNodeFailsAsBefore) {
   EXPECT_EQ(judge({survivor(json())}).drain(), std::vector<std::string>{"node-a"});
 }
 
+TEST(LostRank, TwoRanksThatNameEachOtherAreBothJudged) {
+  // node-b's rank lost rank 0's store while rank 0 lost node-b's connection: the link between
+  // them, or either node. Neither is excused, so neither passes.
+  auto b = killed();
+  b.manifest["status"] = "failed";
+  b.manifest["lost_ranks"] = json::array(
+      {{{"rank", 0}, {"host", "node-a"}, {"reason", "store: lost the connection to rank 0"}}});
+  const auto r = judge({survivor(lost_on("node-b")), b});
+  EXPECT_EQ(r.drain(), (std::vector<std::string>{"node-a", "node-b"}));
+  EXPECT_EQ(finding(r, "node-a", kRunCompleteRule)->level, Level::fail);
+  EXPECT_EQ(finding(r, "node-b", kRunCompleteRule)->level, Level::fail);
+  // One side alone naming the other still excuses the namer.
+  EXPECT_EQ(judge({survivor(lost_on("node-b")), killed()}).drain(),
+            std::vector<std::string>{"node-b"});
+}
+
 } // namespace
 } // namespace railgauge::check

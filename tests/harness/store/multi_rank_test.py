@@ -196,12 +196,19 @@ class RailgaugeRanksTest(Base):
             self.assertTrue(manifest["lost_ranks"][0]["reason"].startswith("rank 2 is lost: "))
 
     def test_rank_zero_killed_mid_run_is_named_by_the_others(self):
-        _, results, timeout_s = self.kill_one_rank_mid_run(victim=0)
+        run_dir, results, timeout_s = self.kill_one_rank_mid_run(victim=0)
+        victim_host = json.loads((run_dir / "rank-00000" / "run.json").read_text())["host"]
         for rank in (1, 2, 3):
             rc, err, after_s = results[rank]
             self.assertEqual(rc, 3, err)
             self.assertIn("served by rank 0; did rank 0 exit?", err)
             self.assertLess(after_s, timeout_s + 30, err)
+            # Rank 0's store went with it: each survivor names rank 0 and its host, so that
+            # check drains rank 0's node rather than every node whose points it stopped.
+            manifest = json.loads((run_dir / f"rank-{rank:05d}" / "run.json").read_text())
+            self.assertEqual([(l["rank"], l["host"]) for l in manifest["lost_ranks"]],
+                             [(0, victim_host)], manifest["lost_ranks"])
+            self.assertIn("served by rank 0", manifest["lost_ranks"][0]["reason"])
 
     def test_sigterm_to_a_rank_waiting_at_the_end_ends_it_as_interrupted(self):
         # Slurm's time limit reaches a rank that has finished its points and waits at the end
