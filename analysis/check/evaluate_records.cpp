@@ -81,6 +81,10 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   }
   for (auto &rv : found) {
     const PartKey key = index_.part_of_value(r, rule, record_key, rv.path);
+    if (rv.empty) { // each item of an empty list holds: the rule passes here
+      ledger_.tally(key, rule.id, true);
+      continue;
+    }
     Source s{&r, &run, std::move(rv.what), std::move(rv.detail), rv.timed, nullptr};
     if (!rv.unreadable.empty()) {
       ledger_.tally(key, rule.id, false);

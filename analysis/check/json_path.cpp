@@ -60,38 +60,51 @@ void each_element_or_missing(const nlohmann::json &node, const std::vector<std::
   }
 }
 
-void walk(const nlohmann::json &node, const std::vector<std::string> &parts, std::size_t i,
-          const std::string &prefix, std::vector<PathValue> &out, std::set<std::string> &seen) {
+struct Walk {
+  const std::vector<std::string> &parts;
+  std::vector<PathValue> &out;
+  std::set<std::string> &seen;
+  EmptyLists empty;
+};
+
+void walk(const nlohmann::json &node, std::size_t i, const std::string &prefix, Walk &w) {
+  const auto &parts = w.parts;
+  auto &out = w.out;
   if (i == parts.size()) {
-    if (seen.insert(prefix).second) // `**` can reach one place along two routes
+    if (w.seen.insert(prefix).second) // `**` can reach one place along two routes
       out.push_back({prefix, node});
     return;
   }
   const auto &seg = parts[i];
   if (seg == "**") {
-    walk(node, parts, i + 1, prefix, out, seen); // zero levels
-    each_element_or_missing(node, parts, i + 1, prefix, out, [&](const auto &k, const auto &v) {
-      walk(v, parts, i, join(prefix, k), out, seen);
-    });
+    walk(node, i + 1, prefix, w); // zero levels
+    each_element_or_missing(node, parts, i + 1, prefix, out,
+                            [&](const auto &k, const auto &v) { walk(v, i, join(prefix, k), w); });
   } else if (seg == "*") {
+    if (w.empty == EmptyLists::held && (node.is_array() || node.is_object()) && node.empty()) {
+      if (w.seen.insert(prefix).second)
+        out.push_back({prefix, nullptr, true});
+      return;
+    }
     each_element_or_missing(node, parts, i + 1, prefix, out, [&](const auto &k, const auto &v) {
-      walk(v, parts, i + 1, join(prefix, k), out, seen);
+      walk(v, i + 1, join(prefix, k), w);
     });
   } else if (node.is_object()) {
     const auto it = node.find(seg);
     if (it != node.end())
-      walk(*it, parts, i + 1, join(prefix, seg), out, seen);
+      walk(*it, i + 1, join(prefix, seg), w);
   } else if (node.is_array() && !seg.empty() &&
              seg.find_first_not_of("0123456789") == std::string::npos) {
     const auto n = std::stoul(seg);
     if (n < node.size())
-      walk(node[n], parts, i + 1, join(prefix, seg), out, seen);
+      walk(node[n], i + 1, join(prefix, seg), w);
   }
 }
 
 } // namespace
 
-std::vector<PathValue> resolve_record_path(const Record &r, const std::string &path) {
+std::vector<PathValue> resolve_record_path(const Record &r, const std::string &path,
+                                           EmptyLists empty) {
   if (path.find('*') == std::string::npos) {
     // No wildcard: one place or none, found without splitting or copying the path.
     std::string_view rest(path);
@@ -133,7 +146,8 @@ std::vector<PathValue> resolve_record_path(const Record &r, const std::string &p
         nlohmann::json{{"metrics", r.metrics}, {"params", r.params}, {"device", r.device}}, path);
   std::vector<PathValue> out;
   std::set<std::string> seen;
-  walk(*section, parts, 1, parts[0], out, seen);
+  Walk w{parts, out, seen, empty};
+  walk(*section, 1, parts[0], w);
   return out;
 }
 
@@ -153,7 +167,9 @@ std::optional<int> int_field(const nlohmann::json &j, const char *name) {
 std::vector<PathValue> resolve_path(const nlohmann::json &doc, const std::string &path) {
   std::vector<PathValue> out;
   std::set<std::string> seen;
-  walk(doc, split(path), 0, "", out, seen);
+  const auto parts = split(path);
+  Walk w{parts, out, seen, EmptyLists::none};
+  walk(doc, 0, "", w);
   return out;
 }
 

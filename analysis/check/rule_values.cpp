@@ -162,8 +162,13 @@ std::vector<PathValue> denominators_of(const Rule &rule, const Record &r, const 
 
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
   std::vector<RuleValue> out;
-  for (auto &pv : resolve_record_path(r, rule.metric)) {
+  for (auto &pv : resolve_record_path(r, rule.metric, EmptyLists::held)) {
     RuleValue v{pv.path, pv.path, "", std::move(pv.value), "", Level::fail, timed_figure(pv.path)};
+    if (pv.empty) {
+      v.empty = true;
+      out.push_back(std::move(v));
+      continue;
+    }
     if (!rule.relative_to.empty()) {
       const auto denominator = denominators_of(rule, r, pv.path);
       double d = 0, x = 0;

@@ -27,6 +27,9 @@ struct RuleValue {
   // (relative_noise, harness/noise_bound.h); with relative_to, over a denominator that is not
   // one of them.
   bool timed = false;
+  // A `*` of the metric met an empty list (no NVLink link counted an error): nothing to judge, a
+  // pass, not a missing value.
+  bool empty = false;
 };
 
 // A figure at `path` (a concrete metric path) is one of the record's time samples' (a time, a
