@@ -27,6 +27,7 @@ const std::map<std::string, std::vector<std::string>> &gpu_fields() {
       {"gpu.ecc_corrected_volatile",
        {inventory_field::kEcc, inventory_field::kVolatile, inventory_field::kCorrected}},
       {"gpu.ecc_enabled", {inventory_field::kEcc, inventory_field::kEnabledCurrent}},
+      {"gpu.ecc_enabled_pending", {inventory_field::kEcc, inventory_field::kEnabledPending}},
       {"gpu.remapped_rows_pending", {inventory_field::kRemappedRows, inventory_field::kPending}},
       {"gpu.remapped_rows_failure", {inventory_field::kRemappedRows, inventory_field::kFailure}},
       {"gpu.remapped_rows_uncorrectable",

@@ -188,7 +188,7 @@ bool selects_but_for_size(const Rule &rule, const std::string &key, const nlohma
 // The missing value's detail for a node whose import holds `key` at other sizes only.
 std::string other_sizes_only(const std::string &no_record, const std::string &key);
 
-// The first rule with an absolute `>=` bound on metrics.<metric> of a record of `key` with
+// The highest absolute `>=` bound of any rule on metrics.<metric> of a record of `key` with
 // `params` (no fleet, no curve): the floor a chart draws beside a figure; null without one.
 const Rule *floor_rule(const RuleSet &rules, const std::string &key, const std::string &metric,
                        const nlohmann::json &params);

@@ -61,12 +61,15 @@ std::string other_sizes_only(const std::string &no_record, const std::string &ke
 
 const Rule *floor_rule(const RuleSet &rules, const std::string &key, const std::string &metric,
                        const nlohmann::json &params) {
+  // A warning floor and a failing one below it (burn-gemm-tf32-floor, -fail-floor): the higher
+  // is the line a GPU must reach to be named by neither.
+  const Rule *highest = nullptr;
   for (const auto &rule : rules.rules)
     if (rule.value && rule.op == Op::ge && !rule.fleet && !rule.curve &&
         rule.metric == "metrics." + metric && key_match(rule, key) &&
-        params_match(rule.params, params))
-      return &rule;
-  return nullptr;
+        params_match(rule.params, params) && (!highest || *rule.value > *highest->value))
+      highest = &rule;
+  return highest;
 }
 
 bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
