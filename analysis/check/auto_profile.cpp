@@ -214,13 +214,14 @@ std::string profile_for_gpu(const std::string &gpu_name, int gpus_per_node) {
   return gpus_per_node == 1 ? sku + "-1gpu" : sku;
 }
 
-AutoProfile auto_profile(const analysis::RunSet &runs) {
+AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect_gpus) {
   std::map<std::string, int> gpus_per_host; // the most any run of the host showed
   std::set<std::string> names;
   std::set<std::string> without_gpus; // hosts of runs that had to have GPUs
   std::set<std::string> unseen_gpus;  // hosts with NVIDIA hardware or a driver, no GPU in NVML
   std::set<std::string> no_gpus;      // hosts with nothing of NVIDIA's on the PCI bus
   int unknown = 0;                    // runs without GPUs whose PCI tree was not read
+  int named_most = 0;                 // the most GPUs NVML named on one run's node
   std::vector<ImportedLog> imports;
   std::set<std::string> unnamed_imports;  // imported logs that name no GPU (host memory)
   std::set<std::string> unnamed_failures; // ... of them, those whose records failed or broke
@@ -266,6 +267,7 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
                   on_bus ? static_cast<int>(std::clamp<std::int64_t>(*on_bus, 0, 1 << 20)) : 0,
                   switches && *switches > 0 ? 8 : 0});
     gpus_per_host[host] = std::max(gpus_per_host[host], shown);
+    named_most = std::max(named_most, static_cast<int>(found.size()));
     names.insert(found.begin(), found.end());
   }
   // The commonest failure of a GPU node: no GPU at all (no driver, fallen off the bus). No SKU
@@ -302,13 +304,27 @@ AutoProfile auto_profile(const analysis::RunSet &runs) {
   int most = 0;
   for (const auto &[host, n] : gpus_per_host)
     most = std::max(most, n);
+  if (expect_gpus) {
+    const std::string profile = profile_for_gpu(name, *expect_gpus);
+    if (!profile.empty())
+      return {profile, fmt::format("{} GPU{} '{}' per node as --expect-gpus says; NVML lists at "
+                                   "most {} on a node",
+                                   *expect_gpus, *expect_gpus == 1 ? "" : "s", name, named_most)};
+  }
   const std::string profile = profile_for_gpu(name, most);
   if (profile.empty())
     throw InputError(fmt::format("no shipped profile describes the GPU '{}'", name), "--rules auto",
                      "give --rules any-fabric (checks that need no expected figure), or a rules "
                      "file of your own with its floors");
-  return {profile, fmt::format("{} GPU{} '{}' per node on {} node{}", most, most == 1 ? "" : "s",
-                               name, gpus_per_host.size(), gpus_per_host.size() == 1 ? "" : "s")};
+  // A node of 8 that shows 2 in NVML beside its NVSwitches is said as such, not as 8 GPUs.
+  const std::string shown =
+      named_most < most ? fmt::format("; NVML lists at most {}, the PCI bus or NVSwitches show "
+                                      "a node of {}",
+                                      named_most, most)
+                        : "";
+  return {profile,
+          fmt::format("{} GPU{} '{}' per node on {} node{}{}", most, most == 1 ? "" : "s", name,
+                      gpus_per_host.size(), gpus_per_host.size() == 1 ? "" : "s", shown)};
 }
 
 } // namespace railgauge::check

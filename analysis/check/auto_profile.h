@@ -22,6 +22,7 @@
 // has floors for, by any-fabric (the checks that need no expected figure), said too. An imported
 // log that names no GPU is refused, asking for a profile by name, unless it shows a failed or
 // broken record (a link that never came up): any-fabric then FAILs it without a floor.
+#include <optional>
 #include <string>
 
 #include "analysis/run_set.h"
@@ -44,7 +45,10 @@ struct AutoProfile {
 // describes the GPU. Pure.
 std::string profile_for_gpu(const std::string &gpu_name, int gpus_per_node);
 
-// Throws InputError (where: "--rules auto") when no single profile fits the runs.
-AutoProfile auto_profile(const analysis::RunSet &runs);
+// Throws InputError (where: "--rules auto") when no single profile fits the runs. With
+// `expect_gpus` (check --expect-gpus) the profile is the one for that many GPUs per node, whatever
+// the nodes show: a node of 8 that shows 1 is never judged a healthy machine of one.
+AutoProfile auto_profile(const analysis::RunSet &runs,
+                         std::optional<int> expect_gpus = std::nullopt);
 
 } // namespace railgauge::check

@@ -16,6 +16,7 @@
 #include "analysis/check/auto_profile.h"
 #include "analysis/check/check_output.h"
 #include "analysis/check/evaluate.h"
+#include "analysis/check/expected_gpus.h"
 #include "analysis/check/expected_hosts.h"
 #include "analysis/check/host_names.h"
 #include "analysis/check/output_file.h"
@@ -45,6 +46,7 @@ struct CheckOptions {
   std::optional<std::string> json, markdown, junit, prometheus, prometheus_dir, drain;
   std::optional<std::string> unreadable; // fail, warn or info
   std::string expect_hosts;              // the job's nodes, each of which must have left a run
+  std::optional<int> expect_gpus;        // the GPUs each node must show
   bool latest_per_host = false;
   bool inventory_only = false;
   bool wide = false;        // table lines past 120 columns in full
@@ -132,7 +134,7 @@ RunSet runs_to_judge(const CheckOptions &o, const MachineSnapshot &this_machine)
 std::string rules_to_use(const CheckOptions &o, const RunSet &runs) {
   if (o.rules != "auto")
     return o.rules;
-  const auto picked = check::auto_profile(runs);
+  const auto picked = check::auto_profile(runs, o.expect_gpus);
   std::cerr << fmt::format("railgauge: --rules auto: {} ({})\n", picked.name, picked.why);
   return picked.name;
 }
@@ -353,6 +355,8 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     rules.unreadable_inputs = *unreadable_level(*o.unreadable);
   auto result = check::evaluate(rules, runs);
   check::add_expected_hosts(result, check::host_list(o.expect_hosts));
+  if (o.expect_gpus)
+    check::add_expected_gpus(result, runs, *o.expect_gpus);
   if (db) {
     judge_history(db, runs, rules.history, result);
     // What this read of the directories could not read replaces what earlier reads of them
@@ -425,6 +429,10 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
                   "The nodes the job was given (commas or spaces: Slurm's `scontrol show hostnames "
                   "$SLURM_JOB_NODELIST`): each that left no run fails (expected-host) and is "
                   "drained, not left out of the verdict");
+  cmd->add_option("--expect-gpus", o->expect_gpus,
+                  "The GPUs every node must show (Slurm's gres): a node whose NVML lists fewer "
+                  "fails (expected-gpus), and --rules auto takes the profile for that many")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--latest-per-host", o->latest_per_host,
                 "Judge only the newest run of each host and suite (a retest supersedes the run "
                 "it repeats); older runs given are left out, and said so");

@@ -145,6 +145,23 @@ class BurninFaultsTest(unittest.TestCase):
         self.assertEqual((rc, found), (1, {}))
         self.assertEqual(missing, {"load-pcie-width": "warn"})
 
+    def test_a_node_of_eight_that_shows_one_fails_where_the_job_expects_eight(self):
+        # A VM given 8 H200s that sees 1, with no NVSwitch or other GPU left on its bus, reads as
+        # a healthy machine of one: --rules auto passed it.
+        run = next((reference.REFERENCE / "h200-burnin-2026-11-28" / "burnin" /
+                    "healthy").iterdir())
+        for expect, rc, profile in (("8", 2, "h200-sxm "), ("1", 0, "h200-sxm-1gpu ")):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = pathlib.Path(tmp) / "verdict.json"
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "auto", "--expect-gpus",
+                                    expect, "--json", str(out), str(run)],
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, rc, r.stdout + r.stderr)
+                self.assertIn(f"--rules auto: {profile}", r.stderr)
+                node = [p for p in json.loads(out.read_text())["parts"] if p["kind"] == "node"]
+                rules = {f["rule"] for f in node[0]["findings"]}
+                self.assertEqual("expected-gpus" in rules, expect == "8", rules)
+
 
 def telemetry_windows(r):
     """The per-GPU telemetry windows of a burn phase's record (gpus[] or per_gpu[])."""

@@ -1,0 +1,79 @@
+#include "analysis/check/expected_gpus.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "harness/inventory/inventory_fields.h"
+#include "harness/run_fields.h"
+
+namespace railgauge::check {
+namespace {
+
+int nvml_gpu_count(const nlohmann::json &manifest) {
+  const auto inventory = manifest.find(inventory_field::kInventory);
+  if (inventory == manifest.end() || !inventory->is_object())
+    return 0;
+  const auto nvml = inventory->find(inventory_field::kNvml);
+  if (nvml == inventory->end() || !nvml->is_object())
+    return 0;
+  const auto gpus = nvml->find(inventory_field::kGpus);
+  return gpus != nvml->end() && gpus->is_array() ? static_cast<int>(gpus->size()) : 0;
+}
+
+Finding fewer_gpus(int shown, int expected) {
+  Finding f;
+  f.rule_id = kExpectedGpusRule;
+  f.category = "health";
+  f.level = Level::fail;
+  f.what = "GPUs NVML lists (node inventory)";
+  f.value = shown;
+  f.threshold = expected;
+  f.bound = fmt::format(">= {} (--expect-gpus)", expected);
+  f.detail = fmt::format("the job expects {} GPUs on every node and this one shows {}: a GPU off "
+                         "the bus, a driver that cannot open it, or a node given fewer",
+                         expected, shown);
+  return f;
+}
+
+} // namespace
+
+std::map<std::string, int> nvml_gpus_per_host(const analysis::RunSet &runs) {
+  std::map<std::string, int> per_host;
+  for (const auto &run : runs.runs) {
+    const auto &m = run.manifest;
+    if (!m.is_object() || m.contains(run_field::kImported) || !m.contains(run_field::kHost) ||
+        !m[run_field::kHost].is_string())
+      continue;
+    auto &n = per_host[m[run_field::kHost].get<std::string>()];
+    n = std::max(n, nvml_gpu_count(m));
+  }
+  return per_host;
+}
+
+void add_expected_gpus(CheckResult &result, const analysis::RunSet &runs, int expected) {
+  bool added = false;
+  for (const auto &[host, shown] : nvml_gpus_per_host(runs)) {
+    if (shown >= expected)
+      continue;
+    PartResult fresh;
+    fresh.key = {host, PartKind::node, ""};
+    fresh.label = host;
+    auto at = std::lower_bound(result.parts.begin(), result.parts.end(), fresh.key,
+                               [](const PartResult &p, const PartKey &key) { return p.key < key; });
+    if (at == result.parts.end() || !(at->key == fresh.key))
+      at = result.parts.insert(at, std::move(fresh));
+    at->findings.push_back(fewer_gpus(shown, expected));
+    std::sort(at->findings.begin(), at->findings.end());
+    at->rules.add(kExpectedGpusRule, RuleTally{1, 0, {}});
+    at->rules.sort();
+    at->verdict = Level::fail;
+    result.verdict = Level::fail;
+    added = true;
+  }
+  if (added)
+    result.rule_categories[kExpectedGpusRule] = "health";
+}
+
+} // namespace railgauge::check
