@@ -165,6 +165,14 @@ AutoProfile imported_profile(const std::vector<ImportedLog> &logs) {
                         "line), so the lower fabric floors judge it, RoCE's: give --rules {}-ib "
                         "for InfiniBand's",
                         what, sku)};
+  // NCCL fell back to TCP sockets: the RDMA fabric these nodes were built with is not in use (a
+  // wrong NCCL_IB_HCA, a NIC its driver did not bring up). Its figures are the fabric's as a
+  // training job would see them, judged by the lower floors: never a pass for want of floors.
+  if (net == "socket")
+    return {sku + "-roce",
+            fmt::format("{}, network: TCP sockets (NCCL 'NET/Socket'), not RDMA: judged by the "
+                        "lower fabric floors, RoCE's, as a job on this fabric would run",
+                        what)};
   return {kAnyFabricProfile,
           fmt::format("{}, network {}: no shipped profile has its floors, so the checks that "
                       "need no expected figure judge it (curve shape, outliers, failed records)",

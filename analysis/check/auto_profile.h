@@ -18,8 +18,9 @@
 // (params.gpu_name) picks the SKU, and a log that crossed nodes or tested a NIC is judged by the
 // SKU's fabric profile for the network the log names (nccl-tests' NCCL_DEBUG=INFO "NET/IB : Using
 // ...:1/RoCE" line, perftest's link layer): -roce or -ib. A log that names no network is judged
-// by -roce, whose floors are the lower, and the choice says so; EFA or socket, which no profile
-// has floors for, by any-fabric (the checks that need no expected figure), said too. An imported
+// by -roce, whose floors are the lower, and the choice says so, as is one whose NCCL fell back to
+// TCP sockets (the RDMA fabric not in use: a worse transport never gets a kinder verdict); EFA,
+// which no profile has floors for, by any-fabric (the checks that need no expected figure). An imported
 // log that names no GPU is refused, asking for a profile by name, unless it shows a failed or
 // broken record (a link that never came up): any-fabric then FAILs it without a floor.
 #include <optional>

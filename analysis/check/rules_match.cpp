@@ -72,10 +72,31 @@ const Rule *floor_rule(const RuleSet &rules, const std::string &key, const std::
   return highest;
 }
 
+namespace {
+
+// A filter's `ranks_per_host` where the record does not state it: its group's ranks over its
+// hosts, when they divide evenly (a collective of 8 GPUs and NICs per node); null otherwise.
+nlohmann::json derived_param(const std::string &name, const nlohmann::json &params) {
+  if (name != "ranks_per_host")
+    return nullptr;
+  const auto size = params.find("group_size"), hosts = params.find("group_hosts");
+  if (size == params.end() || hosts == params.end() || !size->is_number_integer() ||
+      !hosts->is_number_integer() || hosts->get<long long>() <= 0 ||
+      size->get<long long>() % hosts->get<long long>() != 0)
+    return nullptr;
+  return size->get<long long>() / hosts->get<long long>();
+}
+
+} // namespace
+
 bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
   for (const auto &[name, want] : filter.items()) {
     const auto it = params.find(name);
-    if (it == params.end() || it->is_null()) {
+    const nlohmann::json derived =
+        it == params.end() || it->is_null() ? derived_param(name, params) : nlohmann::json();
+    const nlohmann::json *value =
+        it != params.end() && !it->is_null() ? &*it : (derived.is_null() ? nullptr : &derived);
+    if (!value) {
       // null (YAML ~ or null) in the filter matches a record without the param.
       const bool absent_ok =
           want.is_null() ||
@@ -86,16 +107,16 @@ bool params_match(const nlohmann::json &filter, const nlohmann::json &params) {
       continue;
     }
     const auto one = [&](const nlohmann::json &w) {
-      if (w.is_string() && it->is_number())
+      if (w.is_string() && value->is_number())
         if (const auto range = parse_range(w.get_ref<const std::string &>()))
-          return compare_pass(range->first, it->get<double>(), range->second);
-      if (w.is_number() && it->is_number())
-        return w.get<double>() == it->get<double>();
-      if (w.is_string() && it->is_string())
-        return glob_match(w.get_ref<const std::string &>(), it->get_ref<const std::string &>());
+          return compare_pass(range->first, value->get<double>(), range->second);
+      if (w.is_number() && value->is_number())
+        return w.get<double>() == value->get<double>();
+      if (w.is_string() && value->is_string())
+        return glob_match(w.get_ref<const std::string &>(), value->get_ref<const std::string &>());
       if (w.is_string())
-        return glob_match(w.get_ref<const std::string &>(), it->dump());
-      return w == *it;
+        return glob_match(w.get_ref<const std::string &>(), value->dump());
+      return w == *value;
     };
     bool any = false;
     if (want.is_array()) {

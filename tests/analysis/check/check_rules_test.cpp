@@ -239,6 +239,20 @@ TEST(Rules, ParamsFilterNumbersGlobsListsAndRanges) {
   EXPECT_FALSE(params_match(json::parse(R"({"model":"*"})"), params)); // absent never matches
 }
 
+TEST(Rules, RanksPerHostIsTheGroupsRanksOverItsHosts) {
+  // The 8-GPU-a-node floor once failed a healthy 16 x 1 all_reduce (world 16, 2+ hosts).
+  const auto filter = json::parse(R"({"ranks_per_host": 8})");
+  EXPECT_TRUE(params_match(filter, {{"group_size", 16}, {"group_hosts", 2}}));
+  EXPECT_FALSE(params_match(filter, {{"group_size", 16}, {"group_hosts", 16}}));
+  EXPECT_FALSE(params_match(filter, {{"group_size", 16}, {"group_hosts", 4}}));
+  EXPECT_FALSE(params_match(filter, {{"group_size", 15}, {"group_hosts", 2}})); // uneven
+  EXPECT_FALSE(params_match(filter, {{"group_size", 16}}));
+  EXPECT_FALSE(params_match(filter, {{"group_size", 16}, {"group_hosts", 0}}));
+  // A record that states it is read as it says.
+  EXPECT_TRUE(
+      params_match(filter, {{"ranks_per_host", 8}, {"group_size", 16}, {"group_hosts", 16}}));
+}
+
 TEST(Rules, Comparisons) {
   EXPECT_TRUE(compare_pass(Op::ge, 5, 5));
   EXPECT_FALSE(compare_pass(Op::gt, 5, 5));

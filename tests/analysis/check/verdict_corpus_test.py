@@ -269,6 +269,27 @@ class CorpusTest(unittest.TestCase):
             r_db, stored = judge_stored("h100-sxm-ib", out)
             self.assertEqual(comparable(stored), comparable(result))
 
+    def test_a_log_whose_nccl_fell_back_to_sockets_is_judged_by_the_fabric_floors(self):
+        # The MOC 2 x 1 GPU RoCE all_reduce (15 GB/s) with its NET/IB lines as NCCL writes them
+        # when it falls back to TCP sockets: --rules auto took any-fabric, which has no floors,
+        # and passed what the RoCE log failed.
+        text = (REAL / "moc_h100_2node_1gpu_roce_all_reduce_gdr0_15GBps.log").read_text()
+        socket = text.replace("NET/IB : Using [0]mlx5_5:1/RoCE [RO]; OOB eno7np0",
+                              "NET/Socket : Using [0]eno7np0").replace("via NET/IB/1",
+                                                                       "via NET/Socket/1")
+        self.assertNotEqual(socket, text)
+        self.assertNotIn("NET/IB", socket)
+        with tempfile.TemporaryDirectory() as tmp:
+            log = pathlib.Path(tmp) / "moc_socket_all_reduce.log"
+            log.write_text(socket)
+            r, result = judge("nccl-tests", [log], "auto", pathlib.Path(tmp) / "runs")
+            self.assertIsNotNone(result, r.stderr)
+            self.assertIn("--rules auto: h100-sxm-roce (", r.stderr)
+            self.assertIn("TCP sockets", r.stderr)
+            self.assertEqual((result["verdict"], r.returncode), ("fail", 2), r.stdout)
+            self.assertIn("multinode-busbw-vs-line-rate",
+                          {f["rule"] for p in result["parts"] for f in p["findings"]})
+
 
 def make_case(name, tool, files, profile, verdict, named):
     def test(self):
