@@ -222,7 +222,11 @@ std::string profile_for_gpu(const std::string &gpu_name, int gpus_per_node) {
   return gpus_per_node == 1 ? sku + "-1gpu" : sku;
 }
 
-AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect_gpus) {
+namespace {
+
+// What the runs show, run by run: the GPUs each host showed, and the runs that show none or are
+// imported logs.
+struct Shown {
   std::map<std::string, int> gpus_per_host; // the most any run of the host showed
   std::set<std::string> names;
   std::set<std::string> without_gpus; // hosts of runs that had to have GPUs
@@ -233,19 +237,24 @@ AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect
   std::vector<ImportedLog> imports;
   std::set<std::string> unnamed_imports;  // imported logs that name no GPU (host memory)
   std::set<std::string> unnamed_failures; // ... of them, those whose records failed or broke
-  for (const auto &run : runs.runs) {
+
+  void add_import(const analysis::LoadedRun &run) {
+    if (auto log = imported_log(run)) {
+      imports.push_back(std::move(*log));
+      return;
+    }
+    unnamed_imports.insert(run.dir);
+    if (std::any_of(run.records.begin(), run.records.end(), [](const Record &r) {
+          return r.status == Status::failed || r.status == Status::error;
+        }))
+      unnamed_failures.insert(run.dir);
+  }
+
+  void add(const analysis::LoadedRun &run) {
     if (gpu_names(run.manifest).empty() && run.manifest.is_object() &&
         run.manifest.contains(run_field::kImported)) {
-      if (auto log = imported_log(run)) {
-        imports.push_back(std::move(*log));
-      } else {
-        unnamed_imports.insert(run.dir);
-        if (std::any_of(run.records.begin(), run.records.end(), [](const Record &r) {
-              return r.status == Status::failed || r.status == Status::error;
-            }))
-          unnamed_failures.insert(run.dir);
-      }
-      continue;
+      add_import(run);
+      return;
     }
     const auto found = gpu_names(run.manifest);
     const std::string host =
@@ -260,7 +269,7 @@ AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect
         no_gpus.insert(host);
       else
         ++unknown;
-      continue;
+      return;
     }
     // The PCI bus's count where it is larger: a node of 8 whose driver shows 1 is judged as a
     // node of 8 (its gpus-in-nvml rule fails), never as a healthy machine of 1.
@@ -278,6 +287,21 @@ AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect
     named_most = std::max(named_most, static_cast<int>(found.size()));
     names.insert(found.begin(), found.end());
   }
+};
+
+} // namespace
+
+AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect_gpus) {
+  Shown shown_by_runs;
+  for (const auto &run : runs.runs)
+    shown_by_runs.add(run);
+  const auto &gpus_per_host = shown_by_runs.gpus_per_host;
+  const auto &names = shown_by_runs.names;
+  const auto &without_gpus = shown_by_runs.without_gpus;
+  const auto &unseen_gpus = shown_by_runs.unseen_gpus;
+  const auto &no_gpus = shown_by_runs.no_gpus;
+  const int unknown = shown_by_runs.unknown, named_most = shown_by_runs.named_most;
+  const auto &imports = shown_by_runs.imports;
   // The commonest failure of a GPU node: no GPU at all (no driver, fallen off the bus). No SKU
   // can be read, so the profile that says a GPU node must show its GPUs judges it: FAIL.
   if (names.empty() && !without_gpus.empty())
@@ -294,8 +318,8 @@ AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect
                         fmt::join(unseen_gpus, ", "), unseen_gpus.size() == 1 ? "s" : "")};
   if (names.empty() && !imports.empty())
     return imported_profile(imports);
-  if (names.empty() && !unnamed_imports.empty())
-    return unnamed_import_profile(unnamed_imports, unnamed_failures);
+  if (names.empty() && !shown_by_runs.unnamed_imports.empty())
+    return unnamed_import_profile(shown_by_runs.unnamed_imports, shown_by_runs.unnamed_failures);
   if (names.empty() && !no_gpus.empty() && unknown == 0)
     return {kHostOnlyProfile,
             fmt::format("nothing of NVIDIA's on the PCI bus of {} node{}, and no driver: the "
