@@ -401,6 +401,8 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
   out.kind = kind;
   TextSection section;
   FailureLines failures;
+  std::optional<InputError> cut_row; // a result row that could not be read, and its line
+  int cut_row_line = 0;
   LineReader lines(in, where, kGiveTextOutput);
   std::string line;
   while (lines.next(line)) {
@@ -409,6 +411,10 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos)
       continue;
+    // A row that could not be read is the log cut mid-line only where it is the file's last
+    // line: anywhere else, the file is not nccl-tests' output as it printed it.
+    if (cut_row)
+      throw *cut_row;
     if (line[first] == '#') {
       read_comment_line(line.substr(first + 1), kind, out, section, failures, where);
       continue;
@@ -456,8 +462,19 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       throw InputError("cannot tell which collective this nccl-tests output measured", where,
                        "name it with --kind (e.g. --kind all_reduce): the file has no "
                        "'Collective test starting' line");
-    read_result_row(f, fmt::format("{}:{}", where, line_no), section, out, run, host, sink);
+    try {
+      read_result_row(f, fmt::format("{}:{}", where, line_no), section, out, run, host, sink);
+    } catch (const InputError &e) {
+      cut_row = e;
+      cut_row_line = line_no;
+    }
   }
+  if (cut_row)
+    failures.add(out,
+                 fmt::format("{}:{}: the last line is a result row cut short ({}): the log was "
+                             "cut off mid-line, or the run killed",
+                             where, cut_row_line, cut_row->problem()),
+                 section.first_record);
   end_section(out, section, failures, where);
   if (out.record_count == 0 && out.failures.empty())
     throw InputError(

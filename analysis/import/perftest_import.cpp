@@ -415,6 +415,8 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   std::string first_error, connect_failure;
   std::string error_in_table; // the first error line once the table has rows: the test broke
   bool table_closed = false;  // perftest's dashed line after the rows: the test ran to its end
+  std::optional<InputError> cut_row; // a row short of its columns, and its line
+  int cut_row_line = 0;
   std::vector<Record> records;
   BufferPlace place;
   while (lines.next(line)) {
@@ -424,6 +426,10 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       continue;
     }
     const std::string t = std::string(trimmed(line));
+    // A row short of its columns is the log cut mid-line only where it is the file's last line:
+    // anywhere else, a file that is not one perftest run's output.
+    if (cut_row && !t.empty())
+      throw *cut_row;
     if (!have_title)
       note_buffer_line(t, place);
     if (first_error.empty() && is_error_line(t))
@@ -452,10 +458,13 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
     if (values.empty() || t.front() == '-' || !std::isdigit(static_cast<unsigned char>(t.front())))
       continue;
     const std::string where = fmt::format("{}:{}", source, line_no);
-    if (values.size() != columns.size())
-      throw InputError(fmt::format("{} values for {} columns (header at line {})", values.size(),
-                                   columns.size(), header_line),
-                       where, "pass the complete, unmodified output of one perftest run");
+    if (values.size() != columns.size()) {
+      cut_row = InputError(fmt::format("{} values for {} columns (header at line {})",
+                                       values.size(), columns.size(), header_line),
+                           where, "pass the complete, unmodified output of one perftest run");
+      cut_row_line = line_no;
+      continue;
+    }
     Record r = row_record(kind, source, fields, place);
     read_row_values(kind, columns, values, where, r);
     r.time_utc = utc_timestamp_now();
@@ -465,6 +474,10 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
     return {never_connected(have_title, kind, connect_failure, first_error, source)};
   if (!have_title || records.empty())
     throw_no_records(have_title, connected, kind, first_error, source);
+  if (cut_row && error_in_table.empty())
+    error_in_table = fmt::format("{}:{}: the last line is a row cut short ({}): the log was cut "
+                                 "off mid-line, or the test killed",
+                                 source, cut_row_line, cut_row->problem());
   if (!error_in_table.empty() || !table_closed)
     records.push_back(broke_after_rows(kind, records.size(), error_in_table, source));
   return records;

@@ -290,6 +290,29 @@ class CorpusTest(unittest.TestCase):
             self.assertIn("multinode-busbw-vs-line-rate",
                           {f["rule"] for p in result["parts"] for f in p["findings"]})
 
+    def test_a_nic_pair_at_half_rate_both_ways_fails(self):
+        # ib_write_bw -b of a 400G RoCE pair as published (779.21 Gb/s both ways at 8 MiB), and
+        # the same at 400.21: a bidirectional record holds no one-way figure, so the pair at half
+        # its rate only warned and was never drained.
+        published = (ROOT / "tests" / "fixtures" / "rdma" / "perftest" /
+                     "ib_write_bw_bidir_ionic_4qp_client_published.txt")
+        text = published.read_text()
+        slow = text.replace(" 8388608    20000            779.21             779.21",
+                            " 8388608    20000            400.21             400.21")
+        self.assertNotEqual(slow, text)
+        for name, body, verdict in (("published", text, "pass"), ("slow", slow, "fail")):
+            with tempfile.TemporaryDirectory() as tmp:
+                log = pathlib.Path(tmp) / f"ib_write_bw_bidir_{name}.txt"
+                log.write_text(body)
+                r, result = judge("perftest", [log], "h100-sxm-roce", pathlib.Path(tmp) / "runs")
+                self.assertIsNotNone(result, r.stderr)
+                self.assertEqual((result["verdict"], r.returncode), (verdict, EXIT[verdict]),
+                                 name + r.stdout)
+                failed = {f["rule"] for p in result["parts"] for f in p["findings"]
+                          if f["level"] == "fail" and not f["missing"]}
+                self.assertEqual(failed, {"rdma-write-bw-bidirectional"} if name == "slow"
+                                 else set(), name)
+
 
 def make_case(name, tool, files, profile, verdict, named):
     def test(self):

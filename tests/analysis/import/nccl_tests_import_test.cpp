@@ -88,7 +88,8 @@ TEST(NcclTestsImport, RepeatedZeroByteRowsAreOnePoint) {
 }
 
 TEST(NcclTestsImport, AMalformedRowNamesItsLine) {
-  std::istringstream in("# Collective test starting: sendrecv_perf\n  8  2  float  sum  -1  x\n");
+  std::istringstream in("# Collective test starting: sendrecv_perf\n  8  2  float  sum  -1  x\n"
+                        "# Avg bus bandwidth    : 1\n");
   try {
     import_nccl_tests_text(in, "log.txt", std::nullopt, "r", "h");
     FAIL();
@@ -213,6 +214,29 @@ TEST(NcclTestsImport, ARealLogCutBeforeItsLastSizeIsAFailure) {
   ASSERT_EQ(c.failures.size(), 1u);
   EXPECT_NE(c.failures[0].find("the log ends before nccl-tests' last size"), std::string::npos)
       << c.failures[0];
+}
+
+TEST(NcclTestsImport, ARealLogCutMidRowKeepsItsRowsAndFailsTheRest) {
+  // A job killed while nccl-tests wrote a row: the file ends in half a row. It was refused
+  // whole (exit 4, "bad input"), so the node's failed run left the verdict.
+  std::ifstream file(std::string(RAILGAUGE_TEST_FIXTURES) +
+                     "/verdicts/real/issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt");
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string log = text.str();
+  const auto row = log.find("\n  3221225472 ");
+  ASSERT_NE(row, std::string::npos);
+  const std::string cut_text = log.substr(0, row + 40);
+  std::istringstream cut(cut_text);
+  const auto c = import_nccl_tests_text(cut, "cut.txt", Kind::all_reduce, "r", "h");
+  EXPECT_FALSE(c.records.empty());
+  ASSERT_EQ(c.failures.size(), 1u);
+  EXPECT_NE(c.failures[0].find("the last line is a result row cut short"), std::string::npos)
+      << c.failures[0];
+  // Half a row with more after it is not a cut log: refused, naming its line.
+  std::istringstream inside(cut_text + "\n# Avg bus bandwidth    : 1\n");
+  EXPECT_THROW(import_nccl_tests_text(inside, "inside.txt", Kind::all_reduce, "r", "h"),
+               InputError);
 }
 
 // The real xxrjun log whose alltoall aborted before its first size and whose sendrecv then ran

@@ -202,6 +202,14 @@ TEST(PerftestImport, ARealLogCutOrBrokenAfterItsRowsEndsInAnErrorRecord) {
   EXPECT_NE(broke.back().reason->find("broke.log:"), std::string::npos) << *broke.back().reason;
   EXPECT_NE(broke.back().reason->find("Completion with error at client"), std::string::npos)
       << *broke.back().reason;
+  // Killed while it wrote a row: the file ends in half of one. Refused whole once.
+  const std::string half_row = cut_text + " 2097152    20000";
+  const auto killed = import_perftest(half_row, "killed.log");
+  EXPECT_EQ(killed.size(), cut.size());
+  EXPECT_EQ(killed.back().status, Status::error);
+  EXPECT_NE(killed.back().reason->find("the last line is a row cut short"), std::string::npos)
+      << *killed.back().reason;
+  EXPECT_THROW(import_perftest(half_row + "\n 4194304 20000 1 1 1\n", "inside.log"), InputError);
 }
 
 TEST(PerftestImport, ANeverConnectedClientIsAFailedPointOfItsLink) {
