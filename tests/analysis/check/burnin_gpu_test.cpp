@@ -351,19 +351,23 @@ TEST(BurninGpu, ALoneGpuTenPercentSlowFailsItsFloor) {
 // had no floor for either and no sibling to compare with. Each is now named (warn). Its HBM copy
 // is an H100's (0.71 of the H200's: 3,022.8 against 4,274 GB/s healthy), below the H100's 3,350.
 TEST(BurninGpu, ALoneH100AtHalfItsFp64OrTenPercentSlowToTheHostIsNamed) {
+  // Half its FP64 rate also fails the lower floor (0.8 of healthy): no healthy spread reaches it.
   struct Case {
     Sick sick;
     const char *rule;
+    int exit;
   };
   const Case cases[] = {
-      {{.lone_gpu = 0, .hbm_factor = 0.71, .dtype_gemm_factor = 0.5}, "burn-gemm-fp64-floor"},
-      {{.lone_gpu = 0, .hbm_factor = 0.71, .d2h_factor = 0.9}, "burn-d2h-below-healthy"}};
+      {{.lone_gpu = 0, .hbm_factor = 0.71, .dtype_gemm_factor = 0.5}, "burn-gemm-fp64-fail-floor",
+       2},
+      {{.lone_gpu = 0, .hbm_factor = 0.71, .dtype_gemm_factor = 0.9}, "burn-gemm-fp64-floor", 1},
+      {{.lone_gpu = 0, .hbm_factor = 0.71, .d2h_factor = 0.9}, "burn-d2h-below-healthy", 1}};
   for (const auto &c : cases) {
     auto runs = burnin_node(1, c.sick);
     for (auto &gpu : runs.runs[0].manifest["inventory"]["nvml"]["gpus"])
       gpu["name"] = "NVIDIA H100 80GB HBM3";
     const auto r = judge(runs, "h100-sxm-1gpu");
-    EXPECT_EQ(exit_status(r.verdict), 1) << c.rule << '\n' << render_table(r);
+    EXPECT_EQ(exit_status(r.verdict), c.exit) << c.rule << '\n' << render_table(r);
     const auto v = violations(r);
     ASSERT_EQ(v.size(), 1u) << render_table(r);
     EXPECT_TRUE(v.begin()->second.contains(c.rule)) << c.rule << '\n' << render_table(r);

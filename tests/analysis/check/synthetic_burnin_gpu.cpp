@@ -87,6 +87,8 @@ json telemetry(double hw_thermal_share, bool xid = false, bool cotenant = false,
     s.power_w = capped ? 699 : 655;
     s.temperature_c = hot ? 87 : 62;
     s.clocks_event_reasons = (capped ? 0x4 : 0x0) | (hot ? 0x40 : 0x0);
+    s.pcie_gen = 5; // the link sampled under load, as the committed H200 burn-ins read it
+    s.pcie_width = 16;
     samples.push_back(s);
   }
   GpuCounters start, end;
