@@ -464,7 +464,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
                        "'Collective test starting' line");
     try {
       read_result_row(f, fmt::format("{}:{}", where, line_no), section, out, run, host, sink);
-    } catch (const InputError &e) {
+    } catch (const ShortResultRow &e) {
       cut_row = e;
       cut_row_line = line_no;
     }

@@ -151,13 +151,13 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
   const std::size_t first = section.layout.first_half, per_half = section.per_iteration ? 8 : 4,
                     columns = first + 2 * per_half;
   if (f.size() < columns)
-    throw InputError(fmt::format("a result row needs {} columns{}, this one has {}{}", columns,
-                                 section.per_iteration ? " (-I 1 output)" : "", f.size(),
-                                 section.header_seen ? ""
-                                                     : ", and no nccl-tests header is above it "
-                                                       "(perftest's output: railgauge import "
-                                                       "perftest)"),
-                     here, kGiveTextOutput);
+    throw ShortResultRow(fmt::format("a result row needs {} columns{}, this one has {}{}", columns,
+                                     section.per_iteration ? " (-I 1 output)" : "", f.size(),
+                                     section.header_seen ? ""
+                                                         : ", and no nccl-tests header is above it "
+                                                           "(perftest's output: railgauge import "
+                                                           "perftest)"),
+                         here, kGiveTextOutput);
   const auto size = integer(f[0]), count = integer(f[1]);
   if (!size || !count)
     throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]), here,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/import/nccl_tests_import.h"
+#include "harness/error.h"
 
 namespace railgauge::importers {
 
@@ -50,7 +51,15 @@ struct TextSection {
   int out_of_bounds = 0; // halves of the `error` layout whose error is above nccl-tests' bound
 };
 
-// A result row's words: its two halves as records (none for a repeated row of 0 bytes).
+// A result row with fewer words than its layout's columns: where it is the file's last line, the
+// log was cut mid-row (a job killed while nccl-tests wrote it), not a file of another kind.
+class ShortResultRow : public InputError {
+public:
+  using InputError::InputError;
+};
+
+// A result row's words: its two halves as records (none for a repeated row of 0 bytes). Throws
+// ShortResultRow for a row short of its columns, InputError for any other row it cannot read.
 void read_result_row(const std::vector<std::string> &f, const std::string &here,
                      TextSection &section, NcclTestsImport &out, const std::string &run,
                      const std::string &host, const RecordSink &sink);

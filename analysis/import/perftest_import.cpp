@@ -459,9 +459,12 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       continue;
     const std::string where = fmt::format("{}:{}", source, line_no);
     if (values.size() != columns.size()) {
-      cut_row = InputError(fmt::format("{} values for {} columns (header at line {})",
-                                       values.size(), columns.size(), header_line),
-                           where, "pass the complete, unmodified output of one perftest run");
+      const InputError wrong(fmt::format("{} values for {} columns (header at line {})",
+                                         values.size(), columns.size(), header_line),
+                             where, "pass the complete, unmodified output of one perftest run");
+      if (values.size() > columns.size())
+        throw wrong;
+      cut_row = wrong;
       cut_row_line = line_no;
       continue;
     }
