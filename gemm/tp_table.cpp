@@ -54,14 +54,15 @@ using Groups = std::map<record::TpPointView::Group, Rows>;
 // empty: show its cells in every table of the same key, model and dtype that lacks them.
 void merge_unlabelled_points(Groups &groups) {
   for (auto it = groups.begin(); it != groups.end();) {
-    const auto &[bench, model, dtype, seq, micro_batch, extra] = it->first;
+    const auto &[bench, model, dtype, seq, micro_batch, gpu_name, extra] = it->first;
     bool merged = false;
-    if (seq == 0 || micro_batch == 0 || extra.empty())
+    if (seq == 0 || micro_batch == 0 || gpu_name.empty() || extra.empty())
       for (auto &[other, rows] : groups)
         if (other != it->first && std::get<0>(other) == bench && std::get<1>(other) == model &&
             std::get<2>(other) == dtype && (seq == 0 || std::get<3>(other) == seq) &&
             (micro_batch == 0 || std::get<4>(other) == micro_batch) &&
-            (extra.empty() || std::get<5>(other) == extra)) {
+            (gpu_name.empty() || std::get<5>(other) == gpu_name) &&
+            (extra.empty() || std::get<6>(other) == extra)) {
           for (const auto &[op, cells] : it->second)
             for (const auto &[tp, cell] : cells)
               rows[op].emplace(tp, cell);
@@ -125,7 +126,7 @@ std::string render_tp_table(const std::vector<Record> &records) {
   std::string out;
   for (const auto &group : groups) {
     const Rows &rows = group.second;
-    const auto &[bench, model, dtype, seq, micro_batch, extra] = group.first;
+    const auto &[bench, model, dtype, seq, micro_batch, gpu_name, extra] = group.first;
     std::set<std::int64_t> tps;
     bool all_efficiency = true;
     bool any_measured = false;
@@ -149,8 +150,9 @@ std::string render_tp_table(const std::vector<Record> &records) {
     for (const auto &op : ops)
       label_width = std::max(label_width, op.size());
 
-    const std::string setting = fmt::format("seq {}, micro_batch {}{}{}", seq, micro_batch,
-                                            extra.empty() ? "" : ", ", extra);
+    const std::string setting =
+        fmt::format("seq {}, micro_batch {}{}{}{}{}", seq, micro_batch,
+                    gpu_name.empty() ? "" : ", ", gpu_name, extra.empty() ? "" : ", ", extra);
     out += fmt::format("\n{} {} {} ({}): {} per GEMM (row) at TP degree t (column)\n", bench, model,
                        dtype, setting,
                        all_efficiency ? "efficiency, % of the dense peak"
@@ -165,7 +167,9 @@ std::string render_tp_table(const std::vector<Record> &records) {
     if (!searched.count(bench))
       continue;
     const auto name = gpu_name_of.find(bench + "/" + dtype);
-    const auto best = bests.find({dtype, name == gpu_name_of.end() ? "" : name->second});
+    const auto best = bests.find({dtype, !gpu_name.empty()           ? gpu_name
+                                         : name == gpu_name_of.end() ? ""
+                                                                     : name->second});
     if (best == bests.end() || !(best->second.tflops > 0))
       continue;
     out += fmt::format("\n{} {} {} ({}): % of the best measured in this run ({:.4g} TFLOP/s, "

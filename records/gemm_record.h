@@ -285,17 +285,19 @@ struct TpPointView {
   }
   // The sweep a point belongs to: one TP table per group with per_gpu (two GPUs' cells or two
   // layouts never share a cell), one report chart per group without (its lines the median over
-  // the GPUs).
-  using Group =
-      std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t, std::string>;
+  // the GPUs). GPUs of two models never share one: an H100's and an H200's times were once one
+  // layer line's medians, a figure of neither GPU.
+  using Group = std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t,
+                           std::string, std::string>;
   Group group(bool per_gpu = true) const {
-    return {key, model, dtype, seq, micro_batch, setting(per_gpu)};
+    return {key, model, dtype, seq, micro_batch, gpu_name, setting(per_gpu)};
   }
-  // "gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, gpu 0, layout training)"
+  // "gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, NVIDIA H200, gpu 0, layout training)"
   std::string group_label(bool per_gpu = true) const {
     const std::string s = setting(per_gpu);
-    return fmt::format("{} {} {} (seq {}, micro_batch {}{}{})", key, model, dtype, seq, micro_batch,
-                       s.empty() ? "" : ", ", s);
+    return fmt::format("{} {} {} (seq {}, micro_batch {}{}{}{}{})", key, model, dtype, seq,
+                       micro_batch, gpu_name.empty() ? "" : ", ", gpu_name, s.empty() ? "" : ", ",
+                       s);
   }
 };
 

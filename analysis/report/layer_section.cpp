@@ -17,13 +17,16 @@ std::string cell(const std::optional<double> &v, const char *format) {
   return v ? fmt::format(fmt::runtime(format), *v) : "-";
 }
 
-// "gpt3-175b bf16, s 2048, b 1, gpu 0": the legend's name of a line (its key and layout are in
-// the section's table).
+// "gpt3-175b bf16, s 2048, b 1, H200, gpu 0": the legend's name of a line (its key and layout
+// are in the section's table).
 std::string short_label(const LayerLine &line) {
-  const auto &[key, model, dtype, seq, micro_batch, setting] = line.group;
+  const auto &[key, model, dtype, seq, micro_batch, gpu_name, setting] = line.group;
   std::string gpu;
+  if (const auto model_name = gpu_name.starts_with("NVIDIA ") ? gpu_name.substr(7) : gpu_name;
+      !model_name.empty())
+    gpu = ", " + model_name;
   if (setting.starts_with("gpu "))
-    gpu = ", " + setting.substr(0, setting.find(','));
+    gpu += ", " + setting.substr(0, setting.find(','));
   return fmt::format("{} {}, s {}, b {}{}", model, dtype, seq, micro_batch, gpu);
 }
 

@@ -33,11 +33,32 @@ constexpr Hand kHand[] = {
     {32, 0.669049, 0.673926, 1816.758, 1695.0, 1980.0, 631.928},
 };
 
+TEST(LayerLine, TwoGpuModelsAreTwoLinesNeverOnesMedian) {
+  // The H200 sweep beside the same records as an H100's: each GPU model its own line, the
+  // H200's figures as they were alone (they were once the two GPUs' medians, neither's).
+  auto records = h200_records();
+  const auto h200 = record::layer_lines(records);
+  ASSERT_EQ(h200.size(), 1u);
+  auto h100 = h200_records();
+  for (auto &r : h100) {
+    r.params["gpu_name"] = "NVIDIA H100 80GB HBM3";
+    r.host = "h100-node";
+  }
+  records.insert(records.end(), h100.begin(), h100.end());
+  const auto both = record::layer_lines(records);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_NE(both[0].label, both[1].label);
+  for (const auto &line : both) {
+    ASSERT_EQ(line.points.size(), h200[0].points.size());
+    EXPECT_EQ(line.points[0].efficiency, h200[0].points[0].efficiency) << line.label;
+  }
+}
+
 TEST(LayerLine, RecordedH200SweepMatchesTheHandComputation) {
   const auto lines = record::layer_lines(h200_records());
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0].label, "gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, gpu 0, layout "
-                            "training)");
+  EXPECT_EQ(lines[0].label, "gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, NVIDIA H200, "
+                            "gpu 0, layout training)");
   const auto &points = lines[0].points;
   ASSERT_EQ(points.size(), std::size(kHand));
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -139,7 +139,8 @@ TEST(TpTable, GpuBackendAddsTheTableAgainstTheBestMeasuredInTheRun) {
   const std::string table =
       render_tp_table({gpu_record("qkv.fwd", 1, 700, 720), gpu_record("qkv.fwd", 8, 400, 420),
                        square, gpu_record("qkv.fwd", 1, 100, 100, 1)});
-  EXPECT_NE(table.find("(seq 2048, micro_batch 1, gpu 0, layout nt): efficiency"),
+  EXPECT_NE(table.find("(seq 2048, micro_batch 1, NVIDIA H100 80GB HBM3, gpu 0, layout nt): "
+                       "efficiency"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("gpu 1, layout nt"), std::string::npos) << "each GPU its own table";

@@ -29,7 +29,8 @@ TEST(ReportLayer, HeadlineIsTheFlopWeightedLayerAgainstBothPeaks) {
   EXPECT_LT(at, rep.markdown.find("## GEMM efficiency versus tensor parallelism t"));
   // The hand figures of tests/gemm/layer_line_test.cpp at t = 1 and t = 32, with clock and power.
   const std::string sweep =
-      "| gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, gpu 0, layout training) |";
+      "| gemm.cublaslt gpt3-175b bf16 (seq 2048, micro_batch 1, NVIDIA H200, gpu 0, layout "
+      "training) |";
   EXPECT_NE(rep.markdown.find(sweep + " 1 | 0.692 | 0.856 | 1480 | 1215-1860 | 678 | 700 | 16 of "
                                       "16 |"),
             std::string::npos)
@@ -37,7 +38,7 @@ TEST(ReportLayer, HeadlineIsTheFlopWeightedLayerAgainstBothPeaks) {
   EXPECT_NE(rep.markdown.find(sweep + " 32 | 0.669 | 0.674 | 1817 | 1695-1980 | 632 | 700 | 16 "
                                       "of 16 |"),
             std::string::npos);
-  EXPECT_NE(rep.html.find("gpt3-175b bf16, s 2048, b 1, gpu 0: of the peak at its SM clock"),
+  EXPECT_NE(rep.html.find("gpt3-175b bf16, s 2048, b 1, H200, gpu 0: of the peak at its SM clock"),
             std::string::npos);
 }
 
