@@ -294,6 +294,17 @@ def print_report(rows, notes, out):
                       f"{fmt_attention(row, name)} |\n")
 
 
+def predict_one(run, args, system, coefficients, reference, attention):
+    """predict_run, a field the table or a system file lacks said as bad input, not a
+    traceback."""
+    try:
+        return predict_run(run, args, system, coefficients, reference, attention)
+    except (KeyError, TypeError, IndexError) as e:
+        raise InputError(f"{run.get('id', 'a run') if isinstance(run, dict) else 'a run'}: "
+                         f"the published-runs table ({args.table}) or a system file lacks or "
+                         f"mistypes a field it needs ({type(e).__name__}: {e})")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--table", required=True)
@@ -331,12 +342,12 @@ def main(argv):
         elif args.attention_backend:
             raise InputError("--attention-backend chooses among --attention's records: give "
                              "--attention too")
+        rows = [predict_one(r, args, system, coefficients, reference, attention) for r in runs]
+        report_assumptions = assumptions(table, runs, system, coefficients, reference, attention)
     except (InputError, predict_inputs.InputError) as e:
         sys.stderr.write(f"calibrate_predict: {e}\n")
         return 2
-    rows = [predict_run(r, args, system, coefficients, reference, attention) for r in runs]
-    print_report(rows, assumptions(table, runs, system, coefficients, reference, attention),
-                 sys.stdout)
+    print_report(rows, report_assumptions, sys.stdout)
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     return 0

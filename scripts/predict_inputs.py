@@ -109,6 +109,15 @@ def published_figures(run):
         mfu = pub["model_tflops_per_gpu"] / PEAK_TFLOPS[run["dtype"]]
     else:
         mfu = tokens * per_token / (PEAK_TFLOPS[run["dtype"]] * 1e12)
+    # A figure in other units (FLOP/s for TFLOP/s, tokens per step for per second) once gave a
+    # silent -100 % error: the tokens must give the MFU the source states, to its rounding.
+    implied = tokens * per_token / (PEAK_TFLOPS[run["dtype"]] * 1e12)
+    if not 0 < mfu <= 1 or abs(implied / mfu - 1) > 0.05:
+        raise InputError(
+            f"{run['id']}: its published figures disagree: {tokens:.6g} tokens/s per GPU x "
+            f"{per_token:.4g} FLOPs per token is {implied:.3g} of the {run['dtype']} peak, its MFU "
+            f"{mfu:.3g}; check each figure's unit (tokens/s per GPU, teraFLOP/s per GPU, MFU as "
+            "a fraction)")
     step = lay["global_batch"] * model["seq_size"] / (tokens * run["gpus"])
     return {"gpus": run["gpus"], "dtype": run["dtype"], "tokens_per_s_per_gpu": tokens,
             "step_s": step, "mfu": mfu, "tokens_from": how}

@@ -391,6 +391,26 @@ class CalibratePredictTest(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertIn(f"no Calculon output {tmp}", out)
 
+    def test_a_table_with_a_figure_in_other_units_or_a_field_missing_exits_2(self):
+        # 177B's teraFLOP/s written as FLOP/s once gave a -100 % error, exit 0; a run without
+        # its micro-batch a traceback, exit 1.
+        table = load("results", "published", "h100_training_runs.json")
+        system = path("results", "reference", "h100-2026-11-27", "predict", "calibrate",
+                      "calculon_system.json")
+        for edit, said in ((lambda r: r["published"].update(per_gpu_tflops=432.8e12),
+                            "its published figures disagree"),
+                           (lambda r: r["layout"].pop("micro_batch"), "KeyError: 'micro_batch'")):
+            bad = json.loads(json.dumps(table))
+            edit(next(r for r in bad["runs"] if r["id"] == RUN))
+            with tempfile.TemporaryDirectory() as tmp:
+                bad_path = pathlib.Path(tmp) / "table.json"
+                bad_path.write_text(json.dumps(bad))
+                code, _, err = self.main("--table", str(bad_path), "--system", system,
+                                         "--stats", tmp, "--run", RUN)
+            self.assertEqual(code, 2, err)
+            self.assertIn(RUN, err)
+            self.assertIn(said, err)
+
 
 def main():
     run_script_tests(globals(), "calibrate_predict", "predict_inputs")
