@@ -63,6 +63,30 @@ std::string default_key(const std::string &key) {
   return key;
 }
 
+// The unit a value is read in, where it lies past what any GPU system has (FLOP/s given for
+// TFLOP/s, B/s for GB/s, microseconds for seconds): 989e12 for an H100's bf16 once wrote a
+// GEMM table 1e8 times too fast, and a latency of 43 replaced the measured 43 us. Nothing here
+// limits an efficiency, a processor usage or a size of one.
+std::optional<std::string> implausible(const std::string &key, double v) {
+  struct Bound {
+    const char *suffix;
+    double most;
+    const char *unit;
+  };
+  static const Bound bounds[] = {
+      {".tflops", 1e5, "TFLOP/s, is past any GPU's (at most 100,000)"},
+      {".GBps", 1e5, "GB/s, is past any memory's (at most 100,000)"},
+      {".bandwidth", 1e5, "GB/s, is past any network's (at most 100,000)"},
+      {".GiB", 1e6, "GiB, is past any memory's (at most 1,000,000)"},
+      {".latency", 1.0, "seconds, is past any network's latency (at most 1)"},
+      {".size", 1e7, "GPUs, is past any system's (at most 10,000,000)"},
+  };
+  for (const auto &b : bounds)
+    if (key.ends_with(b.suffix) && v > b.most)
+      return std::string(b.unit);
+  return std::nullopt;
+}
+
 } // namespace
 
 Assumptions Assumptions::parse(const std::vector<std::string> &texts) {
@@ -103,6 +127,12 @@ Assumptions Assumptions::parse(const std::vector<std::string> &texts) {
       throw InputError(fmt::format("{} = {} is out of range", key, v), where,
                        "an efficiency is in (0, 1], a processor usage in [0, 1), a latency >= 0, "
                        "a network's size a whole number of GPUs and everything else > 0");
+    if (const auto unit = implausible(key, v))
+      throw InputError(
+          fmt::format("{} = {:g}, read in {}: a figure in another unit?", key, v, *unit), where,
+          "give the value in the Calculon file's unit: TFLOP/s (989 for an H100's "
+          "dense bf16), GB/s (3350 for its HBM), GiB, seconds for a latency (2e-05 "
+          "is 20 us), a count of GPUs for a size");
     a.user_[key] = v;
   }
   return a;

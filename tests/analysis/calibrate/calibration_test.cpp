@@ -143,6 +143,13 @@ TEST(Calibrate, AssumptionsOverrideDefaultsAndAreChecked) {
   EXPECT_THROW(Assumptions::parse({"mem1.GBps=fast"}), InputError);
   EXPECT_THROW(Assumptions::parse({"mem1.efficiency=1.5"}), InputError);
   EXPECT_THROW(Assumptions::parse({"networks.0.processor_usage=1"}), InputError);
+  // A figure in another unit: FLOP/s for TFLOP/s, B/s for GB/s, microseconds for seconds. Each
+  // was written as given, 1e8 times too fast or a latency of 43 s.
+  for (const char *other_unit : {"matrix.bfloat16.tflops=989e12", "networks.0.bandwidth=450e9",
+                                 "mem2.GBps=55.1e9", "networks.0.latency=43"})
+    EXPECT_THROW(Assumptions::parse({other_unit}), InputError) << other_unit;
+  EXPECT_NO_THROW(Assumptions::parse({"matrix.bfloat16.tflops=989", "networks.0.bandwidth=450",
+                                      "mem2.GBps=55.1", "networks.0.latency=4.3e-05"}));
 }
 
 TEST(Calibrate, RooflineModeUsesTheRawEfficiency) {
