@@ -35,9 +35,10 @@ std::string default_metric(const json &metrics) {
   // records/one_rank_collective.h reads it off the two bandwidths.
   if (records::one_rank_collective(metrics) && number_at(doc, "metrics.algbw_gbytes_per_s"))
     return "metrics.algbw_gbytes_per_s";
+  // A bidirectional perftest run (-b) holds its both-ways sum only: it once compared nothing.
   for (const char *path : {"metrics.busbw_gbytes_per_s", "metrics.bandwidth_gbits_per_s",
-                           "metrics.bandwidth_gbytes_per_s", "metrics.tflops",
-                           "metrics.latency.p50_s", "metrics.time_s.median"})
+                           "metrics.bidirectional_gbits_per_s", "metrics.bandwidth_gbytes_per_s",
+                           "metrics.tflops", "metrics.latency.p50_s", "metrics.time_s.median"})
     if (number_at(doc, path))
       return path;
   return "";

@@ -11,6 +11,7 @@
 #include "analysis/compare/noise.h"
 #include "analysis/run_machines.h"
 #include "harness/metric_names.h"
+#include "records/one_rank_collective.h"
 #include "records/per_gpu_parts.h"
 
 namespace railgauge::compare {
@@ -228,10 +229,33 @@ void window_context(const std::vector<analysis::RunSet> &inputs, const KeysIn &k
   }
 }
 
+namespace {
+
+// The default metric of a curve's ok records: algbw on every side where one side is one rank's
+// collective (its bus moves nothing) and every record has it, else the first record's default.
+std::string point_metric(const std::vector<std::pair<std::size_t, const Record *>> &records) {
+  const char *algbw = "metrics.algbw_gbytes_per_s";
+  const bool one_rank = std::any_of(records.begin(), records.end(), [](const auto &held) {
+    return records::one_rank_collective(held.second->metrics);
+  });
+  const bool all_algbw = std::all_of(records.begin(), records.end(), [&](const auto &held) {
+    return number_at(json{{"metrics", held.second->metrics}}, algbw).has_value();
+  });
+  if (one_rank && all_algbw)
+    return algbw;
+  for (const auto &held : records)
+    if (auto metric = default_metric(held.second->metrics); !metric.empty())
+      return metric;
+  return "";
+}
+
+} // namespace
+
 void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOptions &o,
                     const SlotKeys &slot_keys, const ContextOf &context_of, Comparison &c,
                     Points &points, ParamsOf &params_of) {
   std::map<std::string, std::vector<std::set<std::string>>> uuids; // "host bus id" -> per input
+  std::map<PointId, std::vector<std::pair<std::size_t, const Record *>>> held; // ok records
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     std::vector<std::string> dirs;
     for (const auto &run : inputs[i].runs)
@@ -272,17 +296,36 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
           params_of.emplace(id, params);
           continue;
         }
-        if (entry.first.empty())
-          entry.first = o.metric ? *o.metric : default_metric(r.metrics);
         params_of[id] = params;
-        const json doc = {{"metrics", r.metrics}, {"params", r.params}};
-        const auto v = entry.first.empty() ? std::nullopt : number_at(doc, entry.first);
-        if (!v)
-          continue;
-        entry.second[i].values.push_back(*v);
-        if (const auto n = metric_noise(r.metrics, entry.first))
-          entry.second[i].noises.push_back(*n);
+        held[id].emplace_back(i, &r);
       }
+    }
+  }
+  // The metric of a point is chosen from all the records of its curve (its sizes), never the
+  // first one's alone: one rank's all_reduce beside sixteen ranks' read busbw (0 on one rank) or
+  // algbw by which input came first, and a size only one side measured read the other side's
+  // curve in the other metric.
+  std::map<std::string, std::vector<std::pair<std::size_t, const Record *>>> by_curve;
+  const auto curve_key = [&](const PointId &id) {
+    json rest = params_of.at(id);
+    rest.erase(metric::kSizeBytes);
+    return id.key + "\n" + rest.dump() + "\n" + id.device;
+  };
+  for (const auto &[id, records] : held) {
+    auto &curve = by_curve[curve_key(id)];
+    curve.insert(curve.end(), records.begin(), records.end());
+  }
+  for (const auto &[id, records] : held) {
+    auto &entry = points[id];
+    entry.first = o.metric ? *o.metric : point_metric(by_curve.at(curve_key(id)));
+    for (const auto &[i, r] : records) {
+      const json doc = {{"metrics", r->metrics}, {"params", r->params}};
+      const auto v = entry.first.empty() ? std::nullopt : number_at(doc, entry.first);
+      if (!v)
+        continue;
+      entry.second[i].values.push_back(*v);
+      if (const auto n = metric_noise(r->metrics, entry.first))
+        entry.second[i].noises.push_back(*n);
     }
   }
   replaced_gpus(uuids, c);

@@ -131,6 +131,42 @@ class CompareRealTest(unittest.TestCase):
         self.assertEqual((family["points"], family["unrated"]), (1, 1))
         self.assertAlmostEqual(family["geomean_speedup"], 0.598, places=3)
 
+    def test_one_gpu_against_sixteen_ranks_reads_one_metric_either_way(self):
+        # The H200's one-GPU all_reduce against GCP's 16-rank one: the metric was the first
+        # record's, so the table read algbw one way and busbw (0 on one rank) the other, and a
+        # size one side lacked read that side's curve in the other metric.
+        one = pathlib.Path(self.tmp.name) / "one"
+        r = railgauge("import", "nccl-tests", ROOT / "tests" / "fixtures" / "nccl-tests" /
+                      "h200" / "all_reduce.txt", "--out", one)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        many = self.imported("nccl-tests", "gcp_a3mega_h100_2node_tcpxo_all_reduce_EXTRACT.txt")
+        forward, _ = self.compare(one, many)
+        backward, _ = self.compare(many, one)
+        for c in (forward, backward):
+            metrics = {p["metric"] for p in c["points"] if p["key"] == "collectives.nccl_all_reduce"
+                       and p["ratio"][0] is not None}
+            self.assertEqual(metrics, {"metrics.algbw_gbytes_per_s"})
+        for p in forward["points"]:
+            if p["ratio"][0] is None:
+                continue
+            q = self.point(backward, p["key"], **p["params"])
+            self.assertAlmostEqual(p["ratio"][0] * q["ratio"][0], 1.0, places=6, msg=p["params"])
+
+    def test_bidirectional_perftest_runs_compare_their_both_ways_rate(self):
+        # ib_write_bw -b holds its both-ways sum only: compare printed a header and no row.
+        log = ROOT / "tests" / "fixtures" / "rdma" / "perftest" / \
+            "ib_write_bw_bidir_ionic_4qp_client_published.txt"
+        runs = []
+        for name in ("a", "b"):
+            out = pathlib.Path(self.tmp.name) / name
+            r = railgauge("import", "perftest", log, "--out", out)
+            self.assertIn(r.returncode, (0, 1), r.stderr)
+            runs.append(out)
+        c, table = self.compare(*runs)
+        rated = [p for p in c["points"] if p["ratio"][0] is not None]
+        self.assertEqual(len(rated), 23, table)
+        self.assertEqual({p["metric"] for p in rated}, {"metrics.bidirectional_gbits_per_s"})
+
     def test_one_gpus_nccl_tests_are_compared_by_their_algorithm_bandwidth(self):
         # nccl-tests on one H200, two days: its import states no bus factor, and every one-GPU
         # all_reduce, all_gather, reduce_scatter and alltoall read "baseline is zero", uncounted.
