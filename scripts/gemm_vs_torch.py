@@ -52,6 +52,7 @@ either is missing.
 """
 import argparse
 import os
+import statistics
 import sys
 
 import gemm_aa_control
@@ -182,7 +183,13 @@ class TorchPoint:
                    "operand_sets": self.sets, "enqueue_ahead": self.ahead,
                    "samples": len(self.pooled)}
         if pair:
+            # Every column from the same interleaved rounds: each side's median of its rounds'
+            # seconds per call, and the median of the rounds' ratios. ours was once the source
+            # run's figure alone and torch the pooled samples of every round, so that their
+            # quotient and the ratio column disagreed on 26 of 32 rows.
             metrics.update(pair)
+            metrics["ours_tflops"] = flops / statistics.median(pair["ours_rounds_s"]) / 1e12
+            metrics["tflops"] = flops / statistics.median(pair["peer_rounds_s"]) / 1e12
             metrics["ours_vs_torch"] = pair["ratio"]  # same-clock rounds, not a run minutes apart
         return metrics
 
@@ -367,6 +374,10 @@ def main():
 
     print(f"{'key':<20} {'op':<14} {'M x N x K (batch)':<28} {'dtype':<9} "
           f"{'ours':>9} {'best':>9} {'torch':>9} {'ours/torch':>10}  (TFLOP/s)")
+    if args.interleave:
+        print(f"ours and torch: each side's median over its {args.interleave} interleaved rounds; "
+              "ours/torch: the median of the rounds' ratios, [its p10-p90, the lowest and "
+              "highest below 5 rounds]; best: the source run's algorithm search")
     with peer_records.PeerRun(args.out, "torch") as out:
         recs, points = [], []
         for r in selected:

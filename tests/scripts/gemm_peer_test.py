@@ -8,6 +8,7 @@ Usage: gemm_peer_test.py SOURCE_DIR [TestName ...]
 import io
 import json
 import os
+import statistics
 import sys
 import tempfile
 import types
@@ -183,6 +184,32 @@ class GemmPeerTest(unittest.TestCase):
         # of one batch would have written 38 outputs, again and again).
         self.assertEqual(len(outputs), 640)
         self.assertIn("unknown", point.kernels)  # no profiler here: the record says so
+
+    def test_ours_torch_and_their_ratio_come_from_the_same_rounds(self):
+        # ours was the source run's figure (round 1 alone), torch the pooled samples of every
+        # round, and the ratio the rounds' median: 26 of 32 rows disagreed with their own
+        # columns (745.7 / 666.9 printed beside a ratio of 1.026).
+        log = []
+        torch = fake_torch(log)
+        torch.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(
+            matmul=types.SimpleNamespace()))
+        torch.device = lambda kind, index: f"{kind}:{index}"
+        torch.cuda.set_device = lambda device: None
+        source = {"key": "gemm.cublaslt", "status": "ok",
+                  "params": {"m": 1000, "n": 1000, "k": 1000, "dtype": "bf16", "layout": "nt",
+                             "gpu": 0},
+                  "metrics": {"batch": 1, "tflops": 745.7}}
+        args = types.SimpleNamespace(max_sets=4096, samples=5, warmup=1, torch_warm_s=0.0,
+                                     min_timed_s=0.0, launch="stream")
+        point = gemm_vs_torch.TorchPoint(torch, args, source)
+        point.measure()  # the fake GPU's samples; the rounds below are what the columns read
+        ours_s, torch_s = [2.0e-6, 2.2e-6, 2.1e-6], [2.1e-6, 2.1e-6, 2.4e-6]
+        m = point.metrics(peer_pairs.interleaved_metrics(ours_s, torch_s))
+        flops = 2.0e9
+        self.assertAlmostEqual(m["ours_tflops"], flops / 2.1e-6 / 1e12)
+        self.assertAlmostEqual(m["tflops"], flops / 2.1e-6 / 1e12)
+        self.assertAlmostEqual(m["ours_vs_torch"], statistics.median(
+            [t / o for o, t in zip(ours_s, torch_s)]))
 
     def test_aa_rounds_alternate_a_then_b_and_give_the_ratio(self):
         order = []
