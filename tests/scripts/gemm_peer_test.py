@@ -90,6 +90,22 @@ def fake_torch(log, late=0):
     return t
 
 
+def measured_point(log, params, metrics, samples):
+    """torch's side of a bf16 nt record of `params` on the fake GPU, measured once."""
+    torch = fake_torch(log)
+    torch.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        matmul=types.SimpleNamespace()))
+    torch.device = lambda kind, index: f"{kind}:{index}"
+    torch.cuda.set_device = lambda device: None
+    source = {"key": "gemm.cublaslt", "status": "ok",
+              "params": dict(params, dtype="bf16", layout="nt", gpu=0), "metrics": metrics}
+    args = types.SimpleNamespace(max_sets=4096, samples=samples, warmup=1, torch_warm_s=0.0,
+                                 min_timed_s=0.0, launch="stream")
+    point = gemm_vs_torch.TorchPoint(torch, args, source)
+    point.measure()
+    return point
+
+
 def aa_record(ratio, key="peer.railgauge_aa", status="ok"):
     return {"key": key, "status": status, "params": {"peer_of": "gemm.cublaslt"},
             "metrics": {"ours_vs_railgauge": ratio}}
@@ -163,19 +179,8 @@ class GemmPeerTest(unittest.TestCase):
 
     def test_the_launch_mode_is_recorded(self):
         log = []
-        torch = fake_torch(log)
-        torch.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(
-            matmul=types.SimpleNamespace()))
-        torch.device = lambda kind, index: f"{kind}:{index}"
-        torch.cuda.set_device = lambda device: None
-        source = {"key": "gemm.cublaslt", "status": "ok",
-                  "params": {"m": 4, "n": 4, "k": 4, "dtype": "bf16", "layout": "nt",
-                             "operand_sets": 640, "gpu": 0},
-                  "metrics": {"batch": 38, "tflops": 1.0}}
-        args = types.SimpleNamespace(max_sets=4096, samples=17, warmup=1, torch_warm_s=0.0,
-                                     min_timed_s=0.0, launch="stream")
-        point = gemm_vs_torch.TorchPoint(torch, args, source)
-        point.measure()
+        point = measured_point(log, {"m": 4, "n": 4, "k": 4, "operand_sets": 640},
+                               {"batch": 38, "tflops": 1.0}, samples=17)
         metrics = point.metrics()
         self.assertEqual(metrics["timer"], "cuda_event_stream")
         self.assertEqual(metrics["operand_sets"], 640)  # every set railgauge rotated
@@ -189,20 +194,8 @@ class GemmPeerTest(unittest.TestCase):
         # ours was the source run's figure (round 1 alone), torch the pooled samples of every
         # round, and the ratio the rounds' median: 26 of 32 rows disagreed with their own
         # columns (745.7 / 666.9 printed beside a ratio of 1.026).
-        log = []
-        torch = fake_torch(log)
-        torch.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(
-            matmul=types.SimpleNamespace()))
-        torch.device = lambda kind, index: f"{kind}:{index}"
-        torch.cuda.set_device = lambda device: None
-        source = {"key": "gemm.cublaslt", "status": "ok",
-                  "params": {"m": 1000, "n": 1000, "k": 1000, "dtype": "bf16", "layout": "nt",
-                             "gpu": 0},
-                  "metrics": {"batch": 1, "tflops": 745.7}}
-        args = types.SimpleNamespace(max_sets=4096, samples=5, warmup=1, torch_warm_s=0.0,
-                                     min_timed_s=0.0, launch="stream")
-        point = gemm_vs_torch.TorchPoint(torch, args, source)
-        point.measure()  # the fake GPU's samples; the rounds below are what the columns read
+        point = measured_point([], {"m": 1000, "n": 1000, "k": 1000},
+                               {"batch": 1, "tflops": 745.7}, samples=5)
         ours_s, torch_s = [2.0e-6, 2.2e-6, 2.1e-6], [2.1e-6, 2.1e-6, 2.4e-6]
         m = point.metrics(peer_pairs.interleaved_metrics(ours_s, torch_s))
         flops = 2.0e9
