@@ -28,8 +28,11 @@ std::optional<GemmPoint> gemm_point(const Record &r) {
   GemmPoint p{*rates->flops_per_call, *time_s, rates->peak_tflops.value_or(0), {}, {}, {}, {}};
   if (const auto *telemetry = f::field(r.metrics, kTelemetry))
     if (const auto *during = f::field(*telemetry, kTelemetryDuring)) {
+      // A clock of 0 or less is no reading (NVML writes null): it once put the layer at 0.897
+      // of the peak at its clock, the range at "0-1665".
       if (const auto *clock = f::field(*during, kTelemetrySmClockMhz))
-        p.sm_clock_mhz = f::number(*clock, metric::summary::kMedian);
+        if (const auto mhz = f::number(*clock, metric::summary::kMedian); mhz && *mhz > 0)
+          p.sm_clock_mhz = mhz;
       if (const auto *power = f::field(*during, kTelemetryPowerW))
         p.power_w = f::number(*power, metric::summary::kMean);
       p.power_limit_w = f::number(*during, kTelemetryPowerLimitW);

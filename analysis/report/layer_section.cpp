@@ -53,8 +53,9 @@ void layer_section(Page &page, const analysis::RunSet &runs) {
             "power limit shows apart from the GEMMs' shape. The table gives the clock and power.");
   std::vector<Series> series;
   std::vector<std::vector<std::string>> rows = {
-      {"sweep", "t", "of the dense peak", "of the peak at its SM clock", "SM clock MHz (mean)",
-       "SM clock MHz (GEMMs' range)", "power W (mean)", "power limit W", "GEMMs measured"}};
+      {"sweep", "t", "layer TFLOP/s", "dense peak TFLOP/s (at MHz)", "of the dense peak",
+       "of the peak at its SM clock", "SM clock MHz (mean)", "SM clock MHz (GEMMs' range)",
+       "power W (mean)", "power limit W", "GEMMs measured"}};
   for (const auto &line : lines) {
     Series spec{short_label(line) + ": of the dense peak", {}, {}};
     Series at_clock{short_label(line) + ": of the peak at its SM clock", {}, {}};
@@ -67,9 +68,18 @@ void layer_section(Page &page, const analysis::RunSet &runs) {
           p.sm_clock_min_mhz
               ? fmt::format("{:.0f}-{:.0f}", *p.sm_clock_min_mhz, *p.sm_clock_max_mhz)
               : std::string("-");
-      rows.push_back({line.label, std::to_string(p.tp), cell(p.efficiency, "{:.3f}"),
-                      cell(p.efficiency_at_clock, "{:.3f}"), cell(p.sm_clock_mhz, "{:.0f}"), range,
-                      cell(p.power_w, "{:.0f}"), cell(p.power_limit_w, "{:.0f}"),
+      // The peak each fraction is of, named: the page once said "of the peak" and no figure.
+      const std::string peak =
+          p.peak_tflops > 0
+              ? fmt::format("{:.1f}{}", p.peak_tflops,
+                            p.peak_clock_mhz ? fmt::format(" ({:.0f})", *p.peak_clock_mhz) : "")
+              : std::string("unknown");
+      const std::optional<double> layer_tflops =
+          p.complete() && p.time_s > 0 ? std::optional(p.flops / p.time_s / 1e12) : std::nullopt;
+      rows.push_back({line.label, std::to_string(p.tp), cell(layer_tflops, "{:.4g}"), peak,
+                      cell(p.efficiency, "{:.3f}"), cell(p.efficiency_at_clock, "{:.3f}"),
+                      cell(p.sm_clock_mhz, "{:.0f}"), range, cell(p.power_w, "{:.0f}"),
+                      cell(p.power_limit_w, "{:.0f}"),
                       fmt::format("{} of {}", p.gemms, p.gemms_expected)});
     }
     if (!spec.points.empty())
@@ -77,11 +87,17 @@ void layer_section(Page &page, const analysis::RunSet &runs) {
     if (!at_clock.points.empty())
       series.push_back(std::move(at_clock));
   }
-  page.html +=
-      "<figure>" +
-      line_chart("transformer layer (forward and backward), FLOP-weighted",
-                 "tensor-parallel degree t", "efficiency (fraction of peak)", series, true, false) +
-      "</figure>\n";
+  // No peak known for any sweep (a CPU backend, a GPU without a cited peak): no line to draw,
+  // and an empty chart once labelled its axis 1e-300 to 1e-34. The table holds the TFLOP/s.
+  if (series.empty())
+    page.para("No sweep's GPU has a known dense peak, so no efficiency is drawn: the table gives "
+              "each layer's TFLOP/s.");
+  else
+    page.html += "<figure>" +
+                 line_chart("transformer layer (forward and backward), FLOP-weighted",
+                            "tensor-parallel degree t", "efficiency (fraction of peak)", series,
+                            true, false) +
+                 "</figure>\n";
   page.table(rows);
 }
 
