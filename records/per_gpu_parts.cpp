@@ -40,6 +40,10 @@ bool may_count_wrong_data(std::string_view metrics_json) {
   for (const char *name : kWrongDataCounts)
     if (metrics_json.find(fmt::format("\"{}\":", name)) != std::string_view::npos)
       return true;
+  for (const char *name : {memory::record::kPerGpuWrongWordsByPattern,
+                           memory::record::kPerGpuBadWords, gemm::record::kBurnFirstBadIteration})
+    if (metrics_json.find(fmt::format("\"{}\":", name)) != std::string_view::npos)
+      return true;
   return false;
 }
 
@@ -47,9 +51,28 @@ std::optional<std::string> wrong_data_count(const nlohmann::json &object) {
   if (!object.is_object())
     return std::nullopt;
   for (const char *name : kWrongDataCounts)
-    if (const auto it = object.find(name);
-        it != object.end() && it->is_number() && it->get<double>() > 0)
-      return fmt::format("{} = {}", name, it->dump());
+    if (const auto it = object.find(name); it != object.end() && !it->is_null()) {
+      // A count below 0 or not a number reads as none: wrong_words = -3 once passed.
+      if (!it->is_number() || it->get<double>() < 0)
+        return fmt::format("{} = {}, not a count", name, it->dump());
+      if (it->get<double>() > 0)
+        return fmt::format("{} = {}", name, it->dump());
+    }
+  // What a check found, said elsewhere in the object than its total (a writer that summed
+  // wrong): the pattern test's counts per pattern and its failing addresses, the GEMM burn's
+  // first bad iteration. Each once passed beside a total of 0.
+  if (const auto by = object.find(memory::record::kPerGpuWrongWordsByPattern);
+      by != object.end() && by->is_object())
+    for (const auto &[pattern, count] : by->items())
+      if (!count.is_number() || count.get<double>() != 0)
+        return fmt::format("{}.{} = {}", memory::record::kPerGpuWrongWordsByPattern, pattern,
+                           count.dump());
+  if (const auto bad = object.find(memory::record::kPerGpuBadWords);
+      bad != object.end() && bad->is_array() && !bad->empty())
+    return fmt::format("{} holds {} address(es)", memory::record::kPerGpuBadWords, bad->size());
+  if (const auto first = object.find(gemm::record::kBurnFirstBadIteration);
+      first != object.end() && first->is_number() && first->get<double>() >= 0)
+    return fmt::format("{} = {}", gemm::record::kBurnFirstBadIteration, first->dump());
   return std::nullopt;
 }
 

@@ -162,6 +162,29 @@ class BurninFaultsTest(unittest.TestCase):
                 rules = {f["rule"] for f in node[0]["findings"]}
                 self.assertEqual("expected-gpus" in rules, expect == "8", rules)
 
+    def test_a_check_whose_counts_contradict_their_total_is_no_pass(self):
+        # The pattern test's per-pattern counts or failing addresses beside a total of 0, a
+        # total below 0, a GEMM burn's first bad iteration beside none: each once passed.
+        def pattern(edit):
+            def apply(r):
+                if r["key"] == "memory.pattern":
+                    edit(r["metrics"]["per_gpu"][0])
+            return apply
+
+        def gemm(r):
+            if gpu := gemm_burn_gpu(r, "bf16"):
+                gpu["first_bad_iteration"] = 100
+        edits = {
+            "by pattern": pattern(lambda g: g["wrong_words_by_pattern"].update(random=7)),
+            "bad words": pattern(lambda g: g.update(bad_words=[{"address": "0x1000"}])),
+            "negative": pattern(lambda g: g.update(wrong_words=-3)),
+            "first bad iteration": gemm,
+        }
+        for name, edit in edits.items():
+            rc, found, missing = self.verdict(edit)
+            self.assertEqual(rc, 2, name)
+            self.assertEqual(found.get("record-status"), "fail", (name, found, missing))
+
 
 def telemetry_windows(r):
     """The per-GPU telemetry windows of a burn phase's record (gpus[] or per_gpu[])."""
