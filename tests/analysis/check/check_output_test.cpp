@@ -284,6 +284,45 @@ TEST(Output, EveryFormatFailsThePartsTheJsonFails) {
   EXPECT_NE(line.find("MISS"), line.rfind("MISS")) << line; // node's and the GPU's
 }
 
+TEST(Output, JunitJudgesAFindingByItsLevelMissingOrNot) {
+  // An Xid log unread at warn was an <error>, red, while a warning violated (a million NVLink
+  // errors) was a green case: the same exit status, 1, opposite colours.
+  CheckResult r;
+  r.rules_name = "t";
+  r.rule_categories = {{"load-xid", "health"}, {"load-nvlink-errors", "nvlink"}, {"xid", "health"}};
+  PartResult gpu;
+  gpu.key = {"h1", PartKind::gpu, "0000:06:00.0"};
+  gpu.label = "gpu0";
+  gpu.verdict = Level::fail;
+  const auto finding = [](const char *rule, Level level, bool missing) {
+    Finding f;
+    f.rule_id = rule;
+    f.category = "health";
+    f.level = level;
+    f.missing = missing;
+    f.what = "metrics.x";
+    return f;
+  };
+  gpu.findings = {finding("load-xid", Level::warn, true),
+                  finding("load-nvlink-errors", Level::warn, false),
+                  finding("xid", Level::fail, true)};
+  r.parts = {gpu};
+  r.verdict = Level::fail;
+  const auto junit = render_junit(r);
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(junit.c_str())) << junit;
+  std::map<std::string, std::string> outcome;
+  for (auto suite : doc.child("testsuites").children("testsuite"))
+    for (auto tc : suite.children("testcase"))
+      outcome[tc.attribute("name").value()] = tc.child("failure") ? "failure"
+                                              : tc.child("error") ? "error"
+                                                                  : "pass";
+  EXPECT_EQ(outcome["load-xid"], "pass") << junit;
+  EXPECT_EQ(outcome["load-nvlink-errors"], "pass") << junit;
+  EXPECT_EQ(outcome["xid"], "error") << junit;
+  EXPECT_NE(junit.find("WARN missing: "), std::string::npos) << junit;
+}
+
 // A process seen on a GPU in several phases is one line, the phases after it; a finding that
 // reads otherwise (another pid, another value, another run) keeps a line of its own.
 TEST(Output, FindingsThatReadTheSameOnAPartFoldAndOthersDoNot) {
