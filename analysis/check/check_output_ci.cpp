@@ -52,9 +52,21 @@ CasesByCategory junit_cases_by_category(const CheckResult &r) {
   return by_category;
 }
 
+// The level of a rule a GPU was not measured on: its node's missing finding of the rule (the
+// rule's on_missing), else the GPU's verdict. The GPU's verdict alone coloured a warning red on a
+// GPU that failed another rule.
+Level not_measured_level(const CheckResult &r, const PartResult &gpu, const std::string &rule) {
+  for (const auto &p : r.parts)
+    if (p.key.host == gpu.key.host && p.key.kind == PartKind::node)
+      for (const auto &f : p.findings)
+        if (f.rule_id == rule && f.missing)
+          return f.level;
+  return gpu.verdict;
+}
+
 // One (part, rule) testcase, counting it in failures or errors where it is one.
-void append_junit_case(pugi::xml_node suite, const PartResult &p, const std::string &rule,
-                       bool label_repeats, int &failures, int &errors) {
+void append_junit_case(pugi::xml_node suite, const CheckResult &r, const PartResult &p,
+                       const std::string &rule, bool label_repeats, int &failures, int &errors) {
   auto tc = suite.append_child("testcase");
   // Two GPUs of one label on a host (a board moved or replaced between two runs) are told apart
   // by their bus ids: one name for both read as one GPU that both passed and failed.
@@ -78,11 +90,11 @@ void append_junit_case(pugi::xml_node suite, const PartResult &p, const std::str
       warn_text += upper(to_string(f.level)) + (f.missing ? " missing: " : ": ") + line;
   }
   // A GPU a burn phase never measured: its verdict's level, with no finding of its own.
-  if (std::find(p.not_measured.begin(), p.not_measured.end(), rule) != p.not_measured.end() &&
-      p.verdict >= Level::warn)
-    (p.verdict == Level::fail ? miss_text : warn_text) +=
-        std::string(p.verdict == Level::fail ? "" : "WARN ") +
-        "not measured: its node holds no figure of this rule for the GPU\n";
+  if (std::find(p.not_measured.begin(), p.not_measured.end(), rule) != p.not_measured.end())
+    if (const Level level = not_measured_level(r, p, rule); level >= Level::warn)
+      (level == Level::fail ? miss_text : warn_text) +=
+          std::string(level == Level::fail ? "" : "WARN ") +
+          "not measured: its node holds no figure of this rule for the GPU\n";
   if (const auto t = p.rules.find(rule); t != p.rules.end())
     for (std::size_t level = 0; level < t->second.unlisted_missing.size(); ++level) {
       const int n = t->second.unlisted_missing[level];
@@ -160,8 +172,8 @@ std::string render_junit(const CheckResult &r) {
     suite.append_attribute("name") = category.c_str();
     int failures = 0, errors = 0;
     for (const auto &[p, rule] : cases)
-      append_junit_case(suite, *p, rule, ids_of_label[{p->key.host, p->label}].size() > 1, failures,
-                        errors);
+      append_junit_case(suite, r, *p, rule, ids_of_label[{p->key.host, p->label}].size() > 1,
+                        failures, errors);
     suite.append_attribute("tests") = static_cast<int>(cases.size());
     suite.append_attribute("failures") = failures;
     suite.append_attribute("errors") = errors;

@@ -162,7 +162,8 @@ std::vector<PathValue> denominators_of(const Rule &rule, const Record &r, const 
 
 std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
   std::vector<RuleValue> out;
-  for (auto &pv : resolve_record_path(r, rule.metric, EmptyLists::held)) {
+  for (auto &pv : resolve_record_path(
+           r, rule.metric, rule.empty_list_passes ? EmptyLists::held : EmptyLists::none)) {
     RuleValue v{pv.path, pv.path, "", std::move(pv.value), "", Level::fail, timed_figure(pv.path)};
     if (pv.empty) {
       v.empty = true;

@@ -27,8 +27,8 @@ struct RuleValue {
   // (relative_noise, harness/noise_bound.h); with relative_to, over a denominator that is not
   // one of them.
   bool timed = false;
-  // A `*` of the metric met an empty list (no NVLink link counted an error): nothing to judge, a
-  // pass, not a missing value.
+  // A `*` of the metric met an empty list (no NVLink link counted an error) in a rule with
+  // `empty_list: pass`: nothing to judge, a pass, not a missing value.
   bool empty = false;
 };
 

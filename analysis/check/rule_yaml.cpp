@@ -311,6 +311,19 @@ void parse_curve_options(const YAML::Node &node, const std::string &file, bool h
     throw InputError("'on_missing_relative_to' is the level of a value without its relative_to",
                      at(file, node["on_missing_relative_to"]),
                      "add relative_to: PATH, or write on_missing: instead");
+  if (node["empty_list"]) {
+    if (yaml_scalar(node["empty_list"], file, "empty_list") != "pass")
+      throw InputError("'empty_list' takes one value, pass", at(file, node["empty_list"]),
+                       "write empty_list: pass, or leave it out (an empty list is missing)");
+    if (!has_metric || r.metric.find(".*.") == std::string::npos || node["fleet"] ||
+        node["curve"] || node["relative_to"])
+      throw InputError(
+          "'empty_list: pass' is for a rule whose metric walks a list with `*` and "
+          "judges each item against a value",
+          at(file, node["empty_list"]),
+          "give metric: PATH.*.FIELD with value:, without fleet, curve or relative_to");
+    r.empty_list_passes = true;
+  }
 }
 
 // detail: {path, text}: a field of the same record a violation's finding shows (rules.h).
@@ -419,7 +432,7 @@ Rule parse_rule(const YAML::Node &node, const std::string &file) {
   expect_keys(node, file, "a rule",
               {"id", "description", "category", "severity", "on_missing", "select", "metric",
                "inventory", "part", "compare", "value", "values", "fleet", "curve", "relative_to",
-               "on_missing_relative_to", "detail", "applies_to"});
+               "on_missing_relative_to", "detail", "applies_to", "empty_list"});
   Rule r;
   r.where = at(file, node);
   parse_identity(node, file, r);

@@ -133,6 +133,11 @@ struct Rule {
   std::optional<Level> on_missing_relative_to;
   std::optional<DetailSpec> detail;
   AppliesTo applies_to = AppliesTo::any;
+  // `empty_list: pass`: a `*` of the metric over an empty list holds for each of its items, so
+  // the part passes there (the NVLink links that counted an error: none). Without it an empty
+  // list is a value missing, as any path that leads nowhere: an empty object of port counters
+  // was no counter read.
+  bool empty_list_passes = false;
 
   bool from_inventory() const { return !probe.empty(); }
 };

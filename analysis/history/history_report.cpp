@@ -49,7 +49,7 @@ struct Chart {
   std::vector<double> fleet;
 };
 
-// The floor of the first rule with an absolute >= bound on this series, if any.
+// The highest absolute >= bound of any rule on this series (check::floor_rule), if any.
 std::optional<std::pair<std::string, double>> floor_of(const check::RuleSet *rules,
                                                        const SeriesParts &s) {
   if (!rules)

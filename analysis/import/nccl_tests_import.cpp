@@ -473,7 +473,10 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     failures.add(out,
                  fmt::format("{}:{}: the last line is a result row cut short ({}): the log was "
                              "cut off mid-line, or the run killed",
-                             where, cut_row_line, cut_row->problem()),
+                             where, cut_row_line,
+                             // the problem less its guess at another tool's file: a cut last
+                             // line is nccl-tests' own, header or not
+                             cut_row->problem().substr(0, cut_row->problem().find(", and no "))),
                  section.first_record);
   end_section(out, section, failures, where);
   if (out.record_count == 0 && out.failures.empty())

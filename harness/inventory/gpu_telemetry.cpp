@@ -95,8 +95,10 @@ nlohmann::json link_count(const nlohmann::json &per_link, const char *name, std:
 }
 
 // Each NVLink's growth between the snapshots: [{"link", "crc_flit", "crc_data", "replay",
-// "recovery"}] for the links that counted up ([] where none did), so that a verdict names the
-// link, not only the GPU; null where neither end read a link's counters (a driver without them).
+// "recovery"}] for the links that counted up or left a counter unread (null), [] where every
+// counter was read and none grew, so that a verdict names the link, not only the GPU, and an
+// empty list means read and clean (the replay rules pass it); null where neither end read a
+// link's counters (a driver without them).
 nlohmann::json nvlink_link_delta(const nlohmann::json &before, const nlohmann::json &after) {
   const auto b = before.value(telemetry::kNvlinkErrorsPerLink, nlohmann::json(nullptr));
   const auto a = after.value(telemetry::kNvlinkErrorsPerLink, nlohmann::json(nullptr));
@@ -112,13 +114,14 @@ nlohmann::json nvlink_link_delta(const nlohmann::json &before, const nlohmann::j
   bool read = false;
   for (std::size_t link = 0; link < links; ++link) {
     nlohmann::json entry = {{telemetry::kLink, link}};
-    bool counted = false;
+    bool counted = false, unread = false;
     for (const char *name : kCounters) {
       entry[name] = grown(link_count(b, name, link), link_count(a, name, link));
       read = read || entry[name].is_number();
+      unread = unread || !entry[name].is_number();
       counted = counted || (entry[name].is_number() && entry[name].get<double>() > 0);
     }
-    if (counted)
+    if (counted || unread)
       grew.push_back(std::move(entry));
   }
   return read ? grew : nlohmann::json(nullptr);

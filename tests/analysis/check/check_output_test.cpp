@@ -289,7 +289,10 @@ TEST(Output, JunitJudgesAFindingByItsLevelMissingOrNot) {
   // errors) was a green case: the same exit status, 1, opposite colours.
   CheckResult r;
   r.rules_name = "t";
-  r.rule_categories = {{"load-xid", "health"}, {"load-nvlink-errors", "nvlink"}, {"xid", "health"}};
+  r.rule_categories = {{"load-xid", "health"},
+                       {"load-nvlink-errors", "nvlink"},
+                       {"xid", "health"},
+                       {"fp64-floor", "compute"}};
   PartResult gpu;
   gpu.key = {"h1", PartKind::gpu, "0000:06:00.0"};
   gpu.label = "gpu0";
@@ -306,7 +309,15 @@ TEST(Output, JunitJudgesAFindingByItsLevelMissingOrNot) {
   gpu.findings = {finding("load-xid", Level::warn, true),
                   finding("load-nvlink-errors", Level::warn, false),
                   finding("xid", Level::fail, true)};
-  r.parts = {gpu};
+  // A warn rule the GPU was never measured on, on a GPU failed by another rule: its node's
+  // finding gives the level (the GPU's verdict once made it red).
+  gpu.not_measured = {"fp64-floor"};
+  PartResult node;
+  node.key = {"h1", PartKind::node, ""};
+  node.label = "h1";
+  node.verdict = Level::fail;
+  node.findings = {finding("fp64-floor", Level::warn, true)};
+  r.parts = {node, gpu};
   r.verdict = Level::fail;
   const auto junit = render_junit(r);
   pugi::xml_document doc;
@@ -314,12 +325,15 @@ TEST(Output, JunitJudgesAFindingByItsLevelMissingOrNot) {
   std::map<std::string, std::string> outcome;
   for (auto suite : doc.child("testsuites").children("testsuite"))
     for (auto tc : suite.children("testcase"))
-      outcome[tc.attribute("name").value()] = tc.child("failure") ? "failure"
-                                              : tc.child("error") ? "error"
-                                                                  : "pass";
-  EXPECT_EQ(outcome["load-xid"], "pass") << junit;
-  EXPECT_EQ(outcome["load-nvlink-errors"], "pass") << junit;
-  EXPECT_EQ(outcome["xid"], "error") << junit;
+      outcome[std::string(tc.attribute("classname").value()) + " " + tc.attribute("name").value()] =
+          tc.child("failure") ? "failure"
+          : tc.child("error") ? "error"
+                              : "pass";
+  EXPECT_EQ(outcome["h1.gpu0 load-xid"], "pass") << junit;
+  EXPECT_EQ(outcome["h1.gpu0 load-nvlink-errors"], "pass") << junit;
+  EXPECT_EQ(outcome["h1.gpu0 xid"], "error") << junit;
+  EXPECT_EQ(outcome["h1.gpu0 fp64-floor"], "pass") << junit;
+  EXPECT_EQ(outcome["h1 fp64-floor"], "pass") << junit;
   EXPECT_NE(junit.find("WARN missing: "), std::string::npos) << junit;
 }
 

@@ -48,38 +48,6 @@ TEST(JsonPath, WildcardsResolveToConcretePaths) {
   EXPECT_TRUE(resolve_path(doc, "metrics.nope").empty());
 }
 
-TEST(JsonPath, AStarOverAnEmptyListIsHeldOnlyWhenAsked) {
-  // The NVLink links that counted an error: none on three GPUs, link 7 on the fourth.
-  Record r;
-  r.metrics = {{"per_gpu", json::array()}};
-  for (int gpu = 0; gpu < 4; ++gpu)
-    r.metrics["per_gpu"].push_back(
-        {{"links", gpu == 3 ? json::array({{{"link", 7}, {"replay", 2}}}) : json::array()}});
-  // Without asking, the three empty lists are GPUs without the value (null), as before.
-  const auto plain = resolve_record_path(r, "metrics.**.links.*.replay");
-  ASSERT_EQ(plain.size(), 4u);
-  EXPECT_EQ(
-      std::count_if(plain.begin(), plain.end(), [](const auto &v) { return v.value.is_null(); }),
-      3);
-  const auto held = resolve_record_path(r, "metrics.**.links.*.replay", EmptyLists::held);
-  ASSERT_EQ(held.size(), 4u);
-  EXPECT_EQ(held[0].path, "metrics.per_gpu.0.links");
-  EXPECT_TRUE(held[0].empty);
-  EXPECT_EQ(held[3].path, "metrics.per_gpu.3.links.0.replay");
-  EXPECT_FALSE(held[3].empty);
-  EXPECT_EQ(held[3].value, 2);
-  // A list that is not there is still nothing, never an empty pass.
-  r.metrics["per_gpu"][1].erase("links");
-  const auto without = resolve_record_path(r, "metrics.**.links.*.replay", EmptyLists::held);
-  ASSERT_EQ(without.size(), 4u);
-  const auto gpu1 = std::find_if(without.begin(), without.end(), [](const auto &v) {
-    return v.path.starts_with("metrics.per_gpu.1");
-  });
-  ASSERT_NE(gpu1, without.end());
-  EXPECT_FALSE(gpu1->empty);
-  EXPECT_TRUE(gpu1->value.is_null());
-}
-
 TEST(FleetStats, MedianAndMad) {
   const std::vector<double> odd = {1, 2, 3, 4, 100};
   auto s = fleet_stats(odd);

@@ -17,7 +17,8 @@
 //              "remapped_rows": {"correctable", "uncorrectable", "pending", "failure"},
 //              "nvlink": {"links": ["up", "down", ...], "errors": {"crc_flit", "crc_data",
 //                         "replay", "recovery"} (the totals' field values),
-//                         "per_link": {"7": {"crc_flit": 12, ...}} (a counter not given is 0)},
+//                         "per_link": {"7": {"crc_flit": 12, ...}} (a counter not given is 0;
+//                         "*": {"replay": "NVML_ERROR_..."}: that counter errs on every link)},
 //              "compute_processes": [{"pid", "used_memory_bytes"}]}]}
 // A field the script leaves out answers NVML_ERROR_NOT_SUPPORTED; a string "NVML_ERROR_*" in its
 // place answers that error (per_link as a string: every link's counters).
@@ -135,6 +136,10 @@ nvmlReturn_t link_counter(nvmlDevice_t device, unsigned link, const char *counte
     return error_named(per_link.get<std::string>());
   if (link >= gpu->at("nvlink").value("links", json::array()).size())
     return NVML_ERROR_INVALID_ARGUMENT;
+  // A counter scripted as "*": every link's answers that error (a driver without it).
+  const json every = per_link.value("*", json::object()).value(counter, json());
+  if (is_error_name(every))
+    return error_named(every.get<std::string>());
   *out = per_link.value(std::to_string(link), json::object()).value(counter, 0ULL);
   return NVML_SUCCESS;
 }

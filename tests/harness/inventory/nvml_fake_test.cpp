@@ -159,6 +159,19 @@ TEST_F(NvmlFake, PerLinkCountersTheDriverLacksAreNullNotZeroAndTheTotalsStillCou
   EXPECT_EQ(
       telemetry_pair(quiet, json::object(), quiet).at("health_delta").at("nvlink_errors_per_link"),
       json::array());
+  // CRC read, replay not: every link is listed with its replay null, never the empty list that
+  // the replay rules pass (they would have passed a counter no one read).
+  gpu["nvlink"]["per_link"] = {{"*", {{"replay", "NVML_ERROR_NOT_SUPPORTED"}}}};
+  const json no_replay = snapshot(query(json::array({gpu})));
+  const json links = telemetry_pair(no_replay, json::object(), no_replay)
+                         .at("health_delta")
+                         .at("nvlink_errors_per_link");
+  ASSERT_TRUE(links.is_array());
+  ASSERT_FALSE(links.empty());
+  for (const auto &link : links) {
+    EXPECT_TRUE(link.at("replay").is_null()) << link;
+    EXPECT_EQ(link.at("crc_flit"), 0) << link;
+  }
 }
 
 TEST_F(NvmlFake, ADriverThatFailsToInitialiseSaysWhy) {
