@@ -212,6 +212,21 @@ TEST(Output, PrometheusAndMarkdownEscape) {
 // (no finding of its own), a GPU failed by missing values counted but not listed, two GPUs of one
 // label (a board moved between two runs), and a reason in ANSI colours (a control character XML
 // 1.0 does not allow).
+// "classname name" of every JUnit case -> failure, error or pass; empty where the XML is not.
+std::map<std::string, std::string> junit_outcomes(const std::string &junit) {
+  std::map<std::string, std::string> outcome;
+  pugi::xml_document doc;
+  if (!doc.load_string(junit.c_str()))
+    return outcome;
+  for (auto suite : doc.child("testsuites").children("testsuite"))
+    for (auto tc : suite.children("testcase"))
+      outcome[std::string(tc.attribute("classname").value()) + " " + tc.attribute("name").value()] =
+          tc.child("failure") ? "failure"
+          : tc.child("error") ? "error"
+                              : "pass";
+  return outcome;
+}
+
 TEST(Output, EveryFormatFailsThePartsTheJsonFails) {
   CheckResult r;
   r.rules_name = "t";
@@ -256,15 +271,7 @@ TEST(Output, EveryFormatFailsThePartsTheJsonFails) {
 
   const auto junit = render_junit(r);
   EXPECT_EQ(junit.find('\x1b'), std::string::npos);
-  pugi::xml_document doc;
-  ASSERT_TRUE(doc.load_string(junit.c_str())) << junit;
-  std::map<std::string, std::string> outcome; // "class name" -> failure, error or pass
-  for (auto suite : doc.child("testsuites").children("testsuite"))
-    for (auto tc : suite.children("testcase"))
-      outcome[std::string(tc.attribute("classname").value()) + " " + tc.attribute("name").value()] =
-          tc.child("failure") ? "failure"
-          : tc.child("error") ? "error"
-                              : "pass";
+  auto outcome = junit_outcomes(junit);
   EXPECT_EQ(outcome["h1.gpu0@0000:06:00.0 burn-hbm-floor"], "error") << junit;
   EXPECT_EQ(outcome["h1.gpu0@0000:07:00.0 burn-gemm-floor"], "failure") << junit;
   EXPECT_EQ(outcome["h1.gpu1 absent"], "error") << junit;
@@ -320,15 +327,7 @@ TEST(Output, JunitJudgesAFindingByItsLevelMissingOrNot) {
   r.parts = {node, gpu};
   r.verdict = Level::fail;
   const auto junit = render_junit(r);
-  pugi::xml_document doc;
-  ASSERT_TRUE(doc.load_string(junit.c_str())) << junit;
-  std::map<std::string, std::string> outcome;
-  for (auto suite : doc.child("testsuites").children("testsuite"))
-    for (auto tc : suite.children("testcase"))
-      outcome[std::string(tc.attribute("classname").value()) + " " + tc.attribute("name").value()] =
-          tc.child("failure") ? "failure"
-          : tc.child("error") ? "error"
-                              : "pass";
+  auto outcome = junit_outcomes(junit);
   EXPECT_EQ(outcome["h1.gpu0 load-xid"], "pass") << junit;
   EXPECT_EQ(outcome["h1.gpu0 load-nvlink-errors"], "pass") << junit;
   EXPECT_EQ(outcome["h1.gpu0 xid"], "error") << junit;
