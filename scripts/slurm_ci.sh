@@ -152,7 +152,7 @@ fi
 #     stopped by the loss, is a warning (not judged on the points it never ran), not a drain.
 lost=$d/work/lost
 start_s=$SECONDS
-RAILGAUGE_RUN_TOKEN=lost-$$ srun -N 2 -n 2 --ntasks-per-node=1 bash -c '
+RAILGAUGE_RUN_TOKEN=lost-$$ timeout 120 srun -N 2 -n 2 --ntasks-per-node=1 bash -c '
   if [[ $SLURM_PROCID == 1 ]]; then
     (for _ in $(seq 600); do grep -qs status "$1"/*/rank-00001/records.jsonl && break; sleep 0.05
      done; kill -9 $$) &
@@ -187,7 +187,9 @@ say "lost rank: srun ended ${lost_s} s after its start; check exit $rc, drain li
 # 1c. Rank 0, on n1, SIGKILLed the same way: its store goes with it. Rank 1 names rank 0 on n1 as
 #     lost, and check drains n1 alone, not every node whose points rank 0's loss stopped.
 lost0=$d/work/lost0
-RAILGAUGE_RUN_TOKEN=lost0-$$ srun -N 2 -n 2 --ntasks-per-node=1 bash -c '
+# srun waits for a node that is down; the wait has a limit (a slurmd that could not start once
+# held this tier until CI's own).
+RAILGAUGE_RUN_TOKEN=lost0-$$ timeout 120 srun -N 2 -n 2 --ntasks-per-node=1 bash -c '
   if [[ $SLURM_PROCID == 0 ]]; then
     (for _ in $(seq 600); do grep -qs status "$1"/*/rank-00000/records.jsonl && break; sleep 0.05
      done; kill -9 $$) &
