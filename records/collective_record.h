@@ -60,9 +60,12 @@ inline constexpr const char *kGroupType = "group_type"; // world | tp | dp | ...
 inline constexpr const char *kGroupIndex = "group_index";
 inline constexpr const char *kGroupSize = "group_size";   // ranks in the point's group
 inline constexpr const char *kGroupHosts = "group_hosts"; // hosts the group's ranks ran on
-inline constexpr const char *kGroups = "groups";          // the split: "tp=2+dp=rest", or "world"
-inline constexpr const char *kAlgorithm = "algorithm";    // textbook: ring, tree, ...
-inline constexpr const char *kSource = metric::kSource;   // an import's tool:
+// Where the group's hosts ran different numbers of ranks (8 and 7: a GPU missing from a node),
+// the most any of them ran; absent where each ran group_size / group_hosts.
+inline constexpr const char *kRanksPerHost = "ranks_per_host";
+inline constexpr const char *kGroups = "groups";        // the split: "tp=2+dp=rest", or "world"
+inline constexpr const char *kAlgorithm = "algorithm";  // textbook: ring, tree, ...
+inline constexpr const char *kSource = metric::kSource; // an import's tool:
 inline constexpr const char *kSourceNcclTests = "nccl-tests";
 inline constexpr const char *kGpuName =
     metric::kGpuName; // the GPU model (NCCL; nccl-tests' rank lines)

@@ -1,4 +1,5 @@
 #include "analysis/import/nccl_tests_import.h"
+#include "analysis/import/launcher_text.h"
 #include "analysis/import/nccl_tests_text_rows.h"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <set>
 #include <span>
 #include <sstream>
@@ -34,42 +36,6 @@ std::string dtype_name(const std::string &t) {
   if (t == "bfloat16")
     return "bf16";
   return t; // int8, int32, uint64, f8e4m3, ... as nccl-tests names them
-}
-
-// A result row's first column, the size: digits, or a number in any notation (a malformed size
-// such as 1e30 is then reported, not skipped). A host name ("node01:41001:41001 [0] NCCL INFO",
-// "10-0-0-1:...") has other characters.
-bool looks_numeric(const std::string &word) {
-  return !word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) &&
-         word.find_first_not_of("0123456789.eE+-") == std::string::npos;
-}
-
-// A launcher's prefix on each line of a captured log: Open MPI's --tag-output "[1,0]<stdout>:"
-// and Slurm's srun --label "0: ". Removed so the line reads as nccl-tests printed it.
-std::string without_launcher_tag(const std::string &line) {
-  const auto first = line.find_first_not_of(" \t");
-  if (first == std::string::npos)
-    return line;
-  if (line[first] == '[') {
-    for (const char *tag : {"]<stdout>:", "]<stderr>:"})
-      if (const auto at = line.find(tag, first); at != std::string::npos) {
-        // mpirun --tag-output also tags each flush, so a row can hold the tag again mid-row
-        // ("-1[1,0]<stdout>:    85.70 ..."): every further copy is a separator.
-        const std::string whole = line.substr(first, at + std::string_view(tag).size() - first);
-        std::string rest = line.substr(at + std::string_view(tag).size());
-        for (auto again = rest.find(whole); again != std::string::npos;
-             again = rest.find(whole, again + 1))
-          rest.replace(again, whole.size(), " ");
-        return rest;
-      }
-    return line;
-  }
-  std::size_t digits = first;
-  while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits])))
-    ++digits;
-  if (digits > first && digits + 1 < line.size() && line[digits] == ':' && line[digits + 1] == ' ')
-    return line.substr(digits + 2);
-  return line;
 }
 
 } // namespace
@@ -115,6 +81,10 @@ Record nccl_tests_record(const NcclTestsHalf &half, Kind kind, const std::string
       figures.verified = true;
     }
   }
+  // -c 0: no element was compared, which check says of the node (data-check), never a pass
+  // on figures a wrong result would not have failed.
+  if (!half.wrong && !half.max_error && half.check_off)
+    figures.verified = false;
   if (half.wrong) {
     figures.wrong_elements = c::WrongCount(*half.wrong);
     if (*half.wrong > 0) {
@@ -209,6 +179,17 @@ void add_rank_layout(std::span<Record> records, const std::vector<std::string> &
     return;
   const auto hosts = rank_hosts(rank_lines);
   const auto gpu_name = one_gpu_name(rank_lines);
+  // Ranks per host where they differ: the 8-GPU floors select ranks_per_host 8, which check
+  // derives from an even layout alone, so a pair of 8 + 7 ranks was judged by no floor at all.
+  std::map<std::string, std::size_t> per_host;
+  for (const auto &line : rank_lines)
+    if (const auto host = rank_hosts({line}); !host.empty())
+      ++per_host[host.front()];
+  std::size_t most = 0, least = rank_lines.size();
+  for (const auto &[host, n] : per_host) {
+    most = std::max(most, n);
+    least = std::min(least, n);
+  }
   for (auto &r : records) {
     if (r.status == Status::error)
       continue;
@@ -218,6 +199,8 @@ void add_rank_layout(std::span<Record> records, const std::vector<std::string> &
     r.params[collectives::record::kGroupSize] = rank_lines.size();
     if (!hosts.empty())
       r.params[collectives::record::kGroupHosts] = hosts.size();
+    if (per_host.size() > 1 && most != least)
+      r.params[collectives::record::kRanksPerHost] = most;
     if (!gpu_name.empty())
       r.params[collectives::record::kGpuName] = gpu_name;
   }
@@ -231,263 +214,6 @@ NcclTestsImport import_nccl_tests(const std::string &text, const std::string &wh
     return import_nccl_tests_json(text, where, kind, run, host);
   std::istringstream in(text);
   return import_nccl_tests_text(in, where, kind, run, host);
-}
-
-namespace {
-
-// Every failure line counts; at most kMaxFailuresKept are kept, the last of them, once there
-// are more, saying how many more (a log of nothing but failure lines must not fill the memory).
-struct FailureLines {
-  std::size_t seen = 0;
-
-  // `first_record`: the record count where the failed run's rows began.
-  void add(NcclTestsImport &out, std::string line, std::size_t first_record) {
-    if (seen == 0) {
-      out.failed_kind = out.kind;
-      out.failed_after_rows = (out.record_count - first_record) / 2;
-    }
-    if (++seen <= kMaxFailuresKept)
-      out.failures.push_back(std::move(line));
-    else
-      out.failures.back() =
-          fmt::format("... and {} more failure line(s)", seen - kMaxFailuresKept + 1);
-  }
-};
-
-void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failures,
-                 const std::string &where) {
-  const auto of_kind = out.kind ? fmt::format(" of {}", to_string(*out.kind)) : "";
-  if (section.header_seen && out.record_count == section.first_record &&
-      failures.seen == section.first_failure)
-    failures.add(out,
-                 fmt::format("{}: nccl-tests printed the header of a run{} but no "
-                             "result row: the run ended before its first size",
-                             where, of_kind),
-                 section.first_record);
-  // Rows and no end of the sweep after them, and no failure line to say why: the log was cut off
-  // (or the run killed) before its last size, so the sizes it never reached are not a pass.
-  else if (out.record_count > section.first_record && !section.end_seen &&
-           failures.seen == section.first_failure)
-    failures.add(out,
-                 fmt::format("{}: {} result row(s){} and no '# Avg bus bandwidth' line "
-                             "after them: the log ends before nccl-tests' last size (cut "
-                             "off, or the run was killed)",
-                             where, (out.record_count - section.first_record) / 2, of_kind),
-                 section.first_record);
-  section.first_record = out.record_count;
-  section.first_failure = failures.seen;
-  section.ranks.clear();
-  section.header_seen = false;
-  section.zero_row_seen = false;
-  section.end_seen = false;
-  section.layout = {};
-  section.out_of_bounds = 0;
-}
-
-} // namespace
-
-std::string network_of_nccl_line(std::string_view line) {
-  const auto has = [&](std::string_view part) { return line.find(part) != line.npos; };
-  if (!has("NCCL INFO"))
-    return {};
-  if (const auto at = line.find("NET/IB : Using"); at != line.npos) {
-    const auto devices = line.substr(at);
-    return devices.find("/RoCE") != devices.npos ? "roce"
-           : devices.find("/IB") != devices.npos ? "ib"
-                                                 : "";
-  }
-  if (has("NET/Socket : Using"))
-    return "socket";
-  if (has("NET/AWS Libfabric") || has("NET/OFI"))
-    return "libfabric";
-  return {};
-}
-
-namespace {
-
-// "Out of bounds values : 4 FAILED" in a log of the `error` layout: nccl-tests' own count, beside
-// the halves the rows' errors put above its bound. Each thread of each process judges its own
-// largest error and the counts are summed (src/common.cu at 8274cb4), while a row prints the
-// largest of all: a half out of bounds counts once to as many times as there are threads, so the
-// two agree when both are zero or nccl-tests' is at least the rows'. The rows print their error
-// to one digit (and cannot be judged without rank lines): where the two disagree, nccl-tests'
-// count stands and the run is not a pass.
-void check_out_of_bounds(const std::string &text, NcclTestsImport &out, const TextSection &section,
-                         FailureLines &failures, const std::string &where) {
-  if (!section.layout.max_error)
-    return; // a count of wrong elements per row says it all
-  const auto colon = text.find(':');
-  std::istringstream rest(colon == std::string::npos ? "" : text.substr(colon + 1));
-  std::string count;
-  rest >> count;
-  const auto counted = integer(count);
-  if (counted && (*counted == 0) == (section.out_of_bounds == 0) &&
-      *counted >= section.out_of_bounds)
-    return;
-  failures.add(out,
-               fmt::format("{}: nccl-tests counted {} out-of-bounds value(s) in this run, its "
-                           "rows' printed errors give {}{}",
-                           where, counted ? std::to_string(*counted) : "'" + count + "'",
-                           section.out_of_bounds,
-                           section.ranks.empty() ? " (no rank lines to bound them by)" : ""),
-               section.first_record);
-}
-
-// A "#" line's text after the '#': a new run's start, the version, the -I 1 header, a rank
-// line or the average bus bandwidth.
-void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTestsImport &out,
-                       TextSection &section, FailureLines &failures, const std::string &where) {
-  if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
-    end_section(out, section, failures, where);
-    section.per_iteration = false;
-    section.header_seen = true;
-    std::string name = body.substr(at + 26);
-    name = name.substr(0, name.find_first_of(" \t\r"));
-    // all_reduce_perf, or a renamed build such as all_reduce_perf_mpi
-    if (const auto perf = name.find("_perf"); perf != std::string::npos && perf > 0)
-      name.resize(perf);
-    if (!kind)
-      out.kind = parse_kind(name);
-  }
-  if (const auto at = body.find("nccl-tests version "); at != std::string::npos)
-    out.about["version_line"] = std::string(trimmed(body.substr(at)));
-  if (body.find("i_min") != std::string::npos)
-    section.per_iteration = true;
-  if (auto layout = row_layout_of_header(body))
-    section.layout = *layout;
-  std::istringstream words(body);
-  std::string w;
-  words >> w;
-  if (w == "Rank") {
-    out.ranks.push_back(body.substr(body.find("Rank")));
-    section.ranks.push_back(out.ranks.back());
-  }
-  if (const auto at = body.find("Out of bounds values"); at != std::string::npos) {
-    section.end_seen = true;
-    check_out_of_bounds(body.substr(at), out, section, failures, where);
-  }
-  if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos) {
-    section.end_seen = true;
-    // "# Avg bus bandwidth    : 475.782 " (a space after the figure in most logs)
-    out.avg_busbw_gbytes_per_s =
-        finite_number(std::string(trimmed(body.substr(body.find(':', at) + 1))));
-  }
-}
-
-// "node01: Test CUDA failure common.cu:891 'out of memory'" and the " .. node01 pid 4242:
-// Test failure common.cu:1454" after it: nccl-tests stopped here.
-bool is_failure_line(const std::string &line) {
-  return line.find("Test failure") != std::string::npos ||
-         line.find("Test CUDA failure") != std::string::npos ||
-         line.find("Test NCCL failure") != std::string::npos;
-}
-
-} // namespace
-
-NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
-                                       std::optional<Kind> kind, const std::string &run,
-                                       const std::string &host) {
-  std::vector<Record> records;
-  auto out = import_nccl_tests_text(in, where, kind, run, host,
-                                    [&records](Record r) { records.push_back(std::move(r)); });
-  out.records = std::move(records);
-  return out;
-}
-
-NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
-                                       std::optional<Kind> kind, const std::string &run,
-                                       const std::string &host, const RecordSink &sink) {
-  NcclTestsImport out;
-  out.kind = kind;
-  TextSection section;
-  FailureLines failures;
-  std::optional<InputError> cut_row; // a result row that could not be read, and its line
-  int cut_row_line = 0;
-  LineReader lines(in, where, kGiveTextOutput);
-  std::string line;
-  while (lines.next(line)) {
-    const int line_no = lines.line_number();
-    line = without_launcher_tag(line);
-    const auto first = line.find_first_not_of(" \t");
-    if (first == std::string::npos)
-      continue;
-    // A row that could not be read is the log cut mid-line only where it is the file's last
-    // line: anywhere else, the file is not nccl-tests' output as it printed it.
-    if (cut_row)
-      throw *cut_row;
-    if (line[first] == '#') {
-      read_comment_line(line.substr(first + 1), kind, out, section, failures, where);
-      continue;
-    }
-    if (is_failure_line(line)) {
-      failures.add(out, fmt::format("{}:{}: {}", where, line_no, trimmed(line)),
-                   section.first_record);
-      continue;
-    }
-    std::istringstream cols(line);
-    std::vector<std::string> f;
-    for (std::string w; cols >> w;)
-      f.push_back(w);
-    // A result row starts with its size in bytes. Anything else in a captured log (NCCL_DEBUG's
-    // "host:pid:tid [0] NCCL INFO ..." lines, a launcher's messages) is not nccl-tests' table.
-    // A line of other blanks only (form feed, vertical tab, '\r') has no words at all.
-    if (f.empty() || !looks_numeric(f[0])) {
-      ++out.other_lines;
-      // A shell's echo of the command ("[root@test ~]# ./build/all_reduce_perf -b 8 ...") names
-      // the collective of a log that stops before nccl-tests' own header names it.
-      if (!out.kind && !section.header_seen)
-        for (const auto &w : f)
-          if (const auto named = kind_of_binary(w)) {
-            out.kind = named;
-            break;
-          }
-      // An IB or RoCE device wins over the socket NCCL names when it found none.
-      if (const auto net = network_of_nccl_line(line);
-          !net.empty() && (out.network.empty() || out.network == "socket")) {
-        out.network = net;
-        out.network_line = std::string(trimmed(line));
-      }
-      continue;
-    }
-    if (!out.kind && !section.header_seen)
-      throw InputError(fmt::format("line {} is a row of numbers with no nccl-tests header "
-                                   "('#  size  count  type ...') nor 'Collective test starting' "
-                                   "line above it: this may not be nccl-tests output",
-                                   line_no),
-                       where,
-                       "give the output of an nccl-tests *_perf binary (perftest's ib_*_bw and "
-                       "ib_*_lat output: railgauge import perftest); for a log cut below its "
-                       "header, name the collective with --kind (e.g. --kind all_reduce)");
-    if (!out.kind)
-      throw InputError("cannot tell which collective this nccl-tests output measured", where,
-                       "name it with --kind (e.g. --kind all_reduce): the file has no "
-                       "'Collective test starting' line");
-    try {
-      read_result_row(f, fmt::format("{}:{}", where, line_no), section, out, run, host, sink);
-    } catch (const ShortResultRow &e) {
-      cut_row = e;
-      cut_row_line = line_no;
-    }
-  }
-  if (cut_row)
-    failures.add(out,
-                 fmt::format("{}:{}: the last line is a result row cut short ({}): the log was "
-                             "cut off mid-line, or the run killed",
-                             where, cut_row_line,
-                             // the problem less its guess at another tool's file: a cut last
-                             // line is nccl-tests' own, header or not
-                             cut_row->problem().substr(0, cut_row->problem().find(", and no "))),
-                 section.first_record);
-  end_section(out, section, failures, where);
-  if (out.record_count == 0 && out.failures.empty())
-    throw InputError(
-        fmt::format("no nccl-tests result row found{}",
-                    out.other_lines > 0
-                        ? fmt::format(" ({} line(s) that are not nccl-tests' were skipped)",
-                                      out.other_lines)
-                        : ""),
-        where, "give the text output of an nccl-tests *_perf binary, or its JSON from -J");
-  return out;
 }
 
 } // namespace railgauge::importers

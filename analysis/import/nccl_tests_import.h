@@ -96,6 +96,7 @@ struct NcclTestsHalf {
   double algbw_gbytes_per_s = 0;
   double busbw_gbytes_per_s = 0;
   std::optional<double> wrong; // absent: the data check was off
+  bool check_off = false;      // the run's header says so ("validation: 0", nccl-tests -c 0)
   // Logs before NCCL 2.13 print the half's largest error instead of a count, judged against
   // nccl-tests' bound for its type and rank count (absent where the rank count is not known).
   std::optional<double> max_error, max_error_bound;

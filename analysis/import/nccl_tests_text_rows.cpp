@@ -46,6 +46,7 @@ NcclTestsHalf read_half(const std::vector<std::string> &f, std::size_t c, std::i
                   .root = at.root ? f[*at.root] : "-1",
                   .in_place = half == 1,
                   .wrong = std::nullopt,
+                  .check_off = section.validation_off,
                   .max_error = std::nullopt,
                   .max_error_bound = std::nullopt};
   const auto time_us = finite_number(f[c]), algbw = finite_number(f[c + 1]),

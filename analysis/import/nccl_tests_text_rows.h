@@ -3,7 +3,9 @@
 // halves read into records (nccl_tests_import.cpp reads the rest of the log around them).
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/import/nccl_tests_import.h"
@@ -48,7 +50,15 @@ struct TextSection {
   // "# Out of bounds values" or "# Avg bus bandwidth": nccl-tests prints both after its last size
   bool end_seen = false;
   RowLayout layout;
-  int out_of_bounds = 0; // halves of the `error` layout whose error is above nccl-tests' bound
+  int out_of_bounds = 0;     // halves of the `error` layout whose error is above nccl-tests' bound
+  bool nthread_seen = false; // "# nThread ...": a second one starts another run's section
+  bool validation_off = false; // its "# nThread" line says "validation: 0" (nccl-tests -c 0)
+  // Of the whole file, kept across sections: the hosts of its first section with rank lines,
+  // and the collectives and sizes of the sections before this one, so that a log of two runs
+  // on other nodes, or of one collective twice, is never read as one run.
+  std::vector<std::string> file_hosts;
+  std::string kill_notice; // the launcher's first word of why the run ended (launcher_text.h)
+  std::set<std::pair<Kind, std::int64_t>> earlier_sizes, sizes;
 };
 
 // A result row with fewer words than its layout's columns: where it is the file's last line, the

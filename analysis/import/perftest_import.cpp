@@ -1,4 +1,6 @@
 #include "analysis/import/perftest_import.h"
+#include "analysis/import/launcher_text.h"
+#include "analysis/import/perftest_text.h"
 
 #include <charconv>
 #include <cmath>
@@ -64,97 +66,6 @@ bool parse_title(const std::string &line, TestKind &kind) {
   kind.bidirectional = m[2].matched;
   kind.latency = m[3] == "Latency";
   return true;
-}
-
-// perftest separates the two fields of a line with a tab; a copy that turned it into spaces (a
-// README, a blog post) keeps a run of them: the second field's name starts after the last run of
-// two or more spaces before its colon. A copy that squeezed every run into one space keeps none:
-// there the first field's value ends at its first word, as perftest prints one word there (ON,
-// OFF, a count, a device, RC). A field's name ends at ':' then a space (" : ", or
-// "PCIe relax order: "). Each separator becomes '\x1f'.
-std::string with_field_separators(std::string line) {
-  // perftest pads a name with a tab too (" rdma_cm QPs\t : OFF"): one before a colon is not
-  // between two fields.
-  for (std::size_t i = 0; i < line.size(); ++i)
-    if (line[i] == '\t') {
-      const auto next = line.find_first_not_of(" \t", i);
-      line[i] = next != std::string::npos && line[next] == ':' ? ' ' : '\x1f';
-    }
-  if (line.find('\x1f') != std::string::npos)
-    return line;
-  std::vector<std::size_t> colons;
-  for (std::size_t i = 0; i + 1 < line.size(); ++i)
-    if (line[i] == ':' && line[i + 1] == ' ')
-      colons.push_back(i);
-  for (std::size_t k = 1; k < colons.size(); ++k) {
-    const auto value_start = line.find_first_not_of(' ', colons[k - 1] + 1);
-    const auto name_end = line.find_last_not_of(' ', colons[k] - 1);
-    if (value_start == std::string::npos || name_end == std::string::npos ||
-        value_start >= name_end)
-      continue;
-    auto gap = line.rfind("  ", name_end);
-    if (gap == std::string::npos || gap < value_start)
-      gap = line.find(' ', value_start);
-    if (gap != std::string::npos && gap < name_end)
-      line[gap] = '\x1f';
-  }
-  return line;
-}
-
-// " Number of qps   : 1		Transport type : IB" -> two fields.
-void parse_fields(const std::string &line, std::map<std::string, std::string> &fields) {
-  const std::string rest = with_field_separators(line);
-  std::stringstream parts(rest);
-  std::string part;
-  while (std::getline(parts, part, '\x1f')) {
-    const auto colon = part.find(" : ");
-    const auto colon2 = part.find(':');
-    const auto at = colon != std::string::npos ? colon + 1 : colon2;
-    if (at == std::string::npos)
-      continue;
-    const std::string name = std::string(trimmed(part.substr(0, at)));
-    const std::string value = std::string(trimmed(part.substr(at + 1)));
-    if (!name.empty() && !value.empty() && name.find(' ') != 0)
-      fields.emplace(name, value);
-  }
-}
-
-// "1024[B]" -> 1024; "ON" (or a number too large for a 64-bit integer) -> text.
-nlohmann::json field_value(const std::string &value) {
-  std::string_view digits(value);
-  if (digits.ends_with("[B]"))
-    digits.remove_suffix(3);
-  long long v = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size())
-    return v;
-  return value;
-}
-
-std::vector<std::string> split_ws(const std::string &line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  std::string w;
-  while (in >> w)
-    out.push_back(w);
-  return out;
-}
-
-// The header row, tokenised into column names: "#bytes", "#iterations", "BW peak[Gb/sec]",
-// "t_min[usec]", "99% percentile[usec]"; a name ends at "]" or is a single "#word".
-std::vector<std::string> header_columns(const std::string &line) {
-  std::vector<std::string> cols;
-  std::string current;
-  for (const std::string &w : split_ws(line)) {
-    current += current.empty() ? w : " " + w;
-    if (w.back() == ']' || (current.front() == '#' && current.find(' ') == std::string::npos)) {
-      cols.push_back(current);
-      current.clear();
-    }
-  }
-  if (!current.empty())
-    cols.push_back(current);
-  return cols;
 }
 
 // Where the buffers were: perftest's CUDA lines (--use_cuda) come before the title. Its
@@ -256,7 +167,7 @@ Record never_connected(bool have_title, TestKind kind, const std::string &failur
 // or its log ends without the dashed line perftest closes its table with (cut off, or killed):
 // the sizes it never reached are an error, never a pass on the rows before them.
 Record broke_after_rows(TestKind kind, std::size_t rows, const std::string &error,
-                        const std::string &source) {
+                        const std::string &source, const std::string &kill_notice) {
   Record r = test_record(kind, source);
   r.status = Status::error;
   r.reason = error.empty()
@@ -264,6 +175,8 @@ Record broke_after_rows(TestKind kind, std::size_t rows, const std::string &erro
                                "closes its table with: cut off, or the test was killed",
                                rows)
                  : fmt::format("perftest failed after {} row(s): {}", rows, error);
+  if (!kill_notice.empty())
+    *r.reason += fmt::format("; the launcher said: '{}'", kill_notice);
   r.time_utc = utc_timestamp_now();
   return r;
 }
@@ -399,6 +312,38 @@ void read_row_values(const TestKind &kind, const std::vector<std::string> &colum
                                        : "perftest said: " + first_error);
 }
 
+// A loop over NICs or GPUs appended to one file: every record took the first run's device and
+// GPU, and the far pair's slow figure was named on the near pair's NIC.
+void refuse_another_run(const std::string &line, int line_no, const std::string &source) {
+  if (TestKind again; parse_title(line, again))
+    throw InputError(fmt::format("line {} starts another perftest run (its title again): the file "
+                                 "holds several runs, of devices and GPUs each its own",
+                                 line_no),
+                     source,
+                     "import each run on its own: split the file at each title line (\"" +
+                         std::string(trimmed(line)) + "\")");
+}
+
+// A table row cut short: with a launcher's message glued to it (cut wherever the message starts)
+// or short of its columns. nullopt for a whole row; a row of more values than columns is refused.
+std::optional<InputError> cut_of_row(const std::string &t, const std::vector<std::string> &values,
+                                     std::size_t columns, const std::string &where,
+                                     int header_line) {
+  constexpr const char *kWhole = "pass the complete, unmodified output of one perftest run";
+  if (const auto glued = glued_launcher_text(t))
+    return InputError(
+        fmt::format("a launcher's message follows it on its line: '{}'", trimmed(t.substr(*glued))),
+        where, kWhole);
+  if (values.size() == columns)
+    return std::nullopt;
+  InputError wrong(fmt::format("{} values for {} columns (header at line {})", values.size(),
+                               columns, header_line),
+                   where, kWhole);
+  if (values.size() > columns)
+    throw wrong;
+  return wrong;
+}
+
 } // namespace
 
 std::vector<Record> import_perftest(const std::string &text, const std::string &source) {
@@ -417,6 +362,8 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   bool table_closed = false;  // perftest's dashed line after the rows: the test ran to its end
   std::optional<InputError> cut_row; // a row short of its columns, and its line
   int cut_row_line = 0;
+  std::string after_cut;   // the launcher's first words after the cut row
+  std::string kill_notice; // the launcher's word of why the test ended (launcher_text.h)
   std::vector<Record> records;
   BufferPlace place;
   while (lines.next(line)) {
@@ -425,16 +372,24 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       have_title = true;
       continue;
     }
+    if (have_title)
+      refuse_another_run(line, line_no, source);
     const std::string t = std::string(trimmed(line));
-    // A row short of its columns is the log cut mid-line only where it is the file's last line:
-    // anywhere else, a file that is not one perftest run's output.
-    if (cut_row && !t.empty())
+    // A row short of its columns is the log cut mid-line only where no row and no header follows
+    // it (a launcher's message may): anywhere else, a file that is not one perftest run's output.
+    if (cut_row && !t.empty() &&
+        (std::isdigit(static_cast<unsigned char>(t.front())) || t.rfind("#bytes", 0) == 0))
       throw *cut_row;
+    if (cut_row && after_cut.empty())
+      after_cut = launcher_words(t);
+    if (kill_notice.empty() && is_kill_notice(t))
+      kill_notice = t;
     if (!have_title)
       note_buffer_line(t, place);
     if (first_error.empty() && is_error_line(t))
       first_error = fmt::format("{}:{}: {}", source, line_no, t);
-    if (!records.empty() && error_in_table.empty() && is_error_line(t))
+    // After a cut row, an error line is the launcher's account of the kill (then: ...).
+    if (!records.empty() && error_in_table.empty() && !cut_row && is_error_line(t))
       error_in_table = fmt::format("{}:{}: {}", source, line_no, t);
     if (!records.empty() && t.rfind("-----", 0) == 0)
       table_closed = true;
@@ -458,13 +413,7 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
     if (values.empty() || t.front() == '-' || !std::isdigit(static_cast<unsigned char>(t.front())))
       continue;
     const std::string where = fmt::format("{}:{}", source, line_no);
-    if (values.size() != columns.size()) {
-      const InputError wrong(fmt::format("{} values for {} columns (header at line {})",
-                                         values.size(), columns.size(), header_line),
-                             where, "pass the complete, unmodified output of one perftest run");
-      if (values.size() > columns.size())
-        throw wrong;
-      cut_row = wrong;
+    if ((cut_row = cut_of_row(t, values, columns.size(), where, header_line))) {
       cut_row_line = line_no;
       continue;
     }
@@ -475,14 +424,18 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
   }
   if (records.empty() && !connected && !connect_failure.empty())
     return {never_connected(have_title, kind, connect_failure, first_error, source)};
-  if (!have_title || records.empty())
-    throw_no_records(have_title, connected, kind, first_error, source);
   if (cut_row && error_in_table.empty())
-    error_in_table = fmt::format("{}:{}: the last line is a row cut short ({}): the log was cut "
-                                 "off mid-line, or the test killed",
-                                 source, cut_row_line, cut_row->problem());
+    error_in_table = fmt::format(
+        "{}:{}: the last row is cut short ({}): the log was cut off "
+        "mid-line, or the test killed{}",
+        source, cut_row_line, cut_row->problem(),
+        kill_notice.empty() && !after_cut.empty() ? fmt::format("; then: '{}'", after_cut) : "");
+  // A test killed in its first row measured nothing, and failed: a record that says so, never
+  // a file refused as bad input, which would drop the node's failure from the verdict.
+  if (!have_title || (records.empty() && !cut_row))
+    throw_no_records(have_title, connected, kind, first_error, source);
   if (!error_in_table.empty() || !table_closed)
-    records.push_back(broke_after_rows(kind, records.size(), error_in_table, source));
+    records.push_back(broke_after_rows(kind, records.size(), error_in_table, source, kill_notice));
   return records;
 }
 

@@ -231,12 +231,30 @@ TEST(NcclTestsImport, ARealLogCutMidRowKeepsItsRowsAndFailsTheRest) {
   const auto c = import_nccl_tests_text(cut, "cut.txt", Kind::all_reduce, "r", "h");
   EXPECT_FALSE(c.records.empty());
   ASSERT_EQ(c.failures.size(), 1u);
-  EXPECT_NE(c.failures[0].find("the last line is a result row cut short"), std::string::npos)
+  EXPECT_NE(c.failures[0].find("the last result row is cut short"), std::string::npos)
       << c.failures[0];
-  // Half a row with more after it is not a cut log: refused, naming its line.
-  std::istringstream inside(cut_text + "\n# Avg bus bandwidth    : 1\n");
-  EXPECT_THROW(import_nccl_tests_text(inside, "inside.txt", Kind::all_reduce, "r", "h"),
-               InputError);
+  // Half a row with more of nccl-tests after it is not a cut log: refused, naming its line.
+  for (const std::string more : {"\n# Avg bus bandwidth    : 1\n", "\n  1024  256  float\n"}) {
+    std::istringstream inside(cut_text + more);
+    EXPECT_THROW(import_nccl_tests_text(inside, "inside.txt", Kind::all_reduce, "r", "h"),
+                 InputError)
+        << more;
+  }
+  // A time limit: Slurm's message after the cut row, on a line of its own or glued to the half
+  // row where no newline ended it, and srun's after it. Both were refused whole.
+  const std::string slurm = "slurmstepd: error: *** STEP 7.0 ON n1 CANCELLED AT "
+                            "2026-11-30T10:00:00 DUE TO TIME LIMIT ***\nsrun: Job step aborted: "
+                            "Waiting up to 32 seconds for job step to finish.\n";
+  for (const std::string sep : {"\n", ""}) {
+    std::istringstream limited(cut_text + sep + slurm);
+    const auto l = import_nccl_tests_text(limited, "limited.txt", Kind::all_reduce, "r", "h");
+    EXPECT_EQ(l.records.size(), c.records.size()) << "separator '" << sep << "'";
+    ASSERT_EQ(l.failures.size(), 1u);
+    EXPECT_NE(l.failures[0].find("the last result row is cut short"), std::string::npos)
+        << l.failures[0];
+    if (sep.empty()) // the message names the cause
+      EXPECT_NE(l.failures[0].find("DUE TO TIME LIMIT"), std::string::npos) << l.failures[0];
+  }
 }
 
 // The real xxrjun log whose alltoall aborted before its first size and whose sendrecv then ran
@@ -340,8 +358,9 @@ TEST(NcclTestsImport, OldLayoutsBeforeTheRootColumnImport) {
   const auto off = import_nccl_tests(text("likejazz_t4_3node_tcp_allreduce_nocheck.txt"), "t4.txt",
                                      Kind::all_reduce, "imp", "gpu01");
   ASSERT_EQ(off.records.size(), 22u);
+  // -c 0 ("validation: 0", #wrong N/A): never checked, which check's data-check then says.
   for (const auto &r : off.records)
-    EXPECT_FALSE(r.metrics.contains("verified")) << r.metrics.dump(); // -c 0: never checked
+    EXPECT_EQ(r.metrics.value("verified", true), false) << r.metrics.dump();
 
   // An infinite error (a flipped exponent) is the worst error there is, not unreadable input;
   // nccl-tests counts it once per process that saw it (16 here), which agrees with one half.

@@ -207,9 +207,24 @@ TEST(PerftestImport, ARealLogCutOrBrokenAfterItsRowsEndsInAnErrorRecord) {
   const auto killed = import_perftest(half_row, "killed.log");
   EXPECT_EQ(killed.size(), cut.size());
   EXPECT_EQ(killed.back().status, Status::error);
-  EXPECT_NE(killed.back().reason->find("the last line is a row cut short"), std::string::npos)
+  EXPECT_NE(killed.back().reason->find("the last row is cut short"), std::string::npos)
       << *killed.back().reason;
   EXPECT_THROW(import_perftest(half_row + "\n 4194304 20000 1 1 1\n", "inside.log"), InputError);
+  // A time limit: Slurm's message glued to the half row, srun's on the next line. Refused once.
+  const auto limited = import_perftest(
+      half_row + "slurmstepd: error: *** STEP 7.0 ON n1 CANCELLED AT 2026-11-30T10:00:00 DUE TO "
+                 "TIME LIMIT ***\nsrun: error: n1: task 0: Terminated\n",
+      "limited.log");
+  EXPECT_EQ(limited.size(), cut.size());
+  EXPECT_EQ(limited.back().status, Status::error);
+  EXPECT_NE(limited.back().reason->find("DUE TO TIME LIMIT"), std::string::npos)
+      << *limited.back().reason;
+  // Killed in its first row: a failed test, not a file refused as bad input.
+  const auto first_row = log.find('\n', log.find("#bytes")) + 1;
+  const auto in_first = import_perftest(log.substr(0, first_row) + " 2", "first.log");
+  ASSERT_EQ(in_first.size(), 1u);
+  EXPECT_EQ(in_first[0].status, Status::error);
+  EXPECT_NE(in_first[0].reason->find("after 0 row(s)"), std::string::npos) << *in_first[0].reason;
 }
 
 TEST(PerftestImport, ANeverConnectedClientIsAFailedPointOfItsLink) {
