@@ -158,8 +158,10 @@ std::vector<std::string> superseded_runs(const RunSet &set) {
   const auto ranks = ranks_per_host(set);
   const auto machines = machine_of_runs(set);
   std::map<SupersedingKey, std::set<std::string>> ids;
+  // Imports are never superseded (keep_latest_per_host): the note would point at a flag that
+  // changes nothing for them.
   for (const auto &run : set.runs)
-    if (run.manifest.is_object())
+    if (run.manifest.is_object() && !run.manifest.contains(run_field::kImported))
       ids[superseding_key(run, ranks, machines)].insert(run_id_of(run));
   std::vector<std::string> out;
   for (const auto &[key, runs] : ids)

@@ -65,8 +65,12 @@ Level not_measured_level(const CheckResult &r, const PartResult &gpu, const std:
 }
 
 // One (part, rule) testcase, counting it in failures or errors where it is one.
+struct CaseCounts {
+  int failures = 0, errors = 0, skipped = 0;
+};
+
 void append_junit_case(pugi::xml_node suite, const CheckResult &r, const PartResult &p,
-                       const std::string &rule, bool label_repeats, int &failures, int &errors) {
+                       const std::string &rule, bool label_repeats, CaseCounts &counts) {
   auto tc = suite.append_child("testcase");
   // Two GPUs of one label on a host (a board moved or replaced between two runs) are told apart
   // by their bus ids: one name for both read as one GPU that both passed and failed.
@@ -75,11 +79,16 @@ void append_junit_case(pugi::xml_node suite, const CheckResult &r, const PartRes
     cls += "@" + p.key.id;
   tc.append_attribute("classname") = xml_text(cls).c_str();
   tc.append_attribute("name") = xml_text(rule).c_str();
-  std::string fail_text, miss_text, warn_text;
+  std::string fail_text, miss_text, warn_text, skip_text;
+  bool warned = false;
   for (const auto &f : p.findings) {
     if (f.rule_id != rule)
       continue;
     const auto line = xml_text(describe(f)) + "\n";
+    warned = warned || f.level >= Level::warn;
+    if (skip_text.empty() && f.level == Level::info &&
+        (f.not_covered || f.not_applicable || f.missing))
+      skip_text = line;
     // The level decides, missing or not: a value unread at warn turned CI red while a warning
     // violated (a million NVLink errors) kept it green.
     if (f.missing && f.level == Level::fail)
@@ -110,18 +119,26 @@ void append_junit_case(pugi::xml_node suite, const CheckResult &r, const PartRes
   // fail -> <failure>; a fail rule that could not judge -> <error>; warnings and info findings,
   // violated or unread, keep the case green and are printed in system-out (the exit status,
   // 1, says a warning).
+  // A rule that judged no value here and said no more than why (another tool's output does not
+  // hold it, it cannot apply here): skipped, never a test that passed.
+  const auto tally = p.rules.find(rule);
+  const bool judged = tally != p.rules.end() && tally->second.checked > 0;
   if (!fail_text.empty()) {
     auto e = tc.append_child("failure");
     e.append_attribute("type") = "fail";
     e.append_attribute("message") = fail_text.substr(0, fail_text.find('\n')).c_str();
     e.text() = fail_text.c_str();
-    ++failures;
+    ++counts.failures;
   } else if (!miss_text.empty()) {
     auto e = tc.append_child("error");
     e.append_attribute("type") = "missing";
     e.append_attribute("message") = miss_text.substr(0, miss_text.find('\n')).c_str();
     e.text() = miss_text.c_str();
-    ++errors;
+    ++counts.errors;
+  } else if (!judged && !warned && !skip_text.empty()) {
+    tc.append_child("skipped").append_attribute("message") =
+        skip_text.substr(0, skip_text.size() - 1).c_str();
+    ++counts.skipped;
   }
   if (!warn_text.empty())
     tc.append_child("system-out").text() = warn_text.c_str();
@@ -166,20 +183,22 @@ std::string render_junit(const CheckResult &r) {
   for (const auto &p : r.parts)
     if (p.key.kind != PartKind::node)
       ids_of_label[{p.key.host, p.label}].insert(p.key.id);
-  int total = 0, total_fail = 0, total_err = 0;
+  int total = 0, total_fail = 0, total_err = 0, total_skipped = 0;
   for (const auto &[category, cases] : by_category) {
     auto suite = suites.append_child("testsuite");
     suite.append_attribute("name") = category.c_str();
-    int failures = 0, errors = 0;
+    CaseCounts counts;
     for (const auto &[p, rule] : cases)
       append_junit_case(suite, r, *p, rule, ids_of_label[{p->key.host, p->label}].size() > 1,
-                        failures, errors);
+                        counts);
     suite.append_attribute("tests") = static_cast<int>(cases.size());
-    suite.append_attribute("failures") = failures;
-    suite.append_attribute("errors") = errors;
+    suite.append_attribute("failures") = counts.failures;
+    suite.append_attribute("errors") = counts.errors;
+    suite.append_attribute("skipped") = counts.skipped;
     total += static_cast<int>(cases.size());
-    total_fail += failures;
-    total_err += errors;
+    total_fail += counts.failures;
+    total_err += counts.errors;
+    total_skipped += counts.skipped;
   }
   if (!r.unreadable.empty()) {
     total += static_cast<int>(r.unreadable.size());
@@ -188,6 +207,7 @@ std::string render_junit(const CheckResult &r) {
   suites.append_attribute("tests") = total;
   suites.append_attribute("failures") = total_fail;
   suites.append_attribute("errors") = total_err;
+  suites.append_attribute("skipped") = total_skipped;
   std::ostringstream out;
   doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
   return out.str();

@@ -92,7 +92,8 @@ struct UnverifiedRecords {
   std::size_t records = 0;
   std::string first, first_why;
   bool all_off = true;
-  void add(const std::string &key, const std::string &why);
+  bool all_imported = true; // every one another tool's (nccl-tests -c 0), none railgauge's own
+  void add(const std::string &key, const std::string &why, bool imported = false);
 };
 // The data-check finding of a node.
 Finding data_check_off_finding(Level level, const UnverifiedRecords &u);

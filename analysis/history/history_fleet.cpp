@@ -173,7 +173,7 @@ void RecordRules::unverified(const Record &r, const Value *unparsed, bool import
 
 void RecordRules::with_parsed_metrics(const Record &r, bool must_show, bool imported) {
   if (const auto why = check::data_check_unshown(r, imported))
-    unverified_[r.host].add(r.key, *why);
+    unverified_[r.host].add(r.key, *why, imported);
   if (must_show) // a burn's metrics name each GPU it ran on (profile-gpu)
     check::add_record_gpu_names(r, record_gpu_names_[r.host]);
 }

@@ -120,6 +120,25 @@ TEST_F(RunSetTest, NewestRunPerHostSuiteAndWorldSizeIsKept) {
   ASSERT_EQ(set.runs.size(), 2u);
 }
 
+// Two imports of one host's logs (a slow run, then a healthy retest): imports are never
+// superseded, so no note may point at --latest-per-host, which would change nothing.
+TEST_F(RunSetTest, ImportsOfOneHostAreNotSaidToBeSuperseded) {
+  for (const auto &[name, start] :
+       {std::pair{"slow", "2026-01-01T00:00:00Z"}, std::pair{"retest", "2026-01-02T00:00:00Z"}}) {
+    const nlohmann::json m = {{"schema", "railgauge.run/1"},
+                              {"host", "fs-207+fs-208"},
+                              {"run", name},
+                              {"start_utc", start},
+                              {"imported", {{"tool", "nccl-tests"}}},
+                              {"suite", {{"name", "import.nccl-tests"}}}};
+    std::ofstream(make_run(name, "fs-207+fs-208", 1) / "run.json") << m.dump();
+  }
+  auto set = load_runs({root_.string()});
+  ASSERT_EQ(set.runs.size(), 2u);
+  EXPECT_TRUE(superseded_runs(set).empty());
+  EXPECT_TRUE(keep_latest_per_host(set).empty());
+}
+
 // A burn-in of eight 8-GPU nodes: the node step runs one rank per node (world 8, one rank on
 // node01) and the per-node NCCL step runs 8 ranks on node01 (world 8 too). The NCCL step, newer,
 // once superseded the node step and its points went missing from the check.

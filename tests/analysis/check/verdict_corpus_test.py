@@ -12,6 +12,7 @@ printed in docs/check.md ("The verdict corpus").
 """
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
+KILLED = ROOT / "tests" / "fixtures" / "verdicts" / "killed"
 RULES = ROOT / "results" / "rules"
 RAILGAUGE = None
 
@@ -189,6 +191,14 @@ def railgauge(*args):
                           timeout=300)
 
 
+def scaled_rows(text, factor):
+    """An nccl-tests log with each result row's algbw and busbw (both halves) times factor."""
+    return "\n".join(" ".join(c if i not in (6, 7, 10, 11) else f"{float(c) * factor:.2f}"
+                               for i, c in enumerate(line.split()))
+                      if line.split() and line.split()[0].isdigit() else line
+                      for line in text.splitlines()) + "\n"
+
+
 def judge(tool, files, profile, out):
     for f in files:
         r = railgauge("import", tool, REAL / f, "--out", out)
@@ -312,6 +322,157 @@ class CorpusTest(unittest.TestCase):
                           if f["level"] == "fail" and not f["missing"]}
                 self.assertEqual(failed, {"rdma-write-bw-bidirectional"} if name == "slow"
                                  else set(), name)
+
+    def test_a_log_its_launcher_killed_mid_row_keeps_its_rows_and_fails(self):
+        # The gdr_on all_reduce (any-fabric passes it whole) killed in its 15th row by Open MPI's
+        # --timeout and by Slurm's time limit (tests/fixtures/verdicts/killed): each launcher's
+        # message is glued to the half row, and Slurm's own notice comes before it (srun holds
+        # a line without its newline until the task ends). Both files were refused whole (exit
+        # 4), and the node's failed run left the verdict.
+        base = "thomaslie_a100pcie_2node_hdr_ib_all_reduce_gdr_on"
+        for name, line, notice in (
+                ("mpirun_timeout", 143, "The user-provided time limit for job execution has "
+                                        "been reached"),
+                ("slurm_time_limit", 146, "*** STEP 1.0 ON vm CANCELLED AT 2026-12-01T00:34:41 "
+                                          "DUE TO TIME LIMIT ***")):
+            with tempfile.TemporaryDirectory() as out:
+                r = railgauge("import", "nccl-tests", KILLED / f"{base}_{name}.txt", "--out", out)
+                self.assertEqual(r.returncode, 1, name + r.stderr)
+                statuses = [json.loads(record)["status"]
+                            for f in pathlib.Path(out).rglob("records.jsonl")
+                            for record in f.read_text().splitlines()]
+                self.assertEqual((statuses.count("ok"), statuses.count("error")), (28, 1), name)
+                r = railgauge("check", "--rules", RULES / "any-fabric.yaml", out, "--format",
+                              "json")
+                result = json.loads(r.stdout)
+                self.assertEqual((result["verdict"], r.returncode), ("fail", 2), name + r.stdout)
+                cut = [f["detail"] for p in result["parts"] for f in p["findings"]
+                       if f["rule"] == "record-status"]
+                self.assertEqual(len(cut), 1, cut)
+                self.assertIn(f":{line}: the last result row is cut short", cut[0])
+                self.assertIn(notice, cut[0])
+                self.assertEqual(result["drain"], ["n013", "n014"])
+
+    def test_the_hosts_of_an_imported_pair_are_the_jobs_hosts(self):
+        # The bare-metal pair's log names fs-207 and fs-208, one part "fs-207+fs-208": with the
+        # job's node list given, both were added as nodes that left no run, failed and drained
+        # beside the pair's PASS. fs-209, which left nothing, is the one to drain.
+        with tempfile.TemporaryDirectory() as out:
+            judge("nccl-tests", ["issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt"],
+                  "h200-sxm-roce", out)
+            drain = pathlib.Path(out) / "drain.txt"
+            r = railgauge("check", "--rules", RULES / "h200-sxm-roce.yaml", out, "--expect-hosts",
+                          "fs-207,fs-208,fs-209", "--drain", drain, "--format", "json")
+            result = json.loads(r.stdout)
+            self.assertEqual(drain.read_text(), "fs-209\n", r.stdout)
+            self.assertEqual({n["host"]: n["verdict"] for n in result["nodes"]},
+                             {"fs-207+fs-208": "pass", "fs-209": "fail"})
+
+    def test_a_log_of_two_runs_is_never_read_as_one(self):
+        # Two runs appended to one log. The bare-metal pair healthy, then at half speed (a log of
+        # no "Collective test starting" line): the second run's ranks were added to the first's,
+        # 16 a host, so no 8-GPU floor read its rows and it passed. Two pairs of other nodes:
+        # one node of four hosts, the healthy pair drained with the collapsed one.
+        bm = (REAL / "issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt").read_text()
+        half = scaled_rows(bm, 0.5)
+        pairs = ((REAL / "xxrjun_cluster01_h100_2node_8gpu_alltoall_sendrecv_healthy.log")
+                 .read_text() +
+                 (REAL / "xxrjun_cluster00_h100_2node_8gpu_alltoall_erratic_collapse.log")
+                 .read_text())
+        for name, text, said in (("rerun", bm + half, "all_reduce at 1073741824 bytes again"),
+                                 ("pairs", pairs, "runs on different nodes (cnode3-002+cnode3-003"
+                                                  ", then cnode2-004+cnode2-011)")):
+            with tempfile.TemporaryDirectory() as tmp:
+                log = pathlib.Path(tmp) / f"{name}.log"
+                log.write_text(text)
+                r = railgauge("import", "nccl-tests", log, "--out", pathlib.Path(tmp) / "runs")
+                self.assertEqual(r.returncode, 4, name + r.stderr)
+                self.assertIn(said, r.stderr, name)
+                self.assertIn("import each run on its own", r.stderr, name)
+                self.assertFalse((pathlib.Path(tmp) / "runs").exists(), name)
+
+    def test_a_pair_missing_a_gpu_is_judged_by_the_8_gpu_floor(self):
+        # The slow VM pair with rank 15 gone, 8 + 7 ranks: 7.5 a host is no 8, so the 8-GPU floor
+        # selected none of its rows and the pair passed at a tenth of the bare metal's rate.
+        text = (REAL / "issue256_h200_2node_roce_vm_all_reduce_slow_EXTRACT.txt").read_text()
+        lines = [line for line in text.splitlines() if "Rank 15 " not in line]
+        self.assertEqual(len(lines), len(text.splitlines()) - 1)
+        with tempfile.TemporaryDirectory() as tmp:
+            log = pathlib.Path(tmp) / "vm_15_ranks.txt"
+            log.write_text("\n".join(lines) + "\n")
+            r, result = judge("nccl-tests", [log], "h200-sxm-roce", pathlib.Path(tmp) / "runs")
+            self.assertIsNotNone(result, r.stderr)
+            self.assertEqual((result["verdict"], r.returncode), ("fail", 2), r.stdout)
+            self.assertIn("multinode-allreduce-floor",
+                          {f["rule"] for p in result["parts"] for f in p["findings"]
+                           if f["level"] == "fail" and not f["missing"]})
+
+    def test_a_perftest_log_of_several_runs_is_refused(self):
+        # A loop over NICs and GPUs into one file: every record took the first run's mlx5_2 and
+        # GPU 0, and mlx5_3 and mlx5_4 were never named.
+        with tempfile.TemporaryDirectory() as tmp:
+            log = pathlib.Path(tmp) / "read_loop.log"
+            log.write_text("".join((REAL / f"moc_read_pairs/ib_read_bw_client_mlx5_{pair}.log")
+                                   .read_text() for pair in ("2_0", "3_2", "4_0")))
+            r = railgauge("import", "perftest", log, "--out", pathlib.Path(tmp) / "runs")
+            self.assertEqual(r.returncode, 4, r.stderr)
+            self.assertIn("starts another perftest run (its title again)", r.stderr)
+
+    def test_an_nccl_tests_run_without_its_data_check_warns(self):
+        # nccl-tests -c 0: "validation: 0" and #wrong "N/A". It passed with no word of it,
+        # although a wrong result would have passed too. Not a pass; not a drain either.
+        text = (REAL / "issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt").read_text()
+        off = "\n".join(re.sub(r"(\s)0(\s+\S+\s+\S+\s+\S+\s+)0$", r"\1N/A\2N/A", line)
+                        for line in text.replace("validation: 1", "validation: 0").splitlines())
+        self.assertEqual(off.count("N/A"), 2 * 3)
+        with tempfile.TemporaryDirectory() as tmp:
+            log = pathlib.Path(tmp) / "bm_no_check.txt"
+            log.write_text(off + "\n")
+            r, result = judge("nccl-tests", [log], "h200-sxm-roce", pathlib.Path(tmp) / "runs")
+            self.assertIsNotNone(result, r.stderr)
+            self.assertEqual((result["verdict"], r.returncode), ("warn", 1), r.stdout)
+            checks = [f for p in result["parts"] for f in p["findings"]
+                      if f["rule"] == "data-check"]
+            self.assertEqual([f["level"] for f in checks], ["warn"], checks)
+            self.assertIn("'validation: 0', its -c 0", checks[0]["detail"])
+            self.assertEqual(result["drain"], [])
+
+    def test_junit_skips_the_rules_an_import_cannot_hold(self):
+        # The bare-metal pair's log holds all_reduce rows only: sgemm-floor, nic-rate and the
+        # ECC rules judged nothing, and JUnit showed each as a test that passed.
+        import xml.etree.ElementTree as ET
+        with tempfile.TemporaryDirectory() as out:
+            judge("nccl-tests", ["issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt"],
+                  "h200-sxm-roce", out)
+            r = railgauge("check", "--rules", RULES / "h200-sxm-roce.yaml", out, "--format",
+                          "junit")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            root = ET.fromstring(r.stdout)
+            cases = {c.get("name"): c for c in root.iter("testcase")}
+            self.assertIsNotNone(cases["multinode-allreduce-floor"])
+            self.assertIsNone(cases["multinode-allreduce-floor"].find("skipped"))
+            skipped = {name for name, c in cases.items() if c.find("skipped") is not None}
+            self.assertIn("sgemm-floor", skipped)
+            self.assertEqual(int(root.get("skipped")), len(skipped))
+            self.assertEqual(int(root.get("failures")) + int(root.get("errors")), 0)
+
+    def test_a_pair_30_percent_slow_warns_however_many_are(self):
+        # The healthy cluster01 pair with every busbw at 0.7: 32 GB/s sendrecv and 64 alltoall
+        # passed the half-line-rate floors, and where most pairs are so the fleet rules moved
+        # with them: a fabric slow everywhere passed.
+        text = (REAL / "xxrjun_cluster01_h100_2node_8gpu_alltoall_sendrecv_healthy.log").read_text()
+        slow = scaled_rows(text, 0.7)
+        with tempfile.TemporaryDirectory() as tmp:
+            log = pathlib.Path(tmp) / "pair_0.7.log"
+            log.write_text(slow)
+            r, result = judge("nccl-tests", [log], "h100-sxm-ib", pathlib.Path(tmp) / "runs")
+            self.assertIsNotNone(result, r.stderr)
+            self.assertEqual((result["verdict"], r.returncode), ("warn", 1), r.stdout)
+            warned = {f["rule"]: f["value"] for p in result["parts"] for f in p["findings"]
+                      if f["level"] == "warn" and not f["missing"]}
+            self.assertEqual(set(warned), {"multinode-sendrecv-8gpu-below-healthy",
+                                           "multinode-alltoall-8gpu-below-healthy"}, warned)
+            self.assertLess(warned["multinode-sendrecv-8gpu-below-healthy"], 36.7)
 
 
 def make_case(name, tool, files, profile, verdict, named):
