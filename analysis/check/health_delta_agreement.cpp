@@ -80,4 +80,17 @@ std::optional<std::string> health_delta_disagreement(const Record &r, const std:
                      name, delta, *before, *after);
 }
 
+std::optional<std::string> health_counter_unread_note(const Record &r, const std::string &path) {
+  const auto at = path.rfind('.');
+  if (at == std::string::npos || path.find(kDelta) == std::string::npos)
+    return std::nullopt;
+  const std::string parent = path.substr(0, at), name = path.substr(at + 1);
+  for (const std::string &note : {name + "_note", name.substr(0, name.find('_')) + "_note"}) {
+    const auto found = resolve_record_path(r, parent + "." + note);
+    if (found.size() == 1 && found.front().value.is_string())
+      return fmt::format("not read ({}: {})", note, found.front().value.get<std::string>());
+  }
+  return std::nullopt;
+}
+
 } // namespace railgauge::check

@@ -15,4 +15,9 @@ namespace railgauge::check {
 std::optional<std::string> health_delta_disagreement(const Record &r, const std::string &path,
                                                      double delta);
 
+// Why the health counter at `path` (a concrete path holding ".health_delta.") is null, where its
+// delta says: "NAME_note" or, for "STEM_..." (xid_events), "STEM_note" beside it, as the
+// writer records the kernel log it could not read. nullopt where no note is there.
+std::optional<std::string> health_counter_unread_note(const Record &r, const std::string &path);
+
 } // namespace railgauge::check

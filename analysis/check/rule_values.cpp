@@ -208,6 +208,12 @@ std::vector<RuleValue> rule_values(const Rule &rule, const Record &r) {
         v.unreadable = std::move(*why);
         v.unreadable_level = rule.severity;
       }
+    } else if (v.unreadable.empty() && v.value.is_null()) {
+      // A counter the writer could not read says why beside it (the kernel log without root).
+      if (auto why = health_counter_unread_note(r, pv.path)) {
+        v.unreadable = std::move(*why);
+        v.unreadable_level = rule.on_missing;
+      }
     } else if (v.unreadable.empty() && rule.relative_to.empty() && number_into(v.value, grown)) {
       if (auto why = reading_disagreement(r, pv.path, grown)) {
         v.unreadable = std::move(*why);

@@ -68,7 +68,13 @@ KernelXids read_kernel_xids(const std::string &kmsg_path) {
   KernelXids out;
   const int fd = ::open(kmsg_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    out.reason = kmsg_path + ": " + std::strerror(errno);
+    const int error = errno;
+    out.reason = kmsg_path + ": " + std::strerror(error);
+    // What a user can do about it: the two ways a burn-in meets an unreadable kernel log.
+    if (error == EACCES || error == EPERM)
+      out.reason += " (reading it needs root or CAP_SYSLOG where kernel.dmesg_restrict is 1)";
+    else if (error == ENOENT)
+      out.reason += " (none here, as in a container: give it the host's with --device /dev/kmsg)";
     return out;
   }
   out.available = true;

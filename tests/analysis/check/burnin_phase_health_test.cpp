@@ -114,6 +114,27 @@ TEST(BurninPhaseHealth, EachFaultUnderLoadIsNamedInEveryPhaseThatSawIt) {
     }
 }
 
+// A burn-in without root reads no kernel log: the Xid count is null, with the reason beside it.
+// The warning said "value null is not a number" and not why, nor how to read it next time.
+TEST(BurninPhaseHealth, AnUnreadKernelLogSaysWhyInItsWarning) {
+  const std::string why = "/dev/kmsg: Permission denied (reading it needs root or CAP_SYSLOG "
+                          "where kernel.dmesg_restrict is 1)";
+  const auto r = judged_with(1, "gemm.burn", [&](json &t) {
+    t["health_delta"]["xid_events"] = nullptr;
+    t["health_delta"].erase("xids");
+    t["health_delta"]["xid_note"] = why;
+  });
+  bool said = false;
+  for (const auto &p : r.parts)
+    for (const auto &f : p.findings)
+      if (f.rule_id == "load-xid" && f.missing) {
+        EXPECT_EQ(f.level, Level::warn);
+        EXPECT_NE(f.detail.find("not read (xid_note: " + why + ")"), std::string::npos) << f.detail;
+        said = true;
+      }
+  EXPECT_TRUE(said) << render_table(r);
+}
+
 // The NVLink errors of the all_reduce warn on a node with NVLink.
 TEST(BurninPhaseHealth, NvlinkErrorsInTheAllReduceWarn) {
   const auto r = judged_with(8, "collectives.nccl_all_reduce",
