@@ -171,8 +171,25 @@ void refuse_borrowed(const Calibration &c, const std::string &borrow) {
   if (!borrow.empty() || borrowed.empty())
     return;
   std::vector<std::string> names;
-  for (const auto &v : borrowed)
+  bool network = false;
+  for (const auto &v : borrowed) {
     names.push_back(v.name);
+    network = network || v.name.starts_with("networks.");
+  }
+  // Collectives of one rank were read and set aside: the runs hold no network tier because of
+  // how they were launched, which the user fixes with more ranks, not with another GPU's file.
+  int one_rank = 0;
+  for (const auto &[why, n] : c.samples.skipped_by_why)
+    if (why.starts_with("a group of one rank"))
+      one_rank += n;
+  const std::string launch =
+      network && one_rank > 0
+          ? fmt::format("; the runs' {} collective record(s) are of a group of one rank, which "
+                        "measure no network: run the collectives over 2 or more GPUs of a node "
+                        "for networks.0 (mpirun -np 8 railgauge collectives) and over 2 or more "
+                        "nodes for networks.1",
+                        one_rank)
+          : std::string();
   throw InputError(
       fmt::format("{} value(s) would come from another GPU's file (Calculon's {}.json, an "
                   "A100): {}",
@@ -180,8 +197,8 @@ void refuse_borrowed(const Calibration &c, const std::string &borrow) {
       "calibrate (not measured in the runs given, and no spec figure for their GPU)",
       fmt::format("measure them, give each with --assume KEY=VALUE (an efficiency table as "
                   "KEY.efficiency=E, e.g. --assume {}=...), or pass --borrow {} to write the "
-                  "A100's figures, listed at the top of the fit report",
-                  names.front(), kBorrowableFile));
+                  "A100's figures, listed at the top of the fit report{}",
+                  names.front(), kBorrowableFile, launch));
 }
 
 // Whole file or nothing: written beside, then renamed over.

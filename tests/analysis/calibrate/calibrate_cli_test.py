@@ -578,6 +578,10 @@ class BorrowedValuesTest(unittest.TestCase):
         self.assertIn("would come from another GPU's file", r.stderr)
         self.assertIn("networks.1.bandwidth", r.stderr)
         self.assertIn("--borrow a100_80g", r.stderr)
+        # Its NCCL points ran on one GPU: the way to measure the network tiers is more ranks.
+        self.assertRegex(r.stderr, r"the runs' \d+ collective record\(s\) are of a group of one "
+                                   r"rank, which measure no network: run the collectives over 2 "
+                                   r"or more GPUs")
         # The H200's spec figures and its inventory are not borrowed.
         self.assertNotIn("vector.bfloat16.tflops", r.stderr)
         self.assertNotIn("networks.0.bandwidth", r.stderr)

@@ -126,6 +126,24 @@ TEST(Calibrate, UnmeasuredFamiliesAreCompleteAndLabelled) {
   EXPECT_NE(fit_report_markdown(report).find("Not measured"), std::string::npos);
 }
 
+// In no_overlap mode each GEMM step is its measured time less a mem1 term: with no memory run,
+// that term comes from an assumed mem1, and the table said "measured" alone.
+TEST(Calibrate, AGemmTableThroughAnAssumedMem1SaysSo) {
+  Synthetic no_memory;
+  no_memory.memory = no_memory.offload = false;
+  const Calibration c = calibrate(make_runs(no_memory), Assumptions{}, {});
+  ASSERT_FALSE(c.mem1.measured);
+  const auto &gemm = c.gemm_by_dtype.begin()->second;
+  EXPECT_TRUE(gemm.source.starts_with("measured: ")) << gemm.source;
+  EXPECT_NE(gemm.source.find(", less a mem1 time not measured (" + c.mem1.source + ")"),
+            std::string::npos)
+      << gemm.source;
+  Synthetic all;
+  const Calibration measured = calibrate(make_runs(all), Assumptions{}, {});
+  ASSERT_TRUE(measured.mem1.measured);
+  EXPECT_EQ(measured.gemm_by_dtype.begin()->second.source.find("not measured"), std::string::npos);
+}
+
 TEST(Calibrate, AssumptionsOverrideDefaultsAndAreChecked) {
   Synthetic none_but_memory;
   none_but_memory.gemm = none_but_memory.collectives = none_but_memory.offload = false;
