@@ -127,7 +127,7 @@ NOT_RECORD_FIELDS = {
     "analysis/import/nccl_tests_json_import.cpp": (
         "the keys of nccl-tests' own JSON output, read from it, and run.json's `imported`: what "
         "that output says of itself", {"nccl_version", "argv", "json_version"}),
-    "analysis/import/nccl_tests_import.cpp": (
+    "analysis/import/nccl_tests_text_import.cpp": (
         "run.json's `imported`: the version line nccl-tests printed, not a record",
         {"version_line"}),
     "rdma/verbs/verbs_point.cpp": ("a server's result sent over the store",

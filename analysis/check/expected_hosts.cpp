@@ -21,10 +21,13 @@ std::vector<std::string> host_list(const std::string &text) {
 void add_expected_hosts(CheckResult &result, const std::vector<std::string> &expected) {
   // An imported multi-node log is one part named for its group ("n1+n2"): each of its hosts
   // left a run. They were each added as a node that left none, and drained.
+  // The group's own name is seen too: a job's list may give it as check prints it.
   std::set<std::string> seen;
-  for (const auto &host : result.hosts())
+  for (const auto &host : result.hosts()) {
+    seen.insert(host);
     for (auto &member : hosts_of_group(host))
       seen.insert(std::move(member));
+  }
   std::set<std::string> added;
   for (const auto &host : expected) {
     if (seen.contains(host) || !added.insert(host).second)

@@ -187,8 +187,8 @@ void read_devices(const Fields &f, const nlohmann::json &doc, NcclTestsImport &o
 
 // One half of results[i] (out of place or in place) as a record.
 Record half_record(const Fields &f, const nlohmann::json &row, const std::string &row_path,
-                   bool in_place, Kind kind, const nlohmann::json &common, const std::string &run,
-                   const std::string &host) {
+                   bool in_place, Kind kind, const nlohmann::json &common, bool check_off,
+                   const std::string &run, const std::string &host) {
   const auto field = [&](const char *key) -> const nlohmann::json & {
     return f.member(row, row_path, key);
   };
@@ -202,6 +202,7 @@ Record half_record(const Fields &f, const nlohmann::json &row, const std::string
                      .root = std::string(trimmed(f.text(field("root"), row_path + ".root"))),
                      .in_place = in_place,
                      .wrong = std::nullopt,
+                     .check_off = check_off,
                      .max_error = std::nullopt,
                      .max_error_bound = std::nullopt};
   const bool cpu_time = h.is_object() && h.contains("cpu_time");
@@ -265,6 +266,9 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
         where));
     return out;
   }
+  // -c 0: config.validation 0, as the text form's header says "validation: 0".
+  const bool check_off = doc.contains("config") && doc["config"].is_object() &&
+                         doc["config"].value("validation", nlohmann::json(1)) == 0;
   const auto &results = f.member(doc, "(top level)", "results");
   if (!results.is_array())
     f.fail("results", "is not a list");
@@ -274,7 +278,7 @@ NcclTestsImport import_nccl_tests_json(const std::string &text, const std::strin
       // A half that is null ran not at all (trace replay runs in place only).
       if (!f.member(results[i], row_path, in_place ? "in_place" : "out_of_place").is_null())
         out.records.push_back(
-            half_record(f, results[i], row_path, in_place, *kind, common, run, host));
+            half_record(f, results[i], row_path, in_place, *kind, common, check_off, run, host));
     }
   }
   add_rank_layout(out.records, out.ranks);

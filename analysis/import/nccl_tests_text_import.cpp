@@ -93,8 +93,8 @@ void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failu
                                  ? ""
                                  : fmt::format("; the launcher said: '{}'", section.kill_notice)),
                  section.first_record);
-  section.earlier_sizes.insert(section.sizes.begin(), section.sizes.end());
-  section.sizes.clear();
+  section.earlier_points.insert(section.points.begin(), section.points.end());
+  section.points.clear();
   section.nthread_seen = false;
   section.validation_off = false;
   section.first_record = out.record_count;
@@ -183,7 +183,10 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
     if (section.nthread_seen) {
       end_section(out, section, failures, where);
       section.per_iteration = false;
+      if (!kind && section.next_kind)
+        out.kind = section.next_kind;
     }
+    section.next_kind.reset();
     section.nthread_seen = true;
     section.header_seen = true;
     if (const auto at = body.find("validation: "); at != std::string::npos) {
@@ -223,6 +226,15 @@ bool is_failure_line(const std::string &line) {
          line.find("Test NCCL failure") != std::string::npos;
 }
 
+// Whether a '#' line's text starts a run: its "Collective test starting", or its "nThread" line
+// in a log without that.
+bool starts_a_run(const std::string &body) {
+  std::istringstream words(body);
+  std::string w;
+  words >> w;
+  return w == "nThread" || body.find("Collective test starting: ") != std::string::npos;
+}
+
 // A line that is not nccl-tests' table (NCCL_DEBUG's "host:pid:tid [0] NCCL INFO ..." lines, a
 // launcher's messages): counted, and read for what it tells of the run.
 void note_other_line(const std::string &line, const std::vector<std::string> &words,
@@ -231,11 +243,12 @@ void note_other_line(const std::string &line, const std::vector<std::string> &wo
   if (section.kill_notice.empty() && is_kill_notice(line))
     section.kill_notice = std::string(trimmed(line));
   // A shell's echo of the command ("[root@test ~]# ./build/all_reduce_perf -b 8 ...") names
-  // the collective of a log that stops before nccl-tests' own header names it.
-  if (!out.kind && !section.header_seen)
+  // the collective of a log that stops before nccl-tests' own header names it, and, after a
+  // run's end, the next run's in a log without "Collective test starting" lines.
+  if ((!out.kind && !section.header_seen) || section.end_seen)
     for (const auto &w : words)
       if (const auto named = kind_of_binary(w)) {
-        out.kind = named;
+        (section.end_seen ? section.next_kind : out.kind) = named;
         break;
       }
   // An IB or RoCE device wins over the socket NCCL names when it found none.
@@ -266,18 +279,21 @@ void require_kind(const NcclTestsImport &out, const TextSection &section, const 
 
 // One point twice: two runs of one collective in one log, whose records would be one point
 // measured twice (which check refuses), or, read in one order, the rerun hidden behind it.
-void note_point(Kind kind, const std::string &size_text, TextSection &section,
+// Runs of other types or reductions (-d, -o) at the same sizes are other points.
+void note_point(Kind kind, const std::vector<std::string> &f, TextSection &section,
                 const std::string &here) {
-  const auto size = integer(size_text);
+  const auto size = integer(f[0]);
   if (!size || *size <= 0)
     return;
-  const std::pair point{kind, *size};
-  if (section.earlier_sizes.contains(point))
-    throw InputError(fmt::format("{} at {} bytes again: an earlier run in this log measured it, "
-                                 "so the log holds two runs of {}",
-                                 to_string(kind), *size, to_string(kind)),
+  const auto &at = section.layout;
+  const std::string redop = at.redop ? f[*at.redop] : "", root = at.root ? f[*at.root] : "";
+  const auto point = fmt::format("{} {} {} {} {}", to_string(kind), *size, f[2], redop, root);
+  if (section.earlier_points.contains(point))
+    throw InputError(fmt::format("{} {}{} at {} bytes again: an earlier run in this log "
+                                 "measured it, so the log holds two runs of it",
+                                 to_string(kind), f[2], redop.empty() ? "" : " " + redop, *size),
                      here, kSplitTheLog);
-  section.sizes.insert(point);
+  section.points.insert(point);
 }
 
 // The failure of a log whose last result row is cut short, with the launcher's word of why.
@@ -330,8 +346,20 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     if (cut_row && after_cut.empty() && line[first] != '#')
       after_cut = launcher_words(line);
     if (line[first] == '#') {
-      if (cut_row)
+      // A script's next run after one its launcher cut (a per-step time limit): the cut ends
+      // its run as that run's failure, and the next is read. Any other '#' line after a cut
+      // row is not nccl-tests' output as it printed it.
+      if (cut_row && !starts_a_run(line.substr(first + 1)))
         throw *cut_row;
+      if (cut_row) {
+        failures.add(out,
+                     cut_row_failure(*cut_row, fmt::format("{}:{}", where, cut_row_line),
+                                     section.kill_notice, after_cut),
+                     section.first_record);
+        cut_row.reset();
+        after_cut.clear();
+        section.kill_notice.clear();
+      }
       read_comment_line(line.substr(first + 1), kind, out, section, failures, where);
       continue;
     }
@@ -374,7 +402,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       cut_row_line = line_no;
       continue;
     }
-    note_point(*out.kind, f[0], section, here);
+    note_point(*out.kind, f, section, here);
   }
   if (cut_row)
     failures.add(out,

@@ -54,11 +54,14 @@ struct TextSection {
   bool nthread_seen = false; // "# nThread ...": a second one starts another run's section
   bool validation_off = false; // its "# nThread" line says "validation: 0" (nccl-tests -c 0)
   // Of the whole file, kept across sections: the hosts of its first section with rank lines,
-  // and the collectives and sizes of the sections before this one, so that a log of two runs
-  // on other nodes, or of one collective twice, is never read as one run.
+  // and the points (collective, size, type, reduction, root) of the sections before this one,
+  // so that a log of two runs on other nodes, or of one point twice, is never read as one run.
   std::vector<std::string> file_hosts;
   std::string kill_notice; // the launcher's first word of why the run ended (launcher_text.h)
-  std::set<std::pair<Kind, std::int64_t>> earlier_sizes, sizes;
+  std::set<std::string> earlier_points, points;
+  // The collective an echoed command names after a run's end ("$ ./all_gather_perf ..."), for
+  // the next run of a log without "Collective test starting" lines.
+  std::optional<Kind> next_kind;
 };
 
 // A result row with fewer words than its layout's columns: where it is the file's last line, the

@@ -382,7 +382,9 @@ std::vector<Record> import_perftest(const std::string &text, const std::string &
       throw *cut_row;
     if (cut_row && after_cut.empty())
       after_cut = launcher_words(t);
-    if (kill_notice.empty() && is_kill_notice(t))
+    // A row's glued message is the cut row's own words already.
+    if (kill_notice.empty() && !t.empty() && !std::isdigit(static_cast<unsigned char>(t.front())) &&
+        is_kill_notice(t))
       kill_notice = t;
     if (!have_title)
       note_buffer_line(t, place);

@@ -353,6 +353,31 @@ class CorpusTest(unittest.TestCase):
                 self.assertIn(notice, cut[0])
                 self.assertEqual(result["drain"], ["n013", "n014"])
 
+    def test_a_run_killed_mid_row_then_the_next_collective_keeps_both(self):
+        # A script running the five collectives one after another, its all_reduce step cut by a
+        # per-step time limit at its 6th row (Slurm's message glued to the half row), the other
+        # four run after it: the file was refused whole, 95 rows and the failure lost.
+        lines = (REAL / "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log").read_text().splitlines()
+        cut = lines.index(next(line for line in lines if line.strip().startswith("1073741824 ")))
+        nxt = lines.index("# Collective test starting: all_gather_perf")
+        notice = "slurmstepd: error: *** STEP 7.0 ON cnode3-007 CANCELLED AT 2026-12-01T00:34:41 " \
+                 "DUE TO TIME LIMIT ***"
+        text = "\n".join(lines[:cut] + [lines[cut][:60] + notice] + lines[nxt:]) + "\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            log = pathlib.Path(tmp) / "five_collectives_all_reduce_cut.log"
+            log.write_text(text)
+            r, result = judge("nccl-tests", [log], "h100-sxm-ib", pathlib.Path(tmp) / "runs")
+            self.assertIsNotNone(result, r.stderr)
+            records = [json.loads(line) for f in pathlib.Path(tmp).rglob("records.jsonl")
+                       for line in f.read_text().splitlines()]
+            keys = {rec["key"] for rec in records if rec["status"] == "ok"}
+            self.assertEqual(len(keys), 5, keys)
+            errors = [rec for rec in records if rec["status"] == "error"]
+            self.assertEqual([rec["key"] for rec in errors], ["collectives.nccl_all_reduce"])
+            self.assertIn("the last result row is cut short", errors[0]["reason"])
+            self.assertIn("DUE TO TIME LIMIT", errors[0]["reason"])
+            self.assertEqual((result["verdict"], r.returncode), ("fail", 2), r.stdout)
+
     def test_the_hosts_of_an_imported_pair_are_the_jobs_hosts(self):
         # The bare-metal pair's log names fs-207 and fs-208, one part "fs-207+fs-208": with the
         # job's node list given, both were added as nodes that left no run, failed and drained
@@ -367,6 +392,11 @@ class CorpusTest(unittest.TestCase):
             self.assertEqual(drain.read_text(), "fs-209\n", r.stdout)
             self.assertEqual({n["host"]: n["verdict"] for n in result["nodes"]},
                              {"fs-207+fs-208": "pass", "fs-209": "fail"})
+            # The pair named as check prints it is the pair too.
+            r = railgauge("check", "--rules", RULES / "h200-sxm-roce.yaml", out, "--expect-hosts",
+                          "fs-207+fs-208", "--drain", drain, "--format", "json")
+            self.assertEqual((json.loads(r.stdout)["verdict"], r.returncode), ("pass", 0))
+            self.assertEqual(drain.read_text(), "")
 
     def test_a_log_of_two_runs_is_never_read_as_one(self):
         # Two runs appended to one log. The bare-metal pair healthy, then at half speed (a log of
@@ -379,7 +409,8 @@ class CorpusTest(unittest.TestCase):
                  .read_text() +
                  (REAL / "xxrjun_cluster00_h100_2node_8gpu_alltoall_erratic_collapse.log")
                  .read_text())
-        for name, text, said in (("rerun", bm + half, "all_reduce at 1073741824 bytes again"),
+        for name, text, said in (("rerun", bm + half, "all_reduce float sum at 1073741824 bytes "
+                                                      "again"),
                                  ("pairs", pairs, "runs on different nodes (cnode3-002+cnode3-003"
                                                   ", then cnode2-004+cnode2-011)")):
             with tempfile.TemporaryDirectory() as tmp:
@@ -390,6 +421,23 @@ class CorpusTest(unittest.TestCase):
                 self.assertIn(said, r.stderr, name)
                 self.assertIn("import each run on its own", r.stderr, name)
                 self.assertFalse((pathlib.Path(tmp) / "runs").exists(), name)
+        # Runs at the same sizes of another type, or of another collective named by the echoed
+        # command before its run, are other points: each section imports.
+        other_type = bm + bm.replace(" float ", " double ")
+        other_kind = bm + bm.replace("all_reduce_perf", "all_gather_perf")
+        for name, text, keys in (("double", other_type, {"collectives.nccl_all_reduce"}),
+                                 ("all_gather", other_kind, {"collectives.nccl_all_reduce",
+                                                             "collectives.nccl_all_gather"})):
+            with tempfile.TemporaryDirectory() as tmp:
+                log = pathlib.Path(tmp) / f"{name}.log"
+                log.write_text(text)
+                r = railgauge("import", "nccl-tests", log, "--out", pathlib.Path(tmp) / "runs")
+                self.assertEqual(r.returncode, 0, name + r.stderr)
+                records = [json.loads(line) for f in pathlib.Path(tmp).rglob("records.jsonl")
+                           for line in f.read_text().splitlines()]
+                self.assertEqual(len(records), 12, name)
+                self.assertEqual({rec["key"] for rec in records}, keys, name)
+                self.assertEqual({rec["params"]["world_size"] for rec in records}, {16}, name)
 
     def test_a_pair_missing_a_gpu_is_judged_by_the_8_gpu_floor(self):
         # The slow VM pair with rank 15 gone, 8 + 7 ranks: 7.5 a host is no 8, so the 8-GPU floor

@@ -32,6 +32,24 @@ std::string error_where(const std::string &text) {
   return "";
 }
 
+// -c 0: config.validation 0 and nwrong null. The text form's twin warned (metrics.verified
+// false, which check's data-check reads); the JSON passed with no word.
+TEST(NcclTestsJsonImport, ARunWithoutItsDataCheckSaysSo) {
+  auto doc = nlohmann::json::parse(sample());
+  doc["config"]["validation"] = 0;
+  for (auto &row : doc["results"])
+    for (const char *half : {"out_of_place", "in_place"})
+      row[half]["nwrong"] = nullptr;
+  const auto off = import(doc.dump());
+  ASSERT_EQ(off.records.size(), 4u);
+  for (const auto &r : off.records)
+    EXPECT_EQ(r.metrics.value("verified", true), false) << r.metrics.dump();
+  // A null nwrong with the check on says nothing of the check.
+  doc["config"]["validation"] = 1;
+  for (const auto &r : import(doc.dump()).records)
+    EXPECT_FALSE(r.metrics.contains("verified")) << r.metrics.dump();
+}
+
 TEST(NcclTestsJsonImport, ReadsEveryHalfWithStatusVersionAndEnvironment) {
   const auto r = import(sample());
   ASSERT_EQ(r.kind, Kind::all_reduce); // from args[0]

@@ -219,6 +219,9 @@ TEST(PerftestImport, ARealLogCutOrBrokenAfterItsRowsEndsInAnErrorRecord) {
   EXPECT_EQ(limited.back().status, Status::error);
   EXPECT_NE(limited.back().reason->find("DUE TO TIME LIMIT"), std::string::npos)
       << *limited.back().reason;
+  // The glued message is the cut row's own words: never quoted again with the row's numbers.
+  EXPECT_EQ(limited.back().reason->find("the launcher said"), std::string::npos)
+      << *limited.back().reason;
   // Killed in its first row: a failed test, not a file refused as bad input.
   const auto first_row = log.find('\n', log.find("#bytes")) + 1;
   const auto in_first = import_perftest(log.substr(0, first_row) + " 2", "first.log");
