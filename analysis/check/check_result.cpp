@@ -255,4 +255,17 @@ int exit_status(Level verdict) {
   return code(ExitStatus::fail);
 }
 
+PartResult &part_entry(CheckResult &result, const PartKey &key) {
+  auto it = std::lower_bound(result.parts.begin(), result.parts.end(), key,
+                             [](const PartResult &p, const PartKey &k) { return p.key < k; });
+  if (it != result.parts.end() && it->key == key)
+    return *it;
+  PartResult p;
+  p.key = key;
+  p.label = key.kind == PartKind::node  ? key.host
+            : key.kind == PartKind::gpu ? "gpu " + key.id
+                                        : key.id;
+  return *result.parts.insert(it, std::move(p));
+}
+
 } // namespace railgauge::check

@@ -153,4 +153,8 @@ struct CheckResult {
 // 0 pass (info findings included), 1 warn, 2 fail.
 int exit_status(Level verdict);
 
+// The part `key` of `result`, added in key order where it is not there yet (labelled as the
+// runs label it: the host for a node, "gpu N" for a GPU, the id otherwise).
+PartResult &part_entry(CheckResult &result, const PartKey &key);
+
 } // namespace railgauge::check

@@ -57,18 +57,12 @@ void add_expected_gpus(CheckResult &result, const analysis::RunSet &runs, int ex
   for (const auto &[host, shown] : nvml_gpus_per_host(runs)) {
     if (shown >= expected)
       continue;
-    PartResult fresh;
-    fresh.key = {host, PartKind::node, ""};
-    fresh.label = host;
-    auto at = std::lower_bound(result.parts.begin(), result.parts.end(), fresh.key,
-                               [](const PartResult &p, const PartKey &key) { return p.key < key; });
-    if (at == result.parts.end() || !(at->key == fresh.key))
-      at = result.parts.insert(at, std::move(fresh));
-    at->findings.push_back(fewer_gpus(shown, expected));
-    std::sort(at->findings.begin(), at->findings.end());
-    at->rules.add(kExpectedGpusRule, RuleTally{1, 0, {}});
-    at->rules.sort();
-    at->verdict = Level::fail;
+    auto &part = part_entry(result, PartKey{host, PartKind::node, ""});
+    part.findings.push_back(fewer_gpus(shown, expected));
+    std::sort(part.findings.begin(), part.findings.end());
+    part.rules.add(kExpectedGpusRule, RuleTally{1, 0, {}});
+    part.rules.sort();
+    part.verdict = Level::fail;
     result.verdict = Level::fail;
     added = true;
   }

@@ -41,15 +41,9 @@ void add_expected_hosts(CheckResult &result, const std::vector<std::string> &exp
     f.detail = "the job's node list names it and no run of it was given: it was down at the "
                "start, its steps never launched there, or it could not write its run directory "
                "(the launcher's log says which)";
-    PartResult part;
-    part.key = {host, PartKind::node, ""};
-    part.label = host;
+    auto &part = part_entry(result, PartKey{host, PartKind::node, ""});
     part.verdict = Level::fail;
     part.findings.push_back(std::move(f));
-    const auto at =
-        std::lower_bound(result.parts.begin(), result.parts.end(), part.key,
-                         [](const PartResult &p, const PartKey &key) { return p.key < key; });
-    result.parts.insert(at, std::move(part));
     result.verdict = Level::fail;
   }
   if (!added.empty())

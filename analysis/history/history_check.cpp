@@ -13,29 +13,12 @@ using check::PartKey;
 using check::PartKind;
 using check::PartResult;
 
-std::string label_of(const PartKey &key) {
-  if (key.kind == PartKind::node)
-    return key.host;
-  return key.kind == PartKind::gpu ? "gpu " + key.id : key.id;
-}
-
-PartResult &ensure(check::CheckResult &result, const PartKey &key) {
-  auto it = std::lower_bound(result.parts.begin(), result.parts.end(), key,
-                             [](const PartResult &p, const PartKey &k) { return p.key < k; });
-  if (it != result.parts.end() && it->key == key)
-    return *it;
-  PartResult p;
-  p.key = key;
-  p.label = label_of(key);
-  return *result.parts.insert(it, std::move(p));
-}
-
 // The part's entry, added where the runs judged did not show it, and its node's first (every
 // part's node is listed too).
 PartResult &part_of(check::CheckResult &result, const PartKey &key) {
   if (key.kind != PartKind::node)
-    ensure(result, PartKey{key.host, PartKind::node, ""});
-  return ensure(result, key);
+    check::part_entry(result, PartKey{key.host, PartKind::node, ""});
+  return check::part_entry(result, key);
 }
 
 } // namespace

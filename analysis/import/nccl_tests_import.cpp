@@ -119,17 +119,25 @@ Record nccl_tests_failure_record(const NcclTestsImport &import, const std::strin
   return r;
 }
 
+namespace {
+
+// The host a rank line names ("... on node01 device 0 ..."), "" where it names none.
+std::string rank_host(const std::string &line) {
+  std::istringstream words(line);
+  for (std::string w; words >> w;)
+    if (w == "on" && words >> w)
+      return w;
+  return "";
+}
+
+} // namespace
+
 std::vector<std::string> rank_hosts(const std::vector<std::string> &rank_lines) {
   std::vector<std::string> hosts;
-  for (const auto &line : rank_lines) {
-    std::istringstream words(line);
-    for (std::string w; words >> w;)
-      if (w == "on" && words >> w) {
-        if (std::find(hosts.begin(), hosts.end(), w) == hosts.end())
-          hosts.push_back(w);
-        break;
-      }
-  }
+  for (const auto &line : rank_lines)
+    if (auto host = rank_host(line);
+        !host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end())
+      hosts.push_back(std::move(host));
   return hosts;
 }
 
@@ -183,8 +191,8 @@ void add_rank_layout(std::span<Record> records, const std::vector<std::string> &
   // derives from an even layout alone, so a pair of 8 + 7 ranks was judged by no floor at all.
   std::map<std::string, std::size_t> per_host;
   for (const auto &line : rank_lines)
-    if (const auto host = rank_hosts({line}); !host.empty())
-      ++per_host[host.front()];
+    if (auto host = rank_host(line); !host.empty())
+      ++per_host[std::move(host)];
   std::size_t most = 0, least = rank_lines.size();
   for (const auto &[host, n] : per_host) {
     most = std::max(most, n);

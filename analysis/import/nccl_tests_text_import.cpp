@@ -190,10 +190,9 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
     section.nthread_seen = true;
     section.header_seen = true;
     if (const auto at = body.find("validation: "); at != std::string::npos) {
-      const auto value = at + std::string_view("validation: ").size();
-      section.validation_off =
-          body.compare(value, 1, "0") == 0 &&
-          (value + 1 == body.size() || !std::isdigit(static_cast<unsigned char>(body[value + 1])));
+      std::string value;
+      std::istringstream(body.substr(at + std::string_view("validation: ").size())) >> value;
+      section.validation_off = integer(value) == 0;
     }
   }
   if (body.find("i_min") != std::string::npos)
