@@ -51,6 +51,10 @@ struct RunSet {
   // link loops: what every command lists beside its output.
   std::vector<std::string> problems;
   std::vector<UnreadablePath> unreadable;
+  // Why the runs ended before every step of the job ran (check --cut-short: a job's time limit),
+  // "" when they did not: a rule that finds no record on a node warns, saying so, rather than
+  // failing the node at its on_missing level for a point that never ran.
+  std::string cut_short;
 
   std::size_t record_count() const;
   // Every record of every run, in load order.

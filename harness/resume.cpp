@@ -177,7 +177,7 @@ ResumeState::ResumeState(const std::string &dir, const nlohmann::json &manifest,
     }
     // A point a signal stopped was not measured: it runs again, as a point never started.
     const bool interrupted =
-        r.status == Status::error && r.reason && r.reason->rfind(kInterruptedReasonPrefix, 0) == 0;
+        r.status == Status::error && r.reason && r.reason->rfind(run_field::kInterruptedReasonPrefix, 0) == 0;
     if (interrupted)
       last_status_.erase(point_identity(r.key, axes));
     else

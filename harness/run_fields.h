@@ -64,6 +64,9 @@ inline constexpr const char *kPointsToRun = "points_to_run";
 inline constexpr const char *kFailure = "failure";
 inline constexpr const char *kRefused = "refused";
 inline constexpr const char *kInterrupted = "interrupted";
+// How the error record of the point a signal cut begins ("interrupted by SIGTERM while running
+// ..."): resume runs it again, and check does not judge the node on it.
+inline constexpr const char *kInterruptedReasonPrefix = "interrupted by ";
 
 // An imported run's: what the import says of itself, and the node it names
 inline constexpr const char *kImported = "imported";

@@ -14,6 +14,7 @@
 #include "harness/interrupt_watch.h"
 #include "harness/metric_names.h"
 #include "harness/progress_log.h"
+#include "harness/run_fields.h"
 #include "harness/store/store.h"
 #include "harness/watchdog.h"
 
@@ -147,6 +148,16 @@ measure_with_retries(const std::function<std::optional<Record>()> &measure_once,
   if (record && !noise_before.empty())
     record->metrics[metric::kNoiseBeforeRemeasure] = noise_before;
   return record;
+}
+
+// The reason of the point a signal cut, with how long it had run: a point cut seconds in is a
+// time limit's; one cut minutes in may have hung short of --point-timeout.
+std::string interrupted_reason(int signo, const std::string &what, double ran_s,
+                               double point_timeout_s) {
+  return fmt::format("{}{} while running {}, {:.1f} s in (--point-timeout {:g} s): the run was "
+                     "stopped (a job's time limit, scancel, Ctrl-C)",
+                     run_field::kInterruptedReasonPrefix, signal_name(signo), what, ran_s,
+                     point_timeout_s);
 }
 
 } // namespace
@@ -302,11 +313,8 @@ std::map<std::string, int> execute_plan(const RunPlan &plan, RunContext &ctx, co
     interrupts.emplace([&](int signo) {
       std::optional<Record> record;
       if (watchdog)
-        watchdog->interrupt([&](const std::string &what) {
-          record = running_point_error(
-              fmt::format("{}{} while running {}: the run was stopped (a job's time limit, "
-                          "scancel, Ctrl-C)",
-                          kInterruptedReasonPrefix, signal_name(signo), what));
+        watchdog->interrupt([&](const std::string &what, double ran_s) {
+          record = running_point_error(interrupted_reason(signo, what, ran_s, out.point_timeout_s));
         });
       out.on_interrupt(record ? &*record : nullptr, signo);
     });

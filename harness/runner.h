@@ -46,9 +46,6 @@ RunPlan make_plan(const Registry &registry, const std::vector<SuiteEntry> &entri
                   const std::vector<AxisOverride> &overrides,
                   const std::optional<std::string> &filter, const RunContext &ctx);
 
-// How the reason of a point that a signal stopped begins: --resume runs such a point again.
-inline constexpr const char *kInterruptedReasonPrefix = "interrupted by ";
-
 struct RunnerOutput {
   RecordFile &records;
   RecordPrinter &printer;

@@ -37,12 +37,14 @@ bool Watchdog::disarm() {
   return expired_;
 }
 
-bool Watchdog::interrupt(const std::function<void(const std::string &what)> &report) {
+bool Watchdog::interrupt(const std::function<void(const std::string &what, double ran_s)> &report) {
   std::lock_guard lock(mutex_);
   if (!armed_ || expired_)
     return false;
   expired_ = true;
-  report(what_);
+  // The deadline less the timeout is when the work was armed.
+  const std::chrono::duration<double> left = deadline_ - std::chrono::steady_clock::now();
+  report(what_, timeout_s_ - left.count());
   return true;
 }
 

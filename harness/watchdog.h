@@ -43,9 +43,10 @@ public:
   // Ends it. Returns true when the deadline had passed and on_expiry ran for this work.
   bool disarm();
   // Ends the armed work now from another thread (a signal: the run is being stopped): calls
-  // `report` with its description, as on_expiry would be called, and returns true; false when
-  // nothing is armed. disarm() then returns true for it, and waits for `report` to return.
-  bool interrupt(const std::function<void(const std::string &what)> &report);
+  // `report` with its description and the seconds it had run, as on_expiry would be called, and
+  // returns true; false when nothing is armed. disarm() then returns true for it, and waits for
+  // `report` to return.
+  bool interrupt(const std::function<void(const std::string &what, double ran_s)> &report);
 
 private:
   void watch();

@@ -127,6 +127,8 @@ void Evaluator::index_hosts() {
       for (const auto &r : run.records)
         if (r.status == Status::failed || r.status == Status::error)
           failed_records_[r.host].push_back(&r);
+      if (stopped_from_outside(run, host, runs_))
+        stopped_hosts_.insert(host);
     }
   }
   ledger_.list_hosts();
@@ -257,8 +259,11 @@ void Evaluator::record_status_rule() {
   result_.rule_categories[kRecordStatusRule] = "health";
   for (std::size_t i = 0; i < runs_.runs.size(); ++i) {
     const auto &run = runs_.runs[i];
-    // The point a rank lost on another node broke is not judged here (run-complete).
-    const auto lost = stopped_by_lost_rank_elsewhere(run, run_host_[run.dir], runs_);
+    // The point a rank lost on another node broke, or a signal from outside cut, is not judged
+    // here (run-complete).
+    const auto lost = stopped_from_outside(run, run_host_[run.dir], runs_);
+    const bool by_lost_rank =
+        stopped_by_lost_rank_elsewhere(run, run_host_[run.dir], runs_).has_value();
     for (const auto *records :
          std::array<const std::vector<Record> *, 2>{&run.records, &gpu_parts_[i]})
       for (const auto &r : *records) {
@@ -274,7 +279,8 @@ void Evaluator::record_status_rule() {
         if (not_judged) {
           f.level = std::min(rules_.incomplete_runs, Level::warn);
           f.missing = true;
-          f.detail = fmt::format("not judged: {}; {}", *lost, f.detail);
+          f.detail = by_lost_rank ? fmt::format("{}{}; {}", kNotJudged, *lost, f.detail)
+                                  : signal_cut_point_detail(f.detail);
         }
         ledger_.add_finding(key, std::move(f));
       }
@@ -313,12 +319,13 @@ void Evaluator::run_complete_rule() {
     std::string detail;
     for (const auto &w : why)
       detail += (detail.empty() ? "" : "; ") + w;
-    // Stopped by a rank lost on another node: that node fails run-complete, and this one is not
-    // judged on the points it never measured (a warning: not a pass, not a drain).
+    // Stopped by a rank lost on another node (that node fails run-complete) or by a signal from
+    // outside (a job's time limit): this node is not judged on the points it never measured (a
+    // warning: not a pass, not a drain).
     Level level = rules_.incomplete_runs;
-    if (const auto lost = stopped_by_lost_rank_elsewhere(run, node.host, runs_)) {
+    if (const auto lost = stopped_from_outside(run, node.host, runs_)) {
       level = std::min(level, Level::warn);
-      detail = fmt::format("not judged: {}; {}", *lost, detail);
+      detail = fmt::format("{}{}; {}", kNotJudged, *lost, detail);
     }
     Finding f = built_in_missing(kRunCompleteRule, level, "run " + run.dir, detail);
     f.run = run.dir;

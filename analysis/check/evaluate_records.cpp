@@ -10,6 +10,7 @@
 #include "analysis/check/evaluator.h"
 #include "analysis/check/gpus_not_measured.h"
 #include "analysis/check/rule_values.h"
+#include "analysis/check/run_completeness.h"
 #include "harness/waiver.h"
 #include "records/per_gpu_parts.h"
 
@@ -132,6 +133,18 @@ void Evaluator::no_record_on_nodes(const Rule &rule,
       continue;
     if (rule.applies_to == AppliesTo::imported)
       continue; // an own run cannot hold it; an import that lacks it is listed below
+    // A node whose run was stopped from outside (a job's time limit) may lack the record because
+    // its point never ran: not a pass, not a drain.
+    if (!runs_.cut_short.empty() || stopped_hosts_.contains(host)) {
+      const auto why = no_record_detail(rule, host);
+      ledger_.add_missing(PartKey{host, PartKind::node, ""},
+                          missing(rule, rule.metric,
+                                  runs_.cut_short.empty()
+                                      ? stopped_node_detail(why)
+                                      : fmt::format("{}{}; {}", kNotJudged, runs_.cut_short, why),
+                                  std::min(rule.on_missing, Level::warn)));
+      continue;
+    }
     ledger_.add_missing(PartKey{host, PartKind::node, ""},
                         missing(rule, rule.metric, no_record_detail(rule, host), rule.on_missing));
   }

@@ -116,6 +116,9 @@ private:
   std::map<std::string, std::vector<const Record *>> imported_records_; // by host
   // An own run's records that failed or erred, by host: the reason a rule found no figure.
   std::map<std::string, std::vector<const Record *>> failed_records_;
+  // Hosts with a run stopped from outside (a job's time limit, a rank lost on another node): a
+  // rule that finds no record there warns, as the point may be one that never ran.
+  std::set<std::string> stopped_hosts_;
 };
 
 } // namespace railgauge::check

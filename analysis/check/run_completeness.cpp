@@ -12,6 +12,8 @@
 namespace railgauge::check {
 namespace {
 
+constexpr std::string_view kCountsDisagree = "run.json's counts disagree with the records read";
+
 std::string text_of(const nlohmann::json &m, const char *field) {
   return m.contains(field) && m[field].is_string() ? m[field].get<std::string>() : "";
 }
@@ -51,6 +53,19 @@ long long records_written(const analysis::LoadedRun &run) {
   return static_cast<long long>(
       std::count_if(run.records.begin(), run.records.end(),
                     [](const Record &r) { return !records::is_per_gpu_part(r); }));
+}
+
+// "; 6 of 9 planned points not measured (not passed)", or "" when run.json plans none beyond the
+// records read.
+std::string not_measured(const analysis::LoadedRun &run) {
+  const auto &m = run.manifest;
+  const auto written = records_written(run);
+  if (!m.contains(run_field::kPointsPlanned) || !m[run_field::kPointsPlanned].is_number_integer() ||
+      m[run_field::kPointsPlanned].get<long long>() <= written)
+    return "";
+  return fmt::format("; {} of {} planned points not measured (not passed)",
+                     m[run_field::kPointsPlanned].get<long long>() - written,
+                     m[run_field::kPointsPlanned].get<long long>());
 }
 
 } // namespace
@@ -130,13 +145,7 @@ std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::Loaded
     named += fmt::format("{}rank {} on {}", named.empty() ? "" : ", ", rank, lost_host);
   }
   std::string text = fmt::format("stopped by lost {}", named);
-  const auto &m = run.manifest;
-  const auto written = records_written(run);
-  if (m.contains(run_field::kPointsPlanned) && m[run_field::kPointsPlanned].is_number_integer() &&
-      m[run_field::kPointsPlanned].get<long long>() > written)
-    text += fmt::format("; {} of {} planned points not measured (not passed)",
-                        m[run_field::kPointsPlanned].get<long long>() - written,
-                        m[run_field::kPointsPlanned].get<long long>());
+  text += not_measured(run);
   return text;
 }
 
@@ -185,9 +194,47 @@ std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
   return out;
 }
 
+std::optional<std::string> stopped_by_signal(const analysis::LoadedRun &run) {
+  const auto &m = run.manifest;
+  if (!m.is_object() || text_of(m, run_field::kStatus) != run_field::kInterruptedStatus)
+    return std::nullopt;
+  for (const auto &w : incompleteness(run))
+    if (w.starts_with(kCountsDisagree))
+      return std::nullopt;
+  auto signal = text_of(m, run_field::kInterrupted);
+  std::string text = fmt::format("stopped by {} from outside the run (a job's time limit, "
+                                 "scancel, Ctrl-C)",
+                                 signal.empty() ? "a signal" : signal);
+  text += not_measured(run);
+  return text + fmt::format(": give it the time it needs, or continue it with `railgauge run ... "
+                            "--resume {}`",
+                            run.dir.empty() ? "RUN_DIR" : run.dir);
+}
+
+std::optional<std::string> stopped_from_outside(const analysis::LoadedRun &run,
+                                                const std::string &host,
+                                                const analysis::RunSet &runs) {
+  if (auto lost = stopped_by_lost_rank_elsewhere(run, host, runs))
+    return lost;
+  return stopped_by_signal(run);
+}
+
+std::string signal_cut_point_detail(const std::string &reason) {
+  return fmt::format("{}a signal from outside the run cut it; {}", kNotJudged, reason);
+}
+
+std::string stopped_node_detail(const std::string &detail) {
+  return fmt::format("{}a run of this node was stopped from outside (run-complete says by what); "
+                     "{}",
+                     kNotJudged, detail);
+}
+
 bool is_point_that_stopped_the_run(const analysis::LoadedRun &run, const Record &r) {
   if (r.status != Status::error || !r.reason || r.reason->empty())
     return false;
+  if (r.reason->starts_with(run_field::kInterruptedReasonPrefix) &&
+      text_of(run.manifest, run_field::kStatus) == run_field::kInterruptedStatus)
+    return true;
   const auto failure = text_of(run.manifest, run_field::kFailure);
   return failure.starts_with("the run stopped after ") &&
          failure.find("never ran): " + *r.reason) != std::string::npos;
@@ -245,7 +292,7 @@ std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
   for (const auto &[status, n] : by_point)
     if (n != 0 && !said.count(status))
       differ += fmt::format("{}{} 0 in run.json, {} read", differ.empty() ? "" : "; ", status, n);
-  why.push_back(fmt::format("run.json's counts disagree with the records read: {}", differ));
+  why.push_back(fmt::format("{}: {}", kCountsDisagree, differ));
   return why;
 }
 

@@ -3,6 +3,7 @@
 // rule run-complete (evaluate.h). A run cut short passes no rule by the records it has.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/run_set.h"
@@ -26,14 +27,43 @@ std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::Loaded
                                                           const std::string &host,
                                                           const analysis::RunSet &runs);
 
+// Why a run that is not whole is no fault of its node: a signal from outside stopped it (run.json
+// status `interrupted`: a job's time limit, scancel, Ctrl-C), and it holds every record its
+// run.json counts: "stopped by SIGTERM from outside the run (...); 6 of 9 planned points not
+// measured (not passed): ...". run-complete then warns (not a pass: the points never measured are
+// not judged, and not a drain: nothing of the node failed), and the point the signal cut
+// (is_point_that_stopped_the_run) is not judged either. Nothing for a run that was not
+// interrupted, or one whose records do not match its counts (evidence lost as well).
+std::optional<std::string> stopped_by_signal(const analysis::LoadedRun &run);
+
+// Either of the two above: why the node `host` is not to blame for its run being cut short.
+// run-complete's detail is then kNotJudged, that, "; " and the reasons the run is not whole; the
+// fleet history stores a run's reasons so (runs.incomplete, stopped_by_signal alone: it stores
+// one run at a time) and judges it as check does.
+std::optional<std::string> stopped_from_outside(const analysis::LoadedRun &run,
+                                                const std::string &host,
+                                                const analysis::RunSet &runs);
+
 // A run of several ranks (run.json world.size > 1) of which fewer ranks were read than it had:
 // the hosts of the ranks read, and why. The ranks not given are nodes the verdict would never
 // name (a directory of one node's ranks, a copy that lost some): each host read is not whole.
 // Whether `r` is the error record of the point at which the run stopped early, by run.json's
 // failure ("the run stopped after 3 of 9 points (6 never ran): REASON", REASON being the record's):
-// the point a lost peer broke. In a run that stopped_by_lost_rank_elsewhere excuses, it is no
-// evidence against the node either, so record-status does not fail it.
+// the point a lost peer broke; or, in a run that run.json calls interrupted, the point the signal
+// cut ("interrupted by SIGTERM while running ..."). In a run that stopped_from_outside excuses, it
+// is no evidence against the node either, so record-status does not fail it.
 bool is_point_that_stopped_the_run(const analysis::LoadedRun &run, const Record &r);
+
+inline constexpr std::string_view kNotJudged = "not judged: ";
+
+// record-status's detail of the point a signal cut, over a run's directory and in the fleet
+// history alike: "not judged: a signal from outside the run cut it; REASON".
+std::string signal_cut_point_detail(const std::string &reason);
+
+// The detail of a rule's missing value on a node with a run stopped_from_outside (a warning, as
+// the point may be one that never ran): "not judged: a run of this node was stopped from outside
+// (run-complete says by what); DETAIL".
+std::string stopped_node_detail(const std::string &detail);
 
 // When every rank not given is one that the ranks read name as lost on a known host (run.json
 // lost_ranks: a node that died took its run directory with it), `hosts` are those lost ranks'

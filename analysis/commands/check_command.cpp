@@ -46,6 +46,7 @@ struct CheckOptions {
   std::optional<std::string> json, markdown, junit, prometheus, prometheus_dir, drain;
   std::optional<std::string> unreadable; // fail, warn or info
   std::string expect_hosts;              // the job's nodes, each of which must have left a run
+  std::string cut_short;                 // why the job's runs ended before every step ran
   std::optional<int> expect_gpus;        // the GPUs each node must show
   bool latest_per_host = false;
   bool inventory_only = false;
@@ -94,6 +95,10 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
   if (o.runs.empty() && !o.inventory_only && !history_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");
+  if (!o.cut_short.empty() && o.runs.empty())
+    throw InputError("--cut-short says why a job's runs ended early, and no run directory is "
+                     "given",
+                     "--cut-short", "give the job's run directories, or leave out --cut-short");
   if (o.unreadable && !unreadable_level(*o.unreadable))
     throw InputError(fmt::format("unknown level '{}'", *o.unreadable), "--unreadable",
                      "use fail, warn or info");
@@ -353,6 +358,7 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
   }
   if (o.unreadable)
     rules.unreadable_inputs = *unreadable_level(*o.unreadable);
+  runs.cut_short = o.cut_short;
   auto result = check::evaluate(rules, runs);
   check::add_expected_hosts(result, check::host_list(o.expect_hosts));
   if (o.expect_gpus)
@@ -429,6 +435,11 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
                   "The nodes the job was given (commas or spaces: Slurm's `scontrol show hostnames "
                   "$SLURM_JOB_NODELIST`): each that left no run fails (expected-host) and is "
                   "drained, not left out of the verdict");
+  cmd->add_option("--cut-short", o->cut_short,
+                  "Why the job ended before every step ran (its time limit: slurm_burnin.sbatch "
+                  "gives it): a rule that finds no record on a node warns with this reason "
+                  "instead of its on_missing level (not measured: not a pass, not a drain); what "
+                  "was measured is judged as ever");
   cmd->add_option("--expect-gpus", o->expect_gpus,
                   "The GPUs every node must show (Slurm's gres): a node whose NVML lists fewer "
                   "fails (expected-gpus), and --rules auto takes the profile for that many")

@@ -10,6 +10,7 @@
 #include "analysis/check/run_completeness.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
+#include "harness/run_fields.h"
 
 namespace railgauge::history {
 
@@ -30,6 +31,16 @@ StoredRun stored_run(const Row &row) {
   return run;
 }
 
+bool StoredRun::stopped_from_outside() const {
+  return incomplete && incomplete->starts_with(check::kNotJudged);
+}
+
+bool StoredRun::is_cut_point(const Record &r) const {
+  return stopped_from_outside() && status == run_field::kInterruptedStatus &&
+         r.status == Status::error && r.reason &&
+         r.reason->starts_with(run_field::kInterruptedReasonPrefix);
+}
+
 std::vector<std::pair<check::PartKey, check::Finding>>
 incomplete_runs(const check::RuleSet &rules, const std::map<std::int64_t, StoredRun> &runs) {
   std::vector<std::pair<check::PartKey, check::Finding>> out;
@@ -46,8 +57,10 @@ incomplete_runs(const check::RuleSet &rules, const std::map<std::int64_t, Stored
                          : fmt::format("run.json says status '{}', not complete", run.status);
     if (why.empty())
       continue;
-    auto f = check::built_in_missing(check::kRunCompleteRule, rules.incomplete_runs,
-                                     "run " + run.dir, why);
+    const auto level = run.stopped_from_outside()
+                           ? std::min(rules.incomplete_runs, check::Level::warn)
+                           : rules.incomplete_runs;
+    auto f = check::built_in_missing(check::kRunCompleteRule, level, "run " + run.dir, why);
     f.run = run.dir;
     out.emplace_back(check::PartKey{run.host, check::PartKind::node, ""}, std::move(f));
   }

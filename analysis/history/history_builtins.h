@@ -29,6 +29,11 @@ struct StoredRun {
   // run ingested before schema version 4, which is judged by its status alone.
   std::optional<std::string> incomplete;
   std::optional<std::int64_t> world_size, world_rank;
+
+  // Stopped by a signal from outside (a job's time limit), as ingest judged it
+  // (check::stopped_by_signal): run-complete warns, and its cut point is not judged.
+  bool stopped_from_outside() const;
+  bool is_cut_point(const Record &r) const;
 };
 
 // A row of `SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, ru.incomplete,

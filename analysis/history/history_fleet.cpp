@@ -12,6 +12,7 @@
 #include "analysis/check/absolute_judgement.h"
 #include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluate.h"
+#include "analysis/check/run_completeness.h"
 #include "analysis/history/record_rules.h"
 #include "harness/waiver.h"
 #include "records/per_gpu_parts.h"
@@ -63,6 +64,8 @@ void RecordRules::read_runs() {
       {}, [&](const Row &row) {
         auto run = stored_run(row);
         (run.imported ? imported_hosts_ : own_hosts_).insert(run.host);
+        if (!run.imported && run.stopped_from_outside())
+          stopped_hosts_.insert(run.host);
         // The GPUs its inventory lists, each of which a burn phase must have measured
         // (no_record_on_gpus); NULL or "" in a run stored without one.
         if (const json inventory = parsed(row[9]); !run.imported && inventory.is_object()) {
@@ -251,8 +254,16 @@ void RecordRules::curve_point(RuleState &state, const Record &r, const Reading &
 void RecordRules::record_status(const Record &r, const StoredRun &run) {
   const auto part = part_id(index_.part_of(r, nullptr, check::category_of_key(r.key)));
   auto &tally = status_tallies_[part];
-  ++tally.checked;
   const bool bad = r.status == Status::failed || r.status == Status::error;
+  if (bad && run.is_cut_point(r)) { // as check::Evaluator::record_status_rule
+    auto f = check::record_status_finding(r, run.dir);
+    f.level = std::min(ruleset_.incomplete_runs, check::Level::warn);
+    f.missing = true;
+    f.detail = check::signal_cut_point_detail(f.detail);
+    notes_.emplace_back(parts_[part], std::move(f));
+    return;
+  }
+  ++tally.checked;
   tally.passed += bad ? 0 : 1;
   if (bad)
     notes_.emplace_back(parts_[part], check::record_status_finding(r, run.dir));

@@ -13,6 +13,7 @@
 #include "analysis/check/absolute_judgement.h"
 #include "analysis/check/curve_figure.h"
 #include "analysis/check/gpus_not_measured.h"
+#include "analysis/check/run_completeness.h"
 #include "analysis/history/history_inventory.h"
 #include "analysis/history/record_rules.h"
 
@@ -228,11 +229,13 @@ void RecordRules::no_record_on_nodes(RuleState &state) {
     if (rule.applies_to == check::AppliesTo::imported)
       continue;
     const auto failed = state.failed_point.find(host);
+    const auto &why = failed == state.failed_point.end() ? detail : failed->second;
+    const bool stopped = stopped_hosts_.contains(host); // as Evaluator::no_record_on_nodes
     state.missing->add(
         PartKey{host, check::PartKind::node, ""},
-        check::missing_finding(rule, rule.metric,
-                               failed == state.failed_point.end() ? detail : failed->second,
-                               rule.on_missing),
+        check::missing_finding(rule, rule.metric, stopped ? check::stopped_node_detail(why) : why,
+                               stopped ? std::min(rule.on_missing, check::Level::warn)
+                                       : rule.on_missing),
         nullptr);
   }
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/check/run_completeness.h"
 #include "analysis/history/newest_runs.h"
 #include "analysis/history/trend.h"
 #include "harness/stats.h"
@@ -318,21 +319,27 @@ private:
   std::string first_host_, first_run_;
 };
 
+// Each run of `hosts` (all when empty) with whether it failed: a record failed or errored, it is
+// incomplete (check fails it on run-complete: short of its planned points, a record line lost),
+// or a `check --history` of it said fail. One that a signal from outside stopped (a job's time
+// limit: its incomplete begins "not judged: ") did not fail for that, nor for the point the signal
+// cut (ingest counts it in no failed_records).
+std::string offender_runs_sql(const std::vector<std::string> &hosts, Row &params) {
+  return "SELECT h.name, ru.suite, ru.run_id, ru.failed_records + (SELECT COUNT(*) FROM verdicts "
+         "v WHERE v.run_id = ru.id AND v.rule = 'verdict' AND v.level = 'fail') + (CASE WHEN "
+         "ru.incomplete IS NULL OR ru.incomplete = '' OR ru.incomplete LIKE '" +
+         std::string(check::kNotJudged) +
+         "%' THEN 0 ELSE 1 END), ru.id, (SELECT COUNT(*) FROM verdicts v WHERE v.run_id = ru.id "
+         "AND v.rule = 'verdict') FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
+         host_filter(hosts, params, "WHERE") + " ORDER BY h.name, ru.suite, ru.start_utc, ru.id";
+}
+
 void judge_offenders(Database &db, const std::vector<std::string> &hosts, const HistoryOptions &o,
                      const NewestRuns &dating, const std::map<std::string, double> &replaced_at_s,
                      HistoryJudgement &out) {
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   Row params;
-  // A run failed when a record failed or errored, when it is incomplete (check fails it on
-  // run-complete: interrupted, or short of its planned points), or when a `check --history` of it
-  // said fail.
-  const auto sql = "SELECT h.name, ru.suite, ru.run_id, ru.failed_records + (SELECT COUNT(*) "
-                   "FROM verdicts v WHERE v.run_id = ru.id AND v.rule = 'verdict' AND "
-                   "v.level = 'fail') + (CASE WHEN ru.incomplete IS NULL OR ru.incomplete = '' "
-                   "THEN 0 ELSE 1 END), ru.id, (SELECT COUNT(*) FROM verdicts v WHERE v.run_id = "
-                   "ru.id AND v.rule = 'verdict') FROM runs ru JOIN hosts h ON h.id = ru.host_id" +
-                   host_filter(hosts, params, "WHERE") +
-                   " ORDER BY h.name, ru.suite, ru.start_utc, ru.id";
+  const auto sql = offender_runs_sql(hosts, params);
   std::string host, suite;
   struct RunFailed {
     std::string id;

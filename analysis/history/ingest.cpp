@@ -194,6 +194,10 @@ struct RunFacts {
     why.insert(why.end(), unread.begin(), unread.end());
     for (const auto &w : why)
       incomplete += (incomplete.empty() ? "" : "; ") + w;
+    // A run a signal from outside stopped (a job's time limit) is no fault of its node: stored
+    // as run-complete words it, and judged so (history_builtins.h).
+    if (const auto excuse = check::stopped_by_signal(run); excuse && unread.empty())
+      incomplete = fmt::format("{}{}; {}", check::kNotJudged, *excuse, incomplete);
   }
 
   // What ingest refuses before it sends anything: a host name `check` cannot write, and text
@@ -425,9 +429,13 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
   facts.check_storable(run.dir); // before anything is sent: a refused run costs only itself
   refuse_foreign_records(run, facts);
   IngestOutcome out{.run_id = facts.run_id, .host = facts.host};
+  // The point a signal from outside cut is no failure of the node's (repeat offenders count
+  // these).
+  const bool excused = facts.incomplete.starts_with(check::kNotJudged);
   std::int64_t failed = 0;
   for (const auto &r : run.records)
-    failed += r.status == Status::failed || r.status == Status::error;
+    failed += (r.status == Status::failed || r.status == Status::error) &&
+              !(excused && check::is_point_that_stopped_the_run(run, r));
   const auto ledger = read_run_ledger(run.dir); // a bad line refuses the run before it is claimed
   in_transaction(db, [&] {
     out = IngestOutcome{.run_id = facts.run_id, .host = facts.host};

@@ -175,6 +175,9 @@ private:
   std::map<std::int64_t, StoredRun> runs_;
   std::vector<std::string> hosts_; // natural order: of the result and the newest runs
   std::set<std::string> own_hosts_, imported_hosts_;
+  // Own hosts with a newest run stopped from outside (StoredRun::stopped_from_outside): a rule
+  // that finds no record there warns, as over directories.
+  std::set<std::string> stopped_hosts_;
   check::PartIndex index_;
   std::unordered_map<std::string, std::vector<std::size_t>> rules_by_key_;
   Names groups_, keys_, whats_, part_names_, curves_;

@@ -141,7 +141,22 @@ class ResumeCliTest(unittest.TestCase):
             self.assertEqual(last["status"], "error", last)
             self.assertTrue(last["reason"].startswith("interrupted by SIGTERM while running "),
                             last)
+            self.assertRegex(last["reason"], r", \d+\.\d s in \(--point-timeout 600 s\): ")
         self.assert_valid(run_dir, require_complete=False)
+        # The node did nothing wrong: check warns (not a pass: the points never measured are not
+        # judged) and drains nobody, naming the signal and the --resume that finishes it; the
+        # point the signal cut is not a failed point.
+        drain, md = (pathlib.Path(self.out) / name for name in ("drain.txt", "verdict.md"))
+        r = railgauge("check", "--rules", "host-only", str(run_dir), "--drain", str(drain),
+                      "--markdown", str(md))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(drain.read_text(), "")
+        self.assertIn("| run-complete | health | run {}: missing, not judged: stopped by SIGTERM "
+                      "from outside the run (a job's time limit, scancel, Ctrl-C); ".format(
+                          run_dir), md.read_text())
+        self.assertIn(f"continue it with `railgauge run ... --resume {run_dir}`", md.read_text())
+        self.assertNotIn("drain: ", r.stdout)
+        self.assertRegex(r.stdout, r"WARN: 1 node \(0 pass, 1 warn, 0 fail\)")
 
         r = railgauge(*args, "-q", "--resume", str(run_dir))
         self.assertEqual(r.returncode, 0, r.stderr)

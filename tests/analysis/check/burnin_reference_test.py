@@ -1250,15 +1250,20 @@ class BurninReferenceTest(unittest.TestCase):
 
     def test_a_burnin_stopped_before_its_first_record_is_judged_unfinished(self):
         # SIGTERM before the first point: check answered "no readable record in the input" (exit
-        # 4, bad input: a launcher drains nobody on it). The node is judged, unfinished.
-        with tempfile.TemporaryDirectory() as tmp:
-            run = healthy_h200_with(tmp, lambda m: m.update(status="interrupted", counts={}))
-            (run / "records.jsonl").write_text("")
-            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
-                               capture_output=True, text=True, timeout=120)
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-        self.assertIn("interrupted before its first record", r.stdout + r.stderr)
-        self.assertIn("run-complete", r.stdout)
+        # 4, bad input: a launcher drains nobody on it). The node is judged, unfinished: a warning
+        # (nothing measured, so no pass; stopped from outside, so no drain), where a node whose
+        # run.json still says running (killed) fails.
+        for status, exit_status in (("interrupted", 1), ("running", 2)):
+            with tempfile.TemporaryDirectory() as tmp:
+                run = healthy_h200_with(tmp, lambda m: m.update(status=status, counts={}))
+                (run / "records.jsonl").write_text("")
+                r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                                   capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, exit_status, r.stdout + r.stderr)
+            self.assertIn("run-complete", r.stdout)
+            self.assertEqual("drain: vm" in r.stdout, status == "running", r.stdout)
+            self.assertEqual("interrupted before its first record" in r.stdout + r.stderr,
+                             status == "interrupted", r.stdout + r.stderr)
 
     def test_a_complete_burnin_whose_records_are_empty_is_judged(self):
         # run.json says complete, records.jsonl is empty: "no readable record in the input"

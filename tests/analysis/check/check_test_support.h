@@ -40,6 +40,18 @@ inline const PartResult *find_part(const CheckResult &r, const std::string &host
   return nullptr;
 }
 
+// The first finding of `rule` on `host`'s node part, or null.
+inline const Finding *node_finding(const CheckResult &r, const std::string &host,
+                                   const std::string &rule) {
+  const auto *part = find_part(r, host, PartKind::node, "");
+  if (!part)
+    return nullptr;
+  for (const auto &f : part->findings)
+    if (f.rule_id == rule)
+      return &f;
+  return nullptr;
+}
+
 // Parts with a finding of `rule` that is a violation (not missing).
 inline std::vector<std::string> violators(const CheckResult &r, const std::string &rule) {
   std::vector<std::string> out;
@@ -51,6 +63,17 @@ inline std::vector<std::string> violators(const CheckResult &r, const std::strin
       }
   return out;
 }
+
+// A host memory read floor of 1 GB/s: a rule that any healthy record of memory.host_read passes.
+inline const char *kHostReadFloorRule = R"(
+  - id: host-read-floor
+    category: memory
+    severity: fail
+    select: {key: "memory.host_read"}
+    metric: metrics.bandwidth_gbytes_per_s
+    compare: ">="
+    value: 1
+)";
 
 inline const char *kGemmRules = R"(
   - id: gemm-absolute

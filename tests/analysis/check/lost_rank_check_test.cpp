@@ -1,8 +1,6 @@
 // run-complete on a two-node run of which one rank was lost: the lost rank's node fails and is
 // drained, the survivor's node, stopped by that loss, is not drained and never passes on points
 // it never measured; a run.json written before railgauge named the lost ranks fails as before.
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -82,38 +80,20 @@ json lost_on(const std::string &host) {
 CheckResult judge(std::vector<analysis::LoadedRun> runs) {
   analysis::RunSet set;
   set.runs = std::move(runs);
-  return evaluate(rules(R"(
-  - id: host-read-floor
-    category: memory
-    severity: fail
-    select: {key: "memory.host_read"}
-    metric: metrics.bandwidth_gbytes_per_s
-    compare: ">="
-    value: 1
-)"),
-                  set);
-}
-
-const Finding *finding(const CheckResult &r, const std::string &host, const std::string &rule) {
-  const auto *part = find_part(r, host, PartKind::node, "");
-  if (!part)
-    return nullptr;
-  const auto it = std::find_if(part->findings.begin(), part->findings.end(),
-                               [&](const Finding &f) { return f.rule_id == rule; });
-  return it == part->findings.end() ? nullptr : &*it;
+  return evaluate(rules(kHostReadFloorRule), set);
 }
 
 TEST(LostRank, OnlyTheLostRanksNodeIsDrained) {
   const auto r = judge({survivor(lost_on("node-b")), killed()});
   EXPECT_EQ(r.drain(), std::vector<std::string>{"node-b"});
   EXPECT_EQ(r.node_verdict("node-b"), Level::fail);
-  const auto *b = finding(r, "node-b", kRunCompleteRule);
+  const auto *b = node_finding(r, "node-b", kRunCompleteRule);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->level, Level::fail);
   EXPECT_NE(b->what.find("rank-00001"), std::string::npos) << b->what;
   // node-a: not a pass (a point never ran there), not a drain.
   EXPECT_EQ(r.node_verdict("node-a"), Level::warn);
-  const auto *a = finding(r, "node-a", kRunCompleteRule);
+  const auto *a = node_finding(r, "node-a", kRunCompleteRule);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->level, Level::warn);
   EXPECT_NE(a->detail.find("not judged: stopped by lost rank 1 on node-b; 1 of 3 planned points "
@@ -121,7 +101,7 @@ TEST(LostRank, OnlyTheLostRanksNodeIsDrained) {
             std::string::npos)
       << a->detail;
   // The point the loss broke is no evidence against node-a; the one it measured is judged.
-  const auto *broken = finding(r, "node-a", kRecordStatusRule);
+  const auto *broken = node_finding(r, "node-a", kRecordStatusRule);
   ASSERT_NE(broken, nullptr);
   EXPECT_EQ(broken->level, Level::warn);
   EXPECT_TRUE(broken->missing);
@@ -139,7 +119,7 @@ TEST(LostRank, TheLostRanksNodeIsNamedWhenItsRunIsMissing) {
   // node-b died with its local disk: only node-a's run is given.
   const auto r = judge({survivor(lost_on("node-b"))});
   EXPECT_EQ(r.drain(), std::vector<std::string>{"node-b"});
-  const auto *b = finding(r, "node-b", kRunCompleteRule);
+  const auto *b = node_finding(r, "node-b", kRunCompleteRule);
   ASSERT_NE(b, nullptr);
   EXPECT_NE(b->detail.find("name the missing ones as lost (rank 1 on node-b)"), std::string::npos)
       << b->detail;
@@ -153,10 +133,10 @@ TEST(LostRank, WithoutTheLostRanksHostEveryIncompleteNodeFailsAsBefore) {
        {json(), json::array({{{"rank", 1}, {"reason", kLost}}}), lost_on("node-a")}) {
     const auto r = judge({survivor(lost), killed()});
     EXPECT_EQ(r.drain(), (std::vector<std::string>{"node-a", "node-b"})) << lost.dump();
-    const auto *a = finding(r, "node-a", kRunCompleteRule);
+    const auto *a = node_finding(r, "node-a", kRunCompleteRule);
     ASSERT_NE(a, nullptr);
     EXPECT_EQ(a->level, Level::fail);
-    EXPECT_EQ(finding(r, "node-a", kRecordStatusRule)->level, Level::fail);
+    EXPECT_EQ(node_finding(r, "node-a", kRecordStatusRule)->level, Level::fail);
   }
   // Only node-a's run, without lost_ranks: the ranks read fail, as before.
   EXPECT_EQ(judge({survivor(json())}).drain(), std::vector<std::string>{"node-a"});
@@ -171,8 +151,8 @@ TEST(LostRank, TwoRanksThatNameEachOtherAreBothJudged) {
       {{{"rank", 0}, {"host", "node-a"}, {"reason", "store: lost the connection to rank 0"}}});
   const auto r = judge({survivor(lost_on("node-b")), b});
   EXPECT_EQ(r.drain(), (std::vector<std::string>{"node-a", "node-b"}));
-  EXPECT_EQ(finding(r, "node-a", kRunCompleteRule)->level, Level::fail);
-  EXPECT_EQ(finding(r, "node-b", kRunCompleteRule)->level, Level::fail);
+  EXPECT_EQ(node_finding(r, "node-a", kRunCompleteRule)->level, Level::fail);
+  EXPECT_EQ(node_finding(r, "node-b", kRunCompleteRule)->level, Level::fail);
   // One side alone naming the other still excuses the namer.
   EXPECT_EQ(judge({survivor(lost_on("node-b")), killed()}).drain(),
             std::vector<std::string>{"node-b"});

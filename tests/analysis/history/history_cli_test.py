@@ -293,8 +293,10 @@ class HistoryCli(unittest.TestCase):
         self.assertEqual({f[1] for f in from_db if not f[5]}, {"node03"})
 
     def broken_fleet_agree(self, url, name):
-        # node02's newest run has a GEMM record whose data check failed and node05's was cut
-        # short: the database fails the one and names the other, as the directories do.
+        # node02's newest run has a GEMM record whose data check failed, node05's was cut short
+        # (killed: run.json still says running) and node06's stopped by SIGTERM (a job's time
+        # limit) in its last point: the database fails the first two and warns on the third,
+        # draining nobody for it, as the directories do.
         new = self.fleet(f"{name}-broken")
         run = next(d for d in new.iterdir() if "node02" in d.name)
         lines = (run / "records.jsonl").read_text().splitlines()
@@ -304,12 +306,31 @@ class HistoryCli(unittest.TestCase):
         (run / "records.jsonl").write_text("\n".join(lines) + "\n")
         run = next(d for d in new.iterdir() if "node05" in d.name)
         manifest = json.loads((run / "run.json").read_text())
-        (run / "run.json").write_text(json.dumps({**manifest, "status": "interrupted"}))
+        (run / "run.json").write_text(json.dumps({**manifest, "status": "running"}))
+        run = next(d for d in new.iterdir() if "node06" in d.name)
+        manifest = json.loads((run / "run.json").read_text())
+        (run / "run.json").write_text(json.dumps({**manifest, "status": "interrupted",
+                                                  "interrupted": "SIGTERM"}))
+        lines = (run / "records.jsonl").read_text().splitlines()
+        cut = json.loads(lines[-1])
+        cut.update(status="error", metrics={},
+                   reason=f"interrupted by SIGTERM while running {cut['key']}, 3.2 s in "
+                          "(--point-timeout 600 s): the run was stopped (a job's time limit, "
+                          "scancel, Ctrl-C)")
+        lines[-1] = json.dumps(cut)
+        (run / "records.jsonl").write_text("\n".join(lines) + "\n")
         from_db = self.judged_alike(
             url, (new,), new,
             {("record-status", "node02", failed["device"]["pci"], failed["key"])})
-        self.assertIn(("run-complete", "node05", "fail", True),
-                      {(f[0], f[1], f[4], f[5]) for f in from_db})
+        levels = {(f[0], f[1], f[4], f[5]) for f in from_db}
+        self.assertIn(("run-complete", "node05", "fail", True), levels)
+        self.assertIn(("run-complete", "node06", "warn", True), levels)
+        self.assertIn(("record-status", "node06", "warn", True), levels)
+        fails = {h: {f[0] for f in from_db if f[1] == h and f[4] == "fail"}
+                 for h in ("node06", "node07")}
+        # (node07 fails rules whose records this fleet lacks; node06 warns on those: its run was
+        # cut, so they may be points that never ran.)
+        self.assertLessEqual(fails["node06"], fails["node07"], "the cut adds no failure")
         r = self.railgauge("check", "--rules", PROFILE, "--history", url)
         self.assertEqual(r.returncode, 2, r.stdout)
         # The inventory probes are judged from the inventories stored with the runs.

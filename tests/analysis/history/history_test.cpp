@@ -23,7 +23,6 @@
 #include "analysis/history/ingest.h"
 #include "analysis/history/ledger_rows.h"
 #include "analysis/history/schema.h"
-#include "analysis/history/trend.h"
 #include "analysis/report/report.h"
 #include "analysis/run_set.h"
 #include "gemm/cuda/burn.h"
@@ -80,7 +79,8 @@ protected:
   }
 
   // Ten burn-ins, the 2nd, 5th and 9th failed by `fail`: a repeat offender from the 9th on.
-  void expect_offender_from_the_ninth(Database &db, const std::function<void(BurnIn &)> &fail);
+  void expect_offender_from_the_ninth(Database &db, const std::function<void(BurnIn &)> &fail,
+                                      bool offend = true);
 
   fs::path dir_;
   std::string url_;
@@ -123,16 +123,17 @@ TEST_P(History, AGpuLosingHalfAPercentARunIsNamedByDriftBeforeItsFloor) {
 }
 
 // Ten burn-ins, the 2nd, 5th and 9th failed by `fail`: the node is a repeat offender (three
-// failed of its last ten) from the 9th on, and not before.
+// failed of its last ten) from the 9th on, and not before; never, where they do not `offend`.
 void History::expect_offender_from_the_ninth(Database &db,
-                                             const std::function<void(BurnIn &)> &fail) {
+                                             const std::function<void(BurnIn &)> &fail,
+                                             bool offend) {
   for (int run = 1; run <= 10; ++run) {
     BurnIn b{.run = run};
     if (run == 2 || run == 5 || run == 9)
       fail(b);
     const auto r = burn_in(db, b);
     const bool offender = violations(r)[kHost].contains(kOffenderRule);
-    EXPECT_EQ(offender, run >= 9) << "run " << run << "\n" << check::render_table(r);
+    EXPECT_EQ(offender, offend && run >= 9) << "run " << run << "\n" << check::render_table(r);
   }
 }
 
@@ -146,6 +147,14 @@ TEST_P(History, ThreeFailedBurnInsOfTenIsARepeatOffender) {
 TEST_P(History, ThreeBurnInsCutOffOfTenAreARepeatOffender) {
   auto db = open_database(url_);
   expect_offender_from_the_ninth(*db, [](BurnIn &b) { b.unfinished = true; });
+}
+
+// A job's time limit is no fault of the node: three burn-ins of ten that SIGTERM stopped make no
+// repeat offender (run-complete warns on each: not measured, not passed).
+TEST_P(History, ThreeBurnInsStoppedByATimeLimitAreNoRepeatOffender) {
+  auto db = open_database(url_);
+  expect_offender_from_the_ninth(
+      *db, [](BurnIn &b) { b.interrupted = true; }, false);
 }
 
 // A run of four processes on the node is one run: its ranks failing together are one failed
@@ -480,17 +489,6 @@ TEST(HistoryThresholds, ABadValueIsRefusedAtItsLine) {
                       t.offender_failures, t.offender_runs);
   };
   EXPECT_EQ(fields(shipped), fields(defaults)); // the file writes the defaults out
-}
-
-TEST(Trend, TheilSenIgnoresOneBadRun) {
-  std::vector<double> v;
-  for (int i = 0; i < 10; ++i)
-    v.push_back(100.0 - 0.5 * i);
-  v[4] = 50; // one broken run
-  const auto t = robust_trend(v);
-  EXPECT_NEAR(t.slope_per_run, -0.5, 1e-9);
-  EXPECT_GT(t.falling_pairs, 0.8);
-  EXPECT_NEAR(robust_trend({1, 1, 1, 1}).change_fraction, 0, 1e-12);
 }
 
 } // namespace

@@ -71,8 +71,12 @@ void write_rank(const fs::path &dir, const std::string &run_id, int rank, const 
           << '\n';
   // Ended as the runner ends a run whose every point wrote its record: complete. An unfinished
   // run.json says "running", which check fails on run-complete.
-  if (!b.unfinished)
+  if (b.interrupted) {
+    manifest.data()[run_field::kInterrupted] = "SIGTERM";
+    manifest.finish(run_field::kInterruptedStatus, {});
+  } else if (!b.unfinished) {
     manifest.finish(run_field::kComplete, {});
+  }
 }
 
 } // namespace

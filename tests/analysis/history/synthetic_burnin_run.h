@@ -17,8 +17,9 @@ struct BurnIn {
   std::string gpu1_uuid = "GPU-00000001";
   bool serials = false; // the inventory reads each GPU's board serial (NVML)
   std::string gpu1_serial = "SN-00000001";
-  bool unfinished = false; // cut off: run.json still says "running", and no record failed
-  int ranks = 1;           // processes of the run on the node, each its own rank-N directory
+  bool unfinished = false;  // cut off: run.json still says "running", and no record failed
+  bool interrupted = false; // stopped by SIGTERM (a job's time limit) after its last record
+  int ranks = 1;            // processes of the run on the node, each its own rank-N directory
 };
 
 // One burn-in of the node's 8 GPUs as a run directory under `out` (with ranks > 1, the run's
