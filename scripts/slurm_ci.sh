@@ -7,6 +7,8 @@
 #   2. the burn-in batch script (scripts/slurm_burnin.sbatch) through sbatch on both nodes,
 #      healthy: the job exits 0 with a PASS verdict, the nodes stay up, and every step ran at the
 #      layout it states (scripts/run_layout.py: its world.size and ranks per node, from run.json);
+#   2b. the same script past its time limit: the step running is stopped at Slurm's warning
+#      signal, the rest not run, and check warns on every node (none drained), exit 3;
 #   3. the same script with a synthetic failure (a rule no host can meet) and --drain: the job
 #      exits 2 and every node is drained with a reason naming the profile; then resumed;
 #   4. the Slurm prolog (deploy/slurm/railgauge-prolog.sh) on a profile no node meets: the node
@@ -256,6 +258,37 @@ sbatch --wait --nodes=${#nodes[@]} --output="$d/work/again.log" --chdir="$d/work
 rc=$?
 [[ $rc -eq 4 ]] && grep -q "holds runs of an earlier job" "$d/work/again.log" ||
   fail "burn-in into an earlier job's --out: exit $rc, not 4 (log: $(tail -3 "$d/work/again.log"))"
+
+# 2b. The time limit: a job of 2 minutes whose node step needs 4 (each point warms up for 30 s),
+#     warned 100 s before its end (Slurm may send it up to a minute early): the running step is
+#     stopped by SIGTERM, the steps left are not run, check warns (not measured: no node passed,
+#     none drained) and the job exits 3, where the limit once killed it before check ran.
+slow=$d/work/slow.yaml
+printf '%s\n' 'suite: slow' 'description: a node step longer than its job (slurm_ci.sh)' \
+  'measure:' '  warmup_s: 30' '  time_budget_s: 0.05' 'benchmarks:' '  - key: "memory.host_*"' \
+  '    axes: {size_bytes: [16KiB, 4MiB], threads: [1]}' >"$slow"
+started=$SECONDS
+sbatch --wait --nodes=${#nodes[@]} --time=2 --signal=B:USR1@100 --output="$d/work/timelimit.log" \
+  --chdir="$d/work" "$repo/scripts/slurm_burnin.sbatch" --profile host-only --suite "$slow" \
+  --ranks-per-node 2 --collectives-suite "$collectives" --out "$d/work/timelimit"
+rc=$?
+took=$((SECONDS - started))
+grep "^slurm_burnin:" "$d/work/timelimit.log" >&2
+[[ $rc -eq 3 ]] || fail "time limit: job exited $rc, not 3 (log: $(tail -5 "$d/work/timelimit.log"))"
+grep -q "the job's time limit is near (SIGUSR1)" "$d/work/timelimit.log" &&
+  grep -q "step collectives: not run (the job's time limit)" "$d/work/timelimit.log" ||
+  fail "time limit: the job did not stop its steps at the warning (log: $(tail -5 "$d/work/timelimit.log"))"
+# Each rank's run.json (node/RUN/rank-N/): interrupted by the SIGTERM.
+statuses=$(find "$d/work/timelimit/node" -name run.json -exec python3 -c \
+  'import json, sys; print(json.load(open(sys.argv[1]))["status"])' {} \; | sort | uniq -c | xargs)
+interrupted=$(find "$d/work/timelimit/node" -name run.json -exec grep -l '"status": *"interrupted"' {} + | wc -l)
+[[ $interrupted -eq ${#nodes[@]} ]] ||
+  fail "time limit: $interrupted node runs say interrupted, not ${#nodes[@]} ($statuses)"
+grep -q "^WARN: ${#nodes[@]} nodes (0 pass, ${#nodes[@]} warn, 0 fail)" "$d/work/timelimit.log" ||
+  fail "time limit: check did not warn on every node: $(grep -m3 -E '^(PASS|WARN|FAIL)' "$d/work/timelimit.log")"
+[[ ! -s "$d/work/timelimit/drain.txt" && "$(node_states)" == idle ]] ||
+  fail "time limit: drain list '$(cat "$d/work/timelimit/drain.txt" 2>&1)', nodes $(node_states)"
+say "time limit: exit $rc after $took s, node runs: $statuses; $(grep -m1 -E '^WARN' "$d/work/timelimit.log")"
 
 # A synthetic failure: host-only with one more rule no host meets (host memory at 1 PB/s).
 failing=$d/work/host-only-failing.yaml
