@@ -136,15 +136,31 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
     if (!first)
       it->second = std::min(it->second, start_s);
   }
-  std::map<SupersedingKey, std::pair<double, std::string>> newest; // (start, run id)
+  // A run a signal stopped (a retest scancelled, preempted, past its time limit) measured less
+  // than it planned and check does not fail it: it supersedes nothing, so that a node's failed
+  // run is still judged beside it. The newest run that was not stopped is kept, and the newest of
+  // all when that was stopped.
+  std::set<std::string> stopped;
+  for (const auto &run : set.runs)
+    if (manifest_text(run, run_field::kStatus) == run_field::kInterruptedStatus)
+      stopped.insert(run_id_of(run));
+  std::map<SupersedingKey, std::pair<double, std::string>> newest, newest_settled; // (start, id)
   for (const auto &[key_and_id, start] : run_start) {
     auto &best = newest[key_and_id.first];
     best = std::max(best, std::pair{start, key_and_id.second});
+    if (!stopped.contains(key_and_id.second)) {
+      auto &settled = newest_settled[key_and_id.first];
+      settled = std::max(settled, std::pair{start, key_and_id.second});
+    }
   }
   std::vector<std::string> dropped;
   std::vector<LoadedRun> kept;
   for (auto &run : set.runs) {
-    if (dated(run) && run_id_of(run) != newest[superseding_key(run, ranks, machines)].second) {
+    const auto key = superseding_key(run, ranks, machines);
+    const auto id = run_id_of(run);
+    const auto settled = newest_settled.find(key);
+    if (dated(run) && id != newest[key].second &&
+        (settled == newest_settled.end() || id != settled->second.second)) {
       dropped.push_back(run.dir);
       continue;
     }

@@ -1,7 +1,9 @@
 #include "analysis/check/run_completeness.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -57,15 +59,28 @@ long long records_written(const analysis::LoadedRun &run) {
 
 // "; 6 of 9 planned points not measured (not passed)", or "" when run.json plans none beyond the
 // records read.
+// The point a signal cut or a lost peer broke has an error record and no measurement: of 12
+// planned with 1 measured and 1 cut, 11 are not measured.
 std::string not_measured(const analysis::LoadedRun &run) {
   const auto &m = run.manifest;
-  const auto written = records_written(run);
+  const auto measured = static_cast<long long>(
+      std::count_if(run.records.begin(), run.records.end(), [](const Record &r) {
+        return !records::is_per_gpu_part(r) && r.status != Status::error;
+      }));
   if (!m.contains(run_field::kPointsPlanned) || !m[run_field::kPointsPlanned].is_number_integer() ||
-      m[run_field::kPointsPlanned].get<long long>() <= written)
+      m[run_field::kPointsPlanned].get<long long>() <= measured)
     return "";
   return fmt::format("; {} of {} planned points not measured (not passed)",
-                     m[run_field::kPointsPlanned].get<long long>() - written,
+                     m[run_field::kPointsPlanned].get<long long>() - measured,
                      m[run_field::kPointsPlanned].get<long long>());
+}
+
+// The command that ran it ("run", "burnin"), from run.json's argv; "run" when it does not say.
+std::string command_of(const nlohmann::json &m) {
+  if (m.contains(run_field::kArgv) && m[run_field::kArgv].is_array() &&
+      m[run_field::kArgv].size() > 1 && m[run_field::kArgv][1].is_string())
+    return m[run_field::kArgv][1].get<std::string>();
+  return "run";
 }
 
 } // namespace
@@ -194,6 +209,21 @@ std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
   return out;
 }
 
+bool cut_point_may_have_hung(const Record &r) {
+  static const std::regex kRan(R"(, ([0-9.]+) s in \(--point-timeout ([0-9.e+]+) s\))");
+  std::smatch m;
+  if (!r.reason || !std::regex_search(*r.reason, m, kRan))
+    return true;
+  const double ran_s = std::strtod(m[1].str().c_str(), nullptr),
+               timeout_s = std::strtod(m[2].str().c_str(), nullptr);
+  constexpr double kLongestWithoutTimeoutS = 300;
+  if (ran_s > (timeout_s > 0 ? timeout_s / 2 : kLongestWithoutTimeoutS))
+    return true;
+  const auto planned = r.params.is_object() ? r.params.find("duration_s") : r.params.end();
+  return r.params.is_object() && planned != r.params.end() && planned->is_number() &&
+         ran_s > 2 * planned->get<double>() + 60;
+}
+
 std::optional<std::string> stopped_by_signal(const analysis::LoadedRun &run) {
   const auto &m = run.manifest;
   if (!m.is_object() || text_of(m, run_field::kStatus) != run_field::kInterruptedStatus)
@@ -201,14 +231,19 @@ std::optional<std::string> stopped_by_signal(const analysis::LoadedRun &run) {
   for (const auto &w : incompleteness(run))
     if (w.starts_with(kCountsDisagree))
       return std::nullopt;
+  // A cut point that may have hung: the node's fault, not the signal's.
+  for (const auto &r : run.records)
+    if (r.status == Status::error && r.reason &&
+        r.reason->starts_with(run_field::kInterruptedReasonPrefix) && cut_point_may_have_hung(r))
+      return std::nullopt;
   auto signal = text_of(m, run_field::kInterrupted);
   std::string text = fmt::format("stopped by {} from outside the run (a job's time limit, "
                                  "scancel, Ctrl-C)",
                                  signal.empty() ? "a signal" : signal);
   text += not_measured(run);
-  return text + fmt::format(": give it the time it needs, or continue it with `railgauge run ... "
+  return text + fmt::format(": give it the time it needs, or continue it with `railgauge {} ... "
                             "--resume {}`",
-                            run.dir.empty() ? "RUN_DIR" : run.dir);
+                            command_of(m), run.dir.empty() ? "RUN_DIR" : run.dir);
 }
 
 std::optional<std::string> stopped_from_outside(const analysis::LoadedRun &run,
@@ -216,6 +251,11 @@ std::optional<std::string> stopped_from_outside(const analysis::LoadedRun &run,
                                                 const analysis::RunSet &runs) {
   if (auto lost = stopped_by_lost_rank_elsewhere(run, host, runs))
     return lost;
+  // A file of the run that cannot be read (a record line torn in half) is evidence lost besides
+  // the signal's cut, as ingest holds it (history/ingest.cpp).
+  for (const auto &u : runs.unreadable)
+    if (!run.dir.empty() && u.path.starts_with(run.dir + "/"))
+      return std::nullopt;
   return stopped_by_signal(run);
 }
 
@@ -234,7 +274,7 @@ bool is_point_that_stopped_the_run(const analysis::LoadedRun &run, const Record 
     return false;
   if (r.reason->starts_with(run_field::kInterruptedReasonPrefix) &&
       text_of(run.manifest, run_field::kStatus) == run_field::kInterruptedStatus)
-    return true;
+    return !cut_point_may_have_hung(r);
   const auto failure = text_of(run.manifest, run_field::kFailure);
   return failure.starts_with("the run stopped after ") &&
          failure.find("never ran): " + *r.reason) != std::string::npos;

@@ -56,6 +56,12 @@ bool is_point_that_stopped_the_run(const analysis::LoadedRun &run, const Record 
 
 inline constexpr std::string_view kNotJudged = "not judged: ";
 
+// Whether the point a signal cut ran long enough to have hung short of --point-timeout: its reason
+// ("..., 590.2 s in (--point-timeout 600 s)") says it ran past half its timeout (300 s with none),
+// or past twice its planned duration_s and a minute, or does not say how long it ran (a run of an
+// older railgauge). Such a point is no time limit's cut: neither it nor its run is excused.
+bool cut_point_may_have_hung(const Record &r);
+
 // record-status's detail of the point a signal cut, over a run's directory and in the fleet
 // history alike: "not judged: a signal from outside the run cut it; REASON".
 std::string signal_cut_point_detail(const std::string &reason);

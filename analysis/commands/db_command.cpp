@@ -123,7 +123,7 @@ int run_ingest(const CLI::App &cmd, const IngestOptions &o) {
   const auto start = std::chrono::steady_clock::now();
   auto db = open_database(url, {.timeout_s = o.db.timeout_s, .password_file = o.db.password_file});
   IngestTally tally;
-  ingest_file(*db, analysis::RunSet{{}, found.problems, found.unreadable}, tally, o.quiet);
+  ingest_file(*db, analysis::RunSet{{}, found.problems, found.unreadable, ""}, tally, o.quiet);
   // Every path the walk and the runs' loading could not read, and every run refused, kept for
   // check --history.
   auto unreadable = found.unreadable;

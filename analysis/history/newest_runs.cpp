@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analysis/history/history_builtins.h"
+#include "harness/run_fields.h"
 
 namespace railgauge::history {
 namespace {
@@ -29,6 +31,7 @@ struct OwnRow {
   std::int64_t id = 0;
   std::string run_id, host, suite, start, stored;
   std::int64_t world = -1;
+  bool stopped = false; // run.json status interrupted: a signal stopped it
 };
 
 // A run of a host (run id, host, suite, world), as the ranks it stored there.
@@ -45,6 +48,8 @@ struct Run {
   double stored_s = 0; // when its first row was stored
   std::string stored;  // that time as the history wrote it
   std::string machine;
+  bool stopped = false; // a rank of it was stopped by a signal (analysis/run_set.h's
+                        // keep_latest_per_host: such a run supersedes nothing)
 };
 
 // More than this after it was stored, a run's start is a clock set ahead: a node's clock and the
@@ -134,6 +139,17 @@ void keep_newest_of(const std::string &host, const std::vector<RunEntry> &runs,
   }
   const auto &run = runs[newest]->second;
   kept.insert(kept.end(), run.rows.begin(), run.rows.end());
+  // The newest was stopped by a signal: the newest run that was not is judged beside it, as over
+  // directories, so that a failed run is not superseded by a retest that was scancelled.
+  if (run.stopped) {
+    std::optional<std::size_t> settled;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (!runs[i]->second.stopped && (!settled || order(i) > order(*settled)))
+        settled = i;
+    if (settled && *settled != by_start)
+      kept.insert(kept.end(), runs[*settled]->second.rows.begin(),
+                  runs[*settled]->second.rows.end());
+  }
   if (newest == by_start)
     return;
   const auto &start_run = runs[by_start]->second;
@@ -170,8 +186,8 @@ NewestRuns newest_runs(Database &db) {
   std::vector<analysis::RunMachine> machines; // one per own row: its directory, host, machine
   db.for_each(std::string("SELECT ru.id, ru.source, ru.run_id, h.name, ru.suite, "
                           "COALESCE(ru.world_size, -1), ru.start_utc, ru.dir, ru.inventory, "
-                          "ru.ingested_utc FROM runs ru JOIN hosts h ON h.id = ru.host_id "
-                          "ORDER BY ru.id"),
+                          "ru.ingested_utc, ru.status FROM runs ru JOIN hosts h ON h.id = "
+                          "ru.host_id ORDER BY ru.id"),
               {}, [&](const Row &row) {
                 const auto id = as_int(row[0]).value_or(0);
                 if (as_text(row[1]) != "railgauge") {
@@ -182,7 +198,8 @@ NewestRuns newest_runs(Database &db) {
                   return;
                 }
                 own.push_back({id, as_text(row[2]), as_text(row[3]), as_text(row[4]),
-                               as_text(row[6]), as_text(row[9]), as_int(row[5]).value_or(-1)});
+                               as_text(row[6]), as_text(row[9]), as_int(row[5]).value_or(-1),
+                               as_text(row[10]) == run_field::kInterruptedStatus});
                 machines.push_back(machine_of_row(as_text(row[7]), own.back().host, row[8]));
                 // Two machines' runs stored from one path (each ran `db ingest .`) were one.
                 machines.back().key = std::to_string(id);
@@ -213,6 +230,7 @@ NewestRuns newest_runs(Database &db) {
       run.stored = r.stored;
     }
     run.rows.push_back(r.id);
+    run.stopped |= r.stopped;
     ++run.ranks;
     run.machine = machine_of.at(machines[i].key);
   }

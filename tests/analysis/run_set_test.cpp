@@ -156,6 +156,28 @@ TEST_F(RunSetTest, AStepOfAllRanksOnOneNodeDoesNotSupersedeOneRankPerNode) {
   EXPECT_EQ(set.runs.size(), 9u);
 }
 
+// A retest that a signal stopped (scancelled, past its time limit) supersedes nothing: the run
+// before it, which failed, is judged beside it (it once passed the node as a mere warning). A
+// complete run after both supersedes them.
+TEST_F(RunSetTest, ARunASignalStoppedSupersedesNothing) {
+  const auto run = [&](const std::string &name, const std::string &start, const char *status) {
+    const nlohmann::json m = {
+        {"schema", "railgauge.run/1"}, {"host", "node01"}, {"run", name},
+        {"start_utc", start},          {"status", status}, {"suite", {{"name", "gemm"}}}};
+    std::ofstream(make_run(name, "node01", 1) / "run.json") << m.dump();
+  };
+  run("failed", "2026-01-01T00:00:00Z", "complete");
+  run("cut", "2026-01-02T00:00:00Z", "interrupted");
+  auto set = load_runs({root_.string()});
+  EXPECT_TRUE(keep_latest_per_host(set).empty());
+  EXPECT_EQ(set.runs.size(), 2u);
+  run("retest", "2026-01-03T00:00:00Z", "complete");
+  set = load_runs({root_.string()});
+  EXPECT_EQ(keep_latest_per_host(set).size(), 2u);
+  ASSERT_EQ(set.runs.size(), 1u);
+  EXPECT_NE(set.runs[0].dir.find("retest"), std::string::npos);
+}
+
 // Each rank of an mpirun run dates its own directory to the millisecond: every rank of the newest
 // run is kept, not only the one that started last (a slow GPU on rank 0 was dropped unjudged).
 // Two imports of one tool on one node are two measurements: neither supersedes the other.

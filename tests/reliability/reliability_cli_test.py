@@ -154,7 +154,8 @@ class ResumeCliTest(unittest.TestCase):
         self.assertIn("| run-complete | health | run {}: missing, not judged: stopped by SIGTERM "
                       "from outside the run (a job's time limit, scancel, Ctrl-C); ".format(
                           run_dir), md.read_text())
-        self.assertIn(f"continue it with `railgauge run ... --resume {run_dir}`", md.read_text())
+        self.assertIn(f"continue it with `railgauge {args[0]} ... --resume {run_dir}`",
+                      md.read_text())
         self.assertNotIn("drain: ", r.stdout)
         self.assertRegex(r.stdout, r"WARN: 1 node \(0 pass, 1 warn, 0 fail\)")
 

@@ -73,7 +73,7 @@ TEST(InterruptedRun, IsNotAPassAndNotADrain) {
   EXPECT_EQ(complete->level, Level::warn);
   EXPECT_TRUE(complete->missing);
   EXPECT_NE(complete->detail.find("not judged: stopped by SIGTERM from outside the run (a job's "
-                                  "time limit, scancel, Ctrl-C); 2 of 5 planned points not "
+                                  "time limit, scancel, Ctrl-C); 3 of 5 planned points not "
                                   "measured (not passed): give it the time it needs, or continue "
                                   "it with `railgauge run ... --resume runs/cut`"),
             std::string::npos)
@@ -117,6 +117,33 @@ TEST(InterruptedRun, LostEvidenceOrAnotherEndFailsAsBefore) {
     EXPECT_EQ(node_finding(r, "node-a", "host-copy-floor")->level, Level::fail);
   }
   EXPECT_EQ(node_finding(judge(failed), "node-a", kRecordStatusRule)->level, Level::fail);
+}
+
+// A point cut long after it should have ended may have hung short of --point-timeout (a job's
+// time limit comes first): past half its timeout, past twice its planned duration and a minute,
+// or with no time said (an older railgauge), neither it nor its run is excused.
+TEST(InterruptedRun, ACutPointThatMayHaveHungIsNotExcused) {
+  const auto cut_after = [](const std::string &in, json params) {
+    auto run = interrupted();
+    auto &cut = run.records.back();
+    cut.reason = "interrupted by SIGTERM while running memory.host_read size_bytes=4" + in +
+                 ": the run was stopped (a job's time limit, scancel, Ctrl-C)";
+    cut.params.update(params);
+    return run;
+  };
+  for (const auto &run : {cut_after(", 590.2 s in (--point-timeout 600 s)", json::object()),
+                          cut_after(", 301.0 s in (--point-timeout 0 s)", json::object()),
+                          cut_after(", 95.0 s in (--point-timeout 600 s)", {{"duration_s", 15}}),
+                          cut_after("", json::object())}) {
+    const auto r = judge(run);
+    EXPECT_EQ(r.drain(), std::vector<std::string>{"node-a"}) << run.records.back().reason.value();
+    EXPECT_EQ(node_finding(r, "node-a", kRecordStatusRule)->level, Level::fail);
+    EXPECT_EQ(node_finding(r, "node-a", kRunCompleteRule)->level, Level::fail);
+  }
+  // Within its bounds: a burn of 60 s cut 90 s in, 299 s in with no timeout.
+  for (const auto &run : {cut_after(", 90.0 s in (--point-timeout 600 s)", {{"duration_s", 60}}),
+                          cut_after(", 299.0 s in (--point-timeout 0 s)", json::object())})
+    EXPECT_TRUE(judge(run).drain().empty()) << run.records.back().reason.value();
 }
 
 TEST(InterruptedRun, BetweenPointsAndWithoutASignalName) {

@@ -96,7 +96,7 @@ TEST(LostRank, OnlyTheLostRanksNodeIsDrained) {
   const auto *a = node_finding(r, "node-a", kRunCompleteRule);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->level, Level::warn);
-  EXPECT_NE(a->detail.find("not judged: stopped by lost rank 1 on node-b; 1 of 3 planned points "
+  EXPECT_NE(a->detail.find("not judged: stopped by lost rank 1 on node-b; 2 of 3 planned points "
                            "not measured (not passed)"),
             std::string::npos)
       << a->detail;
