@@ -8,7 +8,11 @@
 //
 // ratio = value(input i) / value(input 0). speedup = ratio when higher is better (bandwidth,
 // TFLOP/s), 1/ratio when lower is (time, latency): > 1 always means input i is better. A
-// difference counts only when |ratio - 1| exceeds the two inputs' noise added together.
+// difference counts only when |ratio - 1| exceeds the two inputs' noise added together. Where
+// both sides hold a fleet's records (kLeastRecordsForTail on: two clusters' pairs, matched by
+// size with their hosts ignored), the slow tail is compared too: the 10th percentile (90th of a
+// time) of input i against input 0's, beyond the single-sample tolerance, is "worse in its tail"
+// even when the medians agree (a third of the pairs at 0.6x read "within noise" before).
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,7 +66,15 @@ struct Side {
   double value = 0;
   std::optional<double> noise; // relative half-width; none when no repetitions were recorded
   int records = 0;
+  // From kLeastRecordsForTail records on (a fleet's pairs or nodes): the records' 10th and 90th
+  // percentiles, its tails. A fabric a third of whose pairs run at 0.6x keeps its median, and
+  // compare judges its tail too (verdicts.h).
+  std::optional<double> p10, p90;
 };
+
+// The records a side needs before its tail is compared: the 10th percentile of 20 is the second
+// lowest, where of 10 it would be the lowest alone.
+inline constexpr int kLeastRecordsForTail = 20;
 
 struct PointComparison {
   std::string key;

@@ -14,10 +14,17 @@ using json = nlohmann::json;
 namespace {
 
 json side_json(const std::optional<Side> &s) {
-  return s ? json{{"value", s->value},
-                  {"noise", s->noise ? json(*s->noise) : json(nullptr)},
-                  {"records", s->records}}
-           : json(nullptr);
+  if (!s)
+    return nullptr;
+  json out = {{"value", s->value},
+              {"noise", s->noise ? json(*s->noise) : json(nullptr)},
+              {"records", s->records}};
+  // A fleet's tails (compare.h), only where compared.
+  if (s->p10 && s->p90) {
+    out["p10"] = *s->p10;
+    out["p90"] = *s->p90;
+  }
+  return out;
 }
 
 } // namespace
@@ -106,6 +113,10 @@ std::optional<Side> side_from_json(const json &s) {
   if (!s.at("noise").is_null())
     side.noise = number_of(s.at("noise"));
   side.records = count_of(s.at("records"));
+  if (s.contains("p10") && s.contains("p90")) {
+    side.p10 = number_of(s.at("p10"));
+    side.p90 = number_of(s.at("p90"));
+  }
   return side;
 }
 

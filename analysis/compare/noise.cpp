@@ -177,6 +177,12 @@ std::optional<Side> side_of(const Slot &slot) {
   constexpr double kMedianBandPerSpread = 1.645 * 1.2533 / 1.2816;
   if (slot.values.size() >= kLeastForPercentiles && s.noise)
     *s.noise *= kMedianBandPerSpread / std::sqrt(static_cast<double>(slot.values.size()));
+  if (s.records >= kLeastRecordsForTail) {
+    auto sorted = slot.values;
+    std::sort(sorted.begin(), sorted.end());
+    s.p10 = railgauge::percentile_of_sorted(sorted, 0.1);
+    s.p90 = railgauge::percentile_of_sorted(sorted, 0.9);
+  }
   return s;
 }
 

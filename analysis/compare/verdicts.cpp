@@ -16,6 +16,22 @@ const std::optional<Side> &compared_side(const PointComparison &p, std::size_t k
   return p.interpolated[k];
 }
 
+namespace {
+
+// The speedup of b's slow tail over a's (its 10th percentile, the 90th of a time): none unless
+// both sides hold a fleet's records.
+std::optional<double> tail_speedup(const PointComparison &p, const Side &a, const Side &b) {
+  if (!a.p10 || !b.p10 || !a.p90 || !b.p90)
+    return std::nullopt;
+  const double from = p.higher_is_better ? *a.p10 : *b.p90,
+               to = p.higher_is_better ? *b.p10 : *a.p90;
+  if (from <= 0 || to < 0)
+    return std::nullopt;
+  return to / from;
+}
+
+} // namespace
+
 int judge(PointComparison &p, const std::vector<std::string> &labels,
           double single_sample_tolerance, Tallies &t) {
   int interpolated = 0;
@@ -64,7 +80,18 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
     }
     std::string verdict;
     const bool one_sample = !a->noise || !b->noise; // an average: no spread to judge by
-    if (one_sample && std::fabs(speedup - 1) > single_sample_tolerance) {
+    const bool within = !one_sample && std::fabs(ratio - 1) <= *a->noise + *b->noise;
+    // A fleet whose slow tail fell beyond the tolerance is worse, whatever its median reads; one
+    // whose tail rose, with its median within noise, is better.
+    const auto tail = tail_speedup(p, *a, *b);
+    const bool tail_worse = tail && *tail < 1 - single_sample_tolerance && (within || speedup > 1);
+    const bool tail_better = tail && *tail > 1 + single_sample_tolerance && within;
+    if (tail_worse || tail_better) {
+      verdict = fmt::format("{} in its tail (p{} {:.2f}x)", tail_worse ? "worse" : "better",
+                            p.higher_is_better ? 10 : 90, *tail);
+      ++(tail_worse ? fs.worse : fs.better);
+      ++(tail_worse ? ks.worse : ks.better);
+    } else if (one_sample && std::fabs(speedup - 1) > single_sample_tolerance) {
       const std::string beyond =
           fmt::format(" (single sample, > {:g} %)", 100 * single_sample_tolerance);
       verdict = (speedup > 1 ? "better" : "worse") + beyond;
@@ -74,7 +101,7 @@ int judge(PointComparison &p, const std::vector<std::string> &labels,
       verdict = "single sample";
       ++fs.single_sample;
       ++ks.single_sample;
-    } else if (std::fabs(ratio - 1) <= *a->noise + *b->noise) {
+    } else if (within) {
       verdict = "within noise";
       ++fs.within_noise;
       ++ks.within_noise;

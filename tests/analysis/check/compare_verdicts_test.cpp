@@ -222,5 +222,54 @@ TEST(Compare, AKeysWorstPointsAreListedFirstAndTheRestCounted) {
             "failed in a, 1 only in b; c against a: 2 within noise");
 }
 
+// Two clusters' fleets (hosts unmatched, so the points pool every node): a third of the second's
+// nodes at 0.6x keep its median, and compare once called it "within noise". Its slow tail is
+// compared now, in rates and in times, and a fleet too small for a tail, or one that only
+// wobbles, is judged by its median as before.
+TEST(Compare, AFleetWhoseSlowTailFellIsWorseInItsTail) {
+  const auto slow_third = [](int nodes, double factor) {
+    auto set = make_fleet({}, nodes, 1);
+    for (std::size_t n = 0; n < set.runs.size(); ++n)
+      for (auto &r : set.runs[n].records)
+        if (r.key == "offload.h2d") {
+          const double f = 3 * n < set.runs.size() ? factor : 1.0 + 0.001 * (n % 5);
+          r.metrics["bandwidth_gbytes_per_s"] =
+              r.metrics["bandwidth_gbytes_per_s"].get<double>() * f;
+          for (auto &[stat, v] : r.metrics["time_s"].items())
+            if (stat != "n" && stat != "stdev")
+              v = v.get<double>() / f;
+        }
+    return set;
+  };
+  const auto verdicts = [](const compare::Comparison &c) {
+    std::vector<std::string> out;
+    for (const auto &p : c.points)
+      if (p.key == "offload.h2d")
+        out.push_back(p.verdict.at(0));
+    return out;
+  };
+  const auto healthy = slow_third(40, 1.0);
+  const auto c = compare::compare_runs({healthy, slow_third(40, 0.6)}, {"ib", "roce"}, {});
+  ASSERT_FALSE(verdicts(c).empty());
+  for (const auto &v : verdicts(c))
+    EXPECT_EQ(v, "worse in its tail (p10 0.60x)");
+  compare::CompareOptions time;
+  time.metric = "metrics.time_s.median";
+  for (const auto &v :
+       verdicts(compare::compare_runs({healthy, slow_third(40, 0.6)}, {"ib", "roce"}, time)))
+    EXPECT_EQ(v, "worse in its tail (p90 0.60x)");
+  // The other way, the second fleet's tail rose.
+  for (const auto &v :
+       verdicts(compare::compare_runs({slow_third(40, 0.6), healthy}, {"a", "b"}, {})))
+    EXPECT_TRUE(v.starts_with("better in its tail (p10 1.66x)")) << v; // 1 / 0.6, less the wobble
+  for (const auto &v :
+       verdicts(compare::compare_runs({healthy, slow_third(40, 0.98)}, {"a", "b"}, {})))
+    EXPECT_EQ(v, "within noise");
+  // 15 nodes a side: no tail, the median decides.
+  for (const auto &v :
+       verdicts(compare::compare_runs({slow_third(15, 1.0), slow_third(15, 0.6)}, {"a", "b"}, {})))
+    EXPECT_EQ(v.find("tail"), std::string::npos) << v;
+}
+
 } // namespace
 } // namespace railgauge
