@@ -229,6 +229,24 @@ class Strict:
         self.ingest(runs)
         self.assertEqual(self.agree([runs]), {"n1": "fail", "n2": "pass"})
 
+    # A retest that a signal stopped (scancelled, past its time limit) supersedes nothing: n1's
+    # failed run is still judged beside it and fails the node; n2's stopped retest of a healthy
+    # run warns (not measured, not drained); a complete retest after it supersedes both.
+    def test_a_retest_a_signal_stopped_supersedes_nothing(self):
+        runs = self.tmp / "runs"
+        stopped = {"status": "interrupted", "interrupted": "SIGTERM", "counts": {}}
+        make_run(runs / "n1-old", "n1", "r1-old", "2026-01-01T00:00:00Z", failed=(1,))
+        make_run(runs / "n1-cut", "n1", "r1-cut", "2026-01-02T00:00:00Z", lines=0,
+                 manifest=stopped)
+        make_run(runs / "n2-old", "n2", "r2-old", "2026-01-01T00:00:00Z")
+        make_run(runs / "n2-cut", "n2", "r2-cut", "2026-01-02T00:00:00Z", lines=0,
+                 manifest=stopped)
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "fail", "n2": "warn"})
+        make_run(runs / "n1-new", "n1", "r1-new", "2026-01-03T00:00:00Z")
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "pass", "n2": "warn"})
+
     # Case 3: a run of 2 ranks of which one is stored names the missing rank, as over directories.
     def test_a_rank_missing_from_the_history_is_named(self):
         runs = self.tmp / "runs"
