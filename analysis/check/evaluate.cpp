@@ -261,9 +261,10 @@ void Evaluator::record_status_rule() {
     const auto &run = runs_.runs[i];
     // The point a rank lost on another node broke, or a signal from outside cut, is not judged
     // here (run-complete).
-    const auto lost = stopped_from_outside(run, run_host_[run.dir], runs_);
-    const bool by_lost_rank =
-        stopped_by_lost_rank_elsewhere(run, run_host_[run.dir], runs_).has_value();
+    const auto by_lost_rank_text = stopped_by_lost_rank_elsewhere(run, run_host_[run.dir], runs_);
+    const bool by_lost_rank = by_lost_rank_text.has_value();
+    const auto lost =
+        by_lost_rank ? by_lost_rank_text : stopped_from_outside(run, run_host_[run.dir], runs_);
     for (const auto *records :
          std::array<const std::vector<Record> *, 2>{&run.records, &gpu_parts_[i]})
       for (const auto &r : *records) {

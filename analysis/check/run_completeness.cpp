@@ -209,6 +209,11 @@ std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
   return out;
 }
 
+bool is_signal_cut(const Record &r) {
+  return r.status == Status::error && r.reason &&
+         r.reason->starts_with(run_field::kInterruptedReasonPrefix);
+}
+
 bool cut_point_may_have_hung(const Record &r) {
   static const std::regex kRan(R"(, ([0-9.]+) s in \(--point-timeout ([0-9.e+]+) s\))");
   std::smatch m;
@@ -233,8 +238,7 @@ std::optional<std::string> stopped_by_signal(const analysis::LoadedRun &run) {
       return std::nullopt;
   // A cut point that may have hung: the node's fault, not the signal's.
   for (const auto &r : run.records)
-    if (r.status == Status::error && r.reason &&
-        r.reason->starts_with(run_field::kInterruptedReasonPrefix) && cut_point_may_have_hung(r))
+    if (is_signal_cut(r) && cut_point_may_have_hung(r))
       return std::nullopt;
   auto signal = text_of(m, run_field::kInterrupted);
   std::string text = fmt::format("stopped by {} from outside the run (a job's time limit, "
@@ -272,7 +276,7 @@ std::string stopped_node_detail(const std::string &detail) {
 bool is_point_that_stopped_the_run(const analysis::LoadedRun &run, const Record &r) {
   if (r.status != Status::error || !r.reason || r.reason->empty())
     return false;
-  if (r.reason->starts_with(run_field::kInterruptedReasonPrefix) &&
+  if (is_signal_cut(r) &&
       text_of(run.manifest, run_field::kStatus) == run_field::kInterruptedStatus)
     return !cut_point_may_have_hung(r);
   const auto failure = text_of(run.manifest, run_field::kFailure);

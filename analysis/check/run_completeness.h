@@ -62,6 +62,10 @@ inline constexpr std::string_view kNotJudged = "not judged: ";
 // older railgauge). Such a point is no time limit's cut: neither it nor its run is excused.
 bool cut_point_may_have_hung(const Record &r);
 
+// Whether `r` is the error record of the point a signal cut ("interrupted by SIGTERM while
+// running ...").
+bool is_signal_cut(const Record &r);
+
 // record-status's detail of the point a signal cut, over a run's directory and in the fleet
 // history alike: "not judged: a signal from outside the run cut it; REASON".
 std::string signal_cut_point_detail(const std::string &reason);

@@ -37,9 +37,7 @@ bool StoredRun::stopped_from_outside() const {
 
 bool StoredRun::is_cut_point(const Record &r) const {
   return stopped_from_outside() && status == run_field::kInterruptedStatus &&
-         r.status == Status::error && r.reason &&
-         r.reason->starts_with(run_field::kInterruptedReasonPrefix) &&
-         !check::cut_point_may_have_hung(r);
+         check::is_signal_cut(r) && !check::cut_point_may_have_hung(r);
 }
 
 std::vector<std::pair<check::PartKey, check::Finding>>
