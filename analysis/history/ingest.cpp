@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -12,13 +11,12 @@
 #include "analysis/check/run_completeness.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/ledger_rows.h"
+#include "analysis/history/recorded_parts.h"
 #include "analysis/history/storable_text.h"
 #include "analysis/run_machines.h"
-#include "harness/device_fields.h"
 #include "harness/digest.h"
 #include "harness/error.h"
 #include "harness/inventory/inventory_fields.h"
-#include "harness/inventory/pci_tree.h"
 #include "harness/run_fields.h"
 #include "records/per_gpu_parts.h"
 
@@ -34,78 +32,6 @@ std::string text(const json &j, const char *field) {
   const auto it = j.find(field);
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
-
-// A part as the run saw it: the slot it sits in and what identifies the part itself.
-struct Part {
-  std::string kind, slot, uuid, serial, guid, firmware;
-  std::string identity() const {
-    for (const auto *id : {&serial, &uuid, &guid})
-      if (!id->empty())
-        return *id;
-    return "";
-  }
-};
-using StoredPartKey = std::tuple<std::string, std::string, std::string>; // kind, slot, identity
-
-// What the run's inventory says of its GPUs (by bus id) and NICs (by name).
-struct Inventory {
-  std::map<std::string, json> gpu_by_pci;
-  std::map<std::string, std::string> pci_by_uuid;
-  std::map<std::string, json> nic_by_name;
-
-  explicit Inventory(const json &manifest) {
-    const json inv =
-        manifest.is_object() ? manifest.value(inventory_field::kInventory, json()) : json();
-    if (!inv.is_object())
-      return;
-    if (inv.contains(inventory_field::kNvml) && inv[inventory_field::kNvml].is_object() &&
-        inv[inventory_field::kNvml].value(inventory_field::kGpus, json()).is_array())
-      for (const auto &g : inv[inventory_field::kNvml][inventory_field::kGpus])
-        if (const auto bus = text(g, inventory_field::kPciBusId); !bus.empty()) {
-          gpu_by_pci[normalize_bus_id(bus)] = g;
-          if (const auto uuid = text(g, inventory_field::kUuid); !uuid.empty())
-            pci_by_uuid[uuid] = normalize_bus_id(bus);
-        }
-    if (inv.contains(inventory_field::kVerbs) && inv[inventory_field::kVerbs].is_object() &&
-        inv[inventory_field::kVerbs].value(inventory_field::kDevices, json()).is_array())
-      for (const auto &d : inv[inventory_field::kVerbs][inventory_field::kDevices])
-        if (const auto name = text(d, inventory_field::kName); !name.empty())
-          nic_by_name[name] = d;
-  }
-
-  // The part a record measured: its NIC for an RDMA point, else its GPU, else its NIC.
-  std::optional<Part> part_of(const Record &r) const {
-    const auto pci = text(r.device, device::kPci), uuid = text(r.device, device::kGpu),
-               nic = text(r.device, device::kNic);
-    const bool network = r.key.rfind("rdma.", 0) == 0 || r.key.rfind("import.perftest", 0) == 0;
-    if (!nic.empty() && (network || (pci.empty() && uuid.empty()))) {
-      Part p;
-      p.kind = "nic";
-      p.slot = nic;
-      if (const auto it = nic_by_name.find(nic); it != nic_by_name.end()) {
-        p.guid = text(it->second, inventory_field::kNodeGuid);
-        p.firmware = text(it->second, inventory_field::kFwVersion);
-      }
-      return p;
-    }
-    std::string slot = pci.empty() ? "" : normalize_bus_id(pci);
-    if (slot.empty())
-      if (const auto it = pci_by_uuid.find(uuid); it != pci_by_uuid.end())
-        slot = it->second;
-    if (slot.empty())
-      return std::nullopt; // a GPU named by nothing that stays in its slot
-    Part p;
-    p.kind = "gpu";
-    p.slot = slot;
-    p.uuid = uuid;
-    if (const auto it = gpu_by_pci.find(slot); it != gpu_by_pci.end()) {
-      if (p.uuid.empty())
-        p.uuid = text(it->second, inventory_field::kUuid);
-      p.serial = text(it->second, inventory_field::kSerial);
-    }
-    return p;
-  }
-};
 
 std::int64_t id_of(Database &db, const std::string &select, const Row &key) {
   const auto rows = db.query(select, key);
