@@ -327,6 +327,9 @@ void Evaluator::run_complete_rule() {
     if (const auto lost = stopped_from_outside(run, node.host, runs_)) {
       level = std::min(level, Level::warn);
       detail = fmt::format("{}{}; {}", kNotJudged, *lost, detail);
+    } else if (const auto other = lost_in_turn_by(run, node.host, runs_)) {
+      if (const auto lost_text = lost_ranks_elsewhere(run, node.host))
+        detail = fmt::format("{}; {}; {}", lost_in_turn_text(*other), *lost_text, detail);
     }
     Finding f = built_in_missing(kRunCompleteRule, level, "run " + run.dir, detail);
     f.run = run.dir;

@@ -35,21 +35,6 @@ std::string ranges_text(const std::vector<long long> &ranks) {
   return out;
 }
 
-// run.json's lost_ranks as (rank, host), host "" where not named; nothing when absent (written
-// before railgauge named them) or not a list of objects with a whole rank.
-std::vector<std::pair<long long, std::string>> lost_ranks_of(const nlohmann::json &m) {
-  std::vector<std::pair<long long, std::string>> lost;
-  if (!m.is_object() || !m.contains(run_field::kLostRanks) || !m[run_field::kLostRanks].is_array())
-    return lost;
-  for (const auto &l : m[run_field::kLostRanks]) {
-    if (!l.is_object() || !l.contains(run_field::kLostRank) ||
-        !l[run_field::kLostRank].is_number_integer())
-      return {};
-    lost.emplace_back(l[run_field::kLostRank].get<long long>(), text_of(l, run_field::kLostHost));
-  }
-  return lost;
-}
-
 // The records the run wrote: check reads each GPU of an every-GPU point as a record too.
 long long records_written(const analysis::LoadedRun &run) {
   return static_cast<long long>(
@@ -85,9 +70,21 @@ std::string command_of(const nlohmann::json &m) {
 
 } // namespace
 
+std::vector<std::pair<long long, std::string>> lost_ranks_of(const nlohmann::json &m) {
+  std::vector<std::pair<long long, std::string>> lost;
+  if (!m.is_object() || !m.contains(run_field::kLostRanks) || !m[run_field::kLostRanks].is_array())
+    return lost;
+  for (const auto &l : m[run_field::kLostRanks]) {
+    if (!l.is_object() || !l.contains(run_field::kLostRank) ||
+        !l[run_field::kLostRank].is_number_integer())
+      return {};
+    lost.emplace_back(l[run_field::kLostRank].get<long long>(), text_of(l, run_field::kLostHost));
+  }
+  return lost;
+}
+
 std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
   std::vector<RankOfRun> ranks;
-  std::map<std::string, std::map<long long, std::string>> lost_hosts; // run id -> rank -> host
   for (const auto &run : runs.runs) {
     const auto &m = run.manifest;
     if (!m.is_object() || !m.contains(run_field::kWorld) || !m[run_field::kWorld].is_object())
@@ -99,29 +96,9 @@ std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs) {
         !w[run_field::kWorldRank].is_number_integer())
       continue;
     ranks.push_back({id, text_of(m, run_field::kHost), w[run_field::kWorldSize].get<long long>(),
-                     w[run_field::kWorldRank].get<long long>()});
-    for (const auto &[rank, host] : lost_ranks_of(m))
-      if (!host.empty())
-        lost_hosts[id][rank] = host;
+                     w[run_field::kWorldRank].get<long long>(), lost_ranks_of(m)});
   }
-  auto out = missing_ranks(ranks);
-  for (auto &m : out) {
-    const auto &lost = lost_hosts[m.run];
-    if (m.absent_count != static_cast<long long>(m.absent.size()) ||
-        !std::all_of(m.absent.begin(), m.absent.end(), [&](long long r) { return lost.count(r); }))
-      continue;
-    std::set<std::string> hosts;
-    std::string named;
-    for (const long long r : m.absent) {
-      hosts.insert(lost.at(r));
-      named += fmt::format("{}rank {} on {}", named.empty() ? "" : ", ", r, lost.at(r));
-    }
-    m.hosts.assign(hosts.begin(), hosts.end());
-    m.why += fmt::format("; the ranks read name the missing ones as lost ({}): their nodes are "
-                         "judged, not the survivors'",
-                         named);
-  }
-  return out;
+  return missing_ranks(ranks);
 }
 
 namespace {
@@ -142,33 +119,73 @@ bool names_as_lost(const analysis::RunSet &runs, const std::string &id, const st
 
 } // namespace
 
-std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::LoadedRun &run,
-                                                          const std::string &host,
-                                                          const analysis::RunSet &runs) {
+std::optional<std::string> lost_ranks_elsewhere(const analysis::LoadedRun &run,
+                                                const std::string &host) {
   const auto lost = lost_ranks_of(run.manifest);
   if (lost.empty())
     return std::nullopt;
-  const auto id = text_of(run.manifest, run_field::kRun);
   std::string named;
   for (const auto &[rank, lost_host] : lost) {
     if (lost_host.empty() || lost_host == host)
       return std::nullopt;
-    // Each names the other (rank 0 lost its client, the client lost rank 0's store): the link
-    // between them, or either node. Neither is excused.
-    if (names_as_lost(runs, id, lost_host, host))
-      return std::nullopt;
     named += fmt::format("{}rank {} on {}", named.empty() ? "" : ", ", rank, lost_host);
   }
-  std::string text = fmt::format("stopped by lost {}", named);
-  text += not_measured(run);
-  return text;
+  return fmt::format("stopped by lost {}", named) + not_measured(run);
 }
+
+std::optional<std::string> lost_in_turn_by(const analysis::LoadedRun &run, const std::string &host,
+                                           const analysis::RunSet &runs) {
+  const auto id = text_of(run.manifest, run_field::kRun);
+  for (const auto &[rank, lost_host] : lost_ranks_of(run.manifest))
+    if (!lost_host.empty() && lost_host != host && names_as_lost(runs, id, lost_host, host))
+      return lost_host;
+  return std::nullopt;
+}
+
+std::string lost_in_turn_text(const std::string &other_host) {
+  return fmt::format("the rank it lost on {} names this node lost in turn: the link between "
+                     "them, or either node, failed",
+                     other_host);
+}
+
+std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::LoadedRun &run,
+                                                          const std::string &host,
+                                                          const analysis::RunSet &runs) {
+  // Each names the other (rank 0 lost its client, the client lost rank 0's store): the link
+  // between them, or either node. Neither is excused.
+  if (lost_in_turn_by(run, host, runs))
+    return std::nullopt;
+  return lost_ranks_elsewhere(run, host);
+}
+
+namespace {
+
+// When every absent rank of `m` is one the ranks read name as lost on a known host, those hosts
+// are the nodes judged, not the survivors'.
+void blame_lost(MissingRanks &m, const std::map<long long, std::string> &lost) {
+  if (m.absent_count != static_cast<long long>(m.absent.size()) ||
+      !std::all_of(m.absent.begin(), m.absent.end(), [&](long long r) { return lost.count(r); }))
+    return;
+  std::set<std::string> hosts;
+  std::string named;
+  for (const long long r : m.absent) {
+    hosts.insert(lost.at(r));
+    named += fmt::format("{}rank {} on {}", named.empty() ? "" : ", ", r, lost.at(r));
+  }
+  m.hosts.assign(hosts.begin(), hosts.end());
+  m.why += fmt::format("; the ranks read name the missing ones as lost ({}): their nodes are "
+                       "judged, not the survivors'",
+                       named);
+}
+
+} // namespace
 
 std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
   struct Seen {
     long long size = 0;
     std::set<long long> ranks;
     std::set<std::string> hosts;
+    std::map<long long, std::string> lost; // rank -> host, as the ranks read name them
   };
   std::map<std::string, Seen> by_run;
   for (const auto &rank : ranks) {
@@ -178,6 +195,9 @@ std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
     seen.size = std::max(seen.size, rank.world_size);
     seen.ranks.insert(rank.world_rank);
     seen.hosts.insert(rank.host);
+    for (const auto &[lost_rank, host] : rank.lost)
+      if (!host.empty())
+        seen.lost[lost_rank] = host;
   }
   std::vector<MissingRanks> out;
   for (const auto &[id, seen] : by_run) {
@@ -205,6 +225,7 @@ std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks) {
                                absent_count > static_cast<long long>(absent.size()) ? ", ..." : ""),
                    absent,
                    absent_count});
+    blame_lost(out.back(), seen.lost);
   }
   return out;
 }

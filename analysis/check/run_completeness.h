@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/run_set.h"
@@ -16,6 +17,10 @@ namespace railgauge::check {
 // written by hand, records.jsonl alone).
 std::vector<std::string> incompleteness(const analysis::LoadedRun &run);
 
+// run.json's lost_ranks as (rank, host), host "" where not named; nothing when absent (written
+// before railgauge named them) or not a list of objects with a whole rank.
+std::vector<std::pair<long long, std::string>> lost_ranks_of(const nlohmann::json &m);
+
 // Why a run that is not whole is no fault of its node `host`: it stopped because ranks on other
 // hosts were lost (run.json lost_ranks, which railgauge writes when the store saw a rank go):
 // "stopped by lost rank 1 on node-b; 6 of 9 planned points not measured". run-complete then does
@@ -26,6 +31,21 @@ std::vector<std::string> incompleteness(const analysis::LoadedRun &run);
 std::optional<std::string> stopped_by_lost_rank_elsewhere(const analysis::LoadedRun &run,
                                                           const std::string &host,
                                                           const analysis::RunSet &runs);
+
+// The first half of the above, from the run alone: "stopped by lost rank 1 on node-b; 6 of 9
+// planned points not measured", or nothing. The fleet history stores a run excused by it, as it
+// cannot see the lost rank's run until that is stored too (history/ingest.cpp).
+std::optional<std::string> lost_ranks_elsewhere(const analysis::LoadedRun &run,
+                                                const std::string &host);
+
+// The host of a rank `run` lost whose own run (in `runs`) names `host` as lost in turn: neither
+// is excused. Nothing when there is none.
+std::optional<std::string> lost_in_turn_by(const analysis::LoadedRun &run, const std::string &host,
+                                           const analysis::RunSet &runs);
+
+// run-complete's words for such a run, before its excuse and why it is not whole: "the rank it
+// lost on node-b names this node lost in turn: the link between them, or either node, failed".
+std::string lost_in_turn_text(const std::string &other_host);
 
 // Why a run that is not whole is no fault of its node: a signal from outside stopped it (run.json
 // status `interrupted`: a job's time limit, scancel, Ctrl-C), and it holds every record its
@@ -38,8 +58,9 @@ std::optional<std::string> stopped_by_signal(const analysis::LoadedRun &run);
 
 // Either of the two above: why the node `host` is not to blame for its run being cut short.
 // run-complete's detail is then kNotJudged, that, "; " and the reasons the run is not whole; the
-// fleet history stores a run's reasons so (runs.incomplete, stopped_by_signal alone: it stores
-// one run at a time) and judges it as check does.
+// fleet history stores a run's reasons so (runs.incomplete; a lost rank's excuse is undone when
+// the lost rank's run is stored naming this node in turn: history/lost_ranks.h) and judges it as
+// check does.
 std::optional<std::string> stopped_from_outside(const analysis::LoadedRun &run,
                                                 const std::string &host,
                                                 const analysis::RunSet &runs);
@@ -91,6 +112,7 @@ std::vector<MissingRanks> missing_ranks(const analysis::RunSet &runs);
 struct RankOfRun {
   std::string run, host;
   long long world_size = 0, world_rank = 0;
+  std::vector<std::pair<long long, std::string>> lost; // lost_ranks_of its run.json
 };
 std::vector<MissingRanks> missing_ranks(const std::vector<RankOfRun> &ranks);
 

@@ -10,6 +10,7 @@
 #include "analysis/check/run_completeness.h"
 #include "analysis/history/history_fleet.h"
 #include "analysis/history/history_rules.h"
+#include "analysis/history/lost_ranks.h"
 #include "harness/run_fields.h"
 
 namespace railgauge::history {
@@ -28,6 +29,7 @@ StoredRun stored_run(const Row &row) {
     run.incomplete = as_text(row[6]);
   run.world_size = as_int(row[7]);
   run.world_rank = as_int(row[8]);
+  run.lost = parsed_lost_ranks(row.at(10));
   return run;
 }
 
@@ -36,8 +38,17 @@ bool StoredRun::stopped_from_outside() const {
 }
 
 bool StoredRun::is_cut_point(const Record &r) const {
-  return stopped_from_outside() && status == run_field::kInterruptedStatus &&
-         check::is_signal_cut(r) && !check::cut_point_may_have_hung(r);
+  if (!stopped_from_outside() || r.status != Status::error || !r.reason || r.reason->empty())
+    return false;
+  if (check::is_signal_cut(r) && status == run_field::kInterruptedStatus)
+    return !check::cut_point_may_have_hung(r);
+  return stopped_at(*incomplete, *r.reason); // as check::is_point_that_stopped_the_run
+}
+
+std::string StoredRun::cut_point_detail(const std::string &reason) const {
+  if (const auto lost = incomplete ? lost_rank_excuse(*incomplete) : std::nullopt)
+    return fmt::format("{}{}; {}", check::kNotJudged, *lost, reason);
+  return check::signal_cut_point_detail(reason);
 }
 
 std::vector<std::pair<check::PartKey, check::Finding>>
@@ -48,7 +59,7 @@ incomplete_runs(const check::RuleSet &rules, const std::map<std::int64_t, Stored
     if (run.imported)
       continue;
     if (run.world_size && run.world_rank)
-      ranks.push_back({run.run_id, run.host, *run.world_size, *run.world_rank});
+      ranks.push_back({run.run_id, run.host, *run.world_size, *run.world_rank, run.lost});
     // Stored before the database kept completeness: its status alone.
     const auto why = run.incomplete ? *run.incomplete
                      : run.status.empty() || run.status == "complete"

@@ -29,15 +29,19 @@ struct StoredRun {
   // run ingested before schema version 4, which is judged by its status alone.
   std::optional<std::string> incomplete;
   std::optional<std::int64_t> world_size, world_rank;
+  std::vector<std::pair<long long, std::string>> lost; // the ranks it names as lost (rank, host)
 
-  // Stopped by a signal from outside (a job's time limit), as ingest judged it
-  // (check::stopped_by_signal): run-complete warns, and its cut point is not judged.
+  // Stopped by a rank lost on another node or by a signal from outside (a job's time limit), as
+  // ingest judged it (check::stopped_from_outside): run-complete warns, and the point the loss
+  // broke or the signal cut is not judged.
   bool stopped_from_outside() const;
   bool is_cut_point(const Record &r) const;
+  // record-status's detail of that point, as check words it.
+  std::string cut_point_detail(const std::string &reason) const;
 };
 
 // A row of `SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, ru.incomplete,
-// ru.world_size, ru.world_rank`.
+// ru.world_size, ru.world_rank, ru.inventory, ru.lost_ranks`.
 StoredRun stored_run(const Row &row);
 
 // run-complete's findings, by node, as over directories: a run not whole by its run.json (its

@@ -57,7 +57,8 @@ RecordRulesOutcome RecordRules::read(const check::CheckResult &result) {
 void RecordRules::read_runs() {
   db_.for_each(
       std::string("SELECT ru.id, h.name, ru.dir, ru.source, ru.status, ru.run_id, "
-                  "ru.incomplete, ru.world_size, ru.world_rank, ru.inventory FROM runs ru JOIN "
+                  "ru.incomplete, ru.world_size, ru.world_rank, ru.inventory, ru.lost_ranks "
+                  "FROM runs ru JOIN "
                   "hosts "
                   "h ON h.id = ru.host_id WHERE ru.id IN (") +
           newest_.ids + ")",
@@ -253,16 +254,16 @@ void RecordRules::curve_point(RuleState &state, const Record &r, const Reading &
 
 void RecordRules::record_status(const Record &r, const StoredRun &run) {
   const auto part = part_id(index_.part_of(r, nullptr, check::category_of_key(r.key)));
-  auto &tally = status_tallies_[part];
   const bool bad = r.status == Status::failed || r.status == Status::error;
-  if (bad && run.is_cut_point(r)) { // as check::Evaluator::record_status_rule
+  if (bad && run.is_cut_point(r)) { // as check::Evaluator::record_status_rule: not tallied
     auto f = check::record_status_finding(r, run.dir);
     f.level = std::min(ruleset_.incomplete_runs, check::Level::warn);
     f.missing = true;
-    f.detail = check::signal_cut_point_detail(f.detail);
+    f.detail = run.cut_point_detail(f.detail);
     notes_.emplace_back(parts_[part], std::move(f));
     return;
   }
+  auto &tally = status_tallies_[part];
   ++tally.checked;
   tally.passed += bad ? 0 : 1;
   if (bad)

@@ -11,6 +11,7 @@
 #include "analysis/check/run_completeness.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/ledger_rows.h"
+#include "analysis/history/lost_ranks.h"
 #include "analysis/history/recorded_parts.h"
 #include "analysis/history/storable_text.h"
 #include "analysis/run_machines.h"
@@ -63,6 +64,8 @@ struct RunFacts {
   // What run-complete reads of run.json, and the run's completeness as `check` judges it.
   Value points_planned = nullptr, counts = nullptr, world_size = nullptr, world_rank = nullptr;
   std::string incomplete;
+  std::string lost_ranks;       // runs.lost_ranks (lost_ranks.h)
+  bool excused_by_loss = false; // incomplete begins with check::lost_ranks_elsewhere's excuse
   // run.json's inventory as written ("" when it holds none): the inventory rules read it.
   std::string inventory;
   // FNV-1a 64 of the records as stored, in hex: a run whose records were edited since it was
@@ -120,9 +123,15 @@ struct RunFacts {
     why.insert(why.end(), unread.begin(), unread.end());
     for (const auto &w : why)
       incomplete += (incomplete.empty() ? "" : "; ") + w;
-    // A run a signal from outside stopped (a job's time limit) is no fault of its node: stored
-    // as run-complete words it, and judged so (history_builtins.h).
-    if (const auto excuse = check::stopped_by_signal(run); excuse && unread.empty())
+    // A run a rank lost on another node stopped, or a signal from outside (a job's time
+    // limit), is no fault of its node: stored as run-complete words it (check's
+    // stopped_from_outside), and judged so (history_builtins.h, lost_ranks.h).
+    lost_ranks = stored_lost_ranks(run);
+    auto excuse = incomplete.empty() ? std::nullopt : check::lost_ranks_elsewhere(run, host);
+    excused_by_loss = excuse.has_value();
+    if (!excuse && unread.empty())
+      excuse = check::stopped_by_signal(run);
+    if (excuse)
       incomplete = fmt::format("{}{}; {}", check::kNotJudged, *excuse, incomplete);
   }
 
@@ -135,7 +144,7 @@ struct RunFacts {
                            "ingest it again; the other runs are stored");
     history::check_storable(dir, "run id", run_id, kMaxIndexedTextBytes);
     history::check_storable(dir, "directory name", dir);
-    for (const auto *field : {&suite, &start, &end, &status, &incomplete})
+    for (const auto *field : {&suite, &start, &end, &status, &incomplete, &lost_ranks})
       history::check_storable(dir, "run.json text", *field);
     history::check_storable(dir, "run.json inventory", inventory);
   }
@@ -261,11 +270,11 @@ void replace_run(Database &db, const RunFacts &facts, const analysis::LoadedRun 
   db.execute("UPDATE runs SET suite = ?, source = ?, start_utc = ?, end_utc = ?, status = ?, "
              "dir = ?, records = ?, failed_records = ?, ingested_utc = ?, points_planned = ?, "
              "counts = ?, world_size = ?, world_rank = ?, incomplete = ?, inventory = ?, "
-             "records_digest = ? WHERE id = ?",
+             "records_digest = ?, lost_ranks = ? WHERE id = ?",
              {facts.suite, facts.source, facts.start, facts.end, facts.status, run.dir,
               static_cast<std::int64_t>(run.records_written()), failed, stored_utc(db),
               facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
-              facts.incomplete, facts.inventory, facts.records_digest, row});
+              facts.incomplete, facts.inventory, facts.records_digest, facts.lost_ranks, row});
   for (const char *table : {"records", "ledger", "verdicts"})
     db.execute(fmt::format("DELETE FROM {} WHERE run_id = ?", table), {row});
 }
@@ -351,30 +360,54 @@ void refuse_foreign_records(const analysis::LoadedRun &run, const RunFacts &fact
 
 IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
                          const std::vector<std::string> &unread) {
-  const RunFacts facts(run, unread);
-  facts.check_storable(run.dir); // before anything is sent: a refused run costs only itself
-  refuse_foreign_records(run, facts);
-  IngestOutcome out{.run_id = facts.run_id, .host = facts.host};
-  // The point a signal from outside cut is no failure of the node's (repeat offenders count
-  // these).
-  const bool excused = facts.incomplete.starts_with(check::kNotJudged);
-  std::int64_t failed = 0;
-  for (const auto &r : run.records)
-    failed += (r.status == Status::failed || r.status == Status::error) &&
-              !(excused && check::is_point_that_stopped_the_run(run, r));
+  const RunFacts given(run, unread);
+  given.check_storable(run.dir); // before anything is sent: a refused run costs only itself
+  refuse_foreign_records(run, given);
+  IngestOutcome out{.run_id = given.run_id, .host = given.host};
   const auto ledger = read_run_ledger(run.dir); // a bad line refuses the run before it is claimed
   in_transaction(db, [&] {
-    out = IngestOutcome{.run_id = facts.run_id, .host = facts.host};
+    out = IngestOutcome{.run_id = given.run_id, .host = given.host};
+    RunFacts facts = given;
+    if (const auto other = facts.excused_by_loss
+                               ? lost_in_turn_stored(db, facts.run_id, facts.host,
+                                                     parsed_lost_ranks(facts.lost_ranks))
+                               : std::nullopt)
+      facts.incomplete = fmt::format("{}; {}", check::lost_in_turn_text(*other),
+                                     facts.incomplete.substr(check::kNotJudged.size()));
+    // The point a signal from outside cut, or a lost rank broke, is no failure of the node's
+    // (repeat offenders count these).
+    const bool excused = facts.incomplete.starts_with(check::kNotJudged);
+    std::int64_t failed = 0;
+    for (const auto &r : run.records)
+      failed += (r.status == Status::failed || r.status == Status::error) &&
+                !(excused && check::is_point_that_stopped_the_run(run, r));
     const auto host = host_id(db, facts.host);
     const auto claimed = db.query(
         "INSERT INTO runs (run_id, host_id, rank, suite, source, start_utc, end_utc, status, dir, "
         "records, failed_records, ingested_utc, points_planned, counts, world_size, world_rank, "
-        "incomplete, inventory, records_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, host_id, rank) DO NOTHING RETURNING id",
-        {facts.run_id, host, facts.rank, facts.suite, facts.source, facts.start, facts.end,
-         facts.status, run.dir, static_cast<std::int64_t>(run.records_written()), failed,
-         stored_utc(db), facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
-         facts.incomplete, facts.inventory, facts.records_digest});
+        "incomplete, inventory, records_digest, lost_ranks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, host_id, rank) DO NOTHING "
+        "RETURNING id",
+        {facts.run_id,
+         host,
+         facts.rank,
+         facts.suite,
+         facts.source,
+         facts.start,
+         facts.end,
+         facts.status,
+         run.dir,
+         static_cast<std::int64_t>(run.records_written()),
+         failed,
+         stored_utc(db),
+         facts.points_planned,
+         facts.counts,
+         facts.world_size,
+         facts.world_rank,
+         facts.incomplete,
+         facts.inventory,
+         facts.records_digest,
+         facts.lost_ranks});
     std::int64_t run_row = 0;
     if (!claimed.empty()) {
       run_row = *as_int(claimed.front().at(0));

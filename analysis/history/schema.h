@@ -36,8 +36,9 @@ namespace railgauge::history {
 // they are ingested again), and the unreadable table. 6: a digest of a run's records (a run
 // stored before then is stored again when it is ingested again: its records may have changed).
 // 7: the host of an unreadable row that is a run the ingest could not store (NULL before then,
-// and for paths that are no run's).
-inline constexpr int kSchemaVersion = 7;
+// and for paths that are no run's). 8: the ranks a run names as lost (a run stored before then
+// names none: its survivor is judged as before until it is ingested again).
+inline constexpr int kSchemaVersion = 8;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

@@ -153,6 +153,13 @@ TEST(LostRank, TwoRanksThatNameEachOtherAreBothJudged) {
   EXPECT_EQ(r.drain(), (std::vector<std::string>{"node-a", "node-b"}));
   EXPECT_EQ(node_finding(r, "node-a", kRunCompleteRule)->level, Level::fail);
   EXPECT_EQ(node_finding(r, "node-b", kRunCompleteRule)->level, Level::fail);
+  // run-complete says why the loss excuses neither (the fleet history words it alike).
+  EXPECT_TRUE(node_finding(r, "node-a", kRunCompleteRule)
+                  ->detail.starts_with("the rank it lost on node-b names this node lost in "
+                                       "turn: the link between them, or either node, failed; "
+                                       "stopped by lost rank 1 on node-b; 2 of 3 planned points "
+                                       "not measured (not passed); run.json says status "))
+      << node_finding(r, "node-a", kRunCompleteRule)->detail;
   // One side alone naming the other still excuses the namer.
   EXPECT_EQ(judge({survivor(lost_on("node-b")), killed()}).drain(),
             std::vector<std::string>{"node-b"});

@@ -342,6 +342,88 @@ class HistoryCli(unittest.TestCase):
                  for f in p["findings"]}
         self.assertLessEqual({("record-status", "node02"), ("run-complete", "node05")}, found)
 
+    @staticmethod
+    def lose(run, rank, lost_rank, lost_host):
+        """Make `run` rank `rank` of a job of two ranks that stopped halfway because the store
+        lost rank `lost_rank` on `lost_host`: its point then an error, the rest never run, and
+        run.json saying so as railgauge writes it. Returns (points kept, points planned)."""
+        manifest = json.loads((run / "run.json").read_text())
+        lines = (run / "records.jsonl").read_text().splitlines()
+        kept, planned = len(lines) // 2, len(lines)
+        lost = (f"rank {lost_rank} is lost: its connection to the store (from 10.0.0.8:4242) "
+                "closed at 2026-11-27T10:05:00.000Z (its process ended or was killed, or its "
+                "node went down)")
+        reason = f"store: {lost}; a wait that needs it fails at once"
+        records = [json.loads(line) for line in lines[:kept]]
+        records[-1].update(status="error", metrics={}, reason=reason)
+        (run / "records.jsonl").write_text(
+            "".join(json.dumps({**r, "run": "job-4711"}) + "\n" for r in records))
+        (run / "run.json").write_text(json.dumps({
+            **manifest, "run": "job-4711", "status": "failed", "points_planned": planned,
+            "world": {"size": 2, "rank": rank},
+            "failure": f"the run stopped after {kept} of {planned} points "
+                       f"({planned - kept} never ran): {reason}; then barrier 'railgauge/end': "
+                       f"{reason}",
+            "counts": {"ok": kept - 1, "error": 1},
+            "lost_ranks": [{"rank": lost_rank, "host": lost_host, "reason": lost}]}))
+        return kept, planned
+
+    def lost_rank_fleet_agree(self, url, name):
+        # node07 and node08 ran one job of two ranks; node08 died in it (no run directory of
+        # its rank) and node07's rank named it lost, stopped with points it never ran. The
+        # database fails node08 for the rank it never gave and warns on node07, draining only
+        # node08, as the directories do (it failed node07, the survivor, for node08's loss).
+        new = self.fleet(f"{name}-lost-rank")
+        survivor = next(d for d in new.iterdir() if "node07" in d.name)
+        shutil.rmtree(next(d for d in new.iterdir() if "node08" in d.name))
+        kept, planned = self.lose(survivor, 0, 1, "node08")
+        from_db = self.judged_alike(url, (new,), new, set())
+        levels = {(f[0], f[1], f[4]) for f in from_db}
+        self.assertIn(("run-complete", "node08", "fail"), levels)
+        self.assertIn(("run-complete", "node07", "warn"), levels)
+        self.assertIn(("record-status", "node07", "warn"), levels)
+        fails = {h: {f[0] for f in from_db if f[1] == h and f[4] == "fail"}
+                 for h in ("node06", "node07", "node08")}
+        # (Every node fails rules whose records this fleet lacks: the survivor fails no more.)
+        self.assertLessEqual(fails["node07"], fails["node06"], "the loss adds no failure")
+        self.assertIn("run-complete", fails["node08"])
+        survivor_said = {f[13] for f in from_db if f[:2] == ("run-complete", "node07")}
+        self.assertEqual(len(survivor_said), 1)
+        self.assertTrue(survivor_said.pop().startswith(
+            f"not judged: stopped by lost rank 1 on node08; {planned - kept + 1} of {planned} "
+            "planned points not measured (not passed); run.json says status 'failed'"))
+        # Each names the other lost (the link between them failed): neither is excused, though
+        # node07's run was stored, excused, before node08's.
+        both = self.fleet(f"{name}-lost-both")
+        runs = {h: next(d for d in both.iterdir() if h in d.name) for h in ("node07", "node08")}
+        self.lose(runs["node07"], 0, 1, "node08")
+        self.lose(runs["node08"], 1, 0, "node07")
+        mutual = url.replace("lost-rank", "lost-both") if url.startswith("sqlite:") else \
+            fresh_pg_database("rg_lost_both")
+        from_db = self.judged_alike(mutual, (runs["node07"], both), both, set())
+        for host, other in (("node07", "node08"), ("node08", "node07")):
+            said = {f[13] for f in from_db if f[:2] == ("run-complete", host) and f[4] == "fail"}
+            self.assertEqual(len(said), 1, host)
+            self.assertTrue(said.pop().startswith(
+                f"the rank it lost on {other} names this node lost in turn: the link between "
+                f"them, or either node, failed; stopped by lost rank"), host)
+            self.assertIn(("record-status", host, "fail"), {(f[0], f[1], f[4]) for f in from_db})
+        if mutual.startswith("sqlite:"):
+            # The run stored excused counts the point the loss broke once judged again (repeat
+            # offenders read failed_records).
+            with sqlite3.connect(mutual[len("sqlite:"):]) as con:
+                stored = con.execute("SELECT h.name, ru.failed_records FROM runs ru JOIN hosts h "
+                                     "ON h.id = ru.host_id WHERE ru.run_id = 'job-4711' "
+                                     "ORDER BY h.name").fetchall()
+            self.assertEqual(stored, [("node07", 1), ("node08", 1)])
+
+    def test_check_history_drains_the_lost_rank_not_its_survivor(self):
+        self.lost_rank_fleet_agree(f"sqlite:{self.tmp / 'lost-rank.db'}", "sqlite")
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_drains_the_lost_rank_not_its_survivor_in_postgresql(self):
+        self.lost_rank_fleet_agree(fresh_pg_database("rg_lost_rank"), "postgresql")
+
     def test_check_history_of_a_database_without_runs_is_refused(self):
         # A new file or a URL with a typo holds nothing: judged nothing is no pass.
         empty = self.tmp / "empty.db"
