@@ -9,6 +9,7 @@
 #      layout it states (scripts/run_layout.py: its world.size and ranks per node, from run.json);
 #   2b. the same script past its time limit: the step running is stopped at Slurm's warning
 #      signal, the rest not run, and check warns on every node (none drained), exit 3;
+#   2c. the same with a step that ignores SIGTERM: it is killed, and check judges what ran, exit 3;
 #   3. the same script with a synthetic failure (a rule no host can meet) and --drain: the job
 #      exits 2 and every node is drained with a reason naming the profile; then resumed;
 #   4. the Slurm prolog (deploy/slurm/railgauge-prolog.sh) on a profile no node meets: the node
@@ -275,7 +276,7 @@ rc=$?
 took=$((SECONDS - started))
 grep "^slurm_burnin:" "$d/work/timelimit.log" >&2
 [[ $rc -eq 3 ]] || fail "time limit: job exited $rc, not 3 (log: $(tail -5 "$d/work/timelimit.log"))"
-grep -q "the job's time limit is near (SIGUSR1)" "$d/work/timelimit.log" &&
+grep -q "the job's time limit is near (SIGUSR1" "$d/work/timelimit.log" &&
   grep -q "step collectives: not run (the job's time limit)" "$d/work/timelimit.log" ||
   fail "time limit: the job did not stop its steps at the warning (log: $(tail -5 "$d/work/timelimit.log"))"
 # Each rank's run.json (node/RUN/rank-N/): interrupted by the SIGTERM.
@@ -289,6 +290,36 @@ grep -q "^WARN: ${#nodes[@]} nodes (0 pass, ${#nodes[@]} warn, 0 fail)" "$d/work
 [[ ! -s "$d/work/timelimit/drain.txt" && "$(node_states)" == idle ]] ||
   fail "time limit: drain list '$(cat "$d/work/timelimit/drain.txt" 2>&1)', nodes $(node_states)"
 say "time limit: exit $rc after $took s, node runs: $statuses; $(grep -m1 -E '^WARN' "$d/work/timelimit.log")"
+
+# 2c. A step that ignores SIGTERM (a rank stuck in a driver call, here as it exits): railgauge
+#     behind a wrapper whose `run` measures, then ignores SIGTERM and sleeps. At the warning (100
+#     s before the limit) the step is sent SIGTERM, then killed by its step id 10-20 s later (the
+#     time left less 90 s for check), and check judges what was measured before the limit: the
+#     node step's runs (PASS), the steps not run named, exit 3, none drained. The job once
+#     waited on the step until the limit killed it: check never ran.
+stuck=$d/work/stuck-railgauge
+printf '%s\n' '#!/usr/bin/env bash' "real=$(command -v railgauge)" \
+  'if [[ "${1:-}" == run ]]; then "$real" "$@"; trap "" TERM; exec sleep 600; fi' \
+  'exec "$real" "$@"' >"$stuck"
+chmod 755 "$stuck"
+started=$SECONDS
+RAILGAUGE=$stuck sbatch --wait --nodes=${#nodes[@]} --time=2 --signal=B:USR1@100 \
+  --output="$d/work/stuck.log" --chdir="$d/work" "$repo/scripts/slurm_burnin.sbatch" \
+  --profile host-only --suite "$suite" --ranks-per-node 2 --collectives-suite "$collectives" \
+  --out "$d/work/stuck"
+rc=$?
+took=$((SECONDS - started))
+grep "^slurm_burnin:" "$d/work/stuck.log" >&2
+grep -q "step node: still running .* s after SIGTERM" "$d/work/stuck.log" ||
+  fail "stuck step: the job did not kill the step that ignored SIGTERM (log: $(tail -5 "$d/work/stuck.log"))"
+complete=$(find "$d/work/stuck/node" -name run.json -exec grep -l '"status": *"complete"' {} + | wc -l)
+# (host-only judges the node step alone, which measured everything: PASS, and the job's exit 3
+# says that the steps after it were not run.)
+grep -q "^PASS: ${#nodes[@]} nodes (${#nodes[@]} pass, 0 warn, 0 fail)" "$d/work/stuck.log" &&
+  grep -q "the job's time limit cut the burn-in (steps node (cut) node_collectives" "$d/work/stuck.log" &&
+  [[ $rc -eq 3 && $took -lt 110 && $complete -eq ${#nodes[@]} && ! -s "$d/work/stuck/drain.txt" ]] ||
+  fail "stuck step: job exited $rc after $took s, $complete complete node runs, drain list '$(xargs <"$d/work/stuck/drain.txt" 2>&1)' (log: $(grep -m3 -E '^(PASS|WARN|FAIL)' "$d/work/stuck.log"))"
+say "stuck step: exit $rc after $took s; $(grep -m1 'still running' "$d/work/stuck.log"); $(grep -m1 -E '^PASS' "$d/work/stuck.log")"
 
 # A synthetic failure: host-only with one more rule no host meets (host memory at 1 PB/s).
 failing=$d/work/host-only-failing.yaml
