@@ -48,6 +48,10 @@ void fill_absolute_finding(const Rule &rule, const nlohmann::json &value, Findin
   f.level = rule.severity;
   f.value = value;
   f.bound = absolute_bound(rule);
+  // A flag judged against 0 or 1 reads as one: "= false, needs == true", not "needs == 1".
+  if (value.is_boolean() && !set_rule(rule) && (rule.op == Op::eq || rule.op == Op::ne) &&
+      (*rule.value == 0 || *rule.value == 1))
+    f.bound = fmt::format("{} {}", to_string(rule.op), *rule.value == 1 ? "true" : "false");
 }
 
 } // namespace railgauge::check

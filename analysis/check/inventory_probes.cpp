@@ -93,9 +93,7 @@ json at_path(const json &node, const std::vector<std::string> &path) {
       return nullptr;
     cur = &(*cur)[p];
   }
-  if (cur->is_boolean())
-    return cur->get<bool>() ? 1 : 0;
-  return *cur;
+  return *cur; // a flag stays one: judged as 0 or 1, shown as false or true
 }
 
 std::string dotted(const std::vector<std::string> &path) {

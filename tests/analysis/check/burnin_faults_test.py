@@ -136,6 +136,13 @@ class BurninFaultsTest(unittest.TestCase):
                            (ecc_off_next, "ecc-enabled-pending")):
             rc, found, _ = self.verdict(edit_manifest=edit)
             self.assertEqual((rc, found), (2, {rule: "fail"}))
+        # A flag reads as one: "= false, needs == true" (it read "= 0, needs == 1").
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, ecc_off_next)
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", str(run)],
+                               capture_output=True, text=True, timeout=120)
+        self.assertIn("gpu.ecc_enabled_pending (ecc.enabled_pending) = false, needs == true",
+                      r.stdout)
 
     def test_a_link_not_sampled_under_load_is_no_pass(self):
         def unsampled(r):
