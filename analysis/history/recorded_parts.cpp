@@ -9,7 +9,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string text(const json &j, const char *field) {
+std::string field_text(const json &j, const char *field) {
   if (!j.is_object())
     return "";
   const auto it = j.find(field);
@@ -33,29 +33,29 @@ Inventory::Inventory(const json &manifest) {
   if (inv.contains(inventory_field::kNvml) && inv[inventory_field::kNvml].is_object() &&
       inv[inventory_field::kNvml].value(inventory_field::kGpus, json()).is_array())
     for (const auto &g : inv[inventory_field::kNvml][inventory_field::kGpus])
-      if (const auto bus = text(g, inventory_field::kPciBusId); !bus.empty()) {
+      if (const auto bus = field_text(g, inventory_field::kPciBusId); !bus.empty()) {
         gpu_by_pci[normalize_bus_id(bus)] = g;
-        if (const auto uuid = text(g, inventory_field::kUuid); !uuid.empty())
+        if (const auto uuid = field_text(g, inventory_field::kUuid); !uuid.empty())
           pci_by_uuid[uuid] = normalize_bus_id(bus);
       }
   if (inv.contains(inventory_field::kVerbs) && inv[inventory_field::kVerbs].is_object() &&
       inv[inventory_field::kVerbs].value(inventory_field::kDevices, json()).is_array())
     for (const auto &d : inv[inventory_field::kVerbs][inventory_field::kDevices])
-      if (const auto name = text(d, inventory_field::kName); !name.empty())
+      if (const auto name = field_text(d, inventory_field::kName); !name.empty())
         nic_by_name[name] = d;
 }
 
 std::optional<Part> Inventory::part_of(const Record &r) const {
-  const auto pci = text(r.device, device::kPci), uuid = text(r.device, device::kGpu),
-             nic = text(r.device, device::kNic);
+  const auto pci = field_text(r.device, device::kPci), uuid = field_text(r.device, device::kGpu),
+             nic = field_text(r.device, device::kNic);
   const bool network = r.key.rfind("rdma.", 0) == 0 || r.key.rfind("import.perftest", 0) == 0;
   if (!nic.empty() && (network || (pci.empty() && uuid.empty()))) {
     Part p;
     p.kind = "nic";
     p.slot = nic;
     if (const auto it = nic_by_name.find(nic); it != nic_by_name.end()) {
-      p.guid = text(it->second, inventory_field::kNodeGuid);
-      p.firmware = text(it->second, inventory_field::kFwVersion);
+      p.guid = field_text(it->second, inventory_field::kNodeGuid);
+      p.firmware = field_text(it->second, inventory_field::kFwVersion);
     }
     return p;
   }
@@ -71,8 +71,8 @@ std::optional<Part> Inventory::part_of(const Record &r) const {
   p.uuid = uuid;
   if (const auto it = gpu_by_pci.find(slot); it != gpu_by_pci.end()) {
     if (p.uuid.empty())
-      p.uuid = text(it->second, inventory_field::kUuid);
-    p.serial = text(it->second, inventory_field::kSerial);
+      p.uuid = field_text(it->second, inventory_field::kUuid);
+    p.serial = field_text(it->second, inventory_field::kSerial);
   }
   return p;
 }
