@@ -8,7 +8,16 @@ option(RAILGAUGE_CCACHE "Compile C and C++ through ccache when it is installed" 
 if(RAILGAUGE_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   find_program(RAILGAUGE_CCACHE_PROGRAM ccache)
   if(RAILGAUGE_CCACHE_PROGRAM)
-    set(launcher ${CMAKE_COMMAND} -E env CCACHE_NOHASHDIR=1 ${RAILGAUGE_CCACHE_PROGRAM})
+    set(ccache_env CCACHE_NOHASHDIR=1)
+    # A unity batch is a file of the build directory that includes the sources by their absolute
+    # paths: with the source root as base_dir, ccache passes the batch's path relative to the
+    # working directory, which is the same in every build directory, so build-deb/ and
+    # build-softroce/ hit on build/'s batches. A file compiled on its own would then be named
+    # ../../x.cpp, and __FILE__ with it (-fmacro-prefix-map no longer applies): not without unity.
+    if(CMAKE_UNITY_BUILD)
+      list(APPEND ccache_env CCACHE_BASEDIR=${CMAKE_SOURCE_DIR})
+    endif()
+    set(launcher ${CMAKE_COMMAND} -E env ${ccache_env} ${RAILGAUGE_CCACHE_PROGRAM})
     set(CMAKE_C_COMPILER_LAUNCHER ${launcher})
     set(CMAKE_CXX_COMPILER_LAUNCHER ${launcher})
     message(STATUS "Compiling through ${RAILGAUGE_CCACHE_PROGRAM}")

@@ -26,10 +26,10 @@ function(railgauge_compiled_targets out)
 endfunction()
 
 # Writes ${CMAKE_BINARY_DIR}/target_sources.txt: a line "target<TAB>absolute path" for each C
-# and C++ source of each compiled target. The sanitized build compiles a target's sources in
-# unity batches (scripts/configure_sanitized.sh), where two of its files that define the same
-# name at namespace scope no longer compile; the default build, which is not a unity build, can
-# see that only through this list.
+# and C++ source of each compiled target. Builds compile a target's sources in unity batches
+# (cmake/RailgaugeUnity.cmake), where two of its files that define the same name at namespace
+# scope no longer compile; which files share a batch differs between builds (CUDA on or off) and
+# a build with -DCMAKE_UNITY_BUILD=OFF never sees it, so the test reads the whole list.
 function(railgauge_write_target_sources)
   railgauge_compiled_targets(targets)
   set(lines "")

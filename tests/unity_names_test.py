@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """No two source files of one target define the same name at namespace scope.
 
-The sanitized build compiles each target's sources in unity batches, up to 16 files as one
-translation unit (scripts/configure_sanitized.sh), so a helper, a constant or a type that two
-files of a target each keep private (an anonymous namespace, `static`) is defined twice there and
-the build stops. The default build compiles file by file and never sees it; CI does, in its last
-and longest tier. This test reads the sources of every target the default build configures
+Every build compiles each target's sources in unity batches, up to 16 files as one translation
+unit (cmake/RailgaugeUnity.cmake), so a helper, a constant or a type that two files of a target
+each keep private (an anonymous namespace, `static`) is defined twice there and the build stops.
+Which files share a batch depends on the build (CUDA on or off, the fuzz targets), and a build
+configured with -DCMAKE_UNITY_BUILD=OFF while editing never sees it. This test reads the sources of every target the default build configures
 (build/target_sources.txt, cmake/RailgaugeTargets.cmake) and fails on such a pair, naming both
 files, so that the name is made unique (or the helper shared) before CI.
 
@@ -202,7 +202,7 @@ class UnityNames(unittest.TestCase):
     def test_no_target_defines_a_name_twice_at_namespace_scope(self):
         bad = collisions(target_sources())
         self.assertEqual(bad, [], "two files of one target define the same name; in the "
-                         "sanitized build's unity batches they are one translation unit and it "
+                         "unity batches they are one translation unit and it "
                          "stops compiling: rename one, or share it through a header\n"
                          + "\n".join(bad))
 

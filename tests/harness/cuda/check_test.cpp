@@ -25,9 +25,9 @@ TEST(CudaCheck, ThrowsBackendErrorWithNameTextCallAndPlace) {
 
 TEST(CudaCheck, SuccessPassesAndTheNoexceptVariantOnlyReports) {
   EXPECT_NO_THROW(RAILGAUGE_CUDA_CALL(returns(cudaSuccess)));
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   RAILGAUGE_CUDA_CALL_NOEXCEPT(returns(cudaErrorInvalidValue));
-  const std::string printed = testing::internal::GetCapturedStderr();
+  const std::string printed = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(printed.find("cudaErrorInvalidValue"), std::string::npos) << printed;
   static_assert(noexcept(report_status(cudaSuccess, "", "", 0)));
 }
