@@ -146,6 +146,14 @@ struct RunFacts {
     history::check_storable(dir, "directory name", dir);
     for (const auto *field : {&suite, &start, &end, &status, &incomplete, &lost_ranks})
       history::check_storable(dir, "run.json text", *field);
+    // A lost rank's host is blamed by name, as the run's own is (check --history refuses a
+    // stored name it cannot write).
+    for (const auto &[rank, lost_host] : parsed_lost_ranks(Value(lost_ranks)))
+      if (const auto why = lost_host.empty() ? std::nullopt : check::host_name_problem(lost_host))
+        throw RunNotStorable(
+            fmt::format("the run cannot be stored: its lost rank {}'s {}", rank, *why), dir,
+            "fix the host name in the run's run.json lost_ranks, then ingest it "
+            "again; the other runs are stored");
     history::check_storable(dir, "run.json inventory", inventory);
   }
 };
@@ -210,26 +218,32 @@ struct StoredState {
   std::optional<std::string> incomplete; // none: stored before schema version 4
   std::optional<std::string> inventory;  // none: stored before schema version 5
   std::optional<std::string> digest;     // none: stored before schema version 6
+  std::optional<std::string> lost_ranks; // none: stored before schema version 8
 };
 
 std::optional<StoredState> stored_state(Database &db, const RunFacts &facts, std::int64_t host) {
   const auto rows =
       db.query("SELECT id, records, status, incomplete, inventory, start_utc, suite, "
-               "records_digest FROM runs WHERE run_id = ? AND host_id = ? AND rank = ?",
+               "records_digest, lost_ranks FROM runs WHERE run_id = ? AND host_id = ? AND "
+               "rank = ?",
                {facts.run_id, host, facts.rank});
   if (rows.empty())
     return std::nullopt;
   const auto &r = rows.front();
-  StoredState s{*as_int(r.at(0)), as_int(r.at(1)).value_or(0),
-                as_text(r.at(2)), as_text(r.at(5)),
-                as_text(r.at(6)), std::nullopt,
-                std::nullopt};
+  StoredState s;
+  s.row = *as_int(r.at(0));
+  s.records = as_int(r.at(1)).value_or(0);
+  s.status = as_text(r.at(2));
+  s.start = as_text(r.at(5));
+  s.suite = as_text(r.at(6));
   if (!std::holds_alternative<std::nullptr_t>(r.at(3)))
     s.incomplete = as_text(r.at(3));
   if (!std::holds_alternative<std::nullptr_t>(r.at(4)))
     s.inventory = as_text(r.at(4));
   if (!std::holds_alternative<std::nullptr_t>(r.at(7)))
     s.digest = as_text(r.at(7));
+  if (!std::holds_alternative<std::nullptr_t>(r.at(8)))
+    s.lost_ranks = as_text(r.at(8));
   return s;
 }
 
@@ -368,12 +382,15 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
   in_transaction(db, [&] {
     out = IngestOutcome{.run_id = given.run_id, .host = given.host};
     RunFacts facts = given;
-    if (const auto other = facts.excused_by_loss
-                               ? lost_in_turn_stored(db, facts.run_id, facts.host,
-                                                     parsed_lost_ranks(facts.lost_ranks))
-                               : std::nullopt)
-      facts.incomplete = fmt::format("{}; {}", check::lost_in_turn_text(*other),
-                                     facts.incomplete.substr(check::kNotJudged.size()));
+    // A stored peer this run names lost in turn is judged again whether or not this run is
+    // excused (as check over both directories does), and this run's excuse goes with it.
+    if (const auto lost = parsed_lost_ranks(facts.lost_ranks); !lost.empty()) {
+      lock_lost_ranks_of(db, facts.run_id);
+      const auto other = lost_in_turn_stored(db, facts.run_id, facts.host, lost);
+      if (other && facts.excused_by_loss)
+        facts.incomplete = fmt::format("{}; {}", check::lost_in_turn_text(*other),
+                                       facts.incomplete.substr(check::kNotJudged.size()));
+    }
     // The point a signal from outside cut, or a lost rank broke, is no failure of the node's
     // (repeat offenders count these).
     const bool excused = facts.incomplete.starts_with(check::kNotJudged);
@@ -433,10 +450,11 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
             "both");
       out.before = describe(*stored);
       const auto here = static_cast<std::int64_t>(run.records_written());
-      const bool same = here == stored->records && facts.status == stored->status &&
-                        stored->incomplete == facts.incomplete &&
-                        stored->inventory == facts.inventory &&
-                        stored->digest == facts.records_digest;
+      const bool same =
+          here == stored->records && facts.status == stored->status &&
+          stored->incomplete == facts.incomplete && stored->inventory == facts.inventory &&
+          stored->digest == facts.records_digest &&
+          (stored->lost_ranks ? *stored->lost_ranks == facts.lost_ranks : facts.lost_ranks.empty());
       if (same || here < stored->records) {
         out.fuller_stored = here < stored->records;
         return;

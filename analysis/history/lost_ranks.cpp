@@ -16,6 +16,8 @@ using json = nlohmann::json;
 constexpr std::string_view kLostExcuse = "stopped by lost ";
 // and what check::incompleteness says next of a run that stopped early.
 constexpr std::string_view kStatusSays = "; run.json says status ";
+// The end of the excuse's count of points it left unmeasured, when it has one.
+constexpr std::string_view kNotMeasured = " planned points not measured (not passed)";
 
 bool names(const LostRanks &lost, const std::string &host) {
   return std::any_of(lost.begin(), lost.end(), [&](const auto &l) { return l.second == host; });
@@ -52,10 +54,21 @@ std::optional<std::string> lost_rank_excuse(const std::string &incomplete) {
   const auto excused = std::string(check::kNotJudged) + std::string(kLostExcuse);
   if (!incomplete.starts_with(excused))
     return std::nullopt;
-  const auto end = incomplete.find(kStatusSays);
-  if (end == std::string::npos)
-    return std::nullopt;
-  return incomplete.substr(check::kNotJudged.size(), end - check::kNotJudged.size());
+  // Up to what check::incompleteness says next: the status run.json gives, or, in a run.json that
+  // gives none, its first other words.
+  auto end = incomplete.find(kStatusSays);
+  if (end == std::string::npos) {
+    const auto counted = incomplete.find(kNotMeasured, excused.size());
+    end = incomplete.find("; ", counted == std::string::npos ? excused.size() : counted);
+  }
+  return incomplete.substr(check::kNotJudged.size(), end == std::string::npos
+                                                         ? std::string::npos
+                                                         : end - check::kNotJudged.size());
+}
+
+void lock_lost_ranks_of(Database &db, const std::string &run_id) {
+  if (db.dialect() == "postgresql")
+    db.execute("SELECT pg_advisory_xact_lock(730415, hashtext(?))", {run_id});
 }
 
 bool stopped_at(const std::string &incomplete, const std::string &reason) {

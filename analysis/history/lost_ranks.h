@@ -28,6 +28,12 @@ LostRanks parsed_lost_ranks(const Value &text);
 std::optional<std::string> lost_in_turn_stored(Database &db, const std::string &run_id,
                                                const std::string &host, const LostRanks &lost);
 
+// Holds, until the transaction ends, every other ingest of run `run_id` that names lost ranks.
+// Two ranks that name each other lost, ingested at once into PostgreSQL (READ COMMITTED), would
+// each miss the other's uncommitted row and both stay excused; the second now waits for the
+// first's commit and reads it. SQLite's BEGIN IMMEDIATE serializes every ingest already.
+void lock_lost_ranks_of(Database &db, const std::string &run_id);
+
 // The excuse of a stored run's run-complete that a lost rank stopped ("stopped by lost rank 1 on
 // node-b; 6 of 9 planned points not measured (not passed)"), read back from runs.incomplete; none
 // for a run not so excused.

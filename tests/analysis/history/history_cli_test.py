@@ -417,12 +417,70 @@ class HistoryCli(unittest.TestCase):
                                      "ORDER BY h.name").fetchall()
             self.assertEqual(stored, [("node07", 1), ("node08", 1)])
 
+    def lost_in_turn_agree(self, new_url, name):
+        # Two ranks that name each other lost are neither excused, however they reach the
+        # database: node07's excused run stored before a node08 run that is not excused itself
+        # (it also lost a rank on no host it knew), or both ingested at once.
+        both = self.fleet(f"{name}-lost-turn")
+        runs = {h: next(d for d in both.iterdir() if h in d.name) for h in ("node07", "node08")}
+        self.lose(runs["node07"], 0, 1, "node08")
+        self.lose(runs["node08"], 1, 0, "node07")
+        for host, run in runs.items():
+            manifest = json.loads((run / "run.json").read_text())
+            manifest["world"]["size"] = 3
+            if host == "node08":
+                manifest["lost_ranks"].append({"rank": 2, "host": "", "reason": "rank 2 is lost"})
+            (run / "run.json").write_text(json.dumps(manifest))
+        from_db = self.judged_alike(new_url("order"), (runs["node07"], both), both, set())
+        said = {f[13] for f in from_db if f[:2] == ("run-complete", "node07") and f[4] == "fail"}
+        self.assertTrue(any(s.startswith("the rank it lost on node08 names this node lost in "
+                                         "turn") for s in said), said)
+        for attempt in range(3):
+            url = new_url(f"at_once{attempt}")
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                results = list(pool.map(lambda run: self.railgauge(
+                    "db", "ingest", "--quiet", "--db", url, run), runs.values()))
+            for r in results:
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            from_db, _ = self.fleet_findings("--history", url)
+            for host in runs:
+                self.assertIn(("run-complete", host, "fail"),
+                              {(f[0], f[1], f[4]) for f in from_db}, (attempt, host))
+        # A lost rank's host that check could not write is refused at ingest, naming it.
+        manifest = json.loads((runs["node07"] / "run.json").read_text())
+        manifest["lost_ranks"][0]["host"] = "node\u000708"
+        (runs["node07"] / "run.json").write_text(json.dumps(manifest))
+        r = self.railgauge("db", "ingest", "--db", new_url("bad_host"), runs["node07"])
+        self.assertNotEqual(r.returncode, 0, r.stdout)
+        self.assertIn("its lost rank 1's host name \"node\\u000708\" holds a control character",
+                      r.stderr)
+
     def test_check_history_drains_the_lost_rank_not_its_survivor(self):
         self.lost_rank_fleet_agree(f"sqlite:{self.tmp / 'lost-rank.db'}", "sqlite")
+        self.lost_in_turn_agree(lambda name: f"sqlite:{self.tmp / f'lost-turn-{name}.db'}",
+                                "sqlite")
 
     @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
     def test_check_history_drains_the_lost_rank_not_its_survivor_in_postgresql(self):
         self.lost_rank_fleet_agree(fresh_pg_database("rg_lost_rank"), "postgresql")
+        self.lost_in_turn_agree(lambda name: fresh_pg_database(f"rg_lost_turn_{name}"),
+                                "postgresql")
+
+    def test_a_run_stored_without_its_lost_ranks_is_stored_again_with_them(self):
+        # A run stored before schema version 8 kept no lost ranks (NULL): ingested again, it is
+        # stored with them, so that a peer it names can be judged in turn.
+        fleet = self.fleet("lost-null")
+        run = next(d for d in fleet.iterdir() if "node07" in d.name)
+        self.lose(run, 0, 1, "node08")
+        db = self.tmp / "lost-null.db"
+        for step in ("first", "again"):
+            r = self.railgauge("db", "ingest", "--db", f"sqlite:{db}", run)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with sqlite3.connect(db) as con:
+                stored = con.execute("SELECT lost_ranks FROM runs").fetchall()
+                if step == "first":
+                    con.execute("UPDATE runs SET lost_ranks = NULL")
+            self.assertEqual(stored, [('[[1,"node08"]]',)], step)
 
     def test_check_history_of_a_database_without_runs_is_refused(self):
         # A new file or a URL with a typo holds nothing: judged nothing is no pass.
