@@ -64,7 +64,8 @@ struct RunFacts {
   // What run-complete reads of run.json, and the run's completeness as `check` judges it.
   Value points_planned = nullptr, counts = nullptr, world_size = nullptr, world_rank = nullptr;
   std::string incomplete;
-  std::string lost_ranks;       // runs.lost_ranks (lost_ranks.h)
+  LostRanks lost;               // the ranks run.json names lost
+  std::string lost_ranks;       // runs.lost_ranks (lost_ranks.h), `lost` as stored
   bool excused_by_loss = false; // incomplete begins with check::lost_ranks_elsewhere's excuse
   // run.json's inventory as written ("" when it holds none): the inventory rules read it.
   std::string inventory;
@@ -126,6 +127,7 @@ struct RunFacts {
     // A run a rank lost on another node stopped, or a signal from outside (a job's time
     // limit), is no fault of its node: stored as run-complete words it (check's
     // stopped_from_outside), and judged so (history_builtins.h, lost_ranks.h).
+    lost = check::lost_ranks_of(run.manifest);
     lost_ranks = stored_lost_ranks(run);
     auto excuse = incomplete.empty() ? std::nullopt : check::lost_ranks_elsewhere(run, host);
     excused_by_loss = excuse.has_value();
@@ -148,7 +150,7 @@ struct RunFacts {
       history::check_storable(dir, "run.json text", *field);
     // A lost rank's host is blamed by name, as the run's own is (check --history refuses a
     // stored name it cannot write).
-    for (const auto &[rank, lost_host] : parsed_lost_ranks(Value(lost_ranks)))
+    for (const auto &[rank, lost_host] : lost)
       if (const auto why = lost_host.empty() ? std::nullopt : check::host_name_problem(lost_host))
         throw RunNotStorable(
             fmt::format("the run cannot be stored: its lost rank {}'s {}", rank, *why), dir,
@@ -384,9 +386,9 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
     RunFacts facts = given;
     // A stored peer this run names lost in turn is judged again whether or not this run is
     // excused (as check over both directories does), and this run's excuse goes with it.
-    if (const auto lost = parsed_lost_ranks(facts.lost_ranks); !lost.empty()) {
+    if (!facts.lost.empty()) {
       lock_lost_ranks_of(db, facts.run_id);
-      const auto other = lost_in_turn_stored(db, facts.run_id, facts.host, lost);
+      const auto other = lost_in_turn_stored(db, facts.run_id, facts.host, facts.lost);
       if (other && facts.excused_by_loss)
         facts.incomplete = fmt::format("{}; {}", check::lost_in_turn_text(*other),
                                        facts.incomplete.substr(check::kNotJudged.size()));
