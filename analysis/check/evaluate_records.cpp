@@ -18,6 +18,7 @@ namespace railgauge::check {
 
 void Evaluator::record_rule(const Rule &rule) {
   std::set<std::string> hosts_with_match;
+  bool own_run_measured = false; // a record of railgauge's own runs, not an import's
   // The GPUs a point that ran on every GPU at once (a burn phase) has a part of, by host.
   GpusByPhase gpus_with_match;
   std::map<std::string, Curve> curves;
@@ -29,6 +30,7 @@ void Evaluator::record_rule(const Rule &rule) {
     if (!last_host || *last_host != r.host)
       hosts_with_match.insert(r.host);
     last_host = &r.host;
+    own_run_measured = own_run_measured || !is_imported(run);
     if (r.status == Status::waived && r.reason && is_not_applicable(*r.reason)) {
       ledger_.note_not_applicable(rule, PartKey{r.host, PartKind::node, ""},
                                   fmt::format("{}: {}", r.key, *r.reason));
@@ -53,7 +55,7 @@ void Evaluator::record_rule(const Rule &rule) {
   }
   for (auto &[id, curve] : curves)
     judge_curve(rule, curve);
-  no_record_on_nodes(rule, hosts_with_match);
+  no_record_on_nodes(rule, hosts_with_match, own_run_measured);
   no_record_on_gpus(rule, gpus_with_match);
   for (const auto &gpu : windows.unread(index_))
     ledger_.add_missing(gpu, missing(rule, rule.metric,
@@ -114,9 +116,14 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
 }
 
 // A node on which the rule selected no record at all: one missing value for the node.
-void Evaluator::no_record_on_nodes(const Rule &rule,
-                                   const std::set<std::string> &hosts_with_match) {
+void Evaluator::no_record_on_nodes(const Rule &rule, const std::set<std::string> &hosts_with_match,
+                                   bool own_run_measured) {
   const auto detail = no_record_on_node_detail(rule);
+  // --cut-short excuses what a step that never ran would have measured: no own run holds it. A
+  // record another node's own run holds came from a step that ran, so a node without it is judged
+  // as ever (a node of a step cut mid-way is excused by its own interrupted run, stopped_hosts_);
+  // an imported log's record says nothing of the job's steps.
+  const bool excused_by_cut = !runs_.cut_short.empty() && !own_run_measured;
   for (const auto &host : ledger_.hosts()) {
     if (hosts_with_match.count(host))
       continue;
@@ -135,11 +142,11 @@ void Evaluator::no_record_on_nodes(const Rule &rule,
       continue; // an own run cannot hold it; an import that lacks it is listed below
     // A node whose run was stopped from outside (a job's time limit) may lack the record because
     // its point never ran: not a pass, not a drain.
-    if (!runs_.cut_short.empty() || stopped_hosts_.contains(host)) {
+    if (excused_by_cut || stopped_hosts_.contains(host)) {
       const auto why = no_record_detail(rule, host);
       ledger_.add_missing(PartKey{host, PartKind::node, ""},
                           missing(rule, rule.metric,
-                                  runs_.cut_short.empty()
+                                  !excused_by_cut
                                       ? stopped_node_detail(why)
                                       : fmt::format("{}{}; {}", kNotJudged, runs_.cut_short, why),
                                   std::min(rule.on_missing, Level::warn)));

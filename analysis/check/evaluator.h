@@ -78,7 +78,8 @@ private:
   void record_rule(const Rule &rule);
   void record_values(const Rule &rule, const Record &r, const analysis::LoadedRun &loaded,
                      const PartKey &key, std::map<std::string, Curve> &curves);
-  void no_record_on_nodes(const Rule &rule, const std::set<std::string> &hosts_with_match);
+  void no_record_on_nodes(const Rule &rule, const std::set<std::string> &hosts_with_match,
+                          bool own_run_measured);
   const Record *imported_below_sizes(const Rule &rule, const std::string &host) const;
   std::string no_record_detail(const Rule &rule, const std::string &host) const;
   void no_record_on_gpus(const Rule &rule, const GpusByPhase &gpus_with_match);

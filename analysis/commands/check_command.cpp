@@ -437,9 +437,10 @@ void add_check_command(CLI::App &app, int &exit_code, MachineSnapshot this_machi
                   "drained, not left out of the verdict");
   cmd->add_option("--cut-short", o->cut_short,
                   "Why the job ended before every step ran (its time limit: slurm_burnin.sbatch "
-                  "gives it): a rule that finds no record on a node warns with this reason "
-                  "instead of its on_missing level (not measured: not a pass, not a drain); what "
-                  "was measured is judged as ever");
+                  "gives it): a rule that finds no record on any node of these runs warns with "
+                  "this reason instead of its on_missing level (not measured: not a pass, not a "
+                  "drain); what was measured is judged as ever, and a node that lacks what "
+                  "others measured is judged as in any run");
   cmd->add_option("--expect-gpus", o->expect_gpus,
                   "The GPUs every node must show (Slurm's gres): a node whose NVML lists fewer "
                   "fails (expected-gpus), and --rules auto takes the profile for that many")

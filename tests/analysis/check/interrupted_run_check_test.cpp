@@ -48,11 +48,9 @@ analysis::LoadedRun interrupted(double second_gbytes_per_s = 20.0) {
   return run;
 }
 
-CheckResult judge(analysis::LoadedRun run, std::string cut_short = "") {
-  analysis::RunSet set;
-  set.runs.push_back(std::move(run));
-  set.cut_short = std::move(cut_short);
-  return evaluate(rules(std::string(kHostReadFloorRule) + R"(
+// The host read floor, and a host copy floor that no run of these tests measures but one.
+RuleSet host_read_and_copy_rules() {
+  return rules(std::string(kHostReadFloorRule) + R"(
   - id: host-copy-floor
     category: memory
     severity: fail
@@ -60,8 +58,14 @@ CheckResult judge(analysis::LoadedRun run, std::string cut_short = "") {
     metric: metrics.bandwidth_gbytes_per_s
     compare: ">="
     value: 1
-)"),
-                  set);
+)");
+}
+
+CheckResult judge(analysis::LoadedRun run, std::string cut_short = "") {
+  analysis::RunSet set;
+  set.runs.push_back(std::move(run));
+  set.cut_short = std::move(cut_short);
+  return evaluate(host_read_and_copy_rules(), set);
 }
 
 TEST(InterruptedRun, IsNotAPassAndNotADrain) {
@@ -162,15 +166,21 @@ TEST(InterruptedRun, BetweenPointsAndWithoutASignalName) {
             std::string::npos);
 }
 
-// A job whose time limit came between two steps (slurm_burnin.sbatch's --cut-short): the run of
-// the step that ran is whole, and what the steps never run would have measured warns, saying why.
-TEST(InterruptedRun, AJobCutShortWarnsOnWhatNoStepMeasured) {
+// The two points measured, as a run that ended whole.
+analysis::LoadedRun whole_run() {
   auto whole = interrupted();
   whole.records.pop_back();
   whole.manifest["status"] = "complete";
   whole.manifest["points_planned"] = 2;
   whole.manifest["counts"] = {{"ok", 2}};
   whole.manifest.erase("interrupted");
+  return whole;
+}
+
+// A job whose time limit came between two steps (slurm_burnin.sbatch's --cut-short): the run of
+// the step that ran is whole, and what the steps never run would have measured warns, saying why.
+TEST(InterruptedRun, AJobCutShortWarnsOnWhatNoStepMeasured) {
+  auto whole = whole_run();
   EXPECT_EQ(node_finding(judge(whole), "node-a", "host-copy-floor")->level, Level::fail);
   const auto r = judge(whole, "the job's time limit ended the burn-in (steps collectives)");
   EXPECT_EQ(r.node_verdict("node-a"), Level::warn);
@@ -181,6 +191,37 @@ TEST(InterruptedRun, AJobCutShortWarnsOnWhatNoStepMeasured) {
       << node_finding(r, "node-a", "host-copy-floor")->detail;
   // What was measured is judged as ever.
   EXPECT_EQ(judge(interrupted(0.5), "cut").drain(), std::vector<std::string>{"node-a"});
+}
+
+// A record that another node holds came from a step that ran: a node whose whole run lacks it is
+// not excused by the job's cut (its GPU point never planned, a benchmark it could not run).
+TEST(InterruptedRun, AJobCutShortExcusesNoNodeForWhatAnotherMeasured) {
+  auto whole = whole_run();
+  auto other = whole;
+  other.dir = "runs/other";
+  other.manifest["run"] = "other";
+  other.manifest["host"] = "node-b";
+  other.manifest["points_planned"] = 3;
+  other.manifest["counts"] = {{"ok", 3}};
+  for (auto &r : other.records) {
+    r.run = "other";
+    r.host = "node-b";
+  }
+  auto copy = other.records.front();
+  copy.key = "memory.host_copy";
+  other.records.push_back(copy);
+  analysis::RunSet set;
+  set.runs = {whole, other};
+  set.cut_short = "the job's time limit ended the burn-in (steps collectives)";
+  const auto r = evaluate(host_read_and_copy_rules(), set);
+  EXPECT_EQ(node_finding(r, "node-a", "host-copy-floor")->level, Level::fail);
+  EXPECT_EQ(r.node_verdict("node-b"), Level::pass);
+  EXPECT_EQ(r.drain(), std::vector<std::string>{"node-a"});
+  // An imported log that holds the record says nothing of the job's steps: still excused.
+  set.runs[1].manifest["imported"] = {{"tool", "nccl-tests"}};
+  const auto imported = evaluate(host_read_and_copy_rules(), set);
+  EXPECT_EQ(node_finding(imported, "node-a", "host-copy-floor")->level, Level::warn);
+  EXPECT_TRUE(imported.drain().empty());
 }
 
 } // namespace
