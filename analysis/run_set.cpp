@@ -239,13 +239,12 @@ void load_one(const fs::path &records_file, RunSet &set, std::vector<std::size_t
     // Read whole, but not as railgauge writes it: refused (an unreadable input, at its level),
     // while each point's last record is still judged and shown beside the refusal.
     auto what = fmt::format(
-        "{}{}: only an error record is ever run again, so these are records edited or "
-        "merged; judge the run as railgauge wrote it",
+        "{}{}: only an error record is ever run again, so these are records edited or merged; "
+        "judge the run as railgauge wrote it (each point's last record is still judged and shown "
+        "beside the refusal)",
         twice.front(), twice.size() > 1 ? fmt::format(", and {} more", twice.size() - 1) : "");
-    set.problems.push_back(fmt::format("{}: refused as written (each point's last record is still "
-                                       "judged and shown beside the refusal): {}",
-                                       records_file.string(), what));
-    set.unreadable.push_back({records_file.string(), std::move(what)});
+    set.problems.push_back(fmt::format("{}: refused as written: {}", records_file.string(), what));
+    set.unreadable.push_back({records_file.string(), std::move(what), "", true});
   }
   if (auto merged = give_records_their_host(run, records_file))
     unreadable(records_file, std::move(*merged));

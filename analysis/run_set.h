@@ -41,9 +41,19 @@ struct UnreadablePath {
   // The host whose run this was, where its run.json names one: a run the fleet history could
   // not store is its node's newest run unknown, never its older pass standing.
   std::string host = {};
+  // Read whole, but not as railgauge writes it (a point recorded twice): refused, its records
+  // still judged beside the refusal, not unreadable.
+  bool refused = false;
 
   bool operator==(const UnreadablePath &) const = default;
 };
+
+// "PATH cannot be read: WHAT", or "PATH is refused as written: WHAT" for a file read whole but not
+// as railgauge writes it. Inline: check reads run_set.h for its types alone, and does not link
+// the library that loads runs.
+inline std::string unreadable_text(const UnreadablePath &u) {
+  return u.path + (u.refused ? " is refused as written: " : " cannot be read: ") + u.what;
+}
 
 struct RunSet {
   std::vector<LoadedRun> runs;

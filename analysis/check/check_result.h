@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -120,6 +121,10 @@ struct MissingCount {
 
 // A path the runs could not be read from (analysis::UnreadablePath): the node it holds is
 // unknown, so it is no part's finding, but it counts in the fleet's verdict at its level.
+// The start of an UnreadableInput's `what` for a file read whole but refused as written (a point
+// recorded twice): its records are still judged, it is not "cannot be read".
+inline constexpr std::string_view kRefusedAsWritten = "refused as written: ";
+
 struct UnreadableInput {
   std::string path;
   std::string what;

@@ -63,7 +63,9 @@ CheckResult Evaluator::run() {
   profile_gpu_rule();
   auto result = finish();
   for (const auto &u : runs_.unreadable)
-    result.unreadable.push_back({u.path, u.what, rules_.unreadable_inputs});
+    result.unreadable.push_back({u.path,
+                                 u.refused ? std::string(kRefusedAsWritten) + u.what : u.what,
+                                 rules_.unreadable_inputs});
   if (!result.unreadable.empty())
     result.verdict = std::max(result.verdict, rules_.unreadable_inputs);
   return result;
@@ -300,7 +302,7 @@ void Evaluator::unreadable_in_run(const analysis::LoadedRun &run, const PartKey 
     if (u.path.starts_with(run.dir + "/") &&
         u.path.find('/', run.dir.size() + 1) == std::string::npos) {
       Finding f = built_in_missing(kRunCompleteRule, rules_.unreadable_inputs, "run " + run.dir,
-                                   fmt::format("{} cannot be read: {}", u.path, u.what));
+                                   analysis::unreadable_text(u));
       f.run = run.dir;
       ledger_.add_finding(node, std::move(f));
     }

@@ -793,6 +793,7 @@ class BurninReferenceTest(unittest.TestCase):
                 if source != "--history":
                     # Refused, not "cannot be read": its last record is judged beside it.
                     self.assertIn("records.jsonl: refused as written", r.stdout, source)
+                    self.assertNotIn("records.jsonl cannot be read", r.stdout, source)
 
     def test_a_health_counter_that_went_backwards_is_no_pass(self):
         # The GPU was reset during the HBM burn: its volatile uncorrectable ECC count read 2
