@@ -550,6 +550,10 @@ def make_case(name, tool, files, profile, verdict, named):
                               if f["missing"] and f["level"] != "info"
                               and f["rule"] not in expected_missing], [])
             self.assertNotIn("", result["drain"])
+            # Nodes, not parts: a pair's log ("a+b") counts both its nodes, failed as drained.
+            machines = {h for n in result["nodes"] for h in n["host"].split("+")}
+            self.assertEqual(result["summary"]["nodes"], len(machines), name)
+            self.assertEqual(result["summary"]["nodes_fail"], len(result["drain"]), name)
             for rule, host, check, *parts in named:
                 hits = [f for f in findings if f["rule"] == rule and host in f["host"]]
                 self.assertTrue(hits, f"{name}: no {rule} on a host with '{host}':\n{summary}")
