@@ -34,8 +34,17 @@ std::string value_text(const PointComparison &p, std::size_t input) {
 
 namespace {
 
+// A relative noise as "±1.3%": under 0.1 % with one significant digit ("±0.03%"), as "±0.0%" read
+// as no noise at all beside a ratio printed to three decimals.
+std::string noise_percent(double relative) {
+  const double percent = relative * 100;
+  if (percent == 0)
+    return "±0%";
+  return percent < 0.1 ? fmt::format("±{:.1g}%", percent) : fmt::format("±{:.1f}%", percent);
+}
+
 std::string noise_text(const std::optional<Side> &s) {
-  return s && s->noise ? fmt::format("±{:.1f}%", *s->noise * 100) : "-";
+  return s && s->noise ? noise_percent(*s->noise) : "-";
 }
 
 // The params every point has with the same value: said once above the table, not per row.
@@ -82,9 +91,8 @@ point_rows(const Comparison &c, const std::vector<const PointComparison *> &poin
     for (std::size_t i = 1; i < p.sides.size(); ++i) {
       row.push_back(p.ratio[i - 1] ? fmt::format("{:.3f}", *p.ratio[i - 1]) : "-");
       const auto &a = compared_side(p, 0, i), &b = compared_side(p, i, 0);
-      row.push_back(a && b && a->noise && b->noise
-                        ? fmt::format("±{:.1f}%", (*a->noise + *b->noise) * 100)
-                        : noise_text(a ? a : b));
+      row.push_back(a && b && a->noise && b->noise ? noise_percent(*a->noise + *b->noise)
+                                                   : noise_text(a ? a : b));
       row.push_back(p.verdict[i - 1]);
     }
     out.push_back(row);

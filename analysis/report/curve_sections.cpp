@@ -15,6 +15,7 @@
 #include "analysis/report/report_page.h"
 #include "analysis/report/series_names.h"
 #include "analysis/report/svg.h"
+#include "harness/host_group.h"
 #include "harness/metric_names.h"
 #include "harness/stats.h"
 #include "records/collective_record.h"
@@ -82,6 +83,11 @@ std::string part_name(const Record &r) {
     return fmt::format("{} gpu {}", r.host, text(r.device["pci"]));
   if (r.params.contains("gpu"))
     return fmt::format("{} gpu {}", r.host, text(r.params["gpu"]));
+  // A group's figure (a multi-node log, "a+b+...") is the group's: its rank is the log's, no
+  // node's, and ten hosts joined filled the cell.
+  if (const auto hosts = hosts_of_group(r.host); hosts.size() > 1)
+    return hosts.size() <= 3 ? r.host
+                             : fmt::format("{} and {} more nodes", hosts.front(), hosts.size() - 1);
   return fmt::format("{} rank {}", r.host, r.rank);
 }
 

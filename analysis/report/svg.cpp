@@ -39,6 +39,8 @@ double Scale::map(double v) const {
 
 std::vector<double> Scale::ticks() const {
   std::vector<double> out;
+  if (only_value)
+    return {*only_value};
   if (log) {
     // Powers of two when the span is small enough to label them, else powers of 1024 or 10.
     const double decades = std::log10(d1 / d0);
@@ -77,6 +79,7 @@ Scale make_scale(double lo, double hi, double r0, double r1, bool log) {
     lo = std::max(lo, 1e-300);
     hi = std::max(hi, lo);
     if (hi == lo) {
+      s.only_value = lo;
       lo /= 2;
       hi *= 2;
     }

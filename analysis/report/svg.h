@@ -14,6 +14,9 @@ struct Scale {
   double d0 = 0, d1 = 1; // data
   double r0 = 0, r1 = 1; // pixels
   bool log = false;
+  // The one value a log scale over a single value was widened around (its ticks: that value, not
+  // the half and the double of it, a "t = 0.5" on a sweep of one t).
+  std::optional<double> only_value;
 
   double map(double v) const;
   // Tick values: powers of 2 or 10 on a log scale (at most ~8), "nice" steps on a linear one.

@@ -32,6 +32,27 @@ TEST(Compare, DefaultMetricAndNoise) {
   EXPECT_FALSE(compare::relative_noise({{"tflops", 1}}));
 }
 
+// A noise under 0.05 % printed "±0.0%", read as none at all: it keeps one significant digit.
+TEST(Compare, ANoiseUnderATenthOfAPercentKeepsItsDigit) {
+  compare::Comparison c;
+  c.labels = {"a", "b"};
+  compare::PointComparison p;
+  p.key = "memory.hbm_copy";
+  p.params = json::object();
+  p.metric = "metrics.bandwidth_gbytes_per_s";
+  p.sides = {compare::Side{100, 0.0001, 1}, compare::Side{100.02, 0.0002, 1}};
+  p.ratio = {1.0002};
+  p.verdict = {"within noise"};
+  auto q = p;
+  q.sides = {compare::Side{100, 0.004, 1}, compare::Side{101, 0.008, 1}};
+  auto z = p;
+  z.sides = {compare::Side{100, 0.0, 1}, compare::Side{101, 0.0, 1}};
+  const auto rows = compare::point_rows(c, {&p, &q, &z}, false);
+  EXPECT_EQ(rows[0][6], "±0.03%");
+  EXPECT_EQ(rows[1][6], "±1.2%");
+  EXPECT_EQ(rows[2][6], "±0%");
+}
+
 TEST(Compare, MatchesPointsAndJudgesAgainstNoise) {
   const auto a = make_fleet({}, 2, 2);
   // 10% more bandwidth on every h2d point, 0.3% on HBM: the first beyond the fixture's noise
@@ -101,6 +122,14 @@ TEST(Svg, LinearAndLogScalesMapEnds) {
   for (std::size_t i = 2; i < ticks.size(); ++i)
     EXPECT_DOUBLE_EQ(ticks[i] - ticks[i - 1], ticks[1] - ticks[0]);
   EXPECT_LE(ticks.back(), lin.d1);
+}
+
+// A sweep of one t drew ticks at 0.5, 1 and 2: its axis is widened to draw, but ticked at t alone.
+TEST(Svg, ALogScaleOfOneValueTicksThatValueAlone) {
+  const auto one = report::make_scale(1, 1, 0, 200, true);
+  EXPECT_EQ(one.ticks(), std::vector<double>{1});
+  EXPECT_DOUBLE_EQ(one.map(1), 100);
+  EXPECT_GT(report::make_scale(1, 2, 0, 200, true).ticks().size(), 1u);
 }
 
 TEST(Svg, LabelsColoursAndEscaping) {

@@ -282,6 +282,15 @@ class ReportRealTest(unittest.TestCase):
                                 r'(?:stroke-dasharray="([^"]*)" )?stroke-width', svg)
             self.assertEqual(len(styles), len(set(styles)), styles)
 
+    def test_a_multi_node_logs_lowest_part_is_its_nodes_not_a_rank(self):
+        # The 10-node log's figures are the group's: "lowest at" read "cnode3-002+...+cnode3-011
+        # rank 0", ten hosts joined and the rank of no node.
+        rows = [line for line in self.page.md.splitlines()
+                if "cnode3-002" in line and not line.startswith("| run ")]
+        self.assertTrue(rows)
+        self.assertTrue(all("cnode3-002 and 9 more nodes" in row for row in rows), rows[:3])
+        self.assertFalse([row for row in rows if re.search(r"\+\S+ rank \d", row)], rows[:3])
+
     def test_latency_percentiles_on_a_log_axis(self):
         svg = chart_titled(self.page.html, "chart", "latency versus size")
         legend = re.findall(r'<line [^>]*/><text[^>]*>([^<]*)</text>', svg)
