@@ -15,6 +15,7 @@
 
 #include "cli/analysis_commands.h"
 #include "cli/burnin_command.h"
+#include "cli/command_hint.h"
 #include "cli/fabric_command.h"
 #include "cli/make_registry.h"
 #include "cli/measure_command.h"
@@ -287,6 +288,12 @@ int dispatch(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
+    // `railgauge ingest` said only "A subcommand is required".
+    if (args.size() > 1 && app.get_subcommands().empty())
+      if (const auto hint = nested_command_hint(app, args[1])) {
+        std::cerr << "railgauge: error: " << *hint << '\n';
+        return code(ExitStatus::bad_input);
+      }
     return app.exit(e) == 0 ? code(ExitStatus::ok) : code(ExitStatus::bad_input);
   }
 

@@ -455,6 +455,15 @@ class BadInputTest(unittest.TestCase):
         r = railgauge("run", "nodes", "--out", str(self.out))
         self.assert_input_error(r, "no suite named 'nodes'", "node")
 
+    def test_a_command_one_level_down_is_named_where_it_is(self):
+        # `railgauge ingest` said only "The following argument was not expected: ingest".
+        r = railgauge("ingest", str(self.out))
+        self.assert_input_error(r, "`ingest` is a command of `railgauge db`",
+                                "railgauge db ingest ...")
+        r = railgauge("ingets")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertNotIn("is a command of", r.stderr)
+
     def test_unwritable_out_fails_before_anything_runs(self):
         blocker = pathlib.Path(self.tmp.name) / "a-file"
         blocker.write_text("not a directory")
