@@ -24,6 +24,9 @@ GLOBAL_ASSUMPTIONS = (
     "and dropout memory traffic of the scores",
     "tensor-parallel communication overlap (Megatron's --tp-comm-overlap) is Calculon's "
     "tensor_par_overlap 'ring'",
+    "the sequence-parallel all-gather is not done again in the backward (Calculon's "
+    "seq_par_ag_redo false): its output is taken as kept from the forward; no source states how "
+    "its runs did it",
     "tensor parallelism on networks[0] (NVLink, 8 GPUs), pipeline and data parallelism on "
     "networks[1] (the fabric, per GPU): every layout here keeps t <= 8 inside a node",
     "GeLU fused into its GEMM (Calculon's fused_activation true)",

@@ -72,6 +72,18 @@ class CalibratePredictTest(unittest.TestCase):
         for r in self.table["runs"]:
             self.assertIn(r["source"], self.table["sources"])
 
+    def test_each_layout_flag_is_what_its_source_states(self):
+        # The 1.7B row's tp_comm_overlap read false beside "stated: yes: --tp-comm-overlap": the
+        # table and its own provenance disagreed (at t = 1 it changes no prediction).
+        for r in self.table["runs"]:
+            for kind in ("stated", "assumed"):
+                for field, why in r.get(kind, {}).items():
+                    section, _, name = field.partition(".")
+                    value = r.get(section, {}).get(name) if section == "layout" else None
+                    if isinstance(value, bool):
+                        self.assertEqual(why.split(":")[0].strip(), "yes" if value else "no",
+                                         (r["id"], kind, field, why))
+
     def test_published_tokens_use_megatrons_flops_per_token(self):
         # 177B: 12 l h^2 (attention (2 + s/h) + MLP 4 + logit V/(2 l h)), by hand.
         h, l, s, v = 12288, 96, 4096, 131072
