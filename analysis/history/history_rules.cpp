@@ -434,8 +434,8 @@ HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hos
   for (const auto &[host, what] : dating.dating_problems)
     if (wanted.empty() || wanted.contains(host))
       out.problems.push_back(fmt::format("{}: {}", host, what));
-  if (const auto line = hosts_not_run_lately(db, wanted, dating); !line.empty())
-    out.problems.push_back(line);
+  for (auto &line : hosts_not_run_lately(db, wanted, dating))
+    out.problems.push_back(std::move(line));
   judge_figures(db, hosts, options, dating, out);
   if (offenders == Offenders::judged)
     judge_offenders(db, hosts, options, dating, out.replaced_at_s, out);

@@ -256,11 +256,54 @@ NewestRuns newest_runs(Database &db) {
 namespace {
 // Two weekly burn-ins missed: past the cadence of any fleet that runs them.
 constexpr double kNotRunLatelyS = 14 * 86400.0;
+
+using NewestOfHost = std::map<std::string, std::pair<double, std::string>>; // (order, run id)
+
+// The late hosts whose every GPU (its part identity: serial, else UUID) is now a part of one
+// other host that ran later: a machine renamed, or its GPUs moved, whose old name would otherwise
+// read as a retired host judged by its last run. A line each.
+std::vector<std::string> renamed_hosts(Database &db, const std::set<std::string> &late,
+                                       const NewestOfHost &newest_of) {
+  std::map<std::string, std::set<std::string>> gpus_of, hosts_of;
+  db.for_each("SELECT h.name, p.identity FROM parts p JOIN hosts h ON h.id = p.host_id "
+              "WHERE p.kind = 'gpu'",
+              {}, [&](const Row &row) {
+                gpus_of[as_text(row[0])].insert(as_text(row[1]));
+                hosts_of[as_text(row[1])].insert(as_text(row[0]));
+              });
+  std::vector<std::string> out;
+  for (const auto &host : late) {
+    const auto gpus = gpus_of.find(host);
+    if (gpus == gpus_of.end() || gpus->second.empty())
+      continue;
+    std::set<std::string> holders = hosts_of[*gpus->second.begin()];
+    for (const auto &gpu : gpus->second)
+      std::erase_if(holders, [&](const std::string &h) { return !hosts_of[gpu].contains(h); });
+    holders.erase(host);
+    const auto &old_run = newest_of.at(host);
+    std::erase_if(holders, [&](const std::string &h) {
+      const auto it = newest_of.find(h);
+      return it == newest_of.end() || it->second.first <= old_run.first;
+    });
+    if (holders.size() != 1)
+      continue;
+    const auto &now = *holders.begin();
+    const auto n = gpus->second.size();
+    out.push_back(fmt::format(
+        "{}: its {} GPU{} (by serial, else UUID) {} now {}'s, whose newest run {} is {:.0f} days "
+        "after its own last ({}): the machine renamed, or its GPUs moved; `railgauge db remove` "
+        "takes the old name out",
+        host, n, n == 1 ? "" : "s", n == 1 ? "is" : "are", now, newest_of.at(now).second,
+        (newest_of.at(now).first - old_run.first) / 86400, old_run.second));
+  }
+  return out;
+}
+
 } // namespace
 
-std::string hosts_not_run_lately(Database &db, const std::set<std::string> &wanted,
-                                 const NewestRuns &dating) {
-  std::map<std::string, std::pair<double, std::string>> newest_of; // host -> (order, run id)
+std::vector<std::string> hosts_not_run_lately(Database &db, const std::set<std::string> &wanted,
+                                              const NewestRuns &dating) {
+  NewestOfHost newest_of;
   double newest = 0;
   db.for_each("SELECT h.name, ru.id, ru.run_id FROM runs ru JOIN hosts h ON h.id = ru.host_id "
               "WHERE ru.id IN (" +
@@ -274,26 +317,30 @@ std::string hosts_not_run_lately(Database &db, const std::set<std::string> &want
                 if (order > of_host.first)
                   of_host = {order, as_text(row[2])};
               });
-  std::size_t late = 0;
+  std::set<std::string> late;
   std::pair<double, std::string> oldest{newest, ""};
   std::string oldest_host;
   for (const auto &[host, run] : newest_of) {
     if ((!wanted.empty() && !wanted.contains(host)) || run.first <= 0 ||
         newest - run.first <= kNotRunLatelyS)
       continue;
-    ++late;
+    late.insert(host);
     if (run.first < oldest.first) {
       oldest = run;
       oldest_host = host;
     }
   }
-  if (late == 0)
-    return "";
-  return fmt::format(
-      "{} host{} ran last more than 14 days before the history's newest run (the "
-      "oldest: {}, run {}, {:.0f} days before): each is judged by that run; `railgauge "
-      "db remove` takes a retired host out",
-      late, late == 1 ? "" : "s", oldest_host, oldest.second, (newest - oldest.first) / 86400);
+  if (late.empty())
+    return {};
+  std::vector<std::string> out = {
+      fmt::format("{} host{} ran last more than 14 days before the history's newest run (the "
+                  "oldest: {}, run {}, {:.0f} days before): each is judged by that run; `railgauge "
+                  "db remove` takes a retired host out",
+                  late.size(), late.size() == 1 ? "" : "s", oldest_host, oldest.second,
+                  (newest - oldest.first) / 86400)};
+  for (auto &line : renamed_hosts(db, late, newest_of))
+    out.push_back(std::move(line));
+  return out;
 }
 
 } // namespace railgauge::history

@@ -55,9 +55,10 @@ struct NewestRuns {
 NewestRuns newest_runs(Database &db);
 
 // A line for the hosts (of `wanted`; every host when empty) whose newest run is more than 14 days
-// older than the history's newest, the oldest named; "" where none is. A retired node's last FAIL
-// stayed on the drain list months on, and nothing dated it.
-std::string hosts_not_run_lately(Database &db, const std::set<std::string> &wanted,
-                                 const NewestRuns &dating);
+// older than the history's newest, the oldest named; nothing where none is. A retired node's last
+// FAIL stayed on the drain list months on, and nothing dated it. Then a line for each of them
+// whose every GPU is now another host's that ran later: a machine renamed, not retired.
+std::vector<std::string> hosts_not_run_lately(Database &db, const std::set<std::string> &wanted,
+                                              const NewestRuns &dating);
 
 } // namespace railgauge::history

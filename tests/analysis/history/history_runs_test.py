@@ -149,6 +149,12 @@ class HistoryRuns(unittest.TestCase):
         self.assertIn("1 host ran last more than 14 days before the history's newest run (the "
                       "oldest: old, run 2026-08-03-old, 28 days before): each is judged by that "
                       "run; `railgauge db remove` takes a retired host out", out["problems"])
+        # Its one GPU is the one that ran on as "vm": a machine renamed, said so.
+        renamed = [p for p in out["problems"] if p.startswith("old: its 1 GPU")]
+        self.assertEqual(len(renamed), 1, out["problems"])
+        self.assertIn("is now vm's, whose newest run", renamed[0])
+        self.assertIn("28 days after its own last (2026-08-03-old): the machine renamed",
+                      renamed[0])
 
     def test_the_report_shows_a_drift_and_a_replaced_gpu(self):
         # A GPU 7 % slow for two weeks, then swapped for a new one that ran healthy: the
