@@ -160,12 +160,17 @@ void Evaluator::no_record_on_nodes(const Rule &rule, const std::set<std::string>
 // Why an own node holds no record the rule selects: a burn point that failed before it measured a
 // GPU (selects_point_of_gpu_parts), or none at all.
 std::string Evaluator::no_record_detail(const Rule &rule, const std::string &host) const {
+  return failed_point_of(rule, host).value_or(no_record_on_node_detail(rule));
+}
+
+std::optional<std::string> Evaluator::failed_point_of(const Rule &rule,
+                                                      const std::string &host) const {
   if (const auto it = failed_records_.find(host); it != failed_records_.end())
     for (const auto *r : it->second)
       if (selects_point_of_gpu_parts(rule, r->key, r->params))
         return failed_point_detail(rule, r->key, std::string(to_string(r->status)),
                                    r->reason.value_or(""));
-  return no_record_on_node_detail(rule);
+  return std::nullopt;
 }
 
 // An ok imported record of `host` that the rule would select but for its size
@@ -190,12 +195,15 @@ void Evaluator::no_record_on_gpus(const Rule &rule, const GpusByPhase &gpus_with
     const auto &[host, phase] = where;
     if (only_imported(host))
       continue;
+    // A rank's point that failed before it measured a GPU: said for its GPUs too.
+    const auto failed = failed_point_of(rule, host);
     for (const auto &gpu : index_.inventory_gpus(host)) {
       if (seen.count(gpu))
         continue;
       const PartKey key{host, PartKind::gpu, gpu};
       ledger_.add_missing(key, missing(rule, rule.metric,
-                                       no_record_on_gpu_detail(phase, index_.label_of(key)),
+                                       no_record_on_gpu_detail(phase, index_.label_of(key),
+                                                               failed ? &*failed : nullptr),
                                        rule.on_missing));
     }
   }

@@ -52,10 +52,12 @@ std::string failed_point_detail(const Rule &rule, const std::string &key, const 
                      reason.empty() ? "" : ": " + reason);
 }
 
-std::string no_record_on_gpu_detail(const std::string &phase, const std::string &gpu) {
-  return fmt::format("no figure of '{}' for {}, which the node's inventory lists: the point that "
-                     "ran on every GPU did not run on it",
-                     phase, gpu);
+std::string no_record_on_gpu_detail(const std::string &phase, const std::string &gpu,
+                                    const std::string *failed_point) {
+  return fmt::format("no figure of '{}' for {}, which the node's inventory lists: {}", phase, gpu,
+                     failed_point
+                         ? *failed_point
+                         : std::string("the point that ran on every GPU did not run on it"));
 }
 
 std::string burn_phase(const std::string &key, const nlohmann::json &params) {

@@ -33,8 +33,10 @@ std::string failed_point_detail(const Rule &rule, const std::string &key, const 
                                 const std::string &reason);
 // The detail of a GPU's missing value where a point that ran on every GPU at once has no part of
 // the GPU that its node's inventory lists (`gpu`: the GPU's label), over directories and over the
-// database alike.
-std::string no_record_on_gpu_detail(const std::string &phase, const std::string &gpu);
+// database alike. `failed_point`: failed_point_detail of such a point of the node that failed (a
+// rank's burn point that failed before it measured a GPU), said instead of "did not run on it".
+std::string no_record_on_gpu_detail(const std::string &phase, const std::string &gpu,
+                                    const std::string *failed_point = nullptr);
 
 // The phase of a burn-in a record of every GPU at once is: its key and, where it has one, its
 // dtype ("gemm.burn dtype=fp64"). A rule that selects several phases (the FP64, TF32 and HBM

@@ -196,10 +196,13 @@ void RecordRules::no_record_on_gpus(RuleState &state) {
     const auto &[host, phase] = where;
     if (!own_hosts_.contains(host))
       continue;
+    const auto failed = state.failed_point.find(host);
     for (const auto &gpu : index_.inventory_gpus(host))
       if (!seen.contains(gpu)) {
         const PartKey key{host, check::PartKind::gpu, gpu};
-        missing(key, check::no_record_on_gpu_detail(phase, index_.label_of(key)));
+        missing(key, check::no_record_on_gpu_detail(
+                         phase, index_.label_of(key),
+                         failed == state.failed_point.end() ? nullptr : &failed->second));
       }
   }
   for (const auto &gpu : state.windows.unread(index_))

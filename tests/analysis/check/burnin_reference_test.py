@@ -699,6 +699,32 @@ class BurninReferenceTest(unittest.TestCase):
             self.assertFalse(any("no telemetry window" in f["detail"]
                                  for f in left_out["findings"]), source)
 
+    def test_a_gpu_whose_ranks_burn_failed_says_it_failed(self):
+        # Two ranks, one GPU each: rank 1's GEMM burn failed before it measured its GPU. That
+        # GPU's missing value read "the point that ran on every GPU did not run on it"; only the
+        # node's named the failure. Both ways, the GPU's now does.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, second_gpu)
+            records = [json.loads(line)
+                       for line in (run / "records.jsonl").read_text().splitlines()]
+            burn = next(r for r in records
+                        if r["key"] == "gemm.burn" and r["axes"].get("dtype") == "bf16")
+            failed = json.loads(json.dumps(burn))
+            failed.update(rank=1, status="failed", metrics={},
+                          reason="CUDA error: out of memory before the first GPU measured")
+            records.append(failed)
+            (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+            for source, r, _ in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                verdict = json.loads((pathlib.Path(tmp) / "verdict.json").read_text())
+                second = next(p for p in verdict["parts"]
+                              if p["kind"] == "gpu" and p["id"] == "0000:00:07.0")
+                details = [f["detail"] for f in second["findings"]
+                           if f["missing"] and f["rule"] == "burn-gemm-floor"]
+                self.assertTrue(details, (source, second["findings"]))
+                self.assertTrue(all("the point 'gemm.burn' is failed: CUDA error: out of memory"
+                                    in d for d in details), (source, details))
+
     def test_a_gpu_one_phase_left_out_is_missing_that_phase(self):
         # A second GPU that every burn phase ran on but the FP64 GEMM: the duration rule of the
         # FP64, TF32 and HBM burns together found it in the other two and passed it, both ways;
