@@ -163,11 +163,13 @@ std::string Evaluator::no_record_detail(const Rule &rule, const std::string &hos
   return failed_point_of(rule, host).value_or(no_record_on_node_detail(rule));
 }
 
-std::optional<std::string> Evaluator::failed_point_of(const Rule &rule,
-                                                      const std::string &host) const {
+std::optional<std::string> Evaluator::failed_point_of(const Rule &rule, const std::string &host,
+                                                      const std::string *phase,
+                                                      const std::string *gpu) const {
   if (const auto it = failed_records_.find(host); it != failed_records_.end())
     for (const auto *r : it->second)
-      if (selects_point_of_gpu_parts(rule, r->key, r->params))
+      if (selects_point_of_gpu_parts(rule, r->key, r->params) &&
+          (!phase || failed_point_of_gpu(r->key, r->params, r->device, *phase, *gpu)))
         return failed_point_detail(rule, r->key, std::string(to_string(r->status)),
                                    r->reason.value_or(""));
   return std::nullopt;
@@ -195,12 +197,12 @@ void Evaluator::no_record_on_gpus(const Rule &rule, const GpusByPhase &gpus_with
     const auto &[host, phase] = where;
     if (only_imported(host))
       continue;
-    // A rank's point that failed before it measured a GPU: said for its GPUs too.
-    const auto failed = failed_point_of(rule, host);
     for (const auto &gpu : index_.inventory_gpus(host)) {
       if (seen.count(gpu))
         continue;
       const PartKey key{host, PartKind::gpu, gpu};
+      // A rank's point of this phase that failed before it measured this GPU: said so.
+      const auto failed = failed_point_of(rule, host, &phase, &gpu);
       ledger_.add_missing(key, missing(rule, rule.metric,
                                        no_record_on_gpu_detail(phase, index_.label_of(key),
                                                                failed ? &*failed : nullptr),

@@ -82,8 +82,12 @@ private:
                           bool own_run_measured);
   const Record *imported_below_sizes(const Rule &rule, const std::string &host) const;
   std::string no_record_detail(const Rule &rule, const std::string &host) const;
-  // failed_point_detail of the node's first failed point the rule would select, if any.
-  std::optional<std::string> failed_point_of(const Rule &rule, const std::string &host) const;
+  // failed_point_detail of the node's first failed point the rule would select, if any; with
+  // `phase`, only one of that burn phase whose device is the GPU `gpu` or none
+  // (failed_point_of_gpu).
+  std::optional<std::string> failed_point_of(const Rule &rule, const std::string &host,
+                                             const std::string *phase = nullptr,
+                                             const std::string *gpu = nullptr) const;
   void no_record_on_gpus(const Rule &rule, const GpusByPhase &gpus_with_match);
   void inventory_rule(const Rule &rule);
   void record_status_rule();

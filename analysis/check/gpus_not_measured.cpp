@@ -67,6 +67,16 @@ std::string burn_phase(const std::string &key, const nlohmann::json &params) {
   return fmt::format("{} dtype={}", key, dtype->get<std::string>());
 }
 
+bool failed_point_of_gpu(const std::string &key, const nlohmann::json &params,
+                         const nlohmann::json &device, const std::string &phase,
+                         const std::string &gpu) {
+  if (burn_phase(key, params) != phase)
+    return false;
+  const auto pci = device.is_object() ? device.find("pci") : device.end();
+  return !device.is_object() || pci == device.end() || !pci->is_string() ||
+         pci->get<std::string>() == gpu;
+}
+
 bool ran_on_every_gpu(const Record &r, std::size_t node_gpus) {
   if (node_gpus == 0 || !r.params.is_object())
     return false;

@@ -43,6 +43,13 @@ std::string no_record_on_gpu_detail(const std::string &phase, const std::string 
 // burns' duration) needs each GPU in each: a GPU that the FP64 burn left out was measured by the
 // other two and passed.
 std::string burn_phase(const std::string &key, const nlohmann::json &params);
+
+// Whether a node's failed point (its key, params and device) is the one its GPU `gpu` (the GPU's
+// part id, its PCI bus id) lacks in burn phase `phase`: the same phase, and a device that names
+// that GPU or none. A rank's failed FP64 burn is no reason for another GPU's missing bf16 figure.
+bool failed_point_of_gpu(const std::string &key, const nlohmann::json &params,
+                         const nlohmann::json &device, const std::string &phase,
+                         const std::string &gpu);
 // By node and phase, the GPUs (bus ids) that a point run on every GPU at once has a part of.
 using GpusByPhase = std::map<std::pair<std::string, std::string>, std::set<std::string>>;
 

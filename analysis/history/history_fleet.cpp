@@ -130,8 +130,8 @@ void RecordRules::take(const Row &row) {
         state.other_sizes_only.try_emplace(r.host, key);
       if ((status == "failed" || status == "error") && !run->second.imported &&
           check::selects_point_of_gpu_parts(rule, key, r.params))
-        state.failed_point.try_emplace(r.host,
-                                       check::failed_point_detail(rule, key, status, reason));
+        state.failed_point[r.host].push_back(
+            {key, r.params, r.device, check::failed_point_detail(rule, key, status, reason)});
       continue;
     }
     state.hosts_with_match.insert(r.host);

@@ -200,9 +200,13 @@ void RecordRules::no_record_on_gpus(RuleState &state) {
     for (const auto &gpu : index_.inventory_gpus(host))
       if (!seen.contains(gpu)) {
         const PartKey key{host, check::PartKind::gpu, gpu};
-        missing(key, check::no_record_on_gpu_detail(
-                         phase, index_.label_of(key),
-                         failed == state.failed_point.end() ? nullptr : &failed->second));
+        const std::string *why = nullptr;
+        if (failed != state.failed_point.end())
+          for (const auto &point : failed->second)
+            if (!why &&
+                check::failed_point_of_gpu(point.key, point.params, point.device, phase, gpu))
+              why = &point.detail;
+        missing(key, check::no_record_on_gpu_detail(phase, index_.label_of(key), why));
       }
   }
   for (const auto &gpu : state.windows.unread(index_))
@@ -232,7 +236,7 @@ void RecordRules::no_record_on_nodes(RuleState &state) {
     if (rule.applies_to == check::AppliesTo::imported)
       continue;
     const auto failed = state.failed_point.find(host);
-    const auto &why = failed == state.failed_point.end() ? detail : failed->second;
+    const auto &why = failed == state.failed_point.end() ? detail : failed->second.front().detail;
     const bool stopped = stopped_hosts_.contains(host); // as Evaluator::no_record_on_nodes
     state.missing->add(
         PartKey{host, check::PartKind::node, ""},

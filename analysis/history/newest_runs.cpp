@@ -245,8 +245,13 @@ NewestRuns newest_runs(Database &db) {
   std::sort(kept.begin(), kept.end());
   std::vector<analysis::RunMachine> newest_machines;
   for (std::size_t i = 0; i < own.size(); ++i)
-    if (std::binary_search(kept.begin(), kept.end(), own[i].id))
+    if (std::binary_search(kept.begin(), kept.end(), own[i].id)) {
       newest_machines.push_back(machines[i]);
+      auto &gpus = out.gpus_of_host[own[i].host];
+      for (const auto &uuid : machines[i].gpus)
+        if (!uuid.empty())
+          gpus.insert(uuid);
+    }
   out.ids = kept.empty() ? "NULL" : fmt::format("{}", fmt::join(kept, ","));
   out.rows = std::move(kept);
   out.shared_host_names = analysis::shared_host_names(newest_machines);
@@ -259,22 +264,20 @@ constexpr double kNotRunLatelyS = 14 * 86400.0;
 
 using NewestOfHost = std::map<std::string, std::pair<double, std::string>>; // (order, run id)
 
-// The late hosts whose every GPU (its part identity: serial, else UUID) is now a part of one
-// other host that ran later: a machine renamed, or its GPUs moved, whose old name would otherwise
-// read as a retired host judged by its last run. A line each.
-std::vector<std::string> renamed_hosts(Database &db, const std::set<std::string> &late,
-                                       const NewestOfHost &newest_of) {
-  std::map<std::string, std::set<std::string>> gpus_of, hosts_of;
-  db.for_each("SELECT h.name, p.identity FROM parts p JOIN hosts h ON h.id = p.host_id "
-              "WHERE p.kind = 'gpu'",
-              {}, [&](const Row &row) {
-                gpus_of[as_text(row[0])].insert(as_text(row[1]));
-                hosts_of[as_text(row[1])].insert(as_text(row[0]));
-              });
+// The late hosts whose every GPU (by UUID, as their newest runs' inventories list them) is in the
+// newest runs of one other host that ran later: a machine renamed, or its GPUs moved, whose old
+// name would otherwise read as a retired host judged by its last run. A line each. UUIDs, not
+// serials: VMs and boards without one share a placeholder serial.
+std::vector<std::string> renamed_hosts(const std::set<std::string> &late,
+                                       const NewestOfHost &newest_of, const NewestRuns &dating) {
+  std::map<std::string, std::set<std::string>> hosts_of;
+  for (const auto &[host, gpus] : dating.gpus_of_host)
+    for (const auto &gpu : gpus)
+      hosts_of[gpu].insert(host);
   std::vector<std::string> out;
   for (const auto &host : late) {
-    const auto gpus = gpus_of.find(host);
-    if (gpus == gpus_of.end() || gpus->second.empty())
+    const auto gpus = dating.gpus_of_host.find(host);
+    if (gpus == dating.gpus_of_host.end() || gpus->second.empty())
       continue;
     std::set<std::string> holders = hosts_of[*gpus->second.begin()];
     for (const auto &gpu : gpus->second)
@@ -290,9 +293,9 @@ std::vector<std::string> renamed_hosts(Database &db, const std::set<std::string>
     const auto &now = *holders.begin();
     const auto n = gpus->second.size();
     out.push_back(fmt::format(
-        "{}: its {} GPU{} (by serial, else UUID) {} now {}'s, whose newest run {} is {:.0f} days "
-        "after its own last ({}): the machine renamed, or its GPUs moved; `railgauge db remove` "
-        "takes the old name out",
+        "{}: its {} GPU{} (by UUID) {} now {}'s, whose newest run {} is {:.0f} days after its own "
+        "last ({}): the machine renamed, or its GPUs moved; `railgauge db remove` takes the old "
+        "name out",
         host, n, n == 1 ? "" : "s", n == 1 ? "is" : "are", now, newest_of.at(now).second,
         (newest_of.at(now).first - old_run.first) / 86400, old_run.second));
   }
@@ -338,7 +341,7 @@ std::vector<std::string> hosts_not_run_lately(Database &db, const std::set<std::
                   "db remove` takes a retired host out",
                   late.size(), late.size() == 1 ? "" : "s", oldest_host, oldest.second,
                   (newest - oldest.first) / 86400)};
-  for (auto &line : renamed_hosts(db, late, newest_of))
+  for (auto &line : renamed_hosts(late, newest_of, dating))
     out.push_back(std::move(line));
   return out;
 }

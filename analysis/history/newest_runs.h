@@ -48,6 +48,8 @@ struct NewestRuns {
   std::unordered_map<std::int64_t, double> order_s;
   // What the dating could not trust, a line each: host, then what and why.
   std::vector<std::pair<std::string, std::string>> dating_problems;
+  // Per host, the GPU UUIDs the inventories of its newest runs list: the GPUs it has now.
+  std::map<std::string, std::set<std::string>> gpus_of_host;
 };
 
 // Reads every stored run's host, suite, world, start and machine (its inventory's machine id and
@@ -57,7 +59,8 @@ NewestRuns newest_runs(Database &db);
 // A line for the hosts (of `wanted`; every host when empty) whose newest run is more than 14 days
 // older than the history's newest, the oldest named; nothing where none is. A retired node's last
 // FAIL stayed on the drain list months on, and nothing dated it. Then a line for each of them
-// whose every GPU is now another host's that ran later: a machine renamed, not retired.
+// whose every GPU (by UUID, in its newest runs' inventories) is in the newest runs of one other
+// host that ran later: a machine renamed, not retired.
 std::vector<std::string> hosts_not_run_lately(Database &db, const std::set<std::string> &wanted,
                                               const NewestRuns &dating);
 

@@ -71,9 +71,15 @@ struct RuleState {
   // An import's host that holds the rule's key at other sizes only, with that key
   // (check::selects_but_for_size): missing there, not "not covered".
   std::map<std::string, std::string> other_sizes_only;
-  // An own host whose burn point of the rule failed before it measured a GPU, with the missing
-  // value's detail that says so (check::selects_point_of_gpu_parts).
-  std::map<std::string, std::string> failed_point;
+  // An own host's burn points of the rule that failed before they measured a GPU, each with the
+  // missing value's detail that says so (check::selects_point_of_gpu_parts); the node's missing
+  // value names the first, a GPU's the first of its phase and device (check::failed_point_of_gpu).
+  struct FailedPoint {
+    std::string key;
+    nlohmann::json params, device;
+    std::string detail;
+  };
+  std::map<std::string, std::vector<FailedPoint>> failed_point;
 };
 
 class RecordRules {

@@ -711,6 +711,8 @@ class BurninReferenceTest(unittest.TestCase):
                         if r["key"] == "gemm.burn" and r["axes"].get("dtype") == "bf16")
             failed = json.loads(json.dumps(burn))
             failed.update(rank=1, status="failed", metrics={},
+                          device={"gpu": "GPU-00000000-0000-0000-0000-000000000007",
+                                  "pci": "0000:00:07.0"},
                           reason="CUDA error: out of memory before the first GPU measured")
             records.append(failed)
             (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -724,6 +726,12 @@ class BurninReferenceTest(unittest.TestCase):
                 self.assertTrue(details, (source, second["findings"]))
                 self.assertTrue(all("the point 'gemm.burn' is failed: CUDA error: out of memory"
                                     in d for d in details), (source, details))
+                # Its other phases did not fail: they are not said to have (a rule over every
+                # burn phase named the bf16 failure on the HBM burn's figure too).
+                others = [f["detail"] for f in second["findings"]
+                          if f["missing"] and "no figure of 'memory.burn" in f["detail"]]
+                self.assertTrue(others, (source, second["findings"]))
+                self.assertFalse([d for d in others if "is failed" in d], (source, others))
 
     def test_a_gpu_one_phase_left_out_is_missing_that_phase(self):
         # A second GPU that every burn phase ran on but the FP64 GEMM: the duration rule of the
