@@ -25,8 +25,10 @@ GLOBAL_ASSUMPTIONS = (
     "tensor-parallel communication overlap (Megatron's --tp-comm-overlap) is Calculon's "
     "tensor_par_overlap 'ring'",
     "the sequence-parallel all-gather is not done again in the backward (Calculon's "
-    "seq_par_ag_redo false): its output is taken as kept from the forward; no source states how "
-    "its runs did it",
+    "seq_par_ag_redo false), though Megatron-LM's own layers gather their input again there "
+    "(megatron/core/tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication"
+    ".backward, at 000c4ac, overlapped with the input-gradient GEMM): on rows with t > 1 the "
+    "predictions leave that all-gather out; they were not made again with it",
     "tensor parallelism on networks[0] (NVLink, 8 GPUs), pipeline and data parallelism on "
     "networks[1] (the fabric, per GPU): every layout here keeps t <= 8 inside a node",
     "GeLU fused into its GEMM (Calculon's fused_activation true)",
