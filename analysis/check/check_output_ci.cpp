@@ -154,8 +154,7 @@ int append_unreadable_suite(pugi::xml_node suites, const CheckResult &r) {
     auto tc = suite.append_child("testcase");
     tc.append_attribute("classname") = "input";
     tc.append_attribute("name") = xml_text(u.path).c_str();
-    const auto text =
-        xml_text(u.what.starts_with(kRefusedAsWritten) ? u.what : "cannot be read: " + u.what);
+    const auto text = xml_text(u.refused ? u.what : "cannot be read: " + u.what);
     if (u.level == Level::warn || u.level == Level::info) {
       tc.append_child("system-out").text() = text.c_str();
       continue;

@@ -127,8 +127,9 @@ inline constexpr std::string_view kRefusedAsWritten = "refused as written: ";
 
 struct UnreadableInput {
   std::string path;
-  std::string what;
+  std::string what; // a refused file's starts with kRefusedAsWritten
   Level level = Level::fail;
+  bool refused = false; // read whole but refused as written (analysis::UnreadablePath::refused)
 };
 
 struct CheckResult {

@@ -65,7 +65,7 @@ CheckResult Evaluator::run() {
   for (const auto &u : runs_.unreadable)
     result.unreadable.push_back({u.path,
                                  u.refused ? std::string(kRefusedAsWritten) + u.what : u.what,
-                                 rules_.unreadable_inputs});
+                                 rules_.unreadable_inputs, u.refused});
   if (!result.unreadable.empty())
     result.verdict = std::max(result.verdict, rules_.unreadable_inputs);
   return result;
