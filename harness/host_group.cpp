@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include <fmt/format.h>
+
 namespace railgauge {
 
 std::string host_group(const std::vector<std::string> &hosts) {
@@ -26,6 +28,12 @@ std::vector<std::string> hosts_of_group(const std::string &group) {
     start = end + 1;
   }
   return out;
+}
+
+std::string group_short_name(const std::string &group) {
+  const auto hosts = hosts_of_group(group);
+  return hosts.size() <= 3 ? group
+                           : fmt::format("{} and {} more nodes", hosts.front(), hosts.size() - 1);
 }
 
 } // namespace railgauge

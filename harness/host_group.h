@@ -16,4 +16,8 @@ std::string host_group(const std::vector<std::string> &hosts);
 // "a+b" -> {"a", "b"}; a single host -> {host}. Empty names are dropped.
 std::vector<std::string> hosts_of_group(const std::string &group);
 
+// How a table cell names a group: up to three hosts joined as they are, more as "a and 9 more
+// nodes" (ten names joined filled the cell and pushed the verdict off the line). A host is itself.
+std::string group_short_name(const std::string &group);
+
 } // namespace railgauge

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include <fmt/ranges.h>
 #include <pugixml.hpp>
 
+#include "harness/host_group.h"
 #include "records/burnin_phase_name.h"
 
 namespace railgauge::check {
@@ -297,10 +299,24 @@ std::string node_cause(const CheckResult &r, const PartResult &node, Level verdi
 // A console line cut to kTableColumns unless --wide (the full text is in --wide, --json and
 // --markdown); the lists a reader acts on (the hosts to drain, the rules that could not apply)
 // are wrapped instead, indented.
+// A multi-node group's line: the table names it short ("a and 9 more nodes"), this line names
+// every node of it, wrapped rather than cut.
+constexpr std::string_view kGroupNodesPrefix = "nodes of ";
+
+std::string group_nodes_lines(const CheckResult &r) {
+  std::string out;
+  for (const auto &host : r.hosts())
+    if (const auto nodes = hosts_of_group(host); group_short_name(host) != host)
+      out += fmt::format("{}{}: {}\n", kGroupNodesPrefix, group_short_name(host),
+                         fmt::join(nodes, " "));
+  return out;
+}
+
 std::string fit(const std::string &line, bool wide) {
   if (wide || line.size() <= kTableColumns)
     return line + "\n";
-  if (!line.starts_with("drain:") && !line.starts_with("Cannot apply"))
+  if (!line.starts_with("drain:") && !line.starts_with("Cannot apply") &&
+      !line.starts_with(kGroupNodesPrefix))
     return line.substr(0, kTableColumns - 3) + "...\n";
   const std::string indent = "  ";
   std::string out, current;
@@ -333,7 +349,7 @@ std::string render_table(const CheckResult &r, bool wide) {
     out += "\n" + grid;
   std::size_t wh = 4, wp = 4;
   for (const auto &p : r.parts) {
-    wh = std::max(wh, p.key.host.size());
+    wh = std::max(wh, group_short_name(p.key.host).size());
     wp = std::max(wp, part_name(p).size());
   }
   out += fmt::format("{:<{}}  {:<{}}  {:<7}  {}\n", "host", wh, "part", wp, "verdict", "rules");
@@ -354,12 +370,14 @@ std::string render_table(const CheckResult &r, bool wide) {
       passed_unlisted += node ? 1 : 0;
       continue;
     }
-    out += fmt::format("{:<{}}  {:<{}}  {:<7}  {}\n", p.key.host, wh, part_name(p), wp,
-                       upper(verdict_text(v)), node ? node_cause(r, p, v) : violated_rules(p));
+    out +=
+        fmt::format("{:<{}}  {:<{}}  {:<7}  {}\n", group_short_name(p.key.host), wh, part_name(p),
+                    wp, upper(verdict_text(v)), node ? node_cause(r, p, v) : violated_rules(p));
   }
   if (passed_unlisted)
     out += fmt::format("... and {} node{} that PASS, not listed (--wide lists every node)\n",
                        passed_unlisted, passed_unlisted == 1 ? "" : "s");
+  out += group_nodes_lines(r);
   out += render_findings_by_rule(r);
   for (const auto &u : r.unreadable)
     out += fmt::format("{} unreadable: {}: {}\n", upper(to_string(u.level)), u.path, u.what);

@@ -36,7 +36,7 @@ std::string render_junit(const CheckResult &result);
 struct PrometheusContext {
   std::optional<std::int64_t> unix_time_s;
   std::map<std::string, std::set<std::string>> run_ids_by_host;
-  std::optional<std::string> only_host; // this node's series only
+  std::optional<std::string> only_host; // this machine's series and its groups' only
 };
 std::string render_prometheus(const CheckResult &result, const PrometheusContext &context = {});
 std::string render_drain(const CheckResult &result);

@@ -11,6 +11,7 @@
 
 #include "analysis/check/check_output.h"
 #include "analysis/check/output_text.h"
+#include "harness/host_group.h"
 
 namespace railgauge::check {
 namespace {
@@ -214,8 +215,13 @@ std::string render_junit(const CheckResult &r) {
 }
 
 std::string render_prometheus(const CheckResult &r, const PrometheusContext &context) {
+  // A node's file holds its own series and those of every group ("a+b") it is one of: the group's
+  // figures judged it too.
   const auto shown = [&](const std::string &host) {
-    return !context.only_host || *context.only_host == host;
+    if (!context.only_host)
+      return true;
+    const auto nodes = hosts_of_group(host);
+    return std::find(nodes.begin(), nodes.end(), *context.only_host) != nodes.end();
   };
   std::string out;
   if (context.unix_time_s)
@@ -235,10 +241,10 @@ std::string render_prometheus(const CheckResult &r, const PrometheusContext &con
   }
   out += "# HELP railgauge_check_node_verdict Verdict of railgauge check per node: 0 pass, "
          "1 warn, 2 fail.\n# TYPE railgauge_check_node_verdict gauge\n";
-  for (const auto &h : r.hosts())
-    if (shown(h))
+  for (const auto &m : r.machines())
+    if (!context.only_host || *context.only_host == m.host)
       out += fmt::format("railgauge_check_node_verdict{{host=\"{}\",rules=\"{}\"}} {}\n",
-                         prom_label(h), prom_label(r.rules_name), exit_status(r.node_verdict(h)));
+                         prom_label(m.host), prom_label(r.rules_name), exit_status(m.verdict));
   out += "# HELP railgauge_check_part_verdict Verdict of railgauge check per part (node, gpu, "
          "nic): 0 pass, 1 warn, 2 fail.\n# TYPE railgauge_check_part_verdict gauge\n";
   for (const auto &p : r.parts)

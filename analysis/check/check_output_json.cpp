@@ -65,9 +65,14 @@ json to_json(const CheckResult &r) {
   json unreadable = json::array();
   for (const auto &u : r.unreadable)
     unreadable.push_back({{"path", u.path}, {"why", u.what}, {"level", to_string(u.level)}});
+  // Machines, as drain and the summary count them; "groups" names the multi-node parts ("a+b")
+  // whose figures judged the node beside its own.
   json nodes = json::array();
-  for (const auto &h : r.hosts())
-    nodes.push_back({{"host", h}, {"verdict", verdict_text(r.node_verdict(h))}});
+  for (const auto &m : r.machines()) {
+    nodes.push_back({{"host", m.host}, {"verdict", verdict_text(m.verdict)}});
+    if (!m.groups.empty())
+      nodes.back()["groups"] = m.groups;
+  }
   json parts = json::array();
   for (const auto &p : r.parts) {
     json rules = json::object();

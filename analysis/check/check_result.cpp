@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -227,18 +228,31 @@ std::vector<std::string> CheckResult::hosts() const {
   return out;
 }
 
+std::vector<MachineVerdict> CheckResult::machines() const {
+  std::map<std::string, MachineVerdict, decltype(&natural_less)> by_host(&natural_less);
+  for (const auto &h : hosts()) {
+    const auto nodes = hosts_of_group(h);
+    const Level v = node_verdict(h);
+    for (const auto &node : nodes) {
+      auto &m = by_host.try_emplace(node, MachineVerdict{node, v, {}}).first->second;
+      m.verdict = std::max(m.verdict, v);
+      if (nodes.size() > 1)
+        m.groups.push_back(h);
+    }
+  }
+  std::vector<MachineVerdict> out;
+  for (auto &[host, m] : by_host)
+    out.push_back(std::move(m));
+  return out;
+}
+
 std::vector<std::string> CheckResult::drain() const {
   // A node group ("a+b": an imported multi-node run whose rows belong to all its hosts) drains
   // each of its hosts: which of them is at fault takes a retest in other pairs.
   std::vector<std::string> out;
-  for (const auto &h : hosts()) {
-    if (node_verdict(h) != Level::fail)
-      continue;
-    for (const auto &one : hosts_of_group(h))
-      if (std::find(out.begin(), out.end(), one) == out.end())
-        out.push_back(one);
-  }
-  std::sort(out.begin(), out.end(), natural_less);
+  for (const auto &m : machines())
+    if (m.verdict == Level::fail)
+      out.push_back(m.host);
   return out;
 }
 

@@ -132,6 +132,13 @@ struct UnreadableInput {
   bool refused = false; // read whole but refused as written (analysis::UnreadablePath::refused)
 };
 
+// One machine's verdict, and the groups ("a+b") among the hosts it was judged in.
+struct MachineVerdict {
+  std::string host;
+  Level verdict = Level::pass;
+  std::vector<std::string> groups; // hosts of several nodes that hold this one, natural order
+};
+
 struct CheckResult {
   std::string rules_name;
   std::string rules_file;
@@ -152,7 +159,10 @@ struct CheckResult {
   // Worst verdict of the node and of every part on it.
   Level node_verdict(const std::string &host) const;
   std::vector<std::string> hosts() const; // natural order
-  // Hosts whose verdict is fail: the nodes to take out of service.
+  // Each machine once, natural order: a group's figures ("a+b", a multi-node log) count against
+  // every node of it, at the worst verdict the node has in any part naming it.
+  std::vector<MachineVerdict> machines() const;
+  // Machines whose verdict is fail: the nodes to take out of service.
   std::vector<std::string> drain() const;
 };
 

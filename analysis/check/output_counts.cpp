@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "harness/host_group.h"
-
 namespace railgauge::check {
 
 bool cannot_apply_here(const Finding &f) {
@@ -15,16 +13,9 @@ ResultCounts count_result(const CheckResult &r) {
   // Nodes, not parts: a group's figures (a pair's or a multi-node log's, "a+b") count against each
   // of its nodes, at the worst verdict that node has in any of them, as drain() drains them; two
   // pairs over three nodes are three nodes, not two.
-  std::map<std::string, Level> node_verdicts;
-  for (const auto &h : r.hosts())
-    for (const auto &node : hosts_of_group(h)) {
-      const auto [it, added] = node_verdicts.emplace(node, r.node_verdict(h));
-      if (!added)
-        it->second = std::max(it->second, r.node_verdict(h));
-    }
-  for (const auto &[node, verdict] : node_verdicts) {
+  for (const auto &m : r.machines()) {
     ++c.nodes;
-    ++c.nodes_by_verdict[verdict];
+    ++c.nodes_by_verdict[m.verdict];
   }
   for (const auto &p : r.parts) {
     ++c.parts;

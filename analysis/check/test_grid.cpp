@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/host_group.h"
+
 namespace railgauge::check {
 namespace {
 
@@ -113,7 +115,8 @@ std::vector<Grid> grids_of(const CheckResult &r) {
     for (auto [parts, what] : {std::pair{&gpus, "node and GPUs"}, std::pair{&nics, "NICs"}}) {
       if (parts->empty())
         continue;
-      auto g = grid_of(r, *parts, fmt::format("Test x part on {} ({})", host, what));
+      auto g =
+          grid_of(r, *parts, fmt::format("Test x part on {} ({})", group_short_name(host), what));
       if (!g.rows.empty())
         grids.push_back(std::move(g));
     }

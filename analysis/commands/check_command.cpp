@@ -210,16 +210,18 @@ int write_outputs(const CheckOptions &o, const check::CheckResult &result, const
   }
   write(o.prometheus, "--prometheus", [&] { return check::render_prometheus(result, prom); });
   if (o.prometheus_dir) {
-    // One file per node (<host>.prom), for a node_exporter on each node to collect its own.
+    // One file per machine (<host>.prom), for a node_exporter on each node to collect its own; a
+    // multi-node group's series are in each of its nodes' files.
     std::error_code ec;
     std::filesystem::create_directories(*o.prometheus_dir, ec);
     if (ec)
       failed.push_back(
           fmt::format("--prometheus-dir: cannot create '{}': {}", *o.prometheus_dir, ec.message()));
     else
-      for (const auto &host : result.hosts()) {
-        prom.only_host = host;
-        write((std::filesystem::path(*o.prometheus_dir) / prometheus_file_name(host)).string(),
+      for (const auto &machine : result.machines()) {
+        prom.only_host = machine.host;
+        write((std::filesystem::path(*o.prometheus_dir) / prometheus_file_name(machine.host))
+                  .string(),
               "--prometheus-dir", [&] { return check::render_prometheus(result, prom); });
       }
   }

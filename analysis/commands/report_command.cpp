@@ -23,6 +23,7 @@
 #include "analysis/report/report.h"
 #include "harness/data_paths.h"
 #include "harness/error.h"
+#include "harness/host_group.h"
 #include "harness/exit_status.h"
 
 namespace railgauge::analysis {
@@ -63,16 +64,19 @@ void refuse_a_verdict_of_other_runs(const nlohmann::json &check, const std::stri
 }
 
 // A verdict of other runs drew "Verdict: pass" and its nodes' table above runs it never judged:
-// the hosts it judged and the report's must meet.
+// the hosts it judged and the report's must meet. Machines on both sides: a verdict lists each
+// node of a multi-node log ("a+b") on its own (an older one lists the group).
 void refuse_a_verdict_of_other_hosts(const nlohmann::json &check, const std::string &file,
                                      const RunSet &runs) {
   std::set<std::string> judged, drawn;
   if (check.contains("nodes") && check["nodes"].is_array())
     for (const auto &n : check["nodes"])
       if (n.is_object() && n.contains("host") && n["host"].is_string())
-        judged.insert(n["host"].get<std::string>());
+        for (auto &node : hosts_of_group(n["host"].get<std::string>()))
+          judged.insert(std::move(node));
   for (const auto &run : runs.runs)
-    drawn.insert(host_of(run));
+    for (auto &node : hosts_of_group(host_of(run)))
+      drawn.insert(std::move(node));
   if (judged.empty() || drawn.empty())
     return;
   for (const auto &h : judged)

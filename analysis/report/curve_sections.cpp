@@ -85,9 +85,8 @@ std::string part_name(const Record &r) {
     return fmt::format("{} gpu {}", r.host, text(r.params["gpu"]));
   // A group's figure (a multi-node log, "a+b+...") is the group's: its rank is the log's, no
   // node's, and ten hosts joined filled the cell.
-  if (const auto hosts = hosts_of_group(r.host); hosts.size() > 1)
-    return hosts.size() <= 3 ? r.host
-                             : fmt::format("{} and {} more nodes", hosts.front(), hosts.size() - 1);
+  if (hosts_of_group(r.host).size() > 1)
+    return group_short_name(r.host);
   return fmt::format("{} rank {}", r.host, r.rank);
 }
 

@@ -382,5 +382,55 @@ TEST(Output, FindingsThatReadTheSameOnAPartFoldAndOthersDoNot) {
   EXPECT_EQ(lines, 4u) << text;
 }
 
+TEST(Output, AMultiNodeGroupIsJudgedOnEachOfItsMachines) {
+  // A ten-node nccl-tests log is one part, "a+b+...": the node table, the JSON nodes, the
+  // Prometheus node verdicts and the per-node files listed the group as one node, the verdict
+  // column pushed off the console line by ten joined names.
+  CheckResult r;
+  r.rules_name = "t";
+  const auto node = [](std::string host, Level verdict) {
+    PartResult p;
+    p.key = {host, PartKind::node, ""};
+    p.label = std::move(host);
+    p.verdict = verdict;
+    return p;
+  };
+  r.parts = {node("n1+n2+n3+n4", Level::warn), node("n2", Level::fail), node("n2+n5", Level::pass),
+             node("n5", Level::pass)};
+  std::sort(r.parts.begin(), r.parts.end(),
+            [](const PartResult &a, const PartResult &b) { return a.key < b.key; });
+  r.verdict = Level::fail;
+
+  const auto j = to_json(r);
+  std::map<std::string, std::string> verdicts;
+  for (const auto &n : j["nodes"])
+    verdicts[n["host"]] = n["verdict"];
+  EXPECT_EQ(verdicts,
+            (std::map<std::string, std::string>{
+                {"n1", "warn"}, {"n2", "fail"}, {"n3", "warn"}, {"n4", "warn"}, {"n5", "pass"}}));
+  EXPECT_EQ(j["nodes"][1]["groups"], (nlohmann::json{"n1+n2+n3+n4", "n2+n5"}));
+  EXPECT_EQ(render_drain(r), "n2\n");
+
+  const auto prom = render_prometheus(r);
+  EXPECT_NE(prom.find(R"(railgauge_check_node_verdict{host="n3",rules="t"} 1)"), std::string::npos)
+      << prom;
+  EXPECT_EQ(prom.find(R"(railgauge_check_node_verdict{host="n1+)"), std::string::npos) << prom;
+  // n3's own file: its verdict, and the series of the group that judged it; not n5's.
+  const auto n3 = render_prometheus(r, {.only_host = "n3"});
+  EXPECT_NE(n3.find(R"(railgauge_check_part_verdict{host="n1+n2+n3+n4",kind="node")"),
+            std::string::npos)
+      << n3;
+  EXPECT_EQ(n3.find(R"(host="n2")"), std::string::npos) << n3;
+  EXPECT_EQ(n3.find(R"(host="n5")"), std::string::npos) << n3;
+  EXPECT_EQ(n3.find(R"(railgauge_check_node_verdict{host="n1)"), std::string::npos) << n3;
+
+  const auto table = render_table(r, false);
+  EXPECT_NE(table.find("\nn1 and 3 more nodes  node  WARN"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nn2+n5                node  PASS"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nnodes of n1 and 3 more nodes: n1 n2 n3 n4\n"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("FAIL: 5 nodes (1 pass, 3 warn, 1 fail)"), std::string::npos) << table;
+}
+
 } // namespace
 } // namespace railgauge::check

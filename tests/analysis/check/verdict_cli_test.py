@@ -120,11 +120,21 @@ class VerdictTest(unittest.TestCase):
                               text, re.M).group(1))
         self.assertTrue(before <= stamp <= int(time.time()) + 1, stamp)
         self.assertEqual(len(re.findall(r"^railgauge_check_run_info\{", text, re.M)), 2)
+        # One file per machine: the ten-node log's group is in each of its nodes' files, and
+        # cnode3-007's own log only in its own.
         files = sorted(p.name for p in (self.dir / "nodes").iterdir())
-        self.assertEqual(len(files), 2, files)
+        self.assertEqual(files, [f"cnode3-{n:03}.prom" for n in range(2, 12)])
+        group = "+".join(f"cnode3-{n:03}" for n in range(2, 12))
+        self.assertEqual(len(re.findall(r"^railgauge_check_node_verdict\{", text, re.M)), 10)
         one = (self.dir / "nodes" / "cnode3-007.prom").read_text()
         self.assertIn('railgauge_check_node_verdict{host="cnode3-007",rules="h100-sxm-ib"} 0', one)
-        self.assertNotIn("cnode3-002", one)  # the other node's series are in its own file
+        self.assertIn(f'railgauge_check_part_verdict{{host="{group}",kind="node"', one)
+        self.assertEqual(len(re.findall(r"^railgauge_check_run_info\{", one, re.M)), 2)
+        other = (self.dir / "nodes" / "cnode3-003.prom").read_text()
+        self.assertIn('railgauge_check_node_verdict{host="cnode3-003",rules="h100-sxm-ib"} 0',
+                      other)
+        self.assertNotIn('host="cnode3-007"', other)  # cnode3-007's own log is in its own file
+        self.assertIn(f'railgauge_check_part_verdict{{host="{group}",kind="node"', other)
 
     def test_inventory_only_judges_this_machine_now_with_the_health_rules_alone(self):
         # The build machine has no GPU: the H100 profile's gpu-count rule fails it (exit 2),

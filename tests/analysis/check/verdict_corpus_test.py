@@ -391,7 +391,9 @@ class CorpusTest(unittest.TestCase):
             result = json.loads(r.stdout)
             self.assertEqual(drain.read_text(), "fs-209\n", r.stdout)
             self.assertEqual({n["host"]: n["verdict"] for n in result["nodes"]},
-                             {"fs-207+fs-208": "pass", "fs-209": "fail"})
+                             {"fs-207": "pass", "fs-208": "pass", "fs-209": "fail"})
+            self.assertEqual([n.get("groups") for n in result["nodes"]],
+                             [["fs-207+fs-208"], ["fs-207+fs-208"], None])
             # The pair named as check prints it is the pair too.
             r = railgauge("check", "--rules", RULES / "h200-sxm-roce.yaml", out, "--expect-hosts",
                           "fs-207+fs-208", "--drain", drain, "--format", "json")
@@ -551,7 +553,8 @@ def make_case(name, tool, files, profile, verdict, named):
                               and f["rule"] not in expected_missing], [])
             self.assertNotIn("", result["drain"])
             # Nodes, not parts: a pair's log ("a+b") counts both its nodes, failed as drained.
-            machines = {h for n in result["nodes"] for h in n["host"].split("+")}
+            machines = {h for p in result["parts"] for h in p["host"].split("+")}
+            self.assertEqual(sorted(machines), sorted(n["host"] for n in result["nodes"]), name)
             self.assertEqual(result["summary"]["nodes"], len(machines), name)
             self.assertEqual(result["summary"]["nodes_fail"], len(result["drain"]), name)
             for rule, host, check, *parts in named:
