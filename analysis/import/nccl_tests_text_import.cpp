@@ -105,6 +105,7 @@ void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failu
   section.end_seen = false;
   section.layout = {};
   section.out_of_bounds = 0;
+  section.wrong_halves = 0;
 }
 
 } // namespace
@@ -137,13 +138,23 @@ namespace {
 // count stands and the run is not a pass.
 void check_out_of_bounds(const std::string &text, NcclTestsImport &out, const TextSection &section,
                          FailureLines &failures, const std::string &where) {
-  if (!section.layout.max_error)
-    return; // a count of wrong elements per row says it all
   const auto colon = text.find(':');
   std::istringstream rest(colon == std::string::npos ? "" : text.substr(colon + 1));
   std::string count;
   rest >> count;
   const auto counted = integer(count);
+  if (!section.layout.max_error) {
+    // A count of wrong elements per row fails its own rows; nccl-tests' own count stands where
+    // no row it kept holds one (a row lost, the failure lines with it).
+    if (section.wrong_halves > 0 || (counted == 0 && text.find("FAILED") == std::string::npos))
+      return;
+    failures.add(out,
+                 fmt::format("{}: nccl-tests counted {} out-of-bounds value(s) in this run, and "
+                             "no row it printed holds one",
+                             where, counted ? std::to_string(*counted) : "'" + count + "'"),
+                 section.first_record);
+    return;
+  }
   if (counted && (*counted == 0) == (section.out_of_bounds == 0) &&
       *counted >= section.out_of_bounds)
     return;
@@ -183,6 +194,16 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
     if (section.nthread_seen) {
       end_section(out, section, failures, where);
       section.per_iteration = false;
+      // Another run with no header or echoed command to name its collective: --kind or the
+      // file's name named the first run's, and the next run's rows (all_gather's after
+      // all_reduce's) were judged as that collective's.
+      if (!section.next_kind && out.kind)
+        throw InputError(fmt::format("another run starts here (a second '# nThread' line) and "
+                                     "nothing names its collective: no 'Collective test "
+                                     "starting' line nor echoed command; {}, given by --kind "
+                                     "or the file's name, names one collective, not each run's",
+                                     to_string(*out.kind)),
+                         where, kSplitTheLog);
       if (!kind && section.next_kind)
         out.kind = section.next_kind;
     }
@@ -359,7 +380,8 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
         after_cut.clear();
         section.kill_notice.clear();
       }
-      read_comment_line(line.substr(first + 1), kind, out, section, failures, where);
+      read_comment_line(line.substr(first + 1), kind, out, section, failures,
+                        fmt::format("{}:{}", where, line_no));
       continue;
     }
     if (is_failure_line(line)) {

@@ -175,6 +175,7 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
     NcclTestsHalf h = read_half(f, c, *size, *count, half, section, here);
     rates_from_time(h, *out.kind, section.ranks.size());
     section.out_of_bounds += h.max_error && h.max_error_bound && *h.max_error > *h.max_error_bound;
+    section.wrong_halves += h.wrong && *h.wrong > 0;
     Record r = nccl_tests_record(h, *out.kind, run, host);
     if (section.per_iteration)
       add_text_per_iteration(f, c + 4, here, r.metrics);

@@ -51,6 +51,7 @@ struct TextSection {
   bool end_seen = false;
   RowLayout layout;
   int out_of_bounds = 0;     // halves of the `error` layout whose error is above nccl-tests' bound
+  int wrong_halves = 0;      // halves of the `#wrong` layout with a wrong element
   bool nthread_seen = false; // "# nThread ...": a second one starts another run's section
   bool validation_off = false; // its "# nThread" line says "validation: 0" (nccl-tests -c 0)
   // Of the whole file, kept across sections: the hosts of its first section with rank lines,

@@ -275,8 +275,14 @@ void append_matrix_records(const RecordBase &base, const NvbTestcase &t, std::si
   for (std::size_t ri = 0; ri < m.values.size(); ++ri) {
     for (std::size_t ci = 0; ci < m.values[ri].size(); ++ci) {
       const auto &value = m.values[ri][ci];
-      if (!value)
-        continue; // N/A: not measured (a GPU with itself)
+      // N/A on a GPU x GPU matrix's diagonal is a GPU with itself, never measured. Anywhere else
+      // nvbandwidth left the cell unset because it could not copy there: peer access that could
+      // not be enabled (testcases_ce.cpp: `if (!srcBuffer.enablePeerAcess(peerBuffer))
+      // continue;`), a GPU that lost its NVLink. Skipped, that GPU passed with no peer figure.
+      const bool diagonal = meaning.row_kind == "gpu" && meaning.column_kind == "gpu" &&
+                            m.values.size() > 1 && m.row_labels[ri] == m.column_labels[ci];
+      if (!value && diagonal)
+        continue;
       Record r = base(t);
       r.params.update({{p::kMatrix, mi},
                        {p::kVariant, m.variant},
@@ -299,7 +305,12 @@ void append_matrix_records(const RecordBase &base, const NvbTestcase &t, std::si
         r.device[device::kGpu] = gpu_label; // no bus id printed (before v0.5): the CUDA ordinal
       if (meaning.direction == "bidirectional")
         r.params[p::kBidirectionalFigure] = bidirectional_figure(m.variant);
-      if (meaning.latency) {
+      if (!value) {
+        r.status = Status::failed;
+        r.reason = fmt::format("nvbandwidth printed N/A for row {}, column {} of '{}': it could "
+                               "not copy there (peer access not enabled, a link down)",
+                               m.row_labels[ri], m.column_labels[ci], m.caption);
+      } else if (meaning.latency) {
         r.metrics[peer::record::kLatencyS] = *value * 1e-9;
       } else {
         r.metrics[metric::kBandwidthGbytesPerS] = *value;
@@ -349,14 +360,16 @@ std::vector<Record> nvbandwidth_records(const NvbDocument &doc, const std::strin
   std::vector<Record> records;
   const RecordBase base{doc, run_id, host, utc_timestamp_now()};
   for (const auto &t : doc.testcases) {
-    if (t.status == "Waived" || t.status == "Error" || t.status == "ERROR" ||
-        (t.matrices.empty() && t.status != "Passed")) {
+    // A testcase "Passed" in JSON with no matrix it could read (none, or one of no rows) measured
+    // nothing here: an error, as the text's testcase with no matrix is.
+    if (t.status == "Waived" || t.status == "Error" || t.status == "ERROR" || t.matrices.empty()) {
       Record r = base(t);
       const bool waived = t.status == "Waived";
       r.status = waived ? Status::waived : Status::error;
       r.reason = waived ? "nvbandwidth waived this testcase (it cannot run on that machine)"
-                 : !t.error.empty()
-                     ? "nvbandwidth reported: " + t.error
+                 : !t.error.empty() ? "nvbandwidth reported: " + t.error
+                 : t.status == "Passed"
+                     ? "nvbandwidth said it passed but gave no matrix that could be read"
                      : fmt::format("nvbandwidth printed no result for it (status {})", t.status);
       records.push_back(std::move(r));
       continue;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/bounded_input.h"
 #include "harness/number_text.h"
@@ -223,7 +224,21 @@ bool read_captioned_matrix(NvbDocument &doc, const std::vector<std::string> &lin
     return false;
   }
   m.column_labels = split_words(lines[++i]);
-  const bool broken = read_matrix_rows(doc, lines, i, m, where);
+  bool broken = read_matrix_rows(doc, lines, i, m, where);
+  // A GPU x GPU matrix has a row per column, labelled alike: a text cut at a line's end, or a
+  // row lost, left one that read as complete, the GPUs below the cut never judged. Not the one
+  // row of all_to_one_* and one_to_all_* (captioned GPU(row) by v0.8: allToOneHelper).
+  const bool one_row_by_design =
+      current->name.starts_with("all_to_one") || current->name.starts_with("one_to_all");
+  const bool gpu_by_gpu = line.find("GPU(row)") != std::string::npos &&
+                          line.find("GPU(column)") != std::string::npos && !one_row_by_design;
+  if (!broken && gpu_by_gpu && m.row_labels != m.column_labels) {
+    doc.problems.push_back(fmt::format("{}: the GPU x GPU matrix has rows {} under columns {} (a "
+                                       "row lost, or the output cut)",
+                                       line_at(where, i), fmt::join(m.row_labels, " "),
+                                       fmt::join(m.column_labels, " ")));
+    broken = true;
+  }
   read_matrix_sum(lines, i, m);
   if (broken || m.values.empty()) {
     doc.problems.push_back(

@@ -392,5 +392,49 @@ TEST(NcclTestsImport, OldLayoutsBeforeTheRootColumnImport) {
       << disagree.failures[0];
 }
 
+std::string real_log(const std::string &name) {
+  std::ifstream file(std::string(RAILGAUGE_TEST_FIXTURES) + "/verdicts/real/" + name);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+TEST(NcclTestsImport, NccltestsOwnFailedCountStandsWhereNoRowHoldsIt) {
+  // A #wrong-layout log that kept "Out of bounds values : 4 FAILED" and lost the rows' failure
+  // lines (and the wrong rows) passed: each row's count was taken to say it all.
+  std::string log = real_log("issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt");
+  const auto at = log.find("Out of bounds values : 0 OK");
+  ASSERT_NE(at, std::string::npos);
+  log.replace(at, 27, "Out of bounds values : 4 FAILED");
+  std::istringstream in(log);
+  const auto r = import_nccl_tests_text(in, "oob.txt", Kind::all_reduce, "r", "h");
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_NE(r.failures[0].find("counted 4 out-of-bounds value(s) in this run, and no row"),
+            std::string::npos)
+      << r.failures[0];
+  // Where a row holds its wrong elements, that row fails, and the count adds nothing.
+  std::istringstream sample(kSample);
+  EXPECT_TRUE(import_nccl_tests_text(sample, "s.txt", std::nullopt, "r", "h").failures.empty());
+}
+
+TEST(NcclTestsImport, ASecondRunNothingNamesIsRefusedNotGivenTheFirstsCollective) {
+  // The real 8 x H100 log of five collectives without its "Collective test starting" lines,
+  // named all_reduce by --kind or its file's name: all_gather's 361.9 GB/s at 16 GiB was judged
+  // as all_reduce's and a healthy node drained.
+  std::string log;
+  std::istringstream lines(real_log("xxrjun_h100x8_1node_cnode3-002_5coll.log"));
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("Collective test") == std::string::npos)
+      log += line + "\n";
+  std::istringstream in(log);
+  try {
+    import_nccl_tests_text(in, "nccl_all_reduce.log", Kind::all_reduce, "r", "h");
+    FAIL() << "two runs, one collective named";
+  } catch (const InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("another run starts here"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nccl_all_reduce.log:"), std::string::npos) << e.what();
+  }
+}
+
 } // namespace
 } // namespace railgauge::importers

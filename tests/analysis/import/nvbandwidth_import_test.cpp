@@ -439,6 +439,80 @@ TEST(NvbandwidthReal, DeviceNamesWithAndWithoutABusId) {
   EXPECT_EQ(v04.device_pci[1], "");
 }
 
+// The real 8 x H800 run (tests/fixtures/verdicts/real, its README names the source).
+std::string h800_text() {
+  return slurp(std::string(RAILGAUGE_TEST_FIXTURES) +
+               "/verdicts/real/llmaction_h800x8_nvbandwidth_v0.2_all_testcases_EXTRACT.txt");
+}
+
+TEST(NvbandwidthReal, AGpuByGpuMatrixCutAtALineEndIsNotComplete) {
+  // Cut after row 3 of the 8 x 8 read matrix, at a line's end: its four rows read as complete,
+  // GPUs 4-7 never judged, and the node passed.
+  std::string text = h800_text();
+  const auto matrix = text.find("Running device_to_device_memcpy_read_ce.");
+  text = text.substr(0, text.find("\n4 ", matrix) + 1);
+  const NvbDocument doc = parse_nvbandwidth(text, "cut.txt");
+  const auto records = nvbandwidth_records(doc, "r", "");
+  const auto d2d = of_key(records, "import.nvbandwidth.device_to_device_memcpy_read_ce");
+  ASSERT_EQ(d2d.size(), 1u);
+  EXPECT_EQ(d2d[0]->status, Status::error);
+  ASSERT_FALSE(doc.problems.empty());
+  EXPECT_NE(doc.problems.front().find("rows 0 1 2 3 under columns 0 1 2 3 4 5 6 7"),
+            std::string::npos)
+      << doc.problems.front();
+
+  // A row lost in the middle: the same.
+  text = h800_text();
+  const auto row5 = text.find("\n5 ", text.find("Running device_to_device_memcpy_read_ce."));
+  text.erase(row5, text.find('\n', row5 + 1) - row5);
+  const NvbDocument lost = parse_nvbandwidth(text, "lost.txt");
+  EXPECT_EQ(of_key(nvbandwidth_records(lost, "r", ""),
+                   "import.nvbandwidth.device_to_device_memcpy_read_ce")
+                .front()
+                ->status,
+            Status::error);
+}
+
+TEST(NvbandwidthReal, AnNaOffTheDiagonalIsAPairThatCouldNotCopy) {
+  // nvbandwidth leaves a cell unset where peer access cannot be enabled: GPU 3's row of N/A
+  // was skipped as if each were a GPU with itself, and GPU 3 passed with no peer figure.
+  std::string text = h800_text();
+  const auto matrix = text.find("Running device_to_device_memcpy_read_ce.");
+  const auto row3 = text.find("\n3 ", matrix) + 1;
+  text.replace(row3, text.find('\n', row3) - row3,
+               "3       N/A       N/A       N/A       N/A       N/A       N/A       N/A       N/A");
+  const auto records = nvbandwidth_records(parse_nvbandwidth(text, "gpu3.txt"), "r", "");
+  int failed = 0, measured = 0;
+  for (const auto *r : of_key(records, "import.nvbandwidth.device_to_device_memcpy_read_ce")) {
+    EXPECT_NE(r->params["row"], r->params["column"]) << "the diagonal is never a record";
+    if (r->status == Status::failed) {
+      ++failed;
+      EXPECT_EQ(r->params["row"], "3");
+      EXPECT_NE(r->reason.value_or("").find("N/A"), std::string::npos) << r->reason.value_or("");
+      EXPECT_FALSE(r->metrics.contains("bandwidth_gbytes_per_s"));
+    } else {
+      ++measured;
+    }
+  }
+  EXPECT_EQ(failed, 7);
+  EXPECT_EQ(measured, 49);
+}
+
+TEST(NvbandwidthImport, AJsonTestcasePassedWithNoMatrixIsAnError) {
+  // "Passed" and no bandwidth_matrix (or none that could be read): no record at all, and the
+  // node's failing host-copy floors vanished from its verdict.
+  auto doc = nlohmann::json::parse(slurp(fixture_path("two_gpus.json")));
+  auto &testcase = doc["nvbandwidth"]["testcases"][0];
+  testcase.erase("bandwidth_matrix");
+  const auto name = testcase["name"].get<std::string>();
+  const auto records = nvbandwidth_records(parse_nvbandwidth(doc.dump(), "j.json"), "r", "");
+  const auto of = of_key(records, "import.nvbandwidth." + name);
+  ASSERT_EQ(of.size(), 1u);
+  EXPECT_EQ(of[0]->status, Status::error);
+  EXPECT_NE(of[0]->reason.value_or("").find("no matrix"), std::string::npos)
+      << of[0]->reason.value_or("");
+}
+
 TEST(NvbandwidthImport, WritesARunDirectory) {
   const fs::path out =
       fs::temp_directory_path() / ("railgauge_nvb_import_" + std::to_string(::getpid()));
