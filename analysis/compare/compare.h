@@ -2,9 +2,10 @@
 // Runs side by side: `railgauge compare RUN_A RUN_B [...]` (RoCE against InfiniBand, before
 // against after). Points are matched by key and params (and by device with match_device, for
 // the same machine before and after); each input's value of a point is the median over its
-// records (every GPU, every rank), and its noise is the larger of the repetitions' spread
-// (time_s p10..p90, relative half-width) and the spread over those records (min to max for up
-// to 9 records, p10..p90 from 10 on: one outlier among a fleet's nodes is not its noise).
+// records (every GPU; the ranks of one run that wrote one figure, once), and its noise is the
+// larger of the repetitions' spread (time_s p10..p90, relative half-width) and the spread over
+// those records (min to max for up to 9 records, p10..p90 from 10 on: one outlier among a
+// fleet's nodes is not its noise).
 //
 // ratio = value(input i) / value(input 0). speedup = ratio when higher is better (bandwidth,
 // TFLOP/s), 1/ratio when lower is (time, latency): > 1 always means input i is better. A

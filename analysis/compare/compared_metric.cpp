@@ -1,5 +1,7 @@
 #include "analysis/compare/compared_metric.h"
 
+#include <cctype>
+
 #include "analysis/check/json_path.h"
 #include "analysis/compare/compare.h"
 #include "records/one_rank_collective.h"
@@ -18,10 +20,17 @@ std::optional<double> number_at(const json &doc, const std::string &path) {
 bool lower_is_better(const std::string &metric) {
   if (metric.ends_with("_per_s"))
     return false;
-  // Heat and faults: a GPU 1 C hotter read "better".
-  for (const char *worse_when_higher : {"temperature", "wrong_", "errors", "xid", "replay", "ecc_",
-                                        "remapped", "retired", "violation"})
-    if (metric.find(worse_when_higher) != std::string::npos)
+  // Heat, faults, slowdowns and shares of time throttled: a GPU 1 C hotter read "better", and so
+  // did twice a GEMM's numerical error (worst_error_over_bound) and an all_reduce 30 % slower
+  // beside a GEMM (collective_slowdown).
+  std::string lower;
+  for (char c : metric)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char *worse_when_higher :
+       {"temperature", "wrong_", "error", "xid", "replay", "ecc_", "remapped", "retired",
+        "violation", "slowdown", "loaded_over_idle", "time_ratio", "retrans", "out_of_sequence",
+        "dropped", "reason_fraction"})
+    if (lower.find(worse_when_higher) != std::string::npos)
       return true;
   return metric.ends_with("_s") || metric.find("time_s.") != std::string::npos ||
          metric.find("latency.") != std::string::npos;

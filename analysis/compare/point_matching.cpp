@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -318,10 +320,14 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
   for (const auto &[id, records] : held) {
     auto &entry = points[id];
     entry.first = o.metric ? *o.metric : point_metric(by_curve.at(curve_key(id)));
+    // Every rank of a lockstep collective writes the one figure the job measured: counted once
+    // per run, or 16 ranks' copies narrowed the median's band 2.5 times against 2 ranks' and a
+    // -8 % change inside the noise read "worse".
+    std::set<std::tuple<std::size_t, std::string, double>> counted;
     for (const auto &[i, r] : records) {
       const json doc = {{"metrics", r->metrics}, {"params", r->params}};
       const auto v = entry.first.empty() ? std::nullopt : number_at(doc, entry.first);
-      if (!v)
+      if (!v || (!r->run.empty() && !counted.emplace(i, r->run, *v).second))
         continue;
       entry.second[i].values.push_back(*v);
       if (const auto n = metric_noise(r->metrics, entry.first))
