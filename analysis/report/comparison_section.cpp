@@ -119,17 +119,19 @@ void ratio_bars(Page &page, const std::string &title, const std::string &prefix,
     values.push_back(b.ratio);
     worse.push_back(b.worse);
   }
-  const std::string shown =
-      all > bars.size() ? fmt::format(", the {} lowest of {}", bars.size(), all) : "";
-  page.html +=
-      "<figure>" +
-      // A time's ratio above 1 is the slower: "under it" once named red bars above it.
-      bar_chart(title + shown, bar_labels(prefix, params), values, worse, "ratio", 1.0,
-                "1: as the baseline", 1.0,
-                fmt::format("judged worse ({} 1 for this metric), the ratio as a share "
-                            "of the baseline",
-                            bars.empty() || bars.front().higher_is_better ? "under" : "above")) +
-      "</figure>\n";
+  const bool higher_is_better = bars.empty() || bars.front().higher_is_better;
+  const std::string shown = all > bars.size()
+                                ? fmt::format(", the {} {} of {}", bars.size(),
+                                              higher_is_better ? "lowest" : "highest", all)
+                                : "";
+  page.html += "<figure>" +
+               // A time's ratio above 1 is the slower: "under it" once named red bars above it.
+               bar_chart(title + shown, bar_labels(prefix, params), values, worse, "ratio", 1.0,
+                         "1: as the baseline", 1.0,
+                         fmt::format("judged worse ({} 1 for this metric), the ratio as a share "
+                                     "of the baseline",
+                                     higher_is_better ? "under" : "above")) +
+               "</figure>\n";
 }
 
 struct KeySeries {
@@ -185,7 +187,7 @@ void ratio_charts(Page &page, const compare::Comparison &c) {
       const std::string id = p.key + "\n" + prefix;
       higher_is_better[p.key] = p.higher_is_better;
       if (!p.params.contains(metric::kSizeBytes)) {
-        bars_of[id].push_back({naming, *p.ratio[i - 1], speedup, worse});
+        bars_of[id].push_back({naming, *p.ratio[i - 1], speedup, worse, p.higher_is_better});
         continue;
       }
       std::string name = prefix;

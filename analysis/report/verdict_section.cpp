@@ -98,23 +98,32 @@ void test_grid_tables(Page &page, const json &check) {
 
 void verdict_section(Page &page, const json &check) {
   page.heading("Verdict");
+  // check's "missing" counts what cannot apply here too (on_missing: info, no effect on the
+  // verdict); its console says "N missing" less those: "62 missing" beside check's "0 missing,
+  // 62 cannot apply here" and its PASS.
+  const json &summary = check["summary"];
+  const long long cannot_apply = summary.value("cannot_apply_here", 0LL);
+  const long long missing_values = summary.value("missing", 0LL) - cannot_apply;
   page.para(fmt::format("Rules {} ({}): {} — {} node(s), {} fail, {} warn; {} violation(s), {} "
-                        "missing.",
+                        "missing{}.",
                         text(check["rules"]["name"]), text(check["rules"]["file"]),
-                        text(check["verdict"]), text(check["summary"]["nodes"]),
-                        text(check["summary"]["nodes_fail"]), text(check["summary"]["nodes_warn"]),
-                        text(check["summary"]["violations"]), text(check["summary"]["missing"])));
+                        text(check["verdict"]), text(summary["nodes"]), text(summary["nodes_fail"]),
+                        text(summary["nodes_warn"]), text(summary["violations"]), missing_values,
+                        cannot_apply ? fmt::format(", {} cannot apply here", cannot_apply) : ""));
   test_grid_tables(page, check);
   // Violations one per row; what could not be judged grouped by rule (a CPU-only run against a
   // GPU profile misses hundreds of values, and one line per rule says it).
   std::vector<std::vector<std::string>> rows = {{"host", "part", "level", "rule", "finding"}};
   std::vector<std::string> cls = {""};
-  std::map<std::string, std::tuple<std::string, long long, std::string>>
-      missing; // rule -> level, n, eg
+  // rule -> level, n, eg; a value missing at info (cannot apply here, not covered, not
+  // applicable) apart: it changes no verdict, and "a missing value is never a pass" is not said
+  // of it.
+  std::map<std::string, std::tuple<std::string, long long, std::string>> missing, cannot;
   for (const auto &p : check["parts"])
     for (const auto &f : p["findings"]) {
       if (f["missing"].get<bool>()) {
-        auto &[level, n, example] = missing[text(f["rule"])];
+        auto &[level, n, example] =
+            (text(f["level"]) == "info" ? cannot : missing)[text(f["rule"])];
         if (level.empty() || (level != "fail" && text(f["level"]) == "fail"))
           level = text(f["level"]);
         if (example.empty()) // a pair's part is labelled with its hosts: said once
@@ -132,8 +141,9 @@ void verdict_section(Page &page, const json &check) {
   // (missing_unlisted): they are as missing as the listed ones.
   if (const json *unlisted = field_of(check, "missing_unlisted"); unlisted && unlisted->is_array())
     for (const auto &u : *unlisted) {
-      auto &[level, n, example] = missing[text(u.value("rule", json("")))];
       const auto u_level = text(u.value("level", json("")));
+      auto &[level, n, example] =
+          (u_level == "info" ? cannot : missing)[text(u.value("rule", json("")))];
       if (level.empty() || (level != "fail" && u_level == "fail"))
         level = u_level;
       if (example.empty() && u.contains("example") && u["example"].is_object())
@@ -145,17 +155,25 @@ void verdict_section(Page &page, const json &check) {
     page.para("No rule violated.");
   else
     page.table(rows, cls);
-  if (!missing.empty()) {
-    page.para("Rules that could not judge every value (missing records or metrics, a fleet too "
-              "small); a missing value is never a pass:");
+  const auto missing_table = [&page](const auto &by_rule) {
     std::vector<std::vector<std::string>> m = {{"rule", "level", "values", "for example"}};
     std::vector<std::string> mcls = {""};
-    for (const auto &[rule, v] : missing) {
+    for (const auto &[rule, v] : by_rule) {
       const auto &[level, n, example] = v;
       m.push_back({rule, level, std::to_string(n), example});
       mcls.push_back(level == "fail" ? "fail" : level == "warn" ? "warn" : "");
     }
     page.table(m, mcls);
+  };
+  if (!missing.empty()) {
+    page.para("Rules that could not judge every value (missing records or metrics, a fleet too "
+              "small); a missing value is never a pass:");
+    missing_table(missing);
+  }
+  if (!cannot.empty()) {
+    page.para("Cannot apply here (the profile's on_missing: info, or a rule the runs do not "
+              "cover); no effect on the verdict:");
+    missing_table(cannot);
   }
   if (!check["drain"].empty()) {
     std::string d;

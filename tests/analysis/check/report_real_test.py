@@ -261,6 +261,45 @@ class BurninReportTest(unittest.TestCase):
         self.assertIn("| 207-vm+208-vm: ", md)
         self.assertNotIn("207-vm+208-vm 207-vm+208-vm", md)
 
+    def test_the_verdict_says_missing_as_check_says_it(self):
+        # check of the healthy H200 burn-in: "0 missing, 62 cannot apply here", PASS; the page
+        # read "62 missing" and listed those rules under "a missing value is never a pass".
+        healthy = ROOT / "results" / "reference" / "h200-burnin-2026-11-28" / "burnin" / "healthy"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            r = railgauge("check", "--rules", "auto", "--json", out / "v.json", healthy)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            summary = json.loads((out / "v.json").read_text())["summary"]
+            self.assertGreater(summary["cannot_apply_here"], 0)
+            said = re.search(r"(\d+) missing, (\d+) cannot apply here", r.stdout)
+            self.assertIsNotNone(said, r.stdout)
+            r = railgauge("report", healthy, "--check", out / "v.json", "--markdown", out / "r.md")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            md = (out / "r.md").read_text()
+        self.assertIn(f"{said.group(1)} missing, {said.group(2)} cannot apply here.", md)
+        self.assertNotIn("a missing value is never a pass", md)
+        self.assertIn("Cannot apply here", md)
+
+    def test_a_time_ratio_chart_names_its_highest_as_worse(self):
+        # A time compared (lower is better) over GEMM shapes: the bars are the highest ratios,
+        # red above 1; the caption said "the 16 lowest" and "worse (under 1)".
+        ref = ROOT / "results" / "reference"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            r = railgauge("compare", "--label", "a", "--label", "b",
+                          ref / "h200-2026-11-26" / "runs" / "gemm-model",
+                          ref / "h200-2026-11-26b" / "runs" / "gemm-model",
+                          "--metric", "metrics.time_s.median", "--json", out / "c.json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            r = railgauge("report", out / "c.json", "--html", out / "r.html")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            html = (out / "r.html").read_text()
+        self.assertRegex(html, r"ratio b/a, the \d+ highest of \d+")
+        self.assertNotRegex(html, r"ratio b/a, the \d+ lowest of \d+")
+        self.assertIn("judged worse (above 1 for this metric)", html)
+        self.assertNotIn("judged worse (under 1 for this metric)", html)
+
+
 class ReportRealTest(unittest.TestCase):
     def setUp(self):
         self.page = Page.build()
