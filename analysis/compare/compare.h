@@ -144,8 +144,9 @@ struct Comparison {
   std::vector<Summary> keys;
 };
 
-// The metric compared when none is given: the first the records have of busbw, Gb/s and GB/s
-// bandwidth, TFLOP/s, latency p50, time median.
+// The metric compared when none is given: the first the records have of busbw, Gb/s (and a
+// fabric load's aggregate) and GB/s bandwidth, TFLOP/s, latency p50 (or a latency_s), time
+// median.
 std::string default_metric(const nlohmann::json &metrics);
 // Relative half-width of the repetitions behind a value: a timed record's (time_s,
 // harness/noise_bound.h: railgauge, nccl-tests JSON with -I), nccl-tests text -I's

@@ -45,9 +45,12 @@ std::string default_metric(const json &metrics) {
   if (records::one_rank_collective(metrics) && number_at(doc, "metrics.algbw_gbytes_per_s"))
     return "metrics.algbw_gbytes_per_s";
   // A bidirectional perftest run (-b) holds its both-ways sum only: it once compared nothing.
+  // A fabric load's receiver holds its aggregate only, and nvbandwidth's latency testcases a
+  // latency_s: both were points with no figure, left out of the comparison.
   for (const char *path : {"metrics.busbw_gbytes_per_s", "metrics.bandwidth_gbits_per_s",
-                           "metrics.bidirectional_gbits_per_s", "metrics.bandwidth_gbytes_per_s",
-                           "metrics.tflops", "metrics.latency.p50_s", "metrics.time_s.median"})
+                           "metrics.bidirectional_gbits_per_s", "metrics.aggregate_gbits_per_s",
+                           "metrics.bandwidth_gbytes_per_s", "metrics.tflops",
+                           "metrics.latency.p50_s", "metrics.latency_s", "metrics.time_s.median"})
     if (number_at(doc, path))
       return path;
   return "";

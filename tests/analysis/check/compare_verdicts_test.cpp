@@ -1,6 +1,7 @@
 // How compare judges and sums up a point: time inverted, families' geometric means, a total
 // loss, a point that failed (compare::compare_runs on synthetic fleets, synthetic_fleet.h).
 #include <algorithm>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -319,6 +320,41 @@ TEST(Compare, ErrorsSlowdownsAndThrottledSharesAreWorseWhenHigher) {
   for (const char *metric : {"metrics.busbw_gbytes_per_s", "metrics.tflops",
                              "metrics.bandwidth_gbits_per_s", "metrics.efficiency"})
     EXPECT_FALSE(compare::lower_is_better(metric)) << metric;
+}
+
+// A fabric load's receiver (aggregate_gbits_per_s alone) and nvbandwidth's latency testcase
+// (latency_s) had no default figure: left out without a word, a halved aggregate and a tripled
+// latency read as parity. Both are compared now; a point still without one is named.
+TEST(Compare, PointsWithoutADefaultFigureAreComparedOrNamed) {
+  const auto with = [](double factor) {
+    auto set = make_fleet({}, 1, 1);
+    Record r = set.runs[0].records.front();
+    r.metrics = {{"aggregate_gbits_per_s", 100 * factor}};
+    r.key = "rdma.incast";
+    r.params = {{"role", "receiver"}};
+    set.runs[0].records.push_back(r);
+    r.metrics = {{"latency_s", 6.5e-7 / factor}};
+    r.key = "import.nvbandwidth.host_device_latency_sm";
+    r.params = nlohmann::json::object();
+    set.runs[0].records.push_back(r);
+    r.metrics = {{"flow_entropy", 3.0}};
+    r.key = "rdma.latency_under_load";
+    r.params = {{"role", "loader"}};
+    set.runs[0].records.push_back(r);
+    return set;
+  };
+  const auto c = compare::compare_runs({with(1), with(0.5)}, {"a", "b"}, {});
+  std::map<std::string, std::string> verdicts;
+  for (const auto &p : c.points)
+    if (!p.verdict.empty())
+      verdicts[p.key] = p.verdict.back();
+  EXPECT_TRUE(verdicts["rdma.incast"].starts_with("worse")) << verdicts["rdma.incast"];
+  EXPECT_TRUE(verdicts["import.nvbandwidth.host_device_latency_sm"].starts_with("worse"));
+  EXPECT_EQ(verdicts.count("rdma.latency_under_load"), 0u);
+  EXPECT_NE(c.hint.find("not compared: points with no figure compare reads by default, "
+                        "rdma.latency_under_load (1)"),
+            std::string::npos)
+      << c.hint;
 }
 
 } // namespace
