@@ -252,8 +252,9 @@ TEST(NcclTestsImport, ARealLogCutMidRowKeepsItsRowsAndFailsTheRest) {
     ASSERT_EQ(l.failures.size(), 1u);
     EXPECT_NE(l.failures[0].find("the last result row is cut short"), std::string::npos)
         << l.failures[0];
-    if (sep.empty()) // the message names the cause
+    if (sep.empty()) { // the message names the cause
       EXPECT_NE(l.failures[0].find("DUE TO TIME LIMIT"), std::string::npos) << l.failures[0];
+    }
   }
 }
 
