@@ -42,6 +42,50 @@ void refuse_bad_options(std::size_t inputs, const std::vector<std::string> &labe
         "give a percentage above 0, e.g. --single-sample-tolerance 10 (the default)");
 }
 
+// Each input's problems (a run that could not be read, a record refused), named by its label.
+std::vector<std::string> labelled_problems(const std::vector<analysis::RunSet> &given,
+                                           const std::vector<std::string> &labels) {
+  std::vector<std::string> problems;
+  for (std::size_t i = 0; i < given.size(); ++i)
+    for (const auto &problem : given[i].problems)
+      problems.push_back(i < labels.size() ? labels[i] + ": " + problem : problem);
+  return problems;
+}
+
+// Counts the points every input measured and says, in the hint, what the ratios leave out: the
+// points one input lacks, those with no figure compared, those read off a curve, and two models.
+void say_what_was_not_compared(Comparison &c, const std::vector<analysis::RunSet> &inputs,
+                               const ValuesSeen &seen, const KeysIn &key_in,
+                               const std::map<std::string, int> &no_figure, int interpolated) {
+  for (const auto &p : c.points) {
+    // A record that failed is the input's measurement of the point too: not an unmatched one.
+    bool every_input = true;
+    for (std::size_t i = 0; i < p.sides.size(); ++i)
+      every_input = every_input && (p.sides[i] || (i < p.not_ok.size() && !p.not_ok[i].empty()));
+    c.matched += every_input;
+  }
+  if (c.matched < static_cast<int>(c.points.size()))
+    c.hint = unmatched_hint(c, seen, key_in);
+  // Points dropped without a word: a 3x latency regression of nvbandwidth's latency testcase
+  // read as parity over the points left.
+  if (!no_figure.empty()) {
+    std::vector<std::string> keys;
+    for (const auto &[key, n] : no_figure)
+      keys.push_back(fmt::format("{} ({})", key, n));
+    c.hint += fmt::format("{}not compared: points with no figure compare reads by default, {}; "
+                          "--metric NAME compares them",
+                          c.hint.empty() ? "" : " ", fmt::join(keys, ", "));
+  }
+  if (interpolated > 0)
+    c.hint += fmt::format("{}{} comparison(s) of a size that only one input measured read the "
+                          "other input's value off its curve between the two sizes around it "
+                          "(linear in log size; ≈ marks it)",
+                          c.hint.empty() ? "" : " ", interpolated);
+  // Said first: whatever else the ratios show, they are of two models.
+  if (const auto models = different_gpu_models(inputs, c.labels); !models.empty())
+    c.hint = models + (c.hint.empty() ? "" : ". " + c.hint);
+}
+
 } // namespace
 
 Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<std::string> &labels,
@@ -50,12 +94,14 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
   // GPU of the other runs: a GEMM burn that fell by half on gpu3 shows as gpu3's drop. The runs
   // given are moved, not copied: a copy beside them doubled the memory of a fleet's compare.
   std::vector<analysis::RunSet> inputs;
+  std::vector<std::string> problems = labelled_problems(given, labels);
   for (auto &set : given)
     inputs.push_back(analysis::with_per_gpu_parts(std::move(set)));
   given.clear();
   refuse_bad_options(inputs.size(), labels, o);
   Comparison c;
   c.labels = labels;
+  c.problems = std::move(problems);
   c.single_sample_tolerance = o.single_sample_tolerance;
   ValuesSeen seen;
   KeysIn key_in;
@@ -119,33 +165,7 @@ Comparison compare_runs(std::vector<analysis::RunSet> given, const std::vector<s
     c.points.push_back(std::move(p));
   }
   summarize(tallies, c);
-  for (const auto &p : c.points) {
-    // A record that failed is the input's measurement of the point too: not an unmatched one.
-    bool every_input = true;
-    for (std::size_t i = 0; i < p.sides.size(); ++i)
-      every_input = every_input && (p.sides[i] || (i < p.not_ok.size() && !p.not_ok[i].empty()));
-    c.matched += every_input;
-  }
-  if (c.matched < static_cast<int>(c.points.size()))
-    c.hint = unmatched_hint(c, seen, key_in);
-  // Points dropped without a word: a 3x latency regression of nvbandwidth's latency testcase
-  // read as parity over the points left.
-  if (!no_figure.empty()) {
-    std::vector<std::string> keys;
-    for (const auto &[key, n] : no_figure)
-      keys.push_back(fmt::format("{} ({})", key, n));
-    c.hint += fmt::format("{}not compared: points with no figure compare reads by default, {}; "
-                          "--metric NAME compares them",
-                          c.hint.empty() ? "" : " ", fmt::join(keys, ", "));
-  }
-  if (interpolated > 0)
-    c.hint += fmt::format("{}{} comparison(s) of a size that only one input measured read the "
-                          "other input's value off its curve between the two sizes around it "
-                          "(linear in log size; ≈ marks it)",
-                          c.hint.empty() ? "" : " ", interpolated);
-  // Said first: whatever else the ratios show, they are of two models.
-  if (const auto models = different_gpu_models(inputs, c.labels); !models.empty())
-    c.hint = models + (c.hint.empty() ? "" : ". " + c.hint);
+  say_what_was_not_compared(c, inputs, seen, key_in, no_figure, interpolated);
   return c;
 }
 

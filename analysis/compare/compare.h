@@ -139,6 +139,10 @@ struct Comparison {
   // ignore.
   int matched = 0;
   std::string hint;
+  // What could not be read of the inputs ("B: DIR/records.jsonl: cannot be read: ..."): a run
+  // whose records were lost was counted among the runs compared and said only on stderr, never
+  // in the JSON, the markdown or the report.
+  std::vector<std::string> problems;
   double single_sample_tolerance = kSingleSampleTolerance;
   std::vector<Summary> families;
   std::vector<Summary> keys;

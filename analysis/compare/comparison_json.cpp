@@ -77,11 +77,17 @@ json to_json(const Comparison &c) {
   json context = json::array();
   for (const auto &d : c.context)
     context.push_back({{"param", d.param}, {"values", d.values}});
-  return {{"schema", kCompareSchema},  {"labels", c.labels},
-          {"inputs", c.inputs},        {"context", context},
-          {"matched", c.matched},      {"hint", c.hint},
-          {"points", points},          {"families", summaries(c.families)},
-          {"keys", summaries(c.keys)}, {"single_sample_tolerance", c.single_sample_tolerance}};
+  return {{"schema", kCompareSchema},
+          {"labels", c.labels},
+          {"inputs", c.inputs},
+          {"context", context},
+          {"matched", c.matched},
+          {"hint", c.hint},
+          {"problems", c.problems},
+          {"points", points},
+          {"families", summaries(c.families)},
+          {"keys", summaries(c.keys)},
+          {"single_sample_tolerance", c.single_sample_tolerance}};
 }
 
 namespace {
@@ -234,6 +240,7 @@ Comparison comparison_from_json(const json &j, const std::string &where) {
           {d.at("param").get<std::string>(), d.at("values").get<std::vector<std::string>>()});
     c.matched = j.contains("matched") ? count_of(j.at("matched")) : 0;
     c.hint = j.value("hint", "");
+    c.problems = j.value("problems", std::vector<std::string>{});
     c.single_sample_tolerance = j.value("single_sample_tolerance", kSingleSampleTolerance);
   } catch (const json::exception &e) {
     throw InputError(fmt::format("malformed comparison: {}", e.what()), "report", kComparisonFix);

@@ -102,6 +102,8 @@ point_rows(const Comparison &c, const std::vector<const PointComparison *> &poin
 
 std::vector<std::string> preamble(const Comparison &c) {
   std::vector<std::string> lines;
+  for (const auto &problem : c.problems)
+    lines.push_back("problem: " + problem);
   if (!c.hint.empty())
     lines.push_back("WARNING: " + c.hint);
   if (!c.context.empty()) {

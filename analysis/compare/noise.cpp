@@ -213,7 +213,11 @@ std::optional<Side> interpolate(const std::vector<std::pair<double, Side>> &size
     return std::nullopt;
   const auto &[lo_size, lo] = *(above - 1);
   const auto &[hi_size, hi] = *above;
-  if (!(lo_size < size && size < hi_size) || lo_size <= 0)
+  // Between two sizes at most two doublings apart (nccl-tests -f 4, or two -f 2 sweeps from
+  // other -b): a line over 32 MiB .. 16 GiB crossed the curve's knee and judged ten sizes one
+  // side never measured "worse" beside its identical figures at the sizes it did.
+  constexpr double kWidestGapRead = 4;
+  if (!(lo_size < size && size < hi_size) || lo_size <= 0 || hi_size / lo_size > kWidestGapRead)
     return std::nullopt;
   const double t = std::log(size / lo_size) / std::log(hi_size / lo_size);
   Side s;

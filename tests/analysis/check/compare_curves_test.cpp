@@ -89,6 +89,26 @@ TEST(Compare, SizesOneInputLacksAreReadOffItsCurveNeverBeyondIt) {
   EXPECT_FALSE(compare::to_json(same)["points"][0].contains("interpolated"));
 }
 
+TEST(Compare, NoSizeIsReadOffACurveAcrossAWideGap) {
+  // b kept 1 MiB and 1 GiB of a's doubling sweep, with a's own figures there: a line between
+  // them read every size in between, and those b never measured were judged "worse".
+  std::vector<std::pair<std::int64_t, double>> all, ends;
+  for (std::int64_t size = 1 << 20; size <= (1LL << 30); size *= 2) {
+    const double busbw = size < (64 << 20) ? 50 : 400; // a knee at 64 MiB
+    all.emplace_back(size, busbw);
+    if (size == (1 << 20) || size == (1LL << 30))
+      ends.emplace_back(size, busbw);
+  }
+  const auto c = compare::compare_runs({size_sweep(all), size_sweep(ends)}, {"a", "b"}, {});
+  EXPECT_EQ(at_size(c, 1 << 20).verdict[0], "within noise");
+  EXPECT_EQ(at_size(c, 8 << 20).verdict[0], "only in a");
+  EXPECT_TRUE(at_size(c, 8 << 20).interpolated.empty());
+  int worse = 0;
+  for (const auto &s : c.families)
+    worse += s.worse;
+  EXPECT_EQ(worse, 0);
+}
+
 // A size whose record failed in the candidate is that failure, never a value read off the
 // candidate's curve around it: the failed 4 MiB once read 0.75 of a's there, "worse" among
 // measured figures, and a run that had failed could read "within noise". A failure of a size
@@ -161,15 +181,15 @@ TEST(Compare, AFailedSizeIsAFailureNotAGapInACurve) {
 // "better". The failure's comparison is no comparison read off a curve either, and a file of
 // before `failed` was written has it counted from its verdicts.
 TEST(Compare, APartThatFailedShapesNoCurve) {
-  const auto a = size_sweep({{1 << 20, 100}, {4 << 20, 100}, {16 << 20, 100}, {64 << 20, 100}});
-  auto b = size_sweep({{1 << 20, 100}, {16 << 20, 1000}, {16 << 20, 1000}, {64 << 20, 100}});
-  b.runs[0].records[2].status = Status::failed; // one of 16 MiB's two parts
+  const auto a = size_sweep({{1 << 20, 100}, {2 << 20, 100}, {3 << 20, 100}, {4 << 20, 100}});
+  auto b = size_sweep({{1 << 20, 100}, {3 << 20, 1000}, {3 << 20, 1000}, {4 << 20, 100}});
+  b.runs[0].records[2].status = Status::failed; // one of 3 MiB's two parts
   const auto c = compare::compare_runs({a, b}, {"a", "b"}, {});
-  const auto &four = at_size(c, 4 << 20);
-  ASSERT_TRUE(four.ratio[0]);
-  EXPECT_NEAR(*four.ratio[0], 1.0, 1e-9); // read between 1 and 64 MiB, both 100
-  EXPECT_EQ(four.verdict[0], "within noise");
-  EXPECT_EQ(at_size(c, 16 << 20).verdict[0], "failed in b");
+  const auto &two = at_size(c, 2 << 20);
+  ASSERT_TRUE(two.ratio[0]);
+  EXPECT_NEAR(*two.ratio[0], 1.0, 1e-9); // read between 1 and 4 MiB, both 100
+  EXPECT_EQ(two.verdict[0], "within noise");
+  EXPECT_EQ(at_size(c, 3 << 20).verdict[0], "failed in b");
 
   // The candidate failed where only it swept: the baseline read off its curve there is no
   // comparison made, so no warning counts one.

@@ -464,6 +464,53 @@ class CompareRealTest(unittest.TestCase):
         self.assertIn("different keys", c["hint"])
         self.assertTrue(table.splitlines()[1].startswith("WARNING: only 0 of"))
 
+    def test_a_run_that_cannot_be_read_is_said_in_every_output(self):
+        # The committed H200 runs twice, one run's records lost on b: said on stderr only, and
+        # the JSON, markdown and report counted it among the runs compared.
+        runs = ROOT / "results" / "reference" / "h200-2026-11-26" / "runs"
+        out = pathlib.Path(self.tmp.name)
+        shutil.copytree(runs, out / "a")
+        shutil.copytree(runs, out / "b")
+        lost = next((out / "b" / "gemm-size").glob("*/records.jsonl"))
+        lost.unlink()
+        c, table = self.compare(out / "a", out / "b")
+        self.assertTrue(any(p.startswith("b: ") and str(lost) in p for p in c["problems"]),
+                        c["problems"])
+        self.assertIn(f"problem: b: {lost}", table)
+        r = railgauge("compare", out / "a", out / "b", "--json", out / "c.json")
+        r = railgauge("report", out / "c.json", "--markdown", out / "r.md")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(str(lost), (out / "r.md").read_text())
+
+    def test_railgauge_beside_nccl_tests_names_the_flag_that_matches_them(self):
+        # railgauge's NCCL records say group_type=world, an nccl-tests import nothing: 0 of 208
+        # points matched, and the warning offered no flag (group_type is what a point is).
+        ref = ROOT / "results" / "reference" / "h200-2026-11-26"
+        c, _ = self.compare(ref / "runs" / "collectives-nccl", ref / "peers" / "nccl-tests")
+        self.assertEqual(c["matched"], 0)
+        self.assertIn("--ignore-param group_type", c["hint"])
+        c, _ = self.compare(ref / "runs" / "collectives-nccl", ref / "peers" / "nccl-tests",
+                            "--ignore-param", "group_type")
+        self.assertGreater(c["matched"], 0)
+
+    def test_no_size_is_judged_across_a_wide_gap(self):
+        # b keeps all_reduce at 32 MiB and 16 GiB of a's real sweep, a's own figures: a line
+        # between them judged ten sizes b never measured "worse".
+        full = self.imported("nccl-tests", "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
+        ends = pathlib.Path(self.tmp.name) / "ends"
+        shutil.copytree(full, ends)
+        for records in ends.glob("*/records.jsonl"):
+            kept = [line for line in records.read_text().splitlines()
+                    if json.loads(line)["key"] != "collectives.nccl_all_reduce"
+                    or json.loads(line)["params"].get("size_bytes") in (33554432, 17179869184)]
+            records.write_text("\n".join(kept) + "\n")
+        c, _ = self.compare(full, ends)
+        worse = [p for p in c["points"] if p["key"] == "collectives.nccl_all_reduce"
+                 and p["verdict"][0].startswith("worse")]
+        self.assertEqual(worse, [])
+        self.assertEqual(self.point(c, "collectives.nccl_all_reduce", size_bytes=134217728,
+                                    in_place="in_place")["verdict"], ["only in a"])
+
     def test_bare_metal_against_vm_of_other_sizes_reads_each_off_the_others_curve(self):
         # The same two H200 nodes over RoCE, bare metal (1, 3, 9 GiB) and in VMs (32 MB to
         # 7.6 GB, its own -b/-e/-f): no size in common, yet the VMs' 2.7 and 7.6 GB and the bare
