@@ -44,6 +44,11 @@ std::string default_metric(const json &metrics) {
   // records/one_rank_collective.h reads it off the two bandwidths.
   if (records::one_rank_collective(metrics) && number_at(doc, "metrics.algbw_gbytes_per_s"))
     return "metrics.algbw_gbytes_per_s";
+  // A loaded-latency probe (rdma.latency_under_load) measures a latency under its load: the
+  // bandwidth it holds is the load's, and compared alone it said nothing of the probe.
+  if (metrics.is_object() && metrics.contains("latency_idle") &&
+      number_at(doc, "metrics.latency.p50_s"))
+    return "metrics.latency.p50_s";
   // A bidirectional perftest run (-b) holds its both-ways sum only: it once compared nothing.
   // A fabric load's receiver holds its aggregate only, and nvbandwidth's latency testcases a
   // latency_s: both were points with no figure, left out of the comparison.

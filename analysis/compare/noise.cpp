@@ -71,9 +71,41 @@ double spread_over_records(std::vector<double> values) {
          2;
 }
 
-} // namespace
+// The spread of a record's round trips (perftest, railgauge's verbs latency, a loaded probe): the
+// noise of its latency figures and of no other.
+std::optional<double> round_trip_noise(const json &metrics) {
+  const json doc = {{"metrics", metrics}};
+  const auto l50 = number_at(doc, "metrics.latency.p50_s"),
+             l90 = number_at(doc, "metrics.latency.p90_s"),
+             low = number_at(doc, "metrics.latency.min_s");
+  // What is compared is the median, so the spread of the body is read from below it too: the
+  // minimum of a latency run of >= 100 iterations lies about 2.33 sigma under the median (its 1 %
+  // quantile), so p50 - min, over 2.33, is a sigma at most. perftest prints no p90, and a few
+  // slow iterations make its stdev the tail's: the MOC ib_read_lat log whose 524288 B maximum is
+  // 84 x its typical made a band of +-270 % around a median 1 % above its minimum. Under load the
+  // p90 is the tail's too: a Soft-RoCE probe's p90 of 3.0 ms over a p50 of 11.3 us made +-26454 %,
+  // and its body (min 9.0 us) is +-11 %.
+  constexpr double kMinSigmasBelowMedian = 2.326;
+  const std::optional<double> from_body =
+      l50 && low && *l50 > 0 && *low < *l50
+          ? std::optional(kP10P90HalfWidthSigmas * (*l50 - *low) / kMinSigmasBelowMedian / *l50)
+          : std::nullopt;
+  std::optional<double> from_tail;
+  if (l50 && l90 && *l50 > 0) {
+    from_tail = (*l90 - *l50) / *l50;
+  } else {
+    const auto sd = number_at(doc, "metrics.latency.stdev_s"),
+               mean = number_at(doc, "metrics.latency.mean_s");
+    if (sd && mean && *mean > 0)
+      from_tail = kP10P90HalfWidthSigmas * *sd / *mean;
+  }
+  if (from_body && from_tail)
+    return std::min(*from_body, *from_tail);
+  return from_tail;
+}
 
-std::optional<double> relative_noise(const json &metrics) {
+// The noise of the repetitions a record timed, whatever figure it derived from them.
+std::optional<double> repetition_noise(const json &metrics) {
   if (const auto timed = railgauge::relative_noise(metrics))
     return timed;
   if (const auto seconds = series_noise(metrics))
@@ -82,27 +114,15 @@ std::optional<double> relative_noise(const json &metrics) {
   // A coefficient of variation as the p10..p90 half-width of a normal spread.
   if (const auto cv = number_at(doc, "metrics.iteration_cv_percent"))
     return kP10P90HalfWidthSigmas * *cv / 100;
-  const auto l50 = number_at(doc, "metrics.latency.p50_s"),
-             l90 = number_at(doc, "metrics.latency.p90_s");
-  if (l50 && l90 && *l50 > 0)
-    return (*l90 - *l50) / *l50;
-  const auto sd = number_at(doc, "metrics.latency.stdev_s"),
-             mean = number_at(doc, "metrics.latency.mean_s");
-  if (!sd || !mean || *mean <= 0)
-    return std::nullopt;
-  const double from_stdev = kP10P90HalfWidthSigmas * *sd / *mean;
-  // perftest prints no p90, and a few slow iterations make its stdev the tail's: the MOC
-  // ib_read_lat log whose 524288 B maximum is 84 x its typical made a band of +-270 % around a
-  // median 1 % above its minimum. What is compared is the median, so the spread of the body is
-  // read from below it: the minimum of a latency run of >= 100 iterations lies about 2.33 sigma
-  // under the median (its 1 % quantile), so p50 - min, over 2.33, is a sigma at most.
-  const auto low = number_at(doc, "metrics.latency.min_s");
-  if (l50 && low && *l50 > 0 && *low <= *l50) {
-    constexpr double kMinSigmasBelowMedian = 2.326;
-    return std::min(from_stdev,
-                    kP10P90HalfWidthSigmas * (*l50 - *low) / kMinSigmasBelowMedian / *l50);
-  }
-  return from_stdev;
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<double> relative_noise(const json &metrics) {
+  if (const auto repeated = repetition_noise(metrics))
+    return repeated;
+  return round_trip_noise(metrics);
 }
 
 namespace {
@@ -151,6 +171,10 @@ std::optional<double> metric_noise(const json &metrics, const std::string &metri
   // (TFLOP/s, efficiency, bandwidths, the times themselves).
   if (metric.find(".telemetry.") != std::string::npos)
     return seconds_noise(metrics, metric);
+  // Round trips' spread is a latency's noise alone: a loaded-latency probe's load bandwidth once
+  // carried its probe's +-26454 % and could never read worse.
+  if (metric.find("latency") == std::string::npos)
+    return repetition_noise(metrics);
   return relative_noise(metrics);
 }
 

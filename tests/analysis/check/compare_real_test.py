@@ -511,6 +511,36 @@ class CompareRealTest(unittest.TestCase):
         self.assertEqual(self.point(c, "collectives.nccl_all_reduce", size_bytes=134217728,
                                     in_place="in_place")["verdict"], ["only in a"])
 
+    def test_a_loaded_probe_is_compared_by_its_latency(self):
+        # The committed Soft-RoCE fabric run, and a copy whose bulk-loaded probe (1 QP) took twice
+        # as long per round trip: compare read the probe's load bandwidth, the same in both, with
+        # its round trips' p50..p90 as noise (+-26454 %), and could never say worse.
+        fabric = ROOT / "results" / "reference" / "softroce-2026-11-29" / "runs_fabric"
+        slower = pathlib.Path(self.tmp.name) / "slower"
+        shutil.copytree(fabric, slower)
+        for records in slower.glob("*/*/records.jsonl"):
+            lines = []
+            for line in records.read_text().splitlines():
+                r = json.loads(line)
+                if (r["key"] == "rdma.latency_under_load" and r["params"].get("role") == "probe"
+                        and r["params"]["load"] == "bulk" and r["params"]["qps"] == 1):
+                    r["metrics"]["latency"] = {k: v * 2 if k.endswith("_s") else v
+                                               for k, v in r["metrics"]["latency"].items()}
+                lines.append(json.dumps(r))
+            records.write_text("\n".join(lines) + "\n")
+        c, table = self.compare(fabric, slower)
+        probe = self.point(c, "rdma.latency_under_load", role="probe", load="bulk", qps=1)
+        self.assertEqual(probe["metric"], "metrics.latency.p50_s")
+        self.assertFalse(probe["higher_is_better"])
+        self.assertLess(probe["sides"][0]["noise"], 0.2)  # the body's spread, not the tail's
+        self.assertTrue(probe["verdict"][0].startswith("worse"), probe["verdict"])
+        other = self.point(c, "rdma.latency_under_load", role="probe", load="incast", qps=4)
+        self.assertEqual(other["verdict"], ["within noise"])
+        # Asked for, the load bandwidth has no noise borrowed from the round trips.
+        c, _ = self.compare(fabric, slower, "--metric", "metrics.bandwidth_gbits_per_s")
+        load = self.point(c, "rdma.latency_under_load", role="probe", load="bulk", qps=1)
+        self.assertIsNone(load["sides"][0].get("noise"))
+
     def test_bare_metal_against_vm_of_other_sizes_reads_each_off_the_others_curve(self):
         # The same two H200 nodes over RoCE, bare metal (1, 3, 9 GiB) and in VMs (32 MB to
         # 7.6 GB, its own -b/-e/-f): no size in common, yet the VMs' 2.7 and 7.6 GB and the bare
