@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/error.h"
 #include "harness/number_text.h"
@@ -104,6 +105,51 @@ void rates_from_time(NcclTestsHalf &h, collectives::Kind kind, std::size_t ranks
   h.busbw_gbytes_per_s = b.busbw_gbytes_per_s;
 }
 
+// nccl-tests' busbw is its algbw times the collective's bus factor at the run's rank count:
+// 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and alltoall, 1 for the rest.
+// nccl-tests of before 2019 printed all_gather's algbw with the (n-1) already in it and its busbw
+// equal (the 12-V100 DGX-2 all_gather of tests/fixtures/nccl-tests/old-layouts): 1 fits those.
+bool bus_factor_fits(collectives::Kind kind, int ranks, double seen) {
+  constexpr double kPrintTolerance = 0.02; // two rates each rounded to 0.005 of >= 1
+  const auto near = [&](double factor) { return std::fabs(seen / factor - 1) <= kPrintTolerance; };
+  const bool older_print = kind == collectives::Kind::all_gather ||
+                           kind == collectives::Kind::reduce_scatter ||
+                           kind == collectives::Kind::alltoall;
+  return near(collectives::bus_factor(kind, ranks)) || (older_print && near(1.0));
+}
+
+// A log of no header named by --kind (or a file name) the wrong collective gave records of one
+// kind with another's bus bandwidth: an all_gather imported as all_reduce read half its busbw
+// beside a real all_reduce. Rows printed to three digits or more are held to the factor.
+void require_bus_factor(const NcclTestsHalf &h, collectives::Kind kind, std::size_t ranks,
+                        const std::string &here) {
+  constexpr double kLeastThreeDigitRate = 1.0; // GB/s at two decimals
+  if (ranks < 2 || h.algbw_gbytes_per_s < kLeastThreeDigitRate ||
+      h.busbw_gbytes_per_s < kLeastThreeDigitRate)
+    return;
+  const int n = static_cast<int>(ranks);
+  const double seen = h.busbw_gbytes_per_s / h.algbw_gbytes_per_s;
+  if (bus_factor_fits(kind, n, seen))
+    return;
+  std::vector<std::string> fitting;
+  for (const auto other : collectives::all_kinds())
+    if (bus_factor_fits(other, n, seen))
+      fitting.emplace_back(collectives::to_string(other));
+  const auto name = collectives::to_string(kind);
+  throw InputError(
+      fmt::format("busbw {} over algbw {} is {:.4g}, and {}'s bus factor at the {} ranks listed "
+                  "is {:.4g}: the rows are {}",
+                  h.busbw_gbytes_per_s, h.algbw_gbytes_per_s, seen, name, n,
+                  collectives::bus_factor(kind, n),
+                  fitting.empty()
+                      ? std::string("no collective's at that rank count")
+                      : fmt::format("{}'s, not {}'s", fmt::join(fitting, "'s or "), name)),
+      here,
+      fitting.empty()
+          ? std::string("give the log as nccl-tests printed it, with all its rank lines")
+          : fmt::format("name the collective the log ran with --kind {}", fitting[0]));
+}
+
 } // namespace
 
 std::optional<RowLayout> row_layout_of_header(const std::string &body) {
@@ -173,6 +219,7 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
   for (int half = 0; half < 2; ++half) {
     const std::size_t c = first + per_half * static_cast<std::size_t>(half);
     NcclTestsHalf h = read_half(f, c, *size, *count, half, section, here);
+    require_bus_factor(h, *out.kind, section.ranks.size(), here);
     rates_from_time(h, *out.kind, section.ranks.size());
     section.out_of_bounds += h.max_error && h.max_error_bound && *h.max_error > *h.max_error_bound;
     section.wrong_halves += h.wrong && *h.wrong > 0;

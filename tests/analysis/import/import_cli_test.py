@@ -213,6 +213,27 @@ class ImportTest(unittest.TestCase):
             self.assertIn("railgauge import perftest", p.stderr)
             self.assertFalse(glob.glob(os.path.join(self.out, "*", "records.jsonl")))
 
+    def test_an_all_gather_named_all_reduce_is_refused_by_its_bus_factor(self):
+        # The real 8-GPU all_gather of the xxrjun cnode3-007 log, without the lines that name it
+        # (as a log saved from its rows would be), given as all_reduce: its records read
+        # collectives.nccl_all_reduce at half an all_reduce's busbw.
+        log = os.path.join(SOURCE, "tests/fixtures/verdicts/real/"
+                           "xxrjun_h100x8_1node_cnode3-007_5coll_healthy.log")
+        with open(log) as f:
+            lines = f.read().splitlines()[35:70]
+        unnamed = os.path.join(self.out, "rows.txt")
+        with open(unnamed, "w") as f:
+            f.write("\n".join(line for line in lines if "all_gather_perf" not in line) + "\n")
+        p = railgauge("import", "nccl-tests", unnamed, "--kind", "all_reduce", "--out", self.out)
+        self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
+        self.assertIn("rows.txt:", p.stderr)
+        self.assertIn("all_gather's", p.stderr)
+        self.assertIn("--kind all_gather", p.stderr)
+        self.assertFalse(glob.glob(os.path.join(self.out, "*", "records.jsonl")))
+        p = railgauge("import", "nccl-tests", unnamed, "--kind", "all_gather", "--out", self.out)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(len(glob.glob(os.path.join(self.out, "*", "records.jsonl"))), 1)
+
 
 if __name__ == "__main__":
     BINARY, SOURCE, name = sys.argv[1], sys.argv[2], sys.argv[3]
