@@ -259,9 +259,12 @@ void collect_points(const std::vector<analysis::RunSet> &inputs, const CompareOp
   std::map<std::string, std::vector<std::set<std::string>>> uuids; // "host bus id" -> per input
   std::map<PointId, std::vector<std::pair<std::size_t, const Record *>>> held; // ok records
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    // A run none of whose lines could be read is no run compared: "b (2 runs)" counted a
+    // records.jsonl cut at its first line beside the one run read. Its problem names it.
     std::vector<std::string> dirs;
     for (const auto &run : inputs[i].runs)
-      dirs.push_back(run.dir);
+      if (!run.records.empty())
+        dirs.push_back(run.dir);
     std::sort(dirs.begin(), dirs.end());
     c.inputs.push_back(dirs);
     for (const auto &run : inputs[i].runs) {

@@ -477,6 +477,13 @@ class CompareRealTest(unittest.TestCase):
         self.assertTrue(any(p.startswith("b: ") and str(lost) in p for p in c["problems"]),
                         c["problems"])
         self.assertIn(f"problem: b: {lost}", table)
+        # A records file cut inside its first line is no run compared: "b (15 runs)" counted it.
+        cut = next((out / "b" / "offload").glob("*/records.jsonl"))
+        cut.write_text(cut.read_text()[:40])
+        c, table = self.compare(out / "a", out / "b")
+        self.assertIn("Comparison of a (15 runs), b (13 runs)", table)
+        self.assertNotIn(str(cut.parent), c["inputs"][1])
+        self.assertTrue(any(str(cut) in p for p in c["problems"]), c["problems"])
         r = railgauge("compare", out / "a", out / "b", "--json", out / "c.json")
         r = railgauge("report", out / "c.json", "--markdown", out / "r.md")
         self.assertEqual(r.returncode, 0, r.stderr)
