@@ -539,7 +539,7 @@ class CompareRealTest(unittest.TestCase):
         probe = self.point(c, "rdma.latency_under_load", role="probe", load="bulk", qps=1)
         self.assertEqual(probe["metric"], "metrics.latency.p50_s")
         self.assertFalse(probe["higher_is_better"])
-        self.assertLess(probe["sides"][0]["noise"], 0.2)  # the body's spread, not the tail's
+        self.assertLess(probe["sides"][0]["noise"], 0.3)  # the body's span, not the tail's
         self.assertTrue(probe["verdict"][0].startswith("worse"), probe["verdict"])
         other = self.point(c, "rdma.latency_under_load", role="probe", load="incast", qps=4)
         self.assertEqual(other["verdict"], ["within noise"])
@@ -547,6 +547,18 @@ class CompareRealTest(unittest.TestCase):
         c, _ = self.compare(fabric, slower, "--metric", "metrics.bandwidth_gbits_per_s")
         load = self.point(c, "rdma.latency_under_load", role="probe", load="bulk", qps=1)
         self.assertIsNone(load["sides"][0].get("noise"))
+
+    def test_two_runs_of_one_script_with_stalled_round_trips_are_within_noise(self):
+        # The committed Soft-RoCE rep1 and rep2, the same script run twice: rep1's write_lat
+        # stalled (p50 11.5 us, p90 40 ms) and its median sat 22 % above rep2's. Its p90 made
+        # +-347120 %; the spread below the median alone, +-9.5 %, read "better".
+        reps = ROOT / "results" / "reference" / "softroce-2026-11-29"
+        c, _ = self.compare(reps / "rep1" / "runs", reps / "rep2" / "runs")
+        self.assertEqual(self.point(c, "rdma.write_lat")["metric"], "metrics.latency.p50_s")
+        for key in ("rdma.write_lat", "rdma.read_lat", "rdma.send_lat"):
+            for p in (p for p in c["points"] if p["key"] == key):
+                self.assertEqual(p["verdict"], ["within noise"], (key, p["params"], p["sides"]))
+                self.assertLess(p["sides"][0]["noise"], 1.0, (key, p["sides"]))
 
     def test_bare_metal_against_vm_of_other_sizes_reads_each_off_the_others_curve(self):
         # The same two H200 nodes over RoCE, bare metal (1, 3, 9 GiB) and in VMs (32 MB to
