@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -106,6 +107,8 @@ void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failu
   section.layout = {};
   section.out_of_bounds = 0;
   section.wrong_halves = 0;
+  section.printed_busbw_sum = 0;
+  section.printed_busbw_halves = 0;
 }
 
 } // namespace
@@ -167,6 +170,27 @@ void check_out_of_bounds(const std::string &text, NcclTestsImport &out, const Te
                section.first_record);
 }
 
+// nccl-tests' "Avg bus bandwidth" is the mean of every half's busbw it printed above, each to two
+// decimals: the 87 runs that print one, in the 64 logs under tests/fixtures and results/ and in
+// the corpus, all agree within that rounding. A run whose rows were edited or lost in the middle
+// (a copy that dropped a size, a collector that lost lines) imported the rows left as the whole
+// sweep without a word.
+void check_average(NcclTestsImport &out, const TextSection &section, const std::string &where) {
+  constexpr double kPrintedRounding = 0.0051; // GB/s: half the rows' last printed digit
+  constexpr double kAverageDigits = 6e-6;     // %g prints six significant digits
+  const auto printed = out.avg_busbw_gbytes_per_s;
+  if (!printed || section.printed_busbw_halves == 0)
+    return;
+  const double mean = section.printed_busbw_sum / static_cast<double>(section.printed_busbw_halves);
+  if (std::fabs(mean - *printed) <= kPrintedRounding + kAverageDigits * std::fabs(*printed))
+    return;
+  out.average_disagreements.push_back(
+      fmt::format("{}: nccl-tests printed an average bus bandwidth of {} GB/s, and the {} result "
+                  "row(s) above it average {:.4f}: rows are missing or were changed, so the sweep "
+                  "is not whole as nccl-tests printed it",
+                  where, *printed, section.printed_busbw_halves / 2, mean));
+}
+
 // A "#" line's text after the '#': a new run's start, the version, the -I 1 header, a rank
 // line or the average bus bandwidth.
 void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTestsImport &out,
@@ -182,6 +206,11 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
       name.resize(perf);
     if (!kind)
       out.kind = parse_kind(name);
+    else if (const auto named = parse_kind(name); named && *named != *kind)
+      throw InputError(fmt::format("the log's header names {}_perf, and --kind names {}: its rows "
+                                   "would be recorded as another collective's",
+                                   to_string(*named), to_string(*kind)),
+                       where, "leave --kind out: the header names the collective");
   }
   if (const auto at = body.find("nccl-tests version "); at != std::string::npos)
     out.about["version_line"] = std::string(trimmed(body.substr(at)));
@@ -235,6 +264,7 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
     // "# Avg bus bandwidth    : 475.782 " (a space after the figure in most logs)
     out.avg_busbw_gbytes_per_s =
         finite_number(std::string(trimmed(body.substr(body.find(':', at) + 1))));
+    check_average(out, section, where);
   }
 }
 
@@ -348,6 +378,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
   NcclTestsImport out;
   out.kind = kind;
   TextSection section;
+  section.kind_from_caller = kind.has_value();
   FailureLines failures;
   std::optional<InputError> cut_row; // a result row that could not be read, and its line
   int cut_row_line = 0;

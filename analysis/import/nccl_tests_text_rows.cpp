@@ -118,13 +118,36 @@ bool bus_factor_fits(collectives::Kind kind, int ranks, double seen) {
   return near(collectives::bus_factor(kind, ranks)) || (older_print && near(1.0));
 }
 
+// The ranks of one communicator: those of rank 0's group. nccl-tests prints a line for every rank
+// of the job and computes busbw over its group alone (NCCL_TESTS_SPLIT: "MOD 2" makes pairs of
+// 4 ranks, "DIV 8" a node each), so 16 rank lines can be two all_reduces of 8.
+std::size_t ranks_of_one_group(const std::vector<std::string> &rank_lines) {
+  const auto group_of = [](const std::string &line) -> std::string {
+    std::istringstream words(line);
+    std::string w, previous;
+    while (words >> w) {
+      if (previous == "Group")
+        return w;
+      previous = w;
+    }
+    return ""; // nccl-tests before its Group column: one group
+  };
+  if (rank_lines.empty())
+    return 0;
+  const std::string first = group_of(rank_lines.front());
+  return static_cast<std::size_t>(std::count_if(
+      rank_lines.begin(), rank_lines.end(), [&](const auto &l) { return group_of(l) == first; }));
+}
+
 // A log of no header named by --kind (or a file name) the wrong collective gave records of one
 // kind with another's bus bandwidth: an all_gather imported as all_reduce read half its busbw
-// beside a real all_reduce. Rows printed to three digits or more are held to the factor.
-void require_bus_factor(const NcclTestsHalf &h, collectives::Kind kind, std::size_t ranks,
+// beside a real all_reduce. Rows printed to three digits or more are held to the factor. A log
+// that names its collective itself is not: there, a factor off is a rank count off.
+void require_bus_factor(const NcclTestsHalf &h, collectives::Kind kind, const TextSection &section,
                         const std::string &here) {
   constexpr double kLeastThreeDigitRate = 1.0; // GB/s at two decimals
-  if (ranks < 2 || h.algbw_gbytes_per_s < kLeastThreeDigitRate ||
+  const std::size_t ranks = ranks_of_one_group(section.ranks);
+  if (!section.kind_from_caller || ranks < 2 || h.algbw_gbytes_per_s < kLeastThreeDigitRate ||
       h.busbw_gbytes_per_s < kLeastThreeDigitRate)
     return;
   const int n = static_cast<int>(ranks);
@@ -209,6 +232,11 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
   if (!size || !count)
     throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]), here,
                      kGiveTextOutput);
+  for (std::size_t half = 0; half < 2; ++half)
+    if (const auto busbw = finite_number(f[first + per_half * half + 2])) {
+      section.printed_busbw_sum += *busbw;
+      ++section.printed_busbw_halves;
+    }
   if (*size == 0) {
     if (section.zero_row_seen) {
       ++out.repeated_zero_rows; // one point of 0 bytes, not several records alike
@@ -219,7 +247,7 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
   for (int half = 0; half < 2; ++half) {
     const std::size_t c = first + per_half * static_cast<std::size_t>(half);
     NcclTestsHalf h = read_half(f, c, *size, *count, half, section, here);
-    require_bus_factor(h, *out.kind, section.ranks.size(), here);
+    require_bus_factor(h, *out.kind, section, here);
     rates_from_time(h, *out.kind, section.ranks.size());
     section.out_of_bounds += h.max_error && h.max_error_bound && *h.max_error > *h.max_error_bound;
     section.wrong_halves += h.wrong && *h.wrong > 0;

@@ -43,16 +43,23 @@ std::optional<RowLayout> row_layout_of_header(const std::string &body);
 // ended after its header (a time limit, the OOM killer) is a failure of its own.
 struct TextSection {
   bool per_iteration = false; // -I 1: i_min i_max i_p99 i_cv% after each half
-  bool header_seen = false;   // in this section
+  // --kind or the file's name named the collective, not the log: its rows are held to that
+  // collective's bus factor.
+  bool kind_from_caller = false;
+  bool header_seen = false; // in this section
   std::size_t first_record = 0, first_failure = 0;
   std::vector<std::string> ranks;
   bool zero_row_seen = false; // in this section
   // "# Out of bounds values" or "# Avg bus bandwidth": nccl-tests prints both after its last size
   bool end_seen = false;
   RowLayout layout;
-  int out_of_bounds = 0;     // halves of the `error` layout whose error is above nccl-tests' bound
-  int wrong_halves = 0;      // halves of the `#wrong` layout with a wrong element
-  bool nthread_seen = false; // "# nThread ...": a second one starts another run's section
+  int out_of_bounds = 0; // halves of the `error` layout whose error is above nccl-tests' bound
+  int wrong_halves = 0;  // halves of the `#wrong` layout with a wrong element
+  // Every half's busbw as printed, a repeated 0-byte row's too: what the run's "Avg bus
+  // bandwidth" line averages.
+  double printed_busbw_sum = 0;
+  std::size_t printed_busbw_halves = 0;
+  bool nthread_seen = false;   // "# nThread ...": a second one starts another run's section
   bool validation_off = false; // its "# nThread" line says "validation: 0" (nccl-tests -c 0)
   // Of the whole file, kept across sections: the hosts of its first section with rank lines,
   // and the points (collective, size, type, reduction, root) of the sections before this one,

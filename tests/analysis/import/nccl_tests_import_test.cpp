@@ -418,24 +418,5 @@ TEST(NcclTestsImport, NccltestsOwnFailedCountStandsWhereNoRowHoldsIt) {
   EXPECT_TRUE(import_nccl_tests_text(sample, "s.txt", std::nullopt, "r", "h").failures.empty());
 }
 
-TEST(NcclTestsImport, ASecondRunNothingNamesIsRefusedNotGivenTheFirstsCollective) {
-  // The real 8 x H100 log of five collectives without its "Collective test starting" lines,
-  // named all_reduce by --kind or its file's name: all_gather's 361.9 GB/s at 16 GiB was judged
-  // as all_reduce's and a healthy node drained.
-  std::string log;
-  std::istringstream lines(real_log("xxrjun_h100x8_1node_cnode3-002_5coll.log"));
-  for (std::string line; std::getline(lines, line);)
-    if (line.find("Collective test") == std::string::npos)
-      log += line + "\n";
-  std::istringstream in(log);
-  try {
-    import_nccl_tests_text(in, "nccl_all_reduce.log", Kind::all_reduce, "r", "h");
-    FAIL() << "two runs, one collective named";
-  } catch (const InputError &e) {
-    EXPECT_NE(std::string(e.what()).find("another run starts here"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("nccl_all_reduce.log:"), std::string::npos) << e.what();
-  }
-}
-
 } // namespace
 } // namespace railgauge::importers
