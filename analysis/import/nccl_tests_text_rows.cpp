@@ -107,8 +107,8 @@ void rates_from_time(NcclTestsHalf &h, collectives::Kind kind, std::size_t ranks
 
 // nccl-tests' busbw is its algbw times the collective's bus factor at the run's rank count:
 // 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and alltoall, 1 for the rest.
-// nccl-tests of before 2019 printed all_gather's algbw with the (n-1) already in it and its busbw
-// equal (the 12-V100 DGX-2 all_gather of tests/fixtures/nccl-tests/old-layouts): 1 fits those.
+// nccl-tests before ec1b5e2 (2020-06) printed all_gather's algbw with the (n-1) already in it and
+// its busbw equal (the 12-V100 DGX-2 all_gather of tests/fixtures/nccl-tests/old-layouts): 1 fits.
 bool bus_factor_fits(collectives::Kind kind, int ranks, double seen) {
   constexpr double kPrintTolerance = 0.02; // two rates each rounded to 0.005 of >= 1
   const auto near = [&](double factor) { return std::fabs(seen / factor - 1) <= kPrintTolerance; };
