@@ -159,8 +159,6 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
       imported["other_lines_skipped"] = parsed.other_lines;
     if (parsed.repeated_zero_rows > 0)
       imported["repeated_zero_byte_rows_skipped"] = parsed.repeated_zero_rows;
-    if (!parsed.average_disagreements.empty())
-      imported["rows_disagree_with_average"] = parsed.average_disagreements;
     // What `check --rules auto` picks a fabric profile by.
     if (!parsed.network.empty())
       imported["network"] = {{"transport", parsed.network}, {"line", parsed.network_line}};
@@ -195,8 +193,6 @@ void add_import_nccl_tests_command(CLI::App &app, int &exit_code) {
       std::cerr << fmt::format("railgauge: {} rows of 0 bytes after the first in {} are one point "
                                "(sizes that round to no element per rank): kept once\n",
                                parsed.repeated_zero_rows, o->file);
-    for (const auto &disagreement : parsed.average_disagreements)
-      std::cerr << "railgauge: warning: " << disagreement << "\n";
     exit_code = code(ExitStatus::ok);
     if (!parsed.failures.empty()) {
       std::cerr << fmt::format("railgauge: warning: {} says nccl-tests failed:\n", o->file);

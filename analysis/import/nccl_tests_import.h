@@ -56,10 +56,6 @@ struct NcclTestsImport {
   // Rows of 0 bytes after the first of a run: nccl-tests prints one for every requested size
   // that rounds down to no element per rank (-b 8 on 16 ranks), all alike; one is kept.
   int repeated_zero_rows = 0;
-  // Text only: runs whose rows do not average to the "Avg bus bandwidth" nccl-tests printed
-  // under them (rows lost or changed in the middle), each with its line: said, not a failure, as
-  // the rows there are nccl-tests' and a rule that reads a size lost finds it missing.
-  std::vector<std::string> average_disagreements;
 };
 
 // The collective an nccl-tests binary's path names: "/path/to/all_reduce_perf" -> all_reduce;

@@ -173,9 +173,12 @@ void check_out_of_bounds(const std::string &text, NcclTestsImport &out, const Te
 // nccl-tests' "Avg bus bandwidth" is the mean of every half's busbw it printed above, each to two
 // decimals: the 87 runs that print one, in the 64 logs under tests/fixtures and results/ and in
 // the corpus, all agree within that rounding. A run whose rows were edited or lost in the middle
-// (a copy that dropped a size, a collector that lost lines) imported the rows left as the whole
-// sweep without a word.
-void check_average(NcclTestsImport &out, const TextSection &section, const std::string &where) {
+// (a copy that dropped a size, another process's text glued before a row) imported the rows left
+// as the whole sweep, and a rule of the largest size judged the largest left: the real 8 x H100
+// log whose 16 GiB all_reduce, under its floor, was lost that way PASSed. It is the run's failure,
+// as a log cut short is.
+void check_average(NcclTestsImport &out, const TextSection &section, FailureLines &failures,
+                   const std::string &where) {
   constexpr double kPrintedRounding = 0.0051; // GB/s: half the rows' last printed digit
   constexpr double kAverageDigits = 6e-6;     // %g prints six significant digits
   const auto printed = out.avg_busbw_gbytes_per_s;
@@ -184,11 +187,13 @@ void check_average(NcclTestsImport &out, const TextSection &section, const std::
   const double mean = section.printed_busbw_sum / static_cast<double>(section.printed_busbw_halves);
   if (std::fabs(mean - *printed) <= kPrintedRounding + kAverageDigits * std::fabs(*printed))
     return;
-  out.average_disagreements.push_back(
+  failures.add(
+      out,
       fmt::format("{}: nccl-tests printed an average bus bandwidth of {} GB/s, and the {} result "
                   "row(s) above it average {:.4f}: rows are missing or were changed, so the sweep "
                   "is not whole as nccl-tests printed it",
-                  where, *printed, section.printed_busbw_halves / 2, mean));
+                  where, *printed, section.printed_busbw_halves / 2, mean),
+      section.first_record);
 }
 
 // A "#" line's text after the '#': a new run's start, the version, the -I 1 header, a rank
@@ -264,7 +269,7 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
     // "# Avg bus bandwidth    : 475.782 " (a space after the figure in most logs)
     out.avg_busbw_gbytes_per_s =
         finite_number(std::string(trimmed(body.substr(body.find(':', at) + 1))));
-    check_average(out, section, where);
+    check_average(out, section, failures, where);
   }
 }
 

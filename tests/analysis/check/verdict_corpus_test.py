@@ -20,6 +20,8 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 REAL = ROOT / "tests" / "fixtures" / "verdicts" / "real"
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from nccl_tests_text import with_averages  # noqa: E402
 KILLED = ROOT / "tests" / "fixtures" / "verdicts" / "killed"
 RULES = ROOT / "results" / "rules"
 RAILGAUGE = None
@@ -193,10 +195,10 @@ def railgauge(*args):
 
 def scaled_rows(text, factor):
     """An nccl-tests log with each result row's algbw and busbw (both halves) times factor."""
-    return "\n".join(" ".join(c if i not in (6, 7, 10, 11) else f"{float(c) * factor:.2f}"
+    return with_averages("\n".join(" ".join(c if i not in (6, 7, 10, 11) else f"{float(c) * factor:.2f}"
                                for i, c in enumerate(line.split()))
                       if line.split() and line.split()[0].isdigit() else line
-                      for line in text.splitlines()) + "\n"
+                      for line in text.splitlines()) + "\n")
 
 
 def judge(tool, files, profile, out):
@@ -265,7 +267,7 @@ class CorpusTest(unittest.TestCase):
                       "#", "# Collective test concluded: all_reduce_perf"]
         with tempfile.TemporaryDirectory() as tmp:
             log = pathlib.Path(tmp) / "cnode3-002_all_reduce_to_512M_third.log"
-            log.write_text("\n".join(out_lines) + "\n")
+            log.write_text(with_averages("\n".join(out_lines) + "\n"))
             out = pathlib.Path(tmp) / "runs"
             r, result = judge("nccl-tests", [log], "h100-sxm-ib", out)
             self.assertIsNotNone(result, r.stderr)
