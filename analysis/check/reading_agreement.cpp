@@ -1,11 +1,13 @@
 #include "analysis/check/reading_agreement.h"
 
 #include <algorithm>
+#include <set>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "analysis/check/json_path.h"
+#include "harness/inventory/telemetry_fields.h"
 
 namespace railgauge::check {
 namespace {
@@ -32,11 +34,29 @@ std::optional<std::string> foreign_count_disagreement(const Record &r, const std
   // host pid it cannot see: the writer counts one fewer and says so in its note.
   const bool own_listed =
       value_at(r, base + ".note").is_string() && list.is_array() && !list.empty();
-  if (!list.is_array() || static_cast<double>(list.size()) == count + (own_listed ? 1 : 0))
+  if (list.is_array() && static_cast<double>(list.size()) != count + (own_listed ? 1 : 0))
+    return fmt::format("count reads {:g} and the list beside it names {} process{}: the record "
+                       "contradicts itself; list the GPU's processes (nvidia-smi) and run again",
+                       count, list.size(), list.size() == 1 ? "" : "es");
+  // The count and list are taken from the window's before and after snapshots of the GPU's
+  // compute processes, railgauge's own among them (gpu_processes.cpp): every pid there but one is
+  // another's. A count of 0 and an empty list beside snapshots that held cotenant_spin passed.
+  const auto telemetry_path = path.substr(0, path.size() - kForeignCount.size());
+  std::set<unsigned> pids;
+  for (const char *when : {telemetry::kBefore, telemetry::kAfter}) {
+    const auto snapshot =
+        value_at(r, fmt::format("{}.{}.{}", telemetry_path, when, telemetry::kComputeProcesses));
+    if (snapshot.is_array())
+      for (const auto &p : snapshot)
+        if (p.is_object() && p.contains(telemetry::kPid) && p[telemetry::kPid].is_number_unsigned())
+          pids.insert(p[telemetry::kPid].get<unsigned>());
+  }
+  if (pids.size() < 2 || count >= static_cast<double>(pids.size() - 1))
     return std::nullopt;
-  return fmt::format("count reads {:g} and the list beside it names {} process{}: the record "
-                     "contradicts itself; list the GPU's processes (nvidia-smi) and run again",
-                     count, list.size(), list.size() == 1 ? "" : "es");
+  return fmt::format("count reads {:g} and the window's snapshots of the GPU's processes hold {} "
+                     "process{} beside railgauge's own: the record contradicts itself; list the "
+                     "GPU's processes (nvidia-smi) and run again",
+                     count, pids.size() - 1, pids.size() == 2 ? "" : "es");
 }
 
 std::optional<std::string> downtrained_disagreement(const Record &r, const std::string &path,
@@ -58,6 +78,12 @@ std::optional<std::string> downtrained_disagreement(const Record &r, const std::
 
 std::optional<std::string> reason_disagreement(const Record &r, const std::string &path,
                                                double share) {
+  // A share of the window's time is never below 0: -0.3 passed the `<= 0` rule beside a window
+  // whose clock events saw the reason.
+  if (share < 0)
+    return fmt::format("reads {}, and a share of a window's time is never negative: the record is "
+                       "not as railgauge writes it; run again",
+                       share);
   if (share != 0)
     return std::nullopt;
   const auto at = path.rfind(kReasonFraction);
@@ -80,6 +106,11 @@ std::optional<std::string> reading_disagreement(const Record &r, const std::stri
     return downtrained_disagreement(r, path, value);
   if (path.rfind(kReasonFraction) != std::string::npos)
     return reason_disagreement(r, path, value);
+  // A time the GPU spent throttled (thermal_violation_s, power_violation_s) is never negative.
+  if (value < 0 && path.find("violation") != std::string::npos && path.ends_with("_s"))
+    return fmt::format("reads {} s, and a time spent throttled is never negative: the record is "
+                       "not as railgauge writes it; run again",
+                       value);
   return std::nullopt;
 }
 

@@ -5,7 +5,8 @@
 // fault) passed the rule that reads it alone:
 // - foreign_processes.count 0 beside a list of the processes that held the GPU;
 // - pcie_link_downtrained false beside a link NVML sampled below its maximum generation or width;
-// - reason_fraction.NAME 0 beside a window whose clocks_event_reasons saw NAME in some sample.
+// - reason_fraction.NAME 0 beside a window whose clocks_event_reasons saw NAME in some sample;
+// - a share of time or a throttled time (*_violation_s) below 0, which no window can hold.
 #include <optional>
 #include <string>
 

@@ -30,6 +30,7 @@
 #include "analysis/history/history_rules.h"
 #include "analysis/history/ingest.h"
 #include "analysis/history/storable_text.h"
+#include "analysis/history/stored_verdicts.h"
 #include "analysis/run_set.h"
 #include "harness/data_paths.h"
 #include "harness/error.h"
@@ -95,6 +96,13 @@ void validate(const CLI::App &cmd, const CheckOptions &o) {
   if (o.runs.empty() && !o.inventory_only && !history_only)
     throw InputError("no run directories to judge", "check",
                      "give one or more run directories (or directories of runs) after the flags");
+  // The GPUs a node has are counted from its run directories' inventories: the database alone
+  // passed a node short of GPUs that the same --expect-gpus over its directories drained.
+  if (history_only && o.expect_gpus)
+    throw InputError("--expect-gpus counts the GPUs that run directories show, and none are given",
+                     "--expect-gpus",
+                     "give the nodes' newest run directories with --history DB, or leave out "
+                     "--expect-gpus");
   if (!o.cut_short.empty() && o.runs.empty())
     throw InputError("--cut-short says why a job's runs ended early, and no run directory is "
                      "given",
@@ -330,6 +338,9 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
     // ingests and then checks (`db ingest`, then `check --history`) never stored one.
     if (!o.rules.empty())
       history::record_verdicts(*db, result, judged.newest);
+    else // no profile judged here: what one concluded of these runs still stands
+      history::add_history(result, history::stored_verdicts(*db, judged.newest));
+    check::add_expected_hosts(result, check::host_list(o.expect_hosts));
     // After the newest runs' verdicts are stored, as over run directories.
     history::add_history(result,
                          history::judge_repeat_offenders(*db, {}, rules.history, history.dating,

@@ -985,6 +985,19 @@ class BurninReferenceTest(unittest.TestCase):
                 r["metrics"]["gpus"][0]["telemetry"]["foreign_processes"]["processes"] = [
                     {"name": "cotenant_spin", "pid": 948, "used_memory_bytes": 545259520}]
 
+        def snapshots_hold_it(r):  # count and list say none, the snapshots they came from one
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                t = r["metrics"]["gpus"][0]["telemetry"]
+                for when in ("before", "after"):
+                    t[when]["compute_processes"].append(
+                        {"name": "cotenant_spin", "pid": 948, "used_memory_bytes": 545259520})
+
+        def negative(edit):  # no window holds a negative share or time: each passed "<= 0"
+            def edit_record(r):
+                if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                    edit(r["metrics"]["gpus"][0]["telemetry"]["during"])
+            return edit_record
+
         def downtrained(r):
             if r["key"] == "offload.all_gpus_h2d" and r["params"].get("engine"):
                 r["metrics"]["per_gpu"][0]["pcie_gen"] = 4
@@ -996,6 +1009,13 @@ class BurninReferenceTest(unittest.TestCase):
         for edit, rule, says in (
                 (foreign, "load-foreign-process", "count reads 0 and the list beside it names 1 "
                  "process: the record contradicts itself"),
+                (snapshots_hold_it, "load-foreign-process", "count reads 0 and the window's "
+                 "snapshots of the GPU's processes hold 1 process beside railgauge's own"),
+                (negative(lambda d: d["reason_fraction"].update(hw_slowdown=-0.3)),
+                 "load-hw-slowdown", "reads -0.3, and a share of a window's time is never "
+                 "negative"),
+                (negative(lambda d: d.update(thermal_violation_s=-1.0)), "load-thermal-violation",
+                 "reads -1 s, and a time spent throttled is never negative"),
                 (downtrained, "burn-pcie-downtrained", "reads false and the link sampled beside "
                  "it ran at Gen4 x16 of Gen5 x16"),
                 (slowed, "load-hw-slowdown", "reads 0 and the window's clocks_event_reasons saw "
@@ -1006,7 +1026,7 @@ class BurninReferenceTest(unittest.TestCase):
                 for source, r, parts in checked_over_dirs_and_history(tmp, run):
                     self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
                     found = [f["detail"] for f in parts["gpu"]["findings"]
-                             if f["rule"] == rule and f["missing"]]
+                             if f["rule"] == rule and f["missing"] and f["level"] != "info"]
                     self.assertEqual(len(found), 1, (rule, source, found))
                     self.assertIn(says, found[0], source)
         # In a container railgauge's own process is one of NVML's list under a host pid it

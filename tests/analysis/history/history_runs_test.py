@@ -204,6 +204,42 @@ class HistoryRuns(unittest.TestCase):
                           "be the old part's", offender[0]["detail"])
             self.assertEqual(code, 1, json.dumps(out["problems"]))
 
+    def bare_check(self, *flags):
+        """`check --history DB` with no run directory: the fleet-wide form."""
+        r = subprocess.run([RAILGAUGE, "check", "--format", "json", "--history", self.db,
+                            *flags], capture_output=True, text=True, timeout=120)
+        return r.returncode, r.stdout, r.stderr
+
+    def test_a_check_without_rules_keeps_what_the_profile_concluded(self):
+        # The co-tenant's run checked with its profile (FAIL, stored), then the fleet-wide
+        # `check --history DB` without --rules: it read PASS, exit 0, the stored FAIL unread.
+        self.check(self.week("cotenant-50", 0))
+        code, out, err = self.bare_check()
+        self.assertEqual(code, 2, out + err)
+        stored = self.findings(json.loads(out), "history-stored-verdict")
+        self.assertTrue(stored, out)
+        details = " ".join(f["detail"] for f in stored)
+        self.assertIn("burn-hbm-floor said fail (2026-08-03-vm", details)
+        self.assertIn("fail", {f["level"] for f in stored})
+        # A healthy run checked after it is the host's newest: what was stored of it stands.
+        self.check(self.week("healthy", 1))
+        code, out, err = self.bare_check()
+        self.assertEqual(code, 0, out + err)
+        self.assertEqual(self.findings(json.loads(out), "history-stored-verdict"), [])
+
+    def test_the_nodes_expected_are_judged_over_the_history_too(self):
+        # --expect-hosts over the database alone passed a rack whose second node never ran; and
+        # --expect-gpus, which counts what run directories show, passed 8 GPUs expected of 1.
+        self.check(self.week("healthy", 0))
+        r = subprocess.run([RAILGAUGE, "check", "--rules", PROFILE, "--format", "json",
+                            "--history", self.db, "--expect-hosts", "vm,node02"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual((r.returncode, json.loads(r.stdout)["drain"]), (2, ["node02"]),
+                         r.stdout + r.stderr)
+        code, out, err = self.bare_check("--rules", PROFILE, "--expect-gpus", "8")
+        self.assertEqual(code, 4, out + err)
+        self.assertIn("--expect-gpus", err)
+
 if __name__ == "__main__":
     RAILGAUGE = sys.argv.pop(1)
     unittest.main()
