@@ -56,6 +56,8 @@ inline constexpr const char *kDriverVersion = "driver_version";
 inline constexpr const char *kConnected = "connected";
 inline constexpr const char *kGpuRegistration = "gpu_registration";
 inline constexpr const char *kPerftestNotComputed = "perftest_not_computed";
+// ... and the unit its figures were read in where its header's did not fit its message rate
+inline constexpr const char *kPerftestUnitRead = "perftest_unit_read";
 // ... nccl-tests': elements per rank
 inline constexpr const char *kCount = "count";
 // ... nvbandwidth's: the testcase, its matrix and variant, the cell's row and column and what each

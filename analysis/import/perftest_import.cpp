@@ -1,6 +1,7 @@
 #include "analysis/import/perftest_import.h"
 #include "analysis/import/launcher_text.h"
 #include "analysis/import/perftest_text.h"
+#include "analysis/import/perftest_units.h"
 
 #include <charconv>
 #include <cmath>
@@ -50,8 +51,8 @@ const char *perftest_key(const TestKind &kind) {
 // "RDMA_Write Bidirectional BW Test" (-b)
 bool parse_title(const std::string &line, TestKind &kind) {
   static const std::regex title(
-      R"(^\s*(RDMA_Write|RDMA_Read|Send|Atomic\S*(?: \S+)?) (Bidirectional )?(BW|Latency) )"
-      R"(Test\s*$)");
+      R"(^\s*(RDMA_Write(?:_imm)?|RDMA_Read|Send(?:_imm)?|Atomic\S*(?: \S+)?) )"
+      R"((Bidirectional )?(?:Post List )?(BW|Latency) (?:forwarding )?(?:Multicast )?Test\s*$)");
   // std::regex matches recursively, a frame per character: a long line (a binary file, a log
   // without newlines) would overflow the stack. A title is a few dozen characters.
   constexpr std::size_t kLongestTitle = 256;
@@ -59,10 +60,11 @@ bool parse_title(const std::string &line, TestKind &kind) {
   if (line.size() > kLongestTitle || !std::regex_match(line, m, title))
     return false;
   const std::string verb = m[1];
-  kind.verb = verb == "RDMA_Write"  ? "write"
-              : verb == "RDMA_Read" ? "read"
-              : verb == "Send"      ? "send"
-                                    : "atomic";
+  // With immediate data (_imm) the verbs are still a WRITE and a SEND.
+  kind.verb = verb.rfind("RDMA_Write", 0) == 0 ? "write"
+              : verb == "RDMA_Read"            ? "read"
+              : verb.rfind("Send", 0) == 0     ? "send"
+                                               : "atomic";
   kind.bidirectional = m[2].matched;
   kind.latency = m[3] == "Latency";
   return true;
@@ -99,7 +101,11 @@ bool is_connect_failure(const std::string &t) {
   for (const char *said :
        {"Unable to init the socket connection", "Unable to perform rdma_client function",
         "Unable to perform rdma_server function", "Unexpected CM event", "Couldn't connect to",
-        "Failed to exchange date between server and clients"})
+        // perftest has printed "data" since 2013; "date" is kept for the versions before
+        "Failed to exchange data between server and clients",
+        "Failed to exchange date between server and clients",
+        // the QP could not be brought up to the peer (a wrong GID, a port down)
+        "to RTR", "Unable to Connect the HCA's through the link"})
     if (t.find(said) != std::string::npos)
       return true;
   return false;
@@ -279,13 +285,30 @@ void read_row_values(const TestKind &kind, const std::vector<std::string> &colum
                        where, "pass the complete, unmodified output of one perftest run");
     store_column(kind, c, *number, count, r, bandwidth, latency);
   }
+  bool header_gbits = false;
+  for (const auto &c : columns)
+    if (c.rfind("BW average", 0) == 0)
+      header_gbits = c.find("[Gb/sec]") != std::string::npos;
+  const auto size = r.params.value(metric::kSizeBytes, nlohmann::json());
+  bool contradicts = false;
+  const auto unit = unit_by_message_rate(
+      header_gbits, size.is_number() ? std::optional(size.get<double>()) : std::nullopt, bandwidth,
+      contradicts);
+  if (unit && !contradicts)
+    r.params[peer::record::kPerftestUnitRead] = *unit;
   bandwidth.write(r.metrics);
   if (!latency.empty()) {
     latency.write(r.metrics, rdma::record::kLatency);
     r.metrics[rdma::record::kLatencyDefinition] =
-        kind.verb == "read" ? "round trip (perftest)" : "round trip / 2 (perftest)";
+        // perftest halves the round trip of WRITE and SEND only (rtt_factor: READ and ATOMIC 1)
+        kind.verb == "read" || kind.verb == "atomic" ? "round trip (perftest)"
+                                                     : "round trip / 2 (perftest)";
   }
   r.status = Status::ok;
+  if (contradicts) {
+    r.status = Status::error;
+    r.reason = fmt::format("{}: {}: the row is not as perftest computes it", where, *unit);
+  }
   if (!not_computed.empty()) {
     r.params[peer::record::kPerftestNotComputed] = not_computed;
     if (r.metrics.empty()) {
