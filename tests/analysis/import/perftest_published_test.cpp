@@ -43,7 +43,7 @@ TEST(PerftestPublished, APostListTitleIsAWriteBandwidth) {
 TEST(PerftestPublished, APeerNeverBroughtUpOrExchangedWithIsAFailedPoint) {
   // Both were refused as input ("without a result table"), and the node's failure left its
   // verdict.
-  for (const char *name : {"ib_send_bw_client_rtr_failure_published.txt",
+  for (const char *name : {"ib_send_bw_rtr_failure_published.txt",
                            "ib_read_bw_server_exchange_failed_published.txt"}) {
     const auto records = published(name);
     ASSERT_EQ(records.size(), 1u) << name;
