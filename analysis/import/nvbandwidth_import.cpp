@@ -296,12 +296,18 @@ void append_matrix_records(const RecordBase &base, const NvbTestcase &t, std::si
       // The GPU a cell belongs to: the row's in a GPU x GPU matrix; the column's for CPU(row)
       // and local matrices, and for the single-row GPU(row) matrices of all_to_one_* and
       // one_to_all_*, whose column is the GPU measured (testcase.cpp, allToOneHelper).
+      // A multinode testcase's rows and columns are MPI processes (PeerValueMatrix(worldSize,
+      // worldSize), multinode_testcases.cpp): process 4 of a 2 x 4 job is GPU 0 of the second
+      // node, once read as GPU 4 of this one. Its cells name processes, never a GPU here.
+      const bool processes = t.name.rfind("multinode", 0) == 0;
+      if (processes)
+        r.params.update({{p::kRowKind, "process"}, {p::kColumnKind, "process"}});
       const bool by_row = meaning.row_kind == "gpu" && m.values.size() > 1;
       const std::string &gpu_label = by_row ? m.row_labels[ri] : m.column_labels[ci];
-      const std::string pci = pci_of(base.doc, gpu_label);
+      const std::string pci = processes ? "" : pci_of(base.doc, gpu_label);
       if (!pci.empty())
         r.device[device::kPci] = pci;
-      else if (is_ordinal(gpu_label))
+      else if (!processes && is_ordinal(gpu_label))
         r.device[device::kGpu] = gpu_label; // no bus id printed (before v0.5): the CUDA ordinal
       if (meaning.direction == "bidirectional")
         r.params[p::kBidirectionalFigure] = bidirectional_figure(m.variant);

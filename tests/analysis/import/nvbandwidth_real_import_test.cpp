@@ -129,5 +129,19 @@ TEST(NvbandwidthReal, AnNaOffTheDiagonalIsAPairThatCouldNotCopy) {
   EXPECT_EQ(measured, 49);
 }
 
+TEST(NvbandwidthReal, AMultinodeMatrixIsOfProcessesNotThisNodesGpus) {
+  // 2 nodes x 4 GPUs: rows 4-7 were recorded as GPUs 4-7 of one host.
+  const auto name = "nvblog_multinode_2x4_d2d_read_ce_EXTRACT.txt";
+  const auto records = nvbandwidth_records(parse_nvbandwidth(real_excerpt(name), name), "r", "");
+  const auto cells =
+      records_of_key(records, "import.nvbandwidth.multinode_device_to_device_memcpy_read_ce");
+  ASSERT_EQ(cells.size(), 56u);
+  for (const auto *r : cells) {
+    EXPECT_EQ(r->params["row_kind"], "process");
+    EXPECT_FALSE(r->device.contains("gpu")) << r->device.dump();
+    EXPECT_FALSE(r->device.contains("pci")) << r->device.dump();
+  }
+}
+
 } // namespace
 } // namespace railgauge::importers
