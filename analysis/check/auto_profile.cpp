@@ -336,6 +336,17 @@ AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect
   int most = 0;
   for (const auto &[host, n] : gpus_per_host)
     most = std::max(most, n);
+  // Profiles are shipped for nodes of 1 and of 8 GPUs: a healthy node of 4 (an HGX board of 4)
+  // was judged by the 8-GPU one and failed gpu-count and gpus-in-nvml, even with --expect-gpus 4.
+  const int per_node = expect_gpus ? *expect_gpus : most;
+  if (per_node != 1 && per_node != 8 && !profile_for_gpu(name, per_node).empty())
+    throw InputError(
+        fmt::format("no shipped profile describes a node of {} GPUs '{}' ({})", per_node, name,
+                    expect_gpus ? "as --expect-gpus says" : "as its inventory shows"),
+        "--rules auto",
+        fmt::format("give --rules a file of your own for that node (the {} profile's floors per "
+                    "GPU hold; its counts and fleet rules are for 8), or --rules any-fabric",
+                    profile_for_gpu(name, 8)));
   if (expect_gpus) {
     const std::string profile = profile_for_gpu(name, *expect_gpus);
     if (!profile.empty())

@@ -313,6 +313,24 @@ TEST(BurninGpu, GpusOnTheBusThatNvmlDoesNotShowFailTheSkuProfile) {
   }
 }
 
+// A healthy node of 4 H200s (an HGX board of 4) has no shipped profile: it was judged by the
+// 8-GPU one and failed gpu-count and gpus-in-nvml, even with --expect-gpus 4. It is refused,
+// naming the count, as a GPU with no profile is.
+TEST(BurninGpu, ANodeOfFourIsRefusedNotFailedByTheProfileOfEight) {
+  auto runs = burnin_node(4);
+  runs.runs[0].manifest["inventory"]["summary"]["nvswitches"] = 0; // a board of 4 has none
+  for (const std::optional<int> expected : {std::optional<int>(), std::optional<int>(4)}) {
+    try {
+      auto_profile(runs, expected);
+      FAIL() << "a node of 4 judged by a shipped profile";
+    } catch (const InputError &e) {
+      EXPECT_NE(std::string(e.what()).find("a node of 4 GPUs 'NVIDIA H200'"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(auto_profile(burnin_node(8), 8).name, "h200-sxm");
+}
+
 // A rack team's sign-off: one GPU 10% below the healthy figure on GEMM (bf16, or FP64 and TF32),
 // on HBM or on its host copies fails by the SKU's floor alone, where it has no sibling to be
 // compared with.
@@ -358,7 +376,8 @@ TEST(BurninGpu, ALoneH100AtHalfItsFp64OrTenPercentSlowToTheHostIsNamed) {
     int exit;
   };
   const Case cases[] = {
-      {{.lone_gpu = 0, .hbm_factor = 0.71, .dtype_gemm_factor = 0.5}, "burn-gemm-fp64-fail-floor",
+      {{.lone_gpu = 0, .hbm_factor = 0.71, .dtype_gemm_factor = 0.5},
+       "burn-gemm-fp64-fail-floor",
        2},
       {{.lone_gpu = 0, .hbm_factor = 0.71, .dtype_gemm_factor = 0.9}, "burn-gemm-fp64-floor", 1},
       {{.lone_gpu = 0, .hbm_factor = 0.71, .d2h_factor = 0.9}, "burn-d2h-below-healthy", 1}};
