@@ -108,6 +108,7 @@ void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failu
   section.out_of_bounds = 0;
   section.wrong_halves = 0;
   section.printed_busbw_sum = 0;
+  section.printed_busbw_rounding_sum = 0;
   section.printed_busbw_halves = 0;
 }
 
@@ -179,13 +180,16 @@ void check_out_of_bounds(const std::string &text, NcclTestsImport &out, const Te
 // as a log cut short is.
 void check_average(NcclTestsImport &out, const TextSection &section, FailureLines &failures,
                    const std::string &where) {
-  constexpr double kPrintedRounding = 0.0051; // GB/s: half the rows' last printed digit
-  constexpr double kAverageDigits = 6e-6;     // %g prints six significant digits
+  constexpr double kAverageDigits = 6e-6; // %g prints six significant digits
   const auto printed = out.avg_busbw_gbytes_per_s;
   if (!printed || section.printed_busbw_halves == 0)
     return;
-  const double mean = section.printed_busbw_sum / static_cast<double>(section.printed_busbw_halves);
-  if (std::fabs(mean - *printed) <= kPrintedRounding + kAverageDigits * std::fabs(*printed))
+  const auto halves = static_cast<double>(section.printed_busbw_halves);
+  const double mean = section.printed_busbw_sum / halves;
+  // Each row rounded to its last printed digit: two decimals, and from nccl-tests 2.17 fewer
+  // where the figure is wider (1234.6, 12346, 1e+06).
+  const double rounding = section.printed_busbw_rounding_sum / halves;
+  if (std::fabs(mean - *printed) <= rounding * 1.02 + kAverageDigits * std::fabs(*printed))
     return;
   failures.add(
       out,
@@ -266,10 +270,24 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
   }
   if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos) {
     section.end_seen = true;
-    // "# Avg bus bandwidth    : 475.782 " (a space after the figure in most logs)
-    out.avg_busbw_gbytes_per_s =
-        finite_number(std::string(trimmed(body.substr(body.find(':', at) + 1))));
+    // "# Avg bus bandwidth    : 475.782 " (a space after the figure in most logs), and with
+    // NCCL_TESTS_MIN_BW set, "475.782 OK" or "... FAILED" (nccl-tests then exits non-zero).
+    std::istringstream after(body.substr(body.find(':', at) + 1));
+    std::string figure, said;
+    after >> figure >> said;
+    out.avg_busbw_gbytes_per_s = finite_number(figure);
     check_average(out, section, failures, where);
+    if (said == "FAILED")
+      failures.add(out,
+                   fmt::format("{}: nccl-tests' average bus bandwidth {} is below the "
+                               "NCCL_TESTS_MIN_BW it was given: it FAILED the run",
+                               where, figure),
+                   section.first_record);
+    // A run's average is of its own rows: the next run's start may not be recognised (a log
+    // whose first run lost its header), and its rows were averaged with these.
+    section.printed_busbw_sum = 0;
+    section.printed_busbw_rounding_sum = 0;
+    section.printed_busbw_halves = 0;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <sstream>
 
@@ -175,6 +176,18 @@ void require_bus_factor(const NcclTestsHalf &h, collectives::Kind kind, const Te
 
 } // namespace
 
+double half_last_digit(const std::string &number) {
+  // "52.43": 0.005; "1234.6": 0.05; "12346": 0.5; "1e+06": 0.5e6 (nccl-tests 2.17's getFloatStr)
+  const auto exponent_at = number.find_first_of("eE");
+  const std::string mantissa = number.substr(0, exponent_at);
+  const auto point = mantissa.find('.');
+  const int decimals =
+      point == std::string::npos ? 0 : static_cast<int>(mantissa.size() - point - 1);
+  const int exponent =
+      exponent_at == std::string::npos ? 0 : std::atoi(number.c_str() + exponent_at + 1);
+  return 0.5 * std::pow(10.0, exponent - decimals);
+}
+
 std::optional<RowLayout> row_layout_of_header(const std::string &body) {
   std::istringstream in(body);
   std::vector<std::string> words;
@@ -232,11 +245,14 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
   if (!size || !count)
     throw InputError(fmt::format("size '{}' or count '{}' is not a whole number", f[0], f[1]), here,
                      kGiveTextOutput);
-  for (std::size_t half = 0; half < 2; ++half)
-    if (const auto busbw = finite_number(f[first + per_half * half + 2])) {
+  for (std::size_t half = 0; half < 2; ++half) {
+    const std::string &text = f[first + per_half * half + 2];
+    if (const auto busbw = finite_number(text)) {
       section.printed_busbw_sum += *busbw;
+      section.printed_busbw_rounding_sum += half_last_digit(text);
       ++section.printed_busbw_halves;
     }
+  }
   if (*size == 0) {
     if (section.zero_row_seen) {
       ++out.repeated_zero_rows; // one point of 0 bytes, not several records alike

@@ -58,6 +58,7 @@ struct TextSection {
   // Every half's busbw as printed, a repeated 0-byte row's too: what the run's "Avg bus
   // bandwidth" line averages.
   double printed_busbw_sum = 0;
+  double printed_busbw_rounding_sum = 0; // each half's: half its last printed digit
   std::size_t printed_busbw_halves = 0;
   bool nthread_seen = false;   // "# nThread ...": a second one starts another run's section
   bool validation_off = false; // its "# nThread" line says "validation: 0" (nccl-tests -c 0)
@@ -78,6 +79,9 @@ class ShortResultRow : public InputError {
 public:
   using InputError::InputError;
 };
+
+// Half the last digit a figure was printed to: what its printing may have rounded away.
+double half_last_digit(const std::string &number);
 
 // A result row's words: its two halves as records (none for a repeated row of 0 bytes). Throws
 // ShortResultRow for a row short of its columns, InputError for any other row it cannot read.

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/import/nccl_tests_import.h"
+#include "analysis/import/nccl_tests_text_rows.h"
 #include "harness/error.h"
 
 namespace railgauge::importers {
@@ -113,6 +114,29 @@ TEST(NcclTestsImport, ARowLostInTheMiddleDisagreesWithTheAverage) {
   // The whole log agrees with each of its five averages.
   std::istringstream whole(whole_real_log("xxrjun_h100x8_1node_cnode3-002_5coll.log"));
   EXPECT_TRUE(import_nccl_tests_text(whole, "whole.log", std::nullopt, "r", "h").failures.empty());
+}
+
+TEST(NcclTestsImport, AnAverageIsReadBesideItsMinBwVerdictAndWideFiguresByTheirDigits) {
+  // NCCL_TESTS_MIN_BW prints "475.782 OK" or "... FAILED": the average was not read (the check
+  // skipped) and FAILED, nccl-tests' own failure of the run, passed.
+  const std::string log =
+      whole_real_log("issue256_h200_2node_roce_baremetal_all_reduce_EXTRACT.txt");
+  const auto at = log.find("Avg bus bandwidth    : 475.782");
+  ASSERT_NE(at, std::string::npos);
+  for (const char *said : {" OK", " FAILED"}) {
+    std::string text = log;
+    text.insert(text.find('\n', at), said);
+    std::istringstream in(text);
+    const auto r = import_nccl_tests_text(in, "min_bw.txt", std::nullopt, "r", "h");
+    ASSERT_TRUE(r.avg_busbw_gbytes_per_s.has_value()) << said;
+    EXPECT_DOUBLE_EQ(*r.avg_busbw_gbytes_per_s, 475.782);
+    EXPECT_EQ(r.failures.size(), std::string(said) == " FAILED" ? 1u : 0u) << said;
+  }
+  // nccl-tests 2.17 prints a figure wider than six characters with fewer decimals.
+  EXPECT_DOUBLE_EQ(half_last_digit("52.43"), 0.005);
+  EXPECT_DOUBLE_EQ(half_last_digit("1234.6"), 0.05);
+  EXPECT_DOUBLE_EQ(half_last_digit("12346"), 0.5);
+  EXPECT_DOUBLE_EQ(half_last_digit("1e+06"), 5e5);
 }
 
 } // namespace
