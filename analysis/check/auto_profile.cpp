@@ -336,10 +336,13 @@ AutoProfile auto_profile(const analysis::RunSet &runs, std::optional<int> expect
   int most = 0;
   for (const auto &[host, n] : gpus_per_host)
     most = std::max(most, n);
-  // Profiles are shipped for nodes of 1 and of 8 GPUs: a healthy node of 4 (an HGX board of 4)
-  // was judged by the 8-GPU one and failed gpu-count and gpus-in-nvml, even with --expect-gpus 4.
+  // Profiles are shipped for nodes of 1 and of 8 GPUs: a healthy node of 4 (an HGX board of 4, a
+  // VM given 2 or 4) was judged by the 8-GPU one and failed gpu-count and gpus-in-nvml, even with
+  // --expect-gpus 4. No board holds 5 to 7: such a node is one of 8 that lost some (a VM sees no
+  // NVSwitch), judged and drained by the 8-GPU profile, as one of more than 8 is.
+  constexpr int kLargestSmallBoard = 4;
   const int per_node = expect_gpus ? *expect_gpus : most;
-  if (per_node != 1 && per_node != 8 && !profile_for_gpu(name, per_node).empty())
+  if (per_node > 1 && per_node <= kLargestSmallBoard && !profile_for_gpu(name, per_node).empty())
     throw InputError(
         fmt::format("no shipped profile describes a node of {} GPUs '{}' ({})", per_node, name,
                     expect_gpus ? "as --expect-gpus says" : "as its inventory shows"),

@@ -329,6 +329,10 @@ TEST(BurninGpu, ANodeOfFourIsRefusedNotFailedByTheProfileOfEight) {
     }
   }
   EXPECT_EQ(auto_profile(burnin_node(8), 8).name, "h200-sxm");
+  // No board holds 7: a VM of 8 that sees 7 (and no NVSwitch) is judged, and drained, as 8.
+  auto seven = burnin_node(7);
+  seven.runs[0].manifest["inventory"]["summary"]["nvswitches"] = 0;
+  EXPECT_EQ(auto_profile(seven).name, "h200-sxm");
 }
 
 // A rack team's sign-off: one GPU 10% below the healthy figure on GEMM (bf16, or FP64 and TF32),

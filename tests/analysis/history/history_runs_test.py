@@ -221,11 +221,28 @@ class HistoryRuns(unittest.TestCase):
         details = " ".join(f["detail"] for f in stored)
         self.assertIn("burn-hbm-floor said fail (2026-08-03-vm", details)
         self.assertIn("fail", {f["level"] for f in stored})
+        # The same run checked again with the 8-GPU profile (its gpu-count fails) and then with
+        # its own: the latest check of a run is what stands, each finding once.
+        run = self.week("healthy", 2)
+        subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm", "--history", self.db, str(run)],
+                       capture_output=True, text=True, timeout=120)
+        code, out, err = self.bare_check()
+        gpu_count = [f for f in self.findings(json.loads(out), "history-stored-verdict")
+                     if "gpu-count said fail" in f["detail"]]
+        self.assertEqual((code, len(gpu_count)), (2, 1), out + err)
+        self.check(run)
+        code, out, err = self.bare_check()
+        self.assertEqual(code, 0, out + err)
         # A healthy run checked after it is the host's newest: what was stored of it stands.
-        self.check(self.week("healthy", 1))
+        self.check(self.week("healthy", 3))
         code, out, err = self.bare_check()
         self.assertEqual(code, 0, out + err)
         self.assertEqual(self.findings(json.loads(out), "history-stored-verdict"), [])
+        # A newest run only ingested has no verdict to stand: said, never counted a pass.
+        self.ingest(self.week("healthy", 4))
+        code, out, err = self.bare_check()
+        self.assertTrue(any("never checked with a profile" in p
+                            for p in json.loads(out)["problems"]), out)
 
     def test_the_nodes_expected_are_judged_over_the_history_too(self):
         # --expect-hosts over the database alone passed a rack whose second node never ran; and
