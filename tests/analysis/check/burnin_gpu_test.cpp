@@ -313,9 +313,8 @@ TEST(BurninGpu, GpusOnTheBusThatNvmlDoesNotShowFailTheSkuProfile) {
   }
 }
 
-// A healthy node of 4 H200s (an HGX board of 4) has no shipped profile: it was judged by the
-// 8-GPU one and failed gpu-count and gpus-in-nvml, even with --expect-gpus 4. It is refused,
-// naming the count, as a GPU with no profile is.
+// A healthy node of 4 H200s (a board of 4) has no shipped profile: the 8-GPU one failed its
+// gpu-count, even with --expect-gpus 4. It is refused, naming the count.
 TEST(BurninGpu, ANodeOfFourIsRefusedNotFailedByTheProfileOfEight) {
   auto runs = burnin_node(4);
   runs.runs[0].manifest["inventory"]["summary"]["nvswitches"] = 0; // a board of 4 has none
