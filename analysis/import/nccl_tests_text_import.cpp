@@ -101,15 +101,14 @@ void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failu
   section.first_record = out.record_count;
   section.first_failure = failures.seen;
   section.ranks.clear();
+  section.group_ranks_of = 0; // counted again from the next run's rank lines
   section.header_seen = false;
   section.zero_row_seen = false;
   section.end_seen = false;
   section.layout = {};
   section.out_of_bounds = 0;
   section.wrong_halves = 0;
-  section.printed_busbw_sum = 0;
-  section.printed_busbw_rounding_sum = 0;
-  section.printed_busbw_halves = 0;
+  section.printed_busbw = {};
 }
 
 } // namespace
@@ -182,13 +181,13 @@ void check_average(NcclTestsImport &out, const TextSection &section, FailureLine
                    const std::string &where) {
   constexpr double kAverageDigits = 6e-6; // %g prints six significant digits
   const auto printed = out.avg_busbw_gbytes_per_s;
-  if (!printed || section.printed_busbw_halves == 0)
+  if (!printed || section.printed_busbw.halves == 0)
     return;
-  const auto halves = static_cast<double>(section.printed_busbw_halves);
-  const double mean = section.printed_busbw_sum / halves;
+  const auto halves = static_cast<double>(section.printed_busbw.halves);
+  const double mean = section.printed_busbw.sum / halves;
   // Each row rounded to its last printed digit: two decimals, and from nccl-tests 2.17 fewer
   // where the figure is wider (1234.6, 12346, 1e+06).
-  const double rounding = section.printed_busbw_rounding_sum / halves;
+  const double rounding = section.printed_busbw.rounding_sum / halves;
   if (std::fabs(mean - *printed) <= rounding * 1.02 + kAverageDigits * std::fabs(*printed))
     return;
   failures.add(
@@ -196,7 +195,7 @@ void check_average(NcclTestsImport &out, const TextSection &section, FailureLine
       fmt::format("{}: nccl-tests printed an average bus bandwidth of {} GB/s, and the {} result "
                   "row(s) above it average {:.4f}: rows are missing or were changed, so the sweep "
                   "is not whole as nccl-tests printed it",
-                  where, *printed, section.printed_busbw_halves / 2, mean),
+                  where, *printed, section.printed_busbw.halves / 2, mean),
       section.first_record);
 }
 
@@ -285,9 +284,7 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
                    section.first_record);
     // A run's average is of its own rows: the next run's start may not be recognised (a log
     // whose first run lost its header), and its rows were averaged with these.
-    section.printed_busbw_sum = 0;
-    section.printed_busbw_rounding_sum = 0;
-    section.printed_busbw_halves = 0;
+    section.printed_busbw = {};
   }
 }
 

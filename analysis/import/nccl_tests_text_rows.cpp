@@ -144,12 +144,19 @@ std::size_t ranks_of_one_group(const std::vector<std::string> &rank_lines) {
 // kind with another's bus bandwidth: an all_gather imported as all_reduce read half its busbw
 // beside a real all_reduce. Rows printed to three digits or more are held to the factor. A log
 // that names its collective itself is not: there, a factor off is a rank count off.
-void require_bus_factor(const NcclTestsHalf &h, collectives::Kind kind, const TextSection &section,
+void require_bus_factor(const NcclTestsHalf &h, collectives::Kind kind, TextSection &section,
                         const std::string &here) {
   constexpr double kLeastThreeDigitRate = 1.0; // GB/s at two decimals
-  const std::size_t ranks = ranks_of_one_group(section.ranks);
-  if (!section.kind_from_caller || ranks < 2 || h.algbw_gbytes_per_s < kLeastThreeDigitRate ||
+  if (!section.kind_from_caller || h.algbw_gbytes_per_s < kLeastThreeDigitRate ||
       h.busbw_gbytes_per_s < kLeastThreeDigitRate)
+    return;
+  // Counted once per run's rank lines, not at every row: a job of 16,000 ranks lists as many.
+  if (section.group_ranks_of != section.ranks.size()) {
+    section.group_ranks = ranks_of_one_group(section.ranks);
+    section.group_ranks_of = section.ranks.size();
+  }
+  const std::size_t ranks = section.group_ranks;
+  if (ranks < 2)
     return;
   const int n = static_cast<int>(ranks);
   const double seen = h.busbw_gbytes_per_s / h.algbw_gbytes_per_s;
@@ -248,9 +255,9 @@ void read_result_row(const std::vector<std::string> &f, const std::string &here,
   for (std::size_t half = 0; half < 2; ++half) {
     const std::string &text = f[first + per_half * half + 2];
     if (const auto busbw = finite_number(text)) {
-      section.printed_busbw_sum += *busbw;
-      section.printed_busbw_rounding_sum += half_last_digit(text);
-      ++section.printed_busbw_halves;
+      section.printed_busbw.sum += *busbw;
+      section.printed_busbw.rounding_sum += half_last_digit(text);
+      ++section.printed_busbw.halves;
     }
   }
   if (*size == 0) {

@@ -55,11 +55,15 @@ struct TextSection {
   RowLayout layout;
   int out_of_bounds = 0; // halves of the `error` layout whose error is above nccl-tests' bound
   int wrong_halves = 0;  // halves of the `#wrong` layout with a wrong element
-  // Every half's busbw as printed, a repeated 0-byte row's too: what the run's "Avg bus
-  // bandwidth" line averages.
-  double printed_busbw_sum = 0;
-  double printed_busbw_rounding_sum = 0; // each half's: half its last printed digit
-  std::size_t printed_busbw_halves = 0;
+  // Every half's busbw as printed since the run's start or its last average, a repeated 0-byte
+  // row's too: what its "Avg bus bandwidth" line averages.
+  struct PrintedBusbw {
+    double sum = 0;
+    double rounding_sum = 0; // each half's: half its last printed digit
+    std::size_t halves = 0;
+  } printed_busbw;
+  // The ranks of rank 0's group (NCCL_TESTS_SPLIT), counted once for `group_ranks_of` rank lines.
+  std::size_t group_ranks = 0, group_ranks_of = 0;
   bool nthread_seen = false;   // "# nThread ...": a second one starts another run's section
   bool validation_off = false; // its "# nThread" line says "validation: 0" (nccl-tests -c 0)
   // Of the whole file, kept across sections: the hosts of its first section with rank lines,
