@@ -124,6 +124,8 @@ NicMatrixPlan plan_nic_matrix(const std::vector<RankNics> &ranks, const std::str
                                     : fmt::format("{}/{}", ranks[r].host, device);
       plan.eps.endpoints.push_back({node, rails_of_node[node]++, label});
       plan.eps.owner_rank.push_back(static_cast<int>(r));
+      plan.eps.host.push_back(ranks[r].host);
+      plan.eps.device.push_back(device);
       plan.device.push_back(device);
     }
   }

@@ -237,10 +237,16 @@ Outcome run_pair_matrix(RunContext &ctx, Store &store, const MatrixEndpoints &ep
   if (ctx.rank() != 0)
     return out;
   record::PairMatrixFields fields;
-  for (std::size_t i = 0; i < eps.endpoints.size(); ++i)
+  for (std::size_t i = 0; i < eps.endpoints.size(); ++i) {
+    const auto at = [i](const std::vector<std::string> &v) -> std::optional<std::string> {
+      if (i >= v.size() || v[i].empty())
+        return std::nullopt;
+      return v[i];
+    };
     fields.endpoints.push_back({static_cast<record::MatrixEndpointIndex>(i), eps.owner_rank[i],
                                 eps.endpoints[i].node, eps.endpoints[i].rail,
-                                eps.endpoints[i].label});
+                                eps.endpoints[i].label, at(eps.host), at(eps.device)});
+  }
   for (const auto &b : bad)
     fields.bad_pairs.push_back({b.pair, labels_of(eps, {b.pair.first, b.pair.second}), b.why});
   for (const auto &f : findings)

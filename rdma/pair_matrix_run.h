@@ -25,6 +25,9 @@ namespace railgauge::rdma {
 struct MatrixEndpoints {
   std::vector<FabricEndpoint> endpoints;
   std::vector<int> owner_rank; // the rank that holds each endpoint
+  // Each endpoint's host and RDMA device ("" over TCP), written into the matrix record so that
+  // check can name the part a finding is about.
+  std::vector<std::string> host, device;
 };
 
 struct PairMatrixSpec {

@@ -1,6 +1,7 @@
 #include "records/pair_matrix_fields.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "harness/record_fields.h"
 #include "records/rdma_record.h"
@@ -86,16 +87,45 @@ json endpoint_json(const MatrixEndpointFields &e) {
             {kMatrixRail, e.rail}};
   if (e.label)
     j[kMatrixLabel] = *e.label;
+  if (e.host)
+    j[kMatrixHost] = *e.host;
+  if (e.device)
+    j[kMatrixDevice] = *e.device;
   return j;
 }
 
 MatrixEndpointFields read_endpoint(const json &e) {
-  return {f::integer(e, kMatrixEndpoint).value_or(0), f::integer(e, kMatrixRank).value_or(0),
-          f::integer(e, kMatrixNode).value_or(0), f::integer(e, kMatrixRail).value_or(0),
-          f::text(e, kMatrixLabel)};
+  return {f::integer(e, kMatrixEndpoint).value_or(0),
+          f::integer(e, kMatrixRank).value_or(0),
+          f::integer(e, kMatrixNode).value_or(0),
+          f::integer(e, kMatrixRail).value_or(0),
+          f::text(e, kMatrixLabel),
+          f::text(e, kMatrixHost),
+          f::text(e, kMatrixDevice)};
 }
 
 } // namespace
+
+EndpointPlace place_of(const MatrixEndpointFields &e) {
+  EndpointPlace place{e.host, e.device};
+  if (place.host || !e.label)
+    return place;
+  std::string_view label = *e.label;
+  const auto slash = label.rfind('/');
+  // A host name holds no '/', nor a device name: the last one parts them.
+  if (slash != std::string_view::npos && !place.device)
+    place.device = std::string(label.substr(slash + 1));
+  std::string_view where = label.substr(0, slash);
+  if (where.starts_with("rank ")) {
+    const auto open = where.find(" ("), close = where.rfind(')');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open + 2)
+      return place;
+    where = where.substr(open + 2, close - open - 2);
+  }
+  if (!where.empty())
+    place.host = std::string(where);
+  return place;
+}
 
 void PairMatrixFields::write(json &metrics) const {
   json endpoints_j = json::array(), bad_j = json::array(), findings_j = json::array();

@@ -22,6 +22,9 @@ struct MatrixEndpointFields {
   MatrixEndpointIndex endpoint = 0;
   std::int64_t rank = 0, node = 0, rail = 0; // the rank that holds it, its node and NIC index
   std::optional<std::string> label;          // "node017/mlx5_3"
+  // The host of the rank that holds it and its RDMA device (none over TCP); absent in records
+  // written before they were, whose label names both (place_of below).
+  std::optional<std::string> host, device;
 
   bool operator==(const MatrixEndpointFields &) const = default;
 };
@@ -51,6 +54,14 @@ struct MatrixFindingFields {
 
   bool operator==(const MatrixFindingFields &) const = default;
 };
+
+// Where an endpoint is: its host and device fields, else what its label says ("HOST/DEV" of
+// rdma.pair_matrix, "rank R (HOST)/DEV" with node_identity=rank, "rank R (HOST)" of
+// rdma.tcp_pair_matrix); a host nullopt where neither says, a device nullopt over TCP.
+struct EndpointPlace {
+  std::optional<std::string> host, device;
+};
+EndpointPlace place_of(const MatrixEndpointFields &e);
 
 struct PairMatrixFields {
   std::vector<MatrixEndpointFields> endpoints;

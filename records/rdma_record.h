@@ -211,13 +211,17 @@ inline constexpr const char *kCoveragePlan = "coverage_plan";
 inline constexpr const char *kCoverageMissing = "coverage_missing";
 // The pair matrix's objects, as its writer (rdma/pair_matrix_run.cpp) and the report
 // (analysis/report/matrix_sections.cpp) name their fields: an endpoint {endpoint, rank, node,
-// rail, label}; a pair {endpoints, latency_p50_s, bandwidth_gbits_per_s, error}; a bad pair
-// {endpoints, labels, why}; a finding {kind, endpoints, labels, text}
+// rail, label, host, device} (host and device since the matrix's findings are judged by check;
+// older records name them in the label alone); a pair {endpoints, latency_p50_s,
+// bandwidth_gbits_per_s, error}; a bad pair {endpoints, labels, why}; a finding {kind, endpoints,
+// labels, text}
 inline constexpr const char *kMatrixEndpoint = "endpoint";
 inline constexpr const char *kMatrixRank = kEndRank;
 inline constexpr const char *kMatrixNode = "node";
 inline constexpr const char *kMatrixRail = "rail";
 inline constexpr const char *kMatrixLabel = "label";
+inline constexpr const char *kMatrixHost = "host";
+inline constexpr const char *kMatrixDevice = "device"; // the RDMA device; absent over TCP
 inline constexpr const char *kMatrixEndpoints = kEndpoints;
 inline constexpr const char *kMatrixLatencyP50S = "latency_p50_s";
 inline constexpr const char *kMatrixError = "error";

@@ -57,6 +57,7 @@ CheckResult Evaluator::run() {
   record_status_rule();
   ledger_.flush_tallies(kRecordStatusRule);
   run_complete_rule();
+  pair_isolation_rule();
   nothing_judged_rule();
   data_check_rule();
   one_machine_per_host_rule();

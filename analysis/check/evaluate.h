@@ -38,6 +38,7 @@ inline constexpr const char *kNothingJudgedRule = "nothing-judged";
 // false, as --no-verify leaves it) gets a missing finding at the rules' unverified_records level
 // (warn by default): a burn-in that never looked at its results has not shown them right.
 inline constexpr const char *kDataCheckRule = "data-check";
+// And `pair-isolation` (pair_isolation.h): the parts a NIC pair matrix's own isolation named.
 // And `one-machine-per-host`: a host name that runs of more than one machine report (their
 // inventories' machine ids differ and they share no GPU: analysis/run_machines.h) gets a missing
 // finding at fail naming each machine and a run of it: one node's verdict cannot judge two.

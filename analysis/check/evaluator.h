@@ -95,6 +95,7 @@ private:
   void run_complete_rule();
   void nothing_judged_rule();
   void data_check_rule();
+  void pair_isolation_rule();       // evaluate_pair_isolation.cpp
   void one_machine_per_host_rule(); // evaluate_host_identity.cpp
   void profile_gpu_rule();          // evaluate_profile_gpu.cpp
   CheckResult finish();

@@ -12,6 +12,7 @@
 #include "analysis/check/absolute_judgement.h"
 #include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluate.h"
+#include "analysis/check/pair_isolation.h"
 #include "analysis/check/run_completeness.h"
 #include "analysis/history/record_rules.h"
 #include "harness/waiver.h"
@@ -100,6 +101,8 @@ void RecordRules::take(const Row &row) {
   if (!reason.empty())
     r.reason = reason;
   record_status(r, run->second);
+  if (r.status == Status::ok && check::is_pair_matrix(key))
+    pair_isolation(r, row[5], run->second);
   auto [matching, added] = rules_by_key_.try_emplace(key);
   if (added)
     for (std::size_t i = 0; i < rules_.size(); ++i)
@@ -268,6 +271,24 @@ void RecordRules::record_status(const Record &r, const StoredRun &run) {
   tally.passed += bad ? 0 : 1;
   if (bad)
     notes_.emplace_back(parts_[part], check::record_status_finding(r, run.dir));
+}
+
+// As check::Evaluator::pair_isolation_rule over directories.
+void RecordRules::pair_isolation(Record r, const Value &metrics, const StoredRun &run) {
+  r.metrics = parsed(metrics);
+  auto isolation = check::pair_isolation(r, run.dir);
+  if (!isolation)
+    return;
+  std::set<PartKey> found;
+  for (auto &[part, f] : isolation->findings) {
+    found.insert(part);
+    notes_.emplace_back(part, std::move(f));
+  }
+  for (const auto &part : isolation->judged) {
+    auto &tally = isolation_tallies_[part_id(part)];
+    ++tally.checked;
+    tally.passed += found.contains(part) ? 0 : 1;
+  }
 }
 
 void RecordRules::missing_value(RuleState &state, const Reading &at, const std::string &what,

@@ -13,6 +13,7 @@
 #include "analysis/check/absolute_judgement.h"
 #include "analysis/check/curve_figure.h"
 #include "analysis/check/gpus_not_measured.h"
+#include "analysis/check/pair_isolation.h"
 #include "analysis/check/run_completeness.h"
 #include "analysis/history/history_inventory.h"
 #include "analysis/history/record_rules.h"
@@ -31,6 +32,10 @@ void RecordRules::judge(check::CheckResult &result) {
   result.rule_categories[check::kRunCompleteRule] = "health";
   for (const auto &[part, tally] : status_tallies_)
     judged.tallies[{parts_[part], check::kRecordStatusRule}] = tally;
+  if (!isolation_tallies_.empty())
+    result.rule_categories[check::kPairIsolationRule] = "nic";
+  for (const auto &[part, tally] : isolation_tallies_)
+    judged.tallies[{parts_[part], check::kPairIsolationRule}] = tally;
   for (auto &f : incomplete_runs(ruleset_, runs_))
     judged.findings.push_back(std::move(f));
   if (!newest_.shared_host_names.empty())

@@ -155,6 +155,8 @@ private:
   void no_record_on_gpus(RuleState &state);
 
   std::uint32_t part_id(const check::PartKey &part);
+  // The built-in pair-isolation of an ok NIC pair matrix's record (check/pair_isolation.h).
+  void pair_isolation(Record r, const Value &metrics, const StoredRun &run);
 
   // The finding of a value, its params read back by its row.
   check::Finding base_of(const check::Rule &rule, const Reading &v, bool with_params);
@@ -190,8 +192,9 @@ private:
   std::vector<check::PartKey> parts_;
   // Findings to add, of every rule: notes, violations and failed records.
   std::vector<std::pair<check::PartKey, check::Finding>> notes_;
-  std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_; // by part
-  std::map<std::string, check::HeldRecords> held_;                     // by host: nothing-judged
+  std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_;    // by part
+  std::unordered_map<std::uint32_t, check::RuleTally> isolation_tallies_; // pair-isolation
+  std::map<std::string, check::HeldRecords> held_;                        // by host: nothing-judged
   // By host: the ok records that show no data check that passed, the first one's key and why
   // (data-check).
   std::map<std::string, check::UnverifiedRecords> unverified_;

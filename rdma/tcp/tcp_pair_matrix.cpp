@@ -68,6 +68,8 @@ Outcome TcpPairMatrix::run(RunContext &ctx, const Point &p) {
     eps.endpoints.push_back(
         {r, 0, fmt::format("rank {} ({})", r, hosts[static_cast<std::size_t>(r)])});
     eps.owner_rank.push_back(r);
+    eps.host.push_back(hosts[static_cast<std::size_t>(r)]);
+    eps.device.emplace_back();
   }
 
   // The lower rank serves, the higher measures. The client says whether bandwidth follows

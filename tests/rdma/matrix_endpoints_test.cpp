@@ -11,6 +11,7 @@
 #include <set>
 #include <unistd.h>
 
+#include "analysis/check/pair_isolation.h"
 #include "harness/error.h"
 #include "harness/measure.h"
 #include "harness/store/memory_store.h"
@@ -160,6 +161,8 @@ TEST(PairMatrixRun, RanksAsThreadsFindTheSlowNicOfAFleet) {
       eps.endpoints.push_back(
           {node, rail, "node" + std::to_string(node) + "/mlx5_" + std::to_string(rail)});
       eps.owner_rank.push_back(node);
+      eps.host.push_back("node" + std::to_string(node));
+      eps.device.push_back("mlx5_" + std::to_string(rail));
     }
   const int slow = 2 * 2 + 1;
   MemoryStore store;
@@ -201,6 +204,23 @@ TEST(PairMatrixRun, RanksAsThreadsFindTheSlowNicOfAFleet) {
   EXPECT_GE(m.at("retests").size(), 1u);
   for (int r = 1; r < kRanks; ++r)
     EXPECT_FALSE(outs[static_cast<std::size_t>(r)].metrics.contains("pairs"));
+  // Each endpoint names its host and device, and check charges the named NIC to its own node,
+  // not to rank 0's, which holds the record; every NIC of the matrix is judged.
+  EXPECT_EQ(m.at("endpoints")[slow].at("host"), "node2");
+  EXPECT_EQ(m.at("endpoints")[slow].at("device"), "mlx5_1");
+  Record r;
+  r.host = "node0";
+  r.key = "rdma.pair_matrix";
+  r.metrics = m;
+  const auto judged = check::pair_isolation(r, "run-dir");
+  ASSERT_TRUE(judged.has_value());
+  EXPECT_EQ(judged->judged.size(), 8u);
+  ASSERT_EQ(judged->findings.size(), 1u);
+  const auto &[part, finding] = judged->findings[0];
+  EXPECT_EQ(part, (check::PartKey{"node2", check::PartKind::nic, "mlx5_1"}));
+  EXPECT_EQ(finding.level, check::Level::fail);
+  EXPECT_FALSE(finding.missing);
+  EXPECT_EQ(finding.run, "run-dir");
 }
 
 // A pair whose side throws, or measures no finite figure, is a bad pair carrying its error, not

@@ -29,6 +29,7 @@ BINARY = sys.argv.pop(1) if len(sys.argv) > 1 else "railgauge"
 PG_URL = os.environ.get("RAILGAUGE_TEST_PG_URL")
 MAKE_FLEET = HERE.parent / "check" / "make_fleet.py"
 PROFILE = HERE.parents[2] / "results" / "rules" / "h100-sxm-ib.yaml"
+SOFTROCE_MATRIX = HERE.parents[2] / "results" / "reference" / "softroce-2026-11-29" / "runs_matrix"
 
 
 def digest(tree):
@@ -517,6 +518,48 @@ class HistoryCli(unittest.TestCase):
         r = self.refused(["check", "--rules", "auto", "--history", db],
                          ["--rules auto picks a profile from run directories"])
         self.assertNotIn("PASS", r.stdout)
+
+    def isolation_agrees(self, url, name):
+        # The committed Soft-RoCE pair matrix (4 ranks standing for nodes, one host) without its
+        # fleet finding: the NIC its isolation named fails over the database as over the
+        # directories, the same findings and tallies, and the node is drained both ways.
+        runs = self.tmp / name
+        shutil.copytree(SOFTROCE_MATRIX, runs)
+        holder = next(runs.glob("*/rank-00000/records.jsonl"))
+        lines = []
+        for line in holder.read_text().splitlines():
+            rec = json.loads(line)
+            if rec["key"] == "rdma.pair_matrix":
+                rec["metrics"]["findings"] = [f for f in rec["metrics"]["findings"]
+                                              if f["kind"] != "fleet"]
+            lines.append(json.dumps(rec))
+        holder.write_text("\n".join(lines) + "\n")
+        self.assertEqual(self.railgauge("db", "ingest", "--db", url, runs, "--quiet").returncode,
+                         0)
+        judged = []
+        for where in (("--history", url), (runs,)):
+            r = self.railgauge("check", "--rules", "any-fabric", "--format", "json", *where)
+            self.assertEqual(r.returncode, 2, r.stdout[-2000:] + r.stderr)
+            verdict = json.loads(r.stdout)
+            judged.append(({(p["host"], p["kind"], p["id"], f["level"], f["missing"],
+                             json.dumps(f["value"]), f["detail"])
+                            for p in verdict["parts"] for f in p["findings"]
+                            if f["rule"] == "pair-isolation"},
+                           {(p["host"], p["id"]): p["rules"]["pair-isolation"]["passed"]
+                            for p in verdict["parts"] if "pair-isolation" in p["rules"]}))
+        self.assertEqual(judged[0], judged[1])
+        named = {(h, i) for h, k, i, level, missing, _, _ in judged[0][0]
+                 if level == "fail" and not missing}
+        self.assertEqual(named, {("softroce-guest", "rxe1")})
+        self.assertEqual(judged[0][1], {("softroce-guest", "rxe0"): 0,
+                                        ("softroce-guest", "rxe1"): 0})
+
+    def test_check_history_fails_the_nic_a_pair_matrix_named(self):
+        self.isolation_agrees(f"sqlite:{self.tmp / 'isolation.db'}", "isolation-sqlite")
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_fails_the_nic_a_pair_matrix_named_in_postgresql(self):
+        self.isolation_agrees(fresh_pg_database("rg_isolation"), "isolation-postgresql")
 
     def test_check_history_fails_a_failed_record_and_a_cut_run(self):
         self.broken_fleet_agree(f"sqlite:{self.tmp / 'broken.db'}", "sqlite")
