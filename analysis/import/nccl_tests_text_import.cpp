@@ -1,5 +1,6 @@
 #include "analysis/import/launcher_text.h"
 #include "analysis/import/nccl_tests_import.h"
+#include "analysis/import/nccl_tests_text_failures.h"
 #include "analysis/import/nccl_tests_text_rows.h"
 
 #include <algorithm>
@@ -33,25 +34,6 @@ bool looks_numeric(const std::string &word) {
 
 namespace {
 
-// Every failure line counts; at most kMaxFailuresKept are kept, the last of them, once there
-// are more, saying how many more (a log of nothing but failure lines must not fill the memory).
-struct FailureLines {
-  std::size_t seen = 0;
-
-  // `first_record`: the record count where the failed run's rows began.
-  void add(NcclTestsImport &out, std::string line, std::size_t first_record) {
-    if (seen == 0) {
-      out.failed_kind = out.kind;
-      out.failed_after_rows = (out.record_count - first_record) / 2;
-    }
-    if (++seen <= kMaxFailuresKept)
-      out.failures.push_back(std::move(line));
-    else
-      out.failures.back() =
-          fmt::format("... and {} more failure line(s)", seen - kMaxFailuresKept + 1);
-  }
-};
-
 constexpr const char *kSplitTheLog = "import each run on its own: split the file where the next "
                                      "run starts ('# Collective test starting' or '# nThread')";
 
@@ -69,46 +51,6 @@ void check_section_hosts(TextSection &section, const std::string &where) {
                                  "one they were one node of them all",
                                  fmt::join(section.file_hosts, "+"), fmt::join(hosts, "+")),
                      where, kSplitTheLog);
-}
-
-void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failures,
-                 const std::string &where) {
-  const auto of_kind = out.kind ? fmt::format(" of {}", to_string(*out.kind)) : "";
-  if (section.header_seen && out.record_count == section.first_record &&
-      failures.seen == section.first_failure)
-    failures.add(out,
-                 fmt::format("{}: nccl-tests printed the header of a run{} but no "
-                             "result row: the run ended before its first size",
-                             where, of_kind),
-                 section.first_record);
-  // Rows and no end of the sweep after them, and no failure line to say why: the log was cut off
-  // (or the run killed) before its last size, so the sizes it never reached are not a pass.
-  else if (out.record_count > section.first_record && !section.end_seen &&
-           failures.seen == section.first_failure)
-    failures.add(out,
-                 fmt::format("{}: {} result row(s){} and no '# Avg bus bandwidth' line "
-                             "after them: the log ends before nccl-tests' last size (cut "
-                             "off, or the run was killed){}",
-                             where, (out.record_count - section.first_record) / 2, of_kind,
-                             section.kill_notice.empty()
-                                 ? ""
-                                 : fmt::format("; the launcher said: '{}'", section.kill_notice)),
-                 section.first_record);
-  section.earlier_points.insert(section.points.begin(), section.points.end());
-  section.points.clear();
-  section.nthread_seen = false;
-  section.validation_off = false;
-  section.first_record = out.record_count;
-  section.first_failure = failures.seen;
-  section.ranks.clear();
-  section.group_ranks_of = 0; // counted again from the next run's rank lines
-  section.header_seen = false;
-  section.zero_row_seen = false;
-  section.end_seen = false;
-  section.layout = {};
-  section.out_of_bounds = 0;
-  section.wrong_halves = 0;
-  section.printed_busbw = {};
 }
 
 } // namespace
@@ -312,6 +254,9 @@ void note_other_line(const std::string &line, const std::vector<std::string> &wo
   ++out.other_lines;
   if (section.kill_notice.empty() && is_kill_notice(line))
     section.kill_notice = std::string(trimmed(line));
+  if (line.find(" NCCL WARN ") != std::string::npos &&
+      section.nccl_warns++ == 0) // the first is the cause; the rest are mostly its echoes
+    section.first_nccl_warn = std::string(trimmed(line));
   // A shell's echo of the command ("[root@test ~]# ./build/all_reduce_perf -b 8 ...") names
   // the collective of a log that stops before nccl-tests' own header names it, and, after a
   // run's end, the next run's in a log without "Collective test starting" lines.
@@ -366,20 +311,6 @@ void note_point(Kind kind, const std::vector<std::string> &f, TextSection &secti
   section.points.insert(point);
 }
 
-// The failure of a log whose last result row is cut short, with the launcher's word of why.
-std::string cut_row_failure(const InputError &cut_row, const std::string &where_line,
-                            const std::string &kill_notice, const std::string &after_cut) {
-  return fmt::format("{}: the last result row is cut short ({}): the log was cut off mid-line, "
-                     "or the run killed{}",
-                     where_line,
-                     // the problem less its guess at another tool's file: a cut last line is
-                     // nccl-tests' own, header or not
-                     cut_row.problem().substr(0, cut_row.problem().find(", and no ")),
-                     !kill_notice.empty() ? fmt::format("; the launcher said: '{}'", kill_notice)
-                     : after_cut.empty()  ? ""
-                                          : fmt::format("; then: '{}'", after_cut));
-}
-
 } // namespace
 
 NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &where,
@@ -424,8 +355,8 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
         throw *cut_row;
       if (cut_row) {
         failures.add(out,
-                     cut_row_failure(*cut_row, fmt::format("{}:{}", where, cut_row_line),
-                                     section.kill_notice, after_cut),
+                     cut_row_failure(*cut_row, fmt::format("{}:{}", where, cut_row_line), section,
+                                     after_cut),
                      section.first_record);
         cut_row.reset();
         after_cut.clear();
@@ -436,8 +367,8 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
       continue;
     }
     if (is_failure_line(line)) {
-      failures.add(out, fmt::format("{}:{}: {}", where, line_no, trimmed(line)),
-                   section.first_record);
+      const auto at = fmt::format("{}:{}: {}", where, line_no, trimmed(line));
+      failures.add(out, at + nccl_warned(section), section.first_record);
       continue;
     }
     std::istringstream cols(line);
@@ -477,10 +408,10 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     note_point(*out.kind, f, section, here);
   }
   if (cut_row)
-    failures.add(out,
-                 cut_row_failure(*cut_row, fmt::format("{}:{}", where, cut_row_line),
-                                 section.kill_notice, after_cut),
-                 section.first_record);
+    failures.add(
+        out,
+        cut_row_failure(*cut_row, fmt::format("{}:{}", where, cut_row_line), section, after_cut),
+        section.first_record);
   end_section(out, section, failures, where);
   if (out.record_count == 0 && out.failures.empty())
     throw InputError(

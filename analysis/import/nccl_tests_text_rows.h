@@ -71,6 +71,11 @@ struct TextSection {
   // so that a log of two runs on other nodes, or of one point twice, is never read as one run.
   std::vector<std::string> file_hosts;
   std::string kill_notice; // the launcher's first word of why the run ended (launcher_text.h)
+  // NCCL_DEBUG's "host:pid:tid [r] file:line NCCL WARN ..." lines of the run: the first names
+  // the cause of a failure that nccl-tests reports only as "unhandled system error" (the peer,
+  // the completion status, the HCA).
+  std::string first_nccl_warn;
+  std::size_t nccl_warns = 0;
   std::set<std::string> earlier_points, points;
   // The collective an echoed command names after a run's end ("$ ./all_gather_perf ..."), for
   // the next run of a log without "Collective test starting" lines.
