@@ -91,6 +91,7 @@ void RecordRules::judge(check::CheckResult &result) {
     state.failed_point = {};
   }
   const auto unknown_inventory = inventory_rules(judged, result);
+  write_violations();
   // Every rule's notes and violations at once: add_history sorts each part's findings.
   for (auto &n : notes_)
     judged.findings.push_back(std::move(n));
@@ -177,14 +178,20 @@ void RecordRules::judge_absolute(RuleState &state, const Reading &at, const json
   ++tally.checked;
   const bool pass = check::absolute_pass(rule, value);
   tally.passed += pass ? 1 : 0;
-  if (pass)
-    return;
-  Finding f = base_of(rule, at, true);
-  if (what)
-    f.what = std::move(*what);
-  f.detail = std::move(detail);
-  check::fill_absolute_finding(rule, value, f);
-  notes_.emplace_back(parts_[at.part], std::move(f));
+  if (!pass)
+    violations_.push_back({&rule, at, value, std::move(detail), std::move(what)});
+}
+
+void RecordRules::write_violations() {
+  for (auto &v : violations_) {
+    Finding f = base_of(*v.rule, v.at, true);
+    if (v.what)
+      f.what = std::move(*v.what);
+    f.detail = std::move(v.detail);
+    check::fill_absolute_finding(*v.rule, v.value, f);
+    notes_.emplace_back(parts_[v.at.part], std::move(f));
+  }
+  violations_.clear();
 }
 
 // As over directories (Evaluator::no_record_on_gpus): a GPU the newest run's inventory lists that

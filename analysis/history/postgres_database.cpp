@@ -108,6 +108,11 @@ public:
   void for_each(const std::string &sql, const Row &params,
                 const std::function<void(const Row &)> &visit) override {
     const auto text = text_params(params);
+    streaming_ = true;
+    const struct Done {
+      bool &streaming;
+      ~Done() { streaming = false; }
+    } done{streaming_};
     if (!PQsendQueryParams(conn_, numbered(sql).c_str(), static_cast<int>(text.size()), nullptr,
                            pointers(text).data(), nullptr, nullptr, 0) ||
         !PQsetSingleRowMode(conn_))
@@ -127,6 +132,7 @@ public:
   void insert_rows(const std::string &table, const std::vector<std::string> &columns,
                    const std::vector<Row> &rows) override {
     const auto sql = fmt::format("COPY {} ({}) FROM STDIN", table, fmt::join(columns, ", "));
+    not_streaming(sql);
     Result start{PQexec(conn_, sql.c_str())};
     if (PQresultStatus(start.get()) != PGRES_COPY_IN)
       fail(start.get(), sql);
@@ -169,6 +175,14 @@ public:
   bool retryable_failure() const override { return retryable_; }
 
 private:
+  bool streaming_ = false; // inside for_each: no other statement may run
+  // libpq would drop the stream's rows not yet read, without a word, to run another statement:
+  // every record after it would go unjudged.
+  void not_streaming(const std::string &sql) const {
+    if (streaming_)
+      throw std::logic_error(
+          "a statement inside a streamed query (Database::for_each) would end its stream: " + sql);
+  }
   static std::vector<std::optional<std::string>> text_params(const Row &params) {
     std::vector<std::optional<std::string>> text;
     for (const auto &v : params)
@@ -184,6 +198,7 @@ private:
   }
 
   Result run(const std::string &sql, const Row &params) {
+    not_streaming(sql);
     const auto text = text_params(params);
     Result r{PQexecParams(conn_, numbered(sql).c_str(), static_cast<int>(text.size()), nullptr,
                           pointers(text).data(), nullptr, nullptr, 0)};

@@ -133,9 +133,13 @@ private:
   void judge_curves(RuleState &state);
 
   // A value against the rule's absolute bound (a record's, as it is read, or a curve's figure):
-  // its part's tally, and a finding unless it passed. `what` replaces the value's own path.
+  // its part's tally, and a violation unless it passed, whose finding is written by
+  // write_violations once the records are read: its params are read back from the database,
+  // which a query inside the records' stream would end (PostgreSQL's single-row mode: every
+  // record after the first violation went unjudged). `what` replaces the value's own path.
   void judge_absolute(RuleState &state, const Reading &at, const nlohmann::json &value,
                       std::string detail, std::optional<std::string> what = std::nullopt);
+  void write_violations();
 
   // record-status: a record failed or in error fails its part; every record is counted.
   void record_status(const Record &r, const StoredRun &run);
@@ -192,6 +196,14 @@ private:
   std::vector<check::PartKey> parts_;
   // Findings to add, of every rule: notes, violations and failed records.
   std::vector<std::pair<check::PartKey, check::Finding>> notes_;
+  struct Violation { // judge_absolute's, written by write_violations
+    const check::Rule *rule = nullptr;
+    Reading at;
+    nlohmann::json value;
+    std::string detail;
+    std::optional<std::string> what;
+  };
+  std::vector<Violation> violations_;
   std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_;    // by part
   std::unordered_map<std::uint32_t, check::RuleTally> isolation_tallies_; // pair-isolation
   std::map<std::string, check::HeldRecords> held_;                        // by host: nothing-judged

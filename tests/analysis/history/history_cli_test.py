@@ -554,6 +554,27 @@ class HistoryCli(unittest.TestCase):
         self.assertEqual(judged[0][1], {("softroce-guest", "rxe0"): 0,
                                         ("softroce-guest", "rxe1"): 0})
 
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_in_postgresql_reads_every_record_after_a_violation(self):
+        # The committed Soft-RoCE pair points: their latency tails violate an absolute rule as
+        # the records stream. Its finding read the record's params back inside the stream, and
+        # libpq dropped the rows not yet read to run it: over PostgreSQL 4 values and 1 record
+        # of 3 were judged where SQLite judged 13 and 3.
+        runs = SOFTROCE_MATRIX.parent / "rep1" / "runs_ranks"
+        judged = []
+        for url in (fresh_pg_database("rg_stream"), f"sqlite:{self.tmp / 'stream.db'}"):
+            self.assertEqual(
+                self.railgauge("db", "ingest", "--db", url, runs, "--quiet").returncode, 0)
+            r = self.railgauge("check", "--rules", "h100-sxm-roce", "--format", "json",
+                               "--history", url)
+            self.assertIn(r.returncode, (1, 2), r.stderr)
+            verdict = json.loads(r.stdout)
+            judged.append((r.stderr.split("judged over")[-1].splitlines()[0],
+                           {(p["host"], p["id"], rule, t["checked"], t["passed"])
+                            for p in verdict["parts"] for rule, t in p["rules"].items()}))
+        self.assertEqual(judged[0], judged[1])
+        self.assertIn("13 values", judged[0][0])
+
     def test_check_history_fails_the_nic_a_pair_matrix_named(self):
         self.isolation_agrees(f"sqlite:{self.tmp / 'isolation.db'}", "isolation-sqlite")
 
