@@ -56,6 +56,7 @@ CheckResult Evaluator::run() {
     apply(rule);
   record_status_rule();
   ledger_.flush_tallies(kRecordStatusRule);
+  charge_pair_ends();
   run_complete_rule();
   pair_isolation_rule();
   nothing_judged_rule();

@@ -9,6 +9,7 @@
 #include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluator.h"
 #include "analysis/check/gpus_not_measured.h"
+#include "analysis/check/pair_ends.h"
 #include "analysis/check/rule_values.h"
 #include "analysis/check/run_completeness.h"
 #include "harness/waiver.h"
@@ -74,6 +75,11 @@ void Evaluator::record_values(const Rule &rule, const Record &r, const analysis:
   if (found.empty() && is_imported(loaded)) {
     // Another tool's output has only the figures it prints (perftest no port counters).
     ledger_.note_metric_not_covered(rule, r.host);
+    return;
+  }
+  if (found.empty() && pair_figure_on_server_end(r, rule.metric)) {
+    ledger_.note_not_applicable(rule, PartKey{r.host, PartKind::node, ""},
+                                pair_server_end_detail());
     return;
   }
   if (found.empty()) {

@@ -96,6 +96,7 @@ private:
   void nothing_judged_rule();
   void data_check_rule();
   void pair_isolation_rule();       // evaluate_pair_isolation.cpp
+  void charge_pair_ends();          // evaluate_pair_ends.cpp
   void one_machine_per_host_rule(); // evaluate_host_identity.cpp
   void profile_gpu_rule();          // evaluate_profile_gpu.cpp
   CheckResult finish();

@@ -12,6 +12,7 @@
 #include "analysis/check/absolute_judgement.h"
 #include "analysis/check/curve_figure.h"
 #include "analysis/check/evaluate.h"
+#include "analysis/check/pair_ends.h"
 #include "analysis/check/pair_isolation.h"
 #include "analysis/check/run_completeness.h"
 #include "analysis/history/record_rules.h"
@@ -113,6 +114,10 @@ void RecordRules::take(const Row &row) {
   const bool read_metrics = !matching->second.empty();
   if (read_metrics)
     r.metrics = parsed(row[5]);
+  if (read_metrics && r.status == Status::ok && !run->second.imported &&
+      check::is_pair_server_end(r))
+    pair_ends_.add_server_end(run->second.run_id, r,
+                              index_.part_of(r, nullptr, check::category_of_key(key)));
   if (r.status == Status::ok) {
     held_[r.host].add(ruleset_, r, run->second.imported);
     unverified(r, read_metrics ? nullptr : &row[5], run->second.imported);
@@ -191,6 +196,11 @@ void RecordRules::values(RuleState &state, const Record &r, Reading at, bool imp
   if (found.empty() && imported) {
     if (state.not_covered.insert(r.host).second)
       note(rule, r.host, rule.metric, "", true);
+    return;
+  }
+  if (found.empty() && check::pair_figure_on_server_end(r, rule.metric)) { // as directories
+    if (state.not_applicable.insert(r.host).second)
+      note(rule, r.host, rule.metric, check::pair_server_end_detail(), false);
     return;
   }
   if (found.empty())

@@ -96,6 +96,7 @@ void RecordRules::judge(check::CheckResult &result) {
   for (auto &n : notes_)
     judged.findings.push_back(std::move(n));
   notes_.clear();
+  charge_pair_ends(judged.findings);
   add_history(result, judged);
   // A part's values counted as missing, not listed, weigh in its verdict as listed ones do.
   for (auto &part : result.parts) {
@@ -345,4 +346,20 @@ void RecordRules::report(RuleState &state, const Reading &v, const FleetVerdict 
   else
     state.missing->add(part, std::move(f), nullptr);
 }
+// As check::Evaluator::charge_pair_ends over directories.
+void RecordRules::charge_pair_ends(std::vector<std::pair<PartKey, Finding>> &findings) const {
+  if (pair_ends_.empty())
+    return;
+  std::map<std::string, std::string> run_of_dir;
+  for (const auto &[id, run] : runs_)
+    run_of_dir.try_emplace(run.dir, run.run_id);
+  std::vector<std::pair<PartKey, Finding>> charged;
+  for (const auto &[part, f] : findings)
+    if (const auto run = run_of_dir.find(f.run); run != run_of_dir.end())
+      if (auto there = pair_ends_.charged_to_server_end(run->second, part, f))
+        charged.push_back(std::move(*there));
+  for (auto &c : charged)
+    findings.push_back(std::move(c));
+}
+
 } // namespace railgauge::history

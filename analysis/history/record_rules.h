@@ -17,6 +17,7 @@
 #include "analysis/check/fleet_judgement.h"
 #include "analysis/check/gpus_not_measured.h"
 #include "analysis/check/missing_list.h"
+#include "analysis/check/pair_ends.h"
 #include "analysis/check/part_index.h"
 #include "analysis/check/rule_values.h"
 #include "analysis/check/unjudged_nodes.h"
@@ -159,6 +160,8 @@ private:
   void no_record_on_gpus(RuleState &state);
 
   std::uint32_t part_id(const check::PartKey &part);
+  // Each violation of a pair point's measuring end restated on its server end (pair_ends.h).
+  void charge_pair_ends(std::vector<std::pair<check::PartKey, check::Finding>> &findings) const;
   // The built-in pair-isolation of an ok NIC pair matrix's record (check/pair_isolation.h).
   void pair_isolation(Record r, const Value &metrics, const StoredRun &run);
 
@@ -206,7 +209,8 @@ private:
   std::vector<Violation> violations_;
   std::unordered_map<std::uint32_t, check::RuleTally> status_tallies_;    // by part
   std::unordered_map<std::uint32_t, check::RuleTally> isolation_tallies_; // pair-isolation
-  std::map<std::string, check::HeldRecords> held_;                        // by host: nothing-judged
+  check::PairEnds pair_ends_; // the server ends of pair points, charged their pair's violations
+  std::map<std::string, check::HeldRecords> held_; // by host: nothing-judged
   // By host: the ok records that show no data check that passed, the first one's key and why
   // (data-check).
   std::map<std::string, check::UnverifiedRecords> unverified_;

@@ -575,6 +575,41 @@ class HistoryCli(unittest.TestCase):
         self.assertEqual(judged[0], judged[1])
         self.assertIn("13 values", judged[0][0])
 
+    def pair_ends_agree(self, url, name):
+        # The committed Soft-RoCE pair points (mode=ranks) with rank 1 on a host of its own: the
+        # server end's notes and the violations charged to it are the same over the database as
+        # over the directories (their newest runs, as --latest-per-host keeps them).
+        runs = self.tmp / name
+        shutil.copytree(SOFTROCE_MATRIX.parent / "rep1" / "runs_ranks", runs)
+        for rank_dir in runs.glob("*/rank-00001"):
+            manifest = json.loads((rank_dir / "run.json").read_text())
+            (rank_dir / "run.json").write_text(json.dumps({**manifest, "host": "nodeB"}))
+            lines = [json.dumps({**json.loads(line), "host": "nodeB"})
+                     for line in (rank_dir / "records.jsonl").read_text().splitlines()]
+            (rank_dir / "records.jsonl").write_text("\n".join(lines) + "\n")
+        self.assertEqual(self.railgauge("db", "ingest", "--db", url, runs, "--quiet").returncode,
+                         0)
+        judged = []
+        for where in (("--history", url), ("--latest-per-host", runs)):
+            r = self.railgauge("check", "--rules", "h100-sxm-roce", "--format", "json", *where)
+            self.assertIn(r.returncode, (1, 2), r.stdout[-2000:] + r.stderr)
+            judged.append({(p["host"], p["id"], f["rule"], f["level"], f["missing"],
+                            json.dumps(f["value"]), f["detail"])
+                           for p in json.loads(r.stdout)["parts"] for f in p["findings"]
+                           if (f["key"] or "").startswith("rdma.") or "pair" in f["detail"]})
+        self.assertEqual(judged[0], judged[1])
+        charged = {f for f in judged[0] if f[0] == "nodeB" and "measured from" in f[6]}
+        self.assertTrue(charged)
+        self.assertFalse({f for f in judged[0] if f[0] == "nodeB" and f[4] and
+                          f[3] in ("warn", "fail") and "no such metric" in f[6]})
+
+    def test_check_history_charges_a_pairs_figure_to_both_ends(self):
+        self.pair_ends_agree(f"sqlite:{self.tmp / 'pair-ends.db'}", "pair-ends-sqlite")
+
+    @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
+    def test_check_history_charges_a_pairs_figure_to_both_ends_in_postgresql(self):
+        self.pair_ends_agree(fresh_pg_database("rg_pair_ends"), "pair-ends-postgresql")
+
     def test_check_history_fails_the_nic_a_pair_matrix_named(self):
         self.isolation_agrees(f"sqlite:{self.tmp / 'isolation.db'}", "isolation-sqlite")
 

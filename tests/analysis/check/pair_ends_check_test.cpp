@@ -1,0 +1,110 @@
+// A pair point run across ranks (analysis/check/pair_ends.h) on the committed Soft-RoCE pair
+// runs (results/reference/softroce-2026-11-29/rep1/runs_ranks: rdma.*_lat and *_bw with
+// mode=ranks, rank 0 measuring, rank 1 the server end), with rank 1 moved to a host of its own
+// as on two nodes: the server end is not missing the pair's figure, and a violation of the
+// figure, or a failed measuring end, is charged to the server end's NIC too.
+#include <algorithm>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/check/evaluate.h"
+#include "analysis/check/rules.h"
+#include "analysis/run_set.h"
+#include "railgauge/config.h"
+
+namespace railgauge::check {
+namespace {
+
+const std::string kPairRuns =
+    std::string(RAILGAUGE_SOURCE_DIR) + "/results/reference/softroce-2026-11-29/rep1/runs_ranks";
+
+// The committed runs with rank 1 on host "nodeB".
+analysis::RunSet two_node_pair() {
+  auto runs = analysis::load_runs({kPairRuns});
+  for (auto &run : runs.runs)
+    for (auto &r : run.records)
+      if (r.rank == 1)
+        r.host = "nodeB";
+  return runs;
+}
+
+RuleSet roce_rules() {
+  return load_rules_file(std::string(RAILGAUGE_SOURCE_DIR) + "/results/rules/h100-sxm-roce.yaml");
+}
+
+const PartResult *pair_part(const CheckResult &result, const std::string &host, PartKind kind,
+                            const std::string &id) {
+  for (const auto &p : result.parts)
+    if (p.key == PartKey{host, kind, id})
+      return &p;
+  return nullptr;
+}
+
+TEST(PairEnds, TheServerEndIsNotMissingThePairsFigure) {
+  const auto result = evaluate(roce_rules(), two_node_pair());
+  for (const auto &p : result.parts) {
+    if (p.key.host != "nodeB")
+      continue;
+    for (const auto &f : p.findings)
+      if (f.missing && f.level >= Level::warn)
+        EXPECT_EQ(f.detail.find("no such metric"), std::string::npos) << describe(f);
+  }
+  int notes = 0;
+  for (const auto &f : pair_part(result, "nodeB", PartKind::node, "")->findings)
+    notes += f.not_applicable && f.detail.find("server end of a pair") != std::string::npos;
+  EXPECT_GT(notes, 0);
+}
+
+TEST(PairEnds, AViolationOfThePairsFigureIsChargedToBothEnds) {
+  const auto result = evaluate(roce_rules(), two_node_pair());
+  const auto *measuring = pair_part(result, "softroce-guest", PartKind::nic, "rxe0");
+  const auto *server = pair_part(result, "nodeB", PartKind::nic, "rxe0");
+  ASSERT_NE(measuring, nullptr);
+  ASSERT_NE(server, nullptr);
+  int violations = 0;
+  for (const auto &f : measuring->findings) {
+    if (f.missing || f.level < Level::warn || f.key.rfind("rdma.", 0) != 0)
+      continue;
+    ++violations;
+    bool charged = false;
+    for (const auto &g : server->findings)
+      charged |= g.rule_id == f.rule_id && g.key == f.key && g.value == f.value &&
+                 g.level == f.level &&
+                 g.detail.find("measured from softroce-guest/rxe0") != std::string::npos;
+    EXPECT_TRUE(charged) << describe(f);
+  }
+  EXPECT_GT(violations, 0); // the Soft-RoCE latency tails warn
+}
+
+TEST(PairEnds, AFailedMeasuringEndFailsTheServerEndToo) {
+  auto runs = two_node_pair();
+  for (auto &run : runs.runs)
+    for (auto &r : run.records)
+      if (r.rank == 0 && r.key == "rdma.write_lat") {
+        r.status = Status::failed;
+        r.reason = "IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded)";
+      }
+  const auto result = evaluate(roce_rules(), runs);
+  const auto *server = pair_part(result, "nodeB", PartKind::nic, "rxe0");
+  ASSERT_NE(server, nullptr);
+  bool failed = false;
+  for (const auto &f : server->findings)
+    failed |= f.rule_id == kRecordStatusRule && f.level == Level::fail &&
+              f.key == "rdma.write_lat" && f.detail.find("RETRY_EXC") != std::string::npos;
+  EXPECT_TRUE(failed);
+  const auto drained = result.drain();
+  EXPECT_NE(std::find(drained.begin(), drained.end(), "nodeB"), drained.end());
+}
+
+TEST(PairEnds, BothEndsOnOneNicAreChargedOnce) {
+  const auto result = evaluate(roce_rules(), analysis::load_runs({kPairRuns}));
+  for (const auto &p : result.parts)
+    for (const auto &f : p.findings)
+      EXPECT_EQ(f.detail.find("the pair's point, measured from"), std::string::npos)
+          << describe(f);
+}
+
+} // namespace
+} // namespace railgauge::check
