@@ -33,15 +33,15 @@ struct FailureLines {
   }
 };
 
-// What NCCL warned of before a failure, for its text ("; NCCL warned first ..."), said once: the
-// first failure of a run takes it (nccl-tests' " .. pid: Test failure" trace lines after it do
-// not repeat it); "" when it warned of nothing or the warning was said.
-std::string nccl_warned(TextSection &section);
+// NCCL's last warning of `seen` for a failure's text ("; NCCL's last warning before it ..."),
+// said once a run, by its first failure; "" when there is none or it was said.
+std::string nccl_warned(TextSection &section, const TextSection::NcclWarnings &seen);
 
 // The end of a section: a run that printed its header and no row, or rows and no end, is a
 // failure (unless a failure line said why); then the section starts again for the next run.
+// `next_run`: a run's header ends it, rather than the end of the file.
 void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failures,
-                 const std::string &where);
+                 const std::string &where, bool next_run);
 
 // The failure of a log whose last result row is cut short, with the launcher's word of why (the
 // section's kill notice, else the line after the cut) and what NCCL warned of.

@@ -146,7 +146,7 @@ void check_average(NcclTestsImport &out, const TextSection &section, FailureLine
 void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTestsImport &out,
                        TextSection &section, FailureLines &failures, const std::string &where) {
   if (const auto at = body.find("Collective test starting: "); at != std::string::npos) {
-    end_section(out, section, failures, where);
+    end_section(out, section, failures, where, true);
     section.per_iteration = false;
     section.header_seen = true;
     std::string name = body.substr(at + 26);
@@ -171,7 +171,7 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
   // one): a second in a section is another run, appended to the same log.
   if (w == "nThread") {
     if (section.nthread_seen) {
-      end_section(out, section, failures, where);
+      end_section(out, section, failures, where, true);
       section.per_iteration = false;
       // Another run with no header or echoed command to name its collective: --kind or the
       // file's name named the first run's, and the next run's rows (all_gather's after
@@ -211,6 +211,7 @@ void read_comment_line(const std::string &body, std::optional<Kind> kind, NcclTe
   }
   if (const auto at = body.find("Avg bus bandwidth"); at != std::string::npos) {
     section.end_seen = true;
+    section.warnings = section.warnings_at_last_row = {}; // the next warnings are the next run's
     // "# Avg bus bandwidth    : 475.782 " (a space after the figure in most logs), and with
     // NCCL_TESTS_MIN_BW set, "475.782 OK" or "... FAILED" (nccl-tests then exits non-zero).
     std::istringstream after(body.substr(body.find(':', at) + 1));
@@ -252,11 +253,12 @@ bool starts_a_run(const std::string &body) {
 void note_other_line(const std::string &line, const std::vector<std::string> &words,
                      NcclTestsImport &out, TextSection &section) {
   ++out.other_lines;
-  if (section.kill_notice.empty() && is_kill_notice(line))
+  if (section.kill_notice.empty() && is_kill_notice(line)) {
     section.kill_notice = std::string(trimmed(line));
-  if (line.find(" NCCL WARN ") != std::string::npos &&
-      section.nccl_warns++ == 0) // the first is the cause; the rest are mostly its echoes
-    section.first_nccl_warn = std::string(trimmed(line));
+    section.warnings_at_kill = section.warnings;
+  }
+  if (line.find(" NCCL WARN ") != std::string::npos)
+    section.warnings = {std::string(trimmed(line)), section.warnings.count + 1};
   // A shell's echo of the command ("[root@test ~]# ./build/all_reduce_perf -b 8 ...") names
   // the collective of a log that stops before nccl-tests' own header names it, and, after a
   // run's end, the next run's in a log without "Collective test starting" lines.
@@ -292,11 +294,13 @@ void require_kind(const NcclTestsImport &out, const TextSection &section, const 
                      "'Collective test starting' line");
 }
 
-// One point twice: two runs of one collective in one log, whose records would be one point
+// A row read: the warnings so far are the run's (TextSection::warnings_at_last_row). One point
+// twice: two runs of one collective in one log, whose records would be one point
 // measured twice (which check refuses), or, read in one order, the rerun hidden behind it.
 // Runs of other types or reductions (-d, -o) at the same sizes are other points.
 void note_point(Kind kind, const std::vector<std::string> &f, TextSection &section,
                 const std::string &here) {
+  section.warnings_at_last_row = section.warnings;
   const auto size = integer(f[0]);
   if (!size || *size <= 0)
     return;
@@ -368,7 +372,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
     }
     if (is_failure_line(line)) {
       const auto at = fmt::format("{}:{}: {}", where, line_no, trimmed(line));
-      failures.add(out, at + nccl_warned(section), section.first_record);
+      failures.add(out, at + nccl_warned(section, section.warnings), section.first_record);
       continue;
     }
     std::istringstream cols(line);
@@ -412,7 +416,7 @@ NcclTestsImport import_nccl_tests_text(std::istream &in, const std::string &wher
         out,
         cut_row_failure(*cut_row, fmt::format("{}:{}", where, cut_row_line), section, after_cut),
         section.first_record);
-  end_section(out, section, failures, where);
+  end_section(out, section, failures, where, false);
   if (out.record_count == 0 && out.failures.empty())
     throw InputError(
         fmt::format("no nccl-tests result row found{}",

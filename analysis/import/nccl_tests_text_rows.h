@@ -71,11 +71,17 @@ struct TextSection {
   // so that a log of two runs on other nodes, or of one point twice, is never read as one run.
   std::vector<std::string> file_hosts;
   std::string kill_notice; // the launcher's first word of why the run ended (launcher_text.h)
-  // NCCL_DEBUG's "host:pid:tid [r] file:line NCCL WARN ..." lines of the run: the first names
-  // the cause of a failure that nccl-tests reports only as "unhandled system error" (the peer,
-  // the completion status, the HCA).
-  std::string first_nccl_warn;
-  std::size_t nccl_warns = 0;
+  // NCCL_DEBUG's "host:pid:tid [r] file:line NCCL WARN ..." lines since the last run ended: the
+  // last before a failure most often says what nccl-tests reports only as "unhandled system
+  // error" (the peer, the completion status, the HCA), where the first is often a setup warning
+  // ("Could not find a path for pattern 4"). As they stood at the run's last row and at the
+  // launcher's kill notice: a run found cut off at the next run's header takes no warning of
+  // that run's setup.
+  struct NcclWarnings {
+    std::string last;
+    std::size_t count = 0;
+  } warnings, warnings_at_last_row, warnings_at_kill;
+  bool warning_said = false; // by the run's first failure: its trace lines do not repeat it
   std::set<std::string> earlier_points, points;
   // The collective an echoed command names after a run's end ("$ ./all_gather_perf ..."), for
   // the next run of a log without "Collective test starting" lines.
