@@ -1,6 +1,7 @@
 #include "analysis/check/pair_isolation.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -69,8 +70,9 @@ Finding base_finding(const Record &r, const std::string &run_dir, const rec::Mat
   return f;
 }
 
-// The parts a finding names: each endpoint's (a node's own for a `node` finding), every endpoint's
-// for the fleet finding, which names none. An endpoint of no known host is said in the detail.
+// The parts a finding names: each endpoint's (and its node's for a `node` finding), every
+// endpoint's for the fleet finding, which names none. An endpoint of no known host is said in the
+// detail.
 std::vector<PartKey> parts_named(const rec::MatrixFindingFields &x, const EndpointParts &parts,
                                  std::string &unplaced) {
   if (x.kind == "fleet")
@@ -82,12 +84,67 @@ std::vector<PartKey> parts_named(const rec::MatrixFindingFields &x, const Endpoi
       unplaced += fmt::format("{}endpoint {}", unplaced.empty() ? "" : ", ", e);
       continue;
     }
-    if (x.kind == "node")
-      part = PartKey{part->host, PartKind::node, ""};
-    if (std::find(out.begin(), out.end(), *part) == out.end())
-      out.push_back(*part);
+    // A node's finding is on the node and on each of its NICs the matrix named (all of them).
+    for (const auto &on : {*part, PartKey{part->host, PartKind::node, ""}})
+      if ((on == *part || x.kind == "node") && std::find(out.begin(), out.end(), on) == out.end())
+        out.push_back(on);
   }
   return out;
+}
+
+// The endpoints of a matrix's pairs: measured, or failed to run (a bad pair carrying its error).
+std::set<rec::MatrixEndpointIndex> paired(const rec::PairMatrixFields &m) {
+  std::set<rec::MatrixEndpointIndex> out;
+  for (const auto &p : m.pairs) {
+    out.insert(p.endpoints.first);
+    out.insert(p.endpoints.second);
+  }
+  return out;
+}
+
+// `f` on `part`, filed in its host's own run; on the holder's node, at warn, where that run is
+// not among the runs judged.
+void file_finding(PairIsolation &out, const Record &r, const PartKey &part, Finding f,
+                  const std::map<std::string, std::string> &run_dirs) {
+  if (const auto dir = run_dirs.find(part.host); dir != run_dirs.end()) {
+    f.run = dir->second;
+    out.findings.emplace_back(part, std::move(f));
+    return;
+  }
+  f.level = std::min(f.level, Level::warn);
+  f.missing = true;
+  f.detail += fmt::format(" (of {}{}, whose own run of this matrix is not among the runs judged: "
+                          "said on the node that holds the record)",
+                          part.host, part.id.empty() ? "" : "/" + part.id);
+  out.findings.emplace_back(PartKey{r.host, PartKind::node, ""}, std::move(f));
+}
+
+void add_tallies(PairIsolation &out, const rec::PairMatrixFields &m, const EndpointParts &parts,
+                 const Record &r, const std::string &run_dir,
+                 const std::map<std::string, std::string> &run_dirs) {
+  const auto measured = paired(m);
+  std::set<PartKey> found, tallied;
+  std::set<std::string> nodes_found;
+  for (const auto &[part, f] : out.findings) {
+    found.insert(part);
+    if (part.kind == PartKind::node)
+      nodes_found.insert(part.host);
+  }
+  for (const auto &e : m.endpoints) {
+    const auto part = parts.part(e.endpoint);
+    if (!part || !run_dirs.contains(part->host) || !tallied.insert(*part).second)
+      continue;
+    if (!measured.contains(e.endpoint)) {
+      Finding f = base_finding(r, run_dir, {"unmeasured", {}, {}, ""}, Level::warn, true);
+      f.detail = "the matrix measured no pair of it (no partner on its rail, or left out of the "
+                 "coverage rounds): not a pass";
+      f.run = run_dirs.at(part->host);
+      out.findings.emplace_back(*part, std::move(f));
+      out.tallies.emplace_back(*part, false);
+      continue;
+    }
+    out.tallies.emplace_back(*part, !found.contains(*part) && !nodes_found.contains(part->host));
+  }
 }
 
 } // namespace
@@ -96,7 +153,8 @@ bool is_pair_matrix(const std::string &key) {
   return key == rec::kPairMatrix || key == rec::kTcpPairMatrix;
 }
 
-std::optional<PairIsolation> pair_isolation(const Record &r, const std::string &run_dir) {
+std::optional<PairIsolation> pair_isolation(const Record &r, const std::string &run_dir,
+                                            const std::map<std::string, std::string> &run_dirs) {
   if (!is_pair_matrix(r.key) || r.status != Status::ok)
     return std::nullopt;
   const auto m = rec::PairMatrixFields::read(r.metrics);
@@ -104,7 +162,6 @@ std::optional<PairIsolation> pair_isolation(const Record &r, const std::string &
     return std::nullopt;
   const EndpointParts parts(*m);
   PairIsolation out;
-  out.judged = parts.all();
   const bool in_doubt = std::any_of(m->findings.begin(), m->findings.end(),
                                     [](const auto &x) { return x.kind == "fleet"; });
   for (const auto &x : m->findings) {
@@ -120,7 +177,7 @@ std::optional<PairIsolation> pair_isolation(const Record &r, const std::string &
     if (x.kind == "path")
       f.detail += " (the cable or switch hop between the two: no fault of either node)";
     for (const auto &part : named_parts)
-      out.findings.emplace_back(part, f);
+      file_finding(out, r, part, f, run_dirs);
     if (!unplaced.empty() || named_parts.empty()) {
       // The record holder's node stands for what the finding names: never a silent pass.
       auto held = f;
@@ -132,6 +189,7 @@ std::optional<PairIsolation> pair_isolation(const Record &r, const std::string &
       out.findings.emplace_back(PartKey{r.host, PartKind::node, ""}, std::move(held));
     }
   }
+  add_tallies(out, *m, parts, r, run_dir, run_dirs);
   return out;
 }
 

@@ -286,18 +286,19 @@ void RecordRules::record_status(const Record &r, const StoredRun &run) {
 // As check::Evaluator::pair_isolation_rule over directories.
 void RecordRules::pair_isolation(Record r, const Value &metrics, const StoredRun &run) {
   r.metrics = parsed(metrics);
-  auto isolation = check::pair_isolation(r, run.dir);
+  std::map<std::string, std::string> run_dirs; // each host's newest run of this run id
+  for (const auto &[id, other] : runs_)
+    if (other.run_id == run.run_id)
+      run_dirs.try_emplace(other.host, other.dir);
+  auto isolation = check::pair_isolation(r, run.dir, run_dirs);
   if (!isolation)
     return;
-  std::set<PartKey> found;
-  for (auto &[part, f] : isolation->findings) {
-    found.insert(part);
+  for (auto &[part, f] : isolation->findings)
     notes_.emplace_back(part, std::move(f));
-  }
-  for (const auto &part : isolation->judged) {
+  for (const auto &[part, passed] : isolation->tallies) {
     auto &tally = isolation_tallies_[part_id(part)];
     ++tally.checked;
-    tally.passed += found.contains(part) ? 0 : 1;
+    tally.passed += passed ? 1 : 0;
   }
 }
 

@@ -212,15 +212,16 @@ TEST(PairMatrixRun, RanksAsThreadsFindTheSlowNicOfAFleet) {
   r.host = "node0";
   r.key = "rdma.pair_matrix";
   r.metrics = m;
-  const auto judged = check::pair_isolation(r, "run-dir");
+  const auto judged = check::pair_isolation(
+      r, "run-dir", {{"node0", "d0"}, {"node1", "d1"}, {"node2", "d2"}, {"node3", "d3"}});
   ASSERT_TRUE(judged.has_value());
-  EXPECT_EQ(judged->judged.size(), 8u);
+  EXPECT_EQ(judged->tallies.size(), 8u);
   ASSERT_EQ(judged->findings.size(), 1u);
   const auto &[part, finding] = judged->findings[0];
   EXPECT_EQ(part, (check::PartKey{"node2", check::PartKind::nic, "mlx5_1"}));
   EXPECT_EQ(finding.level, check::Level::fail);
   EXPECT_FALSE(finding.missing);
-  EXPECT_EQ(finding.run, "run-dir");
+  EXPECT_EQ(finding.run, "d2"); // filed in node2's own run
 }
 
 // A pair whose side throws, or measures no finite figure, is a bad pair carrying its error, not
