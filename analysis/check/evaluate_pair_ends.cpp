@@ -19,7 +19,9 @@ void Evaluator::charge_pair_ends() {
     for (const auto &r : run.records) {
       run_of_dir.try_emplace(run.dir, r.run);
       if (r.status == Status::ok && is_pair_server_end(r))
-        ends.add_server_end(r.run, r, index_.part_of(r, nullptr, category_of_key(r.key)));
+        ends.add_server_end(r.run, run.dir, r, index_.part_of(r, nullptr, category_of_key(r.key)));
+      else if (is_pair_measuring_end(r))
+        ends.add_measuring_end(r.run, r);
     }
   }
   if (ends.empty())
@@ -31,6 +33,8 @@ void Evaluator::charge_pair_ends() {
         if (auto there = ends.charged_to_server_end(run->second, part, f))
           charged.push_back(std::move(*there));
   for (auto &[part, f] : charged)
+    ledger_.add_finding(part, std::move(f));
+  for (auto &[part, f] : ends.unmeasured_server_ends())
     ledger_.add_finding(part, std::move(f));
 }
 

@@ -1,6 +1,10 @@
 #include "analysis/check/pair_ends.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "analysis/check/evaluate.h"
 
 #include "records/rdma_record.h"
 
@@ -20,9 +24,12 @@ bool same_point(const nlohmann::json &server, const nlohmann::json &measuring) {
   return true;
 }
 
+// A violation of the pair's figure or a failed measuring end; the measuring end's own port
+// counters are its own NIC's (the server end's are on its own record).
 bool charged(const Finding &f) {
   return !f.missing && f.level >= Level::warn && f.params.is_object() &&
-         f.params.value(rec::kMode, "") == "ranks" && f.key.starts_with("rdma.");
+         f.params.value(rec::kMode, "") == "ranks" && f.key.starts_with("rdma.") &&
+         f.what.find(rec::kPortCounterDeltas) == std::string::npos;
 }
 
 } // namespace
@@ -44,8 +51,39 @@ std::string pair_server_end_detail() {
          "end's record, judged there and charged to both ends";
 }
 
-void PairEnds::add_server_end(const std::string &run_id, const Record &r, const PartKey &part) {
-  ends_[{run_id, r.key}].push_back({r.params, part});
+bool is_pair_measuring_end(const Record &r) {
+  return r.key.starts_with("rdma.") && r.params.is_object() &&
+         r.params.value(rec::kMode, "") == "ranks" && !is_pair_server_end(r);
+}
+
+void PairEnds::add_server_end(const std::string &run_id, const std::string &dir, const Record &r,
+                              const PartKey &part) {
+  ends_[{run_id, r.key}].push_back({r.params, part, dir});
+}
+
+void PairEnds::add_measuring_end(const std::string &run_id, const Record &r) {
+  measured_[{run_id, r.key}].push_back(r.params);
+}
+
+std::vector<std::pair<PartKey, Finding>> PairEnds::unmeasured_server_ends() const {
+  std::vector<std::pair<PartKey, Finding>> out;
+  for (const auto &[at, ends] : ends_)
+    for (const auto &end : ends) {
+      const auto measured = measured_.find(at);
+      if (measured != measured_.end() &&
+          std::any_of(measured->second.begin(), measured->second.end(),
+                      [&](const nlohmann::json &p) { return same_point(end.params, p); }))
+        continue;
+      Finding f = built_in_missing(kRecordStatusRule, Level::fail, "status",
+                                   "the measuring end of this pair's point (rank 0) left no "
+                                   "record of it: the pair was not measured");
+      f.category = "nic";
+      f.key = at.second;
+      f.params = end.params;
+      f.run = end.dir;
+      out.emplace_back(end.part, std::move(f));
+    }
+  return out;
 }
 
 std::optional<std::pair<PartKey, Finding>>
@@ -60,6 +98,7 @@ PairEnds::charged_to_server_end(const std::string &run_id, const PartKey &part,
     if (end.part == part || !same_point(end.params, f.params))
       continue;
     Finding there = f;
+    there.run = end.dir;
     there.detail = fmt::format("the pair's point, measured from {}{}: either end or the path "
                                "between them may be at fault{}",
                                part.host, part.id.empty() ? "" : "/" + part.id,

@@ -29,24 +29,38 @@ bool pair_figure_on_server_end(const Record &r, const std::string &metric);
 // Why a rule's figure does not apply to a server end, for its not-applicable note.
 std::string pair_server_end_detail();
 
+// A pair point's measuring end: its key is rdma.*, its mode "ranks", and it is no server end.
+bool is_pair_measuring_end(const Record &r);
+
 class PairEnds {
 public:
-  // A server end of run `run_id`, judged on `part`.
-  void add_server_end(const std::string &run_id, const Record &r, const PartKey &part);
+  // A server end of run `run_id` in directory `dir`, judged on `part`.
+  void add_server_end(const std::string &run_id, const std::string &dir, const Record &r,
+                      const PartKey &part);
+  // A measuring end of run `run_id` (ok or not): its server end's pair was run.
+  void add_measuring_end(const std::string &run_id, const Record &r);
   bool empty() const { return ends_.empty(); }
 
-  // The server end's part and `f` restated there, where `f` is a violation (or a failed record)
-  // of a pair point's measuring end in run `run_id` on `part`, and its server end is on another
-  // part; nullopt otherwise.
+  // The server end's part and `f` restated there, filed in the server end's run, where `f` is a
+  // violation of the pair's figure (not of the measuring end's own port counters) or a failed
+  // record of a pair point's measuring end in run `run_id` on `part`, and its server end is on
+  // another part; nullopt otherwise.
   std::optional<std::pair<PartKey, Finding>>
   charged_to_server_end(const std::string &run_id, const PartKey &part, const Finding &f) const;
+
+  // A missing finding at fail on each server end whose measuring end left no record of the
+  // point: the pair was not measured, and the server end's not-applicable figures must not pass
+  // it.
+  std::vector<std::pair<PartKey, Finding>> unmeasured_server_ends() const;
 
 private:
   struct End {
     nlohmann::json params;
     PartKey part;
+    std::string dir;
   };
   std::map<std::pair<std::string, std::string>, std::vector<End>> ends_; // (run id, key)
+  std::map<std::pair<std::string, std::string>, std::vector<nlohmann::json>> measured_;
 };
 
 } // namespace railgauge::check

@@ -114,10 +114,13 @@ void RecordRules::take(const Row &row) {
   const bool read_metrics = !matching->second.empty();
   if (read_metrics)
     r.metrics = parsed(row[5]);
-  if (read_metrics && r.status == Status::ok && !run->second.imported &&
-      check::is_pair_server_end(r))
-    pair_ends_.add_server_end(run->second.run_id, r,
-                              index_.part_of(r, nullptr, check::category_of_key(key)));
+  if (read_metrics && !run->second.imported) {
+    if (r.status == Status::ok && check::is_pair_server_end(r))
+      pair_ends_.add_server_end(run->second.run_id, run->second.dir, r,
+                                index_.part_of(r, nullptr, check::category_of_key(key)));
+    else if (check::is_pair_measuring_end(r))
+      pair_ends_.add_measuring_end(run->second.run_id, r);
+  }
   if (r.status == Status::ok) {
     held_[r.host].add(ruleset_, r, run->second.imported);
     unverified(r, read_metrics ? nullptr : &row[5], run->second.imported);

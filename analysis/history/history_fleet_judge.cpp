@@ -360,6 +360,8 @@ void RecordRules::charge_pair_ends(std::vector<std::pair<PartKey, Finding>> &fin
         charged.push_back(std::move(*there));
   for (auto &c : charged)
     findings.push_back(std::move(c));
+  for (auto &c : pair_ends_.unmeasured_server_ends())
+    findings.push_back(std::move(c));
 }
 
 } // namespace railgauge::history

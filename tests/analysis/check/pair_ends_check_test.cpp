@@ -98,12 +98,55 @@ TEST(PairEnds, AFailedMeasuringEndFailsTheServerEndToo) {
   EXPECT_NE(std::find(drained.begin(), drained.end(), "nodeB"), drained.end());
 }
 
+// Review: the measuring end's own port counters (its NIC's link went down) were charged to the
+// server end, whose own counters are on its own record and clean.
+TEST(PairEnds, TheMeasuringEndsOwnCountersStayItsOwn) {
+  auto runs = two_node_pair();
+  for (auto &run : runs.runs)
+    for (auto &r : run.records)
+      if (r.rank == 0 && r.key == "rdma.write_lat")
+        r.metrics["port_counter_deltas"]["hw_counters"]["link_downed"] = 1;
+  const auto result = evaluate(roce_rules(), runs);
+  for (const auto &f : pair_part(result, "nodeB", PartKind::nic, "rxe0")->findings)
+    EXPECT_NE(f.rule_id, "link-downed-during-point") << describe(f);
+  bool own = false;
+  for (const auto &f : pair_part(result, "softroce-guest", PartKind::nic, "rxe0")->findings)
+    own |= f.rule_id == "link-downed-during-point" && f.level == Level::fail;
+  EXPECT_TRUE(own);
+}
+
+// Review: a charged finding was filed in the measuring end's run, so the server host's stored
+// verdict stayed pass; and a pair point whose measuring end left no record passed its server end.
+TEST(PairEnds, AChargeIsFiledInTheServersRunAndAnUnmeasuredPairFailsIt) {
+  auto runs = two_node_pair();
+  std::string server_dir;
+  for (auto &run : runs.runs)
+    for (auto &r : run.records)
+      if (r.rank == 1 && r.key == "rdma.read_lat")
+        server_dir = run.dir;
+  for (auto &run : runs.runs)
+    std::erase_if(run.records,
+                  [](const Record &r) { return r.rank == 0 && r.key == "rdma.read_lat"; });
+  const auto result = evaluate(roce_rules(), runs);
+  const auto *server = pair_part(result, "nodeB", PartKind::nic, "rxe0");
+  ASSERT_NE(server, nullptr);
+  bool unmeasured = false, charged_here = false;
+  for (const auto &f : server->findings) {
+    unmeasured |= f.key == "rdma.read_lat" && f.level == Level::fail && f.missing &&
+                  f.detail.find("left no record") != std::string::npos && f.run == server_dir;
+    charged_here |= f.detail.find("measured from") != std::string::npos && f.run == server_dir;
+  }
+  EXPECT_TRUE(unmeasured);
+  EXPECT_TRUE(charged_here);
+  const auto drained = result.drain();
+  EXPECT_NE(std::find(drained.begin(), drained.end(), "nodeB"), drained.end());
+}
+
 TEST(PairEnds, BothEndsOnOneNicAreChargedOnce) {
   const auto result = evaluate(roce_rules(), analysis::load_runs({kPairRuns}));
   for (const auto &p : result.parts)
     for (const auto &f : p.findings)
-      EXPECT_EQ(f.detail.find("the pair's point, measured from"), std::string::npos)
-          << describe(f);
+      EXPECT_EQ(f.detail.find("the pair's point, measured from"), std::string::npos) << describe(f);
 }
 
 } // namespace
