@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "analysis/check/evaluate.h"
-
 #include "records/rdma_record.h"
 
 namespace railgauge::check {

@@ -32,14 +32,12 @@ public:
         part = place.device && !place.device->empty()
                    ? PartKey{*place.host, PartKind::nic, *place.device}
                    : PartKey{*place.host, PartKind::node, ""};
-      parts_.emplace_back(e.endpoint, part);
+      parts_.emplace(e.endpoint, part);
     }
   }
   std::optional<PartKey> part(rec::MatrixEndpointIndex endpoint) const {
-    for (const auto &[index, part] : parts_)
-      if (index == endpoint)
-        return part;
-    return std::nullopt;
+    const auto it = parts_.find(endpoint);
+    return it == parts_.end() ? std::nullopt : it->second;
   }
   std::vector<PartKey> all() const {
     std::vector<PartKey> out;
@@ -50,7 +48,8 @@ public:
   }
 
 private:
-  std::vector<std::pair<rec::MatrixEndpointIndex, std::optional<PartKey>>> parts_;
+  // By index: a lookup per finding and endpoint, thousands of each in a fabric's matrix.
+  std::map<rec::MatrixEndpointIndex, std::optional<PartKey>> parts_;
 };
 
 Finding base_finding(const Record &r, const std::string &run_dir, const rec::MatrixFindingFields &x,

@@ -4,6 +4,19 @@
 
 namespace railgauge::importers {
 
+namespace {
+
+// The warnings a run cut off or killed may have died of: those before the launcher's notice;
+// without one, those before its last row where the next run's header found it cut (what came
+// after may be that run's setup), else all.
+const TextSection::NcclWarnings &cut_run_warnings(const TextSection &section, bool next_run) {
+  if (!section.kill_notice.empty())
+    return section.warnings_at_kill;
+  return next_run ? section.warnings_at_last_row : section.warnings;
+}
+
+} // namespace
+
 std::string nccl_warned(TextSection &section, const TextSection::NcclWarnings &seen) {
   if (section.warning_said)
     return {};
@@ -13,15 +26,6 @@ std::string nccl_warned(TextSection &section, const TextSection::NcclWarnings &s
   return fmt::format("; NCCL's last warning before it{}: '{}'",
                      seen.count > 1 ? fmt::format(" (of {} NCCL WARN lines)", seen.count) : "",
                      seen.last);
-}
-
-// The warnings a run cut off or killed may have died of: those before the launcher's notice;
-// without one, those before its last row where the next run's header found it cut (what came
-// after may be that run's setup), else all.
-const TextSection::NcclWarnings &cut_run_warnings(const TextSection &section, bool next_run) {
-  if (!section.kill_notice.empty())
-    return section.warnings_at_kill;
-  return next_run ? section.warnings_at_last_row : section.warnings;
 }
 
 void end_section(NcclTestsImport &out, TextSection &section, FailureLines &failures,

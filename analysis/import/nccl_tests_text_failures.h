@@ -1,7 +1,7 @@
 #pragma once
 // The failures of nccl-tests' text output (nccl_tests_text_import.cpp): the failure lines of a
 // log, and the failure of a run that ended without one (cut off, killed, or stopped before its
-// first size), each with what NCCL warned of first.
+// first size), each with NCCL's last warning before it.
 #include <cstddef>
 #include <string>
 #include <utility>

@@ -13,6 +13,7 @@
 #include "analysis/check/rules.h"
 #include "analysis/run_set.h"
 #include "railgauge/config.h"
+#include "tests/analysis/check/check_test_support.h"
 
 namespace railgauge::check {
 namespace {
@@ -34,14 +35,6 @@ RuleSet roce_rules() {
   return load_rules_file(std::string(RAILGAUGE_SOURCE_DIR) + "/results/rules/h100-sxm-roce.yaml");
 }
 
-const PartResult *pair_part(const CheckResult &result, const std::string &host, PartKind kind,
-                            const std::string &id) {
-  for (const auto &p : result.parts)
-    if (p.key == PartKey{host, kind, id})
-      return &p;
-  return nullptr;
-}
-
 TEST(PairEnds, TheServerEndIsNotMissingThePairsFigure) {
   const auto result = evaluate(roce_rules(), two_node_pair());
   for (const auto &p : result.parts) {
@@ -52,15 +45,15 @@ TEST(PairEnds, TheServerEndIsNotMissingThePairsFigure) {
         EXPECT_EQ(f.detail.find("no such metric"), std::string::npos) << describe(f);
   }
   int notes = 0;
-  for (const auto &f : pair_part(result, "nodeB", PartKind::node, "")->findings)
+  for (const auto &f : find_part(result, "nodeB", PartKind::node, "")->findings)
     notes += f.not_applicable && f.detail.find("server end of a pair") != std::string::npos;
   EXPECT_GT(notes, 0);
 }
 
 TEST(PairEnds, AViolationOfThePairsFigureIsChargedToBothEnds) {
   const auto result = evaluate(roce_rules(), two_node_pair());
-  const auto *measuring = pair_part(result, "softroce-guest", PartKind::nic, "rxe0");
-  const auto *server = pair_part(result, "nodeB", PartKind::nic, "rxe0");
+  const auto *measuring = find_part(result, "softroce-guest", PartKind::nic, "rxe0");
+  const auto *server = find_part(result, "nodeB", PartKind::nic, "rxe0");
   ASSERT_NE(measuring, nullptr);
   ASSERT_NE(server, nullptr);
   int violations = 0;
@@ -87,7 +80,7 @@ TEST(PairEnds, AFailedMeasuringEndFailsTheServerEndToo) {
         r.reason = "IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded)";
       }
   const auto result = evaluate(roce_rules(), runs);
-  const auto *server = pair_part(result, "nodeB", PartKind::nic, "rxe0");
+  const auto *server = find_part(result, "nodeB", PartKind::nic, "rxe0");
   ASSERT_NE(server, nullptr);
   bool failed = false;
   for (const auto &f : server->findings)
@@ -107,10 +100,10 @@ TEST(PairEnds, TheMeasuringEndsOwnCountersStayItsOwn) {
       if (r.rank == 0 && r.key == "rdma.write_lat")
         r.metrics["port_counter_deltas"]["hw_counters"]["link_downed"] = 1;
   const auto result = evaluate(roce_rules(), runs);
-  for (const auto &f : pair_part(result, "nodeB", PartKind::nic, "rxe0")->findings)
+  for (const auto &f : find_part(result, "nodeB", PartKind::nic, "rxe0")->findings)
     EXPECT_NE(f.rule_id, "link-downed-during-point") << describe(f);
   bool own = false;
-  for (const auto &f : pair_part(result, "softroce-guest", PartKind::nic, "rxe0")->findings)
+  for (const auto &f : find_part(result, "softroce-guest", PartKind::nic, "rxe0")->findings)
     own |= f.rule_id == "link-downed-during-point" && f.level == Level::fail;
   EXPECT_TRUE(own);
 }
@@ -128,7 +121,7 @@ TEST(PairEnds, AChargeIsFiledInTheServersRunAndAnUnmeasuredPairFailsIt) {
     std::erase_if(run.records,
                   [](const Record &r) { return r.rank == 0 && r.key == "rdma.read_lat"; });
   const auto result = evaluate(roce_rules(), runs);
-  const auto *server = pair_part(result, "nodeB", PartKind::nic, "rxe0");
+  const auto *server = find_part(result, "nodeB", PartKind::nic, "rxe0");
   ASSERT_NE(server, nullptr);
   bool unmeasured = false, charged_here = false;
   for (const auto &f : server->findings) {

@@ -16,6 +16,7 @@
 #include "analysis/run_set.h"
 #include "railgauge/config.h"
 #include "records/pair_matrix_fields.h"
+#include "tests/analysis/check/check_test_support.h"
 
 namespace railgauge::check {
 namespace {
@@ -42,14 +43,6 @@ void drop_findings_of_kind(Record &r, const std::string &kind) {
               found.end());
 }
 
-const PartResult *part(const CheckResult &result, const std::string &host, PartKind kind,
-                       const std::string &id) {
-  for (const auto &p : result.parts)
-    if (p.key == PartKey{host, kind, id})
-      return &p;
-  return nullptr;
-}
-
 std::vector<const Finding *> isolation_findings(const PartResult &p) {
   std::vector<const Finding *> out;
   for (const auto &f : p.findings)
@@ -67,7 +60,7 @@ TEST(PairIsolation, TheCommittedMatrixWarnsOnTheNicsItNamedForItsFindingsAreInDo
   const auto result = evaluate(fabric_rules(), runs);
   EXPECT_EQ(result.verdict, Level::warn);
   EXPECT_TRUE(result.drain().empty());
-  const auto *rxe1 = part(result, "softroce-guest", PartKind::nic, "rxe1");
+  const auto *rxe1 = find_part(result, "softroce-guest", PartKind::nic, "rxe1");
   ASSERT_NE(rxe1, nullptr);
   int named = 0;
   for (const auto *f : isolation_findings(*rxe1))
@@ -80,7 +73,7 @@ TEST(PairIsolation, TheCommittedMatrixWarnsOnTheNicsItNamedForItsFindingsAreInDo
     }
   EXPECT_EQ(named, 2); // rank 1's and rank 2's rxe1, one device of one host
   // The matrix read rxe0 and rxe1: nothing-judged does not say the node was read by nothing.
-  const auto *node = part(result, "softroce-guest", PartKind::node, "");
+  const auto *node = find_part(result, "softroce-guest", PartKind::node, "");
   ASSERT_NE(node, nullptr);
   for (const auto &f : node->findings)
     EXPECT_NE(f.rule_id, kNothingJudgedRule) << describe(f);
@@ -92,12 +85,12 @@ TEST(PairIsolation, ANamedNicFailsAndDrainsItsNodeWhenTheFleetIsNotInDoubt) {
   const auto result = evaluate(fabric_rules(), runs);
   EXPECT_EQ(result.verdict, Level::fail);
   EXPECT_EQ(result.drain(), std::vector<std::string>{"softroce-guest"});
-  const auto *rxe1 = part(result, "softroce-guest", PartKind::nic, "rxe1");
+  const auto *rxe1 = find_part(result, "softroce-guest", PartKind::nic, "rxe1");
   ASSERT_NE(rxe1, nullptr);
   EXPECT_EQ(rxe1->verdict, Level::fail);
   EXPECT_EQ(rxe1->rules.at(kPairIsolationRule).passed, 0);
   // rxe0 was only in pairs that could not be retested: not a pass, not a fault.
-  const auto *rxe0 = part(result, "softroce-guest", PartKind::nic, "rxe0");
+  const auto *rxe0 = find_part(result, "softroce-guest", PartKind::nic, "rxe0");
   ASSERT_NE(rxe0, nullptr);
   EXPECT_EQ(rxe0->verdict, Level::warn);
   for (const auto *f : isolation_findings(*rxe0))
@@ -114,7 +107,7 @@ TEST(PairIsolation, APathBetweenTwoGoodNicsWarnsOnBothAndDrainsNeither) {
   const auto result = evaluate(fabric_rules(), runs);
   EXPECT_EQ(result.verdict, Level::warn);
   EXPECT_TRUE(result.drain().empty());
-  const auto *rxe0 = part(result, "softroce-guest", PartKind::nic, "rxe0");
+  const auto *rxe0 = find_part(result, "softroce-guest", PartKind::nic, "rxe0");
   ASSERT_NE(rxe0, nullptr);
   const auto found = isolation_findings(*rxe0);
   ASSERT_FALSE(found.empty());
