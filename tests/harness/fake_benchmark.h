@@ -12,7 +12,7 @@ namespace railgauge::testing {
 
 // key "fake.<name>"; axes size_bytes (bytes, default 1K,2K) and mode (text:
 // ok|waive|throw|fail|noisy|noisy_once|slow; noisy: an ok point whose samples' p10..p90 spans four
-// medians; noisy_once: noisy the first time this object runs it, then as ok;
+// medians; noisy_once: noisy the first time this object runs it, then quiet (p10 = p90);
 // slow: an ok point whose every call sleeps 5 ms, so that its time is the budget's on any machine).
 class FakeBenchmark final : public KeyedBenchmark {
 public:
@@ -53,6 +53,11 @@ public:
     if (p.text("mode") == "noisy" || (p.text("mode") == "noisy_once" && noisy_once_runs_++ == 0))
       o.metrics["time_s"].update(
           {{"median", 1e-3}, {"p10", 0.0}, {"p90", 4e-3}, {"mean", 1e-3}, {"stdev", 2e-3}});
+    // Measured again, quiet by script: the real times of an empty call spread past a 0.5 bound
+    // on a loaded 2-core machine (0.53 seen), which failed the retry test by chance.
+    else if (p.text("mode") == "noisy_once")
+      o.metrics["time_s"].update(
+          {{"median", 1e-3}, {"p10", 1e-3}, {"p90", 1e-3}, {"mean", 1e-3}, {"stdev", 0.0}});
     o.derived_params["threads_used"] = 1;
     return o;
   }
