@@ -20,6 +20,7 @@
 #include "analysis/check/expected_hosts.h"
 #include "analysis/check/host_names.h"
 #include "analysis/check/output_file.h"
+#include "analysis/commands/check_latest_runs.h"
 #include "analysis/commands/db_command.h"
 #include "analysis/commands/exit_status_of.h"
 #include "analysis/commands/output_file_option.h"
@@ -357,18 +358,7 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
   auto rules = check::load_rules_file(rules_path);
   if (o.inventory_only)
     rules = inventory_rules_only(std::move(rules), rules_path);
-  if (o.latest_per_host) {
-    const auto dropped = keep_latest_per_host(runs);
-    if (!dropped.empty())
-      std::cerr << fmt::format("railgauge: --latest-per-host: {} older run{} superseded by a "
-                               "newer run of the same host and suite, not judged\n",
-                               dropped.size(), dropped.size() == 1 ? "" : "s");
-  } else {
-    for (const auto &line : superseded_runs(runs))
-      std::cerr << fmt::format("railgauge: note: {}, judged together; --latest-per-host judges "
-                               "the newest only\n",
-                               line);
-  }
+  choose_latest_runs(runs, o.latest_per_host);
   if (o.unreadable)
     rules.unreadable_inputs = *unreadable_level(*o.unreadable);
   runs.cut_short = o.cut_short;

@@ -13,6 +13,7 @@
 #include "analysis/history/ledger_rows.h"
 #include "analysis/history/lost_ranks.h"
 #include "analysis/history/recorded_parts.h"
+#include "analysis/history/run_facts.h"
 #include "analysis/history/storable_text.h"
 #include "analysis/run_machines.h"
 #include "harness/digest.h"
@@ -26,13 +27,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-
-std::string text(const json &j, const char *field) {
-  if (!j.is_object())
-    return "";
-  const auto it = j.find(field);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 std::int64_t id_of(Database &db, const std::string &select, const Row &key) {
   const auto rows = db.query(select, key);
@@ -57,108 +51,6 @@ std::int64_t part_id(Database &db, std::int64_t host, const Part &p) {
                "SELECT id FROM parts WHERE host_id = ? AND kind = ? AND slot = ? AND identity = ?",
                {host, p.kind, p.slot, p.identity()});
 }
-
-struct RunFacts {
-  std::string run_id, host, suite, source, start, end, status;
-  std::int64_t rank = 0;
-  // What run-complete reads of run.json, and the run's completeness as `check` judges it.
-  Value points_planned = nullptr, counts = nullptr, world_size = nullptr, world_rank = nullptr;
-  std::string incomplete;
-  LostRanks lost;               // the ranks run.json names lost
-  std::string lost_ranks;       // runs.lost_ranks (lost_ranks.h), `lost` as stored
-  bool excused_by_loss = false; // incomplete begins with check::lost_ranks_elsewhere's excuse
-  // run.json's inventory as written ("" when it holds none): the inventory rules read it.
-  std::string inventory;
-  // FNV-1a 64 of the records as stored, in hex: a run whose records were edited since it was
-  // stored (as many, same status) is not "already there".
-  std::string records_digest;
-
-  RunFacts(const analysis::LoadedRun &run, const std::vector<std::string> &unread) {
-    const auto &m = run.manifest;
-    const Record *first = run.records.empty() ? nullptr : &run.records.front();
-    run_id = analysis::run_id_of(run);
-    host = text(m, run_field::kHost);
-    if (host.empty())
-      host = first ? first->host : "unknown-host";
-    if (m.is_object() && m.value(run_field::kRank, json()).is_number_integer())
-      rank = m[run_field::kRank].get<std::int64_t>();
-    else if (first)
-      rank = first->rank;
-    suite = m.is_object() ? text(m.value(run_field::kSuite, json()), run_field::kSuiteName) : "";
-    // A bare records.jsonl (no run.json) cannot be dated, so `check` never supersedes it:
-    // "records" keeps it out of the newest-run choice, as an import's tool name does.
-    source = !m.is_object()                   ? kBareRecordsSource
-             : suite.rfind("import.", 0) == 0 ? suite.substr(7)
-                                              : "railgauge";
-    // A run without a start in run.json (a bare records.jsonl, or a run.json written by hand) is
-    // dated by its first point's time, as `check --latest-per-host` dates it (run_set.h).
-    start = text(m, run_field::kStartUtc);
-    if (start.empty() && first)
-      start = first->time_utc;
-    end = text(m, run_field::kEndUtc);
-    status = text(m, run_field::kStatus);
-    const auto integer = [](const json &j) {
-      return j.is_number_integer() ? Value(j.get<std::int64_t>()) : Value(nullptr);
-    };
-    if (m.is_object()) {
-      points_planned = integer(m.value(run_field::kPointsPlanned, json()));
-      if (m.contains(run_field::kCounts) && m[run_field::kCounts].is_object())
-        counts = m[run_field::kCounts].dump();
-      const auto world = m.value(run_field::kWorld, json());
-      if (world.is_object()) {
-        world_size = integer(world.value(run_field::kWorldSize, json()));
-        world_rank = integer(world.value(run_field::kWorldRank, json()));
-      }
-      if (const auto it = m.find(inventory_field::kInventory); it != m.end() && it->is_object())
-        inventory = it->dump(-1, ' ', false, json::error_handler_t::replace);
-    }
-    Fnv1a64 digest;
-    for (const auto &r : run.records)
-      for (const auto &piece :
-           {r.key, r.params.dump(), r.device.dump(), r.metrics.dump(),
-            std::string(to_string(r.status)), r.reason.value_or(""), r.time_utc})
-        digest.add(piece).add("\x1f");
-    records_digest = fmt::format("{:016x}", digest.value());
-    // A file of the run that could not be read whole is evidence lost, as over its directory.
-    auto why = check::incompleteness(run);
-    why.insert(why.end(), unread.begin(), unread.end());
-    for (const auto &w : why)
-      incomplete += (incomplete.empty() ? "" : "; ") + w;
-    // A run a rank lost on another node stopped, or a signal from outside (a job's time
-    // limit), is no fault of its node: stored as run-complete words it (check's
-    // stopped_from_outside), and judged so (history_builtins.h, lost_ranks.h).
-    lost = check::lost_ranks_of(run.manifest);
-    lost_ranks = stored_lost_ranks(run);
-    auto excuse = incomplete.empty() ? std::nullopt : check::lost_ranks_elsewhere(run, host);
-    excused_by_loss = excuse.has_value();
-    if (!excuse && unread.empty())
-      excuse = check::stopped_by_signal(run);
-    if (excuse)
-      incomplete = fmt::format("{}{}; {}", check::kNotJudged, *excuse, incomplete);
-  }
-
-  // What ingest refuses before it sends anything: a host name `check` cannot write, and text
-  // the database cannot store (storable_text.h).
-  void check_storable(const std::string &dir) const {
-    if (const auto why = check::host_name_problem(host))
-      throw RunNotStorable(fmt::format("the run cannot be stored: {}", *why), dir,
-                           "fix the host name in the run's run.json and records.jsonl, then "
-                           "ingest it again; the other runs are stored");
-    history::check_storable(dir, "run id", run_id, kMaxIndexedTextBytes);
-    history::check_storable(dir, "directory name", dir);
-    for (const auto *field : {&suite, &start, &end, &status, &incomplete, &lost_ranks})
-      history::check_storable(dir, "run.json text", *field);
-    // A lost rank's host is blamed by name, as the run's own is (check --history refuses a
-    // stored name it cannot write).
-    for (const auto &[rank, lost_host] : lost)
-      if (const auto why = lost_host.empty() ? std::nullopt : check::host_name_problem(lost_host))
-        throw RunNotStorable(
-            fmt::format("the run cannot be stored: its lost rank {}'s {}", rank, *why), dir,
-            "fix the host name in the run's run.json lost_ranks, then ingest it "
-            "again; the other runs are stored");
-    history::check_storable(dir, "run.json inventory", inventory);
-  }
-};
 
 Row record_row(std::int64_t run, std::optional<std::int64_t> part, const Record &r, bool per_gpu) {
   const auto metric = r.status == Status::ok ? figure_metric(r.metrics) : "";
@@ -372,6 +264,37 @@ void refuse_foreign_records(const analysis::LoadedRun &run, const RunFacts &fact
   }
 }
 
+// The run's row inserted, its id returned; nothing when the row is held already.
+std::vector<Row> claim_run(Database &db, const RunFacts &facts, const analysis::LoadedRun &run,
+                           std::int64_t host, std::int64_t failed) {
+  return db.query(
+      "INSERT INTO runs (run_id, host_id, rank, suite, source, start_utc, end_utc, status, dir, "
+      "records, failed_records, ingested_utc, points_planned, counts, world_size, world_rank, "
+      "incomplete, inventory, records_digest, lost_ranks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, host_id, rank) DO NOTHING "
+      "RETURNING id",
+      {facts.run_id,
+       host,
+       facts.rank,
+       facts.suite,
+       facts.source,
+       facts.start,
+       facts.end,
+       facts.status,
+       run.dir,
+       static_cast<std::int64_t>(run.records_written()),
+       failed,
+       stored_utc(db),
+       facts.points_planned,
+       facts.counts,
+       facts.world_size,
+       facts.world_rank,
+       facts.incomplete,
+       facts.inventory,
+       facts.records_digest,
+       facts.lost_ranks});
+}
+
 } // namespace
 
 IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
@@ -401,32 +324,7 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
       failed += (r.status == Status::failed || r.status == Status::error) &&
                 !(excused && check::is_point_that_stopped_the_run(run, r));
     const auto host = host_id(db, facts.host);
-    const auto claimed = db.query(
-        "INSERT INTO runs (run_id, host_id, rank, suite, source, start_utc, end_utc, status, dir, "
-        "records, failed_records, ingested_utc, points_planned, counts, world_size, world_rank, "
-        "incomplete, inventory, records_digest, lost_ranks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, host_id, rank) DO NOTHING "
-        "RETURNING id",
-        {facts.run_id,
-         host,
-         facts.rank,
-         facts.suite,
-         facts.source,
-         facts.start,
-         facts.end,
-         facts.status,
-         run.dir,
-         static_cast<std::int64_t>(run.records_written()),
-         failed,
-         stored_utc(db),
-         facts.points_planned,
-         facts.counts,
-         facts.world_size,
-         facts.world_rank,
-         facts.incomplete,
-         facts.inventory,
-         facts.records_digest,
-         facts.lost_ranks});
+    const auto claimed = claim_run(db, facts, run, host, failed);
     std::int64_t run_row = 0;
     if (!claimed.empty()) {
       run_row = *as_int(claimed.front().at(0));
