@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analysis/run_machines.h"
+#include "analysis/run_points.h"
 #include "analysis/run_set.h"
 #include "harness/run_fields.h"
 
@@ -107,12 +108,34 @@ std::optional<double> start_seconds(const std::string &start_utc) {
   return static_cast<double>(timegm(&tm)) + seconds;
 }
 
-std::vector<std::string> keep_latest_per_host(RunSet &set) {
+namespace {
+
+// A host's run under one superseding key, as its ranks there date and describe it.
+struct HostRun {
+  double start_s = 0;
+  std::string start; // the earliest rank's start as run.json says it
+  RunToSupersede facts;
+};
+
+// run.json's plan.digest ("" when none).
+std::string plan_of(const LoadedRun &run) {
+  const auto &m = run.manifest;
+  if (!m.is_object() || !m.contains(run_field::kPlan) || !m[run_field::kPlan].is_object())
+    return "";
+  const auto digest = m[run_field::kPlan].find("digest");
+  return digest != m[run_field::kPlan].end() && digest->is_string() ? digest->get<std::string>()
+                                                                    : "";
+}
+
+} // namespace
+
+std::vector<std::string> keep_latest_per_host(RunSet &set, const WholeRun &whole,
+                                              std::vector<std::string> *kept_beside) {
   // A run id names one run of every rank, and each rank dates its own directory to the
-  // millisecond: the newest run per host, suite and world size is the run id whose earliest rank
-  // started last (then the id), and every rank of it is kept. Runs without a manifest cannot be
-  // dated, and imports are never superseded (each holds the file it was imported from: two logs
-  // of one tool are two measurements, and the same file twice is already one run): all kept.
+  // millisecond: a run is ordered by the start of its earliest rank (then the id), and every
+  // rank of it is kept or dropped together. Runs without a manifest cannot be dated, and imports
+  // are never superseded (each holds the file it was imported from: two logs of one tool are two
+  // measurements, and the same file twice is already one run): all kept.
   const auto ranks = ranks_per_host(set);
   const auto machines = machine_of_runs(set);
   const auto dated = [](const LoadedRun &run) {
@@ -121,46 +144,62 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
     const auto start = manifest_text(run, run_field::kStartUtc);
     return start.empty() || plausible_start(start);
   };
-  // Earliest rank's start, in seconds: as text "10:00:00Z" sorted after "10:00:00.5Z". A run
-  // without a start is the oldest.
-  std::map<std::pair<SupersedingKey, std::string>, double> run_start;
+  std::map<SupersedingKey, std::map<std::string, HostRun>> runs; // key -> run id -> its ranks
   for (const auto &run : set.runs) {
     if (!dated(run))
       continue;
     auto start = manifest_text(run, run_field::kStartUtc);
     if (start.empty() && !run.records.empty())
       start = run.records.front().time_utc; // a run.json written by hand: as the history dates it
+    // Earliest rank's start, in seconds: as text "10:00:00Z" sorted after "10:00:00.5Z". A run
+    // without a start is the oldest.
     const double start_s = start_seconds(start).value_or(0);
-    auto [it, first] =
-        run_start.try_emplace({superseding_key(run, ranks, machines), run_id_of(run)}, start_s);
-    if (!first)
-      it->second = std::min(it->second, start_s);
+    auto [it, first] = runs[superseding_key(run, ranks, machines)].try_emplace(run_id_of(run));
+    auto &host_run = it->second;
+    if (first || start_s < host_run.start_s) {
+      host_run.start_s = start_s;
+      host_run.start = start;
+    }
+    if (const auto measured = measured_points(run.records))
+      add_points(host_run.facts.points, *measured);
+    else
+      host_run.facts.points_unknown = true;
+    if (const auto it = run.manifest.find(run_field::kPointsPlanned);
+        it != run.manifest.end() && it->is_number_integer())
+      host_run.facts.planned += it->get<long long>();
+    host_run.facts.whole = host_run.facts.whole && whole(run);
+    if (host_run.facts.plan.empty())
+      host_run.facts.plan = plan_of(run);
+    // A run a signal stopped (a retest scancelled, preempted, past its time limit) measured less
+    // than it planned and check does not fail it: it supersedes nothing, so that a node's failed
+    // run is still judged beside it.
+    host_run.facts.stopped = host_run.facts.stopped || manifest_text(run, run_field::kStatus) ==
+                                                           run_field::kInterruptedStatus;
   }
-  // A run a signal stopped (a retest scancelled, preempted, past its time limit) measured less
-  // than it planned and check does not fail it: it supersedes nothing, so that a node's failed
-  // run is still judged beside it. The newest run that was not stopped is kept, and the newest of
-  // all when that was stopped.
-  std::set<std::string> stopped;
-  for (const auto &run : set.runs)
-    if (manifest_text(run, run_field::kStatus) == run_field::kInterruptedStatus)
-      stopped.insert(run_id_of(run));
-  std::map<SupersedingKey, std::pair<double, std::string>> newest, newest_settled; // (start, id)
-  for (const auto &[key_and_id, start] : run_start) {
-    auto &best = newest[key_and_id.first];
-    best = std::max(best, std::pair{start, key_and_id.second});
-    if (!stopped.contains(key_and_id.second)) {
-      auto &settled = newest_settled[key_and_id.first];
-      settled = std::max(settled, std::pair{start, key_and_id.second});
+  std::set<std::pair<SupersedingKey, std::string>> superseded;
+  for (const auto &[key, of_key] : runs) {
+    std::vector<std::pair<double, std::string>> newest_first;
+    for (const auto &[id, host_run] : of_key)
+      newest_first.emplace_back(host_run.start_s, id);
+    std::sort(newest_first.rbegin(), newest_first.rend());
+    std::vector<RunToSupersede> facts;
+    for (const auto &[start_s, id] : newest_first)
+      facts.push_back(of_key.at(id).facts);
+    const auto outcomes = supersede(facts);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      const auto &id = newest_first[i].second;
+      if (!outcomes[i].judged)
+        superseded.insert({key, id});
+      else if (i > 0 && kept_beside)
+        kept_beside->push_back(fmt::format("{}: run {} (started {}) is {}", std::get<0>(key), id,
+                                           of_key.at(id).start, kept_beside_text(outcomes[i])));
     }
   }
   std::vector<std::string> dropped;
   std::vector<LoadedRun> kept;
   for (auto &run : set.runs) {
-    const auto key = superseding_key(run, ranks, machines);
-    const auto id = run_id_of(run);
-    const auto settled = newest_settled.find(key);
-    if (dated(run) && id != newest[key].second &&
-        (settled == newest_settled.end() || id != settled->second.second)) {
+    if (dated(run) &&
+        superseded.contains({superseding_key(run, ranks, machines), run_id_of(run)})) {
       dropped.push_back(run.dir);
       continue;
     }
@@ -168,6 +207,13 @@ std::vector<std::string> keep_latest_per_host(RunSet &set) {
   }
   set.runs = std::move(kept);
   return dropped;
+}
+
+std::vector<std::string> keep_latest_per_host(RunSet &set) {
+  return keep_latest_per_host(set, [](const LoadedRun &run) {
+    const auto status = manifest_text(run, run_field::kStatus);
+    return status.empty() || status == run_field::kComplete;
+  });
 }
 
 std::vector<std::string> superseded_runs(const RunSet &set) {

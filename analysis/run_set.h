@@ -10,6 +10,7 @@
 // where a file belongs, a dangling or looping link) is an unreadable path, which `check` judges.
 // A copy of a run (the same run id, host and rank, or the same records) is loaded once and said.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -151,13 +152,21 @@ inline std::string run_id_of(const LoadedRun &run) {
   return std::filesystem::path(run.dir).filename().string();
 }
 
-// Retests supersede: keeps, per host, suite, world size (manifest world.size) and ranks on the
-// host, only the runs of the newest run id (by the manifest's start time), so a passing retest
-// beside an old failing run is judged alone, while a node's 8-rank run and a 16-rank run across
-// nodes of the same suite are both kept, and so are 8 nodes' one-rank-per-node step and one
-// node's 8-rank step (both worlds of 8). A run of another machine that reports the same host
-// name (run_machines.h) is never superseded.
-// Returns the run directories dropped.
+// Retests supersede: per host, suite, world size (manifest world.size) and ranks on the host,
+// the newest run id (by the manifest's start time) is judged, and an older one only where the
+// newer runs did not measure all it measured (run_points.h: a retest with --filter supersedes
+// nothing it did not run again), so a passing retest beside an old failing run is judged alone,
+// while a node's 8-rank run and a 16-rank run across nodes of the same suite are both kept, and
+// so are 8 nodes' one-rank-per-node step and one node's 8-rank step (both worlds of 8). A run of
+// another machine that reports the same host name (run_machines.h) is never superseded.
+// `whole` says whether a run directory did all its run.json planned (check's run-complete).
+// Returns the run directories dropped; `kept_beside` gets a line for each older run still judged
+// ("node07: run r1 (started ...) is judged beside newer runs ...: they measured 3 of its 40
+// points again").
+using WholeRun = std::function<bool(const LoadedRun &)>;
+std::vector<std::string> keep_latest_per_host(RunSet &set, const WholeRun &whole,
+                                              std::vector<std::string> *kept_beside = nullptr);
+// The same, a run whole when its run.json's status is complete or absent.
 std::vector<std::string> keep_latest_per_host(RunSet &set);
 
 // "node07 has 2 runs of suite 'node' on 8 ranks" for each host, suite and world size with more

@@ -358,11 +358,13 @@ int judge_and_write(const CheckOptions &o, const MachineSnapshot &this_machine) 
   auto rules = check::load_rules_file(rules_path);
   if (o.inventory_only)
     rules = inventory_rules_only(std::move(rules), rules_path);
-  choose_latest_runs(runs, o.latest_per_host);
+  const auto kept_beside = choose_latest_runs(runs, o.latest_per_host);
   if (o.unreadable)
     rules.unreadable_inputs = *unreadable_level(*o.unreadable);
   runs.cut_short = o.cut_short;
   auto result = check::evaluate(rules, runs);
+  // As the history says it (history_rules.cpp): among the problems, in every format.
+  result.problems.insert(result.problems.end(), kept_beside.begin(), kept_beside.end());
   check::add_expected_hosts(result, check::host_list(o.expect_hosts));
   if (o.expect_gpus)
     check::add_expected_gpus(result, runs, *o.expect_gpus);

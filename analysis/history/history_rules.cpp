@@ -434,6 +434,9 @@ HistoryJudgement judge_history(Database &db, const std::vector<std::string> &hos
   for (const auto &[host, what] : dating.dating_problems)
     if (wanted.empty() || wanted.contains(host))
       out.problems.push_back(fmt::format("{}: {}", host, what));
+  for (const auto &[host, what] : dating.kept_beside)
+    if (wanted.empty() || wanted.contains(host))
+      out.problems.push_back(fmt::format("{}: {}", host, what));
   for (auto &line : hosts_not_run_lately(db, wanted, dating))
     out.problems.push_back(std::move(line));
   judge_figures(db, hosts, options, dating, out);

@@ -16,6 +16,7 @@
 #include "analysis/history/run_facts.h"
 #include "analysis/history/storable_text.h"
 #include "analysis/run_machines.h"
+#include "analysis/run_points.h"
 #include "harness/digest.h"
 #include "harness/error.h"
 #include "harness/inventory/inventory_fields.h"
@@ -109,16 +110,18 @@ std::string stored_utc(Database &db) {
 struct StoredState {
   std::int64_t row = 0, records = 0;
   std::string status, start, suite;
-  std::optional<std::string> incomplete; // none: stored before schema version 4
-  std::optional<std::string> inventory;  // none: stored before schema version 5
-  std::optional<std::string> digest;     // none: stored before schema version 6
-  std::optional<std::string> lost_ranks; // none: stored before schema version 8
+  std::optional<std::string> incomplete;    // none: stored before schema version 4
+  std::optional<std::string> inventory;     // none: stored before schema version 5
+  std::optional<std::string> digest;        // none: stored before schema version 6
+  std::optional<std::string> lost_ranks;    // none: stored before schema version 8
+  std::optional<std::string> points_digest; // none: stored before schema version 9
 };
 
 std::optional<StoredState> stored_state(Database &db, const RunFacts &facts, std::int64_t host) {
   const auto rows =
       db.query("SELECT id, records, status, incomplete, inventory, start_utc, suite, "
-               "records_digest, lost_ranks FROM runs WHERE run_id = ? AND host_id = ? AND "
+               "records_digest, lost_ranks, points_digest FROM runs WHERE run_id = ? AND "
+               "host_id = ? AND "
                "rank = ?",
                {facts.run_id, host, facts.rank});
   if (rows.empty())
@@ -138,15 +141,18 @@ std::optional<StoredState> stored_state(Database &db, const RunFacts &facts, std
     s.digest = as_text(r.at(7));
   if (!std::holds_alternative<std::nullptr_t>(r.at(8)))
     s.lost_ranks = as_text(r.at(8));
+  if (!std::holds_alternative<std::nullptr_t>(r.at(9)))
+    s.points_digest = as_text(r.at(9));
   return s;
 }
 
 std::string describe(const StoredState &s) {
-  return fmt::format("{} records, status '{}'{}{}", s.records, s.status,
+  return fmt::format("{} records, status '{}'{}{}{}", s.records, s.status,
                      !s.incomplete           ? ""
                      : s.incomplete->empty() ? ", whole"
                                              : ", not whole",
-                     s.inventory ? "" : ", no inventory");
+                     s.inventory ? "" : ", no inventory",
+                     s.points_digest ? "" : ", no points measured stored");
 }
 
 // The machine id of an inventory's text ("" without one).
@@ -171,18 +177,46 @@ std::optional<std::string> another_run(const StoredState &stored, const RunFacts
   return std::nullopt;
 }
 
+// What a runs row holds of its run beyond its key (run id, host, rank), in this order.
+const std::vector<std::string> kStoredColumns = {
+    "suite",      "source",         "start_utc",    "end_utc",        "status",     "dir",
+    "records",    "failed_records", "ingested_utc", "points_planned", "counts",     "world_size",
+    "world_rank", "incomplete",     "inventory",    "records_digest", "lost_ranks", "plan_digest",
+    "points",     "points_digest"};
+
+Row stored_values(Database &db, const RunFacts &facts, const analysis::LoadedRun &run,
+                  std::int64_t failed) {
+  return {facts.suite,
+          facts.source,
+          facts.start,
+          facts.end,
+          facts.status,
+          run.dir,
+          static_cast<std::int64_t>(run.records_written()),
+          failed,
+          stored_utc(db),
+          facts.points_planned,
+          facts.counts,
+          facts.world_size,
+          facts.world_rank,
+          facts.incomplete,
+          facts.inventory,
+          facts.records_digest,
+          facts.lost_ranks,
+          facts.plan_digest,
+          facts.points,
+          facts.points_digest};
+}
+
 // The stored state replaced by this one: its records, ledger and verdicts go (the verdicts
 // judged a run that is no longer what it is), its row keeps its id.
 void replace_run(Database &db, const RunFacts &facts, const analysis::LoadedRun &run,
                  std::int64_t row, std::int64_t failed) {
-  db.execute("UPDATE runs SET suite = ?, source = ?, start_utc = ?, end_utc = ?, status = ?, "
-             "dir = ?, records = ?, failed_records = ?, ingested_utc = ?, points_planned = ?, "
-             "counts = ?, world_size = ?, world_rank = ?, incomplete = ?, inventory = ?, "
-             "records_digest = ?, lost_ranks = ? WHERE id = ?",
-             {facts.suite, facts.source, facts.start, facts.end, facts.status, run.dir,
-              static_cast<std::int64_t>(run.records_written()), failed, stored_utc(db),
-              facts.points_planned, facts.counts, facts.world_size, facts.world_rank,
-              facts.incomplete, facts.inventory, facts.records_digest, facts.lost_ranks, row});
+  auto values = stored_values(db, facts, run, failed);
+  values.push_back(row);
+  db.execute(
+      fmt::format("UPDATE runs SET {} = ? WHERE id = ?", fmt::join(kStoredColumns, " = ?, ")),
+      values);
   for (const char *table : {"records", "ledger", "verdicts"})
     db.execute(fmt::format("DELETE FROM {} WHERE run_id = ?", table), {row});
 }
@@ -267,32 +301,16 @@ void refuse_foreign_records(const analysis::LoadedRun &run, const RunFacts &fact
 // The run's row inserted, its id returned; nothing when the row is held already.
 std::vector<Row> claim_run(Database &db, const RunFacts &facts, const analysis::LoadedRun &run,
                            std::int64_t host, std::int64_t failed) {
-  return db.query(
-      "INSERT INTO runs (run_id, host_id, rank, suite, source, start_utc, end_utc, status, dir, "
-      "records, failed_records, ingested_utc, points_planned, counts, world_size, world_rank, "
-      "incomplete, inventory, records_digest, lost_ranks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, host_id, rank) DO NOTHING "
-      "RETURNING id",
-      {facts.run_id,
-       host,
-       facts.rank,
-       facts.suite,
-       facts.source,
-       facts.start,
-       facts.end,
-       facts.status,
-       run.dir,
-       static_cast<std::int64_t>(run.records_written()),
-       failed,
-       stored_utc(db),
-       facts.points_planned,
-       facts.counts,
-       facts.world_size,
-       facts.world_rank,
-       facts.incomplete,
-       facts.inventory,
-       facts.records_digest,
-       facts.lost_ranks});
+  Row values{facts.run_id, host, facts.rank};
+  const auto stored = stored_values(db, facts, run, failed);
+  values.insert(values.end(), stored.begin(), stored.end());
+  std::string marks = "?, ?, ?";
+  for (std::size_t i = 0; i < kStoredColumns.size(); ++i)
+    marks += ", ?";
+  return db.query(fmt::format("INSERT INTO runs (run_id, host_id, rank, {}) VALUES ({}) "
+                              "ON CONFLICT (run_id, host_id, rank) DO NOTHING RETURNING id",
+                              fmt::join(kStoredColumns, ", "), marks),
+                  values);
 }
 
 } // namespace
@@ -350,11 +368,13 @@ IngestOutcome ingest_run(Database &db, const analysis::LoadedRun &run,
             "both");
       out.before = describe(*stored);
       const auto here = static_cast<std::int64_t>(run.records_written());
-      const bool same =
-          here == stored->records && facts.status == stored->status &&
-          stored->incomplete == facts.incomplete && stored->inventory == facts.inventory &&
-          stored->digest == facts.records_digest &&
-          (stored->lost_ranks ? *stored->lost_ranks == facts.lost_ranks : facts.lost_ranks.empty());
+      const bool same = here == stored->records && facts.status == stored->status &&
+                        stored->incomplete == facts.incomplete &&
+                        stored->inventory == facts.inventory &&
+                        stored->digest == facts.records_digest &&
+                        (stored->lost_ranks ? *stored->lost_ranks == facts.lost_ranks
+                                            : facts.lost_ranks.empty()) &&
+                        stored->points_digest == facts.points_digest;
       if (same || here < stored->records) {
         out.fuller_stored = here < stored->records;
         return;

@@ -1,6 +1,7 @@
 #include "analysis/history/newest_runs.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -10,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "analysis/history/history_builtins.h"
+#include "analysis/run_points.h"
+#include "harness/digest.h"
 #include "harness/run_fields.h"
 
 namespace railgauge::history {
@@ -32,6 +35,10 @@ struct OwnRow {
   std::string run_id, host, suite, start, stored;
   std::int64_t world = -1;
   bool stopped = false; // run.json status interrupted: a signal stopped it
+  bool whole = true;    // runs.incomplete "" (NULL: stored before it, by its status)
+  std::string plan;     // runs.plan_digest
+  std::optional<std::string> points_digest; // none: stored before schema version 9
+  long long planned = 0;                    // runs.points_planned (0: not said)
 };
 
 // A run of a host (run id, host, suite, world), as the ranks it stored there.
@@ -48,9 +55,18 @@ struct Run {
   double stored_s = 0; // when its first row was stored
   std::string stored;  // that time as the history wrote it
   std::string machine;
-  bool stopped = false; // a rank of it was stopped by a signal (analysis/run_set.h's
-                        // keep_latest_per_host: such a run supersedes nothing)
+  bool stopped = false;        // a rank of it was stopped by a signal (analysis/run_set.h's
+                               // keep_latest_per_host: such a run supersedes nothing)
+  bool whole = true;           // every rank of it did all its run.json planned
+  bool points_unknown = false; // a rank of it was stored before its points were
+  std::string plan;
+  long long planned = 0;                   // its ranks' points_planned together
+  std::vector<std::string> points_digests; // of its ranks' rows
 };
+
+// Reads the points of runs' rows (runs.points), each run's ranks added together: only for the
+// runs of a host whose measured points differ, which a fleet's weekly burn-ins seldom do.
+using PointsOfRows = std::function<analysis::PointCounts(const std::vector<std::int64_t> &rows)>;
 
 // More than this after it was stored, a run's start is a clock set ahead: a node's clock and the
 // ingesting machine's agree far better, and a run is stored after it started. And the order in
@@ -113,48 +129,87 @@ int ingests_after(const Run &run, const std::vector<RunEntry> &runs) {
   return ingests;
 }
 
+// What becomes of each run of one superseding key, `newest_first` their order
+// (analysis/run_points.h). Runs whose ranks measured the same points alike are told so by their
+// rows' digests; the points themselves are read only when an older run may be judged beside
+// newer ones, to say how many of its points they measured again.
+std::vector<analysis::SupersedeOutcome> judged_runs(const std::vector<RunEntry> &runs,
+                                                    const std::vector<std::size_t> &newest_first,
+                                                    const PointsOfRows &points_of) {
+  const auto facts = [&](bool read_points) {
+    std::vector<analysis::RunToSupersede> out;
+    for (const auto i : newest_first) {
+      const auto &run = runs[i]->second;
+      analysis::RunToSupersede f{.points_unknown = run.points_unknown,
+                                 .whole = run.whole,
+                                 .plan = run.plan,
+                                 .planned = run.planned,
+                                 .stopped = run.stopped};
+      if (run.points_unknown) {
+      } else if (read_points) {
+        f.points = points_of(run.rows);
+      } else {
+        auto digests = run.points_digests;
+        std::sort(digests.begin(), digests.end());
+        f.points[Fnv1a64().add(fmt::format("{}", fmt::join(digests, ","))).value()] = 1;
+      }
+      out.push_back(std::move(f));
+    }
+    return out;
+  };
+  auto outcomes = analysis::supersede(facts(false));
+  if (std::any_of(outcomes.begin() + 1, outcomes.end(), [](const auto &o) { return o.judged; }))
+    outcomes = analysis::supersede(facts(true));
+  return outcomes;
+}
+
 // The newest runs of one superseding key (newest_runs.h): a run stored late is dated by when it
 // was stored, so the run stored last after a clock reset is the newest. The newest by start is
 // judged beside it until runs of two later ingests were stored after it: one ingest of old runs
 // (a backfill) never passes a node whose newest run failed.
 void keep_newest_of(const std::string &host, const std::vector<RunEntry> &runs,
-                    std::vector<std::int64_t> &kept, NewestRuns &out) {
+                    const PointsOfRows &points_of, std::vector<std::int64_t> &kept,
+                    NewestRuns &out) {
   const auto late = stored_late_flags(runs);
-  std::size_t newest = 0, by_start = 0;
+  std::size_t by_start = 0;
   const auto order = [&](std::size_t i) {
     return std::pair{late[i] ? runs[i]->second.stored_s : runs[i]->second.start_s,
                      std::get<0>(runs[i]->first)};
   };
+  std::vector<std::size_t> newest_first(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto &run = runs[i]->second;
+    newest_first[i] = i;
     if (late[i]) {
       for (const auto row : run.rows)
         out.order_s[row] = run.stored_s;
     }
-    if (order(i) > order(newest))
-      newest = i;
     if (std::pair{run.start_s, std::get<0>(runs[i]->first)} >
         std::pair{runs[by_start]->second.start_s, std::get<0>(runs[by_start]->first)})
       by_start = i;
   }
-  const auto &run = runs[newest]->second;
-  kept.insert(kept.end(), run.rows.begin(), run.rows.end());
-  // The newest was stopped by a signal: the newest run that was not is judged beside it, as over
-  // directories, so that a failed run is not superseded by a retest that was scancelled.
-  if (run.stopped) {
-    std::optional<std::size_t> settled;
-    for (std::size_t i = 0; i < runs.size(); ++i)
-      if (!runs[i]->second.stopped && (!settled || order(i) > order(*settled)))
-        settled = i;
-    if (settled && *settled != by_start)
-      kept.insert(kept.end(), runs[*settled]->second.rows.begin(),
-                  runs[*settled]->second.rows.end());
+  std::sort(newest_first.begin(), newest_first.end(),
+            [&](std::size_t a, std::size_t b) { return order(a) > order(b); });
+  const auto newest = newest_first.front();
+  const auto judged = judged_runs(runs, newest_first, points_of);
+  for (std::size_t k = 0; k < newest_first.size(); ++k) {
+    const auto i = newest_first[k];
+    if (!judged[k].judged)
+      continue;
+    kept.insert(kept.end(), runs[i]->second.rows.begin(), runs[i]->second.rows.end());
+    if (k > 0)
+      out.kept_beside.emplace_back(
+          host, fmt::format("run {} (started {}) is {}", std::get<0>(runs[i]->first),
+                            runs[i]->second.start, analysis::kept_beside_text(judged[k])));
   }
+  const auto &run = runs[newest]->second;
   if (newest == by_start)
     return;
   const auto &start_run = runs[by_start]->second;
   const bool both = ingests_after(start_run, runs) < 2;
-  if (both)
+  const auto at = std::find(newest_first.begin(), newest_first.end(), by_start);
+  const bool judged_anyway = judged[static_cast<std::size_t>(at - newest_first.begin())].judged;
+  if (both && !judged_anyway)
     kept.insert(kept.end(), start_run.rows.begin(), start_run.rows.end());
   out.dating_problems.emplace_back(
       host, fmt::format("run {} was stored after run {} but says it started before it ({} < {}): "
@@ -163,18 +218,34 @@ void keep_newest_of(const std::string &host, const std::vector<RunEntry> &runs,
                         std::get<0>(runs[newest]->first), std::get<0>(runs[by_start]->first),
                         run.start, start_run.start, run.stored,
                         both ? ", and both are judged until runs of two later ingests are stored"
-                             : ": runs of two later ingests were stored after the other"));
+                        : judged_anyway
+                            ? ": runs of two later ingests were stored after the other, which is "
+                              "judged for the points newer runs did not measure again"
+                            : ": runs of two later ingests were stored after the other"));
 }
 
-void keep_newest(const std::map<RunOfHost, Run> &runs, std::vector<std::int64_t> &kept,
-                 NewestRuns &out) {
+// The points of runs' rows as the database stores them, the rows' counts added together.
+PointsOfRows points_of_rows(Database &db) {
+  return [&db](const std::vector<std::int64_t> &rows) {
+    analysis::PointCounts points;
+    for (const auto &row :
+         db.query(fmt::format("SELECT points FROM runs WHERE id IN ({})", fmt::join(rows, ","))))
+      analysis::add_points(
+          points,
+          analysis::parse_points_text(as_text(row.at(0))).value_or(analysis::PointCounts{}));
+    return points;
+  };
+}
+
+void keep_newest(const std::map<RunOfHost, Run> &runs, const PointsOfRows &points_of,
+                 std::vector<std::int64_t> &kept, NewestRuns &out) {
   std::map<SupersedingKey, std::vector<RunEntry>> by_key;
   for (const auto &entry : runs)
     by_key[{std::get<1>(entry.first), std::get<2>(entry.first), std::get<3>(entry.first),
             entry.second.ranks, entry.second.machine}]
         .push_back(&entry);
   for (const auto &[key, of_key] : by_key)
-    keep_newest_of(std::get<0>(key), of_key, kept, out);
+    keep_newest_of(std::get<0>(key), of_key, points_of, kept, out);
 }
 
 } // namespace
@@ -184,26 +255,35 @@ NewestRuns newest_runs(Database &db) {
   std::vector<std::int64_t> kept;
   std::vector<OwnRow> own;
   std::vector<analysis::RunMachine> machines; // one per own row: its directory, host, machine
-  db.for_each(std::string("SELECT ru.id, ru.source, ru.run_id, h.name, ru.suite, "
-                          "COALESCE(ru.world_size, -1), ru.start_utc, ru.dir, ru.inventory, "
-                          "ru.ingested_utc, ru.status FROM runs ru JOIN hosts h ON h.id = "
-                          "ru.host_id ORDER BY ru.id"),
-              {}, [&](const Row &row) {
-                const auto id = as_int(row[0]).value_or(0);
-                if (as_text(row[1]) != "railgauge") {
-                  kept.push_back(id); // an import or a bare records.jsonl: never superseded
-                  out.order_s[id] =
-                      analysis::start_seconds(as_text(row[6]))
-                          .value_or(analysis::start_seconds(as_text(row[9])).value_or(0));
-                  return;
-                }
-                own.push_back({id, as_text(row[2]), as_text(row[3]), as_text(row[4]),
-                               as_text(row[6]), as_text(row[9]), as_int(row[5]).value_or(-1),
-                               as_text(row[10]) == run_field::kInterruptedStatus});
-                machines.push_back(machine_of_row(as_text(row[7]), own.back().host, row[8]));
-                // Two machines' runs stored from one path (each ran `db ingest .`) were one.
-                machines.back().key = std::to_string(id);
-              });
+  db.for_each(
+      std::string("SELECT ru.id, ru.source, ru.run_id, h.name, ru.suite, "
+                  "COALESCE(ru.world_size, -1), ru.start_utc, ru.dir, ru.inventory, "
+                  "ru.ingested_utc, ru.status, ru.incomplete, ru.plan_digest, "
+                  "ru.points_digest, ru.points_planned FROM runs ru JOIN hosts h ON "
+                  "h.id = ru.host_id "
+                  "ORDER BY ru.id"),
+      {}, [&](const Row &row) {
+        const auto id = as_int(row[0]).value_or(0);
+        if (as_text(row[1]) != "railgauge") {
+          kept.push_back(id); // an import or a bare records.jsonl: never superseded
+          out.order_s[id] = analysis::start_seconds(as_text(row[6]))
+                                .value_or(analysis::start_seconds(as_text(row[9])).value_or(0));
+          return;
+        }
+        const auto status = as_text(row[10]);
+        const bool stored_whole = std::holds_alternative<std::nullptr_t>(row[11])
+                                      ? status.empty() || status == run_field::kComplete
+                                      : as_text(row[11]).empty();
+        own.push_back({id, as_text(row[2]), as_text(row[3]), as_text(row[4]), as_text(row[6]),
+                       as_text(row[9]), as_int(row[5]).value_or(-1),
+                       status == run_field::kInterruptedStatus, stored_whole, as_text(row[12]),
+                       // NULL: stored before schema 9; "": an older railgauge's records
+                       as_text(row[13]).empty() ? std::nullopt : std::optional(as_text(row[13])),
+                       as_int(row[14]).value_or(0)});
+        machines.push_back(machine_of_row(as_text(row[7]), own.back().host, row[8]));
+        // Two machines' runs stored from one path (each ran `db ingest .`) were one.
+        machines.back().key = std::to_string(id);
+      });
   const auto machine_of = analysis::machine_of_runs(machines);
   std::map<RunOfHost, Run> runs;
   std::map<std::string, std::pair<int, std::string>> ahead; // host -> runs, the first's text
@@ -231,6 +311,12 @@ NewestRuns newest_runs(Database &db) {
     }
     run.rows.push_back(r.id);
     run.stopped |= r.stopped;
+    run.whole = run.whole && r.whole;
+    if (run.plan.empty())
+      run.plan = r.plan;
+    run.points_unknown = run.points_unknown || !r.points_digest;
+    run.planned += r.planned;
+    run.points_digests.push_back(r.points_digest.value_or(""));
     ++run.ranks;
     run.machine = machine_of.at(machines[i].key);
   }
@@ -241,7 +327,7 @@ NewestRuns newest_runs(Database &db) {
                           "dated by when they were stored",
                           said.first, said.first == 1 ? "" : "s", said.first == 1 ? "it" : "they",
                           said.first == 1 ? "it" : "them", said.second));
-  keep_newest(runs, kept, out);
+  keep_newest(runs, points_of_rows(db), kept, out);
   std::sort(kept.begin(), kept.end());
   std::vector<analysis::RunMachine> newest_machines;
   for (std::size_t i = 0; i < own.size(); ++i)

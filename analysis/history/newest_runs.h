@@ -2,12 +2,13 @@
 // The newest runs of the fleet history, as `check --latest-per-host` keeps them over directories
 // (analysis/run_set.h): per host, suite, world size (run.json world.size), ranks of the run on
 // the host and machine (analysis/run_machines.h), every row (each rank) of the run id whose
-// earliest rank started last (then the greatest run id). Not the rows of the latest start_utc:
-// under mpirun each rank dates its own run.json. Not one run per suite: a burn-in runs one suite
-// at several world sizes, and a node's failed 8-rank step is not superseded by its fabric step.
-// Not one run per host name: VMs of one image all named "vm" are several machines, and one's
-// newer healthy run never hides another's slow GPU. Every import is judged: all imports of one
-// tool share a suite and are dated by the import (one file imported twice is one run: its run
+// earliest rank started last (then the greatest run id), and an older run's rows wherever the
+// newer runs did not measure every point it measured (analysis/run_points.h). Not the rows of the
+// latest start_utc: under mpirun each rank dates its own run.json. Not one run per suite: a burn-in
+// runs one suite at several world sizes, and a node's failed 8-rank step is not superseded by its
+// fabric step. Not one run per host name: VMs of one image all named "vm" are several machines, and
+// one's newer healthy run never hides another's slow GPU. Every import is judged: all imports of
+// one tool share a suite and are dated by the import (one file imported twice is one run: its run
 // id carries the file's digest). So is every bare records.jsonl (source kBareRecordsSource):
 // without a run.json it cannot be dated, and `check --latest-per-host` keeps every one.
 //
@@ -48,6 +49,9 @@ struct NewestRuns {
   std::unordered_map<std::int64_t, double> order_s;
   // What the dating could not trust, a line each: host, then what and why.
   std::vector<std::pair<std::string, std::string>> dating_problems;
+  // Each older run judged beside newer ones of its host and suite, as they did not measure all
+  // it measured (analysis/run_points.h): host, then which run and why.
+  std::vector<std::pair<std::string, std::string>> kept_beside;
   // Per host, the GPU UUIDs the inventories of its newest runs list: the GPUs it has now.
   std::map<std::string, std::set<std::string>> gpus_of_host;
 };

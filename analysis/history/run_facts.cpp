@@ -7,6 +7,7 @@
 #include "analysis/check/run_completeness.h"
 #include "analysis/history/history_builtins.h"
 #include "analysis/history/storable_text.h"
+#include "analysis/run_points.h"
 #include "harness/digest.h"
 #include "harness/inventory/inventory_fields.h"
 #include "harness/run_fields.h"
@@ -70,6 +71,15 @@ RunFacts::RunFacts(const analysis::LoadedRun &run, const std::vector<std::string
                               std::string(to_string(r.status)), r.reason.value_or(""), r.time_utc})
       digest.add(piece).add("\x1f");
   records_digest = fmt::format("{:016x}", digest.value());
+  if (m.is_object() && m.contains(run_field::kPlan) && m[run_field::kPlan].is_object() &&
+      m[run_field::kPlan].value("digest", json()).is_string())
+    plan_digest = m[run_field::kPlan]["digest"].get<std::string>();
+  // "" where the points are not known (an older railgauge's records): any newer run supersedes
+  // the run, as before the history stored points.
+  if (const auto measured = analysis::measured_points(run.records)) {
+    points = analysis::points_text(*measured);
+    points_digest = fmt::format("{:016x}", Fnv1a64().add(points).value());
+  }
   // A file of the run that could not be read whole is evidence lost, as over its directory.
   auto why = check::incompleteness(run);
   why.insert(why.end(), unread.begin(), unread.end());

@@ -25,6 +25,9 @@ struct RunFacts {
   // FNV-1a 64 of the records as stored, in hex: a run whose records were edited since it was
   // stored (as many, same status) is not "already there".
   std::string records_digest;
+  // run.json's plan.digest, the points measured (analysis/run_points.h) and their digest: what a
+  // newer run of the host must measure again to supersede this one (newest_runs.h).
+  std::string plan_digest, points, points_digest;
 
   RunFacts(const analysis::LoadedRun &run, const std::vector<std::string> &unread);
 

@@ -60,9 +60,14 @@ constexpr const char *kTables[] = {
 // Version 6: records_digest, FNV-1a 64 of the records in hex (NULL before version 6).
 // Version 8: lost_ranks, the ranks run.json names as lost, as JSON [[rank, host], ...] ("" when
 // it names none; NULL before version 8): a survivor's peer is known when the peer is stored.
+// Version 9: plan_digest (run.json's plan.digest, "" when none), points (the points the run
+// measured, analysis/run_points.h's text) and points_digest (FNV-1a 64 of that text in hex): a
+// newer run supersedes an older one only where it measured all the older one did (NULL before
+// version 9: superseded by any newer run, as before).
 constexpr const char *kRunColumns[] = {
     "points_planned BIGINT", "counts TEXT",    "world_size BIGINT",   "world_rank BIGINT",
-    "incomplete TEXT",       "inventory TEXT", "records_digest TEXT", "lost_ranks TEXT"};
+    "incomplete TEXT",       "inventory TEXT", "records_digest TEXT", "lost_ranks TEXT",
+    "plan_digest TEXT",      "points TEXT",    "points_digest TEXT"};
 
 std::string key_column(const Database &db) {
   return db.dialect() == "sqlite" ? "id INTEGER PRIMARY KEY"
@@ -84,12 +89,12 @@ bool has_column(Database &db, const std::string &table, const std::string &colum
 // 2 to 3: the ledger table, which kTables creates in any database that lacks it (4 to 5 the
 // unreadable table likewise). 3 to 4: the runs' completeness columns; 4 to 5: their inventory; 5
 // to 6: their records' digest (one ALTER each: SQLite adds one column a statement); 6 to 7: the
-// host of an unreadable run; 7 to 8: the runs' lost ranks.
+// host of an unreadable run; 7 to 8: the runs' lost ranks; 8 to 9: their plan and points.
 void upgrade(Database &db, std::int64_t from_version) {
   if (from_version < 2 && db.dialect() == "postgresql")
     db.execute("ALTER TABLE records DROP CONSTRAINT IF EXISTS records_run_id_fkey, "
                "DROP CONSTRAINT IF EXISTS records_part_id_fkey");
-  if (from_version < 8)
+  if (from_version < 9)
     for (const std::string column : kRunColumns)
       if (!has_column(db, "runs", column.substr(0, column.find(' '))))
         db.execute("ALTER TABLE runs ADD COLUMN " + column);

@@ -37,8 +37,10 @@ namespace railgauge::history {
 // stored before then is stored again when it is ingested again: its records may have changed).
 // 7: the host of an unreadable row that is a run the ingest could not store (NULL before then,
 // and for paths that are no run's). 8: the ranks a run names as lost (a run stored before then
-// names none: its survivor is judged as before until it is ingested again).
-inline constexpr int kSchemaVersion = 8;
+// names none: its survivor is judged as before until it is ingested again). 9: the run's plan
+// digest and the points it measured (a run stored before then is superseded by any newer run of
+// its host and suite until it is ingested again).
+inline constexpr int kSchemaVersion = 9;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

@@ -163,7 +163,8 @@ TEST_F(RunSetTest, ARunASignalStoppedSupersedesNothing) {
   const auto run = [&](const std::string &name, const std::string &start, const char *status) {
     const nlohmann::json m = {
         {"schema", "railgauge.run/1"}, {"host", "node01"}, {"run", name},
-        {"start_utc", start},          {"status", status}, {"suite", {{"name", "gemm"}}}};
+        {"start_utc", start},          {"status", status}, {"suite", {{"name", "gemm"}}},
+        {"plan", {{"digest", "p"}}}};
     std::ofstream(make_run(name, "node01", 1) / "run.json") << m.dump();
   };
   run("failed", "2026-01-01T00:00:00Z", "complete");

@@ -388,6 +388,21 @@ class BurninReferenceTest(unittest.TestCase):
             lines.append(json.dumps(r) + "\n")
         (run / "records.jsonl").write_text("".join(lines))
 
+    def dirs_and_history(self, root, runs, want):
+        """`runs` (names under `root`) stored in root's history.db, then every run under `root`
+        judged by h200-sxm-1gpu over the directories (--latest-per-host) and over the history,
+        each exiting `want`: (source flag, process, --json verdict) of each."""
+        db = f"sqlite:{root / 'history.db'}"
+        self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
+                                         *(str(root / run) for run in runs)],
+                                        timeout=120).returncode, 0)
+        for source in (["--latest-per-host", str(root)], ["--history", db]):
+            out = root / "verdict.json"
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json",
+                                str(out), *source], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, want, source[0] + r.stdout + r.stderr)
+            yield source[0], r, json.loads(out.read_text())
+
     def test_two_machines_under_one_host_name_are_never_one_node(self):
         # VMs of one image all named "vm": machine a's burn-in ran slow, machine b's later run
         # is healthy. --latest-per-host once kept b's run alone and passed "vm"; now neither
@@ -400,27 +415,67 @@ class BurninReferenceTest(unittest.TestCase):
                 self.machine(root, "a", "a" * 32, "2026-11-28T10:00:00.000Z", slow=0.8)
                 self.machine(root, "b", "b" * 32, "2026-11-28T11:00:00.000Z", gpu_uuid=b_gpu)
                 # Over the directories, and over the fleet history that stored both runs.
-                db = f"sqlite:{root / 'history.db'}"
-                self.assertEqual(subprocess.run([RAILGAUGE, "db", "ingest", "--db", db, "--quiet",
-                                                 str(root / "a"), str(root / "b")],
-                                                timeout=120).returncode, 0)
-                for source in (["--latest-per-host", str(root)], ["--history", db]):
-                    out = root / "verdict.json"
-                    r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--json",
-                                        str(out), *source],
-                                       capture_output=True, text=True, timeout=120)
-                    self.assertEqual(r.returncode, want, source[0] + r.stdout + r.stderr)
+                for source, r, verdict in self.dirs_and_history(root, ["a", "b"], want):
                     failed = {f["rule"]: f["detail"]
-                              for p in json.loads(out.read_text())["parts"]
+                              for p in verdict["parts"]
                               for f in p["findings"] if f["level"] == "fail"}
                     if want:
                         self.assertEqual(set(failed), {"one-machine-per-host", "burn-gemm-floor"},
-                                         source[0] + r.stdout)
+                                         source + r.stdout)
                         self.assertIn(f"2 machines report host name 'vm': machine-id "
                                       f"{'a' * 32} (run {root / 'a'}), machine-id {'b' * 32}",
                                       failed["one-machine-per-host"])
                     else:
-                        self.assertEqual(failed, {}, source[0] + r.stdout)
+                        self.assertEqual(failed, {}, source + r.stdout)
+
+    def test_a_retest_of_other_phases_never_passes_the_failed_burnin(self):
+        # The H200 burn-in with its bf16 burn 20 % slow fails; a retest of the memory phases only
+        # (`railgauge burnin --filter 'memory.*'`) passes. --latest-per-host and the fleet
+        # history once judged the retest alone and passed the node on a burn it never ran
+        # again. Now the burn-in is judged beside it, and the line says why; a whole burn-in
+        # after them (at another budget: the same points, run longer) supersedes both.
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            self.machine(root, "burnin", "a" * 32, "2026-11-28T10:00:00.000Z", slow=0.8)
+            self.machine(root, "retest", "a" * 32, "2026-11-28T11:00:00.000Z")
+            records = [json.loads(line) for line in
+                       (root / "retest" / "records.jsonl").read_text().splitlines()]
+            records = [r for r in records if r["key"].startswith("memory.")]
+            (root / "retest" / "records.jsonl").write_text(
+                "".join(json.dumps(r) + "\n" for r in records))
+            manifest = json.loads((root / "retest" / "run.json").read_text())
+            manifest["argv"] += ["--filter", "memory.*"]
+            manifest["plan"] = {"digest": "0123456789abcdef", "points": len(records)}
+            manifest["points_planned"] = len(records)
+            manifest["counts"] = {}
+            for r in records:
+                manifest["counts"][r["status"]] = manifest["counts"].get(r["status"], 0) + 1
+            (root / "retest" / "run.json").write_text(json.dumps(manifest))
+
+            def judged(want, runs):
+                # The text's problem line is cut to the console's width; --json holds it.
+                return {source: "\n".join([r.stderr, *verdict["problems"]])
+                        for source, r, verdict in self.dirs_and_history(root, runs, want)}
+
+            said = judged(2, ["burnin", "retest"])
+            for source, text in said.items():
+                self.assertIn("vm: run burnin (started 2026-11-28T10:00:00.000Z) is judged beside "
+                              "newer runs of its host and suite: they measured 2 of its 9 "
+                              "points again", text, source)
+            self.machine(root, "again", "a" * 32, "2026-11-28T12:00:00.000Z")
+            again = root / "again" / "run.json"
+            manifest = json.loads(again.read_text())
+            manifest["plan"]["digest"] = "fedcba9876543210"
+            again.write_text(json.dumps(manifest))
+            lines = [json.loads(line) for line in
+                     (root / "again" / "records.jsonl").read_text().splitlines()]
+            for r in lines:
+                if "duration_s" in r.get("axes", {}):
+                    r["axes"]["duration_s"] *= 2
+            (root / "again" / "records.jsonl").write_text(
+                "".join(json.dumps(r) + "\n" for r in lines))
+            for source, text in judged(0, ["again"]).items():
+                self.assertNotIn("judged beside", text, source)
 
     def test_two_machines_stored_from_one_path_are_two(self):
         # Each VM named "vm" ingested its run from inside its run directory (`db ingest .`): the

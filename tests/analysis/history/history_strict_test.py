@@ -57,7 +57,8 @@ def inventory(gpus=8, remap_failed=()):
 
 def record(run_id, host, i, status="ok", rank=0, reason=None):
     return {"schema": "railgauge.record/1", "run": run_id, "host": host, "rank": rank,
-            "key": "memory.host_read", "params": {"size_bytes": 1 << i}, "device": {},
+            "key": "memory.host_read", "params": {"size_bytes": 1 << i},
+            "axes": {"size_bytes": 1 << i}, "device": {},
             "metrics": {"bandwidth_gbytes_per_s": 10.0}, "status": status,
             "reason": reason if reason is not None else ("wrong" if status == "failed" else None),
             "time_utc": "2026-01-01T00:00:00.000Z"}
@@ -76,6 +77,7 @@ def make_run(d, host, run_id, start, n=3, failed=(), manifest=None, rank=0, worl
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     m = {"schema": "railgauge.run/1", "run": run_id, "host": host, "rank": rank,
          "start_utc": start, "suite": {"name": "node"}, "status": "complete",
+         "plan": {"digest": f"{n:016x}", "points": n},
          "points_planned": n, "counts": counts, "world": {"size": world, "rank": rank}}
     m.update(manifest or {})
     join = os.path.join
@@ -246,6 +248,44 @@ class Strict:
         make_run(runs / "n1-new", "n1", "r1-new", "2026-01-03T00:00:00Z")
         self.ingest(runs)
         self.assertEqual(self.agree([runs]), {"n1": "pass", "n2": "warn"})
+
+    # A retest with --filter measured point 0 again, not the failed point 1: it once superseded
+    # the run before it, and the node passed on a point it never ran again. Now that run is
+    # judged beside it, and said so, until a run measures all its points again.
+    def test_a_retest_of_other_points_never_passes_the_failed_run(self):
+        runs = self.tmp / "runs"
+        make_run(runs / "n1-full", "n1", "r1-full", "2026-01-01T00:00:00Z", failed=(1,))
+        make_run(runs / "n1-point0", "n1", "r1-point0", "2026-01-02T00:00:00Z", n=1)
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "fail"})
+        _, out = self.node_verdicts("--history", self.url)
+        self.assertIn("n1: run r1-full (started 2026-01-01T00:00:00Z) is judged beside newer runs "
+                      "of its host and suite: they measured 1 of its 3 points again",
+                      out["problems"])
+        make_run(runs / "n1-again", "n1", "r1-again", "2026-01-03T00:00:00Z")
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "pass"})
+
+    # A database of schema version 8 stored no run's points: opened by this railgauge it gains the
+    # columns, a run stored before is superseded by any newer run as before, and ingested again
+    # it is refreshed ("no points measured stored") and judged by its points.
+    def test_a_run_stored_before_its_points_is_refreshed_with_them(self):
+        runs = self.tmp / "runs"
+        make_run(runs / "n1-full", "n1", "r1-full", "2026-01-01T00:00:00Z", failed=(1,))
+        self.ingest(runs)
+        for column in ("plan_digest", "points", "points_digest"):
+            self.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+        self.execute("UPDATE schema_version SET version = 8")
+        make_run(self.tmp / "retest" / "n1-point0", "n1", "r1-point0", "2026-01-02T00:00:00Z",
+                 n=1)
+        self.ingest(self.tmp / "retest")
+        self.assertEqual(self.rows("SELECT MAX(version) FROM schema_version"), [(9,)])
+        verdicts, _ = self.node_verdicts("--history", self.url)
+        self.assertEqual(verdicts, {"n1": "pass"})  # the older rule, for a run stored at 8
+        out, _ = self.ingest(runs)
+        self.assertIn("no points measured stored", out)
+        verdicts, _ = self.node_verdicts("--history", self.url)
+        self.assertEqual(verdicts, {"n1": "fail"})
 
     # Case 3: a run of 2 ranks of which one is stored names the missing rank, as over directories.
     def test_a_rank_missing_from_the_history_is_named(self):
