@@ -127,6 +127,16 @@ std::string plan_of(const LoadedRun &run) {
                                                                     : "";
 }
 
+// Moves the run's results of `points` to its superseded ones: a newer run measured them again.
+void set_aside_measured_again(LoadedRun &run, const std::set<std::uint64_t> &points) {
+  std::vector<Record> judged;
+  for (auto &r : run.records) {
+    const auto point = point_of(r);
+    (point && points.contains(*point) ? run.superseded : judged).push_back(std::move(r));
+  }
+  run.records = std::move(judged);
+}
+
 } // namespace
 
 std::vector<std::string> keep_latest_per_host(RunSet &set, const WholeRun &whole,
@@ -177,6 +187,8 @@ std::vector<std::string> keep_latest_per_host(RunSet &set, const WholeRun &whole
                                                            run_field::kInterruptedStatus;
   }
   std::set<std::pair<SupersedingKey, std::string>> superseded;
+  // An older run still judged, and its points the newer runs measured again: those not judged.
+  std::map<std::pair<SupersedingKey, std::string>, std::set<std::uint64_t>> measured_again;
   for (const auto &[key, of_key] : runs) {
     std::vector<std::pair<double, std::string>> newest_first;
     for (const auto &[id, host_run] : of_key)
@@ -188,9 +200,14 @@ std::vector<std::string> keep_latest_per_host(RunSet &set, const WholeRun &whole
     const auto outcomes = supersede(facts);
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       const auto &id = newest_first[i].second;
-      if (!outcomes[i].judged)
+      if (!outcomes[i].judged) {
         superseded.insert({key, id});
-      else if (i > 0 && kept_beside)
+        continue;
+      }
+      if (i == 0)
+        continue;
+      measured_again[{key, id}] = outcomes[i].measured_again;
+      if (kept_beside)
         kept_beside->push_back(fmt::format("{}: run {} (started {}) is {}", std::get<0>(key), id,
                                            of_key.at(id).start, kept_beside_text(outcomes[i])));
     }
@@ -198,11 +215,14 @@ std::vector<std::string> keep_latest_per_host(RunSet &set, const WholeRun &whole
   std::vector<std::string> dropped;
   std::vector<LoadedRun> kept;
   for (auto &run : set.runs) {
-    if (dated(run) &&
-        superseded.contains({superseding_key(run, ranks, machines), run_id_of(run)})) {
+    const std::pair run_of_key{superseding_key(run, ranks, machines), run_id_of(run)};
+    if (dated(run) && superseded.contains(run_of_key)) {
       dropped.push_back(run.dir);
       continue;
     }
+    if (const auto again = measured_again.find(run_of_key);
+        dated(run) && again != measured_again.end())
+      set_aside_measured_again(run, again->second);
     kept.push_back(std::move(run));
   }
   set.runs = std::move(kept);

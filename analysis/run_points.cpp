@@ -24,6 +24,15 @@ constexpr std::array kEffortAxes = {"duration_s", "rounds", "repetitions",
 
 } // namespace
 
+std::optional<std::uint64_t> point_of(const Record &r) {
+  if (!r.axes.is_object())
+    return std::nullopt;
+  auto what = r.axes;
+  for (const auto *axis : kEffortAxes)
+    what.erase(axis);
+  return Fnv1a64().add(point_identity(r.key, what)).value();
+}
+
 std::optional<PointCounts> measured_points(const std::vector<Record> &records) {
   // Each point as planned (effort axes included) -> parts; then the most of any one effort for
   // the point: a retest of 4 GPUs at two durations measured 4 GPUs, not 8.
@@ -33,15 +42,12 @@ std::optional<PointCounts> measured_points(const std::vector<Record> &records) {
     // peer or a signal cut it, and check may excuse it) measured anything again.
     if (r.status == Status::waived || r.status == Status::error || records::is_per_gpu_part(r))
       continue;
-    if (!r.axes.is_object())
+    const auto point = point_of(r);
+    if (!point)
       return std::nullopt; // an older railgauge's record: its params hold derived values
-    auto what = r.axes;
-    for (const auto *axis : kEffortAxes)
-      what.erase(axis);
-    const auto point = Fnv1a64().add(point_identity(r.key, what)).value();
     const auto effort = Fnv1a64().add(r.axes.dump()).value();
     // A point that ran on every GPU at once measured each of them (records/per_gpu_parts.h).
-    by_effort[{point, effort}] +=
+    by_effort[{*point, effort}] +=
         std::max<int>(1, static_cast<int>(records::per_gpu_parts(r).size()));
   }
   PointCounts points;
@@ -98,8 +104,14 @@ std::vector<SupersedeOutcome> supersede(const std::vector<RunToSupersede> &runs)
     for (const auto &[point, count] : run.points) {
       outcome.points_total += count;
       const auto newer = covered.find(point);
-      outcome.points_not_measured_again +=
-          std::max(0, count - (newer == covered.end() ? 0 : newer->second));
+      const int again = newer == covered.end() ? 0 : newer->second;
+      outcome.points_not_measured_again += std::max(0, count - again);
+    }
+    // And the points it holds only waived or error records of, which a newer run measured.
+    for (const auto &[point, again] : covered) {
+      const auto own = run.points.find(point);
+      if (own == run.points.end() || again >= own->second)
+        outcome.measured_again.insert(point);
     }
     // An unfinished run's points that never ran are not known: a newer whole run of its plan
     // ran them, and so did one that planned as many where the plans are of one suite.
@@ -131,11 +143,16 @@ std::vector<SupersedeOutcome> supersede(const std::vector<RunToSupersede> &runs)
 }
 
 std::string kept_beside_text(const SupersedeOutcome &outcome) {
-  std::string text = fmt::format(
-      "judged beside newer runs of its host and suite: they measured {} of its {} points again",
-      outcome.points_total - outcome.points_not_measured_again, outcome.points_total);
+  std::string text = "judged beside newer runs of its host and suite";
+  if (outcome.points_not_measured_again > 0)
+    text += fmt::format(" for the {} of its {} points they did not measure again",
+                        outcome.points_not_measured_again, outcome.points_total);
   if (outcome.plan_unfinished)
-    text += "; it did not finish its plan, and no newer run of that plan did";
+    text += fmt::format(
+        ": it did not finish its plan, and no newer run of that plan did{}",
+        outcome.points_not_measured_again > 0
+            ? ""
+            : fmt::format(" (they measured all {} of its points again)", outcome.points_total));
   if (outcome.newer_stopped > 0)
     text += fmt::format(" ({} newer run{} that a signal stopped measured nothing again)",
                         outcome.newer_stopped, outcome.newer_stopped == 1 ? "" : "s");

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,9 @@ namespace railgauge::analysis {
 // Nor is an error record counted: the point broke (a lost peer or a signal may have cut it, and
 // check then excuses it).
 using PointCounts = std::map<std::uint64_t, int>;
+
+// A record's point as measured_points counts it (nothing for a record without axes).
+std::optional<std::uint64_t> point_of(const Record &r);
 
 // Nothing when a record it would count has no axes (a run of an older railgauge, whose params
 // hold values derived while running): such a run's points are not known.
@@ -62,6 +66,9 @@ struct SupersedeOutcome {
   int points_total = 0;
   bool plan_unfinished = false; // not whole, and no newer whole run of its plan
   int newer_stopped = 0;        // newer runs a signal stopped, which measured nothing again
+  // The points the newer runs measured (its own as many times as it did): of a run still judged,
+  // its records of these are not judged, a point that broke or was waived there included.
+  std::set<std::uint64_t> measured_again;
 };
 
 // `runs` newest first (the first is always judged): an older run is superseded when the newer
@@ -72,9 +79,9 @@ struct SupersedeOutcome {
 // where its run.json names neither (an older railgauge's).
 std::vector<SupersedeOutcome> supersede(const std::vector<RunToSupersede> &runs);
 
-// "judged beside newer runs of its host and suite: they measured 3 of its 40 points again" (and
-// "; it did not finish its plan, and no newer run of that plan did"): what check and the history
-// say of an older run still judged.
+// "judged beside newer runs of its host and suite for the 37 of its 40 points they did not
+// measure again" (and ": it did not finish its plan, and no newer run of that plan did"): what
+// check and the history say of an older run still judged, for those points alone.
 std::string kept_beside_text(const SupersedeOutcome &outcome);
 
 } // namespace railgauge::analysis

@@ -31,8 +31,13 @@ struct LoadedRun {
   // The records read that a later record of the same point replaced: with `records`, every
   // record the file holds (a file only grows, so this tells a fuller copy).
   std::size_t replaced_records = 0;
+  // Results a newer run of the host measured again (`check --latest-per-host` keeps an older run
+  // judged for the points they did not: run_points.h): not judged, and still counted as written.
+  std::vector<Record> superseded;
 
-  std::size_t records_written() const { return records.size() + replaced_records; }
+  std::size_t records_written() const {
+    return records.size() + replaced_records + superseded.size();
+  }
 };
 
 // A path the loader could not read, and why (the errno text, or what the path is instead).

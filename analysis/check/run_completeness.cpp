@@ -35,11 +35,22 @@ std::string ranges_text(const std::vector<long long> &ranks) {
   return out;
 }
 
+// Each point's result the run wrote: those judged, and those a newer run measured again (the
+// run is judged beside it for the rest).
+std::vector<const Record *> results_written(const analysis::LoadedRun &run) {
+  std::vector<const Record *> out;
+  for (const auto *records : {&run.records, &run.superseded})
+    for (const auto &r : *records)
+      out.push_back(&r);
+  return out;
+}
+
 // The records the run wrote: check reads each GPU of an every-GPU point as a record too.
 long long records_written(const analysis::LoadedRun &run) {
-  return static_cast<long long>(
-      std::count_if(run.records.begin(), run.records.end(),
-                    [](const Record &r) { return !records::is_per_gpu_part(r); }));
+  const auto written = results_written(run);
+  return static_cast<long long>(std::count_if(written.begin(), written.end(), [](const Record *r) {
+    return !records::is_per_gpu_part(*r);
+  }));
 }
 
 // "; 6 of 9 planned points not measured (not passed)", or "" when run.json plans none beyond the
@@ -48,9 +59,10 @@ long long records_written(const analysis::LoadedRun &run) {
 // planned with 1 measured and 1 cut, 11 are not measured.
 std::string not_measured(const analysis::LoadedRun &run) {
   const auto &m = run.manifest;
-  const auto measured = static_cast<long long>(
-      std::count_if(run.records.begin(), run.records.end(), [](const Record &r) {
-        return !records::is_per_gpu_part(r) && r.status != Status::error;
+  const auto written = results_written(run);
+  const auto measured =
+      static_cast<long long>(std::count_if(written.begin(), written.end(), [](const Record *r) {
+        return !records::is_per_gpu_part(*r) && r->status != Status::error;
       }));
   if (!m.contains(run_field::kPointsPlanned) || !m[run_field::kPointsPlanned].is_number_integer() ||
       m[run_field::kPointsPlanned].get<long long>() <= measured)
@@ -258,8 +270,8 @@ std::optional<std::string> stopped_by_signal(const analysis::LoadedRun &run) {
     if (w.starts_with(kCountsDisagree))
       return std::nullopt;
   // A cut point that may have hung: the node's fault, not the signal's.
-  for (const auto &r : run.records)
-    if (is_signal_cut(r) && cut_point_may_have_hung(r))
+  for (const auto *r : results_written(run))
+    if (is_signal_cut(*r) && cut_point_may_have_hung(*r))
       return std::nullopt;
   auto signal = text_of(m, run_field::kInterrupted);
   std::string text = fmt::format("stopped by {} from outside the run (a job's time limit, "
@@ -334,11 +346,11 @@ std::vector<std::string> incompleteness(const analysis::LoadedRun &run) {
   // an import counts every record. Either agreeing is agreement.
   std::map<std::string, std::string> last; // point -> status of its last record
   std::map<std::string, long long> every, by_point;
-  for (const auto &r : run.records) {
-    if (records::is_per_gpu_part(r))
+  for (const auto *r : results_written(run)) {
+    if (records::is_per_gpu_part(*r))
       continue;
-    const auto status = std::string(to_string(r.status));
-    last[r.key + " " + (r.axes.is_object() ? r.axes : r.params).dump()] = status;
+    const auto status = std::string(to_string(r->status));
+    last[r->key + " " + (r->axes.is_object() ? r->axes : r->params).dump()] = status;
     ++every[status];
   }
   for (const auto &[point, status] : last)

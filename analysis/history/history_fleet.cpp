@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -50,7 +51,7 @@ RecordRulesOutcome RecordRules::read(const check::CheckResult &result) {
                  index_.add_gpu(as_text(row[0]), as_text(row[1]), as_text(row[2]));
                });
   db_.for_each(std::string("SELECT r.id, r.run_id, r.key, r.params, r.device, r.metrics, "
-                           "r.status, r.reason FROM records r WHERE r.run_id IN (") +
+                           "r.status, r.reason, r.point FROM records r WHERE r.run_id IN (") +
                    newest_.ids + ")",
                {}, [&](const Row &row) { take(row); });
   return out_;
@@ -85,8 +86,13 @@ void RecordRules::read_runs() {
 }
 
 void RecordRules::take(const Row &row) {
-  ++out_.records;
   const auto run_id = as_int(row[1]).value_or(0);
+  // An older run judged beside newer ones is judged for the points they did not measure again.
+  if (const auto again = newest_.measured_again.find(run_id);
+      again != newest_.measured_again.end() && !as_text(row[8]).empty() &&
+      again->second.contains(std::strtoull(as_text(row[8]).c_str(), nullptr, 16)))
+    return;
+  ++out_.records;
   const auto run = runs_.find(run_id);
   if (run == runs_.end())
     return; // a run stored since the runs were read: judged by the next check

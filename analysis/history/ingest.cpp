@@ -53,7 +53,10 @@ std::int64_t part_id(Database &db, std::int64_t host, const Part &p) {
                {host, p.kind, p.slot, p.identity()});
 }
 
-Row record_row(std::int64_t run, std::optional<std::int64_t> part, const Record &r, bool per_gpu) {
+// `point`: analysis/run_points.h's point of the record (of the record it is a GPU of, per_gpu),
+// none without axes: a newer run that measured it again leaves it unjudged (newest_runs.h).
+Row record_row(std::int64_t run, std::optional<std::int64_t> part, const Record &r, bool per_gpu,
+               std::optional<std::uint64_t> point) {
   const auto metric = r.status == Status::ok ? figure_metric(r.metrics) : "";
   Value figure = nullptr, series = nullptr;
   if (!metric.empty() && part) {
@@ -71,14 +74,15 @@ Row record_row(std::int64_t run, std::optional<std::int64_t> part, const Record 
           r.reason ? Value(*r.reason) : Value(nullptr),
           r.time_utc,
           std::int64_t{per_gpu},
+          point ? Value(fmt::format("{:016x}", *point)) : Value(nullptr),
           series,
           metric.empty() ? Value(nullptr) : Value(metric),
           figure};
 }
 
 const std::vector<std::string> kRecordColumns = {
-    "run_id", "part_id", "rank",     "key",     "params", "device",        "metrics",
-    "status", "reason",  "time_utc", "per_gpu", "series", "figure_metric", "figure"};
+    "run_id", "part_id",  "rank",    "key",   "params", "device",        "metrics", "status",
+    "reason", "time_utc", "per_gpu", "point", "series", "figure_metric", "figure"};
 
 } // namespace
 
@@ -230,9 +234,14 @@ void store_records(Database &db, std::int64_t run_row, std::int64_t host,
   std::map<StoredPartKey, std::int64_t> parts; // sorted: every ingest takes the rows in one order
   std::vector<std::pair<const Record *, std::optional<StoredPartKey>>> planned;
   std::vector<Record> per_gpu;
+  std::vector<std::optional<std::uint64_t>> points; // of run.records, then of per_gpu
   for (const auto &r : run.records)
-    for (auto &p : records::per_gpu_parts(r))
+    points.push_back(analysis::point_of(r));
+  for (const auto &r : run.records)
+    for (auto &p : records::per_gpu_parts(r)) {
       per_gpu.push_back(std::move(p));
+      points.push_back(analysis::point_of(r));
+    }
   std::map<StoredPartKey, Part> seen;
   const auto plan = [&](const Record &r) {
     const auto part = inventory.part_of(r);
@@ -256,7 +265,7 @@ void store_records(Database &db, std::int64_t run_row, std::int64_t host,
   for (std::size_t i = 0; i < planned.size(); ++i) {
     const auto &[r, key] = planned[i];
     const auto part = key ? std::optional(parts.at(*key)) : std::nullopt;
-    rows.push_back(record_row(run_row, part, *r, i >= run.records.size()));
+    rows.push_back(record_row(run_row, part, *r, i >= run.records.size(), points[i]));
     check_storable(run.dir, "records", kRecordColumns, rows.back());
     out.figures += !std::holds_alternative<std::nullptr_t>(rows.back().back());
   }

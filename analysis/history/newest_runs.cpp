@@ -197,6 +197,9 @@ void keep_newest_of(const std::string &host, const std::vector<RunEntry> &runs,
     if (!judged[k].judged)
       continue;
     kept.insert(kept.end(), runs[i]->second.rows.begin(), runs[i]->second.rows.end());
+    if (k > 0 && !judged[k].measured_again.empty())
+      for (const auto row : runs[i]->second.rows)
+        out.measured_again[row] = judged[k].measured_again;
     if (k > 0)
       out.kept_beside.emplace_back(
           host, fmt::format("run {} (started {}) is {}", std::get<0>(runs[i]->first),

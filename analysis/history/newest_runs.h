@@ -52,6 +52,9 @@ struct NewestRuns {
   // Each older run judged beside newer ones of its host and suite, as they did not measure all
   // it measured (analysis/run_points.h): host, then which run and why.
   std::vector<std::pair<std::string, std::string>> kept_beside;
+  // Of each such run's rows, the points the newer runs measured again (records.point): its
+  // records of these are not judged.
+  std::map<std::int64_t, std::set<std::uint64_t>> measured_again;
   // Per host, the GPU UUIDs the inventories of its newest runs list: the GPUs it has now.
   std::map<std::string, std::set<std::string>> gpus_of_host;
 };

@@ -106,11 +106,14 @@ TEST(RunPoints, AnOlderRunIsSupersededOnlyWhereNewerRunsMeasuredAllItDid) {
   EXPECT_EQ(judged({{.points = one, .stopped = true}, {.points_unknown = true}}),
             (std::vector{true, true}));
   EXPECT_EQ(kept_beside_text(supersede({{.points = one, .stopped = true}, {.points = one}}).at(1)),
-            "judged beside newer runs of its host and suite: they measured 0 of its 1 points "
-            "again (1 newer run that a signal stopped measured nothing again)");
+            "judged beside newer runs of its host and suite for the 1 of its 1 points they did "
+            "not measure again (1 newer run that a signal stopped measured nothing again)");
   const auto outcome = supersede({{.points = one}, {.points = eight}}).at(1);
-  EXPECT_EQ(kept_beside_text(outcome), "judged beside newer runs of its host and suite: they "
-                                       "measured 1 of its 8 points again");
+  EXPECT_EQ(kept_beside_text(outcome), "judged beside newer runs of its host and suite for the 7 "
+                                       "of its 8 points they did not measure again");
+  EXPECT_TRUE(outcome.measured_again.empty()); // one GPU of eight measured again is not the point
+  const auto other_point = supersede({{.points = {{9, 1}}}, {.points = eight}}).at(1);
+  EXPECT_EQ(other_point.measured_again, std::set<std::uint64_t>{9});
 }
 
 class RetestTest : public ::testing::Test {
@@ -153,14 +156,19 @@ protected:
     }
   }
 
+  // The runs judged, each with the sizes of the points judged in it (a point a newer run
+  // measured again is not): "burnin 1 2".
   std::vector<std::string> kept(std::vector<std::string> *beside = nullptr) {
     auto set = load_runs({root_.string()});
     keep_latest_per_host(
         set, [](const LoadedRun &r) { return r.manifest.value("status", "") == "complete"; },
         beside);
     std::vector<std::string> names;
-    for (const auto &r : set.runs)
+    for (const auto &r : set.runs) {
       names.push_back(fs::path(r.dir).filename().string());
+      for (const auto &record : r.records)
+        names.back() += " " + record.axes["size_bytes"].dump();
+    }
     std::sort(names.begin(), names.end());
     return names;
   }
@@ -174,15 +182,19 @@ TEST_F(RetestTest, ARetestOfOtherPointsLeavesTheFailedRunJudged) {
   run("burnin", 1, "all", {1, 2, 3}, "complete", {3});
   run("retest", 2, "one", {1});
   std::vector<std::string> beside;
-  EXPECT_EQ(kept(&beside), (std::vector<std::string>{"burnin", "retest"}));
+  EXPECT_EQ(kept(&beside), (std::vector<std::string>{"burnin 2 3", "retest 1"}));
   ASSERT_EQ(beside.size(), 1u);
   EXPECT_EQ(beside[0], "node01: run burnin (started 2026-01-01T00:00:00Z) is judged beside newer "
-                       "runs of its host and suite: they measured 1 of its 3 points again");
-  // Retests of the other two points cover it: the burn-in and the first retest are superseded.
-  run("retest2", 3, "two", {2, 3});
-  EXPECT_EQ(kept(), (std::vector<std::string>{"retest", "retest2"}));
-  run("again", 4, "all", {1, 2, 3});
-  EXPECT_EQ(kept(), (std::vector<std::string>{"again"}));
+                       "runs of its host and suite for the 2 of its 3 points they did not "
+                       "measure again");
+  // A retest of the failed point judges it again, and the burn-in is judged for point 2 alone.
+  run("retest3", 3, "three", {3});
+  EXPECT_EQ(kept(), (std::vector<std::string>{"burnin 2", "retest 1", "retest3 3"}));
+  // Retests of every point cover it: the burn-in and the older retests are superseded.
+  run("retest23", 4, "two", {2, 3});
+  EXPECT_EQ(kept(), (std::vector<std::string>{"retest 1", "retest23 2 3"}));
+  run("again", 5, "all", {1, 2, 3});
+  EXPECT_EQ(kept(), (std::vector<std::string>{"again 1 2 3"}));
 }
 
 // A retest whose point was waived (it could not run) measured nothing again; a run that failed
@@ -190,20 +202,21 @@ TEST_F(RetestTest, ARetestOfOtherPointsLeavesTheFailedRunJudged) {
 TEST_F(RetestTest, AWaivedRetestOrAnotherPlanDoesNotSupersedeWhatItDidNotMeasure) {
   run("pattern", 1, "all", {1, 2}, "complete", {2});
   run("waived", 2, "all", {1, 2}, "complete", {}, {2});
-  EXPECT_EQ(kept(), (std::vector<std::string>{"pattern", "waived"}));
+  EXPECT_EQ(kept(), (std::vector<std::string>{"pattern 2", "waived 1 2"}));
   fs::remove_all(root_ / "pattern");
   fs::remove_all(root_ / "waived");
   run("burnin", 1, "all", {1, 2}, "failed", {2});
   run("retest", 2, "one", {1, 2});
   std::vector<std::string> beside;
-  EXPECT_EQ(kept(&beside), (std::vector<std::string>{"burnin", "retest"}));
+  EXPECT_EQ(kept(&beside), (std::vector<std::string>{"burnin", "retest 1 2"}));
   ASSERT_EQ(beside.size(), 1u);
-  EXPECT_NE(beside[0].find("they measured 2 of its 2 points again; it did not finish its plan, "
-                           "and no newer run of that plan did"),
+  EXPECT_NE(beside[0].find("judged beside newer runs of its host and suite: it did not finish its "
+                           "plan, and no newer run of that plan did (they measured all 2 of its "
+                           "points again)"),
             std::string::npos)
       << beside[0];
   run("whole", 3, "all", {1, 2});
-  EXPECT_EQ(kept(), (std::vector<std::string>{"whole"}));
+  EXPECT_EQ(kept(), (std::vector<std::string>{"whole 1 2"}));
 }
 
 } // namespace

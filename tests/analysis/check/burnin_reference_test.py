@@ -432,25 +432,32 @@ class BurninReferenceTest(unittest.TestCase):
         # The H200 burn-in with its bf16 burn 20 % slow fails; a retest of the memory phases only
         # (`railgauge burnin --filter 'memory.*'`) passes. --latest-per-host and the fleet
         # history once judged the retest alone and passed the node on a burn it never ran
-        # again. Now the burn-in is judged beside it, and the line says why; a whole burn-in
-        # after them (at another budget: the same points, run longer) supersedes both.
+        # again. Now the burn-in is judged beside it for the points the retest did not run, and
+        # the line says so; a retest of the bf16 burn judges that point again; a whole burn-in
+        # after them (at another budget: the same points, run longer) supersedes them all.
         with tempfile.TemporaryDirectory() as tmp:
             root = pathlib.Path(tmp)
             self.machine(root, "burnin", "a" * 32, "2026-11-28T10:00:00.000Z", slow=0.8)
-            self.machine(root, "retest", "a" * 32, "2026-11-28T11:00:00.000Z")
-            records = [json.loads(line) for line in
-                       (root / "retest" / "records.jsonl").read_text().splitlines()]
-            records = [r for r in records if r["key"].startswith("memory.")]
-            (root / "retest" / "records.jsonl").write_text(
-                "".join(json.dumps(r) + "\n" for r in records))
-            manifest = json.loads((root / "retest" / "run.json").read_text())
-            manifest["argv"] += ["--filter", "memory.*"]
-            manifest["plan"] = {"digest": "0123456789abcdef", "points": len(records)}
-            manifest["points_planned"] = len(records)
-            manifest["counts"] = {}
-            for r in records:
-                manifest["counts"][r["status"]] = manifest["counts"].get(r["status"], 0) + 1
-            (root / "retest" / "run.json").write_text(json.dumps(manifest))
+
+            def retest(name, start, keep, digest):
+                # The healthy burn-in as `railgauge burnin --filter` of the records `keep` takes.
+                self.machine(root, name, "a" * 32, start)
+                records = [json.loads(line) for line in
+                           (root / name / "records.jsonl").read_text().splitlines()]
+                records = [r for r in records if keep(r)]
+                (root / name / "records.jsonl").write_text(
+                    "".join(json.dumps(r) + "\n" for r in records))
+                manifest = json.loads((root / name / "run.json").read_text())
+                manifest["argv"] += ["--filter", "..."]
+                manifest["plan"] = {"digest": digest, "points": len(records)}
+                manifest["points_planned"] = len(records)
+                manifest["counts"] = {}
+                for r in records:
+                    manifest["counts"][r["status"]] = manifest["counts"].get(r["status"], 0) + 1
+                (root / name / "run.json").write_text(json.dumps(manifest))
+
+            retest("retest", "2026-11-28T11:00:00.000Z", lambda r: r["key"].startswith("memory."),
+                   "0123456789abcdef")
 
             def judged(want, runs):
                 # The text's problem line is cut to the console's width; --json holds it.
@@ -460,8 +467,17 @@ class BurninReferenceTest(unittest.TestCase):
             said = judged(2, ["burnin", "retest"])
             for source, text in said.items():
                 self.assertIn("vm: run burnin (started 2026-11-28T10:00:00.000Z) is judged beside "
-                              "newer runs of its host and suite: they measured 2 of its 9 "
-                              "points again", text, source)
+                              "newer runs of its host and suite for the 7 of its 9 points they "
+                              "did not measure again", text, source)
+            # A retest of the failed phase alone (its bf16 burn): the burn-in is judged for the
+            # 6 points neither retest ran, which pass, and the node passes.
+            retest("bf16", "2026-11-28T11:30:00.000Z",
+                   lambda r: r["key"] == "gemm.burn" and r["axes"]["dtype"] == "bf16",
+                   "00000000000000bf")
+            for source, text in judged(0, ["bf16"]).items():
+                self.assertIn("vm: run burnin (started 2026-11-28T10:00:00.000Z) is judged beside "
+                              "newer runs of its host and suite for the 6 of its 9 points they "
+                              "did not measure again", text, source)
             self.machine(root, "again", "a" * 32, "2026-11-28T12:00:00.000Z")
             again = root / "again" / "run.json"
             manifest = json.loads(again.read_text())

@@ -65,19 +65,22 @@ def record(run_id, host, i, status="ok", rank=0, reason=None):
 
 
 def make_run(d, host, run_id, start, n=3, failed=(), manifest=None, rank=0, world=1, lines=None,
-             reason=None):
+             reason=None, points=None):
     """A run directory as `railgauge run` leaves it: complete, its counts and planned points
-    stated; records `failed` (indices) failed; only the first `lines` lines written when given."""
+    stated; records `failed` (indices) failed; only the first `lines` lines written when given;
+    of the points `points` (indices) when given, else the first n."""
     d = pathlib.Path(d) if not isinstance(d, bytes) else d
     os.makedirs(d, exist_ok=True)
+    points = list(range(n)) if points is None else points
+    n = len(points)
     recs = [record(run_id, host, i, "failed" if i in failed else "ok", rank,
-                   reason if i in failed else None) for i in range(n)]
+                   reason if i in failed else None) for i in points]
     counts = {}
     for r in recs:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     m = {"schema": "railgauge.run/1", "run": run_id, "host": host, "rank": rank,
          "start_utc": start, "suite": {"name": "node"}, "status": "complete",
-         "plan": {"digest": f"{n:016x}", "points": n},
+         "plan": {"digest": "".join(f"{i:x}" for i in points).rjust(16, "0"), "points": n},
          "points_planned": n, "counts": counts, "world": {"size": world, "rank": rank}}
     m.update(manifest or {})
     join = os.path.join
@@ -260,11 +263,24 @@ class Strict:
         self.assertEqual(self.agree([runs]), {"n1": "fail"})
         _, out = self.node_verdicts("--history", self.url)
         self.assertIn("n1: run r1-full (started 2026-01-01T00:00:00Z) is judged beside newer runs "
-                      "of its host and suite: they measured 1 of its 3 points again",
-                      out["problems"])
-        make_run(runs / "n1-again", "n1", "r1-again", "2026-01-03T00:00:00Z")
+                      "of its host and suite for the 2 of its 3 points they did not measure "
+                      "again", out["problems"])
+        # A retest of the failed point alone: the run is judged for point 2, which passed.
+        make_run(runs / "n1-point1", "n1", "r1-point1", "2026-01-03T00:00:00Z", points=[1])
         self.ingest(runs)
         self.assertEqual(self.agree([runs]), {"n1": "pass"})
+        _, out = self.node_verdicts("--history", self.url)
+        self.assertIn("n1: run r1-full (started 2026-01-01T00:00:00Z) is judged beside newer runs "
+                      "of its host and suite for the 1 of its 3 points they did not measure "
+                      "again", out["problems"])
+        # Where point 2 had failed too, the retest of point 1 leaves the node failed on it.
+        make_run(runs / "n2-full", "n2", "r2-full", "2026-01-01T00:00:00Z", failed=(1, 2))
+        make_run(runs / "n2-point1", "n2", "r2-point1", "2026-01-03T00:00:00Z", points=[1])
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "pass", "n2": "fail"})
+        make_run(runs / "n1-again", "n1", "r1-again", "2026-01-04T00:00:00Z")
+        self.ingest(runs)
+        self.assertEqual(self.agree([runs]), {"n1": "pass", "n2": "fail"})
 
     # A database of schema version 8 stored no run's points: opened by this railgauge it gains the
     # columns, a run stored before is superseded by any newer run as before, and ingested again
@@ -275,6 +291,7 @@ class Strict:
         self.ingest(runs)
         for column in ("plan_digest", "points", "points_digest"):
             self.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+        self.execute("ALTER TABLE records DROP COLUMN point")
         self.execute("UPDATE schema_version SET version = 8")
         make_run(self.tmp / "retest" / "n1-point0", "n1", "r1-point0", "2026-01-02T00:00:00Z",
                  n=1)
