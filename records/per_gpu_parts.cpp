@@ -40,8 +40,9 @@ bool may_count_wrong_data(std::string_view metrics_json) {
   for (const char *name : kWrongDataCounts)
     if (metrics_json.find(fmt::format("\"{}\":", name)) != std::string_view::npos)
       return true;
-  for (const char *name : {memory::record::kPerGpuWrongWordsByPattern,
-                           memory::record::kPerGpuBadWords, gemm::record::kBurnFirstBadIteration})
+  for (const char *name :
+       {memory::record::kPerGpuWrongWordsByPattern, memory::record::kPerGpuBadWords,
+        gemm::record::kBurnFirstBadIteration, collectives::record::kWrongElementRanks})
     if (metrics_json.find(fmt::format("\"{}\":", name)) != std::string_view::npos)
       return true;
   return false;
@@ -73,6 +74,11 @@ std::optional<std::string> wrong_data_count(const nlohmann::json &object) {
   if (const auto first = object.find(gemm::record::kBurnFirstBadIteration);
       first != object.end() && first->is_number() && first->get<double>() >= 0)
     return fmt::format("{} = {}", gemm::record::kBurnFirstBadIteration, first->dump());
+  // A collective's ranks whose buffers held wrong elements: one named is wrong data, whatever
+  // the total beside it says.
+  if (const auto ranks = object.find(collectives::record::kWrongElementRanks);
+      ranks != object.end() && ranks->is_array() && !ranks->empty())
+    return fmt::format("{} = {}", collectives::record::kWrongElementRanks, ranks->dump());
   return std::nullopt;
 }
 

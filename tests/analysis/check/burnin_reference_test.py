@@ -1316,6 +1316,23 @@ class BurninReferenceTest(unittest.TestCase):
                     self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
                     self.assertEqual(parts["gpu"]["verdict"], "fail", source)
 
+    def test_a_collective_naming_a_rank_with_wrong_elements_is_no_pass(self):
+        # The all_reduce records name rank 0 among the ranks whose buffers held wrong elements,
+        # beside a total of 0: the record contradicts itself, and it passed the node.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = healthy_h200_with(tmp, lambda manifest: None)
+
+            def wrong_rank(r):
+                if r["key"] == "collectives.nccl_all_reduce":
+                    r["metrics"]["wrong_element_ranks"] = [0]
+            rewrite_records(run, wrong_rank)
+            for source, r, parts in checked_over_dirs_and_history(tmp, run):
+                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+                details = [f["detail"] for f in parts["node"]["findings"]
+                           if f["rule"] == "data-check"]
+                self.assertTrue(any("wrong_element_ranks = [0]" in d for d in details),
+                                source + repr(details))
+
     def test_a_burnin_with_its_data_check_off_signs_no_node_off(self):
         # --no-verify: the host copies' data were never compared. A GPU that returned wrong data
         # would have passed too; the burn-in profiles fail it (the default level warns).
