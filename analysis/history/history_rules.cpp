@@ -208,6 +208,34 @@ std::string judged_series(std::string series) {
   return series.erase(from, end - from);
 }
 
+// The ranks of one run that measured a series on one part (the senders of an incast through one
+// NIC): one point of the run, at their median, ordered as its earliest rank. Each rank read as a
+// run of its own stepped from rank to rank within one run, and hid a drop every rank saw.
+std::vector<Point> one_value_a_run(std::vector<Point> points) {
+  std::map<std::pair<std::string, std::string>, std::vector<Point>> of_run; // raw series, run
+  for (auto &p : points)
+    of_run[{p.raw_series, p.run}].push_back(std::move(p));
+  std::vector<Point> out;
+  for (auto &[raw_and_run, ranks] : of_run) {
+    std::sort(ranks.begin(), ranks.end(),
+              [](const Point &a, const Point &b) { return a.value < b.value; });
+    const auto n = ranks.size();
+    auto merged = ranks[n / 2];
+    if (n % 2 == 0)
+      merged.value = (ranks[n / 2 - 1].value + ranks[n / 2].value) / 2;
+    for (const auto &rank : ranks)
+      if (std::pair{rank.order_s, rank.row} < std::pair{merged.order_s, merged.row}) {
+        merged.order_s = rank.order_s;
+        merged.row = rank.row;
+      }
+    out.push_back(std::move(merged));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Point &a, const Point &b) {
+    return std::pair{a.order_s, a.row} < std::pair{b.order_s, b.row};
+  });
+  return out;
+}
+
 // Whether no two points (sorted by run) are of one run.
 bool one_point_a_run(const std::vector<Point> &points) {
   return std::adjacent_find(points.begin(), points.end(), [](const Point &a, const Point &b) {
@@ -242,10 +270,8 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
            std::binary_search(dating.rows.begin(), dating.rows.end(), points.back().row);
   };
   const auto flush = [&] {
-    for (auto &[series, points] : series_of_part) {
-      std::stable_sort(points.begin(), points.end(), [&](const Point &a, const Point &b) {
-        return std::pair{a.order_s, a.row} < std::pair{b.order_s, b.row};
-      });
+    for (auto &[series, of_ranks] : series_of_part) {
+      auto points = one_value_a_run(std::move(of_ranks));
       if (!current(points))
         continue;
       if (!one_point_a_run(points)) {

@@ -554,6 +554,51 @@ class HistoryCli(unittest.TestCase):
         self.assertEqual(judged[0][1], {("softroce-guest", "rxe0"): 0,
                                         ("softroce-guest", "rxe1"): 0})
 
+    def test_the_ranks_of_one_run_are_one_run_of_a_series(self):
+        # The committed 4-rank fabric run on one host: the incast's senders and the loaded
+        # latency's loaders are several ranks measuring one series through one NIC. The history
+        # read each rank as a run, and history-step found a 6 % fall "since the previous run" in
+        # the only run stored; with the same run a day earlier at 1.5 times every bandwidth, the
+        # 33 % fall went unsaid on the series several ranks wrote. Now a run is one point of a
+        # series, at its ranks' median.
+        fabric = SOFTROCE_MATRIX.parent / "runs_fabric"
+        db = f"sqlite:{self.tmp / 'ranks.db'}"
+
+        def steps():
+            r = self.railgauge("check", "--rules", "any-fabric", "--format", "json",
+                               "--history", db)
+            self.assertIn(r.returncode, (0, 1, 2), r.stderr)
+            return {(p["id"], f["detail"].split(" since")[0].split(" below")[0])
+                    for p in json.loads(r.stdout)["parts"] for f in p["findings"]
+                    if f["rule"] == "history-step" and not f["missing"]}
+
+        self.assertEqual(self.railgauge("db", "ingest", "--db", db, fabric,
+                                        "--quiet").returncode, 0)
+        self.assertEqual(steps(), set())
+        earlier = self.tmp / "earlier"
+        shutil.copytree(fabric, earlier)
+        for rank in earlier.glob("*/rank-*"):
+            manifest = json.loads((rank / "run.json").read_text())
+            manifest["start_utc"] = manifest["start_utc"].replace("2026-11-29", "2026-11-28")
+            manifest["run"] += "-earlier"
+            (rank / "run.json").write_text(json.dumps(manifest))
+            lines = []
+            for line in (rank / "records.jsonl").read_text().splitlines():
+                record = json.loads(line)
+                record["run"] += "-earlier"
+                for name, value in record["metrics"].items():
+                    if name.endswith("_gbits_per_s") and isinstance(value, (int, float)):
+                        record["metrics"][name] = value * 1.5
+                lines.append(json.dumps(record) + "\n")
+            (rank / "records.jsonl").write_text("".join(lines))
+        db = f"sqlite:{self.tmp / 'ranks2.db'}"
+        for runs in (earlier, fabric):
+            self.assertEqual(self.railgauge("db", "ingest", "--db", db, runs,
+                                            "--quiet").returncode, 0)
+        stepped = steps()
+        self.assertTrue(stepped, "no history-step over a 33 % fall")
+        self.assertTrue(all("fell 33" in detail for _, detail in stepped), stepped)
+
     @unittest.skipUnless(PG_URL, "no PostgreSQL server: run under pg_server.py")
     def test_check_history_in_postgresql_reads_every_record_after_a_violation(self):
         # The committed Soft-RoCE pair points: their latency tails violate an absolute rule as
