@@ -129,12 +129,15 @@ std::string plan_of(const LoadedRun &run) {
 
 // Moves the run's results of `points` to its superseded ones: a newer run measured them again.
 void set_aside_measured_again(LoadedRun &run, const std::set<std::uint64_t> &points) {
+  run.all_results = run.records;
   std::vector<Record> judged;
   for (auto &r : run.records) {
     const auto point = point_of(r);
     (point && points.contains(*point) ? run.superseded : judged).push_back(std::move(r));
   }
   run.records = std::move(judged);
+  if (run.superseded.empty())
+    run.all_results.clear();
 }
 
 } // namespace

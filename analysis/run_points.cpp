@@ -30,6 +30,10 @@ std::optional<std::uint64_t> point_of(const Record &r) {
   auto what = r.axes;
   for (const auto *axis : kEffortAxes)
     what.erase(axis);
+  // A pair point's server end (rdma mode=ranks, metrics.role "server") holds none of the pair's
+  // figure: it does not measure again what the host measured as the pair's measuring end.
+  if (const auto role = r.metrics.find("role"); role != r.metrics.end() && role->is_string())
+    what["role"] = *role;
   return Fnv1a64().add(point_identity(r.key, what)).value();
 }
 

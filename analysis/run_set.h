@@ -32,8 +32,10 @@ struct LoadedRun {
   // record the file holds (a file only grows, so this tells a fuller copy).
   std::size_t replaced_records = 0;
   // Results a newer run of the host measured again (`check --latest-per-host` keeps an older run
-  // judged for the points they did not: run_points.h): not judged, and still counted as written.
+  // judged for the points they did not: run_points.h): not judged, and still counted as written;
+  // and, where there are any, every result in the file's order, as the fleet history stores it.
   std::vector<Record> superseded;
+  std::vector<Record> all_results;
 
   std::size_t records_written() const {
     return records.size() + replaced_records + superseded.size();

@@ -63,8 +63,9 @@ constexpr const char *kTables[] = {
 // Version 9: plan_digest (run.json's plan.digest, "" when none), points (the points the run
 // measured, analysis/run_points.h's text) and points_digest (FNV-1a 64 of that text in hex): a
 // newer run supersedes an older one only where it measured all the older one did (NULL before
-// version 9: superseded by any newer run, as before); and records.point, each record's point, so
-// that an older run judged beside newer ones is judged for the points they did not measure.
+// version 9: superseded by any newer run, as before). Version 10: records.point, each record's
+// point, so that an older run judged beside newer ones is judged for the points they did not
+// measure again.
 constexpr const char *kRunColumns[] = {
     "points_planned BIGINT", "counts TEXT",    "world_size BIGINT",   "world_rank BIGINT",
     "incomplete TEXT",       "inventory TEXT", "records_digest TEXT", "lost_ranks TEXT",
@@ -90,8 +91,8 @@ bool has_column(Database &db, const std::string &table, const std::string &colum
 // 2 to 3: the ledger table, which kTables creates in any database that lacks it (4 to 5 the
 // unreadable table likewise). 3 to 4: the runs' completeness columns; 4 to 5: their inventory; 5
 // to 6: their records' digest (one ALTER each: SQLite adds one column a statement); 6 to 7: the
-// host of an unreadable run; 7 to 8: the runs' lost ranks; 8 to 9: their plan and points, and the
-// records' point.
+// host of an unreadable run; 7 to 8: the runs' lost ranks; 8 to 9: their plan and points; 9 to
+// 10: the records' point.
 void upgrade(Database &db, std::int64_t from_version) {
   if (from_version < 2 && db.dialect() == "postgresql")
     db.execute("ALTER TABLE records DROP CONSTRAINT IF EXISTS records_run_id_fkey, "
@@ -100,7 +101,7 @@ void upgrade(Database &db, std::int64_t from_version) {
     for (const std::string column : kRunColumns)
       if (!has_column(db, "runs", column.substr(0, column.find(' '))))
         db.execute("ALTER TABLE runs ADD COLUMN " + column);
-  if (from_version < 9 && !has_column(db, "records", "point"))
+  if (from_version < 10 && !has_column(db, "records", "point"))
     db.execute("ALTER TABLE records ADD COLUMN point TEXT");
   if (from_version < 7 && !has_column(db, "unreadable", "host"))
     db.execute("ALTER TABLE unreadable ADD COLUMN host TEXT");

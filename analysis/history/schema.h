@@ -39,8 +39,8 @@ namespace railgauge::history {
 // and for paths that are no run's). 8: the ranks a run names as lost (a run stored before then
 // names none: its survivor is judged as before until it is ingested again). 9: the run's plan
 // digest and the points it measured (a run stored before then is superseded by any newer run of
-// its host and suite until it is ingested again).
-inline constexpr int kSchemaVersion = 9;
+// its host and suite until it is ingested again). 10: each record's point (records.point).
+inline constexpr int kSchemaVersion = 10;
 
 // Creates the tables a new database lacks, or checks an existing one's version (InputError,
 // exit 4, when it is newer). Safe when many processes open a new database at once.

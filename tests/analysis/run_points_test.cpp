@@ -56,6 +56,16 @@ TEST(RunPoints, ErrorsMeasureNothingAndUnplannedRecordsLeaveThePointsUnknown) {
   EXPECT_EQ(measured_points(two_efforts)->begin()->second, 4);
 }
 
+// A pair point's server end (rdma mode=ranks) holds none of the pair's figure: a host that was
+// the server end of a retest did not measure again what it measured as the measuring end.
+TEST(RunPoints, APairsServerEndIsAnotherPointThanItsMeasuringEnd) {
+  auto measuring = point_record(1);
+  auto server = point_record(1);
+  server.metrics["role"] = "server";
+  EXPECT_NE(point_of(measuring), point_of(server));
+  EXPECT_EQ(point_of(server), point_of(server));
+}
+
 TEST(RunPoints, TheStoredTextReadsBackAndJunkDoesNot) {
   const auto points = *measured_points({point_record(1), point_record(1), point_record(2)});
   const auto text = points_text(points);

@@ -273,6 +273,13 @@ class Strict:
         self.assertIn("n1: run r1-full (started 2026-01-01T00:00:00Z) is judged beside newer runs "
                       "of its host and suite for the 1 of its 3 points they did not measure "
                       "again", out["problems"])
+        # Judged and stored at once (--latest-per-host --history DB DIRS), the run is stored whole:
+        # the records set aside as measured again are its own (they were once left out).
+        self.node_verdicts("--latest-per-host", "--history", self.url, runs)
+        self.assertEqual(self.rows("SELECT records, failed_records FROM runs WHERE "
+                                   "run_id = 'r1-full'"), [(3, 1)])
+        self.assertEqual(self.rows("SELECT COUNT(*) FROM records r JOIN runs ru ON "
+                                   "ru.id = r.run_id WHERE ru.run_id = 'r1-full'"), [(3,)])
         # Where point 2 had failed too, the retest of point 1 leaves the node failed on it.
         make_run(runs / "n2-full", "n2", "r2-full", "2026-01-01T00:00:00Z", failed=(1, 2))
         make_run(runs / "n2-point1", "n2", "r2-point1", "2026-01-03T00:00:00Z", points=[1])
@@ -296,7 +303,7 @@ class Strict:
         make_run(self.tmp / "retest" / "n1-point0", "n1", "r1-point0", "2026-01-02T00:00:00Z",
                  n=1)
         self.ingest(self.tmp / "retest")
-        self.assertEqual(self.rows("SELECT MAX(version) FROM schema_version"), [(9,)])
+        self.assertEqual(self.rows("SELECT MAX(version) FROM schema_version"), [(10,)])
         verdicts, _ = self.node_verdicts("--history", self.url)
         self.assertEqual(verdicts, {"n1": "pass"})  # the older rule, for a run stored at 8
         out, _ = self.ingest(runs)
