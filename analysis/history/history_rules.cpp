@@ -27,6 +27,7 @@ struct Point {
   std::int64_t row = 0;   // its run's row in the runs table
   double order_s = 0;     // its run's order (order_of)
   std::string raw_series; // the stored series where judged_series took a duration out, else ""
+  long long rank = 0;     // the rank that measured it
 };
 
 // One part: the same identity, or the same UUID. A GPU first seen by its UUID is keyed by its
@@ -35,15 +36,22 @@ bool same_part(const Point &a, const Point &b) {
   return a.identity == b.identity || (!a.uuid.empty() && a.uuid == b.uuid);
 }
 
-// "metrics.tflops of gemm.burn {...}" from the series "gemm.burn {...} tflops".
-std::string series_text(const std::string &series) {
+// How series_per_rank names a rank's series: "<series>\x1frank 3".
+constexpr char kRankMark = '\x1f';
+
+// "metrics.tflops of gemm.burn {...}" from the series "gemm.burn {...} tflops" (", rank 3" after
+// it for one rank's series).
+std::string series_text(const std::string &named) {
+  const auto mark = named.find(kRankMark);
+  const auto series = named.substr(0, mark);
+  const auto rank = mark == std::string::npos ? "" : ", " + named.substr(mark + 1);
   const auto key_end = series.find(' ');
   const auto metric_start = series.rfind(' ');
   if (key_end == std::string::npos || metric_start == key_end)
-    return series;
-  return fmt::format("metrics.{} of {} {}", series.substr(metric_start + 1),
+    return series + rank;
+  return fmt::format("metrics.{} of {} {}{}", series.substr(metric_start + 1),
                      series.substr(0, key_end),
-                     series.substr(key_end + 1, metric_start - key_end - 1));
+                     series.substr(key_end + 1, metric_start - key_end - 1), rank);
 }
 
 Finding finding(const char *rule, Level level, std::string what, double value, std::string bound,
@@ -208,31 +216,24 @@ std::string judged_series(std::string series) {
   return series.erase(from, end - from);
 }
 
-// The ranks of one run that measured a series on one part (the senders of an incast through one
-// NIC): one point of the run, at their median, ordered as its earliest rank. Each rank read as a
-// run of its own stepped from rank to rank within one run, and hid a drop every rank saw.
-std::vector<Point> one_value_a_run(std::vector<Point> points) {
-  std::map<std::pair<std::string, std::string>, std::vector<Point>> of_run; // raw series, run
+// A series several ranks of a run measured on one part (the senders of an incast through one
+// NIC), as a series per rank (series_text: "..., rank 3"). Each rank once read as a run of its own,
+// stepping from rank to rank within one run; and a median of the ranks hid a drop on one of them.
+std::map<std::string, std::vector<Point>> series_per_rank(const std::string &series,
+                                                          std::vector<Point> points) {
+  std::map<long long, std::vector<Point>> by_rank;
   for (auto &p : points)
-    of_run[{p.raw_series, p.run}].push_back(std::move(p));
-  std::vector<Point> out;
-  for (auto &[raw_and_run, ranks] : of_run) {
-    std::sort(ranks.begin(), ranks.end(),
-              [](const Point &a, const Point &b) { return a.value < b.value; });
-    const auto n = ranks.size();
-    auto merged = ranks[n / 2];
-    if (n % 2 == 0)
-      merged.value = (ranks[n / 2 - 1].value + ranks[n / 2].value) / 2;
-    for (const auto &rank : ranks)
-      if (std::pair{rank.order_s, rank.row} < std::pair{merged.order_s, merged.row}) {
-        merged.order_s = rank.order_s;
-        merged.row = rank.row;
-      }
-    out.push_back(std::move(merged));
+    by_rank[p.rank].push_back(std::move(p));
+  std::map<std::string, std::vector<Point>> out;
+  for (auto &[rank, of_rank] : by_rank) {
+    if (by_rank.size() == 1)
+      return {{series, std::move(of_rank)}};
+    const auto suffix = fmt::format("{}rank {}", kRankMark, rank);
+    for (auto &p : of_rank)
+      if (!p.raw_series.empty())
+        p.raw_series += suffix;
+    out[series + suffix] = std::move(of_rank);
   }
-  std::stable_sort(out.begin(), out.end(), [](const Point &a, const Point &b) {
-    return std::pair{a.order_s, a.row} < std::pair{b.order_s, b.row};
-  });
   return out;
 }
 
@@ -254,7 +255,8 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
   const std::set<std::string> wanted(hosts.begin(), hosts.end());
   Row params;
   const auto sql =
-      "SELECT h.name, p.kind, p.slot, p.identity, r.series, r.figure, ru.run_id, p.uuid, ru.id "
+      "SELECT h.name, p.kind, p.slot, p.identity, r.series, r.figure, ru.run_id, p.uuid, ru.id, "
+      "r.rank "
       "FROM records r JOIN parts p ON p.id = r.part_id JOIN hosts h ON h.id = p.host_id "
       "JOIN runs ru ON ru.id = r.run_id WHERE r.figure IS NOT NULL" +
       host_filter(hosts, params, "AND") +
@@ -270,8 +272,13 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
            std::binary_search(dating.rows.begin(), dating.rows.end(), points.back().row);
   };
   const auto flush = [&] {
-    for (auto &[series, of_ranks] : series_of_part) {
-      auto points = one_value_a_run(std::move(of_ranks));
+    std::map<std::string, std::vector<Point>> by_series;
+    for (auto &[series, of_ranks] : series_of_part)
+      by_series.merge(series_per_rank(series, std::move(of_ranks)));
+    for (auto &[series, points] : by_series) {
+      std::stable_sort(points.begin(), points.end(), [&](const Point &a, const Point &b) {
+        return std::pair{a.order_s, a.row} < std::pair{b.order_s, b.row};
+      });
       if (!current(points))
         continue;
       if (!one_point_a_run(points)) {
@@ -313,7 +320,8 @@ void judge_figures(Database &db, const std::vector<std::string> &hosts, const Hi
     }
     const auto run_row = as_int(row[8]).value_or(0);
     last_points->push_back({as_double(row[5]).value_or(0), as_text(row[3]), as_text(row[7]),
-                            as_text(row[6]), run_row, order_of(dating, run_row), std::move(raw)});
+                            as_text(row[6]), run_row, order_of(dating, run_row), std::move(raw),
+                            as_int(row[9]).value_or(0)});
   });
   flush();
 }
