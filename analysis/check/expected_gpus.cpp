@@ -40,15 +40,26 @@ Finding fewer_gpus(int shown, int expected) {
 } // namespace
 
 std::map<std::string, int> nvml_gpus_per_host(const analysis::RunSet &runs) {
-  std::map<std::string, int> per_host;
+  // Per host, the newest start and the fewest GPUs its runs of that start listed.
+  std::map<std::string, std::pair<std::string, int>> newest;
   for (const auto &run : runs.runs) {
     const auto &m = run.manifest;
     if (!m.is_object() || m.contains(run_field::kImported) || !m.contains(run_field::kHost) ||
         !m[run_field::kHost].is_string())
       continue;
-    auto &n = per_host[m[run_field::kHost].get<std::string>()];
-    n = std::max(n, nvml_gpu_count(m));
+    const auto start = analysis::manifest_text(run, run_field::kStartUtc).substr(0, 19);
+    const auto count = nvml_gpu_count(m);
+    auto [it, first] = newest.try_emplace(m[run_field::kHost].get<std::string>(), start, count);
+    if (first)
+      continue;
+    if (start > it->second.first)
+      it->second = {start, count};
+    else if (start == it->second.first)
+      it->second.second = std::min(it->second.second, count);
   }
+  std::map<std::string, int> per_host;
+  for (const auto &[host, start_and_count] : newest)
+    per_host[host] = start_and_count.second;
   return per_host;
 }
 

@@ -14,8 +14,10 @@ namespace railgauge::check {
 
 inline constexpr const char *kExpectedGpusRule = "expected-gpus";
 
-// The most GPUs NVML listed in any inventory of each host of `runs` (imports, which carry no
-// inventory, left out; a run without NVML's section counts 0).
+// The GPUs NVML listed in the inventory of each host's newest run in `runs` (to the second; the
+// fewest of that second's ranks), imports, which carry no inventory, left out; a run without
+// NVML's section counts 0. The most of any run once let an older run judged beside a newer one
+// (check --latest-per-host) hide a GPU the node has lost since.
 std::map<std::string, int> nvml_gpus_per_host(const analysis::RunSet &runs);
 
 // A failed finding on the node part of each host of `runs` that showed fewer than `expected`

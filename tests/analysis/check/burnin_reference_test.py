@@ -493,6 +493,31 @@ class BurninReferenceTest(unittest.TestCase):
             for source, text in judged(0, ["again"]).items():
                 self.assertNotIn("judged beside", text, source)
 
+    def test_expect_gpus_reads_the_newest_run_of_a_host(self):
+        # The H200 burn-in, then a retest of its memory phases whose inventory lists no GPU (the
+        # GPU fell off the bus since). --latest-per-host judges the burn-in beside the retest,
+        # and --expect-gpus took the most GPUs any run listed: the lost GPU went unsaid.
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            self.machine(root, "burnin", "a" * 32, "2026-11-28T10:00:00.000Z")
+            self.machine(root, "retest", "a" * 32, "2026-11-28T11:00:00.000Z")
+            records = [json.loads(line) for line in
+                       (root / "retest" / "records.jsonl").read_text().splitlines()]
+            (root / "retest" / "records.jsonl").write_text("".join(
+                json.dumps(r) + "\n" for r in records if r["key"].startswith("memory.")))
+            manifest = json.loads((root / "retest" / "run.json").read_text())
+            manifest["inventory"]["nvml"]["gpus"] = []
+            for field in ("counts", "points_planned", "plan"):
+                manifest.pop(field, None)
+            (root / "retest" / "run.json").write_text(json.dumps(manifest))
+            out = root / "verdict.json"
+            r = subprocess.run([RAILGAUGE, "check", "--rules", "any-fabric", "--expect-gpus", "1",
+                                "--latest-per-host", "--json", str(out), str(root)],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            node = next(p for p in json.loads(out.read_text())["parts"] if p["kind"] == "node")
+            self.assertIn("expected-gpus", {f["rule"] for f in node["findings"]})
+
     def test_two_machines_stored_from_one_path_are_two(self):
         # Each VM named "vm" ingested its run from inside its run directory (`db ingest .`): the
         # history told the machines apart by the stored path, took them for one, kept b's newer
