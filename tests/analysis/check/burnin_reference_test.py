@@ -440,21 +440,7 @@ class BurninReferenceTest(unittest.TestCase):
             self.machine(root, "burnin", "a" * 32, "2026-11-28T10:00:00.000Z", slow=0.8)
 
             def retest(name, start, keep, digest):
-                # The healthy burn-in as `railgauge burnin --filter` of the records `keep` takes.
-                self.machine(root, name, "a" * 32, start)
-                records = [json.loads(line) for line in
-                           (root / name / "records.jsonl").read_text().splitlines()]
-                records = [r for r in records if keep(r)]
-                (root / name / "records.jsonl").write_text(
-                    "".join(json.dumps(r) + "\n" for r in records))
-                manifest = json.loads((root / name / "run.json").read_text())
-                manifest["argv"] += ["--filter", "..."]
-                manifest["plan"] = {"digest": digest, "points": len(records)}
-                manifest["points_planned"] = len(records)
-                manifest["counts"] = {}
-                for r in records:
-                    manifest["counts"][r["status"]] = manifest["counts"].get(r["status"], 0) + 1
-                (root / name / "run.json").write_text(json.dumps(manifest))
+                self.filtered(root, name, start, keep, digest)
 
             retest("retest", "2026-11-28T11:00:00.000Z", lambda r: r["key"].startswith("memory."),
                    "0123456789abcdef")
@@ -493,6 +479,25 @@ class BurninReferenceTest(unittest.TestCase):
             for source, text in judged(0, ["again"]).items():
                 self.assertNotIn("judged beside", text, source)
 
+    def filtered(self, root, name, start, keep, digest):
+        """The healthy H200 burn-in as `railgauge burnin --filter` leaves it, of the records
+        `keep` takes, as machine a's run `name` at `start`, its plan `digest`; its run.json."""
+        self.machine(root, name, "a" * 32, start)
+        records = [json.loads(line) for line in
+                   (root / name / "records.jsonl").read_text().splitlines()]
+        records = [r for r in records if keep(r)]
+        (root / name / "records.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in records))
+        manifest = json.loads((root / name / "run.json").read_text())
+        manifest["argv"] += ["--filter", "..."]
+        manifest["plan"] = {"digest": digest, "points": len(records)}
+        manifest["points_planned"] = len(records)
+        manifest["counts"] = {}
+        for r in records:
+            manifest["counts"][r["status"]] = manifest["counts"].get(r["status"], 0) + 1
+        (root / name / "run.json").write_text(json.dumps(manifest))
+        return manifest
+
     def test_expect_gpus_reads_the_newest_run_of_a_host(self):
         # The H200 burn-in, then a retest of its memory phases whose inventory lists no GPU (the
         # GPU fell off the bus since). --latest-per-host judges the burn-in beside the retest,
@@ -500,15 +505,9 @@ class BurninReferenceTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             root = pathlib.Path(tmp)
             self.machine(root, "burnin", "a" * 32, "2026-11-28T10:00:00.000Z")
-            self.machine(root, "retest", "a" * 32, "2026-11-28T11:00:00.000Z")
-            records = [json.loads(line) for line in
-                       (root / "retest" / "records.jsonl").read_text().splitlines()]
-            (root / "retest" / "records.jsonl").write_text("".join(
-                json.dumps(r) + "\n" for r in records if r["key"].startswith("memory.")))
-            manifest = json.loads((root / "retest" / "run.json").read_text())
+            manifest = self.filtered(root, "retest", "2026-11-28T11:00:00.000Z",
+                                     lambda r: r["key"].startswith("memory."), "0123456789abcdef")
             manifest["inventory"]["nvml"]["gpus"] = []
-            for field in ("counts", "points_planned", "plan"):
-                manifest.pop(field, None)
             (root / "retest" / "run.json").write_text(json.dumps(manifest))
             out = root / "verdict.json"
             r = subprocess.run([RAILGAUGE, "check", "--rules", "any-fabric", "--expect-gpus", "1",
