@@ -221,6 +221,14 @@ std::string judged_series(std::string series) {
 // stepping from rank to rank within one run; and a median of the ranks hid a drop on one of them.
 std::map<std::string, std::vector<Point>> series_per_rank(const std::string &series,
                                                           std::vector<Point> points) {
+  // Only where one run measured it from several ranks: a node's rank changes with the job that
+  // ran it, and its runs at rank 0 and rank 1 are one series.
+  std::map<std::pair<std::string, std::string>, std::set<long long>> ranks_of_run;
+  for (const auto &p : points)
+    ranks_of_run[{p.run, p.raw_series}].insert(p.rank);
+  if (std::all_of(ranks_of_run.begin(), ranks_of_run.end(),
+                  [](const auto &run) { return run.second.size() == 1; }))
+    return {{series, std::move(points)}};
   std::map<long long, std::vector<Point>> by_rank;
   for (auto &p : points)
     by_rank[p.rank].push_back(std::move(p));
