@@ -1013,26 +1013,33 @@ class BurninReferenceTest(unittest.TestCase):
                 said = [f for f in parts["gpu"]["findings"] if f["rule"] == "load-power-limit"]
                 self.assertEqual([(f["level"], f["value"]) for f in said], [("warn", 600.0)])
 
-    def assert_stepped_at_the_retest(self, edit):
-        """Seven dated copies of the healthy H200 burn-in, the last two through edit(record),
-        each checked with --history as it came: the last check warns of the bf16 GEMM's step."""
+    def assert_stepped_at_the_retest(self, edit, days=7, said_as="fell 7.0 % below the median of "
+                                     "its 6 runs before", at_rank_one=False):
+        """Dated copies of the healthy H200 burn-in (`days` of them), the last two through
+        edit(record) (the last alone, as rank 1 of a job of two, with `at_rank_one`), each checked
+        with --history as it came: the last check warns of the bf16 GEMM's step, `said_as`."""
         healthy = next((REFERENCE / "h200-burnin-2026-11-28" / "burnin" / "healthy").iterdir())
         with tempfile.TemporaryDirectory() as tmp:
             tmp = pathlib.Path(tmp)
             db = f"sqlite:{tmp / 'fleet.db'}"
-            for day in range(1, 8):
+            for day in range(1, days + 1):
                 run = dated_copy(healthy, tmp / f"d{day}", day)
-                if day >= 6:
+                if day >= days - 1 and not (at_rank_one and day < days):
                     rewrite_records(run, edit)
+                if at_rank_one and day == days:
+                    manifest = json.loads((run / "run.json").read_text())
+                    manifest["rank"] = 1
+                    manifest["world"].update(size=2, rank=1)
+                    (run / "run.json").write_text(json.dumps(manifest))
                 r = subprocess.run([RAILGAUGE, "check", "--rules", "h200-sxm-1gpu", "--format",
                                     "json", "--history", db, str(run)], capture_output=True,
                                    text=True, timeout=120)
-            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            if not at_rank_one:  # a job of two with one rank given fails its missing rank
+                self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
             said = [f["detail"] for p in json.loads(r.stdout)["parts"] for f in p["findings"]
                     if f["rule"] == "history-step" and "gemm.burn" in f["what"]
                     and "bf16" in f["what"]]
-            self.assertTrue(any("fell 7.0 % below the median of its 6 runs before" in d
-                                for d in said), said)
+            self.assertTrue(any(said_as in d for d in said), said)
 
     def test_a_drop_that_stays_is_still_a_step_at_its_retest(self):
         # Five healthy burn-ins, then the GPU's bf16 GEMM 7 % slower (still above the floor) in
@@ -1041,6 +1048,17 @@ class BurninReferenceTest(unittest.TestCase):
             if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
                 r["metrics"]["gpus"][0]["tflops"] *= 0.93
         self.assert_stepped_at_the_retest(slower)
+
+    def test_a_drop_at_another_rank_is_still_a_step(self):
+        # Five healthy burn-ins at rank 0, then the node as rank 1 of a job of two (its rank is
+        # the job's choice) with its bf16 GEMM 7 % slower. Split by rank, its history was two
+        # series, and the drop was compared with nothing.
+        def at_rank_one(r):
+            r["rank"] = 1
+            if r["key"] == "gemm.burn" and r["params"].get("dtype") == "bf16":
+                r["metrics"]["gpus"][0]["tflops"] *= 0.93
+        self.assert_stepped_at_the_retest(at_rank_one, days=6, said_as="fell 7.0 %",
+                                          at_rank_one=True)
 
     def test_a_drop_with_a_new_budget_is_still_a_step(self):
         # Five healthy burn-ins, then the fleet's budget grew (the bf16 burn planned for 48 s
