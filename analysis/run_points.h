@@ -46,7 +46,7 @@ std::optional<PointCounts> parse_points_text(std::string_view text);
 // One run of a host under one superseding key (host, suite, world, ranks on the host, machine),
 // as the choice of the runs to judge sees it.
 struct RunToSupersede {
-  PointCounts points;
+  PointCounts points = {};
   // The points are not known (a history row stored before they were): such a run is superseded
   // by any newer run and supersedes every older one, as before they were stored.
   bool points_unknown = false;

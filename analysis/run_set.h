@@ -34,13 +34,21 @@ struct LoadedRun {
   // Results a newer run of the host measured again (`check --latest-per-host` keeps an older run
   // judged for the points they did not: run_points.h): not judged, and still counted as written;
   // and, where there are any, every result in the file's order, as the fleet history stores it.
-  std::vector<Record> superseded;
-  std::vector<Record> all_results;
+  std::vector<Record> superseded = {};
+  std::vector<Record> all_results = {};
 
   std::size_t records_written() const {
     return records.size() + replaced_records + superseded.size();
   }
 };
+
+// The run with every result its file holds, those set aside as measured again included: as the
+// fleet history stores it. Nothing when none was set aside (the run is that already).
+inline std::optional<LoadedRun> with_results_set_aside(const LoadedRun &run) {
+  if (run.superseded.empty())
+    return std::nullopt;
+  return LoadedRun{run.dir, run.manifest, run.all_results, run.replaced_records};
+}
 
 // A path the loader could not read, and why (the errno text, or what the path is instead).
 struct UnreadablePath {

@@ -252,11 +252,8 @@ history::HistoryJudgement judge_history(std::unique_ptr<history::Database> &db, 
   long long added = 0;
   for (const auto &judged_run : runs.runs) {
     // Stored whole: the results --latest-per-host set aside as measured again are the run's too.
-    LoadedRun whole;
-    if (!judged_run.superseded.empty())
-      whole = {judged_run.dir, judged_run.manifest, judged_run.all_results,
-               judged_run.replaced_records};
-    const auto &run = judged_run.superseded.empty() ? judged_run : whole;
+    const auto whole = with_results_set_aside(judged_run);
+    const auto &run = whole ? *whole : judged_run;
     try {
       const auto out = history::ingest_run(*db, run, history::unread_files_of(runs, judged_run));
       added += out.added;

@@ -234,8 +234,6 @@ std::map<std::string, std::vector<Point>> series_per_rank(const std::string &ser
     by_rank[p.rank].push_back(std::move(p));
   std::map<std::string, std::vector<Point>> out;
   for (auto &[rank, of_rank] : by_rank) {
-    if (by_rank.size() == 1)
-      return {{series, std::move(of_rank)}};
     const auto suffix = fmt::format("{}rank {}", kRankMark, rank);
     for (auto &p : of_rank)
       if (!p.raw_series.empty())

@@ -128,6 +128,14 @@ def checked_over_dirs_and_history(tmp, run):
 
 
 class BurninReferenceTest(unittest.TestCase):
+    def assert_failed_saying(self, tmp, run, kind, rule, words):
+        """`run` fails over its directory and the history, a finding of `rule` on its part of
+        `kind` saying `words`."""
+        for source, r, parts in checked_over_dirs_and_history(tmp, run):
+            self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
+            details = [f["detail"] for f in parts[kind]["findings"] if f["rule"] == rule]
+            self.assertTrue(any(words in d for d in details), (source, details))
+
     def check_pair(self, folder, profile):
         burnin = REFERENCE / folder / "burnin"
         healthy, _ = violated(burnin / "healthy", profile)
@@ -935,12 +943,8 @@ class BurninReferenceTest(unittest.TestCase):
                     delta = r["metrics"]["per_gpu"][0]["telemetry"]["health_delta"]
                     delta["ecc_uncorrected_volatile"] = -1.0
             rewrite_records(run, reset)
-            for source, r, parts in checked_over_dirs_and_history(tmp, run):
-                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
-                details = [f["detail"] for f in parts["gpu"]["findings"]
-                           if f["rule"] == "load-ecc-uncorrectable"]
-                self.assertTrue(any("the counter went backwards (-1)" in d for d in details),
-                                (source, details))
+            self.assert_failed_saying(tmp, run, "gpu", "load-ecc-uncorrectable",
+                                      "the counter went backwards (-1)")
 
     def test_a_health_delta_its_own_readings_contradict_is_no_pass(self):
         # The HBM burn's delta says 0 uncorrectable ECC errors while its readings went from 0 to
@@ -1368,12 +1372,7 @@ class BurninReferenceTest(unittest.TestCase):
                 if r["key"] == "collectives.nccl_all_reduce":
                     r["metrics"]["wrong_element_ranks"] = [0]
             rewrite_records(run, wrong_rank)
-            for source, r, parts in checked_over_dirs_and_history(tmp, run):
-                self.assertEqual(r.returncode, 2, source + r.stdout + r.stderr)
-                details = [f["detail"] for f in parts["node"]["findings"]
-                           if f["rule"] == "data-check"]
-                self.assertTrue(any("wrong_element_ranks = [0]" in d for d in details),
-                                source + repr(details))
+            self.assert_failed_saying(tmp, run, "node", "data-check", "wrong_element_ranks = [0]")
 
     def test_a_burnin_with_its_data_check_off_signs_no_node_off(self):
         # --no-verify: the host copies' data were never compared. A GPU that returned wrong data

@@ -252,6 +252,13 @@ class Strict:
         self.ingest(runs)
         self.assertEqual(self.agree([runs]), {"n1": "pass", "n2": "warn"})
 
+    def assert_judged_beside(self, points):
+        """The history says n1's first run is judged for `points` of its 3 points."""
+        _, out = self.node_verdicts("--history", self.url)
+        self.assertIn(f"n1: run r1-full (started 2026-01-01T00:00:00Z) is judged beside newer "
+                      f"runs of its host and suite for the {points} of its 3 points they did not "
+                      f"measure again", out["problems"])
+
     # A retest with --filter measured point 0 again, not the failed point 1: it once superseded
     # the run before it, and the node passed on a point it never ran again. Now that run is
     # judged beside it, and said so, until a run measures all its points again.
@@ -261,18 +268,12 @@ class Strict:
         make_run(runs / "n1-point0", "n1", "r1-point0", "2026-01-02T00:00:00Z", n=1)
         self.ingest(runs)
         self.assertEqual(self.agree([runs]), {"n1": "fail"})
-        _, out = self.node_verdicts("--history", self.url)
-        self.assertIn("n1: run r1-full (started 2026-01-01T00:00:00Z) is judged beside newer runs "
-                      "of its host and suite for the 2 of its 3 points they did not measure "
-                      "again", out["problems"])
+        self.assert_judged_beside(2)
         # A retest of the failed point alone: the run is judged for point 2, which passed.
         make_run(runs / "n1-point1", "n1", "r1-point1", "2026-01-03T00:00:00Z", points=[1])
         self.ingest(runs)
         self.assertEqual(self.agree([runs]), {"n1": "pass"})
-        _, out = self.node_verdicts("--history", self.url)
-        self.assertIn("n1: run r1-full (started 2026-01-01T00:00:00Z) is judged beside newer runs "
-                      "of its host and suite for the 1 of its 3 points they did not measure "
-                      "again", out["problems"])
+        self.assert_judged_beside(1)
         # Judged and stored at once (--latest-per-host --history DB DIRS), the run is stored whole:
         # the records set aside as measured again are its own (they were once left out).
         self.node_verdicts("--latest-per-host", "--history", self.url, runs)
